@@ -1,0 +1,30 @@
+// Package store opens mnemo's SQLite database (modernc.org/sqlite, pure Go)
+// and applies its versioned schema migrations.
+//
+// SQLite is the authority for threads, messages, embeddings, working memory,
+// observations and the journal (DESIGN.md, "The authority and its
+// derivatives"). The engine and the lower packages share one *sql.DB opened
+// here; each package reads and writes only the tables documented as its own in
+// schema.go.
+//
+// # Invariants
+//
+//   - The database runs in WAL mode with synchronous=NORMAL, foreign keys on,
+//     a busy timeout of 10 s and BEGIN IMMEDIATE for write transactions, so
+//     concurrent writers queue instead of failing with SQLITE_BUSY.
+//   - The schema version lives in PRAGMA user_version. A database whose version
+//     is newer than this build knows is refused with ErrSchemaTooNew and is
+//     never modified.
+//   - Each migration runs in one transaction with the version bump: a crash
+//     leaves either the old or the new schema.
+//   - The database file and its -wal/-shm companions are created 0600.
+//
+// # Concurrency
+//
+// The returned *sql.DB is safe for concurrent use, as database/sql is.
+//
+// # Errors
+//
+// Open returns ErrSchemaTooNew for a newer schema and wraps SQLite's own error,
+// naming the file, when the file is not a database.
+package store

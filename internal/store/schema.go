@@ -1,0 +1,132 @@
+package store
+
+// SchemaVersion is the schema version this build writes, kept in
+// PRAGMA user_version. It equals len(migrations) (checked by a test).
+const SchemaVersion = 1
+
+// migrations[i] takes the schema from version i to i+1. Released migrations
+// are never edited; a change is a new entry.
+//
+// Table ownership (who writes it):
+//
+//	threads, messages, outbox  engine (Append, erasure)
+//	embeddings                 engine, through the outbox (recall derives from it)
+//	working_memory[_history]   package working
+//	observations               package observe
+//	journal                    package journal (memoized steps, tool applications, memctx records)
+//
+// Times are Unix milliseconds (UTC). JSON columns hold compact JSON text.
+var migrations = []string{
+	// 1: the initial schema.
+	`
+CREATE TABLE threads (
+	id            TEXT PRIMARY KEY,
+	resource_id   TEXT NOT NULL,
+	title         TEXT NOT NULL DEFAULT '',
+	metadata      TEXT NOT NULL DEFAULT '{}',
+	created_at    INTEGER NOT NULL,
+	updated_at    INTEGER NOT NULL,
+	last_seq      INTEGER NOT NULL DEFAULT 0,
+	message_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX threads_by_resource ON threads(resource_id, id);
+
+CREATE TABLE messages (
+	pk           INTEGER PRIMARY KEY,
+	id           TEXT NOT NULL UNIQUE,
+	thread_id    TEXT NOT NULL REFERENCES threads(id),
+	resource_id  TEXT NOT NULL,
+	seq          INTEGER NOT NULL,
+	role         TEXT NOT NULL CHECK (role IN ('user','assistant','tool')),
+	content      TEXT NOT NULL,
+	name         TEXT NOT NULL DEFAULT '',
+	tool_calls   TEXT,
+	tool_call_id TEXT NOT NULL DEFAULT '',
+	metadata     TEXT NOT NULL DEFAULT '{}',
+	created_at   INTEGER NOT NULL,
+	tokens       INTEGER NOT NULL,
+	digest       TEXT NOT NULL,
+	UNIQUE (thread_id, seq)
+);
+CREATE INDEX messages_by_resource ON messages(resource_id, thread_id, seq);
+CREATE INDEX messages_by_tool_call ON messages(thread_id, tool_call_id) WHERE tool_call_id <> '';
+
+-- Large tool results stored by reference: messages.content holds a bounded
+-- summary and this table the full text.
+CREATE TABLE message_blobs (
+	message_id TEXT PRIMARY KEY,
+	content    TEXT NOT NULL
+);
+
+-- Index maintenance queued in the write transaction, drained after commit.
+-- op is 'index' or 'delete'.
+CREATE TABLE outbox (
+	id          INTEGER PRIMARY KEY,
+	op          TEXT NOT NULL,
+	message_id  TEXT NOT NULL,
+	resource_id TEXT NOT NULL,
+	attempts    INTEGER NOT NULL DEFAULT 0,
+	not_before  INTEGER NOT NULL DEFAULT 0,
+	created_at  INTEGER NOT NULL
+);
+
+CREATE TABLE embeddings (
+	message_id  TEXT NOT NULL,
+	embedder    TEXT NOT NULL,
+	resource_id TEXT NOT NULL,
+	dims        INTEGER NOT NULL,
+	vector      BLOB NOT NULL,
+	PRIMARY KEY (message_id, embedder)
+);
+CREATE INDEX embeddings_by_resource ON embeddings(embedder, resource_id);
+
+CREATE TABLE working_memory (
+	scope      TEXT PRIMARY KEY,
+	mode       TEXT NOT NULL,
+	content    TEXT NOT NULL,
+	version    INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL
+);
+CREATE TABLE working_memory_history (
+	scope        TEXT NOT NULL,
+	version      INTEGER NOT NULL,
+	content      TEXT NOT NULL,
+	run_id       TEXT NOT NULL DEFAULT '',
+	tool_call_id TEXT NOT NULL DEFAULT '',
+	updated_at   INTEGER NOT NULL,
+	PRIMARY KEY (scope, version)
+);
+
+CREATE TABLE observations (
+	id             TEXT PRIMARY KEY,
+	thread_id      TEXT NOT NULL,
+	resource_id    TEXT NOT NULL,
+	from_seq       INTEGER NOT NULL,
+	to_seq         INTEGER NOT NULL,
+	level          TEXT NOT NULL CHECK (level IN ('observation','reflection')),
+	content        TEXT NOT NULL,
+	sources        TEXT NOT NULL DEFAULT '[]',
+	untrusted      INTEGER NOT NULL DEFAULT 0,
+	created_at     INTEGER NOT NULL,
+	retired_at     INTEGER,
+	invalidated_at INTEGER
+);
+CREATE INDEX observations_by_thread ON observations(thread_id, from_seq);
+CREATE INDEX observations_by_resource ON observations(resource_id);
+
+-- The journal: memoized steps, durable tool applications and memctx
+-- records, keyed by (scope, key).
+CREATE TABLE journal (
+	scope       TEXT NOT NULL,
+	key         TEXT NOT NULL,
+	thread_id   TEXT NOT NULL DEFAULT '',
+	resource_id TEXT NOT NULL DEFAULT '',
+	output      BLOB NOT NULL,
+	input_hash  TEXT NOT NULL DEFAULT '',
+	created_at  INTEGER NOT NULL,
+	PRIMARY KEY (scope, key)
+);
+CREATE INDEX journal_by_thread ON journal(scope, thread_id, created_at);
+CREATE INDEX journal_by_resource ON journal(scope, resource_id, created_at);
+`,
+}

@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// BusyTimeoutMillis is how long a connection waits for a lock held by another
+// writer before SQLite reports SQLITE_BUSY.
+const BusyTimeoutMillis = 10000
+
+// Open opens or creates the SQLite database at path, applies pending
+// migrations and returns the pool. The caller closes it.
+//
+// Open refuses a database whose schema version is newer than SchemaVersion
+// with ErrSchemaTooNew, without writing to it. A file that is not a SQLite
+// database is reported with the path and SQLite's message; nothing is written.
+func Open(ctx context.Context, path string) (*sql.DB, error) {
+	if err := touch(path); err != nil {
+		return nil, err
+	}
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + url.Values{
+		"_pragma": {
+			fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMillis),
+			"foreign_keys(1)",
+			"journal_mode(WAL)",
+			"synchronous(NORMAL)",
+		},
+		"_txlock": {"immediate"},
+	}.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		if errors.Is(err, ErrSchemaTooNew) {
+			return nil, fmt.Errorf("%w: %s", err, path)
+		}
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		_ = os.Chmod(path+suffix, 0o600) // best effort: they exist once WAL is on
+	}
+	return db, nil
+}
+
+// touch creates path with mode 0600 when it does not exist, so SQLite never
+// creates it with the process umask. An existing file keeps its contents.
+func touch(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("store: create %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// migrate brings db to SchemaVersion, one transaction per step.
+func migrate(ctx context.Context, db *sql.DB) error {
+	var v int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("%w (file version %d, this build %d)", ErrSchemaTooNew, v, SchemaVersion)
+	}
+	for ; v < SchemaVersion; v++ {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("migrate to %d: %w", v+1, err)
+		}
+		// Read the version again inside the write lock: another process may
+		// have migrated meanwhile.
+		var cur int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate to %d: %w", v+1, err)
+		}
+		if cur > v {
+			tx.Rollback()
+			v = cur - 1
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate to %d: %w", v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate to %d: %w", v+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migrate to %d: %w", v+1, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,25 @@
+// Package journal is mnemo's run journal over the shared SQLite database:
+// memoized steps keyed by sequence, durable tool applications and the memctx
+// record of every run (DESIGN.md, "Journal, memoization and replay").
+//
+// # Invariants
+//
+//   - A step runs at most once per (scope, key); called again it returns the
+//     recorded output byte for byte and does not run.
+//   - A failed step records nothing, so it runs again next time.
+//   - A tool call is applied at most once per (run id, tool call id).
+//   - A memctx record is written once per run id; replacing it is explicit.
+//   - Records are never modified in place, only deleted by retention or
+//     scrubbed by erasure.
+//
+// # Concurrency
+//
+// Journal is safe for concurrent use. Concurrent callers of one key inside a
+// process share one execution; across processes the first committed record
+// wins and later callers get it back.
+//
+// # Errors
+//
+// ErrNotFound for a missing record, ErrRunExists for a second memctx record
+// under one run id; errors from fn are returned unwrapped.
+package journal

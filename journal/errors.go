@@ -1,0 +1,11 @@
+package journal
+
+import "errors"
+
+// ErrNotFound is returned by MemCtx and Get when no record exists under the
+// key.
+var ErrNotFound = errors.New("journal: record not found")
+
+// ErrRunExists is returned by PutMemCtx when a memctx record already exists
+// for the run id and the caller did not ask to replace it.
+var ErrRunExists = errors.New("journal: run id already has a memctx record")

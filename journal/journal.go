@@ -1,0 +1,148 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Scopes of the journal table.
+const (
+	// ScopeMemo holds memoized steps (observer, reflector calls).
+	ScopeMemo = "memo"
+	// ScopeTool holds durable tool applications, keyed "<runId>:<toolCallId>".
+	ScopeTool = "tool"
+	// ScopeMemCtx holds memctx records, keyed "<runId>:memctx".
+	ScopeMemCtx = "memctx"
+)
+
+// Journal records step outputs, tool applications and memctx records in the
+// journal table. It is safe for concurrent use. It does not own the *sql.DB.
+type Journal struct {
+	db  *sql.DB
+	now func() time.Time
+
+	mu       sync.Mutex
+	inflight map[string]*call
+}
+
+type call struct {
+	done chan struct{}
+	out  []byte
+	err  error
+}
+
+// New returns a journal over db, whose schema the store package created.
+// now is the clock for record times; nil means time.Now.
+func New(db *sql.DB, now func() time.Time) *Journal {
+	if now == nil {
+		now = time.Now
+	}
+	return &Journal{db: db, now: now, inflight: map[string]*call{}}
+}
+
+// Step runs fn at most once for (scope, key) and returns its output. When a
+// record exists, Step returns the recorded bytes without calling fn. When fn
+// fails, nothing is recorded and its error is returned. Concurrent callers of
+// one key in this process wait for a single execution.
+//
+// The key must include everything the output depends on (for the observer:
+// thread, fromSeq, toSeq, prompt version and model).
+func (j *Journal) Step(ctx context.Context, scope, key string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	return j.once(ctx, scope, key, "", "", fn)
+}
+
+// Recorded reports the output recorded under (scope, key), or ErrNotFound.
+func (j *Journal) Recorded(ctx context.Context, scope, key string) ([]byte, error) {
+	var out []byte
+	err := j.db.QueryRowContext(ctx,
+		`SELECT output FROM journal WHERE scope = ? AND key = ?`, scope, key).Scan(&out)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal: read %s/%s: %w", scope, key, err)
+	}
+	return out, nil
+}
+
+// Apply records the application of one tool call so that it happens at most
+// once: the first call runs fn and records its result; any later call with
+// the same (runID, toolCallID), also after a restart, returns the recorded
+// result without running fn. fn's effects and the record are not in one
+// transaction: fn should itself be idempotent on crash (working memory keys its
+// versions by tool call id).
+func (j *Journal) Apply(ctx context.Context, runID, toolCallID string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	return j.once(ctx, ScopeTool, runID+":"+toolCallID, "", "", fn)
+}
+
+func (j *Journal) once(ctx context.Context, scope, key, thread, resource string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	if out, err := j.Recorded(ctx, scope, key); err == nil {
+		return out, nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	id := scope + "\x00" + key
+	j.mu.Lock()
+	if c, ok := j.inflight[id]; ok {
+		j.mu.Unlock()
+		select {
+		case <-c.done:
+			if c.err != nil {
+				return nil, c.err
+			}
+			return append([]byte(nil), c.out...), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	c := &call{done: make(chan struct{})}
+	j.inflight[id] = c
+	j.mu.Unlock()
+
+	c.out, c.err = j.run(ctx, scope, key, thread, resource, fn)
+	j.mu.Lock()
+	delete(j.inflight, id)
+	j.mu.Unlock()
+	close(c.done)
+	if c.err != nil {
+		return nil, c.err
+	}
+	return append([]byte(nil), c.out...), nil
+}
+
+func (j *Journal) run(ctx context.Context, scope, key, thread, resource string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	// Another caller may have finished between the first read and the lock.
+	if out, err := j.Recorded(ctx, scope, key); err == nil {
+		return out, nil
+	}
+	out, err := fn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []byte{}
+	}
+	// INSERT OR IGNORE: when another process recorded first, its output wins
+	// and is returned, so every caller sees the same bytes.
+	if _, err := j.db.ExecContext(ctx,
+		`INSERT OR IGNORE INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		scope, key, thread, resource, out, j.now().UnixMilli()); err != nil {
+		return nil, fmt.Errorf("journal: record %s/%s: %w", scope, key, err)
+	}
+	return j.Recorded(ctx, scope, key)
+}
+
+// Forget deletes the records of scope whose key starts with prefix. Erasure
+// uses it to invalidate memo entries; it returns how many were deleted.
+func (j *Journal) Forget(ctx context.Context, scope, prefix string) (int64, error) {
+	res, err := j.db.ExecContext(ctx,
+		`DELETE FROM journal WHERE scope = ? AND substr(key, 1, ?) = ?`, scope, len(prefix), prefix)
+	if err != nil {
+		return 0, fmt.Errorf("journal: forget %s/%s: %w", scope, prefix, err)
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,214 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// RecentCap is the most entries MemCtx.Recent lists; RecentCount keeps the
+// true count (DESIGN.md, "The memctx record").
+const RecentCap = 24
+
+// PreviewChars is the length in characters (runes) a preview is cut to.
+const PreviewChars = 80
+
+// Reasons a turn was recalled (MemCtx.Recalled[i].Reason).
+const (
+	ReasonHit    = "hit"    // a recall hit
+	ReasonRange  = "range"  // a message-range neighbour of a hit
+	ReasonRepair = "repair" // pulled in to complete a tool-call group
+)
+
+// Reasons a turn was dropped (MemCtx.Dropped[i].Reason).
+const (
+	ReasonUnpairedToolCall  = "unpaired-tool-call" // an assistant tool call whose results are missing
+	ReasonOrphanToolResult  = "orphan-tool-result" // a tool result whose call is missing
+	ReasonBudget            = "budget"             // removed to fit the token budget
+	ReasonAlreadyInRecent   = "already-recent"     // a recall hit that the recent window already holds
+	ReasonBelowThreshold    = "below-threshold"    // reserved: hits under the threshold are not listed today
+	ReasonRecalledUnchanged = "recalled-unchanged" // reserved for replay reports
+)
+
+// MemCtx is the provenance record of one LoadContext run, stored under
+// "<runId>:memctx". Field names and shapes follow DESIGN.md exactly.
+//
+// Recalled lists only turns that reached the prompt; a recall hit that was
+// dropped is in Dropped, never in Recalled.
+type MemCtx struct {
+	RunID              string           `json:"runId"`
+	ThreadID           string           `json:"threadId"`
+	ResourceID         string           `json:"resourceId"`
+	Query              string           `json:"query"`
+	Options            Options          `json:"options"`
+	Recalled           []Ref            `json:"recalled"`
+	RecentCount        int              `json:"recentCount"`
+	Recent             []Ref            `json:"recent"`
+	DroppedCount       int              `json:"droppedCount"`
+	Dropped            []Ref            `json:"dropped"`
+	ObservationCount   int              `json:"observationCount"`
+	Observations       []ObservationRef `json:"observations"`
+	WorkingMemoryChars int              `json:"workingMemoryChars"`
+	Retrieval          Retrieval        `json:"retrieval"`
+	PromptHash         string           `json:"promptHash"`
+	CreatedAt          string           `json:"createdAt,omitempty"` // RFC 3339, UTC
+}
+
+// Options are the composition options a run used.
+type Options struct {
+	RecentN      int             `json:"recentN"`
+	TopK         int             `json:"topK"`
+	Threshold    float64         `json:"threshold"`
+	MessageRange json.RawMessage `json:"messageRange,omitempty"` // a number, or {"before":B,"after":A}
+	Scope        string          `json:"scope,omitempty"`
+	Mode         string          `json:"mode,omitempty"`
+	Filter       json.RawMessage `json:"filter,omitempty"`
+	TokenBudget  int             `json:"tokenBudget,omitempty"`
+}
+
+// Ref names one stored turn in a memctx record.
+type Ref struct {
+	ThreadID  string   `json:"threadId"`
+	Seq       int64    `json:"seq"`
+	MessageID string   `json:"messageId"`
+	Role      string   `json:"role"`
+	Preview   string   `json:"preview"`
+	Score     *float64 `json:"score,omitempty"`
+	Lexical   *float64 `json:"lexicalScore,omitempty"`
+	Vector    *float64 `json:"vectorScore,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+}
+
+// ObservationRef names an observation or reflection rendered into the
+// system part.
+type ObservationRef struct {
+	ID       string `json:"id"`
+	ThreadID string `json:"threadId"`
+	FromSeq  int64  `json:"fromSeq"`
+	ToSeq    int64  `json:"toSeq"`
+	Level    string `json:"level,omitempty"`
+}
+
+// Retrieval says how each recall channel fared: "ok", "off" (not asked for),
+// "degraded: <why>" or "unavailable: <why>"; Embedder names the embedder that
+// ran, e.g. "hash-384".
+type Retrieval struct {
+	Lexical  string `json:"lexical"`
+	Vector   string `json:"vector"`
+	Embedder string `json:"embedder,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+// MemCtxKey is the journal key of run's memctx record.
+func MemCtxKey(runID string) string { return runID + ":memctx" }
+
+// PutMemCtx stores rec under "<runId>:memctx". When a record exists it returns
+// ErrRunExists unless replace is true.
+func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) error {
+	if rec.CreatedAt == "" {
+		rec.CreatedAt = j.now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("journal: encode memctx %s: %w", rec.RunID, err)
+	}
+	verb := "INSERT"
+	if replace {
+		verb = "INSERT OR REPLACE"
+	}
+	_, err = j.db.ExecContext(ctx, verb+` INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		ScopeMemCtx, MemCtxKey(rec.RunID), rec.ThreadID, rec.ResourceID, b, j.now().UnixMilli())
+	if err != nil {
+		if !replace && isUniqueViolation(err) {
+			return fmt.Errorf("%w: %s", ErrRunExists, rec.RunID)
+		}
+		return fmt.Errorf("journal: store memctx %s: %w", rec.RunID, err)
+	}
+	return nil
+}
+
+// MemCtx returns the record of runID, or ErrNotFound.
+func (j *Journal) MemCtx(ctx context.Context, runID string) (*MemCtx, error) {
+	b, err := j.Recorded(ctx, ScopeMemCtx, MemCtxKey(runID))
+	if errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("%w: run %s", ErrNotFound, runID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rec MemCtx
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("journal: decode memctx %s: %w", runID, err)
+	}
+	return &rec, nil
+}
+
+// RawMemCtx returns the stored bytes of runID's record, or ErrNotFound.
+func (j *Journal) RawMemCtx(ctx context.Context, runID string) ([]byte, error) {
+	b, err := j.Recorded(ctx, ScopeMemCtx, MemCtxKey(runID))
+	if errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("%w: run %s", ErrNotFound, runID)
+	}
+	return b, err
+}
+
+// RunFilter selects runs for ListRuns. The zero value lists every run, newest
+// first, 100 at a time.
+type RunFilter struct {
+	ThreadID   string // only this thread's runs when set
+	ResourceID string // only this resource's runs when set
+	Limit      int    // page size; 0 means 100
+	Offset     int    // runs to skip, for paging
+}
+
+// RunInfo summarises one run for listings.
+type RunInfo struct {
+	RunID      string `json:"runId"`
+	ThreadID   string `json:"threadId"`
+	ResourceID string `json:"resourceId"`
+	CreatedAt  int64  `json:"createdAtMs"` // Unix milliseconds
+}
+
+// ListRuns lists runs with a memctx record, newest first.
+func (j *Journal) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) {
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	q := `SELECT key, thread_id, resource_id, created_at FROM journal WHERE scope = ?`
+	args := []any{ScopeMemCtx}
+	if f.ThreadID != "" {
+		q += ` AND thread_id = ?`
+		args = append(args, f.ThreadID)
+	}
+	if f.ResourceID != "" {
+		q += ` AND resource_id = ?`
+		args = append(args, f.ResourceID)
+	}
+	q += ` ORDER BY created_at DESC, key DESC LIMIT ? OFFSET ?`
+	args = append(args, f.Limit, f.Offset)
+	rows, err := j.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("journal: list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []RunInfo
+	for rows.Next() {
+		var r RunInfo
+		var key string
+		if err := rows.Scan(&key, &r.ThreadID, &r.ResourceID, &r.CreatedAt); err != nil {
+			return nil, fmt.Errorf("journal: list runs: %w", err)
+		}
+		r.RunID = key[:len(key)-len(":memctx")]
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func isUniqueViolation(err error) bool {
+	var e interface{ Code() int }
+	if errors.As(err, &e) {
+		return e.Code() == 1555 || e.Code() == 2067 // SQLITE_CONSTRAINT_PRIMARYKEY, _UNIQUE
+	}
+	return false
+}
