@@ -1,0 +1,38 @@
+// Package recall is mnemo's hybrid retrieval: a lexical channel (bleve,
+// BM25, English analysis with stemming), a vector channel (chromem-go in
+// memory, one collection per resource, fed from embeddings stored in SQLite),
+// embedders (the offline hash-384 and an OpenAI-compatible adapter), JSON
+// operator filters, fusion of the two channels, topK and threshold, scope and
+// message-range expansion (DESIGN.md, read path step 2).
+//
+// Both indexes are derived from the SQLite authority: they may be deleted and
+// rebuilt at any time. The engine feeds them through its outbox.
+//
+// # Invariants
+//
+//   - A search never returns a message of another resource than the query's;
+//     with scope "thread" it returns only messages of the query's thread. A
+//     filter narrows, it never widens the scope.
+//   - Filters apply before topK: the result is the true topK among the
+//     matching messages of the scope (both channels widen their candidate
+//     pool until topK matching candidates are found or the scope is
+//     exhausted).
+//   - Range expansion adds, for each hit, the messages of the hit's own thread
+//     whose seq lies in [seq−Before, seq+After], nothing else; the expanded
+//     set is deduplicated and ordered by thread and seq.
+//   - hash-384 vectors are bit-for-bit those of ../shared/data/README.md.
+//   - chromem-go's persistence is never used; the collections live in memory
+//     and are reloaded from SQLite on a resource's first use.
+//
+// # Concurrency
+//
+// Index, Lexical and the embedders are safe for concurrent use by multiple
+// goroutines. Close must be called once, after every other call returned.
+//
+// # Errors
+//
+// Invalid filters return *FilterError (errors.Is ErrInvalidFilter); invalid
+// options ErrInvalidOptions; a corrupt lexical directory ErrCorrupt; embedder
+// failures ErrEmbed; vectors of the wrong length ErrDimension. Every error
+// text starts with "recall:".
+package recall

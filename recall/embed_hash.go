@@ -1,0 +1,116 @@
+package recall
+
+import (
+	"context"
+	"hash/fnv"
+	"math"
+)
+
+// HashID is the ID of the hashing embedder; HashDims its dimension.
+const (
+	HashID   = "hash-384"
+	HashDims = 384
+)
+
+// HashEmbedder is mnemo's offline default embedder, "hash-384": deterministic
+// feature hashing of words and character trigrams into 384 dimensions.
+//
+// Its similarity is lexical-level, not semantic: it sees the same words a
+// BM25 index sees (plus trigram overlap), so it never carries meaning that the
+// lexical channel lacks. Say so wherever its figures are reported.
+//
+// The algorithm is fixed by ../shared/data/README.md so that figures compare
+// across systems run on the same vectors: lowercase ASCII A–Z; tokens are
+// maximal runs of [a-z0-9] (every other byte separates, bytes ≥ 0x80 too);
+// per token t, feature "w:"+t with weight 1.0, then "c:"+t[i:i+3] for
+// i = 0…len(t)−3 with weight 0.5; each feature hashed with FNV-1a 32-bit;
+// idx = (h & 0x7FFFFFFF) % 384, sign −1 when bit 31 is set; accumulate in
+// float64; L2-normalise summing in ascending index; an all-zero vector becomes
+// the unit vector at index 0.
+//
+// The zero value is ready to use and safe for concurrent use.
+type HashEmbedder struct{}
+
+var _ Embedder = HashEmbedder{}
+
+// ID returns "hash-384".
+func (HashEmbedder) ID() string { return HashID }
+
+// Dims returns 384.
+func (HashEmbedder) Dims() int { return HashDims }
+
+// Embed returns one vector per text. It never fails.
+func (h HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = HashVector(t)
+	}
+	return out, nil
+}
+
+// HashTokens returns the hash-384 tokens of text: maximal runs of ASCII
+// letters and digits, lowercased.
+func HashTokens(text string) []string {
+	var toks []string
+	start := -1
+	b := []byte(text)
+	for i := 0; i <= len(b); i++ {
+		alnum := false
+		if i < len(b) {
+			c := b[i]
+			if c >= 'A' && c <= 'Z' {
+				b[i] = c + ('a' - 'A')
+				alnum = true
+			} else if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
+				alnum = true
+			}
+		}
+		if alnum && start < 0 {
+			start = i
+		} else if !alnum && start >= 0 {
+			toks = append(toks, string(b[start:i]))
+			start = -1
+		}
+	}
+	return toks
+}
+
+// FNV1a32 is the 32-bit FNV-1a hash of s, as hash-384 uses it.
+func FNV1a32(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+// HashVector returns the hash-384 vector of text (see HashEmbedder).
+func HashVector(text string) []float32 {
+	var v [HashDims]float64
+	add := func(feature string, w float64) {
+		h := FNV1a32(feature)
+		idx := (h & 0x7FFFFFFF) % HashDims
+		if h&0x80000000 != 0 {
+			w = -w
+		}
+		v[idx] += w
+	}
+	for _, t := range HashTokens(text) {
+		add("w:"+t, 1.0)
+		for i := 0; i+3 <= len(t); i++ {
+			add("c:"+t[i:i+3], 0.5)
+		}
+	}
+	var sum float64
+	for i := 0; i < HashDims; i++ {
+		sum += v[i] * v[i]
+	}
+	out := make([]float32, HashDims)
+	norm := math.Sqrt(sum)
+	if norm == 0 {
+		out[0] = 1
+		return out
+	}
+	for i := range out {
+		out[i] = float32(v[i] / norm)
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package recall
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInvalidFilter is the sentinel every *FilterError matches with errors.Is.
+// ParseFilter returns it (wrapped in a *FilterError) for a filter that is not
+// valid JSON, uses an unknown operator or field, or gives an operator a value
+// of the wrong shape.
+var ErrInvalidFilter = errors.New("recall: invalid filter")
+
+// ErrInvalidOptions is returned by Options.Validate and Index.Search for an
+// out-of-range option: a negative TopK, a threshold outside [-1, 1], an
+// unknown scope, mode or fusion, a negative or oversized message range.
+var ErrInvalidOptions = errors.New("recall: invalid options")
+
+// ErrInvalidQuery is returned by Index.Search when the query names no
+// resource, or scope "thread" names no thread.
+var ErrInvalidQuery = errors.New("recall: invalid query")
+
+// ErrDimension is returned when a vector does not have the embedder's
+// dimension: by Index.Search and Index.AddVectors, and by embedders whose
+// endpoint answers with vectors of another length.
+var ErrDimension = errors.New("recall: vector dimension mismatch")
+
+// ErrEmbed is returned (wrapped with the cause) by the OpenAI-compatible
+// embedder when the endpoint fails after every retry, or answers with the
+// wrong number of vectors.
+var ErrEmbed = errors.New("recall: embedding failed")
+
+// ErrCorrupt is returned by OpenLexical when the index directory exists but
+// cannot be opened as a bleve index. The caller quarantines the directory and
+// rebuilds (the index is derived: SQLite is the authority).
+var ErrCorrupt = errors.New("recall: lexical index is corrupt")
+
+// ErrClosed is returned by every method of a closed Index or Lexical.
+var ErrClosed = errors.New("recall: index is closed")
+
+// FilterError reports an invalid filter. Path is the JSON path of the
+// offending clause, e.g. "$and[1].metadata.topic"; Op is the operator being
+// parsed ("$in"), or "" when the field itself is the problem.
+//
+// errors.Is(err, ErrInvalidFilter) holds for every *FilterError.
+type FilterError struct {
+	Path string
+	Op   string
+	Err  error
+}
+
+// Error implements error.
+func (e *FilterError) Error() string {
+	where := e.Path
+	if where == "" {
+		where = "$"
+	}
+	if e.Op != "" {
+		return fmt.Sprintf("recall: invalid filter at %s (%s): %v", where, e.Op, e.Err)
+	}
+	return fmt.Sprintf("recall: invalid filter at %s: %v", where, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *FilterError) Unwrap() error { return e.Err }
+
+// Is reports ErrInvalidFilter as matching every FilterError.
+func (e *FilterError) Is(target error) bool { return target == ErrInvalidFilter }
