@@ -1,0 +1,128 @@
+package recall
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Scope says which messages a search may reach.
+type Scope string
+
+// Scopes.
+const (
+	// ScopeThread searches the query's thread only.
+	ScopeThread Scope = "thread"
+	// ScopeResource searches every thread of the query's resource, never
+	// another resource's.
+	ScopeResource Scope = "resource"
+)
+
+// Mode selects the channels a search uses.
+type Mode string
+
+// Modes.
+const (
+	ModeLexical Mode = "lexical" // BM25 only
+	ModeVector  Mode = "vector"  // embeddings only
+	ModeHybrid  Mode = "hybrid"  // both, fused
+)
+
+// MaxMessageRange bounds Range.Before and Range.After, so a range never grows
+// to a whole long thread.
+const MaxMessageRange = 20
+
+// Range is the message range each hit is expanded with: Before messages
+// before it and After messages after it, by seq in the hit's own thread.
+// In JSON it is one number (both sides) or {"before": B, "after": A}.
+type Range struct {
+	Before int `json:"before"`
+	After  int `json:"after"`
+}
+
+// UnmarshalJSON accepts a number or {"before", "after"}.
+func (r *Range) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] != '{' {
+		n, err := strconv.Atoi(string(b))
+		if err != nil {
+			return fmt.Errorf("%w: messageRange must be a whole number or {\"before\":B,\"after\":A}", ErrInvalidOptions)
+		}
+		*r = Range{Before: n, After: n}
+		return nil
+	}
+	type plain Range
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return fmt.Errorf("%w: messageRange: %v", ErrInvalidOptions, err)
+	}
+	*r = Range(p)
+	return nil
+}
+
+// MarshalJSON writes one number when Before == After, else the object.
+func (r Range) MarshalJSON() ([]byte, error) {
+	if r.Before == r.After {
+		return []byte(strconv.Itoa(r.Before)), nil
+	}
+	type plain Range
+	return json.Marshal(plain(r))
+}
+
+// Options are the recall options of a search and of LoadContext. The zero
+// value of each field means its default.
+type Options struct {
+	// TopK is the number of hits before range expansion. Zero turns recall
+	// off in LoadContext.
+	TopK int `json:"topK"`
+	// Threshold is the minimum cosine similarity (in [-1, 1]) a message's
+	// vector-channel score must reach for the message to be a vector-channel
+	// candidate. Zero means no threshold. It does not apply to the lexical
+	// channel (BM25 scores are not comparable across queries).
+	Threshold float64 `json:"threshold,omitempty"`
+	// Scope is ScopeThread or ScopeResource; "" means ScopeResource.
+	Scope Scope `json:"scope,omitempty"`
+	// MessageRange expands each hit with its neighbours by seq.
+	MessageRange Range `json:"messageRange"`
+	// Filter is a JSON filter (see Filter) applied before topK; empty means none.
+	Filter json.RawMessage `json:"filter,omitempty"`
+	// Mode selects the channels; "" means ModeHybrid.
+	Mode Mode `json:"mode,omitempty"`
+	// Fusion names the fusion of the two channels in hybrid mode; "" means
+	// the measured default.
+	Fusion string `json:"fusion,omitempty"`
+}
+
+// Validate reports an out-of-range option as ErrInvalidOptions, or an
+// invalid filter as a *FilterError.
+func (o *Options) Validate() error {
+	switch {
+	case o.TopK < 0:
+		return fmt.Errorf("%w: topK must not be negative, got %d", ErrInvalidOptions, o.TopK)
+	case o.Threshold < -1 || o.Threshold > 1:
+		return fmt.Errorf("%w: threshold must be within [-1, 1], got %g", ErrInvalidOptions, o.Threshold)
+	case o.MessageRange.Before < 0 || o.MessageRange.After < 0:
+		return fmt.Errorf("%w: messageRange must not be negative", ErrInvalidOptions)
+	case o.MessageRange.Before > MaxMessageRange || o.MessageRange.After > MaxMessageRange:
+		return fmt.Errorf("%w: messageRange is at most %d on each side", ErrInvalidOptions, MaxMessageRange)
+	}
+	switch o.Scope {
+	case "", ScopeThread, ScopeResource:
+	default:
+		return fmt.Errorf("%w: scope must be thread or resource, got %q", ErrInvalidOptions, o.Scope)
+	}
+	switch o.Mode {
+	case "", ModeLexical, ModeVector, ModeHybrid:
+	default:
+		return fmt.Errorf("%w: mode must be lexical, vector or hybrid, got %q", ErrInvalidOptions, o.Mode)
+	}
+	if len(o.Filter) > 0 {
+		if _, err := ParseFilter(o.Filter); err != nil {
+			return err
+		}
+	}
+	return nil
+}
