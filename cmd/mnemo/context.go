@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+func (m *Main) runContext(ctx context.Context, args []string) error {
+	fs := m.flags("context", "")
+	thread := fs.String("thread", "", "thread id (required)")
+	resource := fs.String("resource", "", "resource id (required when the thread does not exist yet)")
+	query := fs.String("query", "", "recall query (default: the newest user message)")
+	runID := fs.String("run-id", "", "run id (default: a new ULID)")
+	recent := fs.Int("recent", 0, fmt.Sprintf("recent window size (default %d; negative turns it off)", engine.DefaultRecentN))
+	budget := fs.Int("budget", 0, "token budget for recalled turns (0: none)")
+	replace := fs.Bool("replace", false, "replace the memctx record when the run id was used before")
+	asJSON := fs.Bool("json", false, "print {system, messages, tools, memctx} as JSON")
+	rf := addRecallFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *thread == "" {
+		return m.usagef(fs, "context needs --thread")
+	}
+	opts, err := rf.options()
+	if err != nil {
+		return m.usagef(fs, "%v", err)
+	}
+	e, err := m.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	c, err := e.LoadContext(ctx, engine.LoadRequest{
+		RunID: *runID, ThreadID: *thread, ResourceID: *resource, Query: *query,
+		RecentN: *recent, Recall: opts, TokenBudget: *budget, ReplaceRun: *replace,
+	})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return m.printJSON(c)
+	}
+	printContext(m.Stdout, c)
+	return nil
+}
+
+// printContext writes a context and its memctx record for a person.
+func printContext(w io.Writer, c *engine.Context) {
+	fmt.Fprintf(w, "── system (memory part) ──\n")
+	if c.System == "" {
+		fmt.Fprintf(w, "(empty)\n")
+	} else {
+		fmt.Fprintln(w, c.System)
+	}
+	fmt.Fprintf(w, "\n── messages (%d) ──\n", len(c.Messages))
+	for _, msg := range c.Messages {
+		tag := "recent"
+		if msg.Reason != "" {
+			tag = msg.Reason
+		}
+		who := msg.Role
+		if msg.Name != "" {
+			who += " " + msg.Name
+		}
+		text := msg.Content
+		if len(msg.ToolCalls) > 0 {
+			var calls []string
+			for _, tc := range msg.ToolCalls {
+				calls = append(calls, "→ "+tc.Name+"("+string(tc.Arguments)+")")
+			}
+			text = strings.TrimSpace(text + " " + strings.Join(calls, " "))
+		}
+		fmt.Fprintf(w, "[%-6s] %s #%d %s: %s\n", tag, msg.ThreadID, msg.Seq, who, oneLine(text, 160))
+	}
+	if len(c.Tools) > 0 {
+		var names []string
+		for _, t := range c.Tools {
+			if t.Function != nil {
+				names = append(names, t.Function.Name)
+			}
+		}
+		fmt.Fprintf(w, "\n── tools ──\n%s\n", strings.Join(names, ", "))
+	}
+	fmt.Fprintf(w, "\n── memctx ──\n")
+	printMemCtx(w, c.MemCtx)
+}
+
+// printMemCtx writes a memctx record for a person.
+func printMemCtx(w io.Writer, r *journal.MemCtx) {
+	fmt.Fprintf(w, "run %s · thread %s · resource %s · %s\n", r.RunID, r.ThreadID, r.ResourceID, r.CreatedAt)
+	if r.Query != "" {
+		fmt.Fprintf(w, "query: %s\n", oneLine(r.Query, 160))
+	}
+	o := r.Options
+	fmt.Fprintf(w, "options: recentN %d · topK %d · threshold %g · range %s · scope %s · mode %s\n",
+		o.RecentN, o.TopK, o.Threshold, orDash(string(o.MessageRange)), orDash(o.Scope), orDash(o.Mode))
+	if len(o.Filter) > 0 {
+		fmt.Fprintf(w, "filter: %s\n", o.Filter)
+	}
+	fmt.Fprintf(w, "retrieval: lexical %s · vector %s", r.Retrieval.Lexical, r.Retrieval.Vector)
+	if r.Retrieval.Embedder != "" {
+		fmt.Fprintf(w, " · embedder %s", r.Retrieval.Embedder)
+	}
+	if r.Retrieval.Note != "" {
+		fmt.Fprintf(w, " · %s", r.Retrieval.Note)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "recalled %d:\n", len(r.Recalled))
+	for _, x := range r.Recalled {
+		score := ""
+		if x.Score != nil {
+			score = fmt.Sprintf(" score %.4f", *x.Score)
+			if x.Lexical != nil {
+				score += fmt.Sprintf(" (lexical %.4f", *x.Lexical)
+				if x.Vector != nil {
+					score += fmt.Sprintf(", vector %.4f", *x.Vector)
+				}
+				score += ")"
+			} else if x.Vector != nil {
+				score += fmt.Sprintf(" (vector %.4f)", *x.Vector)
+			}
+		}
+		fmt.Fprintf(w, "  %-6s %s #%d %s%s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, score, x.Preview)
+	}
+	fmt.Fprintf(w, "recent %d (listed %d):\n", r.RecentCount, len(r.Recent))
+	for _, x := range r.Recent {
+		fmt.Fprintf(w, "         %s #%d %s  %s\n", x.ThreadID, x.Seq, x.Role, x.Preview)
+	}
+	fmt.Fprintf(w, "dropped %d:\n", r.DroppedCount)
+	for _, x := range r.Dropped {
+		fmt.Fprintf(w, "  %s: %s #%d %s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, x.Preview)
+	}
+	fmt.Fprintf(w, "observations %d:", r.ObservationCount)
+	for _, x := range r.Observations {
+		fmt.Fprintf(w, " %s[%s #%d–%d]", x.ID, x.ThreadID, x.FromSeq, x.ToSeq)
+	}
+	fmt.Fprintf(w, "\nworking memory: %d chars\npromptHash: %s\n", r.WorkingMemoryChars, r.PromptHash)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (m *Main) runMemCtx(ctx context.Context, args []string) error {
+	fs := m.flags("memctx", "RUN_ID")
+	asJSON := fs.Bool("json", false, "print the stored record as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return m.usagef(fs, "memctx needs one RUN_ID")
+	}
+	e, err := m.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	if *asJSON {
+		b, err := e.Journal().RawMemCtx(ctx, fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(m.Stdout, "%s\n", b)
+		return err
+	}
+	r, err := e.Journal().MemCtx(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	printMemCtx(m.Stdout, r)
+	return nil
+}

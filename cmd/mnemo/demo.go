@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/importer"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// demoConversation is a small multi-session conversation written by the
+// team: a trip booked with tool calls in March, a gardening chat, a work
+// session (with an API key that redaction removes), and today's thread,
+// whose last question is answered by a turn of the March session.
+//
+//go:embed demo.jsonl
+var demoConversation []byte
+
+// Demo identifiers.
+const (
+	demoResource = "ana"
+	demoThread   = "ana:today"
+	demoRunID    = "demo-run-1"
+)
+
+func (m *Main) runDemo(ctx context.Context, args []string) error {
+	fs := m.flags("demo", "")
+	keep := fs.Bool("keep", false, "keep the scratch data directory and print its path")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return m.usagef(fs, "demo takes no arguments")
+	}
+	dir, err := os.MkdirTemp("", "mnemo-demo-")
+	if err != nil {
+		return err
+	}
+	if *keep {
+		fmt.Fprintf(m.Stdout, "data directory: %s (kept)\n\n", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	e, err := engine.Open(ctx, engine.Config{Dir: filepath.Join(dir, "data")})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+
+	src := filepath.Join(dir, "demo.jsonl")
+	if err := os.WriteFile(src, demoConversation, 0o600); err != nil {
+		return err
+	}
+	rep, err := importer.Import(ctx, e, src, importer.Options{Format: importer.FormatJSONL, Strict: true})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "1. Ingested the sample conversation: %d resource, %d threads, %d messages (secrets redacted before storage).\n\n",
+		rep.Resources, rep.Threads, rep.Messages)
+	threads, err := e.ListThreads(ctx, demoResource)
+	if err != nil {
+		return err
+	}
+	for _, t := range threads {
+		fmt.Fprintf(m.Stdout, "   %-20s %2d messages  %s\n", t.ID, t.MessageCount, t.UpdatedAt.Format("2006-01-02"))
+	}
+	work, err := e.Messages(ctx, "ana:work", 1, 1)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "\n   stored ana:work #1: %s\n", oneLine(work[0].Content, 120))
+
+	q := "What was my booking reference for the night train to Porto, and which seat did I get?"
+	fmt.Fprintf(m.Stdout, "\n2. LoadContext for thread %s, run %s, recent window 2, recall topK 2 with range 1 over resource %s.\n   Query: %s\n\n",
+		demoThread, demoRunID, demoResource, q)
+	c, err := e.LoadContext(ctx, engine.LoadRequest{
+		RunID: demoRunID, ThreadID: demoThread, ResourceID: demoResource, Query: q, RecentN: 2,
+		Recall: &recall.Options{TopK: 2, MessageRange: recall.Range{Before: 1, After: 1}, Scope: recall.ScopeResource},
+	})
+	if err != nil {
+		return err
+	}
+	printContext(m.Stdout, c)
+	fmt.Fprintf(m.Stdout, "\n3. The record is in the journal: mnemo --dir %s memctx %s\n", filepath.Join(dir, "data"), demoRunID)
+	return nil
+}

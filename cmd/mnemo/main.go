@@ -1,0 +1,176 @@
+// Command mnemo is the command-line tool of the mnemo memory engine: ingest
+// conversations, inspect threads and messages, load contexts with their
+// memctx records, and run the demo.
+//
+// Usage:
+//
+//	mnemo [--dir DIR] COMMAND [flags] [args]
+//
+// The data directory comes from --dir, else $MNEMO_DIR, else ./mnemo-data.
+// Usage errors print a hint and exit 2; other errors exit 1.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	os.Exit(m.Run(ctx, os.Args[1:]))
+}
+
+// Main runs one mnemo command. Its fields are the process environment, so
+// tests can run commands in-process.
+type Main struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+
+	// Dir is the data directory chosen by --dir, $MNEMO_DIR or the default.
+	Dir string
+}
+
+// command is one subcommand.
+type command struct {
+	summary string
+	run     func(m *Main, ctx context.Context, args []string) error
+}
+
+// commands is the dispatch table: one entry per subcommand, each in its own file.
+var commands = map[string]command{
+	"ingest":   {"import conversations (jsonl, locomo, longmemeval)", (*Main).runIngest},
+	"threads":  {"list threads (metadata only)", (*Main).runThreads},
+	"messages": {"print a thread's messages", (*Main).runMessages},
+	"context":  {"load the memory part of a prompt and write its memctx record", (*Main).runContext},
+	"memctx":   {"print a run's memctx record", (*Main).runMemCtx},
+	"demo":     {"run the main job on a shipped sample conversation (no network)", (*Main).runDemo},
+}
+
+// errUsage marks a usage error: the command printed a hint, exit 2.
+var errUsage = errors.New("usage")
+
+// Run parses global flags, dispatches and returns the exit code.
+func (m *Main) Run(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("mnemo", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	dir := fs.String("dir", "", "data directory (default $MNEMO_DIR or "+engine.DefaultDir+")")
+	fs.Usage = m.usage
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	m.Dir = *dir
+	if m.Dir == "" {
+		m.Dir = m.Getenv("MNEMO_DIR")
+	}
+	if m.Dir == "" {
+		m.Dir = engine.DefaultDir
+	}
+	if fs.NArg() == 0 {
+		m.usage()
+		return 2
+	}
+	name := fs.Arg(0)
+	if name == "help" {
+		m.usage()
+		return 0
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(m.Stderr, "mnemo: unknown command %q\n", name)
+		m.usage()
+		return 2
+	}
+	err := cmd.run(m, ctx, fs.Args()[1:])
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	default:
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
+		return 1
+	}
+}
+
+func (m *Main) usage() {
+	fmt.Fprintf(m.Stderr, "usage: mnemo [--dir DIR] COMMAND [flags] [args]\n\ncommands:\n")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(m.Stderr, "  %-12s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintf(m.Stderr, "\nRun 'mnemo COMMAND -h' for a command's flags. The data directory is --dir, else $MNEMO_DIR, else %s.\n", engine.DefaultDir)
+}
+
+// flags returns a FlagSet for a subcommand whose errors print a hint.
+func (m *Main) flags(name, argsHelp string) *flag.FlagSet {
+	fs := flag.NewFlagSet("mnemo "+name, flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(m.Stderr, "usage: mnemo [--dir DIR] %s [flags] %s\n", name, argsHelp)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses a subcommand's flags, allowing flags after positional
+// arguments (mnemo memctx RUN --json). A parse error is a usage error.
+func parse(fs *flag.FlagSet, args []string) error {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return errUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// usagef prints a hint for a usage error and returns errUsage.
+func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
+	fmt.Fprintf(m.Stderr, "mnemo: "+format+"\n", args...)
+	fs.Usage()
+	return errUsage
+}
+
+// open opens the engine on the data directory.
+func (m *Main) open(ctx context.Context) (*engine.Engine, error) {
+	return engine.Open(ctx, engine.Config{Dir: m.Dir})
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+func (m *Main) printJSON(v any) error {
+	enc := json.NewEncoder(m.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (m *Main) runThreads(ctx context.Context, args []string) error {
+	fs := m.flags("threads", "")
+	resource := fs.String("resource", "", "only this resource's threads")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return m.usagef(fs, "threads takes no arguments")
+	}
+	e, err := m.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	ts, err := e.ListThreads(ctx, *resource)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if ts == nil {
+			return m.printJSON([]any{})
+		}
+		return m.printJSON(ts)
+	}
+	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "THREAD\tRESOURCE\tMESSAGES\tUPDATED\tTITLE")
+	for _, t := range ts {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", t.ID, t.ResourceID, t.MessageCount, t.UpdatedAt.Format("2006-01-02 15:04"), t.Title)
+	}
+	return tw.Flush()
+}
+
+func (m *Main) runMessages(ctx context.Context, args []string) error {
+	fs := m.flags("messages", "")
+	thread := fs.String("thread", "", "thread id (required)")
+	from := fs.Int64("from", 1, "first seq")
+	to := fs.Int64("to", 0, "last seq (0: to the end)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *thread == "" {
+		return m.usagef(fs, "messages needs --thread")
+	}
+	e, err := m.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	ms, err := e.Messages(ctx, *thread, *from, *to)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if ms == nil {
+			return m.printJSON([]any{})
+		}
+		return m.printJSON(ms)
+	}
+	for _, msg := range ms {
+		who := msg.Role
+		if msg.Name != "" {
+			who += " " + msg.Name
+		}
+		fmt.Fprintf(m.Stdout, "%4d  %-22s %s\n", msg.Seq, who, engine.Preview(msg))
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// recallFlags are the recall flags shared by context and search.
+type recallFlags struct {
+	topK      int
+	rng       string
+	scope     string
+	threshold float64
+	filter    string
+	mode      string
+	fusion    string
+}
+
+func addRecallFlags(fs *flag.FlagSet) *recallFlags {
+	f := &recallFlags{}
+	fs.IntVar(&f.topK, "top-k", 0, "recall hits before range expansion (0: recall off)")
+	fs.StringVar(&f.rng, "range", "0", `message range around each hit: N, or BEFORE,AFTER`)
+	fs.StringVar(&f.scope, "scope", "resource", "recall scope: thread or resource")
+	fs.Float64Var(&f.threshold, "threshold", 0, "minimum cosine similarity on the vector channel (0: none)")
+	fs.StringVar(&f.filter, "filter", "", `JSON filter applied before topK, e.g. '{"role":"user"}'`)
+	fs.StringVar(&f.mode, "mode", "hybrid", "lexical, vector or hybrid")
+	fs.StringVar(&f.fusion, "fusion", "", "fusion of the channels in hybrid mode (default: the measured default)")
+	return f
+}
+
+// options returns the recall options, or nil when --top-k is 0.
+func (f *recallFlags) options() (*recall.Options, error) {
+	if f.topK == 0 {
+		return nil, nil
+	}
+	r, err := parseRange(f.rng)
+	if err != nil {
+		return nil, err
+	}
+	o := &recall.Options{
+		TopK: f.topK, Threshold: f.threshold, Scope: recall.Scope(f.scope), MessageRange: r,
+		Mode: recall.Mode(f.mode), Fusion: f.fusion,
+	}
+	if f.filter != "" {
+		if !json.Valid([]byte(f.filter)) {
+			return nil, fmt.Errorf("--filter is not valid JSON: %s", f.filter)
+		}
+		o.Filter = json.RawMessage(f.filter)
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// parseRange reads "N" or "BEFORE,AFTER".
+func parseRange(s string) (recall.Range, error) {
+	before, after, two := strings.Cut(s, ",")
+	b, err1 := strconv.Atoi(strings.TrimSpace(before))
+	a := b
+	var err2 error
+	if two {
+		a, err2 = strconv.Atoi(strings.TrimSpace(after))
+	}
+	if err := errors.Join(err1, err2); err != nil || a < 0 || b < 0 {
+		return recall.Range{}, fmt.Errorf("--range must be N or BEFORE,AFTER with whole numbers >= 0, got %q", s)
+	}
+	return recall.Range{Before: b, After: a}, nil
+}

@@ -1,0 +1,304 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// AppendRequest adds messages to a thread.
+type AppendRequest struct {
+	// ThreadID names the thread; it is created on first use. Required.
+	ThreadID string
+	// ResourceID is the owner of the thread (a user or tenant). Required when
+	// the thread is new; when given for an existing thread it must match.
+	ResourceID string
+	// Title is stored when the thread is created; ignored afterwards.
+	Title string
+	// Messages are stored in order, all or none. Each may carry an ID; one
+	// is generated (a ULID) when empty.
+	Messages []Message
+}
+
+// AppendResult reports what Append stored.
+type AppendResult struct {
+	ThreadID   string
+	ResourceID string
+	// Seqs holds the seq of each request message, in request order; a
+	// message that was already stored (same id, same content) reports its
+	// stored seq.
+	Seqs []int64
+	// IDs holds the id of each request message (generated ids included).
+	IDs []string
+	// Stored counts the messages written now; Duplicates those already stored.
+	Stored, Duplicates int
+	// Created reports that the thread was created by this call.
+	Created bool
+}
+
+// Append validates, redacts and stores req.Messages at the end of the thread
+// in one transaction, assigning seqs, and queues them for indexing.
+//
+// Errors: a *ValidationError (errors.Is ErrInvalidInput) naming the message
+// index and field; ErrResourceMismatch when the thread belongs to another
+// resource; ErrConflict when a message id is stored with other content or in
+// another thread. On any error nothing of the request is stored.
+func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	req.Messages = append([]Message(nil), req.Messages...) // never alias the caller's slice
+	if err := e.validateRequest(&req); err != nil {
+		return nil, err
+	}
+	now := e.now().UTC()
+	rows := make([]row, len(req.Messages))
+	for i := range req.Messages {
+		r, err := e.prepare(i, req.Messages[i], now)
+		if err != nil {
+			return nil, err
+		}
+		rows[i] = r
+	}
+	res := &AppendResult{ThreadID: req.ThreadID, Seqs: make([]int64, len(rows)), IDs: make([]string, len(rows))}
+	err := e.tx(ctx, func(tx *sql.Tx) error {
+		*res = AppendResult{ThreadID: req.ThreadID, Seqs: res.Seqs, IDs: res.IDs}
+		return e.appendTx(ctx, tx, &req, rows, now, res)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.Stored > 0 {
+		e.kickOutbox()
+		e.afterAppend(req.ThreadID)
+	}
+	return res, nil
+}
+
+// row is a message ready to store.
+type row struct {
+	Message
+	toolCallsJSON []byte // nil when none
+	metadataJSON  []byte
+	full          string // the full tool result when Content is its summary
+	digest        string
+}
+
+// prepare redacts, bounds and encodes one validated message.
+func (e *Engine) prepare(i int, m Message, now time.Time) (row, error) {
+	if m.ID == "" {
+		m.ID = ulid.Make().String()
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	m.Content = e.redactor.Redact(m.Content)
+	m.Name = e.redactor.Redact(m.Name)
+	r := row{}
+	if len(m.ToolCalls) > 0 {
+		calls := make([]ToolCall, len(m.ToolCalls))
+		for j, tc := range m.ToolCalls {
+			tc.Arguments = e.redactJSON(tc.Arguments)
+			calls[j] = tc
+		}
+		m.ToolCalls = calls
+		b, err := json.Marshal(calls)
+		if err != nil {
+			return r, invalid(i, "toolCalls", "cannot encode: %v", err)
+		}
+		r.toolCallsJSON = b
+	}
+	r.metadataJSON = []byte("{}")
+	if m.Metadata != nil {
+		b, err := json.Marshal(m.Metadata)
+		if err != nil {
+			return r, invalid(i, "metadata", "cannot encode: %v", err)
+		}
+		b = e.redactJSON(b)
+		var md map[string]any
+		if err := json.Unmarshal(b, &md); err != nil {
+			return r, invalid(i, "metadata", "must be a JSON object")
+		}
+		m.Metadata = md // a fresh map: the caller's is never aliased
+		r.metadataJSON = b
+	}
+	if m.Role == RoleTool && len(m.Content) > e.limits.ToolResultInlineBytes {
+		r.full = m.Content
+		m.Content = summarizeToolResult(m.Content, e.limits.ToolResultInlineBytes)
+		m.Truncated = true
+	}
+	m.Tokens = estimateTokens(m.Content, m.Name, r.toolCallsJSON)
+	r.digest = digest(m.Role, r.fullContent(m.Content), m.Name, m.ToolCallID, r.toolCallsJSON)
+	r.Message = m
+	return r, nil
+}
+
+func (r row) fullContent(inline string) string {
+	if r.full != "" {
+		return r.full
+	}
+	return inline
+}
+
+// redactJSON redacts a JSON document. Text redaction is kept when the result
+// is still valid JSON; otherwise every string value is redacted in place.
+func (e *Engine) redactJSON(b []byte) []byte {
+	if red := e.redactor.Redact(string(b)); json.Valid([]byte(red)) {
+		return []byte(red)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return b
+	}
+	v = redactValue(e.redactor, v)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+func redactValue(r Redactor, v any) any {
+	switch t := v.(type) {
+	case string:
+		return r.Redact(t)
+	case map[string]any:
+		for k, x := range t {
+			t[k] = redactValue(r, x)
+		}
+	case []any:
+		for i, x := range t {
+			t[i] = redactValue(r, x)
+		}
+	}
+	return v
+}
+
+// summarizeToolResult keeps the first part of a large tool result, cut at a
+// UTF-8 boundary, and says how much was left out.
+func summarizeToolResult(s string, limit int) string {
+	cut := limit
+	for cut > 0 && cut < len(s) && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s\n… [tool result truncated: %d of %d bytes shown; the full result is stored by reference]", s[:cut], cut, len(s))
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// estimateTokens estimates tokens at about 4 bytes each (the usual rule of
+// thumb for English with BPE tokenizers), plus 4 for the message framing.
+func estimateTokens(content, name string, calls []byte) int {
+	return (len(content)+len(name)+len(calls)+3)/4 + 4
+}
+
+// digest identifies a message's content for idempotent appends: role,
+// content (the full text for a large tool result), name, tool call id and
+// tool calls, after redaction. Metadata and created time are not part of it,
+// so a framework that re-sends a message with a new timestamp is not refused.
+func digest(role, content, name, toolCallID string, calls []byte) string {
+	h := sha256.New()
+	for _, s := range []string{role, content, name, toolCallID, string(calls)} {
+		fmt.Fprintf(h, "%d:%s;", len(s), s)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, rows []row, now time.Time, res *AppendResult) error {
+	var resource string
+	var lastSeq int64
+	err := tx.QueryRowContext(ctx, `SELECT resource_id, last_seq FROM threads WHERE id = ?`, req.ThreadID).Scan(&resource, &lastSeq)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if req.ResourceID == "" {
+			return invalid(-1, "resourceId", "is required to create thread %q", req.ThreadID)
+		}
+		resource = req.ResourceID
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO threads (id, resource_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+			req.ThreadID, resource, clip(req.Title, 256), now.UnixMilli(), now.UnixMilli()); err != nil {
+			return fmt.Errorf("engine: create thread %s: %w", req.ThreadID, err)
+		}
+		res.Created = true
+	case err != nil:
+		return fmt.Errorf("engine: read thread %s: %w", req.ThreadID, err)
+	case req.ResourceID != "" && req.ResourceID != resource:
+		return fmt.Errorf("%w: thread %q belongs to resource %q, not %q", ErrResourceMismatch, req.ThreadID, resource, req.ResourceID)
+	}
+	res.ResourceID = resource
+
+	inBatch := map[string]int{} // id -> index in rows
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO messages
+		(id, thread_id, resource_id, seq, role, content, name, tool_calls, tool_call_id, metadata, created_at, tokens, digest)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("engine: prepare insert: %w", err)
+	}
+	defer insert.Close()
+	for i, r := range rows {
+		res.IDs[i] = r.ID
+		if j, ok := inBatch[r.ID]; ok {
+			if rows[j].digest != r.digest {
+				return fmt.Errorf("%w: messages[%d].id %q repeats messages[%d] with other content", ErrConflict, i, r.ID, j)
+			}
+			res.Seqs[i] = res.Seqs[j]
+			res.Duplicates++
+			continue
+		}
+		inBatch[r.ID] = i
+		var thread, dig string
+		var seq int64
+		err := tx.QueryRowContext(ctx, `SELECT thread_id, seq, digest FROM messages WHERE id = ?`, r.ID).Scan(&thread, &seq, &dig)
+		if err == nil {
+			if thread != req.ThreadID {
+				return fmt.Errorf("%w: messages[%d].id %q is stored in another thread", ErrConflict, i, r.ID)
+			}
+			if dig != r.digest {
+				return fmt.Errorf("%w: messages[%d].id %q (stored as seq %d)", ErrConflict, i, r.ID, seq)
+			}
+			res.Seqs[i] = seq
+			res.Duplicates++
+			continue
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("engine: look up message %s: %w", r.ID, err)
+		}
+		lastSeq++
+		var calls any
+		if r.toolCallsJSON != nil {
+			calls = string(r.toolCallsJSON)
+		}
+		if _, err := insert.ExecContext(ctx, r.ID, req.ThreadID, resource, lastSeq, r.Role, r.Content, r.Name,
+			calls, r.ToolCallID, string(r.metadataJSON), r.CreatedAt.UnixMilli(), r.Tokens, r.digest); err != nil {
+			return fmt.Errorf("engine: store messages[%d]: %w", i, err)
+		}
+		if r.full != "" {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO message_blobs (message_id, content) VALUES (?, ?)`, r.ID, r.full); err != nil {
+				return fmt.Errorf("engine: store messages[%d] full result: %w", i, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('index', ?, ?, ?)`,
+			r.ID, resource, now.UnixMilli()); err != nil {
+			return fmt.Errorf("engine: queue messages[%d] for indexing: %w", i, err)
+		}
+		res.Seqs[i] = lastSeq
+		res.Stored++
+	}
+	if res.Stored > 0 {
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE threads SET last_seq = ?, message_count = message_count + ?, updated_at = ? WHERE id = ?`,
+			lastSeq, res.Stored, now.UnixMilli(), req.ThreadID); err != nil {
+			return fmt.Errorf("engine: update thread %s: %w", req.ThreadID, err)
+		}
+	}
+	return nil
+}

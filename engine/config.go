@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// Defaults for Config and LoadRequest fields left zero.
+const (
+	// DefaultDir is the data directory used by the CLI when none is given.
+	DefaultDir = "./mnemo-data"
+	// DefaultRecentN is the size of the recent window.
+	DefaultRecentN = 10
+	// DefaultMaxContentBytes bounds a user or assistant message's content.
+	DefaultMaxContentBytes = 256 << 10
+	// DefaultMaxToolResultBytes bounds a tool result's full content; beyond
+	// DefaultToolResultInlineBytes it is stored by reference with an inline summary.
+	DefaultMaxToolResultBytes = 8 << 20
+	// DefaultToolResultInlineBytes is how much of a large tool result is kept inline.
+	DefaultToolResultInlineBytes = 16 << 10
+	// DefaultMaxMetadataBytes bounds a message's metadata, encoded as JSON.
+	DefaultMaxMetadataBytes = 16 << 10
+	// DefaultMaxMetadataDepth bounds the nesting depth of metadata.
+	DefaultMaxMetadataDepth = 8
+	// DefaultMaxMessagesPerAppend bounds the messages in one AppendRequest.
+	DefaultMaxMessagesPerAppend = 1000
+	// DefaultMaxToolCalls bounds the tool calls of one assistant message.
+	DefaultMaxToolCalls = 128
+)
+
+// Config configures Open. The zero value of every field means its default;
+// Open copies the config, so later changes to it have no effect.
+type Config struct {
+	// Dir is the data directory, created 0700 when missing. Required.
+	Dir string
+
+	// RecentN is the recent-window size LoadContext uses when a request
+	// leaves it zero. Zero means DefaultRecentN.
+	RecentN int
+
+	// Recall holds the recall options LoadContext uses when a request gives
+	// none. Nil means recall off unless the request asks for it.
+	Recall *recall.Options
+
+	// Embedder computes vectors for the vector channel. Nil means the
+	// embedded default (see the recall wiring in recall.go).
+	Embedder recall.Embedder
+
+	// Redactor removes secrets from content, names, metadata and tool-call
+	// arguments before they are stored. Nil means DefaultRedactor(); use
+	// NoRedaction to store text unchanged.
+	Redactor Redactor
+
+	// Limits bounds message sizes; zero fields take their defaults.
+	Limits Limits
+
+	// Logger receives operational logs. Nil means slog.DiscardHandler.
+	Logger *slog.Logger
+
+	// Now is the clock. Nil means time.Now.
+	Now func() time.Time
+}
+
+// Limits bounds what one Append may store. A zero field takes its default.
+type Limits struct {
+	MaxContentBytes       int // user/assistant content; default DefaultMaxContentBytes
+	MaxToolResultBytes    int // tool content, stored in full by reference; default DefaultMaxToolResultBytes
+	ToolResultInlineBytes int // inline part of a large tool result; default DefaultToolResultInlineBytes
+	MaxMetadataBytes      int // metadata as JSON; default DefaultMaxMetadataBytes
+	MaxMetadataDepth      int // nesting depth of metadata; default DefaultMaxMetadataDepth
+	MaxMessagesPerAppend  int // default DefaultMaxMessagesPerAppend
+	MaxToolCalls          int // tool calls per assistant message; default DefaultMaxToolCalls
+}
+
+func (l Limits) withDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxContentBytes, DefaultMaxContentBytes)
+	def(&l.MaxToolResultBytes, DefaultMaxToolResultBytes)
+	def(&l.ToolResultInlineBytes, DefaultToolResultInlineBytes)
+	def(&l.MaxMetadataBytes, DefaultMaxMetadataBytes)
+	def(&l.MaxMetadataDepth, DefaultMaxMetadataDepth)
+	def(&l.MaxMessagesPerAppend, DefaultMaxMessagesPerAppend)
+	def(&l.MaxToolCalls, DefaultMaxToolCalls)
+	return l
+}

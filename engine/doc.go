@@ -1,0 +1,40 @@
+// Package engine is mnemo's public entry point: Open, Append, the read
+// methods, LoadContext and, through the packages below it, recall,
+// observations, working memory and the run journal.
+//
+// An agent loop appends each turn as it happens and calls LoadContext before
+// every model call. LoadContext composes the memory part of the prompt from
+// the recent window, hybrid recall over older turns, observations and working
+// memory, and writes a memctx record of exactly what went in, what was left
+// out and why, before it returns (DESIGN.md).
+//
+// # Invariants
+//
+//   - SQLite is the authority; the bleve and chromem-go indexes are derived
+//     from it through the outbox written in each Append transaction, and can
+//     be rebuilt at any time.
+//   - seq is per thread, starts at 1, strictly increasing and gap free; it is
+//     assigned inside the write transaction.
+//   - A thread belongs to exactly one resource.
+//   - An Append stores all of its messages or none. Secrets are redacted
+//     before anything is stored.
+//   - Appending a message whose id is stored with the same content is a no-op
+//     returning the stored seq; the same id with other content is ErrConflict.
+//   - The messages of a Context are always accepted by an OpenAI-style API:
+//     every assistant tool-call message is immediately followed by the results
+//     of exactly its calls; no tool result appears without its call.
+//   - A memctx record is written before LoadContext returns; its recalled list
+//     names only turns that reached the prompt.
+//
+// # Concurrency
+//
+// Engine is safe for concurrent use by multiple goroutines. Many goroutines
+// may append to one thread at once; their messages get distinct, gap-free
+// seqs in commit order.
+//
+// # Errors
+//
+// Invalid input returns a *ValidationError (errors.Is ErrInvalidInput) naming
+// the message index and field; nothing of the request is stored. See
+// errors.go for the sentinels.
+package engine

@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// DatabaseFile is the name of the SQLite database inside the data directory.
+const DatabaseFile = "mnemo.db"
+
+// Engine is an open memory. It is safe for concurrent use by multiple
+// goroutines. Close releases the SQLite database and the index directory and
+// cancels background work; every method returns ErrClosed afterwards.
+type Engine struct {
+	cfg      Config
+	dir      string
+	db       *sql.DB
+	journal  *journal.Journal
+	redactor Redactor
+	limits   Limits
+	log      *slog.Logger
+	now      func() time.Time
+
+	// bg is cancelled by Close; background goroutines run on it and are
+	// counted in wg.
+	bg     context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	closeOnce sync.Once
+	closed    chan struct{}
+
+	idx indexState // derived indexes; see recall.go
+}
+
+// Open opens or creates the memory in cfg.Dir: the directory (0700), the
+// SQLite database (0600, WAL, migrated to the current schema) and the derived
+// indexes, which catch up with the database from the outbox.
+//
+// Open refuses a database written by a newer mnemo (the error wraps
+// store.ErrSchemaTooNew and names the file) and never modifies it.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.Dir == "" {
+		return nil, invalid(-1, "Dir", "the data directory is required")
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("engine: data directory %s: %w", cfg.Dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("engine: create data directory: %w", err)
+	}
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("engine: data directory: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("engine: data directory %s is not a directory", dir)
+	}
+	db, err := store.Open(ctx, filepath.Join(dir, DatabaseFile))
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	e := &Engine{
+		cfg:      cfg,
+		dir:      dir,
+		db:       db,
+		redactor: cfg.Redactor,
+		limits:   cfg.Limits.withDefaults(),
+		log:      cfg.Logger,
+		now:      cfg.Now,
+		closed:   make(chan struct{}),
+	}
+	if e.redactor == nil {
+		e.redactor = DefaultRedactor()
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.cfg.RecentN <= 0 {
+		e.cfg.RecentN = DefaultRecentN
+	}
+	e.journal = journal.New(db, e.now)
+	e.bg, e.cancel = context.WithCancel(context.Background())
+	if err := e.openIndexes(ctx); err != nil {
+		e.cancel()
+		db.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close stops background work, closes the indexes and the database. It is
+// safe to call more than once; later calls return nil.
+func (e *Engine) Close() error {
+	var err error
+	e.closeOnce.Do(func() {
+		close(e.closed)
+		e.cancel()
+		e.wg.Wait()
+		err = errors.Join(e.closeIndexes(), e.db.Close())
+	})
+	return err
+}
+
+// Dir returns the absolute path of the data directory.
+func (e *Engine) Dir() string { return e.dir }
+
+// Journal returns the run journal (memoized steps, tool applications and
+// memctx records). It shares the engine's lifetime.
+func (e *Engine) Journal() *journal.Journal { return e.journal }
+
+// DB returns the underlying SQLite pool for the packages that share it
+// (working memory, observations). Callers must not close it.
+func (e *Engine) DB() *sql.DB { return e.db }
+
+func (e *Engine) checkOpen() error {
+	select {
+	case <-e.closed:
+		return ErrClosed
+	default:
+		return nil
+	}
+}
+
+// tx runs fn in one write transaction: commit when fn returns nil, roll back
+// on error or panic.
+func (e *Engine) tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := e.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("engine: begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			tx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return err
+	}
+	if err = tx.Commit(); err != nil {
+		return fmt.Errorf("engine: commit: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInvalidInput is returned (wrapped in a *ValidationError) by Append,
+// LoadContext and the read methods when a request breaks a rule: a bad role,
+// id, tool-call shape or size. Nothing is stored.
+var ErrInvalidInput = errors.New("engine: invalid input")
+
+// ErrConflict is returned by Append when a message id is already stored with
+// different content, or in another thread.
+var ErrConflict = errors.New("engine: message id already stored with different content")
+
+// ErrResourceMismatch is returned by Append and LoadContext when a thread is
+// addressed under a resource other than the one it belongs to.
+var ErrResourceMismatch = errors.New("engine: thread belongs to another resource")
+
+// ErrThreadNotFound is returned by GetThread and Messages when the thread
+// does not exist.
+var ErrThreadNotFound = errors.New("engine: thread not found")
+
+// ErrClosed is returned by every method called after Close.
+var ErrClosed = errors.New("engine: closed")
+
+// ValidationError says which message (Index, -1 for the request itself) and
+// which field broke which rule. It wraps ErrInvalidInput.
+type ValidationError struct {
+	Index int    // message index in the request, or -1
+	Field string // JSON name of the field, e.g. "toolCalls[0].arguments"
+	Rule  string // what the value must be
+}
+
+func (e *ValidationError) Error() string {
+	if e.Index < 0 {
+		return fmt.Sprintf("engine: invalid %s: %s", e.Field, e.Rule)
+	}
+	return fmt.Sprintf("engine: invalid messages[%d].%s: %s", e.Index, e.Field, e.Rule)
+}
+
+// Unwrap returns ErrInvalidInput.
+func (e *ValidationError) Unwrap() error { return ErrInvalidInput }
+
+func invalid(index int, field, rule string, args ...any) error {
+	return &ValidationError{Index: index, Field: field, Rule: fmt.Sprintf(rule, args...)}
+}

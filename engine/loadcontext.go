@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// LoadRequest asks for the memory part of the next prompt of a thread.
+type LoadRequest struct {
+	// RunID names this run; its memctx record is stored under
+	// "<RunID>:memctx". Empty means a generated ULID.
+	RunID string
+	// ThreadID is the conversation. Required. A thread with no messages yet
+	// gives an empty recent window (recall over the resource still works).
+	ThreadID string
+	// ResourceID is the thread's owner. Required when the thread does not
+	// exist yet; when given for an existing thread it must match.
+	ResourceID string
+	// Query drives recall. Empty means the newest user message of the thread.
+	Query string
+	// RecentN is the recent-window size: 0 means Config.RecentN, a negative
+	// value turns the window off.
+	RecentN int
+	// Recall overrides Config.Recall for this run; nil means Config.Recall.
+	// Recall with TopK 0 turns recall off.
+	Recall *recall.Options
+	// TokenBudget, when positive, bounds the estimated tokens of the recalled
+	// turns: the lowest-scored recalled groups are dropped first (reason
+	// "budget"). The recent window is never cut by the budget.
+	TokenBudget int
+	// ReplaceRun lets a run id that already has a memctx record be reused;
+	// otherwise LoadContext returns journal.ErrRunExists.
+	ReplaceRun bool
+}
+
+// LoadContext composes the memory part of the next prompt of a thread: the
+// recent window, recall over older turns, observations and working memory
+// (DESIGN.md, read path). It writes the run's memctx record to the journal
+// before it returns.
+//
+// Errors: a *ValidationError for a bad id or option; ErrResourceMismatch when
+// the thread belongs to another resource; journal.ErrRunExists when the run
+// id was used before and ReplaceRun is false. Recall that fails degrades
+// (memctx.retrieval says so) rather than failing the call.
+func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	if !ValidID(req.ThreadID) {
+		return nil, invalid(-1, "threadId", idRule)
+	}
+	if req.ResourceID != "" && !ValidID(req.ResourceID) {
+		return nil, invalid(-1, "resourceId", idRule)
+	}
+	if req.RunID == "" {
+		req.RunID = ulid.Make().String()
+	} else if !ValidID(req.RunID) {
+		return nil, invalid(-1, "runId", idRule)
+	}
+	if !req.ReplaceRun {
+		if _, err := e.journal.RawMemCtx(ctx, req.RunID); err == nil {
+			return nil, fmt.Errorf("%w: %s", journal.ErrRunExists, req.RunID)
+		}
+	}
+	th, err := e.GetThread(ctx, req.ThreadID)
+	switch {
+	case errors.Is(err, ErrThreadNotFound):
+		if req.ResourceID == "" {
+			return nil, invalid(-1, "resourceId", "is required for thread %q, which has no messages yet", req.ThreadID)
+		}
+	case err != nil:
+		return nil, err
+	case req.ResourceID != "" && req.ResourceID != th.ResourceID:
+		return nil, fmt.Errorf("%w: thread %q belongs to resource %q, not %q", ErrResourceMismatch, req.ThreadID, th.ResourceID, req.ResourceID)
+	default:
+		req.ResourceID = th.ResourceID
+	}
+	recentN := req.RecentN
+	if recentN == 0 {
+		recentN = e.cfg.RecentN
+	}
+	recentN = max(recentN, 0)
+	opts := req.Recall
+	if opts == nil {
+		opts = e.cfg.Recall
+	}
+	if opts != nil {
+		if err := opts.Validate(); err != nil {
+			return nil, invalid(-1, "recall", "%v", err)
+		}
+	}
+
+	recent, err := e.recentMessages(ctx, req.ThreadID, recentN)
+	if err != nil {
+		return nil, err
+	}
+	if req.Query == "" {
+		if req.Query, err = e.lastUserText(ctx, req.ThreadID, recent); err != nil {
+			return nil, err
+		}
+	}
+	turns := make([]turn, 0, len(recent))
+	exclude := make(map[string]bool, len(recent))
+	for _, m := range recent {
+		turns = append(turns, turn{Message: m, Recent: true})
+		exclude[m.ID] = true
+	}
+	// Repair the recent window's lower edge first, so recall excludes what the
+	// window pulled in.
+	turns, drops, err := e.repairPairs(ctx, turns)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range turns {
+		exclude[t.ID] = true
+	}
+
+	retrieval := journal.Retrieval{Lexical: "off", Vector: "off"}
+	if opts != nil && opts.TopK > 0 && req.Query != "" {
+		recalled, status, err := e.recallTurns(ctx, recallQuery{
+			Text: req.Query, ThreadID: req.ThreadID, ResourceID: req.ResourceID, Options: *opts, Exclude: exclude,
+		})
+		if err != nil {
+			return nil, err
+		}
+		retrieval = status
+		var more []dropped
+		turns, more, err = e.repairPairs(ctx, append(turns, recalled...))
+		if err != nil {
+			return nil, err
+		}
+		drops = append(drops, more...)
+	}
+	if req.TokenBudget > 0 {
+		var cut []dropped
+		turns, cut = applyBudget(turns, req.TokenBudget)
+		drops = append(drops, cut...)
+	}
+	turns = layout(turns, req.ThreadID)
+
+	obsText, obsRefs, err := e.observationsPart(ctx, req.ThreadID, req.ResourceID)
+	if err != nil {
+		return nil, err
+	}
+	wmText, tools, wmChars, err := e.workingMemoryPart(ctx, req.ThreadID, req.ResourceID)
+	if err != nil {
+		return nil, err
+	}
+	c := compose(turns, obsText, wmText, tools)
+	c.RunID = req.RunID
+	rec := &journal.MemCtx{
+		RunID:              req.RunID,
+		ThreadID:           req.ThreadID,
+		ResourceID:         req.ResourceID,
+		Query:              req.Query,
+		Options:            memctxOptions(recentN, opts, req.TokenBudget),
+		Recalled:           []journal.Ref{},
+		Recent:             []journal.Ref{},
+		Dropped:            []journal.Ref{},
+		Observations:       obsRefs,
+		ObservationCount:   len(obsRefs),
+		WorkingMemoryChars: wmChars,
+		Retrieval:          retrieval,
+		PromptHash:         c.PromptHash,
+	}
+	if rec.Observations == nil {
+		rec.Observations = []journal.ObservationRef{}
+	}
+	for _, t := range turns {
+		if t.Recent {
+			rec.RecentCount++
+			if len(rec.Recent) < journal.RecentCap {
+				rec.Recent = append(rec.Recent, ref(t, ""))
+			}
+		} else {
+			rec.Recalled = append(rec.Recalled, ref(t, t.Reason))
+		}
+	}
+	sort.SliceStable(drops, func(i, j int) bool {
+		if drops[i].ThreadID != drops[j].ThreadID {
+			return drops[i].ThreadID < drops[j].ThreadID
+		}
+		return drops[i].Seq < drops[j].Seq
+	})
+	for _, d := range drops {
+		rec.Dropped = append(rec.Dropped, ref(d.turn, d.why))
+	}
+	rec.DroppedCount = len(rec.Dropped)
+	if err := e.journal.PutMemCtx(ctx, rec, req.ReplaceRun); err != nil {
+		return nil, err
+	}
+	c.MemCtx = rec
+	return c, nil
+}
+
+// lastUserText is the content of the newest user message of the thread.
+func (e *Engine) lastUserText(ctx context.Context, threadID string, recent []Message) (string, error) {
+	for i := len(recent) - 1; i >= 0; i-- {
+		if recent[i].Role == RoleUser {
+			return recent[i].Content, nil
+		}
+	}
+	var s string
+	err := e.db.QueryRowContext(ctx, `SELECT content FROM messages WHERE thread_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1`, threadID).Scan(&s)
+	if err != nil && !errors.Is(err, errNoRows) {
+		return "", fmt.Errorf("engine: read last user message: %w", err)
+	}
+	return s, nil
+}
+
+// applyBudget keeps the recalled turns within budget estimated tokens. It
+// drops whole runs of consecutive recalled turns of a thread (a hit with its
+// range neighbours and repairs) from the lowest-scored run up, so no tool-call
+// group is split. Recent turns are never dropped.
+func applyBudget(turns []turn, budget int) ([]turn, []dropped) {
+	type run struct {
+		idx    []int
+		score  float64
+		tokens int
+	}
+	var recalled []int
+	used := 0
+	for i, t := range turns {
+		if !t.Recent {
+			recalled = append(recalled, i)
+			used += t.Tokens
+		}
+	}
+	if used <= budget {
+		return turns, nil
+	}
+	sort.Slice(recalled, func(a, b int) bool {
+		x, y := turns[recalled[a]], turns[recalled[b]]
+		if x.ThreadID != y.ThreadID {
+			return x.ThreadID < y.ThreadID
+		}
+		return x.Seq < y.Seq
+	})
+	var runs []*run
+	for n, i := range recalled {
+		t := turns[i]
+		if n == 0 || turns[recalled[n-1]].ThreadID != t.ThreadID || turns[recalled[n-1]].Seq+1 != t.Seq {
+			runs = append(runs, &run{score: math.Inf(-1)})
+		}
+		r := runs[len(runs)-1]
+		r.idx = append(r.idx, i)
+		r.tokens += t.Tokens
+		if t.Score != nil && *t.Score > r.score {
+			r.score = *t.Score
+		}
+	}
+	sort.SliceStable(runs, func(a, b int) bool { return runs[a].score < runs[b].score })
+	cut := map[int]bool{}
+	for _, r := range runs {
+		if used <= budget {
+			break
+		}
+		for _, i := range r.idx {
+			cut[i] = true
+		}
+		used -= r.tokens
+	}
+	var kept []turn
+	var out []dropped
+	for i, t := range turns {
+		if cut[i] {
+			out = append(out, dropped{turn: t, why: journal.ReasonBudget})
+		} else {
+			kept = append(kept, t)
+		}
+	}
+	return kept, out
+}

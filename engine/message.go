@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Roles a stored message may have. There is no system role in memory:
+// system prompts belong to the caller.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one stored turn of a thread.
+//
+// In an AppendRequest, ID is optional (a ULID is generated when empty), Seq,
+// ThreadID, ResourceID and Tokens are ignored (the store assigns them) and
+// CreatedAt defaults to the engine clock.
+type Message struct {
+	ID         string         `json:"id"`
+	ThreadID   string         `json:"threadId"`
+	ResourceID string         `json:"resourceId"`
+	Seq        int64          `json:"seq"`
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	Name       string         `json:"name,omitempty"`       // speaker or tool name
+	ToolCalls  []ToolCall     `json:"toolCalls,omitempty"`  // assistant messages only
+	ToolCallID string         `json:"toolCallId,omitempty"` // tool messages only: the call answered
+	Metadata   map[string]any `json:"metadata,omitempty"`   // a JSON object, filterable by recall
+	CreatedAt  time.Time      `json:"createdAt"`
+	Tokens     int            `json:"tokens"`              // estimate: about 4 bytes a token
+	Truncated  bool           `json:"truncated,omitempty"` // Content is a bounded summary; the full text is stored by reference
+}
+
+// ToolCall is one function call requested by an assistant message.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"` // a JSON value, usually an object
+}

@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Thread is a thread's metadata. It never carries message content.
+type Thread struct {
+	ID           string    `json:"id"`
+	ResourceID   string    `json:"resourceId"`
+	Title        string    `json:"title,omitempty"`
+	MessageCount int64     `json:"messageCount"`
+	LastSeq      int64     `json:"lastSeq"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+}
+
+const threadColumns = `id, resource_id, title, message_count, last_seq, created_at, updated_at`
+
+func scanThread(s interface{ Scan(...any) error }) (Thread, error) {
+	var t Thread
+	var c, u int64
+	err := s.Scan(&t.ID, &t.ResourceID, &t.Title, &t.MessageCount, &t.LastSeq, &c, &u)
+	t.CreatedAt, t.UpdatedAt = time.UnixMilli(c).UTC(), time.UnixMilli(u).UTC()
+	return t, err
+}
+
+// GetThread returns the thread's metadata, or ErrThreadNotFound.
+func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	t, err := scanThread(e.db.QueryRowContext(ctx, `SELECT `+threadColumns+` FROM threads WHERE id = ?`, threadID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %q", ErrThreadNotFound, threadID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: read thread %s: %w", threadID, err)
+	}
+	return &t, nil
+}
+
+// ListThreads returns the threads of resourceID (all threads when empty),
+// ordered by resource and id. It returns metadata only, never content.
+func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	q, args := `SELECT `+threadColumns+` FROM threads ORDER BY resource_id, id`, []any{}
+	if resourceID != "" {
+		q, args = `SELECT `+threadColumns+` FROM threads WHERE resource_id = ? ORDER BY id`, []any{resourceID}
+	}
+	rows, err := e.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("engine: list threads: %w", err)
+	}
+	defer rows.Close()
+	var out []Thread
+	for rows.Next() {
+		t, err := scanThread(rows)
+		if err != nil {
+			return nil, fmt.Errorf("engine: list threads: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// messageColumns are the columns scanMessage reads, in order.
+const messageColumns = `id, thread_id, resource_id, seq, role, content, name, tool_calls, tool_call_id, metadata, created_at, tokens,
+	EXISTS (SELECT 1 FROM message_blobs b WHERE b.message_id = messages.id)`
+
+func scanMessage(s interface{ Scan(...any) error }) (Message, error) {
+	var m Message
+	var calls sql.NullString
+	var meta string
+	var created int64
+	if err := s.Scan(&m.ID, &m.ThreadID, &m.ResourceID, &m.Seq, &m.Role, &m.Content, &m.Name, &calls,
+		&m.ToolCallID, &meta, &created, &m.Tokens, &m.Truncated); err != nil {
+		return m, err
+	}
+	m.CreatedAt = time.UnixMilli(created).UTC()
+	if calls.Valid && calls.String != "" {
+		if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
+			return m, fmt.Errorf("decode tool calls of %s: %w", m.ID, err)
+		}
+	}
+	if meta != "" && meta != "{}" {
+		if err := json.Unmarshal([]byte(meta), &m.Metadata); err != nil {
+			return m, fmt.Errorf("decode metadata of %s: %w", m.ID, err)
+		}
+	}
+	return m, nil
+}
+
+func (e *Engine) queryMessages(ctx context.Context, q string, args ...any) ([]Message, error) {
+	rows, err := e.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Messages returns the thread's messages with fromSeq <= seq <= toSeq in seq
+// order; toSeq <= 0 means to the end. It returns ErrThreadNotFound for an
+// unknown thread.
+func (e *Engine) Messages(ctx context.Context, threadID string, fromSeq, toSeq int64) ([]Message, error) {
+	if _, err := e.GetThread(ctx, threadID); err != nil {
+		return nil, err
+	}
+	if toSeq <= 0 {
+		toSeq = 1<<63 - 1
+	}
+	ms, err := e.queryMessages(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`,
+		threadID, fromSeq, toSeq)
+	if err != nil {
+		return nil, fmt.Errorf("engine: read messages of %s: %w", threadID, err)
+	}
+	return ms, nil
+}
+
+// MessagesByID returns the stored messages with the given ids, in the order
+// asked; ids that are not stored are left out. When resourceID is not empty,
+// messages of other resources are left out too, so a fetch by id never
+// crosses resources.
+func (e *Engine) MessagesByID(ctx context.Context, resourceID string, ids ...string) ([]Message, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	byID := make(map[string]Message, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		q := `SELECT ` + messageColumns + ` FROM messages WHERE id IN (?` + strings.Repeat(",?", len(chunk)-1) + `)`
+		args := make([]any, 0, len(chunk)+1)
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		if resourceID != "" {
+			q += ` AND resource_id = ?`
+			args = append(args, resourceID)
+		}
+		ms, err := e.queryMessages(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("engine: read messages by id: %w", err)
+		}
+		for _, m := range ms {
+			byID[m.ID] = m
+		}
+	}
+	out := make([]Message, 0, len(byID))
+	for _, id := range ids {
+		if m, ok := byID[id]; ok {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// FullContent returns a message's full content: for a large tool result
+// stored by reference, the whole result; otherwise the stored content.
+func (e *Engine) FullContent(ctx context.Context, messageID string) (string, error) {
+	if err := e.checkOpen(); err != nil {
+		return "", err
+	}
+	var s string
+	err := e.db.QueryRowContext(ctx, `SELECT COALESCE((SELECT content FROM message_blobs WHERE message_id = m.id), m.content)
+		FROM messages m WHERE m.id = ?`, messageID).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("engine: message %q not found", messageID)
+	}
+	return s, err
+}
+
+// recentMessages returns the last n messages of the thread in seq order.
+func (e *Engine) recentMessages(ctx context.Context, threadID string, n int) ([]Message, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	ms, err := e.queryMessages(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`, threadID, n)
+	if err != nil {
+		return nil, fmt.Errorf("engine: read recent messages of %s: %w", threadID, err)
+	}
+	for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
+		ms[i], ms[j] = ms[j], ms[i]
+	}
+	return ms, nil
+}

@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// idPattern is the rule for thread, resource, message and tool-call ids.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_.:@-]{1,128}$`)
+
+const idRule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
+
+// ValidID reports whether s is a valid thread, resource, message or tool-call id.
+func ValidID(s string) bool { return idPattern.MatchString(s) }
+
+// validateRequest checks an AppendRequest before anything is stored.
+func (e *Engine) validateRequest(req *AppendRequest) error {
+	if !ValidID(req.ThreadID) {
+		return invalid(-1, "threadId", idRule)
+	}
+	if req.ResourceID != "" && !ValidID(req.ResourceID) {
+		return invalid(-1, "resourceId", idRule)
+	}
+	if len(req.Messages) == 0 {
+		return invalid(-1, "messages", "must hold at least one message")
+	}
+	if n := len(req.Messages); n > e.limits.MaxMessagesPerAppend {
+		return invalid(-1, "messages", "at most %d messages per append, got %d", e.limits.MaxMessagesPerAppend, n)
+	}
+	for i := range req.Messages {
+		if err := e.validateMessage(i, &req.Messages[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) validateMessage(i int, m *Message) error {
+	if m.ID != "" && !ValidID(m.ID) {
+		return invalid(i, "id", idRule)
+	}
+	switch m.Role {
+	case RoleUser, RoleAssistant, RoleTool:
+	case "system":
+		return invalid(i, "role", `"system" is not stored: system prompts belong to the caller; use user, assistant or tool`)
+	default:
+		return invalid(i, "role", "must be user, assistant or tool, got %q", clip(m.Role, 32))
+	}
+	if err := checkText(i, "content", m.Content); err != nil {
+		return err
+	}
+	limit := e.limits.MaxContentBytes
+	if m.Role == RoleTool {
+		limit = e.limits.MaxToolResultBytes
+	}
+	if len(m.Content) > limit {
+		return invalid(i, "content", "at most %d bytes for role %s, got %d", limit, m.Role, len(m.Content))
+	}
+	if err := checkText(i, "name", m.Name); err != nil {
+		return err
+	}
+	if len(m.Name) > 256 {
+		return invalid(i, "name", "at most 256 bytes")
+	}
+	switch m.Role {
+	case RoleTool:
+		if m.ToolCallID == "" {
+			return invalid(i, "toolCallId", "is required for a tool message")
+		}
+		if !ValidID(m.ToolCallID) {
+			return invalid(i, "toolCallId", idRule)
+		}
+		if len(m.ToolCalls) > 0 {
+			return invalid(i, "toolCalls", "only assistant messages carry tool calls")
+		}
+	case RoleUser:
+		if len(m.ToolCalls) > 0 {
+			return invalid(i, "toolCalls", "only assistant messages carry tool calls")
+		}
+		fallthrough
+	case RoleAssistant:
+		if m.ToolCallID != "" {
+			return invalid(i, "toolCallId", "only tool messages carry a toolCallId")
+		}
+	}
+	if m.Role == RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0 {
+		return invalid(i, "content", "an assistant message needs content or tool calls")
+	}
+	if m.Role == RoleUser && strings.TrimSpace(m.Content) == "" {
+		return invalid(i, "content", "a user message needs content")
+	}
+	if n := len(m.ToolCalls); n > e.limits.MaxToolCalls {
+		return invalid(i, "toolCalls", "at most %d tool calls, got %d", e.limits.MaxToolCalls, n)
+	}
+	seen := map[string]bool{}
+	for j, tc := range m.ToolCalls {
+		f := func(s string) string { return "toolCalls[" + strconv.Itoa(j) + "]." + s }
+		if !ValidID(tc.ID) {
+			return invalid(i, f("id"), idRule)
+		}
+		if seen[tc.ID] {
+			return invalid(i, f("id"), "duplicate tool call id %q", tc.ID)
+		}
+		seen[tc.ID] = true
+		if tc.Name == "" || len(tc.Name) > 64 || !toolName.MatchString(tc.Name) {
+			return invalid(i, f("name"), "must be 1-64 characters of [A-Za-z0-9_-]")
+		}
+		if len(tc.Arguments) == 0 {
+			return invalid(i, f("arguments"), "is required (use {} for none)")
+		}
+		if !json.Valid(tc.Arguments) {
+			return invalid(i, f("arguments"), "must be valid JSON")
+		}
+		if len(tc.Arguments) > e.limits.MaxContentBytes {
+			return invalid(i, f("arguments"), "at most %d bytes", e.limits.MaxContentBytes)
+		}
+	}
+	if m.Metadata != nil {
+		b, err := json.Marshal(m.Metadata)
+		if err != nil {
+			return invalid(i, "metadata", "must encode as a JSON object: %v", err)
+		}
+		if len(b) > e.limits.MaxMetadataBytes {
+			return invalid(i, "metadata", "at most %d bytes as JSON, got %d", e.limits.MaxMetadataBytes, len(b))
+		}
+		var decoded any
+		if err := json.Unmarshal(b, &decoded); err != nil {
+			return invalid(i, "metadata", "must encode as a JSON object: %v", err)
+		}
+		if d := depth(decoded); d > e.limits.MaxMetadataDepth {
+			return invalid(i, "metadata", "nested %d levels deep, at most %d", d, e.limits.MaxMetadataDepth)
+		}
+		for k := range m.Metadata {
+			if k == "" || len(k) > 128 {
+				return invalid(i, "metadata", "keys must be 1-128 bytes")
+			}
+		}
+	}
+	return nil
+}
+
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// checkText refuses invalid UTF-8 and NUL bytes, which SQLite, bleve and
+// model APIs handle inconsistently.
+func checkText(i int, field, s string) error {
+	if !utf8.ValidString(s) {
+		return invalid(i, field, "must be valid UTF-8")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return invalid(i, field, "must not contain NUL bytes")
+	}
+	return nil
+}
+
+// depth is the nesting depth of a decoded JSON value (a scalar is 0).
+func depth(v any) int {
+	d := 0
+	switch t := v.(type) {
+	case map[string]any:
+		for _, x := range t {
+			d = max(d, depth(x))
+		}
+		return d + 1
+	case []any:
+		for _, x := range t {
+			d = max(d, depth(x))
+		}
+		return d + 1
+	}
+	return 0
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,26 @@
+// Package importer reads conversation files into an engine: mnemo's JSONL
+// format and the LoCoMo and LongMemEval benchmark formats
+// (../shared/data/README.md describes the two benchmarks).
+//
+// # Invariants
+//
+//   - Message ids are derived from the file (LoCoMo "<sample>:<dia_id>",
+//     LongMemEval "<question>:s<index>:<turn>"), so importing a file twice
+//     stores nothing new.
+//   - LongMemEval threads are named by position ("<question_id>:s<index>");
+//     the original session ids and has_answer flags are never stored, so a
+//     retriever cannot see which sessions hold the answer.
+//   - A malformed record is reported with its line (JSONL) or JSON path and
+//     skipped; with Strict the import stops at the first one. What was stored
+//     before a strict stop stays stored (each thread batch is atomic).
+//
+// # Concurrency
+//
+// Import calls Engine.Append from one goroutine; it is safe to run several
+// imports on one engine.
+//
+// # Errors
+//
+// ErrUnknownFormat when the format cannot be detected; *RecordError for a
+// malformed record under Strict; errors from the engine otherwise.
+package importer

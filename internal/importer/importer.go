@@ -1,0 +1,233 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// Formats Import understands.
+const (
+	FormatAuto        = "auto"
+	FormatJSONL       = "jsonl"
+	FormatLoCoMo      = "locomo"
+	FormatLongMemEval = "longmemeval"
+)
+
+// ErrUnknownFormat is returned by Import and Detect when the format is not
+// one of the Format constants or cannot be detected from the file.
+var ErrUnknownFormat = errors.New("importer: unknown format")
+
+// RecordError is a malformed record: Where is "line N" for JSONL or a JSON
+// path such as "[2].conversation.session_4[7]".
+type RecordError struct {
+	File  string
+	Where string
+	Err   error
+}
+
+func (e *RecordError) Error() string {
+	return fmt.Sprintf("importer: %s: %s: %v", e.File, e.Where, e.Err)
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
+
+// Options control Import. The zero value detects the format and skips
+// malformed records.
+type Options struct {
+	// Format is one of the Format constants; "" means FormatAuto.
+	Format string
+	// Strict stops at the first malformed record instead of skipping it.
+	Strict bool
+	// Progress, when set, is called with bytes read so far and the file size.
+	Progress func(read, total int64)
+}
+
+// Report summarises an import.
+type Report struct {
+	File       string         `json:"file"`
+	Format     string         `json:"format"`
+	Resources  int            `json:"resources"`
+	Threads    int            `json:"threads"`
+	Messages   int            `json:"messages"`   // messages stored now
+	Duplicates int            `json:"duplicates"` // messages already stored (same id and content)
+	Skipped    int            `json:"skipped"`    // malformed records left out
+	Problems   []*RecordError `json:"-"`
+}
+
+// Appender is what Import needs of an engine.
+type Appender interface {
+	Append(ctx context.Context, req engine.AppendRequest) (*engine.AppendResult, error)
+}
+
+// Import reads path in the given format and appends its conversations.
+func Import(ctx context.Context, e Appender, path string, opt Options) (*Report, error) {
+	format := opt.Format
+	if format == "" || format == FormatAuto {
+		var err error
+		if format, err = Detect(path); err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("importer: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("importer: %w", err)
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("importer: %s is a directory", path)
+	}
+	r := io.Reader(f)
+	if opt.Progress != nil {
+		r = &progressReader{r: f, total: fi.Size(), fn: opt.Progress}
+	}
+	w := &writer{ctx: ctx, e: e, strict: opt.Strict, rep: &Report{File: path, Format: format}, resources: map[string]bool{}, threads: map[string]bool{}}
+	switch format {
+	case FormatJSONL:
+		err = w.jsonl(r)
+	case FormatLoCoMo:
+		err = w.locomo(r)
+	case FormatLongMemEval:
+		err = w.longmemeval(r)
+	default:
+		return nil, fmt.Errorf("%w: %q (want jsonl, locomo or longmemeval)", ErrUnknownFormat, format)
+	}
+	w.rep.Resources, w.rep.Threads = len(w.resources), len(w.threads)
+	return w.rep, err
+}
+
+// Detect guesses a file's format: ".jsonl"/".ndjson" is JSONL; a JSON array
+// whose first element has "conversation" is LoCoMo, one with
+// "haystack_sessions" is LongMemEval.
+func Detect(path string) (string, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".ndjson":
+		return FormatJSONL, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("importer: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	head, _ := br.Peek(1 << 20)
+	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		return FormatJSONL, nil
+	}
+	dec := json.NewDecoder(br)
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return "", fmt.Errorf("%w: %s is neither JSONL nor a JSON array", ErrUnknownFormat, path)
+	}
+	var first map[string]json.RawMessage
+	if err := dec.Decode(&first); err != nil {
+		return "", fmt.Errorf("%w: %s: first element: %v", ErrUnknownFormat, path, err)
+	}
+	switch {
+	case first["conversation"] != nil:
+		return FormatLoCoMo, nil
+	case first["haystack_sessions"] != nil:
+		return FormatLongMemEval, nil
+	}
+	return "", fmt.Errorf("%w: %s: a JSON array of neither LoCoMo nor LongMemEval records", ErrUnknownFormat, path)
+}
+
+type progressReader struct {
+	r     io.Reader
+	read  int64
+	total int64
+	fn    func(read, total int64)
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.read += int64(n)
+	p.fn(p.read, p.total)
+	return n, err
+}
+
+// writer appends thread batches and keeps the report.
+type writer struct {
+	ctx       context.Context
+	e         Appender
+	strict    bool
+	rep       *Report
+	resources map[string]bool
+	threads   map[string]bool
+}
+
+// problem records a malformed record; under strict it is returned as the
+// import's error.
+func (w *writer) problem(where string, err error) error {
+	re := &RecordError{File: w.rep.File, Where: where, Err: err}
+	w.rep.Skipped++
+	w.rep.Problems = append(w.rep.Problems, re)
+	if w.strict {
+		return re
+	}
+	return nil
+}
+
+// appendBatch stores one thread's messages; wheres names each message's
+// record for error reports. When the batch is refused for a record's
+// content, the records are appended one by one so only the bad ones are
+// skipped (under strict the first bad one stops the import).
+func (w *writer) appendBatch(req engine.AppendRequest, wheres []string) error {
+	if len(req.Messages) == 0 {
+		return nil
+	}
+	res, err := w.e.Append(w.ctx, req)
+	if err == nil {
+		w.count(req, res)
+		return nil
+	}
+	var ve *engine.ValidationError
+	if !errors.As(err, &ve) && !errors.Is(err, engine.ErrConflict) && !errors.Is(err, engine.ErrResourceMismatch) {
+		return err
+	}
+	if ve != nil && ve.Index < 0 || errors.Is(err, engine.ErrResourceMismatch) {
+		// The whole batch is wrong (thread or resource id).
+		for _, wh := range wheres {
+			if perr := w.problem(wh, err); perr != nil {
+				return perr
+			}
+		}
+		return nil
+	}
+	for i, m := range req.Messages {
+		one := req
+		one.Messages = []engine.Message{m}
+		res, err := w.e.Append(w.ctx, one)
+		if err != nil {
+			if errors.As(err, &ve) || errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrResourceMismatch) {
+				if perr := w.problem(wheres[i], err); perr != nil {
+					return perr
+				}
+				continue
+			}
+			return err
+		}
+		w.count(one, res)
+	}
+	return nil
+}
+
+func (w *writer) count(req engine.AppendRequest, res *engine.AppendResult) {
+	w.resources[res.ResourceID] = true
+	w.threads[req.ThreadID] = true
+	w.rep.Messages += res.Stored
+	w.rep.Duplicates += res.Duplicates
+}

@@ -1,0 +1,167 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// MaxLineBytes bounds one JSONL line (a message with its metadata).
+const MaxLineBytes = 16 << 20
+
+// jsonlRecord is one line of mnemo's JSONL format.
+type jsonlRecord struct {
+	Thread     string          `json:"thread"`
+	Resource   string          `json:"resource"`
+	ID         string          `json:"id"`
+	Role       string          `json:"role"`
+	Content    *string         `json:"content"`
+	Name       string          `json:"name"`
+	ToolCalls  json.RawMessage `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+	Metadata   map[string]any  `json:"metadata"`
+	CreatedAt  string          `json:"created_at"`
+}
+
+// jsonl reads one message per line:
+//
+//	{"thread", "resource", "id"?, "role", "content", "name"?, "tool_calls"?,
+//	 "tool_call_id"?, "metadata"?, "created_at"?}
+//
+// tool_calls is a list in OpenAI's shape ({"id", "type": "function",
+// "function": {"name", "arguments": "<JSON text>"}}) or mnemo's ({"id",
+// "name", "arguments": <JSON>}); created_at is RFC 3339 or Unix milliseconds.
+// Consecutive lines of one thread are appended as one batch.
+func (w *writer) jsonl(r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), MaxLineBytes)
+	var batch engine.AppendRequest
+	var wheres []string
+	flush := func() error {
+		err := w.appendBatch(batch, wheres)
+		batch, wheres = engine.AppendRequest{}, nil
+		return err
+	}
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		where := fmt.Sprintf("line %d", line)
+		thread, resource, m, err := parseJSONL(b)
+		if err != nil {
+			if perr := w.problem(where, err); perr != nil {
+				return perr
+			}
+			continue
+		}
+		if batch.ThreadID != thread || batch.ResourceID != resource || len(batch.Messages) >= 500 {
+			if err := flush(); err != nil {
+				return err
+			}
+			batch.ThreadID, batch.ResourceID = thread, resource
+		}
+		batch.Messages = append(batch.Messages, m)
+		wheres = append(wheres, where)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("line %d is longer than %d bytes", line+1, MaxLineBytes)
+		}
+		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
+	}
+	return flush()
+}
+
+// parseJSONL decodes one JSONL record. The engine validates the message
+// itself; this checks the record's shape.
+func parseJSONL(b []byte) (thread, resource string, m engine.Message, err error) {
+	var rec jsonlRecord
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&rec); err != nil {
+		return "", "", m, fmt.Errorf("not a JSON object: %w", err)
+	}
+	if dec.More() {
+		return "", "", m, errors.New("more than one JSON value on the line")
+	}
+	if rec.Thread == "" {
+		return "", "", m, errors.New(`"thread" is required`)
+	}
+	if rec.Role == "" {
+		return "", "", m, errors.New(`"role" is required`)
+	}
+	if rec.Content == nil && len(rec.ToolCalls) == 0 {
+		return "", "", m, errors.New(`"content" is required`)
+	}
+	m = engine.Message{ID: rec.ID, Role: rec.Role, Name: rec.Name, ToolCallID: rec.ToolCallID, Metadata: rec.Metadata}
+	if rec.Content != nil {
+		m.Content = *rec.Content
+	}
+	if len(rec.ToolCalls) > 0 && string(rec.ToolCalls) != "null" {
+		if m.ToolCalls, err = parseToolCalls(rec.ToolCalls); err != nil {
+			return "", "", m, fmt.Errorf("tool_calls: %w", err)
+		}
+	}
+	if rec.CreatedAt != "" {
+		if m.CreatedAt, err = parseTime(rec.CreatedAt); err != nil {
+			return "", "", m, fmt.Errorf("created_at: %w", err)
+		}
+	}
+	return rec.Thread, rec.Resource, m, nil
+}
+
+// parseToolCalls accepts OpenAI's and mnemo's tool-call shapes.
+func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
+	var items []struct {
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Function  *struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("must be a list of tool calls: %w", err)
+	}
+	out := make([]engine.ToolCall, len(items))
+	for i, it := range items {
+		tc := engine.ToolCall{ID: it.ID, Name: it.Name, Arguments: it.Arguments}
+		if it.Function != nil {
+			tc.Name, tc.Arguments = it.Function.Name, json.RawMessage(it.Function.Arguments)
+		} else if len(it.Arguments) > 0 && it.Arguments[0] == '"' {
+			// Arguments given as JSON text inside a string, as OpenAI sends them.
+			var s string
+			if err := json.Unmarshal(it.Arguments, &s); err == nil {
+				tc.Arguments = json.RawMessage(s)
+			}
+		}
+		if len(tc.Arguments) == 0 {
+			tc.Arguments = json.RawMessage("{}")
+		}
+		out[i] = tc
+	}
+	return out, nil
+}
+
+// parseTime reads RFC 3339 (with or without fraction) or Unix milliseconds.
+func parseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	var ms int64
+	if _, err := fmt.Sscanf(s, "%d", &ms); err == nil && fmt.Sprint(ms) == s {
+		return time.UnixMilli(ms).UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is neither RFC 3339 nor Unix milliseconds", s)
+}

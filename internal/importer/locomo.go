@@ -1,0 +1,164 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// LoCoMoSample is one LoCoMo conversation as the importer and the evaluator
+// read it.
+type LoCoMoSample struct {
+	SampleID     string                     `json:"sample_id"`
+	Conversation map[string]json.RawMessage `json:"conversation"`
+	QA           []LoCoMoQA                 `json:"qa"`
+}
+
+// LoCoMoQA is one benchmark question. Category: 1 multi-hop, 2 temporal,
+// 3 open-domain, 4 single-hop, 5 adversarial.
+type LoCoMoQA struct {
+	Question string          `json:"question"`
+	Answer   json.RawMessage `json:"answer"`
+	Evidence []string        `json:"evidence"`
+	Category int             `json:"category"`
+}
+
+// LoCoMoTurn is one turn of a LoCoMo session.
+type LoCoMoTurn struct {
+	Speaker     string `json:"speaker"`
+	DiaID       string `json:"dia_id"`
+	Text        string `json:"text"`
+	BlipCaption string `json:"blip_caption"`
+}
+
+// LoCoMoDateLayout is the layout of LoCoMo session dates, e.g.
+// "1:56 pm on 8 May, 2023".
+const LoCoMoDateLayout = "3:04 pm on 2 January, 2006"
+
+// LoCoMoThreadID names the thread of a LoCoMo session: "<sample_id>:session_<N>".
+func LoCoMoThreadID(sampleID string, session int) string {
+	return fmt.Sprintf("%s:session_%d", sampleID, session)
+}
+
+// LoCoMoMessageID names the message of a LoCoMo turn: "<sample_id>:<dia_id>".
+func LoCoMoMessageID(sampleID, diaID string) string { return sampleID + ":" + diaID }
+
+// LoCoMoSessions returns the session numbers of a conversation in order,
+// taken from the "session_N" keys (not the "*_date_time" keys, which some
+// samples have more of).
+func LoCoMoSessions(conv map[string]json.RawMessage) []int {
+	var ns []int
+	for k := range conv {
+		if n, ok := strings.CutPrefix(k, "session_"); ok {
+			if i, err := strconv.Atoi(n); err == nil {
+				ns = append(ns, i)
+			}
+		}
+	}
+	sort.Ints(ns)
+	return ns
+}
+
+// locomo maps each sample to a resource, each session to a thread and each
+// turn to a message: speaker_a → user, speaker_b → assistant, the speaker's
+// name kept as the message name, an image caption appended as
+// "[image: …]", dia_id and speaker in metadata. A turn's created time is the
+// session date plus its index in seconds, so turns keep their order in time.
+func (w *writer) locomo(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return fmt.Errorf("importer: %s: LoCoMo data must be a JSON array", w.rep.File)
+	}
+	for i := 0; dec.More(); i++ {
+		var s LoCoMoSample
+		if err := dec.Decode(&s); err != nil {
+			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
+		}
+		if err := w.locomoSample(i, &s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) locomoSample(i int, s *LoCoMoSample) error {
+	at := fmt.Sprintf("[%d]", i)
+	if s.SampleID == "" {
+		return w.problem(at+".sample_id", fmt.Errorf("missing"))
+	}
+	var a, b string
+	_ = json.Unmarshal(s.Conversation["speaker_a"], &a)
+	_ = json.Unmarshal(s.Conversation["speaker_b"], &b)
+	if a == "" || b == "" {
+		return w.problem(at+".conversation", fmt.Errorf("speaker_a and speaker_b are required"))
+	}
+	for _, n := range LoCoMoSessions(s.Conversation) {
+		key := fmt.Sprintf("session_%d", n)
+		where := at + ".conversation." + key
+		var turns []LoCoMoTurn
+		if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
+			if perr := w.problem(where, err); perr != nil {
+				return perr
+			}
+			continue
+		}
+		var date string
+		_ = json.Unmarshal(s.Conversation[key+"_date_time"], &date)
+		start, err := time.Parse(LoCoMoDateLayout, strings.TrimSpace(date))
+		if err != nil {
+			if perr := w.problem(where+"_date_time", fmt.Errorf("date %q: %w", date, err)); perr != nil {
+				return perr
+			}
+			continue
+		}
+		req := engine.AppendRequest{
+			ThreadID:   LoCoMoThreadID(s.SampleID, n),
+			ResourceID: s.SampleID,
+			Title:      fmt.Sprintf("%s & %s, session %d (%s)", a, b, n, start.Format("2 Jan 2006")),
+		}
+		var wheres []string
+		for j, t := range turns {
+			tw := fmt.Sprintf("%s[%d]", where, j)
+			role := engine.RoleUser
+			switch t.Speaker {
+			case a:
+			case b:
+				role = engine.RoleAssistant
+			default:
+				if perr := w.problem(tw, fmt.Errorf("speaker %q is neither %q nor %q", t.Speaker, a, b)); perr != nil {
+					return perr
+				}
+				continue
+			}
+			if t.DiaID == "" {
+				if perr := w.problem(tw, fmt.Errorf("dia_id is missing")); perr != nil {
+					return perr
+				}
+				continue
+			}
+			content := t.Text
+			if c := strings.TrimSpace(t.BlipCaption); c != "" {
+				content = strings.TrimSpace(content + " [image: " + c + "]")
+			}
+			req.Messages = append(req.Messages, engine.Message{
+				ID:        LoCoMoMessageID(s.SampleID, t.DiaID),
+				Role:      role,
+				Name:      t.Speaker,
+				Content:   content,
+				Metadata:  map[string]any{"dia_id": t.DiaID, "speaker": t.Speaker, "session": n},
+				CreatedAt: start.Add(time.Duration(j) * time.Second),
+			})
+			wheres = append(wheres, tw)
+		}
+		if err := w.appendBatch(req, wheres); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// LongMemEvalQuestion is one LongMemEval record. The evaluator reads
+// HaystackSessionIDs and HasAnswer from the file itself; the importer never
+// stores them.
+type LongMemEvalQuestion struct {
+	QuestionID         string              `json:"question_id"`
+	QuestionType       string              `json:"question_type"`
+	Question           string              `json:"question"`
+	QuestionDate       string              `json:"question_date"`
+	HaystackSessionIDs []string            `json:"haystack_session_ids"`
+	HaystackDates      []string            `json:"haystack_dates"`
+	HaystackSessions   [][]LongMemEvalTurn `json:"haystack_sessions"`
+	AnswerSessionIDs   []string            `json:"answer_session_ids"`
+	Answer             json.RawMessage     `json:"answer"`
+}
+
+// LongMemEvalTurn is one turn of a haystack session.
+type LongMemEvalTurn struct {
+	Role      string `json:"role"`
+	Content   string `json:"content"`
+	HasAnswer bool   `json:"has_answer"`
+}
+
+// LongMemEvalDateLayout is the layout of haystack dates, e.g.
+// "2023/05/20 (Sat) 02:21".
+const LongMemEvalDateLayout = "2006/01/02 (Mon) 15:04"
+
+// LongMemEvalThreadID names the thread of the index-th haystack session
+// (0-based): "<question_id>:s<index>". Threads are named by position, never
+// by the original session id, which gives the answer away.
+func LongMemEvalThreadID(questionID string, index int) string {
+	return fmt.Sprintf("%s:s%d", questionID, index)
+}
+
+// longmemeval maps each question to a resource, each haystack session to a
+// thread and each turn to a message (message id "<thread>:<turn>"), with the
+// created time taken from haystack_dates plus the turn index in seconds.
+func (w *writer) longmemeval(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return fmt.Errorf("importer: %s: LongMemEval data must be a JSON array", w.rep.File)
+	}
+	for i := 0; dec.More(); i++ {
+		var q LongMemEvalQuestion
+		if err := dec.Decode(&q); err != nil {
+			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
+		}
+		if err := w.longmemevalQuestion(i, &q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) longmemevalQuestion(i int, q *LongMemEvalQuestion) error {
+	at := fmt.Sprintf("[%d]", i)
+	if q.QuestionID == "" {
+		return w.problem(at+".question_id", fmt.Errorf("missing"))
+	}
+	for s, turns := range q.HaystackSessions {
+		where := fmt.Sprintf("%s.haystack_sessions[%d]", at, s)
+		var start time.Time
+		if s < len(q.HaystackDates) {
+			t, err := time.Parse(LongMemEvalDateLayout, strings.TrimSpace(q.HaystackDates[s]))
+			if err != nil {
+				if perr := w.problem(fmt.Sprintf("%s.haystack_dates[%d]", at, s), err); perr != nil {
+					return perr
+				}
+				continue
+			}
+			start = t
+		} else if perr := w.problem(fmt.Sprintf("%s.haystack_dates[%d]", at, s), fmt.Errorf("missing")); perr != nil {
+			return perr
+		} else {
+			continue
+		}
+		thread := LongMemEvalThreadID(q.QuestionID, s)
+		req := engine.AppendRequest{ThreadID: thread, ResourceID: q.QuestionID, Title: fmt.Sprintf("session %d (%s)", s, start.Format("2 Jan 2006"))}
+		var wheres []string
+		for j, t := range turns {
+			req.Messages = append(req.Messages, engine.Message{
+				ID:        fmt.Sprintf("%s:%d", thread, j),
+				Role:      t.Role,
+				Content:   t.Content,
+				CreatedAt: start.Add(time.Duration(j) * time.Second),
+			})
+			wheres = append(wheres, fmt.Sprintf("%s[%d]", where, j))
+		}
+		if err := w.appendBatch(req, wheres); err != nil {
+			return err
+		}
+	}
+	return nil
+}
