@@ -1,0 +1,56 @@
+// Package observe is mnemo's observational memory: an observer that distils
+// older turns of a thread into observations, and a reflector that condenses
+// observations when they pile up (DESIGN.md, "Observational memory").
+//
+// Both are model calls through the Model interface (OpenAIModel adapts any
+// OpenAI-compatible endpoint with go-openai) and both run through
+// journal.Step in scope journal.ScopeMemo, keyed by sequence:
+//
+//	observe|<thread>|observer|<fromSeq>|<toSeq>|<prompt version>|<model>
+//	observe|<thread>|reflector|<fromSeq>|<toSeq>|<prompt version>|<model>|<sources digest>
+//
+// so a second call for the same range never reaches the model and returns the
+// recorded bytes, also after a restart. Erasure forgets a thread's memo
+// entries with journal.Forget(ctx, journal.ScopeMemo, MemoPrefix(thread)).
+//
+// The observer reads turns through the small Source interface, so the package
+// does not depend on the engine; observations live in the observations table
+// of the shared SQLite database (internal/store/schema.go), which this package
+// owns.
+//
+// # Invariants
+//
+//   - Every observation carries {threadId, fromSeq, toSeq}; a reflection also
+//     lists its source observation ids, and its range is the union (min..max)
+//     of their ranges.
+//   - A range never splits a tool-call group: it never ends just before a tool
+//     result, so an assistant tool call and its results are observed together.
+//   - The observed watermark of a thread is the highest toSeq of its
+//     non-invalidated observations and reflections. It advances only when an
+//     observation is stored, so a model error, a timeout, an empty or a
+//     malformed answer leaves it, and every earlier observation, unchanged; the
+//     range is tried again on the next call.
+//   - Malformed, empty or failed answers are never memoized: validation runs
+//     inside the journal step.
+//   - Sources of a reflection are retired (retired_at set), never deleted; an
+//     empty reflection never retires anything.
+//   - The conversation is sent to the model as JSON-encoded data inside a
+//     delimited block of the user message; the instructions are the system
+//     message. Nothing the observer sends is ever written as a message, and an
+//     answer item that repeats the observer's instructions is discarded.
+//   - Items derived from tool output (role "tool") are marked untrusted, and
+//     so is the observation holding them; a reflection built on an untrusted
+//     source is untrusted unless its items cite only trusted sources.
+//
+// # Concurrency
+//
+// Observer is safe for concurrent use. Calls for one thread are serialised by
+// a per-thread lock in the process; across processes the journal's first
+// record wins and the observation insert is idempotent per range.
+//
+// # Errors
+//
+// Sentinels are in errors.go: ErrModel wraps a failed model call (after
+// retries), ErrEmptyAnswer and ErrMalformedAnswer describe unusable answers,
+// ErrConfig an unusable Config. Context errors are returned wrapped.
+package observe

@@ -1,0 +1,25 @@
+package observe
+
+import "errors"
+
+// ErrModel is returned by Observe, Reflect and OpenAIModel.Complete when the
+// model call failed after its retries (transport error, HTTP error status).
+// The wrapped error carries the cause.
+var ErrModel = errors.New("observe: model call failed")
+
+// ErrEmptyAnswer is returned by Observe and Reflect when the model answered
+// with no usable item. Nothing is stored or memoized.
+var ErrEmptyAnswer = errors.New("observe: model returned an empty answer")
+
+// ErrMalformedAnswer is returned by Observe and Reflect when the model's answer
+// is not the JSON shape the prompt asks for. Nothing is stored or memoized.
+var ErrMalformedAnswer = errors.New("observe: model returned a malformed answer")
+
+// ErrConfig is returned by New when a required Config field is missing or a
+// value is out of range; the message names the field.
+var ErrConfig = errors.New("observe: invalid config")
+
+// ErrSourcesChanged is returned by Reflect when the observations it condensed
+// were retired or invalidated by someone else before the reflection was
+// stored. Nothing is stored; the next call starts over.
+var ErrSourcesChanged = errors.New("observe: reflection sources changed")

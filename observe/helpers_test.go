@@ -1,0 +1,188 @@
+package observe_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/observe"
+)
+
+// fakeModel is a minimal OpenAI-compatible chat server: answer decides each
+// reply; every request is counted and kept.
+type fakeModel struct {
+	srv    *httptest.Server
+	n      atomic.Int64
+	mu     sync.Mutex
+	reqs   []openai.ChatCompletionRequest
+	answer func(req openai.ChatCompletionRequest) (status int, content string, delay time.Duration)
+}
+
+func newFakeModel(t *testing.T, answer func(req openai.ChatCompletionRequest) (int, string, time.Duration)) *fakeModel {
+	t.Helper()
+	f := &fakeModel{answer: answer}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+			http.Error(w, "bad route", http.StatusNotFound)
+			return
+		}
+		var req openai.ChatCompletionRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model == "" || len(req.Messages) == 0 {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		f.n.Add(1)
+		f.mu.Lock()
+		f.reqs = append(f.reqs, req)
+		answer := f.answer
+		f.mu.Unlock()
+		status, content, delay := answer(req)
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if status != http.StatusOK {
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"error":{"message":%q,"type":"server_error"}}`, content)
+			return
+		}
+		json.NewEncoder(w).Encode(openai.ChatCompletionResponse{
+			ID: "chatcmpl-1", Object: "chat.completion", Model: req.Model,
+			Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: "assistant", Content: content}, FinishReason: "stop"}},
+		})
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeModel) count() int64 { return f.n.Load() }
+
+func (f *fakeModel) setAnswer(a func(req openai.ChatCompletionRequest) (int, string, time.Duration)) {
+	f.mu.Lock()
+	f.answer = a
+	f.mu.Unlock()
+}
+
+func (f *fakeModel) last() openai.ChatCompletionRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reqs[len(f.reqs)-1]
+}
+
+func (f *fakeModel) model(t *testing.T) *observe.OpenAIModel {
+	t.Helper()
+	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.srv.URL + "/v1", APIKey: "test", Model: "fake-observer", Backoff: time.Millisecond, Attempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// text answers 200 with content.
+func text(content string) func(openai.ChatCompletionRequest) (int, string, time.Duration) {
+	return func(openai.ChatCompletionRequest) (int, string, time.Duration) { return 200, content, 0 }
+}
+
+// memSource is an in-memory Source.
+type memSource struct {
+	mu    sync.Mutex
+	turns map[string][]observe.Turn
+}
+
+func (s *memSource) Messages(_ context.Context, threadID string, from, to int64) ([]observe.Turn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []observe.Turn
+	for _, t := range s.turns[threadID] {
+		if t.Seq >= from && t.Seq <= to {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// add appends turns to thread, assigning seqs; each turn costs tokens.
+func (s *memSource) add(thread string, tokens int, turns ...observe.Turn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turns == nil {
+		s.turns = map[string][]observe.Turn{}
+	}
+	for _, t := range turns {
+		t.ThreadID, t.ResourceID = thread, "res-"+thread
+		t.Seq = int64(len(s.turns[thread]) + 1)
+		t.ID = fmt.Sprintf("%s-%d", thread, t.Seq)
+		if t.Tokens == 0 {
+			t.Tokens = tokens
+		}
+		s.turns[thread] = append(s.turns[thread], t)
+	}
+}
+
+func user(s string) observe.Turn      { return observe.Turn{Role: "user", Content: s} }
+func assistant(s string) observe.Turn { return observe.Turn{Role: "assistant", Content: s} }
+func call(id, name string) observe.Turn {
+	return observe.Turn{Role: "assistant", ToolCalls: []observe.ToolCall{{ID: id, Name: name, Arguments: `{}`}}}
+}
+func result(id, s string) observe.Turn { return observe.Turn{Role: "tool", ToolCallID: id, Content: s} }
+
+// env is one open database with an observer over it.
+type env struct {
+	path string
+	db   *sql.DB
+	j    *journal.Journal
+	obs  *observe.Observer
+	src  *memSource
+}
+
+func openEnv(t *testing.T, path string, src *memSource, m observe.Model, cfg observe.Config) *env {
+	t.Helper()
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	j := journal.New(db, nil)
+	cfg.DB, cfg.Journal, cfg.Source, cfg.Model = db, j, src, m
+	o, err := observe.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{path: path, db: db, j: j, obs: o, src: src}
+}
+
+func tempDB(t *testing.T) string { return filepath.Join(t.TempDir(), "mnemo.db") }
+
+func list(t *testing.T, e *env, thread string, all bool) []observe.Observation {
+	t.Helper()
+	obs, err := observe.List(context.Background(), e.db, observe.Filter{ThreadID: thread, All: all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obs
+}
+
+func watermark(t *testing.T, e *env, thread string) int64 {
+	t.Helper()
+	wm, err := observe.Watermark(context.Background(), e.db, thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wm
+}

@@ -1,0 +1,55 @@
+package observe_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/observe"
+)
+
+func TestOpenAIModelRetry(t *testing.T) {
+	t.Run("TransientRetried", func(t *testing.T) {
+		var n int
+		f := newFakeModel(t, func(openai.ChatCompletionRequest) (int, string, time.Duration) {
+			n++
+			if n < 3 {
+				return 429, "slow down", 0
+			}
+			return 200, "ok", 0
+		})
+		m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.srv.URL + "/v1", Model: "m", Backoff: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.Complete(ctx, observe.Prompt{System: "s", User: "u", JSON: true})
+		if err != nil || got != "ok" {
+			t.Fatalf("got %q, %v", got, err)
+		}
+		if got, want := f.count(), int64(3); got != want {
+			t.Fatalf("requests=%d, want %d", got, want)
+		}
+		if rf := f.last().ResponseFormat; rf == nil || rf.Type != openai.ChatCompletionResponseFormatTypeJSONObject {
+			t.Fatalf("response_format = %+v, want json_object", rf)
+		}
+	})
+	t.Run("ClientErrorNotRetried", func(t *testing.T) {
+		f := newFakeModel(t, func(openai.ChatCompletionRequest) (int, string, time.Duration) { return 400, "bad", 0 })
+		m, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.srv.URL + "/v1", Model: "m", Backoff: time.Millisecond})
+		_, err := m.Complete(ctx, observe.Prompt{System: "s", User: "u"})
+		var api *openai.APIError
+		if !errors.Is(err, observe.ErrModel) || !errors.As(err, &api) || api.HTTPStatusCode != 400 {
+			t.Fatalf("err = %v, want ErrModel wrapping a 400 APIError", err)
+		}
+		if got, want := f.count(), int64(1); got != want {
+			t.Fatalf("requests=%d, want %d", got, want)
+		}
+	})
+	t.Run("ErrConfig", func(t *testing.T) {
+		if _, err := observe.NewOpenAIModel(observe.OpenAIConfig{}); !errors.Is(err, observe.ErrConfig) {
+			t.Fatalf("err = %v, want ErrConfig", err)
+		}
+	})
+}

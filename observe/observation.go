@@ -1,0 +1,148 @@
+package observe
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Levels of an observation row.
+const (
+	LevelObservation = "observation" // distilled by the observer from turns
+	LevelReflection  = "reflection"  // condensed by the reflector from observations
+)
+
+// Observation is one stored observation or reflection.
+type Observation struct {
+	ID         string `json:"id"`
+	ThreadID   string `json:"threadId"`
+	ResourceID string `json:"resourceId"`
+	FromSeq    int64  `json:"fromSeq"` // first seq of the range it covers (inclusive)
+	ToSeq      int64  `json:"toSeq"`   // last seq (inclusive)
+	Level      string `json:"level"`   // LevelObservation or LevelReflection
+	// Content is the rendered items, one "- " line each; an item derived from
+	// tool output starts with UntrustedMark.
+	Content string `json:"content"`
+	// Sources lists, for a reflection, the ids of the observations it
+	// condensed; empty for an observation.
+	Sources   []string `json:"sources,omitempty"`
+	Untrusted bool     `json:"untrusted"` // some item derives from tool output
+	// MemoKey is the journal key the content was recorded under. It is not
+	// stored in the row; it is set by the call that produced it.
+	MemoKey       string     `json:"memoKey,omitempty"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	RetiredAt     *time.Time `json:"retiredAt,omitempty"`     // set when condensed into a reflection
+	InvalidatedAt *time.Time `json:"invalidatedAt,omitempty"` // set by erasure
+}
+
+// Live reports whether o is neither retired nor invalidated.
+func (o *Observation) Live() bool { return o.RetiredAt == nil && o.InvalidatedAt == nil }
+
+// UntrustedMark starts every rendered item that derives from tool output.
+const UntrustedMark = "[untrusted: from tool output] "
+
+// renderItems turns items into Content.
+func renderItems(items []Item) string {
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("- ")
+		if it.Untrusted {
+			b.WriteString(UntrustedMark)
+		}
+		b.WriteString(it.Text)
+	}
+	return b.String()
+}
+
+// Filter selects observations for List. ThreadID or ResourceID must be set.
+type Filter struct {
+	ThreadID   string // this thread's observations
+	ResourceID string // every thread of this resource (when ThreadID is empty)
+	// All includes retired and invalidated rows; the default lists live ones.
+	All bool
+}
+
+const obsColumns = `id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at, retired_at, invalidated_at`
+
+// List returns observations ordered by thread, then fromSeq, then level
+// (observations before reflections), then creation.
+func List(ctx context.Context, db *sql.DB, f Filter) ([]Observation, error) {
+	q := `SELECT ` + obsColumns + ` FROM observations WHERE `
+	var args []any
+	switch {
+	case f.ThreadID != "":
+		q += `thread_id = ?`
+		args = append(args, f.ThreadID)
+	case f.ResourceID != "":
+		q += `resource_id = ?`
+		args = append(args, f.ResourceID)
+	default:
+		return nil, fmt.Errorf("%w: filter needs a thread or a resource", ErrConfig)
+	}
+	if !f.All {
+		q += ` AND retired_at IS NULL AND invalidated_at IS NULL`
+	}
+	q += ` ORDER BY thread_id, from_seq, level, created_at, id`
+	return query(ctx, db, q, args...)
+}
+
+type queryer interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+func query(ctx context.Context, db queryer, q string, args ...any) ([]Observation, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("observe: list observations: %w", err)
+	}
+	defer rows.Close()
+	var out []Observation
+	for rows.Next() {
+		var o Observation
+		var sources string
+		var untrusted int
+		var created int64
+		var retired, invalidated sql.NullInt64
+		if err := rows.Scan(&o.ID, &o.ThreadID, &o.ResourceID, &o.FromSeq, &o.ToSeq, &o.Level, &o.Content,
+			&sources, &untrusted, &created, &retired, &invalidated); err != nil {
+			return nil, fmt.Errorf("observe: list observations: %w", err)
+		}
+		if err := json.Unmarshal([]byte(sources), &o.Sources); err != nil {
+			return nil, fmt.Errorf("observe: observation %s: sources: %w", o.ID, err)
+		}
+		o.Untrusted = untrusted != 0
+		o.CreatedAt = time.UnixMilli(created).UTC()
+		o.RetiredAt = msTime(retired)
+		o.InvalidatedAt = msTime(invalidated)
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+func msTime(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := time.UnixMilli(v.Int64).UTC()
+	return &t
+}
+
+// Watermark returns the observed watermark of threadID: the highest toSeq of
+// its non-invalidated observations and reflections, 0 when none. Turns with
+// seq <= Watermark are covered by observations.
+func Watermark(ctx context.Context, db *sql.DB, threadID string) (int64, error) {
+	var wm int64
+	err := db.QueryRowContext(ctx,
+		`SELECT COALESCE(MAX(to_seq), 0) FROM observations WHERE thread_id = ? AND invalidated_at IS NULL`,
+		threadID).Scan(&wm)
+	if err != nil {
+		return 0, fmt.Errorf("observe: watermark of %s: %w", threadID, err)
+	}
+	return wm, nil
+}

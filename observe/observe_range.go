@@ -1,0 +1,141 @@
+package observe
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// observerKey is the memo key of one observer call.
+func observerKey(threadID string, from, to int64, model string) string {
+	return fmt.Sprintf("%sobserver|%d|%d|%s|%s", MemoPrefix(threadID), from, to, ObserverPromptVersion, model)
+}
+
+// observeTurns runs one memoized observer call over turns (one thread, seq
+// order) and stores its observation. The caller holds the thread's lock.
+func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation, []byte, error) {
+	first, last := turns[0], turns[len(turns)-1]
+	key := observerKey(first.ThreadID, first.Seq, last.Seq, o.cfg.Model.ID())
+	out, err := o.cfg.Journal.Step(ctx, journal.ScopeMemo, key, func(ctx context.Context) ([]byte, error) {
+		raw, err := o.complete(ctx, observerSystem, observerUser(turns))
+		if err != nil {
+			return nil, err
+		}
+		items, err := parseAnswer(raw, "observations")
+		if err != nil {
+			return nil, err
+		}
+		markObserved(items, turns)
+		return json.Marshal(Answer{Version: ObserverPromptVersion, Items: items})
+	})
+	if err != nil {
+		o.cfg.Logger.WarnContext(ctx, "observer call failed; will retry later",
+			"thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq, "err", err)
+		return nil, nil, fmt.Errorf("observe %s %d..%d: %w", first.ThreadID, first.Seq, last.Seq, err)
+	}
+	var ans Answer
+	if err := json.Unmarshal(out, &ans); err != nil {
+		return nil, nil, fmt.Errorf("observe %s %d..%d: recorded answer: %w", first.ThreadID, first.Seq, last.Seq, err)
+	}
+	obs := &Observation{
+		ThreadID: first.ThreadID, ResourceID: first.ResourceID,
+		FromSeq: first.Seq, ToSeq: last.Seq, Level: LevelObservation,
+		Content: renderItems(ans.Items), MemoKey: key,
+	}
+	for _, it := range ans.Items {
+		obs.Untrusted = obs.Untrusted || it.Untrusted
+	}
+	if err := o.storeObservation(ctx, obs); err != nil {
+		return nil, nil, err
+	}
+	return obs, out, nil
+}
+
+// markObserved keeps only the cited seqs that are in turns and marks items
+// derived from tool output untrusted. An item citing no usable seq is
+// untrusted when any turn of the range is a tool result.
+func markObserved(items []Item, turns []Turn) {
+	role := make(map[int64]string, len(turns))
+	anyTool := false
+	for _, t := range turns {
+		role[t.Seq] = t.Role
+		anyTool = anyTool || t.Role == RoleTool
+	}
+	for i := range items {
+		it := &items[i]
+		it.Seqs = slices.DeleteFunc(it.Seqs, func(s int64) bool { _, ok := role[s]; return !ok })
+		slices.Sort(it.Seqs)
+		it.Seqs = slices.Compact(it.Seqs)
+		if len(it.Seqs) == 0 {
+			it.Seqs = nil
+			it.Untrusted = anyTool
+			continue
+		}
+		for _, s := range it.Seqs {
+			it.Untrusted = it.Untrusted || role[s] == RoleTool
+		}
+	}
+}
+
+// storeObservation inserts obs unless a non-invalidated observation of the
+// same range exists (a memoized call repeated, or a concurrent caller), in
+// which case obs becomes that row. Retired rows count: a range condensed into
+// a reflection is not observed again.
+func (o *Observer) storeObservation(ctx context.Context, obs *Observation) error {
+	tx, err := o.cfg.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("observe: store observation: %w", err)
+	}
+	defer tx.Rollback()
+	existing, err := query(ctx, tx, `SELECT `+obsColumns+` FROM observations
+		WHERE thread_id = ? AND from_seq = ? AND to_seq = ? AND level = ? AND invalidated_at IS NULL
+		ORDER BY created_at LIMIT 1`, obs.ThreadID, obs.FromSeq, obs.ToSeq, LevelObservation)
+	if err != nil {
+		return err
+	}
+	if len(existing) > 0 {
+		key := obs.MemoKey
+		*obs = existing[0]
+		obs.MemoKey = key
+		return nil
+	}
+	now := o.cfg.Now().UTC()
+	obs.ID = ulid.Make().String()
+	obs.CreatedAt = now.Truncate(1e6)
+	if err := insert(ctx, tx, obs); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("observe: store observation: %w", err)
+	}
+	return nil
+}
+
+func insert(ctx context.Context, tx *sql.Tx, obs *Observation) error {
+	sources, err := json.Marshal(obs.Sources)
+	if err != nil {
+		return fmt.Errorf("observe: store %s: %w", obs.Level, err)
+	}
+	if obs.Sources == nil {
+		sources = []byte("[]")
+	}
+	untrusted := 0
+	if obs.Untrusted {
+		untrusted = 1
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO observations
+		(id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		obs.ID, obs.ThreadID, obs.ResourceID, obs.FromSeq, obs.ToSeq, obs.Level, obs.Content,
+		string(sources), untrusted, obs.CreatedAt.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("observe: store %s: %w", obs.Level, err)
+	}
+	return nil
+}

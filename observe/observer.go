@@ -1,0 +1,220 @@
+package observe
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// Defaults of Config. The thresholds follow Mastra's observational memory,
+// whose reference documents 30,000 message tokens before the observer runs and
+// 40,000 observation tokens before the reflector runs
+// (https://mastra.ai/reference/memory/observational-memory): large enough that
+// a model call happens once per long stretch of conversation and sees enough
+// of it to write dense, attributed observations, and well under the context
+// window of current models (the chunk sent is at most ChunkTokens).
+const (
+	DefaultThreshold        = 30000
+	DefaultReflectThreshold = 40000
+	// DefaultRecentN matches the engine's recent window: those turns are in
+	// the prompt verbatim and are never observed.
+	DefaultRecentN = 10
+	// DefaultMaxRounds bounds the observer calls one Observe makes.
+	DefaultMaxRounds = 16
+	// DefaultCallTimeout bounds one model call, within the caller's context.
+	DefaultCallTimeout = 2 * time.Minute
+	// DefaultMaxAnswerTokens bounds the answer of one model call.
+	DefaultMaxAnswerTokens = 4096
+)
+
+// Config configures New. DB, Journal, Source and Model are required; every
+// other zero field means its default. The config is copied by New.
+type Config struct {
+	DB      *sql.DB          // the shared SQLite pool (internal/store.Open); not closed by Observer
+	Journal *journal.Journal // memoizes model calls in journal.ScopeMemo
+	Source  Source           // the turns of a thread
+	Model   Model            // the observer and reflector model
+
+	// Threshold is how many tokens of unobserved turns older than the recent
+	// window trigger the observer (it runs when they reach Threshold); 0 means
+	// DefaultThreshold.
+	Threshold int
+	// ChunkTokens bounds the turns sent in one observer call; 0 means
+	// Threshold. A single tool-call group larger than it is sent whole.
+	ChunkTokens int
+	// ReflectThreshold is how many tokens of live observations of a thread
+	// trigger the reflector; 0 means DefaultReflectThreshold.
+	ReflectThreshold int
+	// RecentN is the recent window: the newest RecentN turns are never
+	// observed. 0 means DefaultRecentN; a negative value means none.
+	RecentN int
+	// MaxRounds bounds the observer calls per Observe; 0 means DefaultMaxRounds.
+	MaxRounds int
+	// CallTimeout bounds one model call; 0 means DefaultCallTimeout.
+	CallTimeout time.Duration
+	// MaxAnswerTokens bounds one answer; 0 means DefaultMaxAnswerTokens.
+	MaxAnswerTokens int
+
+	Now    func() time.Time // clock for row times; nil means time.Now
+	Logger *slog.Logger     // nil means discard
+}
+
+// Observer runs the observer and the reflector over the threads of one
+// database. It is safe for concurrent use; it holds no resources of its own.
+type Observer struct {
+	cfg   Config
+	locks [64]sync.Mutex // striped per-thread locks
+}
+
+// New returns an observer for cfg, or ErrConfig naming a missing field.
+func New(cfg Config) (*Observer, error) {
+	switch {
+	case cfg.DB == nil:
+		return nil, fmt.Errorf("%w: DB is nil", ErrConfig)
+	case cfg.Journal == nil:
+		return nil, fmt.Errorf("%w: Journal is nil", ErrConfig)
+	case cfg.Source == nil:
+		return nil, fmt.Errorf("%w: Source is nil", ErrConfig)
+	case cfg.Model == nil:
+		return nil, fmt.Errorf("%w: Model is nil", ErrConfig)
+	case cfg.Threshold < 0, cfg.ChunkTokens < 0, cfg.ReflectThreshold < 0:
+		return nil, fmt.Errorf("%w: negative threshold", ErrConfig)
+	}
+	if cfg.Threshold == 0 {
+		cfg.Threshold = DefaultThreshold
+	}
+	if cfg.ChunkTokens == 0 {
+		cfg.ChunkTokens = cfg.Threshold
+	}
+	if cfg.ReflectThreshold == 0 {
+		cfg.ReflectThreshold = DefaultReflectThreshold
+	}
+	if cfg.RecentN == 0 {
+		cfg.RecentN = DefaultRecentN
+	} else if cfg.RecentN < 0 {
+		cfg.RecentN = 0
+	}
+	if cfg.MaxRounds <= 0 {
+		cfg.MaxRounds = DefaultMaxRounds
+	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.MaxAnswerTokens <= 0 {
+		cfg.MaxAnswerTokens = DefaultMaxAnswerTokens
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Observer{cfg: cfg}, nil
+}
+
+// Options adjust one Observe call. The zero value observes and reflects only
+// when their thresholds are reached.
+type Options struct {
+	// Force observes every unobserved turn older than the recent window, and
+	// reflects every thread with two or more live observations, whatever the
+	// thresholds.
+	Force bool
+	// NoReflect skips the reflector.
+	NoReflect bool
+}
+
+// Result reports what one Observe call did.
+type Result struct {
+	// Observations stored by this call, oldest range first. A range whose
+	// observation already existed is listed with that row.
+	Observations []Observation
+	// Reflection is the reflection stored by this call, if any.
+	Reflection *Observation
+	// Pending is the plan after the call: what is still unobserved.
+	Pending Plan
+}
+
+// Observe runs the observer on threadID while its pending tokens reach the
+// threshold (or, with opt.Force, while anything is pending), up to MaxRounds
+// calls, then the reflector when due. It returns what it stored even when it
+// stops on an error; an error leaves every earlier observation and the
+// watermark as they were, and the same range is tried on the next call.
+func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*Result, error) {
+	mu := o.lock(threadID)
+	mu.Lock()
+	defer mu.Unlock()
+	res := &Result{}
+	for round := 0; ; round++ {
+		p, err := o.plan(ctx, threadID)
+		if err != nil {
+			return res, err
+		}
+		res.Pending = *p
+		if p.Next == nil || (!p.Due && !opt.Force) || round >= o.cfg.MaxRounds {
+			break
+		}
+		obs, _, err := o.observeTurns(ctx, p.Next)
+		if err != nil {
+			return res, err
+		}
+		res.Observations = append(res.Observations, *obs)
+	}
+	if opt.NoReflect {
+		return res, nil
+	}
+	r, err := o.reflect(ctx, threadID, opt.Force)
+	if err != nil {
+		return res, err
+	}
+	res.Reflection = r
+	return res, nil
+}
+
+// ObserveRange runs the observer on the turns of threadID with fromSeq <= seq
+// <= toSeq, whatever the thresholds, and returns the observation and the
+// recorded answer bytes. Called again for the same range it does not call the
+// model and returns the same bytes and the same observation. It does not check
+// the recent window or the watermark; it refuses a range that ends just
+// before a tool result (it would split a tool-call group).
+func (o *Observer) ObserveRange(ctx context.Context, threadID string, fromSeq, toSeq int64) (*Observation, []byte, error) {
+	mu := o.lock(threadID)
+	mu.Lock()
+	defer mu.Unlock()
+	turns, err := o.cfg.Source.Messages(ctx, threadID, fromSeq, toSeq+1)
+	if err != nil {
+		return nil, nil, fmt.Errorf("observe: read %s: %w", threadID, err)
+	}
+	if n := len(turns); n > 0 && turns[n-1].Seq > toSeq {
+		if turns[n-1].Role == RoleTool {
+			return nil, nil, fmt.Errorf("%w: range %d..%d of %s splits a tool-call group", ErrConfig, fromSeq, toSeq, threadID)
+		}
+		turns = turns[:n-1]
+	}
+	if len(turns) == 0 {
+		return nil, nil, fmt.Errorf("%w: no turns in %d..%d of %s", ErrEmptyAnswer, fromSeq, toSeq, threadID)
+	}
+	return o.observeTurns(ctx, turns)
+}
+
+func (o *Observer) lock(threadID string) *sync.Mutex {
+	h := fnv.New32a()
+	h.Write([]byte(threadID))
+	return &o.locks[h.Sum32()%uint32(len(o.locks))]
+}
+
+// MemoPrefix is the prefix of every memo key of threadID in
+// journal.ScopeMemo; erasure forgets them with journal.Forget. '|' cannot
+// occur in a thread id, so one thread's prefix never matches another's.
+func MemoPrefix(threadID string) string { return "observe|" + threadID + "|" }
+
+func (o *Observer) complete(ctx context.Context, system, user string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.cfg.CallTimeout)
+	defer cancel()
+	return o.cfg.Model.Complete(ctx, Prompt{System: system, User: user, JSON: true, MaxTokens: o.cfg.MaxAnswerTokens})
+}

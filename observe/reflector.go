@@ -1,0 +1,165 @@
+package observe
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// reflectorKey is the memo key of one reflector call. Besides the range it
+// carries a digest of the source ids, so two different sets of observations
+// over one range (possible after erasure) never share an answer.
+func reflectorKey(threadID string, from, to int64, model string, sources []string) string {
+	h := sha256.Sum256([]byte(strings.Join(sources, ",")))
+	return fmt.Sprintf("%sreflector|%d|%d|%s|%s|%s", MemoPrefix(threadID), from, to,
+		ReflectorPromptVersion, model, hex.EncodeToString(h[:8]))
+}
+
+// Reflect runs the reflector on threadID when its live observations reach
+// ReflectThreshold tokens (or, with force, whenever it has two or more). It
+// returns the stored reflection, or nil when none was due. On any failure the
+// sources stay live and nothing is stored.
+func (o *Observer) Reflect(ctx context.Context, threadID string, force bool) (*Observation, error) {
+	mu := o.lock(threadID)
+	mu.Lock()
+	defer mu.Unlock()
+	return o.reflect(ctx, threadID, force)
+}
+
+func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*Observation, error) {
+	live, err := List(ctx, o.cfg.DB, Filter{ThreadID: threadID})
+	if err != nil {
+		return nil, err
+	}
+	tokens := 0
+	for _, l := range live {
+		tokens += estimateTokens(l.Content)
+	}
+	if len(live) < 2 || (!force && tokens < o.cfg.ReflectThreshold) {
+		return nil, nil
+	}
+	slices.SortFunc(live, func(a, b Observation) int {
+		return cmp.Or(cmp.Compare(a.FromSeq, b.FromSeq), strings.Compare(a.ID, b.ID))
+	})
+	ids := make([]string, len(live))
+	byID := make(map[string]*Observation, len(live))
+	from, to := live[0].FromSeq, live[0].ToSeq
+	for i := range live {
+		ids[i] = live[i].ID
+		byID[live[i].ID] = &live[i]
+		from, to = min(from, live[i].FromSeq), max(to, live[i].ToSeq)
+	}
+	key := reflectorKey(threadID, from, to, o.cfg.Model.ID(), ids)
+	out, err := o.cfg.Journal.Step(ctx, journal.ScopeMemo, key, func(ctx context.Context) ([]byte, error) {
+		raw, err := o.complete(ctx, reflectorSystem, reflectorUser(live))
+		if err != nil {
+			return nil, err
+		}
+		items, err := parseAnswer(raw, "reflection")
+		if err != nil {
+			return nil, err
+		}
+		markReflected(items, byID)
+		return json.Marshal(Answer{Version: ReflectorPromptVersion, Items: items})
+	})
+	if err != nil {
+		o.cfg.Logger.WarnContext(ctx, "reflector call failed; observations stay live",
+			"thread", threadID, "fromSeq", from, "toSeq", to, "err", err)
+		return nil, fmt.Errorf("reflect %s %d..%d: %w", threadID, from, to, err)
+	}
+	var ans Answer
+	if err := json.Unmarshal(out, &ans); err != nil {
+		return nil, fmt.Errorf("reflect %s %d..%d: recorded answer: %w", threadID, from, to, err)
+	}
+	r := &Observation{
+		ThreadID: threadID, ResourceID: live[0].ResourceID,
+		FromSeq: from, ToSeq: to, Level: LevelReflection,
+		Content: renderItems(ans.Items), Sources: ids, MemoKey: key,
+	}
+	for _, it := range ans.Items {
+		r.Untrusted = r.Untrusted || it.Untrusted
+	}
+	if err := o.storeReflection(ctx, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// markReflected keeps only cited ids that are sources and marks an item
+// untrusted when it cites an untrusted source, or cites none while some
+// source is untrusted.
+func markReflected(items []Item, byID map[string]*Observation) {
+	anyUntrusted := false
+	for _, o := range byID {
+		anyUntrusted = anyUntrusted || o.Untrusted
+	}
+	for i := range items {
+		it := &items[i]
+		it.Seqs = nil
+		it.Sources = slices.DeleteFunc(it.Sources, func(id string) bool { _, ok := byID[id]; return !ok })
+		slices.Sort(it.Sources)
+		it.Sources = slices.Compact(it.Sources)
+		if len(it.Sources) == 0 {
+			it.Sources = nil
+			it.Untrusted = anyUntrusted
+			continue
+		}
+		for _, id := range it.Sources {
+			it.Untrusted = it.Untrusted || byID[id].Untrusted
+		}
+	}
+}
+
+// storeReflection inserts r and retires its sources in one transaction. When
+// a reflection over exactly these sources exists, r becomes that row. When a
+// source is no longer live, nothing changes and ErrSourcesChanged is
+// returned.
+func (o *Observer) storeReflection(ctx context.Context, r *Observation) error {
+	tx, err := o.cfg.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("observe: store reflection: %w", err)
+	}
+	defer tx.Rollback()
+	sources, _ := json.Marshal(r.Sources)
+	existing, err := query(ctx, tx, `SELECT `+obsColumns+` FROM observations
+		WHERE thread_id = ? AND level = ? AND sources = ? AND invalidated_at IS NULL LIMIT 1`,
+		r.ThreadID, LevelReflection, string(sources))
+	if err != nil {
+		return err
+	}
+	if len(existing) > 0 {
+		key := r.MemoKey
+		*r = existing[0]
+		r.MemoKey = key
+		return nil
+	}
+	now := o.cfg.Now().UTC().Truncate(1e6)
+	for _, id := range r.Sources {
+		res, err := tx.ExecContext(ctx, `UPDATE observations SET retired_at = ?
+			WHERE id = ? AND retired_at IS NULL AND invalidated_at IS NULL`, now.UnixMilli(), id)
+		if err != nil {
+			return fmt.Errorf("observe: retire %s: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("%w: %s is no longer live", ErrSourcesChanged, id)
+		}
+	}
+	r.ID = ulid.Make().String()
+	r.CreatedAt = now
+	if err := insert(ctx, tx, r); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("observe: store reflection: %w", err)
+	}
+	return nil
+}
