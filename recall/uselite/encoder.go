@@ -215,18 +215,3 @@ func softmaxRows(s []float32, n int) {
 		}
 	}
 }
-
-// matmul writes dst[m×n] = a[m×k] · w[k×n] + bias[n] (bias broadcast over
-// rows), all row-major. The product is gonum's pure-Go SGEMM.
-func matmul(dst, a []float32, m, k int, w []float32, n int, bias []float32) {
-	for r := 0; r < m; r++ {
-		copy(dst[r*n:(r+1)*n], bias)
-	}
-	if m == 0 {
-		return
-	}
-	blas32.Gemm(blas.NoTrans, blas.NoTrans, 1,
-		blas32.General{Rows: m, Cols: k, Stride: k, Data: a},
-		blas32.General{Rows: k, Cols: n, Stride: n, Data: w},
-		1, blas32.General{Rows: m, Cols: n, Stride: n, Data: dst})
-}
