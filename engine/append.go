@@ -224,9 +224,12 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 			return invalid(-1, "resourceId", "is required to create thread %q", req.ThreadID)
 		}
 		resource = req.ResourceID
+		// A thread starts when its first message was said (imported history
+		// keeps its own times).
+		start := rows[0].CreatedAt
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO threads (id, resource_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
-			req.ThreadID, resource, clip(req.Title, 256), now.UnixMilli(), now.UnixMilli()); err != nil {
+			req.ThreadID, resource, clip(req.Title, 256), start.UnixMilli(), start.UnixMilli()); err != nil {
 			return fmt.Errorf("engine: create thread %s: %w", req.ThreadID, err)
 		}
 		res.Created = true
@@ -294,9 +297,16 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 		res.Stored++
 	}
 	if res.Stored > 0 {
+		// updated_at is the time of the newest message.
+		latest := rows[0].CreatedAt
+		for _, r := range rows {
+			if r.CreatedAt.After(latest) {
+				latest = r.CreatedAt
+			}
+		}
 		if _, err := tx.ExecContext(ctx,
-			`UPDATE threads SET last_seq = ?, message_count = message_count + ?, updated_at = ? WHERE id = ?`,
-			lastSeq, res.Stored, now.UnixMilli(), req.ThreadID); err != nil {
+			`UPDATE threads SET last_seq = ?, message_count = message_count + ?, updated_at = max(updated_at, ?) WHERE id = ?`,
+			lastSeq, res.Stored, latest.UnixMilli(), req.ThreadID); err != nil {
 			return fmt.Errorf("engine: update thread %s: %w", req.ThreadID, err)
 		}
 	}

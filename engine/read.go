@@ -47,14 +47,14 @@ func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error
 }
 
 // ListThreads returns the threads of resourceID (all threads when empty),
-// ordered by resource and id. It returns metadata only, never content.
+// ordered by resource, then by the time of their first message. It returns metadata only, never content.
 func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	q, args := `SELECT `+threadColumns+` FROM threads ORDER BY resource_id, id`, []any{}
+	q, args := `SELECT `+threadColumns+` FROM threads ORDER BY resource_id, created_at, id`, []any{}
 	if resourceID != "" {
-		q, args = `SELECT `+threadColumns+` FROM threads WHERE resource_id = ? ORDER BY id`, []any{resourceID}
+		q, args = `SELECT `+threadColumns+` FROM threads WHERE resource_id = ? ORDER BY created_at, id`, []any{resourceID}
 	}
 	rows, err := e.db.QueryContext(ctx, q, args...)
 	if err != nil {
