@@ -1,0 +1,87 @@
+package recall
+
+import "math"
+
+// Textbook BM25 constants (Robertson and Zaragoza, "The Probabilistic
+// Relevance Framework: BM25 and Beyond", 2009; the values bleve and Lucene
+// default to).
+const (
+	BM25K1 = 1.2
+	BM25B  = 0.75
+)
+
+// bm25Stats are the corpus statistics of one resource: document count,
+// total length in analysed tokens and document frequency per term.
+//
+// bleve's own BM25 estimates the average field length from term-dictionary
+// sizes (≈1 token per document in ../shared/DEPENDENCIES.md §3), which
+// penalises long turns far harder than textbook BM25. recall therefore takes
+// bleve's candidates and re-scores them with these exact statistics; on the
+// LoCoMo dev set this is worth several points of recall_any@10 (README,
+// "Recall").
+type bm25Stats struct {
+	n        int
+	totalLen int64
+	df       map[string]int
+}
+
+func (s *bm25Stats) add(terms []string) {
+	s.n++
+	s.totalLen += int64(len(terms))
+	for _, t := range distinct(terms) {
+		s.df[t]++
+	}
+}
+
+func (s *bm25Stats) remove(terms []string) {
+	s.n--
+	s.totalLen -= int64(len(terms))
+	for _, t := range distinct(terms) {
+		if s.df[t]--; s.df[t] <= 0 {
+			delete(s.df, t)
+		}
+	}
+}
+
+// idf is the non-negative Robertson–Spärck Jones weight used by Lucene:
+// ln(1 + (N − df + 0.5)/(df + 0.5)).
+func (s *bm25Stats) idf(term string) float64 {
+	df := float64(s.df[term])
+	return math.Log(1 + (float64(s.n)-df+0.5)/(df+0.5))
+}
+
+// score is the BM25 score of a document with the given analysed terms for
+// the distinct query terms qterms (with precomputed idfs).
+func (s *bm25Stats) score(qterms []string, idfs []float64, doc []string) float64 {
+	if s.n == 0 || len(doc) == 0 {
+		return 0
+	}
+	avgdl := float64(s.totalLen) / float64(s.n)
+	norm := BM25K1 * (1 - BM25B + BM25B*float64(len(doc))/avgdl)
+	var sum float64
+	for i, q := range qterms {
+		tf := 0
+		for _, t := range doc {
+			if t == q {
+				tf++
+			}
+		}
+		if tf > 0 {
+			sum += idfs[i] * float64(tf) * (BM25K1 + 1) / (float64(tf) + norm)
+		}
+	}
+	return sum
+}
+
+// distinct returns the terms without repeats, in first-seen order.
+func distinct(terms []string) []string {
+	seen := make(map[string]struct{}, len(terms))
+	out := terms[:0:0]
+	for _, t := range terms {
+		if _, ok := seen[t]; !ok {
+			seen[t] = struct{}{}
+			out = append(out, t)
+		}
+	}
+	return out
+}

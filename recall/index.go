@@ -1,0 +1,583 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// Defaults for Config fields left zero.
+const (
+	// DefaultCandidatePool is how many candidates each channel contributes
+	// before re-scoring and fusion.
+	DefaultCandidatePool = 100
+	// DefaultTopK is the TopK a search uses when Options.TopK is 0.
+	DefaultTopK = 5
+	// directIDLimit: when the filter leaves at most this many messages, the
+	// lexical channel searches exactly those ids (a bleve DocIDQuery)
+	// instead of widening its candidate pool.
+	directIDLimit = 2048
+)
+
+// DefaultVectorWeight returns the weight w of the vector channel in the
+// weighted fusion for an embedder: 0.1 for hash-384, whose similarity is
+// lexical-level (measured on the dev sets, README "Recall"), and 0.5 for
+// other embedders, which are assumed semantic and so complementary to BM25
+// (a convex combination is robust around 0.5 when both channels are strong;
+// Bruch et al. 2023).
+func DefaultVectorWeight(embedderID string) float64 {
+	if embedderID == HashID {
+		return 0.1
+	}
+	return 0.5
+}
+
+// Config configures an Index. The zero value of each field means its
+// default; Source is required.
+type Config struct {
+	// Lexical is the opened lexical index; required.
+	Lexical *Lexical
+	// Source loads a resource's messages and embeddings on first use;
+	// required.
+	Source Source
+	// Embedder embeds queries; nil means HashEmbedder. It must be the
+	// embedder whose vectors the engine stores.
+	Embedder Embedder
+	// CandidatePool is each channel's candidate count; 0 means
+	// DefaultCandidatePool. Always at least TopK.
+	CandidatePool int
+	// VectorWeight is w in the weighted fusion; 0 means
+	// DefaultVectorWeight(Embedder.ID()).
+	VectorWeight float64
+	// BleveScores turns the textbook BM25 re-scoring off and ranks by
+	// bleve's own BM25 (kept for measurement; see bm25Stats).
+	BleveScores bool
+}
+
+// Index answers searches over the lexical index and the per-resource
+// vector collections.
+//
+// It is safe for concurrent use. Close closes the lexical index.
+type Index struct {
+	cfg    Config
+	emb    Embedder
+	mu     sync.Mutex
+	shards map[string]*shard
+}
+
+// NewIndex returns an Index over cfg. It loads nothing: each resource is
+// loaded from cfg.Source on its first search.
+func NewIndex(cfg Config) (*Index, error) {
+	if cfg.Lexical == nil || cfg.Source == nil {
+		return nil, fmt.Errorf("%w: recall.Config needs Lexical and Source", ErrInvalidOptions)
+	}
+	if cfg.Embedder == nil {
+		cfg.Embedder = HashEmbedder{}
+	}
+	if cfg.CandidatePool <= 0 {
+		cfg.CandidatePool = DefaultCandidatePool
+	}
+	if cfg.VectorWeight == 0 {
+		cfg.VectorWeight = DefaultVectorWeight(cfg.Embedder.ID())
+	}
+	return &Index{cfg: cfg, emb: cfg.Embedder, shards: map[string]*shard{}}, nil
+}
+
+// Embedder returns the embedder the index uses.
+func (ix *Index) Embedder() Embedder { return ix.emb }
+
+// Lexical returns the lexical index.
+func (ix *Index) Lexical() *Lexical { return ix.cfg.Lexical }
+
+// Close closes the lexical index. The Index must not be used afterwards.
+func (ix *Index) Close() error { return ix.cfg.Lexical.Close() }
+
+// shard returns the loaded shard of resource, loading it when needed.
+func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
+	ix.mu.Lock()
+	s := ix.shards[resource]
+	if s == nil {
+		s = newShard(resource)
+		ix.shards[resource] = s
+	}
+	ix.mu.Unlock()
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	if !s.loaded {
+		if err := s.load(ctx, ix.cfg.Source, ix.emb, ix.cfg.Lexical); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// loadedShard returns resource's shard when it is loaded, else nil.
+func (ix *Index) loadedShard(resource string) *shard {
+	ix.mu.Lock()
+	s := ix.shards[resource]
+	ix.mu.Unlock()
+	return s
+}
+
+// Add indexes docs lexically (one persisted bleve batch) and updates the
+// in-memory state of their resources when loaded. vecs is nil or parallel to
+// docs; a nil vector means "not embedded yet" (AddVectors adds it later).
+// The caller stores vectors in SQLite before calling Add, so that a resource
+// loaded concurrently sees them.
+func (ix *Index) Add(ctx context.Context, docs []Doc, vecs [][]float32) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	for i := range vecs {
+		if vecs[i] != nil && len(vecs[i]) != ix.emb.Dims() {
+			return fmt.Errorf("%w: vector of %s has %d dims, want %d", ErrDimension, docs[i].ID, len(vecs[i]), ix.emb.Dims())
+		}
+	}
+	for i := range docs {
+		s := ix.loadedShard(docs[i].ResourceID)
+		if s == nil {
+			continue
+		}
+		s.mu.Lock()
+		if s.loaded {
+			s.putDoc(&docs[i], ix.cfg.Lexical)
+			if i < len(vecs) && vecs[i] != nil {
+				if err := s.putVector(ctx, docs[i].ID, vecs[i]); err != nil {
+					s.mu.Unlock()
+					return err
+				}
+			}
+		}
+		s.mu.Unlock()
+	}
+	return ix.cfg.Lexical.Index(docs)
+}
+
+// AddVectors adds vectors computed after their messages were indexed
+// (resource's state is updated only when loaded; SQLite holds them anyway).
+func (ix *Index) AddVectors(ctx context.Context, resource string, ids []string, vecs [][]float32) error {
+	s := ix.loadedShard(resource)
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loaded {
+		return nil
+	}
+	for i, id := range ids {
+		if len(vecs[i]) != ix.emb.Dims() {
+			return fmt.Errorf("%w: vector of %s has %d dims, want %d", ErrDimension, id, len(vecs[i]), ix.emb.Dims())
+		}
+		if err := s.putVector(ctx, id, vecs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Remove deletes ids from the lexical index and from the loaded resources.
+func (ix *Index) Remove(ctx context.Context, ids []string) error {
+	ix.mu.Lock()
+	shards := make([]*shard, 0, len(ix.shards))
+	for _, s := range ix.shards {
+		shards = append(shards, s)
+	}
+	ix.mu.Unlock()
+	for _, s := range shards {
+		s.mu.Lock()
+		if s.loaded {
+			for _, id := range ids {
+				s.removeDoc(ctx, id)
+			}
+		}
+		s.mu.Unlock()
+	}
+	return ix.cfg.Lexical.Delete(ids)
+}
+
+// Forget drops every loaded resource; the next search reloads from the
+// Source (after a reindex).
+func (ix *Index) Forget() {
+	ix.mu.Lock()
+	ix.shards = map[string]*shard{}
+	ix.mu.Unlock()
+}
+
+// VectorCount returns how many of resource's messages have a vector in the
+// loaded collection, and how many messages it has, loading it if needed.
+func (ix *Index) VectorCount(ctx context.Context, resource string) (vectors, messages int, err error) {
+	s, err := ix.shard(ctx, resource)
+	if err != nil {
+		return 0, 0, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.col.Count(), len(s.docs), nil
+}
+
+// Query is one search.
+type Query struct {
+	// Text is the query text; required.
+	Text string
+	// ResourceID is the resource searched; required. Nothing outside it is
+	// ever returned.
+	ResourceID string
+	// ThreadID is the query's thread; required with scope thread.
+	ThreadID string
+	// Options are the recall options (zero fields mean defaults; TopK 0
+	// means DefaultTopK).
+	Options Options
+	// Exclude lists message ids that must not be returned, neither as hits
+	// nor as range neighbours (the recent window in LoadContext). Excluded
+	// messages are removed before topK.
+	Exclude map[string]bool
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	// Hits are the hits and their range neighbours, deduplicated and
+	// ordered by thread and seq (SortByRank gives rank order).
+	Hits []Hit
+	// Retrieval says how each channel fared ("ok", "off", "degraded: …",
+	// "unavailable: …") and names the embedder.
+	Retrieval journal.Retrieval
+}
+
+// Search runs q. It returns ErrInvalidQuery when the resource (or, with scope
+// thread, the thread) is missing, ErrInvalidOptions or a *FilterError for bad
+// options. A failing channel does not fail the search: the other channel
+// answers and Result.Retrieval says so; only when both fail is an error
+// returned.
+func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
+	o := q.Options
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.TopK == 0 {
+		o.TopK = DefaultTopK
+	}
+	if o.Scope == "" {
+		o.Scope = ScopeResource
+	}
+	if o.Mode == "" {
+		o.Mode = ModeHybrid
+	}
+	if o.Fusion == "" {
+		o.Fusion = DefaultFusion
+	}
+	if o.Fusion != FusionWeighted && o.Fusion != FusionRRF {
+		return nil, fmt.Errorf("%w: fusion must be weighted or rrf, got %q", ErrInvalidOptions, o.Fusion)
+	}
+	if q.ResourceID == "" {
+		return nil, fmt.Errorf("%w: no resource", ErrInvalidQuery)
+	}
+	thread := ""
+	if o.Scope == ScopeThread {
+		if q.ThreadID == "" {
+			return nil, fmt.Errorf("%w: scope thread needs a thread", ErrInvalidQuery)
+		}
+		thread = q.ThreadID
+	}
+	filter, err := ParseFilter(o.Filter)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ix.shard(ctx, q.ResourceID)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+
+	res := &Result{Retrieval: journal.Retrieval{Lexical: "off", Vector: "off"}}
+	allowed := func(e *entry) bool {
+		return e != nil && (thread == "" || e.doc.ThreadID == thread) && !q.Exclude[e.doc.ID] && filter.Match(&e.doc)
+	}
+	restricted := filter != nil || len(q.Exclude) > 0
+	pool := max(ix.cfg.CandidatePool, o.TopK)
+
+	// Exact query statistics, shared by the lexical channel and the
+	// cross-scoring of vector candidates.
+	qterms := distinct(ix.cfg.Lexical.Terms(q.Text))
+	idfs := make([]float64, len(qterms))
+	for i, t := range qterms {
+		idfs[i] = s.stats.idf(t)
+	}
+	lexScore := func(e *entry) float64 { return s.stats.score(qterms, idfs, e.terms) }
+
+	var lexList, vecList []scored
+	var lexErr, vecErr error
+	if o.Mode != ModeVector {
+		lexList, lexErr = ix.lexicalChannel(s, q.Text, thread, restricted, allowed, pool, len(qterms) > 0, lexScore)
+		res.Retrieval.Lexical = status(lexErr)
+	}
+	var qvec []float32
+	if o.Mode != ModeLexical {
+		res.Retrieval.Embedder = ix.emb.ID()
+		qvec, vecList, vecErr = ix.vectorChannel(ctx, s, q.Text, thread, restricted, allowed, pool, o.Threshold)
+		res.Retrieval.Vector = status(vecErr)
+		if vecErr == nil {
+			if missing := len(s.docs) - s.col.Count(); missing > 0 {
+				res.Retrieval.Vector = fmt.Sprintf("degraded: %d of %d messages not embedded yet", missing, len(s.docs))
+			}
+		}
+	}
+	if lexErr != nil && vecErr != nil {
+		return nil, fmt.Errorf("recall: both channels failed: lexical: %v; vector: %w", lexErr, vecErr)
+	}
+
+	cands := ix.candidates(ctx, s, lexList, vecList, o, qvec, lexScore, lexErr == nil && o.Mode != ModeVector)
+	var fused []float64
+	switch {
+	case o.Mode == ModeLexical || (o.Mode == ModeHybrid && vecErr != nil):
+		fused = channelScores(cands, true)
+	case o.Mode == ModeVector || lexErr != nil:
+		fused = channelScores(cands, false)
+	case o.Fusion == FusionRRF:
+		fused = FuseRRF(cands, RRFK)
+	default:
+		fused = FuseWeighted(cands, ix.cfg.VectorWeight)
+	}
+	order := rankFused(cands, fused)
+	hits := make([]Hit, 0, o.TopK)
+	for _, i := range order {
+		if len(hits) == o.TopK {
+			break
+		}
+		c := cands[i]
+		if o.Mode == ModeLexical && c.LexRank == 0 || o.Mode == ModeVector && c.VecRank == 0 {
+			continue
+		}
+		e := s.docs[c.ID]
+		hits = append(hits, Hit{
+			MessageID: c.ID, ThreadID: e.doc.ThreadID, Seq: e.doc.Seq, Role: e.doc.Role, CreatedAt: e.doc.CreatedAt,
+			Score: fused[i], Lexical: c.Lexical, Vector: c.Vector, Reason: ReasonHit, Rank: len(hits) + 1,
+		})
+	}
+	res.Hits, err = ExpandRange(hits, o.MessageRange, func(th string, from, to int64) ([]Hit, error) {
+		var out []Hit
+		for _, e := range s.neighbours(th, from, to) {
+			if q.Exclude[e.doc.ID] {
+				continue
+			}
+			out = append(out, Hit{MessageID: e.doc.ID, ThreadID: e.doc.ThreadID, Seq: e.doc.Seq, Role: e.doc.Role, CreatedAt: e.doc.CreatedAt})
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+type scored struct {
+	id    string
+	score float64
+}
+
+func status(err error) string {
+	if err != nil {
+		return "unavailable: " + err.Error()
+	}
+	return "ok"
+}
+
+// lexicalChannel returns up to pool allowed candidates ranked by textbook
+// BM25 (or bleve's BM25 with Config.BleveScores).
+func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, allowed func(*entry) bool, pool int, hasTerms bool, score func(*entry) float64) ([]scored, error) {
+	if !hasTerms {
+		return nil, nil
+	}
+	lq := lexQuery{Text: text, Resource: s.resource, Thread: thread, Size: pool}
+	if restricted {
+		var ids []string
+		for id, e := range s.docs {
+			if allowed(e) {
+				if ids = append(ids, id); len(ids) > directIDLimit {
+					ids = nil
+					break
+				}
+			}
+		}
+		if ids != nil {
+			if len(ids) == 0 {
+				return nil, nil
+			}
+			lq.IDs = ids
+		}
+	}
+	hits, total, err := ix.cfg.Lexical.search(lq)
+	if err != nil {
+		return nil, err
+	}
+	keep := func(hs []lexHit) []scored {
+		out := make([]scored, 0, len(hs))
+		for _, h := range hs {
+			if e := s.docs[h.ID]; allowed(e) {
+				sc := h.Score
+				if !ix.cfg.BleveScores {
+					sc = score(e)
+				}
+				out = append(out, scored{h.ID, sc})
+			}
+		}
+		return out
+	}
+	out := keep(hits)
+	if len(out) < pool && total > len(hits) {
+		// The filter removed candidates: widen to every match so that the
+		// topK among the allowed messages is exact.
+		lq.Size = total
+		if hits, _, err = ix.cfg.Lexical.search(lq); err != nil {
+			return nil, err
+		}
+		out = keep(hits)
+	}
+	sortScored(out)
+	if len(out) > pool {
+		out = out[:pool]
+	}
+	return out, nil
+}
+
+// vectorChannel embeds the query and returns up to pool allowed candidates
+// at or above the threshold, ranked by cosine similarity.
+func (ix *Index) vectorChannel(ctx context.Context, s *shard, text, thread string, restricted bool, allowed func(*entry) bool, pool int, threshold float64) ([]float32, []scored, error) {
+	vs, err := ix.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, nil, fmt.Errorf("embed query: %w", err)
+	}
+	if len(vs) != 1 || len(vs[0]) != ix.emb.Dims() {
+		return nil, nil, fmt.Errorf("%w: query embedding", ErrDimension)
+	}
+	qv := vs[0]
+	count := s.col.Count()
+	if count == 0 {
+		return qv, nil, nil
+	}
+	var where map[string]string
+	if thread != "" {
+		where = map[string]string{"thread": thread}
+	}
+	n := min(pool, count)
+	for {
+		rs, err := s.col.QueryEmbedding(ctx, qv, n, where, nil)
+		if err != nil {
+			return qv, nil, fmt.Errorf("vector search: %w", err)
+		}
+		out := make([]scored, 0, len(rs))
+		below := false
+		for _, r := range rs {
+			sim := float64(r.Similarity)
+			if threshold != 0 && sim < threshold {
+				below = true
+				break
+			}
+			if !restricted || allowed(s.docs[r.ID]) {
+				out = append(out, scored{r.ID, sim})
+			}
+		}
+		if len(out) >= pool || below || n == count || len(rs) < n {
+			if len(out) > pool {
+				out = out[:pool]
+			}
+			return qv, out, nil
+		}
+		n = count // widen: the filter removed candidates
+	}
+}
+
+// candidates merges the channel lists and gives every candidate both
+// scores: the exact BM25 of a vector candidate and the cosine of a lexical
+// candidate (when it has a vector at or above the threshold).
+func (ix *Index) candidates(ctx context.Context, s *shard, lex, vec []scored, o Options, qv []float32, lexScore func(*entry) float64, lexOK bool) []Candidate {
+	byID := map[string]int{}
+	var cands []Candidate
+	get := func(id string) *Candidate {
+		if i, ok := byID[id]; ok {
+			return &cands[i]
+		}
+		byID[id] = len(cands)
+		cands = append(cands, Candidate{ID: id})
+		return &cands[len(cands)-1]
+	}
+	for i, sc := range lex {
+		c := get(sc.id)
+		c.Lexical, c.LexRank = ptr(sc.score), i+1
+	}
+	for i, sc := range vec {
+		c := get(sc.id)
+		c.Vector, c.VecRank = ptr(sc.score), i+1
+	}
+	if o.Mode != ModeHybrid {
+		return cands
+	}
+	for i := range cands {
+		c := &cands[i]
+		if c.Lexical == nil && lexOK {
+			if sc := lexScore(s.docs[c.ID]); sc > 0 {
+				c.Lexical = ptr(sc)
+			}
+		}
+		if c.Vector == nil && qv != nil && s.docs[c.ID].hasVec {
+			d, err := s.col.GetByID(ctx, c.ID)
+			if err == nil {
+				sim := dot(qv, d.Embedding)
+				if o.Threshold == 0 || sim >= o.Threshold {
+					c.Vector = ptr(sim)
+				}
+			}
+		}
+	}
+	return cands
+}
+
+// channelScores returns one channel's scores as the fused scores.
+func channelScores(cands []Candidate, lexical bool) []float64 {
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		p := c.Vector
+		if lexical {
+			p = c.Lexical
+		}
+		if p != nil {
+			out[i] = *p
+		} else {
+			out[i] = math.Inf(-1)
+		}
+	}
+	return out
+}
+
+func sortScored(s []scored) {
+	slices.SortStableFunc(s, func(a, b scored) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		if a.id < b.id {
+			return -1
+		}
+		if a.id > b.id {
+			return 1
+		}
+		return 0
+	})
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+func ptr(f float64) *float64 { return &f }

@@ -1,0 +1,298 @@
+package recall
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// Field names in the bleve documents.
+const (
+	fieldText     = "text"     // name + content, English analysis
+	fieldResource = "resource" // keyword, for scope
+	fieldThread   = "thread"   // keyword, for scope thread
+)
+
+// lexDoc is the document bleve indexes for one message. Only the fields the
+// lexical query needs are indexed: the text, and the resource and thread
+// for scope (keywords, not stored, no term vectors). Role, seq, created time
+// and metadata filters are evaluated by recall itself over the resource's
+// messages (exact and before topK, see Index.Search), so indexing them in
+// bleve would only slow ingestion down.
+type lexDoc struct {
+	Text     string `json:"text"`
+	Resource string `json:"resource"`
+	Thread   string `json:"thread"`
+}
+
+// Lexical is the on-disk lexical index: bleve, scorch, BM25 scoring, the "en"
+// analyzer (unicode tokenizer, possessive filter, lowercase, English stop
+// words, Porter stemmer).
+//
+// It is safe for concurrent use. Close releases the directory; calling it
+// more than once is safe (bleve itself panics on a second Close).
+type Lexical struct {
+	mu       sync.RWMutex
+	idx      bleve.Index
+	analyzer analysis.Analyzer
+	path     string
+	closed   bool
+}
+
+func newMapping() *mapping.IndexMappingImpl {
+	im := bleve.NewIndexMapping()
+	im.DefaultAnalyzer = en.AnalyzerName
+	// BM25 only works on scorch (NewMemOnly silently falls back to TF-IDF);
+	// see ../shared/DEPENDENCIES.md §3.
+	im.ScoringModel = index.BM25Scoring
+	text := bleve.NewTextFieldMapping()
+	text.Analyzer = en.AnalyzerName
+	text.Store = false
+	text.IncludeTermVectors = false
+	text.IncludeInAll = false
+	kw := func() *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Store = false
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt(fieldText, text)
+	dm.AddFieldMappingsAt(fieldResource, kw())
+	dm.AddFieldMappingsAt(fieldThread, kw())
+	im.DefaultMapping = dm
+	return im
+}
+
+// OpenLexical opens the bleve index at path, creating it when path does not
+// exist. An existing directory that bleve cannot open returns an error
+// matching ErrCorrupt (quarantine it and rebuild). path "" makes an in-memory
+// scorch index (for tests and scratch evaluations; still BM25).
+func OpenLexical(path string) (*Lexical, error) {
+	var (
+		idx bleve.Index
+		err error
+	)
+	switch {
+	case path == "":
+		idx, err = bleve.NewUsing("", newMapping(), scorch.Name, scorch.Name, nil)
+	default:
+		if _, serr := os.Stat(path); errors.Is(serr, os.ErrNotExist) {
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return nil, fmt.Errorf("recall: create %s: %w", filepath.Dir(path), err)
+			}
+			idx, err = bleve.NewUsing(path, newMapping(), scorch.Name, scorch.Name, nil)
+		} else {
+			idx, err = openExisting(path)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("recall: open lexical index %s: %w", path, err)
+	}
+	im, ok := idx.Mapping().(*mapping.IndexMappingImpl)
+	if !ok || im.ScoringModel != index.BM25Scoring {
+		idx.Close()
+		return nil, fmt.Errorf("%w: %s: not a BM25 index", ErrCorrupt, path)
+	}
+	a := idx.Mapping().AnalyzerNamed(en.AnalyzerName)
+	if a == nil {
+		idx.Close()
+		return nil, fmt.Errorf("recall: analyzer %q missing", en.AnalyzerName)
+	}
+	return &Lexical{idx: idx, analyzer: a, path: path}, nil
+}
+
+// openExisting opens an index and checks that it answers a query: a
+// directory with damaged segments may open and fail only on first use.
+func openExisting(path string) (idx bleve.Index, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic while opening: %v", r)
+		}
+	}()
+	idx, err = bleve.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := idx.DocCount(); err != nil {
+		idx.Close()
+		return nil, err
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), 1, 0, false)
+	if _, err := idx.Search(req); err != nil {
+		idx.Close()
+		return nil, err
+	}
+	return idx, nil
+}
+
+// Path returns the directory of the index ("" in memory).
+func (l *Lexical) Path() string { return l.path }
+
+// Terms returns the analysed terms of text (the "en" analyzer: lowercased,
+// stop words removed, Porter-stemmed), in order, repeats kept.
+func (l *Lexical) Terms(text string) []string {
+	ts := l.analyzer.Analyze([]byte(text))
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, string(t.Term))
+	}
+	return out
+}
+
+// Index adds or replaces docs in one bleve batch. On return the batch is
+// persisted (scorch waits for persistence unless the index is in memory).
+func (l *Lexical) Index(docs []Doc) error {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return ErrClosed
+	}
+	b := l.idx.NewBatch()
+	for i := range docs {
+		d := &docs[i]
+		if err := b.Index(d.ID, lexDoc{Text: d.Text(), Resource: d.ResourceID, Thread: d.ThreadID}); err != nil {
+			return fmt.Errorf("recall: index message %s: %w", d.ID, err)
+		}
+	}
+	if err := l.idx.Batch(b); err != nil {
+		return fmt.Errorf("recall: index batch of %d: %w", len(docs), err)
+	}
+	return nil
+}
+
+// Delete removes ids (absent ids are ignored).
+func (l *Lexical) Delete(ids []string) error {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return ErrClosed
+	}
+	b := l.idx.NewBatch()
+	for _, id := range ids {
+		b.Delete(id)
+	}
+	if err := l.idx.Batch(b); err != nil {
+		return fmt.Errorf("recall: delete %d messages: %w", len(ids), err)
+	}
+	return nil
+}
+
+// Count returns the number of indexed messages.
+func (l *Lexical) Count() (uint64, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return 0, ErrClosed
+	}
+	return l.idx.DocCount()
+}
+
+// IDs returns the ids of every indexed message (for consistency checks).
+func (l *Lexical) IDs() (map[string]bool, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	n, err := l.idx.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, n)
+	const page = 10000
+	for from := 0; ; from += page {
+		req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), page, from, false)
+		req.SortBy([]string{"_id"})
+		res, err := l.idx.Search(req)
+		if err != nil {
+			return nil, fmt.Errorf("recall: list lexical ids: %w", err)
+		}
+		for _, h := range res.Hits {
+			out[h.ID] = true
+		}
+		if len(res.Hits) < page {
+			return out, nil
+		}
+	}
+}
+
+// lexQuery is one lexical search: OR of the analysed terms of Text, within
+// Resource (and Thread when set), and within IDs when non-nil.
+type lexQuery struct {
+	Text     string
+	Resource string
+	Thread   string
+	IDs      []string
+	Size     int
+}
+
+type lexHit struct {
+	ID    string
+	Score float64
+}
+
+// search runs q and returns hits in bleve's BM25 order and the total number
+// of matching messages.
+func (l *Lexical) search(q lexQuery) ([]lexHit, int, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return nil, 0, ErrClosed
+	}
+	mq := bleve.NewMatchQuery(q.Text)
+	mq.SetField(fieldText)
+	filters := []query.Query{term(fieldResource, q.Resource)}
+	if q.Thread != "" {
+		filters = append(filters, term(fieldThread, q.Thread))
+	}
+	if q.IDs != nil {
+		filters = append(filters, bleve.NewDocIDQuery(q.IDs))
+	}
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(mq)
+	// AddFilter replaces the previous filter: pass one conjunction.
+	bq.AddFilter(bleve.NewConjunctionQuery(filters...))
+	req := bleve.NewSearchRequestOptions(bq, q.Size, 0, false)
+	res, err := l.idx.Search(req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("recall: lexical search: %w", err)
+	}
+	out := make([]lexHit, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = lexHit{ID: h.ID, Score: h.Score}
+	}
+	return out, int(res.Total), nil
+}
+
+func term(field, v string) query.Query {
+	t := bleve.NewTermQuery(v)
+	t.SetField(field)
+	return t
+}
+
+// Close closes the index; later calls return nil.
+func (l *Lexical) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	return l.idx.Close()
+}
