@@ -1,0 +1,62 @@
+// Package working is mnemo's working memory: the structured state an agent
+// keeps about a conversation, maintained by the model through the
+// updateWorkingMemory tool (DESIGN.md, "Working memory").
+//
+// A Memory is configured once (Config) in one of two modes:
+//
+//   - schema mode: the state is a JSON object described by a JSON Schema,
+//     reflected from a Go type with invopop/jsonschema (Config.SchemaOf) or
+//     given raw (Config.Schema). Updates are JSON Merge Patches (RFC 7396,
+//     evanphx/json-patch/v5): a partial update changes only the fields it
+//     names, null deletes a field, arrays are replaced whole, an empty update
+//     changes nothing. The merged result is validated against the schema
+//     (santhosh-tekuri/jsonschema/v6) before it is stored.
+//   - template mode: the state is free markdown starting from
+//     Config.Template. An update replaces the document, or edits one exact
+//     passage (search/replace).
+//
+// The state lives under a scope key: "thread:<threadId>" (Scope thread: one
+// state per thread) or "resource:<resourceId>" (Scope resource: one state
+// shared by all the resource's threads). It is stored in the working_memory
+// table with a version number, and every version is kept in
+// working_memory_history with its time, run id and tool call id.
+//
+// ReadOnly (Config.ReadOnly) concerns the model only: the state is rendered
+// but no tool is offered. The application and the operator (mnemo wm set) may
+// still update it through this package.
+//
+// # Invariants
+//
+//   - A stored state is always valid: in schema mode a JSON object that the
+//     schema accepts (with "required" relaxed where merge semantics apply, see
+//     Config.Schema), in template mode at most Config.MaxChars characters.
+//   - An update that is refused (invalid JSON, not an object, a schema
+//     violation, a search that does not match exactly once, too large)
+//     changes nothing; the error names what is wrong.
+//   - An update that leaves the content unchanged creates no version.
+//   - Versions of a scope are 1, 2, 3… without gaps; version n+1 is written
+//     only over version n (optimistic concurrency: compare-and-swap on the
+//     version, then a retry of the whole merge on the newer state), so
+//     concurrent updates of different fields never lose one another.
+//   - An update carrying a (run id, tool call id) that is already in the
+//     history is not applied again: its recorded version is returned. Together
+//     with journal.Apply this makes tool handling durable across restarts.
+//   - The caller's values are never aliased: patches are encoded to JSON
+//     before use, and State.Value decodes a fresh map on every call.
+//
+// # Concurrency
+//
+// Memory is safe for concurrent use by multiple goroutines and by several
+// processes sharing the SQLite file: the version compare-and-swap runs inside
+// one write transaction.
+//
+// # Errors
+//
+// Refusals of an update are the sentinels ErrInvalidPatch,
+// ErrSchemaViolation, ErrSearchNotFound, ErrSearchNotUnique, ErrTooLarge and
+// ErrWrongMode, wrapped with a message naming the field or
+// rule; Refused reports whether an error is one of them (the tools package
+// turns those into tool results for the model). ErrInvalidKey, ErrModeMismatch,
+// ErrInvalidSchema and ErrConflict are configuration or contention errors;
+// SQLite errors are wrapped with the step that failed.
+package working

@@ -1,0 +1,332 @@
+package working
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Mode is how a working memory holds its state.
+type Mode string
+
+// Modes of a working memory.
+const (
+	// ModeSchema: a JSON object described by a JSON Schema, updated by JSON
+	// Merge Patch.
+	ModeSchema Mode = "schema"
+	// ModeTemplate: free markdown starting from a template, replaced whole or
+	// edited by search/replace.
+	ModeTemplate Mode = "template"
+)
+
+// Scope says which conversations share one state.
+type Scope string
+
+// Scopes of a working memory.
+const (
+	// ScopeThread: one state per thread (key "thread:<threadId>").
+	ScopeThread Scope = "thread"
+	// ScopeResource: one state per resource, shared by all its threads (key
+	// "resource:<resourceId>").
+	ScopeResource Scope = "resource"
+)
+
+// Defaults for Config fields left zero.
+const (
+	// DefaultMaxChars bounds the stored state: it is rendered into every
+	// prompt, so 8000 characters (about 2000 tokens) keeps it a small part of
+	// a typical context window.
+	DefaultMaxChars = 8000
+	// DefaultMaxRetries is how many times an update re-reads and re-merges
+	// after losing the version compare-and-swap. Each loss means another
+	// update committed, so 32 covers dozens of concurrent writers of one
+	// scope.
+	DefaultMaxRetries = 32
+)
+
+// Config describes a working memory. The zero value is a thread-scoped
+// template memory with an empty template. New copies it.
+type Config struct {
+	// Mode is ModeSchema or ModeTemplate. Zero means ModeSchema when Schema
+	// or SchemaOf is set, ModeTemplate otherwise.
+	Mode Mode
+	// Schema is a raw JSON Schema (draft 2020-12 unless it says otherwise in
+	// $schema) whose root describes an object. Local $refs are inlined. The
+	// schema's "required" is relaxed on the stored state wherever merge
+	// semantics reach (object properties, not array items): the state fills
+	// in over a conversation, so a partial state is valid. Set Schema or
+	// SchemaOf, not both.
+	Schema json.RawMessage
+	// SchemaOf is a Go value whose type's schema is reflected with SchemaFor,
+	// e.g. Profile{}.
+	SchemaOf any
+	// Template is the starting markdown document in template mode, e.g.
+	// "# User\n- Name:\n- City:\n".
+	Template string
+	// Scope is ScopeThread or ScopeResource; zero means ScopeThread.
+	Scope Scope
+	// ReadOnly renders the state into the system part but offers the model
+	// no tool to change it. This package's methods still update it.
+	ReadOnly bool
+	// MaxChars bounds the stored content in characters (runes; compact JSON
+	// in schema mode); zero means DefaultMaxChars.
+	MaxChars int
+	// MaxRetries bounds the compare-and-swap retries of one update; zero
+	// means DefaultMaxRetries.
+	MaxRetries int
+	// Now is the clock for version times; nil means time.Now.
+	Now func() time.Time
+}
+
+// Memory is a configured working memory over the shared SQLite database. It
+// is safe for concurrent use. It does not own the *sql.DB: closing the
+// database is the caller's job.
+type Memory struct {
+	db     *sql.DB
+	cfg    Config
+	schema *compiledSchema // nil in template mode
+}
+
+// New returns a working memory over db, whose schema the store package
+// created. It returns ErrInvalidConfig for an inconsistent config and
+// ErrInvalidSchema for a schema it cannot use.
+func New(db *sql.DB, cfg Config) (*Memory, error) {
+	if db == nil {
+		return nil, fmt.Errorf("%w: nil database", ErrInvalidConfig)
+	}
+	hasSchema := len(cfg.Schema) > 0 || cfg.SchemaOf != nil
+	if cfg.Mode == "" {
+		cfg.Mode = ModeTemplate
+		if hasSchema {
+			cfg.Mode = ModeSchema
+		}
+	}
+	if cfg.Scope == "" {
+		cfg.Scope = ScopeThread
+	}
+	if cfg.MaxChars <= 0 {
+		cfg.MaxChars = DefaultMaxChars
+	}
+	if cfg.MaxRetries <= 0 {
+		cfg.MaxRetries = DefaultMaxRetries
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Scope != ScopeThread && cfg.Scope != ScopeResource {
+		return nil, fmt.Errorf("%w: scope %q, want thread or resource", ErrInvalidConfig, cfg.Scope)
+	}
+	m := &Memory{db: db, cfg: cfg}
+	switch cfg.Mode {
+	case ModeSchema:
+		if len(cfg.Schema) > 0 && cfg.SchemaOf != nil {
+			return nil, fmt.Errorf("%w: set Schema or SchemaOf, not both", ErrInvalidConfig)
+		}
+		if cfg.Template != "" {
+			return nil, fmt.Errorf("%w: Template is for template mode", ErrInvalidConfig)
+		}
+		raw := cfg.Schema
+		if cfg.SchemaOf != nil {
+			var err error
+			if raw, err = SchemaFor(cfg.SchemaOf); err != nil {
+				return nil, err
+			}
+		}
+		if len(raw) == 0 {
+			return nil, fmt.Errorf("%w: schema mode needs Schema or SchemaOf", ErrInvalidConfig)
+		}
+		cs, err := compileSchema(raw)
+		if err != nil {
+			return nil, err
+		}
+		m.schema = cs
+		m.cfg.Schema, m.cfg.SchemaOf = cs.raw, nil
+	case ModeTemplate:
+		if hasSchema {
+			return nil, fmt.Errorf("%w: a schema needs ModeSchema", ErrInvalidConfig)
+		}
+		if n := len([]rune(cfg.Template)); n > cfg.MaxChars {
+			return nil, fmt.Errorf("%w: template has %d characters, MaxChars is %d", ErrInvalidConfig, n, cfg.MaxChars)
+		}
+	default:
+		return nil, fmt.Errorf("%w: mode %q, want schema or template", ErrInvalidConfig, cfg.Mode)
+	}
+	return m, nil
+}
+
+// Mode reports the memory's mode.
+func (m *Memory) Mode() Mode { return m.cfg.Mode }
+
+// Scope reports the memory's scope.
+func (m *Memory) Scope() Scope { return m.cfg.Scope }
+
+// ReadOnly reports whether the model may not update the memory.
+func (m *Memory) ReadOnly() bool { return m.cfg.ReadOnly }
+
+// Schema returns a copy of the configured (or reflected) JSON Schema; nil in
+// template mode.
+func (m *Memory) Schema() json.RawMessage {
+	if m.schema == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), m.schema.raw...)
+}
+
+// UpdateSchema returns a copy of the schema an update must follow in schema
+// mode: the configured schema with $refs inlined, "required" relaxed and
+// $schema/$id/$defs removed, ready to be a tool's parameters. Keys are in
+// lexical order. Nil in template mode.
+func (m *Memory) UpdateSchema() json.RawMessage {
+	if m.schema == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), m.schema.params...)
+}
+
+// ThreadKey is the scope key of a thread-scoped state.
+func ThreadKey(threadID string) string { return string(ScopeThread) + ":" + threadID }
+
+// ResourceKey is the scope key of a resource-scoped state.
+func ResourceKey(resourceID string) string { return string(ScopeResource) + ":" + resourceID }
+
+// ParseKey splits a scope key into its scope and id, or returns
+// ErrInvalidKey.
+func ParseKey(key string) (Scope, string, error) {
+	s, id, ok := strings.Cut(key, ":")
+	if !ok || id == "" || (Scope(s) != ScopeThread && Scope(s) != ScopeResource) {
+		return "", "", fmt.Errorf("%w: %q, want thread:<id> or resource:<id>", ErrInvalidKey, key)
+	}
+	return Scope(s), id, nil
+}
+
+// Key returns the scope key of the state a conversation uses: the thread's
+// in thread scope, the resource's in resource scope. The id the scope needs
+// must be non-empty (ErrInvalidKey).
+func (m *Memory) Key(threadID, resourceID string) (string, error) {
+	id, key := threadID, ThreadKey(threadID)
+	if m.cfg.Scope == ScopeResource {
+		id, key = resourceID, ResourceKey(resourceID)
+	}
+	if id == "" {
+		return "", fmt.Errorf("%w: %s scope needs a %s id", ErrInvalidKey, m.cfg.Scope, m.cfg.Scope)
+	}
+	return key, nil
+}
+
+func (m *Memory) checkKey(key string) error {
+	s, _, err := ParseKey(key)
+	if err != nil {
+		return err
+	}
+	if s != m.cfg.Scope {
+		return fmt.Errorf("%w: %q is a %s key but the memory is %s-scoped", ErrInvalidKey, key, s, m.cfg.Scope)
+	}
+	return nil
+}
+
+// State is the working memory of one scope key at one version.
+type State struct {
+	Key       string    // "thread:<id>" or "resource:<id>"
+	Mode      Mode      // the mode it was written in
+	Content   string    // compact JSON object (schema mode) or markdown (template mode)
+	Version   int64     // 1, 2, 3…; 0 when never written (Content is the initial state)
+	UpdatedAt time.Time // when Version was written; zero for version 0
+}
+
+// Value decodes a schema-mode state into a fresh map (numbers as
+// json.Number); changing the map changes nothing stored. It returns
+// ErrWrongMode for a template-mode state.
+func (s State) Value() (map[string]any, error) {
+	if s.Mode != ModeSchema {
+		return nil, fmt.Errorf("%w: Value of a %s state", ErrWrongMode, s.Mode)
+	}
+	v, err := decodeJSON([]byte(s.Content))
+	if err != nil {
+		return nil, fmt.Errorf("working: decode state %s: %w", s.Key, err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("working: decode state %s: not an object", s.Key)
+	}
+	return obj, nil
+}
+
+// initial is the content of a never-written state.
+func (m *Memory) initial() string {
+	if m.cfg.Mode == ModeSchema {
+		return "{}"
+	}
+	return m.cfg.Template
+}
+
+// Get returns the current state of key. A key never written has Version 0
+// and the initial content ("{}" or the template); that is not an error.
+func (m *Memory) Get(ctx context.Context, key string) (State, error) {
+	if err := m.checkKey(key); err != nil {
+		return State{}, err
+	}
+	st := State{Key: key, Mode: m.cfg.Mode}
+	var mode string
+	var ms int64
+	err := m.db.QueryRowContext(ctx,
+		`SELECT mode, content, version, updated_at FROM working_memory WHERE scope = ?`, key).
+		Scan(&mode, &st.Content, &st.Version, &ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		st.Content = m.initial()
+		return st, nil
+	}
+	if err != nil {
+		return State{}, fmt.Errorf("working: read %s: %w", key, err)
+	}
+	if Mode(mode) != m.cfg.Mode {
+		return State{}, fmt.Errorf("%w: %s was written in %s mode, the memory is in %s mode", ErrModeMismatch, key, mode, m.cfg.Mode)
+	}
+	st.UpdatedAt = time.UnixMilli(ms).UTC()
+	return st, nil
+}
+
+// Version is one entry of a scope's history.
+type Version struct {
+	Key        string
+	Version    int64
+	Content    string
+	RunID      string // the run that wrote it; empty when not written by a run
+	ToolCallID string // the tool call that wrote it; empty when not written by a tool
+	UpdatedAt  time.Time
+}
+
+// History lists the versions of key, newest first; limit ≤ 0 means all. A
+// key never written has an empty history.
+func (m *Memory) History(ctx context.Context, key string, limit int) ([]Version, error) {
+	if err := m.checkKey(key); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := m.db.QueryContext(ctx,
+		`SELECT version, content, run_id, tool_call_id, updated_at FROM working_memory_history
+		 WHERE scope = ? ORDER BY version DESC LIMIT ?`, key, limit)
+	if err != nil {
+		return nil, fmt.Errorf("working: history %s: %w", key, err)
+	}
+	defer rows.Close()
+	var out []Version
+	for rows.Next() {
+		v := Version{Key: key}
+		var ms int64
+		if err := rows.Scan(&v.Version, &v.Content, &v.RunID, &v.ToolCallID, &ms); err != nil {
+			return nil, fmt.Errorf("working: history %s: %w", key, err)
+		}
+		v.UpdatedAt = time.UnixMilli(ms).UTC()
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("working: history %s: %w", key, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,282 @@
+package working
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+)
+
+// Origin says who wrote a version. Both fields are optional; a ToolCallID
+// makes the update idempotent for (RunID, ToolCallID): applying it again
+// returns the version it wrote instead of writing another.
+type Origin struct {
+	RunID      string
+	ToolCallID string
+}
+
+// Result is the outcome of an update.
+type Result struct {
+	// State is the state after the update: the new version, the unchanged
+	// current state, or (Replayed) the version this origin wrote earlier.
+	State State
+	// Changed is false when the update left the content as it was; then no
+	// version was written.
+	Changed bool
+	// Replayed is true when this origin's tool call had already been applied;
+	// nothing was written now.
+	Replayed bool
+}
+
+// Merge applies a JSON Merge Patch (RFC 7396) to a schema-mode state: the
+// fields the patch names change, null deletes a field, arrays are replaced
+// whole, an empty patch changes nothing. patch is JSON text when it is a
+// json.RawMessage or []byte; any other value (such as a map[string]any) is
+// encoded with encoding/json first, so the caller's value is never aliased.
+//
+// Merge refuses, leaving the state unchanged: a patch that is not a JSON
+// object (ErrInvalidPatch), a result the schema rejects (ErrSchemaViolation),
+// a result over MaxChars (ErrTooLarge), a template memory (ErrWrongMode).
+func (m *Memory) Merge(ctx context.Context, key string, patch any, origin Origin) (Result, error) {
+	if m.cfg.Mode != ModeSchema {
+		return Result{}, fmt.Errorf("%w: a merge patch needs schema mode; this memory is a markdown template", ErrWrongMode)
+	}
+	var raw []byte
+	switch p := patch.(type) {
+	case json.RawMessage:
+		raw = bytes.Clone(p)
+	case []byte:
+		raw = bytes.Clone(p)
+	default:
+		b, err := json.Marshal(p)
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: encode: %v", ErrInvalidPatch, err)
+		}
+		raw = b
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w: not valid JSON: %v", ErrInvalidPatch, err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return Result{}, fmt.Errorf("%w: the update must be a JSON object of the fields to change, got %s", ErrInvalidPatch, jsonKind(v))
+	}
+	return m.update(ctx, key, origin, func(cur string) (string, error) {
+		merged, err := jsonpatch.MergePatch([]byte(cur), raw)
+		if err != nil {
+			return "", fmt.Errorf("%w: merge: %v", ErrInvalidPatch, err)
+		}
+		return m.normalize(merged)
+	})
+}
+
+// Set replaces the whole state: in schema mode content must be a JSON
+// object the schema accepts (ErrInvalidPatch, ErrSchemaViolation); in
+// template mode it is the new markdown document. ErrTooLarge over MaxChars.
+func (m *Memory) Set(ctx context.Context, key, content string, origin Origin) (Result, error) {
+	next := content
+	if m.cfg.Mode == ModeSchema {
+		v, err := decodeJSON([]byte(content))
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: not valid JSON: %v", ErrInvalidPatch, err)
+		}
+		if _, ok := v.(map[string]any); !ok {
+			return Result{}, fmt.Errorf("%w: the state must be a JSON object, got %s", ErrInvalidPatch, jsonKind(v))
+		}
+		if next, err = m.normalize([]byte(content)); err != nil {
+			return Result{}, err
+		}
+	}
+	return m.update(ctx, key, origin, func(string) (string, error) { return next, nil })
+}
+
+// Edit replaces the one occurrence of search in a template-mode document
+// with replace. It refuses with ErrSearchNotFound or ErrSearchNotUnique
+// unless search occurs exactly once, ErrInvalidPatch for an empty search,
+// ErrWrongMode on a schema memory and ErrTooLarge over MaxChars.
+func (m *Memory) Edit(ctx context.Context, key, search, replace string, origin Origin) (Result, error) {
+	if m.cfg.Mode != ModeTemplate {
+		return Result{}, fmt.Errorf("%w: search/replace needs template mode; this memory is a JSON object (send the fields to change)", ErrWrongMode)
+	}
+	if search == "" {
+		return Result{}, fmt.Errorf("%w: search is empty", ErrInvalidPatch)
+	}
+	return m.update(ctx, key, origin, func(cur string) (string, error) {
+		switch n := strings.Count(cur, search); n {
+		case 1:
+			return strings.Replace(cur, search, replace, 1), nil
+		case 0:
+			return "", fmt.Errorf("%w: %q does not occur in the working memory; copy the exact passage", ErrSearchNotFound, preview(search))
+		default:
+			return "", fmt.Errorf("%w: %q occurs %d times; include more surrounding text so it occurs once", ErrSearchNotUnique, preview(search), n)
+		}
+	})
+}
+
+// normalize validates a merged JSON object against the schema and returns it
+// as compact JSON with sorted keys, so equal states have equal bytes.
+func (m *Memory) normalize(b []byte) (string, error) {
+	v, err := decodeJSON(b)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalidPatch, err)
+	}
+	if err := m.schema.validate(v); err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalidPatch, err)
+	}
+	return strings.TrimSuffix(buf.String(), "\n"), nil
+}
+
+// update runs the optimistic loop: read, compute, compare-and-swap on the
+// version; on a lost swap, read again and recompute.
+func (m *Memory) update(ctx context.Context, key string, origin Origin, compute func(cur string) (string, error)) (Result, error) {
+	if err := m.checkKey(key); err != nil {
+		return Result{}, err
+	}
+	if origin.ToolCallID != "" {
+		if r, ok, err := m.applied(ctx, m.db, key, origin); err != nil || ok {
+			return r, err
+		}
+	}
+	for attempt := 0; attempt < m.cfg.MaxRetries; attempt++ {
+		cur, err := m.Get(ctx, key)
+		if err != nil {
+			return Result{}, err
+		}
+		next, err := compute(cur.Content)
+		if err != nil {
+			return Result{}, err
+		}
+		if next == cur.Content {
+			return Result{State: cur}, nil
+		}
+		if n := utf8.RuneCountInString(next); n > m.cfg.MaxChars {
+			return Result{}, fmt.Errorf("%w: %d characters, the limit is %d; keep it shorter", ErrTooLarge, n, m.cfg.MaxChars)
+		}
+		r, ok, err := m.swap(ctx, cur, next, origin)
+		if err != nil || ok {
+			return r, err
+		}
+		// Lost the swap: another update committed. Back off a little, with
+		// jitter so the losers do not collide again in lockstep.
+		d := time.Duration(rand.Int64N(int64(attempt+1) * int64(time.Millisecond)))
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return Result{}, ctx.Err()
+		}
+	}
+	return Result{}, fmt.Errorf("%w: %s: gave up after %d attempts", ErrConflict, key, m.cfg.MaxRetries)
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// applied looks up the version an origin's tool call wrote.
+func (m *Memory) applied(ctx context.Context, q querier, key string, origin Origin) (Result, bool, error) {
+	st := State{Key: key, Mode: m.cfg.Mode}
+	var ms int64
+	err := q.QueryRowContext(ctx,
+		`SELECT version, content, updated_at FROM working_memory_history
+		 WHERE scope = ? AND run_id = ? AND tool_call_id = ? ORDER BY version LIMIT 1`,
+		key, origin.RunID, origin.ToolCallID).Scan(&st.Version, &st.Content, &ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Result{}, false, nil
+	}
+	if err != nil {
+		return Result{}, false, fmt.Errorf("working: look up %s %s/%s: %w", key, origin.RunID, origin.ToolCallID, err)
+	}
+	st.UpdatedAt = time.UnixMilli(ms).UTC()
+	return Result{State: st, Changed: true, Replayed: true}, true, nil
+}
+
+// swap writes next as version cur.Version+1 if the stored version is still
+// cur.Version. ok is false when another writer got there first.
+func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin) (r Result, ok bool, err error) {
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Result{}, false, fmt.Errorf("working: update %s: %w", cur.Key, err)
+	}
+	defer func() {
+		if !ok || err != nil {
+			tx.Rollback()
+		}
+	}()
+	// Inside the write lock: another process may have applied this very call.
+	if origin.ToolCallID != "" {
+		if r, done, err := m.applied(ctx, tx, cur.Key, origin); err != nil || done {
+			if err == nil {
+				err = tx.Commit()
+			}
+			return r, done, err
+		}
+	}
+	now := m.cfg.Now()
+	ms := now.UnixMilli()
+	var res sql.Result
+	if cur.Version == 0 {
+		res, err = tx.ExecContext(ctx,
+			`INSERT INTO working_memory (scope, mode, content, version, updated_at) VALUES (?, ?, ?, 1, ?)
+			 ON CONFLICT (scope) DO NOTHING`, cur.Key, string(m.cfg.Mode), next, ms)
+	} else {
+		res, err = tx.ExecContext(ctx,
+			`UPDATE working_memory SET content = ?, version = version + 1, updated_at = ?
+			 WHERE scope = ? AND version = ? AND mode = ?`, next, ms, cur.Key, cur.Version, string(m.cfg.Mode))
+	}
+	if err != nil {
+		return Result{}, false, fmt.Errorf("working: update %s: %w", cur.Key, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return Result{}, false, err
+	}
+	version := cur.Version + 1
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO working_memory_history (scope, version, content, run_id, tool_call_id, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		cur.Key, version, next, origin.RunID, origin.ToolCallID, ms); err != nil {
+		return Result{}, false, fmt.Errorf("working: record version %d of %s: %w", version, cur.Key, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Result{}, false, fmt.Errorf("working: update %s: %w", cur.Key, err)
+	}
+	st := State{Key: cur.Key, Mode: m.cfg.Mode, Content: next, Version: version, UpdatedAt: time.UnixMilli(ms).UTC()}
+	return Result{State: st, Changed: true}, true, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	default:
+		return "an object"
+	}
+}
+
+// preview shortens s for an error message.
+func preview(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return s
+}
