@@ -60,7 +60,8 @@ func (w *writer) jsonl(r io.Reader) error {
 		thread, resource, m, err := parseJSONL(b)
 		if err != nil {
 			if perr := w.problem(where, err); perr != nil {
-				return perr
+				// Under strict, the records before the bad one are stored.
+				return errors.Join(flush(), perr)
 			}
 			continue
 		}

@@ -130,3 +130,7 @@ CREATE INDEX journal_by_thread ON journal(scope, thread_id, created_at);
 CREATE INDEX journal_by_resource ON journal(scope, resource_id, created_at);
 `,
 }
+
+// MigrationCount is the number of migrations this build knows; it equals
+// SchemaVersion.
+func MigrationCount() int { return len(migrations) }

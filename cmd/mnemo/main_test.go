@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run runs mnemo in-process and returns the exit code, stdout and stderr.
+func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] }}
+	code := m.Run(context.Background(), args)
+	return code, out.String(), errOut.String()
+}
+
+// sharedData returns the path of a file under ../shared/data, or skips.
+func sharedData(t *testing.T, rel string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "..", "shared", "data", rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("benchmark data %s not present (%v); skipping", rel, err)
+	}
+	return p
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{},
+		{"nope"},
+		{"--dir", dir, "ingest"},
+		{"--dir", dir, "ingest", "--format", "csv", "x"},
+		{"--dir", dir, "context"},
+		{"--dir", dir, "context", "--thread", "t", "--top-k", "3", "--range", "x"},
+		{"--dir", dir, "messages"},
+		{"--dir", dir, "memctx"},
+		{"--dir", dir, "threads", "--bogus"},
+	} {
+		code, _, stderr := run(t, nil, args...)
+		if code != 2 || !strings.Contains(stderr, "usage") {
+			t.Errorf("mnemo %v: exit %d, stderr %q; want 2 and a usage hint", args, code, stderr)
+		}
+	}
+}
+
+func TestDemo(t *testing.T) {
+	code, out, stderr := run(t, nil, "demo")
+	if code != 0 {
+		t.Fatalf("demo exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"4 threads, 26 messages", "[REDACTED]", "memctx", "promptHash: sha256:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "sk-demo-") {
+		t.Error("demo printed an unredacted key")
+	}
+}
+
+func TestLoCoMoIngestAndContext(t *testing.T) {
+	file := sharedData(t, "locomo/locomo10-dev.json")
+	env := map[string]string{"MNEMO_DIR": t.TempDir()}
+	code, out, stderr := run(t, env, "ingest", "--format", "locomo", "--json", file)
+	if code != 0 {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	var rep struct{ Resources, Threads, Messages, Skipped int }
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Resources != 5 || rep.Threads != 128 || rep.Messages != 2760 {
+		t.Fatalf("ingest stored %+v, want 5 resources, 128 threads, 2760 messages", rep)
+	}
+	code, out, stderr = run(t, env, "context", "--thread", "conv-26:session_19", "--resource", "conv-26", "--recent", "10", "--run-id", "lc-1", "--json")
+	if code != 0 {
+		t.Fatalf("context exit %d: %s", code, stderr)
+	}
+	var c struct {
+		Messages []struct {
+			MessageID string `json:"messageId"`
+			Seq       int64  `json:"seq"`
+		} `json:"messages"`
+		MemCtx struct {
+			RunID       string `json:"runId"`
+			RecentCount int    `json:"recentCount"`
+		} `json:"memctx"`
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range c.Messages {
+		ids = append(ids, strings.TrimPrefix(m.MessageID, "conv-26:"))
+	}
+	if got, want := strings.Join(ids, " "), "D19:6 D19:7 D19:8 D19:9 D19:10 D19:11 D19:12 D19:13 D19:14 D19:15"; got != want {
+		t.Fatalf("context turns %s, want %s", got, want)
+	}
+	if c.MemCtx.RecentCount != 10 || c.MemCtx.RunID != "lc-1" {
+		t.Fatalf("memctx %+v", c.MemCtx)
+	}
+	code, out, _ = run(t, env, "memctx", "lc-1", "--json")
+	if code != 0 || !strings.Contains(out, `"recentCount":10`) {
+		t.Fatalf("memctx exit %d: %s", code, out)
+	}
+}

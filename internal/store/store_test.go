@@ -1,0 +1,94 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+func TestOpenMigratesAndReopens(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	var mode string
+	db.QueryRow("PRAGMA user_version").Scan(&v)
+	db.QueryRow("PRAGMA journal_mode").Scan(&mode)
+	if v != store.SchemaVersion || mode != "wal" {
+		t.Fatalf("version %d mode %s", v, mode)
+	}
+	db.Close()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm != 0o600 {
+		t.Fatalf("database file mode %o, want 600", perm)
+	}
+	db, err = store.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	db.Close()
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("PRAGMA user_version = 999"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, _ := os.ReadFile(path)
+	_, err = store.Open(ctx, path)
+	if !errors.Is(err, store.ErrSchemaTooNew) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("err = %v, want ErrSchemaTooNew naming the file", err)
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) {
+		t.Fatal("a refused database was modified")
+	}
+	raw, _ := sql.Open("sqlite", path)
+	defer raw.Close()
+	var v int
+	raw.QueryRow("PRAGMA user_version").Scan(&v)
+	if v != 999 {
+		t.Fatalf("version changed to %d", v)
+	}
+}
+
+func TestOpenRefusesGarbage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	garbage := bytes.Repeat([]byte("not a database "), 400)
+	if err := os.WriteFile(path, garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := store.Open(context.Background(), path)
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("err = %v, want an error naming the file", err)
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(garbage, after) {
+		t.Fatal("a corrupt database file was modified")
+	}
+}
+
+func TestSchemaVersionMatchesMigrations(t *testing.T) {
+	if store.SchemaVersion != store.MigrationCount() {
+		t.Fatalf("SchemaVersion %d, %d migrations", store.SchemaVersion, store.MigrationCount())
+	}
+}
