@@ -56,6 +56,10 @@ type Config struct {
 	// Limits bounds message sizes; zero fields take their defaults.
 	Limits Limits
 
+	// Observe turns on observational memory (observer and reflector; see
+	// observe.go). Nil means off: no model is ever called.
+	Observe *ObserveConfig
+
 	// Logger receives operational logs. Nil means slog.DiscardHandler.
 	Logger *slog.Logger
 

@@ -40,7 +40,8 @@ type Engine struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 
-	idx indexState // derived indexes; see recall.go
+	idx indexState   // derived indexes; see recall.go
+	obs observeState // observational memory; see observe.go
 }
 
 // Open opens or creates the memory in cfg.Dir: the directory (0700), the

@@ -2,17 +2,236 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
 
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/observe"
 )
 
-// observationsPart renders the live observations and reflections of the
-// thread (or resource) for the system part, with their provenance.
-// Observational memory is off until configured.
-func (e *Engine) observationsPart(ctx context.Context, threadID, resourceID string) (string, []journal.ObservationRef, error) {
-	return "", nil, nil
+// Observation scopes: which live observations LoadContext renders.
+const (
+	ObserveScopeThread   = "thread"   // the thread's own observations (default)
+	ObserveScopeResource = "resource" // every thread of the resource
+)
+
+// DefaultObserveQueue bounds the threads waiting for background observation;
+// an Append that finds the queue full skips the kick (the next one retries).
+const DefaultObserveQueue = 64
+
+// ObserveConfig turns on observational memory (DESIGN.md, "Observational
+// memory"). The zero value of each field means its default.
+type ObserveConfig struct {
+	// Model is the observer and reflector model, e.g. an
+	// observe.OpenAIModel built from OPENAI_BASE_URL, OPENAI_API_KEY and
+	// MNEMO_MODEL. Nil means read-only: LoadContext renders the stored
+	// observations, and Observe returns an error wrapping observe.ErrConfig.
+	Model observe.Model
+	// Threshold, ChunkTokens, ReflectThreshold, MaxRounds and CallTimeout
+	// are passed to observe.Config; zero means the observe defaults
+	// (observe.DefaultThreshold = 30,000 tokens, observe.DefaultReflectThreshold
+	// = 40,000 tokens). The recent window is Config.RecentN.
+	Threshold        int
+	ChunkTokens      int
+	ReflectThreshold int
+	MaxRounds        int
+	CallTimeout      time.Duration
+	// Background runs the observer (and reflector) after every Append that
+	// stored messages, in one background goroutine that Close cancels. It
+	// never delays Append. Off by default: observation runs when Observe is
+	// called.
+	Background bool
+	// SyncOnLoad runs the observer inside LoadContext, before the
+	// observations are rendered, when its threshold is reached. Off by
+	// default: LoadContext never waits for a model unless asked to. A failed
+	// observation does not fail LoadContext; the previous observations are
+	// rendered.
+	SyncOnLoad bool
+	// Scope is ObserveScopeThread (default when empty) or
+	// ObserveScopeResource.
+	Scope string
 }
 
-// afterAppend runs after an Append that stored messages (background
-// observation hooks here). It never blocks.
-func (e *Engine) afterAppend(threadID string) {}
+// observeState is the engine's observational memory, built on first use.
+type observeState struct {
+	once  sync.Once
+	obs   *observe.Observer
+	err   error
+	queue chan string
+}
+
+// observer returns the engine's observer; nil, nil when observation is off
+// or read-only (no model).
+func (e *Engine) observer() (*observe.Observer, error) {
+	c := e.cfg.Observe
+	if c == nil {
+		return nil, nil
+	}
+	s := &e.obs
+	s.once.Do(func() {
+		if c.Scope != "" && c.Scope != ObserveScopeThread && c.Scope != ObserveScopeResource {
+			s.err = invalid(-1, "Observe.Scope", "must be %q or %q", ObserveScopeThread, ObserveScopeResource)
+			return
+		}
+		if c.Model == nil {
+			return
+		}
+		s.obs, s.err = observe.New(observe.Config{
+			DB: e.db, Journal: e.journal, Source: engineSource{e}, Model: c.Model,
+			Threshold: c.Threshold, ChunkTokens: c.ChunkTokens, ReflectThreshold: c.ReflectThreshold,
+			RecentN: e.cfg.RecentN, MaxRounds: c.MaxRounds, CallTimeout: c.CallTimeout,
+			Now: e.now, Logger: e.log,
+		})
+		if s.err != nil || !c.Background {
+			return
+		}
+		s.queue = make(chan string, DefaultObserveQueue)
+		e.wg.Add(1)
+		go e.observeLoop(s.queue)
+	})
+	return s.obs, s.err
+}
+
+// Observe runs the observer on threadID now, and then the reflector, each
+// when its threshold is reached (opt.Force: whatever the thresholds). It
+// returns what was stored. It returns an error wrapping observe.ErrConfig
+// when observational memory is off (Config.Observe is nil), and the
+// observer's error when the model failed: the previous observations and the
+// watermark are then unchanged, and the range is tried again next time.
+func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Options) (*observe.Result, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	if !ValidID(threadID) {
+		return nil, invalid(-1, "threadId", idRule)
+	}
+	o, err := e.observer()
+	if err != nil {
+		return nil, err
+	}
+	if o == nil {
+		return nil, fmt.Errorf("%w: observational memory is off (Config.Observe or its Model is nil)", observe.ErrConfig)
+	}
+	if _, err := e.GetThread(ctx, threadID); err != nil {
+		return nil, err
+	}
+	return o.Observe(ctx, threadID, opt)
+}
+
+// Observations lists the observations and reflections of a thread or a
+// resource (live ones unless f.All). It works whether or not observational
+// memory is configured.
+func (e *Engine) Observations(ctx context.Context, f observe.Filter) ([]observe.Observation, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	return observe.List(ctx, e.db, f)
+}
+
+// observationsPart renders the live observations and reflections of the
+// thread (or resource, per ObserveConfig.Scope) for the system part, with
+// their provenance. Observational memory is off until configured; with
+// SyncOnLoad the observer runs first, and its failure is logged, not
+// returned.
+func (e *Engine) observationsPart(ctx context.Context, threadID, resourceID string) (string, []journal.ObservationRef, error) {
+	if e.cfg.Observe == nil {
+		return "", nil, nil
+	}
+	o, err := e.observer()
+	if err != nil {
+		return "", nil, err
+	}
+	if o != nil && e.cfg.Observe.SyncOnLoad {
+		if _, err := o.Observe(ctx, threadID, observe.Options{}); err != nil {
+			if ctx.Err() != nil {
+				return "", nil, ctx.Err()
+			}
+			e.log.WarnContext(ctx, "synchronous observation failed; previous observations used", "thread", threadID, "err", err)
+		}
+	}
+	f := observe.Filter{ThreadID: threadID}
+	if e.cfg.Observe.Scope == ObserveScopeResource && resourceID != "" {
+		f = observe.Filter{ResourceID: resourceID}
+	}
+	live, err := observe.List(ctx, e.db, f)
+	if err != nil {
+		return "", nil, err
+	}
+	return observe.Render(live), observe.Refs(live), nil
+}
+
+// observedRecentN is the recent-window size LoadContext should use when
+// observational memory is on: at least recentN, and every message after the
+// thread's observed watermark, so that nothing older than the window is left
+// out unless it was observed. With observation off it returns recentN.
+func (e *Engine) observedRecentN(ctx context.Context, threadID string, recentN int) (int, error) {
+	if e.cfg.Observe == nil || recentN <= 0 {
+		return recentN, nil
+	}
+	wm, err := observe.Watermark(ctx, e.db, threadID)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	if err := e.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND seq > ?`, threadID, wm).Scan(&n); err != nil {
+		return 0, fmt.Errorf("engine: count unobserved messages of %s: %w", threadID, err)
+	}
+	return max(recentN, n), nil
+}
+
+// afterAppend runs after an Append that stored messages: with
+// ObserveConfig.Background it queues the thread for the background
+// observer. It never blocks; a full queue skips the kick.
+func (e *Engine) afterAppend(threadID string) {
+	if e.cfg.Observe == nil || !e.cfg.Observe.Background || e.bg.Err() != nil {
+		return
+	}
+	if o, err := e.observer(); err != nil || o == nil || e.obs.queue == nil {
+		return
+	}
+	select {
+	case e.obs.queue <- threadID:
+	default:
+	}
+}
+
+// observeLoop observes queued threads one at a time until Close.
+func (e *Engine) observeLoop(queue chan string) {
+	defer e.wg.Done()
+	for {
+		select {
+		case <-e.bg.Done():
+			return
+		case id := <-queue:
+			_, err := e.obs.obs.Observe(e.bg, id, observe.Options{})
+			if err != nil && !errors.Is(err, context.Canceled) {
+				e.log.Warn("background observation failed; will retry after the next append", "thread", id, "err", err)
+			}
+		}
+	}
+}
+
+// engineSource adapts the engine's messages to observe.Source.
+type engineSource struct{ e *Engine }
+
+func (s engineSource) Messages(ctx context.Context, threadID string, fromSeq, toSeq int64) ([]observe.Turn, error) {
+	ms, err := s.e.queryMessages(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`,
+		threadID, fromSeq, toSeq)
+	if err != nil {
+		return nil, fmt.Errorf("engine: read messages of %s: %w", threadID, err)
+	}
+	out := make([]observe.Turn, len(ms))
+	for i, m := range ms {
+		t := observe.Turn{
+			ID: m.ID, ThreadID: m.ThreadID, ResourceID: m.ResourceID, Seq: m.Seq, Role: m.Role,
+			Name: m.Name, Content: m.Content, ToolCallID: m.ToolCallID, Tokens: m.Tokens, CreatedAt: m.CreatedAt,
+		}
+		for _, c := range m.ToolCalls {
+			t.ToolCalls = append(t.ToolCalls, observe.ToolCall{ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)})
+		}
+		out[i] = t
+	}
+	return out, nil
+}
