@@ -57,6 +57,10 @@ var commands = map[string]command{
 	"context":  {"load the memory part of a prompt and write its memctx record", (*Main).runContext},
 	"memctx":   {"print a run's memctx record", (*Main).runMemCtx},
 	"demo":     {"run the main job on a shipped sample conversation (no network)", (*Main).runDemo},
+
+	// observational memory (observe.go)
+	"observe":      {"run the observer and reflector on a thread now (needs MNEMO_MODEL)", (*Main).runObserve},
+	"observations": {"list a thread's or resource's observations with their ranges", (*Main).runObservations},
 }
 
 // errUsage marks a usage error: the command printed a hint, exit 2.

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/observe"
+)
+
+// observeModel builds the observer model from OPENAI_BASE_URL,
+// OPENAI_API_KEY and MNEMO_MODEL; an unset MNEMO_MODEL is an error naming it.
+func (m *Main) observeModel() (observe.Model, error) {
+	return observe.NewOpenAIModel(observe.OpenAIConfig{
+		BaseURL: m.Getenv("OPENAI_BASE_URL"),
+		APIKey:  m.Getenv("OPENAI_API_KEY"),
+		Model:   m.Getenv("MNEMO_MODEL"),
+	})
+}
+
+func (m *Main) runObserve(ctx context.Context, args []string) error {
+	fs := m.flags("observe", "")
+	thread := fs.String("thread", "", "thread id (required)")
+	force := fs.Bool("force", false, "observe every unobserved turn older than the recent window, and reflect, whatever the thresholds")
+	threshold := fs.Int("threshold", 0, fmt.Sprintf("observer threshold in tokens (default %d)", observe.DefaultThreshold))
+	reflect := fs.Int("reflect-threshold", 0, fmt.Sprintf("reflector threshold in tokens (default %d)", observe.DefaultReflectThreshold))
+	recent := fs.Int("recent", 0, fmt.Sprintf("recent window never observed (default %d)", engine.DefaultRecentN))
+	noReflect := fs.Bool("no-reflect", false, "skip the reflector")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *thread == "" {
+		return m.usagef(fs, "observe needs --thread")
+	}
+	model, err := m.observeModel()
+	if err != nil {
+		return err
+	}
+	e, err := engine.Open(ctx, engine.Config{Dir: m.Dir, RecentN: *recent, Observe: &engine.ObserveConfig{
+		Model: model, Threshold: *threshold, ReflectThreshold: *reflect,
+	}})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	res, err := e.Observe(ctx, *thread, observe.Options{Force: *force, NoReflect: *noReflect})
+	if res != nil && *asJSON {
+		if perr := m.printJSON(res); perr != nil {
+			return perr
+		}
+	} else if res != nil {
+		for _, o := range res.Observations {
+			fmt.Fprintf(m.Stdout, "observed   %s  seq %d–%d\n", o.ID, o.FromSeq, o.ToSeq)
+		}
+		if r := res.Reflection; r != nil {
+			fmt.Fprintf(m.Stdout, "reflected  %s  seq %d–%d  from %d observations\n", r.ID, r.FromSeq, r.ToSeq, len(r.Sources))
+		}
+		p := res.Pending
+		fmt.Fprintf(m.Stdout, "watermark %d; pending %d turns, %d tokens (due: %v)\n", p.Watermark, p.PendingTurns, p.PendingTokens, p.Due)
+	}
+	return err
+}
+
+func (m *Main) runObservations(ctx context.Context, args []string) error {
+	fs := m.flags("observations", "")
+	thread := fs.String("thread", "", "this thread's observations")
+	resource := fs.String("resource", "", "every thread of this resource")
+	all := fs.Bool("all", false, "include retired and invalidated observations")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if (*thread == "") == (*resource == "") {
+		return m.usagef(fs, "observations needs exactly one of --thread and --resource")
+	}
+	e, err := m.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	obs, err := e.Observations(ctx, observe.Filter{ThreadID: *thread, ResourceID: *resource, All: *all})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if obs == nil {
+			obs = []observe.Observation{}
+		}
+		return m.printJSON(obs)
+	}
+	printObservations(m.Stdout, obs)
+	return nil
+}
+
+// printObservations writes one header line per observation (id, level,
+// thread, seq range, status) followed by its content, indented.
+func printObservations(w io.Writer, obs []observe.Observation) {
+	if len(obs) == 0 {
+		fmt.Fprintln(w, "(no observations)")
+		return
+	}
+	for _, o := range obs {
+		status := "live"
+		switch {
+		case o.InvalidatedAt != nil:
+			status = "invalidated"
+		case o.RetiredAt != nil:
+			status = "retired"
+		}
+		fmt.Fprintf(w, "%s  %-11s  %s  seq %d–%d  %s", o.ID, o.Level, o.ThreadID, o.FromSeq, o.ToSeq, status)
+		if o.Untrusted {
+			fmt.Fprint(w, "  untrusted")
+		}
+		if len(o.Sources) > 0 {
+			fmt.Fprintf(w, "  sources %s", strings.Join(o.Sources, ","))
+		}
+		fmt.Fprintln(w)
+		for _, l := range strings.Split(o.Content, "\n") {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/observe"
+)
+
+func TestObserveCommand(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", filepath.Join(".", "demo.jsonl")); code != 0 {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		data := req.Messages[len(req.Messages)-1].Content
+		if strings.HasPrefix(data, "<conversation>") {
+			return fakeopenai.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[1]},{"text":"search found two trains","seqs":[3]}]}`).Response, nil
+		}
+		return fakeopenai.Text(`{"reflection":[{"text":"Ana is going to Porto"}]}`).Response, nil
+	}))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": fakeopenai.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
+
+	if code, _, stderr := run(t, nil, "--dir", dir, "observe", "--thread", "ana:trip-planning"); code != 1 || !strings.Contains(stderr, "MNEMO_MODEL") {
+		t.Fatalf("observe without a model: exit %d, stderr %q", code, stderr)
+	}
+	code, out, stderr := run(t, env, "--dir", dir, "observe", "--thread", "ana:trip-planning", "--force", "--recent", "4", "--no-reflect")
+	if code != 0 {
+		t.Fatalf("observe exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "observed ") || !strings.Contains(out, "watermark ") {
+		t.Fatalf("observe output:\n%s", out)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "observations", "--thread", "ana:trip-planning", "--json")
+	if code != 0 {
+		t.Fatalf("observations exit %d: %s", code, stderr)
+	}
+	var obs []observe.Observation
+	if err := json.Unmarshal([]byte(out), &obs); err != nil {
+		t.Fatalf("observations --json: %v\n%s", err, out)
+	}
+	if len(obs) == 0 || obs[0].FromSeq != 1 || obs[len(obs)-1].ToSeq > 8 {
+		t.Fatalf("observations %+v", obs)
+	}
+	if !obs[0].Untrusted || !strings.Contains(obs[0].Content, observe.UntrustedMark+"search found two trains") {
+		t.Fatalf("tool-derived item not marked untrusted: %q", obs[0].Content)
+	}
+	code, out, _ = run(t, nil, "--dir", dir, "observations", "--resource", "ana")
+	if code != 0 || !strings.Contains(out, "ana:trip-planning  seq 1–") || !strings.Contains(out, "live") {
+		t.Fatalf("observations --resource exit %d:\n%s", code, out)
+	}
+	for _, args := range [][]string{
+		{"--dir", dir, "observations"},
+		{"--dir", dir, "observations", "--thread", "a", "--resource", "b"},
+		{"--dir", dir, "observe"},
+	} {
+		if code, _, stderr := run(t, env, args...); code != 2 || !strings.Contains(stderr, "usage") {
+			t.Errorf("mnemo %v: exit %d, stderr %q; want 2 and a usage hint", args, code, stderr)
+		}
+	}
+}
