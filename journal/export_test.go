@@ -1,0 +1,11 @@
+package journal
+
+import (
+	"testing"
+	"time"
+)
+
+// JournalWithClock returns a journal on j's database whose clock reads *now.
+func JournalWithClock(t *testing.T, j *Journal, now *time.Time) *Journal {
+	return New(j.db, func() time.Time { return *now })
+}

@@ -1,0 +1,110 @@
+package journal_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// TestMemCtxSchema pins the memctx field names and shapes of DESIGN.md.
+func TestMemCtxSchema(t *testing.T) {
+	score := 0.83
+	rec := journal.MemCtx{
+		RunID: "ticket-9", ThreadID: "user-42", ResourceID: "user-42", Query: "q",
+		Options:  journal.Options{RecentN: 10, TopK: 5, Threshold: 0.7, MessageRange: json.RawMessage("1"), Scope: "resource"},
+		Recalled: []journal.Ref{{ThreadID: "user-42", Seq: 18, MessageID: "m18", Role: "user", Preview: "the refund", Score: &score, Reason: "hit"}},
+		Recent:   []journal.Ref{}, Dropped: []journal.Ref{}, Observations: []journal.ObservationRef{{ID: "o1", ThreadID: "user-42", FromSeq: 1, ToSeq: 40}},
+		Retrieval: journal.Retrieval{Lexical: "ok", Vector: "ok", Embedder: "hash-384"}, PromptHash: "sha256:x",
+	}
+	b, _ := json.Marshal(rec)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	want := []string{"createdAt", "droppedCount", "dropped", "observationCount", "observations", "options", "promptHash", "query", "recalled", "recent", "recentCount", "resourceId", "retrieval", "runId", "threadId", "workingMemoryChars"}
+	sort.Strings(want)
+	// createdAt is added by PutMemCtx; the record above has none.
+	want = want[1:]
+	if !reflect.DeepEqual(keys, want) {
+		t.Fatalf("memctx keys %v, want %v", keys, want)
+	}
+	hit := m["recalled"].([]any)[0].(map[string]any)
+	for _, k := range []string{"threadId", "seq", "messageId", "role", "preview", "score", "reason"} {
+		if _, ok := hit[k]; !ok {
+			t.Errorf("recalled entry lacks %q: %v", k, hit)
+		}
+	}
+	obs := m["observations"].([]any)[0].(map[string]any)
+	for _, k := range []string{"id", "threadId", "fromSeq", "toSeq"} {
+		if _, ok := obs[k]; !ok {
+			t.Errorf("observation ref lacks %q", k)
+		}
+	}
+	opts := m["options"].(map[string]any)
+	for _, k := range []string{"recentN", "topK", "threshold", "messageRange", "scope"} {
+		if _, ok := opts[k]; !ok {
+			t.Errorf("options lack %q", k)
+		}
+	}
+	ret := m["retrieval"].(map[string]any)
+	if ret["lexical"] != "ok" || ret["embedder"] != "hash-384" {
+		t.Errorf("retrieval %v", ret)
+	}
+}
+
+func TestMemCtxPutGetListPrune(t *testing.T) {
+	ctx := context.Background()
+	j, closeDB := openJournal(t, filepath.Join(t.TempDir(), "j.db"))
+	defer closeDB()
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	j = journal.JournalWithClock(t, j, &clock)
+	for i := range 5 {
+		clock = clock.Add(time.Minute)
+		rec := &journal.MemCtx{RunID: fmt.Sprintf("run-%d", i), ThreadID: "t1", ResourceID: "r"}
+		if err := j.PutMemCtx(ctx, rec, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.PutMemCtx(ctx, &journal.MemCtx{RunID: "run-0", ThreadID: "t1"}, false); !errors.Is(err, journal.ErrRunExists) {
+		t.Fatalf("err = %v, want ErrRunExists", err)
+	}
+	if err := j.PutMemCtx(ctx, &journal.MemCtx{RunID: "other", ThreadID: "t2", ResourceID: "r"}, false); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := j.ListRuns(ctx, journal.RunFilter{ThreadID: "t1", Limit: 2, Offset: 1})
+	if err != nil || len(runs) != 2 || runs[0].RunID != "run-3" || runs[1].RunID != "run-2" {
+		t.Fatalf("page = %+v, %v", runs, err)
+	}
+	if runs, _ := j.ListRuns(ctx, journal.RunFilter{ResourceID: "r"}); len(runs) != 6 {
+		t.Fatalf("resource runs %d, want 6", len(runs))
+	}
+	if _, err := j.MemCtx(ctx, "nope"); !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("err = %v", err)
+	}
+	n, err := j.Prune(ctx, "t1", journal.Retention{KeepRuns: 3})
+	if err != nil || n != 2 {
+		t.Fatalf("pruned %d, %v; want 2", n, err)
+	}
+	n, _ = j.Prune(ctx, "t1", journal.Retention{MaxAge: 61 * time.Second})
+	if n != 2 {
+		t.Fatalf("pruned by age %d, want 2", n)
+	}
+	runs, _ = j.ListRuns(ctx, journal.RunFilter{ThreadID: "t1"})
+	if len(runs) != 1 || runs[0].RunID != "run-4" {
+		t.Fatalf("left %+v", runs)
+	}
+	if n, _ := j.Prune(ctx, "t2", journal.Retention{}); n != 0 {
+		t.Fatal("zero retention deleted runs")
+	}
+}
