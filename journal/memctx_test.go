@@ -96,7 +96,7 @@ func TestMemCtxPutGetListPrune(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("pruned %d, %v; want 2", n, err)
 	}
-	n, _ = j.Prune(ctx, "t1", journal.Retention{MaxAge: 61 * time.Second})
+	n, _ = j.Prune(ctx, "t1", journal.Retention{MaxAge: 30 * time.Second})
 	if n != 2 {
 		t.Fatalf("pruned by age %d, want 2", n)
 	}
