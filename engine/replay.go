@@ -1,0 +1,277 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// ErrReplayDiverged is returned (inside a *DivergenceError) by Replay when
+// the store can no longer produce the run's prompt: a referenced message was
+// erased or changed, an observation was invalidated, or the prompt hash does
+// not match. Replay never invents or silently skips content.
+var ErrReplayDiverged = errors.New("engine: replay diverged from the recorded run")
+
+// DivergenceError lists what differs between a run's record and what the
+// store holds now. It wraps ErrReplayDiverged.
+type DivergenceError struct {
+	RunID       string
+	Differences []string
+}
+
+func (e *DivergenceError) Error() string {
+	return fmt.Sprintf("engine: replay of run %s diverged: %s", e.RunID, strings.Join(e.Differences, "; "))
+}
+
+// Unwrap returns ErrReplayDiverged.
+func (e *DivergenceError) Unwrap() error { return ErrReplayDiverged }
+
+// TurnRef names a stored turn by thread and seq.
+type TurnRef struct {
+	ThreadID string `json:"threadId"`
+	Seq      int64  `json:"seq"`
+}
+
+// ReplayOptions choose what a counterfactual replay leaves out. The zero
+// value removes nothing: the replay must then reproduce the run's prompt hash.
+type ReplayOptions struct {
+	// WithoutRecalled removes every recalled turn (hits, range neighbours and
+	// repairs).
+	WithoutRecalled bool
+	// WithoutTurns removes chosen turns, recalled or recent. Removing a turn
+	// of a tool-call group removes the whole group, so the counterfactual
+	// prompt stays valid for the provider.
+	WithoutTurns []TurnRef
+	// WithoutObservations removes every observation and reflection;
+	// WithoutObservationIDs removes chosen ones.
+	WithoutObservations   bool
+	WithoutObservationIDs []string
+	// WithoutWorkingMemory removes the working memory from the system part
+	// (its tool definitions stay: the model could still update it).
+	WithoutWorkingMemory bool
+}
+
+// Replay is the result of Engine.Replay.
+type Replay struct {
+	RunID  string          `json:"runId"`
+	Record *journal.MemCtx `json:"memctx"`
+	// Original is the run's context rebuilt from its record and the store;
+	// its PromptHash equals the record's.
+	Original *Context `json:"original"`
+	// Counterfactual is Original without the removed parts, with its own
+	// PromptHash. Without removals it equals Original.
+	Counterfactual *Context `json:"counterfactual"`
+	// Removed lists the turns left out of Counterfactual (a removed turn's
+	// tool-call partners included), RemovedObservations the observations,
+	// and RemovedWorkingMemory whether working memory was left out.
+	Removed              []journal.Ref            `json:"removed"`
+	RemovedObservations  []journal.ObservationRef `json:"removedObservations"`
+	RemovedWorkingMemory bool                     `json:"removedWorkingMemory"`
+}
+
+// Replay rebuilds the context of a past run from its memctx record and the
+// store, in the same order and rendering, and a counterfactual context
+// without the parts opt names (DESIGN.md, "Journal, memoization and replay").
+//
+// Errors: journal.ErrNotFound for an unknown run; a *DivergenceError
+// (errors.Is ErrReplayDiverged) listing what differs when the original
+// prompt cannot be reproduced exactly.
+func (e *Engine) Replay(ctx context.Context, runID string, opt ReplayOptions) (*Replay, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	rec, err := e.journal.MemCtx(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	div := &DivergenceError{RunID: runID}
+	turns, err := e.replayTurns(ctx, rec, div)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := e.replayObservations(ctx, rec, div)
+	if err != nil {
+		return nil, err
+	}
+	wm, tools, err := e.replayWorkingMemory(ctx, rec, div)
+	if err != nil {
+		return nil, err
+	}
+	if len(div.Differences) > 0 {
+		return nil, div
+	}
+	turns = layout(turns, rec.ThreadID)
+	orig := compose(turns, renderObservations(obs), wm, tools)
+	if orig.PromptHash != rec.PromptHash {
+		div.Differences = append(div.Differences, fmt.Sprintf("prompt hash %s, recorded %s (the rendering or the configuration changed since the run)", orig.PromptHash, rec.PromptHash))
+		return nil, div
+	}
+	orig.RunID, orig.MemCtx = runID, rec
+	out := &Replay{RunID: runID, Record: rec, Original: orig, Removed: []journal.Ref{}, RemovedObservations: []journal.ObservationRef{}}
+
+	// The counterfactual.
+	remove := map[TurnRef]bool{}
+	for _, r := range opt.WithoutTurns {
+		remove[r] = true
+	}
+	for _, t := range turns {
+		if opt.WithoutRecalled && !t.Recent {
+			remove[TurnRef{t.ThreadID, t.Seq}] = true
+		}
+	}
+	removeGroups(turns, remove)
+	var kept []turn
+	for _, t := range turns {
+		if remove[TurnRef{t.ThreadID, t.Seq}] {
+			out.Removed = append(out.Removed, ref(t, t.Reason))
+		} else {
+			kept = append(kept, t)
+		}
+	}
+	dropObs := map[string]bool{}
+	for _, id := range opt.WithoutObservationIDs {
+		dropObs[id] = true
+	}
+	var keptObs []replayObservation
+	for _, o := range obs {
+		if opt.WithoutObservations || dropObs[o.ref.ID] {
+			out.RemovedObservations = append(out.RemovedObservations, o.ref)
+		} else {
+			keptObs = append(keptObs, o)
+		}
+	}
+	if opt.WithoutWorkingMemory && wm != "" {
+		wm, out.RemovedWorkingMemory = "", true
+	}
+	cf := compose(kept, renderObservations(keptObs), wm, tools)
+	cf.RunID = runID
+	out.Counterfactual = cf
+	return out, nil
+}
+
+// removeGroups extends remove to whole tool-call groups: removing an
+// assistant call removes its results, removing a result removes its call and
+// the call's other results.
+func removeGroups(turns []turn, remove map[TurnRef]bool) {
+	callOwner := map[string]TurnRef{} // thread + call id -> the assistant turn
+	for _, t := range turns {
+		for _, tc := range t.ToolCalls {
+			callOwner[t.ThreadID+"\x00"+tc.ID] = TurnRef{t.ThreadID, t.Seq}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, t := range turns {
+			k := TurnRef{t.ThreadID, t.Seq}
+			if t.Role != RoleTool {
+				continue
+			}
+			owner, ok := callOwner[t.ThreadID+"\x00"+t.ToolCallID]
+			if !ok {
+				continue
+			}
+			if remove[k] != remove[owner] {
+				remove[k], remove[owner] = true, true
+				changed = true
+			}
+		}
+	}
+}
+
+// replayTurns rebuilds the recent and recalled turns of rec from the store.
+func (e *Engine) replayTurns(ctx context.Context, rec *journal.MemCtx, div *DivergenceError) ([]turn, error) {
+	recentRefs, err := e.recentRefs(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range recentRefs {
+		ids = append(ids, r.MessageID)
+	}
+	for _, r := range rec.Recalled {
+		ids = append(ids, r.MessageID)
+	}
+	ms, err := e.MessagesByID(ctx, rec.ResourceID, ids...)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]Message, len(ms))
+	for _, m := range ms {
+		byID[m.ID] = m
+	}
+	var turns []turn
+	check := func(r journal.Ref, recent bool) {
+		m, ok := byID[r.MessageID]
+		switch {
+		case !ok:
+			div.Differences = append(div.Differences, fmt.Sprintf("%s #%d (%s) is no longer stored", r.ThreadID, r.Seq, r.MessageID))
+		case m.ThreadID != r.ThreadID || m.Seq != r.Seq:
+			div.Differences = append(div.Differences, fmt.Sprintf("%s is now %s #%d, recorded %s #%d", r.MessageID, m.ThreadID, m.Seq, r.ThreadID, r.Seq))
+		case r.Preview != "" && Preview(m) != r.Preview:
+			div.Differences = append(div.Differences, fmt.Sprintf("%s #%d changed since the run", r.ThreadID, r.Seq))
+		default:
+			t := turn{Message: m, Recent: recent}
+			if !recent {
+				t.Reason, t.Score, t.Lexical, t.Vector = r.Reason, r.Score, r.Lexical, r.Vector
+			}
+			turns = append(turns, t)
+		}
+	}
+	for _, r := range recentRefs {
+		check(r, true)
+	}
+	for _, r := range rec.Recalled {
+		check(r, false)
+	}
+	return turns, nil
+}
+
+// recentRefs returns every turn of the run's recent window. The record lists
+// at most journal.RecentCap of them; the window is a seq range of the thread
+// that starts at the first listed turn, so the rest is found by walking the
+// thread from there, skipping the turns the run dropped, until RecentCount
+// turns are found. The walk's turns carry no preview to check.
+func (e *Engine) recentRefs(ctx context.Context, rec *journal.MemCtx) ([]journal.Ref, error) {
+	if rec.RecentCount <= len(rec.Recent) {
+		return rec.Recent, nil
+	}
+	listed := map[string]bool{}
+	start := int64(-1)
+	for _, r := range rec.Recent {
+		listed[r.MessageID] = true
+		if start < 0 || r.Seq < start {
+			start = r.Seq
+		}
+	}
+	dropped := map[string]bool{}
+	for _, d := range rec.Dropped {
+		dropped[d.MessageID] = true
+	}
+	out := append([]journal.Ref(nil), rec.Recent...)
+	rows, err := e.db.QueryContext(ctx, `SELECT id, seq, role FROM messages WHERE thread_id = ? AND seq >= ? ORDER BY seq`, rec.ThreadID, start)
+	if err != nil {
+		return nil, fmt.Errorf("engine: replay %s: %w", rec.RunID, err)
+	}
+	defer rows.Close()
+	for rows.Next() && len(out) < rec.RecentCount {
+		var r journal.Ref
+		if err := rows.Scan(&r.MessageID, &r.Seq, &r.Role); err != nil {
+			return nil, fmt.Errorf("engine: replay %s: %w", rec.RunID, err)
+		}
+		if listed[r.MessageID] || dropped[r.MessageID] {
+			continue
+		}
+		r.ThreadID = rec.ThreadID
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out, nil
+}
+

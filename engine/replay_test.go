@@ -1,0 +1,132 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+func TestReplayReproducesPromptHash(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	toolThread(t, e, "t")
+	// An unpaired call at the end: the run drops it.
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{
+		{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c9", Name: "quote", Arguments: json.RawMessage(`{}`)}}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, recent := range []int{3, 7} { // 3: the window extends back to the call (repair); 7: whole thread
+		run := fmt.Sprintf("run-%d", recent)
+		c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "t", RecentN: recent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.MemCtx.DroppedCount != 1 {
+			t.Fatalf("%s dropped %d, want 1", run, c.MemCtx.DroppedCount)
+		}
+		// Later turns must not change the replay.
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{user("", "later "+run)}}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.Replay(ctx, run, engine.ReplayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Original.PromptHash != c.PromptHash || seqs(r.Original.Messages) != seqs(c.Messages) {
+			t.Fatalf("%s replay %s %s, run %s %s", run, r.Original.PromptHash, seqs(r.Original.Messages), c.PromptHash, seqs(c.Messages))
+		}
+		if r.Counterfactual.PromptHash != c.PromptHash || len(r.Removed) != 0 {
+			t.Fatalf("%s: a replay without removals changed the prompt", run)
+		}
+	}
+}
+
+func TestReplayBeyondRecentCap(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	var msgs []engine.Message
+	for i := range 60 {
+		msgs = append(msgs, user(fmt.Sprintf("m%d", i), fmt.Sprintf("turn %d", i)))
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "big", ThreadID: "t", RecentN: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{user("", "after")}})
+	r, err := e.Replay(ctx, "big", engine.ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Original.PromptHash != c.PromptHash {
+		t.Fatal("replay of a 50-turn window (record lists 24) did not reproduce the hash")
+	}
+}
+
+func TestReplayCounterfactualKeepsToolGroupsWhole(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	toolThread(t, e, "t")
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "r1", ThreadID: "t", RecentN: 6}); err != nil {
+		t.Fatal(err)
+	}
+	// Removing the result of c2 (seq 4) removes its call (2) and c1's result (3).
+	r, err := e.Replay(ctx, "r1", engine.ReplayOptions{WithoutTurns: []engine.TurnRef{{ThreadID: "t", Seq: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProviderRule(t, r.Counterfactual.Messages)
+	if got, want := seqs(r.Counterfactual.Messages), "1,5,6,"; got != want {
+		t.Fatalf("counterfactual seqs %s, want %s", got, want)
+	}
+	var removed []string
+	for _, x := range r.Removed {
+		removed = append(removed, fmt.Sprint(x.Seq))
+	}
+	if got := strings.Join(removed, ","); got != "2,3,4" {
+		t.Fatalf("removed %s, want 2,3,4", got)
+	}
+	if r.Counterfactual.PromptHash == r.Original.PromptHash {
+		t.Fatal("the counterfactual prompt has the original's hash")
+	}
+}
+
+func TestReplayDiverges(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	toolThread(t, e, "t")
+	for _, run := range []string{"erased", "edited"} {
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "t", RecentN: 6}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.Replay(ctx, "nope", engine.ReplayOptions{}); !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("unknown run: %v", err)
+	}
+	// Change the store behind the engine's back, as erasure or a bug would.
+	if _, err := e.DB().Exec(`UPDATE messages SET content = 'B is cheaper (edited)' WHERE thread_id = 't' AND seq = 5`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.Replay(ctx, "edited", engine.ReplayOptions{})
+	var de *engine.DivergenceError
+	if !errors.As(err, &de) || !errors.Is(err, engine.ErrReplayDiverged) || !strings.Contains(err.Error(), "t #5 changed") {
+		t.Fatalf("edited: err = %v", err)
+	}
+	if _, err := e.DB().Exec(`DELETE FROM messages WHERE thread_id = 't' AND seq = 6`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Replay(ctx, "erased", engine.ReplayOptions{})
+	if !errors.Is(err, engine.ErrReplayDiverged) || !strings.Contains(err.Error(), "no longer stored") {
+		t.Fatalf("erased: err = %v", err)
+	}
+}
