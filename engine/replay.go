@@ -274,4 +274,3 @@ func (e *Engine) recentRefs(ctx context.Context, rec *journal.MemCtx) ([]journal
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out, nil
 }
-
