@@ -56,6 +56,8 @@ var commands = map[string]command{
 	"messages": {"print a thread's messages", (*Main).runMessages},
 	"context":  {"load the memory part of a prompt and write its memctx record", (*Main).runContext},
 	"memctx":   {"print a run's memctx record", (*Main).runMemCtx},
+	"runs":     {"list runs with a memctx record", (*Main).runRuns},
+	"replay":   {"rebuild a run's prompt, optionally without recall, observations, working memory or chosen turns", (*Main).runReplay},
 	"demo":     {"run the main job on a shipped sample conversation (no network)", (*Main).runDemo},
 
 	// observational memory (observe.go)

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+func (m *Main) runRuns(ctx context.Context, args []string) error {
+	fs := m.flags("runs", "")
+	thread := fs.String("thread", "", "only this thread's runs")
+	resource := fs.String("resource", "", "only this resource's runs")
+	limit := fs.Int("limit", 100, "runs per page")
+	offset := fs.Int("offset", 0, "runs to skip")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return m.usagef(fs, "runs takes no arguments")
+	}
+	e, err := m.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ThreadID: *thread, ResourceID: *resource, Limit: *limit, Offset: *offset})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if runs == nil {
+			runs = []journal.RunInfo{}
+		}
+		return m.printJSON(runs)
+	}
+	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tTHREAD\tRESOURCE\tCREATED")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.RunID, r.ThreadID, r.ResourceID, time.UnixMilli(r.CreatedAt).UTC().Format("2006-01-02 15:04:05"))
+	}
+	return tw.Flush()
+}
+
+func (m *Main) runReplay(ctx context.Context, args []string) error {
+	fs := m.flags("replay", "RUN_ID")
+	without := fs.String("without", "", "what to leave out: recalled, observations, working-memory, or THREAD:SEQ,... (comma-separated, may be mixed)")
+	asJSON := fs.Bool("json", false, "print the original and counterfactual contexts as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return m.usagef(fs, "replay needs one RUN_ID")
+	}
+	opt, err := parseWithout(*without)
+	if err != nil {
+		return m.usagef(fs, "%v", err)
+	}
+	e, err := m.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	r, err := e.Replay(ctx, fs.Arg(0), opt)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return m.printJSON(r)
+	}
+	printReplay(m.Stdout, r)
+	return nil
+}
+
+// parseWithout reads --without: keywords and THREAD:SEQ pairs (the seq is
+// after the last colon, since thread ids may hold colons).
+func parseWithout(s string) (engine.ReplayOptions, error) {
+	var opt engine.ReplayOptions
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		switch part {
+		case "":
+		case "recalled", "recall":
+			opt.WithoutRecalled = true
+		case "observations":
+			opt.WithoutObservations = true
+		case "working-memory":
+			opt.WithoutWorkingMemory = true
+		default:
+			i := strings.LastIndexByte(part, ':')
+			if i <= 0 {
+				return opt, fmt.Errorf("--without: %q is not recalled, observations, working-memory or THREAD:SEQ", part)
+			}
+			seq, err := strconv.ParseInt(part[i+1:], 10, 64)
+			if err != nil || seq < 1 {
+				return opt, fmt.Errorf("--without: %q: the seq after the last colon must be a whole number >= 1", part)
+			}
+			opt.WithoutTurns = append(opt.WithoutTurns, engine.TurnRef{ThreadID: part[:i], Seq: seq})
+		}
+	}
+	return opt, nil
+}
+
+// printReplay shows the original prompt, the counterfactual one and what
+// was removed.
+func printReplay(w io.Writer, r *engine.Replay) {
+	fmt.Fprintf(w, "run %s: replay reproduced the recorded prompt (%s)\n\n", r.RunID, r.Original.PromptHash)
+	fmt.Fprintf(w, "══ original prompt ══\n")
+	printPrompt(w, r.Original)
+	if len(r.Removed) == 0 && len(r.RemovedObservations) == 0 && !r.RemovedWorkingMemory {
+		fmt.Fprintf(w, "\n(no removals asked: the counterfactual prompt is the original)\n")
+		return
+	}
+	fmt.Fprintf(w, "\n══ counterfactual prompt (%s) ══\n", r.Counterfactual.PromptHash)
+	printPrompt(w, r.Counterfactual)
+	fmt.Fprintf(w, "\n══ removed ══\n")
+	for _, x := range r.Removed {
+		reason := x.Reason
+		if reason == "" {
+			reason = "recent"
+		}
+		fmt.Fprintf(w, "  %-6s %s #%d %s  %s\n", reason, x.ThreadID, x.Seq, x.Role, x.Preview)
+	}
+	for _, o := range r.RemovedObservations {
+		fmt.Fprintf(w, "  observation %s (%s #%d–%d)\n", o.ID, o.ThreadID, o.FromSeq, o.ToSeq)
+	}
+	if r.RemovedWorkingMemory {
+		fmt.Fprintf(w, "  working memory\n")
+	}
+}
+
+func printPrompt(w io.Writer, c *engine.Context) {
+	if c.System != "" {
+		fmt.Fprintf(w, "[system] %s\n", oneLine(c.System, 200))
+	}
+	for _, msg := range c.Messages {
+		tag := "recent"
+		if msg.Reason != "" {
+			tag = msg.Reason
+		}
+		text := msg.Content
+		for _, tc := range msg.ToolCalls {
+			text = strings.TrimSpace(text + " → " + tc.Name + "(" + string(tc.Arguments) + ")")
+		}
+		fmt.Fprintf(w, "[%-6s] %s #%d %s: %s\n", tag, msg.ThreadID, msg.Seq, msg.Role, oneLine(text, 140))
+	}
+}
