@@ -22,6 +22,10 @@ var ErrResourceMismatch = errors.New("engine: thread belongs to another resource
 // does not exist.
 var ErrThreadNotFound = errors.New("engine: thread not found")
 
+// ErrInconsistent is returned (wrapped in a *CheckError listing the
+// problems) by Check when the store and its derived indexes disagree.
+var ErrInconsistent = errors.New("engine: inconsistent")
+
 // ErrClosed is returned by every method called after Close.
 var ErrClosed = errors.New("engine: closed")
 

@@ -2,26 +2,210 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
-// This file connects the engine to the derived indexes (package recall).
-// The recall wiring (outbox drain, index lifecycle, the recall step) is
-// built here; until then recall reports itself unavailable in memctx.
+// This file connects the engine to the derived indexes (package recall):
+// the lexical index directory's lifecycle (open, quarantine, rebuild), the
+// outbox drainer (outbox.go) and the recall step of LoadContext.
+
+// Paths of the derived indexes inside the data directory.
+const (
+	// LexicalDir is the bleve index, relative to the data directory.
+	LexicalDir = "index/lexical"
+	// QuarantineDir receives corrupt index directories, one
+	// subdirectory per event named by its UTC time.
+	QuarantineDir = "quarantine"
+)
 
 // indexState holds the derived indexes.
-type indexState struct{}
+type indexState struct {
+	mu   sync.RWMutex
+	ix   *recall.Index
+	note string // why recall is degraded, e.g. after a quarantine; "" when healthy
 
-// openIndexes opens the derived indexes under the data directory.
-func (e *Engine) openIndexes(ctx context.Context) error { return nil }
+	kick    chan struct{} // wakes the drainer; buffered 1
+	drainMu sync.Mutex    // one drain at a time
+}
 
-// closeIndexes closes the derived indexes.
-func (e *Engine) closeIndexes() error { return nil }
+func (s *indexState) index() *recall.Index {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.ix
+}
+
+// embedder returns the configured embedder or the offline default.
+func (e *Engine) embedder() recall.Embedder {
+	if e.cfg.Embedder != nil {
+		return e.cfg.Embedder
+	}
+	return recall.HashEmbedder{}
+}
+
+// openIndexes opens the lexical index (quarantining a corrupt directory and
+// rebuilding it from SQLite), starts the outbox drainer on the context Close
+// cancels, and queues a rebuild when the index is behind the store.
+func (e *Engine) openIndexes(ctx context.Context) error {
+	e.idx.kick = make(chan struct{}, 1)
+	path := filepath.Join(e.dir, LexicalDir)
+	lex, err := recall.OpenLexical(path)
+	if errors.Is(err, recall.ErrCorrupt) {
+		q, qerr := e.quarantine(path)
+		if qerr != nil {
+			return fmt.Errorf("engine: quarantine %s: %w (after: %v)", path, qerr, err)
+		}
+		e.log.Warn("lexical index corrupt: quarantined, rebuilding from the store", "quarantine", q, "err", err)
+		e.idx.note = "lexical index was corrupt (quarantined to " + q + "); rebuilding"
+		lex, err = recall.OpenLexical(path)
+	}
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: e.db}, Embedder: e.embedder()})
+	if err != nil {
+		lex.Close()
+		return fmt.Errorf("engine: %w", err)
+	}
+	e.idx.ix = ix
+	if err := e.queueRebuildIfBehind(ctx, lex); err != nil {
+		lex.Close()
+		return err
+	}
+	e.wg.Add(1)
+	go e.runOutbox()
+	return nil
+}
+
+// quarantine moves dir to <data>/quarantine/<UTC time>/ and returns the new
+// path.
+func (e *Engine) quarantine(dir string) (string, error) {
+	qdir := filepath.Join(e.dir, QuarantineDir, time.Now().UTC().Format("20060102T150405.000000000Z"))
+	if err := os.MkdirAll(qdir, 0o700); err != nil {
+		return "", err
+	}
+	dst := filepath.Join(qdir, filepath.Base(dir))
+	return dst, os.Rename(dir, dst)
+}
+
+// queueRebuildIfBehind queues every message for indexing when the lexical
+// index holds fewer messages than the store minus the pending outbox (a
+// new, deleted or quarantined index directory).
+func (e *Engine) queueRebuildIfBehind(ctx context.Context, lex *recall.Lexical) error {
+	n, err := lex.Count()
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	var stored, pending int64
+	if err := e.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM outbox WHERE op = 'index')`).Scan(&stored, &pending); err != nil {
+		return fmt.Errorf("engine: count messages: %w", err)
+	}
+	if int64(n)+pending >= stored {
+		return nil
+	}
+	if e.idx.note == "" {
+		e.idx.note = fmt.Sprintf("lexical index behind the store (%d of %d messages); rebuilding", n, stored)
+	}
+	return e.queueAll(ctx)
+}
+
+// queueAll puts every stored message in the outbox (op index).
+func (e *Engine) queueAll(ctx context.Context) error {
+	_, err := e.db.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+		SELECT 'index', id, resource_id, ? FROM messages ORDER BY pk`, time.Now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("engine: queue rebuild: %w", err)
+	}
+	return nil
+}
+
+// closeIndexes closes the derived indexes (the drainer has stopped).
+func (e *Engine) closeIndexes() error {
+	e.idx.mu.Lock()
+	defer e.idx.mu.Unlock()
+	if e.idx.ix == nil {
+		return nil
+	}
+	err := e.idx.ix.Close()
+	e.idx.ix = nil
+	return err
+}
 
 // kickOutbox wakes the outbox drainer after a commit. It never blocks.
-func (e *Engine) kickOutbox() {}
+func (e *Engine) kickOutbox() {
+	select {
+	case e.idx.kick <- struct{}{}:
+	default:
+	}
+}
+
+// SyncIndexes drains the outbox now and returns when every due row is
+// done: after it returns, every message appended before the call is in
+// the lexical index, and in the vector index unless its embedding is being
+// retried. Rows deferred after a failure stay for the drainer.
+func (e *Engine) SyncIndexes(ctx context.Context) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	_, err := e.drainOutbox(ctx)
+	return err
+}
+
+// Reindex rebuilds the derived indexes from SQLite: the lexical index
+// directory is recreated and every message indexed again; stored
+// embeddings are reused (reembed deletes the current embedder's first).
+func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	e.idx.drainMu.Lock()
+	e.idx.mu.Lock()
+	err := func() error {
+		if e.idx.ix != nil {
+			if err := e.idx.ix.Close(); err != nil {
+				return fmt.Errorf("engine: close lexical index: %w", err)
+			}
+			e.idx.ix = nil
+		}
+		path := filepath.Join(e.dir, LexicalDir)
+		if err := os.RemoveAll(path); err != nil {
+			return fmt.Errorf("engine: remove %s: %w", path, err)
+		}
+		lex, err := recall.OpenLexical(path)
+		if err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: e.db}, Embedder: e.embedder()})
+		if err != nil {
+			lex.Close()
+			return fmt.Errorf("engine: %w", err)
+		}
+		e.idx.ix = ix
+		if reembed {
+			if _, err := e.db.ExecContext(ctx, `DELETE FROM embeddings WHERE embedder = ?`, e.embedder().ID()); err != nil {
+				return fmt.Errorf("engine: drop embeddings: %w", err)
+			}
+		}
+		if _, err := e.db.ExecContext(ctx, `DELETE FROM outbox WHERE op IN ('index','embed')`); err != nil {
+			return fmt.Errorf("engine: reset outbox: %w", err)
+		}
+		e.idx.note = ""
+		return e.queueAll(ctx)
+	}()
+	e.idx.mu.Unlock()
+	e.idx.drainMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.SyncIndexes(ctx)
+}
 
 // recallQuery is the recall step's input.
 type recallQuery struct {
@@ -32,8 +216,89 @@ type recallQuery struct {
 	Exclude    map[string]bool // message ids already in the prompt (the recent window)
 }
 
+// SearchRequest is one search over a resource's memory (the API behind
+// `mnemo search`); it is the recall step of LoadContext without the recent
+// window.
+type SearchRequest struct {
+	ResourceID string
+	ThreadID   string // required with scope thread
+	Query      string
+	Options    recall.Options // TopK 0 means recall.DefaultTopK
+}
+
+// Search runs a recall search: hits and their range neighbours, ordered by
+// thread and seq, with the retrieval status. Invalid options return
+// recall.ErrInvalidOptions or a *recall.FilterError.
+func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	return e.search(ctx, recall.Query{Text: req.Query, ResourceID: req.ResourceID, ThreadID: req.ThreadID, Options: req.Options})
+}
+
+func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, error) {
+	ix := e.idx.index()
+	if ix == nil {
+		return &recall.Result{Retrieval: journal.Retrieval{Lexical: "unavailable: index closed", Vector: "unavailable: index closed"}}, nil
+	}
+	res, err := ix.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	e.idx.mu.RLock()
+	note := e.idx.note
+	e.idx.mu.RUnlock()
+	var pending int64
+	if err := e.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE resource_id = ?`, q.ResourceID).Scan(&pending); err == nil && pending > 0 {
+		if note != "" {
+			note += "; "
+		}
+		note += fmt.Sprintf("%d messages of this resource not yet indexed", pending)
+		if res.Retrieval.Lexical == "ok" {
+			res.Retrieval.Lexical = "degraded: index catching up"
+		}
+	} else if pending == 0 && note != "" {
+		e.idx.mu.Lock()
+		e.idx.note = "" // caught up after a rebuild
+		e.idx.mu.Unlock()
+		note = ""
+	}
+	res.Retrieval.Note = note
+	return res, nil
+}
+
 // recallTurns runs the recall step of LoadContext: hits and their
-// message-range neighbours, ordered by thread and seq.
+// message-range neighbours (reason "hit"/"range", with scores on hits),
+// ordered by thread and seq, excluding the recent window.
 func (e *Engine) recallTurns(ctx context.Context, q recallQuery) ([]turn, journal.Retrieval, error) {
-	return nil, journal.Retrieval{Lexical: "unavailable: no lexical index", Vector: "unavailable: no vector index"}, nil
+	res, err := e.search(ctx, recall.Query{Text: q.Text, ResourceID: q.ResourceID, ThreadID: q.ThreadID, Options: q.Options, Exclude: q.Exclude})
+	if err != nil {
+		return nil, journal.Retrieval{}, err
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.MessageID
+	}
+	msgs, err := e.MessagesByID(ctx, q.ResourceID, ids...)
+	if err != nil {
+		return nil, res.Retrieval, err
+	}
+	byID := make(map[string]*Message, len(msgs))
+	for i := range msgs {
+		byID[msgs[i].ID] = &msgs[i]
+	}
+	turns := make([]turn, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		m := byID[h.MessageID]
+		if m == nil {
+			continue // erased since it was indexed
+		}
+		t := turn{Message: *m, Reason: h.Reason}
+		if h.Reason == recall.ReasonHit {
+			score := h.Score
+			t.Score, t.Lexical, t.Vector = &score, h.Lexical, h.Vector
+		}
+		turns = append(turns, t)
+	}
+	return turns, res.Retrieval, nil
 }

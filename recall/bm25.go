@@ -1,6 +1,10 @@
 package recall
 
-import "math"
+import (
+	"math"
+	"regexp"
+	"strings"
+)
 
 // Textbook BM25 constants (Robertson and Zaragoza, "The Probabilistic
 // Relevance Framework: BM25 and Beyond", 2009; the values bleve and Lucene
@@ -84,4 +88,48 @@ func distinct(terms []string) []string {
 		}
 	}
 	return out
+}
+
+// compoundRE finds compound identifiers in a query: alphanumeric runs
+// joined by - _ . / or : ("ZEPHYR-QUOTE", "order_id", "v1.2").
+var compoundRE = regexp.MustCompile(`[\p{L}\p{N}]+(?:[-_./:][\p{L}\p{N}]+)+`)
+
+// compound is one compound identifier of the query, lowercased, with the
+// sum of the idfs of its analysed parts.
+type compound struct {
+	text string
+	idf  float64
+}
+
+// compounds returns the query's compound identifiers. The analyser splits
+// "ZEPHYR-QUOTE" into "zephyr" and "quot", so a message holding the exact
+// identifier would score no better than one holding both words apart; a
+// message that contains the identifier verbatim (case-insensitively) gets
+// a bonus of the parts' idfs, as a matched phrase would.
+func (ix *Index) compounds(text string, s *shard) []compound {
+	var out []compound
+	for _, m := range compoundRE.FindAllString(text, 8) {
+		var idf float64
+		for _, t := range distinct(ix.cfg.Lexical.Terms(m)) {
+			idf += s.stats.idf(t)
+		}
+		if idf > 0 {
+			out = append(out, compound{text: strings.ToLower(m), idf: idf})
+		}
+	}
+	return out
+}
+
+func compoundBonus(cs []compound, e *entry) float64 {
+	if len(cs) == 0 {
+		return 0
+	}
+	lower := strings.ToLower(e.doc.Text())
+	var b float64
+	for _, c := range cs {
+		if strings.Contains(lower, c.text) {
+			b += c.idf
+		}
+	}
+	return b
 }

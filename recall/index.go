@@ -308,7 +308,10 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	for i, t := range qterms {
 		idfs[i] = s.stats.idf(t)
 	}
-	lexScore := func(e *entry) float64 { return s.stats.score(qterms, idfs, e.terms) }
+	compounds := ix.compounds(q.Text, s)
+	lexScore := func(e *entry) float64 {
+		return s.stats.score(qterms, idfs, e.terms) + compoundBonus(compounds, e)
+	}
 
 	var lexList, vecList []scored
 	var lexErr, vecErr error

@@ -31,7 +31,7 @@ var _ Source = SQLSource{}
 
 // ResourceDocs implements Source.
 func (s SQLSource) ResourceDocs(ctx context.Context, resourceID string) ([]Doc, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT id, thread_id, seq, role, name, content, metadata, created_at
+	rows, err := s.DB.QueryContext(ctx, `SELECT id, thread_id, seq, role, name, content, tool_calls, metadata, created_at
 		FROM messages WHERE resource_id = ? ORDER BY thread_id, seq`, resourceID)
 	if err != nil {
 		return nil, fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
@@ -41,11 +41,13 @@ func (s SQLSource) ResourceDocs(ctx context.Context, resourceID string) ([]Doc, 
 	for rows.Next() {
 		d := Doc{ResourceID: resourceID}
 		var md string
+		var calls sql.NullString
 		var created int64
-		if err := rows.Scan(&d.ID, &d.ThreadID, &d.Seq, &d.Role, &d.Name, &d.Content, &md, &created); err != nil {
+		if err := rows.Scan(&d.ID, &d.ThreadID, &d.Seq, &d.Role, &d.Name, &d.Content, &calls, &md, &created); err != nil {
 			return nil, fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
 		}
 		d.Metadata = DecodeMetadata(md)
+		d.Content = WithToolCalls(d.Content, []byte(calls.String))
 		d.CreatedAt = time.UnixMilli(created).UTC()
 		docs = append(docs, d)
 	}
@@ -113,4 +115,34 @@ func DecodeVector(b []byte, dims int) ([]float32, error) {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return v, nil
+}
+
+// WithToolCalls returns content followed by the name and arguments of each
+// tool call in toolCallsJSON (the messages.tool_calls column: a JSON array of
+// {id, name, arguments}), so that an assistant turn that only called tools is
+// still findable by what it asked for. Empty or invalid JSON leaves content
+// unchanged.
+func WithToolCalls(content string, toolCallsJSON []byte) string {
+	if len(toolCallsJSON) == 0 {
+		return content
+	}
+	var calls []struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(toolCallsJSON, &calls) != nil {
+		return content
+	}
+	b := []byte(content)
+	for _, c := range calls {
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, c.Name...)
+		if len(c.Arguments) > 0 {
+			b = append(b, ' ')
+			b = append(b, c.Arguments...)
+		}
+	}
+	return string(b)
 }

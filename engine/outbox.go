@@ -1,0 +1,375 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// Outbox operations (outbox.op).
+const (
+	opIndex = "index" // index the message lexically and embed it
+	opEmbed = "embed" // indexed lexically; embedding still owed
+	opDel   = "delete"
+)
+
+// Outbox drain tuning.
+const (
+	// outboxBatch is how many outbox rows one drain step takes.
+	outboxBatch = 512
+	// outboxMaxBackoff caps the retry delay after failures.
+	outboxMaxBackoff = 5 * time.Minute
+	// outboxBaseBackoff is the first retry delay; it doubles per attempt.
+	outboxBaseBackoff = time.Second
+)
+
+type outboxRow struct {
+	id       int64
+	op       string
+	message  string
+	resource string
+	attempts int
+}
+
+// backoff returns the retry delay after attempts failures.
+func backoff(attempts int) time.Duration {
+	d := outboxBaseBackoff
+	for i := 1; i < attempts && d < outboxMaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, outboxMaxBackoff)
+}
+
+// runOutbox is the drainer goroutine: it drains on start (catching up after
+// a crash), after every kick, and when a retry falls due.
+func (e *Engine) runOutbox() {
+	defer e.wg.Done()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-e.bg.Done():
+			return
+		case <-e.idx.kick:
+		case <-timer.C:
+		}
+		wait, err := e.drainOutbox(e.bg)
+		if err != nil && e.bg.Err() == nil {
+			e.log.Warn("outbox drain failed", "err", err)
+			wait = outboxBaseBackoff
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		if wait > 0 {
+			timer.Reset(wait)
+		}
+	}
+}
+
+// drainOutbox processes every outbox row that is due and returns how long
+// until the next deferred row falls due (0 when none is deferred).
+func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
+	e.idx.drainMu.Lock()
+	defer e.idx.drainMu.Unlock()
+	for {
+		rows, err := e.dueOutbox(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if len(rows) == 0 {
+			break
+		}
+		if err := e.applyOutbox(ctx, rows); err != nil {
+			return 0, err
+		}
+	}
+	var next sql.NullInt64
+	if err := e.db.QueryRowContext(ctx, `SELECT MIN(not_before) FROM outbox`).Scan(&next); err != nil {
+		return 0, fmt.Errorf("engine: outbox: %w", err)
+	}
+	if !next.Valid {
+		return 0, nil
+	}
+	return max(time.Until(time.UnixMilli(next.Int64)), 10*time.Millisecond), nil
+}
+
+func (e *Engine) dueOutbox(ctx context.Context) ([]outboxRow, error) {
+	rs, err := e.db.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
+		WHERE not_before <= ? ORDER BY id LIMIT ?`, time.Now().UnixMilli(), outboxBatch)
+	if err != nil {
+		return nil, fmt.Errorf("engine: read outbox: %w", err)
+	}
+	defer rs.Close()
+	var out []outboxRow
+	for rs.Next() {
+		var r outboxRow
+		if err := rs.Scan(&r.id, &r.op, &r.message, &r.resource, &r.attempts); err != nil {
+			return nil, fmt.Errorf("engine: read outbox: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rs.Err()
+}
+
+// applyOutbox brings the indexes up to date for rows: deletions first, then
+// lexical indexing and embedding. Rows are deleted once done; a failed step
+// is retried with exponential backoff. An embedder failure never holds back
+// lexical indexing: the row becomes an "embed" row.
+func (e *Engine) applyOutbox(ctx context.Context, rows []outboxRow) error {
+	ix := e.idx.index()
+	if ix == nil {
+		return errors.New("engine: indexes are not open")
+	}
+	var dels, index, embed []outboxRow
+	for _, r := range rows {
+		switch r.op {
+		case opDel:
+			dels = append(dels, r)
+		case opEmbed:
+			embed = append(embed, r)
+		default:
+			index = append(index, r)
+		}
+	}
+	if len(dels) > 0 {
+		ids := make([]string, len(dels))
+		for i, r := range dels {
+			ids[i] = r.message
+		}
+		if err := ix.Remove(ctx, ids); err != nil {
+			return e.deferRows(ctx, dels, err)
+		}
+		if err := e.doneRows(ctx, dels); err != nil {
+			return err
+		}
+	}
+	for _, group := range [][]outboxRow{index, embed} {
+		if len(group) == 0 {
+			continue
+		}
+		if err := e.indexRows(ctx, ix, group); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexRows indexes (op index) or embeds (op embed) the rows' messages.
+// Lexical indexing comes first and never waits for the embedder: stored
+// vectors are reused, missing ones are computed afterwards, and when the
+// embedder fails the rows become "embed" rows retried with backoff (lexical
+// now, vector later).
+func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []outboxRow) error {
+	ids := make([]string, 0, len(rows))
+	for _, r := range rows {
+		ids = append(ids, r.message)
+	}
+	msgs, err := e.MessagesByID(ctx, "", ids...)
+	if err != nil {
+		return err
+	}
+	docs := make([]recall.Doc, len(msgs))
+	for i := range msgs {
+		docs[i] = docOf(&msgs[i])
+	}
+	emb := ix.Embedder()
+	vecs, err := e.storedVectors(ctx, emb.ID(), ids)
+	if err != nil {
+		return err
+	}
+	if rows[0].op != opEmbed {
+		list := make([][]float32, len(docs))
+		for i := range docs {
+			list[i] = vecs[docs[i].ID]
+		}
+		if err := ix.Add(ctx, docs, list); err != nil {
+			return e.deferRows(ctx, rows, err)
+		}
+	}
+	var todo []int
+	for i := range docs {
+		if vecs[docs[i].ID] == nil {
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) > 0 {
+		texts := make([]string, len(todo))
+		for j, i := range todo {
+			texts[j] = docs[i].Text()
+		}
+		out, err := emb.Embed(ctx, texts)
+		if err == nil && len(out) != len(texts) {
+			err = fmt.Errorf("%d vectors for %d texts", len(out), len(texts))
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err() // shutting down: the rows stay as they are
+			}
+			embedErr := fmt.Errorf("%w: %w", recall.ErrEmbed, err)
+			e.log.Warn("embedding failed; messages indexed lexically, embedding retried later", "n", len(todo), "err", embedErr)
+			owed := map[string]bool{}
+			for _, i := range todo {
+				owed[docs[i].ID] = true
+			}
+			var done, later []outboxRow
+			for _, r := range rows {
+				if owed[r.message] {
+					later = append(later, r)
+				} else {
+					done = append(done, r)
+				}
+			}
+			if err := e.doneRows(ctx, done); err != nil {
+				return err
+			}
+			return e.deferRows(ctx, later, embedErr)
+		}
+		if err := e.storeVectors(ctx, emb, docs, todo, out, vecs); err != nil {
+			return err
+		}
+		byRes := map[string][]int{}
+		for _, i := range todo {
+			byRes[docs[i].ResourceID] = append(byRes[docs[i].ResourceID], i)
+		}
+		for res, is := range byRes {
+			rids, rvecs := make([]string, len(is)), make([][]float32, len(is))
+			for j, i := range is {
+				rids[j], rvecs[j] = docs[i].ID, vecs[docs[i].ID]
+			}
+			if err := ix.AddVectors(ctx, res, rids, rvecs); err != nil {
+				return e.deferRows(ctx, rows, err)
+			}
+		}
+	}
+	return e.doneRows(ctx, rows)
+}
+
+// docOf is recall's view of a stored message.
+func docOf(m *Message) recall.Doc {
+	content := m.Content
+	if len(m.ToolCalls) > 0 {
+		if b, err := json.Marshal(m.ToolCalls); err == nil {
+			content = recall.WithToolCalls(content, b)
+		}
+	}
+	return recall.Doc{
+		ID: m.ID, ThreadID: m.ThreadID, ResourceID: m.ResourceID, Seq: m.Seq, Role: m.Role,
+		Name: m.Name, Content: content, Metadata: m.Metadata, CreatedAt: m.CreatedAt,
+	}
+}
+
+// storedVectors returns the embeddings already stored for ids (a map with
+// an entry only for those found).
+func (e *Engine) storedVectors(ctx context.Context, embedder string, ids []string) (map[string][]float32, error) {
+	out := make(map[string][]float32, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		args := []any{embedder}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rs, err := e.db.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND message_id IN (?`+strings.Repeat(",?", len(chunk)-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("engine: read embeddings: %w", err)
+		}
+		for rs.Next() {
+			var id string
+			var dims int
+			var blob []byte
+			if err := rs.Scan(&id, &dims, &blob); err != nil {
+				rs.Close()
+				return nil, fmt.Errorf("engine: read embeddings: %w", err)
+			}
+			if v, err := recall.DecodeVector(blob, dims); err == nil {
+				out[id] = v
+			}
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return nil, fmt.Errorf("engine: read embeddings: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// storeVectors writes the new vectors in one transaction and records them
+// in vecs. A message erased meanwhile gets no embedding row.
+func (e *Engine) storeVectors(ctx context.Context, emb recall.Embedder, docs []recall.Doc, todo []int, out [][]float32, vecs map[string][]float32) error {
+	for j := range out {
+		if len(out[j]) != emb.Dims() {
+			return fmt.Errorf("engine: %w: embedder %s returned %d dims, want %d", recall.ErrDimension, emb.ID(), len(out[j]), emb.Dims())
+		}
+	}
+	err := e.tx(ctx, func(tx *sql.Tx) error {
+		for j, i := range todo {
+			d := &docs[i]
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
+				SELECT id, ?, resource_id, ?, ? FROM messages WHERE id = ?`, emb.ID(), emb.Dims(), recall.EncodeVector(out[j]), d.ID); err != nil {
+				return fmt.Errorf("engine: store embedding of %s: %w", d.ID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for j, i := range todo {
+		vecs[docs[i].ID] = out[j]
+	}
+	return nil
+}
+
+// doneRows deletes finished outbox rows.
+func (e *Engine) doneRows(ctx context.Context, rows []outboxRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	args := make([]any, len(rows))
+	for i, r := range rows {
+		args[i] = r.id
+	}
+	_, err := e.db.ExecContext(ctx, `DELETE FROM outbox WHERE id IN (?`+strings.Repeat(",?", len(rows)-1)+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("engine: clear outbox: %w", err)
+	}
+	return nil
+}
+
+// deferRows records a failure: attempts+1, retry after the backoff, and
+// "embed" for rows whose failure was the embedder's. It returns nil so the
+// drain continues with other rows; the failure is logged.
+func (e *Engine) deferRows(ctx context.Context, rows []outboxRow, cause error) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	embedOnly := errors.Is(cause, recall.ErrEmbed) || rows[0].op == opEmbed
+	now := time.Now()
+	err := e.tx(ctx, func(tx *sql.Tx) error {
+		for _, r := range rows {
+			op := r.op
+			if op == opIndex && embedOnly {
+				op = opEmbed
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE outbox SET op = ?, attempts = attempts + 1, not_before = ? WHERE id = ?`,
+				op, now.Add(backoff(r.attempts+1)).UnixMilli(), r.id); err != nil {
+				return fmt.Errorf("engine: defer outbox row: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	e.log.Warn("index maintenance deferred", "rows", len(rows), "err", cause)
+	return nil
+}
