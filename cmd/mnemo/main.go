@@ -59,6 +59,7 @@ var commands = map[string]command{
 	"runs":     {"list runs with a memctx record", (*Main).runRuns},
 	"replay":   {"rebuild a run's prompt, optionally without recall, observations, working memory or chosen turns", (*Main).runReplay},
 	"demo":     {"run the main job on a shipped sample conversation (no network)", (*Main).runDemo},
+	"models":   {"fetch and list local models (use-lite embedder weights)", (*Main).runModels},
 
 	// observational memory (observe.go)
 	"observe":      {"run the observer and reflector on a thread now (needs MNEMO_MODEL)", (*Main).runObserve},

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mnemo-go/mnemo/internal/models"
 	"github.com/mnemo-go/mnemo/recall/uselite"
 )
 
@@ -15,15 +16,11 @@ import (
 // when the weights are absent (they are never committed; CI fetches them).
 func modelDir(tb testing.TB) string {
 	tb.Helper()
-	root := os.Getenv("MNEMO_MODELS")
-	if root == "" {
-		c, err := os.UserCacheDir()
-		if err != nil {
-			tb.Skipf("use-lite weights absent (no cache dir: %v); run `mnemo models fetch use-lite`", err)
-		}
-		root = filepath.Join(c, "mnemo", "models")
+	root, err := models.Dir(nil)
+	if err != nil {
+		tb.Skipf("use-lite weights absent (%v); run `mnemo models fetch use-lite`", err)
 	}
-	dir := filepath.Join(root, uselite.ID)
+	dir := models.Path(root, uselite.ID)
 	if _, err := os.Stat(filepath.Join(dir, uselite.ModelFile)); err != nil {
 		tb.Skipf("use-lite weights absent in %s; run `mnemo models fetch use-lite`", dir)
 	}
