@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -158,6 +160,18 @@ func (e *Engine) observationsPart(ctx context.Context, threadID, resourceID stri
 	live, err := observe.List(ctx, e.db, f)
 	if err != nil {
 		return "", nil, err
+	}
+	if f.ResourceID != "" {
+		// Threads in conversation order (ListThreads), not by id.
+		ths, err := e.ListThreads(ctx, resourceID)
+		if err != nil {
+			return "", nil, err
+		}
+		rank := make(map[string]int, len(ths))
+		for i, th := range ths {
+			rank[th.ID] = i
+		}
+		slices.SortStableFunc(live, func(a, b observe.Observation) int { return cmp.Compare(rank[a.ThreadID], rank[b.ThreadID]) })
 	}
 	return observe.Render(live), observe.Refs(live), nil
 }

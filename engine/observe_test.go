@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -224,5 +225,34 @@ func TestObserveBackground(t *testing.T) {
 			t.Fatal("background observation did not run")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestObserveResourceScope(t *testing.T) {
+	ctx := context.Background()
+	srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
+	var tick atomic.Int64 // a clock one second further at every reading
+	now := func() time.Time { return time.Unix(1_700_000_000+tick.Add(1), 0) }
+	e := enginetest.MustOpen(t, engine.Config{RecentN: 2, Now: now, Observe: &engine.ObserveConfig{
+		Model: newObserverModel(t, srv), Threshold: 1, Scope: engine.ObserveScopeResource}})
+	// Conversation order: "z-first" before "a-second" (not id order).
+	for _, th := range []string{"z-first", "a-second", "now"} {
+		appendTurns(t, e, th, 6)
+		if _, err := e.Observe(ctx, th, observe.Options{NoReflect: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "now"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, r := range c.MemCtx.Observations {
+		if len(order) == 0 || order[len(order)-1] != r.ThreadID {
+			order = append(order, r.ThreadID)
+		}
+	}
+	if got, want := strings.Join(order, ","), "z-first,a-second,now"; got != want {
+		t.Fatalf("observation threads %s, want %s", got, want)
 	}
 }
