@@ -2,28 +2,19 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/importer"
+	"github.com/mnemo-go/mnemo/internal/demodata"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
-// demoConversation is a small multi-session conversation written by the
-// team: a trip booked with tool calls in March, a gardening chat, a work
-// session (with an API key that redaction removes), and today's thread,
-// whose last question is answered by a turn of the March session.
-//
-//go:embed demo.jsonl
-var demoConversation []byte
-
 // Demo identifiers.
 const (
-	demoResource = "ana"
-	demoThread   = "ana:today"
+	demoResource = demodata.Resource
+	demoThread   = demodata.TodayThread
 	demoRunID    = "demo-run-1"
 )
 
@@ -51,11 +42,7 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 	}
 	defer e.Close()
 
-	src := filepath.Join(dir, "demo.jsonl")
-	if err := os.WriteFile(src, demoConversation, 0o600); err != nil {
-		return err
-	}
-	rep, err := importer.Import(ctx, e, src, importer.Options{Format: importer.FormatJSONL, Strict: true})
+	rep, err := demodata.Ingest(ctx, e, dir)
 	if err != nil {
 		return err
 	}
@@ -74,7 +61,7 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(m.Stdout, "\n   stored ana:work #1: %s\n", oneLine(work[0].Content, 120))
 
-	q := "What was my booking reference for the night train to Porto, and which seat did I get?"
+	q := demodata.TodayQuestion
 	fmt.Fprintf(m.Stdout, "\n2. LoadContext for thread %s, run %s, recent window 2, recall topK 2 with range 1 over resource %s.\n   Query: %s\n\n",
 		demoThread, demoRunID, demoResource, q)
 	c, err := e.LoadContext(ctx, engine.LoadRequest{
