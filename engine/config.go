@@ -48,6 +48,11 @@ type Config struct {
 	// embedded default (see the recall wiring in recall.go).
 	Embedder recall.Embedder
 
+	// RecallTuning holds recall's measured knobs (candidate pool, fusion
+	// weight, BM25 re-scoring). The zero value means the measured defaults;
+	// `mnemo eval` sets it to compare alternatives.
+	RecallTuning recall.Tuning
+
 	// Redactor removes secrets from content, names, metadata and tool-call
 	// arguments before they are stored. Nil means DefaultRedactor(); use
 	// NoRedaction to store text unchanged.

@@ -69,7 +69,7 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: e.db}, Embedder: e.embedder()})
+	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: e.db}, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning})
 	if err != nil {
 		lex.Close()
 		return fmt.Errorf("engine: %w", err)
@@ -182,7 +182,7 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 		if err != nil {
 			return fmt.Errorf("engine: %w", err)
 		}
-		ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: e.db}, Embedder: e.embedder()})
+		ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: e.db}, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning})
 		if err != nil {
 			lex.Close()
 			return fmt.Errorf("engine: %w", err)

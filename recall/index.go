@@ -47,15 +47,25 @@ type Config struct {
 	// Embedder embeds queries; nil means HashEmbedder. It must be the
 	// embedder whose vectors the engine stores.
 	Embedder Embedder
+	// Tuning holds the measured knobs; the zero value means the defaults.
+	Tuning Tuning
+}
+
+// Tuning holds the knobs of an Index that were chosen by measurement. The
+// zero value of every field means its default; they exist so that
+// `mnemo eval` can measure alternatives through the normal code path.
+type Tuning struct {
 	// CandidatePool is each channel's candidate count; 0 means
 	// DefaultCandidatePool. Always at least TopK.
-	CandidatePool int
+	CandidatePool int `json:"candidatePool,omitempty"`
 	// VectorWeight is w in the weighted fusion; 0 means
 	// DefaultVectorWeight(Embedder.ID()).
-	VectorWeight float64
+	VectorWeight float64 `json:"vectorWeight,omitempty"`
 	// BleveScores turns the textbook BM25 re-scoring off and ranks by
-	// bleve's own BM25 (kept for measurement; see bm25Stats).
-	BleveScores bool
+	// bleve's own BM25 (see bm25Stats).
+	BleveScores bool `json:"bleveScores,omitempty"`
+	// NoCompounds turns the compound-identifier bonus off (see compounds).
+	NoCompounds bool `json:"noCompounds,omitempty"`
 }
 
 // Index answers searches over the lexical index and the per-resource
@@ -78,11 +88,11 @@ func NewIndex(cfg Config) (*Index, error) {
 	if cfg.Embedder == nil {
 		cfg.Embedder = HashEmbedder{}
 	}
-	if cfg.CandidatePool <= 0 {
-		cfg.CandidatePool = DefaultCandidatePool
+	if cfg.Tuning.CandidatePool <= 0 {
+		cfg.Tuning.CandidatePool = DefaultCandidatePool
 	}
-	if cfg.VectorWeight == 0 {
-		cfg.VectorWeight = DefaultVectorWeight(cfg.Embedder.ID())
+	if cfg.Tuning.VectorWeight == 0 {
+		cfg.Tuning.VectorWeight = DefaultVectorWeight(cfg.Embedder.ID())
 	}
 	return &Index{cfg: cfg, emb: cfg.Embedder, shards: map[string]*shard{}}, nil
 }
@@ -299,7 +309,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		return e != nil && (thread == "" || e.doc.ThreadID == thread) && !q.Exclude[e.doc.ID] && filter.Match(&e.doc)
 	}
 	restricted := filter != nil || len(q.Exclude) > 0
-	pool := max(ix.cfg.CandidatePool, o.TopK)
+	pool := max(ix.cfg.Tuning.CandidatePool, o.TopK)
 
 	// Exact query statistics, shared by the lexical channel and the
 	// cross-scoring of vector candidates.
@@ -308,7 +318,10 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	for i, t := range qterms {
 		idfs[i] = s.stats.idf(t)
 	}
-	compounds := ix.compounds(q.Text, s)
+	var compounds []compound
+	if !ix.cfg.Tuning.NoCompounds {
+		compounds = ix.compounds(q.Text, s)
+	}
 	lexScore := func(e *entry) float64 {
 		return s.stats.score(qterms, idfs, e.terms) + compoundBonus(compounds, e)
 	}
@@ -344,7 +357,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	case o.Fusion == FusionRRF:
 		fused = FuseRRF(cands, RRFK)
 	default:
-		fused = FuseWeighted(cands, ix.cfg.VectorWeight)
+		fused = FuseWeighted(cands, ix.cfg.Tuning.VectorWeight)
 	}
 	order := rankFused(cands, fused)
 	hits := make([]Hit, 0, o.TopK)
@@ -423,7 +436,7 @@ func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, 
 		for _, h := range hs {
 			if e := s.docs[h.ID]; allowed(e) {
 				sc := h.Score
-				if !ix.cfg.BleveScores {
+				if !ix.cfg.Tuning.BleveScores {
 					sc = score(e)
 				}
 				out = append(out, scored{h.ID, sc})
