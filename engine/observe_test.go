@@ -155,6 +155,10 @@ func TestObserveLoadContext(t *testing.T) {
 	if strings.Contains(c.System, "You are the observer") {
 		t.Fatalf("observer prompt rendered into the system part")
 	}
+	// Observational memory alone offers the model no tool.
+	for _, tool := range c.Tools {
+		t.Fatalf("context offers tool %s with only observational memory on", tool.Function.Name)
+	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
