@@ -41,9 +41,11 @@ func (m *model) encode(ws *workspace, tokens [][]int, out [][]float32) {
 		spans[i] = span{rows, len(t)}
 		rows += len(t)
 	}
+	// h and res also hold the pooled and final vectors, one row per text
+	// (more rows than tokens when texts are empty).
 	ws.x = grow(ws.x, rows*modelDims)
-	ws.h = grow(ws.h, rows*modelDims)
-	ws.res = grow(ws.res, rows*modelDims)
+	ws.h = grow(ws.h, max(rows, len(tokens))*modelDims)
+	ws.res = grow(ws.res, max(rows, len(tokens))*modelDims)
 	ws.attn = grow(ws.attn, rows*modelDims)
 	ws.qkv = grow(ws.qkv, rows*3*modelDims)
 	ws.ff = grow(ws.ff, rows*ffnDims)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/internal/models"
@@ -27,13 +28,21 @@ func modelDir(tb testing.TB) string {
 	return dir
 }
 
+// opened memoizes test Embedders by config: loading the weights is the
+// slow part of these tests, and an Embedder is safe for concurrent use.
+var opened sync.Map // uselite.Config -> *uselite.Embedder
+
 func openEmbedder(tb testing.TB, cfg uselite.Config) *uselite.Embedder {
 	tb.Helper()
 	cfg.Dir = modelDir(tb)
+	if e, ok := opened.Load(cfg); ok {
+		return e.(*uselite.Embedder)
+	}
 	e, err := uselite.Open(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	opened.Store(cfg, e)
 	return e
 }
 
