@@ -46,6 +46,9 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		return err
+	}
 	fmt.Fprintf(m.Stdout, "1. Ingested the sample conversation: %d resource, %d threads, %d messages (secrets redacted before storage).\n\n",
 		rep.Resources, rep.Threads, rep.Messages)
 	threads, err := e.ListThreads(ctx, demoResource)
@@ -72,6 +75,18 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	printContext(m.Stdout, c)
-	fmt.Fprintf(m.Stdout, "\n3. The record is in the journal: mnemo --dir %s memctx %s\n", filepath.Join(dir, "data"), demoRunID)
+
+	fmt.Fprintf(m.Stdout, "\n3. Counterfactual replay of run %s without the recalled turns: the prompt the model would have seen without recall.\n\n", demoRunID)
+	r, err := e.Replay(ctx, demoRunID, engine.ReplayOptions{WithoutRecalled: true})
+	if err != nil {
+		return err
+	}
+	printReplay(m.Stdout, r)
+	data := filepath.Join(dir, "data")
+	if *keep {
+		fmt.Fprintf(m.Stdout, "\nInspect it again: mnemo --dir %s memctx %s; mnemo --dir %s replay %s --without recalled\n", data, demoRunID, data, demoRunID)
+	} else {
+		fmt.Fprintf(m.Stdout, "\n(The scratch data directory is removed; run 'mnemo demo --keep' to inspect it with mnemo memctx and mnemo replay.)\n")
+	}
 	return nil
 }

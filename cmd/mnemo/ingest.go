@@ -69,6 +69,13 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 			break
 		}
 	}
+	if failed == nil {
+		// Leave both indexes caught up, so the next command recalls what was
+		// just ingested.
+		if err := e.SyncIndexes(ctx); err != nil {
+			failed = fmt.Errorf("index the ingested messages: %w", err)
+		}
+	}
 	if *asJSON {
 		if err := json.NewEncoder(m.Stdout).Encode(total); err != nil {
 			return err
