@@ -10,8 +10,14 @@
 //	observe|<thread>|reflector|<fromSeq>|<toSeq>|<prompt version>|<model>|<sources digest>
 //
 // so a second call for the same range never reaches the model and returns the
-// recorded bytes, also after a restart. Erasure forgets a thread's memo
-// entries with journal.Forget(ctx, journal.ScopeMemo, MemoPrefix(thread)).
+// recorded bytes, also after a restart. Erasure calls Invalidate in its
+// transaction: it invalidates the observations (and reflections) derived from
+// the erased turns and deletes the thread's memo entries (keys starting with
+// MemoPrefix(thread)), so nothing erased comes back through memoization.
+//
+// Search ranks live observations by BM25 for the opt-in recallObservations
+// tool (package tools); Render and Refs produce the system part and the
+// memctx references LoadContext uses.
 //
 // The observer reads turns through the small Source interface, so the package
 // does not depend on the engine; observations live in the observations table

@@ -1,0 +1,88 @@
+package observe
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// Invalidate is erasure's half of observational memory. Inside the caller's
+// transaction tx it invalidates every observation of threadID whose range
+// ends at or after fromSeq (the lowest erased seq; 1 for a whole thread),
+// every reflection built on one of them (transitively), and scrubs their
+// content; it also deletes the thread's memo entries from the journal, so a
+// later observer call over the same range cannot return an answer derived
+// from the erased turns (DESIGN.md, "Erasure": a summary cannot prove it
+// forgot one turn selectively, so it goes whole). Untouched sources of an
+// invalidated reflection are live again. Rows are kept, with invalidated_at
+// set and empty content, so memctx references stay resolvable and replay can
+// report them. It returns the ids invalidated.
+//
+// Observations after the erased turn go too, although their turns survive:
+// the observer keeps one watermark per thread (the highest observed seq),
+// which must fall back to before fromSeq so that the surviving turns of the
+// erased range are observed again; the later ones are observed again with
+// them. Erasure is rare; a hole-tracking observer would save those calls.
+func Invalidate(ctx context.Context, tx *sql.Tx, threadID string, fromSeq int64, now time.Time) ([]string, error) {
+	rows, err := query(ctx, tx, `SELECT `+obsColumns+` FROM observations
+		WHERE thread_id = ? AND invalidated_at IS NULL`, threadID)
+	if err != nil {
+		return nil, err
+	}
+	hit := map[string]bool{}
+	for _, o := range rows {
+		if o.ToSeq >= fromSeq {
+			hit[o.ID] = true
+		}
+	}
+	// Reflections on invalidated sources go too, to a fixed point.
+	for changed := len(hit) > 0; changed; {
+		changed = false
+		for _, o := range rows {
+			if hit[o.ID] {
+				continue
+			}
+			for _, s := range o.Sources {
+				if hit[s] {
+					hit[o.ID], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	var ids []string
+	for _, o := range rows {
+		if !hit[o.ID] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE observations SET invalidated_at = ?, content = '' WHERE id = ?`,
+			now.UnixMilli(), o.ID); err != nil {
+			return nil, fmt.Errorf("observe: invalidate %s: %w", o.ID, err)
+		}
+		ids = append(ids, o.ID)
+	}
+	// Sources of an invalidated reflection that are themselves untouched
+	// come back into force: their turns were not erased.
+	for _, o := range rows {
+		if !hit[o.ID] {
+			continue
+		}
+		for _, src := range o.Sources {
+			if hit[src] {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE observations SET retired_at = NULL WHERE id = ? AND invalidated_at IS NULL`, src); err != nil {
+				return nil, fmt.Errorf("observe: restore %s: %w", src, err)
+			}
+		}
+	}
+	prefix := MemoPrefix(threadID)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND substr(key, 1, ?) = ?`,
+		journal.ScopeMemo, len(prefix), prefix); err != nil {
+		return nil, fmt.Errorf("observe: forget memo entries of %s: %w", threadID, err)
+	}
+	return ids, nil
+}
