@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -60,6 +61,11 @@ type Config struct {
 
 	// Limits bounds message sizes; zero fields take their defaults.
 	Limits Limits
+
+	// Retention bounds the memctx records kept per thread; after each
+	// LoadContext the thread's older runs beyond it are deleted. The zero
+	// value keeps every run.
+	Retention journal.Retention
 
 	// Observe turns on observational memory (observer and reflector; see
 	// observe.go). Nil means off: no model is ever called.

@@ -197,6 +197,11 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	if err := e.journal.PutMemCtx(ctx, rec, req.ReplaceRun); err != nil {
 		return nil, err
 	}
+	if !e.cfg.Retention.IsZero() {
+		if _, err := e.journal.Prune(ctx, req.ThreadID, e.cfg.Retention); err != nil {
+			e.log.WarnContext(ctx, "prune runs", "thread", req.ThreadID, "err", err)
+		}
+	}
 	c.MemCtx = rec
 	return c, nil
 }

@@ -204,3 +204,21 @@ func TestContextOpenAIMessages(t *testing.T) {
 		t.Fatalf("tool calls not converted: %+v", om[2])
 	}
 }
+
+func TestLoadContextRetention(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{Retention: journal.Retention{KeepRuns: 2}})
+	toolThread(t, e, "t")
+	for i := range 4 {
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: fmt.Sprintf("run-%d", i), ThreadID: "t"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ThreadID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].RunID != "run-3" || runs[1].RunID != "run-2" {
+		t.Fatalf("kept %+v, want run-3 and run-2", runs)
+	}
+}
