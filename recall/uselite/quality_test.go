@@ -51,9 +51,13 @@ func TestQuality(t *testing.T) {
 // or concurrent callers; and a context error returns no vectors.
 func TestEmbedDeterministic(t *testing.T) {
 	ref := loadReference(t)
+	// The empty text and ten reference texts of up to 30 tokens (the
+	// parity test covers clipping long ones).
 	texts := []string{""}
 	for _, tc := range ref.Texts {
-		texts = append(texts, tc.Text)
+		if len(tc.Tokens) <= 30 && len(texts) <= 10 {
+			texts = append(texts, tc.Text)
+		}
 	}
 	ctx := context.Background()
 	alone := openEmbedder(t, uselite.Config{Workers: 1})
