@@ -11,6 +11,7 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 func TestReplayReproducesPromptHash(t *testing.T) {
@@ -128,5 +129,48 @@ func TestReplayDiverges(t *testing.T) {
 	_, err = e.Replay(ctx, "erased", engine.ReplayOptions{})
 	if !errors.Is(err, engine.ErrReplayDiverged) || !strings.Contains(err.Error(), "no longer stored") {
 		t.Fatalf("erased: err = %v", err)
+	}
+}
+
+func TestReplayWithRecall(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	toolThread(t, e, "T-old")
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "T-cur", ResourceID: "r", Messages: []engine.Message{
+		user("", "what was the ZEPHYR-QUOTE price for crate B?"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	opts := &recall.Options{TopK: 1, MessageRange: recall.Range{Before: 1, After: 1}, Scope: recall.ScopeResource}
+	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "recall-1", ThreadID: "T-cur", Recall: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProviderRule(t, c.Messages)
+	if len(c.MemCtx.Recalled) == 0 || !strings.Contains(c.Messages[0].Content, "[recalled") {
+		t.Fatalf("nothing recalled: %+v", c.MemCtx)
+	}
+	r, err := e.Replay(ctx, "recall-1", engine.ReplayOptions{WithoutRecalled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Original.PromptHash != c.PromptHash {
+		t.Fatal("replay of a run with recall did not reproduce its prompt hash")
+	}
+	if got, want := len(r.Removed), len(c.MemCtx.Recalled); got != want {
+		t.Fatalf("removed %d turns, want the %d recalled", got, want)
+	}
+	if got, want := seqs(r.Counterfactual.Messages), "1,"; got != want || r.Counterfactual.System != "" {
+		t.Fatalf("counterfactual %s system %q, want only the recent turn", got, r.Counterfactual.System)
+	}
+	for _, x := range c.MemCtx.Recalled {
+		for _, d := range c.MemCtx.Dropped {
+			if x.MessageID == d.MessageID {
+				t.Fatalf("%s is both recalled and dropped", x.MessageID)
+			}
+		}
 	}
 }
