@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"unsafe"
 )
 
 // Files of an installed model directory, as shipped in the dist/ folder of
@@ -147,18 +149,11 @@ func loadModel(dir string) (*model, error) {
 	}
 	tensors := make(map[string]tensor)
 	for _, g := range man.WeightsManifest {
-		var buf []byte
-		for _, p := range g.Paths {
-			if filepath.Base(p) != p {
-				return nil, fmt.Errorf("%w: shard path %q leaves the model directory", ErrBadModel, p)
-			}
-			b, err := read(p)
-			if err != nil {
-				return nil, err
-			}
-			buf = append(buf, b...)
+		buf, err := readShards(dir, g.Paths)
+		if err != nil {
+			return nil, err
 		}
-		off := 0
+		off := 0 // in float32 words
 		for _, w := range g.Weights {
 			if len(w.Quantization) > 0 && string(w.Quantization) != "null" {
 				return nil, fmt.Errorf("%w: %s is quantized", ErrBadModel, w.Name)
@@ -167,27 +162,82 @@ func loadModel(dir string) (*model, error) {
 			for _, d := range w.Shape {
 				n *= d
 			}
-			if off+4*n > len(buf) {
+			if off+n > len(buf) {
 				return nil, fmt.Errorf("%w: shards end inside %s", ErrBadModel, w.Name)
 			}
-			t := tensor{shape: w.Shape, data: make([]float32, n)}
-			for i := range t.data {
-				u := binary.LittleEndian.Uint32(buf[off+4*i:])
-				switch w.DType {
-				case "float32":
-					t.data[i] = math.Float32frombits(u)
-				case "int32":
-					t.data[i] = float32(int32(u))
-				default:
-					return nil, fmt.Errorf("%w: %s has dtype %s", ErrBadModel, w.Name, w.DType)
+			t := tensor{shape: w.Shape}
+			switch w.DType {
+			case "float32":
+				t.data = buf[off : off+n : off+n]
+			case "int32":
+				t.data = make([]float32, n)
+				for i, f := range buf[off : off+n] {
+					t.data[i] = float32(int32(math.Float32bits(f)))
 				}
+			default:
+				return nil, fmt.Errorf("%w: %s has dtype %s", ErrBadModel, w.Name, w.DType)
 			}
 			tensors[w.Name] = t
-			off += 4 * n
+			off += n
 		}
 	}
 	return buildModel(tok, tensors)
 }
+
+// readShards reads a weight group's shard files, concatenated, as
+// little-endian 32-bit words. The file bytes are read straight into the
+// float32 backing array (on a little-endian host no word is copied twice),
+// so the float32 tensors are slices of it.
+func readShards(dir string, paths []string) ([]float32, error) {
+	total := int64(0)
+	for _, p := range paths {
+		if filepath.Base(p) != p {
+			return nil, fmt.Errorf("%w: shard path %q leaves the model directory", ErrBadModel, p)
+		}
+		st, err := os.Stat(filepath.Join(dir, p))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s is missing in %s", ErrNotInstalled, p, dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+		total += st.Size()
+	}
+	if total%4 != 0 {
+		return nil, fmt.Errorf("%w: shards hold %d bytes, not whole 32-bit words", ErrBadModel, total)
+	}
+	words := make([]float32, total/4)
+	if len(words) == 0 {
+		return words, nil
+	}
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), total)
+	off := 0
+	for _, p := range paths {
+		f, err := os.Open(filepath.Join(dir, p))
+		if err != nil {
+			return nil, err
+		}
+		st, err := f.Stat()
+		if err == nil {
+			_, err = io.ReadFull(f, raw[off:off+int(st.Size())])
+			off += int(st.Size())
+		}
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%w: read %s: %v", ErrBadModel, p, err)
+		}
+	}
+	if !littleEndian {
+		for i := range words {
+			words[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+	}
+	return words, nil
+}
+
+// littleEndian reports whether the host stores words little-endian, as the
+// weight shards do.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // buildModel picks the tensors of the graph and checks their shapes.
 func buildModel(tok *Tokenizer, ts map[string]tensor) (*model, error) {
