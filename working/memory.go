@@ -330,3 +330,49 @@ func (m *Memory) History(ctx context.Context, key string, limit int) ([]Version,
 	}
 	return out, nil
 }
+
+// GetAt returns the state of key as it stood at time at: the newest version
+// written at or before at (history times have millisecond precision), or the
+// initial state (Version 0) when none was. Replay uses it to rebuild a past
+// prompt.
+func (m *Memory) GetAt(ctx context.Context, key string, at time.Time) (State, error) {
+	if err := m.checkKey(key); err != nil {
+		return State{}, err
+	}
+	st := State{Key: key, Mode: m.cfg.Mode}
+	var ms int64
+	err := m.db.QueryRowContext(ctx,
+		`SELECT version, content, updated_at FROM working_memory_history
+		 WHERE scope = ? AND updated_at <= ? ORDER BY version DESC LIMIT 1`, key, at.UnixMilli()).
+		Scan(&st.Version, &st.Content, &ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		st.Content = m.initial()
+		return st, nil
+	}
+	if err != nil {
+		return State{}, fmt.Errorf("working: read %s at %s: %w", key, at.Format(time.RFC3339Nano), err)
+	}
+	if _, err := m.Get(ctx, key); err != nil {
+		return State{}, err // a mode mismatch
+	}
+	st.UpdatedAt = time.UnixMilli(ms).UTC()
+	return st, nil
+}
+
+// StoredMode reports the mode key's state was written in; ok is false when
+// it was never written. It needs no Config, so tools (mnemo wm) can inspect
+// a state before choosing how to open it.
+func StoredMode(ctx context.Context, db *sql.DB, key string) (mode Mode, ok bool, err error) {
+	if _, _, err := ParseKey(key); err != nil {
+		return "", false, err
+	}
+	var s string
+	err = db.QueryRowContext(ctx, `SELECT mode FROM working_memory WHERE scope = ?`, key).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("working: read %s: %w", key, err)
+	}
+	return Mode(s), true, nil
+}

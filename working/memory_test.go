@@ -570,3 +570,39 @@ func TestRender(t *testing.T) {
 		t.Fatalf("read-only empty render=%q, want empty", out)
 	}
 }
+
+func TestGetAtAndStoredMode(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	m := mustNew(t, db, working.Config{Schema: json.RawMessage(profileSchema), Now: func() time.Time { return now }})
+	key := working.ThreadKey("t")
+	if _, ok, err := working.StoredMode(ctx, db, key); ok || err != nil {
+		t.Fatalf("StoredMode of a new key: ok=%v err=%v", ok, err)
+	}
+	t0 := now
+	m.Merge(ctx, key, map[string]any{"name": "Ana"}, working.Origin{})
+	now = now.Add(time.Minute)
+	m.Merge(ctx, key, map[string]any{"city": "Lyon"}, working.Origin{})
+	for _, tc := range []struct {
+		at      time.Time
+		want    string
+		version int64
+	}{
+		{t0.Add(-time.Second), `{}`, 0},
+		{t0, `{"name":"Ana"}`, 1},
+		{t0.Add(30 * time.Second), `{"name":"Ana"}`, 1},
+		{now.Add(time.Hour), `{"city":"Lyon","name":"Ana"}`, 2},
+	} {
+		st, err := m.GetAt(ctx, key, tc.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Content != tc.want || st.Version != tc.version {
+			t.Fatalf("at %v: %s v%d, want %s v%d", tc.at, st.Content, st.Version, tc.want, tc.version)
+		}
+	}
+	if mode, ok, err := working.StoredMode(ctx, db, key); !ok || err != nil || mode != working.ModeSchema {
+		t.Fatalf("StoredMode=%s ok=%v err=%v", mode, ok, err)
+	}
+}
