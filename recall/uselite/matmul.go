@@ -5,13 +5,47 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 )
 
-// Cache blocking of the kernel path: a blockK×blockN panel of the weight
+// Cache blocking of the kernel path: a blockK×blockN block of the weight
 // matrix (128 KB) stays in L2 while every 6-row strip of the activations
 // (6 KB) streams past it from L1.
 const (
 	blockK = 256
 	blockN = 128
 )
+
+// panel is the column width of the kernels and of a packed matrix's panels.
+const panel = 16
+
+// matrix is a k×n weight matrix, stored for the product that will use it:
+// packed into n/16 column panels, each a contiguous k×16 row-major block,
+// when the assembly kernels run (sequential reads, no TLB miss per row of a
+// wide matrix), else row-major for gonum. It is immutable.
+type matrix struct {
+	k, n   int
+	data   []float32 // row-major k×n; nil when packed
+	packed []float32 // panel p holds columns [16p, 16p+16) as k×16, row-major
+}
+
+// newMatrix stores the row-major k×n data for matmul; it copies, so data
+// may be released. Nil data gives the zero matrix (a load error is pending).
+func newMatrix(data []float32, k, n int) matrix {
+	if data == nil {
+		return matrix{}
+	}
+	w := matrix{k: k, n: n}
+	if !haveKernel || n%panel != 0 {
+		w.data = append([]float32(nil), data...)
+		return w
+	}
+	w.packed = make([]float32, k*n)
+	for p := 0; p < n/panel; p++ {
+		dst := w.packed[p*k*panel:]
+		for r := 0; r < k; r++ {
+			copy(dst[r*panel:(r+1)*panel], data[r*n+p*panel:])
+		}
+	}
+	return w
+}
 
 // matmul writes dst[m×n] = a[m×k] · w[k×n] + bias[n] (bias broadcast over
 // rows), all row-major.
@@ -21,25 +55,26 @@ const (
 // elsewhere, or when n is not a multiple of 16, on gonum's pure-Go SGEMM.
 // FMA rounds once per multiply-add, so the two paths differ in the last
 // bits; both stay far inside the 1e-5 parity bound.
-func matmul(dst, a []float32, m, k int, w []float32, n int, bias []float32) {
+func matmul(dst, a []float32, m int, w matrix, bias []float32) {
+	k, n := w.k, w.n
 	for r := 0; r < m; r++ {
 		copy(dst[r*n:(r+1)*n], bias)
 	}
 	if m == 0 || k == 0 {
 		return
 	}
-	if haveKernel && n%16 == 0 {
-		gemmKernel(dst, a, m, k, w, n)
+	if w.packed != nil {
+		gemmKernel(dst, a, m, k, w.packed, n)
 		return
 	}
 	blas32.Gemm(blas.NoTrans, blas.NoTrans, 1,
 		blas32.General{Rows: m, Cols: k, Stride: k, Data: a},
-		blas32.General{Rows: k, Cols: n, Stride: n, Data: w},
+		blas32.General{Rows: k, Cols: n, Stride: n, Data: w.data},
 		1, blas32.General{Rows: m, Cols: n, Stride: n, Data: dst})
 }
 
-// gemmKernel computes c[m×n] += a[m×k]·b[k×n] with the assembly kernels.
-// n must be a multiple of 16 and k positive.
+// gemmKernel computes c[m×n] += a[m×k]·b[k×n] with the assembly kernels,
+// b packed as newMatrix does. n must be a multiple of 16 and k positive.
 func gemmKernel(c, a []float32, m, k int, b []float32, n int) {
 	// The kernels read and write through raw pointers: check every bound
 	// they will touch once, here.
@@ -51,17 +86,17 @@ func gemmKernel(c, a []float32, m, k int, b []float32, n int) {
 			i := 0
 			for ; i+6 <= m; i += 6 {
 				for j := jb; j < je; j += 16 {
-					kern6x16(kc, &a[i*k+kb], k, &b[kb*n+j], n, &c[i*n+j], n)
+					kern6x16(kc, &a[i*k+kb], k, &b[j*k+kb*panel], panel, &c[i*n+j], n)
 				}
 			}
 			for ; i+4 <= m; i += 4 {
 				for j := jb; j < je; j += 16 {
-					kern4x16(kc, &a[i*k+kb], k, &b[kb*n+j], n, &c[i*n+j], n)
+					kern4x16(kc, &a[i*k+kb], k, &b[j*k+kb*panel], panel, &c[i*n+j], n)
 				}
 			}
 			for ; i < m; i++ {
 				for j := jb; j < je; j += 16 {
-					kern1x16(kc, &a[i*k+kb], &b[kb*n+j], n, &c[i*n+j])
+					kern1x16(kc, &a[i*k+kb], &b[j*k+kb*panel], panel, &c[i*n+j])
 				}
 			}
 		}

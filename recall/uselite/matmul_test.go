@@ -25,7 +25,7 @@ func TestMatmul(t *testing.T) {
 					for i := range dst[m*n:] {
 						dst[m*n+i] = 42
 					}
-					matmul(dst[:m*n], a, m, k, w, n, bias)
+					matmul(dst[:m*n], a, m, newMatrix(w, k, n), bias)
 					for i := 0; i < m; i++ {
 						for j := 0; j < n; j++ {
 							want := float64(bias[j])
@@ -64,8 +64,9 @@ func BenchmarkMatmul(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	a, w, bias := randSlice(rng, m*k), randSlice(rng, k*n), randSlice(rng, n)
 	dst := make([]float32, m*n)
+	wm := newMatrix(w, k, n)
 	for b.Loop() {
-		matmul(dst, a, m, k, w, n, bias)
+		matmul(dst, a, m, wm, bias)
 	}
 	b.ReportMetric(2*m*k*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

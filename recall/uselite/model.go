@@ -98,13 +98,18 @@ type tensor struct {
 type layer struct {
 	in, heads               int
 	lnAttnScale, lnAttnBias []float32 // [in]
-	adjW, adjB              []float32 // [in, modelDims], [modelDims]; nil when in == modelDims
-	qkvW, qkvB              []float32 // [in, 3*in], [3*in]
-	outW, outB              []float32 // [in, modelDims], [modelDims]
+	adjW                    *matrix   // [in, modelDims]; nil when in == modelDims
+	adjB                    []float32 // [modelDims]
+	qkvW                    matrix    // [in, 3*in]
+	qkvB                    []float32 // [3*in]
+	outW                    matrix    // [in, modelDims]
+	outB                    []float32 // [modelDims]
 	scale                   float32   // query scale, 1/sqrt(in/heads)
 	lnFFNScale, lnFFNBias   []float32 // [modelDims]
-	w1, b1                  []float32 // [modelDims, ffnDims], [ffnDims]
-	w2, b2                  []float32 // [ffnDims, modelDims], [modelDims]
+	w1                      matrix    // [modelDims, ffnDims]
+	b1                      []float32 // [ffnDims]
+	w2                      matrix    // [ffnDims, modelDims]
+	b2                      []float32 // [modelDims]
 }
 
 // model is the loaded use-lite graph. It is immutable after loadModel.
@@ -114,7 +119,7 @@ type model struct {
 	vocabRows  int
 	timing     []float32 // [maxLen, embedDims]: sin then cos channels per position
 	layers     [2]layer
-	tanhW      []float32 // [modelDims, modelDims]
+	tanhW      matrix    // [modelDims, modelDims]
 	tanhB      []float32 // [modelDims]
 	lnEpsilon  float32
 	l2Epsilon  float32
@@ -260,7 +265,8 @@ func buildModel(tok *Tokenizer, ts map[string]tensor) (*model, error) {
 			}
 			return nil
 		}
-		return t.data
+		// A copy, so that the shard buffer is released after loading.
+		return append([]float32(nil), t.data...)
 	}
 	scalar := func(name string) float32 {
 		if d := get(name); d != nil {
@@ -276,7 +282,7 @@ func buildModel(tok *Tokenizer, ts map[string]tensor) (*model, error) {
 	heads := int(scalar(nameHeads))
 	m.lnEpsilon = scalar(nameLNEpsilon)
 	m.l2Epsilon = scalar(nameL2Epsilon)
-	m.tanhW = get(nameTanhW, modelDims, modelDims)
+	m.tanhW = newMatrix(get(nameTanhW, modelDims, modelDims), modelDims, modelDims)
 	m.tanhB = get(nameTanhB, modelDims)
 	for i, in := range []int{embedDims, modelDims} {
 		n := layerNames(i)
@@ -284,19 +290,20 @@ func buildModel(tok *Tokenizer, ts map[string]tensor) (*model, error) {
 		l.in, l.heads = in, heads
 		l.lnAttnScale = get(n.lnAttnScale, in)
 		l.lnAttnBias = get(n.lnAttnBias, in)
-		l.qkvW = get(n.qkvW, 1, 1, in, 3*in)
+		l.qkvW = newMatrix(get(n.qkvW, 1, 1, in, 3*in), in, 3*in)
 		l.qkvB = get(n.qkvB, 3*in)
-		l.outW = get(n.outW, 1, 1, in, modelDims)
+		l.outW = newMatrix(get(n.outW, 1, 1, in, modelDims), in, modelDims)
 		l.outB = get(n.outB, modelDims)
 		l.scale = scalar(n.scale)
 		l.lnFFNScale = get(n.lnFFNScale, modelDims)
 		l.lnFFNBias = get(n.lnFFNBias, modelDims)
-		l.w1 = get(n.w1, modelDims, ffnDims)
+		l.w1 = newMatrix(get(n.w1, modelDims, ffnDims), modelDims, ffnDims)
 		l.b1 = get(n.b1, ffnDims)
-		l.w2 = get(n.w2, ffnDims, modelDims)
+		l.w2 = newMatrix(get(n.w2, ffnDims, modelDims), ffnDims, modelDims)
 		l.b2 = get(n.b2, modelDims)
 		if in != modelDims {
-			l.adjW = get(nameAdjustW, in, modelDims)
+			adj := newMatrix(get(nameAdjustW, in, modelDims), in, modelDims)
+			l.adjW = &adj
 			l.adjB = get(nameAdjustB, modelDims)
 		}
 	}
