@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 
@@ -186,7 +187,8 @@ func (o *Observer) ObserveRange(ctx context.Context, threadID string, fromSeq, t
 	mu := o.lock(threadID)
 	mu.Lock()
 	defer mu.Unlock()
-	turns, err := o.cfg.Source.Messages(ctx, threadID, fromSeq, toSeq+1)
+	// One turn past the range shows whether the range ends before a tool result.
+	turns, err := o.cfg.Source.Messages(ctx, threadID, fromSeq, min(toSeq, math.MaxInt64-1)+1)
 	if err != nil {
 		return nil, nil, fmt.Errorf("observe: read %s: %w", threadID, err)
 	}

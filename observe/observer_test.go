@@ -403,3 +403,45 @@ func TestEmptyReflectionKeepsSources(t *testing.T) {
 		}
 	}
 }
+
+func TestObserveConcurrent(t *testing.T) {
+	f := newFakeModel(t, scripted)
+	src := &memSource{}
+	for i := 0; i < 10; i++ {
+		src.add("t", 10, user("q"), assistant("a"))
+	}
+	path := tempDB(t)
+	// Two observers over one database (as two processes would be) and
+	// several goroutines each.
+	e1 := openEnv(t, path, src, f.model(t), observe.Config{Threshold: 40, ChunkTokens: 40, RecentN: -1})
+	e2 := openEnv(t, path, src, f.model(t), observe.Config{Threshold: 40, ChunkTokens: 40, RecentN: -1})
+	errs := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		o := e1.obs
+		if i%2 == 1 {
+			o = e2.obs
+		}
+		go func() {
+			_, err := o.Observe(ctx, "t", observe.Options{NoReflect: true})
+			errs <- err
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := list(t, e1, "t", true)
+	if got, want := len(rows), 5; got != want {
+		t.Fatalf("rows=%d, want %d (one per range)", got, want)
+	}
+	for i, o := range rows {
+		if o.FromSeq != int64(4*i+1) || o.ToSeq != int64(4*i+4) {
+			t.Fatalf("row %d covers %d..%d", i, o.FromSeq, o.ToSeq)
+		}
+	}
+	// Each range reached the model at most once per observer process.
+	if n := f.count(); n > 10 {
+		t.Fatalf("%d model calls for 5 ranges and 2 observers", n)
+	}
+}
