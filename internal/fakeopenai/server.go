@@ -28,14 +28,13 @@ const (
 const DefaultAPIKey = "sk-fake"
 
 // Server is a running fake OpenAI endpoint. It is safe for concurrent use.
-// New registers a cleanup that closes it; Close may also be called earlier
-// and is idempotent.
+// New registers a cleanup that closes it, Start leaves that to the caller;
+// Close is idempotent.
 type Server struct {
 	// URL is the base URL to give go-openai (openai.ClientConfig.BaseURL):
 	// the httptest server's address followed by "/v1".
 	URL string
 
-	tb      testing.TB
 	srv     *httptest.Server
 	apiKey  string
 	lenient bool
@@ -90,15 +89,7 @@ func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = n
 // is no default chat responder, so chat requests need Enqueue or SetChat.
 func New(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s := &Server{tb: tb, apiKey: DefaultAPIKey, embedFn: HashEmbed(DefaultDims), now: time.Now}
-	for _, o := range opts {
-		o(s)
-	}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = s.srv.URL + "/v1"
+	s := Start(opts...)
 	tb.Cleanup(func() {
 		s.Close()
 		if s.lenient {
@@ -108,6 +99,22 @@ func New(tb testing.TB, opts ...Option) *Server {
 			tb.Errorf("fakeopenai: %s", v)
 		}
 	})
+	return s
+}
+
+// Start starts a fake server outside a test (for example the offline mode
+// of examples/agentloop). The caller must Close it and may inspect
+// Violations; nothing fails on its own.
+func Start(opts ...Option) *Server {
+	s := &Server{apiKey: DefaultAPIKey, embedFn: HashEmbed(DefaultDims), now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL + "/v1"
 	return s
 }
 
