@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/evalset"
+	"github.com/mnemo-go/mnemo/internal/importer"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// evalSessionTopK is how many turns a LongMemEval question retrieves so that
+// sessions can be ranked by their best turn down to the largest k.
+const evalSessionTopK = 100
+
+// evalReport is the JSON output of mnemo eval.
+type evalReport struct {
+	File      string                                `json:"file"`
+	Format    string                                `json:"format"`
+	Mode      string                                `json:"mode"`
+	Fusion    string                                `json:"fusion,omitempty"`
+	Range     recall.Range                          `json:"range"`
+	Embedder  string                                `json:"embedder"`
+	Tuning    recall.Tuning                         `json:"tuning"`
+	Questions int                                   `json:"questions"`
+	Skipped   int                                   `json:"skipped"`
+	Ingest    ingestStats                           `json:"ingest"`
+	SearchP50 float64                               `json:"searchP50Ms"`
+	SearchP99 float64                               `json:"searchP99Ms"`
+	Turn      map[string]map[string]evalset.Metrics `json:"turn"`              // category → "@k" → metrics
+	Session   map[string]map[string]evalset.Metrics `json:"session,omitempty"` // LongMemEval only
+	Counts    map[string]int                        `json:"counts"`
+	ks        []int
+}
+
+type ingestStats struct {
+	Messages int     `json:"messages"`
+	Seconds  float64 `json:"seconds"`
+	// ImportSeconds is when the last Append returned; Seconds when both
+	// indexes had caught up.
+	ImportSeconds float64 `json:"importSeconds"`
+	PerSecond     float64 `json:"messagesPerSecond"`
+}
+
+func (m *Main) runEval(ctx context.Context, args []string) error {
+	fs := m.flags("eval", "FILE")
+	format := fs.String("format", "auto", "locomo, longmemeval or auto")
+	kList := fs.String("k", "1,5,10", "cutoffs, comma-separated")
+	mode := fs.String("mode", "hybrid", "lexical, vector or hybrid")
+	fusion := fs.String("fusion", "", "weighted or rrf (default: the measured default)")
+	rng := fs.String("range", "0", "message range around each hit: N or BEFORE,AFTER")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	dir := fs.String("dir", "", "data directory to ingest into and keep (default: a scratch directory, removed afterwards)")
+	emb := fs.String("embedder", recall.HashID, "embedder: hash-384, or openai (OPENAI_BASE_URL, OPENAI_API_KEY, MNEMO_EMBED_MODEL)")
+	pool := fs.Int("pool", 0, "tuning: candidates per channel (0: default)")
+	weight := fs.Float64("vector-weight", 0, "tuning: vector weight in the weighted fusion (0: default for the embedder)")
+	bleveScores := fs.Bool("bleve-scores", false, "tuning: rank by bleve's own BM25 instead of the textbook re-scoring")
+	noCompounds := fs.Bool("no-compounds", false, "tuning: no bonus for verbatim compound identifiers")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return m.usagef(fs, "eval needs one FILE")
+	}
+	var ks []int
+	for _, s := range strings.Split(*kList, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || k < 1 || k > recall.MaxMessageRange*100 {
+			return m.usagef(fs, "--k wants positive whole numbers, got %q", *kList)
+		}
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	r, err := parseRange(*rng)
+	if err != nil {
+		return m.usagef(fs, "%v", err)
+	}
+	opts := recall.Options{Scope: recall.ScopeResource, Mode: recall.Mode(*mode), Fusion: *fusion, MessageRange: r}
+	if err := opts.Validate(); err != nil {
+		return m.usagef(fs, "%v", err)
+	}
+	path := fs.Arg(0)
+	set, err := evalset.Load(path, strings.TrimPrefix(*format, "auto"))
+	if err != nil {
+		return err
+	}
+	embedder, err := m.embedderNamed(*emb)
+	if err != nil {
+		return err
+	}
+	data := *dir
+	if data == "" {
+		if data, err = os.MkdirTemp("", "mnemo-eval-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(data)
+	}
+	tuning := recall.Tuning{CandidatePool: *pool, VectorWeight: *weight, BleveScores: *bleveScores, NoCompounds: *noCompounds}
+	e, err := engine.Open(ctx, engine.Config{Dir: data, Embedder: embedder, RecallTuning: tuning})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+
+	start := time.Now()
+	rep, err := importer.Import(ctx, e, path, importer.Options{Format: set.Format})
+	if err != nil {
+		return err
+	}
+	imported := time.Since(start).Seconds()
+	if err := e.SyncIndexes(ctx); err != nil {
+		return err
+	}
+	took := time.Since(start).Seconds()
+	out := &evalReport{
+		File: path, Format: set.Format, Mode: string(opts.Mode), Fusion: opts.Fusion, Range: r, Embedder: embedder.ID(), Tuning: tuning,
+		Questions: len(set.Questions), Skipped: set.Skipped, Counts: map[string]int{}, ks: ks,
+		Ingest: ingestStats{Messages: rep.Messages, Seconds: took, ImportSeconds: imported, PerSecond: float64(rep.Messages) / took},
+	}
+	turnSum := map[string]map[string]evalset.Metrics{}
+	sessSum := map[string]map[string]evalset.Metrics{}
+	addTo := func(sum map[string]map[string]evalset.Metrics, cat, key string, mt evalset.Metrics) {
+		for _, c := range []string{cat, "overall"} {
+			if sum[c] == nil {
+				sum[c] = map[string]evalset.Metrics{}
+			}
+			s := sum[c][key]
+			s.RecallAny += mt.RecallAny
+			s.RecallAll += mt.RecallAll
+			s.NDCG += mt.NDCG
+			sum[c][key] = s
+		}
+	}
+	var lat []float64
+	topK := ks[len(ks)-1]
+	if set.Format == importer.FormatLongMemEval {
+		topK = max(topK, evalSessionTopK)
+	}
+	for _, q := range set.Questions {
+		o := opts
+		o.TopK = topK
+		// The first search of a resource loads it (messages, statistics,
+		// vectors); latency is measured on the loaded resource.
+		if _, err := e.Search(ctx, engine.SearchRequest{ResourceID: q.Resource, Query: "warm up", Options: recall.Options{TopK: 1}}); err != nil {
+			return fmt.Errorf("question %s: %w", q.ID, err)
+		}
+		t0 := time.Now()
+		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: q.Resource, Query: q.Text, Options: o})
+		if err != nil {
+			return fmt.Errorf("question %s: %w", q.ID, err)
+		}
+		lat = append(lat, float64(time.Since(t0).Microseconds())/1000)
+		hits := append([]recall.Hit(nil), res.Hits...)
+		recall.SortByRank(hits)
+		out.Counts[q.Category]++
+		out.Counts["overall"]++
+		for _, k := range ks {
+			key := "@" + strconv.Itoa(k)
+			// recall_any/all over the top-k hits and their range
+			// neighbours; NDCG over the ranked hits alone.
+			var expanded, ranked []string
+			for _, h := range hits {
+				if h.Rank > k {
+					break
+				}
+				expanded = append(expanded, h.MessageID)
+				if h.Reason == recall.ReasonHit {
+					ranked = append(ranked, h.MessageID)
+				}
+			}
+			if len(q.Turns) > 0 {
+				mt := evalset.Score(expanded, q.Turns, len(expanded))
+				mt.NDCG = evalset.Score(ranked, q.Turns, k).NDCG
+				addTo(turnSum, q.Category, key, mt)
+			}
+			if len(q.Sessions) > 0 {
+				var sessions []string
+				for _, h := range hits {
+					if h.Reason == recall.ReasonHit {
+						sessions = append(sessions, h.ThreadID)
+					}
+				}
+				addTo(sessSum, q.Category, key, evalset.Score(sessions, q.Sessions, k))
+			}
+		}
+	}
+	sort.Float64s(lat)
+	if len(lat) > 0 {
+		out.SearchP50, out.SearchP99 = lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
+	}
+	turnCounts := map[string]int{}
+	for _, q := range set.Questions {
+		if len(q.Turns) > 0 {
+			turnCounts[q.Category]++
+			turnCounts["overall"]++
+		}
+	}
+	out.Turn = average(turnSum, turnCounts)
+	if len(sessSum) > 0 {
+		out.Session = average(sessSum, out.Counts)
+	}
+	if *asJSON {
+		return m.printJSON(out)
+	}
+	return m.printEval(out)
+}
+
+func average(sum map[string]map[string]evalset.Metrics, n map[string]int) map[string]map[string]evalset.Metrics {
+	for c, byK := range sum {
+		for k, s := range byK {
+			d := float64(n[c])
+			byK[k] = evalset.Metrics{RecallAny: s.RecallAny / d, RecallAll: s.RecallAll / d, NDCG: s.NDCG / d}
+		}
+	}
+	return sum
+}
+
+func (m *Main) printEval(r *evalReport) error {
+	note := ""
+	if r.Embedder == recall.HashID {
+		note = " (lexical-level, not semantic)"
+	}
+	fmt.Fprintf(m.Stdout, "%s (%s): %d questions scored, %d skipped · mode %s · range %d,%d · embedder %s%s\n",
+		r.File, r.Format, r.Questions, r.Skipped, r.Mode, r.Range.Before, r.Range.After, r.Embedder, note)
+	fmt.Fprintf(m.Stdout, "ingest: %d messages in %.1f s (appends done at %.1f s; %.0f messages/s with both indexes caught up) · search p50 %.2f ms, p99 %.2f ms (resource loaded)\n",
+		r.Ingest.Messages, r.Ingest.Seconds, r.Ingest.ImportSeconds, r.Ingest.PerSecond, r.SearchP50, r.SearchP99)
+	levels := []struct {
+		name string
+		t    map[string]map[string]evalset.Metrics
+	}{{"turn", r.Turn}}
+	if r.Session != nil {
+		levels = append(levels, struct {
+			name string
+			t    map[string]map[string]evalset.Metrics
+		}{"session", r.Session})
+	}
+	for _, lv := range levels {
+		fmt.Fprintf(m.Stdout, "\n%s level\n", lv.name)
+		tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		head := "category\tn\t"
+		for _, metric := range []string{"any", "all", "ndcg"} {
+			for _, k := range r.ks {
+				head += fmt.Sprintf("%s@%d\t", metric, k)
+			}
+		}
+		fmt.Fprintln(tw, head)
+		cats := make([]string, 0, len(lv.t))
+		for c := range lv.t {
+			if c != "overall" {
+				cats = append(cats, c)
+			}
+		}
+		sort.Strings(cats)
+		for _, c := range append(cats, "overall") {
+			row := fmt.Sprintf("%s\t%d\t", c, r.Counts[c])
+			for _, metric := range []string{"any", "all", "ndcg"} {
+				for _, k := range r.ks {
+					mt := lv.t[c]["@"+strconv.Itoa(k)]
+					v := map[string]float64{"any": mt.RecallAny, "all": mt.RecallAll, "ndcg": mt.NDCG}[metric]
+					row += fmt.Sprintf("%.3f\t", v)
+				}
+			}
+			fmt.Fprintln(tw, row)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// embedderNamed returns the embedder a command asked for.
+func (m *Main) embedderNamed(name string) (recall.Embedder, error) {
+	switch name {
+	case "", recall.HashID:
+		return recall.HashEmbedder{}, nil
+	}
+	return nil, fmt.Errorf("unknown embedder %q (want %s)", name, recall.HashID)
+}
