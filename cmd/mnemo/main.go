@@ -60,6 +60,7 @@ var commands = map[string]command{
 	"replay":   {"rebuild a run's prompt, optionally without recall, observations, working memory or chosen turns", (*Main).runReplay},
 	"demo":     {"run the main job on a shipped sample conversation (no network)", (*Main).runDemo},
 	"models":   {"fetch and list local models (use-lite embedder weights)", (*Main).runModels},
+	"bench":    {"measure ingest, LoadContext, search, open time, RSS and disk on a synthetic corpus or a file", (*Main).runBench},
 
 	// observational memory (observe.go)
 	"observe":      {"run the observer and reflector on a thread now (needs MNEMO_MODEL)", (*Main).runObserve},

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBench(t *testing.T) {
+	work := filepath.Join(t.TempDir(), "data")
+	code, out, stderr := run(t, nil, "bench", "--size", "600", "--resources", "3", "--queries", "20", "--appends", "10", "--work", work, "--keep", "--json")
+	if code != 0 {
+		t.Fatalf("bench exit %d: %s", code, stderr)
+	}
+	var rep benchReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bench --json: %v\n%s", err, out)
+	}
+	if got, want := rep.Corpus.Messages, 600; got != want {
+		t.Errorf("messages=%d, want %d", got, want)
+	}
+	if got, want := rep.Corpus.Resources, 3; got != want {
+		t.Errorf("resources=%d, want %d", got, want)
+	}
+	if got, want := rep.LoadContext.N, 20; got != want {
+		t.Errorf("LoadContext runs=%d, want %d", got, want)
+	}
+	if got, want := rep.Append.N, 10; got != want {
+		t.Errorf("single appends=%d, want %d", got, want)
+	}
+	if got, want := rep.FirstUse.N, 3; got != want {
+		t.Errorf("first uses=%d, want %d (one per queried resource)", got, want)
+	}
+	for _, ch := range []string{"lexical", "vector", "hybrid"} {
+		if l := rep.Search[ch]; l.N != 20 || l.P50 <= 0 || l.P50 > l.P99 {
+			t.Errorf("search %s: %+v", ch, l)
+		}
+	}
+	if rep.Ingest.MessagesPerSec <= 0 || rep.OpenMs <= 0 || rep.Disk.SQLite <= 0 || rep.Disk.Lexical <= 0 {
+		t.Errorf("missing figures: %+v, open %v, disk %+v", rep.Ingest, rep.OpenMs, rep.Disk)
+	}
+	// The synthetic queries come from stored messages: most must reach the prompt.
+	if rep.TargetRecalled < 0.6 {
+		t.Errorf("source message in prompt for %.2f of queries, want >= 0.6", rep.TargetRecalled)
+	}
+	if _, err := os.Stat(filepath.Join(work, "mnemo.db")); err != nil {
+		t.Errorf("--keep: %v", err)
+	}
+
+	// The table names every figure.
+	code, out, stderr = run(t, nil, "bench", "--size", "300", "--queries", "5", "--appends", "2")
+	if code != 0 {
+		t.Fatalf("bench exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"msgs/s", "open (cold start)", "peak RSS", "LoadContext (recall on)", "search vector", "p99"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestBenchUsage(t *testing.T) {
+	existing := t.TempDir()
+	for _, args := range [][]string{
+		{"bench", "--size", "ten"},
+		{"bench", "--size", "0"},
+		{"bench", "--batch", "0"},
+		{"bench", "--work", existing},
+		{"bench", "extra"},
+	} {
+		code, _, stderr := run(t, nil, args...)
+		if code != 2 || !strings.Contains(stderr, "usage") {
+			t.Errorf("mnemo %v: exit %d, stderr %q; want 2 and a usage hint", args, code, stderr)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int{"10k": 10_000, "100K": 100_000, "1m": 1_000_000, "2500": 2500} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+}
