@@ -27,6 +27,9 @@ const (
 	outboxMaxBackoff = 5 * time.Minute
 	// outboxBaseBackoff is the first retry delay; it doubles per attempt.
 	outboxBaseBackoff = time.Second
+	// outboxDebounce is how long the drainer waits after a kick before
+	// draining, so that bursts of appends are indexed together.
+	outboxDebounce = 20 * time.Millisecond
 )
 
 type outboxRow struct {
@@ -57,6 +60,14 @@ func (e *Engine) runOutbox() {
 		case <-e.bg.Done():
 			return
 		case <-e.idx.kick:
+			// Let a burst of appends accumulate: one bleve batch and one
+			// SQLite transaction for many messages (measured: ingest
+			// throughput, BenchmarkRecallIngest).
+			select {
+			case <-e.bg.Done():
+				return
+			case <-time.After(outboxDebounce):
+			}
 		case <-timer.C:
 		}
 		wait, err := e.drainOutbox(e.bg)
@@ -234,7 +245,7 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []outboxR
 			}
 			return e.deferRows(ctx, later, embedErr)
 		}
-		if err := e.storeVectors(ctx, emb, docs, todo, out, vecs); err != nil {
+		if err := e.storeVectors(ctx, emb, docs, todo, out, vecs, rows); err != nil {
 			return err
 		}
 		byRes := map[string][]int{}
@@ -247,9 +258,13 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []outboxR
 				rids[j], rvecs[j] = docs[i].ID, vecs[docs[i].ID]
 			}
 			if err := ix.AddVectors(ctx, res, rids, rvecs); err != nil {
-				return e.deferRows(ctx, rows, err)
+				// The vectors are stored: the resource reloads them on
+				// next use. Log and go on; the rows are done.
+				e.log.Warn("add vectors to loaded collection", "resource", res, "err", err)
+				ix.Forget()
 			}
 		}
+		return nil
 	}
 	return e.doneRows(ctx, rows)
 }
@@ -302,23 +317,29 @@ func (e *Engine) storedVectors(ctx context.Context, embedder string, ids []strin
 	return out, nil
 }
 
-// storeVectors writes the new vectors in one transaction and records them
-// in vecs. A message erased meanwhile gets no embedding row.
-func (e *Engine) storeVectors(ctx context.Context, emb recall.Embedder, docs []recall.Doc, todo []int, out [][]float32, vecs map[string][]float32) error {
+// storeVectors writes the new vectors and deletes the finished outbox rows
+// in one transaction, and records the vectors in vecs. A message erased
+// meanwhile gets no embedding row.
+func (e *Engine) storeVectors(ctx context.Context, emb recall.Embedder, docs []recall.Doc, todo []int, out [][]float32, vecs map[string][]float32, done []outboxRow) error {
 	for j := range out {
 		if len(out[j]) != emb.Dims() {
 			return fmt.Errorf("engine: %w: embedder %s returned %d dims, want %d", recall.ErrDimension, emb.ID(), len(out[j]), emb.Dims())
 		}
 	}
 	err := e.tx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
+				SELECT id, ?, resource_id, ?, ? FROM messages WHERE id = ?`)
+		if err != nil {
+			return fmt.Errorf("engine: store embeddings: %w", err)
+		}
+		defer st.Close()
 		for j, i := range todo {
 			d := &docs[i]
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
-				SELECT id, ?, resource_id, ?, ? FROM messages WHERE id = ?`, emb.ID(), emb.Dims(), recall.EncodeVector(out[j]), d.ID); err != nil {
+			if _, err := st.ExecContext(ctx, emb.ID(), emb.Dims(), recall.EncodeVector(out[j]), d.ID); err != nil {
 				return fmt.Errorf("engine: store embedding of %s: %w", d.ID, err)
 			}
 		}
-		return nil
+		return deleteRows(ctx, tx, done)
 	})
 	if err != nil {
 		return err
@@ -334,13 +355,21 @@ func (e *Engine) doneRows(ctx context.Context, rows []outboxRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	args := make([]any, len(rows))
-	for i, r := range rows {
-		args[i] = r.id
-	}
-	_, err := e.db.ExecContext(ctx, `DELETE FROM outbox WHERE id IN (?`+strings.Repeat(",?", len(rows)-1)+`)`, args...)
-	if err != nil {
-		return fmt.Errorf("engine: clear outbox: %w", err)
+	return deleteRows(ctx, e.db, rows)
+}
+
+func deleteRows(ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, rows []outboxRow) error {
+	for start := 0; start < len(rows); start += 500 {
+		chunk := rows[start:min(start+500, len(rows))]
+		args := make([]any, len(chunk))
+		for i, r := range chunk {
+			args[i] = r.id
+		}
+		if _, err := db.ExecContext(ctx, `DELETE FROM outbox WHERE id IN (?`+strings.Repeat(",?", len(chunk)-1)+`)`, args...); err != nil {
+			return fmt.Errorf("engine: clear outbox: %w", err)
+		}
 	}
 	return nil
 }

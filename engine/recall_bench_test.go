@@ -83,10 +83,12 @@ func BenchmarkRecallIngest(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		appended := time.Since(t0)
 		if err := e.SyncIndexes(ctx); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(total/time.Since(t0).Seconds(), "msgs/s")
+		b.ReportMetric(appended.Seconds(), "appends-s")
 		b.StopTimer()
 		e.Close()
 		b.StartTimer()
