@@ -6,6 +6,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/working"
 )
 
 // Defaults for Config and LoadRequest fields left zero.
@@ -66,6 +67,12 @@ type Config struct {
 	// LoadContext the thread's older runs beyond it are deleted. The zero
 	// value keeps every run.
 	Retention journal.Retention
+
+	// WorkingMemory turns on working memory (see working.go): the state of
+	// the thread (or resource) is rendered into the system part and, unless
+	// read-only, the updateWorkingMemory tool is offered. Nil means off. It is
+	// built into a working.Memory on first use; Now defaults to the engine's.
+	WorkingMemory *working.Config
 
 	// Observe turns on observational memory (observer and reflector; see
 	// observe.go). Nil means off: no model is ever called.

@@ -42,6 +42,7 @@ type Engine struct {
 
 	idx indexState   // derived indexes; see recall.go
 	obs observeState // observational memory; see observe.go
+	wm  workingState // working memory; see working.go
 }
 
 // Open opens or creates the memory in cfg.Dir: the directory (0700), the

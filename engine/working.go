@@ -2,13 +2,194 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/tools"
+	"github.com/mnemo-go/mnemo/working"
 )
 
+// ErrNoWorkingMemory is returned by WorkingMemory and HandleToolCall when
+// Config.WorkingMemory is nil.
+var ErrNoWorkingMemory = errors.New("engine: working memory is not configured")
+
+// workingState is the engine's working memory, built on first use from
+// Config.WorkingMemory (compiling a schema costs about 0.5 ms, so it is done
+// once, not per LoadContext).
+type workingState struct {
+	once sync.Once
+	mem  *working.Memory
+	err  error
+}
+
+// WorkingMemory returns the working memory configured by
+// Config.WorkingMemory, over the engine's database. It returns
+// ErrNoWorkingMemory when none is configured, and working.ErrInvalidConfig or
+// working.ErrInvalidSchema for a bad configuration.
+func (e *Engine) WorkingMemory() (*working.Memory, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	if e.cfg.WorkingMemory == nil {
+		return nil, ErrNoWorkingMemory
+	}
+	e.wm.once.Do(func() {
+		cfg := *e.cfg.WorkingMemory
+		if cfg.Now == nil {
+			cfg.Now = e.now
+		}
+		e.wm.mem, e.wm.err = working.New(e.db, cfg)
+		if e.wm.err != nil {
+			e.wm.err = fmt.Errorf("engine: working memory: %w", e.wm.err)
+		}
+	})
+	return e.wm.mem, e.wm.err
+}
+
+// OpenWorkingMemory returns a working memory over the engine's database
+// with cfg instead of Config.WorkingMemory, for tools that inspect or set
+// states of any mode (mnemo wm). cfg.Now defaults to the engine clock.
+func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	if cfg.Now == nil {
+		cfg.Now = e.now
+	}
+	return working.New(e.db, cfg)
+}
+
+// Tools returns the registry of the tools a thread's context offers:
+// updateWorkingMemory when working memory is configured and not read-only.
+// The registry applies calls through the journal (see HandleToolCall).
+func (e *Engine) Tools(ctx context.Context, threadID, resourceID string) (*tools.Registry, error) {
+	reg := tools.NewRegistry(e.journal)
+	mem, err := e.WorkingMemory()
+	switch {
+	case errors.Is(err, ErrNoWorkingMemory):
+		return reg, nil
+	case err != nil:
+		return nil, err
+	}
+	if mem.ReadOnly() {
+		return reg, nil
+	}
+	key, err := mem.Key(threadID, resourceID)
+	if err != nil {
+		return nil, invalid(-1, "threadId", "working memory: %v", err)
+	}
+	t, err := tools.UpdateWorkingMemory(mem, key)
+	if err != nil {
+		return nil, fmt.Errorf("engine: working memory tool: %w", err)
+	}
+	if err := reg.Register(t); err != nil {
+		return nil, fmt.Errorf("engine: working memory tool: %w", err)
+	}
+	return reg, nil
+}
+
+// HandleToolCall applies one tool call the model made in a run of a thread
+// and returns the tool message answering it; append it (after the assistant
+// message that made the call) with Append. The call is applied at most once
+// per (runID, call.ID), also across restarts: a resumed run that handles the
+// same call again gets the same message and nothing is applied twice. Bad
+// arguments and unknown tools are answered with a message that says what is
+// wrong; an error means the call could not be handled now (the engine is
+// closed, storage failed) and nothing was recorded.
+//
+// resourceID may be empty for a thread that has messages; then the stored
+// thread's resource is used.
+func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID string, call openai.ToolCall) (openai.ChatCompletionMessage, error) {
+	if err := e.checkOpen(); err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	if !ValidID(runID) {
+		return openai.ChatCompletionMessage{}, invalid(-1, "runId", idRule)
+	}
+	resourceID, err := e.resourceOf(ctx, threadID, resourceID)
+	if err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	reg, err := e.Tools(ctx, threadID, resourceID)
+	if err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	return reg.Handle(ctx, runID, call)
+}
+
+// resourceOf checks the thread id and resolves the resource the way
+// LoadContext does: the stored thread's resource, which a given resourceID
+// must match; a given resourceID for a thread not stored yet.
+func (e *Engine) resourceOf(ctx context.Context, threadID, resourceID string) (string, error) {
+	if !ValidID(threadID) {
+		return "", invalid(-1, "threadId", idRule)
+	}
+	th, err := e.GetThread(ctx, threadID)
+	switch {
+	case errors.Is(err, ErrThreadNotFound):
+		if resourceID == "" {
+			return "", invalid(-1, "resourceId", "is required for thread %q, which has no messages yet", threadID)
+		}
+		if !ValidID(resourceID) {
+			return "", invalid(-1, "resourceId", idRule)
+		}
+		return resourceID, nil
+	case err != nil:
+		return "", err
+	case resourceID != "" && resourceID != th.ResourceID:
+		return "", fmt.Errorf("%w: thread %q belongs to resource %q, not %q", ErrResourceMismatch, threadID, th.ResourceID, resourceID)
+	}
+	return th.ResourceID, nil
+}
+
 // workingMemoryPart renders the working memory of the thread (or resource)
-// for the system part and returns the tools it offers and the rendered size.
-// Working memory is off until configured.
+// for the system part and returns the tools it offers and the rendered size
+// in characters (memctx workingMemoryChars). Working memory is off until
+// configured: then all results are empty.
 func (e *Engine) workingMemoryPart(ctx context.Context, threadID, resourceID string) (string, []openai.Tool, int, error) {
-	return "", nil, 0, nil
+	return e.workingMemoryRender(ctx, threadID, resourceID, time.Time{})
+}
+
+// workingMemoryPartAt is workingMemoryPart with the state as it stood at
+// time at (the run's memctx CreatedAt), for replay: the newest version
+// written at or before at. A replay should compare the returned size with
+// the record's workingMemoryChars and report a divergence when they differ
+// (a version written in the same millisecond as the run, or history lost).
+func (e *Engine) workingMemoryPartAt(ctx context.Context, threadID, resourceID string, at time.Time) (string, []openai.Tool, int, error) {
+	return e.workingMemoryRender(ctx, threadID, resourceID, at)
+}
+
+func (e *Engine) workingMemoryRender(ctx context.Context, threadID, resourceID string, at time.Time) (string, []openai.Tool, int, error) {
+	mem, err := e.WorkingMemory()
+	if errors.Is(err, ErrNoWorkingMemory) {
+		return "", nil, 0, nil
+	}
+	if err != nil {
+		return "", nil, 0, err
+	}
+	key, err := mem.Key(threadID, resourceID)
+	if err != nil {
+		return "", nil, 0, invalid(-1, "resourceId", "working memory: %v", err)
+	}
+	var st working.State
+	if at.IsZero() {
+		st, err = mem.Get(ctx, key)
+	} else {
+		st, err = mem.GetAt(ctx, key, at)
+	}
+	if err != nil {
+		return "", nil, 0, fmt.Errorf("engine: working memory: %w", err)
+	}
+	text := strings.TrimSpace(mem.RenderState(st))
+	reg, err := e.Tools(ctx, threadID, resourceID)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	return text, reg.Definitions(), utf8.RuneCountInString(text), nil
 }

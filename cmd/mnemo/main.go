@@ -59,6 +59,7 @@ var commands = map[string]command{
 	"runs":     {"list runs with a memctx record", (*Main).runRuns},
 	"replay":   {"rebuild a run's prompt, optionally without recall, observations, working memory or chosen turns", (*Main).runReplay},
 	"demo":     {"run the main job on a shipped sample conversation (no network)", (*Main).runDemo},
+	"wm":       {"working memory: get, history, set (--thread T | --resource R)", (*Main).runWM},
 	"models":   {"fetch and list local models (use-lite embedder weights)", (*Main).runModels},
 	"bench":    {"measure ingest, LoadContext, search, open time, RSS and disk on a synthetic corpus or a file", (*Main).runBench},
 

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// wmRunID is the run id recorded in the history of a version written by
+// `mnemo wm set`, so operator edits stand out from the model's.
+const wmRunID = "mnemo-wm-set"
+
+// wmUsage is the usage of `mnemo wm`.
+const wmUsage = `usage:
+  mnemo [--dir DIR] wm get     (--thread T | --resource R) [--json]
+  mnemo [--dir DIR] wm history (--thread T | --resource R) [--limit N] [--json]
+  mnemo [--dir DIR] wm set     (--thread T | --resource R) [--schema SCHEMA.json | --markdown] FILE
+
+get prints the current working memory, history its versions (newest first, with
+run id and tool call id), set replaces it with FILE ("-" reads stdin). In
+schema mode set validates FILE against --schema (or, without it, only checks
+that FILE is a JSON object); the mode of an existing state is kept.
+`
+
+// runWM dispatches `mnemo wm get|history|set`.
+func (m *Main) runWM(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(m.Stderr, wmUsage)
+		if len(args) == 0 {
+			return errUsage
+		}
+		return flag.ErrHelp
+	}
+	switch args[0] {
+	case "get", "history", "set":
+		return m.runWMSub(ctx, args[0], args[1:])
+	default:
+		fmt.Fprintf(m.Stderr, "mnemo: unknown wm subcommand %q\n%s", args[0], wmUsage)
+		return errUsage
+	}
+}
+
+func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
+	argsHelp := ""
+	if sub == "set" {
+		argsHelp = "FILE"
+	}
+	fs := m.flags("wm "+sub, argsHelp)
+	thread := fs.String("thread", "", "the thread's working memory (thread scope)")
+	resource := fs.String("resource", "", "the resource's working memory (resource scope)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	limit := fs.Int("limit", 0, "history: at most this many versions (0: all)")
+	schemaFile := fs.String("schema", "", "set: validate against this JSON Schema file (schema mode)")
+	markdown := fs.Bool("markdown", false, "set: the state is a markdown document (template mode)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if (*thread == "") == (*resource == "") {
+		return m.usagef(fs, "wm %s needs exactly one of --thread and --resource", sub)
+	}
+	if sub == "set" && fs.NArg() != 1 {
+		return m.usagef(fs, "wm set needs one FILE (or - for stdin)")
+	}
+	if sub != "set" && fs.NArg() != 0 {
+		return m.usagef(fs, "wm %s takes no arguments", sub)
+	}
+	if *schemaFile != "" && *markdown {
+		return m.usagef(fs, "--schema and --markdown exclude each other")
+	}
+	cfg := working.Config{Scope: working.ScopeThread}
+	key := working.ThreadKey(*thread)
+	if *resource != "" {
+		cfg.Scope, key = working.ScopeResource, working.ResourceKey(*resource)
+	}
+	if _, _, err := working.ParseKey(key); err != nil {
+		return err
+	}
+
+	e, err := m.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	stored, isStored, err := working.StoredMode(ctx, e.DB(), key)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *schemaFile != "":
+		raw, err := os.ReadFile(*schemaFile)
+		if err != nil {
+			return fmt.Errorf("read schema: %w", err)
+		}
+		cfg.Mode, cfg.Schema = working.ModeSchema, raw
+	case *markdown:
+		cfg.Mode = working.ModeTemplate
+	case isStored:
+		cfg.Mode = stored
+	case sub == "set":
+		return m.usagef(fs, "%s has no working memory yet: say --schema SCHEMA.json or --markdown", key)
+	default:
+		if *asJSON {
+			return m.printJSON(map[string]any{"key": key, "version": 0, "stored": false})
+		}
+		fmt.Fprintf(m.Stdout, "%s: no working memory stored\n", key)
+		return nil
+	}
+	if cfg.Mode == working.ModeSchema && len(cfg.Schema) == 0 {
+		cfg.Schema = json.RawMessage(`{"type":"object"}`) // no schema at hand: check the shape only
+	}
+	mem, err := e.OpenWorkingMemory(cfg)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "get":
+		st, err := mem.Get(ctx, key)
+		if err != nil {
+			return err
+		}
+		return m.printWMState(st, *asJSON)
+	case "history":
+		h, err := mem.History(ctx, key, *limit)
+		if err != nil {
+			return err
+		}
+		return m.printWMHistory(h, *asJSON)
+	default:
+		content, err := m.readWMFile(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		if cfg.Mode == working.ModeSchema && *schemaFile == "" {
+			fmt.Fprintln(m.Stderr, "mnemo wm set: no --schema given: only checked that the file is a JSON object")
+		}
+		r, err := mem.Set(ctx, key, content, working.Origin{RunID: wmRunID})
+		if err != nil {
+			return err
+		}
+		if !r.Changed {
+			fmt.Fprintf(m.Stderr, "mnemo wm set: unchanged (version %d)\n", r.State.Version)
+		} else {
+			fmt.Fprintf(m.Stderr, "mnemo wm set: %s is now version %d\n", key, r.State.Version)
+		}
+		return m.printWMState(r.State, *asJSON)
+	}
+}
+
+func (m *Main) readWMFile(name string) (string, error) {
+	var b []byte
+	var err error
+	if name == "-" {
+		b, err = io.ReadAll(m.Stdin)
+	} else {
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", name, err)
+	}
+	return string(b), nil
+}
+
+// wmJSON is the JSON form of a state or version: content as a JSON value
+// in schema mode, as a string in template mode.
+type wmJSON struct {
+	Key        string          `json:"key"`
+	Mode       working.Mode    `json:"mode,omitempty"`
+	Version    int64           `json:"version"`
+	Content    json.RawMessage `json:"content"`
+	RunID      string          `json:"runId,omitempty"`
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	UpdatedAt  *time.Time      `json:"updatedAt,omitempty"`
+}
+
+func wmContentJSON(content string) json.RawMessage {
+	if json.Valid([]byte(content)) && strings.HasPrefix(strings.TrimSpace(content), "{") {
+		return json.RawMessage(content)
+	}
+	b, _ := json.Marshal(content)
+	return b
+}
+
+func (m *Main) printWMState(st working.State, asJSON bool) error {
+	if asJSON {
+		out := wmJSON{Key: st.Key, Mode: st.Mode, Version: st.Version}
+		if st.Mode == working.ModeSchema {
+			out.Content = wmContentJSON(st.Content)
+		} else {
+			out.Content, _ = json.Marshal(st.Content)
+		}
+		if !st.UpdatedAt.IsZero() {
+			out.UpdatedAt = &st.UpdatedAt
+		}
+		return m.printJSON(out)
+	}
+	fmt.Fprintf(m.Stdout, "%s  %s mode  version %d", st.Key, st.Mode, st.Version)
+	if !st.UpdatedAt.IsZero() {
+		fmt.Fprintf(m.Stdout, "  updated %s", st.UpdatedAt.Format(time.RFC3339))
+	}
+	fmt.Fprintln(m.Stdout)
+	fmt.Fprintln(m.Stdout, prettyContent(st.Mode, st.Content))
+	return nil
+}
+
+func (m *Main) printWMHistory(h []working.Version, asJSON bool) error {
+	if asJSON {
+		out := make([]wmJSON, len(h))
+		for i, v := range h {
+			at := v.UpdatedAt
+			out[i] = wmJSON{Key: v.Key, Version: v.Version, Content: wmContentJSON(v.Content),
+				RunID: v.RunID, ToolCallID: v.ToolCallID, UpdatedAt: &at}
+		}
+		return m.printJSON(out)
+	}
+	if len(h) == 0 {
+		fmt.Fprintln(m.Stdout, "no versions")
+		return nil
+	}
+	for _, v := range h {
+		fmt.Fprintf(m.Stdout, "version %d  %s", v.Version, v.UpdatedAt.Format(time.RFC3339))
+		if v.RunID != "" {
+			fmt.Fprintf(m.Stdout, "  run %s", v.RunID)
+		}
+		if v.ToolCallID != "" {
+			fmt.Fprintf(m.Stdout, "  call %s", v.ToolCallID)
+		}
+		fmt.Fprintf(m.Stdout, "\n  %s\n", oneLine(v.Content, 160))
+	}
+	return nil
+}
+
+// prettyContent indents a schema-mode state; markdown is printed as is.
+func prettyContent(mode working.Mode, content string) string {
+	if mode == working.ModeSchema {
+		var buf bytes.Buffer
+		if json.Indent(&buf, []byte(content), "", "  ") == nil {
+			return buf.String()
+		}
+	}
+	return strings.TrimRight(content, "\n")
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWM(t *testing.T) {
+	dir := t.TempDir()
+	schema := filepath.Join(t.TempDir(), "schema.json")
+	os.WriteFile(schema, []byte(`{"type":"object","properties":{"city":{"type":"string"}},"additionalProperties":false}`), 0o600)
+	state := filepath.Join(t.TempDir(), "state.json")
+	os.WriteFile(state, []byte(`{"city":"Lyon"}`), 0o600)
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"city":5}`), 0o600)
+
+	code, out, stderr := run(t, nil, "--dir", dir, "wm", "get", "--thread", "t1")
+	if code != 0 || !strings.Contains(out, "no working memory stored") {
+		t.Fatalf("get before set: exit %d, %q %q", code, out, stderr)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", state); code != 2 || !strings.Contains(stderr, "--schema") {
+		t.Fatalf("set without a mode: exit %d, %q; want a usage error naming --schema", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", "--schema", schema, state); code != 0 {
+		t.Fatalf("set: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", "--schema", schema, bad)
+	if code != 1 || !strings.Contains(stderr, "/city") {
+		t.Fatalf("invalid set: exit %d, %q; want 1 and the violation", code, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "wm", "get", "--thread", "t1", "--json")
+	if code != 0 {
+		t.Fatalf("get: exit %d: %s", code, stderr)
+	}
+	var st struct {
+		Key     string          `json:"key"`
+		Mode    string          `json:"mode"`
+		Version int             `json:"version"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("get --json: %v\n%s", err, out)
+	}
+	var compact bytes.Buffer
+	json.Compact(&compact, st.Content)
+	if st.Key != "thread:t1" || st.Mode != "schema" || st.Version != 1 || compact.String() != `{"city":"Lyon"}` {
+		t.Fatalf("get --json = %+v", st)
+	}
+	// Without --schema the stored mode is kept and only the shape checked.
+	os.WriteFile(state, []byte(`{"city":"Porto"}`), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", state); code != 0 || !strings.Contains(stderr, "version 2") {
+		t.Fatalf("second set: exit %d: %s", code, stderr)
+	}
+	code, out, _ = run(t, nil, "--dir", dir, "wm", "history", "--thread", "t1")
+	if code != 0 || strings.Index(out, "version 2") > strings.Index(out, "version 1") || !strings.Contains(out, "run "+wmRunID) || !strings.Contains(out, "Porto") {
+		t.Fatalf("history: exit %d\n%s", code, out)
+	}
+
+	// Markdown, resource scope, stdin.
+	code, out, stderr = runStdin(t, "# Notes\n- likes tea\n", "--dir", dir, "wm", "set", "--resource", "u1", "--markdown", "-")
+	if code != 0 || !strings.Contains(out, "likes tea") || !strings.Contains(out, "resource:u1") {
+		t.Fatalf("markdown set: exit %d %q %q", code, out, stderr)
+	}
+
+	for _, args := range [][]string{
+		{"wm"},
+		{"wm", "frob"},
+		{"wm", "get"},
+		{"wm", "get", "--thread", "a", "--resource", "b"},
+		{"wm", "set", "--thread", "a"},
+		{"wm", "set", "--thread", "a", "--markdown", "--schema", schema, state},
+	} {
+		if code, _, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...); code != 2 || !strings.Contains(stderr, "usage") {
+			t.Errorf("mnemo %v: exit %d, %q; want 2 and a usage hint", args, code, stderr)
+		}
+	}
+}
+
+// runStdin runs mnemo in-process with stdin.
+func runStdin(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}
+	code := m.Run(context.Background(), args)
+	return code, out.String(), errOut.String()
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/tools"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+func runLoop(t *testing.T, env map[string]string, stdin string, args ...string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := run(context.Background(), args, strings.NewReader(stdin), &out, func(k string) string { return env[k] }); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	return out.String()
+}
+
+func openEngine(t *testing.T, dir string) *engine.Engine {
+	t.Helper()
+	e, err := engine.Open(context.Background(), engine.Config{Dir: dir,
+		WorkingMemory: &working.Config{SchemaOf: Profile{}, Scope: working.ScopeResource}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// TestOffline runs the example as `go run ./examples/agentloop --offline`
+// does and checks the state changing turn by turn.
+func TestOffline(t *testing.T) {
+	dir := t.TempDir()
+	out := runLoop(t, nil, "", "--offline", "--dir", dir)
+	for _, want := range []string{
+		`working memory v1: {"city":"Lyon","name":"Ana"}`,
+		`working memory v2: {"city":"Porto","name":"Ana","todo":["book a train to Lyon for Christmas"]}`,
+		`updateWorkingMemory({"todo":null})`,
+		`working memory v3: {"city":"Porto","name":"Ana"}`,
+		"assistant> You live in Porto.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+	e := openEngine(t, dir)
+	mem, err := e.WorkingMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := mem.History(context.Background(), working.ResourceKey("ana"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(h), 3; got != want {
+		t.Fatalf("versions=%d, want %d", got, want)
+	}
+	for _, v := range h {
+		if v.RunID == "" || v.ToolCallID == "" {
+			t.Fatalf("version %d lacks its run or tool call id: %+v", v.Version, v)
+		}
+	}
+	// The thread holds every turn: 4 user, 4 final answers, 3 tool-call
+	// assistant messages and 3 tool results.
+	msgs, err := e.Messages(context.Background(), "chat-1", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(msgs), 14; got != want {
+		t.Fatalf("messages=%d, want %d", got, want)
+	}
+}
+
+// TestAgainstEndpoint runs the online path (OPENAI_BASE_URL, OPENAI_API_KEY,
+// MNEMO_MODEL) with the real go-openai client against a fake server, and
+// checks what the loop sent.
+func TestAgainstEndpoint(t *testing.T) {
+	srv := fakeopenai.New(t, fakeopenai.WithChat(ScriptedModel))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": fakeopenai.DefaultAPIKey, "MNEMO_MODEL": "test-model"}
+	out := runLoop(t, env, "", "--dir", t.TempDir())
+	if !strings.Contains(out, "assistant> You live in Porto.") {
+		t.Fatalf("output:\n%s", out)
+	}
+	reqs := srv.ChatRequests()
+	if got, want := len(reqs), 7; got != want {
+		t.Fatalf("chat requests=%d, want %d (two per turn with an update, one without)", got, want)
+	}
+	for i, r := range reqs {
+		if r.Model != "test-model" || len(r.Tools) != 1 || r.Tools[0].Function.Name != tools.UpdateWorkingMemoryName {
+			t.Fatalf("request %d: model %q, tools %+v", i, r.Model, r.Tools)
+		}
+		if r.Messages[0].Role != openai.ChatMessageRoleSystem || !strings.Contains(r.Messages[0].Content, "<working_memory") {
+			t.Fatalf("request %d: no working memory in the system message: %+v", i, r.Messages[0])
+		}
+	}
+	// The second request answers the first one's tool call.
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if last.Role != openai.ChatMessageRoleTool || !strings.Contains(last.Content, `"ok":true`) {
+		t.Fatalf("second request ends with %+v, want the tool result", last)
+	}
+	if !strings.Contains(reqs[6].Messages[0].Content, `"city": "Porto"`) {
+		t.Fatalf("last request's memory:\n%s", reqs[6].Messages[0].Content)
+	}
+}
+
+// TestBadArguments: a model that sends arguments the schema refuses gets the
+// reason as the tool result, the loop goes on and the state stays.
+func TestBadArguments(t *testing.T) {
+	srv := fakeopenai.New(t)
+	srv.Enqueue(
+		fakeopenai.Calls(fakeopenai.ToolCall("c1", tools.UpdateWorkingMemoryName, `{"city":5}`)),
+		fakeopenai.Calls(fakeopenai.ToolCall("c2", tools.UpdateWorkingMemoryName, `{"city":"Lyon"`)), // broken JSON
+		fakeopenai.Text("Sorry, let me try later.").WithCheck(func(r openai.ChatCompletionRequest) error {
+			if !strings.Contains(r.Messages[len(r.Messages)-1].Content, "not valid JSON") {
+				return errIs("the last tool result does not say the JSON is invalid")
+			}
+			return nil
+		}),
+	)
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": fakeopenai.DefaultAPIKey, "MNEMO_MODEL": "m"}
+	dir := t.TempDir()
+	out := runLoop(t, env, "I live in Lyon\n", "--dir", dir, "--stdin")
+	if !strings.Contains(out, "at /city: got number, want string") || !strings.Contains(out, "assistant> Sorry") {
+		t.Fatalf("output:\n%s", out)
+	}
+	e := openEngine(t, dir)
+	mem, _ := e.WorkingMemory()
+	st, err := mem.Get(context.Background(), working.ResourceKey("ana"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Version != 0 || st.Content != "{}" {
+		t.Fatalf("state=%s v%d, want untouched", st.Content, st.Version)
+	}
+	// The broken arguments were stored as a JSON string, not dropped.
+	msgs, _ := e.Messages(context.Background(), "chat-1", 0, 0)
+	var args string
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if tc.ID == "c2" {
+				json.Unmarshal(tc.Arguments, &args)
+			}
+		}
+	}
+	if args != `{"city":"Lyon"` {
+		t.Fatalf("stored arguments=%q", args)
+	}
+}
+
+type errIs string
+
+func (e errIs) Error() string { return string(e) }
