@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -38,6 +39,12 @@ type TemplateArgs struct {
 	Replace *string `json:"replace,omitempty" jsonschema_description:"The text that replaces the search passage (may be empty to delete it)."`
 }
 
+// templateParams reflects TemplateArgs once: the engine builds the tool for
+// every LoadContext, and the schema never changes.
+var templateParams = sync.OnceValues(func() (json.RawMessage, error) {
+	return working.SchemaFor(TemplateArgs{})
+})
+
 // wmTool is updateWorkingMemory bound to one memory and scope key.
 type wmTool struct {
 	mem    *working.Memory
@@ -60,7 +67,7 @@ func UpdateWorkingMemory(mem *working.Memory, key string) (Tool, error) {
 	if mem.Mode() == working.ModeSchema {
 		t.params, t.desc = mem.UpdateSchema(), UpdateWorkingMemorySchemaDescription
 	} else {
-		p, err := working.SchemaFor(TemplateArgs{})
+		p, err := templateParams()
 		if err != nil {
 			return nil, err
 		}
