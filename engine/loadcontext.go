@@ -98,7 +98,16 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		}
 	}
 
-	recent, err := e.recentMessages(ctx, req.ThreadID, recentN)
+	// With observational memory on, the window also holds every message the
+	// observer has not distilled yet: nothing unobserved is left out.
+	if err := e.observeOnLoad(ctx, req.ThreadID); err != nil {
+		return nil, err
+	}
+	windowN, err := e.observedRecentN(ctx, req.ThreadID, recentN)
+	if err != nil {
+		return nil, err
+	}
+	recent, err := e.recentMessages(ctx, req.ThreadID, windowN)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,9 @@ type observeState struct {
 	obs   *observe.Observer
 	err   error
 	queue chan string
+
+	mu     sync.Mutex
+	queued map[string]bool // threads in queue: a burst of appends queues a thread once
 }
 
 // observer returns the engine's observer; nil, nil when observation is off
@@ -134,24 +137,10 @@ func (e *Engine) Observations(ctx context.Context, f observe.Filter) ([]observe.
 
 // observationsPart renders the live observations and reflections of the
 // thread (or resource, per ObserveConfig.Scope) for the system part, with
-// their provenance. Observational memory is off until configured; with
-// SyncOnLoad the observer runs first, and its failure is logged, not
-// returned.
+// their provenance. Observational memory is off until configured.
 func (e *Engine) observationsPart(ctx context.Context, threadID, resourceID string) (string, []journal.ObservationRef, error) {
 	if e.cfg.Observe == nil {
 		return "", nil, nil
-	}
-	o, err := e.observer()
-	if err != nil {
-		return "", nil, err
-	}
-	if o != nil && e.cfg.Observe.SyncOnLoad {
-		if _, err := o.Observe(ctx, threadID, observe.Options{}); err != nil {
-			if ctx.Err() != nil {
-				return "", nil, ctx.Err()
-			}
-			e.log.WarnContext(ctx, "synchronous observation failed; previous observations used", "thread", threadID, "err", err)
-		}
 	}
 	f := observe.Filter{ThreadID: threadID}
 	if e.cfg.Observe.Scope == ObserveScopeResource && resourceID != "" {
@@ -176,6 +165,27 @@ func (e *Engine) observationsPart(ctx context.Context, threadID, resourceID stri
 	return observe.Render(live), observe.Refs(live), nil
 }
 
+// observeOnLoad runs the observer on the thread before LoadContext composes
+// the prompt, when ObserveConfig.SyncOnLoad asks for it. A failure is logged,
+// not returned: the previous observations stay in force and the unobserved
+// turns stay in the recent window.
+func (e *Engine) observeOnLoad(ctx context.Context, threadID string) error {
+	if e.cfg.Observe == nil || !e.cfg.Observe.SyncOnLoad {
+		return nil
+	}
+	o, err := e.observer()
+	if err != nil || o == nil {
+		return err
+	}
+	if _, err := o.Observe(ctx, threadID, observe.Options{}); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		e.log.WarnContext(ctx, "synchronous observation failed; previous observations used", "thread", threadID, "err", err)
+	}
+	return nil
+}
+
 // observedRecentN is the recent-window size LoadContext should use when
 // observational memory is on: at least recentN, and every message after the
 // thread's observed watermark, so that nothing older than the window is left
@@ -197,7 +207,8 @@ func (e *Engine) observedRecentN(ctx context.Context, threadID string, recentN i
 
 // afterAppend runs after an Append that stored messages: with
 // ObserveConfig.Background it queues the thread for the background
-// observer. It never blocks; a full queue skips the kick.
+// observer, once however many appends arrive before it runs. It never
+// blocks; a full queue skips the kick (the next append retries).
 func (e *Engine) afterAppend(threadID string) {
 	if e.cfg.Observe == nil || !e.cfg.Observe.Background || e.bg.Err() != nil {
 		return
@@ -205,8 +216,18 @@ func (e *Engine) afterAppend(threadID string) {
 	if o, err := e.observer(); err != nil || o == nil || e.obs.queue == nil {
 		return
 	}
+	s := &e.obs
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.queued[threadID] {
+		return
+	}
 	select {
-	case e.obs.queue <- threadID:
+	case s.queue <- threadID:
+		if s.queued == nil {
+			s.queued = map[string]bool{}
+		}
+		s.queued[threadID] = true
 	default:
 	}
 }
@@ -219,6 +240,9 @@ func (e *Engine) observeLoop(queue chan string) {
 		case <-e.bg.Done():
 			return
 		case id := <-queue:
+			e.obs.mu.Lock()
+			delete(e.obs.queued, id)
+			e.obs.mu.Unlock()
 			_, err := e.obs.obs.Observe(e.bg, id, observe.Options{})
 			if err != nil && !errors.Is(err, context.Canceled) {
 				e.log.Warn("background observation failed; will retry after the next append", "thread", id, "err", err)

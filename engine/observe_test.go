@@ -197,7 +197,9 @@ func TestObserveModelDownKeepsHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.MemCtx.ObservationCount != 0 || c.MemCtx.RecentCount != 2 {
+	// Nothing was observed, so the window keeps every unobserved turn (10),
+	// not just RecentN (2): a dead model never hides history.
+	if c.MemCtx.ObservationCount != 0 || c.MemCtx.RecentCount != 10 {
 		t.Fatalf("memctx %+v", c.MemCtx)
 	}
 	// The model recovers: the next LoadContext observes synchronously.
@@ -208,6 +210,10 @@ func TestObserveModelDownKeepsHistory(t *testing.T) {
 	}
 	if c.MemCtx.ObservationCount == 0 {
 		t.Fatal("synchronous observation did not run after recovery")
+	}
+	// Observed turns older than the window now come from the observations.
+	if c.MemCtx.RecentCount >= 10 {
+		t.Fatalf("recentCount %d after observation, want fewer than 10", c.MemCtx.RecentCount)
 	}
 }
 
