@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// searchHit is one hit of `mnemo search` output (rank order, range
+// neighbours after their hit).
+type searchHit struct {
+	ThreadID  string   `json:"threadId"`
+	Seq       int64    `json:"seq"`
+	MessageID string   `json:"messageId"`
+	Score     *float64 `json:"score"`
+	Lexical   *float64 `json:"lexicalScore"`
+	Vector    *float64 `json:"vectorScore"`
+	Reason    string   `json:"reason"`
+}
+
+// searchQuery is one line of a --queries file.
+type searchQuery struct {
+	ID       string          `json:"id"`
+	Resource string          `json:"resource"`
+	Thread   string          `json:"thread,omitempty"`
+	Query    string          `json:"query"`
+	Filter   json.RawMessage `json:"filter,omitempty"`
+}
+
+func (m *Main) runSearch(ctx context.Context, args []string) error {
+	fs := m.flags("search", "--resource R [flags] QUERY | --queries FILE.jsonl")
+	resource := fs.String("resource", "", "resource to search (required unless --queries)")
+	thread := fs.String("thread", "", "the query's thread (required with --scope thread)")
+	queries := fs.String("queries", "", "JSONL file of {id, resource, thread?, query, filter?}: one JSON line of hits per query")
+	asJSON := fs.Bool("json", false, "print JSON")
+	rf := addRecallFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if rf.topK == 0 {
+		rf.topK = recall.DefaultTopK
+	}
+	opts, err := rf.options()
+	if err != nil {
+		return m.usagef(fs, "%v", err)
+	}
+	if *queries == "" && (*resource == "" || fs.NArg() == 0) {
+		return m.usagef(fs, "search needs --resource and a QUERY, or --queries FILE")
+	}
+	e, err := m.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	if *queries != "" {
+		return m.searchBatch(ctx, e, *queries, *opts)
+	}
+	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: *resource, ThreadID: *thread, Query: strings.Join(fs.Args(), " "), Options: *opts})
+	if err != nil {
+		return err
+	}
+	hits := rankOrder(res.Hits)
+	if *asJSON {
+		return m.printJSON(map[string]any{"hits": hits, "retrieval": res.Retrieval})
+	}
+	fmt.Fprintf(m.Stdout, "retrieval: lexical %s · vector %s · embedder %s\n", res.Retrieval.Lexical, res.Retrieval.Vector, res.Retrieval.Embedder)
+	if res.Retrieval.Note != "" {
+		fmt.Fprintf(m.Stdout, "note: %s\n", res.Retrieval.Note)
+	}
+	msgs, err := e.MessagesByID(ctx, *resource, ids(hits)...)
+	if err != nil {
+		return err
+	}
+	text := map[string]string{}
+	for _, msg := range msgs {
+		text[msg.ID] = engine.Preview(msg)
+	}
+	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "reason\tthread\tseq\tscore\tlexical\tvector\tpreview")
+	for _, h := range hits {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", h.Reason, h.ThreadID, h.Seq, num(h.Score), num(h.Lexical), num(h.Vector), text[h.MessageID])
+	}
+	return tw.Flush()
+}
+
+// searchBatch answers each line of a JSONL file with one JSON line.
+func (m *Main) searchBatch(ctx context.Context, e *engine.Engine, path string, opts recall.Options) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	enc := json.NewEncoder(m.Stdout)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var q searchQuery
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		if q.Resource == "" || q.Query == "" {
+			return fmt.Errorf("%s:%d: resource and query are required", path, line)
+		}
+		o := opts
+		if len(q.Filter) > 0 {
+			o.Filter = q.Filter
+		}
+		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: q.Resource, ThreadID: q.Thread, Query: q.Query, Options: o})
+		if err != nil {
+			return fmt.Errorf("%s:%d (%s): %w", path, line, q.ID, err)
+		}
+		line := struct {
+			ID   string      `json:"id"`
+			Hits []searchHit `json:"hits"`
+		}{q.ID, rankOrder(res.Hits)}
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// rankOrder returns hits in rank order, each followed by its range
+// neighbours.
+func rankOrder(hs []recall.Hit) []searchHit {
+	hs = append([]recall.Hit(nil), hs...)
+	recall.SortByRank(hs)
+	out := make([]searchHit, len(hs))
+	for i, h := range hs {
+		out[i] = searchHit{ThreadID: h.ThreadID, Seq: h.Seq, MessageID: h.MessageID, Lexical: h.Lexical, Vector: h.Vector, Reason: h.Reason}
+		if h.Reason == recall.ReasonHit {
+			s := h.Score
+			out[i].Score = &s
+		}
+	}
+	return out
+}
+
+func ids(hs []searchHit) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.MessageID
+	}
+	return out
+}
+
+func num(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
