@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,6 +53,7 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 	fs.StringVar(&o.work, "work", "", "data directory for the run; must not exist (default: a temporary directory, removed afterwards)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the data directory")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -77,6 +79,17 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 		}
 	} else if _, err := os.Stat(o.work); err == nil {
 		return m.usagef(fs, "--work %s exists; bench needs a fresh directory", o.work)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	rep, err := bench(ctx, o, func(format string, a ...any) { fmt.Fprintf(m.Stderr, format+"\n", a...) })
 	if err != nil {
@@ -128,7 +141,7 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 
 	// Ingest.
 	var corpus *synth.Corpus
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	var calls []time.Duration
 	if o.file != "" {
 		rep.Corpus = benchCorpus{Source: o.file}
@@ -161,6 +174,7 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 	elapsed := time.Since(start)
 	rep.Ingest.Messages = rep.Corpus.Messages
 	rep.Ingest.Seconds = elapsed.Seconds()
+	rep.Ingest.CPUSeconds = (cpuTime() - cpu0).Seconds()
 	rep.Ingest.MessagesPerSec = float64(rep.Corpus.Messages) / elapsed.Seconds()
 	rep.Ingest.AppendCall = summarize(calls)
 	logf("bench: ingest %.0f msgs/s (%.1f s)", rep.Ingest.MessagesPerSec, rep.Ingest.Seconds)
@@ -237,6 +251,7 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 	rep.FirstUse = summarize(first)
 	var warm []time.Duration
 	found := 0
+	cpu0 = cpuTime()
 	for i, q := range queries {
 		c, d, err := load(fmt.Sprintf("bench-%d", i), q)
 		if err != nil {
@@ -248,6 +263,7 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 		}
 	}
 	rep.LoadContext = summarize(warm)
+	rep.LoadContextCPUMs = float64((cpuTime() - cpu0).Microseconds()) / 1000 / float64(len(queries))
 	if corpus != nil {
 		rep.TargetRecalled = float64(found) / float64(len(queries))
 	}

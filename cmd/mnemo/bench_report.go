@@ -32,6 +32,10 @@ type benchReport struct {
 	// LoadContext is warm LoadContext with recall on (scope resource,
 	// topK 5, range 1, recent 10), memctx written.
 	LoadContext latency `json:"loadContext"`
+	// LoadContextCPUMs is the process CPU time per warm LoadContext (all
+	// goroutines, background work included): on a shared machine it is
+	// steadier than wall-clock latency.
+	LoadContextCPUMs float64 `json:"loadContextCpuMs"`
 	// Search holds warm Search latency per channel: lexical, vector, hybrid.
 	Search map[string]latency `json:"search"`
 	// TargetRecalled is the share of synthetic queries whose source message
@@ -70,6 +74,7 @@ type benchIngest struct {
 	Batch          int     `json:"batch"`
 	Seconds        float64 `json:"seconds"`
 	AppendSeconds  float64 `json:"appendSeconds"` // until the last Append returned
+	CPUSeconds     float64 `json:"cpuSeconds"`    // process CPU time (user+system) until caught up
 	MessagesPerSec float64 `json:"messagesPerSec"`
 	AppendCall     latency `json:"appendCall"` // per Append call of one batch
 }
@@ -157,6 +162,10 @@ func (r *benchReport) printTable(w io.Writer) {
 		r.Corpus.Source, r.Corpus.Messages, r.Corpus.Resources, r.Corpus.Threads, r.Machine.CPUs, r.Machine.GoVersion, r.Machine.Embedder)
 	fmt.Fprintf(w, "\n%-34s %s\n", "ingest (both indexes caught up)", fmt.Sprintf("%.0f msgs/s (%d messages in %.1f s; appends done at %.1f s; batch %d)",
 		r.Ingest.MessagesPerSec, r.Ingest.Messages, r.Ingest.Seconds, r.Ingest.AppendSeconds, r.Ingest.Batch))
+	if r.Ingest.CPUSeconds > 0 {
+		fmt.Fprintf(w, "%-34s %s\n", "ingest CPU", fmt.Sprintf("%.1f s (%.0f µs per message); LoadContext CPU %.2f ms per call",
+			r.Ingest.CPUSeconds, r.Ingest.CPUSeconds*1e6/float64(max(r.Ingest.Messages, 1)), r.LoadContextCPUMs))
+	}
 	fmt.Fprintf(w, "%-34s %s\n", "open (cold start)", fmt.Sprintf("%.1f ms", r.OpenMs))
 	fmt.Fprintf(w, "%-34s %s\n", "peak RSS ingest / serve", fmt.Sprintf("%s / %s", mib(r.PeakRSSIngest), mib(r.PeakRSSServe)))
 	fmt.Fprintf(w, "%-34s %s\n", "disk sqlite / lexical / total", fmt.Sprintf("%s / %s / %s", mib(r.Disk.SQLite), mib(r.Disk.Lexical), mib(r.Disk.Total)))
