@@ -78,6 +78,12 @@ type Config struct {
 	// observe.go). Nil means off: no model is ever called.
 	Observe *ObserveConfig
 
+	// Events receives an Event for every erasure, quarantine, invalidation
+	// and rebuild (events.go), with a stable reason code. The engine never
+	// blocks on it: when the channel is full the event is dropped and
+	// counted (Engine.DroppedEvents), so give it a buffer. Nil means none.
+	Events chan<- Event
+
 	// Logger receives operational logs. Nil means slog.DiscardHandler.
 	Logger *slog.Logger
 

@@ -43,6 +43,8 @@ type Engine struct {
 	idx indexState   // derived indexes; see recall.go
 	obs observeState // observational memory; see observe.go
 	wm  workingState // working memory; see working.go
+
+	events eventSink // see events.go
 }
 
 // Open opens or creates the memory in cfg.Dir: the directory (0700), the
@@ -98,6 +100,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := e.openIndexes(ctx); err != nil {
 		e.cancel()
 		db.Close()
+		return nil, err
+	}
+	if err := e.resumeErasures(ctx); err != nil { // erase.go
+		e.Close()
 		return nil, err
 	}
 	return e, nil

@@ -64,6 +64,7 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 		}
 		e.log.Warn("lexical index corrupt: quarantined, rebuilding from the store", "quarantine", q, "err", err)
 		e.idx.note = "lexical index was corrupt (quarantined to " + q + "); rebuilding"
+		e.publish(Event{Reason: EventQuarantined, Path: q, Detail: err.Error()})
 		lex, err = recall.OpenLexical(path)
 	}
 	if err != nil {
@@ -113,6 +114,7 @@ func (e *Engine) queueRebuildIfBehind(ctx context.Context, lex *recall.Lexical) 
 	if e.idx.note == "" {
 		e.idx.note = fmt.Sprintf("lexical index behind the store (%d of %d messages); rebuilding", n, stored)
 	}
+	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: lex.Path(), Detail: e.idx.note})
 	return e.queueAll(ctx)
 }
 
@@ -197,6 +199,7 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 			return fmt.Errorf("engine: reset outbox: %w", err)
 		}
 		e.idx.note = ""
+		e.publish(Event{Reason: EventRebuild, Path: path, Detail: "Reindex"})
 		return e.queueAll(ctx)
 	}()
 	e.idx.mu.Unlock()

@@ -29,6 +29,9 @@ func Open(ctx context.Context, path string) (*sql.DB, error) {
 		"_pragma": {
 			fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMillis),
 			"foreign_keys(1)",
+			// Erasure is physical: deleted content is overwritten with
+			// zeros, not left in free pages (engine/erase.go).
+			"secure_delete(1)",
 			"journal_mode(WAL)",
 			"synchronous(NORMAL)",
 		},
