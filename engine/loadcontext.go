@@ -60,6 +60,9 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	if req.ResourceID != "" && !ValidID(req.ResourceID) {
 		return nil, invalid(-1, "resourceId", idRule)
 	}
+	// The record's time is when composition starts: replay reads working
+	// memory as of this time.
+	started := e.now().UTC()
 	if req.RunID == "" {
 		req.RunID = ulid.Make().String()
 	} else if !ValidID(req.RunID) {
@@ -179,6 +182,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		WorkingMemoryChars: wmChars,
 		Retrieval:          retrieval,
 		PromptHash:         c.PromptHash,
+		CreatedAt:          started.Format(journal.TimeLayout),
 	}
 	if rec.Observations == nil {
 		rec.Observations = []journal.ObservationRef{}

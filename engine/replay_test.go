@@ -7,11 +7,16 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/tools"
+	"github.com/mnemo-go/mnemo/working"
 )
 
 func TestReplayReproducesPromptHash(t *testing.T) {
@@ -172,5 +177,39 @@ func TestReplayWithRecall(t *testing.T) {
 				t.Fatalf("%s is both recalled and dropped", x.MessageID)
 			}
 		}
+	}
+}
+
+func TestReplayWithWorkingMemory(t *testing.T) {
+	ctx := context.Background()
+	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	now := func() time.Time { clock = clock.Add(time.Second); return clock }
+	e := enginetest.MustOpen(t, engine.Config{Now: now, WorkingMemory: &working.Config{Mode: working.ModeTemplate, Scope: working.ScopeThread, Template: "# Notes\n"}})
+	toolThread(t, e, "t")
+	call := func(id, memory string) {
+		args, _ := json.Marshal(map[string]string{"memory": memory})
+		if _, err := e.HandleToolCall(ctx, "run-x", "t", "", openai.ToolCall{ID: id, Type: openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: tools.UpdateWorkingMemoryName, Arguments: string(args)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call("w1", "# Notes\n- prefers crate B")
+	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "wm-run", ThreadID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MemCtx.WorkingMemoryChars == 0 || !strings.Contains(c.System, "prefers crate B") {
+		t.Fatalf("working memory not rendered: %q", c.System)
+	}
+	call("w2", "# Notes\n- changed her mind: crate A")
+	r, err := e.Replay(ctx, "wm-run", engine.ReplayOptions{WithoutWorkingMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Original.PromptHash != c.PromptHash || !strings.Contains(r.Original.System, "prefers crate B") {
+		t.Fatalf("replay did not rebuild the working memory as of the run: %q", r.Original.System)
+	}
+	if !r.RemovedWorkingMemory || strings.Contains(r.Counterfactual.System, "crate") || len(r.Counterfactual.Tools) != len(c.Tools) {
+		t.Fatalf("counterfactual system %q, tools %d", r.Counterfactual.System, len(r.Counterfactual.Tools))
 	}
 }

@@ -100,6 +100,10 @@ type Retrieval struct {
 	Note     string `json:"note,omitempty"`
 }
 
+// TimeLayout is the layout of MemCtx.CreatedAt: RFC 3339 in UTC with
+// milliseconds, the precision of the store's times.
+const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
 // MemCtxKey is the journal key of run's memctx record.
 func MemCtxKey(runID string) string { return runID + ":memctx" }
 
@@ -107,7 +111,7 @@ func MemCtxKey(runID string) string { return runID + ":memctx" }
 // ErrRunExists unless replace is true.
 func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) error {
 	if rec.CreatedAt == "" {
-		rec.CreatedAt = j.now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+		rec.CreatedAt = j.now().UTC().Format(TimeLayout)
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {
