@@ -58,6 +58,7 @@ var commands = map[string]command{
 	"memctx":   {"print a run's memctx record", (*Main).runMemCtx},
 	"runs":     {"list runs with a memctx record", (*Main).runRuns},
 	"replay":   {"rebuild a run's prompt, optionally without recall, observations, working memory or chosen turns", (*Main).runReplay},
+	"delete":   {"erase messages, a thread or a resource, and everything derived from them", (*Main).runDelete},
 	"demo":     {"run the main job on a shipped sample conversation (no network)", (*Main).runDemo},
 	"wm":       {"working memory: get, history, set (--thread T | --resource R)", (*Main).runWM},
 	"models":   {"fetch and list local models (use-lite embedder weights)", (*Main).runModels},

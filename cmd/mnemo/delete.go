@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// idList is a repeatable flag; each value may also hold comma-separated ids.
+type idList []string
+
+func (l *idList) String() string { return strings.Join(*l, ",") }
+
+func (l *idList) Set(v string) error {
+	for _, id := range strings.Split(v, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			*l = append(*l, id)
+		}
+	}
+	return nil
+}
+
+// runDelete erases messages, a thread or a resource (engine.DeleteMessages,
+// DeleteThread, DeleteResource) and prints what was removed and invalidated.
+// On a terminal it asks for confirmation unless --yes.
+func (m *Main) runDelete(ctx context.Context, args []string) error {
+	fs := m.flags("delete", "(--message ID... | --thread T | --resource R)")
+	var msgs idList
+	fs.Var(&msgs, "message", "message id to erase (repeatable, or comma-separated; more ids may follow as arguments)")
+	thread := fs.String("thread", "", "erase this thread and everything derived from it")
+	resource := fs.String("resource", "", "erase every thread of this resource and its working memory")
+	yes := fs.Bool("yes", false, "do not ask for confirmation")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if len(msgs) > 0 {
+		msgs = append(msgs, fs.Args()...)
+	} else if fs.NArg() > 0 {
+		return m.usagef(fs, "unexpected arguments %q (message ids follow --message)", fs.Args())
+	}
+	n := 0
+	for _, set := range []bool{len(msgs) > 0, *thread != "", *resource != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return m.usagef(fs, "give exactly one of --message, --thread, --resource")
+	}
+	e, err := m.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+
+	what, err := describeTarget(ctx, e, msgs, *thread, *resource)
+	if err != nil {
+		return err
+	}
+	if !*yes && isTerminal(m.Stdin) {
+		fmt.Fprintf(m.Stderr, "Erase %s? This cannot be undone. [y/N] ", what)
+		line, _ := bufio.NewReader(m.Stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			fmt.Fprintln(m.Stderr, "mnemo: nothing erased")
+			return nil
+		}
+	}
+	var res *engine.EraseResult
+	switch {
+	case len(msgs) > 0:
+		res, err = e.DeleteMessages(ctx, msgs...)
+	case *thread != "":
+		res, err = e.DeleteThread(ctx, *thread)
+	default:
+		res, err = e.DeleteResource(ctx, *resource)
+	}
+	if res == nil {
+		return err
+	}
+	if *asJSON {
+		if perr := m.printJSON(res); perr != nil {
+			return perr
+		}
+	} else {
+		m.printErase(res)
+	}
+	if errors.Is(err, engine.ErrEraseIncomplete) {
+		fmt.Fprintf(m.Stderr, "mnemo: %v\nmnemo: the data can no longer be read; the purge is retried by the next delete or open\n", err)
+	}
+	return err
+}
+
+// describeTarget says what a delete is about to erase, for the prompt.
+func describeTarget(ctx context.Context, e *engine.Engine, msgs []string, thread, resource string) (string, error) {
+	switch {
+	case len(msgs) > 0:
+		found, err := e.MessagesByID(ctx, "", msgs...)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d message(s) (%d of the %d ids are stored)", len(found), len(found), len(msgs)), nil
+	case thread != "":
+		t, err := e.GetThread(ctx, thread)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("thread %s of resource %s (%d messages)", t.ID, t.ResourceID, t.MessageCount), nil
+	default:
+		ts, err := e.ListThreads(ctx, resource)
+		if err != nil {
+			return "", err
+		}
+		var total int64
+		for _, t := range ts {
+			total += t.MessageCount
+		}
+		return fmt.Sprintf("resource %s (%d threads, %d messages, and its working memory)", resource, len(ts), total), nil
+	}
+}
+
+func (m *Main) printErase(r *engine.EraseResult) {
+	list := func(ids []string) string {
+		if len(ids) == 0 {
+			return ""
+		}
+		if len(ids) > 10 {
+			return " (" + strings.Join(ids[:10], ", ") + fmt.Sprintf(", … %d more)", len(ids)-10)
+		}
+		return " (" + strings.Join(ids, ", ") + ")"
+	}
+	fmt.Fprintf(m.Stdout, "erased %d messages%s\n", len(r.Messages), list(r.Messages))
+	if len(r.Threads) > 0 {
+		fmt.Fprintf(m.Stdout, "deleted %d threads%s\n", len(r.Threads), list(r.Threads))
+	}
+	fmt.Fprintf(m.Stdout, "invalidated %d observations%s\n", len(r.Invalidated), list(r.Invalidated))
+	fmt.Fprintf(m.Stdout, "scrubbed %d memctx records; removed %d embeddings, %d working-memory states\n",
+		r.MemCtxScrubbed, r.Embeddings, r.WorkingMemory)
+	if len(r.NotFound) > 0 {
+		fmt.Fprintf(m.Stdout, "not found: %d%s\n", len(r.NotFound), list(r.NotFound))
+	}
+	fmt.Fprintf(m.Stdout, "purged in %s (index merge, WAL checkpoint)\n", r.Purge.Round(time.Millisecond))
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+func TestDelete(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range []string{"t1", "t2"} {
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: th, ResourceID: "r", Messages: []engine.Message{
+			{ID: th + "-a", Role: "user", Content: "hello"}, {ID: th + "-b", Role: "user", Content: "bye"},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, stderr := run(t, nil, "--dir", dir, "delete", "--message", "t1-a", "nope", "--yes")
+	if code != 0 || !strings.Contains(out, "erased 1 messages (t1-a)") || !strings.Contains(out, "not found: 1 (nope)") {
+		t.Fatalf("delete --message: code %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--thread", "t2", "--json")
+	if code != 0 || !strings.Contains(out, `"threads": [`) {
+		t.Fatalf("delete --thread: code %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--resource", "r")
+	if code != 0 || !strings.Contains(out, "erased 1 messages (t1-b)") || !strings.Contains(out, "deleted 1 threads (t1)") {
+		t.Fatalf("delete --resource: code %d\n%s%s", code, out, stderr)
+	}
+	code, _, stderr = run(t, nil, "--dir", dir, "delete", "--thread", "t2")
+	if code != 1 || !strings.Contains(stderr, "thread not found") {
+		t.Fatalf("delete of a missing thread: code %d, %s", code, stderr)
+	}
+	for _, args := range [][]string{{"delete"}, {"delete", "--thread", "a", "--resource", "b"}, {"delete", "stray"}} {
+		if code, _, _ := run(t, nil, append([]string{"--dir", dir}, args...)...); code != 2 {
+			t.Fatalf("%q: code %d, want 2", args, code)
+		}
+	}
+}
