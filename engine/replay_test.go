@@ -213,3 +213,41 @@ func TestReplayWithWorkingMemory(t *testing.T) {
 		t.Fatalf("counterfactual system %q, tools %d", r.Counterfactual.System, len(r.Counterfactual.Tools))
 	}
 }
+
+// A recall hit that cannot be paired is dropped, listed in dropped and never
+// in recalled, and the run still replays to the same hash.
+func TestRecalledNeverListsDroppedHit(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	// An imported tool result whose call was never stored.
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "old", ResourceID: "r", Messages: []engine.Message{
+		user("", "hello"),
+		{Role: "tool", ToolCallID: "lost-call", Name: "inventory", Content: "warehouse QUARTZ-77 holds 12 pallets"},
+		{Role: "assistant", Content: "noted"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "cur", ResourceID: "r", Messages: []engine.Message{user("", "how many pallets in QUARTZ-77?")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "drop-run", ThreadID: "cur", Recall: &recall.Options{TopK: 1, Mode: recall.ModeLexical}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProviderRule(t, c.Messages)
+	if c.MemCtx.DroppedCount != 1 || c.MemCtx.Dropped[0].Reason != journal.ReasonOrphanToolResult || c.MemCtx.Dropped[0].Seq != 2 {
+		t.Fatalf("dropped %+v", c.MemCtx.Dropped)
+	}
+	for _, x := range c.MemCtx.Recalled {
+		if x.ThreadID == "old" && x.Seq == 2 {
+			t.Fatalf("the dropped hit is listed in recalled: %+v", c.MemCtx.Recalled)
+		}
+	}
+	r, err := e.Replay(ctx, "drop-run", engine.ReplayOptions{})
+	if err != nil || r.Original.PromptHash != c.PromptHash {
+		t.Fatalf("replay: %v", err)
+	}
+}
