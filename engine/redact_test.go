@@ -1,0 +1,106 @@
+package engine_test
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/synth"
+)
+
+// redactSamples hold one or more secrets of each default rule, in several
+// cases and contexts.
+var redactSamples = []string{
+	"-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+	"Authorization: Bearer abcdefgh12345678", "BEARER abcdefgh.ijkl", "bearer    zzzzzzzz==",
+	"key sk-abcdefghijklmnopqrstuvwx ok", "pk-live-ABCDEFGHIJKLMNOPQRST", "rk-0123456789abcdefXYZ",
+	"AKIAABCDEFGHIJKLMNOP", "id ASIAABCDEFGHIJKLMNOP.",
+	"AWS_SECRET_ACCESS_KEY=abcdefghijABCDEFGHIJabcdefghijABCDEFGHIJ", `aws_secret_access_key: "abcdefghijABCDEFGHIJabcdefghijABCDEFGHIJ"`,
+	"ghp_abcdefghijklmnopqrstuvwx", "github_pat_abcdefghijklmnopqrstuvwx_1",
+	"xoxb-1234567890-abc", "AIzaabcdefghijklmnopqrstuvwxyz012345678",
+	"https://user:pa55word@example.com/x", "POSTGRES://admin:hunter2@db:5432",
+	"https://x.io/a?token=abc123&b=1", "GET /?API_KEY=zzz", "/s;SIG=abc", "?X-Amz-Signature=deadbeef",
+	"password = hunter22", "Client-Secret: abcdefgh", `apiKey: "abcdefghij"`, "AUTH_TOKEN=abcdefghij",
+	// Unicode case folding: (?i) folds ſ to s and K (Kelvin) to k.
+	"paſſword=hunter22", "api_\u212aey=abcdefghij", "x_ſecret: abcdefgh",
+}
+
+// TestRedactPrefilter checks that the rules' Triggers never make the
+// redactor skip a match: with and without the prefilter, Redact gives the
+// same output on secrets, on secrets embedded in synthetic text, and on
+// the synthetic text alone.
+func TestRedactPrefilter(t *testing.T) {
+	full := engine.DefaultRedactor()
+	plain := &engine.PatternRedactor{}
+	for _, r := range full.Rules {
+		if len(r.Triggers) == 0 {
+			t.Errorf("default rule %s has no triggers", r.Name)
+		}
+		r.Triggers = nil
+		plain.Rules = append(plain.Rules, r)
+	}
+	c, err := synth.New(synth.Config{Messages: 400, Resources: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var texts []string
+	for th := range c.All() {
+		for _, m := range th.Messages {
+			texts = append(texts, m.Content)
+		}
+	}
+	check := func(s string) {
+		t.Helper()
+		if got, want := full.Redact(s), plain.Redact(s); got != want {
+			t.Fatalf("prefilter changed the result for %q:\n got %q\nwant %q", s, got, want)
+		}
+	}
+	for _, s := range redactSamples {
+		if plain.Redact(s) == s {
+			t.Errorf("sample %q has no secret for the rules", s)
+		}
+		check(s)
+		check(strings.ToUpper(s))
+		check(strings.ToLower(s))
+		for range 5 {
+			txt := texts[rng.IntN(len(texts))]
+			cut := rng.IntN(len(txt) + 1)
+			check(txt[:cut] + " " + s + " " + txt[cut:])
+		}
+	}
+	for _, s := range texts {
+		check(s)
+	}
+}
+
+// BenchmarkRedact measures the default redactor on synthetic turns (no
+// secrets, the common case).
+func BenchmarkRedact(b *testing.B) {
+	c, _ := synth.New(synth.Config{Messages: 1000, Resources: 1})
+	var texts []string
+	for th := range c.All() {
+		for _, m := range th.Messages {
+			texts = append(texts, m.Content)
+		}
+	}
+	plain := &engine.PatternRedactor{}
+	for _, r := range engine.DefaultRules() {
+		r.Triggers = nil
+		plain.Rules = append(plain.Rules, r)
+	}
+	for _, bc := range []struct {
+		name string
+		r    *engine.PatternRedactor
+	}{{"prefilter", engine.DefaultRedactor()}, {"regexps", plain}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				bc.r.Redact(texts[i%len(texts)])
+				i++
+			}
+		})
+	}
+}
