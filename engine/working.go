@@ -82,7 +82,7 @@ func (e *Engine) Tools(ctx context.Context, threadID, resourceID string) (*tools
 	}
 	key, err := mem.Key(threadID, resourceID)
 	if err != nil {
-		return nil, invalid(-1, "threadId", "working memory: %v", err)
+		return nil, invalid(-1, scopeField(mem), "working memory: %v", err)
 	}
 	t, err := tools.UpdateWorkingMemory(mem, key)
 	if err != nil {
@@ -175,7 +175,7 @@ func (e *Engine) workingMemoryRender(ctx context.Context, threadID, resourceID s
 	}
 	key, err := mem.Key(threadID, resourceID)
 	if err != nil {
-		return "", nil, 0, invalid(-1, "resourceId", "working memory: %v", err)
+		return "", nil, 0, invalid(-1, scopeField(mem), "working memory: %v", err)
 	}
 	var st working.State
 	if at.IsZero() {
@@ -192,4 +192,12 @@ func (e *Engine) workingMemoryRender(ctx context.Context, threadID, resourceID s
 		return "", nil, 0, err
 	}
 	return text, reg.Definitions(), utf8.RuneCountInString(text), nil
+}
+
+// scopeField names the request field a memory's scope key is built from.
+func scopeField(mem *working.Memory) string {
+	if mem.Scope() == working.ScopeResource {
+		return "resourceId"
+	}
+	return "threadId"
 }
