@@ -217,7 +217,11 @@ func digest(role, content, name, toolCallID string, calls []byte) string {
 func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, rows []row, now time.Time, res *AppendResult) error {
 	var resource string
 	var lastSeq int64
-	err := tx.QueryRowContext(ctx, `SELECT resource_id, last_seq FROM threads WHERE id = ?`, req.ThreadID).Scan(&resource, &lastSeq)
+	readThread, err := e.txStmt(ctx, tx, `SELECT resource_id, last_seq FROM threads WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	err = readThread.QueryRowContext(ctx, req.ThreadID).Scan(&resource, &lastSeq)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if req.ResourceID == "" {
@@ -241,13 +245,21 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 	res.ResourceID = resource
 
 	inBatch := map[string]int{} // id -> index in rows
-	insert, err := tx.PrepareContext(ctx, `INSERT INTO messages
+	// Statements prepared once per connection (stmt.go), not per call.
+	insert, err := e.txStmt(ctx, tx, `INSERT INTO messages
 		(id, thread_id, resource_id, seq, role, content, name, tool_calls, tool_call_id, metadata, created_at, tokens, digest)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return fmt.Errorf("engine: prepare insert: %w", err)
+		return err
 	}
-	defer insert.Close()
+	lookup, err := e.txStmt(ctx, tx, `SELECT thread_id, seq, digest FROM messages WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	queue, err := e.txStmt(ctx, tx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('index', ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
 	for i, r := range rows {
 		res.IDs[i] = r.ID
 		if j, ok := inBatch[r.ID]; ok {
@@ -261,7 +273,7 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 		inBatch[r.ID] = i
 		var thread, dig string
 		var seq int64
-		err := tx.QueryRowContext(ctx, `SELECT thread_id, seq, digest FROM messages WHERE id = ?`, r.ID).Scan(&thread, &seq, &dig)
+		err := lookup.QueryRowContext(ctx, r.ID).Scan(&thread, &seq, &dig)
 		if err == nil {
 			if thread != req.ThreadID {
 				return fmt.Errorf("%w: messages[%d].id %q is stored in another thread", ErrConflict, i, r.ID)
@@ -289,8 +301,7 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 				return fmt.Errorf("engine: store messages[%d] full result: %w", i, err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('index', ?, ?, ?)`,
-			r.ID, resource, now.UnixMilli()); err != nil {
+		if _, err := queue.ExecContext(ctx, r.ID, resource, now.UnixMilli()); err != nil {
 			return fmt.Errorf("engine: queue messages[%d] for indexing: %w", i, err)
 		}
 		res.Seqs[i] = lastSeq
