@@ -51,6 +51,7 @@ const crashEnv = "MNEMO_CRASH_WRITER" // "<dir>|<log>|<seed>"
 // crashID's content and token are derived from the id, so the parent can
 // check integrity and scan for erased text.
 func crashContent(id string) string { return "message " + id + " says " + crashToken(id) }
+
 // crashToken is a unique word per message, derived from a hash of its id
 // so that tokens share no prefix: bleve's term dictionary (an FST) stores
 // shared prefixes once, which would hide a leftover term from a byte scan.
