@@ -3,75 +3,54 @@ package observe_test
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 )
 
-// fakeModel is a minimal OpenAI-compatible chat server: answer decides each
-// reply; every request is counted and kept.
+// fakeModel is the shared fake OpenAI server (internal/fakeopenai) with
+// a swappable answer function: every request is counted and kept, and
+// checked the way the real API would check it.
 type fakeModel struct {
-	srv    *httptest.Server
-	n      atomic.Int64
+	srv    *fakeopenai.Server
+	url    string // base URL, ".../v1"
 	mu     sync.Mutex
-	reqs   []openai.ChatCompletionRequest
 	answer func(req openai.ChatCompletionRequest) (status int, content string, delay time.Duration)
 }
 
 func newFakeModel(t *testing.T, answer func(req openai.ChatCompletionRequest) (int, string, time.Duration)) *fakeModel {
 	t.Helper()
 	f := &fakeModel{answer: answer}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-			http.Error(w, "bad route", http.StatusNotFound)
-			return
-		}
-		var req openai.ChatCompletionRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model == "" || len(req.Messages) == 0 {
-			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
-			return
-		}
-		f.n.Add(1)
+	f.srv = fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		f.mu.Lock()
-		f.reqs = append(f.reqs, req)
 		answer := f.answer
 		f.mu.Unlock()
 		status, content, delay := answer(req)
 		if delay > 0 {
-			select {
-			case <-time.After(delay):
-			case <-r.Context().Done():
-				return
-			}
+			// Delays that must honour the client's deadline are enqueued
+			// with fakeopenai.Reply.WithDelay instead.
+			time.Sleep(delay)
 		}
-		w.Header().Set("Content-Type", "application/json")
 		if status != http.StatusOK {
-			w.WriteHeader(status)
-			fmt.Fprintf(w, `{"error":{"message":%q,"type":"server_error"}}`, content)
-			return
+			return openai.ChatCompletionResponse{}, &fakeopenai.StatusError{Status: status, Message: content}
 		}
-		json.NewEncoder(w).Encode(openai.ChatCompletionResponse{
-			ID: "chatcmpl-1", Object: "chat.completion", Model: req.Model,
-			Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: "assistant", Content: content}, FinishReason: "stop"}},
-		})
+		return fakeopenai.Text(content).Response, nil
 	}))
-	t.Cleanup(f.srv.Close)
+	f.url = f.srv.URL
 	return f
 }
 
-func (f *fakeModel) count() int64 { return f.n.Load() }
+func (f *fakeModel) count() int64 { return int64(f.srv.Count(fakeopenai.PathChat)) }
 
 func (f *fakeModel) setAnswer(a func(req openai.ChatCompletionRequest) (int, string, time.Duration)) {
 	f.mu.Lock()
@@ -80,14 +59,13 @@ func (f *fakeModel) setAnswer(a func(req openai.ChatCompletionRequest) (int, str
 }
 
 func (f *fakeModel) last() openai.ChatCompletionRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.reqs[len(f.reqs)-1]
+	req, _ := f.srv.LastChat()
+	return req
 }
 
 func (f *fakeModel) model(t *testing.T) *observe.OpenAIModel {
 	t.Helper()
-	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.srv.URL + "/v1", APIKey: "test", Model: "fake-observer", Backoff: time.Millisecond, Attempts: 2})
+	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: fakeopenai.DefaultAPIKey, Model: "fake-observer", Backoff: time.Millisecond, Attempts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
 )
 
@@ -20,7 +21,7 @@ func TestOpenAIModelRetry(t *testing.T) {
 			}
 			return 200, "ok", 0
 		})
-		m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.srv.URL + "/v1", Model: "m", Backoff: time.Millisecond})
+		m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: fakeopenai.DefaultAPIKey, Model: "m", Backoff: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func TestOpenAIModelRetry(t *testing.T) {
 	})
 	t.Run("ClientErrorNotRetried", func(t *testing.T) {
 		f := newFakeModel(t, func(openai.ChatCompletionRequest) (int, string, time.Duration) { return 400, "bad", 0 })
-		m, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.srv.URL + "/v1", Model: "m", Backoff: time.Millisecond})
+		m, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: fakeopenai.DefaultAPIKey, Model: "m", Backoff: time.Millisecond})
 		_, err := m.Complete(ctx, observe.Prompt{System: "s", User: "u"})
 		var api *openai.APIError
 		if !errors.Is(err, observe.ErrModel) || !errors.As(err, &api) || api.HTTPStatusCode != 400 {

@@ -11,6 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 )
@@ -177,7 +178,7 @@ func TestMemoizedAcrossReopen(t *testing.T) {
 		t.Fatalf("rows=%d, want 1", len(got))
 	}
 	// A different model is a different key: it is called.
-	m3, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f2.srv.URL + "/v1", Model: "other-model"})
+	m3, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f2.url, APIKey: fakeopenai.DefaultAPIKey, Model: "other-model"})
 	e3 := openEnv(t, path, src, m3, observe.Config{})
 	if _, _, err := e3.obs.ObserveRange(ctx, "t", 1, 4); err != nil {
 		t.Fatal(err)
@@ -334,17 +335,19 @@ func TestPlantedInstructions(t *testing.T) {
 
 func TestFailureKeepsHistory(t *testing.T) {
 	cases := []struct {
-		name   string
-		answer func(openai.ChatCompletionRequest) (int, string, time.Duration)
-		want   error
+		name    string
+		answer  func(openai.ChatCompletionRequest) (int, string, time.Duration)
+		enqueue []fakeopenai.Reply // served first, in order
+		want    error
 	}{
-		{"ErrModel", func(openai.ChatCompletionRequest) (int, string, time.Duration) { return 500, "boom", 0 }, observe.ErrModel},
-		{"Timeout", func(openai.ChatCompletionRequest) (int, string, time.Duration) { return 200, "{}", 2 * time.Second }, context.DeadlineExceeded},
-		{"Empty", text(""), observe.ErrEmptyAnswer},
-		{"EmptyList", text(`{"observations":[]}`), observe.ErrEmptyAnswer},
-		{"NotJSON", text(`Sure! Here are the observations: the user lives in Porto.`), observe.ErrMalformedAnswer},
-		{"WrongShape", text(`{"observations":"the user lives in Porto"}`), observe.ErrMalformedAnswer},
-		{"NoText", text(`{"observations":[{"seqs":[1]}]}`), observe.ErrMalformedAnswer},
+		{"ErrModel", func(openai.ChatCompletionRequest) (int, string, time.Duration) { return 500, "boom", 0 }, nil, observe.ErrModel},
+		{"Timeout", scripted, []fakeopenai.Reply{fakeopenai.Text(`{"observations":[{"text":"late"}]}`).WithDelay(5 * time.Second)}, context.DeadlineExceeded},
+		{"Empty", text(""), nil, observe.ErrEmptyAnswer},
+		{"EmptyList", text(`{"observations":[]}`), nil, observe.ErrEmptyAnswer},
+		{"NotJSON", text(`Sure! Here are the observations: the user lives in Porto.`), nil, observe.ErrMalformedAnswer},
+		{"WrongShape", text(`{"observations":"the user lives in Porto"}`), nil, observe.ErrMalformedAnswer},
+		{"NoText", text(`{"observations":[{"seqs":[1]}]}`), nil, observe.ErrMalformedAnswer},
+		{"BrokenBody", scripted, []fakeopenai.Reply{fakeopenai.Malformed(`{"choices": [`), fakeopenai.Malformed(`{"choices": [`)}, observe.ErrModel},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -359,6 +362,7 @@ func TestFailureKeepsHistory(t *testing.T) {
 			src.add("t", 10, user("I moved to Lisbon"), assistant("ok"))
 
 			f.setAnswer(c.answer)
+			f.srv.Enqueue(c.enqueue...)
 			res, err := e.obs.Observe(ctx, "t", observe.Options{})
 			if !errors.Is(err, c.want) {
 				t.Fatalf("err = %v, want %v", err, c.want)
