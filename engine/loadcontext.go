@@ -10,6 +10,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -32,9 +33,12 @@ type LoadRequest struct {
 	// Recall overrides Config.Recall for this run; nil means Config.Recall.
 	// Recall with TopK 0 turns recall off.
 	Recall *recall.Options
-	// TokenBudget, when positive, bounds the estimated tokens of the recalled
-	// turns: the lowest-scored recalled groups are dropped first (reason
-	// "budget"). The recent window is never cut by the budget.
+	// TokenBudget, when positive, bounds the estimated tokens (about 4 bytes
+	// each) of what memory adds beyond the recent window: the recalled turns
+	// and the rendered observations. Over budget, the lowest-scored runs of
+	// recalled turns go first, then the oldest observations; each removal is
+	// recorded in memctx.dropped with reason "budget". The recent window and
+	// working memory are never cut.
 	TokenBudget int
 	// ReplaceRun lets a run id that already has a memctx record be reused;
 	// otherwise LoadContext returns journal.ErrRunExists.
@@ -151,17 +155,20 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		}
 		drops = append(drops, more...)
 	}
-	if req.TokenBudget > 0 {
-		var cut []dropped
-		turns, cut = applyBudget(turns, req.TokenBudget)
-		drops = append(drops, cut...)
-	}
-	turns = layout(turns, req.ThreadID)
-
-	obsText, obsRefs, err := e.observationsPart(ctx, req.ThreadID, req.ResourceID)
+	obs, err := e.liveObservations(ctx, req.ThreadID, req.ResourceID)
 	if err != nil {
 		return nil, err
 	}
+	var obsDrops []journal.Ref
+	if req.TokenBudget > 0 {
+		var cut []dropped
+		turns, cut = applyBudget(turns, req.TokenBudget-observationTokens(obs))
+		drops = append(drops, cut...)
+		obs, obsDrops = budgetObservations(obs, req.TokenBudget)
+	}
+	turns = layout(turns, req.ThreadID)
+	obsText, obsRefs := observe.Render(obs), observe.Refs(obs)
+
 	wmText, tools, wmChars, err := e.workingMemoryPart(ctx, req.ThreadID, req.ResourceID)
 	if err != nil {
 		return nil, err
@@ -206,6 +213,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	for _, d := range drops {
 		rec.Dropped = append(rec.Dropped, ref(d.turn, d.why))
 	}
+	rec.Dropped = append(rec.Dropped, obsDrops...)
 	rec.DroppedCount = len(rec.Dropped)
 	if err := e.journal.PutMemCtx(ctx, rec, req.ReplaceRun); err != nil {
 		return nil, err
@@ -232,6 +240,51 @@ func (e *Engine) lastUserText(ctx context.Context, threadID string, recent []Mes
 		return "", fmt.Errorf("engine: read last user message: %w", err)
 	}
 	return s, nil
+}
+
+// observationTokens estimates the tokens of rendered observations, as
+// estimateTokens does for messages (plus their provenance line).
+func observationTokens(obs []observe.Observation) int {
+	n := 0
+	for _, o := range obs {
+		n += (len(o.Content)+3)/4 + 16
+	}
+	return n
+}
+
+// budgetObservations drops the oldest observations (by creation) until the
+// rest fit in budget tokens, and returns the kept ones in their order and the
+// memctx entries of the dropped ones (reason "budget"; the entry's messageId
+// is the observation id, its seq the first seq it covers).
+func budgetObservations(obs []observe.Observation, budget int) ([]observe.Observation, []journal.Ref) {
+	if observationTokens(obs) <= budget {
+		return obs, nil
+	}
+	byAge := make([]int, len(obs))
+	for i := range byAge {
+		byAge[i] = i
+	}
+	sort.SliceStable(byAge, func(a, b int) bool { return obs[byAge[a]].CreatedAt.Before(obs[byAge[b]].CreatedAt) })
+	cut := map[int]bool{}
+	used := observationTokens(obs)
+	for _, i := range byAge {
+		if used <= budget {
+			break
+		}
+		cut[i] = true
+		used -= observationTokens(obs[i : i+1])
+	}
+	var kept []observe.Observation
+	var out []journal.Ref
+	for i, o := range obs {
+		if !cut[i] {
+			kept = append(kept, o)
+			continue
+		}
+		out = append(out, journal.Ref{ThreadID: o.ThreadID, Seq: o.FromSeq, MessageID: o.ID, Role: o.Level,
+			Preview: Preview(Message{Content: o.Content}), Reason: journal.ReasonBudget})
+	}
+	return kept, out
 }
 
 // applyBudget keeps the recalled turns within budget estimated tokens. It

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 )
 
@@ -135,12 +134,13 @@ func (e *Engine) Observations(ctx context.Context, f observe.Filter) ([]observe.
 	return observe.List(ctx, e.db, f)
 }
 
-// observationsPart renders the live observations and reflections of the
-// thread (or resource, per ObserveConfig.Scope) for the system part, with
-// their provenance. Observational memory is off until configured.
-func (e *Engine) observationsPart(ctx context.Context, threadID, resourceID string) (string, []journal.ObservationRef, error) {
+// liveObservations returns the live observations and reflections of the
+// thread (or resource, per ObserveConfig.Scope) in the order LoadContext
+// renders them (observe.Render). Observational memory is off until
+// configured: then there are none.
+func (e *Engine) liveObservations(ctx context.Context, threadID, resourceID string) ([]observe.Observation, error) {
 	if e.cfg.Observe == nil {
-		return "", nil, nil
+		return nil, nil
 	}
 	f := observe.Filter{ThreadID: threadID}
 	if e.cfg.Observe.Scope == ObserveScopeResource && resourceID != "" {
@@ -148,13 +148,13 @@ func (e *Engine) observationsPart(ctx context.Context, threadID, resourceID stri
 	}
 	live, err := observe.List(ctx, e.db, f)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	if f.ResourceID != "" {
 		// Threads in conversation order (ListThreads), not by id.
 		ths, err := e.ListThreads(ctx, resourceID)
 		if err != nil {
-			return "", nil, err
+			return nil, err
 		}
 		rank := make(map[string]int, len(ths))
 		for i, th := range ths {
@@ -162,7 +162,7 @@ func (e *Engine) observationsPart(ctx context.Context, threadID, resourceID stri
 		}
 		slices.SortStableFunc(live, func(a, b observe.Observation) int { return cmp.Compare(rank[a.ThreadID], rank[b.ThreadID]) })
 	}
-	return observe.Render(live), observe.Refs(live), nil
+	return live, nil
 }
 
 // observeOnLoad runs the observer on the thread before LoadContext composes
@@ -189,7 +189,9 @@ func (e *Engine) observeOnLoad(ctx context.Context, threadID string) error {
 // observedRecentN is the recent-window size LoadContext should use when
 // observational memory is on: at least recentN, and every message after the
 // thread's observed watermark, so that nothing older than the window is left
-// out unless it was observed. With observation off it returns recentN.
+// out unless it was observed. With observation off, or in render-only mode
+// (no model) on a thread that was never observed, it returns recentN: with
+// nothing distilling the older turns, the plain window applies.
 func (e *Engine) observedRecentN(ctx context.Context, threadID string, recentN int) (int, error) {
 	if e.cfg.Observe == nil || recentN <= 0 {
 		return recentN, nil
@@ -197,6 +199,9 @@ func (e *Engine) observedRecentN(ctx context.Context, threadID string, recentN i
 	wm, err := observe.Watermark(ctx, e.db, threadID)
 	if err != nil {
 		return 0, err
+	}
+	if wm == 0 && e.cfg.Observe.Model == nil {
+		return recentN, nil
 	}
 	var n int
 	if err := e.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND seq > ?`, threadID, wm).Scan(&n); err != nil {
