@@ -171,9 +171,11 @@ func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
 	return errUsage
 }
 
-// open opens the engine on the data directory.
+// open opens the engine on the data directory. Stored observations are
+// rendered into contexts (render-only: no model is called; mnemo observe
+// runs the observer).
 func (m *Main) open(ctx context.Context) (*engine.Engine, error) {
-	return engine.Open(ctx, engine.Config{Dir: m.Dir})
+	return engine.Open(ctx, engine.Config{Dir: m.Dir, Observe: &engine.ObserveConfig{}})
 }
 
 func oneLine(s string, n int) string {
