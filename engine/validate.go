@@ -111,14 +111,24 @@ func (e *Engine) validateMessage(i int, m *Message) error {
 		if len(tc.Arguments) == 0 {
 			return invalid(i, f("arguments"), "is required (use {} for none)")
 		}
+		if err := checkText(i, f("arguments"), string(tc.Arguments)); err != nil {
+			return err
+		}
 		if !json.Valid(tc.Arguments) {
 			return invalid(i, f("arguments"), "must be valid JSON")
+		}
+		if d := jsonDepth(tc.Arguments); d > MaxArgumentsDepth {
+			return invalid(i, f("arguments"), "nested %d levels deep, at most %d", d, MaxArgumentsDepth)
 		}
 		if len(tc.Arguments) > e.limits.MaxContentBytes {
 			return invalid(i, f("arguments"), "at most %d bytes", e.limits.MaxContentBytes)
 		}
 	}
 	if m.Metadata != nil {
+		// json.Marshal would silently turn invalid UTF-8 into U+FFFD.
+		if err := checkValue(i, m.Metadata, 0); err != nil {
+			return err
+		}
 		b, err := json.Marshal(m.Metadata)
 		if err != nil {
 			return invalid(i, "metadata", "must encode as a JSON object: %v", err)
@@ -132,6 +142,9 @@ func (e *Engine) validateMessage(i int, m *Message) error {
 		}
 		if d := depth(decoded); d > e.limits.MaxMetadataDepth {
 			return invalid(i, "metadata", "nested %d levels deep, at most %d", d, e.limits.MaxMetadataDepth)
+		}
+		if err := checkValue(i, decoded, 0); err != nil { // NUL in values of any Go type
+			return err
 		}
 		for k := range m.Metadata {
 			if k == "" || len(k) > 128 {
@@ -152,6 +165,65 @@ func checkText(i int, field, s string) error {
 	}
 	if strings.IndexByte(s, 0) >= 0 {
 		return invalid(i, field, "must not contain NUL bytes")
+	}
+	return nil
+}
+
+// MaxArgumentsDepth bounds the nesting depth of tool-call arguments. Model
+// tool calls are shallow; deep nesting only costs recursion in every later
+// reader (redaction, rendering, providers).
+const MaxArgumentsDepth = 64
+
+// jsonDepth is the bracket nesting depth of valid JSON text.
+func jsonDepth(b []byte) int {
+	d, top, inStr, esc := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case esc:
+			esc = false
+		case inStr:
+			if c == '\\' {
+				esc = true
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{' || c == '[':
+			d++
+			top = max(top, d)
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return top
+}
+
+// checkValue refuses invalid UTF-8 and NUL bytes in metadata keys and
+// string values, walking maps and slices of the JSON kinds (deeper values
+// are bounded by the depth check after encoding).
+func checkValue(i int, v any, level int) error {
+	if level > 64 {
+		return nil
+	}
+	switch t := v.(type) {
+	case string:
+		return checkText(i, "metadata", t)
+	case map[string]any:
+		for k, x := range t {
+			if err := checkText(i, "metadata", k); err != nil {
+				return err
+			}
+			if err := checkValue(i, x, level+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, x := range t {
+			if err := checkValue(i, x, level+1); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
