@@ -53,6 +53,11 @@ type ObserveConfig struct {
 	// Scope is ObserveScopeThread (default when empty) or
 	// ObserveScopeResource.
 	Scope string
+	// SearchTool offers the model the opt-in recallObservations tool (BM25
+	// over the live observations of the scope) in every context. Off by
+	// default: turning observational memory on never gives the model a new
+	// tool by itself.
+	SearchTool bool
 }
 
 // observeState is the engine's observational memory, built on first use.

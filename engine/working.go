@@ -11,6 +11,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -66,10 +67,24 @@ func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) 
 }
 
 // Tools returns the registry of the tools a thread's context offers:
+// recallObservations when ObserveConfig.SearchTool asks for it, and
 // updateWorkingMemory when working memory is configured and not read-only.
 // The registry applies calls through the journal (see HandleToolCall).
 func (e *Engine) Tools(ctx context.Context, threadID, resourceID string) (*tools.Registry, error) {
 	reg := tools.NewRegistry(e.journal)
+	if o := e.cfg.Observe; o != nil && o.SearchTool {
+		scope := observe.Filter{ThreadID: threadID}
+		if o.Scope == ObserveScopeResource && resourceID != "" {
+			scope = observe.Filter{ResourceID: resourceID}
+		}
+		t, err := tools.RecallObservations(e.db, scope)
+		if err != nil {
+			return nil, fmt.Errorf("engine: recallObservations tool: %w", err)
+		}
+		if err := reg.Register(t); err != nil {
+			return nil, fmt.Errorf("engine: recallObservations tool: %w", err)
+		}
+	}
 	mem, err := e.WorkingMemory()
 	switch {
 	case errors.Is(err, ErrNoWorkingMemory):
@@ -166,9 +181,13 @@ func (e *Engine) workingMemoryPartAt(ctx context.Context, threadID, resourceID s
 }
 
 func (e *Engine) workingMemoryRender(ctx context.Context, threadID, resourceID string, at time.Time) (string, []openai.Tool, int, error) {
+	reg, err := e.Tools(ctx, threadID, resourceID)
+	if err != nil {
+		return "", nil, 0, err
+	}
 	mem, err := e.WorkingMemory()
 	if errors.Is(err, ErrNoWorkingMemory) {
-		return "", nil, 0, nil
+		return "", reg.Definitions(), 0, nil
 	}
 	if err != nil {
 		return "", nil, 0, err
@@ -187,10 +206,6 @@ func (e *Engine) workingMemoryRender(ctx context.Context, threadID, resourceID s
 		return "", nil, 0, fmt.Errorf("engine: working memory: %w", err)
 	}
 	text := strings.TrimSpace(mem.RenderState(st))
-	reg, err := e.Tools(ctx, threadID, resourceID)
-	if err != nil {
-		return "", nil, 0, err
-	}
 	return text, reg.Definitions(), utf8.RuneCountInString(text), nil
 }
 
