@@ -13,7 +13,9 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/evalset"
 	"github.com/mnemo-go/mnemo/internal/importer"
+	"github.com/mnemo-go/mnemo/internal/models"
 	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/recall/uselite"
 )
 
 // evalSessionTopK is how many turns a LongMemEval question retrieves so that
@@ -58,11 +60,12 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	rng := fs.String("range", "0", "message range around each hit: N or BEFORE,AFTER")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	dir := fs.String("dir", "", "data directory to ingest into and keep (default: a scratch directory, removed afterwards)")
-	emb := fs.String("embedder", recall.HashID, "embedder: hash-384, or openai (OPENAI_BASE_URL, OPENAI_API_KEY, MNEMO_EMBED_MODEL)")
+	emb := fs.String("embedder", recall.HashID, "embedder: hash-384, use-lite (mnemo models fetch use-lite), or openai (OPENAI_BASE_URL, OPENAI_API_KEY, MNEMO_EMBED_MODEL)")
 	pool := fs.Int("pool", 0, "tuning: candidates per channel (0: default)")
 	weight := fs.Float64("vector-weight", 0, "tuning: vector weight in the weighted fusion (0: default for the embedder)")
 	bleveScores := fs.Bool("bleve-scores", false, "tuning: rank by bleve's own BM25 instead of the textbook re-scoring")
 	noCompounds := fs.Bool("no-compounds", false, "tuning: no bonus for verbatim compound identifiers")
+	maxNorm := fs.Bool("max-norm", false, "tuning: max/min–max normalise channel scores in the weighted fusion instead of standardising them")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -91,7 +94,7 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	embedder, err := m.embedderNamed(*emb)
+	embedder, err := m.embedderNamed(ctx, *emb)
 	if err != nil {
 		return err
 	}
@@ -102,7 +105,7 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		}
 		defer os.RemoveAll(data)
 	}
-	tuning := recall.Tuning{CandidatePool: *pool, VectorWeight: *weight, BleveScores: *bleveScores, NoCompounds: *noCompounds}
+	tuning := recall.Tuning{CandidatePool: *pool, VectorWeight: *weight, BleveScores: *bleveScores, NoCompounds: *noCompounds, MaxNorm: *maxNorm}
 	e, err := engine.Open(ctx, engine.Config{Dir: data, Embedder: embedder, RecallTuning: tuning})
 	if err != nil {
 		return err
@@ -277,10 +280,22 @@ func (m *Main) printEval(r *evalReport) error {
 }
 
 // embedderNamed returns the embedder a command asked for.
-func (m *Main) embedderNamed(name string) (recall.Embedder, error) {
+func (m *Main) embedderNamed(ctx context.Context, name string) (recall.Embedder, error) {
 	switch name {
 	case "", recall.HashID:
 		return recall.HashEmbedder{}, nil
+	case uselite.ID:
+		dir, err := m.modelsDir()
+		if err != nil {
+			return nil, err
+		}
+		return uselite.Open(uselite.Config{Dir: models.Path(dir, uselite.ID)})
+	case "openai":
+		cfg, err := recall.OpenAIConfigFromEnv(m.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		return recall.NewOpenAIEmbedder(ctx, cfg)
 	}
-	return nil, fmt.Errorf("unknown embedder %q (want %s)", name, recall.HashID)
+	return nil, fmt.Errorf("unknown embedder %q (want %s, %s or openai)", name, recall.HashID, uselite.ID)
 }
