@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 )
@@ -277,4 +279,63 @@ func TestOutboxConvergesAfterKill(t *testing.T) {
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].MessageID != last.ID {
 		t.Fatalf("last committed message not recalled: %+v %v", res, err)
 	}
+}
+
+// TestEmbedderDownLexicalNowVectorLater runs the engine against an
+// OpenAI-compatible fake whose embeddings endpoint fails: appends succeed,
+// messages are recalled lexically at once, and once the endpoint recovers
+// the outbox embeds them and the vector channel finds them.
+func TestEmbedderDownLexicalNowVectorLater(t *testing.T) {
+	ctx := context.Background()
+	srv := fakeopenai.New(t, fakeopenai.Lenient())
+	var down atomic.Bool
+	srv.SetEmbed(func(req fakeopenai.EmbedRequest) ([][]float32, error) {
+		if down.Load() {
+			return nil, &fakeopenai.StatusError{Status: 503, Message: "embedding service down"}
+		}
+		return fakeopenai.HashEmbed(16)(req)
+	})
+	c := srv.Config()
+	emb, err := recall.NewOpenAIEmbedder(ctx, recall.OpenAIConfig{BaseURL: c.BaseURL, APIKey: fakeopenai.DefaultAPIKey, Model: "m", Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	down.Store(true)
+	e := enginetest.MustOpen(t, engine.Config{Embedder: emb})
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
+		{Role: "user", Content: "the pelican ate a herring"},
+		{Role: "assistant", Content: "herring is good for pelicans"},
+	}}); err != nil {
+		t.Fatalf("append with the embedder down: %v", err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "pelican herring", Options: recall.Options{TopK: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 2 || res.Retrieval.Vector == "ok" {
+		t.Fatalf("embedder down: hits %d, retrieval %+v", len(res.Hits), res.Retrieval)
+	}
+	if err := e.Check(ctx); !errors.Is(err, engine.ErrInconsistent) {
+		t.Fatalf("Check with embeddings owed: %v", err)
+	}
+	down.Store(false)
+	// The rows are deferred with backoff (1 s first); the drainer retries.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err = e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "pelican herring", Options: recall.Options{TopK: 2, Mode: recall.ModeVector}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 2 && res.Retrieval.Vector == "ok" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("vector channel never caught up: %+v", res)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mustCheck(t, e)
 }
