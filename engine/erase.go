@@ -496,7 +496,7 @@ func scrubRecord(rec *journal.MemCtx, erased map[string]erasedMsg) bool {
 // removal of quarantined index copies, and a truncating WAL checkpoint; then
 // it deletes the markers (only marker, or every marker when marker is "").
 func (e *Engine) completeErasures(ctx context.Context, marker string) error {
-	if _, err := e.drainOutbox(ctx); err != nil {
+	if err := e.drainDeletes(ctx); err != nil {
 		return fmt.Errorf("%w: index removal: %w", ErrEraseIncomplete, err)
 	}
 	var pending int64
@@ -530,6 +530,51 @@ func (e *Engine) completeErasures(ctx context.Context, marker string) error {
 		return fmt.Errorf("%w: clear marker: %w", ErrEraseIncomplete, err)
 	}
 	return e.checkpoint(ctx)
+}
+
+// drainDeletes applies the outbox's delete rows queued before the call,
+// ahead of the index rows before them (an index row of an erased message is
+// a no-op whenever it runs; one the drainer already holds finishes before
+// drainMu is ours, and its document is removed here). It does not wait for
+// the backlog of index rows that concurrent appends keep adding, so an
+// erasure under load finishes.
+func (e *Engine) drainDeletes(ctx context.Context) error {
+	var last sql.NullInt64
+	if err := e.db.QueryRowContext(ctx, `SELECT MAX(id) FROM outbox WHERE op = ?`, opDel).Scan(&last); err != nil {
+		return err
+	}
+	if !last.Valid {
+		return nil
+	}
+	for {
+		e.idx.drainMu.Lock()
+		rows, err := e.dueDeletes(ctx, last.Int64)
+		if err == nil && len(rows) > 0 {
+			err = e.applyOutbox(ctx, rows)
+		}
+		e.idx.drainMu.Unlock()
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+	}
+}
+
+func (e *Engine) dueDeletes(ctx context.Context, last int64) ([]outboxRow, error) {
+	rs, err := e.db.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
+		WHERE op = ? AND id <= ? AND not_before <= ? ORDER BY id LIMIT ?`, opDel, last, time.Now().UnixMilli(), outboxBatch)
+	if err != nil {
+		return nil, fmt.Errorf("engine: read outbox: %w", err)
+	}
+	defer rs.Close()
+	var out []outboxRow
+	for rs.Next() {
+		var r outboxRow
+		if err := rs.Scan(&r.id, &r.op, &r.message, &r.resource, &r.attempts); err != nil {
+			return nil, fmt.Errorf("engine: read outbox: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rs.Err()
 }
 
 // checkpoint copies the WAL into the database file and truncates it, so

@@ -90,18 +90,21 @@ func (e *Engine) runOutbox() {
 // drainOutbox processes every outbox row that is due and returns how long
 // until the next deferred row falls due (0 when none is deferred).
 func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
-	e.idx.drainMu.Lock()
-	defer e.idx.drainMu.Unlock()
+	// The lock is taken per batch, not for the whole drain: under a steady
+	// stream of appends the drain never runs dry, and holding the lock
+	// throughout starved erasure (which purges under it) and Reindex.
 	for {
+		e.idx.drainMu.Lock()
 		rows, err := e.dueOutbox(ctx)
+		if err == nil && len(rows) > 0 {
+			err = e.applyOutbox(ctx, rows)
+		}
+		e.idx.drainMu.Unlock()
 		if err != nil {
 			return 0, err
 		}
 		if len(rows) == 0 {
 			break
-		}
-		if err := e.applyOutbox(ctx, rows); err != nil {
-			return 0, err
 		}
 	}
 	var next sql.NullInt64
