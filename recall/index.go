@@ -306,6 +306,13 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Embed the query before taking the resource's lock: a remote embedder
+	// may be slow, and writers must not wait behind it.
+	var qv []float32
+	var qErr error
+	if o.Mode != ModeLexical {
+		qv, qErr = ix.embedQuery(ctx, q.Text)
+	}
 	s, err := ix.shard(ctx, q.ResourceID)
 	if err != nil {
 		return nil, err
@@ -344,7 +351,11 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	var qvec []float32
 	if o.Mode != ModeLexical {
 		res.Retrieval.Embedder = ix.emb.ID()
-		qvec, vecList, vecErr = ix.vectorChannel(ctx, s, q.Text, thread, restricted, allowed, pool, o.Threshold)
+		if qErr != nil {
+			vecErr = qErr
+		} else {
+			qvec, vecList, vecErr = ix.vectorChannel(ctx, s, qv, thread, restricted, allowed, pool, o.Threshold)
+		}
 		res.Retrieval.Vector = status(vecErr)
 		if vecErr == nil {
 			if missing := len(s.docs) - s.col.Count(); missing > 0 {
@@ -472,17 +483,9 @@ func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, 
 	return out, nil
 }
 
-// vectorChannel embeds the query and returns up to pool allowed candidates
-// at or above the threshold, ranked by cosine similarity.
-func (ix *Index) vectorChannel(ctx context.Context, s *shard, text, thread string, restricted bool, allowed func(*entry) bool, pool int, threshold float64) ([]float32, []scored, error) {
-	vs, err := ix.emb.Embed(ctx, []string{text})
-	if err != nil {
-		return nil, nil, fmt.Errorf("embed query: %w", err)
-	}
-	if len(vs) != 1 || len(vs[0]) != ix.emb.Dims() {
-		return nil, nil, fmt.Errorf("%w: query embedding", ErrDimension)
-	}
-	qv := vs[0]
+// vectorChannel returns up to pool allowed candidates at or above the
+// threshold, ranked by cosine similarity to the query vector qv.
+func (ix *Index) vectorChannel(ctx context.Context, s *shard, qv []float32, thread string, restricted bool, allowed func(*entry) bool, pool int, threshold float64) ([]float32, []scored, error) {
 	count := s.col.Count()
 	if count == 0 {
 		return qv, nil, nil
@@ -608,3 +611,15 @@ func dot(a, b []float32) float64 {
 }
 
 func ptr(f float64) *float64 { return &f }
+
+// embedQuery returns the query's vector.
+func (ix *Index) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	vs, err := ix.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	if len(vs) != 1 || len(vs[0]) != ix.emb.Dims() {
+		return nil, fmt.Errorf("%w: query embedding", ErrDimension)
+	}
+	return vs[0], nil
+}
