@@ -326,6 +326,21 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	restricted := filter != nil || len(q.Exclude) > 0
 	pool := max(ix.cfg.Tuning.CandidatePool, o.TopK)
+	// slack is how many of a channel's top results the exclusion can
+	// remove. Without a filter, asking each channel for pool+slack results
+	// is exact and never needs widening; before, LoadContext's recent window
+	// widened every lexical search to all its matches and every vector
+	// search to the whole collection (BENCHMARKS.md). -1: a filter
+	// applies, widen when it removed candidates.
+	slack := -1
+	if filter == nil {
+		slack = 0
+		for id := range q.Exclude {
+			if s.docs[id] != nil {
+				slack++
+			}
+		}
+	}
 
 	// Exact query statistics, shared by the lexical channel and the
 	// cross-scoring of vector candidates.
@@ -345,7 +360,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	var lexList, vecList []scored
 	var lexErr, vecErr error
 	if o.Mode != ModeVector {
-		lexList, lexErr = ix.lexicalChannel(s, q.Text, thread, restricted, allowed, pool, len(qterms) > 0, lexScore)
+		lexList, lexErr = ix.lexicalChannel(s, q.Text, thread, restricted, slack, allowed, pool, len(qterms) > 0, lexScore)
 		res.Retrieval.Lexical = status(lexErr)
 	}
 	var qvec []float32
@@ -354,7 +369,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		if qErr != nil {
 			vecErr = qErr
 		} else {
-			qvec, vecList, vecErr = ix.vectorChannel(ctx, s, qv, thread, restricted, allowed, pool, o.Threshold)
+			qvec, vecList, vecErr = ix.vectorChannel(ctx, s, qv, thread, restricted, slack, allowed, pool, o.Threshold)
 		}
 		res.Retrieval.Vector = status(vecErr)
 		if vecErr == nil {
@@ -426,13 +441,14 @@ func status(err error) string {
 }
 
 // lexicalChannel returns up to pool allowed candidates ranked by textbook
-// BM25 (or bleve's BM25 with Config.BleveScores).
-func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, allowed func(*entry) bool, pool int, hasTerms bool, score func(*entry) float64) ([]scored, error) {
+// BM25 (or bleve's BM25 with Config.BleveScores). slack >= 0 says that at
+// most slack candidates are not allowed (no filter, see Search).
+func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, slack int, allowed func(*entry) bool, pool int, hasTerms bool, score func(*entry) float64) ([]scored, error) {
 	if !hasTerms {
 		return nil, nil
 	}
-	lq := lexQuery{Text: text, Resource: s.resource, Thread: thread, Size: pool}
-	if restricted {
+	lq := lexQuery{Text: text, Resource: s.resource, Thread: thread, Size: pool + max(slack, 0)}
+	if restricted && slack < 0 {
 		var ids []string
 		for id, e := range s.docs {
 			if allowed(e) {
@@ -467,7 +483,7 @@ func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, 
 		return out
 	}
 	out := keep(hits)
-	if len(out) < pool && total > len(hits) {
+	if slack < 0 && len(out) < pool && total > len(hits) {
 		// The filter removed candidates: widen to every match so that the
 		// topK among the allowed messages is exact.
 		lq.Size = total
@@ -484,8 +500,9 @@ func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, 
 }
 
 // vectorChannel returns up to pool allowed candidates at or above the
-// threshold, ranked by cosine similarity to the query vector qv.
-func (ix *Index) vectorChannel(ctx context.Context, s *shard, qv []float32, thread string, restricted bool, allowed func(*entry) bool, pool int, threshold float64) ([]float32, []scored, error) {
+// threshold, ranked by cosine similarity to the query vector qv. slack as
+// in lexicalChannel.
+func (ix *Index) vectorChannel(ctx context.Context, s *shard, qv []float32, thread string, restricted bool, slack int, allowed func(*entry) bool, pool int, threshold float64) ([]float32, []scored, error) {
 	count := s.col.Count()
 	if count == 0 {
 		return qv, nil, nil
@@ -494,7 +511,7 @@ func (ix *Index) vectorChannel(ctx context.Context, s *shard, qv []float32, thre
 	if thread != "" {
 		where = map[string]string{"thread": thread}
 	}
-	n := min(pool, count)
+	n := min(pool+max(slack, 0), count)
 	for {
 		rs, err := s.col.QueryEmbedding(ctx, qv, n, where, nil)
 		if err != nil {
@@ -512,7 +529,7 @@ func (ix *Index) vectorChannel(ctx context.Context, s *shard, qv []float32, thre
 				out = append(out, scored{r.ID, sim})
 			}
 		}
-		if len(out) >= pool || below || n == count || len(rs) < n {
+		if slack >= 0 || len(out) >= pool || below || n == count || len(rs) < n {
 			if len(out) > pool {
 				out = out[:pool]
 			}

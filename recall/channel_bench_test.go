@@ -1,0 +1,194 @@
+package recall_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/synth"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// channelSizes are the index sizes of BenchmarkChannel: that many
+// synthetic messages (internal/synth) over resources of 1,000 messages
+// each, the shape of issue 8's 1M-message target.
+var channelSizes = flag.String("recall.sizes", "10k", "comma-separated index sizes of BenchmarkChannel (k = 1000)")
+
+// memSource is a Source over docs held in memory, with hash-384 vectors.
+type memSource map[string][]recall.Doc
+
+func (m memSource) ResourceDocs(_ context.Context, r string) ([]recall.Doc, error) { return m[r], nil }
+
+func (m memSource) ResourceVectors(_ context.Context, r, _ string, fn func(string, []float32) error) error {
+	for i := range m[r] {
+		if err := fn(m[r][i].ID, recall.HashVector(m[r][i].Text())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// synthIndex indexes a synthetic corpus in a bleve directory under tb's
+// temporary directory and returns the Index, the corpus and its docs.
+func synthIndex(tb testing.TB, cfg synth.Config, tuning recall.Tuning) (*recall.Index, *synth.Corpus) {
+	tb.Helper()
+	c, err := synth.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lex, err := recall.OpenLexical(tb.TempDir() + "/lexical")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	src := memSource{}
+	var batch []recall.Doc
+	for th := range c.All() {
+		for i, m := range th.Messages {
+			d := recall.Doc{ID: m.ID, ThreadID: th.ID, ResourceID: th.ResourceID, Seq: int64(i + 1), Role: m.Role, Name: m.Name, Content: m.Content, CreatedAt: m.CreatedAt}
+			src[th.ResourceID] = append(src[th.ResourceID], d)
+			if batch = append(batch, d); len(batch) == 5000 {
+				if err := lex.Index(batch); err != nil {
+					tb.Fatal(err)
+				}
+				batch = batch[:0]
+			}
+		}
+	}
+	if err := lex.Index(batch); err != nil {
+		tb.Fatal(err)
+	}
+	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: src, Tuning: tuning})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ix.Close() })
+	return ix, c
+}
+
+func parseSizes(b *testing.B, list string) []int {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		mult := 1
+		if strings.HasSuffix(f, "k") {
+			f, mult = strings.TrimSuffix(f, "k"), 1000
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n*mult < 1000 {
+			b.Fatalf("bad size %q (at least 1000)", f)
+		}
+		out = append(out, n*mult)
+	}
+	return out
+}
+
+// BenchmarkChannel measures one search of each channel over one resource
+// of 1,000 messages within an index of the given size, with a recent
+// window of 10 excluded as in LoadContext; "hybrid" adds fusion and range
+// expansion.
+func BenchmarkChannel(b *testing.B) {
+	for _, n := range parseSizes(b, *channelSizes) {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			ix, c := synthIndex(b, synth.Config{Messages: n}, recall.Tuning{})
+			// Queries over the first 20 resources, loaded before timing.
+			var queries []synth.Query
+			for i := range 200 {
+				q := c.Query(i, 20)
+				queries = append(queries, q)
+				if _, err := ix.Search(context.Background(), recall.Query{Text: q.Text, ResourceID: q.ResourceID}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, mode := range []recall.Mode{recall.ModeLexical, recall.ModeVector, recall.ModeHybrid} {
+				b.Run(string(mode), func(b *testing.B) {
+					b.ReportAllocs()
+					i := 0
+					for b.Loop() {
+						q := queries[i%len(queries)]
+						exclude := map[string]bool{}
+						for j := range 10 {
+							exclude[fmt.Sprintf("%s.%06d", q.ThreadID, j+1)] = true
+						}
+						if _, err := ix.Search(context.Background(), recall.Query{Text: q.Text, ResourceID: q.ResourceID, Exclude: exclude,
+							Options: recall.Options{TopK: 5, Mode: mode, MessageRange: recall.Range{Before: 1, After: 1}}}); err != nil {
+							b.Fatal(err)
+						}
+						i++
+					}
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkFusion measures the fusion of two channel lists of n candidates
+// each (half of them shared), weighted and RRF.
+func BenchmarkFusion(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		rng := rand.New(rand.NewPCG(1, uint64(n)))
+		cands := make([]recall.Candidate, 0, 3*n/2)
+		for i := range 3 * n / 2 {
+			c := recall.Candidate{ID: fmt.Sprintf("m%06d", i)}
+			if i < n {
+				l := rng.Float64() * 12
+				c.Lexical, c.LexRank = &l, i+1
+			}
+			if i >= n/2 {
+				v := rng.Float64()*2 - 1
+				c.Vector, c.VecRank = &v, i-n/2+1
+			}
+			cands = append(cands, c)
+		}
+		b.Run(fmt.Sprintf("weighted/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				recall.FuseWeighted(cands, 0.3)
+			}
+		})
+		b.Run(fmt.Sprintf("rrf/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				recall.FuseRRF(cands, recall.RRFK)
+			}
+		})
+	}
+}
+
+// BenchmarkExpandRange measures message-range expansion of 5 and 50 hits
+// with ranges 1 and 5 over threads of 100 messages (the lookup returns
+// prebuilt hits, so the figure is ExpandRange's own cost).
+func BenchmarkExpandRange(b *testing.B) {
+	threads := map[string][]recall.Hit{}
+	for t := range 10 {
+		th := fmt.Sprintf("t%02d", t)
+		for s := int64(1); s <= 100; s++ {
+			threads[th] = append(threads[th], recall.Hit{MessageID: fmt.Sprintf("%s.%03d", th, s), ThreadID: th, Seq: s})
+		}
+	}
+	lookup := func(th string, from, to int64) ([]recall.Hit, error) {
+		return threads[th][from-1 : min(to, 100)], nil
+	}
+	for _, k := range []int{5, 50} {
+		for _, r := range []int{1, 5} {
+			rng := rand.New(rand.NewPCG(2, uint64(k)))
+			hits := make([]recall.Hit, k)
+			for i := range hits {
+				h := threads[fmt.Sprintf("t%02d", rng.IntN(10))][rng.IntN(100)]
+				h.Rank, h.Reason = i+1, recall.ReasonHit
+				hits[i] = h
+			}
+			b.Run(fmt.Sprintf("hits%d/range%d", k, r), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := recall.ExpandRange(hits, recall.Range{Before: r, After: r}, lookup); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
