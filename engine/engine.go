@@ -103,7 +103,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := e.resumeErasures(ctx); err != nil { // erase.go
+	if err := e.repairOnOpen(ctx); err != nil { // repair.go
 		e.Close()
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -439,7 +440,12 @@ func scrubMemCtx(ctx context.Context, tx *sql.Tx, resources []string, erased map
 			}
 			var rec journal.MemCtx
 			if err := json.Unmarshal(out, &rec); err != nil {
-				continue // not a record this build can read; Check/Replay report it
+				// Unreadable (corrupt): it cannot be scrubbed, so it goes
+				// when it quotes an erased turn or names one.
+				if quotesErased(out, erased) {
+					updates = append(updates, upd{key, nil})
+				}
+				continue
 			}
 			if deleted[thread] {
 				runs = append(runs, rec.RunID)
@@ -458,13 +464,28 @@ func scrubMemCtx(ctx context.Context, tx *sql.Tx, resources []string, erased map
 			return 0, nil, fmt.Errorf("engine: erase: read memctx records: %w", err)
 		}
 		for _, u := range updates {
-			if _, err := tx.ExecContext(ctx, `UPDATE journal SET output = ? WHERE scope = ? AND key = ?`, u.out, journal.ScopeMemCtx, u.key); err != nil {
+			q, args := `UPDATE journal SET output = ? WHERE scope = ? AND key = ?`, []any{u.out, journal.ScopeMemCtx, u.key}
+			if u.out == nil {
+				q, args = `DELETE FROM journal WHERE scope = ? AND key = ?`, args[1:]
+			}
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 				return 0, nil, fmt.Errorf("engine: erase: scrub memctx %s: %w", u.key, err)
 			}
 			changed++
 		}
 	}
 	return changed, runs, nil
+}
+
+// quotesErased reports whether raw bytes hold an erased message's id or
+// content.
+func quotesErased(raw []byte, erased map[string]erasedMsg) bool {
+	for _, m := range erased {
+		if bytes.Contains(raw, []byte(m.id)) || (strings.TrimSpace(m.content) != "" && bytes.Contains(raw, []byte(m.content))) {
+			return true
+		}
+	}
+	return false
 }
 
 // scrubRecord scrubs rec in place and reports whether anything changed.
