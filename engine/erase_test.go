@@ -489,3 +489,61 @@ func TestErasePurgeCost(t *testing.T) {
 		t.Logf("erase 1 of %d messages: %s (purge %s)", n, time.Since(start).Round(time.Millisecond), out.Purge.Round(time.Millisecond))
 	}
 }
+
+// gateEmbedder blocks every Embed call until gate is closed, so a test can
+// erase a message while the drainer holds it between lexical indexing and
+// embedding.
+type gateEmbedder struct {
+	recall.HashEmbedder
+	gate    chan struct{}
+	entered chan struct{}
+}
+
+func (g *gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return g.HashEmbedder.Embed(ctx, texts)
+}
+
+// TestEraseBeatsLateIndexUpdate erases a message while the outbox drainer
+// is embedding it: the late embedding must not be stored, and the message
+// must be in neither index afterwards.
+func TestEraseBeatsLateIndexUpdate(t *testing.T) {
+	ctx := context.Background()
+	emb := &gateEmbedder{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	e := enginetest.MustOpen(t, engine.Config{Embedder: emb})
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("late", "a late secret "+secretToken)}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-emb.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the drainer never embedded")
+	}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		close(emb.gate)
+	}()
+	if _, err := e.DeleteMessages(ctx, "late"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := e.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("embeddings after erasure: %d (%v)", n, err)
+	}
+	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: secretToken, Options: recall.Options{TopK: 3}})
+	if err != nil || len(res.Hits) != 0 {
+		t.Fatalf("search after erasure: %v %+v", err, res)
+	}
+	if hits := filesContaining(t, e.Dir(), secretToken); len(hits) > 0 {
+		t.Fatalf("the erased token is still in %v", hits)
+	}
+	mustCheck(t, e)
+}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/importer"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -84,4 +87,49 @@ func TestHostileInput(t *testing.T) {
 		}
 	})
 	mustCheck(t, e)
+}
+
+// TestWritesStayInDataDir: opening, appending, importing from a file
+// beside the data directory, erasing and reindexing write nothing outside
+// the data directory.
+func TestWritesStayInDataDir(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	in := filepath.Join(base, "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"thread":"t","resource":"r","id":"a","role":"user","content":"imported"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(ctx, engine.Config{Dir: filepath.Join(base, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := importer.Import(ctx, e, in, importer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{user("b", "appended")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DeleteMessages(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Reindex(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ent := range ents {
+		names = append(names, ent.Name())
+	}
+	if got, want := strings.Join(names, ","), "data,in.jsonl"; got != want {
+		t.Fatalf("entries beside the data directory: %s, want %s", got, want)
+	}
+	if fi, err := os.Stat(filepath.Join(base, "data")); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("data directory mode: %v %v", fi.Mode(), err)
+	}
 }
