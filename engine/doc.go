@@ -14,7 +14,14 @@
 //     from it through the outbox written in each Append transaction, and can
 //     be rebuilt at any time.
 //   - seq is per thread, starts at 1, strictly increasing and gap free; it is
-//     assigned inside the write transaction.
+//     assigned inside the write transaction. Erasure never reuses a seq: an
+//     erased seq leaves a tombstone (journal scope "erased"), and Check
+//     counts stored plus erased seqs.
+//   - Erasure reaches every derived artefact (erase.go): rows, index
+//     entries, stored embeddings, observations and their memo entries,
+//     memctx previews, working memory; once it returns the erased text is in
+//     no file of the data directory, and a crash after its commit is
+//     completed by Open.
 //   - A thread belongs to exactly one resource.
 //   - An Append stores all of its messages or none. Secrets are redacted
 //     before anything is stored.

@@ -36,13 +36,6 @@ const (
 // (the reference itself stays, so replay reports the turn as erased).
 const ErasedPreview = "[erased]"
 
-// ErrEraseIncomplete is returned by DeleteMessages, DeleteThread and
-// DeleteResource when the erasure committed (nothing erased can be read
-// back) but its physical purge did not finish: an index removal was
-// deferred, the bleve merge or the WAL checkpoint failed. The purge is
-// retried by the next erasure and by Open.
-var ErrEraseIncomplete = errors.New("engine: erasure committed but its physical purge is incomplete")
-
 // EraseResult reports what an erasure removed and invalidated.
 type EraseResult struct {
 	// Messages are the ids of the messages erased.

@@ -29,6 +29,13 @@ var ErrInconsistent = errors.New("engine: inconsistent")
 // ErrClosed is returned by every method called after Close.
 var ErrClosed = errors.New("engine: closed")
 
+// ErrEraseIncomplete is returned by DeleteMessages, DeleteThread and
+// DeleteResource when the erasure committed (nothing erased can be read
+// back) but its physical purge did not finish: an index removal was
+// deferred, the bleve merge or the WAL checkpoint failed. The purge is
+// retried by the next erasure and by Open.
+var ErrEraseIncomplete = errors.New("engine: erasure committed but its physical purge is incomplete")
+
 // ValidationError says which message (Index, -1 for the request itself) and
 // which field broke which rule. It wraps ErrInvalidInput.
 type ValidationError struct {
