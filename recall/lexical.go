@@ -257,18 +257,24 @@ func (l *Lexical) search(q lexQuery) ([]lexHit, int, error) {
 	}
 	mq := bleve.NewMatchQuery(q.Text)
 	mq.SetField(fieldText)
-	filters := []query.Query{term(fieldResource, q.Resource)}
+	// One conjunction of the scope terms (and ids) with the match, the
+	// scope parts boosted to 0 so that they add nothing to the score. A
+	// conjunction leapfrogs along the rarest posting list (the resource's
+	// messages); a boolean query's filter instead visits every message of
+	// the whole index that matches a query word and checks the filter for
+	// each, so its cost grew with the index, not the resource
+	// (BenchmarkChannel/100k/lexical, 100 resources: 23 -> 6 ms/op).
+	// TestLexicalScopeScores checks the scores are those of the filter form.
+	parts := []query.Query{term(fieldResource, q.Resource)}
 	if q.Thread != "" {
-		filters = append(filters, term(fieldThread, q.Thread))
+		parts = append(parts, term(fieldThread, q.Thread))
 	}
 	if q.IDs != nil {
-		filters = append(filters, bleve.NewDocIDQuery(q.IDs))
+		ids := bleve.NewDocIDQuery(q.IDs)
+		ids.SetBoost(0)
+		parts = append(parts, ids)
 	}
-	bq := bleve.NewBooleanQuery()
-	bq.AddMust(mq)
-	// AddFilter replaces the previous filter: pass one conjunction.
-	bq.AddFilter(bleve.NewConjunctionQuery(filters...))
-	req := bleve.NewSearchRequestOptions(bq, q.Size, 0, false)
+	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(append(parts, mq)...), q.Size, 0, false)
 	res, err := l.idx.Search(req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("recall: lexical search: %w", err)
@@ -280,9 +286,12 @@ func (l *Lexical) search(q lexQuery) ([]lexHit, int, error) {
 	return out, int(res.Total), nil
 }
 
+// term is an exact keyword query on field that adds nothing to the score
+// (boost 0).
 func term(field, v string) query.Query {
 	t := bleve.NewTermQuery(v)
 	t.SetField(field)
+	t.SetBoost(0)
 	return t
 }
 
