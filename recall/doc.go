@@ -8,6 +8,21 @@
 // Both indexes are derived from the SQLite authority: they may be deleted and
 // rebuilt at any time. The engine feeds them through its outbox.
 //
+// A search (Index.Search) runs in four steps:
+//
+//  1. Lexical channel: bleve (scorch, BM25, "en" analyzer) supplies up to
+//     Tuning.CandidatePool candidates, re-scored with a textbook BM25 over the
+//     resource's exact statistics (bleve's average field length is a crude
+//     dictionary-size estimate), plus a bonus for compound identifiers found
+//     verbatim ("ZEPHYR-QUOTE").
+//  2. Vector channel: the query's embedding against the resource's
+//     chromem-go collection; candidates under Options.Threshold (cosine) are
+//     not vector candidates.
+//  3. Fusion (hybrid mode): every candidate gets both scores and the
+//     weighted fusion (FuseWeighted, standardised scores, weight
+//     DefaultVectorWeight) or RRF ranks them; topK hits are kept.
+//  4. Range expansion (ExpandRange) adds each hit's neighbours by seq.
+//
 // # Invariants
 //
 //   - A search never returns a message of another resource than the query's;
