@@ -83,6 +83,20 @@ func TestRecallPairingWorkedExample(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkProviderRule(t, c.Messages)
+		var hits []string
+		for _, r := range c.MemCtx.Recalled {
+			if r.Reason == journal.ReasonHit {
+				hits = append(hits, fmt.Sprintf("%s:%d", r.ThreadID, r.Seq))
+			}
+		}
+		for _, r := range c.MemCtx.Dropped {
+			if r.Reason != journal.ReasonAlreadyInRecent {
+				hits = append(hits, fmt.Sprintf("dropped %s:%d %s", r.ThreadID, r.Seq, r.Reason))
+			}
+		}
+		if got := strings.Join(hits, ","); got != "T-old:2" {
+			t.Fatalf("hits %s, want T-old:2 (recalled %+v)", got, c.MemCtx.Recalled)
+		}
 		for _, m := range c.Messages {
 			for _, tc := range m.ToolCalls {
 				found := false
