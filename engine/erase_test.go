@@ -250,6 +250,22 @@ func TestDeleteMessages(t *testing.T) {
 			t.Fatalf("other resource: %v, %d hits", err, len(res.Hits))
 		}
 	})
+	t.Run("ContextAfterErasure", func(t *testing.T) {
+		// m5 (the tool result) is gone: its call m4 is dropped as unpaired,
+		// so the context stays valid for the provider.
+		c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-2", ThreadID: "t", RecentN: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range c.Messages {
+			if m.MessageID == "m3" || m.MessageID == "m4" || m.MessageID == "m5" {
+				t.Fatalf("context holds %s after erasure", m.MessageID)
+			}
+		}
+		if len(c.MemCtx.Dropped) != 1 || c.MemCtx.Dropped[0].MessageID != "m4" || c.MemCtx.Dropped[0].Reason != "unpaired-tool-call" {
+			t.Fatalf("dropped %+v, want m4 unpaired-tool-call", c.MemCtx.Dropped)
+		}
+	})
 	t.Run("SeqsNotReused", func(t *testing.T) {
 		r, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{user("m9", "new turn")}})
 		if err != nil {
@@ -546,4 +562,30 @@ func TestEraseBeatsLateIndexUpdate(t *testing.T) {
 		t.Fatalf("the erased token is still in %v", hits)
 	}
 	mustCheck(t, e)
+}
+
+// TestEventsNeverBlock: a full (here unbuffered, unread) events channel
+// never blocks an erasure; the event is dropped and counted.
+func TestEventsNeverBlock(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{Events: make(chan engine.Event)})
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("a", "hello")}}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.DeleteMessages(ctx, "a")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("erasure blocked on the events channel")
+	}
+	if e.DroppedEvents() < 1 {
+		t.Fatalf("dropped %d events, want at least 1", e.DroppedEvents())
+	}
 }
