@@ -36,7 +36,7 @@ func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	t, err := scanThread(e.db.QueryRowContext(ctx, `SELECT `+threadColumns+` FROM threads WHERE id = ?`, threadID))
+	t, err := scanThread(e.cachedQueryRow(ctx, `SELECT `+threadColumns+` FROM threads WHERE id = ?`, threadID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %q", ErrThreadNotFound, threadID)
 	}
@@ -104,6 +104,11 @@ func (e *Engine) queryMessages(ctx context.Context, q string, args ...any) ([]Me
 	if err != nil {
 		return nil, err
 	}
+	return collectMessages(rows)
+}
+
+// collectMessages scans and closes rows of messageColumns.
+func collectMessages(rows *sql.Rows) ([]Message, error) {
 	defer rows.Close()
 	var out []Message
 	for rows.Next() {
@@ -195,7 +200,11 @@ func (e *Engine) recentMessages(ctx context.Context, threadID string, n int) ([]
 	if n <= 0 {
 		return nil, nil
 	}
-	ms, err := e.queryMessages(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`, threadID, n)
+	rows, err := e.cachedQuery(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`, threadID, n)
+	var ms []Message
+	if err == nil {
+		ms, err = collectMessages(rows)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: read recent messages of %s: %w", threadID, err)
 	}

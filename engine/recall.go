@@ -252,7 +252,7 @@ func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, er
 	note := e.idx.note
 	e.idx.mu.RUnlock()
 	var pending int64
-	if err := e.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE resource_id = ?`, q.ResourceID).Scan(&pending); err == nil && pending > 0 {
+	if err := e.cachedQueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE resource_id = ?`, q.ResourceID).Scan(&pending); err == nil && pending > 0 {
 		if note != "" {
 			note += "; "
 		}

@@ -47,3 +47,23 @@ func (e *Engine) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stm
 	}
 	return tx.StmtContext(ctx, s), nil
 }
+
+// cachedQuery runs a fixed query (no variable IN list) through its cached
+// statement.
+func (e *Engine) cachedQuery(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := e.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+// cachedQueryRow is QueryRowContext through query's cached statement; a
+// prepare error is reported by the Row's Scan.
+func (e *Engine) cachedQueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := e.stmt(ctx, query)
+	if err != nil {
+		return e.db.QueryRowContext(ctx, query, args...) // reports the same error on Scan
+	}
+	return s.QueryRowContext(ctx, args...)
+}
