@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -33,7 +34,7 @@ type benchOptions struct {
 	size, resources, batch, writers  int
 	queries, queryResources, appends int
 	seed                             uint64
-	file, format, work               string
+	file, format, work, reuse        string
 	keep                             bool
 }
 
@@ -52,6 +53,7 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 	fs.Uint64Var(&o.seed, "seed", synth.DefaultSeed, "seed of the synthetic corpus and of the query choice")
 	fs.StringVar(&o.work, "work", "", "data directory for the run; must not exist (default: a temporary directory, removed afterwards)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the data directory")
+	fs.StringVar(&o.reuse, "reuse", "", "measure a data directory kept by an earlier synthetic run (--keep) without ingesting again")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	if err := parse(fs, args); err != nil {
@@ -68,7 +70,13 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 	if o.batch < 1 || o.writers < 1 || o.queries < 1 || o.appends < 0 || o.resources < 0 || o.queryResources < 0 {
 		return m.usagef(fs, "--batch, --writers and --queries must be positive; --appends, --resources and --query-resources not negative")
 	}
-	if o.work == "" {
+	switch {
+	case o.reuse != "":
+		if o.work != "" || o.file != "" {
+			return m.usagef(fs, "--reuse excludes --work and --file")
+		}
+		o.work = o.reuse
+	case o.work == "":
 		dir, err := os.MkdirTemp("", "mnemo-bench-")
 		if err != nil {
 			return err
@@ -77,8 +85,10 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 		if !o.keep {
 			defer os.RemoveAll(dir)
 		}
-	} else if _, err := os.Stat(o.work); err == nil {
-		return m.usagef(fs, "--work %s exists; bench needs a fresh directory", o.work)
+	default:
+		if _, err := os.Stat(o.work); err == nil {
+			return m.usagef(fs, "--work %s exists; bench needs a fresh directory", o.work)
+		}
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -121,6 +131,10 @@ func parseSize(s string) (int, error) {
 	return n * mult, nil
 }
 
+// benchManifest is the file in a kept data directory that records the
+// synthetic corpus, for --reuse.
+const benchManifest = "bench-corpus.json"
+
 // benchQuery is one measured query.
 type benchQuery struct {
 	resource, thread, text, target string
@@ -143,7 +157,23 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 	var corpus *synth.Corpus
 	start, cpu0 := time.Now(), cpuTime()
 	var calls []time.Duration
-	if o.file != "" {
+	manifest := filepath.Join(o.work, benchManifest)
+	if o.reuse != "" {
+		b, err := os.ReadFile(manifest)
+		if err != nil {
+			return nil, fmt.Errorf("--reuse %s: not kept by a synthetic bench run: %w", o.reuse, err)
+		}
+		var c synth.Config
+		if err := json.Unmarshal(b, &c); err != nil {
+			return nil, fmt.Errorf("--reuse %s: %w", manifest, err)
+		}
+		if corpus, err = synth.New(c); err != nil {
+			return nil, err
+		}
+		rep.Corpus = benchCorpus{Source: "synthetic (reused data directory)", Messages: c.Messages, Resources: c.Resources, Threads: corpus.Len(), Seed: c.Seed}
+		rep.Notes = append(rep.Notes, "ingest not measured: --reuse of "+o.reuse)
+		logf("bench: reusing %s (%d messages)", o.reuse, c.Messages)
+	} else if o.file != "" {
 		rep.Corpus = benchCorpus{Source: o.file}
 		logf("bench: importing %s", o.file)
 		ta := &timedAppender{e: e}
@@ -166,6 +196,9 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 		if calls, err = ingestSynth(ctx, e, corpus, o); err != nil {
 			return nil, err
 		}
+		if b, err := json.Marshal(c); err == nil {
+			_ = os.WriteFile(manifest, b, 0o600) // for a later --reuse
+		}
 	}
 	rep.Ingest.AppendSeconds = time.Since(start).Seconds()
 	if err := e.SyncIndexes(ctx); err != nil {
@@ -177,6 +210,9 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 	rep.Ingest.CPUSeconds = (cpuTime() - cpu0).Seconds()
 	rep.Ingest.MessagesPerSec = float64(rep.Corpus.Messages) / elapsed.Seconds()
 	rep.Ingest.AppendCall = summarize(calls)
+	if o.reuse != "" {
+		rep.Ingest = benchIngest{}
+	}
 	logf("bench: ingest %.0f msgs/s (%.1f s)", rep.Ingest.MessagesPerSec, rep.Ingest.Seconds)
 
 	// The queries, chosen before the timed phases.

@@ -160,8 +160,11 @@ func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 func (r *benchReport) printTable(w io.Writer) {
 	fmt.Fprintf(w, "mnemo bench: %s corpus, %d messages, %d resources, %d threads; %d CPUs, %s, embedder %s\n",
 		r.Corpus.Source, r.Corpus.Messages, r.Corpus.Resources, r.Corpus.Threads, r.Machine.CPUs, r.Machine.GoVersion, r.Machine.Embedder)
-	fmt.Fprintf(w, "\n%-34s %s\n", "ingest (both indexes caught up)", fmt.Sprintf("%.0f msgs/s (%d messages in %.1f s; appends done at %.1f s; batch %d)",
-		r.Ingest.MessagesPerSec, r.Ingest.Messages, r.Ingest.Seconds, r.Ingest.AppendSeconds, r.Ingest.Batch))
+	fmt.Fprintln(w)
+	if r.Ingest.Messages > 0 {
+		fmt.Fprintf(w, "%-34s %s\n", "ingest (both indexes caught up)", fmt.Sprintf("%.0f msgs/s (%d messages in %.1f s; appends done at %.1f s; batch %d)",
+			r.Ingest.MessagesPerSec, r.Ingest.Messages, r.Ingest.Seconds, r.Ingest.AppendSeconds, r.Ingest.Batch))
+	}
 	if r.Ingest.CPUSeconds > 0 {
 		fmt.Fprintf(w, "%-34s %s\n", "ingest CPU", fmt.Sprintf("%.1f s (%.0f µs per message); LoadContext CPU %.2f ms per call",
 			r.Ingest.CPUSeconds, r.Ingest.CPUSeconds*1e6/float64(max(r.Ingest.Messages, 1)), r.LoadContextCPUMs))
@@ -176,7 +179,9 @@ func (r *benchReport) printTable(w io.Writer) {
 	row := func(name string, l latency) {
 		fmt.Fprintf(w, "%-34s %6d %8.2f %8.2f %8.2f %8.2f %8.2f\n", name, l.N, l.Mean, l.P50, l.P95, l.P99, l.Max)
 	}
-	row(fmt.Sprintf("append call (batch %d, ingest)", r.Ingest.Batch), r.Ingest.AppendCall)
+	if r.Ingest.AppendCall.N > 0 {
+		row(fmt.Sprintf("append call (batch %d, ingest)", r.Ingest.Batch), r.Ingest.AppendCall)
+	}
 	row("append (1 message, filled engine)", r.Append)
 	row("first use of a resource", r.FirstUse)
 	row("LoadContext (recall on)", r.LoadContext)

@@ -49,6 +49,19 @@ func TestBench(t *testing.T) {
 		t.Errorf("--keep: %v", err)
 	}
 
+	// --reuse measures the kept directory without ingesting.
+	code, out, stderr = run(t, nil, "bench", "--reuse", work, "--queries", "7", "--appends", "2", "--json")
+	if code != 0 {
+		t.Fatalf("bench --reuse exit %d: %s", code, stderr)
+	}
+	var again benchReport
+	if err := json.Unmarshal([]byte(out), &again); err != nil {
+		t.Fatalf("bench --reuse --json: %v\n%s", err, out)
+	}
+	if again.Ingest.Messages != 0 || again.Corpus.Messages != 600 || again.LoadContext.N != 7 || again.TargetRecalled < 0.5 {
+		t.Errorf("bench --reuse: ingest %+v, corpus %+v, LoadContext %+v, target %.2f", again.Ingest, again.Corpus, again.LoadContext, again.TargetRecalled)
+	}
+
 	// The table names every figure.
 	code, out, stderr = run(t, nil, "bench", "--size", "300", "--queries", "5", "--appends", "2")
 	if code != 0 {
@@ -69,6 +82,7 @@ func TestBenchUsage(t *testing.T) {
 		{"bench", "--batch", "0"},
 		{"bench", "--work", existing},
 		{"bench", "extra"},
+		{"bench", "--reuse", existing, "--work", existing},
 	} {
 		code, _, stderr := run(t, nil, args...)
 		if code != 2 || !strings.Contains(stderr, "usage") {
