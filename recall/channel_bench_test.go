@@ -2,12 +2,17 @@ package recall_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/philippgille/chromem-go"
 
 	"github.com/mnemo-go/mnemo/internal/synth"
 	"github.com/mnemo-go/mnemo/recall"
@@ -191,4 +196,82 @@ func BenchmarkExpandRange(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkVectorScan compares the vector channel's brute-force search in
+// chromem-go (QueryEmbedding, top 110 of n hash-384 vectors) with a plain
+// reference loop over the same vectors in one contiguous []float32 (dot
+// products and a bounded top-110 selection, one goroutine). The reference
+// is not mnemo code: it is the figure a replacement of chromem-go's scan
+// would reach, for issue 8's "report the figure a replacement would
+// reach".
+func BenchmarkVectorScan(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		c, err := synth.New(synth.Config{Messages: n, Resources: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var docs []chromem.Document
+		flat := make([]float32, 0, n*recall.HashDims)
+		for th := range c.All() {
+			for _, m := range th.Messages {
+				v := recall.HashVector(m.Content)
+				docs = append(docs, chromem.Document{ID: m.ID, Embedding: v, Metadata: map[string]string{"thread": th.ID}})
+				flat = append(flat, v...)
+			}
+		}
+		col, err := chromem.NewDB().CreateCollection("r", nil, func(context.Context, string) ([]float32, error) { return nil, errors.New("no") })
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := col.AddDocuments(context.Background(), docs, 2); err != nil {
+			b.Fatal(err)
+		}
+		q := recall.HashVector(c.Query(0, 1).Text)
+		b.Run(fmt.Sprintf("chromem/%dk", n/1000), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := col.QueryEmbedding(context.Background(), q, 110, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("flat/%dk", n/1000), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				flatTop(flat, q, 110)
+			}
+		})
+	}
+}
+
+// flatTop returns the indexes of the k vectors of flat (rows of len(q))
+// most similar to q, best first.
+func flatTop(flat, q []float32, k int) []int {
+	type hit struct {
+		i   int
+		sim float32
+	}
+	top := make([]hit, 0, k+1)
+	d := len(q)
+	for i := 0; i*d < len(flat); i++ {
+		row := flat[i*d : i*d+d]
+		var s float32
+		for j, x := range q {
+			s += x * row[j]
+		}
+		if len(top) == k && s <= top[k-1].sim {
+			continue
+		}
+		at := sort.Search(len(top), func(j int) bool { return top[j].sim < s })
+		top = slices.Insert(top, at, hit{i, s})
+		if len(top) > k {
+			top = top[:k]
+		}
+	}
+	out := make([]int, len(top))
+	for i, h := range top {
+		out[i] = h.i
+	}
+	return out
 }
