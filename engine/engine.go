@@ -45,7 +45,8 @@ type Engine struct {
 	obs   observeState // observational memory; see observe.go
 	wm    workingState // working memory; see working.go
 
-	events eventSink // see events.go
+	events  eventSink  // see events.go
+	erasure eraseState // see erase.go
 }
 
 // Open opens or creates the memory in cfg.Dir: the directory (0700), the

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -137,15 +138,33 @@ func (e *Engine) DeleteResource(ctx context.Context, resourceID string) (*EraseR
 	return e.erase(ctx, eraseResource, []string{resourceID})
 }
 
+// eraseState orders erasures against observer runs.
+type eraseState struct {
+	// mu is held for reading by every observer run (observe.go) and for
+	// writing by the erasure transaction. An observer reads turns, waits
+	// for the model, then records the answer and its memo entry; without
+	// the lock, a turn erased during the wait would come back inside that
+	// observation (TestEraseDuringObservation).
+	mu sync.RWMutex
+}
+
+// observing marks an observer run; call the returned func when it ends.
+func (e *Engine) observing() func() {
+	e.erasure.mu.RLock()
+	return e.erasure.mu.RUnlock
+}
+
 // erase runs the erasure transaction, then the physical purge.
 func (e *Engine) erase(ctx context.Context, kind eraseKind, targets []string) (*EraseResult, error) {
 	var res *EraseResult
 	marker := ulid.Make().String()
+	e.erasure.mu.Lock() // waits for observer runs in flight (model calls included)
 	err := e.tx(ctx, func(tx *sql.Tx) error {
 		r, err := e.eraseTx(ctx, tx, kind, targets, marker)
 		res = r
 		return err
 	})
+	e.erasure.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}

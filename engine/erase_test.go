@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/recall"
@@ -587,5 +590,66 @@ func TestEventsNeverBlock(t *testing.T) {
 	}
 	if e.DroppedEvents() < 1 {
 		t.Fatalf("dropped %d events, want at least 1", e.DroppedEvents())
+	}
+}
+
+// TestEraseDuringObservation erases a turn while the observer is waiting for
+// the model on a range that holds it: the observation and memo entry it
+// then records must not keep the erased text.
+func TestEraseDuringObservation(t *testing.T) {
+	ctx := context.Background()
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-release
+		return observerModel(req)
+	}))
+	e := enginetest.MustOpen(t, engine.Config{RecentN: 2, Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 10, ChunkTokens: 4000}})
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
+		user("o1", "first turn about gardens"), user("o2", "my secret is "+secretToken), user("o3", "third turn"),
+		user("o4", "fourth turn"), user("o5", "fifth turn"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	obsDone := make(chan error, 1)
+	go func() {
+		_, err := e.Observe(ctx, "t", observe.Options{Force: true, NoReflect: true})
+		obsDone <- err
+	}()
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the observer never called the model")
+	}
+	eraseDone := make(chan error, 1)
+	go func() {
+		_, err := e.DeleteMessages(ctx, "o2")
+		eraseDone <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	close(release)
+	if err := <-obsDone; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-eraseDone; err != nil {
+		t.Fatal(err)
+	}
+	obs, err := e.Observations(ctx, observe.Filter{ThreadID: "t", All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obs) == 0 {
+		t.Fatal("the observer stored nothing; the race was not exercised")
+	}
+	for _, o := range obs {
+		if strings.Contains(o.Content, secretToken) {
+			t.Fatalf("live observation %s keeps the erased text: %q", o.ID, o.Content)
+		}
+	}
+	if hits := filesContaining(t, e.Dir(), secretToken); len(hits) > 0 {
+		t.Fatalf("the erased token is still in %v", hits)
 	}
 }

@@ -126,6 +126,7 @@ func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Optio
 	if _, err := e.GetThread(ctx, threadID); err != nil {
 		return nil, err
 	}
+	defer e.observing()()
 	return o.Observe(ctx, threadID, opt)
 }
 
@@ -182,7 +183,10 @@ func (e *Engine) observeOnLoad(ctx context.Context, threadID string) error {
 	if err != nil || o == nil {
 		return err
 	}
-	if _, err := o.Observe(ctx, threadID, observe.Options{}); err != nil {
+	done := e.observing()
+	_, err = o.Observe(ctx, threadID, observe.Options{})
+	done()
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -253,7 +257,9 @@ func (e *Engine) observeLoop(queue chan string) {
 			e.obs.mu.Lock()
 			delete(e.obs.queued, id)
 			e.obs.mu.Unlock()
+			done := e.observing()
 			_, err := e.obs.obs.Observe(e.bg, id, observe.Options{})
+			done()
 			if err != nil && !errors.Is(err, context.Canceled) {
 				e.log.Warn("background observation failed; will retry after the next append", "thread", id, "err", err)
 			}
