@@ -15,6 +15,9 @@ const (
 	// DefaultCandidatePool is how many candidates each channel contributes
 	// before re-scoring and fusion.
 	DefaultCandidatePool = 100
+	// DefaultRescoreDepth is how many lexical candidates are re-scored
+	// with the textbook BM25 (see Tuning.RescoreDepth).
+	DefaultRescoreDepth = 1000
 	// DefaultTopK is the TopK a search uses when Options.TopK is 0.
 	DefaultTopK = 5
 	// directIDLimit: when the filter leaves at most this many messages, the
@@ -75,6 +78,10 @@ type Tuning struct {
 	BleveScores bool `json:"bleveScores,omitempty"`
 	// NoCompounds turns the compound-identifier bonus off (see compounds).
 	NoCompounds bool `json:"noCompounds,omitempty"`
+	// RescoreDepth is how many of bleve's candidates the textbook BM25
+	// re-scores before the lexical pool is cut to CandidatePool; 0 means
+	// DefaultRescoreDepth.
+	RescoreDepth int `json:"rescoreDepth,omitempty"`
 	// MaxNorm normalises the channel scores by max and min–max
 	// (FuseWeightedMax) instead of standardising them (FuseWeighted).
 	MaxNorm bool `json:"maxNorm,omitempty"`
@@ -102,6 +109,9 @@ func NewIndex(cfg Config) (*Index, error) {
 	}
 	if cfg.Tuning.CandidatePool <= 0 {
 		cfg.Tuning.CandidatePool = DefaultCandidatePool
+	}
+	if cfg.Tuning.RescoreDepth <= 0 {
+		cfg.Tuning.RescoreDepth = DefaultRescoreDepth
 	}
 	if cfg.Tuning.VectorWeight == 0 {
 		cfg.Tuning.VectorWeight = DefaultVectorWeight(cfg.Embedder.ID())
@@ -450,7 +460,15 @@ func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, 
 	if !hasTerms {
 		return nil, nil
 	}
-	lq := lexQuery{Text: text, Resource: s.resource, Thread: thread, Size: pool + max(slack, 0)}
+	// bleve ranks with its approximate BM25, which depends on the segment
+	// layout; re-scoring a deep pool makes the textbook ranking exact (and
+	// stable across merges) whenever the query matches at most
+	// RescoreDepth messages.
+	depth := pool
+	if !ix.cfg.Tuning.BleveScores {
+		depth = max(pool, ix.cfg.Tuning.RescoreDepth)
+	}
+	lq := lexQuery{Text: text, Resource: s.resource, Thread: thread, Size: depth + max(slack, 0)}
 	if restricted && slack < 0 {
 		var ids []string
 		for id, e := range s.docs {
