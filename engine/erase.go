@@ -138,18 +138,23 @@ func (e *Engine) DeleteResource(ctx context.Context, resourceID string) (*EraseR
 	return e.erase(ctx, eraseResource, []string{resourceID})
 }
 
-// eraseState orders erasures against observer runs.
+// eraseState orders erasures against the work that reads turns and later
+// records something derived from them.
 type eraseState struct {
-	// mu is held for reading by every observer run (observe.go) and for
+	// mu is held for reading by every observer run (observe.go) and by
+	// LoadContext from reading turns to writing the memctx record, and for
 	// writing by the erasure transaction. An observer reads turns, waits
-	// for the model, then records the answer and its memo entry; without
-	// the lock, a turn erased during the wait would come back inside that
-	// observation (TestEraseDuringObservation).
+	// for the model, then records the answer and its memo entry;
+	// LoadContext reads turns and then records their previews. Without the
+	// lock, a turn erased in between would come back inside that
+	// observation or record (TestEraseDuringObservation,
+	// TestEraseDuringLoadContext).
 	mu sync.RWMutex
 }
 
-// observing marks an observer run; call the returned func when it ends.
-func (e *Engine) observing() func() {
+// erasureFence holds erasures off until the returned func is called. It
+// must not be nested in one goroutine (a waiting erasure would deadlock it).
+func (e *Engine) erasureFence() func() {
 	e.erasure.mu.RLock()
 	return e.erasure.mu.RUnlock
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -648,6 +649,78 @@ func TestEraseDuringObservation(t *testing.T) {
 		if strings.Contains(o.Content, secretToken) {
 			t.Fatalf("live observation %s keeps the erased text: %q", o.ID, o.Content)
 		}
+	}
+	if hits := filesContaining(t, e.Dir(), secretToken); len(hits) > 0 {
+		t.Fatalf("the erased token is still in %v", hits)
+	}
+}
+
+// armedGate blocks Embed calls only once armed (the query embedding of a
+// LoadContext, not the drainer's).
+type armedGate struct {
+	recall.HashEmbedder
+	armed   atomic.Bool
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (g *armedGate) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if g.armed.Load() {
+		select {
+		case g.entered <- struct{}{}:
+		default:
+		}
+		<-g.release
+	}
+	return g.HashEmbedder.Embed(ctx, texts)
+}
+
+// TestEraseDuringLoadContext erases a recent turn while LoadContext waits
+// for the query embedding: the memctx record it then writes must not keep
+// the erased preview or query.
+func TestEraseDuringLoadContext(t *testing.T) {
+	ctx := context.Background()
+	emb := &armedGate{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	e := enginetest.MustOpen(t, engine.Config{Embedder: emb})
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
+		user("l1", "an older turn about gardens"), user("l2", "my secret is "+secretToken),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	emb.armed.Store(true)
+	loadDone := make(chan error, 1)
+	go func() {
+		_, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-race", ThreadID: "t", RecentN: 1, Recall: &recall.Options{TopK: 2}})
+		loadDone <- err
+	}()
+	select {
+	case <-emb.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("LoadContext never embedded its query")
+	}
+	eraseDone := make(chan error, 1)
+	go func() {
+		_, err := e.DeleteMessages(ctx, "l2")
+		eraseDone <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	emb.armed.Store(false)
+	close(emb.release)
+	if err := <-loadDone; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-eraseDone; err != nil {
+		t.Fatal(err)
+	}
+	raw, err := e.Journal().RawMemCtx(ctx, "run-race")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(secretToken)) {
+		t.Fatalf("memctx keeps the erased turn: %s", raw)
 	}
 	if hits := filesContaining(t, e.Dir(), secretToken); len(hits) > 0 {
 		t.Fatalf("the erased token is still in %v", hits)

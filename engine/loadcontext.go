@@ -110,6 +110,9 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	if err := e.observeOnLoad(ctx, req.ThreadID); err != nil {
 		return nil, err
 	}
+	// From reading turns to recording their previews, no erasure may
+	// commit in between (erase.go).
+	defer e.erasureFence()()
 	windowN, err := e.observedRecentN(ctx, req.ThreadID, recentN)
 	if err != nil {
 		return nil, err

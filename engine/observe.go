@@ -126,7 +126,7 @@ func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Optio
 	if _, err := e.GetThread(ctx, threadID); err != nil {
 		return nil, err
 	}
-	defer e.observing()()
+	defer e.erasureFence()()
 	return o.Observe(ctx, threadID, opt)
 }
 
@@ -183,7 +183,7 @@ func (e *Engine) observeOnLoad(ctx context.Context, threadID string) error {
 	if err != nil || o == nil {
 		return err
 	}
-	done := e.observing()
+	done := e.erasureFence()
 	_, err = o.Observe(ctx, threadID, observe.Options{})
 	done()
 	if err != nil {
@@ -257,7 +257,7 @@ func (e *Engine) observeLoop(queue chan string) {
 			e.obs.mu.Lock()
 			delete(e.obs.queued, id)
 			e.obs.mu.Unlock()
-			done := e.observing()
+			done := e.erasureFence()
 			_, err := e.obs.obs.Observe(e.bg, id, observe.Options{})
 			done()
 			if err != nil && !errors.Is(err, context.Canceled) {
