@@ -42,5 +42,7 @@
 //
 // Open returns errors wrapping ErrNotInstalled (model absent; the text names
 // `mnemo models fetch use-lite`) or ErrBadModel (files that do not describe
-// the graph). Embed fails only with the context's error.
+// the graph). Embed fails only with the context's error. OpenDefault (the
+// default-selection policy: use-lite when installed, else hash-384) fails
+// only when use-lite is installed but cannot be loaded.
 package uselite
