@@ -87,9 +87,10 @@ func (f *Fetcher) TarballURL(spec Spec) string {
 // FetchSpec installs the model spec describes into Path(f.Dir, spec.Name)
 // and returns its record. When the model is installed already from the
 // same integrity with all required files, it returns that record without
-// network I/O (unless f.Force). Otherwise it downloads the tarball (one
-// retry on a transfer error or a 5xx answer), verifies its sha512 against
-// spec.Integrity (ErrIntegrity: nothing installed), unpacks the spec's
+// network I/O (unless f.Force). Otherwise it downloads the tarball,
+// verifies its sha512 against spec.Integrity (one retry after a transfer
+// error, a 5xx answer or a digest mismatch; then ErrDownload or
+// ErrIntegrity, and nothing installed), unpacks the spec's
 // files into a staging directory and renames it into place, replacing any
 // previous installation.
 func (f *Fetcher) FetchSpec(ctx context.Context, spec Spec) (Installed, error) {
