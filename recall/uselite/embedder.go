@@ -131,6 +131,10 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 			defer wg.Done()
 			ws := e.pool.Get().(*workspace)
 			defer e.pool.Put(ws)
+			ws.par = 1
+			if len(chunks) == 1 {
+				ws.par = e.workers
+			}
 			for c := range work {
 				if ctx.Err() != nil {
 					continue

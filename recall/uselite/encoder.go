@@ -13,6 +13,10 @@ import (
 type workspace struct {
 	x, h, qkv, attn, res, ff []float32
 	scores                   []float32
+	// par is how many goroutines each matrix product may use: Embed sets
+	// it above 1 only when one chunk makes up the whole call (a single
+	// query), so the chunk-level workers never oversubscribe the cores.
+	par int
 }
 
 // grow returns buf resized to n, reallocating only when it is too small.
@@ -91,7 +95,7 @@ func (m *model) encode(ws *workspace, tokens [][]int, out [][]float32) {
 		}
 	}
 	final := ws.res[:len(tokens)*modelDims]
-	matmul(final, pooled, len(tokens), m.tanhW, m.tanhB)
+	matmul(final, pooled, len(tokens), m.tanhW, m.tanhB, ws.par)
 	for i := range tokens {
 		v := final[i*modelDims:][:modelDims]
 		var ss float32
@@ -115,7 +119,7 @@ func (m *model) layer(ws *workspace, l *layer, x []float32, rows int, spans []sp
 	// AdjustResidualInput dense layer.
 	res := ws.res[:rows*modelDims]
 	if l.adjW != nil {
-		matmul(res, x, rows, *l.adjW, l.adjB)
+		matmul(res, x, rows, *l.adjW, l.adjB, ws.par)
 	} else {
 		copy(res, x)
 	}
@@ -123,7 +127,7 @@ func (m *model) layer(ws *workspace, l *layer, x []float32, rows int, spans []sp
 	h := ws.h[:rows*in]
 	m.layerNorm(h, x, rows, in, l.lnAttnScale, l.lnAttnBias)
 	qkv := ws.qkv[:rows*3*in]
-	matmul(qkv, h, rows, l.qkvW, l.qkvB)
+	matmul(qkv, h, rows, l.qkvW, l.qkvB, ws.par)
 	attn := ws.attn[:rows*in]
 	hd := in / l.heads
 	for r := 0; r < rows; r++ {
@@ -151,7 +155,7 @@ func (m *model) layer(ws *workspace, l *layer, x []float32, rows int, spans []sp
 	// x1 = attention output projection + residual. The output goes to ws.x,
 	// whose old content (the layer input) is no longer needed.
 	x1 := ws.x[:rows*modelDims]
-	matmul(x1, attn, rows, l.outW, l.outB)
+	matmul(x1, attn, rows, l.outW, l.outB, ws.par)
 	for i := range x1 {
 		x1[i] += res[i]
 	}
@@ -160,14 +164,14 @@ func (m *model) layer(ws *workspace, l *layer, x []float32, rows int, spans []sp
 	h = ws.h[:rows*modelDims]
 	m.layerNorm(h, x1, rows, modelDims, l.lnFFNScale, l.lnFFNBias)
 	ff := ws.ff[:rows*ffnDims]
-	matmul(ff, h, rows, l.w1, l.b1)
+	matmul(ff, h, rows, l.w1, l.b1, ws.par)
 	for i, v := range ff {
 		if v < 0 {
 			ff[i] = 0
 		}
 	}
 	f := ws.res[:rows*modelDims]
-	matmul(f, ff, rows, l.w2, l.b2)
+	matmul(f, ff, rows, l.w2, l.b2, ws.par)
 	for i := range x1 {
 		x1[i] = f[i] + x1[i]
 	}

@@ -1,6 +1,8 @@
 package uselite
 
 import (
+	"sync"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 )
@@ -48,14 +50,15 @@ func newMatrix(data []float32, k, n int) matrix {
 }
 
 // matmul writes dst[m×n] = a[m×k] · w[k×n] + bias[n] (bias broadcast over
-// rows), all row-major.
+// rows), all row-major. par > 1 splits a product on the kernel path
+// between that many goroutines, by column blocks.
 //
 // On amd64 with AVX2 and FMA3 (and without the purego build tag) the
 // product runs on the 6×16, 4×16 and 1×16 register-blocked kernels of matmul_amd64.s;
 // elsewhere, or when n is not a multiple of 16, on gonum's pure-Go SGEMM.
 // FMA rounds once per multiply-add, so the two paths differ in the last
 // bits; both stay far inside the 1e-5 parity bound.
-func matmul(dst, a []float32, m int, w matrix, bias []float32) {
+func matmul(dst, a []float32, m int, w matrix, bias []float32, par int) {
 	k, n := w.k, w.n
 	for r := 0; r < m; r++ {
 		copy(dst[r*n:(r+1)*n], bias)
@@ -64,7 +67,24 @@ func matmul(dst, a []float32, m int, w matrix, bias []float32) {
 		return
 	}
 	if w.packed != nil {
-		gemmKernel(dst, a, m, k, w.packed, n)
+		blocks := (n + blockN - 1) / blockN
+		if par <= 1 || blocks < 2 {
+			gemmKernel(dst, a, m, k, w.packed, n, 0, n)
+			return
+		}
+		// Split the column blocks between par goroutines: each output
+		// element is computed exactly as in the serial product.
+		par = min(par, blocks)
+		var wg sync.WaitGroup
+		for g := 0; g < par; g++ {
+			j0, j1 := g*blocks/par*blockN, min((g+1)*blocks/par*blockN, n)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				gemmKernel(dst, a, m, k, w.packed, n, j0, j1)
+			}()
+		}
+		wg.Wait()
 		return
 	}
 	blas32.Gemm(blas.NoTrans, blas.NoTrans, 1,
@@ -73,16 +93,17 @@ func matmul(dst, a []float32, m int, w matrix, bias []float32) {
 		1, blas32.General{Rows: m, Cols: n, Stride: n, Data: dst})
 }
 
-// gemmKernel computes c[m×n] += a[m×k]·b[k×n] with the assembly kernels,
-// b packed as newMatrix does. n must be a multiple of 16 and k positive.
-func gemmKernel(c, a []float32, m, k int, b []float32, n int) {
+// gemmKernel computes columns [j0, j1) of c[m×n] += a[m×k]·b[k×n] with the
+// assembly kernels, b packed as newMatrix does. n, j0 and j1 must be
+// multiples of 16 and k positive.
+func gemmKernel(c, a []float32, m, k int, b []float32, n, j0, j1 int) {
 	// The kernels read and write through raw pointers: check every bound
 	// they will touch once, here.
 	_, _, _ = a[m*k-1], b[k*n-1], c[m*n-1]
 	for kb := 0; kb < k; kb += blockK {
 		kc := min(blockK, k-kb)
-		for jb := 0; jb < n; jb += blockN {
-			je := min(jb+blockN, n)
+		for jb := j0; jb < j1; jb += blockN {
+			je := min(jb+blockN, j1)
 			i := 0
 			for ; i+6 <= m; i += 6 {
 				for j := jb; j < je; j += 16 {

@@ -15,8 +15,9 @@ func TestMatmul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, m := range []int{1, 3, 4, 6, 9, 11, 13} {
 		for _, k := range []int{1, 5, 256, 300} {
-			for _, n := range []int{16, 48, 144, 40} {
-				t.Run(fmt.Sprintf("m=%d/k=%d/n=%d", m, k, n), func(t *testing.T) {
+			for _, n := range []int{16, 48, 144, 40, 400} {
+				par := 1 + m%3 // 1, 2 or 3 goroutines
+				t.Run(fmt.Sprintf("m=%d/k=%d/n=%d/par=%d", m, k, n, par), func(t *testing.T) {
 					a := randSlice(rng, m*k)
 					w := randSlice(rng, k*n)
 					bias := randSlice(rng, n)
@@ -25,7 +26,7 @@ func TestMatmul(t *testing.T) {
 					for i := range dst[m*n:] {
 						dst[m*n+i] = 42
 					}
-					matmul(dst[:m*n], a, m, newMatrix(w, k, n), bias)
+					matmul(dst[:m*n], a, m, newMatrix(w, k, n), bias, par)
 					for i := 0; i < m; i++ {
 						for j := 0; j < n; j++ {
 							want := float64(bias[j])
@@ -66,7 +67,7 @@ func BenchmarkMatmul(b *testing.B) {
 	dst := make([]float32, m*n)
 	wm := newMatrix(w, k, n)
 	for b.Loop() {
-		matmul(dst, a, m, wm, bias)
+		matmul(dst, a, m, wm, bias, 1)
 	}
 	b.ReportMetric(2*m*k*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

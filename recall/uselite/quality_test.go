@@ -97,6 +97,17 @@ func TestEmbedDeterministic(t *testing.T) {
 				}()
 			}
 			wg.Wait()
+			// One text per call: a single chunk, whose matrix products
+			// split their columns between the workers.
+			for i, text := range texts {
+				got, err := e.Embed(ctx, []string{text})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got[0], want[i]) {
+					t.Errorf("text %d %q embedded alone with %d workers differs", i, text, cfg.Workers)
+				}
+			}
 		})
 	}
 	cctx, cancel := context.WithCancel(ctx)
