@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -32,6 +33,10 @@ const (
 // MaxMessageRange bounds Range.Before and Range.After, so a range never grows
 // to a whole long thread.
 const MaxMessageRange = 20
+
+// MaxTopK bounds Options.TopK: recall feeds a prompt, and a larger topK only
+// costs memory and time (each hit allocates before range expansion).
+const MaxTopK = 1000
 
 // Range is the message range each hit is expanded with: Before messages
 // before it and After messages after it, by seq in the hit's own thread.
@@ -100,9 +105,9 @@ type Options struct {
 // invalid filter as a *FilterError.
 func (o *Options) Validate() error {
 	switch {
-	case o.TopK < 0:
-		return fmt.Errorf("%w: topK must not be negative, got %d", ErrInvalidOptions, o.TopK)
-	case o.Threshold < -1 || o.Threshold > 1:
+	case o.TopK < 0 || o.TopK > MaxTopK:
+		return fmt.Errorf("%w: topK must be within [0, %d], got %d", ErrInvalidOptions, MaxTopK, o.TopK)
+	case math.IsNaN(o.Threshold) || o.Threshold < -1 || o.Threshold > 1:
 		return fmt.Errorf("%w: threshold must be within [-1, 1], got %g", ErrInvalidOptions, o.Threshold)
 	case o.MessageRange.Before < 0 || o.MessageRange.After < 0:
 		return fmt.Errorf("%w: messageRange must not be negative", ErrInvalidOptions)
@@ -118,6 +123,11 @@ func (o *Options) Validate() error {
 	case "", ModeLexical, ModeVector, ModeHybrid:
 	default:
 		return fmt.Errorf("%w: mode must be lexical, vector or hybrid, got %q", ErrInvalidOptions, o.Mode)
+	}
+	switch o.Fusion {
+	case "", FusionWeighted, FusionRRF:
+	default:
+		return fmt.Errorf("%w: fusion must be %s or %s, got %q", ErrInvalidOptions, FusionWeighted, FusionRRF, o.Fusion)
 	}
 	if len(o.Filter) > 0 {
 		if _, err := ParseFilter(o.Filter); err != nil {
