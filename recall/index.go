@@ -18,6 +18,13 @@ const (
 	// DefaultRescoreDepth is how many lexical candidates are re-scored
 	// with the textbook BM25 (see Tuning.RescoreDepth).
 	DefaultRescoreDepth = 1000
+	// DefaultMaxLoaded is Tuning.MaxLoaded's default: the messages held in
+	// memory over all loaded resources. A loaded message costs about
+	// 2.8 KB of live heap with 384-dimension vectors (1.5 KB of them the
+	// vector; measured with the synthetic corpus), so 250,000 messages
+	// are about 700 MB of heap, which keeps an engine of 1M messages under
+	// issue 8's 2 GiB peak RSS however many resources it serves.
+	DefaultMaxLoaded = 250_000
 	// DefaultTopK is the TopK a search uses when Options.TopK is 0.
 	DefaultTopK = 5
 	// directIDLimit: when the filter leaves at most this many messages, the
@@ -83,6 +90,13 @@ type Tuning struct {
 	// MaxNorm normalises the channel scores by max and min–max
 	// (FuseWeightedMax) instead of standardising them (FuseWeighted).
 	MaxNorm bool `json:"maxNorm,omitempty"`
+	// MaxLoaded bounds the messages held in memory over all loaded
+	// resources (counted when a resource loads): loading one beyond it
+	// unloads the least recently searched others, which load again from
+	// the Source on their next search. 0 means DefaultMaxLoaded; negative
+	// means no bound. The resource being loaded is never unloaded, so one
+	// resource larger than the bound still loads.
+	MaxLoaded int `json:"maxLoaded,omitempty"`
 }
 
 // Index answers searches over the lexical index and the per-resource
@@ -94,6 +108,8 @@ type Index struct {
 	emb    Embedder
 	mu     sync.Mutex
 	shards map[string]*shard
+	loaded int    // messages of the loaded shards, as counted at load (guarded by mu)
+	tick   uint64 // search counter for least-recently-used unloading (guarded by mu)
 }
 
 // NewIndex returns an Index over cfg. It loads nothing: each resource is
@@ -114,6 +130,9 @@ func NewIndex(cfg Config) (*Index, error) {
 	if cfg.Tuning.VectorWeight == 0 {
 		cfg.Tuning.VectorWeight = DefaultVectorWeight(cfg.Embedder.ID())
 	}
+	if cfg.Tuning.MaxLoaded == 0 {
+		cfg.Tuning.MaxLoaded = DefaultMaxLoaded
+	}
 	return &Index{cfg: cfg, emb: cfg.Embedder, shards: map[string]*shard{}}, nil
 }
 
@@ -126,7 +145,9 @@ func (ix *Index) Lexical() *Lexical { return ix.cfg.Lexical }
 // Close closes the lexical index. The Index must not be used afterwards.
 func (ix *Index) Close() error { return ix.cfg.Lexical.Close() }
 
-// shard returns the loaded shard of resource, loading it when needed.
+// shard returns the shard of resource, loading it when needed. It may be
+// unloaded again by another goroutine before the caller locks it: callers
+// check s.loaded under s.mu (see Search).
 func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
 	ix.mu.Lock()
 	s := ix.shards[resource]
@@ -134,15 +155,74 @@ func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
 		s = newShard(resource)
 		ix.shards[resource] = s
 	}
+	ix.tick++
+	s.lastUse = ix.tick
 	ix.mu.Unlock()
 	s.loadMu.Lock()
-	defer s.loadMu.Unlock()
-	if !s.loaded {
+	fresh := !s.loaded
+	if fresh {
 		if err := s.load(ctx, ix.cfg.Source, ix.emb, ix.cfg.Lexical); err != nil {
+			s.loadMu.Unlock()
 			return nil, err
 		}
 	}
+	s.loadMu.Unlock()
+	if fresh {
+		// After loadMu is released: unloading takes other shards'
+		// loadMu, and two loads must not wait for each other.
+		ix.unloadFor(s)
+	}
 	return s, nil
+}
+
+// lockedShard returns resource's loaded shard read-locked (the caller
+// unlocks s.mu), loading it again when it was unloaded meanwhile.
+func (ix *Index) lockedShard(ctx context.Context, resource string) (*shard, error) {
+	for {
+		s, err := ix.shard(ctx, resource)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.RLock()
+		if s.loaded {
+			return s, nil
+		}
+		s.mu.RUnlock()
+	}
+}
+
+// unloadFor counts the freshly loaded shard s and unloads the least
+// recently searched other shards while the loaded messages exceed
+// Tuning.MaxLoaded.
+func (ix *Index) unloadFor(s *shard) {
+	s.mu.RLock()
+	n := len(s.docs)
+	s.mu.RUnlock()
+	var victims []*shard
+	ix.mu.Lock()
+	if ix.shards[s.resource] == s && s.size == 0 {
+		s.size = n
+		ix.loaded += n
+	}
+	for ix.cfg.Tuning.MaxLoaded > 0 && ix.loaded > ix.cfg.Tuning.MaxLoaded {
+		var v *shard
+		for _, c := range ix.shards {
+			if c != s && c.size > 0 && (v == nil || c.lastUse < v.lastUse) {
+				v = c
+			}
+		}
+		if v == nil {
+			break
+		}
+		delete(ix.shards, v.resource)
+		ix.loaded -= v.size
+		v.size = 0
+		victims = append(victims, v)
+	}
+	ix.mu.Unlock()
+	for _, v := range victims {
+		v.unload()
+	}
 }
 
 // loadedShard returns resource's shard when it is loaded, else nil.
@@ -235,17 +315,30 @@ func (ix *Index) Remove(ctx context.Context, ids []string) error {
 func (ix *Index) Forget() {
 	ix.mu.Lock()
 	ix.shards = map[string]*shard{}
+	ix.loaded = 0
 	ix.mu.Unlock()
+}
+
+// Loaded returns the number of loaded resources and the messages they
+// held when they loaded.
+func (ix *Index) Loaded() (resources, messages int) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, s := range ix.shards {
+		if s.size > 0 {
+			resources++
+		}
+	}
+	return resources, ix.loaded
 }
 
 // VectorCount returns how many of resource's messages have a vector in the
 // loaded collection, and how many messages it has, loading it if needed.
 func (ix *Index) VectorCount(ctx context.Context, resource string) (vectors, messages int, err error) {
-	s, err := ix.shard(ctx, resource)
+	s, err := ix.lockedShard(ctx, resource)
 	if err != nil {
 		return 0, 0, err
 	}
-	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.col.Count(), len(s.docs), nil
 }
@@ -324,11 +417,10 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	if o.Mode != ModeLexical {
 		qv, qErr = ix.embedQuery(ctx, q.Text)
 	}
-	s, err := ix.shard(ctx, q.ResourceID)
+	s, err := ix.lockedShard(ctx, q.ResourceID)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
 	defer s.mu.RUnlock()
 
 	res := &Result{Retrieval: journal.Retrieval{Lexical: "off", Vector: "off"}}

@@ -32,6 +32,24 @@ type shard struct {
 	stats    bm25Stats
 	col      *chromem.Collection
 	dims     int
+
+	// Guarded by Index.mu: the search tick of the last use, and the
+	// messages counted when the shard loaded (0 when not counted).
+	lastUse uint64
+	size    int
+}
+
+// unload drops the shard's state (Index.unloadFor has removed it from the
+// index); a search that still holds it sees loaded false and loads the
+// resource again.
+func (s *shard) unload() {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loaded = false
+	s.docs, s.threads, s.col = nil, nil, nil
+	s.stats = bm25Stats{}
 }
 
 // errNoEmbed is the embedding function given to chromem: recall always
