@@ -71,6 +71,11 @@ type Appender interface {
 
 // Import reads path in the given format and appends its conversations.
 func Import(ctx context.Context, e Appender, path string, opt Options) (*Report, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("importer: %w", err)
+	} else if fi.IsDir() {
+		return nil, fmt.Errorf("importer: %s is a directory, not a file", path)
+	}
 	format := opt.Format
 	if format == "" || format == FormatAuto {
 		var err error
@@ -86,9 +91,6 @@ func Import(ctx context.Context, e Appender, path string, opt Options) (*Report,
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("importer: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("importer: %s is a directory", path)
 	}
 	r := io.Reader(f)
 	if opt.Progress != nil {
@@ -106,8 +108,15 @@ func Import(ctx context.Context, e Appender, path string, opt Options) (*Report,
 		return nil, fmt.Errorf("%w: %q (want jsonl, locomo or longmemeval)", ErrUnknownFormat, format)
 	}
 	w.rep.Resources, w.rep.Threads = len(w.resources), len(w.threads)
+	if err == nil && w.rep.Messages+w.rep.Duplicates == 0 && w.rep.Skipped > 0 {
+		err = fmt.Errorf("%w: all %d records of %s were malformed as %s (is the format right?)", ErrNothingImported, w.rep.Skipped, path, format)
+	}
 	return w.rep, err
 }
+
+// ErrNothingImported is returned by Import when a file had records but every
+// one was malformed, which usually means the wrong format was given.
+var ErrNothingImported = errors.New("importer: nothing imported")
 
 // Detect guesses a file's format: ".jsonl"/".ndjson" is JSONL; a JSON array
 // whose first element has "conversation" is LoCoMo, one with

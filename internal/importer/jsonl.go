@@ -3,6 +3,8 @@ package importer
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,7 +29,7 @@ type jsonlRecord struct {
 	ToolCalls  json.RawMessage `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
 	Metadata   map[string]any  `json:"metadata"`
-	CreatedAt  string          `json:"created_at"`
+	CreatedAt  json.RawMessage `json:"created_at"`
 }
 
 // jsonl reads one message per line:
@@ -40,8 +42,7 @@ type jsonlRecord struct {
 // "name", "arguments": <JSON>}); created_at is RFC 3339 or Unix milliseconds.
 // Consecutive lines of one thread are appended as one batch.
 func (w *writer) jsonl(r io.Reader) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), MaxLineBytes)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var batch engine.AppendRequest
 	var wheres []string
 	flush := func() error {
@@ -49,38 +50,84 @@ func (w *writer) jsonl(r io.Reader) error {
 		batch, wheres = engine.AppendRequest{}, nil
 		return err
 	}
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
+	ordinal := map[string]int{} // thread -> lines seen, for ids of lines without one
+	for line := 1; ; line++ {
+		b, tooLong, err := readLine(br, MaxLineBytes)
+		if err == io.EOF && len(b) == 0 && !tooLong {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("importer: %s: line %d: %w", w.rep.File, line, err)
 		}
 		where := fmt.Sprintf("line %d", line)
-		thread, resource, m, err := parseJSONL(b)
-		if err != nil {
-			if perr := w.problem(where, err); perr != nil {
-				// Under strict, the records before the bad one are stored.
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\ufeff")) // a UTF-8 byte-order mark
+		}
+		b = bytes.TrimSpace(b)
+		if tooLong {
+			if perr := w.problem(where, fmt.Errorf("longer than %d bytes", MaxLineBytes)); perr != nil {
 				return errors.Join(flush(), perr)
 			}
-			continue
-		}
-		if batch.ThreadID != thread || batch.ResourceID != resource || len(batch.Messages) >= 500 {
-			if err := flush(); err != nil {
-				return err
+		} else if len(b) > 0 {
+			thread, resource, m, perr := parseJSONL(b)
+			if perr == nil && m.ID == "" {
+				m.ID = lineID(thread, ordinal[thread], b)
 			}
-			batch.ThreadID, batch.ResourceID = thread, resource
+			ordinal[thread]++
+			switch {
+			case perr != nil:
+				if perr := w.problem(where, perr); perr != nil {
+					// Under strict, the records before the bad one are stored.
+					return errors.Join(flush(), perr)
+				}
+			default:
+				if batch.ThreadID != thread || batch.ResourceID != resource || len(batch.Messages) >= 500 {
+					if err := flush(); err != nil {
+						return err
+					}
+					batch.ThreadID, batch.ResourceID = thread, resource
+				}
+				batch.Messages = append(batch.Messages, m)
+				wheres = append(wheres, where)
+			}
 		}
-		batch.Messages = append(batch.Messages, m)
-		wheres = append(wheres, where)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("line %d is longer than %d bytes", line+1, MaxLineBytes)
+		if err == io.EOF {
+			break
 		}
-		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
 	}
 	return flush()
+}
+
+// readLine reads one line without its newline. A line longer than limit is
+// consumed to its end and reported as tooLong, with no bytes.
+func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > limit+1 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil:
+			return line, tooLong, err
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), tooLong, nil
+	}
+}
+
+// lineID is the id of a JSONL line that has none: derived from its thread,
+// its position among the thread's lines and its bytes, so importing the same
+// file again stores nothing twice, while two equal lines stay two messages.
+func lineID(thread string, ordinal int, line []byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00", thread, ordinal)
+	h.Write(line)
+	return "jsonl-" + hex.EncodeToString(h.Sum(nil))[:32]
 }
 
 // parseJSONL decodes one JSONL record. The engine validates the message
@@ -89,7 +136,7 @@ func parseJSONL(b []byte) (thread, resource string, m engine.Message, err error)
 	var rec jsonlRecord
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&rec); err != nil {
-		return "", "", m, fmt.Errorf("not a JSON object: %w", err)
+		return "", "", m, fmt.Errorf("invalid record: %w", err)
 	}
 	if dec.More() {
 		return "", "", m, errors.New("more than one JSON value on the line")
@@ -112,8 +159,8 @@ func parseJSONL(b []byte) (thread, resource string, m engine.Message, err error)
 			return "", "", m, fmt.Errorf("tool_calls: %w", err)
 		}
 	}
-	if rec.CreatedAt != "" {
-		if m.CreatedAt, err = parseTime(rec.CreatedAt); err != nil {
+	if len(rec.CreatedAt) > 0 && string(rec.CreatedAt) != "null" {
+		if m.CreatedAt, err = parseCreatedAt(rec.CreatedAt); err != nil {
 			return "", "", m, fmt.Errorf("created_at: %w", err)
 		}
 	}
@@ -152,6 +199,20 @@ func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 		out[i] = tc
 	}
 	return out, nil
+}
+
+// parseCreatedAt reads created_at: a string (RFC 3339 or Unix
+// milliseconds) or a number of Unix milliseconds.
+func parseCreatedAt(raw json.RawMessage) (time.Time, error) {
+	var ms int64
+	if err := json.Unmarshal(raw, &ms); err == nil {
+		return time.UnixMilli(ms).UTC(), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return time.Time{}, fmt.Errorf("%s is neither a string nor a whole number of Unix milliseconds", raw)
+	}
+	return parseTime(s)
 }
 
 // parseTime reads RFC 3339 (with or without fraction) or Unix milliseconds.
