@@ -35,7 +35,7 @@ type benchOptions struct {
 	queries, queryResources, appends int
 	seed                             uint64
 	file, format, work, reuse        string
-	keep                             bool
+	keep, sweep                      bool
 }
 
 func (m *Main) runBench(ctx context.Context, args []string) error {
@@ -53,6 +53,7 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 	fs.Uint64Var(&o.seed, "seed", synth.DefaultSeed, "seed of the synthetic corpus and of the query choice")
 	fs.StringVar(&o.work, "work", "", "data directory for the run; must not exist (default: a temporary directory, removed afterwards)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the data directory")
+	fs.BoolVar(&o.sweep, "sweep", false, "after the measurements, search every resource once (memory bound and reload cost; synthetic corpus only)")
 	fs.StringVar(&o.reuse, "reuse", "", "measure a data directory kept by an earlier synthetic run (--keep) without ingesting again")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
@@ -317,6 +318,23 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 		rep.Search[string(mode)] = summarize(ds)
 	}
 	rep.PeakRSSServe = procStatus("VmHWM")
+	if o.sweep && corpus != nil {
+		// Every resource once: beyond recall.DefaultMaxLoaded messages the
+		// least recently searched resources are unloaded.
+		logf("bench: sweeping %d resources", corpus.Resources())
+		var ds []time.Duration
+		for r := range corpus.Resources() {
+			q := corpus.Query(r, corpus.Resources())
+			opts := benchRecall
+			t0 := time.Now()
+			if _, err := e.Search(ctx, engine.SearchRequest{ResourceID: q.ResourceID, Query: q.Text, Options: opts}); err != nil {
+				return nil, err
+			}
+			ds = append(ds, time.Since(t0))
+		}
+		rep.Sweep = summarize(ds)
+		rep.PeakRSSSweep = procStatus("VmHWM")
+	}
 	return rep, nil
 }
 

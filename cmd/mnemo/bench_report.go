@@ -46,6 +46,11 @@ type benchReport struct {
 	// during the serving phase (reset after ingest), in bytes.
 	PeakRSSIngest int64 `json:"peakRssIngestBytes"`
 	PeakRSSServe  int64 `json:"peakRssServeBytes"`
+	// Sweep (--sweep) is one search on every resource after the other
+	// phases, most of them first uses, and PeakRSSSweep the peak RSS after
+	// it: the memory bound when every resource is served.
+	Sweep        latency `json:"sweep,omitempty"`
+	PeakRSSSweep int64   `json:"peakRssSweepBytes,omitempty"`
 	// Disk sizes after ingest, in bytes.
 	Disk benchDisk `json:"disk"`
 	// Notes qualify the figures.
@@ -171,6 +176,9 @@ func (r *benchReport) printTable(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%-34s %s\n", "open (cold start)", fmt.Sprintf("%.1f ms", r.OpenMs))
 	fmt.Fprintf(w, "%-34s %s\n", "peak RSS ingest / serve", fmt.Sprintf("%s / %s", mib(r.PeakRSSIngest), mib(r.PeakRSSServe)))
+	if r.Sweep.N > 0 {
+		fmt.Fprintf(w, "%-34s %s\n", "peak RSS after the sweep", mib(r.PeakRSSSweep))
+	}
 	fmt.Fprintf(w, "%-34s %s\n", "disk sqlite / lexical / total", fmt.Sprintf("%s / %s / %s", mib(r.Disk.SQLite), mib(r.Disk.Lexical), mib(r.Disk.Total)))
 	if r.TargetRecalled > 0 {
 		fmt.Fprintf(w, "%-34s %.2f\n", "source message in prompt (sanity)", r.TargetRecalled)
@@ -189,6 +197,9 @@ func (r *benchReport) printTable(w io.Writer) {
 		if l, ok := r.Search[ch]; ok {
 			row("search "+ch, l)
 		}
+	}
+	if r.Sweep.N > 0 {
+		row("sweep: search every resource", r.Sweep)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "\nnote: %s", n)

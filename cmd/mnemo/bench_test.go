@@ -50,13 +50,16 @@ func TestBench(t *testing.T) {
 	}
 
 	// --reuse measures the kept directory without ingesting.
-	code, out, stderr = run(t, nil, "bench", "--reuse", work, "--queries", "7", "--appends", "2", "--json")
+	code, out, stderr = run(t, nil, "bench", "--reuse", work, "--queries", "7", "--appends", "2", "--sweep", "--json")
 	if code != 0 {
 		t.Fatalf("bench --reuse exit %d: %s", code, stderr)
 	}
 	var again benchReport
 	if err := json.Unmarshal([]byte(out), &again); err != nil {
 		t.Fatalf("bench --reuse --json: %v\n%s", err, out)
+	}
+	if again.Sweep.N != 3 || again.PeakRSSSweep <= 0 {
+		t.Errorf("bench --sweep: %+v, peak %d", again.Sweep, again.PeakRSSSweep)
 	}
 	if again.Ingest.Messages != 0 || again.Corpus.Messages != 600 || again.LoadContext.N != 7 || again.TargetRecalled < 0.5 {
 		t.Errorf("bench --reuse: ingest %+v, corpus %+v, LoadContext %+v, target %.2f", again.Ingest, again.Corpus, again.LoadContext, again.TargetRecalled)
