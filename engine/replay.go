@@ -24,7 +24,13 @@ type DivergenceError struct {
 }
 
 func (e *DivergenceError) Error() string {
-	return fmt.Sprintf("engine: replay of run %s diverged: %s", e.RunID, strings.Join(e.Differences, "; "))
+	const show = 10
+	d := e.Differences
+	more := ""
+	if len(d) > show {
+		d, more = d[:show], fmt.Sprintf("; and %d more", len(d)-show)
+	}
+	return fmt.Sprintf("engine: replay of run %s diverged: %s%s", e.RunID, strings.Join(d, "; "), more)
 }
 
 // Unwrap returns ErrReplayDiverged.

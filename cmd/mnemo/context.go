@@ -24,8 +24,11 @@ func (m *Main) runContext(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *thread == "" {
+	switch {
+	case *thread == "":
 		return m.usagef(fs, "context needs --thread")
+	case *budget < 0:
+		return m.usagef(fs, "--budget must be >= 0")
 	}
 	opts, err := rf.options()
 	if err != nil {

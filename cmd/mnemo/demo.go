@@ -81,7 +81,7 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	printReplay(m.Stdout, r)
+	printReplay(m.Stdout, r, true)
 	data := filepath.Join(dir, "data")
 	if *keep {
 		fmt.Fprintf(m.Stdout, "\nInspect it again: mnemo --dir %s memctx %s; mnemo --dir %s replay %s --without recalled\n", data, demoRunID, data, demoRunID)

@@ -23,6 +23,7 @@ import (
 	"syscall"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 func main() {
@@ -113,6 +114,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errUsage):
+		return 2
+	case errors.Is(err, engine.ErrInvalidInput), errors.Is(err, recall.ErrInvalidOptions), errors.Is(err, recall.ErrInvalidFilter):
+		// A flag's value broke a rule: a usage error.
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nRun 'mnemo %s -h' for the flags.\n", name, err, name)
 		return 2
 	default:
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)

@@ -41,9 +41,16 @@ func TestUsageErrors(t *testing.T) {
 		{"--dir", dir, "messages"},
 		{"--dir", dir, "memctx"},
 		{"--dir", dir, "threads", "--bogus"},
+		{"--dir", dir, "context", "--thread", "t", "--resource", "r", "--top-k", "1000000000"},
+		{"--dir", dir, "context", "--thread", "t", "--resource", "r", "--top-k", "3", "--fusion", "bogus"},
+		{"--dir", dir, "context", "--thread", "t", "--resource", "r", "--run-id", "bad id"},
+		{"--dir", dir, "context", "--thread", "t", "--budget", "-1"},
+		{"--dir", dir, "runs", "--limit", "-1"},
+		{"--dir", dir, "runs", "--thread", "a", "--resource", "b"},
+		{"--dir", dir, "messages", "--thread", "t", "--from", "10", "--to", "2"},
 	} {
 		code, _, stderr := run(t, nil, args...)
-		if code != 2 || !strings.Contains(stderr, "usage") {
+		if code != 2 || !strings.Contains(stderr, "usage") && !strings.Contains(stderr, "-h' for the flags") {
 			t.Errorf("mnemo %v: exit %d, stderr %q; want 2 and a usage hint", args, code, stderr)
 		}
 	}

@@ -58,8 +58,11 @@ func (m *Main) runMessages(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *thread == "" {
+	switch {
+	case *thread == "":
 		return m.usagef(fs, "messages needs --thread")
+	case *from < 1 || *to < 0 || (*to > 0 && *to < *from):
+		return m.usagef(fs, "--from must be >= 1 and --to 0 (the end) or >= --from")
 	}
 	e, err := m.open(ctx)
 	if err != nil {

@@ -23,8 +23,13 @@ func (m *Main) runRuns(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
+	switch {
+	case fs.NArg() > 0:
 		return m.usagef(fs, "runs takes no arguments")
+	case *thread != "" && *resource != "":
+		return m.usagef(fs, "give --thread or --resource, not both")
+	case *limit < 1 || *offset < 0:
+		return m.usagef(fs, "--limit must be >= 1 and --offset >= 0")
 	}
 	e, err := m.open(ctx)
 	if err != nil {
@@ -75,7 +80,7 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	if *asJSON {
 		return m.printJSON(r)
 	}
-	printReplay(m.Stdout, r)
+	printReplay(m.Stdout, r, *without != "")
 	return nil
 }
 
@@ -110,12 +115,16 @@ func parseWithout(s string) (engine.ReplayOptions, error) {
 
 // printReplay shows the original prompt, the counterfactual one and what
 // was removed.
-func printReplay(w io.Writer, r *engine.Replay) {
+func printReplay(w io.Writer, r *engine.Replay, asked bool) {
 	fmt.Fprintf(w, "run %s: replay reproduced the recorded prompt (%s)\n\n", r.RunID, r.Original.PromptHash)
 	fmt.Fprintf(w, "══ original prompt ══\n")
 	printPrompt(w, r.Original)
 	if len(r.Removed) == 0 && len(r.RemovedObservations) == 0 && !r.RemovedWorkingMemory {
-		fmt.Fprintf(w, "\n(no removals asked: the counterfactual prompt is the original)\n")
+		if asked {
+			fmt.Fprintf(w, "\n(the removals asked match nothing in this run: the counterfactual prompt is the original)\n")
+		} else {
+			fmt.Fprintf(w, "\n(no removals asked: the counterfactual prompt is the original)\n")
+		}
 		return
 	}
 	fmt.Fprintf(w, "\n══ counterfactual prompt (%s) ══\n", r.Counterfactual.PromptHash)
