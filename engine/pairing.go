@@ -155,7 +155,7 @@ func callOf(set map[turnKey]*turn, thread, callID string) *turn {
 // findToolResult returns the first tool result for callID after seq in the
 // thread, or nil.
 func (e *Engine) findToolResult(ctx context.Context, thread, callID string, after int64) (*Message, error) {
-	m, err := scanMessage(e.db.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages
+	m, err := scanMessage(e.cachedQueryRow(ctx, `SELECT `+messageColumns+` FROM messages
 		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`, thread, callID, after))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -169,7 +169,7 @@ func (e *Engine) findToolResult(ctx context.Context, thread, callID string, afte
 // findToolCall returns the latest assistant message before seq in the thread
 // that made the call callID, or nil.
 func (e *Engine) findToolCall(ctx context.Context, thread, callID string, before int64) (*Message, error) {
-	m, err := scanMessage(e.db.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages
+	m, err := scanMessage(e.cachedQueryRow(ctx, `SELECT `+messageColumns+` FROM messages
 		WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND tool_calls IS NOT NULL
 		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?)
 		ORDER BY seq DESC LIMIT 1`, thread, before, callID))
