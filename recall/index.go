@@ -83,9 +83,9 @@ type Tuning struct {
 	BleveScores bool `json:"bleveScores,omitempty"`
 	// NoCompounds turns the compound-identifier bonus off (see compounds).
 	NoCompounds bool `json:"noCompounds,omitempty"`
-	// RescoreDepth is how many of bleve's candidates the textbook BM25
-	// re-scores before the lexical pool is cut to CandidatePool; 0 means
-	// DefaultRescoreDepth.
+	// RescoreDepth: when a query matches at most this many messages, all
+	// of them are re-scored with the textbook BM25 (exact ranking), else
+	// bleve's top CandidatePool are; 0 means DefaultRescoreDepth.
 	RescoreDepth int `json:"rescoreDepth,omitempty"`
 	// MaxNorm normalises the channel scores by max and min–max
 	// (FuseWeightedMax) instead of standardising them (FuseWeighted).
@@ -550,15 +550,7 @@ func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, 
 	if !hasTerms {
 		return nil, nil
 	}
-	// bleve ranks with its approximate BM25, which depends on the segment
-	// layout; re-scoring a deep pool makes the textbook ranking exact (and
-	// stable across merges) whenever the query matches at most
-	// RescoreDepth messages.
-	depth := pool
-	if !ix.cfg.Tuning.BleveScores {
-		depth = max(pool, ix.cfg.Tuning.RescoreDepth)
-	}
-	lq := lexQuery{Text: text, Resource: s.resource, Thread: thread, Size: depth + max(slack, 0)}
+	lq := lexQuery{Text: text, Resource: s.resource, Thread: thread, Size: pool + max(slack, 0)}
 	if restricted && slack < 0 {
 		var ids []string
 		for id, e := range s.docs {
@@ -579,6 +571,16 @@ func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, 
 	hits, total, err := ix.cfg.Lexical.search(lq)
 	if err != nil {
 		return nil, err
+	}
+	if !ix.cfg.Tuning.BleveScores && total > len(hits) && total <= ix.cfg.Tuning.RescoreDepth {
+		// bleve ranks with its approximate BM25, which depends on the
+		// segment layout: when the query matches at most RescoreDepth
+		// messages, re-score them all, so the textbook ranking is exact
+		// and stable across merges.
+		lq.Size = total
+		if hits, total, err = ix.cfg.Lexical.search(lq); err != nil {
+			return nil, err
+		}
 	}
 	keep := func(hs []lexHit) []scored {
 		out := make([]scored, 0, len(hs))
