@@ -47,7 +47,11 @@ type Config struct {
 	Recall *recall.Options
 
 	// Embedder computes vectors for the vector channel. Nil means the
-	// embedded default (see the recall wiring in recall.go).
+	// default, chosen at Open: use-lite (semantic, 512 dimensions) when its
+	// weights are installed in the models directory ($MNEMO_MODELS, else
+	// <user cache dir>/mnemo/models; `mnemo models fetch use-lite`), else
+	// hash-384 (offline, lexical-level). memctx.retrieval.embedder names the
+	// one that ran. A use-lite install that cannot be loaded fails Open.
 	Embedder recall.Embedder
 
 	// RecallTuning holds recall's measured knobs (candidate pool, fusion

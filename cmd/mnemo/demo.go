@@ -36,7 +36,7 @@ func (m *Main) runDemo(ctx context.Context, args []string) error {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	e, err := engine.Open(ctx, engine.Config{Dir: filepath.Join(dir, "data")})
+	e, err := m.openAt(ctx, filepath.Join(dir, "data"))
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/recall/uselite"
 )
 
 func main() {
@@ -42,6 +43,9 @@ type Main struct {
 
 	// Dir is the data directory chosen by --dir, $MNEMO_DIR or the default.
 	Dir string
+	// Embedder names the embedder chosen by --embedder or $MNEMO_EMBEDDER;
+	// "" or "auto" means the default (use-lite when installed, else hash-384).
+	Embedder string
 }
 
 // command is one subcommand.
@@ -78,6 +82,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("mnemo", flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	dir := fs.String("dir", "", "data directory (default $MNEMO_DIR or "+engine.DefaultDir+")")
+	emb := fs.String("embedder", "", "embedder: auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto: use-lite when installed, else hash-384)")
 	fs.Usage = m.usage
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -85,7 +90,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		}
 		return 2
 	}
-	m.Dir = *dir
+	m.Dir, m.Embedder = *dir, *emb
+	if m.Embedder == "" {
+		m.Embedder = m.Getenv("MNEMO_EMBEDDER")
+	}
 	if m.Dir == "" {
 		m.Dir = m.Getenv("MNEMO_DIR")
 	}
@@ -180,7 +188,27 @@ func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
 // rendered into contexts (render-only: no model is called; mnemo observe
 // runs the observer).
 func (m *Main) open(ctx context.Context) (*engine.Engine, error) {
-	return engine.Open(ctx, engine.Config{Dir: m.Dir, Observe: &engine.ObserveConfig{}})
+	return m.openAt(ctx, m.Dir)
+}
+
+// openAt opens the engine on dir with the chosen embedder.
+func (m *Main) openAt(ctx context.Context, dir string) (*engine.Engine, error) {
+	emb, err := m.embedder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return engine.Open(ctx, engine.Config{Dir: dir, Embedder: emb, Observe: &engine.ObserveConfig{}})
+}
+
+// embedder returns the embedder --embedder or $MNEMO_EMBEDDER names, or the
+// default: use-lite when its weights are in the models directory, else
+// hash-384.
+func (m *Main) embedder(ctx context.Context) (recall.Embedder, error) {
+	switch m.Embedder {
+	case "", "auto":
+		return uselite.OpenDefault(m.Getenv)
+	}
+	return m.embedderNamed(ctx, m.Embedder)
 }
 
 func oneLine(s string, n int) string {

@@ -14,7 +14,16 @@ import (
 func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] }}
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		if k == "MNEMO_EMBEDDER" {
+			return "hash-384" // tests' figures must not depend on the models installed here
+		}
+		return ""
+	}
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: getenv}
 	code := m.Run(context.Background(), args)
 	return code, out.String(), errOut.String()
 }
