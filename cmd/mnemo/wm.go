@@ -60,6 +60,7 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 	limit := fs.Int("limit", 0, "history: at most this many versions (0: all)")
 	schemaFile := fs.String("schema", "", "set: validate against this JSON Schema file (schema mode)")
 	markdown := fs.Bool("markdown", false, "set: the state is a markdown document (template mode)")
+	noValidate := fs.Bool("no-validate", false, "set: store a schema-mode state without --schema, checking only that it is a JSON object (the schema is the application's and is not stored)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -104,6 +105,9 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 		cfg.Mode = working.ModeTemplate
 	case isStored:
 		cfg.Mode = stored
+		if sub == "set" && stored == working.ModeSchema && !*noValidate {
+			return m.usagef(fs, "%s holds a schema-mode state: give --schema SCHEMA.json to validate the new state, or --no-validate", key)
+		}
 	case sub == "set":
 		return m.usagef(fs, "%s has no working memory yet: say --schema SCHEMA.json or --markdown", key)
 	default:

@@ -51,9 +51,13 @@ func TestWM(t *testing.T) {
 	if st.Key != "thread:t1" || st.Mode != "schema" || st.Version != 1 || compact.String() != `{"city":"Lyon"}` {
 		t.Fatalf("get --json = %+v", st)
 	}
-	// Without --schema the stored mode is kept and only the shape checked.
+	// Without --schema a schema-mode state is refused (the schema is not
+	// stored, so nothing could validate it) unless --no-validate says so.
 	os.WriteFile(state, []byte(`{"city":"Porto"}`), 0o600)
-	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", state); code != 0 || !strings.Contains(stderr, "version 2") {
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", state); code != 2 || !strings.Contains(stderr, "--no-validate") {
+		t.Fatalf("set without --schema: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", "--no-validate", state); code != 0 || !strings.Contains(stderr, "version 2") {
 		t.Fatalf("second set: exit %d: %s", code, stderr)
 	}
 	code, out, _ = run(t, nil, "--dir", dir, "wm", "history", "--thread", "t1")
