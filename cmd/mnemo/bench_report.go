@@ -159,6 +159,14 @@ func machine(embedder string) benchMachine {
 	return benchMachine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Embedder: embedder}
 }
 
+// batch names the ingest batching.
+func (r *benchReport) batch() string {
+	if r.Ingest.Batch == 0 {
+		return "importer batches"
+	}
+	return fmt.Sprintf("batch %d", r.Ingest.Batch)
+}
+
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 // printTable writes the report as a table.
@@ -167,8 +175,8 @@ func (r *benchReport) printTable(w io.Writer) {
 		r.Corpus.Source, r.Corpus.Messages, r.Corpus.Resources, r.Corpus.Threads, r.Machine.CPUs, r.Machine.GoVersion, r.Machine.Embedder)
 	fmt.Fprintln(w)
 	if r.Ingest.Messages > 0 {
-		fmt.Fprintf(w, "%-34s %s\n", "ingest (both indexes caught up)", fmt.Sprintf("%.0f msgs/s (%d messages in %.1f s; appends done at %.1f s; batch %d)",
-			r.Ingest.MessagesPerSec, r.Ingest.Messages, r.Ingest.Seconds, r.Ingest.AppendSeconds, r.Ingest.Batch))
+		fmt.Fprintf(w, "%-34s %s\n", "ingest (both indexes caught up)", fmt.Sprintf("%.0f msgs/s (%d messages in %.1f s; appends done at %.1f s; %s)",
+			r.Ingest.MessagesPerSec, r.Ingest.Messages, r.Ingest.Seconds, r.Ingest.AppendSeconds, r.batch()))
 	}
 	if r.Ingest.CPUSeconds > 0 {
 		fmt.Fprintf(w, "%-34s %s\n", "ingest CPU", fmt.Sprintf("%.1f s (%.0f µs per message); LoadContext CPU %.2f ms per call",
@@ -188,7 +196,7 @@ func (r *benchReport) printTable(w io.Writer) {
 		fmt.Fprintf(w, "%-34s %6d %8.2f %8.2f %8.2f %8.2f %8.2f\n", name, l.N, l.Mean, l.P50, l.P95, l.P99, l.Max)
 	}
 	if r.Ingest.AppendCall.N > 0 {
-		row(fmt.Sprintf("append call (batch %d, ingest)", r.Ingest.Batch), r.Ingest.AppendCall)
+		row("append call ("+r.batch()+", ingest)", r.Ingest.AppendCall)
 	}
 	row("append (1 message, filled engine)", r.Append)
 	row("first use of a resource", r.FirstUse)
