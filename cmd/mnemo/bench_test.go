@@ -101,3 +101,18 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+func TestBenchFile(t *testing.T) {
+	path := sharedData(t, "locomo/locomo10-dev.json")
+	code, out, stderr := run(t, nil, "bench", "--file", path, "--queries", "10", "--appends", "3", "--json")
+	if code != 0 {
+		t.Fatalf("bench --file exit %d: %s", code, stderr)
+	}
+	var rep benchReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bench --file --json: %v\n%s", err, out)
+	}
+	if rep.Corpus.Messages != 2760 || rep.Corpus.Resources != 5 || rep.LoadContext.N != 10 || rep.Ingest.MessagesPerSec <= 0 || rep.Ingest.AppendCall.N == 0 {
+		t.Errorf("bench --file: corpus %+v, ingest %+v, LoadContext %+v", rep.Corpus, rep.Ingest, rep.LoadContext)
+	}
+}
