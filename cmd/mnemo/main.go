@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"sort"
@@ -30,6 +31,10 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// bleve's scorch writes recovery notes ("unable to load snapshot …") with
+	// the standard logger; mnemo reports a corrupt index itself (quarantine
+	// events, memctx.retrieval), so the CLI keeps its output to its own words.
+	log.SetOutput(io.Discard)
 	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	os.Exit(m.Run(ctx, os.Args[1:]))
 }
