@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/synth"
 )
 
 func TestBench(t *testing.T) {
@@ -103,8 +105,32 @@ func TestParseSize(t *testing.T) {
 }
 
 func TestBenchFile(t *testing.T) {
-	path := sharedData(t, "locomo/locomo10-dev.json")
-	code, out, stderr := run(t, nil, "bench", "--file", path, "--queries", "10", "--appends", "3", "--json")
+	// A small JSONL file from the synthetic corpus: 3 resources.
+	c, err := synth.New(synth.Config{Messages: 300, Resources: 3, ThreadMessages: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for th := range c.All() {
+		for _, m := range th.Messages {
+			rec := map[string]any{"thread": th.ID, "resource": th.ResourceID, "id": m.ID, "role": m.Role, "content": m.Content, "name": m.Name}
+			if len(m.ToolCalls) > 0 {
+				rec["tool_calls"] = m.ToolCalls
+			}
+			if m.ToolCallID != "" {
+				rec["tool_call_id"] = m.ToolCallID
+			}
+			if err := enc.Encode(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "corpus.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "bench", "--file", path, "--format", "jsonl", "--queries", "10", "--appends", "3", "--json")
 	if code != 0 {
 		t.Fatalf("bench --file exit %d: %s", code, stderr)
 	}
@@ -112,7 +138,7 @@ func TestBenchFile(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bench --file --json: %v\n%s", err, out)
 	}
-	if rep.Corpus.Messages != 2760 || rep.Corpus.Resources != 5 || rep.LoadContext.N != 10 || rep.Ingest.MessagesPerSec <= 0 || rep.Ingest.AppendCall.N == 0 {
+	if rep.Corpus.Messages != 300 || rep.Corpus.Resources != 3 || rep.LoadContext.N != 10 || rep.Ingest.MessagesPerSec <= 0 || rep.Ingest.AppendCall.N == 0 {
 		t.Errorf("bench --file: corpus %+v, ingest %+v, LoadContext %+v", rep.Corpus, rep.Ingest, rep.LoadContext)
 	}
 }
