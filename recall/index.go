@@ -21,10 +21,11 @@ const (
 	// DefaultMaxLoaded is Tuning.MaxLoaded's default: the messages held in
 	// memory over all loaded resources. A loaded message costs about
 	// 2.8 KB of live heap with 384-dimension vectors (1.5 KB of them the
-	// vector; measured with the synthetic corpus), so 250,000 messages
-	// are about 700 MB of heap, which keeps an engine of 1M messages under
-	// issue 8's 2 GiB peak RSS however many resources it serves.
-	DefaultMaxLoaded = 250_000
+	// vector; measured with the synthetic corpus), so 200,000 messages are
+	// about 560 MB live and 1.1 GB of heap at GOGC=100, which keeps an
+	// engine of 1M messages under issue 8's 2 GiB peak RSS however many
+	// resources it serves (`mnemo bench --sweep`, BENCHMARKS.md).
+	DefaultMaxLoaded = 200_000
 	// DefaultTopK is the TopK a search uses when Options.TopK is 0.
 	DefaultTopK = 5
 	// directIDLimit: when the filter leaves at most this many messages, the
