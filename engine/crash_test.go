@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -303,7 +304,20 @@ func verifyCrash(t *testing.T, point int, dir, logPath string, stats *crashStats
 		sort.Strings(gone)
 		for _, id := range gone {
 			if bytes.Contains(blob, []byte(crashToken(id))) {
-				fail("erased message %s: its text %s is still in the data directory", id, crashToken(id))
+				var story []string
+				for _, key := range l.order {
+					ids := l.begun[key]
+					if slices.Contains(ids[1:], id) || (l.kinds[key] == "T" && ids[0] == written[id]) || (l.kinds[key] == "E" && slices.Contains(ids, id)) {
+						story = append(story, fmt.Sprintf("%s(acked=%v)", key, l.acked[key]))
+					}
+				}
+				ctxt := ""
+				if db, err := os.ReadFile(filepath.Join(dir, engine.DatabaseFile)); err == nil {
+					if i := bytes.Index(db, []byte(crashToken(id))); i >= 0 {
+						ctxt = fmt.Sprintf("; in %s at page %d: %q", engine.DatabaseFile, i/4096+1, db[max(0, i-300):min(len(db), i+100)])
+					}
+				}
+				fail("erased message %s: its text %s is still in %v; log: %v%s", id, crashToken(id), filesContaining(t, dir, crashToken(id)), story, ctxt)
 			}
 		}
 	}
