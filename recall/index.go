@@ -486,7 +486,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, fmt.Errorf("recall: both channels failed: lexical: %v; vector: %w", lexErr, vecErr)
 	}
 
-	cands := ix.candidates(ctx, s, lexList, vecList, o, qvec, lexScore, lexErr == nil && o.Mode != ModeVector)
+	cands := ix.candidates(ctx, s, lexList, vecList, o, qvec, lexScore, lexErr == nil && o.Mode != ModeVector && !ix.cfg.Tuning.BleveScores)
 	var fused []float64
 	switch {
 	case o.Mode == ModeLexical || (o.Mode == ModeHybrid && vecErr != nil):
