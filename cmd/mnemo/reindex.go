@@ -8,7 +8,8 @@ import (
 
 func (m *Main) runReindex(ctx context.Context, args []string) error {
 	fs := m.flags("reindex", "")
-	reembed := fs.Bool("reembed", false, "also recompute the embeddings of the configured embedder")
+	reembed := fs.Bool("reembed", false, "also recompute the embeddings of the configured embedder (--embedder)")
+	fs.BoolVar(reembed, "vectors", false, "same as --reembed")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
