@@ -144,7 +144,7 @@ type benchQuery struct {
 // bench runs the phases: ingest, single appends, close and cold open,
 // first use of the queried resources, warm LoadContext, search per channel.
 func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*benchReport, error) {
-	cfg := engine.Config{Dir: o.work}
+	cfg := engine.Config{Dir: o.work, Embedder: recall.HashEmbedder{}} // the configuration: hash-384, whatever is installed
 	e, err := engine.Open(ctx, cfg)
 	if err != nil {
 		return nil, err
