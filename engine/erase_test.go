@@ -726,3 +726,27 @@ func TestEraseDuringLoadContext(t *testing.T) {
 		t.Fatalf("the erased token is still in %v", hits)
 	}
 }
+
+func TestFileHoldsAcrossChunks(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	data := bytes.Repeat([]byte{'.'}, 3<<20)
+	pat := []byte("needle-straddling-the-boundary")
+	copy(data[1<<20-10:], pat) // crosses the first 1 MiB chunk boundary
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pats [][]byte
+		want bool
+	}{
+		{[][]byte{pat}, true},
+		{[][]byte{[]byte("absent"), pat}, true},
+		{[][]byte{[]byte("absent")}, false},
+		{nil, false},
+	} {
+		got, err := engine.FileHolds(p, tc.pats)
+		if err != nil || got != tc.want {
+			t.Fatalf("FileHolds(%q) = %v, %v; want %v", tc.pats, got, err, tc.want)
+		}
+	}
+}

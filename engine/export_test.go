@@ -1,0 +1,4 @@
+package engine
+
+// FileHolds exposes fileHolds to the black-box tests.
+var FileHolds = fileHolds
