@@ -88,8 +88,9 @@ type erasedMsg struct {
 //
 // When DeleteMessages returns nil, the erased text is in no file of the data
 // directory: SQLite runs with secure_delete and its WAL is checkpointed and
-// truncated, the bleve segments are merged (recall.Lexical.Purge), and
-// quarantined index copies are removed. A crash after the transaction
+// truncated (and the file is vacuumed when a stale copy of an erased text
+// remains, see completeErasures), the bleve segments are merged
+// (recall.Lexical.Purge), and quarantined index copies are removed. A crash after the transaction
 // commits leaves a marker that Open completes.
 //
 // Ids that are not stored are reported in NotFound. Errors: a
@@ -178,12 +179,13 @@ func (e *Engine) erase(ctx context.Context, kind eraseKind, targets []string) (*
 	}
 	e.kickOutbox()
 	start := time.Now()
-	if err := e.completeErasures(ctx, marker, res.texts); err != nil {
-		return res, err
-	}
+	perr := e.completeErasures(ctx, marker, res.texts)
 	res.Purge = time.Since(start)
-	ev := Event{Reason: EventErased, IDs: res.Messages, Count: len(res.Messages),
-		Detail: fmt.Sprintf("%s erased: %d messages, %d threads; purge %s", kind, len(res.Messages), len(res.Threads), res.Purge.Round(time.Millisecond))}
+	detail := fmt.Sprintf("%s erased: %d messages, %d threads; purge %s", kind, len(res.Messages), len(res.Threads), res.Purge.Round(time.Millisecond))
+	if perr != nil {
+		detail += "; purge incomplete: " + perr.Error()
+	}
+	ev := Event{Reason: EventErased, IDs: res.Messages, Count: len(res.Messages), Detail: detail}
 	switch kind {
 	case eraseThread:
 		ev.ThreadID = targets[0]
@@ -195,7 +197,7 @@ func (e *Engine) erase(ctx context.Context, kind eraseKind, targets []string) (*
 		e.publish(Event{Reason: EventInvalidated, IDs: res.Invalidated, Count: len(res.Invalidated), ThreadID: ev.ThreadID, ResourceID: ev.ResourceID,
 			Detail: "observations derived from erased turns"})
 	}
-	return res, nil
+	return res, perr
 }
 
 // eraseTx does every SQLite part of an erasure in tx, and writes the
