@@ -69,6 +69,9 @@ func TestCrashHarness(t *testing.T) {
 		t.Skip("-short")
 	}
 	n := *crashN
+	if raceEnabled && n == 50 {
+		n = 15 // the default count, in a -race build: see race_on_test.go
+	}
 	if v, err := strconv.Atoi(os.Getenv("MNEMO_CRASH_N")); err == nil && v > 0 {
 		n = v
 	}
