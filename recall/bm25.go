@@ -26,10 +26,45 @@ const (
 type bm25Stats struct {
 	n        int
 	totalLen int64
-	df       map[string]int
+	// ids numbers the shard's distinct analysed terms; df is indexed by
+	// id. Entries keep their terms as ids: a 4-byte compare instead of a
+	// string compare in score, and 4 bytes a term instead of a string
+	// header (BENCHMARKS.md).
+	ids map[string]uint32
+	df  []int
 }
 
-func (s *bm25Stats) add(terms []string) {
+// noTerm is the id of a query term the shard has never seen: no message
+// holds it.
+const noTerm = ^uint32(0)
+
+// termIDs returns the ids of terms, numbering new ones.
+func (s *bm25Stats) termIDs(terms []string) []uint32 {
+	if s.ids == nil {
+		s.ids = map[string]uint32{}
+	}
+	out := make([]uint32, len(terms))
+	for i, t := range terms {
+		id, ok := s.ids[t]
+		if !ok {
+			id = uint32(len(s.df))
+			s.ids[t] = id
+			s.df = append(s.df, 0)
+		}
+		out[i] = id
+	}
+	return out
+}
+
+// lookup returns term's id, or noTerm.
+func (s *bm25Stats) lookup(term string) uint32 {
+	if id, ok := s.ids[term]; ok {
+		return id
+	}
+	return noTerm
+}
+
+func (s *bm25Stats) add(terms []uint32) {
 	s.n++
 	s.totalLen += int64(len(terms))
 	for _, t := range distinct(terms) {
@@ -37,26 +72,28 @@ func (s *bm25Stats) add(terms []string) {
 	}
 }
 
-func (s *bm25Stats) remove(terms []string) {
+func (s *bm25Stats) remove(terms []uint32) {
 	s.n--
 	s.totalLen -= int64(len(terms))
 	for _, t := range distinct(terms) {
-		if s.df[t]--; s.df[t] <= 0 {
-			delete(s.df, t)
-		}
+		s.df[t]--
 	}
 }
 
 // idf is the non-negative Robertson–Spärck Jones weight used by Lucene:
 // ln(1 + (N − df + 0.5)/(df + 0.5)).
 func (s *bm25Stats) idf(term string) float64 {
-	df := float64(s.df[term])
+	var df float64
+	if id := s.lookup(term); id != noTerm {
+		df = float64(s.df[id])
+	}
 	return math.Log(1 + (float64(s.n)-df+0.5)/(df+0.5))
 }
 
 // score is the BM25 score of a document with the given analysed terms for
-// the distinct query terms qterms (with precomputed idfs).
-func (s *bm25Stats) score(qterms []string, idfs []float64, doc []string) float64 {
+// the distinct query terms qterms (ids, noTerm for unseen ones; with
+// precomputed idfs).
+func (s *bm25Stats) score(qterms []uint32, idfs []float64, doc []uint32) float64 {
 	if s.n == 0 || len(doc) == 0 {
 		return 0
 	}
@@ -64,6 +101,9 @@ func (s *bm25Stats) score(qterms []string, idfs []float64, doc []string) float64
 	norm := BM25K1 * (1 - BM25B + BM25B*float64(len(doc))/avgdl)
 	var sum float64
 	for i, q := range qterms {
+		if q == noTerm {
+			continue
+		}
 		tf := 0
 		for _, t := range doc {
 			if t == q {
@@ -77,9 +117,9 @@ func (s *bm25Stats) score(qterms []string, idfs []float64, doc []string) float64
 	return sum
 }
 
-// distinct returns the terms without repeats, in first-seen order.
-func distinct(terms []string) []string {
-	seen := make(map[string]struct{}, len(terms))
+// distinct returns terms without repeats, in first-seen order.
+func distinct[T comparable](terms []T) []T {
+	seen := make(map[T]struct{}, len(terms))
 	out := terms[:0:0]
 	for _, t := range terms {
 		if _, ok := seen[t]; !ok {
@@ -124,12 +164,40 @@ func compoundBonus(cs []compound, e *entry) float64 {
 	if len(cs) == 0 {
 		return 0
 	}
-	lower := strings.ToLower(e.doc.Text())
+	text := e.doc.Text()
 	var b float64
 	for _, c := range cs {
-		if strings.Contains(lower, c.text) {
+		if containsLower(text, c.text) {
 			b += c.idf
 		}
 	}
 	return b
+}
+
+// containsLower reports whether strings.ToLower(s) contains sub (which is
+// lowercase), without lowering s when it is ASCII: compoundBonus runs for
+// every candidate of every query that names an identifier.
+func containsLower(s, sub string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return strings.Contains(strings.ToLower(s), sub)
+		}
+	}
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for ; j < n; j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				break
+			}
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
 }

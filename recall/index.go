@@ -455,16 +455,17 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	// Exact query statistics, shared by the lexical channel and the
 	// cross-scoring of vector candidates.
 	qterms := distinct(ix.cfg.Lexical.Terms(q.Text))
+	qids := make([]uint32, len(qterms))
 	idfs := make([]float64, len(qterms))
 	for i, t := range qterms {
-		idfs[i] = s.stats.idf(t)
+		qids[i], idfs[i] = s.stats.lookup(t), s.stats.idf(t)
 	}
 	var compounds []compound
 	if !ix.cfg.Tuning.NoCompounds {
 		compounds = ix.compounds(q.Text, s)
 	}
 	lexScore := func(e *entry) float64 {
-		return s.stats.score(qterms, idfs, e.terms) + compoundBonus(compounds, e)
+		return s.stats.score(qids, idfs, e.terms) + compoundBonus(compounds, e)
 	}
 
 	var lexList, vecList []scored

@@ -13,7 +13,7 @@ import (
 // entry is one message in a shard.
 type entry struct {
 	doc    Doc
-	terms  []string // analysed terms of doc.Text(), repeats kept
+	terms  []uint32 // ids (shard.stats) of the analysed terms of doc.Text(), repeats kept
 	hasVec bool
 }
 
@@ -67,7 +67,7 @@ func newShard(resource string) *shard {
 func (s *shard) reset() error {
 	s.docs = map[string]*entry{}
 	s.threads = map[string][]*entry{}
-	s.stats = bm25Stats{df: map[string]int{}}
+	s.stats = bm25Stats{}
 	db := chromem.NewDB()
 	col, err := db.CreateCollection(s.resource, nil, noEmbed)
 	if err != nil {
@@ -121,11 +121,11 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 	if old := s.docs[d.ID]; old != nil {
 		s.stats.remove(old.terms)
 		old.doc = *d
-		old.terms = lex.Terms(d.Text())
+		old.terms = s.stats.termIDs(lex.Terms(d.Text()))
 		s.stats.add(old.terms)
 		return old
 	}
-	e := &entry{doc: *d, terms: lex.Terms(d.Text())}
+	e := &entry{doc: *d, terms: s.stats.termIDs(lex.Terms(d.Text()))}
 	s.docs[d.ID] = e
 	s.stats.add(e.terms)
 	th := s.threads[d.ThreadID]
