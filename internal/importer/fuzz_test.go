@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/importer"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 // The importer fuzz targets feed arbitrary bytes to Import in one format,
@@ -48,7 +49,9 @@ func fuzzImport(f *testing.F, format string, seeds ...string) {
 	f.Add([]byte("{\"thread\":\"t\\u0000\",\"resource\":\"r\",\"role\":\"user\",\"content\":\"\\ud800\"}\n"))
 	f.Add([]byte("[" + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "]"))
 	ctx := context.Background()
-	e := enginetest.MustOpen(f, engine.Config{})
+	// hash-384, whatever models this machine has: the fuzzer measures the
+	// importer, not an embedder.
+	e := enginetest.MustOpen(f, engine.Config{Embedder: recall.HashEmbedder{}})
 	in := f.TempDir()
 	path := filepath.Join(in, "input")
 	f.Fuzz(func(t *testing.T, data []byte) {
