@@ -28,6 +28,10 @@ const (
 	DefaultMaxLoaded = 200_000
 	// DefaultTopK is the TopK a search uses when Options.TopK is 0.
 	DefaultTopK = 5
+	// inMemoryFactor: without a filter, the lexical matches of a resource
+	// of up to inMemoryFactor×RescoreDepth messages are counted in memory
+	// first (see lexicalChannel); scanning more would cost more than bleve.
+	inMemoryFactor = 4
 	// directIDLimit: when the filter leaves at most this many messages, the
 	// lexical channel searches exactly those ids (a bleve DocIDQuery)
 	// instead of widening its candidate pool.
@@ -558,28 +562,41 @@ func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, 
 	if !hasTerms {
 		return nil, nil
 	}
-	if !ix.cfg.Tuning.BleveScores && !ix.cfg.Tuning.BleveMatches && len(s.docs) <= ix.cfg.Tuning.RescoreDepth {
-		// In a resource of at most RescoreDepth messages every match is
-		// re-scored with the textbook BM25 (below), and the shard holds
-		// every message's analysed terms: a message matches exactly when
-		// its score is positive (the same "en" analyser and OR of terms as
-		// bleve's match query), so the matches are enumerated here instead
-		// of by bleve searches whose cost grows with the whole index
-		// (3.5 ms of lexical search at 1M messages, BENCHMARKS.md). Same
-		// result: TestLexicalInMemory.
+	if depth := ix.cfg.Tuning.RescoreDepth; !ix.cfg.Tuning.BleveScores && !ix.cfg.Tuning.BleveMatches &&
+		(len(s.docs) <= depth || slack >= 0 && len(s.docs) <= inMemoryFactor*depth) {
+		// When the query matches at most RescoreDepth messages, every
+		// match is re-scored with the textbook BM25 (below), and the shard
+		// holds every message's analysed terms: a message matches exactly
+		// when its score is positive (the same "en" analyser and OR of
+		// terms as bleve's match query), so the matches are enumerated
+		// here instead of by bleve searches whose cost grows with the
+		// whole index (3.5 ms of lexical search at 1M messages,
+		// BENCHMARKS.md). matched counts what bleve's total would (the
+		// scope's matches; without a filter the exclusion is not part of
+		// the bleve query); beyond RescoreDepth bleve's top pool is used,
+		// as before. Same results: TestLexicalInMemory.
 		var out []scored
+		matched := 0
 		for id, e := range s.docs {
+			if thread != "" && e.doc.ThreadID != thread {
+				continue
+			}
+			sc := score(e)
+			if sc <= 0 {
+				continue
+			}
+			matched++
 			if allowed(e) {
-				if sc := score(e); sc > 0 {
-					out = append(out, scored{id, sc})
-				}
+				out = append(out, scored{id, sc})
 			}
 		}
-		sortScored(out)
-		if len(out) > pool {
-			out = out[:pool]
+		if len(s.docs) <= depth || matched <= depth {
+			sortScored(out)
+			if len(out) > pool {
+				out = out[:pool]
+			}
+			return out, nil
 		}
-		return out, nil
 	}
 	lq := lexQuery{Text: text, Resource: s.resource, Thread: thread, Size: pool + max(slack, 0)}
 	if restricted && slack < 0 {

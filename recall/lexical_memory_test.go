@@ -15,10 +15,26 @@ import (
 // exactly what bleve's enumeration of the matches, re-scored, returns:
 // resource and thread scope, with and without an exclusion and a filter.
 func TestLexicalInMemory(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cfg    synth.Config
+		tuning recall.Tuning
+	}{
+		// Resources of 600 messages: always in memory.
+		{"small", synth.Config{Messages: 1800, Resources: 3, ThreadMessages: 60}, recall.Tuning{}},
+		// Resources of 1,500 messages and a depth of 400: counted in
+		// memory, kept there when at most 400 match, else bleve's pool.
+		{"counted", synth.Config{Messages: 3000, Resources: 2, ThreadMessages: 100}, recall.Tuning{RescoreDepth: 400}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { lexicalInMemory(t, tc.cfg, tc.tuning) })
+	}
+}
+
+func lexicalInMemory(t *testing.T, cfg synth.Config, tuning recall.Tuning) {
 	ctx := context.Background()
-	cfg := synth.Config{Messages: 1800, Resources: 3, ThreadMessages: 60}
-	mem, c := synthIndex(t, cfg, recall.Tuning{})
-	blv, _ := synthIndex(t, cfg, recall.Tuning{BleveMatches: true})
+	mem, c := synthIndex(t, cfg, tuning)
+	tuning.BleveMatches = true
+	blv, _ := synthIndex(t, cfg, tuning)
 	type hit struct {
 		id    string
 		score float64
