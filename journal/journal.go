@@ -27,6 +27,8 @@ type Journal struct {
 
 	mu       sync.Mutex
 	inflight map[string]*call
+
+	stmts stmtCache // see stmt.go
 }
 
 type call struct {
@@ -58,7 +60,7 @@ func (j *Journal) Step(ctx context.Context, scope, key string, fn func(ctx conte
 // Recorded reports the output recorded under (scope, key), or ErrNotFound.
 func (j *Journal) Recorded(ctx context.Context, scope, key string) ([]byte, error) {
 	var out []byte
-	err := j.db.QueryRowContext(ctx,
+	err := j.queryRow(ctx,
 		`SELECT output FROM journal WHERE scope = ? AND key = ?`, scope, key).Scan(&out)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -128,7 +130,7 @@ func (j *Journal) run(ctx context.Context, scope, key, thread, resource string, 
 	}
 	// INSERT OR IGNORE: when another process recorded first, its output wins
 	// and is returned, so every caller sees the same bytes.
-	if _, err := j.db.ExecContext(ctx,
+	if _, err := j.exec(ctx,
 		`INSERT OR IGNORE INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		scope, key, thread, resource, out, j.now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("journal: record %s/%s: %w", scope, key, err)

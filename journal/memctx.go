@@ -121,7 +121,7 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 	if replace {
 		verb = "INSERT OR REPLACE"
 	}
-	_, err = j.db.ExecContext(ctx, verb+` INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+	_, err = j.exec(ctx, verb+` INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		ScopeMemCtx, MemCtxKey(rec.RunID), rec.ThreadID, rec.ResourceID, b, j.now().UnixMilli())
 	if err != nil {
 		if !replace && isUniqueViolation(err) {
