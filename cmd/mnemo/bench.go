@@ -264,12 +264,15 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 	rep.OpenMs = float64(time.Since(t0).Microseconds()) / 1000
 	logf("bench: open %.1f ms; %d queries over %d resources", rep.OpenMs, len(queries), len(distinct))
 
-	// First use of each queried resource, then warm LoadContext.
+	// First use of each queried resource, then warm LoadContext. Every
+	// run has a new id, as an agent's turns do (the run-id check and the
+	// memctx insert are part of the measured path).
+	tag := strconv.FormatInt(time.Now().UnixNano(), 36)
 	load := func(run string, q benchQuery) (*engine.Context, time.Duration, error) {
 		opts := benchRecall
 		t0 := time.Now()
-		c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: q.thread, ResourceID: q.resource, Query: q.text,
-			RecentN: benchRecentN, Recall: &opts, ReplaceRun: true})
+		c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "bench-" + tag + "-" + run, ThreadID: q.thread, ResourceID: q.resource, Query: q.text,
+			RecentN: benchRecentN, Recall: &opts})
 		return c, time.Since(t0), err
 	}
 	var first []time.Duration
@@ -279,7 +282,7 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 			continue
 		}
 		seen[q.resource] = true
-		_, d, err := load(fmt.Sprintf("bench-first-%d", i), q)
+		_, d, err := load(fmt.Sprintf("first-%d", i), q)
 		if err != nil {
 			return nil, err
 		}
@@ -290,7 +293,7 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 	found := 0
 	cpu0 = cpuTime()
 	for i, q := range queries {
-		c, d, err := load(fmt.Sprintf("bench-%d", i), q)
+		c, d, err := load(strconv.Itoa(i), q)
 		if err != nil {
 			return nil, err
 		}
