@@ -119,7 +119,8 @@ func TestReplayDiverges(t *testing.T) {
 	if _, err := e.Replay(ctx, "nope", engine.ReplayOptions{}); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("unknown run: %v", err)
 	}
-	// Change the store behind the engine's back, as erasure or a bug would.
+	// Change a stored text behind the engine's back, as a bug or a hand edit
+	// would; then erase a turn the proper way.
 	if _, err := e.DB().Exec(`UPDATE messages SET content = 'B is cheaper (edited)' WHERE thread_id = 't' AND seq = 5`); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,11 @@ func TestReplayDiverges(t *testing.T) {
 	if !errors.As(err, &de) || !errors.Is(err, engine.ErrReplayDiverged) || !strings.Contains(err.Error(), "t #5 changed") {
 		t.Fatalf("edited: err = %v", err)
 	}
-	if _, err := e.DB().Exec(`DELETE FROM messages WHERE thread_id = 't' AND seq = 6`); err != nil {
+	ms, err := e.Messages(ctx, "t", 6, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DeleteMessages(ctx, ms[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.Replay(ctx, "erased", engine.ReplayOptions{})
