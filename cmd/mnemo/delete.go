@@ -27,7 +27,8 @@ func (l *idList) Set(v string) error {
 
 // runDelete erases messages, a thread or a resource (engine.DeleteMessages,
 // DeleteThread, DeleteResource) and prints what was removed and invalidated.
-// On a terminal it asks for confirmation unless --yes.
+// It asks for confirmation on a terminal unless --yes, and refuses (exit 2)
+// without --yes when standard input is not a terminal.
 func (m *Main) runDelete(ctx context.Context, args []string) error {
 	fs := m.flags("delete", "(--message ID... | --thread T | --resource R)")
 	var msgs idList
@@ -63,7 +64,12 @@ func (m *Main) runDelete(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !*yes && isTerminal(m.Stdin) {
+	if !*yes && !isTerminal(m.Stdin) {
+		// No one to ask: a script must say --yes, so a pipe never erases by
+		// accident.
+		return m.usagef(fs, "refusing to erase %s without --yes: standard input is not a terminal, so there is no one to confirm", what)
+	}
+	if !*yes {
 		fmt.Fprintf(m.Stderr, "Erase %s? This cannot be undone. [y/N] ", what)
 		line, _ := bufio.NewReader(m.Stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {

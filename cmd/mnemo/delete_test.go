@@ -30,15 +30,15 @@ func TestDelete(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "erased 1 messages (t1-a)") || !strings.Contains(out, "not found: 1 (nope)") {
 		t.Fatalf("delete --message: code %d\n%s%s", code, out, stderr)
 	}
-	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--thread", "t2", "--json")
+	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--thread", "t2", "--json", "--yes")
 	if code != 0 || !strings.Contains(out, `"threads": [`) {
 		t.Fatalf("delete --thread: code %d\n%s%s", code, out, stderr)
 	}
-	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--resource", "r")
+	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--resource", "r", "--yes")
 	if code != 0 || !strings.Contains(out, "erased 1 messages (t1-b)") || !strings.Contains(out, "deleted 1 threads (t1)") {
 		t.Fatalf("delete --resource: code %d\n%s%s", code, out, stderr)
 	}
-	code, _, stderr = run(t, nil, "--dir", dir, "delete", "--thread", "t2")
+	code, _, stderr = run(t, nil, "--dir", dir, "delete", "--thread", "t2", "--yes")
 	if code != 1 || !strings.Contains(stderr, "thread not found") {
 		t.Fatalf("delete of a missing thread: code %d, %s", code, stderr)
 	}
@@ -46,5 +46,20 @@ func TestDelete(t *testing.T) {
 		if code, _, _ := run(t, nil, append([]string{"--dir", dir}, args...)...); code != 2 {
 			t.Fatalf("%q: code %d, want 2", args, code)
 		}
+	}
+}
+
+func TestDeleteNeedsYesWithoutTerminal(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", "../../internal/demodata/conversation.jsonl"); code != 0 {
+		t.Fatalf("ingest: %s", stderr)
+	}
+	code, _, stderr := run(t, nil, "--dir", dir, "delete", "--thread", "ana:work")
+	if code != 2 || !strings.Contains(stderr, "--yes") {
+		t.Fatalf("delete without --yes on a pipe: exit %d, %s", code, stderr)
+	}
+	code, out, _ := run(t, nil, "--dir", dir, "messages", "--thread", "ana:work")
+	if code != 0 || !strings.Contains(out, "list_tasks") {
+		t.Fatalf("the thread was erased without --yes: %s", out)
 	}
 }
