@@ -152,7 +152,7 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 	defer func() { e.Close() }()
 	rep := &benchReport{Search: map[string]latency{}}
 	rep.Machine = machine(recall.HashEmbedder{}.ID())
-	rep.Notes = append(rep.Notes, "hash-384 is the offline default embedder: lexical-level similarity, no semantics")
+	rep.Notes = append(rep.Notes, "embedder hash-384 (issue 8's configuration, whatever is installed): lexical-level similarity, no semantics")
 
 	// Ingest.
 	var corpus *synth.Corpus
