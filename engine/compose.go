@@ -207,6 +207,13 @@ func memctxOptions(recentN int, o *recall.Options, budget int) journal.Options {
 		return out
 	}
 	out.TopK, out.Threshold, out.Scope, out.Mode = o.TopK, o.Threshold, string(o.Scope), string(o.Mode)
+	// Record the defaults that ran, not the empty strings that chose them.
+	if out.Scope == "" {
+		out.Scope = string(recall.ScopeResource)
+	}
+	if out.Mode == "" {
+		out.Mode = string(recall.ModeHybrid)
+	}
 	if b, err := json.Marshal(o.MessageRange); err == nil {
 		out.MessageRange = b
 	}

@@ -99,6 +99,10 @@ func (m *Main) runDelete(ctx context.Context, args []string) error {
 	if errors.Is(err, engine.ErrEraseIncomplete) {
 		fmt.Fprintf(m.Stderr, "mnemo: %v\nmnemo: the data can no longer be read; the purge is retried by the next delete or open\n", err)
 	}
+	if err == nil && len(res.NotFound) > 0 && len(res.Messages) == 0 {
+		// Nothing asked for was stored: say so in the exit code, for scripts.
+		return fmt.Errorf("no message found: %s", strings.Join(res.NotFound, ", "))
+	}
 	return err
 }
 

@@ -126,3 +126,13 @@ func TestLoCoMoIngestAndContext(t *testing.T) {
 		t.Fatalf("memctx exit %d: %s", code, out)
 	}
 }
+
+func TestRecallFlagsCheckedWithRecallOff(t *testing.T) {
+	dir := t.TempDir()
+	for _, bad := range [][]string{{"--fusion", "bogus"}, {"--threshold", "NaN"}, {"--mode", "bogus"}, {"--range", "21"}} {
+		args := append([]string{"--dir", dir, "context", "--thread", "t", "--resource", "r"}, bad...)
+		if code, _, stderr := run(t, nil, args...); code != 2 {
+			t.Errorf("%v without --top-k: exit %d (%s), want 2", bad, code, stderr)
+		}
+	}
+}

@@ -35,10 +35,9 @@ func addRecallFlags(fs *flag.FlagSet) *recallFlags {
 }
 
 // options returns the recall options, or nil when --top-k is 0.
+// The flags are checked even when --top-k is 0, so a bad value is never
+// silently ignored.
 func (f *recallFlags) options() (*recall.Options, error) {
-	if f.topK == 0 {
-		return nil, nil
-	}
 	r, err := parseRange(f.rng)
 	if err != nil {
 		return nil, err
@@ -55,6 +54,9 @@ func (f *recallFlags) options() (*recall.Options, error) {
 	}
 	if err := o.Validate(); err != nil {
 		return nil, err
+	}
+	if f.topK == 0 {
+		return nil, nil
 	}
 	return o, nil
 }

@@ -64,6 +64,9 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if *limit < 0 {
+		return m.usagef(fs, "--limit must be >= 0 (0: all versions)")
+	}
 	if (*thread == "") == (*resource == "") {
 		return m.usagef(fs, "wm %s needs exactly one of --thread and --resource", sub)
 	}
