@@ -63,23 +63,7 @@ func printContext(w io.Writer, c *engine.Context) {
 	}
 	fmt.Fprintf(w, "\n── messages (%d) ──\n", len(c.Messages))
 	for _, msg := range c.Messages {
-		tag := "recent"
-		if msg.Reason != "" {
-			tag = msg.Reason
-		}
-		who := msg.Role
-		if msg.Name != "" {
-			who += " " + msg.Name
-		}
-		text := msg.Content
-		if len(msg.ToolCalls) > 0 {
-			var calls []string
-			for _, tc := range msg.ToolCalls {
-				calls = append(calls, "→ "+tc.Name+"("+string(tc.Arguments)+")")
-			}
-			text = strings.TrimSpace(text + " " + strings.Join(calls, " "))
-		}
-		fmt.Fprintf(w, "[%-6s] %s #%d %s: %s\n", tag, msg.ThreadID, msg.Seq, who, oneLine(text, 160))
+		printMessage(w, msg, 160)
 	}
 	if len(c.Tools) > 0 {
 		var names []string
@@ -92,6 +76,25 @@ func printContext(w io.Writer, c *engine.Context) {
 	}
 	fmt.Fprintf(w, "\n── memctx ──\n")
 	printMemCtx(w, c.MemCtx)
+}
+
+// printMessage writes one context message on one line: its provenance tag
+// (recent, hit, range or repair), thread, seq, role and speaker, then up to
+// width characters of its content and tool calls.
+func printMessage(w io.Writer, msg engine.ContextMessage, width int) {
+	tag := "recent"
+	if msg.Reason != "" {
+		tag = msg.Reason
+	}
+	who := msg.Role
+	if msg.Name != "" {
+		who += " " + msg.Name
+	}
+	text := msg.Content
+	for _, tc := range msg.ToolCalls {
+		text = strings.TrimSpace(text + " → " + tc.Name + "(" + string(tc.Arguments) + ")")
+	}
+	fmt.Fprintf(w, "[%-6s] %s #%d %s: %s\n", tag, msg.ThreadID, msg.Seq, who, oneLine(text, width))
 }
 
 // printMemCtx writes a memctx record for a person.

@@ -150,14 +150,6 @@ func printPrompt(w io.Writer, c *engine.Context) {
 		fmt.Fprintf(w, "[system] %s\n", oneLine(c.System, 200))
 	}
 	for _, msg := range c.Messages {
-		tag := "recent"
-		if msg.Reason != "" {
-			tag = msg.Reason
-		}
-		text := msg.Content
-		for _, tc := range msg.ToolCalls {
-			text = strings.TrimSpace(text + " → " + tc.Name + "(" + string(tc.Arguments) + ")")
-		}
-		fmt.Fprintf(w, "[%-6s] %s #%d %s: %s\n", tag, msg.ThreadID, msg.Seq, msg.Role, oneLine(text, 140))
+		printMessage(w, msg, 140)
 	}
 }
