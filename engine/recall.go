@@ -67,6 +67,9 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 		e.publish(Event{Reason: EventQuarantined, Path: q, Detail: err.Error()})
 		lex, err = recall.OpenLexical(path)
 	}
+	if errors.Is(err, recall.ErrStaleIndex) {
+		lex, err = e.rebuildStale(ctx, path, err)
+	}
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
@@ -83,6 +86,41 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 	e.wg.Add(1)
 	go e.runOutbox()
 	return nil
+}
+
+// rebuildStale replaces a lexical index built with an older analyzer
+// (recall.ErrStaleIndex, cause) by an empty one and queues every stored
+// message for indexing. It is not corrupt, so it is removed rather than
+// quarantined. The stored hash-384 vectors go too: they were computed from
+// text before the same normalisation (recall.Fold) and are cheap to
+// recompute while the messages are indexed again.
+func (e *Engine) rebuildStale(ctx context.Context, path string, cause error) (*recall.Lexical, error) {
+	if err := os.RemoveAll(path); err != nil {
+		return nil, fmt.Errorf("remove stale lexical index %s: %w", path, err)
+	}
+	if _, err := e.db.ExecContext(ctx, `DELETE FROM embeddings WHERE embedder = ?`, recall.HashID); err != nil {
+		return nil, fmt.Errorf("drop stale %s embeddings: %w", recall.HashID, err)
+	}
+	lex, err := recall.OpenLexical(path)
+	if err != nil {
+		return nil, err
+	}
+	var stored int64
+	err = e.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages`).Scan(&stored)
+	if err == nil {
+		_, err = e.db.ExecContext(ctx, `DELETE FROM outbox WHERE op = ?`, opIndex)
+	}
+	if err == nil {
+		err = e.queueAll(ctx)
+	}
+	if err != nil {
+		lex.Close()
+		return nil, fmt.Errorf("queue rebuild: %w", err)
+	}
+	e.log.Warn("lexical index built with an older analyzer: rebuilding from the store", "err", cause)
+	e.idx.note = "lexical index built with an older analyzer; rebuilding with " + recall.AnalyzerName
+	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: path, Detail: e.idx.note})
+	return lex, nil
 }
 
 // quarantine moves dir to <data>/quarantine/<UTC time>/ and returns the new

@@ -134,7 +134,7 @@ func distinct[T comparable](terms []T) []T {
 // joined by - _ . / or : ("ZEPHYR-QUOTE", "order_id", "v1.2").
 var compoundRE = regexp.MustCompile(`[\p{L}\p{N}]+(?:[-_./:][\p{L}\p{N}]+)+`)
 
-// compound is one compound identifier of the query, lowercased, with the
+// compound is one compound identifier of the query, folded (Fold), with the
 // sum of the idfs of its analysed parts.
 type compound struct {
 	text string
@@ -148,13 +148,13 @@ type compound struct {
 // a bonus of the parts' idfs, as a matched phrase would.
 func (ix *Index) compounds(text string, s *shard) []compound {
 	var out []compound
-	for _, m := range compoundRE.FindAllString(text, 8) {
+	for _, m := range compoundRE.FindAllString(Fold(text), 8) {
 		var idf float64
 		for _, t := range distinct(ix.cfg.Lexical.Terms(m)) {
 			idf += s.stats.idf(t)
 		}
 		if idf > 0 {
-			out = append(out, compound{text: strings.ToLower(m), idf: idf})
+			out = append(out, compound{text: m, idf: idf})
 		}
 	}
 	return out
@@ -167,20 +167,21 @@ func compoundBonus(cs []compound, e *entry) float64 {
 	text := e.doc.Text()
 	var b float64
 	for _, c := range cs {
-		if containsLower(text, c.text) {
+		if containsFolded(text, c.text) {
 			b += c.idf
 		}
 	}
 	return b
 }
 
-// containsLower reports whether strings.ToLower(s) contains sub (which is
-// lowercase), without lowering s when it is ASCII: compoundBonus runs for
-// every candidate of every query that names an identifier.
-func containsLower(s, sub string) bool {
+// containsFolded reports whether Fold(s) contains sub (which is folded),
+// without folding s when it is ASCII (where folding only lowers):
+// compoundBonus runs for every candidate of every query that names an
+// identifier.
+func containsFolded(s, sub string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
-			return strings.Contains(strings.ToLower(s), sub)
+			return strings.Contains(Fold(s), sub)
 		}
 	}
 	n := len(sub)

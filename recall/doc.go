@@ -1,5 +1,5 @@
 // Package recall is mnemo's hybrid retrieval: a lexical channel (bleve,
-// BM25, English analysis with stemming), a vector channel (chromem-go in
+// BM25, Unicode folding then English analysis with stemming), a vector channel (chromem-go in
 // memory, one collection per resource, fed from embeddings stored in SQLite),
 // embedders (the offline hash-384 and an OpenAI-compatible adapter), JSON
 // operator filters, fusion of the two channels, topK and threshold, scope and
@@ -10,7 +10,8 @@
 //
 // A search (Index.Search) runs in four steps:
 //
-//  1. Lexical channel: bleve (scorch, BM25, "en" analyzer) supplies up to
+//  1. Lexical channel: bleve (scorch, BM25, AnalyzerName: Fold, then the
+//     "en" analyzer) supplies up to
 //     Tuning.CandidatePool candidates, re-scored with a textbook BM25 over the
 //     resource's exact statistics (bleve's average field length is a crude
 //     dictionary-size estimate), plus a bonus for compound identifiers found
@@ -35,7 +36,13 @@
 //   - Range expansion adds, for each hit, the messages of the hit's own thread
 //     whose seq lies in [seq−Before, seq+After], nothing else; the expanded
 //     set is deduplicated and ordered by thread and seq.
-//   - hash-384 vectors are bit-for-bit those of ../shared/data/README.md.
+//   - Both channels see text through Fold (NFKC, case folding, accent
+//     folding) at index and at query time: spellings that differ only in
+//     normal form, width, case or accents find each other.
+//   - An on-disk lexical index built with another analyzer is never used
+//     (OpenLexical returns ErrStaleIndex).
+//   - HashVector is bit-for-bit that of ../shared/data/README.md;
+//     HashEmbedder embeds Fold(text), which is the same for ASCII text.
 //   - chromem-go's persistence is never used; the collections live in memory
 //     and are reloaded from SQLite on a resource's first use.
 //

@@ -28,6 +28,12 @@ const (
 // float64; L2-normalise summing in ascending index; an all-zero vector becomes
 // the unit vector at index 0.
 //
+// The embedder hashes Fold(text), not text: NFC and NFD spellings,
+// full-width letters and accented words ("résumé") get the vectors of
+// their plain forms, as the lexical channel sees them. For ASCII text
+// Fold only lowercases, so the vectors are exactly the specification's
+// (HashVector); bytes ≥ 0x80 left after folding still separate tokens.
+//
 // The zero value is ready to use and safe for concurrent use.
 type HashEmbedder struct{}
 
@@ -39,11 +45,11 @@ func (HashEmbedder) ID() string { return HashID }
 // Dims returns 384.
 func (HashEmbedder) Dims() int { return HashDims }
 
-// Embed returns one vector per text. It never fails.
+// Embed returns HashVector(Fold(text)) for each text. It never fails.
 func (h HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		out[i] = HashVector(t)
+		out[i] = HashVector(Fold(t))
 	}
 	return out, nil
 }
@@ -82,7 +88,8 @@ func FNV1a32(s string) uint32 {
 	return h.Sum32()
 }
 
-// HashVector returns the hash-384 vector of text (see HashEmbedder).
+// HashVector returns the hash-384 vector of text exactly as
+// ../shared/data/README.md specifies it (no folding; see HashEmbedder).
 func HashVector(text string) []float32 {
 	var v [HashDims]float64
 	add := func(feature string, w float64) {

@@ -35,6 +35,12 @@ var ErrEmbed = errors.New("recall: embedding failed")
 // rebuilds (the index is derived: SQLite is the authority).
 var ErrCorrupt = errors.New("recall: lexical index is corrupt")
 
+// ErrStaleIndex is returned by OpenLexical when the index directory was
+// built with another analyzer than AnalyzerName (by an older mnemo): its
+// terms are not those queries are analysed into. The caller removes the
+// directory and rebuilds it from the store.
+var ErrStaleIndex = errors.New("recall: lexical index built with another analyzer")
+
 // ErrClosed is returned by every method of a closed Index or Lexical.
 var ErrClosed = errors.New("recall: index is closed")
 

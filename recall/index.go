@@ -567,7 +567,7 @@ func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, 
 		// When the query matches at most RescoreDepth messages, every
 		// match is re-scored with the textbook BM25 (below), and the shard
 		// holds every message's analysed terms: a message matches exactly
-		// when its score is positive (the same "en" analyser and OR of
+		// when its score is positive (the same analyser and OR of
 		// terms as bleve's match query), so the matches are enumerated
 		// here instead of by bleve searches whose cost grows with the
 		// whole index (3.5 ms of lexical search at 1M messages,

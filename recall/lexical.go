@@ -9,7 +9,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -18,7 +17,7 @@ import (
 
 // Field names in the bleve documents.
 const (
-	fieldText     = "text"     // name + content, English analysis
+	fieldText     = "text"     // name + content, AnalyzerName
 	fieldResource = "resource" // keyword, for scope
 	fieldThread   = "thread"   // keyword, for scope thread
 )
@@ -35,9 +34,9 @@ type lexDoc struct {
 	Thread   string `json:"thread"`
 }
 
-// Lexical is the on-disk lexical index: bleve, scorch, BM25 scoring, the "en"
-// analyzer (unicode tokenizer, possessive filter, lowercase, English stop
-// words, Porter stemmer).
+// Lexical is the on-disk lexical index: bleve, scorch, BM25 scoring, the
+// AnalyzerName analyzer (Fold, then bleve's "en": unicode tokenizer,
+// possessive filter, lowercase, English stop words, Porter stemmer).
 //
 // It is safe for concurrent use. Close releases the directory; calling it
 // more than once is safe (bleve itself panics on a second Close).
@@ -51,12 +50,12 @@ type Lexical struct {
 
 func newMapping() *mapping.IndexMappingImpl {
 	im := bleve.NewIndexMapping()
-	im.DefaultAnalyzer = en.AnalyzerName
+	im.DefaultAnalyzer = AnalyzerName
 	// BM25 only works on scorch (NewMemOnly silently falls back to TF-IDF);
 	// see ../shared/DEPENDENCIES.md §3.
 	im.ScoringModel = index.BM25Scoring
 	text := bleve.NewTextFieldMapping()
-	text.Analyzer = en.AnalyzerName
+	text.Analyzer = AnalyzerName
 	text.Store = false
 	text.IncludeTermVectors = false
 	text.IncludeInAll = false
@@ -78,7 +77,9 @@ func newMapping() *mapping.IndexMappingImpl {
 
 // OpenLexical opens the bleve index at path, creating it when path does not
 // exist. An existing directory that bleve cannot open returns an error
-// matching ErrCorrupt (quarantine it and rebuild). path "" makes an in-memory
+// matching ErrCorrupt (quarantine it and rebuild); one built with another
+// analyzer than AnalyzerName (an older mnemo) returns ErrStaleIndex (remove
+// it and rebuild). path "" makes an in-memory
 // scorch index (for tests and scratch evaluations; still BM25).
 func OpenLexical(path string) (*Lexical, error) {
 	var (
@@ -109,10 +110,14 @@ func OpenLexical(path string) (*Lexical, error) {
 		idx.Close()
 		return nil, fmt.Errorf("%w: %s: not a BM25 index", ErrCorrupt, path)
 	}
-	a := idx.Mapping().AnalyzerNamed(en.AnalyzerName)
+	if im.DefaultAnalyzer != AnalyzerName {
+		idx.Close()
+		return nil, fmt.Errorf("%w: %s: built with analyzer %q, want %q", ErrStaleIndex, path, im.DefaultAnalyzer, AnalyzerName)
+	}
+	a := idx.Mapping().AnalyzerNamed(AnalyzerName)
 	if a == nil {
 		idx.Close()
-		return nil, fmt.Errorf("recall: analyzer %q missing", en.AnalyzerName)
+		return nil, fmt.Errorf("recall: analyzer %q missing", AnalyzerName)
 	}
 	return &Lexical{idx: idx, analyzer: a, path: path}, nil
 }
@@ -144,8 +149,8 @@ func openExisting(path string) (idx bleve.Index, err error) {
 // Path returns the directory of the index ("" in memory).
 func (l *Lexical) Path() string { return l.path }
 
-// Terms returns the analysed terms of text (the "en" analyzer: lowercased,
-// stop words removed, Porter-stemmed), in order, repeats kept.
+// Terms returns the analysed terms of text (AnalyzerName: folded (Fold),
+// lowercased, stop words removed, Porter-stemmed), in order, repeats kept.
 func (l *Lexical) Terms(text string) []string {
 	ts := l.analyzer.Analyze([]byte(text))
 	out := make([]string, 0, len(ts))
