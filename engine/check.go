@@ -6,14 +6,40 @@ import (
 	"strings"
 )
 
-// CheckError lists what Check found wrong. It wraps ErrInconsistent.
+// CheckOptions tunes Check. The zero value runs SQLite's quick check.
+type CheckOptions struct {
+	// Full runs SQLite's full "PRAGMA integrity_check" (which also verifies
+	// that every index entry matches its row, and so reads every index:
+	// slower) instead of "PRAGMA quick_check" (page and b-tree structure,
+	// record formats, NOT NULL and CHECK constraints).
+	Full bool
+}
+
+// CheckError lists what Check found wrong. It wraps ErrInconsistent; when
+// SQLite's own integrity check failed (Database is not empty) it also
+// matches ErrDatabaseCorrupt.
 type CheckError struct {
+	// Database holds SQLite's integrity-check findings, verbatim (at most
+	// maxDatabaseProblems of them). Non-empty means the authority itself is
+	// damaged: restore the database from a backup.
+	Database []string
+	// Problems holds the disagreements between the store and its derived
+	// indexes (and store invariants such as gap-free seqs), which
+	// `mnemo reindex` (Engine.Reindex) repairs when the database is sound.
 	Problems []string
+}
+
+// Is reports ErrDatabaseCorrupt when SQLite's integrity check failed.
+func (e *CheckError) Is(target error) bool {
+	return target == ErrDatabaseCorrupt && len(e.Database) > 0
 }
 
 // Error implements error; it lists up to ten problems.
 func (e *CheckError) Error() string {
 	ps := e.Problems
+	if len(e.Database) > 0 {
+		ps = append(append([]string{}, prefixed("database: ", e.Database)...), ps...)
+	}
 	more := ""
 	if len(ps) > 10 {
 		ps, more = ps[:10], fmt.Sprintf("; and %d more", len(e.Problems)-10)
@@ -21,19 +47,103 @@ func (e *CheckError) Error() string {
 	return fmt.Sprintf("engine: inconsistent: %s%s", strings.Join(ps, "; "), more)
 }
 
+func prefixed(p string, ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = p + s
+	}
+	return out
+}
+
+// maxDatabaseProblems bounds the findings SQLite's integrity check reports.
+const maxDatabaseProblems = 100
+
 // Unwrap returns ErrInconsistent.
 func (e *CheckError) Unwrap() error { return ErrInconsistent }
 
-// Check verifies the store and its derived indexes, after draining the
-// outbox: seqs are 1…n without gaps in every thread and match the thread's
-// counters; every stored message is in the lexical index and has an
-// embedding by the configured embedder, and neither index holds anything
-// else. It returns a *CheckError (errors.Is ErrInconsistent) listing the
-// problems, or nil. Messages whose embedding is still being retried are
-// reported too: they are not yet in the vector index.
+// Check is CheckWith(ctx, CheckOptions{}): SQLite's quick check and the
+// comparison of the store with its derived indexes.
 func (e *Engine) Check(ctx context.Context) error {
-	if err := e.SyncIndexes(ctx); err != nil {
+	return e.CheckWith(ctx, CheckOptions{})
+}
+
+// CheckWith verifies the database and its derived indexes. First SQLite's
+// own integrity check runs on the database file (quick_check, or
+// integrity_check with opts.Full); its findings go to CheckError.Database.
+// Then, after draining the outbox: seqs are 1…n without gaps in every
+// thread and match the thread's counters; every stored message is in the
+// lexical index and has an embedding by the configured embedder, and
+// neither index holds anything else. Messages whose embedding is still
+// being retried are reported too: they are not yet in the vector index.
+//
+// It returns a *CheckError (errors.Is ErrInconsistent, and
+// ErrDatabaseCorrupt when SQLite's check failed) listing the problems, or
+// nil. When the database is damaged, a step that cannot read it is listed
+// as a problem rather than returned as the error.
+func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
+	if err := e.checkOpen(); err != nil {
 		return err
+	}
+	dbProblems, err := e.integrityCheck(ctx, opts.Full)
+	if err != nil {
+		return err
+	}
+	problems, err := e.checkIndexes(ctx)
+	if err != nil {
+		if len(dbProblems) == 0 {
+			return err
+		}
+		problems = append(problems, "could not compare the indexes: "+err.Error())
+	}
+	if len(dbProblems) > 0 || len(problems) > 0 {
+		return &CheckError{Database: dbProblems, Problems: problems}
+	}
+	return nil
+}
+
+// integrityCheck runs SQLite's quick_check (or integrity_check when full)
+// and returns its findings; nil when it answers "ok". An error that keeps
+// the check from running at all (a file that is no database any more) is a
+// finding too.
+func (e *Engine) integrityCheck(ctx context.Context, full bool) ([]string, error) {
+	pragma := "quick_check"
+	if full {
+		pragma = "integrity_check"
+	}
+	rows, err := e.db.QueryContext(ctx, fmt.Sprintf("PRAGMA %s(%d)", pragma, maxDatabaseProblems))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return []string{pragma + " failed: " + err.Error()}, nil
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return nil, fmt.Errorf("engine: check: %w", err)
+		}
+		for _, l := range strings.Split(line, "\n") {
+			if l = strings.TrimSpace(l); l != "" && l != "ok" && l != "*** in database main ***" {
+				out = append(out, l)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out = append(out, pragma+" failed: "+err.Error())
+	}
+	return out, nil
+}
+
+// checkIndexes compares the store with its derived indexes (see
+// CheckWith) and returns the problems found.
+func (e *Engine) checkIndexes(ctx context.Context) ([]string, error) {
+	if err := e.SyncIndexes(ctx); err != nil {
+		return nil, err
 	}
 	var problems []string
 	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
@@ -44,14 +154,14 @@ func (e *Engine) Check(ctx context.Context) error {
 		(SELECT COUNT(*) FROM journal j WHERE j.scope = '`+ScopeErased+`' AND j.thread_id = t.id)
 		FROM threads t LEFT JOIN messages m ON m.thread_id = t.id GROUP BY t.id`)
 	if err != nil {
-		return fmt.Errorf("engine: check: %w", err)
+		return nil, fmt.Errorf("engine: check: %w", err)
 	}
 	for rows.Next() {
 		var id string
 		var last, count, n, lo, hi, erased int64
 		if err := rows.Scan(&id, &last, &count, &n, &lo, &hi, &erased); err != nil {
 			rows.Close()
-			return fmt.Errorf("engine: check: %w", err)
+			return nil, fmt.Errorf("engine: check: %w", err)
 		}
 		if n > 0 && (lo < 1 || hi > last) || n+erased != last {
 			add("thread %s: seqs %d..%d for %d messages and %d erased, last_seq %d (gap)", id, lo, hi, n, erased, last)
@@ -62,39 +172,36 @@ func (e *Engine) Check(ctx context.Context) error {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("engine: check: %w", err)
+		return nil, fmt.Errorf("engine: check: %w", err)
 	}
 
 	stored := map[string]bool{}
 	if err := e.collect(ctx, stored, `SELECT id FROM messages`); err != nil {
-		return err
+		return nil, err
 	}
 	ix := e.idx.index()
 	if ix == nil {
 		add("indexes are not open")
-		return &CheckError{Problems: problems}
+		return problems, nil
 	}
 	lex, err := ix.Lexical().IDs()
 	if err != nil {
-		return fmt.Errorf("engine: check: %w", err)
+		return nil, fmt.Errorf("engine: check: %w", err)
 	}
 	diff(stored, lex, "lexical index", add)
 	vec := map[string]bool{}
 	if err := e.collect(ctx, vec, `SELECT message_id FROM embeddings WHERE embedder = ?`, ix.Embedder().ID()); err != nil {
-		return err
+		return nil, err
 	}
 	diff(stored, vec, "vector index ("+ix.Embedder().ID()+")", add)
 	var pending int64
 	if err := e.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&pending); err != nil {
-		return fmt.Errorf("engine: check: %w", err)
+		return nil, fmt.Errorf("engine: check: %w", err)
 	}
 	if pending > 0 {
 		add("%d outbox rows still pending (retrying after failures)", pending)
 	}
-	if len(problems) > 0 {
-		return &CheckError{Problems: problems}
-	}
-	return nil
+	return problems, nil
 }
 
 func (e *Engine) collect(ctx context.Context, into map[string]bool, q string, args ...any) error {

@@ -26,6 +26,12 @@ var ErrThreadNotFound = errors.New("engine: thread not found")
 // problems) by Check when the store and its derived indexes disagree.
 var ErrInconsistent = errors.New("engine: inconsistent")
 
+// ErrDatabaseCorrupt is matched (through a *CheckError) by the error Check
+// returns when SQLite's own integrity check of the database file fails: the
+// authority itself is damaged, so rebuilding the indexes cannot repair it;
+// restore the database from a backup.
+var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
+
 // ErrClosed is returned by every method called after Close.
 var ErrClosed = errors.New("engine: closed")
 

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
 )
 
 func (m *Main) runReindex(ctx context.Context, args []string) error {
@@ -28,6 +32,7 @@ func (m *Main) runReindex(ctx context.Context, args []string) error {
 
 func (m *Main) runCheck(ctx context.Context, args []string) error {
 	fs := m.flags("check", "")
+	full := fs.Bool("full", false, "run SQLite's full integrity_check (slower: reads every index) instead of quick_check")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -36,9 +41,40 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 		return err
 	}
 	defer e.Close()
-	if err := e.Check(ctx); err != nil {
+	err = e.CheckWith(ctx, engine.CheckOptions{Full: *full})
+	var ce *engine.CheckError
+	if errors.As(err, &ce) {
+		m.printCheckAdvice(ce)
 		return err
 	}
-	fmt.Fprintln(m.Stdout, "ok: every stored message is in both indexes, nothing else is, seqs are gap-free")
+	if err != nil {
+		return err
+	}
+	pragma := "quick_check"
+	if *full {
+		pragma = "integrity_check"
+	}
+	fmt.Fprintf(m.Stdout, "ok: the database passes SQLite's %s; every stored message is in both indexes, nothing else is, seqs are gap-free\n", pragma)
 	return nil
+}
+
+// printCheckAdvice lists what check found and says what to do about it.
+func (m *Main) printCheckAdvice(ce *engine.CheckError) {
+	if len(ce.Database) > 0 {
+		fmt.Fprintf(m.Stderr, "mnemo check: the database file %s is damaged (SQLite's integrity check):\n", filepath.Join(m.Dir, engine.DatabaseFile))
+		for _, p := range ce.Database {
+			fmt.Fprintf(m.Stderr, "  %s\n", p)
+		}
+		fmt.Fprintf(m.Stderr, "What to do: stop every process using %s, restore %s from a backup (and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it. Without a backup, 'sqlite3 %s .recover | sqlite3 recovered.db' salvages what is still readable into a new file to put in its place. The indexes are derived from the database and cannot repair it.\n",
+			m.Dir, engine.DatabaseFile, engine.DatabaseFile, engine.DatabaseFile, m.Dir, engine.DatabaseFile)
+	}
+	if len(ce.Problems) > 0 {
+		fmt.Fprintln(m.Stderr, "mnemo check: the indexes disagree with the database:")
+		for _, p := range ce.Problems {
+			fmt.Fprintf(m.Stderr, "  %s\n", p)
+		}
+		if len(ce.Database) == 0 {
+			fmt.Fprintf(m.Stderr, "What to do: run 'mnemo --dir %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", m.Dir)
+		}
+	}
 }

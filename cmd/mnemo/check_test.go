@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// TestCheckDamagedDatabase: `mnemo check` on a database whose page holding
+// a message's text was garbled (text changed, page header's fragmentation
+// count wrong; every query still answers) exits 1 and says what to do.
+// Before, it printed ok.
+func TestCheckDamagedDatabase(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const marker = "zanzibar-lighthouse-keeper"
+	for i := range 40 {
+		text := fmt.Sprintf("message %d about the weather in a town by the sea, with enough words to take some room", i)
+		if i == 30 {
+			text = "the " + marker + " said the refund was approved"
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{ID: fmt.Sprint("m", i), Role: "user", Content: text}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || !strings.Contains(out, "ok: the database passes SQLite's quick_check") {
+		t.Fatalf("check before damage: exit %d\n%s%s", code, out, stderr)
+	}
+
+	path := filepath.Join(dir, engine.DatabaseFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, []byte(marker))
+	pageSize := int(binary.BigEndian.Uint16(b[16:18]))
+	if at < pageSize {
+		t.Fatalf("marker at %d (page size %d)", at, pageSize)
+	}
+	copy(b[at:], bytes.Repeat([]byte{'#'}, len(marker)))
+	b[at/pageSize*pageSize+7] ^= 0x3c // fragmented-bytes count of the page
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, args := range [][]string{{"check"}, {"check", "--full"}} {
+		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...)
+		if code != 1 {
+			t.Fatalf("%v after damage: exit %d, want 1\n%s%s", args, code, out, stderr)
+		}
+		for _, want := range []string{"is damaged", "Fragmentation", "restore", "from a backup", "reindex"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%v: stderr lacks %q:\n%s", args, want, stderr)
+			}
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// damageDatabase garbles the database page that holds marker the way stray
+// writes do: the marker's bytes are overwritten (a message's text changes)
+// and so is the page header's count of fragmented free bytes (SQLite's
+// page layout: the page size is the big-endian uint16 at offset 16 of the
+// file; byte 7 of a b-tree page header counts fragmented bytes). Every
+// cell stays readable, so queries still answer — only an integrity check
+// sees the damage. It returns the page number.
+func damageDatabase(t *testing.T, dir string, marker string) int {
+	t.Helper()
+	path := filepath.Join(dir, engine.DatabaseFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, []byte(marker))
+	if at < 0 {
+		t.Fatalf("marker %q not in %s", marker, path)
+	}
+	pageSize := int(binary.BigEndian.Uint16(b[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	page := at / pageSize
+	if page == 0 {
+		t.Fatal("marker on page 1: the fixture needs more rows")
+	}
+	copy(b[at:], bytes.Repeat([]byte{'#'}, len(marker)))
+	b[page*pageSize+7] ^= 0x3c
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return page + 1
+}
+
+// dbFixture stores enough messages to fill several database pages and
+// closes the engine (so the WAL is checkpointed into the file).
+func dbFixture(t *testing.T) (dir, marker string) {
+	t.Helper()
+	ctx := context.Background()
+	dir = t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker = "zanzibar-lighthouse-keeper"
+	for i := range 40 {
+		text := fmt.Sprintf("message %d about the weather in a town by the sea, with enough words to take some room", i)
+		if i == 30 {
+			text = "the " + marker + " said the refund was approved"
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user(fmt.Sprintf("m%d", i), text)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("fixture check: %v", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, engine.DatabaseFile+"-wal")); err == nil {
+		if fi, _ := os.Stat(filepath.Join(dir, engine.DatabaseFile+"-wal")); fi.Size() > 0 {
+			t.Fatalf("WAL not checkpointed at close (%d bytes)", fi.Size())
+		}
+	}
+	return dir, marker
+}
+
+// TestCheckDamagedDatabase: a database page holding message text is
+// overwritten; Check must report SQLite's integrity findings
+// (ErrDatabaseCorrupt), quick by default and full on request. Before, Check
+// only compared the indexes and said ok.
+func TestCheckDamagedDatabase(t *testing.T) {
+	ctx := context.Background()
+	dir, marker := dbFixture(t)
+	page := damageDatabase(t, dir, marker)
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer e.Close()
+	for _, full := range []bool{false, true} {
+		err := e.CheckWith(ctx, engine.CheckOptions{Full: full})
+		var ce *engine.CheckError
+		if !errors.Is(err, engine.ErrDatabaseCorrupt) || !errors.As(err, &ce) || len(ce.Database) == 0 {
+			t.Fatalf("full=%v: check after damaging page %d: %v, want ErrDatabaseCorrupt with findings", full, page, err)
+		}
+		if !errors.Is(err, engine.ErrInconsistent) {
+			t.Errorf("full=%v: %v does not match ErrInconsistent", full, err)
+		}
+		t.Logf("full=%v: %v", full, ce.Database)
+	}
+}
+
+// TestCheckSoundDatabase: an undamaged database passes both checks.
+func TestCheckSoundDatabase(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := dbFixture(t)
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, full := range []bool{false, true} {
+		if err := e.CheckWith(ctx, engine.CheckOptions{Full: full}); err != nil {
+			t.Fatalf("full=%v: %v", full, err)
+		}
+	}
+}
