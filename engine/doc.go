@@ -22,7 +22,10 @@
 //     memctx previews, working memory; once it returns the erased text is in
 //     no file of the data directory, and a crash after its commit is
 //     completed by Open.
-//   - A thread belongs to exactly one resource.
+//   - A thread belongs to exactly one resource. A resource never reads or
+//     writes another's data: a thread's working memory belongs to the
+//     thread's resource and can be written only once the thread exists
+//     (working.go, wmOwnerOf); DeleteResource erases every state it owns.
 //   - An Append stores all of its messages or none. Secrets are redacted
 //     before anything is stored.
 //   - Appending a message whose id is stored with the same content is a no-op

@@ -377,6 +377,16 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 			return nil, err
 		}
 		res.WorkingMemory += k
+		// Every state the resource owns, whatever its key (states are bound
+		// to their owner when written, working.Config.OwnerOf).
+		for _, q := range []string{`DELETE FROM working_memory WHERE resource_id = ?`, `DELETE FROM working_memory_history WHERE resource_id = ?`} {
+			r, err := tx.ExecContext(ctx, q, targets[0])
+			if err != nil {
+				return nil, fmt.Errorf("engine: erase working memory of the resource: %w", err)
+			}
+			n, _ := r.RowsAffected()
+			res.WorkingMemory += int(n)
+		}
 	}
 
 	// The marker: its existence after commit means "purge owed".

@@ -45,6 +45,7 @@ func (e *Engine) WorkingMemory() (*working.Memory, error) {
 		if cfg.Now == nil {
 			cfg.Now = e.now
 		}
+		cfg.OwnerOf = wmOwnerOf
 		e.wm.mem, e.wm.err = working.New(e.db, cfg)
 		if e.wm.err != nil {
 			e.wm.err = fmt.Errorf("engine: working memory: %w", e.wm.err)
@@ -56,6 +57,9 @@ func (e *Engine) WorkingMemory() (*working.Memory, error) {
 // OpenWorkingMemory returns a working memory over the engine's database
 // with cfg instead of Config.WorkingMemory, for tools that inspect or set
 // states of any mode (mnemo wm). cfg.Now defaults to the engine clock.
+// States stay bound to their owners as with WorkingMemory: cfg.OwnerOf is
+// replaced, so writing the state of a thread that does not exist returns
+// ErrThreadNotFound and stores nothing.
 func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -63,7 +67,32 @@ func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) 
 	if cfg.Now == nil {
 		cfg.Now = e.now
 	}
+	cfg.OwnerOf = wmOwnerOf
 	return working.New(e.db, cfg)
+}
+
+// wmOwnerOf is working.Config.OwnerOf for the engine's memories: a
+// thread's state belongs to the thread's resource, and a thread that does
+// not exist has no state (a write is refused with ErrThreadNotFound, so
+// nobody can plant a state that the thread's later creator would be shown);
+// a resource's state belongs to the resource.
+func wmOwnerOf(ctx context.Context, q working.Querier, key string) (string, error) {
+	scope, id, err := working.ParseKey(key)
+	if err != nil {
+		return "", err
+	}
+	if scope == working.ScopeResource {
+		return id, nil
+	}
+	var owner string
+	err = q.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, id).Scan(&owner)
+	if errors.Is(err, errNoRows) {
+		return "", fmt.Errorf("%w: %q has no messages, so it has no working memory to write", ErrThreadNotFound, id)
+	}
+	if err != nil {
+		return "", fmt.Errorf("engine: working memory owner of %s: %w", key, err)
+	}
+	return owner, nil
 }
 
 // Tools returns the registry of the tools a thread's context offers:
@@ -71,7 +100,7 @@ func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) 
 // updateWorkingMemory when working memory is configured and not read-only.
 // The registry applies calls through the journal (see HandleToolCall).
 func (e *Engine) Tools(ctx context.Context, threadID, resourceID string) (*tools.Registry, error) {
-	reg := tools.NewRegistry(e.journal)
+	reg := tools.NewRegistry(e.journal, tools.Owner{ThreadID: threadID, ResourceID: resourceID})
 	if o := e.cfg.Observe; o != nil && o.SearchTool {
 		scope := observe.Filter{ThreadID: threadID}
 		if o.Scope == ObserveScopeResource && resourceID != "" {
@@ -118,8 +147,11 @@ func (e *Engine) Tools(ctx context.Context, threadID, resourceID string) (*tools
 // wrong; an error means the call could not be handled now (the engine is
 // closed, storage failed) and nothing was recorded.
 //
-// resourceID may be empty for a thread that has messages; then the stored
-// thread's resource is used.
+// The thread must exist (append the user's message first): a call for a
+// thread with no messages is refused with ErrThreadNotFound, and one naming
+// a resource other than the thread's with ErrResourceMismatch; nothing is
+// applied or recorded. resourceID may be empty; then the stored thread's
+// resource is used.
 func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID string, call openai.ToolCall) (openai.ChatCompletionMessage, error) {
 	if err := e.checkOpen(); err != nil {
 		return openai.ChatCompletionMessage{}, err
@@ -138,23 +170,18 @@ func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID
 	return reg.Handle(ctx, runID, call)
 }
 
-// resourceOf checks the thread id and resolves the resource the way
-// LoadContext does: the stored thread's resource, which a given resourceID
-// must match; a given resourceID for a thread not stored yet.
+// resourceOf checks the ids and returns the resource of the stored thread,
+// which a given resourceID must match. A thread that does not exist is
+// ErrThreadNotFound: tool calls act only on threads that exist.
 func (e *Engine) resourceOf(ctx context.Context, threadID, resourceID string) (string, error) {
 	if !ValidID(threadID) {
 		return "", invalid(-1, "threadId", idRule)
 	}
+	if resourceID != "" && !ValidID(resourceID) {
+		return "", invalid(-1, "resourceId", idRule)
+	}
 	th, err := e.GetThread(ctx, threadID)
 	switch {
-	case errors.Is(err, ErrThreadNotFound):
-		if resourceID == "" {
-			return "", invalid(-1, "resourceId", "is required for thread %q, which has no messages yet", threadID)
-		}
-		if !ValidID(resourceID) {
-			return "", invalid(-1, "resourceId", idRule)
-		}
-		return resourceID, nil
 	case err != nil:
 		return "", err
 	case resourceID != "" && resourceID != th.ResourceID:
@@ -204,6 +231,12 @@ func (e *Engine) workingMemoryRender(ctx context.Context, threadID, resourceID s
 	}
 	if err != nil {
 		return "", nil, 0, fmt.Errorf("engine: working memory: %w", err)
+	}
+	if st.Version > 0 && st.ResourceID != resourceID {
+		// Written for another owner (never by this engine's writes, which
+		// bind states to the thread's resource): it is not this thread's.
+		e.log.WarnContext(ctx, "working memory state of another owner not rendered", "key", key)
+		st = working.State{Key: key, Mode: st.Mode, Content: mem.Initial()}
 	}
 	text := strings.TrimSpace(mem.RenderState(st))
 	return text, reg.Definitions(), utf8.RuneCountInString(text), nil

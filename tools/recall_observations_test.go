@@ -45,7 +45,7 @@ func TestRecallObservations(t *testing.T) {
 	})
 	t.Run("OK", func(t *testing.T) {
 		tool, _ := tools.RecallObservations(e.db, observe.Filter{ResourceID: "r"})
-		reg := tools.NewRegistry(e.j)
+		reg := tools.NewRegistry(e.j, tools.Owner{})
 		if err := reg.Register(tool); err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestRecallObservations(t *testing.T) {
 	})
 	t.Run("BadArguments", func(t *testing.T) {
 		tool, _ := tools.RecallObservations(e.db, observe.Filter{ThreadID: "t1"})
-		reg := tools.NewRegistry(e.j)
+		reg := tools.NewRegistry(e.j, tools.Owner{})
 		reg.Register(tool)
 		for i, args := range []string{`{"query":""}`, `not json`, `{"query":"x","topK":99}`, `{"q":"porto"}`} {
 			msg, err := reg.Handle(ctx, "run-2", fakeopenai.ToolCall("bad"+string(rune('a'+i)), tools.RecallObservationsName, args))

@@ -14,10 +14,12 @@ import (
 
 // Call is one tool call as a Tool sees it.
 type Call struct {
-	RunID     string // the run handling the call
-	ID        string // the tool call id the model gave
-	Name      string // the function name
-	Arguments string // the arguments JSON text exactly as the model sent it
+	RunID      string // the run handling the call
+	ThreadID   string // the thread of the run (Owner.ThreadID)
+	ResourceID string // the resource that owns the thread (Owner.ResourceID)
+	ID         string // the tool call id the model gave
+	Name       string // the function name
+	Arguments  string // the arguments JSON text exactly as the model sent it
 }
 
 // Tool is one model-facing tool. Implementations must be safe for concurrent
@@ -36,19 +38,29 @@ type Tool interface {
 	Run(ctx context.Context, call Call) (string, error)
 }
 
-// Registry is the set of tools one context offers. It is safe for
-// concurrent use. The zero value is not usable: call NewRegistry.
+// Owner is the thread, and the resource owning it, whose tool calls a
+// registry handles. The engine fills both; either may be empty for a
+// registry used outside the engine.
+type Owner struct {
+	ThreadID   string
+	ResourceID string
+}
+
+// Registry is the set of tools one context offers, bound to one owner. It
+// is safe for concurrent use. The zero value is not usable: call
+// NewRegistry.
 type Registry struct {
-	j *journal.Journal
+	j     *journal.Journal
+	owner Owner
 
 	mu    sync.RWMutex
 	tools []Tool // registration order: Definitions keeps it
 	names []string
 }
 
-// NewRegistry returns an empty registry whose Handle records tool
-// applications in j.
-func NewRegistry(j *journal.Journal) *Registry { return &Registry{j: j} }
+// NewRegistry returns an empty registry whose Handle applies the calls of
+// owner's runs and records them in j.
+func NewRegistry(j *journal.Journal, owner Owner) *Registry { return &Registry{j: j, owner: owner} }
 
 // Register adds t. It returns ErrInvalidTool for a nil tool or a definition
 // that is not a named function, and ErrDuplicateTool when the name is taken.
@@ -128,7 +140,8 @@ func (r *Registry) Handle(ctx context.Context, runID string, call openai.ToolCal
 		if t == nil {
 			return failure(fmt.Sprintf("unknown tool %q; the tools you can call are %v", name, known)), nil
 		}
-		res, err := t.Run(ctx, Call{RunID: runID, ID: call.ID, Name: name, Arguments: call.Function.Arguments})
+		res, err := t.Run(ctx, Call{RunID: runID, ThreadID: r.owner.ThreadID, ResourceID: r.owner.ResourceID,
+			ID: call.ID, Name: name, Arguments: call.Function.Arguments})
 		if err != nil {
 			return nil, err
 		}

@@ -67,7 +67,7 @@ func (e *env) registry(t *testing.T, cfg working.Config, key string) (*tools.Reg
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := tools.NewRegistry(e.j)
+	reg := tools.NewRegistry(e.j, tools.Owner{})
 	tool, err := tools.UpdateWorkingMemory(mem, key)
 	if err != nil {
 		t.Fatal(err)
@@ -366,7 +366,7 @@ func TestRegistry(t *testing.T) {
 		if _, err := tools.UpdateWorkingMemory(ro, key); !errors.Is(err, tools.ErrReadOnly) {
 			t.Fatalf("err=%v, want ErrReadOnly", err)
 		}
-		if defs := tools.NewRegistry(e.j).Definitions(); defs != nil {
+		if defs := tools.NewRegistry(e.j, tools.Owner{}).Definitions(); defs != nil {
 			t.Fatalf("empty registry offers %v", defs)
 		}
 	})
@@ -401,7 +401,7 @@ func FuzzHandleArguments(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		regs[tmpl] = tools.NewRegistry(j)
+		regs[tmpl] = tools.NewRegistry(j, tools.Owner{})
 		regs[tmpl].Register(tool)
 	}
 	n := 0

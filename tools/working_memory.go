@@ -86,9 +86,11 @@ func (t *wmTool) Definition() openai.Tool {
 }
 
 // Run implements Tool: it applies the update with Origin (call.RunID,
-// call.ID), so even without the journal the same call is not applied twice.
+// call.ID), so even without the journal the same call is not applied twice,
+// on behalf of call.ResourceID (the state must belong to it, see
+// working.Config.OwnerOf).
 func (t *wmTool) Run(ctx context.Context, call Call) (string, error) {
-	origin := working.Origin{RunID: call.RunID, ToolCallID: call.ID}
+	origin := working.Origin{RunID: call.RunID, ToolCallID: call.ID, ResourceID: call.ResourceID}
 	args := strings.TrimSpace(call.Arguments)
 	var (
 		res working.Result

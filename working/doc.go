@@ -41,6 +41,11 @@
 //   - An update carrying a (run id, tool call id) that is already in the
 //     history is not applied again: its recorded version is returned. Together
 //     with journal.Apply this makes tool handling durable across restarts.
+//   - A state is bound to the resource that owns it (Config.OwnerOf): an
+//     update resolves the owner inside its write transaction, refuses an
+//     Origin.ResourceID that is not the owner (ErrOwnerMismatch) and stores
+//     the owner with the state and each version, so a resource's erasure
+//     can reach every state it owns.
 //   - The caller's values are never aliased: patches are encoded to JSON
 //     before use, and State.Value decodes a fresh map on every call.
 //

@@ -16,6 +16,11 @@ var ErrInvalidConfig = errors.New("working: invalid config")
 // other scope than the one configured.
 var ErrInvalidKey = errors.New("working: invalid scope key")
 
+// ErrOwnerMismatch is returned by the update methods when Origin.ResourceID
+// names a resource other than the one that owns the state (Config.OwnerOf).
+// Its text names neither resource. Nothing is stored.
+var ErrOwnerMismatch = errors.New("working: the state belongs to another resource")
+
 // ErrModeMismatch is returned by Get and the update methods when the stored
 // state was written in the other mode (the configuration changed).
 var ErrModeMismatch = errors.New("working: stored state has another mode")

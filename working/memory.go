@@ -80,6 +80,23 @@ type Config struct {
 	MaxRetries int
 	// Now is the clock for version times; nil means time.Now.
 	Now func() time.Time
+	// OwnerOf binds states to resources: it returns the resource that owns
+	// the state under key (for "thread:<id>" the thread's resource, for
+	// "resource:<id>" the resource), reading through q, which is the
+	// update's write transaction when called from inside one. An error
+	// refuses the update and stores nothing (the engine returns its
+	// ErrThreadNotFound for a thread that does not exist). Every update
+	// resolves the owner, refuses an Origin.ResourceID that differs from it
+	// (ErrOwnerMismatch) and stores the owner with the state, so that
+	// erasing a resource reaches every state it wrote. Nil means the owner
+	// is Origin.ResourceID, or the id of a "resource:<id>" key, or none.
+	// The engine always sets it.
+	OwnerOf func(ctx context.Context, q Querier, key string) (resourceID string, err error)
+}
+
+// Querier is what OwnerOf may read through: a *sql.DB or a *sql.Tx.
+type Querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // Memory is a configured working memory over the shared SQLite database. It
@@ -235,6 +252,9 @@ type State struct {
 	Content   string    // compact JSON object (schema mode) or markdown (template mode)
 	Version   int64     // 1, 2, 3…; 0 when never written (Content is the initial state)
 	UpdatedAt time.Time // when Version was written; zero for version 0
+	// ResourceID is the resource that owns the state (see Config.OwnerOf);
+	// empty for version 0 and for states written without an owner.
+	ResourceID string
 }
 
 // Value decodes a schema-mode state into a fresh map (numbers as
@@ -255,6 +275,10 @@ func (s State) Value() (map[string]any, error) {
 	return obj, nil
 }
 
+// Initial returns the content of a never-written state: "{}" in schema
+// mode, the template in template mode.
+func (m *Memory) Initial() string { return m.initial() }
+
 // initial is the content of a never-written state.
 func (m *Memory) initial() string {
 	if m.cfg.Mode == ModeSchema {
@@ -273,8 +297,8 @@ func (m *Memory) Get(ctx context.Context, key string) (State, error) {
 	var mode string
 	var ms int64
 	err := m.db.QueryRowContext(ctx,
-		`SELECT mode, content, version, updated_at FROM working_memory WHERE scope = ?`, key).
-		Scan(&mode, &st.Content, &st.Version, &ms)
+		`SELECT mode, content, version, updated_at, resource_id FROM working_memory WHERE scope = ?`, key).
+		Scan(&mode, &st.Content, &st.Version, &ms, &st.ResourceID)
 	if errors.Is(err, sql.ErrNoRows) {
 		st.Content = m.initial()
 		return st, nil
@@ -342,9 +366,9 @@ func (m *Memory) GetAt(ctx context.Context, key string, at time.Time) (State, er
 	st := State{Key: key, Mode: m.cfg.Mode}
 	var ms int64
 	err := m.db.QueryRowContext(ctx,
-		`SELECT version, content, updated_at FROM working_memory_history
+		`SELECT version, content, updated_at, resource_id FROM working_memory_history
 		 WHERE scope = ? AND updated_at <= ? ORDER BY version DESC LIMIT 1`, key, at.UnixMilli()).
-		Scan(&st.Version, &st.Content, &ms)
+		Scan(&st.Version, &st.Content, &ms, &st.ResourceID)
 	if errors.Is(err, sql.ErrNoRows) {
 		st.Content = m.initial()
 		return st, nil

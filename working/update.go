@@ -15,12 +15,16 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 )
 
-// Origin says who wrote a version. Both fields are optional; a ToolCallID
+// Origin says who wrote a version. All fields are optional; a ToolCallID
 // makes the update idempotent for (RunID, ToolCallID): applying it again
 // returns the version it wrote instead of writing another.
 type Origin struct {
 	RunID      string
 	ToolCallID string
+	// ResourceID is the resource on whose behalf the update is made; when
+	// set, it must own the state (ErrOwnerMismatch otherwise). Empty means
+	// an operator's write for whoever owns it (Config.OwnerOf).
+	ResourceID string
 }
 
 // Result is the outcome of an update.
@@ -146,6 +150,11 @@ func (m *Memory) update(ctx context.Context, key string, origin Origin, compute 
 	if err := m.checkKey(key); err != nil {
 		return Result{}, err
 	}
+	// The owner first: a replayed origin must not read back another
+	// resource's state.
+	if _, err := m.owner(ctx, m.db, key, origin); err != nil {
+		return Result{}, err
+	}
 	if origin.ToolCallID != "" {
 		if r, ok, err := m.applied(ctx, m.db, key, origin); err != nil || ok {
 			return r, err
@@ -182,12 +191,31 @@ func (m *Memory) update(ctx context.Context, key string, origin Origin, compute 
 	return Result{}, fmt.Errorf("%w: %s: gave up after %d attempts", ErrConflict, key, m.cfg.MaxRetries)
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+// owner resolves the resource that owns key and checks origin against it.
+func (m *Memory) owner(ctx context.Context, q Querier, key string, origin Origin) (string, error) {
+	var owner string
+	switch {
+	case m.cfg.OwnerOf != nil:
+		o, err := m.cfg.OwnerOf(ctx, q, key)
+		if err != nil {
+			return "", err
+		}
+		owner = o
+	case origin.ResourceID != "":
+		owner = origin.ResourceID
+	default:
+		if s, id, _ := ParseKey(key); s == ScopeResource {
+			owner = id
+		}
+	}
+	if origin.ResourceID != "" && origin.ResourceID != owner {
+		return "", ErrOwnerMismatch
+	}
+	return owner, nil
 }
 
 // applied looks up the version an origin's tool call wrote.
-func (m *Memory) applied(ctx context.Context, q querier, key string, origin Origin) (Result, bool, error) {
+func (m *Memory) applied(ctx context.Context, q Querier, key string, origin Origin) (Result, bool, error) {
 	st := State{Key: key, Mode: m.cfg.Mode}
 	var ms int64
 	err := q.QueryRowContext(ctx,
@@ -216,7 +244,20 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 			tx.Rollback()
 		}
 	}()
-	// Inside the write lock: another process may have applied this very call.
+	// Inside the write lock: the owner again (the thread may have been
+	// erased and created anew since), and another process may have applied
+	// this very call.
+	owner, err := m.owner(ctx, tx, cur.Key, origin)
+	if err != nil {
+		return Result{}, false, err
+	}
+	if owner == "" && m.cfg.OwnerOf == nil {
+		owner = cur.ResourceID // unbound memory, operator write: keep the owner
+	}
+	if cur.Version > 0 && cur.ResourceID != owner {
+		// Written for another owner than the key has now: never build on it.
+		return Result{}, false, ErrOwnerMismatch
+	}
 	if origin.ToolCallID != "" {
 		if r, done, err := m.applied(ctx, tx, cur.Key, origin); err != nil || done {
 			if err == nil {
@@ -230,12 +271,12 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 	var res sql.Result
 	if cur.Version == 0 {
 		res, err = tx.ExecContext(ctx,
-			`INSERT INTO working_memory (scope, mode, content, version, updated_at) VALUES (?, ?, ?, 1, ?)
-			 ON CONFLICT (scope) DO NOTHING`, cur.Key, string(m.cfg.Mode), next, ms)
+			`INSERT INTO working_memory (scope, mode, content, version, updated_at, resource_id) VALUES (?, ?, ?, 1, ?, ?)
+			 ON CONFLICT (scope) DO NOTHING`, cur.Key, string(m.cfg.Mode), next, ms, owner)
 	} else {
 		res, err = tx.ExecContext(ctx,
 			`UPDATE working_memory SET content = ?, version = version + 1, updated_at = ?
-			 WHERE scope = ? AND version = ? AND mode = ?`, next, ms, cur.Key, cur.Version, string(m.cfg.Mode))
+			 WHERE scope = ? AND version = ? AND mode = ? AND resource_id = ?`, next, ms, cur.Key, cur.Version, string(m.cfg.Mode), owner)
 	}
 	if err != nil {
 		return Result{}, false, fmt.Errorf("working: update %s: %w", cur.Key, err)
@@ -245,14 +286,14 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 	}
 	version := cur.Version + 1
 	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO working_memory_history (scope, version, content, run_id, tool_call_id, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		cur.Key, version, next, origin.RunID, origin.ToolCallID, ms); err != nil {
+		`INSERT INTO working_memory_history (scope, version, content, run_id, tool_call_id, updated_at, resource_id) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		cur.Key, version, next, origin.RunID, origin.ToolCallID, ms, owner); err != nil {
 		return Result{}, false, fmt.Errorf("working: record version %d of %s: %w", version, cur.Key, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return Result{}, false, fmt.Errorf("working: update %s: %w", cur.Key, err)
 	}
-	st := State{Key: cur.Key, Mode: m.cfg.Mode, Content: next, Version: version, UpdatedAt: time.UnixMilli(ms).UTC()}
+	st := State{Key: cur.Key, Mode: m.cfg.Mode, Content: next, Version: version, UpdatedAt: time.UnixMilli(ms).UTC(), ResourceID: owner}
 	return Result{State: st, Changed: true}, true, nil
 }
 

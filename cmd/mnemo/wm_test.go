@@ -23,6 +23,17 @@ func TestWM(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "no working memory stored") {
 		t.Fatalf("get before set: exit %d, %q %q", code, out, stderr)
 	}
+	// A thread's state can only be written once the thread exists (issue 12:
+	// otherwise it would be shown to whoever creates the thread).
+	code, _, stderr = run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", "--schema", schema, state)
+	if code != 1 || !strings.Contains(stderr, "thread not found") {
+		t.Fatalf("set on a thread that does not exist: exit %d, %q; want 1 and thread not found", code, stderr)
+	}
+	msgs := filepath.Join(t.TempDir(), "t1.jsonl")
+	os.WriteFile(msgs, []byte(`{"thread":"t1","resource":"u1","id":"m1","role":"user","content":"I live in Lyon"}`+"\n"), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", msgs); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
 	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", state); code != 2 || !strings.Contains(stderr, "--schema") {
 		t.Fatalf("set without a mode: exit %d, %q; want a usage error naming --schema", code, stderr)
 	}

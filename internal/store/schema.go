@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -128,6 +128,27 @@ CREATE TABLE journal (
 );
 CREATE INDEX journal_by_thread ON journal(scope, thread_id, created_at);
 CREATE INDEX journal_by_resource ON journal(scope, resource_id, created_at);
+`,
+	// 2: a working-memory state is bound to the resource that owns it (the
+	// thread's resource for "thread:<id>", the resource itself for
+	// "resource:<id>"), so erasing a resource reaches every state it wrote.
+	// Thread-scoped states of threads that do not exist have no owner: they
+	// were planted by a write that named a thread nobody had created (or
+	// left behind), would be shown to whoever creates the thread, and are
+	// deleted with their history.
+	`
+ALTER TABLE working_memory ADD COLUMN resource_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE working_memory_history ADD COLUMN resource_id TEXT NOT NULL DEFAULT '';
+UPDATE working_memory SET resource_id = substr(scope, 10) WHERE substr(scope, 1, 9) = 'resource:';
+UPDATE working_memory SET resource_id = COALESCE(
+	(SELECT t.resource_id FROM threads t WHERE t.id = substr(working_memory.scope, 8)), '')
+	WHERE substr(scope, 1, 7) = 'thread:';
+DELETE FROM working_memory_history WHERE scope NOT IN (SELECT scope FROM working_memory WHERE resource_id <> '');
+DELETE FROM working_memory WHERE resource_id = '';
+UPDATE working_memory_history SET resource_id =
+	(SELECT w.resource_id FROM working_memory w WHERE w.scope = working_memory_history.scope);
+CREATE INDEX working_memory_by_resource ON working_memory(resource_id);
+CREATE INDEX working_memory_history_by_resource ON working_memory_history(resource_id);
 `,
 }
 

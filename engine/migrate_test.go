@@ -1,0 +1,91 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/tools"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// fixtureSchema is the working-memory schema testdata/schema-v1 was written
+// with.
+const fixtureSchema = `{"type":"object","properties":{"name":{"type":"string"},"city":{"type":"string"}},"additionalProperties":false}`
+
+// openSchemaV1 opens a copy of testdata/schema-v1/mnemo.db, a data
+// directory written by schema version 1 (before tenant binding): threads
+// alice-chat (alice) and bob-chat (bob); run turn-1 of alice-chat with a
+// memctx record and the tool call call_0 (city Lisbon); run loose-run of
+// bob-chat with call_1 (city Oslo) and no memctx record; a state planted on
+// thread ghost-chat (which does not exist) by run-m/call_9 for "mallory";
+// and the resource state of bob written by `mnemo wm set`.
+func openSchemaV1(t *testing.T) *engine.Engine {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "schema-v1", engine.DatabaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, engine.DatabaseFile), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return enginetest.MustOpen(t, engine.Config{Dir: dir, WorkingMemory: &working.Config{Schema: json.RawMessage(fixtureSchema)}})
+}
+
+func TestOpenSchemaV1(t *testing.T) {
+	ctx := context.Background()
+	e := openSchemaV1(t)
+	var v int
+	if err := e.DB().QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != store.SchemaVersion {
+		t.Fatalf("user_version=%d (%v), want %d", v, err, store.SchemaVersion)
+	}
+	t.Run("WorkingMemoryOwners", func(t *testing.T) {
+		for _, c := range []struct{ key, owner string }{
+			{"thread:alice-chat", "alice"}, {"thread:bob-chat", "bob"}, {"resource:bob", "bob"},
+		} {
+			if n := countRows(t, e, `SELECT 1 FROM working_memory WHERE scope = ? AND resource_id = ?`, c.key, c.owner); n != 1 {
+				t.Errorf("%s: not bound to %s", c.key, c.owner)
+			}
+			if n := countRows(t, e, `SELECT 1 FROM working_memory_history WHERE scope = ? AND resource_id <> ?`, c.key, c.owner); n != 0 {
+				t.Errorf("%s: %d history rows not bound to %s", c.key, n, c.owner)
+			}
+		}
+		if n := countRows(t, e, `SELECT 1 FROM working_memory WHERE scope = 'thread:ghost-chat' UNION ALL SELECT 1 FROM working_memory_history WHERE content LIKE '%MALLORYCITY%'`); n != 0 {
+			t.Fatalf("the state planted on a thread that does not exist survived the migration (%d rows)", n)
+		}
+	})
+	t.Run("LoadContext", func(t *testing.T) {
+		c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-2", ThreadID: "alice-chat", ResourceID: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(wmSection(t, c), "Lisbon") {
+			t.Fatalf("migrated state not rendered:\n%s", c.System)
+		}
+	})
+	t.Run("ReplayToolCall", func(t *testing.T) {
+		msg, err := e.HandleToolCall(ctx, "turn-1", "alice-chat", "alice", fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{"city":"Lisbon"}`))
+		if err != nil || !strings.Contains(msg.Content, `"version":1`) {
+			t.Fatalf("replayed call: %q, %v", msg.Content, err)
+		}
+		if n := countRows(t, e, `SELECT 1 FROM working_memory_history WHERE scope = 'thread:alice-chat'`); n != 1 {
+			t.Fatalf("%d versions: the replayed call was applied again", n)
+		}
+		if _, err := e.HandleToolCall(ctx, "turn-3", "alice-chat", "", fakeopenai.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"name":"Alice"}`)); err != nil {
+			t.Fatal(err)
+		}
+		mem, _ := e.WorkingMemory()
+		st, err := mem.Get(ctx, working.ThreadKey("alice-chat"))
+		if err != nil || st.Version != 2 || st.ResourceID != "alice" || !strings.Contains(st.Content, "Lisbon") {
+			t.Fatalf("state after a new call: %+v, %v", st, err)
+		}
+	})
+}
