@@ -30,9 +30,15 @@
 //     before anything is stored.
 //   - Appending a message whose id is stored with the same content is a no-op
 //     returning the stored seq; the same id with other content is ErrConflict.
-//   - The messages of a Context are always accepted by an OpenAI-style API:
-//     every assistant tool-call message is immediately followed by the results
-//     of exactly its calls; no tool result appears without its call.
+//   - The messages of a Context are always accepted by an OpenAI-style API
+//     (INV-PAIR): every assistant tool-call message is immediately followed
+//     by the results of exactly its calls; no tool result appears without its
+//     call. Tool-call ids may be reused within a thread (agents send call_0
+//     every turn): a result answers the nearest call with its id before it,
+//     unless another result for that id lies in between (pairing.go).
+//   - No message appears twice in a Context (INV-UNIQ), and its memctx lists
+//     exactly the prompt's turns, each dropped turn once and never one that
+//     reached the prompt (INV-MEMCTX).
 //   - A memctx record is written before LoadContext returns; its recalled list
 //     names only turns that reached the prompt.
 //

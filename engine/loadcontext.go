@@ -133,13 +133,17 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		exclude[m.ID] = true
 	}
 	// Repair the recent window's lower edge first, so recall excludes what the
-	// window pulled in.
-	turns, drops, err := e.repairPairs(ctx, turns)
+	// window pulled in, and what it dropped (a turn is listed once).
+	pairs := e.newPairer()
+	turns, drops, err := pairs.repairPairs(ctx, turns)
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range turns {
 		exclude[t.ID] = true
+	}
+	for _, d := range drops {
+		exclude[d.ID] = true
 	}
 
 	retrieval := journal.Retrieval{Lexical: "off", Vector: "off"}
@@ -152,7 +156,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		}
 		retrieval = status
 		var more []dropped
-		turns, more, err = e.repairPairs(ctx, append(turns, recalled...))
+		turns, more, err = pairs.repairPairs(ctx, append(turns, recalled...))
 		if err != nil {
 			return nil, err
 		}

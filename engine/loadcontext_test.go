@@ -108,7 +108,7 @@ func toolThread(t *testing.T, e *engine.Engine, thread string) {
 }
 
 // checkProviderRule fails when msgs would be refused by an OpenAI-style API.
-func checkProviderRule(t *testing.T, msgs []engine.ContextMessage) {
+func checkProviderRule(t testing.TB, msgs []engine.ContextMessage) {
 	t.Helper()
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]

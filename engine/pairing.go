@@ -25,95 +25,134 @@ type dropped struct {
 	why string
 }
 
+// The pairing rule. Agents reuse tool-call ids (call_0 in every turn), so an
+// id alone does not say which call a result answers. Within a thread, a tool
+// result for id X answers the assistant message that made a call X nearest
+// before it, and a call X is answered by the first result for X after it —
+// in both directions provided no other call X and no other result for X lies
+// strictly between them. So every result answers at most one call and every
+// call has at most one result; a second result for one call answers nothing
+// (an orphan).
+
+// pairer applies the pairing rule for one LoadContext: it finds partners
+// (in the turns at hand when they cover the span between the two, otherwise
+// in the store), and remembers across the repair passes of the run which
+// messages could not be paired, so that a turn dropped from the recent window
+// is not brought back by recall.
+type pairer struct {
+	e       *Engine
+	calls   map[string]*Message // result message id -> its call, nil when none
+	results map[string]*Message // call message id + "\x00" + call id -> its result, nil when none
+	banned  map[string]bool     // message ids that cannot be paired
+}
+
+func (e *Engine) newPairer() *pairer {
+	return &pairer{e: e, calls: map[string]*Message{}, results: map[string]*Message{}, banned: map[string]bool{}}
+}
+
+// turnSet is a set of turns by thread and seq, in insertion order.
+type turnSet struct {
+	byKey map[turnKey]*turn
+	order []turnKey
+}
+
+// add inserts t; a turn already present stays, except that the recent
+// window wins over recall.
+func (s *turnSet) add(t turn) {
+	k := turnKey{t.ThreadID, t.Seq}
+	if old, ok := s.byKey[k]; ok {
+		if t.Recent && !old.Recent {
+			old.Recent, old.Reason = true, ""
+		}
+		return
+	}
+	s.byKey[k] = &t
+	s.order = append(s.order, k)
+}
+
 // repairPairs enforces the provider's tool-call rule on a set of turns
 // (DESIGN.md, read path step 3): an assistant message with tool calls goes in
-// only with all of its results, a tool result only with its call. A missing
-// partner is pulled in from the store when it exists (reason "repair"; in the
-// recent window the window extends back to the call); otherwise the message is
-// dropped with reason "unpaired-tool-call" or "orphan-tool-result", and the
-// rest of its group goes with it.
+// only with all of its results, a tool result only with its call, partners
+// found by the pairing rule above. A missing partner is pulled in from the
+// store when it exists (reason "repair"; in the recent window the window
+// extends back to the call); otherwise the message is dropped with reason
+// "unpaired-tool-call" or "orphan-tool-result", and the rest of its group
+// goes with it. Each turn is kept or dropped once.
 //
 // Rule chosen for the recent window's lower edge: extend back to the call.
 // A window that would start with a tool result pulls in its assistant call
 // (and so the call's other results), since dropping a result the model asked
 // for loses more than the few tokens of the call. The extension is bounded by
 // one tool-call group.
-func (e *Engine) repairPairs(ctx context.Context, in []turn) ([]turn, []dropped, error) {
-	type key = turnKey
-	set := map[key]*turn{}
-	order := []key{}
-	add := func(t turn) {
-		k := key{t.ThreadID, t.Seq}
-		if old, ok := set[k]; ok {
-			if t.Recent && !old.Recent { // the recent window wins over recall
-				old.Recent, old.Reason = true, ""
-			}
-			return
-		}
-		set[k] = &t
-		order = append(order, k)
-	}
+func (p *pairer) repairPairs(ctx context.Context, in []turn) ([]turn, []dropped, error) {
+	set := &turnSet{byKey: map[turnKey]*turn{}}
 	for _, t := range in {
-		add(t)
+		set.add(t)
 	}
 	var out []dropped
-	banned := map[string]bool{} // message ids that cannot be paired
-	drop := func(k key, why string) {
-		t := set[k]
-		banned[t.ID] = true
+	drop := func(k turnKey, why string) {
+		t := set.byKey[k]
+		p.banned[t.ID] = true
 		out = append(out, dropped{turn: *t, why: why})
-		delete(set, k)
+		delete(set.byKey, k)
 	}
 	for changed := true; changed; {
 		changed = false
-		for _, k := range order {
-			t, ok := set[k]
+		for _, k := range set.order {
+			t, ok := set.byKey[k]
 			if !ok {
 				continue
 			}
-			switch {
-			case t.Role == RoleAssistant && len(t.ToolCalls) > 0:
-				for _, tc := range t.ToolCalls {
-					if hasResult(set, t.ThreadID, tc.ID) {
-						continue
+			partners, err := p.partners(ctx, set, t)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, m := range partners {
+				if m == nil || p.banned[m.ID] {
+					why := journal.ReasonOrphanToolResult
+					if t.Role == RoleAssistant {
+						why = journal.ReasonUnpairedToolCall
 					}
-					res, err := e.findToolResult(ctx, t.ThreadID, tc.ID, t.Seq)
-					if err != nil {
-						return nil, nil, err
-					}
-					if res == nil || banned[res.ID] {
-						drop(k, journal.ReasonUnpairedToolCall)
-						changed = true
-						break
-					}
-					add(turn{Message: *res, Recent: t.Recent, Reason: repairReason(t.Recent)})
+					drop(k, why)
+					changed = true
+					break
+				}
+				if _, ok := set.byKey[turnKey{m.ThreadID, m.Seq}]; !ok {
+					set.add(turn{Message: *m, Recent: t.Recent, Reason: repairReason(t.Recent)})
 					changed = true
 				}
-			case t.Role == RoleTool:
-				if c := callOf(set, t.ThreadID, t.ToolCallID); c != nil {
-					continue
-				}
-				call, err := e.findToolCall(ctx, t.ThreadID, t.ToolCallID, t.Seq)
-				if err != nil {
-					return nil, nil, err
-				}
-				if call == nil || banned[call.ID] {
-					drop(k, journal.ReasonOrphanToolResult)
-					changed = true
-					continue
-				}
-				add(turn{Message: *call, Recent: t.Recent, Reason: repairReason(t.Recent)})
-				changed = true
 			}
 		}
 	}
-	kept := make([]turn, 0, len(set))
-	for _, k := range order {
-		if t, ok := set[k]; ok {
+	kept := make([]turn, 0, len(set.byKey))
+	for _, k := range set.order {
+		if t, ok := set.byKey[k]; ok {
 			kept = append(kept, *t)
 		}
 	}
 	return kept, out, nil
+}
+
+// partners returns the messages t must travel with: the result of each of
+// an assistant message's calls, or a tool result's call; a nil element is a
+// partner that does not exist. Other turns have none.
+func (p *pairer) partners(ctx context.Context, set *turnSet, t *turn) ([]*Message, error) {
+	switch {
+	case t.Role == RoleTool:
+		c, err := p.callOf(ctx, set, t)
+		return []*Message{c}, err
+	case t.Role == RoleAssistant && len(t.ToolCalls) > 0:
+		out := make([]*Message, len(t.ToolCalls))
+		for i, tc := range t.ToolCalls {
+			r, err := p.resultOf(ctx, set, t, tc.ID)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	return nil, nil
 }
 
 func repairReason(recent bool) string {
@@ -129,50 +168,115 @@ type turnKey struct {
 	seq    int64
 }
 
-func hasResult(set map[turnKey]*turn, thread, callID string) bool {
-	for k, t := range set {
-		if k.thread == thread && t.Role == RoleTool && t.ToolCallID == callID {
+// maxLocalSpan bounds how far the pairer walks the turns at hand before it
+// asks the store.
+const maxLocalSpan = 64
+
+// callOf returns the call that the tool result t answers, or nil.
+func (p *pairer) callOf(ctx context.Context, set *turnSet, t *turn) (*Message, error) {
+	if c, ok := p.calls[t.ID]; ok {
+		return c, nil
+	}
+	// Walk back through the turns at hand while they are contiguous: the
+	// nearest call for the id, or another result for it first, decides.
+	for s := t.Seq - 1; s > 0 && s >= t.Seq-maxLocalSpan; s-- {
+		u, ok := set.byKey[turnKey{t.ThreadID, s}]
+		if !ok {
+			break
+		}
+		if u.Role == RoleTool && u.ToolCallID == t.ToolCallID {
+			p.calls[t.ID] = nil
+			return nil, nil
+		}
+		if hasCall(u.Message, t.ToolCallID) {
+			p.calls[t.ID] = &u.Message
+			return &u.Message, nil
+		}
+	}
+	c, err := p.e.findToolCall(ctx, t.ThreadID, t.ToolCallID, t.Seq)
+	if err != nil {
+		return nil, err
+	}
+	p.calls[t.ID] = c
+	return c, nil
+}
+
+// resultOf returns the result of call callID of the assistant message t, or
+// nil.
+func (p *pairer) resultOf(ctx context.Context, set *turnSet, t *turn, callID string) (*Message, error) {
+	key := t.ID + "\x00" + callID
+	if r, ok := p.results[key]; ok {
+		return r, nil
+	}
+	for s := t.Seq + 1; s <= t.Seq+maxLocalSpan; s++ {
+		u, ok := set.byKey[turnKey{t.ThreadID, s}]
+		if !ok {
+			break
+		}
+		if u.Role == RoleTool && u.ToolCallID == callID {
+			p.results[key] = &u.Message
+			return &u.Message, nil
+		}
+		if hasCall(u.Message, callID) {
+			p.results[key] = nil
+			return nil, nil
+		}
+	}
+	r, err := p.e.findToolResult(ctx, t.ThreadID, callID, t.Seq)
+	if err != nil {
+		return nil, err
+	}
+	p.results[key] = r
+	return r, nil
+}
+
+func hasCall(m Message, callID string) bool {
+	if m.Role != RoleAssistant {
+		return false
+	}
+	for _, tc := range m.ToolCalls {
+		if tc.ID == callID {
 			return true
 		}
 	}
 	return false
 }
 
-func callOf(set map[turnKey]*turn, thread, callID string) *turn {
-	for k, t := range set {
-		if k.thread != thread || t.Role != RoleAssistant {
-			continue
-		}
-		for _, tc := range t.ToolCalls {
-			if tc.ID == callID {
-				return t
-			}
-		}
-	}
-	return nil
-}
-
-// findToolResult returns the first tool result for callID after seq in the
-// thread, or nil.
-func (e *Engine) findToolResult(ctx context.Context, thread, callID string, after int64) (*Message, error) {
+// findToolResult returns the result of the call callID made at seq callSeq
+// in the thread (the pairing rule), or nil.
+func (e *Engine) findToolResult(ctx context.Context, thread, callID string, callSeq int64) (*Message, error) {
 	m, err := scanMessage(e.cachedQueryRow(ctx, `SELECT `+messageColumns+` FROM messages
-		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`, thread, callID, after))
+		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`, thread, callID, callSeq))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: find result of tool call %s: %w", callID, err)
 	}
+	// Another call with the same id in between takes the result.
+	var between bool
+	if err := e.cachedQueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages
+		WHERE thread_id = ? AND role = 'assistant' AND seq > ? AND seq < ? AND tool_calls IS NOT NULL
+		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?))`,
+		thread, callSeq, m.Seq, callID).Scan(&between); err != nil {
+		return nil, fmt.Errorf("engine: find result of tool call %s: %w", callID, err)
+	}
+	if between {
+		return nil, nil
+	}
 	return &m, nil
 }
 
-// findToolCall returns the latest assistant message before seq in the thread
-// that made the call callID, or nil.
-func (e *Engine) findToolCall(ctx context.Context, thread, callID string, before int64) (*Message, error) {
+// findToolCall returns the call that the result for callID at seq
+// resultSeq answers (the pairing rule), or nil: the latest assistant message
+// before it that made the call, unless another result for callID lies in
+// between.
+func (e *Engine) findToolCall(ctx context.Context, thread, callID string, resultSeq int64) (*Message, error) {
 	m, err := scanMessage(e.cachedQueryRow(ctx, `SELECT `+messageColumns+` FROM messages
-		WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND tool_calls IS NOT NULL
-		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?)
-		ORDER BY seq DESC LIMIT 1`, thread, before, callID))
+		WHERE thread_id = ?1 AND role = 'assistant' AND seq < ?3 AND tool_calls IS NOT NULL
+		AND seq > COALESCE((SELECT MAX(seq) FROM messages WHERE thread_id = ?1 AND tool_call_id = ?2 AND role = 'tool' AND seq < ?3), 0)
+		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?2)
+		ORDER BY seq DESC LIMIT 1`, thread, callID, resultSeq))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -180,6 +284,40 @@ func (e *Engine) findToolCall(ctx context.Context, thread, callID string, before
 		return nil, fmt.Errorf("engine: find tool call %s: %w", callID, err)
 	}
 	return &m, nil
+}
+
+// pairInSet pairs the tool results among turns with their calls among turns
+// by the pairing rule, looking only at turns: result -> call. It is exact
+// for a set that repairPairs left (every kept turn's partners are kept), and
+// pure, so replay uses it too. A result without its call in turns is absent.
+func pairInSet(turns []turn) map[turnKey]turnKey {
+	bySeq := make([]*turn, len(turns))
+	for i := range turns {
+		bySeq[i] = &turns[i]
+	}
+	sort.SliceStable(bySeq, func(i, j int) bool {
+		if bySeq[i].ThreadID != bySeq[j].ThreadID {
+			return bySeq[i].ThreadID < bySeq[j].ThreadID
+		}
+		return bySeq[i].Seq < bySeq[j].Seq
+	})
+	out := map[turnKey]turnKey{}
+	open := map[string]turnKey{} // thread + "\x00" + call id -> the call awaiting its result
+	for _, t := range bySeq {
+		k := turnKey{t.ThreadID, t.Seq}
+		if t.Role == RoleTool {
+			id := t.ThreadID + "\x00" + t.ToolCallID
+			if c, ok := open[id]; ok {
+				out[k] = c
+				delete(open, id)
+			}
+			continue
+		}
+		for _, tc := range t.ToolCalls {
+			open[t.ThreadID+"\x00"+tc.ID] = k
+		}
+	}
+	return out
 }
 
 // layout orders turns for the prompt: recalled turns first, grouped by thread
@@ -211,20 +349,24 @@ func layout(turns []turn, currentThread string) []turn {
 		}
 		return a.Seq < b.Seq
 	})
-	results := map[string]turn{} // thread + "\x00" + call id -> result
+	callOf := pairInSet(sorted)
+	results := map[turnKey]map[string]turn{} // call -> call id -> its result
 	for _, t := range sorted {
-		if t.Role == RoleTool {
-			results[t.ThreadID+"\x00"+t.ToolCallID] = t
+		if c, ok := callOf[turnKey{t.ThreadID, t.Seq}]; ok {
+			if results[c] == nil {
+				results[c] = map[string]turn{}
+			}
+			results[c][t.ToolCallID] = t
 		}
 	}
 	out := make([]turn, 0, len(sorted))
 	for _, t := range sorted {
 		if t.Role == RoleTool {
-			continue // emitted after its call
+			continue // emitted after its call; repairPairs left no orphan
 		}
 		out = append(out, t)
 		for _, tc := range t.ToolCalls {
-			if r, ok := results[t.ThreadID+"\x00"+tc.ID]; ok {
+			if r, ok := results[turnKey{t.ThreadID, t.Seq}][tc.ID]; ok {
 				out = append(out, r)
 			}
 		}

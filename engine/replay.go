@@ -163,25 +163,13 @@ func (e *Engine) Replay(ctx context.Context, runID string, opt ReplayOptions) (*
 // assistant call removes its results, removing a result removes its call and
 // the call's other results.
 func removeGroups(turns []turn, remove map[TurnRef]bool) {
-	callOwner := map[string]TurnRef{} // thread + call id -> the assistant turn
-	for _, t := range turns {
-		for _, tc := range t.ToolCalls {
-			callOwner[t.ThreadID+"\x00"+tc.ID] = TurnRef{t.ThreadID, t.Seq}
-		}
-	}
+	callOf := pairInSet(turns)
 	for changed := true; changed; {
 		changed = false
-		for _, t := range turns {
-			k := TurnRef{t.ThreadID, t.Seq}
-			if t.Role != RoleTool {
-				continue
-			}
-			owner, ok := callOwner[t.ThreadID+"\x00"+t.ToolCallID]
-			if !ok {
-				continue
-			}
-			if remove[k] != remove[owner] {
-				remove[k], remove[owner] = true, true
+		for r, c := range callOf {
+			res, call := TurnRef{r.thread, r.seq}, TurnRef{c.thread, c.seq}
+			if remove[res] != remove[call] {
+				remove[res], remove[call] = true, true
 				changed = true
 			}
 		}
