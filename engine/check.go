@@ -72,8 +72,8 @@ func (e *Engine) Check(ctx context.Context) error {
 // integrity_check with opts.Full); its findings go to CheckError.Database.
 // Then, after draining the outbox: seqs are 1…n without gaps in every
 // thread and match the thread's counters; every stored message is in the
-// lexical index and has an embedding by the configured embedder, and
-// neither index holds anything else. Messages whose embedding is still
+// lexical index and has an embedding of the right length by the configured
+// embedder, and neither index holds anything else. Messages whose embedding is still
 // being retried are reported too: they are not yet in the vector index.
 //
 // It returns a *CheckError (errors.Is ErrInconsistent, and
@@ -194,6 +194,9 @@ func (e *Engine) checkIndexes(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	diff(stored, vec, "vector index ("+ix.Embedder().ID()+")", add)
+	if err := e.checkDamaged(ctx, ix.Embedder(), add); err != nil { // damaged.go
+		return nil, err
+	}
 	var pending int64
 	if err := e.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&pending); err != nil {
 		return nil, fmt.Errorf("engine: check: %w", err)

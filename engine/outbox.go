@@ -197,7 +197,7 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []outboxR
 		docs[i] = docOf(&msgs[i])
 	}
 	emb := ix.Embedder()
-	vecs, err := e.storedVectors(ctx, emb.ID(), ids)
+	vecs, err := e.storedVectors(ctx, emb, ids)
 	if err != nil {
 		return err
 	}
@@ -286,13 +286,14 @@ func docOf(m *Message) recall.Doc {
 	}
 }
 
-// storedVectors returns the embeddings already stored for ids (a map with
-// an entry only for those found).
-func (e *Engine) storedVectors(ctx context.Context, embedder string, ids []string) (map[string][]float32, error) {
+// storedVectors returns the embeddings already stored for ids by emb (a
+// map with an entry only for those found with emb's dimension: a damaged
+// one is computed and stored again).
+func (e *Engine) storedVectors(ctx context.Context, emb recall.Embedder, ids []string) (map[string][]float32, error) {
 	out := make(map[string][]float32, len(ids))
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(start+500, len(ids))]
-		args := []any{embedder}
+		args := []any{emb.ID()}
 		for _, id := range chunk {
 			args = append(args, id)
 		}
@@ -308,7 +309,7 @@ func (e *Engine) storedVectors(ctx context.Context, embedder string, ids []strin
 				rs.Close()
 				return nil, fmt.Errorf("engine: read embeddings: %w", err)
 			}
-			if v, err := recall.DecodeVector(blob, dims); err == nil {
+			if v, err := recall.DecodeVector(blob, dims); err == nil && len(v) == emb.Dims() {
 				out[id] = v
 			}
 		}

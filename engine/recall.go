@@ -73,7 +73,7 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: e.db}, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning})
+	ix, err := recall.NewIndex(e.recallConfig(lex))
 	if err != nil {
 		lex.Close()
 		return fmt.Errorf("engine: %w", err)
@@ -121,6 +121,11 @@ func (e *Engine) rebuildStale(ctx context.Context, path string, cause error) (*r
 	e.idx.note = "lexical index built with an older analyzer; rebuilding with " + recall.AnalyzerName
 	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: path, Detail: e.idx.note})
 	return lex, nil
+}
+
+// recallConfig is the configuration of the engine's recall.Index over lex.
+func (e *Engine) recallConfig(lex *recall.Lexical) recall.Config {
+	return recall.Config{Lexical: lex, Source: recall.SQLSource{DB: e.db}, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning, Damaged: e.requeueDamaged}
 }
 
 // quarantine moves dir to <data>/quarantine/<UTC time>/ and returns the new
@@ -222,7 +227,7 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 		if err != nil {
 			return fmt.Errorf("engine: %w", err)
 		}
-		ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: e.db}, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning})
+		ix, err := recall.NewIndex(e.recallConfig(lex))
 		if err != nil {
 			lex.Close()
 			return fmt.Errorf("engine: %w", err)
@@ -289,8 +294,11 @@ func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, er
 	e.idx.mu.RLock()
 	note := e.idx.note
 	e.idx.mu.RUnlock()
+	// Only rows that owe lexical work (index, delete) make the lexical
+	// channel "catching up"; rows that owe only an embedding show in the
+	// vector channel's own status (recall counts the unembedded messages).
 	var pending int64
-	if err := e.cachedQueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE resource_id = ?`, q.ResourceID).Scan(&pending); err == nil && pending > 0 {
+	if err := e.cachedQueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE resource_id = ? AND op != ?`, q.ResourceID, opEmbed).Scan(&pending); err == nil && pending > 0 {
 		if note != "" {
 			note += "; "
 		}

@@ -21,8 +21,12 @@ func (e *Engine) repairOnOpen(ctx context.Context) error {
 
 // queueMissingEmbeddings queues an "embed" outbox row for every message
 // without an embedding by the current embedder and without a pending
-// outbox row. A cheap count comparison runs first.
+// outbox row, after deleting the damaged ones (wrong length). A cheap
+// count comparison runs first.
 func (e *Engine) queueMissingEmbeddings(ctx context.Context) error {
+	if _, err := e.dropDamagedEmbeddings(ctx); err != nil { // damaged.go
+		return err
+	}
 	emb := e.embedder().ID()
 	var messages, vectors, pending int64
 	if err := e.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM embeddings WHERE embedder = ?), (SELECT COUNT(*) FROM outbox WHERE op IN (?, ?))`,

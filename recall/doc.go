@@ -43,6 +43,9 @@
 //     (OpenLexical returns ErrStaleIndex).
 //   - HashVector is bit-for-bit that of ../shared/data/README.md;
 //     HashEmbedder embeds Fold(text), which is the same for ASCII text.
+//   - A stored embedding of the wrong length never fails a load or a
+//     search: the message is searched lexically only, Config.Damaged names
+//     it (to be embedded again) and the vector status reads "degraded".
 //   - chromem-go's persistence is never used; the collections live in memory
 //     and are reloaded from SQLite on a resource's first use.
 //

@@ -71,6 +71,12 @@ type Config struct {
 	Embedder Embedder
 	// Tuning holds the measured knobs; the zero value means the defaults.
 	Tuning Tuning
+	// Damaged, when set, is called after a resource loads with the ids of
+	// its messages whose stored embedding had the wrong length (they were
+	// skipped: the resource loads and searches without them). The engine
+	// deletes those rows and queues the messages for embedding again. It
+	// is called on the searching goroutine, with no lock of the Index held.
+	Damaged func(ctx context.Context, resourceID string, messageIDs []string)
 }
 
 // Tuning holds the knobs of an Index that were chosen by measurement. The
@@ -171,17 +177,22 @@ func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
 	ix.mu.Unlock()
 	s.loadMu.Lock()
 	fresh := !s.loaded
+	var damaged []string
 	if fresh {
 		if err := s.load(ctx, ix.cfg.Source, ix.emb, ix.cfg.Lexical); err != nil {
 			s.loadMu.Unlock()
 			return nil, err
 		}
+		damaged = s.damagedIDs()
 	}
 	s.loadMu.Unlock()
 	if fresh {
 		// After loadMu is released: unloading takes other shards'
 		// loadMu, and two loads must not wait for each other.
 		ix.unloadFor(s)
+		if len(damaged) > 0 && ix.cfg.Damaged != nil {
+			ix.cfg.Damaged(ctx, resource, damaged)
+		}
 	}
 	return s, nil
 }
@@ -488,9 +499,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		res.Retrieval.Vector = status(vecErr)
 		if vecErr == nil {
-			if missing := len(s.docs) - s.col.Count(); missing > 0 {
-				res.Retrieval.Vector = fmt.Sprintf("degraded: %d of %d messages not embedded yet", missing, len(s.docs))
-			}
+			res.Retrieval.Vector = vectorStatus(s)
 		}
 	}
 	if lexErr != nil && vecErr != nil {
@@ -541,6 +550,20 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// vectorStatus is the vector channel's status after a successful search
+// (caller holds s.mu): "ok", or "degraded: …" while messages are not
+// embedded, naming the damaged stored embeddings being embedded again.
+func vectorStatus(s *shard) string {
+	missing := len(s.docs) - s.col.Count()
+	if missing <= 0 {
+		return "ok"
+	}
+	if n := len(s.damaged); n > 0 {
+		return fmt.Sprintf("degraded: %d of %d messages not embedded yet (%d stored embeddings damaged, being embedded again)", missing, len(s.docs), n)
+	}
+	return fmt.Sprintf("degraded: %d of %d messages not embedded yet", missing, len(s.docs))
 }
 
 type scored struct {

@@ -32,6 +32,9 @@ type shard struct {
 	stats    bm25Stats
 	col      *chromem.Collection
 	dims     int
+	// damaged holds the messages whose stored embedding was skipped at
+	// load because it had the wrong length; putVector clears an entry.
+	damaged map[string]bool
 
 	// Guarded by Index.mu: the search tick of the last use, and the
 	// messages counted when the shard loaded (0 when not counted).
@@ -48,7 +51,7 @@ func (s *shard) unload() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.loaded = false
-	s.docs, s.threads, s.col = nil, nil, nil
+	s.docs, s.threads, s.col, s.damaged = nil, nil, nil, nil
 	s.stats = bm25Stats{}
 }
 
@@ -68,6 +71,7 @@ func (s *shard) reset() error {
 	s.docs = map[string]*entry{}
 	s.threads = map[string][]*entry{}
 	s.stats = bm25Stats{}
+	s.damaged = nil
 	db := chromem.NewDB()
 	col, err := db.CreateCollection(s.resource, nil, noEmbed)
 	if err != nil {
@@ -77,7 +81,10 @@ func (s *shard) reset() error {
 	return nil
 }
 
-// load fills the shard from src (caller holds loadMu).
+// load fills the shard from src (caller holds loadMu). A stored embedding
+// of the wrong length is skipped and its message recorded in s.damaged:
+// the message stays searchable lexically, and the Index reports it
+// (Config.Damaged) so that it is embedded again.
 func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical) error {
 	docs, err := src.ResourceDocs(ctx, s.resource)
 	if err != nil {
@@ -98,7 +105,11 @@ func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical
 			return nil // an embedding whose message is gone: Check reports it
 		}
 		if len(v) != emb.Dims() {
-			return fmt.Errorf("%w: stored embedding of %s has %d dims, embedder %s has %d", ErrDimension, id, len(v), emb.ID(), emb.Dims())
+			if s.damaged == nil {
+				s.damaged = map[string]bool{}
+			}
+			s.damaged[id] = true
+			return nil
 		}
 		vdocs = append(vdocs, chromem.Document{ID: id, Embedding: v, Metadata: map[string]string{"thread": e.doc.ThreadID}})
 		e.hasVec = true
@@ -149,6 +160,7 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 		return
 	}
 	delete(s.docs, id)
+	delete(s.damaged, id)
 	s.stats.remove(e.terms)
 	th := s.threads[e.doc.ThreadID]
 	if i := slices.Index(th, e); i >= 0 {
@@ -169,7 +181,18 @@ func (s *shard) putVector(ctx context.Context, id string, v []float32) error {
 		return fmt.Errorf("recall: add vector %s: %w", id, err)
 	}
 	e.hasVec = true
+	delete(s.damaged, id)
 	return nil
+}
+
+// damagedIDs returns the messages of s.damaged, sorted (caller holds mu).
+func (s *shard) damagedIDs() []string {
+	ids := make([]string, 0, len(s.damaged))
+	for id := range s.damaged {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // neighbours returns the entries of thread with seq in [from, to] (caller

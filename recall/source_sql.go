@@ -18,6 +18,9 @@ type Source interface {
 	ResourceDocs(ctx context.Context, resourceID string) ([]Doc, error)
 	// ResourceVectors calls fn for every embedding stored for resourceID by
 	// embedder; fn's vector must not be retained past the call unless copied.
+	// A stored embedding that cannot be decoded (a blob whose length does not
+	// match its dimension) is passed as a nil vector, not returned as an
+	// error: one damaged row must not make the whole resource unloadable.
 	ResourceVectors(ctx context.Context, resourceID, embedder string, fn func(messageID string, vec []float32) error) error
 }
 
@@ -73,7 +76,7 @@ func (s SQLSource) ResourceVectors(ctx context.Context, resourceID, embedder str
 		}
 		v, err := DecodeVector(blob, dims)
 		if err != nil {
-			return fmt.Errorf("recall: embedding of %s: %w", id, err)
+			v = nil // damaged: the shard skips it and reports it
 		}
 		if err := fn(id, v); err != nil {
 			return err

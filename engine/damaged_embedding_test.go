@@ -1,0 +1,169 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// damageEmbeddings overwrites the stored hash-384 embeddings of ids with
+// vectors of the wrong length: half with a blob too short for its dims,
+// half with a consistent blob of the wrong dimension.
+func damageEmbeddings(t *testing.T, dir string, ids ...string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(dir, engine.DatabaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i, id := range ids {
+		dims, blob := 384, []byte{1, 2, 3, 4} // blob too short for its dims
+		if i%2 == 1 {
+			dims, blob = 2, recall.EncodeVector([]float32{0.6, 0.8}) // consistent, wrong dimension
+		}
+		res, err := db.ExecContext(ctx, `UPDATE embeddings SET dims = ?, vector = ? WHERE message_id = ? AND embedder = ?`, dims, blob, id, recall.HashID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			t.Fatalf("no embedding row for %s", id)
+		}
+	}
+}
+
+func damagedFixture(t *testing.T) (*engine.Engine, string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	var msgs []engine.Message
+	for i := 1; i <= 20; i++ {
+		msgs = append(msgs, user(fmt.Sprintf("m%02d", i), fmt.Sprintf("note %d about the garden and tomatoes number %d", i, i)))
+	}
+	msgs[11].Content = "the refund for order 77 was approved on friday"
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return e, dir
+}
+
+// TestDamagedEmbeddings: five stored embeddings of the wrong length used to
+// make every search and LoadContext of the resource fail (the resource
+// could not load), lexical-only searches included, while Check passed.
+// Now the bad rows are skipped and re-embedded through the outbox, the
+// vector channel says it is degraded, the lexical channel does not, and
+// Check reports the damage until it is repaired.
+func TestDamagedEmbeddings(t *testing.T) {
+	ctx := context.Background()
+	damaged := []string{"m01", "m03", "m05", "m07", "m12"}
+	t.Run("WhileOpen", func(t *testing.T) {
+		e, dir := damagedFixture(t)
+		damageEmbeddings(t, dir, damaged...)
+
+		err := e.Check(ctx)
+		var ce *engine.CheckError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "damaged") {
+			t.Fatalf("Check with damaged embeddings: %v, want a CheckError naming them", err)
+		}
+		// The first use of the resource loads it: the status is computed
+		// before the re-embedding (queued by that load) can run.
+		c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: "t", ResourceID: "r", RecentN: 1, Query: "refund approved", Recall: &recall.Options{TopK: 2}})
+		if err != nil {
+			t.Fatalf("LoadContext: %v", err)
+		}
+		rt := c.MemCtx.Retrieval
+		if rt.Lexical != "ok" {
+			t.Errorf("retrieval.lexical=%q while only embeddings are owed, want ok", rt.Lexical)
+		}
+		if !strings.HasPrefix(rt.Vector, "degraded") || !strings.Contains(rt.Vector, "damaged") {
+			t.Errorf("retrieval.vector=%q, want degraded naming the damaged embeddings", rt.Vector)
+		}
+		found := false
+		for _, r := range c.MemCtx.Recalled {
+			found = found || r.MessageID == "m12"
+		}
+		if !found {
+			t.Errorf("recalled %+v, want m12 (whose embedding is damaged) among them", c.MemCtx.Recalled)
+		}
+		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund approved", Options: recall.Options{TopK: 1, Mode: recall.ModeLexical}})
+		if err != nil || len(res.Hits) != 1 || res.Hits[0].MessageID != "m12" {
+			t.Fatalf("lexical search: %v %+v", err, res)
+		}
+		if err := e.SyncIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mustCheck(t, e)
+		res, err = e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund approved", Options: recall.Options{TopK: 1}})
+		if err != nil || res.Retrieval.Vector != "ok" || res.Retrieval.Lexical != "ok" {
+			t.Fatalf("after re-embedding: %v %+v", err, res)
+		}
+	})
+	t.Run("BeforeOpen", func(t *testing.T) {
+		e, dir := damagedFixture(t)
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		damageEmbeddings(t, dir, damaged...)
+		e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if _, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund approved", Options: recall.Options{TopK: 1}}); err != nil {
+			t.Fatalf("search: %v", err)
+		}
+		mustCheck(t, e)
+	})
+}
+
+// TestOwedEmbeddingsLexicalOK: while the embedder is down, messages are
+// indexed lexically and only their embeddings are owed; the lexical
+// channel must read "ok", not "degraded: index catching up".
+func TestOwedEmbeddingsLexicalOK(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Config{Dir: t.TempDir(), Embedder: failingEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("m1", "the refund was approved")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund", Options: recall.Options{TopK: 1}})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("search: %v %+v", err, res)
+	}
+	if res.Retrieval.Lexical != "ok" {
+		t.Errorf("retrieval.lexical=%q with only embeddings owed, want ok", res.Retrieval.Lexical)
+	}
+	if !strings.HasPrefix(res.Retrieval.Vector, "degraded") && !strings.HasPrefix(res.Retrieval.Vector, "unavailable") {
+		t.Errorf("retrieval.vector=%q, want degraded or unavailable", res.Retrieval.Vector)
+	}
+}
+
+// failingEmbedder is an embedder whose endpoint is down.
+type failingEmbedder struct{}
+
+func (failingEmbedder) ID() string { return "down-8" }
+func (failingEmbedder) Dims() int  { return 8 }
+func (failingEmbedder) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, errors.New("connection refused")
+}
