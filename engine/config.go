@@ -88,6 +88,14 @@ type Config struct {
 	// counted (Engine.DroppedEvents), so give it a buffer. Nil means none.
 	Events chan<- Event
 
+	// EraseWait bounds how long an erasure waits for the work in flight on
+	// the threads and resources it erases (a LoadContext composing, a
+	// working-memory write) before it returns ErrEraseBusy and erases
+	// nothing. Work on other threads and resources never waits for an
+	// erasure, and an observer run on an erased thread is cancelled rather
+	// than awaited. Zero means DefaultEraseWait.
+	EraseWait time.Duration
+
 	// Logger receives operational logs. Nil means slog.DiscardHandler.
 	Logger *slog.Logger
 

@@ -48,6 +48,11 @@
 // may append to one thread at once; their messages get distinct, gap-free
 // seqs in commit order.
 //
+// An erasure is fenced per thread and per resource (fence.go): it waits for
+// the LoadContext calls of the resources it
+// touches (at most Config.EraseWait), cancels the observer runs of the
+// threads it touches, and never waits for, nor holds off, work elsewhere.
+//
 // # Errors
 //
 // Invalid input returns a *ValidationError (errors.Is ErrInvalidInput) naming

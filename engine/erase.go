@@ -13,10 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/oklog/ulid/v2"
 
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
@@ -60,7 +57,9 @@ type EraseResult struct {
 	// segment merge, WAL checkpoint, and a VACUUM when needed).
 	Purge time.Duration `json:"purgeNanos"`
 
-	texts []string // erased contents, kept in memory for the residue check
+	texts  []string // erased contents, kept in memory for the residue check
+	marker string   // the erasing marker of this erasure
+	keys   []string // the fence keys of the threads and resources touched
 }
 
 // eraseKind says what an erasure targets.
@@ -143,43 +142,20 @@ func (e *Engine) DeleteResource(ctx context.Context, resourceID string) (*EraseR
 }
 
 // eraseState orders erasures against the work that reads turns and later
-// records something derived from them.
+// records something derived from them (fence.go).
 type eraseState struct {
-	// mu is held for reading by every observer run (observe.go) and by
-	// LoadContext from reading turns to writing the memctx record, and for
-	// writing by the erasure transaction. An observer reads turns, waits
-	// for the model, then records the answer and its memo entry;
-	// LoadContext reads turns and then records their previews. Without the
-	// lock, a turn erased in between would come back inside that
-	// observation or record (TestEraseDuringObservation,
-	// TestEraseDuringLoadContext).
-	mu sync.RWMutex
-}
-
-// erasureFence holds erasures off until the returned func is called. It
-// must not be nested in one goroutine (a waiting erasure would deadlock it).
-func (e *Engine) erasureFence() func() {
-	e.erasure.mu.RLock()
-	return e.erasure.mu.RUnlock
+	fence fence
 }
 
 // erase runs the erasure transaction, then the physical purge.
 func (e *Engine) erase(ctx context.Context, kind eraseKind, targets []string) (*EraseResult, error) {
-	var res *EraseResult
-	marker := ulid.Make().String()
-	e.erasure.mu.Lock() // waits for observer runs in flight (model calls included)
-	err := e.tx(ctx, func(tx *sql.Tx) error {
-		r, err := e.eraseTx(ctx, tx, kind, targets, marker)
-		res = r
-		return err
-	})
-	e.erasure.mu.Unlock()
+	res, err := e.eraseFenced(ctx, kind, targets)
 	if err != nil {
 		return nil, err
 	}
 	e.kickOutbox()
 	start := time.Now()
-	perr := e.completeErasures(ctx, marker, res.texts)
+	perr := e.completeErasures(ctx, res.marker, res.texts)
 	res.Purge = time.Since(start)
 	detail := fmt.Sprintf("%s erased: %d messages, %d threads; purge %s", kind, len(res.Messages), len(res.Threads), res.Purge.Round(time.Millisecond))
 	if perr != nil {
@@ -387,6 +363,16 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 			n, _ := r.RowsAffected()
 			res.WorkingMemory += int(n)
 		}
+	}
+
+	for _, m := range msgs {
+		res.keys = append(res.keys, threadKey(m.thread), resourceKey(m.resource))
+	}
+	for _, t := range threads {
+		res.keys = append(res.keys, threadKey(t))
+	}
+	for _, r := range resources {
+		res.keys = append(res.keys, resourceKey(r))
 	}
 
 	// The marker: its existence after commit means "purge owed".

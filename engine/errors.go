@@ -42,6 +42,18 @@ var ErrClosed = errors.New("engine: closed")
 // retried by the next erasure and by Open.
 var ErrEraseIncomplete = errors.New("engine: erasure committed but its physical purge is incomplete")
 
+// ErrEraseBusy is returned by DeleteMessages, DeleteThread and
+// DeleteResource when work in flight on the erased threads or resources
+// (LoadContext, a working-memory write) did not finish within
+// Config.EraseWait. Nothing was erased; the erasure may be retried.
+var ErrEraseBusy = errors.New("engine: erasure timed out waiting for work in flight")
+
+// ErrObserveCancelled is returned by Observe (and logged by the background
+// observer) when an erasure of the thread, or of one of its turns, cancelled
+// the observer run in flight: its answer would have been derived from what
+// the erasure removes. Nothing was recorded; observing again later is safe.
+var ErrObserveCancelled = errors.New("engine: observation cancelled by an erasure of its thread")
+
 // ValidationError says which message (Index, -1 for the request itself) and
 // which field broke which rule. It wraps ErrInvalidInput.
 type ValidationError struct {

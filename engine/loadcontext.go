@@ -110,9 +110,13 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	if err := e.observeOnLoad(ctx, req.ThreadID); err != nil {
 		return nil, err
 	}
-	// From reading turns to recording their previews, no erasure may
-	// commit in between (erase.go).
-	defer e.erasureFence()()
+	// From reading turns to recording their previews, no erasure of the
+	// resource may commit in between (fence.go).
+	_, leave, err := e.erasure.fence.enter(ctx, resourceKey(req.ResourceID), false)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	windowN, err := e.observedRecentN(ctx, req.ThreadID, recentN)
 	if err != nil {
 		return nil, err

@@ -126,8 +126,24 @@ func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Optio
 	if _, err := e.GetThread(ctx, threadID); err != nil {
 		return nil, err
 	}
-	defer e.erasureFence()()
-	return o.Observe(ctx, threadID, opt)
+	return e.observeFenced(ctx, o, threadID, opt)
+}
+
+// observeFenced runs the observer on threadID holding the thread's fence
+// key (fence.go): an erasure of the thread, or of one of its turns, cancels
+// the run instead of waiting for its model call, and the run returns
+// ErrObserveCancelled.
+func (e *Engine) observeFenced(ctx context.Context, o *observe.Observer, threadID string, opt observe.Options) (*observe.Result, error) {
+	work, done, err := e.erasure.fence.enter(ctx, threadKey(threadID), true)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	res, err := o.Observe(work, threadID, opt)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(work), ErrObserveCancelled) {
+		return nil, fmt.Errorf("%w: %s", ErrObserveCancelled, threadID)
+	}
+	return res, err
 }
 
 // Observations lists the observations and reflections of a thread or a
@@ -183,9 +199,7 @@ func (e *Engine) observeOnLoad(ctx context.Context, threadID string) error {
 	if err != nil || o == nil {
 		return err
 	}
-	done := e.erasureFence()
-	_, err = o.Observe(ctx, threadID, observe.Options{})
-	done()
+	_, err = e.observeFenced(ctx, o, threadID, observe.Options{})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -257,10 +271,11 @@ func (e *Engine) observeLoop(queue chan string) {
 			e.obs.mu.Lock()
 			delete(e.obs.queued, id)
 			e.obs.mu.Unlock()
-			done := e.erasureFence()
-			_, err := e.obs.obs.Observe(e.bg, id, observe.Options{})
-			done()
-			if err != nil && !errors.Is(err, context.Canceled) {
+			_, err := e.observeFenced(e.bg, e.obs.obs, id, observe.Options{})
+			switch {
+			case errors.Is(err, ErrObserveCancelled):
+				e.log.Info("background observation cancelled by an erasure", "thread", id)
+			case err != nil && !errors.Is(err, context.Canceled):
 				e.log.Warn("background observation failed; will retry after the next append", "thread", id, "err", err)
 			}
 		}
