@@ -329,6 +329,7 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 		for _, q := range []string{
 			`DELETE FROM threads WHERE id = ?`,
 			`DELETE FROM journal WHERE scope = '` + ScopeErased + `' AND thread_id = ?`,
+			`DELETE FROM journal WHERE scope = '` + journal.ScopeTool + `' AND thread_id = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, t); err != nil {
 				return nil, fmt.Errorf("engine: erase thread %s: %w", t, err)

@@ -51,8 +51,10 @@ type LoadRequest struct {
 // before it returns.
 //
 // Errors: a *ValidationError for a bad id or option; ErrResourceMismatch when
-// the thread belongs to another resource; journal.ErrRunExists when the run
-// id was used before and ReplaceRun is false. Recall that fails degrades
+// the thread belongs to another resource; journal.ErrRunOwned when the run
+// id belongs to another thread or resource (also with ReplaceRun);
+// journal.ErrRunExists when the run id was used before and ReplaceRun is
+// false. Recall that fails degrades
 // (memctx.retrieval says so) rather than failing the call.
 func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, error) {
 	if err := e.checkOpen(); err != nil {
@@ -72,11 +74,6 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	} else if !ValidID(req.RunID) {
 		return nil, invalid(-1, "runId", idRule)
 	}
-	if !req.ReplaceRun {
-		if _, err := e.journal.RawMemCtx(ctx, req.RunID); err == nil {
-			return nil, fmt.Errorf("%w: %s", journal.ErrRunExists, req.RunID)
-		}
-	}
 	th, err := e.GetThread(ctx, req.ThreadID)
 	switch {
 	case errors.Is(err, ErrThreadNotFound):
@@ -89,6 +86,16 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		return nil, fmt.Errorf("%w: thread %q belongs to resource %q, not %q", ErrResourceMismatch, req.ThreadID, th.ResourceID, req.ResourceID)
 	default:
 		req.ResourceID = th.ResourceID
+	}
+	// A run id is one thread's (PutMemCtx claims it): another thread's is
+	// refused even with ReplaceRun.
+	if err := e.journal.CheckRun(ctx, req.RunID, req.ThreadID, req.ResourceID); err != nil {
+		return nil, err
+	}
+	if !req.ReplaceRun {
+		if _, err := e.journal.RawMemCtx(ctx, req.RunID); err == nil {
+			return nil, fmt.Errorf("%w: %s", journal.ErrRunExists, req.RunID)
+		}
 	}
 	recentN := req.RecentN
 	if recentN == 0 {

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -71,10 +73,35 @@ func TestOpenSchemaV1(t *testing.T) {
 			t.Fatalf("migrated state not rendered:\n%s", c.System)
 		}
 	})
+	t.Run("Runs", func(t *testing.T) {
+		for _, c := range []struct{ run, thread, resource string }{
+			{"turn-1", "alice-chat", "alice"}, {"loose-run", "bob-chat", "bob"},
+		} {
+			if n := countRows(t, e, `SELECT 1 FROM runs WHERE id = ? AND thread_id = ? AND resource_id = ?`, c.run, c.thread, c.resource); n != 1 {
+				t.Errorf("run %s not claimed by %s/%s", c.run, c.resource, c.thread)
+			}
+		}
+		for _, k := range []journal.ToolKey{
+			{RunID: "turn-1", ThreadID: "alice-chat", ResourceID: "alice", CallID: "call_0"},
+			{RunID: "loose-run", ThreadID: "bob-chat", ResourceID: "bob", CallID: "call_1"},
+		} {
+			if n := countRows(t, e, `SELECT 1 FROM journal WHERE scope = 'tool' AND key = ? AND thread_id = ? AND resource_id = ?`, k.String(), k.ThreadID, k.ResourceID); n != 1 {
+				t.Errorf("tool application %s not migrated", k)
+			}
+		}
+		// run-m/call_9 wrote the planted state of a thread that does not
+		// exist: no owner, dropped.
+		if n := countRows(t, e, `SELECT 1 FROM journal WHERE scope = 'tool'`); n != 2 {
+			t.Errorf("%d tool applications after the migration, want 2", n)
+		}
+	})
 	t.Run("ReplayToolCall", func(t *testing.T) {
 		msg, err := e.HandleToolCall(ctx, "turn-1", "alice-chat", "alice", fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{"city":"Lisbon"}`))
-		if err != nil || !strings.Contains(msg.Content, `"version":1`) {
-			t.Fatalf("replayed call: %q, %v", msg.Content, err)
+		if err != nil || msg.Content != `{"ok":true,"version":1}` {
+			t.Fatalf("replayed call: %q, %v; want the recorded result", msg.Content, err)
+		}
+		if _, err := e.HandleToolCall(ctx, "turn-1", "bob-chat", "bob", fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{}`)); !errors.Is(err, journal.ErrRunOwned) {
+			t.Fatalf("another thread's migrated run: %v, want ErrRunOwned", err)
 		}
 		if n := countRows(t, e, `SELECT 1 FROM working_memory_history WHERE scope = 'thread:alice-chat'`); n != 1 {
 			t.Fatalf("%d versions: the replayed call was applied again", n)

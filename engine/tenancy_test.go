@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -123,6 +124,96 @@ func TestWorkingMemoryNotPlantedAcrossResources(t *testing.T) {
 		st, err := carol.Get(ctx, working.ThreadKey("carol-chat"))
 		if err != nil || !strings.Contains(st.Content, "Lyon") || st.ResourceID != "carol" {
 			t.Fatalf("Carol's state after Mallory's erasure: %+v, %v", st, err)
+		}
+	})
+}
+
+// TestToolApplicationsPerOwner is issue 12 item 2: tool applications were
+// keyed by (run id, call id) only, so Bob handling Alice's run and call id
+// got Alice's observation text back, and his own update was silently not
+// applied.
+func TestToolApplicationsPerOwner(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{
+		Observe:       &engine.ObserveConfig{SearchTool: true},
+		WorkingMemory: &working.Config{Schema: json.RawMessage(wmSchema)},
+	})
+	const secret = "ALICEPRIVATEQUOTE"
+	appendUser(t, e, "alice-chat", "alice", "my crate quote")
+	appendUser(t, e, "alice-notes", "alice", "notes")
+	appendUser(t, e, "bob-chat", "bob", "hello")
+	if _, err := e.DB().Exec(`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
+		VALUES ('o1', 'alice-chat', 'alice', 1, 1, 'observation', '- crate quoted at 95 EUR, ref ` + secret + `', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-1", ThreadID: "alice-chat", ResourceID: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	search := fakeopenai.ToolCall("call_0", tools.RecallObservationsName, `{"query":"crate quote"}`)
+	first, err := e.HandleToolCall(ctx, "turn-1", "alice-chat", "alice", search)
+	if err != nil || !strings.Contains(first.Content, secret) {
+		t.Fatalf("Alice's search: %q, %v", first.Content, err)
+	}
+	noLeak := func(t *testing.T, err error) {
+		t.Helper()
+		if !errors.Is(err, journal.ErrRunOwned) {
+			t.Fatalf("err=%v, want ErrRunOwned", err)
+		}
+		for _, s := range []string{"alice", secret} {
+			if strings.Contains(err.Error(), s) {
+				t.Fatalf("the refusal names %q: %v", s, err)
+			}
+		}
+	}
+	t.Run("OtherResourceSameIDs", func(t *testing.T) {
+		msg, err := e.HandleToolCall(ctx, "turn-1", "bob-chat", "bob", search)
+		if strings.Contains(msg.Content, secret) {
+			t.Fatalf("Bob got Alice's observation: %q", msg.Content)
+		}
+		noLeak(t, err)
+		_, err = e.HandleToolCall(ctx, "turn-1", "bob-chat", "bob", fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{"city":"Oslo"}`))
+		noLeak(t, err)
+	})
+	t.Run("OtherThreadOfTheResource", func(t *testing.T) {
+		_, err := e.HandleToolCall(ctx, "turn-1", "alice-notes", "alice", search)
+		if !errors.Is(err, journal.ErrRunOwned) {
+			t.Fatalf("err=%v, want ErrRunOwned", err)
+		}
+	})
+	t.Run("LoadContextReplaceRun", func(t *testing.T) {
+		_, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-1", ThreadID: "bob-chat", ResourceID: "bob", ReplaceRun: true})
+		noLeak(t, err)
+		rec, err := e.Journal().MemCtx(ctx, "turn-1")
+		if err != nil || rec.ThreadID != "alice-chat" || rec.ResourceID != "alice" {
+			t.Fatalf("Alice's record after Bob's attempt: %+v, %v", rec, err)
+		}
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-1", ThreadID: "alice-chat", ReplaceRun: true}); err != nil {
+			t.Fatalf("the owner replaces its own run: %v", err)
+		}
+	})
+	t.Run("SameOwnerReplays", func(t *testing.T) {
+		again, err := e.HandleToolCall(ctx, "turn-1", "alice-chat", "alice", search)
+		if err != nil || again.Content != first.Content {
+			t.Fatalf("replay: %q, %v; want the recorded result", again.Content, err)
+		}
+	})
+	t.Run("OwnRunApplies", func(t *testing.T) {
+		msg, err := e.HandleToolCall(ctx, "bob-turn-1", "bob-chat", "bob", fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{"city":"Oslo"}`))
+		if err != nil || !strings.Contains(msg.Content, `"ok":true`) {
+			t.Fatalf("Bob's own call: %q, %v", msg.Content, err)
+		}
+		mem, _ := e.WorkingMemory()
+		st, err := mem.Get(ctx, working.ThreadKey("bob-chat"))
+		if err != nil || !strings.Contains(st.Content, "Oslo") {
+			t.Fatalf("Bob's update not applied: %+v, %v", st, err)
+		}
+	})
+	t.Run("DeleteThreadForgetsApplications", func(t *testing.T) {
+		if _, err := e.DeleteThread(ctx, "bob-chat"); err != nil {
+			t.Fatal(err)
+		}
+		if n := countRows(t, e, `SELECT 1 FROM journal WHERE scope = 'tool' AND thread_id = 'bob-chat'`); n != 0 {
+			t.Fatalf("%d tool applications of the deleted thread remain", n)
 		}
 	})
 }

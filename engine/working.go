@@ -141,16 +141,18 @@ func (e *Engine) Tools(ctx context.Context, threadID, resourceID string) (*tools
 // HandleToolCall applies one tool call the model made in a run of a thread
 // and returns the tool message answering it; append it (after the assistant
 // message that made the call) with Append. The call is applied at most once
-// per (runID, call.ID), also across restarts: a resumed run that handles the
+// per (runID, threadID, resourceID, call.ID), also across restarts: a resumed run that handles the
 // same call again gets the same message and nothing is applied twice. Bad
 // arguments and unknown tools are answered with a message that says what is
 // wrong; an error means the call could not be handled now (the engine is
 // closed, storage failed) and nothing was recorded.
 //
 // The thread must exist (append the user's message first): a call for a
-// thread with no messages is refused with ErrThreadNotFound, and one naming
-// a resource other than the thread's with ErrResourceMismatch; nothing is
-// applied or recorded. resourceID may be empty; then the stored thread's
+// thread with no messages is refused with ErrThreadNotFound, one naming a
+// resource other than the thread's with ErrResourceMismatch, and one in a
+// run that belongs to another thread (a run id is owned by the first thread
+// that used it, in LoadContext or here) with journal.ErrRunOwned; nothing
+// is applied or recorded, and no error names another resource. resourceID may be empty; then the stored thread's
 // resource is used.
 func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID string, call openai.ToolCall) (openai.ChatCompletionMessage, error) {
 	if err := e.checkOpen(); err != nil {
@@ -161,6 +163,9 @@ func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID
 	}
 	resourceID, err := e.resourceOf(ctx, threadID, resourceID)
 	if err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	if err := e.journal.ClaimRun(ctx, runID, threadID, resourceID); err != nil {
 		return openai.ChatCompletionMessage{}, err
 	}
 	reg, err := e.Tools(ctx, threadID, resourceID)

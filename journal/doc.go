@@ -7,7 +7,11 @@
 //   - A step runs at most once per (scope, key); called again it returns the
 //     recorded output byte for byte and does not run.
 //   - A failed step records nothing, so it runs again next time.
-//   - A tool call is applied at most once per (run id, tool call id).
+//   - A tool call is applied at most once per ToolKey (run id, thread,
+//     resource, tool call id); another owner's call with the same ids is
+//     another application and never sees the first one's result.
+//   - A run id belongs to the one thread (and resource) that first claimed
+//     it (ClaimRun, PutMemCtx); another thread's use is ErrRunOwned.
 //   - A memctx record is written once per run id; replacing it is explicit.
 //   - Records are never modified in place, only deleted by retention or
 //     scrubbed by erasure.
@@ -21,5 +25,6 @@
 // # Errors
 //
 // ErrNotFound for a missing record, ErrRunExists for a second memctx record
-// under one run id; errors from fn are returned unwrapped.
+// under one run id, ErrRunOwned for a run id of another thread (its text
+// names neither owner); errors from fn are returned unwrapped.
 package journal

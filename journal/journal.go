@@ -1,10 +1,13 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -13,7 +16,7 @@ import (
 const (
 	// ScopeMemo holds memoized steps (observer, reflector calls).
 	ScopeMemo = "memo"
-	// ScopeTool holds durable tool applications, keyed "<runId>:<toolCallId>".
+	// ScopeTool holds durable tool applications, keyed by ToolKey.String.
 	ScopeTool = "tool"
 	// ScopeMemCtx holds memctx records, keyed "<runId>:memctx".
 	ScopeMemCtx = "memctx"
@@ -71,14 +74,38 @@ func (j *Journal) Recorded(ctx context.Context, scope, key string) ([]byte, erro
 	return out, nil
 }
 
+// ToolKey names one tool application: the call the model made in a run of
+// a thread owned by a resource. Its journal key is the JSON array
+// [RunID, ThreadID, ResourceID, CallID], so no two keys collide whatever
+// the ids hold.
+type ToolKey struct {
+	RunID      string
+	ThreadID   string
+	ResourceID string
+	CallID     string
+}
+
+// String is the journal key of k.
+func (k ToolKey) String() string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as SQLite's json_array, which migrated old keys
+	_ = enc.Encode([]string{k.RunID, k.ThreadID, k.ResourceID, k.CallID})
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
 // Apply records the application of one tool call so that it happens at most
 // once: the first call runs fn and records its result; any later call with
-// the same (runID, toolCallID), also after a restart, returns the recorded
-// result without running fn. fn's effects and the record are not in one
-// transaction: fn should itself be idempotent on crash (working memory keys its
-// versions by tool call id).
-func (j *Journal) Apply(ctx context.Context, runID, toolCallID string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
-	return j.once(ctx, ScopeTool, runID+":"+toolCallID, "", "", fn)
+// the same key (run, thread, resource and tool call id), also after a
+// restart, returns the recorded result without running fn. The key's thread
+// and resource are recorded with it, so erasure finds it. fn's effects and
+// the record are not in one transaction: fn should itself be idempotent on
+// crash (working memory keys its versions by tool call id).
+//
+// Apply does not check that the run belongs to the thread: callers claim it
+// first (ClaimRun).
+func (j *Journal) Apply(ctx context.Context, k ToolKey, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	return j.once(ctx, ScopeTool, k.String(), k.ThreadID, k.ResourceID, fn)
 }
 
 func (j *Journal) once(ctx context.Context, scope, key, thread, resource string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -110,18 +111,74 @@ func TestApplyAcrossRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j.db")
 	applied := 0
 	fn := func(context.Context) ([]byte, error) { applied++; return []byte(`{"version":2}`), nil }
+	alice := journal.ToolKey{RunID: "run-1", ThreadID: "alice-chat", ResourceID: "alice", CallID: "call-1"}
 	j, closeDB := openJournal(t, path)
-	if _, err := j.Apply(ctx, "run-1", "call-1", fn); err != nil {
+	if _, err := j.Apply(ctx, alice, fn); err != nil {
 		t.Fatal(err)
 	}
 	closeDB()
 	j, closeDB = openJournal(t, path)
 	defer closeDB()
-	out, err := j.Apply(ctx, "run-1", "call-1", fn)
+	out, err := j.Apply(ctx, alice, fn)
 	if err != nil || string(out) != `{"version":2}` || applied != 1 {
 		t.Fatalf("resumed: %q %v applied %d", out, err, applied)
 	}
-	if _, err := j.Apply(ctx, "run-2", "call-1", fn); err != nil || applied != 2 {
+	other := alice
+	other.RunID = "run-2"
+	if _, err := j.Apply(ctx, other, fn); err != nil || applied != 2 {
 		t.Fatalf("another run's call must apply: %v, applied %d", err, applied)
+	}
+	// The same run and call id under another owner is another application
+	// and never returns the first owner's result (issue 12 item 2).
+	bob := journal.ToolKey{RunID: "run-1", ThreadID: "bob-chat", ResourceID: "bob", CallID: "call-1"}
+	out, err = j.Apply(ctx, bob, func(context.Context) ([]byte, error) { return []byte("bob's"), nil })
+	if err != nil || string(out) != "bob's" {
+		t.Fatalf("another owner got %q, %v", out, err)
+	}
+}
+
+func TestToolKeyUnambiguous(t *testing.T) {
+	a := journal.ToolKey{RunID: "a", ThreadID: "t", ResourceID: "r", CallID: "b:c"}
+	b := journal.ToolKey{RunID: "a:b", ThreadID: "t", ResourceID: "r", CallID: "c"}
+	if a.String() == b.String() {
+		t.Fatalf("keys collide: %s", a)
+	}
+	if got, want := (journal.ToolKey{RunID: "r<1>", ThreadID: "t", ResourceID: "u", CallID: "c&\"\\"}).String(), `["r<1>","t","u","c&\"\\"]`; got != want {
+		t.Fatalf("key %s, want %s (the JSON of SQLite's json_array, which migrated old keys)", got, want)
+	}
+}
+
+func TestClaimRun(t *testing.T) {
+	ctx := context.Background()
+	j, closeDB := openJournal(t, filepath.Join(t.TempDir(), "j.db"))
+	defer closeDB()
+	if err := j.CheckRun(ctx, "turn-1", "bob-chat", "bob"); err != nil {
+		t.Fatalf("unclaimed run: %v", err)
+	}
+	if err := j.ClaimRun(ctx, "turn-1", "alice-chat", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.ClaimRun(ctx, "turn-1", "alice-chat", "alice"); err != nil {
+		t.Fatalf("the owner claims again: %v", err)
+	}
+	for _, c := range []struct{ thread, resource string }{{"bob-chat", "bob"}, {"alice-notes", "alice"}, {"alice-chat", "bob"}} {
+		for name, f := range map[string]func() error{
+			"ClaimRun": func() error { return j.ClaimRun(ctx, "turn-1", c.thread, c.resource) },
+			"CheckRun": func() error { return j.CheckRun(ctx, "turn-1", c.thread, c.resource) },
+			"PutMemCtx": func() error {
+				return j.PutMemCtx(ctx, &journal.MemCtx{RunID: "turn-1", ThreadID: c.thread, ResourceID: c.resource}, true)
+			},
+		} {
+			err := f()
+			if !errors.Is(err, journal.ErrRunOwned) {
+				t.Fatalf("%s by %s/%s: %v, want ErrRunOwned", name, c.resource, c.thread, err)
+			}
+			if strings.Contains(err.Error(), "alice-chat") || strings.Contains(err.Error(), `"alice"`) {
+				t.Fatalf("%s: the error names the owner: %v", name, err)
+			}
+		}
+	}
+	if _, err := j.MemCtx(ctx, "turn-1"); !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("a refused PutMemCtx stored a record: %v", err)
 	}
 }

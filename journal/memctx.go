@@ -108,7 +108,9 @@ const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 func MemCtxKey(runID string) string { return runID + ":memctx" }
 
 // PutMemCtx stores rec under "<runId>:memctx". When a record exists it returns
-// ErrRunExists unless replace is true.
+// ErrRunExists unless replace is true. The run id must be rec's thread's
+// (ClaimRun): a run of another thread or resource is ErrRunOwned, also with
+// replace.
 func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) error {
 	if rec.CreatedAt == "" {
 		rec.CreatedAt = j.now().UTC().Format(TimeLayout)
@@ -117,17 +119,26 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 	if err != nil {
 		return fmt.Errorf("journal: encode memctx %s: %w", rec.RunID, err)
 	}
+	if err := j.ClaimRun(ctx, rec.RunID, rec.ThreadID, rec.ResourceID); err != nil {
+		return err
+	}
 	verb := "INSERT"
 	if replace {
 		verb = "INSERT OR REPLACE"
 	}
-	_, err = j.exec(ctx, verb+` INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		ScopeMemCtx, MemCtxKey(rec.RunID), rec.ThreadID, rec.ResourceID, b, j.now().UnixMilli())
+	// Only while the run is still the record's (an erasure may have given
+	// the claim an opaque owner since).
+	res, err := j.exec(ctx, verb+` INTO journal (scope, key, thread_id, resource_id, output, created_at)
+		SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND thread_id = ? AND resource_id = ?)`,
+		ScopeMemCtx, MemCtxKey(rec.RunID), rec.ThreadID, rec.ResourceID, b, j.now().UnixMilli(), rec.RunID, rec.ThreadID, rec.ResourceID)
 	if err != nil {
 		if !replace && isUniqueViolation(err) {
 			return fmt.Errorf("%w: %s", ErrRunExists, rec.RunID)
 		}
 		return fmt.Errorf("journal: store memctx %s: %w", rec.RunID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("%w: %s", ErrRunOwned, rec.RunID)
 	}
 	return nil
 }

@@ -76,7 +76,7 @@ func TestMemCtxPutGetListPrune(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := j.PutMemCtx(ctx, &journal.MemCtx{RunID: "run-0", ThreadID: "t1"}, false); !errors.Is(err, journal.ErrRunExists) {
+	if err := j.PutMemCtx(ctx, &journal.MemCtx{RunID: "run-0", ThreadID: "t1", ResourceID: "r"}, false); !errors.Is(err, journal.ErrRunExists) {
 		t.Fatalf("err = %v, want ErrRunExists", err)
 	}
 	if err := j.PutMemCtx(ctx, &journal.MemCtx{RunID: "other", ThreadID: "t2", ResourceID: "r"}, false); err != nil {

@@ -117,9 +117,12 @@ func (r *Registry) lookup(name string) (Tool, []string) {
 
 // Handle applies one tool call of the model and returns the tool message
 // that answers it (role tool, ToolCallID = call.ID, Name = the function
-// name). The application goes through journal.Apply keyed by (runID,
-// call.ID): handling the same call again — a resumed run, also after a
-// restart — returns the recorded result and applies nothing.
+// name). The application goes through journal.Apply keyed by (runID, the
+// registry's thread and resource, call.ID): handling the same call again —
+// a resumed run, also after a restart — returns the recorded result and
+// applies nothing; the same ids under another owner never see it. Handle
+// does not check that the run belongs to the owner (the engine claims it
+// first, journal.ClaimRun).
 //
 // Unknown tools and bad arguments produce a result saying what is wrong,
 // never an error or a panic. Handle returns ErrNoCallID for a call without an
@@ -130,7 +133,8 @@ func (r *Registry) Handle(ctx context.Context, runID string, call openai.ToolCal
 		return openai.ChatCompletionMessage{}, fmt.Errorf("%w (function %q)", ErrNoCallID, call.Function.Name)
 	}
 	name := call.Function.Name
-	out, err := r.j.Apply(ctx, runID, call.ID, func(ctx context.Context) (b []byte, err error) {
+	key := journal.ToolKey{RunID: runID, ThreadID: r.owner.ThreadID, ResourceID: r.owner.ResourceID, CallID: call.ID}
+	out, err := r.j.Apply(ctx, key, func(ctx context.Context) (b []byte, err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				b, err = nil, fmt.Errorf("tools: %s panicked: %v", name, p)

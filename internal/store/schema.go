@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -13,7 +13,7 @@ const SchemaVersion = 2
 //	embeddings                 engine, through the outbox (recall derives from it)
 //	working_memory[_history]   package working
 //	observations               package observe
-//	journal                    package journal (memoized steps, tool applications, memctx records)
+//	journal, runs              package journal (memoized steps, tool applications, memctx records; run owners)
 //
 // Times are Unix milliseconds (UTC). JSON columns hold compact JSON text.
 var migrations = []string{
@@ -149,6 +149,41 @@ UPDATE working_memory_history SET resource_id =
 	(SELECT w.resource_id FROM working_memory w WHERE w.scope = working_memory_history.scope);
 CREATE INDEX working_memory_by_resource ON working_memory(resource_id);
 CREATE INDEX working_memory_history_by_resource ON working_memory_history(resource_id);
+`,
+	// 3: a run id belongs to the one thread (and resource) that first used
+	// it, and a tool application is keyed by run, thread, resource and call
+	// (journal.ToolKey: the JSON array [run, thread, resource, call]).
+	// Existing runs are claimed by their memctx records, then by the
+	// thread-scoped working-memory versions their calls wrote; old tool
+	// keys "<run>:<call>" of a claimed run (the longest run id that
+	// prefixes the key) get the new key, and the others, whose owner
+	// cannot be known, are dropped: a replay of such a call runs it again,
+	// and working memory's own (run, call) check still applies an update
+	// only once.
+	`
+CREATE TABLE runs (
+	id          TEXT PRIMARY KEY,
+	thread_id   TEXT NOT NULL,
+	resource_id TEXT NOT NULL,
+	created_at  INTEGER NOT NULL
+);
+CREATE INDEX runs_by_thread ON runs(thread_id);
+CREATE INDEX runs_by_resource ON runs(resource_id);
+INSERT OR IGNORE INTO runs (id, thread_id, resource_id, created_at)
+	SELECT substr(key, 1, length(key) - 7), thread_id, resource_id, created_at FROM journal
+	WHERE scope = 'memctx' AND thread_id <> '' ORDER BY created_at, key;
+INSERT OR IGNORE INTO runs (id, thread_id, resource_id, created_at)
+	SELECT h.run_id, substr(h.scope, 8), h.resource_id, MIN(h.updated_at) FROM working_memory_history h
+	WHERE substr(h.scope, 1, 7) = 'thread:' AND h.run_id <> '' AND h.tool_call_id <> ''
+	  AND EXISTS (SELECT 1 FROM journal j WHERE j.scope = 'tool' AND j.key = h.run_id || ':' || h.tool_call_id)
+	GROUP BY h.run_id;
+UPDATE journal SET
+	thread_id = (SELECT r.thread_id FROM runs r WHERE substr(journal.key, 1, length(r.id) + 1) = r.id || ':' ORDER BY length(r.id) DESC LIMIT 1),
+	resource_id = (SELECT r.resource_id FROM runs r WHERE substr(journal.key, 1, length(r.id) + 1) = r.id || ':' ORDER BY length(r.id) DESC LIMIT 1),
+	key = (SELECT json_array(r.id, r.thread_id, r.resource_id, substr(journal.key, length(r.id) + 2)) FROM runs r
+		WHERE substr(journal.key, 1, length(r.id) + 1) = r.id || ':' ORDER BY length(r.id) DESC LIMIT 1)
+	WHERE scope = 'tool' AND EXISTS (SELECT 1 FROM runs r WHERE substr(journal.key, 1, length(r.id) + 1) = r.id || ':');
+DELETE FROM journal WHERE scope = 'tool' AND substr(key, 1, 2) <> '["';
 `,
 }
 
