@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// SearchResult is the answer of SearchMessages: hits with their stored
+// messages, in rank order.
+type SearchResult struct {
+	// Hits are in rank order, each hit followed by its range neighbours
+	// (recall.SortByRank). A hit whose message was erased after it was
+	// indexed is left out.
+	Hits []SearchHit `json:"hits"`
+	// Retrieval says how each channel fared and names the embedder.
+	Retrieval journal.Retrieval `json:"retrieval"`
+}
+
+// SearchHit is one recall hit or range neighbour with the message it names.
+type SearchHit struct {
+	// Message is the stored message (its Content is a bounded summary when
+	// Message.Truncated; FullContent gives the whole text).
+	Message Message `json:"message"`
+	// Reason is recall.ReasonHit for a ranked hit, recall.ReasonRange for a
+	// neighbour brought by a hit.
+	Reason string `json:"reason"`
+	// Rank is the 1-based rank of the hit; for a neighbour, the rank of the
+	// hit that brought it.
+	Rank int `json:"rank"`
+	// Score is the fused score of a hit (nil for a neighbour); Lexical and
+	// Vector are the channel scores when the channel found the message.
+	Score   *float64 `json:"score,omitempty"`
+	Lexical *float64 `json:"lexicalScore,omitempty"`
+	Vector  *float64 `json:"vectorScore,omitempty"`
+}
+
+// SearchMessages is Search with each hit's stored message (text, role,
+// thread, seq, metadata), in rank order: the call behind the HTTP API's
+// /v1/search and the MCP memory_search tool. It reads the messages of
+// req.ResourceID only, so a search never returns another resource's text.
+// Errors are Search's.
+func (e *Engine) SearchMessages(ctx context.Context, req SearchRequest) (*SearchResult, error) {
+	res, err := e.Search(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	hits := append([]recall.Hit(nil), res.Hits...)
+	recall.SortByRank(hits)
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.MessageID
+	}
+	msgs, err := e.MessagesByID(ctx, req.ResourceID, ids...)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]Message, len(msgs))
+	for _, m := range msgs {
+		byID[m.ID] = m
+	}
+	out := &SearchResult{Hits: make([]SearchHit, 0, len(hits)), Retrieval: res.Retrieval}
+	for _, h := range hits {
+		m, ok := byID[h.MessageID]
+		if !ok {
+			continue // erased since it was indexed
+		}
+		sh := SearchHit{Message: m, Reason: h.Reason, Rank: h.Rank, Lexical: h.Lexical, Vector: h.Vector}
+		if h.Reason == recall.ReasonHit {
+			s := h.Score
+			sh.Score = &s
+		}
+		out.Hits = append(out.Hits, sh)
+	}
+	return out, nil
+}
