@@ -1,0 +1,37 @@
+// Package server is mnemo's HTTP JSON API: versioned routes under /v1 over
+// one engine.Engine, per-token tenants, RFC 9457 problem details, an
+// OpenAPI 3.1 document generated from the same route table that builds the
+// mux, Prometheus metrics and structured access logs. `mnemo serve` wires it.
+//
+// # Tenants
+//
+// A Tokens set maps bearer tokens to the resources they may touch, or to
+// every resource ("*", an operator token). Without a Tokens set every
+// request acts as the operator (cmd/mnemo refuses to listen beyond loopback
+// then). A request about a thread, run, message or resource the token may
+// not touch is answered exactly as if it did not exist: 404 with the same
+// problem type and a detail that names only what the request named.
+//
+// # Invariants
+//
+//   - Every route of the mux is in the OpenAPI document and every operation
+//     of the document is a route (both come from one table, routes.go).
+//   - A response never names a resource the token may not touch, and no
+//     status code tells a foreign object from a missing one.
+//   - Request bodies are bounded (Config.MaxBodyBytes); unknown JSON fields
+//     are rejected with the field named.
+//   - Errors are application/problem+json with a stable type URI per
+//     condition (problem.go); the engine's sentinels map to fixed statuses.
+//
+// # Concurrency
+//
+// A Server is safe for concurrent use; it holds no per-request state beyond
+// the request. Serve shuts down gracefully when its context ends: the
+// listener closes, in-flight requests finish (up to Config.ShutdownTimeout),
+// then Serve returns; the caller closes the engine after.
+//
+// # Errors
+//
+// New returns ErrInvalidConfig; LoadTokens returns ErrInvalidTokens naming
+// the entry and field at fault.
+package server

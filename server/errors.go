@@ -1,0 +1,12 @@
+package server
+
+import "errors"
+
+// ErrInvalidConfig is returned by New when Config lacks an engine or has a
+// negative limit.
+var ErrInvalidConfig = errors.New("server: invalid config")
+
+// ErrInvalidTokens is returned by LoadTokens and ParseTokens when the token
+// file is not valid: bad JSON, an empty or duplicate token, a token without
+// resources, or an invalid resource id.
+var ErrInvalidTokens = errors.New("server: invalid token file")

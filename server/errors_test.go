@@ -1,0 +1,194 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/server"
+)
+
+// TestProblems: bad requests are answered with RFC 9457 problem details
+// of a stable type, the status the condition maps to and the field at
+// fault, each valid against the document.
+func TestProblems(t *testing.T) {
+	h := newHarness(t, true, server.Config{MaxBodyBytes: 2048})
+	h.seed("t-bob", "res-bob", bobToken, "hello")
+	appendPath := "/v1/threads/t-bob/messages"
+	big := `{"resourceId":"res-bob","messages":[{"role":"user","content":"` + strings.Repeat("x", 4096) + `"}]}`
+	cases := []struct {
+		name, method, path, pattern, token string
+		body                               any
+		status                             int
+		slug, field                        string
+	}{
+		{"NoToken", "GET", "/v1/threads", "/v1/threads", "", nil, 401, "unauthorized", ""},
+		{"UnknownToken", "GET", "/v1/threads", "/v1/threads", "not-a-token-at-all", nil, 401, "unauthorized", ""},
+		{"TooLarge", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, big, 413, "body-too-large", ""},
+		{"UnknownField", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","bogus":1,"messages":[]}`, 400, "invalid-input", "bogus"},
+		{"WrongType", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":5}`, 400, "invalid-input", "resourceId"},
+		{"Malformed", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":`, 400, "invalid-input", ""},
+		{"Empty", "POST", "/v1/search", "/v1/search", bobToken, "", 400, "invalid-input", ""},
+		{"BadRole", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, map[string]any{"resourceId": "res-bob", "messages": []map[string]any{{"role": "wizard", "content": "x"}}}, 400, "invalid-input", "messages[0].role"},
+		{"BadThreadID", "GET", "/v1/threads/bad%20id", "/v1/threads/{thread}", bobToken, nil, 400, "invalid-input", "thread"},
+		{"Conflict", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, map[string]any{"resourceId": "res-bob", "messages": []map[string]any{{"id": "m-1", "role": "user", "content": "other"}}}, 409, "conflict", "messages"},
+		{"BadRecall", "POST", "/v1/search", "/v1/search", bobToken, map[string]any{"resourceId": "res-bob", "query": "x", "recall": map[string]any{"topK": -1}}, 400, "invalid-input", "recall"},
+		{"BadFilter", "POST", "/v1/search", "/v1/search", bobToken, map[string]any{"resourceId": "res-bob", "query": "x", "recall": map[string]any{"filter": map[string]any{"seq": map[string]any{"$like": 1}}}}, 400, "invalid-input", "recall.filter"},
+		{"BadQueryParam", "GET", "/v1/threads/t-bob/messages?fromSeq=abc", "/v1/threads/{thread}/messages", bobToken, nil, 400, "invalid-input", "fromSeq"},
+		{"NoErase", "DELETE", "/v1/threads/t-bob", "/v1/threads/{thread}", bobToken, nil, 403, "forbidden", ""},
+		{"MetricsTenant", "GET", "/metrics", "/metrics", bobToken, nil, 403, "forbidden", ""},
+	}
+	h.ok("POST", "/v1/threads/{thread}/messages", appendPath, bobToken, map[string]any{"resourceId": "res-bob", "messages": []map[string]any{{"id": "m-1", "role": "user", "content": "first"}}}, 200)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := h.do(c.method, c.path, c.token, c.body)
+			if r.status != c.status {
+				t.Fatalf("status %d, want %d: %s", r.status, c.status, r.body)
+			}
+			p := r.problem(t)
+			if p.Type != server.ProblemTypeBase+c.slug || p.Field != c.field {
+				t.Fatalf("problem %+v, want type %s field %q", p, c.slug, c.field)
+			}
+			if c.status == 401 && r.header.Get("WWW-Authenticate") == "" {
+				t.Fatal("401 without WWW-Authenticate")
+			}
+			h.validate(c.method, c.pattern, r)
+		})
+	}
+	t.Run("MediaType", func(t *testing.T) {
+		req, _ := http.NewRequest("POST", h.ts.URL+"/v1/search", strings.NewReader(`{}`))
+		req.Header.Set("Authorization", "Bearer "+bobToken)
+		req.Header.Set("Content-Type", "text/plain")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 415 {
+			t.Fatalf("text/plain body: %d, want 415", res.StatusCode)
+		}
+	})
+}
+
+// TestTokensFile: a bad token file is refused with the entry and field named.
+func TestTokensFile(t *testing.T) {
+	cases := map[string]struct{ json, want string }{
+		"Empty":      {`{"tokens":[]}`, "at least one token"},
+		"Short":      {`{"tokens":[{"token":"abc","resources":["r"]}]}`, "tokens[0].token"},
+		"NoResource": {`{"tokens":[{"token":"abcdefghij","resources":[]}]}`, "tokens[0].resources"},
+		"BadID":      {`{"tokens":[{"token":"abcdefghij","resources":["a b"]}]}`, "tokens[0].resources[0]"},
+		"Duplicate":  {`{"tokens":[{"token":"abcdefghij","resources":["a"]},{"token":"abcdefghij","resources":["b"]}]}`, "tokens[1].token"},
+		"Unknown":    {`{"tokens":[{"token":"abcdefghij","resources":["a"],"admin":true}]}`, "admin"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := server.ParseTokens([]byte(c.json))
+			if !errors.Is(err, server.ErrInvalidTokens) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err %v, want ErrInvalidTokens naming %q", err, c.want)
+			}
+		})
+	}
+	tok, err := server.ParseTokens([]byte(testTokens))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := tok.Lookup(opsToken); !ok || !p.All || !p.Allows("anything") {
+		t.Fatalf("ops token: %+v %v", p, ok)
+	}
+	if p, ok := tok.Lookup(bobToken); !ok || p.All || p.Allows("res-alice") || !p.Allows("res-bob") || p.Erase {
+		t.Fatalf("bob token: %+v %v", p, ok)
+	}
+}
+
+// TestGracefulShutdown: when Serve's context ends during a request whose
+// body is still arriving, the request completes and is stored, Serve
+// returns nil, and new connections are refused.
+func TestGracefulShutdown(t *testing.T) {
+	e := enginetest.MustOpen(t, engine.Config{})
+	srv, err := server.New(server.Config{Engine: e, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/v1/threads/t1/messages", pr)
+	req.Header.Set("Content-Type", "application/json")
+	done := make(chan *http.Response, 1)
+	go func() {
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			close(done)
+			return
+		}
+		done <- res
+	}()
+	io.WriteString(pw, `{"resourceId":"r1","messages":[`)
+	time.Sleep(100 * time.Millisecond) // the request is in flight
+	cancel()
+	time.Sleep(100 * time.Millisecond)
+	io.WriteString(pw, `{"role":"user","content":"in flight"}]}`)
+	pw.Close()
+	res := <-done
+	if res == nil {
+		t.Fatal("no response")
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("in-flight request: %d %s", res.StatusCode, b)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if ms, err := e.Messages(context.Background(), "t1", 0, 0); err != nil || len(ms) != 1 {
+		t.Fatalf("stored %d messages (err %v), want 1", len(ms), err)
+	}
+	if _, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second); err == nil {
+		t.Fatal("listener still accepts after shutdown")
+	}
+}
+
+// TestMetricsAndAccessLog: /metrics (operator token) gives request counts by
+// route and status, latency histograms, outbox depth and process RSS; each
+// request leaves one access-log record naming the token, never its secret.
+func TestMetricsAndAccessLog(t *testing.T) {
+	h := newHarness(t, true, server.Config{})
+	h.seed("t-bob", "res-bob", bobToken, "hello there")
+	h.ok("POST", "/v1/search", "/v1/search", bobToken, map[string]any{"resourceId": "res-bob", "query": "hello"}, 200)
+	r := h.do("GET", "/metrics", opsToken, nil)
+	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("metrics: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+	for _, want := range []string{
+		`mnemo_http_requests_total{route="POST /v1/search",code="200"} 1`,
+		`mnemo_http_request_duration_seconds_bucket{route="POST /v1/search",le=`,
+		"mnemo_outbox_pending 0", "mnemo_messages 1", "mnemo_index_lag_seconds", "process_resident_memory_bytes",
+	} {
+		if !bytes.Contains(r.body, []byte(want)) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	logs := h.logs.String()
+	if !strings.Contains(logs, `"route":"POST /v1/search"`) || !strings.Contains(logs, `"token":"bob"`) || !strings.Contains(logs, `"status":200`) {
+		t.Errorf("access log lacks the search request:\n%s", logs)
+	}
+	if strings.Contains(logs, bobToken) {
+		t.Error("access log carries a token secret")
+	}
+}

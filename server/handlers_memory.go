@@ -1,0 +1,167 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+func (s *Server) loadContext(r *http.Request, p *Principal) (any, error) {
+	ctx := r.Context()
+	var b ContextBody
+	if err := decodeBody(r, &b); err != nil {
+		return nil, err
+	}
+	if b.ThreadID == "" {
+		return nil, errorf(kindInvalid, "threadId", "threadId is required")
+	}
+	if b.ResourceID != "" {
+		if err := s.resource(p, "resourceId", b.ResourceID); err != nil {
+			return nil, err
+		}
+	}
+	th, err := s.thread(ctx, p, b.ThreadID)
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae) && ae.kind == kindNotFound:
+		if b.ResourceID == "" {
+			// Unknown (or foreign) thread without a resource: the engine's
+			// answer would say "resourceId is required", which tells an
+			// unknown thread from a foreign one; both are not found.
+			return nil, err
+		}
+	case err != nil:
+		return nil, err
+	case b.ResourceID != "" && th.ResourceID != b.ResourceID:
+		return nil, errorf(kindConflict, "resourceId", "thread %q belongs to another of your resources", b.ThreadID)
+	}
+	if err := s.runIDFree(ctx, p, b.RunID); err != nil {
+		return nil, err
+	}
+	c, err := s.cfg.Engine.LoadContext(ctx, engine.LoadRequest{
+		RunID: b.RunID, ThreadID: b.ThreadID, ResourceID: b.ResourceID, Query: b.Query, RecentN: b.RecentN,
+		Recall: b.Recall, TokenBudget: b.TokenBudget, ReplaceRun: b.ReplaceRun,
+	})
+	if errors.Is(err, engine.ErrResourceMismatch) {
+		return nil, notFound(fmt.Sprintf("thread %q", b.ThreadID))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return toContext(c), nil
+}
+
+func (s *Server) search(r *http.Request, p *Principal) (any, error) {
+	ctx := r.Context()
+	var b SearchBody
+	if err := decodeBody(r, &b); err != nil {
+		return nil, err
+	}
+	if b.ResourceID == "" {
+		return nil, errorf(kindInvalid, "resourceId", "resourceId is required")
+	}
+	if err := s.resource(p, "resourceId", b.ResourceID); err != nil {
+		return nil, err
+	}
+	if b.Query == "" {
+		return nil, errorf(kindInvalid, "query", "query is required")
+	}
+	if b.ThreadID != "" {
+		th, err := s.thread(ctx, p, b.ThreadID)
+		if err != nil {
+			return nil, err
+		}
+		if th.ResourceID != b.ResourceID {
+			return nil, errorf(kindConflict, "threadId", "thread %q belongs to another of your resources", b.ThreadID)
+		}
+	}
+	req := engine.SearchRequest{ResourceID: b.ResourceID, ThreadID: b.ThreadID, Query: b.Query}
+	if b.Recall != nil {
+		req.Options = *b.Recall
+	}
+	res, err := s.cfg.Engine.SearchMessages(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	res.Hits = nonNil(res.Hits)
+	return res, nil
+}
+
+func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	f := journal.RunFilter{ResourceID: q.Get("resourceId"), ThreadID: q.Get("threadId")}
+	limit, err := intParam(r, "limit", 100)
+	if err != nil {
+		return nil, err
+	}
+	offset, err := intParam(r, "offset", 0)
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset = int(limit), int(offset)
+	if f.ResourceID != "" {
+		if err := s.resource(p, "resourceId", f.ResourceID); err != nil {
+			return nil, err
+		}
+	}
+	if f.ThreadID != "" {
+		if _, err := s.thread(ctx, p, f.ThreadID); err != nil {
+			return nil, err
+		}
+	}
+	if f.ResourceID == "" && f.ThreadID == "" && !p.All {
+		if len(p.Resources) != 1 {
+			return nil, errorf(kindInvalid, "resourceId", "resourceId or threadId is required for a token of several resources")
+		}
+		for r := range p.Resources {
+			f.ResourceID = r
+		}
+	}
+	runs, err := s.cfg.Engine.Journal().ListRuns(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := RunList{Runs: make([]RunInfo, len(runs))}
+	for i, ri := range runs {
+		out.Runs[i] = RunInfo{RunID: ri.RunID, ThreadID: ri.ThreadID, ResourceID: ri.ResourceID, CreatedAt: time.UnixMilli(ri.CreatedAt).UTC()}
+	}
+	return out, nil
+}
+
+func (s *Server) getMemCtx(r *http.Request, p *Principal) (any, error) {
+	rec, err := s.run(r.Context(), p, r.PathValue("run"))
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+func (s *Server) replay(r *http.Request, p *Principal) (any, error) {
+	ctx := r.Context()
+	rec, err := s.run(ctx, p, r.PathValue("run"))
+	if err != nil {
+		return nil, err
+	}
+	var b ReplayBody
+	if err := decodeBody(r, &b); err != nil {
+		return nil, err
+	}
+	opt := engine.ReplayOptions{WithoutRecalled: b.WithoutRecalled, WithoutObservations: b.WithoutObservations,
+		WithoutObservationIDs: b.WithoutObservationIDs, WithoutWorkingMemory: b.WithoutWorkingMemory}
+	for _, t := range b.WithoutTurns {
+		opt.WithoutTurns = append(opt.WithoutTurns, engine.TurnRef{ThreadID: t.ThreadID, Seq: t.Seq})
+	}
+	rp, err := s.cfg.Engine.Replay(ctx, rec.RunID, opt)
+	if err != nil {
+		return nil, err
+	}
+	orig, cf := toContext(rp.Original), toContext(rp.Counterfactual)
+	orig.MemCtx, cf.MemCtx = nil, nil
+	return Replay{RunID: rp.RunID, MemCtx: rp.Record, Original: orig, Counterfactual: cf,
+		Removed: nonNil(rp.Removed), RemovedObservations: nonNil(rp.RemovedObservations), RemovedWorkingMemory: rp.RemovedWorkingMemory}, nil
+}

@@ -1,0 +1,133 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
+	if _, err := s.cfg.Engine.Stats(r.Context()); err != nil {
+		return nil, err
+	}
+	return Health{Status: "ok", Version: s.cfg.Version}, nil
+}
+
+func (s *Server) listThreads(r *http.Request, p *Principal) (any, error) {
+	ctx := r.Context()
+	res := r.URL.Query().Get("resourceId")
+	if res != "" || p.All {
+		if res != "" {
+			if err := s.resource(p, "resourceId", res); err != nil {
+				return nil, err
+			}
+		}
+		ts, err := s.cfg.Engine.ListThreads(ctx, res)
+		return ThreadList{Threads: nonNil(ts)}, err
+	}
+	names := make([]string, 0, len(p.Resources))
+	for n := range p.Resources {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := ThreadList{Threads: []engine.Thread{}}
+	for _, n := range names {
+		ts, err := s.cfg.Engine.ListThreads(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		out.Threads = append(out.Threads, ts...)
+	}
+	return out, nil
+}
+
+func (s *Server) getThread(r *http.Request, p *Principal) (any, error) {
+	th, err := s.thread(r.Context(), p, r.PathValue("thread"))
+	if err != nil {
+		return nil, err
+	}
+	return th, nil
+}
+
+func (s *Server) listMessages(r *http.Request, p *Principal) (any, error) {
+	th, err := s.thread(r.Context(), p, r.PathValue("thread"))
+	if err != nil {
+		return nil, err
+	}
+	from, err := intParam(r, "fromSeq", 1)
+	if err != nil {
+		return nil, err
+	}
+	to, err := intParam(r, "toSeq", 0)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := s.cfg.Engine.Messages(r.Context(), th.ID, from, to)
+	return MessageList{Messages: nonNil(ms)}, err
+}
+
+func (s *Server) appendMessages(r *http.Request, p *Principal) (any, error) {
+	ctx := r.Context()
+	var b AppendBody
+	if err := decodeBody(r, &b); err != nil {
+		return nil, err
+	}
+	threadID := r.PathValue("thread")
+	if b.ResourceID == "" {
+		return nil, errorf(kindInvalid, "resourceId", "resourceId is required")
+	}
+	if err := s.resource(p, "resourceId", b.ResourceID); err != nil {
+		return nil, err
+	}
+	th, err := s.thread(ctx, p, threadID)
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae) && ae.kind == kindNotFound:
+		// A new thread (or one of a foreign resource: Append then fails
+		// with ErrResourceMismatch, answered below as not found).
+	case err != nil:
+		return nil, err
+	case th.ResourceID != b.ResourceID:
+		return nil, errorf(kindConflict, "resourceId", "thread %q belongs to another of your resources", threadID)
+	}
+	req := engine.AppendRequest{ThreadID: threadID, ResourceID: b.ResourceID, Messages: make([]engine.Message, len(b.Messages))}
+	for i, m := range b.Messages {
+		req.Messages[i] = engine.Message{ID: m.ID, Role: m.Role, Content: m.Content, Name: m.Name, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Metadata: m.Metadata}
+		if m.CreatedAt != nil {
+			req.Messages[i].CreatedAt = *m.CreatedAt
+		}
+	}
+	res, err := s.cfg.Engine.Append(ctx, req)
+	if errors.Is(err, engine.ErrResourceMismatch) {
+		return nil, notFound(fmt.Sprintf("thread %q", threadID))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return AppendResult{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs,
+		Stored: res.Stored, Duplicates: res.Duplicates, Created: res.Created}, nil
+}
+
+// intParam reads an integer query parameter; absent means def.
+func intParam(r *http.Request, name string, def int64) (int64, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, errorf(kindInvalid, name, "%s must be a non-negative integer", name)
+	}
+	return n, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

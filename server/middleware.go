@@ -1,0 +1,175 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// statusWriter records the status and size of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Flush lets streaming handlers (MCP's SSE) flush through the recorder.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// authenticate returns the request's principal: Operator without a token
+// file, else the token's, else an unauthorized problem.
+func (s *Server) authenticate(r *http.Request) (*Principal, error) {
+	if s.cfg.Tokens == nil {
+		return Operator, nil
+	}
+	p, ok := s.cfg.Tokens.Authenticate(r)
+	if !ok {
+		return nil, errorf(kindUnauthorized, "", "send Authorization: Bearer <token> with a token of the server's token file")
+	}
+	return p, nil
+}
+
+// observe records a finished request in the access log and the metrics.
+func (s *Server) observe(r *http.Request, route string, sw *statusWriter, who string, start time.Time) {
+	d := time.Since(start)
+	if sw.status == 0 {
+		sw.status = http.StatusOK
+	}
+	s.metrics.request(route, sw.status, d)
+	s.log.LogAttrs(r.Context(), slog.LevelInfo, "http",
+		slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
+		slog.Int("status", sw.status), slog.Int64("bytes", sw.bytes),
+		slog.Float64("ms", float64(d.Microseconds())/1000), slog.String("token", who),
+		slog.String("remote", r.RemoteAddr))
+}
+
+// wrap turns a route into a handler: authentication, body limit, access
+// log, metrics, JSON or problem answer.
+func (s *Server) wrap(rt *route) http.Handler {
+	name := rt.pattern()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		who := "-"
+		defer func() { s.observe(r, name, sw, who, start) }()
+		p := Operator
+		if rt.auth {
+			var err error
+			if p, err = s.authenticate(r); err != nil {
+				writeProblem(sw, r, s.log, err)
+				return
+			}
+			who = p.Name
+		}
+		r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes)
+		if rt.write != nil {
+			rt.write(s, sw, r, p)
+			return
+		}
+		out, err := rt.handle(s, r, p)
+		if err != nil {
+			writeProblem(sw, r, s.log, err)
+			return
+		}
+		writeJSON(sw, rt.okStatus(), out)
+	})
+}
+
+// wrapMount authenticates a mounted handler (MCP, inspector) and logs it.
+func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		who := "-"
+		defer func() { s.observe(r, pattern, sw, who, start) }()
+		p, err := s.authenticate(r)
+		if err != nil {
+			writeProblem(sw, r, s.log, err)
+			return
+		}
+		who = p.Name
+		r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes)
+		h(p).ServeHTTP(sw, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// decodeBody decodes a JSON request body into v: one object, no unknown
+// fields, within the body limit. Errors name the field at fault.
+func decodeBody(r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return errorf(kindMediaType, "", "Content-Type %q is not JSON", ct)
+		}
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if dec.More() {
+			return errorf(kindInvalid, "", "the body must be one JSON object")
+		}
+		return nil
+	}
+	var mbe *http.MaxBytesError
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &mbe):
+		return errorf(kindTooLarge, "", "the body is over %d bytes", mbe.Limit)
+	case errors.As(err, &te):
+		return errorf(kindInvalid, te.Field, "%s must be a JSON %s, not %s", fieldName(te.Field), te.Type.Kind(), te.Value)
+	case errors.As(err, &se):
+		return errorf(kindInvalid, "", "malformed JSON at byte %d", se.Offset)
+	case errors.Is(err, io.EOF):
+		return errorf(kindInvalid, "", "the body is empty; send a JSON object")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return errorf(kindInvalid, f, "unknown field %q", f)
+	}
+	return errorf(kindInvalid, "", "malformed JSON: %v", err)
+}
+
+func fieldName(f string) string {
+	if f == "" {
+		return "the body"
+	}
+	return fmt.Sprintf("%q", f)
+}

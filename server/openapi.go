@@ -1,0 +1,159 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path"
+	"reflect"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+	orderedmap "github.com/pb33f/ordered-map/v2"
+
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// openAPIInfo is the document's description.
+const openAPIInfo = "mnemo's HTTP JSON API: append conversation turns, load the memory part of a prompt with its memctx record, " +
+	"search memory, replay runs, read and update working memory, list observations, erase. " +
+	"Send Authorization: Bearer <token> when the server has a token file; a token sees only its resources, " +
+	"and anything else is answered 404 as if it did not exist. Errors are RFC 9457 application/problem+json."
+
+// schemaName names a reflected type in components/schemas: its package's
+// last element and its name ("engine.Message"), so types of one name in
+// two packages do not collide.
+func schemaName(t reflect.Type) string {
+	if t.PkgPath() == "" {
+		return t.Name()
+	}
+	return path.Base(t.PkgPath()) + "." + t.Name()
+}
+
+// buildOpenAPI renders the OpenAPI 3.1 document of rts. Schemas come from the
+// Go types the handlers decode and encode (invopop/jsonschema), so the
+// document and the handlers cannot drift apart field by field.
+func buildOpenAPI(rts []*route, version string) ([]byte, error) {
+	r := &jsonschema.Reflector{Namer: schemaName, Mapper: mapType, AllowAdditionalProperties: false}
+	schemas := map[string]any{}
+	ref := func(v any) (map[string]any, error) {
+		s := r.Reflect(v)
+		for name, d := range s.Definitions {
+			schemas[name] = d
+		}
+		if s.Ref == "" {
+			return nil, fmt.Errorf("type %T has no schema reference", v)
+		}
+		return map[string]any{"$ref": s.Ref}, nil
+	}
+	problem, err := ref(Problem{})
+	if err != nil {
+		return nil, err
+	}
+	paths := map[string]map[string]any{}
+	for _, rt := range rts {
+		op, err := operation(rt, ref, problem)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rt.pattern(), err)
+		}
+		if paths[rt.path] == nil {
+			paths[rt.path] = map[string]any{}
+		}
+		paths[rt.path][strings.ToLower(rt.method)] = op
+	}
+	doc := map[string]any{
+		"openapi": "3.1.0",
+		"info":    map[string]any{"title": "mnemo", "version": version, "description": openAPIInfo, "license": map[string]any{"name": "Apache-2.0", "identifier": "Apache-2.0"}},
+		"paths":   paths,
+		"components": map[string]any{
+			"schemas":         schemas,
+			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}},
+		},
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return []byte(strings.ReplaceAll(string(b), `"#/$defs/`, `"#/components/schemas/`)), nil
+}
+
+// mapType gives schemas for types whose JSON is not their Go shape.
+func mapType(t reflect.Type) *jsonschema.Schema {
+	if t == reflect.TypeOf(recall.Range{}) {
+		return &jsonschema.Schema{
+			Description: "neighbours of each hit by seq: a number (both sides) or {before, after}",
+			OneOf: []*jsonschema.Schema{
+				{Type: "integer", Minimum: "0"},
+				{Type: "object", Properties: rangeProps(), AdditionalProperties: jsonschema.FalseSchema},
+			},
+		}
+	}
+	return nil
+}
+
+func rangeProps() *orderedmap.OrderedMap[string, *jsonschema.Schema] {
+	props := jsonschema.NewProperties()
+	props.Set("before", &jsonschema.Schema{Type: "integer", Minimum: "0"})
+	props.Set("after", &jsonschema.Schema{Type: "integer", Minimum: "0"})
+	return props
+}
+
+func operation(rt *route, ref func(any) (map[string]any, error), problem map[string]any) (map[string]any, error) {
+	op := map[string]any{"operationId": rt.op, "summary": rt.summary, "tags": []string{rt.tag}}
+	var params []any
+	for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
+		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string", "pattern": "^[A-Za-z0-9_.:@-]{1,128}$"}})
+	}
+	for _, q := range rt.query {
+		params = append(params, map[string]any{"name": q.name, "in": "query", "description": q.doc, "schema": map[string]any{"type": q.typ}})
+	}
+	if len(params) > 0 {
+		op["parameters"] = params
+	}
+	if rt.auth {
+		op["security"] = []any{map[string]any{"bearer": []string{}}}
+	}
+	if rt.body != nil {
+		s, err := ref(rt.body)
+		if err != nil {
+			return nil, err
+		}
+		op["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": s}}}
+	}
+	ok := map[string]any{"description": "OK"}
+	switch {
+	case rt.resp != nil:
+		s, err := ref(rt.resp)
+		if err != nil {
+			return nil, err
+		}
+		ok["content"] = map[string]any{"application/json": map[string]any{"schema": s}}
+	case rt.contentType != "":
+		ok["content"] = map[string]any{rt.contentType: map[string]any{"schema": map[string]any{"type": stringOrObject(rt.contentType)}}}
+	}
+	responses := map[string]any{fmt.Sprint(rt.okStatus()): ok}
+	statuses := append([]int{400, 500}, rt.errors...)
+	if rt.auth {
+		statuses = append(statuses, 401)
+	}
+	if rt.body != nil {
+		statuses = append(statuses, 413)
+	}
+	for _, st := range statuses {
+		responses[fmt.Sprint(st)] = map[string]any{"description": http.StatusText(st), "content": map[string]any{"application/problem+json": map[string]any{"schema": problem}}}
+	}
+	op["responses"] = responses
+	return op, nil
+}
+
+func stringOrObject(contentType string) string {
+	if strings.HasPrefix(contentType, "application/json") {
+		return "object"
+	}
+	return "string"
+}
+
+func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *http.Request, _ *Principal) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(s.openapi)
+}

@@ -1,0 +1,83 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/server"
+)
+
+// TestOpenAPIMatchesMux: the document served at /openapi.json names every
+// route of the mux and nothing else, each documented operation is served
+// (the mux does not answer its own 404 or 405), an undocumented path is
+// not, and every response schema resolves.
+func TestOpenAPIMatchesMux(t *testing.T) {
+	h := newHarness(t, false, server.Config{})
+	r := h.do("GET", "/openapi.json", "", nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "application/json" {
+		t.Fatalf("openapi.json: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+	var doc struct {
+		OpenAPI string                                `json:"openapi"`
+		Paths   map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.OpenAPI != "3.1.0" {
+		t.Fatalf("openapi %q, want 3.1.0", doc.OpenAPI)
+	}
+	var documented []string
+	for p, ops := range doc.Paths {
+		for m, raw := range ops {
+			documented = append(documented, strings.ToUpper(m)+" "+p)
+			var op struct {
+				Responses map[string]json.RawMessage `json:"responses"`
+			}
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatal(err)
+			}
+			for status := range op.Responses {
+				for _, media := range []string{"application/json", "application/problem+json"} {
+					loc := "mem://openapi.json#/paths/" + strings.ReplaceAll(p, "/", "~1") + "/" + m + "/responses/" + status + "/content/" + strings.ReplaceAll(media, "/", "~1") + "/schema"
+					if strings.Contains(string(op.Responses[status]), `"`+media+`"`) {
+						if _, err := h.schema.Compile(loc); err != nil {
+							t.Errorf("%s %s %s: schema does not compile: %v", m, p, status, err)
+						}
+					}
+				}
+			}
+		}
+	}
+	served := server.RoutePatterns()
+	sort.Strings(documented)
+	sort.Strings(served)
+	if strings.Join(documented, "\n") != strings.Join(served, "\n") {
+		t.Fatalf("documented operations:\n%s\nserved routes:\n%s", strings.Join(documented, "\n"), strings.Join(served, "\n"))
+	}
+	param := regexp.MustCompile(`\{[a-z]+\}`)
+	for _, op := range documented {
+		method, path, _ := strings.Cut(op, " ")
+		path = param.ReplaceAllString(path, "x1")
+		r := h.do(method, path, "", nil)
+		if muxAnswer(r) {
+			t.Errorf("%s %s: answered by the mux itself (%d %s): not served", method, path, r.status, r.body)
+		}
+	}
+	for _, probe := range [][2]string{{"GET", "/v1/nope"}, {"PATCH", "/v1/threads/x1"}, {"GET", "/v2/threads"}} {
+		if r := h.do(probe[0], probe[1], "", nil); !muxAnswer(r) {
+			t.Errorf("%s %s: answered %d by a handler, but it is not documented", probe[0], probe[1], r.status)
+		}
+	}
+}
+
+// muxAnswer reports whether http.ServeMux answered itself: no route
+// (404 page not found) or a route without this method (405).
+func muxAnswer(r response) bool {
+	return (r.status == http.StatusNotFound || r.status == http.StatusMethodNotAllowed) &&
+		strings.HasPrefix(r.header.Get("Content-Type"), "text/plain")
+}

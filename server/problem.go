@@ -1,0 +1,143 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// ProblemTypeBase prefixes the type URI of every problem the API answers
+// with; the suffix names the condition (e.g. ProblemTypeBase+"not-found").
+const ProblemTypeBase = "https://mnemo.dev/problems/"
+
+// Problem is an RFC 9457 problem details object (application/problem+json).
+type Problem struct {
+	// Type is a URI naming the condition; stable across releases.
+	Type string `json:"type"`
+	// Title is a short summary of the condition (the same for every
+	// occurrence of Type).
+	Title string `json:"title"`
+	// Status is the HTTP status code.
+	Status int `json:"status"`
+	// Detail explains this occurrence; it names only what the request named.
+	Detail string `json:"detail,omitempty"`
+	// Instance is the request path.
+	Instance string `json:"instance,omitempty"`
+	// Field is the JSON name (or query parameter) of the input at fault, when
+	// one is.
+	Field string `json:"field,omitempty"`
+	// Differences lists what a diverged replay found changed.
+	Differences []string `json:"differences,omitempty"`
+}
+
+// problem kinds: type suffix, status and title.
+type kind struct {
+	slug   string
+	status int
+	title  string
+}
+
+var (
+	kindInvalid      = kind{"invalid-input", http.StatusBadRequest, "Invalid input"}
+	kindUnauthorized = kind{"unauthorized", http.StatusUnauthorized, "Missing or unknown bearer token"}
+	kindForbidden    = kind{"forbidden", http.StatusForbidden, "The token does not allow this operation"}
+	kindNotFound     = kind{"not-found", http.StatusNotFound, "Not found"}
+	kindConflict     = kind{"conflict", http.StatusConflict, "Conflict with stored data"}
+	kindDiverged     = kind{"replay-diverged", http.StatusConflict, "Replay diverged from the recorded run"}
+	kindTooLarge     = kind{"body-too-large", http.StatusRequestEntityTooLarge, "Request body too large"}
+	kindRefused      = kind{"update-refused", http.StatusUnprocessableEntity, "Working-memory update refused"}
+	kindNoWM         = kind{"working-memory-off", http.StatusNotFound, "Working memory is not configured"}
+	kindUnavailable  = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
+	kindInternal     = kind{"internal", http.StatusInternalServerError, "Internal error"}
+	kindMediaType    = kind{"unsupported-media-type", http.StatusUnsupportedMediaType, "Request body must be application/json"}
+)
+
+// apiError is an error the handlers return: a kind, a detail safe to show
+// the caller and, optionally, the field at fault.
+type apiError struct {
+	kind   kind
+	detail string
+	field  string
+	diffs  []string
+	cause  error // logged, never shown
+}
+
+func (e *apiError) Error() string { return e.kind.slug + ": " + e.detail }
+
+func errorf(k kind, field, format string, args ...any) *apiError {
+	return &apiError{kind: k, field: field, detail: fmt.Sprintf(format, args...)}
+}
+
+// notFound is the one answer for a missing object and for an object of a
+// resource the token may not touch: what names only what the request named.
+func notFound(what string) *apiError {
+	return &apiError{kind: kindNotFound, detail: what + " not found"}
+}
+
+// classify maps an error of the engine (or of the handlers) to an apiError.
+// Unknown errors are internal: the caller sees a generic detail, the log
+// gets the cause.
+func classify(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var ve *engine.ValidationError
+	var fe *recall.FilterError
+	var de *engine.DivergenceError
+	switch {
+	case errors.As(err, &ve):
+		field := ve.Field
+		if ve.Index >= 0 {
+			field = fmt.Sprintf("messages[%d].%s", ve.Index, ve.Field)
+		}
+		return &apiError{kind: kindInvalid, field: field, detail: strings.TrimPrefix(err.Error(), "engine: ")}
+	case errors.As(err, &fe):
+		return &apiError{kind: kindInvalid, field: "recall.filter", detail: strings.TrimPrefix(err.Error(), "recall: ")}
+	case errors.Is(err, recall.ErrInvalidOptions), errors.Is(err, recall.ErrInvalidQuery):
+		return &apiError{kind: kindInvalid, field: "recall", detail: strings.TrimPrefix(err.Error(), "recall: ")}
+	case errors.As(err, &de):
+		return &apiError{kind: kindDiverged, detail: "the store no longer holds what the run used", diffs: de.Differences}
+	case errors.Is(err, engine.ErrConflict):
+		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
+	case errors.Is(err, journal.ErrRunExists):
+		return &apiError{kind: kindConflict, field: "runId", detail: "the run id already has a memctx record; set replaceRun or choose another id"}
+	case errors.Is(err, engine.ErrNoWorkingMemory):
+		return &apiError{kind: kindNoWM, detail: "this server has no working memory configured"}
+	case working.Refused(err):
+		return &apiError{kind: kindRefused, detail: strings.TrimPrefix(err.Error(), "working: "), cause: err}
+	case errors.Is(err, working.ErrInvalidKey):
+		return &apiError{kind: kindInvalid, field: "scope", detail: strings.TrimPrefix(err.Error(), "working: ")}
+	case errors.Is(err, engine.ErrClosed):
+		return &apiError{kind: kindUnavailable, detail: "the engine is closing", cause: err}
+	}
+	return &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause", cause: err}
+}
+
+// writeProblem answers err as problem+json and logs internal causes.
+func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	ae := classify(err)
+	if ae.cause != nil && ae.kind.status >= 500 {
+		log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("path", r.URL.Path), slog.String("err", ae.cause.Error()))
+	}
+	p := Problem{
+		Type: ProblemTypeBase + ae.kind.slug, Title: ae.kind.title, Status: ae.kind.status,
+		Detail: ae.detail, Instance: r.URL.Path, Field: ae.field, Differences: ae.diffs,
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if ae.kind.status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", `Bearer realm="mnemo"`)
+	}
+	w.WriteHeader(p.Status)
+	_ = json.NewEncoder(w).Encode(p)
+}

@@ -1,0 +1,133 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// Defaults of Config.
+const (
+	// DefaultMaxBodyBytes bounds a request body: 4 MiB.
+	DefaultMaxBodyBytes = 4 << 20
+	// DefaultShutdownTimeout is how long Serve lets in-flight requests
+	// finish after its context ends.
+	DefaultShutdownTimeout = 30 * time.Second
+)
+
+// Config configures a Server. The zero value of each field but Engine
+// means its default.
+type Config struct {
+	// Engine is the memory the server serves. Required. The server does not
+	// close it.
+	Engine *engine.Engine
+	// Tokens are the bearer tokens and their tenants; nil means no
+	// authentication: every request acts as Operator.
+	Tokens *Tokens
+	// Logger receives access logs (one Info record per request) and
+	// internal errors; nil means slog.Default().
+	Logger *slog.Logger
+	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxBodyBytes.
+	// A larger body is answered 413.
+	MaxBodyBytes int64
+	// ShutdownTimeout bounds the graceful shutdown of Serve; 0 means
+	// DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// Version is reported by /healthz and the OpenAPI document's
+	// info.version; "" means "dev".
+	Version string
+	// Mount adds handlers under extra patterns (the MCP endpoint, the
+	// inspector) with the server's authentication: each gets the request's
+	// Principal. Patterns must not collide with the API's.
+	Mount map[string]func(p *Principal) http.Handler
+}
+
+// Server serves the HTTP API over one engine. It is safe for concurrent use.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	mux     *http.ServeMux
+	metrics *metricsSet
+	openapi []byte
+}
+
+// New builds a Server: the mux from the route table, the OpenAPI document
+// and the metrics. It returns ErrInvalidConfig without an engine or with a
+// negative limit.
+func New(cfg Config) (*Server, error) {
+	if cfg.Engine == nil {
+		return nil, fmt.Errorf("%w: Engine is required", ErrInvalidConfig)
+	}
+	if cfg.MaxBodyBytes < 0 || cfg.ShutdownTimeout < 0 {
+		return nil, fmt.Errorf("%w: MaxBodyBytes and ShutdownTimeout must not be negative", ErrInvalidConfig)
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.ShutdownTimeout == 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.metrics = newMetrics(cfg.Engine)
+	doc, err := buildOpenAPI(routes, cfg.Version)
+	if err != nil {
+		return nil, fmt.Errorf("server: openapi: %w", err)
+	}
+	s.openapi = doc
+	for _, rt := range routes {
+		s.mux.Handle(rt.pattern(), s.wrap(rt))
+	}
+	for pattern, h := range cfg.Mount {
+		s.mux.Handle(pattern, s.wrapMount(pattern, h))
+	}
+	return s, nil
+}
+
+// Handler returns the server's root handler.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// OpenAPI returns the OpenAPI 3.1 document served at /openapi.json.
+func (s *Server) OpenAPI() []byte { return s.openapi }
+
+// Serve answers requests on ln until ctx ends, then shuts down gracefully:
+// it stops accepting, lets in-flight requests finish (at most
+// Config.ShutdownTimeout) and returns nil. It returns the listener's error
+// if serving fails otherwise.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down: finishing in-flight requests", "timeout", s.cfg.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	if err != nil {
+		return fmt.Errorf("server: shutdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// AllResources in a token's Resources makes it an operator token: it may
+// touch every resource.
+const AllResources = "*"
+
+// TokenFile is the JSON document of a token file (mnemo serve --tokens):
+//
+//	{"tokens": [
+//	  {"name": "alice-app", "token": "s3cret-1", "resources": ["alice"]},
+//	  {"name": "ops", "token": "s3cret-2", "resources": ["*"], "erase": true}
+//	]}
+type TokenFile struct {
+	Tokens []Token `json:"tokens"`
+}
+
+// Token is one bearer token and what it may touch.
+type Token struct {
+	// Name identifies the token in access logs and metrics; it is never the
+	// secret. Empty means "token-<index>".
+	Name string `json:"name,omitempty"`
+	// Token is the secret a client sends as "Authorization: Bearer <token>".
+	// At least 8 characters.
+	Token string `json:"token"`
+	// Resources are the resource ids the token may touch, or ["*"] for all.
+	Resources []string `json:"resources"`
+	// Erase allows the DELETE routes and the MCP memory_delete tool.
+	Erase bool `json:"erase,omitempty"`
+}
+
+// Tokens is a parsed token file. It is safe for concurrent use (read-only
+// after parsing).
+type Tokens struct {
+	byHash map[[32]byte]*Principal
+}
+
+// Principal is who a request acts as: the operator (no token file, or a "*"
+// token) or a tenant limited to some resources.
+type Principal struct {
+	// Name is the token's name ("operator" without a token file).
+	Name string
+	// All is true for an operator: every resource.
+	All bool
+	// Resources are the resources a tenant may touch (nil when All).
+	Resources map[string]bool
+	// Erase allows erasure.
+	Erase bool
+}
+
+// Operator is the principal of every request when the server has no token
+// file: every resource, erasure allowed.
+var Operator = &Principal{Name: "operator", All: true, Erase: true}
+
+// Allows reports whether p may touch resourceID.
+func (p *Principal) Allows(resourceID string) bool {
+	return p.All || p.Resources[resourceID]
+}
+
+// LoadTokens reads and parses a token file (see TokenFile).
+func LoadTokens(path string) (*Tokens, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidTokens, err)
+	}
+	return ParseTokens(b)
+}
+
+// ParseTokens parses the JSON of a token file. It returns ErrInvalidTokens
+// naming the entry and field at fault.
+func ParseTokens(b []byte) (*Tokens, error) {
+	var f TokenFile
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidTokens, err)
+	}
+	if len(f.Tokens) == 0 {
+		return nil, fmt.Errorf("%w: tokens: at least one token is needed", ErrInvalidTokens)
+	}
+	t := &Tokens{byHash: map[[32]byte]*Principal{}}
+	for i, tok := range f.Tokens {
+		p, err := principal(i, tok)
+		if err != nil {
+			return nil, err
+		}
+		h := sha256.Sum256([]byte(tok.Token))
+		if _, dup := t.byHash[h]; dup {
+			return nil, fmt.Errorf("%w: tokens[%d].token: the same secret is given twice", ErrInvalidTokens, i)
+		}
+		t.byHash[h] = p
+	}
+	return t, nil
+}
+
+func principal(i int, tok Token) (*Principal, error) {
+	if len(tok.Token) < 8 || strings.TrimSpace(tok.Token) != tok.Token {
+		return nil, fmt.Errorf("%w: tokens[%d].token: must be at least 8 characters without surrounding spaces", ErrInvalidTokens, i)
+	}
+	if len(tok.Resources) == 0 {
+		return nil, fmt.Errorf("%w: tokens[%d].resources: list the resource ids, or [\"*\"] for all", ErrInvalidTokens, i)
+	}
+	p := &Principal{Name: tok.Name, Erase: tok.Erase, Resources: map[string]bool{}}
+	if p.Name == "" {
+		p.Name = fmt.Sprintf("token-%d", i)
+	}
+	for j, r := range tok.Resources {
+		switch {
+		case r == AllResources:
+			p.All = true
+		case !engine.ValidID(r):
+			return nil, fmt.Errorf("%w: tokens[%d].resources[%d]: not a valid resource id", ErrInvalidTokens, i, j)
+		default:
+			p.Resources[r] = true
+		}
+	}
+	if p.All {
+		p.Resources = nil
+	}
+	return p, nil
+}
+
+// Authenticate returns the principal of a request's bearer token, or false.
+// The lookup is by SHA-256 of the token, compared in constant time.
+func (t *Tokens) Authenticate(r *http.Request) (*Principal, bool) {
+	h := r.Header.Get("Authorization")
+	const prefix = "Bearer "
+	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return nil, false
+	}
+	return t.Lookup(strings.TrimSpace(h[len(prefix):]))
+}
+
+// Lookup returns the principal of a token secret, or false.
+func (t *Tokens) Lookup(secret string) (*Principal, bool) {
+	sum := sha256.Sum256([]byte(secret))
+	for h, p := range t.byHash {
+		if subtle.ConstantTimeCompare(h[:], sum[:]) == 1 {
+			return p, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,212 @@
+package server
+
+import (
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// The API's JSON: camelCase names, times in RFC 3339 (UTC), ids as strings.
+// Request types carry omitempty on optional fields so that the OpenAPI
+// document marks exactly the required ones.
+
+// MessageIn is one message of an append request.
+type MessageIn struct {
+	ID         string            `json:"id,omitempty" jsonschema:"description=optional client id; a ULID is generated when empty. Appending the same id with the same content again is a no-op"`
+	Role       string            `json:"role" jsonschema:"enum=user,enum=assistant,enum=tool"`
+	Content    string            `json:"content,omitempty"`
+	Name       string            `json:"name,omitempty" jsonschema:"description=speaker or tool name"`
+	ToolCalls  []engine.ToolCall `json:"toolCalls,omitempty" jsonschema:"description=assistant messages only"`
+	ToolCallID string            `json:"toolCallId,omitempty" jsonschema:"description=tool messages only: the call answered"`
+	Metadata   map[string]any    `json:"metadata,omitempty" jsonschema:"description=a JSON object, filterable by recall"`
+	CreatedAt  *time.Time        `json:"createdAt,omitempty" jsonschema:"description=defaults to the server clock"`
+}
+
+// AppendBody is the body of POST /v1/threads/{thread}/messages.
+type AppendBody struct {
+	ResourceID string      `json:"resourceId" jsonschema:"description=the thread's owner; must match an existing thread's"`
+	Messages   []MessageIn `json:"messages" jsonschema:"minItems=1"`
+}
+
+// ContextBody is the body of POST /v1/context (engine.LoadRequest).
+type ContextBody struct {
+	ThreadID    string          `json:"threadId"`
+	ResourceID  string          `json:"resourceId,omitempty" jsonschema:"description=required when the thread has no messages yet"`
+	Query       string          `json:"query,omitempty" jsonschema:"description=drives recall; empty means the newest user message"`
+	RecentN     int             `json:"recentN,omitempty" jsonschema:"description=recent-window size; 0 means the server default, negative turns it off"`
+	Recall      *recall.Options `json:"recall,omitempty" jsonschema:"description=recall options; absent means the server default, topK 0 turns recall off"`
+	RunID       string          `json:"runId,omitempty" jsonschema:"description=names the run; empty means a generated ULID"`
+	TokenBudget int             `json:"tokenBudget,omitempty"`
+	ReplaceRun  bool            `json:"replaceRun,omitempty"`
+}
+
+// ContextMessage is one message of a composed context, with provenance.
+type ContextMessage struct {
+	Role       string            `json:"role"`
+	Content    string            `json:"content"`
+	Name       string            `json:"name,omitempty"`
+	ToolCalls  []engine.ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string            `json:"toolCallId,omitempty"`
+	ThreadID   string            `json:"threadId"`
+	Seq        int64             `json:"seq"`
+	MessageID  string            `json:"messageId"`
+	Reason     string            `json:"reason,omitempty" jsonschema:"description=hit, range or repair for a recalled turn; absent for the recent window"`
+}
+
+// Context is the answer of POST /v1/context: the memory part of a prompt
+// and its memctx record.
+type Context struct {
+	RunID      string           `json:"runId"`
+	System     string           `json:"system"`
+	Messages   []ContextMessage `json:"messages"`
+	Tools      []openai.Tool    `json:"tools"`
+	PromptHash string           `json:"promptHash"`
+	MemCtx     *journal.MemCtx  `json:"memctx,omitempty" jsonschema:"description=the run's provenance record; absent in a replay's original and counterfactual (the replay gives it once)"`
+}
+
+func toContext(c *engine.Context) *Context {
+	if c == nil {
+		return nil
+	}
+	out := &Context{RunID: c.RunID, System: c.System, Messages: make([]ContextMessage, len(c.Messages)), Tools: c.Tools, PromptHash: c.PromptHash, MemCtx: c.MemCtx}
+	for i, m := range c.Messages {
+		out.Messages[i] = ContextMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID,
+			ThreadID: m.ThreadID, Seq: m.Seq, MessageID: m.MessageID, Reason: m.Reason}
+	}
+	if out.Tools == nil {
+		out.Tools = []openai.Tool{}
+	}
+	return out
+}
+
+// SearchBody is the body of POST /v1/search.
+type SearchBody struct {
+	ResourceID string          `json:"resourceId"`
+	ThreadID   string          `json:"threadId,omitempty" jsonschema:"description=the query's thread; required with recall.scope thread"`
+	Query      string          `json:"query" jsonschema:"minLength=1"`
+	Recall     *recall.Options `json:"recall,omitempty" jsonschema:"description=topK 0 means the default (5)"`
+}
+
+// ThreadList is the answer of GET /v1/threads.
+type ThreadList struct {
+	Threads []engine.Thread `json:"threads"`
+}
+
+// MessageList is the answer of GET /v1/threads/{thread}/messages.
+type MessageList struct {
+	Messages []engine.Message `json:"messages"`
+}
+
+// RunInfo summarises one run in GET /v1/runs.
+type RunInfo struct {
+	RunID      string    `json:"runId"`
+	ThreadID   string    `json:"threadId"`
+	ResourceID string    `json:"resourceId"`
+	CreatedAt  time.Time `json:"createdAt"`
+}
+
+// RunList is the answer of GET /v1/runs.
+type RunList struct {
+	Runs []RunInfo `json:"runs"`
+}
+
+// TurnRef names a stored turn by thread and seq.
+type TurnRef struct {
+	ThreadID string `json:"threadId"`
+	Seq      int64  `json:"seq"`
+}
+
+// ReplayBody is the body of POST /v1/runs/{run}/replay
+// (engine.ReplayOptions); an empty object replays the run unchanged.
+type ReplayBody struct {
+	WithoutRecalled       bool      `json:"withoutRecalled,omitempty"`
+	WithoutTurns          []TurnRef `json:"withoutTurns,omitempty"`
+	WithoutObservations   bool      `json:"withoutObservations,omitempty"`
+	WithoutObservationIDs []string  `json:"withoutObservationIds,omitempty"`
+	WithoutWorkingMemory  bool      `json:"withoutWorkingMemory,omitempty"`
+}
+
+// Replay is the answer of POST /v1/runs/{run}/replay.
+type Replay struct {
+	RunID                string                   `json:"runId"`
+	MemCtx               *journal.MemCtx          `json:"memctx"`
+	Original             *Context                 `json:"original"`
+	Counterfactual       *Context                 `json:"counterfactual"`
+	Removed              []journal.Ref            `json:"removed"`
+	RemovedObservations  []journal.ObservationRef `json:"removedObservations"`
+	RemovedWorkingMemory bool                     `json:"removedWorkingMemory"`
+}
+
+// WorkingMemory is a working-memory state (GET and PUT
+// …/working-memory).
+type WorkingMemory struct {
+	Key       string     `json:"key" jsonschema:"description=thread:<id> or resource:<id>"`
+	Mode      string     `json:"mode" jsonschema:"enum=schema,enum=template"`
+	Content   string     `json:"content" jsonschema:"description=compact JSON object (schema mode) or markdown (template mode)"`
+	Version   int64      `json:"version" jsonschema:"description=0 when never written"`
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	Changed   *bool      `json:"changed,omitempty" jsonschema:"description=PUT only: false when the update left the content as it was"`
+}
+
+// WorkingMemoryUpdate is the body of PUT …/working-memory: exactly one of
+// content (the whole new state) and patch (a JSON Merge Patch, schema mode).
+type WorkingMemoryUpdate struct {
+	Content *string        `json:"content,omitempty"`
+	Patch   map[string]any `json:"patch,omitempty"`
+}
+
+// ObservationList is the answer of the observations routes.
+type ObservationList struct {
+	Observations []Observation `json:"observations"`
+}
+
+// Observation is one observation or reflection with its source range.
+type Observation struct {
+	ID            string     `json:"id"`
+	ThreadID      string     `json:"threadId"`
+	ResourceID    string     `json:"resourceId"`
+	FromSeq       int64      `json:"fromSeq"`
+	ToSeq         int64      `json:"toSeq"`
+	Level         string     `json:"level"`
+	Content       string     `json:"content"`
+	Sources       []string   `json:"sources,omitempty"`
+	Untrusted     bool       `json:"untrusted"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	RetiredAt     *time.Time `json:"retiredAt,omitempty"`
+	InvalidatedAt *time.Time `json:"invalidatedAt,omitempty"`
+}
+
+// EraseResult is the answer of the DELETE routes.
+type EraseResult struct {
+	Messages       []string `json:"messages"`
+	NotFound       []string `json:"notFound,omitempty"`
+	Threads        []string `json:"threads,omitempty"`
+	Invalidated    []string `json:"invalidated,omitempty"`
+	MemCtxScrubbed int      `json:"memctxScrubbed"`
+	WorkingMemory  int      `json:"workingMemory"`
+	Embeddings     int      `json:"embeddings"`
+	// PurgeIncomplete says why the physical purge is unfinished (it is
+	// retried); the erased data is unreadable already.
+	PurgeIncomplete string `json:"purgeIncomplete,omitempty"`
+}
+
+// Health is the answer of GET /healthz.
+type Health struct {
+	Status  string `json:"status" jsonschema:"enum=ok"`
+	Version string `json:"version"`
+}
+
+// AppendResult is the answer of POST /v1/threads/{thread}/messages.
+type AppendResult struct {
+	ThreadID   string   `json:"threadId"`
+	ResourceID string   `json:"resourceId"`
+	Seqs       []int64  `json:"seqs" jsonschema:"description=the seq of each request message, in request order"`
+	IDs        []string `json:"ids" jsonschema:"description=the id of each request message (generated ids included)"`
+	Stored     int      `json:"stored"`
+	Duplicates int      `json:"duplicates"`
+	Created    bool     `json:"created" jsonschema:"description=the thread was created by this call"`
+}
