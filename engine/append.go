@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -106,7 +105,13 @@ func (e *Engine) prepare(i int, m Message, now time.Time) (row, error) {
 	if len(m.ToolCalls) > 0 {
 		calls := make([]ToolCall, len(m.ToolCalls))
 		for j, tc := range m.ToolCalls {
-			tc.Arguments = e.redactJSON(tc.Arguments)
+			// A function name cannot be redacted (the provider needs it
+			// verbatim to pair the result), so one that holds a secret is
+			// refused.
+			if e.redactor.Redact(tc.Name) != tc.Name {
+				return r, invalid(i, fmt.Sprintf("toolCalls[%d].name", j), "must not hold a secret (a function name cannot be redacted)")
+			}
+			tc.Arguments = redactJSON(e.redactor, tc.Arguments)
 			calls[j] = tc
 		}
 		m.ToolCalls = calls
@@ -122,7 +127,7 @@ func (e *Engine) prepare(i int, m Message, now time.Time) (row, error) {
 		if err != nil {
 			return r, invalid(i, "metadata", "cannot encode: %v", err)
 		}
-		b = e.redactJSON(b)
+		b = redactJSON(e.redactor, b)
 		var md map[string]any
 		if err := json.Unmarshal(b, &md); err != nil {
 			return r, invalid(i, "metadata", "must be a JSON object")
@@ -146,42 +151,6 @@ func (r row) fullContent(inline string) string {
 		return r.full
 	}
 	return inline
-}
-
-// redactJSON redacts a JSON document. Text redaction is kept when the result
-// is still valid JSON; otherwise every string value is redacted in place.
-func (e *Engine) redactJSON(b []byte) []byte {
-	if red := e.redactor.Redact(string(b)); json.Valid([]byte(red)) {
-		return []byte(red)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return b
-	}
-	v = redactValue(e.redactor, v)
-	out, err := json.Marshal(v)
-	if err != nil {
-		return b
-	}
-	return out
-}
-
-func redactValue(r Redactor, v any) any {
-	switch t := v.(type) {
-	case string:
-		return r.Redact(t)
-	case map[string]any:
-		for k, x := range t {
-			t[k] = redactValue(r, x)
-		}
-	case []any:
-		for i, x := range t {
-			t[i] = redactValue(r, x)
-		}
-	}
-	return v
 }
 
 // summarizeToolResult keeps the first part of a large tool result, cut at a
@@ -233,7 +202,7 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 		start := rows[0].CreatedAt
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO threads (id, resource_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
-			req.ThreadID, resource, clip(req.Title, 256), start.UnixMilli(), start.UnixMilli()); err != nil {
+			req.ThreadID, resource, clip(e.redactor.Redact(req.Title), 256), start.UnixMilli(), start.UnixMilli()); err != nil {
 			return fmt.Errorf("engine: create thread %s: %w", req.ThreadID, err)
 		}
 		res.Created = true

@@ -59,9 +59,11 @@ type Config struct {
 	// `mnemo eval` sets it to compare alternatives.
 	RecallTuning recall.Tuning
 
-	// Redactor removes secrets from content, names, metadata and tool-call
-	// arguments before they are stored. Nil means DefaultRedactor(); use
-	// NoRedaction to store text unchanged.
+	// Redactor removes secrets from every text before it is stored: message
+	// content and names, tool-call arguments and metadata (as JSON), thread
+	// titles, explicit LoadContext queries (memctx), working-memory states
+	// and observation/reflection text. Nil means DefaultRedactor(); use
+	// NoRedaction to store text unchanged. It must be deterministic.
 	Redactor Redactor
 
 	// Limits bounds message sizes; zero fields take their defaults.

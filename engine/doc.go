@@ -26,8 +26,11 @@
 //     writes another's data: a thread's working memory belongs to the
 //     thread's resource and can be written only once the thread exists
 //     (working.go, wmOwnerOf); DeleteResource erases every state it owns.
-//   - An Append stores all of its messages or none. Secrets are redacted
-//     before anything is stored.
+//   - An Append stores all of its messages or none.
+//   - Every stored text passes through Config.Redactor first (redact.go,
+//     redact_json.go): messages, metadata, tool-call arguments, thread
+//     titles, memctx queries, working memory, observations. JSON stays
+//     valid JSON.
 //   - Appending a message whose id is stored with the same content is a no-op
 //     returning the stored seq; the same id with other content is ErrConflict.
 //   - The messages of a Context are always accepted by an OpenAI-style API

@@ -197,7 +197,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		RunID:              req.RunID,
 		ThreadID:           req.ThreadID,
 		ResourceID:         req.ResourceID,
-		Query:              req.Query,
+		Query:              e.redactor.Redact(req.Query), // an explicit query is caller text: redact before it is stored
 		Options:            memctxOptions(recentN, opts, req.TokenBudget),
 		Recalled:           []journal.Ref{},
 		Recent:             []journal.Ref{},

@@ -91,7 +91,7 @@ func (e *Engine) observer() (*observe.Observer, error) {
 			DB: e.db, Journal: e.journal, Source: engineSource{e}, Model: c.Model,
 			Threshold: c.Threshold, ChunkTokens: c.ChunkTokens, ReflectThreshold: c.ReflectThreshold,
 			RecentN: e.cfg.RecentN, MaxRounds: c.MaxRounds, CallTimeout: c.CallTimeout,
-			Now: e.now, Logger: e.log,
+			Now: e.now, Logger: e.log, Redact: e.redactor.Redact,
 		})
 		if s.err != nil || !c.Background {
 			return

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -46,6 +47,7 @@ func (e *Engine) WorkingMemory() (*working.Memory, error) {
 			cfg.Now = e.now
 		}
 		cfg.OwnerOf = wmOwnerOf
+		cfg.Redact = e.redactWorking
 		e.wm.mem, e.wm.err = working.New(e.db, cfg)
 		if e.wm.err != nil {
 			e.wm.err = fmt.Errorf("engine: working memory: %w", e.wm.err)
@@ -59,7 +61,9 @@ func (e *Engine) WorkingMemory() (*working.Memory, error) {
 // states of any mode (mnemo wm). cfg.Now defaults to the engine clock.
 // States stay bound to their owners as with WorkingMemory: cfg.OwnerOf is
 // replaced, so writing the state of a thread that does not exist returns
-// ErrThreadNotFound and stores nothing.
+// ErrThreadNotFound and stores nothing. cfg.Redact is always
+// the engine's redactor (Config.Redactor), so a state set through it is
+// redacted like every other stored text.
 func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -68,6 +72,7 @@ func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) 
 		cfg.Now = e.now
 	}
 	cfg.OwnerOf = wmOwnerOf
+	cfg.Redact = e.redactWorking
 	return working.New(e.db, cfg)
 }
 
@@ -93,6 +98,15 @@ func wmOwnerOf(ctx context.Context, q working.Querier, key string) (string, erro
 		return "", fmt.Errorf("engine: working memory owner of %s: %w", key, err)
 	}
 	return owner, nil
+}
+
+// redactWorking is working.Config.Redact: a JSON state is redacted as JSON
+// (it stays valid), a markdown state as text.
+func (e *Engine) redactWorking(content string) string {
+	if strings.HasPrefix(content, "{") && json.Valid([]byte(content)) {
+		return string(redactJSON(e.redactor, []byte(content)))
+	}
+	return e.redactor.Redact(content)
 }
 
 // Tools returns the registry of the tools a thread's context offers:

@@ -32,6 +32,7 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 			return nil, err
 		}
 		markObserved(items, turns)
+		o.redactItems(items)
 		return json.Marshal(Answer{Version: ObserverPromptVersion, Items: items})
 	})
 	if err != nil {

@@ -64,6 +64,11 @@ type Config struct {
 
 	Now    func() time.Time // clock for row times; nil means time.Now
 	Logger *slog.Logger     // nil means discard
+	// Redact removes secrets from the text of each observation and
+	// reflection item before it is recorded in the journal and stored
+	// (a model may restate a secret, and a custom Source may hand over
+	// unredacted turns). It must be deterministic. Nil keeps the text.
+	Redact func(text string) string
 }
 
 // Observer runs the observer and the reflector over the threads of one
@@ -71,6 +76,16 @@ type Config struct {
 type Observer struct {
 	cfg   Config
 	locks [64]sync.Mutex // striped per-thread locks
+}
+
+// redactItems applies Config.Redact to the items of an answer.
+func (o *Observer) redactItems(items []Item) {
+	if o.cfg.Redact == nil {
+		return
+	}
+	for i := range items {
+		items[i].Text = o.cfg.Redact(items[i].Text)
+	}
 }
 
 // New returns an observer for cfg, or ErrConfig naming a missing field.

@@ -69,6 +69,7 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 			return nil, err
 		}
 		markReflected(items, byID)
+		o.redactItems(items)
 		return json.Marshal(Answer{Version: ReflectorPromptVersion, Items: items})
 	})
 	if err != nil {

@@ -92,6 +92,13 @@ type Config struct {
 	// is Origin.ResourceID, or the id of a "resource:<id>" key, or none.
 	// The engine always sets it.
 	OwnerOf func(ctx context.Context, q Querier, key string) (resourceID string, err error)
+	// Redact removes secrets from every content before it is stored (in
+	// schema mode it gets the compact JSON text and must return a JSON
+	// object the schema still accepts, else the update is refused with
+	// ErrInvalidPatch or ErrSchemaViolation), and from the passages quoted
+	// in refusals. It must be deterministic. Nil stores content unchanged;
+	// the engine sets its Config.Redactor here.
+	Redact func(content string) string
 }
 
 // Querier is what OwnerOf may read through: a *sql.DB or a *sql.Tx.

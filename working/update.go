@@ -118,9 +118,9 @@ func (m *Memory) Edit(ctx context.Context, key, search, replace string, origin O
 		case 1:
 			return strings.Replace(cur, search, replace, 1), nil
 		case 0:
-			return "", fmt.Errorf("%w: %q does not occur in the working memory; copy the exact passage", ErrSearchNotFound, preview(search))
+			return "", fmt.Errorf("%w: %q does not occur in the working memory; copy the exact passage", ErrSearchNotFound, m.quote(search))
 		default:
-			return "", fmt.Errorf("%w: %q occurs %d times; include more surrounding text so it occurs once", ErrSearchNotUnique, preview(search), n)
+			return "", fmt.Errorf("%w: %q occurs %d times; include more surrounding text so it occurs once", ErrSearchNotUnique, m.quote(search), n)
 		}
 	})
 }
@@ -167,6 +167,9 @@ func (m *Memory) update(ctx context.Context, key string, origin Origin, compute 
 		}
 		next, err := compute(cur.Content)
 		if err != nil {
+			return Result{}, err
+		}
+		if next, err = m.redact(next); err != nil {
 			return Result{}, err
 		}
 		if next == cur.Content {
@@ -295,6 +298,27 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 	}
 	st := State{Key: cur.Key, Mode: m.cfg.Mode, Content: next, Version: version, UpdatedAt: time.UnixMilli(ms).UTC(), ResourceID: owner}
 	return Result{State: st, Changed: true}, true, nil
+}
+
+// redact applies Config.Redact to a content about to be stored; in schema
+// mode the result is validated and normalised again.
+func (m *Memory) redact(next string) (string, error) {
+	if m.cfg.Redact == nil {
+		return next, nil
+	}
+	red := m.cfg.Redact(next)
+	if red == next || m.cfg.Mode != ModeSchema {
+		return red, nil
+	}
+	return m.normalize([]byte(red))
+}
+
+// quote is a passage of the caller's text for a refusal, redacted.
+func (m *Memory) quote(s string) string {
+	if m.cfg.Redact != nil {
+		s = m.cfg.Redact(s)
+	}
+	return preview(s)
 }
 
 func jsonKind(v any) string {

@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"encoding/base64"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DefaultRules are the rules of DefaultRedactor, in the order they run.
+// Each names the public documentation of the format it recognises. They
+// cover:
+//
+//   - private-key blocks (PEM, OpenPGP, OpenSSH) and JSON Web Tokens;
+//   - HTTP credentials: Authorization/Proxy-Authorization headers of any
+//     scheme, Bearer tokens, Basic credentials (verified by decoding),
+//     `curl -u user:password`;
+//   - credentials in URLs (scheme://user:password@host, the password up to
+//     the last '@' before the path) and credential query parameters
+//     (token=, access_token=, key=, sig=, X-Amz-Signature=, …);
+//   - assignments whose name ends in a credential word (password, passwd,
+//     pwd, passphrase, secret, token, api key, access/secret/private/
+//     account/auth key, credentials): NAME=value, NAME: value,
+//     "name": "value" (JSON, also escaped inside a JSON string),
+//     name => value, name := value, with bare, "double" or 'single'
+//     quoted values — DB_PASSWORD=…, Azure AccountKey=…;…, ADO.NET Pwd=…;
+//   - vendor tokens with a documented prefix: OpenAI/Anthropic/OpenRouter
+//     sk-…, Stripe sk_/rk_live|test_ and whsec_, AWS access key ids,
+//     GitHub, GitLab, Hugging Face, npm, PyPI, Slack tokens and webhook
+//     URLs, Discord webhook URLs, Google API keys, OAuth client secrets and
+//     access tokens, SendGrid, Shopify, DigitalOcean, Databricks,
+//     Atlassian, Square, Grafana, Docker Hub, Doppler, Postman, Linear,
+//     Notion, Mailchimp, Groq, xAI, Replicate, Perplexity, Sentry,
+//     HashiCorp Vault and Terraform Cloud, Heroku, New Relic, age, Azure AD
+//     client secrets, Mapbox.
+//
+// Formats with no recognisable shape (a bare 32-hex Twilio auth token, a
+// password in prose without "password=") are not found by any rule.
+func DefaultRules() []Rule {
+	rules := append(structuralRules(), vendorRules()...)
+	return append(rules, assignmentRules()...)
+}
+
+var mustRe = regexp.MustCompile
+
+// structuralRules recognise secrets by their framing: key blocks, tokens
+// with a fixed structure, HTTP credentials, URLs.
+func structuralRules() []Rule {
+	return []Rule{
+		// RFC 7468 (PEM "-----BEGIN … PRIVATE KEY-----"), RFC 4880 §6.2
+		// (OpenPGP "PRIVATE KEY BLOCK"), OpenSSH PROTOCOL.key. A block cut
+		// before its END line is redacted to the end of the text.
+		{Name: "private-key", Pattern: mustRe(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
+			Replacement: RedactionMark, Triggers: []string{"private key"}},
+		// RFC 7519 §3 and RFC 7515 §7.1: base64url(header).base64url(claims).
+		// base64url(signature); a JSON header and claims set start with
+		// "ey" ("{" and a quote or space). An unsecured JWT has an empty
+		// signature.
+		{Name: "jwt", Pattern: mustRe(`\bey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`),
+			Replacement: RedactionMark, Triggers: []string{".ey"}},
+		// RFC 6750 §2.1: "Bearer" b64token. Verified to hold a digit or a
+		// b64token symbol, so "Bearer authentication" stays.
+		{Name: "bearer", Pattern: mustRe(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{8,}=*`),
+			Replacement: "${1} " + RedactionMark, Triggers: []string{"bearer"}, Verify: tokenLike},
+		// RFC 9110 §11.6.2 Authorization and §11.7.2 Proxy-Authorization,
+		// any scheme (Basic RFC 7617, Digest RFC 7616, GitHub's "token").
+		{Name: "authorization-header", Pattern: mustRe(`(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9_-]*\s+)?)[^\s"',;]{4,}`),
+			Replacement: "${1}" + RedactionMark, Triggers: []string{"authorization"}},
+		// RFC 7617 §2: "Basic" base64(user-id ":" password) outside a
+		// header; verified by decoding to printable text with a colon.
+		{Name: "basic-auth", Pattern: mustRe(`(?i)\b(basic)\s+[A-Za-z0-9+/]{8,}={0,2}`),
+			Replacement: "${1} " + RedactionMark, Triggers: []string{"basic"}, Verify: basicCredentials},
+		// curl(1): -u/--user user:password.
+		{Name: "curl-user", Pattern: mustRe(`(\s-u\s*|\s--user[=\s]\s*)(['"]?)[^\s:'"]+:[^\s'"]+`),
+			Replacement: "${1}${2}" + RedactionMark, Triggers: []string{"-u"}},
+		// RFC 3986 §3.2.1 userinfo "user:password@". The password runs to the
+		// last '@' before the path, query or fragment, so an unescaped '@'
+		// in it (postgres://admin:p@ss@host) is covered.
+		{Name: "url-credentials", Pattern: mustRe(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s:@]*:[^/\s?#]*@`),
+			Replacement: "${1}" + RedactionMark + "@", Triggers: []string{"://"}},
+		// Credential parameters in URLs and forms: OAuth 2.0 (RFC 6749
+		// §4.2.2, §6) tokens, AWS SigV4 presigned URLs (X-Amz-Signature,
+		// X-Amz-Credential, X-Amz-Security-Token), Azure SAS (sig=), API keys.
+		{Name: "url-param", Pattern: mustRe(`(?i)([?&;](?:access_token|refresh_token|id_token|token|api_key|apikey|key|sig|signature|secret|client_secret|password|passwd|pwd|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\s#"']+`),
+			Replacement: "${1}" + RedactionMark, Triggers: []string{"token=", "key=", "sig=", "signature=", "secret=", "passw", "pwd=", "credential="}},
+		// Slack, "Sending messages using incoming webhooks" and Workflow
+		// Builder triggers: the path is the secret.
+		{Name: "slack-webhook", Pattern: mustRe(`(?i)(https?://hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/+-]+`),
+			Replacement: "${1}" + RedactionMark, Triggers: []string{"hooks.slack.com/"}},
+		// Discord, "Webhook resource": /webhooks/{webhook.id}/{webhook.token}.
+		{Name: "discord-webhook", Pattern: mustRe(`(?i)(https?://(?:(?:canary|ptb)\.)?discord(?:app)?\.com/api(?:/v\d+)?/webhooks/\d+/)[A-Za-z0-9_-]+`),
+			Replacement: "${1}" + RedactionMark, Triggers: []string{"/webhooks/"}},
+	}
+}
+
+// vendor is a token with a documented fixed prefix; the whole match is
+// replaced.
+func vendor(name, pattern string, triggers ...string) Rule {
+	return Rule{Name: name, Pattern: mustRe(pattern), Replacement: RedactionMark, Triggers: triggers}
+}
+
+// vendorRules recognise tokens by their documented prefixes.
+func vendorRules() []Rule {
+	return []Rule{
+		// OpenAI "API keys" (sk-…, sk-proj-…), Anthropic (sk-ant-api03-…),
+		// OpenRouter (sk-or-v1-…).
+		vendor("api-key", `\b(?:sk|pk|rk)-(?:[A-Za-z0-9_-]+-)?[A-Za-z0-9_-]{16,}`, "sk-", "pk-", "rk-"),
+		// Stripe "API keys": secret sk_live_/sk_test_, restricted
+		// rk_live_/rk_test_; "Webhooks": signing secret whsec_.
+		vendor("stripe", `\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}`, "k_live_", "k_test_"),
+		vendor("stripe-webhook-secret", `\bwhsec_[0-9A-Za-z+/=]{20,}`, "whsec_"),
+		// AWS IAM "Unique identifier prefixes": AKIA (access key), ASIA
+		// (temporary), ABIA, ACCA.
+		vendor("aws-access-key-id", `\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, "akia", "asia", "abia", "acca"),
+		// GitHub "About authentication to GitHub": ghp_, gho_, ghu_, ghs_,
+		// ghr_, github_pat_.
+		vendor("github-token", `\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}`, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+		// GitLab "Token prefixes".
+		vendor("gitlab-token", `\bgl(?:pat|dt|rt|rtr|ptt|ft|imt|cbt|oas|agent|soat|ffct|wt)-[0-9A-Za-z_-]{20,}`,
+			"glpat-", "gldt-", "glrt-", "glrtr-", "glptt-", "glft-", "glimt-", "glcbt-", "gloas-", "glagent-", "glsoat-", "glffct-", "glwt-"),
+		// Hugging Face "User access tokens": hf_ and 34 letters.
+		vendor("huggingface-token", `\bhf_[A-Za-z0-9]{30,}\b`, "hf_"),
+		// npm "About access tokens": npm_ and 36 base62 characters.
+		vendor("npm-token", `\bnpm_[A-Za-z0-9]{36}\b`, "npm_"),
+		// PyPI "API tokens": pypi- and a macaroon ("AgE…").
+		vendor("pypi-token", `\bpypi-AgE[A-Za-z0-9_-]{50,}`, "pypi-age"),
+		// Slack "Token types": xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-,
+		// xoxo-; app-level xapp-.
+		vendor("slack-token", `\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}`, "xox", "xapp-"),
+		// Google Cloud "API keys" (AIza…), OAuth client secrets (GOCSPX-),
+		// OAuth 2.0 access tokens (ya29.) and refresh tokens (1//0…).
+		vendor("google-api-key", `\bAIza[0-9A-Za-z_-]{35}\b`, "aiza"),
+		vendor("google-oauth", `\bGOCSPX-[0-9A-Za-z_-]{24,}|\bya29\.[0-9A-Za-z_-]{20,}|\b1//0[0-9A-Za-z_-]{30,}`, "gocspx-", "ya29.", "1//0"),
+		// SendGrid "API keys": SG.<22>.<43>.
+		vendor("sendgrid", `\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`, "sg."),
+		// Shopify "Access tokens": shpat_, shpca_, shppa_, shpss_ and 32 hex.
+		vendor("shopify", `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, "shpat_", "shpca_", "shppa_", "shpss_"),
+		// DigitalOcean "Personal access tokens": dop_v1_, doo_v1_, dor_v1_.
+		vendor("digitalocean", `\bdo[por]_v1_[a-f0-9]{64}\b`, "_v1_"),
+		// Databricks "Personal access tokens": dapi and 32 hex.
+		vendor("databricks", `\bdapi[a-f0-9]{32}(?:-\d+)?\b`, "dapi"),
+		// Atlassian "API tokens": ATATT3….
+		vendor("atlassian", `\bATATT3[A-Za-z0-9_=-]{20,}`, "atatt3"),
+		// Square "Access tokens": sq0atp-, sq0csp-.
+		vendor("square", `\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,}`, "sq0"),
+		// Grafana Cloud access policy tokens (glc_) and service account
+		// tokens (glsa_).
+		vendor("grafana", `\bglc_[A-Za-z0-9+/]{32,}={0,2}|\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b`, "glc_", "glsa_"),
+		// Docker Hub "Personal access tokens" and organisation tokens.
+		vendor("docker-hub", `\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}`, "dckr_"),
+		// Doppler "Token formats": dp.pt., dp.st., dp.sa., dp.ct., dp.scim.,
+		// dp.audit.
+		vendor("doppler", `\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}`, "dp."),
+		// Postman "API keys": PMAK-<24 hex>-<34 hex>.
+		vendor("postman", `\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b`, "pmak-"),
+		// Linear "API": personal keys lin_api_.
+		vendor("linear", `\blin_api_[A-Za-z0-9]{40}\b`, "lin_api_"),
+		// Notion "Authorization": integration tokens ntn_ (and the older
+		// secret_ with 43 characters).
+		vendor("notion", `\bntn_[A-Za-z0-9]{40,}\b|\bsecret_[A-Za-z0-9]{43}\b`, "ntn_", "secret_"),
+		// Mailchimp Marketing API keys: 32 hex and the data centre (-us6).
+		vendor("mailchimp", `\b[0-9a-f]{32}-us\d{1,2}\b`, "-us"),
+		// Groq (gsk_), xAI (xai-), Replicate (r8_), Perplexity (pplx-) API keys.
+		vendor("llm-provider-key", `\bgsk_[A-Za-z0-9]{40,}\b|\bxai-[A-Za-z0-9]{60,}\b|\br8_[A-Za-z0-9]{30,}\b|\bpplx-[A-Za-z0-9]{40,}\b`, "gsk_", "xai-", "r8_", "pplx-"),
+		// Sentry "Auth tokens": sntrys_ (organisation), sntryu_ (user).
+		vendor("sentry", `\bsntry[su]_[A-Za-z0-9+/=_-]{40,}`, "sntry"),
+		// HashiCorp Vault "Tokens": service hvs., batch hvb., recovery hvr.
+		vendor("vault-token", `\bhv[sbr]\.[A-Za-z0-9_-]{24,}`, "hvs.", "hvb.", "hvr."),
+		// Terraform Cloud / HCP Terraform API tokens: <14>.atlasv1.<…>.
+		vendor("terraform-cloud", `\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}`, ".atlasv1."),
+		// Heroku "API tokens" (HRKU-…).
+		vendor("heroku", `\bHRKU-[A-Za-z0-9_-]{20,}`, "hrku-"),
+		// New Relic "API keys": user keys NRAK- and 27 characters.
+		vendor("newrelic", `\bNRAK-[A-Z0-9]{27}\b`, "nrak-"),
+		// age (age-encryption.org/v1): Bech32 "AGE-SECRET-KEY-1…".
+		vendor("age-secret-key", `\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`, "age-secret-key-1"),
+		// Microsoft Entra ID (Azure AD) client secrets: three characters, a
+		// digit, "Q~", then 31–34 characters.
+		vendor("azure-ad-client-secret", `\b[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`, "q~"),
+		// Mapbox "Access tokens": secret tokens sk.eyJ….
+		vendor("mapbox-secret", `\bsk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}`, "sk.eyj"),
+	}
+}
+
+// assignmentRules recognise a value by the name it is assigned to.
+func assignmentRules() []Rule {
+	return []Rule{
+		// AWS CLI "Configuration and credential file settings".
+		{Name: "aws-secret", Pattern: mustRe(`(?i)(aws_?secret_?access_?key\s*[=:]\s*"?)[A-Za-z0-9/+=]{40}`),
+			Replacement: "${1}" + RedactionMark, Triggers: []string{"secret"}},
+		// NAME=value, NAME: value, "name": "value", name => value, name :=
+		// value, where NAME ends in a credential word (DB_PASSWORD, apiKey,
+		// x-api-key, client_secret, AccountKey, SharedAccessKey, Pwd). A
+		// quoted value is replaced whole (it may hold spaces), keeping its
+		// quotes so JSON stays valid; a bare value runs to a space, quote,
+		// comma, semicolon, '&' or angle bracket and has at least 4
+		// characters. Verify keeps null/true/false-style placeholders.
+		{Name: "assignment", Pattern: mustRe(`(?i)((?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|account[_-]?key|auth[_-]?key|credentials?)\\?["']?\s*(?::=|=>|[=:])\s*)(?:(\\")[^"\\\n]+\\"|(")(?:[^"\\\n]|\\.)+"|(')[^'\n]+'|[^\s"',;&<>]{4,})`),
+			Replacement: "${1}${2}${3}${4}" + RedactionMark + "${2}${3}${4}",
+			Triggers:    []string{"passw", "passphrase", "pwd", "secret", "token", "key", "credential"},
+			Verify:      notPlaceholder},
+	}
+}
+
+// tokenLike reports whether the token after a scheme word holds a digit or
+// one of the b64token symbols, as generated tokens do and words do not.
+func tokenLike(match string) bool {
+	f := strings.Fields(match)
+	tok := f[len(f)-1]
+	return strings.ContainsAny(tok, "0123456789-._~+/=")
+}
+
+// basicCredentials reports whether the token after "Basic" decodes (RFC
+// 4648 base64, padded or not) to printable text holding a colon.
+func basicCredentials(match string) bool {
+	f := strings.Fields(match)
+	tok := f[len(f)-1]
+	b, err := base64.StdEncoding.DecodeString(tok)
+	if err != nil {
+		if b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(tok, "=")); err != nil {
+			return false
+		}
+	}
+	s := string(b)
+	if !utf8.ValidString(s) || !strings.Contains(s, ":") {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// placeholders are assigned values that are not secrets.
+var placeholders = map[string]bool{
+	"null": true, "none": true, "nil": true, "true": true, "false": true,
+	"undefined": true, "required": true, "optional": true, "string": true,
+	"empty": true, "redacted": true, "[redacted]": true,
+}
+
+// notPlaceholder rejects an assignment whose bare value is a placeholder.
+func notPlaceholder(match string) bool {
+	i := strings.LastIndexAny(match, "=:> \t")
+	v := strings.ToLower(strings.Trim(match[i+1:], `"'\`))
+	return !placeholders[v]
+}

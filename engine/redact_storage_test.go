@@ -1,0 +1,150 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/tools"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// storedSecrets go through every path that stores text; none may appear in
+// any file of the data directory afterwards.
+var storedSecrets = map[string]string{
+	"content":  "ghp_" + rep("C0nt3ntS3cr3tAbCdEf", 36),
+	"name":     "glpat-" + rep("N4m3S3cr3tAbCd", 20),
+	"args":     "Args-Pa55word-Zz9",
+	"metadata": "hf_" + rep("M3t4d4t4S3cr3t", 34),
+	"title":    "sk_live_" + rep("T1tl3S3cr3t", 24),
+	"query":    "eyJhbGciOiJIUzI1NiJ9.eyJxdWVyeSI6InNlY3JldCJ9.Qu3ryS1gn4tur3Abc",
+	"wm-tool":  "npm_" + rep("WmT00lS3cr3tX", 36),
+	"wm-edit":  "xoxb-1234567890-" + rep("WmEd1tS3cr3t", 24),
+	"wm-set":   "AKIAWMSETSECRET12345",
+	"observer": "Ob5erv3r-Pa55w0rd",
+}
+
+// secretObserverModel restates a secret in every observation, as a model
+// might (it quotes "password=…" back).
+func secretObserverModel(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	data := req.Messages[len(req.Messages)-1].Content
+	key := "observations"
+	if !strings.HasPrefix(data, "<conversation>") {
+		key = "reflection"
+	}
+	b, _ := json.Marshal(map[string]any{key: []map[string]any{{
+		"text": "The user said their password=" + storedSecrets["observer"] + " is for the bank.", "seqs": []int64{1}}}})
+	return fakeopenai.Text(string(b)).Response, nil
+}
+
+// TestSecretsNeverReachStorage writes a secret through each stored text —
+// message content, name, tool-call arguments, metadata, thread title, an
+// explicit LoadContext query (memctx), working memory through the tool (a
+// schema merge and a template edit) and through a direct set, and an
+// observation the model wrote — then reads every file of the data
+// directory: no secret is there.
+func TestSecretsNeverReachStorage(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	srv := fakeopenai.New(t, fakeopenai.WithChat(secretObserverModel))
+	cfg := engine.Config{Dir: dir, RecentN: 2,
+		WorkingMemory: &working.Config{Schema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"}}}`)},
+		Observe:       &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 1, ChunkTokens: 10000}}
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := storedSecrets
+	args, _ := json.Marshal(map[string]string{"user": "bob", "password": s["args"]})
+	msgs := []engine.Message{
+		{Role: engine.RoleUser, Content: "my token is " + s["content"], Metadata: map[string]any{"header": "Authorization: Bearer " + s["metadata"]}},
+		{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "login", Arguments: args}}},
+		{Role: engine.RoleTool, ToolCallID: "c1", Name: "login " + s["name"], Content: "ok"},
+		{Role: engine.RoleAssistant, Content: "logged in"},
+		{Role: engine.RoleUser, Content: "thanks"},
+		{Role: engine.RoleAssistant, Content: "you are welcome"},
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Title: "keys " + s["title"], Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: "t", Query: "what about " + s["query"]}); err != nil {
+		t.Fatal(err)
+	}
+	patch, _ := json.Marshal(map[string]string{"note": "api key " + s["wm-tool"]})
+	if m, err := e.HandleToolCall(ctx, "run-1", "t", "r", fakeopenai.ToolCall("w1", tools.UpdateWorkingMemoryName, string(patch))); err != nil || !strings.Contains(m.Content, `"ok":true`) {
+		t.Fatalf("wm tool: %v %+v", err, m)
+	}
+	tmpl, err := e.OpenWorkingMemory(working.Config{Template: "# Notes\n- slack: none\n", Scope: working.ScopeResource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tmpl.Edit(ctx, working.ResourceKey("r"), "none", s["wm-edit"], working.Origin{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tmpl.Edit(ctx, working.ResourceKey("r"), "absent "+s["wm-edit"], "x", working.Origin{}); !errors.Is(err, working.ErrSearchNotFound) || strings.Contains(err.Error(), s["wm-edit"]) {
+		t.Errorf("refusal quotes the secret: %v", err)
+	}
+	if _, err := tmpl.Set(ctx, working.ResourceKey("r"), "aws "+s["wm-set"], working.Origin{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Observe(ctx, "t", observe.Options{Force: true, NoReflect: true})
+	if err != nil || len(res.Observations) == 0 {
+		t.Fatalf("observe: %v %+v", err, res)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		found++
+		for where, sec := range s {
+			if bytes.Contains(b, []byte(sec)) {
+				t.Errorf("the %s secret is stored in %s", where, path)
+			}
+		}
+		return nil
+	})
+	if err != nil || found == 0 {
+		t.Fatalf("walk: %v, %d files", err, found)
+	}
+}
+
+// TestToolCallNameWithSecretRefused: a function name cannot be redacted, so
+// an Append whose tool call is named like a secret is refused and stores
+// nothing.
+func TestToolCallNameWithSecretRefused(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	name := "ghp_" + rep("AbCdEfGhIj0123456789", 36)
+	_, err = e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
+		{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: name, Arguments: json.RawMessage(`{}`)}}}}})
+	var ve *engine.ValidationError
+	if !errors.Is(err, engine.ErrInvalidInput) || !errors.As(err, &ve) || ve.Field != "toolCalls[0].name" || strings.Contains(err.Error(), name) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := e.GetThread(ctx, "t"); !errors.Is(err, engine.ErrThreadNotFound) {
+		t.Fatalf("thread stored: %v", err)
+	}
+}
