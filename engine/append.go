@@ -209,7 +209,7 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 	case err != nil:
 		return fmt.Errorf("engine: read thread %s: %w", req.ThreadID, err)
 	case req.ResourceID != "" && req.ResourceID != resource:
-		return fmt.Errorf("%w: thread %q belongs to resource %q, not %q", ErrResourceMismatch, req.ThreadID, resource, req.ResourceID)
+		return notOwner(req.ThreadID, req.ResourceID)
 	}
 	res.ResourceID = resource
 

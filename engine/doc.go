@@ -26,6 +26,13 @@
 //     writes another's data: a thread's working memory belongs to the
 //     thread's resource and can be written only once the thread exists
 //     (working.go, wmOwnerOf); DeleteResource erases every state it owns.
+//     A run id belongs to one thread (journal.ClaimRun), and tool
+//     applications are keyed by run, thread, resource and call.
+//   - Thread, run and message ids are global to the data directory, not
+//     per resource. A refusal across resources (ErrResourceMismatch,
+//     ErrConflict, journal.ErrRunOwned, working.ErrOwnerMismatch) names only
+//     what the caller gave, never the other resource, its threads or their
+//     content.
 //   - An Append stores all of its messages or none.
 //   - Every stored text passes through Config.Redactor first (redact.go,
 //     redact_json.go): messages, metadata, tool-call arguments, thread

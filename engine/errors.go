@@ -11,12 +11,23 @@ import (
 var ErrInvalidInput = errors.New("engine: invalid input")
 
 // ErrConflict is returned by Append when a message id is already stored with
-// different content, or in another thread.
+// different content, or in another thread. Message ids are global to a data
+// directory (not per resource): an id taken in another thread, whatever its
+// resource, is refused, and the text names neither that thread nor its
+// resource or content.
 var ErrConflict = errors.New("engine: message id already stored with different content")
 
-// ErrResourceMismatch is returned by Append and LoadContext when a thread is
-// addressed under a resource other than the one it belongs to.
+// ErrResourceMismatch is returned by Append, LoadContext, HandleToolCall and
+// Tools when a thread is addressed under a resource other than the one it
+// belongs to. Its text names the thread and resource the caller gave, never
+// the owner.
 var ErrResourceMismatch = errors.New("engine: thread belongs to another resource")
+
+// notOwner is the ErrResourceMismatch of threadID addressed as resourceID's.
+// It must not name the owner: the caller may be another tenant.
+func notOwner(threadID, resourceID string) error {
+	return fmt.Errorf("%w: %q is not a thread of resource %q", ErrResourceMismatch, threadID, resourceID)
+}
 
 // ErrThreadNotFound is returned by GetThread and Messages when the thread
 // does not exist.

@@ -83,7 +83,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	case err != nil:
 		return nil, err
 	case req.ResourceID != "" && req.ResourceID != th.ResourceID:
-		return nil, fmt.Errorf("%w: thread %q belongs to resource %q, not %q", ErrResourceMismatch, req.ThreadID, th.ResourceID, req.ResourceID)
+		return nil, notOwner(req.ThreadID, req.ResourceID)
 	default:
 		req.ResourceID = th.ResourceID
 	}

@@ -217,3 +217,109 @@ func TestToolApplicationsPerOwner(t *testing.T) {
 		}
 	})
 }
+
+// TestRefusalsNameNoOtherResource is issue 12 item 3: the error of every
+// refusal across resources says what was refused without naming the other
+// resource, its threads or their content (ErrResourceMismatch used to say
+// `thread "alice-chat" belongs to resource "alice"`). Message ids are
+// global, so a collision is refused the same way.
+func TestRefusalsNameNoOtherResource(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{
+		Observe:       &engine.ObserveConfig{SearchTool: true},
+		WorkingMemory: &working.Config{Schema: json.RawMessage(wmSchema)},
+	})
+	const (
+		alice   = "res-alice-7f"
+		private = "alice-private-thread"
+		content = "ALICE-PRIVATE-CONTENT about the zebra"
+	)
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: private, ResourceID: alice, Messages: []engine.Message{{ID: "m-a1", Role: engine.RoleUser, Content: content}}}); err != nil {
+		t.Fatal(err)
+	}
+	appendUser(t, e, "shared-chat", alice, content+" again")
+	appendUser(t, e, "bob-chat", "res-bob", "hello")
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-a", ThreadID: private}); err != nil {
+		t.Fatal(err)
+	}
+	mem, err := e.WorkingMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resMem, err := e.OpenWorkingMemory(working.Config{Template: "# Notes\n", Scope: working.ScopeResource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resMem.Set(ctx, working.ResourceKey(alice), content, working.Origin{}); err != nil {
+		t.Fatal(err)
+	}
+	msg := func(id, text string) []engine.Message {
+		return []engine.Message{{ID: id, Role: engine.RoleUser, Content: text}}
+	}
+	call := fakeopenai.ToolCall("c1", tools.UpdateWorkingMemoryName, `{"city":"Oslo"}`)
+	for _, c := range []struct {
+		name string
+		want error
+		do   func() error
+	}{
+		{"AppendToAnothersThread", engine.ErrResourceMismatch, func() error {
+			_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "shared-chat", ResourceID: "res-bob", Messages: msg("", "hi")})
+			return err
+		}},
+		{"LoadContextOfAnothersThread", engine.ErrResourceMismatch, func() error {
+			_, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "shared-chat", ResourceID: "res-bob"})
+			return err
+		}},
+		{"HandleToolCallOnAnothersThread", engine.ErrResourceMismatch, func() error {
+			_, err := e.HandleToolCall(ctx, "run-b", "shared-chat", "res-bob", call)
+			return err
+		}},
+		{"ToolsOfAnothersThread", engine.ErrResourceMismatch, func() error {
+			_, err := e.Tools(ctx, "shared-chat", "res-bob")
+			return err
+		}},
+		{"MessageIDWithOtherContent", engine.ErrConflict, func() error {
+			_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "bob-chat", ResourceID: "res-bob", Messages: msg("m-a1", "mine")})
+			return err
+		}},
+		{"MessageIDWithSameContent", engine.ErrConflict, func() error {
+			_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "bob-chat", ResourceID: "res-bob", Messages: msg("m-a1", content)})
+			return err
+		}},
+		{"MessageIDInNewThread", engine.ErrConflict, func() error {
+			_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "bob-new", ResourceID: "res-bob", Messages: msg("m-a1", content)})
+			return err
+		}},
+		{"RunOfAnother", journal.ErrRunOwned, func() error {
+			_, err := e.HandleToolCall(ctx, "run-a", "bob-chat", "res-bob", call)
+			return err
+		}},
+		{"ReplaceRunOfAnother", journal.ErrRunOwned, func() error {
+			_, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-a", ThreadID: "bob-chat", ReplaceRun: true})
+			return err
+		}},
+		{"ThreadStateOfAnother", working.ErrOwnerMismatch, func() error {
+			_, err := mem.Merge(ctx, working.ThreadKey("shared-chat"), map[string]any{"city": "Oslo"}, working.Origin{ResourceID: "res-bob"})
+			return err
+		}},
+		{"ResourceStateOfAnother", working.ErrOwnerMismatch, func() error {
+			_, err := resMem.Set(ctx, working.ResourceKey(alice), "mine", working.Origin{ResourceID: "res-bob"})
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.do()
+			if !errors.Is(err, c.want) {
+				t.Fatalf("err=%v, want %v", err, c.want)
+			}
+			for _, s := range []string{alice, private, "ALICE-PRIVATE", "zebra"} {
+				if strings.Contains(err.Error(), s) {
+					t.Fatalf("the refusal names %q: %v", s, err)
+				}
+			}
+		})
+	}
+	if n := countRows(t, e, `SELECT 1 FROM threads WHERE id = 'bob-new'`); n != 0 {
+		t.Fatal("a refused append created its thread")
+	}
+}

@@ -112,8 +112,29 @@ func (e *Engine) redactWorking(content string) string {
 // Tools returns the registry of the tools a thread's context offers:
 // recallObservations when ObserveConfig.SearchTool asks for it, and
 // updateWorkingMemory when working memory is configured and not read-only.
-// The registry applies calls through the journal (see HandleToolCall).
+// The registry applies calls through the journal (see HandleToolCall),
+// bound to the thread and resource (empty: the stored thread's). It returns
+// ErrResourceMismatch when the thread exists and belongs to another
+// resource than resourceID.
 func (e *Engine) Tools(ctx context.Context, threadID, resourceID string) (*tools.Registry, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	th, err := e.GetThread(ctx, threadID)
+	switch {
+	case errors.Is(err, ErrThreadNotFound):
+	case err != nil:
+		return nil, err
+	case resourceID == "":
+		resourceID = th.ResourceID
+	case resourceID != th.ResourceID:
+		return nil, notOwner(threadID, resourceID)
+	}
+	return e.tools(ctx, threadID, resourceID)
+}
+
+// tools is Tools for a thread and resource the caller has checked.
+func (e *Engine) tools(ctx context.Context, threadID, resourceID string) (*tools.Registry, error) {
 	reg := tools.NewRegistry(e.journal, tools.Owner{ThreadID: threadID, ResourceID: resourceID})
 	if o := e.cfg.Observe; o != nil && o.SearchTool {
 		scope := observe.Filter{ThreadID: threadID}
@@ -182,7 +203,7 @@ func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID
 	if err := e.journal.ClaimRun(ctx, runID, threadID, resourceID); err != nil {
 		return openai.ChatCompletionMessage{}, err
 	}
-	reg, err := e.Tools(ctx, threadID, resourceID)
+	reg, err := e.tools(ctx, threadID, resourceID)
 	if err != nil {
 		return openai.ChatCompletionMessage{}, err
 	}
@@ -204,7 +225,7 @@ func (e *Engine) resourceOf(ctx context.Context, threadID, resourceID string) (s
 	case err != nil:
 		return "", err
 	case resourceID != "" && resourceID != th.ResourceID:
-		return "", fmt.Errorf("%w: thread %q belongs to resource %q, not %q", ErrResourceMismatch, threadID, th.ResourceID, resourceID)
+		return "", notOwner(threadID, resourceID)
 	}
 	return th.ResourceID, nil
 }
@@ -227,7 +248,7 @@ func (e *Engine) workingMemoryPartAt(ctx context.Context, threadID, resourceID s
 }
 
 func (e *Engine) workingMemoryRender(ctx context.Context, threadID, resourceID string, at time.Time) (string, []openai.Tool, int, error) {
-	reg, err := e.Tools(ctx, threadID, resourceID)
+	reg, err := e.tools(ctx, threadID, resourceID)
 	if err != nil {
 		return "", nil, 0, err
 	}
