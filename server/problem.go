@@ -108,7 +108,7 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindDiverged, detail: "the store no longer holds what the run used", diffs: de.Differences}
 	case errors.Is(err, engine.ErrConflict):
 		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
-	case errors.Is(err, journal.ErrRunExists):
+	case errors.Is(err, journal.ErrRunExists), errors.Is(err, journal.ErrRunOwned):
 		return &apiError{kind: kindConflict, field: "runId", detail: "the run id already has a memctx record; set replaceRun or choose another id"}
 	case errors.Is(err, engine.ErrNoWorkingMemory):
 		return &apiError{kind: kindNoWM, detail: "this server has no working memory configured"}
@@ -116,6 +116,8 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindRefused, detail: strings.TrimPrefix(err.Error(), "working: "), cause: err}
 	case errors.Is(err, working.ErrInvalidKey):
 		return &apiError{kind: kindInvalid, field: "scope", detail: strings.TrimPrefix(err.Error(), "working: ")}
+	case errors.Is(err, engine.ErrEraseBusy):
+		return &apiError{kind: kindUnavailable, detail: "the erasure waited too long for work in flight; nothing was erased, try again", cause: err}
 	case errors.Is(err, engine.ErrClosed):
 		return &apiError{kind: kindUnavailable, detail: "the engine is closing", cause: err}
 	}

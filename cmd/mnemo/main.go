@@ -72,6 +72,8 @@ var commands = map[string]command{
 	"demo":     {"run the main job on a shipped sample conversation (no network)", (*Main).runDemo},
 	"wm":       {"working memory: get, history, set (--thread T | --resource R)", (*Main).runWM},
 	"models":   {"fetch and list local models (use-lite embedder weights)", (*Main).runModels},
+	"version":  {"print mnemo's version, Go version and platform", (*Main).runVersion},
+	"serve":    {"serve the HTTP API (/v1), /metrics and /openapi.json over the data directory", (*Main).runServe},
 	"bench":    {"measure ingest, LoadContext, search, open time, RSS and disk on a synthetic corpus or a file", (*Main).runBench},
 
 	// observational memory (observe.go)
@@ -88,6 +90,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	fs.SetOutput(m.Stderr)
 	dir := fs.String("dir", "", "data directory (default $MNEMO_DIR or "+engine.DefaultDir+")")
 	emb := fs.String("embedder", "", "embedder: auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto: use-lite when installed, else hash-384)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = m.usage
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -104,6 +107,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	}
 	if m.Dir == "" {
 		m.Dir = engine.DefaultDir
+	}
+	if *showVersion {
+		fs = flag.NewFlagSet("mnemo", flag.ContinueOnError)
+		fs.Parse([]string{"version"})
 	}
 	if fs.NArg() == 0 {
 		m.usage()
@@ -196,13 +203,38 @@ func (m *Main) open(ctx context.Context) (*engine.Engine, error) {
 	return m.openAt(ctx, m.Dir)
 }
 
-// openAt opens the engine on dir with the chosen embedder.
+// openAt opens the engine on dir with the chosen embedder and the
+// directory's stored memory configuration (mnemo.json, written by mnemo
+// serve --config). It fails at once when mnemo serve holds dir.
 func (m *Main) openAt(ctx context.Context, dir string) (*engine.Engine, error) {
-	emb, err := m.embedder(ctx)
+	if err := checkNotServed(dir); err != nil {
+		return nil, err
+	}
+	cfg, err := m.engineConfig(ctx, dir, nil, false)
 	if err != nil {
 		return nil, err
 	}
-	return engine.Open(ctx, engine.Config{Dir: dir, Embedder: emb, Observe: &engine.ObserveConfig{}})
+	return engine.Open(ctx, cfg)
+}
+
+// engineConfig builds the engine configuration of dir: the chosen embedder,
+// then mc (or, when nil, the directory's stored configuration). The
+// observer model is built only withModel (mnemo serve).
+func (m *Main) engineConfig(ctx context.Context, dir string, mc *memoryConfig, withModel bool) (engine.Config, error) {
+	emb, err := m.embedder(ctx)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	cfg := engine.Config{Dir: dir, Embedder: emb, Observe: &engine.ObserveConfig{}}
+	if mc == nil {
+		if mc, err = storedMemoryConfig(dir); err != nil {
+			return cfg, fmt.Errorf("stored configuration: %w", err)
+		}
+	}
+	if err := mc.apply(&cfg, m.Getenv, withModel); err != nil {
+		return cfg, fmt.Errorf("configuration %s: %w", StoredConfigFile, err)
+	}
+	return cfg, nil
 }
 
 // embedder returns the embedder --embedder or $MNEMO_EMBEDDER names, or the

@@ -93,39 +93,47 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 		return err
 	}
 	defer e.Close()
-	stored, isStored, err := working.StoredMode(ctx, e.DB(), key)
-	if err != nil {
-		return err
+	// The directory's configured working memory (mnemo.json, written by
+	// mnemo serve --config) renders and validates as the server does,
+	// unless --schema or --markdown say otherwise.
+	mem, err := e.WorkingMemory()
+	if err != nil || *schemaFile != "" || *markdown || mem.Scope() != cfg.Scope {
+		mem = nil
 	}
-	switch {
-	case *schemaFile != "":
-		raw, err := os.ReadFile(*schemaFile)
+	if mem == nil {
+		stored, isStored, err := working.StoredMode(ctx, e.DB(), key)
 		if err != nil {
-			return fmt.Errorf("read schema: %w", err)
+			return err
 		}
-		cfg.Mode, cfg.Schema = working.ModeSchema, raw
-	case *markdown:
-		cfg.Mode = working.ModeTemplate
-	case isStored:
-		cfg.Mode = stored
-		if sub == "set" && stored == working.ModeSchema && !*noValidate {
-			return m.usagef(fs, "%s holds a schema-mode state: give --schema SCHEMA.json to validate the new state, or --no-validate", key)
+		switch {
+		case *schemaFile != "":
+			raw, err := os.ReadFile(*schemaFile)
+			if err != nil {
+				return fmt.Errorf("read schema: %w", err)
+			}
+			cfg.Mode, cfg.Schema = working.ModeSchema, raw
+		case *markdown:
+			cfg.Mode = working.ModeTemplate
+		case isStored:
+			cfg.Mode = stored
+			if sub == "set" && stored == working.ModeSchema && !*noValidate {
+				return m.usagef(fs, "%s holds a schema-mode state: give --schema SCHEMA.json to validate the new state, or --no-validate", key)
+			}
+		case sub == "set":
+			return m.usagef(fs, "%s has no working memory yet: say --schema SCHEMA.json or --markdown", key)
+		default:
+			if *asJSON {
+				return m.printJSON(map[string]any{"key": key, "version": 0, "stored": false})
+			}
+			fmt.Fprintf(m.Stdout, "%s: no working memory stored\n", key)
+			return nil
 		}
-	case sub == "set":
-		return m.usagef(fs, "%s has no working memory yet: say --schema SCHEMA.json or --markdown", key)
-	default:
-		if *asJSON {
-			return m.printJSON(map[string]any{"key": key, "version": 0, "stored": false})
+		if cfg.Mode == working.ModeSchema && len(cfg.Schema) == 0 {
+			cfg.Schema = json.RawMessage(`{"type":"object"}`) // no schema at hand: check the shape only
 		}
-		fmt.Fprintf(m.Stdout, "%s: no working memory stored\n", key)
-		return nil
-	}
-	if cfg.Mode == working.ModeSchema && len(cfg.Schema) == 0 {
-		cfg.Schema = json.RawMessage(`{"type":"object"}`) // no schema at hand: check the shape only
-	}
-	mem, err := e.OpenWorkingMemory(cfg)
-	if err != nil {
-		return err
+		if mem, err = e.OpenWorkingMemory(cfg); err != nil {
+			return err
+		}
 	}
 	switch sub {
 	case "get":

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/server"
+)
+
+// DefaultListen is mnemo serve's default address: loopback only.
+const DefaultListen = "127.0.0.1:7077"
+
+// runServe is `mnemo serve`: it owns the data directory (a flock on
+// serve.lock; other commands on it fail at once) and serves the HTTP API
+// until SIGINT or SIGTERM, then lets in-flight requests finish and closes
+// the engine.
+func (m *Main) runServe(ctx context.Context, args []string) error {
+	fs := m.flags("serve", "")
+	listen := fs.String("listen", DefaultListen, "address to listen on; beyond loopback it needs --tokens")
+	tokensFile := fs.String("tokens", "", `token file: {"tokens":[{"name","token","resources":["r1"] or ["*"],"erase"}]} (README, Serve)`)
+	configFile := fs.String("config", "", "memory configuration (JSON: recall, workingMemory, observe, retention, limits, server); stored in the data directory as "+StoredConfigFile)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return m.usagef(fs, "serve takes no arguments")
+	}
+	var tokens *server.Tokens
+	if *tokensFile != "" {
+		var err error
+		if tokens, err = server.LoadTokens(*tokensFile); err != nil {
+			return err
+		}
+	}
+	ln, err := m.listen(fs, *listen, tokens != nil)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	url := "http://" + ln.Addr().String()
+	release, err := lockServe(m.Dir, url)
+	if err != nil {
+		return err
+	}
+	defer release()
+	e, maxBody, err := m.openServed(ctx, *configFile)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	log := slog.New(slog.NewJSONHandler(m.Stderr, nil))
+	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: log, MaxBodyBytes: maxBody, Version: version()})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "mnemo serve: listening on %s (data %s); API %s/v1, document %s/openapi.json\n", url, m.Dir, url, url)
+	if tokens == nil {
+		fmt.Fprintf(m.Stderr, "mnemo serve: no --tokens: every request acts as the operator (all resources, erasure); listening on loopback only\n")
+	}
+	if err := srv.Serve(ctx, ln); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "mnemo serve: stopped; closing the engine\n")
+	return e.Close()
+}
+
+// listen opens the listener, refusing an address beyond loopback without
+// tokens.
+func (m *Main) listen(fs *flag.FlagSet, addr string, haveTokens bool) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "mnemo: --listen %q: %v\n", addr, err)
+		fs.Usage()
+		return nil, errUsage
+	}
+	if !haveTokens && !loopback(host) {
+		fmt.Fprintf(m.Stderr, "mnemo: --listen %s is reachable beyond this machine: give --tokens FILE, or listen on 127.0.0.1\n", addr)
+		fs.Usage()
+		return nil, errUsage
+	}
+	return net.Listen("tcp", addr)
+}
+
+// loopback reports whether host names only the loopback interface.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// openServed opens the engine with the --config file (validated and then
+// stored in the data directory) or the directory's stored configuration.
+func (m *Main) openServed(ctx context.Context, configFile string) (*engine.Engine, int64, error) {
+	mc := &memoryConfig{}
+	if configFile != "" {
+		var err error
+		if mc, err = readMemoryConfig(configFile); err != nil {
+			return nil, 0, err
+		}
+	}
+	cfg, err := m.engineConfig(ctx, m.Dir, mc, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		return nil, 0, err
+	}
+	if cfg.WorkingMemory != nil {
+		if _, err := e.WorkingMemory(); err != nil { // a bad schema fails now, not on the first request
+			e.Close()
+			return nil, 0, err
+		}
+	}
+	if configFile != "" {
+		if err := mc.store(m.Dir); err != nil {
+			e.Close()
+			return nil, 0, fmt.Errorf("store the configuration: %w", err)
+		}
+	}
+	var maxBody int64
+	if mc.Server != nil {
+		maxBody = mc.Server.MaxBodyBytes
+	}
+	return e, maxBody, nil
+}

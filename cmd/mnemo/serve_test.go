@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for a server goroutine writing and a
+// test reading.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe runs `mnemo serve` in-process on a free loopback port and
+// returns its URL, its stderr and a stop function returning the exit code.
+func startServe(t *testing.T, dir string, args ...string) (string, *syncBuffer, func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stderr := &syncBuffer{}
+	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, Getenv: func(k string) string {
+		if k == "MNEMO_EMBEDDER" {
+			return "hash-384"
+		}
+		return ""
+	}}
+	code := make(chan int, 1)
+	go func() {
+		code <- m.Run(ctx, append([]string{"--dir", dir, "serve", "--listen", "127.0.0.1:0"}, args...))
+	}()
+	re := regexp.MustCompile(`listening on (http://[0-9.:]+)`)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			stop := func() int { cancel(); return <-code }
+			return m[1], stderr, stop
+		}
+		select {
+		case c := <-code:
+			cancel()
+			t.Fatalf("serve exited %d: %s", c, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	t.Fatalf("serve did not start: %s", stderr.String())
+	return "", nil, nil
+}
+
+func post(t *testing.T, url, token string, body any) (int, []byte) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out, _ := io.ReadAll(res.Body)
+	return res.StatusCode, out
+}
+
+// TestServe: mnemo serve with --tokens and --config serves the API with the
+// configured working memory; while it runs other commands on the directory
+// fail at once saying so; on SIGINT (context end) it stops with exit 0, and
+// afterwards the CLI renders and validates working memory with the stored
+// configuration.
+func TestServe(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	tmp := t.TempDir()
+	tokens := filepath.Join(tmp, "tokens.json")
+	os.WriteFile(tokens, []byte(`{"tokens":[{"name":"app","token":"app-secret-1","resources":["r1"]}]}`), 0o600)
+	schema := filepath.Join(tmp, "profile.schema.json")
+	os.WriteFile(schema, []byte(`{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},"additionalProperties":false}`), 0o600)
+	cfg := filepath.Join(tmp, "mnemo-config.json")
+	os.WriteFile(cfg, []byte(`{"recentN": 4, "workingMemory": {"schemaFile": "profile.schema.json", "scope": "thread"}}`), 0o600)
+
+	url, stderr, stop := startServe(t, dir, "--tokens", tokens, "--config", cfg)
+	status, body := post(t, url+"/v1/threads/t1/messages", "app-secret-1", map[string]any{"resourceId": "r1", "messages": []map[string]any{{"role": "user", "content": "hi, I am Ana"}}})
+	if status != 200 {
+		t.Fatalf("append: %d %s", status, body)
+	}
+	if status, body := post(t, url+"/v1/threads/t1/messages", "", map[string]any{"resourceId": "r1"}); status != 401 {
+		t.Fatalf("append without a token: %d %s", status, body)
+	}
+	req, _ := http.NewRequest("PUT", url+"/v1/threads/t1/working-memory", strings.NewReader(`{"patch":{"name":"Ana"}}`))
+	req.Header.Set("Authorization", "Bearer app-secret-1")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("working memory update: %v %v", err, res)
+	}
+	res.Body.Close()
+	status, body = post(t, url+"/v1/context", "app-secret-1", map[string]any{"threadId": "t1", "runId": "run-1"})
+	if status != 200 || !strings.Contains(string(body), `\"name\": \"Ana\"`) {
+		t.Fatalf("context without the working memory: %d %s", status, body)
+	}
+	code, _, errOut := run(t, nil, "--dir", dir, "threads")
+	if code != 1 || !strings.Contains(errOut, "held by mnemo serve") || !strings.Contains(errOut, url) {
+		t.Fatalf("threads while served: exit %d, %q", code, errOut)
+	}
+	if c := stop(); c != 0 {
+		t.Fatalf("serve exit %d: %s", c, stderr.String())
+	}
+	if log := stderr.String(); !strings.Contains(log, `"route":"POST /v1/context"`) || !strings.Contains(log, "stopped") {
+		t.Fatalf("serve log lacks the access log or the stop line:\n%s", log)
+	}
+
+	// After the server: the CLI uses the stored configuration.
+	code, out, errOut := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--json")
+	if code != 0 || !strings.Contains(out, `\"name\": \"Ana\"`) {
+		t.Fatalf("mnemo context after serve: exit %d %s %s", code, out, errOut)
+	}
+	bad := filepath.Join(tmp, "bad.json")
+	os.WriteFile(bad, []byte(`{"name":"Ana","age":"old"}`), 0o600)
+	code, _, errOut = run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", bad)
+	if code == 0 || !strings.Contains(errOut, "age") {
+		t.Fatalf("wm set of a state the stored schema rejects: exit %d %q", code, errOut)
+	}
+}
+
+// TestServeRefusesPublicListen: without --tokens, an address beyond
+// loopback is a usage error that says why.
+func TestServeRefusesPublicListen(t *testing.T) {
+	code, _, errOut := run(t, nil, "--dir", t.TempDir(), "serve", "--listen", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(errOut, "--tokens") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = run(t, nil, "--dir", t.TempDir(), "serve", "--listen", "127.0.0.1:0", "--config", filepath.Join(t.TempDir(), "missing.json"))
+	if code != 1 || !strings.Contains(errOut, "missing.json") {
+		t.Fatalf("missing config: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// StoredConfigFile is where a data directory keeps its memory configuration
+// (written by `mnemo serve --config FILE`, read by every command that opens
+// the directory), so that the CLI, the HTTP API and the MCP tools render and
+// validate working memory the same way.
+const StoredConfigFile = "mnemo.json"
+
+// memoryConfig is the JSON document of `mnemo serve --config FILE` (README,
+// "Serve"). Every field is optional; absent means the engine default.
+//
+//	{
+//	  "recentN": 10,
+//	  "recall": {"topK": 5, "messageRange": 1},
+//	  "workingMemory": {"template": "# User\n- Name:\n", "scope": "resource"},
+//	  "observe": {"endpoint": "http://localhost:11434/v1", "model": "qwen2.5:7b", "threshold": 30000},
+//	  "retention": {"keepRuns": 200, "maxAge": "720h"},
+//	  "limits": {"maxContentBytes": 65536},
+//	  "server": {"maxBodyBytes": 4194304}
+//	}
+type memoryConfig struct {
+	RecentN       int              `json:"recentN,omitempty"`
+	Recall        *recall.Options  `json:"recall,omitempty"`
+	WorkingMemory *wmConfig        `json:"workingMemory,omitempty"`
+	Observe       *observeConfig   `json:"observe,omitempty"`
+	Retention     *retentionConfig `json:"retention,omitempty"`
+	Limits        *limitsConfig    `json:"limits,omitempty"`
+	Server        *serverConfig    `json:"server,omitempty"`
+}
+
+// wmConfig is working.Config in JSON: schema (inline, or schemaFile
+// relative to the config file) or template, scope, readOnly, maxChars.
+type wmConfig struct {
+	Mode       string          `json:"mode,omitempty"` // "schema" or "template"; default from schema/template
+	Schema     json.RawMessage `json:"schema,omitempty"`
+	SchemaFile string          `json:"schemaFile,omitempty"`
+	Template   string          `json:"template,omitempty"`
+	Scope      string          `json:"scope,omitempty"` // "thread" (default) or "resource"
+	ReadOnly   bool            `json:"readOnly,omitempty"`
+	MaxChars   int             `json:"maxChars,omitempty"`
+}
+
+// observeConfig configures observational memory with an OpenAI-compatible
+// endpoint; the API key comes from the environment variable apiKeyEnv
+// (default OPENAI_API_KEY), never from the file.
+type observeConfig struct {
+	Endpoint         string `json:"endpoint,omitempty"`
+	Model            string `json:"model,omitempty"`
+	APIKeyEnv        string `json:"apiKeyEnv,omitempty"`
+	Threshold        int    `json:"threshold,omitempty"`
+	ReflectThreshold int    `json:"reflectThreshold,omitempty"`
+	ChunkTokens      int    `json:"chunkTokens,omitempty"`
+	Background       bool   `json:"background,omitempty"`
+	SyncOnLoad       bool   `json:"syncOnLoad,omitempty"`
+	Scope            string `json:"scope,omitempty"`
+	SearchTool       bool   `json:"searchTool,omitempty"`
+}
+
+type retentionConfig struct {
+	KeepRuns int    `json:"keepRuns,omitempty"`
+	MaxAge   string `json:"maxAge,omitempty"` // a Go duration, e.g. "720h"
+}
+
+type limitsConfig struct {
+	MaxContentBytes      int `json:"maxContentBytes,omitempty"`
+	MaxToolResultBytes   int `json:"maxToolResultBytes,omitempty"`
+	MaxMetadataBytes     int `json:"maxMetadataBytes,omitempty"`
+	MaxMessagesPerAppend int `json:"maxMessagesPerAppend,omitempty"`
+}
+
+type serverConfig struct {
+	MaxBodyBytes int64 `json:"maxBodyBytes,omitempty"`
+}
+
+// readMemoryConfig reads a config file; unknown fields are errors naming
+// them, and a schemaFile is inlined (relative to the file's directory).
+func readMemoryConfig(path string) (*memoryConfig, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c memoryConfig
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if w := c.WorkingMemory; w != nil && w.SchemaFile != "" {
+		if len(w.Schema) > 0 {
+			return nil, fmt.Errorf("%s: workingMemory: give schema or schemaFile, not both", path)
+		}
+		sf := w.SchemaFile
+		if !filepath.IsAbs(sf) {
+			sf = filepath.Join(filepath.Dir(path), sf)
+		}
+		if w.Schema, err = os.ReadFile(sf); err != nil {
+			return nil, fmt.Errorf("%s: workingMemory.schemaFile: %w", path, err)
+		}
+		w.SchemaFile = ""
+	}
+	return &c, nil
+}
+
+// storedMemoryConfig reads dir's stored configuration; nil when none.
+func storedMemoryConfig(dir string) (*memoryConfig, error) {
+	c, err := readMemoryConfig(filepath.Join(dir, StoredConfigFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return c, err
+}
+
+// store writes c as dir's stored configuration (0600, atomically).
+func (c *memoryConfig) store(dir string) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, StoredConfigFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, StoredConfigFile))
+}
+
+// workingConfig returns the working.Config, or nil when working memory is off.
+func (c *memoryConfig) workingConfig() (*working.Config, error) {
+	w := c.WorkingMemory
+	if w == nil {
+		return nil, nil
+	}
+	wc := &working.Config{Mode: working.Mode(w.Mode), Schema: w.Schema, Template: w.Template, Scope: working.Scope(w.Scope), ReadOnly: w.ReadOnly, MaxChars: w.MaxChars}
+	switch wc.Mode {
+	case "", working.ModeSchema, working.ModeTemplate:
+	default:
+		return nil, fmt.Errorf("workingMemory.mode must be schema or template, got %q", w.Mode)
+	}
+	switch wc.Scope {
+	case "", working.ScopeThread, working.ScopeResource:
+	default:
+		return nil, fmt.Errorf("workingMemory.scope must be thread or resource, got %q", w.Scope)
+	}
+	return wc, nil
+}
+
+// apply sets cfg's memory fields from c. The observer model is built only
+// when withModel (mnemo serve); other commands render stored observations.
+func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, withModel bool) error {
+	if c == nil {
+		return nil
+	}
+	cfg.RecentN = c.RecentN
+	if c.Recall != nil {
+		if err := c.Recall.Validate(); err != nil {
+			return fmt.Errorf("recall: %w", err)
+		}
+		o := *c.Recall
+		cfg.Recall = &o
+	}
+	wc, err := c.workingConfig()
+	if err != nil {
+		return err
+	}
+	cfg.WorkingMemory = wc
+	if r := c.Retention; r != nil {
+		cfg.Retention = journal.Retention{KeepRuns: r.KeepRuns}
+		if r.MaxAge != "" {
+			if cfg.Retention.MaxAge, err = time.ParseDuration(r.MaxAge); err != nil {
+				return fmt.Errorf("retention.maxAge: %w", err)
+			}
+		}
+	}
+	if l := c.Limits; l != nil {
+		cfg.Limits = engine.Limits{MaxContentBytes: l.MaxContentBytes, MaxToolResultBytes: l.MaxToolResultBytes,
+			MaxMetadataBytes: l.MaxMetadataBytes, MaxMessagesPerAppend: l.MaxMessagesPerAppend}
+	}
+	if o := c.Observe; o != nil {
+		oc := &engine.ObserveConfig{Threshold: o.Threshold, ReflectThreshold: o.ReflectThreshold, ChunkTokens: o.ChunkTokens,
+			Background: o.Background && withModel, SyncOnLoad: o.SyncOnLoad && withModel, Scope: o.Scope, SearchTool: o.SearchTool}
+		if withModel && o.Model != "" {
+			keyEnv := o.APIKeyEnv
+			if keyEnv == "" {
+				keyEnv = "OPENAI_API_KEY"
+			}
+			model, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: o.Endpoint, APIKey: getenv(keyEnv), Model: o.Model})
+			if err != nil {
+				return fmt.Errorf("observe: %w", err)
+			}
+			oc.Model = model
+		}
+		cfg.Observe = oc
+	}
+	return nil
+}

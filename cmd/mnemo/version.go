@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
+
+// version is the module version of the binary ("v0.3.0" when installed
+// with go install …@v0.3.0), else "devel" with the VCS revision it was
+// built from.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	switch {
+	case rev == "":
+		return "devel"
+	case dirty:
+		return "devel+" + rev + "-dirty"
+	}
+	return "devel+" + rev
+}
+
+// runVersion is `mnemo version` (and `mnemo --version`).
+func (m *Main) runVersion(_ context.Context, args []string) error {
+	fs := m.flags("version", "")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "mnemo %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
+}
