@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 
@@ -185,13 +186,14 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		obs, obsDrops = budgetObservations(obs, req.TokenBudget)
 	}
 	turns = layout(turns, req.ThreadID)
-	obsText, obsRefs := observe.Render(obs), observe.Refs(obs)
+	loc := time.UTC
+	obsText, obsRefs := observe.Render(obs, loc), observe.Refs(obs)
 
 	wmText, tools, wmChars, err := e.workingMemoryPart(ctx, req.ThreadID, req.ResourceID)
 	if err != nil {
 		return nil, err
 	}
-	c := compose(turns, obsText, wmText, tools)
+	c := compose(turns, obsText, wmText, tools, loc)
 	c.RunID = req.RunID
 	rec := &journal.MemCtx{
 		RunID:              req.RunID,
@@ -207,6 +209,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		WorkingMemoryChars: wmChars,
 		Retrieval:          retrieval,
 		PromptHash:         c.PromptHash,
+		Render:             RenderVersion,
 		CreatedAt:          started.Format(journal.TimeLayout),
 	}
 	if rec.Observations == nil {

@@ -145,7 +145,7 @@ func TestObserveLoadContext(t *testing.T) {
 		if ref.ID != o.ID || ref.ThreadID != "t" || ref.FromSeq != o.FromSeq || ref.ToSeq != o.ToSeq {
 			t.Fatalf("memctx observation %d = %+v, want %s %d..%d", i, ref, o.ID, o.FromSeq, o.ToSeq)
 		}
-		if want := fmt.Sprintf("%s · thread t · seq %d–%d", o.ID, o.FromSeq, o.ToSeq); !strings.Contains(c.System, want) {
+		if want := fmt.Sprintf(`<observation id="%s" thread="t" seq="%d-%d"`, o.ID, o.FromSeq, o.ToSeq); !strings.Contains(c.System, want) {
 			t.Fatalf("system part lacks provenance %q:\n%s", want, c.System)
 		}
 	}

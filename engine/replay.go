@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mnemo-go/mnemo/journal"
 )
@@ -111,9 +112,10 @@ func (e *Engine) Replay(ctx context.Context, runID string, opt ReplayOptions) (*
 		return nil, div
 	}
 	turns = layout(turns, rec.ThreadID)
-	orig := compose(turns, renderObservations(obs), wm, tools)
+	loc := time.UTC
+	orig := compose(turns, renderObservations(obs, loc), wm, tools, loc)
 	if orig.PromptHash != rec.PromptHash {
-		div.Differences = append(div.Differences, fmt.Sprintf("prompt hash %s, recorded %s (the rendering or the configuration changed since the run)", orig.PromptHash, rec.PromptHash))
+		div.Differences = append(div.Differences, hashDifference(rec, orig.PromptHash))
 		return nil, div
 	}
 	orig.RunID, orig.MemCtx = runID, rec
@@ -153,10 +155,25 @@ func (e *Engine) Replay(ctx context.Context, runID string, opt ReplayOptions) (*
 	if opt.WithoutWorkingMemory && wm != "" {
 		wm, out.RemovedWorkingMemory = "", true
 	}
-	cf := compose(kept, renderObservations(keptObs), wm, tools)
+	cf := compose(kept, renderObservations(keptObs, loc), wm, tools, loc)
 	cf.RunID = runID
 	out.Counterfactual = cf
 	return out, nil
+}
+
+// hashDifference explains a prompt hash that replay could not reproduce: a
+// run composed by another rendering (RenderVersion) cannot be reproduced by
+// this one; otherwise the configuration (tools, working memory schema)
+// changed.
+func hashDifference(rec *journal.MemCtx, got string) string {
+	if rec.Render != RenderVersion {
+		was := rec.Render
+		if was == "" {
+			was = "render-v1"
+		}
+		return fmt.Sprintf("prompt hash %s, recorded %s: the run was rendered by %s and this engine renders %s, so its prompt cannot be reproduced byte for byte", got, rec.PromptHash, was, RenderVersion)
+	}
+	return fmt.Sprintf("prompt hash %s, recorded %s (the configuration changed since the run: tools, working memory schema or time zone)", got, rec.PromptHash)
 }
 
 // removeGroups extends remove to whole tool-call groups: removing an

@@ -17,12 +17,12 @@ type replayObservation struct {
 	obs observe.Observation
 }
 
-func renderObservations(obs []replayObservation) string {
+func renderObservations(obs []replayObservation, loc *time.Location) string {
 	list := make([]observe.Observation, len(obs))
 	for i, o := range obs {
 		list[i] = o.obs
 	}
-	return observe.Render(list)
+	return observe.Render(list, loc)
 }
 
 // replayObservations fetches the observations rec lists, retired ones

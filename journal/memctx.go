@@ -52,7 +52,11 @@ type MemCtx struct {
 	WorkingMemoryChars int              `json:"workingMemoryChars"`
 	Retrieval          Retrieval        `json:"retrieval"`
 	PromptHash         string           `json:"promptHash"`
-	CreatedAt          string           `json:"createdAt,omitempty"` // RFC 3339, UTC
+	// Render names the rendering the prompt was composed with (e.g.
+	// "render-v2"); empty for runs recorded before it was recorded. Replay
+	// reproduces PromptHash only with the same rendering.
+	Render    string `json:"render,omitempty"`
+	CreatedAt string `json:"createdAt,omitempty"` // RFC 3339, UTC
 }
 
 // Options are the composition options a run used.
@@ -88,6 +92,9 @@ type ObservationRef struct {
 	FromSeq  int64  `json:"fromSeq"`
 	ToSeq    int64  `json:"toSeq"`
 	Level    string `json:"level,omitempty"`
+	// Untrusted is set when the observation was rendered as untrusted (its
+	// sources include tool output).
+	Untrusted bool `json:"untrusted,omitempty"`
 }
 
 // Retrieval says how each recall channel fared: "ok", "off" (not asked for),

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/mnemo-go/mnemo/internal/render"
 )
 
 // ToolName is the name of the tool through which the model updates working
@@ -40,8 +41,9 @@ func (m *Memory) Render(ctx context.Context, key string) (string, error) {
 // RenderState returns the system-part section for st: a heading, short
 // instructions on when and how to update it (or that it is read-only), and
 // the state between <working_memory> tags — JSON indented by two spaces in
-// schema mode, the markdown as is in template mode. Text that could close the
-// tag early is escaped. A read-only memory with an empty state renders as "".
+// schema mode, the markdown as is in template mode — escaped by render.JSON
+// or render.Text, so no tag can be opened or closed from inside the state
+// and marker-shaped text is quoted. A read-only memory with an empty state renders as "".
 // The result ends with a newline.
 func (m *Memory) RenderState(st State) string {
 	content := st.Content
@@ -51,10 +53,10 @@ func (m *Memory) RenderState(st State) string {
 			content = buf.String()
 		}
 		// '<' only occurs inside JSON strings, where \u003c means the same:
-		// no tag can be closed from inside the state.
-		content = escapeJSONAngles(content)
+		// no tag can be opened or closed from inside the state.
+		content = render.JSON(content)
 	} else {
-		content = closeTag.ReplaceAllString(content, `<\/working_memory`)
+		content = render.Text(content)
 	}
 	empty := strings.TrimSpace(st.Content) == "" || (m.cfg.Mode == ModeSchema && strings.TrimSpace(st.Content) == "{}")
 	if m.cfg.ReadOnly && empty {
@@ -82,16 +84,11 @@ func (m *Memory) RenderState(st State) string {
 		b.WriteString(instrTemplate)
 	}
 	b.WriteString(" " + instrData + "\n")
-	fmt.Fprintf(&b, "<working_memory scope=%q version=\"%d\">\n", string(m.cfg.Scope), st.Version)
+	b.WriteString(render.Open(TagWorkingMemory, "scope", string(m.cfg.Scope), "version", strconv.FormatInt(st.Version, 10)) + "\n")
 	b.WriteString(strings.TrimRight(content, "\n"))
-	b.WriteString("\n</working_memory>\n")
+	b.WriteString("\n" + render.Close(TagWorkingMemory) + "\n")
 	return b.String()
 }
 
-var closeTag = regexp.MustCompile(`(?i)</working_memory`)
-
-// escapeJSONAngles escapes '<', '>' and '&' inside JSON text as \u003c,
-// \u003e and \u0026; outside strings they cannot occur in valid JSON.
-func escapeJSONAngles(s string) string {
-	return strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`).Replace(s)
-}
+// TagWorkingMemory is the tag that delimits the state in the system part.
+const TagWorkingMemory = "working_memory"

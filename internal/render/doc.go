@@ -1,0 +1,44 @@
+// Package render is the one place where stored text becomes prompt text.
+//
+// Everything mnemo writes into a prompt from its store — observation and
+// reflection text, working memory, recalled and recent message content,
+// tool output — passes through this package, so that stored text can never
+// pass for mnemo's own structure:
+//
+//   - Text and JSON escape stored text placed inside a delimited block of the
+//     system part ("<observations>", "<working_memory>"): '<', '>' and '&'
+//     (and the full-width and small-form look-alikes of '<' and '>') become
+//     character references (Text) or \uXXXX escapes (JSON), so no stored text
+//     can open or close a tag. mnemo's own delimiters are written by Open and
+//     Close, and are the only '<' of the system part.
+//   - Message quotes marker-shaped text in message content: a "[recalled"
+//     (any case, full-width brackets or letters, spaces or invisible format
+//     characters after the bracket) becomes "[quoted: recalled". A genuine
+//     recall marker is written by mnemo at the very start of a recalled
+//     message, after Message ran, so it is the only marker a prompt holds.
+//     Text and JSON quote markers too.
+//   - Time and ZoneName write the dates of markers and observations with
+//     their time zone; ParseZone reads a zone name back (replay).
+//
+// Nothing here changes what is stored: escaping happens at render time, so
+// the store keeps what was said, and turns stored before a rule existed are
+// rendered by the rule.
+//
+// # Invariants
+//
+//   - For every s, Text(s), JSON(s) and Attr(s) contain no '<' or '>' and no
+//     marker-shaped text; Message(s) contains no marker-shaped text. Each is
+//     idempotent on its own output's structure (a quoted marker is not a
+//     marker).
+//   - Escaping is lossless for Text and JSON: the original is recovered by
+//     decoding the references (Text) or the JSON string (JSON), up to the
+//     inserted "quoted: ".
+//
+// # Concurrency
+//
+// Every function is pure and safe for concurrent use.
+//
+// # Errors
+//
+// ParseZone returns ErrUnknownZone for a zone name it cannot resolve.
+package render

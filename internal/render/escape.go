@@ -1,0 +1,99 @@
+package render
+
+import (
+	"regexp"
+	"strings"
+)
+
+// textEscaper escapes stored text for the inside of a system-part block.
+// '&' is escaped too, so the escaping is unambiguous (lossless). The
+// full-width (U+FF1C, U+FF1E) and small-form (U+FE64, U+FE65) angle brackets
+// read as '<' and '>' to a model and are escaped like them.
+var textEscaper = strings.NewReplacer(
+	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+	"＜", "&#xFF1C;", "＞", "&#xFF1E;", "﹤", "&#xFE64;", "﹥", "&#xFE65;",
+)
+
+// jsonEscaper is textEscaper for JSON text: '<', '>' and '&' occur in valid
+// JSON only inside strings, where the \u escapes mean the same characters.
+var jsonEscaper = strings.NewReplacer(
+	"&", `\u0026`, "<", `\u003c`, ">", `\u003e`,
+	"＜", `\uff1c`, "＞", `\uff1e`, "﹤", `\ufe64`, "﹥", `\ufe65`,
+)
+
+// attrEscaper escapes an attribute value written between double quotes.
+var attrEscaper = strings.NewReplacer(
+	"&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;",
+	"＜", "&#xFF1C;", "＞", "&#xFF1E;", "﹤", "&#xFE64;", "﹥", "&#xFE65;",
+	"\n", " ", "\r", " ",
+)
+
+// Text escapes stored text for the inside of a delimited block of the system
+// part (an observation, a reflection, a markdown working memory): no '<' or
+// '>' is left, so the text cannot open or close a tag, and marker-shaped
+// text is quoted as Message does.
+func Text(s string) string { return Message(textEscaper.Replace(s)) }
+
+// JSON escapes JSON text (a schema-mode working memory) for the inside of a
+// delimited block: '<', '>', '&' and their look-alikes become \u escapes,
+// which mean the same inside JSON strings, and marker-shaped text is quoted.
+// The result is valid JSON when s is.
+func JSON(s string) string { return Message(jsonEscaper.Replace(s)) }
+
+// Attr escapes a value written inside double quotes in one of mnemo's tags:
+// Text's escapes plus '"' and line breaks (as a space).
+func Attr(s string) string { return Message(attrEscaper.Replace(s)) }
+
+// MarkerWord is the word that opens mnemo's recall marker, "[recalled · …]".
+const MarkerWord = "recalled"
+
+// QuotedPrefix is inserted after the bracket of marker-shaped text found in
+// stored text: "[recalled" is rendered as "[quoted: recalled".
+const QuotedPrefix = "quoted: "
+
+// markerShaped matches the opening of marker-shaped text: '[' or '［', any
+// spaces or invisible format characters (zero-width space, joiners, BOM),
+// then "recalled" in any case, each letter ASCII or full-width.
+var markerShaped = func() *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString(`([\[［])([\s\p{Cf}]*)(`)
+	for _, r := range MarkerWord {
+		up := r - 'a' + 'A'
+		// Full-width Latin letters are U+FF21 (A) and U+FF41 (a) onwards.
+		b.WriteString(string([]rune{'[', r, up, 0xFF41 + r - 'a', 0xFF21 + r - 'a', ']'}))
+	}
+	b.WriteString(`)`)
+	return regexp.MustCompile(b.String())
+}()
+
+// Message quotes marker-shaped text in message content (any role, recent or
+// recalled): every "[recalled" becomes "[quoted: recalled" (see
+// markerShaped for what counts), so a stored turn can neither pass for a
+// recalled one nor nest a second marker inside a genuine one. The rest of
+// the content is unchanged: messages are delimited by the provider's roles,
+// not by tags.
+func Message(s string) string {
+	if !strings.ContainsAny(s, "[［") {
+		return s
+	}
+	return markerShaped.ReplaceAllString(s, "${1}"+QuotedPrefix+"${2}${3}")
+}
+
+// Open writes an opening tag of mnemo's own: <name k1="v1" k2="v2">, each
+// value escaped by Attr; attrs are key, value pairs, and a pair whose value
+// is empty is left out. Names and keys are mnemo's constants.
+func Open(name string, attrs ...string) string {
+	var b strings.Builder
+	b.WriteString("<" + name)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		if attrs[i+1] == "" {
+			continue
+		}
+		b.WriteString(" " + attrs[i] + `="` + Attr(attrs[i+1]) + `"`)
+	}
+	b.WriteString(">")
+	return b.String()
+}
+
+// Close writes the closing tag of Open(name, …).
+func Close(name string) string { return "</" + name + ">" }
