@@ -32,8 +32,8 @@ type AppendResult struct {
 	ThreadID   string
 	ResourceID string
 	// Seqs holds the seq of each request message, in request order; a
-	// message that was already stored (same id, same content) reports its
-	// stored seq.
+	// message that was already stored (same id, content and metadata)
+	// reports its stored seq.
 	Seqs []int64
 	// IDs holds the id of each request message (generated ids included).
 	IDs []string
@@ -48,8 +48,8 @@ type AppendResult struct {
 //
 // Errors: a *ValidationError (errors.Is ErrInvalidInput) naming the message
 // index and field; ErrResourceMismatch when the thread belongs to another
-// resource; ErrConflict when a message id is stored with other content or in
-// another thread. On any error nothing of the request is stored.
+// resource; ErrConflict when a message id is stored with other content,
+// other metadata or in another thread (or repeated so within req). On any error nothing of the request is stored.
 func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -173,8 +173,9 @@ func estimateTokens(content, name string, calls []byte) int {
 
 // digest identifies a message's content for idempotent appends: role,
 // content (the full text for a large tool result), name, tool call id and
-// tool calls, after redaction. Metadata and created time are not part of it,
-// so a framework that re-sends a message with a new timestamp is not refused.
+// tool calls, after redaction. The created time is not part of it, so a
+// framework that re-sends a message with a new timestamp is not refused;
+// metadata is compared on its own (appendTx), as stored JSON.
 func digest(role, content, name, toolCallID string, calls []byte) string {
 	h := sha256.New()
 	for _, s := range []string{role, content, name, toolCallID, string(calls)} {
@@ -221,7 +222,7 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 	if err != nil {
 		return err
 	}
-	lookup, err := e.txStmt(ctx, tx, `SELECT thread_id, seq, digest FROM messages WHERE id = ?`)
+	lookup, err := e.txStmt(ctx, tx, `SELECT thread_id, seq, digest, metadata FROM messages WHERE id = ?`)
 	if err != nil {
 		return err
 	}
@@ -235,20 +236,26 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 			if rows[j].digest != r.digest {
 				return fmt.Errorf("%w: messages[%d].id %q repeats messages[%d] with other content", ErrConflict, i, r.ID, j)
 			}
+			if !bytes.Equal(rows[j].metadataJSON, r.metadataJSON) {
+				return fmt.Errorf("%w: messages[%d].id %q repeats messages[%d] with other metadata", ErrConflict, i, r.ID, j)
+			}
 			res.Seqs[i] = res.Seqs[j]
 			res.Duplicates++
 			continue
 		}
 		inBatch[r.ID] = i
-		var thread, dig string
+		var thread, dig, meta string
 		var seq int64
-		err := lookup.QueryRowContext(ctx, r.ID).Scan(&thread, &seq, &dig)
+		err := lookup.QueryRowContext(ctx, r.ID).Scan(&thread, &seq, &dig, &meta)
 		if err == nil {
 			if thread != req.ThreadID {
 				return fmt.Errorf("%w: messages[%d].id %q is stored in another thread", ErrConflict, i, r.ID)
 			}
 			if dig != r.digest {
 				return fmt.Errorf("%w: messages[%d].id %q (stored as seq %d)", ErrConflict, i, r.ID, seq)
+			}
+			if meta != string(r.metadataJSON) {
+				return fmt.Errorf("%w: messages[%d].id %q is stored as seq %d with other metadata", ErrConflict, i, r.ID, seq)
 			}
 			res.Seqs[i] = seq
 			res.Duplicates++

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
@@ -147,6 +148,34 @@ func TestAppendIdempotent(t *testing.T) {
 		ms, _ := e.Messages(ctx, "t", 1, 0)
 		if len(ms) != 3 {
 			t.Fatalf("a refused append stored messages: %d, want 3", len(ms))
+		}
+	})
+	t.Run("ErrConflictMetadata", func(t *testing.T) {
+		// The same id and content with other metadata is a conflict, not a
+		// silent duplicate (issue 12 item 8); a new created time is not.
+		tagged := func(id string, md map[string]any) engine.Message {
+			m := user(id, "tagged")
+			m.Metadata = md
+			return m
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{tagged("md1", map[string]any{"topic": "a", "n": 1})}}); err != nil {
+			t.Fatal(err)
+		}
+		again := tagged("md1", map[string]any{"n": 1, "topic": "a"})
+		again.CreatedAt = time.Now().Add(time.Hour)
+		res, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{again}})
+		if err != nil || res.Duplicates != 1 {
+			t.Fatalf("same metadata: %+v, %v; want a duplicate", res, err)
+		}
+		for name, req := range map[string][]engine.Message{
+			"Stored":     {tagged("md1", map[string]any{"topic": "b", "n": 1})},
+			"NoneNow":    {tagged("md1", nil)},
+			"InOneBatch": {tagged("md2", map[string]any{"topic": "a"}), tagged("md2", map[string]any{"topic": "b"})},
+		} {
+			_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: req})
+			if !errors.Is(err, engine.ErrConflict) || !strings.Contains(err.Error(), "other metadata") {
+				t.Fatalf("%s: err = %v, want ErrConflict naming the metadata", name, err)
+			}
 		}
 	})
 	t.Run("ErrConflictOtherThread", func(t *testing.T) {

@@ -38,8 +38,9 @@
 //     redact_json.go): messages, metadata, tool-call arguments, thread
 //     titles, memctx queries, working memory, observations. JSON stays
 //     valid JSON.
-//   - Appending a message whose id is stored with the same content is a no-op
-//     returning the stored seq; the same id with other content is ErrConflict.
+//   - Appending a message whose id is stored with the same content and
+//     metadata is a no-op returning the stored seq (its created time may
+//     differ); the same id with other content or metadata is ErrConflict.
 //   - The messages of a Context are always accepted by an OpenAI-style API
 //     (INV-PAIR): every assistant tool-call message is immediately followed
 //     by the results of exactly its calls; no tool result appears without its

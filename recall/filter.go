@@ -123,7 +123,9 @@ func (f *Filter) Match(d *Doc) bool {
 
 // ParseFilter parses a JSON filter. Empty input, whitespace, "null" and "{}"
 // give a nil *Filter (no filtering) and no error. An invalid filter returns a
-// *FilterError naming the path and operator, matching ErrInvalidFilter.
+// *FilterError naming the path and operator, matching ErrInvalidFilter; an
+// object that names one key twice ({"role":"user","role":"tool"}) is invalid,
+// at the path of the repeated key, rather than "last key wins".
 func ParseFilter(raw []byte) (*Filter, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -137,6 +139,9 @@ func ParseFilter(raw []byte) (*Filter, error) {
 	}
 	if dec.More() {
 		return nil, &FilterError{Err: errors.New("trailing data after the filter object")}
+	}
+	if path, key, dup := repeatedKey(raw); dup {
+		return nil, &FilterError{Path: path, Err: fmt.Errorf("key %q is repeated in one object (JSON decoding would keep the last silently)", key)}
 	}
 	p := &parser{}
 	obj, ok := v.(map[string]any)
@@ -450,4 +455,71 @@ func joinPath(path, k string) string {
 func sortedKeys(m map[string]any) []string {
 	// Sorted for deterministic error paths.
 	return slices.Sorted(maps.Keys(m))
+}
+
+// repeatedKey walks raw (one valid JSON value) and returns the path of the
+// first key that occurs twice in one object, and that key. Paths are those of
+// FilterError: keys joined by ".", array elements as "[i]".
+func repeatedKey(raw []byte) (path, key string, dup bool) {
+	type frame struct {
+		array   bool
+		path    string
+		keys    map[string]bool
+		key     string // the object key whose value comes next
+		wantKey bool   // an object expects a key (or its end) next
+		index   int
+	}
+	var stack []*frame
+	// valuePath is the path of the value about to be read.
+	valuePath := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		top := stack[len(stack)-1]
+		if top.array {
+			return fmt.Sprintf("%s[%d]", top.path, top.index)
+		}
+		return joinPath(top.path, top.key)
+	}
+	// done records that a value of the top frame was read.
+	done := func() {
+		if len(stack) == 0 {
+			return
+		}
+		top := stack[len(stack)-1]
+		if top.array {
+			top.index++
+		} else {
+			top.wantKey = true
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", "", false // EOF, or invalid JSON that Decode reports
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				stack = append(stack, &frame{array: t == '[', path: valuePath(), keys: map[string]bool{}, wantKey: t == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+				done()
+			}
+			continue
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].wantKey {
+				f := stack[n-1]
+				if f.keys[t] {
+					return joinPath(f.path, t), t, true
+				}
+				f.keys[t], f.key, f.wantKey = true, t, false
+				continue
+			}
+		}
+		done()
+	}
 }

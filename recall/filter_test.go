@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -289,6 +290,12 @@ func TestFilterInvalid(t *testing.T) {
 		{`{"metadata.":1}`, "metadata.", ""},
 		{`{"role":{}}`, "role", ""},
 		{`{"$and":[{"$or":[{"seq":{"$lt":"x"}}]}]}`, "$and[0].$or[0].seq", "$lt"},
+		// A repeated key is an error, not "last key wins" (issue 12 item 8).
+		{`{"role":"user","role":"tool"}`, "role", ""},
+		{`{"seq":{"$gt":1,"$gt":5}}`, "seq.$gt", ""},
+		{`{"$or":[{"role":"user"},{"threadId":"a","threadId":"b"}]}`, "$or[1].threadId", ""},
+		{`{"":1,"":2}`, "", ""},
+		{`{"metadata.x":{"$in":[1,2]},"metadata.x":3}`, "metadata.x", ""},
 	} {
 		t.Run(tc.js, func(t *testing.T) {
 			_, err := recall.ParseFilter([]byte(tc.js))
@@ -341,4 +348,22 @@ func FuzzParseFilter(f *testing.F) {
 			pf.Match(&docs[i])
 		}
 	})
+}
+
+// TestFilterRepeatedKey: a key repeated in one object is refused with a
+// message that says so; the same key in different objects is fine.
+func TestFilterRepeatedKey(t *testing.T) {
+	_, err := recall.ParseFilter([]byte(`{"role":"user","role":"tool"}`))
+	if !errors.Is(err, recall.ErrInvalidFilter) || !strings.Contains(err.Error(), `key "role" is repeated`) {
+		t.Fatalf("err = %v, want a repeated-key FilterError", err)
+	}
+	for _, ok := range []string{
+		`{"$or":[{"role":"user"},{"role":"tool"}]}`,
+		`{"seq":{"$gt":1},"metadata.seq":{"$gt":1}}`,
+		`{"metadata.a":{"$in":["x","x"]}}`,
+	} {
+		if _, err := recall.ParseFilter([]byte(ok)); err != nil {
+			t.Fatalf("%s: %v", ok, err)
+		}
+	}
 }

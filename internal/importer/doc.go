@@ -10,6 +10,11 @@
 //   - LongMemEval threads are named by position ("<question_id>:s<index>");
 //     the original session ids and has_answer flags are never stored, so a
 //     retriever cannot see which sessions hold the answer.
+//   - Text is imported as written or not at all: a record that is not valid
+//     UTF-8, or whose JSON escapes encode half a surrogate pair, is malformed
+//     (ErrInvalidText), never stored with U+FFFD in place of the bad bytes.
+//   - A record whose id is stored with the same content but other metadata
+//     is a conflict (engine.ErrConflict), reported like a malformed record.
 //   - A malformed record is reported with its line (JSONL) or JSON path and
 //     skipped; with Strict the import stops at the first one. What was stored
 //     before a strict stop stays stored (each thread batch is atomic).

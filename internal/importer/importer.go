@@ -59,7 +59,7 @@ type Report struct {
 	Resources  int            `json:"resources"`
 	Threads    int            `json:"threads"`
 	Messages   int            `json:"messages"`   // messages stored now
-	Duplicates int            `json:"duplicates"` // messages already stored (same id and content)
+	Duplicates int            `json:"duplicates"` // messages already stored (same id, content and metadata)
 	Skipped    int            `json:"skipped"`    // malformed records left out
 	Problems   []*RecordError `json:"-"`
 }

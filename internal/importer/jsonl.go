@@ -133,6 +133,9 @@ func lineID(thread string, ordinal int, line []byte) string {
 // parseJSONL decodes one JSONL record. The engine validates the message
 // itself; this checks the record's shape.
 func parseJSONL(b []byte) (thread, resource string, m engine.Message, err error) {
+	if err := checkText(b); err != nil {
+		return "", "", m, err
+	}
 	var rec jsonlRecord
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&rec); err != nil {

@@ -3,6 +3,7 @@ package importer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,5 +62,67 @@ func TestNothingImported(t *testing.T) {
 	}
 	if _, err := importer.Import(ctx, e, t.TempDir(), importer.Options{}); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Fatalf("directory: %v", err)
+	}
+}
+
+// TestJSONLInvalidText: a line that is not valid UTF-8, or whose escapes
+// encode half a surrogate pair, is refused as Append refuses it (issue 12
+// item 8) — encoding/json would have stored U+FFFD in its place.
+func TestJSONLInvalidText(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	body := `{"thread":"t","resource":"r","id":"ok1","role":"user","content":"caf\u00e9 \ud83d\ude00 \\ud800 is text"}
+{"thread":"t","resource":"r","id":"bad1","role":"user","content":"caf` + "\xe9" + `"}
+{"thread":"t","resource":"r","id":"bad2","role":"user","content":"half \ud800 pair"}
+{"thread":"t","resource":"r","id":"bad3","role":"user","content":"low \udc00 first"}
+{"thread":"t","resource":"r","id":"bad4","role":"user","content":"ok","metadata":{"k":"` + "\xff\xfe" + `"}}
+`
+	p := writeFile(t, "text.jsonl", body)
+	rep, err := importer.Import(ctx, e, p, importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Messages != 1 || rep.Skipped != 4 {
+		t.Fatalf("report %+v %v; want 1 stored, 4 skipped", rep, rep.Problems)
+	}
+	for i, pr := range rep.Problems {
+		if want := fmt.Sprintf("line %d", i+2); pr.Where != want || !errors.Is(pr, importer.ErrInvalidText) {
+			t.Fatalf("problem %d: %v (at %s), want ErrInvalidText at %s", i, pr, pr.Where, want)
+		}
+	}
+	ms, err := e.Messages(ctx, "t", 1, 0)
+	if err != nil || len(ms) != 1 || ms[0].Content != "café 😀 \\ud800 is text" {
+		t.Fatalf("stored %+v, %v", ms, err)
+	}
+	if _, err := importer.Import(ctx, e, p, importer.Options{Strict: true}); !errors.Is(err, importer.ErrInvalidText) {
+		t.Fatalf("strict: err = %v, want ErrInvalidText", err)
+	}
+	t.Run("LoCoMo", func(t *testing.T) {
+		bad := strings.Replace(locomoSample, "adopted a cat", "adopted a c\xffat", 1)
+		rep, err := importer.Import(ctx, e, writeFile(t, "bad.json", bad), importer.Options{Format: importer.FormatLoCoMo})
+		if len(rep.Problems) != 1 || !errors.Is(rep.Problems[0], importer.ErrInvalidText) || rep.Messages != 0 {
+			t.Fatalf("report %+v %v, err %v", rep, rep.Problems, err)
+		}
+	})
+}
+
+// TestJSONLMetadataConflict: re-importing a line with the same id and
+// content but other metadata is a conflict, reported and skipped; with the
+// same metadata it is a duplicate.
+func TestJSONLMetadataConflict(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	line := func(topic string) string {
+		return `{"thread":"t","resource":"r","id":"m1","role":"user","content":"hello","metadata":{"topic":"` + topic + `"}}` + "\n"
+	}
+	if rep, err := importer.Import(ctx, e, writeFile(t, "a.jsonl", line("a")), importer.Options{}); err != nil || rep.Messages != 1 {
+		t.Fatalf("first import: %+v, %v", rep, err)
+	}
+	if rep, err := importer.Import(ctx, e, writeFile(t, "a.jsonl", line("a")), importer.Options{}); err != nil || rep.Duplicates != 1 {
+		t.Fatalf("same metadata: %+v, %v", rep, err)
+	}
+	rep, err := importer.Import(ctx, e, writeFile(t, "b.jsonl", line("b")), importer.Options{})
+	if len(rep.Problems) != 1 || !errors.Is(rep.Problems[0], engine.ErrConflict) || rep.Duplicates != 0 {
+		t.Fatalf("other metadata: %+v %v, %v; want one ErrConflict", rep, rep.Problems, err)
 	}
 }

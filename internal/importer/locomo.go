@@ -76,8 +76,18 @@ func (w *writer) locomo(r io.Reader) error {
 		return fmt.Errorf("importer: %s: LoCoMo data must be a JSON array", w.rep.File)
 	}
 	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
+		}
 		var s LoCoMoSample
-		if err := dec.Decode(&s); err != nil {
+		if err := checkText(raw); err != nil {
+			if perr := w.problem(fmt.Sprintf("[%d]", i), err); perr != nil {
+				return perr
+			}
+			continue
+		}
+		if err := json.Unmarshal(raw, &s); err != nil {
 			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
 		}
 		if err := w.locomoSample(i, &s); err != nil {

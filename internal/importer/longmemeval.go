@@ -52,8 +52,18 @@ func (w *writer) longmemeval(r io.Reader) error {
 		return fmt.Errorf("importer: %s: LongMemEval data must be a JSON array", w.rep.File)
 	}
 	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
+		}
 		var q LongMemEvalQuestion
-		if err := dec.Decode(&q); err != nil {
+		if err := checkText(raw); err != nil {
+			if perr := w.problem(fmt.Sprintf("[%d]", i), err); perr != nil {
+				return perr
+			}
+			continue
+		}
+		if err := json.Unmarshal(raw, &q); err != nil {
 			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
 		}
 		if err := w.longmemevalQuestion(i, &q); err != nil {
