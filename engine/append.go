@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -49,7 +50,8 @@ type AppendResult struct {
 // Errors: a *ValidationError (errors.Is ErrInvalidInput) naming the message
 // index and field; ErrResourceMismatch when the thread belongs to another
 // resource; ErrConflict when a message id is stored with other content,
-// other metadata or in another thread (or repeated so within req). On any error nothing of the request is stored.
+// other metadata or in another thread (or repeated so within req). On any
+// error nothing of the request is stored.
 func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
