@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/mnemo-go/mnemo/internal/tokens"
 )
 
 // AppendRequest adds messages to a thread.
@@ -142,7 +144,7 @@ func (e *Engine) prepare(i int, m Message, now time.Time) (row, error) {
 		m.Content = summarizeToolResult(m.Content, e.limits.ToolResultInlineBytes)
 		m.Truncated = true
 	}
-	m.Tokens = estimateTokens(m.Content, m.Name, r.toolCallsJSON)
+	m.Tokens = tokens.Message(m.Content, m.Name, r.toolCallsJSON)
 	r.digest = digest(m.Role, r.fullContent(m.Content), m.Name, m.ToolCallID, r.toolCallsJSON)
 	r.Message = m
 	return r, nil
@@ -166,12 +168,6 @@ func summarizeToolResult(s string, limit int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// estimateTokens estimates tokens at about 4 bytes each (the usual rule of
-// thumb for English with BPE tokenizers), plus 4 for the message framing.
-func estimateTokens(content, name string, calls []byte) int {
-	return (len(content)+len(name)+len(calls)+3)/4 + 4
-}
 
 // digest identifies a message's content for idempotent appends: role,
 // content (the full text for a large tool result), name, tool call id and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/mnemo-go/mnemo/internal/tokens"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/recall"
@@ -207,6 +208,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		Observations:       obsRefs,
 		ObservationCount:   len(obsRefs),
 		WorkingMemoryChars: wmChars,
+		Tokens:             partTokens(turns, obs, wmText, tools),
 		Retrieval:          retrieval,
 		PromptHash:         c.PromptHash,
 		Render:             RenderVersion,
@@ -263,12 +265,12 @@ func (e *Engine) lastUserText(ctx context.Context, threadID string, recent []Mes
 	return s, nil
 }
 
-// observationTokens estimates the tokens of rendered observations, as
-// estimateTokens does for messages (plus their provenance line).
+// observationTokens estimates the tokens of rendered observations with the
+// one estimator (internal/tokens), plus 16 for each one's provenance line.
 func observationTokens(obs []observe.Observation) int {
 	n := 0
 	for _, o := range obs {
-		n += (len(o.Content)+3)/4 + 16
+		n += tokens.Text(o.Content) + 16
 	}
 	return n
 }

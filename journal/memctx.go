@@ -50,6 +50,7 @@ type MemCtx struct {
 	ObservationCount   int              `json:"observationCount"`
 	Observations       []ObservationRef `json:"observations"`
 	WorkingMemoryChars int              `json:"workingMemoryChars"`
+	Tokens             *Tokens          `json:"tokens,omitempty"` // nil in records written before token figures existed
 	Retrieval          Retrieval        `json:"retrieval"`
 	PromptHash         string           `json:"promptHash"`
 	// Render names the rendering the prompt was composed with (e.g.
@@ -57,6 +58,22 @@ type MemCtx struct {
 	// reproduces PromptHash only with the same rendering.
 	Render    string `json:"render,omitempty"`
 	CreatedAt string `json:"createdAt,omitempty"` // RFC 3339, UTC
+}
+
+// Tokens are the estimated tokens (mnemo's one estimator, about 4 bytes a
+// token plus 4 per message; internal/tokens) of each part of a run's
+// composed context: the recent window's turns, the recalled turns, the
+// rendered observations, the rendered working memory and the offered tool
+// definitions. Total is their sum. With a token budget, Total may exceed
+// Options.TokenBudget only by the recent window, working memory and tools,
+// which the budget never removes.
+type Tokens struct {
+	Recent        int `json:"recent"`
+	Recalled      int `json:"recalled"`
+	Observations  int `json:"observations"`
+	WorkingMemory int `json:"workingMemory"`
+	Tools         int `json:"tools"`
+	Total         int `json:"total"`
 }
 
 // Options are the composition options a run used.

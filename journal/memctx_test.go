@@ -23,6 +23,7 @@ func TestMemCtxSchema(t *testing.T) {
 		Recalled: []journal.Ref{{ThreadID: "user-42", Seq: 18, MessageID: "m18", Role: "user", Preview: "the refund", Score: &score, Reason: "hit"}},
 		Recent:   []journal.Ref{}, Dropped: []journal.Ref{}, Observations: []journal.ObservationRef{{ID: "o1", ThreadID: "user-42", FromSeq: 1, ToSeq: 40}},
 		Retrieval: journal.Retrieval{Lexical: "ok", Vector: "ok", Embedder: "hash-384"}, PromptHash: "sha256:x",
+		Tokens: &journal.Tokens{Recent: 1, Recalled: 2, Observations: 3, WorkingMemory: 4, Tools: 5, Total: 15},
 	}
 	b, _ := json.Marshal(rec)
 	var m map[string]any
@@ -32,7 +33,7 @@ func TestMemCtxSchema(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := []string{"createdAt", "droppedCount", "dropped", "observationCount", "observations", "options", "promptHash", "query", "recalled", "recent", "recentCount", "resourceId", "retrieval", "runId", "threadId", "workingMemoryChars"}
+	want := []string{"createdAt", "droppedCount", "dropped", "observationCount", "observations", "options", "promptHash", "query", "recalled", "recent", "recentCount", "resourceId", "retrieval", "runId", "threadId", "tokens", "workingMemoryChars"}
 	sort.Strings(want)
 	// createdAt is added by PutMemCtx; the record above has none.
 	want = want[1:]
@@ -56,6 +57,16 @@ func TestMemCtxSchema(t *testing.T) {
 		if _, ok := opts[k]; !ok {
 			t.Errorf("options lack %q", k)
 		}
+	}
+	// tokens: estimated tokens per part and their total (issue 19 item 8).
+	tok := m["tokens"].(map[string]any)
+	for _, k := range []string{"recent", "recalled", "observations", "workingMemory", "tools", "total"} {
+		if _, ok := tok[k]; !ok {
+			t.Errorf("tokens lack %q: %v", k, tok)
+		}
+	}
+	if len(tok) != 6 {
+		t.Errorf("tokens %v, want exactly the 6 figures", tok)
 	}
 	ret := m["retrieval"].(map[string]any)
 	if ret["lexical"] != "ok" || ret["embedder"] != "hash-384" {

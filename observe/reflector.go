@@ -12,6 +12,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/mnemo-go/mnemo/internal/tokens"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
@@ -40,11 +41,11 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 	if err != nil {
 		return nil, err
 	}
-	tokens := 0
+	total := 0
 	for _, l := range live {
-		tokens += estimateTokens(l.Content)
+		total += tokens.Text(l.Content)
 	}
-	if len(live) < 2 || (!force && tokens < o.cfg.ReflectThreshold) {
+	if len(live) < 2 || (!force && total < o.cfg.ReflectThreshold) {
 		return nil, nil
 	}
 	slices.SortFunc(live, func(a, b Observation) int {

@@ -2,7 +2,10 @@ package observe
 
 import (
 	"context"
+	"encoding/json"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/tokens"
 )
 
 // Turn is one stored message as the observer sees it. The engine adapts its
@@ -17,7 +20,7 @@ type Turn struct {
 	Content    string
 	ToolCalls  []ToolCall // assistant turns only
 	ToolCallID string     // tool turns only: the call answered
-	Tokens     int        // stored estimate; 0 means estimate from Content
+	Tokens     int        // stored estimate; 0 means estimate from Content, Name and ToolCalls
 	CreatedAt  time.Time
 }
 
@@ -41,13 +44,16 @@ type Source interface {
 	Messages(ctx context.Context, threadID string, fromSeq, toSeq int64) ([]Turn, error)
 }
 
-// tokens returns the turn's token estimate: the stored one, or about four
-// bytes a token, the same rule the engine uses when storing.
+// tokens returns the turn's token estimate: the stored one, or the one the
+// engine stores for such a message (internal/tokens: content, name and tool
+// calls), so a custom Source that leaves Tokens zero is not undercounted.
 func (t Turn) tokens() int {
 	if t.Tokens > 0 {
 		return t.Tokens
 	}
-	return estimateTokens(t.Content)
+	var calls []tokens.Call
+	for _, c := range t.ToolCalls {
+		calls = append(calls, tokens.Call{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments)})
+	}
+	return tokens.Message(t.Content, t.Name, tokens.CallsJSON(calls))
 }
-
-func estimateTokens(s string) int { return (len(s) + 3) / 4 }

@@ -146,7 +146,12 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	for _, x := range r.Observations {
 		fmt.Fprintf(w, " %s[%s #%d–%d]", x.ID, x.ThreadID, x.FromSeq, x.ToSeq)
 	}
-	fmt.Fprintf(w, "\nworking memory: %d chars\npromptHash: %s\n", r.WorkingMemoryChars, r.PromptHash)
+	fmt.Fprintf(w, "\nworking memory: %d chars\n", r.WorkingMemoryChars)
+	if t := r.Tokens; t != nil {
+		fmt.Fprintf(w, "tokens (estimated): recent %d, recalled %d, observations %d, working memory %d, tools %d, total %d\n",
+			t.Recent, t.Recalled, t.Observations, t.WorkingMemory, t.Tools, t.Total)
+	}
+	fmt.Fprintf(w, "promptHash: %s\n", r.PromptHash)
 }
 
 func orDash(s string) string {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/internal/tokens"
 )
 
 // ChatFunc answers one chat completion request. Returning a *StatusError
@@ -210,8 +212,8 @@ func (s *Server) complete(resp openai.ChatCompletionResponse, req openai.ChatCom
 	return resp
 }
 
-// estimateTokens is the usual ~4 bytes a token.
-func estimateTokens(s string) int { return (len(s) + 3) / 4 }
+// estimateTokens is mnemo's one estimator (internal/tokens).
+func estimateTokens(s string) int { return tokens.Text(s) }
 
 // ValidateChat checks req against the rules the real chat completions API
 // enforces and that mnemo must respect (DESIGN.md: "The output must always be
