@@ -21,7 +21,8 @@
 //     entries, stored embeddings, observations and their memo entries,
 //     memctx previews, working memory; once it returns the erased text is in
 //     no file of the data directory, and a crash after its commit is
-//     completed by Open.
+//     completed by Open. Erased owners (deleted threads, an erased resource)
+//     leave only opaque tombstones in the records kept (tombstone.go).
 //   - A thread belongs to exactly one resource. A resource never reads or
 //     writes another's data: a thread's working memory belongs to the
 //     thread's resource and can be written only once the thread exists

@@ -115,7 +115,11 @@ func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResul
 // DeleteMessages for each of its messages, plus the thread row, its
 // tombstones, its observations (invalidated and scrubbed), its working
 // memory (scope thread) and the tool applications of its runs. The thread id
-// may be used again afterwards; it starts a new thread.
+// may be used again afterwards; it starts a new thread, which sees nothing
+// of the old one: where a record is kept (its runs' memctx records and
+// owners, its observation rows) the thread id and its turns' message ids
+// are replaced by opaque tombstones (TombstonePrefix, tombstone.go), and the
+// runs stay claimed by the tombstone.
 //
 // It returns ErrThreadNotFound when the thread does not exist.
 func (e *Engine) DeleteThread(ctx context.Context, threadID string) (*EraseResult, error) {
@@ -129,8 +133,11 @@ func (e *Engine) DeleteThread(ctx context.Context, threadID string) (*EraseResul
 }
 
 // DeleteResource erases every thread of a resource (see DeleteThread) and
-// the resource's working memory (scope resource). A resource with nothing
-// stored is not an error: the result is empty.
+// every working-memory state the resource owns (both scopes). The resource
+// id, often an e-mail address, is replaced by an opaque tombstone wherever
+// a record is kept (memctx records, run owners, observation rows), so once
+// DeleteResource returns the id is in no file of the data directory. A
+// resource with nothing stored is not an error: the result is empty.
 func (e *Engine) DeleteResource(ctx context.Context, resourceID string) (*EraseResult, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -365,6 +372,18 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 			res.WorkingMemory += int(n)
 		}
 	}
+
+	// Erased owners leave only opaque tombstones (tombstone.go); the
+	// residue check looks for their ids too.
+	erasedResource := ""
+	if kind == eraseResource {
+		erasedResource = targets[0]
+		res.texts = append(res.texts, erasedResource)
+	}
+	if err := entombOwners(ctx, tx, threads, erasedResource); err != nil {
+		return nil, err
+	}
+	res.texts = append(res.texts, threads...)
 
 	for _, m := range msgs {
 		res.keys = append(res.keys, threadKey(m.thread), resourceKey(m.resource))

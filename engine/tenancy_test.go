@@ -323,3 +323,93 @@ func TestRefusalsNameNoOtherResource(t *testing.T) {
 		t.Fatal("a refused append created its thread")
 	}
 }
+
+// TestDeleteResourceLeavesNoOwnerID is issue 12 item 11: after
+// DeleteResource the resource id (often an e-mail address) stayed in run
+// records, the runs' owners, journal keys and observation rows. Erased
+// owners now leave only opaque tombstones; no file of the data directory
+// holds the id's bytes. The thread ids embed the resource id, as they often
+// do ("ana@example.com:trip"), so they must go too.
+func TestDeleteResourceLeavesNoOwnerID(t *testing.T) {
+	ctx := context.Background()
+	const ana, bo = "ana@example.com", "bo@example.org"
+	e := enginetest.MustOpen(t, engine.Config{
+		Observe:       &engine.ObserveConfig{SearchTool: true},
+		WorkingMemory: &working.Config{Schema: json.RawMessage(wmSchema)},
+	})
+	trip, notes := ana+":trip", ana+":notes"
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: trip, ResourceID: ana, Messages: []engine.Message{
+		{ID: ana + ":m1", Role: engine.RoleUser, Content: "I want a train from Lyon to Porto in May"},
+		{Role: engine.RoleAssistant, Content: "Let me look for trains."},
+		{Role: engine.RoleUser, Content: "And a hotel near the river"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	appendUser(t, e, notes, ana, "remember the passport renewal")
+	appendUser(t, e, "bo-chat", bo, "hello from Bo")
+	if _, err := e.DB().Exec(`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
+		VALUES ('o1', ?, ?, 1, 2, 'observation', '- wants a train to Porto', 1)`, trip, ana); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-7", ThreadID: trip, ResourceID: ana, Query: "trains for " + ana, RecentN: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.HandleToolCall(ctx, "turn-7", trip, ana, fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{"city":"Lyon"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.HandleToolCall(ctx, "turn-8", notes, ana, fakeopenai.ToolCall("call_0", tools.RecallObservationsName, `{"query":"train"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "bo-1", ThreadID: "bo-chat"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if hits := filesContaining(t, e.Dir(), ana); len(hits) == 0 {
+		t.Fatal("the fixture does not store the id: the scan below would prove nothing")
+	}
+
+	if _, err := e.DeleteResource(ctx, ana); err != nil {
+		t.Fatal(err)
+	}
+	if hits := filesContaining(t, e.Dir(), ana); len(hits) > 0 {
+		t.Fatalf("the erased resource id is still in %v", hits)
+	}
+	t.Run("RunsStayClaimed", func(t *testing.T) {
+		_, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-7", ThreadID: "bo-chat", ReplaceRun: true})
+		if !errors.Is(err, journal.ErrRunOwned) {
+			t.Fatalf("an erased owner's run id: %v, want ErrRunOwned", err)
+		}
+		rec, err := e.Journal().MemCtx(ctx, "turn-7")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(rec.ThreadID, "erased-") || !strings.HasPrefix(rec.ResourceID, "erased-") || rec.Query != engine.ErasedPreview {
+			t.Fatalf("record of an erased owner: thread %q resource %q query %q", rec.ThreadID, rec.ResourceID, rec.Query)
+		}
+		runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ResourceID: ana})
+		if err != nil || len(runs) != 0 {
+			t.Fatalf("runs listed under the erased id: %+v, %v", runs, err)
+		}
+		if _, err := e.Replay(ctx, "turn-7", engine.ReplayOptions{}); err == nil || strings.Contains(err.Error(), ana) {
+			t.Fatalf("replay of an erased owner's run: %v; want a divergence naming no id", err)
+		}
+	})
+	t.Run("OtherResourceUntouched", func(t *testing.T) {
+		rec, err := e.Journal().MemCtx(ctx, "bo-1")
+		if err != nil || rec.ThreadID != "bo-chat" || rec.ResourceID != bo {
+			t.Fatalf("Bo's record: %+v, %v", rec, err)
+		}
+		if hits := filesContaining(t, e.Dir(), "hello from Bo"); len(hits) == 0 {
+			t.Fatal("Bo's message is gone")
+		}
+	})
+	t.Run("ThreadIDsReusable", func(t *testing.T) {
+		appendUser(t, e, trip, bo, "a new owner of the id")
+		runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ThreadID: trip})
+		if err != nil || len(runs) != 0 {
+			t.Fatalf("the new owner of %s sees the erased owner's runs: %+v, %v", trip, runs, err)
+		}
+	})
+}
