@@ -10,3 +10,8 @@ var ErrInvalidConfig = errors.New("server: invalid config")
 // file is not valid: bad JSON, an empty or duplicate token, a token without
 // resources, or an invalid resource id.
 var ErrInvalidTokens = errors.New("server: invalid token file")
+
+// ErrNotFound matches the error of a Tenant lookup (and of the API's 404
+// answers) for an object that does not exist or that belongs to a resource
+// the principal may not touch; the two are not told apart.
+var ErrNotFound = errors.New("server: not found")

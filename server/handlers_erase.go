@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -17,41 +18,50 @@ func canErase(p *Principal) error {
 }
 
 func (s *Server) deleteMessage(r *http.Request, p *Principal) (any, error) {
-	m, err := s.message(r.Context(), p, r.PathValue("message"))
-	if err != nil {
-		return nil, err
-	}
-	if err := canErase(p); err != nil {
-		return nil, err
-	}
-	return eraseAnswer(s.cfg.Engine.DeleteMessages(r.Context(), m.ID))
+	return s.tenant(p).Erase(r.Context(), "message", r.PathValue("message"))
 }
 
 func (s *Server) deleteThread(r *http.Request, p *Principal) (any, error) {
-	th, err := s.thread(r.Context(), p, r.PathValue("thread"))
-	if err != nil {
-		return nil, err
-	}
-	if err := canErase(p); err != nil {
-		return nil, err
-	}
-	return eraseAnswer(s.cfg.Engine.DeleteThread(r.Context(), th.ID))
+	return s.tenant(p).Erase(r.Context(), "thread", r.PathValue("thread"))
 }
 
 func (s *Server) deleteResource(r *http.Request, p *Principal) (any, error) {
-	res := r.PathValue("resource")
-	if err := s.resource(p, "resource", res); err != nil {
+	return s.tenant(p).Erase(r.Context(), "resource", r.PathValue("resource"))
+}
+
+// Erase erases a message, thread or resource (kind) of the principal and
+// everything derived from it, as the DELETE routes do. A foreign or unknown
+// target is not found; a principal without erasure rights is then refused.
+func (t Tenant) Erase(ctx context.Context, kind, id string) (*EraseResult, error) {
+	var err error
+	switch kind {
+	case "message":
+		_, err = t.Message(ctx, id)
+	case "thread":
+		_, err = t.Thread(ctx, id)
+	case "resource":
+		err = t.Resource("resource", id)
+	default:
+		return nil, errorf(kindInvalid, "kind", "kind must be message, thread or resource")
+	}
+	if err != nil {
 		return nil, err
 	}
-	if err := canErase(p); err != nil {
+	if err := canErase(t.Principal); err != nil {
 		return nil, err
 	}
-	return eraseAnswer(s.cfg.Engine.DeleteResource(r.Context(), res))
+	switch kind {
+	case "message":
+		return eraseAnswer(t.Engine.DeleteMessages(ctx, id))
+	case "thread":
+		return eraseAnswer(t.Engine.DeleteThread(ctx, id))
+	}
+	return eraseAnswer(t.Engine.DeleteResource(ctx, id))
 }
 
 // eraseAnswer turns an erasure's result into the API's; an incomplete purge
 // is a success (the data is unreadable) that says what is left to do.
-func eraseAnswer(res *engine.EraseResult, err error) (any, error) {
+func eraseAnswer(res *engine.EraseResult, err error) (*EraseResult, error) {
 	incomplete := ""
 	if errors.Is(err, engine.ErrEraseIncomplete) && res != nil {
 		incomplete, err = err.Error(), nil
@@ -62,6 +72,6 @@ func eraseAnswer(res *engine.EraseResult, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return EraseResult{Messages: nonNil(res.Messages), NotFound: res.NotFound, Threads: res.Threads, Invalidated: res.Invalidated,
+	return &EraseResult{Messages: nonNil(res.Messages), NotFound: res.NotFound, Threads: res.Threads, Invalidated: res.Invalidated,
 		MemCtxScrubbed: res.MemCtxScrubbed, WorkingMemory: res.WorkingMemory, Embeddings: res.Embeddings, PurgeIncomplete: incomplete}, nil
 }

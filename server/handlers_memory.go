@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,23 +12,27 @@ import (
 )
 
 func (s *Server) loadContext(r *http.Request, p *Principal) (any, error) {
-	ctx := r.Context()
 	var b ContextBody
 	if err := decodeBody(r, &b); err != nil {
 		return nil, err
 	}
+	return s.tenant(p).LoadContext(r.Context(), b)
+}
+
+// LoadContext composes the memory part of a prompt of a thread of one of
+// the principal's resources, as POST /v1/context does.
+func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error) {
 	if b.ThreadID == "" {
 		return nil, errorf(kindInvalid, "threadId", "threadId is required")
 	}
 	if b.ResourceID != "" {
-		if err := s.resource(p, "resourceId", b.ResourceID); err != nil {
+		if err := t.Resource("resourceId", b.ResourceID); err != nil {
 			return nil, err
 		}
 	}
-	th, err := s.thread(ctx, p, b.ThreadID)
-	var ae *apiError
+	th, err := t.Thread(ctx, b.ThreadID)
 	switch {
-	case errors.As(err, &ae) && ae.kind == kindNotFound:
+	case errors.Is(err, ErrNotFound):
 		if b.ResourceID == "" {
 			// Unknown (or foreign) thread without a resource: the engine's
 			// answer would say "resourceId is required", which tells an
@@ -39,10 +44,10 @@ func (s *Server) loadContext(r *http.Request, p *Principal) (any, error) {
 	case b.ResourceID != "" && th.ResourceID != b.ResourceID:
 		return nil, errorf(kindConflict, "resourceId", "thread %q belongs to another of your resources", b.ThreadID)
 	}
-	if err := s.runIDFree(ctx, p, b.RunID); err != nil {
+	if err := t.RunIDFree(ctx, b.RunID); err != nil {
 		return nil, err
 	}
-	c, err := s.cfg.Engine.LoadContext(ctx, engine.LoadRequest{
+	c, err := t.Engine.LoadContext(ctx, engine.LoadRequest{
 		RunID: b.RunID, ThreadID: b.ThreadID, ResourceID: b.ResourceID, Query: b.Query, RecentN: b.RecentN,
 		Recall: b.Recall, TokenBudget: b.TokenBudget, ReplaceRun: b.ReplaceRun,
 	})
@@ -56,22 +61,27 @@ func (s *Server) loadContext(r *http.Request, p *Principal) (any, error) {
 }
 
 func (s *Server) search(r *http.Request, p *Principal) (any, error) {
-	ctx := r.Context()
 	var b SearchBody
 	if err := decodeBody(r, &b); err != nil {
 		return nil, err
 	}
+	return s.tenant(p).Search(r.Context(), b)
+}
+
+// Search runs a recall search over one of the principal's resources and
+// returns the hits with their text, as POST /v1/search does.
+func (t Tenant) Search(ctx context.Context, b SearchBody) (*engine.SearchResult, error) {
 	if b.ResourceID == "" {
 		return nil, errorf(kindInvalid, "resourceId", "resourceId is required")
 	}
-	if err := s.resource(p, "resourceId", b.ResourceID); err != nil {
+	if err := t.Resource("resourceId", b.ResourceID); err != nil {
 		return nil, err
 	}
 	if b.Query == "" {
 		return nil, errorf(kindInvalid, "query", "query is required")
 	}
 	if b.ThreadID != "" {
-		th, err := s.thread(ctx, p, b.ThreadID)
+		th, err := t.Thread(ctx, b.ThreadID)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +93,7 @@ func (s *Server) search(r *http.Request, p *Principal) (any, error) {
 	if b.Recall != nil {
 		req.Options = *b.Recall
 	}
-	res, err := s.cfg.Engine.SearchMessages(ctx, req)
+	res, err := t.Engine.SearchMessages(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -71,22 +72,25 @@ func (s *Server) listMessages(r *http.Request, p *Principal) (any, error) {
 }
 
 func (s *Server) appendMessages(r *http.Request, p *Principal) (any, error) {
-	ctx := r.Context()
 	var b AppendBody
 	if err := decodeBody(r, &b); err != nil {
 		return nil, err
 	}
-	threadID := r.PathValue("thread")
+	return s.tenant(p).Append(r.Context(), r.PathValue("thread"), b)
+}
+
+// Append stores messages at the end of a thread of one of the principal's
+// resources (creating it), as POST /v1/threads/{thread}/messages does.
+func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*AppendResult, error) {
 	if b.ResourceID == "" {
 		return nil, errorf(kindInvalid, "resourceId", "resourceId is required")
 	}
-	if err := s.resource(p, "resourceId", b.ResourceID); err != nil {
+	if err := t.Resource("resourceId", b.ResourceID); err != nil {
 		return nil, err
 	}
-	th, err := s.thread(ctx, p, threadID)
-	var ae *apiError
+	th, err := t.Thread(ctx, threadID)
 	switch {
-	case errors.As(err, &ae) && ae.kind == kindNotFound:
+	case errors.Is(err, ErrNotFound):
 		// A new thread (or one of a foreign resource: Append then fails
 		// with ErrResourceMismatch, answered below as not found).
 	case err != nil:
@@ -101,14 +105,14 @@ func (s *Server) appendMessages(r *http.Request, p *Principal) (any, error) {
 			req.Messages[i].CreatedAt = *m.CreatedAt
 		}
 	}
-	res, err := s.cfg.Engine.Append(ctx, req)
+	res, err := t.Engine.Append(ctx, req)
 	if errors.Is(err, engine.ErrResourceMismatch) {
 		return nil, notFound(fmt.Sprintf("thread %q", threadID))
 	}
 	if err != nil {
 		return nil, err
 	}
-	return AppendResult{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs,
+	return &AppendResult{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs,
 		Stored: res.Stored, Duplicates: res.Duplicates, Created: res.Created}, nil
 }
 

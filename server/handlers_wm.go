@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -11,49 +12,52 @@ import (
 // wmOrigin marks versions written through the HTTP API in a scope's history.
 var wmOrigin = working.Origin{RunID: "mnemo-http-api"}
 
-// wmKey resolves the working-memory key of a thread route (the thread's, or
-// its resource's in resource scope) or of a resource route (threadID "").
-func (s *Server) wmKey(r *http.Request, p *Principal) (*working.Memory, string, error) {
-	mem, err := s.cfg.Engine.WorkingMemory()
+// wmKey resolves the working-memory key of a thread (the thread's, or its
+// resource's in resource scope) or, with threadID "", of a resource.
+func (t Tenant) wmKey(ctx context.Context, threadID, resourceID string) (*working.Memory, string, error) {
+	mem, err := t.Engine.WorkingMemory()
 	if err != nil {
 		return nil, "", err
 	}
-	threadID, resourceID := r.PathValue("thread"), r.PathValue("resource")
 	if threadID != "" {
-		th, err := s.thread(r.Context(), p, threadID)
+		th, err := t.Thread(ctx, threadID)
 		if err != nil {
 			return nil, "", err
 		}
 		resourceID = th.ResourceID
-	} else if err := s.resource(p, "resource", resourceID); err != nil {
+	} else if err := t.Resource("resource", resourceID); err != nil {
 		return nil, "", err
 	}
 	key, err := mem.Key(threadID, resourceID)
 	if err != nil {
-		return nil, "", errorf(kindInvalid, "scope", "working memory is %s-scoped: use the /v1/threads/{thread}/working-memory route", mem.Scope())
+		return nil, "", errorf(kindInvalid, "scope", "working memory is %s-scoped: name a thread", mem.Scope())
 	}
 	return mem, key, nil
 }
 
-func (s *Server) getWM(r *http.Request, p *Principal) (any, error) {
-	mem, key, err := s.wmKey(r, p)
+// WorkingMemory returns the working memory of a thread (threadID set) or of
+// a resource (threadID "") of the principal, as the GET …/working-memory
+// routes do.
+func (t Tenant) WorkingMemory(ctx context.Context, threadID, resourceID string) (*WorkingMemory, error) {
+	mem, key, err := t.wmKey(ctx, threadID, resourceID)
 	if err != nil {
 		return nil, err
 	}
-	st, err := mem.Get(r.Context(), key)
+	st, err := mem.Get(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	return toWM(st, nil), nil
+	w := toWM(st, nil)
+	return &w, nil
 }
 
-func (s *Server) putWM(r *http.Request, p *Principal) (any, error) {
-	mem, key, err := s.wmKey(r, p)
+// UpdateWorkingMemory replaces (content) or merge-patches (patch) the
+// working memory of a thread or resource of the principal, validated by the
+// configured schema, as the PUT …/working-memory routes do. origin names
+// the writer in the scope's history.
+func (t Tenant) UpdateWorkingMemory(ctx context.Context, threadID, resourceID string, b WorkingMemoryUpdate, origin working.Origin) (*WorkingMemory, error) {
+	mem, key, err := t.wmKey(ctx, threadID, resourceID)
 	if err != nil {
-		return nil, err
-	}
-	var b WorkingMemoryUpdate
-	if err := decodeBody(r, &b); err != nil {
 		return nil, err
 	}
 	var res working.Result
@@ -61,17 +65,30 @@ func (s *Server) putWM(r *http.Request, p *Principal) (any, error) {
 	case (b.Content == nil) == (b.Patch == nil):
 		return nil, errorf(kindInvalid, "content", "send exactly one of content (the whole state) and patch (a JSON Merge Patch)")
 	case b.Content != nil:
-		res, err = mem.Set(r.Context(), key, *b.Content, wmOrigin)
+		res, err = mem.Set(ctx, key, *b.Content, origin)
 	default:
 		var raw []byte
 		if raw, err = json.Marshal(b.Patch); err == nil {
-			res, err = mem.Merge(r.Context(), key, json.RawMessage(raw), wmOrigin)
+			res, err = mem.Merge(ctx, key, json.RawMessage(raw), origin)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	return toWM(res.State, &res.Changed), nil
+	w := toWM(res.State, &res.Changed)
+	return &w, nil
+}
+
+func (s *Server) getWM(r *http.Request, p *Principal) (any, error) {
+	return s.tenant(p).WorkingMemory(r.Context(), r.PathValue("thread"), r.PathValue("resource"))
+}
+
+func (s *Server) putWM(r *http.Request, p *Principal) (any, error) {
+	var b WorkingMemoryUpdate
+	if err := decodeBody(r, &b); err != nil {
+		return nil, err
+	}
+	return s.tenant(p).UpdateWorkingMemory(r.Context(), r.PathValue("thread"), r.PathValue("resource"), b, wmOrigin)
 }
 
 func toWM(st working.State, changed *bool) WorkingMemory {

@@ -70,7 +70,19 @@ type apiError struct {
 	cause  error // logged, never shown
 }
 
-func (e *apiError) Error() string { return e.kind.slug + ": " + e.detail }
+func (e *apiError) Error() string { return e.detail }
+
+// Is makes a not-found answer match ErrNotFound.
+func (e *apiError) Is(target error) bool { return target == ErrNotFound && e.kind == kindNotFound }
+
+// Describe returns the problem details a caller may see for err: its stable
+// type, status and a detail that names only what the caller named (an
+// internal error's cause is not shown). The MCP tools answer with it.
+func Describe(err error) Problem {
+	ae := classify(err)
+	return Problem{Type: ProblemTypeBase + ae.kind.slug, Title: ae.kind.title, Status: ae.kind.status,
+		Detail: ae.detail, Field: ae.field, Differences: ae.diffs}
+}
 
 func errorf(k kind, field, format string, args ...any) *apiError {
 	return &apiError{kind: k, field: field, detail: fmt.Sprintf(format, args...)}
