@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -118,6 +119,18 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 		}
 		who = p.Name
 		r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes)
+		if r.Method == http.MethodGet { // a stream: it ends when shutdown begins
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			go func() {
+				select {
+				case <-s.stopping:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			r = r.WithContext(ctx)
+		}
 		h(p).ServeHTTP(sw, r)
 	})
 }

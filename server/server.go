@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -55,6 +56,12 @@ type Server struct {
 	mux     *http.ServeMux
 	metrics *metricsSet
 	openapi []byte
+
+	// stopping is closed when Serve begins its shutdown: long-lived
+	// streams of mounted handlers (MCP's SSE GET) end then, so that they
+	// do not hold the shutdown for its whole timeout.
+	stopping     chan struct{}
+	stoppingOnce sync.Once
 }
 
 // New builds a Server: the mux from the route table, the OpenAPI document
@@ -76,7 +83,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), stopping: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -120,6 +127,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	s.log.Info("shutting down: finishing in-flight requests", "timeout", s.cfg.ShutdownTimeout)
+	s.stoppingOnce.Do(func() { close(s.stopping) })
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
 	err := hs.Shutdown(sctx)

@@ -72,6 +72,7 @@ var commands = map[string]command{
 	"demo":     {"run the main job on a shipped sample conversation (no network)", (*Main).runDemo},
 	"wm":       {"working memory: get, history, set (--thread T | --resource R)", (*Main).runWM},
 	"models":   {"fetch and list local models (use-lite embedder weights)", (*Main).runModels},
+	"mcp":      {"serve MCP over stdin/stdout (tools memory_append, memory_search, memory_context, working_memory_*, memory_delete)", (*Main).runMCP},
 	"version":  {"print mnemo's version, Go version and platform", (*Main).runVersion},
 	"serve":    {"serve the HTTP API (/v1), /metrics and /openapi.json over the data directory", (*Main).runServe},
 	"bench":    {"measure ingest, LoadContext, search, open time, RSS and disk on a synthetic corpus or a file", (*Main).runBench},

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/mcpserver"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -53,11 +55,14 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	}
 	defer e.Close()
 	log := slog.New(slog.NewJSONHandler(m.Stderr, nil))
-	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: log, MaxBodyBytes: maxBody, Version: version()})
+	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: log, MaxBodyBytes: maxBody, Version: version(),
+		Mount: map[string]func(*server.Principal) http.Handler{
+			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log}),
+		}})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stderr, "mnemo serve: listening on %s (data %s); API %s/v1, document %s/openapi.json\n", url, m.Dir, url, url)
+	fmt.Fprintf(m.Stderr, "mnemo serve: listening on %s (data %s); API %s/v1, MCP %s/mcp, document %s/openapi.json\n", url, m.Dir, url, url, url)
 	if tokens == nil {
 		fmt.Fprintf(m.Stderr, "mnemo serve: no --tokens: every request acts as the operator (all resources, erasure); listening on loopback only\n")
 	}

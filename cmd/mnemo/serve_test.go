@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // syncBuffer is a bytes.Buffer safe for a server goroutine writing and a
@@ -86,6 +88,14 @@ func post(t *testing.T, url, token string, body any) (int, []byte) {
 	return res.StatusCode, out
 }
 
+type bearerRT struct{ token string }
+
+func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 // TestServe: mnemo serve with --tokens and --config serves the API with the
 // configured working memory; while it runs other commands on the directory
 // fail at once saying so; on SIGINT (context end) it stops with exit 0, and
@@ -124,8 +134,24 @@ func TestServe(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "held by mnemo serve") || !strings.Contains(errOut, url) {
 		t.Fatalf("threads while served: exit %d, %q", code, errOut)
 	}
+	// An MCP client over streamable HTTP with the same token; its
+	// standalone SSE stream must not hold the shutdown.
+	hc := &http.Client{Transport: bearerRT{"app-secret-1"}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url + "/mcp", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatalf("mcp over http: %v", err)
+	}
+	defer cs.Close()
+	if r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "working_memory_get", Arguments: map[string]any{"threadId": "t1"}}); err != nil || r.IsError {
+		t.Fatalf("mcp tool over http: %v %+v", err, r)
+	}
+	time.Sleep(100 * time.Millisecond) // the SSE stream is open
+	start := time.Now()
 	if c := stop(); c != 0 {
 		t.Fatalf("serve exit %d: %s", c, stderr.String())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("shutdown took %v with an MCP stream open", d)
 	}
 	if log := stderr.String(); !strings.Contains(log, `"route":"POST /v1/context"`) || !strings.Contains(log, "stopped") {
 		t.Fatalf("serve log lacks the access log or the stop line:\n%s", log)

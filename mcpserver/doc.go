@@ -1,0 +1,28 @@
+// Package mcpserver exposes a mnemo engine to MCP clients (Claude Desktop,
+// Claude Code, Cursor, any client of the official SDKs) with the official Go
+// SDK (github.com/modelcontextprotocol/go-sdk): the tools memory_append,
+// memory_search, memory_context, working_memory_get, working_memory_update
+// and memory_delete, and the resources mnemo://runs/{run}/memctx and
+// mnemo://threads/{thread}/messages. `mnemo mcp` serves it over stdio;
+// `mnemo serve` at /mcp over streamable HTTP with the API's bearer tokens.
+//
+// # Invariants
+//
+//   - Every tool and resource acts as one server.Principal through
+//     server.Tenant, the same checks as the HTTP API: what belongs to a
+//     resource the principal may not touch is answered exactly as what does
+//     not exist, and tool errors name only what the caller named.
+//   - memory_delete is refused unless the principal may erase.
+//
+// # Concurrency
+//
+// A server built by New is safe for concurrent sessions; Handler keeps one
+// streamable HTTP handler per principal, so a session id is valid only with
+// the token that opened it.
+//
+// # Errors
+//
+// Tool failures are tool results with isError set and a text that says what
+// to change (the problem detail of server.Describe); protocol errors are
+// JSON-RPC errors (an unknown resource is ResourceNotFound).
+package mcpserver

@@ -1,0 +1,178 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/server"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// Tool names and descriptions, written for a model: what the tool does,
+// when to use it, what it returns.
+const (
+	ToolAppend   = "memory_append"
+	ToolSearch   = "memory_search"
+	ToolContext  = "memory_context"
+	ToolWMGet    = "working_memory_get"
+	ToolWMUpdate = "working_memory_update"
+	ToolDelete   = "memory_delete"
+
+	descAppend   = "Store conversation turns in long-term memory, in order, at the end of a thread. Use it for every user and assistant turn as it happens, so later prompts can recall it. Returns each turn's position (seq) and id. Storing the same id with the same content again changes nothing."
+	descSearch   = "Search a user's memory (all their threads, or one) for turns about something: hybrid keyword and semantic recall. Use it to look up what was said before, e.g. a preference, a name, a decision. Returns the best matches first, each with its text, role, thread, seq, date and score, followed by its neighbouring turns."
+	descContext  = "Build the memory part of the next prompt for a thread: the recent turns, older turns recalled for the query, observations and working memory, and record what went in (a memctx record, readable as mnemo://runs/{runId}/memctx). Use it before answering in a long conversation. Returns the system section and the messages in prompt order."
+	descWMGet    = "Read the working memory: the few durable facts kept about this conversation or user (a JSON object or a markdown document). Use it to check what is already known before asking or updating."
+	descWMUpdate = "Change the working memory: send patch (the fields that changed; null deletes) for a JSON-object memory, or content (the whole new state). Use it when you learn a durable fact (name, preference, goal) or one changes. The update is checked against the configured schema; a refused update says why and changes nothing."
+	descDelete   = "Erase memory permanently: one turn (messageId), a whole conversation (threadId) or everything of a user (resourceId), with everything derived from it. Use it only when the user asks to forget something. Refused unless the token allows erasure."
+)
+
+// handlers holds one principal's view of the engine.
+type handlers struct{ t server.Tenant }
+
+// mcpOrigin marks working-memory versions written through MCP.
+var mcpOrigin = working.Origin{RunID: "mnemo-mcp"}
+
+func (h *handlers) addTools(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: ToolAppend, Description: descAppend}, h.append)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolSearch, Description: descSearch, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.search)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolContext, Description: descContext}, h.context)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolWMGet, Description: descWMGet, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.wmGet)
+	mcp.AddTool(s, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate}, h.wmUpdate)
+	destructive := true
+	mcp.AddTool(s, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, h.delete)
+}
+
+// fail turns an error into a tool error whose text a model can act on and
+// that names only what the caller named.
+func fail(err error) error {
+	p := server.Describe(err)
+	if p.Field != "" {
+		return fmt.Errorf("%s: %s (field %s)", p.Title, p.Detail, p.Field)
+	}
+	return fmt.Errorf("%s: %s", p.Title, p.Detail)
+}
+
+// defaultResource fills an empty resource id: the thread's when the thread
+// exists, else the principal's only resource.
+func (h *handlers) defaultResource(ctx context.Context, threadID, resourceID string) string {
+	if resourceID != "" {
+		return resourceID
+	}
+	if threadID != "" {
+		if th, err := h.t.Thread(ctx, threadID); err == nil {
+			return th.ResourceID
+		}
+	}
+	if p := h.t.Principal; !p.All && len(p.Resources) == 1 {
+		for r := range p.Resources {
+			return r
+		}
+	}
+	return ""
+}
+
+func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in AppendInput) (*mcp.CallToolResult, AppendOutput, error) {
+	b := server.AppendBody{ResourceID: h.defaultResource(ctx, in.ThreadID, in.ResourceID)}
+	for _, m := range in.Messages {
+		b.Messages = append(b.Messages, server.MessageIn{ID: m.ID, Role: m.Role, Content: m.Content, Name: m.Name})
+	}
+	res, err := h.t.Append(ctx, in.ThreadID, b)
+	if err != nil {
+		return nil, AppendOutput{}, fail(err)
+	}
+	return nil, AppendOutput{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs, Stored: res.Stored}, nil
+}
+
+func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	b := server.SearchBody{ResourceID: h.defaultResource(ctx, in.ThreadID, in.ResourceID), ThreadID: in.ThreadID, Query: in.Query}
+	if in.TopK != 0 || in.ThreadID != "" {
+		o := recall.Options{TopK: in.TopK, MessageRange: recall.Range{Before: 1, After: 1}}
+		if in.ThreadID != "" {
+			o.Scope = recall.ScopeThread
+		}
+		b.Recall = &o
+	}
+	res, err := h.t.Search(ctx, b)
+	if err != nil {
+		return nil, SearchOutput{}, fail(err)
+	}
+	out := SearchOutput{Hits: []SearchHit{}, Retrieval: fmt.Sprintf("lexical %s, vector %s", res.Retrieval.Lexical, res.Retrieval.Vector)}
+	for _, hit := range res.Hits {
+		m := hit.Message
+		out.Hits = append(out.Hits, SearchHit{ThreadID: m.ThreadID, Seq: m.Seq, MessageID: m.ID, Role: m.Role, Content: m.Content,
+			CreatedAt: m.CreatedAt.Format(time.RFC3339), Reason: hit.Reason, Score: hit.Score})
+	}
+	return nil, out, nil
+}
+
+func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in ContextInput) (*mcp.CallToolResult, ContextOutput, error) {
+	b := server.ContextBody{ThreadID: in.ThreadID, ResourceID: in.ResourceID, Query: in.Query, RecentN: in.RecentN, RunID: in.RunID}
+	if b.ResourceID == "" {
+		if _, err := h.t.Thread(ctx, in.ThreadID); errors.Is(err, server.ErrNotFound) {
+			b.ResourceID = h.defaultResource(ctx, "", "")
+		}
+	}
+	if in.TopK != 0 {
+		b.Recall = &recall.Options{TopK: in.TopK, MessageRange: recall.Range{Before: 1, After: 1}}
+	}
+	c, err := h.t.LoadContext(ctx, b)
+	if err != nil {
+		return nil, ContextOutput{}, fail(err)
+	}
+	out := ContextOutput{RunID: c.RunID, System: c.System, PromptHash: c.PromptHash, Messages: []ContextMessage{}}
+	for _, m := range c.Messages {
+		out.Messages = append(out.Messages, ContextMessage{Role: m.Role, Content: m.Content, ThreadID: m.ThreadID, Seq: m.Seq, Reason: m.Reason})
+	}
+	if c.MemCtx != nil {
+		out.Recalled, out.Dropped = len(c.MemCtx.Recalled), c.MemCtx.DroppedCount
+	}
+	return nil, out, nil
+}
+
+func (h *handlers) wmGet(ctx context.Context, _ *mcp.CallToolRequest, in WorkingMemoryInput) (*mcp.CallToolResult, WorkingMemoryOutput, error) {
+	w, err := h.t.WorkingMemory(ctx, in.ThreadID, h.wmResource(ctx, in.ThreadID, in.ResourceID))
+	if err != nil {
+		return nil, WorkingMemoryOutput{}, fail(err)
+	}
+	return nil, WorkingMemoryOutput{Key: w.Key, Mode: w.Mode, Content: w.Content, Version: w.Version}, nil
+}
+
+func (h *handlers) wmUpdate(ctx context.Context, _ *mcp.CallToolRequest, in WorkingMemoryUpdateInput) (*mcp.CallToolResult, WorkingMemoryOutput, error) {
+	w, err := h.t.UpdateWorkingMemory(ctx, in.ThreadID, h.wmResource(ctx, in.ThreadID, in.ResourceID),
+		server.WorkingMemoryUpdate{Content: in.Content, Patch: in.Patch}, mcpOrigin)
+	if err != nil {
+		return nil, WorkingMemoryOutput{}, fail(err)
+	}
+	return nil, WorkingMemoryOutput{Key: w.Key, Mode: w.Mode, Content: w.Content, Version: w.Version, Changed: w.Changed}, nil
+}
+
+// wmResource is the resource of a resource-route working memory: empty
+// with a thread (the thread's own resource is used).
+func (h *handlers) wmResource(ctx context.Context, threadID, resourceID string) string {
+	if threadID != "" {
+		return ""
+	}
+	return h.defaultResource(ctx, "", resourceID)
+}
+
+func (h *handlers) delete(ctx context.Context, _ *mcp.CallToolRequest, in DeleteInput) (*mcp.CallToolResult, DeleteOutput, error) {
+	kind, id, n := "", "", 0
+	for _, c := range []struct{ kind, id string }{{"message", in.MessageID}, {"thread", in.ThreadID}, {"resource", in.ResourceID}} {
+		if c.id != "" {
+			kind, id, n = c.kind, c.id, n+1
+		}
+	}
+	if n != 1 {
+		return nil, DeleteOutput{}, errors.New("Invalid input: give exactly one of messageId, threadId and resourceId")
+	}
+	res, err := h.t.Erase(ctx, kind, id)
+	if err != nil {
+		return nil, DeleteOutput{}, fail(err)
+	}
+	return nil, DeleteOutput{Messages: res.Messages, Threads: res.Threads, Invalidated: res.Invalidated}, nil
+}
