@@ -44,9 +44,11 @@
 //     delimited block of the user message; the instructions are the system
 //     message. Nothing the observer sends is ever written as a message, and an
 //     answer item that repeats the observer's instructions is discarded.
-//   - Items derived from tool output (role "tool") are marked untrusted, and
-//     so is the observation holding them; a reflection built on an untrusted
-//     source is untrusted unless its items cite only trusted sources.
+//   - Trust follows sources, not the model's citations: an observation whose
+//     range holds a tool result (role "tool") is untrusted, every item of it,
+//     whichever seqs the observer cited; a reflection built on an untrusted
+//     observation or reflection is untrusted, every item of it. Render marks
+//     them trust="untrusted".
 //
 // # Concurrency
 //

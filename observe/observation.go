@@ -23,13 +23,16 @@ type Observation struct {
 	FromSeq    int64  `json:"fromSeq"` // first seq of the range it covers (inclusive)
 	ToSeq      int64  `json:"toSeq"`   // last seq (inclusive)
 	Level      string `json:"level"`   // LevelObservation or LevelReflection
-	// Content is the rendered items, one "- " line each; an item derived from
-	// tool output starts with UntrustedMark.
+	// Content is the rendered items, one "- " line each; every item of an
+	// untrusted observation starts with UntrustedMark.
 	Content string `json:"content"`
 	// Sources lists, for a reflection, the ids of the observations it
 	// condensed; empty for an observation.
-	Sources   []string `json:"sources,omitempty"`
-	Untrusted bool     `json:"untrusted"` // some item derives from tool output
+	Sources []string `json:"sources,omitempty"`
+	// Untrusted is set when the sources hold untrusted content: a tool
+	// result in the range of an observation, an untrusted source of a
+	// reflection.
+	Untrusted bool `json:"untrusted"`
 	// MemoKey is the journal key the content was recorded under. It is not
 	// stored in the row; it is set by the call that produced it.
 	MemoKey       string     `json:"memoKey,omitempty"`
@@ -41,7 +44,8 @@ type Observation struct {
 // Live reports whether o is neither retired nor invalidated.
 func (o *Observation) Live() bool { return o.RetiredAt == nil && o.InvalidatedAt == nil }
 
-// UntrustedMark starts every rendered item that derives from tool output.
+// UntrustedMark starts every rendered item of an untrusted observation or
+// reflection.
 const UntrustedMark = "[untrusted: from tool output] "
 
 // renderItems turns items into Content.

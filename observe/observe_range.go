@@ -44,13 +44,14 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 	if err := json.Unmarshal(out, &ans); err != nil {
 		return nil, nil, fmt.Errorf("observe %s %d..%d: recorded answer: %w", first.ThreadID, first.Seq, last.Seq, err)
 	}
+	// Trust follows the sources: an observation of a range that holds
+	// untrusted content is untrusted, all of it.
+	untrusted := untrustedTurns(turns)
+	markAll(ans.Items, untrusted)
 	obs := &Observation{
 		ThreadID: first.ThreadID, ResourceID: first.ResourceID,
 		FromSeq: first.Seq, ToSeq: last.Seq, Level: LevelObservation,
-		Content: renderItems(ans.Items), MemoKey: key,
-	}
-	for _, it := range ans.Items {
-		obs.Untrusted = obs.Untrusted || it.Untrusted
+		Content: renderItems(ans.Items), MemoKey: key, Untrusted: untrusted,
 	}
 	if err := o.storeObservation(ctx, obs); err != nil {
 		return nil, nil, err
@@ -58,29 +59,45 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 	return obs, out, nil
 }
 
-// markObserved keeps only the cited seqs that are in turns and marks items
-// derived from tool output untrusted. An item citing no usable seq is
-// untrusted when any turn of the range is a tool result.
+// markObserved keeps only the cited seqs that are in turns, and marks every
+// item untrusted when any turn is untrusted (untrustedTurns): trust follows
+// the sources, not the model's citations, since a model can copy tool text
+// into an item that cites only a person's turn.
 func markObserved(items []Item, turns []Turn) {
-	role := make(map[int64]string, len(turns))
-	anyTool := false
+	in := make(map[int64]bool, len(turns))
 	for _, t := range turns {
-		role[t.Seq] = t.Role
-		anyTool = anyTool || t.Role == RoleTool
+		in[t.Seq] = true
 	}
+	untrusted := untrustedTurns(turns)
 	for i := range items {
 		it := &items[i]
-		it.Seqs = slices.DeleteFunc(it.Seqs, func(s int64) bool { _, ok := role[s]; return !ok })
+		it.Seqs = slices.DeleteFunc(it.Seqs, func(s int64) bool { return !in[s] })
 		slices.Sort(it.Seqs)
 		it.Seqs = slices.Compact(it.Seqs)
 		if len(it.Seqs) == 0 {
 			it.Seqs = nil
-			it.Untrusted = anyTool
-			continue
 		}
-		for _, s := range it.Seqs {
-			it.Untrusted = it.Untrusted || role[s] == RoleTool
+		it.Untrusted = untrusted
+	}
+}
+
+// untrustedTurns reports whether any turn holds untrusted content: a tool
+// result (RoleTool).
+func untrustedTurns(turns []Turn) bool {
+	for _, t := range turns {
+		if t.Role == RoleTool {
+			return true
 		}
+	}
+	return false
+}
+
+// markAll sets every item's trust mark to untrusted when untrusted is set,
+// whatever the recorded answer says (an answer recorded under an earlier
+// rule may mark fewer).
+func markAll(items []Item, untrusted bool) {
+	for i := range items {
+		items[i].Untrusted = items[i].Untrusted || untrusted
 	}
 }
 

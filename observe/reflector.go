@@ -82,13 +82,14 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 	if err := json.Unmarshal(out, &ans); err != nil {
 		return nil, fmt.Errorf("reflect %s %d..%d: recorded answer: %w", threadID, from, to, err)
 	}
+	// Trust follows the sources: a reflection built on an untrusted
+	// observation is untrusted, all of it.
+	untrusted := untrustedSources(live)
+	markAll(ans.Items, untrusted)
 	r := &Observation{
 		ThreadID: threadID, ResourceID: live[0].ResourceID,
 		FromSeq: from, ToSeq: to, Level: LevelReflection,
-		Content: renderItems(ans.Items), Sources: ids, MemoKey: key,
-	}
-	for _, it := range ans.Items {
-		r.Untrusted = r.Untrusted || it.Untrusted
+		Content: renderItems(ans.Items), Sources: ids, MemoKey: key, Untrusted: untrusted,
 	}
 	if err := o.storeReflection(ctx, r); err != nil {
 		return nil, err
@@ -96,13 +97,13 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 	return r, nil
 }
 
-// markReflected keeps only cited ids that are sources and marks an item
-// untrusted when it cites an untrusted source, or cites none while some
-// source is untrusted.
+// markReflected keeps only cited ids that are sources, and marks every item
+// untrusted when any source is: a reflection condenses all its sources, and
+// its citations are the model's word, not proof.
 func markReflected(items []Item, byID map[string]*Observation) {
-	anyUntrusted := false
+	untrusted := false
 	for _, o := range byID {
-		anyUntrusted = anyUntrusted || o.Untrusted
+		untrusted = untrusted || o.Untrusted
 	}
 	for i := range items {
 		it := &items[i]
@@ -112,13 +113,19 @@ func markReflected(items []Item, byID map[string]*Observation) {
 		it.Sources = slices.Compact(it.Sources)
 		if len(it.Sources) == 0 {
 			it.Sources = nil
-			it.Untrusted = anyUntrusted
-			continue
 		}
-		for _, id := range it.Sources {
-			it.Untrusted = it.Untrusted || byID[id].Untrusted
+		it.Untrusted = untrusted
+	}
+}
+
+// untrustedSources reports whether any source observation is untrusted.
+func untrustedSources(obs []Observation) bool {
+	for _, o := range obs {
+		if o.Untrusted {
+			return true
 		}
 	}
+	return false
 }
 
 // storeReflection inserts r and retires its sources in one transaction. When

@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -184,6 +184,17 @@ UPDATE journal SET
 		WHERE substr(journal.key, 1, length(r.id) + 1) = r.id || ':' ORDER BY length(r.id) DESC LIMIT 1)
 	WHERE scope = 'tool' AND EXISTS (SELECT 1 FROM runs r WHERE substr(journal.key, 1, length(r.id) + 1) = r.id || ':');
 DELETE FROM journal WHERE scope = 'tool' AND substr(key, 1, 2) <> '["';
+`,
+	// 4: trust follows sources (issue 19): an observation or reflection
+	// whose range holds a tool result is untrusted, whatever the observer
+	// model cited. A reflection's range is the union of its sources', so
+	// the range rule marks it untrusted exactly when a source over that
+	// range is.
+	`
+UPDATE observations SET untrusted = 1
+	WHERE untrusted = 0 AND EXISTS (SELECT 1 FROM messages m
+		WHERE m.thread_id = observations.thread_id AND m.seq BETWEEN observations.from_seq AND observations.to_seq
+		  AND m.role = 'tool');
 `,
 }
 
