@@ -61,7 +61,7 @@
 // seqs in commit order.
 //
 // An erasure is fenced per thread and per resource (fence.go): it waits for
-// the LoadContext calls of the resources it
+// the LoadContext calls and working-memory tool calls of the resources it
 // touches (at most Config.EraseWait), cancels the observer runs of the
 // threads it touches, and never waits for, nor holds off, work elsewhere.
 //

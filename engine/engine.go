@@ -33,10 +33,14 @@ type Engine struct {
 	now      func() time.Time
 
 	// bg is cancelled by Close; background goroutines run on it and are
-	// counted in wg.
-	bg     context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// counted in wg. They are started only by spawn, which refuses once
+	// Close has begun (closing, under bgMu), so no wg.Add can race Close's
+	// wg.Wait.
+	bg      context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	bgMu    sync.Mutex
+	closing bool
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -124,11 +128,30 @@ func (e *Engine) Close() error {
 	var err error
 	e.closeOnce.Do(func() {
 		close(e.closed)
+		e.bgMu.Lock()
+		e.closing = true
+		e.bgMu.Unlock()
 		e.cancel()
 		e.wg.Wait()
 		err = errors.Join(e.closeIndexes(), e.db.Close())
 	})
 	return err
+}
+
+// spawn runs fn in a background goroutine that Close waits for. It returns
+// ErrClosed, and does not run fn, once Close has begun.
+func (e *Engine) spawn(fn func()) error {
+	e.bgMu.Lock()
+	defer e.bgMu.Unlock()
+	if e.closing {
+		return ErrClosed
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		fn()
+	}()
+	return nil
 }
 
 // Dir returns the absolute path of the data directory.

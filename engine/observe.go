@@ -96,9 +96,10 @@ func (e *Engine) observer() (*observe.Observer, error) {
 		if s.err != nil || !c.Background {
 			return
 		}
-		s.queue = make(chan string, DefaultObserveQueue)
-		e.wg.Add(1)
-		go e.observeLoop(s.queue)
+		queue := make(chan string, DefaultObserveQueue)
+		if e.spawn(func() { e.observeLoop(queue) }) == nil {
+			s.queue = queue // after Close began, appends queue nothing
+		}
 	})
 	return s.obs, s.err
 }
@@ -262,7 +263,6 @@ func (e *Engine) afterAppend(threadID string) {
 
 // observeLoop observes queued threads one at a time until Close.
 func (e *Engine) observeLoop(queue chan string) {
-	defer e.wg.Done()
 	for {
 		select {
 		case <-e.bg.Done():

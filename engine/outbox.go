@@ -52,7 +52,6 @@ func backoff(attempts int) time.Duration {
 // runOutbox is the drainer goroutine: it drains on start (catching up after
 // a crash), after every kick, and when a retry falls due.
 func (e *Engine) runOutbox() {
-	defer e.wg.Done()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {

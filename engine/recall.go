@@ -83,9 +83,7 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 		lex.Close()
 		return err
 	}
-	e.wg.Add(1)
-	go e.runOutbox()
-	return nil
+	return e.spawn(e.runOutbox)
 }
 
 // rebuildStale replaces a lexical index built with an older analyzer

@@ -188,7 +188,9 @@ func (e *Engine) tools(ctx context.Context, threadID, resourceID string) (*tools
 // run that belongs to another thread (a run id is owned by the first thread
 // that used it, in LoadContext or here) with journal.ErrRunOwned; nothing
 // is applied or recorded, and no error names another resource. resourceID may be empty; then the stored thread's
-// resource is used.
+// resource is used. A call racing DeleteThread or DeleteResource either
+// applies before the erasure commits (and is erased with the rest) or
+// returns ErrThreadNotFound: it never recreates erased working memory.
 func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID string, call openai.ToolCall) (openai.ChatCompletionMessage, error) {
 	if err := e.checkOpen(); err != nil {
 		return openai.ChatCompletionMessage{}, err
@@ -198,6 +200,21 @@ func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID
 	}
 	resourceID, err := e.resourceOf(ctx, threadID, resourceID)
 	if err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	// From resolving the thread to recording the application, no erasure
+	// of the resource may commit (fence.go): a call racing DeleteThread or
+	// DeleteResource either applies first, and is erased with the rest, or
+	// finds the thread gone and records nothing.
+	_, leave, err := e.erasure.fence.enter(ctx, resourceKey(resourceID), false)
+	if err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	defer leave()
+	switch _, err := e.resourceOf(ctx, threadID, resourceID); {
+	case errors.Is(err, ErrThreadNotFound):
+		return openai.ChatCompletionMessage{}, fmt.Errorf("%w: %s was erased while its tool call was handled", ErrThreadNotFound, threadID)
+	case err != nil: // ErrResourceMismatch: erased and recreated elsewhere
 		return openai.ChatCompletionMessage{}, err
 	}
 	if err := e.journal.ClaimRun(ctx, runID, threadID, resourceID); err != nil {
