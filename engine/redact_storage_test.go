@@ -23,16 +23,17 @@ import (
 // storedSecrets go through every path that stores text; none may appear in
 // any file of the data directory afterwards.
 var storedSecrets = map[string]string{
-	"content":  "ghp_" + rep("C0nt3ntS3cr3tAbCdEf", 36),
-	"name":     "glpat-" + rep("N4m3S3cr3tAbCd", 20),
-	"args":     "Args-Pa55word-Zz9",
-	"metadata": "hf_" + rep("M3t4d4t4S3cr3t", 34),
-	"title":    "sk_live_" + rep("T1tl3S3cr3t", 24),
-	"query":    "eyJhbGciOiJIUzI1NiJ9.eyJxdWVyeSI6InNlY3JldCJ9.Qu3ryS1gn4tur3Abc",
-	"wm-tool":  "npm_" + rep("WmT00lS3cr3tX", 36),
-	"wm-edit":  "xoxb-1234567890-" + rep("WmEd1tS3cr3t", 24),
-	"wm-set":   "AKIAWMSETSECRET12345",
-	"observer": "Ob5erv3r-Pa55w0rd",
+	"content":    "ghp_" + rep("C0nt3ntS3cr3tAbCdEf", 36),
+	"name":       "glpat-" + rep("N4m3S3cr3tAbCd", 20),
+	"args":       "Args-Pa55word-Zz9",
+	"metadata":   "hf_" + rep("M3t4d4t4S3cr3t", 34),
+	"title":      "sk_live_" + rep("T1tl3S3cr3t", 24),
+	"query":      "eyJhbGciOiJIUzI1NiJ9.eyJxdWVyeSI6InNlY3JldCJ9.Qu3ryS1gn4tur3Abc",
+	"wm-tool":    "npm_" + rep("WmT00lS3cr3tX", 36),
+	"wm-edit":    "xoxb-1234567890-" + rep("WmEd1tS3cr3t", 24),
+	"wm-set":     "AKIAWMSETSECRET12345",
+	"observer":   "Ob5erv3r-Pa55w0rd",
+	"wm-refused": "glpat-" + rep("R3fus3dS3cr3tAbCd", 20),
 }
 
 // secretObserverModel restates a secret in every observation, as a model
@@ -51,7 +52,8 @@ func secretObserverModel(req openai.ChatCompletionRequest) (openai.ChatCompletio
 // TestSecretsNeverReachStorage writes a secret through each stored text —
 // message content, name, tool-call arguments, metadata, thread title, an
 // explicit LoadContext query (memctx), working memory through the tool (a
-// schema merge and a template edit) and through a direct set, and an
+// schema merge, a refused merge whose refusal would quote the value, and a
+// template edit) and through a direct set, and an
 // observation the model wrote — then reads every file of the data
 // directory: no secret is there.
 func TestSecretsNeverReachStorage(t *testing.T) {
@@ -59,7 +61,7 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 	dir := t.TempDir()
 	srv := fakeopenai.New(t, fakeopenai.WithChat(secretObserverModel))
 	cfg := engine.Config{Dir: dir, RecentN: 2,
-		WorkingMemory: &working.Config{Schema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"}}}`)},
+		WorkingMemory: &working.Config{Schema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"},"code":{"type":"string","pattern":"^[0-9]+$"}}}`)},
 		Observe:       &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 1, ChunkTokens: 10000}}
 	e, err := engine.Open(ctx, cfg)
 	if err != nil {
@@ -84,6 +86,11 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 	patch, _ := json.Marshal(map[string]string{"note": "api key " + s["wm-tool"]})
 	if m, err := e.HandleToolCall(ctx, "run-1", "t", "r", fakeopenai.ToolCall("w1", tools.UpdateWorkingMemoryName, string(patch))); err != nil || !strings.Contains(m.Content, `"ok":true`) {
 		t.Fatalf("wm tool: %v %+v", err, m)
+	}
+	// A refused update quotes no secret in the tool result the journal keeps.
+	bad, _ := json.Marshal(map[string]string{"code": s["wm-refused"]})
+	if m, err := e.HandleToolCall(ctx, "run-1", "t", "r", fakeopenai.ToolCall("w2", tools.UpdateWorkingMemoryName, string(bad))); err != nil || !strings.Contains(m.Content, `"ok":false`) || strings.Contains(m.Content, s["wm-refused"]) {
+		t.Errorf("wm refusal: %v %+v", err, m)
 	}
 	tmpl, err := e.OpenWorkingMemory(working.Config{Template: "# Notes\n- slack: none\n", Scope: working.ScopeResource})
 	if err != nil {

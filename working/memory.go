@@ -95,9 +95,11 @@ type Config struct {
 	// Redact removes secrets from every content before it is stored (in
 	// schema mode it gets the compact JSON text and must return a JSON
 	// object the schema still accepts, else the update is refused with
-	// ErrInvalidPatch or ErrSchemaViolation), and from the passages quoted
-	// in refusals. It must be deterministic. Nil stores content unchanged;
-	// the engine sets its Config.Redactor here.
+	// ErrInvalidPatch or ErrSchemaViolation), from a Merge patch and a Set
+	// content before they are validated, and from the messages of refusals
+	// (which reach the model and the journal; errors.Is still works). It
+	// must be deterministic. Nil stores content unchanged; the engine sets
+	// its Config.Redactor here.
 	Redact func(content string) string
 }
 

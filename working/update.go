@@ -66,6 +66,10 @@ func (m *Memory) Merge(ctx context.Context, key string, patch any, origin Origin
 		}
 		raw = b
 	}
+	if m.cfg.Redact != nil && json.Valid(raw) {
+		// Redacted before the merge, so no refusal quotes a secret of it.
+		raw = []byte(m.cfg.Redact(string(raw)))
+	}
 	v, err := decodeJSON(raw)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w: not valid JSON: %v", ErrInvalidPatch, err)
@@ -86,6 +90,9 @@ func (m *Memory) Merge(ctx context.Context, key string, patch any, origin Origin
 // object the schema accepts (ErrInvalidPatch, ErrSchemaViolation); in
 // template mode it is the new markdown document. ErrTooLarge over MaxChars.
 func (m *Memory) Set(ctx context.Context, key, content string, origin Origin) (Result, error) {
+	if m.cfg.Redact != nil {
+		content = m.cfg.Redact(content)
+	}
 	next := content
 	if m.cfg.Mode == ModeSchema {
 		v, err := decodeJSON([]byte(content))
@@ -167,7 +174,7 @@ func (m *Memory) update(ctx context.Context, key string, origin Origin, compute 
 		}
 		next, err := compute(cur.Content)
 		if err != nil {
-			return Result{}, err
+			return Result{}, m.redactErr(err)
 		}
 		if next, err = m.redact(next); err != nil {
 			return Result{}, err
@@ -312,6 +319,28 @@ func (m *Memory) redact(next string) (string, error) {
 	}
 	return m.normalize([]byte(red))
 }
+
+// redactErr returns err with Config.Redact applied to its message (a schema
+// refusal quotes the offending value, which may be a secret, and the message
+// reaches the model and the journal). errors.Is and errors.As still see err.
+func (m *Memory) redactErr(err error) error {
+	if m.cfg.Redact == nil {
+		return err
+	}
+	msg := m.cfg.Redact(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 // quote is a passage of the caller's text for a refusal, redacted.
 func (m *Memory) quote(s string) string {
