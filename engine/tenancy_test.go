@@ -360,6 +360,10 @@ func TestDeleteResourceLeavesNoOwnerID(t *testing.T) {
 	if _, err := e.HandleToolCall(ctx, "turn-8", notes, ana, fakeopenai.ToolCall("call_0", tools.RecallObservationsName, `{"query":"train"}`)); err != nil {
 		t.Fatal(err)
 	}
+	// A run on a thread that never got a message is in no threads row.
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-9", ThreadID: ana + ":new", ResourceID: ana}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "bo-1", ThreadID: "bo-chat"}); err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,8 @@ func (t *tombstones) of(id string) string {
 }
 
 // entombOwners replaces, in tx, the ids of the deleted threads (and of the
-// erased resource, when resource is not empty) with tombstones wherever
+// erased resource, when resource is not empty, with every thread its runs
+// named) with tombstones wherever
 // erasure keeps a record: the memctx records of those threads (owner, turn
 // references, query), the owners of their runs (the run ids stay claimed, so
 // nobody takes over an erased owner's run), their observation rows, and
@@ -58,6 +59,21 @@ func entombOwners(ctx context.Context, tx *sql.Tx, threads []string, resource st
 	ts, err := newTombstones()
 	if err != nil {
 		return err
+	}
+	if resource != "" {
+		// Runs of the resource on threads that never got a message
+		// (LoadContext accepts them) are not in the threads table.
+		more, err := selectStrings(ctx, tx, `SELECT thread_id FROM runs WHERE resource_id = ?1
+			UNION SELECT thread_id FROM journal WHERE scope = ?2 AND resource_id = ?1
+			UNION SELECT thread_id FROM observations WHERE resource_id = ?1`, resource, journal.ScopeMemCtx)
+		if err != nil {
+			return err
+		}
+		for _, t := range more {
+			if t != "" && !contains(threads, t) {
+				threads = append(threads, t)
+			}
+		}
 	}
 	deleted := make(map[string]bool, len(threads))
 	for _, t := range threads {
