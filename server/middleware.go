@@ -46,13 +46,24 @@ func (w *statusWriter) Flush() {
 // Unwrap gives http.ResponseController the underlying writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// TokenCookie is the cookie a browser may carry the bearer token in (the
+// inspector's sign-in page sets it: HttpOnly, SameSite=Strict). It
+// authenticates GET requests only; the Authorization header wins when both
+// are sent.
+const TokenCookie = "mnemo_token"
+
 // authenticate returns the request's principal: Operator without a token
-// file, else the token's, else an unauthorized problem.
+// file, else the token's (header, else cookie), else an unauthorized
+// problem.
 func (s *Server) authenticate(r *http.Request) (*Principal, error) {
 	if s.cfg.Tokens == nil {
 		return Operator, nil
 	}
 	p, ok := s.cfg.Tokens.Authenticate(r)
+	if c, err := r.Cookie(TokenCookie); !ok && r.Method == http.MethodGet && r.Header.Get("Authorization") == "" && err == nil {
+		// Reads only: a cookie must never authorise a write (CSRF).
+		p, ok = s.cfg.Tokens.Lookup(c.Value)
+	}
 	if !ok {
 		return nil, errorf(kindUnauthorized, "", "send Authorization: Bearer <token> with a token of the server's token file")
 	}
@@ -132,6 +143,17 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 			r = r.WithContext(ctx)
 		}
 		h(p).ServeHTTP(sw, r)
+	})
+}
+
+// wrapPublic logs a handler that needs no token.
+func (s *Server) wrapPublic(pattern string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() { s.observe(r, pattern, sw, "-", start) }()
+		r.Body = http.MaxBytesReader(sw, r.Body, 64<<10)
+		h.ServeHTTP(sw, r)
 	})
 }
 

@@ -47,6 +47,9 @@ type Config struct {
 	// inspector) with the server's authentication: each gets the request's
 	// Principal. Patterns must not collide with the API's.
 	Mount map[string]func(p *Principal) http.Handler
+	// Public adds handlers that need no token (the inspector's sign-in
+	// page), with access logs. They must not reveal tenant data.
+	Public map[string]http.Handler
 }
 
 // Server serves the HTTP API over one engine. It is safe for concurrent use.
@@ -98,6 +101,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	for pattern, h := range cfg.Mount {
 		s.mux.Handle(pattern, s.wrapMount(pattern, h))
+	}
+	for pattern, h := range cfg.Public {
+		s.mux.Handle(pattern, s.wrapPublic(pattern, h))
 	}
 	return s, nil
 }

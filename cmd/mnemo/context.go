@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/inspector"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
@@ -164,6 +167,7 @@ func orDash(s string) string {
 func (m *Main) runMemCtx(ctx context.Context, args []string) error {
 	fs := m.flags("memctx", "RUN_ID")
 	asJSON := fs.Bool("json", false, "print the stored record as JSON")
+	htmlFile := fs.String("html", "", "write the run as one self-contained web page (the inspector's run view: timeline and replay) to FILE")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -175,6 +179,9 @@ func (m *Main) runMemCtx(ctx context.Context, args []string) error {
 		return err
 	}
 	defer e.Close()
+	if *htmlFile != "" {
+		return m.writeRunHTML(ctx, e, fs.Arg(0), *htmlFile)
+	}
 	if *asJSON {
 		b, err := e.Journal().RawMemCtx(ctx, fs.Arg(0))
 		if err != nil {
@@ -188,5 +195,18 @@ func (m *Main) runMemCtx(ctx context.Context, args []string) error {
 		return err
 	}
 	printMemCtx(m.Stdout, r)
+	return nil
+}
+
+// writeRunHTML writes the inspector's run page of runID to path.
+func (m *Main) writeRunHTML(ctx context.Context, e *engine.Engine, runID, path string) error {
+	var b bytes.Buffer
+	if err := inspector.WriteRun(ctx, &b, e, runID, version()); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "mnemo memctx: wrote %s (%d bytes)\n", path, b.Len())
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/inspector"
 	"github.com/mnemo-go/mnemo/mcpserver"
 	"github.com/mnemo-go/mnemo/server"
 )
@@ -58,11 +59,14 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: log, MaxBodyBytes: maxBody, Version: version(),
 		Mount: map[string]func(*server.Principal) http.Handler{
 			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log}),
-		}})
+			"/ui/": inspector.Handler(e, inspector.Options{Version: version(), Logger: log}),
+		},
+		Public: map[string]http.Handler{"/ui/login": inspector.Login()},
+	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stderr, "mnemo serve: listening on %s (data %s); API %s/v1, MCP %s/mcp, document %s/openapi.json\n", url, m.Dir, url, url, url)
+	fmt.Fprintf(m.Stderr, "mnemo serve: listening on %s (data %s); API %s/v1, MCP %s/mcp, inspector %s/ui/, document %s/openapi.json\n", url, m.Dir, url, url, url, url)
 	if tokens == nil {
 		fmt.Fprintf(m.Stderr, "mnemo serve: no --tokens: every request acts as the operator (all resources, erasure); listening on loopback only\n")
 	}

@@ -182,3 +182,40 @@ func TestServeRefusesPublicListen(t *testing.T) {
 		t.Fatalf("missing config: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestMemCtxHTML: mnemo memctx RUN --html FILE writes the inspector's run
+// page as one self-contained file: the timeline, the replay check, no
+// script, nothing loaded from elsewhere.
+func TestMemCtxHTML(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(t.TempDir(), "conv.jsonl")
+	os.WriteFile(in, []byte(`{"thread":"t1","resource":"r1","role":"user","content":"the boat is moored at pier 9"}
+{"thread":"t1","resource":"r1","role":"assistant","content":"pier 9, noted"}
+{"thread":"t1","resource":"r1","role":"user","content":"where is the boat?"}
+`), 0o600)
+	if code, _, errOut := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errOut)
+	}
+	if code, _, errOut := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--run-id", "run-h", "--recent", "1", "--top-k", "2"); code != 0 {
+		t.Fatalf("context: %d %s", code, errOut)
+	}
+	page := filepath.Join(t.TempDir(), "run.html")
+	if code, _, errOut := run(t, nil, "--dir", dir, "memctx", "run-h", "--html", page); code != 0 {
+		t.Fatalf("memctx --html: %d %s", code, errOut)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{"run run-h", "The prompt, top to bottom", "recalled hit", "pier 9", "✓ reproduced", "<style>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<script", `src="http`, `href="http`, `href="/ui/`} {
+		if strings.Contains(html, bad) {
+			t.Errorf("page has %q: not self-contained", bad)
+		}
+	}
+}

@@ -1,0 +1,31 @@
+// Package inspector is mnemo's memory inspector: web pages served by
+// `mnemo serve` at /ui/ (html/template and embed: no build step, no CDN, no
+// script; it works offline) that show a principal's threads, a thread's
+// messages, observations (with links to their source turns) and
+// working-memory versions with their diffs, and a run's memctx record as a
+// picture: the prompt as a vertical timeline (system part with observation
+// and working-memory sizes, recalled hits with score bars for both
+// channels, their range neighbours, the recent window, dropped turns with
+// the reason) and the replay as a diff (with or without recalled turns,
+// observations or working memory, with the promptHash check).
+// WriteRun renders the same run page as one self-contained file
+// (`mnemo memctx RUN --html FILE`).
+//
+// # Invariants
+//
+//   - Every page reads through server.Tenant: a thread or run of a
+//     resource the principal may not touch is a 404 page, as one that does
+//     not exist.
+//   - All text is escaped by html/template; pages carry no script and load
+//     nothing from elsewhere (the style sheet is inline).
+//
+// # Concurrency
+//
+// Handlers are safe for concurrent use; templates are parsed once.
+//
+// # Errors
+//
+// BuildRun and BuildThread return the server's errors (server.ErrNotFound
+// for what the principal may not see); the handlers render them as an
+// error page with the status of server.Describe.
+package inspector

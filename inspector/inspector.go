@@ -1,0 +1,128 @@
+package inspector
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/server"
+)
+
+//go:embed templates/*.html templates/style.css
+var files embed.FS
+
+// pages are parsed once: each page is the layout, the style and its content.
+var pages = map[string]*template.Template{}
+
+var funcs = template.FuncMap{
+	"kindLabel": func(k string) string {
+		return map[string]string{"hit": "recalled hit", "range": "range neighbour", "repair": "pairing repair", "recent": "recent",
+			"observation": "observation", "working-memory": "working memory"}[k]
+	},
+	"fmtScore": func(p *float64) string {
+		if p == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.3f", *p)
+	},
+	"diffClass": func(op string) string { return map[string]string{"-": "del", "+": "add"}[op] },
+	"has":       func(list []string, s string) bool { return slices.Contains(list, s) },
+	"short": func(h string) string {
+		if len(h) > 19 {
+			return h[:19] + "…"
+		}
+		return h
+	},
+	"ms": func(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05") },
+}
+
+func init() {
+	for _, name := range []string{"index", "thread", "run", "error"} {
+		t := template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/style.css", "templates/"+name+".html"))
+		pages[name] = t
+	}
+}
+
+// page is what every template gets.
+type page struct {
+	Title   string
+	Version string
+	Links   bool
+	Data    any
+}
+
+// Options configure the inspector.
+type Options struct {
+	// Version is shown in the footer; "" means "dev".
+	Version string
+	// Logger receives render errors; nil means none.
+	Logger *slog.Logger
+}
+
+// Handler returns the handler factory to mount at /ui/ on a server.Server
+// (server.Config.Mount): each request sees what its principal may see.
+func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handler {
+	if opt.Version == "" {
+		opt.Version = "dev"
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	return func(p *server.Principal) http.Handler {
+		t := server.Tenant{Engine: e, Principal: p}
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /ui/{$}", func(w http.ResponseWriter, r *http.Request) {
+			v, err := BuildIndex(r.Context(), t)
+			render(w, opt, "index", "threads", v, err)
+		})
+		mux.HandleFunc("GET /ui/threads/{thread}", func(w http.ResponseWriter, r *http.Request) {
+			v, err := BuildThread(r.Context(), t, r.PathValue("thread"))
+			render(w, opt, "thread", "thread "+r.PathValue("thread"), v, err)
+		})
+		mux.HandleFunc("GET /ui/runs/{run}", func(w http.ResponseWriter, r *http.Request) {
+			v, err := BuildRun(r.Context(), t, r.PathValue("run"), r.URL.Query()["without"])
+			render(w, opt, "run", "run "+r.PathValue("run"), v, err)
+		})
+		return mux
+	}
+}
+
+// render writes a page, or an error page with the error's status.
+func render(w http.ResponseWriter, opt Options, name, title string, data any, err error) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	status := http.StatusOK
+	if err != nil {
+		p := server.Describe(err)
+		status, name, title, data = p.Status, "error", p.Title, p
+	}
+	var b strings.Builder
+	if terr := pages[name].ExecuteTemplate(&b, "layout", page{Title: title, Version: opt.Version, Links: true, Data: data}); terr != nil {
+		opt.Logger.Error("inspector: render", "page", name, "err", terr)
+		http.Error(w, "render failed", http.StatusInternalServerError)
+		return
+	}
+	w.WriteHeader(status)
+	io.WriteString(w, b.String())
+}
+
+// WriteRun writes the run page of runID as one self-contained HTML file
+// (inline style, no links that need a server), replayed as recorded:
+// `mnemo memctx RUN --html FILE`.
+func WriteRun(ctx context.Context, w io.Writer, e *engine.Engine, runID, version string) error {
+	v, err := BuildRun(ctx, server.Tenant{Engine: e, Principal: server.Operator}, runID, nil)
+	if err != nil {
+		return err
+	}
+	v.Links = false
+	return pages["run"].ExecuteTemplate(w, "layout", page{Title: "run " + runID, Version: version, Links: false, Data: v})
+}

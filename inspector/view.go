@@ -1,0 +1,289 @@
+package inspector
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/server"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// Item is one entry of a run's timeline, in prompt order.
+type Item struct {
+	// Kind is "observation", "working-memory", "hit", "range", "repair",
+	// "recent" or, in RunView.Dropped, "dropped".
+	Kind     string
+	ThreadID string
+	Seq      int64
+	Role     string
+	Text     string
+	Reason   string
+	// Score, Lexical and Vector are a hit's scores; the Pct fields are bar
+	// widths in percent of the run's highest score of the channel.
+	Score, Lexical, Vector          *float64
+	ScorePct, LexicalPct, VectorPct int
+	// Size says how big a system part is ("412 chars", "~96 tokens").
+	Size string
+	// FromSeq and ToSeq are an observation's source range.
+	FromSeq, ToSeq int64
+}
+
+// RunView is everything the run page shows.
+type RunView struct {
+	Rec      *journal.MemCtx
+	Timeline []Item
+	Dropped  []Item
+	Replay   *ReplayView
+	// Links says whether thread links work (false in a --html file).
+	Links bool
+}
+
+// ReplayView is a replay as a diff against the recorded run.
+type ReplayView struct {
+	// Without names what the counterfactual leaves out: "recalled",
+	// "observations", "workingMemory"; empty replays the run unchanged.
+	Without []string
+	// RecordedHash is the record's promptHash, OriginalHash the rebuilt
+	// one (equal when the replay reproduces the run), CounterHash the
+	// counterfactual's.
+	RecordedHash, OriginalHash, CounterHash string
+	HashOK                                  bool
+	System                                  []DiffLine
+	Messages                                []DiffMessage
+	// Diverged lists what the store no longer holds (the replay could not
+	// be rebuilt); the other fields are then empty.
+	Diverged []string
+}
+
+// DiffMessage is a message of the original prompt, marked when the
+// counterfactual leaves it out.
+type DiffMessage struct {
+	Role, Text, Reason string
+	ThreadID           string
+	Seq                int64
+	Removed            bool
+}
+
+// replayOptions maps the page's "without" parameters to ReplayOptions.
+func replayOptions(without []string) (engine.ReplayOptions, []string) {
+	var o engine.ReplayOptions
+	var kept []string
+	for _, w := range without {
+		switch w {
+		case "recalled":
+			o.WithoutRecalled = true
+		case "observations":
+			o.WithoutObservations = true
+		case "workingMemory":
+			o.WithoutWorkingMemory = true
+		default:
+			continue
+		}
+		kept = append(kept, w)
+	}
+	return o, kept
+}
+
+// BuildRun loads a run of the principal and replays it without the parts
+// named in without.
+func BuildRun(ctx context.Context, t server.Tenant, runID string, without []string) (*RunView, error) {
+	rec, err := t.Run(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	v := &RunView{Rec: rec, Links: true}
+	v.Timeline = timeline(rec)
+	for _, r := range rec.Dropped {
+		v.Dropped = append(v.Dropped, Item{Kind: "dropped", ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview, Reason: r.Reason})
+	}
+	opt, kept := replayOptions(without)
+	rv := &ReplayView{Without: kept, RecordedHash: rec.PromptHash}
+	rp, err := t.Engine.Replay(ctx, runID, opt)
+	var de *engine.DivergenceError
+	switch {
+	case errors.As(err, &de):
+		rv.Diverged = de.Differences
+	case err != nil:
+		return nil, err
+	default:
+		rv.OriginalHash, rv.CounterHash = rp.Original.PromptHash, rp.Counterfactual.PromptHash
+		rv.HashOK = rv.OriginalHash == rec.PromptHash
+		rv.System = lineDiff(rp.Original.System, rp.Counterfactual.System)
+		kept := map[string]bool{}
+		for _, m := range rp.Counterfactual.Messages {
+			kept[m.MessageID] = true
+		}
+		for _, m := range rp.Original.Messages {
+			rv.Messages = append(rv.Messages, DiffMessage{Role: m.Role, Text: m.Content, Reason: m.Reason, ThreadID: m.ThreadID, Seq: m.Seq, Removed: !kept[m.MessageID]})
+		}
+	}
+	v.Replay = rv
+	return v, nil
+}
+
+// timeline lists a record's parts in prompt order: the system part
+// (observations, working memory), the recalled turns, the recent window.
+func timeline(rec *journal.MemCtx) []Item {
+	var out []Item
+	tok := rec.Tokens
+	for _, o := range rec.Observations {
+		out = append(out, Item{Kind: "observation", ThreadID: o.ThreadID, FromSeq: o.FromSeq, ToSeq: o.ToSeq, Text: o.ID, Reason: o.Level})
+	}
+	if len(rec.Observations) > 0 && tok != nil {
+		out[len(out)-1].Size = sizeTokens(tok.Observations) + " for all observations"
+	}
+	if rec.WorkingMemoryChars > 0 {
+		it := Item{Kind: "working-memory", Size: itoa(rec.WorkingMemoryChars) + " chars"}
+		if tok != nil {
+			it.Size += ", " + sizeTokens(tok.WorkingMemory)
+		}
+		out = append(out, it)
+	}
+	var maxS, maxL, maxV float64
+	for _, r := range rec.Recalled {
+		maxS, maxL, maxV = maxOf(maxS, r.Score), maxOf(maxL, r.Lexical), maxOf(maxV, r.Vector)
+	}
+	for _, r := range rec.Recalled {
+		out = append(out, Item{Kind: r.Reason, ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview, Reason: r.Reason,
+			Score: r.Score, Lexical: r.Lexical, Vector: r.Vector, ScorePct: pct(r.Score, maxS), LexicalPct: pct(r.Lexical, maxL), VectorPct: pct(r.Vector, maxV)})
+	}
+	for _, r := range rec.Recent {
+		out = append(out, Item{Kind: "recent", ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview})
+	}
+	return out
+}
+
+func maxOf(m float64, p *float64) float64 {
+	if p != nil && *p > m {
+		return *p
+	}
+	return m
+}
+
+// pct is a bar width: v as a percentage of m, at least 2 so a bar shows.
+func pct(v *float64, m float64) int {
+	if v == nil || m <= 0 || *v <= 0 {
+		return 0
+	}
+	return max(2, int(100**v/m+0.5))
+}
+
+func sizeTokens(n int) string { return "~" + itoa(n) + " tokens" }
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// ThreadView is everything the thread page shows.
+type ThreadView struct {
+	Thread       *engine.Thread
+	Messages     []engine.Message
+	Observations []observe.Observation
+	Runs         []journal.RunInfo
+	// WMKey is the working-memory key ("" when working memory is off);
+	// Versions are its versions, newest first, each with its diff from the
+	// one before.
+	WMKey    string
+	Versions []WMVersion
+}
+
+// WMVersion is a working-memory version and its diff from the previous.
+type WMVersion struct {
+	working.Version
+	Diff []DiffLine
+}
+
+// BuildThread loads a thread of the principal with its observations,
+// runs and working-memory versions.
+func BuildThread(ctx context.Context, t server.Tenant, threadID string) (*ThreadView, error) {
+	th, err := t.Thread(ctx, threadID)
+	if err != nil {
+		return nil, err
+	}
+	v := &ThreadView{Thread: th}
+	if v.Messages, err = t.Engine.Messages(ctx, th.ID, 0, 0); err != nil {
+		return nil, err
+	}
+	if v.Observations, err = t.Engine.Observations(ctx, observe.Filter{ThreadID: th.ID, All: true}); err != nil {
+		return nil, err
+	}
+	if v.Runs, err = t.Engine.Journal().ListRuns(ctx, journal.RunFilter{ThreadID: th.ID, Limit: 50}); err != nil {
+		return nil, err
+	}
+	mem, err := t.Engine.WorkingMemory()
+	if errors.Is(err, engine.ErrNoWorkingMemory) {
+		return v, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if v.WMKey, err = mem.Key(th.ID, th.ResourceID); err != nil {
+		return nil, err
+	}
+	hist, err := mem.History(ctx, v.WMKey, 20)
+	if err != nil {
+		return nil, err
+	}
+	for i, h := range hist {
+		prev := ""
+		if i+1 < len(hist) {
+			prev = pretty(hist[i+1].Content)
+		}
+		v.Versions = append(v.Versions, WMVersion{Version: h, Diff: lineDiff(prev, pretty(h.Content))})
+	}
+	return v, nil
+}
+
+// pretty indents a JSON object state so that its diff is by field.
+func pretty(s string) string {
+	var b bytes.Buffer
+	if strings.HasPrefix(s, "{") && json.Indent(&b, []byte(s), "", "  ") == nil {
+		return b.String()
+	}
+	return s
+}
+
+// IndexView lists the principal's threads by resource.
+type IndexView struct {
+	Resources []ResourceThreads
+}
+
+// ResourceThreads is one resource's threads.
+type ResourceThreads struct {
+	ResourceID string
+	Threads    []engine.Thread
+}
+
+// BuildIndex lists the threads the principal may see, by resource.
+func BuildIndex(ctx context.Context, t server.Tenant) (*IndexView, error) {
+	var ts []engine.Thread
+	if t.Principal.All {
+		var err error
+		if ts, err = t.Engine.ListThreads(ctx, ""); err != nil {
+			return nil, err
+		}
+	} else {
+		for r := range t.Principal.Resources {
+			rt, err := t.Engine.ListThreads(ctx, r)
+			if err != nil {
+				return nil, err
+			}
+			ts = append(ts, rt...)
+		}
+	}
+	by := map[string][]engine.Thread{}
+	for _, th := range ts {
+		by[th.ResourceID] = append(by[th.ResourceID], th)
+	}
+	v := &IndexView{}
+	for r, list := range by {
+		v.Resources = append(v.Resources, ResourceThreads{ResourceID: r, Threads: list})
+	}
+	sort.Slice(v.Resources, func(i, j int) bool { return v.Resources[i].ResourceID < v.Resources[j].ResourceID })
+	return v, nil
+}
