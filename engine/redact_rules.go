@@ -238,12 +238,24 @@ func basicCredentials(match string) bool {
 var placeholders = map[string]bool{
 	"null": true, "none": true, "nil": true, "true": true, "false": true,
 	"undefined": true, "required": true, "optional": true, "string": true,
-	"empty": true, "redacted": true, "[redacted]": true,
+	"empty": true, "redacted": true, "[redacted]": true, "await": true,
+	"new": true, "function": true, "lambda": true, "input": true,
 }
 
-// notPlaceholder rejects an assignment whose bare value is a placeholder.
+// codeValue is a bare assigned value that is code, not a secret: a call or
+// index (fetchToken(, request.form[), or a reference to where the secret
+// lives (process.env.X, os.environ, self.x, config.y).
+var codeValue = regexp.MustCompile(`^(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\([^)]*\)|\[[^\]]*\]|[(\[])$|(?:process\.env|os\.environ|self|this|config|settings|env|cfg|options|opts|props|params|args)[.\[])`)
+
+// notPlaceholder rejects an assignment whose value is a placeholder, a
+// language keyword or code (codeValue).
 func notPlaceholder(match string) bool {
 	i := strings.LastIndexAny(match, "=:> \t")
-	v := strings.ToLower(strings.Trim(match[i+1:], `"'\`))
-	return !placeholders[v]
+	raw := match[i+1:]
+	v := strings.ToLower(strings.Trim(raw, `"'\`))
+	if placeholders[v] {
+		return false
+	}
+	quoted := strings.ContainsAny(raw, `"'`)
+	return quoted || !codeValue.MatchString(raw)
 }

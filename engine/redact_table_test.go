@@ -98,6 +98,7 @@ var secretCases = []struct{ name, text, secret string }{
 	{"ruby-hash", `:auth_token => 'tok_998877'`, "tok_998877"},
 	{"github-token-env", "GITHUB_TOKEN=ghs_" + rep("AbCdEfGhIj0123456789", 36), rep("AbCdEfGhIj0123456789", 36)},
 	// Unicode case folding: (?i) folds ſ to s and K (Kelvin) to k.
+	{"paren-in-password", "password=Pa55(word", "Pa55(word"},
 	{"fold-long-s", "paſſword=hunter22", "hunter22"},
 	{"fold-kelvin", "api_\u212aey=abcdefghij", "abcdefghij"},
 }
@@ -155,6 +156,12 @@ var benignCases = []string{
 	"keyboard: us-intl",
 	"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 	"Visit https://discord.com/channels/123456789012345678/987654321",
+	"const token = await fetchToken(user);",
+	"password = request.form['password']",
+	"api_key = os.environ['OPENAI_API_KEY']",
+	"secret: process.env.SESSION_SECRET,",
+	"token := cfg.Token",
+	"self.token = token_from_header(req)",
 }
 
 // TestRedactFormats checks every secret format of DefaultRules: the secret
