@@ -101,6 +101,19 @@ type Config struct {
 	// Logger receives operational logs. Nil means slog.DiscardHandler.
 	Logger *slog.Logger
 
+	// TimeZone is the time zone dates are written in: the recall markers'
+	// dates, the observations' date spans, and the turns' times the observer
+	// reads (so that "yesterday" resolves against the user's day). Nil means
+	// UTC. Prefer a named zone (time.LoadLocation): memctx records its name
+	// and replay loads it again.
+	TimeZone *time.Location
+
+	// ResourceTimeZone, when set, gives a resource's own time zone (a user
+	// in Lisbon, another in Tokyo); a nil result means TimeZone. It is
+	// called on every LoadContext and observer call, so it must be cheap and
+	// safe for concurrent use.
+	ResourceTimeZone func(resourceID string) *time.Location
+
 	// Now is the clock. Nil means time.Now.
 	Now func() time.Time
 }
@@ -130,4 +143,18 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxMessagesPerAppend, DefaultMaxMessagesPerAppend)
 	def(&l.MaxToolCalls, DefaultMaxToolCalls)
 	return l
+}
+
+// location is the time zone of resourceID's dates: Config.ResourceTimeZone's
+// answer, else Config.TimeZone, else UTC.
+func (e *Engine) location(resourceID string) *time.Location {
+	if f := e.cfg.ResourceTimeZone; f != nil {
+		if loc := f(resourceID); loc != nil {
+			return loc
+		}
+	}
+	if e.cfg.TimeZone != nil {
+		return e.cfg.TimeZone
+	}
+	return time.UTC
 }

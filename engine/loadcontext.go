@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"time"
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/internal/tokens"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
@@ -187,7 +187,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		obs, obsDrops = budgetObservations(obs, req.TokenBudget)
 	}
 	turns = layout(turns, req.ThreadID)
-	loc := time.UTC
+	loc := e.location(req.ResourceID)
 	obsText, obsRefs := observe.Render(obs, loc), observe.Refs(obs)
 
 	wmText, tools, wmChars, err := e.workingMemoryPart(ctx, req.ThreadID, req.ResourceID)
@@ -212,6 +212,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		Retrieval:          retrieval,
 		PromptHash:         c.PromptHash,
 		Render:             RenderVersion,
+		TimeZone:           render.ZoneName(loc),
 		CreatedAt:          started.Format(journal.TimeLayout),
 	}
 	if rec.Observations == nil {

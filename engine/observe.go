@@ -293,6 +293,8 @@ func (s engineSource) Messages(ctx context.Context, threadID string, fromSeq, to
 	}
 	out := make([]observe.Turn, len(ms))
 	for i, m := range ms {
+		// The observer reads each turn's time in the resource's zone.
+		m.CreatedAt = m.CreatedAt.In(s.e.location(m.ResourceID))
 		t := observe.Turn{
 			ID: m.ID, ThreadID: m.ThreadID, ResourceID: m.ResourceID, Seq: m.Seq, Role: m.Role,
 			Name: m.Name, Content: m.Content, ToolCallID: m.ToolCallID, Tokens: m.Tokens, CreatedAt: m.CreatedAt,

@@ -24,7 +24,7 @@ func observerModel(req openai.ChatCompletionRequest) (openai.ChatCompletionRespo
 	data := req.Messages[len(req.Messages)-1].Content
 	lines := strings.Split(data, "\n")
 	var out map[string]any
-	if strings.HasPrefix(data, "<conversation>") {
+	if strings.HasPrefix(data, "<conversation") {
 		var items []map[string]any
 		for _, l := range lines[1 : len(lines)-1] {
 			var t struct {

@@ -41,7 +41,7 @@ var storedSecrets = map[string]string{
 func secretObserverModel(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	data := req.Messages[len(req.Messages)-1].Content
 	key := "observations"
-	if !strings.HasPrefix(data, "<conversation>") {
+	if !strings.HasPrefix(data, "<conversation") {
 		key = "reflection"
 	}
 	b, _ := json.Marshal(map[string]any{key: []map[string]any{{

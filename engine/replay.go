@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
+	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
@@ -111,8 +111,12 @@ func (e *Engine) Replay(ctx context.Context, runID string, opt ReplayOptions) (*
 	if len(div.Differences) > 0 {
 		return nil, div
 	}
+	loc, err := render.ParseZone(rec.TimeZone)
+	if err != nil {
+		div.Differences = append(div.Differences, fmt.Sprintf("the run's time zone %q is unknown here: %v", rec.TimeZone, err))
+		return nil, div
+	}
 	turns = layout(turns, rec.ThreadID)
-	loc := time.UTC
 	orig := compose(turns, renderObservations(obs, loc), wm, tools, loc)
 	if orig.PromptHash != rec.PromptHash {
 		div.Differences = append(div.Differences, hashDifference(rec, orig.PromptHash))

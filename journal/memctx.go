@@ -56,7 +56,12 @@ type MemCtx struct {
 	// Render names the rendering the prompt was composed with (e.g.
 	// "render-v2"); empty for runs recorded before it was recorded. Replay
 	// reproduces PromptHash only with the same rendering.
-	Render    string `json:"render,omitempty"`
+	Render string `json:"render,omitempty"`
+	// TimeZone names the zone the prompt's dates were written in (recall
+	// markers, observation date spans): "UTC", an IANA name such as
+	// "Europe/Paris", or "UTC+02:00". Empty in records written before it was
+	// recorded (their dates were UTC).
+	TimeZone  string `json:"timeZone,omitempty"`
 	CreatedAt string `json:"createdAt,omitempty"` // RFC 3339, UTC
 }
 

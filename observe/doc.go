@@ -44,6 +44,12 @@
 //     delimited block of the user message; the instructions are the system
 //     message. Nothing the observer sends is ever written as a message, and an
 //     answer item that repeats the observer's instructions is discarded.
+//   - Every observation records the date span of its turns (FromTime, ToTime:
+//     their oldest and newest created_at), a reflection the widest span of
+//     its sources. The observer reads each turn's time in the location of
+//     its CreatedAt (the engine's Source sets the resource's time zone) and
+//     the zone's name on the conversation tag, so relative dates resolve
+//     against the right day.
 //   - Trust follows sources, not the model's citations: an observation whose
 //     range holds a tool result (role "tool") is untrusted, every item of it,
 //     whichever seqs the observer cited; a reflection built on an untrusted

@@ -35,7 +35,13 @@ type Observation struct {
 	Untrusted bool `json:"untrusted"`
 	// MemoKey is the journal key the content was recorded under. It is not
 	// stored in the row; it is set by the call that produced it.
-	MemoKey       string     `json:"memoKey,omitempty"`
+	MemoKey string `json:"memoKey,omitempty"`
+	// FromTime and ToTime are the date span of the sources: the oldest and
+	// newest created_at of the turns an observation was distilled from, the
+	// widest span of a reflection's sources. Zero when unknown (an
+	// observation whose turns are gone).
+	FromTime      time.Time  `json:"fromTime,omitzero"`
+	ToTime        time.Time  `json:"toTime,omitzero"`
 	CreatedAt     time.Time  `json:"createdAt"`
 	RetiredAt     *time.Time `json:"retiredAt,omitempty"`     // set when condensed into a reflection
 	InvalidatedAt *time.Time `json:"invalidatedAt,omitempty"` // set by erasure
@@ -72,7 +78,7 @@ type Filter struct {
 	All bool
 }
 
-const obsColumns = `id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at, retired_at, invalidated_at`
+const obsColumns = `id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at, retired_at, invalidated_at, from_time, to_time`
 
 // List returns observations ordered by thread, then fromSeq, then level
 // (observations before reflections), then creation.
@@ -112,9 +118,9 @@ func query(ctx context.Context, db queryer, q string, args ...any) ([]Observatio
 		var sources string
 		var untrusted int
 		var created int64
-		var retired, invalidated sql.NullInt64
+		var retired, invalidated, fromTime, toTime sql.NullInt64
 		if err := rows.Scan(&o.ID, &o.ThreadID, &o.ResourceID, &o.FromSeq, &o.ToSeq, &o.Level, &o.Content,
-			&sources, &untrusted, &created, &retired, &invalidated); err != nil {
+			&sources, &untrusted, &created, &retired, &invalidated, &fromTime, &toTime); err != nil {
 			return nil, fmt.Errorf("observe: list observations: %w", err)
 		}
 		if err := json.Unmarshal([]byte(sources), &o.Sources); err != nil {
@@ -124,6 +130,9 @@ func query(ctx context.Context, db queryer, q string, args ...any) ([]Observatio
 		o.CreatedAt = time.UnixMilli(created).UTC()
 		o.RetiredAt = msTime(retired)
 		o.InvalidatedAt = msTime(invalidated)
+		if fromTime.Valid && toTime.Valid {
+			o.FromTime, o.ToTime = *msTime(fromTime), *msTime(toTime)
+		}
 		out = append(out, o)
 	}
 	return out, rows.Err()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 
@@ -53,6 +54,7 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 		FromSeq: first.Seq, ToSeq: last.Seq, Level: LevelObservation,
 		Content: renderItems(ans.Items), MemoKey: key, Untrusted: untrusted,
 	}
+	obs.FromTime, obs.ToTime = turnSpan(turns)
 	if err := o.storeObservation(ctx, obs); err != nil {
 		return nil, nil, err
 	}
@@ -79,6 +81,27 @@ func markObserved(items []Item, turns []Turn) {
 		}
 		it.Untrusted = untrusted
 	}
+}
+
+// turnSpan is the date span of turns: their oldest and newest CreatedAt
+// (zero times for none).
+func turnSpan(turns []Turn) (from, to time.Time) {
+	for _, t := range turns {
+		from, to = widen(from, to, t.CreatedAt, t.CreatedAt)
+	}
+	return from, to
+}
+
+// widen extends the span from..to by f..t; a zero time is unknown and
+// changes nothing.
+func widen(from, to, f, t time.Time) (time.Time, time.Time) {
+	if !f.IsZero() && (from.IsZero() || f.Before(from)) {
+		from = f
+	}
+	if !t.IsZero() && (to.IsZero() || t.After(to)) {
+		to = t
+	}
+	return from, to
 }
 
 // untrustedTurns reports whether any turn holds untrusted content: a tool
@@ -147,11 +170,16 @@ func insert(ctx context.Context, tx *sql.Tx, obs *Observation) error {
 	if obs.Untrusted {
 		untrusted = 1
 	}
+	var fromTime, toTime sql.NullInt64
+	if !obs.FromTime.IsZero() && !obs.ToTime.IsZero() {
+		fromTime = sql.NullInt64{Int64: obs.FromTime.UnixMilli(), Valid: true}
+		toTime = sql.NullInt64{Int64: obs.ToTime.UnixMilli(), Valid: true}
+	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO observations
-		(id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at, from_time, to_time)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		obs.ID, obs.ThreadID, obs.ResourceID, obs.FromSeq, obs.ToSeq, obs.Level, obs.Content,
-		string(sources), untrusted, obs.CreatedAt.UnixMilli())
+		string(sources), untrusted, obs.CreatedAt.UnixMilli(), fromTime, toTime)
 	if err != nil {
 		return fmt.Errorf("observe: store %s: %w", obs.Level, err)
 	}

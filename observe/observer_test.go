@@ -486,3 +486,43 @@ func TestObserveConcurrent(t *testing.T) {
 		t.Fatalf("%d model calls for 5 ranges and 2 observers", n)
 	}
 }
+
+// TestDateSpans: an observation records the oldest and newest time of its
+// turns, a reflection the widest span of its sources, and the reflector
+// reads the spans (issue 19 item 6).
+func TestDateSpans(t *testing.T) {
+	f := newFakeModel(t, scripted)
+	src := &memSource{}
+	t0 := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
+	turns := []observe.Turn{user("a"), assistant("b"), user("c"), assistant("d")}
+	for i := range turns {
+		turns[i].CreatedAt = t0.Add(time.Duration(i) * 24 * time.Hour)
+	}
+	src.add("t", 10, turns...)
+	e := openEnv(t, tempDB(t), src, f.model(t), observe.Config{})
+	o1, _, err := e.obs.ObserveRange(ctx, "t", 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2, _, err := e.obs.ObserveRange(ctx, "t", 3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o1.FromTime.Equal(t0) || !o1.ToTime.Equal(t0.Add(24*time.Hour)) || !o2.ToTime.Equal(t0.Add(72*time.Hour)) {
+		t.Fatalf("spans %v–%v and %v–%v", o1.FromTime, o1.ToTime, o2.FromTime, o2.ToTime)
+	}
+	r, err := e.obs.Reflect(ctx, "t", true)
+	if err != nil || r == nil {
+		t.Fatalf("reflect: %v", err)
+	}
+	if !r.FromTime.Equal(t0) || !r.ToTime.Equal(t0.Add(72*time.Hour)) {
+		t.Fatalf("reflection span %v–%v", r.FromTime, r.ToTime)
+	}
+	if data := f.last().Messages[1].Content; !strings.Contains(data, `"fromTime":"2023-05-08T09:00:00Z","toTime":"2023-05-09T09:00:00Z"`) {
+		t.Fatalf("reflector request lacks the spans:\n%s", data)
+	}
+	stored := list(t, e, "t", false)
+	if len(stored) != 1 || !stored[0].ToTime.Equal(r.ToTime) {
+		t.Fatalf("stored reflection %+v", stored)
+	}
+}

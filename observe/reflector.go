@@ -91,6 +91,9 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 		FromSeq: from, ToSeq: to, Level: LevelReflection,
 		Content: renderItems(ans.Items), Sources: ids, MemoKey: key, Untrusted: untrusted,
 	}
+	for _, l := range live {
+		r.FromTime, r.ToTime = widen(r.FromTime, r.ToTime, l.FromTime, l.ToTime)
+	}
 	if err := o.storeReflection(ctx, r); err != nil {
 		return nil, err
 	}

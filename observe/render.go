@@ -28,7 +28,7 @@ const renderHeader = `Observations distilled from earlier turns of this conversa
 
 // Render renders live observations and reflections into the system part's
 // observation block, ordered as given: each in its own tag whose attributes
-// give its provenance (id, thread, seq range, for a reflection the
+// give its provenance (id, thread, seq range, date span, for a reflection the
 // observations it condenses, and trust="untrusted" when its sources include
 // tool output), its text escaped by render.Text. Dates are written in loc
 // (nil means UTC). It returns "" for none.
@@ -49,12 +49,26 @@ func Render(obs []Observation, loc *time.Location) string {
 		}
 		b.WriteString("\n" + render.Open(tag,
 			"id", o.ID, "thread", o.ThreadID, "seq", fmt.Sprintf("%d-%d", o.FromSeq, o.ToSeq),
-			"condenses", strings.Join(o.Sources, " "), "trust", trust) + "\n")
+			"dates", dateSpan(o, loc), "condenses", strings.Join(o.Sources, " "), "trust", trust) + "\n")
 		b.WriteString(render.Text(strings.TrimSpace(o.Content)))
 		b.WriteString("\n" + render.Close(tag))
 	}
 	b.WriteString("\n" + render.Close(TagObservations))
 	return b.String()
+}
+
+// dateSpan is the dates attribute of o: "2023-05-01 09:00 UTC – 2023-05-08
+// 18:30 UTC" (render.Time in loc), one time when both ends are equal, ""
+// when unknown.
+func dateSpan(o Observation, loc *time.Location) string {
+	if o.FromTime.IsZero() || o.ToTime.IsZero() {
+		return ""
+	}
+	from, to := render.Time(o.FromTime, loc), render.Time(o.ToTime, loc)
+	if from == to {
+		return from
+	}
+	return from + " – " + to
 }
 
 // Refs returns the memctx references of obs, in order.

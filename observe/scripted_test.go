@@ -16,7 +16,7 @@ import (
 func scripted(req openai.ChatCompletionRequest) (int, string, time.Duration) {
 	user := req.Messages[len(req.Messages)-1].Content
 	lines := strings.Split(user, "\n")
-	if strings.HasPrefix(user, "<conversation>") {
+	if strings.HasPrefix(user, "<conversation") {
 		type item struct {
 			Text string  `json:"text"`
 			Seqs []int64 `json:"seqs"`

@@ -111,6 +111,9 @@ func printObservations(w io.Writer, obs []observe.Observation) {
 			status = "retired"
 		}
 		fmt.Fprintf(w, "%s  %-11s  %s  seq %d–%d  %s", o.ID, o.Level, o.ThreadID, o.FromSeq, o.ToSeq, status)
+		if !o.FromTime.IsZero() {
+			fmt.Fprintf(w, "  %s – %s", o.FromTime.UTC().Format("2006-01-02 15:04"), o.ToTime.UTC().Format("2006-01-02 15:04 UTC"))
+		}
 		if o.Untrusted {
 			fmt.Fprint(w, "  untrusted")
 		}

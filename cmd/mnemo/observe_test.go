@@ -19,7 +19,7 @@ func TestObserveCommand(t *testing.T) {
 	}
 	srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		data := req.Messages[len(req.Messages)-1].Content
-		if strings.HasPrefix(data, "<conversation>") {
+		if strings.HasPrefix(data, "<conversation") {
 			return fakeopenai.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[1]},{"text":"search found two trains","seqs":[3]}]}`).Response, nil
 		}
 		return fakeopenai.Text(`{"reflection":[{"text":"Ana is going to Porto"}]}`).Response, nil

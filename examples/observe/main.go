@@ -153,7 +153,7 @@ func scriptedModel(user string) string {
 		return ""
 	}
 	body := lines[1 : len(lines)-1]
-	if strings.HasPrefix(user, "<conversation>") {
+	if strings.HasPrefix(user, "<conversation") {
 		var items []map[string]any
 		for _, l := range body {
 			var t struct {

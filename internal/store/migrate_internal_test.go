@@ -57,3 +57,36 @@ INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, c
 		}
 	}
 }
+
+// TestMigrateDateSpan: observations stored before date spans were recorded
+// get the oldest and newest created_at of the turns in their range.
+func TestMigrateDateSpan(t *testing.T) {
+	path := openAt(t, 4, `
+INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES ('t', 'r', 0, 0);
+INSERT INTO messages (id, thread_id, resource_id, seq, role, content, created_at, tokens, digest) VALUES
+	('m1', 't', 'r', 1, 'user', 'a', 1000, 1, ''), ('m2', 't', 'r', 2, 'assistant', 'b', 2000, 1, ''),
+	('m3', 't', 'r', 3, 'user', 'c', 3000, 1, '');
+INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at) VALUES
+	('o1', 't', 'r', 1, 2, 'observation', '- a', 0), ('r1', 't', 'r', 1, 3, 'reflection', '- b', 0),
+	('gone', 't', 'r', 7, 9, 'observation', '- erased', 0)`)
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for id, want := range map[string]string{"o1": "1000-2000", "r1": "1000-3000", "gone": "NULL-NULL"} {
+		var from, to sql.NullInt64
+		if err := db.QueryRow(`SELECT from_time, to_time FROM observations WHERE id = ?`, id).Scan(&from, &to); err != nil {
+			t.Fatal(err)
+		}
+		str := func(v sql.NullInt64) string {
+			if !v.Valid {
+				return "NULL"
+			}
+			return fmt.Sprint(v.Int64)
+		}
+		if got := str(from) + "-" + str(to); got != want {
+			t.Errorf("%s span %s, want %s", id, got, want)
+		}
+	}
+}

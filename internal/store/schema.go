@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -195,6 +195,18 @@ UPDATE observations SET untrusted = 1
 	WHERE untrusted = 0 AND EXISTS (SELECT 1 FROM messages m
 		WHERE m.thread_id = observations.thread_id AND m.seq BETWEEN observations.from_seq AND observations.to_seq
 		  AND m.role = 'tool');
+`,
+	// 5: observations record the date span of their sources (issue 19):
+	// from_time and to_time are the oldest and newest created_at of the
+	// turns in the range (NULL when none is stored any more).
+	`
+ALTER TABLE observations ADD COLUMN from_time INTEGER;
+ALTER TABLE observations ADD COLUMN to_time INTEGER;
+UPDATE observations SET
+	from_time = (SELECT MIN(m.created_at) FROM messages m
+		WHERE m.thread_id = observations.thread_id AND m.seq BETWEEN observations.from_seq AND observations.to_seq),
+	to_time = (SELECT MAX(m.created_at) FROM messages m
+		WHERE m.thread_id = observations.thread_id AND m.seq BETWEEN observations.from_seq AND observations.to_seq);
 `,
 }
 
