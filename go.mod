@@ -1,6 +1,6 @@
 module github.com/mnemo-go/mnemo
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/VictoriaMetrics/metrics v1.45.0
