@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/journal"
@@ -138,7 +137,7 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 	}
 	out := RunList{Runs: make([]RunInfo, len(runs))}
 	for i, ri := range runs {
-		out.Runs[i] = RunInfo{RunID: ri.RunID, ThreadID: ri.ThreadID, ResourceID: ri.ResourceID, CreatedAt: time.UnixMilli(ri.CreatedAt).UTC()}
+		out.Runs[i] = RunInfoOf(ri)
 	}
 	return out, nil
 }
@@ -170,8 +169,5 @@ func (s *Server) replay(r *http.Request, p *Principal) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	orig, cf := toContext(rp.Original), toContext(rp.Counterfactual)
-	orig.MemCtx, cf.MemCtx = nil, nil
-	return Replay{RunID: rp.RunID, MemCtx: rp.Record, Original: orig, Counterfactual: cf,
-		Removed: nonNil(rp.Removed), RemovedObservations: nonNil(rp.RemovedObservations), RemovedWorkingMemory: rp.RemovedWorkingMemory}, nil
+	return ReplayOf(rp), nil
 }

@@ -68,6 +68,24 @@ type Context struct {
 	MemCtx     *journal.MemCtx  `json:"memctx,omitempty" jsonschema:"description=the run's provenance record; absent in a replay's original and counterfactual (the replay gives it once)"`
 }
 
+// ContextOf is c in the API's JSON (camelCase names; the promptHash
+// included). `mnemo context --json` prints it too.
+func ContextOf(c *engine.Context) *Context { return toContext(c) }
+
+// ReplayOf is r in the API's JSON, the memctx record given once.
+// `mnemo replay --json` prints it too.
+func ReplayOf(r *engine.Replay) Replay {
+	orig, cf := toContext(r.Original), toContext(r.Counterfactual)
+	orig.MemCtx, cf.MemCtx = nil, nil
+	return Replay{RunID: r.RunID, MemCtx: r.Record, Original: orig, Counterfactual: cf,
+		Removed: nonNil(r.Removed), RemovedObservations: nonNil(r.RemovedObservations), RemovedWorkingMemory: r.RemovedWorkingMemory}
+}
+
+// RunInfoOf is a run listing entry in the API's JSON (createdAt in RFC 3339).
+func RunInfoOf(ri journal.RunInfo) RunInfo {
+	return RunInfo{RunID: ri.RunID, ThreadID: ri.ThreadID, ResourceID: ri.ResourceID, CreatedAt: time.UnixMilli(ri.CreatedAt).UTC()}
+}
+
 func toContext(c *engine.Context) *Context {
 	if c == nil {
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/inspector"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/server"
 )
 
 func (m *Main) runContext(ctx context.Context, args []string) error {
@@ -50,7 +51,7 @@ func (m *Main) runContext(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return m.printJSON(c)
+		return m.printJSON(server.ContextOf(c))
 	}
 	printContext(m.Stdout, c)
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/server"
 )
 
 func (m *Main) runRuns(ctx context.Context, args []string) error {
@@ -41,10 +42,11 @@ func (m *Main) runRuns(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		if runs == nil {
-			runs = []journal.RunInfo{}
+		out := make([]server.RunInfo, len(runs))
+		for i, ri := range runs {
+			out[i] = server.RunInfoOf(ri)
 		}
-		return m.printJSON(runs)
+		return m.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tTHREAD\tRESOURCE\tCREATED")
@@ -78,7 +80,7 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return m.printJSON(r)
+		return m.printJSON(server.ReplayOf(r))
 	}
 	printReplay(m.Stdout, r, *without != "")
 	return nil
