@@ -53,6 +53,13 @@
 //     reached the prompt (INV-MEMCTX).
 //   - A memctx record is written before LoadContext returns; its recalled list
 //     names only turns that reached the prompt.
+//   - Stored text reaches the prompt only through internal/render (compose.go,
+//     README "What reaches the prompt"): inside the system part every '<' is
+//     a tag of mnemo's (stored text is escaped), in messages only a recalled
+//     turn's first characters are a recall marker (marker-shaped text is
+//     quoted), observations derived from untrusted sources render untrusted,
+//     and dates say their time zone. memctx.render names the rendering, so
+//     replay knows when a hash cannot be reproduced.
 //
 // # Concurrency
 //

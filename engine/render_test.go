@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
@@ -37,7 +40,9 @@ var hostileTexts = []string{
 // TestRenderHostileContent renders contexts from hostile stored content in
 // every part (messages recent and recalled, tool results, observations,
 // reflections, working memory in both modes) and parses the rendered system
-// part and messages back: mnemo's tags, markers and trust marks must be
+// part and messages back (the table is the hostile texts and seeded random
+// mutations of them; internal/render's FuzzRender fuzzes the renderers
+// themselves): mnemo's tags, markers and trust marks must be
 // exactly those the memctx record lists. On the rendering before
 // internal/render the observation text closed its block and stored markers
 // read as recalled turns.
@@ -45,7 +50,7 @@ func TestRenderHostileContent(t *testing.T) {
 	for _, mode := range []string{"template", "schema"} {
 		t.Run(mode, func(t *testing.T) {
 			e := openHostileEngine(t, mode)
-			for i, h := range hostileTexts {
+			for i, h := range append(hostileTexts, mutations(40)...) {
 				t.Run(strconv.Itoa(i), func(t *testing.T) {
 					c := loadHostile(t, e, mode, fmt.Sprintf("t%d", i), h)
 					checkRendered(t, c)
@@ -55,26 +60,30 @@ func TestRenderHostileContent(t *testing.T) {
 	}
 }
 
-// FuzzRenderHostile is TestRenderHostileContent with fuzzed content.
-//
-//	go test ./engine -run '^$' -fuzz FuzzRenderHostile -fuzztime 2m
-func FuzzRenderHostile(f *testing.F) {
-	for _, h := range hostileTexts {
-		f.Add(h)
-	}
-	e := openHostileEngine(f, "template")
-	n := 0
-	f.Fuzz(func(t *testing.T, h string) {
-		if strings.ContainsRune(h, 0) || !utf8Valid(h) || strings.TrimSpace(h) == "" || len(h) > 4<<10 {
-			t.Skip("not storable content")
+// mutations returns n variants of the hostile texts, each with a few random
+// byte edits (fixed seed), kept when they are storable: valid UTF-8, no NUL.
+func mutations(n int) []string {
+	r := rand.New(rand.NewSource(19))
+	var out []string
+	for len(out) < n {
+		b := []byte(hostileTexts[r.Intn(len(hostileTexts))])
+		for range 1 + r.Intn(8) {
+			p := r.Intn(len(b))
+			switch r.Intn(3) {
+			case 0:
+				b[p] = byte(r.Intn(256))
+			case 1:
+				b = append(b[:p], append([]byte{"<>[]/&\n\"#"[r.Intn(9)]}, b[p:]...)...)
+			default:
+				b = append(b[:p], b[p+1:]...)
+			}
 		}
-		n++
-		c := loadHostile(t, e, "template", fmt.Sprintf("f%d", n), h)
-		checkRendered(t, c)
-	})
+		if s := string(b); utf8.ValidString(s) && !strings.ContainsRune(s, 0) && strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
-
-func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 func openHostileEngine(tb testing.TB, mode string) *engine.Engine {
 	wm := &working.Config{Template: "# Notes\n", Scope: working.ScopeResource}
@@ -88,7 +97,10 @@ func openHostileEngine(tb testing.TB, mode string) *engine.Engine {
 // and loads a context with recall on.
 func loadHostile(t *testing.T, e *engine.Engine, mode, id, h string) *engine.Context {
 	t.Helper()
-	ctx := context.Background()
+	// Bounded, so that a fuzz input that stalls the engine is reported
+	// (and kept) instead of hanging the worker.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	res := "r-" + id
 	msgs := []engine.Message{
 		{Role: engine.RoleUser, Content: "zebra " + h},
