@@ -92,7 +92,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	dir := fs.String("dir", "", "data directory (default $MNEMO_DIR or "+engine.DefaultDir+")")
 	emb := fs.String("embedder", "", "embedder: auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto: use-lite when installed, else hash-384)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = m.usage
+	fs.Usage = func() { m.usageTo(m.Stderr) }
+	if helpAsked(args) {
+		fs.Usage = func() { m.usageTo(m.Stdout) }
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -114,18 +117,27 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		fs.Parse([]string{"version"})
 	}
 	if fs.NArg() == 0 {
-		m.usage()
+		m.usageTo(m.Stderr)
 		return 2
 	}
 	name := fs.Arg(0)
 	if name == "help" {
-		m.usage()
-		return 0
+		// mnemo help: the command list; mnemo help COMMAND: its flags.
+		if fs.NArg() == 1 {
+			m.usageTo(m.Stdout)
+			return 0
+		}
+		if _, ok := commands[fs.Arg(1)]; !ok {
+			fmt.Fprintf(m.Stderr, "mnemo: unknown command %q\n", fs.Arg(1))
+			m.usageTo(m.Stderr)
+			return 2
+		}
+		return m.Run(ctx, append(append([]string{}, args[:len(args)-fs.NArg()]...), fs.Arg(1), "-h"))
 	}
 	cmd, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(m.Stderr, "mnemo: unknown command %q\n", name)
-		m.usage()
+		m.usageTo(m.Stderr)
 		return 2
 	}
 	err := cmd.run(m, ctx, fs.Args()[1:])
@@ -146,28 +158,85 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	}
 }
 
-func (m *Main) usage() {
-	fmt.Fprintf(m.Stderr, "usage: mnemo [--dir DIR] COMMAND [flags] [args]\n\ncommands:\n")
+// usageTo writes the command list to w: standard output when help was
+// asked for, standard error after a usage error.
+func (m *Main) usageTo(w io.Writer) {
+	fmt.Fprintf(w, "usage: mnemo [--dir DIR] [--embedder NAME] COMMAND [flags] [args]\n\ncommands:\n")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(m.Stderr, "  %-12s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintf(m.Stderr, "\nRun 'mnemo COMMAND -h' for a command's flags. The data directory is --dir, else $MNEMO_DIR, else %s.\n", engine.DefaultDir)
+	fmt.Fprintf(w, "\nglobal flags:\n  --dir DIR        data directory (default $MNEMO_DIR, else %s)\n  --embedder NAME  auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto)\n  --version        print the version\n", engine.DefaultDir)
+	fmt.Fprintf(w, "\nRun 'mnemo help COMMAND' (or 'mnemo COMMAND -h') for a command's flags.\n")
 }
 
-// flags returns a FlagSet for a subcommand whose errors print a hint.
+// helpAsked reports whether args ask for help before any "--".
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help", "--h":
+			return true
+		}
+	}
+	return false
+}
+
+// flags returns a FlagSet for a subcommand. Its usage goes to standard
+// output when it answers -h, to standard error after a usage error (the
+// flag package and usagef write the error first).
 func (m *Main) flags(name, argsHelp string) *flag.FlagSet {
 	fs := flag.NewFlagSet("mnemo "+name, flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
+	out := &usageWriter{err: m.Stderr}
+	fs.SetOutput(out)
 	fs.Usage = func() {
-		fmt.Fprintf(m.Stderr, "usage: mnemo [--dir DIR] %s [flags] %s\n", name, argsHelp)
-		fs.PrintDefaults()
+		w := m.Stdout
+		if out.wrote {
+			w = m.Stderr
+		}
+		fmt.Fprintf(w, "usage: mnemo [--dir DIR] %s [flags] %s\n", name, argsHelp)
+		printFlags(w, fs)
 	}
 	return fs
+}
+
+// usageWriter is a FlagSet's output: error messages go to standard error,
+// and once one was written, the usage that follows goes there too.
+type usageWriter struct {
+	err   io.Writer
+	wrote bool
+}
+
+func (u *usageWriter) Write(p []byte) (int, error) {
+	u.wrote = true
+	return u.err.Write(p)
+}
+
+// printFlags lists a FlagSet's flags as the README spells them:
+// "--name VALUE" with the usage and default on the next line.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	any := false
+	fs.VisitAll(func(f *flag.Flag) {
+		if !any {
+			fmt.Fprintln(w, "\nflags:")
+			any = true
+		}
+		kind, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if kind != "" {
+			line += " " + kind
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
 }
 
 // parse parses a subcommand's flags, allowing flags after positional
@@ -190,9 +259,10 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return fs.Parse(append([]string{"--"}, pos...))
 }
 
-// usagef prints a hint for a usage error and returns errUsage.
+// usagef prints a hint for a usage error (to standard error) and returns
+// errUsage.
 func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
-	fmt.Fprintf(m.Stderr, "mnemo: "+format+"\n", args...)
+	fmt.Fprintf(fs.Output(), "mnemo: "+format+"\n", args...)
 	fs.Usage()
 	return errUsage
 }

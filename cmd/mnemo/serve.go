@@ -82,12 +82,12 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 func (m *Main) listen(fs *flag.FlagSet, addr string, haveTokens bool) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		fmt.Fprintf(m.Stderr, "mnemo: --listen %q: %v\n", addr, err)
+		fmt.Fprintf(fs.Output(), "mnemo: --listen %q: %v\n", addr, err)
 		fs.Usage()
 		return nil, errUsage
 	}
 	if !haveTokens && !loopback(host) {
-		fmt.Fprintf(m.Stderr, "mnemo: --listen %s is reachable beyond this machine: give --tokens FILE, or listen on 127.0.0.1\n", addr)
+		fmt.Fprintf(fs.Output(), "mnemo: --listen %s is reachable beyond this machine: give --tokens FILE, or listen on 127.0.0.1\n", addr)
 		fs.Usage()
 		return nil, errUsage
 	}

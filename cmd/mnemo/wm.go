@@ -32,11 +32,12 @@ that FILE is a JSON object); the mode of an existing state is kept.
 
 // runWM dispatches `mnemo wm get|history|set`.
 func (m *Main) runWM(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		fmt.Fprint(m.Stderr, wmUsage)
-		if len(args) == 0 {
-			return errUsage
-		}
+		return errUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(m.Stdout, wmUsage)
 		return flag.ErrHelp
 	}
 	switch args[0] {
@@ -57,10 +58,16 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 	thread := fs.String("thread", "", "the thread's working memory (thread scope)")
 	resource := fs.String("resource", "", "the resource's working memory (resource scope)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	limit := fs.Int("limit", 0, "history: at most this many versions (0: all)")
-	schemaFile := fs.String("schema", "", "set: validate against this JSON Schema file (schema mode)")
-	markdown := fs.Bool("markdown", false, "set: the state is a markdown document (template mode)")
-	noValidate := fs.Bool("no-validate", false, "set: store a schema-mode state without --schema, checking only that it is a JSON object (the schema is the application's and is not stored)")
+	// Each subcommand has its own flags: wm get -h lists only get's.
+	limit, schemaFile, markdown, noValidate := new(int), new(string), new(bool), new(bool)
+	switch sub {
+	case "history":
+		fs.IntVar(limit, "limit", 0, "at most this many versions (0: all)")
+	case "set":
+		fs.StringVar(schemaFile, "schema", "", "validate against this JSON Schema file (schema mode; default: the data directory's configured schema)")
+		fs.BoolVar(markdown, "markdown", false, "the state is a markdown document (template mode)")
+		fs.BoolVar(noValidate, "no-validate", false, "store a schema-mode state without --schema, checking only that it is a JSON object (the schema is the application's and is not stored)")
+	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
