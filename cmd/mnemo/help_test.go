@@ -47,3 +47,32 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestIngestStdin: ingest - reads standard input (format detected from the
+// content), with the one summary line when standard error is not a
+// terminal.
+func TestIngestStdin(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut strings.Builder
+	m := &Main{Stdin: strings.NewReader(`{"thread":"t1","resource":"r1","role":"user","content":"from a pipe"}
+{"thread":"t1","resource":"r1","role":"assistant","content":"received"}
+`), Stdout: &out, Stderr: &errOut, Getenv: func(k string) string {
+		if k == "MNEMO_EMBEDDER" {
+			return "hash-384"
+		}
+		return ""
+	}}
+	if code := m.Run(t.Context(), []string{"--dir", dir, "ingest", "-"}); code != 0 {
+		t.Fatalf("ingest -: exit %d %s", code, errOut.String())
+	}
+	if got, want := out.String(), "stdin (jsonl): 1 resources, 1 threads, 2 messages stored, 0 already stored, 0 skipped\n"; got != want {
+		t.Fatalf("stdout %q, want %q", got, want)
+	}
+	if errOut.String() != "" {
+		t.Fatalf("stderr without a terminal: %q", errOut.String())
+	}
+	code, msgs, _ := run(t, nil, "--dir", dir, "messages", "--thread", "t1")
+	if code != 0 || !strings.Contains(msgs, "from a pipe") {
+		t.Fatalf("messages after ingest -: %d %s", code, msgs)
+	}
+}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/importer"
 )
 
@@ -17,7 +20,7 @@ import (
 const progressMinBytes = 4 << 20
 
 func (m *Main) runIngest(ctx context.Context, args []string) error {
-	fs := m.flags("ingest", "FILE...")
+	fs := m.flags("ingest", "FILE... (- reads standard input)")
 	format := fs.String("format", "auto", "auto, jsonl, locomo or longmemeval")
 	strict := fs.Bool("strict", false, "stop at the first malformed record instead of skipping it")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
@@ -40,10 +43,20 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 	var total importer.Report
 	var failed error
 	for _, path := range fs.Args() {
+		label := path
+		if path == "-" {
+			label = "stdin"
+			spooled, cleanup, err := m.spoolStdin()
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			path = spooled
+		}
 		opt := importer.Options{Format: *format, Strict: *strict}
 		var bar *progressbar.ProgressBar
 		if fi, err := os.Stat(path); err == nil && fi.Size() >= progressMinBytes && isTerminal(m.Stderr) {
-			bar = progressbar.DefaultBytes(fi.Size(), "ingest "+path)
+			bar = progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(m.Stderr), progressbar.OptionSetDescription("storing "+label), progressbar.OptionShowBytes(true), progressbar.OptionShowIts(), progressbar.OptionThrottle(200*time.Millisecond))
 			opt.Progress = func(read, _ int64) { _ = bar.Set64(read) }
 		}
 		rep, err := importer.Import(ctx, e, path, opt)
@@ -54,9 +67,10 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 			for _, p := range rep.Problems {
 				fmt.Fprintf(m.Stderr, "skipped: %v\n", p)
 			}
+			rep.File = label
 			if !*asJSON {
 				fmt.Fprintf(m.Stdout, "%s (%s): %d resources, %d threads, %d messages stored, %d already stored, %d skipped\n",
-					path, rep.Format, rep.Resources, rep.Threads, rep.Messages, rep.Duplicates, rep.Skipped)
+					label, rep.Format, rep.Resources, rep.Threads, rep.Messages, rep.Duplicates, rep.Skipped)
 			}
 			total.Resources += rep.Resources
 			total.Threads += rep.Threads
@@ -65,14 +79,14 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 			total.Skipped += rep.Skipped
 		}
 		if err != nil {
-			failed = fmt.Errorf("%s: %w", path, err)
+			failed = fmt.Errorf("%s: %w", label, err)
 			break
 		}
 	}
 	if failed == nil {
 		// Leave both indexes caught up, so the next command recalls what was
 		// just ingested.
-		if err := e.SyncIndexes(ctx); err != nil {
+		if err := m.syncWithProgress(ctx, e); err != nil {
 			failed = fmt.Errorf("index the ingested messages: %w", err)
 		}
 	}
@@ -85,6 +99,60 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 			total.Resources, total.Threads, total.Messages, total.Duplicates, total.Skipped)
 	}
 	return failed
+}
+
+// spoolStdin copies standard input to a private temporary file (the
+// importers detect formats and count progress on files) and returns its
+// path and a cleanup.
+func (m *Main) spoolStdin() (string, func(), error) {
+	f, err := os.CreateTemp("", "mnemo-ingest-*")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.Remove(f.Name()) }
+	if _, err := io.Copy(f, m.Stdin); err != nil {
+		f.Close()
+		cleanup()
+		return "", nil, fmt.Errorf("read standard input: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return f.Name(), cleanup, nil
+}
+
+// syncWithProgress waits for the indexes to catch up with what was stored
+// (lexical and vectors: with use-lite the embedding is the slow part). On a
+// terminal it shows a bar of indexed messages with the rate; otherwise it
+// is quiet.
+func (m *Main) syncWithProgress(ctx context.Context, e *engine.Engine) error {
+	st, err := e.Stats(ctx)
+	if err != nil || st.OutboxPending < 200 || !isTerminal(m.Stderr) {
+		return e.SyncIndexes(ctx)
+	}
+	bar := progressbar.NewOptions64(st.OutboxPending, progressbar.OptionSetWriter(m.Stderr), progressbar.OptionSetDescription("indexing (lexical, vectors)"),
+		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("msg"), progressbar.OptionThrottle(200*time.Millisecond))
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if s, err := e.Stats(ctx); err == nil {
+					_ = bar.Set64(st.OutboxPending - s.OutboxPending)
+				}
+			}
+		}
+	}()
+	err = e.SyncIndexes(ctx)
+	close(done)
+	_ = bar.Finish()
+	fmt.Fprintln(m.Stderr)
+	return err
 }
 
 func isTerminal(w any) bool {
