@@ -27,6 +27,11 @@ type CheckError struct {
 	// indexes (and store invariants such as gap-free seqs), which
 	// `mnemo reindex` (Engine.Reindex) repairs when the database is sound.
 	Problems []string
+	// Rebuilt is where the lexical index went when Check found it damaged
+	// (reading every document): it was quarantined there and rebuilt from
+	// the database before the comparison (Problems lists it too). "" when
+	// it was sound.
+	Rebuilt string
 }
 
 // Is reports ErrDatabaseCorrupt when SQLite's integrity check failed.
@@ -88,7 +93,7 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	problems, err := e.checkIndexes(ctx)
+	problems, rebuilt, err := e.checkIndexes(ctx)
 	if err != nil {
 		if len(dbProblems) == 0 {
 			return err
@@ -96,7 +101,7 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 		problems = append(problems, "could not compare the indexes: "+err.Error())
 	}
 	if len(dbProblems) > 0 || len(problems) > 0 {
-		return &CheckError{Database: dbProblems, Problems: problems}
+		return &CheckError{Database: dbProblems, Problems: problems, Rebuilt: rebuilt}
 	}
 	return nil
 }
@@ -141,11 +146,10 @@ func (e *Engine) integrityCheck(ctx context.Context, full bool) ([]string, error
 
 // checkIndexes compares the store with its derived indexes (see
 // CheckWith) and returns the problems found.
-func (e *Engine) checkIndexes(ctx context.Context) ([]string, error) {
+func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt string, err error) {
 	if err := e.SyncIndexes(ctx); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	var problems []string
 	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
 
 	// Erased seqs leave tombstones (erase.go): stored + erased must cover
@@ -154,14 +158,14 @@ func (e *Engine) checkIndexes(ctx context.Context) ([]string, error) {
 		(SELECT COUNT(*) FROM journal j WHERE j.scope = '`+ScopeErased+`' AND j.thread_id = t.id)
 		FROM threads t LEFT JOIN messages m ON m.thread_id = t.id GROUP BY t.id`)
 	if err != nil {
-		return nil, fmt.Errorf("engine: check: %w", err)
+		return nil, "", fmt.Errorf("engine: check: %w", err)
 	}
 	for rows.Next() {
 		var id string
 		var last, count, n, lo, hi, erased int64
 		if err := rows.Scan(&id, &last, &count, &n, &lo, &hi, &erased); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("engine: check: %w", err)
+			return nil, "", fmt.Errorf("engine: check: %w", err)
 		}
 		if n > 0 && (lo < 1 || hi > last) || n+erased != last {
 			add("thread %s: seqs %d..%d for %d messages and %d erased, last_seq %d (gap)", id, lo, hi, n, erased, last)
@@ -172,39 +176,54 @@ func (e *Engine) checkIndexes(ctx context.Context) ([]string, error) {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("engine: check: %w", err)
+		return nil, "", fmt.Errorf("engine: check: %w", err)
 	}
 
 	stored := map[string]bool{}
 	if err := e.collect(ctx, stored, `SELECT id FROM messages`); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	ix := e.idx.index()
 	if ix == nil {
 		add("indexes are not open")
-		return problems, nil
+		return problems, rebuilt, nil
 	}
-	lex, err := ix.Lexical().IDs()
+	lex, err := ix.Lexical().IDs(ctx)
+	if isDamage(err) {
+		// Reading every document found damage: quarantine and rebuild
+		// (lexical_damage.go), report it, and compare with the rebuilt index.
+		q, rerr := e.rebuildDamaged(ctx)
+		if rerr != nil {
+			return nil, "", fmt.Errorf("engine: check: %w (after: %v)", rerr, err)
+		}
+		rebuilt = q
+		add("the lexical index was damaged (%v): quarantined to %s and rebuilt from the database", err, q)
+		if ix = e.idx.index(); ix == nil {
+			add("indexes are not open")
+			return problems, rebuilt, nil
+		}
+		lex, err = ix.Lexical().IDs(ctx)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("engine: check: %w", err)
+		return nil, "", fmt.Errorf("engine: check: %w", err)
 	}
 	diff(stored, lex, "lexical index", add)
 	vec := map[string]bool{}
 	if err := e.collect(ctx, vec, `SELECT message_id FROM embeddings WHERE embedder = ?`, ix.Embedder().ID()); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	diff(stored, vec, "vector index ("+ix.Embedder().ID()+")", add)
 	if err := e.checkDamaged(ctx, ix.Embedder(), add); err != nil { // damaged.go
-		return nil, err
+		return nil, "", err
 	}
 	var pending int64
 	if err := e.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&pending); err != nil {
-		return nil, fmt.Errorf("engine: check: %w", err)
+		return nil, "", fmt.Errorf("engine: check: %w", err)
 	}
 	if pending > 0 {
 		add("%d outbox rows still pending (retrying after failures)", pending)
 	}
-	return problems, nil
+	return problems, rebuilt, nil
 }
 
 func (e *Engine) collect(ctx context.Context, into map[string]bool, q string, args ...any) error {

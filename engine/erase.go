@@ -579,6 +579,11 @@ func (e *Engine) completeErasures(ctx context.Context, marker string, texts []st
 	if ix != nil {
 		err = ix.Lexical().Purge(ctx)
 	}
+	if isDamage(err) {
+		// The damaged directory goes to quarantine, removed below; the
+		// rebuild from SQLite holds nothing erased (lexical_damage.go).
+		_, err = e.recoverDamagedIndex(ctx)
+	}
 	e.idx.drainMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrEraseIncomplete, err)
@@ -618,7 +623,11 @@ func (e *Engine) drainDeletes(ctx context.Context) error {
 	}
 	for {
 		e.idx.drainMu.Lock()
-		rows, err := e.dueDeletes(ctx, last.Int64)
+		err := e.recoverIfDamaged(ctx) // lexical_damage.go
+		var rows []outboxRow
+		if err == nil {
+			rows, err = e.dueDeletes(ctx, last.Int64)
+		}
 		if err == nil && len(rows) > 0 {
 			err = e.applyOutbox(ctx, rows)
 		}

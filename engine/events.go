@@ -22,8 +22,11 @@ const (
 	// EventInvalidated: observations or reflections were invalidated
 	// because a turn they were derived from was erased (IDs lists them).
 	EventInvalidated EventReason = "invalidated"
-	// EventQuarantined: a corrupt index directory was moved aside into the
-	// quarantine directory (Path) at Open; Detail carries the error.
+	// EventQuarantined: a corrupt or damaged index directory was moved
+	// aside into the quarantine directory (Path) — at Open when it does not
+	// open, or in use when bleve panicked or failed reading it (a search,
+	// Check, an erasure's merge, scorch's background merger); Detail carries
+	// the error. An EventRebuild follows.
 	EventQuarantined EventReason = "quarantined"
 	// EventRebuild: a derived index is being rebuilt from SQLite (after a
 	// quarantine, a missing or lagging index directory, or Reindex).

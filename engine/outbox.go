@@ -94,7 +94,11 @@ func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
 	// throughout starved erasure (which purges under it) and Reindex.
 	for {
 		e.idx.drainMu.Lock()
-		rows, err := e.dueOutbox(ctx)
+		err := e.recoverIfDamaged(ctx) // lexical_damage.go
+		var rows []outboxRow
+		if err == nil {
+			rows, err = e.dueOutbox(ctx)
+		}
 		if err == nil && len(rows) > 0 {
 			err = e.applyOutbox(ctx, rows)
 		}

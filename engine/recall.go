@@ -31,6 +31,9 @@ type indexState struct {
 	mu   sync.RWMutex
 	ix   *recall.Index
 	note string // why recall is degraded, e.g. after a quarantine; "" when healthy
+	// quarantined is where the last damaged index directory went
+	// (lexical_damage.go); "" when none was.
+	quarantined string
 
 	kick    chan struct{} // wakes the drainer; buffered 1
 	drainMu sync.Mutex    // one drain at a time
@@ -212,7 +215,7 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 	e.idx.mu.Lock()
 	err := func() error {
 		if e.idx.ix != nil {
-			if err := e.idx.ix.Close(); err != nil {
+			if err := e.idx.ix.Close(); err != nil && !errors.Is(err, recall.ErrCorrupt) {
 				return fmt.Errorf("engine: close lexical index: %w", err)
 			}
 			e.idx.ix = nil
@@ -286,6 +289,9 @@ func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, er
 		return &recall.Result{Retrieval: journal.Retrieval{Lexical: "unavailable: index closed", Vector: "unavailable: index closed"}}, nil
 	}
 	res, err := ix.Search(ctx, q)
+	if ix.Lexical().Damaged() != nil {
+		e.kickOutbox() // the drainer quarantines and rebuilds it (lexical_damage.go)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,11 @@ var ErrCorrupt = errors.New("recall: lexical index is corrupt")
 // directory and rebuilds it from the store.
 var ErrStaleIndex = errors.New("recall: lexical index built with another analyzer")
 
+// ErrLocked is returned by OpenLexical when another process holds the
+// index directory (bbolt's lock on store/root.bolt stayed taken for
+// BoltTimeout). The directory is not damaged: do not quarantine it.
+var ErrLocked = errors.New("recall: lexical index is locked by another process")
+
 // ErrClosed is returned by every method of a closed Index or Lexical.
 var ErrClosed = errors.New("recall: index is closed")
 

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
+	bolt "go.etcd.io/bbolt"
 )
 
 // Field names in the bleve documents.
@@ -46,6 +48,7 @@ type Lexical struct {
 	analyzer analysis.Analyzer
 	path     string
 	closed   bool
+	damage   damageState // see damage.go
 }
 
 func newMapping() *mapping.IndexMappingImpl {
@@ -82,6 +85,29 @@ func newMapping() *mapping.IndexMappingImpl {
 // it and rebuild). path "" makes an in-memory
 // scorch index (for tests and scratch evaluations; still BM25).
 func OpenLexical(path string) (*Lexical, error) {
+	l := &Lexical{path: path}
+	l.damage.init()
+	l.register() // damage.go: before bleve starts its goroutines
+	idx, err := l.open()
+	if err != nil {
+		l.unregister()
+		return nil, err
+	}
+	if derr := l.Damaged(); derr != nil {
+		// Damage reported while opening (scorch's merger failed at once).
+		l.unregister()
+		_ = closeIndex(idx)
+		return nil, derr
+	}
+	l.idx = idx
+	l.analyzer = idx.Mapping().AnalyzerNamed(AnalyzerName)
+	return l, nil
+}
+
+// open opens or creates the bleve index of OpenLexical and checks its
+// mapping.
+func (l *Lexical) open() (bleve.Index, error) {
+	path := l.path
 	var (
 		idx bleve.Index
 		err error
@@ -94,9 +120,12 @@ func OpenLexical(path string) (*Lexical, error) {
 			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 				return nil, fmt.Errorf("recall: create %s: %w", filepath.Dir(path), err)
 			}
-			idx, err = bleve.NewUsing(path, newMapping(), scorch.Name, scorch.Name, nil)
+			idx, err = bleve.NewUsing(path, newMapping(), scorch.Name, scorch.Name, lexicalConfig())
 		} else {
 			idx, err = openExisting(path)
+			if errors.Is(err, bolt.ErrTimeout) {
+				return nil, fmt.Errorf("%w: %s: its lock file (store/root.bolt) was not free within %s", ErrLocked, path, BoltTimeout)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 			}
@@ -114,12 +143,11 @@ func OpenLexical(path string) (*Lexical, error) {
 		idx.Close()
 		return nil, fmt.Errorf("%w: %s: built with analyzer %q, want %q", ErrStaleIndex, path, im.DefaultAnalyzer, AnalyzerName)
 	}
-	a := idx.Mapping().AnalyzerNamed(AnalyzerName)
-	if a == nil {
+	if idx.Mapping().AnalyzerNamed(AnalyzerName) == nil {
 		idx.Close()
 		return nil, fmt.Errorf("recall: analyzer %q missing", AnalyzerName)
 	}
-	return &Lexical{idx: idx, analyzer: a, path: path}, nil
+	return idx, nil
 }
 
 // openExisting opens an index and checks that it answers a query: a
@@ -130,7 +158,7 @@ func openExisting(path string) (idx bleve.Index, err error) {
 			err = fmt.Errorf("panic while opening: %v", r)
 		}
 	}()
-	idx, err = bleve.Open(path)
+	idx, err = bleve.OpenUsing(path, lexicalConfig())
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +203,7 @@ func (l *Lexical) Index(docs []Doc) error {
 			return fmt.Errorf("recall: index message %s: %w", d.ID, err)
 		}
 	}
-	if err := l.idx.Batch(b); err != nil {
+	if err := l.batch(b); err != nil {
 		return fmt.Errorf("recall: index batch of %d: %w", len(docs), err)
 	}
 	return nil
@@ -192,30 +220,41 @@ func (l *Lexical) Delete(ids []string) error {
 	for _, id := range ids {
 		b.Delete(id)
 	}
-	if err := l.idx.Batch(b); err != nil {
+	if err := l.batch(b); err != nil {
 		return fmt.Errorf("recall: delete %d messages: %w", len(ids), err)
 	}
 	return nil
 }
 
 // Count returns the number of indexed messages.
-func (l *Lexical) Count() (uint64, error) {
+func (l *Lexical) Count() (n uint64, err error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
 		return 0, ErrClosed
 	}
-	return l.idx.DocCount()
+	err = l.guardRead(context.Background(), func() (err error) {
+		n, err = l.idx.DocCount()
+		return err
+	})
+	return n, err
 }
 
 // IDs returns the ids of every indexed message (for consistency checks).
-func (l *Lexical) IDs() (map[string]bool, error) {
+// It reads every document, so it is also the deepest check of the segment
+// files: damage found on the way is returned as an error matching
+// ErrCorrupt (see Damaged).
+func (l *Lexical) IDs(ctx context.Context) (map[string]bool, error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
 		return nil, ErrClosed
 	}
-	n, err := l.idx.DocCount()
+	var n uint64
+	err := l.guardRead(ctx, func() (err error) {
+		n, err = l.idx.DocCount()
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +263,11 @@ func (l *Lexical) IDs() (map[string]bool, error) {
 	for from := 0; ; from += page {
 		req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), page, from, false)
 		req.SortBy([]string{"_id"})
-		res, err := l.idx.Search(req)
+		var res *bleve.SearchResult
+		err := l.guardRead(ctx, func() (err error) {
+			res, err = l.idx.SearchInContext(ctx, req)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("recall: list lexical ids: %w", err)
 		}
@@ -280,7 +323,11 @@ func (l *Lexical) search(q lexQuery) ([]lexHit, int, error) {
 		parts = append(parts, ids)
 	}
 	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(append(parts, mq)...), q.Size, 0, false)
-	res, err := l.idx.Search(req)
+	var res *bleve.SearchResult
+	err := l.guardRead(context.Background(), func() (err error) {
+		res, err = l.idx.Search(req)
+		return err
+	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("recall: lexical search: %w", err)
 	}
@@ -300,7 +347,8 @@ func term(field, v string) query.Query {
 	return t
 }
 
-// Close closes the index; later calls return nil.
+// Close closes the index; later calls return nil. Closing a damaged index
+// does not panic: a panic inside bleve is returned as an error.
 func (l *Lexical) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -308,5 +356,6 @@ func (l *Lexical) Close() error {
 		return nil
 	}
 	l.closed = true
-	return l.idx.Close()
+	defer l.unregister()
+	return closeIndex(l.idx)
 }

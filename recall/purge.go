@@ -35,6 +35,12 @@ const PurgeTimeout = 15 * time.Second
 // Cost: the whole index is rewritten. Measured on 2 cores: 19 ms for 4,000
 // short messages (engine.TestErasePurgeCost reports larger sizes).
 //
+// Purge never waits forever. It returns ctx's error when ctx ends (the merge
+// goes on in the background); an error matching ErrCorrupt when the index
+// is or turns damaged (a segment that cannot be read makes scorch's merger
+// fail, and retry, forever: ForceMerge alone would never return); and an
+// error after PurgeTimeout when old segment files linger.
+//
 // The caller must not index concurrently (the engine holds its outbox lock).
 // An in-memory index (path "") has no files; Purge only merges it.
 func (l *Lexical) Purge(ctx context.Context) error {
@@ -43,33 +49,62 @@ func (l *Lexical) Purge(ctx context.Context) error {
 	if l.closed {
 		return ErrClosed
 	}
-	adv, err := l.idx.Advanced()
+	var s *scorch.Scorch
+	err := l.guard(func() error {
+		adv, err := l.idx.Advanced()
+		if err != nil {
+			return err
+		}
+		var ok bool
+		if s, ok = adv.(*scorch.Scorch); !ok {
+			return fmt.Errorf("not a scorch index (%T)", adv)
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("recall: purge: %w", err)
 	}
-	s, ok := adv.(*scorch.Scorch)
-	if !ok {
-		return fmt.Errorf("recall: purge: not a scorch index (%T)", adv)
-	}
 	before := l.segmentFiles()
-	b := l.idx.NewBatch()
-	if err := b.Index(purgePadID, lexDoc{}); err != nil {
+	if err := l.pad(true); err != nil {
 		return fmt.Errorf("recall: purge: %w", err)
 	}
-	if err := l.idx.Batch(b); err != nil {
-		return fmt.Errorf("recall: purge: %w", err)
-	}
-	if err := s.ForceMerge(ctx, nil); err != nil {
+	if err := l.forceMerge(ctx, s); err != nil {
 		return fmt.Errorf("recall: purge: force merge: %w", err)
 	}
-	b = l.idx.NewBatch()
-	b.Delete(purgePadID)
-	if err := l.idx.Batch(b); err != nil {
+	if err := l.pad(false); err != nil {
 		return fmt.Errorf("recall: purge: %w", err)
 	}
 	if l.path == "" {
 		return ctx.Err()
 	}
+	return l.awaitRemoved(ctx, before)
+}
+
+// forceMerge runs scorch's ForceMerge, which waits for the merger with no
+// way out but Close, and returns when it is done, when ctx ends or when the
+// index turns damaged (the merger reports its failures through
+// onAsyncError, damage.go). In the latter two cases the merge request stays
+// with scorch until the index is closed.
+func (l *Lexical) forceMerge(ctx context.Context, s *scorch.Scorch) error {
+	done := make(chan error, 1)
+	go func() {
+		done <- l.guard(func() error { return s.ForceMerge(ctx, nil) })
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			err = l.Damaged()
+		}
+		return err
+	case <-l.damage.ch:
+		return l.damage.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// awaitRemoved waits until none of the segment files in before exists.
+func (l *Lexical) awaitRemoved(ctx context.Context, before []string) error {
 	deadline := time.Now().Add(PurgeTimeout)
 	nudge := time.Now().Add(purgeNudgeEvery)
 	for {
@@ -81,6 +116,9 @@ func (l *Lexical) Purge(ctx context.Context) error {
 		}
 		if left == 0 {
 			return nil
+		}
+		if err := l.Damaged(); err != nil {
+			return fmt.Errorf("recall: purge: %w", err)
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("recall: purge: %d old segment files still present after %s", left, PurgeTimeout)
@@ -99,6 +137,7 @@ func (l *Lexical) Purge(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-l.damage.ch:
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
@@ -110,16 +149,23 @@ const purgeNudgeEvery = 500 * time.Millisecond
 
 // nudge indexes and deletes the placeholder document in two batches.
 func (l *Lexical) nudge() error {
+	if err := l.pad(true); err != nil {
+		return err
+	}
+	return l.pad(false)
+}
+
+// pad indexes (add) or deletes the placeholder document in one batch.
+func (l *Lexical) pad(add bool) error {
 	b := l.idx.NewBatch()
-	if err := b.Index(purgePadID, lexDoc{}); err != nil {
-		return err
+	if add {
+		if err := b.Index(purgePadID, lexDoc{}); err != nil {
+			return err
+		}
+	} else {
+		b.Delete(purgePadID)
 	}
-	if err := l.idx.Batch(b); err != nil {
-		return err
-	}
-	b = l.idx.NewBatch()
-	b.Delete(purgePadID)
-	return l.idx.Batch(b)
+	return l.batch(b)
 }
 
 // segmentFiles lists the segment files (*.zap) of the index directory.

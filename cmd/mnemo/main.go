@@ -7,7 +7,9 @@
 //	mnemo [--dir DIR] COMMAND [flags] [args]
 //
 // The data directory comes from --dir, else $MNEMO_DIR, else ./mnemo-data.
-// Usage errors print a hint and exit 2; other errors exit 1.
+// Usage errors print a hint and exit 2; other errors exit 1. SIGINT
+// (Ctrl-C) and SIGTERM cancel the command, which stops within a few seconds
+// with exit code 130 or 143.
 package main
 
 import (
@@ -21,7 +23,9 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/recall"
@@ -29,14 +33,60 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := stopOnSignal(cancel)
 	// bleve's scorch writes recovery notes ("unable to load snapshot …") with
 	// the standard logger; mnemo reports a corrupt index itself (quarantine
 	// events, memctx.retrieval), so the CLI keeps its output to its own words.
 	log.SetOutput(io.Discard)
 	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
-	os.Exit(m.Run(ctx, os.Args[1:]))
+	code := m.Run(ctx, os.Args[1:])
+	if sig := got(); sig != nil {
+		code = exitCode(sig)
+	}
+	os.Exit(code)
+}
+
+// stopGrace is how long the CLI waits, after SIGINT or SIGTERM, for the
+// command to stop on its cancelled context before it exits anyway. Exiting
+// is safe at any point: everything acknowledged is in SQLite, and Open
+// completes what was cut short (an erasure's purge, the index outbox).
+const stopGrace = 3 * time.Second
+
+// stopOnSignal cancels the command's context on the first SIGINT or
+// SIGTERM and exits with exitCode when the command has not returned within
+// stopGrace, or at once on a second signal. It returns a function that
+// reports the signal received, if any.
+func stopOnSignal(cancel context.CancelFunc) func() os.Signal {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	go func() {
+		sig := <-sigs
+		got.Store(sig)
+		fmt.Fprintf(os.Stderr, "mnemo: %v: stopping (send it again to stop at once)\n", sig)
+		cancel()
+		select {
+		case <-sigs:
+		case <-time.After(stopGrace):
+			fmt.Fprintf(os.Stderr, "mnemo: still busy %s after %v; exiting (the next open completes the work)\n", stopGrace, sig)
+		}
+		os.Exit(exitCode(sig))
+	}()
+	return func() os.Signal {
+		sig, _ := got.Load().(os.Signal)
+		return sig
+	}
+}
+
+// exitCode is the shell's code for a process ended by sig: 128 + its number
+// (130 for SIGINT, 143 for SIGTERM).
+func exitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
 }
 
 // Main runs one mnemo command. Its fields are the process environment, so
@@ -152,6 +202,9 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		// A flag's value broke a rule: a usage error.
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nRun 'mnemo %s -h' for the flags.\n", name, err, name)
 		return 2
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintf(m.Stderr, "mnemo %s: interrupted: %v\n", name, err)
+		return 1
 	default:
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
 		return 1

@@ -73,8 +73,12 @@ func (m *Main) printCheckAdvice(ce *engine.CheckError) {
 		for _, p := range ce.Problems {
 			fmt.Fprintf(m.Stderr, "  %s\n", p)
 		}
-		if len(ce.Database) == 0 {
-			fmt.Fprintf(m.Stderr, "What to do: run 'mnemo --dir %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", m.Dir)
-		}
+	}
+	switch {
+	case len(ce.Database) > 0:
+	case ce.Rebuilt != "" && len(ce.Problems) == 1:
+		fmt.Fprintf(m.Stderr, "The damaged index was moved to %s and rebuilt from the database: nothing is lost, and the next check should pass. Damage that comes back points at the disk. The quarantined copy is removed by the next erasure, or delete it yourself.\n", ce.Rebuilt)
+	case len(ce.Problems) > 0:
+		fmt.Fprintf(m.Stderr, "What to do: run 'mnemo --dir %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", m.Dir)
 	}
 }

@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// This file handles a lexical index that turns out damaged while in use (a
+// garbled segment file: bleve panics or its merger fails; recall marks the
+// index damaged, see recall.Lexical.Damaged). The index is derived, so the
+// engine quarantines its directory and rebuilds it from SQLite, the same way
+// Open treats a directory that does not open (recall.go). Detection points:
+// every drain of the outbox (so a search or a background failure leads to
+// the rebuild within a drain), an erasure's purge, and Check.
+
+// damagedIndex returns the open lexical index's damage (matching
+// recall.ErrCorrupt), or nil.
+func (e *Engine) damagedIndex() error {
+	ix := e.idx.index()
+	if ix == nil {
+		return nil
+	}
+	return ix.Lexical().Damaged()
+}
+
+// recoverDamagedIndex quarantines the lexical index when it is damaged and
+// starts its rebuild from SQLite; it returns whether it did. The caller
+// holds e.idx.drainMu.
+//
+// Every outbox row is replaced by one index row per stored message: the
+// fresh index holds nothing, so pending deletions (of messages already gone
+// from SQLite) have nothing left to remove, and an erasure waiting for them
+// can complete.
+func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
+	e.idx.mu.Lock()
+	old := e.idx.ix
+	if old == nil || old.Lexical().Damaged() == nil {
+		e.idx.mu.Unlock()
+		return false, nil
+	}
+	cause := old.Lexical().Damaged()
+	e.idx.ix = nil
+	if err := old.Close(); err != nil {
+		e.log.Warn("closing the damaged lexical index", "err", err)
+	}
+	path := filepath.Join(e.dir, LexicalDir)
+	q, err := e.quarantine(path)
+	if err != nil {
+		e.idx.mu.Unlock()
+		return false, fmt.Errorf("engine: quarantine damaged %s: %w (damage: %v)", path, err, cause)
+	}
+	lex, err := recall.OpenLexical(path)
+	if err != nil {
+		e.idx.mu.Unlock()
+		return false, fmt.Errorf("engine: reopen lexical index after quarantine: %w", err)
+	}
+	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: e.db}, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning})
+	if err != nil {
+		lex.Close()
+		e.idx.mu.Unlock()
+		return false, fmt.Errorf("engine: %w", err)
+	}
+	e.idx.ix = ix
+	e.idx.note = "lexical index was damaged (quarantined to " + q + "); rebuilding"
+	e.idx.quarantined = q
+	e.idx.mu.Unlock()
+	e.log.Warn("lexical index damaged: quarantined, rebuilding from the store", "quarantine", q, "err", cause)
+	e.publish(Event{Reason: EventQuarantined, Path: q, Detail: cause.Error()})
+
+	var stored int64
+	err = e.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM outbox`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+			SELECT ?, id, resource_id, ? FROM messages ORDER BY pk`, opIndex, e.now().UnixMilli()); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&stored)
+	})
+	if err != nil {
+		return true, fmt.Errorf("engine: queue rebuild after quarantine: %w", err)
+	}
+	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: path, Detail: "rebuilding the quarantined lexical index from the store"})
+	e.kickOutbox()
+	return true, nil
+}
+
+// rebuildDamaged quarantines the damaged lexical index, rebuilds it from
+// SQLite before returning, and returns the quarantine path.
+func (e *Engine) rebuildDamaged(ctx context.Context) (string, error) {
+	e.idx.drainMu.Lock()
+	_, err := e.recoverDamagedIndex(ctx)
+	e.idx.drainMu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	e.idx.mu.RLock()
+	q := e.idx.quarantined
+	e.idx.mu.RUnlock()
+	return q, e.SyncIndexes(ctx)
+}
+
+// isDamage reports whether err says the lexical index is damaged.
+func isDamage(err error) bool { return errors.Is(err, recall.ErrCorrupt) }
+
+// recoverIfDamaged is recoverDamagedIndex behind a cheap test, for the
+// drain loops (the caller holds e.idx.drainMu).
+func (e *Engine) recoverIfDamaged(ctx context.Context) error {
+	if e.damagedIndex() == nil {
+		return nil
+	}
+	_, err := e.recoverDamagedIndex(ctx)
+	return err
+}

@@ -1,0 +1,171 @@
+package recall
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+)
+
+// This file turns damage inside bleve into errors. A garbled segment file
+// makes zapx panic while reading it (in the caller's goroutine: a search,
+// Count, IDs) or fail in scorch's background goroutines (the merger retries
+// a failing merge forever, and a ForceMerge waits for it forever). Every
+// bleve call of Lexical runs under guard, which recovers a panic; scorch
+// reports its background failures to onAsyncError. Either marks the
+// Lexical damaged: from then on its methods return an error matching
+// ErrCorrupt at once, and waits that depend on scorch's background work
+// (Purge) stop. The caller (the engine) quarantines the directory and
+// rebuilds it from the authority.
+
+// asyncErrorCallback is the name under which onAsyncError is registered
+// with scorch; OpenLexical passes it in the index config.
+const asyncErrorCallback = "mnemo-recall"
+
+// BoltTimeout bounds how long opening an index directory waits for the
+// file lock of its root.bolt. bbolt waits forever by default; the data
+// directory's own lock (engine) is taken first, so this only guards
+// against a process that holds the index without it.
+const BoltTimeout = time.Second
+
+// lexicals maps an index directory to its open Lexical, so that scorch's
+// asynchronous error callback (which knows only the path) reaches it.
+var lexicals sync.Map // path -> *Lexical
+
+func init() {
+	// scorch reads its registry at open; it must be filled before any
+	// index opens, hence init (see scorch.RegistryAsyncErrorCallbacks).
+	scorch.RegistryAsyncErrorCallbacks[asyncErrorCallback] = onAsyncError
+}
+
+// onAsyncError receives the errors of scorch's merger, persister and
+// introducer goroutines (a panic they recovered, a merge or persist that
+// failed). A failure there means a segment or the root file cannot be read
+// or written: the index is marked damaged.
+func onAsyncError(err error, path string) {
+	if v, ok := lexicals.Load(path); ok {
+		v.(*Lexical).markDamaged(fmt.Errorf("background %w", err))
+	}
+}
+
+// lexicalConfig is the scorch configuration of every on-disk index.
+func lexicalConfig() map[string]any {
+	return map[string]any{
+		"asyncErrorCallbackName": asyncErrorCallback,
+		// bolt's file lock on root.bolt waits forever by default; another
+		// process holding the index must fail the open instead.
+		"bolt_timeout": BoltTimeout.String(),
+	}
+}
+
+// damageState records why a Lexical is damaged. The zero value is healthy.
+type damageState struct {
+	once sync.Once
+	ch   chan struct{} // closed when damaged; made by init
+	err  error         // set before ch is closed
+}
+
+func (d *damageState) init() { d.ch = make(chan struct{}) }
+
+// markDamaged records the first damage of l and wakes whoever waits on it.
+func (l *Lexical) markDamaged(err error) {
+	l.damage.once.Do(func() {
+		l.damage.err = fmt.Errorf("%w: %s: %w", ErrCorrupt, l.path, err)
+		close(l.damage.ch)
+	})
+}
+
+// Damaged returns the error that marked the index damaged (it matches
+// ErrCorrupt), or nil while it is healthy. A damaged index stays damaged:
+// quarantine its directory and rebuild it.
+func (l *Lexical) Damaged() error {
+	select {
+	case <-l.damage.ch:
+		return l.damage.err
+	default:
+		return nil
+	}
+}
+
+// guard runs fn, one call into bleve. A panic inside it marks l damaged
+// and is returned as an error matching ErrCorrupt that names the panic; so
+// is any call on an index already damaged, without calling fn.
+func (l *Lexical) guard(fn func() error) (err error) {
+	if derr := l.Damaged(); derr != nil {
+		return derr
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			l.markDamaged(fmt.Errorf("panic in bleve: %v", r))
+			err = l.Damaged()
+		}
+	}()
+	return fn()
+}
+
+// guardRead is guard for a read (a search, a count): bleve reads only
+// local files, so an error other than the context's (or a closed index's)
+// means they cannot be read — a garbled segment surfaces as an io.EOF or a
+// decoding error as often as a panic — and marks l damaged too.
+func (l *Lexical) guardRead(ctx context.Context, fn func() error) error {
+	err := l.guard(fn)
+	if err == nil || errors.Is(err, ErrCorrupt) || ctx.Err() != nil || errors.Is(err, bleve.ErrorIndexClosed) {
+		return err
+	}
+	l.markDamaged(fmt.Errorf("read failed: %w", err))
+	return l.Damaged()
+}
+
+// register makes l reachable from scorch's error callback, which names
+// the index by its store directory (bleve's <path>/store). It runs before
+// bleve opens the directory: scorch's merger starts at once and may fail on
+// a damaged segment before Open returns.
+func (l *Lexical) register() {
+	if l.path != "" {
+		lexicals.Store(storePath(l.path), l)
+	}
+}
+
+// unregister undoes register (when another Lexical took the path since,
+// it stays).
+func (l *Lexical) unregister() {
+	if l.path != "" {
+		lexicals.CompareAndDelete(storePath(l.path), l)
+	}
+}
+
+// storePath is where bleve keeps the scorch files of the index at path.
+func storePath(path string) string { return filepath.Join(path, "store") }
+
+// batch applies b and waits for it to be persisted, unless the index turns
+// damaged meanwhile: scorch retries a failing persist forever, and the
+// batch would wait with it. The batch then runs on in the background until
+// Close.
+func (l *Lexical) batch(b *bleve.Batch) error {
+	if err := l.Damaged(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- l.guard(func() error { return l.idx.Batch(b) }) }()
+	select {
+	case err := <-done:
+		return err
+	case <-l.damage.ch:
+		return l.damage.err
+	}
+}
+
+// closeIndex closes idx, returning a panic inside bleve as an error.
+func closeIndex(idx bleve.Index) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: panic while closing: %v", ErrCorrupt, r)
+		}
+	}()
+	return idx.Close()
+}
