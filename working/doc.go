@@ -63,5 +63,7 @@
 // rule; Refused reports whether an error is one of them (the tools package
 // turns those into tool results for the model). ErrInvalidKey, ErrModeMismatch,
 // ErrInvalidSchema and ErrConflict are configuration or contention errors;
-// SQLite errors are wrapped with the step that failed.
+// ErrOwnerMismatch (and any error of Config.OwnerOf) refuses a write for a
+// resource that does not own the state, naming neither; SQLite errors are
+// wrapped with the step that failed.
 package working

@@ -606,3 +606,71 @@ func TestGetAtAndStoredMode(t *testing.T) {
 		t.Fatalf("StoredMode=%s ok=%v err=%v", mode, ok, err)
 	}
 }
+
+// TestOwner checks the binding of states to resources (Config.OwnerOf): the
+// owner is resolved inside the write, an origin of another resource is
+// refused before anything is read or written, also when it replays a call
+// the owner made, and the owner is stored with the state and its versions.
+func TestOwner(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openDB(t)
+	errNoThread := errors.New("no such thread")
+	owners := map[string]string{"thread:carol-chat": "carol"}
+	m := mustNew(t, db, working.Config{Schema: json.RawMessage(profileSchema),
+		OwnerOf: func(ctx context.Context, q working.Querier, key string) (string, error) {
+			if o, ok := owners[key]; ok {
+				return o, nil
+			}
+			return "", errNoThread
+		}})
+	carol := working.ThreadKey("carol-chat")
+	orig := working.Origin{RunID: "run-1", ToolCallID: "call_0", ResourceID: "carol"}
+	r, err := m.Merge(ctx, carol, map[string]any{"city": "Lyon"}, orig)
+	if err != nil || r.State.ResourceID != "carol" {
+		t.Fatalf("owner's merge: %+v, %v", r, err)
+	}
+	t.Run("ErrOwnerMismatch", func(t *testing.T) {
+		mallory := orig
+		mallory.ResourceID = "mallory"
+		r, err := m.Merge(ctx, carol, map[string]any{"city": "Evil"}, mallory)
+		if !errors.Is(err, working.ErrOwnerMismatch) || r.State.Content != "" {
+			t.Fatalf("another resource replaying the owner's call: %+v, %v", r, err)
+		}
+		for _, s := range []string{"carol", "Lyon"} {
+			if strings.Contains(err.Error(), s) {
+				t.Fatalf("the refusal names %q: %v", s, err)
+			}
+		}
+	})
+	t.Run("OwnerOfRefuses", func(t *testing.T) {
+		if _, err := m.Set(ctx, working.ThreadKey("ghost"), `{"city":"X"}`, working.Origin{}); !errors.Is(err, errNoThread) {
+			t.Fatalf("err=%v, want OwnerOf's error", err)
+		}
+		var n int
+		db.QueryRow(`SELECT COUNT(*) FROM working_memory WHERE scope = 'thread:ghost'`).Scan(&n)
+		if n != 0 {
+			t.Fatal("a refused write stored a state")
+		}
+	})
+	t.Run("OperatorWritesForTheOwner", func(t *testing.T) {
+		r, err := m.Merge(ctx, carol, map[string]any{"name": "Carol"}, working.Origin{RunID: "mnemo-wm-set"})
+		if err != nil || r.State.ResourceID != "carol" || r.State.Version != 2 {
+			t.Fatalf("operator write: %+v, %v", r, err)
+		}
+		var n int
+		db.QueryRow(`SELECT COUNT(*) FROM working_memory_history WHERE scope = ? AND resource_id = 'carol'`, carol).Scan(&n)
+		if n != 2 {
+			t.Fatalf("%d versions bound to the owner, want 2", n)
+		}
+	})
+	t.Run("Unbound", func(t *testing.T) {
+		u := mustNew(t, db, working.Config{Schema: json.RawMessage(profileSchema), Scope: working.ScopeResource})
+		r, err := u.Merge(ctx, working.ResourceKey("dan"), map[string]any{"city": "Oslo"}, working.Origin{})
+		if err != nil || r.State.ResourceID != "dan" {
+			t.Fatalf("a resource key without OwnerOf belongs to its resource: %+v, %v", r, err)
+		}
+		if _, err := u.Merge(ctx, working.ResourceKey("dan"), map[string]any{"city": "Rome"}, working.Origin{ResourceID: "eve"}); !errors.Is(err, working.ErrOwnerMismatch) {
+			t.Fatalf("err=%v, want ErrOwnerMismatch", err)
+		}
+	})
+}

@@ -27,7 +27,9 @@ const wmUsage = `usage:
 get prints the current working memory, history its versions (newest first, with
 run id and tool call id), set replaces it with FILE ("-" reads stdin). In
 schema mode set validates FILE against --schema (or, without it, only checks
-that FILE is a JSON object); the mode of an existing state is kept.
+that FILE is a JSON object); the mode of an existing state is kept. A thread's
+state belongs to the thread's resource: set --thread needs a thread that has
+messages (append or ingest first), and DeleteResource erases it.
 `
 
 // runWM dispatches `mnemo wm get|history|set`.
