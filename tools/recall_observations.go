@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -45,6 +47,8 @@ type recalledObservation struct {
 	ToSeq     int64   `json:"toSeq"`
 	Level     string  `json:"level"`
 	Untrusted bool    `json:"untrusted,omitempty"`
+	FromTime  string  `json:"fromTime,omitempty"` // RFC 3339 UTC: when the first turn it comes from was said
+	ToTime    string  `json:"toTime,omitempty"`   // and the last
 	Score     float64 `json:"score"`
 	Text      string  `json:"text"`
 }
@@ -104,14 +108,21 @@ func (t *roTool) Run(ctx context.Context, call Call) (string, error) {
 	}
 	res := recallObservationsResult{OK: true, Observations: []recalledObservation{}}
 	for _, h := range hits {
-		res.Observations = append(res.Observations, recalledObservation{
+		o := recalledObservation{
 			ID: h.ID, ThreadID: h.ThreadID, FromSeq: h.FromSeq, ToSeq: h.ToSeq, Level: h.Level,
 			Untrusted: h.Untrusted, Score: h.Score, Text: h.Content,
-		})
+		}
+		if !h.FromTime.IsZero() {
+			o.FromTime, o.ToTime = h.FromTime.UTC().Format(time.RFC3339), h.ToTime.UTC().Format(time.RFC3339)
+		}
+		res.Observations = append(res.Observations, o)
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
 		return "", err
 	}
-	return string(b), nil
+	// Stored text reaching the model goes through the one rendering helper:
+	// no angle bracket, no marker-shaped text (README, "What reaches the
+	// prompt").
+	return render.JSON(string(b)), nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/recall"
@@ -32,7 +33,9 @@ const StoredConfigFile = "mnemo.json"
 //	  "observe": {"endpoint": "http://localhost:11434/v1", "model": "qwen2.5:7b", "threshold": 30000},
 //	  "retention": {"keepRuns": 200, "maxAge": "720h"},
 //	  "limits": {"maxContentBytes": 65536},
-//	  "server": {"maxBodyBytes": 4194304}
+//	  "server": {"maxBodyBytes": 4194304},
+//	  "timeZone": "Europe/Paris",
+//	  "resourceTimeZones": {"kenji": "Asia/Tokyo"}
 //	}
 type memoryConfig struct {
 	RecentN       int              `json:"recentN,omitempty"`
@@ -42,6 +45,12 @@ type memoryConfig struct {
 	Retention     *retentionConfig `json:"retention,omitempty"`
 	Limits        *limitsConfig    `json:"limits,omitempty"`
 	Server        *serverConfig    `json:"server,omitempty"`
+	// TimeZone is engine.Config.TimeZone by name ("UTC", an IANA name such
+	// as "Europe/Paris", or "UTC+02:00"); empty means UTC.
+	TimeZone string `json:"timeZone,omitempty"`
+	// ResourceTimeZones gives resources their own zone (resource id → zone
+	// name), engine.Config.ResourceTimeZone.
+	ResourceTimeZones map[string]string `json:"resourceTimeZones,omitempty"`
 }
 
 // wmConfig is working.Config in JSON: schema (inline, or schemaFile
@@ -164,11 +173,39 @@ func (c *memoryConfig) workingConfig() (*working.Config, error) {
 
 // apply sets cfg's memory fields from c. The observer model is built only
 // when withModel (mnemo serve); other commands render stored observations.
+// applyZones sets cfg's time zones from their names; an unknown name is an
+// error naming its field.
+func (c *memoryConfig) applyZones(cfg *engine.Config) error {
+	if c.TimeZone != "" {
+		loc, err := render.ParseZone(c.TimeZone)
+		if err != nil {
+			return fmt.Errorf("timeZone: %w", err)
+		}
+		cfg.TimeZone = loc
+	}
+	if len(c.ResourceTimeZones) == 0 {
+		return nil
+	}
+	zones := make(map[string]*time.Location, len(c.ResourceTimeZones))
+	for r, name := range c.ResourceTimeZones {
+		loc, err := render.ParseZone(name)
+		if err != nil {
+			return fmt.Errorf("resourceTimeZones[%q]: %w", r, err)
+		}
+		zones[r] = loc
+	}
+	cfg.ResourceTimeZone = func(r string) *time.Location { return zones[r] }
+	return nil
+}
+
 func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, withModel bool) error {
 	if c == nil {
 		return nil
 	}
 	cfg.RecentN = c.RecentN
+	if err := c.applyZones(cfg); err != nil {
+		return err
+	}
 	if c.Recall != nil {
 		if err := c.Recall.Validate(); err != nil {
 			return fmt.Errorf("recall: %w", err)
