@@ -24,6 +24,12 @@
 //     DefaultVectorWeight) or RRF ranks them; topK hits are kept.
 //  4. Range expansion (ExpandRange) adds each hit's neighbours by seq.
 //
+// In both channels a turn is also matched through the turn before it, at
+// Tuning.ContextWeight of that turn's score (context.go: a reply is about
+// what was asked), and the lexical channel scores each absolute date the
+// query names ("in May 2022") as a BM25 term carried by the messages
+// created then (dates.go).
+//
 // # Invariants
 //
 //   - A search never returns a message of another resource than the query's;

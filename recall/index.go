@@ -26,6 +26,10 @@ const (
 	// engine of 1M messages under issue 8's 2 GiB peak RSS however many
 	// resources it serves (`mnemo bench --sweep`, BENCHMARKS.md).
 	DefaultMaxLoaded = 200_000
+	// DefaultContextWeight is Tuning.ContextWeight's default: a reply
+	// counts half its question's score (the first value measured; 0.8 was
+	// about as good on both dev sets, README "Recall").
+	DefaultContextWeight = 0.5
 	// DefaultTopK is the TopK a search uses when Options.TopK is 0.
 	DefaultTopK = 5
 	// inMemoryFactor: without a filter, the lexical matches of a resource
@@ -107,6 +111,18 @@ type Tuning struct {
 	// MaxNorm normalises the channel scores by max and min–max
 	// (FuseWeightedMax) instead of standardising them (FuseWeighted).
 	MaxNorm bool `json:"maxNorm,omitempty"`
+	// NoDates turns off the date terms: absolute dates the query names
+	// ("in May 2022") scored as a BM25 term that the messages created then
+	// carry (see dateTerms).
+	NoDates bool `json:"noDates,omitempty"`
+	// ContextWeight α matches a turn through the turn before it: each
+	// channel scores a turn max(own score, α × the previous turn's score).
+	// A reply ("I went yesterday, it was so powerful") is about what the
+	// turn before asked ("How was the support group?"), so a question
+	// naming that finds the reply as well; α < 1 keeps a turn that matches
+	// by itself above the reply that merely follows it. 0 means
+	// DefaultContextWeight, negative means none.
+	ContextWeight float64 `json:"contextWeight,omitempty"`
 	// MaxLoaded bounds the messages held in memory over all loaded
 	// resources (counted when a resource loads): loading one beyond it
 	// unloads the least recently searched others, which load again from
@@ -146,6 +162,9 @@ func NewIndex(cfg Config) (*Index, error) {
 	}
 	if cfg.Tuning.VectorWeight == 0 {
 		cfg.Tuning.VectorWeight = DefaultVectorWeight(cfg.Embedder.ID())
+	}
+	if cfg.Tuning.ContextWeight == 0 {
+		cfg.Tuning.ContextWeight = DefaultContextWeight
 	}
 	if cfg.Tuning.MaxLoaded == 0 {
 		cfg.Tuning.MaxLoaded = DefaultMaxLoaded
@@ -479,14 +498,42 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	if !ix.cfg.Tuning.NoCompounds {
 		compounds = ix.compounds(q.Text, s)
 	}
+	var dates []dateTerm
+	if !ix.cfg.Tuning.NoDates {
+		dates = dateTerms(q.Text, s)
+	}
+	alpha := ix.cfg.Tuning.ContextWeight
+	// own is a turn's score by its own words; memoised, since with the
+	// context rule each turn is scored as itself and as a reply's context.
+	var memo []float64 // by entry.ord; NaN until scored
+	if alpha > 0 {
+		memo = make([]float64, s.ords)
+		for i := range memo {
+			memo[i] = math.NaN()
+		}
+	}
+	own := func(e *entry) float64 {
+		if e.ord < len(memo) && !math.IsNaN(memo[e.ord]) {
+			return memo[e.ord]
+		}
+		sc := s.stats.score(qids, idfs, e.terms) + s.stats.dateScore(dates, e.doc.CreatedAt, len(e.terms))
+		if e.ord < len(memo) {
+			memo[e.ord] = sc
+		}
+		return sc
+	}
 	lexScore := func(e *entry) float64 {
-		return s.stats.score(qids, idfs, e.terms) + compoundBonus(compounds, e)
+		sc := own(e)
+		if alpha > 0 && e.prev != nil {
+			sc = max(sc, alpha*own(e.prev))
+		}
+		return sc + compoundBonus(compounds, e)
 	}
 
 	var lexList, vecList []scored
 	var lexErr, vecErr error
 	if o.Mode != ModeVector {
-		lexList, lexErr = ix.lexicalChannel(s, q.Text, thread, restricted, slack, allowed, pool, len(qterms) > 0, lexScore)
+		lexList, lexErr = ix.lexicalChannel(s, q.Text, thread, restricted, slack, allowed, pool, len(qterms) > 0 || len(dates) > 0, lexScore)
 		res.Retrieval.Lexical = status(lexErr)
 	}
 	var qvec []float32
@@ -623,13 +670,23 @@ func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, 
 	}
 	lq := lexQuery{Text: text, Resource: s.resource, Thread: thread, Size: pool + max(slack, 0)}
 	if restricted && slack < 0 {
+		// The allowed turns and the turns before them: a reply matches
+		// through the turn before (addReplies), which may be filtered out.
 		var ids []string
-		for id, e := range s.docs {
-			if allowed(e) {
-				if ids = append(ids, id); len(ids) > directIDLimit {
-					ids = nil
-					break
+		listed := map[string]bool{}
+		for _, e := range s.docs {
+			if !allowed(e) {
+				continue
+			}
+			for _, x := range []*entry{e, e.prev} {
+				if x != nil && !listed[x.doc.ID] {
+					listed[x.doc.ID] = true
+					ids = append(ids, x.doc.ID)
 				}
+			}
+			if len(ids) > directIDLimit {
+				ids = nil
+				break
 			}
 		}
 		if ids != nil {
@@ -676,6 +733,18 @@ func (ix *Index) lexicalChannel(s *shard, text, thread string, restricted bool, 
 		}
 		out = keep(hits)
 	}
+	if !ix.cfg.Tuning.BleveScores {
+		// bleve matched the turns by their own words; their replies
+		// match through them (score applies the context rule).
+		ranked := make([]scored, len(hits))
+		for i, h := range hits {
+			ranked[i] = scored{h.ID, h.Score}
+		}
+		out = ix.addReplies(s, out, ranked, allowed, func(e *entry) (float64, bool) {
+			sc := score(e)
+			return sc, sc > 0
+		})
+	}
 	sortScored(out)
 	if len(out) > pool {
 		out = out[:pool]
@@ -702,6 +771,7 @@ func (ix *Index) vectorChannel(ctx context.Context, s *shard, qv []float32, thre
 			return qv, nil, fmt.Errorf("vector search: %w", err)
 		}
 		out := make([]scored, 0, len(rs))
+		ranked := make([]scored, 0, len(rs))
 		below := false
 		for _, r := range rs {
 			sim := float64(r.Similarity)
@@ -709,11 +779,17 @@ func (ix *Index) vectorChannel(ctx context.Context, s *shard, qv []float32, thre
 				below = true
 				break
 			}
+			ranked = append(ranked, scored{r.ID, sim})
 			if !restricted || allowed(s.docs[r.ID]) {
 				out = append(out, scored{r.ID, sim})
 			}
 		}
 		if slack >= 0 || len(out) >= pool || below || n == count || len(rs) < n {
+			ix.contextScores(s, out, ranked)
+			out = ix.addReplies(s, out, ranked, func(e *entry) bool { return !restricted || allowed(e) }, func(e *entry) (float64, bool) {
+				sim, ok := ix.similarity(ctx, s, e, qv)
+				return sim, ok && (threshold == 0 || sim >= threshold)
+			})
 			if len(out) > pool {
 				out = out[:pool]
 			}
@@ -755,13 +831,9 @@ func (ix *Index) candidates(ctx context.Context, s *shard, lex, vec []scored, o 
 				c.Lexical = ptr(sc)
 			}
 		}
-		if c.Vector == nil && qv != nil && s.docs[c.ID].hasVec {
-			d, err := s.col.GetByID(ctx, c.ID)
-			if err == nil {
-				sim := dot(qv, d.Embedding)
-				if o.Threshold == 0 || sim >= o.Threshold {
-					c.Vector = ptr(sim)
-				}
+		if c.Vector == nil && qv != nil {
+			if sim, ok := ix.similarity(ctx, s, s.docs[c.ID], qv); ok && (o.Threshold == 0 || sim >= o.Threshold) {
+				c.Vector = ptr(sim)
 			}
 		}
 	}
@@ -801,14 +873,6 @@ func sortScored(s []scored) {
 		}
 		return 0
 	})
-}
-
-func dot(a, b []float32) float64 {
-	var s float64
-	for i := range a {
-		s += float64(a[i]) * float64(b[i])
-	}
-	return s
 }
 
 func ptr(f float64) *float64 { return &f }

@@ -27,6 +27,12 @@ type fixture struct {
 
 func newFixture(t testing.TB, docs []recall.Doc) *fixture {
 	t.Helper()
+	return newFixtureWith(t, docs, recall.Tuning{})
+}
+
+// newFixtureWith is newFixture with tuning.
+func newFixtureWith(t testing.TB, docs []recall.Doc, tuning recall.Tuning) *fixture {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	db, err := store.Open(ctx, filepath.Join(dir, "mnemo.db"))
@@ -38,7 +44,7 @@ func newFixture(t testing.TB, docs []recall.Doc) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: db}})
+	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: db}, Tuning: tuning})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +213,9 @@ func TestSearchExcludeAndRange(t *testing.T) {
 	docs[0].Content = "zebra first"
 	docs[9].Content = "zebra last"
 	docs[4].Content = "zebra middle"
-	f := newFixture(t, docs)
+	// Without the turn-context rule, which would also find the turns after
+	// the zebra turns (TestTurnContext).
+	f := newFixtureWith(t, docs, recall.Tuning{ContextWeight: -1})
 	q := recall.Query{Text: "zebra", ResourceID: "r", Options: recall.Options{TopK: 3, Mode: recall.ModeLexical, MessageRange: recall.Range{Before: 1, After: 2}}}
 	hits := search(t, f, q)
 	var got []string

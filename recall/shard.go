@@ -1,9 +1,11 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -12,9 +14,19 @@ import (
 
 // entry is one message in a shard.
 type entry struct {
-	doc    Doc
-	terms  []uint32 // ids (shard.stats) of the analysed terms of doc.Text(), repeats kept
-	hasVec bool
+	doc   Doc
+	terms []uint32 // ids (shard.stats) of the analysed terms of doc.Text(), repeats kept
+	// vec is the turn's L2-normalised vector as the collection holds it
+	// (the same array), nil while it has none: scoring a known candidate
+	// needs no lookup in the collection.
+	vec []float32
+	// ord numbers the entry within its shard (never reused while the
+	// shard is loaded): per-query scratch is indexed by it.
+	ord int
+	// prev is the message before this one in its thread (by seq), nil for
+	// the first: this turn is also matched through it
+	// (Tuning.ContextWeight).
+	prev *entry
 }
 
 // shard is the in-memory state of one resource: its messages (for filters,
@@ -30,6 +42,7 @@ type shard struct {
 	docs     map[string]*entry
 	threads  map[string][]*entry // by seq
 	stats    bm25Stats
+	ords     int // entries ever put since the load (entry.ord)
 	col      *chromem.Collection
 	dims     int
 	// damaged holds the messages whose stored embedding was skipped at
@@ -71,6 +84,7 @@ func (s *shard) reset() error {
 	s.docs = map[string]*entry{}
 	s.threads = map[string][]*entry{}
 	s.stats = bm25Stats{}
+	s.ords = 0
 	s.damaged = nil
 	db := chromem.NewDB()
 	col, err := db.CreateCollection(s.resource, nil, noEmbed)
@@ -111,8 +125,9 @@ func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical
 			s.damaged[id] = true
 			return nil
 		}
+		v = normalised(v)
 		vdocs = append(vdocs, chromem.Document{ID: id, Embedding: v, Metadata: map[string]string{"thread": e.doc.ThreadID}})
-		e.hasVec = true
+		e.vec = v
 		return nil
 	})
 	if err != nil {
@@ -136,7 +151,8 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 		s.stats.add(old.terms)
 		return old
 	}
-	e := &entry{doc: *d, terms: s.stats.termIDs(lex.Terms(d.Text()))}
+	e := &entry{doc: *d, terms: s.stats.termIDs(lex.Terms(d.Text())), ord: s.ords}
+	s.ords++
 	s.docs[d.ID] = e
 	s.stats.add(e.terms)
 	th := s.threads[d.ThreadID]
@@ -149,7 +165,14 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 		}
 		return 0
 	})
-	s.threads[d.ThreadID] = slices.Insert(th, i, e)
+	th = slices.Insert(th, i, e)
+	if i > 0 {
+		e.prev = th[i-1]
+	}
+	if i+1 < len(th) {
+		th[i+1].prev = e
+	}
+	s.threads[d.ThreadID] = th
 	return e
 }
 
@@ -164,9 +187,13 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 	s.stats.remove(e.terms)
 	th := s.threads[e.doc.ThreadID]
 	if i := slices.Index(th, e); i >= 0 {
+		if i+1 < len(th) {
+			th[i+1].prev = e.prev
+		}
 		s.threads[e.doc.ThreadID] = slices.Delete(th, i, i+1)
 	}
-	if e.hasVec {
+	e.prev = nil
+	if e.vec != nil {
 		_ = s.col.Delete(ctx, nil, nil, id)
 	}
 }
@@ -177,12 +204,32 @@ func (s *shard) putVector(ctx context.Context, id string, v []float32) error {
 	if e == nil {
 		return nil
 	}
+	v = normalised(v)
 	if err := s.col.AddDocument(ctx, chromem.Document{ID: id, Embedding: v, Metadata: map[string]string{"thread": e.doc.ThreadID}}); err != nil {
 		return fmt.Errorf("recall: add vector %s: %w", id, err)
 	}
-	e.hasVec = true
+	e.vec = v
 	delete(s.damaged, id)
 	return nil
+}
+
+// normalised returns v when its L2 norm is 1 (as every embedder's is),
+// else a normalised copy (chromem would make one too, and the entry must
+// hold the array the collection scores with).
+func normalised(v []float32) []float32 {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if math.Abs(sum-1) < 1e-5 || sum == 0 {
+		return v
+	}
+	n := math.Sqrt(sum)
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) / n)
+	}
+	return out
 }
 
 // damagedIDs returns the messages of s.damaged, sorted (caller holds mu).
@@ -193,6 +240,22 @@ func (s *shard) damagedIDs() []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// after returns the message after e in its thread (by seq), or nil
+// (caller holds mu for reading).
+func (s *shard) after(e *entry) *entry {
+	if e == nil {
+		return nil
+	}
+	th := s.threads[e.doc.ThreadID]
+	i, found := slices.BinarySearchFunc(th, e.doc.Seq, func(x *entry, seq int64) int {
+		return cmp.Compare(x.doc.Seq, seq)
+	})
+	if !found || i+1 >= len(th) {
+		return nil
+	}
+	return th[i+1]
 }
 
 // neighbours returns the entries of thread with seq in [from, to] (caller

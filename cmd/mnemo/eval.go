@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -40,6 +41,18 @@ type evalReport struct {
 	Session   map[string]map[string]evalset.Metrics `json:"session,omitempty"` // LongMemEval only
 	Counts    map[string]int                        `json:"counts"`
 	ks        []int
+	// perQuestion, when set, receives one JSON line per question and mode.
+	perQuestion *json.Encoder
+}
+
+// evalQuestion is one line of `mnemo eval --questions`: where the first
+// evidence turn and session ranked (0: not in the retrieved list).
+type evalQuestion struct {
+	ID          string `json:"id"`
+	Category    string `json:"category"`
+	Mode        string `json:"mode"`
+	TurnRank    int    `json:"turnRank"`
+	SessionRank int    `json:"sessionRank,omitempty"`
 }
 
 type ingestStats struct {
@@ -51,20 +64,26 @@ type ingestStats struct {
 	PerSecond     float64 `json:"messagesPerSecond"`
 }
 
+// evalModes are the modes `--mode all` measures, in print order.
+var evalModes = []recall.Mode{recall.ModeLexical, recall.ModeVector, recall.ModeHybrid}
+
 func (m *Main) runEval(ctx context.Context, args []string) error {
 	fs := m.flags("eval", "FILE")
 	format := fs.String("format", "auto", "locomo, longmemeval or auto")
 	kList := fs.String("k", "1,5,10", "cutoffs, comma-separated")
-	mode := fs.String("mode", "hybrid", "lexical, vector or hybrid")
+	mode := fs.String("mode", "all", "lexical, vector, hybrid, or all (the three on one ingest)")
 	fusion := fs.String("fusion", "", "weighted or rrf (default: the measured default)")
 	rng := fs.String("range", "0", "message range around each hit: N or BEFORE,AFTER")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	dir := fs.String("dir", "", "data directory to ingest into and keep (default: a scratch directory, removed afterwards)")
+	questions := fs.String("questions", "", "write one JSON line per question and mode to this file: the ranks of the first evidence turn and session")
+	asJSON := fs.Bool("json", false, "print the report as JSON (an array of reports with --mode all)")
+	dir := fs.String("dir", "", "data directory to ingest into and keep (default: a scratch directory, removed afterwards); a directory that already holds the set is reused: the import finds every message stored and nothing is embedded again")
 	emb := fs.String("embedder", recall.HashID, "embedder: hash-384, use-lite (mnemo models fetch use-lite), or openai (OPENAI_BASE_URL, OPENAI_API_KEY, MNEMO_EMBED_MODEL)")
 	pool := fs.Int("pool", 0, "tuning: candidates per channel (0: default)")
 	weight := fs.Float64("vector-weight", 0, "tuning: vector weight in the weighted fusion (0: default for the embedder)")
 	bleveScores := fs.Bool("bleve-scores", false, "tuning: rank by bleve's own BM25 instead of the textbook re-scoring")
 	noCompounds := fs.Bool("no-compounds", false, "tuning: no bonus for verbatim compound identifiers")
+	ctxWeight := fs.Float64("context-weight", 0, "tuning: weight of the previous turn's words in a turn's lexical score (0: default, negative: none)")
+	noDates := fs.Bool("no-dates", false, "tuning: no date terms for the dates a question names")
 	maxNorm := fs.Bool("max-norm", false, "tuning: max/min–max normalise channel scores in the weighted fusion instead of standardising them")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -85,9 +104,15 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return m.usagef(fs, "%v", err)
 	}
-	opts := recall.Options{Scope: recall.ScopeResource, Mode: recall.Mode(*mode), Fusion: *fusion, MessageRange: r}
-	if err := opts.Validate(); err != nil {
-		return m.usagef(fs, "%v", err)
+	modes := evalModes
+	if *mode != "all" {
+		modes = []recall.Mode{recall.Mode(*mode)}
+	}
+	for _, md := range modes {
+		opts := recall.Options{Scope: recall.ScopeResource, Mode: md, Fusion: *fusion, MessageRange: r}
+		if err := opts.Validate(); err != nil {
+			return m.usagef(fs, "%v", err)
+		}
 	}
 	path := fs.Arg(0)
 	set, err := evalset.Load(path, strings.TrimPrefix(*format, "auto"))
@@ -105,7 +130,7 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		}
 		defer os.RemoveAll(data)
 	}
-	tuning := recall.Tuning{CandidatePool: *pool, VectorWeight: *weight, BleveScores: *bleveScores, NoCompounds: *noCompounds, MaxNorm: *maxNorm}
+	tuning := recall.Tuning{CandidatePool: *pool, VectorWeight: *weight, BleveScores: *bleveScores, NoCompounds: *noCompounds, MaxNorm: *maxNorm, ContextWeight: *ctxWeight, NoDates: *noDates}
 	e, err := engine.Open(ctx, engine.Config{Dir: data, Embedder: embedder, RecallTuning: tuning})
 	if err != nil {
 		return err
@@ -122,11 +147,53 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		return err
 	}
 	took := time.Since(start).Seconds()
-	out := &evalReport{
-		File: path, Format: set.Format, Mode: string(opts.Mode), Fusion: opts.Fusion, Range: r, Embedder: embedder.ID(), Tuning: tuning,
-		Questions: len(set.Questions), Skipped: set.Skipped, Counts: map[string]int{}, ks: ks,
-		Ingest: ingestStats{Messages: rep.Messages, Seconds: took, ImportSeconds: imported, PerSecond: float64(rep.Messages) / took},
+	var perQuestion *json.Encoder
+	if *questions != "" {
+		f, err := os.Create(*questions)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		perQuestion = json.NewEncoder(f)
 	}
+	var reports []*evalReport
+	for _, md := range modes {
+		opts := recall.Options{Scope: recall.ScopeResource, Mode: md, Fusion: *fusion, MessageRange: r}
+		out := &evalReport{
+			File: path, Format: set.Format, Mode: string(md), Fusion: opts.Fusion, Range: r, Embedder: embedder.ID(), Tuning: tuning,
+			Questions: len(set.Questions), Skipped: set.Skipped, Counts: map[string]int{}, ks: ks,
+			Ingest:      ingestStats{Messages: rep.Messages, Seconds: took, ImportSeconds: imported, PerSecond: float64(rep.Messages) / took},
+			perQuestion: perQuestion,
+		}
+		if err := evalMode(ctx, e, set, opts, out); err != nil {
+			return err
+		}
+		reports = append(reports, out)
+	}
+	if *asJSON {
+		if len(reports) == 1 {
+			return m.printJSON(reports[0])
+		}
+		return m.printJSON(reports)
+	}
+	for i, out := range reports {
+		if i > 0 {
+			fmt.Fprintln(m.Stdout)
+		}
+		if err := m.printEval(out); err != nil {
+			return err
+		}
+	}
+	if len(reports) > 1 {
+		return m.printEvalSummary(reports)
+	}
+	return nil
+}
+
+// evalMode asks every question of set with opts and fills out's metrics
+// and latencies.
+func evalMode(ctx context.Context, e *engine.Engine, set *evalset.Set, opts recall.Options, out *evalReport) error {
+	ks := out.ks
 	turnSum := map[string]map[string]evalset.Metrics{}
 	sessSum := map[string]map[string]evalset.Metrics{}
 	addTo := func(sum map[string]map[string]evalset.Metrics, cat, key string, mt evalset.Metrics) {
@@ -147,6 +214,9 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		topK = max(topK, evalSessionTopK)
 	}
 	for _, q := range set.Questions {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		o := opts
 		o.TopK = topK
 		// The first search of a resource loads it (messages, statistics,
@@ -164,6 +234,11 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		recall.SortByRank(hits)
 		out.Counts[q.Category]++
 		out.Counts["overall"]++
+		if out.perQuestion != nil {
+			if err := out.perQuestion.Encode(questionRanks(q, out.Mode, hits)); err != nil {
+				return err
+			}
+		}
 		for _, k := range ks {
 			key := "@" + strconv.Itoa(k)
 			// recall_any/all over the top-k hits and their range
@@ -209,10 +284,70 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	if len(sessSum) > 0 {
 		out.Session = average(sessSum, out.Counts)
 	}
-	if *asJSON {
-		return m.printJSON(out)
+	return nil
+}
+
+// questionRanks returns where q's first evidence turn and session ranked
+// among the hits (in rank order).
+func questionRanks(q evalset.Question, mode string, hits []recall.Hit) evalQuestion {
+	out := evalQuestion{ID: q.ID, Category: q.Category, Mode: mode}
+	turns, sessions := map[string]bool{}, map[string]bool{}
+	for _, id := range q.Turns {
+		turns[id] = true
 	}
-	return m.printEval(out)
+	for _, id := range q.Sessions {
+		sessions[id] = true
+	}
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if h.Reason != recall.ReasonHit {
+			continue
+		}
+		if out.TurnRank == 0 && turns[h.MessageID] {
+			out.TurnRank = h.Rank
+		}
+		if !seen[h.ThreadID] {
+			seen[h.ThreadID] = true
+			if out.SessionRank == 0 && sessions[h.ThreadID] {
+				out.SessionRank = len(seen)
+			}
+		}
+	}
+	return out
+}
+
+// printEvalSummary prints the overall figures of each mode side by side.
+func (m *Main) printEvalSummary(reports []*evalReport) error {
+	fmt.Fprintf(m.Stdout, "\noverall (%s, embedder %s)\n", reports[0].File, reports[0].Embedder)
+	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	ks := reports[0].ks
+	head := "level\tmode\t"
+	for _, metric := range []string{"any", "all", "ndcg"} {
+		for _, k := range ks {
+			head += fmt.Sprintf("%s@%d\t", metric, k)
+		}
+	}
+	fmt.Fprintln(tw, head)
+	for _, lv := range []string{"turn", "session"} {
+		for _, r := range reports {
+			t := r.Turn
+			if lv == "session" {
+				t = r.Session
+			}
+			if t == nil {
+				continue
+			}
+			row := lv + "\t" + r.Mode + "\t"
+			for _, metric := range []string{"any", "all", "ndcg"} {
+				for _, k := range ks {
+					mt := t["overall"]["@"+strconv.Itoa(k)]
+					row += fmt.Sprintf("%.3f\t", map[string]float64{"any": mt.RecallAny, "all": mt.RecallAll, "ndcg": mt.NDCG}[metric])
+				}
+			}
+			fmt.Fprintln(tw, row)
+		}
+	}
+	return tw.Flush()
 }
 
 func average(sum map[string]map[string]evalset.Metrics, n map[string]int) map[string]map[string]evalset.Metrics {

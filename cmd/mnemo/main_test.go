@@ -28,10 +28,14 @@ func run(t *testing.T, env map[string]string, args ...string) (int, string, stri
 	return code, out.String(), errOut.String()
 }
 
-// sharedData returns the path of a file under ../shared/data, or skips.
+// sharedData returns the path of a file under ../shared/data (or under
+// $MNEMO_SHARED_DATA, for a checkout elsewhere), or skips.
 func sharedData(t *testing.T, rel string) string {
 	t.Helper()
 	p := filepath.Join("..", "..", "..", "shared", "data", rel)
+	if d := os.Getenv("MNEMO_SHARED_DATA"); d != "" {
+		p = filepath.Join(d, rel)
+	}
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("benchmark data %s not present (%v); skipping", rel, err)
 	}

@@ -1,0 +1,151 @@
+package recall
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A question that names a date ("What did Joanna bake in May 2022?", "on
+// October 13, 2023", "in March") asks about what was said then. recall
+// treats each date the query names as one more query term that every
+// message created in that period carries: it is scored like a BM25 term
+// (idf over the resource's messages in the period, tf 1), so a date that
+// covers half the resource weighs little and a single day weighs like a
+// rare word. Only absolute dates are understood; relative ones ("last
+// week") need a reference date the query does not carry.
+
+// datePeriod is a period a query names: [from, to) in UTC, or every
+// month m of any year when from is zero.
+type datePeriod struct {
+	from, to time.Time
+	month    time.Month
+}
+
+func (p datePeriod) contains(t time.Time) bool {
+	if p.from.IsZero() {
+		return t.UTC().Month() == p.month
+	}
+	return !t.Before(p.from) && t.Before(p.to)
+}
+
+const monthNames = `January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec`
+
+var (
+	// "October 13, 2023", "Oct 13 2023", "13 October 2023", "May 2022",
+	// and a month alone after a preposition ("in March").
+	mdyRE   = regexp.MustCompile(`\b(` + monthNames + `)\.? (\d{1,2})(?:st|nd|rd|th)?,? ((?:19|20)\d\d)\b`)
+	dmyRE   = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?(` + monthNames + `)\.?,? ((?:19|20)\d\d)\b`)
+	myRE    = regexp.MustCompile(`\b(` + monthNames + `)\.?,? ((?:19|20)\d\d)\b`)
+	monthRE = regexp.MustCompile(`(?i:\b(?:in|during|of|since|until|by|early|late|mid))[- ](` + monthNames + `)\b`)
+)
+
+func monthOf(name string) time.Month {
+	name = strings.ToLower(name)
+	for m := time.January; m <= time.December; m++ {
+		if strings.HasPrefix(strings.ToLower(m.String()), name[:3]) {
+			return m
+		}
+	}
+	return 0
+}
+
+// queryDates returns the periods text names, at most one per mention
+// (the most specific reading).
+func queryDates(text string) []datePeriod {
+	var out []datePeriod
+	used := func(loc []int, taken [][]int) bool {
+		for _, t := range taken {
+			if loc[0] < t[1] && t[0] < loc[1] {
+				return true
+			}
+		}
+		return false
+	}
+	var taken [][]int
+	day := func(y, m, d int) {
+		if d < 1 || d > 31 {
+			return
+		}
+		from := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+		out = append(out, datePeriod{from: from, to: from.AddDate(0, 0, 1)})
+	}
+	for _, loc := range mdyRE.FindAllStringSubmatchIndex(text, 4) {
+		d, _ := strconv.Atoi(text[loc[4]:loc[5]])
+		y, _ := strconv.Atoi(text[loc[6]:loc[7]])
+		day(y, int(monthOf(text[loc[2]:loc[3]])), d)
+		taken = append(taken, loc[:2])
+	}
+	for _, loc := range dmyRE.FindAllStringSubmatchIndex(text, 4) {
+		if used(loc, taken) {
+			continue
+		}
+		d, _ := strconv.Atoi(text[loc[2]:loc[3]])
+		y, _ := strconv.Atoi(text[loc[6]:loc[7]])
+		day(y, int(monthOf(text[loc[4]:loc[5]])), d)
+		taken = append(taken, loc[:2])
+	}
+	for _, loc := range myRE.FindAllStringSubmatchIndex(text, 4) {
+		if used(loc, taken) {
+			continue
+		}
+		y, _ := strconv.Atoi(text[loc[4]:loc[5]])
+		from := time.Date(y, monthOf(text[loc[2]:loc[3]]), 1, 0, 0, 0, 0, time.UTC)
+		out = append(out, datePeriod{from: from, to: from.AddDate(0, 1, 0)})
+		taken = append(taken, loc[:2])
+	}
+	for _, loc := range monthRE.FindAllStringSubmatchIndex(text, 4) {
+		if used(loc, taken) {
+			continue
+		}
+		out = append(out, datePeriod{month: monthOf(text[loc[2]:loc[3]])})
+	}
+	return out
+}
+
+// dateTerm is a query date scored as a BM25 term.
+type dateTerm struct {
+	period datePeriod
+	idf    float64
+}
+
+// dateTerms returns the query's dates with their idf over the shard's
+// messages; a date no message falls in is dropped.
+func dateTerms(text string, s *shard) []dateTerm {
+	periods := queryDates(text)
+	if len(periods) == 0 || s.stats.n == 0 {
+		return nil
+	}
+	var out []dateTerm
+	for _, p := range periods {
+		df := 0
+		for _, e := range s.docs {
+			if p.contains(e.doc.CreatedAt) {
+				df++
+			}
+		}
+		if df > 0 {
+			out = append(out, dateTerm{p, math.Log(1 + (float64(s.stats.n)-float64(df)+0.5)/(float64(df)+0.5))})
+		}
+	}
+	return out
+}
+
+// dateScore is the BM25 contribution of the query's dates to a message of
+// doclen analysed terms (tf 1 for each date it falls in).
+func (s *bm25Stats) dateScore(dts []dateTerm, created time.Time, doclen int) float64 {
+	if len(dts) == 0 || s.n == 0 {
+		return 0
+	}
+	var sum float64
+	for _, d := range dts {
+		if d.period.contains(created) {
+			avgdl := float64(s.totalLen) / float64(s.n)
+			norm := BM25K1 * (1 - BM25B + BM25B*float64(doclen)/avgdl)
+			sum += d.idf * (BM25K1 + 1) / (1 + norm)
+		}
+	}
+	return sum
+}
