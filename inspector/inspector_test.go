@@ -15,9 +15,13 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/inspector"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/server"
 	"github.com/mnemo-go/mnemo/working"
@@ -28,7 +32,14 @@ import (
 func seed(t *testing.T, tokens *server.Tokens) (*engine.Engine, *httptest.Server) {
 	t.Helper()
 	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{WorkingMemory: &working.Config{Template: "# User\n- Name:\n- Pet:\n"}})
+	fake := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return fakeopenai.Text(`{"observations":[{"text":"Ana adopted a retired greyhound named Pepper","seqs":[1]},{"text":"Pepper steals socks","seqs":[3]}]}`).Response, nil
+	}))
+	model, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: fake.URL, APIKey: fakeopenai.DefaultAPIKey, Model: "fake-observer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := enginetest.MustOpen(t, engine.Config{WorkingMemory: &working.Config{Template: "# User\n- Name:\n- Pet:\n"}, Observe: &engine.ObserveConfig{Model: model}, RecentN: 2})
 	turns := []string{
 		"Hi! I'm Ana and I just adopted a retired greyhound named Pepper.",
 		"Congratulations! Greyhounds are gentle. How is Pepper settling in?",
@@ -46,6 +57,9 @@ func seed(t *testing.T, tokens *server.Tokens) (*engine.Engine, *httptest.Server
 		t.Fatal(err)
 	}
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "bob-1", ResourceID: "bob", Messages: []engine.Message{{Role: "user", Content: "bob's secret diary"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Observe(ctx, "ana-1", observe.Options{Force: true, NoReflect: true}); err != nil {
 		t.Fatal(err)
 	}
 	mem, err := e.WorkingMemory()
@@ -105,8 +119,9 @@ func TestPages(t *testing.T) {
 		want []string
 	}{
 		{"/ui/", []string{"resource ana", "ana-1"}},
-		{"/ui/threads/ana-1", []string{"Pepper", "run-1", "version 2", `<div class="add">&#43; - Pet: Pepper, a greyhound`, `<div class="del">- - Pet:`, "&lt;script&gt;"}},
-		{"/ui/runs/run-1", []string{"The prompt, top to bottom", "recalled hit", "range neighbour", "recent", "working memory", "fused", "lexical", "vector", "✓ reproduced", `class="bar"`}},
+		{"/ui/threads/ana-1", []string{"Pepper", "run-1", "Ana adopted a retired greyhound", `href="#seq-1"`, "version 2", `<div class="add">&#43; - Pet: Pepper, a greyhound`, `<div class="del">- - Pet:`, "&lt;script&gt;"}},
+		{"/ui/runs/run-1", []string{"The prompt, top to bottom", "observation", "source seq", "recalled hit", "range neighbour", "recent", "working memory", "fused", "lexical", "vector", "✓ reproduced", `class="bar"`}},
+		{"/ui/runs/run-1?without=observations", []string{`<div class="del">- - Ana adopted a retired greyhound`}},
 		{"/ui/runs/run-1?without=recalled", []string{"counterfactual", `class="msg removed"`, "− original, + counterfactual"}},
 	}
 	for _, c := range cases {
@@ -169,6 +184,7 @@ func TestBrowser(t *testing.T) {
 		{"index", "/ui/", "ana-1"},
 		{"thread", "/ui/threads/ana-1", "Pet: Pepper, a greyhound"},
 		{"memctx", "/ui/runs/run-1", "reproduced"},
+		{"replay-without-observations", "/ui/runs/run-1?without=observations#replay", "counterfactual"},
 		{"replay-without-recalled", "/ui/runs/run-1?without=recalled#replay", "counterfactual"},
 	}
 	for _, p := range pages {

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,6 +14,10 @@ import (
 
 // Name is the implementation name MCP clients see.
 const Name = "mnemo"
+
+// SessionTimeout closes a streamable HTTP session that sent no request for
+// this long, so abandoned sessions do not accumulate.
+const SessionTimeout = 30 * time.Minute
 
 // Options configure New and Handler. The zero value means the defaults.
 type Options struct {
@@ -59,7 +64,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			return h
 		}
 		s := New(e, p, opt)
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Logger: opt.Logger})
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Logger: opt.Logger, SessionTimeout: SessionTimeout})
 		byPrincipal[p] = h
 		return h
 	}
