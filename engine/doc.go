@@ -52,7 +52,10 @@
 //     exactly the prompt's turns, each dropped turn once and never one that
 //     reached the prompt (INV-MEMCTX).
 //   - A memctx record is written before LoadContext returns; its recalled list
-//     names only turns that reached the prompt.
+//     names only turns that reached the prompt. LoadContext on a thread that
+//     does not exist yet is a new conversation's first turn when a resource
+//     is given (the run is recorded under it), else ErrThreadNotFound with
+//     nothing recorded. A deleted thread leaves no run record.
 //   - Stored text reaches the prompt only through internal/render (compose.go,
 //     README "What reaches the prompt"): inside the system part every '<' is
 //     a tag of mnemo's (stored text is escaped), in messages only a recalled

@@ -48,6 +48,10 @@ type EraseResult struct {
 	Invalidated []string `json:"invalidated,omitempty"`
 	// MemCtxScrubbed counts memctx records whose previews were scrubbed.
 	MemCtxScrubbed int `json:"memctxScrubbed"`
+	// Runs counts the runs of deleted threads whose memctx records were
+	// deleted: an erased thread leaves no run listing (the run ids stay
+	// claimed, by an opaque tombstone, so nobody else takes them over).
+	Runs int `json:"runs"`
 	// WorkingMemory counts working-memory states deleted (current states
 	// and history versions).
 	WorkingMemory int `json:"workingMemory"`
@@ -114,12 +118,13 @@ func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResul
 // DeleteThread erases a thread and everything derived from it: as
 // DeleteMessages for each of its messages, plus the thread row, its
 // tombstones, its observations (invalidated and scrubbed), its working
-// memory (scope thread) and the tool applications of its runs. The thread id
-// may be used again afterwards; it starts a new thread, which sees nothing
-// of the old one: where a record is kept (its runs' memctx records and
-// owners, its observation rows) the thread id and its turns' message ids
-// are replaced by opaque tombstones (TombstonePrefix, tombstone.go), and the
-// runs stay claimed by the tombstone.
+// memory (scope thread), and its runs: their memctx records and tool
+// applications (an erased thread leaves no run listing). The thread id may
+// be used again afterwards; it starts a new thread, which sees nothing of
+// the old one: where a record is kept (its runs' owners, its observation
+// rows) the thread id and its turns' message ids are replaced by opaque
+// tombstones (TombstonePrefix, tombstone.go), and the runs stay claimed by
+// the tombstone.
 //
 // It returns ErrThreadNotFound when the thread does not exist.
 func (e *Engine) DeleteThread(ctx context.Context, threadID string) (*EraseResult, error) {
@@ -354,6 +359,16 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 		if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND substr(key, 1, ?) = ?`, journal.ScopeTool, len(prefix), prefix); err != nil {
 			return nil, fmt.Errorf("engine: erase: tool applications of run %s: %w", run, err)
 		}
+	}
+	// A deleted thread leaves no run listing: its runs' memctx records go
+	// (their ids stay claimed by a tombstone, tombstone.go).
+	for _, t := range threads {
+		r, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND thread_id = ?`, journal.ScopeMemCtx, t)
+		if err != nil {
+			return nil, fmt.Errorf("engine: erase: runs of thread %s: %w", t, err)
+		}
+		n, _ := r.RowsAffected()
+		res.Runs += int(n)
 	}
 	if kind == eraseResource {
 		k, err := deleteWorkingMemory(ctx, tx, "resource:"+targets[0])

@@ -21,11 +21,15 @@ type LoadRequest struct {
 	// RunID names this run; its memctx record is stored under
 	// "<RunID>:memctx". Empty means a generated ULID.
 	RunID string
-	// ThreadID is the conversation. Required. A thread with no messages yet
-	// gives an empty recent window (recall over the resource still works).
+	// ThreadID is the conversation. Required. A thread that does not exist
+	// yet is the first turn of a new conversation (an agent often loads its
+	// context before it appends the user's first message): it gives an empty
+	// recent window, recall over the resource and the resource's working
+	// memory still apply, and the run is recorded under ResourceID.
 	ThreadID string
 	// ResourceID is the thread's owner. Required when the thread does not
-	// exist yet; when given for an existing thread it must match.
+	// exist yet (else ErrThreadNotFound); when given for an existing thread
+	// it must match.
 	ResourceID string
 	// Query drives recall. Empty means the newest user message of the thread.
 	Query string
@@ -45,6 +49,11 @@ type LoadRequest struct {
 	// ReplaceRun lets a run id that already has a memctx record be reused;
 	// otherwise LoadContext returns journal.ErrRunExists.
 	ReplaceRun bool
+	// RequireThread refuses a thread that does not exist (ErrThreadNotFound,
+	// nothing recorded) instead of starting a new conversation. Tools that
+	// inspect stored threads set it (mnemo context); an agent loop leaves it
+	// false, so that its first turn may load context before it appends.
+	RequireThread bool
 }
 
 // LoadContext composes the memory part of the next prompt of a thread: the
@@ -52,8 +61,11 @@ type LoadRequest struct {
 // (DESIGN.md, read path). It writes the run's memctx record to the journal
 // before it returns.
 //
-// Errors: a *ValidationError for a bad id or option; ErrResourceMismatch when
-// the thread belongs to another resource; journal.ErrRunOwned when the run
+// Errors: a *ValidationError for a bad id or option; ErrThreadNotFound, with
+// nothing recorded, when the thread does not exist and no ResourceID says
+// whose new conversation it starts, or when the thread was erased while its
+// context was composed; ErrResourceMismatch when the thread belongs to
+// another resource; journal.ErrRunOwned when the run
 // id belongs to another thread or resource (also with ReplaceRun);
 // journal.ErrRunExists when the run id was used before and ReplaceRun is
 // false. Recall that fails degrades
@@ -76,12 +88,30 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	} else if !ValidID(req.RunID) {
 		return nil, invalid(-1, "runId", idRule)
 	}
+	recentN := req.RecentN
+	if recentN == 0 {
+		recentN = e.cfg.RecentN
+	}
+	recentN = max(recentN, 0)
+	opts := req.Recall
+	if opts == nil {
+		opts = e.cfg.Recall
+	}
+	if opts != nil {
+		if err := opts.Validate(); err != nil {
+			return nil, invalid(-1, "recall", "%v", err)
+		}
+	}
 	th, err := e.GetThread(ctx, req.ThreadID)
 	switch {
 	case errors.Is(err, ErrThreadNotFound):
-		if req.ResourceID == "" {
-			return nil, invalid(-1, "resourceId", "is required for thread %q, which has no messages yet", req.ThreadID)
+		if req.RequireThread {
+			return nil, err
 		}
+		if req.ResourceID == "" {
+			return nil, fmt.Errorf("%w: %s (give resourceId to start a new conversation)", ErrThreadNotFound, req.ThreadID)
+		}
+		th = nil
 	case err != nil:
 		return nil, err
 	case req.ResourceID != "" && req.ResourceID != th.ResourceID:
@@ -99,20 +129,6 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 			return nil, fmt.Errorf("%w: %s", journal.ErrRunExists, req.RunID)
 		}
 	}
-	recentN := req.RecentN
-	if recentN == 0 {
-		recentN = e.cfg.RecentN
-	}
-	recentN = max(recentN, 0)
-	opts := req.Recall
-	if opts == nil {
-		opts = e.cfg.Recall
-	}
-	if opts != nil {
-		if err := opts.Validate(); err != nil {
-			return nil, invalid(-1, "recall", "%v", err)
-		}
-	}
 
 	// With observational memory on, the window also holds every message the
 	// observer has not distilled yet: nothing unobserved is left out.
@@ -126,6 +142,9 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		return nil, err
 	}
 	defer leave()
+	if err := e.recheckThread(ctx, req.ThreadID, req.ResourceID, th != nil); err != nil {
+		return nil, err
+	}
 	windowN, err := e.observedRecentN(ctx, req.ThreadID, recentN)
 	if err != nil {
 		return nil, err
@@ -249,6 +268,26 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	}
 	c.MemCtx = rec
 	return c, nil
+}
+
+// recheckThread checks, inside the fence, that the thread is as LoadContext
+// found it before: an erasure of the thread that committed in between
+// leaves it no run to record (ErrThreadNotFound;
+// TestLoadContextRacesDeleteThread), and a new thread that an Append
+// created meanwhile must be the resource's.
+func (e *Engine) recheckThread(ctx context.Context, threadID, resourceID string, existed bool) error {
+	th, err := e.GetThread(ctx, threadID)
+	switch {
+	case errors.Is(err, ErrThreadNotFound) && !existed:
+		return nil
+	case errors.Is(err, ErrThreadNotFound), err == nil && existed && th.ResourceID != resourceID:
+		return fmt.Errorf("%w: %s was erased while its context was composed", ErrThreadNotFound, threadID)
+	case err != nil:
+		return err
+	case th.ResourceID != resourceID:
+		return notOwner(threadID, resourceID)
+	}
+	return nil
 }
 
 // lastUserText is the content of the newest user message of the thread.

@@ -17,7 +17,7 @@ import (
 func (m *Main) runContext(ctx context.Context, args []string) error {
 	fs := m.flags("context", "")
 	thread := fs.String("thread", "", "thread id (required)")
-	resource := fs.String("resource", "", "resource id (required when the thread does not exist yet)")
+	resource := fs.String("resource", "", "resource id (optional; must match the thread's)")
 	query := fs.String("query", "", "recall query (default: the newest user message)")
 	runID := fs.String("run-id", "", "run id (default: a new ULID)")
 	recent := fs.Int("recent", 0, fmt.Sprintf("recent window size (default %d; negative turns it off)", engine.DefaultRecentN))
@@ -46,6 +46,7 @@ func (m *Main) runContext(ctx context.Context, args []string) error {
 	c, err := e.LoadContext(ctx, engine.LoadRequest{
 		RunID: *runID, ThreadID: *thread, ResourceID: *resource, Query: *query,
 		RecentN: *recent, Recall: opts, TokenBudget: *budget, ReplaceRun: *replace,
+		RequireThread: true, // inspecting: an unknown thread is an error, not a new conversation
 	})
 	if err != nil {
 		return err

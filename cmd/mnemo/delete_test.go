@@ -63,3 +63,27 @@ func TestDeleteNeedsYesWithoutTerminal(t *testing.T) {
 		t.Fatalf("the thread was erased without --yes: %s", out)
 	}
 }
+
+// TestRunsOfErasedThreadAndUnknownThread: `mnemo runs` lists no run of a
+// deleted thread, and `mnemo context` on a thread that does not exist is an
+// error (exit 1) that records no run.
+func TestRunsOfErasedThreadAndUnknownThread(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", "../../internal/demodata/conversation.jsonl"); code != 0 {
+		t.Fatalf("ingest: %s", stderr)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "ana:work", "--run-id", "inspect-1"); code != 0 {
+		t.Fatalf("context: %s", stderr)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "delete", "--thread", "ana:work", "--yes"); code != 0 {
+		t.Fatalf("delete: %s", stderr)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "context", "--thread", "ana:work", "--resource", "ana", "--run-id", "inspect-2")
+	if code != 1 || !strings.Contains(stderr, "thread not found") {
+		t.Fatalf("context of an unknown thread: exit %d, %s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "runs", "--json")
+	if code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Fatalf("runs after deleting the only inspected thread: exit %d, %s%s", code, out, stderr)
+	}
+}
