@@ -42,8 +42,13 @@ type AppendResult struct {
 	IDs []string
 	// Stored counts the messages written now; Duplicates those already stored.
 	Stored, Duplicates int
-	// Created reports that the thread was created by this call.
+	// Created reports that the thread was created by this call (a thread
+	// whose id was expired and is now fresh included).
 	Created bool
+	// Evicted are the threads erased to bring the resource or the store
+	// back within Config.Lifecycle.Quota after this append (never this
+	// one), least recently active first.
+	Evicted []string
 }
 
 // Append validates, redacts and stores req.Messages at the end of the thread
@@ -72,16 +77,26 @@ func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, 
 		rows[i] = r
 	}
 	res := &AppendResult{ThreadID: req.ThreadID, Seqs: make([]int64, len(rows)), IDs: make([]string, len(rows))}
-	err := e.tx(ctx, func(tx *sql.Tx) error {
-		*res = AppendResult{ThreadID: req.ThreadID, Seqs: res.Seqs, IDs: res.IDs}
-		return e.appendTx(ctx, tx, &req, rows, now, res)
-	})
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		err := e.tx(ctx, func(tx *sql.Tx) error {
+			*res = AppendResult{ThreadID: req.ThreadID, Seqs: res.Seqs, IDs: res.IDs}
+			return e.appendTx(ctx, tx, &req, rows, now, res)
+		})
+		var exp *expiredError
+		if !errors.As(err, &exp) || attempt > 2 {
+			if err != nil {
+				return nil, err
+			}
+			break
+		}
+		if err := e.expireForAppend(ctx, req.ThreadID, exp.resource, now); err != nil {
+			return nil, err
+		}
 	}
 	if res.Stored > 0 {
 		e.kickOutbox()
 		e.afterAppend(req.ThreadID)
+		res.Evicted = e.enforceQuota(ctx, req.ThreadID, res.ResourceID)
 	}
 	return res, nil
 }
@@ -184,12 +199,12 @@ func digest(role, content, name, toolCallID string, calls []byte) string {
 
 func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, rows []row, now time.Time, res *AppendResult) error {
 	var resource string
-	var lastSeq int64
-	readThread, err := e.txStmt(ctx, tx, `SELECT resource_id, last_seq FROM threads WHERE id = ?`)
+	var lastSeq, lastActive, ttlMS int64
+	readThread, err := e.txStmt(ctx, tx, `SELECT resource_id, last_seq, last_active, idle_ttl FROM threads WHERE id = ?`)
 	if err != nil {
 		return err
 	}
-	err = readThread.QueryRowContext(ctx, req.ThreadID).Scan(&resource, &lastSeq)
+	err = readThread.QueryRowContext(ctx, req.ThreadID).Scan(&resource, &lastSeq, &lastActive, &ttlMS)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if req.ResourceID == "" {
@@ -200,8 +215,8 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 		// keeps its own times).
 		start := rows[0].CreatedAt
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO threads (id, resource_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
-			req.ThreadID, resource, clip(e.redactor.Redact(req.Title), 256), start.UnixMilli(), start.UnixMilli()); err != nil {
+			`INSERT INTO threads (id, resource_id, title, created_at, updated_at, last_active) VALUES (?, ?, ?, ?, ?, ?)`,
+			req.ThreadID, resource, clip(e.redactor.Redact(req.Title), 256), start.UnixMilli(), start.UnixMilli(), now.UnixMilli()); err != nil {
 			return fmt.Errorf("engine: create thread %s: %w", req.ThreadID, err)
 		}
 		res.Created = true
@@ -209,6 +224,10 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 		return fmt.Errorf("engine: read thread %s: %w", req.ThreadID, err)
 	case req.ResourceID != "" && req.ResourceID != resource:
 		return notOwner(req.ThreadID, req.ResourceID)
+	case due(e.idleTTL(ttlMS), idleSince(now.UnixMilli(), lastActive)):
+		// A new turn on an expired thread starts a fresh one (Append
+		// expires the old one and tries again).
+		return &expiredError{resource: resource}
 	}
 	res.ResourceID = resource
 
@@ -228,6 +247,7 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 	if err != nil {
 		return err
 	}
+	var added int64 // bytes stored now
 	for i, r := range rows {
 		res.IDs[i] = r.ID
 		if j, ok := inBatch[r.ID]; ok {
@@ -280,6 +300,7 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 		}
 		res.Seqs[i] = lastSeq
 		res.Stored++
+		added += r.messageBytes()
 	}
 	if res.Stored > 0 {
 		// updated_at is the time of the newest message.
@@ -290,9 +311,13 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 			}
 		}
 		if _, err := tx.ExecContext(ctx,
-			`UPDATE threads SET last_seq = ?, message_count = message_count + ?, updated_at = max(updated_at, ?) WHERE id = ?`,
-			lastSeq, res.Stored, latest.UnixMilli(), req.ThreadID); err != nil {
+			`UPDATE threads SET last_seq = ?, message_count = message_count + ?, updated_at = max(updated_at, ?),
+				last_active = max(last_active, ?), bytes = bytes + ? WHERE id = ?`,
+			lastSeq, res.Stored, latest.UnixMilli(), now.UnixMilli(), added, req.ThreadID); err != nil {
 			return fmt.Errorf("engine: update thread %s: %w", req.ThreadID, err)
+		}
+		if e.cfg.Lifecycle.Quota.Refuse {
+			return e.refuseOverQuota(ctx, tx, resource)
 		}
 	}
 	return nil

@@ -74,6 +74,11 @@ type Config struct {
 	// value keeps every run.
 	Retention journal.Retention
 
+	// Lifecycle bounds how long threads live and how much a resource and
+	// the store may hold (lifecycle.go, quota.go). The zero value keeps
+	// every thread forever, unbounded.
+	Lifecycle Lifecycle
+
 	// WorkingMemory turns on working memory (see working.go): the state of
 	// the thread (or resource) is rendered into the system part and, unless
 	// read-only, the updateWorkingMemory tool is offered. Nil means off. It is

@@ -161,7 +161,13 @@ type eraseState struct {
 
 // erase runs the erasure transaction, then the physical purge.
 func (e *Engine) erase(ctx context.Context, kind eraseKind, targets []string) (*EraseResult, error) {
-	res, err := e.eraseFenced(ctx, kind, targets)
+	return e.eraseWith(ctx, kind, targets, eraseOpts{})
+}
+
+// eraseWith is erase with the lifecycle's options (lifecycle.go): a guard
+// in the transaction and the reason of the published event.
+func (e *Engine) eraseWith(ctx context.Context, kind eraseKind, targets []string, opts eraseOpts) (*EraseResult, error) {
+	res, err := e.eraseFenced(ctx, kind, targets, opts.guard)
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +185,9 @@ func (e *Engine) erase(ctx context.Context, kind eraseKind, targets []string) (*
 		ev.ThreadID = targets[0]
 	case eraseResource:
 		ev.ResourceID = targets[0]
+	}
+	if opts.reason != "" {
+		ev.Reason, ev.ResourceID = opts.reason, opts.resource
 	}
 	e.publish(ev)
 	if len(res.Invalidated) > 0 {
@@ -299,7 +308,7 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 		if deleted[t] {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE threads SET message_count = message_count - ? WHERE id = ?`, n, t); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE threads SET message_count = message_count - ?, bytes = `+threadBytesSQL+` WHERE id = ?`, n, t, t); err != nil {
 			return nil, fmt.Errorf("engine: erase: update thread %s: %w", t, err)
 		}
 	}

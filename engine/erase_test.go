@@ -442,7 +442,7 @@ func TestEraseResumesAfterCrash(t *testing.T) {
 	for _, q := range []string{
 		`DELETE FROM embeddings WHERE message_id = 'b'`,
 		`DELETE FROM messages WHERE id = 'b'`,
-		`UPDATE threads SET message_count = 1 WHERE id = 't'`,
+		`UPDATE threads SET message_count = 1, bytes = (SELECT SUM(length(content) + length(metadata)) FROM messages WHERE thread_id = 't') WHERE id = 't'`,
 		`INSERT INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES ('erased', 't:2', 't', 'r', x'', 1)`,
 		`INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('delete', 'b', 'r', 1)`,
 		`INSERT INTO journal (scope, key, output, created_at) VALUES ('erasing', 'x', '{}', 1)`,

@@ -86,3 +86,29 @@ func (e *ValidationError) Unwrap() error { return ErrInvalidInput }
 func invalid(index int, field, rule string, args ...any) error {
 	return &ValidationError{Index: index, Field: field, Rule: fmt.Sprintf(rule, args...)}
 }
+
+// ErrQuotaExceeded is returned (wrapped in a *QuotaError) by Append when
+// Config.Lifecycle.Quota.Refuse is set and the append would take its
+// resource or the store over a bound. Nothing was stored.
+var ErrQuotaExceeded = errors.New("engine: quota exceeded")
+
+// QuotaError says which bound an Append would have broken. It wraps
+// ErrQuotaExceeded. For the store's bounds it carries no usage figure: the
+// store holds other resources' data.
+type QuotaError struct {
+	Scope      string // "resource" or "store"
+	ResourceID string // the caller's resource (Scope "resource")
+	Field      string // "messages" or "bytes"
+	Limit      int64  // the bound
+	Have       int64  // what the resource would hold (Scope "resource"; 0 for "store")
+}
+
+func (e *QuotaError) Error() string {
+	if e.Scope == "store" {
+		return fmt.Sprintf("engine: quota exceeded: the store's %s bound (%d) is reached", e.Field, e.Limit)
+	}
+	return fmt.Sprintf("engine: quota exceeded: resource %q would hold %d %s, bound %d", e.ResourceID, e.Have, e.Field, e.Limit)
+}
+
+// Unwrap returns ErrQuotaExceeded.
+func (e *QuotaError) Unwrap() error { return ErrQuotaExceeded }

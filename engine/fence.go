@@ -197,7 +197,10 @@ func (f *fence) await(ctx context.Context, wake <-chan struct{}, timer *time.Tim
 // thread and resource it touches. The keys are read before the transaction;
 // when the transaction finds more (a thread appended to the resource in
 // between), it is rolled back and run again with those keys too.
-func (e *Engine) eraseFenced(ctx context.Context, kind eraseKind, targets []string) (*EraseResult, error) {
+//
+// guard, when not nil, runs first in the transaction; its error rolls the
+// erasure back and is returned.
+func (e *Engine) eraseFenced(ctx context.Context, kind eraseKind, targets []string, guard func(context.Context, *sql.Tx) error) (*EraseResult, error) {
 	keys, err := e.eraseKeys(ctx, kind, targets)
 	if err != nil {
 		return nil, err
@@ -215,6 +218,11 @@ func (e *Engine) eraseFenced(ctx context.Context, kind eraseKind, targets []stri
 		var more []string
 		marker := ulid.Make().String()
 		err = e.tx(ctx, func(tx *sql.Tx) error {
+			if guard != nil {
+				if err := guard(ctx, tx); err != nil {
+					return err
+				}
+			}
 			r, err := e.eraseTx(ctx, tx, kind, targets, marker)
 			if err != nil {
 				return err

@@ -18,15 +18,27 @@ type Thread struct {
 	LastSeq      int64     `json:"lastSeq"`
 	CreatedAt    time.Time `json:"createdAt"`
 	UpdatedAt    time.Time `json:"updatedAt"`
+	// LastActiveAt is the engine's clock at the thread's latest stored
+	// append; idle expiry counts from it (lifecycle.go).
+	LastActiveAt time.Time `json:"lastActiveAt"`
+	// Bytes is the size of its messages as stored (what quotas count).
+	Bytes int64 `json:"bytes"`
+	// IdleTTL is the thread's own idle lifetime (SetIdleTTL): zero means
+	// the configured default, negative means it never expires.
+	IdleTTL time.Duration `json:"idleTtlNanos,omitempty"`
 }
 
-const threadColumns = `id, resource_id, title, message_count, last_seq, created_at, updated_at`
+const threadColumns = `id, resource_id, title, message_count, last_seq, created_at, updated_at, last_active, bytes, idle_ttl`
 
 func scanThread(s interface{ Scan(...any) error }) (Thread, error) {
 	var t Thread
-	var c, u int64
-	err := s.Scan(&t.ID, &t.ResourceID, &t.Title, &t.MessageCount, &t.LastSeq, &c, &u)
-	t.CreatedAt, t.UpdatedAt = time.UnixMilli(c).UTC(), time.UnixMilli(u).UTC()
+	var c, u, a, ttl int64
+	err := s.Scan(&t.ID, &t.ResourceID, &t.Title, &t.MessageCount, &t.LastSeq, &c, &u, &a, &t.Bytes, &ttl)
+	t.CreatedAt, t.UpdatedAt, t.LastActiveAt = time.UnixMilli(c).UTC(), time.UnixMilli(u).UTC(), time.UnixMilli(a).UTC()
+	t.IdleTTL = time.Duration(ttl) * time.Millisecond
+	if ttl < 0 {
+		t.IdleTTL = -1
+	}
 	return t, err
 }
 

@@ -119,6 +119,7 @@ var commands = map[string]command{
 	"runs":     {"list runs with a memctx record", (*Main).runRuns},
 	"replay":   {"rebuild a run's prompt, optionally without recall, observations, working memory or chosen turns", (*Main).runReplay},
 	"delete":   {"erase messages, a thread or a resource, and everything derived from them", (*Main).runDelete},
+	"expire":   {"erase threads idle for their lifetime now (--idle D, --resource R, --dry-run)", (*Main).runExpire},
 	"demo":     {"run the main job on a shipped sample conversation (no network)", (*Main).runDemo},
 	"wm":       {"working memory: get, history, set (--thread T | --resource R)", (*Main).runWM},
 	"models":   {"fetch and list local models (use-lite embedder weights)", (*Main).runModels},

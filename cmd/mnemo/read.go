@@ -42,9 +42,10 @@ func (m *Main) runThreads(ctx context.Context, args []string) error {
 		return m.printJSON(ts)
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "THREAD\tRESOURCE\tMESSAGES\tLAST MESSAGE\tTITLE")
+	fmt.Fprintln(tw, "THREAD\tRESOURCE\tMESSAGES\tBYTES\tLAST MESSAGE\tLAST ACTIVE\tTITLE")
 	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", t.ID, t.ResourceID, t.MessageCount, t.UpdatedAt.Format("2006-01-02 15:04"), t.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", t.ID, t.ResourceID, t.MessageCount, t.Bytes, t.UpdatedAt.Format("2006-01-02 15:04"),
+			t.LastActiveAt.Format("2006-01-02 15:04"), t.Title)
 	}
 	return tw.Flush()
 }

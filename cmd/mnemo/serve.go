@@ -56,6 +56,8 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	}
 	defer e.Close()
 	log := slog.New(slog.NewJSONHandler(m.Stderr, nil))
+	stopSweep := m.startSweep(ctx, e, log) // lifecycle.go: expiry every lifecycle.sweepEvery
+	defer stopSweep()
 	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: log, MaxBodyBytes: maxBody, Version: version(),
 		Mount: map[string]func(*server.Principal) http.Handler{
 			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log}),
@@ -74,6 +76,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(m.Stderr, "mnemo serve: stopped; closing the engine\n")
+	stopSweep()
 	return e.Close()
 }
 

@@ -35,7 +35,8 @@ const StoredConfigFile = "mnemo.json"
 //	  "limits": {"maxContentBytes": 65536},
 //	  "server": {"maxBodyBytes": 4194304},
 //	  "timeZone": "Europe/Paris",
-//	  "resourceTimeZones": {"kenji": "Asia/Tokyo"}
+//	  "resourceTimeZones": {"kenji": "Asia/Tokyo"},
+//	  "lifecycle": {"idleTtl": "24h", "quota": {"resourceBytes": 50000000}}
 //	}
 type memoryConfig struct {
 	RecentN       int              `json:"recentN,omitempty"`
@@ -51,6 +52,8 @@ type memoryConfig struct {
 	// ResourceTimeZones gives resources their own zone (resource id → zone
 	// name), engine.Config.ResourceTimeZone.
 	ResourceTimeZones map[string]string `json:"resourceTimeZones,omitempty"`
+	// Lifecycle is engine.Config.Lifecycle (lifecycle.go).
+	Lifecycle *lifecycleConfig `json:"lifecycle,omitempty"`
 }
 
 // wmConfig is working.Config in JSON: schema (inline, or schemaFile
@@ -225,6 +228,9 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 				return fmt.Errorf("retention.maxAge: %w", err)
 			}
 		}
+	}
+	if err := c.Lifecycle.apply(cfg); err != nil {
+		return err
 	}
 	if l := c.Limits; l != nil {
 		cfg.Limits = engine.Limits{MaxContentBytes: l.MaxContentBytes, MaxToolResultBytes: l.MaxToolResultBytes,

@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -207,6 +207,23 @@ UPDATE observations SET
 		WHERE m.thread_id = observations.thread_id AND m.seq BETWEEN observations.from_seq AND observations.to_seq),
 	to_time = (SELECT MAX(m.created_at) FROM messages m
 		WHERE m.thread_id = observations.thread_id AND m.seq BETWEEN observations.from_seq AND observations.to_seq);
+`,
+	// 6: lifecycle (issue 15). A thread records when it was last active
+	// (the engine's clock at its latest stored append, never lowered), its
+	// own idle lifetime in milliseconds (0: the configured default, -1:
+	// never expires) and the bytes of its messages (full content, name,
+	// tool calls and metadata as stored), so quotas need no scan of the
+	// messages. Existing threads were last active at their newest message.
+	`
+ALTER TABLE threads ADD COLUMN last_active INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE threads ADD COLUMN idle_ttl INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE threads ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+UPDATE threads SET last_active = updated_at, bytes = COALESCE((SELECT SUM(
+		length(CAST(COALESCE(b.content, m.content) AS BLOB)) + length(CAST(m.name AS BLOB))
+		+ length(CAST(COALESCE(m.tool_calls, '') AS BLOB)) + length(CAST(m.metadata AS BLOB)))
+	FROM messages m LEFT JOIN message_blobs b ON b.message_id = m.id WHERE m.thread_id = threads.id), 0);
+CREATE INDEX threads_by_activity ON threads(last_active, resource_id, id);
+CREATE INDEX threads_by_resource_activity ON threads(resource_id, last_active, id);
 `,
 }
 

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// DefaultSweepEvery is how often `mnemo serve` runs the expiry policy
+// (engine.Expire) when lifecycle.sweepEvery is not set.
+const DefaultSweepEvery = time.Minute
+
+// lifecycleConfig is engine.Lifecycle in JSON (the "lifecycle" object of
+// the memory configuration):
+//
+//	"lifecycle": {"idleTtl": "24h", "sweepEvery": "1m",
+//	  "quota": {"resourceMessages": 10000, "resourceBytes": 50000000, "storeBytes": 2000000000, "refuse": false}}
+type lifecycleConfig struct {
+	IdleTTL    string       `json:"idleTtl,omitempty"`    // a Go duration; default: threads never expire
+	SweepEvery string       `json:"sweepEvery,omitempty"` // a Go duration; default DefaultSweepEvery; "0s" turns the sweep off
+	Quota      engine.Quota `json:"quota"`
+}
+
+// apply sets cfg.Lifecycle from c.
+func (c *lifecycleConfig) apply(cfg *engine.Config) error {
+	if c == nil {
+		return nil
+	}
+	cfg.Lifecycle.Quota = c.Quota
+	if c.IdleTTL != "" {
+		d, err := time.ParseDuration(c.IdleTTL)
+		if err != nil || d < 0 {
+			return fmt.Errorf("lifecycle.idleTtl: must be a non-negative Go duration such as \"24h\", got %q", c.IdleTTL)
+		}
+		cfg.Lifecycle.IdleTTL = d
+	}
+	_, err := c.sweepEvery()
+	return err
+}
+
+// sweepEvery is the sweep interval; zero means off.
+func (c *lifecycleConfig) sweepEvery() (time.Duration, error) {
+	if c == nil || c.SweepEvery == "" {
+		return DefaultSweepEvery, nil
+	}
+	d, err := time.ParseDuration(c.SweepEvery)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("lifecycle.sweepEvery: must be a non-negative Go duration such as \"1m\", got %q", c.SweepEvery)
+	}
+	return d, nil
+}
+
+// startSweep runs e.Expire every interval of the data directory's
+// lifecycle configuration until the returned stop is called (stop waits
+// for a sweep in progress; it may be called more than once).
+func (m *Main) startSweep(ctx context.Context, e *engine.Engine, log *slog.Logger) func() {
+	every := DefaultSweepEvery
+	if mc, err := storedMemoryConfig(m.Dir); err == nil && mc != nil {
+		every, _ = mc.Lifecycle.sweepEvery()
+	}
+	if every <= 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			res, err := e.Expire(ctx, engine.ExpireRequest{})
+			if err != nil && ctx.Err() == nil {
+				log.Warn("lifecycle sweep", "err", err)
+			}
+			if res != nil && len(res.Threads) > 0 {
+				log.Info("lifecycle sweep", "expired", len(res.Threads))
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { cancel(); wg.Wait() }) }
+}
+
+// runExpire is `mnemo expire`: it runs the expiry policy now and prints
+// the threads expired (metadata only).
+func (m *Main) runExpire(ctx context.Context, args []string) error {
+	fs := m.flags("expire", "")
+	idle := fs.Duration("idle", 0, "expire every thread idle for at least this long, whatever its own lifetime (operator override; default: each thread's lifetime)")
+	resource := fs.String("resource", "", "only this resource's threads")
+	dry := fs.Bool("dry-run", false, "list what would expire, erase nothing")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return m.usagef(fs, "expire takes no arguments")
+	}
+	if *idle < 0 {
+		return m.usagef(fs, "--idle must not be negative")
+	}
+	e, err := m.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	res, err := e.Expire(ctx, engine.ExpireRequest{Idle: *idle, ResourceID: *resource, DryRun: *dry})
+	if res != nil {
+		if *asJSON {
+			if perr := m.printJSON(res); perr != nil {
+				return perr
+			}
+		} else {
+			verb := "expired"
+			if *dry {
+				verb = "would expire"
+			}
+			for _, t := range res.Threads {
+				fmt.Fprintf(m.Stdout, "%s thread %s (resource %s): idle %s, %d messages, %d bytes\n",
+					verb, t.ThreadID, t.ResourceID, t.Idle.Round(time.Second), t.Messages, t.Bytes)
+			}
+			fmt.Fprintf(m.Stdout, "%d threads %s\n", len(res.Threads), verb)
+		}
+	}
+	return err
+}

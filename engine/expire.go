@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ExpireRequest runs the idle-expiry policy now (Expire).
+type ExpireRequest struct {
+	// Idle, when positive, is an operator's override: every thread idle for
+	// at least Idle expires, whatever its own lifetime (a thread set never
+	// to expire included), and its event has reason EventOperator. Zero
+	// applies each thread's lifetime (EventExpired).
+	Idle time.Duration
+	// ResourceID, when not empty, limits expiry to that resource's threads.
+	ResourceID string
+	// DryRun reports what would expire and erases nothing.
+	DryRun bool
+}
+
+// ExpiredThread is one thread Expire erased (or, in a dry run, would
+// erase). It carries metadata only, never content.
+type ExpiredThread struct {
+	ThreadID     string        `json:"threadId"`
+	ResourceID   string        `json:"resourceId"`
+	LastActiveAt time.Time     `json:"lastActiveAt"`
+	Idle         time.Duration `json:"idleNanos"`
+	Messages     int64         `json:"messages"`
+	Bytes        int64         `json:"bytes"`
+	// Reason is EventExpired or EventOperator.
+	Reason EventReason `json:"reason"`
+}
+
+// ExpireResult reports an expiry run.
+type ExpireResult struct {
+	// Threads are the threads erased (or due, in a dry run), least
+	// recently active first (ties by resource, then thread id).
+	Threads []ExpiredThread `json:"threads"`
+	DryRun  bool            `json:"dryRun,omitempty"`
+}
+
+// Expire erases every thread that has been idle for at least its lifetime
+// at the engine's clock (see Lifecycle.IdleTTL and ExpireRequest), each
+// through DeleteThread's path in its own erasure, and publishes an event
+// per thread (EventExpired or EventOperator instead of EventErased). A
+// thread that became active again after it was selected is left alone.
+// Idleness is measured forward only: after the clock moves back, nothing
+// expires until it has passed the threads' last activity by their
+// lifetime again.
+//
+// Errors: a *ValidationError for an invalid ResourceID; ctx's error (the
+// threads erased so far are reported); the first erasure error
+// (ErrEraseBusy, ErrEraseIncomplete), with the result so far.
+func (e *Engine) Expire(ctx context.Context, req ExpireRequest) (*ExpireResult, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	if req.ResourceID != "" && !ValidID(req.ResourceID) {
+		return nil, invalid(-1, "resourceId", idRule)
+	}
+	if req.Idle < 0 {
+		return nil, invalid(-1, "idle", "must not be negative")
+	}
+	now := e.now().UTC()
+	due, err := e.dueThreads(ctx, req, now)
+	if err != nil {
+		return nil, err
+	}
+	res := &ExpireResult{Threads: []ExpiredThread{}, DryRun: req.DryRun}
+	if req.DryRun {
+		res.Threads = append(res.Threads, due...)
+		return res, nil
+	}
+	for _, t := range due {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		_, err := e.eraseIfIdle(ctx, t.ThreadID, t.ResourceID, now, req.Idle, t.Reason)
+		switch {
+		case errors.Is(err, errNotDue), errors.Is(err, ErrThreadNotFound):
+			continue
+		case err != nil && !errors.Is(err, ErrEraseIncomplete):
+			return res, fmt.Errorf("engine: expire thread %s: %w", t.ThreadID, err)
+		}
+		res.Threads = append(res.Threads, t)
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// dueThreads lists the threads due for expiry at now, least recently
+// active first.
+func (e *Engine) dueThreads(ctx context.Context, req ExpireRequest, now time.Time) ([]ExpiredThread, error) {
+	q, args := `SELECT id, resource_id, last_active, idle_ttl, message_count, bytes FROM threads`, []any{}
+	if req.ResourceID != "" {
+		q, args = q+` WHERE resource_id = ?`, append(args, req.ResourceID)
+	}
+	rows, err := e.db.QueryContext(ctx, q+` ORDER BY last_active, resource_id, id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("engine: expire: list threads: %w", err)
+	}
+	defer rows.Close()
+	var out []ExpiredThread
+	for rows.Next() {
+		var t ExpiredThread
+		var last, ttlMS int64
+		if err := rows.Scan(&t.ThreadID, &t.ResourceID, &last, &ttlMS, &t.Messages, &t.Bytes); err != nil {
+			return nil, fmt.Errorf("engine: expire: list threads: %w", err)
+		}
+		ttl := e.idleTTL(ttlMS)
+		t.Reason = EventExpired
+		if req.Idle > 0 {
+			ttl, t.Reason = req.Idle, EventOperator
+		}
+		t.LastActiveAt, t.Idle = time.UnixMilli(last).UTC(), idleSince(now.UnixMilli(), last)
+		if due(ttl, t.Idle) {
+			out = append(out, t)
+		}
+	}
+	return out, rows.Err()
+}

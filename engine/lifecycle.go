@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Lifecycle bounds how long threads live and how much the store holds. The
+// zero value keeps every thread forever and bounds nothing.
+type Lifecycle struct {
+	// IdleTTL is the default idle lifetime of a thread. A thread is idle
+	// from its last activity (the engine's clock when an Append last stored
+	// a message in it); once idle for at least its lifetime it is expired:
+	// erased through DeleteThread's path (derived state included), by
+	// Expire, by `mnemo serve` periodically, and at the latest by the next
+	// Append to it, which then starts a fresh thread with none of the old
+	// transcript. SetIdleTTL overrides it per thread. Zero means threads
+	// never expire unless they have a lifetime of their own.
+	IdleTTL time.Duration
+
+	// Quota bounds what each resource and the whole store may hold
+	// (quota.go). The zero value bounds nothing.
+	Quota Quota
+}
+
+// Lifecycle event reasons (events.go has the others).
+const (
+	// EventExpired: a thread was erased because it was idle for at least
+	// its lifetime (Lifecycle.IdleTTL or its own, SetIdleTTL).
+	EventExpired EventReason = "expired"
+	// EventEvictedResourceQuota: a thread was erased, least recently
+	// active first, to bring its resource back within Quota.
+	EventEvictedResourceQuota EventReason = "evicted-resource-quota"
+	// EventEvictedStoreQuota: a thread was erased, least recently active
+	// first, to bring the store back within Quota.
+	EventEvictedStoreQuota EventReason = "evicted-store-quota"
+	// EventOperator: a thread was erased by an operator's explicit expiry
+	// (ExpireRequest.Idle, `mnemo expire --idle D`), whatever its own
+	// lifetime.
+	EventOperator EventReason = "operator"
+)
+
+// threadBytesSQL computes the bytes of thread ?'s messages as stored: the
+// full content (a large tool result's by-reference text included), name,
+// tool calls and metadata. It matches messageBytes and migration 6.
+var threadBytesSQL = threadBytesOf("?")
+
+// threadBytesOf is threadBytesSQL for the thread id expression thread.
+func threadBytesOf(thread string) string {
+	return `(SELECT COALESCE(SUM(length(CAST(COALESCE(b.content, m.content) AS BLOB)) + length(CAST(m.name AS BLOB))
+	+ length(CAST(COALESCE(m.tool_calls, '') AS BLOB)) + length(CAST(m.metadata AS BLOB))), 0)
+	FROM messages m LEFT JOIN message_blobs b ON b.message_id = m.id WHERE m.thread_id = ` + thread + `)`
+}
+
+// messageBytes is what a stored row adds to its thread's bytes.
+func (r row) messageBytes() int64 {
+	return int64(len(r.fullContent(r.Content)) + len(r.Name) + len(r.toolCallsJSON) + len(r.metadataJSON))
+}
+
+// eraseOpts adjusts an erasure started by the lifecycle: guard runs first
+// in the erasure transaction and may call it off; reason and resource
+// replace EventErased and the resource in the published event.
+type eraseOpts struct {
+	guard    func(ctx context.Context, tx *sql.Tx) error
+	reason   EventReason
+	resource string
+}
+
+// errNotDue calls off a lifecycle erasure whose thread became active again
+// between its selection and the erasure transaction.
+var errNotDue = errors.New("engine: thread is no longer due for expiry or eviction")
+
+// idleTTL is the lifetime of a thread whose stored idle_ttl is ms: its own
+// when positive, none when negative, the default otherwise. Zero means it
+// never expires.
+func (e *Engine) idleTTL(ms int64) time.Duration {
+	switch {
+	case ms > 0:
+		return time.Duration(ms) * time.Millisecond
+	case ms < 0:
+		return 0
+	}
+	return e.cfg.Lifecycle.IdleTTL
+}
+
+// idleSince is how long a thread last active at lastActive (Unix ms) has
+// been idle at now (Unix ms). A clock that went back before lastActive
+// gives zero: idleness is only ever measured forward, so a wall clock
+// moving backwards never expires anything early.
+func idleSince(now, lastActive int64) time.Duration {
+	if now <= lastActive {
+		return 0
+	}
+	return time.Duration(now-lastActive) * time.Millisecond
+}
+
+// due reports whether a thread with this lifetime and idleness expires.
+func due(ttl, idle time.Duration) bool { return ttl > 0 && idle >= ttl }
+
+// SetIdleTTL sets a thread's own idle lifetime, overriding
+// Lifecycle.IdleTTL: ttl > 0 is its lifetime (rounded up to a
+// millisecond), ttl < 0 means it never expires, zero returns it to the
+// default. It does not count as activity.
+//
+// Errors: a *ValidationError for an invalid id; ErrThreadNotFound;
+// ErrResourceMismatch when resourceID is given and the thread is another
+// resource's (the error names neither the owner nor the thread's content).
+func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, ttl time.Duration) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	if !ValidID(threadID) {
+		return invalid(-1, "threadId", idRule)
+	}
+	if resourceID != "" && !ValidID(resourceID) {
+		return invalid(-1, "resourceId", idRule)
+	}
+	ms := int64(0)
+	switch {
+	case ttl > 0:
+		ms = int64((ttl + time.Millisecond - 1) / time.Millisecond)
+	case ttl < 0:
+		ms = -1
+	}
+	return e.tx(ctx, func(tx *sql.Tx) error {
+		var owner string
+		err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID).Scan(&owner)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("%w: %q", ErrThreadNotFound, threadID)
+		case err != nil:
+			return fmt.Errorf("engine: read thread %s: %w", threadID, err)
+		case resourceID != "" && owner != resourceID:
+			return notOwner(threadID, resourceID)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE threads SET idle_ttl = ? WHERE id = ?`, ms, threadID); err != nil {
+			return fmt.Errorf("engine: set idle lifetime of %s: %w", threadID, err)
+		}
+		return nil
+	})
+}
+
+// eraseIfIdle erases threadID through DeleteThread's path when, inside the
+// erasure transaction, it is still idle for at least its lifetime (or
+// override, when positive) at now. It returns errNotDue when it is not, and
+// ErrThreadNotFound when it is gone already.
+func (e *Engine) eraseIfIdle(ctx context.Context, threadID, resourceID string, now time.Time, override time.Duration, reason EventReason) (*EraseResult, error) {
+	guard := func(ctx context.Context, tx *sql.Tx) error {
+		var last, ttlMS int64
+		err := tx.QueryRowContext(ctx, `SELECT last_active, idle_ttl FROM threads WHERE id = ?`, threadID).Scan(&last, &ttlMS)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: %q", ErrThreadNotFound, threadID)
+		}
+		if err != nil {
+			return fmt.Errorf("engine: expire: read thread %s: %w", threadID, err)
+		}
+		ttl := e.idleTTL(ttlMS)
+		if override > 0 {
+			ttl = override
+		}
+		if !due(ttl, idleSince(now.UnixMilli(), last)) {
+			return errNotDue
+		}
+		return nil
+	}
+	return e.eraseWith(ctx, eraseThread, []string{threadID}, eraseOpts{guard: guard, reason: reason, resource: resourceID})
+}
+
+// expiredError rolls back an Append to a thread that is due for expiry.
+type expiredError struct{ resource string }
+
+func (*expiredError) Error() string { return "engine: thread expired" }
+
+// expireForAppend expires threadID before an Append stores a new turn in a
+// fresh thread of that id. A thread that another call expired (or made
+// active) in between is not an error.
+func (e *Engine) expireForAppend(ctx context.Context, threadID, resourceID string, now time.Time) error {
+	_, err := e.eraseIfIdle(ctx, threadID, resourceID, now, 0, EventExpired)
+	switch {
+	case err == nil, errors.Is(err, errNotDue), errors.Is(err, ErrThreadNotFound), errors.Is(err, ErrEraseIncomplete):
+		return nil
+	}
+	return fmt.Errorf("engine: expire thread %s before appending: %w", threadID, err)
+}

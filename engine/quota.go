@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Quota bounds what the store holds. Each bound counts the messages, or
+// bytes, stored now (full content, name, tool calls and metadata, as
+// stored after redaction); zero means unbounded.
+//
+// Under pressure the default is eviction: the Append is stored, then the
+// least recently active threads other than the one appended to are erased
+// (through DeleteThread's path, one EventEvictedResourceQuota or
+// EventEvictedStoreQuota each) until every bound holds again; ties are
+// broken by resource, then thread id. The thread being appended to is
+// never evicted, so a single thread larger than a bound stays until an
+// append to another thread evicts it. With Refuse, the Append is refused
+// instead and stores nothing.
+type Quota struct {
+	// ResourceMessages bounds the messages of one resource.
+	ResourceMessages int64 `json:"resourceMessages,omitempty"`
+	// ResourceBytes bounds the bytes of one resource.
+	ResourceBytes int64 `json:"resourceBytes,omitempty"`
+	// StoreMessages bounds the messages of the whole store.
+	StoreMessages int64 `json:"storeMessages,omitempty"`
+	// StoreBytes bounds the bytes of the whole store.
+	StoreBytes int64 `json:"storeBytes,omitempty"`
+	// Refuse makes an Append that would break a bound fail with a
+	// *QuotaError (ErrQuotaExceeded) rather than evict.
+	Refuse bool `json:"refuse,omitempty"`
+}
+
+func (q Quota) resourceBound() bool { return q.ResourceMessages > 0 || q.ResourceBytes > 0 }
+func (q Quota) storeBound() bool    { return q.StoreMessages > 0 || q.StoreBytes > 0 }
+
+// usage is what a resource or the store holds.
+type usage struct{ messages, bytes int64 }
+
+// over names the first bound u breaks, or "" when none.
+func over(u usage, maxMessages, maxBytes int64) (field string, limit, have int64) {
+	switch {
+	case maxMessages > 0 && u.messages > maxMessages:
+		return "messages", maxMessages, u.messages
+	case maxBytes > 0 && u.bytes > maxBytes:
+		return "bytes", maxBytes, u.bytes
+	}
+	return "", 0, 0
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// usageOf sums the threads of resource (all threads when empty).
+func usageOf(ctx context.Context, q querier, resource string) (usage, error) {
+	var u usage
+	var err error
+	if resource == "" {
+		err = q.QueryRowContext(ctx, `SELECT COALESCE(SUM(message_count), 0), COALESCE(SUM(bytes), 0) FROM threads`).Scan(&u.messages, &u.bytes)
+	} else {
+		err = q.QueryRowContext(ctx, `SELECT COALESCE(SUM(message_count), 0), COALESCE(SUM(bytes), 0) FROM threads WHERE resource_id = ?`,
+			resource).Scan(&u.messages, &u.bytes)
+	}
+	if err != nil {
+		return u, fmt.Errorf("engine: quota: read usage: %w", err)
+	}
+	return u, nil
+}
+
+// refuseOverQuota returns a *QuotaError when, with what appendTx just
+// stored, resource or the store is over a bound (Quota.Refuse).
+func (e *Engine) refuseOverQuota(ctx context.Context, tx *sql.Tx, resource string) error {
+	q := e.cfg.Lifecycle.Quota
+	if q.resourceBound() {
+		u, err := usageOf(ctx, tx, resource)
+		if err != nil {
+			return err
+		}
+		if field, limit, have := over(u, q.ResourceMessages, q.ResourceBytes); field != "" {
+			return &QuotaError{Scope: "resource", ResourceID: resource, Field: field, Limit: limit, Have: have}
+		}
+	}
+	if q.storeBound() {
+		u, err := usageOf(ctx, tx, "")
+		if err != nil {
+			return err
+		}
+		if field, limit, _ := over(u, q.StoreMessages, q.StoreBytes); field != "" {
+			return &QuotaError{Scope: "store", Field: field, Limit: limit}
+		}
+	}
+	return nil
+}
+
+// maxEvictions bounds one enforcement pass; the next append resumes it.
+const maxEvictions = 1000
+
+// enforceQuota evicts the least recently active threads other than
+// current until resource and the store are within their bounds, and
+// returns the threads evicted. It runs after an Append committed, so a
+// failure is logged, not returned: the next append tries again.
+func (e *Engine) enforceQuota(ctx context.Context, current, resource string) []string {
+	q := e.cfg.Lifecycle.Quota
+	if q.Refuse || (!q.resourceBound() && !q.storeBound()) {
+		return nil
+	}
+	var evicted []string
+	resourceDone := !q.resourceBound() // nothing (left) to evict for it
+	for len(evicted) < maxEvictions {
+		scope, reason := e.pressure(ctx, resource, resourceDone)
+		if reason == "" {
+			return evicted
+		}
+		id, err := e.evictOne(ctx, current, scope, reason)
+		switch {
+		case errors.Is(err, errNoCandidate) && scope != "":
+			resourceDone = true
+		case err != nil:
+			if !errors.Is(err, errNoCandidate) {
+				e.log.Warn("quota: eviction failed", "reason", reason, "err", err)
+			}
+			return evicted
+		case id != "":
+			evicted = append(evicted, id)
+		}
+	}
+	return evicted
+}
+
+// pressure says which bound to evict for next: the resource's (scope
+// resource, unless skipResource), then the store's (scope ""). The reason
+// is "" when every bound holds or usage cannot be read.
+func (e *Engine) pressure(ctx context.Context, resource string, skipResource bool) (string, EventReason) {
+	q := e.cfg.Lifecycle.Quota
+	if !skipResource {
+		u, err := usageOf(ctx, e.db, resource)
+		if err != nil {
+			e.log.Warn("quota: cannot read usage", "err", err)
+			return "", ""
+		}
+		if field, _, _ := over(u, q.ResourceMessages, q.ResourceBytes); field != "" {
+			return resource, EventEvictedResourceQuota
+		}
+	}
+	if q.storeBound() {
+		u, err := usageOf(ctx, e.db, "")
+		if err != nil {
+			e.log.Warn("quota: cannot read usage", "err", err)
+			return "", ""
+		}
+		if field, _, _ := over(u, q.StoreMessages, q.StoreBytes); field != "" {
+			return "", EventEvictedStoreQuota
+		}
+	}
+	return "", ""
+}
+
+// errNoCandidate: nothing but the current thread is left to evict.
+var errNoCandidate = errors.New("engine: quota: no thread to evict")
+
+// evictOne erases the least recently active thread of resource (of the
+// store when empty) other than current. It returns "" without error when
+// the chosen thread became active in between (the caller picks again).
+func (e *Engine) evictOne(ctx context.Context, current, resource string, reason EventReason) (string, error) {
+	var id, owner string
+	var last int64
+	var err error
+	if resource == "" {
+		err = e.db.QueryRowContext(ctx, `SELECT id, resource_id, last_active FROM threads WHERE id <> ?
+			ORDER BY last_active, resource_id, id LIMIT 1`, current).Scan(&id, &owner, &last)
+	} else {
+		owner = resource
+		err = e.db.QueryRowContext(ctx, `SELECT id, last_active FROM threads WHERE resource_id = ? AND id <> ?
+			ORDER BY last_active, id LIMIT 1`, resource, current).Scan(&id, &last)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", errNoCandidate
+	}
+	if err != nil {
+		return "", fmt.Errorf("engine: quota: pick a thread: %w", err)
+	}
+	guard := func(ctx context.Context, tx *sql.Tx) error {
+		var now int64
+		err := tx.QueryRowContext(ctx, `SELECT last_active FROM threads WHERE id = ?`, id).Scan(&now)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && now != last) {
+			return errNotDue
+		}
+		return err
+	}
+	_, err = e.eraseWith(ctx, eraseThread, []string{id}, eraseOpts{guard: guard, reason: reason, resource: owner})
+	switch {
+	case errors.Is(err, errNotDue):
+		return "", nil
+	case err != nil && !errors.Is(err, ErrEraseIncomplete):
+		return "", err
+	}
+	return id, nil
+}
