@@ -181,20 +181,20 @@ func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt s
 	// The byte counters quotas read (lifecycle.go) match the messages.
 	rows, err = e.db.QueryContext(ctx, `SELECT id, bytes, `+threadBytesOf("t.id")+` FROM threads t WHERE bytes <> `+threadBytesOf("t.id"))
 	if err != nil {
-		return nil, fmt.Errorf("engine: check: %w", err)
+		return nil, "", fmt.Errorf("engine: check: %w", err)
 	}
 	for rows.Next() {
 		var id string
 		var have, want int64
 		if err := rows.Scan(&id, &have, &want); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("engine: check: %w", err)
+			return nil, "", fmt.Errorf("engine: check: %w", err)
 		}
 		add("thread %s: bytes %d, its messages hold %d", id, have, want)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("engine: check: %w", err)
+		return nil, "", fmt.Errorf("engine: check: %w", err)
 	}
 
 	stored := map[string]bool{}
