@@ -103,6 +103,16 @@ type Config struct {
 	// than awaited. Zero means DefaultEraseWait.
 	EraseWait time.Duration
 
+	// Holder names this process in the data directory's lock file
+	// (LockFile), which a second process refused by Open reports, e.g.
+	// "mnemo serve". Empty means the program's file name.
+	Holder string
+
+	// LockWait is how long Open waits for another process to release the
+	// data directory before it returns a *LockedError (ErrLocked). Zero
+	// means DefaultLockWait; negative means not at all.
+	LockWait time.Duration
+
 	// Logger receives operational logs. Nil means slog.DiscardHandler.
 	Logger *slog.Logger
 

@@ -50,6 +50,7 @@ type Engine struct {
 	obs   observeState // observational memory; see observe.go
 	wm    workingState // working memory; see working.go
 
+	lock    *dirLock   // the data directory's lock; see lock.go
 	events  eventSink  // see events.go
 	erasure eraseState // see erase.go
 }
@@ -76,6 +77,21 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("engine: data directory %s is not a directory", dir)
 	}
+	lock, err := lockDir(dir, cfg.holder(), cfg.lockWait()) // lock.go
+	if err != nil {
+		return nil, err
+	}
+	e, err := open(ctx, cfg, dir)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	e.lock = lock
+	return e, nil
+}
+
+// open opens the engine on dir once its lock is held.
+func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	db, err := store.Open(ctx, filepath.Join(dir, DatabaseFile))
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -133,7 +149,7 @@ func (e *Engine) Close() error {
 		e.bgMu.Unlock()
 		e.cancel()
 		e.wg.Wait()
-		err = errors.Join(e.closeIndexes(), e.db.Close())
+		err = errors.Join(e.closeIndexes(), e.db.Close(), e.lock.release())
 	})
 	return err
 }

@@ -43,6 +43,10 @@ var ErrInconsistent = errors.New("engine: inconsistent")
 // restore the database from a backup.
 var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
 
+// ErrLocked is matched (through a *LockedError naming the holder) by the
+// error Open returns when another process holds the data directory.
+var ErrLocked = errors.New("engine: data directory in use by another process")
+
 // ErrClosed is returned by every method called after Close.
 var ErrClosed = errors.New("engine: closed")
 

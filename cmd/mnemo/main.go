@@ -101,6 +101,8 @@ type Main struct {
 	// Embedder names the embedder chosen by --embedder or $MNEMO_EMBEDDER;
 	// "" or "auto" means the default (use-lite when installed, else hash-384).
 	Embedder string
+
+	command string // the running subcommand, for the lock file
 }
 
 // command is one subcommand.
@@ -191,6 +193,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		m.usageTo(m.Stderr)
 		return 2
 	}
+	m.command = name
 	err := cmd.run(m, ctx, fs.Args()[1:])
 	switch {
 	case err == nil:
@@ -321,6 +324,12 @@ func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
 	return errUsage
 }
 
+// holder names this process in the data directory's lock file: "mnemo"
+// and the command.
+func (m *Main) holder() string {
+	return strings.TrimSpace("mnemo " + m.command)
+}
+
 // open opens the engine on the data directory. Stored observations are
 // rendered into contexts (render-only: no model is called; mnemo observe
 // runs the observer).
@@ -350,7 +359,7 @@ func (m *Main) engineConfig(ctx context.Context, dir string, mc *memoryConfig, w
 	if err != nil {
 		return engine.Config{}, err
 	}
-	cfg := engine.Config{Dir: dir, Embedder: emb, Observe: &engine.ObserveConfig{}}
+	cfg := engine.Config{Dir: dir, Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder()}
 	if mc == nil {
 		if mc, err = storedMemoryConfig(dir); err != nil {
 			return cfg, fmt.Errorf("stored configuration: %w", err)

@@ -39,7 +39,7 @@ func (m *Main) runObserve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	e, err := engine.Open(ctx, engine.Config{Dir: m.Dir, RecentN: *recent, Observe: &engine.ObserveConfig{
+	e, err := engine.Open(ctx, engine.Config{Dir: m.Dir, Holder: m.holder(), RecentN: *recent, Observe: &engine.ObserveConfig{
 		Model: model, Threshold: *threshold, ReflectThreshold: *reflect,
 	}})
 	if err != nil {

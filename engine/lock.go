@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// LockFile is the name of the data directory's lock file. An open Engine
+// holds an exclusive lock on it (flock) and has written its holder (pid,
+// command, since when) into it. The kernel releases the lock when the
+// process ends, however it ends: a lock left by a dead process is taken
+// over by the next Open, which rewrites the file.
+const LockFile = "LOCK"
+
+// DefaultLockWait is how long Open waits for another process to release
+// the data directory before it returns a *LockedError.
+const DefaultLockWait = time.Second
+
+// LockHolder is what the lock file says about the process holding the data
+// directory.
+type LockHolder struct {
+	// PID is the holder's process id.
+	PID int `json:"pid"`
+	// Command names the holder (Config.Holder, e.g. "mnemo serve").
+	Command string `json:"command"`
+	// Since is when it opened the directory.
+	Since time.Time `json:"since"`
+}
+
+// LockedError is returned by Open when another process holds the data
+// directory. It matches ErrLocked. Holder is the zero value when the lock
+// file could not be read.
+type LockedError struct {
+	Dir    string
+	Holder LockHolder
+}
+
+// Error implements error: who holds the directory, since when, and what to
+// do.
+func (e *LockedError) Error() string {
+	h := e.Holder
+	if h.PID == 0 {
+		return fmt.Sprintf("engine: data directory %s is in use by another process (see %s); wait for it to finish or stop it, then retry", e.Dir, filepath.Join(e.Dir, LockFile))
+	}
+	cmd := h.Command
+	if cmd == "" {
+		cmd = "unknown command"
+	}
+	return fmt.Sprintf("engine: data directory %s is in use by process %d (%s) since %s; wait for it to finish or stop it (kill %d), then retry",
+		e.Dir, h.PID, cmd, h.Since.Local().Format("2006-01-02 15:04:05 MST"), h.PID)
+}
+
+// Unwrap returns ErrLocked.
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// dirLock is the held lock of a data directory.
+type dirLock struct {
+	f *os.File
+}
+
+// lockDir takes the lock of dir, waiting up to wait (negative: not at all)
+// while another process holds it, and writes holder into the lock file.
+func lockDir(dir string, holder LockHolder, wait time.Duration) (*dirLock, error) {
+	path := filepath.Join(dir, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("engine: open lock file: %w", err)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		ok, err := tryLock(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("engine: lock %s: %w", path, err)
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, &LockedError{Dir: dir, Holder: readHolder(path)}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b, _ := json.Marshal(holder)
+	if err := f.Truncate(0); err == nil {
+		_, err = f.WriteAt(append(b, '\n'), 0)
+	}
+	if err != nil {
+		unlock(f)
+		f.Close()
+		return nil, fmt.Errorf("engine: write lock file: %w", err)
+	}
+	return &dirLock{f: f}, nil
+}
+
+// readHolder reads the holder written in the lock file at path (the zero
+// value when it cannot).
+func readHolder(path string) LockHolder {
+	var h LockHolder
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &h)
+	}
+	return h
+}
+
+// release gives the lock up. The file stays: removing it would let two
+// processes lock two different files of the same name.
+func (l *dirLock) release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := errors.Join(unlock(l.f), l.f.Close())
+	l.f = nil
+	return err
+}
+
+// defaultHolder names this process when Config.Holder is empty: the
+// program's file name.
+func defaultHolder() string {
+	if len(os.Args) == 0 {
+		return ""
+	}
+	return strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+}
+
+func (c *Config) holder() LockHolder {
+	cmd := c.Holder
+	if cmd == "" {
+		cmd = defaultHolder()
+	}
+	return LockHolder{PID: os.Getpid(), Command: cmd, Since: time.Now().UTC().Truncate(time.Second)}
+}
+
+func (c *Config) lockWait() time.Duration {
+	switch {
+	case c.LockWait == 0:
+		return DefaultLockWait
+	case c.LockWait < 0:
+		return 0
+	}
+	return c.LockWait
+}

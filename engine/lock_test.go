@@ -1,0 +1,104 @@
+package engine_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// TestLockHolderProcess is the second process of TestLockedDirectory: it
+// opens the directory in $MNEMO_LOCK_DIR, says "open" and holds it until
+// killed.
+func TestLockHolderProcess(t *testing.T) {
+	dir := os.Getenv("MNEMO_LOCK_DIR")
+	if dir == "" {
+		t.Skip("helper process of TestLockedDirectory")
+	}
+	e, err := engine.Open(context.Background(), engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, Holder: "lock-holder-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	os.Stdout.WriteString("open\n")
+	time.Sleep(time.Hour)
+}
+
+// TestLockedDirectory: while another process holds the data directory, Open
+// fails within 2 s with a *LockedError naming the holder's pid, command and
+// start time (before, it waited forever in bleve's file lock, silently);
+// once that process is killed (kill -9, no cleanup), the next Open takes
+// the lock over.
+func TestLockedDirectory(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHolderProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "MNEMO_LOCK_DIR="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if strings.TrimSpace(line) != "open" {
+		t.Fatalf("helper process: %q", line)
+	}
+
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+		if err == nil {
+			e.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("Open still waiting after a minute on a directory another process holds")
+	}
+	took := time.Since(start)
+	var le *engine.LockedError
+	if !errors.Is(err, engine.ErrLocked) || !errors.As(err, &le) {
+		t.Fatalf("open of a held directory: %v, want a *LockedError", err)
+	}
+	if le.Holder.PID != cmd.Process.Pid || le.Holder.Command != "lock-holder-test" || le.Holder.Since.IsZero() {
+		t.Fatalf("holder %+v, want pid %d, command lock-holder-test and a start time", le.Holder, cmd.Process.Pid)
+	}
+	for _, want := range []string{dir, "lock-holder-test", "kill", "retry"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	// DefaultLockWait is 1 s; the bound leaves room for a loaded machine.
+	if took > 2*time.Second {
+		t.Errorf("refused after %s, want within 2 s", took)
+	}
+	t.Logf("refused after %s: %v", took.Round(time.Millisecond), err)
+
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, Holder: "taker"})
+	if err != nil {
+		t.Fatalf("open after the holder died: %v", err)
+	}
+	defer e.Close()
+	b, _ := os.ReadFile(filepath.Join(dir, engine.LockFile))
+	if !strings.Contains(string(b), `"command":"taker"`) {
+		t.Fatalf("lock file after the take-over: %s", b)
+	}
+}
