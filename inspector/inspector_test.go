@@ -76,7 +76,7 @@ func seed(t *testing.T, tokens *server.Tokens) (*engine.Engine, *httptest.Server
 		t.Fatal(err)
 	}
 	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: slog.New(slog.DiscardHandler), Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test"})},
-		Public: map[string]http.Handler{"/ui/login": inspector.Login()}})
+		Public: map[string]http.Handler{"/ui/login": inspector.Login()}, LoginPath: "/ui/login"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,6 +143,13 @@ func TestPages(t *testing.T) {
 	}
 	if status, _ := get(t, ts.URL+"/ui/", ""); status != 401 {
 		t.Errorf("no token: %d, want 401", status)
+	}
+	// A browser without a token is sent to the sign-in page.
+	req0, _ := http.NewRequest("GET", ts.URL+"/ui/runs/run-1", nil)
+	req0.Header.Set("Accept", "text/html,application/xhtml+xml")
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if res, err := noRedirect.Do(req0); err != nil || res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/ui/login" {
+		t.Errorf("a browser without a token: %v %v, want a redirect to /ui/login", err, res)
 	}
 	// The sign-in page's cookie authenticates reads, never writes.
 	req, _ := http.NewRequest("GET", ts.URL+"/ui/threads/ana-1", nil)

@@ -124,6 +124,10 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 		who := "-"
 		defer func() { s.observe(r, pattern, sw, who, start) }()
 		p, err := s.authenticate(r)
+		if err != nil && s.cfg.LoginPath != "" && r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/html") {
+			http.Redirect(sw, r, s.cfg.LoginPath, http.StatusSeeOther)
+			return
+		}
 		if err != nil {
 			writeProblem(sw, r, s.log, err)
 			return

@@ -47,6 +47,10 @@ type Config struct {
 	// inspector) with the server's authentication: each gets the request's
 	// Principal. Patterns must not collide with the API's.
 	Mount map[string]func(p *Principal) http.Handler
+	// LoginPath, when set, is where a browser (a GET accepting text/html)
+	// is sent when a mounted page needs a token it lacks, instead of a 401
+	// problem: the inspector's sign-in page.
+	LoginPath string
 	// Public adds handlers that need no token (the inspector's sign-in
 	// page), with access logs. They must not reveal tenant data.
 	Public map[string]http.Handler
