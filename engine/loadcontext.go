@@ -34,7 +34,10 @@ type LoadRequest struct {
 	// Query drives recall. Empty means the newest user message of the thread.
 	Query string
 	// RecentN is the recent-window size: 0 means Config.RecentN, a negative
-	// value turns the window off.
+	// value turns the window off. The window always holds the pending turn
+	// (the user turns that no assistant answer follows yet, and the tool
+	// calls made for them so far; at most observe.MaxPendingTurns messages),
+	// so it may hold more than RecentN messages.
 	RecentN int
 	// Recall overrides Config.Recall for this run; nil means Config.Recall.
 	// Recall with TopK 0 turns recall off.
@@ -152,6 +155,13 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	recent, err := e.recentMessages(ctx, req.ThreadID, windowN)
 	if err != nil {
 		return nil, err
+	}
+	if windowN > 0 {
+		// The pending turn (the question no answer follows yet) is always
+		// in the window, verbatim.
+		if recent, err = e.withPendingTurn(ctx, req.ThreadID, recent, windowN); err != nil {
+			return nil, err
+		}
 	}
 	if req.Query == "" {
 		if req.Query, err = e.lastUserText(ctx, req.ThreadID, recent); err != nil {

@@ -31,6 +31,10 @@
 //     of their ranges.
 //   - A range never splits a tool-call group: it never ends just before a tool
 //     result, so an assistant tool call and its results are observed together.
+//   - The pending turn is never observed (PendingStart): the user turns that
+//     no assistant answer follows yet, and the tool loop working on them, are
+//     never sent to the model as observable, whatever RecentN is; ObserveRange
+//     refuses a range that reaches into them.
 //   - The observed watermark of a thread is the highest toSeq of its
 //     non-invalidated observations and reflections. It advances only when an
 //     observation is stored, so a model error, a timeout, an empty or a

@@ -196,23 +196,35 @@ func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*
 // <= toSeq, whatever the thresholds, and returns the observation and the
 // recorded answer bytes. Called again for the same range it does not call the
 // model and returns the same bytes and the same observation. It does not check
-// the recent window or the watermark; it refuses a range that ends just
-// before a tool result (it would split a tool-call group).
+// the recent window or the watermark; it refuses (ErrConfig) a range that
+// ends just before a tool result (it would split a tool-call group) and one
+// that reaches into the pending turn (PendingStart: never distilled).
 func (o *Observer) ObserveRange(ctx context.Context, threadID string, fromSeq, toSeq int64) (*Observation, []byte, error) {
 	mu := o.lock(threadID)
 	mu.Lock()
 	defer mu.Unlock()
-	// One turn past the range shows whether the range ends before a tool result.
-	turns, err := o.cfg.Source.Messages(ctx, threadID, fromSeq, min(toSeq, math.MaxInt64-1)+1)
+	// The rest of the thread shows whether the range ends before a tool
+	// result, and where the pending turn starts.
+	rest, err := o.cfg.Source.Messages(ctx, threadID, fromSeq, math.MaxInt64)
 	if err != nil {
 		return nil, nil, fmt.Errorf("observe: read %s: %w", threadID, err)
 	}
-	if n := len(turns); n > 0 && turns[n-1].Seq > toSeq {
-		if turns[n-1].Role == RoleTool {
-			return nil, nil, fmt.Errorf("%w: range %d..%d of %s splits a tool-call group", ErrConfig, fromSeq, toSeq, threadID)
-		}
-		turns = turns[:n-1]
+	n := 0
+	for n < len(rest) && rest[n].Seq <= toSeq {
+		n++
 	}
+	pending, err := o.pendingStart(ctx, threadID, rest)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n > pending {
+		return nil, nil, fmt.Errorf("%w: range %d..%d of %s reaches the pending turn from seq %d (no answer follows it yet)",
+			ErrConfig, fromSeq, toSeq, threadID, rest[pending].Seq)
+	}
+	if n < len(rest) && rest[n].Role == RoleTool {
+		return nil, nil, fmt.Errorf("%w: range %d..%d of %s splits a tool-call group", ErrConfig, fromSeq, toSeq, threadID)
+	}
+	turns := rest[:n]
 	if len(turns) == 0 {
 		return nil, nil, fmt.Errorf("%w: no turns in %d..%d of %s", ErrEmptyAnswer, fromSeq, toSeq, threadID)
 	}

@@ -10,8 +10,9 @@ import (
 type Plan struct {
 	ThreadID  string `json:"threadId"`
 	Watermark int64  `json:"watermark"` // highest observed seq; 0 when none
-	// PendingTokens counts the unobserved turns older than the recent window,
-	// up to the last place a range may end (never just before a tool result).
+	// PendingTokens counts the unobserved turns older than the recent window
+	// and the pending turn (PendingStart), up to the last place a range may
+	// end (never just before a tool result).
 	PendingTokens int `json:"pendingTokens"`
 	PendingTurns  int `json:"pendingTurns"`
 	// Due is PendingTokens >= Threshold.
@@ -40,6 +41,13 @@ func (o *Observer) plan(ctx context.Context, threadID string) (*Plan, error) {
 	// The recent window is the newest RecentN turns of the whole thread;
 	// turns after the watermark are a suffix of it, so the same count works.
 	end := max(len(turns)-o.cfg.RecentN, 0)
+	// Never the pending turn: the question no answer follows yet stays
+	// verbatim (PendingStart), whatever the window.
+	pending, err := o.pendingStart(ctx, threadID, turns)
+	if err != nil {
+		return nil, err
+	}
+	end = min(end, pending)
 	// Never end before a tool result: back off to the start of its group.
 	for end > 0 && end < len(turns) && turns[end].Role == RoleTool {
 		end--
@@ -71,7 +79,7 @@ func chunkEnd(turns []Turn, budget int) int {
 		}
 		if n == len(turns) || turns[n].Role != RoleTool {
 			best = n
-			if n == len(turns) || turns[n].Role == "user" {
+			if n == len(turns) || turns[n].Role == RoleUser {
 				bestExchange = n
 			}
 		}

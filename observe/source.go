@@ -31,8 +31,12 @@ type ToolCall struct {
 	Arguments string // JSON text
 }
 
-// RoleTool is the role of a tool result; content of such turns is untrusted.
-const RoleTool = "tool"
+// Roles of turns. Content of RoleTool turns (tool results) is untrusted.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
 
 // Source gives the observer read access to a thread's turns.
 //
