@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -79,5 +80,17 @@ func TestStats(t *testing.T) {
 	}
 	if s.Messages != 2 || s.Threads != 1 || s.OutboxPending != 0 || s.IndexLag != 0 {
 		t.Fatalf("stats %+v, want 2 messages, 1 thread, nothing pending", s)
+	}
+}
+
+// TestPing: nil while open, ErrClosed after Close.
+func TestPing(t *testing.T) {
+	e := enginetest.MustOpen(t, engine.Config{})
+	if err := e.Ping(context.Background()); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	e.Close()
+	if err := e.Ping(context.Background()); !errors.Is(err, engine.ErrClosed) {
+		t.Fatalf("ping after close: %v, want ErrClosed", err)
 	}
 }

@@ -40,3 +40,16 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	}
 	return s, nil
 }
+
+// Ping reports whether the engine is open and its database answers: nil,
+// ErrClosed after Close, or the database's error. It is cheap enough for a
+// health check on every probe (one round trip, no scan).
+func (e *Engine) Ping(ctx context.Context) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	if err := e.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("engine: ping: %w", err)
+	}
+	return nil
+}

@@ -192,3 +192,16 @@ func TestMetricsAndAccessLog(t *testing.T) {
 		t.Error("access log carries a token secret")
 	}
 }
+
+// TestHealthClosed: /healthz answers 503 (problem "unavailable") once the
+// engine is closed, and 200 before.
+func TestHealthClosed(t *testing.T) {
+	h := newHarness(t, false, server.Config{})
+	h.ok("GET", "/healthz", "/healthz", "", nil, 200)
+	h.e.Close()
+	r := h.do("GET", "/healthz", "", nil)
+	if r.status != 503 || r.problem(t).Type != server.ProblemTypeBase+"unavailable" {
+		t.Fatalf("healthz after close: %d %s", r.status, r.body)
+	}
+	h.validate("GET", "/healthz", r)
+}

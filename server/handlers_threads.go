@@ -12,7 +12,7 @@ import (
 )
 
 func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
-	if _, err := s.cfg.Engine.Stats(r.Context()); err != nil {
+	if err := s.cfg.Engine.Ping(r.Context()); err != nil {
 		return nil, err
 	}
 	return Health{Status: "ok", Version: s.cfg.Version}, nil
