@@ -12,6 +12,17 @@
 // not touch is answered exactly as if it did not exist: 404 with the same
 // problem type and a detail that names only what the request named.
 //
+// Tenant (a Principal over the engine) holds the operations behind the
+// routes and the lookups they go through; the MCP tools (package
+// mcpserver) and the inspector use it too, so every way in applies the
+// same checks. Thread and run ids are global names: a taken id cannot
+// answer as a free one (an append to another tenant's thread id is a 404
+// where a free id succeeds; a taken run id is a 409).
+//
+// Config.Mount adds authenticated handlers (/mcp, /ui/), Config.Public
+// unauthenticated ones (the sign-in page). A browser may carry its token
+// in the TokenCookie cookie, which authenticates GET requests only.
+//
 // # Invariants
 //
 //   - Every route of the mux is in the OpenAPI document and every operation
