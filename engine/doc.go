@@ -19,9 +19,10 @@
 //     counts stored plus erased seqs.
 //   - Erasure reaches every derived artefact (erase.go): rows, index
 //     entries, stored embeddings, observations and their memo entries,
-//     memctx previews, working memory; once it returns the erased text is in
-//     no file of the data directory, and a crash after its commit is
-//     completed by Open. Erased owners (deleted threads, an erased resource)
+//     memctx previews, working memory (versions written by runs that saw an
+//     erased turn are invalidated and the state rebuilt, wmerase.go); once
+//     it returns the erased text is in no file of the data directory, and a
+//     crash after its commit is completed by Open. Erased owners (deleted threads, an erased resource)
 //     leave only opaque tombstones in the records kept (tombstone.go).
 //   - A thread belongs to exactly one resource. A resource never reads or
 //     writes another's data: a thread's working memory belongs to the

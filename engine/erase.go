@@ -55,6 +55,13 @@ type EraseResult struct {
 	// WorkingMemory counts working-memory states deleted (current states
 	// and history versions).
 	WorkingMemory int `json:"workingMemory"`
+	// WorkingMemoryInvalidated counts the working-memory versions removed
+	// because the run that wrote them saw an erased turn (in its recent
+	// window, its recalled turns, its query, an observation the erasure
+	// invalidated, or the erased call itself), or because their change no
+	// longer applies without them; the states of the erased turns'
+	// resources are rebuilt from the remaining versions (working.Rebuild).
+	WorkingMemoryInvalidated int `json:"workingMemoryInvalidated"`
 	// Embeddings counts stored embeddings deleted.
 	Embeddings int `json:"embeddings"`
 	// Purge is how long the physical purge took (index removal, bleve
@@ -79,6 +86,8 @@ const (
 type erasedMsg struct {
 	id, thread, resource, content string
 	seq                           int64
+	role, toolCalls               string // toolCalls: the stored JSON, "" when none
+	createdAt                     int64  // Unix ms
 }
 
 // DeleteMessages erases messages by id: their rows (and full tool results),
@@ -337,6 +346,16 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 	}
 	sort.Strings(res.Invalidated)
 
+	// Working memory written by runs that saw an erased turn (wmerase.go),
+	// before the memctx records that tell it are scrubbed.
+	skip := ""
+	if kind == eraseResource {
+		skip = targets[0] // its working memory goes whole below
+	}
+	if res.WorkingMemoryInvalidated, err = e.rebuildWorkingMemory(ctx, tx, resources, skip, deleted, erased, res.Invalidated, now); err != nil {
+		return nil, err
+	}
+
 	// memctx previews (and queries quoting an erased turn).
 	n, runsOfDeleted, err := scrubMemCtx(ctx, tx, resources, erased, deleted)
 	if err != nil {
@@ -429,7 +448,8 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 }
 
 func selectErased(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]erasedMsg, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, thread_id, resource_id, seq, content FROM messages WHERE `+where+` ORDER BY thread_id, seq`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT id, thread_id, resource_id, seq, content, role, COALESCE(tool_calls, ''), created_at
+		FROM messages WHERE `+where+` ORDER BY thread_id, seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("engine: erase: select messages: %w", err)
 	}
@@ -437,7 +457,7 @@ func selectErased(ctx context.Context, tx *sql.Tx, where string, args ...any) ([
 	var out []erasedMsg
 	for rows.Next() {
 		var m erasedMsg
-		if err := rows.Scan(&m.id, &m.thread, &m.resource, &m.seq, &m.content); err != nil {
+		if err := rows.Scan(&m.id, &m.thread, &m.resource, &m.seq, &m.content, &m.role, &m.toolCalls, &m.createdAt); err != nil {
 			return nil, fmt.Errorf("engine: erase: select messages: %w", err)
 		}
 		out = append(out, m)

@@ -34,8 +34,10 @@
 //     violation, a search that does not match exactly once, too large)
 //     changes nothing; the error names what is wrong.
 //   - An update that leaves the content unchanged creates no version.
-//   - Versions of a scope are 1, 2, 3… without gaps; version n+1 is written
-//     only over version n (optimistic concurrency: compare-and-swap on the
+//   - Versions of a scope are 1, 2, 3… without gaps, except where an
+//     erasure removed versions derived from erased turns (Rebuild: the
+//     others keep their numbers, rebuilt, and a changed state gets the next
+//     number); version n+1 is written only over version n (optimistic concurrency: compare-and-swap on the
 //     version, then a retry of the whole merge on the newer state), so
 //     concurrent updates of different fields never lose one another.
 //   - An update carrying a (run id, tool call id) that is already in the

@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// rebuildWorkingMemory makes the working memory of resources forget what
+// erased turns fed it (DESIGN.md, "Erasure"; README, working memory and
+// erasure). Working memory is derived like an observation: a version
+// written by a run whose context held an erased turn is invalidated, and
+// each state is rebuilt by re-applying the remaining versions' changes
+// (working.Rebuild). A run held an erased turn when its memctx record
+// (read before it is scrubbed) lists it in the recent window or among the
+// recalled turns, when the window (beyond the record's cap of listed
+// entries) covered its seq, when its query quotes it, when it rendered an
+// observation this erasure invalidated, or when the run belongs to a
+// deleted thread; and a version written by a tool call of an erased
+// assistant message (the call itself, which carried the update) goes too.
+// A version whose run left no record (not written by a run, or pruned by
+// retention) is kept: nothing says what it saw.
+//
+// The states of skip (a resource being erased whole) and of deleted
+// threads are not rebuilt: they are deleted afterwards. It returns how many
+// versions were invalidated.
+func (e *Engine) rebuildWorkingMemory(ctx context.Context, tx *sql.Tx, resources []string, skip string, deleted map[string]bool,
+	erased map[string]erasedMsg, invalidated []string, now time.Time) (int, error) {
+	if len(erased) == 0 && len(deleted) == 0 {
+		return 0, nil
+	}
+	t := &wmTaint{tx: tx, erased: erased, deleted: deleted, invalidated: invalidated, runs: map[string]bool{}}
+	total := 0
+	for _, r := range resources {
+		if r == skip {
+			continue
+		}
+		keys, err := selectStrings(ctx, tx, `SELECT scope FROM working_memory WHERE resource_id = ? ORDER BY scope`, r)
+		if err != nil {
+			return 0, err
+		}
+		for _, key := range keys {
+			if scope, id, err := working.ParseKey(key); err == nil && scope == working.ScopeThread && deleted[id] {
+				continue
+			}
+			var terr error
+			res, err := working.Rebuild(ctx, tx, key, e.wmInitial, now, func(v working.Version) bool {
+				tainted, err := t.drop(ctx, v)
+				if err != nil && terr == nil {
+					terr = err
+				}
+				return tainted
+			})
+			if err == nil {
+				err = terr
+			}
+			if err != nil {
+				return 0, fmt.Errorf("engine: erase: rebuild working memory: %w", err)
+			}
+			total += res.Invalidated
+		}
+	}
+	return total, nil
+}
+
+// wmInitial is the never-written state of a mode: the configured template
+// when the engine's working memory is in that mode, else "{}" or "".
+func (e *Engine) wmInitial(mode working.Mode) string {
+	if mem, err := e.WorkingMemory(); err == nil && mem.Mode() == mode {
+		return mem.Initial()
+	}
+	if mode == working.ModeSchema {
+		return "{}"
+	}
+	return ""
+}
+
+// wmTaint decides which working-memory versions an erasure invalidates;
+// runs caches the answer per run id.
+type wmTaint struct {
+	tx          *sql.Tx
+	erased      map[string]erasedMsg
+	deleted     map[string]bool
+	invalidated []string
+	runs        map[string]bool
+}
+
+func (t *wmTaint) drop(ctx context.Context, v working.Version) (bool, error) {
+	if v.RunID == "" {
+		return false, nil
+	}
+	var raw []byte
+	err := t.tx.QueryRowContext(ctx, `SELECT output FROM journal WHERE scope = ? AND key = ?`, journal.ScopeMemCtx, v.RunID+":memctx").Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read memctx of run %s: %w", v.RunID, err)
+	}
+	var rec journal.MemCtx
+	if json.Unmarshal(raw, &rec) != nil {
+		return t.quoted(raw), nil // unreadable: tainted when it names an erased turn
+	}
+	if called, err := t.calledBy(ctx, &rec, v.ToolCallID); called || err != nil {
+		return called, err
+	}
+	saw, ok := t.runs[v.RunID]
+	if !ok {
+		saw = t.saw(&rec)
+		t.runs[v.RunID] = saw
+	}
+	return saw, nil
+}
+
+// saw reports whether a run's context held an erased turn.
+func (t *wmTaint) saw(rec *journal.MemCtx) bool {
+	if t.deleted[rec.ThreadID] {
+		return true
+	}
+	for _, list := range [][]journal.Ref{rec.Recent, rec.Recalled} {
+		for _, r := range list {
+			if _, ok := t.erased[r.MessageID]; ok {
+				return true
+			}
+		}
+	}
+	for _, o := range rec.Observations {
+		if slices.Contains(t.invalidated, o.ID) {
+			return true
+		}
+	}
+	at, _ := time.Parse(journal.TimeLayout, rec.CreatedAt)
+	capped := rec.RecentCount > len(rec.Recent) && len(rec.Recent) > 0
+	q := strings.TrimSpace(rec.Query)
+	for _, m := range t.erased {
+		if capped && m.thread == rec.ThreadID && m.seq >= rec.Recent[0].Seq && !time.UnixMilli(m.createdAt).After(at) {
+			return true // in the window beyond the listed entries
+		}
+		c := strings.TrimSpace(m.content)
+		if q != "" && q != ErasedPreview && c != "" && (strings.Contains(c, q) || strings.Contains(q, c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// calledBy reports whether the tool call that wrote a version was made by
+// an erased assistant message: the first assistant message of the run's
+// thread with that call id at or after the run composed its context
+// (call ids repeat across turns: agents send call_0 every turn).
+func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID string) (bool, error) {
+	if callID == "" {
+		return false, nil
+	}
+	at, err := time.Parse(journal.TimeLayout, rec.CreatedAt)
+	if err != nil {
+		return false, nil
+	}
+	for _, m := range t.erased {
+		if m.role != RoleAssistant || m.thread != rec.ThreadID || m.toolCalls == "" || time.UnixMilli(m.createdAt).Before(at) {
+			continue
+		}
+		var calls []ToolCall
+		if json.Unmarshal([]byte(m.toolCalls), &calls) != nil || !slices.ContainsFunc(calls, func(c ToolCall) bool { return c.ID == callID }) {
+			continue
+		}
+		// An earlier message of the thread that is kept made this call.
+		var earlier int
+		if err := t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND created_at >= ?
+			AND tool_calls IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(tool_calls) WHERE json_extract(value, '$.id') = ?)`,
+			m.thread, m.seq, at.UnixMilli(), callID).Scan(&earlier); err != nil {
+			return false, fmt.Errorf("read tool calls of thread %s: %w", m.thread, err)
+		}
+		if earlier == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// quoted reports whether raw bytes name an erased turn.
+func (t *wmTaint) quoted(raw []byte) bool { return quotesErased(raw, t.erased) }

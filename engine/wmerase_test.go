@@ -1,0 +1,162 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/tools"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+const profileSchema = `{"type":"object","properties":{"name":{"type":"string"},"city":{"type":"string"},"pet":{"type":"string"}}}`
+
+// wmEnv is a resource-scoped working memory and helpers to run turns.
+type wmEnv struct {
+	t   *testing.T
+	e   *engine.Engine
+	mem *working.Memory
+}
+
+func newWMEnv(t *testing.T) *wmEnv {
+	e := enginetest.MustOpen(t, engine.Config{WorkingMemory: &working.Config{Schema: json.RawMessage(profileSchema), Scope: working.ScopeResource}})
+	mem, err := e.WorkingMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &wmEnv{t: t, e: e, mem: mem}
+}
+
+// run composes a run's context and applies one updateWorkingMemory call of
+// it.
+func (w *wmEnv) run(req engine.LoadRequest, callID, patch string) {
+	w.t.Helper()
+	ctx := context.Background()
+	if _, err := w.e.LoadContext(ctx, req); err != nil {
+		w.t.Fatal(err)
+	}
+	msg, err := w.e.HandleToolCall(ctx, req.RunID, req.ThreadID, "", fakeopenai.ToolCall(callID, tools.UpdateWorkingMemoryName, patch))
+	if err != nil || !strings.Contains(msg.Content, `"ok":true`) {
+		w.t.Fatalf("tool call: %+v, %v", msg, err)
+	}
+}
+
+// assertForgot checks the resource's state is want and that neither the
+// state nor any version of its history holds secret.
+func (w *wmEnv) assertForgot(resource, secret, want string) {
+	w.t.Helper()
+	ctx := context.Background()
+	key := working.ResourceKey(resource)
+	st, err := w.mem.Get(ctx, key)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if st.Content != want {
+		w.t.Errorf("state after the erasure = %s, want %s", st.Content, want)
+	}
+	hist, err := w.mem.History(ctx, key, 0)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	for _, v := range hist {
+		if strings.Contains(v.Content, secret) {
+			w.t.Errorf("history version %d (run %q) keeps the erased fact: %s", v.Version, v.RunID, v.Content)
+		}
+	}
+	if len(hist) == 0 {
+		w.t.Error("the history lost the versions that did not derive from the erased turn")
+	}
+	if hits := filesContaining(w.t, w.e.Dir(), secret); len(hits) > 0 {
+		w.t.Errorf("the erased fact is still in %v", hits)
+	}
+}
+
+// TestEraseForgetsWorkingMemory: a resource-scoped working memory written
+// by a run whose context held a turn forgets what that run wrote when the
+// turn is erased (DeleteMessages, DeleteThread), in its current state and
+// its history; what other runs wrote stays.
+func TestEraseForgetsWorkingMemory(t *testing.T) {
+	ctx := context.Background()
+	t.Run("DeleteMessages", func(t *testing.T) {
+		w := newWMEnv(t)
+		const secret = "Zanzibar-Quokka-7731"
+		appendTo(t, w.e, "a", "r", user("x", "my name is "+secret))
+		w.run(engine.LoadRequest{RunID: "run-1", ThreadID: "a"}, "call_0", `{"name":"`+secret+`"}`)
+		appendTo(t, w.e, "a", "r", user("y", "I live in Porto"))
+		w.run(engine.LoadRequest{RunID: "run-2", ThreadID: "a", RecentN: 1}, "call_0", `{"city":"Porto"}`)
+		res, err := w.e.DeleteMessages(ctx, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := res.WorkingMemoryInvalidated, 1; got != want {
+			t.Errorf("WorkingMemoryInvalidated = %d, want %d", got, want)
+		}
+		w.assertForgot("r", secret, `{"city":"Porto"}`)
+	})
+	t.Run("DeleteThread", func(t *testing.T) {
+		w := newWMEnv(t)
+		const secret = "Marmalade-Heron-4410"
+		appendTo(t, w.e, "b1", "r", user("", "my name is "+secret))
+		w.run(engine.LoadRequest{RunID: "b1-1", ThreadID: "b1"}, "call_0", `{"name":"`+secret+`"}`)
+		appendTo(t, w.e, "b2", "r", user("", "I have a cat"))
+		w.run(engine.LoadRequest{RunID: "b2-1", ThreadID: "b2"}, "call_0", `{"pet":"cat"}`)
+		res, err := w.e.DeleteThread(ctx, "b1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := res.WorkingMemoryInvalidated, 1; got != want {
+			t.Errorf("WorkingMemoryInvalidated = %d, want %d", got, want)
+		}
+		w.assertForgot("r", secret, `{"pet":"cat"}`)
+	})
+	t.Run("QueryOfALoadFirstLoop", func(t *testing.T) {
+		// A loop that loads context before it appends the user's message
+		// passes that message as the query: the run saw it.
+		w := newWMEnv(t)
+		const secret = "Tangerine-Walrus-9902"
+		appendTo(t, w.e, "c", "r", user("", "hello"))
+		w.run(engine.LoadRequest{RunID: "c-1", ThreadID: "c", Query: "I have a dog"}, "call_0", `{"pet":"dog"}`)
+		appendTo(t, w.e, "c", "r", user("c-dog", "I have a dog"))
+		w.run(engine.LoadRequest{RunID: "c-2", ThreadID: "c", Query: "call me " + secret}, "call_0", `{"name":"`+secret+`"}`)
+		appendTo(t, w.e, "c", "r", user("c-name", "call me "+secret))
+		if _, err := w.e.DeleteMessages(ctx, "c-name"); err != nil {
+			t.Fatal(err)
+		}
+		w.assertForgot("r", secret, `{"pet":"dog"}`)
+	})
+	t.Run("ErasedCall", func(t *testing.T) {
+		// Erasing the assistant message whose tool call carried the update
+		// erases the update, not the updates of other turns' calls with the
+		// same id (agents send call_0 every turn).
+		w := newWMEnv(t)
+		const secret = "Cobalt-Pelican-5528"
+		appendTo(t, w.e, "d", "r", user("", "I live in Lisbon"))
+		turn := func(run, patch, assistantID string) {
+			if _, err := w.e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "d"}); err != nil {
+				t.Fatal(err)
+			}
+			call := fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, patch)
+			appendTo(t, w.e, "d", "r", engine.Message{ID: assistantID, Role: engine.RoleAssistant,
+				ToolCalls: []engine.ToolCall{{ID: "call_0", Name: tools.UpdateWorkingMemoryName, Arguments: json.RawMessage(patch)}}})
+			msg, err := w.e.HandleToolCall(ctx, run, "d", "", call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			appendTo(t, w.e, "d", "r", engine.Message{Role: engine.RoleTool, ToolCallID: "call_0", Name: msg.Name, Content: msg.Content})
+		}
+		turn("d-1", `{"city":"Lisbon"}`, "d-a1")
+		turn("d-2", `{"name":"`+secret+`"}`, "d-a2")
+		res, err := w.e.DeleteMessages(ctx, "d-a2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := res.WorkingMemoryInvalidated, 1; got != want {
+			t.Errorf("WorkingMemoryInvalidated = %d, want %d", got, want)
+		}
+		w.assertForgot("r", secret, `{"city":"Lisbon"}`)
+	})
+}
