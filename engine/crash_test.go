@@ -85,7 +85,7 @@ func TestCrashHarness(t *testing.T) {
 	for i := range n {
 		seed := rng.Int64N(1 << 40)
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashWriter$", "-test.count=1")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%d", crashEnv, dir, logPath, seed))
+		cmd.Env = childEnv(t, fmt.Sprintf("%s=%s|%s|%d", crashEnv, dir, logPath, seed))
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

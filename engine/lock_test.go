@@ -41,7 +41,7 @@ func TestLockedDirectory(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHolderProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "MNEMO_LOCK_DIR="+dir)
+	cmd.Env = childEnv(t, "MNEMO_LOCK_DIR="+dir)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -252,7 +252,7 @@ func TestOutboxConvergesAfterKill(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOutboxWriterProcess$")
-	cmd.Env = append(os.Environ(), "MNEMO_OUTBOX_WRITER_DIR="+dir)
+	cmd.Env = childEnv(t, "MNEMO_OUTBOX_WRITER_DIR="+dir)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

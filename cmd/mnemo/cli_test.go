@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 )
 
 // The tests in this file run the built binary, as a user does: signals,
@@ -21,10 +23,17 @@ var (
 	cliErr  error
 )
 
+// TestMain runs the tests with a private temporary directory: what a test
+// (or a command it runs, such as demo) leaves behind fails the package.
 func TestMain(m *testing.M) {
+	tmpDone := enginetest.PrivateTempDir()
 	code := m.Run()
 	if cliDir != "" {
 		os.RemoveAll(cliDir)
+	}
+	if err := tmpDone(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
 	}
 	os.Exit(code)
 }
