@@ -103,6 +103,12 @@ type Config struct {
 	// than awaited. Zero means DefaultEraseWait.
 	EraseWait time.Duration
 
+	// MustExist makes Open refuse, creating nothing, a Dir that does not
+	// exist or holds no database (DatabaseFile): ErrNotDataDir. Tools that
+	// only read set it, so that a mistyped path is an error rather than a
+	// new, empty memory. False means Open creates what is missing.
+	MustExist bool
+
 	// Holder names this process in the data directory's lock file
 	// (LockFile), which a second process refused by Open reports, e.g.
 	// "mnemo serve". Empty means the program's file name.

@@ -69,6 +69,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: data directory %s: %w", cfg.Dir, err)
 	}
+	if cfg.MustExist {
+		if _, err := os.Stat(filepath.Join(dir, DatabaseFile)); err != nil {
+			return nil, fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, dir, DatabaseFile, errors.Unwrap(err))
+		}
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("engine: create data directory: %w", err)
 	}

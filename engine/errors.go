@@ -43,6 +43,10 @@ var ErrInconsistent = errors.New("engine: inconsistent")
 // restore the database from a backup.
 var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
 
+// ErrNotDataDir is returned by Open with Config.MustExist when the
+// directory does not exist or holds no mnemo database.
+var ErrNotDataDir = errors.New("engine: not a mnemo data directory")
+
 // ErrLocked is matched (through a *LockedError naming the holder) by the
 // error Open returns when another process holds the data directory.
 var ErrLocked = errors.New("engine: data directory in use by another process")

@@ -79,14 +79,14 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 			total.Skipped += rep.Skipped
 		}
 		if err != nil {
-			failed = fmt.Errorf("%s: %w", label, err)
+			failed = m.ingestFailed(ctx, label, err, *strict, rep)
 			break
 		}
 	}
-	if failed == nil {
+	if ctx.Err() == nil {
 		// Leave both indexes caught up, so the next command recalls what was
 		// just ingested.
-		if err := m.syncWithProgress(ctx, e); err != nil {
+		if err := m.syncWithProgress(ctx, e); err != nil && failed == nil {
 			failed = fmt.Errorf("index the ingested messages: %w", err)
 		}
 	}
@@ -158,4 +158,21 @@ func (m *Main) syncWithProgress(ctx context.Context, e *engine.Engine) error {
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// ingestFailed reports an import that stopped on err. A malformed record is
+// a problem of the file, not of the command line: the error no longer
+// matches engine.ErrInvalidInput (which Run turns into the usage exit code
+// 2), so ingest exits 1. With --strict it says what was stored before the
+// record: those messages stay (an import is not one transaction), and
+// ingesting the fixed file again stores only the rest.
+func (m *Main) ingestFailed(ctx context.Context, label string, err error, strict bool, rep *importer.Report) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	if strict && rep != nil {
+		fmt.Fprintf(m.Stderr, "mnemo ingest: --strict stopped %s at its first malformed record: %d messages before it were stored and stay stored; fix the record and ingest the file again (stored messages are not stored twice)\n",
+			label, rep.Messages)
+	}
+	return fmt.Errorf("%s: %v", label, err)
 }

@@ -103,6 +103,7 @@ type Main struct {
 	Embedder string
 
 	command string // the running subcommand, for the lock file
+	wmSet   bool   // the command is wm set, which may create the directory
 }
 
 // command is one subcommand.
@@ -206,6 +207,9 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		// A flag's value broke a rule: a usage error.
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nRun 'mnemo %s -h' for the flags.\n", name, err, name)
 		return 2
+	case errors.Is(err, engine.ErrNotDataDir):
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR); a data directory is created by writing to it (mnemo ingest, mnemo wm set, mnemo serve).\n", name, err)
+		return 1
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintf(m.Stderr, "mnemo %s: interrupted: %v\n", name, err)
 		return 1
@@ -324,6 +328,20 @@ func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
 	return errUsage
 }
 
+// creates reports whether the running command may create the data
+// directory: only the writing commands do (ingest, wm set, serve, mcp, and
+// demo in its own scratch directory). A read on a path that holds no
+// memory fails (engine.ErrNotDataDir) instead of creating an empty one.
+func (m *Main) creates() bool {
+	switch m.command {
+	case "ingest", "serve", "mcp", "demo":
+		return true
+	case "wm":
+		return m.wmSet
+	}
+	return false
+}
+
 // holder names this process in the data directory's lock file: "mnemo"
 // and the command.
 func (m *Main) holder() string {
@@ -359,7 +377,7 @@ func (m *Main) engineConfig(ctx context.Context, dir string, mc *memoryConfig, w
 	if err != nil {
 		return engine.Config{}, err
 	}
-	cfg := engine.Config{Dir: dir, Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder()}
+	cfg := engine.Config{Dir: dir, Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates()}
 	if mc == nil {
 		if mc, err = storedMemoryConfig(dir); err != nil {
 			return cfg, fmt.Errorf("stored configuration: %w", err)

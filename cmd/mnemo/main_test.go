@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 // run runs mnemo in-process and returns the exit code, stdout and stderr.
@@ -44,6 +47,7 @@ func sharedData(t *testing.T, rel string) string {
 
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
+	newDataDir(t, dir)
 	for _, args := range [][]string{
 		{},
 		{"nope"},
@@ -138,5 +142,17 @@ func TestRecallFlagsCheckedWithRecallOff(t *testing.T) {
 		if code, _, stderr := run(t, nil, args...); code != 2 {
 			t.Errorf("%v without --top-k: exit %d (%s), want 2", bad, code, stderr)
 		}
+	}
+}
+
+// newDataDir makes dir a data directory holding no messages yet.
+func newDataDir(t *testing.T, dir string) {
+	t.Helper()
+	e, err := engine.Open(context.Background(), engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -97,6 +97,7 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 		return err
 	}
 
+	m.wmSet = sub == "set"
 	e, err := m.open(ctx)
 	if err != nil {
 		return err

@@ -19,6 +19,12 @@ func TestWM(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(bad, []byte(`{"city":5}`), 0o600)
 
+	// A read on a directory that holds no memory yet fails (issue 12).
+	code, _, stderr := run(t, nil, "--dir", dir, "wm", "get", "--thread", "t1")
+	if code != 1 || !strings.Contains(stderr, "not a mnemo data directory") {
+		t.Fatalf("get on an empty directory: exit %d, %q; want 1, not a mnemo data directory", code, stderr)
+	}
+	newDataDir(t, dir)
 	code, out, stderr := run(t, nil, "--dir", dir, "wm", "get", "--thread", "t1")
 	if code != 0 || !strings.Contains(out, "no working memory stored") {
 		t.Fatalf("get before set: exit %d, %q %q", code, out, stderr)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadNeedsDataDir: a read command on a path that holds no memory fails
+// with a clear message and creates nothing (before: `mnemo --dir
+// /nonexistent/x threads` created the directory and printed an empty
+// list); a writing command creates the directory.
+func TestReadNeedsDataDir(t *testing.T) {
+	base := t.TempDir()
+	missing := filepath.Join(base, "nonexistent", "x")
+	empty := filepath.Join(base, "empty")
+	if err := os.Mkdir(empty, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{missing, empty} {
+		for _, args := range [][]string{
+			{"threads"}, {"messages", "--thread", "t"}, {"runs"}, {"check"}, {"search", "--resource", "r", "q"},
+			{"wm", "get", "--thread", "t"}, {"delete", "--thread", "t", "--yes"}, {"reindex"},
+		} {
+			code, _, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...)
+			if code != 1 || !strings.Contains(stderr, "not a mnemo data directory") || !strings.Contains(stderr, "--dir") {
+				t.Errorf("%v on %s: exit %d, %q; want 1 and a message naming the problem", args, dir, code, stderr)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(base, "nonexistent")); err == nil {
+		t.Error("a read command created the missing directory")
+	}
+	if ents, _ := os.ReadDir(empty); len(ents) != 0 {
+		t.Errorf("a read command wrote into an empty directory: %v", ents)
+	}
+	file := filepath.Join(t.TempDir(), "m.jsonl")
+	os.WriteFile(file, []byte(`{"thread":"t","resource":"r","role":"user","content":"hello"}`+"\n"), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", missing, "ingest", file); code != 0 {
+		t.Fatalf("ingest into a new directory: exit %d, %s", code, stderr)
+	}
+	if code, out, stderr := run(t, nil, "--dir", missing, "threads"); code != 0 || !strings.Contains(out, "t ") {
+		t.Fatalf("threads after ingest: exit %d, %s%s", code, out, stderr)
+	}
+}
+
+// TestIngestStrictPartial: --strict stops at the first malformed record
+// after storing the records before it; ingest says so and exits 1 (before:
+// silently, with the usage exit code 2 when the record broke a validation
+// rule).
+func TestIngestStrictPartial(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "m.jsonl")
+	os.WriteFile(file, []byte(`{"thread":"t","resource":"r","role":"user","content":"one"}
+{"thread":"t","resource":"r","role":"user","content":"two"}
+{"thread":"t","resource":"r","role":"bogus","content":"three"}
+{"thread":"t","resource":"r","role":"user","content":"four"}
+`), 0o600)
+	dir := t.TempDir()
+	code, _, stderr := run(t, nil, "--dir", dir, "ingest", "--strict", file)
+	if code != 1 || !strings.Contains(stderr, "2 messages before it were stored and stay stored") || !strings.Contains(stderr, "line 3") {
+		t.Fatalf("ingest --strict: exit %d, %q; want 1 and what was stored", code, stderr)
+	}
+	if code, out, _ := run(t, nil, "--dir", dir, "messages", "--thread", "t"); code != 0 || !strings.Contains(out, "two") || strings.Contains(out, "four") {
+		t.Fatalf("messages after the partial ingest: exit %d\n%s", code, out)
+	}
+}
