@@ -44,4 +44,3 @@ func PrivateTempDir() func() error {
 		return nil
 	}
 }
-
