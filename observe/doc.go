@@ -31,6 +31,12 @@
 //     of their ranges.
 //   - A range never splits a tool-call group: it never ends just before a tool
 //     result, so an assistant tool call and its results are observed together.
+//   - An observation is data about the conversation: an answer item that
+//     restates the observer's (or reflector's) instructions — in any words,
+//     judged by how many of its content words come from the prompt rather
+//     than from the turns (or observations) it cites (ground.go) — is not
+//     stored; an answer that is nothing else fails with ErrEmptyAnswer and is
+//     not memoized.
 //   - The pending turn is never observed (PendingStart): the user turns that
 //     no assistant answer follows yet, and the tool loop working on them, are
 //     never sent to the model as observable, whatever RecentN is; ObserveRange

@@ -33,6 +33,14 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 			return nil, err
 		}
 		markObserved(items, turns)
+		items, echoes := groundObserved(items, turns)
+		if echoes > 0 {
+			o.cfg.Logger.WarnContext(ctx, "observer items restating its instructions dropped",
+				"thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq, "dropped", echoes)
+		}
+		if len(items) == 0 {
+			return nil, fmt.Errorf("%w: every item restated the observer's instructions", ErrEmptyAnswer)
+		}
 		o.redactItems(items)
 		return json.Marshal(Answer{Version: ObserverPromptVersion, Items: items})
 	})

@@ -70,6 +70,14 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 			return nil, err
 		}
 		markReflected(items, byID)
+		items, echoes := groundReflected(items, byID)
+		if echoes > 0 {
+			o.cfg.Logger.WarnContext(ctx, "reflector items restating its instructions dropped",
+				"thread", threadID, "dropped", echoes)
+		}
+		if len(items) == 0 {
+			return nil, fmt.Errorf("%w: every item restated the reflector's instructions", ErrEmptyAnswer)
+		}
 		o.redactItems(items)
 		return json.Marshal(Answer{Version: ReflectorPromptVersion, Items: items})
 	})
