@@ -130,6 +130,12 @@ type Tuning struct {
 	// means no bound. The resource being loaded is never unloaded, so one
 	// resource larger than the bound still loads.
 	MaxLoaded int `json:"maxLoaded,omitempty"`
+	// ExactVectors makes the vector channel scan chromem-go's collection
+	// (exact cosine, every vector per query) instead of the shard's
+	// vector index (ternary codes, then the exact cosine of a candidate
+	// pool; see vecIndex); it exists to measure the two against each other
+	// (TestVectorIndexRecall, `mnemo bench`'s exactness figure).
+	ExactVectors bool `json:"exactVectors,omitempty"`
 }
 
 // Index answers searches over the lexical index and the per-resource
@@ -760,13 +766,13 @@ func (ix *Index) vectorChannel(ctx context.Context, s *shard, qv []float32, thre
 	if count == 0 {
 		return qv, nil, nil
 	}
-	var where map[string]string
-	if thread != "" {
-		where = map[string]string{"thread": thread}
+	rank := func(n int) ([]scored, error) { return ix.vectorRank(ctx, s, qv, thread, n) }
+	if !ix.cfg.Tuning.ExactVectors && s.vx != nil {
+		rank = ix.indexRank(s, qv, thread, slack, allowed)
 	}
 	n := min(pool+max(slack, 0), count)
 	for {
-		rs, err := s.col.QueryEmbedding(ctx, qv, n, where, nil)
+		rs, err := rank(n)
 		if err != nil {
 			return qv, nil, fmt.Errorf("vector search: %w", err)
 		}
@@ -774,14 +780,13 @@ func (ix *Index) vectorChannel(ctx context.Context, s *shard, qv []float32, thre
 		ranked := make([]scored, 0, len(rs))
 		below := false
 		for _, r := range rs {
-			sim := float64(r.Similarity)
-			if threshold != 0 && sim < threshold {
+			if threshold != 0 && r.score < threshold {
 				below = true
 				break
 			}
-			ranked = append(ranked, scored{r.ID, sim})
-			if !restricted || allowed(s.docs[r.ID]) {
-				out = append(out, scored{r.ID, sim})
+			ranked = append(ranked, r)
+			if !restricted || allowed(s.docs[r.id]) {
+				out = append(out, r)
 			}
 		}
 		if slack >= 0 || len(out) >= pool || below || n == count || len(rs) < n {
@@ -795,8 +800,51 @@ func (ix *Index) vectorChannel(ctx context.Context, s *shard, qv []float32, thre
 			}
 			return qv, out, nil
 		}
-		n = count // widen: the filter removed candidates
+		n = min(4*n, count) // widen: the filter removed candidates
 	}
+}
+
+// vectorRank returns the n vectors of the scope most similar to qv by
+// chromem-go's exact scan of the collection (Tuning.ExactVectors).
+func (ix *Index) vectorRank(ctx context.Context, s *shard, qv []float32, thread string, n int) ([]scored, error) {
+	var where map[string]string
+	if thread != "" {
+		where = map[string]string{"thread": thread}
+	}
+	rs, err := s.col.QueryEmbedding(ctx, qv, n, where, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]scored, len(rs))
+	for i, r := range rs {
+		out[i] = scored{r.ID, float64(r.Similarity)}
+	}
+	return out, nil
+}
+
+// indexRank returns the ranking function of the shard's vector index. With
+// a filter (slack < 0) it pre-filters: only the allowed turns and the turns
+// before them (which lift their replies, contextScores) are ranked, so the
+// filter never empties the pool; the thread scope likewise.
+func (ix *Index) indexRank(s *shard, qv []float32, thread string, slack int, allowed func(*entry) bool) func(int) ([]scored, error) {
+	var keep func(*entry) bool
+	switch {
+	case slack < 0:
+		mark := make([]bool, s.ords)
+		for _, e := range s.vx.ents {
+			if allowed(e) {
+				mark[e.ord] = true
+				if e.prev != nil {
+					mark[e.prev.ord] = true
+				}
+			}
+		}
+		keep = func(e *entry) bool { return mark[e.ord] }
+	case thread != "":
+		keep = func(e *entry) bool { return e.doc.ThreadID == thread }
+	}
+	q := normalised(qv)
+	return func(n int) ([]scored, error) { return s.vx.search(q, n, keep), nil }
 }
 
 // candidates merges the channel lists and gives every candidate both

@@ -20,6 +20,8 @@ type entry struct {
 	// (the same array), nil while it has none: scoring a known candidate
 	// needs no lookup in the collection.
 	vec []float32
+	// vslot is 1 + the entry's slot in the shard's vecIndex, 0 without.
+	vslot int
 	// ord numbers the entry within its shard (never reused while the
 	// shard is loaded): per-query scratch is indexed by it.
 	ord int
@@ -44,6 +46,7 @@ type shard struct {
 	stats    bm25Stats
 	ords     int // entries ever put since the load (entry.ord)
 	col      *chromem.Collection
+	vx       *vecIndex // the vector channel's index in front of col
 	dims     int
 	// damaged holds the messages whose stored embedding was skipped at
 	// load because it had the wrong length; putVector clears an entry.
@@ -64,7 +67,7 @@ func (s *shard) unload() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.loaded = false
-	s.docs, s.threads, s.col, s.damaged = nil, nil, nil, nil
+	s.docs, s.threads, s.col, s.vx, s.damaged = nil, nil, nil, nil, nil
 	s.stats = bm25Stats{}
 }
 
@@ -92,6 +95,7 @@ func (s *shard) reset() error {
 		return fmt.Errorf("recall: create collection %s: %w", s.resource, err)
 	}
 	s.col = col
+	s.vx = nil
 	return nil
 }
 
@@ -128,6 +132,7 @@ func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical
 		v = normalised(v)
 		vdocs = append(vdocs, chromem.Document{ID: id, Embedding: v, Metadata: map[string]string{"thread": e.doc.ThreadID}})
 		e.vec = v
+		s.index(e)
 		return nil
 	})
 	if err != nil {
@@ -195,6 +200,8 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 	e.prev = nil
 	if e.vec != nil {
 		_ = s.col.Delete(ctx, nil, nil, id)
+		s.vx.remove(e)
+		e.vec = nil
 	}
 }
 
@@ -209,8 +216,17 @@ func (s *shard) putVector(ctx context.Context, id string, v []float32) error {
 		return fmt.Errorf("recall: add vector %s: %w", id, err)
 	}
 	e.vec = v
+	s.index(e)
 	delete(s.damaged, id)
 	return nil
+}
+
+// index puts e's vector into the shard's vecIndex (caller holds mu).
+func (s *shard) index(e *entry) {
+	if s.vx == nil {
+		s.vx = newVecIndex(len(e.vec))
+	}
+	s.vx.put(e)
 }
 
 // normalised returns v when its L2 norm is 1 (as every embedder's is),

@@ -1,0 +1,18 @@
+package recall
+
+// dots8Go is the pure-Go dots8: out[r] = Σ_i q[i]·codes[r·len(q)+i].
+// It is the fallback without AVX2 and the reference of TestDots8.
+func dots8Go(q, codes []int8, out []int32) {
+	d := len(q)
+	for r := range out {
+		row := codes[r*d : r*d+d]
+		var s0, s1, s2, s3 int32
+		for i := 0; i+4 <= d; i += 4 {
+			s0 += int32(q[i]) * int32(row[i])
+			s1 += int32(q[i+1]) * int32(row[i+1])
+			s2 += int32(q[i+2]) * int32(row[i+2])
+			s3 += int32(q[i+3]) * int32(row[i+3])
+		}
+		out[r] = s0 + s1 + s2 + s3
+	}
+}

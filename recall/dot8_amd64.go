@@ -1,0 +1,29 @@
+//go:build amd64 && !purego
+
+package recall
+
+import "golang.org/x/sys/cpu"
+
+// haveDots8 reports whether dots8AVX2 (dot8_amd64.s) can run on this CPU.
+var haveDots8 = cpu.X86.HasAVX2
+
+// dots8AVX2 computes out[r] = Σ_i q[i]·codes[r·stride+i] for r < rows;
+// stride is a multiple of 32, values in [-127, 127]. Implemented in
+// dot8_amd64.s.
+//
+//go:noescape
+func dots8AVX2(q *int8, codes *int8, stride int, rows int, out *int32)
+
+// dots8 computes out[r] = Σ_i q[i]·codes[r·len(q)+i] for every row of
+// codes (len(q) a multiple of 32, values in [-127, 127]).
+func dots8(q, codes []int8, out []int32) {
+	rows := len(out)
+	if rows == 0 {
+		return
+	}
+	if !haveDots8 {
+		dots8Go(q, codes, out)
+		return
+	}
+	dots8AVX2(&q[0], &codes[0], len(q), rows, &out[0])
+}

@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package recall
+
+// dots8 computes out[r] = Σ_i q[i]·codes[r·len(q)+i] for every row of
+// codes (pure Go where no assembly kernel exists).
+func dots8(q, codes []int8, out []int32) { dots8Go(q, codes, out) }
