@@ -2,7 +2,7 @@ package recall
 
 import (
 	"math"
-		"slices"
+	"slices"
 	"sync"
 )
 
