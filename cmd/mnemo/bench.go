@@ -35,6 +35,8 @@ type benchOptions struct {
 	queries, queryResources, appends int
 	seed                             uint64
 	file, format, work, reuse        string
+	baseline                         string
+	exactness                        int
 	keep, sweep                      bool
 }
 
@@ -55,6 +57,8 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 	fs.BoolVar(&o.keep, "keep", false, "keep the data directory")
 	fs.BoolVar(&o.sweep, "sweep", false, "after the measurements, search every resource once (memory bound and reload cost; synthetic corpus only)")
 	fs.StringVar(&o.reuse, "reuse", "", "measure a data directory kept by an earlier synthetic run (--keep) without ingesting again")
+	fs.IntVar(&o.exactness, "exactness", 100, "queries whose vector top 10 is compared with chromem-go's exact scan (the directory is opened again for it; 0: off)")
+	fs.StringVar(&o.baseline, "baseline", "", "a `mnemo bench --json` report (e.g. of --size 10k) to print this run's flatness and first-use ratios against")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	if err := parse(fs, args); err != nil {
@@ -68,8 +72,8 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 		return m.usagef(fs, "%v", err)
 	}
 	o.size = n
-	if o.batch < 1 || o.writers < 1 || o.queries < 1 || o.appends < 0 || o.resources < 0 || o.queryResources < 0 {
-		return m.usagef(fs, "--batch, --writers and --queries must be positive; --appends, --resources and --query-resources not negative")
+	if o.batch < 1 || o.writers < 1 || o.queries < 1 || o.appends < 0 || o.resources < 0 || o.queryResources < 0 || o.exactness < 0 {
+		return m.usagef(fs, "--batch, --writers and --queries must be positive; --appends, --resources, --query-resources and --exactness not negative")
 	}
 	switch {
 	case o.reuse != "":
@@ -91,6 +95,12 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 			return m.usagef(fs, "--work %s exists; bench needs a fresh directory", o.work)
 		}
 	}
+	var base *benchReport
+	if o.baseline != "" {
+		if base, err = loadBaseline(o.baseline); err != nil {
+			return m.usagef(fs, "%v", err)
+		}
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -108,6 +118,9 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 	}
 	if o.keep {
 		rep.Notes = append(rep.Notes, "data directory kept: "+o.work)
+	}
+	if base != nil {
+		rep.Ratios = ratios(rep, base, o.baseline)
 	}
 	if *asJSON {
 		return m.printJSON(rep)
@@ -337,6 +350,14 @@ func bench(ctx context.Context, o benchOptions, logf func(string, ...any)) (*ben
 		}
 		rep.Sweep = summarize(ds)
 		rep.PeakRSSSweep = procStatus("VmHWM")
+	}
+	if o.exactness > 0 {
+		logf("bench: exactness of the vector index over %d queries (opening the directory again with the exact scan)", min(o.exactness, len(queries)))
+		x, err := measureExactness(ctx, &e, cfg, queries[:min(o.exactness, len(queries))])
+		if err != nil {
+			return nil, err
+		}
+		rep.Exactness = &x
 	}
 	return rep, nil
 }

@@ -53,6 +53,11 @@ type benchReport struct {
 	PeakRSSSweep int64   `json:"peakRssSweepBytes,omitempty"`
 	// Disk sizes after ingest, in bytes.
 	Disk benchDisk `json:"disk"`
+	// Exactness is the vector index against the exact scan (--exactness
+	// queries; nil when 0).
+	Exactness *benchExactness `json:"exactness,omitempty"`
+	// Ratios compare this run with --baseline (nil without).
+	Ratios *benchRatios `json:"ratios,omitempty"`
 	// Notes qualify the figures.
 	Notes []string `json:"notes"`
 }
@@ -208,6 +213,10 @@ func (r *benchReport) printTable(w io.Writer) {
 	}
 	if r.Sweep.N > 0 {
 		row("sweep: search every resource", r.Sweep)
+	}
+	if r.Exactness != nil || r.Ratios != nil {
+		fmt.Fprintln(w)
+		r.printScale(w)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "\nnote: %s", n)

@@ -50,9 +50,18 @@ func TestBench(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(work, "mnemo.db")); err != nil {
 		t.Errorf("--keep: %v", err)
 	}
+	// The vector index against the exact scan (resources this small are
+	// scored exactly: recall 1).
+	if x := rep.Exactness; x == nil || x.Queries != 20 || x.ExactHits == 0 || x.RecallAt10 != 1 {
+		t.Errorf("exactness: %+v", x)
+	}
+	baseline := filepath.Join(t.TempDir(), "base.json")
+	if err := os.WriteFile(baseline, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	// --reuse measures the kept directory without ingesting.
-	code, out, stderr = run(t, nil, "bench", "--reuse", work, "--queries", "7", "--appends", "2", "--sweep", "--json")
+	code, out, stderr = run(t, nil, "bench", "--reuse", work, "--queries", "7", "--appends", "2", "--sweep", "--exactness", "0", "--baseline", baseline, "--json")
 	if code != 0 {
 		t.Fatalf("bench --reuse exit %d: %s", code, stderr)
 	}
@@ -66,13 +75,16 @@ func TestBench(t *testing.T) {
 	if again.Ingest.Messages != 0 || again.Corpus.Messages != 600 || again.LoadContext.N != 7 || again.TargetRecalled < 0.5 {
 		t.Errorf("bench --reuse: ingest %+v, corpus %+v, LoadContext %+v, target %.2f", again.Ingest, again.Corpus, again.LoadContext, again.TargetRecalled)
 	}
+	if q := again.Ratios; q == nil || q.LoadContextP50 <= 0 || q.LoadContextP99 <= 0 || q.FirstUse <= 0 || again.Exactness != nil {
+		t.Errorf("--baseline ratios %+v, --exactness 0 gave %+v", q, again.Exactness)
+	}
 
 	// The table names every figure.
-	code, out, stderr = run(t, nil, "bench", "--size", "300", "--queries", "5", "--appends", "2")
+	code, out, stderr = run(t, nil, "bench", "--size", "300", "--queries", "5", "--appends", "2", "--baseline", baseline)
 	if code != 0 {
 		t.Fatalf("bench exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"msgs/s", "open (cold start)", "peak RSS", "LoadContext (recall on)", "search vector", "p99"} {
+	for _, want := range []string{"msgs/s", "open (cold start)", "peak RSS", "LoadContext (recall on)", "search vector", "p99", "recall@10 vs exact", "flatness", "first use"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -88,6 +100,8 @@ func TestBenchUsage(t *testing.T) {
 		{"bench", "--work", existing},
 		{"bench", "extra"},
 		{"bench", "--reuse", existing, "--work", existing},
+		{"bench", "--exactness", "-1"},
+		{"bench", "--baseline", filepath.Join(existing, "missing.json")},
 	} {
 		code, _, stderr := run(t, nil, args...)
 		if code != 2 || !strings.Contains(stderr, "usage") {
