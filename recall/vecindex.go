@@ -75,7 +75,10 @@ func encode8(dst []int8, v []float32) float32 {
 func (x *vecIndex) put(e *entry) {
 	if e.vslot == 0 {
 		x.ents = append(x.ents, e)
-		x.codes = append(x.codes, make([]int8, x.stride)...)
+		// Past len the backing array is zero (fresh, or cleared by
+		// remove); encode8 overwrites the row anyway.
+		n := len(x.codes)
+		x.codes = slices.Grow(x.codes, x.stride)[:n+x.stride]
 		x.scales = append(x.scales, 0)
 		e.vslot = len(x.ents)
 	}
