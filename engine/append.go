@@ -60,6 +60,18 @@ type AppendResult struct {
 // other metadata or in another thread (or repeated so within req). On any
 // error nothing of the request is stored.
 func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, error) {
+	return e.appendWith(ctx, req, appendHooks{})
+}
+
+// appendHooks extend an append's transaction (the dispatch journal,
+// dispatch.go): before runs first, after runs once the messages are stored;
+// an error from either rolls the whole append back.
+type appendHooks struct {
+	before, after func(ctx context.Context, tx *sql.Tx, res *AppendResult) error
+}
+
+// appendWith is Append with hooks in its transaction.
+func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks appendHooks) (*AppendResult, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -80,7 +92,18 @@ func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, 
 	for attempt := 0; ; attempt++ {
 		err := e.tx(ctx, func(tx *sql.Tx) error {
 			*res = AppendResult{ThreadID: req.ThreadID, Seqs: res.Seqs, IDs: res.IDs}
-			return e.appendTx(ctx, tx, &req, rows, now, res)
+			if hooks.before != nil {
+				if err := hooks.before(ctx, tx, res); err != nil {
+					return err
+				}
+			}
+			if err := e.appendTx(ctx, tx, &req, rows, now, res); err != nil {
+				return err
+			}
+			if hooks.after != nil {
+				return hooks.after(ctx, tx, res)
+			}
+			return nil
 		})
 		var exp *expiredError
 		if !errors.As(err, &exp) || attempt > 2 {

@@ -74,6 +74,12 @@ type Config struct {
 	// value keeps every run.
 	Retention journal.Retention
 
+	// UnsettledText is the synthetic tool result LoadContext gives a
+	// dispatched call whose outcome is unknown (dispatch.go). It is part of
+	// the prompt: replay reproduces a run's hash only with the same text.
+	// Empty means DefaultUnsettledText.
+	UnsettledText string
+
 	// Lifecycle bounds how long threads live and how much a resource and
 	// the store may hold (lifecycle.go, quota.go). The zero value keeps
 	// every thread forever, unbounded.

@@ -64,6 +64,18 @@
 //     quoted), observations derived from untrusted sources render untrusted,
 //     and dates say their time zone. memctx.render names the rendering, so
 //     replay knows when a hash cannot be reproduced.
+//   - Lifecycle (lifecycle.go, expire.go, quota.go): a thread's last
+//     activity is never lowered, and idleness is counted forward only, so a
+//     clock moving backwards expires nothing early; expiry and eviction
+//     erase through DeleteThread's path, re-checked inside the erasure
+//     transaction; eviction never takes the thread being appended to; the
+//     byte counters quotas read match the messages (Check).
+//   - The dispatch journal (dispatch.go): an intent (the assistant call and
+//     its dispatch) and a settlement (the tool message and the dispatch's
+//     result) are each one transaction. A dispatch of unknown outcome is
+//     never dropped from a Context: its call gets a synthetic result
+//     (Config.UnsettledText, reason "unsettled" in memctx) until it is
+//     settled. A settlement after its thread was erased stores nothing.
 //
 // # Concurrency
 //

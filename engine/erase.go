@@ -286,6 +286,10 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 		// them, and deleting them would let SQLite reuse their rowids for
 		// the delete rows below, which the drainer would then clear as done.
 		// An index row of an erased message finds no message and is a no-op.
+		// A dispatch goes with its call's or its result's message (dispatch.go).
+		if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE message_id IN `+in+` OR result_id IN `+in, append(chunk, chunk...)...); err != nil {
+			return nil, fmt.Errorf("engine: erase dispatches: %w", err)
+		}
 		for _, q := range []string{`DELETE FROM message_blobs WHERE message_id IN `, `DELETE FROM messages WHERE id IN `} {
 			if _, err := tx.ExecContext(ctx, q+in, chunk...); err != nil {
 				return nil, fmt.Errorf("engine: erase messages: %w", err)
@@ -368,6 +372,7 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 	for _, t := range threads {
 		for _, q := range []string{
 			`DELETE FROM threads WHERE id = ?`,
+			`DELETE FROM dispatches WHERE thread_id = ?`,
 			`DELETE FROM journal WHERE scope = '` + ScopeErased + `' AND thread_id = ?`,
 			`DELETE FROM journal WHERE scope = '` + journal.ScopeTool + `' AND thread_id = ?`,
 		} {

@@ -120,3 +120,14 @@ func (e *QuotaError) Error() string {
 
 // Unwrap returns ErrQuotaExceeded.
 func (e *QuotaError) Unwrap() error { return ErrQuotaExceeded }
+
+// ErrDispatchNotFound is returned by SettleDispatch when no intent was
+// begun for the run and call id under the caller's resource (another
+// resource's dispatch gets this same answer).
+var ErrDispatchNotFound = errors.New("engine: dispatch not found")
+
+// ErrDispatchErased is returned by SettleDispatch when the dispatch's
+// thread was erased (DeleteThread, DeleteResource, expiry or eviction)
+// after the intent was begun: the settlement is refused and nothing is
+// stored.
+var ErrDispatchErased = errors.New("engine: the dispatch's thread was erased")

@@ -215,7 +215,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		drops = append(drops, cut...)
 		obs, obsDrops = budgetObservations(obs, req.TokenBudget)
 	}
-	turns = layout(turns, req.ThreadID)
+	turns = withUnsettled(layout(turns, req.ThreadID), e.unsettledText())
 	loc := e.location(req.ResourceID)
 	obsText, obsRefs := observe.Render(obs, loc), observe.Refs(obs)
 
@@ -247,7 +247,11 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	if rec.Observations == nil {
 		rec.Observations = []journal.ObservationRef{}
 	}
+	rec.Unsettled = unsettledRefs(turns)
 	for _, t := range turns {
+		if t.Reason == journal.ReasonUnsettled {
+			continue // listed in rec.Unsettled: not a stored turn
+		}
 		if t.Recent {
 			rec.RecentCount++
 			if len(rec.Recent) < journal.RecentCap {

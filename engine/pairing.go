@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/mnemo-go/mnemo/journal"
@@ -17,6 +18,10 @@ type turn struct {
 	Recent                 bool
 	Reason                 string   // journal.ReasonHit, ReasonRange, ReasonRepair; "" for the recent window
 	Score, Lexical, Vector *float64 // set on recall hits
+	// Unsettled are the ids of this assistant turn's calls that are
+	// dispatches of unknown outcome (dispatch.go): they travel without a
+	// stored result and get a synthetic one (withUnsettled).
+	Unsettled []string
 }
 
 // dropped is a turn left out of the prompt, with the reason.
@@ -44,10 +49,11 @@ type pairer struct {
 	calls   map[string]*Message // result message id -> its call, nil when none
 	results map[string]*Message // call message id + "\x00" + call id -> its result, nil when none
 	banned  map[string]bool     // message ids that cannot be paired
+	pending map[string]bool     // call message id + "\x00" + call id -> a dispatch of unknown outcome
 }
 
 func (e *Engine) newPairer() *pairer {
-	return &pairer{e: e, calls: map[string]*Message{}, results: map[string]*Message{}, banned: map[string]bool{}}
+	return &pairer{e: e, calls: map[string]*Message{}, results: map[string]*Message{}, banned: map[string]bool{}, pending: map[string]bool{}}
 }
 
 // turnSet is a set of turns by thread and seq, in insertion order.
@@ -107,7 +113,13 @@ func (p *pairer) repairPairs(ctx context.Context, in []turn) ([]turn, []dropped,
 			if err != nil {
 				return nil, nil, err
 			}
-			for _, m := range partners {
+			for i, m := range partners {
+				if m == unsettledResult { // an unknown outcome is kept, never dropped
+					if !slices.Contains(t.Unsettled, t.ToolCalls[i].ID) {
+						t.Unsettled = append(t.Unsettled, t.ToolCalls[i].ID)
+					}
+					continue
+				}
 				if m == nil || p.banned[m.ID] {
 					why := journal.ReasonOrphanToolResult
 					if t.Role == RoleAssistant {
@@ -201,9 +213,34 @@ func (p *pairer) callOf(ctx context.Context, set *turnSet, t *turn) (*Message, e
 	return c, nil
 }
 
-// resultOf returns the result of call callID of the assistant message t, or
+// unsettledResult stands for the result of a dispatched call whose outcome
+// is unknown: it is never stored, and withUnsettled renders it.
+var unsettledResult = &Message{Role: RoleTool}
+
+// resultOf returns the result of call callID of the assistant message t;
+// unsettledResult when there is none but the call is a dispatch of unknown
+// outcome (recognised before the call could be dropped as unpaired); or
 // nil.
 func (p *pairer) resultOf(ctx context.Context, set *turnSet, t *turn, callID string) (*Message, error) {
+	r, err := p.storedResultOf(ctx, set, t, callID)
+	if r != nil || err != nil {
+		return r, err
+	}
+	key := t.ID + "\x00" + callID
+	if _, ok := p.pending[key]; !ok {
+		if p.pending[key], err = p.e.pendingDispatch(ctx, t.ID, callID); err != nil {
+			return nil, err
+		}
+	}
+	if p.pending[key] {
+		return unsettledResult, nil
+	}
+	return nil, nil
+}
+
+// storedResultOf returns the stored result of call callID of the assistant
+// message t, or nil.
+func (p *pairer) storedResultOf(ctx context.Context, set *turnSet, t *turn, callID string) (*Message, error) {
 	key := t.ID + "\x00" + callID
 	if r, ok := p.results[key]; ok {
 		return r, nil

@@ -116,7 +116,8 @@ func (e *Engine) Replay(ctx context.Context, runID string, opt ReplayOptions) (*
 		div.Differences = append(div.Differences, fmt.Sprintf("the run's time zone %q is unknown here: %v", rec.TimeZone, err))
 		return nil, div
 	}
-	turns = layout(turns, rec.ThreadID)
+	markUnsettled(turns, rec.Unsettled)
+	turns = withUnsettled(layout(turns, rec.ThreadID), e.unsettledText())
 	orig := compose(turns, renderObservations(obs, loc), wm, tools, loc)
 	if orig.PromptHash != rec.PromptHash {
 		div.Differences = append(div.Differences, hashDifference(rec, orig.PromptHash))

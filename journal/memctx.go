@@ -31,6 +31,11 @@ const (
 	ReasonRecalledUnchanged = "recalled-unchanged" // reserved for replay reports
 )
 
+// ReasonUnsettled marks a dispatched tool call whose outcome is unknown
+// (MemCtx.Unsettled): the call was kept and given a synthetic result saying
+// so, neither dropped nor shown as a success or a failure.
+const ReasonUnsettled = "unsettled"
+
 // MemCtx is the provenance record of one LoadContext run, stored under
 // "<runId>:memctx". Field names and shapes follow DESIGN.md exactly.
 //
@@ -50,9 +55,13 @@ type MemCtx struct {
 	ObservationCount   int              `json:"observationCount"`
 	Observations       []ObservationRef `json:"observations"`
 	WorkingMemoryChars int              `json:"workingMemoryChars"`
-	Tokens             *Tokens          `json:"tokens,omitempty"` // nil in records written before token figures existed
-	Retrieval          Retrieval        `json:"retrieval"`
-	PromptHash         string           `json:"promptHash"`
+	// Unsettled lists the dispatched tool calls of the prompt whose outcome
+	// was unknown (reason "unsettled"): each names the assistant message
+	// (MessageID, Seq) and the call (ToolCallID) that got a synthetic result.
+	Unsettled  []Ref     `json:"unsettled,omitempty"`
+	Tokens     *Tokens   `json:"tokens,omitempty"` // nil in records written before token figures existed
+	Retrieval  Retrieval `json:"retrieval"`
+	PromptHash string    `json:"promptHash"`
 	// Render names the rendering the prompt was composed with (e.g.
 	// "render-v2"); empty for runs recorded before it was recorded. Replay
 	// reproduces PromptHash only with the same rendering.
@@ -104,6 +113,8 @@ type Ref struct {
 	Lexical   *float64 `json:"lexicalScore,omitempty"`
 	Vector    *float64 `json:"vectorScore,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
+	// ToolCallID names the call of an Unsettled entry.
+	ToolCallID string `json:"toolCallId,omitempty"`
 }
 
 // ObservationRef names an observation or reflection rendered into the

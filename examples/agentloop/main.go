@@ -6,10 +6,14 @@
 // The agent keeps a working memory about the user (a Profile, resource
 // scope) that the model updates with the updateWorkingMemory tool; after
 // every update the example prints the state, so you can watch it change.
+// Its own side-effecting tool, send_email, goes through mnemo's dispatch
+// journal (dispatch.go); --crash-demo shows a crash between the intent and
+// the settlement, and the next run seeing "outcome unknown".
 //
 // Usage:
 //
 //	go run ./examples/agentloop --offline         # scripted in-process model, no network
+//	go run ./examples/agentloop --offline --crash-demo  # a crash between intent and settlement
 //	OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-… MNEMO_MODEL=gpt-4o-mini \
 //	  go run ./examples/agentloop                 # any OpenAI-compatible endpoint
 //
@@ -79,6 +83,7 @@ type options struct {
 	resource string
 	maxSteps int
 	stdin    bool
+	crash    bool
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, getenv func(string) string) error {
@@ -90,6 +95,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 	fs.StringVar(&o.resource, "resource", "ana", "resource (user) id")
 	fs.IntVar(&o.maxSteps, "max-steps", 6, "model calls per user turn at most")
 	fs.BoolVar(&o.stdin, "stdin", false, "read user turns from standard input, one per line")
+	fs.BoolVar(&o.crash, "crash-demo", false, "run two agent processes: the first crashes between a send_email intent and its settlement")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -120,10 +126,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 		defer os.RemoveAll(tmp)
 		o.dir = tmp
 	}
-	e, err := engine.Open(ctx, engine.Config{
-		Dir:           o.dir,
-		WorkingMemory: &working.Config{SchemaOf: Profile{}, Scope: working.ScopeResource},
-	})
+	// A session id keeps run ids unique when --dir is reused: the journal
+	// would otherwise answer a new call that reuses an old call id (the
+	// scripted model numbers its calls) with the old recorded result.
+	newAgent := func(e *engine.Engine) *agent {
+		return &agent{e: e, client: client, model: model, opt: o, out: stdout, session: ulid.Make().String()}
+	}
+	if o.crash {
+		return crashDemo(ctx, o, newAgent)
+	}
+	e, err := engine.Open(ctx, engineConfig(o.dir))
 	if err != nil {
 		return err
 	}
@@ -142,16 +154,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 			return err
 		}
 	}
-	// A session id keeps run ids unique when --dir is reused: the journal
-	// would otherwise answer a new call that reuses an old call id (the
-	// scripted model numbers its calls) with the old recorded result.
-	a := &agent{e: e, client: client, model: model, opt: o, out: stdout, session: ulid.Make().String()}
+	a := newAgent(e)
 	for i, text := range turns {
 		if err := a.turn(ctx, i+1, text); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// engineConfig is the agent's memory: a Profile in working memory.
+func engineConfig(dir string) engine.Config {
+	return engine.Config{Dir: dir, WorkingMemory: &working.Config{SchemaOf: Profile{}, Scope: working.ScopeResource}}
 }
 
 // agent runs turns of one thread.
@@ -162,6 +176,9 @@ type agent struct {
 	opt     options
 	out     io.Writer
 	session string
+	// crashAfterIntent makes dispatch fail with errCrashed once the
+	// intent is recorded (--crash-demo).
+	crashAfterIntent bool
 }
 
 // turn stores the user's message and loops model calls until the model
@@ -180,7 +197,7 @@ func (a *agent) turn(ctx context.Context, n int, text string) error {
 			return err
 		}
 		resp, err := a.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
-			Model: a.model, Messages: c.OpenAIMessages(SystemPrompt), Tools: c.Tools,
+			Model: a.model, Messages: c.OpenAIMessages(SystemPrompt), Tools: append(c.Tools, sendEmailTool),
 		})
 		if err != nil {
 			return fmt.Errorf("chat completion: %w", err)
@@ -189,7 +206,9 @@ func (a *agent) turn(ctx context.Context, n int, text string) error {
 			return errors.New("chat completion: no choices")
 		}
 		msg := resp.Choices[0].Message
-		if err := a.append(ctx, assistantMessage(msg)); err != nil {
+		stored := assistantMessage(msg)
+		stored.ID = ulid.Make().String() // the dispatch journal names it
+		if err := a.append(ctx, stored); err != nil {
 			return err
 		}
 		if len(msg.ToolCalls) == 0 {
@@ -197,6 +216,14 @@ func (a *agent) turn(ctx context.Context, n int, text string) error {
 			return nil
 		}
 		for _, tc := range msg.ToolCalls {
+			if tc.Function.Name == SendEmailName { // the agent's own side effect
+				res, err := a.dispatch(ctx, runID, stored, tc)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.out, "  → %s(%s) = %s\n", tc.Function.Name, tc.Function.Arguments, res)
+				continue
+			}
 			res, err := a.e.HandleToolCall(ctx, runID, a.opt.thread, a.opt.resource, tc)
 			if err != nil {
 				return err

@@ -94,7 +94,7 @@ func TestAgainstEndpoint(t *testing.T) {
 		t.Fatalf("chat requests=%d, want %d (two per turn with an update, one without)", got, want)
 	}
 	for i, r := range reqs {
-		if r.Model != "test-model" || len(r.Tools) != 1 || r.Tools[0].Function.Name != tools.UpdateWorkingMemoryName {
+		if r.Model != "test-model" || len(r.Tools) != 2 || r.Tools[0].Function.Name != tools.UpdateWorkingMemoryName || r.Tools[1].Function.Name != SendEmailName {
 			t.Fatalf("request %d: model %q, tools %+v", i, r.Model, r.Tools)
 		}
 		if r.Messages[0].Role != openai.ChatMessageRoleSystem || !strings.Contains(r.Messages[0].Content, "<working_memory") {
@@ -158,3 +158,47 @@ func TestBadArguments(t *testing.T) {
 type errIs string
 
 func (e errIs) Error() string { return string(e) }
+
+// TestSendEmailDispatched: the side-effecting tool goes through the
+// dispatch journal: the e-mail is sent once and its dispatch settled.
+func TestSendEmailDispatched(t *testing.T) {
+	dir := t.TempDir()
+	out := runLoop(t, nil, "Please email Bob that I'm running late.\nDid the email to Bob go out?\n", "--offline", "--dir", dir, "--stdin")
+	if !strings.Contains(out, "assistant> Done: the e-mail is sent.") || !strings.Contains(out, "assistant> Yes, it was sent.") {
+		t.Fatalf("output:\n%s", out)
+	}
+	e := openEngine(t, dir)
+	if us, err := e.Unsettled(context.Background(), "chat-1", "ana"); err != nil || len(us) != 0 {
+		t.Fatalf("unsettled %+v (%v)", us, err)
+	}
+}
+
+// TestCrashDemo runs `--offline --crash-demo`: the first process dies
+// between the intent and the settlement; the next run's model sees the
+// outcome as unknown (the scripted model answers so only when a send_email
+// result says "Outcome unknown") and declines to resend; reconciliation
+// settles it.
+func TestCrashDemo(t *testing.T) {
+	dir := t.TempDir()
+	out := runLoop(t, nil, "", "--offline", "--crash-demo", "--dir", dir)
+	for _, want := range []string{
+		"✗ crash: the intent to call send_email",
+		"assistant> I can't confirm it: I started sending that e-mail but its outcome was never recorded.",
+		"reconcile: 1 dispatch(es) of unknown outcome",
+		`settled as "not sent: the mail outbox has no record of it"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+	e := openEngine(t, dir)
+	ctx := context.Background()
+	if us, err := e.Unsettled(ctx, "chat-1", "ana"); err != nil || len(us) != 0 {
+		t.Fatalf("unsettled after reconciliation %+v (%v)", us, err)
+	}
+	msgs, _ := e.Messages(ctx, "chat-1", 0, 0)
+	last := msgs[len(msgs)-1]
+	if last.Role != engine.RoleTool || !strings.HasPrefix(last.Content, "Error: not sent") {
+		t.Fatalf("the settlement is not the last message: %+v", last)
+	}
+}

@@ -22,6 +22,8 @@ var (
 	reDone    = regexp.MustCompile(`(?i)\b(?:booked|did|done)\b.*?\b(\w+)[.!]*$`)
 	reWhere   = regexp.MustCompile(`(?i)where do i live`)
 	reWMBlock = regexp.MustCompile(`(?s)<working_memory[^>]*>\n(.*?)\n</working_memory>`)
+	reEmail   = regexp.MustCompile(`(?i)e-?mail (\w+) that ([^.!?]+)`)
+	reDidMail = regexp.MustCompile(`(?i)did the e-?mail .*go out`)
 )
 
 // ScriptedModel is the offline model behind --offline: an
@@ -40,6 +42,9 @@ func ScriptedModel(req openai.ChatCompletionRequest) (openai.ChatCompletionRespo
 	}
 	mem := memoryOf(req.Messages)
 	last := req.Messages[len(req.Messages)-1]
+	if ans, ok := emailTurn(req.Messages); ok {
+		return ans, nil
+	}
 	if last.Role == openai.ChatMessageRoleTool {
 		var res struct {
 			OK    bool   `json:"ok"`
@@ -131,4 +136,49 @@ func acknowledge(mem Profile, patch map[string]any) string {
 	default:
 		return "Noted."
 	}
+}
+
+// emailTurn plays the send_email part of the script: a request to e-mail
+// someone becomes a send_email call, its result an acknowledgement, and a
+// question whether it went out is answered from the tool result in the
+// history — cautiously when the outcome is unknown.
+func emailTurn(msgs []openai.ChatCompletionMessage) (openai.ChatCompletionResponse, bool) {
+	last := msgs[len(msgs)-1]
+	switch {
+	case last.Role == openai.ChatMessageRoleUser && reEmail.MatchString(last.Content):
+		m := reEmail.FindStringSubmatch(last.Content)
+		args, _ := json.Marshal(map[string]string{"to": m[1], "body": strings.TrimSpace(m[2])})
+		id := fmt.Sprintf("call_%d", len(msgs))
+		return fakeopenai.Calls(fakeopenai.ToolCall(id, "send_email", string(args))).Response, true
+	case last.Role == openai.ChatMessageRoleTool && callName(msgs, last.ToolCallID) == "send_email":
+		return fakeopenai.Text("Done: the e-mail is " + last.Content + ".").Response, true
+	case last.Role == openai.ChatMessageRoleUser && reDidMail.MatchString(last.Content):
+		for i := len(msgs) - 1; i >= 0; i-- {
+			m := msgs[i]
+			if m.Role != openai.ChatMessageRoleTool || callName(msgs, m.ToolCallID) != "send_email" {
+				continue
+			}
+			switch {
+			case strings.Contains(m.Content, "Outcome unknown"):
+				return fakeopenai.Text("I can't confirm it: I started sending that e-mail but its outcome was never recorded. I won't send it again until we have checked whether it went out.").Response, true
+			case strings.HasPrefix(m.Content, "Error"):
+				return fakeopenai.Text("No, it failed: " + m.Content).Response, true
+			}
+			return fakeopenai.Text("Yes, it was sent.").Response, true
+		}
+		return fakeopenai.Text("I have not sent any e-mail.").Response, true
+	}
+	return openai.ChatCompletionResponse{}, false
+}
+
+// callName is the name of the tool call callID in msgs.
+func callName(msgs []openai.ChatCompletionMessage, callID string) string {
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if tc.ID == callID {
+				return tc.Function.Name
+			}
+		}
+	}
+	return ""
 }

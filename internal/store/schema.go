@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -13,6 +13,7 @@ const SchemaVersion = 6
 //	embeddings                 engine, through the outbox (recall derives from it)
 //	working_memory[_history]   package working
 //	observations               package observe
+//	dispatches                 engine (the dispatch journal, dispatch.go)
 //	journal, runs              package journal (memoized steps, tool applications, memctx records; run owners)
 //
 // Times are Unix milliseconds (UTC). JSON columns hold compact JSON text.
@@ -224,6 +225,30 @@ UPDATE threads SET last_active = updated_at, bytes = COALESCE((SELECT SUM(
 	FROM messages m LEFT JOIN message_blobs b ON b.message_id = m.id WHERE m.thread_id = threads.id), 0);
 CREATE INDEX threads_by_activity ON threads(last_active, resource_id, id);
 CREATE INDEX threads_by_resource_activity ON threads(resource_id, last_active, id);
+`,
+	// 7: the dispatch journal (issue 15). One row per side-effecting tool
+	// call an application announced before acting (its intent: the
+	// assistant message message_id holds call call_id of run run_id) and,
+	// once settled, the tool message that holds its result (result_id; ''
+	// while the outcome is unknown). A run belongs to one thread (runs), so
+	// (run, call) names a dispatch.
+	`
+CREATE TABLE dispatches (
+	run_id        TEXT NOT NULL,
+	call_id       TEXT NOT NULL,
+	thread_id     TEXT NOT NULL,
+	resource_id   TEXT NOT NULL,
+	message_id    TEXT NOT NULL,
+	name          TEXT NOT NULL,
+	result_id     TEXT NOT NULL DEFAULT '',
+	result_digest TEXT NOT NULL DEFAULT '',
+	failed        INTEGER NOT NULL DEFAULT 0,
+	begun_at      INTEGER NOT NULL,
+	settled_at    INTEGER,
+	PRIMARY KEY (run_id, call_id)
+);
+CREATE INDEX dispatches_by_thread ON dispatches(thread_id, message_id);
+CREATE INDEX dispatches_by_resource ON dispatches(resource_id);
 `,
 }
 

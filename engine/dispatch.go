@@ -1,0 +1,458 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/tokens"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// The dispatch journal records a side-effecting tool call (send an e-mail,
+// charge a card) before the application performs it, and its result after:
+//
+//	d, err := e.BeginDispatch(ctx, DispatchIntent{RunID, ThreadID, ResourceID, Message: assistantMsg})
+//	out, callErr := sendMail(args)          // the action itself, outside mnemo
+//	e.SettleDispatch(ctx, Settlement{RunID, ResourceID, CallID: d.CallID, Result: out})
+//
+// A crash between the two leaves a dispatch whose outcome is unknown: the
+// action may or may not have happened. LoadContext then keeps the call and
+// gives it a synthetic tool result saying so (Config.UnsettledText), so the
+// model neither believes the action failed and repeats it, nor believes it
+// succeeded; Unsettled lists such dispatches for reconciliation with the
+// service that owns the action, and a later SettleDispatch replaces the
+// synthetic result with the real one.
+
+// DefaultUnsettledText is the synthetic tool result LoadContext gives a
+// dispatched call whose outcome is unknown (Config.UnsettledText).
+const DefaultUnsettledText = "Outcome unknown: this action was started but its result was never recorded (the agent stopped before it finished). It may or may not have taken effect. Do not repeat it without first checking whether it already happened."
+
+// Dispatch is one side-effecting tool call in the dispatch journal.
+type Dispatch struct {
+	RunID      string          `json:"runId"`
+	ThreadID   string          `json:"threadId"`
+	ResourceID string          `json:"resourceId"`
+	CallID     string          `json:"callId"`
+	Name       string          `json:"name"`      // the tool's name
+	Arguments  json.RawMessage `json:"arguments"` // the call's arguments, as stored (redacted)
+	// MessageID and Seq name the assistant message that makes the call.
+	MessageID string `json:"messageId"`
+	Seq       int64  `json:"seq"`
+	// Settled reports that the result is recorded: ResultID is the tool
+	// message holding it, Failed says it was recorded as an error.
+	Settled   bool       `json:"settled"`
+	Failed    bool       `json:"failed,omitempty"`
+	ResultID  string     `json:"resultId,omitempty"`
+	BegunAt   time.Time  `json:"begunAt"`
+	SettledAt *time.Time `json:"settledAt,omitempty"`
+}
+
+// DispatchIntent announces a tool call the application is about to
+// perform (BeginDispatch).
+type DispatchIntent struct {
+	// RunID is the run making the call; it is claimed for the thread as
+	// LoadContext claims it. Required.
+	RunID string
+	// ThreadID and ResourceID name the conversation; both required (the
+	// thread is created when new, as by Append).
+	ThreadID, ResourceID string
+	// Message is the assistant message that makes the call. It is appended
+	// to the thread unless already stored (same id and content). When its
+	// ID is empty one is derived from the run and its call ids, so a
+	// repeated BeginDispatch stores it once.
+	Message Message
+	// CallID picks the call among Message.ToolCalls; it may be empty when
+	// the message makes exactly one call.
+	CallID string
+}
+
+// Settlement records the outcome of a dispatched call (SettleDispatch).
+type Settlement struct {
+	// RunID and CallID name the dispatch; ResourceID is the caller's
+	// resource, which must own it. All required.
+	RunID, ResourceID, CallID string
+	// Result is the tool's output, stored as the tool message's content.
+	Result string
+	// Error, when not empty, records the call as failed: the tool message
+	// reads "Error: " followed by it, and Result must be empty.
+	Error string
+}
+
+// BeginDispatch commits the intent to perform a tool call before the
+// caller performs it: the assistant message is appended (unless stored)
+// and the dispatch recorded, in one transaction. It is idempotent by
+// (thread, run, call id): beginning again returns the recorded dispatch.
+//
+// Errors: a *ValidationError for a bad id or a message that is not an
+// assistant message making the call; ErrResourceMismatch when the thread is
+// another resource's; journal.ErrRunOwned when the run belongs to another
+// thread; ErrConflict when the run's call was begun with another message;
+// the errors of Append.
+func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatch, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	call, err := e.validateIntent(&in)
+	if err != nil {
+		return nil, err
+	}
+	_, leave, err := e.erasure.fence.enter(ctx, resourceKey(in.ResourceID), false)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	var existed bool
+	before := func(ctx context.Context, tx *sql.Tx, _ *AppendResult) error {
+		// The run is claimed first: another thread's run is refused before
+		// anything of its dispatches is read. A claim that the append then
+		// refuses (another resource's thread) is rolled back with it.
+		if err := claimRunTx(ctx, tx, in.RunID, in.ThreadID, in.ResourceID, e.now()); err != nil {
+			return err
+		}
+		var msg string
+		err := tx.QueryRowContext(ctx, `SELECT message_id FROM dispatches WHERE run_id = ? AND call_id = ?`, in.RunID, call.ID).Scan(&msg)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil
+		case err != nil:
+			return fmt.Errorf("engine: begin dispatch: %w", err)
+		case msg != in.Message.ID:
+			return fmt.Errorf("%w: call %q of run %q was begun with message %q", ErrConflict, call.ID, in.RunID, msg)
+		}
+		existed = true
+		return nil
+	}
+	after := func(ctx context.Context, tx *sql.Tx, res *AppendResult) error {
+		if existed {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO dispatches (run_id, call_id, thread_id, resource_id, message_id, name, begun_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, in.RunID, call.ID, in.ThreadID, res.ResourceID, in.Message.ID, call.Name, e.now().UTC().UnixMilli())
+		if err != nil {
+			return fmt.Errorf("engine: begin dispatch: %w", err)
+		}
+		return nil
+	}
+	if _, err := e.appendWith(ctx, AppendRequest{ThreadID: in.ThreadID, ResourceID: in.ResourceID, Messages: []Message{in.Message}},
+		appendHooks{before: before, after: after}); err != nil {
+		return nil, err
+	}
+	return e.dispatch(ctx, e.db, in.RunID, call.ID)
+}
+
+// validateIntent checks in, derives the message id when empty and returns
+// the call dispatched.
+func (e *Engine) validateIntent(in *DispatchIntent) (ToolCall, error) {
+	switch {
+	case !ValidID(in.RunID):
+		return ToolCall{}, invalid(-1, "runId", idRule)
+	case !ValidID(in.ThreadID):
+		return ToolCall{}, invalid(-1, "threadId", idRule)
+	case !ValidID(in.ResourceID):
+		return ToolCall{}, invalid(-1, "resourceId", idRule)
+	case in.Message.Role != RoleAssistant || len(in.Message.ToolCalls) == 0:
+		return ToolCall{}, invalid(-1, "message", "must be an assistant message with tool calls")
+	}
+	var call *ToolCall
+	for i, tc := range in.Message.ToolCalls {
+		if tc.ID == in.CallID || (in.CallID == "" && len(in.Message.ToolCalls) == 1) {
+			call = &in.Message.ToolCalls[i]
+			break
+		}
+	}
+	if call == nil {
+		if in.CallID == "" {
+			return ToolCall{}, invalid(-1, "callId", "is required when the message makes more than one call")
+		}
+		return ToolCall{}, invalid(-1, "callId", "%q is not a call of the message", clip(in.CallID, 64))
+	}
+	if in.Message.ID == "" {
+		ids := make([]string, len(in.Message.ToolCalls))
+		for i, tc := range in.Message.ToolCalls {
+			ids[i] = tc.ID
+		}
+		in.Message.ID = derivedID("dispatch-call-", in.ResourceID, in.ThreadID, in.RunID, strings.Join(ids, "\x00"))
+	}
+	return *call, nil
+}
+
+// derivedID is prefix and 32 hex digits of a hash of parts: a message id
+// that the same (run, call) always gets.
+func derivedID(prefix string, parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s;", len(p), p)
+	}
+	return prefix + hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// claimRunTx is journal.ClaimRun inside tx: the run becomes thread's of
+// resource unless it is already another's (journal.ErrRunOwned, naming
+// neither).
+func claimRunTx(ctx context.Context, tx *sql.Tx, runID, threadID, resourceID string, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO runs (id, thread_id, resource_id, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`, runID, threadID, resourceID, now.UnixMilli()); err != nil {
+		return fmt.Errorf("engine: claim run %s: %w", runID, err)
+	}
+	var thread, resource string
+	if err := tx.QueryRowContext(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&thread, &resource); err != nil {
+		return fmt.Errorf("engine: claim run %s: %w", runID, err)
+	}
+	if thread != threadID || resource != resourceID {
+		return fmt.Errorf("%w: %s", journal.ErrRunOwned, runID)
+	}
+	return nil
+}
+
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// dispatch reads the dispatch (run, call) with its call's arguments.
+func (e *Engine) dispatch(ctx context.Context, q rowQuerier, runID, callID string) (*Dispatch, error) {
+	d := &Dispatch{RunID: runID, CallID: callID}
+	var begun int64
+	var settled sql.NullInt64
+	var calls sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT d.thread_id, d.resource_id, d.name, d.message_id, COALESCE(m.seq, 0), m.tool_calls,
+		d.result_id, d.failed, d.begun_at, d.settled_at
+		FROM dispatches d LEFT JOIN messages m ON m.id = d.message_id WHERE d.run_id = ? AND d.call_id = ?`, runID, callID).
+		Scan(&d.ThreadID, &d.ResourceID, &d.Name, &d.MessageID, &d.Seq, &calls, &d.ResultID, &d.Failed, &begun, &settled)
+	if err != nil {
+		return nil, err
+	}
+	d.Settled = d.ResultID != ""
+	d.BegunAt = time.UnixMilli(begun).UTC()
+	if settled.Valid {
+		t := time.UnixMilli(settled.Int64).UTC()
+		d.SettledAt = &t
+	}
+	var tcs []ToolCall
+	if calls.Valid && json.Unmarshal([]byte(calls.String), &tcs) == nil {
+		for _, tc := range tcs {
+			if tc.ID == callID {
+				d.Arguments = tc.Arguments
+			}
+		}
+	}
+	return d, nil
+}
+
+// SettleDispatch commits the outcome of a dispatched call as its tool
+// message (appended to the thread, named after the tool). It is idempotent:
+// settling again with the same outcome returns the recorded dispatch. Once
+// settled, LoadContext shows the real result instead of the synthetic one.
+//
+// Errors: a *ValidationError for a bad id or both Result and Error given;
+// ErrDispatchNotFound when no intent was begun for (RunID, CallID) under
+// ResourceID (another resource's dispatch gets this same answer, naming
+// nothing of it); ErrDispatchErased when the dispatch's thread was erased
+// (or expired, or evicted) since: nothing is stored; ErrConflict when it was
+// settled with another outcome.
+func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	switch {
+	case !ValidID(s.RunID):
+		return nil, invalid(-1, "runId", idRule)
+	case !ValidID(s.ResourceID):
+		return nil, invalid(-1, "resourceId", idRule)
+	case s.CallID == "" || len(s.CallID) > 256:
+		return nil, invalid(-1, "callId", "must be 1 to 256 bytes")
+	case s.Error != "" && s.Result != "":
+		return nil, invalid(-1, "error", "give a result or an error, not both")
+	}
+	_, leave, err := e.erasure.fence.enter(ctx, resourceKey(s.ResourceID), false)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	d, err := e.ownDispatch(ctx, e.db, s)
+	if err != nil {
+		return nil, err
+	}
+	content := s.Result
+	if s.Error != "" {
+		content = "Error: " + s.Error
+	}
+	msg := Message{ID: derivedID("dispatch-result-", s.RunID, s.CallID), Role: RoleTool, ToolCallID: s.CallID, Name: d.Name, Content: content}
+	before := func(ctx context.Context, tx *sql.Tx, _ *AppendResult) error {
+		_, err := e.ownDispatch(ctx, tx, s) // again, inside the transaction: an erasure may have committed since
+		return err
+	}
+	after := func(ctx context.Context, tx *sql.Tx, res *AppendResult) error {
+		if res.Stored == 0 {
+			return nil // settled before with this very outcome
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE dispatches SET result_id = ?, failed = ?, settled_at = ? WHERE run_id = ? AND call_id = ?`,
+			msg.ID, s.Error != "", e.now().UTC().UnixMilli(), s.RunID, s.CallID); err != nil {
+			return fmt.Errorf("engine: settle dispatch: %w", err)
+		}
+		return nil
+	}
+	_, err = e.appendWith(ctx, AppendRequest{ThreadID: d.ThreadID, ResourceID: s.ResourceID, Messages: []Message{msg}},
+		appendHooks{before: before, after: after})
+	switch {
+	case errors.Is(err, ErrConflict):
+		// The tool message is stored with another outcome.
+		return nil, fmt.Errorf("%w: call %q of run %q is settled with another result", ErrConflict, s.CallID, s.RunID)
+	case err != nil:
+		return nil, err
+	}
+	return e.dispatch(ctx, e.db, s.RunID, s.CallID)
+}
+
+// ownDispatch reads the dispatch s names, which must be s.ResourceID's.
+func (e *Engine) ownDispatch(ctx context.Context, q rowQuerier, s Settlement) (*Dispatch, error) {
+	d, err := e.dispatch(ctx, q, s.RunID, s.CallID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, e.missingDispatch(ctx, q, s)
+	case err != nil:
+		return nil, fmt.Errorf("engine: read dispatch: %w", err)
+	case d.ResourceID != s.ResourceID:
+		return nil, fmt.Errorf("%w: no call %q in run %q of resource %q", ErrDispatchNotFound, s.CallID, s.RunID, s.ResourceID)
+	}
+	return d, nil
+}
+
+// missingDispatch tells a dispatch that never was from one whose thread
+// was erased: the run stays claimed by the erased thread's tombstone.
+func (e *Engine) missingDispatch(ctx context.Context, q rowQuerier, s Settlement) error {
+	var thread, resource string
+	err := q.QueryRowContext(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, s.RunID).Scan(&thread, &resource)
+	if err == nil && strings.HasPrefix(thread, TombstonePrefix) && (resource == s.ResourceID || strings.HasPrefix(resource, TombstonePrefix)) {
+		return fmt.Errorf("%w: run %q; the settlement of call %q is not stored", ErrDispatchErased, s.RunID, s.CallID)
+	}
+	return fmt.Errorf("%w: no call %q in run %q of resource %q", ErrDispatchNotFound, s.CallID, s.RunID, s.ResourceID)
+}
+
+// Unsettled lists the thread's dispatches whose outcome is unknown (begun,
+// never settled), oldest first, so the application can reconcile them with
+// the service that owns the action and settle them.
+//
+// Errors: a *ValidationError for a bad id; ErrThreadNotFound;
+// ErrResourceMismatch when resourceID is given and the thread is another
+// resource's (naming neither its owner nor its dispatches).
+func (e *Engine) Unsettled(ctx context.Context, threadID, resourceID string) ([]Dispatch, error) {
+	if _, err := e.resourceOf(ctx, threadID, resourceID); err != nil {
+		return nil, err
+	}
+	rows, err := e.db.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches WHERE thread_id = ? AND result_id = ''
+		ORDER BY begun_at, run_id, call_id`, threadID)
+	if err != nil {
+		return nil, fmt.Errorf("engine: list unsettled dispatches: %w", err)
+	}
+	var keys [][2]string
+	for rows.Next() {
+		var k [2]string
+		if err := rows.Scan(&k[0], &k[1]); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("engine: list unsettled dispatches: %w", err)
+		}
+		keys = append(keys, k)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("engine: list unsettled dispatches: %w", err)
+	}
+	out := []Dispatch{}
+	for _, k := range keys {
+		d, err := e.dispatch(ctx, e.db, k[0], k[1])
+		if err != nil {
+			return nil, fmt.Errorf("engine: read dispatch: %w", err)
+		}
+		out = append(out, *d)
+	}
+	return out, nil
+}
+
+// pendingDispatch reports whether call callID of the assistant message
+// messageID is a dispatch whose outcome is unknown.
+func (e *Engine) pendingDispatch(ctx context.Context, messageID, callID string) (bool, error) {
+	var n int
+	err := e.cachedQueryRow(ctx, `SELECT COUNT(*) FROM dispatches WHERE message_id = ? AND call_id = ? AND result_id = ''`,
+		messageID, callID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("engine: read dispatch of %s: %w", messageID, err)
+	}
+	return n > 0, nil
+}
+
+// unsettledText is the synthetic result of a dispatch of unknown outcome.
+func (e *Engine) unsettledText() string {
+	if e.cfg.UnsettledText != "" {
+		return e.cfg.UnsettledText
+	}
+	return DefaultUnsettledText
+}
+
+// withUnsettled gives each call of unknown outcome (turn.Unsettled) its
+// synthetic tool result, text, right after the call's stored results
+// (layout placed those right after the call). The synthetic turn carries
+// the call's thread, seq and time, reason journal.ReasonUnsettled and no
+// message id: it is not stored. It is pure, so replay uses it too.
+func withUnsettled(turns []turn, text string) []turn {
+	n := 0
+	for _, t := range turns {
+		n += len(t.Unsettled)
+	}
+	if n == 0 {
+		return turns
+	}
+	out := make([]turn, 0, len(turns)+n)
+	for i := 0; i < len(turns); i++ {
+		t := turns[i]
+		out = append(out, t)
+		if len(t.Unsettled) == 0 {
+			continue
+		}
+		for i+1 < len(turns) && turns[i+1].Role == RoleTool && turns[i+1].Reason != journal.ReasonUnsettled {
+			i++
+			out = append(out, turns[i])
+		}
+		for _, tc := range t.ToolCalls {
+			if !slices.Contains(t.Unsettled, tc.ID) {
+				continue
+			}
+			m := Message{ThreadID: t.ThreadID, ResourceID: t.ResourceID, Seq: t.Seq, Role: RoleTool, Name: tc.Name,
+				ToolCallID: tc.ID, Content: text, CreatedAt: t.CreatedAt}
+			m.Tokens = tokens.Message(m.Content, m.Name, nil)
+			out = append(out, turn{Message: m, Recent: t.Recent, Reason: journal.ReasonUnsettled, Unsettled: []string{t.ID}})
+		}
+	}
+	return out
+}
+
+// unsettledRefs lists the synthetic results of turns for memctx: the call's
+// message, seq and call id, reason "unsettled".
+func unsettledRefs(turns []turn) []journal.Ref {
+	var out []journal.Ref
+	for _, t := range turns {
+		if t.Reason == journal.ReasonUnsettled {
+			out = append(out, journal.Ref{ThreadID: t.ThreadID, Seq: t.Seq, MessageID: t.Unsettled[0], Role: RoleTool,
+				Preview: Preview(t.Message), Reason: journal.ReasonUnsettled, ToolCallID: t.ToolCallID})
+		}
+	}
+	return out
+}
+
+// markUnsettled sets turn.Unsettled from a run's memctx record (replay).
+func markUnsettled(turns []turn, refs []journal.Ref) {
+	for _, r := range refs {
+		for i := range turns {
+			if turns[i].ID == r.MessageID && !slices.Contains(turns[i].Unsettled, r.ToolCallID) {
+				turns[i].Unsettled = append(turns[i].Unsettled, r.ToolCallID)
+			}
+		}
+	}
+}
