@@ -79,7 +79,7 @@ func TestDispatchCrashWriter(t *testing.T) {
 func startDispatchWriter(t *testing.T, dir, stage, effects string, wait time.Duration) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDispatchCrashWriter$", "-test.count=1")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%s", dispatchCrashEnv, dir, stage, effects))
+	cmd.Env = childEnv(t, fmt.Sprintf("%s=%s|%s|%s", dispatchCrashEnv, dir, stage, effects))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
