@@ -15,7 +15,11 @@ import (
 // (idf over the resource's messages in the period, tf 1), so a date that
 // covers half the resource weighs little and a single day weighs like a
 // rare word. Only absolute dates are understood; relative ones ("last
-// week") need a reference date the query does not carry.
+// week") need a reference date the query does not carry. Where bleve
+// enumerates the lexical matches (a resource larger than the in-memory
+// bound, see lexicalChannel), a message that matches by its date alone is
+// not a candidate: the date then only ranks the messages that share a
+// word with the query.
 
 // datePeriod is a period a query names: [from, to) in UTC, or every
 // month m of any year when from is zero.
