@@ -337,7 +337,8 @@ func (e *Engine) missingDispatch(ctx context.Context, q rowQuerier, s Settlement
 }
 
 // Unsettled lists the thread's dispatches whose outcome is unknown (begun,
-// never settled), oldest first, so the application can reconcile them with
+// never settled, and no result appended for the call otherwise), oldest
+// first, so the application can reconcile them with
 // the service that owns the action and settle them.
 //
 // Errors: a *ValidationError for a bad id; ErrThreadNotFound;
@@ -370,6 +371,13 @@ func (e *Engine) Unsettled(ctx context.Context, threadID, resourceID string) ([]
 		d, err := e.dispatch(ctx, e.db, k[0], k[1])
 		if err != nil {
 			return nil, fmt.Errorf("engine: read dispatch: %w", err)
+		}
+		// A result appended without SettleDispatch answers the call too
+		// (the pairing rule): its outcome is known.
+		if r, err := e.findToolResult(ctx, d.ThreadID, d.CallID, d.Seq); err != nil {
+			return nil, err
+		} else if r != nil {
+			continue
 		}
 		out = append(out, *d)
 	}

@@ -283,3 +283,25 @@ func TestDispatchRecalledResultIsUntrusted(t *testing.T) {
 		t.Fatalf("the dispatch result was not recalled: %+v", c.Messages)
 	}
 }
+
+// A result appended with Append rather than SettleDispatch answers the call
+// as well: the outcome is known, nothing synthetic is added.
+func TestDispatchResultAppendedDirectly(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	beginCharge(t, e, "alice", "chat", "run-1")
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "chat", ResourceID: "alice", Messages: []engine.Message{
+		{Role: engine.RoleTool, ToolCallID: "call_0", Name: "charge_card", Content: "charged"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if us, err := e.Unsettled(ctx, "chat", "alice"); err != nil || len(us) != 0 {
+		t.Fatalf("Unsettled = %+v (%v), want none", us, err)
+	}
+	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-2", ThreadID: "chat", ResourceID: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if syn := unsettledIn(t, c, ""); len(syn) != 0 || len(c.Messages) != 3 {
+		t.Fatalf("context %+v", c.Messages)
+	}
+}

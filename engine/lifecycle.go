@@ -185,3 +185,12 @@ func (e *Engine) expireForAppend(ctx context.Context, threadID, resourceID strin
 	}
 	return fmt.Errorf("engine: expire thread %s before appending: %w", threadID, err)
 }
+
+// threadDue reports whether th is idle for at least its lifetime at now.
+func (e *Engine) threadDue(th *Thread, now time.Time) bool {
+	ms := th.IdleTTL.Milliseconds()
+	if th.IdleTTL < 0 {
+		ms = -1
+	}
+	return due(e.idleTTL(ms), idleSince(now.UnixMilli(), th.LastActiveAt.UnixMilli()))
+}

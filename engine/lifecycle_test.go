@@ -281,3 +281,32 @@ func mustFirstID(t *testing.T, e *engine.Engine, thread string) string {
 	}
 	return ms[0].ID
 }
+
+// LoadContext on a thread past its lifetime, before any sweep, erases it
+// and composes a new conversation: the old transcript never reaches a
+// prompt after the thread's lifetime.
+func TestLoadContextOnExpiredThread(t *testing.T) {
+	ctx := context.Background()
+	clock := newFakeClock()
+	events := make(chan engine.Event, 16)
+	e := enginetest.MustOpen(t, engine.Config{Now: clock.Now, Events: events, Lifecycle: engine.Lifecycle{IdleTTL: time.Hour}})
+	say(t, e, "alice", "chat", "the old transcript")
+	clock.Add(time.Hour)
+	// Another resource's request erases nothing.
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "m1", ThreadID: "chat", ResourceID: "mallory"}); !errors.Is(err, engine.ErrResourceMismatch) {
+		t.Fatalf("another resource: %v", err)
+	}
+	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "r1", ThreadID: "chat", ResourceID: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Messages) != 0 {
+		t.Fatalf("context of an expired thread: %+v", c.Messages)
+	}
+	if _, err := e.GetThread(ctx, "chat"); !errors.Is(err, engine.ErrThreadNotFound) {
+		t.Fatalf("the expired thread is still stored: %v", err)
+	}
+	if evs := drainEvents(events); len(evs) != 1 || evs[0].Reason != engine.EventExpired {
+		t.Fatalf("events %+v, want one expired", evs)
+	}
+}

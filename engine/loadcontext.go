@@ -106,6 +106,14 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		}
 	}
 	th, err := e.GetThread(ctx, req.ThreadID)
+	if err == nil && (req.ResourceID == "" || req.ResourceID == th.ResourceID) && e.threadDue(th, started) {
+		// An expired thread that no sweep has erased yet is erased now: its
+		// transcript never reaches a prompt after its lifetime (lifecycle.go).
+		if err := e.expireForAppend(ctx, req.ThreadID, th.ResourceID, started); err != nil {
+			return nil, err
+		}
+		th, err = e.GetThread(ctx, req.ThreadID)
+	}
 	switch {
 	case errors.Is(err, ErrThreadNotFound):
 		if req.RequireThread {
