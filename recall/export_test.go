@@ -1,5 +1,7 @@
 package recall
 
+import "fmt"
+
 // MaxTopKForTest is a TopK large enough to rank every message of a test
 // corpus.
 const MaxTopKForTest = 1000
@@ -9,3 +11,22 @@ var (
 	Dots8   = dots8
 	Dots8Go = dots8Go
 )
+
+// VectorIndexForTest builds the vector channel's int8 index over vecs (ids
+// by position) and returns its search: the top n ids, best first.
+func VectorIndexForTest(vecs [][]float32) func(q []float32, n int) []string {
+	if len(vecs) == 0 {
+		return func([]float32, int) []string { return nil }
+	}
+	x := newVecIndex(len(vecs[0]))
+	for i, v := range vecs {
+		x.put(&entry{doc: Doc{ID: fmt.Sprint(i)}, vec: v, ord: i})
+	}
+	return func(q []float32, n int) []string {
+		var out []string
+		for _, s := range x.search(q, n, nil) {
+			out = append(out, s.id)
+		}
+		return out
+	}
+}
