@@ -46,13 +46,27 @@ type Config struct {
 	// none. Nil means recall off unless the request asks for it.
 	Recall *recall.Options
 
-	// Embedder computes vectors for the vector channel. Nil means the
-	// default, chosen at Open: use-lite (semantic, 512 dimensions) when its
-	// weights are installed in the models directory ($MNEMO_MODELS, else
-	// <user cache dir>/mnemo/models; `mnemo models fetch use-lite`), else
-	// hash-384 (offline, lexical-level). memctx.retrieval.embedder names the
-	// one that ran. A use-lite install that cannot be loaded fails Open.
+	// Embedder computes vectors for the vector channel. The data directory
+	// records the embedder its vectors come from (embedder_record.go), and
+	// an embedder is never switched silently: Open with another one fails
+	// with an *EmbedderMismatchError unless SwitchEmbedder.
+	//
+	// Nil means the directory's recorded embedder (hash-384, or use-lite
+	// from the models directory; another one, e.g. an OpenAI-compatible
+	// model, must be given), and for a new directory the default: use-lite
+	// (semantic, 512 dimensions) when its weights are installed in the
+	// models directory ($MNEMO_MODELS, else <user cache dir>/mnemo/models;
+	// `mnemo models fetch use-lite`), else hash-384 (offline,
+	// lexical-level). memctx.retrieval.embedder names the one that ran. A
+	// use-lite install that cannot be loaded fails Open.
 	Embedder recall.Embedder
+
+	// SwitchEmbedder lets Open take an Embedder other than the directory's
+	// recorded one: the new one is recorded and every message is embedded
+	// again in the background (the vector channel reports "degraded: n of
+	// N messages not embedded yet" until done; Reindex(ctx, true) does it
+	// now). False means such an Open fails (ErrEmbedderMismatch).
+	SwitchEmbedder bool
 
 	// RecallTuning holds recall's measured knobs (candidate pool, fusion
 	// weight, BM25 re-scoring). The zero value means the measured defaults;

@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -34,6 +36,12 @@ func loadEmbedderID(t *testing.T, dir string) string {
 	return c.MemCtx.Retrieval.Embedder
 }
 
+// TestDefaultEmbedder: a new directory takes the default embedder (hash-384
+// without use-lite installed, use-lite with it), and the embedder is
+// sticky: a hash-384 directory reopened with use-lite installed stays
+// hash-384 (before, it silently switched and searched a vector channel in
+// which 0 of N messages were embedded while re-embedding in the
+// background).
 func TestDefaultEmbedder(t *testing.T) {
 	dir := t.TempDir()
 	if got := loadEmbedderID(t, dir); got != recall.HashID {
@@ -43,20 +51,65 @@ func TestDefaultEmbedder(t *testing.T) {
 		t.Skipf("use-lite weights not installed in %s (mnemo models fetch use-lite): %v", realModelsDir, err)
 	}
 	t.Setenv(models.EnvDir, realModelsDir)
-	// The same data directory, reopened with use-lite: its messages are
-	// embedded again through the outbox and recall names the new embedder.
-	if got := loadEmbedderID(t, dir); got != uselite.ID {
-		t.Fatalf("with use-lite installed the default is %q, want %q", got, uselite.ID)
+	if got := loadEmbedderID(t, dir); got != recall.HashID {
+		t.Fatalf("a hash-384 directory reopened with use-lite installed uses %q, want its recorded %q", got, recall.HashID)
 	}
-	e, err := engine.Open(context.Background(), engine.Config{Dir: dir})
+	if got := loadEmbedderID(t, t.TempDir()); got != uselite.ID {
+		t.Fatalf("with use-lite installed a new directory's default is %q, want %q", got, uselite.ID)
+	}
+}
+
+// TestEmbedderSwitch: opening a directory with another embedder than the
+// one it records fails with the command to run; with SwitchEmbedder every
+// message is embedded again (Check passes once the outbox is drained) and
+// the new embedder is recorded: a later Open without an embedder is told
+// to give it (it is not built in).
+func TestEmbedderSwitch(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if got := loadEmbedderID(t, dir); got != recall.HashID {
+		t.Fatalf("default %q, want %q", got, recall.HashID)
+	}
+	other := renamedEmbedder{id: "test-embedder"}
+	_, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: other})
+	var me *engine.EmbedderMismatchError
+	if !errors.Is(err, engine.ErrEmbedderMismatch) || !errors.As(err, &me) || me.Recorded != recall.HashID || me.Requested != other.ID() {
+		t.Fatalf("open with another embedder: %v, want an *EmbedderMismatchError", err)
+	}
+	if !strings.Contains(err.Error(), "reindex --vectors") {
+		t.Errorf("error %q does not name the command to run", err)
+	}
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: other, SwitchEmbedder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("after switching embedders: %v", err)
+	}
+	e.Close()
+	// The recorded embedder is not built in: it must be given.
+	_, err = engine.Open(ctx, engine.Config{Dir: dir})
+	if !errors.As(err, &me) || me.Recorded != other.ID() || me.Requested != "" {
+		t.Fatalf("reopened without an embedder: %v, want an *EmbedderMismatchError naming %s", err, other.ID())
+	}
+	e, err = engine.Open(ctx, engine.Config{Dir: dir, Embedder: other})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if err := e.SyncIndexes(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Check(context.Background()); err != nil {
-		t.Fatalf("after switching embedders: %v", err)
+	if got := e.Embedder().ID(); got != other.ID() {
+		t.Fatalf("embedder %q, want %q", got, other.ID())
 	}
 }
+
+// renamedEmbedder is hash-384 under another id: an embedder the engine
+// cannot build by itself.
+type renamedEmbedder struct {
+	recall.HashEmbedder
+	id string
+}
+
+func (r renamedEmbedder) ID() string { return r.id }

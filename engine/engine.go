@@ -13,7 +13,6 @@ import (
 
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
-	"github.com/mnemo-go/mnemo/recall/uselite"
 )
 
 // DatabaseFile is the name of the SQLite database inside the data directory.
@@ -123,11 +122,9 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	if e.cfg.RecentN <= 0 {
 		e.cfg.RecentN = DefaultRecentN
 	}
-	if e.cfg.Embedder == nil {
-		if e.cfg.Embedder, err = uselite.OpenDefault(nil); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("engine: %w", err)
-		}
+	if err := e.chooseEmbedder(ctx); err != nil { // embedder_record.go
+		db.Close()
+		return nil, err
 	}
 	e.journal = journal.New(db, e.now)
 	e.bg, e.cancel = context.WithCancel(context.Background())

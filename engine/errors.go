@@ -47,6 +47,12 @@ var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
 // directory does not exist or holds no mnemo database.
 var ErrNotDataDir = errors.New("engine: not a mnemo data directory")
 
+// ErrEmbedderMismatch is matched (through an *EmbedderMismatchError) by
+// the error Open returns when the directory's vectors were computed by
+// another embedder than Config.Embedder (and Config.SwitchEmbedder is
+// false), or when its recorded embedder cannot be loaded.
+var ErrEmbedderMismatch = errors.New("engine: the directory was embedded with another embedder")
+
 // ErrLocked is matched (through a *LockedError naming the holder) by the
 // error Open returns when another process holds the data directory.
 var ErrLocked = errors.New("engine: data directory in use by another process")

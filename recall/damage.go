@@ -144,8 +144,9 @@ func storePath(path string) string { return filepath.Join(path, "store") }
 
 // batch applies b and waits for it to be persisted, unless the index turns
 // damaged meanwhile: scorch retries a failing persist forever, and the
-// batch would wait with it. The batch then runs on in the background until
-// Close.
+// batch would wait with it (it then runs on in the background until Close).
+// A failed batch marks the index damaged: bleve writes only local files, so
+// a retry cannot succeed.
 func (l *Lexical) batch(b *bleve.Batch) error {
 	if err := l.Damaged(); err != nil {
 		return err
@@ -154,6 +155,13 @@ func (l *Lexical) batch(b *bleve.Batch) error {
 	go func() { done <- l.guard(func() error { return l.idx.Batch(b) }) }()
 	select {
 	case err := <-done:
+		if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, bleve.ErrorIndexClosed) {
+			// A batch reads the segments to find the documents it
+			// replaces or deletes: a garbled one fails it (seen: a delete
+			// batch on a damaged index), and a retry fails the same way.
+			l.markDamaged(fmt.Errorf("write failed: %w", err))
+			err = l.Damaged()
+		}
 		return err
 	case <-l.damage.ch:
 		return l.damage.err

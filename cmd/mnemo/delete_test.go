@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 func TestDelete(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir})
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
 	if err != nil {
 		t.Fatal(err)
 	}

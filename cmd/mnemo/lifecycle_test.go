@@ -21,7 +21,7 @@ func TestThreadsAndExpire(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	past := time.Now().Add(-72 * time.Hour).UTC().Truncate(time.Millisecond)
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Now: func() time.Time { return past }})
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, Now: func() time.Time { return past }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestServeSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	past := time.Now().Add(-2 * time.Hour)
-	old, err := engine.Open(ctx, engine.Config{Dir: dir, Now: func() time.Time { return past }})
+	old, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, Now: func() time.Time { return past }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,6 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/recall"
-	"github.com/mnemo-go/mnemo/recall/uselite"
 )
 
 func main() {
@@ -104,6 +103,8 @@ type Main struct {
 
 	command string // the running subcommand, for the lock file
 	wmSet   bool   // the command is wm set, which may create the directory
+
+	switchEmbedder bool // reindex --vectors: the named embedder replaces the directory's
 }
 
 // command is one subcommand.
@@ -377,7 +378,7 @@ func (m *Main) engineConfig(ctx context.Context, dir string, mc *memoryConfig, w
 	if err != nil {
 		return engine.Config{}, err
 	}
-	cfg := engine.Config{Dir: dir, Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates()}
+	cfg := engine.Config{Dir: dir, Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates(), SwitchEmbedder: m.switchEmbedder}
 	if mc == nil {
 		if mc, err = storedMemoryConfig(dir); err != nil {
 			return cfg, fmt.Errorf("stored configuration: %w", err)
@@ -392,10 +393,15 @@ func (m *Main) engineConfig(ctx context.Context, dir string, mc *memoryConfig, w
 // embedder returns the embedder --embedder or $MNEMO_EMBEDDER names, or the
 // default: use-lite when its weights are in the models directory, else
 // hash-384.
+//
+// auto returns nil: the engine then uses the directory's recorded embedder,
+// and for a new directory the default. A named embedder is an explicit
+// choice: on a directory recorded with another one the command fails and
+// says to run `mnemo --embedder NAME reindex --vectors`, which switches.
 func (m *Main) embedder(ctx context.Context) (recall.Embedder, error) {
 	switch m.Embedder {
 	case "", "auto":
-		return uselite.OpenDefault(m.Getenv)
+		return nil, nil
 	}
 	return m.embedderNamed(ctx, m.Embedder)
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
+
 	"github.com/mnemo-go/mnemo/engine"
 )
 
@@ -17,13 +19,14 @@ func (m *Main) runReindex(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	m.switchEmbedder = *reembed
 	e, err := m.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
 	start := time.Now()
-	if err := e.Reindex(ctx, *reembed); err != nil {
+	if err := m.withProgress(ctx, e, "reindexing (lexical, vectors)", func() error { return e.Reindex(ctx, *reembed) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "reindexed in %.1f s\n", time.Since(start).Seconds())
@@ -81,4 +84,37 @@ func (m *Main) printCheckAdvice(ce *engine.CheckError) {
 	case len(ce.Problems) > 0:
 		fmt.Fprintf(m.Stderr, "What to do: run 'mnemo --dir %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", m.Dir)
 	}
+}
+
+// withProgress runs fn, which queues every message in the outbox and drains
+// it, with a progress bar of the messages done on a terminal.
+func (m *Main) withProgress(ctx context.Context, e *engine.Engine, what string, fn func() error) error {
+	st, err := e.Stats(ctx)
+	if err != nil || st.Messages < 200 || !isTerminal(m.Stderr) {
+		return fn()
+	}
+	bar := progressbar.NewOptions64(st.Messages, progressbar.OptionSetWriter(m.Stderr), progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("msg"), progressbar.OptionThrottle(200*time.Millisecond))
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if s, err := e.Stats(ctx); err == nil && s.OutboxPending > 0 {
+					_ = bar.Set64(max(st.Messages-s.OutboxPending, 0))
+				}
+			}
+		}
+	}()
+	err = fn()
+	close(done)
+	if err == nil {
+		_ = bar.Finish()
+	}
+	fmt.Fprintln(m.Stderr)
+	return err
 }

@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/mnemo-go/mnemo/internal/models"
+	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/recall/uselite"
+)
+
+// This file makes a data directory's embedder sticky. The directory records
+// the id of the embedder its vectors were computed with (journal scope
+// ScopeMeta, key "embedder"). Opened without an explicit embedder, the
+// recorded one is used; opened with another one, Open refuses unless
+// Config.SwitchEmbedder, so that the vector channel never searches a
+// collection in which none of the stored messages is embedded while Check
+// says nothing of it.
+
+// ScopeMeta is the journal scope of the directory's own settings; key
+// "embedder" holds the embedder id its vectors were computed with.
+const ScopeMeta = "meta"
+
+const metaEmbedder = "embedder"
+
+// EmbedderMismatchError is returned by Open (matching ErrEmbedderMismatch)
+// when Config.Embedder is not the embedder recorded for the directory and
+// Config.SwitchEmbedder is false, or when the recorded embedder cannot be
+// loaded without being given.
+type EmbedderMismatchError struct {
+	Dir       string
+	Recorded  string // the directory's embedder id
+	Requested string // Config.Embedder's id; "" when none was given
+	Cause     error  // why the recorded embedder could not be loaded, or nil
+}
+
+// Error implements error and says what to do.
+func (e *EmbedderMismatchError) Error() string {
+	if e.Requested == "" {
+		return fmt.Sprintf("engine: data directory %s was embedded with %s, which cannot be loaded (%v): give it as Config.Embedder (CLI: --embedder), or re-embed with another one (CLI: mnemo --embedder NAME reindex --vectors)",
+			e.Dir, e.Recorded, e.Cause)
+	}
+	return fmt.Sprintf("engine: data directory %s was embedded with %s, not %s: open it with %s (CLI: leave --embedder out), or re-embed every message with %s (CLI: mnemo --embedder %s reindex --vectors; library: Config.SwitchEmbedder)",
+		e.Dir, e.Recorded, e.Requested, e.Recorded, e.Requested, cliName(e.Requested))
+}
+
+// Unwrap returns ErrEmbedderMismatch.
+func (e *EmbedderMismatchError) Unwrap() error { return ErrEmbedderMismatch }
+
+// cliName is the --embedder value for an embedder id.
+func cliName(id string) string {
+	if len(id) > 7 && id[:7] == "openai:" {
+		return "openai"
+	}
+	return id
+}
+
+// chooseEmbedder settles the engine's embedder against the directory's
+// record (see the top of this file) and records it. It runs at Open, before
+// the indexes open.
+func (e *Engine) chooseEmbedder(ctx context.Context) error {
+	rec, err := e.recordedEmbedder(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case e.cfg.Embedder == nil && rec == "":
+		if e.cfg.Embedder, err = uselite.OpenDefault(nil); err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+	case e.cfg.Embedder == nil:
+		if e.cfg.Embedder, err = loadBuiltin(rec); err != nil {
+			return &EmbedderMismatchError{Dir: e.dir, Recorded: rec, Cause: err}
+		}
+	case rec != "" && e.cfg.Embedder.ID() != rec:
+		if !e.cfg.SwitchEmbedder {
+			return &EmbedderMismatchError{Dir: e.dir, Recorded: rec, Requested: e.cfg.Embedder.ID()}
+		}
+		e.log.Warn("switching the directory's embedder; every message is embedded again", "from", rec, "to", e.cfg.Embedder.ID())
+		e.publish(Event{Reason: EventRebuild, Detail: fmt.Sprintf("embedder switched from %s to %s: re-embedding every message", rec, e.cfg.Embedder.ID())})
+	}
+	if id := e.cfg.Embedder.ID(); id != rec {
+		return e.recordEmbedder(ctx, id)
+	}
+	return nil
+}
+
+// loadBuiltin loads an embedder the engine can build on its own from its
+// id: hash-384, or use-lite from the models directory.
+func loadBuiltin(id string) (recall.Embedder, error) {
+	switch id {
+	case recall.HashID:
+		return recall.HashEmbedder{}, nil
+	case uselite.ID:
+		root, err := models.Dir(nil)
+		if err != nil {
+			return nil, err
+		}
+		dir := models.Path(root, uselite.ID)
+		if _, err := os.Stat(filepath.Join(dir, uselite.ModelFile)); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("use-lite is not installed in %s (mnemo models fetch use-lite)", root)
+		}
+		return uselite.Open(uselite.Config{Dir: dir})
+	}
+	return nil, fmt.Errorf("%s is not built in: it needs its endpoint's configuration", id)
+}
+
+// recordedEmbedder returns the directory's embedder id: the record, else
+// (a directory written before the record existed) the embedder most of its
+// stored vectors come from, else "".
+func (e *Engine) recordedEmbedder(ctx context.Context) (string, error) {
+	var b []byte
+	err := e.db.QueryRowContext(ctx, `SELECT output FROM journal WHERE scope = ? AND key = ?`, ScopeMeta, metaEmbedder).Scan(&b)
+	if err == nil {
+		return string(b), nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("engine: read the directory's embedder: %w", err)
+	}
+	var id string
+	err = e.db.QueryRowContext(ctx, `SELECT embedder FROM embeddings GROUP BY embedder ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("engine: read the directory's embedder: %w", err)
+	}
+	return id, nil
+}
+
+// recordEmbedder records id as the directory's embedder.
+func (e *Engine) recordEmbedder(ctx context.Context, id string) error {
+	_, err := e.db.ExecContext(ctx, `INSERT INTO journal (scope, key, output, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (scope, key) DO UPDATE SET output = excluded.output, created_at = excluded.created_at`,
+		ScopeMeta, metaEmbedder, []byte(id), e.now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("engine: record the directory's embedder: %w", err)
+	}
+	return nil
+}
+
+// Embedder returns the embedder the engine uses: Config.Embedder, or the
+// one Open chose (the directory's recorded embedder, else the default).
+func (e *Engine) Embedder() recall.Embedder { return e.embedder() }
