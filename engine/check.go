@@ -196,6 +196,26 @@ func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt s
 	if err := rows.Err(); err != nil {
 		return nil, "", fmt.Errorf("engine: check: %w", err)
 	}
+	// Every dispatch names its stored call, and a settled one its stored
+	// result (dispatch.go; erasure deletes a dispatch with either).
+	rows, err = e.db.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches d
+		WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.message_id AND m.thread_id = d.thread_id)
+		   OR (d.result_id <> '' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.result_id AND m.thread_id = d.thread_id))`)
+	if err != nil {
+		return nil, "", fmt.Errorf("engine: check: %w", err)
+	}
+	for rows.Next() {
+		var run, call string
+		if err := rows.Scan(&run, &call); err != nil {
+			rows.Close()
+			return nil, "", fmt.Errorf("engine: check: %w", err)
+		}
+		add("dispatch %s/%s: its call or result message is not stored", run, call)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("engine: check: %w", err)
+	}
 
 	stored := map[string]bool{}
 	if err := e.collect(ctx, stored, `SELECT id FROM messages`); err != nil {

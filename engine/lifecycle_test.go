@@ -310,3 +310,37 @@ func TestLoadContextOnExpiredThread(t *testing.T) {
 		t.Fatalf("events %+v, want one expired", evs)
 	}
 }
+
+// An Expire racing an Append never loses the acknowledged append: either
+// the expiry erases the thread first and the append starts a fresh one, or
+// the append (which expires the due thread itself) comes first and the
+// expiry, re-checking inside its transaction, finds the thread active.
+func TestExpireRacesAppend(t *testing.T) {
+	ctx := context.Background()
+	for i := range 10 {
+		clock := newFakeClock()
+		e := enginetest.MustOpen(t, engine.Config{Now: clock.Now, Lifecycle: engine.Lifecycle{IdleTTL: time.Hour}})
+		say(t, e, "alice", "chat", "old")
+		clock.Add(2 * time.Hour)
+		var wg sync.WaitGroup
+		var appendErr, expireErr error
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, appendErr = e.Append(ctx, engine.AppendRequest{ThreadID: "chat", ResourceID: "alice",
+				Messages: []engine.Message{{ID: "new", Role: engine.RoleUser, Content: "new"}}})
+		}()
+		go func() {
+			defer wg.Done()
+			_, expireErr = e.Expire(ctx, engine.ExpireRequest{})
+		}()
+		wg.Wait()
+		if appendErr != nil || expireErr != nil {
+			t.Fatalf("round %d: append %v, expire %v", i, appendErr, expireErr)
+		}
+		ms, err := e.Messages(ctx, "chat", 0, 0)
+		if err != nil || len(ms) != 1 || ms[0].ID != "new" {
+			t.Fatalf("round %d: messages %+v (%v), want only the acknowledged new one", i, ms, err)
+		}
+	}
+}
