@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -40,7 +42,21 @@ import (
 // run replays them; to fuzz:
 //
 //	go test ./engine -run '^$' -fuzz FuzzIsolation -fuzztime 10m
+//
+// The fuzzing coordinator discards its workers' output; with
+// $MNEMO_FUZZ_CRASH_FILE set, a worker that dies of an unrecovered panic in
+// any goroutine writes the crash report to that file (one per process id).
 func FuzzIsolation(f *testing.F) {
+	if path := os.Getenv("MNEMO_FUZZ_CRASH_FILE"); path != "" {
+		out, err := os.Create(fmt.Sprintf("%s.%d", path, os.Getpid()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := debug.SetCrashOutput(out, debug.CrashOptions{}); err != nil {
+			f.Fatal(err)
+		}
+		out.Close()
+	}
 	f.Add([]byte{0, 0, 0, 0, 1, 2, 0, 0, 8, 1, 0, 4, 9, 1, 0, 3, 2, 1, 1, 0, 6, 0, 1, 5, 1, 0})
 	f.Add([]byte{1, 0, 1, 2, 0, 0, 1, 3, 9, 1, 4, 2, 1, 1, 2, 1, 5, 0, 4, 1, 0, 1, 3, 1, 7})
 	engines := [2]*engine.Engine{
