@@ -11,10 +11,25 @@ import (
 
 // BenchmarkAppend measures one Append of a batch of messages to a thread,
 // with the outbox write and without waiting for the indexes.
+//
+// The quota variants bound the resource and the store (lifecycle.go): high
+// bounds cost two usage sums per append; "evict" keeps the resource at
+// 200 messages, so each append evicts a thread.
 func BenchmarkAppend(b *testing.B) {
-	for _, size := range []int{1, 10} {
-		b.Run(fmt.Sprintf("batch%d", size), func(b *testing.B) {
-			e := enginetest.MustOpen(b, engine.Config{})
+	cases := []struct {
+		name  string
+		size  int
+		quota engine.Quota
+	}{
+		{"batch1", 1, engine.Quota{}},
+		{"batch10", 10, engine.Quota{}},
+		{"batch1/quota", 1, engine.Quota{ResourceBytes: 1 << 40, StoreBytes: 1 << 40}},
+		{"batch1/quota-evict", 1, engine.Quota{ResourceMessages: 200}},
+	}
+	for _, c := range cases {
+		size := c.size
+		b.Run(c.name, func(b *testing.B) {
+			e := enginetest.MustOpen(b, engine.Config{Lifecycle: engine.Lifecycle{Quota: c.quota}})
 			ctx := context.Background()
 			b.ReportAllocs()
 			i := 0
