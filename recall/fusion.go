@@ -124,8 +124,17 @@ func rankFused(cands []Candidate, fused []float64) []int {
 // max-normalisation erases: how far a channel's best candidates stand out
 // from the rest, so a channel that has nothing to say for a query (flat
 // scores) cannot outvote one that does.
+//
+// A lone candidate has no spread to standardise against (its z-scores
+// would be 0, telling a caller nothing): it scores its channels' presence
+// instead, (1−w)·[BM25 > 0] + w·[has a cosine], so a query that finds the
+// one message that matches on both channels scores 1, as the clear winner
+// of a larger set would, not 0. Order is unaffected (one candidate).
 func FuseWeighted(cands []Candidate, w float64) []float64 {
 	w = min(max(w, 0), 1)
+	if len(cands) == 1 {
+		return []float64{lonePresence(cands[0], w)}
+	}
 	lex := make([]float64, len(cands))
 	vec := make([]float64, len(cands))
 	vmin := math.Inf(1)
@@ -151,6 +160,19 @@ func FuseWeighted(cands []Candidate, w float64) []float64 {
 		out[i] = (1-w)*lex[i] + w*vec[i]
 	}
 	return out
+}
+
+// lonePresence is the weighted score of a lone candidate: each channel
+// counts 1 when it scored the candidate (BM25 above 0, any cosine).
+func lonePresence(c Candidate, w float64) float64 {
+	var l, v float64
+	if c.Lexical != nil && *c.Lexical > 0 {
+		l = 1
+	}
+	if c.Vector != nil {
+		v = 1
+	}
+	return (1-w)*l + w*v
 }
 
 // standardise replaces xs by their z-scores; constant input becomes zeros.

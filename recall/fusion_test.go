@@ -184,3 +184,28 @@ func TestFuseFunctions(t *testing.T) {
 		t.Fatalf("max-norm %v", m)
 	}
 }
+
+// TestFuseWeightedLoneCandidate: a query with one candidate gets a score
+// that says which channels found it (it was 0, z-scores of one value,
+// whatever the channels said).
+func TestFuseWeightedLoneCandidate(t *testing.T) {
+	p := func(f float64) *float64 { return &f }
+	for _, c := range []struct {
+		name string
+		cand recall.Candidate
+		want float64
+	}{
+		{"both channels", recall.Candidate{ID: "a", Lexical: p(2.3), Vector: p(0.6), LexRank: 1, VecRank: 1}, 1},
+		{"lexical only", recall.Candidate{ID: "a", Lexical: p(2.3), LexRank: 1}, 0.7},
+		{"vector only", recall.Candidate{ID: "a", Vector: p(0.6), VecRank: 1}, 0.3},
+		{"bm25 zero", recall.Candidate{ID: "a", Lexical: p(0), Vector: p(0.1), VecRank: 1}, 0.3},
+	} {
+		got := recall.FuseWeighted([]recall.Candidate{c.cand}, 0.3)
+		if len(got) != 1 || math.Abs(got[0]-c.want) > 1e-12 {
+			t.Errorf("%s: fused %v, want [%g]", c.name, got, c.want)
+		}
+	}
+	if got := recall.FuseWeighted(nil, 0.3); len(got) != 0 {
+		t.Errorf("no candidates: %v", got)
+	}
+}
