@@ -12,7 +12,11 @@ import (
 // target was found (a foreign target is 404 before it is 403).
 func canErase(p *Principal) error {
 	if !p.Erase {
-		return errorf(kindForbidden, "", "this token may not erase; give it \"erase\": true in the token file")
+		hint := p.EraseHint
+		if hint == "" {
+			hint = "this token may not erase; give it \"erase\": true in the token file"
+		}
+		return errorf(kindForbidden, "", "%s", hint)
 	}
 	return nil
 }

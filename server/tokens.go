@@ -58,6 +58,11 @@ type Principal struct {
 	Resources map[string]bool
 	// Erase allows erasure.
 	Erase bool
+	// EraseHint is the refusal of an erasure when Erase is false, saying
+	// how to allow it; empty means a token's: "this token may not erase;
+	// give it "erase": true in the token file". (mnemo mcp over stdio, which
+	// has no token file, names its flag.)
+	EraseHint string
 }
 
 // Operator is the principal of every request when the server has no token

@@ -29,7 +29,7 @@ func (m *Main) runMCP(ctx context.Context, args []string) error {
 	if fs.NArg() != 0 {
 		return m.usagef(fs, "mcp takes no arguments")
 	}
-	p := &server.Principal{Name: "stdio", All: true, Erase: *allowErase}
+	p := &server.Principal{Name: "stdio", All: true, Erase: *allowErase, EraseHint: "this client may not erase; start mnemo mcp with --allow-erase"}
 	if *resources != "" {
 		p.All, p.Resources = false, map[string]bool{}
 		for _, r := range strings.Split(*resources, ",") {

@@ -62,6 +62,10 @@ func TestMCPStdio(t *testing.T) {
 	if err != nil || !res.IsError {
 		t.Fatalf("delete without --allow-erase: %v %+v", err, res)
 	}
+	// stdio has no token file: the refusal says how to allow erasure here.
+	if b, _ := json.Marshal(res.Content); !strings.Contains(string(b), "--allow-erase") || strings.Contains(string(b), "token file") {
+		t.Fatalf("delete refusal over stdio: %s, want it to name --allow-erase, not a token file", b)
+	}
 	cs.Close()
 	inW.Close()
 	select {
