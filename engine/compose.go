@@ -223,7 +223,9 @@ func Preview(m Message) string {
 	return string(r[:journal.PreviewChars-1]) + "…"
 }
 
-func memctxOptions(recentN int, o *recall.Options, budget int) journal.Options {
+// memctxOptions is the record of the options that ran; the filter is
+// redacted by r.
+func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int) journal.Options {
 	out := journal.Options{RecentN: recentN, TokenBudget: budget}
 	if o == nil {
 		return out
@@ -240,7 +242,9 @@ func memctxOptions(recentN int, o *recall.Options, budget int) journal.Options {
 		out.MessageRange = b
 	}
 	if len(o.Filter) > 0 {
-		out.Filter = append(json.RawMessage(nil), o.Filter...)
+		// The filter's values are caller text, stored with the record:
+		// redacted like every stored text.
+		out.Filter = redactJSON(r, append(json.RawMessage(nil), o.Filter...))
 	}
 	return out
 }

@@ -238,7 +238,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		ThreadID:           req.ThreadID,
 		ResourceID:         req.ResourceID,
 		Query:              e.redactor.Redact(req.Query), // an explicit query is caller text: redact before it is stored
-		Options:            memctxOptions(recentN, opts, req.TokenBudget),
+		Options:            memctxOptions(e.redactor, recentN, opts, req.TokenBudget),
 		Recalled:           []journal.Ref{},
 		Recent:             []journal.Ref{},
 		Dropped:            []journal.Ref{},

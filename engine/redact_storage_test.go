@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -34,6 +35,7 @@ var storedSecrets = map[string]string{
 	"wm-set":     "AKIAWMSETSECRET12345",
 	"observer":   "Ob5erv3r-Pa55w0rd",
 	"wm-refused": "glpat-" + rep("R3fus3dS3cr3tAbCd", 20),
+	"filter":     "sk_live_" + rep("F1lt3rS3cr3t", 24),
 }
 
 // secretObserverModel restates a secret in every observation, as a model
@@ -51,7 +53,7 @@ func secretObserverModel(req openai.ChatCompletionRequest) (openai.ChatCompletio
 
 // TestSecretsNeverReachStorage writes a secret through each stored text —
 // message content, name, tool-call arguments, metadata, thread title, an
-// explicit LoadContext query (memctx), working memory through the tool (a
+// explicit LoadContext query and recall filter (memctx), working memory through the tool (a
 // schema merge, a refused merge whose refusal would quote the value, and a
 // template edit) and through a direct set, and an
 // observation the model wrote — then reads every file of the data
@@ -80,7 +82,10 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Title: "keys " + s["title"], Messages: msgs}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: "t", Query: "what about " + s["query"]}); err != nil {
+	// The recall filter is recorded in memctx too (a metadata value is caller text).
+	filter, _ := json.Marshal(map[string]string{"metadata.header": "Authorization: Bearer " + s["filter"]})
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: "t", Query: "what about " + s["query"],
+		Recall: &recall.Options{TopK: 2, Filter: filter}}); err != nil {
 		t.Fatal(err)
 	}
 	patch, _ := json.Marshal(map[string]string{"note": "api key " + s["wm-tool"]})
