@@ -177,7 +177,10 @@ func (e *Engine) tools(ctx context.Context, threadID, resourceID string) (*tools
 // and returns the tool message answering it; append it (after the assistant
 // message that made the call) with Append. The call is applied at most once
 // per (runID, threadID, resourceID, call.ID), also across restarts: a resumed run that handles the
-// same call again gets the same message and nothing is applied twice. Bad
+// same call again gets the same message and nothing is applied twice. A
+// different call (another function or other arguments) under an id the run
+// already applied is answered with a refusal result and applies nothing
+// (tools.Registry.Handle). Bad
 // arguments and unknown tools are answered with a message that says what is
 // wrong; an error means the call could not be handled now (the engine is
 // closed, storage failed) and nothing was recorded.

@@ -9,7 +9,10 @@
 //   - A failed step records nothing, so it runs again next time.
 //   - A tool call is applied at most once per ToolKey (run id, thread,
 //     resource, tool call id); another owner's call with the same ids is
-//     another application and never sees the first one's result.
+//     another application and never sees the first one's result. With
+//     ApplyInput the call's input digest is recorded too: another input under
+//     the same key (a reused tool call id) is ErrCallReused, never the
+//     recorded result.
 //   - A run id belongs to the one thread (and resource) that first claimed
 //     it (ClaimRun, PutMemCtx); another thread's use is ErrRunOwned.
 //   - A memctx record is written once per run id; replacing it is explicit.
@@ -26,5 +29,6 @@
 //
 // ErrNotFound for a missing record, ErrRunExists for a second memctx record
 // under one run id, ErrRunOwned for a run id of another thread (its text
-// names neither owner); errors from fn are returned unwrapped.
+// names neither owner), ErrCallReused for a tool call id applied for another
+// call; errors from fn are returned unwrapped.
 package journal

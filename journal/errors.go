@@ -14,3 +14,8 @@ var ErrRunExists = errors.New("journal: run id already has a memctx record")
 // id belongs to another thread or resource (a run id is owned by the one
 // thread that first used it). Its text names neither.
 var ErrRunOwned = errors.New("journal: run id belongs to another thread")
+
+// ErrCallReused is returned by ApplyInput when the tool call id was already
+// applied in the run (same thread and resource) for another call: another
+// function or other arguments. Nothing is run or recorded.
+var ErrCallReused = errors.New("journal: tool call id already applied in this run for another call")

@@ -35,9 +35,10 @@ type Journal struct {
 }
 
 type call struct {
-	done chan struct{}
-	out  []byte
-	err  error
+	done  chan struct{}
+	input string // the input digest of the running application
+	out   []byte
+	err   error
 }
 
 // New returns a journal over db, whose schema the store package created.
@@ -57,7 +58,7 @@ func New(db *sql.DB, now func() time.Time) *Journal {
 // The key must include everything the output depends on (for the observer:
 // thread, fromSeq, toSeq, prompt version and model).
 func (j *Journal) Step(ctx context.Context, scope, key string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
-	return j.once(ctx, scope, key, "", "", fn)
+	return j.once(ctx, scope, key, "", "", "", fn)
 }
 
 // Recorded reports the output recorded under (scope, key), or ErrNotFound.
@@ -105,11 +106,42 @@ func (k ToolKey) String() string {
 // Apply does not check that the run belongs to the thread: callers claim it
 // first (ClaimRun).
 func (j *Journal) Apply(ctx context.Context, k ToolKey, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
-	return j.once(ctx, ScopeTool, k.String(), k.ThreadID, k.ResourceID, fn)
+	return j.once(ctx, ScopeTool, k.String(), k.ThreadID, k.ResourceID, "", fn)
 }
 
-func (j *Journal) once(ctx context.Context, scope, key, thread, resource string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
-	if out, err := j.Recorded(ctx, scope, key); err == nil {
+// ApplyInput is Apply for a call whose input (the function and its
+// arguments) has the digest input: the digest is recorded with the
+// application, and a later call under the same key with another digest is
+// not the same call: it gets ErrCallReused, runs nothing and records
+// nothing. An application recorded without a digest (by Apply, or before
+// digests were kept) matches any input.
+func (j *Journal) ApplyInput(ctx context.Context, k ToolKey, input string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	return j.once(ctx, ScopeTool, k.String(), k.ThreadID, k.ResourceID, input, fn)
+}
+
+// recordedInput is Recorded that also checks the recorded input digest.
+func (j *Journal) recordedInput(ctx context.Context, scope, key, input string) ([]byte, error) {
+	var out []byte
+	var rec string
+	err := j.queryRow(ctx,
+		`SELECT output, input_hash FROM journal WHERE scope = ? AND key = ?`, scope, key).Scan(&out, &rec)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, ErrNotFound
+	case err != nil:
+		return nil, fmt.Errorf("journal: read %s/%s: %w", scope, key, err)
+	case !sameInput(rec, input):
+		return nil, ErrCallReused
+	}
+	return out, nil
+}
+
+// sameInput reports whether two input digests name the same call; an empty
+// digest is unknown and matches any.
+func sameInput(a, b string) bool { return a == "" || b == "" || a == b }
+
+func (j *Journal) once(ctx context.Context, scope, key, thread, resource, input string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	if out, err := j.recordedInput(ctx, scope, key, input); err == nil {
 		return out, nil
 	} else if !errors.Is(err, ErrNotFound) {
 		return nil, err
@@ -118,6 +150,9 @@ func (j *Journal) once(ctx context.Context, scope, key, thread, resource string,
 	j.mu.Lock()
 	if c, ok := j.inflight[id]; ok {
 		j.mu.Unlock()
+		if !sameInput(c.input, input) {
+			return nil, ErrCallReused
+		}
 		select {
 		case <-c.done:
 			if c.err != nil {
@@ -128,11 +163,11 @@ func (j *Journal) once(ctx context.Context, scope, key, thread, resource string,
 			return nil, ctx.Err()
 		}
 	}
-	c := &call{done: make(chan struct{})}
+	c := &call{done: make(chan struct{}), input: input}
 	j.inflight[id] = c
 	j.mu.Unlock()
 
-	c.out, c.err = j.run(ctx, scope, key, thread, resource, fn)
+	c.out, c.err = j.run(ctx, scope, key, thread, resource, input, fn)
 	j.mu.Lock()
 	delete(j.inflight, id)
 	j.mu.Unlock()
@@ -143,10 +178,10 @@ func (j *Journal) once(ctx context.Context, scope, key, thread, resource string,
 	return append([]byte(nil), c.out...), nil
 }
 
-func (j *Journal) run(ctx context.Context, scope, key, thread, resource string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+func (j *Journal) run(ctx context.Context, scope, key, thread, resource, input string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
 	// Another caller may have finished between the first read and the lock.
-	if out, err := j.Recorded(ctx, scope, key); err == nil {
-		return out, nil
+	if out, err := j.recordedInput(ctx, scope, key, input); err == nil || !errors.Is(err, ErrNotFound) {
+		return out, err
 	}
 	out, err := fn(ctx)
 	if err != nil {
@@ -158,11 +193,11 @@ func (j *Journal) run(ctx context.Context, scope, key, thread, resource string, 
 	// INSERT OR IGNORE: when another process recorded first, its output wins
 	// and is returned, so every caller sees the same bytes.
 	if _, err := j.exec(ctx,
-		`INSERT OR IGNORE INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		scope, key, thread, resource, out, j.now().UnixMilli()); err != nil {
+		`INSERT OR IGNORE INTO journal (scope, key, thread_id, resource_id, output, input_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		scope, key, thread, resource, out, input, j.now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("journal: record %s/%s: %w", scope, key, err)
 	}
-	return j.Recorded(ctx, scope, key)
+	return j.recordedInput(ctx, scope, key, input)
 }
 
 // Forget deletes the records of scope whose key starts with prefix. Erasure

@@ -137,6 +137,36 @@ func TestApplyAcrossRestart(t *testing.T) {
 	}
 }
 
+// TestApplyInputReused: a key already applied with another input digest is
+// another call under a reused id: ErrCallReused, nothing run or recorded;
+// the same digest (or an unknown one) gets the recorded output, also after
+// a restart.
+func TestApplyInputReused(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "j.db")
+	applied := 0
+	fn := func(context.Context) ([]byte, error) { applied++; return []byte("berlin"), nil }
+	k := journal.ToolKey{RunID: "run-1", ThreadID: "t", ResourceID: "r", CallID: "call_0"}
+	j, closeDB := openJournal(t, path)
+	if out, err := j.ApplyInput(ctx, k, "sha256:berlin", fn); err != nil || string(out) != "berlin" {
+		t.Fatalf("first: %q, %v", out, err)
+	}
+	closeDB()
+	j, closeDB = openJournal(t, path)
+	defer closeDB()
+	if out, err := j.ApplyInput(ctx, k, "sha256:paris", fn); !errors.Is(err, journal.ErrCallReused) || out != nil {
+		t.Fatalf("another input: %q, %v; want ErrCallReused", out, err)
+	}
+	for _, in := range []string{"sha256:berlin", ""} {
+		if out, err := j.ApplyInput(ctx, k, in, fn); err != nil || string(out) != "berlin" {
+			t.Fatalf("input %q: %q, %v; want the recorded output", in, out, err)
+		}
+	}
+	if applied != 1 {
+		t.Fatalf("applied %d times, want 1", applied)
+	}
+}
+
 func TestToolKeyUnambiguous(t *testing.T) {
 	a := journal.ToolKey{RunID: "a", ThreadID: "t", ResourceID: "r", CallID: "b:c"}
 	b := journal.ToolKey{RunID: "a:b", ThreadID: "t", ResourceID: "r", CallID: "c"}

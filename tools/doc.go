@@ -31,5 +31,7 @@
 // # Errors
 //
 // ErrDuplicateTool, ErrInvalidTool, ErrNoCallID and ErrReadOnly; errors from
-// the journal and from tools are wrapped with the tool name and call id.
+// the journal and from tools are wrapped with the tool name and call id. A
+// tool call id reused in a run for another call (journal.ErrCallReused) is
+// not an error: Handle answers it with a refusal result.
 package tools

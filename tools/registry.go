@@ -1,8 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -124,6 +128,12 @@ func (r *Registry) lookup(name string) (Tool, []string) {
 // does not check that the run belongs to the owner (the engine claims it
 // first, journal.ClaimRun).
 //
+// A call whose id this run already applied for another call (another
+// function or other arguments: some model servers number their calls
+// call_0, call_1… afresh in every response) is answered with a result
+// saying so ({"ok":false,…}) and is neither applied nor recorded: the
+// recorded result of the earlier call is never passed off as this one's.
+//
 // Unknown tools and bad arguments produce a result saying what is wrong,
 // never an error or a panic. Handle returns ErrNoCallID for a call without an
 // id, and an error (recording nothing) when the tool could not run; a panic
@@ -134,7 +144,7 @@ func (r *Registry) Handle(ctx context.Context, runID string, call openai.ToolCal
 	}
 	name := call.Function.Name
 	key := journal.ToolKey{RunID: runID, ThreadID: r.owner.ThreadID, ResourceID: r.owner.ResourceID, CallID: call.ID}
-	out, err := r.j.Apply(ctx, key, func(ctx context.Context) (b []byte, err error) {
+	out, err := r.j.ApplyInput(ctx, key, inputDigest(call), func(ctx context.Context) (b []byte, err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				b, err = nil, fmt.Errorf("tools: %s panicked: %v", name, p)
@@ -151,6 +161,11 @@ func (r *Registry) Handle(ctx context.Context, runID string, call openai.ToolCal
 		}
 		return []byte(res), nil
 	})
+	if errors.Is(err, journal.ErrCallReused) {
+		// Another call under an id this run already applied: answered (the
+		// model's call needs a result) but neither applied nor recorded.
+		out, err = failure(fmt.Sprintf("tool call id %q was already used in this run for another call; this call was not applied (each call needs its own id, or each model turn its own run id)", call.ID)), nil
+	}
 	if err != nil {
 		return openai.ChatCompletionMessage{}, fmt.Errorf("tools: handle %s call %s: %w", name, call.ID, err)
 	}
@@ -160,6 +175,22 @@ func (r *Registry) Handle(ctx context.Context, runID string, call openai.ToolCal
 		Name:       name,
 		Content:    string(out),
 	}, nil
+}
+
+// inputDigest identifies what a call asks: its function name and its
+// arguments (compacted when they are JSON, so a replay that re-encodes them
+// is the same call).
+func inputDigest(call openai.ToolCall) string {
+	args := []byte(call.Function.Arguments)
+	var buf bytes.Buffer
+	if json.Compact(&buf, args) == nil {
+		args = buf.Bytes()
+	}
+	h := sha256.New()
+	h.Write([]byte(call.Function.Name))
+	h.Write([]byte{0})
+	h.Write(args)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // result is the JSON tool result of the built-in tools.
