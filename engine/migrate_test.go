@@ -64,6 +64,20 @@ func TestOpenSchemaV1(t *testing.T) {
 			t.Fatalf("the state planted on a thread that does not exist survived the migration (%d rows)", n)
 		}
 	})
+	// Migration 6: threads were last active at their newest message, and
+	// their byte counters match their messages (Check verifies the bytes
+	// when the test ends).
+	t.Run("Lifecycle", func(t *testing.T) {
+		ts, err := e.ListThreads(ctx, "")
+		if err != nil || len(ts) == 0 {
+			t.Fatalf("threads %+v (%v)", ts, err)
+		}
+		for _, th := range ts {
+			if !th.LastActiveAt.Equal(th.UpdatedAt) || th.Bytes <= 0 || th.IdleTTL != 0 {
+				t.Errorf("thread %s: last active %v (updated %v), %d bytes, idle ttl %v", th.ID, th.LastActiveAt, th.UpdatedAt, th.Bytes, th.IdleTTL)
+			}
+		}
+	})
 	t.Run("LoadContext", func(t *testing.T) {
 		c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-2", ThreadID: "alice-chat", ResourceID: "alice"})
 		if err != nil {
