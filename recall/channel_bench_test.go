@@ -356,3 +356,60 @@ func TestFlatTop(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFirstUse measures the first search of a resource of n synthetic
+// messages (hash-384 vectors computed by the source): its messages
+// analysed, its vectors loaded into chromem-go and the int8 index.
+func BenchmarkFirstUse(b *testing.B) {
+	for _, n := range parseSizes(b, *channelSizes) {
+		c, err := synth.New(synth.Config{Messages: n, Resources: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		src := storedSource{docs: memSource{}}
+		for th := range c.All() {
+			for i, m := range th.Messages {
+				d := recall.Doc{ID: m.ID, ThreadID: th.ID, ResourceID: th.ResourceID, Seq: int64(i + 1), Role: m.Role, Content: m.Content, CreatedAt: m.CreatedAt}
+				src.docs[th.ResourceID] = append(src.docs[th.ResourceID], d)
+				src.vecs = append(src.vecs, recall.HashVector(d.Text()))
+			}
+		}
+		lex, err := recall.OpenLexical(b.TempDir() + "/lexical")
+		if err != nil {
+			b.Fatal(err)
+		}
+		q := c.Query(0, 1)
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			for b.Loop() {
+				ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: src})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := ix.Search(context.Background(), recall.Query{Text: q.Text, ResourceID: q.ResourceID}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		lex.Close()
+	}
+}
+
+// storedSource is a memSource whose vectors are computed once (the order of
+// docs), as SQLite stores them.
+type storedSource struct {
+	docs memSource
+	vecs [][]float32
+}
+
+func (s storedSource) ResourceDocs(ctx context.Context, r string) ([]recall.Doc, error) {
+	return s.docs.ResourceDocs(ctx, r)
+}
+
+func (s storedSource) ResourceVectors(_ context.Context, r, _ string, fn func(string, []float32) error) error {
+	for i, d := range s.docs[r] {
+		if err := fn(d.ID, s.vecs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,7 +1,6 @@
 package recall
 
 import (
-	"math"
 	"slices"
 	"sync"
 )
@@ -59,14 +58,19 @@ func encode8(dst []int8, v []float32) float32 {
 	clear(dst)
 	var m float32
 	for _, f := range v {
-		m = max(m, float32(math.Abs(float64(f))))
+		m = max(m, f, -f)
 	}
 	if m == 0 {
 		return 0
 	}
 	k := 127 / m
 	for i, f := range v {
-		dst[i] = int8(math.Round(float64(f * k)))
+		// Round half away from zero; |f·k| ≤ 127.
+		if y := f * k; y >= 0 {
+			dst[i] = int8(y + 0.5)
+		} else {
+			dst[i] = int8(y - 0.5)
+		}
 	}
 	return m / 127
 }
