@@ -106,6 +106,7 @@ func TestVectorIndexRecall(t *testing.T) {
 			p := newVectorPair(t, 12_000, seed)
 			r := rand.New(rand.NewPCG(seed, 14))
 			var found, want int
+			erased := map[string]bool{}
 			check := func(phase string, cases []vectorCase) {
 				for _, c := range cases {
 					a, err := p.approx.Search(ctx, c.q)
@@ -122,6 +123,9 @@ func TestVectorIndexRecall(t *testing.T) {
 					in := map[string]bool{}
 					for _, h := range a.Hits {
 						in[h.MessageID] = true
+						if erased[h.MessageID] {
+							t.Errorf("%s %s: deleted %s returned", phase, c.name, h.MessageID)
+						}
 					}
 					miss := 0
 					for _, h := range e.Hits {
@@ -145,7 +149,9 @@ func TestVectorIndexRecall(t *testing.T) {
 			check("before deletions", p.cases(r, 60))
 			var gone []string
 			for range 2000 {
-				gone = append(gone, p.docs[r.IntN(len(p.docs))].ID)
+				id := p.docs[r.IntN(len(p.docs))].ID
+				gone = append(gone, id)
+				erased[id] = true
 			}
 			for _, ix := range []*recall.Index{p.approx, p.exact} {
 				if err := ix.Remove(ctx, gone); err != nil {
