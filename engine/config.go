@@ -101,8 +101,12 @@ type Config struct {
 
 	// WorkingMemory turns on working memory (see working.go): the state of
 	// the thread (or resource) is rendered into the system part and, unless
-	// read-only, the updateWorkingMemory tool is offered. Nil means off. It is
-	// built into a working.Memory on first use; Now defaults to the engine's.
+	// read-only, the updateWorkingMemory tool is offered. Open stores its
+	// mode, schema or template, scope, read-only flag and MaxChars with the
+	// states (replacing what an earlier configuration stored). Nil means the
+	// stored configuration, so that every reader of the directory (mnemo
+	// context, mnemo wm, mnemo serve) renders and validates alike; off when
+	// none was ever stored. Now defaults to the engine's.
 	WorkingMemory *working.Config
 
 	// Observe turns on observational memory (observer and reflector; see

@@ -137,6 +137,10 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	if err := e.storeWorkingConfig(ctx); err != nil { // working.go
+		e.Close()
+		return nil, err
+	}
 	return e, nil
 }
 

@@ -18,7 +18,8 @@ import (
 )
 
 // ErrNoWorkingMemory is returned by WorkingMemory and HandleToolCall when
-// Config.WorkingMemory is nil.
+// Config.WorkingMemory is nil and the directory stores no working-memory
+// configuration.
 var ErrNoWorkingMemory = errors.New("engine: working memory is not configured")
 
 // workingState is the engine's working memory, built on first use from
@@ -30,19 +31,35 @@ type workingState struct {
 	err  error
 }
 
-// WorkingMemory returns the working memory configured by
-// Config.WorkingMemory, over the engine's database. It returns
-// ErrNoWorkingMemory when none is configured, and working.ErrInvalidConfig or
-// working.ErrInvalidSchema for a bad configuration.
+// WorkingMemory returns the working memory of the data directory, over the
+// engine's database: the one Config.WorkingMemory configures (Open stores
+// it with the states, replacing the stored one) or, when that is nil, the
+// one stored by the last engine that configured it, so that every reader
+// of a directory (an application with its Go schema, mnemo context, mnemo
+// wm, mnemo serve) renders and validates working memory alike. It returns
+// ErrNoWorkingMemory when none is configured or stored, and
+// working.ErrInvalidConfig or working.ErrInvalidSchema for a bad
+// configuration.
 func (e *Engine) WorkingMemory() (*working.Memory, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	if e.cfg.WorkingMemory == nil {
-		return nil, ErrNoWorkingMemory
-	}
 	e.wm.once.Do(func() {
-		cfg := *e.cfg.WorkingMemory
+		var cfg working.Config
+		if e.cfg.WorkingMemory != nil {
+			cfg = *e.cfg.WorkingMemory
+		} else {
+			stored, ok, err := working.LoadConfig(e.bg, e.db)
+			switch {
+			case err != nil:
+				e.wm.err = fmt.Errorf("engine: working memory: %w", err)
+				return
+			case !ok:
+				e.wm.err = ErrNoWorkingMemory
+				return
+			}
+			cfg = stored
+		}
 		if cfg.Now == nil {
 			cfg.Now = e.now
 		}
@@ -54,6 +71,23 @@ func (e *Engine) WorkingMemory() (*working.Memory, error) {
 		}
 	})
 	return e.wm.mem, e.wm.err
+}
+
+// storeWorkingConfig stores Config.WorkingMemory with the states (Open
+// calls it). A configuration that does not build is left for
+// WorkingMemory to report; the stored one then stays.
+func (e *Engine) storeWorkingConfig(ctx context.Context) error {
+	if e.cfg.WorkingMemory == nil {
+		return nil
+	}
+	mem, err := e.WorkingMemory()
+	if err != nil {
+		return nil
+	}
+	if err := mem.SaveConfig(ctx, e.db); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	return nil
 }
 
 // OpenWorkingMemory returns a working memory over the engine's database

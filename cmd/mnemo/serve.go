@@ -110,12 +110,18 @@ func loopback(host string) bool {
 // openServed opens the engine with the --config file (validated and then
 // stored in the data directory) or the directory's stored configuration.
 func (m *Main) openServed(ctx context.Context, configFile string) (*engine.Engine, int64, error) {
-	mc := &memoryConfig{}
+	var mc *memoryConfig
+	var err error
 	if configFile != "" {
-		var err error
-		if mc, err = readMemoryConfig(configFile); err != nil {
-			return nil, 0, err
-		}
+		mc, err = readMemoryConfig(configFile)
+	} else {
+		mc, err = storedMemoryConfig(m.Dir)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if mc == nil {
+		mc = &memoryConfig{}
 	}
 	cfg, err := m.engineConfig(ctx, m.Dir, mc, true)
 	if err != nil {

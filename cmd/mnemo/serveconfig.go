@@ -19,8 +19,10 @@ import (
 
 // StoredConfigFile is where a data directory keeps its memory configuration
 // (written by `mnemo serve --config FILE`, read by every command that opens
-// the directory), so that the CLI, the HTTP API and the MCP tools render and
-// validate working memory the same way.
+// the directory, a later `mnemo serve` included) but for working memory,
+// whose configuration the engine stores with the states, so that an
+// application, the CLI, the HTTP API and the MCP tools render and validate
+// working memory the same way.
 const StoredConfigFile = "mnemo.json"
 
 // memoryConfig is the JSON document of `mnemo serve --config FILE` (README,
@@ -129,18 +131,28 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 	return &c, nil
 }
 
-// storedMemoryConfig reads dir's stored configuration; nil when none.
+// storedMemoryConfig reads dir's stored configuration; nil when none. It
+// has no working memory: that configuration is stored with the states in
+// the database (working.SaveConfig, when an engine opens with one), where
+// an application's engine.Config.WorkingMemory lands too, and the engine
+// uses it when the command configures none.
 func storedMemoryConfig(dir string) (*memoryConfig, error) {
 	c, err := readMemoryConfig(filepath.Join(dir, StoredConfigFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
+	if c != nil {
+		c.WorkingMemory = nil
+	}
 	return c, err
 }
 
-// store writes c as dir's stored configuration (0600, atomically).
+// store writes c, less its working memory (stored in the database), as
+// dir's stored configuration (0600, atomically).
 func (c *memoryConfig) store(dir string) error {
-	b, err := json.MarshalIndent(c, "", "  ")
+	cc := *c
+	cc.WorkingMemory = nil
+	b, err := json.MarshalIndent(&cc, "", "  ")
 	if err != nil {
 		return err
 	}

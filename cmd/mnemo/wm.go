@@ -103,8 +103,9 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 		return err
 	}
 	defer e.Close()
-	// The directory's configured working memory (mnemo.json, written by
-	// mnemo serve --config) renders and validates as the server does,
+	// The working-memory configuration stored with the states (by mnemo
+	// serve --config or an application's engine.Config.WorkingMemory)
+	// renders and validates as the server and the application do,
 	// unless --schema or --markdown say otherwise.
 	mem, err := e.WorkingMemory()
 	if err != nil || *schemaFile != "" || *markdown || mem.Scope() != cfg.Scope {

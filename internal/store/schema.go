@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -12,6 +12,7 @@ const SchemaVersion = 7
 //	threads, messages, outbox  engine (Append, erasure)
 //	embeddings                 engine, through the outbox (recall derives from it)
 //	working_memory[_history]   package working
+//	working_config             package working
 //	observations               package observe
 //	dispatches                 engine (the dispatch journal, dispatch.go)
 //	journal, runs              package journal (memoized steps, tool applications, memctx records; run owners)
@@ -249,6 +250,18 @@ CREATE TABLE dispatches (
 );
 CREATE INDEX dispatches_by_thread ON dispatches(thread_id, message_id);
 CREATE INDEX dispatches_by_resource ON dispatches(resource_id);
+`,
+	// 8: the working-memory configuration is stored with the states it
+	// renders and validates (issue 18): one row, the compact JSON of the
+	// mode, schema or template, scope, readOnly and maxChars last
+	// configured, so every reader of the directory (an application with its
+	// Go schema, mnemo context, mnemo wm, the server) uses the same one.
+	`
+CREATE TABLE working_config (
+	id         INTEGER PRIMARY KEY CHECK (id = 1),
+	config     TEXT NOT NULL,
+	updated_at INTEGER NOT NULL
+);
 `,
 }
 
