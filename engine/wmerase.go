@@ -154,8 +154,11 @@ func (t *wmTaint) saw(rec *journal.MemCtx) bool {
 
 // calledBy reports whether the tool call that wrote a version was made by
 // an erased assistant message: the first assistant message of the run's
-// thread with that call id at or after the run composed its context
-// (call ids repeat across turns: agents send call_0 every turn).
+// thread with that call id after the run composed its context (call ids
+// repeat across turns: agents send call_0 every turn). "After" is by time
+// (at or after the record's millisecond) and by seq (past every turn the
+// record lists: the model answered a context that held them), since a turn
+// stored in the same millisecond as the record may precede it.
 func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID string) (bool, error) {
 	if callID == "" {
 		return false, nil
@@ -164,8 +167,9 @@ func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID stri
 	if err != nil {
 		return false, nil
 	}
+	seen := lastSeenSeq(rec)
 	for _, m := range t.erased {
-		if m.role != RoleAssistant || m.thread != rec.ThreadID || m.toolCalls == "" || time.UnixMilli(m.createdAt).Before(at) {
+		if m.role != RoleAssistant || m.thread != rec.ThreadID || m.toolCalls == "" || time.UnixMilli(m.createdAt).Before(at) || m.seq <= seen {
 			continue
 		}
 		var calls []ToolCall
@@ -174,9 +178,9 @@ func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID stri
 		}
 		// An earlier message of the thread that is kept made this call.
 		var earlier int
-		if err := t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND created_at >= ?
+		if err := t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND seq > ? AND created_at >= ?
 			AND tool_calls IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(tool_calls) WHERE json_extract(value, '$.id') = ?)`,
-			m.thread, m.seq, at.UnixMilli(), callID).Scan(&earlier); err != nil {
+			m.thread, m.seq, seen, at.UnixMilli(), callID).Scan(&earlier); err != nil {
 			return false, fmt.Errorf("read tool calls of thread %s: %w", m.thread, err)
 		}
 		if earlier == 0 {
@@ -184,6 +188,20 @@ func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID stri
 		}
 	}
 	return false, nil
+}
+
+// lastSeenSeq is the highest seq of the record's thread that the record
+// lists (recent window or recalled); 0 when it lists none.
+func lastSeenSeq(rec *journal.MemCtx) int64 {
+	var seen int64
+	for _, list := range [][]journal.Ref{rec.Recent, rec.Recalled} {
+		for _, r := range list {
+			if r.ThreadID == rec.ThreadID && r.Seq > seen {
+				seen = r.Seq
+			}
+		}
+	}
+	return seen
 }
 
 // quoted reports whether raw bytes name an erased turn.

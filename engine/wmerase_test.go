@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
@@ -22,8 +23,11 @@ type wmEnv struct {
 	mem *working.Memory
 }
 
-func newWMEnv(t *testing.T) *wmEnv {
-	e := enginetest.MustOpen(t, engine.Config{WorkingMemory: &working.Config{Schema: json.RawMessage(profileSchema), Scope: working.ScopeResource}})
+func newWMEnv(t *testing.T) *wmEnv { return newWMEnvClock(t, nil) }
+
+// newWMEnvClock is newWMEnv with the engine's clock (nil: time.Now).
+func newWMEnvClock(t *testing.T, now func() time.Time) *wmEnv {
+	e := enginetest.MustOpen(t, engine.Config{Now: now, WorkingMemory: &working.Config{Schema: json.RawMessage(profileSchema), Scope: working.ScopeResource}})
 	mem, err := e.WorkingMemory()
 	if err != nil {
 		t.Fatal(err)
@@ -128,35 +132,46 @@ func TestEraseForgetsWorkingMemory(t *testing.T) {
 		}
 		w.assertForgot("r", secret, `{"pet":"dog"}`)
 	})
-	t.Run("ErasedCall", func(t *testing.T) {
-		// Erasing the assistant message whose tool call carried the update
-		// erases the update, not the updates of other turns' calls with the
-		// same id (agents send call_0 every turn).
-		w := newWMEnv(t)
-		const secret = "Cobalt-Pelican-5528"
-		appendTo(t, w.e, "d", "r", user("", "I live in Lisbon"))
-		turn := func(run, patch, assistantID string) {
-			if _, err := w.e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "d"}); err != nil {
-				t.Fatal(err)
-			}
-			call := fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, patch)
-			appendTo(t, w.e, "d", "r", engine.Message{ID: assistantID, Role: engine.RoleAssistant,
-				ToolCalls: []engine.ToolCall{{ID: "call_0", Name: tools.UpdateWorkingMemoryName, Arguments: json.RawMessage(patch)}}})
-			msg, err := w.e.HandleToolCall(ctx, run, "d", "", call)
-			if err != nil {
-				t.Fatal(err)
-			}
-			appendTo(t, w.e, "d", "r", engine.Message{Role: engine.RoleTool, ToolCallID: "call_0", Name: msg.Name, Content: msg.Content})
+	// Erasing the assistant message whose tool call carried the update
+	// erases the update, not the updates of other turns' calls with the
+	// same id (agents send call_0 every turn). With a clock that does not
+	// move, every turn and record shares one millisecond: the previous
+	// turn's call_0 (stored before run d-2 composed its context) must not
+	// be taken for d-2's own call. With the real clock this failed about one
+	// run in six, when d-a1 and d-2's record fell in the same millisecond.
+	frozen := time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)
+	for name, clock := range map[string]func() time.Time{"ErasedCall": nil, "ErasedCallSameMillisecond": func() time.Time { return frozen }} {
+		t.Run(name, func(t *testing.T) { erasedCall(t, newWMEnvClock(t, clock)) })
+	}
+}
+
+// erasedCall runs two turns whose updates both come through call_0, erases
+// the second turn's assistant message and checks its update went with it.
+func erasedCall(t *testing.T, w *wmEnv) {
+	ctx := context.Background()
+	const secret = "Cobalt-Pelican-5528"
+	appendTo(t, w.e, "d", "r", user("", "I live in Lisbon"))
+	turn := func(run, patch, assistantID string) {
+		if _, err := w.e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "d"}); err != nil {
+			t.Fatal(err)
 		}
-		turn("d-1", `{"city":"Lisbon"}`, "d-a1")
-		turn("d-2", `{"name":"`+secret+`"}`, "d-a2")
-		res, err := w.e.DeleteMessages(ctx, "d-a2")
+		call := fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, patch)
+		appendTo(t, w.e, "d", "r", engine.Message{ID: assistantID, Role: engine.RoleAssistant,
+			ToolCalls: []engine.ToolCall{{ID: "call_0", Name: tools.UpdateWorkingMemoryName, Arguments: json.RawMessage(patch)}}})
+		msg, err := w.e.HandleToolCall(ctx, run, "d", "", call)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := res.WorkingMemoryInvalidated, 1; got != want {
-			t.Errorf("WorkingMemoryInvalidated = %d, want %d", got, want)
-		}
-		w.assertForgot("r", secret, `{"city":"Lisbon"}`)
-	})
+		appendTo(t, w.e, "d", "r", engine.Message{Role: engine.RoleTool, ToolCallID: "call_0", Name: msg.Name, Content: msg.Content})
+	}
+	turn("d-1", `{"city":"Lisbon"}`, "d-a1")
+	turn("d-2", `{"name":"`+secret+`"}`, "d-a2")
+	res, err := w.e.DeleteMessages(ctx, "d-a2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.WorkingMemoryInvalidated, 1; got != want {
+		t.Errorf("WorkingMemoryInvalidated = %d, want %d", got, want)
+	}
+	w.assertForgot("r", secret, `{"city":"Lisbon"}`)
 }
