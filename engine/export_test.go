@@ -10,3 +10,10 @@ func (e *Engine) StartBackgroundObserver() bool {
 	e.observer()
 	return e.obs.queue != nil
 }
+
+// HoldDrain takes the drain lock as the background drainer does while it
+// indexes a batch, until release is called.
+func (e *Engine) HoldDrain() (release func()) {
+	e.idx.drainMu.Lock()
+	return e.idx.drainMu.Unlock
+}

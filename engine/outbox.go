@@ -93,7 +93,11 @@ func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
 	// stream of appends the drain never runs dry, and holding the lock
 	// throughout starved erasure (which purges under it) and Reindex.
 	for {
-		e.idx.drainMu.Lock()
+		// A caller's drain (SyncIndexes, Check) may wait here for the
+		// background drainer's batch: it gives up when its ctx ends.
+		if err := e.idx.drainMu.LockCtx(ctx); err != nil {
+			return 0, err
+		}
 		err := e.recoverIfDamaged(ctx) // lexical_damage.go
 		var rows []outboxRow
 		if err == nil {

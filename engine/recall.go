@@ -36,7 +36,7 @@ type indexState struct {
 	quarantined string
 
 	kick    chan struct{} // wakes the drainer; buffered 1
-	drainMu sync.Mutex    // one drain at a time
+	drainMu drainLock     // one drain at a time (drainlock.go)
 }
 
 func (s *indexState) index() *recall.Index {
@@ -211,7 +211,9 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 	if err := e.checkOpen(); err != nil {
 		return err
 	}
-	e.idx.drainMu.Lock()
+	if err := e.idx.drainMu.LockCtx(ctx); err != nil {
+		return err
+	}
 	e.idx.mu.Lock()
 	err := func() error {
 		if e.idx.ix != nil {
