@@ -75,9 +75,14 @@ func TestOpenAPIMatchesMux(t *testing.T) {
 	}
 }
 
-// muxAnswer reports whether http.ServeMux answered itself: no route
-// (404 page not found) or a route without this method (405).
+// muxAnswer reports whether no route took the request: no route (404 "no
+// route") or a route without this method (405), answered by the server's
+// root handler.
 func muxAnswer(r response) bool {
-	return (r.status == http.StatusNotFound || r.status == http.StatusMethodNotAllowed) &&
-		strings.HasPrefix(r.header.Get("Content-Type"), "text/plain")
+	var p server.Problem
+	if r.header.Get("Content-Type") != "application/problem+json" || json.Unmarshal(r.body, &p) != nil {
+		return false
+	}
+	return r.status == http.StatusNotFound && strings.HasPrefix(p.Detail, "no route ") ||
+		r.status == http.StatusMethodNotAllowed && p.Type == server.ProblemTypeBase+"method-not-allowed"
 }

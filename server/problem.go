@@ -58,6 +58,7 @@ var (
 	kindUnavailable  = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
 	kindInternal     = kind{"internal", http.StatusInternalServerError, "Internal error"}
 	kindMediaType    = kind{"unsupported-media-type", http.StatusUnsupportedMediaType, "Request body must be application/json"}
+	kindMethod       = kind{"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed"}
 )
 
 // apiError is an error the handlers return: a kind, a detail safe to show

@@ -24,3 +24,36 @@ func TestSearchLoneHitScore(t *testing.T) {
 		t.Fatalf("lone hit found by both channels: score %v (lexical %v, vector %v), want > 0", hit.Score, hit.Lexical, hit.Vector)
 	}
 }
+
+// TestUnroutedProblems: a path no route has and a route asked with another
+// method answer problem+json like every other error (they were net/http's
+// text/plain "404 page not found" and "Method Not Allowed").
+func TestUnroutedProblems(t *testing.T) {
+	h := newHarness(t, true, server.Config{})
+	for _, c := range []struct {
+		method, path string
+		status       int
+		typ, allow   string
+	}{
+		{"GET", "/v1/nope", 404, "not-found", ""},
+		{"DELETE", "/v1/search", 405, "method-not-allowed", "POST"},
+		{"PATCH", "/v1/threads/t1", 405, "method-not-allowed", "GET, DELETE, HEAD"},
+		{"POST", "/healthz", 405, "method-not-allowed", "GET, HEAD"},
+	} {
+		r := h.do(c.method, c.path, aliceToken, nil)
+		if r.status != c.status {
+			t.Errorf("%s %s: %d %s, want %d", c.method, c.path, r.status, r.body, c.status)
+			continue
+		}
+		if p := r.problem(t); p.Type != server.ProblemTypeBase+c.typ {
+			t.Errorf("%s %s: type %s, want %s", c.method, c.path, p.Type, c.typ)
+		}
+		if got := r.header.Get("Allow"); got != c.allow {
+			t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, got, c.allow)
+		}
+	}
+	// Routed paths are untouched.
+	if r := h.do("GET", "/healthz", "", nil); r.status != 200 {
+		t.Errorf("GET /healthz: %d", r.status)
+	}
+}

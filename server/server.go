@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,8 +114,38 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Handler returns the server's root handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+// Handler returns the server's root handler. A request no route takes is
+// answered with problem details too: 404 for an unknown path, 405 with the
+// Allow header for a known path and another method.
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveRoot) }
+
+// routeMethods are the methods the route table uses, to tell an unknown
+// path from a known path asked with another method.
+var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete}
+
+func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := s.mux.Handler(r); pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	var allow []string
+	for _, m := range routeMethods {
+		rr := r.Clone(r.Context())
+		rr.Method = m
+		if _, pattern := s.mux.Handler(rr); pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		writeProblem(w, r, s.log, errorf(kindNotFound, "", "no route %s", r.URL.Path))
+		return
+	}
+	if slices.Contains(allow, http.MethodGet) {
+		allow = append(allow, http.MethodHead)
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeProblem(w, r, s.log, errorf(kindMethod, "", "%s %s: this path takes %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+}
 
 // OpenAPI returns the OpenAPI 3.1 document served at /openapi.json.
 func (s *Server) OpenAPI() []byte { return s.openapi }
@@ -124,7 +156,7 @@ func (s *Server) OpenAPI() []byte { return s.openapi }
 // if serving fails otherwise.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
-		Handler:           s.mux,
+		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
