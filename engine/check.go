@@ -74,7 +74,9 @@ func (e *Engine) Check(ctx context.Context) error {
 
 // CheckWith verifies the database and its derived indexes. First SQLite's
 // own integrity check runs on the database file (quick_check, or
-// integrity_check with opts.Full); its findings go to CheckError.Database.
+// integrity_check with opts.Full; the full one also runs when the quick one
+// passed but the indexes disagree with the database); its findings go to
+// CheckError.Database.
 // Then, after draining the outbox: seqs are 1…n without gaps in every
 // thread and match the thread's counters; every stored message is in the
 // lexical index and has an embedding of the right length by the configured
@@ -94,6 +96,18 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 		return err
 	}
 	problems, rebuilt, err := e.checkIndexes(ctx)
+	if len(dbProblems) == 0 && !opts.Full && (err != nil || len(problems) > 0) {
+		// The indexes disagree with a database that passed the quick
+		// check, which does not compare SQL indexes with their rows: a
+		// garbled row can pass it and show up only as a disagreement. The
+		// full check tells a damaged database (which reindex cannot
+		// repair) from indexes that are merely behind.
+		full, ferr := e.integrityCheck(ctx, true)
+		if ferr != nil {
+			return ferr
+		}
+		dbProblems = full
+	}
 	if err != nil {
 		if len(dbProblems) == 0 {
 			return err

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -124,5 +125,47 @@ func TestCheckSoundDatabase(t *testing.T) {
 		if err := e.CheckWith(ctx, engine.CheckOptions{Full: full}); err != nil {
 			t.Fatalf("full=%v: %v", full, err)
 		}
+	}
+}
+
+// TestCheckEscalatesWhenIndexesDisagree: a database whose structure is
+// sound but whose SQL indexes no longer match their rows passes
+// quick_check; the lost rows then show up as an index disagreement, and
+// Check advised `mnemo reindex`, which cannot repair the database. When the
+// indexes disagree with a database that passed the quick check, Check now
+// runs the full integrity check too and reports the database as damaged.
+func TestCheckEscalatesWhenIndexesDisagree(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := dbFixture(t)
+	db, err := sql.Open("sqlite", filepath.Join(dir, engine.DatabaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An embedding of no stored message (the vector index disagrees), and
+	// an SQL index whose definition no longer matches its b-tree (what a
+	// garbled byte in a row does; quick_check does not compare them).
+	for _, q := range []string{
+		`INSERT INTO embeddings SELECT 'ghost-id', embedder, resource_id, dims, vector FROM embeddings LIMIT 1`,
+		`PRAGMA writable_schema=ON`,
+		`UPDATE sqlite_schema SET sql = 'CREATE INDEX embeddings_by_resource ON embeddings(resource_id, embedder)' WHERE name = 'embeddings_by_resource'`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var quick string
+	if err := db.QueryRow(`PRAGMA quick_check`).Scan(&quick); err != nil || quick != "ok" {
+		t.Fatalf("the fixture should pass quick_check: %q, %v", quick, err)
+	}
+	db.Close()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	err = e.Check(ctx)
+	var ce *engine.CheckError
+	if !errors.Is(err, engine.ErrDatabaseCorrupt) || !errors.As(err, &ce) || len(ce.Database) == 0 || len(ce.Problems) == 0 {
+		t.Fatalf("check: %v; want ErrDatabaseCorrupt with the integrity findings and the index disagreement", err)
 	}
 }
