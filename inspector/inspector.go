@@ -98,7 +98,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 // render writes a page, or an error page with the error's status.
 func render(w http.ResponseWriter, opt Options, name, title string, data any, err error) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	status := http.StatusOK
 	if err != nil {

@@ -76,7 +76,7 @@ func seed(t *testing.T, tokens *server.Tokens) (*engine.Engine, *httptest.Server
 		t.Fatal(err)
 	}
 	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: slog.New(slog.DiscardHandler), Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test"})},
-		Public: map[string]http.Handler{"/ui/login": inspector.Login()}, LoginPath: "/ui/login"})
+		Public: map[string]http.Handler{"/ui/login": inspector.Login(tokens)}, LoginPath: "/ui/login"})
 	if err != nil {
 		t.Fatal(err)
 	}

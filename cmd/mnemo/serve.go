@@ -63,7 +63,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log}),
 			"/ui/": inspector.Handler(e, inspector.Options{Version: version(), Logger: log}),
 		},
-		Public:    map[string]http.Handler{"/ui/login": inspector.Login()},
+		Public:    map[string]http.Handler{"/ui/login": inspector.Login(tokens)},
 		LoginPath: "/ui/login",
 	})
 	if err != nil {
