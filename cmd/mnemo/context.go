@@ -176,6 +176,9 @@ func (m *Main) runMemCtx(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 {
 		return m.usagef(fs, "memctx needs one RUN_ID")
 	}
+	if err := m.checkIDs(fs, "RUN_ID", fs.Arg(0)); err != nil {
+		return err
+	}
 	e, err := m.open(ctx)
 	if err != nil {
 		return err

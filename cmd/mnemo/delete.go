@@ -54,6 +54,14 @@ func (m *Main) runDelete(ctx context.Context, args []string) error {
 	if n != 1 {
 		return m.usagef(fs, "give exactly one of --message, --thread, --resource")
 	}
+	if err := m.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
+		return err
+	}
+	for _, id := range msgs {
+		if err := m.checkIDs(fs, "--message", id); err != nil {
+			return err
+		}
+	}
 	e, err := m.open(ctx)
 	if err != nil {
 		return err

@@ -329,6 +329,21 @@ func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
 	return errUsage
 }
 
+// checkIDs returns a usage error (exit 2) for the first of the named
+// values that is set but is not a valid id (engine.ValidID: 1-128
+// characters of [A-Za-z0-9_.:@-]). pairs alternates a flag's name ("--thread",
+// or "RUN_ID" for an argument) and its value; an empty value is not checked.
+// Read commands call it before opening the data directory, so an id that
+// cannot exist is a usage error rather than an empty answer or "not found".
+func (m *Main) checkIDs(fs *flag.FlagSet, pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if v := pairs[i+1]; v != "" && !engine.ValidID(v) {
+			return m.usagef(fs, "%s %q is not a valid id: it must be 1-128 characters of [A-Za-z0-9_.:@-]", pairs[i], v)
+		}
+	}
+	return nil
+}
+
 // creates reports whether the running command may create the data
 // directory: only the writing commands do (ingest, wm set, serve, mcp, and
 // demo in its own scratch directory). A read on a path that holds no

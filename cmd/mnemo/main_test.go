@@ -73,6 +73,42 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestReadInvalidIDs: a read command given an id that breaks the id rule
+// (here "a/b") is a usage error naming the flag (exit 2), as the README
+// says, not an empty listing (exit 0) or "not found" (exit 1).
+func TestReadInvalidIDs(t *testing.T) {
+	dir := t.TempDir()
+	newDataDir(t, dir)
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"threads", "--resource", "a/b"}, "--resource"},
+		{[]string{"messages", "--thread", "a/b"}, "--thread"},
+		{[]string{"search", "--resource", "a/b", "q"}, "--resource"},
+		{[]string{"search", "--resource", "r", "--thread", "a b", "q"}, "--thread"},
+		{[]string{"runs", "--thread", "a/b"}, "--thread"},
+		{[]string{"runs", "--resource", "a/b"}, "--resource"},
+		{[]string{"replay", "a/b"}, "RUN_ID"},
+		{[]string{"memctx", "a/b"}, "RUN_ID"},
+		{[]string{"wm", "get", "--thread", "a/b"}, "--thread"},
+		{[]string{"wm", "history", "--resource", "a/b"}, "--resource"},
+		{[]string{"observations", "--thread", "a/b"}, "--thread"},
+		{[]string{"observations", "--resource", "a/b"}, "--resource"},
+		{[]string{"observe", "--thread", "a/b"}, "--thread"},
+		{[]string{"delete", "--thread", "a/b", "--yes"}, "--thread"},
+		{[]string{"delete", "--message", "ok,a/b", "--yes"}, "--message"},
+	} {
+		code, stdout, stderr := run(t, nil, append([]string{"--dir", dir}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.flag+` "a`) || !strings.Contains(stderr, "not a valid id") {
+			t.Errorf("mnemo %v: exit %d, stderr %q; want 2 naming %s as not a valid id", tc.args, code, stderr, tc.flag)
+		}
+		if stdout != "" {
+			t.Errorf("mnemo %v printed %q on standard output", tc.args, stdout)
+		}
+	}
+}
+
 func TestDemo(t *testing.T) {
 	code, out, stderr := run(t, nil, "demo")
 	if code != 0 {

@@ -35,6 +35,9 @@ func (m *Main) runObserve(ctx context.Context, args []string) error {
 	if *thread == "" {
 		return m.usagef(fs, "observe needs --thread")
 	}
+	if err := m.checkIDs(fs, "--thread", *thread); err != nil {
+		return err
+	}
 	model, err := m.observeModel()
 	if err != nil {
 		return err
@@ -75,6 +78,9 @@ func (m *Main) runObservations(ctx context.Context, args []string) error {
 	}
 	if (*thread == "") == (*resource == "") {
 		return m.usagef(fs, "observations needs exactly one of --thread and --resource")
+	}
+	if err := m.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
+		return err
 	}
 	e, err := m.open(ctx)
 	if err != nil {

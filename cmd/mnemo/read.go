@@ -26,6 +26,9 @@ func (m *Main) runThreads(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return m.usagef(fs, "threads takes no arguments")
 	}
+	if err := m.checkIDs(fs, "--resource", *resource); err != nil {
+		return err
+	}
 	e, err := m.open(ctx)
 	if err != nil {
 		return err
@@ -64,6 +67,9 @@ func (m *Main) runMessages(ctx context.Context, args []string) error {
 		return m.usagef(fs, "messages needs --thread")
 	case *from < 1 || *to < 0 || (*to > 0 && *to < *from):
 		return m.usagef(fs, "--from must be >= 1 and --to 0 (the end) or >= --from")
+	}
+	if err := m.checkIDs(fs, "--thread", *thread); err != nil {
+		return err
 	}
 	e, err := m.open(ctx)
 	if err != nil {

@@ -32,6 +32,9 @@ func (m *Main) runRuns(ctx context.Context, args []string) error {
 	case *limit < 1 || *offset < 0:
 		return m.usagef(fs, "--limit must be >= 1 and --offset >= 0")
 	}
+	if err := m.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
+		return err
+	}
 	e, err := m.open(ctx)
 	if err != nil {
 		return err
@@ -65,6 +68,9 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	}
 	if fs.NArg() != 1 {
 		return m.usagef(fs, "replay needs one RUN_ID")
+	}
+	if err := m.checkIDs(fs, "RUN_ID", fs.Arg(0)); err != nil {
+		return err
 	}
 	opt, err := parseWithout(*without)
 	if err != nil {

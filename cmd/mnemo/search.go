@@ -54,6 +54,9 @@ func (m *Main) runSearch(ctx context.Context, args []string) error {
 	if *queries == "" && (*resource == "" || fs.NArg() == 0) {
 		return m.usagef(fs, "search needs --resource and a QUERY, or --queries FILE")
 	}
+	if err := m.checkIDs(fs, "--resource", *resource, "--thread", *thread); err != nil {
+		return err
+	}
 	e, err := m.open(ctx)
 	if err != nil {
 		return err

@@ -79,6 +79,9 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 	if (*thread == "") == (*resource == "") {
 		return m.usagef(fs, "wm %s needs exactly one of --thread and --resource", sub)
 	}
+	if err := m.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
+		return err
+	}
 	if sub == "set" && fs.NArg() != 1 {
 		return m.usagef(fs, "wm set needs one FILE (or - for stdin)")
 	}
