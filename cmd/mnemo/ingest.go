@@ -53,7 +53,7 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 			defer cleanup()
 			path = spooled
 		}
-		opt := importer.Options{Format: *format, Strict: *strict}
+		opt := importer.Options{Format: *format, Strict: *strict, Name: label}
 		var bar *progressbar.ProgressBar
 		if fi, err := os.Stat(path); err == nil && fi.Size() >= progressMinBytes && isTerminal(m.Stderr) {
 			bar = progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(m.Stderr), progressbar.OptionSetDescription("storing "+label), progressbar.OptionShowBytes(true), progressbar.OptionShowIts(), progressbar.OptionThrottle(200*time.Millisecond))
@@ -77,6 +77,9 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 			total.Messages += rep.Messages
 			total.Duplicates += rep.Duplicates
 			total.Skipped += rep.Skipped
+			if fs.NArg() == 1 {
+				total.File, total.Format = rep.File, rep.Format
+			}
 		}
 		if err != nil {
 			failed = m.ingestFailed(ctx, label, err, *strict, rep)
@@ -91,6 +94,8 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 		}
 	}
 	if *asJSON {
+		// One file: its report (file, format and counts); several: the
+		// counts summed, with no file or format.
 		if err := json.NewEncoder(m.Stdout).Encode(total); err != nil {
 			return err
 		}

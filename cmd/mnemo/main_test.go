@@ -192,3 +192,30 @@ func newDataDir(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// TestIngestStdinNames: `mnemo ingest -` calls its input "stdin" in the
+// summary, the skipped records and --json (file and format), never by the
+// temporary file standard input is spooled to.
+func TestIngestStdinNames(t *testing.T) {
+	dir := t.TempDir()
+	in := `{"thread":"t","resource":"r","role":"user","content":"hi"}
+{"thread":"t","resource":"r","role":"bogus","content":"x"}
+`
+	code, stdout, stderr := runStdin(t, in, "--dir", dir, "--embedder", "hash-384", "ingest", "--json", "-")
+	if code != 0 {
+		t.Fatalf("ingest - exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "skipped: importer: stdin: line 2") || strings.Contains(stderr, "mnemo-ingest-") {
+		t.Errorf("stderr %q: want the skipped record named as stdin: line 2", stderr)
+	}
+	var rep struct {
+		File, Format      string
+		Messages, Skipped int
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("%v: %q", err, stdout)
+	}
+	if rep.File != "stdin" || rep.Format != "jsonl" || rep.Messages != 1 || rep.Skipped != 1 {
+		t.Errorf("--json summary %+v, want file stdin, format jsonl, 1 message, 1 skipped", rep)
+	}
+}

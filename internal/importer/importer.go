@@ -50,6 +50,10 @@ type Options struct {
 	Strict bool
 	// Progress, when set, is called with bytes read so far and the file size.
 	Progress func(read, total int64)
+	// Name is what the report (Report.File) and every error call the file;
+	// "" means the path. The CLI sets "stdin" for the temporary file it
+	// spools standard input to, so no error names that file.
+	Name string
 }
 
 // Report summarises an import.
@@ -71,15 +75,19 @@ type Appender interface {
 
 // Import reads path in the given format and appends its conversations.
 func Import(ctx context.Context, e Appender, path string, opt Options) (*Report, error) {
+	name := path
+	if opt.Name != "" {
+		name = opt.Name
+	}
 	if fi, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("importer: %w", err)
 	} else if fi.IsDir() {
-		return nil, fmt.Errorf("importer: %s is a directory, not a file", path)
+		return nil, fmt.Errorf("importer: %s is a directory, not a file", name)
 	}
 	format := opt.Format
 	if format == "" || format == FormatAuto {
 		var err error
-		if format, err = Detect(path); err != nil {
+		if format, err = detect(path, name); err != nil {
 			return nil, err
 		}
 	}
@@ -96,7 +104,7 @@ func Import(ctx context.Context, e Appender, path string, opt Options) (*Report,
 	if opt.Progress != nil {
 		r = &progressReader{r: f, total: fi.Size(), fn: opt.Progress}
 	}
-	w := &writer{ctx: ctx, e: e, strict: opt.Strict, rep: &Report{File: path, Format: format}, resources: map[string]bool{}, threads: map[string]bool{}}
+	w := &writer{ctx: ctx, e: e, strict: opt.Strict, rep: &Report{File: name, Format: format}, resources: map[string]bool{}, threads: map[string]bool{}}
 	switch format {
 	case FormatJSONL:
 		err = w.jsonl(r)
@@ -109,7 +117,7 @@ func Import(ctx context.Context, e Appender, path string, opt Options) (*Report,
 	}
 	w.rep.Resources, w.rep.Threads = len(w.resources), len(w.threads)
 	if err == nil && w.rep.Messages+w.rep.Duplicates == 0 && w.rep.Skipped > 0 {
-		err = fmt.Errorf("%w: all %d records of %s were malformed as %s (is the format right?)", ErrNothingImported, w.rep.Skipped, path, format)
+		err = fmt.Errorf("%w: all %d records of %s were malformed as %s (is the format right?)", ErrNothingImported, w.rep.Skipped, name, format)
 	}
 	return w.rep, err
 }
@@ -121,7 +129,10 @@ var ErrNothingImported = errors.New("importer: nothing imported")
 // Detect guesses a file's format: ".jsonl"/".ndjson" is JSONL; a JSON array
 // whose first element has "conversation" is LoCoMo, one with
 // "haystack_sessions" is LongMemEval.
-func Detect(path string) (string, error) {
+func Detect(path string) (string, error) { return detect(path, path) }
+
+// detect is Detect with the name its errors give the file.
+func detect(path, name string) (string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".jsonl", ".ndjson":
 		return FormatJSONL, nil
@@ -139,11 +150,11 @@ func Detect(path string) (string, error) {
 	}
 	dec := json.NewDecoder(br)
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-		return "", fmt.Errorf("%w: %s is neither JSONL nor a JSON array", ErrUnknownFormat, path)
+		return "", fmt.Errorf("%w: %s is neither JSONL nor a JSON array", ErrUnknownFormat, name)
 	}
 	var first map[string]json.RawMessage
 	if err := dec.Decode(&first); err != nil {
-		return "", fmt.Errorf("%w: %s: first element: %v", ErrUnknownFormat, path, err)
+		return "", fmt.Errorf("%w: %s: first element: %v", ErrUnknownFormat, name, err)
 	}
 	switch {
 	case first["conversation"] != nil:
@@ -151,7 +162,7 @@ func Detect(path string) (string, error) {
 	case first["haystack_sessions"] != nil:
 		return FormatLongMemEval, nil
 	}
-	return "", fmt.Errorf("%w: %s: a JSON array of neither LoCoMo nor LongMemEval records", ErrUnknownFormat, path)
+	return "", fmt.Errorf("%w: %s: a JSON array of neither LoCoMo nor LongMemEval records", ErrUnknownFormat, name)
 }
 
 type progressReader struct {

@@ -126,3 +126,27 @@ func TestJSONLMetadataConflict(t *testing.T) {
 		t.Fatalf("other metadata: %+v %v, %v; want one ErrConflict", rep, rep.Problems, err)
 	}
 }
+
+// TestImportName: with Options.Name, the report and every error call the
+// file by that name (the CLI's "stdin"), never by the path it was read from.
+func TestImportName(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	good := writeFile(t, "spool-1", `{"thread":"t","resource":"r","role":"user","content":"ok"}
+{"thread":"t","resource":"r","role":"bogus","content":"x"}
+`)
+	rep, err := importer.Import(ctx, e, good, importer.Options{Name: "stdin"})
+	if err != nil || rep.File != "stdin" || rep.Format != importer.FormatJSONL || len(rep.Problems) != 1 {
+		t.Fatalf("report %+v, %v", rep, err)
+	}
+	if msg := rep.Problems[0].Error(); !strings.Contains(msg, "stdin: line 2") || strings.Contains(msg, good) {
+		t.Errorf("problem %q: want it to name stdin, not %s", msg, good)
+	}
+	for _, body := range []string{"\x00\x01binary", `{"thread":"t","resource":"r","role":"bogus","content":"x"}` + "\n"} {
+		p := writeFile(t, "spool-2", body)
+		_, err := importer.Import(ctx, e, p, importer.Options{Name: "stdin"})
+		if err == nil || !strings.Contains(err.Error(), "stdin") || strings.Contains(err.Error(), p) {
+			t.Errorf("Import(%q) = %v: want an error naming stdin, not %s", body, err, p)
+		}
+	}
+}
