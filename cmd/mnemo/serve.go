@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"runtime"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/inspector"
@@ -38,6 +40,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 		if tokens, err = server.LoadTokens(*tokensFile); err != nil {
 			return err
 		}
+		m.warnOpenTokenFile(*tokensFile)
 	}
 	ln, err := m.listen(fs, *listen, tokens != nil)
 	if err != nil {
@@ -148,4 +151,16 @@ func (m *Main) openServed(ctx context.Context, configFile string) (*engine.Engin
 		maxBody = mc.Server.MaxBodyBytes
 	}
 	return e, maxBody, nil
+}
+
+// warnOpenTokenFile warns when the token file is readable or writable by
+// other users than its owner (unix modes): its secrets grant access to
+// memory, as an ssh key's do.
+func (m *Main) warnOpenTokenFile(path string) {
+	fi, err := os.Stat(path)
+	if err != nil || runtime.GOOS == "windows" || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	fmt.Fprintf(m.Stderr, "mnemo serve: warning: the token file %s is open to other users (mode %04o); its secrets grant access to memory: chmod 600 %s\n",
+		path, fi.Mode().Perm(), path)
 }

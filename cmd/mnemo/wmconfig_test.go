@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -90,5 +91,26 @@ func TestLibraryWorkingMemoryReachesCLI(t *testing.T) {
 	code, _, errOut = run(t, env, "--dir", dir, "wm", "set", "--thread", "t1", bad)
 	if code == 0 || !strings.Contains(errOut, "age") {
 		t.Fatalf("wm set of a state the application's schema refuses: exit %d %q", code, errOut)
+	}
+}
+
+// TestServeWarnsOpenTokenFile: a token file other users may read is named
+// in a warning with the chmod that closes it; a 0600 one is not.
+func TestServeWarnsOpenTokenFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("unix file modes")
+	}
+	for _, mode := range []os.FileMode{0o644, 0o600} {
+		tokens := filepath.Join(t.TempDir(), "tokens.json")
+		os.WriteFile(tokens, []byte(`{"tokens":[{"name":"app","token":"app-secret-1","resources":["r1"]}]}`), mode)
+		os.Chmod(tokens, mode)
+		_, stderr, stop := startServe(t, filepath.Join(t.TempDir(), "data"), "--tokens", tokens)
+		if c := stop(); c != 0 {
+			t.Fatalf("serve exit %d: %s", c, stderr.String())
+		}
+		warned := strings.Contains(stderr.String(), "chmod 600 "+tokens)
+		if warned != (mode == 0o644) {
+			t.Errorf("token file mode %04o: warned %v; stderr:\n%s", mode, warned, stderr.String())
+		}
 	}
 }
