@@ -65,6 +65,8 @@ func TestUsageErrors(t *testing.T) {
 		{"--dir", dir, "runs", "--limit", "-1"},
 		{"--dir", dir, "runs", "--thread", "a", "--resource", "b"},
 		{"--dir", dir, "messages", "--thread", "t", "--from", "10", "--to", "2"},
+		{"--dir", dir, "search", "--resource", "r", "--scope", "thread", "q"},
+		{"--dir", dir, "search", "--resource", "r", "--scope", "bogus", "q"},
 	} {
 		code, _, stderr := run(t, nil, args...)
 		if code != 2 || !strings.Contains(stderr, "usage") && !strings.Contains(stderr, "-h' for the flags") {
