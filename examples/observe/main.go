@@ -6,6 +6,9 @@
 // turn and condenses by concatenation; it is not a language model), and
 // prints a LoadContext memctx that lists the observations it rendered.
 //
+// Without --dir it works in a scratch directory that it removes at exit.
+// The LoCoMo file is --data, else $MNEMO_SHARED_DATA/locomo/locomo10-dev.json
+// when that variable is set (as for the tests), else the workspace path.
 // Run it, then inspect the ranges with the CLI:
 //
 //	go run ./examples/observe --dir /tmp/obs-demo
@@ -17,11 +20,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -33,28 +39,49 @@ import (
 )
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	err := run(context.Background(), os.Args[1:], os.Stdout)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "observe:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context) error {
-	dir := flag.String("dir", "", "data directory (default: a new temporary directory)")
-	data := flag.String("data", "../shared/data/locomo/locomo10-dev.json", "LoCoMo file")
-	sample := flag.String("sample", "conv-26", "LoCoMo sample (resource) to observe")
-	threshold := flag.Int("threshold", 300, "observer threshold and chunk size in tokens")
-	recentN := flag.Int("recent", 6, "recent window, never observed")
-	flag.Parse()
+// defaultData is the LoCoMo dev file: under $MNEMO_SHARED_DATA when set,
+// else in the workspace beside the repository.
+func defaultData() string {
+	if d := os.Getenv("MNEMO_SHARED_DATA"); d != "" {
+		return filepath.Join(d, "locomo", "locomo10-dev.json")
+	}
+	return filepath.Join("..", "shared", "data", "locomo", "locomo10-dev.json")
+}
+
+// run is the command: args are its flags, out gets the report. Without
+// --dir the data directory is a scratch one, removed when run returns;
+// nothing is created when the LoCoMo file is missing.
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("observe", flag.ContinueOnError)
+	dir := fs.String("dir", "", "data directory, kept (default: a scratch directory removed at exit)")
+	data := fs.String("data", defaultData(), "LoCoMo file")
+	sample := fs.String("sample", "conv-26", "LoCoMo sample (resource) to observe")
+	threshold := fs.Int("threshold", 300, "observer threshold and chunk size in tokens")
+	recentN := fs.Int("recent", 6, "recent window, never observed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := os.Stat(*data); err != nil {
+		return fmt.Errorf("LoCoMo data not found (%v); pass --data FILE or set MNEMO_SHARED_DATA", err)
+	}
+	scratchNote := ""
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "mnemo-observe-")
 		if err != nil {
 			return err
 		}
-		*dir = d
-	}
-	if _, err := os.Stat(*data); err != nil {
-		return fmt.Errorf("LoCoMo data not found (%v); pass --data", err)
+		defer os.RemoveAll(d) // runs after the engine's Close below
+		*dir, scratchNote = d, " (scratch, removed at exit; --dir DIR keeps one)"
 	}
 
 	var calls atomic.Int64
@@ -88,8 +115,8 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("data dir %s\nimported %d resources, %d threads, %d messages (%d already stored)\n\n",
-		*dir, rep.Resources, rep.Threads, rep.Messages, rep.Duplicates)
+	fmt.Fprintf(out, "data dir %s%s\nimported %d resources, %d threads, %d messages (%d already stored)\n\n",
+		*dir, scratchNote, rep.Resources, rep.Threads, rep.Messages, rep.Duplicates)
 
 	threads, err := e.ListThreads(ctx, *sample)
 	if err != nil {
@@ -111,7 +138,7 @@ func run(ctx context.Context) error {
 		if r := res.Reflection; r != nil {
 			line += fmt.Sprintf("  reflected %d–%d from %d", r.FromSeq, r.ToSeq, len(r.Sources))
 		}
-		fmt.Println(line)
+		fmt.Fprintln(out, line)
 	}
 	before := calls.Load()
 	// Observing again changes nothing and calls no model: the ranges are
@@ -121,16 +148,16 @@ func run(ctx context.Context) error {
 			return err
 		}
 	}
-	fmt.Printf("\nmodel calls: %d (a second pass over every session made %d)\n\n", before, calls.Load()-before)
+	fmt.Fprintf(out, "\nmodel calls: %d (a second pass over every session made %d)\n\n", before, calls.Load()-before)
 
 	last := threads[len(threads)-1]
 	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "observe-demo", ThreadID: last.ID, ReplaceRun: true})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("LoadContext %s: system part %d chars, %d recent messages\n", last.ID, len(c.System), len(c.Messages))
-	fmt.Printf("memctx observationCount %d, observations:\n", c.MemCtx.ObservationCount)
-	enc := json.NewEncoder(os.Stdout)
+	fmt.Fprintf(out, "LoadContext %s: system part %d chars, %d recent messages\n", last.ID, len(c.System), len(c.Messages))
+	fmt.Fprintf(out, "memctx observationCount %d, observations:\n", c.MemCtx.ObservationCount)
+	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	for _, ref := range c.MemCtx.Observations {
 		if err := enc.Encode(ref); err != nil {
@@ -139,7 +166,7 @@ func run(ctx context.Context) error {
 	}
 	i := strings.Index(c.System, "<observations>")
 	end := min(len(c.System), i+900)
-	fmt.Printf("\nsystem part (start):\n%s…\n", c.System[i:end])
+	fmt.Fprintf(out, "\nsystem part (start):\n%s…\n", c.System[i:end])
 	return nil
 }
 
