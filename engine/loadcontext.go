@@ -153,7 +153,8 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		return nil, err
 	}
 	defer leave()
-	if err := e.recheckThread(ctx, req.ThreadID, req.ResourceID, th != nil); err != nil {
+	threadSeq, err := e.recheckThread(ctx, req.ThreadID, req.ResourceID, th != nil)
+	if err != nil {
 		return nil, err
 	}
 	windowN, err := e.observedRecentN(ctx, req.ThreadID, recentN)
@@ -170,6 +171,9 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		if recent, err = e.withPendingTurn(ctx, req.ThreadID, recent, windowN); err != nil {
 			return nil, err
 		}
+	}
+	for _, m := range recent { // appended since the recheck
+		threadSeq = max(threadSeq, m.Seq)
 	}
 	if req.Query == "" {
 		if req.Query, err = e.lastUserText(ctx, req.ThreadID, recent); err != nil {
@@ -251,6 +255,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		Render:             RenderVersion,
 		TimeZone:           render.ZoneName(loc),
 		CreatedAt:          started.Format(journal.TimeLayout),
+		ThreadSeq:          &threadSeq,
 	}
 	if rec.Observations == nil {
 		rec.Observations = []journal.ObservationRef{}
@@ -296,20 +301,21 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 // found it before: an erasure of the thread that committed in between
 // leaves it no run to record (ErrThreadNotFound;
 // TestLoadContextRacesDeleteThread), and a new thread that an Append
-// created meanwhile must be the resource's.
-func (e *Engine) recheckThread(ctx context.Context, threadID, resourceID string, existed bool) error {
+// created meanwhile must be the resource's. It returns the thread's last
+// seq (0 when it has none yet).
+func (e *Engine) recheckThread(ctx context.Context, threadID, resourceID string, existed bool) (int64, error) {
 	th, err := e.GetThread(ctx, threadID)
 	switch {
 	case errors.Is(err, ErrThreadNotFound) && !existed:
-		return nil
+		return 0, nil
 	case errors.Is(err, ErrThreadNotFound), err == nil && existed && th.ResourceID != resourceID:
-		return fmt.Errorf("%w: %s was erased while its context was composed", ErrThreadNotFound, threadID)
+		return 0, fmt.Errorf("%w: %s was erased while its context was composed", ErrThreadNotFound, threadID)
 	case err != nil:
-		return err
+		return 0, err
 	case th.ResourceID != resourceID:
-		return notOwner(threadID, resourceID)
+		return 0, notOwner(threadID, resourceID)
 	}
-	return nil
+	return th.LastSeq, nil
 }
 
 // lastUserText is the content of the newest user message of the thread.

@@ -141,7 +141,7 @@ func (t *wmTaint) saw(rec *journal.MemCtx) bool {
 	capped := rec.RecentCount > len(rec.Recent) && len(rec.Recent) > 0
 	q := strings.TrimSpace(rec.Query)
 	for _, m := range t.erased {
-		if capped && m.thread == rec.ThreadID && m.seq >= rec.Recent[0].Seq && !time.UnixMilli(m.createdAt).After(at) {
+		if capped && m.thread == rec.ThreadID && m.seq >= rec.Recent[0].Seq && storedBefore(rec, m, at, true) {
 			return true // in the window beyond the listed entries
 		}
 		c := strings.TrimSpace(m.content)
@@ -154,22 +154,25 @@ func (t *wmTaint) saw(rec *journal.MemCtx) bool {
 
 // calledBy reports whether the tool call that wrote a version was made by
 // an erased assistant message: the first assistant message of the run's
-// thread with that call id after the run composed its context (call ids
-// repeat across turns: agents send call_0 every turn). "After" is by time
-// (at or after the record's millisecond) and by seq (past every turn the
-// record lists: the model answered a context that held them), since a turn
-// stored in the same millisecond as the record may precede it.
+// thread with that call id appended after the run composed its context
+// (call ids repeat across turns: agents send call_0 every turn).
 func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID string) (bool, error) {
 	if callID == "" {
 		return false, nil
 	}
 	at, err := time.Parse(journal.TimeLayout, rec.CreatedAt)
-	if err != nil {
+	if err != nil && rec.ThreadSeq == nil {
 		return false, nil
 	}
-	seen := lastSeenSeq(rec)
+	// Where the run's turns start: after the thread's last seq when the
+	// run read its window, or, in a record without it, after every turn
+	// the record lists and from its millisecond on.
+	since, bound := `seq > ? AND created_at >= ?`, []any{lastSeenSeq(rec), at.UnixMilli()}
+	if rec.ThreadSeq != nil {
+		since, bound = `seq > ?`, []any{*rec.ThreadSeq}
+	}
 	for _, m := range t.erased {
-		if m.role != RoleAssistant || m.thread != rec.ThreadID || m.toolCalls == "" || time.UnixMilli(m.createdAt).Before(at) || m.seq <= seen {
+		if m.role != RoleAssistant || m.thread != rec.ThreadID || m.toolCalls == "" || storedBefore(rec, m, at, false) {
 			continue
 		}
 		var calls []ToolCall
@@ -178,9 +181,10 @@ func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID stri
 		}
 		// An earlier message of the thread that is kept made this call.
 		var earlier int
-		if err := t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND seq > ? AND created_at >= ?
+		args := append([]any{m.thread, m.seq}, bound...)
+		if err := t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND `+since+`
 			AND tool_calls IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(tool_calls) WHERE json_extract(value, '$.id') = ?)`,
-			m.thread, m.seq, seen, at.UnixMilli(), callID).Scan(&earlier); err != nil {
+			append(args, callID)...).Scan(&earlier); err != nil {
 			return false, fmt.Errorf("read tool calls of thread %s: %w", m.thread, err)
 		}
 		if earlier == 0 {
@@ -188,6 +192,19 @@ func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID stri
 		}
 	}
 	return false, nil
+}
+
+// storedBefore reports whether m, a turn of rec's thread, was stored when
+// the run read its recent window: exactly by seq (MemCtx.ThreadSeq), or, in
+// a record written before ThreadSeq, when the record lists a later turn or
+// by time, which cannot order a turn of the run's own millisecond (counted
+// as stored when sameMs).
+func storedBefore(rec *journal.MemCtx, m erasedMsg, at time.Time, sameMs bool) bool {
+	if rec.ThreadSeq != nil {
+		return m.seq <= *rec.ThreadSeq
+	}
+	ms := at.UnixMilli()
+	return m.seq <= lastSeenSeq(rec) || m.createdAt < ms || sameMs && m.createdAt == ms
 }
 
 // lastSeenSeq is the highest seq of the record's thread that the record

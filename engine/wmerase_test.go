@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -139,20 +141,67 @@ func TestEraseForgetsWorkingMemory(t *testing.T) {
 	// turn's call_0 (stored before run d-2 composed its context) must not
 	// be taken for d-2's own call. With the real clock this failed about one
 	// run in six, when d-a1 and d-2's record fell in the same millisecond.
+	// In a long window the record lists only the first journal.RecentCap
+	// turns, so what it lists cannot order the run either: the erasure
+	// orders by the record's threadSeq.
 	frozen := time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)
-	for name, clock := range map[string]func() time.Time{"ErasedCall": nil, "ErasedCallSameMillisecond": func() time.Time { return frozen }} {
-		t.Run(name, func(t *testing.T) { erasedCall(t, newWMEnvClock(t, clock)) })
+	stopped := func() time.Time { return frozen }
+	long := journal.RecentCap + 6
+	for _, c := range []struct {
+		name   string
+		clock  func() time.Time
+		window int // small-talk turns before the two turns
+	}{
+		{"ErasedCall", nil, 0},
+		{"ErasedCallSameMillisecond", stopped, 0},
+		{"ErasedCallLongWindow", nil, long},
+		{"ErasedCallLongWindowSameMillisecond", stopped, long},
+	} {
+		t.Run(c.name, func(t *testing.T) { erasedCall(t, newWMEnvClock(t, c.clock), c.window) })
+	}
+	for name, clock := range map[string]func() time.Time{"TurnAfterTheRun": nil, "TurnAfterTheRunSameMillisecond": stopped} {
+		t.Run(name, func(t *testing.T) { turnAfterTheRun(t, newWMEnvClock(t, clock)) })
 	}
 }
 
-// erasedCall runs two turns whose updates both come through call_0, erases
-// the second turn's assistant message and checks its update went with it.
-func erasedCall(t *testing.T, w *wmEnv) {
+// turnAfterTheRun: a turn stored after a run composed its context was not
+// in it, even when the run's window holds more turns than its record lists
+// (the erasure then cannot read the window off the record): erasing it
+// keeps what the run wrote.
+func turnAfterTheRun(t *testing.T, w *wmEnv) {
+	ctx := context.Background()
+	n := journal.RecentCap + 6
+	smallTalk(t, w, "e", n)
+	w.run(engine.LoadRequest{RunID: "e-1", ThreadID: "e", RecentN: n, Query: "where do I live"}, "call_0", `{"city":"Oslo"}`)
+	appendTo(t, w.e, "e", "r", user("e-later", "a later turn"))
+	res, err := w.e.DeleteMessages(ctx, "e-later")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.WorkingMemoryInvalidated; got != 0 {
+		t.Errorf("WorkingMemoryInvalidated = %d, want 0 (the run did not see the erased turn)", got)
+	}
+	w.assertForgot("r", "a later turn", `{"city":"Oslo"}`)
+}
+
+// smallTalk appends n user turns to thread that tell nothing.
+func smallTalk(t *testing.T, w *wmEnv, thread string, n int) {
+	t.Helper()
+	for i := range n {
+		appendTo(t, w.e, thread, "r", user("", fmt.Sprintf("small talk %d", i)))
+	}
+}
+
+// erasedCall runs two turns whose updates both come through call_0 (after
+// window turns of small talk, all in each run's recent window), erases the
+// second turn's assistant message and checks its update went with it.
+func erasedCall(t *testing.T, w *wmEnv, window int) {
 	ctx := context.Background()
 	const secret = "Cobalt-Pelican-5528"
+	smallTalk(t, w, "d", window)
 	appendTo(t, w.e, "d", "r", user("", "I live in Lisbon"))
 	turn := func(run, patch, assistantID string) {
-		if _, err := w.e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "d"}); err != nil {
+		if _, err := w.e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "d", RecentN: window + 10}); err != nil {
 			t.Fatal(err)
 		}
 		call := fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, patch)

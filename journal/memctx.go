@@ -72,6 +72,14 @@ type MemCtx struct {
 	// recorded (their dates were UTC).
 	TimeZone  string `json:"timeZone,omitempty"`
 	CreatedAt string `json:"createdAt,omitempty"` // RFC 3339, UTC
+	// ThreadSeq is the thread's last seq when the run read its recent
+	// window (0 when the thread had no message): the thread's turns of
+	// higher seq were appended after the run composed its context. It
+	// orders the run against the thread's turns exactly, where CreatedAt
+	// (milliseconds) cannot: an erasure uses it to tell which turns the run
+	// saw and which assistant message made its tool calls. Nil in records
+	// written before it was recorded (the erasure then compares times).
+	ThreadSeq *int64 `json:"threadSeq,omitempty"`
 }
 
 // Tokens are the estimated tokens (mnemo's one estimator, about 4 bytes a
