@@ -81,7 +81,7 @@ func FuzzIsolation(f *testing.F) {
 // ten seconds ("deadlocked!", which its coordinator reports as a crash
 // without the message).
 const (
-	maxSteps     = 24
+	maxSteps     = 12
 	eraseTimeout = 2 * time.Second
 )
 
