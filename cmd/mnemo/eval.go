@@ -114,6 +114,9 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 			return m.usagef(fs, "%v", err)
 		}
 	}
+	if !knownEmbedder(*emb, false) {
+		return m.usagef(fs, "unknown --embedder %q (want %s)", *emb, embedderNames)
+	}
 	path := fs.Arg(0)
 	set, err := evalset.Load(path, strings.TrimPrefix(*format, "auto"))
 	if err != nil {
@@ -412,6 +415,21 @@ func (m *Main) printEval(r *evalReport) error {
 		}
 	}
 	return nil
+}
+
+// embedderNames lists the embedders a command can name.
+const embedderNames = recall.HashID + ", " + uselite.ID + " or openai"
+
+// knownEmbedder reports whether name is an embedder mnemo can build (or,
+// with auto, "" or "auto": the directory's recorded one).
+func knownEmbedder(name string, auto bool) bool {
+	switch name {
+	case recall.HashID, uselite.ID, "openai":
+		return true
+	case "", "auto":
+		return auto
+	}
+	return false
 }
 
 // embedderNamed returns the embedder a command asked for.

@@ -167,6 +167,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	if m.Dir == "" {
 		m.Dir = engine.DefaultDir
 	}
+	if !knownEmbedder(m.Embedder, true) {
+		fmt.Fprintf(m.Stderr, "mnemo: unknown embedder %q (from --embedder or $MNEMO_EMBEDDER; want auto, %s)\n", m.Embedder, embedderNames)
+		return 2
+	}
 	if *showVersion {
 		fs = flag.NewFlagSet("mnemo", flag.ContinueOnError)
 		fs.Parse([]string{"version"})
@@ -389,6 +393,9 @@ func (m *Main) openAt(ctx context.Context, dir string) (*engine.Engine, error) {
 // then mc (or, when nil, the directory's stored configuration). The
 // observer model is built only withModel (mnemo serve).
 func (m *Main) engineConfig(ctx context.Context, dir string, mc *memoryConfig, withModel bool) (engine.Config, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return engine.Config{}, fmt.Errorf("%w: %s is a file, not a directory", engine.ErrNotDataDir, dir)
+	}
 	emb, err := m.embedder(ctx)
 	if err != nil {
 		return engine.Config{}, err

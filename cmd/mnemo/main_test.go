@@ -67,10 +67,41 @@ func TestUsageErrors(t *testing.T) {
 		{"--dir", dir, "messages", "--thread", "t", "--from", "10", "--to", "2"},
 		{"--dir", dir, "search", "--resource", "r", "--scope", "thread", "q"},
 		{"--dir", dir, "search", "--resource", "r", "--scope", "bogus", "q"},
+		{"--dir", dir, "search", "--resource", "r", " "},
+		{"--dir", dir, "eval", "--embedder", "bogus", "x.json"},
 	} {
 		code, _, stderr := run(t, nil, args...)
 		if code != 2 || !strings.Contains(stderr, "usage") && !strings.Contains(stderr, "-h' for the flags") {
 			t.Errorf("mnemo %v: exit %d, stderr %q; want 2 and a usage hint", args, code, stderr)
+		}
+	}
+}
+
+// TestBadEmbedderAndDir: an unknown --embedder (or $MNEMO_EMBEDDER) is a
+// usage error (exit 2) before anything is opened, and a --dir that is a
+// file is engine.ErrNotDataDir (exit 1) saying so, not a failure to read
+// FILE/mnemo.json.
+func TestBadEmbedderAndDir(t *testing.T) {
+	dir := t.TempDir()
+	newDataDir(t, dir)
+	for _, env := range []map[string]string{nil, {"MNEMO_EMBEDDER": "bogus"}} {
+		args := []string{"--dir", dir, "threads"}
+		if env == nil {
+			args = append([]string{"--embedder", "bogus"}, args...)
+		}
+		code, _, stderr := run(t, env, args...)
+		if code != 2 || !strings.Contains(stderr, `unknown embedder "bogus"`) {
+			t.Errorf("mnemo %v (env %v): exit %d, stderr %q; want 2 and unknown embedder", args, env, code, stderr)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "notadir")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"threads"}, {"ingest", file}} {
+		code, _, stderr := run(t, nil, append([]string{"--dir", file}, args...)...)
+		if code != 1 || !strings.Contains(stderr, "not a mnemo data directory") || !strings.Contains(stderr, "is a file, not a directory") {
+			t.Errorf("mnemo --dir FILE %v: exit %d, stderr %q; want 1 and not a data directory", args, code, stderr)
 		}
 	}
 }

@@ -57,6 +57,9 @@ func (m *Main) runSearch(ctx context.Context, args []string) error {
 	if err := m.checkIDs(fs, "--resource", *resource, "--thread", *thread); err != nil {
 		return err
 	}
+	if *queries == "" && strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" {
+		return m.usagef(fs, "the QUERY is empty")
+	}
 	if *queries == "" && opts.Scope == recall.ScopeThread && *thread == "" {
 		return m.usagef(fs, "--scope thread needs --thread")
 	}
