@@ -674,3 +674,22 @@ func TestOwner(t *testing.T) {
 		}
 	})
 }
+
+// TestNotUTF8Refused: a template-mode state that is not valid UTF-8 (Set
+// of a binary file, Edit with such a replacement) is refused with
+// ErrInvalidPatch and stores nothing; it used to be stored as given.
+func TestNotUTF8Refused(t *testing.T) {
+	db, _ := openDB(t)
+	m := mustNew(t, db, working.Config{Template: "# User\n", MaxChars: 200})
+	ctx := context.Background()
+	key := working.ThreadKey("t")
+	if _, err := m.Set(ctx, key, "ELF\x7f\xff\xfe\x00binary", working.Origin{}); !errors.Is(err, working.ErrInvalidPatch) || !working.Refused(err) {
+		t.Errorf("Set of bytes that are not UTF-8: err = %v, want ErrInvalidPatch", err)
+	}
+	if _, err := m.Edit(ctx, key, "User", "\xc3(", working.Origin{}); !errors.Is(err, working.ErrInvalidPatch) {
+		t.Errorf("Edit with a replacement that is not UTF-8: err = %v, want ErrInvalidPatch", err)
+	}
+	if got := mustGet(t, m, key); got.Version != 0 || got.Content != "# User\n" {
+		t.Errorf("state after the refusals = %q v%d, want the template v0", got.Content, got.Version)
+	}
+}

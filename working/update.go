@@ -88,7 +88,8 @@ func (m *Memory) Merge(ctx context.Context, key string, patch any, origin Origin
 
 // Set replaces the whole state: in schema mode content must be a JSON
 // object the schema accepts (ErrInvalidPatch, ErrSchemaViolation); in
-// template mode it is the new markdown document. ErrTooLarge over MaxChars.
+// template mode it is the new markdown document (ErrInvalidPatch when it is
+// not valid UTF-8). ErrTooLarge over MaxChars.
 func (m *Memory) Set(ctx context.Context, key, content string, origin Origin) (Result, error) {
 	if m.cfg.Redact != nil {
 		content = m.cfg.Redact(content)
@@ -181,6 +182,11 @@ func (m *Memory) update(ctx context.Context, key string, origin Origin, compute 
 		}
 		if next == cur.Content {
 			return Result{State: cur}, nil
+		}
+		if !utf8.ValidString(next) {
+			// Prompts and JSON carry text: a state that is not UTF-8 (a
+			// binary file given to wm set) would reach them as U+FFFD.
+			return Result{}, fmt.Errorf("%w: the state is not valid UTF-8 text", ErrInvalidPatch)
 		}
 		if n := utf8.RuneCountInString(next); n > m.cfg.MaxChars {
 			return Result{}, fmt.Errorf("%w: %d characters, the limit is %d; keep it shorter", ErrTooLarge, n, m.cfg.MaxChars)

@@ -133,8 +133,13 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 			if sub == "set" && stored == working.ModeSchema && !*noValidate {
 				return m.usagef(fs, "%s holds a schema-mode state: give --schema SCHEMA.json to validate the new state, or --no-validate", key)
 			}
+			if sub == "set" && stored == working.ModeTemplate && *noValidate {
+				return m.usagef(fs, "%s holds a template-mode (markdown) state: --no-validate is for schema-mode states; say --markdown", key)
+			}
+		case sub == "set" && *noValidate:
+			cfg.Mode = working.ModeSchema // the first state: a JSON object, shape checked only
 		case sub == "set":
-			return m.usagef(fs, "%s has no working memory yet: say --schema SCHEMA.json or --markdown", key)
+			return m.usagef(fs, "%s has no working memory yet: say --schema SCHEMA.json, --no-validate (a JSON object) or --markdown", key)
 		default:
 			if *asJSON {
 				return m.printJSON(map[string]any{"key": key, "version": 0, "stored": false})

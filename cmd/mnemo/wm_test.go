@@ -110,3 +110,41 @@ func runStdin(t *testing.T, stdin string, args ...string) (int, string, string) 
 	code := m.Run(context.Background(), args)
 	return code, out.String(), errOut.String()
 }
+
+// TestWMSetNoValidateAndText: --no-validate stores a first schema-mode
+// state (its flag says so; it was refused as "no working memory yet"), is
+// refused on a markdown state instead of being ignored, and a file that is
+// not UTF-8 text is refused (a binary file used to be stored as markdown).
+func TestWMSetNoValidateAndText(t *testing.T) {
+	dir := t.TempDir()
+	msgs := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(msgs, []byte(`{"thread":"t1","resource":"u1","role":"user","content":"hi"}`+"\n"+`{"thread":"t2","resource":"u1","role":"user","content":"hi"}`+"\n"), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", msgs); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	os.WriteFile(state, []byte(`{"city":"Lyon"}`), 0o600)
+	code, out, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", "--no-validate", "--json", state)
+	if code != 0 || !strings.Contains(out, `"mode": "schema"`) || !strings.Contains(out, "Lyon") {
+		t.Fatalf("first set --no-validate: exit %d %q %q; want a schema-mode state", code, out, stderr)
+	}
+	notObject := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(notObject, []byte(`{bad`), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t2", "--no-validate", notObject); code != 1 || !strings.Contains(stderr, "not valid JSON") {
+		t.Errorf("set --no-validate of a file that is not JSON: exit %d %q; want 1, not valid JSON", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--resource", "u1", "--markdown", msgs); code != 0 {
+		t.Fatalf("markdown set: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--resource", "u1", "--no-validate", notObject); code != 2 || !strings.Contains(stderr, "template-mode") {
+		t.Errorf("set --no-validate on a markdown state: exit %d %q; want 2 naming the template mode", code, stderr)
+	}
+	binary := filepath.Join(t.TempDir(), "bin")
+	os.WriteFile(binary, []byte("\x7fELF\x02\x01\x01\x00\xff\xfe"), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--resource", "u1", "--markdown", binary); code != 1 || !strings.Contains(stderr, "not valid UTF-8") {
+		t.Errorf("set of a binary file: exit %d %q; want 1, not valid UTF-8", code, stderr)
+	}
+	if code, out, _ := run(t, nil, "--dir", dir, "wm", "get", "--resource", "u1"); code != 0 || strings.Contains(out, "ELF") || !strings.Contains(out, "version 1") {
+		t.Errorf("state after the refusals: exit %d %q; want version 1 unchanged", code, out)
+	}
+}
