@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -48,6 +49,9 @@ func (m *Main) runContext(ctx context.Context, args []string) error {
 		RecentN: *recent, Recall: opts, TokenBudget: *budget, ReplaceRun: *replace,
 		RequireThread: true, // inspecting: an unknown thread is an error, not a new conversation
 	})
+	if errors.Is(err, journal.ErrRunExists) {
+		return fmt.Errorf("%w; pass --replace to record this run over it, or leave --run-id out for a new id", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -175,6 +179,9 @@ func (m *Main) runMemCtx(ctx context.Context, args []string) error {
 	}
 	if fs.NArg() != 1 {
 		return m.usagef(fs, "memctx needs one RUN_ID")
+	}
+	if *asJSON && *htmlFile != "" {
+		return m.usagef(fs, "give --json or --html FILE, not both")
 	}
 	if err := m.checkIDs(fs, "RUN_ID", fs.Arg(0)); err != nil {
 		return err

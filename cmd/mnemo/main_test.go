@@ -68,6 +68,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--dir", dir, "search", "--resource", "r", "--scope", "thread", "q"},
 		{"--dir", dir, "search", "--resource", "r", "--scope", "bogus", "q"},
 		{"--dir", dir, "search", "--resource", "r", " "},
+		{"--dir", dir, "memctx", "r1", "--json", "--html", filepath.Join(dir, "r1.html")},
 		{"--dir", dir, "eval", "--embedder", "bogus", "x.json"},
 	} {
 		code, _, stderr := run(t, nil, args...)
@@ -250,5 +251,26 @@ func TestIngestStdinNames(t *testing.T) {
 	}
 	if rep.File != "stdin" || rep.Format != "jsonl" || rep.Messages != 1 || rep.Skipped != 1 {
 		t.Errorf("--json summary %+v, want file stdin, format jsonl, 1 message, 1 skipped", rep)
+	}
+}
+
+// TestContextRunIDReused: a --run-id that already has a memctx record is
+// refused (exit 1) with the way out (--replace) named, and --replace then
+// records over it.
+func TestContextRunIDReused(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runStdin(t, `{"thread":"t1","resource":"r","role":"user","content":"hi"}`+"\n", "--dir", dir, "--embedder", "hash-384", "ingest", "-")
+	if code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	args := []string{"--dir", dir, "context", "--thread", "t1", "--run-id", "r1"}
+	if code, _, stderr := run(t, nil, args...); code != 0 {
+		t.Fatalf("first context: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, args...); code != 1 || !strings.Contains(stderr, "already has a memctx record") || !strings.Contains(stderr, "--replace") {
+		t.Errorf("second context under r1: exit %d, stderr %q; want 1 naming --replace", code, stderr)
+	}
+	if code, _, stderr := run(t, nil, append(args, "--replace")...); code != 0 {
+		t.Errorf("context --replace: exit %d: %s", code, stderr)
 	}
 }
