@@ -413,3 +413,54 @@ func TestDeleteResourceLeavesNoOwnerID(t *testing.T) {
 		}
 	})
 }
+
+// TestErasedOwnerInRunIDs: run ids often spell their owner
+// ("ana@example.com:turn-1", "trip-42:turn-3"). After DeleteResource or
+// DeleteThread the run stayed claimed under its own id, so the erased
+// resource's or thread's id stayed in mnemo.db's runs table. A run id
+// that contains an erased id is entombed too.
+func TestErasedOwnerInRunIDs(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, gone string
+		erase      func(e *engine.Engine) error
+	}{
+		{"DeleteResource", "ana@example.com", func(e *engine.Engine) error {
+			_, err := e.DeleteResource(ctx, "ana@example.com")
+			return err
+		}},
+		{"DeleteThread", "trip-4242", func(e *engine.Engine) error {
+			_, err := e.DeleteThread(ctx, "trip-4242")
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := enginetest.MustOpen(t, engine.Config{WorkingMemory: &working.Config{Schema: json.RawMessage(wmSchema)}})
+			appendUser(t, e, "trip-4242", "ana@example.com", "a train to Porto")
+			appendUser(t, e, "bo-chat", "bo", "hello")
+			for _, run := range []string{"ana@example.com:turn-1", "trip-4242:turn-2"} {
+				if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "trip-4242"}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := e.HandleToolCall(ctx, run, "trip-4242", "", fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{"city":"Porto"}`)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "bo:turn-1", ThreadID: "bo-chat"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.SyncIndexes(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.erase(e); err != nil {
+				t.Fatal(err)
+			}
+			if hits := filesContaining(t, e.Dir(), c.gone); len(hits) > 0 {
+				t.Fatalf("the erased id %q is still in %v", c.gone, hits)
+			}
+			if _, err := e.Journal().MemCtx(ctx, "bo:turn-1"); err != nil {
+				t.Fatalf("another resource's run: %v", err)
+			}
+		})
+	}
+}

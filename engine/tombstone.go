@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mnemo-go/mnemo/journal"
 )
@@ -98,6 +99,9 @@ func entombOwners(ctx context.Context, tx *sql.Tx, threads []string, resource st
 				return fmt.Errorf("engine: erase: tombstone thread owner: %w", err)
 			}
 		}
+		if err := entombRunIDs(ctx, tx, ts, ts.of(t), threads, resource); err != nil {
+			return err
+		}
 	}
 	if resource == "" {
 		return nil
@@ -113,6 +117,33 @@ func entombOwners(ctx context.Context, tx *sql.Tx, threads []string, resource st
 	} {
 		if _, err := tx.ExecContext(ctx, q, resource, ts.of(resource)); err != nil {
 			return fmt.Errorf("engine: erase: tombstone resource owner: %w", err)
+		}
+	}
+	return nil
+}
+
+// entombRunIDs replaces the run ids of the runs now owned by tomb (an
+// entombed thread) that contain an erased id — a deleted thread's or the
+// erased resource's, as "ana@example.com:turn-1" does — with their own
+// tombstones: the id kept nowhere includes the run ids that spell it. Such
+// a run id is then no longer claimed under its old spelling. The erasure
+// has already deleted the records keyed by these run ids (memctx records,
+// tool applications).
+func entombRunIDs(ctx context.Context, tx *sql.Tx, ts *tombstones, tomb string, threads []string, resource string) error {
+	ids, err := selectStrings(ctx, tx, `SELECT id FROM runs WHERE thread_id = ?`, tomb)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		spells := resource != "" && strings.Contains(id, resource)
+		for _, t := range threads {
+			spells = spells || strings.Contains(id, t)
+		}
+		if !spells {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET id = ? WHERE id = ?`, ts.of(id), id); err != nil {
+			return fmt.Errorf("engine: erase: tombstone run id: %w", err)
 		}
 	}
 	return nil
