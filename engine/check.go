@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 // CheckOptions tunes Check. The zero value runs SQLite's quick check.
@@ -240,10 +242,11 @@ func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt s
 		add("indexes are not open")
 		return problems, rebuilt, nil
 	}
-	lex, err := ix.Lexical().IDs(ctx)
+	lex, err := lexicalIDs(ctx, ix)
 	if isDamage(err) {
-		// Reading every document found damage: quarantine and rebuild
-		// (lexical_damage.go), report it, and compare with the rebuilt index.
+		// A segment's checksum or reading every document found damage:
+		// quarantine and rebuild (lexical_damage.go), report it, and
+		// compare with the rebuilt index.
 		q, rerr := e.rebuildDamaged(ctx)
 		if rerr != nil {
 			return nil, "", fmt.Errorf("engine: check: %w (after: %v)", rerr, err)
@@ -254,7 +257,7 @@ func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt s
 			add("indexes are not open")
 			return problems, rebuilt, nil
 		}
-		lex, err = ix.Lexical().IDs(ctx)
+		lex, err = lexicalIDs(ctx, ix)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("engine: check: %w", err)
@@ -317,4 +320,13 @@ func diff(stored, indexed map[string]bool, what string, add func(string, ...any)
 	if orphans > 0 {
 		add("%d entries in the %s are not stored messages (e.g. %s)", orphans, what, exOrphan)
 	}
+}
+
+// lexicalIDs verifies the checksum of every segment file of the lexical
+// index and lists its document ids.
+func lexicalIDs(ctx context.Context, ix *recall.Index) (map[string]bool, error) {
+	if err := ix.Lexical().VerifySegments(ctx); err != nil {
+		return nil, err
+	}
+	return ix.Lexical().IDs(ctx)
 }
