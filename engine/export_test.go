@@ -1,5 +1,7 @@
 package engine
 
+import "context"
+
 // FileHolds exposes fileHolds to the black-box tests.
 var FileHolds = fileHolds
 
@@ -16,4 +18,9 @@ func (e *Engine) StartBackgroundObserver() bool {
 func (e *Engine) HoldDrain() (release func()) {
 	e.idx.drainMu.Lock()
 	return e.idx.drainMu.Unlock
+}
+
+// LexicalSegmentFiles lists the segment files the lexical index reads now.
+func (e *Engine) LexicalSegmentFiles(ctx context.Context) ([]string, error) {
+	return e.idx.index().Lexical().SegmentFiles(ctx)
 }

@@ -6,21 +6,23 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
 
-// TestCheckFindsGarbledSegment: 200 consecutive random bytes of a segment file that
-// bleve still opens and searches (the damage lies in bytes no listing
-// reads: postings, stored text) passed Check — through the CLI, 6 of 6
-// garbled segments printed ok. Check now verifies each segment file's
-// checksum (zap ends every file with the CRC-32 of the rest), so the damage
-// is reported, the index quarantined and rebuilt, and the next Check
-// passes.
+// TestCheckFindsGarbledSegment: 200 consecutive random bytes written into
+// a segment file that bleve still reads (the damage lies in bytes no id
+// listing reads: postings, stored text) passed Check — through the CLI, 6
+// of 6 garbled segments printed ok and searches went on over them. Check
+// now verifies each live segment file's checksum (zap ends every file with
+// the CRC-32 of the rest), so the damage is reported, the index quarantined
+// and rebuilt, and the next Check passes. The bytes are written under an
+// open engine, in place (a stray write, a bad sector), so that no merge
+// has read the segment into a new one before Check runs.
 func TestCheckFindsGarbledSegment(t *testing.T) {
 	ctx := context.Background()
 	fixture := segmentFixture(t)
@@ -28,19 +30,20 @@ func TestCheckFindsGarbledSegment(t *testing.T) {
 		t.Run(fmt.Sprint("Seed", seed), func(t *testing.T) {
 			dir := t.TempDir()
 			copyDir(t, fixture, dir)
-			garbleRun(t, dir, seed)
 			events := make(chan engine.Event, 64)
-			e, atOpen := openWithin(t, dir, events)
+			e, _ := openWithin(t, dir, events)
+			if err := e.SyncIndexes(ctx); err != nil {
+				t.Fatal(err)
+			}
+			garbleRun(t, e, seed)
 			var cerr error
 			withinBound(t, "Check", func() { cerr = e.Check(ctx) })
 			var ce *engine.CheckError
-			reported := errors.As(cerr, &ce) && strings.Contains(cerr.Error(), "damaged") && ce.Rebuilt != ""
-			found := hasEvent(append(atOpen, drainEvents(events)...), engine.EventQuarantined)
-			if !reported && !found {
-				t.Fatalf("check on a garbled segment: %v, and no quarantine: want the damage found", cerr)
+			if !errors.As(cerr, &ce) || !strings.Contains(cerr.Error(), "checksum mismatch") || ce.Rebuilt == "" {
+				t.Fatalf("check on a garbled segment: %v; want the damage reported and the index rebuilt", cerr)
 			}
-			if cerr != nil && !reported {
-				t.Fatalf("check: %v, want nil or the damage reported", cerr)
+			if !hasEvent(drainEvents(events), engine.EventQuarantined) {
+				t.Error("no quarantine event")
 			}
 			withinBound(t, "Check", func() {
 				if err := e.Check(ctx); err != nil {
@@ -51,12 +54,36 @@ func TestCheckFindsGarbledSegment(t *testing.T) {
 	}
 }
 
-// garbleRun overwrites 200 consecutive bytes, at a seeded offset, of the
-// largest segment file with seeded random bytes (a bad sector or a stray
-// write; garbleSegment scatters its bytes instead).
-func garbleRun(t *testing.T, dir string, seed uint64) {
+// liveSegments waits until the segment files e's lexical index reads stay
+// the same for 300 ms (no merge in flight) and returns them.
+func liveSegments(t *testing.T, e *engine.Engine) []string {
 	t.Helper()
-	segs, _ := filepath.Glob(filepath.Join(dir, engine.LexicalDir, "store", "*.zap"))
+	ctx := context.Background()
+	prev, err := e.LexicalSegmentFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		time.Sleep(300 * time.Millisecond)
+		cur, err := e.LexicalSegmentFiles(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(prev, cur) {
+			return cur
+		}
+		prev = cur
+	}
+	t.Fatal("the lexical index never settled")
+	return nil
+}
+
+// garbleRun overwrites 200 consecutive bytes, at a seeded offset, of the
+// largest live segment file with seeded random bytes (a bad sector or a
+// stray write; garbleSegment scatters its bytes instead).
+func garbleRun(t *testing.T, e *engine.Engine, seed uint64) {
+	t.Helper()
+	segs := liveSegments(t, e)
 	if len(segs) == 0 {
 		t.Fatal("no segment files")
 	}
@@ -68,10 +95,17 @@ func garbleRun(t *testing.T, dir string, seed uint64) {
 	}
 	r := rand.New(rand.NewPCG(seed, 200))
 	at := r.IntN(len(b) - 200)
-	for i := range 200 {
-		b[at+i] = byte(r.IntN(256))
+	junk := make([]byte, 200)
+	for i := range junk {
+		junk[i] = byte(r.IntN(256))
 	}
-	if err := os.WriteFile(segs[0], b, 0o600); err != nil {
+	// In place, without truncating: bleve maps the file.
+	f, err := os.OpenFile(segs[0], os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(junk, int64(at)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -30,35 +30,11 @@ func (l *Lexical) VerifySegments(ctx context.Context) error {
 	if err := l.Damaged(); err != nil {
 		return err
 	}
-	var paths []string
-	var snap *scorch.IndexSnapshot
-	err := l.guardRead(ctx, func() error {
-		adv, err := l.idx.Advanced()
-		if err != nil {
-			return err
-		}
-		r, err := adv.Reader()
-		if err != nil {
-			return err
-		}
-		s, ok := r.(*scorch.IndexSnapshot)
-		if !ok {
-			return r.Close()
-		}
-		snap = s
-		for _, seg := range s.Segments() {
-			if p, ok := seg.Segment().(interface{ Path() string }); ok && p.Path() != "" {
-				paths = append(paths, p.Path())
-			}
-		}
-		return nil
-	})
+	paths, release, err := l.liveSegmentFiles(ctx)
 	if err != nil {
 		return err
 	}
-	if snap != nil {
-		defer snap.Close()
-	}
+	defer release()
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -73,6 +49,53 @@ func (l *Lexical) VerifySegments(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// SegmentFiles lists the segment files the index's current snapshot reads
+// (segments still in memory have none).
+func (l *Lexical) SegmentFiles(ctx context.Context) ([]string, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	paths, release, err := l.liveSegmentFiles(ctx)
+	if err == nil {
+		release()
+	}
+	return paths, err
+}
+
+// liveSegmentFiles returns the segment files of the current snapshot and a
+// release for the snapshot, which holds them while it is not released.
+func (l *Lexical) liveSegmentFiles(ctx context.Context) (paths []string, release func(), err error) {
+	release = func() {}
+	err = l.guardRead(ctx, func() error {
+		adv, err := l.idx.Advanced()
+		if err != nil {
+			return err
+		}
+		r, err := adv.Reader()
+		if err != nil {
+			return err
+		}
+		s, ok := r.(*scorch.IndexSnapshot)
+		if !ok {
+			return r.Close()
+		}
+		release = func() { _ = s.Close() }
+		for _, seg := range s.Segments() {
+			if p, ok := seg.Segment().(interface{ Path() string }); ok && p.Path() != "" {
+				paths = append(paths, p.Path())
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		release()
+		return nil, func() {}, err
+	}
+	return paths, release, nil
 }
 
 // segmentChecksumOK reports whether the zap segment file at path ends with
