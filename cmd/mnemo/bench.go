@@ -58,7 +58,7 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 	fs.BoolVar(&o.sweep, "sweep", false, "after the measurements, search every resource once (memory bound and reload cost; synthetic corpus only)")
 	fs.StringVar(&o.reuse, "reuse", "", "measure a data directory kept by an earlier synthetic run (--keep) without ingesting again")
 	fs.IntVar(&o.exactness, "exactness", 100, "queries whose vector top 10 is compared with chromem-go's exact scan (the directory is opened again for it; 0: off)")
-	fs.StringVar(&o.baseline, "baseline", "", "a `mnemo bench --json` report (e.g. of --size 10k) to print this run's flatness and first-use ratios against")
+	fs.StringVar(&o.baseline, "baseline", "", "`FILE`, a report of mnemo bench --json (e.g. of --size 10k): print this run's flatness and first-use ratios against")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	if err := parse(fs, args); err != nil {
