@@ -32,7 +32,7 @@ func (l *idList) Set(v string) error {
 func (m *Main) runDelete(ctx context.Context, args []string) error {
 	fs := m.flags("delete", "(--message ID... | --thread T | --resource R)")
 	var msgs idList
-	fs.Var(&msgs, "message", "message id to erase (repeatable, or comma-separated; more ids may follow as arguments)")
+	fs.Var(&msgs, "message", "message `ID` to erase (repeatable, or comma-separated; more ids may follow as arguments)")
 	thread := fs.String("thread", "", "erase this thread and everything derived from it")
 	resource := fs.String("resource", "", "erase every thread of this resource and its working memory")
 	yes := fs.Bool("yes", false, "do not ask for confirmation")
