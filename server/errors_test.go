@@ -82,6 +82,8 @@ func TestProblems(t *testing.T) {
 func TestTokensFile(t *testing.T) {
 	cases := map[string]struct{ json, want string }{
 		"Empty":      {`{"tokens":[]}`, "at least one token"},
+		"EmptyFile":  {"", "the file is empty"},
+		"BlankFile":  {" \n", "the file is empty"},
 		"Short":      {`{"tokens":[{"token":"abc","resources":["r"]}]}`, "tokens[0].token"},
 		"NoResource": {`{"tokens":[{"token":"abcdefghij","resources":[]}]}`, "tokens[0].resources"},
 		"BadID":      {`{"tokens":[{"token":"abcdefghij","resources":["a b"]}]}`, "tokens[0].resources[0]"},

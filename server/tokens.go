@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -90,6 +92,9 @@ func ParseTokens(b []byte) (*Tokens, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%w: the file is empty (want {\"tokens\": [...]})", ErrInvalidTokens)
+		}
 		return nil, fmt.Errorf("%w: %v", ErrInvalidTokens, err)
 	}
 	if len(f.Tokens) == 0 {

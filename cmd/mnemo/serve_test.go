@@ -181,6 +181,17 @@ func TestServeRefusesPublicListen(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "missing.json") {
 		t.Fatalf("missing config: exit %d, stderr %q", code, errOut)
 	}
+	// An empty --config or --tokens file says so (it said only "EOF").
+	empty := filepath.Join(t.TempDir(), "empty.json")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--config", "--tokens"} {
+		code, _, errOut = run(t, nil, "--dir", t.TempDir(), "serve", "--listen", "127.0.0.1:0", flag, empty)
+		if code != 1 || !strings.Contains(errOut, "the file is empty") {
+			t.Errorf("empty %s file: exit %d, stderr %q; want 1 and the file is empty", flag, code, errOut)
+		}
+	}
 }
 
 // TestMemCtxHTML: mnemo memctx RUN --html FILE writes the inspector's run

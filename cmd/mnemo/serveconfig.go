@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -113,6 +114,9 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: the file is empty (want a JSON object; README, Serve)", path)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if w := c.WorkingMemory; w != nil && w.SchemaFile != "" {
