@@ -152,6 +152,9 @@ func detect(path, name string) (string, error) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return "", fmt.Errorf("%w: %s is neither JSONL nor a JSON array", ErrUnknownFormat, name)
 	}
+	if !dec.More() {
+		return "", fmt.Errorf("%w: %s is an empty JSON array: it holds no conversation", ErrUnknownFormat, name)
+	}
 	var first map[string]json.RawMessage
 	if err := dec.Decode(&first); err != nil {
 		return "", fmt.Errorf("%w: %s: first element: %v", ErrUnknownFormat, name, err)

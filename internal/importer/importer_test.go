@@ -68,6 +68,7 @@ func TestDetect(t *testing.T) {
 		"d.json":     `{"thread":"t","role":"user","content":"x"}`,
 		"bad.json":   `[{"foo":1}]`,
 		"worse.json": `garbage`,
+		"empty.json": " [ ] ",
 	}
 	want := map[string]string{"a.jsonl": "jsonl", "b.json": "locomo", "c.json": "longmemeval", "d.json": "jsonl"}
 	for name, body := range files {
@@ -82,6 +83,9 @@ func TestDetect(t *testing.T) {
 			}
 		} else if !errors.Is(err, importer.ErrUnknownFormat) {
 			t.Errorf("%s: err = %v, want ErrUnknownFormat", name, err)
+		} else if name == "empty.json" && !strings.Contains(err.Error(), "empty JSON array") {
+			// It said: first element: invalid character ']'.
+			t.Errorf("%s: err = %v, want it to say the array is empty", name, err)
 		}
 	}
 }
