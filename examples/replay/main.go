@@ -95,7 +95,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *dir == "" {
 		*dir = engine.DefaultDir
 	}
-	e, err := engine.Open(ctx, engine.Config{Dir: *dir})
+	// An evaluator reads an existing directory: a mistyped --dir is
+	// engine.ErrNotDataDir, not a new empty directory.
+	e, err := engine.Open(ctx, engine.Config{Dir: *dir, MustExist: !*offline})
 	if err != nil {
 		return err
 	}
