@@ -219,7 +219,7 @@ func (j *Journal) RawMemCtx(ctx context.Context, runID string) ([]byte, error) {
 // RunFilter selects runs for ListRuns. The zero value lists every run, newest
 // first, 100 at a time.
 type RunFilter struct {
-	ThreadID   string // only this thread's runs when set
+	ThreadID   string // only this thread's runs, of the thread's owner, when set
 	ResourceID string // only this resource's runs when set
 	Limit      int    // page size; 0 means 100
 	Offset     int    // runs to skip, for paging
@@ -234,6 +234,13 @@ type RunInfo struct {
 }
 
 // ListRuns lists runs with a memctx record, newest first.
+//
+// With ThreadID set and the thread existing, only runs recorded under the
+// thread's owning resource are listed: thread ids are global, so another
+// resource may have loaded context on the id before the thread was created
+// (a first turn it never appended), and its run, recorded under its own
+// resource, must not be shown to the owner. Such a run is still listed by
+// its resource. A thread that does not exist has no owner to check against.
 func (j *Journal) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) {
 	if f.Limit <= 0 {
 		f.Limit = 100
@@ -241,8 +248,8 @@ func (j *Journal) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) 
 	q := `SELECT key, thread_id, resource_id, created_at FROM journal WHERE scope = ?`
 	args := []any{ScopeMemCtx}
 	if f.ThreadID != "" {
-		q += ` AND thread_id = ?`
-		args = append(args, f.ThreadID)
+		q += ` AND thread_id = ? AND resource_id = COALESCE((SELECT t.resource_id FROM threads t WHERE t.id = ?), resource_id)`
+		args = append(args, f.ThreadID, f.ThreadID)
 	}
 	if f.ResourceID != "" {
 		q += ` AND resource_id = ?`

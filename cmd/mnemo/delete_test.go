@@ -88,3 +88,32 @@ func TestRunsOfErasedThreadAndUnknownThread(t *testing.T) {
 		t.Fatalf("runs after deleting the only inspected thread: exit %d, %s%s", code, out, stderr)
 	}
 }
+
+// TestRunsOfThreadShowOnlyTheOwners: a run another resource recorded on a
+// thread id before its owner created the thread is not listed by
+// `mnemo runs --thread`; `--resource` of the other resource still lists it.
+func TestRunsOfThreadShowOnlyTheOwners(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "a-run", ThreadID: "shared-x", ResourceID: "res-a", Query: "secret"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "shared-x", ResourceID: "res-b", Messages: []engine.Message{{Role: "user", Content: "hello"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "runs", "--thread", "shared-x")
+	if code != 0 || strings.Contains(out, "a-run") || strings.Contains(out, "res-a") {
+		t.Fatalf("runs --thread of B's thread: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "runs", "--resource", "res-a")
+	if code != 0 || !strings.Contains(out, "a-run") {
+		t.Fatalf("runs --resource of A: exit %d\n%s%s", code, out, stderr)
+	}
+}
