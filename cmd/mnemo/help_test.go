@@ -24,7 +24,6 @@ func TestHelp(t *testing.T) {
 		{[]string{"bench", "-h"}, []string{"--baseline FILE"}, []string{"--baseline mnemo"}, 0, true},
 		{[]string{"delete", "-h"}, []string{"--message ID"}, []string{"--message value"}, 0, true},
 		{[]string{"help", "nope"}, []string{"unknown command"}, nil, 2, false},
-		{[]string{"models", "fetch", "bogus"}, []string{`unknown model "bogus"`, "use-lite"}, nil, 2, false},
 		{[]string{"serve", "--bogus"}, []string{"flag provided but not defined", "--listen"}, nil, 2, false},
 		{[]string{"version"}, []string{"mnemo ", "go1."}, nil, 0, true},
 		{[]string{"--version"}, []string{"mnemo ", "go1."}, nil, 0, true},

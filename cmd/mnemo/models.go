@@ -40,11 +40,6 @@ func (m *Main) runModelsFetch(ctx context.Context, args []string) error {
 	if fs.NArg() == 0 {
 		return m.usagef(fs, "models fetch needs a model name (known: %s)", catalogNames())
 	}
-	for _, name := range fs.Args() {
-		if _, err := models.Lookup(name); err != nil {
-			return m.usagef(fs, "unknown model %q (known: %s)", name, catalogNames())
-		}
-	}
 	dir, err := m.modelsDir()
 	if err != nil {
 		return err
