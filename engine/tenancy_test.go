@@ -464,3 +464,42 @@ func TestErasedOwnerInRunIDs(t *testing.T) {
 		})
 	}
 }
+
+// TestEraseResourceSparesForeignThread: Bob loaded a context on thread "T"
+// before it existed (a first turn), Alice then created "T", erased one of
+// her turns, and Bob's DeleteResource rewrote every row of "T" — Alice's
+// seq tombstones and runs included — to an anonymised thread id, so Check
+// found a seq gap in Alice's thread (found by FuzzIsolation). An erased
+// resource's tombstones reach only its own rows of a thread it does not own.
+func TestEraseResourceSparesForeignThread(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "bob-run", ThreadID: "T", ResourceID: "bob", Query: "bobsecret"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "T", ResourceID: "alice", Messages: []engine.Message{
+		{ID: "a1", Role: "user", Content: "first"}, {ID: "a2", Role: "user", Content: "second"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "alice-run", ThreadID: "T", ResourceID: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DeleteMessages(ctx, "a1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DeleteResource(ctx, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("check after erasing the other resource: %v", err)
+	}
+	if got, want := countRows(t, e, `SELECT id FROM runs WHERE id = 'alice-run' AND thread_id = 'T' AND resource_id = 'alice'`), 1; got != want {
+		t.Fatalf("alice's run on T: %d rows, want %d", got, want)
+	}
+	if got := countRows(t, e, `SELECT id FROM runs WHERE thread_id = 'T' AND resource_id <> 'alice'`); got != 0 {
+		t.Fatalf("%d runs of the erased resource still listed under T", got)
+	}
+	if got := countRows(t, e, `SELECT key FROM journal WHERE resource_id = 'bob' OR CAST(output AS TEXT) LIKE '%bobsecret%'`); got != 0 {
+		t.Fatalf("%d journal rows still name the erased resource or its query", got)
+	}
+}

@@ -61,6 +61,12 @@ func entombOwners(ctx context.Context, tx *sql.Tx, threads []string, resource st
 	if err != nil {
 		return err
 	}
+	// foreign: threads the erased resource named (runs, records,
+	// observations) but did not own — a thread that never got a message, or
+	// one another resource created since. Only the resource's own rows of
+	// those threads are entombed: another owner's runs, records and seq
+	// tombstones on the same thread id stay as they are.
+	var foreign []string
 	if resource != "" {
 		// Runs of the resource on threads that never got a message
 		// (LoadContext accepts them) are not in the threads table.
@@ -71,8 +77,8 @@ func entombOwners(ctx context.Context, tx *sql.Tx, threads []string, resource st
 			return err
 		}
 		for _, t := range more {
-			if t != "" && !contains(threads, t) {
-				threads = append(threads, t)
+			if t != "" && !contains(threads, t) && !contains(foreign, t) {
+				foreign = append(foreign, t)
 			}
 		}
 	}
@@ -86,20 +92,14 @@ func entombOwners(ctx context.Context, tx *sql.Tx, threads []string, resource st
 		}
 		return current
 	}
+	named := append(append([]string(nil), threads...), foreign...)
 	for _, t := range threads {
-		if err := entombRecords(ctx, tx, ts, t, deleted, res); err != nil {
+		if err := entombThread(ctx, tx, ts, t, "", deleted, res, named, resource); err != nil {
 			return err
 		}
-		for _, q := range []string{
-			`UPDATE runs SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1`,
-			`UPDATE observations SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1`,
-			`UPDATE journal SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1`,
-		} {
-			if _, err := tx.ExecContext(ctx, q, t, ts.of(t), resource, res(resource)); err != nil {
-				return fmt.Errorf("engine: erase: tombstone thread owner: %w", err)
-			}
-		}
-		if err := entombRunIDs(ctx, tx, ts, ts.of(t), threads, resource); err != nil {
+	}
+	for _, t := range foreign {
+		if err := entombThread(ctx, tx, ts, t, resource, deleted, res, named, resource); err != nil {
 			return err
 		}
 	}
@@ -120,6 +120,27 @@ func entombOwners(ctx context.Context, tx *sql.Tx, threads []string, resource st
 		}
 	}
 	return nil
+}
+
+// entombThread entombs thread t in every record erasure keeps of it: the
+// memctx records, the run owners, observation rows and journal rows, and
+// then the run ids that spell an erased id. When only is not empty, just
+// the rows recorded under resource only are touched (t is not only's own
+// thread).
+func entombThread(ctx context.Context, tx *sql.Tx, ts *tombstones, t, only string, deleted map[string]bool, res func(string) string, named []string, resource string) error {
+	if err := entombRecords(ctx, tx, ts, t, only, deleted, res); err != nil {
+		return err
+	}
+	for _, q := range []string{
+		`UPDATE runs SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1 AND (?5 = '' OR resource_id = ?5)`,
+		`UPDATE observations SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1 AND (?5 = '' OR resource_id = ?5)`,
+		`UPDATE journal SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1 AND (?5 = '' OR resource_id = ?5)`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, t, ts.of(t), resource, res(resource), only); err != nil {
+			return fmt.Errorf("engine: erase: tombstone thread owner: %w", err)
+		}
+	}
+	return entombRunIDs(ctx, tx, ts, ts.of(t), named, resource)
 }
 
 // entombRunIDs replaces the run ids of the runs now owned by tomb (an
@@ -149,13 +170,14 @@ func entombRunIDs(ctx context.Context, tx *sql.Tx, ts *tombstones, tomb string, 
 	return nil
 }
 
-// entombRecords rewrites the memctx records of the deleted thread t: its
+// entombRecords rewrites the memctx records of thread t (only those
+// recorded under resource only, when it is not empty): its
 // thread and resource become tombstones, and so do the thread and message
 // ids of every reference to a deleted thread's turn (replay reports them as
 // no longer stored); the query goes (it was about the erased conversation).
 // A record that cannot be decoded is deleted.
-func entombRecords(ctx context.Context, tx *sql.Tx, ts *tombstones, t string, deleted map[string]bool, res func(string) string) error {
-	rows, err := tx.QueryContext(ctx, `SELECT key, output FROM journal WHERE scope = ? AND thread_id = ?`, journal.ScopeMemCtx, t)
+func entombRecords(ctx context.Context, tx *sql.Tx, ts *tombstones, t, only string, deleted map[string]bool, res func(string) string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT key, output FROM journal WHERE scope = ?1 AND thread_id = ?2 AND (?3 = '' OR resource_id = ?3)`, journal.ScopeMemCtx, t, only)
 	if err != nil {
 		return fmt.Errorf("engine: erase: read memctx records: %w", err)
 	}
