@@ -24,3 +24,11 @@ func (e *Engine) HoldDrain() (release func()) {
 func (e *Engine) LexicalSegmentFiles(ctx context.Context) ([]string, error) {
 	return e.idx.index().Lexical().SegmentFiles(ctx)
 }
+
+// PurgeLexical merges the lexical index into one segment file and waits
+// until the older files are gone (recall.Lexical.Purge).
+func (e *Engine) PurgeLexical(ctx context.Context) error {
+	e.idx.drainMu.Lock()
+	defer e.idx.drainMu.Unlock()
+	return e.idx.index().Lexical().Purge(ctx)
+}

@@ -25,7 +25,7 @@ import (
 // has read the segment into a new one before Check runs.
 func TestCheckFindsGarbledSegment(t *testing.T) {
 	ctx := context.Background()
-	fixture := segmentFixture(t)
+	fixture, _ := segmentFixture(t)
 	for seed := uint64(1); seed <= 6; seed++ {
 		t.Run(fmt.Sprint("Seed", seed), func(t *testing.T) {
 			dir := t.TempDir()
