@@ -344,6 +344,13 @@ func (m *Memory) History(ctx context.Context, key string, limit int) ([]Version,
 	rows, err := m.db.QueryContext(ctx,
 		`SELECT version, content, run_id, tool_call_id, updated_at FROM working_memory_history
 		 WHERE scope = ? ORDER BY version DESC LIMIT ?`, key, limit)
+	return scanVersions(rows, err, key)
+}
+
+// scanVersions reads the history rows of key that a query selected
+// (version, content, run_id, tool_call_id, updated_at in Unix milliseconds),
+// in the query's order; err is the query's error.
+func scanVersions(rows *sql.Rows, err error, key string) ([]Version, error) {
 	if err != nil {
 		return nil, fmt.Errorf("working: history %s: %w", key, err)
 	}

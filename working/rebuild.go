@@ -131,21 +131,7 @@ func anyDropped(hist []Version, drop func(Version) bool) bool {
 func historyTx(ctx context.Context, tx *sql.Tx, key string) ([]Version, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT version, content, run_id, tool_call_id, updated_at
 		FROM working_memory_history WHERE scope = ? ORDER BY version`, key)
-	if err != nil {
-		return nil, fmt.Errorf("working: history %s: %w", key, err)
-	}
-	defer rows.Close()
-	var out []Version
-	for rows.Next() {
-		v := Version{Key: key}
-		var ms int64
-		if err := rows.Scan(&v.Version, &v.Content, &v.RunID, &v.ToolCallID, &ms); err != nil {
-			return nil, fmt.Errorf("working: history %s: %w", key, err)
-		}
-		v.UpdatedAt = time.UnixMilli(ms).UTC()
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return scanVersions(rows, err, key)
 }
 
 // rewriteHistory deletes the versions of hist that are not kept and writes

@@ -133,10 +133,21 @@ func (m *Main) spoolStdin() (string, func(), error) {
 // is quiet.
 func (m *Main) syncWithProgress(ctx context.Context, e *engine.Engine) error {
 	st, err := e.Stats(ctx)
-	if err != nil || st.OutboxPending < 200 || !isTerminal(m.Stderr) {
+	if err != nil {
 		return e.SyncIndexes(ctx)
 	}
-	bar := progressbar.NewOptions64(st.OutboxPending, progressbar.OptionSetWriter(m.Stderr), progressbar.OptionSetDescription("indexing (lexical, vectors)"),
+	return m.outboxProgress(ctx, e, st.OutboxPending, "indexing (lexical, vectors)", func() error { return e.SyncIndexes(ctx) })
+}
+
+// outboxProgress runs fn, which drains the outbox (after queueing, when it
+// re-indexes), and on a terminal, for 200 messages or more, shows a bar of
+// total less the outbox rows still pending, with the rate; otherwise it is
+// quiet.
+func (m *Main) outboxProgress(ctx context.Context, e *engine.Engine, total int64, what string, fn func() error) error {
+	if total < 200 || !isTerminal(m.Stderr) {
+		return fn()
+	}
+	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(m.Stderr), progressbar.OptionSetDescription(what),
 		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("msg"), progressbar.OptionThrottle(200*time.Millisecond))
 	done := make(chan struct{})
 	go func() {
@@ -147,15 +158,17 @@ func (m *Main) syncWithProgress(ctx context.Context, e *engine.Engine) error {
 			case <-done:
 				return
 			case <-t.C:
-				if s, err := e.Stats(ctx); err == nil {
-					_ = bar.Set64(st.OutboxPending - s.OutboxPending)
+				if s, err := e.Stats(ctx); err == nil && s.OutboxPending > 0 {
+					_ = bar.Set64(max(total-s.OutboxPending, 0))
 				}
 			}
 		}
 	}()
-	err = e.SyncIndexes(ctx)
+	err := fn()
 	close(done)
-	_ = bar.Finish()
+	if err == nil {
+		_ = bar.Finish()
+	}
 	fmt.Fprintln(m.Stderr)
 	return err
 }

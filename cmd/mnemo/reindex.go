@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/mnemo-go/mnemo/engine"
 )
 
@@ -90,31 +88,8 @@ func (m *Main) printCheckAdvice(ce *engine.CheckError) {
 // it, with a progress bar of the messages done on a terminal.
 func (m *Main) withProgress(ctx context.Context, e *engine.Engine, what string, fn func() error) error {
 	st, err := e.Stats(ctx)
-	if err != nil || st.Messages < 200 || !isTerminal(m.Stderr) {
+	if err != nil {
 		return fn()
 	}
-	bar := progressbar.NewOptions64(st.Messages, progressbar.OptionSetWriter(m.Stderr), progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("msg"), progressbar.OptionThrottle(200*time.Millisecond))
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if s, err := e.Stats(ctx); err == nil && s.OutboxPending > 0 {
-					_ = bar.Set64(max(st.Messages-s.OutboxPending, 0))
-				}
-			}
-		}
-	}()
-	err = fn()
-	close(done)
-	if err == nil {
-		_ = bar.Finish()
-	}
-	fmt.Fprintln(m.Stderr)
-	return err
+	return m.outboxProgress(ctx, e, st.Messages, what, fn)
 }
