@@ -17,13 +17,14 @@ import (
 )
 
 // exampleEngine opens an engine in a fresh directory with the offline
-// hash-384 embedder and a fixed clock; close removes everything.
+// hash-384 embedder and a fixed clock; done closes it and removes the directory.
 func exampleEngine(cfg engine.Config) (e *engine.Engine, done func()) {
 	dir, _ := os.MkdirTemp("", "mnemo-example-")
 	cfg.Dir, cfg.Embedder = dir, recall.HashEmbedder{}
 	cfg.Now = func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) }
 	e, err := engine.Open(context.Background(), cfg)
 	if err != nil {
+		os.RemoveAll(dir)
 		panic(err)
 	}
 	return e, func() { e.Close(); os.RemoveAll(dir) }
