@@ -7,7 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -46,11 +48,87 @@ func (m *Main) runMCP(ctx context.Context, args []string) error {
 	defer e.Close()
 	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := mcpserver.New(e, p, mcpserver.Options{Version: version(), Logger: log})
-	t := &mcp.IOTransport{Reader: io.NopCloser(m.Stdin), Writer: nopWriteCloser{m.Stdout}}
+	t := drainingTransport{&mcp.IOTransport{Reader: io.NopCloser(m.Stdin), Writer: nopWriteCloser{m.Stdout}}}
 	if err := s.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	return e.Close()
+}
+
+// drainingTransport makes end of input mean "no more requests", not "hang
+// up": the go-sdk's connection stops writing and cancels in-flight handlers
+// as soon as its reader reports io.EOF, so a client that writes its requests
+// and closes standard input at once (`printf ... | mnemo mcp`) would get only
+// the first answer. Its connection holds back the EOF until every request
+// read has been answered (or ctx ends, or the connection is closed).
+type drainingTransport struct{ mcp.Transport }
+
+func (t drainingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &drainingConn{Connection: c, pending: map[jsonrpc.ID]bool{}, idle: make(chan struct{}), closed: make(chan struct{})}, nil
+}
+
+// drainingConn tracks the ids of the calls read and not yet answered; idle
+// is closed (and replaced when a call arrives) while there are none.
+type drainingConn struct {
+	mcp.Connection
+	mu        sync.Mutex
+	pending   map[jsonrpc.ID]bool
+	idle      chan struct{}
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func (c *drainingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if errors.Is(err, io.EOF) {
+		c.mu.Lock()
+		idle := c.idle
+		if len(c.pending) == 0 {
+			idle = nil
+		}
+		c.mu.Unlock()
+		if idle != nil {
+			select {
+			case <-idle:
+			case <-ctx.Done():
+			case <-c.closed:
+			}
+		}
+		return nil, err
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		c.mu.Lock()
+		if len(c.pending) == 0 {
+			c.idle = make(chan struct{})
+		}
+		c.pending[req.ID] = true
+		c.mu.Unlock()
+	}
+	return msg, err
+}
+
+func (c *drainingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		if c.pending[resp.ID] {
+			delete(c.pending, resp.ID)
+			if len(c.pending) == 0 {
+				close(c.idle)
+			}
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *drainingConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return c.Connection.Close()
 }
 
 type nopWriteCloser struct{ io.Writer }

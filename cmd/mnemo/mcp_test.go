@@ -122,3 +122,49 @@ func TestMCPNodeClient(t *testing.T) {
 		t.Fatalf("node client saw %+v", got)
 	}
 }
+
+// TestMCPStdioInputClosed: a client that writes its requests and closes
+// standard input at once (`printf ... | mnemo mcp`) gets every request
+// answered before mnemo mcp exits — initialize, tools/list and tools/call —
+// and the exit status is 0.
+func TestMCPStdioInputClosed(t *testing.T) {
+	dir := t.TempDir()
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_append","arguments":{"threadId":"t1","resourceId":"me","messages":[{"role":"user","content":"the spare key is under the blue flowerpot"}]}}}`,
+	}, "\n") + "\n"
+	var out strings.Builder
+	m := &Main{Stdin: strings.NewReader(in), Stdout: &out, Stderr: io.Discard, Getenv: func(k string) string {
+		if k == "MNEMO_EMBEDDER" {
+			return "hash-384"
+		}
+		return ""
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if c := m.Run(ctx, []string{"--dir", dir, "mcp", "--resources", "me"}); c != 0 {
+		t.Fatalf("mnemo mcp exit %d; output %s", c, out.String())
+	}
+	got := map[int]json.RawMessage{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		if r.Error != nil {
+			t.Fatalf("request %d answered with error %s", r.ID, r.Error)
+		}
+		got[r.ID] = r.Result
+	}
+	for id, want := range map[int]string{1: `"serverInfo"`, 2: `"memory_append"`, 3: `"stored":1`} {
+		if !strings.Contains(string(got[id]), want) {
+			t.Errorf("request %d: answer %s, want it to contain %s (all output: %s)", id, got[id], want, out.String())
+		}
+	}
+}
