@@ -103,40 +103,29 @@ func turnWords(t Turn) vocabulary {
 // dropped.
 func groundObserved(items []Item, turns []Turn) ([]Item, int) {
 	bySeq := make(map[int64]vocabulary, len(turns))
-	all := vocabulary{}
 	for _, t := range turns {
-		v := turnWords(t)
-		bySeq[t.Seq] = v
-		for w := range v {
-			all[w] = true
-		}
+		bySeq[t.Seq] = turnWords(t)
 	}
-	kept := items[:0]
-	for _, it := range items {
-		cited := all
-		if len(it.Seqs) > 0 {
-			cited = vocabulary{}
-			for _, s := range it.Seqs {
-				for w := range bySeq[s] {
-					cited[w] = true
-				}
-			}
-		}
-		if !echoesInstructions(it.Text, observerWords, all, cited) {
-			kept = append(kept, it)
-		}
-	}
-	return kept, len(items) - len(kept)
+	return groundItems(items, bySeq, func(it Item) []int64 { return it.Seqs }, observerWords)
 }
 
 // groundReflected is groundObserved for a reflector answer: items are judged
 // against the observations they condense (Item.Sources) or all of them.
 func groundReflected(items []Item, byID map[string]*Observation) ([]Item, int) {
 	byObs := make(map[string]vocabulary, len(byID))
-	all := vocabulary{}
 	for id, o := range byID {
-		v := words(o.Content)
-		byObs[id] = v
+		byObs[id] = words(o.Content)
+	}
+	return groundItems(items, byObs, func(it Item) []string { return it.Sources }, reflectorWords)
+}
+
+// groundItems keeps the items that do not echo instructions, judging each
+// against the union of the sources it cites (cites), or of all sources when
+// it cites none. It returns the kept items (in items' backing array) and
+// how many it dropped.
+func groundItems[K comparable](items []Item, sources map[K]vocabulary, cites func(Item) []K, instructions vocabulary) ([]Item, int) {
+	all := vocabulary{}
+	for _, v := range sources {
 		for w := range v {
 			all[w] = true
 		}
@@ -144,15 +133,15 @@ func groundReflected(items []Item, byID map[string]*Observation) ([]Item, int) {
 	kept := items[:0]
 	for _, it := range items {
 		cited := all
-		if len(it.Sources) > 0 {
+		if ks := cites(it); len(ks) > 0 {
 			cited = vocabulary{}
-			for _, id := range it.Sources {
-				for w := range byObs[id] {
+			for _, k := range ks {
+				for w := range sources[k] {
 					cited[w] = true
 				}
 			}
 		}
-		if !echoesInstructions(it.Text, reflectorWords, all, cited) {
+		if !echoesInstructions(it.Text, instructions, all, cited) {
 			kept = append(kept, it)
 		}
 	}
