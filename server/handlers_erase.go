@@ -77,5 +77,6 @@ func eraseAnswer(res *engine.EraseResult, err error) (*EraseResult, error) {
 		return nil, err
 	}
 	return &EraseResult{Messages: nonNil(res.Messages), NotFound: res.NotFound, Threads: res.Threads, Invalidated: res.Invalidated,
-		MemCtxScrubbed: res.MemCtxScrubbed, WorkingMemory: res.WorkingMemory, Embeddings: res.Embeddings, PurgeIncomplete: incomplete}, nil
+		MemCtxScrubbed: res.MemCtxScrubbed, Runs: res.Runs, WorkingMemory: res.WorkingMemory,
+		WorkingMemoryInvalidated: res.WorkingMemoryInvalidated, Embeddings: res.Embeddings, PurgeIncomplete: incomplete}, nil
 }

@@ -205,8 +205,13 @@ type EraseResult struct {
 	Threads        []string `json:"threads,omitempty"`
 	Invalidated    []string `json:"invalidated,omitempty"`
 	MemCtxScrubbed int      `json:"memctxScrubbed"`
-	WorkingMemory  int      `json:"workingMemory"`
-	Embeddings     int      `json:"embeddings"`
+	// Runs counts the memctx records of deleted threads' runs removed.
+	Runs          int `json:"runs"`
+	WorkingMemory int `json:"workingMemory"`
+	// WorkingMemoryInvalidated counts working-memory versions removed
+	// because the run that wrote them saw an erased turn.
+	WorkingMemoryInvalidated int `json:"workingMemoryInvalidated"`
+	Embeddings               int `json:"embeddings"`
 	// PurgeIncomplete says why the physical purge is unfinished (it is
 	// retried); the erased data is unreadable already.
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty"`
