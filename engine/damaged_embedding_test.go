@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/recall"
 )
@@ -27,7 +28,7 @@ func damageEmbeddings(t *testing.T, dir string, ids ...string) {
 	for i, id := range ids {
 		dims, blob := 384, []byte{1, 2, 3, 4} // blob too short for its dims
 		if i%2 == 1 {
-			dims, blob = 2, recall.EncodeVector([]float32{0.6, 0.8}) // consistent, wrong dimension
+			dims, blob = 2, msgstore.EncodeVector([]float32{0.6, 0.8}) // consistent, wrong dimension
 		}
 		res, err := db.ExecContext(ctx, `UPDATE embeddings SET dims = ?, vector = ? WHERE message_id = ? AND embedder = ?`, dims, blob, id, recall.HashID)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 )
@@ -25,6 +26,7 @@ type Engine struct {
 	cfg      Config
 	dir      string
 	db       *sql.DB
+	ms       *msgstore.Store // the message tables' owner
 	journal  *journal.Journal
 	redactor Redactor
 	limits   Limits
@@ -104,6 +106,7 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 		cfg:      cfg,
 		dir:      dir,
 		db:       db,
+		ms:       msgstore.New(db),
 		redactor: cfg.Redactor,
 		limits:   cfg.Limits.withDefaults(),
 		log:      cfg.Logger,

@@ -286,10 +286,9 @@ func (e *Engine) observeLoop(queue chan string) {
 type engineSource struct{ e *Engine }
 
 func (s engineSource) Messages(ctx context.Context, threadID string, fromSeq, toSeq int64) ([]observe.Turn, error) {
-	ms, err := s.e.queryMessages(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`,
-		threadID, fromSeq, toSeq)
+	ms, err := messagesFromRows(s.e.ms.Messages(ctx, threadID, fromSeq, toSeq))
 	if err != nil {
-		return nil, fmt.Errorf("engine: read messages of %s: %w", threadID, err)
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	out := make([]observe.Turn, len(ms))
 	for i, m := range ms {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -316,7 +317,7 @@ func (e *Engine) storedVectors(ctx context.Context, emb recall.Embedder, ids []s
 				rs.Close()
 				return nil, fmt.Errorf("engine: read embeddings: %w", err)
 			}
-			if v, err := recall.DecodeVector(blob, dims); err == nil && len(v) == emb.Dims() {
+			if v, err := msgstore.DecodeVector(blob, dims); err == nil && len(v) == emb.Dims() {
 				out[id] = v
 			}
 		}
@@ -346,7 +347,7 @@ func (e *Engine) storeVectors(ctx context.Context, emb recall.Embedder, docs []r
 		defer st.Close()
 		for j, i := range todo {
 			d := &docs[i]
-			if _, err := st.ExecContext(ctx, emb.ID(), emb.Dims(), recall.EncodeVector(out[j]), d.ID); err != nil {
+			if _, err := st.ExecContext(ctx, emb.ID(), emb.Dims(), msgstore.EncodeVector(out[j]), d.ID); err != nil {
 				return fmt.Errorf("engine: store embedding of %s: %w", d.ID, err)
 			}
 		}

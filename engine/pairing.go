@@ -2,12 +2,11 @@ package engine
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
@@ -282,26 +281,8 @@ func hasCall(m Message, callID string) bool {
 // findToolResult returns the result of the call callID made at seq callSeq
 // in the thread (the pairing rule), or nil.
 func (e *Engine) findToolResult(ctx context.Context, thread, callID string, callSeq int64) (*Message, error) {
-	m, err := scanMessage(e.cachedQueryRow(ctx, `SELECT `+messageColumns+` FROM messages
-		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`, thread, callID, callSeq))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("engine: find result of tool call %s: %w", callID, err)
-	}
-	// Another call with the same id in between takes the result.
-	var between bool
-	if err := e.cachedQueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages
-		WHERE thread_id = ? AND role = 'assistant' AND seq > ? AND seq < ? AND tool_calls IS NOT NULL
-		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?))`,
-		thread, callSeq, m.Seq, callID).Scan(&between); err != nil {
-		return nil, fmt.Errorf("engine: find result of tool call %s: %w", callID, err)
-	}
-	if between {
-		return nil, nil
-	}
-	return &m, nil
+	r, ok, err := e.ms.ToolResult(ctx, thread, callID, callSeq)
+	return e.pairedMessage(r, ok, err)
 }
 
 // findToolCall returns the call that the result for callID at seq
@@ -309,16 +290,21 @@ func (e *Engine) findToolResult(ctx context.Context, thread, callID string, call
 // before it that made the call, unless another result for callID lies in
 // between.
 func (e *Engine) findToolCall(ctx context.Context, thread, callID string, resultSeq int64) (*Message, error) {
-	m, err := scanMessage(e.cachedQueryRow(ctx, `SELECT `+messageColumns+` FROM messages
-		WHERE thread_id = ?1 AND role = 'assistant' AND seq < ?3 AND tool_calls IS NOT NULL
-		AND seq > COALESCE((SELECT MAX(seq) FROM messages WHERE thread_id = ?1 AND tool_call_id = ?2 AND role = 'tool' AND seq < ?3), 0)
-		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?2)
-		ORDER BY seq DESC LIMIT 1`, thread, callID, resultSeq))
-	if errors.Is(err, sql.ErrNoRows) {
+	r, ok, err := e.ms.ToolCall(ctx, thread, callID, resultSeq)
+	return e.pairedMessage(r, ok, err)
+}
+
+// pairedMessage converts a pairing lookup's answer: nil when there is none.
+func (e *Engine) pairedMessage(r msgstore.Message, ok bool, err error) (*Message, error) {
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	if !ok {
 		return nil, nil
 	}
+	m, err := messageFromRow(r)
 	if err != nil {
-		return nil, fmt.Errorf("engine: find tool call %s: %w", callID, err)
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	return &m, nil
 }

@@ -2,11 +2,12 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 )
 
 // Thread is a thread's metadata. It never carries message content.
@@ -28,33 +29,20 @@ type Thread struct {
 	IdleTTL time.Duration `json:"idleTtlNanos,omitempty"`
 }
 
-const threadColumns = `id, resource_id, title, message_count, last_seq, created_at, updated_at, last_active, bytes, idle_ttl`
-
-func scanThread(s interface{ Scan(...any) error }) (Thread, error) {
-	var t Thread
-	var c, u, a, ttl int64
-	err := s.Scan(&t.ID, &t.ResourceID, &t.Title, &t.MessageCount, &t.LastSeq, &c, &u, &a, &t.Bytes, &ttl)
-	t.CreatedAt, t.UpdatedAt, t.LastActiveAt = time.UnixMilli(c).UTC(), time.UnixMilli(u).UTC(), time.UnixMilli(a).UTC()
-	t.IdleTTL = time.Duration(ttl) * time.Millisecond
-	if ttl < 0 {
-		t.IdleTTL = -1
-	}
-	return t, err
-}
-
 // GetThread returns the thread's metadata, or ErrThreadNotFound.
 func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	t, err := scanThread(e.cachedQueryRow(ctx, `SELECT `+threadColumns+` FROM threads WHERE id = ?`, threadID))
-	if errors.Is(err, sql.ErrNoRows) {
+	t, err := e.ms.Thread(ctx, threadID)
+	if errors.Is(err, msgstore.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %q", ErrThreadNotFound, threadID)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("engine: read thread %s: %w", threadID, err)
+		return nil, fmt.Errorf("engine: %w", err)
 	}
-	return &t, nil
+	th := Thread(t)
+	return &th, nil
 }
 
 // ListThreads returns the threads of resourceID (all threads when empty),
@@ -63,73 +51,48 @@ func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, 
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	q, args := `SELECT `+threadColumns+` FROM threads ORDER BY resource_id, created_at, id`, []any{}
-	if resourceID != "" {
-		q, args = `SELECT `+threadColumns+` FROM threads WHERE resource_id = ? ORDER BY created_at, id`, []any{resourceID}
-	}
-	rows, err := e.db.QueryContext(ctx, q, args...)
+	ts, err := e.ms.Threads(ctx, resourceID)
 	if err != nil {
-		return nil, fmt.Errorf("engine: list threads: %w", err)
+		return nil, fmt.Errorf("engine: %w", err)
 	}
-	defer rows.Close()
 	var out []Thread
-	for rows.Next() {
-		t, err := scanThread(rows)
-		if err != nil {
-			return nil, fmt.Errorf("engine: list threads: %w", err)
-		}
-		out = append(out, t)
+	for _, t := range ts {
+		out = append(out, Thread(t))
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
-// messageColumns are the columns scanMessage reads, in order.
-const messageColumns = `id, thread_id, resource_id, seq, role, content, name, tool_calls, tool_call_id, metadata, created_at, tokens,
-	EXISTS (SELECT 1 FROM message_blobs b WHERE b.message_id = messages.id)`
-
-func scanMessage(s interface{ Scan(...any) error }) (Message, error) {
-	var m Message
-	var calls sql.NullString
-	var meta string
-	var created int64
-	if err := s.Scan(&m.ID, &m.ThreadID, &m.ResourceID, &m.Seq, &m.Role, &m.Content, &m.Name, &calls,
-		&m.ToolCallID, &meta, &created, &m.Tokens, &m.Truncated); err != nil {
-		return m, err
-	}
-	m.CreatedAt = time.UnixMilli(created).UTC()
-	if calls.Valid && calls.String != "" {
-		if err := json.Unmarshal([]byte(calls.String), &m.ToolCalls); err != nil {
+// messageFromRow decodes a stored row into a Message: the one place the
+// engine turns the tool_calls and metadata columns into its types.
+func messageFromRow(r msgstore.Message) (Message, error) {
+	m := Message{ID: r.ID, ThreadID: r.ThreadID, ResourceID: r.ResourceID, Seq: r.Seq, Role: r.Role, Content: r.Content,
+		Name: r.Name, ToolCallID: r.ToolCallID, CreatedAt: r.CreatedAt, Tokens: r.Tokens, Truncated: r.Truncated}
+	if r.ToolCalls != "" {
+		if err := json.Unmarshal([]byte(r.ToolCalls), &m.ToolCalls); err != nil {
 			return m, fmt.Errorf("decode tool calls of %s: %w", m.ID, err)
 		}
 	}
-	if meta != "" && meta != "{}" {
-		if err := json.Unmarshal([]byte(meta), &m.Metadata); err != nil {
+	if r.Metadata != "" && r.Metadata != "{}" {
+		if err := json.Unmarshal([]byte(r.Metadata), &m.Metadata); err != nil {
 			return m, fmt.Errorf("decode metadata of %s: %w", m.ID, err)
 		}
 	}
 	return m, nil
 }
 
-func (e *Engine) queryMessages(ctx context.Context, q string, args ...any) ([]Message, error) {
-	rows, err := e.db.QueryContext(ctx, q, args...)
+// messagesFromRows decodes rows in order; err, when not nil, is returned
+// first (the store's read error).
+func messagesFromRows(rs []msgstore.Message, err error) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return collectMessages(rows)
-}
-
-// collectMessages scans and closes rows of messageColumns.
-func collectMessages(rows *sql.Rows) ([]Message, error) {
-	defer rows.Close()
-	var out []Message
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
+	out := make([]Message, len(rs))
+	for i, r := range rs {
+		if out[i], err = messageFromRow(r); err != nil {
 			return nil, err
 		}
-		out = append(out, m)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Messages returns the thread's messages with fromSeq <= seq <= toSeq in seq
@@ -142,10 +105,9 @@ func (e *Engine) Messages(ctx context.Context, threadID string, fromSeq, toSeq i
 	if toSeq <= 0 {
 		toSeq = 1<<63 - 1
 	}
-	ms, err := e.queryMessages(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`,
-		threadID, fromSeq, toSeq)
+	ms, err := messagesFromRows(e.ms.Messages(ctx, threadID, fromSeq, toSeq))
 	if err != nil {
-		return nil, fmt.Errorf("engine: read messages of %s: %w", threadID, err)
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	return ms, nil
 }
@@ -161,40 +123,14 @@ func (e *Engine) MessagesByID(ctx context.Context, resourceID string, ids ...str
 	if len(ids) == 0 {
 		return []Message{}, nil
 	}
-	// The ids travel as one JSON array, so that a single cached statement
-	// serves any number of them (an IN list of n placeholders is a new
-	// statement to prepare for every n: ~0.4 ms of each LoadContext). The
-	// unary + keeps SQLite from choosing messages_by_resource, which scans
-	// every message of the resource (100k rows in a big resource, measured
-	// by `mnemo bench`); the unique id index finds the few asked for.
-	list, err := json.Marshal(ids)
+	ms, err := messagesFromRows(e.ms.MessagesByID(ctx, resourceID, ids))
 	if err != nil {
-		return nil, fmt.Errorf("engine: read messages by id: %w", err)
+		return nil, fmt.Errorf("engine: %w", err)
 	}
-	q, args := `SELECT `+messageColumns+` FROM messages WHERE id IN (SELECT value FROM json_each(?))`, []any{string(list)}
-	if resourceID != "" {
-		q += ` AND +resource_id = ?`
-		args = append(args, resourceID)
+	if ms == nil {
+		ms = []Message{}
 	}
-	rows, err := e.cachedQuery(ctx, q, args...)
-	var ms []Message
-	if err == nil {
-		ms, err = collectMessages(rows)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("engine: read messages by id: %w", err)
-	}
-	byID := make(map[string]Message, len(ms))
-	for _, m := range ms {
-		byID[m.ID] = m
-	}
-	out := make([]Message, 0, len(byID))
-	for _, id := range ids {
-		if m, ok := byID[id]; ok {
-			out = append(out, m)
-		}
-	}
-	return out, nil
+	return ms, nil
 }
 
 // FullContent returns a message's full content: for a large tool result
@@ -203,10 +139,8 @@ func (e *Engine) FullContent(ctx context.Context, messageID string) (string, err
 	if err := e.checkOpen(); err != nil {
 		return "", err
 	}
-	var s string
-	err := e.db.QueryRowContext(ctx, `SELECT COALESCE((SELECT content FROM message_blobs WHERE message_id = m.id), m.content)
-		FROM messages m WHERE m.id = ?`, messageID).Scan(&s)
-	if errors.Is(err, sql.ErrNoRows) {
+	s, err := e.ms.FullContent(ctx, messageID)
+	if errors.Is(err, msgstore.ErrNotFound) {
 		return "", fmt.Errorf("engine: message %q not found", messageID)
 	}
 	return s, err
@@ -217,16 +151,9 @@ func (e *Engine) recentMessages(ctx context.Context, threadID string, n int) ([]
 	if n <= 0 {
 		return nil, nil
 	}
-	rows, err := e.cachedQuery(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`, threadID, n)
-	var ms []Message
-	if err == nil {
-		ms, err = collectMessages(rows)
-	}
+	ms, err := messagesFromRows(e.ms.Recent(ctx, threadID, n))
 	if err != nil {
-		return nil, fmt.Errorf("engine: read recent messages of %s: %w", threadID, err)
-	}
-	for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
-		ms[i], ms[j] = ms[j], ms[i]
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	return ms, nil
 }

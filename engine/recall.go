@@ -126,7 +126,7 @@ func (e *Engine) rebuildStale(ctx context.Context, path string, cause error) (*r
 
 // recallConfig is the configuration of the engine's recall.Index over lex.
 func (e *Engine) recallConfig(lex *recall.Lexical) recall.Config {
-	return recall.Config{Lexical: lex, Source: recall.SQLSource{DB: e.db}, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning, Damaged: e.requeueDamaged}
+	return recall.Config{Lexical: lex, Source: e.ms, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning, Damaged: e.requeueDamaged}
 }
 
 // quarantine moves dir to <data>/quarantine/<UTC time>/ and returns the new

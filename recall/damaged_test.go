@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -33,7 +34,7 @@ func TestDamagedVectorSkipped(t *testing.T) {
 		}
 	}
 	var got []string
-	ix, err := recall.NewIndex(recall.Config{Lexical: f.ix.Lexical(), Source: recall.SQLSource{DB: f.db},
+	ix, err := recall.NewIndex(recall.Config{Lexical: f.ix.Lexical(), Source: msgstore.New(f.db),
 		Damaged: func(_ context.Context, res string, ids []string) {
 			if res != "r1" {
 				t.Errorf("Damaged for %s", res)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/recall"
 )
@@ -44,7 +45,7 @@ func newFixtureWith(t testing.TB, docs []recall.Doc, tuning recall.Tuning) *fixt
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: recall.SQLSource{DB: db}, Tuning: tuning})
+	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: msgstore.New(db), Tuning: tuning})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func (f *fixture) add(t testing.TB, docs []recall.Doc) {
 		}
 		v, _ := emb.Embed(ctx, []string{d.Text()})
 		if _, err := tx.Exec(`INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector) VALUES (?,?,?,?,?)`,
-			d.ID, emb.ID(), d.ResourceID, emb.Dims(), recall.EncodeVector(v[0])); err != nil {
+			d.ID, emb.ID(), d.ResourceID, emb.Dims(), msgstore.EncodeVector(v[0])); err != nil {
 			t.Fatal(err)
 		}
 		vecs = append(vecs, v[0])

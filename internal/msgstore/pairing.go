@@ -1,0 +1,52 @@
+package msgstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// ToolResult returns the result of the call callID made at seq callSeq in
+// the thread, by the pairing rule (engine/doc.go, INV-PAIR): the first tool
+// message answering callID after callSeq, unless another assistant message
+// making a call with the same id lies in between (then that call takes the
+// result). ok is false when there is none.
+func (s *Store) ToolResult(ctx context.Context, thread, callID string, callSeq int64) (m Message, ok bool, err error) {
+	m, err = scanMessage(s.stmts.QueryRow(ctx, `SELECT `+messageColumns+` FROM messages
+		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`, thread, callID, callSeq))
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("find result of tool call %s: %w", callID, err)
+	}
+	// Another call with the same id in between takes the result.
+	var between bool
+	if err := s.stmts.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages
+		WHERE thread_id = ? AND role = 'assistant' AND seq > ? AND seq < ? AND tool_calls IS NOT NULL
+		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?))`,
+		thread, callSeq, m.Seq, callID).Scan(&between); err != nil {
+		return m, false, fmt.Errorf("find result of tool call %s: %w", callID, err)
+	}
+	return m, !between, nil
+}
+
+// ToolCall returns the assistant message whose call the result for callID
+// at seq resultSeq answers, by the pairing rule: the latest assistant message
+// before it that made the call, unless another result for callID lies in
+// between. ok is false when there is none.
+func (s *Store) ToolCall(ctx context.Context, thread, callID string, resultSeq int64) (m Message, ok bool, err error) {
+	m, err = scanMessage(s.stmts.QueryRow(ctx, `SELECT `+messageColumns+` FROM messages
+		WHERE thread_id = ?1 AND role = 'assistant' AND seq < ?3 AND tool_calls IS NOT NULL
+		AND seq > COALESCE((SELECT MAX(seq) FROM messages WHERE thread_id = ?1 AND tool_call_id = ?2 AND role = 'tool' AND seq < ?3), 0)
+		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?2)
+		ORDER BY seq DESC LIMIT 1`, thread, callID, resultSeq))
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("find tool call %s: %w", callID, err)
+	}
+	return m, true, nil
+}

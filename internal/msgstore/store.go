@@ -1,0 +1,50 @@
+package msgstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// ErrNotFound reports that the row asked for is not stored.
+var ErrNotFound = errors.New("msgstore: not found")
+
+// Store reads and writes the message tables of one SQLite database.
+type Store struct {
+	db    *sql.DB
+	stmts *store.Stmts
+}
+
+// New returns a Store over db (opened by store.Open). Closing db closes it.
+func New(db *sql.DB) *Store { return &Store{db: db, stmts: store.NewStmts(db)} }
+
+// Stmts returns the store's statement cache.
+func (s *Store) Stmts() *store.Stmts { return s.stmts }
+
+// Tx runs fn in one write transaction (BEGIN IMMEDIATE, see store.Open):
+// commit when fn returns nil, roll back on error or panic.
+func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			tx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return err
+	}
+	if err = tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package msgstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Thread is one row of threads. Its fields are those of engine.Thread, in
+// the same order, so the engine converts it directly.
+type Thread struct {
+	ID           string
+	ResourceID   string
+	Title        string
+	MessageCount int64
+	LastSeq      int64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	LastActiveAt time.Time
+	Bytes        int64
+	IdleTTL      time.Duration // 0: the configured default; -1: never expires
+}
+
+const threadColumns = `id, resource_id, title, message_count, last_seq, created_at, updated_at, last_active, bytes, idle_ttl`
+
+func scanThread(s scanner) (Thread, error) {
+	var t Thread
+	var c, u, a, ttl int64
+	err := s.Scan(&t.ID, &t.ResourceID, &t.Title, &t.MessageCount, &t.LastSeq, &c, &u, &a, &t.Bytes, &ttl)
+	t.CreatedAt, t.UpdatedAt, t.LastActiveAt = time.UnixMilli(c).UTC(), time.UnixMilli(u).UTC(), time.UnixMilli(a).UTC()
+	t.IdleTTL = time.Duration(ttl) * time.Millisecond
+	if ttl < 0 {
+		t.IdleTTL = -1
+	}
+	return t, err
+}
+
+// Thread returns the thread's row, or ErrNotFound.
+func (s *Store) Thread(ctx context.Context, threadID string) (Thread, error) {
+	t, err := scanThread(s.stmts.QueryRow(ctx, `SELECT `+threadColumns+` FROM threads WHERE id = ?`, threadID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, fmt.Errorf("%w: thread %q", ErrNotFound, threadID)
+	}
+	if err != nil {
+		return t, fmt.Errorf("read thread %s: %w", threadID, err)
+	}
+	return t, nil
+}
+
+// Threads returns the threads of resourceID (all threads when empty),
+// ordered by resource, then by creation time and id.
+func (s *Store) Threads(ctx context.Context, resourceID string) ([]Thread, error) {
+	q, args := `SELECT `+threadColumns+` FROM threads ORDER BY resource_id, created_at, id`, []any{}
+	if resourceID != "" {
+		q, args = `SELECT `+threadColumns+` FROM threads WHERE resource_id = ? ORDER BY created_at, id`, []any{resourceID}
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list threads: %w", err)
+	}
+	defer rows.Close()
+	var out []Thread
+	for rows.Next() {
+		t, err := scanThread(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list threads: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
