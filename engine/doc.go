@@ -8,6 +8,14 @@
 // memory, and writes a memctx record of exactly what went in, what was left
 // out and why, before it returns (DESIGN.md).
 //
+// # Imports
+//
+// Owns no table: it orchestrates the packages that do. It may import every
+// library package below it (internal/msgstore, internal/store, journal,
+// working, observe, recall, recall/uselite, tools, internal/render,
+// internal/tokens, internal/models) and never server, mcpserver, inspector or
+// a command; nothing below it imports it (internal/layout checks both).
+//
 // # Invariants
 //
 //   - SQLite is the authority; the bleve and chromem-go indexes are derived

@@ -11,6 +11,11 @@
 // WriteRun renders the same run page as one self-contained file
 // (`mnemo memctx RUN --html FILE`).
 //
+// # Imports
+//
+// Owns no data: it reads through engine and server. It may import engine,
+// server and the packages whose types it renders (journal, observe, working).
+//
 // # Invariants
 //
 //   - Every page reads through server.Tenant: a thread or run of a

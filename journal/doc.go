@@ -2,6 +2,12 @@
 // memoized steps keyed by sequence, durable tool applications and the memctx
 // record of every run (DESIGN.md, "Journal, memoization and replay").
 //
+// # Imports
+//
+// Owns the tables journal (memoized steps, tool applications, memctx
+// records, markers, tombstones) and runs, and their erasure. It may import
+// internal/store only.
+//
 // # Invariants
 //
 //   - A step runs at most once per (scope, key); called again it returns the

@@ -6,6 +6,11 @@
 // mnemo://threads/{thread}/messages. `mnemo mcp` serves it over stdio;
 // `mnemo serve` at /mcp over streamable HTTP with the API's bearer tokens.
 //
+// # Imports
+//
+// Owns no data. It may import engine, server (the tenant and token model it
+// shares), recall and working.
+//
 // # Invariants
 //
 //   - Every tool and resource acts as one server.Principal through

@@ -24,6 +24,12 @@
 // of the shared SQLite database (internal/store/schema.go), which this package
 // owns.
 //
+// # Imports
+//
+// Owns the table observations and its invalidation. It may import journal
+// (memoized observer calls), internal/store, internal/render and
+// internal/tokens; never engine, recall or working.
+//
 // # Invariants
 //
 //   - Every observation carries {threadId, fromSeq, toSeq}; a reflection also

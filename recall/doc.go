@@ -35,6 +35,13 @@
 // query names ("in May 2022") as a BM25 term carried by the messages
 // created then (dates.go).
 //
+// # Imports
+//
+// Owns the derived indexes (the bleve directory and the in-memory vector
+// shards), never a table: it reads stored messages through Source, which
+// internal/msgstore implements. It imports no storage package (internal/store,
+// internal/msgstore, journal) and never engine; recall/uselite builds on it.
+//
 // # Invariants
 //
 //   - A search never returns a message of another resource than the query's;

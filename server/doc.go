@@ -3,6 +3,12 @@
 // OpenAPI 3.1 document generated from the same route table that builds the
 // mux, Prometheus metrics and structured access logs. `mnemo serve` wires it.
 //
+// # Imports
+//
+// Owns no data: every request goes through engine. It may import engine and
+// the packages whose types the API carries (journal, observe, recall,
+// working).
+//
 // # Tenants
 //
 // A Tokens set maps bearer tokens to the resources they may touch, or to

@@ -9,6 +9,12 @@
 // replace}. Other tools (recallObservations) opt in by implementing Tool and
 // calling Registry.Register.
 //
+// # Imports
+//
+// Owns no table: each tool writes through the package that owns what it
+// changes. It may import journal (exactly-once applications), observe,
+// working and internal/render; never engine.
+//
 // # Invariants
 //
 //   - Names and descriptions are constants (golden-tested): a prompt change

@@ -25,6 +25,12 @@
 // but no tool is offered. The application and the operator (mnemo wm set) may
 // still update it through this package.
 //
+// # Imports
+//
+// Owns the tables working_memory, working_memory_history and working_config,
+// and their erasure. It may import internal/store and internal/render; never
+// engine, journal or observe.
+//
 // # Invariants
 //
 //   - A stored state is always valid: in schema mode a JSON object that the

@@ -1,5 +1,3 @@
-// Package enginetest holds test helpers shared by mnemo's packages: an engine
-// on a temporary directory that is checked for consistency when the test ends.
 package enginetest
 
 import (

@@ -16,6 +16,12 @@
 //	)
 //	client := srv.Client() // *openai.Client with BaseURL = srv.URL ("…/v1")
 //
+// # Imports
+//
+// A test double, imported only by tests and by the offline demo and
+// examples' tests. It may import internal/tokens (to count tokens as mnemo
+// does) and nothing else of mnemo.
+//
 // # Invariants
 //
 //   - The server checks every request like the real API would: method POST,

@@ -2,6 +2,11 @@
 // format and the LoCoMo and LongMemEval benchmark formats
 // (../shared/data/README.md describes the two benchmarks).
 //
+// # Imports
+//
+// It may import engine (it appends what it parses); it is above the
+// engine's floor, so no package below engine imports it.
+//
 // # Invariants
 //
 //   - Message ids are derived from the file (LoCoMo "<sample>:<dia_id>",

@@ -7,6 +7,11 @@
 // <models dir>/<name>. The models directory is $MNEMO_MODELS, else
 // <user cache dir>/mnemo/models. Weights are never part of the repository.
 //
+// # Imports
+//
+// Owns the model cache directory (~/.cache/mnemo/models). It imports nothing
+// of mnemo.
+//
 // # Invariants
 //
 //   - A model directory exists under its final name only when its tarball

@@ -24,6 +24,11 @@
 // the store keeps what was said, and turns stored before a rule existed are
 // rendered by the rule.
 //
+// # Imports
+//
+// Owns no data. It imports nothing of mnemo, so every package that renders
+// stored text can use it.
+//
 // # Invariants
 //
 //   - For every s, Text(s), JSON(s) and Attr(s) contain no '<' or '>' and no

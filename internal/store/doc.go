@@ -7,6 +7,15 @@
 // here; each package reads and writes only the tables documented as its own in
 // schema.go.
 //
+// # Imports
+//
+// Owns the database file and the schema of every table (the migrations);
+// each table's statements belong to one package above it (internal/msgstore:
+// threads, messages, message_blobs, outbox, embeddings; journal: journal,
+// runs, dispatches; working: working_memory, working_memory_history,
+// working_config; observe: observations). It imports nothing of mnemo: it is
+// the bottom floor.
+//
 // # Invariants
 //
 //   - The database runs in WAL mode with synchronous=NORMAL, foreign keys on,

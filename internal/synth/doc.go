@@ -13,6 +13,11 @@
 // turns about 45, which is close to the turn lengths of LoCoMo (user ≈ 20
 // words) and of agent transcripts (longer assistant answers).
 //
+// # Imports
+//
+// It may import engine (it appends what it generates); it is above the
+// engine's floor, so no package below engine imports it.
+//
 // # Invariants
 //
 //   - The corpus is a pure function of Config: the same Config gives the

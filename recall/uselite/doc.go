@@ -23,6 +23,11 @@
 // installed. The weights are never committed: `mnemo models fetch use-lite`
 // installs them (internal/models).
 //
+// # Imports
+//
+// Owns nothing stored but the weights it reads. It may import recall (the
+// Embedder interface) and internal/models (where the weights live).
+//
 // # Invariants
 //
 //   - Embed returns exactly one vector of Dims (512) float32s per text, in

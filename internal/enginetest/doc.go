@@ -1,0 +1,11 @@
+// Package enginetest holds test helpers shared by mnemo's packages: an engine
+// on a temporary directory that is checked for consistency when the test ends
+// (MustOpen), and a private TMPDIR that fails the run when a test leaves files
+// behind (PrivateTempDir). Only tests import it.
+//
+// # Imports
+//
+// It may import engine and recall: it is the one package under internal/
+// that stands above the engine (internal/layout checks this), because its
+// helpers open engines.
+package enginetest
