@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/importer"
+	"github.com/mnemo-go/mnemo/importer"
 	"github.com/mnemo-go/mnemo/recall"
 )
 

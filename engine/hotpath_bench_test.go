@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/synth"
+	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
 // benchSizes are the corpus sizes of the size-parameterised benchmarks:
-// one resource holding that many synthetic messages (internal/synth).
+// one resource holding that many synthetic messages (internal/enginetest/synth).
 // Building a fixture ingests the corpus first (about a minute per 100k on
 // two cores), so the default stays small; BENCHMARKS.md uses
 // -mnemo.sizes=1k,10k,100k.

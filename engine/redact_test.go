@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/synth"
+	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
 )
 
 // redactSamples hold one or more secrets of each default rule, in several

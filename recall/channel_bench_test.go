@@ -16,12 +16,12 @@ import (
 
 	"github.com/philippgille/chromem-go"
 
-	"github.com/mnemo-go/mnemo/internal/synth"
+	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
 // channelSizes are the index sizes of BenchmarkChannel: that many
-// synthetic messages (internal/synth) over resources of 1,000 messages
+// synthetic messages (internal/enginetest/synth) over resources of 1,000 messages
 // each, the shape of issue 8's 1M-message target.
 var channelSizes = flag.String("recall.sizes", "10k", "comma-separated index sizes of BenchmarkChannel (k = 1000)")
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mnemo-go/mnemo/internal/synth"
+	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
 	"github.com/mnemo-go/mnemo/recall"
 )
 

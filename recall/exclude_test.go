@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mnemo-go/mnemo/internal/synth"
+	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
 	"github.com/mnemo-go/mnemo/recall"
 )
 

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/mnemo-go/mnemo/internal/synth"
+	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
 	"github.com/mnemo-go/mnemo/recall"
 )
 

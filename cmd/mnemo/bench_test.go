@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemo-go/mnemo/internal/synth"
+	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
 )
 
 func TestBench(t *testing.T) {

@@ -52,7 +52,7 @@ func TestDelete(t *testing.T) {
 
 func TestDeleteNeedsYesWithoutTerminal(t *testing.T) {
 	dir := t.TempDir()
-	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", "../../internal/demodata/conversation.jsonl"); code != 0 {
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", "../../demodata/conversation.jsonl"); code != 0 {
 		t.Fatalf("ingest: %s", stderr)
 	}
 	code, _, stderr := run(t, nil, "--dir", dir, "delete", "--thread", "ana:work")
@@ -70,7 +70,7 @@ func TestDeleteNeedsYesWithoutTerminal(t *testing.T) {
 // error (exit 1) that records no run.
 func TestRunsOfErasedThreadAndUnknownThread(t *testing.T) {
 	dir := t.TempDir()
-	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", "../../internal/demodata/conversation.jsonl"); code != 0 {
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", "../../demodata/conversation.jsonl"); code != 0 {
 		t.Fatalf("ingest: %s", stderr)
 	}
 	if code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "ana:work", "--run-id", "inspect-1"); code != 0 {

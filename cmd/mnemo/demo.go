@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mnemo-go/mnemo/demodata"
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/demodata"
 	"github.com/mnemo-go/mnemo/recall"
 )
 

@@ -11,9 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/evalset"
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/evalset"
-	"github.com/mnemo-go/mnemo/internal/importer"
+	"github.com/mnemo-go/mnemo/importer"
 	"github.com/mnemo-go/mnemo/internal/models"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/recall/uselite"

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/mnemo-go/mnemo/internal/evalset"
+	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/evalset"
 )
 
 // TestEvalHybridNotBelowChannels runs `mnemo eval --mode all` with the

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/importer"
+	"github.com/mnemo-go/mnemo/importer"
 )
 
 // progressMinBytes is the file size from which ingest shows a progress bar

@@ -14,7 +14,7 @@ import (
 
 func TestObserveCommand(t *testing.T) {
 	dir := t.TempDir()
-	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", filepath.Join(".", "../../internal/demodata/conversation.jsonl")); code != 0 {
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", filepath.Join(".", "../../demodata/conversation.jsonl")); code != 0 {
 		t.Fatalf("ingest exit %d: %s", code, stderr)
 	}
 	srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {

@@ -40,7 +40,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/working"
 )
 
@@ -103,7 +103,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer, 
 	var client *openai.Client
 	model := getenv("MNEMO_MODEL")
 	if o.offline {
-		srv := fakeopenai.Start(fakeopenai.WithChat(ScriptedModel))
+		srv := openaitest.Start(openaitest.WithChat(ScriptedModel))
 		defer srv.Close()
 		client, model = srv.Client(), "scripted"
 		fmt.Fprintf(stdout, "offline: scripted model at %s\n", srv.URL)

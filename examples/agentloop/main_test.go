@@ -10,7 +10,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -83,8 +83,8 @@ func TestOffline(t *testing.T) {
 // MNEMO_MODEL) with the real go-openai client against a fake server, and
 // checks what the loop sent.
 func TestAgainstEndpoint(t *testing.T) {
-	srv := fakeopenai.New(t, fakeopenai.WithChat(ScriptedModel))
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": fakeopenai.DefaultAPIKey, "MNEMO_MODEL": "test-model"}
+	srv := openaitest.New(t, openaitest.WithChat(ScriptedModel))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "test-model"}
 	out := runLoop(t, env, "", "--dir", t.TempDir())
 	if !strings.Contains(out, "assistant> You live in Porto.") {
 		t.Fatalf("output:\n%s", out)
@@ -114,18 +114,18 @@ func TestAgainstEndpoint(t *testing.T) {
 // TestBadArguments: a model that sends arguments the schema refuses gets the
 // reason as the tool result, the loop goes on and the state stays.
 func TestBadArguments(t *testing.T) {
-	srv := fakeopenai.New(t)
+	srv := openaitest.New(t)
 	srv.Enqueue(
-		fakeopenai.Calls(fakeopenai.ToolCall("c1", tools.UpdateWorkingMemoryName, `{"city":5}`)),
-		fakeopenai.Calls(fakeopenai.ToolCall("c2", tools.UpdateWorkingMemoryName, `{"city":"Lyon"`)), // broken JSON
-		fakeopenai.Text("Sorry, let me try later.").WithCheck(func(r openai.ChatCompletionRequest) error {
+		openaitest.Calls(openaitest.ToolCall("c1", tools.UpdateWorkingMemoryName, `{"city":5}`)),
+		openaitest.Calls(openaitest.ToolCall("c2", tools.UpdateWorkingMemoryName, `{"city":"Lyon"`)), // broken JSON
+		openaitest.Text("Sorry, let me try later.").WithCheck(func(r openai.ChatCompletionRequest) error {
 			if !strings.Contains(r.Messages[len(r.Messages)-1].Content, "not valid JSON") {
 				return errIs("the last tool result does not say the JSON is invalid")
 			}
 			return nil
 		}),
 	)
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": fakeopenai.DefaultAPIKey, "MNEMO_MODEL": "m"}
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "m"}
 	dir := t.TempDir()
 	out := runLoop(t, env, "I live in Lyon\n", "--dir", dir, "--stdin")
 	if !strings.Contains(out, "at /city: got number, want string") || !strings.Contains(out, "assistant> Sorry") {

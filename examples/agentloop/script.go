@@ -10,7 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/tools"
 )
 
@@ -27,7 +27,7 @@ var (
 )
 
 // ScriptedModel is the offline model behind --offline: an
-// OpenAI-compatible responder (for fakeopenai) that plays the built-in
+// OpenAI-compatible responder (for openaitest) that plays the built-in
 // Script the way a model would. It reads its working memory from the system
 // message, records what the user says with updateWorkingMemory (sending
 // only the changed fields, and whole lists), acknowledges tool results, and
@@ -37,7 +37,7 @@ func ScriptedModel(req openai.ChatCompletionRequest) (openai.ChatCompletionRespo
 	if !slices.ContainsFunc(req.Tools, func(t openai.Tool) bool {
 		return t.Function != nil && t.Function.Name == tools.UpdateWorkingMemoryName
 	}) {
-		return openai.ChatCompletionResponse{}, &fakeopenai.StatusError{Status: http.StatusBadRequest,
+		return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: http.StatusBadRequest,
 			Message: "scripted model: the request offers no " + tools.UpdateWorkingMemoryName + " tool"}
 	}
 	mem := memoryOf(req.Messages)
@@ -52,9 +52,9 @@ func ScriptedModel(req openai.ChatCompletionRequest) (openai.ChatCompletionRespo
 		}
 		json.Unmarshal([]byte(last.Content), &res)
 		if !res.OK {
-			return fakeopenai.Text("I could not note that: " + res.Error).Response, nil
+			return openaitest.Text("I could not note that: " + res.Error).Response, nil
 		}
-		return fakeopenai.Text(acknowledge(mem, lastPatch(req.Messages))).Response, nil
+		return openaitest.Text(acknowledge(mem, lastPatch(req.Messages))).Response, nil
 	}
 	user := last.Content
 	patch := map[string]any{}
@@ -82,15 +82,15 @@ func ScriptedModel(req openai.ChatCompletionRequest) (openai.ChatCompletionRespo
 	if len(patch) > 0 {
 		args, _ := json.Marshal(patch)
 		id := fmt.Sprintf("call_%d", len(req.Messages))
-		return fakeopenai.Calls(fakeopenai.ToolCall(id, tools.UpdateWorkingMemoryName, string(args))).Response, nil
+		return openaitest.Calls(openaitest.ToolCall(id, tools.UpdateWorkingMemoryName, string(args))).Response, nil
 	}
 	if reWhere.MatchString(user) {
 		if mem.City == "" {
-			return fakeopenai.Text("You haven't told me yet.").Response, nil
+			return openaitest.Text("You haven't told me yet.").Response, nil
 		}
-		return fakeopenai.Text(fmt.Sprintf("You live in %s.", mem.City)).Response, nil
+		return openaitest.Text(fmt.Sprintf("You live in %s.", mem.City)).Response, nil
 	}
-	return fakeopenai.Text("(I am a scripted model and only know the built-in script.)").Response, nil
+	return openaitest.Text("(I am a scripted model and only know the built-in script.)").Response, nil
 }
 
 // memoryOf reads the working memory from the system message.
@@ -149,9 +149,9 @@ func emailTurn(msgs []openai.ChatCompletionMessage) (openai.ChatCompletionRespon
 		m := reEmail.FindStringSubmatch(last.Content)
 		args, _ := json.Marshal(map[string]string{"to": m[1], "body": strings.TrimSpace(m[2])})
 		id := fmt.Sprintf("call_%d", len(msgs))
-		return fakeopenai.Calls(fakeopenai.ToolCall(id, "send_email", string(args))).Response, true
+		return openaitest.Calls(openaitest.ToolCall(id, "send_email", string(args))).Response, true
 	case last.Role == openai.ChatMessageRoleTool && callName(msgs, last.ToolCallID) == "send_email":
-		return fakeopenai.Text("Done: the e-mail is " + last.Content + ".").Response, true
+		return openaitest.Text("Done: the e-mail is " + last.Content + ".").Response, true
 	case last.Role == openai.ChatMessageRoleUser && reDidMail.MatchString(last.Content):
 		for i := len(msgs) - 1; i >= 0; i-- {
 			m := msgs[i]
@@ -160,13 +160,13 @@ func emailTurn(msgs []openai.ChatCompletionMessage) (openai.ChatCompletionRespon
 			}
 			switch {
 			case strings.Contains(m.Content, "Outcome unknown"):
-				return fakeopenai.Text("I can't confirm it: I started sending that e-mail but its outcome was never recorded. I won't send it again until we have checked whether it went out.").Response, true
+				return openaitest.Text("I can't confirm it: I started sending that e-mail but its outcome was never recorded. I won't send it again until we have checked whether it went out.").Response, true
 			case strings.HasPrefix(m.Content, "Error"):
-				return fakeopenai.Text("No, it failed: " + m.Content).Response, true
+				return openaitest.Text("No, it failed: " + m.Content).Response, true
 			}
-			return fakeopenai.Text("Yes, it was sent.").Response, true
+			return openaitest.Text("Yes, it was sent.").Response, true
 		}
-		return fakeopenai.Text("I have not sent any e-mail.").Response, true
+		return openaitest.Text("I have not sent any e-mail.").Response, true
 	}
 	return openai.ChatCompletionResponse{}, false
 }

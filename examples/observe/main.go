@@ -34,7 +34,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/importer"
+	"github.com/mnemo-go/mnemo/importer"
 	"github.com/mnemo-go/mnemo/observe"
 )
 

@@ -30,8 +30,8 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/demodata"
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/demodata"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/synth"
+	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
 )
 
 func TestNew(t *testing.T) {

@@ -3,7 +3,7 @@
 // computes the benchmarks' retrieval metrics: recall_any@k, recall_all@k
 // and NDCG@k.
 //
-// Evidence is expressed in mnemo's ids, as internal/importer stores the
+// Evidence is expressed in mnemo's ids, as package importer stores the
 // benchmarks: LoCoMo turns are messages "<sample_id>:<dia_id>"; LongMemEval
 // turns are "<question_id>:s<index>:<turn>" in threads
 // "<question_id>:s<index>". Original LongMemEval session ids, which give the
@@ -33,7 +33,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mnemo-go/mnemo/internal/importer"
+	"github.com/mnemo-go/mnemo/importer"
 )
 
 // Question is one benchmark question.

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/mnemo-go/mnemo/internal/evalset"
+	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/evalset"
 )
 
 func TestScore(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/importer"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/importer"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -22,7 +22,7 @@ import (
 // file. Seeds: testdata/seed/* and testdata/malformed.jsonl; findings go
 // to testdata/fuzz/<target>/.
 //
-//	go test ./internal/importer -run '^$' -fuzz FuzzImportJSONL -fuzztime 3m
+//	go test ./importer -run '^$' -fuzz FuzzImportJSONL -fuzztime 3m
 
 func FuzzImportJSONL(f *testing.F) {
 	fuzzImport(f, importer.FormatJSONL, "testdata/seed/sample.jsonl", "testdata/malformed.jsonl")
