@@ -5,7 +5,8 @@
 //
 // # Imports
 //
-// It may import engine and recall: it is the one package under internal/
-// that stands above the engine (internal/layout checks this), because its
-// helpers open engines.
+// It may import engine and recall: it and its subpackage synth (the
+// synthetic corpus of tests and `mnemo bench`) are the only packages under
+// internal/ that stand above the engine (internal/layout checks this),
+// because their helpers open engines or build engine messages.
 package enginetest

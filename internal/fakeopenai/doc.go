@@ -18,9 +18,9 @@
 //
 // # Imports
 //
-// A test double, imported only by tests and by the offline demo and
-// examples' tests. It may import internal/tokens (to count tokens as mnemo
-// does) and nothing else of mnemo.
+// A test double, imported by tests and by package openaitest, its public
+// face (which examples/agentloop's offline mode uses). It may import
+// internal/tokens (to count tokens as mnemo does) and nothing else of mnemo.
 //
 // # Invariants
 //

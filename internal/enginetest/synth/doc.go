@@ -15,8 +15,9 @@
 //
 // # Imports
 //
-// It may import engine (it appends what it generates); it is above the
-// engine's floor, so no package below engine imports it.
+// It may import engine (it generates engine messages); as a subpackage of
+// internal/enginetest it is above the engine's floor, so no package below
+// engine imports it (their tests may). mnemo bench uses it too.
 //
 // # Invariants
 //
