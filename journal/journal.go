@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Scopes of the journal table.
@@ -31,7 +33,11 @@ type Journal struct {
 	mu       sync.Mutex
 	inflight map[string]*call
 
-	stmts stmtCache // see stmt.go
+	// stmts holds the journal's fixed statements, prepared once on the
+	// pool: the SQLite driver otherwise prepares the SQL afresh on every
+	// call, a visible part of every LoadContext's memctx write and run-id
+	// check (BENCHMARKS.md).
+	stmts *store.Stmts
 }
 
 type call struct {
@@ -47,7 +53,7 @@ func New(db *sql.DB, now func() time.Time) *Journal {
 	if now == nil {
 		now = time.Now
 	}
-	return &Journal{db: db, now: now, inflight: map[string]*call{}}
+	return &Journal{db: db, now: now, inflight: map[string]*call{}, stmts: store.NewStmts(db)}
 }
 
 // Step runs fn at most once for (scope, key) and returns its output. When a
@@ -64,7 +70,7 @@ func (j *Journal) Step(ctx context.Context, scope, key string, fn func(ctx conte
 // Recorded reports the output recorded under (scope, key), or ErrNotFound.
 func (j *Journal) Recorded(ctx context.Context, scope, key string) ([]byte, error) {
 	var out []byte
-	err := j.queryRow(ctx,
+	err := j.stmts.QueryRow(ctx,
 		`SELECT output FROM journal WHERE scope = ? AND key = ?`, scope, key).Scan(&out)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -123,7 +129,7 @@ func (j *Journal) ApplyInput(ctx context.Context, k ToolKey, input string, fn fu
 func (j *Journal) recordedInput(ctx context.Context, scope, key, input string) ([]byte, error) {
 	var out []byte
 	var rec string
-	err := j.queryRow(ctx,
+	err := j.stmts.QueryRow(ctx,
 		`SELECT output, input_hash FROM journal WHERE scope = ? AND key = ?`, scope, key).Scan(&out, &rec)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -192,7 +198,7 @@ func (j *Journal) run(ctx context.Context, scope, key, thread, resource, input s
 	}
 	// INSERT OR IGNORE: when another process recorded first, its output wins
 	// and is returned, so every caller sees the same bytes.
-	if _, err := j.exec(ctx,
+	if _, err := j.stmts.Exec(ctx,
 		`INSERT OR IGNORE INTO journal (scope, key, thread_id, resource_id, output, input_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		scope, key, thread, resource, out, input, j.now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("journal: record %s/%s: %w", scope, key, err)

@@ -176,7 +176,7 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 	}
 	// Only while the run is still the record's (an erasure may have given
 	// the claim an opaque owner since).
-	res, err := j.exec(ctx, verb+` INTO journal (scope, key, thread_id, resource_id, output, created_at)
+	res, err := j.stmts.Exec(ctx, verb+` INTO journal (scope, key, thread_id, resource_id, output, created_at)
 		SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND thread_id = ? AND resource_id = ?)`,
 		ScopeMemCtx, MemCtxKey(rec.RunID), rec.ThreadID, rec.ResourceID, b, j.now().UnixMilli(), rec.RunID, rec.ThreadID, rec.ResourceID)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // PutMemCtx claims the run it records; the engine claims a run before it
 // applies a tool call in it.
 func (j *Journal) ClaimRun(ctx context.Context, runID, threadID, resourceID string) error {
-	if _, err := j.exec(ctx, `INSERT INTO runs (id, thread_id, resource_id, created_at) VALUES (?, ?, ?, ?)
+	if _, err := j.stmts.Exec(ctx, `INSERT INTO runs (id, thread_id, resource_id, created_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`, runID, threadID, resourceID, j.now().UnixMilli()); err != nil {
 		return fmt.Errorf("journal: claim run %s: %w", runID, err)
 	}
@@ -27,7 +27,7 @@ func (j *Journal) ClaimRun(ctx context.Context, runID, threadID, resourceID stri
 // resource, and nil when it is threadID's or unclaimed. It writes nothing.
 func (j *Journal) CheckRun(ctx context.Context, runID, threadID, resourceID string) error {
 	var thread, resource string
-	err := j.queryRow(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&thread, &resource)
+	err := j.stmts.QueryRow(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&thread, &resource)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil
