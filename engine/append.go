@@ -13,6 +13,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/tokens"
 )
 
@@ -220,128 +221,159 @@ func digest(role, content, name, toolCallID string, calls []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// appendTx stores rows in the thread inside tx: it reads or creates the
+// thread, stores the rows that are new and updates the thread's counters.
 func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, rows []row, now time.Time, res *AppendResult) error {
-	var resource string
-	var lastSeq, lastActive, ttlMS int64
-	readThread, err := e.txStmt(ctx, tx, `SELECT resource_id, last_seq, last_active, idle_ttl FROM threads WHERE id = ?`)
+	head, err := e.openThread(ctx, tx, req, rows, now, res)
 	if err != nil {
 		return err
 	}
-	err = readThread.QueryRowContext(ctx, req.ThreadID).Scan(&resource, &lastSeq, &lastActive, &ttlMS)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		if req.ResourceID == "" {
-			return invalid(-1, "resourceId", "is required to create thread %q", req.ThreadID)
+	res.ResourceID = head.ResourceID
+	lastSeq, added, err := e.storeRows(ctx, tx, req.ThreadID, head, rows, now, res)
+	if err != nil {
+		return err
+	}
+	if res.Stored == 0 {
+		return nil
+	}
+	// updated_at is the time of the newest message.
+	latest := rows[0].CreatedAt
+	for _, r := range rows {
+		if r.CreatedAt.After(latest) {
+			latest = r.CreatedAt
 		}
-		resource = req.ResourceID
+	}
+	if err := e.ms.AdvanceThread(ctx, tx, msgstore.ThreadAdvance{ID: req.ThreadID, LastSeq: lastSeq, Stored: int64(res.Stored),
+		Latest: latest, Active: now, Bytes: added}); err != nil {
+		return fmt.Errorf("engine: update thread %s: %w", req.ThreadID, err)
+	}
+	if e.cfg.Lifecycle.Quota.Refuse {
+		return e.refuseOverQuota(ctx, tx, head.ResourceID)
+	}
+	return nil
+}
+
+// openThread reads the thread's head, creating the thread when it is new
+// (res.Created). It refuses another resource's thread, and returns an
+// *expiredError for a thread whose idle lifetime has run out.
+func (e *Engine) openThread(ctx context.Context, tx *sql.Tx, req *AppendRequest, rows []row, now time.Time, res *AppendResult) (msgstore.ThreadHead, error) {
+	head, ok, err := e.ms.ThreadHead(ctx, tx, req.ThreadID)
+	switch {
+	case err != nil:
+		return head, fmt.Errorf("engine: read thread %s: %w", req.ThreadID, err)
+	case !ok:
+		if req.ResourceID == "" {
+			return head, invalid(-1, "resourceId", "is required to create thread %q", req.ThreadID)
+		}
+		head = msgstore.ThreadHead{ResourceID: req.ResourceID}
 		// A thread starts when its first message was said (imported history
 		// keeps its own times).
 		start := rows[0].CreatedAt
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO threads (id, resource_id, title, created_at, updated_at, last_active) VALUES (?, ?, ?, ?, ?, ?)`,
-			req.ThreadID, resource, clip(e.redactor.Redact(req.Title), 256), start.UnixMilli(), start.UnixMilli(), now.UnixMilli()); err != nil {
-			return fmt.Errorf("engine: create thread %s: %w", req.ThreadID, err)
+		if err := e.ms.CreateThread(ctx, tx, msgstore.NewThread{ID: req.ThreadID, ResourceID: head.ResourceID,
+			Title: clip(e.redactor.Redact(req.Title), 256), Start: start, Active: now}); err != nil {
+			return head, fmt.Errorf("engine: create thread %s: %w", req.ThreadID, err)
 		}
 		res.Created = true
-	case err != nil:
-		return fmt.Errorf("engine: read thread %s: %w", req.ThreadID, err)
-	case req.ResourceID != "" && req.ResourceID != resource:
-		return notOwner(req.ThreadID, req.ResourceID)
-	case due(e.idleTTL(ttlMS), idleSince(now.UnixMilli(), lastActive)):
+	case req.ResourceID != "" && req.ResourceID != head.ResourceID:
+		return head, notOwner(req.ThreadID, req.ResourceID)
+	case due(e.idleTTL(head.IdleTTLMS), idleSince(now.UnixMilli(), head.LastActiveMS)):
 		// A new turn on an expired thread starts a fresh one (Append
 		// expires the old one and tries again).
-		return &expiredError{resource: resource}
+		return head, &expiredError{resource: head.ResourceID}
 	}
-	res.ResourceID = resource
+	return head, nil
+}
 
+// storeRows stores the rows not stored yet after head.LastSeq, queues them
+// for indexing and fills res (seqs, ids, counts). A row whose id is stored
+// (or repeated in rows) must be the same message: same digest and
+// metadata, same thread; it reports its stored seq. It returns the new
+// last seq and the bytes stored.
+func (e *Engine) storeRows(ctx context.Context, tx *sql.Tx, thread string, head msgstore.ThreadHead, rows []row, now time.Time, res *AppendResult) (lastSeq, added int64, err error) {
+	// Statements prepared once per connection (store.Stmts), not per call.
+	ap, err := e.ms.Appender(ctx, tx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("engine: %w", err)
+	}
+	lastSeq = head.LastSeq
 	inBatch := map[string]int{} // id -> index in rows
-	// Statements prepared once per connection (stmt.go), not per call.
-	insert, err := e.txStmt(ctx, tx, `INSERT INTO messages
-		(id, thread_id, resource_id, seq, role, content, name, tool_calls, tool_call_id, metadata, created_at, tokens, digest)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	lookup, err := e.txStmt(ctx, tx, `SELECT thread_id, seq, digest, metadata FROM messages WHERE id = ?`)
-	if err != nil {
-		return err
-	}
-	queue, err := e.txStmt(ctx, tx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('index', ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	var added int64 // bytes stored now
 	for i, r := range rows {
 		res.IDs[i] = r.ID
 		if j, ok := inBatch[r.ID]; ok {
-			if rows[j].digest != r.digest {
-				return fmt.Errorf("%w: messages[%d].id %q repeats messages[%d] with other content", ErrConflict, i, r.ID, j)
-			}
-			if !bytes.Equal(rows[j].metadataJSON, r.metadataJSON) {
-				return fmt.Errorf("%w: messages[%d].id %q repeats messages[%d] with other metadata", ErrConflict, i, r.ID, j)
+			if err := sameRow(i, j, rows[j], r); err != nil {
+				return 0, 0, err
 			}
 			res.Seqs[i] = res.Seqs[j]
 			res.Duplicates++
 			continue
 		}
 		inBatch[r.ID] = i
-		var thread, dig, meta string
-		var seq int64
-		err := lookup.QueryRowContext(ctx, r.ID).Scan(&thread, &seq, &dig, &meta)
-		if err == nil {
-			if thread != req.ThreadID {
-				return fmt.Errorf("%w: messages[%d].id %q is stored in another thread", ErrConflict, i, r.ID)
+		stored, ok, err := ap.Lookup(ctx, r.ID)
+		if err != nil {
+			return 0, 0, fmt.Errorf("engine: look up message %s: %w", r.ID, err)
+		}
+		if ok {
+			if err := sameStored(i, thread, stored, r); err != nil {
+				return 0, 0, err
 			}
-			if dig != r.digest {
-				return fmt.Errorf("%w: messages[%d].id %q (stored as seq %d)", ErrConflict, i, r.ID, seq)
-			}
-			if meta != string(r.metadataJSON) {
-				return fmt.Errorf("%w: messages[%d].id %q is stored as seq %d with other metadata", ErrConflict, i, r.ID, seq)
-			}
-			res.Seqs[i] = seq
+			res.Seqs[i] = stored.Seq
 			res.Duplicates++
 			continue
-		} else if !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("engine: look up message %s: %w", r.ID, err)
 		}
 		lastSeq++
-		var calls any
-		if r.toolCallsJSON != nil {
-			calls = string(r.toolCallsJSON)
-		}
-		if _, err := insert.ExecContext(ctx, r.ID, req.ThreadID, resource, lastSeq, r.Role, r.Content, r.Name,
-			calls, r.ToolCallID, string(r.metadataJSON), r.CreatedAt.UnixMilli(), r.Tokens, r.digest); err != nil {
-			return fmt.Errorf("engine: store messages[%d]: %w", i, err)
-		}
-		if r.full != "" {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO message_blobs (message_id, content) VALUES (?, ?)`, r.ID, r.full); err != nil {
-				return fmt.Errorf("engine: store messages[%d] full result: %w", i, err)
-			}
-		}
-		if _, err := queue.ExecContext(ctx, r.ID, resource, now.UnixMilli()); err != nil {
-			return fmt.Errorf("engine: queue messages[%d] for indexing: %w", i, err)
+		if err := storeRow(ctx, ap, i, r, thread, head.ResourceID, lastSeq, now); err != nil {
+			return 0, 0, err
 		}
 		res.Seqs[i] = lastSeq
 		res.Stored++
 		added += r.messageBytes()
 	}
-	if res.Stored > 0 {
-		// updated_at is the time of the newest message.
-		latest := rows[0].CreatedAt
-		for _, r := range rows {
-			if r.CreatedAt.After(latest) {
-				latest = r.CreatedAt
-			}
+	return lastSeq, added, nil
+}
+
+// sameRow refuses rows[i] repeating rows[j]'s id with other content or
+// metadata.
+func sameRow(i, j int, first, r row) error {
+	if first.digest != r.digest {
+		return fmt.Errorf("%w: messages[%d].id %q repeats messages[%d] with other content", ErrConflict, i, r.ID, j)
+	}
+	if !bytes.Equal(first.metadataJSON, r.metadataJSON) {
+		return fmt.Errorf("%w: messages[%d].id %q repeats messages[%d] with other metadata", ErrConflict, i, r.ID, j)
+	}
+	return nil
+}
+
+// sameStored refuses rows[i] when its id is stored as another message:
+// in another thread, with other content or other metadata.
+func sameStored(i int, thread string, stored msgstore.StoredDigest, r row) error {
+	if stored.ThreadID != thread {
+		return fmt.Errorf("%w: messages[%d].id %q is stored in another thread", ErrConflict, i, r.ID)
+	}
+	if stored.Digest != r.digest {
+		return fmt.Errorf("%w: messages[%d].id %q (stored as seq %d)", ErrConflict, i, r.ID, stored.Seq)
+	}
+	if stored.Metadata != string(r.metadataJSON) {
+		return fmt.Errorf("%w: messages[%d].id %q is stored as seq %d with other metadata", ErrConflict, i, r.ID, stored.Seq)
+	}
+	return nil
+}
+
+// storeRow stores rows[i] at seq with its full result, and queues it for
+// indexing.
+func storeRow(ctx context.Context, ap *msgstore.Appender, i int, r row, thread, resource string, seq int64, now time.Time) error {
+	m := msgstore.Message{ID: r.ID, ThreadID: thread, ResourceID: resource, Seq: seq, Role: r.Role, Content: r.Content,
+		Name: r.Name, ToolCalls: string(r.toolCallsJSON), ToolCallID: r.ToolCallID, Metadata: string(r.metadataJSON),
+		CreatedAt: r.CreatedAt, Tokens: r.Tokens}
+	if err := ap.Insert(ctx, m, r.digest); err != nil {
+		return fmt.Errorf("engine: store messages[%d]: %w", i, err)
+	}
+	if r.full != "" {
+		if err := ap.InsertBlob(ctx, r.ID, r.full); err != nil {
+			return fmt.Errorf("engine: store messages[%d] full result: %w", i, err)
 		}
-		if _, err := tx.ExecContext(ctx,
-			`UPDATE threads SET last_seq = ?, message_count = message_count + ?, updated_at = max(updated_at, ?),
-				last_active = max(last_active, ?), bytes = bytes + ? WHERE id = ?`,
-			lastSeq, res.Stored, latest.UnixMilli(), now.UnixMilli(), added, req.ThreadID); err != nil {
-			return fmt.Errorf("engine: update thread %s: %w", req.ThreadID, err)
-		}
-		if e.cfg.Lifecycle.Quota.Refuse {
-			return e.refuseOverQuota(ctx, tx, resource)
-		}
+	}
+	if err := ap.QueueIndex(ctx, r.ID, resource, now); err != nil {
+		return fmt.Errorf("engine: queue messages[%d] for indexing: %w", i, err)
 	}
 	return nil
 }

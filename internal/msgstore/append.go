@@ -1,0 +1,151 @@
+package msgstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// This file holds the statements of an append: the thread's head, the
+// thread's creation, and an Appender that looks up, stores and queues one
+// append's messages. Every write takes the caller's transaction, so that an
+// append (with the hooks the engine runs in it) is one transaction.
+
+// ThreadHead is what an append reads of its thread, as stored.
+type ThreadHead struct {
+	ResourceID   string
+	LastSeq      int64
+	LastActiveMS int64 // threads.last_active: milliseconds since the epoch
+	IdleTTLMS    int64 // threads.idle_ttl: 0 the default, negative never
+}
+
+// ThreadHead reads the head of threadID inside tx; ok is false when the
+// thread is not stored.
+func (s *Store) ThreadHead(ctx context.Context, tx *sql.Tx, threadID string) (h ThreadHead, ok bool, err error) {
+	st, err := s.stmts.InTx(ctx, tx, `SELECT resource_id, last_seq, last_active, idle_ttl FROM threads WHERE id = ?`)
+	if err != nil {
+		return h, false, err
+	}
+	err = st.QueryRowContext(ctx, threadID).Scan(&h.ResourceID, &h.LastSeq, &h.LastActiveMS, &h.IdleTTLMS)
+	if errors.Is(err, sql.ErrNoRows) {
+		return h, false, nil
+	}
+	if err != nil {
+		return h, false, err
+	}
+	return h, true, nil
+}
+
+// NewThread is a thread to create.
+type NewThread struct {
+	ID, ResourceID, Title string
+	// Start is the thread's created_at and updated_at: when its first
+	// message was said.
+	Start time.Time
+	// Active is its last_active: the engine's clock at the append.
+	Active time.Time
+}
+
+// CreateThread inserts t inside tx.
+func (s *Store) CreateThread(ctx context.Context, tx *sql.Tx, t NewThread) error {
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO threads (id, resource_id, title, created_at, updated_at, last_active) VALUES (?, ?, ?, ?, ?, ?)`,
+		t.ID, t.ResourceID, t.Title, t.Start.UnixMilli(), t.Start.UnixMilli(), t.Active.UnixMilli())
+	return err
+}
+
+// ThreadAdvance is what an append that stored messages changes in its
+// thread's row.
+type ThreadAdvance struct {
+	ID      string
+	LastSeq int64     // the new last_seq
+	Stored  int64     // messages stored now (added to message_count)
+	Latest  time.Time // the newest stored message's time (updated_at at least this)
+	Active  time.Time // the engine's clock (last_active at least this)
+	Bytes   int64     // bytes stored now (added to bytes)
+}
+
+// AdvanceThread applies a inside tx.
+func (s *Store) AdvanceThread(ctx context.Context, tx *sql.Tx, a ThreadAdvance) error {
+	_, err := tx.ExecContext(ctx,
+		`UPDATE threads SET last_seq = ?, message_count = message_count + ?, updated_at = max(updated_at, ?),
+				last_active = max(last_active, ?), bytes = bytes + ? WHERE id = ?`,
+		a.LastSeq, a.Stored, a.Latest.UnixMilli(), a.Active.UnixMilli(), a.Bytes, a.ID)
+	return err
+}
+
+// Appender stores one append's messages inside its transaction, through
+// statements prepared once per connection (store.Stmts) and bound to the
+// transaction once.
+type Appender struct {
+	tx                    *sql.Tx
+	insert, lookup, queue *sql.Stmt
+}
+
+// Appender returns an Appender writing inside tx.
+func (s *Store) Appender(ctx context.Context, tx *sql.Tx) (*Appender, error) {
+	a := &Appender{tx: tx}
+	var err error
+	if a.insert, err = s.stmts.InTx(ctx, tx, `INSERT INTO messages
+		(id, thread_id, resource_id, seq, role, content, name, tool_calls, tool_call_id, metadata, created_at, tokens, digest)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	if a.lookup, err = s.stmts.InTx(ctx, tx, `SELECT thread_id, seq, digest, metadata FROM messages WHERE id = ?`); err != nil {
+		return nil, err
+	}
+	if a.queue, err = s.stmts.InTx(ctx, tx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('index', ?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// StoredDigest is what an append compares of a message already stored
+// under the id it asks for.
+type StoredDigest struct {
+	ThreadID string
+	Seq      int64
+	Digest   string
+	Metadata string // the metadata column, as stored
+}
+
+// Lookup returns the stored digest of message id; ok is false when no
+// message has that id.
+func (a *Appender) Lookup(ctx context.Context, id string) (d StoredDigest, ok bool, err error) {
+	err = a.lookup.QueryRowContext(ctx, id).Scan(&d.ThreadID, &d.Seq, &d.Digest, &d.Metadata)
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, false, nil
+	}
+	if err != nil {
+		return d, false, err
+	}
+	return d, true, nil
+}
+
+// Insert stores m (Truncated is ignored: a message_blobs row is InsertBlob's)
+// with digest, the content digest that makes appends idempotent. An empty
+// m.ToolCalls is stored as NULL.
+func (a *Appender) Insert(ctx context.Context, m Message, digest string) error {
+	var calls any
+	if m.ToolCalls != "" {
+		calls = m.ToolCalls
+	}
+	_, err := a.insert.ExecContext(ctx, m.ID, m.ThreadID, m.ResourceID, m.Seq, m.Role, m.Content, m.Name,
+		calls, m.ToolCallID, m.Metadata, m.CreatedAt.UnixMilli(), m.Tokens, digest)
+	return err
+}
+
+// InsertBlob stores the full content of message id (a large tool result
+// whose stored content is a summary).
+func (a *Appender) InsertBlob(ctx context.Context, id, full string) error {
+	_, err := a.tx.ExecContext(ctx, `INSERT INTO message_blobs (message_id, content) VALUES (?, ?)`, id, full)
+	return err
+}
+
+// QueueIndex queues message id of resourceID for indexing (an outbox row,
+// op "index", created at now).
+func (a *Appender) QueueIndex(ctx context.Context, id, resourceID string, now time.Time) error {
+	_, err := a.queue.ExecContext(ctx, id, resourceID, now.UnixMilli())
+	return err
+}
