@@ -30,7 +30,7 @@ func TestTokenBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, body := range []string{"- the crane was inspected in March", "- the crane failed its April test"} {
-		if _, err := e.DB().Exec(`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
+		if _, err := engine.DBOf(e).Exec(`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
 			VALUES (?, 'cur', 'r', 1, 1, 'observation', ?, ?)`, fmt.Sprintf("obs-%d", i), body, 1000+i); err != nil {
 			t.Fatal(err)
 		}

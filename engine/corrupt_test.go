@@ -116,7 +116,7 @@ func TestCorruption(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.DB().ExecContext(ctx, `DELETE FROM embeddings`); err != nil {
+		if _, err := engine.DBOf(e).ExecContext(ctx, `DELETE FROM embeddings`); err != nil {
 			t.Fatal(err)
 		}
 		if err := e.Check(ctx); !errors.Is(err, engine.ErrInconsistent) {
@@ -125,7 +125,7 @@ func TestCorruption(t *testing.T) {
 		e.Close()
 		e = reopenConverges(t, dir, engine.EventRebuild)
 		var n int
-		e.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings`).Scan(&n)
+		engine.DBOf(e).QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings`).Scan(&n)
 		if n != 3 {
 			t.Fatalf("%d embeddings after repair, want 3", n)
 		}
@@ -136,7 +136,7 @@ func TestCorruption(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.DB().ExecContext(ctx, `UPDATE journal SET output = x'7b226e6f7420' WHERE scope = 'memctx'`); err != nil {
+		if _, err := engine.DBOf(e).ExecContext(ctx, `UPDATE journal SET output = x'7b226e6f7420' WHERE scope = 'memctx'`); err != nil {
 			t.Fatal(err)
 		}
 		e.Close()
@@ -155,7 +155,7 @@ func TestCorruption(t *testing.T) {
 		}
 		// Erasing a turn the corrupt record names removes the record: it
 		// cannot be scrubbed.
-		if _, err := e.DB().ExecContext(ctx, `UPDATE journal SET output = CAST('{"recalled":[{"messageId":"m1","preview":"the refund was appr' AS BLOB) WHERE key = 'run-1:memctx'`); err != nil {
+		if _, err := engine.DBOf(e).ExecContext(ctx, `UPDATE journal SET output = CAST('{"recalled":[{"messageId":"m1","preview":"the refund was appr' AS BLOB) WHERE key = 'run-1:memctx'`); err != nil {
 			t.Fatal(err)
 		}
 		res, err := e.DeleteMessages(ctx, "m1")

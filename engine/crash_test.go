@@ -180,7 +180,7 @@ func verifyCrash(t *testing.T, point int, dir, logPath string, stats *crashStats
 	defer e.Close()
 	stored := map[string]string{}
 	threadOf := map[string]string{}
-	rows, err := e.DB().QueryContext(ctx, `SELECT id, thread_id, content FROM messages`)
+	rows, err := engine.DBOf(e).QueryContext(ctx, `SELECT id, thread_id, content FROM messages`)
 	if err != nil {
 		fail("%v", err)
 	}
@@ -422,7 +422,7 @@ func TestCrashWriter(t *testing.T) {
 			note("K I " + key)
 		case p < 85:
 			var ids []string
-			rows, err := e.DB().QueryContext(ctx, `SELECT id FROM messages ORDER BY random() LIMIT ?`, 1+rng.IntN(3))
+			rows, err := engine.DBOf(e).QueryContext(ctx, `SELECT id FROM messages ORDER BY random() LIMIT ?`, 1+rng.IntN(3))
 			if err != nil {
 				t.Fatal(err)
 			}

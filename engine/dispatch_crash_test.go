@@ -203,7 +203,7 @@ func TestDispatchCrashRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 		var orphanCalls, orphanResults, unsettled int
-		db := e.DB()
+		db := engine.DBOf(e)
 		db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE id LIKE 'dispatch-call-%'
 			AND id NOT IN (SELECT message_id FROM dispatches)`).Scan(&orphanCalls)
 		db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE id LIKE 'dispatch-result-%'

@@ -186,10 +186,6 @@ func (e *Engine) Dir() string { return e.dir }
 // memctx records). It shares the engine's lifetime.
 func (e *Engine) Journal() *journal.Journal { return e.journal }
 
-// DB returns the underlying SQLite pool for the packages that share it
-// (working memory, observations). Callers must not close it.
-func (e *Engine) DB() *sql.DB { return e.db }
-
 func (e *Engine) checkOpen() error {
 	select {
 	case <-e.closed:

@@ -108,7 +108,7 @@ func eraseFixture(t *testing.T, cfg engine.Config) *engine.Engine {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	db := e.DB()
+	db := engine.DBOf(e)
 	for _, q := range []string{
 		`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at) VALUES ('ob1','t','r',1,2,'observation','user gardens',1)`,
 		`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at, retired_at) VALUES ('ob2','t','r',3,4,'observation','pin is ` + secretToken + `',1,2)`,
@@ -334,7 +334,7 @@ func TestDeleteThread(t *testing.T) {
 	ctx := context.Background()
 	events := make(chan engine.Event, 16)
 	e := eraseFixture(t, engine.Config{Events: events})
-	db := e.DB()
+	db := engine.DBOf(e)
 	for _, q := range []string{
 		`INSERT INTO working_memory (scope, mode, content, version, updated_at) VALUES ('thread:t', 'markdown', 'pin ` + secretToken + `', 1, 1)`,
 		`INSERT INTO working_memory_history (scope, version, content, updated_at) VALUES ('thread:t', 1, 'pin ` + secretToken + `', 1)`,
@@ -383,7 +383,7 @@ func TestDeleteResource(t *testing.T) {
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t2", ResourceID: "r", Messages: []engine.Message{user("", "second thread "+secretToken)}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.DB().ExecContext(ctx, `INSERT INTO working_memory (scope, mode, content, version, updated_at) VALUES ('resource:r', 'markdown', ?, 1, 1)`, secretToken); err != nil {
+	if _, err := engine.DBOf(e).ExecContext(ctx, `INSERT INTO working_memory (scope, mode, content, version, updated_at) VALUES ('resource:r', 'markdown', ?, 1, 1)`, secretToken); err != nil {
 		t.Fatal(err)
 	}
 	out, err := e.DeleteResource(ctx, "r")
@@ -456,7 +456,7 @@ func TestEraseResumesAfterCrash(t *testing.T) {
 		`INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('delete', 'b', 'r', 1)`,
 		`INSERT INTO journal (scope, key, output, created_at) VALUES ('erasing', 'x', '{}', 1)`,
 	} {
-		if _, err := e.DB().ExecContext(ctx, q); err != nil {
+		if _, err := engine.DBOf(e).ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -475,7 +475,7 @@ func TestEraseResumesAfterCrash(t *testing.T) {
 		t.Fatalf("after reopen the erased token is still in %v", hits)
 	}
 	var n int
-	e.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM journal WHERE scope = 'erasing'`).Scan(&n)
+	engine.DBOf(e).QueryRowContext(ctx, `SELECT COUNT(*) FROM journal WHERE scope = 'erasing'`).Scan(&n)
 	if n != 0 {
 		t.Fatalf("%d erasure markers left", n)
 	}
@@ -564,7 +564,7 @@ func TestEraseBeatsLateIndexUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int
-	if err := e.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings`).Scan(&n); err != nil || n != 0 {
+	if err := engine.DBOf(e).QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("embeddings after erasure: %d (%v)", n, err)
 	}
 	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: secretToken, Options: recall.Options{TopK: 3}})

@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"database/sql"
+)
 
 // FileHolds exposes fileHolds to the black-box tests.
 var FileHolds = fileHolds
@@ -32,3 +35,7 @@ func (e *Engine) PurgeLexical(ctx context.Context) error {
 	defer e.idx.drainMu.Unlock()
 	return e.idx.index().Lexical().Purge(ctx)
 }
+
+// DBOf returns the engine's SQLite pool, for the black-box tests that
+// inspect or damage the stored rows directly (the engine exports no DB).
+func DBOf(e *Engine) *sql.DB { return e.db }

@@ -71,7 +71,7 @@ func TestHostileInput(t *testing.T) {
 				t.Fatalf("field %q, want %q (%v)", ve.Field, tc.field, err)
 			}
 			var n int
-			if err := e.DB().QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages) + (SELECT COUNT(*) FROM threads) + (SELECT COUNT(*) FROM outbox)`).Scan(&n); err != nil {
+			if err := engine.DBOf(e).QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages) + (SELECT COUNT(*) FROM threads) + (SELECT COUNT(*) FROM outbox)`).Scan(&n); err != nil {
 				t.Fatal(err)
 			}
 			if n != 0 {

@@ -46,7 +46,7 @@ func TestOpenSchemaV1(t *testing.T) {
 	ctx := context.Background()
 	e := openSchemaV1(t)
 	var v int
-	if err := e.DB().QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != store.SchemaVersion {
+	if err := engine.DBOf(e).QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != store.SchemaVersion {
 		t.Fatalf("user_version=%d (%v), want %d", v, err, store.SchemaVersion)
 	}
 	t.Run("WorkingMemoryOwners", func(t *testing.T) {

@@ -129,7 +129,7 @@ func loadHostile(t *testing.T, e *engine.Engine, mode, id, h string) *engine.Con
 		{id + "-o2", observe.LevelObservation, "[]", 3, 5, 1},
 		{id + "-r1", observe.LevelReflection, `["x","y"]`, 1, 5, 1},
 	} {
-		if _, err := e.DB().ExecContext(ctx, `INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at)
+		if _, err := engine.DBOf(e).ExecContext(ctx, `INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`, o.id, id, res, o.from, o.to, o.level, "- "+h+"\n- second item", o.sources, o.untrusted); err != nil {
 			t.Fatal(err)
 		}
@@ -328,7 +328,7 @@ func TestReplayOtherRendering(t *testing.T) {
 	rec := *c.MemCtx
 	rec.Render, rec.PromptHash = "", "sha256:0000"
 	b, _ := json.Marshal(rec)
-	if _, err := e.DB().ExecContext(ctx, `UPDATE journal SET output = ? WHERE scope = ? AND key = ?`, b, journal.ScopeMemCtx, journal.MemCtxKey("run-1")); err != nil {
+	if _, err := engine.DBOf(e).ExecContext(ctx, `UPDATE journal SET output = ? WHERE scope = ? AND key = ?`, b, journal.ScopeMemCtx, journal.MemCtxKey("run-1")); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.Replay(ctx, "run-1", engine.ReplayOptions{})

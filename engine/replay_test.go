@@ -121,7 +121,7 @@ func TestReplayDiverges(t *testing.T) {
 	}
 	// Change a stored text behind the engine's back, as a bug or a hand edit
 	// would; then erase a turn the proper way.
-	if _, err := e.DB().Exec(`UPDATE messages SET content = 'B is cheaper (edited)' WHERE thread_id = 't' AND seq = 5`); err != nil {
+	if _, err := engine.DBOf(e).Exec(`UPDATE messages SET content = 'B is cheaper (edited)' WHERE thread_id = 't' AND seq = 5`); err != nil {
 		t.Fatal(err)
 	}
 	_, err := e.Replay(ctx, "edited", engine.ReplayOptions{})

@@ -19,7 +19,7 @@ import (
 func countRows(t *testing.T, e *engine.Engine, q string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := e.DB().QueryRowContext(context.Background(), `SELECT COUNT(*) FROM (`+q+`)`, args...).Scan(&n); err != nil {
+	if err := engine.DBOf(e).QueryRowContext(context.Background(), `SELECT COUNT(*) FROM (`+q+`)`, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -142,7 +142,7 @@ func TestToolApplicationsPerOwner(t *testing.T) {
 	appendUser(t, e, "alice-chat", "alice", "my crate quote")
 	appendUser(t, e, "alice-notes", "alice", "notes")
 	appendUser(t, e, "bob-chat", "bob", "hello")
-	if _, err := e.DB().Exec(`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
+	if _, err := engine.DBOf(e).Exec(`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
 		VALUES ('o1', 'alice-chat', 'alice', 1, 1, 'observation', '- crate quoted at 95 EUR, ref ` + secret + `', 1)`); err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +347,7 @@ func TestDeleteResourceLeavesNoOwnerID(t *testing.T) {
 	}
 	appendUser(t, e, notes, ana, "remember the passport renewal")
 	appendUser(t, e, "bo-chat", bo, "hello from Bo")
-	if _, err := e.DB().Exec(`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
+	if _, err := engine.DBOf(e).Exec(`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
 		VALUES ('o1', ?, ?, 1, 2, 'observation', '- wants a train to Porto', 1)`, trip, ana); err != nil {
 		t.Fatal(err)
 	}

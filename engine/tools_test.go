@@ -19,7 +19,7 @@ func TestRecallObservationsToolIsOptIn(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		e := enginetest.MustOpen(t, engine.Config{Observe: &engine.ObserveConfig{SearchTool: on}})
 		toolThread(t, e, "t")
-		if _, err := e.DB().Exec(`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
+		if _, err := engine.DBOf(e).Exec(`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
 			VALUES ('o1', 't', 'r', 1, 6, 'observation', '- crate B quoted at 95 EUR, ref ZEPHYR-QUOTE', 1)`); err != nil {
 			t.Fatal(err)
 		}

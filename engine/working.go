@@ -110,6 +110,19 @@ func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) 
 	return working.New(e.db, cfg)
 }
 
+// StoredWorkingMode reports the mode the working-memory state under key
+// (working.ThreadKey or working.ResourceKey) was written in; ok is false
+// when it was never written. It needs no working-memory configuration, so
+// tools (mnemo wm) can inspect a state before choosing how to open it.
+// Errors: ErrClosed; working.ParseKey's error for a malformed key; the
+// database's error.
+func (e *Engine) StoredWorkingMode(ctx context.Context, key string) (mode working.Mode, ok bool, err error) {
+	if err := e.checkOpen(); err != nil {
+		return "", false, err
+	}
+	return working.StoredMode(ctx, e.db, key)
+}
+
 // wmOwnerOf is working.Config.OwnerOf for the engine's memories: a
 // thread's state belongs to the thread's resource, and a thread that does
 // not exist has no state (a write is refused with ErrThreadNotFound, so

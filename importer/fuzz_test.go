@@ -2,7 +2,9 @@ package importer_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +54,7 @@ func fuzzImport(f *testing.F, format string, seeds ...string) {
 	// hash-384, whatever models this machine has: the fuzzer measures the
 	// importer, not an embedder.
 	e := enginetest.MustOpen(f, engine.Config{Embedder: recall.HashEmbedder{}})
+	db := openReadOnly(f, e)
 	in := f.TempDir()
 	path := filepath.Join(in, "input")
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -59,14 +62,14 @@ func fuzzImport(f *testing.F, format string, seeds ...string) {
 			t.Fatal(err)
 		}
 		var before int64
-		if err := e.DB().QueryRowContext(ctx, `SELECT COALESCE(MAX(pk), 0) FROM messages`).Scan(&before); err != nil {
+		if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(pk), 0) FROM messages`).Scan(&before); err != nil {
 			t.Fatal(err)
 		}
 		rep, err := importer.Import(ctx, e, path, importer.Options{Format: format})
 		if err != nil && errors.Is(err, engine.ErrClosed) {
 			t.Fatal(err)
 		}
-		rows, qerr := e.DB().QueryContext(ctx, `SELECT id, thread_id, content, name, metadata FROM messages WHERE pk > ?`, before)
+		rows, qerr := db.QueryContext(ctx, `SELECT id, thread_id, content, name, metadata FROM messages WHERE pk > ?`, before)
 		if qerr != nil {
 			t.Fatal(qerr)
 		}
@@ -101,4 +104,17 @@ func fuzzImport(f *testing.F, format string, seeds ...string) {
 			t.Fatalf("the import wrote next to its input: %d entries in %s", len(ents), in)
 		}
 	})
+}
+
+// openReadOnly opens the engine's SQLite file read-only, so the fuzz target
+// sees the rows an import stored without a handle that could write them.
+func openReadOnly(tb testing.TB, e *engine.Engine) *sql.DB {
+	tb.Helper()
+	path := filepath.Join(e.Dir(), engine.DatabaseFile)
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
 }

@@ -115,7 +115,7 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 		mem = nil
 	}
 	if mem == nil {
-		stored, isStored, err := working.StoredMode(ctx, e.DB(), key)
+		stored, isStored, err := e.StoredWorkingMode(ctx, key)
 		if err != nil {
 			return err
 		}
