@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/journal"
@@ -29,46 +28,29 @@ import (
 // A version whose run left no record (not written by a run, or pruned by
 // retention) is kept: nothing says what it saw.
 //
-// The states of skip (a resource being erased whole) and of deleted
-// threads are not rebuilt: they are deleted afterwards. It returns how many
-// versions were invalidated.
-func (e *Engine) rebuildWorkingMemory(ctx context.Context, tx *sql.Tx, resources []string, skip string, deleted map[string]bool,
-	erased map[string]erasedMsg, invalidated []string, now time.Time) (int, error) {
-	if len(erased) == 0 && len(deleted) == 0 {
-		return 0, nil
+// The states of a resource being erased whole and of deleted threads are
+// not rebuilt: they are deleted afterwards. It adds how many versions were
+// invalidated to the result.
+func (e *Engine) rebuildWorkingMemory(ctx context.Context, tx *sql.Tx, er *erasure) error {
+	if len(er.erased) == 0 && len(er.deleted) == 0 {
+		return nil
 	}
-	t := &wmTaint{tx: tx, erased: erased, deleted: deleted, invalidated: invalidated, runs: map[string]bool{}}
-	total := 0
-	for _, r := range resources {
-		if r == skip {
-			continue
+	t := &wmTaint{tx: tx, erased: er.erased, texts: er.texts, deleted: er.deleted, invalidated: er.res.Invalidated, runs: map[string]bool{}}
+	skip := func(key string) bool {
+		scope, id, err := working.ParseKey(key)
+		return err == nil && scope == working.ScopeThread && er.deleted[id]
+	}
+	for _, r := range er.resources {
+		if er.kind == eraseResource && r == er.target {
+			continue // its working memory goes whole (deleteResource)
 		}
-		keys, err := selectStrings(ctx, tx, `SELECT scope FROM working_memory WHERE resource_id = ? ORDER BY scope`, r)
+		n, err := working.Invalidate(ctx, tx, r, skip, e.wmInitial, er.now, func(v working.Version) (bool, error) { return t.drop(ctx, v) })
 		if err != nil {
-			return 0, err
+			return fmt.Errorf("engine: erase: %w", err)
 		}
-		for _, key := range keys {
-			if scope, id, err := working.ParseKey(key); err == nil && scope == working.ScopeThread && deleted[id] {
-				continue
-			}
-			var terr error
-			res, err := working.Rebuild(ctx, tx, key, e.wmInitial, now, func(v working.Version) bool {
-				tainted, err := t.drop(ctx, v)
-				if err != nil && terr == nil {
-					terr = err
-				}
-				return tainted
-			})
-			if err == nil {
-				err = terr
-			}
-			if err != nil {
-				return 0, fmt.Errorf("engine: erase: rebuild working memory: %w", err)
-			}
-			total += res.Invalidated
-		}
+		er.res.WorkingMemoryInvalidated += n
 	}
-	return total, nil
+	return nil
 }
 
 // wmInitial is the never-written state of a mode: the configured template
@@ -88,6 +70,7 @@ func (e *Engine) wmInitial(mode working.Mode) string {
 type wmTaint struct {
 	tx          *sql.Tx
 	erased      map[string]erasedMsg
+	texts       journal.Erased // erased, id → content
 	deleted     map[string]bool
 	invalidated []string
 	runs        map[string]bool
@@ -97,17 +80,16 @@ func (t *wmTaint) drop(ctx context.Context, v working.Version) (bool, error) {
 	if v.RunID == "" {
 		return false, nil
 	}
-	var raw []byte
-	err := t.tx.QueryRowContext(ctx, `SELECT output FROM journal WHERE scope = ? AND key = ?`, journal.ScopeMemCtx, v.RunID+":memctx").Scan(&raw)
-	if errors.Is(err, sql.ErrNoRows) {
+	raw, err := journal.MemCtxTx(ctx, t.tx, v.RunID)
+	if errors.Is(err, journal.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read memctx of run %s: %w", v.RunID, err)
+		return false, err
 	}
 	var rec journal.MemCtx
 	if json.Unmarshal(raw, &rec) != nil {
-		return t.quoted(raw), nil // unreadable: tainted when it names an erased turn
+		return t.texts.Quoted(raw), nil // unreadable: tainted when it names an erased turn
 	}
 	if called, err := t.calledBy(ctx, &rec, v.ToolCallID); called || err != nil {
 		return called, err
@@ -139,17 +121,12 @@ func (t *wmTaint) saw(rec *journal.MemCtx) bool {
 	}
 	at, _ := time.Parse(journal.TimeLayout, rec.CreatedAt)
 	capped := rec.RecentCount > len(rec.Recent) && len(rec.Recent) > 0
-	q := strings.TrimSpace(rec.Query)
 	for _, m := range t.erased {
 		if capped && m.thread == rec.ThreadID && m.seq >= rec.Recent[0].Seq && storedBefore(rec, m, at, true) {
 			return true // in the window beyond the listed entries
 		}
-		c := strings.TrimSpace(m.content)
-		if q != "" && q != ErasedPreview && c != "" && (strings.Contains(c, q) || strings.Contains(q, c)) {
-			return true
-		}
 	}
-	return false
+	return t.texts.QuotedBy(rec.Query)
 }
 
 // calledBy reports whether the tool call that wrote a version was made by
@@ -180,12 +157,9 @@ func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID stri
 			continue
 		}
 		// An earlier message of the thread that is kept made this call.
-		var earlier int
-		args := append([]any{m.thread, m.seq}, bound...)
-		if err := t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND `+since+`
-			AND tool_calls IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(tool_calls) WHERE json_extract(value, '$.id') = ?)`,
-			append(args, callID)...).Scan(&earlier); err != nil {
-			return false, fmt.Errorf("read tool calls of thread %s: %w", m.thread, err)
+		earlier, err := keptCalls(ctx, t.tx, m.thread, m.seq, since, bound, callID)
+		if err != nil {
+			return false, err
 		}
 		if earlier == 0 {
 			return true, nil
@@ -220,6 +194,3 @@ func lastSeenSeq(rec *journal.MemCtx) int64 {
 	}
 	return seen
 }
-
-// quoted reports whether raw bytes name an erased turn.
-func (t *wmTaint) quoted(raw []byte) bool { return quotesErased(raw, t.erased) }

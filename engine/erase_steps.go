@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// The steps of an erasure transaction (eraseTx, erase.go), in their order.
+
+// selectErasure reads, in tx, what an erasure of kind erases.
+func selectErasure(ctx context.Context, tx *sql.Tx, kind eraseKind, targets []string, now time.Time) (*erasure, error) {
+	er := &erasure{kind: kind, now: now, res: &EraseResult{}, deleted: map[string]bool{}}
+	var err error
+	switch kind {
+	case eraseMessages:
+		er.msgs, err = selectErasedIDs(ctx, tx, targets)
+		stored := map[string]bool{}
+		for _, m := range er.msgs {
+			stored[m.id] = true
+		}
+		for _, id := range targets {
+			if !stored[id] {
+				stored[id] = true // report a repeated id once
+				er.res.NotFound = append(er.res.NotFound, id)
+			}
+		}
+	case eraseThread:
+		er.target = targets[0]
+		var rid string
+		rid, err = threadOwner(ctx, tx, er.target)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("%w: %s", ErrThreadNotFound, er.target)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("engine: erase: read thread: %w", err)
+		}
+		er.threads, er.resources = targets, []string{rid}
+		er.msgs, err = selectThreadErased(ctx, tx, er.target)
+	case eraseResource:
+		er.target, er.resources = targets[0], targets
+		er.threads, er.msgs, err = selectResourceErased(ctx, tx, er.target)
+	}
+	if err != nil {
+		return nil, err
+	}
+	er.erased, er.texts = make(map[string]erasedMsg, len(er.msgs)), make(journal.Erased, len(er.msgs))
+	for _, m := range er.msgs {
+		er.erased[m.id], er.texts[m.id] = m, m.content
+		er.res.Messages = append(er.res.Messages, m.id)
+		er.res.texts = append(er.res.texts, m.content)
+		if kind == eraseMessages && !contains(er.resources, m.resource) {
+			er.resources = append(er.resources, m.resource)
+		}
+	}
+	for _, t := range er.threads {
+		er.deleted[t] = true
+	}
+	return er, nil
+}
+
+// deleteRows deletes the erased messages' rows, full results, embeddings
+// and dispatches, and queues their index removals.
+func (er *erasure) deleteRows(ctx context.Context, tx *sql.Tx) error {
+	n, err := deleteMessageRows(ctx, tx, er.msgs, er.now)
+	er.res.Embeddings = n
+	return err
+}
+
+// forgetSeqs updates the counters of the threads that are kept and
+// tombstones their erased seqs (seqs are never reused); it records the
+// lowest erased seq of every touched thread (1 for a deleted one).
+func (er *erasure) forgetSeqs(ctx context.Context, tx *sql.Tx) error {
+	er.minSeq = map[string]int64{}
+	perThread := map[string]int{}
+	for _, m := range er.msgs {
+		if s, ok := er.minSeq[m.thread]; !ok || m.seq < s {
+			er.minSeq[m.thread] = m.seq
+		}
+		perThread[m.thread]++
+	}
+	for _, t := range er.threads {
+		er.minSeq[t] = 1
+	}
+	for t, n := range perThread {
+		if er.deleted[t] {
+			continue
+		}
+		if err := shrinkThread(ctx, tx, t, n); err != nil {
+			return err
+		}
+	}
+	for _, m := range er.msgs {
+		if er.deleted[m.thread] {
+			continue
+		}
+		if err := journal.TombstoneSeq(ctx, tx, m.thread, m.resource, m.seq, er.now); err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+	}
+	return nil
+}
+
+// invalidateObservations invalidates the observations, reflections and
+// memo entries of every touched thread (observe.Invalidate).
+func (er *erasure) invalidateObservations(ctx context.Context, tx *sql.Tx) error {
+	touched := make([]string, 0, len(er.minSeq))
+	for t := range er.minSeq {
+		touched = append(touched, t)
+	}
+	sort.Strings(touched)
+	for _, t := range touched {
+		inv, err := observe.Invalidate(ctx, tx, t, er.minSeq[t], er.now)
+		if err != nil {
+			return fmt.Errorf("engine: erase: %w", err)
+		}
+		er.res.Invalidated = append(er.res.Invalidated, inv...)
+	}
+	sort.Strings(er.res.Invalidated)
+	return nil
+}
+
+// scrubMemCtx scrubs the memctx records of the touched resources
+// (journal.ScrubMemCtx) and collects the runs of the deleted threads.
+func (er *erasure) scrubMemCtx(ctx context.Context, tx *sql.Tx) error {
+	for _, r := range er.resources {
+		n, runs, err := journal.ScrubMemCtx(ctx, tx, r, er.texts, er.deleted)
+		if err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		er.res.MemCtxScrubbed += n
+		er.runs = append(er.runs, runs...)
+	}
+	return nil
+}
+
+// deleteThreads deletes the deleted threads: the row, dispatches, seq
+// tombstones, tool applications, working memory (scope thread), and their
+// runs' tool applications and memctx records (an erased thread leaves no
+// run listing; the run ids stay claimed by a tombstone, tombstone.go).
+func (er *erasure) deleteThreads(ctx context.Context, tx *sql.Tx) error {
+	for _, t := range er.threads {
+		if err := deleteThreadRow(ctx, tx, t); err != nil {
+			return err
+		}
+		if err := journal.DeleteThread(ctx, tx, t); err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		k, err := working.Delete(ctx, tx, working.ThreadKey(t))
+		if err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		er.res.WorkingMemory += k
+	}
+	er.res.Threads = er.threads
+	for _, run := range er.runs {
+		if err := journal.ForgetRunTools(ctx, tx, run); err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+	}
+	for _, t := range er.threads {
+		n, err := journal.DeleteRuns(ctx, tx, t)
+		if err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		er.res.Runs += n
+	}
+	return nil
+}
+
+// deleteResource deletes every working-memory state an erased resource
+// owns: its scope-resource state and every state bound to it, whatever
+// its key (working.Config.OwnerOf).
+func (er *erasure) deleteResource(ctx context.Context, tx *sql.Tx) error {
+	if er.kind != eraseResource {
+		return nil
+	}
+	k, err := working.Delete(ctx, tx, working.ResourceKey(er.target))
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	n, err := working.DeleteOwned(ctx, tx, er.target)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	er.res.WorkingMemory += k + n
+	return nil
+}
+
+// entomb replaces the erased owners' ids with opaque tombstones wherever a
+// record is kept (entombOwners, tombstone.go); the residue check looks for
+// those ids too.
+func (er *erasure) entomb(ctx context.Context, tx *sql.Tx) error {
+	resource := ""
+	if er.kind == eraseResource {
+		resource = er.target
+		er.res.texts = append(er.res.texts, resource)
+	}
+	if err := entombOwners(ctx, tx, er.threads, resource); err != nil {
+		return err
+	}
+	er.res.texts = append(er.res.texts, er.threads...)
+	return nil
+}

@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The resumable physical purge of erasures (erase.go runs the erasure
+// transaction): index removal, bleve merge, WAL checkpoint, residue check.
+// An erasure marker (journal.ScopeErasing) written by the transaction
+// stays until the purge finished, so Open completes a purge a crash cut
+// short (resumeErasures).
+
+// completeErasures does the physical part of erasures whose transaction
+// committed: index removal (the outbox delete rows), the bleve merge, the
+// removal of quarantined index copies, and a truncating WAL checkpoint; then
+// it deletes the markers (only marker, or every marker when marker is "").
+//
+// SQLite's secure_delete zeroes deleted cells, but a copy of a cell that a
+// b-tree rebalance moved earlier can survive in a page's free space (the
+// crash harness found one in about 1,500 kill points). So the database file
+// is then searched for the erased texts (texts; after a crash they are no
+// longer known, and Open vacuums unconditionally) and rewritten with VACUUM
+// when any remains.
+func (e *Engine) completeErasures(ctx context.Context, marker string, texts []string) error {
+	if err := e.drainDeletes(ctx); err != nil {
+		return fmt.Errorf("%w: index removal: %w", ErrEraseIncomplete, err)
+	}
+	pending, err := e.pendingDeletes(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrEraseIncomplete, err)
+	}
+	if pending > 0 {
+		return fmt.Errorf("%w: %d index removals deferred after failures", ErrEraseIncomplete, pending)
+	}
+	if err := e.purgeLexical(ctx); err != nil {
+		return fmt.Errorf("%w: %w", ErrEraseIncomplete, err)
+	}
+	if err := os.RemoveAll(filepath.Join(e.dir, QuarantineDir)); err != nil {
+		return fmt.Errorf("%w: remove quarantined indexes: %w", ErrEraseIncomplete, err)
+	}
+	if err := e.checkpoint(ctx); err != nil {
+		return err
+	}
+	if err := e.vacuumResidue(ctx, marker == "", texts); err != nil {
+		return err
+	}
+	if err := e.journal.ClearErasing(ctx, marker); err != nil {
+		return fmt.Errorf("%w: clear marker: %w", ErrEraseIncomplete, err)
+	}
+	return e.checkpoint(ctx)
+}
+
+// purgeLexical merges the lexical index's segments so no file keeps an
+// erased document; a damaged index goes to quarantine instead (removed by
+// the caller) and is rebuilt from SQLite, which holds nothing erased
+// (lexical_damage.go).
+func (e *Engine) purgeLexical(ctx context.Context) error {
+	e.idx.drainMu.Lock()
+	defer e.idx.drainMu.Unlock()
+	ix := e.idx.index()
+	var err error
+	if ix != nil {
+		err = ix.Lexical().Purge(ctx)
+	}
+	if isDamage(err) {
+		_, err = e.recoverDamagedIndex(ctx)
+	}
+	return err
+}
+
+// drainDeletes applies the outbox's delete rows queued before the call,
+// ahead of the index rows before them (an index row of an erased message is
+// a no-op whenever it runs; one the drainer already holds finishes before
+// drainMu is ours, and its document is removed here). It does not wait for
+// the backlog of index rows that concurrent appends keep adding, so an
+// erasure under load finishes.
+func (e *Engine) drainDeletes(ctx context.Context) error {
+	last, err := e.lastDelete(ctx)
+	if err != nil {
+		return err
+	}
+	if !last.Valid {
+		return nil
+	}
+	for {
+		e.idx.drainMu.Lock()
+		err := e.recoverIfDamaged(ctx) // lexical_damage.go
+		var rows []outboxRow
+		if err == nil {
+			rows, err = e.dueDeletes(ctx, last.Int64)
+		}
+		if err == nil && len(rows) > 0 {
+			err = e.applyOutbox(ctx, rows)
+		}
+		e.idx.drainMu.Unlock()
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+	}
+}
+
+// residuePrefix is how much of an erased text the residue check looks
+// for; texts shorter than residueMin are not searched (too common to tell
+// residue from other data).
+const (
+	residuePrefix = 64
+	residueMin    = 12
+)
+
+// vacuumResidue rewrites the database with VACUUM when always is set or
+// when the file still holds the start of one of texts, then checkpoints.
+func (e *Engine) vacuumResidue(ctx context.Context, always bool, texts []string) error {
+	if !always {
+		var pats [][]byte
+		for _, t := range texts {
+			if len(t) >= residueMin {
+				pats = append(pats, []byte(t[:min(len(t), residuePrefix)]))
+			}
+		}
+		found, err := fileHolds(filepath.Join(e.dir, DatabaseFile), pats)
+		if err != nil {
+			return fmt.Errorf("%w: residue check: %w", ErrEraseIncomplete, err)
+		}
+		if !found {
+			return nil
+		}
+		e.log.Warn("erased text left in free space of the database file; vacuuming")
+	}
+	if err := e.vacuum(ctx); err != nil {
+		return fmt.Errorf("%w: vacuum: %w", ErrEraseIncomplete, err)
+	}
+	return e.checkpoint(ctx)
+}
+
+// fileHolds reports whether the file at path contains any of pats,
+// reading it in 1 MiB chunks that overlap by the longest pattern.
+func fileHolds(path string, pats [][]byte) (bool, error) {
+	if len(pats) == 0 {
+		return false, nil
+	}
+	long := 0
+	for _, p := range pats {
+		long = max(long, len(p))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20+long)
+	keep := 0
+	for {
+		n, err := io.ReadFull(f, buf[keep:])
+		chunk := buf[:keep+n]
+		for _, p := range pats {
+			if bytes.Contains(chunk, p) {
+				return true, nil
+			}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		keep = min(long-1, len(chunk))
+		copy(buf, chunk[len(chunk)-keep:])
+	}
+}
+
+// checkpoint copies the WAL into the database file and truncates it, so
+// page images written before an erasure leave the WAL. A reader holding an
+// old snapshot makes SQLite report busy; it is retried for up to 10 s.
+func (e *Engine) checkpoint(ctx context.Context) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		busy, logFrames, done, err := e.walCheckpoint(ctx)
+		if err != nil {
+			return fmt.Errorf("%w: WAL checkpoint: %w", ErrEraseIncomplete, err)
+		}
+		if busy == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: WAL checkpoint still blocked by readers (%d of %d frames copied)", ErrEraseIncomplete, done, logFrames)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %w", ErrEraseIncomplete, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// resumeErasures completes, at Open, the erasures a crash interrupted
+// after their transaction committed.
+func (e *Engine) resumeErasures(ctx context.Context) error {
+	n, err := e.journal.Erasing(ctx)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	e.log.Warn("completing interrupted erasures", "n", n)
+	if err := e.completeErasures(ctx, "", nil); err != nil {
+		return fmt.Errorf("engine: complete interrupted erasures: %w", err)
+	}
+	e.publish(Event{Reason: EventEraseResumed, Count: n, Detail: "erasures interrupted by a crash were completed at open"})
+	return nil
+}

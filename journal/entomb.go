@@ -1,0 +1,188 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Entomb describes the erased owners whose ids an erasure replaces with
+// opaque tombstones wherever the journal keeps a record of them (memctx
+// records, tool applications, run owners). The caller (the engine) owns
+// the tombstone function and its key; the journal only applies it.
+type Entomb struct {
+	// Of returns the tombstone of an id; the same id must map to the same
+	// tombstone within one erasure.
+	Of func(id string) string
+	// Deleted holds the ids of the deleted threads.
+	Deleted map[string]bool
+	// Resource is the erased resource, "" when the erasure erases none.
+	Resource string
+}
+
+// resource returns the resource id a record keeps: the tombstone of the
+// erased resource, any other as it is.
+func (en Entomb) resource(current string) string {
+	if en.Resource != "" && current == en.Resource {
+		return en.Of(en.Resource)
+	}
+	return current
+}
+
+// NamedThreads returns, in tx, the threads the runs, memctx records and
+// observations of resource name (threads that never got a message are in
+// no threads table). It reads observe's observations table in the same
+// statement, read-only.
+func NamedThreads(ctx context.Context, tx *sql.Tx, resource string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT thread_id FROM runs WHERE resource_id = ?1
+			UNION SELECT thread_id FROM journal WHERE scope = ?2 AND resource_id = ?1
+			UNION SELECT thread_id FROM observations WHERE resource_id = ?1`, resource, ScopeMemCtx)
+	if err != nil {
+		return nil, fmt.Errorf("journal: erase: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("journal: erase: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// EntombThread entombs, in tx, thread t in the journal's records of it:
+// its memctx records (EntombMemCtx), then the owners of its runs and the
+// thread and resource of its journal rows. When only is not empty, just
+// the rows recorded under resource only are touched (t is not only's own
+// thread).
+func EntombThread(ctx context.Context, tx *sql.Tx, en Entomb, t, only string) error {
+	if err := EntombMemCtx(ctx, tx, en, t, only); err != nil {
+		return err
+	}
+	for _, q := range []string{
+		`UPDATE runs SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1 AND (?5 = '' OR resource_id = ?5)`,
+		`UPDATE journal SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1 AND (?5 = '' OR resource_id = ?5)`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, t, en.Of(t), en.Resource, en.resource(en.Resource), only); err != nil {
+			return fmt.Errorf("journal: erase: tombstone thread owner: %w", err)
+		}
+	}
+	return nil
+}
+
+// EntombRunIDs replaces, in tx, the ids of the runs owned by tomb (an
+// entombed thread) that contain an erased id — one of threads, or the
+// erased resource, as "ana@example.com:turn-1" does — with their own
+// tombstones: the id kept nowhere includes the run ids that spell it. Such
+// a run id is then no longer claimed under its old spelling. The erasure
+// has already deleted the records keyed by these run ids (memctx records,
+// tool applications).
+func EntombRunIDs(ctx context.Context, tx *sql.Tx, en Entomb, tomb string, threads []string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM runs WHERE thread_id = ?`, tomb)
+	if err != nil {
+		return fmt.Errorf("journal: erase: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("journal: erase: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("journal: erase: %w", err)
+	}
+	for _, id := range ids {
+		spells := en.Resource != "" && strings.Contains(id, en.Resource)
+		for _, t := range threads {
+			spells = spells || strings.Contains(id, t)
+		}
+		if !spells {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET id = ? WHERE id = ?`, en.Of(id), id); err != nil {
+			return fmt.Errorf("journal: erase: tombstone run id: %w", err)
+		}
+	}
+	return nil
+}
+
+// EntombResource replaces, in tx, the erased resource en.Resource with its
+// tombstone as the owner of every run and journal row.
+func EntombResource(ctx context.Context, tx *sql.Tx, en Entomb) error {
+	for _, q := range []string{
+		`UPDATE runs SET resource_id = ?2 WHERE resource_id = ?1`,
+		`UPDATE journal SET resource_id = ?2 WHERE resource_id = ?1`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, en.Resource, en.Of(en.Resource)); err != nil {
+			return fmt.Errorf("journal: erase: tombstone resource owner: %w", err)
+		}
+	}
+	return nil
+}
+
+// EntombMemCtx rewrites, in tx, the memctx records of thread t (only those
+// recorded under resource only, when it is not empty): its thread and
+// resource become tombstones, and so do the thread and message ids of
+// every reference to a deleted thread's turn (replay reports them as no
+// longer stored); the query goes (it was about the erased conversation).
+// A record that cannot be decoded is deleted.
+func EntombMemCtx(ctx context.Context, tx *sql.Tx, en Entomb, t, only string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT key, output FROM journal WHERE scope = ?1 AND thread_id = ?2 AND (?3 = '' OR resource_id = ?3)`, ScopeMemCtx, t, only)
+	if err != nil {
+		return fmt.Errorf("journal: erase: read memctx records: %w", err)
+	}
+	var updates []rewrite
+	for rows.Next() {
+		var key string
+		var out []byte
+		if err := rows.Scan(&key, &out); err != nil {
+			rows.Close()
+			return fmt.Errorf("journal: erase: read memctx records: %w", err)
+		}
+		var rec MemCtx
+		if json.Unmarshal(out, &rec) != nil {
+			updates = append(updates, rewrite{key, nil})
+			continue
+		}
+		rec.entomb(en)
+		b, err := json.Marshal(&rec)
+		if err != nil {
+			rows.Close()
+			return fmt.Errorf("journal: erase: encode memctx %s: %w", key, err)
+		}
+		updates = append(updates, rewrite{key, b})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("journal: erase: read memctx records: %w", err)
+	}
+	return applyRewrites(ctx, tx, updates, "tombstone")
+}
+
+// entomb rewrites rec in place (see EntombMemCtx).
+func (rec *MemCtx) entomb(en Entomb) {
+	rec.ThreadID, rec.ResourceID = en.Of(rec.ThreadID), en.resource(rec.ResourceID)
+	if rec.Query != "" {
+		rec.Query = ErasedPreview
+	}
+	for _, list := range [][]Ref{rec.Recalled, rec.Recent, rec.Dropped} {
+		for i := range list {
+			if en.Deleted[list[i].ThreadID] {
+				list[i].ThreadID, list[i].MessageID, list[i].Preview = en.Of(list[i].ThreadID), en.Of(list[i].MessageID), ErasedPreview
+			}
+		}
+	}
+	for i := range rec.Observations {
+		if en.Deleted[rec.Observations[i].ThreadID] {
+			rec.Observations[i].ThreadID = en.Of(rec.Observations[i].ThreadID)
+		}
+	}
+}

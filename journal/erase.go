@@ -1,0 +1,253 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Erasure's half of the journal: the functions below run inside the
+// erasing caller's transaction (the engine's erasure, DESIGN.md
+// "Erasure"), as observe.Invalidate does for observations. The caller
+// decides what is erased; the journal tombstones, scrubs and deletes its
+// own records (the journal and runs tables) accordingly.
+
+// Journal scopes written by erasure (no content is ever stored under them,
+// only ids and seqs).
+const (
+	// ScopeErasing holds one marker per erasure whose transaction committed
+	// and whose physical purge (index removal, segment merge, WAL
+	// checkpoint) has not finished; the engine's Open completes them.
+	ScopeErasing = "erasing"
+	// ScopeErased holds one tombstone per erased seq, keyed
+	// "<threadId>:<seq>", so a consistency check can tell an erased seq
+	// from a gap.
+	ScopeErased = "erased"
+)
+
+// ErasedPreview replaces the preview of an erased turn in memctx records
+// (the reference itself stays, so replay reports the turn as erased), and
+// the query of a record that quoted one.
+const ErasedPreview = "[erased]"
+
+// Erased lists the turns an erasure removes: message id → content.
+type Erased map[string]string
+
+// Quoted reports whether raw bytes hold an erased message's id or (non
+// blank) content.
+func (e Erased) Quoted(raw []byte) bool {
+	for id, content := range e {
+		if bytes.Contains(raw, []byte(id)) || (strings.TrimSpace(content) != "" && bytes.Contains(raw, []byte(content))) {
+			return true
+		}
+	}
+	return false
+}
+
+// QuotedBy reports whether query q (a run's query) quotes an erased turn
+// or is quoted by one; a blank query and ErasedPreview quote nothing.
+func (e Erased) QuotedBy(q string) bool {
+	q = strings.TrimSpace(q)
+	if q == "" || q == ErasedPreview {
+		return false
+	}
+	for _, content := range e {
+		c := strings.TrimSpace(content)
+		if c != "" && (strings.Contains(c, q) || strings.Contains(q, c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TombstoneSeq records in tx that seq of thread (owned by resource) was
+// erased (scope ScopeErased); seqs are never reused, and the tombstone
+// tells an erased seq from a gap. Recording it twice is a no-op.
+func TombstoneSeq(ctx context.Context, tx *sql.Tx, thread, resource string, seq int64, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, x'', ?)`,
+		ScopeErased, thread+":"+strconv.FormatInt(seq, 10), thread, resource, now.UnixMilli()); err != nil {
+		return fmt.Errorf("journal: erase: tombstone: %w", err)
+	}
+	return nil
+}
+
+// DeleteThread deletes in tx what the journal keeps of a deleted thread
+// other than its runs' memctx records (DeleteRuns): its seq tombstones and
+// the tool applications recorded under it.
+func DeleteThread(ctx context.Context, tx *sql.Tx, thread string) error {
+	for _, q := range []string{
+		`DELETE FROM journal WHERE scope = '` + ScopeErased + `' AND thread_id = ?`,
+		`DELETE FROM journal WHERE scope = '` + ScopeTool + `' AND thread_id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, thread); err != nil {
+			return fmt.Errorf("journal: erase thread %s: %w", thread, err)
+		}
+	}
+	return nil
+}
+
+// ForgetRunTools deletes in tx the tool applications whose key starts with
+// "<runID>:".
+func ForgetRunTools(ctx context.Context, tx *sql.Tx, runID string) error {
+	prefix := runID + ":"
+	if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND substr(key, 1, ?) = ?`, ScopeTool, len(prefix), prefix); err != nil {
+		return fmt.Errorf("journal: erase: tool applications of run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// DeleteRuns deletes in tx the memctx records of thread's runs (a deleted
+// thread leaves no run listing; the run ids stay claimed in runs) and
+// returns how many it deleted.
+func DeleteRuns(ctx context.Context, tx *sql.Tx, thread string) (int, error) {
+	r, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND thread_id = ?`, ScopeMemCtx, thread)
+	if err != nil {
+		return 0, fmt.Errorf("journal: erase: runs of thread %s: %w", thread, err)
+	}
+	n, _ := r.RowsAffected()
+	return int(n), nil
+}
+
+// MarkErasing writes in tx the marker of an erasure (scope ScopeErasing):
+// its existence after commit means its physical purge is owed. info is a
+// small JSON description (kind and counts, never content).
+func MarkErasing(ctx context.Context, tx *sql.Tx, marker string, info []byte, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO journal (scope, key, output, created_at) VALUES (?, ?, ?, ?)`,
+		ScopeErasing, marker, info, now.UnixMilli()); err != nil {
+		return fmt.Errorf("journal: erase: marker: %w", err)
+	}
+	return nil
+}
+
+// Erasing returns how many erasure markers are stored (erasures whose
+// physical purge is owed).
+func (j *Journal) Erasing(ctx context.Context) (int, error) {
+	var n int
+	if err := j.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM journal WHERE scope = ?`, ScopeErasing).Scan(&n); err != nil {
+		return 0, fmt.Errorf("journal: read erasure markers: %w", err)
+	}
+	return n, nil
+}
+
+// ClearErasing deletes the erasure marker marker, or every marker when
+// marker is "".
+func (j *Journal) ClearErasing(ctx context.Context, marker string) error {
+	q, args := `DELETE FROM journal WHERE scope = ?`, []any{ScopeErasing}
+	if marker != "" {
+		q, args = q+` AND key = ?`, append(args, marker)
+	}
+	if _, err := j.db.ExecContext(ctx, q, args...); err != nil {
+		return fmt.Errorf("journal: clear erasure marker: %w", err)
+	}
+	return nil
+}
+
+// MemCtxTx is RawMemCtx inside tx: the stored bytes of runID's memctx
+// record, or ErrNotFound.
+func MemCtxTx(ctx context.Context, tx *sql.Tx, runID string) ([]byte, error) {
+	var raw []byte
+	err := tx.QueryRowContext(ctx, `SELECT output FROM journal WHERE scope = ? AND key = ?`, ScopeMemCtx, MemCtxKey(runID)).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal: read memctx of run %s: %w", runID, err)
+	}
+	return raw, nil
+}
+
+// ScrubMemCtx rewrites in tx the memctx records of resource: every
+// reference to an erased message keeps its thread, seq, id and role but
+// gets ErasedPreview; a query that quotes an erased turn (or is quoted by
+// one) is replaced too. A record that cannot be decoded is deleted when it
+// quotes an erased turn. It returns how many records changed and the run
+// ids of the records of the deleted threads.
+func ScrubMemCtx(ctx context.Context, tx *sql.Tx, resource string, erased Erased, deleted map[string]bool) (int, []string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT key, thread_id, output FROM journal WHERE scope = ? AND resource_id = ?`, ScopeMemCtx, resource)
+	if err != nil {
+		return 0, nil, fmt.Errorf("journal: erase: read memctx records: %w", err)
+	}
+	var updates []rewrite
+	var runs []string
+	for rows.Next() {
+		var key, thread string
+		var out []byte
+		if err := rows.Scan(&key, &thread, &out); err != nil {
+			rows.Close()
+			return 0, nil, fmt.Errorf("journal: erase: read memctx records: %w", err)
+		}
+		var rec MemCtx
+		if err := json.Unmarshal(out, &rec); err != nil {
+			// Unreadable (corrupt): it cannot be scrubbed, so it goes
+			// when it quotes an erased turn or names one.
+			if erased.Quoted(out) {
+				updates = append(updates, rewrite{key, nil})
+			}
+			continue
+		}
+		if deleted[thread] {
+			runs = append(runs, rec.RunID)
+		}
+		if rec.scrub(erased) {
+			b, err := json.Marshal(&rec)
+			if err != nil {
+				rows.Close()
+				return 0, nil, fmt.Errorf("journal: erase: encode memctx %s: %w", key, err)
+			}
+			updates = append(updates, rewrite{key, b})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, nil, fmt.Errorf("journal: erase: read memctx records: %w", err)
+	}
+	if err := applyRewrites(ctx, tx, updates, "scrub"); err != nil {
+		return 0, nil, err
+	}
+	return len(updates), runs, nil
+}
+
+// scrub scrubs rec in place (see ScrubMemCtx) and reports whether anything
+// changed.
+func (rec *MemCtx) scrub(erased Erased) bool {
+	changed := false
+	for _, list := range [][]Ref{rec.Recalled, rec.Recent, rec.Dropped} {
+		for i := range list {
+			if _, ok := erased[list[i].MessageID]; ok && list[i].Preview != ErasedPreview {
+				list[i].Preview = ErasedPreview
+				changed = true
+			}
+		}
+	}
+	if erased.QuotedBy(rec.Query) {
+		rec.Query = ErasedPreview
+		changed = true
+	}
+	return changed
+}
+
+// rewrite is a memctx record's new output; nil deletes the record.
+type rewrite struct {
+	key string
+	out []byte
+}
+
+// applyRewrites writes the rewrites in tx; step names them in errors.
+func applyRewrites(ctx context.Context, tx *sql.Tx, updates []rewrite, step string) error {
+	for _, u := range updates {
+		q, args := `UPDATE journal SET output = ? WHERE scope = ? AND key = ?`, []any{u.out, ScopeMemCtx, u.key}
+		if u.out == nil {
+			q, args = `DELETE FROM journal WHERE scope = ? AND key = ?`, args[1:]
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("journal: erase: %s memctx %s: %w", step, u.key, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+package working
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Erasure's half of working memory: the functions below run inside the
+// erasing caller's transaction, as observe.Invalidate does for
+// observations. The caller decides which versions an erased turn tainted
+// (drop) and which states go whole; working memory rebuilds or deletes
+// its own rows (working_memory, working_memory_history).
+
+// Invalidate rebuilds (Rebuild) every working-memory state that resource
+// owns, except those skip selects (nil skips none), without the versions
+// drop selects, and returns how many versions it invalidated. The states
+// are visited in key order. The first error of drop stops the erasure:
+// Invalidate returns it after the Rebuild that saw it.
+func Invalidate(ctx context.Context, tx *sql.Tx, resource string, skip func(key string) bool, initial func(Mode) string, now time.Time,
+	drop func(Version) (bool, error)) (int, error) {
+	keys, err := ownedKeys(ctx, tx, resource)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, key := range keys {
+		if skip != nil && skip(key) {
+			continue
+		}
+		var derr error
+		res, err := Rebuild(ctx, tx, key, initial, now, func(v Version) bool {
+			tainted, err := drop(v)
+			if err != nil && derr == nil {
+				derr = err
+			}
+			return tainted
+		})
+		if err == nil {
+			err = derr
+		}
+		if err != nil {
+			return 0, fmt.Errorf("working: erase: rebuild working memory: %w", err)
+		}
+		total += res.Invalidated
+	}
+	return total, nil
+}
+
+// ownedKeys returns the keys of the states resource owns, in key order.
+func ownedKeys(ctx context.Context, tx *sql.Tx, resource string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT scope FROM working_memory WHERE resource_id = ? ORDER BY scope`, resource)
+	if err != nil {
+		return nil, fmt.Errorf("working: erase: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("working: erase: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// Delete deletes, in tx, the state of key and its history, and returns
+// how many rows it deleted (the state and its versions).
+func Delete(ctx context.Context, tx *sql.Tx, key string) (int, error) {
+	total := 0
+	for _, q := range []string{`DELETE FROM working_memory WHERE scope = ?`, `DELETE FROM working_memory_history WHERE scope = ?`} {
+		r, err := tx.ExecContext(ctx, q, key)
+		if err != nil {
+			return 0, fmt.Errorf("working: erase working memory %s: %w", key, err)
+		}
+		n, _ := r.RowsAffected()
+		total += int(n)
+	}
+	return total, nil
+}
+
+// DeleteOwned deletes, in tx, every state resource owns, whatever its key
+// (states are bound to their owner when written, Config.OwnerOf), and
+// their histories; it returns how many rows it deleted.
+func DeleteOwned(ctx context.Context, tx *sql.Tx, resource string) (int, error) {
+	total := 0
+	for _, q := range []string{`DELETE FROM working_memory WHERE resource_id = ?`, `DELETE FROM working_memory_history WHERE resource_id = ?`} {
+		r, err := tx.ExecContext(ctx, q, resource)
+		if err != nil {
+			return 0, fmt.Errorf("working: erase working memory of the resource: %w", err)
+		}
+		n, _ := r.RowsAffected()
+		total += int(n)
+	}
+	return total, nil
+}
