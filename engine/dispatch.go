@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/internal/tokens"
 	"github.com/mnemo-go/mnemo/journal"
 )
@@ -463,4 +464,23 @@ func markUnsettled(turns []turn, refs []journal.Ref) {
 			}
 		}
 	}
+}
+
+// eraseDispatches deletes, in tx, the dispatches of erased messages: a
+// dispatch goes with its call's or its result's message (erase.go).
+func eraseDispatches(ctx context.Context, tx *sql.Tx, ids []string) error {
+	return store.InChunks(ids, func(in string, chunk []any) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE message_id IN `+in+` OR result_id IN `+in, append(chunk, chunk...)...); err != nil {
+			return fmt.Errorf("engine: erase dispatches: %w", err)
+		}
+		return nil
+	})
+}
+
+// eraseThreadDispatches deletes, in tx, the dispatches of a deleted thread.
+func eraseThreadDispatches(ctx context.Context, tx *sql.Tx, threadID string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE thread_id = ?`, threadID); err != nil {
+		return fmt.Errorf("engine: erase thread %s: %w", threadID, err)
+	}
+	return nil
 }

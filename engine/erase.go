@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
@@ -192,30 +193,31 @@ func (e *Engine) eraseWith(ctx context.Context, kind eraseKind, targets []string
 // erasure is the state of one erasure transaction: what it erases, and
 // what its steps found and report.
 type erasure struct {
+	ms        *msgstore.Store
 	kind      eraseKind
 	target    string // the thread or resource erased whole; "" for messages
 	now       time.Time
-	msgs      []erasedMsg          // the messages erased, in thread and seq order
-	erased    map[string]erasedMsg // the same, by id
-	texts     journal.Erased       // the same: id → content
-	threads   []string             // the threads deleted
-	deleted   map[string]bool      // the same, as a set
-	resources []string             // the resources whose records the erasure touches
-	minSeq    map[string]int64     // the lowest erased seq of each touched thread
-	runs      []string             // the runs of the deleted threads
+	msgs      []msgstore.Message          // the messages erased, in thread and seq order
+	erased    map[string]msgstore.Message // the same, by id
+	texts     journal.Erased              // the same: id → content
+	threads   []string                    // the threads deleted
+	deleted   map[string]bool             // the same, as a set
+	resources []string                    // the resources whose records the erasure touches
+	minSeq    map[string]int64            // the lowest erased seq of each touched thread
+	runs      []string                    // the runs of the deleted threads
 	res       *EraseResult
 }
 
 // eraseTx does every SQLite part of an erasure in tx, and writes the
 // marker that makes the physical purge complete after a crash (purge.go).
-// Each table's owner erases its own rows: the message rows here
-// (erase_sql.go), observations (observe.Invalidate), working memory
+// Each table's owner erases its own rows: the message store its rows
+// (msgstore.Store.EraseMessages and the others), observations (observe.Invalidate), working memory
 // (working.Invalidate, wmerase.go), the journal's records (journal.ScrubMemCtx
 // and the others), and the erased owners' ids become tombstones
 // (tombstone.go). The order matters: working memory reads the memctx
 // records before they are scrubbed, and entombing runs last.
 func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, targets []string, marker string) (*EraseResult, error) {
-	er, err := selectErasure(ctx, tx, kind, targets, e.now().UTC())
+	er, err := selectErasure(ctx, tx, e.ms, kind, targets, e.now().UTC())
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +237,7 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 		}
 	}
 	for _, m := range er.msgs {
-		er.res.keys = append(er.res.keys, threadKey(m.thread), resourceKey(m.resource))
+		er.res.keys = append(er.res.keys, threadKey(m.ThreadID), resourceKey(m.ResourceID))
 	}
 	for _, t := range er.threads {
 		er.res.keys = append(er.res.keys, threadKey(t))
@@ -251,19 +253,11 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 	return er.res, nil
 }
 
+// anys converts ids to query arguments (fence.go).
 func anys(ss []string) []any {
 	out := make([]any, len(ss))
 	for i, s := range ss {
 		out[i] = s
 	}
 	return out
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/working"
@@ -16,15 +18,15 @@ import (
 // The steps of an erasure transaction (eraseTx, erase.go), in their order.
 
 // selectErasure reads, in tx, what an erasure of kind erases.
-func selectErasure(ctx context.Context, tx *sql.Tx, kind eraseKind, targets []string, now time.Time) (*erasure, error) {
-	er := &erasure{kind: kind, now: now, res: &EraseResult{}, deleted: map[string]bool{}}
+func selectErasure(ctx context.Context, tx *sql.Tx, ms *msgstore.Store, kind eraseKind, targets []string, now time.Time) (*erasure, error) {
+	er := &erasure{ms: ms, kind: kind, now: now, res: &EraseResult{}, deleted: map[string]bool{}}
 	var err error
 	switch kind {
 	case eraseMessages:
-		er.msgs, err = selectErasedIDs(ctx, tx, targets)
+		er.msgs, err = ms.ErasedByID(ctx, tx, targets)
 		stored := map[string]bool{}
 		for _, m := range er.msgs {
-			stored[m.id] = true
+			stored[m.ID] = true
 		}
 		for _, id := range targets {
 			if !stored[id] {
@@ -35,29 +37,25 @@ func selectErasure(ctx context.Context, tx *sql.Tx, kind eraseKind, targets []st
 	case eraseThread:
 		er.target = targets[0]
 		var rid string
-		rid, err = threadOwner(ctx, tx, er.target)
-		if errors.Is(err, sql.ErrNoRows) {
+		rid, er.msgs, err = ms.ErasedOfThread(ctx, tx, er.target)
+		if errors.Is(err, msgstore.ErrNotFound) {
 			return nil, fmt.Errorf("%w: %s", ErrThreadNotFound, er.target)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("engine: erase: read thread: %w", err)
-		}
 		er.threads, er.resources = targets, []string{rid}
-		er.msgs, err = selectThreadErased(ctx, tx, er.target)
 	case eraseResource:
 		er.target, er.resources = targets[0], targets
-		er.threads, er.msgs, err = selectResourceErased(ctx, tx, er.target)
+		er.threads, er.msgs, err = ms.ErasedOfResource(ctx, tx, er.target)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("engine: %w", err)
 	}
-	er.erased, er.texts = make(map[string]erasedMsg, len(er.msgs)), make(journal.Erased, len(er.msgs))
+	er.erased, er.texts = make(map[string]msgstore.Message, len(er.msgs)), make(journal.Erased, len(er.msgs))
 	for _, m := range er.msgs {
-		er.erased[m.id], er.texts[m.id] = m, m.content
-		er.res.Messages = append(er.res.Messages, m.id)
-		er.res.texts = append(er.res.texts, m.content)
-		if kind == eraseMessages && !contains(er.resources, m.resource) {
-			er.resources = append(er.resources, m.resource)
+		er.erased[m.ID], er.texts[m.ID] = m, m.Content
+		er.res.Messages = append(er.res.Messages, m.ID)
+		er.res.texts = append(er.res.texts, m.Content)
+		if kind == eraseMessages && !slices.Contains(er.resources, m.ResourceID) {
+			er.resources = append(er.resources, m.ResourceID)
 		}
 	}
 	for _, t := range er.threads {
@@ -69,9 +67,19 @@ func selectErasure(ctx context.Context, tx *sql.Tx, kind eraseKind, targets []st
 // deleteRows deletes the erased messages' rows, full results, embeddings
 // and dispatches, and queues their index removals.
 func (er *erasure) deleteRows(ctx context.Context, tx *sql.Tx) error {
-	n, err := deleteMessageRows(ctx, tx, er.msgs, er.now)
+	ids := make([]string, len(er.msgs))
+	for i, m := range er.msgs {
+		ids[i] = m.ID
+	}
+	if err := eraseDispatches(ctx, tx, ids); err != nil { // dispatch.go
+		return err
+	}
+	n, err := er.ms.EraseMessages(ctx, tx, er.msgs, er.now)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
 	er.res.Embeddings = n
-	return err
+	return nil
 }
 
 // forgetSeqs updates the counters of the threads that are kept and
@@ -81,10 +89,10 @@ func (er *erasure) forgetSeqs(ctx context.Context, tx *sql.Tx) error {
 	er.minSeq = map[string]int64{}
 	perThread := map[string]int{}
 	for _, m := range er.msgs {
-		if s, ok := er.minSeq[m.thread]; !ok || m.seq < s {
-			er.minSeq[m.thread] = m.seq
+		if s, ok := er.minSeq[m.ThreadID]; !ok || m.Seq < s {
+			er.minSeq[m.ThreadID] = m.Seq
 		}
-		perThread[m.thread]++
+		perThread[m.ThreadID]++
 	}
 	for _, t := range er.threads {
 		er.minSeq[t] = 1
@@ -93,15 +101,15 @@ func (er *erasure) forgetSeqs(ctx context.Context, tx *sql.Tx) error {
 		if er.deleted[t] {
 			continue
 		}
-		if err := shrinkThread(ctx, tx, t, n); err != nil {
-			return err
+		if err := er.ms.ShrinkThread(ctx, tx, t, n); err != nil {
+			return fmt.Errorf("engine: %w", err)
 		}
 	}
 	for _, m := range er.msgs {
-		if er.deleted[m.thread] {
+		if er.deleted[m.ThreadID] {
 			continue
 		}
-		if err := journal.TombstoneSeq(ctx, tx, m.thread, m.resource, m.seq, er.now); err != nil {
+		if err := journal.TombstoneSeq(ctx, tx, m.ThreadID, m.ResourceID, m.Seq, er.now); err != nil {
 			return fmt.Errorf("engine: %w", err)
 		}
 	}
@@ -147,7 +155,10 @@ func (er *erasure) scrubMemCtx(ctx context.Context, tx *sql.Tx) error {
 // run listing; the run ids stay claimed by a tombstone, tombstone.go).
 func (er *erasure) deleteThreads(ctx context.Context, tx *sql.Tx) error {
 	for _, t := range er.threads {
-		if err := deleteThreadRow(ctx, tx, t); err != nil {
+		if err := er.ms.DeleteThread(ctx, tx, t); err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		if err := eraseThreadDispatches(ctx, tx, t); err != nil { // dispatch.go
 			return err
 		}
 		if err := journal.DeleteThread(ctx, tx, t); err != nil {
@@ -203,7 +214,7 @@ func (er *erasure) entomb(ctx context.Context, tx *sql.Tx) error {
 		resource = er.target
 		er.res.texts = append(er.res.texts, resource)
 	}
-	if err := entombOwners(ctx, tx, er.threads, resource); err != nil {
+	if err := entombOwners(ctx, tx, er.ms, er.threads, resource); err != nil {
 		return err
 	}
 	er.res.texts = append(er.res.texts, er.threads...)

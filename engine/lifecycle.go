@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 )
 
 // Lifecycle bounds how long threads live and how much the store holds. The
@@ -43,17 +45,10 @@ const (
 	EventOperator EventReason = "operator"
 )
 
-// threadBytesSQL computes the bytes of thread ?'s messages as stored: the
-// full content (a large tool result's by-reference text included), name,
-// tool calls and metadata. It matches messageBytes and migration 6.
-var threadBytesSQL = threadBytesOf("?")
-
-// threadBytesOf is threadBytesSQL for the thread id expression thread.
-func threadBytesOf(thread string) string {
-	return `(SELECT COALESCE(SUM(length(CAST(COALESCE(b.content, m.content) AS BLOB)) + length(CAST(m.name AS BLOB))
-	+ length(CAST(COALESCE(m.tool_calls, '') AS BLOB)) + length(CAST(m.metadata AS BLOB))), 0)
-	FROM messages m LEFT JOIN message_blobs b ON b.message_id = m.id WHERE m.thread_id = ` + thread + `)`
-}
+// threadBytesOf computes the bytes of the messages of the thread whose id
+// is the SQL expression thread, as stored (msgstore.ThreadBytesOf). It
+// matches messageBytes and migration 6.
+func threadBytesOf(thread string) string { return msgstore.ThreadBytesOf(thread) }
 
 // messageBytes is what a stored row adds to its thread's bytes.
 func (r row) messageBytes() int64 {

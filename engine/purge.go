@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // The resumable physical purge of erasures (erase.go runs the erasure
@@ -31,7 +33,7 @@ func (e *Engine) completeErasures(ctx context.Context, marker string, texts []st
 	if err := e.drainDeletes(ctx); err != nil {
 		return fmt.Errorf("%w: index removal: %w", ErrEraseIncomplete, err)
 	}
-	pending, err := e.pendingDeletes(ctx)
+	pending, err := e.ms.PendingDeletes(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrEraseIncomplete, err)
 	}
@@ -81,19 +83,16 @@ func (e *Engine) purgeLexical(ctx context.Context) error {
 // the backlog of index rows that concurrent appends keep adding, so an
 // erasure under load finishes.
 func (e *Engine) drainDeletes(ctx context.Context) error {
-	last, err := e.lastDelete(ctx)
-	if err != nil {
+	last, ok, err := e.ms.LastDelete(ctx)
+	if err != nil || !ok {
 		return err
-	}
-	if !last.Valid {
-		return nil
 	}
 	for {
 		e.idx.drainMu.Lock()
 		err := e.recoverIfDamaged(ctx) // lexical_damage.go
 		var rows []outboxRow
 		if err == nil {
-			rows, err = e.dueDeletes(ctx, last.Int64)
+			rows, err = e.dueDeletes(ctx, last)
 		}
 		if err == nil && len(rows) > 0 {
 			err = e.applyOutbox(ctx, rows)
@@ -103,6 +102,20 @@ func (e *Engine) drainDeletes(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// dueDeletes reads up to outboxBatch delete rows up to last whose
+// backoff has passed.
+func (e *Engine) dueDeletes(ctx context.Context, last int64) ([]outboxRow, error) {
+	due, err := e.ms.DueDeletes(ctx, last, time.Now(), outboxBatch)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	rows := make([]outboxRow, len(due))
+	for i, r := range due {
+		rows[i] = outboxRow{id: r.ID, op: r.Op, message: r.MessageID, resource: r.Resource, attempts: r.Attempts}
+	}
+	return rows, nil
 }
 
 // residuePrefix is how much of an erased text the residue check looks
@@ -132,7 +145,7 @@ func (e *Engine) vacuumResidue(ctx context.Context, always bool, texts []string)
 		}
 		e.log.Warn("erased text left in free space of the database file; vacuuming")
 	}
-	if err := e.vacuum(ctx); err != nil {
+	if err := store.Vacuum(ctx, e.db); err != nil {
 		return fmt.Errorf("%w: vacuum: %w", ErrEraseIncomplete, err)
 	}
 	return e.checkpoint(ctx)
@@ -180,7 +193,7 @@ func fileHolds(path string, pats [][]byte) (bool, error) {
 func (e *Engine) checkpoint(ctx context.Context) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		busy, logFrames, done, err := e.walCheckpoint(ctx)
+		busy, logFrames, done, err := store.Checkpoint(ctx, e.db)
 		if err != nil {
 			return fmt.Errorf("%w: WAL checkpoint: %w", ErrEraseIncomplete, err)
 		}

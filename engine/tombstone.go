@@ -8,7 +8,9 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"slices"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 )
@@ -54,7 +56,7 @@ func (t *tombstones) of(id string) string {
 // tombstones, working memory). The engine holds the key and decides whom
 // to entomb; each table's owner rewrites its rows (journal.EntombThread,
 // observe.EntombThread and the others).
-func entombOwners(ctx context.Context, tx *sql.Tx, threads []string, resource string) error {
+func entombOwners(ctx context.Context, tx *sql.Tx, ms *msgstore.Store, threads []string, resource string) error {
 	if len(threads) == 0 && resource == "" {
 		return nil
 	}
@@ -80,7 +82,7 @@ func entombOwners(ctx context.Context, tx *sql.Tx, threads []string, resource st
 			return fmt.Errorf("engine: %w", err)
 		}
 		for _, t := range more {
-			if t != "" && !contains(threads, t) && !contains(foreign, t) {
+			if t != "" && !slices.Contains(threads, t) && !slices.Contains(foreign, t) {
 				foreign = append(foreign, t)
 			}
 		}
@@ -106,7 +108,10 @@ func entombOwners(ctx context.Context, tx *sql.Tx, threads []string, resource st
 	if err := observe.EntombResource(ctx, tx, resource, tomb); err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	return entombOutbox(ctx, tx, resource, tomb)
+	if err := ms.EntombOutbox(ctx, tx, resource, tomb); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	return nil
 }
 
 // entombThread entombs thread t in every record erasure keeps of it: the

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -35,7 +36,7 @@ func (e *Engine) rebuildWorkingMemory(ctx context.Context, tx *sql.Tx, er *erasu
 	if len(er.erased) == 0 && len(er.deleted) == 0 {
 		return nil
 	}
-	t := &wmTaint{tx: tx, erased: er.erased, texts: er.texts, deleted: er.deleted, invalidated: er.res.Invalidated, runs: map[string]bool{}}
+	t := &wmTaint{tx: tx, ms: e.ms, erased: er.erased, texts: er.texts, deleted: er.deleted, invalidated: er.res.Invalidated, runs: map[string]bool{}}
 	skip := func(key string) bool {
 		scope, id, err := working.ParseKey(key)
 		return err == nil && scope == working.ScopeThread && er.deleted[id]
@@ -69,7 +70,8 @@ func (e *Engine) wmInitial(mode working.Mode) string {
 // runs caches the answer per run id.
 type wmTaint struct {
 	tx          *sql.Tx
-	erased      map[string]erasedMsg
+	ms          *msgstore.Store
+	erased      map[string]msgstore.Message
 	texts       journal.Erased // erased, id → content
 	deleted     map[string]bool
 	invalidated []string
@@ -122,7 +124,7 @@ func (t *wmTaint) saw(rec *journal.MemCtx) bool {
 	at, _ := time.Parse(journal.TimeLayout, rec.CreatedAt)
 	capped := rec.RecentCount > len(rec.Recent) && len(rec.Recent) > 0
 	for _, m := range t.erased {
-		if capped && m.thread == rec.ThreadID && m.seq >= rec.Recent[0].Seq && storedBefore(rec, m, at, true) {
+		if capped && m.ThreadID == rec.ThreadID && m.Seq >= rec.Recent[0].Seq && storedBefore(rec, m, at, true) {
 			return true // in the window beyond the listed entries
 		}
 	}
@@ -144,20 +146,24 @@ func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID stri
 	// Where the run's turns start: after the thread's last seq when the
 	// run read its window, or, in a record without it, after every turn
 	// the record lists and from its millisecond on.
-	since, bound := `seq > ? AND created_at >= ?`, []any{lastSeenSeq(rec), at.UnixMilli()}
+	q := msgstore.CallQuery{ThreadID: rec.ThreadID, CallID: callID, AfterSeq: lastSeenSeq(rec)}
 	if rec.ThreadSeq != nil {
-		since, bound = `seq > ?`, []any{*rec.ThreadSeq}
+		q.AfterSeq = *rec.ThreadSeq
+	} else {
+		ms := at.UnixMilli()
+		q.SinceMS = &ms
 	}
 	for _, m := range t.erased {
-		if m.role != RoleAssistant || m.thread != rec.ThreadID || m.toolCalls == "" || storedBefore(rec, m, at, false) {
+		if m.Role != RoleAssistant || m.ThreadID != rec.ThreadID || m.ToolCalls == "" || storedBefore(rec, m, at, false) {
 			continue
 		}
 		var calls []ToolCall
-		if json.Unmarshal([]byte(m.toolCalls), &calls) != nil || !slices.ContainsFunc(calls, func(c ToolCall) bool { return c.ID == callID }) {
+		if json.Unmarshal([]byte(m.ToolCalls), &calls) != nil || !slices.ContainsFunc(calls, func(c ToolCall) bool { return c.ID == callID }) {
 			continue
 		}
 		// An earlier message of the thread that is kept made this call.
-		earlier, err := keptCalls(ctx, t.tx, m.thread, m.seq, since, bound, callID)
+		q.BeforeSeq = m.Seq
+		earlier, err := t.ms.CountCalls(ctx, t.tx, q)
 		if err != nil {
 			return false, err
 		}
@@ -173,12 +179,12 @@ func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID stri
 // a record written before ThreadSeq, when the record lists a later turn or
 // by time, which cannot order a turn of the run's own millisecond (counted
 // as stored when sameMs).
-func storedBefore(rec *journal.MemCtx, m erasedMsg, at time.Time, sameMs bool) bool {
+func storedBefore(rec *journal.MemCtx, m msgstore.Message, at time.Time, sameMs bool) bool {
 	if rec.ThreadSeq != nil {
-		return m.seq <= *rec.ThreadSeq
+		return m.Seq <= *rec.ThreadSeq
 	}
 	ms := at.UnixMilli()
-	return m.seq <= lastSeenSeq(rec) || m.createdAt < ms || sameMs && m.createdAt == ms
+	return m.Seq <= lastSeenSeq(rec) || m.CreatedAt.UnixMilli() < ms || sameMs && m.CreatedAt.UnixMilli() == ms
 }
 
 // lastSeenSeq is the highest seq of the record's thread that the record

@@ -1,0 +1,265 @@
+package msgstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// Erasure's half of the message store: the statements an erasure runs on
+// threads, messages, message_blobs, embeddings and the outbox, inside the
+// erasing caller's transaction (the engine's erasure), and the outbox reads
+// of its physical purge. The engine decides what is erased.
+
+// outboxDelete is the op of an outbox row that removes an erased message
+// from both indexes (the engine's opDel).
+const outboxDelete = "delete"
+
+// erasedColumns are the columns scanErased reads, in order.
+const erasedColumns = `id, thread_id, resource_id, seq, content, role, COALESCE(tool_calls, ''), created_at`
+
+// erased reads, in tx, the messages where selects (a condition on messages
+// with args), in thread and seq order. Each Message holds ID, ThreadID,
+// ResourceID, Seq, Content (as stored: the bounded summary of a truncated
+// one), Role, ToolCalls and CreatedAt; the other fields are zero.
+func erased(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]Message, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+erasedColumns+`
+		FROM messages WHERE `+where+` ORDER BY thread_id, seq`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("erase: select messages: %w", err)
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		var m Message
+		var created int64
+		if err := rows.Scan(&m.ID, &m.ThreadID, &m.ResourceID, &m.Seq, &m.Content, &m.Role, &m.ToolCalls, &created); err != nil {
+			return nil, fmt.Errorf("erase: select messages: %w", err)
+		}
+		m.CreatedAt = unixMilli(created)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// ErasedByID reads, in tx, the stored messages among ids (any number; a
+// repeated id is read once), in thread and seq order within each chunk of
+// store.ChunkSize ids; see erased for the fields.
+func (s *Store) ErasedByID(ctx context.Context, tx *sql.Tx, ids []string) ([]Message, error) {
+	var msgs []Message
+	seen := map[string]bool{}
+	err := store.InChunks(ids, func(in string, args []any) error {
+		part, err := erased(ctx, tx, `id IN `+in, args...)
+		for _, m := range part {
+			if !seen[m.ID] {
+				seen[m.ID] = true
+				msgs = append(msgs, m)
+			}
+		}
+		return err
+	})
+	return msgs, err
+}
+
+// ErasedOfThread reads, in tx, the owner of threadID and its messages (see
+// erased for the fields). It returns ErrNotFound (wrapped) when the thread
+// is not stored.
+func (s *Store) ErasedOfThread(ctx context.Context, tx *sql.Tx, threadID string) (string, []Message, error) {
+	var rid string
+	err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID).Scan(&rid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, fmt.Errorf("%w: thread %s", ErrNotFound, threadID)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("erase: read thread: %w", err)
+	}
+	msgs, err := erased(ctx, tx, `thread_id = ?`, threadID)
+	return rid, msgs, err
+}
+
+// ErasedOfResource reads, in tx, the threads of resourceID (in id order)
+// and its messages (see erased for the fields).
+func (s *Store) ErasedOfResource(ctx context.Context, tx *sql.Tx, resourceID string) ([]string, []Message, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM threads WHERE resource_id = ? ORDER BY id`, resourceID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("erase: %w", err)
+	}
+	defer rows.Close()
+	var threads []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, nil, fmt.Errorf("erase: %w", err)
+		}
+		threads = append(threads, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("erase: %w", err)
+	}
+	msgs, err := erased(ctx, tx, `resource_id = ?`, resourceID)
+	return threads, msgs, err
+}
+
+// EraseMessages deletes, in tx, the rows of msgs (embeddings, full
+// results, messages) and then queues one index removal per message in the
+// outbox (recorded at now, under the message's resource). It returns how
+// many embeddings it deleted.
+//
+// Pending outbox rows of these messages stay: the drainer may hold them,
+// and deleting them would let SQLite reuse their rowids for the delete
+// rows, which the drainer would then clear as done. An index row of an
+// erased message finds no message and is a no-op.
+func (s *Store) EraseMessages(ctx context.Context, tx *sql.Tx, msgs []Message, now time.Time) (int, error) {
+	ids := make([]string, len(msgs))
+	for i, m := range msgs {
+		ids[i] = m.ID
+	}
+	embeddings := 0
+	err := store.InChunks(ids, func(in string, chunk []any) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE message_id IN `+in, chunk...)
+		if err != nil {
+			return fmt.Errorf("erase embeddings: %w", err)
+		}
+		n, _ := r.RowsAffected()
+		embeddings += int(n)
+		for _, q := range []string{`DELETE FROM message_blobs WHERE message_id IN `, `DELETE FROM messages WHERE id IN `} {
+			if _, err := tx.ExecContext(ctx, q+in, chunk...); err != nil {
+				return fmt.Errorf("erase messages: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range msgs {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES (?, ?, ?, ?)`,
+			outboxDelete, m.ID, m.ResourceID, now.UnixMilli()); err != nil {
+			return 0, fmt.Errorf("erase: queue index removal: %w", err)
+		}
+	}
+	return embeddings, nil
+}
+
+// ShrinkThread takes n erased messages off threadID's message count in tx
+// and recomputes its bytes from what is stored (ThreadBytesOf).
+func (s *Store) ShrinkThread(ctx context.Context, tx *sql.Tx, threadID string, n int) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE threads SET message_count = message_count - ?, bytes = `+threadBytesSQL+` WHERE id = ?`, n, threadID, threadID); err != nil {
+		return fmt.Errorf("erase: update thread %s: %w", threadID, err)
+	}
+	return nil
+}
+
+// DeleteThread deletes threadID's row in tx (its messages are erased
+// first, EraseMessages).
+func (s *Store) DeleteThread(ctx context.Context, tx *sql.Tx, threadID string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ?`, threadID); err != nil {
+		return fmt.Errorf("erase thread %s: %w", threadID, err)
+	}
+	return nil
+}
+
+// EntombOutbox replaces, in tx, the erased resource with its tombstone in
+// the pending index rows of the outbox. Index rows of erased messages are
+// no-ops whenever they run; their resource only picked a vector
+// collection. Delete rows keep it until the purge applies and removes
+// them.
+func (s *Store) EntombOutbox(ctx context.Context, tx *sql.Tx, resourceID, tomb string) error {
+	q := `UPDATE outbox SET resource_id = ?2 WHERE resource_id = ?1 AND op <> '` + outboxDelete + `'`
+	if _, err := tx.ExecContext(ctx, q, resourceID, tomb); err != nil {
+		return fmt.Errorf("erase: tombstone resource owner: %w", err)
+	}
+	return nil
+}
+
+// CallQuery asks whether a kept assistant message made a tool call.
+type CallQuery struct {
+	ThreadID string
+	CallID   string // the tool call id
+	// BeforeSeq: only messages before this seq count.
+	BeforeSeq int64
+	// AfterSeq: only messages after this seq count.
+	AfterSeq int64
+	// SinceMS, when not nil, counts only messages stored at or after this
+	// time (Unix ms).
+	SinceMS *int64
+}
+
+// CountCalls counts, in tx, the assistant messages that q selects whose
+// tool calls include q.CallID.
+func (s *Store) CountCalls(ctx context.Context, tx *sql.Tx, q CallQuery) (int, error) {
+	since, bound := `seq > ?`, []any{q.AfterSeq}
+	if q.SinceMS != nil {
+		since, bound = `seq > ? AND created_at >= ?`, []any{q.AfterSeq, *q.SinceMS}
+	}
+	var n int
+	args := append([]any{q.ThreadID, q.BeforeSeq}, bound...)
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND `+since+`
+			AND tool_calls IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(tool_calls) WHERE json_extract(value, '$.id') = ?)`,
+		append(args, q.CallID)...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read tool calls of thread %s: %w", q.ThreadID, err)
+	}
+	return n, nil
+}
+
+// OutboxRow is one row of the outbox, as stored.
+type OutboxRow struct {
+	ID        int64
+	Op        string // "index" or "delete"
+	MessageID string
+	Resource  string
+	Attempts  int
+}
+
+// PendingDeletes counts the outbox's index removals (delete rows).
+func (s *Store) PendingDeletes(ctx context.Context) (int64, error) {
+	var pending int64
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE op = ?`, outboxDelete).Scan(&pending)
+	return pending, err
+}
+
+// LastDelete is the id of the outbox's newest delete row; ok is false when
+// there is none.
+func (s *Store) LastDelete(ctx context.Context) (id int64, ok bool, err error) {
+	var last sql.NullInt64
+	err = s.db.QueryRowContext(ctx, `SELECT MAX(id) FROM outbox WHERE op = ?`, outboxDelete).Scan(&last)
+	return last.Int64, last.Valid, err
+}
+
+// DueDeletes returns up to limit delete rows with ids up to last whose
+// backoff has passed at now, oldest first.
+func (s *Store) DueDeletes(ctx context.Context, last int64, now time.Time, limit int) ([]OutboxRow, error) {
+	rs, err := s.db.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
+		WHERE op = ? AND id <= ? AND not_before <= ? ORDER BY id LIMIT ?`, outboxDelete, last, now.UnixMilli(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("read outbox: %w", err)
+	}
+	defer rs.Close()
+	var out []OutboxRow
+	for rs.Next() {
+		var r OutboxRow
+		if err := rs.Scan(&r.ID, &r.Op, &r.MessageID, &r.Resource, &r.Attempts); err != nil {
+			return nil, fmt.Errorf("read outbox: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rs.Err()
+}
+
+// ThreadBytesOf is the SQL expression of the bytes of the messages of the
+// thread whose id is the SQL expression thread ("?", "t.id"), as stored:
+// the full content (a large tool result's by-reference text included),
+// name, tool calls and metadata. It matches the engine's accounting of an
+// append and migration 6.
+func ThreadBytesOf(thread string) string {
+	return `(SELECT COALESCE(SUM(length(CAST(COALESCE(b.content, m.content) AS BLOB)) + length(CAST(m.name AS BLOB))
+	+ length(CAST(COALESCE(m.tool_calls, '') AS BLOB)) + length(CAST(m.metadata AS BLOB))), 0)
+	FROM messages m LEFT JOIN message_blobs b ON b.message_id = m.id WHERE m.thread_id = ` + thread + `)`
+}
+
+// threadBytesSQL is ThreadBytesOf for the thread id parameter ?.
+var threadBytesSQL = ThreadBytesOf("?")
