@@ -100,8 +100,19 @@ func vendor(name, pattern string, triggers ...string) Rule {
 	return Rule{Name: name, Pattern: mustRe(pattern), Replacement: RedactionMark, Triggers: triggers}
 }
 
-// vendorRules recognise tokens by their documented prefixes.
+// vendorRules recognise tokens by their documented prefixes, one vendor
+// family after the other (the order in which they run).
 func vendorRules() []Rule {
+	var rules []Rule
+	for _, family := range []func() []Rule{apiKeyRules, devPlatformRules, saasRules, infraRules} {
+		rules = append(rules, family()...)
+	}
+	return rules
+}
+
+// apiKeyRules recognise the API keys of model providers and payments:
+// OpenAI, Anthropic, OpenRouter, Stripe.
+func apiKeyRules() []Rule {
 	return []Rule{
 		// OpenAI "API keys" (sk-…, sk-proj-…), Anthropic (sk-ant-api03-…),
 		// OpenRouter (sk-or-v1-…).
@@ -110,6 +121,13 @@ func vendorRules() []Rule {
 		// rk_live_/rk_test_; "Webhooks": signing secret whsec_.
 		vendor("stripe", `\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}`, "k_live_", "k_test_"),
 		vendor("stripe-webhook-secret", `\bwhsec_[0-9A-Za-z+/=]{20,}`, "whsec_"),
+	}
+}
+
+// devPlatformRules recognise the tokens of cloud and developer platforms:
+// AWS, GitHub, GitLab, Hugging Face, npm, PyPI, Slack.
+func devPlatformRules() []Rule {
+	return []Rule{
 		// AWS IAM "Unique identifier prefixes": AKIA (access key), ASIA
 		// (temporary), ABIA, ACCA.
 		vendor("aws-access-key-id", `\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, "akia", "asia", "abia", "acca"),
@@ -128,6 +146,14 @@ func vendorRules() []Rule {
 		// Slack "Token types": xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-,
 		// xoxo-; app-level xapp-.
 		vendor("slack-token", `\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}`, "xox", "xapp-"),
+	}
+}
+
+// saasRules recognise the tokens of hosted services: Google, SendGrid,
+// Shopify, DigitalOcean, Databricks, Atlassian, Square, Grafana, Docker Hub,
+// Doppler, Postman, Linear, Notion, Mailchimp.
+func saasRules() []Rule {
+	return []Rule{
 		// Google Cloud "API keys" (AIza…), OAuth client secrets (GOCSPX-),
 		// OAuth 2.0 access tokens (ya29.) and refresh tokens (1//0…).
 		vendor("google-api-key", `\bAIza[0-9A-Za-z_-]{35}\b`, "aiza"),
@@ -161,6 +187,14 @@ func vendorRules() []Rule {
 		vendor("notion", `\bntn_[A-Za-z0-9]{40,}\b|\bsecret_[A-Za-z0-9]{43}\b`, "ntn_", "secret_"),
 		// Mailchimp Marketing API keys: 32 hex and the data centre (-us6).
 		vendor("mailchimp", `\b[0-9a-f]{32}-us\d{1,2}\b`, "-us"),
+	}
+}
+
+// infraRules recognise the tokens of further model providers, monitoring
+// and infrastructure: Groq, xAI, Replicate, Perplexity, Sentry, HashiCorp
+// Vault and Terraform Cloud, Heroku, New Relic, age, Azure AD, Mapbox.
+func infraRules() []Rule {
+	return []Rule{
 		// Groq (gsk_), xAI (xai-), Replicate (r8_), Perplexity (pplx-) API keys.
 		vendor("llm-provider-key", `\bgsk_[A-Za-z0-9]{40,}\b|\bxai-[A-Za-z0-9]{60,}\b|\br8_[A-Za-z0-9]{30,}\b|\bpplx-[A-Za-z0-9]{40,}\b`, "gsk_", "xai-", "r8_", "pplx-"),
 		// Sentry "Auth tokens": sntrys_ (organisation), sntryu_ (user).

@@ -38,17 +38,38 @@ func (e *Engine) validateRequest(req *AppendRequest) error {
 	return nil
 }
 
+// validateMessage checks message i of an append, in order: its id, role,
+// text fields, role-specific fields, tool calls and metadata; the first
+// failing check is the error.
 func (e *Engine) validateMessage(i int, m *Message) error {
 	if m.ID != "" && !ValidID(m.ID) {
 		return invalid(i, "id", idRule)
 	}
+	for _, check := range []func(int, *Message) error{
+		checkRole, e.checkTextFields, checkRoleFields, e.checkToolCalls, e.checkMetadata,
+	} {
+		if err := check(i, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRole accepts the stored roles: user, assistant and tool.
+func checkRole(i int, m *Message) error {
 	switch m.Role {
 	case RoleUser, RoleAssistant, RoleTool:
+		return nil
 	case "system":
 		return invalid(i, "role", `"system" is not stored: system prompts belong to the caller; use user, assistant or tool`)
 	default:
 		return invalid(i, "role", "must be user, assistant or tool, got %q", clip(m.Role, 32))
 	}
+}
+
+// checkTextFields checks content and name: valid text within their sizes
+// (a tool result has its own, larger, content limit).
+func (e *Engine) checkTextFields(i int, m *Message) error {
 	if err := checkText(i, "content", m.Content); err != nil {
 		return err
 	}
@@ -65,6 +86,14 @@ func (e *Engine) validateMessage(i int, m *Message) error {
 	if len(m.Name) > 256 {
 		return invalid(i, "name", "at most 256 bytes")
 	}
+	return nil
+}
+
+// checkRoleFields checks what each role must and must not carry: a tool
+// message answers one call id and makes no calls; only assistant messages
+// make calls; an assistant message has content or calls, a user message
+// content.
+func checkRoleFields(i int, m *Message) error {
 	switch m.Role {
 	case RoleTool:
 		if m.ToolCallID == "" {
@@ -92,64 +121,86 @@ func (e *Engine) validateMessage(i int, m *Message) error {
 	if m.Role == RoleUser && strings.TrimSpace(m.Content) == "" {
 		return invalid(i, "content", "a user message needs content")
 	}
+	return nil
+}
+
+// checkToolCalls checks the number of tool calls and each call in order.
+func (e *Engine) checkToolCalls(i int, m *Message) error {
 	if n := len(m.ToolCalls); n > e.limits.MaxToolCalls {
 		return invalid(i, "toolCalls", "at most %d tool calls, got %d", e.limits.MaxToolCalls, n)
 	}
 	seen := map[string]bool{}
 	for j, tc := range m.ToolCalls {
-		f := func(s string) string { return "toolCalls[" + strconv.Itoa(j) + "]." + s }
-		if !ValidID(tc.ID) {
-			return invalid(i, f("id"), idRule)
-		}
-		if seen[tc.ID] {
-			return invalid(i, f("id"), "duplicate tool call id %q", tc.ID)
-		}
-		seen[tc.ID] = true
-		if tc.Name == "" || len(tc.Name) > 64 || !toolName.MatchString(tc.Name) {
-			return invalid(i, f("name"), "must be 1-64 characters of [A-Za-z0-9_-]")
-		}
-		if len(tc.Arguments) == 0 {
-			return invalid(i, f("arguments"), "is required (use {} for none)")
-		}
-		if err := checkText(i, f("arguments"), string(tc.Arguments)); err != nil {
+		if err := e.checkToolCall(i, j, tc, seen); err != nil {
 			return err
-		}
-		if !json.Valid(tc.Arguments) {
-			return invalid(i, f("arguments"), "must be valid JSON")
-		}
-		if d := jsonDepth(tc.Arguments); d > MaxArgumentsDepth {
-			return invalid(i, f("arguments"), "nested %d levels deep, at most %d", d, MaxArgumentsDepth)
-		}
-		if len(tc.Arguments) > e.limits.MaxContentBytes {
-			return invalid(i, f("arguments"), "at most %d bytes", e.limits.MaxContentBytes)
 		}
 	}
-	if m.Metadata != nil {
-		// json.Marshal would silently turn invalid UTF-8 into U+FFFD.
-		if err := checkValue(i, m.Metadata, 0); err != nil {
-			return err
-		}
-		b, err := json.Marshal(m.Metadata)
-		if err != nil {
-			return invalid(i, "metadata", "must encode as a JSON object: %v", err)
-		}
-		if len(b) > e.limits.MaxMetadataBytes {
-			return invalid(i, "metadata", "at most %d bytes as JSON, got %d", e.limits.MaxMetadataBytes, len(b))
-		}
-		var decoded any
-		if err := json.Unmarshal(b, &decoded); err != nil {
-			return invalid(i, "metadata", "must encode as a JSON object: %v", err)
-		}
-		if d := depth(decoded); d > e.limits.MaxMetadataDepth {
-			return invalid(i, "metadata", "nested %d levels deep, at most %d", d, e.limits.MaxMetadataDepth)
-		}
-		if err := checkValue(i, decoded, 0); err != nil { // NUL in values of any Go type
-			return err
-		}
-		for k := range m.Metadata {
-			if k == "" || len(k) > 128 {
-				return invalid(i, "metadata", "keys must be 1-128 bytes")
-			}
+	return nil
+}
+
+// checkToolCall checks call j of message i: a valid id not seen before in
+// the message (seen records it), a tool name, and arguments that are
+// bounded valid JSON text.
+func (e *Engine) checkToolCall(i, j int, tc ToolCall, seen map[string]bool) error {
+	f := func(s string) string { return "toolCalls[" + strconv.Itoa(j) + "]." + s }
+	if !ValidID(tc.ID) {
+		return invalid(i, f("id"), idRule)
+	}
+	if seen[tc.ID] {
+		return invalid(i, f("id"), "duplicate tool call id %q", tc.ID)
+	}
+	seen[tc.ID] = true
+	if tc.Name == "" || len(tc.Name) > 64 || !toolName.MatchString(tc.Name) {
+		return invalid(i, f("name"), "must be 1-64 characters of [A-Za-z0-9_-]")
+	}
+	if len(tc.Arguments) == 0 {
+		return invalid(i, f("arguments"), "is required (use {} for none)")
+	}
+	if err := checkText(i, f("arguments"), string(tc.Arguments)); err != nil {
+		return err
+	}
+	if !json.Valid(tc.Arguments) {
+		return invalid(i, f("arguments"), "must be valid JSON")
+	}
+	if d := jsonDepth(tc.Arguments); d > MaxArgumentsDepth {
+		return invalid(i, f("arguments"), "nested %d levels deep, at most %d", d, MaxArgumentsDepth)
+	}
+	if len(tc.Arguments) > e.limits.MaxContentBytes {
+		return invalid(i, f("arguments"), "at most %d bytes", e.limits.MaxContentBytes)
+	}
+	return nil
+}
+
+// checkMetadata checks the metadata, when given: valid text throughout, a
+// JSON object within the size and depth limits, keys of 1-128 bytes.
+func (e *Engine) checkMetadata(i int, m *Message) error {
+	if m.Metadata == nil {
+		return nil
+	}
+	// json.Marshal would silently turn invalid UTF-8 into U+FFFD.
+	if err := checkValue(i, m.Metadata, 0); err != nil {
+		return err
+	}
+	b, err := json.Marshal(m.Metadata)
+	if err != nil {
+		return invalid(i, "metadata", "must encode as a JSON object: %v", err)
+	}
+	if len(b) > e.limits.MaxMetadataBytes {
+		return invalid(i, "metadata", "at most %d bytes as JSON, got %d", e.limits.MaxMetadataBytes, len(b))
+	}
+	var decoded any
+	if err := json.Unmarshal(b, &decoded); err != nil {
+		return invalid(i, "metadata", "must encode as a JSON object: %v", err)
+	}
+	if d := depth(decoded); d > e.limits.MaxMetadataDepth {
+		return invalid(i, "metadata", "nested %d levels deep, at most %d", d, e.limits.MaxMetadataDepth)
+	}
+	if err := checkValue(i, decoded, 0); err != nil { // NUL in values of any Go type
+		return err
+	}
+	for k := range m.Metadata {
+		if k == "" || len(k) > 128 {
+			return invalid(i, "metadata", "keys must be 1-128 bytes")
 		}
 	}
 	return nil
