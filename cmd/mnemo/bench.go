@@ -40,8 +40,14 @@ type benchOptions struct {
 	keep, sweep                      bool
 }
 
-func (m *Main) runBench(ctx context.Context, args []string) error {
-	fs := m.flags("bench", "")
+// BenchCommand is `mnemo bench`: measure ingest, LoadContext, search, open
+// time, RSS and disk on a synthetic corpus or a file. Like every command it
+// embeds Main: the process environment and the global flags.
+type BenchCommand struct{ *Main }
+
+// Run parses the flags of `mnemo bench` from args and runs it.
+func (c *BenchCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("bench", "")
 	var o benchOptions
 	size := fs.String("size", "10k", "synthetic corpus size: 10k, 100k, 1m or a number of messages")
 	fs.IntVar(&o.resources, "resources", 0, "resources of the synthetic corpus (0: one per 1,000 messages)")
@@ -65,20 +71,20 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return m.usagef(fs, "bench takes no arguments")
+		return c.usagef(fs, "bench takes no arguments")
 	}
 	n, err := parseSize(*size)
 	if err != nil {
-		return m.usagef(fs, "%v", err)
+		return c.usagef(fs, "%v", err)
 	}
 	o.size = n
 	if o.batch < 1 || o.writers < 1 || o.queries < 1 || o.appends < 0 || o.resources < 0 || o.queryResources < 0 || o.exactness < 0 {
-		return m.usagef(fs, "--batch, --writers and --queries must be positive; --appends, --resources, --query-resources and --exactness not negative")
+		return c.usagef(fs, "--batch, --writers and --queries must be positive; --appends, --resources, --query-resources and --exactness not negative")
 	}
 	switch {
 	case o.reuse != "":
 		if o.work != "" || o.file != "" {
-			return m.usagef(fs, "--reuse excludes --work and --file")
+			return c.usagef(fs, "--reuse excludes --work and --file")
 		}
 		o.work = o.reuse
 	case o.work == "":
@@ -92,13 +98,13 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 		}
 	default:
 		if _, err := os.Stat(o.work); err == nil {
-			return m.usagef(fs, "--work %s exists; bench needs a fresh directory", o.work)
+			return c.usagef(fs, "--work %s exists; bench needs a fresh directory", o.work)
 		}
 	}
 	var base *benchReport
 	if o.baseline != "" {
 		if base, err = loadBaseline(o.baseline); err != nil {
-			return m.usagef(fs, "%v", err)
+			return c.usagef(fs, "%v", err)
 		}
 	}
 	if *cpuProfile != "" {
@@ -112,7 +118,7 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	rep, err := bench(ctx, o, func(format string, a ...any) { fmt.Fprintf(m.Stderr, format+"\n", a...) })
+	rep, err := bench(ctx, o, func(format string, a ...any) { fmt.Fprintf(c.Stderr, format+"\n", a...) })
 	if err != nil {
 		return err
 	}
@@ -123,9 +129,9 @@ func (m *Main) runBench(ctx context.Context, args []string) error {
 		rep.Ratios = ratios(rep, base, o.baseline)
 	}
 	if *asJSON {
-		return m.printJSON(rep)
+		return c.printJSON(rep)
 	}
-	rep.printTable(m.Stdout)
+	rep.printTable(c.Stdout)
 	return nil
 }
 

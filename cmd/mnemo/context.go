@@ -15,8 +15,14 @@ import (
 	"github.com/mnemo-go/mnemo/server"
 )
 
-func (m *Main) runContext(ctx context.Context, args []string) error {
-	fs := m.flags("context", "")
+// ContextCommand is `mnemo context`: load the memory part of a prompt and
+// write its memctx record. Like every command it embeds Main: the process
+// environment and the global flags.
+type ContextCommand struct{ *Main }
+
+// Run parses the flags of `mnemo context` from args and runs it.
+func (c *ContextCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("context", "")
 	thread := fs.String("thread", "", "thread id (required)")
 	resource := fs.String("resource", "", "resource id (optional; must match the thread's)")
 	query := fs.String("query", "", "recall query (default: the newest user message)")
@@ -31,20 +37,20 @@ func (m *Main) runContext(ctx context.Context, args []string) error {
 	}
 	switch {
 	case *thread == "":
-		return m.usagef(fs, "context needs --thread")
+		return c.usagef(fs, "context needs --thread")
 	case *budget < 0:
-		return m.usagef(fs, "--budget must be >= 0")
+		return c.usagef(fs, "--budget must be >= 0")
 	}
 	opts, err := rf.options()
 	if err != nil {
-		return m.usagef(fs, "%v", err)
+		return c.usagef(fs, "%v", err)
 	}
-	e, err := m.open(ctx)
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	c, err := e.LoadContext(ctx, engine.LoadRequest{
+	lc, err := e.LoadContext(ctx, engine.LoadRequest{
 		RunID: *runID, ThreadID: *thread, ResourceID: *resource, Query: *query,
 		RecentN: *recent, Recall: opts, TokenBudget: *budget, ReplaceRun: *replace,
 		RequireThread: true, // inspecting: an unknown thread is an error, not a new conversation
@@ -56,9 +62,9 @@ func (m *Main) runContext(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return m.printJSON(server.ContextOf(c))
+		return c.printJSON(server.ContextOf(lc))
 	}
-	printContext(m.Stdout, c)
+	printContext(c.Stdout, lc)
 	return nil
 }
 
@@ -170,48 +176,53 @@ func orDash(s string) string {
 	return s
 }
 
-func (m *Main) runMemCtx(ctx context.Context, args []string) error {
-	fs := m.flags("memctx", "RUN_ID")
+// MemCtxCommand is `mnemo memctx`: print a run's memctx record. Like every
+// command it embeds Main: the process environment and the global flags.
+type MemCtxCommand struct{ *Main }
+
+// Run parses the flags of `mnemo memctx` from args and runs it.
+func (c *MemCtxCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("memctx", "RUN_ID")
 	asJSON := fs.Bool("json", false, "print the stored record as JSON")
 	htmlFile := fs.String("html", "", "write the run as one self-contained web page (the inspector's run view: timeline and replay) to FILE")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return m.usagef(fs, "memctx needs one RUN_ID")
+		return c.usagef(fs, "memctx needs one RUN_ID")
 	}
 	if *asJSON && *htmlFile != "" {
-		return m.usagef(fs, "give --json or --html FILE, not both")
+		return c.usagef(fs, "give --json or --html FILE, not both")
 	}
-	if err := m.checkIDs(fs, "RUN_ID", fs.Arg(0)); err != nil {
+	if err := c.checkIDs(fs, "RUN_ID", fs.Arg(0)); err != nil {
 		return err
 	}
-	e, err := m.open(ctx)
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
 	if *htmlFile != "" {
-		return m.writeRunHTML(ctx, e, fs.Arg(0), *htmlFile)
+		return c.writeRunHTML(ctx, e, fs.Arg(0), *htmlFile)
 	}
 	if *asJSON {
 		b, err := e.Journal().RawMemCtx(ctx, fs.Arg(0))
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(m.Stdout, "%s\n", b)
+		_, err = fmt.Fprintf(c.Stdout, "%s\n", b)
 		return err
 	}
 	r, err := e.Journal().MemCtx(ctx, fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	printMemCtx(m.Stdout, r)
+	printMemCtx(c.Stdout, r)
 	return nil
 }
 
 // writeRunHTML writes the inspector's run page of runID to path.
-func (m *Main) writeRunHTML(ctx context.Context, e *engine.Engine, runID, path string) error {
+func (c *MemCtxCommand) writeRunHTML(ctx context.Context, e *engine.Engine, runID, path string) error {
 	var b bytes.Buffer
 	if err := inspector.WriteRun(ctx, &b, e, runID, version()); err != nil {
 		return err
@@ -219,6 +230,6 @@ func (m *Main) writeRunHTML(ctx context.Context, e *engine.Engine, runID, path s
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stderr, "mnemo memctx: wrote %s (%d bytes)\n", path, b.Len())
+	fmt.Fprintf(c.Stderr, "mnemo memctx: wrote %s (%d bytes)\n", path, b.Len())
 	return nil
 }

@@ -25,12 +25,17 @@ func (l *idList) Set(v string) error {
 	return nil
 }
 
-// runDelete erases messages, a thread or a resource (engine.DeleteMessages,
+// DeleteCommand is `mnemo delete`: erase messages, a thread or a resource,
+// and everything derived from them. Like every command it embeds Main: the
+// process environment and the global flags.
+type DeleteCommand struct{ *Main }
+
+// Run erases messages, a thread or a resource (engine.DeleteMessages,
 // DeleteThread, DeleteResource) and prints what was removed and invalidated.
 // It asks for confirmation on a terminal unless --yes, and refuses (exit 2)
 // without --yes when standard input is not a terminal.
-func (m *Main) runDelete(ctx context.Context, args []string) error {
-	fs := m.flags("delete", "(--message ID... | --thread T | --resource R)")
+func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("delete", "(--message ID... | --thread T | --resource R)")
 	var msgs idList
 	fs.Var(&msgs, "message", "message `ID` to erase (repeatable, or comma-separated; more ids may follow as arguments)")
 	thread := fs.String("thread", "", "erase this thread and everything derived from it")
@@ -43,7 +48,7 @@ func (m *Main) runDelete(ctx context.Context, args []string) error {
 	if len(msgs) > 0 {
 		msgs = append(msgs, fs.Args()...)
 	} else if fs.NArg() > 0 {
-		return m.usagef(fs, "unexpected arguments %q (message ids follow --message)", fs.Args())
+		return c.usagef(fs, "unexpected arguments %q (message ids follow --message)", fs.Args())
 	}
 	n := 0
 	for _, set := range []bool{len(msgs) > 0, *thread != "", *resource != ""} {
@@ -52,17 +57,17 @@ func (m *Main) runDelete(ctx context.Context, args []string) error {
 		}
 	}
 	if n != 1 {
-		return m.usagef(fs, "give exactly one of --message, --thread, --resource")
+		return c.usagef(fs, "give exactly one of --message, --thread, --resource")
 	}
-	if err := m.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
+	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
 		return err
 	}
 	for _, id := range msgs {
-		if err := m.checkIDs(fs, "--message", id); err != nil {
+		if err := c.checkIDs(fs, "--message", id); err != nil {
 			return err
 		}
 	}
-	e, err := m.open(ctx)
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -72,16 +77,16 @@ func (m *Main) runDelete(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !*yes && !isTerminal(m.Stdin) {
+	if !*yes && !isTerminal(c.Stdin) {
 		// No one to ask: a script must say --yes, so a pipe never erases by
 		// accident.
-		return m.usagef(fs, "refusing to erase %s without --yes: standard input is not a terminal, so there is no one to confirm", what)
+		return c.usagef(fs, "refusing to erase %s without --yes: standard input is not a terminal, so there is no one to confirm", what)
 	}
 	if !*yes {
-		fmt.Fprintf(m.Stderr, "Erase %s? This cannot be undone. [y/N] ", what)
-		line, _ := bufio.NewReader(m.Stdin).ReadString('\n')
+		fmt.Fprintf(c.Stderr, "Erase %s? This cannot be undone. [y/N] ", what)
+		line, _ := bufio.NewReader(c.Stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			fmt.Fprintln(m.Stderr, "mnemo: nothing erased")
+			fmt.Fprintln(c.Stderr, "mnemo: nothing erased")
 			return nil
 		}
 	}
@@ -98,14 +103,14 @@ func (m *Main) runDelete(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		if perr := m.printJSON(res); perr != nil {
+		if perr := c.printJSON(res); perr != nil {
 			return perr
 		}
 	} else {
-		m.printErase(res)
+		c.printErase(res)
 	}
 	if errors.Is(err, engine.ErrEraseIncomplete) {
-		fmt.Fprintf(m.Stderr, "mnemo: %v\nmnemo: the data can no longer be read; the purge is retried by the next delete or open\n", err)
+		fmt.Fprintf(c.Stderr, "mnemo: %v\nmnemo: the data can no longer be read; the purge is retried by the next delete or open\n", err)
 	}
 	if err == nil && len(res.NotFound) > 0 && len(res.Messages) == 0 {
 		// Nothing asked for was stored: say so in the exit code, for scripts.
@@ -142,7 +147,7 @@ func describeTarget(ctx context.Context, e *engine.Engine, msgs []string, thread
 	}
 }
 
-func (m *Main) printErase(r *engine.EraseResult) {
+func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 	list := func(ids []string) string {
 		if len(ids) == 0 {
 			return ""
@@ -152,15 +157,15 @@ func (m *Main) printErase(r *engine.EraseResult) {
 		}
 		return " (" + strings.Join(ids, ", ") + ")"
 	}
-	fmt.Fprintf(m.Stdout, "erased %d messages%s\n", len(r.Messages), list(r.Messages))
+	fmt.Fprintf(c.Stdout, "erased %d messages%s\n", len(r.Messages), list(r.Messages))
 	if len(r.Threads) > 0 {
-		fmt.Fprintf(m.Stdout, "deleted %d threads%s\n", len(r.Threads), list(r.Threads))
+		fmt.Fprintf(c.Stdout, "deleted %d threads%s\n", len(r.Threads), list(r.Threads))
 	}
-	fmt.Fprintf(m.Stdout, "invalidated %d observations%s\n", len(r.Invalidated), list(r.Invalidated))
-	fmt.Fprintf(m.Stdout, "scrubbed %d memctx records; removed %d embeddings, %d working-memory states\n",
+	fmt.Fprintf(c.Stdout, "invalidated %d observations%s\n", len(r.Invalidated), list(r.Invalidated))
+	fmt.Fprintf(c.Stdout, "scrubbed %d memctx records; removed %d embeddings, %d working-memory states\n",
 		r.MemCtxScrubbed, r.Embeddings, r.WorkingMemory)
 	if len(r.NotFound) > 0 {
-		fmt.Fprintf(m.Stdout, "not found: %d%s\n", len(r.NotFound), list(r.NotFound))
+		fmt.Fprintf(c.Stdout, "not found: %d%s\n", len(r.NotFound), list(r.NotFound))
 	}
-	fmt.Fprintf(m.Stdout, "purged in %s (index merge, WAL checkpoint)\n", r.Purge.Round(time.Millisecond))
+	fmt.Fprintf(c.Stdout, "purged in %s (index merge, WAL checkpoint)\n", r.Purge.Round(time.Millisecond))
 }

@@ -67,8 +67,14 @@ type ingestStats struct {
 // evalModes are the modes `--mode all` measures, in print order.
 var evalModes = []recall.Mode{recall.ModeLexical, recall.ModeVector, recall.ModeHybrid}
 
-func (m *Main) runEval(ctx context.Context, args []string) error {
-	fs := m.flags("eval", "FILE")
+// EvalCommand is `mnemo eval`: score recall on LoCoMo or LongMemEval
+// (recall_any, recall_all, NDCG). Like every command it embeds Main: the
+// process environment and the global flags.
+type EvalCommand struct{ *Main }
+
+// Run parses the flags of `mnemo eval` from args and runs it.
+func (c *EvalCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("eval", "FILE")
 	format := fs.String("format", "auto", "locomo, longmemeval or auto")
 	kList := fs.String("k", "1,5,10", "cutoffs, comma-separated")
 	mode := fs.String("mode", "all", "lexical, vector, hybrid, or all (the three on one ingest)")
@@ -89,20 +95,20 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return m.usagef(fs, "eval needs one FILE")
+		return c.usagef(fs, "eval needs one FILE")
 	}
 	var ks []int
 	for _, s := range strings.Split(*kList, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || k < 1 || k > recall.MaxMessageRange*100 {
-			return m.usagef(fs, "--k wants positive whole numbers, got %q", *kList)
+			return c.usagef(fs, "--k wants positive whole numbers, got %q", *kList)
 		}
 		ks = append(ks, k)
 	}
 	sort.Ints(ks)
 	r, err := parseRange(*rng)
 	if err != nil {
-		return m.usagef(fs, "%v", err)
+		return c.usagef(fs, "%v", err)
 	}
 	modes := evalModes
 	if *mode != "all" {
@@ -111,18 +117,18 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	for _, md := range modes {
 		opts := recall.Options{Scope: recall.ScopeResource, Mode: md, Fusion: *fusion, MessageRange: r}
 		if err := opts.Validate(); err != nil {
-			return m.usagef(fs, "%v", err)
+			return c.usagef(fs, "%v", err)
 		}
 	}
 	if !knownEmbedder(*emb, false) {
-		return m.usagef(fs, "unknown --embedder %q (want %s)", *emb, embedderNames)
+		return c.usagef(fs, "unknown --embedder %q (want %s)", *emb, embedderNames)
 	}
 	path := fs.Arg(0)
 	set, err := evalset.Load(path, strings.TrimPrefix(*format, "auto"))
 	if err != nil {
 		return err
 	}
-	embedder, err := m.embedderNamed(ctx, *emb)
+	embedder, err := c.embedderNamed(ctx, *emb)
 	if err != nil {
 		return err
 	}
@@ -175,20 +181,20 @@ func (m *Main) runEval(ctx context.Context, args []string) error {
 	}
 	if *asJSON {
 		if len(reports) == 1 {
-			return m.printJSON(reports[0])
+			return c.printJSON(reports[0])
 		}
-		return m.printJSON(reports)
+		return c.printJSON(reports)
 	}
 	for i, out := range reports {
 		if i > 0 {
-			fmt.Fprintln(m.Stdout)
+			fmt.Fprintln(c.Stdout)
 		}
-		if err := m.printEval(out); err != nil {
+		if err := c.printReport(out); err != nil {
 			return err
 		}
 	}
 	if len(reports) > 1 {
-		return m.printEvalSummary(reports)
+		return c.printSummary(reports)
 	}
 	return nil
 }
@@ -320,9 +326,9 @@ func questionRanks(q evalset.Question, mode string, hits []recall.Hit) evalQuest
 }
 
 // printEvalSummary prints the overall figures of each mode side by side.
-func (m *Main) printEvalSummary(reports []*evalReport) error {
-	fmt.Fprintf(m.Stdout, "\noverall (%s, embedder %s)\n", reports[0].File, reports[0].Embedder)
-	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+func (c *EvalCommand) printSummary(reports []*evalReport) error {
+	fmt.Fprintf(c.Stdout, "\noverall (%s, embedder %s)\n", reports[0].File, reports[0].Embedder)
+	tw := tabwriter.NewWriter(c.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	ks := reports[0].ks
 	head := "level\tmode\t"
 	for _, metric := range []string{"any", "all", "ndcg"} {
@@ -363,14 +369,14 @@ func average(sum map[string]map[string]evalset.Metrics, n map[string]int) map[st
 	return sum
 }
 
-func (m *Main) printEval(r *evalReport) error {
+func (c *EvalCommand) printReport(r *evalReport) error {
 	note := ""
 	if r.Embedder == recall.HashID {
 		note = " (lexical-level, not semantic)"
 	}
-	fmt.Fprintf(m.Stdout, "%s (%s): %d questions scored, %d skipped · mode %s · range %d,%d · embedder %s%s\n",
+	fmt.Fprintf(c.Stdout, "%s (%s): %d questions scored, %d skipped · mode %s · range %d,%d · embedder %s%s\n",
 		r.File, r.Format, r.Questions, r.Skipped, r.Mode, r.Range.Before, r.Range.After, r.Embedder, note)
-	fmt.Fprintf(m.Stdout, "ingest: %d messages in %.1f s (appends done at %.1f s; %.0f messages/s with both indexes caught up) · search p50 %.2f ms, p99 %.2f ms (resource loaded)\n",
+	fmt.Fprintf(c.Stdout, "ingest: %d messages in %.1f s (appends done at %.1f s; %.0f messages/s with both indexes caught up) · search p50 %.2f ms, p99 %.2f ms (resource loaded)\n",
 		r.Ingest.Messages, r.Ingest.Seconds, r.Ingest.ImportSeconds, r.Ingest.PerSecond, r.SearchP50, r.SearchP99)
 	levels := []struct {
 		name string
@@ -383,8 +389,8 @@ func (m *Main) printEval(r *evalReport) error {
 		}{"session", r.Session})
 	}
 	for _, lv := range levels {
-		fmt.Fprintf(m.Stdout, "\n%s level\n", lv.name)
-		tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(c.Stdout, "\n%s level\n", lv.name)
+		tw := tabwriter.NewWriter(c.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		head := "category\tn\t"
 		for _, metric := range []string{"any", "all", "ndcg"} {
 			for _, k := range r.ks {

@@ -19,8 +19,14 @@ import (
 // (on a terminal only).
 const progressMinBytes = 4 << 20
 
-func (m *Main) runIngest(ctx context.Context, args []string) error {
-	fs := m.flags("ingest", "FILE... (- reads standard input)")
+// IngestCommand is `mnemo ingest`: import conversations (jsonl, locomo,
+// longmemeval). Like every command it embeds Main: the process environment
+// and the global flags.
+type IngestCommand struct{ *Main }
+
+// Run parses the flags of `mnemo ingest` from args and runs it.
+func (c *IngestCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("ingest", "FILE... (- reads standard input)")
 	format := fs.String("format", "auto", "auto, jsonl, locomo or longmemeval")
 	strict := fs.Bool("strict", false, "stop at the first malformed record instead of skipping it")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
@@ -28,14 +34,14 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return m.usagef(fs, "ingest needs at least one FILE")
+		return c.usagef(fs, "ingest needs at least one FILE")
 	}
 	switch *format {
 	case "auto", importer.FormatJSONL, importer.FormatLoCoMo, importer.FormatLongMemEval:
 	default:
-		return m.usagef(fs, "unknown --format %q", *format)
+		return c.usagef(fs, "unknown --format %q", *format)
 	}
-	e, err := m.open(ctx)
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -46,7 +52,7 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 		label := path
 		if path == "-" {
 			label = "stdin"
-			spooled, cleanup, err := m.spoolStdin()
+			spooled, cleanup, err := c.spoolStdin()
 			if err != nil {
 				return err
 			}
@@ -55,8 +61,8 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 		}
 		opt := importer.Options{Format: *format, Strict: *strict, Name: label}
 		var bar *progressbar.ProgressBar
-		if fi, err := os.Stat(path); err == nil && fi.Size() >= progressMinBytes && isTerminal(m.Stderr) {
-			bar = progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(m.Stderr), progressbar.OptionSetDescription("storing "+label), progressbar.OptionShowBytes(true), progressbar.OptionShowIts(), progressbar.OptionThrottle(200*time.Millisecond))
+		if fi, err := os.Stat(path); err == nil && fi.Size() >= progressMinBytes && isTerminal(c.Stderr) {
+			bar = progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(c.Stderr), progressbar.OptionSetDescription("storing "+label), progressbar.OptionShowBytes(true), progressbar.OptionShowIts(), progressbar.OptionThrottle(200*time.Millisecond))
 			opt.Progress = func(read, _ int64) { _ = bar.Set64(read) }
 		}
 		rep, err := importer.Import(ctx, e, path, opt)
@@ -65,11 +71,11 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 		}
 		if rep != nil {
 			for _, p := range rep.Problems {
-				fmt.Fprintf(m.Stderr, "skipped: %v\n", p)
+				fmt.Fprintf(c.Stderr, "skipped: %v\n", p)
 			}
 			rep.File = label
 			if !*asJSON {
-				fmt.Fprintf(m.Stdout, "%s (%s): %d resources, %d threads, %d messages stored, %d already stored, %d skipped\n",
+				fmt.Fprintf(c.Stdout, "%s (%s): %d resources, %d threads, %d messages stored, %d already stored, %d skipped\n",
 					label, rep.Format, rep.Resources, rep.Threads, rep.Messages, rep.Duplicates, rep.Skipped)
 			}
 			total.Resources += rep.Resources
@@ -82,25 +88,25 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 			}
 		}
 		if err != nil {
-			failed = m.ingestFailed(ctx, label, err, *strict, rep)
+			failed = c.ingestFailed(ctx, label, err, *strict, rep)
 			break
 		}
 	}
 	if ctx.Err() == nil {
 		// Leave both indexes caught up, so the next command recalls what was
 		// just ingested.
-		if err := m.syncWithProgress(ctx, e); err != nil && failed == nil {
+		if err := c.syncWithProgress(ctx, e); err != nil && failed == nil {
 			failed = fmt.Errorf("index the ingested messages: %w", err)
 		}
 	}
 	if *asJSON {
 		// One file: its report (file, format and counts); several: the
 		// counts summed, with no file or format.
-		if err := json.NewEncoder(m.Stdout).Encode(total); err != nil {
+		if err := json.NewEncoder(c.Stdout).Encode(total); err != nil {
 			return err
 		}
 	} else if fs.NArg() > 1 {
-		fmt.Fprintf(m.Stdout, "total: %d resources, %d threads, %d messages stored, %d already stored, %d skipped\n",
+		fmt.Fprintf(c.Stdout, "total: %d resources, %d threads, %d messages stored, %d already stored, %d skipped\n",
 			total.Resources, total.Threads, total.Messages, total.Duplicates, total.Skipped)
 	}
 	return failed
@@ -109,13 +115,13 @@ func (m *Main) runIngest(ctx context.Context, args []string) error {
 // spoolStdin copies standard input to a private temporary file (the
 // importers detect formats and count progress on files) and returns its
 // path and a cleanup.
-func (m *Main) spoolStdin() (string, func(), error) {
+func (c *IngestCommand) spoolStdin() (string, func(), error) {
 	f, err := os.CreateTemp("", "mnemo-ingest-*")
 	if err != nil {
 		return "", nil, err
 	}
 	cleanup := func() { os.Remove(f.Name()) }
-	if _, err := io.Copy(f, m.Stdin); err != nil {
+	if _, err := io.Copy(f, c.Stdin); err != nil {
 		f.Close()
 		cleanup()
 		return "", nil, fmt.Errorf("read standard input: %w", err)
@@ -131,12 +137,12 @@ func (m *Main) spoolStdin() (string, func(), error) {
 // (lexical and vectors: with use-lite the embedding is the slow part). On a
 // terminal it shows a bar of indexed messages with the rate; otherwise it
 // is quiet.
-func (m *Main) syncWithProgress(ctx context.Context, e *engine.Engine) error {
+func (c *IngestCommand) syncWithProgress(ctx context.Context, e *engine.Engine) error {
 	st, err := e.Stats(ctx)
 	if err != nil {
 		return e.SyncIndexes(ctx)
 	}
-	return m.outboxProgress(ctx, e, st.OutboxPending, "indexing (lexical, vectors)", func() error { return e.SyncIndexes(ctx) })
+	return c.outboxProgress(ctx, e, st.OutboxPending, "indexing (lexical, vectors)", func() error { return e.SyncIndexes(ctx) })
 }
 
 // outboxProgress runs fn, which drains the outbox (after queueing, when it
@@ -184,12 +190,12 @@ func isTerminal(w any) bool {
 // 2), so ingest exits 1. With --strict it says what was stored before the
 // record: those messages stay (an import is not one transaction), and
 // ingesting the fixed file again stores only the rest.
-func (m *Main) ingestFailed(ctx context.Context, label string, err error, strict bool, rep *importer.Report) error {
+func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err error, strict bool, rep *importer.Report) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
 	if strict && rep != nil {
-		fmt.Fprintf(m.Stderr, "mnemo ingest: --strict stopped %s at its first malformed record: %d messages before it were stored and stay stored; fix the record and ingest the file again (stored messages are not stored twice)\n",
+		fmt.Fprintf(c.Stderr, "mnemo ingest: --strict stopped %s at its first malformed record: %d messages before it were stored and stay stored; fix the record and ingest the file again (stored messages are not stored twice)\n",
 			label, rep.Messages)
 	}
 	return fmt.Errorf("%s: %v", label, err)

@@ -91,10 +91,15 @@ func (m *Main) startSweep(ctx context.Context, e *engine.Engine, log *slog.Logge
 	return func() { once.Do(func() { cancel(); wg.Wait() }) }
 }
 
-// runExpire is `mnemo expire`: it runs the expiry policy now and prints
+// ExpireCommand is `mnemo expire`: erase threads idle for their lifetime now
+// (--idle D, --resource R, --dry-run). Like every command it embeds Main: the
+// process environment and the global flags.
+type ExpireCommand struct{ *Main }
+
+// Run is `mnemo expire`: it runs the expiry policy now and prints
 // the threads expired (metadata only).
-func (m *Main) runExpire(ctx context.Context, args []string) error {
-	fs := m.flags("expire", "")
+func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("expire", "")
 	idle := fs.Duration("idle", 0, "expire every thread idle for at least this long, whatever its own lifetime (operator override; default: each thread's lifetime)")
 	resource := fs.String("resource", "", "only this resource's threads")
 	dry := fs.Bool("dry-run", false, "list what would expire, erase nothing")
@@ -103,12 +108,12 @@ func (m *Main) runExpire(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return m.usagef(fs, "expire takes no arguments")
+		return c.usagef(fs, "expire takes no arguments")
 	}
 	if *idle < 0 {
-		return m.usagef(fs, "--idle must not be negative")
+		return c.usagef(fs, "--idle must not be negative")
 	}
-	e, err := m.open(ctx)
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -116,7 +121,7 @@ func (m *Main) runExpire(ctx context.Context, args []string) error {
 	res, err := e.Expire(ctx, engine.ExpireRequest{Idle: *idle, ResourceID: *resource, DryRun: *dry})
 	if res != nil {
 		if *asJSON {
-			if perr := m.printJSON(res); perr != nil {
+			if perr := c.printJSON(res); perr != nil {
 				return perr
 			}
 		} else {
@@ -125,10 +130,10 @@ func (m *Main) runExpire(ctx context.Context, args []string) error {
 				verb = "would expire"
 			}
 			for _, t := range res.Threads {
-				fmt.Fprintf(m.Stdout, "%s thread %s (resource %s): idle %s, %d messages, %d bytes\n",
+				fmt.Fprintf(c.Stdout, "%s thread %s (resource %s): idle %s, %d messages, %d bytes\n",
 					verb, t.ThreadID, t.ResourceID, t.Idle.Round(time.Second), t.Messages, t.Bytes)
 			}
-			fmt.Fprintf(m.Stdout, "%d threads %s\n", len(res.Threads), verb)
+			fmt.Fprintf(c.Stdout, "%d threads %s\n", len(res.Threads), verb)
 		}
 	}
 	return err

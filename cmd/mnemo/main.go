@@ -107,34 +107,45 @@ type Main struct {
 	switchEmbedder bool // reindex --vectors: the named embedder replaces the directory's
 }
 
-// command is one subcommand.
+// Command is one subcommand, in the style of litestream's commands: a
+// struct per subcommand (XCommand, embedding Main for the process
+// environment and the global flags) whose Run parses args with its own
+// flag.FlagSet (Main.flags, whose Usage prints the command's flags) and runs
+// it. Run returns flag.ErrHelp after printing the help asked for, errUsage
+// after a usage hint, or the command's error; Main.Run maps them to the
+// exit code.
+type Command interface {
+	Run(ctx context.Context, args []string) error
+}
+
+// command is one entry of the dispatch table.
 type command struct {
-	summary string
-	run     func(m *Main, ctx context.Context, args []string) error
+	summary string              // the line of `mnemo help`
+	new     func(*Main) Command // the subcommand bound to the process
 }
 
 // commands is the dispatch table: one entry per subcommand, each in its own file.
 var commands = map[string]command{
-	"ingest":   {"import conversations (jsonl, locomo, longmemeval)", (*Main).runIngest},
-	"threads":  {"list threads (metadata only)", (*Main).runThreads},
-	"messages": {"print a thread's messages", (*Main).runMessages},
-	"context":  {"load the memory part of a prompt and write its memctx record", (*Main).runContext},
-	"memctx":   {"print a run's memctx record", (*Main).runMemCtx},
-	"runs":     {"list runs with a memctx record", (*Main).runRuns},
-	"replay":   {"rebuild a run's prompt, optionally without recall, observations, working memory or chosen turns", (*Main).runReplay},
-	"delete":   {"erase messages, a thread or a resource, and everything derived from them", (*Main).runDelete},
-	"expire":   {"erase threads idle for their lifetime now (--idle D, --resource R, --dry-run)", (*Main).runExpire},
-	"demo":     {"run the main job on a shipped sample conversation (no network)", (*Main).runDemo},
-	"wm":       {"working memory: get, history, set (--thread T | --resource R)", (*Main).runWM},
-	"models":   {"fetch and list local models (use-lite embedder weights)", (*Main).runModels},
-	"mcp":      {"serve MCP over stdin/stdout (tools memory_append, memory_search, memory_context, working_memory_*, memory_delete)", (*Main).runMCP},
-	"version":  {"print mnemo's version, Go version and platform", (*Main).runVersion},
-	"serve":    {"serve the HTTP API (/v1), /metrics and /openapi.json over the data directory", (*Main).runServe},
-	"bench":    {"measure ingest, LoadContext, search, open time, RSS and disk on a synthetic corpus or a file", (*Main).runBench},
+	"ingest":   {"import conversations (jsonl, locomo, longmemeval)", func(m *Main) Command { return &IngestCommand{m} }},
+	"threads":  {"list threads (metadata only)", func(m *Main) Command { return &ThreadsCommand{m} }},
+	"messages": {"print a thread's messages", func(m *Main) Command { return &MessagesCommand{m} }},
+	"context":  {"load the memory part of a prompt and write its memctx record", func(m *Main) Command { return &ContextCommand{m} }},
+	"memctx":   {"print a run's memctx record", func(m *Main) Command { return &MemCtxCommand{m} }},
+	"runs":     {"list runs with a memctx record", func(m *Main) Command { return &RunsCommand{m} }},
+	"replay":   {"rebuild a run's prompt, optionally without recall, observations, working memory or chosen turns", func(m *Main) Command { return &ReplayCommand{m} }},
+	"delete":   {"erase messages, a thread or a resource, and everything derived from them", func(m *Main) Command { return &DeleteCommand{m} }},
+	"expire":   {"erase threads idle for their lifetime now (--idle D, --resource R, --dry-run)", func(m *Main) Command { return &ExpireCommand{m} }},
+	"demo":     {"run the main job on a shipped sample conversation (no network)", func(m *Main) Command { return &DemoCommand{m} }},
+	"wm":       {"working memory: get, history, set (--thread T | --resource R)", func(m *Main) Command { return &WMCommand{m} }},
+	"models":   {"fetch and list local models (use-lite embedder weights)", func(m *Main) Command { return &ModelsCommand{m} }},
+	"mcp":      {"serve MCP over stdin/stdout (tools memory_append, memory_search, memory_context, working_memory_*, memory_delete)", func(m *Main) Command { return &MCPCommand{m} }},
+	"version":  {"print mnemo's version, Go version and platform", func(m *Main) Command { return &VersionCommand{m} }},
+	"serve":    {"serve the HTTP API (/v1), /metrics and /openapi.json over the data directory", func(m *Main) Command { return &ServeCommand{m} }},
+	"bench":    {"measure ingest, LoadContext, search, open time, RSS and disk on a synthetic corpus or a file", func(m *Main) Command { return &BenchCommand{m} }},
 
 	// observational memory (observe.go)
-	"observe":      {"run the observer and reflector on a thread now (needs MNEMO_MODEL)", (*Main).runObserve},
-	"observations": {"list a thread's or resource's observations with their ranges", (*Main).runObservations},
+	"observe":      {"run the observer and reflector on a thread now (needs MNEMO_MODEL)", func(m *Main) Command { return &ObserveCommand{m} }},
+	"observations": {"list a thread's or resource's observations with their ranges", func(m *Main) Command { return &ObservationsCommand{m} }},
 }
 
 // errUsage marks a usage error: the command printed a hint, exit 2.
@@ -200,7 +211,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return 2
 	}
 	m.command = name
-	err := cmd.run(m, ctx, fs.Args()[1:])
+	err := cmd.new(m).Run(ctx, fs.Args()[1:])
 	switch {
 	case err == nil:
 		return 0

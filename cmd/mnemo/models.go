@@ -8,45 +8,50 @@ import (
 	"github.com/mnemo-go/mnemo/internal/models"
 )
 
-// runModels dispatches `mnemo models fetch|list`.
-func (m *Main) runModels(ctx context.Context, args []string) error {
-	fs := m.flags("models", "fetch [--registry URL] [--force] NAME... | list [--json]")
+// ModelsCommand is `mnemo models`: fetch and list local models (use-lite
+// embedder weights). Like every command it embeds Main: the process
+// environment and the global flags.
+type ModelsCommand struct{ *Main }
+
+// Run dispatches `mnemo models fetch|list`.
+func (c *ModelsCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("models", "fetch [--registry URL] [--force] NAME... | list [--json]")
 	if len(args) == 0 {
-		return m.usagef(fs, "models needs a subcommand: fetch or list")
+		return c.usagef(fs, "models needs a subcommand: fetch or list")
 	}
 	switch args[0] {
 	case "fetch":
-		return m.runModelsFetch(ctx, args[1:])
+		return c.fetch(ctx, args[1:])
 	case "list":
-		return m.runModelsList(args[1:])
+		return c.list(args[1:])
 	case "-h", "-help", "--help":
 		fs.Usage()
 		return nil
 	default:
-		return m.usagef(fs, "unknown models subcommand %q", args[0])
+		return c.usagef(fs, "unknown models subcommand %q", args[0])
 	}
 }
 
 // modelsDir is $MNEMO_MODELS, else the user cache directory's mnemo/models.
 func (m *Main) modelsDir() (string, error) { return models.Dir(m.Getenv) }
 
-func (m *Main) runModelsFetch(ctx context.Context, args []string) error {
-	fs := m.flags("models fetch", "NAME...")
+func (c *ModelsCommand) fetch(ctx context.Context, args []string) error {
+	fs := c.flags("models fetch", "NAME...")
 	registry := fs.String("registry", "", "npm registry or mirror address (default $"+models.EnvRegistry+", else "+models.DefaultRegistry+")")
 	force := fs.Bool("force", false, "download and reinstall even when installed")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return m.usagef(fs, "models fetch needs a model name (known: %s)", catalogNames())
+		return c.usagef(fs, "models fetch needs a model name (known: %s)", catalogNames())
 	}
-	dir, err := m.modelsDir()
+	dir, err := c.modelsDir()
 	if err != nil {
 		return err
 	}
 	reg := *registry
 	if reg == "" {
-		reg = m.Getenv(models.EnvRegistry)
+		reg = c.Getenv(models.EnvRegistry)
 	}
 	f := &models.Fetcher{Dir: dir, Registry: reg, Force: *force}
 	for _, name := range fs.Args() {
@@ -54,22 +59,22 @@ func (m *Main) runModelsFetch(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(m.Stdout, "%s: %s@%s (%d files, %.1f MB, %s) in %s\n",
+		fmt.Fprintf(c.Stdout, "%s: %s@%s (%d files, %.1f MB, %s) in %s\n",
 			in.Name, in.Package, in.Version, in.Files, float64(in.Bytes)/1e6, in.License, in.Dir)
 	}
 	return nil
 }
 
-func (m *Main) runModelsList(args []string) error {
-	fs := m.flags("models list", "")
+func (c *ModelsCommand) list(args []string) error {
+	fs := c.flags("models list", "")
 	asJSON := fs.Bool("json", false, "print the installed models as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return m.usagef(fs, "models list takes no arguments")
+		return c.usagef(fs, "models list takes no arguments")
 	}
-	dir, err := m.modelsDir()
+	dir, err := c.modelsDir()
 	if err != nil {
 		return err
 	}
@@ -86,13 +91,13 @@ func (m *Main) runModelsList(args []string) error {
 		for _, in := range list {
 			rows = append(rows, row{in, in.Dir})
 		}
-		return m.printJSON(rows)
+		return c.printJSON(rows)
 	}
 	installed := make(map[string]models.Installed)
 	for _, in := range list {
 		installed[in.Name] = in
 	}
-	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTATUS\tPACKAGE\tSIZE\tINSTALLED\tDESCRIPTION")
 	for _, s := range models.Catalog() {
 		in, ok := installed[s.Name]
@@ -108,7 +113,7 @@ func (m *Main) runModelsList(args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "\nmodels directory: %s (set $%s to change; fetch with 'mnemo models fetch NAME')\n", dir, models.EnvDir)
+	fmt.Fprintf(c.Stdout, "\nmodels directory: %s (set $%s to change; fetch with 'mnemo models fetch NAME')\n", dir, models.EnvDir)
 	return nil
 }
 

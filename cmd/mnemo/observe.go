@@ -20,8 +20,14 @@ func (m *Main) observeModel() (observe.Model, error) {
 	})
 }
 
-func (m *Main) runObserve(ctx context.Context, args []string) error {
-	fs := m.flags("observe", "")
+// ObserveCommand is `mnemo observe`: run the observer and reflector on a
+// thread now (needs MNEMO_MODEL). Like every command it embeds Main: the
+// process environment and the global flags.
+type ObserveCommand struct{ *Main }
+
+// Run parses the flags of `mnemo observe` from args and runs it.
+func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("observe", "")
 	thread := fs.String("thread", "", "thread id (required)")
 	force := fs.Bool("force", false, "observe every unobserved turn older than the recent window, and reflect, whatever the thresholds")
 	threshold := fs.Int("threshold", 0, fmt.Sprintf("observer threshold in tokens (default %d)", observe.DefaultThreshold))
@@ -33,16 +39,16 @@ func (m *Main) runObserve(ctx context.Context, args []string) error {
 		return err
 	}
 	if *thread == "" {
-		return m.usagef(fs, "observe needs --thread")
+		return c.usagef(fs, "observe needs --thread")
 	}
-	if err := m.checkIDs(fs, "--thread", *thread); err != nil {
+	if err := c.checkIDs(fs, "--thread", *thread); err != nil {
 		return err
 	}
-	model, err := m.observeModel()
+	model, err := c.observeModel()
 	if err != nil {
 		return err
 	}
-	e, err := engine.Open(ctx, engine.Config{Dir: m.Dir, Holder: m.holder(), RecentN: *recent, Observe: &engine.ObserveConfig{
+	e, err := engine.Open(ctx, engine.Config{Dir: c.Dir, Holder: c.holder(), RecentN: *recent, Observe: &engine.ObserveConfig{
 		Model: model, Threshold: *threshold, ReflectThreshold: *reflect,
 	}})
 	if err != nil {
@@ -51,24 +57,30 @@ func (m *Main) runObserve(ctx context.Context, args []string) error {
 	defer e.Close()
 	res, err := e.Observe(ctx, *thread, observe.Options{Force: *force, NoReflect: *noReflect})
 	if res != nil && *asJSON {
-		if perr := m.printJSON(res); perr != nil {
+		if perr := c.printJSON(res); perr != nil {
 			return perr
 		}
 	} else if res != nil {
 		for _, o := range res.Observations {
-			fmt.Fprintf(m.Stdout, "observed   %s  seq %d–%d\n", o.ID, o.FromSeq, o.ToSeq)
+			fmt.Fprintf(c.Stdout, "observed   %s  seq %d–%d\n", o.ID, o.FromSeq, o.ToSeq)
 		}
 		if r := res.Reflection; r != nil {
-			fmt.Fprintf(m.Stdout, "reflected  %s  seq %d–%d  from %d observations\n", r.ID, r.FromSeq, r.ToSeq, len(r.Sources))
+			fmt.Fprintf(c.Stdout, "reflected  %s  seq %d–%d  from %d observations\n", r.ID, r.FromSeq, r.ToSeq, len(r.Sources))
 		}
 		p := res.Pending
-		fmt.Fprintf(m.Stdout, "watermark %d; pending %d turns, %d tokens (due: %v)\n", p.Watermark, p.PendingTurns, p.PendingTokens, p.Due)
+		fmt.Fprintf(c.Stdout, "watermark %d; pending %d turns, %d tokens (due: %v)\n", p.Watermark, p.PendingTurns, p.PendingTokens, p.Due)
 	}
 	return err
 }
 
-func (m *Main) runObservations(ctx context.Context, args []string) error {
-	fs := m.flags("observations", "")
+// ObservationsCommand is `mnemo observations`: list a thread's or resource's
+// observations with their ranges. Like every command it embeds Main: the
+// process environment and the global flags.
+type ObservationsCommand struct{ *Main }
+
+// Run parses the flags of `mnemo observations` from args and runs it.
+func (c *ObservationsCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("observations", "")
 	thread := fs.String("thread", "", "this thread's observations")
 	resource := fs.String("resource", "", "every thread of this resource")
 	all := fs.Bool("all", false, "include retired and invalidated observations")
@@ -77,12 +89,12 @@ func (m *Main) runObservations(ctx context.Context, args []string) error {
 		return err
 	}
 	if (*thread == "") == (*resource == "") {
-		return m.usagef(fs, "observations needs exactly one of --thread and --resource")
+		return c.usagef(fs, "observations needs exactly one of --thread and --resource")
 	}
-	if err := m.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
+	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
 		return err
 	}
-	e, err := m.open(ctx)
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -95,9 +107,9 @@ func (m *Main) runObservations(ctx context.Context, args []string) error {
 		if obs == nil {
 			obs = []observe.Observation{}
 		}
-		return m.printJSON(obs)
+		return c.printJSON(obs)
 	}
-	printObservations(m.Stdout, obs)
+	printObservations(c.Stdout, obs)
 	return nil
 }
 

@@ -16,20 +16,25 @@ func (m *Main) printJSON(v any) error {
 	return enc.Encode(v)
 }
 
-func (m *Main) runThreads(ctx context.Context, args []string) error {
-	fs := m.flags("threads", "")
+// ThreadsCommand is `mnemo threads`: list threads (metadata only). Like every
+// command it embeds Main: the process environment and the global flags.
+type ThreadsCommand struct{ *Main }
+
+// Run parses the flags of `mnemo threads` from args and runs it.
+func (c *ThreadsCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("threads", "")
 	resource := fs.String("resource", "", "only this resource's threads")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return m.usagef(fs, "threads takes no arguments")
+		return c.usagef(fs, "threads takes no arguments")
 	}
-	if err := m.checkIDs(fs, "--resource", *resource); err != nil {
+	if err := c.checkIDs(fs, "--resource", *resource); err != nil {
 		return err
 	}
-	e, err := m.open(ctx)
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -40,11 +45,11 @@ func (m *Main) runThreads(ctx context.Context, args []string) error {
 	}
 	if *asJSON {
 		if ts == nil {
-			return m.printJSON([]any{})
+			return c.printJSON([]any{})
 		}
-		return m.printJSON(ts)
+		return c.printJSON(ts)
 	}
-	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "THREAD\tRESOURCE\tMESSAGES\tBYTES\tLAST MESSAGE\tLAST ACTIVE\tTITLE")
 	for _, t := range ts {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", t.ID, t.ResourceID, t.MessageCount, t.Bytes, t.UpdatedAt.Format("2006-01-02 15:04"),
@@ -53,8 +58,13 @@ func (m *Main) runThreads(ctx context.Context, args []string) error {
 	return tw.Flush()
 }
 
-func (m *Main) runMessages(ctx context.Context, args []string) error {
-	fs := m.flags("messages", "")
+// MessagesCommand is `mnemo messages`: print a thread's messages. Like every
+// command it embeds Main: the process environment and the global flags.
+type MessagesCommand struct{ *Main }
+
+// Run parses the flags of `mnemo messages` from args and runs it.
+func (c *MessagesCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("messages", "")
 	thread := fs.String("thread", "", "thread id (required)")
 	from := fs.Int64("from", 1, "first seq")
 	to := fs.Int64("to", 0, "last seq (0: to the end)")
@@ -64,14 +74,14 @@ func (m *Main) runMessages(ctx context.Context, args []string) error {
 	}
 	switch {
 	case *thread == "":
-		return m.usagef(fs, "messages needs --thread")
+		return c.usagef(fs, "messages needs --thread")
 	case *from < 1 || *to < 0 || (*to > 0 && *to < *from):
-		return m.usagef(fs, "--from must be >= 1 and --to 0 (the end) or >= --from")
+		return c.usagef(fs, "--from must be >= 1 and --to 0 (the end) or >= --from")
 	}
-	if err := m.checkIDs(fs, "--thread", *thread); err != nil {
+	if err := c.checkIDs(fs, "--thread", *thread); err != nil {
 		return err
 	}
-	e, err := m.open(ctx)
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -82,16 +92,16 @@ func (m *Main) runMessages(ctx context.Context, args []string) error {
 	}
 	if *asJSON {
 		if ms == nil {
-			return m.printJSON([]any{})
+			return c.printJSON([]any{})
 		}
-		return m.printJSON(ms)
+		return c.printJSON(ms)
 	}
 	for _, msg := range ms {
 		who := msg.Role
 		if msg.Name != "" {
 			who += " " + msg.Name
 		}
-		fmt.Fprintf(m.Stdout, "%4d  %-22s %s\n", msg.Seq, who, engine.Preview(msg))
+		fmt.Fprintf(c.Stdout, "%4d  %-22s %s\n", msg.Seq, who, engine.Preview(msg))
 	}
 	return nil
 }

@@ -14,8 +14,13 @@ import (
 	"github.com/mnemo-go/mnemo/server"
 )
 
-func (m *Main) runRuns(ctx context.Context, args []string) error {
-	fs := m.flags("runs", "")
+// RunsCommand is `mnemo runs`: list runs with a memctx record. Like every
+// command it embeds Main: the process environment and the global flags.
+type RunsCommand struct{ *Main }
+
+// Run parses the flags of `mnemo runs` from args and runs it.
+func (c *RunsCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("runs", "")
 	thread := fs.String("thread", "", "only this thread's runs")
 	resource := fs.String("resource", "", "only this resource's runs")
 	limit := fs.Int("limit", 100, "runs per page")
@@ -26,16 +31,16 @@ func (m *Main) runRuns(ctx context.Context, args []string) error {
 	}
 	switch {
 	case fs.NArg() > 0:
-		return m.usagef(fs, "runs takes no arguments")
+		return c.usagef(fs, "runs takes no arguments")
 	case *thread != "" && *resource != "":
-		return m.usagef(fs, "give --thread or --resource, not both")
+		return c.usagef(fs, "give --thread or --resource, not both")
 	case *limit < 1 || *offset < 0:
-		return m.usagef(fs, "--limit must be >= 1 and --offset >= 0")
+		return c.usagef(fs, "--limit must be >= 1 and --offset >= 0")
 	}
-	if err := m.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
+	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
 		return err
 	}
-	e, err := m.open(ctx)
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -49,9 +54,9 @@ func (m *Main) runRuns(ctx context.Context, args []string) error {
 		for i, ri := range runs {
 			out[i] = server.RunInfoOf(ri)
 		}
-		return m.printJSON(out)
+		return c.printJSON(out)
 	}
-	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tTHREAD\tRESOURCE\tCREATED")
 	for _, r := range runs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.RunID, r.ThreadID, r.ResourceID, time.UnixMilli(r.CreatedAt).UTC().Format("2006-01-02 15:04:05"))
@@ -59,24 +64,30 @@ func (m *Main) runRuns(ctx context.Context, args []string) error {
 	return tw.Flush()
 }
 
-func (m *Main) runReplay(ctx context.Context, args []string) error {
-	fs := m.flags("replay", "RUN_ID")
+// ReplayCommand is `mnemo replay`: rebuild a run's prompt, optionally without
+// recall, observations, working memory or chosen turns. Like every command it
+// embeds Main: the process environment and the global flags.
+type ReplayCommand struct{ *Main }
+
+// Run parses the flags of `mnemo replay` from args and runs it.
+func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("replay", "RUN_ID")
 	without := fs.String("without", "", "what to leave out: recalled, observations, working-memory, or THREAD:SEQ,... (comma-separated, may be mixed)")
 	asJSON := fs.Bool("json", false, "print the original and counterfactual contexts as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return m.usagef(fs, "replay needs one RUN_ID")
+		return c.usagef(fs, "replay needs one RUN_ID")
 	}
-	if err := m.checkIDs(fs, "RUN_ID", fs.Arg(0)); err != nil {
+	if err := c.checkIDs(fs, "RUN_ID", fs.Arg(0)); err != nil {
 		return err
 	}
 	opt, err := parseWithout(*without)
 	if err != nil {
-		return m.usagef(fs, "%v", err)
+		return c.usagef(fs, "%v", err)
 	}
-	e, err := m.open(ctx)
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -86,9 +97,9 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return m.printJSON(server.ReplayOf(r))
+		return c.printJSON(server.ReplayOf(r))
 	}
-	printReplay(m.Stdout, r, *without != "")
+	printReplay(c.Stdout, r, *without != "")
 	return nil
 }
 

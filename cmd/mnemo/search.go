@@ -34,8 +34,14 @@ type searchQuery struct {
 	Filter   json.RawMessage `json:"filter,omitempty"`
 }
 
-func (m *Main) runSearch(ctx context.Context, args []string) error {
-	fs := m.flags("search", "--resource R [flags] QUERY | --queries FILE.jsonl")
+// SearchCommand is `mnemo search`: hybrid search over a resource's memory (or
+// --queries FILE.jsonl). Like every command it embeds Main: the process
+// environment and the global flags.
+type SearchCommand struct{ *Main }
+
+// Run parses the flags of `mnemo search` from args and runs it.
+func (c *SearchCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("search", "--resource R [flags] QUERY | --queries FILE.jsonl")
 	resource := fs.String("resource", "", "resource to search (required unless --queries)")
 	thread := fs.String("thread", "", "the query's thread (required with --scope thread)")
 	queries := fs.String("queries", "", "JSONL file of {id, resource, thread?, query, filter?}: one JSON line of hits per query")
@@ -49,27 +55,27 @@ func (m *Main) runSearch(ctx context.Context, args []string) error {
 	}
 	opts, err := rf.options()
 	if err != nil {
-		return m.usagef(fs, "%v", err)
+		return c.usagef(fs, "%v", err)
 	}
 	if *queries == "" && (*resource == "" || fs.NArg() == 0) {
-		return m.usagef(fs, "search needs --resource and a QUERY, or --queries FILE")
+		return c.usagef(fs, "search needs --resource and a QUERY, or --queries FILE")
 	}
-	if err := m.checkIDs(fs, "--resource", *resource, "--thread", *thread); err != nil {
+	if err := c.checkIDs(fs, "--resource", *resource, "--thread", *thread); err != nil {
 		return err
 	}
 	if *queries == "" && strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" {
-		return m.usagef(fs, "the QUERY is empty")
+		return c.usagef(fs, "the QUERY is empty")
 	}
 	if *queries == "" && opts.Scope == recall.ScopeThread && *thread == "" {
-		return m.usagef(fs, "--scope thread needs --thread")
+		return c.usagef(fs, "--scope thread needs --thread")
 	}
-	e, err := m.open(ctx)
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
 	if *queries != "" {
-		return m.searchBatch(ctx, e, *queries, *opts)
+		return c.searchBatch(ctx, e, *queries, *opts)
 	}
 	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: *resource, ThreadID: *thread, Query: strings.Join(fs.Args(), " "), Options: *opts})
 	if err != nil {
@@ -77,11 +83,11 @@ func (m *Main) runSearch(ctx context.Context, args []string) error {
 	}
 	hits := rankOrder(res.Hits)
 	if *asJSON {
-		return m.printJSON(map[string]any{"hits": hits, "retrieval": res.Retrieval})
+		return c.printJSON(map[string]any{"hits": hits, "retrieval": res.Retrieval})
 	}
-	fmt.Fprintf(m.Stdout, "retrieval: lexical %s · vector %s · embedder %s\n", res.Retrieval.Lexical, res.Retrieval.Vector, res.Retrieval.Embedder)
+	fmt.Fprintf(c.Stdout, "retrieval: lexical %s · vector %s · embedder %s\n", res.Retrieval.Lexical, res.Retrieval.Vector, res.Retrieval.Embedder)
 	if res.Retrieval.Note != "" {
-		fmt.Fprintf(m.Stdout, "note: %s\n", res.Retrieval.Note)
+		fmt.Fprintf(c.Stdout, "note: %s\n", res.Retrieval.Note)
 	}
 	msgs, err := e.MessagesByID(ctx, *resource, ids(hits)...)
 	if err != nil {
@@ -91,7 +97,7 @@ func (m *Main) runSearch(ctx context.Context, args []string) error {
 	for _, msg := range msgs {
 		text[msg.ID] = engine.Preview(msg)
 	}
-	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(c.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "reason\tthread\tseq\tscore\tlexical\tvector\tpreview")
 	for _, h := range hits {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", h.Reason, h.ThreadID, h.Seq, num(h.Score), num(h.Lexical), num(h.Vector), text[h.MessageID])
@@ -100,7 +106,7 @@ func (m *Main) runSearch(ctx context.Context, args []string) error {
 }
 
 // searchBatch answers each line of a JSONL file with one JSON line.
-func (m *Main) searchBatch(ctx context.Context, e *engine.Engine, path string, opts recall.Options) error {
+func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path string, opts recall.Options) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -108,7 +114,7 @@ func (m *Main) searchBatch(ctx context.Context, e *engine.Engine, path string, o
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	enc := json.NewEncoder(m.Stdout)
+	enc := json.NewEncoder(c.Stdout)
 	for line := 1; sc.Scan(); line++ {
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue

@@ -19,12 +19,17 @@ import (
 // DefaultListen is mnemo serve's default address: loopback only.
 const DefaultListen = "127.0.0.1:7077"
 
-// runServe is `mnemo serve`: it owns the data directory (a flock on
+// ServeCommand is `mnemo serve`: serve the HTTP API (/v1), /metrics and
+// /openapi.json over the data directory. Like every command it embeds Main:
+// the process environment and the global flags.
+type ServeCommand struct{ *Main }
+
+// Run is `mnemo serve`: it owns the data directory (a flock on
 // serve.lock; other commands on it fail at once) and serves the HTTP API
 // until SIGINT or SIGTERM, then lets in-flight requests finish and closes
 // the engine.
-func (m *Main) runServe(ctx context.Context, args []string) error {
-	fs := m.flags("serve", "")
+func (c *ServeCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("serve", "")
 	listen := fs.String("listen", DefaultListen, "address to listen on; beyond loopback it needs --tokens")
 	tokensFile := fs.String("tokens", "", `token file: {"tokens":[{"name","token","resources":["r1"] or ["*"],"erase"}]} (README, Serve)`)
 	configFile := fs.String("config", "", "memory configuration (JSON: recall, workingMemory, observe, retention, limits, server); stored in the data directory as "+StoredConfigFile)
@@ -32,7 +37,7 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return m.usagef(fs, "serve takes no arguments")
+		return c.usagef(fs, "serve takes no arguments")
 	}
 	var tokens *server.Tokens
 	if *tokensFile != "" {
@@ -40,26 +45,26 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 		if tokens, err = server.LoadTokens(*tokensFile); err != nil {
 			return err
 		}
-		m.warnOpenTokenFile(*tokensFile)
+		c.warnOpenTokenFile(*tokensFile)
 	}
-	ln, err := m.listen(fs, *listen, tokens != nil)
+	ln, err := c.listen(fs, *listen, tokens != nil)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
 	url := "http://" + ln.Addr().String()
-	release, err := lockServe(m.Dir, url)
+	release, err := lockServe(c.Dir, url)
 	if err != nil {
 		return err
 	}
 	defer release()
-	e, maxBody, err := m.openServed(ctx, *configFile)
+	e, maxBody, err := c.openServed(ctx, *configFile)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	log := slog.New(slog.NewJSONHandler(m.Stderr, nil))
-	stopSweep := m.startSweep(ctx, e, log) // lifecycle.go: expiry every lifecycle.sweepEvery
+	log := slog.New(slog.NewJSONHandler(c.Stderr, nil))
+	stopSweep := c.startSweep(ctx, e, log) // lifecycle.go: expiry every lifecycle.sweepEvery
 	defer stopSweep()
 	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: log, MaxBodyBytes: maxBody, Version: version(),
 		Mount: map[string]func(*server.Principal) http.Handler{
@@ -72,21 +77,21 @@ func (m *Main) runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stderr, "mnemo serve: listening on %s (data %s); API %s/v1, MCP %s/mcp, inspector %s/ui/, document %s/openapi.json\n", url, m.Dir, url, url, url, url)
+	fmt.Fprintf(c.Stderr, "mnemo serve: listening on %s (data %s); API %s/v1, MCP %s/mcp, inspector %s/ui/, document %s/openapi.json\n", url, c.Dir, url, url, url, url)
 	if tokens == nil {
-		fmt.Fprintf(m.Stderr, "mnemo serve: no --tokens: every request acts as the operator (all resources, erasure); listening on loopback only\n")
+		fmt.Fprintf(c.Stderr, "mnemo serve: no --tokens: every request acts as the operator (all resources, erasure); listening on loopback only\n")
 	}
 	if err := srv.Serve(ctx, ln); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stderr, "mnemo serve: stopped; closing the engine\n")
+	fmt.Fprintf(c.Stderr, "mnemo serve: stopped; closing the engine\n")
 	stopSweep()
 	return e.Close()
 }
 
 // listen opens the listener, refusing an address beyond loopback without
 // tokens.
-func (m *Main) listen(fs *flag.FlagSet, addr string, haveTokens bool) (net.Listener, error) {
+func (c *ServeCommand) listen(fs *flag.FlagSet, addr string, haveTokens bool) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		fmt.Fprintf(fs.Output(), "mnemo: --listen %q: %v\n", addr, err)
@@ -112,13 +117,13 @@ func loopback(host string) bool {
 
 // openServed opens the engine with the --config file (validated and then
 // stored in the data directory) or the directory's stored configuration.
-func (m *Main) openServed(ctx context.Context, configFile string) (*engine.Engine, int64, error) {
+func (c *ServeCommand) openServed(ctx context.Context, configFile string) (*engine.Engine, int64, error) {
 	var mc *memoryConfig
 	var err error
 	if configFile != "" {
 		mc, err = readMemoryConfig(configFile)
 	} else {
-		mc, err = storedMemoryConfig(m.Dir)
+		mc, err = storedMemoryConfig(c.Dir)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -126,7 +131,7 @@ func (m *Main) openServed(ctx context.Context, configFile string) (*engine.Engin
 	if mc == nil {
 		mc = &memoryConfig{}
 	}
-	cfg, err := m.engineConfig(ctx, m.Dir, mc, true)
+	cfg, err := c.engineConfig(ctx, c.Dir, mc, true)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -141,7 +146,7 @@ func (m *Main) openServed(ctx context.Context, configFile string) (*engine.Engin
 		}
 	}
 	if configFile != "" {
-		if err := mc.store(m.Dir); err != nil {
+		if err := mc.store(c.Dir); err != nil {
 			e.Close()
 			return nil, 0, fmt.Errorf("store the configuration: %w", err)
 		}
@@ -156,11 +161,11 @@ func (m *Main) openServed(ctx context.Context, configFile string) (*engine.Engin
 // warnOpenTokenFile warns when the token file is readable or writable by
 // other users than its owner (unix modes): its secrets grant access to
 // memory, as an ssh key's do.
-func (m *Main) warnOpenTokenFile(path string) {
+func (c *ServeCommand) warnOpenTokenFile(path string) {
 	fi, err := os.Stat(path)
 	if err != nil || runtime.GOOS == "windows" || fi.Mode().Perm()&0o077 == 0 {
 		return
 	}
-	fmt.Fprintf(m.Stderr, "mnemo serve: warning: the token file %s is open to other users (mode %04o); its secrets grant access to memory: chmod 600 %s\n",
+	fmt.Fprintf(c.Stderr, "mnemo serve: warning: the token file %s is open to other users (mode %04o); its secrets grant access to memory: chmod 600 %s\n",
 		path, fi.Mode().Perm(), path)
 }

@@ -39,12 +39,17 @@ func version() string {
 	return "devel+" + rev
 }
 
-// runVersion is `mnemo version` (and `mnemo --version`).
-func (m *Main) runVersion(_ context.Context, args []string) error {
-	fs := m.flags("version", "")
+// VersionCommand is `mnemo version`: print mnemo's version, Go version and
+// platform. Like every command it embeds Main: the process environment and
+// the global flags.
+type VersionCommand struct{ *Main }
+
+// Run is `mnemo version` (and `mnemo --version`).
+func (c *VersionCommand) Run(_ context.Context, args []string) error {
+	fs := c.flags("version", "")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "mnemo %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(c.Stdout, "mnemo %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
 }

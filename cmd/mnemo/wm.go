@@ -32,31 +32,36 @@ state belongs to the thread's resource: set --thread needs a thread that has
 messages (append or ingest first), and DeleteResource erases it.
 `
 
-// runWM dispatches `mnemo wm get|history|set`.
-func (m *Main) runWM(ctx context.Context, args []string) error {
+// WMCommand is `mnemo wm`: working memory: get, history, set (--thread T |
+// --resource R). Like every command it embeds Main: the process environment
+// and the global flags.
+type WMCommand struct{ *Main }
+
+// Run dispatches `mnemo wm get|history|set`.
+func (c *WMCommand) Run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprint(m.Stderr, wmUsage)
+		fmt.Fprint(c.Stderr, wmUsage)
 		return errUsage
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(m.Stdout, wmUsage)
+		fmt.Fprint(c.Stdout, wmUsage)
 		return flag.ErrHelp
 	}
 	switch args[0] {
 	case "get", "history", "set":
-		return m.runWMSub(ctx, args[0], args[1:])
+		return c.runSub(ctx, args[0], args[1:])
 	default:
-		fmt.Fprintf(m.Stderr, "mnemo: unknown wm subcommand %q\n%s", args[0], wmUsage)
+		fmt.Fprintf(c.Stderr, "mnemo: unknown wm subcommand %q\n%s", args[0], wmUsage)
 		return errUsage
 	}
 }
 
-func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
+func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error {
 	argsHelp := ""
 	if sub == "set" {
 		argsHelp = "FILE"
 	}
-	fs := m.flags("wm "+sub, argsHelp)
+	fs := c.flags("wm "+sub, argsHelp)
 	thread := fs.String("thread", "", "the thread's working memory (thread scope)")
 	resource := fs.String("resource", "", "the resource's working memory (resource scope)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -74,22 +79,22 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 		return err
 	}
 	if *limit < 0 {
-		return m.usagef(fs, "--limit must be >= 0 (0: all versions)")
+		return c.usagef(fs, "--limit must be >= 0 (0: all versions)")
 	}
 	if (*thread == "") == (*resource == "") {
-		return m.usagef(fs, "wm %s needs exactly one of --thread and --resource", sub)
+		return c.usagef(fs, "wm %s needs exactly one of --thread and --resource", sub)
 	}
-	if err := m.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
+	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
 		return err
 	}
 	if sub == "set" && fs.NArg() != 1 {
-		return m.usagef(fs, "wm set needs one FILE (or - for stdin)")
+		return c.usagef(fs, "wm set needs one FILE (or - for stdin)")
 	}
 	if sub != "set" && fs.NArg() != 0 {
-		return m.usagef(fs, "wm %s takes no arguments", sub)
+		return c.usagef(fs, "wm %s takes no arguments", sub)
 	}
 	if *schemaFile != "" && *markdown {
-		return m.usagef(fs, "--schema and --markdown exclude each other")
+		return c.usagef(fs, "--schema and --markdown exclude each other")
 	}
 	cfg := working.Config{Scope: working.ScopeThread}
 	key := working.ThreadKey(*thread)
@@ -100,8 +105,8 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 		return err
 	}
 
-	m.wmSet = sub == "set"
-	e, err := m.open(ctx)
+	c.wmSet = sub == "set"
+	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -131,20 +136,20 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 		case isStored:
 			cfg.Mode = stored
 			if sub == "set" && stored == working.ModeSchema && !*noValidate {
-				return m.usagef(fs, "%s holds a schema-mode state: give --schema SCHEMA.json to validate the new state, or --no-validate", key)
+				return c.usagef(fs, "%s holds a schema-mode state: give --schema SCHEMA.json to validate the new state, or --no-validate", key)
 			}
 			if sub == "set" && stored == working.ModeTemplate && *noValidate {
-				return m.usagef(fs, "%s holds a template-mode (markdown) state: --no-validate is for schema-mode states; say --markdown", key)
+				return c.usagef(fs, "%s holds a template-mode (markdown) state: --no-validate is for schema-mode states; say --markdown", key)
 			}
 		case sub == "set" && *noValidate:
 			cfg.Mode = working.ModeSchema // the first state: a JSON object, shape checked only
 		case sub == "set":
-			return m.usagef(fs, "%s has no working memory yet: say --schema SCHEMA.json, --no-validate (a JSON object) or --markdown", key)
+			return c.usagef(fs, "%s has no working memory yet: say --schema SCHEMA.json, --no-validate (a JSON object) or --markdown", key)
 		default:
 			if *asJSON {
-				return m.printJSON(map[string]any{"key": key, "version": 0, "stored": false})
+				return c.printJSON(map[string]any{"key": key, "version": 0, "stored": false})
 			}
-			fmt.Fprintf(m.Stdout, "%s: no working memory stored\n", key)
+			fmt.Fprintf(c.Stdout, "%s: no working memory stored\n", key)
 			return nil
 		}
 		if cfg.Mode == working.ModeSchema && len(cfg.Schema) == 0 {
@@ -160,39 +165,39 @@ func (m *Main) runWMSub(ctx context.Context, sub string, args []string) error {
 		if err != nil {
 			return err
 		}
-		return m.printWMState(st, *asJSON)
+		return c.printState(st, *asJSON)
 	case "history":
 		h, err := mem.History(ctx, key, *limit)
 		if err != nil {
 			return err
 		}
-		return m.printWMHistory(h, *asJSON)
+		return c.printHistory(h, *asJSON)
 	default:
-		content, err := m.readWMFile(fs.Arg(0))
+		content, err := c.readFile(fs.Arg(0))
 		if err != nil {
 			return err
 		}
 		if cfg.Mode == working.ModeSchema && *schemaFile == "" {
-			fmt.Fprintln(m.Stderr, "mnemo wm set: no --schema given: only checked that the file is a JSON object")
+			fmt.Fprintln(c.Stderr, "mnemo wm set: no --schema given: only checked that the file is a JSON object")
 		}
 		r, err := mem.Set(ctx, key, content, working.Origin{RunID: wmRunID})
 		if err != nil {
 			return err
 		}
 		if !r.Changed {
-			fmt.Fprintf(m.Stderr, "mnemo wm set: unchanged (version %d)\n", r.State.Version)
+			fmt.Fprintf(c.Stderr, "mnemo wm set: unchanged (version %d)\n", r.State.Version)
 		} else {
-			fmt.Fprintf(m.Stderr, "mnemo wm set: %s is now version %d\n", key, r.State.Version)
+			fmt.Fprintf(c.Stderr, "mnemo wm set: %s is now version %d\n", key, r.State.Version)
 		}
-		return m.printWMState(r.State, *asJSON)
+		return c.printState(r.State, *asJSON)
 	}
 }
 
-func (m *Main) readWMFile(name string) (string, error) {
+func (c *WMCommand) readFile(name string) (string, error) {
 	var b []byte
 	var err error
 	if name == "-" {
-		b, err = io.ReadAll(m.Stdin)
+		b, err = io.ReadAll(c.Stdin)
 	} else {
 		b, err = os.ReadFile(name)
 	}
@@ -222,7 +227,7 @@ func wmContentJSON(content string) json.RawMessage {
 	return b
 }
 
-func (m *Main) printWMState(st working.State, asJSON bool) error {
+func (c *WMCommand) printState(st working.State, asJSON bool) error {
 	if asJSON {
 		out := wmJSON{Key: st.Key, Mode: st.Mode, Version: st.Version}
 		if st.Mode == working.ModeSchema {
@@ -233,18 +238,18 @@ func (m *Main) printWMState(st working.State, asJSON bool) error {
 		if !st.UpdatedAt.IsZero() {
 			out.UpdatedAt = &st.UpdatedAt
 		}
-		return m.printJSON(out)
+		return c.printJSON(out)
 	}
-	fmt.Fprintf(m.Stdout, "%s  %s mode  version %d", st.Key, st.Mode, st.Version)
+	fmt.Fprintf(c.Stdout, "%s  %s mode  version %d", st.Key, st.Mode, st.Version)
 	if !st.UpdatedAt.IsZero() {
-		fmt.Fprintf(m.Stdout, "  updated %s", st.UpdatedAt.Format(time.RFC3339))
+		fmt.Fprintf(c.Stdout, "  updated %s", st.UpdatedAt.Format(time.RFC3339))
 	}
-	fmt.Fprintln(m.Stdout)
-	fmt.Fprintln(m.Stdout, prettyContent(st.Mode, st.Content))
+	fmt.Fprintln(c.Stdout)
+	fmt.Fprintln(c.Stdout, prettyContent(st.Mode, st.Content))
 	return nil
 }
 
-func (m *Main) printWMHistory(h []working.Version, asJSON bool) error {
+func (c *WMCommand) printHistory(h []working.Version, asJSON bool) error {
 	if asJSON {
 		out := make([]wmJSON, len(h))
 		for i, v := range h {
@@ -252,21 +257,21 @@ func (m *Main) printWMHistory(h []working.Version, asJSON bool) error {
 			out[i] = wmJSON{Key: v.Key, Version: v.Version, Content: wmContentJSON(v.Content),
 				RunID: v.RunID, ToolCallID: v.ToolCallID, UpdatedAt: &at}
 		}
-		return m.printJSON(out)
+		return c.printJSON(out)
 	}
 	if len(h) == 0 {
-		fmt.Fprintln(m.Stdout, "no versions")
+		fmt.Fprintln(c.Stdout, "no versions")
 		return nil
 	}
 	for _, v := range h {
-		fmt.Fprintf(m.Stdout, "version %d  %s", v.Version, v.UpdatedAt.Format(time.RFC3339))
+		fmt.Fprintf(c.Stdout, "version %d  %s", v.Version, v.UpdatedAt.Format(time.RFC3339))
 		if v.RunID != "" {
-			fmt.Fprintf(m.Stdout, "  run %s", v.RunID)
+			fmt.Fprintf(c.Stdout, "  run %s", v.RunID)
 		}
 		if v.ToolCallID != "" {
-			fmt.Fprintf(m.Stdout, "  call %s", v.ToolCallID)
+			fmt.Fprintf(c.Stdout, "  call %s", v.ToolCallID)
 		}
-		fmt.Fprintf(m.Stdout, "\n  %s\n", oneLine(v.Content, 160))
+		fmt.Fprintf(c.Stdout, "\n  %s\n", oneLine(v.Content, 160))
 	}
 	return nil
 }
