@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -77,17 +78,9 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !*yes && !isTerminal(c.Stdin) {
-		// No one to ask: a script must say --yes, so a pipe never erases by
-		// accident.
-		return c.usagef(fs, "refusing to erase %s without --yes: standard input is not a terminal, so there is no one to confirm", what)
-	}
 	if !*yes {
-		fmt.Fprintf(c.Stderr, "Erase %s? This cannot be undone. [y/N] ", what)
-		line, _ := bufio.NewReader(c.Stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			fmt.Fprintln(c.Stderr, "mnemo: nothing erased")
-			return nil
+		if ok, err := c.confirm(fs, what); !ok {
+			return err
 		}
 	}
 	var res *engine.EraseResult
@@ -117,6 +110,23 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("no message found: %s", strings.Join(res.NotFound, ", "))
 	}
 	return err
+}
+
+// confirm asks on the terminal whether to erase what; false (with a nil
+// error after "nothing erased") unless the answer is y or yes. Without a
+// terminal it is a usage error: a script must say --yes, so a pipe never
+// erases by accident.
+func (c *DeleteCommand) confirm(fs *flag.FlagSet, what string) (bool, error) {
+	if !isTerminal(c.Stdin) {
+		return false, c.usagef(fs, "refusing to erase %s without --yes: standard input is not a terminal, so there is no one to confirm", what)
+	}
+	fmt.Fprintf(c.Stderr, "Erase %s? This cannot be undone. [y/N] ", what)
+	line, _ := bufio.NewReader(c.Stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		fmt.Fprintln(c.Stderr, "mnemo: nothing erased")
+		return false, nil
+	}
+	return true, nil
 }
 
 // describeTarget says what a delete is about to erase, for the prompt.

@@ -59,25 +59,8 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 			defer cleanup()
 			path = spooled
 		}
-		opt := importer.Options{Format: *format, Strict: *strict, Name: label}
-		var bar *progressbar.ProgressBar
-		if fi, err := os.Stat(path); err == nil && fi.Size() >= progressMinBytes && isTerminal(c.Stderr) {
-			bar = progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(c.Stderr), progressbar.OptionSetDescription("storing "+label), progressbar.OptionShowBytes(true), progressbar.OptionShowIts(), progressbar.OptionThrottle(200*time.Millisecond))
-			opt.Progress = func(read, _ int64) { _ = bar.Set64(read) }
-		}
-		rep, err := importer.Import(ctx, e, path, opt)
-		if bar != nil {
-			_ = bar.Finish()
-		}
+		rep, err := c.importFile(ctx, e, path, importer.Options{Format: *format, Strict: *strict, Name: label}, *asJSON)
 		if rep != nil {
-			for _, p := range rep.Problems {
-				fmt.Fprintf(c.Stderr, "skipped: %v\n", p)
-			}
-			rep.File = label
-			if !*asJSON {
-				fmt.Fprintf(c.Stdout, "%s (%s): %d resources, %d threads, %d messages stored, %d already stored, %d skipped\n",
-					label, rep.Format, rep.Resources, rep.Threads, rep.Messages, rep.Duplicates, rep.Skipped)
-			}
 			total.Resources += rep.Resources
 			total.Threads += rep.Threads
 			total.Messages += rep.Messages
@@ -110,6 +93,33 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 			total.Resources, total.Threads, total.Messages, total.Duplicates, total.Skipped)
 	}
 	return failed
+}
+
+// importFile imports path (opt.Name is how it is shown), with a progress
+// bar on a terminal for a large file, and prints the skipped records and,
+// unless asJSON, the file's summary line.
+func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path string, opt importer.Options, asJSON bool) (*importer.Report, error) {
+	label := opt.Name
+	var bar *progressbar.ProgressBar
+	if fi, err := os.Stat(path); err == nil && fi.Size() >= progressMinBytes && isTerminal(c.Stderr) {
+		bar = progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(c.Stderr), progressbar.OptionSetDescription("storing "+label), progressbar.OptionShowBytes(true), progressbar.OptionShowIts(), progressbar.OptionThrottle(200*time.Millisecond))
+		opt.Progress = func(read, _ int64) { _ = bar.Set64(read) }
+	}
+	rep, err := importer.Import(ctx, e, path, opt)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if rep != nil {
+		for _, p := range rep.Problems {
+			fmt.Fprintf(c.Stderr, "skipped: %v\n", p)
+		}
+		rep.File = label
+		if !asJSON {
+			fmt.Fprintf(c.Stdout, "%s (%s): %d resources, %d threads, %d messages stored, %d already stored, %d skipped\n",
+				label, rep.Format, rep.Resources, rep.Threads, rep.Messages, rep.Duplicates, rep.Skipped)
+		}
+	}
+	return rep, err
 }
 
 // spoolStdin copies standard input to a private temporary file (the

@@ -211,7 +211,14 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return 2
 	}
 	m.command = name
-	err := cmd.new(m).Run(ctx, fs.Args()[1:])
+	return m.exitStatus(ctx, name, cmd.new(m).Run(ctx, fs.Args()[1:]))
+}
+
+// exitStatus reports the error of command name and returns the exit code: 0
+// on success or after help, 2 for a usage error (the command printed its
+// hint; a flag value the engine or recall refused gets one here), 1
+// otherwise.
+func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 	switch {
 	case err == nil:
 		return 0

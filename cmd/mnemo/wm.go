@@ -56,46 +56,68 @@ func (c *WMCommand) Run(ctx context.Context, args []string) error {
 	}
 }
 
-func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error {
+// wmFlags are the flags of one wm subcommand (limit only for history;
+// schema, markdown and no-validate only for set).
+type wmFlags struct {
+	thread, resource, schemaFile *string
+	asJSON, markdown, noValidate *bool
+	limit                        *int
+}
+
+// parseSub parses the flags of `mnemo wm sub` and checks their rules.
+func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags, error) {
 	argsHelp := ""
 	if sub == "set" {
 		argsHelp = "FILE"
 	}
 	fs := c.flags("wm "+sub, argsHelp)
-	thread := fs.String("thread", "", "the thread's working memory (thread scope)")
-	resource := fs.String("resource", "", "the resource's working memory (resource scope)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	// Each subcommand has its own flags: wm get -h lists only get's.
-	limit, schemaFile, markdown, noValidate := new(int), new(string), new(bool), new(bool)
+	f := &wmFlags{
+		thread:   fs.String("thread", "", "the thread's working memory (thread scope)"),
+		resource: fs.String("resource", "", "the resource's working memory (resource scope)"),
+		asJSON:   fs.Bool("json", false, "print JSON"),
+		// Each subcommand has its own flags: wm get -h lists only get's.
+		limit: new(int), schemaFile: new(string), markdown: new(bool), noValidate: new(bool),
+	}
 	switch sub {
 	case "history":
-		fs.IntVar(limit, "limit", 0, "at most this many versions (0: all)")
+		fs.IntVar(f.limit, "limit", 0, "at most this many versions (0: all)")
 	case "set":
-		fs.StringVar(schemaFile, "schema", "", "validate against this JSON Schema file (schema mode; default: the data directory's configured schema)")
-		fs.BoolVar(markdown, "markdown", false, "the state is a markdown document (template mode)")
-		fs.BoolVar(noValidate, "no-validate", false, "store a schema-mode state without --schema, checking only that it is a JSON object (the schema is the application's and is not stored)")
+		fs.StringVar(f.schemaFile, "schema", "", "validate against this JSON Schema file (schema mode; default: the data directory's configured schema)")
+		fs.BoolVar(f.markdown, "markdown", false, "the state is a markdown document (template mode)")
+		fs.BoolVar(f.noValidate, "no-validate", false, "store a schema-mode state without --schema, checking only that it is a JSON object (the schema is the application's and is not stored)")
 	}
 	if err := parse(fs, args); err != nil {
+		return fs, nil, err
+	}
+	switch {
+	case *f.limit < 0:
+		return fs, nil, c.usagef(fs, "--limit must be >= 0 (0: all versions)")
+	case (*f.thread == "") == (*f.resource == ""):
+		return fs, nil, c.usagef(fs, "wm %s needs exactly one of --thread and --resource", sub)
+	}
+	if err := c.checkIDs(fs, "--thread", *f.thread, "--resource", *f.resource); err != nil {
+		return fs, nil, err
+	}
+	switch {
+	case sub == "set" && fs.NArg() != 1:
+		return fs, nil, c.usagef(fs, "wm set needs one FILE (or - for stdin)")
+	case sub != "set" && fs.NArg() != 0:
+		return fs, nil, c.usagef(fs, "wm %s takes no arguments", sub)
+	case *f.schemaFile != "" && *f.markdown:
+		return fs, nil, c.usagef(fs, "--schema and --markdown exclude each other")
+	}
+	return fs, f, nil
+}
+
+// runSub runs `mnemo wm get|history|set`: it resolves the working memory
+// of the key (the stored configuration, else the mode the flags or the
+// stored state give) and hands it to do.
+func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error {
+	fs, f, err := c.parseSub(sub, args)
+	if err != nil {
 		return err
 	}
-	if *limit < 0 {
-		return c.usagef(fs, "--limit must be >= 0 (0: all versions)")
-	}
-	if (*thread == "") == (*resource == "") {
-		return c.usagef(fs, "wm %s needs exactly one of --thread and --resource", sub)
-	}
-	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
-		return err
-	}
-	if sub == "set" && fs.NArg() != 1 {
-		return c.usagef(fs, "wm set needs one FILE (or - for stdin)")
-	}
-	if sub != "set" && fs.NArg() != 0 {
-		return c.usagef(fs, "wm %s takes no arguments", sub)
-	}
-	if *schemaFile != "" && *markdown {
-		return c.usagef(fs, "--schema and --markdown exclude each other")
-	}
+	thread, resource, asJSON, schemaFile, markdown, noValidate := f.thread, f.resource, f.asJSON, f.schemaFile, f.markdown, f.noValidate
 	cfg := working.Config{Scope: working.ScopeThread}
 	key := working.ThreadKey(*thread)
 	if *resource != "" {
@@ -159,25 +181,31 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 			return err
 		}
 	}
+	return c.do(ctx, sub, mem, key, fs.Arg(0), cfg.Mode == working.ModeSchema && *schemaFile == "", *f.limit, *asJSON)
+}
+
+// do runs get, history or set (of file; unchecked: only its JSON shape
+// is checked) on key's working memory mem and prints the result.
+func (c *WMCommand) do(ctx context.Context, sub string, mem *working.Memory, key, file string, unchecked bool, limit int, asJSON bool) error {
 	switch sub {
 	case "get":
 		st, err := mem.Get(ctx, key)
 		if err != nil {
 			return err
 		}
-		return c.printState(st, *asJSON)
+		return c.printState(st, asJSON)
 	case "history":
-		h, err := mem.History(ctx, key, *limit)
+		h, err := mem.History(ctx, key, limit)
 		if err != nil {
 			return err
 		}
-		return c.printHistory(h, *asJSON)
+		return c.printHistory(h, asJSON)
 	default:
-		content, err := c.readFile(fs.Arg(0))
+		content, err := c.readFile(file)
 		if err != nil {
 			return err
 		}
-		if cfg.Mode == working.ModeSchema && *schemaFile == "" {
+		if unchecked {
 			fmt.Fprintln(c.Stderr, "mnemo wm set: no --schema given: only checked that the file is a JSON object")
 		}
 		r, err := mem.Set(ctx, key, content, working.Origin{RunID: wmRunID})
@@ -189,7 +217,7 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 		} else {
 			fmt.Fprintf(c.Stderr, "mnemo wm set: %s is now version %d\n", key, r.State.Version)
 		}
-		return c.printState(r.State, *asJSON)
+		return c.printState(r.State, asJSON)
 	}
 }
 
