@@ -23,7 +23,10 @@
 //     it (ClaimRun, PutMemCtx); another thread's use is ErrRunOwned.
 //   - A memctx record is written once per run id; replacing it is explicit.
 //   - Records are never modified in place, only deleted by retention or
-//     scrubbed by erasure.
+//     scrubbed, entombed or deleted by erasure, which runs inside the
+//     erasing caller's transaction (erase.go, entomb.go: the caller says
+//     what is erased and holds the tombstone key; the journal rewrites its
+//     own rows).
 //
 // # Concurrency
 //

@@ -1,0 +1,121 @@
+package msgstore_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// seed stores n messages of one thread t1 of resource r1, with an
+// embedding and a full-result blob each, and returns their ids.
+func seed(t *testing.T, db *sql.DB, n int) []string {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at, message_count) VALUES ('t1', 'r1', 0, 0, ?)`, n); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("m%04d", i)
+		for _, q := range []string{
+			`INSERT INTO messages (id, thread_id, resource_id, seq, role, content, created_at, tokens, digest) VALUES (?1, 't1', 'r1', ?2, 'user', 'text ' || ?1, ?2, 1, '')`,
+			`INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector) VALUES (?1, 'hash', 'r1', 1, x'00')`,
+			`INSERT INTO message_blobs (message_id, content) VALUES (?1, 'full ' || ?1)`,
+		} {
+			if _, err := db.ExecContext(ctx, q, ids[i], i+1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return ids
+}
+
+// TestEraseMessages reads the erased messages by id across IN-list chunks
+// (a repeated and an unknown id included), deletes their rows and queues
+// one index removal each.
+func TestEraseMessages(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := msgstore.New(db)
+	ids := seed(t, db, store.ChunkSize+3)
+	erase := append(append([]string{}, ids[:store.ChunkSize+1]...), ids[0], "unknown")
+
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	msgs, err := s.ErasedByID(ctx, tx, erase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(msgs), store.ChunkSize+1; got != want {
+		t.Fatalf("erased=%d, want %d", got, want)
+	}
+	if m := msgs[1]; m.ID != ids[1] || m.ThreadID != "t1" || m.ResourceID != "r1" || m.Seq != 2 || m.Content != "text "+ids[1] || m.Role != "user" || m.CreatedAt.UnixMilli() != 2 {
+		t.Fatalf("message read as %+v", m)
+	}
+	n, err := s.EraseMessages(ctx, tx, msgs, time.UnixMilli(42))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := n, store.ChunkSize+1; got != want {
+		t.Fatalf("embeddings deleted=%d, want %d", got, want)
+	}
+	if err := s.ShrinkThread(ctx, tx, "t1", len(msgs)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var left, blobs, count, bytes int
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM message_blobs), message_count, bytes FROM threads`).Scan(&left, &blobs, &count, &bytes); err != nil {
+		t.Fatal(err)
+	}
+	if left != 2 || blobs != 2 || count != 2 {
+		t.Fatalf("left %d messages, %d blobs, count %d; want 2, 2, 2", left, blobs, count)
+	}
+	if want := 2 * len("full m0501"+"{}"); bytes != want {
+		t.Fatalf("thread bytes %d, want %d (the kept messages' full text and metadata)", bytes, want)
+	}
+	pending, err := s.PendingDeletes(ctx)
+	if err != nil || pending != int64(len(msgs)) {
+		t.Fatalf("PendingDeletes = %d, %v; want %d", pending, err, len(msgs))
+	}
+	last, ok, err := s.LastDelete(ctx)
+	if err != nil || !ok {
+		t.Fatalf("LastDelete: %d, %v, %v", last, ok, err)
+	}
+	due, err := s.DueDeletes(ctx, last, time.Now(), 10)
+	if err != nil || len(due) != 10 || due[0].Op != "delete" || due[0].MessageID != ids[0] || due[0].Resource != "r1" {
+		t.Fatalf("DueDeletes = %+v, %v", due, err)
+	}
+}
+
+func TestErasedOfThreadNotFound(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, _, err := msgstore.New(db).ErasedOfThread(ctx, tx, "nope"); !errors.Is(err, msgstore.ErrNotFound) {
+		t.Fatalf("ErasedOfThread of an unknown thread: %v, want ErrNotFound", err)
+	}
+}

@@ -1,0 +1,176 @@
+package journal_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// openErase opens a journal and its pool for the erasure tests.
+func openErase(t *testing.T) (*journal.Journal, *sql.DB) {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return journal.New(db, nil), db
+}
+
+// inTx runs fn in one transaction and commits it.
+func inTx(t *testing.T, db *sql.DB, fn func(tx *sql.Tx) error) {
+	t.Helper()
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestErasedQuotedBy(t *testing.T) {
+	erased := journal.Erased{"m1": "  the secret plan  ", "m2": "   "}
+	tests := []struct {
+		query string
+		want  bool
+	}{
+		{"the secret plan", true},           // equal
+		{"secret", true},                    // quoted by the erased turn
+		{"what was the secret plan?", true}, // quotes the erased turn
+		{"", false},
+		{"   ", false},
+		{journal.ErasedPreview, false},
+		{"something else", false}, // a blank erased content quotes nothing
+	}
+	for _, tc := range tests {
+		if got := erased.QuotedBy(tc.query); got != tc.want {
+			t.Errorf("QuotedBy(%q) = %v, want %v", tc.query, got, tc.want)
+		}
+	}
+	// Quoted looks for the id or the content as stored (untrimmed); a
+	// blank content matches nothing.
+	quoted := journal.Erased{"m1": "the secret plan", "m2": " "}
+	for raw, want := range map[string]bool{`{"x":"m1"}`: true, `"the secret plan"`: true, `a b`: false, `nothing`: false} {
+		if got := quoted.Quoted([]byte(raw)); got != want {
+			t.Errorf("Quoted(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}
+
+// TestScrubMemCtx scrubs a resource's records: an erased turn's preview
+// and a query quoting it become ErasedPreview, a corrupt record quoting
+// it goes, another resource's record and the others stay; the runs of
+// deleted threads are reported.
+func TestScrubMemCtx(t *testing.T) {
+	ctx := context.Background()
+	j, db := openErase(t)
+	put := func(rec *journal.MemCtx) {
+		t.Helper()
+		if err := j.PutMemCtx(ctx, rec, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(&journal.MemCtx{RunID: "run-a", ThreadID: "t1", ResourceID: "r1", Query: "the secret plan",
+		Recent: []journal.Ref{{ThreadID: "t1", Seq: 1, MessageID: "m1", Role: "user", Preview: "the secret plan"},
+			{ThreadID: "t1", Seq: 2, MessageID: "m2", Role: "assistant", Preview: "kept"}}})
+	put(&journal.MemCtx{RunID: "run-b", ThreadID: "t2", ResourceID: "r1", Query: "hello"})
+	put(&journal.MemCtx{RunID: "run-c", ThreadID: "t1", ResourceID: "r2", Query: "the secret plan",
+		Recent: []journal.Ref{{ThreadID: "t1", Seq: 1, MessageID: "m1", Preview: "the secret plan"}}})
+	if _, err := db.ExecContext(ctx, `INSERT INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, ?, 0)`,
+		journal.ScopeMemCtx, journal.MemCtxKey("run-x"), "t1", "r1", []byte(`{broken m1`)); err != nil {
+		t.Fatal(err)
+	}
+
+	var n int
+	var runs []string
+	inTx(t, db, func(tx *sql.Tx) (err error) {
+		n, runs, err = journal.ScrubMemCtx(ctx, tx, "r1", journal.Erased{"m1": "the secret plan"}, map[string]bool{"t2": true})
+		return err
+	})
+	if got, want := n, 2; got != want {
+		t.Fatalf("changed=%d, want %d", got, want)
+	}
+	if !slices.Equal(runs, []string{"run-b"}) {
+		t.Fatalf("runs of deleted threads = %v, want [run-b]", runs)
+	}
+	a, err := j.MemCtx(ctx, "run-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Query != journal.ErasedPreview || a.Recent[0].Preview != journal.ErasedPreview || a.Recent[0].MessageID != "m1" || a.Recent[1].Preview != "kept" {
+		t.Fatalf("run-a not scrubbed as expected: %+v", a)
+	}
+	if _, err := j.RawMemCtx(ctx, "run-x"); !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("corrupt record quoting the erased turn: %v, want ErrNotFound", err)
+	}
+	if c, err := j.RawMemCtx(ctx, "run-c"); err != nil || !strings.Contains(string(c), "the secret plan") {
+		t.Fatalf("another resource's record was touched: %s, %v", c, err)
+	}
+}
+
+// TestEraseRecords covers the seq tombstones, a deleted thread's records,
+// its runs and the erasure markers.
+func TestEraseRecords(t *testing.T) {
+	ctx := context.Background()
+	j, db := openErase(t)
+	now := time.UnixMilli(1_700_000_000_000)
+	if err := j.PutMemCtx(ctx, &journal.MemCtx{RunID: "run-1", ThreadID: "t1", ResourceID: "r1"}, false); err != nil {
+		t.Fatal(err)
+	}
+	count := func(scope string) int {
+		t.Helper()
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM journal WHERE scope = ?`, scope).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	inTx(t, db, func(tx *sql.Tx) error {
+		for i := 0; i < 2; i++ { // twice: a no-op the second time
+			if err := journal.TombstoneSeq(ctx, tx, "t1", "r1", 3, now); err != nil {
+				return err
+			}
+		}
+		return journal.MarkErasing(ctx, tx, "marker-1", []byte(`{}`), now)
+	})
+	if got, want := count(journal.ScopeErased), 1; got != want {
+		t.Fatalf("tombstones=%d, want %d", got, want)
+	}
+	if n, err := j.Erasing(ctx); err != nil || n != 1 {
+		t.Fatalf("Erasing = %d, %v; want 1", n, err)
+	}
+	var runs int
+	inTx(t, db, func(tx *sql.Tx) (err error) {
+		if err := journal.DeleteThread(ctx, tx, "t1"); err != nil {
+			return err
+		}
+		runs, err = journal.DeleteRuns(ctx, tx, "t1")
+		return err
+	})
+	if got := count(journal.ScopeErased); got != 0 || runs != 1 || count(journal.ScopeMemCtx) != 0 {
+		t.Fatalf("after DeleteThread: tombstones=%d runs=%d memctx=%d, want 0 1 0", got, runs, count(journal.ScopeMemCtx))
+	}
+	if err := j.ClearErasing(ctx, "marker-1"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := j.Erasing(ctx); err != nil || n != 0 {
+		t.Fatalf("Erasing after ClearErasing = %d, %v; want 0", n, err)
+	}
+	// The run id stays claimed by its thread.
+	if err := j.CheckRun(ctx, "run-1", "t2", "r1"); !errors.Is(err, journal.ErrRunOwned) {
+		t.Fatalf("CheckRun after DeleteRuns: %v, want ErrRunOwned", err)
+	}
+}
