@@ -325,10 +325,9 @@ func (e *Engine) lastUserText(ctx context.Context, threadID string, recent []Mes
 			return recent[i].Content, nil
 		}
 	}
-	var s string
-	err := e.db.QueryRowContext(ctx, `SELECT content FROM messages WHERE thread_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1`, threadID).Scan(&s)
-	if err != nil && !errors.Is(err, errNoRows) {
-		return "", fmt.Errorf("engine: read last user message: %w", err)
+	s, err := e.ms.LastUserContent(ctx, threadID)
+	if err != nil {
+		return "", fmt.Errorf("engine: %w", err)
 	}
 	return s, nil
 }

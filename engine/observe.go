@@ -227,9 +227,9 @@ func (e *Engine) observedRecentN(ctx context.Context, threadID string, recentN i
 	if wm == 0 && e.cfg.Observe.Model == nil {
 		return recentN, nil
 	}
-	var n int
-	if err := e.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND seq > ?`, threadID, wm).Scan(&n); err != nil {
-		return 0, fmt.Errorf("engine: count unobserved messages of %s: %w", threadID, err)
+	n, err := e.ms.CountAfter(ctx, threadID, wm)
+	if err != nil {
+		return 0, fmt.Errorf("engine: unobserved messages: %w", err)
 	}
 	return max(recentN, n), nil
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/journal"
 )
@@ -268,24 +269,14 @@ func (e *Engine) recentRefs(ctx context.Context, rec *journal.MemCtx) ([]journal
 		dropped[d.MessageID] = true
 	}
 	out := append([]journal.Ref(nil), rec.Recent...)
-	rows, err := e.db.QueryContext(ctx, `SELECT id, seq, role FROM messages WHERE thread_id = ? AND seq >= ? ORDER BY seq`, rec.ThreadID, start)
+	err := e.ms.WalkFrom(ctx, rec.ThreadID, start, func(m msgstore.SeqRef) bool {
+		if !listed[m.ID] && !dropped[m.ID] {
+			out = append(out, journal.Ref{ThreadID: rec.ThreadID, Seq: m.Seq, MessageID: m.ID, Role: m.Role})
+		}
+		return len(out) < rec.RecentCount
+	})
 	if err != nil {
 		return nil, fmt.Errorf("engine: replay %s: %w", rec.RunID, err)
-	}
-	defer rows.Close()
-	for rows.Next() && len(out) < rec.RecentCount {
-		var r journal.Ref
-		if err := rows.Scan(&r.MessageID, &r.Seq, &r.Role); err != nil {
-			return nil, fmt.Errorf("engine: replay %s: %w", rec.RunID, err)
-		}
-		if listed[r.MessageID] || dropped[r.MessageID] {
-			continue
-		}
-		r.ThreadID = rec.ThreadID
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out, nil

@@ -26,15 +26,13 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	if err := e.checkOpen(); err != nil {
 		return Stats{}, err
 	}
-	var s Stats
-	var oldest *int64
-	err := e.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM threads),
-		(SELECT COUNT(*) FROM outbox), (SELECT MIN(created_at) FROM outbox)`).Scan(&s.Messages, &s.Threads, &s.OutboxPending, &oldest)
+	c, err := e.ms.Counts(ctx)
 	if err != nil {
 		return Stats{}, fmt.Errorf("engine: stats: %w", err)
 	}
-	if oldest != nil {
-		if lag := e.now().Sub(time.UnixMilli(*oldest)); lag > 0 {
+	s := Stats{Messages: c.Messages, Threads: c.Threads, OutboxPending: c.OutboxPending}
+	if !c.OldestOutbox.IsZero() {
+		if lag := e.now().Sub(c.OldestOutbox); lag > 0 {
 			s.IndexLag = lag
 		}
 	}
@@ -48,7 +46,7 @@ func (e *Engine) Ping(ctx context.Context) error {
 	if err := e.checkOpen(); err != nil {
 		return err
 	}
-	if err := e.db.PingContext(ctx); err != nil {
+	if err := e.ms.Ping(ctx); err != nil {
 		return fmt.Errorf("engine: ping: %w", err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
@@ -136,9 +137,8 @@ func wmOwnerOf(ctx context.Context, q working.Querier, key string) (string, erro
 	if scope == working.ScopeResource {
 		return id, nil
 	}
-	var owner string
-	err = q.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, id).Scan(&owner)
-	if errors.Is(err, errNoRows) {
+	owner, err := msgstore.ThreadOwner(ctx, q, id)
+	if errors.Is(err, msgstore.ErrNotFound) {
 		return "", fmt.Errorf("%w: %q has no messages, so it has no working memory to write", ErrThreadNotFound, id)
 	}
 	if err != nil {
