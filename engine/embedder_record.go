@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/mnemo-go/mnemo/internal/models"
+	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/recall/uselite"
 )
@@ -114,19 +114,14 @@ func loadBuiltin(id string) (recall.Embedder, error) {
 // (a directory written before the record existed) the embedder most of its
 // stored vectors come from, else "".
 func (e *Engine) recordedEmbedder(ctx context.Context) (string, error) {
-	var b []byte
-	err := e.db.QueryRowContext(ctx, `SELECT output FROM journal WHERE scope = ? AND key = ?`, ScopeMeta, metaEmbedder).Scan(&b)
+	b, err := e.journal.Recorded(ctx, ScopeMeta, metaEmbedder)
 	if err == nil {
 		return string(b), nil
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
+	if !errors.Is(err, journal.ErrNotFound) {
 		return "", fmt.Errorf("engine: read the directory's embedder: %w", err)
 	}
-	var id string
-	err = e.db.QueryRowContext(ctx, `SELECT embedder FROM embeddings GROUP BY embedder ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
+	id, _, err := e.ms.PredominantEmbedder(ctx)
 	if err != nil {
 		return "", fmt.Errorf("engine: read the directory's embedder: %w", err)
 	}
@@ -135,10 +130,7 @@ func (e *Engine) recordedEmbedder(ctx context.Context) (string, error) {
 
 // recordEmbedder records id as the directory's embedder.
 func (e *Engine) recordEmbedder(ctx context.Context, id string) error {
-	_, err := e.db.ExecContext(ctx, `INSERT INTO journal (scope, key, output, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (scope, key) DO UPDATE SET output = excluded.output, created_at = excluded.created_at`,
-		ScopeMeta, metaEmbedder, []byte(id), e.now().UnixMilli())
-	if err != nil {
+	if err := e.journal.Set(ctx, ScopeMeta, metaEmbedder, []byte(id)); err != nil {
 		return fmt.Errorf("engine: record the directory's embedder: %w", err)
 	}
 	return nil

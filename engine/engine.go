@@ -125,11 +125,11 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	if e.cfg.RecentN <= 0 {
 		e.cfg.RecentN = DefaultRecentN
 	}
+	e.journal = journal.New(db, e.now)
 	if err := e.chooseEmbedder(ctx); err != nil { // embedder_record.go
 		db.Close()
 		return nil, err
 	}
-	e.journal = journal.New(db, e.now)
 	e.bg, e.cancel = context.WithCancel(context.Background())
 	if err := e.openIndexes(ctx); err != nil {
 		e.cancel()

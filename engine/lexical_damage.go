@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -72,17 +71,7 @@ func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 	e.log.Warn("lexical index damaged: quarantined, rebuilding from the store", "quarantine", q, "err", cause)
 	e.publish(Event{Reason: EventQuarantined, Path: q, Detail: cause.Error()})
 
-	var stored int64
-	err = e.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM outbox`); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
-			SELECT ?, id, resource_id, ? FROM messages ORDER BY pk`, opIndex, e.now().UnixMilli()); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&stored)
-	})
+	stored, err := e.ms.RequeueAll(ctx, e.now())
 	if err != nil {
 		return true, fmt.Errorf("engine: queue rebuild after quarantine: %w", err)
 	}

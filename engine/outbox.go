@@ -2,11 +2,9 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
@@ -15,9 +13,9 @@ import (
 
 // Outbox operations (outbox.op).
 const (
-	opIndex = "index" // index the message lexically and embed it
-	opEmbed = "embed" // indexed lexically; embedding still owed
-	opDel   = "delete"
+	opIndex = msgstore.OpIndex // index the message lexically and embed it
+	opEmbed = msgstore.OpEmbed // indexed lexically; embedding still owed
+	opDel   = msgstore.OpDelete
 )
 
 // Outbox drain tuning.
@@ -115,32 +113,40 @@ func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
 			break
 		}
 	}
-	var next sql.NullInt64
-	if err := e.db.QueryRowContext(ctx, `SELECT MIN(not_before) FROM outbox`).Scan(&next); err != nil {
-		return 0, fmt.Errorf("engine: outbox: %w", err)
+	next, ok, err := e.ms.NextOutboxDue(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("engine: %w", err)
 	}
-	if !next.Valid {
+	if !ok {
 		return 0, nil
 	}
-	return max(time.Until(time.UnixMilli(next.Int64)), 10*time.Millisecond), nil
+	return max(time.Until(next), 10*time.Millisecond), nil
 }
 
 func (e *Engine) dueOutbox(ctx context.Context) ([]outboxRow, error) {
-	rs, err := e.db.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
-		WHERE not_before <= ? ORDER BY id LIMIT ?`, time.Now().UnixMilli(), outboxBatch)
+	due, err := e.ms.DueOutbox(ctx, time.Now(), outboxBatch)
 	if err != nil {
-		return nil, fmt.Errorf("engine: read outbox: %w", err)
+		return nil, fmt.Errorf("engine: %w", err)
 	}
-	defer rs.Close()
-	var out []outboxRow
-	for rs.Next() {
-		var r outboxRow
-		if err := rs.Scan(&r.id, &r.op, &r.message, &r.resource, &r.attempts); err != nil {
-			return nil, fmt.Errorf("engine: read outbox: %w", err)
-		}
-		out = append(out, r)
+	return outboxRows(due), nil
+}
+
+// outboxRows converts the store's outbox rows.
+func outboxRows(due []msgstore.OutboxRow) []outboxRow {
+	var rows []outboxRow
+	for _, r := range due {
+		rows = append(rows, outboxRow{id: r.ID, op: r.Op, message: r.MessageID, resource: r.Resource, attempts: r.Attempts})
 	}
-	return out, rs.Err()
+	return rows
+}
+
+// outboxIDs returns the rows' ids.
+func outboxIDs(rows []outboxRow) []int64 {
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	return ids
 }
 
 // applyOutbox brings the indexes up to date for rows: deletions first, then
@@ -205,9 +211,9 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []outboxR
 		docs[i] = docOf(&msgs[i])
 	}
 	emb := ix.Embedder()
-	vecs, err := e.storedVectors(ctx, emb, ids)
+	vecs, err := e.ms.StoredVectors(ctx, emb.ID(), emb.Dims(), ids)
 	if err != nil {
-		return err
+		return fmt.Errorf("engine: %w", err)
 	}
 	if rows[0].op != opEmbed {
 		list := make([][]float32, len(docs))
@@ -224,60 +230,76 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []outboxR
 			todo = append(todo, i)
 		}
 	}
-	if len(todo) > 0 {
-		texts := make([]string, len(todo))
-		for j, i := range todo {
-			texts[j] = docs[i].Text()
-		}
-		out, err := emb.Embed(ctx, texts)
-		if err == nil && len(out) != len(texts) {
-			err = fmt.Errorf("%d vectors for %d texts", len(out), len(texts))
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err() // shutting down: the rows stay as they are
-			}
-			embedErr := fmt.Errorf("%w: %w", recall.ErrEmbed, err)
-			e.log.Warn("embedding failed; messages indexed lexically, embedding retried later", "n", len(todo), "err", embedErr)
-			owed := map[string]bool{}
-			for _, i := range todo {
-				owed[docs[i].ID] = true
-			}
-			var done, later []outboxRow
-			for _, r := range rows {
-				if owed[r.message] {
-					later = append(later, r)
-				} else {
-					done = append(done, r)
-				}
-			}
-			if err := e.doneRows(ctx, done); err != nil {
-				return err
-			}
-			return e.deferRows(ctx, later, embedErr)
-		}
-		if err := e.storeVectors(ctx, emb, docs, todo, out, vecs, rows); err != nil {
-			return err
-		}
-		byRes := map[string][]int{}
-		for _, i := range todo {
-			byRes[docs[i].ResourceID] = append(byRes[docs[i].ResourceID], i)
-		}
-		for res, is := range byRes {
-			rids, rvecs := make([]string, len(is)), make([][]float32, len(is))
-			for j, i := range is {
-				rids[j], rvecs[j] = docs[i].ID, vecs[docs[i].ID]
-			}
-			if err := ix.AddVectors(ctx, res, rids, rvecs); err != nil {
-				// The vectors are stored: the resource reloads them on
-				// next use. Log and go on; the rows are done.
-				e.log.Warn("add vectors to loaded collection", "resource", res, "err", err)
-				ix.Forget()
-			}
-		}
-		return nil
+	if len(todo) == 0 {
+		return e.doneRows(ctx, rows)
 	}
-	return e.doneRows(ctx, rows)
+	return e.embedRows(ctx, ix, rows, docs, todo, vecs)
+}
+
+// embedRows computes the embeddings of docs[todo], stores them with the
+// rows done, and adds them to the loaded vector collections. When the
+// embedder fails, the rows whose messages still owe a vector are deferred
+// and the others are done.
+func (e *Engine) embedRows(ctx context.Context, ix *recall.Index, rows []outboxRow, docs []recall.Doc, todo []int, vecs map[string][]float32) error {
+	emb := ix.Embedder()
+	texts := make([]string, len(todo))
+	for j, i := range todo {
+		texts[j] = docs[i].Text()
+	}
+	out, err := emb.Embed(ctx, texts)
+	if err == nil && len(out) != len(texts) {
+		err = fmt.Errorf("%d vectors for %d texts", len(out), len(texts))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err() // shutting down: the rows stay as they are
+		}
+		return e.embedFailed(ctx, rows, docs, todo, err)
+	}
+	if err := e.storeVectors(ctx, emb, docs, todo, out, vecs, rows); err != nil {
+		return err
+	}
+	byRes := map[string][]int{}
+	for _, i := range todo {
+		byRes[docs[i].ResourceID] = append(byRes[docs[i].ResourceID], i)
+	}
+	for res, is := range byRes {
+		rids, rvecs := make([]string, len(is)), make([][]float32, len(is))
+		for j, i := range is {
+			rids[j], rvecs[j] = docs[i].ID, vecs[docs[i].ID]
+		}
+		if err := ix.AddVectors(ctx, res, rids, rvecs); err != nil {
+			// The vectors are stored: the resource reloads them on
+			// next use. Log and go on; the rows are done.
+			e.log.Warn("add vectors to loaded collection", "resource", res, "err", err)
+			ix.Forget()
+		}
+	}
+	return nil
+}
+
+// embedFailed records the embedder's failure err for docs[todo]: their rows
+// are deferred as "embed" rows (they are indexed lexically), the other rows
+// are done.
+func (e *Engine) embedFailed(ctx context.Context, rows []outboxRow, docs []recall.Doc, todo []int, err error) error {
+	embedErr := fmt.Errorf("%w: %w", recall.ErrEmbed, err)
+	e.log.Warn("embedding failed; messages indexed lexically, embedding retried later", "n", len(todo), "err", embedErr)
+	owed := map[string]bool{}
+	for _, i := range todo {
+		owed[docs[i].ID] = true
+	}
+	var done, later []outboxRow
+	for _, r := range rows {
+		if owed[r.message] {
+			later = append(later, r)
+		} else {
+			done = append(done, r)
+		}
+	}
+	if err := e.doneRows(ctx, done); err != nil {
+		return err
+	}
+	return e.deferRows(ctx, later, embedErr)
 }
 
 // docOf is recall's view of a stored message.
@@ -294,41 +316,6 @@ func docOf(m *Message) recall.Doc {
 	}
 }
 
-// storedVectors returns the embeddings already stored for ids by emb (a
-// map with an entry only for those found with emb's dimension: a damaged
-// one is computed and stored again).
-func (e *Engine) storedVectors(ctx context.Context, emb recall.Embedder, ids []string) (map[string][]float32, error) {
-	out := make(map[string][]float32, len(ids))
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(start+500, len(ids))]
-		args := []any{emb.ID()}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		rs, err := e.db.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND message_id IN (?`+strings.Repeat(",?", len(chunk)-1)+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("engine: read embeddings: %w", err)
-		}
-		for rs.Next() {
-			var id string
-			var dims int
-			var blob []byte
-			if err := rs.Scan(&id, &dims, &blob); err != nil {
-				rs.Close()
-				return nil, fmt.Errorf("engine: read embeddings: %w", err)
-			}
-			if v, err := msgstore.DecodeVector(blob, dims); err == nil && len(v) == emb.Dims() {
-				out[id] = v
-			}
-		}
-		rs.Close()
-		if err := rs.Err(); err != nil {
-			return nil, fmt.Errorf("engine: read embeddings: %w", err)
-		}
-	}
-	return out, nil
-}
-
 // storeVectors writes the new vectors and deletes the finished outbox rows
 // in one transaction, and records the vectors in vecs. A message erased
 // meanwhile gets no embedding row.
@@ -338,23 +325,12 @@ func (e *Engine) storeVectors(ctx context.Context, emb recall.Embedder, docs []r
 			return fmt.Errorf("engine: %w: embedder %s returned %d dims, want %d", recall.ErrDimension, emb.ID(), len(out[j]), emb.Dims())
 		}
 	}
-	err := e.tx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
-				SELECT id, ?, resource_id, ?, ? FROM messages WHERE id = ?`)
-		if err != nil {
-			return fmt.Errorf("engine: store embeddings: %w", err)
-		}
-		defer st.Close()
-		for j, i := range todo {
-			d := &docs[i]
-			if _, err := st.ExecContext(ctx, emb.ID(), emb.Dims(), msgstore.EncodeVector(out[j]), d.ID); err != nil {
-				return fmt.Errorf("engine: store embedding of %s: %w", d.ID, err)
-			}
-		}
-		return deleteRows(ctx, tx, done)
-	})
-	if err != nil {
-		return err
+	v := msgstore.NewVectors{Embedder: emb.ID(), Dims: emb.Dims(), IDs: make([]string, len(todo)), Vectors: out}
+	for j, i := range todo {
+		v.IDs[j] = docs[i].ID
+	}
+	if err := e.ms.StoreVectors(ctx, v, outboxIDs(done)); err != nil {
+		return fmt.Errorf("engine: %w", err)
 	}
 	for j, i := range todo {
 		vecs[docs[i].ID] = out[j]
@@ -367,21 +343,8 @@ func (e *Engine) doneRows(ctx context.Context, rows []outboxRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	return deleteRows(ctx, e.db, rows)
-}
-
-func deleteRows(ctx context.Context, db interface {
-	ExecContext(context.Context, string, ...any) (sql.Result, error)
-}, rows []outboxRow) error {
-	for start := 0; start < len(rows); start += 500 {
-		chunk := rows[start:min(start+500, len(rows))]
-		args := make([]any, len(chunk))
-		for i, r := range chunk {
-			args[i] = r.id
-		}
-		if _, err := db.ExecContext(ctx, `DELETE FROM outbox WHERE id IN (?`+strings.Repeat(",?", len(chunk)-1)+`)`, args...); err != nil {
-			return fmt.Errorf("engine: clear outbox: %w", err)
-		}
+	if err := e.ms.DeleteOutbox(ctx, outboxIDs(rows)); err != nil {
+		return fmt.Errorf("engine: %w", err)
 	}
 	return nil
 }
@@ -395,21 +358,16 @@ func (e *Engine) deferRows(ctx context.Context, rows []outboxRow, cause error) e
 	}
 	embedOnly := errors.Is(cause, recall.ErrEmbed) || rows[0].op == opEmbed
 	now := time.Now()
-	err := e.tx(ctx, func(tx *sql.Tx) error {
-		for _, r := range rows {
-			op := r.op
-			if op == opIndex && embedOnly {
-				op = opEmbed
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE outbox SET op = ?, attempts = attempts + 1, not_before = ? WHERE id = ?`,
-				op, now.Add(backoff(r.attempts+1)).UnixMilli(), r.id); err != nil {
-				return fmt.Errorf("engine: defer outbox row: %w", err)
-			}
+	ds := make([]msgstore.Deferral, len(rows))
+	for i, r := range rows {
+		op := r.op
+		if op == opIndex && embedOnly {
+			op = opEmbed
 		}
-		return nil
-	})
-	if err != nil {
-		return err
+		ds[i] = msgstore.Deferral{ID: r.id, Op: op, NotBefore: now.Add(backoff(r.attempts + 1))}
+	}
+	if err := e.ms.DeferOutbox(ctx, ds); err != nil {
+		return fmt.Errorf("engine: %w", err)
 	}
 	e.log.Warn("index maintenance deferred", "rows", len(rows), "err", cause)
 	return nil

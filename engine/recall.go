@@ -99,17 +99,16 @@ func (e *Engine) rebuildStale(ctx context.Context, path string, cause error) (*r
 	if err := os.RemoveAll(path); err != nil {
 		return nil, fmt.Errorf("remove stale lexical index %s: %w", path, err)
 	}
-	if _, err := e.db.ExecContext(ctx, `DELETE FROM embeddings WHERE embedder = ?`, recall.HashID); err != nil {
+	if err := e.ms.DeleteEmbeddings(ctx, recall.HashID); err != nil {
 		return nil, fmt.Errorf("drop stale %s embeddings: %w", recall.HashID, err)
 	}
 	lex, err := recall.OpenLexical(path)
 	if err != nil {
 		return nil, err
 	}
-	var stored int64
-	err = e.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages`).Scan(&stored)
+	stored, err := e.ms.CountMessages(ctx)
 	if err == nil {
-		_, err = e.db.ExecContext(ctx, `DELETE FROM outbox WHERE op = ?`, opIndex)
+		err = e.ms.DeleteOutboxOp(ctx, opIndex)
 	}
 	if err == nil {
 		err = e.queueAll(ctx)
@@ -148,8 +147,8 @@ func (e *Engine) queueRebuildIfBehind(ctx context.Context, lex *recall.Lexical) 
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	var stored, pending int64
-	if err := e.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM outbox WHERE op = 'index')`).Scan(&stored, &pending); err != nil {
+	stored, pending, err := e.ms.IndexBacklog(ctx)
+	if err != nil {
 		return fmt.Errorf("engine: count messages: %w", err)
 	}
 	if int64(n)+pending >= stored {
@@ -164,9 +163,7 @@ func (e *Engine) queueRebuildIfBehind(ctx context.Context, lex *recall.Lexical) 
 
 // queueAll puts every stored message in the outbox (op index).
 func (e *Engine) queueAll(ctx context.Context) error {
-	_, err := e.db.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
-		SELECT 'index', id, resource_id, ? FROM messages ORDER BY pk`, time.Now().UnixMilli())
-	if err != nil {
+	if err := e.ms.QueueAll(ctx, time.Now()); err != nil {
 		return fmt.Errorf("engine: queue rebuild: %w", err)
 	}
 	return nil
@@ -237,11 +234,11 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 		}
 		e.idx.ix = ix
 		if reembed {
-			if _, err := e.db.ExecContext(ctx, `DELETE FROM embeddings WHERE embedder = ?`, e.embedder().ID()); err != nil {
+			if err := e.ms.DeleteEmbeddings(ctx, e.embedder().ID()); err != nil {
 				return fmt.Errorf("engine: drop embeddings: %w", err)
 			}
 		}
-		if _, err := e.db.ExecContext(ctx, `DELETE FROM outbox WHERE op IN ('index','embed')`); err != nil {
+		if err := e.ms.ClearIndexQueue(ctx); err != nil {
 			return fmt.Errorf("engine: reset outbox: %w", err)
 		}
 		e.idx.note = ""
@@ -303,8 +300,7 @@ func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, er
 	// Only rows that owe lexical work (index, delete) make the lexical
 	// channel "catching up"; rows that owe only an embedding show in the
 	// vector channel's own status (recall counts the unembedded messages).
-	var pending int64
-	if err := e.cachedQueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE resource_id = ? AND op != ?`, q.ResourceID, opEmbed).Scan(&pending); err == nil && pending > 0 {
+	if pending, err := e.ms.PendingLexical(ctx, q.ResourceID); err == nil && pending > 0 {
 		if note != "" {
 			note += "; "
 		}

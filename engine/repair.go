@@ -28,23 +28,17 @@ func (e *Engine) queueMissingEmbeddings(ctx context.Context) error {
 		return err
 	}
 	emb := e.embedder().ID()
-	var messages, vectors, pending int64
-	if err := e.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM embeddings WHERE embedder = ?), (SELECT COUNT(*) FROM outbox WHERE op IN (?, ?))`,
-		emb, opIndex, opEmbed).Scan(&messages, &vectors, &pending); err != nil {
+	messages, vectors, pending, err := e.ms.EmbeddingCounts(ctx, emb)
+	if err != nil {
 		return fmt.Errorf("engine: count embeddings: %w", err)
 	}
 	if vectors+pending >= messages {
 		return nil
 	}
-	res, err := e.db.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
-		SELECT ?, m.id, m.resource_id, ? FROM messages m
-		WHERE NOT EXISTS (SELECT 1 FROM embeddings x WHERE x.message_id = m.id AND x.embedder = ?)
-		  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.message_id = m.id)
-		ORDER BY m.pk`, opEmbed, time.Now().UnixMilli(), emb)
+	n, err := e.ms.QueueMissingEmbeddings(ctx, emb, time.Now())
 	if err != nil {
 		return fmt.Errorf("engine: queue missing embeddings: %w", err)
 	}
-	n, _ := res.RowsAffected()
 	if n > 0 {
 		e.log.Warn("stored embeddings missing: re-embedding", "n", n, "embedder", emb)
 		e.publish(Event{Reason: EventRebuild, Count: int(n), Detail: fmt.Sprintf("%d messages had no stored %s embedding; re-embedding", n, emb)})

@@ -1,0 +1,194 @@
+package msgstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// This file holds the statements of the embeddings table: the vectors the
+// engine's drainer computes, stored per message and embedder, their repair
+// (damaged and missing rows) and the directory's predominant embedder.
+
+// StoredVectors returns the embeddings stored for ids by embedder that
+// decode to dims values (a map with an entry only for those: a damaged one
+// is computed and stored again).
+func (s *Store) StoredVectors(ctx context.Context, embedder string, dims int, ids []string) (map[string][]float32, error) {
+	out := make(map[string][]float32, len(ids))
+	err := store.InChunks(ids, func(in string, args []any) error {
+		rs, err := s.db.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND message_id IN `+in,
+			append([]any{embedder}, args...)...)
+		if err != nil {
+			return fmt.Errorf("read embeddings: %w", err)
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var id string
+			var n int
+			var blob []byte
+			if err := rs.Scan(&id, &n, &blob); err != nil {
+				return fmt.Errorf("read embeddings: %w", err)
+			}
+			if v, err := DecodeVector(blob, n); err == nil && len(v) == dims {
+				out[id] = v
+			}
+		}
+		if err := rs.Err(); err != nil {
+			return fmt.Errorf("read embeddings: %w", err)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// NewVectors are vectors computed by one embedder, to store.
+type NewVectors struct {
+	Embedder string
+	Dims     int
+	IDs      []string    // the messages embedded
+	Vectors  [][]float32 // Vectors[i] is the embedding of IDs[i]
+}
+
+// StoreVectors writes v and deletes the finished outbox rows done in one
+// transaction. A message erased meanwhile gets no embedding row.
+func (s *Store) StoreVectors(ctx context.Context, v NewVectors, done []int64) error {
+	return s.Tx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
+				SELECT id, ?, resource_id, ?, ? FROM messages WHERE id = ?`)
+		if err != nil {
+			return fmt.Errorf("store embeddings: %w", err)
+		}
+		defer st.Close()
+		for i, id := range v.IDs {
+			if _, err := st.ExecContext(ctx, v.Embedder, v.Dims, EncodeVector(v.Vectors[i]), id); err != nil {
+				return fmt.Errorf("store embedding of %s: %w", id, err)
+			}
+		}
+		return deleteOutbox(ctx, tx, done)
+	})
+}
+
+// DeleteEmbeddings deletes every embedding stored by embedder.
+func (s *Store) DeleteEmbeddings(ctx context.Context, embedder string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM embeddings WHERE embedder = ?`, embedder)
+	return err
+}
+
+// EmbeddedIDs returns the ids of the messages with an embedding stored by
+// embedder.
+func (s *Store) EmbeddedIDs(ctx context.Context, embedder string) (map[string]bool, error) {
+	return s.idSet(ctx, `SELECT message_id FROM embeddings WHERE embedder = ?`, embedder)
+}
+
+// MessageIDs returns the ids of every stored message.
+func (s *Store) MessageIDs(ctx context.Context) (map[string]bool, error) {
+	return s.idSet(ctx, `SELECT id FROM messages`)
+}
+
+func (s *Store) idSet(ctx context.Context, q string, args ...any) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// PredominantEmbedder returns the embedder most stored vectors come from;
+// ok is false when none is stored.
+func (s *Store) PredominantEmbedder(ctx context.Context) (id string, ok bool, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT embedder FROM embeddings GROUP BY embedder ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return id, true, nil
+}
+
+// damagedWhere selects an embedder's damaged rows (a blob whose length is
+// not 4×dims, or dims other than the embedder's); its arguments are the
+// embedder id and dimension.
+const damagedWhere = `embedder = ? AND (dims != ? OR length(vector) != 4 * dims)`
+
+// RequeueDamaged deletes the damaged embeddings by embedder (of dimension
+// dims) of ids, those still damaged, and queues their messages for
+// embedding (OpEmbed rows created at now, unless one is queued already),
+// in one transaction. It returns how many embeddings it deleted.
+func (s *Store) RequeueDamaged(ctx context.Context, embedder string, dims int, ids []string, now time.Time) (int64, error) {
+	var n int64
+	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		return store.InChunks(ids, func(in string, args []any) error {
+			res, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE `+damagedWhere+` AND message_id IN `+in,
+				append([]any{embedder, dims}, args...)...)
+			if err != nil {
+				return err
+			}
+			k, _ := res.RowsAffected()
+			n += k
+			_, err = tx.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+				SELECT ?, m.id, m.resource_id, ? FROM messages m WHERE m.id IN `+in+`
+				AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.message_id = m.id)`,
+				append([]any{OpEmbed, now.UnixMilli()}, args...)...)
+			return err
+		})
+	})
+	return n, err
+}
+
+// DropDamaged deletes every damaged embedding by embedder (of dimension
+// dims) and returns how many.
+func (s *Store) DropDamaged(ctx context.Context, embedder string, dims int) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM embeddings WHERE `+damagedWhere, embedder, dims)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// CountDamaged counts the damaged embeddings by embedder (of dimension
+// dims) and names one of their messages (the least id; "" when none).
+func (s *Store) CountDamaged(ctx context.Context, embedder string, dims int) (n int64, example string, err error) {
+	var ex sql.NullString
+	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*), MIN(message_id) FROM embeddings WHERE `+damagedWhere, embedder, dims).Scan(&n, &ex)
+	return n, ex.String, err
+}
+
+// EmbeddingCounts returns how many messages are stored, how many
+// embeddings embedder stored, and how many outbox rows owe an embedding
+// (OpIndex and OpEmbed): a cheap test before QueueMissingEmbeddings.
+func (s *Store) EmbeddingCounts(ctx context.Context, embedder string) (messages, vectors, pending int64, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM embeddings WHERE embedder = ?), (SELECT COUNT(*) FROM outbox WHERE op IN (?, ?))`,
+		embedder, OpIndex, OpEmbed).Scan(&messages, &vectors, &pending)
+	return messages, vectors, pending, err
+}
+
+// QueueMissingEmbeddings queues an OpEmbed row (created at now) for every
+// message without an embedding by embedder and without a pending outbox
+// row, in the order stored, and returns how many.
+func (s *Store) QueueMissingEmbeddings(ctx context.Context, embedder string, now time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+		SELECT ?, m.id, m.resource_id, ? FROM messages m
+		WHERE NOT EXISTS (SELECT 1 FROM embeddings x WHERE x.message_id = m.id AND x.embedder = ?)
+		  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.message_id = m.id)
+		ORDER BY m.pk`, OpEmbed, now.UnixMilli(), embedder)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}

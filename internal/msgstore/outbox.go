@@ -1,0 +1,164 @@
+package msgstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// This file holds the statements of the outbox: the index maintenance
+// queued in write transactions and drained after commit (the engine's
+// drainer decides what to do with each row, when to retry and how long to
+// wait; the rows and their queries are here).
+
+// Outbox operations (outbox.op).
+const (
+	OpIndex  = "index"  // index the message lexically and embed it
+	OpEmbed  = "embed"  // indexed lexically; embedding still owed
+	OpDelete = "delete" // remove the message from the indexes
+)
+
+// DueOutbox returns up to limit outbox rows whose backoff has passed at
+// now, oldest first.
+func (s *Store) DueOutbox(ctx context.Context, now time.Time, limit int) ([]OutboxRow, error) {
+	rs, err := s.db.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
+		WHERE not_before <= ? ORDER BY id LIMIT ?`, now.UnixMilli(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("read outbox: %w", err)
+	}
+	defer rs.Close()
+	var out []OutboxRow
+	for rs.Next() {
+		var r OutboxRow
+		if err := rs.Scan(&r.ID, &r.Op, &r.MessageID, &r.Resource, &r.Attempts); err != nil {
+			return nil, fmt.Errorf("read outbox: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rs.Err()
+}
+
+// NextOutboxDue returns when the outbox's earliest row falls due; ok is
+// false when the outbox is empty.
+func (s *Store) NextOutboxDue(ctx context.Context) (at time.Time, ok bool, err error) {
+	var next sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT MIN(not_before) FROM outbox`).Scan(&next); err != nil {
+		return at, false, fmt.Errorf("outbox: %w", err)
+	}
+	if !next.Valid {
+		return at, false, nil
+	}
+	return time.UnixMilli(next.Int64), true, nil
+}
+
+// execer is a *sql.DB or a *sql.Tx.
+type execer interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}
+
+// DeleteOutbox deletes the outbox rows with the given ids (finished work).
+func (s *Store) DeleteOutbox(ctx context.Context, ids []int64) error {
+	return deleteOutbox(ctx, s.db, ids)
+}
+
+func deleteOutbox(ctx context.Context, db execer, ids []int64) error {
+	return store.InChunks(ids, func(in string, args []any) error {
+		if _, err := db.ExecContext(ctx, `DELETE FROM outbox WHERE id IN `+in, args...); err != nil {
+			return fmt.Errorf("clear outbox: %w", err)
+		}
+		return nil
+	})
+}
+
+// Deferral reschedules one outbox row after a failure.
+type Deferral struct {
+	ID        int64
+	Op        string    // the row's op from now on (an index row whose embedding failed becomes OpEmbed)
+	NotBefore time.Time // when it is retried
+}
+
+// DeferOutbox applies ds in one transaction, counting one more attempt
+// for each row.
+func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
+	return s.Tx(ctx, func(tx *sql.Tx) error {
+		for _, d := range ds {
+			if _, err := tx.ExecContext(ctx, `UPDATE outbox SET op = ?, attempts = attempts + 1, not_before = ? WHERE id = ?`,
+				d.Op, d.NotBefore.UnixMilli(), d.ID); err != nil {
+				return fmt.Errorf("defer outbox row: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// PendingLexical counts the outbox rows of resourceID that owe lexical
+// work (every op but OpEmbed).
+func (s *Store) PendingLexical(ctx context.Context, resourceID string) (int64, error) {
+	var n int64
+	err := s.stmts.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE resource_id = ? AND op != ?`, resourceID, OpEmbed).Scan(&n)
+	return n, err
+}
+
+// PendingOutbox counts every outbox row.
+func (s *Store) PendingOutbox(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&n)
+	return n, err
+}
+
+// IndexBacklog returns how many messages are stored and how many index
+// rows (OpIndex) are queued.
+func (s *Store) IndexBacklog(ctx context.Context) (stored, pending int64, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM outbox WHERE op = 'index')`).Scan(&stored, &pending)
+	return stored, pending, err
+}
+
+// CountMessages counts the stored messages.
+func (s *Store) CountMessages(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages`).Scan(&n)
+	return n, err
+}
+
+// QueueAll queues every stored message for indexing (OpIndex rows created
+// at now), in the order stored.
+func (s *Store) QueueAll(ctx context.Context, now time.Time) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+		SELECT 'index', id, resource_id, ? FROM messages ORDER BY pk`, now.UnixMilli())
+	return err
+}
+
+// DeleteOutboxOp deletes every outbox row of op.
+func (s *Store) DeleteOutboxOp(ctx context.Context, op string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM outbox WHERE op = ?`, op)
+	return err
+}
+
+// ClearIndexQueue deletes every index and embed row of the outbox (a
+// rebuild queues them again); delete rows stay.
+func (s *Store) ClearIndexQueue(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM outbox WHERE op IN ('index','embed')`)
+	return err
+}
+
+// RequeueAll replaces every outbox row by one OpIndex row per stored
+// message (created at now), in one transaction, and returns how many it
+// queued. It is for an index rebuilt empty: pending deletions have nothing
+// left to remove.
+func (s *Store) RequeueAll(ctx context.Context, now time.Time) (int64, error) {
+	var stored int64
+	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM outbox`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+			SELECT ?, id, resource_id, ? FROM messages ORDER BY pk`, OpIndex, now.UnixMilli()); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&stored)
+	})
+	return stored, err
+}
