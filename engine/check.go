@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -127,37 +130,11 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 // the check from running at all (a file that is no database any more) is a
 // finding too.
 func (e *Engine) integrityCheck(ctx context.Context, full bool) ([]string, error) {
-	pragma := "quick_check"
-	if full {
-		pragma = "integrity_check"
+	out, err := store.IntegrityCheck(ctx, e.db, full, maxDatabaseProblems)
+	if err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("engine: check: %w", err)
 	}
-	rows, err := e.db.QueryContext(ctx, fmt.Sprintf("PRAGMA %s(%d)", pragma, maxDatabaseProblems))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return []string{pragma + " failed: " + err.Error()}, nil
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return nil, fmt.Errorf("engine: check: %w", err)
-		}
-		for _, l := range strings.Split(line, "\n") {
-			if l = strings.TrimSpace(l); l != "" && l != "ok" && l != "*** in database main ***" {
-				out = append(out, l)
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		out = append(out, pragma+" failed: "+err.Error())
-	}
-	return out, nil
+	return out, err
 }
 
 // checkIndexes compares the store with its derived indexes (see
@@ -167,80 +144,74 @@ func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt s
 		return nil, "", err
 	}
 	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	if err := e.checkCounters(ctx, add); err != nil {
+		return nil, "", err
+	}
+	if err := e.checkDispatches(ctx, add); err != nil {
+		return nil, "", err
+	}
+	rebuilt, err = e.checkDerived(ctx, add)
+	if err != nil {
+		return nil, "", err
+	}
+	return problems, rebuilt, nil
+}
 
+// checkCounters adds a problem for every thread whose counters disagree
+// with its messages: seqs with gaps, message_count, bytes.
+func (e *Engine) checkCounters(ctx context.Context, add func(string, ...any)) error {
 	// Erased seqs leave tombstones (erase.go): stored + erased must cover
 	// 1..last_seq exactly.
-	rows, err := e.db.QueryContext(ctx, `SELECT t.id, t.last_seq, t.message_count, COUNT(m.id), COALESCE(MIN(m.seq), 0), COALESCE(MAX(m.seq), 0),
-		(SELECT COUNT(*) FROM journal j WHERE j.scope = '`+ScopeErased+`' AND j.thread_id = t.id)
-		FROM threads t LEFT JOIN messages m ON m.thread_id = t.id GROUP BY t.id`)
+	err := e.ms.ThreadSeqs(ctx, ScopeErased, func(t msgstore.ThreadSeqs) {
+		n, lo, hi, last := t.Stored, t.MinSeq, t.MaxSeq, t.LastSeq
+		if n > 0 && (lo < 1 || hi > last) || n+t.Erased != last {
+			add("thread %s: seqs %d..%d for %d messages and %d erased, last_seq %d (gap)", t.ID, lo, hi, n, t.Erased, last)
+		}
+		if t.MessageCount != n {
+			add("thread %s: message_count %d, %d messages stored", t.ID, t.MessageCount, n)
+		}
+	})
 	if err != nil {
-		return nil, "", fmt.Errorf("engine: check: %w", err)
-	}
-	for rows.Next() {
-		var id string
-		var last, count, n, lo, hi, erased int64
-		if err := rows.Scan(&id, &last, &count, &n, &lo, &hi, &erased); err != nil {
-			rows.Close()
-			return nil, "", fmt.Errorf("engine: check: %w", err)
-		}
-		if n > 0 && (lo < 1 || hi > last) || n+erased != last {
-			add("thread %s: seqs %d..%d for %d messages and %d erased, last_seq %d (gap)", id, lo, hi, n, erased, last)
-		}
-		if count != n {
-			add("thread %s: message_count %d, %d messages stored", id, count, n)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, "", fmt.Errorf("engine: check: %w", err)
+		return fmt.Errorf("engine: check: %w", err)
 	}
 	// The byte counters quotas read (lifecycle.go) match the messages.
-	rows, err = e.db.QueryContext(ctx, `SELECT id, bytes, `+threadBytesOf("t.id")+` FROM threads t WHERE bytes <> `+threadBytesOf("t.id"))
+	wrong, err := e.ms.WrongThreadBytes(ctx)
 	if err != nil {
-		return nil, "", fmt.Errorf("engine: check: %w", err)
+		return fmt.Errorf("engine: check: %w", err)
 	}
-	for rows.Next() {
-		var id string
-		var have, want int64
-		if err := rows.Scan(&id, &have, &want); err != nil {
-			rows.Close()
-			return nil, "", fmt.Errorf("engine: check: %w", err)
-		}
-		add("thread %s: bytes %d, its messages hold %d", id, have, want)
+	for _, t := range wrong {
+		add("thread %s: bytes %d, its messages hold %d", t.ID, t.Have, t.Want)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, "", fmt.Errorf("engine: check: %w", err)
-	}
-	// Every dispatch names its stored call, and a settled one its stored
-	// result (dispatch.go; erasure deletes a dispatch with either).
-	rows, err = e.db.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches d
-		WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.message_id AND m.thread_id = d.thread_id)
-		   OR (d.result_id <> '' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.result_id AND m.thread_id = d.thread_id))`)
-	if err != nil {
-		return nil, "", fmt.Errorf("engine: check: %w", err)
-	}
-	for rows.Next() {
-		var run, call string
-		if err := rows.Scan(&run, &call); err != nil {
-			rows.Close()
-			return nil, "", fmt.Errorf("engine: check: %w", err)
-		}
-		add("dispatch %s/%s: its call or result message is not stored", run, call)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, "", fmt.Errorf("engine: check: %w", err)
-	}
+	return nil
+}
 
-	stored := map[string]bool{}
-	if err := e.collect(ctx, stored, `SELECT id FROM messages`); err != nil {
-		return nil, "", err
+// checkDispatches adds a problem for every dispatch that does not name its
+// stored call, or, settled, its stored result (dispatch.go; erasure
+// deletes a dispatch with either).
+func (e *Engine) checkDispatches(ctx context.Context, add func(string, ...any)) error {
+	dangling, err := journal.DanglingDispatches(ctx, e.db)
+	if err != nil {
+		return fmt.Errorf("engine: check: %w", err)
+	}
+	for _, d := range dangling {
+		add("dispatch %s/%s: its call or result message is not stored", d[0], d[1])
+	}
+	return nil
+}
+
+// checkDerived compares the stored messages with the lexical index (first
+// rebuilding it when it is damaged, then reporting where it went) and with
+// the stored embeddings, and reports damaged embeddings and pending outbox
+// rows.
+func (e *Engine) checkDerived(ctx context.Context, add func(string, ...any)) (rebuilt string, err error) {
+	stored, err := e.ms.MessageIDs(ctx)
+	if err != nil {
+		return "", fmt.Errorf("engine: check: %w", err)
 	}
 	ix := e.idx.index()
 	if ix == nil {
 		add("indexes are not open")
-		return problems, rebuilt, nil
+		return "", nil
 	}
 	lex, err := lexicalIDs(ctx, ix)
 	if isDamage(err) {
@@ -249,52 +220,36 @@ func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt s
 		// compare with the rebuilt index.
 		q, rerr := e.rebuildDamaged(ctx)
 		if rerr != nil {
-			return nil, "", fmt.Errorf("engine: check: %w (after: %v)", rerr, err)
+			return "", fmt.Errorf("engine: check: %w (after: %v)", rerr, err)
 		}
 		rebuilt = q
 		add("the lexical index was damaged (%v): quarantined to %s and rebuilt from the database", err, q)
 		if ix = e.idx.index(); ix == nil {
 			add("indexes are not open")
-			return problems, rebuilt, nil
+			return rebuilt, nil
 		}
 		lex, err = lexicalIDs(ctx, ix)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("engine: check: %w", err)
+		return "", fmt.Errorf("engine: check: %w", err)
 	}
 	diff(stored, lex, "lexical index", add)
-	vec := map[string]bool{}
-	if err := e.collect(ctx, vec, `SELECT message_id FROM embeddings WHERE embedder = ?`, ix.Embedder().ID()); err != nil {
-		return nil, "", err
+	vec, err := e.ms.EmbeddedIDs(ctx, ix.Embedder().ID())
+	if err != nil {
+		return "", fmt.Errorf("engine: check: %w", err)
 	}
 	diff(stored, vec, "vector index ("+ix.Embedder().ID()+")", add)
 	if err := e.checkDamaged(ctx, ix.Embedder(), add); err != nil { // damaged.go
-		return nil, "", err
+		return "", err
 	}
-	var pending int64
-	if err := e.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&pending); err != nil {
-		return nil, "", fmt.Errorf("engine: check: %w", err)
+	pending, err := e.ms.PendingOutbox(ctx)
+	if err != nil {
+		return "", fmt.Errorf("engine: check: %w", err)
 	}
 	if pending > 0 {
 		add("%d outbox rows still pending (retrying after failures)", pending)
 	}
-	return problems, rebuilt, nil
-}
-
-func (e *Engine) collect(ctx context.Context, into map[string]bool, q string, args ...any) error {
-	rows, err := e.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return fmt.Errorf("engine: check: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return fmt.Errorf("engine: check: %w", err)
-		}
-		into[id] = true
-	}
-	return rows.Err()
+	return rebuilt, nil
 }
 
 // diff reports messages missing from an index and index entries that are

@@ -1,0 +1,30 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+)
+
+// DanglingDispatches returns the dispatches (run id, call id) whose call
+// message, or whose recorded result message, is not a stored message of
+// their thread (erasure deletes a dispatch with either): the engine's Check
+// reports them. It reads the messages table (internal/msgstore's) only to
+// test that the ids exist.
+func DanglingDispatches(ctx context.Context, db *sql.DB) ([][2]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches d
+		WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.message_id AND m.thread_id = d.thread_id)
+		   OR (d.result_id <> '' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.result_id AND m.thread_id = d.thread_id))`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var k [2]string
+		if err := rows.Scan(&k[0], &k[1]); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
