@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/bench"
 	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
 )
 
@@ -16,7 +17,7 @@ func TestBench(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench exit %d: %s", code, stderr)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bench --json: %v\n%s", err, out)
 	}
@@ -65,7 +66,7 @@ func TestBench(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench --reuse exit %d: %s", code, stderr)
 	}
-	var again benchReport
+	var again bench.Report
 	if err := json.Unmarshal([]byte(out), &again); err != nil {
 		t.Fatalf("bench --reuse --json: %v\n%s", err, out)
 	}
@@ -110,14 +111,6 @@ func TestBenchUsage(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int{"10k": 10_000, "100K": 100_000, "1m": 1_000_000, "2500": 2500} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-}
-
 func TestBenchFile(t *testing.T) {
 	// A small JSONL file from the synthetic corpus: 3 resources.
 	c, err := synth.New(synth.Config{Messages: 300, Resources: 3, ThreadMessages: 50})
@@ -148,7 +141,7 @@ func TestBenchFile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench --file exit %d: %s", code, stderr)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bench --file --json: %v\n%s", err, out)
 	}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -11,20 +11,20 @@ import (
 	"github.com/mnemo-go/mnemo/recall"
 )
 
-// benchExactness is the vector channel's exactness (issue 14): recall@10 of
+// Exactness is the vector channel's exactness (issue 14): recall@10 of
 // its top 10 (the int8 vector index, recall's vecIndex) against chromem-go's
 // exact scan (recall.Tuning.ExactVectors) over the same queries.
-type benchExactness struct {
+type Exactness struct {
 	Queries     int     `json:"queries"`
 	RecallAt10  float64 `json:"recallAt10"`
 	ExactHits   int     `json:"exactHits"`   // hits of the exact scan
 	ApproxFound int     `json:"approxFound"` // of them, found by the index
 }
 
-// benchRatios compare this run with a baseline report (--baseline, e.g. the
+// Ratios compare this run with a baseline report (--baseline, e.g. the
 // 10k messages / 10 resources run): issue 14's flatness and first-use
 // targets.
-type benchRatios struct {
+type Ratios struct {
 	Baseline string `json:"baseline"`
 	// LoadContextP50 and P99: this run's warm LoadContext over the
 	// baseline's (targets ≤ 2 and ≤ 3 for 100k in one resource against
@@ -37,7 +37,7 @@ type benchRatios struct {
 }
 
 // vectorTop10 returns the ids of each query's vector-channel top 10.
-func vectorTop10(ctx context.Context, e *engine.Engine, queries []benchQuery) ([][]string, error) {
+func vectorTop10(ctx context.Context, e *engine.Engine, queries []query) ([][]string, error) {
 	out := make([][]string, len(queries))
 	for i, q := range queries {
 		opts := recall.Options{Mode: recall.ModeVector, TopK: 10, Scope: recall.ScopeResource}
@@ -56,23 +56,23 @@ func vectorTop10(ctx context.Context, e *engine.Engine, queries []benchQuery) ([
 // closes it and opens the directory again with the exact scan, searches
 // again and compares; *e is the exact engine afterwards (the caller closes
 // it).
-func measureExactness(ctx context.Context, e **engine.Engine, cfg engine.Config, queries []benchQuery) (benchExactness, error) {
+func measureExactness(ctx context.Context, e **engine.Engine, cfg engine.Config, queries []query) (Exactness, error) {
 	approx, err := vectorTop10(ctx, *e, queries)
 	if err != nil {
-		return benchExactness{}, err
+		return Exactness{}, err
 	}
 	if err := (*e).Close(); err != nil {
-		return benchExactness{}, err
+		return Exactness{}, err
 	}
 	cfg.RecallTuning.ExactVectors = true
 	if *e, err = engine.Open(ctx, cfg); err != nil {
-		return benchExactness{}, err
+		return Exactness{}, err
 	}
 	exact, err := vectorTop10(ctx, *e, queries)
 	if err != nil {
-		return benchExactness{}, err
+		return Exactness{}, err
 	}
-	x := benchExactness{Queries: len(queries)}
+	x := Exactness{Queries: len(queries)}
 	for i := range exact {
 		in := map[string]bool{}
 		for _, id := range approx[i] {
@@ -91,13 +91,13 @@ func measureExactness(ctx context.Context, e **engine.Engine, cfg engine.Config,
 	return x, nil
 }
 
-// loadBaseline reads a `mnemo bench --json` report for --baseline.
-func loadBaseline(file string) (*benchReport, error) {
+// LoadBaseline reads a `mnemo bench --json` report for --baseline.
+func LoadBaseline(file string) (*Report, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("--baseline: %w", err)
 	}
-	var base benchReport
+	var base Report
 	if err := json.Unmarshal(b, &base); err != nil {
 		return nil, fmt.Errorf("--baseline %s: not a `mnemo bench --json` report: %w", file, err)
 	}
@@ -107,9 +107,9 @@ func loadBaseline(file string) (*benchReport, error) {
 	return &base, nil
 }
 
-// ratios compares rep with the baseline report base, read from file.
-func ratios(rep, base *benchReport, file string) *benchRatios {
-	return &benchRatios{
+// NewRatios compares rep with the baseline report base, read from file.
+func NewRatios(rep, base *Report, file string) *Ratios {
+	return &Ratios{
 		Baseline:       fmt.Sprintf("%s (%d messages, %d resources)", file, base.Corpus.Messages, base.Corpus.Resources),
 		LoadContextP50: rep.LoadContext.P50 / base.LoadContext.P50,
 		LoadContextP99: rep.LoadContext.P99 / base.LoadContext.P99,
@@ -118,7 +118,7 @@ func ratios(rep, base *benchReport, file string) *benchRatios {
 }
 
 // printScale writes the exactness and the ratios of rep.
-func (r *benchReport) printScale(w io.Writer) {
+func (r *Report) printScale(w io.Writer) {
 	if x := r.Exactness; x != nil && x.ExactHits > 0 {
 		fmt.Fprintf(w, "%-34s %.4f (%d of %d exact top-10 hits, %d queries)\n", "vector index recall@10 vs exact", x.RecallAt10, x.ApproxFound, x.ExactHits, x.Queries)
 	}

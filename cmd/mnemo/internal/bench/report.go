@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -13,31 +13,31 @@ import (
 	"time"
 )
 
-// benchReport is what `mnemo bench` measures; --json prints it as is.
-type benchReport struct {
-	Corpus  benchCorpus  `json:"corpus"`
-	Machine benchMachine `json:"machine"`
+// Report is what `mnemo bench` measures; --json prints it as is.
+type Report struct {
+	Corpus  Corpus  `json:"corpus"`
+	Machine Machine `json:"machine"`
 	// Ingest: every message appended in batches, then both indexes caught
 	// up (SyncIndexes); messagesPerSec counts until the indexes are caught up.
-	Ingest benchIngest `json:"ingest"`
+	Ingest Ingest `json:"ingest"`
 	// Append is single-message appends into the filled engine (the latency
 	// an agent sees per turn), indexes draining in the background.
-	Append latency `json:"append"`
+	Append Latency `json:"append"`
 	// Open is a cold start: Close, then Open of the filled data directory
 	// (in-process: the OS page cache is warm).
 	OpenMs float64 `json:"openMs"`
 	// FirstUse is the first LoadContext on each queried resource, which
 	// loads its messages and vectors into memory.
-	FirstUse latency `json:"firstUse"`
+	FirstUse Latency `json:"firstUse"`
 	// LoadContext is warm LoadContext with recall on (scope resource,
 	// topK 5, range 1, recent 10), memctx written.
-	LoadContext latency `json:"loadContext"`
+	LoadContext Latency `json:"loadContext"`
 	// LoadContextCPUMs is the process CPU time per warm LoadContext (all
 	// goroutines, background work included): on a shared machine it is
 	// steadier than wall-clock latency.
 	LoadContextCPUMs float64 `json:"loadContextCpuMs"`
 	// Search holds warm Search latency per channel: lexical, vector, hybrid.
-	Search map[string]latency `json:"search"`
+	Search map[string]Latency `json:"search"`
 	// TargetRecalled is the share of synthetic queries whose source message
 	// reached the prompt (recalled or in the recent window): a sanity check
 	// that recall works at this size, not a quality measure.
@@ -49,20 +49,22 @@ type benchReport struct {
 	// Sweep (--sweep) is one search on every resource after the other
 	// phases, most of them first uses, and PeakRSSSweep the peak RSS after
 	// it: the memory bound when every resource is served.
-	Sweep        latency `json:"sweep,omitempty"`
+	Sweep        Latency `json:"sweep,omitempty"`
 	PeakRSSSweep int64   `json:"peakRssSweepBytes,omitempty"`
 	// Disk sizes after ingest, in bytes.
-	Disk benchDisk `json:"disk"`
+	Disk Disk `json:"disk"`
 	// Exactness is the vector index against the exact scan (--exactness
 	// queries; nil when 0).
-	Exactness *benchExactness `json:"exactness,omitempty"`
+	Exactness *Exactness `json:"exactness,omitempty"`
 	// Ratios compare this run with --baseline (nil without).
-	Ratios *benchRatios `json:"ratios,omitempty"`
+	Ratios *Ratios `json:"ratios,omitempty"`
 	// Notes qualify the figures.
 	Notes []string `json:"notes"`
 }
 
-type benchCorpus struct {
+// Corpus describes what was measured: the synthetic corpus (with its
+// seed) or an imported file.
+type Corpus struct {
 	Source    string `json:"source"` // "synthetic" or the imported file
 	Messages  int    `json:"messages"`
 	Resources int    `json:"resources"`
@@ -71,7 +73,8 @@ type benchCorpus struct {
 	Queried   int    `json:"queriedResources"`
 }
 
-type benchMachine struct {
+// Machine is where the figures were taken.
+type Machine struct {
 	GOOS      string `json:"goos"`
 	GOARCH    string `json:"goarch"`
 	CPUs      int    `json:"cpus"`
@@ -79,24 +82,27 @@ type benchMachine struct {
 	Embedder  string `json:"embedder"`
 }
 
-type benchIngest struct {
+// Ingest is the ingest phase: every message appended in batches, then
+// both indexes caught up.
+type Ingest struct {
 	Messages       int     `json:"messages"`
 	Batch          int     `json:"batch"`
 	Seconds        float64 `json:"seconds"`
 	AppendSeconds  float64 `json:"appendSeconds"` // until the last Append returned
 	CPUSeconds     float64 `json:"cpuSeconds"`    // process CPU time (user+system) until caught up
 	MessagesPerSec float64 `json:"messagesPerSec"`
-	AppendCall     latency `json:"appendCall"` // per Append call of one batch
+	AppendCall     Latency `json:"appendCall"` // per Append call of one batch
 }
 
-type benchDisk struct {
+// Disk holds the data directory's sizes after ingest, in bytes.
+type Disk struct {
 	SQLite  int64 `json:"sqliteBytes"`  // mnemo.db with its -wal and -shm
 	Lexical int64 `json:"lexicalBytes"` // the bleve index directory
 	Total   int64 `json:"totalBytes"`
 }
 
-// latency summarises durations in milliseconds.
-type latency struct {
+// Latency summarises durations in milliseconds.
+type Latency struct {
 	N    int     `json:"n"`
 	Mean float64 `json:"meanMs"`
 	P50  float64 `json:"p50Ms"`
@@ -106,9 +112,9 @@ type latency struct {
 }
 
 // summarize returns the nearest-rank percentiles of ds.
-func summarize(ds []time.Duration) latency {
+func summarize(ds []time.Duration) Latency {
 	if len(ds) == 0 {
-		return latency{}
+		return Latency{}
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
@@ -121,7 +127,7 @@ func summarize(ds []time.Duration) latency {
 	for _, d := range s {
 		sum += d
 	}
-	return latency{N: len(s), Mean: ms(sum / time.Duration(len(s))), P50: pct(0.50), P95: pct(0.95), P99: pct(0.99), Max: ms(s[len(s)-1])}
+	return Latency{N: len(s), Mean: ms(sum / time.Duration(len(s))), P50: pct(0.50), P95: pct(0.95), P99: pct(0.99), Max: ms(s[len(s)-1])}
 }
 
 // procStatus reads a "kB" field of /proc/self/status in bytes (0 when the
@@ -160,22 +166,24 @@ func dirSize(path string) int64 {
 	return n
 }
 
-func machine(embedder string) benchMachine {
-	return benchMachine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Embedder: embedder}
+// machine describes this process's platform, measured with embedder.
+func machine(embedder string) Machine {
+	return Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Embedder: embedder}
 }
 
 // batch names the ingest batching.
-func (r *benchReport) batch() string {
+func (r *Report) batch() string {
 	if r.Ingest.Batch == 0 {
 		return "importer batches"
 	}
 	return fmt.Sprintf("batch %d", r.Ingest.Batch)
 }
 
+// mib formats b bytes in MiB.
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
-// printTable writes the report as a table.
-func (r *benchReport) printTable(w io.Writer) {
+// PrintTable writes the report as a table.
+func (r *Report) PrintTable(w io.Writer) {
 	fmt.Fprintf(w, "mnemo bench: %s corpus, %d messages, %d resources, %d threads; %d CPUs, %s, embedder %s\n",
 		r.Corpus.Source, r.Corpus.Messages, r.Corpus.Resources, r.Corpus.Threads, r.Machine.CPUs, r.Machine.GoVersion, r.Machine.Embedder)
 	fmt.Fprintln(w)
@@ -196,8 +204,8 @@ func (r *benchReport) printTable(w io.Writer) {
 	if r.TargetRecalled > 0 {
 		fmt.Fprintf(w, "%-34s %.2f\n", "source message in prompt (sanity)", r.TargetRecalled)
 	}
-	fmt.Fprintf(w, "\n%-34s %6s %8s %8s %8s %8s %8s\n", "latency (ms)", "n", "mean", "p50", "p95", "p99", "max")
-	row := func(name string, l latency) {
+	fmt.Fprintf(w, "\n%-34s %6s %8s %8s %8s %8s %8s\n", "Latency (ms)", "n", "mean", "p50", "p95", "p99", "max")
+	row := func(name string, l Latency) {
 		fmt.Fprintf(w, "%-34s %6d %8.2f %8.2f %8.2f %8.2f %8.2f\n", name, l.N, l.Mean, l.P50, l.P95, l.P99, l.Max)
 	}
 	if r.Ingest.AppendCall.N > 0 {
