@@ -85,19 +85,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 
 	var calls atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		var req openai.ChatCompletionRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		answer := scriptedModel(req.Messages[len(req.Messages)-1].Content)
-		json.NewEncoder(w).Encode(openai.ChatCompletionResponse{
-			ID: "demo", Object: "chat.completion", Model: req.Model,
-			Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: "assistant", Content: answer}, FinishReason: "stop"}},
-		})
-	}))
+	srv := scriptedServer(&calls)
 	defer srv.Close()
 	model, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: "demo", Model: "scripted-observer"})
 	if err != nil {
@@ -125,6 +113,39 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(threads) == 0 {
 		return fmt.Errorf("no threads for sample %s", *sample)
 	}
+	if err := observeAll(ctx, e, threads, out, &calls); err != nil {
+		return err
+	}
+	last := threads[len(threads)-1]
+	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "observe-demo", ThreadID: last.ID, ReplaceRun: true})
+	if err != nil {
+		return err
+	}
+	return printContext(out, last.ID, c)
+}
+
+// scriptedServer serves scriptedModel as an OpenAI-compatible chat
+// endpoint on loopback, counting the requests in calls.
+func scriptedServer(calls *atomic.Int64) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		var req openai.ChatCompletionRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		answer := scriptedModel(req.Messages[len(req.Messages)-1].Content)
+		json.NewEncoder(w).Encode(openai.ChatCompletionResponse{
+			ID: "demo", Object: "chat.completion", Model: req.Model,
+			Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: "assistant", Content: answer}, FinishReason: "stop"}},
+		})
+	}))
+}
+
+// observeAll runs the observer and reflector on every thread, prints the
+// ranges each observed and reflected, then observes again to show that a
+// second pass calls no model.
+func observeAll(ctx context.Context, e *engine.Engine, threads []engine.Thread, out io.Writer, calls *atomic.Int64) error {
 	for _, th := range threads {
 		res, err := e.Observe(ctx, th.ID, observe.Options{Force: true})
 		if err != nil {
@@ -149,13 +170,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}
 	fmt.Fprintf(out, "\nmodel calls: %d (a second pass over every session made %d)\n\n", before, calls.Load()-before)
+	return nil
+}
 
-	last := threads[len(threads)-1]
-	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "observe-demo", ThreadID: last.ID, ReplaceRun: true})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "LoadContext %s: system part %d chars, %d recent messages\n", last.ID, len(c.System), len(c.Messages))
+// printContext prints the LoadContext of thread: the memctx's
+// observation references and the start of the rendered observations.
+func printContext(out io.Writer, thread string, c *engine.Context) error {
+	fmt.Fprintf(out, "LoadContext %s: system part %d chars, %d recent messages\n", thread, len(c.System), len(c.Messages))
 	fmt.Fprintf(out, "memctx observationCount %d, observations:\n", c.MemCtx.ObservationCount)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)

@@ -52,6 +52,8 @@ var offlineQuestions = []string{
 	"Good morning, how are you?",
 }
 
+// run is the command: args are its flags, out gets the report. With
+// --offline it works in a scratch directory, removed when run returns.
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	offline := fs.Bool("offline", false, "use the sample conversation and a scripted in-process model")
@@ -107,7 +109,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 	}
-	client := openai.NewClientWithConfig(cfg)
 	runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ThreadID: *thread, Limit: *limit})
 	if err != nil {
 		return err
@@ -115,7 +116,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("thread %s has no runs (LoadContext writes one per call)", *thread)
 	}
-	fmt.Fprintf(out, "Counterfactual replay of %d runs of %s with model %s: the answer with recall vs without it.\n\n", len(runs), *thread, model)
+	return evaluate(ctx, e, openai.NewClientWithConfig(cfg), model, *thread, runs, out)
+}
+
+// evaluate replays each run with and without its recalled turns, asks
+// model both prompts and prints a table comparing the answers.
+func evaluate(ctx context.Context, e *engine.Engine, client *openai.Client, model, thread string, runs []journal.RunInfo, out io.Writer) error {
+	fmt.Fprintf(out, "Counterfactual replay of %d runs of %s with model %s: the answer with recall vs without it.\n\n", len(runs), thread, model)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tRECALLED\tSAME\tOVERLAP\tWITH RECALL\tWITHOUT RECALL")
 	changed := 0
