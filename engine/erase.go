@@ -252,12 +252,3 @@ func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, target
 	}
 	return er.res, nil
 }
-
-// anys converts ids to query arguments (fence.go).
-func anys(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 )
 
 // ExpireRequest runs the idle-expiry policy now (Expire).
@@ -95,31 +97,22 @@ func (e *Engine) Expire(ctx context.Context, req ExpireRequest) (*ExpireResult, 
 // dueThreads lists the threads due for expiry at now, least recently
 // active first.
 func (e *Engine) dueThreads(ctx context.Context, req ExpireRequest, now time.Time) ([]ExpiredThread, error) {
-	q, args := `SELECT id, resource_id, last_active, idle_ttl, message_count, bytes FROM threads`, []any{}
-	if req.ResourceID != "" {
-		q, args = q+` WHERE resource_id = ?`, append(args, req.ResourceID)
-	}
-	rows, err := e.db.QueryContext(ctx, q+` ORDER BY last_active, resource_id, id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("engine: expire: list threads: %w", err)
-	}
-	defer rows.Close()
 	var out []ExpiredThread
-	for rows.Next() {
-		var t ExpiredThread
-		var last, ttlMS int64
-		if err := rows.Scan(&t.ThreadID, &t.ResourceID, &last, &ttlMS, &t.Messages, &t.Bytes); err != nil {
-			return nil, fmt.Errorf("engine: expire: list threads: %w", err)
-		}
-		ttl := e.idleTTL(ttlMS)
+	err := e.ms.ByActivity(ctx, req.ResourceID, func(a msgstore.Activity) error {
+		t := ExpiredThread{ThreadID: a.ThreadID, ResourceID: a.ResourceID, Messages: a.Messages, Bytes: a.Bytes}
+		ttl := e.idleTTL(a.IdleTTLMS)
 		t.Reason = EventExpired
 		if req.Idle > 0 {
 			ttl, t.Reason = req.Idle, EventOperator
 		}
-		t.LastActiveAt, t.Idle = time.UnixMilli(last).UTC(), idleSince(now.UnixMilli(), last)
+		t.LastActiveAt, t.Idle = time.UnixMilli(a.LastActiveMS).UTC(), idleSince(now.UnixMilli(), a.LastActiveMS)
 		if due(ttl, t.Idle) {
 			out = append(out, t)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("engine: expire: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 )
 
 // DefaultEraseWait bounds how long an erasure waits for the work in flight
@@ -254,36 +255,25 @@ var errWiden = errors.New("engine: erasure needs more fence keys")
 // will touch.
 func (e *Engine) eraseKeys(ctx context.Context, kind eraseKind, targets []string) ([]string, error) {
 	keys := []string{}
-	read := func(q string, args ...any) error {
-		rows, err := e.db.QueryContext(ctx, q, args...)
-		if err != nil {
-			return fmt.Errorf("engine: erase: read threads: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var t, r string
-			if err := rows.Scan(&t, &r); err != nil {
-				return fmt.Errorf("engine: erase: read threads: %w", err)
-			}
-			keys = append(keys, threadKey(t), resourceKey(r))
-		}
-		return rows.Err()
-	}
+	var refs []msgstore.ThreadRef
 	var err error
 	switch kind {
 	case eraseMessages:
-		for start := 0; start < len(targets) && err == nil; start += 500 {
-			chunk := targets[start:min(start+500, len(targets))]
-			err = read(`SELECT DISTINCT thread_id, resource_id FROM messages WHERE id IN (?`+strings.Repeat(",?", len(chunk)-1)+`)`, anys(chunk)...)
-		}
+		refs, err = e.ms.MessageThreads(ctx, targets)
 	case eraseThread:
 		keys = append(keys, threadKey(targets[0]))
-		err = read(`SELECT id, resource_id FROM threads WHERE id = ?`, targets[0])
+		refs, err = e.ms.ThreadRefs(ctx, targets[0])
 	case eraseResource:
 		keys = append(keys, resourceKey(targets[0]))
-		err = read(`SELECT id, resource_id FROM threads WHERE resource_id = ?`, targets[0])
+		refs, err = e.ms.ResourceThreads(ctx, targets[0])
 	}
-	return keys, err
+	for _, r := range refs {
+		keys = append(keys, threadKey(r.ThreadID), resourceKey(r.ResourceID))
+	}
+	if err != nil {
+		return keys, fmt.Errorf("engine: erase: %w", err)
+	}
+	return keys, nil
 }
 
 // missing returns the keys of want that are not in have.

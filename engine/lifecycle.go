@@ -45,11 +45,6 @@ const (
 	EventOperator EventReason = "operator"
 )
 
-// threadBytesOf computes the bytes of the messages of the thread whose id
-// is the SQL expression thread, as stored (msgstore.ThreadBytesOf). It
-// matches messageBytes and migration 6.
-func threadBytesOf(thread string) string { return msgstore.ThreadBytesOf(thread) }
-
 // messageBytes is what a stored row adds to its thread's bytes.
 func (r row) messageBytes() int64 {
 	return int64(len(r.fullContent(r.Content)) + len(r.Name) + len(r.toolCallsJSON) + len(r.metadataJSON))
@@ -121,18 +116,17 @@ func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, tt
 		ms = -1
 	}
 	return e.tx(ctx, func(tx *sql.Tx) error {
-		var owner string
-		err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID).Scan(&owner)
+		owner, err := e.ms.ThreadOwner(ctx, tx, threadID)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
+		case errors.Is(err, msgstore.ErrNotFound):
 			return fmt.Errorf("%w: %q", ErrThreadNotFound, threadID)
 		case err != nil:
-			return fmt.Errorf("engine: read thread %s: %w", threadID, err)
+			return fmt.Errorf("engine: %w", err)
 		case resourceID != "" && owner != resourceID:
 			return notOwner(threadID, resourceID)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE threads SET idle_ttl = ? WHERE id = ?`, ms, threadID); err != nil {
-			return fmt.Errorf("engine: set idle lifetime of %s: %w", threadID, err)
+		if err := e.ms.SetIdleTTL(ctx, tx, threadID, ms); err != nil {
+			return fmt.Errorf("engine: %w", err)
 		}
 		return nil
 	})
@@ -144,19 +138,18 @@ func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, tt
 // ErrThreadNotFound when it is gone already.
 func (e *Engine) eraseIfIdle(ctx context.Context, threadID, resourceID string, now time.Time, override time.Duration, reason EventReason) (*EraseResult, error) {
 	guard := func(ctx context.Context, tx *sql.Tx) error {
-		var last, ttlMS int64
-		err := tx.QueryRowContext(ctx, `SELECT last_active, idle_ttl FROM threads WHERE id = ?`, threadID).Scan(&last, &ttlMS)
-		if errors.Is(err, sql.ErrNoRows) {
+		a, err := e.ms.Idleness(ctx, tx, threadID)
+		if errors.Is(err, msgstore.ErrNotFound) {
 			return fmt.Errorf("%w: %q", ErrThreadNotFound, threadID)
 		}
 		if err != nil {
-			return fmt.Errorf("engine: expire: read thread %s: %w", threadID, err)
+			return fmt.Errorf("engine: expire: %w", err)
 		}
-		ttl := e.idleTTL(ttlMS)
+		ttl := e.idleTTL(a.IdleTTLMS)
 		if override > 0 {
 			ttl = override
 		}
-		if !due(ttl, idleSince(now.UnixMilli(), last)) {
+		if !due(ttl, idleSince(now.UnixMilli(), a.LastActiveMS)) {
 			return errNotDue
 		}
 		return nil

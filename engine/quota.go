@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 )
 
 // Quota bounds what the store holds. Each bound counts the messages, or
@@ -36,36 +38,23 @@ type Quota struct {
 func (q Quota) resourceBound() bool { return q.ResourceMessages > 0 || q.ResourceBytes > 0 }
 func (q Quota) storeBound() bool    { return q.StoreMessages > 0 || q.StoreBytes > 0 }
 
-// usage is what a resource or the store holds.
-type usage struct{ messages, bytes int64 }
-
 // over names the first bound u breaks, or "" when none.
-func over(u usage, maxMessages, maxBytes int64) (field string, limit, have int64) {
+func over(u msgstore.Usage, maxMessages, maxBytes int64) (field string, limit, have int64) {
 	switch {
-	case maxMessages > 0 && u.messages > maxMessages:
-		return "messages", maxMessages, u.messages
-	case maxBytes > 0 && u.bytes > maxBytes:
-		return "bytes", maxBytes, u.bytes
+	case maxMessages > 0 && u.Messages > maxMessages:
+		return "messages", maxMessages, u.Messages
+	case maxBytes > 0 && u.Bytes > maxBytes:
+		return "bytes", maxBytes, u.Bytes
 	}
 	return "", 0, 0
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// usageOf sums the threads of resource (all threads when empty).
-func usageOf(ctx context.Context, q querier, resource string) (usage, error) {
-	var u usage
-	var err error
-	if resource == "" {
-		err = q.QueryRowContext(ctx, `SELECT COALESCE(SUM(message_count), 0), COALESCE(SUM(bytes), 0) FROM threads`).Scan(&u.messages, &u.bytes)
-	} else {
-		err = q.QueryRowContext(ctx, `SELECT COALESCE(SUM(message_count), 0), COALESCE(SUM(bytes), 0) FROM threads WHERE resource_id = ?`,
-			resource).Scan(&u.messages, &u.bytes)
-	}
+// usage sums the threads of resource (all threads when empty), in tx or,
+// when tx is nil, on the pool.
+func (e *Engine) usage(ctx context.Context, tx *sql.Tx, resource string) (msgstore.Usage, error) {
+	u, err := e.ms.Usage(ctx, tx, resource)
 	if err != nil {
-		return u, fmt.Errorf("engine: quota: read usage: %w", err)
+		return u, fmt.Errorf("engine: quota: %w", err)
 	}
 	return u, nil
 }
@@ -75,7 +64,7 @@ func usageOf(ctx context.Context, q querier, resource string) (usage, error) {
 func (e *Engine) refuseOverQuota(ctx context.Context, tx *sql.Tx, resource string) error {
 	q := e.cfg.Lifecycle.Quota
 	if q.resourceBound() {
-		u, err := usageOf(ctx, tx, resource)
+		u, err := e.usage(ctx, tx, resource)
 		if err != nil {
 			return err
 		}
@@ -84,7 +73,7 @@ func (e *Engine) refuseOverQuota(ctx context.Context, tx *sql.Tx, resource strin
 		}
 	}
 	if q.storeBound() {
-		u, err := usageOf(ctx, tx, "")
+		u, err := e.usage(ctx, tx, "")
 		if err != nil {
 			return err
 		}
@@ -136,7 +125,7 @@ func (e *Engine) enforceQuota(ctx context.Context, current, resource string) []s
 func (e *Engine) pressure(ctx context.Context, resource string, skipResource bool) (string, EventReason) {
 	q := e.cfg.Lifecycle.Quota
 	if !skipResource {
-		u, err := usageOf(ctx, e.db, resource)
+		u, err := e.usage(ctx, nil, resource)
 		if err != nil {
 			e.log.Warn("quota: cannot read usage", "err", err)
 			return "", ""
@@ -146,7 +135,7 @@ func (e *Engine) pressure(ctx context.Context, resource string, skipResource boo
 		}
 	}
 	if q.storeBound() {
-		u, err := usageOf(ctx, e.db, "")
+		u, err := e.usage(ctx, nil, "")
 		if err != nil {
 			e.log.Warn("quota: cannot read usage", "err", err)
 			return "", ""
@@ -165,32 +154,22 @@ var errNoCandidate = errors.New("engine: quota: no thread to evict")
 // store when empty) other than current. It returns "" without error when
 // the chosen thread became active in between (the caller picks again).
 func (e *Engine) evictOne(ctx context.Context, current, resource string, reason EventReason) (string, error) {
-	var id, owner string
-	var last int64
-	var err error
-	if resource == "" {
-		err = e.db.QueryRowContext(ctx, `SELECT id, resource_id, last_active FROM threads WHERE id <> ?
-			ORDER BY last_active, resource_id, id LIMIT 1`, current).Scan(&id, &owner, &last)
-	} else {
-		owner = resource
-		err = e.db.QueryRowContext(ctx, `SELECT id, last_active FROM threads WHERE resource_id = ? AND id <> ?
-			ORDER BY last_active, id LIMIT 1`, resource, current).Scan(&id, &last)
-	}
-	if errors.Is(err, sql.ErrNoRows) {
+	a, err := e.ms.LeastActive(ctx, resource, current)
+	if errors.Is(err, msgstore.ErrNotFound) {
 		return "", errNoCandidate
 	}
 	if err != nil {
-		return "", fmt.Errorf("engine: quota: pick a thread: %w", err)
+		return "", fmt.Errorf("engine: quota: %w", err)
 	}
+	id := a.ThreadID
 	guard := func(ctx context.Context, tx *sql.Tx) error {
-		var now int64
-		err := tx.QueryRowContext(ctx, `SELECT last_active FROM threads WHERE id = ?`, id).Scan(&now)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && now != last) {
+		now, err := e.ms.LastActive(ctx, tx, id)
+		if errors.Is(err, msgstore.ErrNotFound) || (err == nil && now != a.LastActiveMS) {
 			return errNotDue
 		}
 		return err
 	}
-	_, err = e.eraseWith(ctx, eraseThread, []string{id}, eraseOpts{guard: guard, reason: reason, resource: owner})
+	_, err = e.eraseWith(ctx, eraseThread, []string{id}, eraseOpts{guard: guard, reason: reason, resource: a.ResourceID})
 	switch {
 	case errors.Is(err, errNotDue):
 		return "", nil
