@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/internal/tokens"
 	"github.com/mnemo-go/mnemo/journal"
 )
@@ -115,16 +114,15 @@ func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatc
 		// The run is claimed first: another thread's run is refused before
 		// anything of its dispatches is read. A claim that the append then
 		// refuses (another resource's thread) is rolled back with it.
-		if err := claimRunTx(ctx, tx, in.RunID, in.ThreadID, in.ResourceID, e.now()); err != nil {
-			return err
+		if err := e.journal.ClaimRunTx(ctx, tx, in.RunID, in.ThreadID, in.ResourceID); err != nil {
+			return fmt.Errorf("engine: %w", err)
 		}
-		var msg string
-		err := tx.QueryRowContext(ctx, `SELECT message_id FROM dispatches WHERE run_id = ? AND call_id = ?`, in.RunID, call.ID).Scan(&msg)
+		msg, ok, err := journal.DispatchMessage(ctx, tx, in.RunID, call.ID)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			return nil
 		case err != nil:
 			return fmt.Errorf("engine: begin dispatch: %w", err)
+		case !ok:
+			return nil
 		case msg != in.Message.ID:
 			return fmt.Errorf("%w: call %q of run %q was begun with message %q", ErrConflict, call.ID, in.RunID, msg)
 		}
@@ -135,10 +133,9 @@ func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatc
 		if existed {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO dispatches (run_id, call_id, thread_id, resource_id, message_id, name, begun_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, in.RunID, call.ID, in.ThreadID, res.ResourceID, in.Message.ID, call.Name, e.now().UTC().UnixMilli())
-		if err != nil {
-			return fmt.Errorf("engine: begin dispatch: %w", err)
+		if err := journal.BeginDispatch(ctx, tx, journal.Dispatch{RunID: in.RunID, CallID: call.ID, ThreadID: in.ThreadID,
+			ResourceID: res.ResourceID, MessageID: in.Message.ID, Name: call.Name, BegunAt: e.now().UTC()}); err != nil {
+			return fmt.Errorf("engine: %w", err)
 		}
 		return nil
 	}
@@ -195,49 +192,22 @@ func derivedID(prefix string, parts ...string) string {
 	return prefix + hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-// claimRunTx is journal.ClaimRun inside tx: the run becomes thread's of
-// resource unless it is already another's (journal.ErrRunOwned, naming
-// neither).
-func claimRunTx(ctx context.Context, tx *sql.Tx, runID, threadID, resourceID string, now time.Time) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO runs (id, thread_id, resource_id, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (id) DO NOTHING`, runID, threadID, resourceID, now.UnixMilli()); err != nil {
-		return fmt.Errorf("engine: claim run %s: %w", runID, err)
-	}
-	var thread, resource string
-	if err := tx.QueryRowContext(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&thread, &resource); err != nil {
-		return fmt.Errorf("engine: claim run %s: %w", runID, err)
-	}
-	if thread != threadID || resource != resourceID {
-		return fmt.Errorf("%w: %s", journal.ErrRunOwned, runID)
-	}
-	return nil
-}
-
-type rowQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// dispatch reads the dispatch (run, call) with its call's arguments.
-func (e *Engine) dispatch(ctx context.Context, q rowQuerier, runID, callID string) (*Dispatch, error) {
-	d := &Dispatch{RunID: runID, CallID: callID}
-	var begun int64
-	var settled sql.NullInt64
-	var calls sql.NullString
-	err := q.QueryRowContext(ctx, `SELECT d.thread_id, d.resource_id, d.name, d.message_id, COALESCE(m.seq, 0), m.tool_calls,
-		d.result_id, d.failed, d.begun_at, d.settled_at
-		FROM dispatches d LEFT JOIN messages m ON m.id = d.message_id WHERE d.run_id = ? AND d.call_id = ?`, runID, callID).
-		Scan(&d.ThreadID, &d.ResourceID, &d.Name, &d.MessageID, &d.Seq, &calls, &d.ResultID, &d.Failed, &begun, &settled)
+// dispatch reads the dispatch (run, call) through q (a transaction or the
+// pool) with its call's arguments; journal.ErrNotFound (wrapped) when there
+// is none.
+func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID string) (*Dispatch, error) {
+	r, err := journal.ReadDispatch(ctx, q, runID, callID)
 	if err != nil {
 		return nil, err
 	}
-	d.Settled = d.ResultID != ""
-	d.BegunAt = time.UnixMilli(begun).UTC()
-	if settled.Valid {
-		t := time.UnixMilli(settled.Int64).UTC()
+	d := &Dispatch{RunID: runID, CallID: callID, ThreadID: r.ThreadID, ResourceID: r.ResourceID, Name: r.Name,
+		MessageID: r.MessageID, Seq: r.Seq, Settled: r.ResultID != "", Failed: r.Failed, ResultID: r.ResultID, BegunAt: r.BegunAt}
+	if !r.SettledAt.IsZero() {
+		t := r.SettledAt
 		d.SettledAt = &t
 	}
 	var tcs []ToolCall
-	if calls.Valid && json.Unmarshal([]byte(calls.String), &tcs) == nil {
+	if r.ToolCalls != "" && json.Unmarshal([]byte(r.ToolCalls), &tcs) == nil {
 		for _, tc := range tcs {
 			if tc.ID == callID {
 				d.Arguments = tc.Arguments
@@ -294,9 +264,8 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 		if res.Stored == 0 {
 			return nil // settled before with this very outcome
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE dispatches SET result_id = ?, failed = ?, settled_at = ? WHERE run_id = ? AND call_id = ?`,
-			msg.ID, s.Error != "", e.now().UTC().UnixMilli(), s.RunID, s.CallID); err != nil {
-			return fmt.Errorf("engine: settle dispatch: %w", err)
+		if err := journal.SettleDispatch(ctx, tx, s.RunID, s.CallID, msg.ID, s.Error != "", e.now().UTC()); err != nil {
+			return fmt.Errorf("engine: %w", err)
 		}
 		return nil
 	}
@@ -313,10 +282,10 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 }
 
 // ownDispatch reads the dispatch s names, which must be s.ResourceID's.
-func (e *Engine) ownDispatch(ctx context.Context, q rowQuerier, s Settlement) (*Dispatch, error) {
+func (e *Engine) ownDispatch(ctx context.Context, q journal.Querier, s Settlement) (*Dispatch, error) {
 	d, err := e.dispatch(ctx, q, s.RunID, s.CallID)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case errors.Is(err, journal.ErrNotFound):
 		return nil, e.missingDispatch(ctx, q, s)
 	case err != nil:
 		return nil, fmt.Errorf("engine: read dispatch: %w", err)
@@ -328,9 +297,8 @@ func (e *Engine) ownDispatch(ctx context.Context, q rowQuerier, s Settlement) (*
 
 // missingDispatch tells a dispatch that never was from one whose thread
 // was erased: the run stays claimed by the erased thread's tombstone.
-func (e *Engine) missingDispatch(ctx context.Context, q rowQuerier, s Settlement) error {
-	var thread, resource string
-	err := q.QueryRowContext(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, s.RunID).Scan(&thread, &resource)
+func (e *Engine) missingDispatch(ctx context.Context, q journal.Querier, s Settlement) error {
+	thread, resource, err := journal.RunOwner(ctx, q, s.RunID)
 	if err == nil && strings.HasPrefix(thread, TombstonePrefix) && (resource == s.ResourceID || strings.HasPrefix(resource, TombstonePrefix)) {
 		return fmt.Errorf("%w: run %q; the settlement of call %q is not stored", ErrDispatchErased, s.RunID, s.CallID)
 	}
@@ -349,27 +317,13 @@ func (e *Engine) Unsettled(ctx context.Context, threadID, resourceID string) ([]
 	if _, err := e.resourceOf(ctx, threadID, resourceID); err != nil {
 		return nil, err
 	}
-	rows, err := e.db.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches WHERE thread_id = ? AND result_id = ''
-		ORDER BY begun_at, run_id, call_id`, threadID)
+	keys, err := e.journal.UnsettledDispatches(ctx, threadID)
 	if err != nil {
-		return nil, fmt.Errorf("engine: list unsettled dispatches: %w", err)
-	}
-	var keys [][2]string
-	for rows.Next() {
-		var k [2]string
-		if err := rows.Scan(&k[0], &k[1]); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("engine: list unsettled dispatches: %w", err)
-		}
-		keys = append(keys, k)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("engine: list unsettled dispatches: %w", err)
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	out := []Dispatch{}
 	for _, k := range keys {
-		d, err := e.dispatch(ctx, e.db, k[0], k[1])
+		d, err := e.dispatch(ctx, e.db, k.RunID, k.CallID)
 		if err != nil {
 			return nil, fmt.Errorf("engine: read dispatch: %w", err)
 		}
@@ -388,13 +342,11 @@ func (e *Engine) Unsettled(ctx context.Context, threadID, resourceID string) ([]
 // pendingDispatch reports whether call callID of the assistant message
 // messageID is a dispatch whose outcome is unknown.
 func (e *Engine) pendingDispatch(ctx context.Context, messageID, callID string) (bool, error) {
-	var n int
-	err := e.cachedQueryRow(ctx, `SELECT COUNT(*) FROM dispatches WHERE message_id = ? AND call_id = ? AND result_id = ''`,
-		messageID, callID).Scan(&n)
+	pending, err := e.journal.DispatchPending(ctx, messageID, callID)
 	if err != nil {
-		return false, fmt.Errorf("engine: read dispatch of %s: %w", messageID, err)
+		return false, fmt.Errorf("engine: %w", err)
 	}
-	return n > 0, nil
+	return pending, nil
 }
 
 // unsettledText is the synthetic result of a dispatch of unknown outcome.
@@ -464,23 +416,4 @@ func markUnsettled(turns []turn, refs []journal.Ref) {
 			}
 		}
 	}
-}
-
-// eraseDispatches deletes, in tx, the dispatches of erased messages: a
-// dispatch goes with its call's or its result's message (erase.go).
-func eraseDispatches(ctx context.Context, tx *sql.Tx, ids []string) error {
-	return store.InChunks(ids, func(in string, chunk []any) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE message_id IN `+in+` OR result_id IN `+in, append(chunk, chunk...)...); err != nil {
-			return fmt.Errorf("engine: erase dispatches: %w", err)
-		}
-		return nil
-	})
-}
-
-// eraseThreadDispatches deletes, in tx, the dispatches of a deleted thread.
-func eraseThreadDispatches(ctx context.Context, tx *sql.Tx, threadID string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE thread_id = ?`, threadID); err != nil {
-		return fmt.Errorf("engine: erase thread %s: %w", threadID, err)
-	}
-	return nil
 }

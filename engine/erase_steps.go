@@ -71,8 +71,8 @@ func (er *erasure) deleteRows(ctx context.Context, tx *sql.Tx) error {
 	for i, m := range er.msgs {
 		ids[i] = m.ID
 	}
-	if err := eraseDispatches(ctx, tx, ids); err != nil { // dispatch.go
-		return err
+	if err := journal.DeleteDispatches(ctx, tx, ids); err != nil {
+		return fmt.Errorf("engine: %w", err)
 	}
 	n, err := er.ms.EraseMessages(ctx, tx, er.msgs, er.now)
 	if err != nil {
@@ -158,8 +158,8 @@ func (er *erasure) deleteThreads(ctx context.Context, tx *sql.Tx) error {
 		if err := er.ms.DeleteThread(ctx, tx, t); err != nil {
 			return fmt.Errorf("engine: %w", err)
 		}
-		if err := eraseThreadDispatches(ctx, tx, t); err != nil { // dispatch.go
-			return err
+		if err := journal.DeleteThreadDispatches(ctx, tx, t); err != nil {
+			return fmt.Errorf("engine: %w", err)
 		}
 		if err := journal.DeleteThread(ctx, tx, t); err != nil {
 			return fmt.Errorf("engine: %w", err)

@@ -1,12 +1,20 @@
 // Package journal is mnemo's run journal over the shared SQLite database:
-// memoized steps keyed by sequence, durable tool applications and the memctx
-// record of every run (DESIGN.md, "Journal, memoization and replay").
+// memoized steps keyed by sequence, durable tool applications, the memctx
+// record of every run (DESIGN.md, "Journal, memoization and replay") and the
+// dispatch journal of side-effecting tool calls (dispatch.go).
 //
 // # Imports
 //
 // Owns the tables journal (memoized steps, tool applications, memctx
-// records, markers, tombstones) and runs, and their erasure. It may import
-// internal/store only.
+// records, markers, tombstones), runs and dispatches, and their erasure. It
+// may import internal/store only (never engine or internal/msgstore).
+//
+// The dispatch journal lives here rather than in a package of its own
+// because it is a journal of side effects keyed by the run, as tool
+// applications are: a dispatch is begun under the run's claim (runs, owned
+// here), and erasure removes it with the run's other records. Its read joins
+// messages (owned by internal/msgstore) read-only, for the call's seq and
+// arguments, in the same statement as before the split.
 //
 // # Invariants
 //
@@ -26,7 +34,10 @@
 //     scrubbed, entombed or deleted by erasure, which runs inside the
 //     erasing caller's transaction (erase.go, entomb.go: the caller says
 //     what is erased and holds the tombstone key; the journal rewrites its
-//     own rows).
+//     own rows). A dispatch is the one exception: begun once per (run, call
+//     id), then settled (its result recorded) once.
+//   - A dispatch goes with its call's or its result's message, and with its
+//     thread (DeleteDispatches, DeleteThreadDispatches).
 //
 // # Concurrency
 //

@@ -14,7 +14,7 @@ const SchemaVersion = 8
 //	working_memory[_history]   package working
 //	working_config             package working
 //	observations               package observe
-//	dispatches                 engine (the dispatch journal, dispatch.go)
+//	dispatches                 package journal (the dispatch journal, journal/dispatch.go)
 //	journal, runs              package journal (memoized steps, tool applications, memctx records; run owners)
 //
 // Times are Unix milliseconds (UTC). JSON columns hold compact JSON text.

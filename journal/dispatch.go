@@ -1,0 +1,201 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// The dispatch journal (table dispatches): one row per side-effecting tool
+// call, written when the application begins the call and updated when it
+// settles it (engine/dispatch.go: BeginDispatch, SettleDispatch,
+// Unsettled). The journal owns it rather than a package of its own: like a
+// tool application (ApplyTool) it records a side effect of a run, it is
+// keyed by the run (whose owner, in runs, the journal keeps: a dispatch is
+// begun under the run's claim, ClaimRunTx), and erasure scrubs it with the
+// run's other records. Writes take the caller's transaction: a dispatch is
+// stored in the same transaction as the message that makes or answers the
+// call.
+
+// Querier is what a read that runs either inside the caller's transaction
+// or on the pool takes: a *sql.Tx or a *sql.DB.
+type Querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Dispatch is one row of dispatches, with the seq and tool calls of the
+// assistant message that makes the call.
+type Dispatch struct {
+	RunID, CallID        string
+	ThreadID, ResourceID string
+	Name                 string // the tool's name
+	MessageID            string // the assistant message that makes the call
+	// Seq and ToolCalls are the call message's seq and tool_calls column
+	// (a JSON array, as stored); 0 and "" when it is not stored.
+	Seq       int64
+	ToolCalls string
+	// ResultID is the tool message holding the result, "" until settled;
+	// Failed says the result was recorded as an error.
+	ResultID  string
+	Failed    bool
+	BegunAt   time.Time // UTC
+	SettledAt time.Time // UTC; zero until settled
+}
+
+// DispatchKey names a dispatch: a run and one of its call ids.
+type DispatchKey struct{ RunID, CallID string }
+
+// ClaimRunTx is ClaimRun inside tx, at the journal's clock: the run becomes
+// threadID's of resourceID unless it is already another's (ErrRunOwned,
+// naming neither).
+func (j *Journal) ClaimRunTx(ctx context.Context, tx *sql.Tx, runID, threadID, resourceID string) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO runs (id, thread_id, resource_id, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`, runID, threadID, resourceID, j.now().UnixMilli()); err != nil {
+		return fmt.Errorf("journal: claim run %s: %w", runID, err)
+	}
+	var thread, resource string
+	if err := tx.QueryRowContext(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&thread, &resource); err != nil {
+		return fmt.Errorf("journal: claim run %s: %w", runID, err)
+	}
+	if thread != threadID || resource != resourceID {
+		return fmt.Errorf("%w: %s", ErrRunOwned, runID)
+	}
+	return nil
+}
+
+// RunOwner reads the thread and resource that claimed runID (through q, a
+// transaction or the pool); ErrNotFound (wrapped) when it is unclaimed. An
+// erased thread's runs name its tombstone.
+func RunOwner(ctx context.Context, q Querier, runID string) (threadID, resourceID string, err error) {
+	err = q.QueryRowContext(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&threadID, &resourceID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", fmt.Errorf("%w: run %q", ErrNotFound, runID)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("journal: read run %s: %w", runID, err)
+	}
+	return threadID, resourceID, nil
+}
+
+// DispatchMessage reads, in tx, the message id the dispatch (runID,
+// callID) was begun with; ok is false when it was never begun.
+func DispatchMessage(ctx context.Context, tx *sql.Tx, runID, callID string) (messageID string, ok bool, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT message_id FROM dispatches WHERE run_id = ? AND call_id = ?`, runID, callID).Scan(&messageID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("journal: read dispatch: %w", err)
+	}
+	return messageID, true, nil
+}
+
+// BeginDispatch records, in tx, that the call d.CallID of run d.RunID is
+// begun: its thread, resource, message id, tool name and BegunAt. A second
+// record of one (run, call) is a constraint error.
+func BeginDispatch(ctx context.Context, tx *sql.Tx, d Dispatch) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO dispatches (run_id, call_id, thread_id, resource_id, message_id, name, begun_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, d.RunID, d.CallID, d.ThreadID, d.ResourceID, d.MessageID, d.Name, d.BegunAt.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("journal: begin dispatch: %w", err)
+	}
+	return nil
+}
+
+// SettleDispatch records, in tx, the outcome of the dispatch (runID,
+// callID): the tool message resultID holds it, failed says it is an error,
+// at is when.
+func SettleDispatch(ctx context.Context, tx *sql.Tx, runID, callID, resultID string, failed bool, at time.Time) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE dispatches SET result_id = ?, failed = ?, settled_at = ? WHERE run_id = ? AND call_id = ?`,
+		resultID, failed, at.UnixMilli(), runID, callID); err != nil {
+		return fmt.Errorf("journal: settle dispatch: %w", err)
+	}
+	return nil
+}
+
+// ReadDispatch reads the dispatch (runID, callID) through q (a transaction
+// or the pool), with its call message's seq and tool calls; ErrNotFound
+// (wrapped) when it was never begun (or was erased).
+func ReadDispatch(ctx context.Context, q Querier, runID, callID string) (Dispatch, error) {
+	d := Dispatch{RunID: runID, CallID: callID}
+	var begun int64
+	var settled sql.NullInt64
+	var calls sql.NullString
+	// The call message's seq and tool calls come from messages (the message
+	// store's table), read here in the same statement.
+	err := q.QueryRowContext(ctx, `SELECT d.thread_id, d.resource_id, d.name, d.message_id, COALESCE(m.seq, 0), m.tool_calls,
+		d.result_id, d.failed, d.begun_at, d.settled_at
+		FROM dispatches d LEFT JOIN messages m ON m.id = d.message_id WHERE d.run_id = ? AND d.call_id = ?`, runID, callID).
+		Scan(&d.ThreadID, &d.ResourceID, &d.Name, &d.MessageID, &d.Seq, &calls, &d.ResultID, &d.Failed, &begun, &settled)
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, fmt.Errorf("%w: dispatch of call %q in run %q", ErrNotFound, callID, runID)
+	}
+	if err != nil {
+		return d, fmt.Errorf("journal: read dispatch: %w", err)
+	}
+	d.ToolCalls = calls.String
+	d.BegunAt = time.UnixMilli(begun).UTC()
+	if settled.Valid {
+		d.SettledAt = time.UnixMilli(settled.Int64).UTC()
+	}
+	return d, nil
+}
+
+// UnsettledDispatches lists the dispatches of threadID with no recorded
+// result, oldest first (ties by run, then call id).
+func (j *Journal) UnsettledDispatches(ctx context.Context, threadID string) ([]DispatchKey, error) {
+	rows, err := j.db.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches WHERE thread_id = ? AND result_id = ''
+		ORDER BY begun_at, run_id, call_id`, threadID)
+	if err != nil {
+		return nil, fmt.Errorf("journal: list unsettled dispatches: %w", err)
+	}
+	defer rows.Close()
+	var keys []DispatchKey
+	for rows.Next() {
+		var k DispatchKey
+		if err := rows.Scan(&k.RunID, &k.CallID); err != nil {
+			return nil, fmt.Errorf("journal: list unsettled dispatches: %w", err)
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: list unsettled dispatches: %w", err)
+	}
+	return keys, nil
+}
+
+// DispatchPending reports whether call callID of the assistant message
+// messageID was dispatched and has no recorded result.
+func (j *Journal) DispatchPending(ctx context.Context, messageID, callID string) (bool, error) {
+	var n int
+	err := j.stmts.QueryRow(ctx, `SELECT COUNT(*) FROM dispatches WHERE message_id = ? AND call_id = ? AND result_id = ''`,
+		messageID, callID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("journal: read dispatch of %s: %w", messageID, err)
+	}
+	return n > 0, nil
+}
+
+// DeleteDispatches deletes, in tx, the dispatches of erased messages (any
+// number of ids): a dispatch goes with its call's or its result's message.
+func DeleteDispatches(ctx context.Context, tx *sql.Tx, messageIDs []string) error {
+	return store.InChunks(messageIDs, func(in string, chunk []any) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE message_id IN `+in+` OR result_id IN `+in, append(chunk, chunk...)...); err != nil {
+			return fmt.Errorf("journal: erase dispatches: %w", err)
+		}
+		return nil
+	})
+}
+
+// DeleteThreadDispatches deletes, in tx, the dispatches of a deleted
+// thread.
+func DeleteThreadDispatches(ctx context.Context, tx *sql.Tx, threadID string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE thread_id = ?`, threadID); err != nil {
+		return fmt.Errorf("journal: erase dispatches of thread %s: %w", threadID, err)
+	}
+	return nil
+}
