@@ -116,7 +116,7 @@ func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, tt
 		ms = -1
 	}
 	return e.tx(ctx, func(tx *sql.Tx) error {
-		owner, err := e.ms.ThreadOwner(ctx, tx, threadID)
+		owner, err := msgstore.ThreadOwner(ctx, tx, threadID)
 		switch {
 		case errors.Is(err, msgstore.ErrNotFound):
 			return fmt.Errorf("%w: %q", ErrThreadNotFound, threadID)

@@ -49,10 +49,10 @@ func over(u msgstore.Usage, maxMessages, maxBytes int64) (field string, limit, h
 	return "", 0, 0
 }
 
-// usage sums the threads of resource (all threads when empty), in tx or,
-// when tx is nil, on the pool.
-func (e *Engine) usage(ctx context.Context, tx *sql.Tx, resource string) (msgstore.Usage, error) {
-	u, err := e.ms.Usage(ctx, tx, resource)
+// usage sums the threads of resource (all threads when empty), read
+// through q (a transaction or the pool).
+func (e *Engine) usage(ctx context.Context, q msgstore.Querier, resource string) (msgstore.Usage, error) {
+	u, err := e.ms.Usage(ctx, q, resource)
 	if err != nil {
 		return u, fmt.Errorf("engine: quota: %w", err)
 	}
@@ -125,7 +125,7 @@ func (e *Engine) enforceQuota(ctx context.Context, current, resource string) []s
 func (e *Engine) pressure(ctx context.Context, resource string, skipResource bool) (string, EventReason) {
 	q := e.cfg.Lifecycle.Quota
 	if !skipResource {
-		u, err := e.usage(ctx, nil, resource)
+		u, err := e.usage(ctx, e.db, resource)
 		if err != nil {
 			e.log.Warn("quota: cannot read usage", "err", err)
 			return "", ""
@@ -135,7 +135,7 @@ func (e *Engine) pressure(ctx context.Context, resource string, skipResource boo
 		}
 	}
 	if q.storeBound() {
-		u, err := e.usage(ctx, nil, "")
+		u, err := e.usage(ctx, e.db, "")
 		if err != nil {
 			e.log.Warn("quota: cannot read usage", "err", err)
 			return "", ""

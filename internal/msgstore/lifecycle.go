@@ -25,20 +25,6 @@ type Activity struct {
 	Bytes        int64 // threads.bytes: its messages as stored
 }
 
-// ThreadOwner reads, in tx, the resource that owns threadID; ErrNotFound
-// (wrapped) when the thread is not stored.
-func (s *Store) ThreadOwner(ctx context.Context, tx *sql.Tx, threadID string) (string, error) {
-	var owner string
-	err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID).Scan(&owner)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("%w: thread %q", ErrNotFound, threadID)
-	}
-	if err != nil {
-		return "", fmt.Errorf("read thread %s: %w", threadID, err)
-	}
-	return owner, nil
-}
-
 // SetIdleTTL stores, in tx, ms as threadID's own idle lifetime (the
 // idle_ttl column: > 0 milliseconds, < 0 never expires, 0 the default). An
 // unknown thread changes nothing.

@@ -15,15 +15,10 @@ import (
 // threads' message_count and bytes.
 type Usage struct{ Messages, Bytes int64 }
 
-// Usage sums the threads of resourceID (every thread when empty). It reads
-// in tx, or on the pool when tx is nil (after the append committed).
-func (s *Store) Usage(ctx context.Context, tx *sql.Tx, resourceID string) (Usage, error) {
-	var q interface {
-		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	} = s.db
-	if tx != nil {
-		q = tx
-	}
+// Usage sums the threads of resourceID (every thread when empty), read
+// through q: the caller's transaction, or the pool (after an append
+// committed).
+func (s *Store) Usage(ctx context.Context, q Querier, resourceID string) (Usage, error) {
 	var u Usage
 	var err error
 	if resourceID == "" {
