@@ -1,0 +1,144 @@
+package journal_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// TestDispatchLifecycle begins a dispatch, reads it back with its call
+// message's seq and arguments, and settles it.
+func TestDispatchLifecycle(t *testing.T) {
+	ctx := context.Background()
+	j, db := openErase(t)
+	begun := time.UnixMilli(1_700_000_000_123).UTC()
+	inTx(t, db, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES ('t1', 'r1', 1, 1)`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO messages (id, thread_id, resource_id, seq, role, content, tool_calls, created_at, tokens, digest)
+			VALUES ('m1', 't1', 'r1', 7, 'assistant', '', '[{"id":"c1","name":"send","arguments":{"to":"a"}}]', 1, 1, 'd')`); err != nil {
+			return err
+		}
+		if err := j.ClaimRunTx(ctx, tx, "run1", "t1", "r1"); err != nil {
+			return err
+		}
+		if _, ok, err := journal.DispatchMessage(ctx, tx, "run1", "c1"); err != nil || ok {
+			return fmt.Errorf("DispatchMessage before begin: ok %v, err %v", ok, err)
+		}
+		return journal.BeginDispatch(ctx, tx, journal.Dispatch{RunID: "run1", CallID: "c1", ThreadID: "t1", ResourceID: "r1",
+			MessageID: "m1", Name: "send", BegunAt: begun})
+	})
+	d, err := journal.ReadDispatch(ctx, db, "run1", "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := journal.Dispatch{RunID: "run1", CallID: "c1", ThreadID: "t1", ResourceID: "r1", Name: "send", MessageID: "m1", Seq: 7,
+		ToolCalls: `[{"id":"c1","name":"send","arguments":{"to":"a"}}]`, BegunAt: begun}
+	if d != want {
+		t.Fatalf("ReadDispatch = %+v, want %+v", d, want)
+	}
+	if p, err := j.DispatchPending(ctx, "m1", "c1"); err != nil || !p {
+		t.Fatalf("DispatchPending before settling = %v, %v; want true", p, err)
+	}
+	if keys, err := j.UnsettledDispatches(ctx, "t1"); err != nil || len(keys) != 1 || keys[0] != (journal.DispatchKey{RunID: "run1", CallID: "c1"}) {
+		t.Fatalf("UnsettledDispatches = %v, %v", keys, err)
+	}
+	settled := begun.Add(time.Second)
+	inTx(t, db, func(tx *sql.Tx) error {
+		if msg, ok, err := journal.DispatchMessage(ctx, tx, "run1", "c1"); err != nil || !ok || msg != "m1" {
+			return fmt.Errorf("DispatchMessage = %q, %v, %v; want m1", msg, ok, err)
+		}
+		return journal.SettleDispatch(ctx, tx, "run1", "c1", "res1", true, settled)
+	})
+	d, err = journal.ReadDispatch(ctx, db, "run1", "c1")
+	if err != nil || d.ResultID != "res1" || !d.Failed || !d.SettledAt.Equal(settled) {
+		t.Fatalf("settled dispatch = %+v, %v", d, err)
+	}
+	if p, err := j.DispatchPending(ctx, "m1", "c1"); err != nil || p {
+		t.Fatalf("DispatchPending after settling = %v, %v; want false", p, err)
+	}
+	if keys, err := j.UnsettledDispatches(ctx, "t1"); err != nil || len(keys) != 0 {
+		t.Fatalf("UnsettledDispatches after settling = %v, %v", keys, err)
+	}
+}
+
+// TestDispatchMissing: an unknown dispatch and an unclaimed run are
+// ErrNotFound; a run claimed by another thread is ErrRunOwned.
+func TestDispatchMissing(t *testing.T) {
+	ctx := context.Background()
+	j, db := openErase(t)
+	if _, err := journal.ReadDispatch(ctx, db, "run1", "c1"); !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("ReadDispatch of nothing: %v, want ErrNotFound", err)
+	}
+	if _, _, err := journal.RunOwner(ctx, db, "run1"); !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("RunOwner of an unclaimed run: %v, want ErrNotFound", err)
+	}
+	inTx(t, db, func(tx *sql.Tx) error { return j.ClaimRunTx(ctx, tx, "run1", "t1", "r1") })
+	if th, r, err := journal.RunOwner(ctx, db, "run1"); err != nil || th != "t1" || r != "r1" {
+		t.Fatalf("RunOwner = %q, %q, %v; want t1, r1", th, r, err)
+	}
+	for _, other := range [][2]string{{"t2", "r1"}, {"t1", "r2"}} {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = j.ClaimRunTx(ctx, tx, "run1", other[0], other[1])
+		tx.Rollback()
+		if !errors.Is(err, journal.ErrRunOwned) {
+			t.Fatalf("ClaimRunTx by %v: %v, want ErrRunOwned", other, err)
+		}
+	}
+}
+
+// TestDeleteDispatches erases, across more than one IN-list chunk, the
+// dispatches whose call or result message is erased, and a thread's.
+func TestDeleteDispatches(t *testing.T) {
+	ctx := context.Background()
+	_, db := openErase(t)
+	n := store.ChunkSize + 10
+	inTx(t, db, func(tx *sql.Tx) error {
+		for i := range n {
+			thread := "t1"
+			if i%2 == 1 {
+				thread = "t2"
+			}
+			if err := journal.BeginDispatch(ctx, tx, journal.Dispatch{RunID: fmt.Sprint("run", i), CallID: "c", ThreadID: thread,
+				ResourceID: "r", MessageID: fmt.Sprint("call", i), Name: "send", BegunAt: time.Now()}); err != nil {
+				return err
+			}
+			if err := journal.SettleDispatch(ctx, tx, fmt.Sprint("run", i), "c", fmt.Sprint("result", i), false, time.Now()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	// Erase the call messages of the first ChunkSize+2 dispatches but the
+	// last of them by its result instead.
+	var ids []string
+	for i := range store.ChunkSize + 2 {
+		ids = append(ids, fmt.Sprint("call", i))
+	}
+	ids[len(ids)-1] = fmt.Sprint("result", len(ids)-1)
+	inTx(t, db, func(tx *sql.Tx) error { return journal.DeleteDispatches(ctx, tx, ids) })
+	count := func(where string) int {
+		var c int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM dispatches WHERE `+where).Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if got := count("1"); got != n-len(ids) {
+		t.Fatalf("%d dispatches left, want %d", got, n-len(ids))
+	}
+	inTx(t, db, func(tx *sql.Tx) error { return journal.DeleteThreadDispatches(ctx, tx, "t2") })
+	if got, t1 := count("1"), count("thread_id = 't1'"); got != t1 || got == 0 {
+		t.Fatalf("after deleting t2's: %d left, %d of t1; want only t1's", got, t1)
+	}
+}
