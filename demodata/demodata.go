@@ -5,6 +5,11 @@
 // removes) and today's thread, whose questions are answered by turns of the
 // earlier sessions.
 //
+// # Imports
+//
+// It may import importer (Ingest imports the sample), hence engine; nothing
+// below the engine imports it.
+//
 // # Invariants
 //
 //   - Conversation is valid mnemo JSONL (package importer's format) with

@@ -1,6 +1,22 @@
 // Package importer reads conversation files into an engine: mnemo's JSONL
 // format and the LoCoMo and LongMemEval benchmark formats
-// (../shared/data/README.md describes the two benchmarks).
+// (../shared/data/README.md describes the two benchmarks). `mnemo ingest`
+// is its command-line face.
+//
+// # The JSONL format
+//
+// One message per line, a JSON object:
+//
+//	{"thread", "resource", "id"?, "role", "content", "name"?, "tool_calls"?,
+//	 "tool_call_id"?, "metadata"?, "created_at"?}
+//
+// tool_calls is a list in OpenAI's shape ({"id", "type": "function",
+// "function": {"name", "arguments": "<JSON text>"}}) or mnemo's ({"id",
+// "name", "arguments": <JSON>}); created_at is RFC 3339 or Unix
+// milliseconds. Consecutive lines of one thread are appended as one batch
+// (one engine.Append). A line without an id gets one derived from the
+// thread, its position and its bytes, so importing a file twice stores
+// nothing new. A line is at most MaxLineBytes.
 //
 // # Imports
 //

@@ -19,6 +19,11 @@
 // a deterministic hashing embedder). Every request is recorded
 // (Server.Requests, ChatRequests, EmbedRequests, Count).
 //
+// # Imports
+//
+// It wraps internal/fakeopenai (the module's own tests use that package
+// directly) and imports nothing else of mnemo.
+//
 // # Invariants
 //
 //   - The server checks every request like the real API would: method

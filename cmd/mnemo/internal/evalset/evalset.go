@@ -9,6 +9,11 @@
 // "<question_id>:s<index>". Original LongMemEval session ids, which give the
 // answer away, are read here only, never stored.
 //
+// # Imports
+//
+// It may import importer (format names and detection); only cmd/mnemo and
+// cmd/mnemo/internal/evalrun import it.
+//
 // # Invariants
 //
 //   - LoCoMo questions of category 5 (adversarial) and LongMemEval
