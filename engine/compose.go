@@ -223,21 +223,16 @@ func Preview(m Message) string {
 	return string(r[:journal.PreviewChars-1]) + "…"
 }
 
-// memctxOptions is the record of the options that ran; the filter is
-// redacted by r.
+// memctxOptions is the record of the options that ran: o is the resolved
+// value recall ran with (recall.Options.Resolve), nil when recall is off, so
+// the record names the defaults that ran, not the zero values that chose
+// them. The filter is redacted by r.
 func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int) journal.Options {
 	out := journal.Options{RecentN: recentN, TokenBudget: budget}
 	if o == nil {
 		return out
 	}
 	out.TopK, out.Threshold, out.Scope, out.Mode = o.TopK, o.Threshold, string(o.Scope), string(o.Mode)
-	// Record the defaults that ran, not the empty strings that chose them.
-	if out.Scope == "" {
-		out.Scope = string(recall.ScopeResource)
-	}
-	if out.Mode == "" {
-		out.Mode = string(recall.ModeHybrid)
-	}
 	if b, err := json.Marshal(o.MessageRange); err == nil {
 		out.MessageRange = b
 	}
@@ -247,4 +242,21 @@ func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int) journ
 		out.Filter = redactJSON(r, append(json.RawMessage(nil), o.Filter...))
 	}
 	return out
+}
+
+// journalRetrieval is recall's retrieval status as the journal records it
+// (memctx.retrieval) and the search API reports it.
+func journalRetrieval(r recall.Retrieval) journal.Retrieval {
+	return journal.Retrieval{Lexical: r.Lexical, Vector: r.Vector, Embedder: r.Embedder, Note: r.Note}
+}
+
+// memctxReason is the memctx reason of a recall hit reason.
+func memctxReason(reason string) string {
+	switch reason {
+	case recall.ReasonHit:
+		return journal.ReasonHit
+	case recall.ReasonRange:
+		return journal.ReasonRange
+	}
+	return reason
 }

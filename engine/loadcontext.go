@@ -39,8 +39,9 @@ type LoadRequest struct {
 	// calls made for them so far; at most observe.MaxPendingTurns messages),
 	// so it may hold more than RecentN messages.
 	RecentN int
-	// Recall overrides Config.Recall for this run; nil means Config.Recall.
-	// Recall with TopK 0 turns recall off.
+	// Recall overrides Config.Recall for this run; nil means Config.Recall,
+	// and recall is off when both are nil. Zero fields mean their defaults
+	// (recall.Options.Resolve: TopK 0 means recall.DefaultTopK).
 	Recall *recall.Options
 	// TokenBudget, when positive, bounds the estimated tokens (about 4 bytes
 	// each) of what memory adds beyond the recent window: the recalled turns
@@ -96,14 +97,9 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		recentN = e.cfg.RecentN
 	}
 	recentN = max(recentN, 0)
-	opts := req.Recall
-	if opts == nil {
-		opts = e.cfg.Recall
-	}
-	if opts != nil {
-		if err := opts.Validate(); err != nil {
-			return nil, invalid(-1, "recall", "%v", err)
-		}
+	opts, err := e.recallOptions(req.Recall)
+	if err != nil {
+		return nil, err
 	}
 	th, err := e.GetThread(ctx, req.ThreadID)
 	if err == nil && (req.ResourceID == "" || req.ResourceID == th.ResourceID) && e.threadDue(th, started) {
@@ -200,8 +196,8 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		exclude[d.ID] = true
 	}
 
-	retrieval := journal.Retrieval{Lexical: "off", Vector: "off"}
-	if opts != nil && opts.TopK > 0 && req.Query != "" {
+	retrieval := recall.Off()
+	if opts != nil && req.Query != "" {
 		recalled, status, err := e.recallTurns(ctx, recallQuery{
 			Text: req.Query, ThreadID: req.ThreadID, ResourceID: req.ResourceID, Options: *opts, Exclude: exclude,
 		})
@@ -250,7 +246,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 		ObservationCount:   len(obsRefs),
 		WorkingMemoryChars: wmChars,
 		Tokens:             partTokens(turns, obs, wmText, tools),
-		Retrieval:          retrieval,
+		Retrieval:          journalRetrieval(retrieval),
 		PromptHash:         c.PromptHash,
 		Render:             RenderVersion,
 		TimeZone:           render.ZoneName(loc),
@@ -295,6 +291,23 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	}
 	c.MemCtx = rec
 	return c, nil
+}
+
+// recallOptions is the run's recall options resolved (recall.Options.Resolve):
+// o, or Config.Recall when o is nil; nil when recall is off. Invalid options
+// are a *ValidationError naming "recall".
+func (e *Engine) recallOptions(o *recall.Options) (*recall.Options, error) {
+	if o == nil {
+		o = e.cfg.Recall
+	}
+	if o == nil {
+		return nil, nil
+	}
+	r, err := o.Resolve()
+	if err != nil {
+		return nil, invalid(-1, "recall", "%v", err)
+	}
+	return &r, nil
 }
 
 // recheckThread checks, inside the fence, that the thread is as LoadContext

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -285,8 +284,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result,
 func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, error) {
 	ix := e.idx.index()
 	if ix == nil {
-		return &recall.Result{Retrieval: journal.Retrieval{Lexical: "unavailable: index closed", Vector: "unavailable: index closed"}}, nil
+		return &recall.Result{Retrieval: recall.Unavailable("index closed")}, nil
 	}
+	q.Backlog = e.backlog(ctx, q.ResourceID)
 	res, err := ix.Search(ctx, q)
 	if ix.Lexical().Damaged() != nil {
 		e.kickOutbox() // the drainer quarantines and rebuilds it (lexical_damage.go)
@@ -294,37 +294,38 @@ func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, er
 	if err != nil {
 		return nil, err
 	}
+	return res, nil
+}
+
+// backlog is what a search of resource reports of the indexes' lag (recall
+// builds the status from it): the note of a rebuild, and the resource's
+// rows that owe lexical work. Only rows that owe lexical work (index,
+// delete) make the lexical channel "catching up"; rows that owe only an
+// embedding show in the vector channel's own status (recall counts the
+// unembedded messages). With nothing pending the note is cleared: the
+// rebuild has caught up.
+func (e *Engine) backlog(ctx context.Context, resourceID string) recall.Backlog {
 	e.idx.mu.RLock()
 	note := e.idx.note
 	e.idx.mu.RUnlock()
-	// Only rows that owe lexical work (index, delete) make the lexical
-	// channel "catching up"; rows that owe only an embedding show in the
-	// vector channel's own status (recall counts the unembedded messages).
-	if pending, err := e.ms.PendingLexical(ctx, q.ResourceID); err == nil && pending > 0 {
-		if note != "" {
-			note += "; "
-		}
-		note += fmt.Sprintf("%d messages of this resource not yet indexed", pending)
-		if res.Retrieval.Lexical == "ok" {
-			res.Retrieval.Lexical = "degraded: index catching up"
-		}
-	} else if pending == 0 && note != "" {
+	if pending, err := e.ms.PendingLexical(ctx, resourceID); err == nil && pending > 0 {
+		return recall.Backlog{Pending: pending, Note: note}
+	}
+	if note != "" {
 		e.idx.mu.Lock()
 		e.idx.note = "" // caught up after a rebuild
 		e.idx.mu.Unlock()
-		note = ""
 	}
-	res.Retrieval.Note = note
-	return res, nil
+	return recall.Backlog{}
 }
 
 // recallTurns runs the recall step of LoadContext: hits and their
 // message-range neighbours (reason "hit"/"range", with scores on hits),
 // ordered by thread and seq, excluding the recent window.
-func (e *Engine) recallTurns(ctx context.Context, q recallQuery) ([]turn, journal.Retrieval, error) {
+func (e *Engine) recallTurns(ctx context.Context, q recallQuery) ([]turn, recall.Retrieval, error) {
 	res, err := e.search(ctx, recall.Query{Text: q.Text, ResourceID: q.ResourceID, ThreadID: q.ThreadID, Options: q.Options, Exclude: q.Exclude})
 	if err != nil {
-		return nil, journal.Retrieval{}, err
+		return nil, recall.Retrieval{}, err
 	}
 	ids := make([]string, len(res.Hits))
 	for i, h := range res.Hits {
@@ -344,7 +345,7 @@ func (e *Engine) recallTurns(ctx context.Context, q recallQuery) ([]turn, journa
 		if m == nil {
 			continue // erased since it was indexed
 		}
-		t := turn{Message: *m, Reason: h.Reason}
+		t := turn{Message: *m, Reason: memctxReason(h.Reason)}
 		if h.Reason == recall.ReasonHit {
 			score := h.Score
 			t.Score, t.Lexical, t.Vector = &score, h.Lexical, h.Vector

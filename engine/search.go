@@ -60,7 +60,7 @@ func (e *Engine) SearchMessages(ctx context.Context, req SearchRequest) (*Search
 	for _, m := range msgs {
 		byID[m.ID] = m
 	}
-	out := &SearchResult{Hits: make([]SearchHit, 0, len(hits)), Retrieval: res.Retrieval}
+	out := &SearchResult{Hits: make([]SearchHit, 0, len(hits)), Retrieval: journalRetrieval(res.Retrieval)}
 	for _, h := range hits {
 		m, ok := byID[h.MessageID]
 		if !ok {

@@ -4,14 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"time"
-
-	"github.com/mnemo-go/mnemo/journal"
-)
-
-// Hit reasons (the same words as journal's memctx reasons).
-const (
-	ReasonHit   = journal.ReasonHit   // ranked by the search
-	ReasonRange = journal.ReasonRange // a message-range neighbour of a hit
 )
 
 // Hit is one recalled message.
@@ -32,7 +24,7 @@ type Hit struct {
 	Score     float64   `json:"score"`
 	Lexical   *float64  `json:"lexicalScore,omitempty"`
 	Vector    *float64  `json:"vectorScore,omitempty"`
-	Reason    string    `json:"reason"`
+	Reason    string    `json:"reason"` // ReasonHit or ReasonRange
 	// Rank is the 1-based rank of the hit; for a range neighbour, the rank
 	// of the best hit that brought it.
 	Rank int `json:"rank"`

@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-
-	"github.com/mnemo-go/mnemo/journal"
 )
 
 // Defaults for Config fields left zero.
@@ -30,8 +28,6 @@ const (
 	// counts half its question's score (the first value measured; 0.8 was
 	// about as good on both dev sets, README "Recall").
 	DefaultContextWeight = 0.5
-	// DefaultTopK is the TopK a search uses when Options.TopK is 0.
-	DefaultTopK = 5
 	// inMemoryFactor: without a filter, the lexical matches of a resource
 	// of up to inMemoryFactor×RescoreDepth messages are counted in memory
 	// first (see lexicalChannel); scanning more would cost more than bleve.
@@ -400,12 +396,15 @@ type Query struct {
 	// ThreadID is the query's thread; required with scope thread.
 	ThreadID string
 	// Options are the recall options (zero fields mean defaults; TopK 0
-	// means DefaultTopK).
+	// means DefaultTopK); Search resolves them (Options.Resolve).
 	Options Options
 	// Exclude lists message ids that must not be returned, neither as hits
 	// nor as range neighbours (the recent window in LoadContext). Excluded
 	// messages are removed before topK.
 	Exclude map[string]bool
+	// Backlog is how far the caller's indexes lag behind its store; it
+	// shows in Result.Retrieval.
+	Backlog Backlog
 }
 
 // Result is the outcome of a search.
@@ -414,8 +413,8 @@ type Result struct {
 	// ordered by thread and seq (SortByRank gives rank order).
 	Hits []Hit
 	// Retrieval says how each channel fared ("ok", "off", "degraded: …",
-	// "unavailable: …") and names the embedder.
-	Retrieval journal.Retrieval
+	// "unavailable: …"), names the embedder and carries the backlog's note.
+	Retrieval Retrieval
 }
 
 // Search runs q. It returns ErrInvalidQuery when the resource (or, with scope
@@ -424,24 +423,9 @@ type Result struct {
 // answers and Result.Retrieval says so; only when both fail is an error
 // returned.
 func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
-	o := q.Options
-	if err := o.Validate(); err != nil {
+	o, err := q.Options.Resolve()
+	if err != nil {
 		return nil, err
-	}
-	if o.TopK == 0 {
-		o.TopK = DefaultTopK
-	}
-	if o.Scope == "" {
-		o.Scope = ScopeResource
-	}
-	if o.Mode == "" {
-		o.Mode = ModeHybrid
-	}
-	if o.Fusion == "" {
-		o.Fusion = DefaultFusion
-	}
-	if o.Fusion != FusionWeighted && o.Fusion != FusionRRF {
-		return nil, fmt.Errorf("%w: fusion must be weighted or rrf, got %q", ErrInvalidOptions, o.Fusion)
 	}
 	if q.ResourceID == "" {
 		return nil, fmt.Errorf("%w: no resource", ErrInvalidQuery)
@@ -470,7 +454,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	defer s.mu.RUnlock()
 
-	res := &Result{Retrieval: journal.Retrieval{Lexical: "off", Vector: "off"}}
+	res := &Result{Retrieval: Off()}
 	allowed := func(e *entry) bool {
 		return e != nil && (thread == "" || e.doc.ThreadID == thread) && !q.Exclude[e.doc.ID] && filter.Match(&e.doc)
 	}
@@ -602,6 +586,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Retrieval.apply(q.Backlog)
 	return res, nil
 }
 
@@ -622,13 +607,6 @@ func vectorStatus(s *shard) string {
 type scored struct {
 	id    string
 	score float64
-}
-
-func status(err error) string {
-	if err != nil {
-		return "unavailable: " + err.Error()
-	}
-	return "ok"
 }
 
 // lexicalChannel returns up to pool allowed candidates ranked by textbook

@@ -34,6 +34,9 @@ const (
 // to a whole long thread.
 const MaxMessageRange = 20
 
+// DefaultTopK is the TopK of resolved options whose TopK is 0.
+const DefaultTopK = 5
+
 // MaxTopK bounds Options.TopK: recall feeds a prompt, and a larger topK only
 // costs memory and time (each hit allocates before range expansion).
 const MaxTopK = 1000
@@ -78,10 +81,10 @@ func (r Range) MarshalJSON() ([]byte, error) {
 }
 
 // Options are the recall options of a search and of LoadContext. The zero
-// value of each field means its default.
+// value of each field means its default; Resolve applies the defaults.
 type Options struct {
-	// TopK is the number of hits before range expansion. Zero turns recall
-	// off in LoadContext.
+	// TopK is the number of hits before range expansion, within
+	// [0, MaxTopK]; 0 means DefaultTopK.
 	TopK int `json:"topK"`
 	// Threshold is the minimum cosine similarity (in [-1, 1]) a message's
 	// vector-channel score must reach for the message to be a vector-channel
@@ -99,6 +102,31 @@ type Options struct {
 	// Fusion names the fusion of the two channels in hybrid mode; "" means
 	// the measured default.
 	Fusion string `json:"fusion,omitempty"`
+}
+
+// Resolve validates o (Validate) and returns it with every default
+// applied: TopK 0 becomes DefaultTopK, Scope "" ScopeResource, Mode ""
+// ModeHybrid and Fusion "" DefaultFusion. Search runs the resolved value,
+// and the engine records the same value in the run's memctx record, so the
+// record names the defaults that ran. Resolving resolved options returns
+// them unchanged. Errors are Validate's.
+func (o Options) Resolve() (Options, error) {
+	if err := o.Validate(); err != nil {
+		return Options{}, err
+	}
+	if o.TopK == 0 {
+		o.TopK = DefaultTopK
+	}
+	if o.Scope == "" {
+		o.Scope = ScopeResource
+	}
+	if o.Mode == "" {
+		o.Mode = ModeHybrid
+	}
+	if o.Fusion == "" {
+		o.Fusion = DefaultFusion
+	}
+	return o, nil
 }
 
 // Validate reports an out-of-range option as ErrInvalidOptions, or an

@@ -38,7 +38,7 @@ type ContextBody struct {
 	ResourceID  string          `json:"resourceId,omitempty" jsonschema:"description=required when the thread has no messages yet"`
 	Query       string          `json:"query,omitempty" jsonschema:"description=drives recall; empty means the newest user message"`
 	RecentN     int             `json:"recentN,omitempty" jsonschema:"description=recent-window size; 0 means the server default, negative turns it off"`
-	Recall      *recall.Options `json:"recall,omitempty" jsonschema:"description=recall options; absent means the server default, topK 0 turns recall off"`
+	Recall      *recall.Options `json:"recall,omitempty" jsonschema:"description=recall options; absent means the server default (recall off unless the server config sets recall); topK 0 means the default (5)"`
 	RunID       string          `json:"runId,omitempty" jsonschema:"description=names the run; empty means a generated ULID"`
 	TokenBudget int             `json:"tokenBudget,omitempty"`
 	ReplaceRun  bool            `json:"replaceRun,omitempty"`

@@ -1,0 +1,86 @@
+package recall
+
+import "fmt"
+
+// Hit reasons: why a message is in a search's result (Hit.Reason).
+const (
+	ReasonHit   = "hit"   // ranked by the search
+	ReasonRange = "range" // a message-range neighbour of a hit
+)
+
+// Channel statuses of a Retrieval. A channel that failed reads
+// "unavailable: <cause>"; one that answered over part of the resource's
+// messages reads "degraded: <why>".
+const (
+	// StatusOK: the channel answered over every message.
+	StatusOK = "ok"
+	// StatusOff: the channel was not asked for (the mode left it out, or
+	// recall did not run).
+	StatusOff = "off"
+	// StatusCatchingUp: the lexical channel answered while messages of
+	// the resource still owe lexical work (Backlog.Pending > 0).
+	StatusCatchingUp = "degraded: index catching up"
+)
+
+// Retrieval says how each channel of a search fared: Lexical and Vector are
+// a channel status (StatusOK, StatusOff, StatusCatchingUp, "degraded: …",
+// "unavailable: …"), Embedder names the embedder of the vector channel when
+// it ran, and Note says why recall is degraded (from Query.Backlog), "" when
+// it is not.
+type Retrieval struct {
+	Lexical  string `json:"lexical"`
+	Vector   string `json:"vector"`
+	Embedder string `json:"embedder,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+// Off is the Retrieval of a search that did not run: both channels off.
+func Off() Retrieval { return Retrieval{Lexical: StatusOff, Vector: StatusOff} }
+
+// Unavailable is the Retrieval of a search that could not run at all, for
+// cause (e.g. "index closed"): both channels "unavailable: <cause>".
+func Unavailable(cause string) Retrieval {
+	return Retrieval{Lexical: unavailable(cause), Vector: unavailable(cause)}
+}
+
+// Backlog is what the caller knows of how far the derived indexes lag
+// behind its store when it searches; Search folds it into
+// Result.Retrieval. The zero value means caught up.
+type Backlog struct {
+	// Pending counts the resource's messages that still owe lexical work
+	// (indexing or deletion); when positive, a lexical channel that
+	// answered reads StatusCatchingUp and the note counts them.
+	Pending int64
+	// Note says why recall is degraded (e.g. the lexical index was
+	// quarantined and is being rebuilt); "" when it is not.
+	Note string
+}
+
+// apply folds b into r: the note, and StatusCatchingUp for a lexical
+// channel that answered while messages owe lexical work. Only rows that owe
+// lexical work count: messages not embedded yet show in the vector
+// channel's own status (vectorStatus).
+func (r *Retrieval) apply(b Backlog) {
+	note := b.Note
+	if b.Pending > 0 {
+		if note != "" {
+			note += "; "
+		}
+		note += fmt.Sprintf("%d messages of this resource not yet indexed", b.Pending)
+		if r.Lexical == StatusOK {
+			r.Lexical = StatusCatchingUp
+		}
+	}
+	r.Note = note
+}
+
+// status is a channel's status after it ran: StatusOK, or unavailable with
+// err's text.
+func status(err error) string {
+	if err != nil {
+		return unavailable(err.Error())
+	}
+	return StatusOK
+}
+
+func unavailable(cause string) string { return "unavailable: " + cause }

@@ -1,0 +1,80 @@
+package recall_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+func TestOptionsResolve(t *testing.T) {
+	got, err := recall.Options{}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := recall.Options{TopK: recall.DefaultTopK, Scope: recall.ScopeResource, Mode: recall.ModeHybrid, Fusion: recall.DefaultFusion}
+	if got.TopK != want.TopK || got.Scope != want.Scope || got.Mode != want.Mode || got.Fusion != want.Fusion {
+		t.Fatalf("Resolve() = %+v, want %+v", got, want)
+	}
+	set := recall.Options{TopK: 3, Scope: recall.ScopeThread, Mode: recall.ModeLexical, Fusion: recall.FusionRRF, Threshold: 0.25,
+		MessageRange: recall.Range{Before: 1, After: 2}, Filter: []byte(`{"role":"user"}`)}
+	again, err := set.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.TopK != 3 || again.Scope != recall.ScopeThread || again.Mode != recall.ModeLexical || again.Fusion != recall.FusionRRF ||
+		again.Threshold != 0.25 || again.MessageRange != set.MessageRange || string(again.Filter) != string(set.Filter) {
+		t.Fatalf("Resolve changed set options: %+v", again)
+	}
+	if twice, err := got.Resolve(); err != nil || twice.TopK != got.TopK || twice.Scope != got.Scope || twice.Mode != got.Mode || twice.Fusion != got.Fusion {
+		t.Fatalf("Resolve is not idempotent: %+v, %v", twice, err)
+	}
+	for name, o := range map[string]recall.Options{
+		"TopK":   {TopK: -1},
+		"Fusion": {Fusion: "max"},
+		"Filter": {Filter: []byte(`{"seq":{"$like":1}}`)},
+	} {
+		if _, err := o.Resolve(); !errors.Is(err, recall.ErrInvalidOptions) && !errors.Is(err, recall.ErrInvalidFilter) {
+			t.Errorf("%s: Resolve err = %v, want ErrInvalidOptions or ErrInvalidFilter", name, err)
+		}
+	}
+}
+
+// TestSearchRetrieval: Search builds the whole retrieval status, the
+// caller's backlog included.
+func TestSearchRetrieval(t *testing.T) {
+	f := newFixture(t, corpus(40, 3))
+	for _, c := range []struct {
+		name    string
+		mode    recall.Mode
+		backlog recall.Backlog
+		want    recall.Retrieval
+	}{
+		{"CaughtUp", recall.ModeHybrid, recall.Backlog{}, recall.Retrieval{Lexical: "ok", Vector: "ok", Embedder: recall.HashID}},
+		{"NoteOnly", recall.ModeHybrid, recall.Backlog{Note: "rebuilding"}, recall.Retrieval{Lexical: "ok", Vector: "ok", Embedder: recall.HashID, Note: "rebuilding"}},
+		{"Pending", recall.ModeHybrid, recall.Backlog{Pending: 3, Note: "rebuilding"},
+			recall.Retrieval{Lexical: recall.StatusCatchingUp, Vector: "ok", Embedder: recall.HashID, Note: "rebuilding; 3 messages of this resource not yet indexed"}},
+		{"PendingVectorOnly", recall.ModeVector, recall.Backlog{Pending: 2},
+			recall.Retrieval{Lexical: "off", Vector: "ok", Embedder: recall.HashID, Note: "2 messages of this resource not yet indexed"}},
+		{"PendingLexicalOnly", recall.ModeLexical, recall.Backlog{Pending: 1},
+			recall.Retrieval{Lexical: recall.StatusCatchingUp, Vector: "off", Note: "1 messages of this resource not yet indexed"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := f.ix.Search(context.Background(), recall.Query{Text: "apple banana", ResourceID: "r1",
+				Options: recall.Options{Mode: c.mode}, Backlog: c.backlog})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Retrieval != c.want {
+				t.Fatalf("retrieval %+v, want %+v", res.Retrieval, c.want)
+			}
+		})
+	}
+	if got, want := recall.Off(), (recall.Retrieval{Lexical: "off", Vector: "off"}); got != want {
+		t.Fatalf("Off() = %+v", got)
+	}
+	if got := recall.Unavailable("index closed"); got.Lexical != "unavailable: index closed" || got.Vector != got.Lexical {
+		t.Fatalf("Unavailable = %+v", got)
+	}
+}
