@@ -192,11 +192,11 @@ func (e *Engine) applyOutbox(ctx context.Context, rows []outboxRow) error {
 	return nil
 }
 
-// indexRows indexes (op index) or embeds (op embed) the rows' messages.
-// Lexical indexing comes first and never waits for the embedder: stored
-// vectors are reused, missing ones are computed afterwards, and when the
-// embedder fails the rows become "embed" rows retried with backoff (lexical
-// now, vector later).
+// indexRows indexes (op index) or embeds (op embed) the rows' messages
+// through recall's Indexer. Lexical indexing comes first and never waits
+// for the embedder: stored vectors are reused, missing ones are computed
+// afterwards, and when the embedder fails the rows become "embed" rows
+// retried with backoff (lexical now, vector later).
 func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []outboxRow) error {
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {
@@ -210,83 +210,44 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []outboxR
 	for i := range msgs {
 		docs[i] = docOf(&msgs[i])
 	}
-	emb := ix.Embedder()
-	vecs, err := e.ms.StoredVectors(ctx, emb.ID(), emb.Dims(), ids)
-	if err != nil {
+	x := recall.Indexer{Index: ix, Store: drainedVectors{ms: e.ms, done: outboxIDs(rows)}, Log: e.log}
+	out, err := x.Update(ctx, docs, rows[0].op != opEmbed)
+	switch {
+	case err != nil:
 		return fmt.Errorf("engine: %w", err)
-	}
-	if rows[0].op != opEmbed {
-		list := make([][]float32, len(docs))
-		for i := range docs {
-			list[i] = vecs[docs[i].ID]
-		}
-		if err := ix.Add(ctx, docs, list); err != nil {
-			return e.deferRows(ctx, rows, err)
-		}
-	}
-	var todo []int
-	for i := range docs {
-		if vecs[docs[i].ID] == nil {
-			todo = append(todo, i)
-		}
-	}
-	if len(todo) == 0 {
+	case out.Lexical != nil:
+		return e.deferRows(ctx, rows, out.Lexical)
+	case out.EmbedErr != nil:
+		return e.embedFailed(ctx, rows, out.Owed, out.EmbedErr)
+	case out.Embedded == 0:
 		return e.doneRows(ctx, rows)
 	}
-	return e.embedRows(ctx, ix, rows, docs, todo, vecs)
+	return nil // the rows were deleted with the vectors (drainedVectors)
 }
 
-// embedRows computes the embeddings of docs[todo], stores them with the
-// rows done, and adds them to the loaded vector collections. When the
-// embedder fails, the rows whose messages still owe a vector are deferred
-// and the others are done.
-func (e *Engine) embedRows(ctx context.Context, ix *recall.Index, rows []outboxRow, docs []recall.Doc, todo []int, vecs map[string][]float32) error {
-	emb := ix.Embedder()
-	texts := make([]string, len(todo))
-	for j, i := range todo {
-		texts[j] = docs[i].Text()
-	}
-	out, err := emb.Embed(ctx, texts)
-	if err == nil && len(out) != len(texts) {
-		err = fmt.Errorf("%d vectors for %d texts", len(out), len(texts))
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err() // shutting down: the rows stay as they are
-		}
-		return e.embedFailed(ctx, rows, docs, todo, err)
-	}
-	if err := e.storeVectors(ctx, emb, docs, todo, out, vecs, rows); err != nil {
-		return err
-	}
-	byRes := map[string][]int{}
-	for _, i := range todo {
-		byRes[docs[i].ResourceID] = append(byRes[docs[i].ResourceID], i)
-	}
-	for res, is := range byRes {
-		rids, rvecs := make([]string, len(is)), make([][]float32, len(is))
-		for j, i := range is {
-			rids[j], rvecs[j] = docs[i].ID, vecs[docs[i].ID]
-		}
-		if err := ix.AddVectors(ctx, res, rids, rvecs); err != nil {
-			// The vectors are stored: the resource reloads them on
-			// next use. Log and go on; the rows are done.
-			e.log.Warn("add vectors to loaded collection", "resource", res, "err", err)
-			ix.Forget()
-		}
-	}
-	return nil
+// drainedVectors is the vector store of one drained batch: its vectors
+// are stored in the transaction that deletes the batch's outbox rows.
+type drainedVectors struct {
+	ms   *msgstore.Store
+	done []int64 // the batch's outbox row ids
 }
 
-// embedFailed records the embedder's failure err for docs[todo]: their rows
-// are deferred as "embed" rows (they are indexed lexically), the other rows
-// are done.
-func (e *Engine) embedFailed(ctx context.Context, rows []outboxRow, docs []recall.Doc, todo []int, err error) error {
-	embedErr := fmt.Errorf("%w: %w", recall.ErrEmbed, err)
-	e.log.Warn("embedding failed; messages indexed lexically, embedding retried later", "n", len(todo), "err", embedErr)
+func (d drainedVectors) Vectors(ctx context.Context, embedder string, dims int, ids []string) (map[string][]float32, error) {
+	return d.ms.Vectors(ctx, embedder, dims, ids)
+}
+
+func (d drainedVectors) PutVectors(ctx context.Context, embedder string, dims int, ids []string, vecs [][]float32) error {
+	return d.ms.StoreVectors(ctx, msgstore.NewVectors{Embedder: embedder, Dims: dims, IDs: ids, Vectors: vecs}, d.done)
+}
+
+// embedFailed records the embedder's failure embedErr (matching
+// recall.ErrEmbed) for the messages owed: their rows are deferred as
+// "embed" rows (they are indexed lexically), the other rows are done.
+func (e *Engine) embedFailed(ctx context.Context, rows []outboxRow, owedIDs []string, embedErr error) error {
+	e.log.Warn("embedding failed; messages indexed lexically, embedding retried later", "n", len(owedIDs), "err", embedErr)
 	owed := map[string]bool{}
-	for _, i := range todo {
-		owed[docs[i].ID] = true
+	for _, id := range owedIDs {
+		owed[id] = true
 	}
 	var done, later []outboxRow
 	for _, r := range rows {
@@ -314,28 +275,6 @@ func docOf(m *Message) recall.Doc {
 		ID: m.ID, ThreadID: m.ThreadID, ResourceID: m.ResourceID, Seq: m.Seq, Role: m.Role,
 		Name: m.Name, Content: content, Metadata: m.Metadata, CreatedAt: m.CreatedAt,
 	}
-}
-
-// storeVectors writes the new vectors and deletes the finished outbox rows
-// in one transaction, and records the vectors in vecs. A message erased
-// meanwhile gets no embedding row.
-func (e *Engine) storeVectors(ctx context.Context, emb recall.Embedder, docs []recall.Doc, todo []int, out [][]float32, vecs map[string][]float32, done []outboxRow) error {
-	for j := range out {
-		if len(out[j]) != emb.Dims() {
-			return fmt.Errorf("engine: %w: embedder %s returned %d dims, want %d", recall.ErrDimension, emb.ID(), len(out[j]), emb.Dims())
-		}
-	}
-	v := msgstore.NewVectors{Embedder: emb.ID(), Dims: emb.Dims(), IDs: make([]string, len(todo)), Vectors: out}
-	for j, i := range todo {
-		v.IDs[j] = docs[i].ID
-	}
-	if err := e.ms.StoreVectors(ctx, v, outboxIDs(done)); err != nil {
-		return fmt.Errorf("engine: %w", err)
-	}
-	for j, i := range todo {
-		vecs[docs[i].ID] = out[j]
-	}
-	return nil
 }
 
 // doneRows deletes finished outbox rows.

@@ -9,7 +9,8 @@
 // the tables it touches (journal, working, observe own theirs).
 //
 // It implements recall.Source (a resource's messages and stored embeddings,
-// loaded on the resource's first search).
+// loaded on the resource's first search) and recall.VectorStore (the
+// vectors recall's Indexer computes).
 //
 // # Imports
 //

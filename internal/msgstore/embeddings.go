@@ -8,16 +8,19 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 // This file holds the statements of the embeddings table: the vectors the
 // engine's drainer computes, stored per message and embedder, their repair
 // (damaged and missing rows) and the directory's predominant embedder.
 
-// StoredVectors returns the embeddings stored for ids by embedder that
-// decode to dims values (a map with an entry only for those: a damaged one
-// is computed and stored again).
-func (s *Store) StoredVectors(ctx context.Context, embedder string, dims int, ids []string) (map[string][]float32, error) {
+var _ recall.VectorStore = (*Store)(nil)
+
+// Vectors implements recall.VectorStore: the embeddings stored for ids by
+// embedder that decode to dims values (a map with an entry only for those:
+// a damaged one is computed and stored again).
+func (s *Store) Vectors(ctx context.Context, embedder string, dims int, ids []string) (map[string][]float32, error) {
 	out := make(map[string][]float32, len(ids))
 	err := store.InChunks(ids, func(in string, args []any) error {
 		rs, err := s.db.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND message_id IN `+in,
@@ -54,7 +57,8 @@ type NewVectors struct {
 }
 
 // StoreVectors writes v and deletes the finished outbox rows done in one
-// transaction. A message erased meanwhile gets no embedding row.
+// transaction, so that a drained row's vectors are stored exactly when the
+// row is gone. A message erased meanwhile gets no embedding row.
 func (s *Store) StoreVectors(ctx context.Context, v NewVectors, done []int64) error {
 	return s.Tx(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
@@ -70,6 +74,12 @@ func (s *Store) StoreVectors(ctx context.Context, v NewVectors, done []int64) er
 		}
 		return deleteOutbox(ctx, tx, done)
 	})
+}
+
+// PutVectors implements recall.VectorStore: StoreVectors with no outbox
+// row to delete.
+func (s *Store) PutVectors(ctx context.Context, embedder string, dims int, ids []string, vecs [][]float32) error {
+	return s.StoreVectors(ctx, NewVectors{Embedder: embedder, Dims: dims, IDs: ids, Vectors: vecs}, nil)
 }
 
 // DeleteEmbeddings deletes every embedding stored by embedder.

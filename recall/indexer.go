@@ -1,0 +1,144 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+)
+
+// VectorStore keeps the vectors an Indexer computes, one per message and
+// embedder, so that a resource's shard loads them (Source.ResourceVectors)
+// instead of embedding its messages again. internal/msgstore implements it
+// over the embeddings table.
+type VectorStore interface {
+	// Vectors returns the vectors stored by embedder for ids that have
+	// dims values; an id without one (none stored, or a damaged one) is
+	// absent from the map.
+	Vectors(ctx context.Context, embedder string, dims int, ids []string) (map[string][]float32, error)
+	// PutVectors stores vecs[i] (dims values) as the embedding of ids[i]
+	// by embedder, all or none; a message that is not stored (erased
+	// meanwhile) gets none.
+	PutVectors(ctx context.Context, embedder string, dims int, ids []string, vecs [][]float32) error
+}
+
+// Indexer is the embed-and-index pipeline: it brings both channels of an
+// Index up to date for stored documents. Lexical indexing comes first and
+// never waits for the embedder: stored vectors are reused, the missing ones
+// are computed afterwards, stored through Store, and added to the loaded
+// vector collections. The caller keeps the durable queue of what is owed
+// (the engine's outbox) and retries what Update reports as not done.
+type Indexer struct {
+	Index *Index
+	Store VectorStore
+	// Log receives the warnings of failures that are not the caller's to
+	// handle (a loaded collection that refused vectors, which is then
+	// reloaded); nil discards them.
+	Log *slog.Logger
+}
+
+// Indexed reports what Indexer.Update did when it returned no error.
+type Indexed struct {
+	// Lexical is the lexical index's refusal of the documents; when it is
+	// set nothing else was done.
+	Lexical error
+	// Owed are the ids of the documents whose embedding failed (EmbedErr,
+	// which matches ErrEmbed): they were indexed lexically when asked, and
+	// have no vector yet.
+	Owed     []string
+	EmbedErr error
+	// Embedded counts the vectors computed and stored now (0: every
+	// document had one stored already).
+	Embedded int
+}
+
+// Update indexes docs lexically when lexical is set (with their stored
+// vectors), then embeds those without a stored vector, stores the vectors
+// and adds them to the loaded collections. An error is returned when the
+// stored vectors cannot be read or the new ones stored, when the embedder
+// returns vectors of another dimension (matching ErrDimension), or when ctx
+// ends while embedding; the failures the caller retries later are reported
+// in Indexed.
+func (x *Indexer) Update(ctx context.Context, docs []Doc, lexical bool) (Indexed, error) {
+	emb := x.Index.Embedder()
+	ids := make([]string, len(docs))
+	for i := range docs {
+		ids[i] = docs[i].ID
+	}
+	vecs, err := x.Store.Vectors(ctx, emb.ID(), emb.Dims(), ids)
+	if err != nil {
+		return Indexed{}, err
+	}
+	if lexical {
+		list := make([][]float32, len(docs))
+		for i := range docs {
+			list[i] = vecs[docs[i].ID]
+		}
+		if err := x.Index.Add(ctx, docs, list); err != nil {
+			return Indexed{Lexical: err}, nil
+		}
+	}
+	var todo []int
+	for i := range docs {
+		if vecs[docs[i].ID] == nil {
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) == 0 {
+		return Indexed{}, nil
+	}
+	return x.embed(ctx, docs, todo)
+}
+
+// embed computes, stores and adds the vectors of docs[todo].
+func (x *Indexer) embed(ctx context.Context, docs []Doc, todo []int) (Indexed, error) {
+	emb := x.Index.Embedder()
+	texts := make([]string, len(todo))
+	ids := make([]string, len(todo))
+	for j, i := range todo {
+		texts[j], ids[j] = docs[i].Text(), docs[i].ID
+	}
+	out, err := emb.Embed(ctx, texts)
+	if err == nil && len(out) != len(texts) {
+		err = fmt.Errorf("%d vectors for %d texts", len(out), len(texts))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return Indexed{}, ctx.Err() // shutting down: nothing is owed more than before
+		}
+		return Indexed{Owed: ids, EmbedErr: fmt.Errorf("%w: %w", ErrEmbed, err)}, nil
+	}
+	for j := range out {
+		if len(out[j]) != emb.Dims() {
+			return Indexed{}, fmt.Errorf("%w: embedder %s returned %d dims, want %d", ErrDimension, emb.ID(), len(out[j]), emb.Dims())
+		}
+	}
+	if err := x.Store.PutVectors(ctx, emb.ID(), emb.Dims(), ids, out); err != nil {
+		return Indexed{}, err
+	}
+	x.addVectors(ctx, docs, todo, out)
+	return Indexed{Embedded: len(out)}, nil
+}
+
+// addVectors adds the stored vectors out (of docs[todo]) to their
+// resources' loaded collections. A collection that refuses them is
+// forgotten: it reloads the stored vectors on next use.
+func (x *Indexer) addVectors(ctx context.Context, docs []Doc, todo []int, out [][]float32) {
+	byRes := map[string][]int{} // resource -> indexes in todo
+	for j, i := range todo {
+		byRes[docs[i].ResourceID] = append(byRes[docs[i].ResourceID], j)
+	}
+	for res, js := range byRes {
+		rids, rvecs := make([]string, len(js)), make([][]float32, len(js))
+		for k, j := range js {
+			rids[k], rvecs[k] = docs[todo[j]].ID, out[j]
+		}
+		if err := x.Index.AddVectors(ctx, res, rids, rvecs); err != nil {
+			// The vectors are stored: the resource reloads them on
+			// next use. Log and go on.
+			if x.Log != nil {
+				x.Log.Warn("add vectors to loaded collection", "resource", res, "err", err)
+			}
+			x.Index.Forget()
+		}
+	}
+}
