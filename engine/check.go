@@ -194,7 +194,7 @@ func (e *Engine) checkDispatches(ctx context.Context, add func(string, ...any)) 
 		return fmt.Errorf("engine: check: %w", err)
 	}
 	for _, d := range dangling {
-		add("dispatch %s/%s: its call or result message is not stored", d[0], d[1])
+		add("dispatch %s/%s: its call or result message is not stored", d.RunID, d.CallID)
 	}
 	return nil
 }

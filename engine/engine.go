@@ -46,10 +46,9 @@ type Engine struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 
-	idx   indexState   // derived indexes; see recall.go
-	stmts stmtCache    // statements prepared once; see stmt.go
-	obs   observeState // observational memory; see observe.go
-	wm    workingState // working memory; see working.go
+	idx indexState   // derived indexes; see recall.go
+	obs observeState // observational memory; see observe.go
+	wm  workingState // working memory; see working.go
 
 	lock    *dirLock   // the data directory's lock; see lock.go
 	events  eventSink  // see events.go

@@ -5,12 +5,12 @@ import (
 	"database/sql"
 )
 
-// DanglingDispatches returns the dispatches (run id, call id) whose call
+// DanglingDispatches returns the dispatches whose call
 // message, or whose recorded result message, is not a stored message of
 // their thread (erasure deletes a dispatch with either): the engine's Check
 // reports them. It reads the messages table (internal/msgstore's) only to
 // test that the ids exist.
-func DanglingDispatches(ctx context.Context, db *sql.DB) ([][2]string, error) {
+func DanglingDispatches(ctx context.Context, db *sql.DB) ([]DispatchKey, error) {
 	rows, err := db.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches d
 		WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.message_id AND m.thread_id = d.thread_id)
 		   OR (d.result_id <> '' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.result_id AND m.thread_id = d.thread_id))`)
@@ -18,10 +18,10 @@ func DanglingDispatches(ctx context.Context, db *sql.DB) ([][2]string, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out [][2]string
+	var out []DispatchKey
 	for rows.Next() {
-		var k [2]string
-		if err := rows.Scan(&k[0], &k[1]); err != nil {
+		var k DispatchKey
+		if err := rows.Scan(&k.RunID, &k.CallID); err != nil {
 			return nil, err
 		}
 		out = append(out, k)
