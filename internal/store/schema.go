@@ -9,8 +9,9 @@ const SchemaVersion = 8
 //
 // Table ownership (who writes it):
 //
-//	threads, messages, outbox  engine (Append, erasure)
-//	embeddings                 engine, through the outbox (recall derives from it)
+//	threads, messages          package internal/msgstore (the engine's Append and erasure call it)
+//	message_blobs, outbox      package internal/msgstore
+//	embeddings                 package internal/msgstore (written by the outbox's drainer; recall derives from it)
 //	working_memory[_history]   package working
 //	working_config             package working
 //	observations               package observe
