@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
 
+// printJSON writes v to standard output as indented JSON.
 func (m *Main) printJSON(v any) error {
 	enc := json.NewEncoder(m.Stdout)
 	enc.SetIndent("", "  ")
@@ -104,4 +106,15 @@ func (c *MessagesCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprintf(c.Stdout, "%4d  %-22s %s\n", msg.Seq, who, engine.Preview(msg))
 	}
 	return nil
+}
+
+// oneLine returns s on one line (runs of white space as one space), cut
+// to n runes with an ellipsis.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// helpAsked reports whether args ask for help before any "--".
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help", "--h":
+			return true
+		}
+	}
+	return false
+}
+
+// flags returns a FlagSet for a subcommand. Its usage goes to standard
+// output when it answers -h, to standard error after a usage error (the
+// flag package and usagef write the error first).
+func (m *Main) flags(name, argsHelp string) *flag.FlagSet {
+	fs := flag.NewFlagSet("mnemo "+name, flag.ContinueOnError)
+	out := &usageWriter{err: m.Stderr}
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		w := m.Stdout
+		if out.wrote {
+			w = m.Stderr
+		}
+		fmt.Fprintf(w, "usage: mnemo [--dir DIR] %s [flags] %s\n", name, argsHelp)
+		printFlags(w, fs)
+	}
+	return fs
+}
+
+// usageWriter is a FlagSet's output: error messages go to standard error,
+// and once one was written, the usage that follows goes there too.
+type usageWriter struct {
+	err   io.Writer
+	wrote bool
+}
+
+func (u *usageWriter) Write(p []byte) (int, error) {
+	u.wrote = true
+	return u.err.Write(p)
+}
+
+// printFlags lists a FlagSet's flags as the README spells them:
+// "--name VALUE" with the usage and default on the next line.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	any := false
+	fs.VisitAll(func(f *flag.Flag) {
+		if !any {
+			fmt.Fprintln(w, "\nflags:")
+			any = true
+		}
+		kind, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if kind != "" {
+			line += " " + kind
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+// parse parses a subcommand's flags, allowing flags after positional
+// arguments (mnemo memctx RUN --json). A parse error is a usage error.
+func parse(fs *flag.FlagSet, args []string) error {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return errUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// usagef prints a hint for a usage error (to standard error) and returns
+// errUsage.
+func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
+	fmt.Fprintf(fs.Output(), "mnemo: "+format+"\n", args...)
+	fs.Usage()
+	return errUsage
+}
+
+// checkIDs returns a usage error (exit 2) for the first of the named
+// values that is set but is not a valid id (engine.ValidID: 1-128
+// characters of [A-Za-z0-9_.:@-]). pairs alternates a flag's name ("--thread",
+// or "RUN_ID" for an argument) and its value; an empty value is not checked.
+// Read commands call it before opening the data directory, so an id that
+// cannot exist is a usage error rather than an empty answer or "not found".
+func (m *Main) checkIDs(fs *flag.FlagSet, pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if v := pairs[i+1]; v != "" && !engine.ValidID(v) {
+			return m.usagef(fs, "%s %q is not a valid id: it must be 1-128 characters of [A-Za-z0-9_.:@-]", pairs[i], v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// creates reports whether the running command may create the data
+// directory: only the writing commands do (ingest, wm set, serve, mcp, and
+// demo in its own scratch directory). A read on a path that holds no
+// memory fails (engine.ErrNotDataDir) instead of creating an empty one.
+func (m *Main) creates() bool {
+	switch m.command {
+	case "ingest", "serve", "mcp", "demo":
+		return true
+	case "wm":
+		return m.wmSet
+	}
+	return false
+}
+
+// holder names this process in the data directory's lock file: "mnemo"
+// and the command.
+func (m *Main) holder() string {
+	return strings.TrimSpace("mnemo " + m.command)
+}
+
+// open opens the engine on the data directory. Stored observations are
+// rendered into contexts (render-only: no model is called; mnemo observe
+// runs the observer).
+func (m *Main) open(ctx context.Context) (*engine.Engine, error) {
+	return m.openAt(ctx, m.Dir)
+}
+
+// openAt opens the engine on dir with the chosen embedder and the
+// directory's stored memory configuration (mnemo.json, written by mnemo
+// serve --config). It fails at once when mnemo serve holds dir.
+func (m *Main) openAt(ctx context.Context, dir string) (*engine.Engine, error) {
+	if err := checkNotServed(dir); err != nil {
+		return nil, err
+	}
+	cfg, err := m.engineConfig(ctx, dir, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	return engine.Open(ctx, cfg)
+}
+
+// engineConfig builds the engine configuration of dir: the chosen embedder,
+// then mc (or, when nil, the directory's stored configuration). The
+// observer model is built only withModel (mnemo serve).
+func (m *Main) engineConfig(ctx context.Context, dir string, mc *memoryConfig, withModel bool) (engine.Config, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return engine.Config{}, fmt.Errorf("%w: %s is a file, not a directory", engine.ErrNotDataDir, dir)
+	}
+	emb, err := m.embedder(ctx)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	cfg := engine.Config{Dir: dir, Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates(), SwitchEmbedder: m.switchEmbedder}
+	if mc == nil {
+		if mc, err = storedMemoryConfig(dir); err != nil {
+			return cfg, fmt.Errorf("stored configuration: %w", err)
+		}
+	}
+	if err := mc.apply(&cfg, m.Getenv, withModel); err != nil {
+		return cfg, fmt.Errorf("configuration %s: %w", StoredConfigFile, err)
+	}
+	return cfg, nil
+}
+
+// embedder returns the embedder --embedder or $MNEMO_EMBEDDER names, or the
+// default: use-lite when its weights are in the models directory, else
+// hash-384.
+//
+// auto returns nil: the engine then uses the directory's recorded embedder,
+// and for a new directory the default. A named embedder is an explicit
+// choice: on a directory recorded with another one the command fails and
+// says to run `mnemo --embedder NAME reindex --vectors`, which switches.
+func (m *Main) embedder(ctx context.Context) (recall.Embedder, error) {
+	switch m.Embedder {
+	case "", "auto":
+		return nil, nil
+	}
+	return m.embedderNamed(ctx, m.Embedder)
+}

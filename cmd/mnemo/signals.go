@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// stopGrace is how long the CLI waits, after SIGINT or SIGTERM, for the
+// command to stop on its cancelled context before it exits anyway. Exiting
+// is safe at any point: everything acknowledged is in SQLite, and Open
+// completes what was cut short (an erasure's purge, the index outbox).
+const stopGrace = 3 * time.Second
+
+// stopOnSignal cancels the command's context on the first SIGINT or
+// SIGTERM and exits with exitCode when the command has not returned within
+// stopGrace, or at once on a second signal. It returns a function that
+// reports the signal received, if any.
+func stopOnSignal(cancel context.CancelFunc) func() os.Signal {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	go func() {
+		sig := <-sigs
+		got.Store(sig)
+		fmt.Fprintf(os.Stderr, "mnemo: %v: stopping (send it again to stop at once)\n", sig)
+		cancel()
+		select {
+		case <-sigs:
+		case <-time.After(stopGrace):
+			fmt.Fprintf(os.Stderr, "mnemo: still busy %s after %v; exiting (the next open completes the work)\n", stopGrace, sig)
+		}
+		os.Exit(exitCode(sig))
+	}()
+	return func() os.Signal {
+		sig, _ := got.Load().(os.Signal)
+		return sig
+	}
+}
+
+// exitCode is the shell's code for a process ended by sig: 128 + its number
+// (130 for SIGINT, 143 for SIGTERM).
+func exitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
+}
