@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"sort"
+	"time"
 
 	"github.com/oklog/ulid/v2"
+	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/render"
-	"github.com/mnemo-go/mnemo/internal/tokens"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/recall"
@@ -75,6 +73,65 @@ type LoadRequest struct {
 // false. Recall that fails degrades
 // (memctx.retrieval says so) rather than failing the call.
 func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, error) {
+	l, err := e.startLoad(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	// With observational memory on, the window also holds every message the
+	// observer has not distilled yet: nothing unobserved is left out.
+	if err := e.observeOnLoad(ctx, l.req.ThreadID); err != nil {
+		return nil, err
+	}
+	// From reading turns to recording their previews, no erasure of the
+	// resource may commit in between (fence.go).
+	_, leave, err := e.erasure.fence.enter(ctx, resourceKey(l.req.ResourceID), false)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	stages := []func(context.Context) error{
+		l.window,        // the recent window and the pending turn
+		l.pairing,       // tool-call pairs repaired, over the window and then what recall adds (l.recall)
+		l.observations,  // the live observations of the thread or resource
+		l.budget,        // LoadRequest.TokenBudget: recalled runs, then observations, cut
+		l.workingMemory, // the working memory and the tools the context offers
+	}
+	for _, stage := range stages {
+		if err := stage(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return l.record(ctx) // memctx.go
+}
+
+// load is one LoadContext call on its way through the stages: the request
+// as resolved by startLoad, then what each stage adds.
+type load struct {
+	e       *Engine
+	req     LoadRequest
+	started time.Time       // when composition started: the record's time
+	recentN int             // the window size asked for (0: off)
+	opts    *recall.Options // resolved (recallOptions); nil: recall off
+	existed bool            // the thread existed when LoadContext started
+
+	threadSeq int64     // the thread's last seq the window saw
+	recent    []Message // the window stage's messages
+	turns     []turn    // the turns of the prompt, in no particular order
+	drops     []dropped // turns left out (pairing, budget)
+	retrieval recall.Retrieval
+
+	obs      []observe.Observation
+	obsDrops []journal.Ref // observations the budget cut
+
+	wmText  string
+	tools   []openai.Tool
+	wmChars int
+}
+
+// startLoad checks the request and resolves its defaults: ids, options, the
+// thread (an expired one is erased first) and its resource, and whether the
+// run id may be used.
+func (e *Engine) startLoad(ctx context.Context, req LoadRequest) (*load, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -86,211 +143,163 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	}
 	// The record's time is when composition starts: replay reads working
 	// memory as of this time.
-	started := e.now().UTC()
-	if req.RunID == "" {
-		req.RunID = ulid.Make().String()
-	} else if !ValidID(req.RunID) {
+	l := &load{e: e, req: req, started: e.now().UTC()}
+	if l.req.RunID == "" {
+		l.req.RunID = ulid.Make().String()
+	} else if !ValidID(l.req.RunID) {
 		return nil, invalid(-1, "runId", idRule)
 	}
-	recentN := req.RecentN
-	if recentN == 0 {
-		recentN = e.cfg.RecentN
+	l.recentN = req.RecentN
+	if l.recentN == 0 {
+		l.recentN = e.cfg.RecentN
 	}
-	recentN = max(recentN, 0)
-	opts, err := e.recallOptions(req.Recall)
-	if err != nil {
+	l.recentN = max(l.recentN, 0)
+	var err error
+	if l.opts, err = e.recallOptions(req.Recall); err != nil {
 		return nil, err
 	}
+	if err := l.resolveThread(ctx); err != nil {
+		return nil, err
+	}
+	// A run id is one thread's (PutMemCtx claims it): another thread's is
+	// refused even with ReplaceRun.
+	if err := e.journal.CheckRun(ctx, l.req.RunID, l.req.ThreadID, l.req.ResourceID); err != nil {
+		return nil, err
+	}
+	if !l.req.ReplaceRun {
+		if _, err := e.journal.RawMemCtx(ctx, l.req.RunID); err == nil {
+			return nil, fmt.Errorf("%w: %s", journal.ErrRunExists, l.req.RunID)
+		}
+	}
+	return l, nil
+}
+
+// resolveThread finds the thread and its resource (l.req.ResourceID), or
+// starts a new conversation of the given resource.
+func (l *load) resolveThread(ctx context.Context) error {
+	e, req := l.e, &l.req
 	th, err := e.GetThread(ctx, req.ThreadID)
-	if err == nil && (req.ResourceID == "" || req.ResourceID == th.ResourceID) && e.threadDue(th, started) {
+	if err == nil && (req.ResourceID == "" || req.ResourceID == th.ResourceID) && e.threadDue(th, l.started) {
 		// An expired thread that no sweep has erased yet is erased now: its
 		// transcript never reaches a prompt after its lifetime (lifecycle.go).
-		if err := e.expireForAppend(ctx, req.ThreadID, th.ResourceID, started); err != nil {
-			return nil, err
+		if err := e.expireForAppend(ctx, req.ThreadID, th.ResourceID, l.started); err != nil {
+			return err
 		}
 		th, err = e.GetThread(ctx, req.ThreadID)
 	}
 	switch {
 	case errors.Is(err, ErrThreadNotFound):
 		if req.RequireThread {
-			return nil, err
+			return err
 		}
 		if req.ResourceID == "" {
-			return nil, fmt.Errorf("%w: %s (give resourceId to start a new conversation)", ErrThreadNotFound, req.ThreadID)
+			return fmt.Errorf("%w: %s (give resourceId to start a new conversation)", ErrThreadNotFound, req.ThreadID)
 		}
-		th = nil
 	case err != nil:
-		return nil, err
+		return err
 	case req.ResourceID != "" && req.ResourceID != th.ResourceID:
-		return nil, notOwner(req.ThreadID, req.ResourceID)
+		return notOwner(req.ThreadID, req.ResourceID)
 	default:
 		req.ResourceID = th.ResourceID
+		l.existed = true
 	}
-	// A run id is one thread's (PutMemCtx claims it): another thread's is
-	// refused even with ReplaceRun.
-	if err := e.journal.CheckRun(ctx, req.RunID, req.ThreadID, req.ResourceID); err != nil {
-		return nil, err
-	}
-	if !req.ReplaceRun {
-		if _, err := e.journal.RawMemCtx(ctx, req.RunID); err == nil {
-			return nil, fmt.Errorf("%w: %s", journal.ErrRunExists, req.RunID)
-		}
-	}
+	return nil
+}
 
-	// With observational memory on, the window also holds every message the
-	// observer has not distilled yet: nothing unobserved is left out.
-	if err := e.observeOnLoad(ctx, req.ThreadID); err != nil {
-		return nil, err
+// window is the window stage: the thread rechecked inside the fence, the
+// recent window (with the unobserved tail and the pending turn) and the
+// query it implies when none was given.
+func (l *load) window(ctx context.Context) error {
+	e, req := l.e, &l.req
+	var err error
+	if l.threadSeq, err = e.recheckThread(ctx, req.ThreadID, req.ResourceID, l.existed); err != nil {
+		return err
 	}
-	// From reading turns to recording their previews, no erasure of the
-	// resource may commit in between (fence.go).
-	_, leave, err := e.erasure.fence.enter(ctx, resourceKey(req.ResourceID), false)
+	windowN, err := e.observedRecentN(ctx, req.ThreadID, l.recentN)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer leave()
-	threadSeq, err := e.recheckThread(ctx, req.ThreadID, req.ResourceID, th != nil)
-	if err != nil {
-		return nil, err
-	}
-	windowN, err := e.observedRecentN(ctx, req.ThreadID, recentN)
-	if err != nil {
-		return nil, err
-	}
-	recent, err := e.recentMessages(ctx, req.ThreadID, windowN)
-	if err != nil {
-		return nil, err
+	if l.recent, err = e.recentMessages(ctx, req.ThreadID, windowN); err != nil {
+		return err
 	}
 	if windowN > 0 {
 		// The pending turn (the question no answer follows yet) is always
 		// in the window, verbatim.
-		if recent, err = e.withPendingTurn(ctx, req.ThreadID, recent, windowN); err != nil {
-			return nil, err
+		if l.recent, err = e.withPendingTurn(ctx, req.ThreadID, l.recent, windowN); err != nil {
+			return err
 		}
 	}
-	for _, m := range recent { // appended since the recheck
-		threadSeq = max(threadSeq, m.Seq)
+	for _, m := range l.recent { // appended since the recheck
+		l.threadSeq = max(l.threadSeq, m.Seq)
 	}
 	if req.Query == "" {
-		if req.Query, err = e.lastUserText(ctx, req.ThreadID, recent); err != nil {
-			return nil, err
+		if req.Query, err = e.lastUserText(ctx, req.ThreadID, l.recent); err != nil {
+			return err
 		}
 	}
-	turns := make([]turn, 0, len(recent))
-	exclude := make(map[string]bool, len(recent))
-	for _, m := range recent {
-		turns = append(turns, turn{Message: m, Recent: true})
-		exclude[m.ID] = true
-	}
-	// Repair the recent window's lower edge first, so recall excludes what the
-	// window pulled in, and what it dropped (a turn is listed once).
-	pairs := e.newPairer()
-	turns, drops, err := pairs.repairPairs(ctx, turns)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range turns {
-		exclude[t.ID] = true
-	}
-	for _, d := range drops {
-		exclude[d.ID] = true
-	}
+	return nil
+}
 
-	retrieval := recall.Off()
-	if opts != nil && req.Query != "" {
-		recalled, status, err := e.recallTurns(ctx, recallQuery{
-			Text: req.Query, ThreadID: req.ThreadID, ResourceID: req.ResourceID, Options: *opts, Exclude: exclude,
-		})
-		if err != nil {
-			return nil, err
-		}
-		retrieval = status
-		var more []dropped
-		turns, more, err = pairs.repairPairs(ctx, append(turns, recalled...))
-		if err != nil {
-			return nil, err
-		}
-		drops = append(drops, more...)
+// pairing is the pairing stage: the window's tool-call pairs are repaired
+// first (its lower edge extends back to a call), so that recall excludes
+// what the window pulled in and what it dropped (a turn is listed once);
+// then recall's turns are repaired with it (pairing.go).
+func (l *load) pairing(ctx context.Context) error {
+	window := make([]turn, 0, len(l.recent))
+	for _, m := range l.recent {
+		window = append(window, turn{Message: m, Recent: true})
 	}
-	obs, err := e.liveObservations(ctx, req.ThreadID, req.ResourceID)
-	if err != nil {
-		return nil, err
+	l.retrieval = recall.Off()
+	var recalled func(context.Context, map[string]bool) ([]turn, error)
+	if l.opts != nil && l.req.Query != "" {
+		recalled = l.recall
 	}
-	var obsDrops []journal.Ref
-	if req.TokenBudget > 0 {
-		var cut []dropped
-		turns, cut = applyBudget(turns, req.TokenBudget-observationTokens(obs))
-		drops = append(drops, cut...)
-		obs, obsDrops = budgetObservations(obs, req.TokenBudget)
-	}
-	turns = withUnsettled(layout(turns, req.ThreadID), e.unsettledText())
-	loc := e.location(req.ResourceID)
-	obsText, obsRefs := observe.Render(obs, loc), observe.Refs(obs)
+	var err error
+	l.turns, l.drops, err = l.e.newPairer().repairPairs(ctx, window, recalled)
+	return err
+}
 
-	wmText, tools, wmChars, err := e.workingMemoryPart(ctx, req.ThreadID, req.ResourceID)
-	if err != nil {
-		return nil, err
-	}
-	c := compose(turns, obsText, wmText, tools, loc)
-	c.RunID = req.RunID
-	rec := &journal.MemCtx{
-		RunID:              req.RunID,
-		ThreadID:           req.ThreadID,
-		ResourceID:         req.ResourceID,
-		Query:              e.redactor.Redact(req.Query), // an explicit query is caller text: redact before it is stored
-		Options:            memctxOptions(e.redactor, recentN, opts, req.TokenBudget),
-		Recalled:           []journal.Ref{},
-		Recent:             []journal.Ref{},
-		Dropped:            []journal.Ref{},
-		Observations:       obsRefs,
-		ObservationCount:   len(obsRefs),
-		WorkingMemoryChars: wmChars,
-		Tokens:             partTokens(turns, obs, wmText, tools),
-		Retrieval:          journalRetrieval(retrieval),
-		PromptHash:         c.PromptHash,
-		Render:             RenderVersion,
-		TimeZone:           render.ZoneName(loc),
-		CreatedAt:          started.Format(journal.TimeLayout),
-		ThreadSeq:          &threadSeq,
-	}
-	if rec.Observations == nil {
-		rec.Observations = []journal.ObservationRef{}
-	}
-	rec.Unsettled = unsettledRefs(turns)
-	for _, t := range turns {
-		if t.Reason == journal.ReasonUnsettled {
-			continue // listed in rec.Unsettled: not a stored turn
-		}
-		if t.Recent {
-			rec.RecentCount++
-			if len(rec.Recent) < journal.RecentCap {
-				rec.Recent = append(rec.Recent, ref(t, ""))
-			}
-		} else {
-			rec.Recalled = append(rec.Recalled, ref(t, t.Reason))
-		}
-	}
-	sort.SliceStable(drops, func(i, j int) bool {
-		if drops[i].ThreadID != drops[j].ThreadID {
-			return drops[i].ThreadID < drops[j].ThreadID
-		}
-		return drops[i].Seq < drops[j].Seq
+// recall is the recall stage: hits and their neighbours over the resource,
+// excluding the turns in exclude (the window's); it sets l.retrieval.
+func (l *load) recall(ctx context.Context, exclude map[string]bool) ([]turn, error) {
+	turns, status, err := l.e.recallTurns(ctx, recallQuery{
+		Text: l.req.Query, ThreadID: l.req.ThreadID, ResourceID: l.req.ResourceID, Options: *l.opts, Exclude: exclude,
 	})
-	for _, d := range drops {
-		rec.Dropped = append(rec.Dropped, ref(d.turn, d.why))
-	}
-	rec.Dropped = append(rec.Dropped, obsDrops...)
-	rec.DroppedCount = len(rec.Dropped)
-	if err := e.journal.PutMemCtx(ctx, rec, req.ReplaceRun); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	if !e.cfg.Retention.IsZero() {
-		if _, err := e.journal.Prune(ctx, req.ThreadID, e.cfg.Retention); err != nil {
-			e.log.WarnContext(ctx, "prune runs", "thread", req.ThreadID, "err", err)
-		}
+	l.retrieval = status
+	return turns, nil
+}
+
+// observations is the observations stage (observe.go's liveObservations).
+func (l *load) observations(ctx context.Context) error {
+	var err error
+	l.obs, err = l.e.liveObservations(ctx, l.req.ThreadID, l.req.ResourceID)
+	return err
+}
+
+// budget is the budget stage: with a TokenBudget, the recalled turns are
+// cut to what the observations leave of it, then the observations to the
+// budget (budget.go). The recent window and working memory are never cut.
+func (l *load) budget(context.Context) error {
+	if l.req.TokenBudget <= 0 {
+		return nil
 	}
-	c.MemCtx = rec
-	return c, nil
+	var cut []dropped
+	l.turns, cut = applyBudget(l.turns, l.req.TokenBudget-observationTokens(l.obs))
+	l.drops = append(l.drops, cut...)
+	l.obs, l.obsDrops = budgetObservations(l.obs, l.req.TokenBudget)
+	return nil
+}
+
+// workingMemory is the working-memory stage: the rendered state of the
+// thread (or resource), the tools the context offers, and the rendered
+// size (working.go).
+func (l *load) workingMemory(ctx context.Context) error {
+	var err error
+	l.wmText, l.tools, l.wmChars, err = l.e.workingMemoryPart(ctx, l.req.ThreadID, l.req.ResourceID)
+	return err
 }
 
 // recallOptions is the run's recall options resolved (recall.Options.Resolve):
@@ -343,113 +352,4 @@ func (e *Engine) lastUserText(ctx context.Context, threadID string, recent []Mes
 		return "", fmt.Errorf("engine: %w", err)
 	}
 	return s, nil
-}
-
-// observationTokens estimates the tokens of rendered observations with the
-// one estimator (internal/tokens), plus 16 for each one's provenance line.
-func observationTokens(obs []observe.Observation) int {
-	n := 0
-	for _, o := range obs {
-		n += tokens.Text(o.Content) + 16
-	}
-	return n
-}
-
-// budgetObservations drops the oldest observations (by creation) until the
-// rest fit in budget tokens, and returns the kept ones in their order and the
-// memctx entries of the dropped ones (reason "budget"; the entry's messageId
-// is the observation id, its seq the first seq it covers).
-func budgetObservations(obs []observe.Observation, budget int) ([]observe.Observation, []journal.Ref) {
-	if observationTokens(obs) <= budget {
-		return obs, nil
-	}
-	byAge := make([]int, len(obs))
-	for i := range byAge {
-		byAge[i] = i
-	}
-	sort.SliceStable(byAge, func(a, b int) bool { return obs[byAge[a]].CreatedAt.Before(obs[byAge[b]].CreatedAt) })
-	cut := map[int]bool{}
-	used := observationTokens(obs)
-	for _, i := range byAge {
-		if used <= budget {
-			break
-		}
-		cut[i] = true
-		used -= observationTokens(obs[i : i+1])
-	}
-	var kept []observe.Observation
-	var out []journal.Ref
-	for i, o := range obs {
-		if !cut[i] {
-			kept = append(kept, o)
-			continue
-		}
-		out = append(out, journal.Ref{ThreadID: o.ThreadID, Seq: o.FromSeq, MessageID: o.ID, Role: o.Level,
-			Preview: Preview(Message{Content: o.Content}), Reason: journal.ReasonBudget})
-	}
-	return kept, out
-}
-
-// applyBudget keeps the recalled turns within budget estimated tokens. It
-// drops whole runs of consecutive recalled turns of a thread (a hit with its
-// range neighbours and repairs) from the lowest-scored run up, so no tool-call
-// group is split. Recent turns are never dropped.
-func applyBudget(turns []turn, budget int) ([]turn, []dropped) {
-	type run struct {
-		idx    []int
-		score  float64
-		tokens int
-	}
-	var recalled []int
-	used := 0
-	for i, t := range turns {
-		if !t.Recent {
-			recalled = append(recalled, i)
-			used += t.Tokens
-		}
-	}
-	if used <= budget {
-		return turns, nil
-	}
-	sort.Slice(recalled, func(a, b int) bool {
-		x, y := turns[recalled[a]], turns[recalled[b]]
-		if x.ThreadID != y.ThreadID {
-			return x.ThreadID < y.ThreadID
-		}
-		return x.Seq < y.Seq
-	})
-	var runs []*run
-	for n, i := range recalled {
-		t := turns[i]
-		if n == 0 || turns[recalled[n-1]].ThreadID != t.ThreadID || turns[recalled[n-1]].Seq+1 != t.Seq {
-			runs = append(runs, &run{score: math.Inf(-1)})
-		}
-		r := runs[len(runs)-1]
-		r.idx = append(r.idx, i)
-		r.tokens += t.Tokens
-		if t.Score != nil && *t.Score > r.score {
-			r.score = *t.Score
-		}
-	}
-	sort.SliceStable(runs, func(a, b int) bool { return runs[a].score < runs[b].score })
-	cut := map[int]bool{}
-	for _, r := range runs {
-		if used <= budget {
-			break
-		}
-		for _, i := range r.idx {
-			cut[i] = true
-		}
-		used -= r.tokens
-	}
-	var kept []turn
-	var out []dropped
-	for i, t := range turns {
-		if cut[i] {
-			out = append(out, dropped{turn: t, why: journal.ReasonBudget})
-		} else {
-			kept = append(kept, t)
-		}
-	}
-	return kept, out
 }

@@ -59,6 +59,15 @@ func (e *Engine) newPairer() *pairer {
 type turnSet struct {
 	byKey map[turnKey]*turn
 	order []turnKey
+	gone  map[turnKey]bool // dropped (still in order)
+}
+
+func newTurnSet(ts []turn) *turnSet {
+	s := &turnSet{byKey: make(map[turnKey]*turn, len(ts)), gone: map[turnKey]bool{}}
+	for _, t := range ts {
+		s.add(t)
+	}
+	return s
 }
 
 // add inserts t; a turn already present stays, except that the recent
@@ -71,8 +80,21 @@ func (s *turnSet) add(t turn) {
 		}
 		return
 	}
+	if !s.gone[k] { // a turn dropped earlier keeps its place
+		s.order = append(s.order, k)
+	}
 	s.byKey[k] = &t
-	s.order = append(s.order, k)
+}
+
+// kept returns the turns in the set, in insertion order.
+func (s *turnSet) kept() []turn {
+	out := make([]turn, 0, len(s.byKey))
+	for _, k := range s.order {
+		if t, ok := s.byKey[k]; ok {
+			out = append(out, *t)
+		}
+	}
+	return out
 }
 
 // repairPairs enforces the provider's tool-call rule on a set of turns
@@ -84,22 +106,51 @@ func (s *turnSet) add(t turn) {
 // "unpaired-tool-call" or "orphan-tool-result", and the rest of its group
 // goes with it. Each turn is kept or dropped once.
 //
+// The window is repaired first; then more (nil: none) is asked for further
+// turns (recall) with the ids of every turn the window holds, pulled in or
+// dropped, so that it excludes them, and what it returns is repaired with
+// the window. The window's turns are settled by then: the second pass keeps
+// them as they are (their partners are known and present).
+//
 // Rule chosen for the recent window's lower edge: extend back to the call.
 // A window that would start with a tool result pulls in its assistant call
 // (and so the call's other results), since dropping a result the model asked
 // for loses more than the few tokens of the call. The extension is bounded by
 // one tool-call group.
-func (p *pairer) repairPairs(ctx context.Context, in []turn) ([]turn, []dropped, error) {
-	set := &turnSet{byKey: map[turnKey]*turn{}}
-	for _, t := range in {
+func (p *pairer) repairPairs(ctx context.Context, window []turn, more func(context.Context, map[string]bool) ([]turn, error)) ([]turn, []dropped, error) {
+	set := newTurnSet(window)
+	drops, err := p.settle(ctx, set)
+	if err != nil || more == nil {
+		return set.kept(), drops, err
+	}
+	exclude := make(map[string]bool, len(set.order))
+	for _, t := range set.byKey {
+		exclude[t.ID] = true
+	}
+	for _, d := range drops {
+		exclude[d.ID] = true
+	}
+	extra, err := more(ctx, exclude)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range extra {
 		set.add(t)
 	}
+	later, err := p.settle(ctx, set)
+	return set.kept(), append(drops, later...), err
+}
+
+// settle repairs set until every turn in it has its partners (or was
+// dropped), and returns the turns it dropped, in the order it dropped them.
+func (p *pairer) settle(ctx context.Context, set *turnSet) ([]dropped, error) {
 	var out []dropped
 	drop := func(k turnKey, why string) {
 		t := set.byKey[k]
 		p.banned[t.ID] = true
 		out = append(out, dropped{turn: *t, why: why})
 		delete(set.byKey, k)
+		set.gone[k] = true
 	}
 	for changed := true; changed; {
 		changed = false
@@ -110,7 +161,7 @@ func (p *pairer) repairPairs(ctx context.Context, in []turn) ([]turn, []dropped,
 			}
 			partners, err := p.partners(ctx, set, t)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			for i, m := range partners {
 				if m == unsettledResult { // an unknown outcome is kept, never dropped
@@ -135,13 +186,7 @@ func (p *pairer) repairPairs(ctx context.Context, in []turn) ([]turn, []dropped,
 			}
 		}
 	}
-	kept := make([]turn, 0, len(set.byKey))
-	for _, k := range set.order {
-		if t, ok := set.byKey[k]; ok {
-			kept = append(kept, *t)
-		}
-	}
-	return kept, out, nil
+	return out, nil
 }
 
 // partners returns the messages t must travel with: the result of each of

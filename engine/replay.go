@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/render"
@@ -127,7 +130,14 @@ func (e *Engine) Replay(ctx context.Context, runID string, opt ReplayOptions) (*
 	orig.RunID, orig.MemCtx = runID, rec
 	out := &Replay{RunID: runID, Record: rec, Original: orig, Removed: []journal.Ref{}, RemovedObservations: []journal.ObservationRef{}}
 
-	// The counterfactual.
+	out.Counterfactual = counterfactual(out, turns, obs, wm, tools, loc, opt)
+	return out, nil
+}
+
+// counterfactual composes the run's context without what opt names, and
+// lists in out what it left out (a removed turn's tool-call partners
+// included).
+func counterfactual(out *Replay, turns []turn, obs []replayObservation, wm string, tools []openai.Tool, loc *time.Location, opt ReplayOptions) *Context {
 	remove := map[TurnRef]bool{}
 	for _, r := range opt.WithoutTurns {
 		remove[r] = true
@@ -162,9 +172,8 @@ func (e *Engine) Replay(ctx context.Context, runID string, opt ReplayOptions) (*
 		wm, out.RemovedWorkingMemory = "", true
 	}
 	cf := compose(kept, renderObservations(keptObs, loc), wm, tools, loc)
-	cf.RunID = runID
-	out.Counterfactual = cf
-	return out, nil
+	cf.RunID = out.RunID
+	return cf
 }
 
 // hashDifference explains a prompt hash that replay could not reproduce: a

@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/internal/render"
+	"github.com/mnemo-go/mnemo/internal/tokens"
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/observe"
+)
+
+// This file builds a run's memctx record (journal.MemCtx), the provenance
+// LoadContext stores with every composed context: what went in (recent,
+// recalled, observations, working memory), what was left out and why, the
+// options that ran, the token estimate of each part and the prompt hash.
+
+// record is LoadContext's last stage: the turns laid out for the prompt,
+// the context composed, and its memctx record stored in the journal (old
+// runs pruned per Config.Retention).
+func (l *load) record(ctx context.Context) (*Context, error) {
+	e := l.e
+	l.turns = withUnsettled(layout(l.turns, l.req.ThreadID), e.unsettledText())
+	loc := e.location(l.req.ResourceID)
+	c := compose(l.turns, observe.Render(l.obs, loc), l.wmText, l.tools, loc)
+	c.RunID = l.req.RunID
+	rec := l.memctx(c.PromptHash, render.ZoneName(loc))
+	if err := e.journal.PutMemCtx(ctx, rec, l.req.ReplaceRun); err != nil {
+		return nil, err
+	}
+	if !e.cfg.Retention.IsZero() {
+		if _, err := e.journal.Prune(ctx, l.req.ThreadID, e.cfg.Retention); err != nil {
+			e.log.WarnContext(ctx, "prune runs", "thread", l.req.ThreadID, "err", err)
+		}
+	}
+	c.MemCtx = rec
+	return c, nil
+}
+
+// memctx builds the record of the composed load.
+func (l *load) memctx(promptHash, zone string) *journal.MemCtx {
+	req := l.req
+	obsRefs := observe.Refs(l.obs)
+	if obsRefs == nil {
+		obsRefs = []journal.ObservationRef{}
+	}
+	rec := &journal.MemCtx{
+		RunID:              req.RunID,
+		ThreadID:           req.ThreadID,
+		ResourceID:         req.ResourceID,
+		Query:              l.e.redactor.Redact(req.Query), // an explicit query is caller text: redact before it is stored
+		Options:            memctxOptions(l.e.redactor, l.recentN, l.opts, req.TokenBudget),
+		Recalled:           []journal.Ref{},
+		Recent:             []journal.Ref{},
+		Observations:       obsRefs,
+		ObservationCount:   len(obsRefs),
+		WorkingMemoryChars: l.wmChars,
+		Tokens:             partTokens(l.turns, l.obs, l.wmText, l.tools),
+		Retrieval:          journalRetrieval(l.retrieval),
+		PromptHash:         promptHash,
+		Render:             RenderVersion,
+		TimeZone:           zone,
+		CreatedAt:          l.started.Format(journal.TimeLayout),
+		ThreadSeq:          &l.threadSeq,
+		Unsettled:          unsettledRefs(l.turns),
+	}
+	for _, t := range l.turns {
+		if t.Reason == journal.ReasonUnsettled {
+			continue // listed in rec.Unsettled: not a stored turn
+		}
+		if t.Recent {
+			rec.RecentCount++
+			if len(rec.Recent) < journal.RecentCap {
+				rec.Recent = append(rec.Recent, ref(t, ""))
+			}
+		} else {
+			rec.Recalled = append(rec.Recalled, ref(t, t.Reason))
+		}
+	}
+	rec.Dropped = droppedRefs(l.drops, l.obsDrops)
+	rec.DroppedCount = len(rec.Dropped)
+	return rec
+}
+
+// droppedRefs lists the dropped turns by thread and seq, then the dropped
+// observations; never nil.
+func droppedRefs(drops []dropped, obsDrops []journal.Ref) []journal.Ref {
+	sort.SliceStable(drops, func(i, j int) bool {
+		if drops[i].ThreadID != drops[j].ThreadID {
+			return drops[i].ThreadID < drops[j].ThreadID
+		}
+		return drops[i].Seq < drops[j].Seq
+	})
+	out := make([]journal.Ref, 0, len(drops)+len(obsDrops))
+	for _, d := range drops {
+		out = append(out, ref(d.turn, d.why))
+	}
+	return append(out, obsDrops...)
+}
+
+// partTokens estimates each part of a composed context with the one
+// estimator (internal/tokens): turns by their stored estimates (content,
+// name and tool calls), observations as the budget counts them, the
+// rendered working memory and the tool definitions as text.
+func partTokens(turns []turn, obs []observe.Observation, wmText string, defs []openai.Tool) *journal.Tokens {
+	t := &journal.Tokens{Observations: observationTokens(obs), WorkingMemory: tokens.Text(wmText)}
+	for _, m := range turns {
+		if m.Recent {
+			t.Recent += m.Tokens
+		} else {
+			t.Recalled += m.Tokens
+		}
+	}
+	if len(defs) > 0 {
+		b, _ := json.Marshal(defs)
+		t.Tools = tokens.Text(string(b))
+	}
+	t.Total = t.Recent + t.Recalled + t.Observations + t.WorkingMemory + t.Tools
+	return t
+}
