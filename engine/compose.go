@@ -15,7 +15,6 @@ import (
 
 	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/journal"
-	"github.com/mnemo-go/mnemo/recall"
 )
 
 var errNoRows = sql.ErrNoRows
@@ -196,14 +195,6 @@ func nonEmpty(ss ...string) []string {
 	return out
 }
 
-// ref is the memctx entry of a turn.
-func ref(t turn, reason string) journal.Ref {
-	return journal.Ref{
-		ThreadID: t.ThreadID, Seq: t.Seq, MessageID: t.ID, Role: t.Role,
-		Preview: Preview(t.Message), Score: t.Score, Lexical: t.Lexical, Vector: t.Vector, Reason: reason,
-	}
-}
-
 // Preview is a message's memctx preview: about journal.PreviewChars
 // characters of its content on one line, or "→ name(args)" for a tool call.
 func Preview(m Message) string {
@@ -221,42 +212,4 @@ func Preview(m Message) string {
 	}
 	r := []rune(s)
 	return string(r[:journal.PreviewChars-1]) + "…"
-}
-
-// memctxOptions is the record of the options that ran: o is the resolved
-// value recall ran with (recall.Options.Resolve), nil when recall is off, so
-// the record names the defaults that ran, not the zero values that chose
-// them. The filter is redacted by r.
-func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int) journal.Options {
-	out := journal.Options{RecentN: recentN, TokenBudget: budget}
-	if o == nil {
-		return out
-	}
-	out.TopK, out.Threshold, out.Scope, out.Mode = o.TopK, o.Threshold, string(o.Scope), string(o.Mode)
-	if b, err := json.Marshal(o.MessageRange); err == nil {
-		out.MessageRange = b
-	}
-	if len(o.Filter) > 0 {
-		// The filter's values are caller text, stored with the record:
-		// redacted like every stored text.
-		out.Filter = redactJSON(r, append(json.RawMessage(nil), o.Filter...))
-	}
-	return out
-}
-
-// journalRetrieval is recall's retrieval status as the journal records it
-// (memctx.retrieval) and the search API reports it.
-func journalRetrieval(r recall.Retrieval) journal.Retrieval {
-	return journal.Retrieval{Lexical: r.Lexical, Vector: r.Vector, Embedder: r.Embedder, Note: r.Note}
-}
-
-// memctxReason is the memctx reason of a recall hit reason.
-func memctxReason(reason string) string {
-	switch reason {
-	case recall.ReasonHit:
-		return journal.ReasonHit
-	case recall.ReasonRange:
-		return journal.ReasonRange
-	}
-	return reason
 }
