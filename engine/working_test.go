@@ -197,3 +197,32 @@ func TestHandleToolCallAcrossReopen(t *testing.T) {
 		t.Fatalf("versions=%d, want %d: the call was applied twice", got, want)
 	}
 }
+
+// TestStoredWorkingMode reports the mode a state was written in, without a
+// working-memory configuration (mnemo wm's first question), and refuses a
+// malformed key and a closed engine.
+func TestStoredWorkingMode(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	key := working.ResourceKey("r")
+	if mode, ok, err := e.StoredWorkingMode(ctx, key); err != nil || ok || mode != "" {
+		t.Fatalf("before any write: %q, %v, %v; want not stored", mode, ok, err)
+	}
+	mem, err := e.OpenWorkingMemory(working.Config{Template: "# Notes\n", Scope: working.ScopeResource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Set(ctx, key, "# Notes\n- likes tea\n", working.Origin{}); err != nil {
+		t.Fatal(err)
+	}
+	if mode, ok, err := e.StoredWorkingMode(ctx, key); err != nil || !ok || mode != working.ModeTemplate {
+		t.Errorf("after a markdown write: %q, %v, %v; want %q", mode, ok, err, working.ModeTemplate)
+	}
+	if _, _, err := e.StoredWorkingMode(ctx, "no-scope"); err == nil {
+		t.Error("a malformed key: nil error")
+	}
+	e.Close()
+	if _, _, err := e.StoredWorkingMode(ctx, key); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("after Close: %v, want ErrClosed", err)
+	}
+}
