@@ -14,7 +14,7 @@ import (
 // "Recall"): LoCoMo turn recall_any@10 0.676 → 0.729 lexical, LongMemEval
 // 0.800 → 0.833, recall_any@1 unchanged on both.
 //
-// The lexical channel applies it in its score (Search's lexScore); the
+// The lexical channel applies it in its score (lexScorer); the
 // vector channel to its ranked list (contextScores, addReplies) and to
 // candidates it scores itself (similarity).
 

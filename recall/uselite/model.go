@@ -244,86 +244,107 @@ func readShards(dir string, paths []string) ([]float32, error) {
 // weight shards do.
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
+// tensors takes tensors by name, checking their shapes; err keeps the
+// first failure (later calls return nil).
+type tensors struct {
+	ts  map[string]tensor
+	err error
+}
+
+// get returns a copy of tensor name's data, nil when it is missing or not
+// of shape (err says which).
+func (p *tensors) get(name string, shape ...int) []float32 {
+	t, ok := p.ts[name]
+	if !ok {
+		if p.err == nil {
+			p.err = fmt.Errorf("%w: tensor %s is missing", ErrBadModel, name)
+		}
+		return nil
+	}
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	if len(t.data) != n {
+		if p.err == nil {
+			p.err = fmt.Errorf("%w: tensor %s has shape %v, want %v", ErrBadModel, name, t.shape, shape)
+		}
+		return nil
+	}
+	// A copy, so that the shard buffer is released after loading.
+	return append([]float32(nil), t.data...)
+}
+
+// scalar returns tensor name's first value, 0 when it is missing.
+func (p *tensors) scalar(name string) float32 {
+	if d := p.get(name); d != nil {
+		return d[0]
+	}
+	return 0
+}
+
+// layer fills l with the weights of layer i, whose input width is in.
+func (p *tensors) layer(l *layer, i, in, heads int) {
+	n := layerNames(i)
+	l.in, l.heads = in, heads
+	l.lnAttnScale = p.get(n.lnAttnScale, in)
+	l.lnAttnBias = p.get(n.lnAttnBias, in)
+	l.qkvW = newMatrix(p.get(n.qkvW, 1, 1, in, 3*in), in, 3*in)
+	l.qkvB = p.get(n.qkvB, 3*in)
+	l.outW = newMatrix(p.get(n.outW, 1, 1, in, modelDims), in, modelDims)
+	l.outB = p.get(n.outB, modelDims)
+	l.scale = p.scalar(n.scale)
+	l.lnFFNScale = p.get(n.lnFFNScale, modelDims)
+	l.lnFFNBias = p.get(n.lnFFNBias, modelDims)
+	l.w1 = newMatrix(p.get(n.w1, modelDims, ffnDims), modelDims, ffnDims)
+	l.b1 = p.get(n.b1, ffnDims)
+	l.w2 = newMatrix(p.get(n.w2, ffnDims, modelDims), ffnDims, modelDims)
+	l.b2 = p.get(n.b2, modelDims)
+	if in != modelDims {
+		adj := newMatrix(p.get(nameAdjustW, in, modelDims), in, modelDims)
+		l.adjW = &adj
+		l.adjB = p.get(nameAdjustB, modelDims)
+	}
+}
+
 // buildModel picks the tensors of the graph and checks their shapes.
 func buildModel(tok *Tokenizer, ts map[string]tensor) (*model, error) {
-	var err error
-	get := func(name string, shape ...int) []float32 {
-		t, ok := ts[name]
-		if !ok {
-			if err == nil {
-				err = fmt.Errorf("%w: tensor %s is missing", ErrBadModel, name)
-			}
-			return nil
-		}
-		n := 1
-		for _, d := range shape {
-			n *= d
-		}
-		if len(t.data) != n {
-			if err == nil {
-				err = fmt.Errorf("%w: tensor %s has shape %v, want %v", ErrBadModel, name, t.shape, shape)
-			}
-			return nil
-		}
-		// A copy, so that the shard buffer is released after loading.
-		return append([]float32(nil), t.data...)
-	}
-	scalar := func(name string) float32 {
-		if d := get(name); d != nil {
-			return d[0]
-		}
-		return 0
-	}
+	p := &tensors{ts: ts}
 	m := &model{tok: tok}
 	m.vocabRows = tok.VocabSize() + 2
-	m.embeddings = get(nameEmbeddings, m.vocabRows, embedDims)
-	m.maxLen = int(scalar(nameMaxLen))
-	inv := get(nameTiming, 1, timingHalf)
-	heads := int(scalar(nameHeads))
-	m.lnEpsilon = scalar(nameLNEpsilon)
-	m.l2Epsilon = scalar(nameL2Epsilon)
-	m.tanhW = newMatrix(get(nameTanhW, modelDims, modelDims), modelDims, modelDims)
-	m.tanhB = get(nameTanhB, modelDims)
+	m.embeddings = p.get(nameEmbeddings, m.vocabRows, embedDims)
+	m.maxLen = int(p.scalar(nameMaxLen))
+	inv := p.get(nameTiming, 1, timingHalf)
+	heads := int(p.scalar(nameHeads))
+	m.lnEpsilon = p.scalar(nameLNEpsilon)
+	m.l2Epsilon = p.scalar(nameL2Epsilon)
+	m.tanhW = newMatrix(p.get(nameTanhW, modelDims, modelDims), modelDims, modelDims)
+	m.tanhB = p.get(nameTanhB, modelDims)
 	for i, in := range []int{embedDims, modelDims} {
-		n := layerNames(i)
-		l := &m.layers[i]
-		l.in, l.heads = in, heads
-		l.lnAttnScale = get(n.lnAttnScale, in)
-		l.lnAttnBias = get(n.lnAttnBias, in)
-		l.qkvW = newMatrix(get(n.qkvW, 1, 1, in, 3*in), in, 3*in)
-		l.qkvB = get(n.qkvB, 3*in)
-		l.outW = newMatrix(get(n.outW, 1, 1, in, modelDims), in, modelDims)
-		l.outB = get(n.outB, modelDims)
-		l.scale = scalar(n.scale)
-		l.lnFFNScale = get(n.lnFFNScale, modelDims)
-		l.lnFFNBias = get(n.lnFFNBias, modelDims)
-		l.w1 = newMatrix(get(n.w1, modelDims, ffnDims), modelDims, ffnDims)
-		l.b1 = get(n.b1, ffnDims)
-		l.w2 = newMatrix(get(n.w2, ffnDims, modelDims), ffnDims, modelDims)
-		l.b2 = get(n.b2, modelDims)
-		if in != modelDims {
-			adj := newMatrix(get(nameAdjustW, in, modelDims), in, modelDims)
-			l.adjW = &adj
-			l.adjB = get(nameAdjustB, modelDims)
-		}
+		p.layer(&m.layers[i], i, in, heads)
 	}
-	if err != nil {
-		return nil, err
+	if p.err != nil {
+		return nil, p.err
 	}
 	if m.maxLen <= 0 || heads <= 0 || embedDims%heads != 0 || modelDims%heads != 0 {
 		return nil, fmt.Errorf("%w: max length %d, heads %d", ErrBadModel, m.maxLen, heads)
 	}
-	// The timing signal of position p is sin(p*inv[i]) then cos(p*inv[i]),
-	// the product rounded to float32 as the graph's Mul does
-	// (Layer_0/AddTimingSignal/TimingSignal).
-	m.timing = make([]float32, m.maxLen*embedDims)
-	for p := 0; p < m.maxLen; p++ {
-		row := m.timing[p*embedDims:]
+	m.timing = timingSignal(m.maxLen, inv)
+	return m, nil
+}
+
+// timingSignal is the timing signal of positions 0..maxLen-1: position p
+// is sin(p*inv[i]) then cos(p*inv[i]), the product rounded to float32 as
+// the graph's Mul does (Layer_0/AddTimingSignal/TimingSignal).
+func timingSignal(maxLen int, inv []float32) []float32 {
+	timing := make([]float32, maxLen*embedDims)
+	for p := 0; p < maxLen; p++ {
+		row := timing[p*embedDims:]
 		for i, f := range inv {
 			x := float64(float32(p) * f)
 			row[i] = float32(math.Sin(x))
 			row[timingHalf+i] = float32(math.Cos(x))
 		}
 	}
-	return m, nil
+	return timing
 }

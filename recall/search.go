@@ -1,0 +1,350 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// A search (Index.Search): resolve the options, embed the query, run the
+// channels over the resource's shard (channel_lexical.go,
+// channel_vector.go), merge and fuse their candidates (fusion.go), keep
+// topK and expand each hit's range (range.go).
+
+// Query is one search.
+type Query struct {
+	// Text is the query text; required.
+	Text string
+	// ResourceID is the resource searched; required. Nothing outside it is
+	// ever returned.
+	ResourceID string
+	// ThreadID is the query's thread; required with scope thread.
+	ThreadID string
+	// Options are the recall options (zero fields mean defaults; TopK 0
+	// means DefaultTopK); Search resolves them (Options.Resolve).
+	Options Options
+	// Exclude lists message ids that must not be returned, neither as hits
+	// nor as range neighbours (the recent window in LoadContext). Excluded
+	// messages are removed before topK.
+	Exclude map[string]bool
+	// Backlog is how far the caller's indexes lag behind its store; it
+	// shows in Result.Retrieval.
+	Backlog Backlog
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	// Hits are the hits and their range neighbours, deduplicated and
+	// ordered by thread and seq (SortByRank gives rank order).
+	Hits []Hit
+	// Retrieval says how each channel fared ("ok", "off", "degraded: …",
+	// "unavailable: …"), names the embedder and carries the backlog's note.
+	Retrieval Retrieval
+}
+
+// Search runs q. It returns ErrInvalidQuery when the resource (or, with scope
+// thread, the thread) is missing, ErrInvalidOptions or a *FilterError for bad
+// options. A failing channel does not fail the search: the other channel
+// answers and Result.Retrieval says so; only when both fail is an error
+// returned.
+func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
+	o, err := q.Options.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	thread, err := q.thread(o.Scope)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := ParseFilter(o.Filter)
+	if err != nil {
+		return nil, err
+	}
+	// Embed the query before taking the resource's lock: a remote embedder
+	// may be slow, and writers must not wait behind it.
+	var qv []float32
+	var qErr error
+	if o.Mode != ModeLexical {
+		qv, qErr = ix.embedQuery(ctx, q.Text)
+	}
+	s, err := ix.lockedShard(ctx, q.ResourceID)
+	if err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+
+	cq := ix.channelQuery(s, q, o, thread, filter)
+	cq.qv = qv
+	res := &Result{Retrieval: Off()}
+	ch, err := ix.runChannels(ctx, cq, o.Mode, qErr, &res.Retrieval)
+	if err != nil {
+		return nil, err
+	}
+	hits := ix.topHits(cq, ix.candidates(ctx, cq, ch, o.Mode), ch, o)
+	if res.Hits, err = ExpandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
+		return nil, err
+	}
+	res.Retrieval.apply(q.Backlog)
+	return res, nil
+}
+
+// thread returns the thread a search of scope is confined to ("" for the
+// resource), or ErrInvalidQuery when the query lacks the resource or, with
+// scope thread, the thread.
+func (q *Query) thread(scope Scope) (string, error) {
+	if q.ResourceID == "" {
+		return "", fmt.Errorf("%w: no resource", ErrInvalidQuery)
+	}
+	if scope != ScopeThread {
+		return "", nil
+	}
+	if q.ThreadID == "" {
+		return "", fmt.Errorf("%w: scope thread needs a thread", ErrInvalidQuery)
+	}
+	return q.ThreadID, nil
+}
+
+// channelQuery is what both channels need of one search: the resource's
+// read-locked shard and the scope, the exclusion and the filter as one
+// predicate, the candidate pool, the exact lexical score and the query
+// vector.
+type channelQuery struct {
+	s      *shard
+	text   string // the query text
+	thread string // the thread of scope thread; "" for the whole resource
+	// allowed says whether a message may be returned (scope, exclusion,
+	// filter); restricted is false when it only checks the scope.
+	allowed    func(*entry) bool
+	restricted bool
+	// slack is how many of a channel's top results the exclusion can
+	// remove. Without a filter, asking each channel for pool+slack results
+	// is exact and never needs widening; before, LoadContext's recent
+	// window widened every lexical search to all its matches and every
+	// vector search to the whole collection (BENCHMARKS.md). -1: a filter
+	// applies, widen when it removed candidates.
+	slack int
+	pool  int // candidates each channel returns: max(CandidatePool, TopK)
+	// lexScore is a message's exact lexical score (lexScorer); hasTerms
+	// says whether the query has analysed or date terms at all.
+	lexScore  func(*entry) float64
+	hasTerms  bool
+	qv        []float32 // the query's vector; nil in lexical mode or when embedding failed
+	threshold float64   // Options.Threshold
+}
+
+// channelQuery builds the channels' query over the read-locked shard s.
+func (ix *Index) channelQuery(s *shard, q Query, o Options, thread string, filter *Filter) *channelQuery {
+	cq := &channelQuery{
+		s: s, text: q.Text, thread: thread, threshold: o.Threshold,
+		allowed: func(e *entry) bool {
+			return e != nil && (thread == "" || e.doc.ThreadID == thread) && !q.Exclude[e.doc.ID] && filter.Match(&e.doc)
+		},
+		restricted: filter != nil || len(q.Exclude) > 0,
+		pool:       max(ix.cfg.Tuning.CandidatePool, o.TopK),
+		slack:      -1,
+	}
+	if filter == nil {
+		cq.slack = 0
+		for id := range q.Exclude {
+			if s.docs[id] != nil {
+				cq.slack++
+			}
+		}
+	}
+	cq.lexScore, cq.hasTerms = ix.lexScorer(s, q.Text)
+	return cq
+}
+
+// channels holds what the two channels answered.
+type channels struct {
+	lex, vec       []scored
+	lexErr, vecErr error
+}
+
+// runChannels runs the channels of mode and records their status in r;
+// qErr is the query embedding's failure. It fails only when both failed.
+func (ix *Index) runChannels(ctx context.Context, q *channelQuery, mode Mode, qErr error, r *Retrieval) (*channels, error) {
+	ch := &channels{}
+	if mode != ModeVector {
+		ch.lex, ch.lexErr = ix.lexicalChannel(q)
+		r.Lexical = status(ch.lexErr)
+	}
+	if mode != ModeLexical {
+		r.Embedder = ix.emb.ID()
+		if qErr != nil {
+			ch.vecErr = qErr
+		} else {
+			ch.vec, ch.vecErr = ix.vectorChannel(ctx, q)
+		}
+		r.Vector = status(ch.vecErr)
+		if ch.vecErr == nil {
+			r.Vector = vectorStatus(q.s)
+		}
+	}
+	if ch.lexErr != nil && ch.vecErr != nil {
+		return nil, fmt.Errorf("recall: both channels failed: lexical: %v; vector: %w", ch.lexErr, ch.vecErr)
+	}
+	return ch, nil
+}
+
+// fuse returns the candidates' fused scores: one channel's own scores in a
+// single-channel mode or when the other channel failed, else the fusion of
+// o.Fusion.
+func (ix *Index) fuse(cands []Candidate, ch *channels, o Options) []float64 {
+	switch {
+	case o.Mode == ModeLexical || (o.Mode == ModeHybrid && ch.vecErr != nil):
+		return channelScores(cands, true)
+	case o.Mode == ModeVector || ch.lexErr != nil:
+		return channelScores(cands, false)
+	case o.Fusion == FusionRRF:
+		return FuseRRF(cands, RRFK)
+	case ix.cfg.Tuning.MaxNorm:
+		return FuseWeightedMax(cands, ix.cfg.Tuning.VectorWeight)
+	default:
+		return FuseWeighted(cands, ix.cfg.Tuning.VectorWeight)
+	}
+}
+
+// topHits returns the o.TopK best candidates by fused score as hits (in a
+// single-channel mode, only that channel's candidates).
+func (ix *Index) topHits(q *channelQuery, cands []Candidate, ch *channels, o Options) []Hit {
+	fused := ix.fuse(cands, ch, o)
+	s := q.s
+	hits := make([]Hit, 0, o.TopK)
+	for _, i := range rankFused(cands, fused) {
+		if len(hits) == o.TopK {
+			break
+		}
+		c := cands[i]
+		if o.Mode == ModeLexical && c.LexRank == 0 || o.Mode == ModeVector && c.VecRank == 0 {
+			continue
+		}
+		e := s.docs[c.ID]
+		hits = append(hits, Hit{
+			MessageID: c.ID, ThreadID: e.doc.ThreadID, Seq: e.doc.Seq, Role: e.doc.Role, CreatedAt: e.doc.CreatedAt,
+			Score: fused[i], Lexical: c.Lexical, Vector: c.Vector, Reason: ReasonHit, Rank: len(hits) + 1,
+		})
+	}
+	return hits
+}
+
+// neighbourHits is range expansion's lookup over the shard (read-locked):
+// the messages of a thread within a seq range, except the excluded ones.
+func (s *shard) neighbourHits(exclude map[string]bool) NeighbourFunc {
+	return func(th string, from, to int64) ([]Hit, error) {
+		var out []Hit
+		for _, e := range s.neighbours(th, from, to) {
+			if exclude[e.doc.ID] {
+				continue
+			}
+			out = append(out, Hit{MessageID: e.doc.ID, ThreadID: e.doc.ThreadID, Seq: e.doc.Seq, Role: e.doc.Role, CreatedAt: e.doc.CreatedAt})
+		}
+		return out, nil
+	}
+}
+
+type scored struct {
+	id    string
+	score float64
+}
+
+// candidates merges the channel lists and, in hybrid mode, gives every
+// candidate both scores: the exact BM25 of a vector candidate (when the
+// lexical channel answered with the textbook scores) and the cosine of a
+// lexical candidate (when it has a vector at or above the threshold).
+func (ix *Index) candidates(ctx context.Context, q *channelQuery, ch *channels, mode Mode) []Candidate {
+	byID := map[string]int{}
+	var cands []Candidate
+	get := func(id string) *Candidate {
+		if i, ok := byID[id]; ok {
+			return &cands[i]
+		}
+		byID[id] = len(cands)
+		cands = append(cands, Candidate{ID: id})
+		return &cands[len(cands)-1]
+	}
+	for i, sc := range ch.lex {
+		c := get(sc.id)
+		c.Lexical, c.LexRank = ptr(sc.score), i+1
+	}
+	for i, sc := range ch.vec {
+		c := get(sc.id)
+		c.Vector, c.VecRank = ptr(sc.score), i+1
+	}
+	if mode != ModeHybrid {
+		return cands
+	}
+	lexOK := ch.lexErr == nil && !ix.cfg.Tuning.BleveScores
+	for i := range cands {
+		c := &cands[i]
+		if c.Lexical == nil && lexOK {
+			if sc := q.lexScore(q.s.docs[c.ID]); sc > 0 {
+				c.Lexical = ptr(sc)
+			}
+		}
+		if c.Vector == nil && q.qv != nil {
+			if sim, ok := ix.similarity(ctx, q.s, q.s.docs[c.ID], q.qv); ok && (q.threshold == 0 || sim >= q.threshold) {
+				c.Vector = ptr(sim)
+			}
+		}
+	}
+	return cands
+}
+
+// channelScores returns one channel's scores as the fused scores.
+func channelScores(cands []Candidate, lexical bool) []float64 {
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		p := c.Vector
+		if lexical {
+			p = c.Lexical
+		}
+		if p != nil {
+			out[i] = *p
+		} else {
+			out[i] = math.Inf(-1)
+		}
+	}
+	return out
+}
+
+func sortScored(s []scored) {
+	slices.SortStableFunc(s, func(a, b scored) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		if a.id < b.id {
+			return -1
+		}
+		if a.id > b.id {
+			return 1
+		}
+		return 0
+	})
+}
+
+func ptr(f float64) *float64 { return &f }
+
+// firstN returns the first n of s (all of s when shorter).
+func firstN(s []scored, n int) []scored {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// embedQuery returns the query's vector.
+func (ix *Index) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	vs, err := ix.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	if len(vs) != 1 || len(vs[0]) != ix.emb.Dims() {
+		return nil, fmt.Errorf("%w: query embedding", ErrDimension)
+	}
+	return vs[0], nil
+}

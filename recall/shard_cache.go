@@ -1,0 +1,133 @@
+package recall
+
+import "context"
+
+// The shard cache: an Index loads each resource's shard from the Source on
+// its first use and unloads the least recently searched ones beyond
+// Tuning.MaxLoaded.
+
+// shard returns the shard of resource, loading it when needed. It may be
+// unloaded again by another goroutine before the caller locks it: callers
+// check s.loaded under s.mu (see Search).
+func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
+	ix.mu.Lock()
+	s := ix.shards[resource]
+	if s == nil {
+		s = newShard(resource)
+		ix.shards[resource] = s
+	}
+	ix.tick++
+	s.lastUse = ix.tick
+	ix.mu.Unlock()
+	s.loadMu.Lock()
+	fresh := !s.loaded
+	var damaged []string
+	if fresh {
+		if err := s.load(ctx, ix.cfg.Source, ix.emb, ix.cfg.Lexical); err != nil {
+			s.loadMu.Unlock()
+			return nil, err
+		}
+		damaged = s.damagedIDs()
+	}
+	s.loadMu.Unlock()
+	if fresh {
+		// After loadMu is released: unloading takes other shards'
+		// loadMu, and two loads must not wait for each other.
+		ix.unloadFor(s)
+		if len(damaged) > 0 && ix.cfg.Damaged != nil {
+			ix.cfg.Damaged(ctx, resource, damaged)
+		}
+	}
+	return s, nil
+}
+
+// lockedShard returns resource's loaded shard read-locked (the caller
+// unlocks s.mu), loading it again when it was unloaded meanwhile.
+func (ix *Index) lockedShard(ctx context.Context, resource string) (*shard, error) {
+	for {
+		s, err := ix.shard(ctx, resource)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.RLock()
+		if s.loaded {
+			return s, nil
+		}
+		s.mu.RUnlock()
+	}
+}
+
+// unloadFor counts the freshly loaded shard s and unloads the least
+// recently searched other shards while the loaded messages exceed
+// Tuning.MaxLoaded.
+func (ix *Index) unloadFor(s *shard) {
+	s.mu.RLock()
+	n := len(s.docs)
+	s.mu.RUnlock()
+	var victims []*shard
+	ix.mu.Lock()
+	if ix.shards[s.resource] == s && s.size == 0 {
+		s.size = n
+		ix.loaded += n
+	}
+	for ix.cfg.Tuning.MaxLoaded > 0 && ix.loaded > ix.cfg.Tuning.MaxLoaded {
+		var v *shard
+		for _, c := range ix.shards {
+			if c != s && c.size > 0 && (v == nil || c.lastUse < v.lastUse) {
+				v = c
+			}
+		}
+		if v == nil {
+			break
+		}
+		delete(ix.shards, v.resource)
+		ix.loaded -= v.size
+		v.size = 0
+		victims = append(victims, v)
+	}
+	ix.mu.Unlock()
+	for _, v := range victims {
+		v.unload()
+	}
+}
+
+// loadedShard returns resource's shard when it is loaded, else nil.
+func (ix *Index) loadedShard(resource string) *shard {
+	ix.mu.Lock()
+	s := ix.shards[resource]
+	ix.mu.Unlock()
+	return s
+}
+
+// Forget drops every loaded resource; the next search reloads from the
+// Source (after a reindex).
+func (ix *Index) Forget() {
+	ix.mu.Lock()
+	ix.shards = map[string]*shard{}
+	ix.loaded = 0
+	ix.mu.Unlock()
+}
+
+// Loaded returns the number of loaded resources and the messages they
+// held when they loaded.
+func (ix *Index) Loaded() (resources, messages int) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, s := range ix.shards {
+		if s.size > 0 {
+			resources++
+		}
+	}
+	return resources, ix.loaded
+}
+
+// VectorCount returns how many of resource's messages have a vector in the
+// loaded collection, and how many messages it has, loading it if needed.
+func (ix *Index) VectorCount(ctx context.Context, resource string) (vectors, messages int, err error) {
+	s, err := ix.lockedShard(ctx, resource)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.mu.RUnlock()
+	return s.col.Count(), len(s.docs), nil
+}

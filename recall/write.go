@@ -1,0 +1,86 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+)
+
+// Writes: the engine's outbox drainer adds, embeds and removes messages;
+// each write goes to the lexical index and to the loaded shards.
+
+// Add indexes docs lexically (one persisted bleve batch) and updates the
+// in-memory state of their resources when loaded. vecs is nil or parallel to
+// docs; a nil vector means "not embedded yet" (AddVectors adds it later).
+// The caller stores vectors in SQLite before calling Add, so that a resource
+// loaded concurrently sees them.
+func (ix *Index) Add(ctx context.Context, docs []Doc, vecs [][]float32) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	for i := range vecs {
+		if vecs[i] != nil && len(vecs[i]) != ix.emb.Dims() {
+			return fmt.Errorf("%w: vector of %s has %d dims, want %d", ErrDimension, docs[i].ID, len(vecs[i]), ix.emb.Dims())
+		}
+	}
+	for i := range docs {
+		s := ix.loadedShard(docs[i].ResourceID)
+		if s == nil {
+			continue
+		}
+		s.mu.Lock()
+		if s.loaded {
+			s.putDoc(&docs[i], ix.cfg.Lexical)
+			if i < len(vecs) && vecs[i] != nil {
+				if err := s.putVector(ctx, docs[i].ID, vecs[i]); err != nil {
+					s.mu.Unlock()
+					return err
+				}
+			}
+		}
+		s.mu.Unlock()
+	}
+	return ix.cfg.Lexical.Index(docs)
+}
+
+// AddVectors adds vectors computed after their messages were indexed
+// (resource's state is updated only when loaded; SQLite holds them anyway).
+func (ix *Index) AddVectors(ctx context.Context, resource string, ids []string, vecs [][]float32) error {
+	s := ix.loadedShard(resource)
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loaded {
+		return nil
+	}
+	for i, id := range ids {
+		if len(vecs[i]) != ix.emb.Dims() {
+			return fmt.Errorf("%w: vector of %s has %d dims, want %d", ErrDimension, id, len(vecs[i]), ix.emb.Dims())
+		}
+		if err := s.putVector(ctx, id, vecs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Remove deletes ids from the lexical index and from the loaded resources.
+func (ix *Index) Remove(ctx context.Context, ids []string) error {
+	ix.mu.Lock()
+	shards := make([]*shard, 0, len(ix.shards))
+	for _, s := range ix.shards {
+		shards = append(shards, s)
+	}
+	ix.mu.Unlock()
+	for _, s := range shards {
+		s.mu.Lock()
+		if s.loaded {
+			for _, id := range ids {
+				s.removeDoc(ctx, id)
+			}
+		}
+		s.mu.Unlock()
+	}
+	return ix.cfg.Lexical.Delete(ids)
+}
