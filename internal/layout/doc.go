@@ -8,7 +8,13 @@
 //   - the domain packages (recall, journal, working, observe, tools) do
 //     not depend on engine;
 //   - examples/ import no internal/ package, so their programs can be
-//     copied out of the module.
+//     copied out of the module;
+//   - one owner per table (issue 13): recall needs no storage package, no
+//     journal and no engine; internal/msgstore builds only on internal/store
+//     and recall; at most 3 non-test files of engine hold SQL; Engine
+//     exposes no raw database pool;
+//   - no non-test function of a library package is longer than 80 lines,
+//     and every library package has a doc.go with an "# Imports" section.
 //
 // # Imports
 //
