@@ -134,10 +134,11 @@ func (s *Store) PredominantEmbedder(ctx context.Context) (id string, ok bool, er
 // embedder id and dimension.
 const damagedWhere = `embedder = ? AND (dims != ? OR length(vector) != 4 * dims)`
 
-// RequeueDamaged deletes the damaged embeddings by embedder (of dimension
-// dims) of ids, those still damaged, and queues their messages for
-// embedding (OpEmbed rows created at now, unless one is queued already),
-// in one transaction. It returns how many embeddings it deleted.
+// RequeueDamaged deletes the embeddings by embedder of ids that are still
+// damaged (for dimension dims) and queues every message of ids for
+// embedding (OpEmbed rows created at now, unless one is queued already), in
+// one transaction; the caller passes the ids it found damaged. It returns
+// how many embeddings it deleted.
 func (s *Store) RequeueDamaged(ctx context.Context, embedder string, dims int, ids []string, now time.Time) (int64, error) {
 	var n int64
 	err := s.Tx(ctx, func(tx *sql.Tx) error {

@@ -1,0 +1,203 @@
+package msgstore_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+func openStore(t *testing.T) (*sql.DB, *msgstore.Store) {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, msgstore.New(db)
+}
+
+// appendN stores n messages of thread t1 (resource r1) through the
+// Appender, queued for indexing at now, and returns their ids.
+func appendN(t *testing.T, s *msgstore.Store, n int, now time.Time) []string {
+	t.Helper()
+	ctx := context.Background()
+	ids := make([]string, n)
+	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		if err := s.CreateThread(ctx, tx, msgstore.NewThread{ID: "t1", ResourceID: "r1", Start: now, Active: now}); err != nil {
+			return err
+		}
+		ap, err := s.Appender(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for i := range ids {
+			ids[i] = fmt.Sprintf("m%04d", i)
+			m := msgstore.Message{ID: ids[i], ThreadID: "t1", ResourceID: "r1", Seq: int64(i + 1), Role: "user",
+				Content: "text " + ids[i], Metadata: "{}", CreatedAt: now, Tokens: 1}
+			if err := ap.Insert(ctx, m, "digest-"+ids[i]); err != nil {
+				return err
+			}
+			if err := ap.QueueIndex(ctx, ids[i], "r1", now); err != nil {
+				return err
+			}
+		}
+		return s.AdvanceThread(ctx, tx, msgstore.ThreadAdvance{ID: "t1", LastSeq: int64(n), Stored: int64(n), Latest: now, Active: now})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// TestAppender stores messages through the Appender and reads them back:
+// the thread's head, a stored message's digest, an unknown id.
+func TestAppender(t *testing.T) {
+	ctx := context.Background()
+	_, s := openStore(t)
+	now := time.UnixMilli(1_700_000_000_000).UTC()
+	appendN(t, s, 3, now)
+	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		h, ok, err := s.ThreadHead(ctx, tx, "t1")
+		if err != nil || !ok || h != (msgstore.ThreadHead{ResourceID: "r1", LastSeq: 3, LastActiveMS: now.UnixMilli()}) {
+			t.Errorf("ThreadHead = %+v, %v, %v", h, ok, err)
+		}
+		if _, ok, err := s.ThreadHead(ctx, tx, "t2"); ok || err != nil {
+			t.Errorf("ThreadHead(t2) = %v, %v; want not found", ok, err)
+		}
+		ap, err := s.Appender(ctx, tx)
+		if err != nil {
+			return err
+		}
+		d, ok, err := ap.Lookup(ctx, "m0001")
+		if err != nil || !ok || d != (msgstore.StoredDigest{ThreadID: "t1", Seq: 2, Digest: "digest-m0001", Metadata: "{}"}) {
+			t.Errorf("Lookup = %+v, %v, %v", d, ok, err)
+		}
+		if _, ok, err := ap.Lookup(ctx, "nope"); ok || err != nil {
+			t.Errorf("Lookup(nope) = %v, %v; want not found", ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := s.Thread(ctx, "t1")
+	if err != nil || th.MessageCount != 3 || th.LastSeq != 3 {
+		t.Fatalf("Thread = %+v, %v", th, err)
+	}
+}
+
+// TestOutboxDrain reads due rows, defers some and deletes the rest across
+// IN-list chunks.
+func TestOutboxDrain(t *testing.T) {
+	ctx := context.Background()
+	_, s := openStore(t)
+	now := time.Now()
+	n := store.ChunkSize + 7
+	appendN(t, s, n, now)
+	due, err := s.DueOutbox(ctx, now, n+10)
+	if err != nil || len(due) != n {
+		t.Fatalf("DueOutbox: %d rows, %v; want %d", len(due), err, n)
+	}
+	if due[0].Op != msgstore.OpIndex || due[0].MessageID != "m0000" || due[0].Resource != "r1" || due[0].Attempts != 0 {
+		t.Fatalf("first row %+v", due[0])
+	}
+	later := now.Add(time.Minute)
+	if err := s.DeferOutbox(ctx, []msgstore.Deferral{{ID: due[0].ID, Op: msgstore.OpEmbed, NotBefore: later}}); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, 0, n-1)
+	for _, r := range due[1:] {
+		ids = append(ids, r.ID)
+	}
+	if err := s.DeleteOutbox(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	if left, err := s.PendingOutbox(ctx); err != nil || left != 1 {
+		t.Fatalf("PendingOutbox = %d, %v; want 1", left, err)
+	}
+	if due, err := s.DueOutbox(ctx, now, 10); err != nil || len(due) != 0 {
+		t.Fatalf("DueOutbox before the backoff: %d rows, %v", len(due), err)
+	}
+	at, ok, err := s.NextOutboxDue(ctx)
+	if err != nil || !ok || at.UnixMilli() != later.UnixMilli() {
+		t.Fatalf("NextOutboxDue = %v, %v, %v; want %v", at, ok, err, later)
+	}
+	due, err = s.DueOutbox(ctx, later, 10)
+	if err != nil || len(due) != 1 || due[0].Op != msgstore.OpEmbed || due[0].Attempts != 1 {
+		t.Fatalf("DueOutbox after the backoff: %+v, %v", due, err)
+	}
+	if lex, err := s.PendingLexical(ctx, "r1"); err != nil || lex != 0 {
+		t.Fatalf("PendingLexical = %d, %v; want 0 (an embed row owes no lexical work)", lex, err)
+	}
+}
+
+// TestVectors stores vectors with the batch's outbox rows deleted in the
+// same transaction, reads them back across IN-list chunks (a damaged one
+// and one of another dimension left out), and requeues the damaged one.
+func TestVectors(t *testing.T) {
+	ctx := context.Background()
+	db, s := openStore(t)
+	now := time.Now()
+	n := store.ChunkSize + 5
+	ids := appendN(t, s, n, now)
+	due, err := s.DueOutbox(ctx, now, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]int64, len(due))
+	for i, r := range due {
+		rows[i] = r.ID
+	}
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = []float32{float32(i), 1}
+	}
+	v := msgstore.NewVectors{Embedder: "e", Dims: 2, IDs: append(append([]string{}, ids...), "erased"), Vectors: append(vecs, []float32{0, 0})}
+	if err := s.StoreVectors(ctx, v, rows); err != nil {
+		t.Fatal(err)
+	}
+	if left, err := s.PendingOutbox(ctx); err != nil || left != 0 {
+		t.Fatalf("PendingOutbox = %d, %v; want 0", left, err)
+	}
+	// Damage one row's blob and store another with the wrong dimension.
+	if _, err := db.ExecContext(ctx, `UPDATE embeddings SET vector = x'00' WHERE message_id = ?`, ids[n-1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE embeddings SET dims = 1, vector = x'00000000' WHERE message_id = ?`, ids[n-2]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Vectors(ctx, "e", 2, append(ids, "erased"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n-2 || got[ids[3]][0] != 3 || got[ids[n-1]] != nil || got["erased"] != nil {
+		t.Fatalf("Vectors: %d of %d, m0003 %v", len(got), n, got[ids[3]])
+	}
+	if d, ex, err := s.CountDamaged(ctx, "e", 2); err != nil || d != 2 || ex != ids[n-2] {
+		t.Fatalf("CountDamaged = %d, %q, %v; want 2, %s", d, ex, err, ids[n-2])
+	}
+	k, err := s.RequeueDamaged(ctx, "e", 2, ids[n-2:], now)
+	if err != nil || k != 2 {
+		t.Fatalf("RequeueDamaged = %d, %v; want 2", k, err)
+	}
+	due, err = s.DueOutbox(ctx, now, 10)
+	if err != nil || len(due) != 2 || due[0].Op != msgstore.OpEmbed {
+		t.Fatalf("queued after RequeueDamaged: %+v, %v", due, err)
+	}
+	msgs, vectors, pending, err := s.EmbeddingCounts(ctx, "e")
+	if err != nil || msgs != int64(n) || vectors != int64(n-2) || pending != 2 {
+		t.Fatalf("EmbeddingCounts = %d, %d, %d, %v", msgs, vectors, pending, err)
+	}
+	if q, err := s.QueueMissingEmbeddings(ctx, "e", now); err != nil || q != 0 {
+		t.Fatalf("QueueMissingEmbeddings = %d, %v; want 0 (both missing ones are queued)", q, err)
+	}
+	if id, ok, err := s.PredominantEmbedder(ctx); err != nil || !ok || id != "e" {
+		t.Fatalf("PredominantEmbedder = %q, %v, %v", id, ok, err)
+	}
+}
