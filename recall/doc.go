@@ -38,8 +38,10 @@
 // # Imports
 //
 // Owns the derived indexes (the bleve directory and the in-memory vector
-// shards), never a table: it reads stored messages through Source, which
-// internal/msgstore implements. It imports no storage package (internal/store,
+// shards), never a table: it reads stored messages through Source and
+// keeps the vectors its Indexer computes (indexer.go, the embed-and-index
+// pipeline) through VectorStore, both of which internal/msgstore
+// implements. It imports no storage package (internal/store,
 // internal/msgstore, journal) and never engine; recall/uselite builds on it.
 //
 // # Invariants
