@@ -27,8 +27,9 @@
 // # Imports
 //
 // Owns the table observations and its invalidation. It may import journal
-// (memoized observer calls), internal/store, internal/render and
-// internal/tokens; never engine, recall or working.
+// (memoized observer calls), internal/store, internal/render,
+// internal/tokens and internal/bm25 (Search's formula, shared with recall);
+// never engine, recall or working.
 //
 // # Invariants
 //

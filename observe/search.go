@@ -4,18 +4,11 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"math"
 	"slices"
 	"strings"
 	"unicode"
-)
 
-// BM25 parameters of Search: the textbook values (Robertson & Zaragoza, "The
-// Probabilistic Relevance Framework: BM25 and Beyond", 2009), with Lucene's
-// non-negative idf, ln(1 + (N − df + 0.5)/(df + 0.5)).
-const (
-	BM25K1 = 1.2
-	BM25B  = 0.75
+	"github.com/mnemo-go/mnemo/internal/bm25"
 )
 
 // DefaultSearchTopK is how many hits Search returns when TopK is 0.
@@ -35,7 +28,10 @@ type SearchHit struct {
 }
 
 // Search ranks the live observations and reflections of the scope by BM25
-// over their content and returns the best TopK with a positive score, best
+// (internal/bm25: the textbook k1 = 1.2 and b = 0.75 of Robertson &
+// Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009,
+// with Lucene's non-negative idf, ln(1 + (N − df + 0.5)/(df + 0.5)); the
+// formula recall's lexical channel uses) over their content and returns the best TopK with a positive score, best
 // first (ties by id). Scoring runs over the scope's live rows at query time:
 // a scope holds tens to hundreds of observations, so no derived index is
 // kept, and retired, invalidated or erased observations can never be found.
@@ -78,8 +74,7 @@ func Search(ctx context.Context, db *sql.DB, q SearchQuery) ([]SearchHit, error)
 			if f == 0 {
 				continue
 			}
-			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
-			score += idf * f * (BM25K1 + 1) / (f + BM25K1*(1-BM25B+BM25B*float64(len(doc))/avg))
+			score += bm25.Weight(bm25.IDF(n, float64(df[t])), f, bm25.Norm(float64(len(doc)), avg))
 		}
 		if score > 0 {
 			hits = append(hits, SearchHit{Observation: obs[i], Score: score})

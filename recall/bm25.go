@@ -1,21 +1,15 @@
 package recall
 
 import (
-	"math"
 	"regexp"
 	"strings"
-)
 
-// Textbook BM25 constants (Robertson and Zaragoza, "The Probabilistic
-// Relevance Framework: BM25 and Beyond", 2009; the values bleve and Lucene
-// default to).
-const (
-	BM25K1 = 1.2
-	BM25B  = 0.75
+	"github.com/mnemo-go/mnemo/internal/bm25"
 )
 
 // bm25Stats are the corpus statistics of one resource: document count,
-// total length in analysed tokens and document frequency per term.
+// total length in analysed tokens and document frequency per term. The
+// formula is internal/bm25's (the one observe's search uses too).
 //
 // bleve's own BM25 estimates the average field length from term-dictionary
 // sizes (≈1 token per document in ../shared/DEPENDENCIES.md §3), which
@@ -87,7 +81,7 @@ func (s *bm25Stats) idf(term string) float64 {
 	if id := s.lookup(term); id != noTerm {
 		df = float64(s.df[id])
 	}
-	return math.Log(1 + (float64(s.n)-df+0.5)/(df+0.5))
+	return bm25.IDF(float64(s.n), df)
 }
 
 // score is the BM25 score of a document with the given analysed terms for
@@ -98,7 +92,7 @@ func (s *bm25Stats) score(qterms []uint32, idfs []float64, doc []uint32) float64
 		return 0
 	}
 	avgdl := float64(s.totalLen) / float64(s.n)
-	norm := BM25K1 * (1 - BM25B + BM25B*float64(len(doc))/avgdl)
+	norm := bm25.Norm(float64(len(doc)), avgdl)
 	var sum float64
 	for i, q := range qterms {
 		if q == noTerm {
@@ -111,7 +105,7 @@ func (s *bm25Stats) score(qterms []uint32, idfs []float64, doc []uint32) float64
 			}
 		}
 		if tf > 0 {
-			sum += idfs[i] * float64(tf) * (BM25K1 + 1) / (float64(tf) + norm)
+			sum += bm25.Weight(idfs[i], float64(tf), norm)
 		}
 	}
 	return sum

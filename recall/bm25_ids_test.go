@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/bm25"
 )
 
 // TestBM25TermIDs checks the id-based statistics against a plain string
@@ -57,7 +59,7 @@ func TestBM25TermIDs(t *testing.T) {
 			}
 			idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 			if tf > 0 {
-				sum += idf * float64(tf) * (BM25K1 + 1) / (float64(tf) + BM25K1*(1-BM25B+BM25B*float64(len(d))/avg))
+				sum += idf * float64(tf) * (bm25.K1 + 1) / (float64(tf) + bm25.K1*(1-bm25.B+bm25.B*float64(len(d))/avg))
 			}
 		}
 		return sum

@@ -1,11 +1,12 @@
 package recall
 
 import (
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/bm25"
 )
 
 // A question that names a date ("What did Joanna bake in May 2022?", "on
@@ -131,7 +132,7 @@ func dateTerms(text string, s *shard) []dateTerm {
 			}
 		}
 		if df > 0 {
-			out = append(out, dateTerm{p, math.Log(1 + (float64(s.stats.n)-float64(df)+0.5)/(float64(df)+0.5))})
+			out = append(out, dateTerm{p, bm25.IDF(float64(s.stats.n), float64(df))})
 		}
 	}
 	return out
@@ -147,8 +148,7 @@ func (s *bm25Stats) dateScore(dts []dateTerm, created time.Time, doclen int) flo
 	for _, d := range dts {
 		if d.period.contains(created) {
 			avgdl := float64(s.totalLen) / float64(s.n)
-			norm := BM25K1 * (1 - BM25B + BM25B*float64(doclen)/avgdl)
-			sum += d.idf * (BM25K1 + 1) / (1 + norm)
+			sum += bm25.Weight(d.idf, 1, bm25.Norm(float64(doclen), avgdl))
 		}
 	}
 	return sum

@@ -42,7 +42,9 @@
 // keeps the vectors its Indexer computes (indexer.go, the embed-and-index
 // pipeline) through VectorStore, both of which internal/msgstore
 // implements. It imports no storage package (internal/store,
-// internal/msgstore, journal) and never engine; recall/uselite builds on it.
+// internal/msgstore, journal) and never engine; of internal/ it uses
+// internal/bm25 (the BM25 formula, shared with observe). recall/uselite
+// builds on it.
 //
 // # Invariants
 //
