@@ -1,0 +1,118 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// HNSW index limits of pgvector 0.8: vector indexes up to 2000 dimensions,
+// halfvec (half precision) up to 4000. An embedder with more dimensions is
+// searched exactly, without an index.
+const (
+	MaxVectorIndexDims  = 2000
+	MaxHalfvecIndexDims = 4000
+)
+
+// Embedder is an embedder registered in the embedders table: its name (as
+// stored in embeddings.embedder), its dimensions and the HNSW index that
+// serves its cosine searches ("" when it has more than
+// MaxHalfvecIndexDims dimensions).
+type Embedder struct {
+	Name  string
+	Dims  int
+	Index string
+}
+
+// Expr is the SQL expression of an embeddings row's vector in this
+// embedder's index: "(vector::vector(N))", or "(vector::halfvec(N))" above
+// MaxVectorIndexDims. A cosine search must order by Expr() <=> $q (with
+// $q cast to the same type) and filter by Predicate() for the planner to
+// use the index.
+func (e Embedder) Expr() string {
+	return fmt.Sprintf("(vector::%s(%d))", e.vecType(), e.Dims)
+}
+
+// Predicate is the partial index's predicate, "embedder = '<name>'", with
+// the name as a literal: a partial index is only chosen when the query
+// names the same constant (a parameter would let a generic plan skip it).
+func (e Embedder) Predicate() string {
+	return "embedder = " + quoteLiteral(e.Name)
+}
+
+func (e Embedder) vecType() string {
+	if e.Dims > MaxVectorIndexDims {
+		return "halfvec"
+	}
+	return "vector"
+}
+
+// EnsureEmbedder registers embedder name with dims dimensions and creates
+// its HNSW cosine index, once; a registered embedder is returned as
+// stored. It runs in its own transaction on pool under an advisory lock
+// per name, so concurrent callers create one index. It returns
+// ErrEmbedderDims when name is registered with other dimensions and
+// ErrInvalid for an empty name or dims outside 1..16000 (pgvector's limit).
+//
+// The index is built with CREATE INDEX (not CONCURRENTLY, which cannot run
+// in a transaction): registering a new embedder briefly blocks writes to
+// embeddings, which hold no rows of that embedder yet.
+func EnsureEmbedder(ctx context.Context, pool interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, name string, dims int) (Embedder, error) {
+	if name == "" || strings.ContainsRune(name, 0) {
+		return Embedder{}, fmt.Errorf("%w: embedder name %q", ErrInvalid, name)
+	}
+	if dims < 1 || dims > 16000 {
+		return Embedder{}, fmt.Errorf("%w: embedder %s dims %d (want 1..16000)", ErrInvalid, name, dims)
+	}
+	var e Embedder
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('mnemo.pgstore.embedder:' || $1))`, name); err != nil {
+			return err
+		}
+		err := tx.QueryRow(ctx, `SELECT name, dims, index_name FROM embedders WHERE name = $1`, name).Scan(&e.Name, &e.Dims, &e.Index)
+		if err == nil {
+			if e.Dims != dims {
+				return fmt.Errorf("%w: %s has %d, asked %d", ErrEmbedderDims, name, e.Dims, dims)
+			}
+			return nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		e = Embedder{Name: name, Dims: dims}
+		if dims <= MaxHalfvecIndexDims {
+			e.Index = indexName(name)
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE INDEX %s ON embeddings USING hnsw (%s %s_cosine_ops) WHERE %s`,
+				pgx.Identifier{e.Index}.Sanitize(), e.Expr(), e.vecType(), e.Predicate())); err != nil {
+				return err
+			}
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO embedders (name, dims, index_name, created_at)
+	VALUES ($1, $2, $3, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)`, e.Name, e.Dims, e.Index)
+		return err
+	})
+	if err != nil {
+		return Embedder{}, fmt.Errorf("pgstore: ensure embedder %s: %w", name, err)
+	}
+	return e, nil
+}
+
+// indexName is the HNSW index of embedder name: a hash, since names may
+// hold any character and identifiers stop at 63 bytes.
+func indexName(name string) string {
+	h := sha256.Sum256([]byte(name))
+	return "embeddings_hnsw_" + hex.EncodeToString(h[:8])
+}
+
+// quoteLiteral quotes s as an SQL string literal (standard_conforming_strings
+// is on in every supported Postgres; s holds no NUL, checked by callers).
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}

@@ -1,0 +1,28 @@
+package pgstore
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// ErrSchemaTooNew is returned by Open when the database's schema_version is
+// above SchemaVersion: it was migrated by a newer mnemo. Nothing is written.
+// It wraps store.ErrSchemaTooNew, so one errors.Is check serves both
+// backends.
+var ErrSchemaTooNew = fmt.Errorf("pgstore: postgres schema is newer than this build: %w", store.ErrSchemaTooNew)
+
+// ErrNoVector is returned by Open when the pgvector extension is neither
+// installed in the database nor installable by the connecting role (it is
+// packaged as postgresql-NN-pgvector; CREATE EXTENSION vector needs a role
+// allowed to create it).
+var ErrNoVector = errors.New("pgstore: the pgvector extension (vector) is not available")
+
+// ErrEmbedderDims is returned by EnsureEmbedder when the embedder is
+// already registered with another number of dimensions.
+var ErrEmbedderDims = errors.New("pgstore: embedder registered with other dimensions")
+
+// ErrInvalid is returned for a malformed argument; the message names the
+// field.
+var ErrInvalid = errors.New("pgstore: invalid argument")

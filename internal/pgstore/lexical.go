@@ -1,0 +1,143 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// LexicalDoc is one message as the lexical channel indexes it: its terms
+// are the analysed terms of its searchable text (recall's Lexical.Terms,
+// the analyser the SQLite backend indexes with), in order, so that
+// len(Terms) is the BM25 document length.
+type LexicalDoc struct {
+	MessageID  string
+	ResourceID string
+	CreatedAt  int64 // Unix milliseconds, UTC (messages.created_at)
+	Terms      []string
+}
+
+// BM25Stats are a resource's lexical statistics as stored: Docs indexed
+// documents, TotalLen terms over all of them, and DF, the number of
+// documents holding each term asked for (absent: none does).
+type BM25Stats struct {
+	Docs     int64
+	TotalLen int64
+	DF       map[string]int64
+}
+
+// PutLexical indexes docs in the caller's transaction; the BM25 statistics
+// follow in the same statement (triggers on lexical_docs). A document
+// already indexed is replaced when its terms, resource or time differ, and
+// left untouched otherwise, so a retried index operation changes nothing.
+// The documents are written in (resource, message) order, the order every
+// writer locks statistics rows in. It returns ErrInvalid, naming the
+// message, for an empty id or resource or for a term that Postgres text
+// cannot hold (invalid UTF-8 or NUL).
+func PutLexical(ctx context.Context, q Querier, docs []LexicalDoc) error {
+	for _, d := range docs {
+		if err := d.check(); err != nil {
+			return err
+		}
+	}
+	sorted := slices.Clone(docs)
+	slices.SortFunc(sorted, func(a, b LexicalDoc) int {
+		if c := strings.Compare(a.ResourceID, b.ResourceID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.MessageID, b.MessageID)
+	})
+	b := &pgx.Batch{}
+	for _, d := range sorted {
+		terms := d.Terms
+		if terms == nil {
+			terms = []string{}
+		}
+		b.Queue(`INSERT INTO lexical_docs (message_id, resource_id, created_at, terms) VALUES ($1, $2, $3, $4)
+ON CONFLICT (message_id) DO UPDATE SET resource_id = excluded.resource_id, created_at = excluded.created_at, terms = excluded.terms
+WHERE (lexical_docs.resource_id, lexical_docs.created_at, lexical_docs.terms)
+	IS DISTINCT FROM (excluded.resource_id, excluded.created_at, excluded.terms)`,
+			d.MessageID, d.ResourceID, d.CreatedAt, terms)
+	}
+	if err := q.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("pgstore: index %d lexical docs: %w", len(docs), err)
+	}
+	return nil
+}
+
+func (d LexicalDoc) check() error {
+	if d.MessageID == "" || d.ResourceID == "" {
+		return fmt.Errorf("%w: lexical doc of message %q: empty message id or resource id", ErrInvalid, d.MessageID)
+	}
+	for _, t := range d.Terms {
+		if !utf8.ValidString(t) || strings.ContainsRune(t, 0) {
+			return fmt.Errorf("%w: lexical doc of message %s: term %q is not text Postgres can store", ErrInvalid, d.MessageID, t)
+		}
+	}
+	return nil
+}
+
+// RemoveLexical removes the lexical entries of messageIDs in the caller's
+// transaction, with their share of the statistics; a term no document
+// holds any more leaves lexical_df. Deleting the messages themselves does
+// the same (the entries cascade).
+func RemoveLexical(ctx context.Context, q Querier, messageIDs []string) error {
+	if _, err := q.Exec(ctx, `DELETE FROM lexical_docs WHERE message_id = ANY($1)`, messageIDs); err != nil {
+		return fmt.Errorf("pgstore: remove %d lexical docs: %w", len(messageIDs), err)
+	}
+	return nil
+}
+
+// Stats reads resourceID's BM25 statistics for terms (the query's analysed
+// terms). A resource with nothing indexed has zero statistics.
+func Stats(ctx context.Context, q Querier, resourceID string, terms []string) (BM25Stats, error) {
+	s := BM25Stats{DF: map[string]int64{}}
+	err := q.QueryRow(ctx, `SELECT docs, total_len FROM lexical_stats WHERE resource_id = $1`, resourceID).Scan(&s.Docs, &s.TotalLen)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return s, fmt.Errorf("pgstore: lexical stats of %s: %w", resourceID, err)
+	}
+	rows, err := q.Query(ctx, `SELECT term, df FROM lexical_df WHERE resource_id = $1 AND term = ANY($2)`, resourceID, terms)
+	if err != nil {
+		return s, fmt.Errorf("pgstore: document frequencies of %s: %w", resourceID, err)
+	}
+	var term string
+	var df int64
+	_, err = pgx.ForEachRow(rows, []any{&term, &df}, func() error {
+		s.DF[term] = df
+		return nil
+	})
+	if err != nil {
+		return s, fmt.Errorf("pgstore: document frequencies of %s: %w", resourceID, err)
+	}
+	return s, nil
+}
+
+// TermsQuery returns the tsquery text that matches a document holding any
+// of terms (analysed query terms): 'a' | 'b' | …, each term quoted as
+// tsquery input requires; terms lexemes cannot hold (empty, over 2047
+// bytes) are left out, and "" is returned when none is left (no document
+// can match). Pass it as a parameter cast to tsquery ($1::tsquery), never
+// through to_tsquery, which would analyse the terms again.
+func TermsQuery(terms []string) string {
+	var b strings.Builder
+	for _, t := range terms {
+		if t == "" || len(t) > 2047 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteByte('\'')
+		tsqueryQuote.WriteString(&b, t)
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
+// tsqueryQuote escapes a lexeme inside single quotes in tsquery input.
+var tsqueryQuote = strings.NewReplacer(`\`, `\\`, `'`, `''`)

@@ -1,0 +1,98 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// migrationLock names the advisory lock that serialises migrations: the
+// lock key is hashtext(migrationLock || current_schema()), so schemas of
+// one database migrate independently and two openers of one schema queue.
+const migrationLock = "mnemo.pgstore.migrate:"
+
+// migrate brings the schema of conn's search_path to version target in one
+// transaction holding the migration lock. The version is read under the
+// lock, so a migration another process applied meanwhile is not applied
+// again. A schema already at target is only read (schema_version is
+// created only when absent, so a role without CREATE can open a migrated
+// database).
+func migrate(ctx context.Context, conn *pgx.Conn, target int) error {
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1 || coalesce(current_schema(), '')))`, migrationLock); err != nil {
+			return fmt.Errorf("take the migration lock: %w", err)
+		}
+		v, err := version(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if v > SchemaVersion {
+			return fmt.Errorf("%w (database version %d, this build %d)", ErrSchemaTooNew, v, SchemaVersion)
+		}
+		for ; v < target; v++ {
+			if err := step(ctx, tx, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// version returns the schema version of tx's schema, creating an empty
+// schema_version table (version 0) when there is none.
+func version(ctx context.Context, tx pgx.Tx) (int, error) {
+	var exists bool
+	if err := tx.QueryRow(ctx, `SELECT to_regclass('schema_version') IS NOT NULL`).Scan(&exists); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	if !exists {
+		// applied_at is the server's clock in Unix milliseconds.
+		if _, err := tx.Exec(ctx, `CREATE TABLE schema_version (
+	version    INTEGER PRIMARY KEY,
+	applied_at BIGINT NOT NULL
+)`); err != nil {
+			return 0, fmt.Errorf("create schema_version: %w", err)
+		}
+		return 0, nil
+	}
+	var v int
+	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// step applies migrations[v] (version v to v+1) and records it. The
+// vector extension is ensured before the migration that needs it.
+func step(ctx context.Context, tx pgx.Tx, v int) error {
+	if v == 1 {
+		if err := ensureVector(ctx, tx); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+		return fmt.Errorf("migrate to %d: %w", v+1, err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO schema_version (version, applied_at)
+	VALUES ($1, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)`, v+1); err != nil {
+		return fmt.Errorf("migrate to %d: %w", v+1, err)
+	}
+	return nil
+}
+
+// ensureVector creates the pgvector extension when the database lacks it,
+// or returns ErrNoVector with the server's reason.
+func ensureVector(ctx context.Context, tx pgx.Tx) error {
+	var have bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')`).Scan(&have); err != nil {
+		return fmt.Errorf("look for pgvector: %w", err)
+	}
+	if have {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `CREATE EXTENSION vector`); err != nil {
+		return fmt.Errorf("%w: %v", ErrNoVector, err)
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+)
+
+// Querier is what the functions of this package run statements on: a
+// *pgxpool.Pool, a *pgx.Conn or a pgx.Tx (the caller's transaction).
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// Open connects to the Postgres database named by dsn (a URL
+// "postgres://user@host:port/db?sslmode=…" or keyword/value pairs, as
+// libpq and pgx accept; search_path selects the schema mnemo's tables live
+// in), applies pending migrations and returns the connection pool, whose
+// connections know pgvector's types. The caller closes it.
+//
+// Migrations run on one connection inside one transaction that holds a
+// transaction-scoped advisory lock, so processes that open the same schema
+// at once apply them once, one after the other; a database already at
+// SchemaVersion is only read. Open returns ErrSchemaTooNew (nothing
+// written) when the schema is newer than this build, ErrNoVector when
+// pgvector cannot be created, and otherwise wraps pgx's error, naming the
+// host and database but never the password.
+func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err) // pgx redacts the password
+	}
+	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
+	}
+	err = migrate(ctx, conn, SchemaVersion)
+	conn.Close(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
+	}
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		return pgxvec.RegisterTypes(ctx, c)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
+	}
+	return pool, nil
+}
