@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -52,6 +53,12 @@ func (e Embedder) vecType() string {
 	return "vector"
 }
 
+// Beginner starts a transaction: a *pgxpool.Pool or a *pgx.Conn (a pgx.Tx
+// too, as a savepoint).
+type Beginner interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
 // EnsureEmbedder registers embedder name with dims dimensions and creates
 // its HNSW cosine index, once; a registered embedder is returned as
 // stored. It runs in its own transaction on pool under an advisory lock
@@ -62,10 +69,8 @@ func (e Embedder) vecType() string {
 // The index is built with CREATE INDEX (not CONCURRENTLY, which cannot run
 // in a transaction): registering a new embedder briefly blocks writes to
 // embeddings, which hold no rows of that embedder yet.
-func EnsureEmbedder(ctx context.Context, pool interface {
-	Begin(context.Context) (pgx.Tx, error)
-}, name string, dims int) (Embedder, error) {
-	if name == "" || strings.ContainsRune(name, 0) {
+func EnsureEmbedder(ctx context.Context, pool Beginner, name string, dims int) (Embedder, error) {
+	if name == "" || strings.ContainsRune(name, 0) || !utf8.ValidString(name) {
 		return Embedder{}, fmt.Errorf("%w: embedder name %q", ErrInvalid, name)
 	}
 	if dims < 1 || dims > 16000 {

@@ -236,19 +236,22 @@ CREATE INDEX lexical_docs_by_resource ON lexical_docs(resource_id, created_at);
 
 CREATE TABLE lexical_stats (
 	resource_id TEXT PRIMARY KEY,
-	docs        BIGINT NOT NULL CHECK (docs >= 0),
-	total_len   BIGINT NOT NULL CHECK (total_len >= 0)
+	docs        BIGINT NOT NULL,
+	total_len   BIGINT NOT NULL
 );
 CREATE TABLE lexical_df (
 	resource_id TEXT NOT NULL,
 	term        TEXT NOT NULL,
-	df          BIGINT NOT NULL CHECK (df >= 0),
+	df          BIGINT NOT NULL,
 	PRIMARY KEY (resource_id, term)
 );
 
 -- lexical_apply folds the statement's inserted (+1) and deleted (-1)
 -- documents into the statistics: resources first, then terms, each in
--- sorted order, so concurrent writers lock rows in one order. The
+-- sorted order, so concurrent writers lock rows in one order. A count
+-- that would go negative aborts the statement. (Not a CHECK constraint:
+-- INSERT … ON CONFLICT checks the proposed row, a negative delta, before
+-- it meets the conflict.) The
 -- transition tables differ by operation, hence the dynamic source.
 CREATE FUNCTION lexical_apply() RETURNS trigger LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -257,19 +260,28 @@ DECLARE
 		WHEN 'DELETE' THEN 'SELECT resource_id, -1 AS sign, terms FROM old_docs'
 		ELSE 'SELECT resource_id, 1 AS sign, terms FROM new_docs
 			UNION ALL SELECT resource_id, -1, terms FROM old_docs' END;
+	bad bigint;
 BEGIN
-	EXECUTE format($q$WITH d AS (%s)
+	EXECUTE format($q$WITH d AS (%s), up AS (
 		INSERT INTO lexical_stats AS s (resource_id, docs, total_len)
 		SELECT resource_id, sum(sign), sum(sign * cardinality(terms)) FROM d
 		GROUP BY resource_id ORDER BY resource_id
 		ON CONFLICT (resource_id) DO UPDATE
-		SET docs = s.docs + excluded.docs, total_len = s.total_len + excluded.total_len$q$, src);
-	EXECUTE format($q$WITH d AS (%s)
+		SET docs = s.docs + excluded.docs, total_len = s.total_len + excluded.total_len
+		RETURNING docs, total_len)
+		SELECT count(*) FROM up WHERE docs < 0 OR total_len < 0$q$, src) INTO bad;
+	EXECUTE format($q$WITH d AS (%s), up AS (
 		INSERT INTO lexical_df AS f (resource_id, term, df)
 		SELECT d.resource_id, u.term, sum(d.sign) FROM d,
 			LATERAL (SELECT DISTINCT t AS term FROM unnest(d.terms) AS t) u
 		GROUP BY d.resource_id, u.term HAVING sum(d.sign) <> 0 ORDER BY 1, 2
-		ON CONFLICT (resource_id, term) DO UPDATE SET df = f.df + excluded.df$q$, src);
+		ON CONFLICT (resource_id, term) DO UPDATE SET df = f.df + excluded.df
+		RETURNING df)
+		SELECT $1 + count(*) FROM up WHERE df < 0$q$, src) INTO bad USING bad;
+	IF bad > 0 THEN
+		RAISE EXCEPTION 'lexical statistics would go negative: lexical_docs and lexical_stats/lexical_df disagree'
+			USING ERRCODE = 'check_violation';
+	END IF;
 	IF TG_OP <> 'INSERT' THEN
 		DELETE FROM lexical_df f USING (SELECT DISTINCT o.resource_id, t AS term
 				FROM old_docs o, unnest(o.terms) AS t) z
