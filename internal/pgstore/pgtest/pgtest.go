@@ -1,10 +1,3 @@
-// Package pgtest gives tests a throwaway Postgres schema on the server
-// named by MNEMO_TEST_POSTGRES (see ../shared/scripts/pg-test-server, or
-// any Postgres with pgvector installed).
-//
-// # Imports
-//
-// pgtest imports pgx and testing only; test code of any package may use it.
 package pgtest
 
 import (

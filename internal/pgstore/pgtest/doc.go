@@ -1,0 +1,27 @@
+// Package pgtest gives tests a throwaway Postgres schema on the server
+// named by MNEMO_TEST_POSTGRES (start one with
+// ../shared/scripts/pg-test-server start, or use any Postgres with
+// pgvector installed). Tests that need Postgres call DSN and skip, with a
+// message, when the variable is unset, so the suite runs without Postgres.
+//
+// # Imports
+//
+// pgtest imports pgx and testing only, nothing of mnemo; test code of any
+// package may use it.
+//
+// # Invariants
+//
+//   - DSN's schema is new and empty, and is dropped with everything in it
+//     when the test ends; its search_path is that schema then public, where
+//     pgvector's types live.
+//
+// # Concurrency
+//
+// Tests in parallel each get their own schema; nothing is shared but the
+// server.
+//
+// # Errors
+//
+// Failures to reach the server or create the schema fail the test
+// (tb.Fatalf); an unset MNEMO_TEST_POSTGRES skips it.
+package pgtest
