@@ -78,10 +78,13 @@
 //     entry (PutLexical, terms from recall's analyser) in the append
 //     transaction; embeddings stay behind the outbox (a model call), drained
 //     with FOR UPDATE SKIP LOCKED so several processes share the queue.
-//  4. recall gets a Postgres searcher: lexical candidates by
-//     tsv @@ TermsQuery(terms)::tsquery within the resource, scored with
-//     the textbook BM25 from Stats (and date terms counted over
-//     lexical_docs(resource_id, created_at)); vector candidates ordered by
+//  4. recall gets a Postgres searcher: lexical candidates from
+//     LexicalCandidates (tsv @@ TermsQuery(terms)::tsquery within the
+//     resource), scored with internal/bm25 from Stats — equal to recall's
+//     scores on the same corpus (TestLexicalParityWithSQLiteBackend) — with
+//     the pool bounded for large resources, the compound bonus and date
+//     terms (counted over lexical_docs(resource_id, created_at)) added as
+//     recall does; vector candidates ordered by
 //     Embedder.Expr() <=> $q under Embedder.Predicate(), with
 //     hnsw.iterative_scan set in the transaction so resource and filter
 //     predicates do not starve the top-k, and an exact scan where a

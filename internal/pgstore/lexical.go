@@ -141,3 +141,41 @@ func TermsQuery(terms []string) string {
 
 // tsqueryQuote escapes a lexeme inside single quotes in tsquery input.
 var tsqueryQuote = strings.NewReplacer(`\`, `\\`, `'`, `''`)
+
+// LexicalCandidate is an indexed document that holds at least one query
+// term: its length in terms (the BM25 document length) and the
+// occurrences of each query term (TF[i] for terms[i]), which is all BM25
+// needs from the document.
+type LexicalCandidate struct {
+	MessageID string
+	Len       int
+	TF        []int
+}
+
+// LexicalCandidates returns every document of resourceID that holds one
+// of terms (distinct analysed query terms), found through the GIN index on
+// lexical_docs.tsv; with Stats it gives the textbook BM25 of each (the
+// caller scores with internal/bm25, the one formula of both backends). The
+// order is unspecified. Every match is returned: bounding the pool for
+// large resources (ranking it in SQL) is left to the Postgres searcher.
+func LexicalCandidates(ctx context.Context, q Querier, resourceID string, terms []string) ([]LexicalCandidate, error) {
+	tsq := TermsQuery(terms)
+	if tsq == "" {
+		return nil, nil
+	}
+	rows, err := q.Query(ctx, `SELECT d.message_id, cardinality(d.terms),
+	ARRAY(SELECT cardinality(array_positions(d.terms, qt)) FROM unnest($3::text[]) WITH ORDINALITY AS q(qt, i) ORDER BY i)
+FROM lexical_docs d WHERE d.resource_id = $1 AND d.tsv @@ $2::tsquery`, resourceID, tsq, terms)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: lexical candidates of %s: %w", resourceID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (LexicalCandidate, error) {
+		var c LexicalCandidate
+		err := r.Scan(&c.MessageID, &c.Len, &c.TF)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: lexical candidates of %s: %w", resourceID, err)
+	}
+	return out, nil
+}

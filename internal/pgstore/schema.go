@@ -189,9 +189,11 @@ CREATE INDEX dispatches_by_resource ON dispatches(resource_id);
 	// then bleve's English analysis), in order, and their tsvector (GIN)
 	// for candidates. Postgres's 'english' configuration is not used: its
 	// parser, stop words and Snowball stemmer give other terms than the
-	// SQLite backend's analyser ("résumé" stays "résumé", "ZEPHYR-QUOTE"
-	// adds the compound lexeme "zephyr-quot"), and the BM25 statistics must
-	// match the SQLite backend's on the same data.
+	// SQLite backend's analyser (bleve's Porter stemmer: "hey"/"hei",
+	// "communiti"/"commun", "way"/"wai"; "artists/bands" one token; "résumé"
+	// unfolded), for 2001 of the 2760 LoCoMo dev turns (72.5 %) and 265 of
+	// its 999 questions (26.5 %), and the candidates and BM25 statistics
+	// must match the SQLite backend's on the same data.
 	//
 	// lexical_stats and lexical_df: the per-resource BM25 statistics
 	// (documents, total length in terms, document frequency per term),
