@@ -52,7 +52,9 @@
 // # Errors
 //
 // Open returns ErrSchemaTooNew and ErrNoVector; EnsureEmbedder returns
-// ErrEmbedderDims; malformed arguments give ErrInvalid naming the field.
+// ErrEmbedderDims; malformed arguments (PutLexical's documents, an
+// embedder's name or dimensions, Nearest's vector) give ErrInvalid naming
+// the field.
 // Other errors wrap pgx's (a *pgconn.PgError carries SQLSTATE; callers
 // retry 40001 and 40P01).
 //
@@ -84,12 +86,11 @@
 //     scores on the same corpus (TestLexicalParityWithSQLiteBackend) — with
 //     the pool bounded for large resources, the compound bonus and date
 //     terms (counted over lexical_docs(resource_id, created_at)) added as
-//     recall does; vector candidates ordered by
-//     Embedder.Expr() <=> $q under Embedder.Predicate(), with
-//     hnsw.iterative_scan set in the transaction so resource and filter
-//     predicates do not starve the top-k, and an exact scan where a
-//     resource is small (chromem-go's results are exact); filters compiled
-//     to SQL (metadata through (metadata::jsonb)).
+//     recall does; vector candidates from Nearest (the embedder's HNSW
+//     index under an iterative scan, so the resource predicate does not
+//     starve the top k), with recall's filters compiled to SQL (metadata
+//     through (metadata::jsonb)) and HNSW's approximation measured against
+//     the SQLite backend's exact search on LoCoMo.
 //  5. Erasure deletes rows in one transaction (vectors, lexical entries
 //     and statistics follow by cascade and trigger), then an operator
 //     command vacuums the touched tables; the README states what VACUUM,

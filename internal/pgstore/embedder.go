@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
 )
 
 // HNSW index limits of pgvector 0.8: vector indexes up to 2000 dimensions,
@@ -120,4 +121,44 @@ func indexName(name string) string {
 // is on in every supported Postgres; s holds no NUL, checked by callers).
 func quoteLiteral(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// Neighbor is a stored embedding near a query vector: its message and the
+// cosine similarity (1 − pgvector's cosine distance).
+type Neighbor struct {
+	MessageID string
+	Cosine    float64
+}
+
+// Nearest returns the k embeddings of e in resourceID nearest to vec by
+// cosine, nearest first, through e's HNSW index. It runs in its own
+// transaction with hnsw.iterative_scan = strict_order: HNSW filters after
+// it scans (ef_search = 40 candidates by default), so without iterative
+// scans a resource holding 5 % of the embedder's vectors got 1 of its top
+// 10 in TestNearest (pgvector's README, "Iterative Index Scans"). On a
+// small table the planner searches exactly instead (the resource's btree
+// and a sort), as the SQLite backend's chromem-go always does. It returns
+// ErrInvalid when len(vec) is not e.Dims or k < 1.
+func Nearest(ctx context.Context, db Beginner, e Embedder, resourceID string, vec []float32, k int) ([]Neighbor, error) {
+	if len(vec) != e.Dims || k < 1 {
+		return nil, fmt.Errorf("%w: nearest of %s: %d dims (want %d), k %d", ErrInvalid, e.Name, len(vec), e.Dims, k)
+	}
+	dist := fmt.Sprintf("%s <=> $2::vector::%s(%d)", e.Expr(), e.vecType(), e.Dims)
+	sql := fmt.Sprintf(`SELECT message_id, 1 - (%[1]s) FROM embeddings WHERE %[2]s AND resource_id = $1 ORDER BY %[1]s LIMIT $3`, dist, e.Predicate())
+	var out []Neighbor
+	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL hnsw.iterative_scan = strict_order`); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, sql, resourceID, pgvector.NewVector(vec), k)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, pgx.RowToStructByPos[Neighbor])
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: nearest of %s in %s: %w", e.Name, resourceID, err)
+	}
+	return out, nil
 }
