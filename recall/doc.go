@@ -25,9 +25,9 @@
 //     The chromem-go collection stays the collection of record and the
 //     exact reference (Tuning.ExactVectors searches it).
 //  3. Fusion (hybrid mode): every candidate gets both scores and the
-//     weighted fusion (FuseWeighted, standardised scores, weight
+//     weighted fusion (fusion.go: standardised scores, weight
 //     DefaultVectorWeight) or RRF ranks them; topK hits are kept.
-//  4. Range expansion (ExpandRange) adds each hit's neighbours by seq.
+//  4. Range expansion (range.go) adds each hit's neighbours by seq.
 //
 // In both channels a turn is also matched through the turn before it, at
 // Tuning.ContextWeight of that turn's score (context.go: a reply is about
@@ -63,7 +63,8 @@
 //     normal form, width, case or accents find each other.
 //   - An on-disk lexical index built with another analyzer is never used
 //     (OpenLexical returns ErrStaleIndex).
-//   - HashVector is bit-for-bit that of ../shared/data/README.md;
+//   - The hash-384 vector of a text is bit-for-bit that of
+//     ../shared/data/README.md (embed_hash.go, TestHashTestVectors);
 //     HashEmbedder embeds Fold(text), which is the same for ASCII text.
 //   - A stored embedding of the wrong length never fails a load or a
 //     search: the message is searched lexically only, Config.Damaged names

@@ -32,7 +32,7 @@ const (
 // full-width letters and accented words ("résumé") get the vectors of
 // their plain forms, as the lexical channel sees them. For ASCII text
 // Fold only lowercases, so the vectors are exactly the specification's
-// (HashVector); bytes ≥ 0x80 left after folding still separate tokens.
+// (hashVector); bytes ≥ 0x80 left after folding still separate tokens.
 //
 // The zero value is ready to use and safe for concurrent use.
 type HashEmbedder struct{}
@@ -45,18 +45,18 @@ func (HashEmbedder) ID() string { return HashID }
 // Dims returns 384.
 func (HashEmbedder) Dims() int { return HashDims }
 
-// Embed returns HashVector(Fold(text)) for each text. It never fails.
+// Embed returns hashVector(Fold(text)) for each text. It never fails.
 func (h HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		out[i] = HashVector(Fold(t))
+		out[i] = hashVector(Fold(t))
 	}
 	return out, nil
 }
 
-// HashTokens returns the hash-384 tokens of text: maximal runs of ASCII
+// hashTokens returns the hash-384 tokens of text: maximal runs of ASCII
 // letters and digits, lowercased.
-func HashTokens(text string) []string {
+func hashTokens(text string) []string {
 	var toks []string
 	start := -1
 	b := []byte(text)
@@ -81,26 +81,26 @@ func HashTokens(text string) []string {
 	return toks
 }
 
-// FNV1a32 is the 32-bit FNV-1a hash of s, as hash-384 uses it.
-func FNV1a32(s string) uint32 {
+// fnv1a32 is the 32-bit FNV-1a hash of s, as hash-384 uses it.
+func fnv1a32(s string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(s))
 	return h.Sum32()
 }
 
-// HashVector returns the hash-384 vector of text exactly as
+// hashVector returns the hash-384 vector of text exactly as
 // ../shared/data/README.md specifies it (no folding; see HashEmbedder).
-func HashVector(text string) []float32 {
+func hashVector(text string) []float32 {
 	var v [HashDims]float64
 	add := func(feature string, w float64) {
-		h := FNV1a32(feature)
+		h := fnv1a32(feature)
 		idx := (h & 0x7FFFFFFF) % HashDims
 		if h&0x80000000 != 0 {
 			w = -w
 		}
 		v[idx] += w
 	}
-	for _, t := range HashTokens(text) {
+	for _, t := range hashTokens(text) {
 		add("w:"+t, 1.0)
 		for i := 0; i+3 <= len(t); i++ {
 			add("c:"+t[i:i+3], 0.5)

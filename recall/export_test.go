@@ -1,6 +1,9 @@
 package recall
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // MaxTopKForTest is a TopK large enough to rank every message of a test
 // corpus.
@@ -29,4 +32,34 @@ func VectorIndexForTest(vecs [][]float32) func(q []float32, n int) []string {
 		}
 		return out
 	}
+}
+
+// Names recall uses internally, exported to its black-box tests only.
+type (
+	Candidate     = candidate
+	NeighbourFunc = neighbourFunc
+)
+
+// RRFK is the k of the reciprocal rank fusion.
+const RRFK = rrfK
+
+var (
+	HashTokens      = hashTokens
+	FNV1a32         = fnv1a32
+	HashVector      = hashVector
+	FuseRRF         = fuseRRF
+	FuseWeighted    = fuseWeighted
+	FuseWeightedMax = fuseWeightedMax
+	ExpandRange     = expandRange
+	ParseRange      = parseRange
+)
+
+// Loaded returns the number of loaded resources and the messages they held
+// when they loaded.
+func (ix *Index) Loaded() (resources, messages int) { return ix.loadedCounts() }
+
+// VectorCount returns how many of resource's messages have a vector in the
+// loaded collection, and how many messages it has, loading it if needed.
+func (ix *Index) VectorCount(ctx context.Context, resource string) (vectors, messages int, err error) {
+	return ix.vectorCount(ctx, resource)
 }

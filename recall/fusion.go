@@ -10,14 +10,14 @@ import (
 const (
 	// FusionWeighted is a convex combination of per-query standardised
 	// channel scores, (1−w)·z(BM25) + w·z(cos), over the query's candidates
-	// (FuseWeighted; a convex combination of normalised scores beat RRF in
+	// (fuseWeighted; a convex combination of normalised scores beat RRF in
 	// Bruch, Gai and Ingber, "An Analysis of Fusion Functions for Hybrid
 	// Retrieval", ACM TOIS 2023). It is the default: on both dev sets it is
 	// at least as good as either channel alone, with hash-384 and with
 	// use-lite, where RRF loses 3–13 points of recall_any@10 to BM25 alone
 	// (README, "Recall"). w comes from DefaultVectorWeight.
 	FusionWeighted = "weighted"
-	// FusionRRF is reciprocal rank fusion, Σ 1/(RRFK + rank) over the
+	// FusionRRF is reciprocal rank fusion, Σ 1/(rrfK + rank) over the
 	// channels that ranked the message (Cormack, Clarke and Büttcher,
 	// SIGIR 2009).
 	FusionRRF = "rrf"
@@ -25,14 +25,14 @@ const (
 	DefaultFusion = FusionWeighted
 )
 
-// RRFK is the reciprocal rank fusion constant k = 60 (Cormack et al. 2009).
-const RRFK = 60
+// rrfK is the reciprocal rank fusion constant k = 60 (Cormack et al. 2009).
+const rrfK = 60
 
-// Candidate is one message scored by the channels, the input of a fusion.
+// candidate is one message scored by the channels, the input of a fusion.
 // Lexical and Vector are nil when the channel has no score for it; LexRank
 // and VecRank are 1-based ranks in each channel's own candidate list (0 when
 // absent from that list).
-type Candidate struct {
+type candidate struct {
 	ID      string
 	Lexical *float64
 	Vector  *float64
@@ -40,8 +40,8 @@ type Candidate struct {
 	VecRank int
 }
 
-// FuseRRF returns the RRF score of each candidate, in input order.
-func FuseRRF(cands []Candidate, k float64) []float64 {
+// fuseRRF returns the RRF score of each candidate, in input order.
+func fuseRRF(cands []candidate, k float64) []float64 {
 	out := make([]float64, len(cands))
 	for i, c := range cands {
 		if c.LexRank > 0 {
@@ -54,12 +54,12 @@ func FuseRRF(cands []Candidate, k float64) []float64 {
 	return out
 }
 
-// FuseWeightedMax returns (1−w)·lexNorm + w·vecNorm for each candidate, in input
+// fuseWeightedMax returns (1−w)·lexNorm + w·vecNorm for each candidate, in input
 // order, where lexNorm = BM25/max BM25 and vecNorm = (cos−min)/(max−min) over
 // the candidates that have the score (a missing score counts 0; a channel
 // whose scores are all equal contributes its presence, 1). w is clamped to
 // [0, 1].
-func FuseWeightedMax(cands []Candidate, w float64) []float64 {
+func fuseWeightedMax(cands []candidate, w float64) []float64 {
 	w = min(max(w, 0), 1)
 	var lmax float64
 	vmin, vmax := 2.0, -2.0
@@ -91,7 +91,7 @@ func FuseWeightedMax(cands []Candidate, w float64) []float64 {
 
 // rankFused returns the candidate indexes ordered by fused score, ties
 // broken by lexical score, then vector score, then id (deterministic).
-func rankFused(cands []Candidate, fused []float64) []int {
+func rankFused(cands []candidate, fused []float64) []int {
 	idx := make([]int, len(cands))
 	for i := range idx {
 		idx[i] = i
@@ -117,7 +117,7 @@ func rankFused(cands []Candidate, fused []float64) []int {
 	return idx
 }
 
-// FuseWeighted returns (1−w)·zLex + w·zVec for each candidate, in input order,
+// fuseWeighted returns (1−w)·zLex + w·zVec for each candidate, in input order,
 // where each channel's scores are standardised over the candidates,
 // z = (s − mean)/stddev (a missing lexical score counts as BM25 0; a
 // missing vector score as the channel's minimum). Standardising keeps what
@@ -130,7 +130,7 @@ func rankFused(cands []Candidate, fused []float64) []int {
 // instead, (1−w)·[BM25 > 0] + w·[has a cosine], so a query that finds the
 // one message that matches on both channels scores 1, as the clear winner
 // of a larger set would, not 0. Order is unaffected (one candidate).
-func FuseWeighted(cands []Candidate, w float64) []float64 {
+func fuseWeighted(cands []candidate, w float64) []float64 {
 	w = min(max(w, 0), 1)
 	if len(cands) == 1 {
 		return []float64{lonePresence(cands[0], w)}
@@ -164,7 +164,7 @@ func FuseWeighted(cands []Candidate, w float64) []float64 {
 
 // lonePresence is the weighted score of a lone candidate: each channel
 // counts 1 when it scored the candidate (BM25 above 0, any cosine).
-func lonePresence(c Candidate, w float64) float64 {
+func lonePresence(c candidate, w float64) float64 {
 	var l, v float64
 	if c.Lexical != nil && *c.Lexical > 0 {
 		l = 1

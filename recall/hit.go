@@ -30,10 +30,10 @@ type Hit struct {
 	Rank int `json:"rank"`
 }
 
-// SortByThreadSeq orders hits by thread, then seq. Threads come in the order
+// sortByThreadSeq orders hits by thread, then seq. Threads come in the order
 // of their earliest message's creation time (ties by thread id), so recalled
 // sessions read chronologically.
-func SortByThreadSeq(hits []Hit) {
+func sortByThreadSeq(hits []Hit) {
 	first := map[string]time.Time{}
 	for _, h := range hits {
 		if t, ok := first[h.ThreadID]; !ok || h.CreatedAt.Before(t) {

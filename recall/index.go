@@ -107,7 +107,7 @@ type Tuning struct {
 	// each other.
 	BleveMatches bool `json:"bleveMatches,omitempty"`
 	// MaxNorm normalises the channel scores by max and min–max
-	// (FuseWeightedMax) instead of standardising them (FuseWeighted).
+	// (fuseWeightedMax) instead of standardising them (fuseWeighted).
 	MaxNorm bool `json:"maxNorm,omitempty"`
 	// NoDates turns off the date terms: absolute dates the query names
 	// ("in May 2022") scored as a BM25 term that the messages created then

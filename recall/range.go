@@ -5,14 +5,14 @@ import (
 	"strings"
 )
 
-// NeighbourFunc returns the messages of thread whose seq lies in
+// neighbourFunc returns the messages of thread whose seq lies in
 // [from, to], in seq order, as hits (only MessageID, ThreadID, Seq, Role and
 // CreatedAt are read). It may leave out messages the caller must not recall
 // (for instance those already in the recent window).
-type NeighbourFunc func(threadID string, from, to int64) ([]Hit, error)
+type neighbourFunc func(threadID string, from, to int64) ([]Hit, error)
 
-// ExpandRange adds to hits the neighbours that r asks for and returns the
-// expanded set, deduplicated and ordered by thread and seq (SortByThreadSeq).
+// expandRange adds to hits the neighbours that r asks for and returns the
+// expanded set, deduplicated and ordered by thread and seq (sortByThreadSeq).
 //
 // Each hit at seq s brings the messages of its own thread in
 // [s−r.Before, s+r.After] (Before earlier messages, After later ones; the
@@ -20,7 +20,7 @@ type NeighbourFunc func(threadID string, from, to int64) ([]Hit, error)
 // the whole thread). A message that is itself a hit keeps its hit entry; a
 // neighbour of several hits is listed once, with the best (lowest) rank. The
 // input hits are not modified. A zero range returns the hits sorted.
-func ExpandRange(hits []Hit, r Range, lookup NeighbourFunc) ([]Hit, error) {
+func expandRange(hits []Hit, r Range, lookup neighbourFunc) ([]Hit, error) {
 	if r.Before < 0 || r.After < 0 || r.Before > MaxMessageRange || r.After > MaxMessageRange {
 		return nil, fmt.Errorf("%w: messageRange {before %d, after %d}: each side 0..%d", ErrInvalidOptions, r.Before, r.After, MaxMessageRange)
 	}
@@ -59,13 +59,13 @@ func ExpandRange(hits []Hit, r Range, lookup NeighbourFunc) ([]Hit, error) {
 			}
 		}
 	}
-	SortByThreadSeq(out)
+	sortByThreadSeq(out)
 	return out, nil
 }
 
-// ParseRange parses the command-line form of a message range: "N" (both
+// parseRange parses the command-line form of a message range: "N" (both
 // sides), "B,A", or the JSON forms of Range.
-func ParseRange(s string) (Range, error) {
+func parseRange(s string) (Range, error) {
 	var r Range
 	s = strings.TrimSpace(s)
 	if b, a, ok := strings.Cut(s, ","); ok && !strings.HasPrefix(s, "{") {

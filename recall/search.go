@@ -82,7 +82,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, err
 	}
 	hits := ix.topHits(cq, ix.candidates(ctx, cq, ch, o.Mode), ch, o)
-	if res.Hits, err = ExpandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
+	if res.Hits, err = expandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
 		return nil, err
 	}
 	res.Retrieval.apply(q.Backlog)
@@ -191,24 +191,24 @@ func (ix *Index) runChannels(ctx context.Context, q *channelQuery, mode Mode, qE
 // fuse returns the candidates' fused scores: one channel's own scores in a
 // single-channel mode or when the other channel failed, else the fusion of
 // o.Fusion.
-func (ix *Index) fuse(cands []Candidate, ch *channels, o Options) []float64 {
+func (ix *Index) fuse(cands []candidate, ch *channels, o Options) []float64 {
 	switch {
 	case o.Mode == ModeLexical || (o.Mode == ModeHybrid && ch.vecErr != nil):
 		return channelScores(cands, true)
 	case o.Mode == ModeVector || ch.lexErr != nil:
 		return channelScores(cands, false)
 	case o.Fusion == FusionRRF:
-		return FuseRRF(cands, RRFK)
+		return fuseRRF(cands, rrfK)
 	case ix.cfg.Tuning.MaxNorm:
-		return FuseWeightedMax(cands, ix.cfg.Tuning.VectorWeight)
+		return fuseWeightedMax(cands, ix.cfg.Tuning.VectorWeight)
 	default:
-		return FuseWeighted(cands, ix.cfg.Tuning.VectorWeight)
+		return fuseWeighted(cands, ix.cfg.Tuning.VectorWeight)
 	}
 }
 
 // topHits returns the o.TopK best candidates by fused score as hits (in a
 // single-channel mode, only that channel's candidates).
-func (ix *Index) topHits(q *channelQuery, cands []Candidate, ch *channels, o Options) []Hit {
+func (ix *Index) topHits(q *channelQuery, cands []candidate, ch *channels, o Options) []Hit {
 	fused := ix.fuse(cands, ch, o)
 	s := q.s
 	hits := make([]Hit, 0, o.TopK)
@@ -231,7 +231,7 @@ func (ix *Index) topHits(q *channelQuery, cands []Candidate, ch *channels, o Opt
 
 // neighbourHits is range expansion's lookup over the shard (read-locked):
 // the messages of a thread within a seq range, except the excluded ones.
-func (s *shard) neighbourHits(exclude map[string]bool) NeighbourFunc {
+func (s *shard) neighbourHits(exclude map[string]bool) neighbourFunc {
 	return func(th string, from, to int64) ([]Hit, error) {
 		var out []Hit
 		for _, e := range s.neighbours(th, from, to) {
@@ -253,15 +253,15 @@ type scored struct {
 // candidate both scores: the exact BM25 of a vector candidate (when the
 // lexical channel answered with the textbook scores) and the cosine of a
 // lexical candidate (when it has a vector at or above the threshold).
-func (ix *Index) candidates(ctx context.Context, q *channelQuery, ch *channels, mode Mode) []Candidate {
+func (ix *Index) candidates(ctx context.Context, q *channelQuery, ch *channels, mode Mode) []candidate {
 	byID := map[string]int{}
-	var cands []Candidate
-	get := func(id string) *Candidate {
+	var cands []candidate
+	get := func(id string) *candidate {
 		if i, ok := byID[id]; ok {
 			return &cands[i]
 		}
 		byID[id] = len(cands)
-		cands = append(cands, Candidate{ID: id})
+		cands = append(cands, candidate{ID: id})
 		return &cands[len(cands)-1]
 	}
 	for i, sc := range ch.lex {
@@ -293,7 +293,7 @@ func (ix *Index) candidates(ctx context.Context, q *channelQuery, ch *channels, 
 }
 
 // channelScores returns one channel's scores as the fused scores.
-func channelScores(cands []Candidate, lexical bool) []float64 {
+func channelScores(cands []candidate, lexical bool) []float64 {
 	out := make([]float64, len(cands))
 	for i, c := range cands {
 		p := c.Vector

@@ -108,9 +108,9 @@ func (ix *Index) Forget() {
 	ix.mu.Unlock()
 }
 
-// Loaded returns the number of loaded resources and the messages they
+// loadedCounts returns the number of loaded resources and the messages they
 // held when they loaded.
-func (ix *Index) Loaded() (resources, messages int) {
+func (ix *Index) loadedCounts() (resources, messages int) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for _, s := range ix.shards {
@@ -121,9 +121,9 @@ func (ix *Index) Loaded() (resources, messages int) {
 	return resources, ix.loaded
 }
 
-// VectorCount returns how many of resource's messages have a vector in the
+// vectorCount returns how many of resource's messages have a vector in the
 // loaded collection, and how many messages it has, loading it if needed.
-func (ix *Index) VectorCount(ctx context.Context, resource string) (vectors, messages int, err error) {
+func (ix *Index) vectorCount(ctx context.Context, resource string) (vectors, messages int, err error) {
 	s, err := ix.lockedShard(ctx, resource)
 	if err != nil {
 		return 0, 0, err
