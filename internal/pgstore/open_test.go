@@ -3,10 +3,13 @@ package pgstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -203,4 +206,34 @@ func isKey(table, col string) bool {
 		return true
 	}
 	return false
+}
+
+// TestOpenErrNoVector opens a database without pgvector as a role that may
+// not create it (pgvector is not a trusted extension): Open returns
+// ErrNoVector, and the failed migration leaves nothing behind.
+func TestOpenErrNoVector(t *testing.T) {
+	server := pgtest.ServerDSN(t)
+	suffix := strings.ToLower(strings.ReplaceAll(t.Name(), "/", "_")) + fmt.Sprint(time.Now().UnixNano()%1e9)
+	role, db := "r_"+suffix, "d_"+suffix
+	pgtest.Exec(t, server, "CREATE ROLE "+role+" LOGIN")
+	t.Cleanup(func() { pgtest.Exec(t, server, "DROP ROLE "+role) })
+	pgtest.Exec(t, server, "CREATE DATABASE "+db+" OWNER "+role)
+	t.Cleanup(func() { pgtest.Exec(t, server, "DROP DATABASE "+db+" WITH (FORCE)") })
+	u, err := url.Parse(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User, u.Path = url.User(role), "/"+db
+	_, err = pgstore.Open(t.Context(), u.String())
+	if !errors.Is(err, pgstore.ErrNoVector) {
+		t.Fatalf("Open without pgvector: %v, want ErrNoVector", err)
+	}
+	conn, err := pgx.Connect(t.Context(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	if got := catalog(t, conn); len(got) != 0 {
+		t.Fatalf("a failed migration left %v", got)
+	}
 }

@@ -38,6 +38,9 @@ func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("pgstore: %w", err) // pgx redacts the password
 	}
 	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	// Literals this package writes into SQL text (an embedder's name in its
+	// partial index predicate) double quotes only, as standard strings do.
+	cfg.ConnConfig.RuntimeParams["standard_conforming_strings"] = "on"
 	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
