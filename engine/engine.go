@@ -195,26 +195,16 @@ func (e *Engine) checkOpen() error {
 }
 
 // tx runs fn in one write transaction: commit when fn returns nil, roll back
-// on error or panic.
-func (e *Engine) tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
-	tx, err := e.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("engine: begin: %w", err)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			tx.Rollback()
-			panic(p)
-		}
-		if err != nil {
-			tx.Rollback()
-		}
-	}()
-	if err = fn(tx); err != nil {
+// on error or panic. fn's error is returned as it is.
+func (e *Engine) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	fnFailed := false
+	err := store.RunTx(ctx, e.db, func(tx *sql.Tx) error {
+		err := fn(tx)
+		fnFailed = err != nil
 		return err
+	})
+	if err != nil && !fnFailed {
+		return fmt.Errorf("engine: %w", err) // begin or commit
 	}
-	if err = tx.Commit(); err != nil {
-		return fmt.Errorf("engine: commit: %w", err)
-	}
-	return nil
+	return err
 }

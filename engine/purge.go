@@ -111,11 +111,7 @@ func (e *Engine) dueDeletes(ctx context.Context, last int64) ([]outboxRow, error
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	rows := make([]outboxRow, len(due))
-	for i, r := range due {
-		rows[i] = outboxRow{id: r.ID, op: r.Op, message: r.MessageID, resource: r.Resource, attempts: r.Attempts}
-	}
-	return rows, nil
+	return outboxRows(due), nil
 }
 
 // residuePrefix is how much of an erased text the residue check looks

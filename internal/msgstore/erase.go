@@ -15,10 +15,6 @@ import (
 // erasing caller's transaction (the engine's erasure), and the outbox reads
 // of its physical purge. The engine decides what is erased.
 
-// outboxDelete is the op of an outbox row that removes an erased message
-// from both indexes (the engine's opDel).
-const outboxDelete = "delete"
-
 // erasedColumns are the columns scanErased reads, in order.
 const erasedColumns = `id, thread_id, resource_id, seq, content, role, COALESCE(tool_calls, ''), created_at`
 
@@ -138,7 +134,7 @@ func (s *Store) EraseMessages(ctx context.Context, tx *sql.Tx, msgs []Message, n
 	}
 	for _, m := range msgs {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES (?, ?, ?, ?)`,
-			outboxDelete, m.ID, m.ResourceID, now.UnixMilli()); err != nil {
+			OpDelete, m.ID, m.ResourceID, now.UnixMilli()); err != nil {
 			return 0, fmt.Errorf("erase: queue index removal: %w", err)
 		}
 	}
@@ -169,7 +165,7 @@ func (s *Store) DeleteThread(ctx context.Context, tx *sql.Tx, threadID string) e
 // collection. Delete rows keep it until the purge applies and removes
 // them.
 func (s *Store) EntombOutbox(ctx context.Context, tx *sql.Tx, resourceID, tomb string) error {
-	q := `UPDATE outbox SET resource_id = ?2 WHERE resource_id = ?1 AND op <> '` + outboxDelete + `'`
+	q := `UPDATE outbox SET resource_id = ?2 WHERE resource_id = ?1 AND op <> '` + OpDelete + `'`
 	if _, err := tx.ExecContext(ctx, q, resourceID, tomb); err != nil {
 		return fmt.Errorf("erase: tombstone resource owner: %w", err)
 	}
@@ -218,7 +214,7 @@ type OutboxRow struct {
 // PendingDeletes counts the outbox's index removals (delete rows).
 func (s *Store) PendingDeletes(ctx context.Context) (int64, error) {
 	var pending int64
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE op = ?`, outboxDelete).Scan(&pending)
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE op = ?`, OpDelete).Scan(&pending)
 	return pending, err
 }
 
@@ -226,28 +222,15 @@ func (s *Store) PendingDeletes(ctx context.Context) (int64, error) {
 // there is none.
 func (s *Store) LastDelete(ctx context.Context) (id int64, ok bool, err error) {
 	var last sql.NullInt64
-	err = s.db.QueryRowContext(ctx, `SELECT MAX(id) FROM outbox WHERE op = ?`, outboxDelete).Scan(&last)
+	err = s.db.QueryRowContext(ctx, `SELECT MAX(id) FROM outbox WHERE op = ?`, OpDelete).Scan(&last)
 	return last.Int64, last.Valid, err
 }
 
 // DueDeletes returns up to limit delete rows with ids up to last whose
 // backoff has passed at now, oldest first.
 func (s *Store) DueDeletes(ctx context.Context, last int64, now time.Time, limit int) ([]OutboxRow, error) {
-	rs, err := s.db.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
-		WHERE op = ? AND id <= ? AND not_before <= ? ORDER BY id LIMIT ?`, outboxDelete, last, now.UnixMilli(), limit)
-	if err != nil {
-		return nil, fmt.Errorf("read outbox: %w", err)
-	}
-	defer rs.Close()
-	var out []OutboxRow
-	for rs.Next() {
-		var r OutboxRow
-		if err := rs.Scan(&r.ID, &r.Op, &r.MessageID, &r.Resource, &r.Attempts); err != nil {
-			return nil, fmt.Errorf("read outbox: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rs.Err()
+	return collectOutbox(s.db.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
+		WHERE op = ? AND id <= ? AND not_before <= ? ORDER BY id LIMIT ?`, OpDelete, last, now.UnixMilli(), limit))
 }
 
 // ThreadBytesOf is the SQL expression of the bytes of the messages of the

@@ -24,8 +24,13 @@ const (
 // DueOutbox returns up to limit outbox rows whose backoff has passed at
 // now, oldest first.
 func (s *Store) DueOutbox(ctx context.Context, now time.Time, limit int) ([]OutboxRow, error) {
-	rs, err := s.db.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
-		WHERE not_before <= ? ORDER BY id LIMIT ?`, now.UnixMilli(), limit)
+	return collectOutbox(s.db.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
+		WHERE not_before <= ? ORDER BY id LIMIT ?`, now.UnixMilli(), limit))
+}
+
+// collectOutbox scans and closes rows of (id, op, message_id, resource_id,
+// attempts); err is the query's.
+func collectOutbox(rs *sql.Rows, err error) ([]OutboxRow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read outbox: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 )
@@ -24,27 +23,7 @@ func New(db *sql.DB) *Store { return &Store{db: db, stmts: store.NewStmts(db)} }
 // Stmts returns the store's statement cache.
 func (s *Store) Stmts() *store.Stmts { return s.stmts }
 
-// Tx runs fn in one write transaction (BEGIN IMMEDIATE, see store.Open):
-// commit when fn returns nil, roll back on error or panic.
-func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			tx.Rollback()
-			panic(p)
-		}
-		if err != nil {
-			tx.Rollback()
-		}
-	}()
-	if err = fn(tx); err != nil {
-		return err
-	}
-	if err = tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+// Tx runs fn in one write transaction (store.RunTx).
+func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return store.RunTx(ctx, s.db, fn)
 }
