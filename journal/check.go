@@ -3,6 +3,8 @@ package journal
 import (
 	"context"
 	"database/sql"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // DanglingDispatches returns the dispatches whose call
@@ -11,7 +13,8 @@ import (
 // reports them. It reads the messages table (internal/msgstore's) only to
 // test that the ids exist.
 func DanglingDispatches(ctx context.Context, db *sql.DB) ([]DispatchKey, error) {
-	rows, err := db.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches d
+	q := store.Bound(db)
+	rows, err := q.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches d
 		WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.message_id AND m.thread_id = d.thread_id)
 		   OR (d.result_id <> '' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.result_id AND m.thread_id = d.thread_id))`)
 	if err != nil {

@@ -22,10 +22,8 @@ import (
 // call.
 
 // Querier is what a read that runs either inside the caller's transaction
-// or on the pool takes: a *sql.Tx or a *sql.DB.
-type Querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+// or on the pool takes: a *sql.Tx, a *store.Tx or a *sql.DB (store.Conn).
+type Querier = store.Conn
 
 // Dispatch is one row of dispatches, with the seq and tool calls of the
 // assistant message that makes the call.
@@ -52,7 +50,8 @@ type DispatchKey struct{ RunID, CallID string }
 // ClaimRunTx is ClaimRun inside tx, at the journal's clock: the run becomes
 // threadID's of resourceID unless it is already another's (ErrRunOwned,
 // naming neither).
-func (j *Journal) ClaimRunTx(ctx context.Context, tx *sql.Tx, runID, threadID, resourceID string) error {
+func (j *Journal) ClaimRunTx(ctx context.Context, tx store.Conn, runID, threadID, resourceID string) error {
+	tx = store.Bound(tx)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO runs (id, thread_id, resource_id, created_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`, runID, threadID, resourceID, j.now().UnixMilli()); err != nil {
 		return fmt.Errorf("journal: claim run %s: %w", runID, err)
@@ -71,6 +70,7 @@ func (j *Journal) ClaimRunTx(ctx context.Context, tx *sql.Tx, runID, threadID, r
 // transaction or the pool); ErrNotFound (wrapped) when it is unclaimed. An
 // erased thread's runs name its tombstone.
 func RunOwner(ctx context.Context, q Querier, runID string) (threadID, resourceID string, err error) {
+	q = store.Bound(q)
 	err = q.QueryRowContext(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&threadID, &resourceID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", "", fmt.Errorf("%w: run %q", ErrNotFound, runID)
@@ -83,7 +83,8 @@ func RunOwner(ctx context.Context, q Querier, runID string) (threadID, resourceI
 
 // DispatchMessage reads, in tx, the message id the dispatch (runID,
 // callID) was begun with; ok is false when it was never begun.
-func DispatchMessage(ctx context.Context, tx *sql.Tx, runID, callID string) (messageID string, ok bool, err error) {
+func DispatchMessage(ctx context.Context, tx store.Conn, runID, callID string) (messageID string, ok bool, err error) {
+	tx = store.Bound(tx)
 	err = tx.QueryRowContext(ctx, `SELECT message_id FROM dispatches WHERE run_id = ? AND call_id = ?`, runID, callID).Scan(&messageID)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -97,7 +98,8 @@ func DispatchMessage(ctx context.Context, tx *sql.Tx, runID, callID string) (mes
 // BeginDispatch records, in tx, that the call d.CallID of run d.RunID is
 // begun: its thread, resource, message id, tool name and BegunAt. A second
 // record of one (run, call) is a constraint error.
-func BeginDispatch(ctx context.Context, tx *sql.Tx, d Dispatch) error {
+func BeginDispatch(ctx context.Context, tx store.Conn, d Dispatch) error {
+	tx = store.Bound(tx)
 	_, err := tx.ExecContext(ctx, `INSERT INTO dispatches (run_id, call_id, thread_id, resource_id, message_id, name, begun_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, d.RunID, d.CallID, d.ThreadID, d.ResourceID, d.MessageID, d.Name, d.BegunAt.UnixMilli())
 	if err != nil {
@@ -109,7 +111,8 @@ func BeginDispatch(ctx context.Context, tx *sql.Tx, d Dispatch) error {
 // SettleDispatch records, in tx, the outcome of the dispatch (runID,
 // callID): the tool message resultID holds it, failed says it is an error,
 // at is when.
-func SettleDispatch(ctx context.Context, tx *sql.Tx, runID, callID, resultID string, failed bool, at time.Time) error {
+func SettleDispatch(ctx context.Context, tx store.Conn, runID, callID, resultID string, failed bool, at time.Time) error {
+	tx = store.Bound(tx)
 	if _, err := tx.ExecContext(ctx, `UPDATE dispatches SET result_id = ?, failed = ?, settled_at = ? WHERE run_id = ? AND call_id = ?`,
 		resultID, failed, at.UnixMilli(), runID, callID); err != nil {
 		return fmt.Errorf("journal: settle dispatch: %w", err)
@@ -121,6 +124,7 @@ func SettleDispatch(ctx context.Context, tx *sql.Tx, runID, callID, resultID str
 // or the pool), with its call message's seq and tool calls; ErrNotFound
 // (wrapped) when it was never begun (or was erased).
 func ReadDispatch(ctx context.Context, q Querier, runID, callID string) (Dispatch, error) {
+	q = store.Bound(q)
 	d := Dispatch{RunID: runID, CallID: callID}
 	var begun int64
 	var settled sql.NullInt64
@@ -148,7 +152,7 @@ func ReadDispatch(ctx context.Context, q Querier, runID, callID string) (Dispatc
 // UnsettledDispatches lists the dispatches of threadID with no recorded
 // result, oldest first (ties by run, then call id).
 func (j *Journal) UnsettledDispatches(ctx context.Context, threadID string) ([]DispatchKey, error) {
-	rows, err := j.db.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches WHERE thread_id = ? AND result_id = ''
+	rows, err := j.conn.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches WHERE thread_id = ? AND result_id = ''
 		ORDER BY begun_at, run_id, call_id`, threadID)
 	if err != nil {
 		return nil, fmt.Errorf("journal: list unsettled dispatches: %w", err)
@@ -182,7 +186,8 @@ func (j *Journal) DispatchPending(ctx context.Context, messageID, callID string)
 
 // DeleteDispatches deletes, in tx, the dispatches of erased messages (any
 // number of ids): a dispatch goes with its call's or its result's message.
-func DeleteDispatches(ctx context.Context, tx *sql.Tx, messageIDs []string) error {
+func DeleteDispatches(ctx context.Context, tx store.Conn, messageIDs []string) error {
+	tx = store.Bound(tx)
 	return store.InChunks(messageIDs, func(in string, chunk []any) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE message_id IN `+in+` OR result_id IN `+in, append(chunk, chunk...)...); err != nil {
 			return fmt.Errorf("journal: erase dispatches: %w", err)
@@ -193,7 +198,8 @@ func DeleteDispatches(ctx context.Context, tx *sql.Tx, messageIDs []string) erro
 
 // DeleteThreadDispatches deletes, in tx, the dispatches of a deleted
 // thread.
-func DeleteThreadDispatches(ctx context.Context, tx *sql.Tx, threadID string) error {
+func DeleteThreadDispatches(ctx context.Context, tx store.Conn, threadID string) error {
+	tx = store.Bound(tx)
 	if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE thread_id = ?`, threadID); err != nil {
 		return fmt.Errorf("journal: erase dispatches of thread %s: %w", threadID, err)
 	}

@@ -2,7 +2,6 @@ package journal_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"testing"
@@ -14,11 +13,13 @@ import (
 
 // TestDispatchLifecycle begins a dispatch, reads it back with its call
 // message's seq and arguments, and settles it.
-func TestDispatchLifecycle(t *testing.T) {
+func TestDispatchLifecycle(t *testing.T) { forEachBackend(t, testDispatchLifecycle) }
+
+func testDispatchLifecycle(t *testing.T, b backend) {
 	ctx := context.Background()
-	j, db := openErase(t)
+	j, db := b.openErase(t)
 	begun := time.UnixMilli(1_700_000_000_123).UTC()
-	inTx(t, db, func(tx *sql.Tx) error {
+	inTx(t, db, func(tx *store.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES ('t1', 'r1', 1, 1)`); err != nil {
 			return err
 		}
@@ -51,7 +52,7 @@ func TestDispatchLifecycle(t *testing.T) {
 		t.Fatalf("UnsettledDispatches = %v, %v", keys, err)
 	}
 	settled := begun.Add(time.Second)
-	inTx(t, db, func(tx *sql.Tx) error {
+	inTx(t, db, func(tx *store.Tx) error {
 		if msg, ok, err := journal.DispatchMessage(ctx, tx, "run1", "c1"); err != nil || !ok || msg != "m1" {
 			return fmt.Errorf("DispatchMessage = %q, %v, %v; want m1", msg, ok, err)
 		}
@@ -71,21 +72,23 @@ func TestDispatchLifecycle(t *testing.T) {
 
 // TestDispatchMissing: an unknown dispatch and an unclaimed run are
 // ErrNotFound; a run claimed by another thread is ErrRunOwned.
-func TestDispatchMissing(t *testing.T) {
+func TestDispatchMissing(t *testing.T) { forEachBackend(t, testDispatchMissing) }
+
+func testDispatchMissing(t *testing.T, b backend) {
 	ctx := context.Background()
-	j, db := openErase(t)
+	j, db := b.openErase(t)
 	if _, err := journal.ReadDispatch(ctx, db, "run1", "c1"); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("ReadDispatch of nothing: %v, want ErrNotFound", err)
 	}
 	if _, _, err := journal.RunOwner(ctx, db, "run1"); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("RunOwner of an unclaimed run: %v, want ErrNotFound", err)
 	}
-	inTx(t, db, func(tx *sql.Tx) error { return j.ClaimRunTx(ctx, tx, "run1", "t1", "r1") })
+	inTx(t, db, func(tx *store.Tx) error { return j.ClaimRunTx(ctx, tx, "run1", "t1", "r1") })
 	if th, r, err := journal.RunOwner(ctx, db, "run1"); err != nil || th != "t1" || r != "r1" {
 		t.Fatalf("RunOwner = %q, %q, %v; want t1, r1", th, r, err)
 	}
 	for _, other := range [][2]string{{"t2", "r1"}, {"t1", "r2"}} {
-		tx, err := db.BeginTx(ctx, nil)
+		tx, err := store.Begin(ctx, db, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,11 +102,13 @@ func TestDispatchMissing(t *testing.T) {
 
 // TestDeleteDispatches erases, across more than one IN-list chunk, the
 // dispatches whose call or result message is erased, and a thread's.
-func TestDeleteDispatches(t *testing.T) {
+func TestDeleteDispatches(t *testing.T) { forEachBackend(t, testDeleteDispatches) }
+
+func testDeleteDispatches(t *testing.T, b backend) {
 	ctx := context.Background()
-	_, db := openErase(t)
+	_, db := b.openErase(t)
 	n := store.ChunkSize + 10
-	inTx(t, db, func(tx *sql.Tx) error {
+	inTx(t, db, func(tx *store.Tx) error {
 		for i := range n {
 			thread := "t1"
 			if i%2 == 1 {
@@ -126,7 +131,7 @@ func TestDeleteDispatches(t *testing.T) {
 		ids = append(ids, fmt.Sprint("call", i))
 	}
 	ids[len(ids)-1] = fmt.Sprint("result", len(ids)-1)
-	inTx(t, db, func(tx *sql.Tx) error { return journal.DeleteDispatches(ctx, tx, ids) })
+	inTx(t, db, func(tx *store.Tx) error { return journal.DeleteDispatches(ctx, tx, ids) })
 	count := func(where string) int {
 		var c int
 		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM dispatches WHERE `+where).Scan(&c); err != nil {
@@ -134,11 +139,11 @@ func TestDeleteDispatches(t *testing.T) {
 		}
 		return c
 	}
-	if got := count("1"); got != n-len(ids) {
+	if got := count("true"); got != n-len(ids) {
 		t.Fatalf("%d dispatches left, want %d", got, n-len(ids))
 	}
-	inTx(t, db, func(tx *sql.Tx) error { return journal.DeleteThreadDispatches(ctx, tx, "t2") })
-	if got, t1 := count("1"), count("thread_id = 't1'"); got != t1 || got == 0 {
+	inTx(t, db, func(tx *store.Tx) error { return journal.DeleteThreadDispatches(ctx, tx, "t2") })
+	if got, t1 := count("true"), count("thread_id = 't1'"); got != t1 || got == 0 {
 		t.Fatalf("after deleting t2's: %d left, %d of t1; want only t1's", got, t1)
 	}
 }

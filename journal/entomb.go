@@ -2,10 +2,11 @@ package journal
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Entomb describes the erased owners whose ids an erasure replaces with
@@ -35,7 +36,8 @@ func (en Entomb) resource(current string) string {
 // observations of resource name (threads that never got a message are in
 // no threads table). It reads observe's observations table in the same
 // statement, read-only.
-func NamedThreads(ctx context.Context, tx *sql.Tx, resource string) ([]string, error) {
+func NamedThreads(ctx context.Context, tx store.Conn, resource string) ([]string, error) {
+	tx = store.Bound(tx)
 	rows, err := tx.QueryContext(ctx, `SELECT thread_id FROM runs WHERE resource_id = ?1
 			UNION SELECT thread_id FROM journal WHERE scope = ?2 AND resource_id = ?1
 			UNION SELECT thread_id FROM observations WHERE resource_id = ?1`, resource, ScopeMemCtx)
@@ -59,7 +61,8 @@ func NamedThreads(ctx context.Context, tx *sql.Tx, resource string) ([]string, e
 // thread and resource of its journal rows. When only is not empty, just
 // the rows recorded under resource only are touched (t is not only's own
 // thread).
-func EntombThread(ctx context.Context, tx *sql.Tx, en Entomb, t, only string) error {
+func EntombThread(ctx context.Context, tx store.Conn, en Entomb, t, only string) error {
+	tx = store.Bound(tx)
 	if err := EntombMemCtx(ctx, tx, en, t, only); err != nil {
 		return err
 	}
@@ -81,7 +84,8 @@ func EntombThread(ctx context.Context, tx *sql.Tx, en Entomb, t, only string) er
 // a run id is then no longer claimed under its old spelling. The erasure
 // has already deleted the records keyed by these run ids (memctx records,
 // tool applications).
-func EntombRunIDs(ctx context.Context, tx *sql.Tx, en Entomb, tomb string, threads []string) error {
+func EntombRunIDs(ctx context.Context, tx store.Conn, en Entomb, tomb string, threads []string) error {
+	tx = store.Bound(tx)
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM runs WHERE thread_id = ?`, tomb)
 	if err != nil {
 		return fmt.Errorf("journal: erase: %w", err)
@@ -116,7 +120,8 @@ func EntombRunIDs(ctx context.Context, tx *sql.Tx, en Entomb, tomb string, threa
 
 // EntombResource replaces, in tx, the erased resource en.Resource with its
 // tombstone as the owner of every run and journal row.
-func EntombResource(ctx context.Context, tx *sql.Tx, en Entomb) error {
+func EntombResource(ctx context.Context, tx store.Conn, en Entomb) error {
+	tx = store.Bound(tx)
 	for _, q := range []string{
 		`UPDATE runs SET resource_id = ?2 WHERE resource_id = ?1`,
 		`UPDATE journal SET resource_id = ?2 WHERE resource_id = ?1`,
@@ -134,7 +139,8 @@ func EntombResource(ctx context.Context, tx *sql.Tx, en Entomb) error {
 // every reference to a deleted thread's turn (replay reports them as no
 // longer stored); the query goes (it was about the erased conversation).
 // A record that cannot be decoded is deleted.
-func EntombMemCtx(ctx context.Context, tx *sql.Tx, en Entomb, t, only string) error {
+func EntombMemCtx(ctx context.Context, tx store.Conn, en Entomb, t, only string) error {
+	tx = store.Bound(tx)
 	rows, err := tx.QueryContext(ctx, `SELECT key, output FROM journal WHERE scope = ?1 AND thread_id = ?2 AND (?3 = '' OR resource_id = ?3)`, ScopeMemCtx, t, only)
 	if err != nil {
 		return fmt.Errorf("journal: erase: read memctx records: %w", err)

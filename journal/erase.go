@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Erasure's half of the journal: the functions below run inside the
@@ -69,8 +71,13 @@ func (e Erased) QuotedBy(q string) bool {
 // TombstoneSeq records in tx that seq of thread (owned by resource) was
 // erased (scope ScopeErased); seqs are never reused, and the tombstone
 // tells an erased seq from a gap. Recording it twice is a no-op.
-func TombstoneSeq(ctx context.Context, tx *sql.Tx, thread, resource string, seq int64, now time.Time) error {
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, x'', ?)`,
+func TombstoneSeq(ctx context.Context, tx store.Conn, thread, resource string, seq int64, now time.Time) error {
+	tx = store.Bound(tx)
+	q := store.DialectOfConn(tx).Text(
+		`INSERT OR IGNORE INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, x'', ?)`,
+		`INSERT INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES ($1, $2, $3, $4, ''::bytea, $5)
+		ON CONFLICT DO NOTHING`)
+	if _, err := tx.ExecContext(ctx, q,
 		ScopeErased, thread+":"+strconv.FormatInt(seq, 10), thread, resource, now.UnixMilli()); err != nil {
 		return fmt.Errorf("journal: erase: tombstone: %w", err)
 	}
@@ -80,7 +87,8 @@ func TombstoneSeq(ctx context.Context, tx *sql.Tx, thread, resource string, seq 
 // DeleteThread deletes in tx what the journal keeps of a deleted thread
 // other than its runs' memctx records (DeleteRuns): its seq tombstones and
 // the tool applications recorded under it.
-func DeleteThread(ctx context.Context, tx *sql.Tx, thread string) error {
+func DeleteThread(ctx context.Context, tx store.Conn, thread string) error {
+	tx = store.Bound(tx)
 	for _, q := range []string{
 		`DELETE FROM journal WHERE scope = '` + ScopeErased + `' AND thread_id = ?`,
 		`DELETE FROM journal WHERE scope = '` + ScopeTool + `' AND thread_id = ?`,
@@ -94,7 +102,8 @@ func DeleteThread(ctx context.Context, tx *sql.Tx, thread string) error {
 
 // ForgetRunTools deletes in tx the tool applications whose key starts with
 // "<runID>:".
-func ForgetRunTools(ctx context.Context, tx *sql.Tx, runID string) error {
+func ForgetRunTools(ctx context.Context, tx store.Conn, runID string) error {
+	tx = store.Bound(tx)
 	prefix := runID + ":"
 	if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND substr(key, 1, ?) = ?`, ScopeTool, len(prefix), prefix); err != nil {
 		return fmt.Errorf("journal: erase: tool applications of run %s: %w", runID, err)
@@ -105,7 +114,8 @@ func ForgetRunTools(ctx context.Context, tx *sql.Tx, runID string) error {
 // DeleteRuns deletes in tx the memctx records of thread's runs (a deleted
 // thread leaves no run listing; the run ids stay claimed in runs) and
 // returns how many it deleted.
-func DeleteRuns(ctx context.Context, tx *sql.Tx, thread string) (int, error) {
+func DeleteRuns(ctx context.Context, tx store.Conn, thread string) (int, error) {
+	tx = store.Bound(tx)
 	r, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND thread_id = ?`, ScopeMemCtx, thread)
 	if err != nil {
 		return 0, fmt.Errorf("journal: erase: runs of thread %s: %w", thread, err)
@@ -117,7 +127,8 @@ func DeleteRuns(ctx context.Context, tx *sql.Tx, thread string) (int, error) {
 // MarkErasing writes in tx the marker of an erasure (scope ScopeErasing):
 // its existence after commit means its physical purge is owed. info is a
 // small JSON description (kind and counts, never content).
-func MarkErasing(ctx context.Context, tx *sql.Tx, marker string, info []byte, now time.Time) error {
+func MarkErasing(ctx context.Context, tx store.Conn, marker string, info []byte, now time.Time) error {
+	tx = store.Bound(tx)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO journal (scope, key, output, created_at) VALUES (?, ?, ?, ?)`,
 		ScopeErasing, marker, info, now.UnixMilli()); err != nil {
 		return fmt.Errorf("journal: erase: marker: %w", err)
@@ -129,7 +140,7 @@ func MarkErasing(ctx context.Context, tx *sql.Tx, marker string, info []byte, no
 // physical purge is owed).
 func (j *Journal) Erasing(ctx context.Context) (int, error) {
 	var n int
-	if err := j.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM journal WHERE scope = ?`, ScopeErasing).Scan(&n); err != nil {
+	if err := j.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM journal WHERE scope = ?`, ScopeErasing).Scan(&n); err != nil {
 		return 0, fmt.Errorf("journal: read erasure markers: %w", err)
 	}
 	return n, nil
@@ -142,7 +153,7 @@ func (j *Journal) ClearErasing(ctx context.Context, marker string) error {
 	if marker != "" {
 		q, args = q+` AND key = ?`, append(args, marker)
 	}
-	if _, err := j.db.ExecContext(ctx, q, args...); err != nil {
+	if _, err := j.conn.ExecContext(ctx, q, args...); err != nil {
 		return fmt.Errorf("journal: clear erasure marker: %w", err)
 	}
 	return nil
@@ -150,7 +161,8 @@ func (j *Journal) ClearErasing(ctx context.Context, marker string) error {
 
 // MemCtxTx is RawMemCtx inside tx: the stored bytes of runID's memctx
 // record, or ErrNotFound.
-func MemCtxTx(ctx context.Context, tx *sql.Tx, runID string) ([]byte, error) {
+func MemCtxTx(ctx context.Context, tx store.Conn, runID string) ([]byte, error) {
+	tx = store.Bound(tx)
 	var raw []byte
 	err := tx.QueryRowContext(ctx, `SELECT output FROM journal WHERE scope = ? AND key = ?`, ScopeMemCtx, MemCtxKey(runID)).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -168,7 +180,8 @@ func MemCtxTx(ctx context.Context, tx *sql.Tx, runID string) ([]byte, error) {
 // one) is replaced too. A record that cannot be decoded is deleted when it
 // quotes an erased turn. It returns how many records changed and the run
 // ids of the records of the deleted threads.
-func ScrubMemCtx(ctx context.Context, tx *sql.Tx, resource string, erased Erased, deleted map[string]bool) (int, []string, error) {
+func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Erased, deleted map[string]bool) (int, []string, error) {
+	tx = store.Bound(tx)
 	rows, err := tx.QueryContext(ctx, `SELECT key, thread_id, output FROM journal WHERE scope = ? AND resource_id = ?`, ScopeMemCtx, resource)
 	if err != nil {
 		return 0, nil, fmt.Errorf("journal: erase: read memctx records: %w", err)
@@ -239,7 +252,8 @@ type rewrite struct {
 }
 
 // applyRewrites writes the rewrites in tx; step names them in errors.
-func applyRewrites(ctx context.Context, tx *sql.Tx, updates []rewrite, step string) error {
+func applyRewrites(ctx context.Context, tx store.Conn, updates []rewrite, step string) error {
+	tx = store.Bound(tx)
 	for _, u := range updates {
 		q, args := `UPDATE journal SET output = ? WHERE scope = ? AND key = ?`, []any{u.out, ScopeMemCtx, u.key}
 		if u.out == nil {

@@ -2,9 +2,7 @@ package journal_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,33 +11,6 @@ import (
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 )
-
-// openErase opens a journal and its pool for the erasure tests.
-func openErase(t *testing.T) (*journal.Journal, *sql.DB) {
-	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return journal.New(db, nil), db
-}
-
-// inTx runs fn in one transaction and commits it.
-func inTx(t *testing.T, db *sql.DB, fn func(tx *sql.Tx) error) {
-	t.Helper()
-	tx, err := db.BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestErasedQuotedBy(t *testing.T) {
 	erased := journal.Erased{"m1": "  the secret plan  ", "m2": "   "}
@@ -74,9 +45,11 @@ func TestErasedQuotedBy(t *testing.T) {
 // and a query quoting it become ErasedPreview, a corrupt record quoting
 // it goes, another resource's record and the others stay; the runs of
 // deleted threads are reported.
-func TestScrubMemCtx(t *testing.T) {
+func TestScrubMemCtx(t *testing.T) { forEachBackend(t, testScrubMemCtx) }
+
+func testScrubMemCtx(t *testing.T, b backend) {
 	ctx := context.Background()
-	j, db := openErase(t)
+	j, db := b.openErase(t)
 	put := func(rec *journal.MemCtx) {
 		t.Helper()
 		if err := j.PutMemCtx(ctx, rec, false); err != nil {
@@ -89,14 +62,14 @@ func TestScrubMemCtx(t *testing.T) {
 	put(&journal.MemCtx{RunID: "run-b", ThreadID: "t2", ResourceID: "r1", Query: "hello"})
 	put(&journal.MemCtx{RunID: "run-c", ThreadID: "t1", ResourceID: "r2", Query: "the secret plan",
 		Recent: []journal.Ref{{ThreadID: "t1", Seq: 1, MessageID: "m1", Preview: "the secret plan"}}})
-	if _, err := db.ExecContext(ctx, `INSERT INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, ?, 0)`,
+	if _, err := store.Bound(db).ExecContext(ctx, `INSERT INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, ?, 0)`,
 		journal.ScopeMemCtx, journal.MemCtxKey("run-x"), "t1", "r1", []byte(`{broken m1`)); err != nil {
 		t.Fatal(err)
 	}
 
 	var n int
 	var runs []string
-	inTx(t, db, func(tx *sql.Tx) (err error) {
+	inTx(t, db, func(tx *store.Tx) (err error) {
 		n, runs, err = journal.ScrubMemCtx(ctx, tx, "r1", journal.Erased{"m1": "the secret plan"}, map[string]bool{"t2": true})
 		return err
 	})
@@ -123,9 +96,11 @@ func TestScrubMemCtx(t *testing.T) {
 
 // TestEraseRecords covers the seq tombstones, a deleted thread's records,
 // its runs and the erasure markers.
-func TestEraseRecords(t *testing.T) {
+func TestEraseRecords(t *testing.T) { forEachBackend(t, testEraseRecords) }
+
+func testEraseRecords(t *testing.T, b backend) {
 	ctx := context.Background()
-	j, db := openErase(t)
+	j, db := b.openErase(t)
 	now := time.UnixMilli(1_700_000_000_000)
 	if err := j.PutMemCtx(ctx, &journal.MemCtx{RunID: "run-1", ThreadID: "t1", ResourceID: "r1"}, false); err != nil {
 		t.Fatal(err)
@@ -133,12 +108,12 @@ func TestEraseRecords(t *testing.T) {
 	count := func(scope string) int {
 		t.Helper()
 		var n int
-		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM journal WHERE scope = ?`, scope).Scan(&n); err != nil {
+		if err := store.Bound(db).QueryRowContext(ctx, `SELECT COUNT(*) FROM journal WHERE scope = ?`, scope).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
-	inTx(t, db, func(tx *sql.Tx) error {
+	inTx(t, db, func(tx *store.Tx) error {
 		for i := 0; i < 2; i++ { // twice: a no-op the second time
 			if err := journal.TombstoneSeq(ctx, tx, "t1", "r1", 3, now); err != nil {
 				return err
@@ -153,7 +128,7 @@ func TestEraseRecords(t *testing.T) {
 		t.Fatalf("Erasing = %d, %v; want 1", n, err)
 	}
 	var runs int
-	inTx(t, db, func(tx *sql.Tx) (err error) {
+	inTx(t, db, func(tx *store.Tx) (err error) {
 		if err := journal.DeleteThread(ctx, tx, "t1"); err != nil {
 			return err
 		}

@@ -29,6 +29,10 @@ const (
 type Journal struct {
 	db  *sql.DB
 	now func() time.Time
+	// conn runs the statements that are not cached, rebound to the
+	// database's dialect (store.Bound: db itself on SQLite).
+	conn    store.Conn
+	dialect store.Dialect
 
 	mu       sync.Mutex
 	inflight map[string]*call
@@ -47,13 +51,17 @@ type call struct {
 	err   error
 }
 
-// New returns a journal over db, whose schema the store package created.
+// New returns a journal over db, whose schema the store package created
+// (SQLite, internal/store.Open) or internal/pgstore did (Postgres,
+// pgstore.OpenDB): the journal speaks db's dialect (store.DialectOf).
 // now is the clock for record times; nil means time.Now.
 func New(db *sql.DB, now func() time.Time) *Journal {
 	if now == nil {
 		now = time.Now
 	}
-	return &Journal{db: db, now: now, inflight: map[string]*call{}, stmts: store.NewStmts(db)}
+	stmts := store.NewStmts(db)
+	return &Journal{db: db, now: now, inflight: map[string]*call{}, stmts: stmts,
+		conn: store.Bound(db), dialect: stmts.Dialect()}
 }
 
 // Step runs fn at most once for (scope, key) and returns its output. When a
@@ -198,8 +206,10 @@ func (j *Journal) run(ctx context.Context, scope, key, thread, resource, input s
 	}
 	// INSERT OR IGNORE: when another process recorded first, its output wins
 	// and is returned, so every caller sees the same bytes.
-	if _, err := j.stmts.Exec(ctx,
+	if _, err := j.stmts.Exec(ctx, j.dialect.Text(
 		`INSERT OR IGNORE INTO journal (scope, key, thread_id, resource_id, output, input_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		`INSERT INTO journal (scope, key, thread_id, resource_id, output, input_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT DO NOTHING`),
 		scope, key, thread, resource, out, input, j.now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("journal: record %s/%s: %w", scope, key, err)
 	}
@@ -209,7 +219,7 @@ func (j *Journal) run(ctx context.Context, scope, key, thread, resource, input s
 // Forget deletes the records of scope whose key starts with prefix. Erasure
 // uses it to invalidate memo entries; it returns how many were deleted.
 func (j *Journal) Forget(ctx context.Context, scope, prefix string) (int64, error) {
-	res, err := j.db.ExecContext(ctx,
+	res, err := j.conn.ExecContext(ctx,
 		`DELETE FROM journal WHERE scope = ? AND substr(key, 1, ?) = ?`, scope, len(prefix), prefix)
 	if err != nil {
 		return 0, fmt.Errorf("journal: forget %s/%s: %w", scope, prefix, err)

@@ -3,30 +3,21 @@ package journal_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
-func openJournal(t *testing.T, path string) (*journal.Journal, func()) {
-	t.Helper()
-	db, err := store.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return journal.New(db, nil), func() { db.Close() }
-}
+func TestStepMemoizes(t *testing.T) { forEachBackend(t, testStepMemoizes) }
 
-func TestStepMemoizes(t *testing.T) {
+func testStepMemoizes(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
-	j, closeDB := openJournal(t, path)
+	path := b.place(t)
+	j, closeDB := b.openJournal(t, path)
 	var runs atomic.Int32
 	fn := func(context.Context) ([]byte, error) {
 		runs.Add(1)
@@ -46,7 +37,7 @@ func TestStepMemoizes(t *testing.T) {
 	closeDB()
 
 	t.Run("AcrossRestart", func(t *testing.T) {
-		j, closeDB := openJournal(t, path)
+		j, closeDB := b.openJournal(t, path)
 		defer closeDB()
 		out, err := j.Step(ctx, journal.ScopeMemo, "obs:t1:1:40:v1:m", fn)
 		if err != nil || string(out) != string(first) || runs.Load() != 1 {
@@ -54,7 +45,7 @@ func TestStepMemoizes(t *testing.T) {
 		}
 	})
 	t.Run("FailureRecordsNothing", func(t *testing.T) {
-		j, closeDB := openJournal(t, path)
+		j, closeDB := b.openJournal(t, path)
 		defer closeDB()
 		boom := errors.New("model down")
 		if _, err := j.Step(ctx, journal.ScopeMemo, "k2", func(context.Context) ([]byte, error) { return nil, boom }); !errors.Is(err, boom) {
@@ -69,7 +60,7 @@ func TestStepMemoizes(t *testing.T) {
 		}
 	})
 	t.Run("Concurrent", func(t *testing.T) {
-		j, closeDB := openJournal(t, path)
+		j, closeDB := b.openJournal(t, path)
 		defer closeDB()
 		var n atomic.Int32
 		release := make(chan struct{})
@@ -106,18 +97,20 @@ func TestStepMemoizes(t *testing.T) {
 	})
 }
 
-func TestApplyAcrossRestart(t *testing.T) {
+func TestApplyAcrossRestart(t *testing.T) { forEachBackend(t, testApplyAcrossRestart) }
+
+func testApplyAcrossRestart(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := b.place(t)
 	applied := 0
 	fn := func(context.Context) ([]byte, error) { applied++; return []byte(`{"version":2}`), nil }
 	alice := journal.ToolKey{RunID: "run-1", ThreadID: "alice-chat", ResourceID: "alice", CallID: "call-1"}
-	j, closeDB := openJournal(t, path)
+	j, closeDB := b.openJournal(t, path)
 	if _, err := j.Apply(ctx, alice, fn); err != nil {
 		t.Fatal(err)
 	}
 	closeDB()
-	j, closeDB = openJournal(t, path)
+	j, closeDB = b.openJournal(t, path)
 	defer closeDB()
 	out, err := j.Apply(ctx, alice, fn)
 	if err != nil || string(out) != `{"version":2}` || applied != 1 {
@@ -141,18 +134,20 @@ func TestApplyAcrossRestart(t *testing.T) {
 // another call under a reused id: ErrCallReused, nothing run or recorded;
 // the same digest (or an unknown one) gets the recorded output, also after
 // a restart.
-func TestApplyInputReused(t *testing.T) {
+func TestApplyInputReused(t *testing.T) { forEachBackend(t, testApplyInputReused) }
+
+func testApplyInputReused(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "j.db")
+	path := b.place(t)
 	applied := 0
 	fn := func(context.Context) ([]byte, error) { applied++; return []byte("berlin"), nil }
 	k := journal.ToolKey{RunID: "run-1", ThreadID: "t", ResourceID: "r", CallID: "call_0"}
-	j, closeDB := openJournal(t, path)
+	j, closeDB := b.openJournal(t, path)
 	if out, err := j.ApplyInput(ctx, k, "sha256:berlin", fn); err != nil || string(out) != "berlin" {
 		t.Fatalf("first: %q, %v", out, err)
 	}
 	closeDB()
-	j, closeDB = openJournal(t, path)
+	j, closeDB = b.openJournal(t, path)
 	defer closeDB()
 	if out, err := j.ApplyInput(ctx, k, "sha256:paris", fn); !errors.Is(err, journal.ErrCallReused) || out != nil {
 		t.Fatalf("another input: %q, %v; want ErrCallReused", out, err)
@@ -178,9 +173,11 @@ func TestToolKeyUnambiguous(t *testing.T) {
 	}
 }
 
-func TestClaimRun(t *testing.T) {
+func TestClaimRun(t *testing.T) { forEachBackend(t, testClaimRun) }
+
+func testClaimRun(t *testing.T, b backend) {
 	ctx := context.Background()
-	j, closeDB := openJournal(t, filepath.Join(t.TempDir(), "j.db"))
+	j, closeDB := b.openJournal(t, b.place(t))
 	defer closeDB()
 	if err := j.CheckRun(ctx, "turn-1", "bob-chat", "bob"); err != nil {
 		t.Fatalf("unclaimed run: %v", err)

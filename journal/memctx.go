@@ -170,14 +170,20 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 	if err := j.ClaimRun(ctx, rec.RunID, rec.ThreadID, rec.ResourceID); err != nil {
 		return err
 	}
-	verb := "INSERT"
+	verb, upsert := "INSERT", ""
 	if replace {
-		verb = "INSERT OR REPLACE"
+		// Postgres has no INSERT OR REPLACE: the conflicting row is
+		// rewritten whole (input_hash to its default, as a replaced row
+		// gets on SQLite).
+		verb = j.dialect.Text("INSERT OR REPLACE", "INSERT")
+		upsert = j.dialect.Text("", `
+		ON CONFLICT (scope, key) DO UPDATE SET thread_id = excluded.thread_id, resource_id = excluded.resource_id,
+		output = excluded.output, input_hash = '', created_at = excluded.created_at`)
 	}
 	// Only while the run is still the record's (an erasure may have given
 	// the claim an opaque owner since).
 	res, err := j.stmts.Exec(ctx, verb+` INTO journal (scope, key, thread_id, resource_id, output, created_at)
-		SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND thread_id = ? AND resource_id = ?)`,
+		SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND thread_id = ? AND resource_id = ?)`+upsert,
 		ScopeMemCtx, MemCtxKey(rec.RunID), rec.ThreadID, rec.ResourceID, b, j.now().UnixMilli(), rec.RunID, rec.ThreadID, rec.ResourceID)
 	if err != nil {
 		if !replace && isUniqueViolation(err) {
@@ -257,7 +263,7 @@ func (j *Journal) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) 
 	}
 	q += ` ORDER BY created_at DESC, key DESC LIMIT ? OFFSET ?`
 	args = append(args, f.Limit, f.Offset)
-	rows, err := j.db.QueryContext(ctx, q, args...)
+	rows, err := j.conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("journal: list runs: %w", err)
 	}
@@ -275,10 +281,18 @@ func (j *Journal) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) 
 	return out, rows.Err()
 }
 
+// isUniqueViolation reports whether err is a primary key or unique
+// constraint violation, from SQLite (modernc's error code) or Postgres
+// (pgx's *pgconn.PgError, matched by its SQLSTATE method so that the
+// journal does not link pgx).
 func isUniqueViolation(err error) bool {
 	var e interface{ Code() int }
 	if errors.As(err, &e) {
 		return e.Code() == 1555 || e.Code() == 2067 // SQLITE_CONSTRAINT_PRIMARYKEY, _UNIQUE
+	}
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		return pg.SQLState() == "23505" // unique_violation
 	}
 	return false
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"testing"
@@ -74,9 +73,11 @@ func TestMemCtxSchema(t *testing.T) {
 	}
 }
 
-func TestMemCtxPutGetListPrune(t *testing.T) {
+func TestMemCtxPutGetListPrune(t *testing.T) { forEachBackend(t, testMemCtxPutGetListPrune) }
+
+func testMemCtxPutGetListPrune(t *testing.T, b backend) {
 	ctx := context.Background()
-	j, closeDB := openJournal(t, filepath.Join(t.TempDir(), "j.db"))
+	j, closeDB := b.openJournal(t, b.place(t))
 	defer closeDB()
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	j = journal.JournalWithClock(t, j, &clock)

@@ -9,7 +9,7 @@ import (
 // settings that change (the data directory's embedder, engine.ScopeMeta),
 // unlike Step's records, which are written once.
 func (j *Journal) Set(ctx context.Context, scope, key string, output []byte) error {
-	_, err := j.db.ExecContext(ctx, `INSERT INTO journal (scope, key, output, created_at) VALUES (?, ?, ?, ?)
+	_, err := j.conn.ExecContext(ctx, `INSERT INTO journal (scope, key, output, created_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (scope, key) DO UPDATE SET output = excluded.output, created_at = excluded.created_at`,
 		scope, key, output, j.now().UnixMilli())
 	if err != nil {

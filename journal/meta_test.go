@@ -3,7 +3,6 @@ package journal_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/journal"
@@ -11,9 +10,11 @@ import (
 
 // TestSetReplaces records a setting twice: Recorded returns the latest,
 // and a key never set is ErrNotFound.
-func TestSetReplaces(t *testing.T) {
+func TestSetReplaces(t *testing.T) { forEachBackend(t, testSetReplaces) }
+
+func testSetReplaces(t *testing.T, b backend) {
 	ctx := context.Background()
-	j, closeDB := openJournal(t, filepath.Join(t.TempDir(), "j.db"))
+	j, closeDB := b.openJournal(t, b.place(t))
 	defer closeDB()
 	if _, err := j.Recorded(ctx, "meta", "embedder"); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("Recorded before Set: %v; want ErrNotFound", err)

@@ -25,7 +25,7 @@ func (j *Journal) Prune(ctx context.Context, threadID string, r Retention) (int6
 	var n int64
 	if r.MaxAge > 0 {
 		cutoff := j.now().Add(-r.MaxAge).UnixMilli()
-		res, err := j.db.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND thread_id = ? AND created_at < ?`,
+		res, err := j.conn.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND thread_id = ? AND created_at < ?`,
 			ScopeMemCtx, threadID, cutoff)
 		if err != nil {
 			return n, fmt.Errorf("journal: prune runs of %s: %w", threadID, err)
@@ -34,7 +34,7 @@ func (j *Journal) Prune(ctx context.Context, threadID string, r Retention) (int6
 		n += d
 	}
 	if r.KeepRuns > 0 {
-		res, err := j.db.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND thread_id = ? AND key NOT IN (
+		res, err := j.conn.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND thread_id = ? AND key NOT IN (
 			SELECT key FROM journal WHERE scope = ? AND thread_id = ? ORDER BY created_at DESC, key DESC LIMIT ?)`,
 			ScopeMemCtx, threadID, ScopeMemCtx, threadID, r.KeepRuns)
 		if err != nil {

@@ -2,11 +2,13 @@ package pgstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 )
 
@@ -33,22 +35,9 @@ type Querier interface {
 // pgvector cannot be created, and otherwise wraps pgx's error, naming the
 // host and database but never the password.
 func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
-	cfg, err := pgxpool.ParseConfig(dsn)
+	cfg, where, err := prepare(ctx, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: %w", err) // pgx redacts the password
-	}
-	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
-	// Literals this package writes into SQL text (an embedder's name in its
-	// partial index predicate) double quotes only, as standard strings do.
-	cfg.ConnConfig.RuntimeParams["standard_conforming_strings"] = "on"
-	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
-	if err != nil {
-		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
-	}
-	err = migrate(ctx, conn, SchemaVersion)
-	conn.Close(context.WithoutCancel(ctx))
-	if err != nil {
-		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
+		return nil, err
 	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		return pgxvec.RegisterTypes(ctx, c)
@@ -62,4 +51,47 @@ func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
 	}
 	return pool, nil
+}
+
+// OpenDB is Open through pgx's database/sql driver (pgx/v5/stdlib): it
+// applies pending migrations as Open does and returns a *sql.DB on the
+// database, whose connections know pgvector's types. The owners of the
+// tables (journal, working, observe, internal/msgstore) run on it as on
+// internal/store's SQLite *sql.DB; store.DialectOf reports it as
+// store.Postgres. The caller closes it.
+func OpenDB(ctx context.Context, dsn string) (*sql.DB, error) {
+	cfg, where, err := prepare(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	db := stdlib.OpenDB(*cfg.ConnConfig, stdlib.OptionAfterConnect(pgxvec.RegisterTypes))
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
+	}
+	return db, nil
+}
+
+// prepare parses dsn, applies pending migrations on one connection and
+// returns the pool configuration and where (host:port/database, for
+// errors; never the password).
+func prepare(ctx context.Context, dsn string) (*pgxpool.Config, string, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, "", fmt.Errorf("pgstore: %w", err) // pgx redacts the password
+	}
+	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	// Literals this package writes into SQL text (an embedder's name in its
+	// partial index predicate) double quotes only, as standard strings do.
+	cfg.ConnConfig.RuntimeParams["standard_conforming_strings"] = "on"
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		return nil, "", fmt.Errorf("pgstore: open %s: %w", where, err)
+	}
+	err = migrate(ctx, conn, SchemaVersion)
+	conn.Close(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, "", fmt.Errorf("pgstore: open %s: %w", where, err)
+	}
+	return cfg, where, nil
 }

@@ -18,14 +18,26 @@ import (
 // placeholders) would fill the cache with one statement per n; see InChunks.
 // The statements are finalized when the pool is closed (DB.Close closes each
 // connection's statements). A Stmts is safe for concurrent use.
+//
+// Queries are written in SQLite's text (? placeholders) and keyed by it; on
+// Postgres the text is rebound (Dialect.Rebind) once, when the statement is
+// prepared, so a cached statement costs nothing more per call on either
+// backend.
 type Stmts struct {
-	db *sql.DB
-	mu sync.Mutex
-	m  map[string]*sql.Stmt
+	db      *sql.DB
+	dialect Dialect
+	mu      sync.Mutex
+	m       map[string]*sql.Stmt
 }
 
-// NewStmts returns an empty statement cache over db.
-func NewStmts(db *sql.DB) *Stmts { return &Stmts{db: db, m: map[string]*sql.Stmt{}} }
+// NewStmts returns an empty statement cache over db, in db's dialect
+// (DialectOf).
+func NewStmts(db *sql.DB) *Stmts {
+	return &Stmts{db: db, dialect: DialectOf(db), m: map[string]*sql.Stmt{}}
+}
+
+// Dialect returns the dialect of the cache's database.
+func (c *Stmts) Dialect() Dialect { return c.dialect }
 
 // Prepare returns the pool statement for query, preparing it on first use.
 func (c *Stmts) Prepare(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -34,7 +46,7 @@ func (c *Stmts) Prepare(ctx context.Context, query string) (*sql.Stmt, error) {
 	if s := c.m[query]; s != nil {
 		return s, nil
 	}
-	s, err := c.db.PrepareContext(ctx, query)
+	s, err := c.db.PrepareContext(ctx, c.dialect.Rebind(query))
 	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
@@ -65,7 +77,7 @@ func (c *Stmts) Query(ctx context.Context, query string, args ...any) (*sql.Rows
 func (c *Stmts) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	s, err := c.Prepare(ctx, query)
 	if err != nil {
-		return c.db.QueryRowContext(ctx, query, args...) // reports the same error on Scan
+		return c.db.QueryRowContext(ctx, c.dialect.Rebind(query), args...) // reports the same error on Scan
 	}
 	return s.QueryRowContext(ctx, args...)
 }
