@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -109,6 +110,26 @@ func TestCheckDamagedDatabase(t *testing.T) {
 			t.Errorf("full=%v: %v does not match ErrInconsistent", full, err)
 		}
 		t.Logf("full=%v: %v", full, ce.Database)
+	}
+}
+
+// TestOpenTruncatedDatabase: a mnemo.db cut short (here to its first page,
+// SQLite cannot read the schema) fails Open with ErrDatabaseCorrupt, so the
+// caller can tell it from other open failures and restore a backup; the
+// message still names the file. Before, Open returned SQLite's error alone.
+func TestOpenTruncatedDatabase(t *testing.T) {
+	dir, _ := dbFixture(t)
+	path := filepath.Join(dir, engine.DatabaseFile)
+	if err := os.Truncate(path, 4096); err != nil {
+		t.Fatal(err)
+	}
+	_, err := engine.Open(context.Background(), engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if !errors.Is(err, engine.ErrDatabaseCorrupt) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("open of a truncated database: %v, want ErrDatabaseCorrupt naming %s", err, path)
+	}
+	// The lock is released: the next open fails the same way, not as locked.
+	if _, err := engine.Open(context.Background(), engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}}); errors.Is(err, engine.ErrLocked) || !errors.Is(err, engine.ErrDatabaseCorrupt) {
+		t.Fatalf("second open: %v", err)
 	}
 }
 

@@ -98,6 +98,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // open opens the engine on dir once its lock is held.
 func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	db, err := store.Open(ctx, filepath.Join(dir, DatabaseFile))
+	if store.IsCorrupt(err) {
+		// A file SQLite cannot even read the schema version of (truncated,
+		// overwritten): nothing but a backup or a salvage repairs it.
+		return nil, fmt.Errorf("%w: %w", ErrDatabaseCorrupt, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}

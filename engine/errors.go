@@ -38,7 +38,9 @@ var ErrThreadNotFound = errors.New("engine: thread not found")
 var ErrInconsistent = errors.New("engine: inconsistent")
 
 // ErrDatabaseCorrupt is matched (through a *CheckError) by the error Check
-// returns when SQLite's own integrity check of the database file fails: the
+// returns when SQLite's own integrity check of the database file fails, and
+// by the error Open returns when SQLite cannot read the file at all (a
+// truncated or overwritten mnemo.db: SQLITE_CORRUPT or SQLITE_NOTADB): the
 // authority itself is damaged, so rebuilding the indexes cannot repair it;
 // restore the database from a backup.
 var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")

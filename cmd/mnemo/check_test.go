@@ -70,3 +70,36 @@ func TestCheckDamagedDatabase(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckTruncatedDatabase: `mnemo check` (and any other command) on a
+// mnemo.db cut short, which SQLite cannot open at all, exits 1 and says
+// what to do (restore a backup or salvage, then reindex). Before, it
+// printed only SQLite's "database disk image is malformed".
+func TestCheckTruncatedDatabase(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "hello"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(dir, engine.DatabaseFile), 4096); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check"}, {"threads"}} {
+		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...)
+		if code != 1 {
+			t.Fatalf("%v: exit %d, want 1\n%s%s", args, code, out, stderr)
+		}
+		for _, want := range []string{"malformed", "restore", "from a backup", ".recover", "reindex"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%v: stderr lacks %q:\n%s", args, want, stderr)
+			}
+		}
+	}
+}

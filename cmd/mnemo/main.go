@@ -187,6 +187,12 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 	case errors.Is(err, engine.ErrNotDataDir):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR); a data directory is created by writing to it (mnemo ingest, mnemo wm set, mnemo serve).\n", name, err)
 		return 1
+	case errors.Is(err, engine.ErrDatabaseCorrupt) && !errors.As(err, new(*engine.CheckError)):
+		// The open could not read mnemo.db at all (check's own findings
+		// were printed with this advice by check).
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
+		printCorruptAdvice(m.Stderr, m.Dir)
+		return 1
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintf(m.Stderr, "mnemo %s: interrupted: %v\n", name, err)
 		return 1

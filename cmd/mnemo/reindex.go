@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -78,8 +79,7 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 		for _, p := range ce.Database {
 			fmt.Fprintf(c.Stderr, "  %s\n", p)
 		}
-		fmt.Fprintf(c.Stderr, "What to do: stop every process using %s, restore %s from a backup (and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it. Without a backup, 'sqlite3 %s .recover | sqlite3 recovered.db' salvages what is still readable into a new file to put in its place. The indexes are derived from the database and cannot repair it.\n",
-			c.Dir, engine.DatabaseFile, engine.DatabaseFile, engine.DatabaseFile, c.Dir, engine.DatabaseFile)
+		printCorruptAdvice(c.Stderr, c.Dir)
 	}
 	if len(ce.Problems) > 0 {
 		fmt.Fprintln(c.Stderr, "mnemo check: the indexes disagree with the database:")
@@ -94,6 +94,14 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 	case len(ce.Problems) > 0:
 		fmt.Fprintf(c.Stderr, "What to do: run 'mnemo --dir %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", c.Dir)
 	}
+}
+
+// printCorruptAdvice says what to do about a damaged database file of dir
+// (engine.ErrDatabaseCorrupt): found by check's integrity check, or by
+// any command whose open could not read the file at all.
+func printCorruptAdvice(w io.Writer, dir string) {
+	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it. Without a backup, 'sqlite3 %s .recover | sqlite3 recovered.db' salvages what is still readable into a new file to put in its place. The indexes are derived from the database and cannot repair it.\n",
+		dir, engine.DatabaseFile, engine.DatabaseFile, engine.DatabaseFile, dir, engine.DatabaseFile)
 }
 
 // withProgress runs fn, which queues every message in the outbox and drains

@@ -1,8 +1,31 @@
 package store
 
-import "errors"
+import (
+	"errors"
+
+	"modernc.org/sqlite"
+)
 
 // ErrSchemaTooNew is returned by Open when the database was written by a newer
 // version of mnemo (its schema version is above SchemaVersion). The file is not
 // modified.
 var ErrSchemaTooNew = errors.New("store: database schema is newer than this build")
+
+// SQLite's primary result codes for a damaged database file
+// (https://sqlite.org/rescode.html).
+const (
+	sqliteCorrupt = 11 // SQLITE_CORRUPT: the database disk image is malformed
+	sqliteNotADB  = 26 // SQLITE_NOTADB: the file is not a database
+)
+
+// IsCorrupt reports whether err (from Open, or any query) is SQLite's
+// report of a damaged database file: SQLITE_CORRUPT or SQLITE_NOTADB, in
+// any of their extended forms. A truncated mnemo.db fails Open so.
+func IsCorrupt(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff // the primary code of an extended one
+	return code == sqliteCorrupt || code == sqliteNotADB
+}

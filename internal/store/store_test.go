@@ -87,6 +87,41 @@ func TestOpenRefusesGarbage(t *testing.T) {
 	}
 }
 
+// TestIsCorrupt: a truncated database file fails Open with SQLite's
+// SQLITE_CORRUPT, and a file that is not a database with SQLITE_NOTADB;
+// IsCorrupt knows both, and not the refusal of a newer schema or a missing
+// directory.
+func TestIsCorrupt(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.db")
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 4096); err != nil { // page 1 of a schema that needs more
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(dir, "g.db")
+	if err := os.WriteFile(garbage, bytes.Repeat([]byte("not a database "), 400), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, garbage} {
+		_, err := store.Open(ctx, p)
+		if err == nil || !store.IsCorrupt(err) {
+			t.Errorf("Open(%s) = %v, want an error IsCorrupt knows", filepath.Base(p), err)
+		}
+	}
+	for _, err := range []error{nil, store.ErrSchemaTooNew, os.ErrNotExist, errors.New("database disk image is malformed")} {
+		if store.IsCorrupt(err) {
+			t.Errorf("IsCorrupt(%v) = true", err)
+		}
+	}
+}
+
 func TestSchemaVersionMatchesMigrations(t *testing.T) {
 	if store.SchemaVersion != store.MigrationCount() {
 		t.Fatalf("SchemaVersion %d, %d migrations", store.SchemaVersion, store.MigrationCount())
