@@ -25,6 +25,11 @@ import (
 // each, the shape of issue 8's 1M-message target.
 var channelSizes = flag.String("recall.sizes", "10k", "comma-separated index sizes of BenchmarkChannel (k = 1000)")
 
+// channelResources is the number of resources of BenchmarkChannel's
+// corpus: 0 spreads it over resources of 1,000 messages, 1 puts it all in
+// one resource (issue 14's long-lived single user).
+var channelResources = flag.Int("recall.resources", 0, "resources of BenchmarkChannel's corpus (0: one per 1,000 messages)")
+
 // memSource is a Source over docs held in memory, with hash-384 vectors.
 type memSource map[string][]recall.Doc
 
@@ -94,13 +99,14 @@ func parseSizes(b *testing.B, list string) []int {
 }
 
 // BenchmarkChannel measures one search of each channel over one resource
-// of 1,000 messages within an index of the given size, with a recent
+// of 1,000 messages (or of the -recall.resources split) within an index of
+// the given size, with a recent
 // window of 10 excluded as in LoadContext; "hybrid" adds fusion and range
 // expansion.
 func BenchmarkChannel(b *testing.B) {
 	for _, n := range parseSizes(b, *channelSizes) {
 		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
-			ix, c := synthIndex(b, synth.Config{Messages: n}, recall.Tuning{})
+			ix, c := synthIndex(b, synth.Config{Messages: n, Resources: *channelResources}, recall.Tuning{})
 			// Queries over the first 20 resources, loaded before timing.
 			var queries []synth.Query
 			for i := range 200 {

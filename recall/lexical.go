@@ -12,7 +12,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 	bolt "go.etcd.io/bbolt"
 )
@@ -278,73 +277,6 @@ func (l *Lexical) IDs(ctx context.Context) (map[string]bool, error) {
 			return out, nil
 		}
 	}
-}
-
-// lexQuery is one lexical search: OR of the analysed terms of Text, within
-// Resource (and Thread when set), and within IDs when non-nil.
-type lexQuery struct {
-	Text     string
-	Resource string
-	Thread   string
-	IDs      []string
-	Size     int
-}
-
-type lexHit struct {
-	ID    string
-	Score float64
-}
-
-// search runs q and returns hits in bleve's BM25 order and the total number
-// of matching messages.
-func (l *Lexical) search(q lexQuery) ([]lexHit, int, error) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if l.closed {
-		return nil, 0, ErrClosed
-	}
-	mq := bleve.NewMatchQuery(q.Text)
-	mq.SetField(fieldText)
-	// One conjunction of the scope terms (and ids) with the match, the
-	// scope parts boosted to 0 so that they add nothing to the score. A
-	// conjunction leapfrogs along the rarest posting list (the resource's
-	// messages); a boolean query's filter instead visits every message of
-	// the whole index that matches a query word and checks the filter for
-	// each, so its cost grew with the index, not the resource
-	// (BenchmarkChannel/100k/lexical, 100 resources: 23 -> 6 ms/op).
-	// TestLexicalScopeScores checks the scores are those of the filter form.
-	parts := []query.Query{term(fieldResource, q.Resource)}
-	if q.Thread != "" {
-		parts = append(parts, term(fieldThread, q.Thread))
-	}
-	if q.IDs != nil {
-		ids := bleve.NewDocIDQuery(q.IDs)
-		ids.SetBoost(0)
-		parts = append(parts, ids)
-	}
-	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(append(parts, mq)...), q.Size, 0, false)
-	var res *bleve.SearchResult
-	err := l.guardRead(context.Background(), func() (err error) {
-		res, err = l.idx.Search(req)
-		return err
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("recall: lexical search: %w", err)
-	}
-	out := make([]lexHit, len(res.Hits))
-	for i, h := range res.Hits {
-		out[i] = lexHit{ID: h.ID, Score: h.Score}
-	}
-	return out, int(res.Total), nil
-}
-
-// term is an exact keyword query on field that adds nothing to the score
-// (boost 0).
-func term(field, v string) query.Query {
-	t := bleve.NewTermQuery(v)
-	t.SetField(field)
-	t.SetBoost(0)
-	return t
 }
 
 // Close closes the index; later calls return nil. Closing a damaged index
