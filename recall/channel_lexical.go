@@ -29,21 +29,16 @@ func (ix *Index) lexScorer(s *shard, text string) (func(*entry) float64, bool) {
 	alpha := ix.cfg.Tuning.ContextWeight
 	// own is a turn's score by its own words; memoised, since with the
 	// context rule each turn is scored as itself and as a reply's context.
-	var memo []float64 // by entry.ord; NaN until scored
+	var memo *scoreMemo
 	if alpha > 0 {
-		memo = make([]float64, s.ords)
-		for i := range memo {
-			memo[i] = math.NaN()
-		}
+		memo = newScoreMemo(s.ords)
 	}
 	own := func(e *entry) float64 {
-		if e.ord < len(memo) && !math.IsNaN(memo[e.ord]) {
-			return memo[e.ord]
+		if sc, ok := memo.get(e.ord); ok {
+			return sc
 		}
 		sc := s.stats.score(qids, idfs, e.terms) + s.stats.dateScore(dates, e.doc.CreatedAt, len(e.terms))
-		if e.ord < len(memo) {
-			memo[e.ord] = sc
-		}
+		memo.put(e.ord, sc)
 		return sc
 	}
 	score := func(e *entry) float64 {
@@ -54,6 +49,54 @@ func (ix *Index) lexScorer(s *shard, text string) (func(*entry) float64, bool) {
 		return sc + compoundBonus(compounds, e)
 	}
 	return score, len(qterms) > 0 || len(dates) > 0
+}
+
+// memoDenseMax is the largest shard (in ordinals) whose scoreMemo is a
+// slice: 64 KiB, where lexicalInMemory may score every message.
+const memoDenseMax = 8192
+
+// scoreMemo memoises the own scores of one query by entry.ord: a slice
+// over every ordinal of a small shard, a map in a large one, where a search
+// scores a few hundred messages (bleve's candidates, their replies, the
+// vector candidates) and the slice cost 800 KB a query at 100k messages.
+// A nil memo remembers nothing.
+type scoreMemo struct {
+	dense  []float64 // NaN until scored
+	sparse map[int]float64
+}
+
+func newScoreMemo(ords int) *scoreMemo {
+	if ords > memoDenseMax {
+		return &scoreMemo{sparse: make(map[int]float64, 256)}
+	}
+	m := &scoreMemo{dense: make([]float64, ords)}
+	for i := range m.dense {
+		m.dense[i] = math.NaN()
+	}
+	return m
+}
+
+func (m *scoreMemo) get(ord int) (float64, bool) {
+	switch {
+	case m == nil:
+		return 0, false
+	case m.sparse != nil:
+		sc, ok := m.sparse[ord]
+		return sc, ok
+	case ord < len(m.dense) && !math.IsNaN(m.dense[ord]):
+		return m.dense[ord], true
+	}
+	return 0, false
+}
+
+func (m *scoreMemo) put(ord int, sc float64) {
+	switch {
+	case m == nil:
+	case m.sparse != nil:
+		m.sparse[ord] = sc
+	case ord < len(m.dense):
+		m.dense[ord] = sc
+	}
 }
 
 // lexicalChannel returns up to q.pool allowed candidates ranked by
