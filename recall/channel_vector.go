@@ -14,12 +14,12 @@ import (
 // in lexicalChannel.
 func (ix *Index) vectorChannel(ctx context.Context, q *channelQuery) ([]scored, error) {
 	s := q.s
-	count := s.col.Count()
+	count := s.vx.len()
 	if count == 0 {
 		return nil, nil
 	}
 	rank := func(n int) ([]scored, error) { return ix.vectorRank(ctx, s, q.qv, q.thread, n) }
-	if !ix.cfg.Tuning.ExactVectors && s.vx != nil {
+	if s.col == nil {
 		rank = ix.indexRank(q)
 	}
 	allowed := func(e *entry) bool { return !q.restricted || q.allowed(e) }
@@ -103,7 +103,7 @@ func (ix *Index) indexRank(q *channelQuery) func(int) ([]scored, error) {
 // (caller holds s.mu): "ok", or "degraded: …" while messages are not
 // embedded, naming the damaged stored embeddings being embedded again.
 func vectorStatus(s *shard) string {
-	missing := len(s.docs) - s.col.Count()
+	missing := len(s.docs) - s.vx.len()
 	if missing <= 0 {
 		return "ok"
 	}

@@ -72,14 +72,16 @@ func (ix *Index) addReplies(s *shard, out, ranked []scored, allowed func(*entry)
 // the positive cosine of the turn before when that is higher
 // (contextScores);
 // false when neither has a vector.
-func (ix *Index) similarity(_ context.Context, _ *shard, e *entry, qv []float32) (float64, bool) {
+func (ix *Index) similarity(_ context.Context, s *shard, e *entry, qv []float32) (float64, bool) {
 	sim, ok := math.Inf(-1), false
-	if e.vec != nil {
-		sim, ok = cosine(qv, e.vec), true
+	if v := s.vx.vector(e); v != nil {
+		sim, ok = cosine(qv, v), true
 	}
-	if alpha := ix.cfg.Tuning.ContextWeight; alpha > 0 && e.prev != nil && e.prev.vec != nil {
-		if ps := cosine(qv, e.prev.vec); ps > 0 {
-			sim, ok = max(sim, alpha*ps), true
+	if alpha := ix.cfg.Tuning.ContextWeight; alpha > 0 && e.prev != nil {
+		if pv := s.vx.vector(e.prev); pv != nil {
+			if ps := cosine(qv, pv); ps > 0 {
+				sim, ok = max(sim, alpha*ps), true
+			}
 		}
 	}
 	return sim, ok

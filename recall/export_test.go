@@ -23,7 +23,7 @@ func VectorIndexForTest(vecs [][]float32) func(q []float32, n int) []string {
 	}
 	x := newVecIndex(len(vecs[0]))
 	for i, v := range vecs {
-		x.put(&entry{doc: Doc{ID: fmt.Sprint(i)}, vec: v, ord: i})
+		x.put(&entry{doc: Doc{ID: fmt.Sprint(i)}, ord: i}, normalised(v))
 	}
 	return func(q []float32, n int) []string {
 		var out []string

@@ -182,5 +182,9 @@ func (ix *Index) Embedder() Embedder { return ix.emb }
 // Lexical returns the lexical index.
 func (ix *Index) Lexical() *Lexical { return ix.cfg.Lexical }
 
-// Close closes the lexical index. The Index must not be used afterwards.
-func (ix *Index) Close() error { return ix.cfg.Lexical.Close() }
+// Close unloads every resource (releasing its vectors' memory) and closes
+// the lexical index. The Index must not be used afterwards.
+func (ix *Index) Close() error {
+	ix.Forget()
+	return ix.cfg.Lexical.Close()
+}

@@ -16,11 +16,8 @@ import (
 type entry struct {
 	doc   Doc
 	terms []uint32 // ids (shard.stats) of the analysed terms of doc.Text(), repeats kept
-	// vec is the turn's L2-normalised vector as the collection holds it
-	// (the same array), nil while it has none: scoring a known candidate
-	// needs no lookup in the collection.
-	vec []float32
-	// vslot is 1 + the entry's slot in the shard's vecIndex, 0 without.
+	// vslot is 1 + the entry's slot in the shard's vecIndex, which holds
+	// its L2-normalised vector; 0 while it has none.
 	vslot int
 	// ord numbers the entry within its shard (never reused while the
 	// shard is loaded): per-query scratch is indexed by it.
@@ -32,9 +29,10 @@ type entry struct {
 }
 
 // shard is the in-memory state of one resource: its messages (for filters,
-// exact BM25 statistics and range neighbours) and its chromem-go collection.
-// It is loaded from the Source on the resource's first search and kept up to
-// date by Index.Add afterwards.
+// exact BM25 statistics and range neighbours), its vectors (vx) and, with
+// Tuning.ExactVectors, the chromem-go collection of the exact scan. It is
+// loaded from the Source on the resource's first search and kept up to date
+// by Index.Add afterwards.
 type shard struct {
 	loadMu sync.Mutex // serialises loading
 	mu     sync.RWMutex
@@ -44,10 +42,10 @@ type shard struct {
 	docs     map[string]*entry
 	threads  map[string][]*entry // by seq
 	stats    bm25Stats
-	ords     int // entries ever put since the load (entry.ord)
-	col      *chromem.Collection
-	vx       *vecIndex // the vector channel's index in front of col
-	dims     int
+	ords     int                 // entries ever put since the load (entry.ord)
+	exact    bool                // Tuning.ExactVectors: col is kept
+	col      *chromem.Collection // nil unless exact
+	vx       *vecIndex           // the vectors; nil until the first
 	// damaged holds the messages whose stored embedding was skipped at
 	// load because it had the wrong length; putVector clears an entry.
 	damaged map[string]bool
@@ -67,6 +65,7 @@ func (s *shard) unload() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.loaded = false
+	s.vx.free()
 	s.docs, s.threads, s.col, s.vx, s.damaged = nil, nil, nil, nil, nil
 	s.stats = bm25Stats{}
 }
@@ -78,8 +77,10 @@ var errNoEmbed = errors.New("recall: chromem asked to embed; vectors are always 
 
 func noEmbed(context.Context, string) ([]float32, error) { return nil, errNoEmbed }
 
-func newShard(resource string) *shard {
-	return &shard{resource: resource}
+// newShard returns the unloaded shard of resource; exact keeps a chromem-go
+// collection of its vectors (Tuning.ExactVectors).
+func newShard(resource string, exact bool) *shard {
+	return &shard{resource: resource, exact: exact}
 }
 
 // reset empties the shard (caller holds mu).
@@ -89,13 +90,17 @@ func (s *shard) reset() error {
 	s.stats = bm25Stats{}
 	s.ords = 0
 	s.damaged = nil
+	s.vx.free()
+	s.vx, s.col = nil, nil
+	if !s.exact {
+		return nil
+	}
 	db := chromem.NewDB()
 	col, err := db.CreateCollection(s.resource, nil, noEmbed)
 	if err != nil {
 		return fmt.Errorf("recall: create collection %s: %w", s.resource, err)
 	}
 	s.col = col
-	s.vx = nil
 	return nil
 }
 
@@ -116,7 +121,6 @@ func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical
 	for i := range docs {
 		s.putDoc(&docs[i], lex)
 	}
-	var vdocs []chromem.Document
 	err = src.ResourceVectors(ctx, s.resource, emb.ID(), func(id string, v []float32) error {
 		e := s.docs[id]
 		if e == nil {
@@ -129,19 +133,10 @@ func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical
 			s.damaged[id] = true
 			return nil
 		}
-		v = normalised(v)
-		vdocs = append(vdocs, chromem.Document{ID: id, Embedding: v, Metadata: map[string]string{"thread": e.doc.ThreadID}})
-		e.vec = v
-		s.index(e)
-		return nil
+		return s.putVector(ctx, id, v)
 	})
 	if err != nil {
-		return err
-	}
-	if len(vdocs) > 0 {
-		if err := s.col.AddDocuments(ctx, vdocs, 2); err != nil {
-			return fmt.Errorf("recall: load vectors of %s: %w", s.resource, err)
-		}
+		return fmt.Errorf("recall: load vectors of %s: %w", s.resource, err)
 	}
 	s.loaded = true
 	return nil
@@ -198,10 +193,11 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 		s.threads[e.doc.ThreadID] = slices.Delete(th, i, i+1)
 	}
 	e.prev = nil
-	if e.vec != nil {
-		_ = s.col.Delete(ctx, nil, nil, id)
+	if e.vslot != 0 {
+		if s.col != nil {
+			_ = s.col.Delete(ctx, nil, nil, id)
+		}
 		s.vx.remove(e)
-		e.vec = nil
 	}
 }
 
@@ -212,26 +208,24 @@ func (s *shard) putVector(ctx context.Context, id string, v []float32) error {
 		return nil
 	}
 	v = normalised(v)
-	if err := s.col.AddDocument(ctx, chromem.Document{ID: id, Embedding: v, Metadata: map[string]string{"thread": e.doc.ThreadID}}); err != nil {
-		return fmt.Errorf("recall: add vector %s: %w", id, err)
+	if s.col != nil {
+		// A copy: the collection keeps it, and the slab's row moves.
+		doc := chromem.Document{ID: id, Embedding: slices.Clone(v), Metadata: map[string]string{"thread": e.doc.ThreadID}}
+		if err := s.col.AddDocument(ctx, doc); err != nil {
+			return fmt.Errorf("recall: add vector %s: %w", id, err)
+		}
 	}
-	e.vec = v
-	s.index(e)
+	if s.vx == nil {
+		s.vx = newVecIndex(len(v))
+	}
+	s.vx.put(e, v)
 	delete(s.damaged, id)
 	return nil
 }
 
-// index puts e's vector into the shard's vecIndex (caller holds mu).
-func (s *shard) index(e *entry) {
-	if s.vx == nil {
-		s.vx = newVecIndex(len(e.vec))
-	}
-	s.vx.put(e)
-}
-
 // normalised returns v when its L2 norm is 1 (as every embedder's is),
-// else a normalised copy (chromem would make one too, and the entry must
-// hold the array the collection scores with).
+// else a normalised copy (chromem would make one too, and both must score
+// the same values).
 func normalised(v []float32) []float32 {
 	var sum float64
 	for _, x := range v {

@@ -13,7 +13,7 @@ func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
 	ix.mu.Lock()
 	s := ix.shards[resource]
 	if s == nil {
-		s = newShard(resource)
+		s = newShard(resource, ix.cfg.Tuning.ExactVectors)
 		ix.shards[resource] = s
 	}
 	ix.tick++
@@ -99,13 +99,17 @@ func (ix *Index) loadedShard(resource string) *shard {
 	return s
 }
 
-// Forget drops every loaded resource; the next search reloads from the
-// Source (after a reindex).
+// Forget drops every loaded resource, releasing its memory; the next search
+// reloads from the Source (after a reindex).
 func (ix *Index) Forget() {
 	ix.mu.Lock()
+	old := ix.shards
 	ix.shards = map[string]*shard{}
 	ix.loaded = 0
 	ix.mu.Unlock()
+	for _, s := range old {
+		s.unload()
+	}
 }
 
 // loadedCounts returns the number of loaded resources and the messages they
@@ -129,5 +133,5 @@ func (ix *Index) vectorCount(ctx context.Context, resource string) (vectors, mes
 		return 0, 0, err
 	}
 	defer s.mu.RUnlock()
-	return s.col.Count(), len(s.docs), nil
+	return s.vx.len(), len(s.docs), nil
 }

@@ -8,10 +8,11 @@ import (
 // The vector channel's index (issue 14). chromem-go scans every document of
 // a collection for every query, handing each to worker goroutines through
 // a channel: 90 ms per query over 100,000 vectors (BENCHMARKS.md). vecIndex
-// stands in front of it. Each vector is also held as int8 codes (each
-// dimension scaled by 127/max|x| of its vector and rounded; the scale kept
-// per row), all of a shard's codes in one contiguous slice, 384 bytes per
-// 384-dimension vector. A query
+// replaces that scan while serving. It holds each vector twice in compact
+// form, in slabs of chunkRows rows outside the Go heap (slab.go): its
+// float32 values (L2-normalised) and its int8 codes (each dimension scaled
+// by 127/max|x| of its vector and rounded; the scale kept per row), 384
+// bytes per 384-dimension vector. A query
 //
 //  1. computes the integer dot product of its own int8 codes with every
 //     row (an AVX2 kernel, dot8_amd64.s, 32 dimensions per step; pure Go
@@ -27,20 +28,27 @@ import (
 // is scored exactly, which already beats chromem-go's scan since it needs
 // no goroutines, channels or document copies.
 //
-// chromem-go stays the collection of record (Tuning.ExactVectors searches
-// it instead) and the exact reference of TestVectorIndexRecall.
+// chromem-go is the exact reference: with Tuning.ExactVectors a shard also
+// keeps a chromem-go collection and the vector channel scans it instead
+// (TestVectorIndexRecall and `mnemo bench --exactness` compare the two).
+// Without it no collection is built: its per-document maps and copies
+// would more than double the memory of a large resource.
 const (
 	poolFactor = 4
 	minPool    = 64
 	exactRows  = 2048
+	// chunkRows is the number of rows per slab: 1.9 MB at 384
+	// dimensions, of which a small resource touches only its rows' pages.
+	chunkRows = 1024
 )
 
-// vecIndex holds the shard's vectors as int8 codes (caller holds the
-// shard's lock: mu for writing to change it, for reading to search).
+// vecIndex holds the shard's vectors (caller holds the shard's lock: mu
+// for writing to change it, for reading to search). Slot i lives in
+// chunks[i/chunkRows], row i%chunkRows.
 type vecIndex struct {
 	dims   int
-	stride int       // bytes per row: dims rounded up to 32
-	codes  []int8    // per slot: stride codes (zero padded)
+	stride int // bytes per code row: dims rounded up to 32
+	chunks []*slab
 	scales []float32 // per slot: max|x| / 127
 	ents   []*entry  // per slot
 }
@@ -49,8 +57,41 @@ func newVecIndex(dims int) *vecIndex {
 	return &vecIndex{dims: dims, stride: (dims + 31) / 32 * 32}
 }
 
-// len returns the number of vectors.
-func (x *vecIndex) len() int { return len(x.ents) }
+// len returns the number of vectors (0 for a nil index).
+func (x *vecIndex) len() int {
+	if x == nil {
+		return 0
+	}
+	return len(x.ents)
+}
+
+// chunkBytes is the size of one slab: chunkRows code rows, then chunkRows
+// float32 rows.
+func (x *vecIndex) chunkBytes() int { return chunkRows * (x.stride + 4*x.dims) }
+
+// code returns slot i's int8 codes (stride bytes).
+func (x *vecIndex) code(i int) []int8 {
+	return x.chunks[i/chunkRows].int8s(i%chunkRows*x.stride, x.stride)
+}
+
+// codes returns the code rows of chunk c in use (rows × stride bytes).
+func (x *vecIndex) codes(c, rows int) []int8 {
+	return x.chunks[c].int8s(0, rows*x.stride)
+}
+
+// vec returns slot i's float32 vector (dims values, unit length).
+func (x *vecIndex) vec(i int) []float32 {
+	return x.chunks[i/chunkRows].float32s(chunkRows*x.stride+i%chunkRows*4*x.dims, x.dims)
+}
+
+// vector returns e's vector, nil when it has none (an entry of another
+// shard's index is never passed).
+func (x *vecIndex) vector(e *entry) []float32 {
+	if x == nil || e.vslot == 0 {
+		return nil
+	}
+	return x.vec(e.vslot - 1)
+}
 
 // encode writes v's int8 codes into dst (stride bytes) and returns the
 // scale that maps a code back to v's value.
@@ -75,42 +116,62 @@ func encode8(dst []int8, v []float32) float32 {
 	return m / 127
 }
 
-// put adds e's vector (e.vec, set) or replaces its code.
-func (x *vecIndex) put(e *entry) {
+// put stores v (dims values, unit length: normalised) as e's vector,
+// adding a slot or replacing its values.
+func (x *vecIndex) put(e *entry, v []float32) {
 	if e.vslot == 0 {
+		if len(x.ents) == len(x.chunks)*chunkRows {
+			x.chunks = append(x.chunks, newSlab(x.chunkBytes(), x))
+		}
 		x.ents = append(x.ents, e)
-		// Past len the backing array is zero (fresh, or cleared by
-		// remove); encode8 overwrites the row anyway.
-		n := len(x.codes)
-		x.codes = slices.Grow(x.codes, x.stride)[:n+x.stride]
 		x.scales = append(x.scales, 0)
 		e.vslot = len(x.ents)
 	}
 	i := e.vslot - 1
-	x.scales[i] = encode8(x.codes[i*x.stride:(i+1)*x.stride], e.vec)
+	copy(x.vec(i), v)
+	x.scales[i] = encode8(x.code(i), v)
 }
 
-// remove deletes e's code: the last slot moves into its place and the
-// vacated bytes are zeroed, so no code of an erased message stays in
+// remove deletes e's vector: the last slot moves into its place and the
+// vacated bytes (code and float32 values) are zeroed, and a slab left
+// empty is unmapped, so no copy of an erased message's vector stays in
 // memory.
 func (x *vecIndex) remove(e *entry) {
 	if x == nil || e.vslot == 0 {
 		return
 	}
-	w := x.stride
 	i, last := e.vslot-1, len(x.ents)-1
 	if i != last {
-		copy(x.codes[i*w:(i+1)*w], x.codes[last*w:(last+1)*w])
+		copy(x.code(i), x.code(last))
+		copy(x.vec(i), x.vec(last))
 		x.scales[i] = x.scales[last]
 		x.ents[i] = x.ents[last]
 		x.ents[i].vslot = i + 1
 	}
-	clear(x.codes[last*w : (last+1)*w])
+	clear(x.code(last))
+	clear(x.vec(last))
 	x.ents[last] = nil
 	x.ents = x.ents[:last]
-	x.codes = x.codes[:last*w]
 	x.scales = x.scales[:last]
 	e.vslot = 0
+	if last%chunkRows == 0 {
+		c := len(x.chunks) - 1
+		x.chunks[c].free()
+		x.chunks[c] = nil
+		x.chunks = x.chunks[:c]
+	}
+}
+
+// free releases the slabs; the index is empty afterwards (its entries'
+// slots are stale: the shard is being unloaded).
+func (x *vecIndex) free() {
+	if x == nil {
+		return
+	}
+	for _, c := range x.chunks {
+		c.free()
+	}
+	x.chunks, x.scales, x.ents = nil, nil, nil
 }
 
 // scratch holds per-query buffers, reused across queries.
@@ -156,7 +217,11 @@ func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*ent
 		sc.dots = make([]int32, len(x.ents))
 	}
 	dots := sc.dots[:len(x.ents)]
-	dots8(q8, x.codes, dots)
+	for c := range x.chunks {
+		lo := c * chunkRows
+		hi := min(lo+chunkRows, len(dots))
+		dots8(q8, x.codes(c, hi-lo), dots[lo:hi])
+	}
 	// A bounded min-heap of the pool best: most rows fail the first
 	// comparison with its root.
 	h := make([]cand, 0, pool)
@@ -217,7 +282,7 @@ func down(h []cand, j int) {
 func (x *vecIndex) exact(q []float32, n int, keep func(*entry) bool, cand []int) []scored {
 	top := make([]scored, 0, n+1)
 	add := func(e *entry) {
-		s := scored{e.doc.ID, cosine(q, e.vec)}
+		s := scored{e.doc.ID, cosine(q, x.vec(e.vslot-1))}
 		if len(top) == n && cmpScored(s, top[n-1]) >= 0 {
 			return
 		}

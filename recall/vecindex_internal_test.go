@@ -10,44 +10,57 @@ import (
 )
 
 // TestVecIndexRemoveErases: removing a message's vector leaves no copy of
-// its int8 code anywhere in the index's backing array (the moved last row
-// is zeroed behind it), the other rows stay findable, and the removed one
-// is never returned again.
+// its int8 code nor of its float32 values anywhere in the index's slabs
+// (the moved last row is zeroed behind it), the other rows stay findable,
+// and the removed one is never returned again. 2050 rows fill two slabs and
+// two rows of a third, which is unmapped once both have gone.
 func TestVecIndexRemoveErases(t *testing.T) {
 	x := newVecIndex(HashDims)
 	var ents []*entry
-	for i := range 3000 {
-		e := &entry{doc: Doc{ID: fmt.Sprintf("m%04d", i)}, vec: HashVector(fmt.Sprintf("turn %d about topic%d and item%d", i, i%17, i%101))}
-		x.put(e)
+	vecs := map[*entry][]float32{}
+	const rows = 2*chunkRows + 2
+	for i := range rows {
+		e := &entry{doc: Doc{ID: fmt.Sprintf("m%04d", i)}}
+		vecs[e] = HashVector(fmt.Sprintf("turn %d about topic%d and item%d", i, i%17, i%101))
+		x.put(e, vecs[e])
 		ents = append(ents, e)
 	}
+	if len(x.chunks) != 3 {
+		t.Fatalf("%d rows in %d slabs, want 3", rows, len(x.chunks))
+	}
 	// The last slot (nothing moves), then one in the middle (the last
-	// row moves into it).
-	last, gone := ents[2999], ents[1234]
+	// row moves into it and its slab, empty, is unmapped).
+	last, gone := ents[rows-1], ents[1234]
 	for _, e := range []*entry{last, gone} {
 		code := make([]int8, x.stride)
-		encode8(code, e.vec)
+		encode8(code, vecs[e])
 		x.remove(e)
-		all := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(x.codes))), cap(x.codes))
-		needle := unsafe.Slice((*byte)(unsafe.Pointer(&code[0])), len(code))
-		if bytes.Contains(all, needle) {
-			t.Fatalf("%s: the removed vector's code is still in the index's memory", e.doc.ID)
+		needles := [][]byte{
+			unsafe.Slice((*byte)(unsafe.Pointer(&code[0])), len(code)),
+			unsafe.Slice((*byte)(unsafe.Pointer(&vecs[e][0])), 4*len(vecs[e])),
+		}
+		for _, c := range x.chunks {
+			for j, needle := range needles {
+				if bytes.Contains(c.mem, needle) {
+					t.Fatalf("%s: the removed vector's %s is still in the index's memory", e.doc.ID, []string{"code", "float32 values"}[j])
+				}
+			}
 		}
 		if e.vslot != 0 {
 			t.Fatalf("%s: removed, slot %d", e.doc.ID, e.vslot)
 		}
 	}
-	if x.len() != 2998 {
-		t.Fatalf("len %d", x.len())
+	if x.len() != rows-2 || len(x.chunks) != 2 || ents[rows-2].vslot != 1234+1 {
+		t.Fatalf("len %d in %d slabs, the last row in slot %d; want %d in 2, slot %d", x.len(), len(x.chunks), ents[rows-2].vslot, rows-2, 1234+1)
 	}
-	for _, e := range []*entry{ents[0], ents[1233], ents[2998]} {
-		got := x.search(e.vec, 10, nil)
+	for _, e := range []*entry{ents[0], ents[1233], ents[rows-2]} {
+		got := x.search(vecs[e], 10, nil)
 		if len(got) == 0 || got[0].id != e.doc.ID {
 			t.Errorf("%s: top %v", e.doc.ID, got)
 		}
 	}
 	for _, e := range []*entry{last, gone} {
-		for _, s := range x.search(e.vec, 50, nil) {
+		for _, s := range x.search(vecs[e], 50, nil) {
 			if s.id == e.doc.ID {
 				t.Fatalf("removed %s returned", s.id)
 			}
@@ -70,8 +83,8 @@ func TestVecIndexDense(t *testing.T) {
 	x := newVecIndex(dims)
 	var ents []*entry
 	for i := range rows {
-		e := &entry{doc: Doc{ID: fmt.Sprintf("m%05d", i)}, ord: i, vec: randomUnit(r, dims, centres[r.IntN(len(centres))], 0.6)}
-		x.put(e)
+		e := &entry{doc: Doc{ID: fmt.Sprintf("m%05d", i)}, ord: i}
+		x.put(e, randomUnit(r, dims, centres[r.IntN(len(centres))], 0.6))
 		ents = append(ents, e)
 	}
 	for range 800 {

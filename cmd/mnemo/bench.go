@@ -91,6 +91,7 @@ func (c *BenchCommand) parse(args []string) (*flag.FlagSet, bench.Options, bench
 	fs.StringVar(&f.baseline, "baseline", "", "`FILE`, a report of mnemo bench --json (e.g. of --size 10k): print this run's flatness and first-use ratios against")
 	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	fs.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile of the serving state (after the warm searches) to this file (go tool pprof)")
 	if err := parse(fs, args); err != nil {
 		return fs, o, f, err
 	}

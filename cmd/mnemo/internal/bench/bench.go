@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +58,10 @@ type Options struct {
 	// Exactness is the number of queries whose vector top 10 is compared
 	// with the exact scan (0: off).
 	Exactness int
+	// MemProfile, when set, is the file that receives a heap profile of
+	// the serving state (go tool pprof), written after the warm searches
+	// and a garbage collection, where the serving peak RSS is read.
+	MemProfile string
 }
 
 // manifest is the file in a kept data directory that records the
@@ -210,7 +216,25 @@ func (r *run) searches(ctx context.Context) error {
 		r.rep.Search[string(mode)] = summarize(ds)
 	}
 	r.rep.PeakRSSServe = procStatus("VmHWM")
-	return nil
+	return writeHeapProfile(r.o.MemProfile)
+}
+
+// writeHeapProfile writes a heap profile of the live objects to file,
+// after a garbage collection; "" writes nothing.
+func writeHeapProfile(file string) error {
+	if file == "" {
+		return nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	return f.Close()
 }
 
 // sweep (Options.Sweep, synthetic corpus) searches every resource once:

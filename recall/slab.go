@@ -1,0 +1,54 @@
+package recall
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// slab is one fixed-size block of memory for vector data (int8 codes and
+// float32 vectors, which hold no Go pointers), taken outside the Go heap
+// where the platform allows it (slab_unix.go: an anonymous mapping). The
+// garbage collector sizes the heap at twice what it finds live, so the
+// 100,000 vectors of a large resource (190 MB at 384 dimensions) kept on
+// the heap would cost twice that in resident memory; outside it they cost
+// their size, and only the pages written to (issue 14, BENCHMARKS.md
+// "Serving memory at 100k").
+//
+// A slab is freed explicitly (vecIndex.free, when its shard unloads) or,
+// failing that, when its owner becomes unreachable (a runtime cleanup).
+// Freed memory must not be read: every access goes through the owning
+// vecIndex under its shard's lock, which free also takes.
+type slab struct {
+	mu  sync.Mutex
+	mem []byte // nil once freed
+}
+
+// newSlab returns a zeroed slab of n bytes whose memory is released when
+// owner becomes unreachable, if not freed before.
+func newSlab[T any](n int, owner *T) *slab {
+	s := &slab{mem: allocSlab(n)}
+	runtime.AddCleanup(owner, func(s *slab) { s.free() }, s)
+	return s
+}
+
+// free releases the slab's memory; later calls do nothing.
+func (s *slab) free() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mem != nil {
+		freeSlab(s.mem)
+		s.mem = nil
+	}
+}
+
+// int8s returns n int8 values of the slab from byte offset off.
+func (s *slab) int8s(off, n int) []int8 {
+	return unsafe.Slice((*int8)(unsafe.Pointer(&s.mem[off])), n)
+}
+
+// float32s returns n float32 values of the slab from byte offset off (a
+// multiple of 4).
+func (s *slab) float32s(off, n int) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(&s.mem[off])), n)
+}
