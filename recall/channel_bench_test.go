@@ -33,7 +33,14 @@ var channelResources = flag.Int("recall.resources", 0, "resources of BenchmarkCh
 // memSource is a Source over docs held in memory, with hash-384 vectors.
 type memSource map[string][]recall.Doc
 
-func (m memSource) ResourceDocs(_ context.Context, r string) ([]recall.Doc, error) { return m[r], nil }
+func (m memSource) ResourceDocs(_ context.Context, r string, fn func(*recall.Doc) error) error {
+	for i := range m[r] {
+		if err := fn(&m[r][i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (m memSource) ResourceVectors(_ context.Context, r, _ string, fn func(string, []float32) error) error {
 	for i := range m[r] {
@@ -407,8 +414,8 @@ type storedSource struct {
 	vecs [][]float32
 }
 
-func (s storedSource) ResourceDocs(ctx context.Context, r string) ([]recall.Doc, error) {
-	return s.docs.ResourceDocs(ctx, r)
+func (s storedSource) ResourceDocs(ctx context.Context, r string, fn func(*recall.Doc) error) error {
+	return s.docs.ResourceDocs(ctx, r, fn)
 }
 
 func (s storedSource) ResourceVectors(_ context.Context, r, _ string, fn func(string, []float32) error) error {

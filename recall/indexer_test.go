@@ -19,14 +19,19 @@ type memStore struct {
 	puts int
 }
 
-func (m *memStore) ResourceDocs(_ context.Context, resourceID string) ([]recall.Doc, error) {
+func (m *memStore) ResourceDocs(_ context.Context, resourceID string, fn func(*recall.Doc) error) error {
 	var out []recall.Doc
 	for _, d := range m.docs {
 		if d.ResourceID == resourceID {
 			out = append(out, d)
 		}
 	}
-	return out, nil
+	for i := range out {
+		if err := fn(&out[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (m *memStore) ResourceVectors(_ context.Context, resourceID, _ string, fn func(string, []float32) error) error {

@@ -109,17 +109,17 @@ func (s *shard) reset() error {
 // the message stays searchable lexically, and the Index reports it
 // (Config.Damaged) so that it is embedded again.
 func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical) error {
-	docs, err := src.ResourceDocs(ctx, s.resource)
-	if err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.reset(); err != nil {
 		return err
 	}
-	for i := range docs {
-		s.putDoc(&docs[i], lex)
+	err := src.ResourceDocs(ctx, s.resource, func(d *Doc) error {
+		s.putDoc(d, lex)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	err = src.ResourceVectors(ctx, s.resource, emb.ID(), func(id string, v []float32) error {
 		e := s.docs[id]

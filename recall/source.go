@@ -9,8 +9,12 @@ import (
 // embeddings from, on the resource's first search. internal/msgstore reads mnemo's
 // SQLite schema; tests may supply their own.
 type Source interface {
-	// ResourceDocs returns every stored message of resourceID.
-	ResourceDocs(ctx context.Context, resourceID string) ([]Doc, error)
+	// ResourceDocs calls fn for every stored message of resourceID, in
+	// thread and seq order; fn may keep d's fields but not d, which the
+	// Source may reuse (a large resource loads without a slice of all its
+	// messages beside the shard's own copy). An error from fn stops the
+	// walk and is returned.
+	ResourceDocs(ctx context.Context, resourceID string, fn func(d *Doc) error) error
 	// ResourceVectors calls fn for every embedding stored for resourceID by
 	// embedder; fn's vector must not be retained past the call unless copied.
 	// A stored embedding that cannot be decoded (a blob whose length does not

@@ -11,34 +11,46 @@ import (
 
 var _ recall.Source = (*Store)(nil)
 
-// ResourceDocs implements recall.Source: every stored message of
+// ResourceDocs implements recall.Source: fn sees every stored message of
 // resourceID as a recall document (tool calls appended to the content,
-// recall.WithToolCalls), ordered by thread and seq.
-func (s *Store) ResourceDocs(ctx context.Context, resourceID string) ([]recall.Doc, error) {
+// recall.WithToolCalls), ordered by thread and seq. The strings that repeat
+// across messages (thread id, role, name) are shared, not copied per
+// message.
+func (s *Store) ResourceDocs(ctx context.Context, resourceID string, fn func(*recall.Doc) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, thread_id, seq, role, name, content, tool_calls, metadata, created_at
 		FROM messages WHERE resource_id = ? ORDER BY thread_id, seq`, resourceID)
 	if err != nil {
-		return nil, fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
+		return fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
 	}
 	defer rows.Close()
-	var docs []recall.Doc
+	shared := map[string]string{}
+	intern := func(b sql.RawBytes) string {
+		if v, ok := shared[string(b)]; ok {
+			return v
+		}
+		v := string(b)
+		shared[v] = v
+		return v
+	}
 	for rows.Next() {
 		d := recall.Doc{ResourceID: resourceID}
-		var md string
-		var calls sql.NullString
+		var thread, role, name, md, calls sql.RawBytes
 		var created int64
-		if err := rows.Scan(&d.ID, &d.ThreadID, &d.Seq, &d.Role, &d.Name, &d.Content, &calls, &md, &created); err != nil {
-			return nil, fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
+		if err := rows.Scan(&d.ID, &thread, &d.Seq, &role, &name, &d.Content, &calls, &md, &created); err != nil {
+			return fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
 		}
-		d.Metadata = DecodeMetadata(md)
-		d.Content = recall.WithToolCalls(d.Content, []byte(calls.String))
+		d.ThreadID, d.Role, d.Name = intern(thread), intern(role), intern(name)
+		d.Metadata = DecodeMetadata(string(md))
+		d.Content = recall.WithToolCalls(d.Content, calls)
 		d.CreatedAt = unixMilli(created)
-		docs = append(docs, d)
+		if err := fn(&d); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
+		return fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
 	}
-	return docs, nil
+	return nil
 }
 
 // ResourceVectors implements recall.Source: fn sees every embedding stored
@@ -50,17 +62,21 @@ func (s *Store) ResourceVectors(ctx context.Context, resourceID, embedder string
 		return fmt.Errorf("recall: load embeddings of %s: %w", resourceID, err)
 	}
 	defer rows.Close()
+	var buf []float32 // reused: fn does not keep the vector
 	for rows.Next() {
 		var id string
 		var dims int
-		var blob []byte
+		var blob sql.RawBytes
 		if err := rows.Scan(&id, &dims, &blob); err != nil {
 			return fmt.Errorf("recall: load embeddings of %s: %w", resourceID, err)
 		}
-		v, err := DecodeVector(blob, dims)
-		if err != nil {
-			v = nil // damaged: the shard skips it and reports it
-		}
+		var v []float32
+		if len(blob) == 4*dims {
+			if cap(buf) < dims {
+				buf = make([]float32, dims)
+			}
+			v = decodeInto(buf[:dims], blob)
+		} // else damaged: the shard skips it and reports it
 		if err := fn(id, v); err != nil {
 			return err
 		}

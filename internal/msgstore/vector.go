@@ -25,11 +25,16 @@ func DecodeVector(b []byte, dims int) ([]float32, error) {
 	if len(b) != 4*dims {
 		return nil, fmt.Errorf("%w: blob of %d bytes for %d dims", recall.ErrDimension, len(b), dims)
 	}
-	v := make([]float32, dims)
+	return decodeInto(make([]float32, dims), b), nil
+}
+
+// decodeInto decodes the little-endian float32 values of b into v
+// (len(b) = 4·len(v)) and returns v.
+func decodeInto(v []float32, b []byte) []float32 {
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
-	return v, nil
+	return v
 }
 
 // unixMilli is a stored time (milliseconds since the epoch) in UTC.

@@ -21,7 +21,14 @@ import (
 // memSource serves a recall.Index the documents of each resource.
 type memSource map[string][]recall.Doc
 
-func (m memSource) ResourceDocs(_ context.Context, r string) ([]recall.Doc, error) { return m[r], nil }
+func (m memSource) ResourceDocs(_ context.Context, r string, fn func(*recall.Doc) error) error {
+	for i := range m[r] {
+		if err := fn(&m[r][i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (m memSource) ResourceVectors(context.Context, string, string, func(string, []float32) error) error {
 	return nil
