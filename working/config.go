@@ -19,7 +19,9 @@ type storedConfig struct {
 	MaxChars int             `json:"maxChars,omitempty"`
 }
 
-// Execer is what SaveConfig writes through: a *sql.DB or a *sql.Tx.
+// Execer is what SaveConfig writes through: the memory's *sql.DB or a
+// transaction of it (*sql.Tx, *store.Tx); SaveConfig speaks the memory's
+// dialect.
 type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
@@ -36,9 +38,10 @@ func (m *Memory) SaveConfig(ctx context.Context, db Execer) error {
 	if err != nil {
 		return fmt.Errorf("working: store configuration: %w", err)
 	}
-	_, err = db.ExecContext(ctx, `INSERT INTO working_config (id, config, updated_at) VALUES (1, ?, ?)
+	// db is m's database or a transaction of it: m's dialect.
+	_, err = db.ExecContext(ctx, m.dialect.Rebind(`INSERT INTO working_config (id, config, updated_at) VALUES (1, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at
-		WHERE working_config.config != excluded.config`, string(b), m.cfg.Now().UnixMilli())
+		WHERE working_config.config != excluded.config`), string(b), m.cfg.Now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("working: store configuration: %w", err)
 	}
@@ -48,7 +51,8 @@ func (m *Memory) SaveConfig(ctx context.Context, db Execer) error {
 // LoadConfig returns the working-memory configuration stored by SaveConfig
 // and true, or false when none is stored. Its OwnerOf, Redact and Now are
 // unset: the caller sets them as for a configuration of its own. A stored
-// configuration that does not parse is ErrInvalidConfig.
+// configuration that does not parse is ErrInvalidConfig. q is SQLite or
+// Postgres (the statement has no placeholders).
 func LoadConfig(ctx context.Context, q Querier) (Config, bool, error) {
 	var raw string
 	err := q.QueryRowContext(ctx, `SELECT config FROM working_config WHERE id = 1`).Scan(&raw)

@@ -60,8 +60,24 @@
 // # Concurrency
 //
 // Memory is safe for concurrent use by multiple goroutines and by several
-// processes sharing the SQLite file: the version compare-and-swap runs inside
-// one write transaction.
+// processes sharing the database: the version compare-and-swap runs inside
+// one write transaction. On SQLite (internal/store.Open) writers take the
+// file's write lock in turn (BEGIN IMMEDIATE); on Postgres
+// (pgstore.OpenDB, READ COMMITTED) a writer's UPDATE … WHERE version = n
+// waits for a concurrent writer's row lock and then matches no row, and
+// the INSERT of a first version waits for the other's and does nothing, so
+// of two writers over one version exactly one writes version n+1 and the
+// other merges again (ErrConflict once MaxRetries is spent).
+//
+// # Backends
+//
+// The statements are written once in SQLite's text and rebound to $n on
+// Postgres (store.Bound, store.Dialect); the SQLite path runs the text as
+// written. The two that differ: History without a limit (LIMIT -1 on
+// SQLite, LIMIT NULL on Postgres) and the key order of an erasure (SQLite's
+// BINARY collation; COLLATE "C" on Postgres, whatever the database's
+// collation). Functions that take the caller's transaction (Invalidate,
+// Rebuild, Delete, DeleteOwned) speak its dialect: a *store.Tx on Postgres.
 //
 // # Errors
 //
@@ -72,6 +88,6 @@
 // turns those into tool results for the model). ErrInvalidKey, ErrModeMismatch,
 // ErrInvalidSchema and ErrConflict are configuration or contention errors;
 // ErrOwnerMismatch (and any error of Config.OwnerOf) refuses a write for a
-// resource that does not own the state, naming neither; SQLite errors are
+// resource that does not own the state, naming neither; database errors are
 // wrapped with the step that failed.
 package working

@@ -2,9 +2,10 @@ package working
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Erasure's half of working memory: the functions below run inside the
@@ -12,14 +13,19 @@ import (
 // observations. The caller decides which versions an erased turn tainted
 // (drop) and which states go whole; working memory rebuilds or deletes
 // its own rows (working_memory, working_memory_history).
+//
+// tx is the caller's transaction: on Postgres a *store.Tx (store.Begin),
+// whose dialect the statements follow; a bare *sql.Tx is taken as SQLite's
+// (store.DialectOfConn).
 
 // Invalidate rebuilds (Rebuild) every working-memory state that resource
 // owns, except those skip selects (nil skips none), without the versions
 // drop selects, and returns how many versions it invalidated. The states
 // are visited in key order. The first error of drop stops the erasure:
 // Invalidate returns it after the Rebuild that saw it.
-func Invalidate(ctx context.Context, tx *sql.Tx, resource string, skip func(key string) bool, initial func(Mode) string, now time.Time,
+func Invalidate(ctx context.Context, tx store.Conn, resource string, skip func(key string) bool, initial func(Mode) string, now time.Time,
 	drop func(Version) (bool, error)) (int, error) {
+	tx = store.Bound(tx)
 	keys, err := ownedKeys(ctx, tx, resource)
 	if err != nil {
 		return 0, err
@@ -30,7 +36,7 @@ func Invalidate(ctx context.Context, tx *sql.Tx, resource string, skip func(key 
 			continue
 		}
 		var derr error
-		res, err := Rebuild(ctx, tx, key, initial, now, func(v Version) bool {
+		res, err := rebuild(ctx, tx, key, initial, now, func(v Version) bool {
 			tainted, err := drop(v)
 			if err != nil && derr == nil {
 				derr = err
@@ -48,9 +54,13 @@ func Invalidate(ctx context.Context, tx *sql.Tx, resource string, skip func(key 
 	return total, nil
 }
 
-// ownedKeys returns the keys of the states resource owns, in key order.
-func ownedKeys(ctx context.Context, tx *sql.Tx, resource string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT scope FROM working_memory WHERE resource_id = ? ORDER BY scope`, resource)
+// ownedKeys returns the keys of the states resource owns, in key order
+// (byte order, as SQLite's BINARY collation: on Postgres whatever the
+// database's collation). tx is bound (store.Bound).
+func ownedKeys(ctx context.Context, tx store.Conn, resource string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, store.DialectOfConn(tx).Text(
+		`SELECT scope FROM working_memory WHERE resource_id = ? ORDER BY scope`,
+		`SELECT scope FROM working_memory WHERE resource_id = $1 ORDER BY scope COLLATE "C"`), resource)
 	if err != nil {
 		return nil, fmt.Errorf("working: erase: %w", err)
 	}
@@ -68,7 +78,8 @@ func ownedKeys(ctx context.Context, tx *sql.Tx, resource string) ([]string, erro
 
 // Delete deletes, in tx, the state of key and its history, and returns
 // how many rows it deleted (the state and its versions).
-func Delete(ctx context.Context, tx *sql.Tx, key string) (int, error) {
+func Delete(ctx context.Context, tx store.Conn, key string) (int, error) {
+	tx = store.Bound(tx)
 	total := 0
 	for _, q := range []string{`DELETE FROM working_memory WHERE scope = ?`, `DELETE FROM working_memory_history WHERE scope = ?`} {
 		r, err := tx.ExecContext(ctx, q, key)
@@ -84,7 +95,8 @@ func Delete(ctx context.Context, tx *sql.Tx, key string) (int, error) {
 // DeleteOwned deletes, in tx, every state resource owns, whatever its key
 // (states are bound to their owner when written, Config.OwnerOf), and
 // their histories; it returns how many rows it deleted.
-func DeleteOwned(ctx context.Context, tx *sql.Tx, resource string) (int, error) {
+func DeleteOwned(ctx context.Context, tx store.Conn, resource string) (int, error) {
+	tx = store.Bound(tx)
 	total := 0
 	for _, q := range []string{`DELETE FROM working_memory WHERE resource_id = ?`, `DELETE FROM working_memory_history WHERE resource_id = ?`} {
 		r, err := tx.ExecContext(ctx, q, resource)

@@ -2,11 +2,11 @@ package working_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"testing"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/working"
 )
 
@@ -14,9 +14,11 @@ import (
 // the states a resource owns without the tainted versions (skipping those
 // skip selects), Delete removes one state with its history, DeleteOwned
 // every state of the resource.
-func TestEraseOwned(t *testing.T) {
+func TestEraseOwned(t *testing.T) { forEachBackend(t, testEraseOwned) }
+
+func testEraseOwned(t *testing.T, b backend) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db, _ := b.openDB(t)
 	owner := func(_ context.Context, _ working.Querier, key string) (string, error) {
 		if key == working.ThreadKey("other") {
 			return "r2", nil
@@ -32,9 +34,9 @@ func TestEraseOwned(t *testing.T) {
 			}
 		}
 	}
-	run := func(fn func(tx *sql.Tx) (int, error)) int {
+	run := func(fn func(tx *store.Tx) (int, error)) int {
 		t.Helper()
-		tx, err := db.BeginTx(ctx, nil)
+		tx, err := store.Begin(ctx, db, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +51,7 @@ func TestEraseOwned(t *testing.T) {
 		return n
 	}
 	// run0 is tainted; thread b is skipped; thread other is r2's.
-	n := run(func(tx *sql.Tx) (int, error) {
+	n := run(func(tx *store.Tx) (int, error) {
 		return working.Invalidate(ctx, tx, "r1", func(key string) bool { return key == working.ThreadKey("b") },
 			func(working.Mode) string { return m.Initial() }, time.Now(),
 			func(v working.Version) (bool, error) { return v.RunID == "run0", nil })
@@ -64,7 +66,7 @@ func TestEraseOwned(t *testing.T) {
 	}
 	// A drop error stops the erasure.
 	boom := errors.New("boom")
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := store.Begin(ctx, db, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,12 +76,12 @@ func TestEraseOwned(t *testing.T) {
 		t.Fatalf("Invalidate with a failing drop: %v, want boom", err)
 	}
 
-	if got := run(func(tx *sql.Tx) (int, error) { return working.Delete(ctx, tx, keys[1]) }); got != 3 { // state + 2 versions
+	if got := run(func(tx *store.Tx) (int, error) { return working.Delete(ctx, tx, keys[1]) }); got != 3 { // state + 2 versions
 		t.Fatalf("Delete removed %d rows, want 3", got)
 	}
 	// r1 still owns threads a and c: 2 states, 2 versions each (run1's,
 	// rebuilt, and the rebuild's new version).
-	if got := run(func(tx *sql.Tx) (int, error) { return working.DeleteOwned(ctx, tx, "r1") }); got != 6 {
+	if got := run(func(tx *store.Tx) (int, error) { return working.DeleteOwned(ctx, tx, "r1") }); got != 6 {
 		t.Fatalf("DeleteOwned removed %d rows, want 6", got)
 	}
 	for i, key := range keys {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Mode is how a working memory holds its state.
@@ -103,23 +105,32 @@ type Config struct {
 	Redact func(content string) string
 }
 
-// Querier is what OwnerOf may read through: a *sql.DB or a *sql.Tx.
+// Querier is what OwnerOf may read through: the pool or the update's write
+// transaction. Its statements are written in SQLite's text (? and ?NNN
+// placeholders) on either backend: on Postgres it rebinds them
+// (store.Bound).
 type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// Memory is a configured working memory over the shared SQLite database. It
-// is safe for concurrent use. It does not own the *sql.DB: closing the
-// database is the caller's job.
+// Memory is a configured working memory over the shared database (SQLite
+// or Postgres). It is safe for concurrent use. It does not own the *sql.DB:
+// closing the database is the caller's job.
 type Memory struct {
-	db     *sql.DB
-	cfg    Config
-	schema *compiledSchema // nil in template mode
+	db *sql.DB
+	// conn runs the pool's statements in db's dialect (store.Bound: db
+	// itself on SQLite).
+	conn    store.Conn
+	dialect store.Dialect
+	cfg     Config
+	schema  *compiledSchema // nil in template mode
 }
 
 // New returns a working memory over db, whose schema the store package
-// created. It returns ErrInvalidConfig for an inconsistent config and
-// ErrInvalidSchema for a schema it cannot use.
+// (SQLite, internal/store.Open) or internal/pgstore (Postgres,
+// pgstore.OpenDB) created; it speaks db's dialect (store.DialectOf). It
+// returns ErrInvalidConfig for an inconsistent config and ErrInvalidSchema
+// for a schema it cannot use.
 func New(db *sql.DB, cfg Config) (*Memory, error) {
 	if db == nil {
 		return nil, fmt.Errorf("%w: nil database", ErrInvalidConfig)
@@ -146,7 +157,7 @@ func New(db *sql.DB, cfg Config) (*Memory, error) {
 	if cfg.Scope != ScopeThread && cfg.Scope != ScopeResource {
 		return nil, fmt.Errorf("%w: scope %q, want thread or resource", ErrInvalidConfig, cfg.Scope)
 	}
-	m := &Memory{db: db, cfg: cfg}
+	m := &Memory{db: db, conn: store.Bound(db), dialect: store.DialectOf(db), cfg: cfg}
 	switch cfg.Mode {
 	case ModeSchema:
 		if len(cfg.Schema) > 0 && cfg.SchemaOf != nil {
@@ -305,7 +316,7 @@ func (m *Memory) Get(ctx context.Context, key string) (State, error) {
 	st := State{Key: key, Mode: m.cfg.Mode}
 	var mode string
 	var ms int64
-	err := m.db.QueryRowContext(ctx,
+	err := m.conn.QueryRowContext(ctx,
 		`SELECT mode, content, version, updated_at, resource_id FROM working_memory WHERE scope = ?`, key).
 		Scan(&mode, &st.Content, &st.Version, &ms, &st.ResourceID)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -338,12 +349,16 @@ func (m *Memory) History(ctx context.Context, key string, limit int) ([]Version,
 	if err := m.checkKey(key); err != nil {
 		return nil, err
 	}
+	var lim any = limit
 	if limit <= 0 {
-		limit = -1 // SQLite: no limit
+		lim = -1 // SQLite: no limit
+		if m.dialect == store.Postgres {
+			lim = nil // Postgres: LIMIT NULL is no limit (a negative one is an error)
+		}
 	}
-	rows, err := m.db.QueryContext(ctx,
+	rows, err := m.conn.QueryContext(ctx,
 		`SELECT version, content, run_id, tool_call_id, updated_at FROM working_memory_history
-		 WHERE scope = ? ORDER BY version DESC LIMIT ?`, key, limit)
+		 WHERE scope = ? ORDER BY version DESC LIMIT ?`, key, lim)
 	return scanVersions(rows, err, key)
 }
 
@@ -381,7 +396,7 @@ func (m *Memory) GetAt(ctx context.Context, key string, at time.Time) (State, er
 	}
 	st := State{Key: key, Mode: m.cfg.Mode}
 	var ms int64
-	err := m.db.QueryRowContext(ctx,
+	err := m.conn.QueryRowContext(ctx,
 		`SELECT version, content, updated_at, resource_id FROM working_memory_history
 		 WHERE scope = ? AND updated_at <= ? ORDER BY version DESC LIMIT 1`, key, at.UnixMilli()).
 		Scan(&st.Version, &st.Content, &ms, &st.ResourceID)
@@ -401,13 +416,13 @@ func (m *Memory) GetAt(ctx context.Context, key string, at time.Time) (State, er
 
 // StoredMode reports the mode key's state was written in; ok is false when
 // it was never written. It needs no Config, so tools (mnemo wm) can inspect
-// a state before choosing how to open it.
+// a state before choosing how to open it. db is SQLite or Postgres.
 func StoredMode(ctx context.Context, db *sql.DB, key string) (mode Mode, ok bool, err error) {
 	if _, _, err := ParseKey(key); err != nil {
 		return "", false, err
 	}
 	var s string
-	err = db.QueryRowContext(ctx, `SELECT mode FROM working_memory WHERE scope = ?`, key).Scan(&s)
+	err = store.Bound(db).QueryRowContext(ctx, `SELECT mode FROM working_memory WHERE scope = ?`, key).Scan(&s)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}

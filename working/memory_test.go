@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,18 +14,6 @@ import (
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/working"
 )
-
-// openDB opens a fresh database file under t.TempDir().
-func openDB(t *testing.T) (*sql.DB, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "mnemo.db")
-	db, err := store.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db, path
-}
 
 func mustNew(t *testing.T, db *sql.DB, cfg working.Config) *working.Memory {
 	t.Helper()
@@ -67,8 +54,10 @@ func historyLen(t *testing.T, m *working.Memory, key string) int {
 }
 
 // TestWorkedCases runs the worked cases of issue 5 in order.
-func TestWorkedCases(t *testing.T) {
-	db, _ := openDB(t)
+func TestWorkedCases(t *testing.T) { forEachBackend(t, testWorkedCases) }
+
+func testWorkedCases(t *testing.T, b backend) {
+	db, _ := b.openDB(t)
 	m := mustNew(t, db, working.Config{Schema: json.RawMessage(profileSchema)})
 	ctx := context.Background()
 	key := working.ThreadKey("t1")
@@ -154,8 +143,10 @@ func TestWorkedCases(t *testing.T) {
 	})
 }
 
-func TestNoAliasing(t *testing.T) {
-	db, _ := openDB(t)
+func TestNoAliasing(t *testing.T) { forEachBackend(t, testNoAliasing) }
+
+func testNoAliasing(t *testing.T, b backend) {
+	db, _ := b.openDB(t)
 	m := mustNew(t, db, working.Config{Schema: json.RawMessage(profileSchema)})
 	ctx := context.Background()
 	key := working.ThreadKey("t")
@@ -198,8 +189,10 @@ type Trip struct {
 	When time.Time `json:"when"`
 }
 
-func TestSchemaOf(t *testing.T) {
-	db, _ := openDB(t)
+func TestSchemaOf(t *testing.T) { forEachBackend(t, testSchemaOf) }
+
+func testSchemaOf(t *testing.T, b backend) {
+	db, _ := b.openDB(t)
 	m := mustNew(t, db, working.Config{SchemaOf: Profile{}})
 	ctx := context.Background()
 	key := working.ThreadKey("t")
@@ -250,8 +243,10 @@ func TestSchemaOf(t *testing.T) {
 	}
 }
 
-func TestRawSchemaRefs(t *testing.T) {
-	db, _ := openDB(t)
+func TestRawSchemaRefs(t *testing.T) { forEachBackend(t, testRawSchemaRefs) }
+
+func testRawSchemaRefs(t *testing.T, b backend) {
+	db, _ := b.openDB(t)
 	t.Run("Inlined", func(t *testing.T) {
 		m := mustNew(t, db, working.Config{Schema: json.RawMessage(`{
 			"$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -284,8 +279,10 @@ func TestRawSchemaRefs(t *testing.T) {
 	}
 }
 
-func TestConfigErrors(t *testing.T) {
-	db, _ := openDB(t)
+func TestConfigErrors(t *testing.T) { forEachBackend(t, testConfigErrors) }
+
+func testConfigErrors(t *testing.T, b backend) {
+	db, _ := b.openDB(t)
 	for name, cfg := range map[string]working.Config{
 		"BothSchemas":       {Schema: json.RawMessage(profileSchema), SchemaOf: Profile{}},
 		"SchemaInTemplate":  {Mode: working.ModeTemplate, Schema: json.RawMessage(profileSchema)},
@@ -303,8 +300,10 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestTemplateMode(t *testing.T) {
-	db, _ := openDB(t)
+func TestTemplateMode(t *testing.T) { forEachBackend(t, testTemplateMode) }
+
+func testTemplateMode(t *testing.T, b backend) {
+	db, _ := b.openDB(t)
 	const tmpl = "# User\n- Name:\n- City:\n"
 	m := mustNew(t, db, working.Config{Template: tmpl, MaxChars: 200})
 	ctx := context.Background()
@@ -389,8 +388,10 @@ func TestTemplateMode(t *testing.T) {
 	})
 }
 
-func TestScopes(t *testing.T) {
-	db, _ := openDB(t)
+func TestScopes(t *testing.T) { forEachBackend(t, testScopes) }
+
+func testScopes(t *testing.T, b backend) {
+	db, _ := b.openDB(t)
 	ctx := context.Background()
 	t.Run("Resource", func(t *testing.T) {
 		m := mustNew(t, db, working.Config{Schema: json.RawMessage(profileSchema), Scope: working.ScopeResource})
@@ -445,9 +446,11 @@ func TestScopes(t *testing.T) {
 
 // TestConcurrentFields: 8 goroutines, each setting its own field several
 // times through two database handles (as two processes would), lose nothing.
-func TestConcurrentFields(t *testing.T) {
-	db1, path := openDB(t)
-	db2, err := store.Open(context.Background(), path)
+func TestConcurrentFields(t *testing.T) { forEachBackend(t, testConcurrentFields) }
+
+func testConcurrentFields(t *testing.T, b backend) {
+	db1, path := b.openDB(t)
+	db2, err := b.open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,8 +500,10 @@ func TestConcurrentFields(t *testing.T) {
 	}
 }
 
-func TestOriginIdempotent(t *testing.T) {
-	db, path := openDB(t)
+func TestOriginIdempotent(t *testing.T) { forEachBackend(t, testOriginIdempotent) }
+
+func testOriginIdempotent(t *testing.T, b backend) {
+	db, path := b.openDB(t)
 	m := mustNew(t, db, working.Config{Schema: json.RawMessage(profileSchema)})
 	ctx := context.Background()
 	key := working.ThreadKey("t")
@@ -512,7 +517,7 @@ func TestOriginIdempotent(t *testing.T) {
 	}
 	// Reopen: the same call again (a resumed run) writes nothing.
 	db.Close()
-	db2, err := store.Open(ctx, path)
+	db2, err := b.open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,8 +535,10 @@ func TestOriginIdempotent(t *testing.T) {
 	}
 }
 
-func TestRender(t *testing.T) {
-	db, _ := openDB(t)
+func TestRender(t *testing.T) { forEachBackend(t, testRender) }
+
+func testRender(t *testing.T, b backend) {
+	db, _ := b.openDB(t)
 	ctx := context.Background()
 	key := working.ThreadKey("t")
 	m := mustNew(t, db, working.Config{Schema: json.RawMessage(profileSchema)})
@@ -571,8 +578,10 @@ func TestRender(t *testing.T) {
 	}
 }
 
-func TestGetAtAndStoredMode(t *testing.T) {
-	db, _ := openDB(t)
+func TestGetAtAndStoredMode(t *testing.T) { forEachBackend(t, testGetAtAndStoredMode) }
+
+func testGetAtAndStoredMode(t *testing.T, b backend) {
+	db, _ := b.openDB(t)
 	ctx := context.Background()
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	m := mustNew(t, db, working.Config{Schema: json.RawMessage(profileSchema), Now: func() time.Time { return now }})
@@ -611,9 +620,11 @@ func TestGetAtAndStoredMode(t *testing.T) {
 // owner is resolved inside the write, an origin of another resource is
 // refused before anything is read or written, also when it replays a call
 // the owner made, and the owner is stored with the state and its versions.
-func TestOwner(t *testing.T) {
+func TestOwner(t *testing.T) { forEachBackend(t, testOwner) }
+
+func testOwner(t *testing.T, b backend) {
 	ctx := context.Background()
-	db, _ := openDB(t)
+	db, _ := b.openDB(t)
 	errNoThread := errors.New("no such thread")
 	owners := map[string]string{"thread:carol-chat": "carol"}
 	m := mustNew(t, db, working.Config{Schema: json.RawMessage(profileSchema),
@@ -647,7 +658,7 @@ func TestOwner(t *testing.T) {
 			t.Fatalf("err=%v, want OwnerOf's error", err)
 		}
 		var n int
-		db.QueryRow(`SELECT COUNT(*) FROM working_memory WHERE scope = 'thread:ghost'`).Scan(&n)
+		store.Bound(db).QueryRowContext(ctx, `SELECT COUNT(*) FROM working_memory WHERE scope = 'thread:ghost'`).Scan(&n)
 		if n != 0 {
 			t.Fatal("a refused write stored a state")
 		}
@@ -658,7 +669,7 @@ func TestOwner(t *testing.T) {
 			t.Fatalf("operator write: %+v, %v", r, err)
 		}
 		var n int
-		db.QueryRow(`SELECT COUNT(*) FROM working_memory_history WHERE scope = ? AND resource_id = 'carol'`, carol).Scan(&n)
+		store.Bound(db).QueryRowContext(ctx, `SELECT COUNT(*) FROM working_memory_history WHERE scope = ? AND resource_id = 'carol'`, carol).Scan(&n)
 		if n != 2 {
 			t.Fatalf("%d versions bound to the owner, want 2", n)
 		}
@@ -678,8 +689,10 @@ func TestOwner(t *testing.T) {
 // TestNotUTF8Refused: a template-mode state that is not valid UTF-8 (Set
 // of a binary file, Edit with such a replacement) is refused with
 // ErrInvalidPatch and stores nothing; it used to be stored as given.
-func TestNotUTF8Refused(t *testing.T) {
-	db, _ := openDB(t)
+func TestNotUTF8Refused(t *testing.T) { forEachBackend(t, testNotUTF8Refused) }
+
+func testNotUTF8Refused(t *testing.T, b backend) {
+	db, _ := b.openDB(t)
 	m := mustNew(t, db, working.Config{Template: "# User\n", MaxChars: 200})
 	ctx := context.Background()
 	key := working.ThreadKey("t")

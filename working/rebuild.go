@@ -11,6 +11,8 @@ import (
 	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // RebuildResult says what Rebuild changed.
@@ -43,8 +45,15 @@ type RebuildResult struct {
 // against a schema: removing changes from a valid history gives a state the
 // schema accepted as the fields' values, not a new one.
 //
-// Rebuild writes nothing when drop selects no version.
-func Rebuild(ctx context.Context, tx *sql.Tx, key string, initial func(Mode) string, now time.Time, drop func(Version) bool) (RebuildResult, error) {
+// Rebuild writes nothing when drop selects no version. tx is the caller's
+// transaction: on Postgres a *store.Tx (store.Begin), whose dialect the
+// statements follow; a bare *sql.Tx is taken as SQLite's.
+func Rebuild(ctx context.Context, tx store.Conn, key string, initial func(Mode) string, now time.Time, drop func(Version) bool) (RebuildResult, error) {
+	return rebuild(ctx, store.Bound(tx), key, initial, now, drop)
+}
+
+// rebuild is Rebuild on a bound tx (store.Bound).
+func rebuild(ctx context.Context, tx store.Conn, key string, initial func(Mode) string, now time.Time, drop func(Version) bool) (RebuildResult, error) {
 	var res RebuildResult
 	var mode, owner string
 	var current int64
@@ -128,7 +137,7 @@ func anyDropped(hist []Version, drop func(Version) bool) bool {
 }
 
 // historyTx reads the history of key, oldest first.
-func historyTx(ctx context.Context, tx *sql.Tx, key string) ([]Version, error) {
+func historyTx(ctx context.Context, tx store.Conn, key string) ([]Version, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT version, content, run_id, tool_call_id, updated_at
 		FROM working_memory_history WHERE scope = ? ORDER BY version`, key)
 	return scanVersions(rows, err, key)
@@ -136,7 +145,7 @@ func historyTx(ctx context.Context, tx *sql.Tx, key string) ([]Version, error) {
 
 // rewriteHistory deletes the versions of hist that are not kept and writes
 // the rebuilt content of the kept ones.
-func rewriteHistory(ctx context.Context, tx *sql.Tx, key string, hist, kept []Version) error {
+func rewriteHistory(ctx context.Context, tx store.Conn, key string, hist, kept []Version) error {
 	content := make(map[int64]string, len(kept))
 	for _, v := range kept {
 		content[v.Version] = v.Content

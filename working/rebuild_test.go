@@ -6,12 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/working"
 )
 
 // TestRebuild drops versions of a history and checks the state rebuilt
 // from the others' changes, in both modes.
-func TestRebuild(t *testing.T) {
+func TestRebuild(t *testing.T) { forEachBackend(t, testRebuild) }
+
+func testRebuild(t *testing.T, b backend) {
 	ctx := context.Background()
 	tests := []struct {
 		name    string
@@ -37,7 +40,7 @@ func TestRebuild(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			db, _ := openDB(t)
+			db, _ := b.openDB(t)
 			m := mustNew(t, db, tc.cfg)
 			key := working.ThreadKey("t")
 			for i, c := range tc.updates {
@@ -45,7 +48,7 @@ func TestRebuild(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			tx, err := db.BeginTx(ctx, nil)
+			tx, err := store.Begin(ctx, db, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Origin says who wrote a version. All fields are optional; a ToolCallID
@@ -160,11 +162,11 @@ func (m *Memory) update(ctx context.Context, key string, origin Origin, compute 
 	}
 	// The owner first: a replayed origin must not read back another
 	// resource's state.
-	if _, err := m.owner(ctx, m.db, key, origin); err != nil {
+	if _, err := m.owner(ctx, m.conn, key, origin); err != nil {
 		return Result{}, err
 	}
 	if origin.ToolCallID != "" {
-		if r, ok, err := m.applied(ctx, m.db, key, origin); err != nil || ok {
+		if r, ok, err := m.applied(ctx, m.conn, key, origin); err != nil || ok {
 			return r, err
 		}
 	}
@@ -249,17 +251,23 @@ func (m *Memory) applied(ctx context.Context, q Querier, key string, origin Orig
 }
 
 // swap writes next as version cur.Version+1 if the stored version is still
-// cur.Version. ok is false when another writer got there first.
+// cur.Version. ok is false when another writer got there first: on
+// SQLite the write transaction waits for the other's (BEGIN IMMEDIATE);
+// on Postgres the UPDATE waits for the other's row lock and then finds
+// the version changed, and the INSERT of a first version waits for the
+// other's row and then does nothing (READ COMMITTED), so either way the
+// loser writes no row.
 func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin) (r Result, ok bool, err error) {
-	tx, err := m.db.BeginTx(ctx, nil)
+	btx, err := store.Begin(ctx, m.db, nil)
 	if err != nil {
 		return Result{}, false, fmt.Errorf("working: update %s: %w", cur.Key, err)
 	}
 	defer func() {
 		if !ok || err != nil {
-			tx.Rollback()
+			btx.Rollback()
 		}
 	}()
+	tx := store.Bound(btx)
 	// Inside the write lock: the owner again (the thread may have been
 	// erased and created anew since), and another process may have applied
 	// this very call.
@@ -277,7 +285,7 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 	if origin.ToolCallID != "" {
 		if r, done, err := m.applied(ctx, tx, cur.Key, origin); err != nil || done {
 			if err == nil {
-				err = tx.Commit()
+				err = btx.Commit()
 			}
 			return r, done, err
 		}
@@ -306,7 +314,7 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 		cur.Key, version, next, origin.RunID, origin.ToolCallID, ms, owner); err != nil {
 		return Result{}, false, fmt.Errorf("working: record version %d of %s: %w", version, cur.Key, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := btx.Commit(); err != nil {
 		return Result{}, false, fmt.Errorf("working: update %s: %w", cur.Key, err)
 	}
 	st := State{Key: cur.Key, Mode: m.cfg.Mode, Content: next, Version: version, UpdatedAt: time.UnixMilli(ms).UTC(), ResourceID: owner}
