@@ -21,8 +21,16 @@
 //
 // The observer reads turns through the small Source interface, so the package
 // does not depend on the engine; observations live in the observations table
-// of the shared SQLite database (internal/store/schema.go), which this package
-// owns.
+// of the shared database, which this package owns: SQLite
+// (internal/store/schema.go) or Postgres (internal/pgstore/schema.go). The
+// statements are written once in SQLite's text and rebound to $n on
+// Postgres (store.Bound); the SQLite path runs the text as written. What
+// differs on Postgres: the untrusted flag is a BOOLEAN (bound and scanned
+// as a Go bool on both), List orders ids COLLATE "C" (SQLite's byte order,
+// whatever the database's collation), and the writes of a thread's
+// observations take a per-thread advisory lock (see Concurrency).
+// Invalidate, EntombThread and EntombResource speak the dialect of the
+// caller's transaction: a *store.Tx on Postgres.
 //
 // # Imports
 //
@@ -77,7 +85,14 @@
 //
 // Observer is safe for concurrent use. Calls for one thread are serialised by
 // a per-thread lock in the process; across processes the journal's first
-// record wins and the observation insert is idempotent per range.
+// record wins and the observation insert is idempotent per range. The
+// transactions that write a thread's observations (storing an observation
+// or a reflection, Invalidate) run one at a time per thread on both
+// backends: SQLite's write transactions are serial (BEGIN IMMEDIATE), and
+// on Postgres (READ COMMITTED) each first takes a transaction-scoped
+// advisory lock on the thread (pg_advisory_xact_lock), so two processes
+// never store two observations of one range, and an erasure never misses
+// a reflection committed between its read and its writes.
 //
 // # Errors
 //

@@ -2,8 +2,9 @@ package observe
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // EntombThread is erasure's entombing of observation rows: inside the
@@ -13,8 +14,9 @@ import (
 // is not empty, just the rows of resource only are touched (t is not
 // only's own thread). The rows keep their (already invalidated and
 // scrubbed) place, so memctx references stay resolvable.
-func EntombThread(ctx context.Context, tx *sql.Tx, t, tomb, resource, resourceTomb, only string) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE observations SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1 AND (?5 = '' OR resource_id = ?5)`,
+// tx is a *store.Tx on Postgres (a bare *sql.Tx is taken as SQLite's).
+func EntombThread(ctx context.Context, tx store.Conn, t, tomb, resource, resourceTomb, only string) error {
+	if _, err := store.Bound(tx).ExecContext(ctx, `UPDATE observations SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1 AND (?5 = '' OR resource_id = ?5)`,
 		t, tomb, resource, resourceTomb, only); err != nil {
 		return fmt.Errorf("observe: erase: tombstone thread owner: %w", err)
 	}
@@ -23,8 +25,8 @@ func EntombThread(ctx context.Context, tx *sql.Tx, t, tomb, resource, resourceTo
 
 // EntombResource replaces, in tx, the erased resource with its tombstone
 // as the owner of every observation row.
-func EntombResource(ctx context.Context, tx *sql.Tx, resource, tomb string) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE observations SET resource_id = ?2 WHERE resource_id = ?1`, resource, tomb); err != nil {
+func EntombResource(ctx context.Context, tx store.Conn, resource, tomb string) error {
+	if _, err := store.Bound(tx).ExecContext(ctx, `UPDATE observations SET resource_id = ?2 WHERE resource_id = ?1`, resource, tomb); err != nil {
 		return fmt.Errorf("observe: erase: tombstone resource owner: %w", err)
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
-	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 )
@@ -129,9 +127,12 @@ type env struct {
 	src  *memSource
 }
 
-func openEnv(t *testing.T, path string, src *memSource, m observe.Model, cfg observe.Config) *env {
+// openEnv opens the database at path (b.place) with an observer over it;
+// opening one path again gives another pool on the same database (as
+// another process's).
+func (b backend) openEnv(t *testing.T, path string, src *memSource, m observe.Model, cfg observe.Config) *env {
 	t.Helper()
-	db, err := store.Open(context.Background(), path)
+	db, err := b.open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +145,6 @@ func openEnv(t *testing.T, path string, src *memSource, m observe.Model, cfg obs
 	}
 	return &env{path: path, db: db, j: j, obs: o, src: src}
 }
-
-func tempDB(t *testing.T) string { return filepath.Join(t.TempDir(), "mnemo.db") }
 
 func list(t *testing.T, e *env, thread string, all bool) []observe.Observation {
 	t.Helper()

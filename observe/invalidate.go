@@ -2,10 +2,10 @@ package observe
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
@@ -26,7 +26,16 @@ import (
 // which must fall back to before fromSeq so that the surviving turns of the
 // erased range are observed again; the later ones are observed again with
 // them. Erasure is rare; a hole-tracking observer would save those calls.
-func Invalidate(ctx context.Context, tx *sql.Tx, threadID string, fromSeq int64, now time.Time) ([]string, error) {
+//
+// tx is a *store.Tx on Postgres (a bare *sql.Tx is taken as SQLite's);
+// there Invalidate first takes the thread's observation lock (lockThread),
+// held until tx ends, so no observer of another process stores into the
+// thread between its read and its writes.
+func Invalidate(ctx context.Context, tx store.Conn, threadID string, fromSeq int64, now time.Time) ([]string, error) {
+	tx = store.Bound(tx)
+	if err := lockThread(ctx, tx, threadID); err != nil {
+		return nil, err
+	}
 	rows, err := query(ctx, tx, `SELECT `+obsColumns+` FROM observations
 		WHERE thread_id = ? AND invalidated_at IS NULL`, threadID)
 	if err != nil {

@@ -5,16 +5,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 )
 
-func TestInvalidate(t *testing.T) {
+func TestInvalidate(t *testing.T) { forEachBackend(t, testInvalidate) }
+
+func testInvalidate(t *testing.T, b backend) {
 	f := newFakeModel(t, scripted)
 	src := &memSource{}
 	src.add("t", 10, user("a"), assistant("b"), user("c"), assistant("d"), user("e"), assistant("f"))
 	src.add("u", 10, user("other thread"), assistant("ok"))
-	e := openEnv(t, tempDB(t), src, f.model(t), observe.Config{Threshold: 20, ChunkTokens: 20, RecentN: -1})
+	e := b.openEnv(t, b.place(t), src, f.model(t), observe.Config{Threshold: 20, ChunkTokens: 20, RecentN: -1})
 	res, err := e.obs.Observe(ctx, "t", observe.Options{Force: true})
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +31,7 @@ func TestInvalidate(t *testing.T) {
 	o34 := res.Observations[1] // seq 3..4
 
 	// Erase seq 4.
-	tx, err := e.db.Begin()
+	tx, err := store.Begin(ctx, e.db, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +80,7 @@ func TestInvalidate(t *testing.T) {
 		}
 	}
 	// Erase the whole thread: the watermark falls to 0.
-	tx, _ = e.db.Begin()
+	tx, _ = store.Begin(ctx, e.db, nil)
 	if _, err := observe.Invalidate(ctx, tx, "t", 1, time.Now()); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Levels of an observation row.
@@ -81,7 +83,9 @@ type Filter struct {
 const obsColumns = `id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at, retired_at, invalidated_at, from_time, to_time`
 
 // List returns observations ordered by thread, then fromSeq, then level
-// (observations before reflections), then creation.
+// (observations before reflections), then creation (ids in byte order, as
+// SQLite's BINARY collation: on Postgres whatever the database's
+// collation). db is SQLite or Postgres.
 func List(ctx context.Context, db *sql.DB, f Filter) ([]Observation, error) {
 	q := `SELECT ` + obsColumns + ` FROM observations WHERE `
 	var args []any
@@ -98,14 +102,18 @@ func List(ctx context.Context, db *sql.DB, f Filter) ([]Observation, error) {
 	if !f.All {
 		q += ` AND retired_at IS NULL AND invalidated_at IS NULL`
 	}
-	q += ` ORDER BY thread_id, from_seq, level, created_at, id`
-	return query(ctx, db, q, args...)
+	c := store.Bound(db)
+	q += store.DialectOfConn(c).Text(` ORDER BY thread_id, from_seq, level, created_at, id`,
+		` ORDER BY thread_id COLLATE "C", from_seq, level, created_at, id COLLATE "C"`)
+	return query(ctx, c, q, args...)
 }
 
 type queryer interface {
 	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 }
 
+// query runs q (bound to its database's dialect: store.Bound) and reads
+// the observations it selects (obsColumns).
 func query(ctx context.Context, db queryer, q string, args ...any) ([]Observation, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -116,17 +124,17 @@ func query(ctx context.Context, db queryer, q string, args ...any) ([]Observatio
 	for rows.Next() {
 		var o Observation
 		var sources string
-		var untrusted int
 		var created int64
 		var retired, invalidated, fromTime, toTime sql.NullInt64
+		// untrusted is an INTEGER 0/1 in SQLite, a BOOLEAN in Postgres:
+		// database/sql scans either into a bool.
 		if err := rows.Scan(&o.ID, &o.ThreadID, &o.ResourceID, &o.FromSeq, &o.ToSeq, &o.Level, &o.Content,
-			&sources, &untrusted, &created, &retired, &invalidated, &fromTime, &toTime); err != nil {
+			&sources, &o.Untrusted, &created, &retired, &invalidated, &fromTime, &toTime); err != nil {
 			return nil, fmt.Errorf("observe: list observations: %w", err)
 		}
 		if err := json.Unmarshal([]byte(sources), &o.Sources); err != nil {
 			return nil, fmt.Errorf("observe: observation %s: sources: %w", o.ID, err)
 		}
-		o.Untrusted = untrusted != 0
 		o.CreatedAt = time.UnixMilli(created).UTC()
 		o.RetiredAt = msTime(retired)
 		o.InvalidatedAt = msTime(invalidated)
@@ -148,10 +156,10 @@ func msTime(v sql.NullInt64) *time.Time {
 
 // Watermark returns the observed watermark of threadID: the highest toSeq of
 // its non-invalidated observations and reflections, 0 when none. Turns with
-// seq <= Watermark are covered by observations.
+// seq <= Watermark are covered by observations. db is SQLite or Postgres.
 func Watermark(ctx context.Context, db *sql.DB, threadID string) (int64, error) {
 	var wm int64
-	err := db.QueryRowContext(ctx,
+	err := store.Bound(db).QueryRowContext(ctx,
 		`SELECT COALESCE(MAX(to_seq), 0) FROM observations WHERE thread_id = ? AND invalidated_at IS NULL`,
 		threadID).Scan(&wm)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
@@ -137,11 +138,15 @@ func markAll(items []Item, untrusted bool) {
 // which case obs becomes that row. Retired rows count: a range condensed into
 // a reflection is not observed again.
 func (o *Observer) storeObservation(ctx context.Context, obs *Observation) error {
-	tx, err := o.cfg.DB.BeginTx(ctx, nil)
+	btx, err := store.Begin(ctx, o.cfg.DB, nil)
 	if err != nil {
 		return fmt.Errorf("observe: store observation: %w", err)
 	}
-	defer tx.Rollback()
+	defer btx.Rollback()
+	tx := store.Bound(btx)
+	if err := lockThread(ctx, tx, obs.ThreadID); err != nil {
+		return err
+	}
 	existing, err := query(ctx, tx, `SELECT `+obsColumns+` FROM observations
 		WHERE thread_id = ? AND from_seq = ? AND to_seq = ? AND level = ? AND invalidated_at IS NULL
 		ORDER BY created_at LIMIT 1`, obs.ThreadID, obs.FromSeq, obs.ToSeq, LevelObservation)
@@ -160,23 +165,40 @@ func (o *Observer) storeObservation(ctx context.Context, obs *Observation) error
 	if err := insert(ctx, tx, obs); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := btx.Commit(); err != nil {
 		return fmt.Errorf("observe: store observation: %w", err)
 	}
 	return nil
 }
 
-func insert(ctx context.Context, tx *sql.Tx, obs *Observation) error {
+// lockThread serialises, on Postgres, the transactions that write
+// threadID's observations (storeObservation, storeReflection,
+// Invalidate) with a transaction-scoped advisory lock per thread,
+// released at commit or rollback; tx is bound (store.Bound). SQLite needs
+// none: its write transactions run one at a time (BEGIN IMMEDIATE), and
+// this gives Postgres the same order. Without it, under READ COMMITTED, two
+// processes could each find no observation of a range and insert one
+// each, and an erasure could miss a reflection committed between its read
+// and its writes.
+func lockThread(ctx context.Context, tx store.Conn, threadID string) error {
+	if store.DialectOfConn(tx) != store.Postgres {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('mnemo.observe:' || $1))`, threadID); err != nil {
+		return fmt.Errorf("observe: lock thread %s: %w", threadID, err)
+	}
+	return nil
+}
+
+// insert stores obs in tx (bound: store.Bound). The untrusted flag is
+// bound as a bool: SQLite stores it as 1 or 0, Postgres as a BOOLEAN.
+func insert(ctx context.Context, tx store.Conn, obs *Observation) error {
 	sources, err := json.Marshal(obs.Sources)
 	if err != nil {
 		return fmt.Errorf("observe: store %s: %w", obs.Level, err)
 	}
 	if obs.Sources == nil {
 		sources = []byte("[]")
-	}
-	untrusted := 0
-	if obs.Untrusted {
-		untrusted = 1
 	}
 	var fromTime, toTime sql.NullInt64
 	if !obs.FromTime.IsZero() && !obs.ToTime.IsZero() {
@@ -187,7 +209,7 @@ func insert(ctx context.Context, tx *sql.Tx, obs *Observation) error {
 		(id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at, from_time, to_time)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		obs.ID, obs.ThreadID, obs.ResourceID, obs.FromSeq, obs.ToSeq, obs.Level, obs.Content,
-		string(sources), untrusted, obs.CreatedAt.UnixMilli(), fromTime, toTime)
+		string(sources), obs.Untrusted, obs.CreatedAt.UnixMilli(), fromTime, toTime)
 	if err != nil {
 		return fmt.Errorf("observe: store %s: %w", obs.Level, err)
 	}

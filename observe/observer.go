@@ -37,7 +37,7 @@ const (
 // Config configures New. DB, Journal, Source and Model are required; every
 // other zero field means its default. The config is copied by New.
 type Config struct {
-	DB      *sql.DB          // the shared SQLite pool (internal/store.Open); not closed by Observer
+	DB      *sql.DB          // the shared pool: SQLite (internal/store.Open) or Postgres (pgstore.OpenDB); not closed by Observer
 	Journal *journal.Journal // memoizes model calls in journal.ScopeMemo
 	Source  Source           // the turns of a thread
 	Model   Model            // the observer and reflector model

@@ -13,12 +13,14 @@ import (
 // and the tool loop working on them), neither through Observe nor through
 // ObserveRange — also when the watermark sits right after the answer, so
 // the turns after it hold no answer of their own.
-func TestObserverSkipsPendingTurn(t *testing.T) {
+func TestObserverSkipsPendingTurn(t *testing.T) { forEachBackend(t, testObserverSkipsPendingTurn) }
+
+func testObserverSkipsPendingTurn(t *testing.T, b backend) {
 	f := newFakeModel(t, scripted)
 	src := &memSource{}
 	src.add("t", 50, user("I live in Porto"), assistant("Noted"), user("PENDING first"), user("PENDING second"),
 		call("c1", "lookup"), result("c1", "PENDING result"))
-	e := openEnv(t, tempDB(t), src, f.model(t), observe.Config{RecentN: -1, Threshold: 1, ChunkTokens: 10000})
+	e := b.openEnv(t, b.place(t), src, f.model(t), observe.Config{RecentN: -1, Threshold: 1, ChunkTokens: 10000})
 	res, err := e.obs.Observe(ctx, "t", observe.Options{Force: true, NoReflect: true})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/internal/tokens"
 	"github.com/mnemo-go/mnemo/journal"
 )
@@ -144,11 +145,15 @@ func untrustedSources(obs []Observation) bool {
 // source is no longer live, nothing changes and ErrSourcesChanged is
 // returned.
 func (o *Observer) storeReflection(ctx context.Context, r *Observation) error {
-	tx, err := o.cfg.DB.BeginTx(ctx, nil)
+	btx, err := store.Begin(ctx, o.cfg.DB, nil)
 	if err != nil {
 		return fmt.Errorf("observe: store reflection: %w", err)
 	}
-	defer tx.Rollback()
+	defer btx.Rollback()
+	tx := store.Bound(btx)
+	if err := lockThread(ctx, tx, r.ThreadID); err != nil {
+		return err
+	}
 	sources, _ := json.Marshal(r.Sources)
 	existing, err := query(ctx, tx, `SELECT `+obsColumns+` FROM observations
 		WHERE thread_id = ? AND level = ? AND sources = ? AND invalidated_at IS NULL LIMIT 1`,
@@ -178,7 +183,7 @@ func (o *Observer) storeReflection(ctx context.Context, r *Observation) error {
 	if err := insert(ctx, tx, r); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := btx.Commit(); err != nil {
 		return fmt.Errorf("observe: store reflection: %w", err)
 	}
 	return nil

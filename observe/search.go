@@ -36,7 +36,7 @@ type SearchHit struct {
 // a scope holds tens to hundreds of observations, so no derived index is
 // kept, and retired, invalidated or erased observations can never be found.
 // Tokens are maximal runs of Unicode letters and digits, lower-cased; no
-// stemming, no stop words.
+// stemming, no stop words. db is SQLite or Postgres.
 func Search(ctx context.Context, db *sql.DB, q SearchQuery) ([]SearchHit, error) {
 	q.Filter.All = false
 	obs, err := List(ctx, db, q.Filter)

@@ -4,11 +4,14 @@ import (
 	"math"
 	"testing"
 
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/observe"
 )
 
-func TestSearch(t *testing.T) {
-	e := openEnv(t, tempDB(t), &memSource{}, newFakeModel(t, scripted).model(t), observe.Config{})
+func TestSearch(t *testing.T) { forEachBackend(t, testSearch) }
+
+func testSearch(t *testing.T, b backend) {
+	e := b.openEnv(t, b.place(t), &memSource{}, newFakeModel(t, scripted).model(t), observe.Config{})
 	for _, r := range []struct {
 		id, thread, resource, content string
 		retired                       bool
@@ -22,7 +25,7 @@ func TestSearch(t *testing.T) {
 		if r.retired {
 			retired = 1
 		}
-		if _, err := e.db.Exec(`INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at, retired_at)
+		if _, err := store.Bound(e.db).ExecContext(ctx, `INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at, retired_at)
 			VALUES (?, ?, ?, 1, 2, 'observation', ?, 0, ?)`, r.id, r.thread, r.resource, r.content, retired); err != nil {
 			t.Fatal(err)
 		}

@@ -14,9 +14,13 @@ import (
 // calls), so a 10k-token tool exchange is not counted as ~40 tokens and the
 // observer's threshold and chunks see it (issue 19 item 8).
 func TestFallbackTokensCountToolCalls(t *testing.T) {
+	forEachBackend(t, testFallbackTokensCountToolCalls)
+}
+
+func testFallbackTokensCountToolCalls(t *testing.T, b backend) {
 	f := newFakeModel(t, scripted)
 	src := &memSource{}
-	e := openEnv(t, tempDB(t), src, f.model(t), observe.Config{Threshold: 5000, RecentN: -1})
+	e := b.openEnv(t, b.place(t), src, f.model(t), observe.Config{Threshold: 5000, RecentN: -1})
 	args, _ := json.Marshal(map[string]string{"query": strings.Repeat("weather data ", 3100)}) // ~40 KB
 	turns := []observe.Turn{
 		user("what is the weather in Berlin?"),

@@ -1,0 +1,255 @@
+package observe_test
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/observe"
+)
+
+// TestRacingObservers: two observers on two pools of one database (two
+// processes) observe the same range at once. Both reach the model (neither
+// has a record yet), the journal keeps the first record, and both return
+// its bytes and the one observation stored for the range; afterwards
+// neither calls the model for it again. On Postgres a third connection
+// holds the observations table (LOCK TABLE … IN SHARE MODE) until both
+// are inside their store transaction, so they store at the same time.
+func TestRacingObservers(t *testing.T) { forEachBackend(t, testRacingObservers) }
+
+func testRacingObservers(t *testing.T, b backend) {
+	arrived := make(chan struct{}, 2)
+	both := make(chan struct{})
+	var once sync.Once
+	f := newFakeModel(t, func(req openai.ChatCompletionRequest) (int, string, time.Duration) {
+		arrived <- struct{}{}
+		if len(arrived) == 2 {
+			once.Do(func() { close(both) })
+		}
+		select {
+		case <-both:
+		case <-time.After(10 * time.Second): // reported below as one call
+		}
+		return scripted(req)
+	})
+	src := &memSource{}
+	src.add("t", 10, user("I live in Porto"), assistant("Noted"), user("My cat is Mia"), assistant("Nice"))
+	place := b.place(t)
+	app := ""
+	if b.name == "postgres" {
+		app = fmt.Sprintf("mnemo-observe-race-%d", time.Now().UnixNano())
+		place += "&application_name=" + app
+	}
+	envs := []*env{b.openEnv(t, place, src, f.model(t), observe.Config{}), b.openEnv(t, place, src, f.model(t), observe.Config{})}
+	var unlock func()
+	if app != "" {
+		unlock = holdObservations(t, envs[0].db, app)
+	}
+	obs, out, errs := make([]*observe.Observation, 2), make([][]byte, 2), make([]error, 2)
+	var wg sync.WaitGroup
+	for i, e := range envs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			obs[i], out[i], errs[i] = e.obs.ObserveRange(ctx, "t", 1, 4)
+		}()
+	}
+	if unlock != nil {
+		unlock()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("observer %d: %v", i, err)
+		}
+	}
+	if got, want := f.count(), int64(2); got != want {
+		t.Fatalf("requests=%d, want %d (both racers reach the model)", got, want)
+	}
+	if string(out[0]) != string(out[1]) || obs[0].ID != obs[1].ID || obs[0].Content != obs[1].Content {
+		t.Fatalf("the racers differ: %q/%s vs %q/%s", out[0], obs[0].ID, out[1], obs[1].ID)
+	}
+	if rows := list(t, envs[1], "t", true); len(rows) != 1 || rows[0].ID != obs[0].ID {
+		t.Fatalf("rows %+v, want the one observation %s", rows, obs[0].ID)
+	}
+	for i, e := range envs {
+		o, b, err := e.obs.ObserveRange(ctx, "t", 1, 4)
+		if err != nil || o.ID != obs[0].ID || string(b) != string(out[0]) {
+			t.Fatalf("observer %d again: %+v, %q, %v", i, o, b, err)
+		}
+	}
+	if got, want := f.count(), int64(2); got != want {
+		t.Fatalf("requests=%d after both observed again, want %d", got, want)
+	}
+}
+
+// holdObservations takes, on a connection of db (Postgres), a SHARE lock
+// on the observations table, which readers pass and writers wait for.
+// The returned func waits until two sessions named app wait for a
+// relation or advisory lock (both racers are inside their store
+// transaction) and releases it.
+func holdObservations(t *testing.T, db *sql.DB, app string) func() {
+	t.Helper()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `LOCK TABLE observations IN SHARE MODE`); err != nil {
+		tx.Rollback()
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		defer tx.Rollback()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var waiting int
+			if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE application_name = $1 AND wait_event_type = 'Lock' AND wait_event IN ('relation', 'advisory')`, app).Scan(&waiting); err != nil {
+				t.Error(err)
+				return
+			}
+			if waiting >= 2 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("%d racers wait for the observations table after 20 s, want 2", waiting)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// TestInvalidateAcrossConnections: an erasure on one pool invalidates
+// what an observer on another pool stored, and forgets its memo entries:
+// the observer's next call for the range reaches the model again and
+// stores a live observation both pools see. A reflection the observer
+// computes while the erasure's transaction is open waits for it and is
+// refused (ErrSourcesChanged), storing nothing.
+func TestInvalidateAcrossConnections(t *testing.T) {
+	forEachBackend(t, testInvalidateAcrossConnections)
+}
+
+func testInvalidateAcrossConnections(t *testing.T, b backend) {
+	f := newFakeModel(t, scripted)
+	src := &memSource{}
+	src.add("t", 10, user("a"), assistant("b"), user("c"), assistant("d"), user("e"), assistant("f"))
+	place := b.place(t)
+	cfg := observe.Config{Threshold: 20, ChunkTokens: 20, RecentN: -1}
+	e1, e2 := b.openEnv(t, place, src, f.model(t), cfg), b.openEnv(t, place, src, f.model(t), cfg)
+	res, err := e1.obs.Observe(ctx, "t", observe.Options{NoReflect: true})
+	if err != nil || len(res.Observations) != 3 {
+		t.Fatalf("setup: %+v, %v", res, err)
+	}
+	o34 := res.Observations[1]
+
+	// The erasure of seq 4 on the other pool, open while e1 reflects:
+	// 3..4 and the later 5..6 go.
+	tx, err := store.Begin(ctx, e2.db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	ids, err := observe.Invalidate(ctx, tx, "t", 4, time.Now())
+	if err != nil || len(ids) != 2 || ids[0] != o34.ID {
+		t.Fatalf("Invalidate = %v, %v; want [%s %s]", ids, err, o34.ID, res.Observations[2].ID)
+	}
+	called := make(chan struct{})
+	f.setAnswer(func(req openai.ChatCompletionRequest) (int, string, time.Duration) {
+		close(called)
+		return scripted(req)
+	})
+	reflected := make(chan error, 1)
+	go func() {
+		r, err := e1.obs.Reflect(ctx, "t", true)
+		if err == nil && r != nil {
+			err = fmt.Errorf("reflection %s stored over erased sources", r.ID)
+		}
+		reflected <- err
+	}()
+	<-called
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-reflected; !errors.Is(err, observe.ErrSourcesChanged) {
+		t.Fatalf("Reflect racing the erasure: %v, want ErrSourcesChanged", err)
+	}
+	for _, e := range []*env{e1, e2} {
+		if live := list(t, e, "t", false); len(live) != 1 || live[0].ToSeq != 2 {
+			t.Fatalf("live after the erasure: %+v, want only 1..2", live)
+		}
+		if _, err := e.j.Recorded(ctx, journal.ScopeMemo, o34.MemoKey); !errors.Is(err, journal.ErrNotFound) {
+			t.Fatalf("memo entry of the erased range: %v, want ErrNotFound", err)
+		}
+	}
+
+	// Seq 4 is gone from the source; the rest is observed again by e1.
+	f.setAnswer(scripted)
+	src.turns["t"] = append(src.turns["t"][:3], src.turns["t"][4:]...)
+	n := f.count()
+	res, err = e1.obs.Observe(ctx, "t", observe.Options{Force: true, NoReflect: true})
+	if err != nil || len(res.Observations) == 0 || res.Observations[0].FromSeq != 3 || f.count() == n {
+		t.Fatalf("re-observation: %+v, %v (model calls %d -> %d)", res, err, n, f.count())
+	}
+	live := list(t, e2, "t", false)
+	if got, want := len(live), 1+len(res.Observations); got != want || live[1].ID != res.Observations[0].ID {
+		t.Fatalf("live on the other pool: %+v, want 1..2 and %+v", live, res.Observations)
+	}
+}
+
+// TestEntomb: erasure's entombing in one transaction. EntombThread moves a
+// thread's rows to its tombstone, the erased resource's to its tombstone
+// and other owners' rows unchanged; with only, just that resource's rows
+// of the thread; EntombResource moves the resource's remaining rows. The
+// statements use numbered placeholders (?1…?5).
+func TestEntomb(t *testing.T) { forEachBackend(t, testEntomb) }
+
+func testEntomb(t *testing.T, b backend) {
+	e := b.openEnv(t, b.place(t), &memSource{}, newFakeModel(t, scripted).model(t), observe.Config{})
+	for _, r := range [][3]string{{"A", "t1", "r1"}, {"B", "t1", "r2"}, {"C", "t2", "r1"}, {"D", "t3", "r2"}, {"E", "t3", "r3"}} {
+		if _, err := store.Bound(e.db).ExecContext(ctx, `INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
+			VALUES (?, ?, ?, 1, 2, 'observation', '', 0)`, r[0], r[1], r[2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx, err := store.Begin(ctx, e.db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	steps := []error{
+		observe.EntombThread(ctx, tx, "t1", "tomb:t1", "r1", "tomb:r1", ""),
+		observe.EntombThread(ctx, tx, "t3", "tomb:t3", "", "", "r2"),
+		observe.EntombResource(ctx, tx, "r1", "tomb:r1"),
+	}
+	if err := errors.Join(steps...); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]string{"A": {"tomb:t1", "tomb:r1"}, "B": {"tomb:t1", "r2"}, "C": {"t2", "tomb:r1"}, "D": {"tomb:t3", "r2"}, "E": {"t3", "r3"}}
+	for _, r := range []string{"tomb:r1", "r2", "r3"} {
+		obs, err := observe.List(ctx, e.db, observe.Filter{ResourceID: r, All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range obs {
+			if w := want[o.ID]; o.ThreadID != w[0] || o.ResourceID != w[1] {
+				t.Errorf("%s: thread %s, resource %s; want %v", o.ID, o.ThreadID, o.ResourceID, w)
+			}
+			delete(want, o.ID)
+		}
+	}
+	if len(want) != 0 {
+		t.Fatalf("rows not found under their expected resource: %v", want)
+	}
+}
