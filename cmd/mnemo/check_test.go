@@ -103,3 +103,43 @@ func TestCheckTruncatedDatabase(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckDamageFoundAtOpen: a lexical index directory that no longer
+// opens (here a garbage root.bolt; a garbled segment does this too) is
+// quarantined and rebuilt by Open, before Check runs. `mnemo check`
+// reports it as the damage it is (exit 1, where the copy went, what to
+// do), as it does damage it finds itself; the next check passes. Before,
+// it printed "ok" and exited 0.
+func TestCheckDamageFoundAtOpen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "the refund was approved"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, engine.LexicalDir, "store", "root.bolt")
+	if err := os.WriteFile(root, bytes.Repeat([]byte{0xde, 0xad}, 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "check")
+	if code != 1 {
+		t.Fatalf("check after damage: exit %d, want 1\n%s%s", code, out, stderr)
+	}
+	for _, want := range []string{"was found damaged", filepath.Join(dir, engine.QuarantineDir), "rebuilt from the database", "nothing is lost"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || !strings.Contains(out, "ok:") {
+		t.Fatalf("second check: exit %d\n%s%s", code, out, stderr)
+	}
+}

@@ -41,6 +41,12 @@ func (m *Main) open(ctx context.Context) (*engine.Engine, error) {
 // directory's stored memory configuration (mnemo.json, written by mnemo
 // serve --config). It fails at once when mnemo serve holds dir.
 func (m *Main) openAt(ctx context.Context, dir string) (*engine.Engine, error) {
+	return m.openObserved(ctx, dir, nil)
+}
+
+// openObserved is openAt with the engine's events (engine.Config.Events)
+// sent to events, a buffered channel the caller drains; nil sends none.
+func (m *Main) openObserved(ctx context.Context, dir string, events chan engine.Event) (*engine.Engine, error) {
 	if err := checkNotServed(dir); err != nil {
 		return nil, err
 	}
@@ -48,6 +54,7 @@ func (m *Main) openAt(ctx context.Context, dir string) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.Events = events
 	return engine.Open(ctx, cfg)
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,18 +51,32 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	e, err := c.open(ctx)
+	// Damage found before Check looks (Open: a lexical index directory
+	// that does not open; the drainer: bleve's merger failing on a
+	// garbled segment) is quarantined and rebuilt by the engine on its
+	// own: it is reported from the events the engine published, as Check
+	// reports the damage it finds itself.
+	events := make(chan engine.Event, 64)
+	e, err := c.openObserved(ctx, c.Dir, events)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
 	err = e.CheckWith(ctx, engine.CheckOptions{Full: *full})
 	var ce *engine.CheckError
-	if errors.As(err, &ce) {
-		c.printAdvice(ce)
+	if err != nil && !errors.As(err, &ce) {
 		return err
 	}
-	if err != nil {
+	if found := quarantined(events, ce); len(found.Problems) > 0 {
+		if ce == nil {
+			ce, err = found, found
+		} else {
+			ce.Problems = append(found.Problems, ce.Problems...)
+			ce.Rebuilt = cmp.Or(ce.Rebuilt, found.Rebuilt)
+		}
+	}
+	if ce != nil {
+		c.printAdvice(ce)
 		return err
 	}
 	pragma := "quick_check"
@@ -70,6 +85,26 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(c.Stdout, "ok: the database passes SQLite's %s; every stored message is in both indexes, nothing else is, seqs are gap-free\n", pragma)
 	return nil
+}
+
+// quarantined drains the events the engine published while check ran and
+// returns the lexical index damage among them (EventQuarantined: the
+// directory was moved aside and rebuilt from the database) that ce, Check's
+// own findings, does not report already; no Problems when there is none.
+func quarantined(events chan engine.Event, ce *engine.CheckError) *engine.CheckError {
+	found := &engine.CheckError{}
+	for {
+		select {
+		case ev := <-events:
+			if ev.Reason != engine.EventQuarantined || ce != nil && ev.Path == ce.Rebuilt {
+				continue
+			}
+			found.Problems = append(found.Problems, fmt.Sprintf("the lexical index was found damaged (%s): quarantined to %s and rebuilt from the database", ev.Detail, ev.Path))
+			found.Rebuilt = ev.Path
+		default:
+			return found
+		}
+	}
 }
 
 // printCheckAdvice lists what check found and says what to do about it.
