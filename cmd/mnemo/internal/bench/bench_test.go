@@ -1,6 +1,8 @@
 package bench_test
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/bench"
@@ -11,5 +13,16 @@ func TestParseSize(t *testing.T) {
 		if got, err := bench.ParseSize(in); err != nil || got != want {
 			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
+	}
+}
+
+// TestPrintTableLatencyHeader: the latency table's header reads as it did
+// before the harness moved to this package ("latency (ms)", lower case,
+// like every other label of the report); the move had capitalised it.
+func TestPrintTableLatencyHeader(t *testing.T) {
+	var b bytes.Buffer
+	(&bench.Report{}).PrintTable(&b)
+	if !strings.Contains(b.String(), "\nlatency (ms) ") {
+		t.Fatalf("no \"latency (ms)\" header in:\n%s", b.String())
 	}
 }

@@ -204,7 +204,7 @@ func (r *Report) PrintTable(w io.Writer) {
 	if r.TargetRecalled > 0 {
 		fmt.Fprintf(w, "%-34s %.2f\n", "source message in prompt (sanity)", r.TargetRecalled)
 	}
-	fmt.Fprintf(w, "\n%-34s %6s %8s %8s %8s %8s %8s\n", "Latency (ms)", "n", "mean", "p50", "p95", "p99", "max")
+	fmt.Fprintf(w, "\n%-34s %6s %8s %8s %8s %8s %8s\n", "latency (ms)", "n", "mean", "p50", "p95", "p99", "max")
 	row := func(name string, l Latency) {
 		fmt.Fprintf(w, "%-34s %6d %8.2f %8.2f %8.2f %8.2f %8.2f\n", name, l.N, l.Mean, l.P50, l.P95, l.P99, l.Max)
 	}
