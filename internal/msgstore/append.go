@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // This file holds the statements of an append: the thread's head, the
@@ -22,8 +24,23 @@ type ThreadHead struct {
 
 // ThreadHead reads the head of threadID inside tx; ok is false when the
 // thread is not stored.
+//
+// On Postgres it first locks the thread for the rest of tx (a
+// transaction-scoped advisory lock on the thread id, then the row FOR
+// UPDATE), so that appends to one thread from any number of connections or
+// processes run one after the other and each reads the head the previous
+// one committed: seqs stay unique and gap-free, and a thread is created
+// once. On SQLite the write transaction (BEGIN IMMEDIATE) already
+// serializes every append.
 func (s *Store) ThreadHead(ctx context.Context, tx *sql.Tx, threadID string) (h ThreadHead, ok bool, err error) {
-	st, err := s.stmts.InTx(ctx, tx, `SELECT resource_id, last_seq, last_active, idle_ttl FROM threads WHERE id = ?`)
+	q := `SELECT resource_id, last_seq, last_active, idle_ttl FROM threads WHERE id = ?`
+	if s.pg() {
+		if err := xactLock(ctx, s.in(tx), threadLock, threadID); err != nil {
+			return h, false, err
+		}
+		q = `SELECT resource_id, last_seq, last_active, idle_ttl FROM threads WHERE id = $1 FOR UPDATE`
+	}
+	st, err := s.stmts.InTx(ctx, tx, q)
 	if err != nil {
 		return h, false, err
 	}
@@ -49,7 +66,7 @@ type NewThread struct {
 
 // CreateThread inserts t inside tx.
 func (s *Store) CreateThread(ctx context.Context, tx *sql.Tx, t NewThread) error {
-	_, err := tx.ExecContext(ctx,
+	_, err := s.in(tx).ExecContext(ctx,
 		`INSERT INTO threads (id, resource_id, title, created_at, updated_at, last_active) VALUES (?, ?, ?, ?, ?, ?)`,
 		t.ID, t.ResourceID, t.Title, t.Start.UnixMilli(), t.Start.UnixMilli(), t.Active.UnixMilli())
 	return err
@@ -68,9 +85,11 @@ type ThreadAdvance struct {
 
 // AdvanceThread applies a inside tx.
 func (s *Store) AdvanceThread(ctx context.Context, tx *sql.Tx, a ThreadAdvance) error {
-	_, err := tx.ExecContext(ctx,
-		`UPDATE threads SET last_seq = ?, message_count = message_count + ?, updated_at = max(updated_at, ?),
+	_, err := s.in(tx).ExecContext(ctx,
+		s.dialect.Text(`UPDATE threads SET last_seq = ?, message_count = message_count + ?, updated_at = max(updated_at, ?),
 				last_active = max(last_active, ?), bytes = bytes + ? WHERE id = ?`,
+			`UPDATE threads SET last_seq = $1, message_count = message_count + $2, updated_at = GREATEST(updated_at, $3),
+				last_active = GREATEST(last_active, $4), bytes = bytes + $5 WHERE id = $6`),
 		a.LastSeq, a.Stored, a.Latest.UnixMilli(), a.Active.UnixMilli(), a.Bytes, a.ID)
 	return err
 }
@@ -79,13 +98,14 @@ func (s *Store) AdvanceThread(ctx context.Context, tx *sql.Tx, a ThreadAdvance) 
 // statements prepared once per connection (store.Stmts) and bound to the
 // transaction once.
 type Appender struct {
-	tx                    *sql.Tx
+	tx                    store.Conn // the transaction, in the store's dialect
+	pg                    bool       // Postgres: Lookup locks the id first
 	insert, lookup, queue *sql.Stmt
 }
 
 // Appender returns an Appender writing inside tx.
 func (s *Store) Appender(ctx context.Context, tx *sql.Tx) (*Appender, error) {
-	a := &Appender{tx: tx}
+	a := &Appender{tx: s.in(tx), pg: s.pg()}
 	var err error
 	if a.insert, err = s.stmts.InTx(ctx, tx, `INSERT INTO messages
 		(id, thread_id, resource_id, seq, role, content, name, tool_calls, tool_call_id, metadata, created_at, tokens, digest)
@@ -112,7 +132,20 @@ type StoredDigest struct {
 
 // Lookup returns the stored digest of message id; ok is false when no
 // message has that id.
+//
+// On Postgres it first locks the id for the rest of the transaction (an
+// advisory lock), so that of two transactions storing one message id the
+// second waits for the first and then finds its row: an append by id is
+// idempotent across connections and processes, as on SQLite where the
+// write transaction serializes them. Two appends that store the same ids
+// in opposite orders can deadlock; Postgres aborts one (SQLSTATE 40P01)
+// and it may be retried.
 func (a *Appender) Lookup(ctx context.Context, id string) (d StoredDigest, ok bool, err error) {
+	if a.pg {
+		if err := xactLock(ctx, a.tx, idLock, id); err != nil {
+			return d, false, err
+		}
+	}
 	err = a.lookup.QueryRowContext(ctx, id).Scan(&d.ThreadID, &d.Seq, &d.Digest, &d.Metadata)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, false, nil

@@ -25,7 +25,7 @@ type ThreadSeqs struct {
 // (journal.ScopeErased), read here so that one statement compares them
 // with the thread's seqs.
 func (s *Store) ThreadSeqs(ctx context.Context, erasedScope string, fn func(ThreadSeqs)) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.id, t.last_seq, t.message_count, COUNT(m.id), COALESCE(MIN(m.seq), 0), COALESCE(MAX(m.seq), 0),
+	rows, err := s.conn.QueryContext(ctx, `SELECT t.id, t.last_seq, t.message_count, COUNT(m.id), COALESCE(MIN(m.seq), 0), COALESCE(MAX(m.seq), 0),
 		(SELECT COUNT(*) FROM journal j WHERE j.scope = ? AND j.thread_id = t.id)
 		FROM threads t LEFT JOIN messages m ON m.thread_id = t.id GROUP BY t.id`, erasedScope)
 	if err != nil {
@@ -52,7 +52,7 @@ type ThreadBytes struct {
 // WrongThreadBytes returns the threads whose bytes counter (what quotas
 // read) is not the size of their stored messages (ThreadBytesOf).
 func (s *Store) WrongThreadBytes(ctx context.Context) ([]ThreadBytes, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, bytes, `+ThreadBytesOf("t.id")+` FROM threads t WHERE bytes <> `+ThreadBytesOf("t.id"))
+	rows, err := s.conn.QueryContext(ctx, `SELECT id, bytes, `+s.threadBytesOf("t.id")+` FROM threads t WHERE bytes <> `+s.threadBytesOf("t.id"))
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ var _ recall.VectorStore = (*Store)(nil)
 func (s *Store) Vectors(ctx context.Context, embedder string, dims int, ids []string) (map[string][]float32, error) {
 	out := make(map[string][]float32, len(ids))
 	err := store.InChunks(ids, func(in string, args []any) error {
-		rs, err := s.db.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND message_id IN `+in,
+		rs, err := s.conn.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND message_id IN `+in,
 			append([]any{embedder}, args...)...)
 		if err != nil {
 			return fmt.Errorf("read embeddings: %w", err)
@@ -32,11 +32,11 @@ func (s *Store) Vectors(ctx context.Context, embedder string, dims int, ids []st
 		for rs.Next() {
 			var id string
 			var n int
-			var blob []byte
-			if err := rs.Scan(&id, &n, &blob); err != nil {
+			cell := vecCell{pg: s.pg()}
+			if err := rs.Scan(&id, &n, cell.dest()); err != nil {
 				return fmt.Errorf("read embeddings: %w", err)
 			}
-			if v, err := DecodeVector(blob, n); err == nil && len(v) == dims {
+			if v, err := cell.decode(n); err == nil && len(v) == dims {
 				out[id] = v
 			}
 		}
@@ -61,18 +61,22 @@ type NewVectors struct {
 // row is gone. A message erased meanwhile gets no embedding row.
 func (s *Store) StoreVectors(ctx context.Context, v NewVectors, done []int64) error {
 	return s.Tx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
-				SELECT id, ?, resource_id, ?, ? FROM messages WHERE id = ?`)
+		st, err := tx.PrepareContext(ctx, s.dialect.Text(`INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
+				SELECT id, ?, resource_id, ?, ? FROM messages WHERE id = ?`,
+			`INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector)
+				SELECT id, $1::text, resource_id, $2::integer, $3::vector FROM messages WHERE id = $4
+				ON CONFLICT (message_id, embedder) DO UPDATE
+				SET resource_id = excluded.resource_id, dims = excluded.dims, vector = excluded.vector`))
 		if err != nil {
 			return fmt.Errorf("store embeddings: %w", err)
 		}
 		defer st.Close()
 		for i, id := range v.IDs {
-			if _, err := st.ExecContext(ctx, v.Embedder, v.Dims, EncodeVector(v.Vectors[i]), id); err != nil {
+			if _, err := st.ExecContext(ctx, v.Embedder, v.Dims, s.vectorArg(v.Vectors[i]), id); err != nil {
 				return fmt.Errorf("store embedding of %s: %w", id, err)
 			}
 		}
-		return deleteOutbox(ctx, tx, done)
+		return deleteOutbox(ctx, s.in(tx), done)
 	})
 }
 
@@ -84,7 +88,7 @@ func (s *Store) PutVectors(ctx context.Context, embedder string, dims int, ids [
 
 // DeleteEmbeddings deletes every embedding stored by embedder.
 func (s *Store) DeleteEmbeddings(ctx context.Context, embedder string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM embeddings WHERE embedder = ?`, embedder)
+	_, err := s.conn.ExecContext(ctx, `DELETE FROM embeddings WHERE embedder = ?`, embedder)
 	return err
 }
 
@@ -100,7 +104,7 @@ func (s *Store) MessageIDs(ctx context.Context) (map[string]bool, error) {
 }
 
 func (s *Store) idSet(ctx context.Context, q string, args ...any) (map[string]bool, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +123,7 @@ func (s *Store) idSet(ctx context.Context, q string, args ...any) (map[string]bo
 // PredominantEmbedder returns the embedder most stored vectors come from;
 // ok is false when none is stored.
 func (s *Store) PredominantEmbedder(ctx context.Context) (id string, ok bool, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT embedder FROM embeddings GROUP BY embedder ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&id)
+	err = s.conn.QueryRowContext(ctx, `SELECT embedder FROM embeddings GROUP BY embedder ORDER BY COUNT(*) DESC LIMIT 1`).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -134,6 +138,13 @@ func (s *Store) PredominantEmbedder(ctx context.Context) (id string, ok bool, er
 // embedder id and dimension.
 const damagedWhere = `embedder = ? AND (dims != ? OR length(vector) != 4 * dims)`
 
+// pgDamagedWhere is damagedWhere on Postgres, where a vector's dimension is
+// vector_dims (a CHECK keeps it equal to dims: only dims can be wrong).
+const pgDamagedWhere = `embedder = ? AND (dims != ? OR vector_dims(vector) != dims)`
+
+// damaged is damagedWhere in the store's dialect.
+func (s *Store) damaged() string { return s.dialect.Text(damagedWhere, pgDamagedWhere) }
+
 // RequeueDamaged deletes the embeddings by embedder of ids that are still
 // damaged (for dimension dims) and queues every message of ids for
 // embedding (OpEmbed rows created at now, unless one is queued already), in
@@ -143,16 +154,19 @@ func (s *Store) RequeueDamaged(ctx context.Context, embedder string, dims int, i
 	var n int64
 	err := s.Tx(ctx, func(tx *sql.Tx) error {
 		return store.InChunks(ids, func(in string, args []any) error {
-			res, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE `+damagedWhere+` AND message_id IN `+in,
+			res, err := s.in(tx).ExecContext(ctx, `DELETE FROM embeddings WHERE `+s.damaged()+` AND message_id IN `+in,
 				append([]any{embedder, dims}, args...)...)
 			if err != nil {
 				return err
 			}
 			k, _ := res.RowsAffected()
 			n += k
-			_, err = tx.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+			_, err = s.in(tx).ExecContext(ctx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at)
 				SELECT ?, m.id, m.resource_id, ? FROM messages m WHERE m.id IN `+in+`
 				AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.message_id = m.id)`,
+				`INSERT INTO outbox (op, message_id, resource_id, created_at)
+				SELECT ?::text, m.id, m.resource_id, ?::bigint FROM messages m WHERE m.id IN `+in+`
+				AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.message_id = m.id)`),
 				append([]any{OpEmbed, now.UnixMilli()}, args...)...)
 			return err
 		})
@@ -163,7 +177,7 @@ func (s *Store) RequeueDamaged(ctx context.Context, embedder string, dims int, i
 // DropDamaged deletes every damaged embedding by embedder (of dimension
 // dims) and returns how many.
 func (s *Store) DropDamaged(ctx context.Context, embedder string, dims int) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM embeddings WHERE `+damagedWhere, embedder, dims)
+	res, err := s.conn.ExecContext(ctx, `DELETE FROM embeddings WHERE `+s.damaged(), embedder, dims)
 	if err != nil {
 		return 0, err
 	}
@@ -175,7 +189,7 @@ func (s *Store) DropDamaged(ctx context.Context, embedder string, dims int) (int
 // dims) and names one of their messages (the least id; "" when none).
 func (s *Store) CountDamaged(ctx context.Context, embedder string, dims int) (n int64, example string, err error) {
 	var ex sql.NullString
-	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*), MIN(message_id) FROM embeddings WHERE `+damagedWhere, embedder, dims).Scan(&n, &ex)
+	err = s.conn.QueryRowContext(ctx, `SELECT COUNT(*), MIN(message_id) FROM embeddings WHERE `+s.damaged(), embedder, dims).Scan(&n, &ex)
 	return n, ex.String, err
 }
 
@@ -183,7 +197,7 @@ func (s *Store) CountDamaged(ctx context.Context, embedder string, dims int) (n 
 // embeddings embedder stored, and how many outbox rows owe an embedding
 // (OpIndex and OpEmbed): a cheap test before QueueMissingEmbeddings.
 func (s *Store) EmbeddingCounts(ctx context.Context, embedder string) (messages, vectors, pending int64, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM embeddings WHERE embedder = ?), (SELECT COUNT(*) FROM outbox WHERE op IN (?, ?))`,
+	err = s.conn.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM embeddings WHERE embedder = ?), (SELECT COUNT(*) FROM outbox WHERE op IN (?, ?))`,
 		embedder, OpIndex, OpEmbed).Scan(&messages, &vectors, &pending)
 	return messages, vectors, pending, err
 }
@@ -192,11 +206,15 @@ func (s *Store) EmbeddingCounts(ctx context.Context, embedder string) (messages,
 // message without an embedding by embedder and without a pending outbox
 // row, in the order stored, and returns how many.
 func (s *Store) QueueMissingEmbeddings(ctx context.Context, embedder string, now time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+	res, err := s.conn.ExecContext(ctx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at)
 		SELECT ?, m.id, m.resource_id, ? FROM messages m
 		WHERE NOT EXISTS (SELECT 1 FROM embeddings x WHERE x.message_id = m.id AND x.embedder = ?)
 		  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.message_id = m.id)
-		ORDER BY m.pk`, OpEmbed, now.UnixMilli(), embedder)
+		ORDER BY m.pk`, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+		SELECT ?::text, m.id, m.resource_id, ?::bigint FROM messages m
+		WHERE NOT EXISTS (SELECT 1 FROM embeddings x WHERE x.message_id = m.id AND x.embedder = ?)
+		  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.message_id = m.id)
+		ORDER BY m.pk`), OpEmbed, now.UnixMilli(), embedder)
 	if err != nil {
 		return 0, err
 	}

@@ -22,8 +22,8 @@ const erasedColumns = `id, thread_id, resource_id, seq, content, role, COALESCE(
 // with args), in thread and seq order. Each Message holds ID, ThreadID,
 // ResourceID, Seq, Content (as stored: the bounded summary of a truncated
 // one), Role, ToolCalls and CreatedAt; the other fields are zero.
-func erased(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]Message, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+erasedColumns+`
+func erased(ctx context.Context, q store.Conn, where string, args ...any) ([]Message, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+erasedColumns+`
 		FROM messages WHERE `+where+` ORDER BY thread_id, seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("erase: select messages: %w", err)
@@ -49,7 +49,7 @@ func (s *Store) ErasedByID(ctx context.Context, tx *sql.Tx, ids []string) ([]Mes
 	var msgs []Message
 	seen := map[string]bool{}
 	err := store.InChunks(ids, func(in string, args []any) error {
-		part, err := erased(ctx, tx, `id IN `+in, args...)
+		part, err := erased(ctx, s.in(tx), `id IN `+in, args...)
 		for _, m := range part {
 			if !seen[m.ID] {
 				seen[m.ID] = true
@@ -66,21 +66,21 @@ func (s *Store) ErasedByID(ctx context.Context, tx *sql.Tx, ids []string) ([]Mes
 // is not stored.
 func (s *Store) ErasedOfThread(ctx context.Context, tx *sql.Tx, threadID string) (string, []Message, error) {
 	var rid string
-	err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID).Scan(&rid)
+	err := s.in(tx).QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID).Scan(&rid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil, fmt.Errorf("%w: thread %s", ErrNotFound, threadID)
 	}
 	if err != nil {
 		return "", nil, fmt.Errorf("erase: read thread: %w", err)
 	}
-	msgs, err := erased(ctx, tx, `thread_id = ?`, threadID)
+	msgs, err := erased(ctx, s.in(tx), `thread_id = ?`, threadID)
 	return rid, msgs, err
 }
 
 // ErasedOfResource reads, in tx, the threads of resourceID (in id order)
 // and its messages (see erased for the fields).
 func (s *Store) ErasedOfResource(ctx context.Context, tx *sql.Tx, resourceID string) ([]string, []Message, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM threads WHERE resource_id = ? ORDER BY id`, resourceID)
+	rows, err := s.in(tx).QueryContext(ctx, `SELECT id FROM threads WHERE resource_id = ? ORDER BY id`, resourceID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("erase: %w", err)
 	}
@@ -96,7 +96,7 @@ func (s *Store) ErasedOfResource(ctx context.Context, tx *sql.Tx, resourceID str
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("erase: %w", err)
 	}
-	msgs, err := erased(ctx, tx, `resource_id = ?`, resourceID)
+	msgs, err := erased(ctx, s.in(tx), `resource_id = ?`, resourceID)
 	return threads, msgs, err
 }
 
@@ -116,14 +116,14 @@ func (s *Store) EraseMessages(ctx context.Context, tx *sql.Tx, msgs []Message, n
 	}
 	embeddings := 0
 	err := store.InChunks(ids, func(in string, chunk []any) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM embeddings WHERE message_id IN `+in, chunk...)
+		r, err := s.in(tx).ExecContext(ctx, `DELETE FROM embeddings WHERE message_id IN `+in, chunk...)
 		if err != nil {
 			return fmt.Errorf("erase embeddings: %w", err)
 		}
 		n, _ := r.RowsAffected()
 		embeddings += int(n)
 		for _, q := range []string{`DELETE FROM message_blobs WHERE message_id IN `, `DELETE FROM messages WHERE id IN `} {
-			if _, err := tx.ExecContext(ctx, q+in, chunk...); err != nil {
+			if _, err := s.in(tx).ExecContext(ctx, q+in, chunk...); err != nil {
 				return fmt.Errorf("erase messages: %w", err)
 			}
 		}
@@ -133,7 +133,7 @@ func (s *Store) EraseMessages(ctx context.Context, tx *sql.Tx, msgs []Message, n
 		return 0, err
 	}
 	for _, m := range msgs {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES (?, ?, ?, ?)`,
+		if _, err := s.in(tx).ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES (?, ?, ?, ?)`,
 			OpDelete, m.ID, m.ResourceID, now.UnixMilli()); err != nil {
 			return 0, fmt.Errorf("erase: queue index removal: %w", err)
 		}
@@ -144,7 +144,8 @@ func (s *Store) EraseMessages(ctx context.Context, tx *sql.Tx, msgs []Message, n
 // ShrinkThread takes n erased messages off threadID's message count in tx
 // and recomputes its bytes from what is stored (ThreadBytesOf).
 func (s *Store) ShrinkThread(ctx context.Context, tx *sql.Tx, threadID string, n int) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE threads SET message_count = message_count - ?, bytes = `+threadBytesSQL+` WHERE id = ?`, n, threadID, threadID); err != nil {
+	if _, err := s.in(tx).ExecContext(ctx, s.dialect.Text(`UPDATE threads SET message_count = message_count - ?, bytes = `+threadBytesSQL+` WHERE id = ?`,
+		`UPDATE threads SET message_count = message_count - ?, bytes = `+pgThreadBytesOf("?")+` WHERE id = ?`), n, threadID, threadID); err != nil {
 		return fmt.Errorf("erase: update thread %s: %w", threadID, err)
 	}
 	return nil
@@ -153,7 +154,7 @@ func (s *Store) ShrinkThread(ctx context.Context, tx *sql.Tx, threadID string, n
 // DeleteThread deletes threadID's row in tx (its messages are erased
 // first, EraseMessages).
 func (s *Store) DeleteThread(ctx context.Context, tx *sql.Tx, threadID string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ?`, threadID); err != nil {
+	if _, err := s.in(tx).ExecContext(ctx, `DELETE FROM threads WHERE id = ?`, threadID); err != nil {
 		return fmt.Errorf("erase thread %s: %w", threadID, err)
 	}
 	return nil
@@ -166,7 +167,7 @@ func (s *Store) DeleteThread(ctx context.Context, tx *sql.Tx, threadID string) e
 // them.
 func (s *Store) EntombOutbox(ctx context.Context, tx *sql.Tx, resourceID, tomb string) error {
 	q := `UPDATE outbox SET resource_id = ?2 WHERE resource_id = ?1 AND op <> '` + OpDelete + `'`
-	if _, err := tx.ExecContext(ctx, q, resourceID, tomb); err != nil {
+	if _, err := s.in(tx).ExecContext(ctx, q, resourceID, tomb); err != nil {
 		return fmt.Errorf("erase: tombstone resource owner: %w", err)
 	}
 	return nil
@@ -194,8 +195,10 @@ func (s *Store) CountCalls(ctx context.Context, tx *sql.Tx, q CallQuery) (int, e
 	}
 	var n int
 	args := append([]any{q.ThreadID, q.BeforeSeq}, bound...)
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND `+since+`
+	if err := s.in(tx).QueryRowContext(ctx, s.dialect.Text(`SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND `+since+`
 			AND tool_calls IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(tool_calls) WHERE json_extract(value, '$.id') = ?)`,
+		`SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND `+since+`
+			AND tool_calls IS NOT NULL AND `+pgCallsHave("tool_calls", "?")),
 		append(args, q.CallID)...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("read tool calls of thread %s: %w", q.ThreadID, err)
 	}
@@ -214,7 +217,7 @@ type OutboxRow struct {
 // PendingDeletes counts the outbox's index removals (delete rows).
 func (s *Store) PendingDeletes(ctx context.Context) (int64, error) {
 	var pending int64
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE op = ?`, OpDelete).Scan(&pending)
+	err := s.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE op = ?`, OpDelete).Scan(&pending)
 	return pending, err
 }
 
@@ -222,14 +225,14 @@ func (s *Store) PendingDeletes(ctx context.Context) (int64, error) {
 // there is none.
 func (s *Store) LastDelete(ctx context.Context) (id int64, ok bool, err error) {
 	var last sql.NullInt64
-	err = s.db.QueryRowContext(ctx, `SELECT MAX(id) FROM outbox WHERE op = ?`, OpDelete).Scan(&last)
+	err = s.conn.QueryRowContext(ctx, `SELECT MAX(id) FROM outbox WHERE op = ?`, OpDelete).Scan(&last)
 	return last.Int64, last.Valid, err
 }
 
 // DueDeletes returns up to limit delete rows with ids up to last whose
 // backoff has passed at now, oldest first.
 func (s *Store) DueDeletes(ctx context.Context, last int64, now time.Time, limit int) ([]OutboxRow, error) {
-	return collectOutbox(s.db.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
+	return collectOutbox(s.conn.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
 		WHERE op = ? AND id <= ? AND not_before <= ? ORDER BY id LIMIT ?`, OpDelete, last, now.UnixMilli(), limit))
 }
 
@@ -246,3 +249,19 @@ func ThreadBytesOf(thread string) string {
 
 // threadBytesSQL is ThreadBytesOf for the thread id parameter ?.
 var threadBytesSQL = ThreadBytesOf("?")
+
+// pgThreadBytesOf is ThreadBytesOf in Postgres: octet_length counts the
+// UTF-8 bytes that SQLite's length(CAST(… AS BLOB)) counts.
+func pgThreadBytesOf(thread string) string {
+	return `(SELECT COALESCE(SUM(octet_length(COALESCE(b.content, m.content)) + octet_length(m.name)
+	+ octet_length(COALESCE(m.tool_calls, '')) + octet_length(m.metadata)), 0)
+	FROM messages m LEFT JOIN message_blobs b ON b.message_id = m.id WHERE m.thread_id = ` + thread + `)`
+}
+
+// threadBytesOf is ThreadBytesOf in the store's dialect.
+func (s *Store) threadBytesOf(thread string) string {
+	if s.pg() {
+		return pgThreadBytesOf(thread)
+	}
+	return ThreadBytesOf(thread)
+}

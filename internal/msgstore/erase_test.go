@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,21 +14,26 @@ import (
 
 // seed stores n messages of one thread t1 of resource r1, with an
 // embedding and a full-result blob each, and returns their ids.
-func seed(t *testing.T, db *sql.DB, n int) []string {
+func seed(t *testing.T, b backend, pool *sql.DB, n int) []string {
 	t.Helper()
 	ctx := context.Background()
+	db := store.Bound(pool)
 	if _, err := db.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at, message_count) VALUES ('t1', 'r1', 0, 0, ?)`, n); err != nil {
 		t.Fatal(err)
 	}
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("m%04d", i)
-		for _, q := range []string{
-			`INSERT INTO messages (id, thread_id, resource_id, seq, role, content, created_at, tokens, digest) VALUES (?1, 't1', 'r1', ?2, 'user', 'text ' || ?1, ?2, 1, '')`,
-			`INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector) VALUES (?1, 'hash', 'r1', 1, x'00')`,
-			`INSERT INTO message_blobs (message_id, content) VALUES (?1, 'full ' || ?1)`,
+		for _, st := range []struct {
+			q    string
+			args []any // Postgres wants as many arguments as the statement's parameters
+		}{
+			{`INSERT INTO messages (id, thread_id, resource_id, seq, role, content, created_at, tokens, digest) VALUES (?1, 't1', 'r1', ?2, 'user', 'text ' || ?1, ?2, 1, '')`, []any{ids[i], i + 1}},
+			{b.text(`INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector) VALUES (?1, 'hash', 'r1', 1, x'00')`,
+				`INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector) VALUES (?1, 'hash', 'r1', 1, '[0]')`), []any{ids[i]}},
+			{`INSERT INTO message_blobs (message_id, content) VALUES (?1, 'full ' || ?1)`, []any{ids[i]}},
 		} {
-			if _, err := db.ExecContext(ctx, q, ids[i], i+1); err != nil {
+			if _, err := db.ExecContext(ctx, st.q, st.args...); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -40,15 +44,12 @@ func seed(t *testing.T, db *sql.DB, n int) []string {
 // TestEraseMessages reads the erased messages by id across IN-list chunks
 // (a repeated and an unknown id included), deletes their rows and queues
 // one index removal each.
-func TestEraseMessages(t *testing.T) {
+func TestEraseMessages(t *testing.T) { forEachBackend(t, testEraseMessages) }
+
+func testEraseMessages(t *testing.T, b backend) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s := msgstore.New(db)
-	ids := seed(t, db, store.ChunkSize+3)
+	s, db, _ := b.openStore(t)
+	ids := seed(t, b, db, store.ChunkSize+3)
 	erase := append(append([]string{}, ids[:store.ChunkSize+1]...), ids[0], "unknown")
 
 	tx, err := db.BeginTx(ctx, nil)
@@ -103,13 +104,11 @@ func TestEraseMessages(t *testing.T) {
 	}
 }
 
-func TestErasedOfThreadNotFound(t *testing.T) {
+func TestErasedOfThreadNotFound(t *testing.T) { forEachBackend(t, testErasedOfThreadNotFound) }
+
+func testErasedOfThreadNotFound(t *testing.T, b backend) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	_, db, _ := b.openStore(t)
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

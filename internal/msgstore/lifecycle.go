@@ -29,7 +29,7 @@ type Activity struct {
 // idle_ttl column: > 0 milliseconds, < 0 never expires, 0 the default). An
 // unknown thread changes nothing.
 func (s *Store) SetIdleTTL(ctx context.Context, tx *sql.Tx, threadID string, ms int64) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE threads SET idle_ttl = ? WHERE id = ?`, ms, threadID); err != nil {
+	if _, err := s.in(tx).ExecContext(ctx, `UPDATE threads SET idle_ttl = ? WHERE id = ?`, ms, threadID); err != nil {
 		return fmt.Errorf("set idle lifetime of %s: %w", threadID, err)
 	}
 	return nil
@@ -39,7 +39,7 @@ func (s *Store) SetIdleTTL(ctx context.Context, tx *sql.Tx, threadID string, ms 
 // (wrapped) when the thread is not stored.
 func (s *Store) Idleness(ctx context.Context, tx *sql.Tx, threadID string) (Activity, error) {
 	a := Activity{ThreadID: threadID}
-	err := tx.QueryRowContext(ctx, `SELECT last_active, idle_ttl FROM threads WHERE id = ?`, threadID).Scan(&a.LastActiveMS, &a.IdleTTLMS)
+	err := s.in(tx).QueryRowContext(ctx, `SELECT last_active, idle_ttl FROM threads WHERE id = ?`, threadID).Scan(&a.LastActiveMS, &a.IdleTTLMS)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, fmt.Errorf("%w: thread %q", ErrNotFound, threadID)
 	}
@@ -58,7 +58,7 @@ func (s *Store) ByActivity(ctx context.Context, resourceID string, fn func(Activ
 	if resourceID != "" {
 		q, args = q+` WHERE resource_id = ?`, append(args, resourceID)
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY last_active, resource_id, id`, args...)
+	rows, err := s.conn.QueryContext(ctx, q+` ORDER BY last_active, resource_id, id`, args...)
 	if err != nil {
 		return fmt.Errorf("list threads: %w", err)
 	}

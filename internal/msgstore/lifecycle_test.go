@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -16,14 +15,10 @@ import (
 // 100, default lifetime, 2 messages, 10 bytes), t2 of r1 (active at 50,
 // never expires, 1 message, 5 bytes) and t3 of r2 (active at 50, its own
 // lifetime of 3 s, 3 messages, 7 bytes).
-func openLifecycle(t *testing.T) (*msgstore.Store, *sql.DB) {
+func openLifecycle(t *testing.T, b backend) (*msgstore.Store, *sql.DB) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	s, pool, db := b.openStore(t)
 	for _, th := range []struct {
 		id, resource                string
 		active, ttl, count, byteLen int64
@@ -33,11 +28,13 @@ func openLifecycle(t *testing.T) (*msgstore.Store, *sql.DB) {
 			t.Fatal(err)
 		}
 	}
-	return msgstore.New(db), db
+	return s, pool
 }
 
-func TestByActivity(t *testing.T) {
-	s, _ := openLifecycle(t)
+func TestByActivity(t *testing.T) { forEachBackend(t, testByActivity) }
+
+func testByActivity(t *testing.T, b backend) {
+	s, _ := openLifecycle(t, b)
 	for _, tc := range []struct {
 		resource string
 		want     []msgstore.Activity
@@ -70,9 +67,11 @@ func TestByActivity(t *testing.T) {
 	}
 }
 
-func TestUsageAndLeastActive(t *testing.T) {
+func TestUsageAndLeastActive(t *testing.T) { forEachBackend(t, testUsageAndLeastActive) }
+
+func testUsageAndLeastActive(t *testing.T, b backend) {
 	ctx := context.Background()
-	s, db := openLifecycle(t)
+	s, db := openLifecycle(t, b)
 	for resource, want := range map[string]msgstore.Usage{"": {Messages: 6, Bytes: 22}, "r1": {Messages: 3, Bytes: 15}, "r9": {}} {
 		if got, err := s.Usage(ctx, db, resource); err != nil || got != want {
 			t.Errorf("Usage(%q) = %+v, %v; want %+v", resource, got, err, want)
@@ -95,9 +94,11 @@ func TestUsageAndLeastActive(t *testing.T) {
 	}
 }
 
-func TestIdlenessInTx(t *testing.T) {
+func TestIdlenessInTx(t *testing.T) { forEachBackend(t, testIdlenessInTx) }
+
+func testIdlenessInTx(t *testing.T, b backend) {
 	ctx := context.Background()
-	s, db := openLifecycle(t)
+	s, db := openLifecycle(t, b)
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -125,15 +126,12 @@ func TestIdlenessInTx(t *testing.T) {
 
 // TestThreadRefs reads the fence keys' threads: of messages across IN-list
 // chunks (once per chunk), of a thread, of a resource.
-func TestThreadRefs(t *testing.T) {
+func TestThreadRefs(t *testing.T) { forEachBackend(t, testThreadRefs) }
+
+func testThreadRefs(t *testing.T, b backend) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s := msgstore.New(db)
-	ids := seed(t, db, store.ChunkSize+3)
+	s, db, _ := b.openStore(t)
+	ids := seed(t, b, db, store.ChunkSize+3)
 	ref := msgstore.ThreadRef{ThreadID: "t1", ResourceID: "r1"}
 	for _, tc := range []struct {
 		name string

@@ -60,7 +60,7 @@ func collectMessages(rows *sql.Rows) ([]Message, error) {
 // Messages returns the thread's messages with fromSeq <= seq <= toSeq, in
 // seq order. An unknown thread yields none.
 func (s *Store) Messages(ctx context.Context, threadID string, fromSeq, toSeq int64) ([]Message, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`,
+	rows, err := s.conn.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`,
 		threadID, fromSeq, toSeq)
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", threadID, err)
@@ -83,14 +83,9 @@ func (s *Store) MessagesByID(ctx context.Context, resourceID string, ids []strin
 	// unary + keeps SQLite from choosing messages_by_resource, which scans
 	// every message of the resource (100k rows in a big resource, measured
 	// by `mnemo bench`); the unique id index finds the few asked for.
-	list, err := json.Marshal(ids)
+	q, args, err := s.byIDQuery(resourceID, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read messages by id: %w", err)
-	}
-	q, args := `SELECT `+messageColumns+` FROM messages WHERE id IN (SELECT value FROM json_each(?))`, []any{string(list)}
-	if resourceID != "" {
-		q += ` AND +resource_id = ?`
-		args = append(args, resourceID)
 	}
 	rows, err := s.stmts.Query(ctx, q, args...)
 	var ms []Message
@@ -113,12 +108,36 @@ func (s *Store) MessagesByID(ctx context.Context, resourceID string, ids []strin
 	return out, nil
 }
 
+// byIDQuery is MessagesByID's statement and arguments. On Postgres the
+// ids travel as one text[] (= ANY($1), one cached statement for any
+// number) and need no hint: the planner picks the unique id index.
+func (s *Store) byIDQuery(resourceID string, ids []string) (string, []any, error) {
+	if s.pg() {
+		q, args := `SELECT `+messageColumns+` FROM messages WHERE id = ANY($1::text[])`, []any{ids}
+		if resourceID != "" {
+			q += ` AND resource_id = $2`
+			args = append(args, resourceID)
+		}
+		return q, args, nil
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return "", nil, err
+	}
+	q, args := `SELECT `+messageColumns+` FROM messages WHERE id IN (SELECT value FROM json_each(?))`, []any{string(list)}
+	if resourceID != "" {
+		q += ` AND +resource_id = ?`
+		args = append(args, resourceID)
+	}
+	return q, args, nil
+}
+
 // FullContent returns a message's full content: for a large tool result
 // stored by reference, the whole result; otherwise the stored content. An
 // unknown id is ErrNotFound.
 func (s *Store) FullContent(ctx context.Context, messageID string) (string, error) {
 	var c string
-	err := s.db.QueryRowContext(ctx, `SELECT COALESCE((SELECT content FROM message_blobs WHERE message_id = m.id), m.content)
+	err := s.conn.QueryRowContext(ctx, `SELECT COALESCE((SELECT content FROM message_blobs WHERE message_id = m.id), m.content)
 		FROM messages m WHERE m.id = ?`, messageID).Scan(&c)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("%w: message %q", ErrNotFound, messageID)

@@ -24,7 +24,7 @@ const (
 // DueOutbox returns up to limit outbox rows whose backoff has passed at
 // now, oldest first.
 func (s *Store) DueOutbox(ctx context.Context, now time.Time, limit int) ([]OutboxRow, error) {
-	return collectOutbox(s.db.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
+	return collectOutbox(s.conn.QueryContext(ctx, `SELECT id, op, message_id, resource_id, attempts FROM outbox
 		WHERE not_before <= ? ORDER BY id LIMIT ?`, now.UnixMilli(), limit))
 }
 
@@ -50,7 +50,7 @@ func collectOutbox(rs *sql.Rows, err error) ([]OutboxRow, error) {
 // false when the outbox is empty.
 func (s *Store) NextOutboxDue(ctx context.Context) (at time.Time, ok bool, err error) {
 	var next sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, `SELECT MIN(not_before) FROM outbox`).Scan(&next); err != nil {
+	if err := s.conn.QueryRowContext(ctx, `SELECT MIN(not_before) FROM outbox`).Scan(&next); err != nil {
 		return at, false, fmt.Errorf("outbox: %w", err)
 	}
 	if !next.Valid {
@@ -66,7 +66,7 @@ type execer interface {
 
 // DeleteOutbox deletes the outbox rows with the given ids (finished work).
 func (s *Store) DeleteOutbox(ctx context.Context, ids []int64) error {
-	return deleteOutbox(ctx, s.db, ids)
+	return deleteOutbox(ctx, s.conn, ids)
 }
 
 func deleteOutbox(ctx context.Context, db execer, ids []int64) error {
@@ -90,7 +90,7 @@ type Deferral struct {
 func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
 	return s.Tx(ctx, func(tx *sql.Tx) error {
 		for _, d := range ds {
-			if _, err := tx.ExecContext(ctx, `UPDATE outbox SET op = ?, attempts = attempts + 1, not_before = ? WHERE id = ?`,
+			if _, err := s.in(tx).ExecContext(ctx, `UPDATE outbox SET op = ?, attempts = attempts + 1, not_before = ? WHERE id = ?`,
 				d.Op, d.NotBefore.UnixMilli(), d.ID); err != nil {
 				return fmt.Errorf("defer outbox row: %w", err)
 			}
@@ -110,42 +110,43 @@ func (s *Store) PendingLexical(ctx context.Context, resourceID string) (int64, e
 // PendingOutbox counts every outbox row.
 func (s *Store) PendingOutbox(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&n)
+	err := s.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&n)
 	return n, err
 }
 
 // IndexBacklog returns how many messages are stored and how many index
 // rows (OpIndex) are queued.
 func (s *Store) IndexBacklog(ctx context.Context) (stored, pending int64, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM outbox WHERE op = 'index')`).Scan(&stored, &pending)
+	err = s.conn.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM outbox WHERE op = 'index')`).Scan(&stored, &pending)
 	return stored, pending, err
 }
 
 // CountMessages counts the stored messages.
 func (s *Store) CountMessages(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages`).Scan(&n)
+	err := s.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages`).Scan(&n)
 	return n, err
 }
 
 // QueueAll queues every stored message for indexing (OpIndex rows created
 // at now), in the order stored.
 func (s *Store) QueueAll(ctx context.Context, now time.Time) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
-		SELECT 'index', id, resource_id, ? FROM messages ORDER BY pk`, now.UnixMilli())
+	_, err := s.conn.ExecContext(ctx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at)
+		SELECT 'index', id, resource_id, ? FROM messages ORDER BY pk`, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+		SELECT 'index', id, resource_id, ?::bigint FROM messages ORDER BY pk`), now.UnixMilli())
 	return err
 }
 
 // DeleteOutboxOp deletes every outbox row of op.
 func (s *Store) DeleteOutboxOp(ctx context.Context, op string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM outbox WHERE op = ?`, op)
+	_, err := s.conn.ExecContext(ctx, `DELETE FROM outbox WHERE op = ?`, op)
 	return err
 }
 
 // ClearIndexQueue deletes every index and embed row of the outbox (a
 // rebuild queues them again); delete rows stay.
 func (s *Store) ClearIndexQueue(ctx context.Context) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM outbox WHERE op IN ('index','embed')`)
+	_, err := s.conn.ExecContext(ctx, `DELETE FROM outbox WHERE op IN ('index','embed')`)
 	return err
 }
 
@@ -156,14 +157,15 @@ func (s *Store) ClearIndexQueue(ctx context.Context) error {
 func (s *Store) RequeueAll(ctx context.Context, now time.Time) (int64, error) {
 	var stored int64
 	err := s.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM outbox`); err != nil {
+		if _, err := s.in(tx).ExecContext(ctx, `DELETE FROM outbox`); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at)
-			SELECT ?, id, resource_id, ? FROM messages ORDER BY pk`, OpIndex, now.UnixMilli()); err != nil {
+		if _, err := s.in(tx).ExecContext(ctx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at)
+			SELECT ?, id, resource_id, ? FROM messages ORDER BY pk`, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+			SELECT ?::text, id, resource_id, ?::bigint FROM messages ORDER BY pk`), OpIndex, now.UnixMilli()); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&stored)
+		return s.in(tx).QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&stored)
 	})
 	return stored, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,14 +11,10 @@ import (
 	"github.com/mnemo-go/mnemo/internal/store"
 )
 
-func openStore(t *testing.T) (*sql.DB, *msgstore.Store) {
+func openStore(t *testing.T, b backend) (store.Conn, *msgstore.Store) {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "m.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db, msgstore.New(db)
+	s, _, db := b.openStore(t)
+	return db, s
 }
 
 // appendN stores n messages of thread t1 (resource r1) through the
@@ -57,9 +52,11 @@ func appendN(t *testing.T, s *msgstore.Store, n int, now time.Time) []string {
 
 // TestAppender stores messages through the Appender and reads them back:
 // the thread's head, a stored message's digest, an unknown id.
-func TestAppender(t *testing.T) {
+func TestAppender(t *testing.T) { forEachBackend(t, testAppender) }
+
+func testAppender(t *testing.T, b backend) {
 	ctx := context.Background()
-	_, s := openStore(t)
+	_, s := openStore(t, b)
 	now := time.UnixMilli(1_700_000_000_000).UTC()
 	appendN(t, s, 3, now)
 	err := s.Tx(ctx, func(tx *sql.Tx) error {
@@ -94,9 +91,11 @@ func TestAppender(t *testing.T) {
 
 // TestOutboxDrain reads due rows, defers some and deletes the rest across
 // IN-list chunks.
-func TestOutboxDrain(t *testing.T) {
+func TestOutboxDrain(t *testing.T) { forEachBackend(t, testOutboxDrain) }
+
+func testOutboxDrain(t *testing.T, b backend) {
 	ctx := context.Background()
-	_, s := openStore(t)
+	_, s := openStore(t, b)
 	now := time.Now()
 	n := store.ChunkSize + 7
 	appendN(t, s, n, now)
@@ -140,9 +139,11 @@ func TestOutboxDrain(t *testing.T) {
 // TestVectors stores vectors with the batch's outbox rows deleted in the
 // same transaction, reads them back across IN-list chunks (a damaged one
 // and one of another dimension left out), and requeues the damaged one.
-func TestVectors(t *testing.T) {
+func TestVectors(t *testing.T) { forEachBackend(t, testVectors) }
+
+func testVectors(t *testing.T, b backend) {
 	ctx := context.Background()
-	db, s := openStore(t)
+	db, s := openStore(t, b)
 	now := time.Now()
 	n := store.ChunkSize + 5
 	ids := appendN(t, s, n, now)
@@ -166,10 +167,13 @@ func TestVectors(t *testing.T) {
 		t.Fatalf("PendingOutbox = %d, %v; want 0", left, err)
 	}
 	// Damage one row's blob and store another with the wrong dimension.
-	if _, err := db.ExecContext(ctx, `UPDATE embeddings SET vector = x'00' WHERE message_id = ?`, ids[n-1]); err != nil {
+	if _, err := db.ExecContext(ctx, b.text(`UPDATE embeddings SET vector = x'00' WHERE message_id = ?`,
+		// A vector cannot be damaged on Postgres: one of another dimension is.
+		`UPDATE embeddings SET dims = 3, vector = '[0,0,0]' WHERE message_id = ?`), ids[n-1]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, `UPDATE embeddings SET dims = 1, vector = x'00000000' WHERE message_id = ?`, ids[n-2]); err != nil {
+	if _, err := db.ExecContext(ctx, b.text(`UPDATE embeddings SET dims = 1, vector = x'00000000' WHERE message_id = ?`,
+		`UPDATE embeddings SET dims = 1, vector = '[0]' WHERE message_id = ?`), ids[n-2]); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Vectors(ctx, "e", 2, append(ids, "erased"))

@@ -5,10 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Querier is what ThreadOwner reads through: a *sql.DB or a *sql.Tx (the
-// caller's transaction, when the owner must be read in it).
+// caller's transaction, when the owner must be read in it). On Postgres a
+// transaction is passed as a store.Conn that knows its dialect (a
+// *store.Tx, or Store.Conn(tx)): a bare *sql.Tx is taken for SQLite.
 type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
@@ -17,6 +21,9 @@ type Querier interface {
 // thread that is not stored is ErrNotFound (wrapped).
 func ThreadOwner(ctx context.Context, q Querier, threadID string) (string, error) {
 	var owner string
+	if c, ok := q.(store.Conn); ok {
+		q = store.Bound(c)
+	}
 	err := q.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID).Scan(&owner)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("%w: thread %q", ErrNotFound, threadID)

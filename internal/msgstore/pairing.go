@@ -23,9 +23,12 @@ func (s *Store) ToolResult(ctx context.Context, thread, callID string, callSeq i
 	}
 	// Another call with the same id in between takes the result.
 	var between bool
-	if err := s.stmts.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages
+	if err := s.stmts.QueryRow(ctx, s.dialect.Text(`SELECT EXISTS (SELECT 1 FROM messages
 		WHERE thread_id = ? AND role = 'assistant' AND seq > ? AND seq < ? AND tool_calls IS NOT NULL
 		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?))`,
+		`SELECT EXISTS (SELECT 1 FROM messages
+		WHERE thread_id = $1 AND role = 'assistant' AND seq > $2 AND seq < $3 AND tool_calls IS NOT NULL
+		AND `+pgCallsHave("messages.tool_calls", "$4")+`)`),
 		thread, callSeq, m.Seq, callID).Scan(&between); err != nil {
 		return m, false, fmt.Errorf("find result of tool call %s: %w", callID, err)
 	}
@@ -37,11 +40,16 @@ func (s *Store) ToolResult(ctx context.Context, thread, callID string, callSeq i
 // before it that made the call, unless another result for callID lies in
 // between. ok is false when there is none.
 func (s *Store) ToolCall(ctx context.Context, thread, callID string, resultSeq int64) (m Message, ok bool, err error) {
-	m, err = scanMessage(s.stmts.QueryRow(ctx, `SELECT `+messageColumns+` FROM messages
+	m, err = scanMessage(s.stmts.QueryRow(ctx, s.dialect.Text(`SELECT `+messageColumns+` FROM messages
 		WHERE thread_id = ?1 AND role = 'assistant' AND seq < ?3 AND tool_calls IS NOT NULL
 		AND seq > COALESCE((SELECT MAX(seq) FROM messages WHERE thread_id = ?1 AND tool_call_id = ?2 AND role = 'tool' AND seq < ?3), 0)
 		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?2)
-		ORDER BY seq DESC LIMIT 1`, thread, callID, resultSeq))
+		ORDER BY seq DESC LIMIT 1`,
+		`SELECT `+messageColumns+` FROM messages
+		WHERE thread_id = $1 AND role = 'assistant' AND seq < $3 AND tool_calls IS NOT NULL
+		AND seq > COALESCE((SELECT MAX(seq) FROM messages WHERE thread_id = $1 AND tool_call_id = $2 AND role = 'tool' AND seq < $3), 0)
+		AND `+pgCallsHave("messages.tool_calls", "$2")+`
+		ORDER BY seq DESC LIMIT 1`), thread, callID, resultSeq))
 	if errors.Is(err, sql.ErrNoRows) {
 		return m, false, nil
 	}
@@ -49,4 +57,14 @@ func (s *Store) ToolCall(ctx context.Context, thread, callID string, resultSeq i
 		return m, false, fmt.Errorf("find tool call %s: %w", callID, err)
 	}
 	return m, true, nil
+}
+
+// pgCallsHave is the Postgres condition that the tool calls in the JSON
+// text column calls (an array of {id, name, arguments}) include one whose
+// id is the text parameter param: SQLite's json_each over the array,
+// compared by json_extract(value, '$.id'), as jsonb containment. A column
+// holding something other than an array contains no call, as json_each
+// finds none there.
+func pgCallsHave(calls, param string) string {
+	return `jsonb_typeof(` + calls + `::jsonb) = 'array' AND ` + calls + `::jsonb @> jsonb_build_array(jsonb_build_object('id', ` + param + `::text))`
 }

@@ -24,7 +24,7 @@ func (s *Store) Usage(ctx context.Context, q Querier, resourceID string) (Usage,
 	if resourceID == "" {
 		err = q.QueryRowContext(ctx, `SELECT COALESCE(SUM(message_count), 0), COALESCE(SUM(bytes), 0) FROM threads`).Scan(&u.Messages, &u.Bytes)
 	} else {
-		err = q.QueryRowContext(ctx, `SELECT COALESCE(SUM(message_count), 0), COALESCE(SUM(bytes), 0) FROM threads WHERE resource_id = ?`,
+		err = q.QueryRowContext(ctx, s.dialect.Rebind(`SELECT COALESCE(SUM(message_count), 0), COALESCE(SUM(bytes), 0) FROM threads WHERE resource_id = ?`),
 			resourceID).Scan(&u.Messages, &u.Bytes)
 	}
 	if err != nil {
@@ -41,11 +41,11 @@ func (s *Store) LeastActive(ctx context.Context, resourceID, except string) (Act
 	var a Activity
 	var err error
 	if resourceID == "" {
-		err = s.db.QueryRowContext(ctx, `SELECT id, resource_id, last_active FROM threads WHERE id <> ?
+		err = s.conn.QueryRowContext(ctx, `SELECT id, resource_id, last_active FROM threads WHERE id <> ?
 			ORDER BY last_active, resource_id, id LIMIT 1`, except).Scan(&a.ThreadID, &a.ResourceID, &a.LastActiveMS)
 	} else {
 		a.ResourceID = resourceID
-		err = s.db.QueryRowContext(ctx, `SELECT id, last_active FROM threads WHERE resource_id = ? AND id <> ?
+		err = s.conn.QueryRowContext(ctx, `SELECT id, last_active FROM threads WHERE resource_id = ? AND id <> ?
 			ORDER BY last_active, id LIMIT 1`, resourceID, except).Scan(&a.ThreadID, &a.LastActiveMS)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
@@ -61,7 +61,7 @@ func (s *Store) LeastActive(ctx context.Context, resourceID, except string) (Act
 // epoch); ErrNotFound (wrapped) when the thread is not stored.
 func (s *Store) LastActive(ctx context.Context, tx *sql.Tx, threadID string) (int64, error) {
 	var ms int64
-	err := tx.QueryRowContext(ctx, `SELECT last_active FROM threads WHERE id = ?`, threadID).Scan(&ms)
+	err := s.in(tx).QueryRowContext(ctx, `SELECT last_active FROM threads WHERE id = ?`, threadID).Scan(&ms)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("%w: thread %q", ErrNotFound, threadID)
 	}

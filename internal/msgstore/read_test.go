@@ -4,25 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
-	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // openConversation stores thread t1 of r1 with five messages (user,
 // assistant, user, assistant, tool at seqs 1..5) and thread t2 of r2 with
 // none, and two outbox rows created at 1000 and 3000 ms.
-func openConversation(t *testing.T) (*msgstore.Store, *sql.DB) {
+func openConversation(t *testing.T, b backend) (*msgstore.Store, *sql.DB) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	s, db, _ := b.openStore(t)
 	for _, q := range []string{
 		`INSERT INTO threads (id, resource_id, created_at, updated_at, message_count) VALUES ('t1', 'r1', 0, 0, 5), ('t2', 'r2', 0, 0, 0)`,
 		`INSERT INTO messages (id, thread_id, resource_id, seq, role, content, created_at, tokens, digest) VALUES
@@ -37,11 +31,13 @@ func openConversation(t *testing.T) (*msgstore.Store, *sql.DB) {
 			t.Fatal(err)
 		}
 	}
-	return msgstore.New(db), db
+	return s, db
 }
 
-func TestLastUserContent(t *testing.T) {
-	s, _ := openConversation(t)
+func TestLastUserContent(t *testing.T) { forEachBackend(t, testLastUserContent) }
+
+func testLastUserContent(t *testing.T, b backend) {
+	s, _ := openConversation(t, b)
 	for thread, want := range map[string]string{"t1": "second question", "t2": "", "unknown": ""} {
 		got, err := s.LastUserContent(context.Background(), thread)
 		if err != nil || got != want {
@@ -50,8 +46,10 @@ func TestLastUserContent(t *testing.T) {
 	}
 }
 
-func TestCountAfter(t *testing.T) {
-	s, _ := openConversation(t)
+func TestCountAfter(t *testing.T) { forEachBackend(t, testCountAfter) }
+
+func testCountAfter(t *testing.T, b backend) {
+	s, _ := openConversation(t, b)
 	for _, c := range []struct {
 		thread string
 		seq    int64
@@ -65,8 +63,10 @@ func TestCountAfter(t *testing.T) {
 }
 
 // TestWalkFrom walks from a seq in order and stops when fn says so.
-func TestWalkFrom(t *testing.T) {
-	s, _ := openConversation(t)
+func TestWalkFrom(t *testing.T) { forEachBackend(t, testWalkFrom) }
+
+func testWalkFrom(t *testing.T, b backend) {
+	s, _ := openConversation(t, b)
 	var seen []msgstore.SeqRef
 	err := s.WalkFrom(context.Background(), "t1", 2, func(r msgstore.SeqRef) bool {
 		seen = append(seen, r)
@@ -87,8 +87,10 @@ func TestWalkFrom(t *testing.T) {
 	}
 }
 
-func TestCountsAndPing(t *testing.T) {
-	s, db := openConversation(t)
+func TestCountsAndPing(t *testing.T) { forEachBackend(t, testCountsAndPing) }
+
+func testCountsAndPing(t *testing.T, b backend) {
+	s, db := openConversation(t, b)
 	ctx := context.Background()
 	c, err := s.Counts(ctx)
 	if err != nil {
@@ -115,14 +117,16 @@ func TestCountsAndPing(t *testing.T) {
 
 // TestThreadOwner reads the owner through the pool and inside a
 // transaction; an unknown thread is ErrNotFound.
-func TestThreadOwner(t *testing.T) {
-	s, db := openConversation(t)
+func TestThreadOwner(t *testing.T) { forEachBackend(t, testThreadOwner) }
+
+func testThreadOwner(t *testing.T, b backend) {
+	s, db := openConversation(t, b)
 	ctx := context.Background()
 	if got, err := msgstore.ThreadOwner(ctx, db, "t2"); err != nil || got != "r2" {
 		t.Errorf("ThreadOwner(t2) = %q, %v; want r2", got, err)
 	}
 	err := s.Tx(ctx, func(tx *sql.Tx) error {
-		got, err := msgstore.ThreadOwner(ctx, tx, "t1")
+		got, err := msgstore.ThreadOwner(ctx, s.Conn(tx), "t1")
 		if err == nil && got != "r1" {
 			t.Errorf("ThreadOwner(t1) in a transaction = %q, want r1", got)
 		}

@@ -17,7 +17,7 @@ var _ recall.Source = (*Store)(nil)
 // across messages (thread id, role, name) are shared, not copied per
 // message.
 func (s *Store) ResourceDocs(ctx context.Context, resourceID string, fn func(*recall.Doc) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, thread_id, seq, role, name, content, tool_calls, metadata, created_at
+	rows, err := s.conn.QueryContext(ctx, `SELECT id, thread_id, seq, role, name, content, tool_calls, metadata, created_at
 		FROM messages WHERE resource_id = ? ORDER BY thread_id, seq`, resourceID)
 	if err != nil {
 		return fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
@@ -57,7 +57,7 @@ func (s *Store) ResourceDocs(ctx context.Context, resourceID string, fn func(*re
 // for resourceID by embedder; a blob that does not decode is passed as a nil
 // vector.
 func (s *Store) ResourceVectors(ctx context.Context, resourceID, embedder string, fn func(string, []float32) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND resource_id = ?`, embedder, resourceID)
+	rows, err := s.conn.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND resource_id = ?`, embedder, resourceID)
 	if err != nil {
 		return fmt.Errorf("recall: load embeddings of %s: %w", resourceID, err)
 	}
@@ -67,11 +67,19 @@ func (s *Store) ResourceVectors(ctx context.Context, resourceID, embedder string
 		var id string
 		var dims int
 		var blob sql.RawBytes
-		if err := rows.Scan(&id, &dims, &blob); err != nil {
+		cell := vecCell{pg: s.pg()}
+		dest := any(&blob)
+		if cell.pg {
+			dest = cell.dest()
+		}
+		if err := rows.Scan(&id, &dims, dest); err != nil {
 			return fmt.Errorf("recall: load embeddings of %s: %w", resourceID, err)
 		}
 		var v []float32
-		if len(blob) == 4*dims {
+		switch {
+		case cell.pg:
+			v, _ = cell.decode(dims) // nil when damaged
+		case len(blob) == 4*dims:
 			if cap(buf) < dims {
 				buf = make([]float32, dims)
 			}

@@ -20,7 +20,7 @@ type Counts struct {
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	var c Counts
 	var oldest *int64
-	err := s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM threads),
+	err := s.conn.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM threads),
 		(SELECT COUNT(*) FROM outbox), (SELECT MIN(created_at) FROM outbox)`).Scan(&c.Messages, &c.Threads, &c.OutboxPending, &oldest)
 	if err != nil {
 		return Counts{}, fmt.Errorf("count messages: %w", err)

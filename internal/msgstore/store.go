@@ -11,14 +11,20 @@ import (
 // ErrNotFound reports that the row asked for is not stored.
 var ErrNotFound = errors.New("msgstore: not found")
 
-// Store reads and writes the message tables of one SQLite database.
+// Store reads and writes the message tables of one database: SQLite
+// (store.Open) or Postgres (pgstore.OpenDB).
 type Store struct {
-	db    *sql.DB
-	stmts *store.Stmts
+	db      *sql.DB
+	conn    store.Conn // db, rebinding each statement on Postgres (store.Bound)
+	dialect store.Dialect
+	stmts   *store.Stmts
 }
 
-// New returns a Store over db (opened by store.Open). Closing db closes it.
-func New(db *sql.DB) *Store { return &Store{db: db, stmts: store.NewStmts(db)} }
+// New returns a Store over db (opened by store.Open or pgstore.OpenDB), in
+// db's dialect (store.DialectOf). Closing db closes it.
+func New(db *sql.DB) *Store {
+	return &Store{db: db, conn: store.Bound(db), dialect: store.DialectOf(db), stmts: store.NewStmts(db)}
+}
 
 // Stmts returns the store's statement cache.
 func (s *Store) Stmts() *store.Stmts { return s.stmts }

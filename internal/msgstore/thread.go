@@ -56,7 +56,7 @@ func (s *Store) Threads(ctx context.Context, resourceID string) ([]Thread, error
 	if resourceID != "" {
 		q, args = `SELECT `+threadColumns+` FROM threads WHERE resource_id = ? ORDER BY created_at, id`, []any{resourceID}
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list threads: %w", err)
 	}

@@ -43,7 +43,7 @@ func (s *Store) ResourceThreads(ctx context.Context, resourceID string) ([]Threa
 
 // threadRefs runs q, which selects a thread id and a resource id.
 func (s *Store) threadRefs(ctx context.Context, q string, args ...any) ([]ThreadRef, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read threads: %w", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/pgvector/pgvector-go"
+
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -35,6 +37,43 @@ func decodeInto(v []float32, b []byte) []float32 {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return v
+}
+
+// vecCell is a scan destination for embeddings.vector: a little-endian
+// float32 blob on SQLite, a pgvector vector on Postgres.
+type vecCell struct {
+	pg   bool
+	blob []byte
+	vec  pgvector.Vector
+}
+
+// dest is the pointer to pass to Scan.
+func (c *vecCell) dest() any {
+	if c.pg {
+		return &c.vec
+	}
+	return &c.blob
+}
+
+// decode returns the scanned vector if it has dims values; otherwise an
+// error wrapping recall.ErrDimension.
+func (c *vecCell) decode(dims int) ([]float32, error) {
+	if !c.pg {
+		return DecodeVector(c.blob, dims)
+	}
+	v := c.vec.Slice()
+	if len(v) != dims {
+		return nil, fmt.Errorf("%w: vector of %d values for %d dims", recall.ErrDimension, len(v), dims)
+	}
+	return v, nil
+}
+
+// vectorArg is v as the store's dialect stores it in embeddings.vector.
+func (s *Store) vectorArg(v []float32) any {
+	if s.pg() {
+		return pgvector.NewVector(v)
+	}
+	return EncodeVector(v)
 }
 
 // unixMilli is a stored time (milliseconds since the epoch) in UTC.

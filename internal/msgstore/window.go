@@ -15,7 +15,7 @@ import (
 // thread, or "" when it has none (or the thread is unknown).
 func (s *Store) LastUserContent(ctx context.Context, threadID string) (string, error) {
 	var c string
-	err := s.db.QueryRowContext(ctx, `SELECT content FROM messages WHERE thread_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1`, threadID).Scan(&c)
+	err := s.conn.QueryRowContext(ctx, `SELECT content FROM messages WHERE thread_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1`, threadID).Scan(&c)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("read last user message of %s: %w", threadID, err)
 	}
@@ -26,7 +26,7 @@ func (s *Store) LastUserContent(ctx context.Context, threadID string) (string, e
 // (the messages after an observed watermark).
 func (s *Store) CountAfter(ctx context.Context, threadID string, seq int64) (int, error) {
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND seq > ?`, threadID, seq).Scan(&n); err != nil {
+	if err := s.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND seq > ?`, threadID, seq).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count messages of %s after seq %d: %w", threadID, seq, err)
 	}
 	return n, nil
@@ -43,7 +43,7 @@ type SeqRef struct {
 // order, until fn returns false or the thread ends. It reads ids, seqs and
 // roles only.
 func (s *Store) WalkFrom(ctx context.Context, threadID string, fromSeq int64, fn func(SeqRef) bool) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, seq, role FROM messages WHERE thread_id = ? AND seq >= ? ORDER BY seq`, threadID, fromSeq)
+	rows, err := s.conn.QueryContext(ctx, `SELECT id, seq, role FROM messages WHERE thread_id = ? AND seq >= ? ORDER BY seq`, threadID, fromSeq)
 	if err != nil {
 		return fmt.Errorf("walk messages of %s: %w", threadID, err)
 	}

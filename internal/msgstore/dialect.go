@@ -1,0 +1,52 @@
+package msgstore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// This file holds what lets one Store speak both dialects (store.Dialect):
+// statements are written in SQLite's text and rebound to Postgres's $n
+// placeholders (store.Rebind); the few whose words differ carry both texts
+// (store.Dialect.Text). On SQLite every helper returns its argument, so the
+// SQLite path runs the exact text written.
+
+// in returns tx speaking the store's dialect: tx itself on SQLite, a Conn
+// that rebinds each statement on Postgres.
+func (s *Store) in(tx *sql.Tx) store.Conn {
+	if s.dialect == store.SQLite {
+		return tx
+	}
+	return store.Bound(&store.Tx{Tx: tx, Dialect: s.dialect})
+}
+
+// pg reports whether the store is on Postgres.
+func (s *Store) pg() bool { return s.dialect == store.Postgres }
+
+// Dialect returns the dialect of the store's database.
+func (s *Store) Dialect() store.Dialect { return s.dialect }
+
+// Conn returns tx (a transaction on the store's database) as a store.Conn
+// that speaks the store's dialect, for the functions of this package that
+// take a Querier (ThreadOwner): on Postgres a bare *sql.Tx cannot tell its
+// dialect.
+func (s *Store) Conn(tx *sql.Tx) store.Conn { return s.in(tx) }
+
+// lockKey is the first key of the transaction-scoped advisory locks the
+// Postgres append takes (pg_advisory_xact_lock(int, int)): threadLock
+// serializes the appends of one thread (its creation included), idLock
+// the stores of one message id. The second key hashes the schema and the
+// id, so databases sharing a server by schema do not contend.
+const (
+	threadLock = 0x6d6e0001 // "mn" 1
+	idLock     = 0x6d6e0002 // "mn" 2
+)
+
+// xactLock takes, in tx, the Postgres advisory lock (class, id in the
+// current schema), held until tx ends.
+func xactLock(ctx context.Context, tx store.Conn, class int, id string) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || '/' || $2::text))`, class, id)
+	return err
+}
