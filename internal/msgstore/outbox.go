@@ -1,9 +1,11 @@
 package msgstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -168,4 +170,28 @@ func (s *Store) RequeueAll(ctx context.Context, now time.Time) (int64, error) {
 		return s.in(tx).QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&stored)
 	})
 	return stored, err
+}
+
+// ClaimOutbox claims up to limit outbox rows due at now, oldest first, for
+// one drainer: their not_before moves to until (a lease), so that another
+// drainer, in this process or another, does not take them, and rows whose
+// drainer died fall due again when the lease ends. The drainer then
+// deletes the rows it finished (DeleteOutbox, StoreVectors) and defers the
+// others (DeferOutbox), as with DueOutbox's rows.
+//
+// Concurrent claims get disjoint rows: on Postgres the rows are locked FOR
+// UPDATE SKIP LOCKED (a claimer skips the rows another is claiming instead
+// of waiting for them); on SQLite the write transaction serializes claims.
+func (s *Store) ClaimOutbox(ctx context.Context, now, until time.Time, limit int) ([]OutboxRow, error) {
+	rows, err := collectOutbox(s.conn.QueryContext(ctx, s.dialect.Text(`UPDATE outbox SET not_before = ?
+		WHERE id IN (SELECT id FROM outbox WHERE not_before <= ? ORDER BY id LIMIT ?)
+		RETURNING id, op, message_id, resource_id, attempts`,
+		`UPDATE outbox SET not_before = $1
+		WHERE id IN (SELECT id FROM outbox WHERE not_before <= $2 ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
+		RETURNING id, op, message_id, resource_id, attempts`), until.UnixMilli(), now.UnixMilli(), limit))
+	if err != nil {
+		return nil, fmt.Errorf("claim outbox: %w", err)
+	}
+	slices.SortFunc(rows, func(a, b OutboxRow) int { return cmp.Compare(a.ID, b.ID) })
+	return rows, nil
 }

@@ -1,0 +1,213 @@
+package msgstore_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+)
+
+// This file races connections of two pools (as two engine processes would
+// be) on one database: appends to one thread, one message id stored by
+// two appends, and two outbox drainers.
+
+// appendOne appends message id to thread (of resource r1, created when
+// absent) as the engine does: read the head, look the id up, store it at
+// the next seq, advance the thread; all in one transaction. stored is
+// false when the id was already stored (an idempotent repeat); seq is the
+// message's seq either way.
+func appendOne(ctx context.Context, s *msgstore.Store, thread, id string, hold time.Duration) (seq int64, stored bool, err error) {
+	err = s.Tx(ctx, func(tx *sql.Tx) error {
+		now := time.UnixMilli(1000)
+		head, ok, err := s.ThreadHead(ctx, tx, thread)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			head.ResourceID = "r1"
+			if err := s.CreateThread(ctx, tx, msgstore.NewThread{ID: thread, ResourceID: "r1", Start: now, Active: now}); err != nil {
+				return err
+			}
+		}
+		ap, err := s.Appender(ctx, tx)
+		if err != nil {
+			return err
+		}
+		d, ok, err := ap.Lookup(ctx, id)
+		if err != nil || ok {
+			seq = d.Seq
+			return err
+		}
+		seq, stored = head.LastSeq+1, true
+		m := msgstore.Message{ID: id, ThreadID: thread, ResourceID: "r1", Seq: seq, Role: "user", Content: id, Metadata: "{}", CreatedAt: now, Tokens: 1}
+		if err := ap.Insert(ctx, m, "d"); err != nil {
+			return err
+		}
+		if err := ap.QueueIndex(ctx, id, "r1", now); err != nil {
+			return err
+		}
+		time.Sleep(hold)
+		return s.AdvanceThread(ctx, tx, msgstore.ThreadAdvance{ID: thread, LastSeq: seq, Stored: 1, Latest: now, Active: now})
+	})
+	return seq, stored, err
+}
+
+// twoStores opens two pools on one new database.
+func twoStores(t *testing.T, b backend) [2]*msgstore.Store {
+	place := b.place(t)
+	return [2]*msgstore.Store{msgstore.New(b.openDB(t, place)), msgstore.New(b.openDB(t, place))}
+}
+
+// TestConcurrentAppends: appends to one new thread from connections of
+// two pools get unique, gap-free seqs, and the thread is created once.
+func TestConcurrentAppends(t *testing.T) { forEachBackend(t, testConcurrentAppends) }
+
+func testConcurrentAppends(t *testing.T, b backend) {
+	ctx := context.Background()
+	stores := twoStores(t, b)
+	const writers, each = 6, 8
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	var mu sync.Mutex
+	var got []int64
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				seq, _, err := appendOne(ctx, stores[w%2], "t", fmt.Sprintf("w%d-%d", w, i), 0)
+				if err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				got = append(got, seq)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("append: %v", err)
+	}
+	slices.Sort(got)
+	for i, seq := range got {
+		if seq != int64(i+1) {
+			t.Fatalf("seqs %v: want 1..%d, unique and gap-free", got, writers*each)
+		}
+	}
+	th, err := stores[0].Thread(ctx, "t")
+	if err != nil || th.LastSeq != writers*each || th.MessageCount != writers*each {
+		t.Fatalf("Thread = %+v, %v; want last seq and count %d", th, err, writers*each)
+	}
+}
+
+// TestRacingIdempotentAppend: two appends of one message id to different
+// threads, from two pools, the second starting while the first holds its
+// transaction: the second waits and finds the first's message (an
+// idempotent repeat that names the first's thread and seq), never a
+// constraint error, and one row is stored.
+func TestRacingIdempotentAppend(t *testing.T) { forEachBackend(t, testRacingIdempotentAppend) }
+
+func testRacingIdempotentAppend(t *testing.T, b backend) {
+	ctx := context.Background()
+	stores := twoStores(t, b)
+	if _, _, err := appendOne(ctx, stores[1], "t2", "seed", 0); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, stored, err := appendOne(ctx, stores[0], "t1", "same", 300*time.Millisecond)
+		if err == nil && !stored {
+			err = fmt.Errorf("first append did not store")
+		}
+		first <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the first holds its transaction
+	var d msgstore.StoredDigest
+	var found bool
+	err := stores[1].Tx(ctx, func(tx *sql.Tx) error {
+		if _, _, err := stores[1].ThreadHead(ctx, tx, "t2"); err != nil {
+			return err
+		}
+		ap, err := stores[1].Appender(ctx, tx)
+		if err != nil {
+			return err
+		}
+		d, found, err = ap.Lookup(ctx, "same")
+		return err
+	})
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err != nil || !found || d.ThreadID != "t1" || d.Seq != 1 {
+		t.Fatalf("second append's Lookup = %+v, %v, %v; want the first's message (t1, seq 1)", d, found, err)
+	}
+	if ms, err := stores[0].MessagesByID(ctx, "", []string{"same"}); err != nil || len(ms) != 1 {
+		t.Fatalf("stored %d rows of the id, %v", len(ms), err)
+	}
+}
+
+// TestClaimOutbox: two drainers on two pools claim the outbox in batches
+// at once; each row is claimed by exactly one of them, and a claimed row
+// falls due again when its lease ends.
+func TestClaimOutbox(t *testing.T) { forEachBackend(t, testClaimOutbox) }
+
+func testClaimOutbox(t *testing.T, b backend) {
+	ctx := context.Background()
+	stores := twoStores(t, b)
+	const n = 300
+	for i := range n {
+		if _, _, err := appendOne(ctx, stores[0], fmt.Sprintf("t%d", i%3), fmt.Sprintf("m%03d", i), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now, until := time.UnixMilli(2000), time.UnixMilli(60_000)
+	claimed := make([][]int64, 4)
+	var wg sync.WaitGroup
+	errs := make(chan error, len(claimed))
+	for d := range claimed {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				rows, err := stores[d%2].ClaimOutbox(ctx, now, until, 7)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(rows) == 0 {
+					return
+				}
+				for _, r := range rows {
+					claimed[d] = append(claimed[d], r.ID)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	var all []int64
+	for _, c := range claimed {
+		all = append(all, c...)
+	}
+	slices.Sort(all)
+	if len(all) != n || len(slices.Compact(slices.Clone(all))) != n {
+		t.Fatalf("claimed %d rows, %d distinct; want each of %d once", len(all), len(slices.Compact(slices.Clone(all))), n)
+	}
+	if due, err := stores[0].DueOutbox(ctx, now, n); err != nil || len(due) != 0 {
+		t.Fatalf("DueOutbox while leased: %d rows, %v", len(due), err)
+	}
+	if due, err := stores[1].ClaimOutbox(ctx, until, until.Add(time.Minute), n); err != nil || len(due) != n || due[0].ID != all[0] || due[0].Op != msgstore.OpIndex {
+		t.Fatalf("ClaimOutbox after the lease: %d rows, %v; want %d from id %d", len(due), err, n, all[0])
+	}
+}
