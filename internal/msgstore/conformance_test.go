@@ -213,7 +213,8 @@ func testMessageReads(t *testing.T, b backend) {
 	if th, err := s.Threads(ctx, "r2"); err != nil || len(th) != 1 || th[0].ID != "t2" {
 		t.Errorf("Threads(r2) = %+v, %v", th, err)
 	}
-	docs, err := s.ResourceDocs(ctx, "r1")
+	var docs []recall.Doc
+	err = s.ResourceDocs(ctx, "r1", func(d *recall.Doc) error { docs = append(docs, *d); return nil })
 	if err != nil || len(docs) != 8 || docs[3].ID != "m4" || docs[3].Content != recall.WithToolCalls("", []byte(calls("c2", "c1"))) ||
 		docs[0].Metadata["k"] != "v" || docs[0].CreatedAt != time.UnixMilli(1000).UTC() {
 		t.Fatalf("ResourceDocs(r1) = %+v, %v", docs, err)
@@ -312,7 +313,7 @@ func testEmbeddingsAndRequeue(t *testing.T, b backend) {
 		t.Fatal(err)
 	}
 	got := map[string][]float32{}
-	if err := s.ResourceVectors(ctx, "r1", "e", func(id string, v []float32) error { got[id] = v; return nil }); err != nil {
+	if err := s.ResourceVectors(ctx, "r1", "e", func(id string, v []float32) error { got[id] = slices.Clone(v); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
