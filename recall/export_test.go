@@ -63,3 +63,14 @@ func (ix *Index) Loaded() (resources, messages int) { return ix.loadedCounts() }
 func (ix *Index) VectorCount(ctx context.Context, resource string) (vectors, messages int, err error) {
 	return ix.vectorCount(ctx, resource)
 }
+
+// SetConcurrentMinForTest sets the resource size from which a hybrid search
+// runs its channels concurrently, until the test ends.
+func SetConcurrentMinForTest(t interface{ Cleanup(func()) }, n int) {
+	old := concurrentMin
+	concurrentMin = n
+	t.Cleanup(func() { concurrentMin = old })
+}
+
+// GoCatch exposes goCatch.
+var GoCatch = goCatch

@@ -162,13 +162,34 @@ type channels struct {
 	lexErr, vecErr error
 }
 
+// concurrentMin is the size of a resource (messages) from which a hybrid
+// search runs its two channels concurrently: each then costs milliseconds
+// (bleve's postings, the scan of the codes; BENCHMARKS.md), while below it
+// they take a fraction of one and a goroutine would only add scheduling.
+var concurrentMin = 4096
+
 // runChannels runs the channels of mode and records their status in r;
 // qErr is the query embedding's failure. It fails only when both failed.
+// In a large resource the lexical channel runs in its own goroutine while
+// this one runs the vector channel (they share only the read-locked shard
+// and read-only query state); a panic there is raised again here.
 func (ix *Index) runChannels(ctx context.Context, q *channelQuery, mode Mode, qErr error, r *Retrieval) (*channels, error) {
 	ch := &channels{}
+	var wait func() // the lexical goroutine's, until waited for
+	defer func() {
+		if wait != nil {
+			// The vector channel panicked: the shard stays read-locked
+			// until the lexical goroutine is done with it.
+			wait()
+		}
+	}()
 	if mode != ModeVector {
-		ch.lex, ch.lexErr = ix.lexicalChannel(q)
-		r.Lexical = status(ch.lexErr)
+		lexical := func() { ch.lex, ch.lexErr = ix.lexicalChannel(q) }
+		if mode == ModeHybrid && qErr == nil && q.hasTerms && len(q.s.docs) >= concurrentMin {
+			wait = goCatch(lexical)
+		} else {
+			lexical()
+		}
 	}
 	if mode != ModeLexical {
 		r.Embedder = ix.emb.ID()
@@ -182,10 +203,34 @@ func (ix *Index) runChannels(ctx context.Context, q *channelQuery, mode Mode, qE
 			r.Vector = vectorStatus(q.s)
 		}
 	}
+	if wait != nil {
+		w := wait
+		wait = nil
+		w()
+	}
+	if mode != ModeVector {
+		r.Lexical = status(ch.lexErr)
+	}
 	if ch.lexErr != nil && ch.vecErr != nil {
 		return nil, fmt.Errorf("recall: both channels failed: lexical: %v; vector: %w", ch.lexErr, ch.vecErr)
 	}
 	return ch, nil
+}
+
+// goCatch runs fn in a goroutine and returns the function that waits for
+// it and raises again, in the caller's goroutine, a panic of fn (as if fn
+// had run there: an HTTP handler's recovery still sees it).
+func goCatch(fn func()) (wait func()) {
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		fn()
+	}()
+	return func() {
+		if p := <-done; p != nil {
+			panic(p)
+		}
+	}
 }
 
 // fuse returns the candidates' fused scores: one channel's own scores in a
