@@ -3,10 +3,12 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -206,4 +208,42 @@ func TestHealthClosed(t *testing.T) {
 		t.Fatalf("healthz after close: %d %s", r.status, r.body)
 	}
 	h.validate("GET", "/healthz", r)
+}
+
+// TestAppendOverQuota: an append that Lifecycle.Quota.Refuse refuses
+// (engine.ErrQuotaExceeded, nothing stored) is answered 429 with the
+// problem type quota-exceeded, naming only the caller's resource, as the
+// MCP tools describe it too. Before, it was a 500 "internal error".
+func TestAppendOverQuota(t *testing.T) {
+	e := enginetest.MustOpen(t, engine.Config{Lifecycle: engine.Lifecycle{Quota: engine.Quota{ResourceMessages: 1, Refuse: true}}})
+	srv, err := server.New(server.Config{Engine: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	post := func(id string) (*http.Response, []byte) {
+		body := `{"resourceId":"r","messages":[{"id":"` + id + `","role":"user","content":"hello"}]}`
+		resp, err := http.Post(ts.URL+"/v1/threads/t/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, b
+	}
+	if resp, b := post("m1"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("first append: %d %s", resp.StatusCode, b)
+	}
+	resp, b := post("m2")
+	var p server.Problem
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+	if resp.StatusCode != http.StatusTooManyRequests || p.Type != server.ProblemTypeBase+"quota-exceeded" || p.Field != "messages" || !strings.Contains(p.Detail, `resource "r"`) {
+		t.Fatalf("append over quota: %d %+v", resp.StatusCode, p)
+	}
+	if d := server.Describe(&engine.QuotaError{Scope: "store", Field: "bytes", Limit: 10}); d.Status != http.StatusTooManyRequests || strings.Contains(d.Detail, "resource") {
+		t.Fatalf("Describe(store quota) = %+v", d)
+	}
 }

@@ -55,6 +55,7 @@ var (
 	kindTooLarge     = kind{"body-too-large", http.StatusRequestEntityTooLarge, "Request body too large"}
 	kindRefused      = kind{"update-refused", http.StatusUnprocessableEntity, "Working-memory update refused"}
 	kindNoWM         = kind{"working-memory-off", http.StatusNotFound, "Working memory is not configured"}
+	kindQuota        = kind{"quota-exceeded", http.StatusTooManyRequests, "Storage quota exceeded"}
 	kindUnavailable  = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
 	kindInternal     = kind{"internal", http.StatusInternalServerError, "Internal error"}
 	kindMediaType    = kind{"unsupported-media-type", http.StatusUnsupportedMediaType, "Request body must be application/json"}
@@ -129,6 +130,10 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindRefused, detail: strings.TrimPrefix(err.Error(), "working: "), cause: err}
 	case errors.Is(err, working.ErrInvalidKey):
 		return &apiError{kind: kindInvalid, field: "scope", detail: strings.TrimPrefix(err.Error(), "working: ")}
+	case errors.Is(err, engine.ErrQuotaExceeded):
+		// Lifecycle.Quota.Refuse: nothing was stored. The error names the
+		// caller's resource, or for the store's bound no figure of others.
+		return &apiError{kind: kindQuota, field: "messages", detail: strings.TrimPrefix(err.Error(), "engine: ")}
 	case errors.Is(err, engine.ErrEraseBusy):
 		return &apiError{kind: kindUnavailable, detail: "the erasure waited too long for work in flight; nothing was erased, try again", cause: err}
 	case errors.Is(err, engine.ErrClosed):
