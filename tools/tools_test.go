@@ -38,14 +38,16 @@ const profileSchema = `{
 }`
 
 type env struct {
+	b    backend
 	path string
 	db   *sql.DB
 	j    *journal.Journal
 }
 
-func newEnv(t *testing.T) *env {
+// newEnv opens a new, empty database of b.
+func (b backend) newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{path: filepath.Join(t.TempDir(), "mnemo.db")}
+	e := &env{b: b, path: b.place(t)}
 	e.open(t)
 	return e
 }
@@ -53,7 +55,7 @@ func newEnv(t *testing.T) *env {
 // open (re)opens the database: a simulated restart when called again.
 func (e *env) open(t *testing.T) {
 	t.Helper()
-	db, err := store.Open(context.Background(), e.path)
+	db, err := e.b.open(context.Background(), e.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +111,10 @@ func marshalIndent(t *testing.T, v any) []byte {
 
 // TestDefinitionsGolden pins the tool names, descriptions and parameters as
 // the model sees them on the wire.
-func TestDefinitionsGolden(t *testing.T) {
-	e := newEnv(t)
+func TestDefinitionsGolden(t *testing.T) { forEachBackend(t, testDefinitionsGolden) }
+
+func testDefinitionsGolden(t *testing.T, b backend) {
+	e := b.newEnv(t)
 	t.Run("Schema", func(t *testing.T) {
 		reg, _ := e.registry(t, working.Config{Schema: json.RawMessage(profileSchema)}, working.ThreadKey("t"))
 		defs := reg.Definitions()
@@ -158,8 +162,10 @@ func handle(t *testing.T, reg *tools.Registry, runID string, c openai.ToolCall) 
 	return msg, r
 }
 
-func TestHandleSchema(t *testing.T) {
-	e := newEnv(t)
+func TestHandleSchema(t *testing.T) { forEachBackend(t, testHandleSchema) }
+
+func testHandleSchema(t *testing.T, b backend) {
+	e := b.newEnv(t)
 	key := working.ThreadKey("t")
 	reg, mem := e.registry(t, working.Config{Schema: json.RawMessage(profileSchema)}, key)
 	ctx := context.Background()
@@ -202,8 +208,10 @@ func TestHandleSchema(t *testing.T) {
 	}
 }
 
-func TestHandleTemplate(t *testing.T) {
-	e := newEnv(t)
+func TestHandleTemplate(t *testing.T) { forEachBackend(t, testHandleTemplate) }
+
+func testHandleTemplate(t *testing.T, b backend) {
+	e := b.newEnv(t)
 	key := working.ResourceKey("u")
 	reg, mem := e.registry(t, working.Config{Template: "# User\n- Name:\n- City:\n", Scope: working.ScopeResource}, key)
 	ctx := context.Background()
@@ -246,8 +254,10 @@ func TestHandleTemplate(t *testing.T) {
 // call again after the database was reopened gets the same result byte for
 // byte and applies nothing twice — also for a refused call, whose refusal
 // must not turn into an application on resume.
-func TestHandleDurableAcrossRestart(t *testing.T) {
-	e := newEnv(t)
+func TestHandleDurableAcrossRestart(t *testing.T) { forEachBackend(t, testHandleDurableAcrossRestart) }
+
+func testHandleDurableAcrossRestart(t *testing.T, b backend) {
+	e := b.newEnv(t)
 	key := working.ThreadKey("t")
 	cfg := working.Config{Schema: json.RawMessage(profileSchema)}
 	reg, _ := e.registry(t, cfg, key)
@@ -287,7 +297,11 @@ func TestHandleDurableAcrossRestart(t *testing.T) {
 // finds the version the call wrote and gives the result a first run would
 // have given.
 func TestHandleCrashBetweenApplyAndRecord(t *testing.T) {
-	e := newEnv(t)
+	forEachBackend(t, testHandleCrashBetweenApplyAndRecord)
+}
+
+func testHandleCrashBetweenApplyAndRecord(t *testing.T, b backend) {
+	e := b.newEnv(t)
 	key := working.ThreadKey("t")
 	cfg := working.Config{Schema: json.RawMessage(profileSchema)}
 	reg, mem := e.registry(t, cfg, key)
@@ -314,8 +328,10 @@ func (panicky) Definition() openai.Tool {
 }
 func (panicky) Run(context.Context, tools.Call) (string, error) { panic("bug") }
 
-func TestRegistry(t *testing.T) {
-	e := newEnv(t)
+func TestRegistry(t *testing.T) { forEachBackend(t, testRegistry) }
+
+func testRegistry(t *testing.T, b backend) {
+	e := b.newEnv(t)
 	key := working.ThreadKey("t")
 	reg, mem := e.registry(t, working.Config{Schema: json.RawMessage(profileSchema)}, key)
 	t.Run("ErrDuplicateTool", func(t *testing.T) {
