@@ -1,6 +1,7 @@
 package observe_test
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -252,4 +253,105 @@ func testEntomb(t *testing.T, b backend) {
 	if len(want) != 0 {
 		t.Fatalf("rows not found under their expected resource: %v", want)
 	}
+}
+
+// TestStoreAfterErasure: an observer on one pool reads the recorded
+// answer of a range, then an erasure of one of its turns commits on
+// another pool before the observer stores: the observer stores nothing
+// (ErrTurnsErased) and no live observation holds the erased turn. Before,
+// the answer read before the erasure was stored after it.
+func TestStoreAfterErasure(t *testing.T) { forEachBackend(t, testStoreAfterErasure) }
+
+func testStoreAfterErasure(t *testing.T, b backend) {
+	f := newFakeModel(t, scripted)
+	inner := &memSource{}
+	inner.add("t", 10, user("a"), assistant("b"), user("c"), assistant("d"))
+	src := &signalSource{memSource: inner, read: make(chan struct{}, 8)}
+	place := b.place(t)
+	app := ""
+	if b.name == "postgres" {
+		app = fmt.Sprintf("mnemo-observe-erased-%d", time.Now().UnixNano())
+		place += "&application_name=" + app
+	}
+	e1 := b.openEnvSource(t, place, src, f.model(t))
+	e2 := b.openEnv(t, place, inner, f.model(t), observe.Config{})
+	o, _, err := e1.obs.ObserveRange(ctx, "t", 3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-src.read
+	tx, err := store.Begin(ctx, e2.db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := observe.Invalidate(ctx, tx, "t", 4, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	// The observer reads the turns and the recorded answer (the erasure
+	// is not committed), then waits for the erasure's lock to store.
+	f.setAnswer(func(openai.ChatCompletionRequest) (int, string, time.Duration) {
+		return 500, "no model call expected", 0
+	})
+	stored := make(chan error, 1)
+	go func() {
+		_, _, err := e1.obs.ObserveRange(ctx, "t", 3, 4)
+		stored <- err
+	}()
+	<-src.read
+	waitForLock(t, e2.db, app)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-stored; !errors.Is(err, observe.ErrTurnsErased) {
+		t.Fatalf("store after the erasure: %v, want ErrTurnsErased", err)
+	}
+	if live := list(t, e2, "t", false); len(live) != 0 {
+		t.Fatalf("live after erasing seq 4 of %s: %+v", o.ID, live)
+	}
+}
+
+// signalSource is a memSource that reports each read on read.
+type signalSource struct {
+	*memSource
+	read chan struct{}
+}
+
+func (s *signalSource) Messages(ctx context.Context, threadID string, from, to int64) ([]observe.Turn, error) {
+	defer func() { s.read <- struct{}{} }()
+	return s.memSource.Messages(ctx, threadID, from, to)
+}
+
+// openEnvSource is openEnv with any Source.
+func (b backend) openEnvSource(t *testing.T, place string, src observe.Source, m observe.Model) *env {
+	t.Helper()
+	e := b.openEnv(t, place, nil, m, observe.Config{})
+	o, err := observe.New(observe.Config{DB: e.db, Journal: e.j, Source: src, Model: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.obs = o
+	return e
+}
+
+// waitForLock waits until a session named app waits for a lock (Postgres);
+// on SQLite (app empty), where the observer waits in BEGIN IMMEDIATE
+// unseen, it gives it 200 ms after its reads.
+func waitForLock(t *testing.T, db *sql.DB, app string) {
+	t.Helper()
+	if app == "" {
+		time.Sleep(200 * time.Millisecond)
+		return
+	}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		var waiting int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE application_name = $1 AND wait_event_type = 'Lock'`, app).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			return
+		}
+	}
+	t.Fatal("the observer does not wait for the erasure's lock after 20 s")
 }

@@ -63,6 +63,11 @@
 //     range is tried again on the next call.
 //   - Malformed, empty or failed answers are never memoized: validation runs
 //     inside the journal step.
+//   - An answer read before an erasure in its thread committed is never
+//     stored after it: the store transaction checks that the answer's memo
+//     entry, which Invalidate forgets, is still recorded (ErrTurnsErased
+//     otherwise). This reaches observers in other processes, which the
+//     engine's in-process fence does not.
 //   - Sources of a reflection are retired (retired_at set), never deleted; an
 //     empty reflection never retires anything.
 //   - The conversation is sent to the model as JSON-encoded data inside a
@@ -98,5 +103,6 @@
 //
 // Sentinels are in errors.go: ErrModel wraps a failed model call (after
 // retries), ErrEmptyAnswer and ErrMalformedAnswer describe unusable answers,
-// ErrConfig an unusable Config. Context errors are returned wrapped.
+// ErrConfig an unusable Config, ErrSourcesChanged and ErrTurnsErased a
+// reflection or an observation whose sources changed while it was computed. Context errors are returned wrapped.
 package observe

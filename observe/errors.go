@@ -23,3 +23,10 @@ var ErrConfig = errors.New("observe: invalid config")
 // were retired or invalidated by someone else before the reflection was
 // stored. Nothing is stored; the next call starts over.
 var ErrSourcesChanged = errors.New("observe: reflection sources changed")
+
+// ErrTurnsErased is returned by Observe and ObserveRange when an erasure in
+// the thread committed while the observer ran (another process's:
+// Invalidate forgot the thread's memo entries after the observer read its
+// answer), so the answer may hold erased turns. Nothing is stored; the next
+// call reads the turns again.
+var ErrTurnsErased = errors.New("observe: turns erased while the observer ran")

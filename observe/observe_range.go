@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -159,6 +160,9 @@ func (o *Observer) storeObservation(ctx context.Context, obs *Observation) error
 		obs.MemoKey = key
 		return nil
 	}
+	if err := memoKept(ctx, tx, obs); err != nil {
+		return err
+	}
 	now := o.cfg.Now().UTC()
 	obs.ID = ulid.Make().String()
 	obs.CreatedAt = now.Truncate(1e6)
@@ -166,6 +170,25 @@ func (o *Observer) storeObservation(ctx context.Context, obs *Observation) error
 		return err
 	}
 	if err := btx.Commit(); err != nil {
+		return fmt.Errorf("observe: store observation: %w", err)
+	}
+	return nil
+}
+
+// memoKept checks, in the store transaction tx (bound: store.Bound; after
+// lockThread), that the memo entry obs was distilled under is still
+// recorded. Invalidate deletes it with the erased range's observations, so
+// when it is gone an erasure committed after the observer read its answer
+// (an observer in another process, which the engine's fence does not
+// reach): the answer may hold erased turns and is not stored
+// (ErrTurnsErased).
+func memoKept(ctx context.Context, tx store.Conn, obs *Observation) error {
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM journal WHERE scope = ? AND key = ?`, journal.ScopeMemo, obs.MemoKey).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %s %d..%d", ErrTurnsErased, obs.ThreadID, obs.FromSeq, obs.ToSeq)
+	}
+	if err != nil {
 		return fmt.Errorf("observe: store observation: %w", err)
 	}
 	return nil
