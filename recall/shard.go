@@ -46,6 +46,7 @@ type shard struct {
 	exact    bool                // Tuning.ExactVectors: col is kept
 	col      *chromem.Collection // nil unless exact
 	vx       *vecIndex           // the vectors; nil until the first
+	text     *arena              // the entries' contents and term ids
 	// damaged holds the messages whose stored embedding was skipped at
 	// load because it had the wrong length; putVector clears an entry.
 	damaged map[string]bool
@@ -66,7 +67,8 @@ func (s *shard) unload() {
 	defer s.mu.Unlock()
 	s.loaded = false
 	s.vx.free()
-	s.docs, s.threads, s.col, s.vx, s.damaged = nil, nil, nil, nil, nil
+	s.text.free()
+	s.docs, s.threads, s.col, s.vx, s.text, s.damaged = nil, nil, nil, nil, nil, nil
 	s.stats = bm25Stats{}
 }
 
@@ -91,7 +93,8 @@ func (s *shard) reset() error {
 	s.ords = 0
 	s.damaged = nil
 	s.vx.free()
-	s.vx, s.col = nil, nil
+	s.text.free()
+	s.vx, s.col, s.text = nil, nil, &arena{}
 	if !s.exact {
 		return nil
 	}
@@ -142,16 +145,20 @@ func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical
 	return nil
 }
 
-// putDoc adds or replaces d (caller holds mu).
+// putDoc adds or replaces d (caller holds mu). The entry's content and
+// term ids are kept in s.text.
 func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
+	doc := *d
+	doc.Content = s.text.string(d.Content)
+	terms := s.text.uint32s(s.stats.termIDs(lex.Terms(d.Text())))
 	if old := s.docs[d.ID]; old != nil {
 		s.stats.remove(old.terms)
-		old.doc = *d
-		old.terms = s.stats.termIDs(lex.Terms(d.Text()))
+		s.text.eraseEntry(old)
+		old.doc, old.terms = doc, terms
 		s.stats.add(old.terms)
 		return old
 	}
-	e := &entry{doc: *d, terms: s.stats.termIDs(lex.Terms(d.Text())), ord: s.ords}
+	e := &entry{doc: doc, terms: terms, ord: s.ords}
 	s.ords++
 	s.docs[d.ID] = e
 	s.stats.add(e.terms)
@@ -185,6 +192,8 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 	delete(s.docs, id)
 	delete(s.damaged, id)
 	s.stats.remove(e.terms)
+	s.text.eraseEntry(e)
+	e.doc.Content, e.terms = "", nil
 	th := s.threads[e.doc.ThreadID]
 	if i := slices.Index(th, e); i >= 0 {
 		if i+1 < len(th) {

@@ -1,0 +1,101 @@
+package recall
+
+import "unsafe"
+
+// arena holds the contents and analysed term ids of a shard's messages in
+// slabs outside the Go heap (slab.go), for the same reason as the vectors:
+// the garbage collector sizes the heap at twice what it finds live, so the
+// ~30 MB of text and term ids of 100,000 messages cost twice that on the
+// heap. Values are appended and never moved; removing or replacing a
+// message zeroes its bytes in place (no copy of an erased message stays in
+// memory), and the space is reclaimed when the shard unloads. A value
+// larger than arenaMax stays on the heap.
+//
+// Strings and slices handed out point into the slabs: they are read only
+// under the shard's lock, which free also takes (an entry never outlives
+// its shard's state).
+type arena struct {
+	chunks []*slab
+	used   int // bytes used in the last chunk
+}
+
+const (
+	arenaChunk = 1 << 20
+	arenaMax   = arenaChunk / 16
+)
+
+// take returns n bytes of the arena, 4-byte aligned, or nil when n is 0 or
+// above arenaMax.
+func (a *arena) take(n int) []byte {
+	if n == 0 || n > arenaMax {
+		return nil
+	}
+	m := (n + 3) &^ 3
+	if len(a.chunks) == 0 || a.used+m > arenaChunk {
+		a.chunks = append(a.chunks, newSlab(arenaChunk, a))
+		a.used = 0
+	}
+	b := a.chunks[len(a.chunks)-1].mem[a.used : a.used+n : a.used+n]
+	a.used += m
+	return b
+}
+
+// string returns s, copied into the arena when it fits.
+func (a *arena) string(s string) string {
+	b := a.take(len(s))
+	if b == nil {
+		return s
+	}
+	copy(b, s)
+	return unsafe.String(&b[0], len(s))
+}
+
+// uint32s returns v, copied into the arena when it fits.
+func (a *arena) uint32s(v []uint32) []uint32 {
+	b := a.take(4 * len(v))
+	if b == nil {
+		return v
+	}
+	out := unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(v))
+	copy(out, v)
+	return out
+}
+
+// erase zeroes the n bytes at p when they lie in the arena (a value kept
+// on the heap is left to the garbage collector).
+func (a *arena) erase(p unsafe.Pointer, n int) {
+	if a == nil || n == 0 {
+		return
+	}
+	for _, c := range a.chunks {
+		if len(c.mem) == 0 {
+			continue
+		}
+		lo := uintptr(unsafe.Pointer(&c.mem[0]))
+		if at := uintptr(p); at >= lo && at+uintptr(n) <= lo+uintptr(len(c.mem)) {
+			clear(unsafe.Slice((*byte)(p), n))
+			return
+		}
+	}
+}
+
+// eraseEntry zeroes e's content and term ids in the arena.
+func (a *arena) eraseEntry(e *entry) {
+	if c := e.doc.Content; c != "" {
+		a.erase(unsafe.Pointer(unsafe.StringData(c)), len(c))
+	}
+	if len(e.terms) > 0 {
+		a.erase(unsafe.Pointer(&e.terms[0]), 4*len(e.terms))
+	}
+}
+
+// free releases the slabs.
+func (a *arena) free() {
+	if a == nil {
+		return
+	}
+	for _, c := range a.chunks {
+		c.free()
+	}
+	a.chunks, a.used = nil, 0
+}
