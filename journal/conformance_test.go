@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -200,5 +201,75 @@ func testRacingConnections(t *testing.T, b backend) {
 		if !oneOf(errs, journal.ErrRunExists) {
 			t.Fatalf("round %d: PutMemCtx = %v; want one record and one ErrRunExists", round, errs)
 		}
+	}
+}
+
+// TestApplyOnceAcrossPools: on Postgres a tool application (or step) runs
+// once across processes, not only within one: two pools race one key
+// with a slow fn, and fn runs once, both getting its output; a caller
+// waiting for another pool's execution gives up when its context ends,
+// and gets the record once it is committed. SQLite promises less across
+// processes (the first record committed wins, fn may run in each), so the
+// test is Postgres's.
+func TestApplyOnceAcrossPools(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		if b.name != "postgres" {
+			t.Skipf("%s: across processes the first committed record wins (fn may run in each); one execution is Postgres's guarantee", b.name)
+		}
+		testApplyOnceAcrossPools(t, b)
+	})
+}
+
+func testApplyOnceAcrossPools(t *testing.T, b backend) {
+	ctx := context.Background()
+	place := b.place(t)
+	js := [2]*journal.Journal{journal.New(b.openDB(t, place), nil), journal.New(b.openDB(t, place), nil)}
+	for round := range 4 {
+		k := journal.ToolKey{RunID: fmt.Sprint("run-", round), ThreadID: "t", ResourceID: "r", CallID: "c"}
+		var ran sync.WaitGroup
+		var n atomic.Int32
+		var outs [2][]byte
+		var errs [2]error
+		for i, j := range js {
+			ran.Add(1)
+			go func() {
+				defer ran.Done()
+				outs[i], errs[i] = j.Apply(ctx, k, func(context.Context) ([]byte, error) {
+					n.Add(1)
+					time.Sleep(50 * time.Millisecond) // both callers are waiting by now
+					return []byte(fmt.Sprint("pool-", i)), nil
+				})
+			}()
+		}
+		ran.Wait()
+		if errs[0] != nil || errs[1] != nil || !bytes.Equal(outs[0], outs[1]) || n.Load() != 1 {
+			t.Fatalf("round %d: fn ran %d times; outputs %q, %q; errors %v", round, n.Load(), outs[0], outs[1], errs)
+		}
+	}
+
+	k := journal.ToolKey{RunID: "slow", ThreadID: "t", ResourceID: "r", CallID: "c"}
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := js[0].Apply(ctx, k, func(context.Context) ([]byte, error) {
+			close(started)
+			<-release
+			return []byte("slow"), nil
+		})
+		done <- err
+	}()
+	<-started
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	_, err := js[1].Apply(short, k, func(context.Context) ([]byte, error) { return []byte("second"), nil })
+	cancel()
+	if err == nil {
+		t.Fatal("a caller waiting for another pool's execution returned before it finished")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if out, err := js[1].Apply(ctx, k, func(context.Context) ([]byte, error) { return []byte("second"), nil }); err != nil || string(out) != "slow" {
+		t.Fatalf("after the first committed: %q, %v; want its output", out, err)
 	}
 }

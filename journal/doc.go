@@ -1,7 +1,15 @@
-// Package journal is mnemo's run journal over the shared SQLite database:
+// Package journal is mnemo's run journal over the shared database:
 // memoized steps keyed by sequence, durable tool applications, the memctx
 // record of every run (DESIGN.md, "Journal, memoization and replay") and the
 // dispatch journal of side-effecting tool calls (dispatch.go).
+//
+// It runs on SQLite (internal/store.Open) and on Postgres
+// (internal/pgstore.OpenDB) alike: statements are written in SQLite's text
+// and rebound to the database's dialect (store.Dialect; the SQLite path runs
+// the text as written). Functions that take the caller's transaction take a
+// store.Conn: on Postgres pass a *store.Tx (store.Begin), which carries the
+// dialect; a bare *sql.Tx is taken for SQLite. The tests run every
+// behaviour on both backends (backend_test.go).
 //
 // # Imports
 //
@@ -42,8 +50,11 @@
 // # Concurrency
 //
 // Journal is safe for concurrent use. Concurrent callers of one key inside a
-// process share one execution; across processes the first committed record
-// wins and later callers get it back.
+// process share one execution. Across processes (or pools) every caller gets
+// the first committed record back; on Postgres fn also runs once, under a
+// session advisory lock on the key held while it runs (keylock.go; released
+// with the connection if the process dies), while on SQLite fn may have run
+// in each process (TestRacingConnections, TestApplyOnceAcrossPools).
 //
 // # Errors
 //

@@ -58,29 +58,94 @@
 // Other errors wrap pgx's (a *pgconn.PgError carries SQLSTATE; callers
 // retry 40001 and 40P01).
 //
-// # Design: how the store seam will route here (what remains of issue 17)
+// # Design: the store seam on two backends (what is done, what remains)
 //
 // Issue 13 gives the SQLite backend one owner per table: internal/store
 // (open, migrations, statement cache), internal/msgstore (threads,
 // messages, blobs, outbox, embeddings) and journal, working and observe
-// taking the caller's *sql.Tx. Postgres will implement the same seam:
+// taking the caller's transaction. Postgres implements the same seam.
 //
-//  1. The seam's transaction type must stop being *sql.Tx. Either each
-//     owner's functions take a small interface (Exec/Query/QueryRow with
-//     ctx, satisfied by an adapter over *sql.Tx and by pgx.Tx), or the
-//     Postgres backend goes through pgx's database/sql driver (pgx/v5/stdlib)
-//     so *sql.Tx stays and only the SQL text differs per backend. The second
-//     is the smaller change; pgvector-go's types work with both.
-//  2. Each owner gets its Postgres statements beside its SQLite ones
-//     (placeholders $n, ON CONFLICT instead of INSERT OR IGNORE, BOOLEAN
-//     flags, RETURNING for identities), chosen by a dialect value the store
-//     carries; engine.Config gains the DSN (--db postgres://…, MNEMO_DB).
-//  3. Appends take a row lock on the thread (SELECT … FOR UPDATE on
-//     threads) for gap-free seqs across processes, and write the lexical
-//     entry (PutLexical, terms from recall's analyser) in the append
-//     transaction; embeddings stay behind the outbox (a model call), drained
-//     with FOR UPDATE SKIP LOCKED so several processes share the queue.
-//  4. recall gets a Postgres searcher: lexical candidates from
+// Done: the pattern, end to end on one owner (the journal).
+//
+//  1. One database/sql seam, two drivers. The Postgres side goes through
+//     pgx's database/sql driver: OpenDB migrates like Open and returns a
+//     *sql.DB (pgx/v5/stdlib, pgvector's types registered per
+//     connection). The owners keep *sql.DB and their statements; only the
+//     SQL text differs, decided by a dialect (store.Dialect).
+//     store.DialectOf(db) reads it from db's driver (pgx's stdlib driver
+//     is Postgres, any other SQLite), so there is no setting to get wrong,
+//     and internal/store does not link pgx.
+//
+//     Statements are written once, in SQLite's text with ? or ?NNN.
+//     store.Stmts rebinds them to $n when it prepares them (cached by the
+//     SQLite text: no cost per call). Functions that run on the caller's
+//     transaction take a store.Conn and wrap it in store.Bound, which is
+//     the value itself on SQLite (the exact text, no cost) and on Postgres
+//     rebinds each statement (a scan of its text, under a microsecond).
+//     Rebind numbers placeholders as SQLite binds them (?NNN is argument
+//     NNN, a bare ? the next after the highest) and skips literals, quoted
+//     identifiers and comments. sqlx's Rebind, the usual library answer,
+//     rewrites every ? blindly: "?1" becomes "$11" and a ? inside a string
+//     literal becomes a parameter, so it does not fit.
+//
+//     The few statements whose words differ carry both texts and pick one
+//     with Dialect.Text: INSERT OR IGNORE becomes INSERT … ON CONFLICT DO
+//     NOTHING, INSERT OR REPLACE an ON CONFLICT (key) DO UPDATE that
+//     rewrites every column, the empty blob literal an empty bytea.
+//
+//     A transaction knows its dialect when begun with store.Begin (a
+//     *store.Tx embedding the *sql.Tx); a bare *sql.Tx is taken for
+//     SQLite, which is what the engine passes until it is wired.
+//     Constraint errors are recognised on both without importing pgx:
+//     SQLite's extended code (a Code() int method) or Postgres's SQLSTATE
+//     (SQLState() string, 23505 for unique_violation), as the journal's
+//     isUniqueViolation does.
+//
+//     The alternative, a small Exec/Query interface satisfied by pgx.Tx,
+//     would change every owner's signatures and every caller's, and give
+//     up database/sql's statement cache; pgvector-go works with both.
+//
+//  2. The journal runs on both: every function (steps, tool applications,
+//     memctx records, runs, dispatches, tombstones, erasure's scrub and
+//     entomb, retention) passes one conformance suite from a table of
+//     backends (journal/backend_test.go: SQLite in t.TempDir(), Postgres
+//     on a pgtest schema, skipped with a message when MNEMO_TEST_POSTGRES
+//     is unset), with the assertions the SQLite tests had, plus
+//     TestEntombRecords, TestForgetReplaceDangling and
+//     TestRacingConnections (two pools of one database race Apply,
+//     ClaimRun and PutMemCtx: one recorded application returned to both,
+//     one claim, one memctx record and ErrRunExists for the other). On
+//     Postgres a step or tool application also runs once across processes
+//     (TestApplyOnceAcrossPools): the journal holds a session advisory
+//     lock on the key while fn runs; SQLite keeps its weaker cross-process
+//     promise (the first record committed wins, fn may run in each).
+//
+// Next, in this order:
+//
+//  3. working, observe, internal/msgstore follow the journal: parameters
+//     of type *sql.Tx become store.Conn, rebound first (store.Bound);
+//     statements through Stmts as today; SQLite-only words through
+//     Dialect.Text (msgstore's json_each/json_extract pairing query
+//     becomes jsonb_array_elements over tool_calls::jsonb; integer
+//     0/1 flags become booleans passed as Go bools; an id from
+//     LastInsertId becomes RETURNING, which pgx's driver needs); their
+//     tests move to a backend table copied from journal/backend_test.go
+//     (raw SQL in tests through store.Bound, transactions through
+//     store.Begin) with one race across two pools per invariant: working
+//     memory's optimistic versions, observe's memoized calls, msgstore's
+//     idempotent appends by message id.
+//  4. Appends take a row lock on the thread (SELECT … FOR UPDATE on
+//     threads, Postgres text only) for gap-free seqs across processes,
+//     and write the lexical entry (PutLexical, terms from recall's
+//     analyser) in the append transaction; embeddings stay behind the
+//     outbox (a model call), drained with FOR UPDATE SKIP LOCKED so
+//     several processes share the queue.
+//  5. Engine wiring: store.RunTx hands fn a *store.Tx (the dialect from
+//     DialectOf), so everything the engine passes on speaks its
+//     database's dialect and the bare-*sql.Tx fallback can go;
+//     engine.Config gains the DSN (--db postgres://…, MNEMO_DB), opened
+//     with OpenDB; the engine's own SQL files get the same treatment.
+//  6. recall gets a Postgres searcher: lexical candidates from
 //     LexicalCandidates (tsv @@ TermsQuery(terms)::tsquery within the
 //     resource), scored with internal/bm25 from Stats — equal to recall's
 //     scores on the same corpus (TestLexicalParityWithSQLiteBackend) — with
@@ -91,7 +156,7 @@
 //     starve the top k), with recall's filters compiled to SQL (metadata
 //     through (metadata::jsonb)) and HNSW's approximation measured against
 //     the SQLite backend's exact search on LoCoMo.
-//  5. Erasure deletes rows in one transaction (vectors, lexical entries
+//  7. Erasure deletes rows in one transaction (vectors, lexical entries
 //     and statistics follow by cascade and trigger), then an operator
 //     command vacuums the touched tables; the README states what VACUUM,
 //     WAL, backups and replicas keep. Measured on the test server
@@ -100,6 +165,7 @@
 //     without zeroing it; it went when later inserts reused the space, and
 //     VACUUM FULL writes the table to a new file (the old one is unlinked,
 //     not wiped). SQLite's secure_delete has no Postgres equivalent.
-//  6. The conformance suite runs engine tests over both backends, using
-//     pgtest.DSN for a schema per test.
+//  8. The engine's conformance suite runs its behaviour tests over both
+//     backends the way the journal's does, using pgtest.DSN for a schema
+//     per test.
 package pgstore

@@ -16,6 +16,12 @@
 // working_config; observe: observations). It imports nothing of mnemo: it is
 // the bottom floor.
 //
+// It also holds what the owners need to run on either backend (dialect.go):
+// Dialect (SQLite, or Postgres through internal/pgstore.OpenDB), DialectOf
+// (read from the *sql.DB's driver), Rebind, Bound and Begin/Tx (a transaction
+// that carries its dialect), and Stmts rebinds at prepare time. Statements
+// are written in SQLite's text; on SQLite they run exactly as written.
+//
 // # Invariants
 //
 //   - The database runs in WAL mode with synchronous=NORMAL, foreign keys on,

@@ -1,0 +1,56 @@
+package journal
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"hash/fnv"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// lockClass is the first key of the journal's advisory locks on Postgres
+// ("mnjl"): the two-key form keeps them apart from single-key locks
+// (internal/pgstore's migration lock) and from other applications' classes.
+const lockClass int32 = 0x6d6e6a6c
+
+// lockKey makes the callers of one (scope, key) in several processes (or
+// pools) run one at a time, so that a step or tool application runs once
+// across them, not only within a process: on Postgres it takes a session
+// advisory lock on a hash of (scope, key) on a connection of its own, held
+// until unlock is called (two keys that collide only wait for each other).
+// A process that dies releases the lock with its connection. On SQLite it
+// takes nothing: there, across processes, the first record committed wins
+// and fn may have run in each.
+//
+// Waiting honours ctx. The connection is discarded rather than pooled when
+// the lock's state on it is unknown (an error while locking or unlocking).
+func (j *Journal) lockKey(ctx context.Context, scope, key string) (unlock func(), err error) {
+	if j.dialect != store.Postgres {
+		return func() {}, nil
+	}
+	h := fnv.New32a()
+	h.Write([]byte(scope))
+	h.Write([]byte{0})
+	h.Write([]byte(key))
+	id := int32(h.Sum32())
+	conn, err := j.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("journal: lock %s/%s: %w", scope, key, err)
+	}
+	discard := func() {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // database/sql closes it
+		conn.Close()
+	}
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1, $2)`, lockClass, id); err != nil {
+		discard()
+		return nil, fmt.Errorf("journal: lock %s/%s: %w", scope, key, err)
+	}
+	return func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, lockClass, id); err != nil {
+			discard()
+			return
+		}
+		conn.Close()
+	}, nil
+}
