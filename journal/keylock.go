@@ -25,6 +25,12 @@ const lockClass int32 = 0x6d6e6a6c
 //
 // Waiting honours ctx. The connection is discarded rather than pooled when
 // the lock's state on it is unknown (an error while locking or unlocking).
+// Each running key holds one connection besides those fn and the record
+// use: a pool capped (SetMaxOpenConns) below twice the concurrent
+// applications could make them wait for each other.
+//
+// The lock is released after the record is committed, so a caller that
+// got the lock next finds the record and does not run fn.
 func (j *Journal) lockKey(ctx context.Context, scope, key string) (unlock func(), err error) {
 	if j.dialect != store.Postgres {
 		return func() {}, nil
