@@ -204,8 +204,8 @@ func testRacingConnections(t *testing.T, b backend) {
 	}
 }
 
-// TestApplyOnceAcrossPools: on Postgres a tool application (or step) runs
-// once across processes, not only within one: two pools race one key
+// TestApplyOnceAcrossPools: on Postgres a tool application runs once
+// across processes, not only within one: two pools race one key
 // with a slow fn, and fn runs once, both getting its output; a caller
 // waiting for another pool's execution gives up when its context ends,
 // and gets the record once it is committed. SQLite promises less across

@@ -51,10 +51,11 @@
 //
 // Journal is safe for concurrent use. Concurrent callers of one key inside a
 // process share one execution. Across processes (or pools) every caller gets
-// the first committed record back; on Postgres fn also runs once, under a
-// session advisory lock on the key held while it runs (keylock.go; released
-// with the connection if the process dies), while on SQLite fn may have run
-// in each process (TestRacingConnections, TestApplyOnceAcrossPools).
+// the first committed record back (TestRacingConnections). On Postgres a
+// tool application's fn also runs once across processes, under a session
+// advisory lock on its key held while it runs (keylock.go; released with
+// the connection if the process dies; TestApplyOnceAcrossPools); a memoized
+// step's fn, and on SQLite any fn, may have run in each racing process.
 //
 // # Errors
 //

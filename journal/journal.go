@@ -193,11 +193,15 @@ func (j *Journal) once(ctx context.Context, scope, key, thread, resource, input 
 }
 
 func (j *Journal) run(ctx context.Context, scope, key, thread, resource, input string, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
-	unlock, err := j.lockKey(ctx, scope, key)
-	if err != nil {
-		return nil, err
+	if scope == ScopeTool {
+		// A tool application runs once across processes too (on Postgres;
+		// keylock.go); a memoized step may run in each racing process.
+		unlock, err := j.lockKey(ctx, scope, key)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
 	}
-	defer unlock()
 	// Another caller may have finished between the first read and the lock.
 	if out, err := j.recordedInput(ctx, scope, key, input); err == nil || !errors.Is(err, ErrNotFound) {
 		return out, err

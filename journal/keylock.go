@@ -15,8 +15,12 @@ import (
 const lockClass int32 = 0x6d6e6a6c
 
 // lockKey makes the callers of one (scope, key) in several processes (or
-// pools) run one at a time, so that a step or tool application runs once
-// across them, not only within a process: on Postgres it takes a session
+// pools) run one at a time, so that a tool application (Apply, ApplyInput:
+// a side effect) runs once across them, not only within a process. Memoized
+// steps do not take it: a step racing in two processes may run in both (a
+// duplicate model call), the first record committed winning, and the
+// observer stores one observation per range under its own lock. On
+// Postgres lockKey takes a session
 // advisory lock on a hash of (scope, key) on a connection of its own, held
 // until unlock is called (two keys that collide only wait for each other).
 // A process that dies releases the lock with its connection. On SQLite it

@@ -116,10 +116,11 @@
 //     TestRacingConnections (two pools of one database race Apply,
 //     ClaimRun and PutMemCtx: one recorded application returned to both,
 //     one claim, one memctx record and ErrRunExists for the other). On
-//     Postgres a step or tool application also runs once across processes
+//     Postgres a tool application also runs once across processes
 //     (TestApplyOnceAcrossPools): the journal holds a session advisory
-//     lock on the key while fn runs; SQLite keeps its weaker cross-process
-//     promise (the first record committed wins, fn may run in each).
+//     lock on the key while fn runs. Memoized steps (observer calls) and
+//     SQLite keep the weaker cross-process promise: the first record
+//     committed wins, fn may run in each racer.
 //
 // Next, in this order:
 //
