@@ -122,26 +122,25 @@
 //     SQLite keep the weaker cross-process promise: the first record
 //     committed wins, fn may run in each racer.
 //
+//  3. The other owners followed the same pattern, each with its tests on a
+//     table of backends and races across two pools: working (its swap in a
+//     *store.Tx, optimistic versions: TestRacingWriters), observe (a
+//     per-thread advisory transaction lock before storing an observation
+//     or reflection and in Invalidate: TestRacingObservers,
+//     TestInvalidateAcrossConnections), internal/msgstore (ThreadHead
+//     locks the thread for gap-free seqs, Appender.Lookup the message id,
+//     ClaimOutbox leases rows with FOR UPDATE SKIP LOCKED, tool-call
+//     pairing by jsonb containment: TestConcurrentAppends,
+//     TestRacingIdempotentAppend, TestClaimOutbox), and tools' tests. The
+//     Postgres-only locking lives in the owner that needs it; on SQLite
+//     the write transaction (BEGIN IMMEDIATE) already serialises writers.
+//
 // Next, in this order:
 //
-//  3. working, observe, internal/msgstore follow the journal: parameters
-//     of type *sql.Tx become store.Conn, rebound first (store.Bound);
-//     statements through Stmts as today; SQLite-only words through
-//     Dialect.Text (msgstore's json_each/json_extract pairing query
-//     becomes jsonb_array_elements over tool_calls::jsonb; integer
-//     0/1 flags become booleans passed as Go bools; an id from
-//     LastInsertId becomes RETURNING, which pgx's driver needs); their
-//     tests move to a backend table copied from journal/backend_test.go
-//     (raw SQL in tests through store.Bound, transactions through
-//     store.Begin) with one race across two pools per invariant: working
-//     memory's optimistic versions, observe's memoized calls, msgstore's
-//     idempotent appends by message id.
-//  4. Appends take a row lock on the thread (SELECT … FOR UPDATE on
-//     threads, Postgres text only) for gap-free seqs across processes,
-//     and write the lexical entry (PutLexical, terms from recall's
+//  4. Appends write the lexical entry (PutLexical, terms from recall's
 //     analyser) in the append transaction; embeddings stay behind the
-//     outbox (a model call), drained with FOR UPDATE SKIP LOCKED so
-//     several processes share the queue.
+//     outbox (a model call), drained through ClaimOutbox so several
+//     processes share the queue.
 //  5. Engine wiring: store.RunTx hands fn a *store.Tx (the dialect from
 //     DialectOf), so everything the engine passes on speaks its
 //     database's dialect and the bare-*sql.Tx fallback can go;
