@@ -43,8 +43,11 @@ func (ix *Index) lexScorer(s *shard, text string) (func(*entry) float64, bool) {
 	}
 	score := func(e *entry) float64 {
 		sc := own(e)
-		if alpha > 0 && e.prev != nil {
-			sc = max(sc, alpha*own(e.prev))
+		prev, next := ix.contextOf(s, e)
+		for _, n := range []*entry{prev, next} {
+			if n != nil {
+				sc = max(sc, alpha*own(n))
+			}
 		}
 		return sc + compoundBonus(compounds, e)
 	}
@@ -191,13 +194,13 @@ func (ix *Index) lexicalBleve(q *channelQuery) ([]scored, error) {
 		out = ix.keepLexical(q, hits)
 	}
 	if !ix.cfg.Tuning.BleveScores {
-		// bleve matched the turns by their own words; their replies
+		// bleve matched the turns by their own words; their neighbours
 		// match through them (lexScore applies the context rule).
 		ranked := make([]scored, len(hits))
 		for i, h := range hits {
 			ranked[i] = scored{h.ID, h.Score}
 		}
-		out = ix.addReplies(q.s, out, ranked, q.allowed, func(e *entry) (float64, bool) {
+		out = ix.addNeighbours(q.s, out, ranked, q.allowed, func(e *entry) (float64, bool) {
 			sc := q.lexScore(e)
 			return sc, sc > 0
 		})
@@ -208,8 +211,9 @@ func (ix *Index) lexicalBleve(q *channelQuery) ([]scored, error) {
 
 // directIDs returns the ids bleve should search instead of widening the
 // candidate pool under a filter: the allowed turns and the turns before
-// them (a reply matches through the turn before, addReplies, which may be
-// filtered out); nil when there are more than directIDLimit (or none).
+// and after them (a turn matches through its neighbours, addNeighbours,
+// which may be filtered out); nil when there are more than directIDLimit
+// (or none).
 func directIDs(q *channelQuery) []string {
 	var ids []string
 	listed := map[string]bool{}
@@ -217,7 +221,7 @@ func directIDs(q *channelQuery) []string {
 		if !q.allowed(e) {
 			continue
 		}
-		for _, x := range []*entry{e, e.prev} {
+		for _, x := range []*entry{e, e.prev, q.s.after(e)} {
 			if x != nil && !listed[x.doc.ID] {
 				listed[x.doc.ID] = true
 				ids = append(ids, x.doc.ID)

@@ -44,7 +44,7 @@ func (ix *Index) vectorChannel(ctx context.Context, q *channelQuery) ([]scored, 
 		}
 		if q.slack >= 0 || len(out) >= q.pool || below || n == count || len(rs) < n {
 			ix.contextScores(s, out, ranked)
-			out = ix.addReplies(s, out, ranked, allowed, func(e *entry) (float64, bool) {
+			out = ix.addNeighbours(s, out, ranked, allowed, func(e *entry) (float64, bool) {
 				sim, ok := ix.similarity(ctx, s, e, q.qv)
 				return sim, ok && (q.threshold == 0 || sim >= q.threshold)
 			})
@@ -74,7 +74,7 @@ func (ix *Index) vectorRank(ctx context.Context, s *shard, qv []float32, thread 
 
 // indexRank returns the ranking function of the shard's vector index. With
 // a filter (slack < 0) it pre-filters: only the allowed turns and the turns
-// before them (which lift their replies, contextScores) are ranked, so the
+// before and after them (which lift them, contextScores) are ranked, so the
 // filter never empties the pool; the thread scope likewise.
 func (ix *Index) indexRank(q *channelQuery) func(int) ([]scored, error) {
 	s := q.s
@@ -87,6 +87,9 @@ func (ix *Index) indexRank(q *channelQuery) func(int) ([]scored, error) {
 				mark[e.ord] = true
 				if e.prev != nil {
 					mark[e.prev.ord] = true
+				}
+				if nx := s.after(e); nx != nil {
+					mark[nx.ord] = true
 				}
 			}
 		}

@@ -6,24 +6,43 @@ import (
 )
 
 // The turn-context rule (Tuning.ContextWeight): each channel scores a turn
-// max(own score, α × the previous turn's own score). A reply ("I went
-// yesterday, it was so powerful") is about what the turn before it asked
-// ("How was the support group?"), so a question naming that finds the
-// reply too; α < 1 keeps a turn that matches by itself above the reply
-// that merely follows it. Measured on both dev sets with α = 0.5 (README,
-// "Recall"): LoCoMo turn recall_any@10 0.676 → 0.729 lexical, LongMemEval
-// 0.800 → 0.833, recall_any@1 unchanged on both.
+// max(own score, α × the previous turn's own score, α × the next turn's
+// own score). A reply ("I went yesterday, it was so powerful") is about
+// what the turn before it asked ("How was the support group?"), so a
+// question naming that finds the reply too; symmetrically, a turn is what
+// its reply talks about ("my cat is called Luna" → "Luna is a lovely
+// name"), so a question the reply answers finds the turn too (the turn
+// after, unless Tuning.NoTurnAfter). α < 1 keeps a turn that matches by
+// itself above the turn that merely neighbours it. Measured on both dev
+// sets with α = 0.5 (README, "Recall"): the turn before, LoCoMo turn
+// recall_any@10 0.676 → 0.729 lexical, LongMemEval 0.800 → 0.833; the turn
+// after, with use-lite hybrid, LoCoMo 0.770 → 0.775 and LongMemEval
+// 0.900 → 0.933.
 //
 // The lexical channel applies it in its score (lexScorer); the
-// vector channel to its ranked list (contextScores, addReplies) and to
+// vector channel to its ranked list (contextScores, addNeighbours) and to
 // candidates it scores itself (similarity).
 
+// contextOf returns the turns e is matched through: the one before it and,
+// unless Tuning.NoTurnAfter, the one after it in its thread (nil when
+// absent); both nil without the rule (ContextWeight ≤ 0). Caller holds
+// s.mu.
+func (ix *Index) contextOf(s *shard, e *entry) (prev, next *entry) {
+	if ix.cfg.Tuning.ContextWeight <= 0 {
+		return nil, nil
+	}
+	if !ix.cfg.Tuning.NoTurnAfter {
+		next = s.after(e)
+	}
+	return e.prev, next
+}
+
 // contextScores applies the turn-context rule (Tuning.ContextWeight) to a
-// channel list whose scores are the turns' own: a turn whose previous turn
-// was ranked (ranked holds every turn the channel ranked, with its own
-// score, excluded ones too) scores max(own, α × that turn's positive
-// score). A previous turn not ranked scores below every listed turn, so
-// α times it changes nothing.
+// channel list whose scores are the turns' own: a turn whose previous or
+// next turn was ranked (ranked holds every turn the channel ranked, with
+// its own score, excluded ones too) scores max(own, α × that turn's
+// positive score). A neighbour not ranked scores below every listed turn,
+// so α times it changes nothing.
 func (ix *Index) contextScores(s *shard, out, ranked []scored) {
 	alpha := ix.cfg.Tuning.ContextWeight
 	if alpha <= 0 {
@@ -34,19 +53,24 @@ func (ix *Index) contextScores(s *shard, out, ranked []scored) {
 		own[r.id] = r.score
 	}
 	for i := range out {
-		if p := s.docs[out[i].id].prev; p != nil {
-			if ps, ok := own[p.doc.ID]; ok && ps > 0 {
-				out[i].score = max(out[i].score, alpha*ps)
+		prev, next := ix.contextOf(s, s.docs[out[i].id])
+		for _, n := range []*entry{prev, next} {
+			if n == nil {
+				continue
+			}
+			if ns, ok := own[n.doc.ID]; ok && ns > 0 {
+				out[i].score = max(out[i].score, alpha*ns)
 			}
 		}
 	}
 }
 
-// addReplies adds to a channel list the turn after each ranked turn of
-// positive score (its reply, which the rule of contextScores may lift),
-// scored exactly by score, when allowed and not listed yet; it returns the
-// list sorted again.
-func (ix *Index) addReplies(s *shard, out, ranked []scored, allowed func(*entry) bool, score func(*entry) (float64, bool)) []scored {
+// addNeighbours adds to a channel list the neighbours of each ranked turn
+// of positive score that the rule of contextScores may lift: the turn
+// after it (its reply) and, unless Tuning.NoTurnAfter, the turn before it
+// (what it replies to), scored exactly by score, when allowed and not
+// listed yet; it returns the list sorted again.
+func (ix *Index) addNeighbours(s *shard, out, ranked []scored, allowed func(*entry) bool, score func(*entry) (float64, bool)) []scored {
 	if ix.cfg.Tuning.ContextWeight <= 0 || len(ranked) == 0 {
 		return out
 	}
@@ -55,13 +79,22 @@ func (ix *Index) addReplies(s *shard, out, ranked []scored, allowed func(*entry)
 		in[c.id] = true
 	}
 	for _, r := range ranked {
-		nx := s.after(s.docs[r.id])
-		if nx == nil || in[nx.doc.ID] || r.score <= 0 || !allowed(nx) {
+		if r.score <= 0 {
 			continue
 		}
-		in[nx.doc.ID] = true
-		if sc, ok := score(nx); ok {
-			out = append(out, scored{nx.doc.ID, sc})
+		e := s.docs[r.id]
+		nbs := [2]*entry{s.after(e)}
+		if !ix.cfg.Tuning.NoTurnAfter {
+			nbs[1] = e.prev
+		}
+		for _, nb := range nbs {
+			if nb == nil || in[nb.doc.ID] || !allowed(nb) {
+				continue
+			}
+			in[nb.doc.ID] = true
+			if sc, ok := score(nb); ok {
+				out = append(out, scored{nb.doc.ID, sc})
+			}
 		}
 	}
 	sortScored(out)
@@ -69,19 +102,25 @@ func (ix *Index) addReplies(s *shard, out, ranked []scored, allowed func(*entry)
 }
 
 // similarity is e's vector score for qv: its cosine, or ContextWeight ×
-// the positive cosine of the turn before when that is higher
-// (contextScores);
-// false when neither has a vector.
+// the positive cosine of the turn before or after when that is higher
+// (contextScores); false when none of them has a vector.
 func (ix *Index) similarity(_ context.Context, s *shard, e *entry, qv []float32) (float64, bool) {
 	sim, ok := math.Inf(-1), false
 	if v := s.vx.vector(e); v != nil {
 		sim, ok = cosine(qv, v), true
 	}
-	if alpha := ix.cfg.Tuning.ContextWeight; alpha > 0 && e.prev != nil {
-		if pv := s.vx.vector(e.prev); pv != nil {
-			if ps := cosine(qv, pv); ps > 0 {
-				sim, ok = max(sim, alpha*ps), true
-			}
+	alpha := ix.cfg.Tuning.ContextWeight
+	prev, next := ix.contextOf(s, e)
+	for _, n := range []*entry{prev, next} {
+		if n == nil {
+			continue
+		}
+		nv := s.vx.vector(n)
+		if nv == nil {
+			continue
+		}
+		if ns := cosine(qv, nv); ns > 0 {
+			sim, ok = max(sim, alpha*ns), true
 		}
 	}
 	return sim, ok

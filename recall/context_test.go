@@ -84,3 +84,44 @@ func TestDateTerm(t *testing.T) {
 		}
 	}
 }
+
+// rankIDs returns the ids of ix's hits for text in mode, in rank order.
+func rankIDs(t *testing.T, ix *recall.Index, text string, mode recall.Mode, topK int) []string {
+	t.Helper()
+	res, err := ix.Search(context.Background(), recall.Query{Text: text, ResourceID: "r", Options: recall.Options{Mode: mode, TopK: topK}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recall.SortByRank(res.Hits)
+	var ids []string
+	for _, h := range res.Hits {
+		ids = append(ids, h.MessageID)
+	}
+	return ids
+}
+
+// TestTurnAfter: a turn is matched through the turn after it (its reply)
+// at half the reply's score, in both channels, below the reply; with
+// NoTurnAfter it is not found at all.
+func TestTurnAfter(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	docs := []recall.Doc{
+		{ID: "said", ThreadID: "t", ResourceID: "r", Seq: 1, Role: "user", Content: "Guess what I did on Saturday!", CreatedAt: at},
+		{ID: "reply", ThreadID: "t", ResourceID: "r", Seq: 2, Role: "assistant", Content: "You ran the Boston marathon, congratulations!", CreatedAt: at},
+		{ID: "x", ThreadID: "u", ResourceID: "r", Seq: 1, Role: "user", Content: "Tomatoes need sun and water.", CreatedAt: at},
+		{ID: "y", ThreadID: "u", ResourceID: "r", Seq: 2, Role: "assistant", Content: "Basil likes the same.", CreatedAt: at},
+	}
+	f := newFixture(t, docs)
+	if got := rankIDs(t, f.ix, "Boston marathon", recall.ModeLexical, 4); len(got) != 2 || got[0] != "reply" || got[1] != "said" {
+		t.Errorf("lexical: %v, want [reply said] (the turn found through its reply, below it)", got)
+	}
+	for _, mode := range []recall.Mode{recall.ModeVector, recall.ModeHybrid} {
+		if got := rankIDs(t, f.ix, "Boston marathon", mode, 4); len(got) < 2 || got[0] != "reply" || got[1] != "said" {
+			t.Errorf("%s: %v, want reply then said", mode, got)
+		}
+	}
+	off := newFixtureWith(t, docs, recall.Tuning{NoTurnAfter: true})
+	if got := rankIDs(t, off.ix, "Boston marathon", recall.ModeLexical, 4); len(got) != 1 || got[0] != "reply" {
+		t.Errorf("lexical with NoTurnAfter: %v, want [reply]", got)
+	}
+}

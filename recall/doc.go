@@ -26,12 +26,14 @@
 //     exact reference (Tuning.ExactVectors searches it).
 //  3. Fusion (hybrid mode): every candidate gets both scores and the
 //     weighted fusion (fusion.go: standardised scores, weight
-//     DefaultVectorWeight) or RRF ranks them; topK hits are kept.
+//     DefaultVectorWeight) or RRF ranks them; in a resource-wide search
+//     each is raised by its session's evidence, the best other candidate
+//     of its thread (session.go); topK hits are kept.
 //  4. Range expansion (range.go) adds each hit's neighbours by seq.
 //
-// In both channels a turn is also matched through the turn before it, at
-// Tuning.ContextWeight of that turn's score (context.go: a reply is about
-// what was asked), and the lexical channel scores each absolute date the
+// In both channels a turn is also matched through the turns before and
+// after it, at Tuning.ContextWeight of their score (context.go: a reply is
+// about what was asked, and a turn is what its reply talks about), and the lexical channel scores each absolute date the
 // query names ("in May 2022") as a BM25 term carried by the messages
 // created then (dates.go).
 //

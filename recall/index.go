@@ -30,6 +30,12 @@ const (
 	// counts half its question's score (the first value measured; 0.8 was
 	// about as good on both dev sets, README "Recall").
 	DefaultContextWeight = 0.5
+	// DefaultSessionWeight is Tuning.SessionWeight's default (session.go,
+	// README "Recall"): with use-lite, 0.15 gains on both dev sets and
+	// loses no question against the rule off; 0.3 gains more on LoCoMo
+	// (turn recall_any@5 0.683 → 0.704) but loses a LongMemEval question
+	// at @5, and with hash-384 takes the hybrid below lexical there.
+	DefaultSessionWeight = 0.15
 	// inMemoryFactor: without a filter, the lexical matches of a resource
 	// of up to inMemoryFactor×RescoreDepth messages are counted in memory
 	// first (see lexicalInMemory); scanning more would cost more than bleve.
@@ -121,6 +127,16 @@ type Tuning struct {
 	// by itself above the reply that merely follows it. 0 means
 	// DefaultContextWeight, negative means none.
 	ContextWeight float64 `json:"contextWeight,omitempty"`
+	// NoTurnAfter limits the turn-context rule to the turn before: without
+	// it a turn is also matched through the turn after it (its reply), at
+	// the same weight α (context.go).
+	NoTurnAfter bool `json:"noTurnAfter,omitempty"`
+	// SessionWeight β raises a hybrid candidate of a resource-wide search
+	// by its session's evidence: its
+	// standardised score plus β × the best positive standardised score of
+	// the other candidates of its thread (session.go). 0 means
+	// DefaultSessionWeight, negative means none.
+	SessionWeight float64 `json:"sessionWeight,omitempty"`
 	// MaxLoaded bounds the messages held in memory over all loaded
 	// resources (counted when a resource loads): loading one beyond it
 	// unloads the least recently searched others, which load again from
@@ -169,6 +185,9 @@ func NewIndex(cfg Config) (*Index, error) {
 	}
 	if cfg.Tuning.ContextWeight == 0 {
 		cfg.Tuning.ContextWeight = DefaultContextWeight
+	}
+	if cfg.Tuning.SessionWeight == 0 {
+		cfg.Tuning.SessionWeight = DefaultSessionWeight
 	}
 	if cfg.Tuning.MaxLoaded == 0 {
 		cfg.Tuning.MaxLoaded = DefaultMaxLoaded

@@ -252,10 +252,17 @@ func (ix *Index) fuse(cands []candidate, ch *channels, o Options) []float64 {
 }
 
 // topHits returns the o.TopK best candidates by fused score as hits (in a
-// single-channel mode, only that channel's candidates).
+// single-channel mode, only that channel's candidates). A hybrid search of
+// the resource raises each candidate by its session's evidence
+// (session.go); the single-channel modes keep their channel's own order,
+// which a filter or an exclusion leaves exact (TestSearchFilterOracle,
+// TestExcludeExact), as the fusion already does not.
 func (ix *Index) topHits(q *channelQuery, cands []candidate, ch *channels, o Options) []Hit {
 	fused := ix.fuse(cands, ch, o)
 	s := q.s
+	if q.thread == "" && o.Mode == ModeHybrid {
+		sessionEvidence(s, cands, fused, ix.cfg.Tuning.SessionWeight)
+	}
 	hits := make([]Hit, 0, o.TopK)
 	for _, i := range rankFused(cands, fused) {
 		if len(hits) == o.TopK {
