@@ -30,12 +30,6 @@ const (
 	// counts half its question's score (the first value measured; 0.8 was
 	// about as good on both dev sets, README "Recall").
 	DefaultContextWeight = 0.5
-	// DefaultSessionWeight is Tuning.SessionWeight's default (session.go,
-	// README "Recall"): with use-lite, 0.15 gains on both dev sets and
-	// loses no question against the rule off; 0.3 gains more on LoCoMo
-	// (turn recall_any@5 0.683 → 0.704) but loses a LongMemEval question
-	// at @5, and with hash-384 takes the hybrid below lexical there.
-	DefaultSessionWeight = 0.15
 	// inMemoryFactor: without a filter, the lexical matches of a resource
 	// of up to inMemoryFactor×RescoreDepth messages are counted in memory
 	// first (see lexicalInMemory); scanning more would cost more than bleve.
@@ -64,6 +58,25 @@ func DefaultVectorWeight(embedderID string) float64 {
 		return 0.15
 	}
 	return 0.5
+}
+
+// DefaultSessionWeight returns Tuning.SessionWeight's default for an
+// embedder (session.go, README "Recall"), measured on the LoCoMo and
+// LongMemEval dev sets over the turn-context rule.
+//
+// 0.15 for semantic embedders: with use-lite it gains turn recall_any on
+// both sets at every k and loses none; 0.3 gains more on LoCoMo (@5 0.683
+// → 0.704) but loses a LongMemEval question at @5.
+//
+// None (−1) for hash-384, whose hybrid is BM25 with a lexical-level
+// second opinion: there the rule gains on LoCoMo (@5 0.657 → 0.682) but
+// loses on LongMemEval (@5 0.800 → 0.767, recall_all@5 0.600 → 0.533,
+// below lexical alone), so it does not help both sets.
+func DefaultSessionWeight(embedderID string) float64 {
+	if embedderID == HashID {
+		return -1
+	}
+	return 0.15
 }
 
 // Config configures an Index. The zero value of each field means its
@@ -135,7 +148,7 @@ type Tuning struct {
 	// by its session's evidence: its
 	// standardised score plus β × the best positive standardised score of
 	// the other candidates of its thread (session.go). 0 means
-	// DefaultSessionWeight, negative means none.
+	// DefaultSessionWeight(Embedder.ID()), negative means none.
 	SessionWeight float64 `json:"sessionWeight,omitempty"`
 	// MaxLoaded bounds the messages held in memory over all loaded
 	// resources (counted when a resource loads): loading one beyond it
@@ -187,7 +200,7 @@ func NewIndex(cfg Config) (*Index, error) {
 		cfg.Tuning.ContextWeight = DefaultContextWeight
 	}
 	if cfg.Tuning.SessionWeight == 0 {
-		cfg.Tuning.SessionWeight = DefaultSessionWeight
+		cfg.Tuning.SessionWeight = DefaultSessionWeight(cfg.Embedder.ID())
 	}
 	if cfg.Tuning.MaxLoaded == 0 {
 		cfg.Tuning.MaxLoaded = DefaultMaxLoaded

@@ -20,13 +20,12 @@ import (
 // Only the other turns count, so a turn's own score is not counted twice
 // (a thread's lone strong match gains nothing over a lone match
 // elsewhere), and the best one alone, so a long thread does not win by
-// length. Measured with β = 0.15 over the turn-context rule (README,
-// "Recall"), turn recall_any@1/5/10: use-lite hybrid, LoCoMo
-// 0.367/0.663/0.775 → 0.371/0.683/0.800, LongMemEval 0.567/0.900/0.933 →
-// 0.600/0.900/0.933 (session @1 0.900 → 0.933); hash-384 hybrid, LoCoMo
-// 0.374/0.657/0.753 → 0.375/0.682/0.775, LongMemEval 0.567/0.800/0.833 →
-// 0.600/0.767/0.833. Summing a thread's three best instead (the turn's own
-// included) did as well on LoCoMo and worse on LongMemEval.
+// length. Measured with β = 0.15 and use-lite over the turn-context rule
+// (README, "Recall"), turn recall_any@1/5/10: LoCoMo 0.367/0.663/0.775 →
+// 0.371/0.683/0.800, LongMemEval 0.567/0.900/0.933 → 0.600/0.900/0.933
+// (session @1 0.900 → 0.933). With hash-384 it is off by default
+// (DefaultSessionWeight). Summing a thread's three best instead (the
+// turn's own included) did as well on LoCoMo and worse on LongMemEval.
 
 // sessionEvidence applies the session-evidence rule to fused, the fused
 // scores of cands (in input order; -Inf for a candidate the mode does not

@@ -30,7 +30,8 @@ func TestSessionEvidence(t *testing.T) {
 		doc("e1", "e", 1, "Our team had a writing workshop."),
 	}
 	q := "pottery workshop clay"
-	noCtx := recall.Tuning{ContextWeight: -1}
+	// hash-384 (the fixture's embedder) has the rule off by default.
+	on15 := recall.Tuning{ContextWeight: -1, SessionWeight: 0.15}
 	off := newFixtureWith(t, docs, recall.Tuning{ContextWeight: -1, SessionWeight: -1})
 	before := func(ids []string, x, y string) bool {
 		ix, iy := slices.Index(ids, x), slices.Index(ids, y)
@@ -39,7 +40,7 @@ func TestSessionEvidence(t *testing.T) {
 	if got := rankIDs(t, off.ix, q, recall.ModeHybrid, 8); !before(got, "b1", "a1") {
 		t.Fatalf("without the rule: %v, want b1 before a1 (the fixture's premise)", got)
 	}
-	on := newFixtureWith(t, docs, noCtx)
+	on := newFixtureWith(t, docs, on15)
 	if got := rankIDs(t, on.ix, q, recall.ModeHybrid, 8); !before(got, "a1", "b1") {
 		t.Errorf("with the rule: %v, want a1 before b1 (a1's thread also talks of pottery clay)", got)
 	}
