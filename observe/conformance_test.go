@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -354,4 +355,61 @@ func waitForLock(t *testing.T, db *sql.DB, app string) {
 		}
 	}
 	t.Fatal("the observer does not wait for the erasure's lock after 20 s")
+}
+
+// TestErasureDuringModelCall: an erasure of a turn commits on another
+// pool (and the turn leaves the Source, as the engine deletes it in the
+// same transaction) while the observer's model call for the range is
+// running: the answer, distilled from the erased turn and recorded after
+// the erasure, is not stored (ErrTurnsErased), and the next call observes
+// the turns that are left. Before, it was stored.
+func TestErasureDuringModelCall(t *testing.T) { forEachBackend(t, testErasureDuringModelCall) }
+
+func testErasureDuringModelCall(t *testing.T, b backend) {
+	calling, answer := make(chan struct{}), make(chan struct{})
+	f := newFakeModel(t, func(req openai.ChatCompletionRequest) (int, string, time.Duration) {
+		close(calling)
+		<-answer
+		return scripted(req)
+	})
+	src := &memSource{}
+	src.add("t", 10, user("a"), assistant("b"), user("c"), assistant("d"), user("e"), assistant("f"))
+	place := b.place(t)
+	cfg := observe.Config{Threshold: 1, ChunkTokens: 1000, RecentN: -1}
+	e1, e2 := b.openEnv(t, place, src, f.model(t), cfg), b.openEnv(t, place, src, f.model(t), cfg)
+	observed := make(chan error, 1)
+	go func() {
+		_, err := e1.obs.Observe(ctx, "t", observe.Options{NoReflect: true})
+		observed <- err
+	}()
+	<-calling
+	tx, err := store.Begin(ctx, e2.db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := observe.Invalidate(ctx, tx, "t", 4, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	src.mu.Lock()
+	src.turns["t"] = append(src.turns["t"][:3:3], src.turns["t"][4:]...)
+	src.mu.Unlock()
+	close(answer)
+	if err := <-observed; !errors.Is(err, observe.ErrTurnsErased) {
+		t.Fatalf("Observe across the erasure: %v, want ErrTurnsErased", err)
+	}
+	if live := list(t, e2, "t", true); len(live) != 0 {
+		t.Fatalf("rows after the erasure: %+v, want none", live)
+	}
+	f.setAnswer(scripted)
+	res, err := e1.obs.Observe(ctx, "t", observe.Options{NoReflect: true})
+	if err != nil || len(res.Observations) != 1 {
+		t.Fatalf("next call: %+v, %v", res, err)
+	}
+	if o := res.Observations[0]; o.FromSeq != 1 || o.ToSeq != 6 || strings.Contains(o.Content, "said: d") {
+		t.Fatalf("next call observed %d..%d %q, want 1..6 without seq 4", o.FromSeq, o.ToSeq, o.Content)
+	}
 }

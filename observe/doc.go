@@ -63,11 +63,13 @@
 //     range is tried again on the next call.
 //   - Malformed, empty or failed answers are never memoized: validation runs
 //     inside the journal step.
-//   - An answer read before an erasure in its thread committed is never
-//     stored after it: the store transaction checks that the answer's memo
-//     entry, which Invalidate forgets, is still recorded (ErrTurnsErased
-//     otherwise). This reaches observers in other processes, which the
-//     engine's in-process fence does not.
+//   - An answer computed or read before an erasure in its thread committed
+//     is never stored after it: the store transaction, holding the
+//     thread's lock, checks that the turns it was distilled from are all
+//     still in the Source and that its memo entry, which Invalidate
+//     forgets, is still recorded (ErrTurnsErased otherwise). This reaches
+//     observers in other processes, which the engine's in-process fence
+//     does not.
 //   - Sources of a reflection are retired (retired_at set), never deleted; an
 //     empty reflection never retires anything.
 //   - The conversation is sent to the model as JSON-encoded data inside a

@@ -25,8 +25,10 @@ var ErrConfig = errors.New("observe: invalid config")
 var ErrSourcesChanged = errors.New("observe: reflection sources changed")
 
 // ErrTurnsErased is returned by Observe and ObserveRange when an erasure in
-// the thread committed while the observer ran (another process's:
-// Invalidate forgot the thread's memo entries after the observer read its
-// answer), so the answer may hold erased turns. Nothing is stored; the next
-// call reads the turns again.
+// the thread committed while the observer ran (another process's, which
+// the engine's in-process fence does not reach): a turn the answer was
+// distilled from is gone from the Source, or Invalidate forgot the
+// thread's memo entries after the observer read its answer. The answer
+// may hold erased turns: nothing is stored; the next call reads the turns
+// again.
 var ErrTurnsErased = errors.New("observe: turns erased while the observer ran")

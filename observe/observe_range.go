@@ -65,7 +65,7 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 		Content: renderItems(ans.Items), MemoKey: key, Untrusted: untrusted,
 	}
 	obs.FromTime, obs.ToTime = turnSpan(turns)
-	if err := o.storeObservation(ctx, obs); err != nil {
+	if err := o.storeObservation(ctx, obs, turns); err != nil {
 		return nil, nil, err
 	}
 	return obs, out, nil
@@ -134,11 +134,13 @@ func markAll(items []Item, untrusted bool) {
 	}
 }
 
-// storeObservation inserts obs unless a non-invalidated observation of the
-// same range exists (a memoized call repeated, or a concurrent caller), in
-// which case obs becomes that row. Retired rows count: a range condensed into
-// a reflection is not observed again.
-func (o *Observer) storeObservation(ctx context.Context, obs *Observation) error {
+// storeObservation inserts obs, distilled from turns, unless a
+// non-invalidated observation of the same range exists (a memoized call
+// repeated, or a concurrent caller), in which case obs becomes that row.
+// Retired rows count: a range condensed into a reflection is not observed
+// again. It stores nothing when an erasure in the thread committed while
+// the observer ran (ErrTurnsErased: memoKept, turnsKept).
+func (o *Observer) storeObservation(ctx context.Context, obs *Observation, turns []Turn) error {
 	btx, err := store.Begin(ctx, o.cfg.DB, nil)
 	if err != nil {
 		return fmt.Errorf("observe: store observation: %w", err)
@@ -162,6 +164,9 @@ func (o *Observer) storeObservation(ctx context.Context, obs *Observation) error
 	}
 	if err := memoKept(ctx, tx, obs); err != nil {
 		return err
+	}
+	if err := o.turnsKept(ctx, turns); err != nil {
+		return forgetAnswer(ctx, btx, obs, err)
 	}
 	now := o.cfg.Now().UTC()
 	obs.ID = ulid.Make().String()
@@ -192,6 +197,48 @@ func memoKept(ctx context.Context, tx store.Conn, obs *Observation) error {
 		return fmt.Errorf("observe: store observation: %w", err)
 	}
 	return nil
+}
+
+// turnsKept reads the turns of the range again, inside the store
+// transaction (after lockThread, so an erasure in the thread has either
+// committed or not yet reached Invalidate, which will then see the new
+// row), and checks that they are the turns the answer was distilled from:
+// an erasure deletes its turns, so an answer computed from turns read
+// before an erasure that committed during the model call is not stored
+// (ErrTurnsErased). It reads through the Source, on the pool: committed
+// state.
+func (o *Observer) turnsKept(ctx context.Context, turns []Turn) error {
+	first, last := turns[0], turns[len(turns)-1]
+	now, err := o.cfg.Source.Messages(ctx, first.ThreadID, first.Seq, last.Seq)
+	if err != nil {
+		return fmt.Errorf("observe: read %s: %w", first.ThreadID, err)
+	}
+	same := len(now) == len(turns)
+	for i := 0; same && i < len(now); i++ {
+		same = now[i].ID == turns[i].ID && now[i].Seq == turns[i].Seq
+	}
+	if !same {
+		return fmt.Errorf("%w: %s %d..%d", ErrTurnsErased, first.ThreadID, first.Seq, last.Seq)
+	}
+	return nil
+}
+
+// forgetAnswer deletes, in the store transaction btx, the memo entry of
+// obs, whose turns were erased since the answer was computed (turnsKept's
+// err): it was recorded after the erasure forgot the thread's memo
+// entries, and the range's key would otherwise return the erased turns'
+// answer to the next call over the same seqs. It commits and returns err.
+func forgetAnswer(ctx context.Context, btx *store.Tx, obs *Observation, err error) error {
+	if !errors.Is(err, ErrTurnsErased) {
+		return err
+	}
+	if _, derr := store.Bound(btx).ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND key = ?`, journal.ScopeMemo, obs.MemoKey); derr != nil {
+		return fmt.Errorf("observe: forget memo entry %s: %w", obs.MemoKey, derr)
+	}
+	if cerr := btx.Commit(); cerr != nil {
+		return fmt.Errorf("observe: forget memo entry %s: %w", obs.MemoKey, cerr)
+	}
+	return err
 }
 
 // lockThread serialises, on Postgres, the transactions that write
