@@ -20,8 +20,9 @@ import (
 // absent) as the engine does: read the head, look the id up, store it at
 // the next seq, advance the thread; all in one transaction. stored is
 // false when the id was already stored (an idempotent repeat); seq is the
-// message's seq either way.
-func appendOne(ctx context.Context, s *msgstore.Store, thread, id string, hold time.Duration) (seq int64, stored bool, err error) {
+// message's seq either way. After storing the message, it calls held
+// (when not nil) and keeps the transaction open for hold.
+func appendOne(ctx context.Context, s *msgstore.Store, thread, id string, held func(), hold time.Duration) (seq int64, stored bool, err error) {
 	err = s.Tx(ctx, func(tx *sql.Tx) error {
 		now := time.UnixMilli(1000)
 		head, ok, err := s.ThreadHead(ctx, tx, thread)
@@ -50,6 +51,9 @@ func appendOne(ctx context.Context, s *msgstore.Store, thread, id string, hold t
 		}
 		if err := ap.QueueIndex(ctx, id, "r1", now); err != nil {
 			return err
+		}
+		if held != nil {
+			held()
 		}
 		time.Sleep(hold)
 		return s.AdvanceThread(ctx, tx, msgstore.ThreadAdvance{ID: thread, LastSeq: seq, Stored: 1, Latest: now, Active: now})
@@ -80,7 +84,7 @@ func testConcurrentAppends(t *testing.T, b backend) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				seq, _, err := appendOne(ctx, stores[w%2], "t", fmt.Sprintf("w%d-%d", w, i), 0)
+				seq, _, err := appendOne(ctx, stores[w%2], "t", fmt.Sprintf("w%d-%d", w, i), nil, 0)
 				if err != nil {
 					errs <- err
 					return
@@ -118,18 +122,22 @@ func TestRacingIdempotentAppend(t *testing.T) { forEachBackend(t, testRacingIdem
 func testRacingIdempotentAppend(t *testing.T, b backend) {
 	ctx := context.Background()
 	stores := twoStores(t, b)
-	if _, _, err := appendOne(ctx, stores[1], "t2", "seed", 0); err != nil {
+	if _, _, err := appendOne(ctx, stores[1], "t2", "seed", nil, 0); err != nil {
 		t.Fatal(err)
 	}
-	first := make(chan error, 1)
+	first, holding := make(chan error, 1), make(chan struct{})
 	go func() {
-		_, stored, err := appendOne(ctx, stores[0], "t1", "same", 300*time.Millisecond)
+		_, stored, err := appendOne(ctx, stores[0], "t1", "same", func() { close(holding) }, 300*time.Millisecond)
 		if err == nil && !stored {
 			err = fmt.Errorf("first append did not store")
 		}
 		first <- err
 	}()
-	time.Sleep(100 * time.Millisecond) // the first holds its transaction
+	select { // the first has stored the id and holds its transaction
+	case <-holding:
+	case err := <-first:
+		t.Fatalf("first append: %v", err)
+	}
 	var d msgstore.StoredDigest
 	var found bool
 	err := stores[1].Tx(ctx, func(tx *sql.Tx) error {
@@ -164,7 +172,7 @@ func testClaimOutbox(t *testing.T, b backend) {
 	stores := twoStores(t, b)
 	const n = 300
 	for i := range n {
-		if _, _, err := appendOne(ctx, stores[0], fmt.Sprintf("t%d", i%3), fmt.Sprintf("m%03d", i), 0); err != nil {
+		if _, _, err := appendOne(ctx, stores[0], fmt.Sprintf("t%d", i%3), fmt.Sprintf("m%03d", i), nil, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
