@@ -215,7 +215,8 @@ func (ix *Index) lexicalBleve(q *channelQuery) ([]scored, error) {
 // which may be filtered out); nil when there are more than directIDLimit,
 // empty (not nil) when no message is allowed: the channel then has nothing
 // to return, where it used to widen to every match of the words and drop
-// them all (67 ms a search at 100k messages in one resource).
+// them all (a filter on a thread id that does not exist, 100k messages in
+// one resource: 95–110 ms a lexical search, now 3–10 ms).
 func directIDs(q *channelQuery) []string {
 	ids := []string{}
 	listed := map[string]bool{}
