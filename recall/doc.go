@@ -1,6 +1,7 @@
 // Package recall is mnemo's hybrid retrieval: a lexical channel (bleve,
-// BM25, Unicode folding then English analysis with stemming), a vector channel (chromem-go in
-// memory, one collection per resource, fed from embeddings stored in SQLite),
+// BM25, Unicode folding then English analysis with stemming), a vector channel (an
+// in-memory index per resource, fed from embeddings stored in SQLite, with
+// chromem-go's exact scan as its reference),
 // embedders (the offline hash-384 and an OpenAI-compatible adapter), JSON
 // operator filters, fusion of the two channels, topK and threshold, scope and
 // message-range expansion (DESIGN.md, read path step 2).
@@ -22,8 +23,12 @@
 //     larger one through its int8 index (vecindex.go: an AVX2 scan of int8
 //     codes, then the exact cosine of a pool of 4 × the candidates asked,
 //     recall@10 1.0 against the exact scan in the tests and `mnemo bench`).
-//     The chromem-go collection stays the collection of record and the
-//     exact reference (Tuning.ExactVectors searches it).
+//     chromem-go is the exact reference: with Tuning.ExactVectors each
+//     resource also gets a chromem-go collection and the channel scans it
+//     (tests and `mnemo bench --exactness` compare the two); serving builds
+//     none. The vectors (float32 and int8) and the messages' contents and
+//     term ids live in slabs outside the Go heap (slab.go, arena.go), which
+//     halved the serving memory of a 100k-message resource.
 //  3. Fusion (hybrid mode): every candidate gets both scores and the
 //     weighted fusion (fusion.go: standardised scores, weight
 //     DefaultVectorWeight) or RRF ranks them; in a resource-wide search
@@ -71,10 +76,12 @@
 //   - A stored embedding of the wrong length never fails a load or a
 //     search: the message is searched lexically only, Config.Damaged names
 //     it (to be embedded again) and the vector status reads "degraded".
-//   - chromem-go's persistence is never used; the collections and the int8
-//     indexes live in memory and are reloaded from SQLite on a resource's
-//     first use. Removing a message zeroes its int8 code (no copy stays in
-//     the index's memory).
+//   - chromem-go's persistence is never used; the vector indexes (and the
+//     collections of Tuning.ExactVectors) live in memory and are reloaded
+//     from SQLite on a resource's first use. Removing a message zeroes its
+//     float32 row, its int8 code, its content and its term ids in the
+//     slabs (no copy stays in the index's memory); unloading a resource
+//     unmaps them.
 //
 // # Concurrency
 //

@@ -157,11 +157,14 @@ type Tuning struct {
 	// means no bound. The resource being loaded is never unloaded, so one
 	// resource larger than the bound still loads.
 	MaxLoaded int `json:"maxLoaded,omitempty"`
-	// ExactVectors makes the vector channel scan chromem-go's collection
-	// (exact cosine, every vector per query) instead of the shard's
-	// vector index (ternary codes, then the exact cosine of a candidate
-	// pool; see vecIndex); it exists to measure the two against each other
-	// (TestVectorIndexRecall, `mnemo bench`'s exactness figure).
+	// ExactVectors keeps a chromem-go collection of each loaded
+	// resource's vectors and makes the vector channel scan it (exact
+	// cosine, every vector per query) instead of the shard's vector index
+	// (int8 codes, then the exact cosine of a candidate pool; see
+	// vecIndex); it exists to measure the two against each other
+	// (TestVectorIndexRecall, `mnemo bench`'s exactness figure). Without
+	// it no collection is built, which keeps a large resource's memory at
+	// about half.
 	ExactVectors bool `json:"exactVectors,omitempty"`
 }
 
