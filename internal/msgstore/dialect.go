@@ -3,6 +3,8 @@ package msgstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"slices"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 )
@@ -43,6 +45,27 @@ const (
 	threadLock = 0x6d6e0001 // "mn" 1
 	idLock     = 0x6d6e0002 // "mn" 2
 )
+
+// lockThreads takes, on Postgres, the append lock (threadLock) of each of
+// threads in tx, in byte order of the ids so that two erasures never wait
+// for each other in a cycle; a lock tx holds already is granted at once.
+// An erasure holding them cannot interleave with an append to those
+// threads in another connection or process: the append waits in
+// ThreadHead until the erasure commits, as SQLite's single writer waits.
+// On SQLite it does nothing.
+func (s *Store) lockThreads(ctx context.Context, tx store.Conn, threads ...string) error {
+	if !s.pg() {
+		return nil
+	}
+	ids := slices.Clone(threads)
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		if err := xactLock(ctx, tx, threadLock, id); err != nil {
+			return fmt.Errorf("lock thread %s: %w", id, err)
+		}
+	}
+	return nil
+}
 
 // xactLock takes, in tx, the Postgres advisory lock (class, id in the
 // current schema), held until tx ends.

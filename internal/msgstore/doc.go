@@ -66,6 +66,13 @@
 // in READ COMMITTED (Postgres's default), where each statement after a
 // lock sees what the previous holder committed.
 //
+// An erasure on Postgres takes the same thread locks, in byte order of
+// the thread ids (ErasedByID, ErasedOfThread and ErasedOfResource lock the
+// threads they read; ShrinkThread and DeleteThread lock theirs again, a
+// no-op when held): an append to an erased thread from another process
+// waits for the erasure, then finds the thread gone (and starts it anew)
+// or its counters recounted with every message.
+//
 // Outbox drainers: DueOutbox only reads, so two drainers may apply one row
 // twice (harmless: index and embedding writes are upserts, deleting a
 // deleted row is a no-op). ClaimOutbox leases rows to one drainer (FOR

@@ -58,13 +58,29 @@ func (s *Store) ErasedByID(ctx context.Context, tx *sql.Tx, ids []string) ([]Mes
 		}
 		return err
 	})
-	return msgs, err
+	if err != nil || !s.pg() {
+		return msgs, err
+	}
+	threads := make([]string, len(msgs))
+	for i, m := range msgs {
+		threads[i] = m.ThreadID
+	}
+	return msgs, s.lockThreads(ctx, s.in(tx), threads...)
 }
 
 // ErasedOfThread reads, in tx, the owner of threadID and its messages (see
 // erased for the fields). It returns ErrNotFound (wrapped) when the thread
 // is not stored.
+//
+// On Postgres the readers of an erasure (ErasedByID, ErasedOfThread,
+// ErasedOfResource) and its writes on threads (ShrinkThread, DeleteThread)
+// first lock the threads concerned (lockThreads): an append to one of them
+// from another process waits for the erasure to commit, so the erasure's
+// counts and deletions see every message of the thread.
 func (s *Store) ErasedOfThread(ctx context.Context, tx *sql.Tx, threadID string) (string, []Message, error) {
+	if err := s.lockThreads(ctx, s.in(tx), threadID); err != nil {
+		return "", nil, fmt.Errorf("erase: %w", err)
+	}
 	var rid string
 	err := s.in(tx).QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID).Scan(&rid)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -96,7 +112,16 @@ func (s *Store) ErasedOfResource(ctx context.Context, tx *sql.Tx, resourceID str
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("erase: %w", err)
 	}
-	msgs, err := erased(ctx, s.in(tx), `resource_id = ?`, resourceID)
+	if !s.pg() {
+		msgs, err := erased(ctx, s.in(tx), `resource_id = ?`, resourceID)
+		return threads, msgs, err
+	}
+	// A thread created after the listing is not locked, nor erased: its
+	// messages are not read either.
+	if err := s.lockThreads(ctx, s.in(tx), threads...); err != nil {
+		return nil, nil, fmt.Errorf("erase: %w", err)
+	}
+	msgs, err := erased(ctx, s.in(tx), `resource_id = ? AND thread_id = ANY(?::text[])`, resourceID, threads)
 	return threads, msgs, err
 }
 
@@ -144,6 +169,9 @@ func (s *Store) EraseMessages(ctx context.Context, tx *sql.Tx, msgs []Message, n
 // ShrinkThread takes n erased messages off threadID's message count in tx
 // and recomputes its bytes from what is stored (ThreadBytesOf).
 func (s *Store) ShrinkThread(ctx context.Context, tx *sql.Tx, threadID string, n int) error {
+	if err := s.lockThreads(ctx, s.in(tx), threadID); err != nil {
+		return fmt.Errorf("erase: %w", err)
+	}
 	if _, err := s.in(tx).ExecContext(ctx, s.dialect.Text(`UPDATE threads SET message_count = message_count - ?, bytes = `+threadBytesSQL+` WHERE id = ?`,
 		`UPDATE threads SET message_count = message_count - ?, bytes = `+pgThreadBytesOf("?")+` WHERE id = ?`), n, threadID, threadID); err != nil {
 		return fmt.Errorf("erase: update thread %s: %w", threadID, err)
@@ -154,6 +182,9 @@ func (s *Store) ShrinkThread(ctx context.Context, tx *sql.Tx, threadID string, n
 // DeleteThread deletes threadID's row in tx (its messages are erased
 // first, EraseMessages).
 func (s *Store) DeleteThread(ctx context.Context, tx *sql.Tx, threadID string) error {
+	if err := s.lockThreads(ctx, s.in(tx), threadID); err != nil {
+		return fmt.Errorf("erase: %w", err)
+	}
 	if _, err := s.in(tx).ExecContext(ctx, `DELETE FROM threads WHERE id = ?`, threadID); err != nil {
 		return fmt.Errorf("erase thread %s: %w", threadID, err)
 	}

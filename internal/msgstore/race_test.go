@@ -56,7 +56,8 @@ func appendOne(ctx context.Context, s *msgstore.Store, thread, id string, held f
 			held()
 		}
 		time.Sleep(hold)
-		return s.AdvanceThread(ctx, tx, msgstore.ThreadAdvance{ID: thread, LastSeq: seq, Stored: 1, Latest: now, Active: now})
+		return s.AdvanceThread(ctx, tx, msgstore.ThreadAdvance{ID: thread, LastSeq: seq, Stored: 1, Latest: now, Active: now,
+			Bytes: int64(len(m.Content) + len(m.Metadata))})
 	})
 	return seq, stored, err
 }
@@ -217,5 +218,113 @@ func testClaimOutbox(t *testing.T, b backend) {
 	}
 	if due, err := stores[1].ClaimOutbox(ctx, until, until.Add(time.Minute), n); err != nil || len(due) != n || due[0].ID != all[0] || due[0].Op != msgstore.OpIndex {
 		t.Fatalf("ClaimOutbox after the lease: %d rows, %v; want %d from id %d", len(due), err, n, all[0])
+	}
+}
+
+// TestAppendWaitsForErasure: an append to a thread that an erasure on
+// another pool is erasing waits for the erasure to commit and then starts
+// the thread anew (seq 1); the erasure neither fails on the late message
+// nor leaves it behind.
+func TestAppendWaitsForErasure(t *testing.T) { forEachBackend(t, testAppendWaitsForErasure) }
+
+func testAppendWaitsForErasure(t *testing.T, b backend) {
+	ctx := context.Background()
+	stores := twoStores(t, b)
+	for i := range 3 {
+		if _, _, err := appendOne(ctx, stores[0], "t1", fmt.Sprintf("old%d", i), nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	erasing, erased := make(chan struct{}), make(chan error, 1)
+	go func() {
+		s := stores[0]
+		erased <- s.Tx(ctx, func(tx *sql.Tx) error {
+			_, msgs, err := s.ErasedOfThread(ctx, tx, "t1")
+			if err != nil {
+				return err
+			}
+			close(erasing)
+			time.Sleep(300 * time.Millisecond) // the append arrives now
+			if _, err := s.EraseMessages(ctx, tx, msgs, time.UnixMilli(5000)); err != nil {
+				return err
+			}
+			return s.DeleteThread(ctx, tx, "t1")
+		})
+	}()
+	select {
+	case <-erasing:
+	case err := <-erased:
+		t.Fatalf("erasure: %v", err)
+	}
+	seq, stored, err := appendOne(ctx, stores[1], "t1", "late", nil, 0)
+	if err := <-erased; err != nil {
+		t.Fatalf("erasure: %v", err)
+	}
+	if err != nil || !stored || seq != 1 {
+		t.Fatalf("append during the erasure = seq %d, stored %v, %v; want seq 1 of a new thread", seq, stored, err)
+	}
+	th, err := stores[0].Thread(ctx, "t1")
+	if err != nil || th.LastSeq != 1 || th.MessageCount != 1 {
+		t.Fatalf("Thread after = %+v, %v; want one message", th, err)
+	}
+	if ms, err := stores[0].Messages(ctx, "t1", 0, 10); err != nil || len(ms) != 1 || ms[0].ID != "late" {
+		t.Fatalf("messages after = %+v, %v; want the late one alone", ms, err)
+	}
+}
+
+// TestShrinkCountsLateAppend: an erasure of messages by id and an append
+// to the same thread on another pool, racing: the thread's bytes, which
+// ShrinkThread recounts from the stored messages, stay exact. On Postgres
+// the erasure holds the thread's lock from ErasedByID on, so the append
+// waits for it; without that lock the append would hold the thread's row
+// while ShrinkThread's UPDATE waits for it, and the UPDATE's recount,
+// planned before the append committed, would miss the new message.
+func TestShrinkCountsLateAppend(t *testing.T) { forEachBackend(t, testShrinkCountsLateAppend) }
+
+func testShrinkCountsLateAppend(t *testing.T, b backend) {
+	ctx := context.Background()
+	stores := twoStores(t, b)
+	for i := range 3 {
+		if _, _, err := appendOne(ctx, stores[0], "t1", fmt.Sprintf("old%d", i), nil, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	erasing, appending := make(chan struct{}), make(chan struct{})
+	erased, appended := make(chan error, 1), make(chan error, 1)
+	go func() {
+		s := stores[0]
+		erased <- s.Tx(ctx, func(tx *sql.Tx) error {
+			msgs, err := s.ErasedByID(ctx, tx, []string{"old0"})
+			if err != nil {
+				return err
+			}
+			close(erasing)
+			select { // the append holds the thread, or waits for this erasure
+			case <-appending:
+			case <-time.After(300 * time.Millisecond):
+			}
+			if _, err := s.EraseMessages(ctx, tx, msgs, time.UnixMilli(5000)); err != nil {
+				return err
+			}
+			return s.ShrinkThread(ctx, tx, "t1", len(msgs))
+		})
+	}()
+	<-erasing
+	go func() {
+		_, _, err := appendOne(ctx, stores[1], "t1", "late", func() { close(appending) }, 300*time.Millisecond)
+		appended <- err
+	}()
+	if err := <-erased; err != nil {
+		t.Fatalf("erasure: %v", err)
+	}
+	if err := <-appended; err != nil {
+		t.Fatalf("append: %v", err)
+	}
+	th, err := stores[0].Thread(ctx, "t1")
+	if err != nil || th.LastSeq != 4 || th.MessageCount != 3 {
+		t.Fatalf("Thread after = %+v, %v; want last seq 4, 3 messages", th, err)
+	}
+	if wrong, err := stores[0].WrongThreadBytes(ctx); err != nil || len(wrong) != 0 {
+		t.Fatalf("WrongThreadBytes = %+v, %v; want none", wrong, err)
 	}
 }
