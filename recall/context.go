@@ -83,6 +83,12 @@ func (ix *Index) addNeighbours(s *shard, out, ranked []scored, allowed func(*ent
 			continue
 		}
 		e := s.docs[r.id]
+		if e == nil {
+			// A lexical hit the shard no longer holds: bleve still has
+			// a message whose erasure removed it from the shard first
+			// (Index.Remove) or from the store the shard loaded from.
+			continue
+		}
 		nbs := [2]*entry{s.after(e)}
 		if !ix.cfg.Tuning.NoTurnAfter {
 			nbs[1] = e.prev
