@@ -160,7 +160,40 @@ func TestSearchScopeIsolation(t *testing.T) {
 // scope (TopK = all) and keeping the matching ones, for filters that match
 // many, few or one message.
 func TestSearchFilterOracle(t *testing.T) {
-	f := newFixture(t, corpus(400, 2))
+	filterOracle(t, newFixture(t, corpus(400, 2)))
+}
+
+// TestSearchFilterOracleSoleResource is TestSearchFilterOracle over an
+// index that holds one resource (its lexical search leaves the resource
+// term out), with bleve enumerating the matches (the path of a resource
+// above the in-memory bound), and with filters that allow no message (the
+// lexical channel answers at once): no hits in every mode.
+func TestSearchFilterOracleSoleResource(t *testing.T) {
+	docs := corpus(400, 2)
+	for i := range docs {
+		docs[i].ResourceID = "r1" // threads r1-t* and r2-t*, all in r1
+	}
+	for _, tuning := range []recall.Tuning{{}, {BleveMatches: true}} {
+		f := newFixtureWith(t, docs, tuning)
+		filterOracle(t, f)
+		for _, mode := range []recall.Mode{recall.ModeLexical, recall.ModeVector, recall.ModeHybrid} {
+			for _, fl := range []string{`{"threadId":"none"}`, `{"role":"tool"}`, `{"$and":[{"seq":1},{"seq":2}]}`} {
+				for _, scope := range []recall.Scope{recall.ScopeResource, recall.ScopeThread} {
+					got := search(t, f, recall.Query{Text: "banana golf kilo", ResourceID: "r1", ThreadID: "r2-t1",
+						Options: recall.Options{TopK: 5, Mode: mode, Scope: scope, Filter: json.RawMessage(fl), MessageRange: recall.Range{Before: 1, After: 1}}})
+					if len(got) != 0 {
+						t.Fatalf("%s %s %s (BleveMatches %v): %d hits, want none", mode, scope, fl, tuning.BleveMatches, len(got))
+					}
+				}
+			}
+		}
+	}
+}
+
+// filterOracle checks f's filtered searches of resource r1 against the
+// unfiltered ranking of every message (TestSearchFilterOracle).
+func filterOracle(t *testing.T, f *fixture) {
+	t.Helper()
 	filters := []string{
 		`{"role":"user"}`,
 		`{"metadata.n":{"$gte":8}}`,
