@@ -141,3 +141,38 @@ func TestCloseRacesBackgroundObserver(t *testing.T) {
 		t.Fatal("a background observer started after Close returned")
 	}
 }
+
+// TestConcurrentErasuresComplete runs erasures of different threads at the
+// same time: each completes (no ErrEraseIncomplete). An erasure checks
+// that its index removals were applied; it counted every delete row of the
+// outbox, so another erasure committed meanwhile, whose rows that one
+// applies itself, made it report "n index removals deferred after
+// failures".
+func TestConcurrentErasuresComplete(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	for i := range raceRounds() {
+		var threads []string
+		for w := range 3 {
+			th := fmt.Sprintf("t%d-%d", i, w)
+			appendTo(t, e, th, "r", user("", "the lighthouse keeper rang at noon"), user("", "and again at dusk"))
+			threads = append(threads, th)
+		}
+		errs := make([]error, len(threads))
+		var wg sync.WaitGroup
+		for w, th := range threads {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				jitter()
+				_, errs[w] = e.DeleteThread(ctx, th)
+			}()
+		}
+		wg.Wait()
+		for w, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: DeleteThread(%s): %v", i, threads[w], err)
+			}
+		}
+	}
+}

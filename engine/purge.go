@@ -30,10 +30,13 @@ import (
 // longer known, and Open vacuums unconditionally) and rewritten with VACUUM
 // when any remains.
 func (e *Engine) completeErasures(ctx context.Context, marker string, texts []string) error {
-	if err := e.drainDeletes(ctx); err != nil {
+	last, err := e.drainDeletes(ctx)
+	if err != nil {
 		return fmt.Errorf("%w: index removal: %w", ErrEraseIncomplete, err)
 	}
-	pending, err := e.ms.PendingDeletes(ctx)
+	// Only the rows drained here count: an erasure committed since then
+	// applies and checks its own (TestConcurrentErasuresComplete).
+	pending, err := e.ms.PendingDeletes(ctx, last)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrEraseIncomplete, err)
 	}
@@ -81,11 +84,12 @@ func (e *Engine) purgeLexical(ctx context.Context) error {
 // a no-op whenever it runs; one the drainer already holds finishes before
 // drainMu is ours, and its document is removed here). It does not wait for
 // the backlog of index rows that concurrent appends keep adding, so an
-// erasure under load finishes.
-func (e *Engine) drainDeletes(ctx context.Context) error {
+// erasure under load finishes. It returns the id of the last delete row it
+// was to apply (0 when there was none).
+func (e *Engine) drainDeletes(ctx context.Context) (int64, error) {
 	last, ok, err := e.ms.LastDelete(ctx)
 	if err != nil || !ok {
-		return err
+		return 0, err
 	}
 	for {
 		e.idx.drainMu.Lock()
@@ -99,7 +103,7 @@ func (e *Engine) drainDeletes(ctx context.Context) error {
 		}
 		e.idx.drainMu.Unlock()
 		if err != nil || len(rows) == 0 {
-			return err
+			return last, err
 		}
 	}
 }

@@ -245,10 +245,12 @@ type OutboxRow struct {
 	Attempts  int
 }
 
-// PendingDeletes counts the outbox's index removals (delete rows).
-func (s *Store) PendingDeletes(ctx context.Context) (int64, error) {
+// PendingDeletes counts the outbox's index removals (delete rows) with ids
+// up to last (LastDelete's, read before draining them): the rows of an
+// erasure committed later are that erasure's to apply and check.
+func (s *Store) PendingDeletes(ctx context.Context, last int64) (int64, error) {
 	var pending int64
-	err := s.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE op = ?`, OpDelete).Scan(&pending)
+	err := s.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE op = ? AND id <= ?`, OpDelete, last).Scan(&pending)
 	return pending, err
 }
 

@@ -90,13 +90,16 @@ func testEraseMessages(t *testing.T, b backend) {
 	if want := 2 * len("full m0501"+"{}"); bytes != want {
 		t.Fatalf("thread bytes %d, want %d (the kept messages' full text and metadata)", bytes, want)
 	}
-	pending, err := s.PendingDeletes(ctx)
-	if err != nil || pending != int64(len(msgs)) {
-		t.Fatalf("PendingDeletes = %d, %v; want %d", pending, err, len(msgs))
-	}
 	last, ok, err := s.LastDelete(ctx)
 	if err != nil || !ok {
 		t.Fatalf("LastDelete: %d, %v, %v", last, ok, err)
+	}
+	pending, err := s.PendingDeletes(ctx, last)
+	if err != nil || pending != int64(len(msgs)) {
+		t.Fatalf("PendingDeletes = %d, %v; want %d", pending, err, len(msgs))
+	}
+	if pending, err := s.PendingDeletes(ctx, last-1); err != nil || pending != int64(len(msgs)-1) {
+		t.Fatalf("PendingDeletes up to the row before the last = %d, %v; want %d", pending, err, len(msgs)-1)
 	}
 	due, err := s.DueDeletes(ctx, last, time.Now(), 10)
 	if err != nil || len(due) != 10 || due[0].Op != "delete" || due[0].MessageID != ids[0] || due[0].Resource != "r1" {
