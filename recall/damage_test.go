@@ -106,3 +106,61 @@ func TestLexicalDamage(t *testing.T) {
 	}
 	t.Logf("%d of 6 seeds damaged the index", damaged)
 }
+
+// TestOpenVerifiesChecksums: a garbled segment that the index's snapshot
+// names is found by its checksum before bleve reads it (zapx may otherwise
+// allocate terabytes from a garbled size and kill the process), while a
+// garbled segment file that no snapshot names (one a crash left half
+// written) does not make the index corrupt.
+func TestOpenVerifiesChecksums(t *testing.T) {
+	ctx := context.Background()
+	for seed := uint64(1); seed <= 4; seed++ {
+		t.Run(fmt.Sprint("Seed", seed), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "lexical")
+			lex, err := recall.OpenLexical(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var docs []recall.Doc
+			for i := range 2000 {
+				docs = append(docs, recall.Doc{ID: fmt.Sprint("m", i), ThreadID: "t", ResourceID: "r", Seq: int64(i + 1), Role: "user",
+					Content: fmt.Sprintf("train ticket porto note %d", i)})
+			}
+			if err := lex.Index(docs); err != nil {
+				t.Fatal(err)
+			}
+			live, err := lex.SegmentFiles(ctx)
+			if err != nil || len(live) == 0 {
+				t.Fatalf("segment files: %v %v", live, err)
+			}
+			if err := lex.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// A stray garbled file no snapshot names: the index still opens.
+			stray := filepath.Join(path, "store", "00000000ffff.zap")
+			if err := os.WriteFile(stray, []byte("half written segment"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			lex, err = recall.OpenLexical(path)
+			if err != nil {
+				t.Fatalf("open with a stray file: %v", err)
+			}
+			lex.Close()
+			os.Remove(stray)
+			buf, err := os.ReadFile(live[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(seed, 7))
+			i := r.IntN(len(buf) - 4)
+			buf[i] ^= byte(1 + r.IntN(255))
+			if err := os.WriteFile(live[0], buf, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err = recall.OpenLexical(path)
+			if !errors.Is(err, recall.ErrCorrupt) || !strings.Contains(err.Error(), "checksum mismatch") {
+				t.Fatalf("open with byte %d of %s garbled: %v, want ErrCorrupt naming the checksum", i, filepath.Base(live[0]), err)
+			}
+		})
+	}
+}

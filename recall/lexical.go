@@ -150,13 +150,17 @@ func (l *Lexical) open() (bleve.Index, error) {
 }
 
 // openExisting opens an index and checks that it answers a query: a
-// directory with damaged segments may open and fail only on first use.
+// directory with damaged segments may open and fail only on first use. The
+// live segments' checksums are verified before bleve reads them.
 func openExisting(path string) (idx bleve.Index, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic while opening: %v", r)
 		}
 	}()
+	if err := verifySnapshotChecksums(path); err != nil { // verify.go
+		return nil, err
+	}
 	idx, err = bleve.OpenUsing(path, lexicalConfig())
 	if err != nil {
 		return nil, err

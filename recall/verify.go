@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/util"
+	bolt "go.etcd.io/bbolt"
 )
 
 // VerifySegments checks the checksum of every segment file the index's
@@ -122,4 +124,78 @@ func segmentChecksumOK(path string) (bool, error) {
 		return false, err
 	}
 	return h.Sum32() == binary.BigEndian.Uint32(tail[:]), nil
+}
+
+// snapshotSegmentFiles lists the segment files that the newest snapshot
+// recorded in the index's store/root.bolt names: the files bleve.OpenUsing
+// loads (scorch's loadFromBolt reads the last snapshot bucket of
+// util.BoltSnapshotsBucket; each of its buckets other than the metadata and
+// internal ones is a segment whose util.BoltPathKey names its file). A
+// segment file no snapshot names (one a crash left half written) is not
+// listed. The bolt file is opened read-only and closed before returning.
+func snapshotSegmentFiles(path string) ([]string, error) {
+	store := filepath.Join(path, "store")
+	db, err := bolt.Open(filepath.Join(store, "root.bolt"), 0o600, &bolt.Options{ReadOnly: true, Timeout: BoltTimeout})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var files []string
+	err = db.View(func(tx *bolt.Tx) error {
+		snapshots := tx.Bucket(util.BoltSnapshotsBucket)
+		if snapshots == nil {
+			return nil
+		}
+		c := snapshots.Cursor()
+		for k, _ := c.Last(); k != nil; k, _ = c.Prev() {
+			if snap := snapshots.Bucket(k); snap != nil {
+				files = segmentsOf(snap, store)
+				return nil
+			}
+		}
+		return nil
+	})
+	return files, err
+}
+
+// segmentsOf returns the files of the segment buckets of one snapshot.
+func segmentsOf(snap *bolt.Bucket, store string) []string {
+	var files []string
+	c := snap.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if len(k) == 0 || k[0] == util.BoltInternalKey[0] || k[0] == util.BoltMetaDataKey[0] {
+			continue
+		}
+		if seg := snap.Bucket(k); seg != nil {
+			if p := seg.Get(util.BoltPathKey); len(p) > 0 {
+				files = append(files, filepath.Join(store, string(p)))
+			}
+		}
+	}
+	return files
+}
+
+// verifySnapshotChecksums checks, before bleve opens the index at path, the
+// checksum of every segment file its newest snapshot names. zapx trusts the
+// sizes and offsets it reads from a segment: a garbled one can make it
+// allocate terabytes while opening (a fatal out-of-memory error that no
+// recover catches, seen with the damage tests), so damage must be found
+// before zapx reads the file. A mismatch returns an error naming the
+// segment (the caller reports ErrCorrupt: quarantine and rebuild). Cost: one
+// sequential read of the index's live segments per Open.
+func verifySnapshotChecksums(path string) error {
+	files, err := snapshotSegmentFiles(path)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		ok, err := segmentChecksumOK(f)
+		if err != nil {
+			return fmt.Errorf("segment %s: %w", filepath.Base(f), err)
+		}
+		if !ok {
+			return fmt.Errorf("segment %s: checksum mismatch", filepath.Base(f))
+		}
+	}
+	return nil
 }
