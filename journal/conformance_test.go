@@ -153,9 +153,9 @@ func TestRacingConnections(t *testing.T) { forEachBackend(t, testRacingConnectio
 
 func testRacingConnections(t *testing.T, b backend) {
 	ctx := context.Background()
-	place := b.place(t)
-	db := b.openDB(t, place)
-	js := [2]*journal.Journal{journal.New(b.openDB(t, place), nil), journal.New(b.openDB(t, place), nil)}
+	place := b.Place(t)
+	db := b.OpenDB(t, place)
+	js := [2]*journal.Journal{journal.New(b.OpenDB(t, place), nil), journal.New(b.OpenDB(t, place), nil)}
 	race := func(fn func(i int, j *journal.Journal) error) [2]error {
 		var errs [2]error
 		var wg sync.WaitGroup
@@ -213,8 +213,8 @@ func testRacingConnections(t *testing.T, b backend) {
 // test is Postgres's.
 func TestApplyOnceAcrossPools(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
-		if b.name != "postgres" {
-			t.Skipf("%s: across processes the first committed record wins (fn may run in each); one execution is Postgres's guarantee", b.name)
+		if b.Name != "postgres" {
+			t.Skipf("%s: across processes the first committed record wins (fn may run in each); one execution is Postgres's guarantee", b.Name)
 		}
 		testApplyOnceAcrossPools(t, b)
 	})
@@ -222,8 +222,8 @@ func TestApplyOnceAcrossPools(t *testing.T) {
 
 func testApplyOnceAcrossPools(t *testing.T, b backend) {
 	ctx := context.Background()
-	place := b.place(t)
-	js := [2]*journal.Journal{journal.New(b.openDB(t, place), nil), journal.New(b.openDB(t, place), nil)}
+	place := b.Place(t)
+	js := [2]*journal.Journal{journal.New(b.OpenDB(t, place), nil), journal.New(b.OpenDB(t, place), nil)}
 	for round := range 4 {
 		k := journal.ToolKey{RunID: fmt.Sprint("run-", round), ThreadID: "t", ResourceID: "r", CallID: "c"}
 		var ran sync.WaitGroup

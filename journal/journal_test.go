@@ -16,7 +16,7 @@ func TestStepMemoizes(t *testing.T) { forEachBackend(t, testStepMemoizes) }
 
 func testStepMemoizes(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := b.place(t)
+	path := b.Place(t)
 	j, closeDB := b.openJournal(t, path)
 	var runs atomic.Int32
 	fn := func(context.Context) ([]byte, error) {
@@ -101,7 +101,7 @@ func TestApplyAcrossRestart(t *testing.T) { forEachBackend(t, testApplyAcrossRes
 
 func testApplyAcrossRestart(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := b.place(t)
+	path := b.Place(t)
 	applied := 0
 	fn := func(context.Context) ([]byte, error) { applied++; return []byte(`{"version":2}`), nil }
 	alice := journal.ToolKey{RunID: "run-1", ThreadID: "alice-chat", ResourceID: "alice", CallID: "call-1"}
@@ -138,7 +138,7 @@ func TestApplyInputReused(t *testing.T) { forEachBackend(t, testApplyInputReused
 
 func testApplyInputReused(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := b.place(t)
+	path := b.Place(t)
 	applied := 0
 	fn := func(context.Context) ([]byte, error) { applied++; return []byte("berlin"), nil }
 	k := journal.ToolKey{RunID: "run-1", ThreadID: "t", ResourceID: "r", CallID: "call_0"}
@@ -177,7 +177,7 @@ func TestClaimRun(t *testing.T) { forEachBackend(t, testClaimRun) }
 
 func testClaimRun(t *testing.T, b backend) {
 	ctx := context.Background()
-	j, closeDB := b.openJournal(t, b.place(t))
+	j, closeDB := b.openJournal(t, b.Place(t))
 	defer closeDB()
 	if err := j.CheckRun(ctx, "turn-1", "bob-chat", "bob"); err != nil {
 		t.Fatalf("unclaimed run: %v", err)

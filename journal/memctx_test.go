@@ -77,7 +77,7 @@ func TestMemCtxPutGetListPrune(t *testing.T) { forEachBackend(t, testMemCtxPutGe
 
 func testMemCtxPutGetListPrune(t *testing.T, b backend) {
 	ctx := context.Background()
-	j, closeDB := b.openJournal(t, b.place(t))
+	j, closeDB := b.openJournal(t, b.Place(t))
 	defer closeDB()
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	j = journal.JournalWithClock(t, j, &clock)

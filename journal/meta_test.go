@@ -14,7 +14,7 @@ func TestSetReplaces(t *testing.T) { forEachBackend(t, testSetReplaces) }
 
 func testSetReplaces(t *testing.T, b backend) {
 	ctx := context.Background()
-	j, closeDB := b.openJournal(t, b.place(t))
+	j, closeDB := b.openJournal(t, b.Place(t))
 	defer closeDB()
 	if _, err := j.Recorded(ctx, "meta", "embedder"); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("Recorded before Set: %v; want ErrNotFound", err)

@@ -43,9 +43,9 @@ func testRacingObservers(t *testing.T, b backend) {
 	})
 	src := &memSource{}
 	src.add("t", 10, user("I live in Porto"), assistant("Noted"), user("My cat is Mia"), assistant("Nice"))
-	place := b.place(t)
+	place := b.Place(t)
 	app := ""
-	if b.name == "postgres" {
+	if b.Name == "postgres" {
 		app = fmt.Sprintf("mnemo-observe-race-%d", time.Now().UnixNano())
 		place += "&application_name=" + app
 	}
@@ -144,7 +144,7 @@ func testInvalidateAcrossConnections(t *testing.T, b backend) {
 	f := newFakeModel(t, scripted)
 	src := &memSource{}
 	src.add("t", 10, user("a"), assistant("b"), user("c"), assistant("d"), user("e"), assistant("f"))
-	place := b.place(t)
+	place := b.Place(t)
 	cfg := observe.Config{Threshold: 20, ChunkTokens: 20, RecentN: -1}
 	e1, e2 := b.openEnv(t, place, src, f.model(t), cfg), b.openEnv(t, place, src, f.model(t), cfg)
 	res, err := e1.obs.Observe(ctx, "t", observe.Options{NoReflect: true})
@@ -215,7 +215,7 @@ func testInvalidateAcrossConnections(t *testing.T, b backend) {
 func TestEntomb(t *testing.T) { forEachBackend(t, testEntomb) }
 
 func testEntomb(t *testing.T, b backend) {
-	e := b.openEnv(t, b.place(t), &memSource{}, newFakeModel(t, scripted).model(t), observe.Config{})
+	e := b.openEnv(t, b.Place(t), &memSource{}, newFakeModel(t, scripted).model(t), observe.Config{})
 	for _, r := range [][3]string{{"A", "t1", "r1"}, {"B", "t1", "r2"}, {"C", "t2", "r1"}, {"D", "t3", "r2"}, {"E", "t3", "r3"}} {
 		if _, err := store.Bound(e.db).ExecContext(ctx, `INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, created_at)
 			VALUES (?, ?, ?, 1, 2, 'observation', '', 0)`, r[0], r[1], r[2]); err != nil {
@@ -268,9 +268,9 @@ func testStoreAfterErasure(t *testing.T, b backend) {
 	inner := &memSource{}
 	inner.add("t", 10, user("a"), assistant("b"), user("c"), assistant("d"))
 	src := &signalSource{memSource: inner, read: make(chan struct{}, 8)}
-	place := b.place(t)
+	place := b.Place(t)
 	app := ""
-	if b.name == "postgres" {
+	if b.Name == "postgres" {
 		app = fmt.Sprintf("mnemo-observe-erased-%d", time.Now().UnixNano())
 		place += "&application_name=" + app
 	}
@@ -374,7 +374,7 @@ func testErasureDuringModelCall(t *testing.T, b backend) {
 	})
 	src := &memSource{}
 	src.add("t", 10, user("a"), assistant("b"), user("c"), assistant("d"), user("e"), assistant("f"))
-	place := b.place(t)
+	place := b.Place(t)
 	cfg := observe.Config{Threshold: 1, ChunkTokens: 1000, RecentN: -1}
 	e1, e2 := b.openEnv(t, place, src, f.model(t), cfg), b.openEnv(t, place, src, f.model(t), cfg)
 	observed := make(chan error, 1)

@@ -132,7 +132,7 @@ type env struct {
 // another process's).
 func (b backend) openEnv(t *testing.T, path string, src *memSource, m observe.Model, cfg observe.Config) *env {
 	t.Helper()
-	db, err := b.open(context.Background(), path)
+	db, err := b.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

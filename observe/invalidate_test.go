@@ -17,7 +17,7 @@ func testInvalidate(t *testing.T, b backend) {
 	src := &memSource{}
 	src.add("t", 10, user("a"), assistant("b"), user("c"), assistant("d"), user("e"), assistant("f"))
 	src.add("u", 10, user("other thread"), assistant("ok"))
-	e := b.openEnv(t, b.place(t), src, f.model(t), observe.Config{Threshold: 20, ChunkTokens: 20, RecentN: -1})
+	e := b.openEnv(t, b.Place(t), src, f.model(t), observe.Config{Threshold: 20, ChunkTokens: 20, RecentN: -1})
 	res, err := e.obs.Observe(ctx, "t", observe.Options{Force: true})
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ func testObserverSkipsPendingTurn(t *testing.T, b backend) {
 	src := &memSource{}
 	src.add("t", 50, user("I live in Porto"), assistant("Noted"), user("PENDING first"), user("PENDING second"),
 		call("c1", "lookup"), result("c1", "PENDING result"))
-	e := b.openEnv(t, b.place(t), src, f.model(t), observe.Config{RecentN: -1, Threshold: 1, ChunkTokens: 10000})
+	e := b.openEnv(t, b.Place(t), src, f.model(t), observe.Config{RecentN: -1, Threshold: 1, ChunkTokens: 10000})
 	res, err := e.obs.Observe(ctx, "t", observe.Options{Force: true, NoReflect: true})
 	if err != nil {
 		t.Fatal(err)

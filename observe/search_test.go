@@ -11,7 +11,7 @@ import (
 func TestSearch(t *testing.T) { forEachBackend(t, testSearch) }
 
 func testSearch(t *testing.T, b backend) {
-	e := b.openEnv(t, b.place(t), &memSource{}, newFakeModel(t, scripted).model(t), observe.Config{})
+	e := b.openEnv(t, b.Place(t), &memSource{}, newFakeModel(t, scripted).model(t), observe.Config{})
 	for _, r := range []struct {
 		id, thread, resource, content string
 		retired                       bool

@@ -20,7 +20,7 @@ func TestFallbackTokensCountToolCalls(t *testing.T) {
 func testFallbackTokensCountToolCalls(t *testing.T, b backend) {
 	f := newFakeModel(t, scripted)
 	src := &memSource{}
-	e := b.openEnv(t, b.place(t), src, f.model(t), observe.Config{Threshold: 5000, RecentN: -1})
+	e := b.openEnv(t, b.Place(t), src, f.model(t), observe.Config{Threshold: 5000, RecentN: -1})
 	args, _ := json.Marshal(map[string]string{"query": strings.Repeat("weather data ", 3100)}) // ~40 KB
 	turns := []observe.Turn{
 		user("what is the weather in Berlin?"),

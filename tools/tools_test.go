@@ -47,7 +47,7 @@ type env struct {
 // newEnv opens a new, empty database of b.
 func (b backend) newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{b: b, path: b.place(t)}
+	e := &env{b: b, path: b.Place(t)}
 	e.open(t)
 	return e
 }
@@ -55,7 +55,7 @@ func (b backend) newEnv(t *testing.T) *env {
 // open (re)opens the database: a simulated restart when called again.
 func (e *env) open(t *testing.T) {
 	t.Helper()
-	db, err := e.b.open(context.Background(), e.path)
+	db, err := e.b.Open(context.Background(), e.path)
 	if err != nil {
 		t.Fatal(err)
 	}

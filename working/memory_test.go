@@ -450,7 +450,7 @@ func TestConcurrentFields(t *testing.T) { forEachBackend(t, testConcurrentFields
 
 func testConcurrentFields(t *testing.T, b backend) {
 	db1, path := b.openDB(t)
-	db2, err := b.open(context.Background(), path)
+	db2, err := b.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +517,7 @@ func testOriginIdempotent(t *testing.T, b backend) {
 	}
 	// Reopen: the same call again (a resumed run) writes nothing.
 	db.Close()
-	db2, err := b.open(ctx, path)
+	db2, err := b.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

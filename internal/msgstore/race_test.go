@@ -64,8 +64,8 @@ func appendOne(ctx context.Context, s *msgstore.Store, thread, id string, held f
 
 // twoStores opens two pools on one new database.
 func twoStores(t *testing.T, b backend) [2]*msgstore.Store {
-	place := b.place(t)
-	return [2]*msgstore.Store{msgstore.New(b.openDB(t, place)), msgstore.New(b.openDB(t, place))}
+	place := b.Place(t)
+	return [2]*msgstore.Store{msgstore.New(b.OpenDB(t, place)), msgstore.New(b.OpenDB(t, place))}
 }
 
 // TestConcurrentAppends: appends to one new thread from connections of

@@ -1,0 +1,78 @@
+package storetest
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/pgstore"
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// Backend is one database a conformance suite runs on.
+type Backend struct {
+	Name    string        // "sqlite" or "postgres": the subtest's name
+	Dialect store.Dialect // the SQL dialect of the databases Open returns
+	// Place returns the location of a new, empty database: a file under
+	// t.TempDir() (SQLite), a DSN on a throwaway schema dropped when t ends
+	// (Postgres; skips t when MNEMO_TEST_POSTGRES is unset).
+	Place func(t *testing.T) string
+	// Open opens (and migrates) the database at place; opening a place
+	// again gives another pool on the same database (a restart, or another
+	// process's pool).
+	Open func(ctx context.Context, place string) (*sql.DB, error)
+}
+
+// Backends are SQLite and Postgres, in that order.
+var Backends = []Backend{
+	{
+		Name:    "sqlite",
+		Dialect: store.SQLite,
+		Place:   func(t *testing.T) string { return filepath.Join(t.TempDir(), "mnemo.db") },
+		Open:    store.Open,
+	},
+	{
+		Name:    "postgres",
+		Dialect: store.Postgres,
+		Place:   func(t *testing.T) string { return pgtest.DSN(t) },
+		Open:    pgstore.OpenDB,
+	},
+}
+
+// ForEach runs test as a subtest per backend.
+func ForEach(t *testing.T, test func(t *testing.T, b Backend)) {
+	t.Helper()
+	for _, b := range Backends {
+		t.Run(b.Name, func(t *testing.T) { test(t, b) })
+	}
+}
+
+// OpenDB opens the database at place, closed when t ends; an error fails t.
+func (b Backend) OpenDB(t *testing.T, place string) *sql.DB {
+	t.Helper()
+	db, err := b.Open(context.Background(), place)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// InTx runs fn in one transaction of db (in db's dialect) and commits it;
+// an error fails t.
+func InTx(t *testing.T, db *sql.DB, fn func(tx *store.Tx) error) {
+	t.Helper()
+	tx, err := store.Begin(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
