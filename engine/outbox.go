@@ -31,14 +31,6 @@ const (
 	outboxDebounce = 20 * time.Millisecond
 )
 
-type outboxRow struct {
-	id       int64
-	op       string
-	message  string
-	resource string
-	attempts int
-}
-
 // backoff returns the retry delay after attempts failures.
 func backoff(attempts int) time.Duration {
 	d := outboxBaseBackoff
@@ -98,7 +90,7 @@ func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
 			return 0, err
 		}
 		err := e.recoverIfDamaged(ctx) // lexical_damage.go
-		var rows []outboxRow
+		var rows []msgstore.OutboxRow
 		if err == nil {
 			rows, err = e.dueOutbox(ctx)
 		}
@@ -123,28 +115,19 @@ func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
 	return max(time.Until(next), 10*time.Millisecond), nil
 }
 
-func (e *Engine) dueOutbox(ctx context.Context) ([]outboxRow, error) {
+func (e *Engine) dueOutbox(ctx context.Context) ([]msgstore.OutboxRow, error) {
 	due, err := e.ms.DueOutbox(ctx, time.Now(), outboxBatch)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	return outboxRows(due), nil
-}
-
-// outboxRows converts the store's outbox rows.
-func outboxRows(due []msgstore.OutboxRow) []outboxRow {
-	var rows []outboxRow
-	for _, r := range due {
-		rows = append(rows, outboxRow{id: r.ID, op: r.Op, message: r.MessageID, resource: r.Resource, attempts: r.Attempts})
-	}
-	return rows
+	return due, nil
 }
 
 // outboxIDs returns the rows' ids.
-func outboxIDs(rows []outboxRow) []int64 {
+func outboxIDs(rows []msgstore.OutboxRow) []int64 {
 	ids := make([]int64, len(rows))
 	for i, r := range rows {
-		ids[i] = r.id
+		ids[i] = r.ID
 	}
 	return ids
 }
@@ -153,14 +136,14 @@ func outboxIDs(rows []outboxRow) []int64 {
 // lexical indexing and embedding. Rows are deleted once done; a failed step
 // is retried with exponential backoff. An embedder failure never holds back
 // lexical indexing: the row becomes an "embed" row.
-func (e *Engine) applyOutbox(ctx context.Context, rows []outboxRow) error {
+func (e *Engine) applyOutbox(ctx context.Context, rows []msgstore.OutboxRow) error {
 	ix := e.idx.index()
 	if ix == nil {
 		return errors.New("engine: indexes are not open")
 	}
-	var dels, index, embed []outboxRow
+	var dels, index, embed []msgstore.OutboxRow
 	for _, r := range rows {
-		switch r.op {
+		switch r.Op {
 		case opDel:
 			dels = append(dels, r)
 		case opEmbed:
@@ -172,7 +155,7 @@ func (e *Engine) applyOutbox(ctx context.Context, rows []outboxRow) error {
 	if len(dels) > 0 {
 		ids := make([]string, len(dels))
 		for i, r := range dels {
-			ids[i] = r.message
+			ids[i] = r.MessageID
 		}
 		if err := ix.Remove(ctx, ids); err != nil {
 			return e.deferRows(ctx, dels, err)
@@ -181,7 +164,7 @@ func (e *Engine) applyOutbox(ctx context.Context, rows []outboxRow) error {
 			return err
 		}
 	}
-	for _, group := range [][]outboxRow{index, embed} {
+	for _, group := range [][]msgstore.OutboxRow{index, embed} {
 		if len(group) == 0 {
 			continue
 		}
@@ -197,10 +180,10 @@ func (e *Engine) applyOutbox(ctx context.Context, rows []outboxRow) error {
 // for the embedder: stored vectors are reused, missing ones are computed
 // afterwards, and when the embedder fails the rows become "embed" rows
 // retried with backoff (lexical now, vector later).
-func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []outboxRow) error {
+func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []msgstore.OutboxRow) error {
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {
-		ids = append(ids, r.message)
+		ids = append(ids, r.MessageID)
 	}
 	msgs, err := e.MessagesByID(ctx, "", ids...)
 	if err != nil {
@@ -211,7 +194,7 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []outboxR
 		docs[i] = docOf(&msgs[i])
 	}
 	x := recall.Indexer{Index: ix, Store: drainedVectors{ms: e.ms, done: outboxIDs(rows)}, Log: e.log}
-	out, err := x.Update(ctx, docs, rows[0].op != opEmbed)
+	out, err := x.Update(ctx, docs, rows[0].Op != opEmbed)
 	switch {
 	case err != nil:
 		return fmt.Errorf("engine: %w", err)
@@ -243,15 +226,15 @@ func (d drainedVectors) PutVectors(ctx context.Context, embedder string, dims in
 // embedFailed records the embedder's failure embedErr (matching
 // recall.ErrEmbed) for the messages owed: their rows are deferred as
 // "embed" rows (they are indexed lexically), the other rows are done.
-func (e *Engine) embedFailed(ctx context.Context, rows []outboxRow, owedIDs []string, embedErr error) error {
+func (e *Engine) embedFailed(ctx context.Context, rows []msgstore.OutboxRow, owedIDs []string, embedErr error) error {
 	e.log.Warn("embedding failed; messages indexed lexically, embedding retried later", "n", len(owedIDs), "err", embedErr)
 	owed := map[string]bool{}
 	for _, id := range owedIDs {
 		owed[id] = true
 	}
-	var done, later []outboxRow
+	var done, later []msgstore.OutboxRow
 	for _, r := range rows {
-		if owed[r.message] {
+		if owed[r.MessageID] {
 			later = append(later, r)
 		} else {
 			done = append(done, r)
@@ -278,7 +261,7 @@ func docOf(m *Message) recall.Doc {
 }
 
 // doneRows deletes finished outbox rows.
-func (e *Engine) doneRows(ctx context.Context, rows []outboxRow) error {
+func (e *Engine) doneRows(ctx context.Context, rows []msgstore.OutboxRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -291,19 +274,19 @@ func (e *Engine) doneRows(ctx context.Context, rows []outboxRow) error {
 // deferRows records a failure: attempts+1, retry after the backoff, and
 // "embed" for rows whose failure was the embedder's. It returns nil so the
 // drain continues with other rows; the failure is logged.
-func (e *Engine) deferRows(ctx context.Context, rows []outboxRow, cause error) error {
+func (e *Engine) deferRows(ctx context.Context, rows []msgstore.OutboxRow, cause error) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	embedOnly := errors.Is(cause, recall.ErrEmbed) || rows[0].op == opEmbed
+	embedOnly := errors.Is(cause, recall.ErrEmbed) || rows[0].Op == opEmbed
 	now := time.Now()
 	ds := make([]msgstore.Deferral, len(rows))
 	for i, r := range rows {
-		op := r.op
+		op := r.Op
 		if op == opIndex && embedOnly {
 			op = opEmbed
 		}
-		ds[i] = msgstore.Deferral{ID: r.id, Op: op, NotBefore: now.Add(backoff(r.attempts + 1))}
+		ds[i] = msgstore.Deferral{ID: r.ID, Op: op, NotBefore: now.Add(backoff(r.Attempts + 1))}
 	}
 	if err := e.ms.DeferOutbox(ctx, ds); err != nil {
 		return fmt.Errorf("engine: %w", err)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
 )
 
@@ -94,7 +95,7 @@ func (e *Engine) drainDeletes(ctx context.Context) (int64, error) {
 	for {
 		e.idx.drainMu.Lock()
 		err := e.recoverIfDamaged(ctx) // lexical_damage.go
-		var rows []outboxRow
+		var rows []msgstore.OutboxRow
 		if err == nil {
 			rows, err = e.dueDeletes(ctx, last)
 		}
@@ -110,12 +111,12 @@ func (e *Engine) drainDeletes(ctx context.Context) (int64, error) {
 
 // dueDeletes reads up to outboxBatch delete rows up to last whose
 // backoff has passed.
-func (e *Engine) dueDeletes(ctx context.Context, last int64) ([]outboxRow, error) {
+func (e *Engine) dueDeletes(ctx context.Context, last int64) ([]msgstore.OutboxRow, error) {
 	due, err := e.ms.DueDeletes(ctx, last, time.Now(), outboxBatch)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	return outboxRows(due), nil
+	return due, nil
 }
 
 // residuePrefix is how much of an erased text the residue check looks

@@ -239,7 +239,7 @@ func (s *Store) CountCalls(ctx context.Context, tx *sql.Tx, q CallQuery) (int, e
 // OutboxRow is one row of the outbox, as stored.
 type OutboxRow struct {
 	ID        int64
-	Op        string // "index" or "delete"
+	Op        string // OpIndex, OpEmbed or OpDelete
 	MessageID string
 	Resource  string
 	Attempts  int
