@@ -63,6 +63,16 @@ func TestAPIFlow(t *testing.T) {
 			t.Fatalf("reused run id: %d %s", r.status, r.body)
 		}
 		h.validate("POST", "/v1/context", r)
+		// Another tenant's run id is refused whatever replaceRun says, and
+		// the problem says so instead of suggesting replaceRun.
+		h.seed("t-bob", "res-bob", bobToken, "bob here", "hi")
+		for _, replace := range []bool{false, true} {
+			r := h.do("POST", "/v1/context", bobToken, map[string]any{"threadId": "t-bob", "runId": "run-1", "replaceRun": replace})
+			p := r.problem(t)
+			if r.status != 409 || p.Field != "runId" || !strings.Contains(p.Detail, "belongs to another conversation") || strings.Contains(p.Detail, "set replaceRun") {
+				t.Fatalf("another tenant's run id, replaceRun %v: %d %s", replace, r.status, r.body)
+			}
+		}
 	})
 
 	t.Run("Runs", func(t *testing.T) {

@@ -122,7 +122,9 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindDiverged, detail: "the store no longer holds what the run used", diffs: de.Differences}
 	case errors.Is(err, engine.ErrConflict):
 		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
-	case errors.Is(err, journal.ErrRunExists), errors.Is(err, journal.ErrRunOwned):
+	case errors.Is(err, journal.ErrRunOwned):
+		return &apiError{kind: kindConflict, field: "runId", detail: "the run id belongs to another conversation; choose another id (replaceRun replaces only a run of this thread)"}
+	case errors.Is(err, journal.ErrRunExists):
 		return &apiError{kind: kindConflict, field: "runId", detail: "the run id already has a memctx record; set replaceRun or choose another id"}
 	case errors.Is(err, engine.ErrNoWorkingMemory):
 		return &apiError{kind: kindNoWM, detail: "this server has no working memory configured"}

@@ -109,7 +109,7 @@ func (t Tenant) RunIDFree(ctx context.Context, id string) error {
 		return err
 	}
 	if !t.Principal.Allows(rec.ResourceID) {
-		return classify(journal.ErrRunExists)
+		return classify(journal.ErrRunOwned)
 	}
 	return nil
 }

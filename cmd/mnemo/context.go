@@ -31,7 +31,7 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	budget := fs.Int("budget", 0, "token budget for recalled turns (0: none)")
 	replace := fs.Bool("replace", false, "replace the memctx record when the run id was used before")
 	asJSON := fs.Bool("json", false, "print {system, messages, tools, memctx} as JSON")
-	rf := addRecallFlags(fs)
+	rf := addRecallFlags(fs, "recall hits before range expansion (0: recall off)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

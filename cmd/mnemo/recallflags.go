@@ -22,9 +22,12 @@ type recallFlags struct {
 	fusion    string
 }
 
-func addRecallFlags(fs *flag.FlagSet) *recallFlags {
+// addRecallFlags defines the recall flags on fs; topKHelp is --top-k's
+// help, which differs between context (0: recall off) and search (0: the
+// default).
+func addRecallFlags(fs *flag.FlagSet, topKHelp string) *recallFlags {
 	f := &recallFlags{}
-	fs.IntVar(&f.topK, "top-k", 0, "recall hits before range expansion (0: recall off)")
+	fs.IntVar(&f.topK, "top-k", 0, topKHelp)
 	fs.StringVar(&f.rng, "range", "0", `message range around each hit: N, or BEFORE,AFTER`)
 	fs.StringVar(&f.scope, "scope", "resource", "recall scope: thread or resource")
 	fs.Float64Var(&f.threshold, "threshold", 0, "minimum cosine similarity on the vector channel (0: none)")

@@ -46,7 +46,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	thread := fs.String("thread", "", "the query's thread (required with --scope thread)")
 	queries := fs.String("queries", "", "JSONL file of {id, resource, thread?, query, filter?}: one JSON line of hits per query")
 	asJSON := fs.Bool("json", false, "print JSON")
-	rf := addRecallFlags(fs)
+	rf := addRecallFlags(fs, fmt.Sprintf("hits before range expansion (0: the default, %d)", recall.DefaultTopK))
 	if err := parse(fs, args); err != nil {
 		return err
 	}
