@@ -117,13 +117,14 @@ func Import(ctx context.Context, e Appender, path string, opt Options) (*Report,
 	}
 	w.rep.Resources, w.rep.Threads = len(w.resources), len(w.threads)
 	if err == nil && w.rep.Messages+w.rep.Duplicates == 0 && w.rep.Skipped > 0 {
-		err = fmt.Errorf("%w: all %d records of %s were malformed as %s (is the format right?)", ErrNothingImported, w.rep.Skipped, name, format)
+		err = fmt.Errorf("%w: all %d records of %s were skipped, each for the reason given above (when every reason is a parse error, the file may not be %s)", ErrNothingImported, w.rep.Skipped, name, format)
 	}
 	return w.rep, err
 }
 
 // ErrNothingImported is returned by Import when a file had records but every
-// one was malformed, which usually means the wrong format was given.
+// one was skipped: malformed (often the wrong format was given), or refused
+// by the engine (another resource's thread, invalid text).
 var ErrNothingImported = errors.New("importer: nothing imported")
 
 // Detect guesses a file's format: ".jsonl"/".ndjson" is JSONL; a JSON array
