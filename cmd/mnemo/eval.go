@@ -38,13 +38,15 @@ func (c *EvalCommand) Run(ctx context.Context, args []string) error {
 	if cfg.Embedder, err = c.embedderNamed(ctx, f.emb); err != nil {
 		return err
 	}
-	cfg.Dir = f.dir
-	if cfg.Dir == "" {
-		if cfg.Dir, err = os.MkdirTemp("", "mnemo-eval-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(cfg.Dir)
+	t, cleanup, err := c.evalTarget(f.dir)
+	if err != nil {
+		return err
 	}
+	defer cleanup()
+	if err := t.apply(&cfg.Store); err != nil {
+		return err
+	}
+	cfg.Backend = t.backend()
 	reports, err := evalrun.Run(ctx, cfg)
 	if err != nil {
 		return err
@@ -67,6 +69,26 @@ func (c *EvalCommand) Run(ctx context.Context, args []string) error {
 		return evalrun.PrintSummary(c.Stdout, reports)
 	}
 	return nil
+}
+
+// evalTarget is where eval ingests: the Postgres database of --db or
+// $MNEMO_DB (the set is imported into it, and reused by the next run),
+// else eval's --dir, else a scratch directory that cleanup removes. The
+// global --dir is not used: eval never writes to the memory there.
+func (c *EvalCommand) evalTarget(dir string) (t target, cleanup func(), err error) {
+	cleanup = func() {}
+	switch {
+	case c.DB != "" && dir != "":
+		return t, cleanup, &targetError{"eval: --dir and --db (or $MNEMO_DB) both choose where the set is ingested; give one"}
+	case c.DB != "":
+		return target{dsn: c.DB}, cleanup, nil
+	case dir != "":
+		return target{dir: dir}, cleanup, nil
+	}
+	if dir, err = os.MkdirTemp("", "mnemo-eval-"); err != nil {
+		return t, cleanup, err
+	}
+	return target{dir: dir}, func() { os.RemoveAll(dir) }, nil
 }
 
 // parse parses the flags of `mnemo eval` and checks their rules.

@@ -54,12 +54,13 @@ func (c *lifecycleConfig) sweepEvery() (time.Duration, error) {
 	return d, nil
 }
 
-// startSweep runs e.Expire every interval of the data directory's
-// lifecycle configuration until the returned stop is called (stop waits
-// for a sweep in progress; it may be called more than once).
-func (m *Main) startSweep(ctx context.Context, e *engine.Engine, log *slog.Logger) func() {
+// startSweep runs e.Expire every interval of mc's lifecycle configuration
+// (the one the engine was opened with; nil means DefaultSweepEvery) until
+// the returned stop is called (stop waits for a sweep in progress; it may
+// be called more than once).
+func (m *Main) startSweep(ctx context.Context, e *engine.Engine, log *slog.Logger, mc *memoryConfig) func() {
 	every := DefaultSweepEvery
-	if mc, err := storedMemoryConfig(m.Dir); err == nil && mc != nil {
+	if mc != nil {
 		every, _ = mc.Lifecycle.sweepEvery()
 	}
 	if every <= 0 {

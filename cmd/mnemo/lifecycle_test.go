@@ -107,7 +107,7 @@ func TestServeSweep(t *testing.T) {
 	}
 	old.Close()
 	m := &Main{Dir: dir}
-	cfg, err := m.engineConfig(ctx, dir, nil, false)
+	cfg, err := m.engineConfig(ctx, target{dir: dir}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,11 @@ func TestServeSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	stop := m.startSweep(ctx, e, slog.New(slog.DiscardHandler))
+	mc, err := storedMemoryConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := m.startSweep(ctx, e, slog.New(slog.DiscardHandler), mc)
 	defer stop()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -4,9 +4,11 @@
 //
 // Usage:
 //
-//	mnemo [--dir DIR] COMMAND [flags] [args]
+//	mnemo [--dir DIR | --db URL] COMMAND [flags] [args]
 //
-// The data directory comes from --dir, else $MNEMO_DIR, else ./mnemo-data.
+// The memory lives in Postgres when --db (else $MNEMO_DB) gives a
+// postgres:// URL, otherwise in the data directory from --dir, else
+// $MNEMO_DIR, else ./mnemo-data.
 // Usage errors print a hint and exit 2; other errors exit 1. SIGINT
 // (Ctrl-C) and SIGTERM cancel the command, which stops within a few seconds
 // with exit code 130 or 143.
@@ -49,8 +51,12 @@ type Main struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 
-	// Dir is the data directory chosen by --dir, $MNEMO_DIR or the default.
+	// Dir is the data directory chosen by --dir, $MNEMO_DIR or the default;
+	// "" when DB is set.
 	Dir string
+	// DB is the Postgres URL chosen by --db or $MNEMO_DB; "" means the data
+	// directory Dir (chooseTarget decides).
+	DB string
 	// Embedder names the embedder chosen by --embedder or $MNEMO_EMBEDDER;
 	// "" or "auto" means the default (use-lite when installed, else hash-384).
 	Embedder string
@@ -110,6 +116,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("mnemo", flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	dir := fs.String("dir", "", "data directory (default $MNEMO_DIR or "+engine.DefaultDir+")")
+	db := fs.String("db", "", "Postgres URL, postgres://USER:PASSWORD@HOST:PORT/DATABASE, instead of a data directory (default $MNEMO_DB)")
 	emb := fs.String("embedder", "", "embedder: auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto: use-lite when installed, else hash-384)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() { m.usageTo(m.Stderr) }
@@ -122,15 +129,14 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		}
 		return 2
 	}
-	m.Dir, m.Embedder = *dir, *emb
+	t, err := chooseTarget(*dir, *db, m.Getenv)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "mnemo: %v\n", err)
+		return 2
+	}
+	m.Dir, m.DB, m.Embedder = t.dir, t.dsn, *emb
 	if m.Embedder == "" {
 		m.Embedder = m.Getenv("MNEMO_EMBEDDER")
-	}
-	if m.Dir == "" {
-		m.Dir = m.Getenv("MNEMO_DIR")
-	}
-	if m.Dir == "" {
-		m.Dir = engine.DefaultDir
 	}
 	if !knownEmbedder(m.Embedder, true) {
 		fmt.Fprintf(m.Stderr, "mnemo: unknown embedder %q (from --embedder or $MNEMO_EMBEDDER; want auto, %s)\n", m.Embedder, embedderNames)
@@ -173,12 +179,18 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 // hint; a flag value the engine or recall refused gets one here), 1
 // otherwise.
 func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
+	if err != nil && m.DB != "" {
+		err = &scrubbedError{err, scrubDSN(err.Error(), m.DB)}
+	}
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errUsage):
+		return 2
+	case errors.As(err, new(*targetError)):
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
 		return 2
 	case errors.Is(err, engine.ErrInvalidInput), errors.Is(err, recall.ErrInvalidOptions), errors.Is(err, recall.ErrInvalidFilter):
 		// A flag's value broke a rule: a usage error.
@@ -205,7 +217,7 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 // usageTo writes the command list to w: standard output when help was
 // asked for, standard error after a usage error.
 func (m *Main) usageTo(w io.Writer) {
-	fmt.Fprintf(w, "usage: mnemo [--dir DIR] [--embedder NAME] COMMAND [flags] [args]\n\ncommands:\n")
+	fmt.Fprintf(w, "usage: mnemo [--dir DIR | --db URL] [--embedder NAME] COMMAND [flags] [args]\n\ncommands:\n")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
@@ -214,6 +226,6 @@ func (m *Main) usageTo(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintf(w, "\nglobal flags:\n  --dir DIR        data directory (default $MNEMO_DIR, else %s)\n  --embedder NAME  auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto)\n  --version        print the version\n", engine.DefaultDir)
+	fmt.Fprintf(w, "\nglobal flags:\n  --dir DIR        data directory (default $MNEMO_DIR, else %s)\n  --db URL         Postgres instead of a data directory: postgres://USER:PASSWORD@HOST:PORT/DATABASE (default $MNEMO_DB)\n  --embedder NAME  auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto)\n  --version        print the version\n", engine.DefaultDir)
 	fmt.Fprintf(w, "\nRun 'mnemo help COMMAND' (or 'mnemo COMMAND -h') for a command's flags.\n")
 }

@@ -48,9 +48,13 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	e, err := engine.Open(ctx, engine.Config{Dir: c.Dir, Holder: c.holder(), RecentN: *recent, Observe: &engine.ObserveConfig{
+	cfg := engine.Config{Holder: c.holder(), RecentN: *recent, Observe: &engine.ObserveConfig{
 		Model: model, Threshold: *threshold, ReflectThreshold: *reflect,
-	}})
+	}}
+	if err := c.target().apply(&cfg); err != nil {
+		return err
+	}
+	e, err := engine.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -30,27 +30,34 @@ func (m *Main) holder() string {
 	return strings.TrimSpace("mnemo " + m.command)
 }
 
-// open opens the engine on the data directory. Stored observations are
-// rendered into contexts (render-only: no model is called; mnemo observe
-// runs the observer).
+// target is where the command's memory lives (chooseTarget decided it
+// from --db, $MNEMO_DB, --dir and $MNEMO_DIR).
+func (m *Main) target() target { return target{dir: m.Dir, dsn: m.DB} }
+
+// open opens the engine on the chosen data directory or Postgres database.
+// Stored observations are rendered into contexts (render-only: no model is
+// called; mnemo observe runs the observer).
 func (m *Main) open(ctx context.Context) (*engine.Engine, error) {
-	return m.openAt(ctx, m.Dir)
+	return m.openObserved(ctx, m.target(), nil)
 }
 
 // openAt opens the engine on dir with the chosen embedder and the
 // directory's stored memory configuration (mnemo.json, written by mnemo
 // serve --config). It fails at once when mnemo serve holds dir.
 func (m *Main) openAt(ctx context.Context, dir string) (*engine.Engine, error) {
-	return m.openObserved(ctx, dir, nil)
+	return m.openObserved(ctx, target{dir: dir}, nil)
 }
 
-// openObserved is openAt with the engine's events (engine.Config.Events)
-// sent to events, a buffered channel the caller drains; nil sends none.
-func (m *Main) openObserved(ctx context.Context, dir string, events chan engine.Event) (*engine.Engine, error) {
-	if err := checkNotServed(dir); err != nil {
-		return nil, err
+// openObserved opens the engine on t with the engine's events
+// (engine.Config.Events) sent to events, a buffered channel the caller
+// drains; nil sends none.
+func (m *Main) openObserved(ctx context.Context, t target, events chan engine.Event) (*engine.Engine, error) {
+	if t.dir != "" {
+		if err := checkNotServed(t.dir); err != nil {
+			return nil, err
+		}
 	}
-	cfg, err := m.engineConfig(ctx, dir, nil, false)
+	cfg, err := m.engineConfig(ctx, t, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -58,20 +65,24 @@ func (m *Main) openObserved(ctx context.Context, dir string, events chan engine.
 	return engine.Open(ctx, cfg)
 }
 
-// engineConfig builds the engine configuration of dir: the chosen embedder,
-// then mc (or, when nil, the directory's stored configuration). The
-// observer model is built only withModel (mnemo serve).
-func (m *Main) engineConfig(ctx context.Context, dir string, mc *memoryConfig, withModel bool) (engine.Config, error) {
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return engine.Config{}, fmt.Errorf("%w: %s is a file, not a directory", engine.ErrNotDataDir, dir)
+// engineConfig builds the engine configuration of t: its store, the chosen
+// embedder, then mc (or, when nil, a data directory's stored
+// configuration; a Postgres database stores none). The observer model is
+// built only withModel (mnemo serve).
+func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, withModel bool) (engine.Config, error) {
+	if fi, err := os.Stat(t.dir); t.dir != "" && err == nil && !fi.IsDir() {
+		return engine.Config{}, fmt.Errorf("%w: %s is a file, not a directory", engine.ErrNotDataDir, t.dir)
 	}
 	emb, err := m.embedder(ctx)
 	if err != nil {
 		return engine.Config{}, err
 	}
-	cfg := engine.Config{Dir: dir, Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates(), SwitchEmbedder: m.switchEmbedder}
+	cfg := engine.Config{Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates(), SwitchEmbedder: m.switchEmbedder}
+	if err := t.apply(&cfg); err != nil {
+		return cfg, err
+	}
 	if mc == nil {
-		if mc, err = storedMemoryConfig(dir); err != nil {
+		if mc, err = storedMemoryConfig(t.dir); err != nil {
 			return cfg, fmt.Errorf("stored configuration: %w", err)
 		}
 	}

@@ -57,7 +57,7 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	// own: it is reported from the events the engine published, as Check
 	// reports the damage it finds itself.
 	events := make(chan engine.Event, 64)
-	e, err := c.openObserved(ctx, c.Dir, events)
+	e, err := c.openObserved(ctx, c.target(), events)
 	if err != nil {
 		return err
 	}
@@ -78,6 +78,10 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	if ce != nil {
 		c.printAdvice(ce)
 		return err
+	}
+	if c.DB != "" {
+		fmt.Fprintf(c.Stdout, "ok: every stored message is in both indexes, nothing else is, seqs are gap-free\n")
+		return nil
 	}
 	pragma := "quick_check"
 	if *full {
@@ -127,7 +131,7 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 	case ce.Rebuilt != "" && len(ce.Problems) == 1:
 		fmt.Fprintf(c.Stderr, "The damaged index was moved to %s and rebuilt from the database: nothing is lost, and the next check should pass. Damage that comes back points at the disk. The quarantined copy is removed by the next erasure, or delete it yourself.\n", ce.Rebuilt)
 	case len(ce.Problems) > 0:
-		fmt.Fprintf(c.Stderr, "What to do: run 'mnemo --dir %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", c.Dir)
+		fmt.Fprintf(c.Stderr, "What to do: run 'mnemo %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", c.target().flag())
 	}
 }
 

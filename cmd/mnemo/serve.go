@@ -32,7 +32,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("serve", "")
 	listen := fs.String("listen", DefaultListen, "address to listen on; beyond loopback it needs --tokens")
 	tokensFile := fs.String("tokens", "", `token file: {"tokens":[{"name","token","resources":["r1"] or ["*"],"erase"}]} (README, Serve)`)
-	configFile := fs.String("config", "", "memory configuration (JSON: recall, workingMemory, observe, retention, limits, server); stored in the data directory as "+StoredConfigFile)
+	configFile := fs.String("config", "", "memory configuration (JSON: recall, workingMemory, observe, retention, limits, server); stored in the data directory as "+StoredConfigFile+" (on Postgres not stored: give it to every mnemo serve)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -53,18 +53,24 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer ln.Close()
 	url := "http://" + ln.Addr().String()
-	release, err := lockServe(c.Dir, url)
-	if err != nil {
-		return err
+	if c.DB == "" { // on Postgres any number of processes serve one database
+		release, err := lockServe(c.Dir, url)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
-	defer release()
-	e, maxBody, err := c.openServed(ctx, *configFile)
+	e, mc, err := c.openServed(ctx, *configFile)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
+	var maxBody int64
+	if mc.Server != nil {
+		maxBody = mc.Server.MaxBodyBytes
+	}
 	log := slog.New(slog.NewJSONHandler(c.Stderr, nil))
-	stopSweep := c.startSweep(ctx, e, log) // lifecycle.go: expiry every lifecycle.sweepEvery
+	stopSweep := c.startSweep(ctx, e, log, mc) // lifecycle.go: expiry every lifecycle.sweepEvery
 	defer stopSweep()
 	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: log, MaxBodyBytes: maxBody, Version: version(),
 		Mount: map[string]func(*server.Principal) http.Handler{
@@ -77,7 +83,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.Stderr, "mnemo serve: listening on %s (data %s); API %s/v1, MCP %s/mcp, inspector %s/ui/, document %s/openapi.json\n", url, c.Dir, url, url, url, url)
+	fmt.Fprintf(c.Stderr, "mnemo serve: listening on %s (data %s); API %s/v1, MCP %s/mcp, inspector %s/ui/, document %s/openapi.json\n", url, c.target(), url, url, url, url)
 	if tokens == nil {
 		fmt.Fprintf(c.Stderr, "mnemo serve: no --tokens: every request acts as the operator (all resources, erasure); listening on loopback only\n")
 	}
@@ -115,9 +121,13 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// openServed opens the engine with the --config file (validated and then
+// openServed opens the engine with the --config file, returned (never
+// nil), (validated and then
 // stored in the data directory) or the directory's stored configuration.
-func (c *ServeCommand) openServed(ctx context.Context, configFile string) (*engine.Engine, int64, error) {
+// On Postgres the file is not stored (there is no directory, and each
+// serving process may run with its own); working memory's configuration
+// is stored in the database either way.
+func (c *ServeCommand) openServed(ctx context.Context, configFile string) (*engine.Engine, *memoryConfig, error) {
 	var mc *memoryConfig
 	var err error
 	if configFile != "" {
@@ -126,36 +136,32 @@ func (c *ServeCommand) openServed(ctx context.Context, configFile string) (*engi
 		mc, err = storedMemoryConfig(c.Dir)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	if mc == nil {
 		mc = &memoryConfig{}
 	}
-	cfg, err := c.engineConfig(ctx, c.Dir, mc, true)
+	cfg, err := c.engineConfig(ctx, c.target(), mc, true)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	e, err := engine.Open(ctx, cfg)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	if cfg.WorkingMemory != nil {
 		if _, err := e.WorkingMemory(); err != nil { // a bad schema fails now, not on the first request
 			e.Close()
-			return nil, 0, err
+			return nil, nil, err
 		}
 	}
-	if configFile != "" {
+	if configFile != "" && c.DB == "" {
 		if err := mc.store(c.Dir); err != nil {
 			e.Close()
-			return nil, 0, fmt.Errorf("store the configuration: %w", err)
+			return nil, nil, fmt.Errorf("store the configuration: %w", err)
 		}
 	}
-	var maxBody int64
-	if mc.Server != nil {
-		maxBody = mc.Server.MaxBodyBytes
-	}
-	return e, maxBody, nil
+	return e, mc, nil
 }
 
 // warnOpenTokenFile warns when the token file is readable or writable by

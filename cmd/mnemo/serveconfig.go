@@ -139,8 +139,12 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 // has no working memory: that configuration is stored with the states in
 // the database (working.SaveConfig, when an engine opens with one), where
 // an application's engine.Config.WorkingMemory lands too, and the engine
-// uses it when the command configures none.
+// uses it when the command configures none. A Postgres database (dir "")
+// stores none: each mnemo serve takes its --config.
 func storedMemoryConfig(dir string) (*memoryConfig, error) {
+	if dir == "" {
+		return nil, nil
+	}
 	c, err := readMemoryConfig(filepath.Join(dir, StoredConfigFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

@@ -26,9 +26,13 @@ var Modes = []recall.Mode{recall.ModeLexical, recall.ModeVector, recall.ModeHybr
 type Config struct {
 	Path string       // the benchmark file
 	Set  *evalset.Set // its questions (evalset.Load of Path)
-	// Dir is the data directory to ingest into; one that already holds the
-	// set is reused (the import finds every message stored).
-	Dir      string
+	// Store says where to ingest: engine.Config's Dir (a data directory)
+	// or its Postgres database; Run adds Embedder and RecallTuning. A
+	// store that already holds the set is reused (the import finds every
+	// message stored).
+	Store engine.Config
+	// Backend names the store in the report: "sqlite" or "postgres".
+	Backend  string
 	Embedder recall.Embedder
 	Tuning   recall.Tuning
 	Modes    []recall.Mode // each searched on the one ingest
@@ -48,6 +52,7 @@ type Report struct {
 	Fusion    string                                `json:"fusion,omitempty"`
 	Range     recall.Range                          `json:"range"`
 	Embedder  string                                `json:"embedder"`
+	Backend   string                                `json:"backend"`
 	Tuning    recall.Tuning                         `json:"tuning"`
 	Questions int                                   `json:"questions"`
 	Skipped   int                                   `json:"skipped"`
@@ -82,10 +87,12 @@ type IngestStats struct {
 	PerSecond     float64 `json:"messagesPerSecond"`
 }
 
-// Run opens an engine on cfg.Dir, ingests cfg.Path and returns one report
-// per mode, in cfg.Modes order.
+// Run opens an engine on cfg.Store, ingests cfg.Path and returns one
+// report per mode, in cfg.Modes order.
 func Run(ctx context.Context, cfg Config) ([]*Report, error) {
-	e, err := engine.Open(ctx, engine.Config{Dir: cfg.Dir, Embedder: cfg.Embedder, RecallTuning: cfg.Tuning})
+	ec := cfg.Store
+	ec.Embedder, ec.RecallTuning = cfg.Embedder, cfg.Tuning
+	e, err := engine.Open(ctx, ec)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +121,7 @@ func Run(ctx context.Context, cfg Config) ([]*Report, error) {
 	for _, md := range cfg.Modes {
 		opts := recall.Options{Scope: recall.ScopeResource, Mode: md, Fusion: cfg.Fusion, MessageRange: cfg.Range}
 		out := &Report{
-			File: cfg.Path, Format: cfg.Set.Format, Mode: string(md), Fusion: opts.Fusion, Range: cfg.Range, Embedder: cfg.Embedder.ID(), Tuning: cfg.Tuning,
+			File: cfg.Path, Format: cfg.Set.Format, Mode: string(md), Fusion: opts.Fusion, Range: cfg.Range, Embedder: cfg.Embedder.ID(), Backend: cfg.Backend, Tuning: cfg.Tuning,
 			Questions: len(cfg.Set.Questions), Skipped: cfg.Set.Skipped, Counts: map[string]int{}, ks: cfg.KS,
 			Ingest:      IngestStats{Messages: rep.Messages, Seconds: took, ImportSeconds: imported, PerSecond: float64(rep.Messages) / took},
 			perQuestion: perQuestion,

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// target is where a command's memory lives: a data directory (the embedded
+// SQLite backend) or a Postgres database. Exactly one of dir and dsn is set.
+type target struct {
+	dir string // the data directory; "" on Postgres
+	dsn string // a postgres:// or postgresql:// URL; "" for a directory
+}
+
+// targetError is a --db, $MNEMO_DB or --dir choice that cannot be
+// honoured: a usage error (exit 2) whose message names the flag or
+// variable and never the DSN's password.
+type targetError struct{ msg string }
+
+func (e *targetError) Error() string { return e.msg }
+
+// targetErrorf returns a *targetError.
+func targetErrorf(format string, args ...any) error {
+	return &targetError{fmt.Sprintf(format, args...)}
+}
+
+// chooseTarget decides, in one place, where every command's memory lives:
+// --db (dbFlag), else $MNEMO_DB, else the data directory (--dir, else
+// $MNEMO_DIR, else engine.DefaultDir). dirFlag is --dir as given ("" when
+// absent). --db must be a postgres:// or postgresql:// URL; --db with
+// --dir, and $MNEMO_DB with --dir, are refused rather than one silently
+// overriding the other (unset MNEMO_DB to use a directory). Errors are
+// *targetError.
+func chooseTarget(dirFlag, dbFlag string, getenv func(string) string) (target, error) {
+	dsn, from := dbFlag, "--db"
+	if dsn == "" {
+		dsn, from = getenv("MNEMO_DB"), "$MNEMO_DB"
+	}
+	if dsn == "" {
+		dir := dirFlag
+		if dir == "" {
+			dir = getenv("MNEMO_DIR")
+		}
+		if dir == "" {
+			dir = engine.DefaultDir
+		}
+		return target{dir: dir}, nil
+	}
+	if dirFlag != "" {
+		if from == "--db" {
+			return target{}, targetErrorf("--db and --dir both choose where the memory lives; give one")
+		}
+		return target{}, targetErrorf("--dir and $MNEMO_DB both choose where the memory lives; give one (unset MNEMO_DB to use a data directory)")
+	}
+	if err := checkDSN(dsn); err != nil {
+		return target{}, targetErrorf("%s: %v", from, err)
+	}
+	return target{dsn: dsn}, nil
+}
+
+// checkDSN checks that dsn is a Postgres URL that pgx can parse. Its
+// messages never repeat the password.
+func checkDSN(dsn string) error {
+	scheme, _, ok := strings.Cut(dsn, "://")
+	if !ok || (!strings.EqualFold(scheme, "postgres") && !strings.EqualFold(scheme, "postgresql")) {
+		return fmt.Errorf("want a Postgres URL, postgres://USER:PASSWORD@HOST:PORT/DATABASE (a data directory is chosen with --dir)")
+	}
+	if _, err := url.Parse(dsn); err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error repeats the URL, password and all
+		}
+		return fmt.Errorf("not a valid URL: %v", err)
+	}
+	if _, err := pgconn.ParseConfig(dsn); err != nil {
+		return fmt.Errorf("not a valid Postgres URL: %s", scrubDSN(err.Error(), dsn))
+	}
+	return nil
+}
+
+// redactDSN returns dsn with its password, in the user part or in a
+// password parameter, replaced by xxxxx: the form every message prints.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://(unreadable URL)"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// dsnPassword returns dsn's password ("" when it has none).
+func dsnPassword(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return ""
+	}
+	if p, ok := u.User.Password(); ok {
+		return p
+	}
+	return u.Query().Get("password")
+}
+
+// scrubDSN removes dsn and its password from s (a message about to be
+// printed), in case a library repeated them: the DSN becomes its redacted
+// form and the password xxxxx.
+func scrubDSN(s, dsn string) string {
+	if dsn == "" {
+		return s
+	}
+	s = strings.ReplaceAll(s, dsn, redactDSN(dsn))
+	if p := dsnPassword(dsn); p != "" {
+		s = strings.ReplaceAll(s, p, "xxxxx")
+		if esc := url.QueryEscape(p); esc != p {
+			s = strings.ReplaceAll(s, esc, "xxxxx")
+		}
+		if esc := url.PathEscape(p); esc != p {
+			s = strings.ReplaceAll(s, esc, "xxxxx")
+		}
+	}
+	return s
+}
+
+// String names the target for messages: the data directory, or the
+// redacted DSN.
+func (t target) String() string {
+	if t.dsn != "" {
+		return redactDSN(t.dsn)
+	}
+	return t.dir
+}
+
+// flag is the global flag that names t in a command to run: --dir DIR, or
+// --db with the redacted DSN (the password is left for the reader to put
+// back).
+func (t target) flag() string {
+	if t.dsn != "" {
+		return "--db " + redactDSN(t.dsn)
+	}
+	return "--dir " + t.dir
+}
+
+// backend names t's backend: "postgres" or "sqlite".
+func (t target) backend() string {
+	if t.dsn != "" {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// apply sets cfg's store: Dir, or the Postgres DSN.
+func (t target) apply(cfg *engine.Config) error {
+	if t.dsn == "" {
+		cfg.Dir = t.dir
+		return nil
+	}
+	return errNoPostgres
+}
+
+// errNoPostgres is returned until the engine takes a Postgres DSN.
+var errNoPostgres = errors.New("this build of mnemo cannot open Postgres yet (engine.Config has no DSN)")
+
+// scrubbedError is err with its message scrubbed of the DSN's password
+// (scrubDSN); errors.Is and errors.As see err.
+type scrubbedError struct {
+	err error
+	msg string
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }
