@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/internal/tokens"
 )
 
@@ -68,7 +68,7 @@ func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, 
 // dispatch.go): before runs first, after runs once the messages are stored;
 // an error from either rolls the whole append back.
 type appendHooks struct {
-	before, after func(ctx context.Context, tx *sql.Tx, res *AppendResult) error
+	before, after func(ctx context.Context, tx *store.Tx, res *AppendResult) error
 }
 
 // appendWith is Append with hooks in its transaction.
@@ -91,7 +91,7 @@ func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks append
 	}
 	res := &AppendResult{ThreadID: req.ThreadID, Seqs: make([]int64, len(rows)), IDs: make([]string, len(rows))}
 	for attempt := 0; ; attempt++ {
-		err := e.tx(ctx, func(tx *sql.Tx) error {
+		err := e.tx(ctx, func(tx *store.Tx) error {
 			*res = AppendResult{ThreadID: req.ThreadID, Seqs: res.Seqs, IDs: res.IDs}
 			if hooks.before != nil {
 				if err := hooks.before(ctx, tx, res); err != nil {
@@ -223,7 +223,7 @@ func digest(role, content, name, toolCallID string, calls []byte) string {
 
 // appendTx stores rows in the thread inside tx: it reads or creates the
 // thread, stores the rows that are new and updates the thread's counters.
-func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, rows []row, now time.Time, res *AppendResult) error {
+func (e *Engine) appendTx(ctx context.Context, tx *store.Tx, req *AppendRequest, rows []row, now time.Time, res *AppendResult) error {
 	head, err := e.openThread(ctx, tx, req, rows, now, res)
 	if err != nil {
 		return err
@@ -256,7 +256,7 @@ func (e *Engine) appendTx(ctx context.Context, tx *sql.Tx, req *AppendRequest, r
 // openThread reads the thread's head, creating the thread when it is new
 // (res.Created). It refuses another resource's thread, and returns an
 // *expiredError for a thread whose idle lifetime has run out.
-func (e *Engine) openThread(ctx context.Context, tx *sql.Tx, req *AppendRequest, rows []row, now time.Time, res *AppendResult) (msgstore.ThreadHead, error) {
+func (e *Engine) openThread(ctx context.Context, tx *store.Tx, req *AppendRequest, rows []row, now time.Time, res *AppendResult) (msgstore.ThreadHead, error) {
 	head, ok, err := e.ms.ThreadHead(ctx, tx, req.ThreadID)
 	switch {
 	case err != nil:
@@ -289,7 +289,7 @@ func (e *Engine) openThread(ctx context.Context, tx *sql.Tx, req *AppendRequest,
 // (or repeated in rows) must be the same message: same digest and
 // metadata, same thread; it reports its stored seq. It returns the new
 // last seq and the bytes stored.
-func (e *Engine) storeRows(ctx context.Context, tx *sql.Tx, thread string, head msgstore.ThreadHead, rows []row, now time.Time, res *AppendResult) (lastSeq, added int64, err error) {
+func (e *Engine) storeRows(ctx context.Context, tx *store.Tx, thread string, head msgstore.ThreadHead, rows []row, now time.Time, res *AppendResult) (lastSeq, added int64, err error) {
 	// Statements prepared once per connection (store.Stmts), not per call.
 	ap, err := e.ms.Appender(ctx, tx)
 	if err != nil {

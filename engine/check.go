@@ -77,7 +77,9 @@ func (e *Engine) Check(ctx context.Context) error {
 	return e.CheckWith(ctx, CheckOptions{})
 }
 
-// CheckWith verifies the database and its derived indexes. First SQLite's
+// CheckWith verifies the database and its derived indexes. On Postgres
+// (Config.Postgres) the file checks do not apply: see checkPostgres. First
+// SQLite's
 // own integrity check runs on the database file (quick_check, or
 // integrity_check with opts.Full; the full one also runs when the quick one
 // passed but the indexes disagree with the database); its findings go to
@@ -95,6 +97,9 @@ func (e *Engine) Check(ctx context.Context) error {
 func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 	if err := e.checkOpen(); err != nil {
 		return err
+	}
+	if e.onPostgres() {
+		return e.checkPostgres(ctx) // check_postgres.go
 	}
 	dbProblems, err := e.integrityCheck(ctx, opts.Full)
 	if err != nil {
@@ -207,6 +212,9 @@ func (e *Engine) checkDerived(ctx context.Context, add func(string, ...any)) (re
 	stored, err := e.ms.MessageIDs(ctx)
 	if err != nil {
 		return "", fmt.Errorf("engine: check: %w", err)
+	}
+	if e.onPostgres() {
+		return "", e.checkPostgresDerived(ctx, stored, add) // check_postgres.go
 	}
 	ix := e.idx.index()
 	if ix == nil {

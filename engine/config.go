@@ -35,8 +35,22 @@ const (
 // Config configures Open. The zero value of every field means its default;
 // Open copies the config, so later changes to it have no effect.
 type Config struct {
-	// Dir is the data directory, created 0700 when missing. Required.
+	// Dir is the data directory, created 0700 when missing. Required
+	// unless Postgres is set, and then it must be empty.
 	Dir string
+
+	// Postgres, when set, is the DSN of a Postgres database (with the
+	// pgvector extension) that holds the whole memory instead of a data
+	// directory: a URL "postgres://user:password@host:port/db?sslmode=…"
+	// or keyword/value pairs ("host=… dbname=…"), as libpq and pgx accept;
+	// search_path selects the schema mnemo's tables live in. Open creates
+	// and migrates the tables (once, when several processes open at once).
+	// The engine process then keeps no state of its own: several processes
+	// on one database serve the same resources at once. Dir must be empty
+	// (both set: a *ValidationError naming them); MustExist, Holder and
+	// LockWait do not apply (there is no directory nor lock file), and
+	// Engine.Dir returns "". Empty means the SQLite database in Dir.
+	Postgres string
 
 	// RecentN is the recent-window size LoadContext uses when a request
 	// leaves it zero. Zero means DefaultRecentN.
@@ -130,17 +144,20 @@ type Config struct {
 	// MustExist makes Open refuse, creating nothing, a Dir that does not
 	// exist or holds no database (DatabaseFile): ErrNotDataDir. Tools that
 	// only read set it, so that a mistyped path is an error rather than a
-	// new, empty memory. False means Open creates what is missing.
+	// new, empty memory. False means Open creates what is missing. It does
+	// not apply to Postgres.
 	MustExist bool
 
 	// Holder names this process in the data directory's lock file
 	// (LockFile), which a second process refused by Open reports, e.g.
-	// "mnemo serve". Empty means the program's file name.
+	// "mnemo serve". Empty means the program's file name. Not used on
+	// Postgres.
 	Holder string
 
 	// LockWait is how long Open waits for another process to release the
 	// data directory before it returns a *LockedError (ErrLocked). Zero
-	// means DefaultLockWait; negative means not at all.
+	// means DefaultLockWait; negative means not at all. Not used on
+	// Postgres, where processes share the database.
 	LockWait time.Duration
 
 	// Logger receives operational logs. Nil means slog.DiscardHandler.

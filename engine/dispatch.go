@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/internal/tokens"
 	"github.com/mnemo-go/mnemo/journal"
 )
@@ -110,7 +110,8 @@ func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatc
 	}
 	defer leave()
 	var existed bool
-	before := func(ctx context.Context, tx *sql.Tx, _ *AppendResult) error {
+	before := func(ctx context.Context, tx *store.Tx, _ *AppendResult) error {
+		existed = false // a retried transaction (store.RunTx) reads it again
 		// The run is claimed first: another thread's run is refused before
 		// anything of its dispatches is read. A claim that the append then
 		// refuses (another resource's thread) is rolled back with it.
@@ -129,7 +130,7 @@ func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatc
 		existed = true
 		return nil
 	}
-	after := func(ctx context.Context, tx *sql.Tx, res *AppendResult) error {
+	after := func(ctx context.Context, tx *store.Tx, res *AppendResult) error {
 		if existed {
 			return nil
 		}
@@ -256,11 +257,11 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 		content = "Error: " + s.Error
 	}
 	msg := Message{ID: derivedID("dispatch-result-", s.RunID, s.CallID), Role: RoleTool, ToolCallID: s.CallID, Name: d.Name, Content: content}
-	before := func(ctx context.Context, tx *sql.Tx, _ *AppendResult) error {
+	before := func(ctx context.Context, tx *store.Tx, _ *AppendResult) error {
 		_, err := e.ownDispatch(ctx, tx, s) // again, inside the transaction: an erasure may have committed since
 		return err
 	}
-	after := func(ctx context.Context, tx *sql.Tx, res *AppendResult) error {
+	after := func(ctx context.Context, tx *store.Tx, res *AppendResult) error {
 		if res.Stored == 0 {
 			return nil // settled before with this very outcome
 		}

@@ -33,7 +33,7 @@ const metaEmbedder = "embedder"
 // Config.SwitchEmbedder is false, or when the recorded embedder cannot be
 // loaded without being given.
 type EmbedderMismatchError struct {
-	Dir       string
+	Dir       string // the data directory; "" on Postgres
 	Recorded  string // the directory's embedder id
 	Requested string // Config.Embedder's id; "" when none was given
 	Cause     error  // why the recorded embedder could not be loaded, or nil
@@ -42,11 +42,19 @@ type EmbedderMismatchError struct {
 // Error implements error and says what to do.
 func (e *EmbedderMismatchError) Error() string {
 	if e.Requested == "" {
-		return fmt.Sprintf("engine: data directory %s was embedded with %s, which cannot be loaded (%v): give it as Config.Embedder (CLI: --embedder), or re-embed with another one (CLI: mnemo --embedder NAME reindex --vectors)",
-			e.Dir, e.Recorded, e.Cause)
+		return fmt.Sprintf("engine: %s was embedded with %s, which cannot be loaded (%v): give it as Config.Embedder (CLI: --embedder), or re-embed with another one (CLI: mnemo --embedder NAME reindex --vectors)",
+			e.where(), e.Recorded, e.Cause)
 	}
-	return fmt.Sprintf("engine: data directory %s was embedded with %s, not %s: open it with %s (CLI: leave --embedder out), or re-embed every message with %s (CLI: mnemo --embedder %s reindex --vectors; library: Config.SwitchEmbedder)",
-		e.Dir, e.Recorded, e.Requested, e.Recorded, e.Requested, cliName(e.Requested))
+	return fmt.Sprintf("engine: %s was embedded with %s, not %s: open it with %s (CLI: leave --embedder out), or re-embed every message with %s (CLI: mnemo --embedder %s reindex --vectors; library: Config.SwitchEmbedder)",
+		e.where(), e.Recorded, e.Requested, e.Recorded, e.Requested, cliName(e.Requested))
+}
+
+// where names the memory: its data directory, or the Postgres database.
+func (e *EmbedderMismatchError) where() string {
+	if e.Dir == "" {
+		return "the Postgres database"
+	}
+	return "data directory " + e.Dir
 }
 
 // Unwrap returns ErrEmbedderMismatch.

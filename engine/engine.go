@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
@@ -26,6 +27,7 @@ type Engine struct {
 	cfg      Config
 	dir      string
 	db       *sql.DB
+	pool     *pgxpool.Pool   // the Postgres pool db runs on; nil on SQLite
 	ms       *msgstore.Store // the message tables' owner
 	journal  *journal.Journal
 	redactor Redactor
@@ -57,13 +59,19 @@ type Engine struct {
 
 // Open opens or creates the memory in cfg.Dir: the directory (0700), the
 // SQLite database (0600, WAL, migrated to the current schema) and the derived
-// indexes, which catch up with the database from the outbox.
+// indexes, which catch up with the database from the outbox. With
+// cfg.Postgres set it opens the memory in that Postgres database instead
+// (openPostgres, postgres.go): no directory, no lock file, no derived index
+// on disk.
 //
 // Open refuses a database written by a newer mnemo (the error wraps
 // store.ErrSchemaTooNew and names the file) and never modifies it.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.Postgres != "" {
+		return openPostgres(ctx, cfg) // postgres.go
+	}
 	if cfg.Dir == "" {
-		return nil, invalid(-1, "Dir", "the data directory is required")
+		return nil, invalid(-1, "Dir", "the data directory is required (or Postgres, a database DSN)")
 	}
 	dir, err := filepath.Abs(cfg.Dir)
 	if err != nil {
@@ -106,10 +114,18 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	return start(ctx, cfg, dir, db, nil)
+}
+
+// start builds the engine on db (SQLite in dir, or Postgres through pool
+// when pool is not nil, dir then ""), opens the indexes and repairs what a
+// crash left. On error it closes db and pool.
+func start(ctx context.Context, cfg Config, dir string, db *sql.DB, pool *pgxpool.Pool) (*Engine, error) {
 	e := &Engine{
 		cfg:      cfg,
 		dir:      dir,
 		db:       db,
+		pool:     pool,
 		ms:       msgstore.New(db),
 		redactor: cfg.Redactor,
 		limits:   cfg.Limits.withDefaults(),
@@ -130,14 +146,20 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 		e.cfg.RecentN = DefaultRecentN
 	}
 	e.journal = journal.New(db, e.now)
-	if err := e.chooseEmbedder(ctx); err != nil { // embedder_record.go
+	closeDB := func() {
 		db.Close()
+		if pool != nil {
+			pool.Close()
+		}
+	}
+	if err := e.chooseEmbedder(ctx); err != nil { // embedder_record.go
+		closeDB()
 		return nil, err
 	}
 	e.bg, e.cancel = context.WithCancel(context.Background())
 	if err := e.openIndexes(ctx); err != nil {
 		e.cancel()
-		db.Close()
+		closeDB()
 		return nil, err
 	}
 	if err := e.repairOnOpen(ctx); err != nil { // repair.go
@@ -163,6 +185,9 @@ func (e *Engine) Close() error {
 		e.cancel()
 		e.wg.Wait()
 		err = errors.Join(e.closeIndexes(), e.db.Close(), e.lock.release())
+		if e.pool != nil {
+			e.pool.Close()
+		}
 	})
 	return err
 }
@@ -183,7 +208,8 @@ func (e *Engine) spawn(fn func()) error {
 	return nil
 }
 
-// Dir returns the absolute path of the data directory.
+// Dir returns the absolute path of the data directory, or "" for an engine
+// on Postgres (Config.Postgres), which has none.
 func (e *Engine) Dir() string { return e.dir }
 
 // Journal returns the run journal (memoized steps, tool applications and
@@ -199,11 +225,14 @@ func (e *Engine) checkOpen() error {
 	}
 }
 
-// tx runs fn in one write transaction: commit when fn returns nil, roll back
-// on error or panic. fn's error is returned as it is.
-func (e *Engine) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// tx runs fn in one write transaction (store.RunTx: a *store.Tx in the
+// database's dialect): commit when fn returns nil, roll back on error or
+// panic. On Postgres a transaction aborted by a deadlock or a serialization
+// failure is run again (store.RunTx), so fn starts from its arguments, not
+// from what an earlier attempt left. fn's error is returned as it is.
+func (e *Engine) tx(ctx context.Context, fn func(tx *store.Tx) error) error {
 	fnFailed := false
-	err := store.RunTx(ctx, e.db, func(tx *sql.Tx) error {
+	err := store.RunTx(ctx, e.db, func(tx *store.Tx) error {
 		err := fn(tx)
 		fnFailed = err != nil
 		return err

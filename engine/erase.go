@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
@@ -216,16 +216,16 @@ type erasure struct {
 // and the others), and the erased owners' ids become tombstones
 // (tombstone.go). The order matters: working memory reads the memctx
 // records before they are scrubbed, and entombing runs last.
-func (e *Engine) eraseTx(ctx context.Context, tx *sql.Tx, kind eraseKind, targets []string, marker string) (*EraseResult, error) {
+func (e *Engine) eraseTx(ctx context.Context, tx *store.Tx, kind eraseKind, targets []string, marker string) (*EraseResult, error) {
 	er, err := selectErasure(ctx, tx, e.ms, kind, targets, e.now().UTC())
 	if err != nil {
 		return nil, err
 	}
-	steps := []func(context.Context, *sql.Tx) error{
+	steps := []func(context.Context, *store.Tx) error{
 		er.deleteRows,             // rows, full results, embeddings, index removals
 		er.forgetSeqs,             // thread counters, seq tombstones
 		er.invalidateObservations, // observations, reflections, memo entries
-		func(ctx context.Context, tx *sql.Tx) error { return e.rebuildWorkingMemory(ctx, tx, er) },
+		func(ctx context.Context, tx *store.Tx) error { return e.rebuildWorkingMemory(ctx, tx, er) },
 		er.scrubMemCtx,    // memctx previews and queries
 		er.deleteThreads,  // deleted threads: row, tombstones, working memory, runs
 		er.deleteResource, // the erased resource's working memory

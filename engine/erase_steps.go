@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/working"
@@ -18,7 +18,7 @@ import (
 // The steps of an erasure transaction (eraseTx, erase.go), in their order.
 
 // selectErasure reads, in tx, what an erasure of kind erases.
-func selectErasure(ctx context.Context, tx *sql.Tx, ms *msgstore.Store, kind eraseKind, targets []string, now time.Time) (*erasure, error) {
+func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind eraseKind, targets []string, now time.Time) (*erasure, error) {
 	er := &erasure{ms: ms, kind: kind, now: now, res: &EraseResult{}, deleted: map[string]bool{}}
 	var err error
 	switch kind {
@@ -66,7 +66,7 @@ func selectErasure(ctx context.Context, tx *sql.Tx, ms *msgstore.Store, kind era
 
 // deleteRows deletes the erased messages' rows, full results, embeddings
 // and dispatches, and queues their index removals.
-func (er *erasure) deleteRows(ctx context.Context, tx *sql.Tx) error {
+func (er *erasure) deleteRows(ctx context.Context, tx *store.Tx) error {
 	ids := make([]string, len(er.msgs))
 	for i, m := range er.msgs {
 		ids[i] = m.ID
@@ -85,7 +85,7 @@ func (er *erasure) deleteRows(ctx context.Context, tx *sql.Tx) error {
 // forgetSeqs updates the counters of the threads that are kept and
 // tombstones their erased seqs (seqs are never reused); it records the
 // lowest erased seq of every touched thread (1 for a deleted one).
-func (er *erasure) forgetSeqs(ctx context.Context, tx *sql.Tx) error {
+func (er *erasure) forgetSeqs(ctx context.Context, tx *store.Tx) error {
 	er.minSeq = map[string]int64{}
 	perThread := map[string]int{}
 	for _, m := range er.msgs {
@@ -118,7 +118,7 @@ func (er *erasure) forgetSeqs(ctx context.Context, tx *sql.Tx) error {
 
 // invalidateObservations invalidates the observations, reflections and
 // memo entries of every touched thread (observe.Invalidate).
-func (er *erasure) invalidateObservations(ctx context.Context, tx *sql.Tx) error {
+func (er *erasure) invalidateObservations(ctx context.Context, tx *store.Tx) error {
 	touched := make([]string, 0, len(er.minSeq))
 	for t := range er.minSeq {
 		touched = append(touched, t)
@@ -137,7 +137,7 @@ func (er *erasure) invalidateObservations(ctx context.Context, tx *sql.Tx) error
 
 // scrubMemCtx scrubs the memctx records of the touched resources
 // (journal.ScrubMemCtx) and collects the runs of the deleted threads.
-func (er *erasure) scrubMemCtx(ctx context.Context, tx *sql.Tx) error {
+func (er *erasure) scrubMemCtx(ctx context.Context, tx *store.Tx) error {
 	for _, r := range er.resources {
 		n, runs, err := journal.ScrubMemCtx(ctx, tx, r, er.texts, er.deleted)
 		if err != nil {
@@ -153,7 +153,7 @@ func (er *erasure) scrubMemCtx(ctx context.Context, tx *sql.Tx) error {
 // tombstones, tool applications, working memory (scope thread), and their
 // runs' tool applications and memctx records (an erased thread leaves no
 // run listing; the run ids stay claimed by a tombstone, tombstone.go).
-func (er *erasure) deleteThreads(ctx context.Context, tx *sql.Tx) error {
+func (er *erasure) deleteThreads(ctx context.Context, tx *store.Tx) error {
 	for _, t := range er.threads {
 		if err := er.ms.DeleteThread(ctx, tx, t); err != nil {
 			return fmt.Errorf("engine: %w", err)
@@ -189,7 +189,7 @@ func (er *erasure) deleteThreads(ctx context.Context, tx *sql.Tx) error {
 // deleteResource deletes every working-memory state an erased resource
 // owns: its scope-resource state and every state bound to it, whatever
 // its key (working.Config.OwnerOf).
-func (er *erasure) deleteResource(ctx context.Context, tx *sql.Tx) error {
+func (er *erasure) deleteResource(ctx context.Context, tx *store.Tx) error {
 	if er.kind != eraseResource {
 		return nil
 	}
@@ -208,7 +208,7 @@ func (er *erasure) deleteResource(ctx context.Context, tx *sql.Tx) error {
 // entomb replaces the erased owners' ids with opaque tombstones wherever a
 // record is kept (entombOwners, tombstone.go); the residue check looks for
 // those ids too.
-func (er *erasure) entomb(ctx context.Context, tx *sql.Tx) error {
+func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 	resource := ""
 	if er.kind == eraseResource {
 		resource = er.target

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // DefaultEraseWait bounds how long an erasure waits for the work in flight
@@ -201,7 +201,7 @@ func (f *fence) await(ctx context.Context, wake <-chan struct{}, timer *time.Tim
 //
 // guard, when not nil, runs first in the transaction; its error rolls the
 // erasure back and is returned.
-func (e *Engine) eraseFenced(ctx context.Context, kind eraseKind, targets []string, guard func(context.Context, *sql.Tx) error) (*EraseResult, error) {
+func (e *Engine) eraseFenced(ctx context.Context, kind eraseKind, targets []string, guard func(context.Context, *store.Tx) error) (*EraseResult, error) {
 	keys, err := e.eraseKeys(ctx, kind, targets)
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ func (e *Engine) eraseFenced(ctx context.Context, kind eraseKind, targets []stri
 		var res *EraseResult
 		var more []string
 		marker := ulid.Make().String()
-		err = e.tx(ctx, func(tx *sql.Tx) error {
+		err = e.tx(ctx, func(tx *store.Tx) error {
 			if guard != nil {
 				if err := guard(ctx, tx); err != nil {
 					return err

@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Lifecycle bounds how long threads live and how much the store holds. The
@@ -54,7 +54,7 @@ func (r row) messageBytes() int64 {
 // in the erasure transaction and may call it off; reason and resource
 // replace EventErased and the resource in the published event.
 type eraseOpts struct {
-	guard    func(ctx context.Context, tx *sql.Tx) error
+	guard    func(ctx context.Context, tx *store.Tx) error
 	reason   EventReason
 	resource string
 }
@@ -115,7 +115,7 @@ func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, tt
 	case ttl < 0:
 		ms = -1
 	}
-	return e.tx(ctx, func(tx *sql.Tx) error {
+	return e.tx(ctx, func(tx *store.Tx) error {
 		owner, err := msgstore.ThreadOwner(ctx, tx, threadID)
 		switch {
 		case errors.Is(err, msgstore.ErrNotFound):
@@ -137,7 +137,7 @@ func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, tt
 // override, when positive) at now. It returns errNotDue when it is not, and
 // ErrThreadNotFound when it is gone already.
 func (e *Engine) eraseIfIdle(ctx context.Context, threadID, resourceID string, now time.Time, override time.Duration, reason EventReason) (*EraseResult, error) {
-	guard := func(ctx context.Context, tx *sql.Tx) error {
+	guard := func(ctx context.Context, tx *store.Tx) error {
 		a, err := e.ms.Idleness(ctx, tx, threadID)
 		if errors.Is(err, msgstore.ErrNotFound) {
 			return fmt.Errorf("%w: %q", ErrThreadNotFound, threadID)

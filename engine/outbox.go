@@ -115,7 +115,12 @@ func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
 	return max(time.Until(next), 10*time.Millisecond), nil
 }
 
+// dueOutbox reads the next batch of due outbox rows; on Postgres it claims
+// them (ClaimOutbox: leased to this drainer, skipped by the others).
 func (e *Engine) dueOutbox(ctx context.Context) ([]msgstore.OutboxRow, error) {
+	if e.onPostgres() {
+		return e.claimOutbox(ctx) // outbox_postgres.go
+	}
 	due, err := e.ms.DueOutbox(ctx, time.Now(), outboxBatch)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -137,6 +142,9 @@ func outboxIDs(rows []msgstore.OutboxRow) []int64 {
 // is retried with exponential backoff. An embedder failure never holds back
 // lexical indexing: the row becomes an "embed" row.
 func (e *Engine) applyOutbox(ctx context.Context, rows []msgstore.OutboxRow) error {
+	if e.onPostgres() {
+		return e.embedRows(ctx, rows) // outbox_postgres.go
+	}
 	ix := e.idx.index()
 	if ix == nil {
 		return errors.New("engine: indexes are not open")

@@ -31,6 +31,15 @@ import (
 // longer known, and Open vacuums unconditionally) and rewritten with VACUUM
 // when any remains.
 func (e *Engine) completeErasures(ctx context.Context, marker string, texts []string) error {
+	if e.onPostgres() {
+		// The transaction removed everything: vectors and lexical entries
+		// went with the rows (cascade). Reclaiming the dead tuples is
+		// VACUUM's, an operator's command.
+		if err := e.journal.ClearErasing(ctx, marker); err != nil {
+			return fmt.Errorf("%w: clear marker: %w", ErrEraseIncomplete, err)
+		}
+		return nil
+	}
 	last, err := e.drainDeletes(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: index removal: %w", ErrEraseIncomplete, err)

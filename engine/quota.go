@@ -2,11 +2,11 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Quota bounds what the store holds. Each bound counts the messages, or
@@ -61,7 +61,7 @@ func (e *Engine) usage(ctx context.Context, q msgstore.Querier, resource string)
 
 // refuseOverQuota returns a *QuotaError when, with what appendTx just
 // stored, resource or the store is over a bound (Quota.Refuse).
-func (e *Engine) refuseOverQuota(ctx context.Context, tx *sql.Tx, resource string) error {
+func (e *Engine) refuseOverQuota(ctx context.Context, tx *store.Tx, resource string) error {
 	q := e.cfg.Lifecycle.Quota
 	if q.resourceBound() {
 		u, err := e.usage(ctx, tx, resource)
@@ -162,7 +162,7 @@ func (e *Engine) evictOne(ctx context.Context, current, resource string, reason 
 		return "", fmt.Errorf("engine: quota: %w", err)
 	}
 	id := a.ThreadID
-	guard := func(ctx context.Context, tx *sql.Tx) error {
+	guard := func(ctx context.Context, tx *store.Tx) error {
 		now, err := e.ms.LastActive(ctx, tx, id)
 		if errors.Is(err, msgstore.ErrNotFound) || (err == nil && now != a.LastActiveMS) {
 			return errNotDue

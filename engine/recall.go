@@ -36,6 +36,8 @@ type indexState struct {
 
 	kick    chan struct{} // wakes the drainer; buffered 1
 	drainMu drainLock     // one drain at a time (drainlock.go)
+
+	pg searcher // the recall search on Postgres (postgres.go); nil on SQLite
 }
 
 func (s *indexState) index() *recall.Index {
@@ -56,6 +58,9 @@ func (e *Engine) embedder() recall.Embedder {
 // rebuilding it from SQLite), starts the outbox drainer on the context Close
 // cancels, and queues a rebuild when the index is behind the store.
 func (e *Engine) openIndexes(ctx context.Context) error {
+	if e.onPostgres() {
+		return e.openPostgresIndexes(ctx) // postgres.go
+	}
 	e.idx.kick = make(chan struct{}, 1)
 	path := filepath.Join(e.dir, LexicalDir)
 	lex, err := recall.OpenLexical(path)
@@ -203,9 +208,15 @@ func (e *Engine) SyncIndexes(ctx context.Context) error {
 // Reindex rebuilds the derived indexes from SQLite: the lexical index
 // directory is recreated and every message indexed again; stored
 // embeddings are reused (reembed deletes the current embedder's first).
+// On Postgres, whose indexes are kept by the transactions that change the
+// rows, it embeds the messages without a stored embedding (every message
+// with reembed) and returns when they are stored.
 func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 	if err := e.checkOpen(); err != nil {
 		return err
+	}
+	if e.onPostgres() {
+		return e.reindexPostgres(ctx, reembed) // postgres.go
 	}
 	if err := e.idx.drainMu.LockCtx(ctx); err != nil {
 		return err
@@ -282,6 +293,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result,
 }
 
 func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, error) {
+	if e.onPostgres() {
+		return e.searchPostgres(ctx, q)
+	}
 	ix := e.idx.index()
 	if ix == nil {
 		return &recall.Result{Retrieval: recall.Unavailable("index closed")}, nil

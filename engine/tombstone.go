@@ -5,12 +5,12 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"slices"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 )
@@ -56,7 +56,7 @@ func (t *tombstones) of(id string) string {
 // tombstones, working memory). The engine holds the key and decides whom
 // to entomb; each table's owner rewrites its rows (journal.EntombThread,
 // observe.EntombThread and the others).
-func entombOwners(ctx context.Context, tx *sql.Tx, ms *msgstore.Store, threads []string, resource string) error {
+func entombOwners(ctx context.Context, tx *store.Tx, ms *msgstore.Store, threads []string, resource string) error {
 	if len(threads) == 0 && resource == "" {
 		return nil
 	}
@@ -119,7 +119,7 @@ func entombOwners(ctx context.Context, tx *sql.Tx, ms *msgstore.Store, threads [
 // then the run ids that spell an erased id (one of named, or the erased
 // resource). When only is not empty, just the rows recorded under
 // resource only are touched (t is not only's own thread).
-func entombThread(ctx context.Context, tx *sql.Tx, en journal.Entomb, t, only string, named []string) error {
+func entombThread(ctx context.Context, tx *store.Tx, en journal.Entomb, t, only string, named []string) error {
 	if err := journal.EntombThread(ctx, tx, en, t, only); err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -32,7 +32,7 @@ import (
 // The states of a resource being erased whole and of deleted threads are
 // not rebuilt: they are deleted afterwards. It adds how many versions were
 // invalidated to the result.
-func (e *Engine) rebuildWorkingMemory(ctx context.Context, tx *sql.Tx, er *erasure) error {
+func (e *Engine) rebuildWorkingMemory(ctx context.Context, tx *store.Tx, er *erasure) error {
 	if len(er.erased) == 0 && len(er.deleted) == 0 {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (e *Engine) wmInitial(mode working.Mode) string {
 // wmTaint decides which working-memory versions an erasure invalidates;
 // runs caches the answer per run id.
 type wmTaint struct {
-	tx          *sql.Tx
+	tx          *store.Tx
 	ms          *msgstore.Store
 	erased      map[string]msgstore.Message
 	texts       journal.Erased // erased, id → content

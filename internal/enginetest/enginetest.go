@@ -10,7 +10,7 @@ import (
 )
 
 // MustOpen opens an engine on a fresh directory under tb.TempDir() (or
-// cfg.Dir), with cfg's other fields kept, except that a nil cfg.Embedder is
+// cfg.Dir, or the database cfg.Postgres names), with cfg's other fields kept, except that a nil cfg.Embedder is
 // hash-384: tests' figures must not depend on the models installed on the
 // machine. When the test ends it drains the index outbox, runs Engine.Check
 // (every stored message in both indexes, nothing orphaned, seqs gap-free),
@@ -18,7 +18,7 @@ import (
 // test closed it).
 func MustOpen(tb testing.TB, cfg engine.Config) *engine.Engine {
 	tb.Helper()
-	if cfg.Dir == "" {
+	if cfg.Dir == "" && cfg.Postgres == "" {
 		cfg.Dir = tb.TempDir()
 	}
 	if cfg.Embedder == nil {

@@ -32,7 +32,7 @@ type ThreadHead struct {
 // one committed: seqs stay unique and gap-free, and a thread is created
 // once. On SQLite the write transaction (BEGIN IMMEDIATE) already
 // serializes every append.
-func (s *Store) ThreadHead(ctx context.Context, tx *sql.Tx, threadID string) (h ThreadHead, ok bool, err error) {
+func (s *Store) ThreadHead(ctx context.Context, tx *store.Tx, threadID string) (h ThreadHead, ok bool, err error) {
 	q := `SELECT resource_id, last_seq, last_active, idle_ttl FROM threads WHERE id = ?`
 	if s.pg() {
 		if err := xactLock(ctx, s.in(tx), threadLock, threadID); err != nil {
@@ -40,7 +40,7 @@ func (s *Store) ThreadHead(ctx context.Context, tx *sql.Tx, threadID string) (h 
 		}
 		q = `SELECT resource_id, last_seq, last_active, idle_ttl FROM threads WHERE id = $1 FOR UPDATE`
 	}
-	st, err := s.stmts.InTx(ctx, tx, q)
+	st, err := s.stmts.InTx(ctx, tx.Tx, q)
 	if err != nil {
 		return h, false, err
 	}
@@ -65,7 +65,7 @@ type NewThread struct {
 }
 
 // CreateThread inserts t inside tx.
-func (s *Store) CreateThread(ctx context.Context, tx *sql.Tx, t NewThread) error {
+func (s *Store) CreateThread(ctx context.Context, tx *store.Tx, t NewThread) error {
 	_, err := s.in(tx).ExecContext(ctx,
 		`INSERT INTO threads (id, resource_id, title, created_at, updated_at, last_active) VALUES (?, ?, ?, ?, ?, ?)`,
 		t.ID, t.ResourceID, t.Title, t.Start.UnixMilli(), t.Start.UnixMilli(), t.Active.UnixMilli())
@@ -84,7 +84,7 @@ type ThreadAdvance struct {
 }
 
 // AdvanceThread applies a inside tx.
-func (s *Store) AdvanceThread(ctx context.Context, tx *sql.Tx, a ThreadAdvance) error {
+func (s *Store) AdvanceThread(ctx context.Context, tx *store.Tx, a ThreadAdvance) error {
 	_, err := s.in(tx).ExecContext(ctx,
 		s.dialect.Text(`UPDATE threads SET last_seq = ?, message_count = message_count + ?, updated_at = max(updated_at, ?),
 				last_active = max(last_active, ?), bytes = bytes + ? WHERE id = ?`,
@@ -104,18 +104,18 @@ type Appender struct {
 }
 
 // Appender returns an Appender writing inside tx.
-func (s *Store) Appender(ctx context.Context, tx *sql.Tx) (*Appender, error) {
+func (s *Store) Appender(ctx context.Context, tx *store.Tx) (*Appender, error) {
 	a := &Appender{tx: s.in(tx), pg: s.pg()}
 	var err error
-	if a.insert, err = s.stmts.InTx(ctx, tx, `INSERT INTO messages
+	if a.insert, err = s.stmts.InTx(ctx, tx.Tx, `INSERT INTO messages
 		(id, thread_id, resource_id, seq, role, content, name, tool_calls, tool_call_id, metadata, created_at, tokens, digest)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
 		return nil, err
 	}
-	if a.lookup, err = s.stmts.InTx(ctx, tx, `SELECT thread_id, seq, digest, metadata FROM messages WHERE id = ?`); err != nil {
+	if a.lookup, err = s.stmts.InTx(ctx, tx.Tx, `SELECT thread_id, seq, digest, metadata FROM messages WHERE id = ?`); err != nil {
 		return nil, err
 	}
-	if a.queue, err = s.stmts.InTx(ctx, tx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('index', ?, ?, ?)`); err != nil {
+	if a.queue, err = s.stmts.InTx(ctx, tx.Tx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('index', ?, ?, ?)`); err != nil {
 		return nil, err
 	}
 	return a, nil

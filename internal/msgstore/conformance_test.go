@@ -2,7 +2,6 @@ package msgstore_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -59,7 +58,7 @@ func storeThread(t *testing.T, s *msgstore.Store, thread, resource string, msgs 
 	t.Helper()
 	ctx := context.Background()
 	var bytes int64
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.Tx(ctx, func(tx *store.Tx) error {
 		at := time.UnixMilli(1000).UTC()
 		if _, _, err := s.ThreadHead(ctx, tx, thread); err != nil {
 			return err
@@ -153,7 +152,7 @@ func testPairing(t *testing.T, b backend) {
 		{msgstore.CallQuery{ThreadID: "t1", CallID: "c3", BeforeSeq: 7, AfterSeq: 1}, 1},
 		{msgstore.CallQuery{ThreadID: "t1", CallID: "c9", BeforeSeq: 9}, 0},
 	} {
-		err := s.Tx(ctx, func(tx *sql.Tx) error {
+		err := s.Tx(ctx, func(tx *store.Tx) error {
 			n, err := s.CountCalls(ctx, tx, tc.q)
 			if err == nil && n != tc.want {
 				t.Errorf("CountCalls(%+v) = %d, want %d", tc.q, n, tc.want)
@@ -258,7 +257,7 @@ func testEraseResource(t *testing.T, b backend) {
 	if err := s.PutVectors(ctx, "e", 2, []string{"m1", "m2", "n1"}, [][]float32{{1, 0}, {0, 1}, {1, 1}}); err != nil {
 		t.Fatal(err)
 	}
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.Tx(ctx, func(tx *store.Tx) error {
 		threads, msgs, err := s.ErasedOfResource(ctx, tx, "r1")
 		if err != nil {
 			return err
@@ -288,7 +287,11 @@ func testEraseResource(t *testing.T, b backend) {
 	for _, r := range rows {
 		owners[r.Op+"/"+r.Resource]++
 	}
-	if want := map[string]int{"index/tomb": 8, "index/r2": 1, "delete/r1": 8}; fmt.Sprint(owners) != fmt.Sprint(want) {
+	want := map[string]int{"index/tomb": 8, "index/r2": 1, "delete/r1": 8}
+	if b.Dialect == store.Postgres {
+		delete(want, "delete/r1") // the indexes went with the rows (cascade)
+	}
+	if fmt.Sprint(owners) != fmt.Sprint(want) {
 		t.Errorf("outbox rows by op/resource = %v, want %v", owners, want)
 	}
 	if ids, err := s.EmbeddedIDs(ctx, "e"); err != nil || len(ids) != 1 || !ids["n1"] {

@@ -2,7 +2,6 @@ package msgstore
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 
@@ -16,12 +15,16 @@ import (
 // SQLite path runs the exact text written.
 
 // in returns tx speaking the store's dialect: tx itself on SQLite, a Conn
-// that rebinds each statement on Postgres.
-func (s *Store) in(tx *sql.Tx) store.Conn {
+// that rebinds each statement on Postgres (whatever dialect tx claims: the
+// store knows its database's).
+func (s *Store) in(tx *store.Tx) store.Conn {
 	if s.dialect == store.SQLite {
 		return tx
 	}
-	return store.Bound(&store.Tx{Tx: tx, Dialect: s.dialect})
+	if tx.Dialect != s.dialect {
+		tx = &store.Tx{Tx: tx.Tx, Dialect: s.dialect}
+	}
+	return store.Bound(tx)
 }
 
 // pg reports whether the store is on Postgres.
@@ -29,12 +32,6 @@ func (s *Store) pg() bool { return s.dialect == store.Postgres }
 
 // Dialect returns the dialect of the store's database.
 func (s *Store) Dialect() store.Dialect { return s.dialect }
-
-// Conn returns tx (a transaction on the store's database) as a store.Conn
-// that speaks the store's dialect, for the functions of this package that
-// take a Querier (ThreadOwner): on Postgres a bare *sql.Tx cannot tell its
-// dialect.
-func (s *Store) Conn(tx *sql.Tx) store.Conn { return s.in(tx) }
 
 // lockKey is the first key of the transaction-scoped advisory locks the
 // Postgres append takes (pg_advisory_xact_lock(int, int)): threadLock

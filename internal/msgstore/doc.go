@@ -4,8 +4,8 @@
 // orchestrates through Store's methods and never writes their SQL itself.
 //
 // A Store reads through one statement cache (store.Stmts) and writes inside
-// the caller's transaction (methods taking a *sql.Tx; the Store knows its
-// dialect, so a bare *sql.Tx serves on both backends), so that an Append, an
+// the caller's transaction (methods taking a *store.Tx, as store.RunTx and
+// store.Begin give), so that an Append, an
 // erasure or a settlement is one transaction across the packages that own
 // the tables it touches (journal, working, observe own theirs).
 //

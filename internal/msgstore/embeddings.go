@@ -60,7 +60,7 @@ type NewVectors struct {
 // transaction, so that a drained row's vectors are stored exactly when the
 // row is gone. A message erased meanwhile gets no embedding row.
 func (s *Store) StoreVectors(ctx context.Context, v NewVectors, done []int64) error {
-	return s.Tx(ctx, func(tx *sql.Tx) error {
+	return s.Tx(ctx, func(tx *store.Tx) error {
 		st, err := tx.PrepareContext(ctx, s.dialect.Text(`INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
 				SELECT id, ?, resource_id, ?, ? FROM messages WHERE id = ?`,
 			`INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector)
@@ -152,7 +152,7 @@ func (s *Store) damaged() string { return s.dialect.Text(damagedWhere, pgDamaged
 // how many embeddings it deleted.
 func (s *Store) RequeueDamaged(ctx context.Context, embedder string, dims int, ids []string, now time.Time) (int64, error) {
 	var n int64
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.Tx(ctx, func(tx *store.Tx) error {
 		return store.InChunks(ids, func(in string, args []any) error {
 			res, err := s.in(tx).ExecContext(ctx, `DELETE FROM embeddings WHERE `+s.damaged()+` AND message_id IN `+in,
 				append([]any{embedder, dims}, args...)...)

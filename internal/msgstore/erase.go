@@ -45,7 +45,7 @@ func erased(ctx context.Context, q store.Conn, where string, args ...any) ([]Mes
 // ErasedByID reads, in tx, the stored messages among ids (any number; a
 // repeated id is read once), in thread and seq order within each chunk of
 // store.ChunkSize ids; see erased for the fields.
-func (s *Store) ErasedByID(ctx context.Context, tx *sql.Tx, ids []string) ([]Message, error) {
+func (s *Store) ErasedByID(ctx context.Context, tx *store.Tx, ids []string) ([]Message, error) {
 	var msgs []Message
 	seen := map[string]bool{}
 	err := store.InChunks(ids, func(in string, args []any) error {
@@ -77,7 +77,7 @@ func (s *Store) ErasedByID(ctx context.Context, tx *sql.Tx, ids []string) ([]Mes
 // first lock the threads concerned (lockThreads): an append to one of them
 // from another process waits for the erasure to commit, so the erasure's
 // counts and deletions see every message of the thread.
-func (s *Store) ErasedOfThread(ctx context.Context, tx *sql.Tx, threadID string) (string, []Message, error) {
+func (s *Store) ErasedOfThread(ctx context.Context, tx *store.Tx, threadID string) (string, []Message, error) {
 	if err := s.lockThreads(ctx, s.in(tx), threadID); err != nil {
 		return "", nil, fmt.Errorf("erase: %w", err)
 	}
@@ -95,7 +95,7 @@ func (s *Store) ErasedOfThread(ctx context.Context, tx *sql.Tx, threadID string)
 
 // ErasedOfResource reads, in tx, the threads of resourceID (in id order)
 // and its messages (see erased for the fields).
-func (s *Store) ErasedOfResource(ctx context.Context, tx *sql.Tx, resourceID string) ([]string, []Message, error) {
+func (s *Store) ErasedOfResource(ctx context.Context, tx *store.Tx, resourceID string) ([]string, []Message, error) {
 	rows, err := s.in(tx).QueryContext(ctx, `SELECT id FROM threads WHERE resource_id = ? ORDER BY id`, resourceID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("erase: %w", err)
@@ -127,14 +127,16 @@ func (s *Store) ErasedOfResource(ctx context.Context, tx *sql.Tx, resourceID str
 
 // EraseMessages deletes, in tx, the rows of msgs (embeddings, full
 // results, messages) and then queues one index removal per message in the
-// outbox (recorded at now, under the message's resource). It returns how
-// many embeddings it deleted.
+// outbox (recorded at now, under the message's resource). On Postgres no
+// removal is queued: the lexical entries and their statistics go with the
+// rows in tx (ON DELETE CASCADE and triggers). It returns how many
+// embeddings it deleted.
 //
 // Pending outbox rows of these messages stay: the drainer may hold them,
 // and deleting them would let SQLite reuse their rowids for the delete
 // rows, which the drainer would then clear as done. An index row of an
 // erased message finds no message and is a no-op.
-func (s *Store) EraseMessages(ctx context.Context, tx *sql.Tx, msgs []Message, now time.Time) (int, error) {
+func (s *Store) EraseMessages(ctx context.Context, tx *store.Tx, msgs []Message, now time.Time) (int, error) {
 	ids := make([]string, len(msgs))
 	for i, m := range msgs {
 		ids[i] = m.ID
@@ -157,6 +159,9 @@ func (s *Store) EraseMessages(ctx context.Context, tx *sql.Tx, msgs []Message, n
 	if err != nil {
 		return 0, err
 	}
+	if s.pg() {
+		return embeddings, nil // Postgres's indexes went with the rows (cascade): nothing to remove
+	}
 	for _, m := range msgs {
 		if _, err := s.in(tx).ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES (?, ?, ?, ?)`,
 			OpDelete, m.ID, m.ResourceID, now.UnixMilli()); err != nil {
@@ -168,7 +173,7 @@ func (s *Store) EraseMessages(ctx context.Context, tx *sql.Tx, msgs []Message, n
 
 // ShrinkThread takes n erased messages off threadID's message count in tx
 // and recomputes its bytes from what is stored (ThreadBytesOf).
-func (s *Store) ShrinkThread(ctx context.Context, tx *sql.Tx, threadID string, n int) error {
+func (s *Store) ShrinkThread(ctx context.Context, tx *store.Tx, threadID string, n int) error {
 	if err := s.lockThreads(ctx, s.in(tx), threadID); err != nil {
 		return fmt.Errorf("erase: %w", err)
 	}
@@ -181,7 +186,7 @@ func (s *Store) ShrinkThread(ctx context.Context, tx *sql.Tx, threadID string, n
 
 // DeleteThread deletes threadID's row in tx (its messages are erased
 // first, EraseMessages).
-func (s *Store) DeleteThread(ctx context.Context, tx *sql.Tx, threadID string) error {
+func (s *Store) DeleteThread(ctx context.Context, tx *store.Tx, threadID string) error {
 	if err := s.lockThreads(ctx, s.in(tx), threadID); err != nil {
 		return fmt.Errorf("erase: %w", err)
 	}
@@ -196,7 +201,7 @@ func (s *Store) DeleteThread(ctx context.Context, tx *sql.Tx, threadID string) e
 // no-ops whenever they run; their resource only picked a vector
 // collection. Delete rows keep it until the purge applies and removes
 // them.
-func (s *Store) EntombOutbox(ctx context.Context, tx *sql.Tx, resourceID, tomb string) error {
+func (s *Store) EntombOutbox(ctx context.Context, tx *store.Tx, resourceID, tomb string) error {
 	q := `UPDATE outbox SET resource_id = ?2 WHERE resource_id = ?1 AND op <> '` + OpDelete + `'`
 	if _, err := s.in(tx).ExecContext(ctx, q, resourceID, tomb); err != nil {
 		return fmt.Errorf("erase: tombstone resource owner: %w", err)
@@ -219,7 +224,7 @@ type CallQuery struct {
 
 // CountCalls counts, in tx, the assistant messages that q selects whose
 // tool calls include q.CallID.
-func (s *Store) CountCalls(ctx context.Context, tx *sql.Tx, q CallQuery) (int, error) {
+func (s *Store) CountCalls(ctx context.Context, tx *store.Tx, q CallQuery) (int, error) {
 	since, bound := `seq > ?`, []any{q.AfterSeq}
 	if q.SinceMS != nil {
 		since, bound = `seq > ? AND created_at >= ?`, []any{q.AfterSeq, *q.SinceMS}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // This file holds the lifecycle's statements on threads: a thread's own
@@ -28,7 +30,7 @@ type Activity struct {
 // SetIdleTTL stores, in tx, ms as threadID's own idle lifetime (the
 // idle_ttl column: > 0 milliseconds, < 0 never expires, 0 the default). An
 // unknown thread changes nothing.
-func (s *Store) SetIdleTTL(ctx context.Context, tx *sql.Tx, threadID string, ms int64) error {
+func (s *Store) SetIdleTTL(ctx context.Context, tx *store.Tx, threadID string, ms int64) error {
 	if _, err := s.in(tx).ExecContext(ctx, `UPDATE threads SET idle_ttl = ? WHERE id = ?`, ms, threadID); err != nil {
 		return fmt.Errorf("set idle lifetime of %s: %w", threadID, err)
 	}
@@ -37,7 +39,7 @@ func (s *Store) SetIdleTTL(ctx context.Context, tx *sql.Tx, threadID string, ms 
 
 // Idleness reads, in tx, threadID's LastActiveMS and IdleTTLMS; ErrNotFound
 // (wrapped) when the thread is not stored.
-func (s *Store) Idleness(ctx context.Context, tx *sql.Tx, threadID string) (Activity, error) {
+func (s *Store) Idleness(ctx context.Context, tx *store.Tx, threadID string) (Activity, error) {
 	a := Activity{ThreadID: threadID}
 	err := s.in(tx).QueryRowContext(ctx, `SELECT last_active, idle_ttl FROM threads WHERE id = ?`, threadID).Scan(&a.LastActiveMS, &a.IdleTTLMS)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -99,7 +99,7 @@ func TestIdlenessInTx(t *testing.T) { forEachBackend(t, testIdlenessInTx) }
 func testIdlenessInTx(t *testing.T, b backend) {
 	ctx := context.Background()
 	s, db := openLifecycle(t, b)
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := store.Begin(ctx, db, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ type Deferral struct {
 // DeferOutbox applies ds in one transaction, counting one more attempt
 // for each row.
 func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
-	return s.Tx(ctx, func(tx *sql.Tx) error {
+	return s.Tx(ctx, func(tx *store.Tx) error {
 		for _, d := range ds {
 			if _, err := s.in(tx).ExecContext(ctx, `UPDATE outbox SET op = ?, attempts = attempts + 1, not_before = ? WHERE id = ?`,
 				d.Op, d.NotBefore.UnixMilli(), d.ID); err != nil {
@@ -158,7 +158,7 @@ func (s *Store) ClearIndexQueue(ctx context.Context) error {
 // left to remove.
 func (s *Store) RequeueAll(ctx context.Context, now time.Time) (int64, error) {
 	var stored int64
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.Tx(ctx, func(tx *store.Tx) error {
 		if _, err := s.in(tx).ExecContext(ctx, `DELETE FROM outbox`); err != nil {
 			return err
 		}

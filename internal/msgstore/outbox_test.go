@@ -2,7 +2,6 @@ package msgstore_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ func appendN(t *testing.T, s *msgstore.Store, n int, now time.Time) []string {
 	t.Helper()
 	ctx := context.Background()
 	ids := make([]string, n)
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.Tx(ctx, func(tx *store.Tx) error {
 		if err := s.CreateThread(ctx, tx, msgstore.NewThread{ID: "t1", ResourceID: "r1", Start: now, Active: now}); err != nil {
 			return err
 		}
@@ -59,7 +58,7 @@ func testAppender(t *testing.T, b backend) {
 	_, s := openStore(t, b)
 	now := time.UnixMilli(1_700_000_000_000).UTC()
 	appendN(t, s, 3, now)
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.Tx(ctx, func(tx *store.Tx) error {
 		h, ok, err := s.ThreadHead(ctx, tx, "t1")
 		if err != nil || !ok || h != (msgstore.ThreadHead{ResourceID: "r1", LastSeq: 3, LastActiveMS: now.UnixMilli()}) {
 			t.Errorf("ThreadHead = %+v, %v, %v", h, ok, err)

@@ -9,10 +9,9 @@ import (
 	"github.com/mnemo-go/mnemo/internal/store"
 )
 
-// Querier is what ThreadOwner reads through: a *sql.DB or a *sql.Tx (the
-// caller's transaction, when the owner must be read in it). On Postgres a
-// transaction is passed as a store.Conn that knows its dialect (a
-// *store.Tx, or Store.Conn(tx)): a bare *sql.Tx is taken for SQLite.
+// Querier is what ThreadOwner reads through: a *sql.DB or the caller's
+// *store.Tx (when the owner must be read in its transaction), which carry
+// their dialect. A bare *sql.Tx is taken for SQLite.
 type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // This file holds the quota's statements on threads: what a resource or
@@ -59,7 +61,7 @@ func (s *Store) LeastActive(ctx context.Context, resourceID, except string) (Act
 
 // LastActive reads, in tx, threadID's last_active (milliseconds since the
 // epoch); ErrNotFound (wrapped) when the thread is not stored.
-func (s *Store) LastActive(ctx context.Context, tx *sql.Tx, threadID string) (int64, error) {
+func (s *Store) LastActive(ctx context.Context, tx *store.Tx, threadID string) (int64, error) {
 	var ms int64
 	err := s.in(tx).QueryRowContext(ctx, `SELECT last_active FROM threads WHERE id = ?`, threadID).Scan(&ms)
 	if errors.Is(err, sql.ErrNoRows) {

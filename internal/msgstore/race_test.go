@@ -2,7 +2,6 @@ package msgstore_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // This file races connections of two pools (as two engine processes would
@@ -23,7 +23,7 @@ import (
 // message's seq either way. After storing the message, it calls held
 // (when not nil) and keeps the transaction open for hold.
 func appendOne(ctx context.Context, s *msgstore.Store, thread, id string, held func(), hold time.Duration) (seq int64, stored bool, err error) {
-	err = s.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.Tx(ctx, func(tx *store.Tx) error {
 		now := time.UnixMilli(1000)
 		head, ok, err := s.ThreadHead(ctx, tx, thread)
 		if err != nil {
@@ -141,7 +141,7 @@ func testRacingIdempotentAppend(t *testing.T, b backend) {
 	}
 	var d msgstore.StoredDigest
 	var found bool
-	err := stores[1].Tx(ctx, func(tx *sql.Tx) error {
+	err := stores[1].Tx(ctx, func(tx *store.Tx) error {
 		if _, _, err := stores[1].ThreadHead(ctx, tx, "t2"); err != nil {
 			return err
 		}
@@ -238,7 +238,7 @@ func testAppendWaitsForErasure(t *testing.T, b backend) {
 	erasing, erased := make(chan struct{}), make(chan error, 1)
 	go func() {
 		s := stores[0]
-		erased <- s.Tx(ctx, func(tx *sql.Tx) error {
+		erased <- s.Tx(ctx, func(tx *store.Tx) error {
 			_, msgs, err := s.ErasedOfThread(ctx, tx, "t1")
 			if err != nil {
 				return err
@@ -293,7 +293,7 @@ func testShrinkCountsLateAppend(t *testing.T, b backend) {
 	erased, appended := make(chan error, 1), make(chan error, 1)
 	go func() {
 		s := stores[0]
-		erased <- s.Tx(ctx, func(tx *sql.Tx) error {
+		erased <- s.Tx(ctx, func(tx *store.Tx) error {
 			msgs, err := s.ErasedByID(ctx, tx, []string{"old0"})
 			if err != nil {
 				return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // openConversation stores thread t1 of r1 with five messages (user,
@@ -125,8 +126,8 @@ func testThreadOwner(t *testing.T, b backend) {
 	if got, err := msgstore.ThreadOwner(ctx, db, "t2"); err != nil || got != "r2" {
 		t.Errorf("ThreadOwner(t2) = %q, %v; want r2", got, err)
 	}
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
-		got, err := msgstore.ThreadOwner(ctx, s.Conn(tx), "t1")
+	err := s.Tx(ctx, func(tx *store.Tx) error {
+		got, err := msgstore.ThreadOwner(ctx, tx, "t1")
 		if err == nil && got != "r1" {
 			t.Errorf("ThreadOwner(t1) in a transaction = %q, want r1", got)
 		}

@@ -30,6 +30,6 @@ func New(db *sql.DB) *Store {
 func (s *Store) Stmts() *store.Stmts { return s.stmts }
 
 // Tx runs fn in one write transaction (store.RunTx).
-func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) Tx(ctx context.Context, fn func(tx *store.Tx) error) error {
 	return store.RunTx(ctx, s.db, fn)
 }

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+)
+
+// checkPostgres is CheckWith on Postgres. SQLite's file checks (its
+// integrity check, the lexical index's segments) have no counterpart: the
+// server keeps its own files, and its indexes are maintained in the
+// transactions that change the rows. What is checked is what mnemo's own
+// logic could get wrong, after draining the outbox: seqs gap-free and
+// matching the threads' counters, dispatches naming stored messages, every
+// stored message embedded by the configured embedder (and no embedding of
+// another message), damaged embeddings and pending outbox rows.
+func (e *Engine) checkPostgres(ctx context.Context) error {
+	problems, _, err := e.checkIndexes(ctx)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return &CheckError{Problems: problems}
+	}
+	return nil
+}
+
+// checkPostgresDerived compares the stored messages (stored) with their
+// embeddings by the configured embedder, and reports damaged embeddings
+// and pending outbox rows.
+func (e *Engine) checkPostgresDerived(ctx context.Context, stored map[string]bool, add func(string, ...any)) error {
+	emb := e.embedder()
+	vec, err := e.ms.EmbeddedIDs(ctx, emb.ID())
+	if err != nil {
+		return fmt.Errorf("engine: check: %w", err)
+	}
+	diff(stored, vec, "embeddings ("+emb.ID()+")", add)
+	if err := e.checkDamaged(ctx, emb, add); err != nil { // damaged.go
+		return err
+	}
+	pending, err := e.ms.PendingOutbox(ctx)
+	if err != nil {
+		return fmt.Errorf("engine: check: %w", err)
+	}
+	if pending > 0 {
+		add("%d outbox rows still pending (retrying after failures, or being embedded by another process)", pending)
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// This file is the outbox drainer's work on Postgres. There the outbox
+// only owes embeddings (a model call, which stays out of the append's
+// transaction): lexical entries are written with the messages, and an
+// erasure's vectors and lexical entries go with its rows (ON DELETE
+// CASCADE), so nothing is left to remove. Every engine process on the
+// database drains the one outbox: rows are claimed with a lease
+// (msgstore.ClaimOutbox, FOR UPDATE SKIP LOCKED), so two drainers never
+// embed the same rows, and the rows of a drainer that died fall due again
+// when its lease ends.
+
+// outboxLease is how long a claimed batch stays invisible to the other
+// drainers: longer than embedding a batch takes.
+const outboxLease = 2 * time.Minute
+
+// claimOutbox claims the next batch of due rows for this drainer.
+func (e *Engine) claimOutbox(ctx context.Context) ([]msgstore.OutboxRow, error) {
+	now := time.Now()
+	rows, err := e.ms.ClaimOutbox(ctx, now, now.Add(outboxLease), outboxBatch)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	return rows, nil
+}
+
+// embedRows computes and stores the embeddings the rows owe, and deletes
+// the rows in the transaction that stores the vectors. A message erased
+// since it was queued is skipped (its row is done); a message with a
+// vector by the current embedder already is not embedded again. When the
+// embedder fails, the rows are deferred with backoff (deferRows).
+func (e *Engine) embedRows(ctx context.Context, rows []msgstore.OutboxRow) error {
+	ids := make([]string, 0, len(rows))
+	for _, r := range rows {
+		if r.Op != opDel {
+			ids = append(ids, r.MessageID)
+		}
+	}
+	msgs, err := e.MessagesByID(ctx, "", ids...)
+	if err != nil {
+		return err
+	}
+	emb := e.embedder()
+	have, err := e.ms.Vectors(ctx, emb.ID(), emb.Dims(), ids)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	var texts, todo []string
+	for i := range msgs {
+		if have[msgs[i].ID] == nil {
+			d := docOf(&msgs[i])
+			texts, todo = append(texts, d.Text()), append(todo, d.ID)
+		}
+	}
+	if len(todo) == 0 {
+		return e.doneRows(ctx, rows)
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("%d vectors for %d texts", len(vecs), len(texts))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err() // shutting down: the lease ends, the rows fall due again
+		}
+		return e.deferRows(ctx, rows, fmt.Errorf("%w: %w", recall.ErrEmbed, err))
+	}
+	for _, v := range vecs {
+		if len(v) != emb.Dims() {
+			return fmt.Errorf("engine: %w: embedder %s returned %d dims, want %d", recall.ErrDimension, emb.ID(), len(v), emb.Dims())
+		}
+	}
+	err = e.ms.StoreVectors(ctx, msgstore.NewVectors{Embedder: emb.ID(), Dims: emb.Dims(), IDs: todo, Vectors: vecs}, outboxIDs(rows))
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	return nil
+}

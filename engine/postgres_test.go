@@ -1,0 +1,232 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/tools"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// This file holds the engine's own tests of its Postgres wiring
+// (Config.Postgres); the behaviour suite over both backends is separate.
+// Each test gets a throwaway schema (pgtest.DSN) and skips, with a message,
+// when MNEMO_TEST_POSTGRES is unset.
+
+// openPostgres opens an engine on dsn with working memory on (the checks of
+// enginetest.MustOpen run when the test ends).
+func openPostgres(t *testing.T, dsn string) *engine.Engine {
+	t.Helper()
+	return enginetest.MustOpen(t, engine.Config{Postgres: dsn, Embedder: recall.HashEmbedder{},
+		WorkingMemory: &working.Config{Schema: json.RawMessage(wmSchema)}})
+}
+
+// TestPostgresConfig: Dir and Postgres together are refused, naming both;
+// an engine on Postgres has no directory.
+func TestPostgresConfig(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	_, err := engine.Open(context.Background(), engine.Config{Dir: t.TempDir(), Postgres: dsn})
+	var ve *engine.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "Dir" || !strings.Contains(err.Error(), "Postgres") {
+		t.Fatalf("Open with Dir and Postgres: %v, want a *ValidationError naming Dir and Postgres", err)
+	}
+	e := openPostgres(t, dsn)
+	if e.Dir() != "" {
+		t.Fatalf("Dir() = %q on Postgres, want \"\"", e.Dir())
+	}
+}
+
+// TestPostgresRoundTrip: on Postgres, appends (idempotent, tool-call
+// pairing), reads, LoadContext's recent window and memctx record, working
+// memory through the tool, the journal and embeddings all work, and a
+// second engine on the same database (another process's) sees all of it.
+func TestPostgresRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	e := openPostgres(t, dsn)
+	msgs := []engine.Message{
+		{ID: "m1", Role: engine.RoleUser, Content: "I moved to Porto last spring"},
+		{ID: "m2", Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "weather", Arguments: json.RawMessage(`{"city":"Porto"}`)}}},
+		{ID: "m3", Role: engine.RoleTool, ToolCallID: "c1", Name: "weather", Content: "sunny, 24C"},
+		{ID: "m4", Role: engine.RoleAssistant, Content: "It is sunny in Porto."},
+	}
+	res, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t1", ResourceID: "u1", Title: "moving", Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Created || res.Stored != 4 || fmt.Sprint(res.Seqs) != "[1 2 3 4]" {
+		t.Fatalf("Append = %+v", res)
+	}
+	again, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t1", Messages: msgs[:2]})
+	if err != nil || again.Stored != 0 || again.Duplicates != 2 || fmt.Sprint(again.Seqs) != "[1 2]" {
+		t.Fatalf("Append again = %+v, %v; want 2 duplicates at seqs 1, 2", again, err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t1", Messages: []engine.Message{{ID: "m1", Role: engine.RoleUser, Content: "other"}}}); !errors.Is(err, engine.ErrConflict) {
+		t.Fatalf("Append m1 with other content: %v, want ErrConflict", err)
+	}
+	appendUser(t, e, "t1", "u1", "What should I pack?")
+
+	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run1", ThreadID: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(c.MemCtx.Recent); got != 5 {
+		t.Fatalf("recent window of %d turns, want 5", got)
+	}
+	if rec, err := e.Journal().MemCtx(ctx, "run1"); err != nil || rec.ThreadID != "t1" {
+		t.Fatalf("memctx record of run1: %+v, %v", rec, err)
+	}
+	if _, err := e.HandleToolCall(ctx, "run1", "t1", "", fakeopenai.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"city":"Porto"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another engine on the database (as another process would open it).
+	e2 := openPostgres(t, dsn)
+	th, err := e2.GetThread(ctx, "t1")
+	if err != nil || th.ResourceID != "u1" || th.MessageCount != 5 || th.Title != "moving" {
+		t.Fatalf("GetThread from a second engine = %+v, %v", th, err)
+	}
+	got, err := e2.Messages(ctx, "t1", 1, 0)
+	if err != nil || len(got) != 5 || got[2].ToolCallID != "c1" || got[1].ToolCalls[0].Name != "weather" {
+		t.Fatalf("Messages from a second engine = %+v, %v", got, err)
+	}
+	c2, err := e2.LoadContext(ctx, engine.LoadRequest{RunID: "run2", ThreadID: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sec := wmSection(t, c2); !strings.Contains(sec, "Porto") {
+		t.Fatalf("working memory not seen by the second engine:\n%s", c2.System)
+	}
+	if n := pgCount(t, dsn, `SELECT COUNT(*) FROM embeddings WHERE embedder = 'hash-384'`); n != 5 {
+		t.Fatalf("%d embeddings stored, want 5", n)
+	}
+}
+
+// pgCount runs a COUNT query on dsn.
+func pgCount(t *testing.T, dsn, q string, args ...any) int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// rowsHolding returns "table: n rows" for every table of the schema with a
+// row whose text (every column, as Postgres prints the row) holds s.
+func rowsHolding(t *testing.T, dsn, s string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tables) < 10 {
+		t.Fatalf("only %d tables in the schema: %v", len(tables), tables)
+	}
+	var found []string
+	for _, tb := range tables {
+		var n int
+		q := fmt.Sprintf(`SELECT COUNT(*) FROM %s x WHERE strpos(lower(x::text), lower($1)) > 0`, pgx.Identifier{tb}.Sanitize())
+		if err := conn.QueryRow(ctx, q, s).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if n > 0 {
+			found = append(found, fmt.Sprintf("%s: %d rows", tb, n))
+		}
+	}
+	return found
+}
+
+// TestPostgresErasure: DeleteMessages, DeleteThread and DeleteResource on
+// Postgres leave no row in any table (messages, embeddings, lexical
+// entries and statistics, the journal's memctx previews, observations,
+// working memory…) holding the erased text, while what was not erased
+// stays.
+func TestPostgresErasure(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	e := openPostgres(t, dsn)
+	appendUser(t, e, "t1", "u1", "my locker code is zebracrossing")
+	appendUser(t, e, "t1", "u1", "I keep my notes in quixotic folders")
+	appendUser(t, e, "t2", "u1", "the password hint is marmalade")
+	appendUser(t, e, "t3", "u2", "my favourite band is xylophonics")
+	appendUser(t, e, "t4", "u2", "unrelated and kept: pumpernickel")
+	for _, th := range []string{"t1", "t2", "t3"} {
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: th, Query: "what do you know"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"zebracrossing", "quixotic", "marmalade", "xylophonics", "pumpernickel"} {
+		if len(rowsHolding(t, dsn, w)) == 0 {
+			t.Fatalf("%q is stored nowhere before the erasure: the check below could not fail", w)
+		}
+	}
+	c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := c.MemCtx.Recent[0].MessageID
+	if _, err := e.DeleteMessages(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if found := rowsHolding(t, dsn, "zebracrossing"); len(found) > 0 {
+		t.Errorf("after DeleteMessages the erased text is in %v", found)
+	}
+	if _, err := e.DeleteThread(ctx, "t2"); err != nil {
+		t.Fatal(err)
+	}
+	if found := rowsHolding(t, dsn, "marmalade"); len(found) > 0 {
+		t.Errorf("after DeleteThread the erased text is in %v", found)
+	}
+	if _, err := e.DeleteResource(ctx, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	if found := rowsHolding(t, dsn, "quixotic"); len(found) > 0 {
+		t.Errorf("after DeleteResource the erased text is in %v", found)
+	}
+	if _, err := e.DeleteThread(ctx, "t3"); err != nil {
+		t.Fatal(err)
+	}
+	if found := rowsHolding(t, dsn, "xylophonics"); len(found) > 0 {
+		t.Errorf("after DeleteThread the erased text is in %v", found)
+	}
+	if found := rowsHolding(t, dsn, "pumpernickel"); len(found) == 0 {
+		t.Errorf("the kept thread's text is gone")
+	}
+	if n := pgCount(t, dsn, `SELECT COUNT(*) FROM embeddings`); n != 1 {
+		t.Errorf("%d embeddings left, want the kept message's 1", n)
+	}
+}
