@@ -33,7 +33,8 @@
 //     weighted fusion (fusion.go: standardised scores, weight
 //     DefaultVectorWeight) or RRF ranks them; in a resource-wide search
 //     each is raised by its session's evidence, the best other candidate
-//     of its thread (session.go); topK hits are kept.
+//     of its thread, and by its session's topic, the query's cosine with
+//     the thread's mean vector (session.go, topic.go); topK hits are kept.
 //  4. Range expansion (range.go) adds each hit's neighbours by seq.
 //
 // In both channels a turn is also matched through the turns before and

@@ -79,6 +79,25 @@ func DefaultSessionWeight(embedderID string) float64 {
 	return 0.15
 }
 
+// DefaultTopicWeight returns Tuning.TopicWeight's default for an embedder
+// (session.go, README "Recall"), measured on the LoCoMo and LongMemEval
+// dev sets over the turn-context and session-evidence rules.
+//
+// 0.15 for semantic embedders: with use-lite, LoCoMo turn recall_any@5
+// 0.683 → 0.693 (@10 0.800, unchanged; @1 0.371 → 0.370) and LongMemEval
+// session recall_any@5 0.967 → 1.000 (turn recall_any unchanged); 0.3
+// loses a LongMemEval turn question at @5.
+//
+// None (−1) for hash-384, whose centroids are bags of hashed words: there
+// it gains on LoCoMo (@5 0.657 → 0.663) but loses on LongMemEval (turn @5
+// 0.800 → 0.767), as the session-evidence rule does.
+func DefaultTopicWeight(embedderID string) float64 {
+	if embedderID == HashID {
+		return -1
+	}
+	return 0.15
+}
+
 // Config configures an Index. The zero value of each field means its
 // default; Source is required.
 type Config struct {
@@ -150,6 +169,12 @@ type Tuning struct {
 	// the other candidates of its thread (session.go). 0 means
 	// DefaultSessionWeight(Embedder.ID()), negative means none.
 	SessionWeight float64 `json:"sessionWeight,omitempty"`
+	// TopicWeight γ raises a hybrid candidate of a resource-wide search
+	// by its session's topic: γ × the positive standardised cosine of the
+	// query with its thread's centroid, standardised over the candidates'
+	// threads (session.go, topic.go). 0 means
+	// DefaultTopicWeight(Embedder.ID()), negative means none.
+	TopicWeight float64 `json:"topicWeight,omitempty"`
 	// MaxLoaded bounds the messages held in memory over all loaded
 	// resources (counted when a resource loads): loading one beyond it
 	// unloads the least recently searched others, which load again from
@@ -204,6 +229,9 @@ func NewIndex(cfg Config) (*Index, error) {
 	}
 	if cfg.Tuning.SessionWeight == 0 {
 		cfg.Tuning.SessionWeight = DefaultSessionWeight(cfg.Embedder.ID())
+	}
+	if cfg.Tuning.TopicWeight == 0 {
+		cfg.Tuning.TopicWeight = DefaultTopicWeight(cfg.Embedder.ID())
 	}
 	if cfg.Tuning.MaxLoaded == 0 {
 		cfg.Tuning.MaxLoaded = DefaultMaxLoaded

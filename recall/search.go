@@ -262,6 +262,7 @@ func (ix *Index) topHits(q *channelQuery, cands []candidate, ch *channels, o Opt
 	s := q.s
 	if q.thread == "" && o.Mode == ModeHybrid {
 		sessionEvidence(s, cands, fused, ix.cfg.Tuning.SessionWeight)
+		sessionTopic(s, cands, fused, q.qv, ix.cfg.Tuning.TopicWeight)
 	}
 	hits := make([]Hit, 0, o.TopK)
 	for _, i := range rankFused(cands, fused) {

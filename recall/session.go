@@ -100,3 +100,60 @@ func finiteStats(xs []float64) (mean, sd float64, n int) {
 	}
 	return mean, math.Sqrt(v / float64(n)), n
 }
+
+// The session-topic rule (Tuning.TopicWeight), the second piece of session
+// evidence in the hybrid fusion of a resource-wide search: a session is
+// also scored by what it is about as a whole, the cosine of the query with
+// the mean of its messages' vectors (its centroid, kept per thread by the
+// shard: topic.go). A question's evidence usually sits in a session about
+// the question's subject even when the evidence turn itself shares few
+// words with it ("How long was I in Japan?" → a turn about a Kyoto hotel
+// in a session planning a Japan trip); the best other candidate of the
+// thread (sessionEvidence) sees only the turns that matched, the centroid
+// every turn of the session. The threads of the query's candidates are
+// standardised against each other (z over the distinct threads), and each
+// candidate is raised by γ × its thread's positive z: a thread no more on
+// topic than the average candidate thread gains nothing, so the rule only
+// reorders between sessions, never within one.
+
+// sessionTopic applies the session-topic rule to fused (the scores of
+// cands in input order; -Inf is left as it is) for the query vector qv,
+// with weight gamma. With gamma ≤ 0, no query vector, fewer than two
+// threads that have a centroid or no spread between them, fused is left
+// unchanged. Caller holds s.mu for reading.
+func sessionTopic(s *shard, cands []candidate, fused []float64, qv []float32, gamma float64) {
+	if gamma <= 0 || qv == nil {
+		return
+	}
+	cos := map[string]float64{}
+	for i, f := range fused {
+		if math.IsInf(f, 0) {
+			continue
+		}
+		th := s.docs[cands[i].ID].doc.ThreadID
+		if _, seen := cos[th]; seen {
+			continue
+		}
+		if c, ok := s.topicCos(th, qv); ok {
+			cos[th] = c
+		} else {
+			cos[th] = math.Inf(-1)
+		}
+	}
+	vals := make([]float64, 0, len(cos))
+	for _, c := range cos {
+		vals = append(vals, c)
+	}
+	mean, sd, n := finiteStats(vals)
+	if n < 2 || sd == 0 {
+		return
+	}
+	for i, f := range fused {
+		if math.IsInf(f, 0) {
+			continue
+		}
+		if c := cos[s.docs[cands[i].ID].doc.ThreadID]; c > mean {
+			fused[i] += gamma * (c - mean) / sd
+		}
+	}
+}

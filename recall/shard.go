@@ -50,6 +50,8 @@ type shard struct {
 	// damaged holds the messages whose stored embedding was skipped at
 	// load because it had the wrong length; putVector clears an entry.
 	damaged map[string]bool
+	// topics holds each thread's vector sum (topic.go).
+	topics map[string]*topic
 
 	// Guarded by Index.mu: the search tick of the last use, and the
 	// messages counted when the shard loaded (0 when not counted).
@@ -68,7 +70,7 @@ func (s *shard) unload() {
 	s.loaded = false
 	s.vx.free()
 	s.text.free()
-	s.docs, s.threads, s.col, s.vx, s.text, s.damaged = nil, nil, nil, nil, nil, nil
+	s.docs, s.threads, s.col, s.vx, s.text, s.damaged, s.topics = nil, nil, nil, nil, nil, nil, nil
 	s.stats = bm25Stats{}
 }
 
@@ -91,7 +93,7 @@ func (s *shard) reset() error {
 	s.threads = map[string][]*entry{}
 	s.stats = bm25Stats{}
 	s.ords = 0
-	s.damaged = nil
+	s.damaged, s.topics = nil, nil
 	s.vx.free()
 	s.text.free()
 	s.vx, s.col, s.text = nil, nil, &arena{}
@@ -206,6 +208,7 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 		if s.col != nil {
 			_ = s.col.Delete(ctx, nil, nil, id)
 		}
+		s.topicAdd(e.doc.ThreadID, s.vx.vector(e), -1)
 		s.vx.remove(e)
 	}
 }
@@ -227,7 +230,9 @@ func (s *shard) putVector(ctx context.Context, id string, v []float32) error {
 	if s.vx == nil {
 		s.vx = newVecIndex(len(v))
 	}
+	s.topicAdd(e.doc.ThreadID, s.vx.vector(e), -1)
 	s.vx.put(e, v)
+	s.topicAdd(e.doc.ThreadID, v, 1)
 	delete(s.damaged, id)
 	return nil
 }
