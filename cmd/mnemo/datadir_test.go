@@ -21,7 +21,7 @@ func TestReadNeedsDataDir(t *testing.T) {
 	for _, dir := range []string{missing, empty} {
 		for _, args := range [][]string{
 			{"threads"}, {"messages", "--thread", "t"}, {"runs"}, {"check"}, {"search", "--resource", "r", "q"},
-			{"wm", "get", "--thread", "t"}, {"delete", "--thread", "t", "--yes"}, {"reindex"},
+			{"wm", "get", "--thread", "t"}, {"delete", "--thread", "t", "--yes"}, {"reindex"}, {"vacuum"},
 		} {
 			code, _, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...)
 			if code != 1 || !strings.Contains(stderr, "not a mnemo data directory") || !strings.Contains(stderr, "--dir") {
