@@ -53,7 +53,7 @@ func (e *Engine) Vacuum(ctx context.Context, full bool) (*VacuumResult, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	if store.DialectOf(e.db) == store.Postgres {
+	if e.onPostgres() {
 		tables, err := pgstore.Vacuum(ctx, e.db, full)
 		res := &VacuumResult{Backend: "postgres", Full: full}
 		for _, t := range tables {

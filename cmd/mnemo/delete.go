@@ -177,5 +177,9 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 	if len(r.NotFound) > 0 {
 		fmt.Fprintf(c.Stdout, "not found: %d%s\n", len(r.NotFound), list(r.NotFound))
 	}
+	if c.DB != "" {
+		fmt.Fprintf(c.Stdout, "committed in one transaction; the deleted rows stay in the tables' files as dead rows until VACUUM: run 'mnemo vacuum' (README, Postgres)\n")
+		return
+	}
 	fmt.Fprintf(c.Stdout, "purged in %s (index merge, WAL checkpoint)\n", r.Purge.Round(time.Millisecond))
 }

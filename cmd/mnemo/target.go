@@ -160,17 +160,11 @@ func (t target) backend() string {
 	return "sqlite"
 }
 
-// apply sets cfg's store: Dir, or the Postgres DSN.
+// apply sets cfg's store: Dir, or the Postgres DSN (engine.Config.Postgres).
 func (t target) apply(cfg *engine.Config) error {
-	if t.dsn == "" {
-		cfg.Dir = t.dir
-		return nil
-	}
-	return errNoPostgres
+	cfg.Dir, cfg.Postgres = t.dir, t.dsn
+	return nil
 }
-
-// errNoPostgres is returned until the engine takes a Postgres DSN.
-var errNoPostgres = errors.New("this build of mnemo cannot open Postgres yet (engine.Config has no DSN)")
 
 // scrubbedError is err with its message scrubbed of the DSN's password
 // (scrubDSN); errors.Is and errors.As see err.

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+)
+
+// TestPostgresCLI: the commands a user runs, on Postgres through $MNEMO_DB
+// and through --db: ingest a file, list threads, load a context (with its
+// memctx record), check, erase a thread and vacuum. No data directory is
+// created. It skips without MNEMO_TEST_POSTGRES.
+func TestPostgresCLI(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	t.Chdir(t.TempDir())
+	env := map[string]string{"MNEMO_DB": dsn}
+	file := writeJSONL(t, 120, func(i int) string {
+		if i == 7 {
+			return " the spare key is under the blue flowerpot"
+		}
+		return ""
+	})
+	code, stdout, stderr := run(t, env, "ingest", file)
+	if code != 0 || !strings.Contains(stdout, "120 messages stored") {
+		t.Fatalf("ingest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr = run(t, nil, "--db", dsn, "threads", "--json"); code != 0 || strings.Count(stdout, `"id"`) != 3 {
+		t.Fatalf("threads --db: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = run(t, env, "context", "--thread", "t0", "--run-id", "run-pg", "--recent", "3", "--json", "where is the spare key")
+	var lc engine.Context
+	if code != 0 || json.Unmarshal([]byte(stdout), &lc) != nil || len(lc.Messages) < 3 {
+		t.Fatalf("context: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr = run(t, env, "memctx", "run-pg"); code != 0 || !strings.Contains(stdout, "run run-pg") {
+		t.Fatalf("memctx: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr = run(t, env, "check"); code != 0 || !strings.HasPrefix(stdout, "ok:") {
+		t.Fatalf("check: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr = run(t, env, "delete", "--thread", "t1", "--yes"); code != 0 || !strings.Contains(stdout, "mnemo vacuum") {
+		t.Fatalf("delete: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = run(t, env, "vacuum", "--json")
+	var res engine.VacuumResult
+	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || res.Backend != "postgres" || len(res.Tables) < 10 || res.Tables[1].Name != "messages" {
+		t.Fatalf("vacuum: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr = run(t, env, "messages", "--thread", "t1"); code != 1 || !strings.Contains(stderr, "not found") {
+		t.Fatalf("messages of the erased thread: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr = run(t, env, "--dir", "x", "threads"); code != 2 || !strings.Contains(stderr, "$MNEMO_DB") {
+		t.Errorf("--dir with $MNEMO_DB: exit %d %s", code, stderr)
+	}
+	if code, _, _ := run(t, nil, "threads"); code != 1 {
+		t.Errorf("threads in the working directory without $MNEMO_DB: exit %d, want 1 (no data directory)", code)
+	}
+}
+
+// TestPostgresErrorHidesPassword: a database that cannot be reached fails
+// the command (exit 1) with a message naming the host, never the password.
+func TestPostgresErrorHidesPassword(t *testing.T) {
+	code, stdout, stderr := run(t, nil, "--db", "postgres://mnemo:s3cret-pw@127.0.0.1:1/mem?connect_timeout=2", "threads")
+	if code != 1 || !strings.Contains(stderr, "127.0.0.1") {
+		t.Errorf("exit %d, stderr %q; want 1 naming the host", code, stderr)
+	}
+	if strings.Contains(stdout+stderr, "s3cret-pw") {
+		t.Errorf("the output shows the password: %q", stderr)
+	}
+}
