@@ -22,6 +22,8 @@ import (
 // analyzer's, rebuild it from the store and say so with an event. Before
 // the analyzer was versioned, Open kept the old index and "resume" never
 // found "résumé".
+//
+// SQLite only: the bleve index records its analyzer in the data directory; Postgres has no such index.
 func TestStaleAnalyzerRebuilds(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()

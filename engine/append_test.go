@@ -19,249 +19,259 @@ func user(id, content string) engine.Message {
 }
 
 func TestAppendValidation(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{Limits: engine.Limits{MaxContentBytes: 100, MaxMetadataBytes: 64, MaxMetadataDepth: 3, MaxMessagesPerAppend: 5}})
-	ok := user("", "hello")
-	deep := map[string]any{"a": map[string]any{"b": map[string]any{"c": map[string]any{"d": 1}}}}
-	tests := []struct {
-		name  string
-		req   engine.AppendRequest
-		index int
-		field string
-	}{
-		{"ThreadID", engine.AppendRequest{ThreadID: "bad/id", ResourceID: "r", Messages: []engine.Message{ok}}, -1, "threadId"},
-		{"ThreadIDTooLong", engine.AppendRequest{ThreadID: strings.Repeat("a", 129), ResourceID: "r", Messages: []engine.Message{ok}}, -1, "threadId"},
-		{"ResourceID", engine.AppendRequest{ThreadID: "t", ResourceID: "r r", Messages: []engine.Message{ok}}, -1, "resourceId"},
-		{"ResourceIDMissingForNewThread", engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{ok}}, -1, "resourceId"},
-		{"NoMessages", engine.AppendRequest{ThreadID: "t", ResourceID: "r"}, -1, "messages"},
-		{"TooManyMessages", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{ok, ok, ok, ok, ok, ok}}, -1, "messages"},
-		{"Role", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{ok, {Role: "bot", Content: "x"}}}, 1, "role"},
-		{"SystemRole", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "system", Content: "x"}}}, 0, "role"},
-		{"MessageID", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("../etc", "x")}}, 0, "id"},
-		{"ToolWithoutCallID", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "tool", Content: "x"}}}, 0, "toolCallId"},
-		{"ToolCallArgumentsNotJSON", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a":`)}}}}}, 0, "toolCalls[0].arguments"},
-		{"ToolCallName", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "no spaces", Arguments: json.RawMessage(`{}`)}}}}}, 0, "toolCalls[0].name"},
-		{"ToolCallID", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c 1", Name: "f", Arguments: json.RawMessage(`{}`)}}}}}, 0, "toolCalls[0].id"},
-		{"UserWithToolCalls", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{}`)}}}}}, 0, "toolCalls"},
-		{"EmptyAssistant", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant"}}}, 0, "content"},
-		{"ContentTooLarge", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("", strings.Repeat("x", 101))}}, 0, "content"},
-		{"InvalidUTF8", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("", "a\xffb")}}, 0, "content"},
-		{"NUL", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("", "a\x00b")}}, 0, "content"},
-		{"MetadataTooLarge", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", Metadata: map[string]any{"k": strings.Repeat("v", 80)}}}}, 0, "metadata"},
-		{"MetadataTooDeep", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", Metadata: deep}}}, 0, "metadata"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := e.Append(ctx, tt.req)
-			var ve *engine.ValidationError
-			if !errors.As(err, &ve) || !errors.Is(err, engine.ErrInvalidInput) {
-				t.Fatalf("err = %v, want a *ValidationError", err)
-			}
-			if ve.Index != tt.index || ve.Field != tt.field {
-				t.Fatalf("error names messages[%d].%s, want [%d].%s (%v)", ve.Index, ve.Field, tt.index, tt.field, err)
-			}
-			ts, err := e.ListThreads(ctx, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(ts) != 0 {
-				t.Fatalf("a refused append stored %d threads", len(ts))
-			}
-		})
-	}
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{Limits: engine.Limits{MaxContentBytes: 100, MaxMetadataBytes: 64, MaxMetadataDepth: 3, MaxMessagesPerAppend: 5}})
+		ok := user("", "hello")
+		deep := map[string]any{"a": map[string]any{"b": map[string]any{"c": map[string]any{"d": 1}}}}
+		tests := []struct {
+			name  string
+			req   engine.AppendRequest
+			index int
+			field string
+		}{
+			{"ThreadID", engine.AppendRequest{ThreadID: "bad/id", ResourceID: "r", Messages: []engine.Message{ok}}, -1, "threadId"},
+			{"ThreadIDTooLong", engine.AppendRequest{ThreadID: strings.Repeat("a", 129), ResourceID: "r", Messages: []engine.Message{ok}}, -1, "threadId"},
+			{"ResourceID", engine.AppendRequest{ThreadID: "t", ResourceID: "r r", Messages: []engine.Message{ok}}, -1, "resourceId"},
+			{"ResourceIDMissingForNewThread", engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{ok}}, -1, "resourceId"},
+			{"NoMessages", engine.AppendRequest{ThreadID: "t", ResourceID: "r"}, -1, "messages"},
+			{"TooManyMessages", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{ok, ok, ok, ok, ok, ok}}, -1, "messages"},
+			{"Role", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{ok, {Role: "bot", Content: "x"}}}, 1, "role"},
+			{"SystemRole", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "system", Content: "x"}}}, 0, "role"},
+			{"MessageID", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("../etc", "x")}}, 0, "id"},
+			{"ToolWithoutCallID", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "tool", Content: "x"}}}, 0, "toolCallId"},
+			{"ToolCallArgumentsNotJSON", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a":`)}}}}}, 0, "toolCalls[0].arguments"},
+			{"ToolCallName", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "no spaces", Arguments: json.RawMessage(`{}`)}}}}}, 0, "toolCalls[0].name"},
+			{"ToolCallID", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c 1", Name: "f", Arguments: json.RawMessage(`{}`)}}}}}, 0, "toolCalls[0].id"},
+			{"UserWithToolCalls", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{}`)}}}}}, 0, "toolCalls"},
+			{"EmptyAssistant", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant"}}}, 0, "content"},
+			{"ContentTooLarge", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("", strings.Repeat("x", 101))}}, 0, "content"},
+			{"InvalidUTF8", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("", "a\xffb")}}, 0, "content"},
+			{"NUL", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("", "a\x00b")}}, 0, "content"},
+			{"MetadataTooLarge", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", Metadata: map[string]any{"k": strings.Repeat("v", 80)}}}}, 0, "metadata"},
+			{"MetadataTooDeep", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", Metadata: deep}}}, 0, "metadata"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				_, err := e.Append(ctx, tt.req)
+				var ve *engine.ValidationError
+				if !errors.As(err, &ve) || !errors.Is(err, engine.ErrInvalidInput) {
+					t.Fatalf("err = %v, want a *ValidationError", err)
+				}
+				if ve.Index != tt.index || ve.Field != tt.field {
+					t.Fatalf("error names messages[%d].%s, want [%d].%s (%v)", ve.Index, ve.Field, tt.index, tt.field, err)
+				}
+				ts, err := e.ListThreads(ctx, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(ts) != 0 {
+					t.Fatalf("a refused append stored %d threads", len(ts))
+				}
+			})
+		}
+	})
 }
 
 func TestAppendRedactsSecrets(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{})
-	secrets := []string{
-		"sk-proj-abcdefghijklmnop1234567890",
-		"AKIAIOSFODNN7EXAMPLE",
-		"eyJhbGciOiJIUzI1NiJ9.payload.sig",
-		"hunter2hunter2",
-		"s3cr3tSignature",
-	}
-	_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
-		{Role: "user", Content: "my key is " + secrets[0] + " and aws " + secrets[1]},
-		{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "fetch",
-			Arguments: json.RawMessage(`{"url":"https://user:` + secrets[3] + `@example.com/x?sig=` + secrets[4] + `&page=2","auth":"Bearer ` + secrets[2] + `"}`)}}},
-		{Role: "tool", ToolCallID: "c1", Content: "ok", Metadata: map[string]any{"header": "Authorization: Bearer " + secrets[2]}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := e.Messages(ctx, "t", 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(ms)
-	for _, s := range secrets {
-		if strings.Contains(string(b), s) {
-			t.Errorf("secret %q stored: %s", s, b)
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		secrets := []string{
+			"sk-proj-abcdefghijklmnop1234567890",
+			"AKIAIOSFODNN7EXAMPLE",
+			"eyJhbGciOiJIUzI1NiJ9.payload.sig",
+			"hunter2hunter2",
+			"s3cr3tSignature",
 		}
-	}
-	if !json.Valid(ms[1].ToolCalls[0].Arguments) {
-		t.Errorf("redacted arguments are not JSON: %s", ms[1].ToolCalls[0].Arguments)
-	}
-	if !strings.Contains(string(ms[1].ToolCalls[0].Arguments), "page=2") {
-		t.Errorf("redaction removed more than the secret: %s", ms[1].ToolCalls[0].Arguments)
-	}
-
-	t.Run("Extended", func(t *testing.T) {
-		e := enginetest.MustOpen(t, engine.Config{Redactor: engine.DefaultRedactor().With(engine.Rule{
-			Name: "ticket", Pattern: mustRegexp(`TICKET-\d+`), Replacement: "TICKET-?",
-		})})
-		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("m1", "see TICKET-4411 and sk-abcdefghijklmnopqrstuvwx")}}); err != nil {
+		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
+			{Role: "user", Content: "my key is " + secrets[0] + " and aws " + secrets[1]},
+			{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "fetch",
+				Arguments: json.RawMessage(`{"url":"https://user:` + secrets[3] + `@example.com/x?sig=` + secrets[4] + `&page=2","auth":"Bearer ` + secrets[2] + `"}`)}}},
+			{Role: "tool", ToolCallID: "c1", Content: "ok", Metadata: map[string]any{"header": "Authorization: Bearer " + secrets[2]}},
+		}})
+		if err != nil {
 			t.Fatal(err)
 		}
-		ms, _ := e.Messages(ctx, "t", 1, 0)
-		if got, want := ms[0].Content, "see TICKET-? and [REDACTED]"; got != want {
-			t.Fatalf("content = %q, want %q", got, want)
+		ms, err := e.Messages(ctx, "t", 1, 0)
+		if err != nil {
+			t.Fatal(err)
 		}
+		b, _ := json.Marshal(ms)
+		for _, s := range secrets {
+			if strings.Contains(string(b), s) {
+				t.Errorf("secret %q stored: %s", s, b)
+			}
+		}
+		if !json.Valid(ms[1].ToolCalls[0].Arguments) {
+			t.Errorf("redacted arguments are not JSON: %s", ms[1].ToolCalls[0].Arguments)
+		}
+		if !strings.Contains(string(ms[1].ToolCalls[0].Arguments), "page=2") {
+			t.Errorf("redaction removed more than the secret: %s", ms[1].ToolCalls[0].Arguments)
+		}
+
+		t.Run("Extended", func(t *testing.T) {
+			e := be.MustOpen(t, engine.Config{Redactor: engine.DefaultRedactor().With(engine.Rule{
+				Name: "ticket", Pattern: mustRegexp(`TICKET-\d+`), Replacement: "TICKET-?",
+			})})
+			if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("m1", "see TICKET-4411 and sk-abcdefghijklmnopqrstuvwx")}}); err != nil {
+				t.Fatal(err)
+			}
+			ms, _ := e.Messages(ctx, "t", 1, 0)
+			if got, want := ms[0].Content, "see TICKET-? and [REDACTED]"; got != want {
+				t.Fatalf("content = %q, want %q", got, want)
+			}
+		})
 	})
 }
 
 func TestAppendIdempotent(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{})
-	req := engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("u1", "hello"), user("u2", "again")}}
-	first, err := e.Append(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A framework re-sends the user message with the next step's messages.
-	second, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("u2", "again"), {ID: "a1", Role: "assistant", Content: "hi"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := fmt.Sprint(first.Seqs, second.Seqs), "[1 2] [2 3]"; got != want {
-		t.Fatalf("seqs = %s, want %s", got, want)
-	}
-	if second.Stored != 1 || second.Duplicates != 1 {
-		t.Fatalf("stored %d, duplicates %d; want 1, 1", second.Stored, second.Duplicates)
-	}
-	t.Run("ErrConflict", func(t *testing.T) {
-		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{user("x1", "new"), user("u1", "changed")}})
-		if !errors.Is(err, engine.ErrConflict) {
-			t.Fatalf("err = %v, want ErrConflict", err)
-		}
-		ms, _ := e.Messages(ctx, "t", 1, 0)
-		if len(ms) != 3 {
-			t.Fatalf("a refused append stored messages: %d, want 3", len(ms))
-		}
-	})
-	t.Run("ErrConflictMetadata", func(t *testing.T) {
-		// The same id and content with other metadata is a conflict, not a
-		// silent duplicate (issue 12 item 8); a new created time is not.
-		tagged := func(id string, md map[string]any) engine.Message {
-			m := user(id, "tagged")
-			m.Metadata = md
-			return m
-		}
-		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{tagged("md1", map[string]any{"topic": "a", "n": 1})}}); err != nil {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		req := engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("u1", "hello"), user("u2", "again")}}
+		first, err := e.Append(ctx, req)
+		if err != nil {
 			t.Fatal(err)
 		}
-		again := tagged("md1", map[string]any{"n": 1, "topic": "a"})
-		again.CreatedAt = time.Now().Add(time.Hour)
-		res, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{again}})
-		if err != nil || res.Duplicates != 1 {
-			t.Fatalf("same metadata: %+v, %v; want a duplicate", res, err)
+		// A framework re-sends the user message with the next step's messages.
+		second, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("u2", "again"), {ID: "a1", Role: "assistant", Content: "hi"}}})
+		if err != nil {
+			t.Fatal(err)
 		}
-		for name, req := range map[string][]engine.Message{
-			"Stored":     {tagged("md1", map[string]any{"topic": "b", "n": 1})},
-			"NoneNow":    {tagged("md1", nil)},
-			"InOneBatch": {tagged("md2", map[string]any{"topic": "a"}), tagged("md2", map[string]any{"topic": "b"})},
-		} {
-			_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: req})
-			if !errors.Is(err, engine.ErrConflict) || !strings.Contains(err.Error(), "other metadata") {
-				t.Fatalf("%s: err = %v, want ErrConflict naming the metadata", name, err)
+		if got, want := fmt.Sprint(first.Seqs, second.Seqs), "[1 2] [2 3]"; got != want {
+			t.Fatalf("seqs = %s, want %s", got, want)
+		}
+		if second.Stored != 1 || second.Duplicates != 1 {
+			t.Fatalf("stored %d, duplicates %d; want 1, 1", second.Stored, second.Duplicates)
+		}
+		t.Run("ErrConflict", func(t *testing.T) {
+			_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{user("x1", "new"), user("u1", "changed")}})
+			if !errors.Is(err, engine.ErrConflict) {
+				t.Fatalf("err = %v, want ErrConflict", err)
 			}
-		}
-	})
-	t.Run("ErrConflictOtherThread", func(t *testing.T) {
-		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t2", ResourceID: "r", Messages: []engine.Message{user("u1", "hello")}})
-		if !errors.Is(err, engine.ErrConflict) {
-			t.Fatalf("err = %v, want ErrConflict", err)
-		}
-	})
-	t.Run("ErrResourceMismatch", func(t *testing.T) {
-		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "other", Messages: []engine.Message{user("", "x")}})
-		if !errors.Is(err, engine.ErrResourceMismatch) {
-			t.Fatalf("err = %v, want ErrResourceMismatch", err)
-		}
+			ms, _ := e.Messages(ctx, "t", 1, 0)
+			if len(ms) != 3 {
+				t.Fatalf("a refused append stored messages: %d, want 3", len(ms))
+			}
+		})
+		t.Run("ErrConflictMetadata", func(t *testing.T) {
+			// The same id and content with other metadata is a conflict, not a
+			// silent duplicate (issue 12 item 8); a new created time is not.
+			tagged := func(id string, md map[string]any) engine.Message {
+				m := user(id, "tagged")
+				m.Metadata = md
+				return m
+			}
+			if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{tagged("md1", map[string]any{"topic": "a", "n": 1})}}); err != nil {
+				t.Fatal(err)
+			}
+			again := tagged("md1", map[string]any{"n": 1, "topic": "a"})
+			again.CreatedAt = time.Now().Add(time.Hour)
+			res, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{again}})
+			if err != nil || res.Duplicates != 1 {
+				t.Fatalf("same metadata: %+v, %v; want a duplicate", res, err)
+			}
+			for name, req := range map[string][]engine.Message{
+				"Stored":     {tagged("md1", map[string]any{"topic": "b", "n": 1})},
+				"NoneNow":    {tagged("md1", nil)},
+				"InOneBatch": {tagged("md2", map[string]any{"topic": "a"}), tagged("md2", map[string]any{"topic": "b"})},
+			} {
+				_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: req})
+				if !errors.Is(err, engine.ErrConflict) || !strings.Contains(err.Error(), "other metadata") {
+					t.Fatalf("%s: err = %v, want ErrConflict naming the metadata", name, err)
+				}
+			}
+		})
+		t.Run("ErrConflictOtherThread", func(t *testing.T) {
+			_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t2", ResourceID: "r", Messages: []engine.Message{user("u1", "hello")}})
+			if !errors.Is(err, engine.ErrConflict) {
+				t.Fatalf("err = %v, want ErrConflict", err)
+			}
+		})
+		t.Run("ErrResourceMismatch", func(t *testing.T) {
+			_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "other", Messages: []engine.Message{user("", "x")}})
+			if !errors.Is(err, engine.ErrResourceMismatch) {
+				t.Fatalf("err = %v, want ErrResourceMismatch", err)
+			}
+		})
 	})
 }
 
 func TestAppendConcurrentSeqs(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{})
-	const writers, each = 8, 500
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "busy", ResourceID: "r",
-					Messages: []engine.Message{user(fmt.Sprintf("w%d-%d", w, i), "message")}}); err != nil {
-					errs <- err
-					return
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		const writers, each = 8, 500
+		var wg sync.WaitGroup
+		errs := make(chan error, writers)
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "busy", ResourceID: "r",
+						Messages: []engine.Message{user(fmt.Sprintf("w%d-%d", w, i), "message")}}); err != nil {
+						errs <- err
+						return
+					}
 				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		ms, err := e.Messages(ctx, "busy", 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(ms), writers*each; got != want {
+			t.Fatalf("stored %d messages, want %d", got, want)
+		}
+		last := map[string]int{}
+		for i, m := range ms {
+			if m.Seq != int64(i+1) {
+				t.Fatalf("messages[%d].seq = %d: gap or duplicate", i, m.Seq)
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	ms, err := e.Messages(ctx, "busy", 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := len(ms), writers*each; got != want {
-		t.Fatalf("stored %d messages, want %d", got, want)
-	}
-	last := map[string]int{}
-	for i, m := range ms {
-		if m.Seq != int64(i+1) {
-			t.Fatalf("messages[%d].seq = %d: gap or duplicate", i, m.Seq)
+			var w, n int
+			fmt.Sscanf(m.ID, "w%d-%d", &w, &n)
+			if prev, ok := last[fmt.Sprint(w)]; ok && n <= prev {
+				t.Fatalf("writer %d's message %d got a seq before its message %d", w, n, prev)
+			}
+			last[fmt.Sprint(w)] = n
 		}
-		var w, n int
-		fmt.Sscanf(m.ID, "w%d-%d", &w, &n)
-		if prev, ok := last[fmt.Sprint(w)]; ok && n <= prev {
-			t.Fatalf("writer %d's message %d got a seq before its message %d", w, n, prev)
+		th, _ := e.GetThread(ctx, "busy")
+		if th.LastSeq != writers*each || th.MessageCount != writers*each {
+			t.Fatalf("thread last_seq %d, count %d", th.LastSeq, th.MessageCount)
 		}
-		last[fmt.Sprint(w)] = n
-	}
-	th, _ := e.GetThread(ctx, "busy")
-	if th.LastSeq != writers*each || th.MessageCount != writers*each {
-		t.Fatalf("thread last_seq %d, count %d", th.LastSeq, th.MessageCount)
-	}
+	})
 }
 
 func TestLargeToolResultStoredByReference(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{Limits: engine.Limits{ToolResultInlineBytes: 100}})
-	big := strings.Repeat("row of data, ", 1000)
-	_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
-		{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "dump", Arguments: json.RawMessage(`{}`)}}},
-		{ID: "res", Role: "tool", ToolCallID: "c1", Content: big},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, _ := e.Messages(ctx, "t", 2, 2)
-	if !ms[0].Truncated || len(ms[0].Content) > 300 {
-		t.Fatalf("inline content %d bytes, truncated=%v", len(ms[0].Content), ms[0].Truncated)
-	}
-	full, err := e.FullContent(ctx, "res")
-	if err != nil || full != big {
-		t.Fatalf("full content: %d bytes, %v", len(full), err)
-	}
-	// Re-sending the same large result is still idempotent.
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{{ID: "res", Role: "tool", ToolCallID: "c1", Content: big}}}); err != nil {
-		t.Fatal(err)
-	}
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{Limits: engine.Limits{ToolResultInlineBytes: 100}})
+		big := strings.Repeat("row of data, ", 1000)
+		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
+			{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "dump", Arguments: json.RawMessage(`{}`)}}},
+			{ID: "res", Role: "tool", ToolCallID: "c1", Content: big},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, _ := e.Messages(ctx, "t", 2, 2)
+		if !ms[0].Truncated || len(ms[0].Content) > 300 {
+			t.Fatalf("inline content %d bytes, truncated=%v", len(ms[0].Content), ms[0].Truncated)
+		}
+		full, err := e.FullContent(ctx, "res")
+		if err != nil || full != big {
+			t.Fatalf("full content: %d bytes, %v", len(full), err)
+		}
+		// Re-sending the same large result is still idempotent.
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{{ID: "res", Role: "tool", ToolCallID: "c1", Content: big}}}); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

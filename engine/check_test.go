@@ -91,6 +91,8 @@ func dbFixture(t *testing.T) (dir, marker string) {
 // overwritten; Check must report SQLite's integrity findings
 // (ErrDatabaseCorrupt), quick by default and full on request. Before, Check
 // only compared the indexes and said ok.
+//
+// SQLite only: it damages the database file.
 func TestCheckDamagedDatabase(t *testing.T) {
 	ctx := context.Background()
 	dir, marker := dbFixture(t)
@@ -117,6 +119,8 @@ func TestCheckDamagedDatabase(t *testing.T) {
 // SQLite cannot read the schema) fails Open with ErrDatabaseCorrupt, so the
 // caller can tell it from other open failures and restore a backup; the
 // message still names the file. Before, Open returned SQLite's error alone.
+//
+// SQLite only: it truncates the database file.
 func TestOpenTruncatedDatabase(t *testing.T) {
 	dir, _ := dbFixture(t)
 	path := filepath.Join(dir, engine.DatabaseFile)
@@ -134,6 +138,8 @@ func TestOpenTruncatedDatabase(t *testing.T) {
 }
 
 // TestCheckSoundDatabase: an undamaged database passes both checks.
+//
+// SQLite only: SQLite's integrity check of the database file.
 func TestCheckSoundDatabase(t *testing.T) {
 	ctx := context.Background()
 	dir, _ := dbFixture(t)
@@ -155,6 +161,8 @@ func TestCheckSoundDatabase(t *testing.T) {
 // Check advised `mnemo reindex`, which cannot repair the database. When the
 // indexes disagree with a database that passed the quick check, Check now
 // runs the full integrity check too and reports the database as damaged.
+//
+// SQLite only: the derived index files beside the database.
 func TestCheckEscalatesWhenIndexesDisagree(t *testing.T) {
 	ctx := context.Background()
 	dir, _ := dbFixture(t)

@@ -65,6 +65,7 @@ func reopenConverges(t *testing.T, dir string, want ...engine.EventReason) *engi
 	return e
 }
 
+// TestCorruption is SQLite only: it corrupts the files of the data directory.
 func TestCorruption(t *testing.T) {
 	ctx := context.Background()
 	t.Run("TruncatedSegments", func(t *testing.T) {

@@ -61,6 +61,7 @@ func crashToken(id string) string {
 	return "q" + strings.ToLower(base32.StdEncoding.EncodeToString(h[:])[:20]) + "z"
 }
 
+// TestCrashHarness is SQLite only: kills a writer on a data directory; the Postgres kill -9 tests are TestKillMidAppend and TestKillMidErasure.
 func TestCrashHarness(t *testing.T) {
 	if os.Getenv(crashEnv) != "" {
 		t.Skip("writer process")
@@ -349,6 +350,8 @@ func readAll(t *testing.T, dir string) []byte {
 
 // TestCrashWriter is the writer process of TestCrashHarness; it runs only
 // when re-executed with crashEnv set, and loops until killed.
+//
+// SQLite only: the subprocess of TestCrashHarness.
 func TestCrashWriter(t *testing.T) {
 	spec := os.Getenv(crashEnv)
 	if spec == "" {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/recall"
@@ -69,6 +70,8 @@ func damagedFixture(t *testing.T) (*engine.Engine, string) {
 // Now the bad rows are skipped and re-embedded through the outbox, the
 // vector channel says it is degraded, the lexical channel does not, and
 // Check reports the damage until it is repaired.
+//
+// SQLite only: it writes embeddings of the wrong length, which Postgres's vector(N) column refuses.
 func TestDamagedEmbeddings(t *testing.T) {
 	ctx := context.Background()
 	damaged := []string{"m01", "m03", "m05", "m07", "m12"}
@@ -136,28 +139,30 @@ func TestDamagedEmbeddings(t *testing.T) {
 // indexed lexically and only their embeddings are owed; the lexical
 // channel must read "ok", not "degraded: index catching up".
 func TestOwedEmbeddingsLexicalOK(t *testing.T) {
-	ctx := context.Background()
-	e, err := engine.Open(ctx, engine.Config{Dir: t.TempDir(), Embedder: failingEmbedder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("m1", "the refund was approved")}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.SyncIndexes(ctx); err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund", Options: recall.Options{TopK: 1}})
-	if err != nil || len(res.Hits) != 1 {
-		t.Fatalf("search: %v %+v", err, res)
-	}
-	if res.Retrieval.Lexical != "ok" {
-		t.Errorf("retrieval.lexical=%q with only embeddings owed, want ok", res.Retrieval.Lexical)
-	}
-	if !strings.HasPrefix(res.Retrieval.Vector, "degraded") && !strings.HasPrefix(res.Retrieval.Vector, "unavailable") {
-		t.Errorf("retrieval.vector=%q, want degraded or unavailable", res.Retrieval.Vector)
-	}
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e, err := engine.Open(ctx, be.Config(t, engine.Config{Embedder: failingEmbedder{}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("m1", "the refund was approved")}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.SyncIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund", Options: recall.Options{TopK: 1}})
+		if err != nil || len(res.Hits) != 1 {
+			t.Fatalf("search: %v %+v", err, res)
+		}
+		if res.Retrieval.Lexical != "ok" {
+			t.Errorf("retrieval.lexical=%q with only embeddings owed, want ok", res.Retrieval.Lexical)
+		}
+		if !strings.HasPrefix(res.Retrieval.Vector, "degraded") && !strings.HasPrefix(res.Retrieval.Vector, "unavailable") {
+			t.Errorf("retrieval.vector=%q, want degraded or unavailable", res.Retrieval.Vector)
+		}
+	})
 }
 
 // failingEmbedder is an embedder whose endpoint is down.

@@ -28,6 +28,8 @@ import (
 const dispatchCrashEnv = "MNEMO_DISPATCH_CRASH" // "<dir>|<stage>|<effects file>"
 
 // TestDispatchCrashWriter is the subprocess.
+//
+// SQLite only: the subprocess of TestDispatchCrash.
 func TestDispatchCrashWriter(t *testing.T) {
 	spec := os.Getenv(dispatchCrashEnv)
 	if spec == "" {
@@ -136,6 +138,7 @@ func loadUnknown(t *testing.T, e *engine.Engine, run string) {
 	}
 }
 
+// TestDispatchCrash is SQLite only: the writer reopens a data directory (the journal's dispatches run on Postgres in journal's suite).
 func TestDispatchCrash(t *testing.T) {
 	if os.Getenv(dispatchCrashEnv) != "" {
 		t.Skip("writer process")
@@ -185,6 +188,8 @@ func TestDispatchCrash(t *testing.T) {
 // random moments: an intent is all or nothing (never an assistant call
 // without its dispatch), a settlement too (never a result the journal does
 // not know of), and every unsettled call reaches the prompt.
+//
+// SQLite only: as TestDispatchCrash.
 func TestDispatchCrashRandom(t *testing.T) {
 	if os.Getenv(dispatchCrashEnv) != "" {
 		t.Skip("writer process")

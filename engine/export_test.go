@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"database/sql"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // FileHolds exposes fileHolds to the black-box tests.
@@ -39,3 +41,9 @@ func (e *Engine) PurgeLexical(ctx context.Context) error {
 // DBOf returns the engine's SQLite pool, for the black-box tests that
 // inspect or damage the stored rows directly (the engine exports no DB).
 func DBOf(e *Engine) *sql.DB { return e.db }
+
+// ConnOf returns the engine's pool with every statement rebound to its
+// database's dialect (store.Bound): the conformance tests write their raw
+// statements once, in SQLite's text with ? placeholders, and run them on
+// either backend.
+func ConnOf(e *Engine) store.Conn { return store.Bound(e.db) }

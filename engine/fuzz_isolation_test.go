@@ -39,8 +39,10 @@ import (
 // Two engines take turns (chosen by the first byte): working memory and
 // observations scoped per thread, and per resource. The observer model is
 // in-process and repeats what it is given, so observations carry the
-// resource's markers. Seeds: testdata/fuzz/FuzzIsolation. The normal test
-// run replays them; to fuzz:
+// resource's markers. Every input runs on each backend of the conformance
+// suite available here (enginetest.Available: SQLite, and Postgres when
+// $MNEMO_TEST_POSTGRES is set). Seeds: testdata/fuzz/FuzzIsolation. The
+// normal test run replays them; to fuzz:
 //
 //	go test ./engine -run '^$' -fuzz FuzzIsolation -fuzztime 10m
 //
@@ -60,17 +62,29 @@ func FuzzIsolation(f *testing.F) {
 	}
 	f.Add([]byte{0, 0, 0, 0, 1, 2, 0, 0, 8, 1, 0, 4, 9, 1, 0, 3, 2, 1, 1, 0, 6, 0, 1, 5, 1, 0})
 	f.Add([]byte{1, 0, 1, 2, 0, 0, 1, 3, 9, 1, 4, 2, 1, 1, 2, 1, 5, 0, 4, 1, 0, 1, 3, 1, 7})
-	engines := [2]*engine.Engine{
-		enginetest.MustOpen(f, fuzzConfig(working.ScopeThread, engine.ObserveScopeThread)),
-		enginetest.MustOpen(f, fuzzConfig(working.ScopeResource, engine.ObserveScopeResource)),
+	// Two engines per available backend (the conformance suite's rows);
+	// every input runs on each backend's pair.
+	type pair struct {
+		backend string
+		engines [2]*engine.Engine
+	}
+	var pairs []pair
+	for _, be := range enginetest.Available() {
+		pairs = append(pairs, pair{be.Name, [2]*engine.Engine{
+			be.MustOpen(f, fuzzConfig(working.ScopeThread, engine.ObserveScopeThread)),
+			be.MustOpen(f, fuzzConfig(working.ScopeResource, engine.ObserveScopeResource)),
+		}})
 	}
 	iter := 0
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		iter++
-		p := &isoProg{t: t, ctx: context.Background(), prog: prog, iter: iter}
-		p.e = engines[int(p.next())%2]
-		for step := 0; step < maxSteps && p.pos < len(p.prog); step++ {
-			p.step()
+		for _, pr := range pairs {
+			t.Logf("backend %s", pr.backend)
+			p := &isoProg{t: t, ctx: context.Background(), prog: prog, iter: iter}
+			p.e = pr.engines[int(p.next())%2]
+			for step := 0; step < maxSteps && p.pos < len(p.prog); step++ {
+				p.step()
+			}
 		}
 	})
 }

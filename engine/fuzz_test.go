@@ -38,44 +38,59 @@ func FuzzAppendToolCall(f *testing.F) {
 	f.Add("f", []byte("{\"a\":\"\xff\"}"), "ok")
 	f.Add("f", []byte(`{"a":1} trailing`), "ok")
 	ctx := context.Background()
-	e := enginetest.MustOpen(f, engine.Config{})
+	// One engine per available backend (the conformance suite's rows);
+	// every input runs on each.
+	var engines []*engine.Engine
+	var names []string
+	for _, be := range enginetest.Available() {
+		engines = append(engines, be.MustOpen(f, engine.Config{}))
+		names = append(names, be.Name)
+	}
 	n := 0
 	f.Fuzz(func(t *testing.T, name string, args []byte, result string) {
 		n++
-		thread := fmt.Sprintf("t%d", n)
-		req := engine.AppendRequest{ThreadID: thread, ResourceID: "r", Messages: []engine.Message{
-			{Role: engine.RoleUser, Content: "please call"},
-			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: name, Arguments: json.RawMessage(args)}}},
-			{Role: engine.RoleTool, ToolCallID: "c1", Content: result},
-		}}
-		_, err := e.Append(ctx, req)
-		if err != nil {
-			var ve *engine.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("Append error %v is not a ValidationError", err)
-			}
-			if _, gerr := e.GetThread(ctx, thread); !errors.Is(gerr, engine.ErrThreadNotFound) {
-				t.Fatalf("a refused append created the thread (%v)", gerr)
-			}
-			return
-		}
-		c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-" + thread, ThreadID: thread, RecentN: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(c.Messages) != 3 {
-			t.Fatalf("context has %d messages, want 3", len(c.Messages))
-		}
-		call, res := c.Messages[1], c.Messages[2]
-		if len(call.ToolCalls) != 1 || res.ToolCallID != call.ToolCalls[0].ID {
-			t.Fatalf("pairing broken: %+v / %+v", call, res)
-		}
-		a := call.ToolCalls[0].Arguments
-		if !json.Valid(a) || !utf8.Valid(a) {
-			t.Fatalf("stored arguments are not clean JSON: %q", a)
-		}
-		if msgs := c.OpenAIMessages("sys"); len(msgs) != 4 {
-			t.Fatalf("OpenAI messages %d, want 4", len(msgs))
+		for i, e := range engines {
+			t.Logf("backend %s", names[i])
+			appendToolCall(t, ctx, e, fmt.Sprintf("t%d", n), name, args, result)
 		}
 	})
+}
+
+// appendToolCall is one input of FuzzAppendToolCall on e.
+func appendToolCall(t *testing.T, ctx context.Context, e *engine.Engine, thread, name string, args []byte, result string) {
+	t.Helper()
+	req := engine.AppendRequest{ThreadID: thread, ResourceID: "r", Messages: []engine.Message{
+		{Role: engine.RoleUser, Content: "please call"},
+		{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: name, Arguments: json.RawMessage(args)}}},
+		{Role: engine.RoleTool, ToolCallID: "c1", Content: result},
+	}}
+	_, err := e.Append(ctx, req)
+	if err != nil {
+		var ve *engine.ValidationError
+		if !errors.As(err, &ve) {
+			t.Fatalf("Append error %v is not a ValidationError", err)
+		}
+		if _, gerr := e.GetThread(ctx, thread); !errors.Is(gerr, engine.ErrThreadNotFound) {
+			t.Fatalf("a refused append created the thread (%v)", gerr)
+		}
+		return
+	}
+	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-" + thread, ThreadID: thread, RecentN: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Messages) != 3 {
+		t.Fatalf("context has %d messages, want 3", len(c.Messages))
+	}
+	call, res := c.Messages[1], c.Messages[2]
+	if len(call.ToolCalls) != 1 || res.ToolCallID != call.ToolCalls[0].ID {
+		t.Fatalf("pairing broken: %+v / %+v", call, res)
+	}
+	a := call.ToolCalls[0].Arguments
+	if !json.Valid(a) || !utf8.Valid(a) {
+		t.Fatalf("stored arguments are not clean JSON: %q", a)
+	}
+	if msgs := c.OpenAIMessages("sys"); len(msgs) != 4 {
+		t.Fatalf("OpenAI messages %d, want 4", len(msgs))
+	}
 }

@@ -197,6 +197,8 @@ func opensCleanly(t *testing.T, dir string) (ok bool) {
 // every operation returns, a damage found in use is reported
 // (EventQuarantined; Check lists it) and the index is rebuilt from SQLite,
 // and the erasure completes: the erased text is in no index file.
+//
+// SQLite only: it damages the bleve index's segment files.
 func TestDamagedSegment(t *testing.T) {
 	ctx := context.Background()
 	fixture, live := segmentFixture(t)

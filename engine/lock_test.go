@@ -18,6 +18,8 @@ import (
 // TestLockHolderProcess is the second process of TestLockedDirectory: it
 // opens the directory in $MNEMO_LOCK_DIR, says "open" and holds it until
 // killed.
+//
+// SQLite only: the subprocess of TestLockedDirectory.
 func TestLockHolderProcess(t *testing.T) {
 	dir := os.Getenv("MNEMO_LOCK_DIR")
 	if dir == "" {
@@ -37,6 +39,8 @@ func TestLockHolderProcess(t *testing.T) {
 // start time (before, it waited forever in bleve's file lock, silently);
 // once that process is killed (kill -9, no cleanup), the next Open takes
 // the lock over.
+//
+// SQLite only: the data directory's lock file; on Postgres any number of processes open one database.
 func TestLockedDirectory(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()

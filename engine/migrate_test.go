@@ -42,6 +42,7 @@ func openSchemaV1(t *testing.T) *engine.Engine {
 	return enginetest.MustOpen(t, engine.Config{Dir: dir, WorkingMemory: &working.Config{Schema: json.RawMessage(fixtureSchema)}})
 }
 
+// TestOpenSchemaV1 is SQLite only: it opens a database of the SQLite schema's first version.
 func TestOpenSchemaV1(t *testing.T) {
 	ctx := context.Background()
 	e := openSchemaV1(t)

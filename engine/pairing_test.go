@@ -22,85 +22,87 @@ func weatherCall(city string) engine.Message {
 // in a later turn must not get the later result after the earlier call (the
 // old context was 1,2,6,4,5,6,7: seq 3 vanished, seq 6 came twice).
 func TestPairingReusedCallID(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{})
-	_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "w", ResourceID: "r", Messages: []engine.Message{
-		{Role: "user", Content: "weather in Berlin and then Paris?"},
-		weatherCall("Berlin"),
-		{Role: "tool", ToolCallID: "call_0", Name: "weather", Content: "Berlin: 3 °C, sleet"},
-		{Role: "assistant", Content: "Berlin is cold. Checking Paris."},
-		weatherCall("Paris"),
-		{Role: "tool", ToolCallID: "call_0", Name: "weather", Content: "Paris: 11 °C, sunny"},
-		{Role: "assistant", Content: "Paris is warmer."},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		recent int
-		seqs   string
-	}{
-		{7, "1,2,3,4,5,6,7,"},
-		{5, "2,3,4,5,6,7,"}, // the window starts at the result 3: it extends back to its call
-		{3, "5,6,7,"},
-		{2, "5,6,7,"},
-		{1, "7,"},
-	} {
-		t.Run(fmt.Sprintf("Recent%d", tt.recent), func(t *testing.T) {
-			c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "w", RecentN: tt.recent})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkInvariants(t, e, c, tt.recent)
-			if got := seqs(c.Messages); got != tt.seqs {
-				t.Fatalf("seqs %s, want %s", got, tt.seqs)
-			}
-			if c.MemCtx.DroppedCount != 0 {
-				t.Fatalf("dropped %+v", c.MemCtx.Dropped)
-			}
-		})
-	}
-	t.Run("Recall", func(t *testing.T) {
-		if err := e.SyncIndexes(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "w2", ResourceID: "r", Messages: []engine.Message{
-			{Role: "user", Content: "was Berlin sleet or sunny?"}}}); err != nil {
-			t.Fatal(err)
-		}
-		c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "w2", Query: "Berlin sleet",
-			Recall: &recall.Options{TopK: 1, Mode: recall.ModeLexical, Scope: recall.ScopeResource}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkInvariants(t, e, c, 10)
-		if got, want := describe(c.Messages), "w:2:assistant→call_0(repair) w:3:tool←call_0(hit) w2:1:user "; got != want {
-			t.Fatalf("context %s, want %s", got, want)
-		}
-	})
-	t.Run("SecondResultIsOrphan", func(t *testing.T) {
-		// A result appended twice for one call answers it once; the second
-		// answers nothing and is dropped, never sent after the call twice.
-		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "w", Messages: []engine.Message{
-			weatherCall("Rome"),
-			{Role: "tool", ToolCallID: "call_0", Name: "weather", Content: "Rome: 15 °C"},
-			{Role: "tool", ToolCallID: "call_0", Name: "weather", Content: "Rome: 15 °C (retry)"},
-			{Role: "assistant", Content: "Rome is mild."},
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "w", ResourceID: "r", Messages: []engine.Message{
+			{Role: "user", Content: "weather in Berlin and then Paris?"},
+			weatherCall("Berlin"),
+			{Role: "tool", ToolCallID: "call_0", Name: "weather", Content: "Berlin: 3 °C, sleet"},
+			{Role: "assistant", Content: "Berlin is cold. Checking Paris."},
+			weatherCall("Paris"),
+			{Role: "tool", ToolCallID: "call_0", Name: "weather", Content: "Paris: 11 °C, sunny"},
+			{Role: "assistant", Content: "Paris is warmer."},
 		}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "w", RecentN: 4})
-		if err != nil {
-			t.Fatal(err)
+		for _, tt := range []struct {
+			recent int
+			seqs   string
+		}{
+			{7, "1,2,3,4,5,6,7,"},
+			{5, "2,3,4,5,6,7,"}, // the window starts at the result 3: it extends back to its call
+			{3, "5,6,7,"},
+			{2, "5,6,7,"},
+			{1, "7,"},
+		} {
+			t.Run(fmt.Sprintf("Recent%d", tt.recent), func(t *testing.T) {
+				c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "w", RecentN: tt.recent})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkInvariants(t, e, c, tt.recent)
+				if got := seqs(c.Messages); got != tt.seqs {
+					t.Fatalf("seqs %s, want %s", got, tt.seqs)
+				}
+				if c.MemCtx.DroppedCount != 0 {
+					t.Fatalf("dropped %+v", c.MemCtx.Dropped)
+				}
+			})
 		}
-		checkInvariants(t, e, c, 4)
-		if got, want := seqs(c.Messages), "8,9,11,"; got != want {
-			t.Fatalf("seqs %s, want %s", got, want)
-		}
-		if d := c.MemCtx.Dropped; len(d) != 1 || d[0].Seq != 10 || d[0].Reason != journal.ReasonOrphanToolResult {
-			t.Fatalf("dropped %+v, want seq 10 as an orphan", d)
-		}
+		t.Run("Recall", func(t *testing.T) {
+			if err := e.SyncIndexes(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "w2", ResourceID: "r", Messages: []engine.Message{
+				{Role: "user", Content: "was Berlin sleet or sunny?"}}}); err != nil {
+				t.Fatal(err)
+			}
+			c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "w2", Query: "Berlin sleet",
+				Recall: &recall.Options{TopK: 1, Mode: recall.ModeLexical, Scope: recall.ScopeResource}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, e, c, 10)
+			if got, want := describe(c.Messages), "w:2:assistant→call_0(repair) w:3:tool←call_0(hit) w2:1:user "; got != want {
+				t.Fatalf("context %s, want %s", got, want)
+			}
+		})
+		t.Run("SecondResultIsOrphan", func(t *testing.T) {
+			// A result appended twice for one call answers it once; the second
+			// answers nothing and is dropped, never sent after the call twice.
+			_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "w", Messages: []engine.Message{
+				weatherCall("Rome"),
+				{Role: "tool", ToolCallID: "call_0", Name: "weather", Content: "Rome: 15 °C"},
+				{Role: "tool", ToolCallID: "call_0", Name: "weather", Content: "Rome: 15 °C (retry)"},
+				{Role: "assistant", Content: "Rome is mild."},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "w", RecentN: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, e, c, 4)
+			if got, want := seqs(c.Messages), "8,9,11,"; got != want {
+				t.Fatalf("seqs %s, want %s", got, want)
+			}
+			if d := c.MemCtx.Dropped; len(d) != 1 || d[0].Seq != 10 || d[0].Reason != journal.ReasonOrphanToolResult {
+				t.Fatalf("dropped %+v, want seq 10 as an orphan", d)
+			}
+		})
 	})
 }
 
@@ -145,64 +147,66 @@ func history(r *rand.Rand, n int, marker string) []engine.Message {
 // tool-call histories with reused ids, orphans and interleavings, through
 // the recent window at every size and through recall from a sibling thread.
 func TestPairingProperty(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{})
-	const histories = 40
-	lens := map[string]int{}
-	for h := range histories {
-		r := rand.New(rand.NewPCG(uint64(h), 12))
-		thread := fmt.Sprintf("h%d", h)
-		msgs := history(r, 4+r.IntN(24), "pairing")
-		for len(msgs) > 0 { // random batch sizes
-			n := min(1+r.IntN(5), len(msgs))
-			if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: fmt.Sprintf("res%d", h%4), Messages: msgs[:n]}); err != nil {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		const histories = 40
+		lens := map[string]int{}
+		for h := range histories {
+			r := rand.New(rand.NewPCG(uint64(h), 12))
+			thread := fmt.Sprintf("h%d", h)
+			msgs := history(r, 4+r.IntN(24), "pairing")
+			for len(msgs) > 0 { // random batch sizes
+				n := min(1+r.IntN(5), len(msgs))
+				if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: fmt.Sprintf("res%d", h%4), Messages: msgs[:n]}); err != nil {
+					t.Fatal(err)
+				}
+				msgs = msgs[n:]
+			}
+			th, err := e.GetThread(ctx, thread)
+			if err != nil {
 				t.Fatal(err)
 			}
-			msgs = msgs[n:]
+			lens[thread] = int(th.MessageCount)
 		}
-		th, err := e.GetThread(ctx, thread)
-		if err != nil {
+		if err := e.SyncIndexes(ctx); err != nil {
 			t.Fatal(err)
 		}
-		lens[thread] = int(th.MessageCount)
-	}
-	if err := e.SyncIndexes(ctx); err != nil {
-		t.Fatal(err)
-	}
-	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"}
-	runs := 0
-	for h := range histories {
-		thread := fmt.Sprintf("h%d", h)
-		r := rand.New(rand.NewPCG(uint64(h), 99))
-		for n := 1; n <= lens[thread]+1; n++ {
-			c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: thread, RecentN: n})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkInvariants(t, e, c, n)
-			runs++
-			opts := &recall.Options{TopK: 1 + r.IntN(5), MessageRange: recall.Range{Before: r.IntN(3), After: r.IntN(3)},
-				Scope: []recall.Scope{recall.ScopeThread, recall.ScopeResource}[r.IntN(2)], Mode: recall.ModeLexical}
-			q := words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
-			c, err = e.LoadContext(ctx, engine.LoadRequest{ThreadID: thread, RecentN: n, Query: q, Recall: opts})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkInvariants(t, e, c, n)
-			runs++
-			// Replay rebuilds it, and the counterfactual without recall
-			// keeps tool-call groups whole.
-			rp, err := e.Replay(ctx, c.RunID, engine.ReplayOptions{WithoutRecalled: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkProviderRule(t, rp.Counterfactual.Messages)
-			for _, m := range rp.Counterfactual.Messages {
-				if m.Reason != "" {
-					t.Fatalf("counterfactual without recall holds %s seq %d (%s)", m.ThreadID, m.Seq, m.Reason)
+		words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"}
+		runs := 0
+		for h := range histories {
+			thread := fmt.Sprintf("h%d", h)
+			r := rand.New(rand.NewPCG(uint64(h), 99))
+			for n := 1; n <= lens[thread]+1; n++ {
+				c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: thread, RecentN: n})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkInvariants(t, e, c, n)
+				runs++
+				opts := &recall.Options{TopK: 1 + r.IntN(5), MessageRange: recall.Range{Before: r.IntN(3), After: r.IntN(3)},
+					Scope: []recall.Scope{recall.ScopeThread, recall.ScopeResource}[r.IntN(2)], Mode: recall.ModeLexical}
+				q := words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
+				c, err = e.LoadContext(ctx, engine.LoadRequest{ThreadID: thread, RecentN: n, Query: q, Recall: opts})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkInvariants(t, e, c, n)
+				runs++
+				// Replay rebuilds it, and the counterfactual without recall
+				// keeps tool-call groups whole.
+				rp, err := e.Replay(ctx, c.RunID, engine.ReplayOptions{WithoutRecalled: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkProviderRule(t, rp.Counterfactual.Messages)
+				for _, m := range rp.Counterfactual.Messages {
+					if m.Reason != "" {
+						t.Fatalf("counterfactual without recall holds %s seq %d (%s)", m.ThreadID, m.Seq, m.Reason)
+					}
 				}
 			}
 		}
-	}
-	t.Logf("%d contexts checked over %d histories", runs, histories)
+		t.Logf("%d contexts checked over %d histories", runs, histories)
+	})
 }

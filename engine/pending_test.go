@@ -38,114 +38,118 @@ func (m *recordingModel) all() string {
 // RecentN is, and the observer never distils them — also while the
 // assistant is in the middle of a tool loop for them.
 func TestPendingTurnStaysVerbatim(t *testing.T) {
-	ctx := context.Background()
-	model := &recordingModel{}
-	e := enginetest.MustOpen(t, engine.Config{RecentN: 1, Observe: &engine.ObserveConfig{Model: model, Threshold: 1, SyncOnLoad: true}})
-	msgs := []engine.Message{
-		{Role: "user", Content: "I am planning a trip to Lisbon in May"},
-		{Role: "assistant", Content: "Lisbon in May is lovely."},
-		{Role: "user", Content: "Book the Alfama hotel for three nights"},
-		{Role: "assistant", Content: "Booked: Alfama, 3 nights."},
-		{Role: "user", Content: "PENDING-ONE also, what about trains from Porto?"},
-		{Role: "user", Content: "PENDING-TWO and is the 9:05 train direct?"},
-	}
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
-		t.Fatal(err)
-	}
-	check := func(t *testing.T, want string) {
-		t.Helper()
-		c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t"})
-		if err != nil {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		model := &recordingModel{}
+		e := be.MustOpen(t, engine.Config{RecentN: 1, Observe: &engine.ObserveConfig{Model: model, Threshold: 1, SyncOnLoad: true}})
+		msgs := []engine.Message{
+			{Role: "user", Content: "I am planning a trip to Lisbon in May"},
+			{Role: "assistant", Content: "Lisbon in May is lovely."},
+			{Role: "user", Content: "Book the Alfama hotel for three nights"},
+			{Role: "assistant", Content: "Booked: Alfama, 3 nights."},
+			{Role: "user", Content: "PENDING-ONE also, what about trains from Porto?"},
+			{Role: "user", Content: "PENDING-TWO and is the 9:05 train direct?"},
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
 			t.Fatal(err)
 		}
-		checkInvariants(t, e, c, 1)
-		var got []string
-		for _, m := range c.Messages {
-			if m.Reason != "" {
-				t.Fatalf("seq %d is recalled, want every pending turn recent", m.Seq)
+		check := func(t *testing.T, want string) {
+			t.Helper()
+			c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t"})
+			if err != nil {
+				t.Fatal(err)
 			}
-			got = append(got, m.Content)
-		}
-		if s := strings.Join(got, " | "); !strings.HasPrefix(s, want) {
-			t.Fatalf("context %q, want it to start with %q", s, want)
-		}
-		if strings.Contains(model.all(), "PENDING") {
-			t.Fatalf("the observer was sent the pending turn:\n%s", model.all())
-		}
-		obs, err := e.Observations(ctx, observe.Filter{ThreadID: "t"})
-		if err != nil || len(obs) == 0 {
-			t.Fatalf("observations %v, %v: the answered turns should be observed", obs, err)
-		}
-		for _, o := range obs {
-			if strings.Contains(o.Content, "PENDING") || o.ToSeq >= 5 {
-				t.Fatalf("observation %d..%d %q distils the pending turn", o.FromSeq, o.ToSeq, o.Content)
+			checkInvariants(t, e, c, 1)
+			var got []string
+			for _, m := range c.Messages {
+				if m.Reason != "" {
+					t.Fatalf("seq %d is recalled, want every pending turn recent", m.Seq)
+				}
+				got = append(got, m.Content)
+			}
+			if s := strings.Join(got, " | "); !strings.HasPrefix(s, want) {
+				t.Fatalf("context %q, want it to start with %q", s, want)
+			}
+			if strings.Contains(model.all(), "PENDING") {
+				t.Fatalf("the observer was sent the pending turn:\n%s", model.all())
+			}
+			obs, err := e.Observations(ctx, observe.Filter{ThreadID: "t"})
+			if err != nil || len(obs) == 0 {
+				t.Fatalf("observations %v, %v: the answered turns should be observed", obs, err)
+			}
+			for _, o := range obs {
+				if strings.Contains(o.Content, "PENDING") || o.ToSeq >= 5 {
+					t.Fatalf("observation %d..%d %q distils the pending turn", o.FromSeq, o.ToSeq, o.Content)
+				}
 			}
 		}
-	}
-	t.Run("TwoUserTurns", func(t *testing.T) {
-		check(t, "PENDING-ONE also, what about trains from Porto? | PENDING-TWO")
-	})
-	t.Run("ToolLoop", func(t *testing.T) {
-		// The assistant works on the question with tools; no answer yet.
-		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{
-			{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "call_0", Name: "timetable", Arguments: json.RawMessage(`{"from":"Porto"}`)}}},
-			{Role: "tool", ToolCallID: "call_0", Name: "timetable", Content: "PENDING-TOOL 9:05 direct, 2h50"},
-			{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "call_0", Name: "timetable", Arguments: json.RawMessage(`{"from":"Lisbon"}`)}}},
-			{Role: "tool", ToolCallID: "call_0", Name: "timetable", Content: "PENDING-TOOL 17:09 direct"},
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		check(t, "PENDING-ONE also, what about trains from Porto? | PENDING-TWO")
-	})
-	t.Run("Answered", func(t *testing.T) {
-		// Once answered, the window is RecentN again and the old question
-		// may be distilled.
-		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{
-			{Role: "assistant", Content: "Yes, the 9:05 is direct."}}}); err != nil {
-			t.Fatal(err)
-		}
-		c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t", RecentN: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkInvariants(t, e, c, 1)
-		if got := seqs(c.Messages); got != "11," {
-			t.Fatalf("seqs %s, want 11,", got)
-		}
+		t.Run("TwoUserTurns", func(t *testing.T) {
+			check(t, "PENDING-ONE also, what about trains from Porto? | PENDING-TWO")
+		})
+		t.Run("ToolLoop", func(t *testing.T) {
+			// The assistant works on the question with tools; no answer yet.
+			_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{
+				{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "call_0", Name: "timetable", Arguments: json.RawMessage(`{"from":"Porto"}`)}}},
+				{Role: "tool", ToolCallID: "call_0", Name: "timetable", Content: "PENDING-TOOL 9:05 direct, 2h50"},
+				{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "call_0", Name: "timetable", Arguments: json.RawMessage(`{"from":"Lisbon"}`)}}},
+				{Role: "tool", ToolCallID: "call_0", Name: "timetable", Content: "PENDING-TOOL 17:09 direct"},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, "PENDING-ONE also, what about trains from Porto? | PENDING-TWO")
+		})
+		t.Run("Answered", func(t *testing.T) {
+			// Once answered, the window is RecentN again and the old question
+			// may be distilled.
+			if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{
+				{Role: "assistant", Content: "Yes, the 9:05 is direct."}}}); err != nil {
+				t.Fatal(err)
+			}
+			c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t", RecentN: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, e, c, 1)
+			if got := seqs(c.Messages); got != "11," {
+				t.Fatalf("seqs %s, want 11,", got)
+			}
+		})
 	})
 }
 
 func TestPendingStart(t *testing.T) {
-	u, a := observe.Turn{Role: "user"}, observe.Turn{Role: "assistant"}
-	call := observe.Turn{Role: "assistant", ToolCalls: []observe.ToolCall{{ID: "c"}}}
-	res := observe.Turn{Role: "tool"}
-	for _, tc := range []struct {
-		name  string
-		turns []observe.Turn
-		want  int
-	}{
-		{"Empty", nil, 0},
-		{"Answered", []observe.Turn{u, a}, 2},
-		{"OneQuestion", []observe.Turn{u, a, u}, 2},
-		{"ThreeMessages", []observe.Turn{u, a, u, u, u}, 2},
-		{"ToolLoop", []observe.Turn{u, a, u, call, res, call, res}, 2},
-		{"AnswerAfterTools", []observe.Turn{u, call, res, a}, 4},
-		{"NoAnswerEver", []observe.Turn{u, u, u}, 2},
-		{"NoAnswerToolLoop", []observe.Turn{u, u, call, res}, 1},
-		{"OnlyTools", []observe.Turn{call, res}, 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := observe.PendingStart(tc.turns); got != tc.want {
-				t.Fatalf("PendingStart = %d, want %d", got, tc.want)
-			}
-		})
-	}
-	long := []observe.Turn{a}
-	for range 100 {
-		long = append(long, u)
-	}
-	if got, want := observe.PendingStart(long), len(long)-observe.MaxPendingTurns; got != want {
-		t.Fatalf("long: %d, want %d (the cap)", got, want)
-	}
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		u, a := observe.Turn{Role: "user"}, observe.Turn{Role: "assistant"}
+		call := observe.Turn{Role: "assistant", ToolCalls: []observe.ToolCall{{ID: "c"}}}
+		res := observe.Turn{Role: "tool"}
+		for _, tc := range []struct {
+			name  string
+			turns []observe.Turn
+			want  int
+		}{
+			{"Empty", nil, 0},
+			{"Answered", []observe.Turn{u, a}, 2},
+			{"OneQuestion", []observe.Turn{u, a, u}, 2},
+			{"ThreeMessages", []observe.Turn{u, a, u, u, u}, 2},
+			{"ToolLoop", []observe.Turn{u, a, u, call, res, call, res}, 2},
+			{"AnswerAfterTools", []observe.Turn{u, call, res, a}, 4},
+			{"NoAnswerEver", []observe.Turn{u, u, u}, 2},
+			{"NoAnswerToolLoop", []observe.Turn{u, u, call, res}, 1},
+			{"OnlyTools", []observe.Turn{call, res}, 2},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				if got := observe.PendingStart(tc.turns); got != tc.want {
+					t.Fatalf("PendingStart = %d, want %d", got, tc.want)
+				}
+			})
+		}
+		long := []observe.Turn{a}
+		for range 100 {
+			long = append(long, u)
+		}
+		if got, want := observe.PendingStart(long), len(long)-observe.MaxPendingTurns; got != want {
+			t.Fatalf("long: %d, want %d (the cap)", got, want)
+		}
+	})
 }

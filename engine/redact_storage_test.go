@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/recall"
@@ -59,104 +60,120 @@ func secretObserverModel(req openai.ChatCompletionRequest) (openai.ChatCompletio
 // observation the model wrote — then reads every file of the data
 // directory: no secret is there.
 func TestSecretsNeverReachStorage(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	srv := fakeopenai.New(t, fakeopenai.WithChat(secretObserverModel))
-	cfg := engine.Config{Dir: dir, RecentN: 2,
-		WorkingMemory: &working.Config{Schema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"},"code":{"type":"string","pattern":"^[0-9]+$"}}}`)},
-		Observe:       &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 1, ChunkTokens: 10000}}
-	e, err := engine.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := storedSecrets
-	args, _ := json.Marshal(map[string]string{"user": "bob", "password": s["args"]})
-	msgs := []engine.Message{
-		{Role: engine.RoleUser, Content: "my token is " + s["content"], Metadata: map[string]any{"header": "Authorization: Bearer " + s["metadata"]}},
-		{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "login", Arguments: args}}},
-		{Role: engine.RoleTool, ToolCallID: "c1", Name: "login " + s["name"], Content: "ok"},
-		{Role: engine.RoleAssistant, Content: "logged in"},
-		{Role: engine.RoleUser, Content: "thanks"},
-		{Role: engine.RoleAssistant, Content: "you are welcome"},
-	}
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Title: "keys " + s["title"], Messages: msgs}); err != nil {
-		t.Fatal(err)
-	}
-	// The recall filter is recorded in memctx too (a metadata value is caller text).
-	filter, _ := json.Marshal(map[string]string{"metadata.header": "Authorization: Bearer " + s["filter"]})
-	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: "t", Query: "what about " + s["query"],
-		Recall: &recall.Options{TopK: 2, Filter: filter}}); err != nil {
-		t.Fatal(err)
-	}
-	patch, _ := json.Marshal(map[string]string{"note": "api key " + s["wm-tool"]})
-	if m, err := e.HandleToolCall(ctx, "run-1", "t", "r", fakeopenai.ToolCall("w1", tools.UpdateWorkingMemoryName, string(patch))); err != nil || !strings.Contains(m.Content, `"ok":true`) {
-		t.Fatalf("wm tool: %v %+v", err, m)
-	}
-	// A refused update quotes no secret in the tool result the journal keeps.
-	bad, _ := json.Marshal(map[string]string{"code": s["wm-refused"]})
-	if m, err := e.HandleToolCall(ctx, "run-1", "t", "r", fakeopenai.ToolCall("w2", tools.UpdateWorkingMemoryName, string(bad))); err != nil || !strings.Contains(m.Content, `"ok":false`) || strings.Contains(m.Content, s["wm-refused"]) {
-		t.Errorf("wm refusal: %v %+v", err, m)
-	}
-	tmpl, err := e.OpenWorkingMemory(working.Config{Template: "# Notes\n- slack: none\n", Scope: working.ScopeResource})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tmpl.Edit(ctx, working.ResourceKey("r"), "none", s["wm-edit"], working.Origin{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tmpl.Edit(ctx, working.ResourceKey("r"), "absent "+s["wm-edit"], "x", working.Origin{}); !errors.Is(err, working.ErrSearchNotFound) || strings.Contains(err.Error(), s["wm-edit"]) {
-		t.Errorf("refusal quotes the secret: %v", err)
-	}
-	if _, err := tmpl.Set(ctx, working.ResourceKey("r"), "aws "+s["wm-set"], working.Origin{}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.Observe(ctx, "t", observe.Options{Force: true, NoReflect: true})
-	if err != nil || len(res.Observations) == 0 {
-		t.Fatalf("observe: %v %+v", err, res)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	found := 0
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		st := be.NewStore(t)
+		srv := fakeopenai.New(t, fakeopenai.WithChat(secretObserverModel))
+		cfg := st.Config(engine.Config{RecentN: 2,
+			WorkingMemory: &working.Config{Schema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"},"code":{"type":"string","pattern":"^[0-9]+$"}}}`)},
+			Observe:       &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 1, ChunkTokens: 10000}})
+		e, err := engine.Open(ctx, cfg)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		found++
-		for where, sec := range s {
-			if bytes.Contains(b, []byte(sec)) {
-				t.Errorf("the %s secret is stored in %s", where, path)
+		s := storedSecrets
+		args, _ := json.Marshal(map[string]string{"user": "bob", "password": s["args"]})
+		msgs := []engine.Message{
+			{Role: engine.RoleUser, Content: "my token is " + s["content"], Metadata: map[string]any{"header": "Authorization: Bearer " + s["metadata"]}},
+			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "login", Arguments: args}}},
+			{Role: engine.RoleTool, ToolCallID: "c1", Name: "login " + s["name"], Content: "ok"},
+			{Role: engine.RoleAssistant, Content: "logged in"},
+			{Role: engine.RoleUser, Content: "thanks"},
+			{Role: engine.RoleAssistant, Content: "you are welcome"},
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Title: "keys " + s["title"], Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+		// The recall filter is recorded in memctx too (a metadata value is caller text).
+		filter, _ := json.Marshal(map[string]string{"metadata.header": "Authorization: Bearer " + s["filter"]})
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: "t", Query: "what about " + s["query"],
+			Recall: &recall.Options{TopK: 2, Filter: filter}}); err != nil {
+			t.Fatal(err)
+		}
+		patch, _ := json.Marshal(map[string]string{"note": "api key " + s["wm-tool"]})
+		if m, err := e.HandleToolCall(ctx, "run-1", "t", "r", fakeopenai.ToolCall("w1", tools.UpdateWorkingMemoryName, string(patch))); err != nil || !strings.Contains(m.Content, `"ok":true`) {
+			t.Fatalf("wm tool: %v %+v", err, m)
+		}
+		// A refused update quotes no secret in the tool result the journal keeps.
+		bad, _ := json.Marshal(map[string]string{"code": s["wm-refused"]})
+		if m, err := e.HandleToolCall(ctx, "run-1", "t", "r", fakeopenai.ToolCall("w2", tools.UpdateWorkingMemoryName, string(bad))); err != nil || !strings.Contains(m.Content, `"ok":false`) || strings.Contains(m.Content, s["wm-refused"]) {
+			t.Errorf("wm refusal: %v %+v", err, m)
+		}
+		tmpl, err := e.OpenWorkingMemory(working.Config{Template: "# Notes\n- slack: none\n", Scope: working.ScopeResource})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tmpl.Edit(ctx, working.ResourceKey("r"), "none", s["wm-edit"], working.Origin{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tmpl.Edit(ctx, working.ResourceKey("r"), "absent "+s["wm-edit"], "x", working.Origin{}); !errors.Is(err, working.ErrSearchNotFound) || strings.Contains(err.Error(), s["wm-edit"]) {
+			t.Errorf("refusal quotes the secret: %v", err)
+		}
+		if _, err := tmpl.Set(ctx, working.ResourceKey("r"), "aws "+s["wm-set"], working.Origin{}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Observe(ctx, "t", observe.Options{Force: true, NoReflect: true})
+		if err != nil || len(res.Observations) == 0 {
+			t.Fatalf("observe: %v %+v", err, res)
+		}
+		if be.Name == enginetest.Postgres.Name {
+			// No data directory: every live row of the schema instead.
+			for where, sec := range s {
+				if hits := rowsContaining(t, e, sec); len(hits) > 0 {
+					t.Errorf("the %s secret is stored in %v", where, hits)
+				}
 			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return
 		}
-		return nil
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		err = filepath.WalkDir(e.Dir(), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			found++
+			for where, sec := range s {
+				if bytes.Contains(b, []byte(sec)) {
+					t.Errorf("the %s secret is stored in %s", where, path)
+				}
+			}
+			return nil
+		})
+		if err != nil || found == 0 {
+			t.Fatalf("walk: %v, %d files", err, found)
+		}
 	})
-	if err != nil || found == 0 {
-		t.Fatalf("walk: %v, %d files", err, found)
-	}
 }
 
 // TestToolCallNameWithSecretRefused: a function name cannot be redacted, so
 // an Append whose tool call is named like a secret is refused and stores
 // nothing.
 func TestToolCallNameWithSecretRefused(t *testing.T) {
-	ctx := context.Background()
-	e, err := engine.Open(ctx, engine.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	name := "ghp_" + rep("AbCdEfGhIj0123456789", 36)
-	_, err = e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
-		{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: name, Arguments: json.RawMessage(`{}`)}}}}})
-	var ve *engine.ValidationError
-	if !errors.Is(err, engine.ErrInvalidInput) || !errors.As(err, &ve) || ve.Field != "toolCalls[0].name" || strings.Contains(err.Error(), name) {
-		t.Fatalf("err = %v", err)
-	}
-	if _, err := e.GetThread(ctx, "t"); !errors.Is(err, engine.ErrThreadNotFound) {
-		t.Fatalf("thread stored: %v", err)
-	}
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e, err := engine.Open(ctx, be.Config(t, engine.Config{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		name := "ghp_" + rep("AbCdEfGhIj0123456789", 36)
+		_, err = e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
+			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: name, Arguments: json.RawMessage(`{}`)}}}}})
+		var ve *engine.ValidationError
+		if !errors.Is(err, engine.ErrInvalidInput) || !errors.As(err, &ve) || ve.Field != "toolCalls[0].name" || strings.Contains(err.Error(), name) {
+			t.Fatalf("err = %v", err)
+		}
+		if _, err := e.GetThread(ctx, "t"); !errors.Is(err, engine.ErrThreadNotFound) {
+			t.Fatalf("thread stored: %v", err)
+		}
+	})
 }

@@ -206,39 +206,41 @@ func TestRedactNoFalsePositives(t *testing.T) {
 // tool-call arguments and metadata: what is stored is valid JSON with the
 // secret gone and the other fields intact.
 func TestRedactJSONStaysValid(t *testing.T) {
-	args := []string{
-		`{"password":"hunter2 with spaces","city":"Paris"}`,
-		`{"password": 12345678, "city": "Paris"}`,
-		`{"auth":{"api_key":"abc\"def\\ghi"},"city":"Paris"}`,
-		`{"note":"Authorization: Bearer abc.def.ghi123","city":"Paris"}`,
-		`{"dsn":"postgres://admin:p@ss\"w@host/db","city":"Paris"}`,
-		`{"list":["sk-` + rep("abcdef", 30) + `",{"token":"t0k3n-value"}],"city":"Paris"}`,
-	}
-	for i, a := range args {
-		ctx, e := t.Context(), enginetest.MustOpen(t, engine.Config{})
-		msg := engine.Message{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "login", Arguments: json.RawMessage(a)}},
-			Metadata: map[string]any{"raw": json.RawMessage(a)}}
-		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{msg}}); err != nil {
-			t.Fatalf("args %d: %v", i, err)
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		args := []string{
+			`{"password":"hunter2 with spaces","city":"Paris"}`,
+			`{"password": 12345678, "city": "Paris"}`,
+			`{"auth":{"api_key":"abc\"def\\ghi"},"city":"Paris"}`,
+			`{"note":"Authorization: Bearer abc.def.ghi123","city":"Paris"}`,
+			`{"dsn":"postgres://admin:p@ss\"w@host/db","city":"Paris"}`,
+			`{"list":["sk-` + rep("abcdef", 30) + `",{"token":"t0k3n-value"}],"city":"Paris"}`,
 		}
-		ms, err := e.Messages(ctx, "t", 1, 0)
-		if err != nil || len(ms) != 1 {
-			t.Fatalf("args %d: %v %d", i, err, len(ms))
-		}
-		stored := ms[0].ToolCalls[0].Arguments
-		md, _ := json.Marshal(ms[0].Metadata)
-		for _, b := range [][]byte{stored, md} {
-			if !json.Valid(b) {
-				t.Fatalf("args %d: stored invalid JSON %s", i, b)
+		for i, a := range args {
+			ctx, e := t.Context(), be.MustOpen(t, engine.Config{})
+			msg := engine.Message{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "login", Arguments: json.RawMessage(a)}},
+				Metadata: map[string]any{"raw": json.RawMessage(a)}}
+			if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{msg}}); err != nil {
+				t.Fatalf("args %d: %v", i, err)
 			}
-			for _, leak := range []string{"hunter2", "12345678", `abc\"def`, "ghi123", "ss\\\"w", "abcdefabcdef", "t0k3n"} {
-				if strings.Contains(string(b), leak) {
-					t.Errorf("args %d: %q survived in %s", i, leak, b)
+			ms, err := e.Messages(ctx, "t", 1, 0)
+			if err != nil || len(ms) != 1 {
+				t.Fatalf("args %d: %v %d", i, err, len(ms))
+			}
+			stored := ms[0].ToolCalls[0].Arguments
+			md, _ := json.Marshal(ms[0].Metadata)
+			for _, b := range [][]byte{stored, md} {
+				if !json.Valid(b) {
+					t.Fatalf("args %d: stored invalid JSON %s", i, b)
+				}
+				for _, leak := range []string{"hunter2", "12345678", `abc\"def`, "ghi123", "ss\\\"w", "abcdefabcdef", "t0k3n"} {
+					if strings.Contains(string(b), leak) {
+						t.Errorf("args %d: %q survived in %s", i, leak, b)
+					}
+				}
+				if !strings.Contains(string(b), "Paris") {
+					t.Errorf("args %d: ordinary field lost: %s", i, b)
 				}
 			}
-			if !strings.Contains(string(b), "Paris") {
-				t.Errorf("args %d: ordinary field lost: %s", i, b)
-			}
 		}
-	}
+	})
 }

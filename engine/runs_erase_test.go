@@ -16,40 +16,42 @@ import (
 // the thread's runs (their ids stay claimed); the runs of the resource's
 // other threads stay listed.
 func TestDeletedThreadLeavesNoRuns(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{})
-	appendTo(t, e, "gone", "r", user("", "a turn to erase"))
-	appendTo(t, e, "kept", "r", user("", "a turn to keep"))
-	for _, run := range []struct{ id, thread string }{{"g1", "gone"}, {"g2", "gone"}, {"k1", "kept"}} {
-		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: run.id, ThreadID: run.thread}); err != nil {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		appendTo(t, e, "gone", "r", user("", "a turn to erase"))
+		appendTo(t, e, "kept", "r", user("", "a turn to keep"))
+		for _, run := range []struct{ id, thread string }{{"g1", "gone"}, {"g2", "gone"}, {"k1", "kept"}} {
+			if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: run.id, ThreadID: run.thread}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := e.DeleteThread(ctx, "gone")
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	res, err := e.DeleteThread(ctx, "gone")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := res.Runs, 2; got != want {
-		t.Errorf("EraseResult.Runs = %d, want %d", got, want)
-	}
-	runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(runs) != 1 || runs[0].RunID != "k1" {
-		t.Fatalf("runs after DeleteThread: %+v, want only k1", runs)
-	}
-	for _, id := range []string{"g1", "g2"} {
-		if _, err := e.Journal().MemCtx(ctx, id); !errors.Is(err, journal.ErrNotFound) {
-			t.Errorf("memctx of erased run %s: %v, want ErrNotFound", id, err)
+		if got, want := res.Runs, 2; got != want {
+			t.Errorf("EraseResult.Runs = %d, want %d", got, want)
 		}
-	}
-	// The run ids stay claimed: a new thread of the same id cannot take
-	// over the erased thread's runs.
-	appendTo(t, e, "gone", "r", user("", "a new conversation"))
-	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "g1", ThreadID: "kept", ReplaceRun: true}); !errors.Is(err, journal.ErrRunOwned) {
-		t.Errorf("reusing an erased run id: %v, want ErrRunOwned", err)
-	}
+		runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 1 || runs[0].RunID != "k1" {
+			t.Fatalf("runs after DeleteThread: %+v, want only k1", runs)
+		}
+		for _, id := range []string{"g1", "g2"} {
+			if _, err := e.Journal().MemCtx(ctx, id); !errors.Is(err, journal.ErrNotFound) {
+				t.Errorf("memctx of erased run %s: %v, want ErrNotFound", id, err)
+			}
+		}
+		// The run ids stay claimed: a new thread of the same id cannot take
+		// over the erased thread's runs.
+		appendTo(t, e, "gone", "r", user("", "a new conversation"))
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "g1", ThreadID: "kept", ReplaceRun: true}); !errors.Is(err, journal.ErrRunOwned) {
+			t.Errorf("reusing an erased run id: %v, want ErrRunOwned", err)
+		}
+	})
 }
 
 // TestLoadContextUnknownThread states the rule for a thread that does not
@@ -58,41 +60,43 @@ func TestDeletedThreadLeavesNoRuns(t *testing.T) {
 // appended next are in the following run's window); without one, or with
 // RequireThread, it is ErrThreadNotFound and nothing is recorded.
 func TestLoadContextUnknownThread(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{})
-	t.Run("ErrThreadNotFound", func(t *testing.T) {
-		for _, req := range []engine.LoadRequest{
-			{RunID: "no-resource", ThreadID: "new"},
-			{RunID: "inspect", ThreadID: "new", ResourceID: "r", RequireThread: true},
-		} {
-			if _, err := e.LoadContext(ctx, req); !errors.Is(err, engine.ErrThreadNotFound) {
-				t.Errorf("%+v: %v, want ErrThreadNotFound", req, err)
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		t.Run("ErrThreadNotFound", func(t *testing.T) {
+			for _, req := range []engine.LoadRequest{
+				{RunID: "no-resource", ThreadID: "new"},
+				{RunID: "inspect", ThreadID: "new", ResourceID: "r", RequireThread: true},
+			} {
+				if _, err := e.LoadContext(ctx, req); !errors.Is(err, engine.ErrThreadNotFound) {
+					t.Errorf("%+v: %v, want ErrThreadNotFound", req, err)
+				}
 			}
-		}
-		if runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{}); err != nil || len(runs) != 0 {
-			t.Fatalf("a refused LoadContext recorded runs: %+v, %v", runs, err)
-		}
-	})
-	t.Run("FirstTurn", func(t *testing.T) {
-		c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-1", ThreadID: "new", ResourceID: "r", Query: "hello"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.MemCtx.ResourceID != "r" || c.MemCtx.RecentCount != 0 {
-			t.Fatalf("first turn's memctx: resource %q, recentCount %d", c.MemCtx.ResourceID, c.MemCtx.RecentCount)
-		}
-		appendTo(t, e, "new", "r", user("", "hello"))
-		c, err = e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-2", ThreadID: "new"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.MemCtx.RecentCount != 1 {
-			t.Fatalf("second turn's recentCount = %d, want 1", c.MemCtx.RecentCount)
-		}
-		runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ThreadID: "new"})
-		if err != nil || len(runs) != 2 {
-			t.Fatalf("runs of the new thread: %+v, %v; want turn-1 and turn-2", runs, err)
-		}
+			if runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{}); err != nil || len(runs) != 0 {
+				t.Fatalf("a refused LoadContext recorded runs: %+v, %v", runs, err)
+			}
+		})
+		t.Run("FirstTurn", func(t *testing.T) {
+			c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-1", ThreadID: "new", ResourceID: "r", Query: "hello"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.MemCtx.ResourceID != "r" || c.MemCtx.RecentCount != 0 {
+				t.Fatalf("first turn's memctx: resource %q, recentCount %d", c.MemCtx.ResourceID, c.MemCtx.RecentCount)
+			}
+			appendTo(t, e, "new", "r", user("", "hello"))
+			c, err = e.LoadContext(ctx, engine.LoadRequest{RunID: "turn-2", ThreadID: "new"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.MemCtx.RecentCount != 1 {
+				t.Fatalf("second turn's recentCount = %d, want 1", c.MemCtx.RecentCount)
+			}
+			runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ThreadID: "new"})
+			if err != nil || len(runs) != 2 {
+				t.Fatalf("runs of the new thread: %+v, %v; want turn-1 and turn-2", runs, err)
+			}
+		})
 	})
 }
 
@@ -101,33 +105,35 @@ func TestLoadContextUnknownThread(t *testing.T) {
 // with no run record, and LoadContext either succeeded before the erasure
 // or says ErrThreadNotFound.
 func TestLoadContextRacesDeleteThread(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{})
-	for i := range raceRounds() {
-		thread := fmt.Sprintf("t%d", i)
-		appendTo(t, e, thread, "r", user("", "a turn about gardens"))
-		var wg sync.WaitGroup
-		var loadErr, eraseErr error
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			jitter()
-			_, loadErr = e.LoadContext(ctx, engine.LoadRequest{RunID: "run-" + thread, ThreadID: thread})
-		}()
-		go func() {
-			defer wg.Done()
-			jitter()
-			_, eraseErr = e.DeleteThread(ctx, thread)
-		}()
-		wg.Wait()
-		if eraseErr != nil {
-			t.Fatalf("round %d: DeleteThread: %v", i, eraseErr)
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		for i := range raceRounds() {
+			thread := fmt.Sprintf("t%d", i)
+			appendTo(t, e, thread, "r", user("", "a turn about gardens"))
+			var wg sync.WaitGroup
+			var loadErr, eraseErr error
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				jitter()
+				_, loadErr = e.LoadContext(ctx, engine.LoadRequest{RunID: "run-" + thread, ThreadID: thread})
+			}()
+			go func() {
+				defer wg.Done()
+				jitter()
+				_, eraseErr = e.DeleteThread(ctx, thread)
+			}()
+			wg.Wait()
+			if eraseErr != nil {
+				t.Fatalf("round %d: DeleteThread: %v", i, eraseErr)
+			}
+			if loadErr != nil && !errors.Is(loadErr, engine.ErrThreadNotFound) {
+				t.Fatalf("round %d: LoadContext = %v, want nil or ErrThreadNotFound", i, loadErr)
+			}
+			if raw, err := e.Journal().RawMemCtx(ctx, "run-"+thread); !errors.Is(err, journal.ErrNotFound) {
+				t.Fatalf("round %d: the erased thread's run is still recorded (%v): %s", i, err, raw)
+			}
 		}
-		if loadErr != nil && !errors.Is(loadErr, engine.ErrThreadNotFound) {
-			t.Fatalf("round %d: LoadContext = %v, want nil or ErrThreadNotFound", i, loadErr)
-		}
-		if raw, err := e.Journal().RawMemCtx(ctx, "run-"+thread); !errors.Is(err, journal.ErrNotFound) {
-			t.Fatalf("round %d: the erased thread's run is still recorded (%v): %s", i, err, raw)
-		}
-	}
+	})
 }

@@ -17,28 +17,30 @@ import (
 // thread's runs, alone or with B's resource, shows none of A's runs; A's
 // own listing still shows its run.
 func TestThreadRunsListOnlyTheOwners(t *testing.T) {
-	ctx := context.Background()
-	e := enginetest.MustOpen(t, engine.Config{})
-	const secret = "zanzibarsecret"
-	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "a-run", ThreadID: "shared-x", ResourceID: "res-a", Query: "my " + secret + " plan"}); err != nil {
-		t.Fatal(err)
-	}
-	appendTo(t, e, "shared-x", "res-b", user("", "B's first turn"))
-	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "b-run", ThreadID: "shared-x"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []journal.RunFilter{{ThreadID: "shared-x"}, {ResourceID: "res-b"}} {
-		runs, err := e.Journal().ListRuns(ctx, f)
-		if err != nil {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		const secret = "zanzibarsecret"
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "a-run", ThreadID: "shared-x", ResourceID: "res-a", Query: "my " + secret + " plan"}); err != nil {
 			t.Fatal(err)
 		}
-		b, _ := json.Marshal(runs)
-		if len(runs) != 1 || runs[0].RunID != "b-run" || strings.Contains(string(b), "res-a") || strings.Contains(string(b), secret) {
-			t.Fatalf("ListRuns(%+v) = %s; want only B's run b-run", f, b)
+		appendTo(t, e, "shared-x", "res-b", user("", "B's first turn"))
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "b-run", ThreadID: "shared-x"}); err != nil {
+			t.Fatal(err)
 		}
-	}
-	runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ResourceID: "res-a"})
-	if err != nil || len(runs) != 1 || runs[0].RunID != "a-run" || runs[0].ThreadID != "shared-x" {
-		t.Fatalf("A's own runs: %+v, %v; want a-run on shared-x", runs, err)
-	}
+		for _, f := range []journal.RunFilter{{ThreadID: "shared-x"}, {ResourceID: "res-b"}} {
+			runs, err := e.Journal().ListRuns(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(runs)
+			if len(runs) != 1 || runs[0].RunID != "b-run" || strings.Contains(string(b), "res-a") || strings.Contains(string(b), secret) {
+				t.Fatalf("ListRuns(%+v) = %s; want only B's run b-run", f, b)
+			}
+		}
+		runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ResourceID: "res-a"})
+		if err != nil || len(runs) != 1 || runs[0].RunID != "a-run" || runs[0].ThreadID != "shared-x" {
+			t.Fatalf("A's own runs: %+v, %v; want a-run on shared-x", runs, err)
+		}
+	})
 }

@@ -23,6 +23,8 @@ import (
 // and rebuilt, and the next Check passes. The bytes are written under an
 // open engine, in place (a stray write, a bad sector), so that no merge
 // has read the segment into a new one before Check runs.
+//
+// SQLite only: the bleve index's segment files.
 func TestCheckFindsGarbledSegment(t *testing.T) {
 	ctx := context.Background()
 	fixture, _ := segmentFixture(t)

@@ -25,11 +25,11 @@ type wmEnv struct {
 	mem *working.Memory
 }
 
-func newWMEnv(t *testing.T) *wmEnv { return newWMEnvClock(t, nil) }
+func newWMEnv(t *testing.T, be enginetest.Backend) *wmEnv { return newWMEnvClock(t, be, nil) }
 
 // newWMEnvClock is newWMEnv with the engine's clock (nil: time.Now).
-func newWMEnvClock(t *testing.T, now func() time.Time) *wmEnv {
-	e := enginetest.MustOpen(t, engine.Config{Now: now, WorkingMemory: &working.Config{Schema: json.RawMessage(profileSchema), Scope: working.ScopeResource}})
+func newWMEnvClock(t *testing.T, be enginetest.Backend, now func() time.Time) *wmEnv {
+	e := be.MustOpen(t, engine.Config{Now: now, WorkingMemory: &working.Config{Schema: json.RawMessage(profileSchema), Scope: working.ScopeResource}})
 	mem, err := e.WorkingMemory()
 	if err != nil {
 		t.Fatal(err)
@@ -86,82 +86,84 @@ func (w *wmEnv) assertForgot(resource, secret, want string) {
 // turn is erased (DeleteMessages, DeleteThread), in its current state and
 // its history; what other runs wrote stays.
 func TestEraseForgetsWorkingMemory(t *testing.T) {
-	ctx := context.Background()
-	t.Run("DeleteMessages", func(t *testing.T) {
-		w := newWMEnv(t)
-		const secret = "Zanzibar-Quokka-7731"
-		appendTo(t, w.e, "a", "r", user("x", "my name is "+secret))
-		w.run(engine.LoadRequest{RunID: "run-1", ThreadID: "a"}, "call_0", `{"name":"`+secret+`"}`)
-		appendTo(t, w.e, "a", "r", user("y", "I live in Porto"))
-		w.run(engine.LoadRequest{RunID: "run-2", ThreadID: "a", RecentN: 1}, "call_0", `{"city":"Porto"}`)
-		res, err := w.e.DeleteMessages(ctx, "x")
-		if err != nil {
-			t.Fatal(err)
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		t.Run("DeleteMessages", func(t *testing.T) {
+			w := newWMEnv(t, be)
+			const secret = "Zanzibar-Quokka-7731"
+			appendTo(t, w.e, "a", "r", user("x", "my name is "+secret))
+			w.run(engine.LoadRequest{RunID: "run-1", ThreadID: "a"}, "call_0", `{"name":"`+secret+`"}`)
+			appendTo(t, w.e, "a", "r", user("y", "I live in Porto"))
+			w.run(engine.LoadRequest{RunID: "run-2", ThreadID: "a", RecentN: 1}, "call_0", `{"city":"Porto"}`)
+			res, err := w.e.DeleteMessages(ctx, "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := res.WorkingMemoryInvalidated, 1; got != want {
+				t.Errorf("WorkingMemoryInvalidated = %d, want %d", got, want)
+			}
+			w.assertForgot("r", secret, `{"city":"Porto"}`)
+		})
+		t.Run("DeleteThread", func(t *testing.T) {
+			w := newWMEnv(t, be)
+			const secret = "Marmalade-Heron-4410"
+			appendTo(t, w.e, "b1", "r", user("", "my name is "+secret))
+			w.run(engine.LoadRequest{RunID: "b1-1", ThreadID: "b1"}, "call_0", `{"name":"`+secret+`"}`)
+			appendTo(t, w.e, "b2", "r", user("", "I have a cat"))
+			w.run(engine.LoadRequest{RunID: "b2-1", ThreadID: "b2"}, "call_0", `{"pet":"cat"}`)
+			res, err := w.e.DeleteThread(ctx, "b1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := res.WorkingMemoryInvalidated, 1; got != want {
+				t.Errorf("WorkingMemoryInvalidated = %d, want %d", got, want)
+			}
+			w.assertForgot("r", secret, `{"pet":"cat"}`)
+		})
+		t.Run("QueryOfALoadFirstLoop", func(t *testing.T) {
+			// A loop that loads context before it appends the user's message
+			// passes that message as the query: the run saw it.
+			w := newWMEnv(t, be)
+			const secret = "Tangerine-Walrus-9902"
+			appendTo(t, w.e, "c", "r", user("", "hello"))
+			w.run(engine.LoadRequest{RunID: "c-1", ThreadID: "c", Query: "I have a dog"}, "call_0", `{"pet":"dog"}`)
+			appendTo(t, w.e, "c", "r", user("c-dog", "I have a dog"))
+			w.run(engine.LoadRequest{RunID: "c-2", ThreadID: "c", Query: "call me " + secret}, "call_0", `{"name":"`+secret+`"}`)
+			appendTo(t, w.e, "c", "r", user("c-name", "call me "+secret))
+			if _, err := w.e.DeleteMessages(ctx, "c-name"); err != nil {
+				t.Fatal(err)
+			}
+			w.assertForgot("r", secret, `{"pet":"dog"}`)
+		})
+		// Erasing the assistant message whose tool call carried the update
+		// erases the update, not the updates of other turns' calls with the
+		// same id (agents send call_0 every turn). With a clock that does not
+		// move, every turn and record shares one millisecond: the previous
+		// turn's call_0 (stored before run d-2 composed its context) must not
+		// be taken for d-2's own call. With the real clock this failed about one
+		// run in six, when d-a1 and d-2's record fell in the same millisecond.
+		// In a long window the record lists only the first journal.RecentCap
+		// turns, so what it lists cannot order the run either: the erasure
+		// orders by the record's threadSeq.
+		frozen := time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)
+		stopped := func() time.Time { return frozen }
+		long := journal.RecentCap + 6
+		for _, c := range []struct {
+			name   string
+			clock  func() time.Time
+			window int // small-talk turns before the two turns
+		}{
+			{"ErasedCall", nil, 0},
+			{"ErasedCallSameMillisecond", stopped, 0},
+			{"ErasedCallLongWindow", nil, long},
+			{"ErasedCallLongWindowSameMillisecond", stopped, long},
+		} {
+			t.Run(c.name, func(t *testing.T) { erasedCall(t, newWMEnvClock(t, be, c.clock), c.window) })
 		}
-		if got, want := res.WorkingMemoryInvalidated, 1; got != want {
-			t.Errorf("WorkingMemoryInvalidated = %d, want %d", got, want)
+		for name, clock := range map[string]func() time.Time{"TurnAfterTheRun": nil, "TurnAfterTheRunSameMillisecond": stopped} {
+			t.Run(name, func(t *testing.T) { turnAfterTheRun(t, newWMEnvClock(t, be, clock)) })
 		}
-		w.assertForgot("r", secret, `{"city":"Porto"}`)
 	})
-	t.Run("DeleteThread", func(t *testing.T) {
-		w := newWMEnv(t)
-		const secret = "Marmalade-Heron-4410"
-		appendTo(t, w.e, "b1", "r", user("", "my name is "+secret))
-		w.run(engine.LoadRequest{RunID: "b1-1", ThreadID: "b1"}, "call_0", `{"name":"`+secret+`"}`)
-		appendTo(t, w.e, "b2", "r", user("", "I have a cat"))
-		w.run(engine.LoadRequest{RunID: "b2-1", ThreadID: "b2"}, "call_0", `{"pet":"cat"}`)
-		res, err := w.e.DeleteThread(ctx, "b1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := res.WorkingMemoryInvalidated, 1; got != want {
-			t.Errorf("WorkingMemoryInvalidated = %d, want %d", got, want)
-		}
-		w.assertForgot("r", secret, `{"pet":"cat"}`)
-	})
-	t.Run("QueryOfALoadFirstLoop", func(t *testing.T) {
-		// A loop that loads context before it appends the user's message
-		// passes that message as the query: the run saw it.
-		w := newWMEnv(t)
-		const secret = "Tangerine-Walrus-9902"
-		appendTo(t, w.e, "c", "r", user("", "hello"))
-		w.run(engine.LoadRequest{RunID: "c-1", ThreadID: "c", Query: "I have a dog"}, "call_0", `{"pet":"dog"}`)
-		appendTo(t, w.e, "c", "r", user("c-dog", "I have a dog"))
-		w.run(engine.LoadRequest{RunID: "c-2", ThreadID: "c", Query: "call me " + secret}, "call_0", `{"name":"`+secret+`"}`)
-		appendTo(t, w.e, "c", "r", user("c-name", "call me "+secret))
-		if _, err := w.e.DeleteMessages(ctx, "c-name"); err != nil {
-			t.Fatal(err)
-		}
-		w.assertForgot("r", secret, `{"pet":"dog"}`)
-	})
-	// Erasing the assistant message whose tool call carried the update
-	// erases the update, not the updates of other turns' calls with the
-	// same id (agents send call_0 every turn). With a clock that does not
-	// move, every turn and record shares one millisecond: the previous
-	// turn's call_0 (stored before run d-2 composed its context) must not
-	// be taken for d-2's own call. With the real clock this failed about one
-	// run in six, when d-a1 and d-2's record fell in the same millisecond.
-	// In a long window the record lists only the first journal.RecentCap
-	// turns, so what it lists cannot order the run either: the erasure
-	// orders by the record's threadSeq.
-	frozen := time.Date(2026, 12, 1, 14, 0, 0, 0, time.UTC)
-	stopped := func() time.Time { return frozen }
-	long := journal.RecentCap + 6
-	for _, c := range []struct {
-		name   string
-		clock  func() time.Time
-		window int // small-talk turns before the two turns
-	}{
-		{"ErasedCall", nil, 0},
-		{"ErasedCallSameMillisecond", stopped, 0},
-		{"ErasedCallLongWindow", nil, long},
-		{"ErasedCallLongWindowSameMillisecond", stopped, long},
-	} {
-		t.Run(c.name, func(t *testing.T) { erasedCall(t, newWMEnvClock(t, c.clock), c.window) })
-	}
-	for name, clock := range map[string]func() time.Time{"TurnAfterTheRun": nil, "TurnAfterTheRunSameMillisecond": stopped} {
-		t.Run(name, func(t *testing.T) { turnAfterTheRun(t, newWMEnvClock(t, clock)) })
-	}
 }
 
 // turnAfterTheRun: a turn stored after a run composed its context was not

@@ -3,6 +3,14 @@
 // (MustOpen), and a private TMPDIR that fails the run when a test leaves files
 // behind (PrivateTempDir). Only tests import it.
 //
+// The engine's conformance suite runs on a table of backends (Backends:
+// SQLite in a data directory under the test's temporary directory,
+// Postgres on a throwaway schema of $MNEMO_TEST_POSTGRES, skipped with a
+// message when it is unset): ForEachBackend runs a test once per backend,
+// Backend.MustOpen opens an engine on a new store of it, and
+// Backend.NewStore gives a Store that several engines (a restart, another
+// process: Store.String and ParseStore) open in turn.
+//
 // # Imports
 //
 // It may import engine and recall: it and its subpackage synth (the
