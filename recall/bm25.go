@@ -142,7 +142,7 @@ type compound struct {
 // a bonus of the parts' idfs, as a matched phrase would.
 func (ix *Index) compounds(text string, s *shard) []compound {
 	var out []compound
-	for _, m := range compoundRE.FindAllString(Fold(text), 8) {
+	for _, m := range Compounds(text) {
 		var idf float64
 		for _, t := range distinct(ix.cfg.Lexical.Terms(m)) {
 			idf += s.stats.idf(t)

@@ -215,27 +215,7 @@ func NewIndex(cfg Config) (*Index, error) {
 	if cfg.Embedder == nil {
 		cfg.Embedder = HashEmbedder{}
 	}
-	if cfg.Tuning.CandidatePool <= 0 {
-		cfg.Tuning.CandidatePool = DefaultCandidatePool
-	}
-	if cfg.Tuning.RescoreDepth <= 0 {
-		cfg.Tuning.RescoreDepth = DefaultRescoreDepth
-	}
-	if cfg.Tuning.VectorWeight == 0 {
-		cfg.Tuning.VectorWeight = DefaultVectorWeight(cfg.Embedder.ID())
-	}
-	if cfg.Tuning.ContextWeight == 0 {
-		cfg.Tuning.ContextWeight = DefaultContextWeight
-	}
-	if cfg.Tuning.SessionWeight == 0 {
-		cfg.Tuning.SessionWeight = DefaultSessionWeight(cfg.Embedder.ID())
-	}
-	if cfg.Tuning.TopicWeight == 0 {
-		cfg.Tuning.TopicWeight = DefaultTopicWeight(cfg.Embedder.ID())
-	}
-	if cfg.Tuning.MaxLoaded == 0 {
-		cfg.Tuning.MaxLoaded = DefaultMaxLoaded
-	}
+	cfg.Tuning = cfg.Tuning.Resolve(cfg.Embedder.ID())
 	return &Index{cfg: cfg, emb: cfg.Embedder, shards: map[string]*shard{}}, nil
 }
 

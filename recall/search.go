@@ -49,18 +49,11 @@ type Result struct {
 // answers and Result.Retrieval says so; only when both fail is an error
 // returned.
 func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
-	o, err := q.Options.Resolve()
+	p, err := q.Prepare()
 	if err != nil {
 		return nil, err
 	}
-	thread, err := q.thread(o.Scope)
-	if err != nil {
-		return nil, err
-	}
-	filter, err := ParseFilter(o.Filter)
-	if err != nil {
-		return nil, err
-	}
+	o, thread, filter := p.Options, p.Thread, p.Filter
 	// Embed the query before taking the resource's lock: a remote embedder
 	// may be slow, and writers must not wait behind it.
 	var qv []float32
@@ -81,12 +74,42 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	hits := ix.topHits(cq, ix.candidates(ctx, cq, ch, o.Mode), ch, o)
+	r := &Ranking{Options: o, Thread: thread, Tuning: ix.cfg.Tuning, QueryVector: qv != nil}
+	hits := rankHits(shardCorpus{ctx: ctx, ix: ix, q: cq, ex: q.Exclude}, ch, r)
 	if res.Hits, err = expandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
 		return nil, err
 	}
 	res.Retrieval.apply(q.Backlog)
 	return res, nil
+}
+
+// Prepared is a query checked the way Search checks it: its options
+// resolved (Options.Resolve), the thread a scope-thread search is confined
+// to ("" for the resource) and its parsed filter (nil for none).
+type Prepared struct {
+	Options Options
+	Thread  string
+	Filter  *Filter
+}
+
+// Prepare checks q as Search does before it searches: ErrInvalidOptions or
+// a *FilterError for bad options, ErrInvalidQuery when the resource (or,
+// with scope thread, the thread) is missing. Another backend's searcher
+// starts with it, so that both refuse the same queries alike.
+func (q Query) Prepare() (Prepared, error) {
+	o, err := q.Options.Resolve()
+	if err != nil {
+		return Prepared{}, err
+	}
+	thread, err := q.thread(o.Scope)
+	if err != nil {
+		return Prepared{}, err
+	}
+	filter, err := ParseFilter(o.Filter)
+	if err != nil {
+		return Prepared{}, err
+	}
+	return Prepared{Options: o, Thread: thread, Filter: filter}, nil
 }
 
 // thread returns the thread a search of scope is confined to ("" for the
@@ -236,7 +259,7 @@ func goCatch(fn func()) (wait func()) {
 // fuse returns the candidates' fused scores: one channel's own scores in a
 // single-channel mode or when the other channel failed, else the fusion of
 // o.Fusion.
-func (ix *Index) fuse(cands []candidate, ch *channels, o Options) []float64 {
+func fuse(cands []candidate, ch *channels, o Options, t Tuning) []float64 {
 	switch {
 	case o.Mode == ModeLexical || (o.Mode == ModeHybrid && ch.vecErr != nil):
 		return channelScores(cands, true)
@@ -244,10 +267,10 @@ func (ix *Index) fuse(cands []candidate, ch *channels, o Options) []float64 {
 		return channelScores(cands, false)
 	case o.Fusion == FusionRRF:
 		return fuseRRF(cands, rrfK)
-	case ix.cfg.Tuning.MaxNorm:
-		return fuseWeightedMax(cands, ix.cfg.Tuning.VectorWeight)
+	case t.MaxNorm:
+		return fuseWeightedMax(cands, t.VectorWeight)
 	default:
-		return fuseWeighted(cands, ix.cfg.Tuning.VectorWeight)
+		return fuseWeighted(cands, t.VectorWeight)
 	}
 }
 
@@ -257,26 +280,26 @@ func (ix *Index) fuse(cands []candidate, ch *channels, o Options) []float64 {
 // (session.go); the single-channel modes keep their channel's own order,
 // which a filter or an exclusion leaves exact (TestSearchFilterOracle,
 // TestExcludeExact), as the fusion already does not.
-func (ix *Index) topHits(q *channelQuery, cands []candidate, ch *channels, o Options) []Hit {
-	fused := ix.fuse(cands, ch, o)
-	s := q.s
-	if q.thread == "" && o.Mode == ModeHybrid {
-		sessionEvidence(s, cands, fused, ix.cfg.Tuning.SessionWeight)
-		sessionTopic(s, cands, fused, q.qv, ix.cfg.Tuning.TopicWeight)
+func topHits(c Corpus, cands []candidate, ch *channels, r *Ranking) []Hit {
+	o := r.Options
+	fused := fuse(cands, ch, o, r.Tuning)
+	if r.Thread == "" && o.Mode == ModeHybrid {
+		sessionEvidence(c, cands, fused, r.Tuning.SessionWeight)
+		sessionTopic(c, cands, fused, r.QueryVector, r.Tuning.TopicWeight)
 	}
 	hits := make([]Hit, 0, o.TopK)
 	for _, i := range rankFused(cands, fused) {
 		if len(hits) == o.TopK {
 			break
 		}
-		c := cands[i]
-		if o.Mode == ModeLexical && c.LexRank == 0 || o.Mode == ModeVector && c.VecRank == 0 {
+		cd := cands[i]
+		if o.Mode == ModeLexical && cd.LexRank == 0 || o.Mode == ModeVector && cd.VecRank == 0 {
 			continue
 		}
-		e := s.docs[c.ID]
+		d := c.Doc(cd.ID)
 		hits = append(hits, Hit{
-			MessageID: c.ID, ThreadID: e.doc.ThreadID, Seq: e.doc.Seq, Role: e.doc.Role, CreatedAt: e.doc.CreatedAt,
-			Score: fused[i], Lexical: c.Lexical, Vector: c.Vector, Reason: ReasonHit, Rank: len(hits) + 1,
+			MessageID: cd.ID, ThreadID: d.ThreadID, Seq: d.Seq, Role: d.Role, CreatedAt: d.CreatedAt,
+			Score: fused[i], Lexical: cd.Lexical, Vector: cd.Vector, Reason: ReasonHit, Rank: len(hits) + 1,
 		})
 	}
 	return hits
@@ -306,7 +329,7 @@ type scored struct {
 // candidate both scores: the exact BM25 of a vector candidate (when the
 // lexical channel answered with the textbook scores) and the cosine of a
 // lexical candidate (when it has a vector at or above the threshold).
-func (ix *Index) candidates(ctx context.Context, q *channelQuery, ch *channels, mode Mode) []candidate {
+func candidates(c Corpus, ch *channels, r *Ranking) []candidate {
 	byID := map[string]int{}
 	var cands []candidate
 	get := func(id string) *candidate {
@@ -318,27 +341,28 @@ func (ix *Index) candidates(ctx context.Context, q *channelQuery, ch *channels, 
 		return &cands[len(cands)-1]
 	}
 	for i, sc := range ch.lex {
-		c := get(sc.id)
-		c.Lexical, c.LexRank = ptr(sc.score), i+1
+		cd := get(sc.id)
+		cd.Lexical, cd.LexRank = ptr(sc.score), i+1
 	}
 	for i, sc := range ch.vec {
-		c := get(sc.id)
-		c.Vector, c.VecRank = ptr(sc.score), i+1
+		cd := get(sc.id)
+		cd.Vector, cd.VecRank = ptr(sc.score), i+1
 	}
-	if mode != ModeHybrid {
+	if r.Options.Mode != ModeHybrid {
 		return cands
 	}
-	lexOK := ch.lexErr == nil && !ix.cfg.Tuning.BleveScores
+	lexOK := ch.lexErr == nil && !r.Tuning.BleveScores
+	threshold := r.Options.Threshold
 	for i := range cands {
-		c := &cands[i]
-		if c.Lexical == nil && lexOK {
-			if sc := q.lexScore(q.s.docs[c.ID]); sc > 0 {
-				c.Lexical = ptr(sc)
+		cd := &cands[i]
+		if cd.Lexical == nil && lexOK {
+			if sc := c.LexicalScore(cd.ID); sc > 0 {
+				cd.Lexical = ptr(sc)
 			}
 		}
-		if c.Vector == nil && q.qv != nil {
-			if sim, ok := ix.similarity(ctx, q.s, q.s.docs[c.ID], q.qv); ok && (q.threshold == 0 || sim >= q.threshold) {
-				c.Vector = ptr(sim)
+		if cd.Vector == nil && r.QueryVector {
+			if sim, ok := c.Similarity(cd.ID); ok && (threshold == 0 || sim >= threshold) {
+				cd.Vector = ptr(sim)
 			}
 		}
 	}

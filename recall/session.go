@@ -30,9 +30,9 @@ import (
 // sessionEvidence applies the session-evidence rule to fused, the fused
 // scores of cands (in input order; -Inf for a candidate the mode does not
 // rank, left as it is), with weight beta. With fewer than two ranked
-// candidates, a zero spread, or beta ≤ 0, fused is left unchanged. Caller
-// holds s.mu.
-func sessionEvidence(s *shard, cands []candidate, fused []float64, beta float64) {
+// candidates, a zero spread, or beta ≤ 0, fused is left unchanged. c
+// knows every candidate (with a shard, the caller holds s.mu).
+func sessionEvidence(c Corpus, cands []candidate, fused []float64, beta float64) {
 	if beta <= 0 {
 		return
 	}
@@ -53,7 +53,7 @@ func sessionEvidence(s *shard, cands []candidate, fused []float64, beta float64)
 			continue
 		}
 		z[i] = (f - mean) / sd
-		threads[i] = s.docs[cands[i].ID].doc.ThreadID
+		threads[i] = c.Doc(cands[i].ID).ThreadID
 		b := byThread[threads[i]]
 		if b == nil {
 			b = &best{who: -1}
@@ -117,12 +117,12 @@ func finiteStats(xs []float64) (mean, sd float64, n int) {
 // reorders between sessions, never within one.
 
 // sessionTopic applies the session-topic rule to fused (the scores of
-// cands in input order; -Inf is left as it is) for the query vector qv,
-// with weight gamma. With gamma ≤ 0, no query vector, fewer than two
-// threads that have a centroid or no spread between them, fused is left
-// unchanged. Caller holds s.mu for reading.
-func sessionTopic(s *shard, cands []candidate, fused []float64, qv []float32, gamma float64) {
-	if gamma <= 0 || qv == nil {
+// cands in input order; -Inf is left as it is) when the query has a
+// vector (hasQV), with weight gamma; c gives each thread's cosine with the
+// query. With gamma ≤ 0, no query vector, fewer than two threads that
+// have a centroid or no spread between them, fused is left unchanged.
+func sessionTopic(c Corpus, cands []candidate, fused []float64, hasQV bool, gamma float64) {
+	if gamma <= 0 || !hasQV {
 		return
 	}
 	cos := map[string]float64{}
@@ -130,12 +130,12 @@ func sessionTopic(s *shard, cands []candidate, fused []float64, qv []float32, ga
 		if math.IsInf(f, 0) {
 			continue
 		}
-		th := s.docs[cands[i].ID].doc.ThreadID
+		th := c.Doc(cands[i].ID).ThreadID
 		if _, seen := cos[th]; seen {
 			continue
 		}
-		if c, ok := s.topicCos(th, qv); ok {
-			cos[th] = c
+		if tc, ok := c.TopicCosine(th); ok {
+			cos[th] = tc
 		} else {
 			cos[th] = math.Inf(-1)
 		}
@@ -152,8 +152,8 @@ func sessionTopic(s *shard, cands []candidate, fused []float64, qv []float32, ga
 		if math.IsInf(f, 0) {
 			continue
 		}
-		if c := cos[s.docs[cands[i].ID].doc.ThreadID]; c > mean {
-			fused[i] += gamma * (c - mean) / sd
+		if tc := cos[c.Doc(cands[i].ID).ThreadID]; tc > mean {
+			fused[i] += gamma * (tc - mean) / sd
 		}
 	}
 }
