@@ -82,14 +82,26 @@ func (ix *Index) indexRank(q *channelQuery) func(int) ([]scored, error) {
 	switch {
 	case q.slack < 0:
 		mark := make([]bool, s.ords)
+		markAround := func(e *entry) {
+			if e.prev != nil {
+				mark[e.prev.ord] = true
+			}
+			if nx := s.after(e); nx != nil {
+				mark[nx.ord] = true
+			}
+		}
 		for _, e := range s.vx.ents {
 			if q.allowed(e) {
 				mark[e.ord] = true
-				if e.prev != nil {
-					mark[e.prev.ord] = true
-				}
-				if nx := s.after(e); nx != nil {
-					mark[nx.ord] = true
+				markAround(e)
+			}
+		}
+		if len(s.docs) > s.vx.len() {
+			// An allowed turn not embedded yet is still lifted by the
+			// turns around it (addNeighbours), as without a filter.
+			for _, e := range s.docs {
+				if e.vslot == 0 && q.allowed(e) {
+					markAround(e)
 				}
 			}
 		}

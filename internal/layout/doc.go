@@ -13,6 +13,8 @@
 //     journal and no engine; internal/msgstore builds only on internal/store
 //     and recall; at most 3 non-test files of engine hold SQL; Engine
 //     exposes no raw database pool;
+//   - internal/pgrecall (recall on Postgres) builds only on recall,
+//     internal/bm25 and internal/pgstore;
 //   - no non-test function of a library package is longer than 80 lines,
 //     and every library package has a doc.go with an "# Imports" section.
 //

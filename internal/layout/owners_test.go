@@ -201,3 +201,27 @@ func TestPackageDocs(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresRecallImports: internal/pgrecall, recall on Postgres, builds
+// on recall (whose ranking it reuses), internal/bm25 and internal/pgstore;
+// nothing else of mnemo (no engine, no SQLite store or owner), and recall
+// itself still needs no storage package (TestRecallStandsAlone).
+func TestPostgresRecallImports(t *testing.T) {
+	pkgs := loadModule(t)
+	from := module + "/internal/pgrecall"
+	if _, ok := pkgs[from]; !ok {
+		t.Fatalf("%s not found", from)
+	}
+	allowed := []string{"internal/pgrecall", "recall", "internal/bm25", "internal/pgstore", "internal/store"}
+	for _, p := range sortedKeys(pkgs) {
+		if slices.Contains(allowed, strings.TrimPrefix(p, module+"/")) {
+			continue
+		}
+		if chain := dependsOn(pkgs, from, p); chain != "" {
+			t.Errorf("internal/pgrecall depends on %s: %s", p, chain)
+		}
+	}
+	if chain := dependsOn(pkgs, module+"/recall", from); chain != "" {
+		t.Errorf("recall depends on internal/pgrecall: %s", chain)
+	}
+}

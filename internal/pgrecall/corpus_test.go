@@ -1,0 +1,237 @@
+package pgrecall_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/mnemo-go/mnemo/internal/pgrecall"
+	"github.com/mnemo-go/mnemo/internal/pgstore"
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// message is one stored message of a test corpus, as both backends store
+// it: Doc is recall's view (tool calls appended to the content), content
+// and calls the messages table's columns.
+type message struct {
+	doc      recall.Doc
+	content  string
+	calls    string // tool_calls JSON; "" none
+	metadata string // metadata JSON as stored
+	vec      []float32
+}
+
+// corpus is a synthetic conversation history over several resources.
+type corpus struct {
+	msgs      []message
+	resources []string
+	threads   map[string][]string // by resource
+}
+
+var vocab = strings.Fields(`running runs ran runner dog dogs cat cats support group supported meeting
+	painting painted paint beach beaches museum trip trips travelled travel adoption adopt adopted
+	counselor career school schools camping camp lake mountains résumé Straße pottery violin guitar
+	concert festival garden roses tomatoes bakery bread marathon swim swimming hiking photos
+	the and of a to in is was it's I'm can't`)
+
+var speakers = []string{"Caroline", "Melanie", "Joanna", ""}
+
+var topics = []string{"travel", "family", "work", "hobby"}
+
+// newCorpus builds resources × threads × turns messages with speakers,
+// tool calls, metadata (scalars, nested, absent), dates over 2022–2023 and
+// an occasional compound identifier.
+func newCorpus(rng *rand.Rand, resources []string, threads, turns int) *corpus {
+	c := &corpus{resources: resources, threads: map[string][]string{}}
+	emb := recall.HashEmbedder{}
+	base := time.Date(2022, 1, 3, 9, 0, 0, 0, time.UTC)
+	for _, r := range resources {
+		for ti := range threads {
+			th := fmt.Sprintf("%s-t%d", r, ti)
+			c.threads[r] = append(c.threads[r], th)
+			start := base.Add(time.Duration(rng.IntN(700*24)) * time.Hour)
+			for i := range turns {
+				c.msgs = append(c.msgs, newMessage(rng, r, th, i, start.Add(time.Duration(i)*7*time.Minute)))
+			}
+		}
+	}
+	texts := make([]string, len(c.msgs))
+	for i := range c.msgs {
+		texts[i] = c.msgs[i].doc.Text()
+	}
+	vs, _ := emb.Embed(context.Background(), texts)
+	for i := range c.msgs {
+		if rng.IntN(20) != 0 { // some messages are not embedded yet
+			c.msgs[i].vec = vs[i]
+		}
+	}
+	return c
+}
+
+func newMessage(rng *rand.Rand, r, th string, i int, at time.Time) message {
+	words := make([]string, 1+rng.IntN(18))
+	for k := range words {
+		words[k] = vocab[rng.IntN(len(vocab))]
+	}
+	if rng.IntN(25) == 0 {
+		words = append(words, "ZEPHYR-QUOTE")
+	}
+	role := []string{"user", "assistant"}[i%2]
+	m := message{content: strings.Join(words, " ")}
+	if role == "assistant" && rng.IntN(8) == 0 {
+		m.calls = fmt.Sprintf(`[{"id":"c%d","name":"book_trip","arguments":{"place":"%s"}}]`, i, vocab[rng.IntN(len(vocab))])
+	}
+	if i > 0 && rng.IntN(10) == 0 {
+		role = "tool"
+	}
+	md := map[string]any{}
+	switch rng.IntN(4) {
+	case 0:
+	case 1:
+		md["topic"] = topics[rng.IntN(len(topics))]
+	case 2:
+		md["topic"], md["n"] = topics[rng.IntN(len(topics))], rng.IntN(10)
+	case 3:
+		md["place"] = map[string]any{"city": []string{"Paris", "Oslo"}[rng.IntN(2)]}
+		md["flag"] = rng.IntN(2) == 0
+	}
+	b, _ := json.Marshal(md)
+	m.metadata = string(b)
+	var decoded map[string]any
+	if len(md) > 0 {
+		_ = json.Unmarshal(b, &decoded)
+	}
+	m.doc = recall.Doc{ID: fmt.Sprintf("%s-%03d", th, i), ThreadID: th, ResourceID: r, Seq: int64(i + 1), Role: role,
+		Name: speakers[rng.IntN(len(speakers))], Metadata: decoded, CreatedAt: at.Truncate(time.Millisecond)}
+	if role == "tool" {
+		m.doc.Name = ""
+	}
+	m.doc.Content = recall.WithToolCalls(m.content, []byte(m.calls))
+	return m
+}
+
+// memSource serves a recall.Index the corpus.
+type memSource struct{ c *corpus }
+
+func (s memSource) ResourceDocs(_ context.Context, r string, fn func(*recall.Doc) error) error {
+	for i := range s.c.msgs {
+		if s.c.msgs[i].doc.ResourceID == r {
+			d := s.c.msgs[i].doc
+			if err := fn(&d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s memSource) ResourceVectors(_ context.Context, r, _ string, fn func(string, []float32) error) error {
+	for i := range s.c.msgs {
+		if m := &s.c.msgs[i]; m.doc.ResourceID == r && m.vec != nil {
+			if err := fn(m.doc.ID, m.vec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sqliteIndex is the SQLite backend's recall over the corpus: bleve in
+// memory and the in-memory shards.
+func sqliteIndex(t *testing.T, c *corpus, tuning recall.Tuning) *recall.Index {
+	t.Helper()
+	lex, err := recall.OpenLexical("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := make([]recall.Doc, len(c.msgs))
+	for i := range c.msgs {
+		docs[i] = c.msgs[i].doc
+	}
+	if err := lex.Index(docs); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: memSource{c}, Tuning: tuning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// postgres stores the corpus in a fresh schema the way the Postgres
+// backend does (messages, lexical entries from recall.Analyze, embeddings
+// of the registered embedder) and returns the pool. exact drops the HNSW
+// index, so that vector searches scan exactly, as the SQLite backend's.
+func postgres(t *testing.T, c *corpus, exact bool) *pgxpool.Pool {
+	t.Helper()
+	ctx := t.Context()
+	pool, err := pgstore.Open(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	seen := map[string]bool{}
+	var threads, msgs, embs [][]any
+	var lds []pgstore.LexicalDoc
+	for _, m := range c.msgs {
+		d := m.doc
+		if !seen[d.ThreadID] {
+			seen[d.ThreadID] = true
+			threads = append(threads, []any{d.ThreadID, d.ResourceID, int64(0), int64(0)})
+		}
+		var calls any
+		if m.calls != "" {
+			calls = m.calls
+		}
+		msgs = append(msgs, []any{d.ID, d.ThreadID, d.ResourceID, d.Seq, d.Role, m.content, d.Name, calls, m.metadata, d.CreatedAt.UnixMilli(), int64(1), "digest"})
+		lds = append(lds, pgstore.LexicalDoc{MessageID: d.ID, ResourceID: d.ResourceID, CreatedAt: d.CreatedAt.UnixMilli(), Terms: recall.Analyze(d.Text())})
+		if m.vec != nil {
+			embs = append(embs, []any{d.ID, recall.HashID, d.ResourceID, len(m.vec), pgvector.NewVector(m.vec)})
+		}
+	}
+	copyRows(t, pool, "threads", []string{"id", "resource_id", "created_at", "updated_at"}, threads)
+	copyRows(t, pool, "messages", []string{"id", "thread_id", "resource_id", "seq", "role", "content", "name", "tool_calls", "metadata", "created_at", "tokens", "digest"}, msgs)
+	e, err := pgstore.EnsureEmbedder(ctx, pool, recall.HashID, recall.HashDims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyRows(t, pool, "embeddings", []string{"message_id", "embedder", "resource_id", "dims", "vector"}, embs)
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return pgstore.PutLexical(ctx, tx, lds) }); err != nil {
+		t.Fatal(err)
+	}
+	if exact {
+		if _, err := pool.Exec(ctx, `DROP INDEX `+pgx.Identifier{e.Index}.Sanitize()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
+
+func copyRows(t *testing.T, pool *pgxpool.Pool, table string, cols []string, rows [][]any) {
+	t.Helper()
+	if _, err := pool.CopyFrom(t.Context(), pgx.Identifier{table}, cols, pgx.CopyFromRows(rows)); err != nil {
+		t.Fatalf("copy %s: %v", table, err)
+	}
+}
+
+func newSearcher(t *testing.T, pool *pgxpool.Pool, tuning recall.Tuning) *pgrecall.Searcher {
+	t.Helper()
+	s, err := pgrecall.New(pgrecall.Config{Pool: pool, Tuning: tuning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,186 @@
+package pgrecall_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// parityFilters are the filters the parity queries draw from: each field,
+// each operator family, nested metadata, absent keys and an empty match.
+var parityFilters = []string{
+	``,
+	`{"role":"user"}`,
+	`{"role":{"$in":["assistant","tool"]}}`,
+	`{"metadata.topic":"travel"}`,
+	`{"metadata.topic":{"$nin":["travel","work"]}}`,
+	`{"metadata.n":{"$gte":3,"$lt":8}}`,
+	`{"metadata.place.city":"Oslo"}`,
+	`{"metadata.flag":true}`,
+	`{"seq":{"$lte":6}}`,
+	`{"createdAt":{"$gte":"2023-01-01T00:00:00Z"}}`,
+	`{"$or":[{"role":"tool"},{"metadata.topic":"family"}]}`,
+	`{"$not":{"role":"user"}}`,
+	`{"threadId":"A-t1"}`,
+	`{"threadId":"no-such-thread"}`,
+}
+
+// parityQuery draws one search over c: text from the vocabulary, with a
+// date, a speaker or a compound identifier at times; any mode, scope,
+// filter, exclusion, topK, threshold, fusion and range.
+func parityQuery(rng *rand.Rand, c *corpus) recall.Query {
+	r := c.resources[rng.IntN(len(c.resources))]
+	words := []string{vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))]}
+	switch rng.IntN(6) {
+	case 0:
+		words = append(words, []string{"in May 2022", "on March 14, 2023", "in October", "during July"}[rng.IntN(4)])
+	case 1:
+		words = append(words, speakers[rng.IntN(3)])
+	case 2:
+		words = append(words, "ZEPHYR-QUOTE")
+	case 3:
+		words = words[:1]
+	}
+	q := recall.Query{Text: strings.Join(words, " "), ResourceID: r}
+	o := &q.Options
+	o.Mode = []recall.Mode{recall.ModeLexical, recall.ModeVector, recall.ModeHybrid, ""}[rng.IntN(4)]
+	o.TopK = []int{0, 1, 3, 10, 40}[rng.IntN(5)]
+	o.Filter = json.RawMessage(parityFilters[rng.IntN(len(parityFilters))])
+	if rng.IntN(3) == 0 {
+		o.Scope = recall.ScopeThread
+		q.ThreadID = c.threads[r][rng.IntN(len(c.threads[r]))]
+	}
+	if rng.IntN(3) == 0 {
+		o.MessageRange = recall.Range{Before: rng.IntN(3), After: rng.IntN(3)}
+	}
+	if rng.IntN(6) == 0 {
+		o.Fusion = recall.FusionRRF
+	}
+	if rng.IntN(6) == 0 {
+		o.Threshold = 0.1
+	}
+	if rng.IntN(3) == 0 {
+		q.Exclude = map[string]bool{}
+		for range 1 + rng.IntN(30) {
+			m := c.msgs[rng.IntN(len(c.msgs))].doc
+			q.Exclude[m.ID] = true
+		}
+	}
+	return q
+}
+
+// TestParityWithSQLiteBackend runs the same queries through the SQLite
+// backend's recall.Index and through the Postgres searcher over one
+// corpus (vectors searched exactly on both) and wants the same result:
+// hits, reasons, ranks, order, scores (within 1e-9) and statuses; the
+// same errors for invalid queries.
+func TestParityWithSQLiteBackend(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 4))
+	c := newCorpus(rng, []string{"A", "B"}, 6, 32)
+	pool := postgres(t, c, true)
+	for _, tuning := range []recall.Tuning{
+		{},
+		{SessionWeight: 0.15, VectorWeight: 0.5},
+		{ContextWeight: -1, NoCompounds: true, NoDates: true, MaxNorm: true},
+		{NoTurnAfter: true, CandidatePool: 20},
+	} {
+		ix := sqliteIndex(t, c, tuning)
+		pg := newSearcher(t, pool, tuning)
+		hits := 0
+		for i := range 150 {
+			q := parityQuery(rng, c)
+			want, werr := ix.Search(t.Context(), q)
+			got, gerr := pg.Search(t.Context(), q)
+			name := fmt.Sprintf("tuning %+v query %d %q %+v exclude %d", tuning, i, q.Text, q.Options, len(q.Exclude))
+			if (werr != nil) != (gerr != nil) {
+				t.Fatalf("%s: SQLite error %v, Postgres %v", name, werr, gerr)
+			}
+			if werr != nil {
+				continue
+			}
+			sameResult(t, name, want, got)
+			hits += len(want.Hits)
+		}
+		t.Logf("tuning %+v: %d hits equal", tuning, hits)
+		if hits < 500 {
+			t.Fatalf("tuning %+v: only %d hits compared", tuning, hits)
+		}
+	}
+}
+
+// TestParityInvalidQueries: both backends refuse the same queries with the
+// same errors.
+func TestParityInvalidQueries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := newCorpus(rng, []string{"A"}, 1, 4)
+	ix := sqliteIndex(t, c, recall.Tuning{})
+	pg := newSearcher(t, postgres(t, c, false), recall.Tuning{})
+	for _, q := range []recall.Query{
+		{Text: "dog"},
+		{Text: "dog", ResourceID: "A", Options: recall.Options{Scope: recall.ScopeThread}},
+		{Text: "dog", ResourceID: "A", Options: recall.Options{TopK: -1}},
+		{Text: "dog", ResourceID: "A", Options: recall.Options{Mode: "fuzzy"}},
+		{Text: "dog", ResourceID: "A", Options: recall.Options{Filter: json.RawMessage(`{"colour":"red"}`)}},
+		{Text: "dog", ResourceID: "A", Options: recall.Options{Filter: json.RawMessage(`{"seq":{"$gt":"x"}}`)}},
+		{Text: "dog", ResourceID: "A", Options: recall.Options{MessageRange: recall.Range{Before: 99}}},
+	} {
+		_, werr := ix.Search(t.Context(), q)
+		_, gerr := pg.Search(t.Context(), q)
+		if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+			t.Errorf("query %+v: SQLite %v, Postgres %v", q, werr, gerr)
+		}
+		for _, sentinel := range []error{recall.ErrInvalidQuery, recall.ErrInvalidOptions, recall.ErrInvalidFilter} {
+			if errors.Is(werr, sentinel) != errors.Is(gerr, sentinel) {
+				t.Errorf("query %+v: errors.Is(%v) differs: %v / %v", q, sentinel, werr, gerr)
+			}
+		}
+	}
+}
+
+// sameResult fails t unless got equals want: the hits in order with the
+// same ids, reasons, ranks and scores, and the same Retrieval.
+func sameResult(t *testing.T, name string, want, got *recall.Result) {
+	t.Helper()
+	if want.Retrieval != got.Retrieval {
+		t.Fatalf("%s: retrieval %+v, want %+v", name, got.Retrieval, want.Retrieval)
+	}
+	if len(got.Hits) != len(want.Hits) {
+		t.Fatalf("%s: %d hits, want %d\n got %s\nwant %s", name, len(got.Hits), len(want.Hits), describe(got.Hits), describe(want.Hits))
+	}
+	for i, w := range want.Hits {
+		g := got.Hits[i]
+		if g.MessageID != w.MessageID || g.Reason != w.Reason || g.Rank != w.Rank || g.ThreadID != w.ThreadID || g.Seq != w.Seq ||
+			g.Role != w.Role || !g.CreatedAt.Equal(w.CreatedAt) || !close(g.Score, w.Score) || !closePtr(g.Lexical, w.Lexical) || !closePtr(g.Vector, w.Vector) {
+			t.Fatalf("%s: hit %d differs\n got %s\nwant %s", name, i, describe(got.Hits), describe(want.Hits))
+		}
+	}
+}
+
+func close(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }
+
+func closePtr(a, b *float64) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return close(*a, *b)
+}
+
+func describe(hs []recall.Hit) string {
+	var b strings.Builder
+	for _, h := range hs {
+		fmt.Fprintf(&b, "\n  %s %s#%d %.6f", h.MessageID, h.Reason, h.Rank, h.Score)
+		if h.Lexical != nil {
+			fmt.Fprintf(&b, " lex %.6f", *h.Lexical)
+		}
+		if h.Vector != nil {
+			fmt.Fprintf(&b, " vec %.6f", *h.Vector)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,119 @@
+package pgrecall
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mnemo-go/mnemo/internal/pgstore"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// Config configures a Searcher.
+type Config struct {
+	// Pool is the Postgres pool of the database (pgstore.Open); required.
+	Pool *pgxpool.Pool
+	// Embedder embeds queries; nil means recall.HashEmbedder. It must be
+	// the embedder whose vectors are stored (embeddings.embedder is its
+	// ID).
+	Embedder recall.Embedder
+	// Tuning holds recall's measured knobs; zero fields mean recall's
+	// defaults (recall.Tuning.Resolve). BleveScores, BleveMatches,
+	// ExactVectors and MaxLoaded concern the SQLite backend's indexes and
+	// are ignored.
+	Tuning recall.Tuning
+}
+
+// Searcher answers recall queries from Postgres. It keeps nothing per
+// resource between searches: every search reads the resource's current
+// state, so any number of processes may search and write one database.
+type Searcher struct {
+	pool   *pgxpool.Pool
+	emb    recall.Embedder
+	tuning recall.Tuning
+
+	mu  sync.Mutex
+	reg *pgstore.Embedder // the registered embedder, once known
+}
+
+// New returns a Searcher over cfg. It returns ErrConfig when cfg.Pool is
+// nil. It does not touch the database.
+func New(cfg Config) (*Searcher, error) {
+	if cfg.Pool == nil {
+		return nil, fmt.Errorf("%w: Pool is required", ErrConfig)
+	}
+	if cfg.Embedder == nil {
+		cfg.Embedder = recall.HashEmbedder{}
+	}
+	return &Searcher{pool: cfg.Pool, emb: cfg.Embedder, tuning: cfg.Tuning.Resolve(cfg.Embedder.ID())}, nil
+}
+
+// Embedder returns the embedder the searcher embeds queries with.
+func (s *Searcher) Embedder() recall.Embedder { return s.emb }
+
+// Search runs q with the semantics of recall's Index.Search (see the
+// package documentation): ErrInvalidQuery, ErrInvalidOptions or a
+// *recall.FilterError for a bad query; a failing channel does not fail the
+// search (Result.Retrieval says so), both failing do.
+func (s *Searcher) Search(ctx context.Context, q recall.Query) (*recall.Result, error) {
+	p, err := q.Prepare()
+	if err != nil {
+		return nil, err
+	}
+	o := p.Options
+	var qv []float32
+	var qErr error
+	if o.Mode != recall.ModeLexical {
+		qv, qErr = s.embedQuery(ctx, q.Text)
+	}
+	v := newView(s, q, p, qv)
+	r := recall.Ranking{Options: o, Thread: p.Thread, Tuning: s.tuning, QueryVector: qv != nil, Embedder: s.emb.ID(), Backlog: q.Backlog}
+	var ch recall.Channels
+	lexErr := v.prepareLexical(ctx)
+	if o.Mode != recall.ModeVector {
+		ch.LexicalErr = lexErr
+		if lexErr == nil {
+			ch.Lexical, ch.LexicalErr = s.lexicalChannel(ctx, v)
+		}
+	}
+	if o.Mode != recall.ModeLexical {
+		ch.VectorErr = qErr
+		if qErr == nil {
+			ch.Vector, r.VectorStatus, ch.VectorErr = s.vectorChannel(ctx, v)
+		}
+	}
+	if err := v.prepareRanking(ctx, ch); err != nil {
+		return nil, err
+	}
+	return recall.Finish(ctx, v, ch, r)
+}
+
+// embedQuery returns the query's vector.
+func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	vs, err := s.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	if len(vs) != 1 || len(vs[0]) != s.emb.Dims() {
+		return nil, fmt.Errorf("%w: query embedding", recall.ErrDimension)
+	}
+	return vs[0], nil
+}
+
+// registered returns the searcher's embedder as registered in Postgres
+// (pgstore.EnsureEmbedder: registered with its HNSW index on first use).
+func (s *Searcher) registered(ctx context.Context) (pgstore.Embedder, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reg != nil {
+		return *s.reg, nil
+	}
+	e, err := pgstore.EnsureEmbedder(ctx, s.pool, s.emb.ID(), s.emb.Dims())
+	if err != nil {
+		return pgstore.Embedder{}, err
+	}
+	s.reg = &e
+	return e, nil
+}

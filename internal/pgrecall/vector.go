@@ -1,0 +1,185 @@
+package pgrecall
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/mnemo-go/mnemo/internal/pgstore"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// countsSQL counts a resource's messages and its embedder's vectors.
+const countsSQL = `SELECT (SELECT count(*) FROM messages WHERE resource_id = $1),
+	(SELECT count(*) FROM embeddings WHERE embedder = $2 AND resource_id = $1),
+	(SELECT count(*) FROM messages WHERE resource_id = $1 AND id = ANY($3))`
+
+// vectorChannel returns up to pool allowed candidates at or above the
+// threshold by cosine to the query vector, with the turn-context rule, as
+// recall's vector channel does, and the channel's status. Without a
+// filter it asks for pool + the excluded messages present (exact); with
+// one it widens ×4 until pool allowed candidates are found, a candidate
+// falls below the threshold or the resource is exhausted.
+func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored, string, error) {
+	var messages, count, excluded int
+	excl := make([]string, 0, len(v.q.Exclude))
+	for id := range v.q.Exclude {
+		excl = append(excl, id)
+	}
+	if err := s.pool.QueryRow(ctx, countsSQL, v.q.ResourceID, s.emb.ID(), excl).Scan(&messages, &count, &excluded); err != nil {
+		return nil, "", fmt.Errorf("pgrecall: count vectors of %s: %w", v.q.ResourceID, err)
+	}
+	status := recall.EmbeddedStatus(messages, count)
+	if count == 0 {
+		return nil, status, nil
+	}
+	slack := -1
+	if v.p.Filter == nil {
+		slack = excluded
+	}
+	pool, th := v.poolSize(), v.p.Options.Threshold
+	allowed := func(d *vdoc) bool { return d != nil && (!v.restricted() || v.allowed(d)) }
+	n := min(pool+max(slack, 0), count)
+	for {
+		ranked, err := s.rankVectors(ctx, v, n)
+		if err != nil {
+			return nil, "", err
+		}
+		got := len(ranked)
+		var out []recall.Scored
+		below := false
+		for i, r := range ranked {
+			if th != 0 && r.Score < th {
+				below, ranked = true, ranked[:i]
+				break
+			}
+			if allowed(v.docs[r.ID]) {
+				out = append(out, r)
+			}
+		}
+		if slack >= 0 || len(out) >= pool || below || n == count || got < n {
+			if err := v.ensure(ctx, idsOf(ranked), 2); err != nil {
+				return nil, "", err
+			}
+			v.contextScores(out, ranked)
+			out = v.addNeighbours(out, ranked, allowed)
+			return firstN(out, pool), status, nil
+		}
+		n = min(4*n, count) // widen: the filter removed candidates
+	}
+}
+
+// rankVectors returns the n vectors of the scope nearest the query, best
+// first by recall's exact cosine (ties by id): pgstore.Nearest over the
+// embedder's HNSW index for the resource, an exact scan of the thread's
+// vectors for scope thread. The ranked messages are fetched.
+func (s *Searcher) rankVectors(ctx context.Context, v *view, n int) ([]recall.Scored, error) {
+	var ids []string
+	if v.p.Thread == "" {
+		e, err := s.registered(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ns, err := pgstore.Nearest(ctx, s.pool, e, v.q.ResourceID, v.qv, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, nb := range ns {
+			ids = append(ids, nb.MessageID)
+		}
+	} else {
+		rows, err := s.pool.Query(ctx, `SELECT e.message_id FROM embeddings e JOIN messages m ON m.id = e.message_id
+WHERE e.embedder = $1 AND e.resource_id = $2 AND m.thread_id = $3 ORDER BY e.vector <=> $4 LIMIT $5`,
+			s.emb.ID(), v.q.ResourceID, v.p.Thread, pgvector.NewVector(v.qv), n)
+		if err != nil {
+			return nil, fmt.Errorf("pgrecall: nearest in thread %s: %w", v.p.Thread, err)
+		}
+		if ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return nil, fmt.Errorf("pgrecall: nearest in thread %s: %w", v.p.Thread, err)
+		}
+	}
+	if err := v.ensure(ctx, ids, 0); err != nil {
+		return nil, err
+	}
+	out := make([]recall.Scored, 0, len(ids))
+	for _, id := range ids {
+		if c, ok := v.cosine(v.docs[id]); ok {
+			out = append(out, recall.Scored{ID: id, Score: c})
+		}
+	}
+	sortScored(out)
+	return out, nil
+}
+
+// contextScores is recall's contextScores: a listed turn whose previous
+// or next turn was ranked scores max(own, α × that turn's positive
+// score).
+func (v *view) contextScores(out, ranked []recall.Scored) {
+	alpha := v.s.tuning.ContextWeight
+	if alpha <= 0 {
+		return
+	}
+	own := make(map[string]float64, len(ranked))
+	for _, r := range ranked {
+		own[r.ID] = r.Score
+	}
+	for i := range out {
+		prev, next := v.context(v.docs[out[i].ID])
+		for _, n := range []*vdoc{prev, next} {
+			if n == nil {
+				continue
+			}
+			if ns, ok := own[n.doc.ID]; ok && ns > 0 {
+				out[i].Score = max(out[i].Score, alpha*ns)
+			}
+		}
+	}
+}
+
+// addNeighbours is recall's addNeighbours for the vector channel: the
+// turn after each ranked turn of positive score and, unless NoTurnAfter,
+// the turn before, scored by Similarity (at or above the threshold), when
+// allowed and not listed yet; the list is sorted again.
+func (v *view) addNeighbours(out, ranked []recall.Scored, allowed func(*vdoc) bool) []recall.Scored {
+	t := v.s.tuning
+	if t.ContextWeight <= 0 || len(ranked) == 0 {
+		return out
+	}
+	in := make(map[string]bool, len(out)+len(ranked))
+	for _, c := range out {
+		in[c.ID] = true
+	}
+	th := v.p.Options.Threshold
+	for _, r := range ranked {
+		d := v.docs[r.ID]
+		if r.Score <= 0 || d == nil {
+			continue
+		}
+		nbs := [2]string{d.next}
+		if !t.NoTurnAfter {
+			nbs[1] = d.prev
+		}
+		for _, id := range nbs {
+			nb := v.docs[id]
+			if nb == nil || in[id] || !allowed(nb) {
+				continue
+			}
+			in[id] = true
+			if sim, ok := v.Similarity(id); ok && (th == 0 || sim >= th) {
+				out = append(out, recall.Scored{ID: id, Score: sim})
+			}
+		}
+	}
+	sortScored(out)
+	return out
+}
+
+func idsOf(s []recall.Scored) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = x.ID
+	}
+	return out
+}

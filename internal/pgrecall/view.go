@@ -1,0 +1,270 @@
+package pgrecall
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// view is one search's read of its resource: the messages fetched so far
+// (the channels' candidates and the turns around them), with what scoring
+// needs of each. It lives for one search only.
+type view struct {
+	s        *Searcher
+	q        recall.Query
+	p        recall.Prepared
+	qv       []float32
+	docs     map[string]*vdoc
+	missing  map[string]bool // asked for, not in the resource
+	lex      *lexScorer      // nil until prepareLexical succeeded
+	lexTerms []string        // the terms whose occurrences rows carry
+}
+
+// vdoc is one fetched message.
+type vdoc struct {
+	doc        recall.Doc
+	prev, next string    // the turns before and after it in its thread ("" none)
+	lexLen     int       // its analysed terms (the BM25 document length)
+	tf         []int     // occurrences of view.lexTerms
+	vec        []float32 // its stored vector; nil when not embedded
+	own        float64   // memoised own lexical score
+	ownDone    bool
+}
+
+func newView(s *Searcher, q recall.Query, p recall.Prepared, qv []float32) *view {
+	return &view{s: s, q: q, p: p, qv: qv, docs: map[string]*vdoc{}, missing: map[string]bool{}}
+}
+
+// allowed says whether d may be returned: scope, exclusion and filter.
+func (v *view) allowed(d *vdoc) bool {
+	return d != nil && (v.p.Thread == "" || d.doc.ThreadID == v.p.Thread) && !v.q.Exclude[d.doc.ID] && v.p.Filter.Match(&d.doc)
+}
+
+// restricted is true when allowed checks more than the scope.
+func (v *view) restricted() bool { return v.p.Filter != nil || len(v.q.Exclude) > 0 }
+
+// context returns the turns d is matched through under the turn-context
+// rule (recall's contextOf): the one before and, unless NoTurnAfter, the
+// one after; both nil without the rule.
+func (v *view) context(d *vdoc) (prev, next *vdoc) {
+	t := v.s.tuning
+	if t.ContextWeight <= 0 || d == nil {
+		return nil, nil
+	}
+	if !t.NoTurnAfter {
+		next = v.docs[d.next]
+	}
+	return v.docs[d.prev], next
+}
+
+// ensure fetches ids and, hops times over, the turns before and after the
+// messages fetched (hops 1: their neighbours; 2: theirs too).
+func (v *view) ensure(ctx context.Context, ids []string, hops int) error {
+	for h := 0; ; h++ {
+		var need []string
+		seen := map[string]bool{}
+		for _, id := range ids {
+			if id != "" && v.docs[id] == nil && !v.missing[id] && !seen[id] {
+				seen[id] = true
+				need = append(need, id)
+			}
+		}
+		if len(need) > 0 {
+			if err := v.fetch(ctx, need); err != nil {
+				return err
+			}
+		}
+		if h == hops {
+			return nil
+		}
+		var next []string
+		for _, id := range ids {
+			if d := v.docs[id]; d != nil {
+				next = append(next, d.prev, d.next)
+			}
+		}
+		ids = next
+	}
+}
+
+// fetchSQL reads messages of a resource by id with the turns around them,
+// their lexical entry's length and query-term occurrences, and their
+// vector of one embedder.
+const fetchSQL = `SELECT m.id, m.thread_id, m.seq, m.role, m.name, m.content, m.tool_calls, m.metadata, m.created_at,
+	coalesce((SELECT p.id FROM messages p WHERE p.thread_id = m.thread_id AND p.seq < m.seq ORDER BY p.seq DESC LIMIT 1), ''),
+	coalesce((SELECT n.id FROM messages n WHERE n.thread_id = m.thread_id AND n.seq > m.seq ORDER BY n.seq LIMIT 1), ''),
+	coalesce(cardinality(d.terms), 0),
+	ARRAY(SELECT coalesce(cardinality(array_positions(d.terms, qt)), 0) FROM unnest($3::text[]) WITH ORDINALITY AS q(qt, i) ORDER BY i),
+	e.vector::real[]
+FROM messages m
+LEFT JOIN lexical_docs d ON d.message_id = m.id
+LEFT JOIN embeddings e ON e.message_id = m.id AND e.embedder = $4
+WHERE m.id = ANY($1) AND m.resource_id = $2`
+
+func (v *view) fetch(ctx context.Context, ids []string) error {
+	terms := v.lexTerms
+	if terms == nil {
+		terms = []string{}
+	}
+	rows, err := v.s.pool.Query(ctx, fetchSQL, ids, v.q.ResourceID, terms, v.s.emb.ID())
+	if err != nil {
+		return fmt.Errorf("pgrecall: read messages of %s: %w", v.q.ResourceID, err)
+	}
+	var (
+		d        vdoc
+		calls    *string
+		metadata string
+		created  int64
+	)
+	_, err = pgx.ForEachRow(rows, []any{&d.doc.ID, &d.doc.ThreadID, &d.doc.Seq, &d.doc.Role, &d.doc.Name, &d.doc.Content, &calls, &metadata,
+		&created, &d.prev, &d.next, &d.lexLen, &d.tf, &d.vec}, func() error {
+		nd := d
+		nd.doc.ResourceID = v.q.ResourceID
+		nd.doc.CreatedAt = time.UnixMilli(created).UTC()
+		nd.doc.Metadata = decodeMetadata(metadata)
+		if calls != nil {
+			nd.doc.Content = recall.WithToolCalls(nd.doc.Content, []byte(*calls))
+		}
+		v.docs[nd.doc.ID] = &nd
+		d.tf, d.vec = nil, nil
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("pgrecall: read messages of %s: %w", v.q.ResourceID, err)
+	}
+	for _, id := range ids {
+		if v.docs[id] == nil {
+			v.missing[id] = true
+		}
+	}
+	return nil
+}
+
+// decodeMetadata decodes a message's metadata as the SQLite backend's
+// source does (msgstore.DecodeMetadata): nil for "{}" or invalid JSON.
+func decodeMetadata(s string) map[string]any {
+	if s == "" || s == "{}" {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// cosine is d's own cosine with the query vector, and whether it has a
+// vector.
+func (v *view) cosine(d *vdoc) (float64, bool) {
+	if d == nil || d.vec == nil || v.qv == nil {
+		return 0, false
+	}
+	return recall.Cosine(v.qv, d.vec), true
+}
+
+// Doc implements recall.Corpus.
+func (v *view) Doc(id string) *recall.Doc {
+	if d := v.docs[id]; d != nil {
+		return &d.doc
+	}
+	return nil
+}
+
+// LexicalScore implements recall.Corpus: the lexical channel's score.
+func (v *view) LexicalScore(id string) float64 {
+	if v.lex == nil {
+		return 0
+	}
+	return v.lex.score(v, v.docs[id])
+}
+
+// Similarity implements recall.Corpus: recall's similarity (its cosine,
+// or α × the positive cosine of the turn before or after when higher).
+func (v *view) Similarity(id string) (float64, bool) {
+	d := v.docs[id]
+	sim, ok := math.Inf(-1), false
+	if c, has := v.cosine(d); has {
+		sim, ok = c, true
+	}
+	prev, next := v.context(d)
+	for _, n := range []*vdoc{prev, next} {
+		if c, has := v.cosine(n); has && c > 0 {
+			sim, ok = max(sim, v.s.tuning.ContextWeight*c), true
+		}
+	}
+	return sim, ok
+}
+
+// neighboursSQL reads a thread's messages in a seq range.
+const neighboursSQL = `SELECT id, seq, role, created_at FROM messages
+WHERE thread_id = $1 AND resource_id = $2 AND seq BETWEEN $3 AND $4 ORDER BY seq`
+
+// Neighbours implements recall.Corpus: the thread's messages in
+// [from, to] but the excluded ones.
+func (v *view) Neighbours(ctx context.Context, thread string, from, to int64) ([]recall.Hit, error) {
+	rows, err := v.s.pool.Query(ctx, neighboursSQL, thread, v.q.ResourceID, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("pgrecall: neighbours in %s: %w", thread, err)
+	}
+	var out []recall.Hit
+	var h recall.Hit
+	var created int64
+	_, err = pgx.ForEachRow(rows, []any{&h.MessageID, &h.Seq, &h.Role, &created}, func() error {
+		if !v.q.Exclude[h.MessageID] {
+			out = append(out, recall.Hit{MessageID: h.MessageID, ThreadID: thread, Seq: h.Seq, Role: h.Role, CreatedAt: time.UnixMilli(created).UTC()})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgrecall: neighbours in %s: %w", thread, err)
+	}
+	return out, nil
+}
+
+// prepareRanking fetches what Finish asks of the candidates: in hybrid
+// mode each candidate and its neighbours (for its score in the other
+// channel).
+func (v *view) prepareRanking(ctx context.Context, ch recall.Channels) error {
+	var ids []string
+	for _, l := range [][]recall.Scored{ch.Lexical, ch.Vector} {
+		for _, c := range l {
+			ids = append(ids, c.ID)
+		}
+	}
+	hops := 0
+	if v.p.Options.Mode == recall.ModeHybrid {
+		hops = 1
+	}
+	return v.ensure(ctx, ids, hops)
+}
+
+// sortScored orders candidates by score, then id (recall's order).
+func sortScored(s []recall.Scored) {
+	slices.SortStableFunc(s, func(a, b recall.Scored) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+}
+
+func firstN(s []recall.Scored, n int) []recall.Scored {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
