@@ -22,9 +22,10 @@ type view struct {
 	p        recall.Prepared
 	qv       []float32
 	docs     map[string]*vdoc
-	missing  map[string]bool // asked for, not in the resource
-	lex      *lexScorer      // nil until prepareLexical succeeded
-	lexTerms []string        // the terms whose occurrences rows carry
+	missing  map[string]bool      // asked for, not in the resource
+	lex      *lexScorer           // nil until prepareLexical succeeded
+	lexTerms []string             // the terms whose occurrences rows carry
+	topics   map[string][]float32 // candidate threads' vector sums (session topic)
 }
 
 // vdoc is one fetched message.
@@ -242,7 +243,67 @@ func (v *view) prepareRanking(ctx context.Context, ch recall.Channels) error {
 	if v.p.Options.Mode == recall.ModeHybrid {
 		hops = 1
 	}
-	return v.ensure(ctx, ids, hops)
+	if err := v.ensure(ctx, ids, hops); err != nil {
+		return err
+	}
+	if v.p.Options.Mode != recall.ModeHybrid || v.p.Thread != "" || v.qv == nil || v.s.tuning.TopicWeight <= 0 {
+		return nil
+	}
+	threads := map[string]bool{}
+	for _, id := range ids {
+		if d := v.docs[id]; d != nil {
+			threads[d.doc.ThreadID] = true
+		}
+	}
+	return v.fetchTopics(ctx, threads)
+}
+
+// topicsSQL sums the vectors of each thread (pgvector's sum: float8
+// accumulators, a float4 result).
+const topicsSQL = `SELECT m.thread_id, sum(e.vector)::real[] FROM embeddings e JOIN messages m ON m.id = e.message_id
+WHERE e.embedder = $1 AND e.resource_id = $2 AND m.thread_id = ANY($3) GROUP BY m.thread_id`
+
+// fetchTopics reads the vector sums of threads (the session-topic rule's
+// centroids, up to scale).
+func (v *view) fetchTopics(ctx context.Context, threads map[string]bool) error {
+	list := make([]string, 0, len(threads))
+	for th := range threads {
+		list = append(list, th)
+	}
+	rows, err := v.s.pool.Query(ctx, topicsSQL, v.s.emb.ID(), v.q.ResourceID, list)
+	if err != nil {
+		return fmt.Errorf("pgrecall: thread topics of %s: %w", v.q.ResourceID, err)
+	}
+	v.topics = map[string][]float32{}
+	var th string
+	var sum []float32
+	_, err = pgx.ForEachRow(rows, []any{&th, &sum}, func() error {
+		v.topics[th] = sum
+		sum = nil
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("pgrecall: thread topics of %s: %w", v.q.ResourceID, err)
+	}
+	return nil
+}
+
+// TopicCosine implements recall.Corpus: the query's cosine with the
+// thread's centroid (recall's topicCos over the thread's vector sum).
+func (v *view) TopicCosine(thread string) (float64, bool) {
+	sum := v.topics[thread]
+	if sum == nil || v.qv == nil {
+		return 0, false
+	}
+	var dot, norm float64
+	for i, x := range sum {
+		dot += float64(x) * float64(v.qv[i])
+		norm += float64(x) * float64(x)
+	}
+	if norm == 0 {
+		return 0, false
+	}
+	return dot / math.Sqrt(norm), true
 }
 
 // sortScored orders candidates by score, then id (recall's order).
