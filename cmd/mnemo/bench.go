@@ -21,6 +21,9 @@ type BenchCommand struct{ *Main }
 type benchFlags struct {
 	baseline, cpuProfile string
 	keep, asJSON         bool
+	processes            []int  // --processes: counts of engine processes (Postgres)
+	worker               string // --worker: this process is a worker of that phase
+	workerIndex          int
 }
 
 // Run parses the flags of `mnemo bench` from args and runs it.
@@ -29,11 +32,12 @@ func (c *BenchCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cleanup, err := c.workDir(fs, &o, f.keep)
-	if err != nil {
-		return err
+	if f.worker != "" {
+		return c.runWorker(ctx, fs, o, f)
 	}
-	defer cleanup()
+	if c.DB == "" && len(f.processes) > 0 {
+		return c.usagef(fs, "--processes runs several engine processes against one Postgres database: give --db (or $MNEMO_DB)")
+	}
 	var base *bench.Report
 	if f.baseline != "" {
 		if base, err = bench.LoadBaseline(f.baseline); err != nil {
@@ -51,13 +55,29 @@ func (c *BenchCommand) Run(ctx context.Context, args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	rep, err := bench.Run(ctx, o, func(format string, a ...any) { fmt.Fprintf(c.Stderr, format+"\n", a...) })
+	if c.DB != "" {
+		return c.runPostgres(ctx, fs, o, f, base)
+	}
+	cleanup, err := c.workDir(fs, &o, f.keep)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	rep, err := bench.Run(ctx, o, c.logf)
 	if err != nil {
 		return err
 	}
 	if f.keep {
 		rep.Notes = append(rep.Notes, "data directory kept: "+o.Work)
 	}
+	return c.print(rep, base, f)
+}
+
+// logf reports a bench's progress on standard error.
+func (c *BenchCommand) logf(format string, a ...any) { fmt.Fprintf(c.Stderr, format+"\n", a...) }
+
+// print prints rep, with its ratios to base when given.
+func (c *BenchCommand) print(rep *bench.Report, base *bench.Report, f benchFlags) error {
 	if base != nil {
 		rep.Ratios = bench.NewRatios(rep, base, f.baseline)
 	}
@@ -91,6 +111,9 @@ func (c *BenchCommand) parse(args []string) (*flag.FlagSet, bench.Options, bench
 	fs.StringVar(&f.baseline, "baseline", "", "`FILE`, a report of mnemo bench --json (e.g. of --size 10k): print this run's flatness and first-use ratios against")
 	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	procs := fs.String("processes", "", "with --db: measure ingest and LoadContext throughput with this many engine processes against one Postgres database, e.g. 1,2,4 (each count on a new schema)")
+	fs.StringVar(&f.worker, "worker", "", "internal: run as a worker process of --processes (phase ingest or load)")
+	fs.IntVar(&f.workerIndex, "worker-index", 0, "internal: this worker's index among --processes")
 	fs.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile of the serving state (after the warm searches) to this file (go tool pprof)")
 	if err := parse(fs, args); err != nil {
 		return fs, o, f, err
@@ -103,6 +126,9 @@ func (c *BenchCommand) parse(args []string) (*flag.FlagSet, bench.Options, bench
 		return fs, o, f, c.usagef(fs, "%v", err)
 	}
 	o.Size = n
+	if f.processes, err = parseCounts(*procs); err != nil {
+		return fs, o, f, c.usagef(fs, "%v", err)
+	}
 	if o.Batch < 1 || o.Writers < 1 || o.Queries < 1 || o.Appends < 0 || o.Resources < 0 || o.QueryResources < 0 || o.Exactness < 0 {
 		return fs, o, f, c.usagef(fs, "--batch, --writers and --queries must be positive; --appends, --resources, --query-resources and --exactness not negative")
 	}

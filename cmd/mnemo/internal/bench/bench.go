@@ -58,6 +58,13 @@ type Options struct {
 	// Exactness is the number of queries whose vector top 10 is compared
 	// with the exact scan (0: off).
 	Exactness int
+	// Store, when set, sets the store of the engine's configuration (the
+	// caller's choice, e.g. a Postgres database); nil means the data
+	// directory Work.
+	Store func(*engine.Config) error
+	// Scratch, with Store, is the Postgres schema the run fills: its size
+	// is the disk figure, and the Scale runs create their own.
+	Scratch *Scratch
 	// MemProfile, when set, is the file that receives a heap profile of
 	// the serving state (go tool pprof), written after the warm searches
 	// and a garbage collection, where the serving peak RSS is read.
@@ -83,13 +90,16 @@ type run struct {
 // first use of the queried resources, warm LoadContext, search per
 // channel, then the sweep and exactness when asked. logf reports progress.
 func Run(ctx context.Context, o Options, logf func(string, ...any)) (*Report, error) {
-	r := &run{o: o, logf: logf, cfg: engine.Config{Dir: o.Work, Embedder: recall.HashEmbedder{}}} // the issue's configuration: hash-384, whatever is installed
-	var err error
+	cfg, err := o.engineConfig()
+	if err != nil {
+		return nil, err
+	}
+	r := &run{o: o, logf: logf, cfg: cfg}
 	if r.e, err = engine.Open(ctx, r.cfg); err != nil {
 		return nil, err
 	}
 	defer func() { r.e.Close() }()
-	r.rep = &Report{Search: map[string]Latency{}}
+	r.rep = &Report{Search: map[string]Latency{}, Backend: o.backend()}
 	r.rep.Machine = machine(recall.HashEmbedder{}.ID())
 	r.rep.Notes = append(r.rep.Notes, "embedder hash-384 (issue 8's configuration, whatever is installed): lexical-level similarity, no semantics")
 	if err := r.ingest(ctx); err != nil {
@@ -105,6 +115,28 @@ func Run(ctx context.Context, o Options, logf func(string, ...any)) (*Report, er
 		}
 	}
 	return r.rep, nil
+}
+
+// engineConfig is the engine configuration of every run: hash-384 (the
+// issue's configuration, whatever is installed) on o's store.
+func (o Options) engineConfig() (engine.Config, error) {
+	cfg := engine.Config{Dir: o.Work, Embedder: recall.HashEmbedder{}}
+	if o.Store != nil {
+		cfg.Dir = ""
+		if err := o.Store(&cfg); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+// backend names the store: "postgres" with a Scratch schema, else
+// "sqlite".
+func (o Options) backend() string {
+	if o.Scratch != nil {
+		return "postgres"
+	}
+	return "sqlite"
 }
 
 // appends measures single-message appends into the filled engine, then
@@ -123,6 +155,11 @@ func (r *run) appends(ctx context.Context) error {
 	}
 	r.rep.Append = summarize(single)
 	if err := r.e.SyncIndexes(ctx); err != nil {
+		return err
+	}
+	if r.o.Scratch != nil {
+		n, err := r.o.Scratch.Bytes(ctx)
+		r.rep.Disk.Postgres, r.rep.Disk.Total = n, n
 		return err
 	}
 	r.rep.Disk.SQLite = fileSizes(filepath.Join(r.o.Work, engine.DatabaseFile), "", "-wal", "-shm")

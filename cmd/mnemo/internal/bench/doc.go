@@ -8,10 +8,21 @@
 // Report, printed as a table or as JSON (its field names are the JSON
 // format, which --baseline reads back).
 //
+// On Postgres (Options.Store and Scratch, mnemo bench --db) the run fills
+// a new schema of the database (NewScratch) and its size is the disk
+// figure. Scale measures throughput with several engine processes against
+// one database: for each process count, worker processes (mnemo bench
+// --worker, RunWorker; the caller's Starter runs them) open engines, report
+// Ready, start together on a line from the parent, ingest their share of the
+// corpus or run their LoadContext calls, and print a WorkerResult; the
+// parent aggregates them into a ScalePoint (rates over the wall time from
+// the common start to the last result; latency percentiles over every
+// call).
+//
 // # Imports
 //
-// It may import engine, recall, importer and internal/enginetest/synth; only
-// cmd/mnemo imports it.
+// It may import engine, recall, importer, internal/enginetest/synth and
+// pgx (the scratch schema); only cmd/mnemo imports it.
 //
 // # Invariants
 //
@@ -25,6 +36,8 @@
 //
 // Run uses the process: it reads and resets the process's peak RSS and
 // measures its CPU time, so only one Run may be in flight per process.
+// Scale's workers are processes; the schema of each process count is theirs
+// alone.
 //
 // # Errors
 //

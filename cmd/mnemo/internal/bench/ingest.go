@@ -97,19 +97,20 @@ func (r *run) ingestSynthetic(ctx context.Context) ([]time.Duration, error) {
 	r.rep.Corpus = Corpus{Source: "synthetic", Messages: c.Messages, Resources: c.Resources, Threads: r.corpus.Len(), Seed: c.Seed}
 	r.rep.Ingest.Batch = r.o.Batch
 	r.logf("bench: ingesting %d synthetic messages (%d resources, %d threads, batch %d, %d writer(s))", c.Messages, c.Resources, r.corpus.Len(), r.o.Batch, r.o.Writers)
-	calls, err := ingestSynth(ctx, r.e, r.corpus, r.o)
+	calls, err := ingestSynth(ctx, r.e, r.corpus, r.o, nil)
 	if err != nil {
 		return nil, err
 	}
-	if b, err := json.Marshal(c); err == nil {
+	if b, err := json.Marshal(c); err == nil && r.o.Scratch == nil {
 		_ = os.WriteFile(filepath.Join(r.o.Work, manifest), b, 0o600) // for a later --reuse
 	}
 	return calls, nil
 }
 
-// ingestSynth appends the corpus in batches, each thread by one writer
-// (threads are dealt round-robin), and returns every Append call's time.
-func ingestSynth(ctx context.Context, e *engine.Engine, corpus *synth.Corpus, o Options) ([]time.Duration, error) {
+// ingestSynth appends the corpus's threads (those pick accepts by index;
+// nil picks all) in batches, each thread by one writer (threads are dealt
+// round-robin), and returns every Append call's time.
+func ingestSynth(ctx context.Context, e *engine.Engine, corpus *synth.Corpus, o Options, pick func(int) bool) ([]time.Duration, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	chans := make([]chan synth.Thread, o.Writers)
@@ -122,9 +123,14 @@ func ingestSynth(ctx context.Context, e *engine.Engine, corpus *synth.Corpus, o 
 				close(ch)
 			}
 		}()
+		n := 0
 		for i := range corpus.Len() {
+			if pick != nil && !pick(i) {
+				continue
+			}
+			n++
 			select {
-			case chans[i%len(chans)] <- corpus.Thread(i):
+			case chans[n%len(chans)] <- corpus.Thread(i):
 			case <-ctx.Done():
 				return
 			}

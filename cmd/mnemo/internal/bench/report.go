@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,6 +16,8 @@ import (
 
 // Report is what `mnemo bench` measures; --json prints it as is.
 type Report struct {
+	// Backend is "sqlite" (a data directory) or "postgres".
+	Backend string  `json:"backend"`
 	Corpus  Corpus  `json:"corpus"`
 	Machine Machine `json:"machine"`
 	// Ingest: every message appended in batches, then both indexes caught
@@ -98,7 +101,9 @@ type Ingest struct {
 type Disk struct {
 	SQLite  int64 `json:"sqliteBytes"`  // mnemo.db with its -wal and -shm
 	Lexical int64 `json:"lexicalBytes"` // the bleve index directory
-	Total   int64 `json:"totalBytes"`
+	// Postgres is the schema's tables with their indexes and TOAST.
+	Postgres int64 `json:"postgresBytes,omitempty"`
+	Total    int64 `json:"totalBytes"`
 }
 
 // Latency summarises durations in milliseconds.
@@ -184,8 +189,8 @@ func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 // PrintTable writes the report as a table.
 func (r *Report) PrintTable(w io.Writer) {
-	fmt.Fprintf(w, "mnemo bench: %s corpus, %d messages, %d resources, %d threads; %d CPUs, %s, embedder %s\n",
-		r.Corpus.Source, r.Corpus.Messages, r.Corpus.Resources, r.Corpus.Threads, r.Machine.CPUs, r.Machine.GoVersion, r.Machine.Embedder)
+	fmt.Fprintf(w, "mnemo bench: %s corpus, %d messages, %d resources, %d threads; %d CPUs, %s, embedder %s, backend %s\n",
+		r.Corpus.Source, r.Corpus.Messages, r.Corpus.Resources, r.Corpus.Threads, r.Machine.CPUs, r.Machine.GoVersion, r.Machine.Embedder, cmp.Or(r.Backend, "sqlite"))
 	fmt.Fprintln(w)
 	if r.Ingest.Messages > 0 {
 		fmt.Fprintf(w, "%-34s %s\n", "ingest (both indexes caught up)", fmt.Sprintf("%.0f msgs/s (%d messages in %.1f s; appends done at %.1f s; %s)",
@@ -200,7 +205,11 @@ func (r *Report) PrintTable(w io.Writer) {
 	if r.Sweep.N > 0 {
 		fmt.Fprintf(w, "%-34s %s\n", "peak RSS after the sweep", mib(r.PeakRSSSweep))
 	}
-	fmt.Fprintf(w, "%-34s %s\n", "disk sqlite / lexical / total", fmt.Sprintf("%s / %s / %s", mib(r.Disk.SQLite), mib(r.Disk.Lexical), mib(r.Disk.Total)))
+	if r.Backend == "postgres" {
+		fmt.Fprintf(w, "%-34s %s\n", "disk postgres (tables+indexes)", mib(r.Disk.Postgres))
+	} else {
+		fmt.Fprintf(w, "%-34s %s\n", "disk sqlite / lexical / total", fmt.Sprintf("%s / %s / %s", mib(r.Disk.SQLite), mib(r.Disk.Lexical), mib(r.Disk.Total)))
+	}
 	if r.TargetRecalled > 0 {
 		fmt.Fprintf(w, "%-34s %.2f\n", "source message in prompt (sanity)", r.TargetRecalled)
 	}
