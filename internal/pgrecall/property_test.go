@@ -21,7 +21,9 @@ func randomFilter(rng *rand.Rand, c *corpus) string {
 		func() string { return fmt.Sprintf(`{"metadata.topic":%q}`, topics[rng.IntN(len(topics))]) },
 		func() string { return fmt.Sprintf(`{"metadata.n":{"$in":[%d,%d]}}`, rng.IntN(10), rng.IntN(10)) },
 		func() string { return `{"metadata.place.city":{"$ne":"Oslo"}}` },
-		func() string { return fmt.Sprintf(`{"createdAt":{"$lt":%d}}`, c.msgs[rng.IntN(len(c.msgs))].doc.CreatedAt.UnixMilli()) },
+		func() string {
+			return fmt.Sprintf(`{"createdAt":{"$lt":%d}}`, c.msgs[rng.IntN(len(c.msgs))].doc.CreatedAt.UnixMilli())
+		},
 		func() string {
 			r := c.resources[rng.IntN(len(c.resources))]
 			return fmt.Sprintf(`{"threadId":%q}`, c.threads[r][rng.IntN(len(c.threads[r]))])

@@ -63,6 +63,16 @@ func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored,
 			if err := v.ensure(ctx, idsOf(ranked), 2); err != nil {
 				return nil, "", err
 			}
+			// Similarity of the turns around the ranked ones (addNeighbours).
+			var around []string
+			for _, r := range ranked {
+				if d := v.docs[r.ID]; d != nil {
+					around = append(around, d.prev, d.next)
+				}
+			}
+			if err := v.ensureVectors(ctx, append(idsOf(ranked), around...)); err != nil {
+				return nil, "", err
+			}
 			v.contextScores(out, ranked)
 			out = v.addNeighbours(out, ranked, allowed)
 			return firstN(out, pool), status, nil
@@ -101,6 +111,9 @@ WHERE e.embedder = $1 AND e.resource_id = $2 AND m.thread_id = $3 ORDER BY e.vec
 		}
 	}
 	if err := v.ensure(ctx, ids, 0); err != nil {
+		return nil, err
+	}
+	if err := v.ensureVectors(ctx, ids); err != nil {
 		return nil, err
 	}
 	out := make([]recall.Scored, 0, len(ids))

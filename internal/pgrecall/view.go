@@ -34,7 +34,8 @@ type vdoc struct {
 	prev, next string    // the turns before and after it in its thread ("" none)
 	lexLen     int       // its analysed terms (the BM25 document length)
 	tf         []int     // occurrences of view.lexTerms
-	vec        []float32 // its stored vector; nil when not embedded
+	vec        []float32 // its stored vector; nil when not embedded (or not read)
+	vecDone    bool      // vec was read (ensureVectors)
 	own        float64   // memoised own lexical score
 	ownDone    bool
 }
@@ -96,25 +97,25 @@ func (v *view) ensure(ctx context.Context, ids []string, hops int) error {
 }
 
 // fetchSQL reads messages of a resource by id with the turns around them,
-// their lexical entry's length and query-term occurrences, and their
-// vector of one embedder.
+// their lexical entry's length and query-term occurrences.
 const fetchSQL = `SELECT m.id, m.thread_id, m.seq, m.role, m.name, m.content, m.tool_calls, m.metadata, m.created_at,
 	coalesce((SELECT p.id FROM messages p WHERE p.thread_id = m.thread_id AND p.seq < m.seq ORDER BY p.seq DESC LIMIT 1), ''),
 	coalesce((SELECT n.id FROM messages n WHERE n.thread_id = m.thread_id AND n.seq > m.seq ORDER BY n.seq LIMIT 1), ''),
 	coalesce(cardinality(d.terms), 0),
-	ARRAY(SELECT coalesce(cardinality(array_positions(d.terms, qt)), 0) FROM unnest($3::text[]) WITH ORDINALITY AS q(qt, i) ORDER BY i),
-	e.vector::real[]
+	ARRAY(SELECT coalesce(cardinality(array_positions(d.terms, qt)), 0) FROM unnest($3::text[]) WITH ORDINALITY AS q(qt, i) ORDER BY i)
 FROM messages m
 LEFT JOIN lexical_docs d ON d.message_id = m.id
-LEFT JOIN embeddings e ON e.message_id = m.id AND e.embedder = $4
 WHERE m.id = ANY($1) AND m.resource_id = $2`
+
+// vectorsSQL reads the vectors of one embedder for messages of a resource.
+const vectorsSQL = `SELECT message_id, vector::real[] FROM embeddings WHERE message_id = ANY($1) AND embedder = $2 AND resource_id = $3`
 
 func (v *view) fetch(ctx context.Context, ids []string) error {
 	terms := v.lexTerms
 	if terms == nil {
 		terms = []string{}
 	}
-	rows, err := v.s.pool.Query(ctx, fetchSQL, ids, v.q.ResourceID, terms, v.s.emb.ID())
+	rows, err := v.s.pool.Query(ctx, fetchSQL, ids, v.q.ResourceID, terms)
 	if err != nil {
 		return fmt.Errorf("pgrecall: read messages of %s: %w", v.q.ResourceID, err)
 	}
@@ -125,7 +126,7 @@ func (v *view) fetch(ctx context.Context, ids []string) error {
 		created  int64
 	)
 	_, err = pgx.ForEachRow(rows, []any{&d.doc.ID, &d.doc.ThreadID, &d.doc.Seq, &d.doc.Role, &d.doc.Name, &d.doc.Content, &calls, &metadata,
-		&created, &d.prev, &d.next, &d.lexLen, &d.tf, &d.vec}, func() error {
+		&created, &d.prev, &d.next, &d.lexLen, &d.tf}, func() error {
 		nd := d
 		nd.doc.ResourceID = v.q.ResourceID
 		nd.doc.CreatedAt = time.UnixMilli(created).UTC()
@@ -134,7 +135,7 @@ func (v *view) fetch(ctx context.Context, ids []string) error {
 			nd.doc.Content = recall.WithToolCalls(nd.doc.Content, []byte(*calls))
 		}
 		v.docs[nd.doc.ID] = &nd
-		d.tf, d.vec = nil, nil
+		d.tf = nil
 		return nil
 	})
 	if err != nil {
@@ -144,6 +145,45 @@ func (v *view) fetch(ctx context.Context, ids []string) error {
 		if v.docs[id] == nil {
 			v.missing[id] = true
 		}
+	}
+	return nil
+}
+
+// ensureVectors reads the vectors of the fetched messages among ids and
+// of the turns around them (what Similarity reads).
+func (v *view) ensureVectors(ctx context.Context, ids []string) error {
+	var need []string
+	add := func(id string) {
+		if d := v.docs[id]; d != nil && !d.vecDone {
+			d.vecDone = true
+			need = append(need, id)
+		}
+	}
+	for _, id := range ids {
+		add(id)
+		if d := v.docs[id]; d != nil {
+			add(d.prev)
+			add(d.next)
+		}
+	}
+	if len(need) == 0 || v.qv == nil {
+		return nil
+	}
+	rows, err := v.s.pool.Query(ctx, vectorsSQL, need, v.s.emb.ID(), v.q.ResourceID)
+	if err != nil {
+		return fmt.Errorf("pgrecall: read vectors of %s: %w", v.q.ResourceID, err)
+	}
+	var id string
+	var vec []float32
+	_, err = pgx.ForEachRow(rows, []any{&id, &vec}, func() error {
+		if d := v.docs[id]; d != nil {
+			d.vec = vec
+		}
+		vec = nil
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("pgrecall: read vectors of %s: %w", v.q.ResourceID, err)
 	}
 	return nil
 }
@@ -245,6 +285,11 @@ func (v *view) prepareRanking(ctx context.Context, ch recall.Channels) error {
 	}
 	if err := v.ensure(ctx, ids, hops); err != nil {
 		return err
+	}
+	if hops > 0 {
+		if err := v.ensureVectors(ctx, ids); err != nil {
+			return err
+		}
 	}
 	if v.p.Options.Mode != recall.ModeHybrid || v.p.Thread != "" || v.qv == nil || v.s.tuning.TopicWeight <= 0 {
 		return nil
