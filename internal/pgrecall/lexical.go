@@ -88,10 +88,10 @@ func (v *view) prepareLexical(ctx context.Context) error {
 func (v *view) dateTerms(ctx context.Context, n float64) ([]dateTerm, error) {
 	var out []dateTerm
 	for _, p := range recall.QueryDates(v.q.Text) {
-		cond, args := periodSQL(p, 2)
+		b := &sqlArgs{args: []any{v.q.ResourceID}}
+		cond := b.period(p)
 		var df int64
-		err := v.s.pool.QueryRow(ctx, `SELECT count(*) FROM lexical_docs WHERE resource_id = $1 AND `+cond,
-			append([]any{v.q.ResourceID}, args...)...).Scan(&df)
+		err := v.s.pool.QueryRow(ctx, `SELECT count(*) FROM lexical_docs d WHERE d.resource_id = $1 AND `+cond, b.args...).Scan(&df)
 		if err != nil {
 			return nil, fmt.Errorf("pgrecall: messages in a date of %s: %w", v.q.ResourceID, err)
 		}
@@ -100,15 +100,6 @@ func (v *view) dateTerms(ctx context.Context, n float64) ([]dateTerm, error) {
 		}
 	}
 	return out, nil
-}
-
-// periodSQL is the condition on lexical_docs.created_at (Unix ms) of a
-// period, its parameters numbered from $at.
-func periodSQL(p recall.DatePeriod, at int) (string, []any) {
-	if p.From.IsZero() {
-		return fmt.Sprintf(`extract(month FROM to_timestamp(created_at / 1000.0) AT TIME ZONE 'UTC') = $%d`, at), []any{int(p.Month)}
-	}
-	return fmt.Sprintf(`(created_at >= $%d AND created_at < $%d)`, at, at+1), []any{p.From.UnixMilli(), p.To.UnixMilli()}
 }
 
 // own is d's score by its own words and date (memoised).
@@ -168,21 +159,48 @@ func (l *lexScorer) score(v *view, d *vdoc) float64 {
 }
 
 // lexicalChannel returns up to pool allowed candidates by lexical score:
-// every message that holds a query term or falls in a query date, and the
-// turns they lift (the context rule), scored exactly — what recall's
-// in-memory enumeration returns.
+// the messages of the scope that hold a query term or fall in a query
+// date, ranked by their own score in SQL (rankedMatches), and the turns
+// they lift by the context rule, each scored exactly in Go.
+//
+// Taking the top n by own score is exact once n holds pool allowed
+// messages: a message outside them and their neighbours scores at most
+// the n-th own score (its own words and its neighbours' are all below it),
+// which every one of those pool allowed messages reaches. Without a filter
+// n = pool + the excluded messages; with one, n widens ×4 until pool
+// allowed messages are among the top n or every match is.
 func (s *Searcher) lexicalChannel(ctx context.Context, v *view) ([]recall.Scored, error) {
-	l := v.lex
-	if !l.hasTerms() {
+	l, pool := v.lex, v.poolSize()
+	if !l.hasTerms() || l.n == 0 {
 		return nil, nil
 	}
-	ids, err := s.lexicalMatches(ctx, v)
-	if err != nil {
-		return nil, err
+	n := pool + len(v.q.Exclude)
+	for {
+		ids, err := s.rankedMatches(ctx, v, n)
+		if err != nil {
+			return nil, err
+		}
+		if err := v.ensure(ctx, ids, 2); err != nil {
+			return nil, err
+		}
+		inTop := 0
+		for _, id := range ids {
+			if v.allowed(v.docs[id]) {
+				inTop++
+			}
+		}
+		if inTop >= pool || len(ids) < n {
+			return firstN(v.lexicalScored(ids), pool), nil
+		}
+		n *= 4 // widen: the filter removed candidates
 	}
-	if err := v.ensure(ctx, ids, 2); err != nil {
-		return nil, err
-	}
+}
+
+// lexicalScored scores the matches ids and the turns they lift (the
+// context rule: a match's reply and, with the turn after, the turn it
+// replies to); it returns the allowed ones of positive score, sorted.
+func (v *view) lexicalScored(ids []string) []recall.Scored {
+	t := v.s.tuning
 	cands := map[string]bool{}
 	for _, id := range ids {
 		d := v.docs[id]
@@ -190,11 +208,9 @@ func (s *Searcher) lexicalChannel(ctx context.Context, v *view) ([]recall.Scored
 			continue
 		}
 		cands[id] = true
-		// The turns whose context d is: its reply and, with the turn
-		// after, the turn it replies to.
-		if s.tuning.ContextWeight > 0 {
+		if t.ContextWeight > 0 {
 			cands[d.next] = true
-			if !s.tuning.NoTurnAfter {
+			if !t.NoTurnAfter {
 				cands[d.prev] = true
 			}
 		}
@@ -205,42 +221,55 @@ func (s *Searcher) lexicalChannel(ctx context.Context, v *view) ([]recall.Scored
 		if d == nil || !v.allowed(d) {
 			continue
 		}
-		if sc := l.score(v, d); sc > 0 {
+		if sc := v.lex.score(v, d); sc > 0 {
 			out = append(out, recall.Scored{ID: id, Score: sc})
 		}
 	}
 	sortScored(out)
-	return firstN(out, v.poolSize()), nil
+	return out
 }
 
 // poolSize is how many candidates each channel returns:
 // max(CandidatePool, TopK).
 func (v *view) poolSize() int { return max(v.s.tuning.CandidatePool, v.p.Options.TopK) }
 
-// lexicalMatches returns the resource's (or the thread's) messages that
-// hold a query term (the GIN index over lexical_docs.tsv) or fall in a
-// query date.
-func (s *Searcher) lexicalMatches(ctx context.Context, v *view) ([]string, error) {
-	args := []any{v.q.ResourceID}
+// rankedMatches returns the top n messages of the scope that hold a query
+// term (the GIN index over lexical_docs.tsv) or fall in a query date, by
+// their own BM25 score computed in SQL (the compound bonus counted for the
+// messages holding all of a compound's parts), best first.
+func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string, error) {
+	l := v.lex
+	b := &sqlArgs{args: []any{v.q.ResourceID}}
+	norm := fmt.Sprintf("%g * (1 - %g + %g * cardinality(d.terms) / %s)", bm25.K1, bm25.B, bm25.B, b.add(l.avgdl))
+	score := fmt.Sprintf(`(SELECT coalesce(sum(q.idf * t.tf * %g / (t.tf + %s)), 0)
+	FROM unnest(%s::text[], %s::float8[]) AS q(term, idf),
+	LATERAL (SELECT coalesce(cardinality(array_positions(d.terms, q.term)), 0)::float8 AS tf) t WHERE t.tf > 0)`,
+		bm25.K1+1, norm, b.add(v.lexTerms[:l.nq]), b.add(l.idfs))
 	var or []string
-	if tsq := pgstore.TermsQuery(v.lexTerms); tsq != "" {
-		args = append(args, tsq)
-		or = append(or, fmt.Sprintf("tsv @@ $%d::tsquery", len(args)))
+	if tsq := pgstore.TermsQuery(v.lexTerms[:l.nq]); tsq != "" {
+		or = append(or, "d.tsv @@ "+b.add(tsq)+"::tsquery")
 	}
-	for _, dt := range v.lex.dates {
-		cond, a := periodSQL(dt.period, len(args)+1)
-		args = append(args, a...)
+	for _, dt := range l.dates {
+		cond := b.period(dt.period)
 		or = append(or, cond)
+		score += fmt.Sprintf(" + CASE WHEN %s THEN %s * %g / (1 + %s) ELSE 0 END", cond, b.add(dt.idf), bm25.K1+1, norm)
+	}
+	for _, c := range l.compounds {
+		var all []string
+		for _, part := range distinct(recall.Analyze(c.text)) {
+			all = append(all, pgstore.TermsQuery([]string{part}))
+		}
+		score += fmt.Sprintf(" + CASE WHEN d.tsv @@ %s::tsquery THEN %s ELSE 0 END", b.add(strings.Join(all, " & ")), b.add(c.idf))
 	}
 	if len(or) == 0 {
 		return nil, nil
 	}
-	sql := `SELECT message_id FROM lexical_docs WHERE resource_id = $1 AND (` + strings.Join(or, " OR ") + `)`
+	sql := `SELECT d.message_id FROM lexical_docs d WHERE d.resource_id = $1 AND (` + strings.Join(or, " OR ") + `)`
 	if v.p.Thread != "" {
-		args = append(args, v.p.Thread)
-		sql += fmt.Sprintf(` AND message_id IN (SELECT id FROM messages WHERE thread_id = $%d)`, len(args))
+		sql += ` AND d.message_id IN (SELECT id FROM messages WHERE thread_id = ` + b.add(v.p.Thread) + `)`
 	}
-	rows, err := s.pool.Query(ctx, sql, args...)
+	sql += ` ORDER BY ` + score + ` DESC, d.message_id LIMIT ` + b.add(n)
+	rows, err := s.pool.Query(ctx, sql, b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("pgrecall: lexical matches in %s: %w", v.q.ResourceID, err)
 	}
@@ -249,6 +278,23 @@ func (s *Searcher) lexicalMatches(ctx context.Context, v *view) ([]string, error
 		return nil, fmt.Errorf("pgrecall: lexical matches in %s: %w", v.q.ResourceID, err)
 	}
 	return ids, nil
+}
+
+// sqlArgs numbers the parameters of a statement being built.
+type sqlArgs struct{ args []any }
+
+// add appends a parameter and returns its placeholder.
+func (b *sqlArgs) add(x any) string {
+	b.args = append(b.args, x)
+	return fmt.Sprintf("$%d", len(b.args))
+}
+
+// period is the condition on d.created_at (Unix ms, UTC) of a period.
+func (b *sqlArgs) period(p recall.DatePeriod) string {
+	if p.From.IsZero() {
+		return fmt.Sprintf(`extract(month FROM to_timestamp(d.created_at / 1000.0) AT TIME ZONE 'UTC') = %s`, b.add(int(p.Month)))
+	}
+	return fmt.Sprintf(`(d.created_at >= %s AND d.created_at < %s)`, b.add(p.From.UnixMilli()), b.add(p.To.UnixMilli()))
 }
 
 // distinct returns terms without repeats, in first-seen order.
