@@ -32,6 +32,7 @@ type message struct {
 
 // corpus is a synthetic conversation history over several resources.
 type corpus struct {
+	emb       recall.Embedder // the embedder of the vectors
 	msgs      []message
 	resources []string
 	threads   map[string][]string // by resource
@@ -51,8 +52,8 @@ var topics = []string{"travel", "family", "work", "hobby"}
 // tool calls, metadata (scalars, nested, absent), dates over 2022–2023 and
 // an occasional compound identifier.
 func newCorpus(rng *rand.Rand, resources []string, threads, turns int) *corpus {
-	c := &corpus{resources: resources, threads: map[string][]string{}}
-	emb := recall.HashEmbedder{}
+	c := &corpus{emb: recall.HashEmbedder{}, resources: resources, threads: map[string][]string{}}
+	emb := c.emb
 	base := time.Date(2022, 1, 3, 9, 0, 0, 0, time.UTC)
 	for _, r := range resources {
 		for ti := range threads {
@@ -160,7 +161,7 @@ func sqliteIndex(t *testing.T, c *corpus, tuning recall.Tuning) *recall.Index {
 	if err := lex.Index(docs); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: memSource{c}, Tuning: tuning})
+	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: memSource{c}, Embedder: c.emb, Tuning: tuning})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,12 +197,12 @@ func postgres(t *testing.T, c *corpus, exact bool) *pgxpool.Pool {
 		msgs = append(msgs, []any{d.ID, d.ThreadID, d.ResourceID, d.Seq, d.Role, m.content, d.Name, calls, m.metadata, d.CreatedAt.UnixMilli(), int64(1), "digest"})
 		lds = append(lds, pgstore.LexicalDoc{MessageID: d.ID, ResourceID: d.ResourceID, CreatedAt: d.CreatedAt.UnixMilli(), Terms: recall.Analyze(d.Text())})
 		if m.vec != nil {
-			embs = append(embs, []any{d.ID, recall.HashID, d.ResourceID, len(m.vec), pgvector.NewVector(m.vec)})
+			embs = append(embs, []any{d.ID, c.emb.ID(), d.ResourceID, len(m.vec), pgvector.NewVector(m.vec)})
 		}
 	}
 	copyRows(t, pool, "threads", []string{"id", "resource_id", "created_at", "updated_at"}, threads)
 	copyRows(t, pool, "messages", []string{"id", "thread_id", "resource_id", "seq", "role", "content", "name", "tool_calls", "metadata", "created_at", "tokens", "digest"}, msgs)
-	e, err := pgstore.EnsureEmbedder(ctx, pool, recall.HashID, recall.HashDims)
+	e, err := pgstore.EnsureEmbedder(ctx, pool, c.emb.ID(), c.emb.Dims())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,14 +211,20 @@ func postgres(t *testing.T, c *corpus, exact bool) *pgxpool.Pool {
 		t.Fatal(err)
 	}
 	if exact {
-		if _, err := pool.Exec(ctx, `DROP INDEX `+pgx.Identifier{e.Index}.Sanitize()); err != nil {
-			t.Fatal(err)
-		}
+		dropHNSW(t, pool, e)
 	}
 	if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
 	return pool
+}
+
+// dropHNSW drops e's HNSW index: its searches then scan exactly.
+func dropHNSW(t *testing.T, pool *pgxpool.Pool, e pgstore.Embedder) {
+	t.Helper()
+	if _, err := pool.Exec(t.Context(), `DROP INDEX `+pgx.Identifier{e.Index}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func copyRows(t *testing.T, pool *pgxpool.Pool, table string, cols []string, rows [][]any) {
@@ -229,7 +236,12 @@ func copyRows(t *testing.T, pool *pgxpool.Pool, table string, cols []string, row
 
 func newSearcher(t *testing.T, pool *pgxpool.Pool, tuning recall.Tuning) *pgrecall.Searcher {
 	t.Helper()
-	s, err := pgrecall.New(pgrecall.Config{Pool: pool, Tuning: tuning})
+	return newSearcherWith(t, pool, recall.HashEmbedder{}, tuning)
+}
+
+func newSearcherWith(t *testing.T, pool *pgxpool.Pool, emb recall.Embedder, tuning recall.Tuning) *pgrecall.Searcher {
+	t.Helper()
+	s, err := pgrecall.New(pgrecall.Config{Pool: pool, Embedder: emb, Tuning: tuning})
 	if err != nil {
 		t.Fatal(err)
 	}
