@@ -206,4 +206,3 @@ func abs(x float64) float64 {
 	}
 	return x
 }
-
