@@ -523,3 +523,61 @@ func repeatedKey(raw []byte) (path, key string, dup bool) {
 		done()
 	}
 }
+
+// FilterNode is a parsed filter as data, for a backend that evaluates
+// filters itself (translating them to SQL): Op is OpAnd, OpOr or OpNot
+// (Kids the operands; one for OpNot), or a comparison operator on Field
+// ("role", "threadId", "seq", "createdAt" or "metadata", with Key the
+// metadata path) against Values: string, float64, bool or nil (JSON null);
+// createdAt values are Unix milliseconds. The semantics are Filter.Match's.
+type FilterNode struct {
+	Op     string
+	Kids   []FilterNode
+	Field  string
+	Key    []string
+	Values []any
+}
+
+// Tree returns the filter as a FilterNode; the nil filter's tree is an
+// OpAnd of nothing (matches every message).
+func (f *Filter) Tree() FilterNode {
+	if f == nil || f.root == nil {
+		return FilterNode{Op: OpAnd}
+	}
+	return treeOf(f.root)
+}
+
+func treeOf(n fnode) FilterNode {
+	switch x := n.(type) {
+	case andNode:
+		return FilterNode{Op: OpAnd, Kids: treesOf(x)}
+	case orNode:
+		return FilterNode{Op: OpOr, Kids: treesOf(x)}
+	case notNode:
+		return FilterNode{Op: OpNot, Kids: []FilterNode{treeOf(x.n)}}
+	case *cmpNode:
+		out := FilterNode{Op: x.op, Field: x.field, Key: x.key}
+		for _, v := range x.vals {
+			switch v.kind {
+			case 's':
+				out.Values = append(out.Values, v.s)
+			case 'n':
+				out.Values = append(out.Values, v.n)
+			case 'b':
+				out.Values = append(out.Values, v.b)
+			default:
+				out.Values = append(out.Values, nil)
+			}
+		}
+		return out
+	}
+	panic(fmt.Sprintf("recall: filter node %T", n))
+}
+
+func treesOf(ns []fnode) []FilterNode {
+	out := make([]FilterNode, len(ns))
+	for i, n := range ns {
+		out[i] = treeOf(n)
+	}
+	return out
+}

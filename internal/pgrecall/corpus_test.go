@@ -95,8 +95,12 @@ func newMessage(rng *rand.Rand, r, th string, i int, at time.Time) message {
 		role = "tool"
 	}
 	md := map[string]any{}
-	switch rng.IntN(4) {
+	switch rng.IntN(5) {
 	case 0:
+	case 4:
+		md["tags"] = []string{"a", "b"}
+		md["score"] = []any{1.5, nil, "1.5", "Ünïcode", 0}[rng.IntN(5)]
+		md["0"] = "zero"
 	case 1:
 		md["topic"] = topics[rng.IntN(len(topics))]
 	case 2:

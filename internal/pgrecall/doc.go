@@ -9,14 +9,21 @@
 // A search (Searcher.Search):
 //
 //  1. The query is checked and resolved by recall (Query.Prepare) and
-//     embedded unless the mode is lexical.
+//     embedded unless the mode is lexical. A filter is translated to SQL
+//     (filtersql.go: recall.Filter.Tree, MongoDB semantics over the
+//     columns and (metadata::jsonb)); when it allows at most 2,048
+//     messages, both channels search only those and the turns around
+//     them, as recall's pre-filtering does. Filter.Match still judges
+//     every candidate.
 //  2. Lexical channel: the query's distinct analysed terms
 //     (recall.Analyze, the analyser the SQLite backend indexes with),
 //     their statistics (pgstore.Stats, plus the messages in each date the
-//     query names), every message of the scope that holds a term (GIN
-//     index over lexical_docs.tsv) or falls in a query date, and the turns
-//     they lift by the turn-context rule; each scored exactly with
-//     internal/bm25, as recall's in-memory enumeration scores them.
+//     query names); the messages of the scope that hold a term (GIN index
+//     over lexical_docs.tsv) or fall in a query date, ranked by their own
+//     BM25 in SQL, the top pool + excluded of them (widened under a
+//     filter) and the turns they lift by the turn-context rule, each
+//     scored exactly with internal/bm25: the same candidates and scores as
+//     recall's exact in-memory enumeration.
 //  3. Vector channel: the nearest vectors of the resource
 //     (pgstore.Nearest: the embedder's HNSW index under an iterative scan,
 //     exact on small tables) or of the thread (an exact scan), re-ranked by
@@ -40,9 +47,11 @@
 //   - A search never returns a message of another resource: every read
 //     names the query's resource.
 //   - Filters and the exclusion apply before topK: each channel returns
-//     the true top candidates among the allowed messages (the lexical
-//     channel scores every match; the vector channel widens until pool
-//     allowed candidates or the scope is exhausted).
+//     the true top candidates among the allowed messages (searching only
+//     them and their neighbours, or widening until pool allowed
+//     candidates or the scope is exhausted).
+//   - A filter's SQL form selects at least what Filter.Match allows (a
+//     comparison it cannot express exactly is TRUE, and never negated).
 //
 // # Concurrency
 //

@@ -171,7 +171,7 @@ func (l *lexScorer) score(v *view, d *vdoc) float64 {
 // allowed messages are among the top n or every match is.
 func (s *Searcher) lexicalChannel(ctx context.Context, v *view) ([]recall.Scored, error) {
 	l, pool := v.lex, v.poolSize()
-	if !l.hasTerms() || l.n == 0 {
+	if !l.hasTerms() || l.n == 0 || v.universe != nil && len(v.universe) == 0 {
 		return nil, nil
 	}
 	n := pool + len(v.q.Exclude)
@@ -267,6 +267,9 @@ func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string,
 	sql := `SELECT d.message_id FROM lexical_docs d WHERE d.resource_id = $1 AND (` + strings.Join(or, " OR ") + `)`
 	if v.p.Thread != "" {
 		sql += ` AND d.message_id IN (SELECT id FROM messages WHERE thread_id = ` + b.add(v.p.Thread) + `)`
+	}
+	if v.universe != nil {
+		sql += ` AND d.message_id = ANY(` + b.add(v.universe) + `)`
 	}
 	sql += ` ORDER BY ` + score + ` DESC, d.message_id LIMIT ` + b.add(n)
 	rows, err := s.pool.Query(ctx, sql, b.args...)

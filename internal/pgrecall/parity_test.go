@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-go/mnemo/internal/pgrecall"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -85,40 +86,48 @@ func TestParityWithSQLiteBackend(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 4))
 	c := newCorpus(rng, []string{"A", "B"}, 6, 32)
 	pool := postgres(t, c, true)
-	for _, tc := range []struct {
+	for ti, tc := range []struct {
 		tuning recall.Tuning
 		tol    float64
+		direct int // directLimit; 0 leaves it
 	}{
-		{recall.Tuning{}, 1e-9},
-		{recall.Tuning{SessionWeight: 0.15, VectorWeight: 0.5}, 1e-9},
-		{recall.Tuning{ContextWeight: -1, NoCompounds: true, NoDates: true, MaxNorm: true}, 1e-9},
-		{recall.Tuning{NoTurnAfter: true, CandidatePool: 20}, 1e-9},
+		{recall.Tuning{}, 1e-9, 0},
+		{recall.Tuning{}, 1e-9, 6}, // filters widen instead
+		{recall.Tuning{SessionWeight: 0.15, VectorWeight: 0.5}, 1e-9, 0},
+		{recall.Tuning{ContextWeight: -1, NoCompounds: true, NoDates: true, MaxNorm: true}, 1e-9, 0},
+		{recall.Tuning{NoTurnAfter: true, CandidatePool: 20}, 1e-9, 0},
+		{recall.Tuning{NoTurnAfter: true, CandidatePool: 20}, 1e-9, 3},
 		// The session topic's centroids are pgvector's sum (float4 result):
 		// fused scores agree to about 1e-7.
-		{recall.Tuning{SessionWeight: 0.15, TopicWeight: 0.15, VectorWeight: 0.5}, 1e-5},
+		{recall.Tuning{SessionWeight: 0.15, TopicWeight: 0.15, VectorWeight: 0.5}, 1e-5, 0},
 	} {
-		tuning := tc.tuning
-		ix := sqliteIndex(t, c, tuning)
-		pg := newSearcher(t, pool, tuning)
-		hits := 0
-		for i := range 150 {
-			q := parityQuery(rng, c)
-			want, werr := ix.Search(t.Context(), q)
-			got, gerr := pg.Search(t.Context(), q)
-			name := fmt.Sprintf("tuning %+v query %d %q %+v exclude %d", tuning, i, q.Text, q.Options, len(q.Exclude))
-			if (werr != nil) != (gerr != nil) {
-				t.Fatalf("%s: SQLite error %v, Postgres %v", name, werr, gerr)
+		t.Run(fmt.Sprintf("%d", ti), func(t *testing.T) {
+			tuning := tc.tuning
+			if tc.direct > 0 {
+				pgrecall.SetDirectLimitForTest(t, tc.direct)
 			}
-			if werr != nil {
-				continue
+			ix := sqliteIndex(t, c, tuning)
+			pg := newSearcher(t, pool, tuning)
+			hits := 0
+			for i := range 150 {
+				q := parityQuery(rng, c)
+				want, werr := ix.Search(t.Context(), q)
+				got, gerr := pg.Search(t.Context(), q)
+				name := fmt.Sprintf("tuning %+v query %d %q %+v exclude %d", tuning, i, q.Text, q.Options, len(q.Exclude))
+				if (werr != nil) != (gerr != nil) {
+					t.Fatalf("%s: SQLite error %v, Postgres %v", name, werr, gerr)
+				}
+				if werr != nil {
+					continue
+				}
+				sameResult(t, name, want, got, tc.tol)
+				hits += len(want.Hits)
 			}
-			sameResult(t, name, want, got, tc.tol)
-			hits += len(want.Hits)
-		}
-		t.Logf("tuning %+v: %d hits equal", tuning, hits)
-		if hits < 500 {
-			t.Fatalf("tuning %+v: only %d hits compared", tuning, hits)
-		}
+			t.Logf("tuning %+v, direct limit %d: %d hits equal", tuning, tc.direct, hits)
+			if hits < 500 {
+				t.Fatalf("tuning %+v: only %d hits compared", tuning, hits)
+			}
+		})
 	}
 }
 

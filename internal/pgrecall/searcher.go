@@ -71,6 +71,9 @@ func (s *Searcher) Search(ctx context.Context, q recall.Query) (*recall.Result, 
 	v := newView(s, q, p, qv)
 	r := recall.Ranking{Options: o, Thread: p.Thread, Tuning: s.tuning, QueryVector: qv != nil, Embedder: s.emb.ID(), Backlog: q.Backlog}
 	var ch recall.Channels
+	if err := s.restrict(ctx, v); err != nil {
+		return nil, err
+	}
 	lexErr := v.prepareLexical(ctx)
 	if o.Mode != recall.ModeVector {
 		ch.LexicalErr = lexErr

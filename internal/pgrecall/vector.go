@@ -87,7 +87,17 @@ func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored,
 // vectors for scope thread. The ranked messages are fetched.
 func (s *Searcher) rankVectors(ctx context.Context, v *view, n int) ([]recall.Scored, error) {
 	var ids []string
-	if v.p.Thread == "" {
+	if v.universe != nil {
+		// The filter's messages and the turns around them, scanned exactly.
+		rows, err := s.pool.Query(ctx, `SELECT message_id FROM embeddings WHERE embedder = $1 AND resource_id = $2 AND message_id = ANY($3)
+ORDER BY vector <=> $4 LIMIT $5`, s.emb.ID(), v.q.ResourceID, v.universe, pgvector.NewVector(v.qv), n)
+		if err != nil {
+			return nil, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
+		}
+		if ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return nil, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
+		}
+	} else if v.p.Thread == "" {
 		e, err := s.registered(ctx)
 		if err != nil {
 			return nil, err

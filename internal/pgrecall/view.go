@@ -26,6 +26,9 @@ type view struct {
 	lex      *lexScorer           // nil until prepareLexical succeeded
 	lexTerms []string             // the terms whose occurrences rows carry
 	topics   map[string][]float32 // candidate threads' vector sums (session topic)
+	// universe, when not nil, holds every message the channels may rank:
+	// those the filter allows and the turns around them (restrict).
+	universe []string
 }
 
 // vdoc is one fetched message.
