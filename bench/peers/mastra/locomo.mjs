@@ -60,6 +60,7 @@ export function loadLoCoMo(path) {
           role: t.speaker === a ? 'user' : 'assistant',
           name: t.speaker,
           text: `${t.speaker}: ${content}`,
+          content,
           createdAt: new Date(start.getTime() + j * 1000),
         });
       });
