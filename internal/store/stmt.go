@@ -28,39 +28,85 @@ type Stmts struct {
 	dialect Dialect
 	mu      sync.Mutex
 	m       map[string]*sql.Stmt
+	pending map[string]bool // prepared on the pool in the background (InTx)
 }
 
 // NewStmts returns an empty statement cache over db, in db's dialect
 // (DialectOf).
 func NewStmts(db *sql.DB) *Stmts {
-	return &Stmts{db: db, dialect: DialectOf(db), m: map[string]*sql.Stmt{}}
+	return &Stmts{db: db, dialect: DialectOf(db), m: map[string]*sql.Stmt{}, pending: map[string]bool{}}
 }
 
 // Dialect returns the dialect of the cache's database.
 func (c *Stmts) Dialect() Dialect { return c.dialect }
 
 // Prepare returns the pool statement for query, preparing it on first use.
+// Preparing takes a connection of the pool; the cache's lock is not held
+// meanwhile, so that a caller waiting for a connection never blocks
+// another's cache hit.
 func (c *Stmts) Prepare(ctx context.Context, query string) (*sql.Stmt, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s := c.m[query]; s != nil {
+	if s := c.cached(query); s != nil {
 		return s, nil
 	}
 	s, err := c.db.PrepareContext(ctx, c.dialect.Rebind(query))
 	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if won := c.m[query]; won != nil {
+		s.Close() // another caller prepared it meanwhile
+		return won, nil
+	}
 	c.m[query] = s
 	return s, nil
 }
 
-// InTx returns query's cached statement bound to tx (closed with tx).
+// cached returns query's pool statement, nil when not prepared yet.
+func (c *Stmts) cached(query string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[query]
+}
+
+// InTx returns query's statement on tx's connection (closed with tx): the
+// cached pool statement bound to tx once it is prepared.
+//
+// Until then, the statement is prepared on tx's own connection for this
+// call, and on the pool in the background for the next calls. Preparing it
+// on the pool from here would wait for a second connection while tx holds
+// one, which deadlocks when every other connection of the pool belongs to
+// a transaction waiting for a lock tx holds: on Postgres, a burst of
+// appends to one thread, each queued on the thread's advisory lock, as
+// soon as they outnumber the pool's connections.
 func (c *Stmts) InTx(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
-	s, err := c.Prepare(ctx, query)
-	if err != nil {
-		return nil, err
+	if s := c.cached(query); s != nil {
+		return tx.StmtContext(ctx, s), nil
 	}
-	return tx.StmtContext(ctx, s), nil
+	c.prepareLater(query)
+	s, err := tx.PrepareContext(ctx, c.dialect.Rebind(query))
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	return s, nil
+}
+
+// prepareLater prepares query on the pool in a goroutine of its own (once
+// at a time per query), which waits for a free connection; an error (the
+// pool closed meanwhile) leaves it to the next InTx.
+func (c *Stmts) prepareLater(query string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pending[query] {
+		return
+	}
+	c.pending[query] = true
+	go func() {
+		_, _ = c.Prepare(context.Background(), query)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(c.pending, query)
+	}()
 }
 
 // Query runs a fixed query through its cached statement.
