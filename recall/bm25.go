@@ -2,6 +2,7 @@ package recall
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mnemo-go/mnemo/internal/bm25"
@@ -129,26 +130,33 @@ func distinct[T comparable](terms []T) []T {
 var compoundRE = regexp.MustCompile(`[\p{L}\p{N}]+(?:[-_./:][\p{L}\p{N}]+)+`)
 
 // compound is one compound identifier of the query, folded (Fold), with the
-// sum of the idfs of its analysed parts.
+// ids of its analysed parts and the sum of their idfs.
 type compound struct {
 	text string
+	ids  []uint32
 	idf  float64
 }
 
 // compounds returns the query's compound identifiers. The analyser splits
 // "ZEPHYR-QUOTE" into "zephyr" and "quot", so a message holding the exact
 // identifier would score no better than one holding both words apart; a
-// message that contains the identifier verbatim (case-insensitively) gets
-// a bonus of the parts' idfs, as a matched phrase would.
+// message that holds the identifier's analysed words and contains it
+// verbatim (case-insensitively) gets a bonus of the parts' idfs, as a
+// matched phrase would. Requiring the words keeps a longer identifier
+// ("INV-18880", "v1.2.3") from counting as a shorter one it merely starts
+// with ("INV-1888", "v1.2"), and lets the lexical channel find the
+// messages that may have the bonus from its postings (lexicalPostings). An
+// identifier with a word no message holds gives no bonus and is dropped.
 func (ix *Index) compounds(text string, s *shard) []compound {
 	var out []compound
 	for _, m := range Compounds(text) {
-		var idf float64
+		c := compound{text: m}
 		for _, t := range distinct(ix.cfg.Lexical.Terms(m)) {
-			idf += s.stats.idf(t)
+			c.ids = append(c.ids, s.stats.lookup(t))
+			c.idf += s.stats.idf(t)
 		}
-		if idf > 0 {
-			out = append(out, compound{text: m, idf: idf})
+		if c.idf > 0 && !slices.Contains(c.ids, noTerm) {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -158,14 +166,30 @@ func compoundBonus(cs []compound, e *entry) float64 {
 	if len(cs) == 0 {
 		return 0
 	}
-	text := e.doc.Text()
+	var text string
 	var b float64
 	for _, c := range cs {
+		if !holdsAll(e.terms, c.ids) {
+			continue
+		}
+		if text == "" {
+			text = e.doc.Text()
+		}
 		if containsFolded(text, c.text) {
 			b += c.idf
 		}
 	}
 	return b
+}
+
+// holdsAll reports whether terms holds every id of ids.
+func holdsAll(terms, ids []uint32) bool {
+	for _, id := range ids {
+		if !slices.Contains(terms, id) {
+			return false
+		}
+	}
+	return true
 }
 
 // containsFolded reports whether Fold(s) contains sub (which is folded),

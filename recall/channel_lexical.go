@@ -1,57 +1,135 @@
 package recall
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // The lexical channel: bleve's matches (or the shard's own, in memory)
 // re-scored with the textbook BM25 over the resource's exact statistics
 // (bm25.go), the turn-context rule (context.go), date terms (dates.go) and
 // the compound-identifier bonus.
 
-// lexScorer returns the exact lexical score of a message of s for the query
-// text, and whether the query has any analysed or date term. The
-// statistics are the query's, shared by the lexical channel and the
-// cross-scoring of vector candidates.
-func (ix *Index) lexScorer(s *shard, text string) (func(*entry) float64, bool) {
+// lexScoring is the exact lexical scoring of one query over one shard:
+// the query's analysed terms (ids in s.stats, noTerm for unseen ones) with
+// their idfs, its dates and compound identifiers. The statistics are the
+// query's, shared by the lexical channel and the cross-scoring of vector
+// candidates.
+type lexScoring struct {
+	s         *shard
+	qids      []uint32
+	idfs      []float64
+	dates     []dateTerm
+	compounds []compound
+	bonusMax  float64 // the largest compound bonus: the sum of the compounds' idfs
+	// cmasks holds each compound's words as a mask over qids' positions;
+	// cmaskAny is set when one has a word past the 64th query term.
+	cmasks   []uint64
+	cmaskAny bool
+	alpha    float64 // Tuning.ContextWeight
+	next     bool    // the turn after counts (not Tuning.NoTurnAfter)
+	has      bool    // the query has an analysed or a date term
+	// memo holds own scores; with the context rule each turn is scored
+	// as itself and as a neighbour's context.
+	memo *scoreMemo
+}
+
+// lexScorer returns the exact lexical scoring of text over s.
+func (ix *Index) lexScorer(s *shard, text string) *lexScoring {
 	qterms := distinct(ix.cfg.Lexical.Terms(text))
-	qids := make([]uint32, len(qterms))
-	idfs := make([]float64, len(qterms))
+	ls := &lexScoring{s: s, qids: make([]uint32, len(qterms)), idfs: make([]float64, len(qterms)),
+		alpha: ix.cfg.Tuning.ContextWeight, next: !ix.cfg.Tuning.NoTurnAfter}
 	for i, t := range qterms {
-		qids[i], idfs[i] = s.stats.lookup(t), s.stats.idf(t)
+		ls.qids[i], ls.idfs[i] = s.stats.lookup(t), s.stats.idf(t)
 	}
-	var compounds []compound
 	if !ix.cfg.Tuning.NoCompounds {
-		compounds = ix.compounds(text, s)
-	}
-	var dates []dateTerm
-	if !ix.cfg.Tuning.NoDates {
-		dates = dateTerms(text, s)
-	}
-	alpha := ix.cfg.Tuning.ContextWeight
-	// own is a turn's score by its own words; memoised, since with the
-	// context rule each turn is scored as itself and as a reply's context.
-	var memo *scoreMemo
-	if alpha > 0 {
-		memo = newScoreMemo(s.ords)
-	}
-	own := func(e *entry) float64 {
-		if sc, ok := memo.get(e.ord); ok {
-			return sc
+		ls.compounds = ix.compounds(text, s)
+		for _, c := range ls.compounds {
+			ls.bonusMax += c.idf
+			ls.addCompoundMask(c)
 		}
-		sc := s.stats.score(qids, idfs, e.terms) + s.stats.dateScore(dates, e.doc.CreatedAt, len(e.terms))
-		memo.put(e.ord, sc)
+	}
+	if !ix.cfg.Tuning.NoDates {
+		ls.dates = dateTerms(text, s)
+	}
+	if ls.alpha > 0 {
+		ls.memo = newScoreMemo(s.ords)
+	}
+	ls.has = len(qterms) > 0 || len(ls.dates) > 0
+	return ls
+}
+
+// addCompoundMask records which query terms c's words are.
+func (ls *lexScoring) addCompoundMask(c compound) {
+	var m uint64
+	for _, id := range c.ids {
+		i := slices.Index(ls.qids, id)
+		if i < 0 || i >= 64 {
+			ls.cmaskAny = true
+			return
+		}
+		m |= 1 << i
+	}
+	ls.cmasks = append(ls.cmasks, m)
+}
+
+// mayBonus reports whether a message holding the query terms of mask
+// (lexScratch.mask) may have a compound bonus: it holds every word of a
+// compound (compoundBonus).
+func (ls *lexScoring) mayBonus(mask uint64) bool {
+	if ls.cmaskAny {
+		return true
+	}
+	for _, m := range ls.cmasks {
+		if mask&m == m {
+			return true
+		}
+	}
+	return false
+}
+
+// own is a turn's score by its own words and dates.
+func (ls *lexScoring) own(e *entry) float64 {
+	if sc, ok := ls.memo.get(e.ord); ok {
 		return sc
 	}
-	score := func(e *entry) float64 {
-		sc := own(e)
-		prev, next := ix.contextOf(s, e)
-		for _, n := range []*entry{prev, next} {
-			if n != nil {
-				sc = max(sc, alpha*own(n))
-			}
-		}
-		return sc + compoundBonus(compounds, e)
+	s := ls.s
+	sc := s.stats.score(ls.qids, ls.idfs, e.terms) + s.stats.dateScore(ls.dates, e.doc.CreatedAt, len(e.terms))
+	ls.memo.put(e.ord, sc)
+	return sc
+}
+
+// score is e's lexical score: max(own, α × the turn before's own, α × the
+// turn after's own) (context.go), plus the compound bonus (compoundBonus)
+// when that is positive. A message whose words, dates and neighbours do
+// not match scores 0: the bonus ranks matches, it does not make one (a
+// message can hold "zephyr-quote" inside "xzephyr-quotes" without either
+// analysed word).
+func (ls *lexScoring) score(e *entry) float64 {
+	return ls.withBonus(e, ls.contextScore(e, ls.own))
+}
+
+// contextScore applies the turn-context rule to e with own scores from own.
+func (ls *lexScoring) contextScore(e *entry, own func(*entry) float64) float64 {
+	sc := own(e)
+	if ls.alpha <= 0 {
+		return sc
 	}
-	return score, len(qterms) > 0 || len(dates) > 0
+	if e.prev != nil {
+		sc = max(sc, ls.alpha*own(e.prev))
+	}
+	if ls.next && e.next != nil {
+		sc = max(sc, ls.alpha*own(e.next))
+	}
+	return sc
+}
+
+// withBonus returns base plus e's compound bonus, or 0 when base is 0.
+func (ls *lexScoring) withBonus(e *entry, base float64) float64 {
+	if base == 0 {
+		return 0
+	}
+	return base + compoundBonus(ls.compounds, e)
 }
 
 // memoDenseMax is the largest shard (in ordinals) whose scoreMemo is a
@@ -103,62 +181,22 @@ func (m *scoreMemo) put(ord int, sc float64) {
 }
 
 // lexicalChannel returns up to q.pool allowed candidates ranked by
-// textbook BM25 (or bleve's BM25 with Tuning.BleveScores). q.slack >= 0
-// says that at most slack candidates are not allowed (no filter, see
-// channelQuery).
+// textbook BM25 (lexicalPostings), or by bleve's matches re-scored (or
+// bleve's own BM25) with Tuning.BleveMatches (Tuning.BleveScores).
 func (ix *Index) lexicalChannel(q *channelQuery) ([]scored, error) {
 	if !q.hasTerms {
 		return nil, nil
 	}
-	if out, ok := ix.lexicalInMemory(q); ok {
-		return out, nil
+	if t := ix.cfg.Tuning; !t.BleveScores && !t.BleveMatches && !q.s.post.overflow {
+		return ix.lexicalPostings(q), nil
 	}
 	return ix.lexicalBleve(q)
 }
 
-// lexicalInMemory enumerates the matches in the shard instead of bleve,
-// when that is exact and cheaper; false when bleve must answer.
-//
-// When the query matches at most RescoreDepth messages, every match is
-// re-scored with the textbook BM25 (lexicalBleve), and the shard holds
-// every message's analysed terms: a message matches exactly when its score
-// is positive (the same analyser and OR of terms as bleve's match query), so
-// the matches are enumerated here instead of by bleve searches whose cost
-// grows with the whole index (3.5 ms of lexical search at 1M messages,
-// BENCHMARKS.md). matched counts what bleve's total would (the scope's
-// matches; without a filter the exclusion is not part of the bleve query);
-// beyond RescoreDepth bleve's top pool is used, as before. Same results:
-// TestLexicalInMemory.
-func (ix *Index) lexicalInMemory(q *channelQuery) ([]scored, bool) {
-	s, t := q.s, ix.cfg.Tuning
-	depth := t.RescoreDepth
-	if t.BleveScores || t.BleveMatches || !(len(s.docs) <= depth || q.slack >= 0 && len(s.docs) <= inMemoryFactor*depth) {
-		return nil, false
-	}
-	var out []scored
-	matched := 0
-	for id, e := range s.docs {
-		if q.thread != "" && e.doc.ThreadID != q.thread {
-			continue
-		}
-		sc := q.lexScore(e)
-		if sc <= 0 {
-			continue
-		}
-		matched++
-		if q.allowed(e) {
-			out = append(out, scored{id, sc})
-		}
-	}
-	if len(s.docs) > depth && matched > depth {
-		return nil, false
-	}
-	sortScored(out)
-	return firstN(out, q.pool), true
-}
-
 // lexicalBleve asks bleve for the matches (re-scoring them exactly unless
-// Tuning.BleveScores), widening when the filter removed candidates.
+// Tuning.BleveScores), widening when the filter removed candidates: the
+// channel before the shard's postings, kept to measure against them
+// (Tuning.BleveMatches) and for Tuning.BleveScores.
 func (ix *Index) lexicalBleve(q *channelQuery) ([]scored, error) {
 	lq := lexQuery{Text: q.text, Resource: q.s.resource, Thread: q.thread, Size: q.pool + max(q.slack, 0)}
 	if q.restricted && q.slack < 0 {

@@ -14,6 +14,9 @@ func TestDirectIDs(t *testing.T) {
 	var prev *entry
 	for i := range directIDLimit + 10 {
 		e := &entry{doc: Doc{ID: fmt.Sprintf("m%05d", i), ThreadID: "t", Seq: int64(i + 1)}, prev: prev, ord: i}
+		if prev != nil {
+			prev.next = e
+		}
 		s.docs[e.doc.ID] = e
 		s.threads["t"] = append(s.threads["t"], e)
 		prev = e

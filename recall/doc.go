@@ -11,12 +11,15 @@
 //
 // A search (Index.Search) runs in four steps:
 //
-//  1. Lexical channel: bleve (scorch, BM25, AnalyzerName: Fold, then the
-//     "en" analyzer) supplies up to
-//     Tuning.CandidatePool candidates, re-scored with a textbook BM25 over the
-//     resource's exact statistics (bleve's average field length is a crude
-//     dictionary-size estimate), plus a bonus for compound identifiers found
-//     verbatim ("ZEPHYR-QUOTE").
+//  1. Lexical channel: the exact top Tuning.CandidatePool messages by a
+//     textbook BM25 over the resource's exact statistics (bleve's average
+//     field length is a crude dictionary-size estimate), plus a bonus for
+//     compound identifiers found verbatim ("ZEPHYR-QUOTE"), scored from the
+//     shard's in-memory inverted index of the analysed terms (postings.go,
+//     lexical_postings.go; the same analyser as bleve's: AnalyzerName, Fold
+//     then the "en" analyzer). bleve (scorch, BM25) holds the same terms
+//     on disk; its search, a pool by its own BM25 re-scored, answers only
+//     with Tuning.BleveMatches or Tuning.BleveScores.
 //  2. Vector channel: the query's embedding against the resource's
 //     vectors; candidates under Options.Threshold (cosine) are not vector
 //     candidates. A resource of up to 2,048 vectors is scored exactly; a

@@ -30,10 +30,6 @@ const (
 	// counts half its question's score (the first value measured; 0.8 was
 	// about as good on both dev sets, README "Recall").
 	DefaultContextWeight = 0.5
-	// inMemoryFactor: without a filter, the lexical matches of a resource
-	// of up to inMemoryFactor×RescoreDepth messages are counted in memory
-	// first (see lexicalInMemory); scanning more would cost more than bleve.
-	inMemoryFactor = 4
 	// directIDLimit: when the filter leaves at most this many messages, the
 	// lexical channel searches exactly those ids (a bleve DocIDQuery)
 	// instead of widening its candidate pool.
@@ -134,15 +130,16 @@ type Tuning struct {
 	BleveScores bool `json:"bleveScores,omitempty"`
 	// NoCompounds turns the compound-identifier bonus off (see compounds).
 	NoCompounds bool `json:"noCompounds,omitempty"`
-	// RescoreDepth: when a query matches at most this many messages, all
-	// of them are re-scored with the textbook BM25 (exact ranking), else
-	// bleve's top CandidatePool are; 0 means DefaultRescoreDepth.
+	// RescoreDepth: with BleveMatches, when a query matches at most this
+	// many messages, all of them are re-scored with the textbook BM25
+	// (exact ranking), else bleve's top CandidatePool are; 0 means
+	// DefaultRescoreDepth.
 	RescoreDepth int `json:"rescoreDepth,omitempty"`
-	// BleveMatches makes bleve enumerate the lexical matches even in a
-	// resource of at most RescoreDepth messages, which the shard otherwise
-	// scores in memory with the same analyser and the same result (see
-	// lexicalInMemory); it exists to measure and test the two against
-	// each other.
+	// BleveMatches makes bleve enumerate the lexical matches (its top
+	// matches by its own BM25 past RescoreDepth, re-scored) instead of the
+	// shard's postings, which give the exact top by the textbook BM25 (see
+	// lexicalPostings); it exists to measure and test the two against each
+	// other.
 	BleveMatches bool `json:"bleveMatches,omitempty"`
 	// MaxNorm normalises the channel scores by max and min–max
 	// (fuseWeightedMax) instead of standardising them (fuseWeighted).

@@ -10,21 +10,24 @@ import (
 	"github.com/mnemo-go/mnemo/recall"
 )
 
-// TestLexicalInMemory checks that the lexical channel of a small resource
-// (at most RescoreDepth messages), scored in memory from the shard, returns
-// exactly what bleve's enumeration of the matches, re-scored, returns:
-// resource and thread scope, with and without an exclusion and a filter.
+// TestLexicalInMemory checks that the lexical channel, scored in memory
+// from the shard's postings (lexicalPostings), returns exactly what bleve's
+// enumeration of the matches, every one re-scored, returns: resource and
+// thread scope, with and without an exclusion and a filter.
 func TestLexicalInMemory(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		cfg    synth.Config
 		tuning recall.Tuning
 	}{
-		// Resources of 600 messages: always in memory.
+		// Resources of 600 messages: bleve re-scores every match (at
+		// most RescoreDepth).
 		{"small", synth.Config{Messages: 1800, Resources: 3, ThreadMessages: 60}, recall.Tuning{}},
-		// Resources of 1,500 messages and a depth of 400: counted in
-		// memory, kept there when at most 400 match, else bleve's pool.
-		{"counted", synth.Config{Messages: 3000, Resources: 2, ThreadMessages: 100}, recall.Tuning{RescoreDepth: 400}},
+		// Resources of 1,500 messages, bleve told to re-score up to 3,000
+		// matches (every one): before the postings, this size went to
+		// bleve's pool by its own BM25 past RescoreDepth matches, which
+		// missed some of the exact top (TestLexicalPostingsExact).
+		{"larger", synth.Config{Messages: 3000, Resources: 2, ThreadMessages: 100}, recall.Tuning{RescoreDepth: 3000}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { lexicalInMemory(t, tc.cfg, tc.tuning) })
 	}

@@ -152,8 +152,9 @@ type channelQuery struct {
 	// says whether the query has analysed or date terms at all.
 	lexScore  func(*entry) float64
 	hasTerms  bool
-	qv        []float32 // the query's vector; nil in lexical mode or when embedding failed
-	threshold float64   // Options.Threshold
+	lex       *lexScoring // the scoring behind lexScore (lexicalPostings)
+	qv        []float32   // the query's vector; nil in lexical mode or when embedding failed
+	threshold float64     // Options.Threshold
 }
 
 // channelQuery builds the channels' query over the read-locked shard s.
@@ -175,7 +176,8 @@ func (ix *Index) channelQuery(s *shard, q Query, o Options, thread string, filte
 			}
 		}
 	}
-	cq.lexScore, cq.hasTerms = ix.lexScorer(s, q.Text)
+	cq.lex = ix.lexScorer(s, q.Text)
+	cq.lexScore, cq.hasTerms = cq.lex.score, cq.lex.has
 	return cq
 }
 

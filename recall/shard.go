@@ -1,7 +1,6 @@
 package recall
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,6 +25,9 @@ type entry struct {
 	// the first: this turn is also matched through it
 	// (Tuning.ContextWeight).
 	prev *entry
+	// next is the message after this one in its thread, nil for the last
+	// (shard.after).
+	next *entry
 }
 
 // shard is the in-memory state of one resource: its messages (for filters,
@@ -42,6 +44,7 @@ type shard struct {
 	docs     map[string]*entry
 	threads  map[string][]*entry // by seq
 	stats    bm25Stats
+	post     postings            // the lexical channel's inverted index
 	ords     int                 // entries ever put since the load (entry.ord)
 	exact    bool                // Tuning.ExactVectors: col is kept
 	col      *chromem.Collection // nil unless exact
@@ -71,7 +74,7 @@ func (s *shard) unload() {
 	s.vx.free()
 	s.text.free()
 	s.docs, s.threads, s.col, s.vx, s.text, s.damaged, s.topics = nil, nil, nil, nil, nil, nil, nil
-	s.stats = bm25Stats{}
+	s.stats, s.post = bm25Stats{}, postings{}
 }
 
 // errNoEmbed is the embedding function given to chromem: recall always
@@ -91,7 +94,7 @@ func newShard(resource string, exact bool) *shard {
 func (s *shard) reset() error {
 	s.docs = map[string]*entry{}
 	s.threads = map[string][]*entry{}
-	s.stats = bm25Stats{}
+	s.stats, s.post = bm25Stats{}, postings{}
 	s.ords = 0
 	s.damaged, s.topics = nil, nil
 	s.vx.free()
@@ -155,15 +158,18 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 	terms := s.text.uint32s(s.stats.termIDs(lex.Terms(d.Text())))
 	if old := s.docs[d.ID]; old != nil {
 		s.stats.remove(old.terms)
+		s.post.remove(old)
 		s.text.eraseEntry(old)
 		old.doc, old.terms = doc, terms
 		s.stats.add(old.terms)
+		s.post.add(old)
 		return old
 	}
 	e := &entry{doc: doc, terms: terms, ord: s.ords}
 	s.ords++
 	s.docs[d.ID] = e
 	s.stats.add(e.terms)
+	s.post.add(e)
 	th := s.threads[d.ThreadID]
 	i, _ := slices.BinarySearchFunc(th, d.Seq, func(e *entry, seq int64) int {
 		switch {
@@ -176,11 +182,12 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 	})
 	th = slices.Insert(th, i, e)
 	if i > 0 {
-		e.prev = th[i-1]
+		e.prev, th[i-1].next = th[i-1], e
 	}
 	if i+1 < len(th) {
-		th[i+1].prev = e
+		e.next, th[i+1].prev = th[i+1], e
 	}
+	s.post.link(e, e.prev, e.next)
 	s.threads[d.ThreadID] = th
 	return e
 }
@@ -194,6 +201,7 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 	delete(s.docs, id)
 	delete(s.damaged, id)
 	s.stats.remove(e.terms)
+	s.post.remove(e)
 	s.text.eraseEntry(e)
 	e.doc.Content, e.terms = "", nil
 	th := s.threads[e.doc.ThreadID]
@@ -201,9 +209,13 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 		if i+1 < len(th) {
 			th[i+1].prev = e.prev
 		}
+		if i > 0 {
+			th[i-1].next = e.next
+		}
+		s.post.link(e.prev, e.next)
 		s.threads[e.doc.ThreadID] = slices.Delete(th, i, i+1)
 	}
-	e.prev = nil
+	e.prev, e.next = nil, nil
 	if e.vslot != 0 {
 		if s.col != nil {
 			_ = s.col.Delete(ctx, nil, nil, id)
@@ -272,14 +284,7 @@ func (s *shard) after(e *entry) *entry {
 	if e == nil {
 		return nil
 	}
-	th := s.threads[e.doc.ThreadID]
-	i, found := slices.BinarySearchFunc(th, e.doc.Seq, func(x *entry, seq int64) int {
-		return cmp.Compare(x.doc.Seq, seq)
-	})
-	if !found || i+1 >= len(th) {
-		return nil
-	}
-	return th[i+1]
+	return e.next
 }
 
 // neighbours returns the entries of thread with seq in [from, to] (caller

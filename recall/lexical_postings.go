@@ -1,0 +1,242 @@
+package recall
+
+import (
+	"sync"
+
+	"github.com/mnemo-go/mnemo/internal/bm25"
+)
+
+// lexicalPostings is the lexical channel over the shard's inverted index
+// (postings.go): the exact top q.pool allowed messages by their lexical
+// score (lexScoring.score), among every message of the scope, ties by id.
+// It is what scoring every message of the shard would return (the
+// reference of TestLexicalPostingsExact), at the cost of the query words'
+// postings:
+//
+//  1. each posting of each query term adds the term's BM25 weight to its
+//     message's own score, in the query's term order (bm25Stats.score's
+//     order, so the sums are bit-equal), then each message created on a
+//     date the query names adds the date's weight (dateScore);
+//  2. the candidates are the messages with an own score and, under the
+//     turn-context rule, the turns before and after them (the only ones
+//     whose score α × a neighbour's own is positive);
+//  3. a heap keeps the best q.pool allowed candidates; a candidate whose
+//     score plus the largest compound bonus cannot reach the heap's worst
+//     is dropped before the filter and the bonus are evaluated.
+//
+// Filters apply before topK exactly: the heap only takes allowed
+// messages, however many the filter removes.
+func (ix *Index) lexicalPostings(q *channelQuery) []scored {
+	s, ls, p := q.s, q.lex, &q.s.post
+	sc := getLexScratch(s.ords, len(ls.compounds) > 0)
+	defer sc.release()
+	sc.ownScores(s, ls)
+	top := topScored{n: q.pool}
+	consider := func(o int32) {
+		if o < 0 || sc.seen[o] == sc.gen {
+			return
+		}
+		sc.seen[o] = sc.gen
+		base := sc.contextScore(ls, p, o)
+		if base == 0 {
+			return
+		}
+		bound := base
+		if sc.mask != nil && ls.mayBonus(sc.mask[o]) {
+			bound += ls.bonusMax
+		}
+		if !top.mayTake(bound) {
+			return
+		}
+		if e := p.byOrd[o]; q.allowed(e) {
+			top.offer(scored{e.doc.ID, ls.withBonus(e, base)})
+		}
+	}
+	if th := s.threads[q.thread]; q.thread != "" && len(th) < len(sc.touched) {
+		// Scope thread: its turns are fewer than the matches.
+		for _, e := range th {
+			consider(int32(e.ord))
+		}
+	} else {
+		for _, o := range sc.touched {
+			consider(o)
+			if ls.alpha > 0 {
+				consider(p.next[o])
+				if ls.next {
+					consider(p.prev[o])
+				}
+			}
+		}
+	}
+	out := top.items
+	sortScored(out)
+	return out
+}
+
+// contextScore is lexScoring.contextScore of the entry of ord o over the
+// own scores of sc (0 for a message without one), without reading the
+// entries.
+func (sc *lexScratch) contextScore(ls *lexScoring, p *postings, o int32) float64 {
+	base := sc.own[o]
+	if ls.alpha <= 0 {
+		return base
+	}
+	if n := p.prev[o]; n >= 0 {
+		base = max(base, ls.alpha*sc.own[n])
+	}
+	if n := p.next[o]; ls.next && n >= 0 {
+		base = max(base, ls.alpha*sc.own[n])
+	}
+	return base
+}
+
+// ownScores fills sc.own with the own score (words and dates) of every
+// message that has one, sc.touched with their ords and, when the query
+// has compound identifiers, sc.mask with the query terms each holds.
+func (sc *lexScratch) ownScores(s *shard, ls *lexScoring) {
+	p := &s.post
+	if s.stats.n == 0 {
+		return
+	}
+	avgdl := float64(s.stats.totalLen) / float64(s.stats.n)
+	for i, t := range ls.qids {
+		if t == noTerm || int(t) >= len(p.lists) {
+			continue
+		}
+		idf := ls.idfs[i]
+		for _, v := range p.lists[t] {
+			o := v >> tfBits
+			if sc.own[o] == 0 {
+				sc.touched = append(sc.touched, int32(o))
+			}
+			sc.own[o] += bm25.Weight(idf, float64(p.tf(v, t)), bm25.Norm(float64(p.lens[o]), avgdl))
+			if sc.mask != nil && i < 64 {
+				sc.mask[o] |= 1 << i
+			}
+		}
+	}
+	if len(ls.dates) == 0 {
+		return
+	}
+	for _, e := range s.docs {
+		if d := s.stats.dateScore(ls.dates, e.doc.CreatedAt, len(e.terms)); d > 0 {
+			if sc.own[e.ord] == 0 {
+				sc.touched = append(sc.touched, int32(e.ord))
+			}
+			sc.own[e.ord] += d
+		}
+	}
+}
+
+// lexScratch is one search's scratch of lexicalPostings, indexed by ord.
+// It is pooled: at 100k messages it is 1.2 MB, which allocating (and
+// clearing) per search would cost more than the search.
+type lexScratch struct {
+	own     []float64 // 0 unless the message matched by its words or dates
+	seen    []uint32  // == gen: listed as a candidate in this search
+	gen     uint32
+	mask    []uint64 // nil, or by ord the query terms (first 64) it holds
+	masks   []uint64 // mask's memory, kept when mask is nil
+	touched []int32  // the ords whose own is set
+}
+
+var lexScratchPool = sync.Pool{New: func() any { return new(lexScratch) }}
+
+// getLexScratch returns a scratch for ords ordinals, own all zero and
+// nothing seen; with masks, mask all zero, else nil.
+func getLexScratch(ords int, masks bool) *lexScratch {
+	sc := lexScratchPool.Get().(*lexScratch)
+	if len(sc.own) < ords {
+		n := ords + ords/4 + 64
+		sc.own, sc.seen, sc.gen, sc.masks = make([]float64, n), make([]uint32, n), 0, nil
+	}
+	sc.mask = nil
+	if masks {
+		if len(sc.masks) < len(sc.own) {
+			sc.masks = make([]uint64, len(sc.own))
+		}
+		sc.mask = sc.masks
+	}
+	sc.gen++
+	if sc.gen == 0 {
+		clear(sc.seen)
+		sc.gen = 1
+	}
+	sc.touched = sc.touched[:0]
+	return sc
+}
+
+// release zeroes what the search set and returns sc to the pool.
+func (sc *lexScratch) release() {
+	for _, o := range sc.touched {
+		sc.own[o] = 0
+		if sc.mask != nil {
+			sc.mask[o] = 0
+		}
+	}
+	lexScratchPool.Put(sc)
+}
+
+// topScored keeps the best n offered candidates (score descending, then id
+// ascending, sortScored's order) in a heap whose root is the worst kept.
+type topScored struct {
+	n     int
+	items []scored
+}
+
+// worse reports whether a ranks after b.
+func worse(a, b scored) bool {
+	return a.score < b.score || a.score == b.score && a.id > b.id
+}
+
+// mayTake reports whether a candidate whose score is at most bound could
+// still be kept.
+func (t *topScored) mayTake(bound float64) bool {
+	return len(t.items) < t.n || bound >= t.items[0].score
+}
+
+// offer keeps c when it ranks among the best n.
+func (t *topScored) offer(c scored) {
+	if t.n <= 0 {
+		return
+	}
+	if len(t.items) < t.n {
+		t.items = append(t.items, c)
+		t.up(len(t.items) - 1)
+		return
+	}
+	if !worse(t.items[0], c) {
+		return
+	}
+	t.items[0] = c
+	t.down(0)
+}
+
+func (t *topScored) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !worse(t.items[i], t.items[p]) {
+			return
+		}
+		t.items[i], t.items[p] = t.items[p], t.items[i]
+		i = p
+	}
+}
+
+func (t *topScored) down(i int) {
+	n := len(t.items)
+	for {
+		w := i
+		if l := 2*i + 1; l < n && worse(t.items[l], t.items[w]) {
+			w = l
+		}
+		if r := 2*i + 2; r < n && worse(t.items[r], t.items[w]) {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		t.items[i], t.items[w] = t.items[w], t.items[i]
+		i = w
+	}
+}

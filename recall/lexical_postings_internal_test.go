@@ -1,0 +1,156 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// lexicalScan is the exhaustive lexical channel, the reference of
+// lexicalPostings: every message of the scope scored, the matches (score
+// above 0) that are allowed ranked, the first q.pool kept.
+func lexicalScan(q *channelQuery) []scored {
+	var out []scored
+	for id, e := range q.s.docs {
+		if q.thread != "" && e.doc.ThreadID != q.thread {
+			continue
+		}
+		if sc := q.lexScore(e); sc > 0 && q.allowed(e) {
+			out = append(out, scored{id, sc})
+		}
+	}
+	sortScored(out)
+	return firstN(out, q.pool)
+}
+
+// TestLexicalPostingsExact checks the lexical channel over the shard's
+// postings against the exhaustive scan on random corpora: same ids, same
+// order, bit-equal scores, for resource and thread scope, with exclusions,
+// filters that allow few or many messages, dates and compound identifiers
+// in the queries, repeated words (frequencies past what a posting holds),
+// replaced and deleted messages, and every turn-context setting.
+func TestLexicalPostingsExact(t *testing.T) {
+	lex, err := OpenLexical("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lex.Close() })
+	for _, tuning := range []Tuning{{}, {ContextWeight: -1}, {NoTurnAfter: true}, {ContextWeight: 0.9, NoCompounds: true}} {
+		for seed := range uint64(3) {
+			t.Run(fmt.Sprintf("%+v/seed%d", tuning, seed), func(t *testing.T) {
+				postingsExact(t, lex, tuning, seed)
+			})
+		}
+	}
+}
+
+var postingsWords = strings.Fields("alpha beta gamma delta zephyr quote order ledger river stone maple cobalt " +
+	"harbor violet signal copper meadow lantern falcon pepper orbit canyon")
+
+// postingsCorpus fills a shard of resource r with n random messages over
+// a small vocabulary (many matches per word), some of them compound
+// identifiers and repeated words, created over 2022.
+func postingsCorpus(rng *rand.Rand, s *shard, lex *Lexical, n int) {
+	base := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		var words []string
+		for range 1 + rng.IntN(12) {
+			w := postingsWords[rng.IntN(len(postingsWords))]
+			switch rng.IntN(10) {
+			case 0:
+				w += "-" + postingsWords[rng.IntN(len(postingsWords))]
+			case 1:
+				w = strings.Repeat(w+" ", 14+rng.IntN(6))
+			}
+			words = append(words, w)
+		}
+		role := []string{"user", "assistant", "tool"}[rng.IntN(3)]
+		d := Doc{ID: fmt.Sprintf("m%05d", i), ThreadID: fmt.Sprintf("t%d", rng.IntN(12)), ResourceID: "r",
+			Seq: int64(i + 1), Role: role, Content: strings.Join(words, " "),
+			Metadata:  map[string]any{"k": float64(rng.IntN(50))},
+			CreatedAt: base.Add(time.Duration(rng.IntN(365*24)) * time.Hour)}
+		s.putDoc(&d, lex)
+	}
+}
+
+func postingsExact(t *testing.T, lex *Lexical, tuning Tuning, seed uint64) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(seed, 14))
+	ix, err := NewIndex(Config{Lexical: lex, Source: emptySource{}, Tuning: tuning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newShard("r", false)
+	if err := s.reset(); err != nil {
+		t.Fatal(err)
+	}
+	postingsCorpus(rng, s, lex, 3000)
+	// Replace some messages (new text, same id and ord) and delete others.
+	for i := range 300 {
+		id := fmt.Sprintf("m%05d", rng.IntN(3000))
+		if e := s.docs[id]; e != nil && i%2 == 0 {
+			d := e.doc
+			d.Content = postingsWords[rng.IntN(len(postingsWords))] + " " + postingsWords[rng.IntN(len(postingsWords))]
+			s.putDoc(&d, lex)
+			continue
+		}
+		s.removeDoc(ctx, id)
+	}
+	filters := []string{"", `{"role":"user"}`, `{"metadata.k":{"$lt":3}}`, `{"metadata.k":7}`}
+	queries := []string{"alpha", "zephyr-quote order", "river stone maple", "what happened in May 2022",
+		"cobalt harbor in March 2022 violet", "unknownword", "signal signal copper", "falcon-pepper orbit canyon lantern"}
+	compared, nonEmpty := 0, 0
+	for qi, text := range queries {
+		for trial := range 6 {
+			o := Options{TopK: 1 + rng.IntN(30), Mode: ModeLexical, Filter: []byte(filters[(qi+trial)%len(filters)])}
+			if len(o.Filter) == 0 {
+				o.Filter = nil
+			}
+			q := Query{Text: text, ResourceID: "r", ThreadID: fmt.Sprintf("t%d", rng.IntN(12))}
+			if trial%3 == 1 {
+				o.Scope = ScopeThread
+			}
+			if trial%2 == 0 {
+				q.Exclude = map[string]bool{}
+				for range rng.IntN(40) {
+					q.Exclude[fmt.Sprintf("m%05d", rng.IntN(3000))] = true
+				}
+			}
+			o, err := o.Resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			thread, _ := q.thread(o.Scope)
+			filter, err := ParseFilter(o.Filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cq := ix.channelQuery(s, q, o, thread, filter)
+			cq.pool = o.TopK // small pools exercise the pruning
+			want := lexicalScan(cq)
+			got := ix.lexicalPostings(cq)
+			if !slices.Equal(got, want) {
+				t.Fatalf("query %q options %+v thread %q:\n postings %v\n scan     %v", text, o, thread, got, want)
+			}
+			compared++
+			if len(want) > 0 {
+				nonEmpty++
+			}
+		}
+	}
+	if nonEmpty < compared/2 {
+		t.Fatalf("only %d of %d comparisons had matches", nonEmpty, compared)
+	}
+}
+
+// emptySource is a Source with nothing stored (the test fills the shard).
+type emptySource struct{}
+
+func (emptySource) ResourceDocs(context.Context, string, func(*Doc) error) error { return nil }
+func (emptySource) ResourceVectors(context.Context, string, string, func(string, []float32) error) error {
+	return nil
+}

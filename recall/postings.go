@@ -1,0 +1,148 @@
+package recall
+
+import "slices"
+
+// postings is a shard's in-memory inverted index, which the lexical
+// channel scores from (lexicalPostings): for each term id of the shard's
+// bm25Stats, the entries holding the term, by ascending ord, each with the
+// term's frequency in it. Before it, a resource of more than 4,000
+// messages went to bleve for a pool of candidates ranked by bleve's own
+// BM25 (every posting of the query words walked and scored, ~2 ms of CPU
+// a search at 100k messages in one resource) and a filter that removed
+// candidates widened that to every match (57–81 ms); see BENCHMARKS.md.
+//
+// It is kept up to date with the shard's entries (putDoc, removeDoc):
+// removing a message removes its ord from every list of its terms.
+type postings struct {
+	// lists[t] holds ord<<tfBits | min(tf, tfMax) for each entry holding
+	// term t, ascending; tfMax means "count again from entry.terms".
+	lists [][]uint32
+	byOrd []*entry // by ord; nil once removed
+	lens  []int32  // by ord: len(entry.terms), BM25's document length
+	// prev and next hold by ord the ords of entry.prev and entry.next (-1
+	// for none): the turn-context rule reads them for tens of thousands
+	// of candidates a search, where following the entries' pointers cost
+	// a cache miss each.
+	prev, next []int32
+	// overflow is set when an ord does not fit beside the frequency (more
+	// than 2^28 entries put since the load): the channel then asks bleve.
+	overflow bool
+}
+
+const (
+	tfBits = 4
+	tfMax  = 1<<tfBits - 1
+	maxOrd = 1<<(32-tfBits) - 1
+)
+
+// add indexes e, a new entry or one whose terms were replaced (after
+// remove) under the same ord.
+func (p *postings) add(e *entry) {
+	if e.ord > maxOrd {
+		p.overflow = true
+		return
+	}
+	for len(p.byOrd) <= e.ord {
+		p.byOrd = append(p.byOrd, nil)
+		p.lens = append(p.lens, 0)
+		p.prev, p.next = append(p.prev, -1), append(p.next, -1)
+	}
+	p.byOrd[e.ord], p.lens[e.ord] = e, int32(len(e.terms))
+	p.prev[e.ord], p.next[e.ord] = ordOf(e.prev), ordOf(e.next)
+	termFreqs(e.terms, func(t uint32, tf int) {
+		for int(t) >= len(p.lists) {
+			p.lists = append(p.lists, nil)
+		}
+		v := uint32(e.ord)<<tfBits | uint32(min(tf, tfMax))
+		l := p.lists[t]
+		if n := len(l); n == 0 || l[n-1]>>tfBits < uint32(e.ord) {
+			p.lists[t] = append(l, v)
+			return
+		}
+		i, _ := slices.BinarySearch(l, uint32(e.ord)<<tfBits)
+		p.lists[t] = slices.Insert(l, i, v)
+	})
+}
+
+// remove drops e's ord from the lists of its terms (e.terms as they were
+// added).
+func (p *postings) remove(e *entry) {
+	if e.ord >= len(p.byOrd) || p.byOrd[e.ord] != e {
+		return
+	}
+	termFreqs(e.terms, func(t uint32, _ int) {
+		if int(t) >= len(p.lists) {
+			return
+		}
+		l := p.lists[t]
+		i, _ := slices.BinarySearch(l, uint32(e.ord)<<tfBits)
+		if i < len(l) && l[i]>>tfBits == uint32(e.ord) {
+			p.lists[t] = slices.Delete(l, i, i+1)
+		}
+	})
+	p.byOrd[e.ord], p.lens[e.ord] = nil, 0
+	p.prev[e.ord], p.next[e.ord] = -1, -1
+}
+
+// link records the thread neighbours of each of es (nil ones skipped)
+// after they changed.
+func (p *postings) link(es ...*entry) {
+	for _, e := range es {
+		if e == nil || e.ord >= len(p.byOrd) || p.byOrd[e.ord] != e {
+			continue
+		}
+		p.prev[e.ord], p.next[e.ord] = ordOf(e.prev), ordOf(e.next)
+	}
+}
+
+func ordOf(e *entry) int32 {
+	if e == nil {
+		return -1
+	}
+	return int32(e.ord)
+}
+
+// tf returns the frequency of term t in the entry of ord, from its posting
+// value v.
+func (p *postings) tf(v uint32, t uint32) int {
+	if tf := int(v & tfMax); tf < tfMax {
+		return tf
+	}
+	n := 0
+	for _, x := range p.byOrd[v>>tfBits].terms {
+		if x == t {
+			n++
+		}
+	}
+	return n
+}
+
+// termFreqs calls fn with each distinct term of terms (first-seen order)
+// and its count.
+func termFreqs(terms []uint32, fn func(t uint32, tf int)) {
+	if len(terms) > 64 {
+		counts := make(map[uint32]int, len(terms))
+		for _, t := range terms {
+			counts[t]++
+		}
+		for _, t := range terms {
+			if n, ok := counts[t]; ok {
+				fn(t, n)
+				delete(counts, t)
+			}
+		}
+		return
+	}
+	for i, t := range terms {
+		if slices.Contains(terms[:i], t) {
+			continue
+		}
+		n := 1
+		for _, x := range terms[i+1:] {
+			if x == t {
+				n++
+			}
+		}
+		fn(t, n)
+	}
+}
