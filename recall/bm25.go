@@ -146,7 +146,10 @@ type compound struct {
 // ("INV-18880", "v1.2.3") from counting as a shorter one it merely starts
 // with ("INV-1888", "v1.2"), and lets the lexical channel find the
 // messages that may have the bonus from its postings (lexicalPostings). An
-// identifier with a word no message holds gives no bonus and is dropped.
+// identifier with a word no message holds gives no bonus and is dropped;
+// so is one with a word that is not a word of the query (lexScorer; the
+// analyser splits the identifier as it splits the query, so this only
+// happens where the two tokenise differently).
 func (ix *Index) compounds(text string, s *shard) []compound {
 	var out []compound
 	for _, m := range Compounds(text) {

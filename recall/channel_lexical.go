@@ -43,8 +43,11 @@ func (ix *Index) lexScorer(s *shard, text string) *lexScoring {
 		ls.qids[i], ls.idfs[i] = s.stats.lookup(t), s.stats.idf(t)
 	}
 	if !ix.cfg.Tuning.NoCompounds {
-		ls.compounds = ix.compounds(text, s)
-		for _, c := range ls.compounds {
+		for _, c := range ix.compounds(text, s) {
+			if !holdsAll(ls.qids, c.ids) {
+				continue // see compounds
+			}
+			ls.compounds = append(ls.compounds, c)
 			ls.bonusMax += c.idf
 			ls.addCompoundMask(c)
 		}
@@ -63,8 +66,8 @@ func (ix *Index) lexScorer(s *shard, text string) *lexScoring {
 func (ls *lexScoring) addCompoundMask(c compound) {
 	var m uint64
 	for _, id := range c.ids {
-		i := slices.Index(ls.qids, id)
-		if i < 0 || i >= 64 {
+		i := slices.Index(ls.qids, id) // found: c's words are query terms
+		if i >= 64 {
 			ls.cmaskAny = true
 			return
 		}

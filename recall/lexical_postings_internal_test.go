@@ -154,3 +154,41 @@ func (emptySource) ResourceDocs(context.Context, string, func(*Doc) error) error
 func (emptySource) ResourceVectors(context.Context, string, string, func(string, []float32) error) error {
 	return nil
 }
+
+// TestCompoundWholeWords checks the compound bonus: a message gets it when
+// it holds the identifier's analysed words and contains it verbatim, not
+// when it only contains the identifier inside a longer one ("INV-1888" in
+// "INV-18880"), and the bonus never makes a match of a message that holds
+// none of the query's words ("xzephyr-quotex").
+func TestCompoundWholeWords(t *testing.T) {
+	lex, err := OpenLexical("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lex.Close() })
+	ix, err := NewIndex(Config{Lexical: lex, Source: emptySource{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newShard("r", false)
+	if err := s.reset(); err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{"paid INV-1888 today", "paid INV-18880 today", "paid today", "a xzephyr-quotex here", "filler words only"} {
+		s.putDoc(&Doc{ID: fmt.Sprint("m", i), ThreadID: fmt.Sprint("t", i), ResourceID: "r", Seq: 1, Content: text}, lex)
+	}
+	ls := ix.lexScorer(s, "was INV-1888 paid")
+	bonus := func(id string) float64 {
+		e := s.docs[id]
+		return ls.score(e) - ls.contextScore(e, ls.own)
+	}
+	if b := bonus("m0"); b <= 0 {
+		t.Errorf("INV-1888 verbatim with its words: bonus %v, want > 0", b)
+	}
+	if b := bonus("m1"); b != 0 {
+		t.Errorf("INV-18880 for the query INV-1888: bonus %v, want 0", b)
+	}
+	if sc := ix.lexScorer(s, "zephyr-quote").score(s.docs["m3"]); sc != 0 {
+		t.Errorf("xzephyr-quotex for the query zephyr-quote: score %v, want 0 (no word matches)", sc)
+	}
+}

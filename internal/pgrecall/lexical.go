@@ -3,6 +3,7 @@ package pgrecall
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,9 +31,12 @@ type dateTerm struct {
 	idf    float64
 }
 
+// compound is a compound identifier of the query with the positions of
+// its analysed words among the query's terms (recall's compound).
 type compound struct {
-	text string
-	idf  float64
+	text  string
+	idf   float64
+	terms []int
 }
 
 // hasTerms says whether the query has analysed or date terms at all.
@@ -66,12 +70,8 @@ func (v *view) prepareLexical(ctx context.Context) error {
 		l.idfs = append(l.idfs, idf(term))
 	}
 	for _, c := range comps {
-		var sum float64
-		for _, term := range distinct(recall.Analyze(c)) {
-			sum += idf(term)
-		}
-		if sum > 0 {
-			l.compounds = append(l.compounds, compound{c, sum})
+		if cp, ok := l.compound(c, terms, st.DF); ok {
+			l.compounds = append(l.compounds, cp)
 		}
 	}
 	if !t.NoDates && st.Docs > 0 {
@@ -81,6 +81,23 @@ func (v *view) prepareLexical(ctx context.Context) error {
 	}
 	v.lex, v.lexTerms = l, terms
 	return nil
+}
+
+// compound returns the compound identifier c of the query whose terms are
+// terms; false when it gives no bonus (recall's compounds and lexScorer):
+// its words' idfs sum to 0, or one of them is in no message or is not a
+// word of the query.
+func (l *lexScorer) compound(c string, terms []string, df map[string]int64) (compound, bool) {
+	cp := compound{text: c}
+	for _, term := range distinct(recall.Analyze(c)) {
+		i := slices.Index(terms, term)
+		if i < 0 || df[term] == 0 {
+			return cp, false
+		}
+		cp.idf += bm25.IDF(l.n, float64(df[term]))
+		cp.terms = append(cp.terms, i)
+	}
+	return cp, cp.idf > 0
 }
 
 // dateTerms returns the query's dates with their idf over the resource's
@@ -147,15 +164,25 @@ func (l *lexScorer) score(v *view, d *vdoc) float64 {
 			sc = max(sc, v.s.tuning.ContextWeight*l.own(n))
 		}
 	}
-	if len(l.compounds) > 0 {
-		text := d.doc.Text()
-		for _, c := range l.compounds {
-			if recall.ContainsFolded(text, c.text) {
-				sc += c.idf
-			}
+	if sc == 0 {
+		return 0 // the bonus raises a match, it does not make one
+	}
+	for _, c := range l.compounds {
+		if d.holds(c.terms) && recall.ContainsFolded(d.doc.Text(), c.text) {
+			sc += c.idf
 		}
 	}
 	return sc
+}
+
+// holds reports whether d holds each of the query terms at positions.
+func (d *vdoc) holds(positions []int) bool {
+	for _, i := range positions {
+		if i >= len(d.tf) || d.tf[i] == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // lexicalChannel returns up to pool allowed candidates by lexical score:
