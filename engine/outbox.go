@@ -143,7 +143,11 @@ func outboxIDs(rows []msgstore.OutboxRow) []int64 {
 // lexical indexing: the row becomes an "embed" row.
 func (e *Engine) applyOutbox(ctx context.Context, rows []msgstore.OutboxRow) error {
 	if e.onPostgres() {
-		return e.embedRows(ctx, rows) // outbox_postgres.go
+		err := e.embedRows(ctx, rows) // outbox_postgres.go
+		if err != nil && ctx.Err() != nil {
+			e.releaseRows(rows)
+		}
+		return err
 	}
 	ix := e.idx.index()
 	if ix == nil {

@@ -85,3 +85,15 @@ func (e *Engine) embedRows(ctx context.Context, rows []msgstore.OutboxRow) error
 	}
 	return nil
 }
+
+// releaseRows gives back rows this drainer claimed and did not finish
+// because it is stopping (Close): another process's drainer, or this
+// database's next engine, embeds them at once instead of after
+// outboxLease. A failure leaves them to the lease's end.
+func (e *Engine) releaseRows(rows []msgstore.OutboxRow) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := e.ms.ReleaseOutbox(ctx, outboxIDs(rows), time.Now()); err != nil {
+		e.log.Warn("outbox rows left to their lease", "rows", len(rows), "err", err)
+	}
+}

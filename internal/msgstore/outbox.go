@@ -172,6 +172,19 @@ func (s *Store) RequeueAll(ctx context.Context, now time.Time) (int64, error) {
 	return stored, err
 }
 
+// ReleaseOutbox ends the lease of claimed rows (ClaimOutbox) that their
+// drainer gives back unfinished (it is shutting down): they are due at now
+// for any drainer, with no attempt counted.
+func (s *Store) ReleaseOutbox(ctx context.Context, ids []int64, now time.Time) error {
+	return store.InChunks(ids, func(in string, args []any) error {
+		args = append([]any{now.UnixMilli()}, args...)
+		if _, err := s.conn.ExecContext(ctx, `UPDATE outbox SET not_before = ? WHERE id IN `+in, args...); err != nil {
+			return fmt.Errorf("release outbox: %w", err)
+		}
+		return nil
+	})
+}
+
 // ClaimOutbox claims up to limit outbox rows due at now, oldest first, for
 // one drainer: their not_before moves to until (a lease), so that another
 // drainer, in this process or another, does not take them, and rows whose

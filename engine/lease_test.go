@@ -1,0 +1,44 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// TestCloseReleasesClaimedRows: an engine closed while its drainer embeds
+// a batch leaves the batch to the next drainer at once. On Postgres the
+// drainer claims its batch with a lease (outboxLease, 2 minutes) so that
+// the other processes' drainers skip it; before, Close left the lease in
+// place, and the next engine on the database could not embed the batch
+// for two minutes (Check: "outbox rows still pending"). Two engine
+// processes that stop and start (a deploy) hit it on every restart.
+func TestCloseReleasesClaimedRows(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		st := be.NewStore(t)
+		emb := &gateEmbedder{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+		e, err := engine.Open(ctx, st.Config(engine.Config{Embedder: emb}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		appendTo(t, e, "t", "r", user("a", "the heron waits by the weir"), user("b", "and the otter does not"))
+		select {
+		case <-emb.entered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the drainer never embedded")
+		}
+		if err := e.Close(); err != nil { // the drainer is inside Embed
+			t.Fatal(err)
+		}
+		e2 := be.MustOpen(t, st.Config(engine.Config{Embedder: recall.HashEmbedder{}}))
+		if err := e2.SyncIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mustCheck(t, e2)
+	})
+}
