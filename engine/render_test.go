@@ -125,11 +125,11 @@ func loadHostile(t *testing.T, e *engine.Engine, mode, id, h string) *engine.Con
 	for _, o := range []struct {
 		id, level, sources string
 		from, to           int64
-		untrusted          int
+		untrusted          bool
 	}{
-		{id + "-o1", observe.LevelObservation, "[]", 1, 2, 0},
-		{id + "-o2", observe.LevelObservation, "[]", 3, 5, 1},
-		{id + "-r1", observe.LevelReflection, `["x","y"]`, 1, 5, 1},
+		{id + "-o1", observe.LevelObservation, "[]", 1, 2, false},
+		{id + "-o2", observe.LevelObservation, "[]", 3, 5, true},
+		{id + "-r1", observe.LevelReflection, `["x","y"]`, 1, 5, true},
 	} {
 		if _, err := engine.ConnOf(e).ExecContext(ctx, `INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`, o.id, id, res, o.from, o.to, o.level, "- "+h+"\n- second item", o.sources, o.untrusted); err != nil {

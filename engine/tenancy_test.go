@@ -116,10 +116,10 @@ func TestWorkingMemoryNotPlantedAcrossResources(t *testing.T) {
 			if n := countRows(t, e, `SELECT 1 FROM working_memory WHERE resource_id = 'mallory' UNION ALL SELECT 1 FROM working_memory_history WHERE resource_id = 'mallory'`); n != 0 {
 				t.Fatalf("%d working-memory rows of the erased resource remain", n)
 			}
-			if hits := filesContaining(t, e.Dir(), own); len(hits) > 0 {
+			if hits := storedCopies(t, be, e, own); len(hits) > 0 {
 				t.Fatalf("the erased state is still in %v", hits)
 			}
-			if hits := filesContaining(t, e.Dir(), planted); len(hits) > 0 {
+			if hits := storedCopies(t, be, e, planted); len(hits) > 0 {
 				t.Fatalf("the refused state is in %v", hits)
 			}
 			st, err := carol.Get(ctx, working.ThreadKey("carol-chat"))
@@ -377,14 +377,14 @@ func TestDeleteResourceLeavesNoOwnerID(t *testing.T) {
 		if err := e.SyncIndexes(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if hits := filesContaining(t, e.Dir(), ana); len(hits) == 0 {
+		if hits := storedCopies(t, be, e, ana); len(hits) == 0 {
 			t.Fatal("the fixture does not store the id: the scan below would prove nothing")
 		}
 
 		if _, err := e.DeleteResource(ctx, ana); err != nil {
 			t.Fatal(err)
 		}
-		if hits := filesContaining(t, e.Dir(), ana); len(hits) > 0 {
+		if hits := storedCopies(t, be, e, ana); len(hits) > 0 {
 			t.Fatalf("the erased resource id is still in %v", hits)
 		}
 		t.Run("RunsStayClaimed", func(t *testing.T) {
@@ -408,7 +408,7 @@ func TestDeleteResourceLeavesNoOwnerID(t *testing.T) {
 			if err != nil || rec.ThreadID != "bo-chat" || rec.ResourceID != bo {
 				t.Fatalf("Bo's record: %+v, %v", rec, err)
 			}
-			if hits := filesContaining(t, e.Dir(), "hello from Bo"); len(hits) == 0 {
+			if hits := storedCopies(t, be, e, "hello from Bo"); len(hits) == 0 {
 				t.Fatal("Bo's message is gone")
 			}
 		})
@@ -464,7 +464,7 @@ func TestErasedOwnerInRunIDs(t *testing.T) {
 				if err := c.erase(e); err != nil {
 					t.Fatal(err)
 				}
-				if hits := filesContaining(t, e.Dir(), c.gone); len(hits) > 0 {
+				if hits := storedCopies(t, be, e, c.gone); len(hits) > 0 {
 					t.Fatalf("the erased id %q is still in %v", c.gone, hits)
 				}
 				if _, err := e.Journal().MemCtx(ctx, "bo:turn-1"); err != nil {

@@ -21,6 +21,7 @@ const profileSchema = `{"type":"object","properties":{"name":{"type":"string"},"
 // wmEnv is a resource-scoped working memory and helpers to run turns.
 type wmEnv struct {
 	t   *testing.T
+	be  enginetest.Backend
 	e   *engine.Engine
 	mem *working.Memory
 }
@@ -34,7 +35,7 @@ func newWMEnvClock(t *testing.T, be enginetest.Backend, now func() time.Time) *w
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &wmEnv{t: t, e: e, mem: mem}
+	return &wmEnv{t: t, be: be, e: e, mem: mem}
 }
 
 // run composes a run's context and applies one updateWorkingMemory call of
@@ -76,7 +77,7 @@ func (w *wmEnv) assertForgot(resource, secret, want string) {
 	if len(hist) == 0 {
 		w.t.Error("the history lost the versions that did not derive from the erased turn")
 	}
-	if hits := filesContaining(w.t, w.e.Dir(), secret); len(hits) > 0 {
+	if hits := storedCopies(w.t, w.be, w.e, secret); len(hits) > 0 {
 		w.t.Errorf("the erased fact is still in %v", hits)
 	}
 }
