@@ -61,7 +61,9 @@ func crashToken(id string) string {
 	return "q" + strings.ToLower(base32.StdEncoding.EncodeToString(h[:])[:20]) + "z"
 }
 
-// TestCrashHarness is SQLite only: kills a writer on a data directory; the Postgres kill -9 tests are TestKillMidAppend and TestKillMidErasure.
+// TestCrashHarness runs the crash harness above. SQLite only: it kills a
+// writer on a data directory; the kill tests on both backends are
+// TestKillMidAppend and TestKillMidErasure (process_test.go).
 func TestCrashHarness(t *testing.T) {
 	if os.Getenv(crashEnv) != "" {
 		t.Skip("writer process")

@@ -441,11 +441,11 @@ func TestKillMidAppend(t *testing.T) {
 		log := filepath.Join(t.TempDir(), "append.log")
 		for round := range 3 {
 			spec := procSpec{Role: "append", Store: st.String(), ID: round, Log: log, Seed: uint64(round)}
+			// Kill after a varying number of new acknowledgements.
+			target := countAcks(t, log) + 20 + rand.IntN(150)
 			cmd, out, _ := startWorker(t, spec, false)
-			// Kill after a varying number of acknowledgements.
-			target := 20 + rand.IntN(150)
 			deadline := time.Now().Add(60 * time.Second)
-			for countAcks(t, log) < target*(round+1) && time.Now().Before(deadline) {
+			for countAcks(t, log) < target && time.Now().Before(deadline) {
 				time.Sleep(time.Duration(1+rand.IntN(5)) * time.Millisecond)
 			}
 			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -453,7 +453,7 @@ func TestKillMidAppend(t *testing.T) {
 			}
 			cmd.Wait()
 			lines := readLog(t, log)
-			if countAcks(t, log) < target*(round+1) {
+			if countAcks(t, log) < target {
 				t.Fatalf("round %d: the writer acknowledged %d messages in 60 s\n%s", round, countAcks(t, log), out)
 			}
 			verifyAfterKill(t, be, st, lines)
@@ -566,7 +566,7 @@ func TestKillMidErasure(t *testing.T) {
 		fillKeep(t, st)
 		var full time.Duration
 		outcomes := map[string]int{}
-		for round, frac := range []float64{-1, 0.1, 0.4, 0.7, 0.95} {
+		for round, frac := range killFracs {
 			resource := fmt.Sprintf("big%d", round)
 			fillBig(t, st, resource)
 			spec := procSpec{Role: "erase", Store: st.String(), ID: round, Log: filepath.Join(t.TempDir(), "erase.log"), Resource: resource}
@@ -591,7 +591,7 @@ func TestKillMidErasure(t *testing.T) {
 				}
 				ms, _ := strconv.Atoi(strings.TrimPrefix(l, "erased "))
 				full = time.Duration(ms) * time.Millisecond
-				t.Logf("erasing 2,000 messages takes %s", full)
+				t.Logf("erasing %d messages takes %s", bigThreads*bigPerThread, full)
 			} else {
 				time.Sleep(time.Duration(frac * float64(full)))
 				cmd.Process.Signal(syscall.SIGKILL)
@@ -604,8 +604,21 @@ func TestKillMidErasure(t *testing.T) {
 	})
 }
 
-// bigThreads and bigPerThread shape the large resource of TestKillMidErasure.
-const bigThreads, bigPerThread = 8, 250
+// bigThreads and bigPerThread shape the large resource of
+// TestKillMidErasure; killFracs are the points of the erasure (fractions
+// of its measured length, -1 the measuring round) where it is killed. A
+// -race build (about ten times slower) erases a smaller resource once.
+var (
+	bigThreads, bigPerThread = 8, 250
+	killFracs                = []float64{-1, 0.1, 0.4, 0.7, 0.95}
+)
+
+func init() {
+	if raceEnabled {
+		bigThreads, bigPerThread = 4, 100
+		killFracs = []float64{-1, 0.5}
+	}
+}
 
 // fillBig stores the large resource (threads <resource>-t<i>).
 func fillBig(t *testing.T, st enginetest.Store, resource string) {
