@@ -39,6 +39,16 @@ func (e *Engine) claimOutbox(ctx context.Context) ([]msgstore.OutboxRow, error) 
 // vector by the current embedder already is not embedded again. When the
 // embedder fails, the rows are deferred with backoff (deferRows).
 func (e *Engine) embedRows(ctx context.Context, rows []msgstore.OutboxRow) error {
+	err := e.embedRowsOnce(ctx, rows)
+	if err != nil && ctx.Err() == nil {
+		// Retried after the backoff rather than when the lease ends.
+		return e.deferRows(ctx, rows, err)
+	}
+	return err
+}
+
+// embedRowsOnce is one attempt of embedRows.
+func (e *Engine) embedRowsOnce(ctx context.Context, rows []msgstore.OutboxRow) error {
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {
 		if r.Op != opDel {
@@ -95,5 +105,33 @@ func (e *Engine) releaseRows(rows []msgstore.OutboxRow) {
 	defer cancel()
 	if err := e.ms.ReleaseOutbox(ctx, outboxIDs(rows), time.Now()); err != nil {
 		e.log.Warn("outbox rows left to their lease", "rows", len(rows), "err", err)
+	}
+}
+
+// syncPollInterval is how often syncPostgres looks whether the rows other
+// drainers hold are done.
+const syncPollInterval = 20 * time.Millisecond
+
+// syncPostgres is SyncIndexes on Postgres: it drains what is due, then
+// waits while other drainers hold claimed rows (LeasedOutbox), draining
+// again as rows fall due (a lease that ended), until none is held or ctx
+// ends.
+func (e *Engine) syncPostgres(ctx context.Context) error {
+	for {
+		if _, err := e.drainOutbox(ctx); err != nil {
+			return err
+		}
+		n, err := e.ms.LeasedOutbox(ctx, time.Now())
+		if err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(syncPollInterval):
+		}
 	}
 }

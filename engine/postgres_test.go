@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -228,5 +230,68 @@ func TestPostgresErasure(t *testing.T) {
 	}
 	if n := pgCount(t, dsn, `SELECT COUNT(*) FROM embeddings`); n != 1 {
 		t.Errorf("%d embeddings left, want the kept message's 1", n)
+	}
+}
+
+// TestPostgresConcurrentEngines: two engines on one database (as two
+// processes), eight goroutines each, append to shared threads, load
+// contexts and erase messages at once: every acknowledged append is stored
+// at a gap-free seq (Check, when the test ends), nothing deadlocks (the
+// pool holds fewer connections than there are goroutines, so a
+// transaction that waited for a second connection would hang).
+func TestPostgresConcurrentEngines(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	engines := []*engine.Engine{openPostgres(t, dsn), openPostgres(t, dsn)}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	acked := map[string]bool{}
+	errs := make(chan error, 64)
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := engines[g%2]
+			thread := fmt.Sprintf("t%d", g%3)
+			for i := range 12 {
+				id := fmt.Sprintf("g%d-%d", g, i)
+				_, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: "u1",
+					Messages: []engine.Message{{ID: id, Role: engine.RoleUser, Content: "turn " + id}}})
+				if err != nil {
+					errs <- fmt.Errorf("append %s: %w", id, err)
+					return
+				}
+				mu.Lock()
+				acked[id] = true
+				mu.Unlock()
+				if _, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: thread}); err != nil {
+					errs <- fmt.Errorf("load %s: %w", thread, err)
+					return
+				}
+				if i%4 == 3 {
+					if _, err := e.DeleteMessages(ctx, id); err != nil {
+						errs <- fmt.Errorf("erase %s: %w", id, err)
+						return
+					}
+					mu.Lock()
+					delete(acked, id)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	ids := make([]string, 0, len(acked))
+	for id := range acked {
+		ids = append(ids, id)
+	}
+	got, err := engines[0].MessagesByID(context.Background(), "u1", ids...)
+	if err != nil || len(got) != len(ids) || len(ids) != 16*9 {
+		t.Fatalf("%d of %d acknowledged messages stored (%v), want %d", len(got), len(ids), err, 16*9)
 	}
 }

@@ -196,10 +196,15 @@ func (e *Engine) kickOutbox() {
 // SyncIndexes drains the outbox now and returns when every due row is
 // done: after it returns, every message appended before the call is in
 // the lexical index, and in the vector index unless its embedding is being
-// retried. Rows deferred after a failure stay for the drainer.
+// retried. Rows deferred after a failure stay for the drainer. On Postgres
+// it also waits for the rows other drainers (other processes) have
+// claimed, until they finish or their lease ends and it embeds them.
 func (e *Engine) SyncIndexes(ctx context.Context) error {
 	if err := e.checkOpen(); err != nil {
 		return err
+	}
+	if e.onPostgres() {
+		return e.syncPostgres(ctx) // outbox_postgres.go
 	}
 	_, err := e.drainOutbox(ctx)
 	return err

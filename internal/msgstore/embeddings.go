@@ -58,13 +58,16 @@ type NewVectors struct {
 
 // StoreVectors writes v and deletes the finished outbox rows done in one
 // transaction, so that a drained row's vectors are stored exactly when the
-// row is gone. A message erased meanwhile gets no embedding row.
+// row is gone. A message erased meanwhile gets no embedding row: on
+// Postgres the message row is locked (FOR KEY SHARE) as the vector is
+// written, so an erasure committing at that moment either came first (no
+// row to embed) or waits and deletes the vector with the message.
 func (s *Store) StoreVectors(ctx context.Context, v NewVectors, done []int64) error {
 	return s.Tx(ctx, func(tx *store.Tx) error {
 		st, err := tx.PrepareContext(ctx, s.dialect.Text(`INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
 				SELECT id, ?, resource_id, ?, ? FROM messages WHERE id = ?`,
 			`INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector)
-				SELECT id, $1::text, resource_id, $2::integer, $3::vector FROM messages WHERE id = $4
+				SELECT id, $1::text, resource_id, $2::integer, $3::vector FROM messages WHERE id = $4 FOR KEY SHARE
 				ON CONFLICT (message_id, embedder) DO UPDATE
 				SET resource_id = excluded.resource_id, dims = excluded.dims, vector = excluded.vector`))
 		if err != nil {

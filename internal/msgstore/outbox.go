@@ -116,6 +116,15 @@ func (s *Store) PendingOutbox(ctx context.Context) (int64, error) {
 	return n, err
 }
 
+// LeasedOutbox counts the rows a drainer holds at now: claimed
+// (ClaimOutbox) and neither finished nor deferred yet, i.e. never failed
+// (attempts 0) and not due before the lease ends.
+func (s *Store) LeasedOutbox(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	err := s.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE attempts = 0 AND not_before > ?`, now.UnixMilli()).Scan(&n)
+	return n, err
+}
+
 // IndexBacklog returns how many messages are stored and how many index
 // rows (OpIndex) are queued.
 func (s *Store) IndexBacklog(ctx context.Context) (stored, pending int64, err error) {

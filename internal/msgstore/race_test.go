@@ -216,6 +216,18 @@ func testClaimOutbox(t *testing.T, b backend) {
 	if due, err := stores[0].DueOutbox(ctx, now, n); err != nil || len(due) != 0 {
 		t.Fatalf("DueOutbox while leased: %d rows, %v", len(due), err)
 	}
+	if leased, err := stores[0].LeasedOutbox(ctx, now); err != nil || leased != n {
+		t.Fatalf("LeasedOutbox = %d, %v; want %d", leased, err, n)
+	}
+	if leased, err := stores[0].LeasedOutbox(ctx, until); err != nil || leased != 0 {
+		t.Fatalf("LeasedOutbox when the lease ends = %d, %v; want 0", leased, err)
+	}
+	if err := stores[0].DeferOutbox(ctx, []msgstore.Deferral{{ID: all[0], Op: msgstore.OpIndex, NotBefore: until}}); err != nil {
+		t.Fatal(err)
+	}
+	if leased, err := stores[1].LeasedOutbox(ctx, now); err != nil || leased != n-1 {
+		t.Fatalf("LeasedOutbox after a deferral = %d, %v; want %d (a deferred row is not held)", leased, err, n-1)
+	}
 	if due, err := stores[1].ClaimOutbox(ctx, until, until.Add(time.Minute), n); err != nil || len(due) != n || due[0].ID != all[0] || due[0].Op != msgstore.OpIndex {
 		t.Fatalf("ClaimOutbox after the lease: %d rows, %v; want %d from id %d", len(due), err, n, all[0])
 	}
