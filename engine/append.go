@@ -236,6 +236,11 @@ func (e *Engine) appendTx(ctx context.Context, tx *store.Tx, req *AppendRequest,
 	if res.Stored == 0 {
 		return nil
 	}
+	if e.onPostgres() {
+		if err := e.indexLexical(ctx, tx, head, rows, res); err != nil { // postgres.go
+			return err
+		}
+	}
 	// updated_at is the time of the newest message.
 	latest := rows[0].CreatedAt
 	for _, r := range rows {

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/mnemo-go/mnemo/internal/pgstore"
 )
 
 // checkPostgres is CheckWith on Postgres. SQLite's file checks (its
@@ -11,8 +13,9 @@ import (
 // transactions that change the rows. What is checked is what mnemo's own
 // logic could get wrong, after draining the outbox: seqs gap-free and
 // matching the threads' counters, dispatches naming stored messages, every
-// stored message embedded by the configured embedder (and no embedding of
-// another message), damaged embeddings and pending outbox rows.
+// stored message with a lexical entry and embedded by the configured
+// embedder (and no entry or embedding of another message), damaged
+// embeddings and pending outbox rows.
 func (e *Engine) checkPostgres(ctx context.Context) error {
 	problems, _, err := e.checkIndexes(ctx)
 	if err != nil {
@@ -25,9 +28,14 @@ func (e *Engine) checkPostgres(ctx context.Context) error {
 }
 
 // checkPostgresDerived compares the stored messages (stored) with their
-// embeddings by the configured embedder, and reports damaged embeddings
+// lexical entries and embeddings by the configured embedder, and reports damaged embeddings
 // and pending outbox rows.
 func (e *Engine) checkPostgresDerived(ctx context.Context, stored map[string]bool, add func(string, ...any)) error {
+	lex, err := pgstore.LexicalIDs(ctx, e.pool)
+	if err != nil {
+		return fmt.Errorf("engine: check: %w", err)
+	}
+	diff(stored, lex, "lexical entries", add)
 	emb := e.embedder()
 	vec, err := e.ms.EmbeddedIDs(ctx, emb.ID())
 	if err != nil {

@@ -3,11 +3,16 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/pgrecall"
 	"github.com/mnemo-go/mnemo/internal/pgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -49,15 +54,24 @@ func (e *Engine) openPostgresIndexes(ctx context.Context) error {
 	if _, err := pgstore.EnsureEmbedder(ctx, e.pool, emb.ID(), emb.Dims()); err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
+	s, err := pgrecall.New(pgrecall.Config{Pool: e.pool, Embedder: emb, Tuning: e.cfg.RecallTuning})
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	e.idx.pg = s
 	return e.spawn(e.runOutbox)
 }
 
-// searchPostgres is the recall search on Postgres.
+// searchPostgres is the recall search on Postgres (internal/pgrecall),
+// with the resource's embedding backlog (rows owing only an embedding do
+// not make the lexical channel "catching up": lexical entries are written
+// with the messages).
 func (e *Engine) searchPostgres(ctx context.Context, q recall.Query) (*recall.Result, error) {
 	s := e.idx.pg
 	if s == nil {
-		return &recall.Result{Retrieval: recall.Unavailable("recall on Postgres is not available in this build")}, nil
+		return &recall.Result{Retrieval: recall.Unavailable("index closed")}, nil
 	}
+	q.Backlog = e.backlog(ctx, q.ResourceID)
 	return s.Search(ctx, q)
 }
 
@@ -68,10 +82,23 @@ type searcher interface {
 	Search(ctx context.Context, q recall.Query) (*recall.Result, error)
 }
 
-// reindexPostgres is Reindex on Postgres: with reembed the current
-// embedder's vectors are deleted; every message without one is queued and
-// the outbox drained.
+// reindexPostgres is Reindex on Postgres: every message's lexical entry is
+// written again from its text (an entry whose terms did not change is not
+// rewritten); with reembed the current embedder's vectors are deleted;
+// every message without one is queued and the outbox drained.
 func (e *Engine) reindexPostgres(ctx context.Context, reembed bool) error {
+	all, err := e.ms.MessageIDs(ctx)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	ids := slices.Sorted(maps.Keys(all))
+	for len(ids) > 0 {
+		n := min(len(ids), outboxBatch)
+		if err := e.relex(ctx, ids[:n]); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
 	emb := e.embedder().ID()
 	if reembed {
 		if err := e.ms.DeleteEmbeddings(ctx, emb); err != nil {
@@ -82,4 +109,75 @@ func (e *Engine) reindexPostgres(ctx context.Context, reembed bool) error {
 		return fmt.Errorf("engine: queue embeddings: %w", err)
 	}
 	return e.SyncIndexes(ctx)
+}
+
+// indexLexical writes, in the append's transaction tx, the lexical entries
+// of the rows the append stored (seq after head's last; a row repeated in
+// the request once): their terms are recall's analysed terms of the text
+// the SQLite backend indexes (recall.Doc.Text), and the BM25 statistics
+// follow in the same statement.
+func (e *Engine) indexLexical(ctx context.Context, tx *store.Tx, head msgstore.ThreadHead, rows []row, res *AppendResult) error {
+	docs := make([]pgstore.LexicalDoc, 0, res.Stored)
+	seen := make(map[string]bool, res.Stored)
+	for i := range rows {
+		if res.Seqs[i] <= head.LastSeq || seen[rows[i].ID] {
+			continue
+		}
+		seen[rows[i].ID] = true
+		m := rows[i].Message
+		m.ThreadID, m.ResourceID, m.Seq = res.ThreadID, head.ResourceID, res.Seqs[i]
+		docs = append(docs, lexicalDoc(&m))
+	}
+	if err := pgstore.PutLexicalTx(ctx, tx, docs); err != nil {
+		return fmt.Errorf("engine: index %d messages: %w", len(docs), err)
+	}
+	return nil
+}
+
+// lexicalDoc is m's lexical entry on Postgres.
+func lexicalDoc(m *Message) pgstore.LexicalDoc {
+	d := docOf(m)
+	return pgstore.LexicalDoc{MessageID: m.ID, ResourceID: m.ResourceID, CreatedAt: m.CreatedAt.UnixMilli(), Terms: recall.Analyze(d.Text())}
+}
+
+// relex writes the lexical entries of the messages ids (those still
+// stored) in one transaction.
+func (e *Engine) relex(ctx context.Context, ids []string) error {
+	msgs, err := e.MessagesByID(ctx, "", ids...)
+	if err != nil {
+		return err
+	}
+	docs := make([]pgstore.LexicalDoc, len(msgs))
+	for i := range msgs {
+		docs[i] = lexicalDoc(&msgs[i])
+	}
+	return e.tx(ctx, func(tx *store.Tx) error {
+		if err := pgstore.PutLexicalTx(ctx, tx, docs); err != nil {
+			return fmt.Errorf("engine: index %d messages: %w", len(docs), err)
+		}
+		return nil
+	})
+}
+
+// indexUnindexed writes the lexical entries of the stored messages that
+// have none (stored by a build that did not write them), at Open. It
+// returns how many it wrote.
+func (e *Engine) indexUnindexed(ctx context.Context) (int, error) {
+	done := 0
+	for {
+		ids, err := pgstore.Unindexed(ctx, e.pool, outboxBatch)
+		if err != nil {
+			return done, fmt.Errorf("engine: %w", err)
+		}
+		if len(ids) == 0 {
+			return done, nil
+		}
+		if err := e.relex(ctx, ids); err != nil {
+			return done, err
+		}
+		done += len(ids)
+		if len(ids) < outboxBatch {
+			return done, nil
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
@@ -134,9 +136,21 @@ func pgCount(t *testing.T, dsn, q string, args ...any) int {
 	return n
 }
 
+// stem returns the lexical term of word (recall's analyser), which the
+// lexical entries and statistics hold instead of the word.
+func stem(t *testing.T, word string) string {
+	t.Helper()
+	terms := recall.Analyze(word)
+	if len(terms) != 1 {
+		t.Fatalf("%q analyses to %q, want one term", word, terms)
+	}
+	return terms[0]
+}
+
 // rowsHolding returns "table: n rows" for every table of the schema with a
-// row whose text (every column, as Postgres prints the row) holds s.
-func rowsHolding(t *testing.T, dsn, s string) []string {
+// row whose text (every column, as Postgres prints the row) holds one of
+// ss.
+func rowsHolding(t *testing.T, dsn string, ss ...string) []string {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -157,13 +171,15 @@ func rowsHolding(t *testing.T, dsn, s string) []string {
 	}
 	var found []string
 	for _, tb := range tables {
-		var n int
-		q := fmt.Sprintf(`SELECT COUNT(*) FROM %s x WHERE strpos(lower(x::text), lower($1)) > 0`, pgx.Identifier{tb}.Sanitize())
-		if err := conn.QueryRow(ctx, q, s).Scan(&n); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		if n > 0 {
-			found = append(found, fmt.Sprintf("%s: %d rows", tb, n))
+		for _, s := range ss {
+			var n int
+			q := fmt.Sprintf(`SELECT COUNT(*) FROM %s x WHERE strpos(lower(x::text), lower($1)) > 0`, pgx.Identifier{tb}.Sanitize())
+			if err := conn.QueryRow(ctx, q, s).Scan(&n); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			if n > 0 {
+				found = append(found, fmt.Sprintf("%s: %d rows holding %q", tb, n, s))
+			}
 		}
 	}
 	return found
@@ -192,8 +208,13 @@ func TestPostgresErasure(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"zebracrossing", "quixotic", "marmalade", "xylophonics", "pumpernickel"} {
-		if len(rowsHolding(t, dsn, w)) == 0 {
-			t.Fatalf("%q is stored nowhere before the erasure: the check below could not fail", w)
+		for _, s := range []string{w, stem(t, w)} {
+			if len(rowsHolding(t, dsn, s)) == 0 {
+				t.Fatalf("%q is stored nowhere before the erasure: the check below could not fail", s)
+			}
+		}
+		if found := rowsHolding(t, dsn, stem(t, w)); !slices.ContainsFunc(found, func(s string) bool { return strings.HasPrefix(s, "lexical_df:") }) {
+			t.Fatalf("the term of %q is not in lexical_df before the erasure (%v)", w, found)
 		}
 	}
 	c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t1"})
@@ -204,25 +225,25 @@ func TestPostgresErasure(t *testing.T) {
 	if _, err := e.DeleteMessages(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	if found := rowsHolding(t, dsn, "zebracrossing"); len(found) > 0 {
+	if found := rowsHolding(t, dsn, "zebracrossing", stem(t, "zebracrossing")); len(found) > 0 {
 		t.Errorf("after DeleteMessages the erased text is in %v", found)
 	}
 	if _, err := e.DeleteThread(ctx, "t2"); err != nil {
 		t.Fatal(err)
 	}
-	if found := rowsHolding(t, dsn, "marmalade"); len(found) > 0 {
+	if found := rowsHolding(t, dsn, "marmalade", stem(t, "marmalade")); len(found) > 0 {
 		t.Errorf("after DeleteThread the erased text is in %v", found)
 	}
 	if _, err := e.DeleteResource(ctx, "u1"); err != nil {
 		t.Fatal(err)
 	}
-	if found := rowsHolding(t, dsn, "quixotic"); len(found) > 0 {
+	if found := rowsHolding(t, dsn, "quixotic", stem(t, "quixotic")); len(found) > 0 {
 		t.Errorf("after DeleteResource the erased text is in %v", found)
 	}
 	if _, err := e.DeleteThread(ctx, "t3"); err != nil {
 		t.Fatal(err)
 	}
-	if found := rowsHolding(t, dsn, "xylophonics"); len(found) > 0 {
+	if found := rowsHolding(t, dsn, "xylophonics", stem(t, "xylophonics")); len(found) > 0 {
 		t.Errorf("after DeleteThread the erased text is in %v", found)
 	}
 	if found := rowsHolding(t, dsn, "pumpernickel"); len(found) == 0 {
@@ -294,4 +315,107 @@ func TestPostgresConcurrentEngines(t *testing.T) {
 	if err != nil || len(got) != len(ids) || len(ids) != 16*9 {
 		t.Fatalf("%d of %d acknowledged messages stored (%v), want %d", len(got), len(ids), err, 16*9)
 	}
+}
+
+// TestPostgresRecall: on Postgres a message is found lexically as soon as
+// Append returns (its lexical entry is written in the append's
+// transaction), by the vector channel once its embedding is stored
+// (SyncIndexes), through LoadContext too, and never after its erasure.
+func TestPostgresRecall(t *testing.T) {
+	ctx := context.Background()
+	e := openPostgres(t, pgtest.DSN(t))
+	for _, m := range []struct{ id, thread, resource, text string }{
+		{"dog", "t1", "u1", "We adopted a greyhound called Biscuit"},
+		{"rain", "t1", "u1", "The weather was awful all week"},
+		{"pepper", "t2", "u2", "Another user's greyhound is called Pepper"},
+	} {
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: m.thread, ResourceID: m.resource,
+			Messages: []engine.Message{{ID: m.id, Role: engine.RoleUser, Content: m.text}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const hit = "dog"
+	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "u1", Query: "greyhound", Options: recall.Options{Mode: recall.ModeLexical}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := topHit(res); top != hit || res.Retrieval.Lexical != recall.StatusOK {
+		t.Fatalf("lexical search right after Append: top hit %q of %+v, retrieval %+v; want %s, ok", top, res.Hits, res.Retrieval, hit)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err = e.Search(ctx, engine.SearchRequest{ResourceID: "u1", Query: "We adopted a greyhound called Biscuit", Options: recall.Options{Mode: recall.ModeVector, TopK: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topHit(res) != hit || res.Retrieval.Vector != recall.StatusOK {
+		t.Fatalf("vector search: %+v, retrieval %+v; want %s", res.Hits, res.Retrieval, hit)
+	}
+	c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t1", RecentN: -1, Query: "greyhound", Recall: &recall.Options{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(c.MemCtx.Recalled, func(r journal.Ref) bool { return r.MessageID == hit }) {
+		t.Fatalf("LoadContext recalled %+v, want %s first", c.MemCtx.Recalled, hit)
+	}
+	if _, err := e.DeleteMessages(ctx, hit); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []recall.Mode{recall.ModeLexical, recall.ModeVector, recall.ModeHybrid} {
+		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "u1", Query: "greyhound Biscuit", Options: recall.Options{Mode: mode}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			if h.MessageID == hit {
+				t.Fatalf("%s search returns the erased message", mode)
+			}
+		}
+	}
+}
+
+// TestPostgresIndexesUnindexed: messages stored without a lexical entry
+// (by a build that did not write them) are reported by Check and indexed
+// when an engine opens the database.
+func TestPostgresIndexesUnindexed(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	cfg := engine.Config{Postgres: dsn, Embedder: recall.HashEmbedder{}}
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendUser(t, e, "t1", "u1", "first message about sailing")
+	appendUser(t, e, "t1", "u1", "second message about rowing")
+	if n := pgCount(t, dsn, `WITH d AS (DELETE FROM lexical_docs RETURNING 1) SELECT COUNT(*) FROM d`); n != 2 {
+		t.Fatalf("deleted %d lexical entries, want 2", n)
+	}
+	if err := e.Check(ctx); err == nil || !strings.Contains(err.Error(), "2 stored messages missing from the lexical entries") {
+		t.Fatalf("Check = %v, want the 2 missing lexical entries", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = enginetest.MustOpen(t, cfg)
+	if n := pgCount(t, dsn, `SELECT COUNT(*) FROM lexical_docs`); n != 2 {
+		t.Fatalf("%d lexical entries after open, want 2", n)
+	}
+	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "u1", Query: "rowing", Options: recall.Options{Mode: recall.ModeLexical}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := topHit(res); !slices.ContainsFunc(res.Hits, func(h recall.Hit) bool { return h.MessageID == top && h.Seq == 2 }) {
+		t.Fatalf("search after open: %+v; want seq 2 ranked first", res.Hits)
+	}
+}
+
+// topHit returns the id of the first-ranked hit of res, "" for none.
+func topHit(res *recall.Result) string {
+	for _, h := range res.Hits {
+		if h.Reason == recall.ReasonHit && h.Rank == 1 {
+			return h.MessageID
+		}
+	}
+	return ""
 }

@@ -11,10 +11,21 @@ import (
 // needed, recall.go): it completes erasures a crash interrupted (erase.go)
 // and queues the re-embedding of messages whose stored embedding is missing
 // (a lost or deleted vector state), so that no derived damage is fatal and
-// all of it converges from the store.
+// all of it converges from the store. On Postgres it also writes the
+// lexical entries of messages stored without one.
 func (e *Engine) repairOnOpen(ctx context.Context) error {
 	if err := e.resumeErasures(ctx); err != nil {
 		return err
+	}
+	if e.onPostgres() {
+		n, err := e.indexUnindexed(ctx) // postgres.go
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			e.log.Warn("messages without a lexical entry: indexed", "n", n)
+			e.publish(Event{Reason: EventRebuild, Count: n, Detail: fmt.Sprintf("%d messages had no lexical entry; indexed", n)})
+		}
 	}
 	return e.queueMissingEmbeddings(ctx)
 }

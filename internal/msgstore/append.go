@@ -115,7 +115,8 @@ func (s *Store) Appender(ctx context.Context, tx *store.Tx) (*Appender, error) {
 	if a.lookup, err = s.stmts.InTx(ctx, tx.Tx, `SELECT thread_id, seq, digest, metadata FROM messages WHERE id = ?`); err != nil {
 		return nil, err
 	}
-	if a.queue, err = s.stmts.InTx(ctx, tx.Tx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('index', ?, ?, ?)`); err != nil {
+	if a.queue, err = s.stmts.InTx(ctx, tx.Tx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('index', ?, ?, ?)`,
+		`INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('embed', $1, $2, $3)`)); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -177,7 +178,9 @@ func (a *Appender) InsertBlob(ctx context.Context, id, full string) error {
 }
 
 // QueueIndex queues message id of resourceID for indexing (an outbox row,
-// op "index", created at now).
+// op "index", created at now). On Postgres the row is op "embed": the
+// lexical entry is written in the append's own transaction
+// (pgstore.PutLexicalTx), and only the embedding, a model call, is owed.
 func (a *Appender) QueueIndex(ctx context.Context, id, resourceID string, now time.Time) error {
 	_, err := a.queue.ExecContext(ctx, id, resourceID, now.UnixMilli())
 	return err

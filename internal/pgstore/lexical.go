@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // LexicalDoc is one message as the lexical channel indexes it: its terms
@@ -40,18 +43,10 @@ type BM25Stats struct {
 // message, for an empty id or resource or for a term that Postgres text
 // cannot hold (invalid UTF-8 or NUL).
 func PutLexical(ctx context.Context, q Querier, docs []LexicalDoc) error {
-	for _, d := range docs {
-		if err := d.check(); err != nil {
-			return err
-		}
+	sorted, err := sortedDocs(docs)
+	if err != nil {
+		return err
 	}
-	sorted := slices.Clone(docs)
-	slices.SortFunc(sorted, func(a, b LexicalDoc) int {
-		if c := strings.Compare(a.ResourceID, b.ResourceID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.MessageID, b.MessageID)
-	})
 	b := &pgx.Batch{}
 	for _, d := range sorted {
 		terms := d.Terms
@@ -68,6 +63,65 @@ WHERE (lexical_docs.resource_id, lexical_docs.created_at, lexical_docs.terms)
 		return fmt.Errorf("pgstore: index %d lexical docs: %w", len(docs), err)
 	}
 	return nil
+}
+
+// PutLexicalTx is PutLexical on a database/sql transaction on pgx's
+// driver (the engine's *store.Tx, which the table owners share): every
+// document goes in one INSERT (the terms travel as JSON arrays), so the
+// statistics triggers run once for the batch. The same rules hold: sorted
+// in (resource, message) order, an unchanged document is not rewritten,
+// ErrInvalid for a malformed document. A document whose message is not
+// stored (erased meanwhile) is left out: the message row is locked (FOR KEY
+// SHARE) as its entry is written, so an erasure either came first or
+// waits and deletes the entry with it.
+func PutLexicalTx(ctx context.Context, tx store.Conn, docs []LexicalDoc) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	sorted, err := sortedDocs(docs)
+	if err != nil {
+		return err
+	}
+	ids, resources, created, terms := make([]string, len(sorted)), make([]string, len(sorted)), make([]int64, len(sorted)), make([]string, len(sorted))
+	for i, d := range sorted {
+		t := d.Terms
+		if t == nil {
+			t = []string{}
+		}
+		b, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Errorf("%w: lexical doc of message %s: %v", ErrInvalid, d.MessageID, err)
+		}
+		ids[i], resources[i], created[i], terms[i] = d.MessageID, d.ResourceID, d.CreatedAt, string(b)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO lexical_docs (message_id, resource_id, created_at, terms)
+SELECT u.m, u.r, u.c, ARRAY(SELECT e.x FROM jsonb_array_elements_text(u.t::jsonb) WITH ORDINALITY AS e(x, n) ORDER BY e.n)
+FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) WITH ORDINALITY AS u(m, r, c, t, i)
+JOIN messages g ON g.id = u.m ORDER BY u.i FOR KEY SHARE OF g
+ON CONFLICT (message_id) DO UPDATE SET resource_id = excluded.resource_id, created_at = excluded.created_at, terms = excluded.terms
+WHERE (lexical_docs.resource_id, lexical_docs.created_at, lexical_docs.terms)
+	IS DISTINCT FROM (excluded.resource_id, excluded.created_at, excluded.terms)`, ids, resources, created, terms)
+	if err != nil {
+		return fmt.Errorf("pgstore: index %d lexical docs: %w", len(docs), err)
+	}
+	return nil
+}
+
+// sortedDocs checks docs and returns them in (resource, message) order.
+func sortedDocs(docs []LexicalDoc) ([]LexicalDoc, error) {
+	for _, d := range docs {
+		if err := d.check(); err != nil {
+			return nil, err
+		}
+	}
+	sorted := slices.Clone(docs)
+	slices.SortFunc(sorted, func(a, b LexicalDoc) int {
+		if c := strings.Compare(a.ResourceID, b.ResourceID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.MessageID, b.MessageID)
+	})
+	return sorted, nil
 }
 
 func (d LexicalDoc) check() error {
@@ -178,4 +232,34 @@ FROM lexical_docs d WHERE d.resource_id = $1 AND d.tsv @@ $2::tsquery`, resource
 		return nil, fmt.Errorf("pgstore: lexical candidates of %s: %w", resourceID, err)
 	}
 	return out, nil
+}
+
+// LexicalIDs returns the ids of the messages with a lexical entry.
+func LexicalIDs(ctx context.Context, q Querier) (map[string]bool, error) {
+	rows, err := q.Query(ctx, `SELECT message_id FROM lexical_docs`)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: lexical ids: %w", err)
+	}
+	out := map[string]bool{}
+	var id string
+	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { out[id] = true; return nil }); err != nil {
+		return nil, fmt.Errorf("pgstore: lexical ids: %w", err)
+	}
+	return out, nil
+}
+
+// Unindexed returns up to limit ids of stored messages without a lexical
+// entry (written before entries were, or by a writer that did not index),
+// in the order they were stored.
+func Unindexed(ctx context.Context, q Querier, limit int) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT m.id FROM messages m
+WHERE NOT EXISTS (SELECT 1 FROM lexical_docs d WHERE d.message_id = m.id) ORDER BY m.pk LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: unindexed messages: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: unindexed messages: %w", err)
+	}
+	return ids, nil
 }
