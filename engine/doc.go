@@ -13,14 +13,19 @@
 // Owns no table: it orchestrates the packages that do. It may import every
 // library package below it (internal/msgstore, internal/store, journal,
 // working, observe, recall, recall/uselite, tools, internal/render,
-// internal/tokens, internal/models) and never server, mcpserver, inspector or
+// internal/tokens, internal/models, and for Postgres internal/pgstore and
+// internal/pgrecall) and never server, mcpserver, inspector or
 // a command; nothing below it imports it (internal/layout checks both).
 //
 // # Invariants
 //
 //   - SQLite is the authority; the bleve and chromem-go indexes are derived
 //     from it through the outbox written in each Append transaction, and can
-//     be rebuilt at any time.
+//     be rebuilt at any time. On Postgres (Config.Postgres, postgres.go) the
+//     database is the authority and holds the indexes: lexical entries are
+//     written in the Append transaction, embeddings through the outbox that
+//     every engine process on the database drains; the process keeps no
+//     state, so several serve the same resources at once.
 //   - seq is per thread, starts at 1, strictly increasing and gap free; it is
 //     assigned inside the write transaction. Erasure never reuses a seq: an
 //     erased seq leaves a tombstone (journal scope "erased"), and Check
@@ -29,7 +34,8 @@
 //     entries, stored embeddings, observations and their memo entries,
 //     memctx previews, working memory (versions written by runs that saw an
 //     erased turn are invalidated and the state rebuilt, wmerase.go); once
-//     it returns the erased text is in no file of the data directory, and a
+//     it returns the erased text is in no file of the data directory (on
+//     Postgres: in no row; dead tuples stay until VACUUM), and a
 //     crash after its commit is completed by Open. Erased owners (deleted threads, an erased resource)
 //     leave only opaque tombstones in the records kept (tombstone.go).
 //   - A thread belongs to exactly one resource. A resource never reads or

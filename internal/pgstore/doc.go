@@ -137,15 +137,23 @@
 //
 // Next, in this order:
 //
-//  4. Appends write the lexical entry (PutLexical, terms from recall's
-//     analyser) in the append transaction; embeddings stay behind the
-//     outbox (a model call), drained through ClaimOutbox so several
-//     processes share the queue.
-//  5. Engine wiring: store.RunTx hands fn a *store.Tx (the dialect from
-//     DialectOf), so everything the engine passes on speaks its
-//     database's dialect and the bare-*sql.Tx fallback can go;
-//     engine.Config gains the DSN (--db postgres://…, MNEMO_DB), opened
-//     with OpenDB; the engine's own SQL files get the same treatment.
+//  4. Done: appends write the lexical entry in the append transaction
+//     (PutLexicalTx on the engine's database/sql transaction, one INSERT
+//     per append, terms from recall.Analyze); the outbox owes only
+//     embeddings (op embed, a model call), drained by every engine process
+//     through ClaimOutbox leases, the vectors stored after EnsureEmbedder.
+//     Open indexes messages stored without an entry (Unindexed); Check
+//     compares entries and embeddings with the messages (LexicalIDs).
+//  5. Done: store.RunTx hands fn a *store.Tx (the dialect from DialectOf,
+//     and a transaction Postgres aborts with 40001 or 40P01 run again), so
+//     everything the engine passes on speaks its database's dialect;
+//     msgstore's transactional methods take the *store.Tx.
+//     engine.Config.Postgres opens the pool with Open and the owners' *sql.DB
+//     from the same pool (stdlib.OpenDBFromPool); the engine keeps no SQL of
+//     its own. store.Stmts.InTx prepares an uncached statement on the
+//     transaction (a prepare on the pool would wait for a second connection
+//     while every connection of the bounded pool may be held by such a
+//     transaction: a deadlock engine's TestPostgresConcurrentEngines found).
 //  6. recall gets a Postgres searcher: lexical candidates from
 //     LexicalCandidates (tsv @@ TermsQuery(terms)::tsquery within the
 //     resource), scored with internal/bm25 from Stats — equal to recall's
@@ -158,8 +166,9 @@
 //     through (metadata::jsonb)) and HNSW's approximation measured against
 //     the SQLite backend's exact search on LoCoMo.
 //  7. Erasure deletes rows in one transaction (vectors, lexical entries
-//     and statistics follow by cascade and trigger), then an operator
-//     command vacuums the touched tables; the README states what VACUUM,
+//     and statistics follow by cascade and trigger; done: the engine's
+//     TestPostgresErasure finds no erased word nor term in any table
+//     afterwards), then an operator command vacuums the touched tables; the README states what VACUUM,
 //     WAL, backups and replicas keep. Measured on the test server
 //     (pageinspect's get_raw_page): a deleted row's text stays in its heap
 //     page after DELETE and after a plain VACUUM, which frees the space
