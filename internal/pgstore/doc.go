@@ -153,7 +153,7 @@
 //     its own. store.Stmts.InTx prepares an uncached statement on the
 //     transaction (a prepare on the pool would wait for a second connection
 //     while every connection of the bounded pool may be held by such a
-//     transaction: a deadlock engine's TestPostgresConcurrentEngines found).
+//     transaction: TestInTxNeedsNoSecondConnection).
 //  6. recall gets a Postgres searcher: lexical candidates from
 //     LexicalCandidates (tsv @@ TermsQuery(terms)::tsquery within the
 //     resource), scored with internal/bm25 from Stats — equal to recall's
