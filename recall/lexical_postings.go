@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"math"
 	"sync"
 
 	"github.com/mnemo-go/mnemo/internal/bm25"
@@ -31,8 +32,43 @@ func (ix *Index) lexicalPostings(q *channelQuery) []scored {
 	sc := getLexScratch(s.ords, len(ls.compounds) > 0)
 	defer sc.release()
 	sc.ownScores(s, ls)
+	sc.candidates(q)
+	// Without a filter at most q.slack candidates are not allowed (the
+	// exclusion), so the pool+slack-th best base score is a floor of the
+	// pool-th best final score: a candidate whose bound is below it is
+	// dropped without reading its entry.
+	floor := math.Inf(-1)
+	if q.thread == "" && q.slack >= 0 {
+		floor = kthBase(sc.cands, q.pool+q.slack)
+	}
 	top := topScored{n: q.pool}
-	consider := func(o int32) {
+	for _, c := range sc.cands {
+		if c.bound < floor || !top.mayTake(c.bound) {
+			continue
+		}
+		if e := p.byOrd[c.ord]; q.allowed(e) {
+			top.offer(scored{e.doc.ID, ls.withBonus(e, c.base)})
+		}
+	}
+	out := top.items
+	sortScored(out)
+	return out
+}
+
+// lexCand is a candidate of lexicalPostings: its lexical score without
+// the compound bonus, and a bound of its score with it.
+type lexCand struct {
+	ord         int32
+	base, bound float64
+}
+
+// candidates fills sc.cands with the messages of positive score: those
+// with an own score and, under the turn-context rule, the turns before
+// and after them; with scope thread, the thread's when it has fewer turns
+// than there are messages with an own score.
+func (sc *lexScratch) candidates(q *channelQuery) {
+	ls, p := q.lex, &q.s.post
+	add := func(o int32) {
 		if o < 0 || sc.seen[o] == sc.gen {
 			return
 		}
@@ -45,32 +81,58 @@ func (ix *Index) lexicalPostings(q *channelQuery) []scored {
 		if sc.mask != nil && ls.mayBonus(sc.mask[o]) {
 			bound += ls.bonusMax
 		}
-		if !top.mayTake(bound) {
-			return
-		}
-		if e := p.byOrd[o]; q.allowed(e) {
-			top.offer(scored{e.doc.ID, ls.withBonus(e, base)})
-		}
+		sc.cands = append(sc.cands, lexCand{o, base, bound})
 	}
-	if th := s.threads[q.thread]; q.thread != "" && len(th) < len(sc.touched) {
-		// Scope thread: its turns are fewer than the matches.
+	if th := q.s.threads[q.thread]; q.thread != "" && len(th) < len(sc.touched) {
 		for _, e := range th {
-			consider(int32(e.ord))
+			add(int32(e.ord))
 		}
-	} else {
-		for _, o := range sc.touched {
-			consider(o)
-			if ls.alpha > 0 {
-				consider(p.next[o])
-				if ls.next {
-					consider(p.prev[o])
-				}
+		return
+	}
+	for _, o := range sc.touched {
+		add(o)
+		if ls.alpha > 0 {
+			add(p.next[o])
+			if ls.next {
+				add(p.prev[o])
 			}
 		}
 	}
-	out := top.items
-	sortScored(out)
-	return out
+}
+
+// kthBase returns the k-th best base score of cands (-Inf when there are
+// fewer), with a min-heap of the k best.
+func kthBase(cands []lexCand, k int) float64 {
+	if k <= 0 || len(cands) < k {
+		return math.Inf(-1)
+	}
+	h := make([]float64, 0, k)
+	for _, c := range cands {
+		switch {
+		case len(h) < k:
+			h = append(h, c.base)
+			for i := len(h) - 1; i > 0 && h[(i-1)/2] > h[i]; i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+		case c.base > h[0]:
+			h[0] = c.base
+			for i := 0; ; {
+				m := i
+				if l := 2*i + 1; l < k && h[l] < h[m] {
+					m = l
+				}
+				if r := 2*i + 2; r < k && h[r] < h[m] {
+					m = r
+				}
+				if m == i {
+					break
+				}
+				h[i], h[m] = h[m], h[i]
+				i = m
+			}
+		}
+	}
+	return h[0]
 }
 
 // contextScore is lexScoring.contextScore of the entry of ord o over the
@@ -138,6 +200,7 @@ type lexScratch struct {
 	mask    []uint64 // nil, or by ord the query terms (first 64) it holds
 	masks   []uint64 // mask's memory, kept when mask is nil
 	touched []int32  // the ords whose own is set
+	cands   []lexCand
 }
 
 var lexScratchPool = sync.Pool{New: func() any { return new(lexScratch) }}
@@ -162,7 +225,7 @@ func getLexScratch(ords int, masks bool) *lexScratch {
 		clear(sc.seen)
 		sc.gen = 1
 	}
-	sc.touched = sc.touched[:0]
+	sc.touched, sc.cands = sc.touched[:0], sc.cands[:0]
 	return sc
 }
 

@@ -129,6 +129,16 @@ func postingsExact(t *testing.T, lex *Lexical, tuning Tuning, seed uint64) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if q.Exclude != nil {
+				// Exclude some of the best matches too, as LoadContext's
+				// recent window does.
+				all := ix.channelQuery(s, Query{Text: text, ResourceID: "r", ThreadID: q.ThreadID}, o, thread, filter)
+				for i, c := range lexicalScan(all) {
+					if i%2 == 0 && i < 2*o.TopK {
+						q.Exclude[c.id] = true
+					}
+				}
+			}
 			cq := ix.channelQuery(s, q, o, thread, filter)
 			cq.pool = o.TopK // small pools exercise the pruning
 			want := lexicalScan(cq)
