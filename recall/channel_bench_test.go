@@ -2,6 +2,7 @@ package recall_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -125,23 +126,35 @@ func BenchmarkChannel(b *testing.B) {
 			}
 			for _, mode := range []recall.Mode{recall.ModeLexical, recall.ModeVector, recall.ModeHybrid} {
 				b.Run(string(mode), func(b *testing.B) {
-					b.ReportAllocs()
-					i := 0
-					for b.Loop() {
-						q := queries[i%len(queries)]
-						exclude := map[string]bool{}
-						for j := range 10 {
-							exclude[fmt.Sprintf("%s.%06d", q.ThreadID, j+1)] = true
-						}
-						if _, err := ix.Search(context.Background(), recall.Query{Text: q.Text, ResourceID: q.ResourceID, Exclude: exclude,
-							Options: recall.Options{TopK: 5, Mode: mode, MessageRange: recall.Range{Before: 1, After: 1}}}); err != nil {
-							b.Fatal(err)
-						}
-						i++
-					}
+					benchSearches(b, ix, queries, mode, nil)
 				})
 			}
+			// A filter that allows about a third of the messages: the
+			// top k among all of them (issue 14, "With a filter").
+			b.Run("lexical-filtered", func(b *testing.B) {
+				benchSearches(b, ix, queries, recall.ModeLexical, json.RawMessage(`{"role":"user"}`))
+			})
 		})
+	}
+}
+
+// benchSearches runs b.N searches of mode (and filter) over queries, with
+// a recent window of 10 excluded and a range of one turn a side, as
+// LoadContext asks.
+func benchSearches(b *testing.B, ix *recall.Index, queries []synth.Query, mode recall.Mode, filter json.RawMessage) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		q := queries[i%len(queries)]
+		exclude := map[string]bool{}
+		for j := range 10 {
+			exclude[fmt.Sprintf("%s.%06d", q.ThreadID, j+1)] = true
+		}
+		if _, err := ix.Search(context.Background(), recall.Query{Text: q.Text, ResourceID: q.ResourceID, Exclude: exclude,
+			Options: recall.Options{TopK: 5, Mode: mode, Filter: filter, MessageRange: recall.Range{Before: 1, After: 1}}}); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }
 
