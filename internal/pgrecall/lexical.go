@@ -267,38 +267,45 @@ func (v *view) poolSize() int { return max(v.s.tuning.CandidatePool, v.p.Options
 func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string, error) {
 	l := v.lex
 	b := &sqlArgs{args: []any{v.q.ResourceID}}
-	norm := fmt.Sprintf("%g * (1 - %g + %g * cardinality(d.terms) / %s)", bm25.K1, bm25.B, bm25.B, b.add(l.avgdl))
-	score := fmt.Sprintf(`(SELECT coalesce(sum(q.idf * t.tf * %g / (t.tf + %s)), 0)
-	FROM unnest(%s::text[], %s::float8[]) AS q(term, idf),
-	LATERAL (SELECT coalesce(cardinality(array_positions(d.terms, q.term)), 0)::float8 AS tf) t WHERE t.tf > 0)`,
-		bm25.K1+1, norm, b.add(v.lexTerms[:l.nq]), b.add(l.idfs))
+	// The inner query reads each match's length and the occurrences of
+	// each query term (tf0, tf1, …); the outer one sums their BM25
+	// weights, inline (a subquery per row cost 10× as much).
+	var cols, terms []string
+	norm := fmt.Sprintf("(%g * (1 - %g + %g * x.len / %s))", bm25.K1, bm25.B, bm25.B, b.add(l.avgdl))
+	for i, term := range v.lexTerms[:l.nq] {
+		cols = append(cols, fmt.Sprintf(", coalesce(cardinality(array_positions(d.terms, %s::text)), 0)::float8 AS tf%d", b.add(term), i))
+		terms = append(terms, fmt.Sprintf("CASE WHEN x.tf%[1]d > 0 THEN %[2]s * x.tf%[1]d * %[3]g / (x.tf%[1]d + %[4]s) ELSE 0 END", i, b.add(l.idfs[i]), bm25.K1+1, norm))
+	}
 	var or []string
 	if tsq := pgstore.TermsQuery(v.lexTerms[:l.nq]); tsq != "" {
 		or = append(or, "d.tsv @@ "+b.add(tsq)+"::tsquery")
 	}
-	for _, dt := range l.dates {
+	for i, dt := range l.dates {
 		cond := b.period(dt.period)
 		or = append(or, cond)
-		score += fmt.Sprintf(" + CASE WHEN %s THEN %s * %g / (1 + %s) ELSE 0 END", cond, b.add(dt.idf), bm25.K1+1, norm)
+		cols = append(cols, fmt.Sprintf(", %s AS in%d", cond, i))
+		terms = append(terms, fmt.Sprintf("CASE WHEN x.in%d THEN %s * %g / (1 + %s) ELSE 0 END", i, b.add(dt.idf), bm25.K1+1, norm))
 	}
-	for _, c := range l.compounds {
+	for i, c := range l.compounds {
 		var all []string
 		for _, part := range distinct(recall.Analyze(c.text)) {
 			all = append(all, pgstore.TermsQuery([]string{part}))
 		}
-		score += fmt.Sprintf(" + CASE WHEN d.tsv @@ %s::tsquery THEN %s ELSE 0 END", b.add(strings.Join(all, " & ")), b.add(c.idf))
+		cols = append(cols, fmt.Sprintf(", d.tsv @@ %s::tsquery AS cp%d", b.add(strings.Join(all, " & ")), i))
+		terms = append(terms, fmt.Sprintf("CASE WHEN x.cp%d THEN %s ELSE 0 END", i, b.add(c.idf)))
 	}
-	if len(or) == 0 {
+	if len(or) == 0 || len(terms) == 0 {
 		return nil, nil
 	}
-	sql := `SELECT d.message_id FROM lexical_docs d WHERE d.resource_id = $1 AND (` + strings.Join(or, " OR ") + `)`
+	inner := `SELECT d.message_id, cardinality(d.terms)::float8 AS len` + strings.Join(cols, "") +
+		` FROM lexical_docs d WHERE d.resource_id = $1 AND (` + strings.Join(or, " OR ") + `)`
 	if v.p.Thread != "" {
-		sql += ` AND d.message_id IN (SELECT id FROM messages WHERE thread_id = ` + b.add(v.p.Thread) + `)`
+		inner += ` AND d.message_id IN (SELECT id FROM messages WHERE thread_id = ` + b.add(v.p.Thread) + `)`
 	}
 	if v.universe != nil {
-		sql += ` AND d.message_id = ANY(` + b.add(v.universe) + `)`
+		inner += ` AND d.message_id = ANY(` + b.add(v.universe) + `)`
 	}
-	sql += ` ORDER BY ` + score + ` DESC, d.message_id LIMIT ` + b.add(n)
+	sql := `SELECT x.message_id FROM (` + inner + `) x ORDER BY ` + strings.Join(terms, " + ") + ` DESC, x.message_id LIMIT ` + b.add(n)
 	rows, err := s.pool.Query(ctx, sql, b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("pgrecall: lexical matches in %s: %w", v.q.ResourceID, err)
