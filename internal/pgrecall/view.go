@@ -70,63 +70,76 @@ func (v *view) context(d *vdoc) (prev, next *vdoc) {
 	return v.docs[d.prev], next
 }
 
-// ensure fetches ids and, hops times over, the turns before and after the
-// messages fetched (hops 1: their neighbours; 2: theirs too).
+// ensure fetches ids and the hops turns before and after each in its
+// thread (hops 1: their neighbours; 2: theirs too), in one read, unless
+// they are all fetched already.
 func (v *view) ensure(ctx context.Context, ids []string, hops int) error {
+	if v.reached(ids, hops) {
+		return nil
+	}
+	return v.fetch(ctx, ids, hops)
+}
+
+// reached reports whether every message within hops turns of ids is
+// fetched (or known not to be in the resource).
+func (v *view) reached(ids []string, hops int) bool {
 	for h := 0; ; h++ {
-		var need []string
-		seen := map[string]bool{}
-		for _, id := range ids {
-			if id != "" && v.docs[id] == nil && !v.missing[id] && !seen[id] {
-				seen[id] = true
-				need = append(need, id)
-			}
-		}
-		if len(need) > 0 {
-			if err := v.fetch(ctx, need); err != nil {
-				return err
-			}
-		}
-		if h == hops {
-			return nil
-		}
 		var next []string
 		for _, id := range ids {
-			if d := v.docs[id]; d != nil {
+			if id == "" || v.missing[id] {
+				continue
+			}
+			d := v.docs[id]
+			if d == nil {
+				return false
+			}
+			if h < hops {
 				next = append(next, d.prev, d.next)
 			}
+		}
+		if h == hops || len(next) == 0 {
+			return true
 		}
 		ids = next
 	}
 }
 
-// fetchSQL reads messages of a resource by id with the turns around them,
-// their lexical entry's length and query-term occurrences.
+// fetchSQL reads messages of a resource by id and the $4 turns before and
+// after each in its thread (but those already read, $5), each with the
+// turns around it, its lexical entry's length and query-term occurrences.
 //
 // (OFFSET 0 keeps the planner from turning the lexical entry's subquery
 // into a join, which computed the occurrences for every entry of the
 // table: 66 ms for 300 messages of 10,000.)
-const fetchSQL = `SELECT m.id, m.thread_id, m.seq, m.role, m.name, m.content, m.tool_calls, m.metadata, m.created_at,
+const fetchSQL = `WITH c AS MATERIALIZED (SELECT id, thread_id, seq FROM messages WHERE id = ANY($1) AND resource_id = $2),
+w AS (SELECT id FROM c
+	UNION SELECT x.id FROM c, LATERAL (SELECT p.id FROM messages p WHERE p.thread_id = c.thread_id AND p.seq < c.seq ORDER BY p.seq DESC LIMIT $4) x
+	UNION SELECT x.id FROM c, LATERAL (SELECT n.id FROM messages n WHERE n.thread_id = c.thread_id AND n.seq > c.seq ORDER BY n.seq LIMIT $4) x)
+SELECT m.id, m.thread_id, m.seq, m.role, m.name, m.content, m.tool_calls, m.metadata, m.created_at,
 	coalesce((SELECT p.id FROM messages p WHERE p.thread_id = m.thread_id AND p.seq < m.seq ORDER BY p.seq DESC LIMIT 1), ''),
 	coalesce((SELECT n.id FROM messages n WHERE n.thread_id = m.thread_id AND n.seq > m.seq ORDER BY n.seq LIMIT 1), ''),
 	coalesce(d.len, 0), coalesce(d.tf, '{}')
-FROM messages m
+FROM w JOIN messages m ON m.id = w.id
 LEFT JOIN LATERAL (SELECT cardinality(x.terms) AS len,
 		ARRAY(SELECT coalesce(cardinality(array_positions(x.terms, qt)), 0) FROM unnest($3::text[]) WITH ORDINALITY AS q(qt, i) ORDER BY i) AS tf
 	FROM lexical_docs x WHERE x.message_id = m.id OFFSET 0) d ON true
-WHERE m.id = ANY($1) AND m.resource_id = $2`
+WHERE NOT (m.id = ANY($5))`
 
 // vectorsSQL reads the vectors of one embedder for messages of a resource.
 // (by the primary key: the view asks only for messages of the resource it
 // read).
 const vectorsSQL = `SELECT message_id, vector FROM embeddings WHERE message_id = ANY($1) AND embedder = $2`
 
-func (v *view) fetch(ctx context.Context, ids []string) error {
+func (v *view) fetch(ctx context.Context, ids []string, hops int) error {
 	terms := v.lexTerms
 	if terms == nil {
 		terms = []string{}
 	}
-	rows, err := v.s.pool.Query(ctx, fetchSQL, ids, v.q.ResourceID, terms)
+	known := make([]string, 0, len(v.docs))
+	for id := range v.docs {
+		known = append(known, id)
+	}
+	rows, err := v.s.pool.Query(ctx, fetchSQL, ids, v.q.ResourceID, terms, hops, known)
 	if err != nil {
 		return fmt.Errorf("pgrecall: read messages of %s: %w", v.q.ResourceID, err)
 	}
@@ -153,7 +166,7 @@ func (v *view) fetch(ctx context.Context, ids []string) error {
 		return fmt.Errorf("pgrecall: read messages of %s: %w", v.q.ResourceID, err)
 	}
 	for _, id := range ids {
-		if v.docs[id] == nil {
+		if id != "" && v.docs[id] == nil {
 			v.missing[id] = true
 		}
 	}
