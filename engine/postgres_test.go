@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
@@ -148,8 +149,8 @@ func stem(t *testing.T, word string) string {
 }
 
 // rowsHolding returns "table: n rows" for every table of the schema with a
-// row whose text (every column, as Postgres prints the row) holds one of
-// ss.
+// row whose text (every column, as Postgres prints the row, and every
+// bytea column decoded) holds one of ss.
 func rowsHolding(t *testing.T, dsn string, ss ...string) []string {
 	t.Helper()
 	ctx := context.Background()
@@ -171,9 +172,23 @@ func rowsHolding(t *testing.T, dsn string, ss ...string) []string {
 	}
 	var found []string
 	for _, tb := range tables {
+		// A bytea column prints as hex in the row's text: it is searched
+		// decoded (the journal's outputs are bytea).
+		rows, err := conn.Query(ctx, `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND data_type = 'bytea'`, tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blobs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		where := `strpos(lower(x::text), lower($1)) > 0`
+		for _, c := range blobs {
+			where += fmt.Sprintf(` OR strpos(lower(encode(x.%s, 'escape')), lower($1)) > 0`, pgx.Identifier{c}.Sanitize())
+		}
 		for _, s := range ss {
 			var n int
-			q := fmt.Sprintf(`SELECT COUNT(*) FROM %s x WHERE strpos(lower(x::text), lower($1)) > 0`, pgx.Identifier{tb}.Sanitize())
+			q := fmt.Sprintf(`SELECT COUNT(*) FROM %s x WHERE %s`, pgx.Identifier{tb}.Sanitize(), where)
 			if err := conn.QueryRow(ctx, q, s).Scan(&n); err != nil {
 				t.Fatalf("%s: %v", q, err)
 			}
@@ -418,4 +433,60 @@ func topHit(res *recall.Result) string {
 		}
 	}
 	return ""
+}
+
+// TestPostgresErasureObservations: on Postgres the observer's work on an
+// erased turn goes with it: after DeleteMessages of the turn, and after
+// DeleteThread, no row of any table (observations, reflections, the
+// journal's memoized model calls, memctx previews, lexical entries…)
+// holds its text.
+func TestPostgresErasureObservations(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
+	e := enginetest.MustOpen(t, engine.Config{Postgres: dsn, RecentN: 4,
+		Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 50, ChunkTokens: 60}})
+	for _, th := range []struct{ thread, id, secret string }{{"t", "secret", "tangerinequartz"}, {"t2", "other", "obsidianfalcon"}} {
+		msgs := []engine.Message{{ID: th.id, Role: engine.RoleUser, Content: "my safe word is " + th.secret}}
+		for i := range 20 {
+			role := engine.RoleUser
+			if i%2 == 0 {
+				role = engine.RoleAssistant
+			}
+			msgs = append(msgs, engine.Message{Role: role, Content: fmt.Sprintf("%s turn %d about ordinary things", role, i)})
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: th.thread, ResourceID: "r", Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, th := range []string{"t", "t2"} {
+		res, err := e.Observe(ctx, th, observe.Options{Force: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Observations) == 0 {
+			t.Fatalf("no observation of %s", th)
+		}
+	}
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t", Query: "what is my safe word", Recall: &recall.Options{}}); err != nil {
+		t.Fatal(err)
+	}
+	found := rowsHolding(t, dsn, "tangerinequartz")
+	for _, table := range []string{"observations", "journal", "messages", "lexical_docs"} {
+		if !slices.ContainsFunc(found, func(s string) bool { return strings.HasPrefix(s, table+":") }) {
+			t.Fatalf("before the erasure the secret is not in %s (%v): the check below could not fail", table, found)
+		}
+	}
+	if _, err := e.DeleteMessages(ctx, "secret"); err != nil {
+		t.Fatal(err)
+	}
+	if found := rowsHolding(t, dsn, "tangerinequartz", stem(t, "tangerinequartz")); len(found) > 0 {
+		t.Errorf("after DeleteMessages the erased text is in %v", found)
+	}
+	if _, err := e.DeleteThread(ctx, "t2"); err != nil {
+		t.Fatal(err)
+	}
+	if found := rowsHolding(t, dsn, "obsidianfalcon", stem(t, "obsidianfalcon")); len(found) > 0 {
+		t.Errorf("after DeleteThread the erased text is in %v", found)
+	}
 }
