@@ -24,16 +24,19 @@ const DatabaseFile = "mnemo.db"
 // goroutines. Close releases the SQLite database and the index directory and
 // cancels background work; every method returns ErrClosed afterwards.
 type Engine struct {
-	cfg      Config
-	dir      string
-	db       *sql.DB
-	pool     *pgxpool.Pool   // the Postgres pool db runs on; nil on SQLite
-	ms       *msgstore.Store // the message tables' owner
-	journal  *journal.Journal
-	redactor Redactor
-	limits   Limits
-	log      *slog.Logger
-	now      func() time.Time
+	cfg  Config
+	dir  string
+	db   *sql.DB
+	pool *pgxpool.Pool // the Postgres pool db runs on; nil on SQLite
+	// applySlots bounds the tool applications running at once on
+	// Postgres (applySlot, postgres.go); nil on SQLite.
+	applySlots chan struct{}
+	ms         *msgstore.Store // the message tables' owner
+	journal    *journal.Journal
+	redactor   Redactor
+	limits     Limits
+	log        *slog.Logger
+	now        func() time.Time
 
 	// bg is cancelled by Close; background goroutines run on it and are
 	// counted in wg. They are started only by spawn, which refuses once

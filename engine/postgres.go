@@ -59,6 +59,7 @@ func (e *Engine) openPostgresIndexes(ctx context.Context) error {
 		return fmt.Errorf("engine: %w", err)
 	}
 	e.idx.pg = s
+	e.applySlots = make(chan struct{}, max(1, e.pool.Config().MaxConns/applyConns))
 	return e.spawn(e.runOutbox)
 }
 
@@ -179,5 +180,29 @@ func (e *Engine) indexUnindexed(ctx context.Context) (int, error) {
 		if len(ids) < outboxBatch {
 			return done, nil
 		}
+	}
+}
+
+// applyConns is how many pooled connections one tool application may hold
+// at once on Postgres: the journal's key lock (a connection of its own,
+// held while the tool runs), the tool's transaction and a read beside it.
+const applyConns = 3
+
+// applySlot waits, on Postgres, until fewer tool applications run in this
+// engine than the pool can serve at once (applySlots: the pool's
+// connections over applyConns), and returns the function that ends the
+// application's turn. Without the bound, as many applications as the pool
+// has connections each held one for the journal's key lock and waited
+// forever for a second (TestPostgresConcurrentToolCalls). On SQLite it
+// waits for nothing. Waiting honours ctx.
+func (e *Engine) applySlot(ctx context.Context) (release func(), err error) {
+	if e.applySlots == nil {
+		return func() {}, nil
+	}
+	select {
+	case e.applySlots <- struct{}{}:
+		return func() { <-e.applySlots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }

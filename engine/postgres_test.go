@@ -490,3 +490,31 @@ func TestPostgresErasureObservations(t *testing.T) {
 		t.Errorf("after DeleteThread the erased text is in %v", found)
 	}
 }
+
+// TestPostgresConcurrentToolCalls: tool applications at once on one
+// engine, more than the pool's default connections (each holds the
+// journal's key lock on a connection of its own while the application
+// runs on another), all complete.
+func TestPostgresConcurrentToolCalls(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e := openPostgres(t, pgtest.DSN(t))
+	appendUser(t, e, "t1", "u1", "I moved to Porto")
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := e.HandleToolCall(ctx, fmt.Sprintf("run%d", i), "t1", "", fakeopenai.ToolCall(fmt.Sprintf("call_%d", i), tools.UpdateWorkingMemoryName, fmt.Sprintf(`{"city":"Porto %d"}`, i)))
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

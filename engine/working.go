@@ -162,7 +162,9 @@ func (e *Engine) redactWorking(content string) string {
 // The registry applies calls through the journal (see HandleToolCall),
 // bound to the thread and resource (empty: the stored thread's). It returns
 // ErrResourceMismatch when the thread exists and belongs to another
-// resource than resourceID.
+// resource than resourceID. On Postgres prefer HandleToolCall: it bounds
+// the applications running at once to what the connection pool serves,
+// where many concurrent Registry.Handle calls can exhaust it.
 func (e *Engine) Tools(ctx context.Context, threadID, resourceID string) (*tools.Registry, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -274,6 +276,11 @@ func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID
 	if err != nil {
 		return openai.ChatCompletionMessage{}, err
 	}
+	release, err := e.applySlot(ctx) // postgres.go
+	if err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	defer release()
 	return reg.Handle(ctx, runID, call)
 }
 
