@@ -154,17 +154,22 @@
 //     transaction (a prepare on the pool would wait for a second connection
 //     while every connection of the bounded pool may be held by such a
 //     transaction: TestInTxNeedsNoSecondConnection).
-//  6. recall gets a Postgres searcher: lexical candidates from
-//     LexicalCandidates (tsv @@ TermsQuery(terms)::tsquery within the
-//     resource), scored with internal/bm25 from Stats — equal to recall's
-//     scores on the same corpus (TestLexicalParityWithSQLiteBackend) — with
-//     the pool bounded for large resources, the compound bonus and date
-//     terms (counted over lexical_docs(resource_id, created_at)) added as
-//     recall does; vector candidates from Nearest (the embedder's HNSW
-//     index under an iterative scan, so the resource predicate does not
-//     starve the top k), with recall's filters compiled to SQL (metadata
-//     through (metadata::jsonb)) and HNSW's approximation measured against
-//     the SQLite backend's exact search on LoCoMo.
+//  6. Done: internal/pgrecall answers recall.Query from these tables with
+//     Index.Search's semantics, stateless. recall's stages after the
+//     channels (merge, cross-scoring, fusion, session evidence and topic,
+//     topK, range expansion) run over a recall.Corpus, so both backends
+//     rank with one implementation (recall.Finish). Lexical: the matches
+//     of the GIN index (and of the query's dates) ranked by their own BM25
+//     in SQL, the top pool + excluded re-scored exactly with internal/bm25
+//     from Stats, with the context rule, date terms and compound bonus as
+//     recall's. Vector: Nearest (HNSW, iterative scan) re-ranked by
+//     recall's cosine. Filters: translated to SQL (metadata through
+//     (metadata::jsonb)); at most 2,048 allowed messages restrict both
+//     channels to them and their neighbours, else the channels widen.
+//     Measured: TestParityWithSQLiteBackend (random queries over every
+//     option: the same hits, ranks and scores as recall.Index),
+//     TestLoCoMoRecall (LoCoMo dev, hash-384 and use-lite: the same
+//     recall_any@5/@10 and top 10s with HNSW and exact).
 //  7. Erasure deletes rows in one transaction (vectors, lexical entries
 //     and statistics follow by cascade and trigger; done: the engine's
 //     TestPostgresErasure finds no erased word nor term in any table
