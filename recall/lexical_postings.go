@@ -34,20 +34,36 @@ func (ix *Index) lexicalPostings(q *channelQuery) []scored {
 	sc.ownScores(s, ls)
 	sc.candidates(q)
 	// Without a filter at most q.slack candidates are not allowed (the
-	// exclusion), so the pool+slack-th best base score is a floor of the
-	// pool-th best final score: a candidate whose bound is below it is
-	// dropped without reading its entry.
-	floor := math.Inf(-1)
-	if q.thread == "" && q.slack >= 0 {
+	// exclusion), so the (pool+slack)-th best base score is a floor of the
+	// pool's worst final score: a candidate whose bound is under it is
+	// dropped without reading its entry. Under a filter or in a thread,
+	// the (4 × pool)-th best is tried as the floor: when the pool fills
+	// with scores at or above it, it was one; else the candidates under
+	// it are taken too.
+	proven := q.thread == "" && q.slack >= 0
+	floor := kthBase(sc.cands, 4*q.pool)
+	if proven {
 		floor = kthBase(sc.cands, q.pool+q.slack)
 	}
 	top := topScored{n: q.pool}
-	for _, c := range sc.cands {
-		if c.bound < floor || !top.mayTake(c.bound) {
-			continue
+	take := func(c lexCand) {
+		if !top.mayTake(c.bound) {
+			return
 		}
 		if e := p.byOrd[c.ord]; q.allowed(e) {
 			top.offer(scored{e.doc.ID, ls.withBonus(e, c.base)})
+		}
+	}
+	for _, c := range sc.cands {
+		if c.bound >= floor {
+			take(c)
+		}
+	}
+	if !proven && !(len(top.items) == q.pool && top.items[0].score >= floor) {
+		for _, c := range sc.cands {
+			if c.bound < floor {
+				take(c)
+			}
 		}
 	}
 	out := top.items
