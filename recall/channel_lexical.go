@@ -136,7 +136,7 @@ func (ls *lexScoring) withBonus(e *entry, base float64) float64 {
 }
 
 // memoDenseMax is the largest shard (in ordinals) whose scoreMemo is a
-// slice: 64 KiB, where lexicalInMemory may score every message.
+// slice: 64 KiB, where a search may score much of the shard.
 const memoDenseMax = 8192
 
 // scoreMemo memoises the own scores of one query by entry.ord: a slice
