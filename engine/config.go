@@ -87,6 +87,15 @@ type Config struct {
 	// `mnemo eval` sets it to compare alternatives.
 	RecallTuning recall.Tuning
 
+	// Rerank, when set, adds a re-rank stage to every recall (LoadContext
+	// and Search): the fused order's best Rerank.Depth candidates are
+	// scored again by Rerank.Reranker (e.g. recall.NewOpenAIReranker: a
+	// cross-encoder's /rerank or a chat model), within Rerank.Budget, after
+	// which the fused order stands; memctx.retrieval.rerank records that
+	// it ran, its status and its latency. Nil (the default) means none:
+	// recall stays offline.
+	Rerank *recall.Rerank
+
 	// Redactor removes secrets from every text before it is stored: message
 	// content and names, tool-call arguments and metadata (as JSON), thread
 	// titles, explicit LoadContext queries (memctx), working-memory states

@@ -70,6 +70,9 @@ type Engine struct {
 // Open refuses a database written by a newer mnemo (the error wraps
 // store.ErrSchemaTooNew and names the file) and never modifies it.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.Rerank != nil && cfg.Rerank.Reranker == nil {
+		return nil, invalid(-1, "Rerank.Reranker", "a re-rank stage needs a Reranker (or leave Rerank nil)")
+	}
 	if cfg.Postgres != "" {
 		return openPostgres(ctx, cfg) // postgres.go
 	}

@@ -155,7 +155,11 @@ func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int) journ
 // journalRetrieval is recall's retrieval status as the journal records it
 // (memctx.retrieval) and the search API reports it.
 func journalRetrieval(r recall.Retrieval) journal.Retrieval {
-	return journal.Retrieval{Lexical: r.Lexical, Vector: r.Vector, Embedder: r.Embedder, Note: r.Note}
+	out := journal.Retrieval{Lexical: r.Lexical, Vector: r.Vector, Embedder: r.Embedder, Note: r.Note}
+	if rr := r.Rerank; rr != nil {
+		out.Rerank = &journal.Rerank{Reranker: rr.Reranker, Status: rr.Status, Candidates: rr.Candidates, Millis: rr.Millis}
+	}
+	return out
 }
 
 // memctxReason is the memctx reason of a recall hit reason.

@@ -306,7 +306,13 @@ func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, er
 		return &recall.Result{Retrieval: recall.Unavailable("index closed")}, nil
 	}
 	q.Backlog = e.backlog(ctx, q.ResourceID)
-	res, err := ix.Search(ctx, q)
+	var res *recall.Result
+	var err error
+	if e.cfg.Rerank != nil {
+		res, err = ix.SearchReranked(ctx, q, *e.cfg.Rerank)
+	} else {
+		res, err = ix.Search(ctx, q)
+	}
 	if ix.Lexical().Damaged() != nil {
 		e.kickOutbox() // the drainer quarantines and rebuilds it (lexical_damage.go)
 	}

@@ -140,12 +140,24 @@ type ObservationRef struct {
 
 // Retrieval says how each recall channel fared: "ok", "off" (not asked for),
 // "degraded: <why>" or "unavailable: <why>"; Embedder names the embedder that
-// ran, e.g. "hash-384".
+// ran, e.g. "hash-384"; Rerank is set when a re-rank stage ran.
 type Retrieval struct {
-	Lexical  string `json:"lexical"`
-	Vector   string `json:"vector"`
-	Embedder string `json:"embedder,omitempty"`
-	Note     string `json:"note,omitempty"`
+	Lexical  string  `json:"lexical"`
+	Vector   string  `json:"vector"`
+	Embedder string  `json:"embedder,omitempty"`
+	Note     string  `json:"note,omitempty"`
+	Rerank   *Rerank `json:"rerank,omitempty"`
+}
+
+// Rerank records the re-rank stage of a recall: the re-ranker that ran
+// (e.g. "rerank:bge-reranker-v2-m3"), its status ("ok", "timeout: fused
+// order kept", "unavailable: <why>; fused order kept"), how many fused
+// candidates it was sent and how long it took in milliseconds.
+type Rerank struct {
+	Reranker   string  `json:"reranker"`
+	Status     string  `json:"status"`
+	Candidates int     `json:"candidates"`
+	Millis     float64 `json:"ms"`
 }
 
 // TimeLayout is the layout of MemCtx.CreatedAt: RFC 3339 in UTC with

@@ -40,6 +40,13 @@
 //     the thread's mean vector (session.go, topic.go); topK hits are kept.
 //  4. Range expansion (range.go) adds each hit's neighbours by seq.
 //
+// SearchReranked (rerank.go) adds an optional fifth step between 3 and 4,
+// off unless the caller configures it: the fused order's best candidates
+// are scored again by a Reranker (rerank_openai.go: a cross-encoder's
+// /rerank or a chat model behind an OpenAI-compatible endpoint) outside
+// the shard's lock, within a latency budget after which the fused order
+// stands; Retrieval.Rerank records that it ran.
+//
 // In both channels a turn is also matched through the turns before and
 // after it, at Tuning.ContextWeight of their score (context.go: a reply is
 // about what was asked, and a turn is what its reply talks about), and the lexical channel scores each absolute date the
@@ -96,6 +103,8 @@
 //
 // Invalid filters return *FilterError (errors.Is ErrInvalidFilter); invalid
 // options ErrInvalidOptions; a corrupt lexical directory ErrCorrupt; embedder
-// failures ErrEmbed; vectors of the wrong length ErrDimension. Every error
+// failures ErrEmbed; re-ranker failures ErrRerank (the re-rank stage
+// turns them into the fused order and a status, never a failed search);
+// vectors of the wrong length ErrDimension. Every error
 // text starts with "recall:".
 package recall

@@ -32,6 +32,9 @@ type Retrieval struct {
 	Vector   string `json:"vector"`
 	Embedder string `json:"embedder,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// Rerank says how the re-rank stage fared (SearchReranked); nil when
+	// the search had none.
+	Rerank *RerankStatus `json:"rerank,omitempty"`
 }
 
 // Off is the Retrieval of a search that did not run: both channels off.

@@ -46,6 +46,11 @@ func (c *EvalCommand) Run(ctx context.Context, args []string) error {
 	if err := t.apply(&cfg.Store); err != nil {
 		return err
 	}
+	if c.Getenv != nil {
+		if cfg.Store.Rerank, err = recall.RerankFromEnv(c.Getenv); err != nil {
+			return err
+		}
+	}
 	cfg.Backend = t.backend()
 	reports, err := evalrun.Run(ctx, cfg)
 	if err != nil {

@@ -78,6 +78,11 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 		return engine.Config{}, err
 	}
 	cfg := engine.Config{Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates(), SwitchEmbedder: m.switchEmbedder}
+	if m.Getenv != nil {
+		if cfg.Rerank, err = recall.RerankFromEnv(m.Getenv); err != nil {
+			return cfg, err
+		}
+	}
 	if err := t.apply(&cfg); err != nil {
 		return cfg, err
 	}

@@ -1,6 +1,8 @@
 // Package fakeopenai is an in-process, OpenAI-compatible fake server for
 // tests: POST /v1/chat/completions and POST /v1/embeddings on an
-// httptest.Server, driven by the real go-openai client.
+// httptest.Server, driven by the real go-openai client, and POST /v1/rerank
+// (the cross-encoder API of Cohere, Jina, vLLM and llama.cpp; SetRerank,
+// SetRerankDelay; the default scores word overlap).
 //
 // A test scripts the chat side with a queue of canned replies (Enqueue, with
 // Text, Calls, Error, Malformed, Empty and Reply.Delay) or with a responder

@@ -40,15 +40,17 @@ type Server struct {
 	lenient bool
 	now     func() time.Time
 
-	mu         sync.Mutex
-	replies    []Reply
-	chatFn     ChatFunc
-	embedFn    EmbedFunc
-	embedDelay time.Duration
-	requests   []Request
-	violations []string
-	chatN      int
-	closed     bool
+	mu          sync.Mutex
+	replies     []Reply
+	chatFn      ChatFunc
+	embedFn     EmbedFunc
+	embedDelay  time.Duration
+	rerankFn    RerankFunc
+	rerankDelay time.Duration
+	requests    []Request
+	violations  []string
+	chatN       int
+	closed      bool
 }
 
 // Request is one recorded HTTP request, in arrival order.
@@ -86,7 +88,8 @@ func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = n
 // New starts a fake server and registers its shutdown with tb.Cleanup. At
 // cleanup, unless Lenient was given, every recorded violation is reported
 // with tb.Errorf. The default embed function is HashEmbed(DefaultDims); there
-// is no default chat responder, so chat requests need Enqueue or SetChat.
+// is no default chat responder, so chat requests need Enqueue or SetChat;
+// the default re-rank function is WordOverlap.
 func New(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := Start(opts...)
@@ -106,7 +109,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 // of examples/agentloop). The caller must Close it and may inspect
 // Violations; nothing fails on its own.
 func Start(opts ...Option) *Server {
-	s := &Server{apiKey: DefaultAPIKey, embedFn: HashEmbed(DefaultDims), now: time.Now}
+	s := &Server{apiKey: DefaultAPIKey, embedFn: HashEmbed(DefaultDims), rerankFn: WordOverlap, now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
@@ -283,7 +286,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) route(w *statusRecorder, r *http.Request, idx int, body []byte) {
 	switch r.URL.Path {
-	case PathChat, PathEmbeddings:
+	case PathChat, PathEmbeddings, PathRerank:
 	default:
 		s.fail(w, idx, http.StatusNotFound, "invalid_request_error", fmt.Sprintf("unknown path %s %s", r.Method, r.URL.Path))
 		return
@@ -300,11 +303,14 @@ func (s *Server) route(w *statusRecorder, r *http.Request, idx int, body []byte)
 		s.fail(w, idx, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("Content-Type %q, want application/json", ct))
 		return
 	}
-	if r.URL.Path == PathChat {
+	switch r.URL.Path {
+	case PathChat:
 		s.chat(w, r, idx, body)
-		return
+	case PathRerank:
+		s.rerank(w, r, idx, body)
+	default:
+		s.embed(w, r, idx, body)
 	}
-	s.embed(w, r, idx, body)
 }
 
 // fail answers with an OpenAI-style error and records a violation.

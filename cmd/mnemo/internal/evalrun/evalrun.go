@@ -52,6 +52,7 @@ type Report struct {
 	Fusion    string                                `json:"fusion,omitempty"`
 	Range     recall.Range                          `json:"range"`
 	Embedder  string                                `json:"embedder"`
+	Reranker  string                                `json:"reranker,omitempty"` // the re-rank stage's (Store.Rerank), "" without one
 	Backend   string                                `json:"backend"`
 	Tuning    recall.Tuning                         `json:"tuning"`
 	Questions int                                   `json:"questions"`
@@ -121,7 +122,7 @@ func Run(ctx context.Context, cfg Config) ([]*Report, error) {
 	for _, md := range cfg.Modes {
 		opts := recall.Options{Scope: recall.ScopeResource, Mode: md, Fusion: cfg.Fusion, MessageRange: cfg.Range}
 		out := &Report{
-			File: cfg.Path, Format: cfg.Set.Format, Mode: string(md), Fusion: opts.Fusion, Range: cfg.Range, Embedder: cfg.Embedder.ID(), Backend: cfg.Backend, Tuning: cfg.Tuning,
+			File: cfg.Path, Format: cfg.Set.Format, Mode: string(md), Fusion: opts.Fusion, Range: cfg.Range, Embedder: cfg.Embedder.ID(), Reranker: rerankerID(cfg.Store.Rerank), Backend: cfg.Backend, Tuning: cfg.Tuning,
 			Questions: len(cfg.Set.Questions), Skipped: cfg.Set.Skipped, Counts: map[string]int{}, ks: cfg.KS,
 			Ingest:      IngestStats{Messages: rep.Messages, Seconds: took, ImportSeconds: imported, PerSecond: float64(rep.Messages) / took},
 			perQuestion: perQuestion,
@@ -278,4 +279,12 @@ func average(sum sums, n map[string]int) map[string]map[string]evalset.Metrics {
 		}
 	}
 	return sum
+}
+
+// rerankerID names the re-rank stage's re-ranker, "" without one.
+func rerankerID(r *recall.Rerank) string {
+	if r == nil || r.Reranker == nil {
+		return ""
+	}
+	return r.Reranker.ID()
 }

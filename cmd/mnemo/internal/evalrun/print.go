@@ -55,6 +55,9 @@ func PrintReport(w io.Writer, r *Report) error {
 	if r.Backend == "postgres" {
 		note += " · backend postgres"
 	}
+	if r.Reranker != "" {
+		note += " · re-ranked by " + r.Reranker
+	}
 	fmt.Fprintf(w, "%s (%s): %d questions scored, %d skipped · mode %s · range %d,%d · embedder %s%s\n",
 		r.File, r.Format, r.Questions, r.Skipped, r.Mode, r.Range.Before, r.Range.After, r.Embedder, note)
 	fmt.Fprintf(w, "ingest: %d messages in %.1f s (appends done at %.1f s; %.0f messages/s with both indexes caught up) · search p50 %.2f ms, p99 %.2f ms (resource loaded)\n",
