@@ -20,6 +20,7 @@ type lexScoring struct {
 	qids      []uint32
 	idfs      []float64
 	dates     []dateTerm
+	types     []typeTerm // answer types the query asks for (answertype.go)
 	compounds []compound
 	bonusMax  float64 // the largest compound bonus: the sum of the compounds' idfs
 	// cmasks holds each compound's words as a mask over qids' positions;
@@ -55,10 +56,13 @@ func (ix *Index) lexScorer(s *shard, text string) *lexScoring {
 	if !ix.cfg.Tuning.NoDates {
 		ls.dates = dateTerms(text, s)
 	}
+	if !ix.cfg.Tuning.NoAnswerTypes {
+		ls.types = typeTerms(text, s)
+	}
 	if ls.alpha > 0 {
 		ls.memo = newScoreMemo(s.ords)
 	}
-	ls.has = len(qterms) > 0 || len(ls.dates) > 0
+	ls.has = len(qterms) > 0 || len(ls.dates) > 0 || len(ls.types) > 0
 	return ls
 }
 
@@ -91,13 +95,13 @@ func (ls *lexScoring) mayBonus(mask uint64) bool {
 	return false
 }
 
-// own is a turn's score by its own words and dates.
+// own is a turn's score by its own words, dates and answer types.
 func (ls *lexScoring) own(e *entry) float64 {
 	if sc, ok := ls.memo.get(e.ord); ok {
 		return sc
 	}
 	s := ls.s
-	sc := s.stats.score(ls.qids, ls.idfs, e.terms) + s.stats.dateScore(ls.dates, e.doc.CreatedAt, len(e.terms))
+	sc := s.stats.score(ls.qids, ls.idfs, e.terms) + s.stats.dateScore(ls.dates, e.doc.CreatedAt, len(e.terms)) + s.stats.typeScore(ls.types, e.atypes, len(e.terms))
 	ls.memo.put(e.ord, sc)
 	return sc
 }

@@ -148,6 +148,10 @@ type Tuning struct {
 	// ("in May 2022") scored as a BM25 term that the messages created then
 	// carry (see dateTerms).
 	NoDates bool `json:"noDates,omitempty"`
+	// NoAnswerTypes turns off the answer types: a question asking "How
+	// long …?" or "When …?" scores the messages holding a duration or a
+	// time expression as one more BM25 term (answertype.go).
+	NoAnswerTypes bool `json:"noAnswerTypes,omitempty"`
 	// ContextWeight α matches a turn through the turn before it: each
 	// channel scores a turn max(own score, α × the previous turn's score).
 	// A reply ("I went yesterday, it was so powerful") is about what the

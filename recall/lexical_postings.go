@@ -17,7 +17,9 @@ import (
 //  1. each posting of each query term adds the term's BM25 weight to its
 //     message's own score, in the query's term order (bm25Stats.score's
 //     order, so the sums are bit-equal), then each message created on a
-//     date the query names adds the date's weight (dateScore);
+//     date the query names adds the date's weight (dateScore), and each
+//     message of an answer type the query asks for the type's weight
+//     (typeScore, answertype.go);
 //  2. the candidates are the messages with an own score and, under the
 //     turn-context rule, the turns before and after them (the only ones
 //     whose score α × a neighbour's own is positive);
@@ -193,15 +195,20 @@ func (sc *lexScratch) ownScores(s *shard, ls *lexScoring) {
 			}
 		}
 	}
-	if len(ls.dates) == 0 {
+	if len(ls.dates) == 0 && len(ls.types) == 0 {
 		return
 	}
+	// Dates, then answer types: the order of lexScoring.own's sum, so
+	// both paths score bit-equal.
 	for _, e := range s.docs {
-		if d := s.stats.dateScore(ls.dates, e.doc.CreatedAt, len(e.terms)); d > 0 {
+		d := s.stats.dateScore(ls.dates, e.doc.CreatedAt, len(e.terms))
+		t := s.stats.typeScore(ls.types, e.atypes, len(e.terms))
+		if d > 0 || t > 0 {
 			if sc.own[e.ord] == 0 {
 				sc.touched = append(sc.touched, int32(e.ord))
 			}
 			sc.own[e.ord] += d
+			sc.own[e.ord] += t
 		}
 	}
 }

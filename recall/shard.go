@@ -21,6 +21,9 @@ type entry struct {
 	// ord numbers the entry within its shard (never reused while the
 	// shard is loaded): per-query scratch is indexed by it.
 	ord int
+	// atypes holds the answer types whose expressions the entry's text
+	// holds (answertype.go).
+	atypes uint8
 	// prev is the message before this one in its thread (by seq), nil for
 	// the first: this turn is also matched through it
 	// (Tuning.ContextWeight).
@@ -55,6 +58,8 @@ type shard struct {
 	damaged map[string]bool
 	// topics holds each thread's vector sum (topic.go).
 	topics map[string]*topic
+	// typeDF counts the messages carrying each answer type (answertype.go).
+	typeDF [numTypes]int
 
 	// Guarded by Index.mu: the search tick of the last use, and the
 	// messages counted when the shard loaded (0 when not counted).
@@ -97,6 +102,7 @@ func (s *shard) reset() error {
 	s.stats, s.post = bm25Stats{}, postings{}
 	s.ords = 0
 	s.damaged, s.topics = nil, nil
+	s.typeDF = [numTypes]int{}
 	s.vx.free()
 	s.text.free()
 	s.vx, s.col, s.text = nil, nil, &arena{}
@@ -156,16 +162,19 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 	doc := *d
 	doc.Content = s.text.string(d.Content)
 	terms := s.text.uint32s(s.stats.termIDs(lex.Terms(d.Text())))
+	bits := answerBits(d.Text())
+	s.countTypes(bits, 1)
 	if old := s.docs[d.ID]; old != nil {
 		s.stats.remove(old.terms)
+		s.countTypes(old.atypes, -1)
 		s.post.remove(old)
 		s.text.eraseEntry(old)
-		old.doc, old.terms = doc, terms
+		old.doc, old.terms, old.atypes = doc, terms, bits
 		s.stats.add(old.terms)
 		s.post.add(old)
 		return old
 	}
-	e := &entry{doc: doc, terms: terms, ord: s.ords}
+	e := &entry{doc: doc, terms: terms, ord: s.ords, atypes: bits}
 	s.ords++
 	s.docs[d.ID] = e
 	s.stats.add(e.terms)
@@ -201,6 +210,7 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 	delete(s.docs, id)
 	delete(s.damaged, id)
 	s.stats.remove(e.terms)
+	s.countTypes(e.atypes, -1)
 	s.post.remove(e)
 	s.text.eraseEntry(e)
 	e.doc.Content, e.terms = "", nil
