@@ -83,12 +83,13 @@ func checkHybridNotBelow(t *testing.T, env map[string]string, args ...string) {
 	}
 	h := reports[by["hybrid"]]
 	// recall_any is the target metric: strictly at least
-	// each channel's. recall_all and NDCG may trail by less than
-	// one question's worth (1/n): fusion trades single questions
-	// both ways (on LoCoMo @10 it loses 4 and gains 6 against
-	// lexical), and a real regression (RRF: 3 to 13 points) is
-	// far larger.
-	slack := 1 / float64(h.Counts["overall"])
+	// each channel's. recall_all and NDCG may trail by at most one
+	// question's worth (1/n, with a rounding margin: 482/760 is not
+	// below 483/760 − 1/760 although float64 says so): fusion trades
+	// single questions both ways (on LoCoMo @10 with hash-384 it trails
+	// lexical recall_all by one question, 482 vs 483), and a real
+	// regression (RRF: 3 to 13 points) is far larger.
+	slack := 1/float64(h.Counts["overall"]) + 1e-9
 	for _, ch := range []string{"lexical", "vector"} {
 		c := reports[by[ch]]
 		for level, pair := range map[string][2]map[string]map[string]evalset.Metrics{"turn": {h.Turn, c.Turn}, "session": {h.Session, c.Session}} {
