@@ -151,9 +151,12 @@ func (s memSource) ResourceVectors(_ context.Context, r, _ string, fn func(strin
 }
 
 // sqliteIndex is the SQLite backend's recall over the corpus: bleve in
-// memory and the in-memory shards.
+// memory and the in-memory shards, without the answer types (recall's
+// answertype.go), which the Postgres searcher does not score yet: the
+// parity is with them off.
 func sqliteIndex(t testing.TB, c *corpus, tuning recall.Tuning) *recall.Index {
 	t.Helper()
+	tuning.NoAnswerTypes = true
 	lex, err := recall.OpenLexical("")
 	if err != nil {
 		t.Fatal(err)
