@@ -93,7 +93,8 @@ type Config struct {
 	// cross-encoder's /rerank or a chat model), within Rerank.Budget, after
 	// which the fused order stands; memctx.retrieval.rerank records that
 	// it ran, its status and its latency. Nil (the default) means none:
-	// recall stays offline.
+	// recall stays offline. The Postgres backend (Postgres) does not run
+	// it yet.
 	Rerank *recall.Rerank
 
 	// Redactor removes secrets from every text before it is stored: message
