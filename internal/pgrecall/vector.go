@@ -102,12 +102,8 @@ ORDER BY vector <=> $4 LIMIT $5`, s.emb.ID(), v.q.ResourceID, v.universe, pgvect
 		if err != nil {
 			return nil, err
 		}
-		ns, err := pgstore.Nearest(ctx, s.pool, e, v.q.ResourceID, v.qv, n)
-		if err != nil {
+		if ids, err = s.nearest(ctx, e, v.q.ResourceID, v.qv, n); err != nil {
 			return nil, err
-		}
-		for _, nb := range ns {
-			ids = append(ids, nb.MessageID)
 		}
 	} else {
 		rows, err := s.pool.Query(ctx, `SELECT e.message_id FROM embeddings e JOIN messages m ON m.id = e.message_id
@@ -120,7 +116,9 @@ WHERE e.embedder = $1 AND e.resource_id = $2 AND m.thread_id = $3 ORDER BY e.vec
 			return nil, fmt.Errorf("pgrecall: nearest in thread %s: %w", v.p.Thread, err)
 		}
 	}
-	if err := v.ensure(ctx, ids, 0); err != nil {
+	// The ranked messages and the turns within two of each: what the
+	// context rule reads (contextScores, addNeighbours), in one read.
+	if err := v.ensure(ctx, ids, 2); err != nil {
 		return nil, err
 	}
 	if err := v.ensureVectors(ctx, ids); err != nil {
@@ -205,4 +203,30 @@ func idsOf(s []recall.Scored) []string {
 		out[i] = x.ID
 	}
 	return out
+}
+
+// nearest is pgstore.Nearest in one round trip: the transaction, its
+// iterative-scan setting and the search are sent as one pipelined batch
+// (Nearest waits for each of the four). It returns the message ids,
+// nearest first.
+func (s *Searcher) nearest(ctx context.Context, e pgstore.Embedder, resource string, vec []float32, k int) ([]string, error) {
+	typ := "vector"
+	if e.Dims > pgstore.MaxVectorIndexDims {
+		typ = "halfvec"
+	}
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN READ ONLY`)
+	b.Queue(`SET LOCAL hnsw.iterative_scan = strict_order`)
+	var ids []string
+	b.Queue(fmt.Sprintf(`SELECT message_id FROM embeddings WHERE %s AND resource_id = $1 ORDER BY %s <=> $2::vector::%s(%d) LIMIT $3`,
+		e.Predicate(), e.Expr(), typ, e.Dims), resource, pgvector.NewVector(vec), k).Query(func(rows pgx.Rows) error {
+		var err error
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	b.Queue(`COMMIT`)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("pgrecall: nearest of %s in %s: %w", e.Name, resource, err)
+	}
+	return ids, nil
 }

@@ -106,7 +106,8 @@ func (v *view) reached(ids []string, hops int) bool {
 
 // fetchSQL reads messages of a resource by id and the $4 turns before and
 // after each in its thread (but those already read, $5), each with the
-// turns around it, its lexical entry's length and query-term occurrences.
+// turns around it, its lexical entry's length and query-term occurrences,
+// and its vector of embedder $6 ("" when the search needs no vector).
 //
 // (OFFSET 0 keeps the planner from turning the lexical entry's subquery
 // into a join, which computed the occurrences for every entry of the
@@ -118,8 +119,9 @@ w AS (SELECT id FROM c
 SELECT m.id, m.thread_id, m.seq, m.role, m.name, m.content, m.tool_calls, m.metadata, m.created_at,
 	coalesce((SELECT p.id FROM messages p WHERE p.thread_id = m.thread_id AND p.seq < m.seq ORDER BY p.seq DESC LIMIT 1), ''),
 	coalesce((SELECT n.id FROM messages n WHERE n.thread_id = m.thread_id AND n.seq > m.seq ORDER BY n.seq LIMIT 1), ''),
-	coalesce(d.len, 0), coalesce(d.tf, '{}')
+	coalesce(d.len, 0), coalesce(d.tf, '{}'), e.vector
 FROM w JOIN messages m ON m.id = w.id
+LEFT JOIN embeddings e ON e.message_id = m.id AND e.embedder = $6
 LEFT JOIN LATERAL (SELECT cardinality(x.terms) AS len,
 		ARRAY(SELECT coalesce(cardinality(array_positions(x.terms, qt)), 0) FROM unnest($3::text[]) WITH ORDINALITY AS q(qt, i) ORDER BY i) AS tf
 	FROM lexical_docs x WHERE x.message_id = m.id OFFSET 0) d ON true
@@ -139,7 +141,11 @@ func (v *view) fetch(ctx context.Context, ids []string, hops int) error {
 	for id := range v.docs {
 		known = append(known, id)
 	}
-	rows, err := v.s.pool.Query(ctx, fetchSQL, ids, v.q.ResourceID, terms, hops, known)
+	emb := ""
+	if v.qv != nil {
+		emb = v.s.emb.ID()
+	}
+	rows, err := v.s.pool.Query(ctx, fetchSQL, ids, v.q.ResourceID, terms, hops, known, emb)
 	if err != nil {
 		return fmt.Errorf("pgrecall: read messages of %s: %w", v.q.ResourceID, err)
 	}
@@ -148,9 +154,10 @@ func (v *view) fetch(ctx context.Context, ids []string, hops int) error {
 		calls    *string
 		metadata string
 		created  int64
+		vec      *pgvector.Vector
 	)
 	_, err = pgx.ForEachRow(rows, []any{&d.doc.ID, &d.doc.ThreadID, &d.doc.Seq, &d.doc.Role, &d.doc.Name, &d.doc.Content, &calls, &metadata,
-		&created, &d.prev, &d.next, &d.lexLen, &d.tf}, func() error {
+		&created, &d.prev, &d.next, &d.lexLen, &d.tf, &vec}, func() error {
 		nd := d
 		nd.doc.ResourceID = v.q.ResourceID
 		nd.doc.CreatedAt = time.UnixMilli(created).UTC()
@@ -158,8 +165,12 @@ func (v *view) fetch(ctx context.Context, ids []string, hops int) error {
 		if calls != nil {
 			nd.doc.Content = recall.WithToolCalls(nd.doc.Content, []byte(*calls))
 		}
+		nd.vecDone = v.qv != nil
+		if vec != nil {
+			nd.vec = vec.Slice()
+		}
 		v.docs[nd.doc.ID] = &nd
-		d.tf = nil
+		d.tf, vec = nil, nil
 		return nil
 	})
 	if err != nil {
