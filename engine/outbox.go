@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
@@ -166,10 +167,15 @@ func (e *Engine) applyOutbox(ctx context.Context, rows []msgstore.OutboxRow) err
 	}
 	if len(dels) > 0 {
 		ids := make([]string, len(dels))
+		var resources []string
 		for i, r := range dels {
 			ids[i] = r.MessageID
+			if !slices.Contains(resources, r.Resource) {
+				resources = append(resources, r.Resource)
+			}
 		}
-		if err := ix.Remove(ctx, ids); err != nil {
+		// The rows' resources: their shard snapshots are deleted too.
+		if err := ix.Remove(ctx, ids, resources...); err != nil {
 			return e.deferRows(ctx, dels, err)
 		}
 		if err := e.doneRows(ctx, dels); err != nil {

@@ -20,6 +20,9 @@ import (
 const (
 	// LexicalDir is the bleve index, relative to the data directory.
 	LexicalDir = "index/lexical"
+	// SnapshotDir holds the shard snapshots of large resources
+	// (recall.Config.SnapshotDir), relative to the data directory.
+	SnapshotDir = "index/snapshots"
 	// QuarantineDir receives corrupt index directories, one
 	// subdirectory per event named by its UTC time.
 	QuarantineDir = "quarantine"
@@ -103,6 +106,9 @@ func (e *Engine) rebuildStale(ctx context.Context, path string, cause error) (*r
 	if err := os.RemoveAll(path); err != nil {
 		return nil, fmt.Errorf("remove stale lexical index %s: %w", path, err)
 	}
+	if err := os.RemoveAll(filepath.Join(e.dir, SnapshotDir)); err != nil {
+		return nil, fmt.Errorf("remove stale shard snapshots: %w", err)
+	}
 	if err := e.ms.DeleteEmbeddings(ctx, recall.HashID); err != nil {
 		return nil, fmt.Errorf("drop stale %s embeddings: %w", recall.HashID, err)
 	}
@@ -129,7 +135,8 @@ func (e *Engine) rebuildStale(ctx context.Context, path string, cause error) (*r
 
 // recallConfig is the configuration of the engine's recall.Index over lex.
 func (e *Engine) recallConfig(lex *recall.Lexical) recall.Config {
-	return recall.Config{Lexical: lex, Source: e.ms, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning, Damaged: e.requeueDamaged}
+	return recall.Config{Lexical: lex, Source: e.ms, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning, Damaged: e.requeueDamaged,
+		SnapshotDir: filepath.Join(e.dir, SnapshotDir)}
 }
 
 // quarantine moves dir to <data>/quarantine/<UTC time>/ and returns the new
@@ -229,6 +236,9 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 	e.idx.mu.Lock()
 	err := func() error {
 		if e.idx.ix != nil {
+			if err := e.idx.ix.DropSnapshots(); err != nil {
+				return fmt.Errorf("engine: drop shard snapshots: %w", err)
+			}
 			if err := e.idx.ix.Close(); err != nil && !errors.Is(err, recall.ErrCorrupt) {
 				return fmt.Errorf("engine: close lexical index: %w", err)
 			}

@@ -3,6 +3,8 @@ package recall
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 )
 
 // MaxTopKForTest is a TopK large enough to rank every message of a test
@@ -74,3 +76,75 @@ func SetConcurrentMinForTest(t interface{ Cleanup(func()) }, n int) {
 
 // GoCatch exposes goCatch.
 var GoCatch = goCatch
+
+// SaveSnapshotForTest writes resource's shard snapshot now (snapshot.go),
+// from its loaded shard or a temporary one.
+func (ix *Index) SaveSnapshotForTest(ctx context.Context, resource string) error {
+	return ix.saveSnapshot(ctx, resource)
+}
+
+// SnapshotLoadsForTest returns how many shards were filled from a snapshot.
+func SnapshotLoadsForTest() int64 { return snapshotLoads.Load() }
+
+// ShardDump is a canonical view of a loaded shard, for comparing two.
+type ShardDump struct {
+	Docs     map[string]DocDump
+	Threads  map[string][]string // ids by seq
+	DF       map[string]int      // terms held by at least one message
+	N        int
+	TotalLen int64
+	Damaged  []string
+}
+
+// DocDump is one message of a ShardDump.
+type DocDump struct {
+	Doc     Doc
+	Created string // CreatedAt with its zone
+	Terms   []string
+	Vec     []float32
+	Scale   float32
+	Code    []int8
+	Prev    string
+}
+
+// ShardDumpForTest loads resource when needed and returns its dump.
+func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDump, error) {
+	s, err := ix.lockedShard(ctx, resource)
+	if err != nil {
+		return ShardDump{}, err
+	}
+	defer s.mu.RUnlock()
+	terms := make([]string, len(s.stats.df))
+	for t, id := range s.stats.ids {
+		terms[id] = t
+	}
+	d := ShardDump{Docs: map[string]DocDump{}, Threads: map[string][]string{}, DF: map[string]int{},
+		N: s.stats.n, TotalLen: s.stats.totalLen, Damaged: s.damagedIDs()}
+	for id, df := range s.stats.df {
+		if df != 0 {
+			d.DF[terms[id]] = df
+		}
+	}
+	for t, th := range s.threads {
+		for _, e := range th {
+			d.Threads[t] = append(d.Threads[t], e.doc.ID)
+		}
+	}
+	for id, e := range s.docs {
+		dd := DocDump{Doc: e.doc, Created: e.doc.CreatedAt.String()}
+		dd.Doc.CreatedAt = time.Time{}
+		for _, t := range e.terms {
+			dd.Terms = append(dd.Terms, terms[t])
+		}
+		if e.prev != nil {
+			dd.Prev = e.prev.doc.ID
+		}
+		if e.vslot > 0 {
+			dd.Vec = slices.Clone(s.vx.vec(e.vslot - 1))
+			dd.Scale = s.vx.scales[e.vslot-1]
+			dd.Code = slices.Clone(s.vx.code(e.vslot - 1))
+		}
+		d.Docs[id] = dd
+	}
+	return d, nil
+}

@@ -113,6 +113,12 @@ type Config struct {
 	// deletes those rows and queues the messages for embedding again. It
 	// is called on the searching goroutine, with no lock of the Index held.
 	Damaged func(ctx context.Context, resourceID string, messageIDs []string)
+	// SnapshotDir, when set and Source implements SnapshotSource, is the
+	// directory of the resources' shard snapshots (snapshot.go): a large
+	// resource's first use reads its snapshot, brought up to date from the
+	// Source, instead of building it from every stored message. "" means
+	// none. The Index owns the directory: it deletes files it cannot use.
+	SnapshotDir string
 }
 
 // Tuning holds the knobs of an Index that were chosen by measurement. The
@@ -192,6 +198,10 @@ type Tuning struct {
 	// it no collection is built, which keeps a large resource's memory at
 	// about half.
 	ExactVectors bool `json:"exactVectors,omitempty"`
+	// SnapshotMin is the size (messages) from which a resource's shard is
+	// kept as a snapshot under Config.SnapshotDir; 0 means
+	// DefaultSnapshotMin, negative means no snapshots.
+	SnapshotMin int `json:"snapshotMin,omitempty"`
 }
 
 // Index answers searches over the lexical index and the per-resource
@@ -205,6 +215,7 @@ type Index struct {
 	shards map[string]*shard
 	loaded int    // messages of the loaded shards, as counted at load (guarded by mu)
 	tick   uint64 // search counter for least-recently-used unloading (guarded by mu)
+	snap   *snapshots // nil without Config.SnapshotDir
 }
 
 // NewIndex returns an Index over cfg. It loads nothing: each resource is
@@ -217,7 +228,15 @@ func NewIndex(cfg Config) (*Index, error) {
 		cfg.Embedder = HashEmbedder{}
 	}
 	cfg.Tuning = cfg.Tuning.Resolve(cfg.Embedder.ID())
-	return &Index{cfg: cfg, emb: cfg.Embedder, shards: map[string]*shard{}}, nil
+	ix := &Index{cfg: cfg, emb: cfg.Embedder, shards: map[string]*shard{}}
+	if _, ok := cfg.Source.(SnapshotSource); ok && cfg.SnapshotDir != "" && cfg.Tuning.SnapshotMin >= 0 && !cfg.Tuning.ExactVectors {
+		sn, err := openSnapshots(ix, cfg.SnapshotDir)
+		if err != nil {
+			return nil, err
+		}
+		ix.snap = sn
+	}
+	return ix, nil
 }
 
 // Embedder returns the embedder the index uses.
@@ -226,9 +245,13 @@ func (ix *Index) Embedder() Embedder { return ix.emb }
 // Lexical returns the lexical index.
 func (ix *Index) Lexical() *Lexical { return ix.cfg.Lexical }
 
-// Close unloads every resource (releasing its vectors' memory) and closes
-// the lexical index. The Index must not be used afterwards.
+// Close writes the snapshots that are due (snapshot.go; bounded by
+// snapshotFlush), unloads every resource (releasing its vectors' memory)
+// and closes the lexical index. The Index must not be used afterwards.
 func (ix *Index) Close() error {
+	if ix.snap != nil {
+		ix.snap.close(ix)
+	}
 	ix.Forget()
 	return ix.cfg.Lexical.Close()
 }

@@ -125,6 +125,11 @@ func (s *shard) reset() error {
 func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.loadLocked(ctx, src, emb, lex)
+}
+
+// loadLocked is load with s.mu held.
+func (s *shard) loadLocked(ctx context.Context, src Source, emb Embedder, lex *Lexical) error {
 	if err := s.reset(); err != nil {
 		return err
 	}
@@ -135,7 +140,19 @@ func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical
 	if err != nil {
 		return err
 	}
-	err = src.ResourceVectors(ctx, s.resource, emb.ID(), func(id string, v []float32) error {
+	err = src.ResourceVectors(ctx, s.resource, emb.ID(), s.storedVector(ctx, emb))
+	if err != nil {
+		return fmt.Errorf("recall: load vectors of %s: %w", s.resource, err)
+	}
+	s.loaded = true
+	return nil
+}
+
+// storedVector returns the function that takes a stored embedding of one
+// of the shard's messages (caller holds mu): a vector of the wrong length is
+// skipped and its message recorded in s.damaged.
+func (s *shard) storedVector(ctx context.Context, emb Embedder) func(string, []float32) error {
+	return func(id string, v []float32) error {
 		e := s.docs[id]
 		if e == nil {
 			return nil // an embedding whose message is gone: Check reports it
@@ -148,12 +165,7 @@ func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical
 			return nil
 		}
 		return s.putVector(ctx, id, v)
-	})
-	if err != nil {
-		return fmt.Errorf("recall: load vectors of %s: %w", s.resource, err)
 	}
-	s.loaded = true
-	return nil
 }
 
 // putDoc adds or replaces d (caller holds mu). The entry's content and

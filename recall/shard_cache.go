@@ -22,18 +22,23 @@ func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
 	s.loadMu.Lock()
 	fresh := !s.loaded
 	var damaged []string
+	changes := 0
 	if fresh {
-		if err := s.load(ctx, ix.cfg.Source, ix.emb, ix.cfg.Lexical); err != nil {
+		var err error
+		if changes, err = ix.fill(ctx, s); err != nil {
 			s.loadMu.Unlock()
 			return nil, err
 		}
+		s.mu.RLock()
 		damaged = s.damagedIDs()
+		s.mu.RUnlock()
 	}
 	s.loadMu.Unlock()
 	if fresh {
 		// After loadMu is released: unloading takes other shards'
 		// loadMu, and two loads must not wait for each other.
 		ix.unloadFor(s)
+		ix.snap.loaded(resource, s.sizeNow(), changes)
 		if len(damaged) > 0 && ix.cfg.Damaged != nil {
 			ix.cfg.Damaged(ctx, resource, damaged)
 		}
@@ -134,4 +139,11 @@ func (ix *Index) vectorCount(ctx context.Context, resource string) (vectors, mes
 	}
 	defer s.mu.RUnlock()
 	return s.vx.len(), len(s.docs), nil
+}
+
+// sizeNow returns the shard's messages.
+func (s *shard) sizeNow() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.docs)
 }

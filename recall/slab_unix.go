@@ -2,7 +2,12 @@
 
 package recall
 
-import "golang.org/x/sys/unix"
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
 
 // allocSlab maps n zeroed bytes outside the Go heap (anonymous, private):
 // pages take resident memory when first written. It falls back to the heap
@@ -21,4 +26,28 @@ func freeSlab(b []byte) {
 	if unix.Munmap(b) != nil {
 		clear(b)
 	}
+}
+
+// mapFile maps the file at path read-only; release unmaps it. The pages
+// are read as they are touched, from the page cache when warm, with no
+// copy on the Go heap.
+func mapFile(path string) (b []byte, release func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.Size() == 0 || fi.Size() != int64(int(fi.Size())) {
+		return nil, nil, fmt.Errorf("%w: size %d", errSnapshot, fi.Size())
+	}
+	b, err = unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	_ = unix.Madvise(b, unix.MADV_SEQUENTIAL)
+	return b, func() { _ = unix.Munmap(b) }, nil
 }

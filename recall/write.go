@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Writes: the engine's outbox drainer adds, embeds and removes messages;
@@ -23,6 +24,7 @@ func (ix *Index) Add(ctx context.Context, docs []Doc, vecs [][]float32) error {
 		}
 	}
 	for i := range docs {
+		ix.snap.changed(docs[i].ResourceID, 1)
 		s := ix.loadedShard(docs[i].ResourceID)
 		if s == nil {
 			continue
@@ -45,6 +47,7 @@ func (ix *Index) Add(ctx context.Context, docs []Doc, vecs [][]float32) error {
 // AddVectors adds vectors computed after their messages were indexed
 // (resource's state is updated only when loaded; SQLite holds them anyway).
 func (ix *Index) AddVectors(ctx context.Context, resource string, ids []string, vecs [][]float32) error {
+	ix.snap.changed(resource, len(ids))
 	s := ix.loadedShard(resource)
 	if s == nil {
 		return nil
@@ -65,22 +68,35 @@ func (ix *Index) AddVectors(ctx context.Context, resource string, ids []string, 
 	return nil
 }
 
-// Remove deletes ids from the lexical index and from the loaded resources.
-func (ix *Index) Remove(ctx context.Context, ids []string) error {
+// Remove deletes ids from the lexical index, from the loaded resources and
+// from the snapshot files (snapshot.go) of resources, the ids' resources,
+// and of the loaded resources that held one; without resources every
+// snapshot file is deleted. The files are gone when Remove returns; the
+// background writer writes new ones.
+func (ix *Index) Remove(ctx context.Context, ids []string, resources ...string) error {
 	ix.mu.Lock()
 	shards := make([]*shard, 0, len(ix.shards))
 	for _, s := range ix.shards {
 		shards = append(shards, s)
 	}
 	ix.mu.Unlock()
+	touched := slices.Clone(resources)
 	for _, s := range shards {
 		s.mu.Lock()
 		if s.loaded {
+			held := false
 			for _, id := range ids {
+				held = held || s.docs[id] != nil
 				s.removeDoc(ctx, id)
+			}
+			if held {
+				touched = append(touched, s.resource)
 			}
 		}
 		s.mu.Unlock()
+	}
+	if err := ix.snap.scrub(touched, len(resources) == 0); err != nil {
+		return fmt.Errorf("recall: remove snapshots: %w", err)
 	}
 	return ix.cfg.Lexical.Delete(ids)
 }

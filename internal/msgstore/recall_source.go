@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
-var _ recall.Source = (*Store)(nil)
+var (
+	_ recall.Source         = (*Store)(nil)
+	_ recall.SnapshotSource = (*Store)(nil)
+)
 
 // ResourceDocs implements recall.Source: fn sees every stored message of
 // resourceID as a recall document (tool calls appended to the content,
@@ -22,6 +26,47 @@ func (s *Store) ResourceDocs(ctx context.Context, resourceID string, fn func(*re
 	if err != nil {
 		return fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
 	}
+	return scanDocs(rows, resourceID, fn)
+}
+
+// ThreadDocs implements recall.SnapshotSource: fn sees the stored messages
+// of threadID (of resourceID) after afterSeq, as ResourceDocs shows them,
+// in seq order.
+func (s *Store) ThreadDocs(ctx context.Context, resourceID, threadID string, afterSeq int64, fn func(*recall.Doc) error) error {
+	rows, err := s.conn.QueryContext(ctx, `SELECT id, thread_id, seq, role, name, content, tool_calls, metadata, created_at
+		FROM messages WHERE resource_id = ? AND thread_id = ? AND seq > ? ORDER BY seq`, resourceID, threadID, afterSeq)
+	if err != nil {
+		return fmt.Errorf("recall: load messages of %s: %w", threadID, err)
+	}
+	return scanDocs(rows, resourceID, fn)
+}
+
+// ThreadMarks implements recall.SnapshotSource: fn sees every thread of
+// resourceID with its message count and last seq.
+func (s *Store) ThreadMarks(ctx context.Context, resourceID string, fn func(recall.ThreadMark) error) error {
+	rows, err := s.conn.QueryContext(ctx, `SELECT id, message_count, last_seq FROM threads WHERE resource_id = ?`, resourceID)
+	if err != nil {
+		return fmt.Errorf("recall: threads of %s: %w", resourceID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m recall.ThreadMark
+		if err := rows.Scan(&m.ThreadID, &m.Messages, &m.LastSeq); err != nil {
+			return fmt.Errorf("recall: threads of %s: %w", resourceID, err)
+		}
+		if err := fn(m); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("recall: threads of %s: %w", resourceID, err)
+	}
+	return nil
+}
+
+// scanDocs calls fn for each message of rows (of resourceID) and closes
+// rows.
+func scanDocs(rows *sql.Rows, resourceID string, fn func(*recall.Doc) error) error {
 	defer rows.Close()
 	shared := map[string]string{}
 	intern := func(b sql.RawBytes) string {
@@ -61,6 +106,30 @@ func (s *Store) ResourceVectors(ctx context.Context, resourceID, embedder string
 	if err != nil {
 		return fmt.Errorf("recall: load embeddings of %s: %w", resourceID, err)
 	}
+	if err := s.scanVectors(rows, fn); err != nil {
+		return fmt.Errorf("recall: load embeddings of %s: %w", resourceID, err)
+	}
+	return nil
+}
+
+// MessageVectors implements recall.SnapshotSource: fn sees the stored
+// embeddings by embedder of ids, as ResourceVectors shows them.
+func (s *Store) MessageVectors(ctx context.Context, embedder string, ids []string, fn func(string, []float32) error) error {
+	return store.InChunks(ids, func(in string, chunk []any) error {
+		rows, err := s.conn.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND message_id IN `+in,
+			append([]any{embedder}, chunk...)...)
+		if err != nil {
+			return fmt.Errorf("recall: load embeddings: %w", err)
+		}
+		if err := s.scanVectors(rows, fn); err != nil {
+			return fmt.Errorf("recall: load embeddings: %w", err)
+		}
+		return nil
+	})
+}
+
+// scanVectors calls fn for each embedding of rows and closes rows.
+func (s *Store) scanVectors(rows *sql.Rows, fn func(string, []float32) error) error {
 	defer rows.Close()
 	var buf []float32 // reused: fn does not keep the vector
 	for rows.Next() {
@@ -73,7 +142,7 @@ func (s *Store) ResourceVectors(ctx context.Context, resourceID, embedder string
 			dest = cell.dest()
 		}
 		if err := rows.Scan(&id, &dims, dest); err != nil {
-			return fmt.Errorf("recall: load embeddings of %s: %w", resourceID, err)
+			return err
 		}
 		var v []float32
 		switch {

@@ -1,0 +1,121 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// vectorBytes returns the float32 encoding (little endian, as the shard
+// snapshot and SQLite store it) and the int8 codes (recall/vecindex.go's
+// encode8) of text's hash-384 vector.
+func vectorBytes(t *testing.T, text string) (f32, codes []byte) {
+	t.Helper()
+	vs, err := recall.HashEmbedder{}.Embed(context.Background(), []string{text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := vs[0]
+	var m float32
+	for _, f := range v {
+		m = max(m, f, -f)
+	}
+	k := 127 / m
+	for _, f := range v {
+		f32 = binary.LittleEndian.AppendUint32(f32, math.Float32bits(f))
+		if y := f * k; y >= 0 {
+			codes = append(codes, byte(int8(y+0.5)))
+		} else {
+			codes = append(codes, byte(int8(y-0.5)))
+		}
+	}
+	return f32, codes
+}
+
+// waitFor polls cond for up to 30 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestEraseRemovesSnapshots: a resource's shard snapshot (recall, issue 14)
+// holds its messages' texts and vectors; after DeleteMessages,
+// DeleteThread, DeleteResource or Expire no file under the data directory
+// holds an erased message's text, its vector's float32 encoding or its int8
+// codes, and the snapshot written again afterwards holds none either.
+func TestEraseRemovesSnapshots(t *testing.T) {
+	ctx := context.Background()
+	const secretTurn = "my bank pin is " + secretToken + " keep it safe"
+	f32, codes := vectorBytes(t, secretTurn)
+	for _, kind := range []string{"messages", "thread", "resource", "expire"} {
+		t.Run(kind, func(t *testing.T) {
+			clock := newFakeClock()
+			e := eraseFixture(t, engine.Config{Now: clock.Now, Lifecycle: engine.Lifecycle{IdleTTL: 24 * time.Hour},
+				RecallTuning: recall.Tuning{SnapshotMin: 1}})
+			dir := e.Dir()
+			snaps := filepath.Join(dir, engine.SnapshotDir)
+			// Proof that the scan below can fail: the snapshot holds the
+			// secret turn's text and, once its vector is stored (the drainer
+			// embeds after indexing), the vector's bytes.
+			waitFor(t, "the snapshot of r with the secret turn's text and vector", func() bool {
+				return len(filesContaining(t, snaps, secretToken)) > 0 && len(filesContaining(t, snaps, string(f32))) > 0 &&
+					len(filesContaining(t, snaps, string(codes))) > 0
+			})
+			var err error
+			switch kind {
+			case "messages":
+				_, err = e.DeleteMessages(ctx, "m3", "m5")
+			case "thread":
+				_, err = e.DeleteThread(ctx, "t")
+			case "resource":
+				_, err = e.DeleteResource(ctx, "r")
+			case "expire":
+				clock.Add(25 * time.Hour)
+				var r *engine.ExpireResult
+				r, err = e.Expire(ctx, engine.ExpireRequest{})
+				if err == nil && len(r.Threads) == 0 {
+					t.Fatal("nothing expired")
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			scan := func(when string) {
+				for name, tok := range map[string]string{"text": secretToken, "float32 vector": string(f32), "int8 codes": string(codes)} {
+					if hits := filesContaining(t, dir, tok); len(hits) > 0 {
+						t.Fatalf("%s: the erased turn's %s is still in %v", when, name, hits)
+					}
+				}
+			}
+			scan("after erasure")
+			if kind != "messages" {
+				return
+			}
+			// The resource keeps 6 messages: its snapshot is written again,
+			// without the erased ones.
+			waitFor(t, "the snapshot written again", func() bool {
+				ents, _ := os.ReadDir(snaps)
+				for _, d := range ents {
+					if filepath.Ext(d.Name()) == ".snap" {
+						return true
+					}
+				}
+				return false
+			})
+			scan("after the snapshot was written again")
+		})
+	}
+}

@@ -1,0 +1,477 @@
+package recall
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Shard snapshots (issue 14). Building a large resource's shard from the
+// Source reads every message and embedding row, analyses every text again
+// and encodes every vector: ~3 s for 100,000 messages. A snapshot file per
+// resource and embedder, under Config.SnapshotDir, holds the built shard
+// (snapshot_format.go: messages, term ids, BM25 statistics, the int8 codes
+// and float32 vectors), so that the first use reads one file instead.
+//
+// A snapshot is a derived index, like the bleve directory:
+//
+//   - It is checksummed and versioned; a damaged file, or one of another
+//     format version, resource, embedder or analyser, is deleted and the
+//     shard built from the Source (and written again): it never fails a
+//     load and never serves wrong data.
+//   - It may be older than the store. Before serving, the loaded snapshot is
+//     brought up to date per thread (catchUp): the store's message count and
+//     last seq of each thread (SnapshotSource.ThreadMarks; seqs are never
+//     reused) tell which threads changed; their messages after the
+//     snapshot's last seq are read, and a thread whose count still does not
+//     match (a message erased) is read again whole; threads gone are dropped;
+//     the vectors of new messages, and of messages that had none, are read.
+//     The result is the shard a build from the Source gives (the
+//     property tests compare them).
+//   - Erasure removes it: Index.Remove deletes the snapshot files of the
+//     removed messages' resources (every embedder's) before it returns, and
+//     a snapshot being written concurrently is discarded; the background
+//     writer writes a new one.
+//   - Writes are atomic (a temporary file, fsync, rename); a temporary file
+//     a crash left is deleted when the next Index opens the directory.
+//
+// When: a background goroutine writes the snapshot of a resource once the
+// writes to it since its last snapshot reach half its size (at least
+// SnapshotMin/2), and Close writes those with at least snapshotCloseMin
+// (within snapshotFlush). An unloaded resource is loaded into a temporary
+// shard for it (from its snapshot and the store's changes) and released.
+// Resources under Tuning.SnapshotMin messages get none: they load from the
+// Source quickly enough. Tuning.ExactVectors (the exact reference) never
+// uses snapshots.
+
+// SnapshotSource is what a Source offers for shard snapshots to be brought
+// up to date (internal/msgstore implements it). Without it, Config.SnapshotDir
+// is ignored.
+type SnapshotSource interface {
+	// ThreadMarks calls fn for every thread of resourceID that holds
+	// messages or ever did, with its stored message count and the highest
+	// seq it ever gave.
+	ThreadMarks(ctx context.Context, resourceID string, fn func(ThreadMark) error) error
+	// ThreadDocs calls fn, like Source.ResourceDocs, for the stored messages
+	// of threadID (of resourceID) whose seq is above afterSeq, in seq order.
+	ThreadDocs(ctx context.Context, resourceID, threadID string, afterSeq int64, fn func(*Doc) error) error
+	// MessageVectors calls fn, like Source.ResourceVectors, for the stored
+	// embeddings by embedder of the messages ids (ids without one are
+	// skipped).
+	MessageVectors(ctx context.Context, embedder string, ids []string, fn func(messageID string, vec []float32) error) error
+}
+
+// ThreadMark is what the store says of one thread: how many messages it
+// holds and the highest seq it ever gave (seqs are never reused).
+type ThreadMark struct {
+	ThreadID string
+	Messages int64
+	LastSeq  int64
+}
+
+const (
+	// DefaultSnapshotMin is Tuning.SnapshotMin's default: resources of fewer
+	// messages get no snapshot (the Source builds 4,096 messages in ~0.15 s).
+	DefaultSnapshotMin = 4096
+	// snapshotCloseMin: Close writes the snapshots of resources with at
+	// least this many writes since their last one.
+	snapshotCloseMin = 256
+	// snapshotFlush bounds the writing at Close; what is left is caught up
+	// at the next load.
+	snapshotFlush = 20 * time.Second
+	// snapshotEvery is how often the writer looks for due snapshots.
+	snapshotEvery = 2 * time.Second
+)
+
+// snapshotLoads counts the shards filled from a snapshot (for the tests).
+var snapshotLoads atomic.Int64
+
+// snapshots is an Index's snapshot directory and its writer.
+type snapshots struct {
+	dir string
+	min int
+	emb Embedder
+
+	// fileMu serialises the replacement and removal of snapshot files;
+	// gen counts per resource the removals (guarded by fileMu): a
+	// snapshot built before one is discarded.
+	fileMu sync.Mutex
+	gen    map[string]uint64
+	genAll uint64
+
+	mu      sync.Mutex
+	changes map[string]int // writes since the resource's last snapshot
+	sizes   map[string]int // messages at its last load or snapshot
+	dropped bool           // DropSnapshots: nothing is written any more
+
+	kick chan struct{}
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// openSnapshots prepares dir (created, temporary files of a crash removed)
+// and starts the writer of ix.
+func openSnapshots(ix *Index, dir string) (*snapshots, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("recall: snapshot directory: %w", err)
+	}
+	if err := removeMatching(dir, func(name string) bool { return strings.Contains(name, ".tmp-") }); err != nil {
+		return nil, fmt.Errorf("recall: snapshot directory: %w", err)
+	}
+	min := ix.cfg.Tuning.SnapshotMin
+	if min == 0 {
+		min = DefaultSnapshotMin
+	}
+	sn := &snapshots{dir: dir, min: min, emb: ix.emb, gen: map[string]uint64{},
+		changes: map[string]int{}, sizes: map[string]int{}, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	sn.stop = cancel
+	go sn.run(ctx, ix)
+	return sn, nil
+}
+
+// removeMatching deletes the files of dir whose name match accepts.
+func removeMatching(dir string, match func(string) bool) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if match(e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func hashName(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:12])
+}
+
+// path returns the snapshot file of resource for the index's embedder:
+// <hash of resource>.<hash of embedder>.snap.
+func (sn *snapshots) path(resource string) string {
+	return filepath.Join(sn.dir, hashName(resource)+"."+hashName(sn.emb.ID())+".snap")
+}
+
+// run writes due snapshots until ctx ends.
+func (sn *snapshots) run(ctx context.Context, ix *Index) {
+	defer close(sn.done)
+	t := time.NewTicker(snapshotEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sn.kick:
+		case <-t.C:
+		}
+		for _, r := range sn.due(false) {
+			if ctx.Err() != nil {
+				return
+			}
+			_ = ix.saveSnapshot(ctx, r) // a failure leaves the writes counted: tried again
+		}
+	}
+}
+
+// close stops the writer and writes the snapshots due at close (none
+// after drop).
+func (sn *snapshots) close(ix *Index) {
+	sn.stop()
+	<-sn.done
+	sn.mu.Lock()
+	dropped := sn.dropped
+	sn.mu.Unlock()
+	if dropped {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), snapshotFlush)
+	defer cancel()
+	for _, r := range sn.due(true) {
+		if ctx.Err() != nil {
+			return
+		}
+		_ = ix.saveSnapshot(ctx, r)
+	}
+}
+
+// DropSnapshots deletes every snapshot file of the Index's directory and
+// stops writing them (for a rebuild of the derived indexes: the next Index
+// over the directory starts afresh). Searches go on, building shards from
+// the Source.
+func (ix *Index) DropSnapshots() error {
+	sn := ix.snap
+	if sn == nil {
+		return nil
+	}
+	sn.mu.Lock()
+	sn.dropped = true
+	sn.changes = map[string]int{}
+	sn.mu.Unlock()
+	sn.stop()
+	<-sn.done
+	return sn.scrub(nil, true)
+}
+
+// due returns the resources whose snapshot is due: writes since the last
+// reach half the resource's size (and SnapshotMin/2), or, at close,
+// snapshotCloseMin.
+func (sn *snapshots) due(closing bool) []string {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	var out []string
+	for r, n := range sn.changes {
+		size := sn.sizes[r]
+		switch {
+		case n <= 0 || sn.dropped:
+		case size > 0 && size+n < sn.min:
+			// too small for a snapshot
+		case n >= max(sn.min/2, size/2), closing && n >= snapshotCloseMin:
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// changed counts n writes to resource and wakes the writer when a
+// snapshot falls due.
+func (sn *snapshots) changed(resource string, n int) {
+	if sn == nil || n == 0 {
+		return
+	}
+	sn.mu.Lock()
+	sn.changes[resource] += n
+	c, size := sn.changes[resource], sn.sizes[resource]
+	sn.mu.Unlock()
+	if c >= max(sn.min/2, size/2) {
+		select {
+		case sn.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// loaded records that resource loaded with size messages, of which
+// changes were not in its snapshot.
+func (sn *snapshots) loaded(resource string, size, changes int) {
+	if sn == nil {
+		return
+	}
+	sn.mu.Lock()
+	sn.sizes[resource] = size
+	sn.mu.Unlock()
+	sn.changed(resource, changes)
+}
+
+// generation returns the count of removals that concern resource.
+func (sn *snapshots) generation(resource string) uint64 {
+	sn.fileMu.Lock()
+	defer sn.fileMu.Unlock()
+	return sn.gen[resource] + sn.genAll
+}
+
+// scrub deletes the snapshot files (every embedder's, and any being
+// written) of resources, or of every resource when all is set, and makes
+// the snapshots being built of them be discarded. The writer builds new
+// ones.
+func (sn *snapshots) scrub(resources []string, all bool) error {
+	if sn == nil {
+		return nil
+	}
+	sn.fileMu.Lock()
+	defer sn.fileMu.Unlock()
+	if all {
+		sn.genAll++
+		return removeMatching(sn.dir, func(string) bool { return true })
+	}
+	prefix := map[string]string{}
+	for _, r := range resources {
+		sn.gen[r]++
+		prefix[hashName(r)+"."] = r
+	}
+	var gone []string
+	err := removeMatching(sn.dir, func(name string) bool {
+		i := strings.IndexByte(name, '.')
+		if i < 0 {
+			return false
+		}
+		r, ok := prefix[name[:i+1]]
+		if ok && strings.HasSuffix(name, ".snap") {
+			gone = append(gone, r)
+		}
+		return ok
+	})
+	sn.mu.Lock()
+	for _, r := range gone {
+		sn.changes[r] += max(sn.min, sn.sizes[r]) // due again
+	}
+	sn.mu.Unlock()
+	return err
+}
+
+// take resets resource's write count and returns it.
+func (sn *snapshots) take(resource string) int {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	n := sn.changes[resource]
+	delete(sn.changes, resource)
+	return n
+}
+
+// saveSnapshot writes resource's snapshot from its loaded shard, or from a
+// temporary one, unless it is under SnapshotMin messages or a removal
+// concerned it meanwhile.
+func (ix *Index) saveSnapshot(ctx context.Context, resource string) (err error) {
+	sn := ix.snap
+	gen := sn.generation(resource)
+	taken := sn.take(resource)
+	f, err := os.CreateTemp(sn.dir, hashName(resource)+".tmp-*")
+	if err != nil {
+		sn.changed(resource, taken)
+		return fmt.Errorf("recall: write snapshot: %w", err)
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			f.Close()
+			os.Remove(f.Name())
+		}
+		if err != nil {
+			sn.changed(resource, taken)
+		}
+	}()
+	size, err := ix.encodeShard(ctx, resource, f)
+	if err != nil || size < sn.min {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("recall: write snapshot: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("recall: write snapshot: %w", err)
+	}
+	sn.fileMu.Lock()
+	defer sn.fileMu.Unlock()
+	if sn.gen[resource]+sn.genAll != gen {
+		sn.changed(resource, taken) // a removal came after the shard was read: again
+		return nil
+	}
+	if err := os.Rename(f.Name(), sn.path(resource)); err != nil {
+		return fmt.Errorf("recall: write snapshot: %w", err)
+	}
+	keep = true
+	syncDir(sn.dir)
+	return nil
+}
+
+// syncDir makes a rename in dir durable (best effort).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// encodeShard writes resource's snapshot into f and returns the messages
+// it holds: from the loaded shard (read-locked meanwhile), else from a
+// temporary shard. It writes nothing for a shard under SnapshotMin.
+func (ix *Index) encodeShard(ctx context.Context, resource string, f *os.File) (int, error) {
+	if s := ix.loadedShard(resource); s != nil {
+		s.mu.RLock()
+		if s.loaded {
+			defer s.mu.RUnlock()
+			return ix.encodeLocked(s, f)
+		}
+		s.mu.RUnlock()
+	}
+	t := newShard(resource, false)
+	defer t.unload()
+	t.loadMu.Lock()
+	_, err := ix.fill(ctx, t)
+	t.loadMu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return ix.encodeLocked(t, f)
+}
+
+func (ix *Index) encodeLocked(s *shard, f *os.File) (int, error) {
+	n := len(s.docs)
+	ix.snap.mu.Lock()
+	ix.snap.sizes[s.resource] = n
+	ix.snap.mu.Unlock()
+	if n < ix.snap.min {
+		return n, nil
+	}
+	if err := s.writeSnapshot(f, ix.emb.ID()); err != nil {
+		return 0, fmt.Errorf("recall: write snapshot of %s: %w", s.resource, err)
+	}
+	return n, nil
+}
+
+// fill loads s (caller holds loadMu) from its snapshot brought up to date,
+// or else from the Source, and returns how many of its messages were not
+// in a snapshot.
+func (ix *Index) fill(ctx context.Context, s *shard) (int, error) {
+	src, ok := ix.cfg.Source.(SnapshotSource)
+	if ix.snap == nil || !ok || s.exact {
+		return 0, s.load(ctx, ix.cfg.Source, ix.emb, ix.cfg.Lexical)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, err := ix.fromSnapshot(ctx, s, src)
+	if err == nil {
+		s.loaded = true
+		snapshotLoads.Add(1)
+		return n, nil
+	}
+	if !errors.Is(err, errSnapshot) && !errors.Is(err, os.ErrNotExist) {
+		return 0, err
+	}
+	if errors.Is(err, errSnapshot) {
+		_ = os.Remove(ix.snap.path(s.resource)) // written again from the Source's build
+	}
+	if err := s.loadLocked(ctx, ix.cfg.Source, ix.emb, ix.cfg.Lexical); err != nil {
+		return 0, err
+	}
+	return len(s.docs), nil
+}
+
+// fromSnapshot fills s (reset, caller holds mu) from its snapshot file and
+// the store's changes since; it returns the changes applied.
+func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource) (int, error) {
+	b, release, err := mapFile(ix.snap.path(s.resource))
+	if err != nil {
+		return 0, err
+	}
+	if err := s.reset(); err != nil {
+		release()
+		return 0, err
+	}
+	vectorless, err := s.readSnapshot(b, ix.emb)
+	release()
+	if err == nil {
+		var n int
+		if n, err = s.catchUp(ctx, src, ix.emb, ix.cfg.Lexical, vectorless); err == nil {
+			return n, nil
+		}
+	}
+	if rerr := s.reset(); rerr != nil {
+		return 0, rerr
+	}
+	return 0, err
+}

@@ -1,0 +1,88 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// catchUp brings the shard read from a snapshot (caller holds mu) up to
+// date with the store (snapshot.go) and returns how many messages changed.
+// vectorless lists the snapshot's messages without a vector.
+func (s *shard) catchUp(ctx context.Context, src SnapshotSource, emb Embedder, lex *Lexical, vectorless []string) (int, error) {
+	var marks []ThreadMark
+	err := src.ThreadMarks(ctx, s.resource, func(m ThreadMark) error {
+		marks = append(marks, m)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("recall: threads of %s: %w", s.resource, err)
+	}
+	need := vectorless
+	changed := 0
+	put := func(d *Doc) error {
+		s.putDoc(d, lex)
+		need = append(need, d.ID)
+		changed++
+		return nil
+	}
+	seen := make(map[string]bool, len(marks))
+	for _, m := range marks {
+		seen[m.ThreadID] = true
+		th := s.threads[m.ThreadID]
+		var last int64
+		if len(th) > 0 {
+			last = th[len(th)-1].doc.Seq
+		}
+		if int64(len(th)) == m.Messages && last == m.LastSeq {
+			continue
+		}
+		before := changed
+		if int64(len(th)) <= m.Messages && m.LastSeq > last {
+			if err := src.ThreadDocs(ctx, s.resource, m.ThreadID, last, put); err != nil {
+				return 0, fmt.Errorf("recall: catch up %s: %w", m.ThreadID, err)
+			}
+		}
+		if int64(len(th)+changed-before) == m.Messages {
+			continue
+		}
+		// A message of the snapshot is gone: read the thread again.
+		changed += s.dropThread(ctx, m.ThreadID)
+		if err := src.ThreadDocs(ctx, s.resource, m.ThreadID, 0, put); err != nil {
+			return 0, fmt.Errorf("recall: catch up %s: %w", m.ThreadID, err)
+		}
+	}
+	for t := range s.threads {
+		if !seen[t] {
+			changed += s.dropThread(ctx, t)
+		}
+	}
+	return changed, s.catchUpVectors(ctx, src, emb, need)
+}
+
+// catchUpVectors reads the stored vectors of ids (caller holds mu).
+func (s *shard) catchUpVectors(ctx context.Context, src SnapshotSource, emb Embedder, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	for _, id := range ids {
+		delete(s.damaged, id) // damaged again below if still so
+	}
+	if err := src.MessageVectors(ctx, emb.ID(), ids, s.storedVector(ctx, emb)); err != nil {
+		return fmt.Errorf("recall: load vectors of %s: %w", s.resource, err)
+	}
+	return nil
+}
+
+// dropThread removes the messages of thread (caller holds mu) and returns
+// how many.
+func (s *shard) dropThread(ctx context.Context, thread string) int {
+	th := slices.Clone(s.threads[thread])
+	for _, e := range th {
+		s.removeDoc(ctx, e.doc.ID)
+	}
+	delete(s.threads, thread)
+	return len(th)
+}

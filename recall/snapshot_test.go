@@ -1,0 +1,413 @@
+package recall_test
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// snapStore is a mutable store in memory with msgstore's semantics for
+// recall.Source and recall.SnapshotSource: threads keep a message count and
+// the last seq they gave (never reused), erasing messages keeps the thread,
+// vectors are stored apart and may be missing or damaged (wrong length).
+type snapStore struct {
+	mu      sync.Mutex
+	res     string
+	threads map[string][]recall.Doc // by seq
+	last    map[string]int64
+	vecs    map[string][]float32
+}
+
+func (st *snapStore) sortedThreads() []string {
+	ts := make([]string, 0, len(st.threads))
+	for t := range st.threads {
+		ts = append(ts, t)
+	}
+	slices.Sort(ts)
+	return ts
+}
+
+func (st *snapStore) ResourceDocs(_ context.Context, r string, fn func(*recall.Doc) error) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if r != st.res {
+		return nil
+	}
+	for _, t := range st.sortedThreads() {
+		for i := range st.threads[t] {
+			d := st.threads[t][i]
+			if err := fn(&d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (st *snapStore) ResourceVectors(_ context.Context, r, _ string, fn func(string, []float32) error) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if r != st.res {
+		return nil
+	}
+	for _, t := range st.sortedThreads() {
+		for _, d := range st.threads[t] {
+			if v, ok := st.vecs[d.ID]; ok {
+				if err := fn(d.ID, v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (st *snapStore) ThreadMarks(_ context.Context, r string, fn func(recall.ThreadMark) error) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if r != st.res {
+		return nil
+	}
+	for _, t := range st.sortedThreads() {
+		if err := fn(recall.ThreadMark{ThreadID: t, Messages: int64(len(st.threads[t])), LastSeq: st.last[t]}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *snapStore) ThreadDocs(_ context.Context, r, thread string, after int64, fn func(*recall.Doc) error) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if r != st.res {
+		return nil
+	}
+	for _, d := range st.threads[thread] {
+		if d.Seq > after {
+			if err := fn(&d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (st *snapStore) MessageVectors(_ context.Context, _ string, ids []string, fn func(string, []float32) error) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, id := range ids {
+		if v, ok := st.vecs[id]; ok {
+			if err := fn(id, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// allDocs returns every stored message.
+func (st *snapStore) allDocs() []recall.Doc {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []recall.Doc
+	for _, t := range st.sortedThreads() {
+		out = append(out, st.threads[t]...)
+	}
+	return out
+}
+
+// newSnapStore fills a store with a synthetic resource of n messages; most
+// have a vector, a few none, one a damaged one.
+func newSnapStore(t *testing.T, n int, seed uint64) (*snapStore, *rand.Rand) {
+	t.Helper()
+	st := &snapStore{res: "res", threads: map[string][]recall.Doc{}, last: map[string]int64{}, vecs: map[string][]float32{}}
+	r := rand.New(rand.NewPCG(seed, 77))
+	st.add(t, r, n, seed, "")
+	return st, r
+}
+
+// add appends n synthetic messages (corpus seed): to new threads when
+// thread is "", else to that thread and others at random.
+func (st *snapStore) add(t *testing.T, r *rand.Rand, n int, seed uint64, prefix string) {
+	t.Helper()
+	c, err := synth.New(synth.Config{Messages: n, Resources: 1, Seed: seed, ThreadMessages: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	existing := st.sortedThreads()
+	for th := range c.All() {
+		for _, m := range th.Messages {
+			thread := prefix + th.ID
+			if prefix != "" && len(existing) > 0 && r.IntN(2) == 0 {
+				thread = existing[r.IntN(len(existing))]
+			}
+			st.last[thread]++
+			d := recall.Doc{ID: prefix + m.ID, ThreadID: thread, ResourceID: st.res, Seq: st.last[thread], Role: m.Role, Name: m.Name,
+				Content: m.Content, CreatedAt: m.CreatedAt}
+			if r.IntN(3) == 0 {
+				d.Metadata = map[string]any{"bucket": float64(r.IntN(5)), "tag": []any{"a", float64(r.IntN(3))}}
+			}
+			st.threads[thread] = append(st.threads[thread], d)
+			switch k := r.IntN(50); {
+			case k == 0: // not embedded yet
+			case k == 1:
+				st.vecs[d.ID] = make([]float32, 10) // damaged
+			default:
+				st.vecs[d.ID] = recall.HashVector(d.Text())
+			}
+		}
+	}
+}
+
+// mutate changes the store as the engine may between two snapshots: new
+// messages (in new and existing threads), erased messages, an erased
+// thread, vectors stored late or repaired.
+func (st *snapStore) mutate(t *testing.T, r *rand.Rand, round int) {
+	t.Helper()
+	st.add(t, r, 150+r.IntN(200), uint64(100+round), fmt.Sprintf("r%d-", round))
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ts := st.sortedThreads()
+	for range 1 + r.IntN(30) {
+		th := ts[r.IntN(len(ts))]
+		docs := st.threads[th]
+		if len(docs) == 0 {
+			continue
+		}
+		i := r.IntN(len(docs))
+		delete(st.vecs, docs[i].ID)
+		st.threads[th] = slices.Delete(docs, i, i+1)
+	}
+	if round%2 == 1 {
+		gone := ts[r.IntN(len(ts))]
+		for _, d := range st.threads[gone] {
+			delete(st.vecs, d.ID)
+		}
+		delete(st.threads, gone)
+		delete(st.last, gone)
+	}
+	for _, docs := range st.threads {
+		for _, d := range docs {
+			if v, ok := st.vecs[d.ID]; (!ok || len(v) == 10) && r.IntN(2) == 0 {
+				st.vecs[d.ID] = recall.HashVector(d.Text())
+			}
+		}
+	}
+}
+
+// snapIndex opens an Index over st with a fresh lexical index of st's
+// messages; snapDir "" means no snapshots.
+func snapIndex(t *testing.T, st *snapStore, snapDir string) *recall.Index {
+	t.Helper()
+	lex, err := recall.OpenLexical("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lex.Index(st.allDocs()); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: st, SnapshotDir: snapDir, Tuning: recall.Tuning{SnapshotMin: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// snapQueries returns searches of every mode over st: filters, thread
+// scope and exclusions.
+func snapQueries(st *snapStore, r *rand.Rand, n int) []recall.Query {
+	docs := st.allDocs()
+	var out []recall.Query
+	for i := range n {
+		d := docs[r.IntN(len(docs))]
+		text := d.Content
+		if len(text) > 50 {
+			text = text[:50]
+		}
+		o := recall.Options{Mode: []recall.Mode{recall.ModeLexical, recall.ModeVector, recall.ModeHybrid}[i%3], TopK: 10,
+			MessageRange: recall.Range{Before: 1, After: 1}}
+		q := recall.Query{Text: text, ResourceID: st.res, ThreadID: d.ThreadID}
+		switch i % 4 {
+		case 1:
+			o.Filter, _ = json.Marshal(map[string]any{"role": "user"})
+		case 2:
+			o.Filter, _ = json.Marshal(map[string]any{"metadata.bucket": map[string]any{"$in": []float64{1, 2}}})
+		case 3:
+			o.Scope = recall.ScopeThread
+			q.Exclude = map[string]bool{docs[r.IntN(len(docs))].ID: true}
+		}
+		q.Options = o
+		out = append(out, q)
+	}
+	return out
+}
+
+// TestSnapshotEqualsBuild is the property test of shard snapshots: over
+// random corpora changed between snapshots as the engine changes its store
+// (messages added to old and new threads, messages and a thread erased,
+// vectors stored late, damaged ones repaired), a shard loaded from its
+// snapshot and brought up to date equals the shard built from the Source
+// (messages, term ids, statistics, vectors and their codes, damaged
+// messages), and every search (lexical, vector, hybrid; filters, thread
+// scope, exclusions) returns the same result.
+func TestSnapshotEqualsBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds corpora of 2,600 messages")
+	}
+	ctx := context.Background()
+	for _, seed := range []uint64{1, 2} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			st, r := newSnapStore(t, 2600, seed)
+			dir := t.TempDir()
+			w := snapIndex(t, st, dir)
+			if err := w.SaveSnapshotForTest(ctx, st.res); err != nil { // from a temporary shard
+				t.Fatal(err)
+			}
+			for round := range 4 {
+				st.mutate(t, r, round)
+				before := recall.SnapshotLoadsForTest()
+				got, fresh := snapIndex(t, st, dir), snapIndex(t, st, "")
+				a, err := got.ShardDumpForTest(ctx, st.res)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if recall.SnapshotLoadsForTest() != before+1 {
+					t.Fatalf("round %d: the shard was not loaded from its snapshot", round)
+				}
+				b, err := fresh.ShardDumpForTest(ctx, st.res)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareDumps(t, round, a, b)
+				for i, q := range snapQueries(st, r, 60) {
+					x, err := got.Search(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					y, err := fresh.Search(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(x, y) {
+						t.Fatalf("round %d query %d (%s %q): snapshot %+v\nbuild %+v", round, i, q.Options.Mode, q.Text, x.Hits, y.Hits)
+					}
+				}
+				// The next round's snapshot: from the loaded shard.
+				if err := got.SaveSnapshotForTest(ctx, st.res); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func compareDumps(t *testing.T, round int, a, b recall.ShardDump) {
+	t.Helper()
+	if len(a.Docs) != len(b.Docs) {
+		t.Fatalf("round %d: %d messages, build %d", round, len(a.Docs), len(b.Docs))
+	}
+	for id, d := range b.Docs {
+		if !reflect.DeepEqual(a.Docs[id], d) {
+			t.Fatalf("round %d: message %s differs:\nsnapshot %+v\nbuild    %+v", round, id, a.Docs[id], d)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		x, y any
+	}{{"threads", a.Threads, b.Threads}, {"df", a.DF, b.DF}, {"n", a.N, b.N}, {"total length", a.TotalLen, b.TotalLen}, {"damaged", a.Damaged, b.Damaged}} {
+		if !reflect.DeepEqual(f.x, f.y) {
+			t.Fatalf("round %d: %s differ: snapshot %v, build %v", round, f.name, f.x, f.y)
+		}
+	}
+}
+
+// TestSnapshotDamaged: a snapshot file that is damaged (a flipped byte, a
+// truncation), of another format version or of another resource is never
+// used: the shard is built from the Source, with the same content, and the
+// file is replaced by a good one.
+func TestSnapshotDamaged(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newSnapStore(t, 300, 5)
+	other, _ := newSnapStore(t, 200, 6)
+	other.res = "other"
+	for _, name := range []string{"flipped byte", "truncated", "version", "other resource", "empty"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			w := snapIndex(t, st, dir)
+			if err := w.SaveSnapshotForTest(ctx, st.res); err != nil {
+				t.Fatal(err)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "*.snap"))
+			if len(files) != 1 {
+				t.Fatalf("%d snapshot files, want 1", len(files))
+			}
+			b, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch name {
+			case "flipped byte":
+				b[len(b)/2] ^= 0x10
+			case "truncated":
+				b = b[:len(b)-100]
+			case "version": // with a good checksum
+				b[8] = 99 // the version follows the 8-byte magic
+				binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli)))
+			case "other resource":
+				od := t.TempDir()
+				ow := snapIndex(t, other, od)
+				if err := ow.SaveSnapshotForTest(ctx, other.res); err != nil {
+					t.Fatal(err)
+				}
+				of, _ := filepath.Glob(filepath.Join(od, "*.snap"))
+				if b, err = os.ReadFile(of[0]); err != nil {
+					t.Fatal(err)
+				}
+			case "empty":
+				b = nil
+			}
+			if err := os.WriteFile(files[0], b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			before := recall.SnapshotLoadsForTest()
+			got, fresh := snapIndex(t, st, dir), snapIndex(t, st, "")
+			x, err := got.ShardDumpForTest(ctx, st.res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if recall.SnapshotLoadsForTest() != before {
+				t.Fatal("a bad snapshot was used")
+			}
+			y, err := fresh.ShardDumpForTest(ctx, st.res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareDumps(t, 0, x, y)
+			if err := got.Close(); err != nil { // writes the snapshot again
+				t.Fatal(err)
+			}
+			again := snapIndex(t, st, dir)
+			if _, err := again.ShardDumpForTest(ctx, st.res); err != nil {
+				t.Fatal(err)
+			}
+			if recall.SnapshotLoadsForTest() != before+1 {
+				t.Fatal("the snapshot was not written again after the build")
+			}
+		})
+	}
+}
