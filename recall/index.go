@@ -213,8 +213,8 @@ type Index struct {
 	emb    Embedder
 	mu     sync.Mutex
 	shards map[string]*shard
-	loaded int    // messages of the loaded shards, as counted at load (guarded by mu)
-	tick   uint64 // search counter for least-recently-used unloading (guarded by mu)
+	loaded int        // messages of the loaded shards, as counted at load (guarded by mu)
+	tick   uint64     // search counter for least-recently-used unloading (guarded by mu)
 	snap   *snapshots // nil without Config.SnapshotDir
 }
 
