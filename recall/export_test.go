@@ -94,6 +94,13 @@ type ShardDump struct {
 	N        int
 	TotalLen int64
 	Damaged  []string
+	Topics   map[string]TopicDump
+}
+
+// TopicDump is one thread's vector sum (topic.go).
+type TopicDump struct {
+	N   int
+	Sum []float64
 }
 
 // DocDump is one message of a ShardDump.
@@ -124,6 +131,10 @@ func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDu
 		if df != 0 {
 			d.DF[terms[id]] = df
 		}
+	}
+	d.Topics = map[string]TopicDump{}
+	for t, tp := range s.topics {
+		d.Topics[t] = TopicDump{N: tp.n, Sum: slices.Clone(tp.sum)}
 	}
 	for t, th := range s.threads {
 		for _, e := range th {

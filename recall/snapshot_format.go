@@ -23,7 +23,8 @@ import (
 //	  term and its document frequency)
 //	threads (u32 count), each: id, its messages (u32 count) in seq order,
 //	  each: id, seq, role, name, content, metadata (JSON, empty for none),
-//	  created (unix s, ns), vector slot (i32, −1 for none), term ids
+//	  created (unix s, ns), vector slot (i32, −1 for none), term ids;
+//	  then the thread's vector sum (topic.go: count, then its float64s)
 //	damaged ids (u32 count, then each)
 //	vectors: rows (u32), scales (f32 each), int8 codes (rows × stride),
 //	  float32 values (rows × dims)
@@ -168,8 +169,37 @@ func (s *shard) writeThreads(sw *snapWriter) error {
 				return err
 			}
 		}
+		writeTopic(sw, s.topics[id])
 	}
 	return nil
+}
+
+// writeTopic writes a thread's vector sum (topic.go): its count, then
+// its values (none for a thread without vectors). The sum is kept as it
+// is, with the rounding of the shard's history, not recomputed.
+func writeTopic(sw *snapWriter, t *topic) {
+	if t == nil || t.n <= 0 {
+		sw.u32(0)
+		return
+	}
+	sw.u32(uint32(t.n))
+	sw.u32(uint32(len(t.sum)))
+	for _, x := range t.sum {
+		sw.i64(int64(math.Float64bits(x)))
+	}
+}
+
+// readTopic reads what writeTopic wrote, nil for none.
+func readTopic(r *snapReader) *topic {
+	n := int(r.u32())
+	if n == 0 || r.err != nil {
+		return nil
+	}
+	t := &topic{n: n, sum: make([]float64, r.count(8))}
+	for i := range t.sum {
+		t.sum[i] = math.Float64frombits(uint64(r.i64()))
+	}
+	return t
 }
 
 func writeEntry(sw *snapWriter, e *entry) error {
@@ -430,6 +460,12 @@ func (s *shard) readThreads(r *snapReader) (slots []*entry, vectorless []string,
 			return nil, nil, fmt.Errorf("%w: thread %q twice or empty", errSnapshot, thread)
 		}
 		s.threads[thread] = th
+		if t := readTopic(r); t != nil {
+			if s.topics == nil {
+				s.topics = map[string]*topic{}
+			}
+			s.topics[thread] = t
+		}
 	}
 	return slots, vectorless, r.err
 }

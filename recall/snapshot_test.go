@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -324,6 +325,22 @@ func compareDumps(t *testing.T, round int, a, b recall.ShardDump) {
 	for id, d := range b.Docs {
 		if !reflect.DeepEqual(a.Docs[id], d) {
 			t.Fatalf("round %d: message %s differs:\nsnapshot %+v\nbuild    %+v", round, id, a.Docs[id], d)
+		}
+	}
+	if len(a.Topics) != len(b.Topics) {
+		t.Fatalf("round %d: %d thread topics, build %d", round, len(a.Topics), len(b.Topics))
+	}
+	for th, x := range b.Topics {
+		y := a.Topics[th]
+		if y.N != x.N || len(y.Sum) != len(x.Sum) {
+			t.Fatalf("round %d: topic of %s: %d vectors, build %d", round, th, y.N, x.N)
+		}
+		for i := range x.Sum {
+			// Sums kept through additions and removals differ from a
+			// fresh sum by rounding only.
+			if math.Abs(x.Sum[i]-y.Sum[i]) > 1e-9 {
+				t.Fatalf("round %d: topic of %s differs at %d: %g, build %g", round, th, i, y.Sum[i], x.Sum[i])
+			}
 		}
 	}
 	for _, f := range []struct {
