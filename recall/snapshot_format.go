@@ -132,8 +132,8 @@ func (s *shard) writeSnapshot(w io.Writer, embedder string) error {
 	}
 	sw.u32(uint32(dims))
 	sw.str(AnalyzerName)
-	s.writeStats(sw)
-	if err := s.writeThreads(sw); err != nil {
+	remap := s.writeStats(sw)
+	if err := s.writeThreads(sw, remap); err != nil {
 		return err
 	}
 	ids := s.damagedIDs()
@@ -145,27 +145,47 @@ func (s *shard) writeSnapshot(w io.Writer, embedder string) error {
 	return sw.finish()
 }
 
-func (s *shard) writeStats(sw *snapWriter) {
+// writeStats writes the statistics and the terms that some message holds,
+// renumbered: the shard keeps the ids of terms whose messages were all
+// removed, and an erased message's words must not reach the file. It
+// returns the new id of each old one.
+func (s *shard) writeStats(sw *snapWriter) []uint32 {
 	sw.i64(int64(s.stats.n))
 	sw.i64(s.stats.totalLen)
 	terms := make([]string, len(s.stats.df))
 	for t, id := range s.stats.ids {
 		terms[id] = t
 	}
-	sw.u32(uint32(len(terms)))
-	for id, t := range terms {
-		sw.str(t)
-		sw.u32(uint32(s.stats.df[id]))
+	remap := make([]uint32, len(terms))
+	live := 0
+	for id, df := range s.stats.df {
+		if df > 0 {
+			remap[id] = uint32(live)
+			live++
+		}
 	}
+	sw.u32(uint32(live))
+	for id, t := range terms {
+		if s.stats.df[id] > 0 {
+			sw.str(t)
+			sw.u32(uint32(s.stats.df[id]))
+		}
+	}
+	return remap
 }
 
-func (s *shard) writeThreads(sw *snapWriter) error {
+func (s *shard) writeThreads(sw *snapWriter, remap []uint32) error {
 	sw.u32(uint32(len(s.threads)))
+	var buf []uint32
 	for id, th := range s.threads {
 		sw.str(id)
 		sw.u32(uint32(len(th)))
 		for _, e := range th {
-			if err := writeEntry(sw, e); err != nil {
+			buf = buf[:0]
+			for _, t := range e.terms {
+				buf = append(buf, remap[t])
+			}
+			if err := writeEntry(sw, e, buf); err != nil {
 				return err
 			}
 		}
@@ -202,7 +222,8 @@ func readTopic(r *snapReader) *topic {
 	return t
 }
 
-func writeEntry(sw *snapWriter, e *entry) error {
+// writeEntry writes e with its term ids renumbered (terms).
+func writeEntry(sw *snapWriter, e *entry, terms []uint32) error {
 	d := &e.doc
 	sw.str(d.ID)
 	sw.i64(d.Seq)
@@ -220,9 +241,9 @@ func writeEntry(sw *snapWriter, e *entry) error {
 	sw.i64(d.CreatedAt.Unix())
 	sw.u32(uint32(d.CreatedAt.Nanosecond()))
 	sw.u32(uint32(int32(e.vslot - 1)))
-	sw.u32(uint32(len(e.terms)))
-	if len(e.terms) > 0 {
-		sw.raw(unsafe.Pointer(&e.terms[0]), 4*len(e.terms))
+	sw.u32(uint32(len(terms)))
+	if len(terms) > 0 {
+		sw.raw(unsafe.Pointer(&terms[0]), 4*len(terms))
 	}
 	return nil
 }
