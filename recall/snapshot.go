@@ -454,7 +454,7 @@ func (ix *Index) fill(ctx context.Context, s *shard) (int, error) {
 // fromSnapshot fills s (reset, caller holds mu) from its snapshot file and
 // the store's changes since; it returns the changes applied.
 func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource) (int, error) {
-	b, release, err := mapFile(ix.snap.path(s.resource))
+	b, drop, release, err := mapFile(ix.snap.path(s.resource))
 	if err != nil {
 		return 0, err
 	}
@@ -462,7 +462,7 @@ func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource)
 		release()
 		return 0, err
 	}
-	vectorless, err := s.readSnapshot(b, ix.emb)
+	vectorless, err := s.readSnapshot(b, drop, ix.emb)
 	release()
 	if err == nil {
 		var n int

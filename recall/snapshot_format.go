@@ -272,7 +272,15 @@ type snapReader struct {
 	b   []byte
 	off int
 	err error
+	// drop gives back the pages before an offset (mapFile); dropped is
+	// where the pages still resident begin. A dropped page read again
+	// faults in from the page cache: the bytes stay valid until release.
+	drop    func(lo, hi int)
+	dropped int
 }
+
+// dropWindow is how many bytes read the reader keeps mapped.
+const dropWindow = 8 << 20
 
 func (r *snapReader) take(n int) []byte {
 	if r.err != nil || n < 0 || n > len(r.b)-r.off {
@@ -280,6 +288,10 @@ func (r *snapReader) take(n int) []byte {
 			r.err = fmt.Errorf("%w: truncated at byte %d", errSnapshot, r.off)
 		}
 		return nil
+	}
+	if r.drop != nil && r.off-r.dropped >= dropWindow {
+		r.drop(r.dropped, r.off)
+		r.dropped = r.off
 	}
 	b := r.b[r.off : r.off+n : r.off+n]
 	r.off += n
@@ -348,15 +360,21 @@ func (r *snapReader) float32sInto(dst []float32) {
 
 // checkSnapshot verifies b's magic, version and checksum and returns the
 // reader positioned after the version, over the bytes before the checksum.
-func checkSnapshot(b []byte) (*snapReader, error) {
+func checkSnapshot(b []byte, drop func(lo, hi int)) (*snapReader, error) {
 	if len(b) < len(snapMagic)+8 || string(b[:len(snapMagic)]) != snapMagic {
 		return nil, fmt.Errorf("%w: not a snapshot", errSnapshot)
 	}
 	body := b[:len(b)-4]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+	var sum uint32
+	for lo := 0; lo < len(body); lo += dropWindow {
+		hi := min(lo+dropWindow, len(body))
+		sum = crc32.Update(sum, castagnoli, body[lo:hi])
+		drop(lo, hi)
+	}
+	if sum != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, fmt.Errorf("%w: checksum mismatch", errSnapshot)
 	}
-	r := &snapReader{b: body, off: len(snapMagic)}
+	r := &snapReader{b: body, off: len(snapMagic), drop: drop}
 	if v := r.u32(); v != snapVersion {
 		return nil, fmt.Errorf("%w: format version %d, want %d", errSnapshot, v, snapVersion)
 	}
@@ -364,10 +382,11 @@ func checkSnapshot(b []byte) (*snapReader, error) {
 }
 
 // readSnapshot fills s (reset, caller holds mu) from the snapshot in b,
-// which must be of s's resource, embedder emb and the current analyser. It
-// returns the messages that have no vector.
-func (s *shard) readSnapshot(b []byte, emb Embedder) ([]string, error) {
-	r, err := checkSnapshot(b)
+// which must be of s's resource, embedder emb and the current analyser,
+// giving back the pages read as it goes (drop, see mapFile). It returns
+// the messages that have no vector.
+func (s *shard) readSnapshot(b []byte, drop func(lo, hi int), emb Embedder) ([]string, error) {
+	r, err := checkSnapshot(b, drop)
 	if err != nil {
 		return nil, err
 	}
