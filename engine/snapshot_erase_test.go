@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -63,7 +64,7 @@ func TestEraseRemovesSnapshots(t *testing.T) {
 	for _, kind := range []string{"messages", "thread", "resource", "expire"} {
 		t.Run(kind, func(t *testing.T) {
 			clock := newFakeClock()
-			e := eraseFixture(t, engine.Config{Now: clock.Now, Lifecycle: engine.Lifecycle{IdleTTL: 24 * time.Hour},
+			e := eraseFixture(t, enginetest.SQLite, engine.Config{Now: clock.Now, Lifecycle: engine.Lifecycle{IdleTTL: 24 * time.Hour},
 				RecallTuning: recall.Tuning{SnapshotMin: 1}})
 			dir := e.Dir()
 			snaps := filepath.Join(dir, engine.SnapshotDir)
