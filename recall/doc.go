@@ -31,7 +31,9 @@
 //     (tests and `mnemo bench --exactness` compare the two); serving builds
 //     none. The vectors (float32 and int8) and the messages' contents and
 //     term ids live in slabs outside the Go heap (slab.go, arena.go), which
-//     halved the serving memory of a 100k-message resource.
+//     halved the serving memory of a 100k-message resource. A large
+//     resource's shard is also kept as a snapshot file (snapshot.go), so
+//     that its first use reads one file instead of every stored row.
 //  3. Fusion (hybrid mode): every candidate gets both scores and the
 //     weighted fusion (fusion.go: standardised scores, weight
 //     DefaultVectorWeight) or RRF ranks them; in a resource-wide search
@@ -55,8 +57,8 @@
 //
 // # Imports
 //
-// Owns the derived indexes (the bleve directory and the in-memory vector
-// shards), never a table: it reads stored messages through Source and
+// Owns the derived indexes (the bleve directory, the in-memory vector
+// shards and their snapshot files), never a table: it reads stored messages through Source (and SnapshotSource) and
 // keeps the vectors its Indexer computes (indexer.go, the embed-and-index
 // pipeline) through VectorStore, both of which internal/msgstore
 // implements. It imports no storage package (internal/store,
@@ -89,10 +91,15 @@
 //     it (to be embedded again) and the vector status reads "degraded".
 //   - chromem-go's persistence is never used; the vector indexes (and the
 //     collections of Tuning.ExactVectors) live in memory and are reloaded
-//     from SQLite on a resource's first use. Removing a message zeroes its
-//     float32 row, its int8 code, its content and its term ids in the
-//     slabs (no copy stays in the index's memory); unloading a resource
-//     unmaps them.
+//     from SQLite on a resource's first use, or, for a resource of at least
+//     Tuning.SnapshotMin messages, from its shard snapshot under
+//     Config.SnapshotDir (snapshot.go), brought up to date from the Source
+//     before it serves; a snapshot that is damaged, of another format,
+//     resource, embedder or analyser is deleted, never used. Removing a
+//     message zeroes its float32 row, its int8 code, its content and its
+//     term ids in the slabs (no copy stays in the index's memory), and
+//     deletes the snapshot files of its resource before Remove returns;
+//     unloading a resource unmaps them.
 //
 // # Concurrency
 //

@@ -45,8 +45,8 @@ import (
 //
 // When: a background goroutine writes the snapshot of a resource once the
 // writes to it since its last snapshot reach half its size (at least
-// SnapshotMin/2), and Close writes those with at least snapshotCloseMin
-// (within snapshotFlush). An unloaded resource is loaded into a temporary
+// SnapshotMin/2, at most snapshotMaxBehind), and Close writes those with at
+// least snapshotCloseMin (within snapshotFlush). An unloaded resource is loaded into a temporary
 // shard for it (from its snapshot and the store's changes) and released.
 // Resources under Tuning.SnapshotMin messages get none: they load from the
 // Source quickly enough. Tuning.ExactVectors (the exact reference) never
@@ -86,7 +86,12 @@ const (
 	snapshotCloseMin = 256
 	// snapshotFlush bounds the writing at Close; what is left is caught up
 	// at the next load.
-	snapshotFlush = 20 * time.Second
+	snapshotFlush = 60 * time.Second
+	// snapshotMaxBehind caps the writes after which a snapshot is due
+	// (otherwise half the resource): a snapshot of a resource of 1M
+	// messages is never more than 100k messages behind, which the next
+	// load or Close would catch up from the store.
+	snapshotMaxBehind = 100_000
 	// snapshotEvery is how often the writer looks for due snapshots.
 	snapshotEvery = 2 * time.Second
 )
@@ -238,11 +243,18 @@ func (sn *snapshots) due(closing bool) []string {
 		case n <= 0 || sn.dropped:
 		case size > 0 && size+n < sn.min:
 			// too small for a snapshot
-		case n >= max(sn.min/2, size/2), closing && n >= snapshotCloseMin:
+		case n >= sn.threshold(size), closing && n >= snapshotCloseMin:
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// threshold is how many writes make the snapshot of a resource of size
+// messages due: half its size, at least SnapshotMin/2, at most
+// snapshotMaxBehind.
+func (sn *snapshots) threshold(size int) int {
+	return max(sn.min/2, min(size/2, snapshotMaxBehind))
 }
 
 // changed counts n writes to resource and wakes the writer when a
@@ -255,7 +267,7 @@ func (sn *snapshots) changed(resource string, n int) {
 	sn.changes[resource] += n
 	c, size := sn.changes[resource], sn.sizes[resource]
 	sn.mu.Unlock()
-	if c >= max(sn.min/2, size/2) {
+	if c >= sn.threshold(size) {
 		select {
 		case sn.kick <- struct{}{}:
 		default:
