@@ -112,6 +112,7 @@ type DocDump struct {
 	Scale   float32
 	Code    []int8
 	Prev    string
+	Next    string
 }
 
 // ShardDumpForTest loads resource when needed and returns its dump.
@@ -149,6 +150,9 @@ func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDu
 		}
 		if e.prev != nil {
 			dd.Prev = e.prev.doc.ID
+		}
+		if e.next != nil {
+			dd.Next = e.next.doc.ID
 		}
 		if e.vslot > 0 {
 			dd.Vec = slices.Clone(s.vx.vec(e.vslot - 1))

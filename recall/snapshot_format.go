@@ -473,7 +473,7 @@ func (s *shard) readThreads(r *snapReader) (slots []*entry, vectorless []string,
 				if e.doc.Seq <= th[i-1].doc.Seq {
 					return nil, nil, fmt.Errorf("%w: thread %q out of seq order", errSnapshot, thread)
 				}
-				e.prev = th[i-1]
+				e.prev, th[i-1].next = th[i-1], e
 			}
 			th[i] = e
 			if _, dup := s.docs[e.doc.ID]; dup {
@@ -496,10 +496,16 @@ func (s *shard) readThreads(r *snapReader) (slots []*entry, vectorless []string,
 				slots[e.vslot-1] = e
 			}
 		}
+		if r.err != nil {
+			return nil, nil, r.err
+		}
 		if _, dup := s.threads[thread]; dup || n == 0 {
 			return nil, nil, fmt.Errorf("%w: thread %q twice or empty", errSnapshot, thread)
 		}
 		s.threads[thread] = th
+		for _, e := range th {
+			s.post.add(e) // the ords of the thread are known: its neighbours'
+		}
 		if t := readTopic(r); t != nil {
 			if s.topics == nil {
 				s.topics = map[string]*topic{}
