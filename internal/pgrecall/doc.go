@@ -32,6 +32,11 @@
 //  4. recall.Finish ranks the candidates over the search's view of the
 //     resource (a recall.Corpus): the code Index.Search ranks with.
 //
+// Not yet on Postgres: the answer types (recall's answertype.go: the
+// tables keep no per-message type tags nor their counts, so a search runs
+// as with Tuning.NoAnswerTypes) and the re-rank stage
+// (Index.SearchReranked).
+//
 // # Imports
 //
 // It imports recall (the query, options, filters and the ranking
