@@ -96,7 +96,7 @@ func Available() []Backend {
 // engine on it). It skips tb on Postgres when $MNEMO_TEST_POSTGRES is unset.
 func (b Backend) Config(tb testing.TB, cfg engine.Config) engine.Config {
 	tb.Helper()
-	if cfg.Dir == "" && postgresDSN(cfg) == "" {
+	if cfg.Dir == "" && cfg.Postgres == "" {
 		return b.place(tb).Config(cfg)
 	}
 	return cfg

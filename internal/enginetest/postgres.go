@@ -1,24 +1,23 @@
 package enginetest
 
 import (
+	"os"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
 )
 
-// placePostgres would set cfg.Postgres to a throwaway schema
-// (pgtest.DSN); the engine cannot open Postgres yet, so it skips tb.
+// placePostgres returns a throwaway schema on the test server
+// (pgtest.DSN), dropped when tb ends; it skips tb when
+// $MNEMO_TEST_POSTGRES is unset.
 func placePostgres(tb testing.TB) Store {
 	tb.Helper()
-	tb.Skip("postgres: the engine does not open Postgres yet (engine.Config.Postgres)")
-	return Store{}
+	return Store{dsn: pgtest.DSN(tb)}
 }
 
-// setPostgresDSN sets the Postgres DSN of cfg.
-func setPostgresDSN(cfg *engine.Config, dsn string) {}
-
-// postgresDSN returns the Postgres DSN cfg names, "" for none.
-func postgresDSN(cfg engine.Config) string { return "" }
-
 // postgresAvailable reports whether tests can open engines on Postgres.
-func postgresAvailable() bool { return false }
+func postgresAvailable() bool { return os.Getenv(pgtest.EnvDSN) != "" }
+
+// setPostgresDSN sets the Postgres DSN of cfg.
+func setPostgresDSN(cfg *engine.Config, dsn string) { cfg.Postgres = dsn }
