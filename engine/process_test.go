@@ -96,7 +96,7 @@ func TestProcessWorker(t *testing.T) {
 	}
 	defer log.Close()
 	ctx := context.Background()
-	e, err := engine.Open(ctx, st.Config(engine.Config{Embedder: recall.HashEmbedder{}}))
+	e, err := engine.Open(ctx, st.Config(engine.Config{Embedder: procEmbedder{}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +135,22 @@ func (w *procWorker) write(l procLine) {
 
 // sharedThreads are the threads both "share" workers append to.
 var sharedThreads = []string{"s0", "s1", "s2", "s3"}
+
+// procEmbedder is hash-384 cut to its first 16 dimensions: what the
+// cross-process tests check does not depend on the vectors, and Postgres
+// inserts 16-dimension vectors into its HNSW index far faster than 384
+// (filling TestKillMidErasure's resources took 90 s with hash-384).
+type procEmbedder struct{ recall.HashEmbedder }
+
+func (procEmbedder) ID() string { return "test-hash-16" }
+func (procEmbedder) Dims() int  { return 16 }
+func (p procEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	vs, err := p.HashEmbedder.Embed(ctx, texts)
+	for i := range vs {
+		vs[i] = vs[i][:16]
+	}
+	return vs, err
+}
 
 // procContent is a message's text: its id and a word no other message has.
 func procContent(id string) string { return "turn " + id + " mentions " + crashToken(id) }
@@ -349,7 +365,7 @@ func TestTwoProcesses(t *testing.T) {
 		}
 	}
 	t.Logf("workers done %s after their end", time.Since(time.UnixMilli(until)).Round(time.Millisecond))
-	e := enginetest.MustOpen(t, st.Config(engine.Config{}))
+	e := enginetest.MustOpen(t, st.Config(engine.Config{Embedder: procEmbedder{}}))
 	verifyShared(t, e, acks)
 	t.Logf("%s: %d acknowledged messages, contexts loaded %v", d, len(acks), loads)
 	if loads[0] == 0 || loads[1] == 0 {
@@ -471,6 +487,18 @@ func TestKillMidAppend(t *testing.T) {
 	})
 }
 
+// endLeases ends the leases of the outbox rows a killed process's drainer
+// had claimed on Postgres: another drainer would embed them only when the
+// lease ends (outboxLease, 2 minutes), and SyncIndexes waits for them; the
+// messages are searchable lexically meanwhile. Only for a store whose
+// other processes are dead.
+func endLeases(t *testing.T, e *engine.Engine) {
+	t.Helper()
+	if _, err := engine.ConnOf(e).ExecContext(context.Background(), `UPDATE outbox SET not_before = 0`); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // countAcks counts the acknowledged messages of a log.
 func countAcks(t *testing.T, path string) int {
 	n := 0
@@ -487,7 +515,7 @@ func countAcks(t *testing.T, path string) int {
 func verifyAfterKill(t *testing.T, be enginetest.Backend, st enginetest.Store, lines []procLine) {
 	t.Helper()
 	ctx := context.Background()
-	e, err := engine.Open(ctx, st.Config(engine.Config{Embedder: recall.HashEmbedder{}}))
+	e, err := engine.Open(ctx, st.Config(engine.Config{Embedder: procEmbedder{}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,13 +572,7 @@ func verifyAfterKill(t *testing.T, be enginetest.Backend, st enginetest.Store, l
 		}
 	}
 	if be.Name == enginetest.Postgres.Name {
-		// The outbox rows the killed writer's drainer had claimed stay
-		// leased to it (outboxLease, 2 minutes) before another drainer
-		// embeds them; the messages are searchable lexically meanwhile.
-		// End the dead writer's leases rather than wait.
-		if _, err := engine.ConnOf(e).ExecContext(ctx, `UPDATE outbox SET not_before = 0`); err != nil {
-			t.Fatal(err)
-		}
+		endLeases(t, e)
 	}
 	if err := e.SyncIndexes(ctx); err != nil {
 		t.Fatal(err)
@@ -633,7 +655,7 @@ func init() {
 func fillBig(t *testing.T, st enginetest.Store, resource string) {
 	t.Helper()
 	ctx := context.Background()
-	e, err := engine.Open(ctx, st.Config(engine.Config{Embedder: recall.HashEmbedder{}}))
+	e, err := engine.Open(ctx, st.Config(engine.Config{Embedder: procEmbedder{}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -657,7 +679,7 @@ func fillBig(t *testing.T, st enginetest.Store, resource string) {
 func fillKeep(t *testing.T, st enginetest.Store) {
 	t.Helper()
 	ctx := context.Background()
-	e, err := engine.Open(ctx, st.Config(engine.Config{Embedder: recall.HashEmbedder{}}))
+	e, err := engine.Open(ctx, st.Config(engine.Config{Embedder: procEmbedder{}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -678,7 +700,7 @@ func fillKeep(t *testing.T, st enginetest.Store) {
 func verifyErasure(t *testing.T, st enginetest.Store, resource string) string {
 	t.Helper()
 	ctx := context.Background()
-	e, err := engine.Open(ctx, st.Config(engine.Config{Embedder: recall.HashEmbedder{}}))
+	e, err := engine.Open(ctx, st.Config(engine.Config{Embedder: procEmbedder{}}))
 	if err != nil {
 		t.Fatal(err)
 	}
