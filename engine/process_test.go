@@ -63,7 +63,8 @@ type procLine struct {
 }
 
 // procDuration is how long TestTwoProcesses runs: $MNEMO_PROC_DURATION (a
-// Go duration; CI sets 60s), else 5 s.
+// Go duration; .ci/run sets 60s), else 5 s; at most 10 s in a -race build
+// (CI runs the engine's tests twice, the second time under -race).
 func procDuration(t *testing.T) time.Duration {
 	v := os.Getenv("MNEMO_PROC_DURATION")
 	if v == "" {
@@ -72,6 +73,9 @@ func procDuration(t *testing.T) time.Duration {
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
 		t.Fatalf("MNEMO_PROC_DURATION=%q: want a positive Go duration such as 60s", v)
+	}
+	if raceEnabled {
+		d = min(d, 10*time.Second)
 	}
 	return d
 }

@@ -13,7 +13,8 @@
 //
 // # Imports
 //
-// It may import engine and recall: it and its subpackage synth (the
+// It may import engine, recall and internal/pgstore/pgtest (the Postgres
+// row's throwaway schemas): it and its subpackage synth (the
 // synthetic corpus of tests and `mnemo bench`) are the only packages under
 // internal/ that stand above the engine (internal/layout checks this),
 // because their helpers open engines or build engine messages.
