@@ -126,9 +126,17 @@ func dateTerms(text string, s *shard) []dateTerm {
 	var out []dateTerm
 	for _, p := range periods {
 		df := 0
-		for _, e := range s.docs {
-			if p.contains(e.doc.CreatedAt) {
-				df++
+		if s.post.overflow {
+			for _, e := range s.docs {
+				if p.contains(e.doc.CreatedAt) {
+					df++
+				}
+			}
+		} else {
+			for o, e := range s.post.byOrd {
+				if e != nil && s.post.inPeriod(o, p) {
+					df++
+				}
 			}
 		}
 		if df > 0 {

@@ -199,16 +199,27 @@ func (sc *lexScratch) ownScores(s *shard, ls *lexScoring) {
 		return
 	}
 	// Dates, then answer types: the order of lexScoring.own's sum, so
-	// both paths score bit-equal.
-	for _, e := range s.docs {
-		d := s.stats.dateScore(ls.dates, e.doc.CreatedAt, len(e.terms))
-		t := s.stats.typeScore(ls.types, e.atypes, len(e.terms))
-		if d > 0 || t > 0 {
-			if sc.own[e.ord] == 0 {
-				sc.touched = append(sc.touched, int32(e.ord))
+	// both paths score bit-equal. The dates come from the ord arrays
+	// (dateScore's sum); the types from the entries.
+	for o, e := range p.byOrd {
+		if e == nil {
+			continue
+		}
+		var d, t float64
+		for _, dt := range ls.dates {
+			if p.inPeriod(o, dt.period) {
+				d += bm25.Weight(dt.idf, 1, bm25.Norm(float64(p.lens[o]), avgdl))
 			}
-			sc.own[e.ord] += d
-			sc.own[e.ord] += t
+		}
+		if len(ls.types) > 0 {
+			t = s.stats.typeScore(ls.types, e.atypes, len(e.terms))
+		}
+		if d > 0 || t > 0 {
+			if sc.own[o] == 0 {
+				sc.touched = append(sc.touched, int32(o))
+			}
+			sc.own[o] += d
+			sc.own[o] += t
 		}
 	}
 }

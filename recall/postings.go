@@ -1,6 +1,9 @@
 package recall
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // postings is a shard's in-memory inverted index, which the lexical
 // channel scores from (lexicalPostings): for each term id of the shard's
@@ -24,6 +27,12 @@ type postings struct {
 	// of candidates a search, where following the entries' pointers cost
 	// a cache miss each.
 	prev, next []int32
+	// when and month hold by ord the message's creation time (Unix
+	// nanoseconds; noWhen outside 1700–2200, read from the entry then)
+	// and UTC month (0 once removed): a query naming a date finds its
+	// messages in them (inPeriod) instead of visiting every entry.
+	when  []int64
+	month []uint8
 	// overflow is set when an ord does not fit beside the frequency (more
 	// than 2^28 entries put since the load): the channel then asks bleve.
 	overflow bool
@@ -46,9 +55,14 @@ func (p *postings) add(e *entry) {
 		p.byOrd = append(p.byOrd, nil)
 		p.lens = append(p.lens, 0)
 		p.prev, p.next = append(p.prev, -1), append(p.next, -1)
+		p.when, p.month = append(p.when, noWhen), append(p.month, 0)
 	}
 	p.byOrd[e.ord], p.lens[e.ord] = e, int32(len(e.terms))
 	p.prev[e.ord], p.next[e.ord] = ordOf(e.prev), ordOf(e.next)
+	p.when[e.ord], p.month[e.ord] = noWhen, uint8(e.doc.CreatedAt.UTC().Month())
+	if y := e.doc.CreatedAt.Year(); y >= 1700 && y <= 2200 {
+		p.when[e.ord] = e.doc.CreatedAt.UnixNano()
+	}
 	termFreqs(e.terms, func(t uint32, tf int) {
 		for int(t) >= len(p.lists) {
 			p.lists = append(p.lists, nil)
@@ -82,6 +96,23 @@ func (p *postings) remove(e *entry) {
 	})
 	p.byOrd[e.ord], p.lens[e.ord] = nil, 0
 	p.prev[e.ord], p.next[e.ord] = -1, -1
+	p.when[e.ord], p.month[e.ord] = noWhen, 0
+}
+
+// noWhen marks a creation time that is not kept as Unix nanoseconds.
+const noWhen = math.MinInt64
+
+// inPeriod reports whether the live entry of ord o was created in dp
+// (datePeriod.contains).
+func (p *postings) inPeriod(o int, dp datePeriod) bool {
+	if dp.from.IsZero() {
+		return p.month[o] == uint8(dp.month)
+	}
+	w := p.when[o]
+	if w == noWhen {
+		return dp.contains(p.byOrd[o].doc.CreatedAt)
+	}
+	return w >= dp.from.UnixNano() && w < dp.to.UnixNano()
 }
 
 // link records the thread neighbours of each of es (nil ones skipped)
