@@ -10,8 +10,9 @@ import (
 
 // Answer types (Tuning.NoAnswerTypes): a question's wh-phrase says what
 // kind of expression its answer is ("How long …?" a duration, "When …?" a
-// time), and the turn that answers it usually holds one ("I spent two
-// weeks traveling", "I went to the support group yesterday") where the
+// time, "How many …?" a number), and the turn that answers it usually
+// holds one ("I spent two weeks traveling", "I went to the support group
+// yesterday", "I now lead a team of five engineers") where the
 // turns around it that share the question's words often do not: answer-
 // type matching, a classic signal of passage retrieval for question
 // answering. Each type is scored like the dates a query names (dates.go):
@@ -26,13 +27,15 @@ import (
 const (
 	typeDuration uint8 = 1 << iota // "two weeks", "a few days", "3 months"
 	typeTime                       // "yesterday", "last Friday", "in May", "2022", "ago"
-	numTypes     = 2
+	typeCount                      // "4 engineers", "five", "a dozen" (a number that is not a year)
+	numTypes     = 3
 )
 
 // typeQuestions are what a question asking for each type looks like.
 var typeQuestions = [numTypes]*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bhow long\b`),
 	regexp.MustCompile(`(?i)^\s*when\b|\bwhat (?:time|date|day|year|month)\b|\bwhich (?:day|year|month)\b`),
+	regexp.MustCompile(`(?i)\bhow (?:many|much)\b`),
 }
 
 var (
@@ -48,6 +51,9 @@ var (
 	timeAfter  = wordSet("last this next")
 	timePeriod = wordSet("night morning evening week weekend month year summer winter spring fall autumn monday tuesday wednesday thursday friday saturday sunday")
 	monthVerbs = wordSet("may march")
+	// countWords are numbers written out ("one" is left out: it is
+	// mostly a pronoun).
+	countWords = wordSet("two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen twenty thirty forty fifty hundred thousand dozen")
 	monthPreps = wordSet("in on of during since until by early late mid")
 )
 
@@ -70,6 +76,9 @@ func answerBits(text string) uint8 {
 		prev, cur, next := w[0], w[1], w[2]
 		if (durationCounts[prev] || isNumber(prev)) && (durationUnits[cur] || durationFiller[cur] && durationUnits[next]) {
 			bits |= typeDuration
+		}
+		if (isNumber(cur) && !isYear(cur)) || countWords[cur] {
+			bits |= typeCount
 		}
 		if timeWords[cur] || timeAfter[cur] && timePeriod[next] || isYear(cur) || monthVerbs[cur] && (isNumber(next) || monthPreps[prev]) {
 			bits |= typeTime
