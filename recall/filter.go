@@ -125,7 +125,8 @@ func (f *Filter) Match(d *Doc) bool {
 // give a nil *Filter (no filtering) and no error. An invalid filter returns a
 // *FilterError naming the path and operator, matching ErrInvalidFilter; an
 // object that names one key twice ({"role":"user","role":"tool"}) is invalid,
-// at the path of the repeated key, rather than "last key wins".
+// at the path of the repeated key, rather than "last key wins"; so is a NUL
+// byte in a metadata key or a string value.
 func ParseFilter(raw []byte) (*Filter, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -159,6 +160,11 @@ func ParseFilter(raw []byte) (*Filter, error) {
 }
 
 type parser struct{ terms int }
+
+// errNUL refuses a NUL byte in a metadata key or a string value: no stored
+// message holds one (Append refuses them), and Postgres cannot take one as
+// a query parameter.
+var errNUL = errors.New("must not contain NUL bytes (no stored message holds one)")
 
 func (p *parser) object(obj map[string]any, path string, depth int) (fnode, error) {
 	if depth > MaxFilterDepth {
@@ -233,6 +239,9 @@ func (p *parser) field(name string, v any, path string) (fnode, error) {
 		for _, part := range key {
 			if part == "" {
 				return nil, &FilterError{Path: path, Err: errors.New("empty metadata key segment")}
+			}
+			if strings.ContainsRune(part, 0) {
+				return nil, &FilterError{Path: path, Err: errNUL}
 			}
 		}
 		base.field, base.key = "metadata", key
@@ -325,6 +334,9 @@ func toScalar(v any) (scalar, error) {
 	case bool:
 		return scalar{kind: 'b', b: x}, nil
 	case string:
+		if strings.ContainsRune(x, 0) {
+			return scalar{}, errNUL
+		}
 		return scalar{kind: 's', s: x}, nil
 	case json.Number:
 		f, err := x.Float64()

@@ -296,6 +296,13 @@ func TestFilterInvalid(t *testing.T) {
 		{`{"$or":[{"role":"user"},{"threadId":"a","threadId":"b"}]}`, "$or[1].threadId", ""},
 		{`{"":1,"":2}`, "", ""},
 		{`{"metadata.x":{"$in":[1,2]},"metadata.x":3}`, "metadata.x", ""},
+		// A NUL byte no stored message can hold (Append refuses it); on
+		// Postgres it reached the server and failed the search (a 500).
+		{`{"role":"us\u0000er"}`, "role", "$eq"},
+		{`{"threadId":{"$in":["a","b\u0000"]}}`, "threadId", "$in"},
+		{`{"metadata.x":{"$ne":"\u0000"}}`, "metadata.x", "$ne"},
+		{`{"metadata.k\u0000":"x"}`, "metadata.k\x00", ""},
+		{`{"metadata.a.\u0000":{"$nin":["x"]}}`, "metadata.a.\x00", ""},
 	} {
 		t.Run(tc.js, func(t *testing.T) {
 			_, err := recall.ParseFilter([]byte(tc.js))
