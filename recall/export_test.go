@@ -95,6 +95,7 @@ type ShardDump struct {
 	TotalLen int64
 	Damaged  []string
 	Topics   map[string]TopicDump
+	TypeDF   []int // messages carrying each answer type (answertype.go)
 }
 
 // TopicDump is one thread's vector sum (topic.go).
@@ -113,6 +114,7 @@ type DocDump struct {
 	Code    []int8
 	Prev    string
 	Next    string
+	Atypes  uint8 // answer types (answertype.go)
 }
 
 // ShardDumpForTest loads resource when needed and returns its dump.
@@ -127,7 +129,7 @@ func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDu
 		terms[id] = t
 	}
 	d := ShardDump{Docs: map[string]DocDump{}, Threads: map[string][]string{}, DF: map[string]int{},
-		N: s.stats.n, TotalLen: s.stats.totalLen, Damaged: s.damagedIDs()}
+		N: s.stats.n, TotalLen: s.stats.totalLen, Damaged: s.damagedIDs(), TypeDF: slices.Clone(s.typeDF[:])}
 	for id, df := range s.stats.df {
 		if df != 0 {
 			d.DF[terms[id]] = df
@@ -143,7 +145,7 @@ func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDu
 		}
 	}
 	for id, e := range s.docs {
-		dd := DocDump{Doc: e.doc, Created: e.doc.CreatedAt.String()}
+		dd := DocDump{Doc: e.doc, Created: e.doc.CreatedAt.String(), Atypes: e.atypes}
 		dd.Doc.CreatedAt = time.Time{}
 		for _, t := range e.terms {
 			dd.Terms = append(dd.Terms, terms[t])

@@ -535,6 +535,10 @@ func (s *shard) readEntry(r *snapReader, e *entry, thread string, intern func([]
 		return r.err
 	}
 	d.Content = s.text.bytesString(content)
+	// The answer types are not in the file: a word scan of the text, as
+	// putDoc does (answertype.go).
+	e.atypes = answerBits(d.Text())
+	s.countTypes(e.atypes, 1)
 	terms := s.text.uint32Slice(nterms)
 	r.uint32sInto(terms)
 	for _, t := range terms {

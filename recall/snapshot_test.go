@@ -332,6 +332,9 @@ func compareDumps(t *testing.T, round int, a, b recall.ShardDump) {
 			t.Fatalf("round %d: message %s differs:\nsnapshot %+v\nbuild    %+v", round, id, a.Docs[id], d)
 		}
 	}
+	if !slices.Equal(a.TypeDF, b.TypeDF) {
+		t.Fatalf("round %d: answer-type counts %v, build %v", round, a.TypeDF, b.TypeDF)
+	}
 	if len(a.Topics) != len(b.Topics) {
 		t.Fatalf("round %d: %d thread topics, build %d", round, len(a.Topics), len(b.Topics))
 	}
