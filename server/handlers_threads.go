@@ -7,13 +7,27 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
 
+// HealthTimeout bounds the database round trip of GET /healthz: a database
+// that does not answer within it (down, or a network partition that leaves
+// connections open) makes the check answer 503 then, not when the prober
+// gives up.
+const HealthTimeout = 5 * time.Second
+
+// health answers GET /healthz: 200 when the engine is open and its database
+// answers within HealthTimeout, else 503 (the cause is logged).
 func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
-	if err := s.cfg.Engine.Ping(r.Context()); err != nil {
-		return nil, err
+	ctx, cancel := context.WithTimeout(r.Context(), HealthTimeout)
+	defer cancel()
+	if err := s.cfg.Engine.Ping(ctx); err != nil {
+		if errors.Is(err, engine.ErrClosed) {
+			return nil, err
+		}
+		return nil, &apiError{kind: kindUnavailable, detail: "the database does not answer", cause: err}
 	}
 	return Health{Status: "ok", Version: s.cfg.Version}, nil
 }
