@@ -25,6 +25,15 @@ import (
 // directory, no lock file, no bleve index, no quarantine. Several
 // processes serve one database at once; the outbox, which on Postgres
 // only owes embeddings, is shared through ClaimOutbox (outbox.go).
+//
+// Lock order on Postgres, within one transaction: a thread's append lock
+// (internal/msgstore: ThreadHead, and every erasure's Erased* in byte order
+// of the thread ids) before the thread's observation lock (observe:
+// Invalidate, in the erasure's steps after msgstore's); the observer's own
+// transactions take only the latter. The lexical statistics rows
+// (lexical_stats, lexical_df) are locked last, by the triggers of the
+// statement that writes or deletes lexical entries. A transaction Postgres
+// still aborts to break a cycle (40P01) is run again (store.RunTx).
 
 // openPostgres opens the engine on cfg.Postgres: the pool (pgstore.Open,
 // which migrates under an advisory lock), a *sql.DB on the same pool, then

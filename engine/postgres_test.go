@@ -392,7 +392,8 @@ func TestPostgresRecall(t *testing.T) {
 
 // TestPostgresIndexesUnindexed: messages stored without a lexical entry
 // (by a build that did not write them) are reported by Check and indexed
-// when an engine opens the database.
+// when an engine opens the database; Reindex writes missing entries and,
+// with reembed, every embedding again.
 func TestPostgresIndexesUnindexed(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
@@ -422,6 +423,27 @@ func TestPostgresIndexesUnindexed(t *testing.T) {
 	}
 	if top := topHit(res); !slices.ContainsFunc(res.Hits, func(h recall.Hit) bool { return h.MessageID == top && h.Seq == 2 }) {
 		t.Fatalf("search after open: %+v; want seq 2 ranked first", res.Hits)
+	}
+
+	// Reindex writes the entries again and, asked to, every embedding.
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := pgCount(t, dsn, `WITH d AS (DELETE FROM lexical_docs WHERE message_id IN (SELECT id FROM messages WHERE seq = 1) RETURNING 1) SELECT COUNT(*) FROM d`); n != 1 {
+		t.Fatalf("deleted %d lexical entries, want 1", n)
+	}
+	before := pgCount(t, dsn, `SELECT COUNT(*) FROM embeddings`)
+	if err := e.Reindex(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if n := pgCount(t, dsn, `SELECT COUNT(*) FROM lexical_docs`); n != 2 {
+		t.Fatalf("%d lexical entries after Reindex, want 2", n)
+	}
+	if n := pgCount(t, dsn, `SELECT COUNT(*) FROM embeddings`); n != 2 || before != 2 {
+		t.Fatalf("%d embeddings after Reindex (%d before), want 2", n, before)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 
