@@ -47,8 +47,8 @@ type Config struct {
 	// and migrates the tables (once, when several processes open at once).
 	// The engine process then keeps no state of its own: several processes
 	// on one database serve the same resources at once. Dir must be empty
-	// (both set: a *ValidationError naming them); MustExist, Holder and
-	// LockWait do not apply (there is no directory nor lock file), and
+	// (both set: a *ValidationError naming them); Holder and LockWait do
+	// not apply (there is no directory nor lock file), and
 	// Engine.Dir returns "". Empty means the SQLite database in Dir.
 	Postgres string
 
@@ -154,8 +154,10 @@ type Config struct {
 	// MustExist makes Open refuse, creating nothing, a Dir that does not
 	// exist or holds no database (DatabaseFile): ErrNotDataDir. Tools that
 	// only read set it, so that a mistyped path is an error rather than a
-	// new, empty memory. False means Open creates what is missing. It does
-	// not apply to Postgres.
+	// new, empty memory. False means Open creates what is missing. On
+	// Postgres it refuses, creating nothing, a database whose search_path
+	// schema holds no mnemo tables (ErrNotDataDir wrapping
+	// pgstore.ErrNoSchema).
 	MustExist bool
 
 	// Holder names this process in the data directory's lock file

@@ -46,7 +46,8 @@ var ErrInconsistent = errors.New("engine: inconsistent")
 var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
 
 // ErrNotDataDir is returned by Open with Config.MustExist when the
-// directory does not exist or holds no mnemo database.
+// directory does not exist or holds no mnemo database, or (wrapping
+// pgstore.ErrNoSchema) when the Postgres database holds no mnemo tables.
 var ErrNotDataDir = errors.New("engine: not a mnemo data directory")
 
 // ErrEmbedderMismatch is matched (through an *EmbedderMismatchError) by

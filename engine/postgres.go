@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -42,7 +43,14 @@ func openPostgres(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Dir != "" {
 		return nil, invalid(-1, "Dir", "must be empty when Postgres is set: the memory is kept in the database (give Dir or Postgres, not both)")
 	}
-	pool, err := pgstore.Open(ctx, cfg.Postgres)
+	open := pgstore.Open
+	if cfg.MustExist {
+		open = pgstore.OpenExisting
+	}
+	pool, err := open(ctx, cfg.Postgres)
+	if errors.Is(err, pgstore.ErrNoSchema) {
+		return nil, fmt.Errorf("%w: %w", ErrNotDataDir, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}

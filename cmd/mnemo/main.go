@@ -196,6 +196,9 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		// A flag's value broke a rule: a usage error.
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nRun 'mnemo %s -h' for the flags.\n", name, err, name)
 		return 2
+	case errors.Is(err, engine.ErrNotDataDir) && m.DB != "":
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --db (or $MNEMO_DB): its database and search_path; mnemo's tables are created by writing to it (mnemo ingest, mnemo wm set, mnemo serve).\n", name, err)
+		return 1
 	case errors.Is(err, engine.ErrNotDataDir):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR); a data directory is created by writing to it (mnemo ingest, mnemo wm set, mnemo serve).\n", name, err)
 		return 1

@@ -13,6 +13,10 @@ import (
 // backends.
 var ErrSchemaTooNew = fmt.Errorf("pgstore: postgres schema is newer than this build: %w", store.ErrSchemaTooNew)
 
+// ErrNoSchema is returned by OpenExisting when the database (the first
+// schema of its search_path) holds no mnemo tables; nothing was created.
+var ErrNoSchema = errors.New("pgstore: no mnemo tables in this database")
+
 // ErrNoVector is returned by Open when the pgvector extension is neither
 // installed in the database nor installable by the connecting role (it is
 // packaged as postgresql-NN-pgvector; CREATE EXTENSION vector needs a role

@@ -35,7 +35,19 @@ type Querier interface {
 // pgvector cannot be created, and otherwise wraps pgx's error, naming the
 // host and database but never the password.
 func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
-	cfg, where, err := prepare(ctx, dsn)
+	return openPool(ctx, dsn, false)
+}
+
+// OpenExisting is Open on a schema that must already hold mnemo's tables:
+// when the search_path's schema has no schema_version table it returns
+// ErrNoSchema and creates nothing (neither the tables nor pgvector), so a
+// mistyped database or search_path is an error rather than a new memory.
+func OpenExisting(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+	return openPool(ctx, dsn, true)
+}
+
+func openPool(ctx context.Context, dsn string, mustExist bool) (*pgxpool.Pool, error) {
+	cfg, where, err := prepare(ctx, dsn, mustExist)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +72,7 @@ func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 // internal/store's SQLite *sql.DB; store.DialectOf reports it as
 // store.Postgres. The caller closes it.
 func OpenDB(ctx context.Context, dsn string) (*sql.DB, error) {
-	cfg, where, err := prepare(ctx, dsn)
+	cfg, where, err := prepare(ctx, dsn, false)
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +86,9 @@ func OpenDB(ctx context.Context, dsn string) (*sql.DB, error) {
 
 // prepare parses dsn, applies pending migrations on one connection and
 // returns the pool configuration and where (host:port/database, for
-// errors; never the password).
-func prepare(ctx context.Context, dsn string) (*pgxpool.Config, string, error) {
+// errors; never the password). With mustExist it first returns
+// ErrNoSchema, writing nothing, when there is no schema_version table.
+func prepare(ctx context.Context, dsn string, mustExist bool) (*pgxpool.Config, string, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, "", fmt.Errorf("pgstore: %w", err) // pgx redacts the password
@@ -88,10 +101,28 @@ func prepare(ctx context.Context, dsn string) (*pgxpool.Config, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("pgstore: open %s: %w", where, err)
 	}
-	err = migrate(ctx, conn, SchemaVersion)
+	if mustExist {
+		err = schemaExists(ctx, conn)
+	}
+	if err == nil {
+		err = migrate(ctx, conn, SchemaVersion)
+	}
 	conn.Close(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, "", fmt.Errorf("pgstore: open %s: %w", where, err)
 	}
 	return cfg, where, nil
+}
+
+// schemaExists returns ErrNoSchema when the search_path holds no
+// schema_version table.
+func schemaExists(ctx context.Context, conn *pgx.Conn) error {
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('schema_version') IS NOT NULL`).Scan(&ok); err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w (no schema_version table in the search_path's schema)", ErrNoSchema)
+	}
+	return nil
 }
