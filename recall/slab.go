@@ -47,6 +47,12 @@ func (s *slab) int8s(off, n int) []int8 {
 	return unsafe.Slice((*int8)(unsafe.Pointer(&s.mem[off])), n)
 }
 
+// uint64s returns n uint64 values of the slab from byte offset off (a
+// multiple of 8).
+func (s *slab) uint64s(off, n int) []uint64 {
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&s.mem[off])), n)
+}
+
 // float32s returns n float32 values of the slab from byte offset off (a
 // multiple of 4).
 func (s *slab) float32s(off, n int) []float32 {

@@ -24,6 +24,9 @@ import (
 //  3. scores the pool exactly, with the float32 vectors and the same sum
 //     as chromem-go (cosine), and returns the top n.
 //
+// In front of step 1, a large shard of dense vectors first narrows the
+// rows to a few thousand by the signs of their dimensions (vecsigns.go).
+//
 // Shards of at most exactRows vectors skip steps 1–2: every allowed vector
 // is scored exactly, which already beats chromem-go's scan since it needs
 // no goroutines, channels or document copies.
@@ -48,13 +51,17 @@ const (
 type vecIndex struct {
 	dims   int
 	stride int // bytes per code row: dims rounded up to 32
+	words  int // uint64 words per sign row: dims rounded up to 64, / 64
+	// zeros counts the components equal to 0 over every row: the sign
+	// pass (vecsigns.go) runs only when they are few (dense vectors).
+	zeros  int
 	chunks []*slab
 	scales []float32 // per slot: max|x| / 127
 	ents   []*entry  // per slot
 }
 
 func newVecIndex(dims int) *vecIndex {
-	return &vecIndex{dims: dims, stride: (dims + 31) / 32 * 32}
+	return &vecIndex{dims: dims, stride: (dims + 31) / 32 * 32, words: (dims + 63) / 64}
 }
 
 // len returns the number of vectors (0 for a nil index).
@@ -66,8 +73,8 @@ func (x *vecIndex) len() int {
 }
 
 // chunkBytes is the size of one slab: chunkRows code rows, then chunkRows
-// float32 rows.
-func (x *vecIndex) chunkBytes() int { return chunkRows * (x.stride + 4*x.dims) }
+// float32 rows, then chunkRows sign rows.
+func (x *vecIndex) chunkBytes() int { return chunkRows * (x.stride + 4*x.dims + 8*x.words) }
 
 // code returns slot i's int8 codes (stride bytes).
 func (x *vecIndex) code(i int) []int8 {
@@ -119,7 +126,9 @@ func encode8(dst []int8, v []float32) float32 {
 // put stores v (dims values, unit length: normalised) as e's vector,
 // adding a slot or replacing its values.
 func (x *vecIndex) put(e *entry, v []float32) {
-	if e.vslot == 0 {
+	if e.vslot != 0 {
+		x.zeros -= zeroCount(x.vec(e.vslot - 1))
+	} else {
 		if len(x.ents) == len(x.chunks)*chunkRows {
 			x.chunks = append(x.chunks, newSlab(x.chunkBytes(), x))
 		}
@@ -130,10 +139,11 @@ func (x *vecIndex) put(e *entry, v []float32) {
 	i := e.vslot - 1
 	copy(x.vec(i), v)
 	x.scales[i] = encode8(x.code(i), v)
+	x.zeros += x.encodeSigns(i)
 }
 
 // remove deletes e's vector: the last slot moves into its place and the
-// vacated bytes (code and float32 values) are zeroed, and a slab left
+// vacated bytes (code, float32 values and signs) are zeroed, and a slab left
 // empty is unmapped, so no copy of an erased message's vector stays in
 // memory.
 func (x *vecIndex) remove(e *entry) {
@@ -141,15 +151,18 @@ func (x *vecIndex) remove(e *entry) {
 		return
 	}
 	i, last := e.vslot-1, len(x.ents)-1
+	x.zeros -= zeroCount(x.vec(i))
 	if i != last {
 		copy(x.code(i), x.code(last))
 		copy(x.vec(i), x.vec(last))
+		copy(x.signs(i), x.signs(last))
 		x.scales[i] = x.scales[last]
 		x.ents[i] = x.ents[last]
 		x.ents[i].vslot = i + 1
 	}
 	clear(x.code(last))
 	clear(x.vec(last))
+	clear(x.signs(last))
 	x.ents[last] = nil
 	x.ents = x.ents[:last]
 	x.scales = x.scales[:last]
@@ -172,12 +185,16 @@ func (x *vecIndex) free() {
 		c.free()
 	}
 	x.chunks, x.scales, x.ents = nil, nil, nil
+	x.zeros = 0
 }
 
 // scratch holds per-query buffers, reused across queries.
 type scratch struct {
 	dots []int32
 	q8   []int8
+	qs   []uint64 // the query's signs
+	ham  []uint16 // per row: Hamming distance to the query, noRow if filtered out
+	sub  []int32  // the rows the sign pass keeps
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -196,6 +213,10 @@ func (x *vecIndex) search(q []float32, n int, keep func(*entry) bool) []scored {
 	}
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
+	if x.signsPay(n) {
+		sub := x.signCandidates(sc, q, max(signFactor*n, minSignPool), keep)
+		return x.exact(q, n, nil, x.subCandidates(sc, q, pool, sub))
+	}
 	return x.exact(q, n, nil, x.candidates(sc, q, pool, keep))
 }
 
@@ -208,11 +229,7 @@ type cand struct {
 // candidates returns the slots of the pool best rows for q by their codes,
 // among the allowed ones.
 func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*entry) bool) []int {
-	if cap(sc.q8) < x.stride {
-		sc.q8 = make([]int8, x.stride)
-	}
-	q8 := sc.q8[:x.stride]
-	encode8(q8, q)
+	q8 := sc.query8(x.stride, q)
 	if cap(sc.dots) < len(x.ents) {
 		sc.dots = make([]int32, len(x.ents))
 	}
@@ -233,14 +250,37 @@ func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*ent
 		if keep != nil && !keep(x.ents[i]) {
 			continue
 		}
-		if len(h) < pool {
-			h = append(h, cand{s, int32(i)})
-			up(h, len(h)-1)
-			continue
-		}
-		h[0] = cand{s, int32(i)}
+		h = push(h, pool, cand{s, int32(i)})
+	}
+	return slots(h)
+}
+
+// query8 returns q's int8 codes (stride bytes) in the scratch buffer.
+func (sc *scratch) query8(stride int, q []float32) []int8 {
+	if cap(sc.q8) < stride {
+		sc.q8 = make([]int8, stride)
+	}
+	q8 := sc.q8[:stride]
+	encode8(q8, q)
+	return q8
+}
+
+// push adds c to the bounded min-heap h of at most pool candidates.
+func push(h []cand, pool int, c cand) []cand {
+	if len(h) < pool {
+		h = append(h, c)
+		up(h, len(h)-1)
+		return h
+	}
+	if c.s > h[0].s {
+		h[0] = c
 		down(h, 0)
 	}
+	return h
+}
+
+// slots returns the rows of the heap h.
+func slots(h []cand) []int {
 	out := make([]int, len(h))
 	for j, c := range h {
 		out[j] = int(c.i)
