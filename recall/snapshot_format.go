@@ -586,7 +586,8 @@ func (s *shard) readRows(r *snapReader, dims int, slots []*entry) error {
 	}
 	for i := 0; i < rows && r.err == nil; i++ {
 		r.float32sInto(x.vec(i))
-		x.zeros += x.encodeSigns(i) // derived, not stored (vecsigns.go)
+		x.zeros += zeroCount(x.vec(i))
 	}
+	x.maybeSign() // signs are derived, not stored (vecsigns.go)
 	return r.err
 }

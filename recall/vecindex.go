@@ -54,7 +54,11 @@ type vecIndex struct {
 	words  int // uint64 words per sign row: dims rounded up to 64, / 64
 	// zeros counts the components equal to 0 over every row: the sign
 	// pass (vecsigns.go) runs only when they are few (dense vectors).
-	zeros  int
+	zeros int
+	// signed: every row's signs are derived (from the first time the
+	// index was large and dense enough for the sign pass; until then no
+	// row pays for them).
+	signed bool
 	chunks []*slab
 	scales []float32 // per slot: max|x| / 127
 	ents   []*entry  // per slot
@@ -139,7 +143,12 @@ func (x *vecIndex) put(e *entry, v []float32) {
 	i := e.vslot - 1
 	copy(x.vec(i), v)
 	x.scales[i] = encode8(x.code(i), v)
-	x.zeros += x.encodeSigns(i)
+	if x.signed {
+		x.zeros += x.encodeSigns(i)
+	} else {
+		x.zeros += zeroCount(v)
+		x.maybeSign()
+	}
 }
 
 // remove deletes e's vector: the last slot moves into its place and the
@@ -185,7 +194,7 @@ func (x *vecIndex) free() {
 		c.free()
 	}
 	x.chunks, x.scales, x.ents = nil, nil, nil
-	x.zeros = 0
+	x.zeros, x.signed = 0, false
 }
 
 // scratch holds per-query buffers, reused across queries.

@@ -17,8 +17,10 @@ import "math/bits"
 // exact top 10 (BENCHMARKS.md). The pass therefore runs only when at most
 // one component in maxZeroShare of the index is exactly zero, and when
 // the index has at least signRows rows; otherwise the int8 scan covers
-// every row as before. The sign rows are derived from the float32 values
-// wherever a row is written (put, a snapshot's load), never stored apart.
+// every row as before. The sign rows are derived from the float32 values,
+// never stored apart: all of them the first time the index is large and
+// dense enough (in put, or at a snapshot's load), then in every put; an
+// index of sparse vectors never pays for them.
 const (
 	signRows     = 16384
 	signFactor   = 32
@@ -67,11 +69,28 @@ func zeroCount(v []float32) int {
 	return n
 }
 
+// dense reports whether the index is large enough for the sign pass and
+// its vectors dense enough.
+func (x *vecIndex) dense() bool {
+	rows := len(x.ents)
+	return rows >= signRows && x.zeros*maxZeroShare <= rows*x.dims
+}
+
+// maybeSign derives every row's signs the first time the index is dense
+// (put keeps them from then on, whatever is added).
+func (x *vecIndex) maybeSign() {
+	if x.signed || !x.dense() {
+		return
+	}
+	for i := range x.ents {
+		x.encodeSigns(i)
+	}
+	x.signed = true
+}
+
 // signsPay reports whether the sign pass runs for a query of n results.
 func (x *vecIndex) signsPay(n int) bool {
-	rows := len(x.ents)
-	return rows >= signRows && rows >= 4*max(signFactor*n, minSignPool) &&
-		x.zeros*maxZeroShare <= rows*x.dims
+	return x.signed && x.dense() && len(x.ents) >= 4*max(signFactor*n, minSignPool)
 }
 
 // signCandidates returns the pool rows nearest q by their signs among

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -129,5 +130,41 @@ func TestVecSignsSparse(t *testing.T) {
 	}
 	if d.signsPay(10) {
 		t.Errorf("%d dense rows: the sign pass runs", d.len())
+	}
+}
+
+// TestVecSignsSnapshot: a dense index written to a snapshot and read back
+// derives its signs at load (they are not in the file), the same as the
+// index that was written, and the sign pass runs on it.
+func TestVecSignsSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 17,000 vectors")
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	x := newVecIndex(HashDims)
+	var slots []*entry
+	for i := range signRows + 600 {
+		e := &entry{doc: Doc{ID: fmt.Sprint(i)}, ord: i}
+		x.put(e, randomUnit(r, HashDims, nil, 0))
+		slots = append(slots, e)
+	}
+	var buf bytes.Buffer
+	sw := newSnapWriter(&buf)
+	x.writeRows(sw)
+	if err := sw.finish(); err != nil {
+		t.Fatal(err)
+	}
+	s := &shard{}
+	if err := s.readRows(&snapReader{b: buf.Bytes()}, HashDims, slots); err != nil {
+		t.Fatal(err)
+	}
+	y := s.vx
+	if !x.signed || !y.signed || y.zeros != x.zeros || !y.signsPay(10) {
+		t.Fatalf("signed %v/%v, zeros %d/%d", x.signed, y.signed, x.zeros, y.zeros)
+	}
+	for _, i := range []int{0, 4321, signRows + 599} {
+		if !slices.Equal(x.signs(i), y.signs(i)) {
+			t.Fatalf("row %d: signs %x loaded as %x", i, x.signs(i), y.signs(i))
+		}
 	}
 }
