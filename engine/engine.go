@@ -153,7 +153,7 @@ func start(ctx context.Context, cfg Config, dir string, db *sql.DB, pool *pgxpoo
 	}
 	e.journal = journal.New(db, e.now)
 	closeDB := func() {
-		db.Close()
+		store.CloseDB(db)
 		if pool != nil {
 			pool.Close()
 		}
@@ -190,7 +190,7 @@ func (e *Engine) Close() error {
 		e.bgMu.Unlock()
 		e.cancel()
 		e.wg.Wait()
-		err = errors.Join(e.closeIndexes(), e.db.Close(), e.lock.release())
+		err = errors.Join(e.closeIndexes(), store.CloseDB(e.db), e.lock.release())
 		if e.pool != nil {
 			e.pool.Close()
 		}

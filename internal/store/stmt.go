@@ -100,13 +100,73 @@ func (c *Stmts) prepareLater(query string) {
 	if c.pending[query] {
 		return
 	}
+	bg := background(c.db)
+	ctx, done := bg.start()
+	if ctx == nil {
+		return // CloseDB has begun: the next InTx prepares on its transaction
+	}
 	c.pending[query] = true
 	go func() {
-		_, _ = c.Prepare(context.Background(), query)
+		defer done()
+		_, _ = c.Prepare(ctx, query)
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		delete(c.pending, query)
 	}()
+}
+
+// prepares counts the background prepares (prepareLater) of one database,
+// so that CloseDB can cancel them and wait until they have given their
+// connection back before the database closes.
+type prepares struct {
+	mu     sync.Mutex
+	closed bool
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// inflight holds the prepares of each database with background work
+// (*sql.DB → *prepares).
+var inflight sync.Map
+
+func background(db *sql.DB) *prepares {
+	ctx, cancel := context.WithCancel(context.Background())
+	p, loaded := inflight.LoadOrStore(db, &prepares{ctx: ctx, cancel: cancel})
+	if loaded {
+		cancel()
+	}
+	return p.(*prepares)
+}
+
+// start counts one background prepare and returns its context and the
+// function that ends it; ctx is nil once CloseDB has begun.
+func (p *prepares) start() (ctx context.Context, done func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, nil
+	}
+	p.wg.Add(1)
+	return p.ctx, p.wg.Done
+}
+
+// CloseDB closes db (sql.DB.Close) after cancelling the statements that
+// Stmts caches over it are preparing in the background and waiting for
+// them. Without it a background prepare could outlive the close: its
+// connection would be closed after CloseDB returned, and on SQLite the
+// last connection's close checkpoints the WAL into the database file,
+// which the caller may already be copying, checking or removing.
+func CloseDB(db *sql.DB) error {
+	if v, ok := inflight.LoadAndDelete(db); ok {
+		p := v.(*prepares)
+		p.mu.Lock()
+		p.closed = true
+		p.mu.Unlock()
+		p.cancel()
+		p.wg.Wait()
+	}
+	return db.Close()
 }
 
 // Query runs a fixed query through its cached statement.
