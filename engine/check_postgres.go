@@ -14,8 +14,9 @@ import (
 // logic could get wrong, after draining the outbox: seqs gap-free and
 // matching the threads' counters, dispatches naming stored messages, every
 // stored message with a lexical entry and embedded by the configured
-// embedder (and no entry or embedding of another message), damaged
-// embeddings and pending outbox rows.
+// embedder (and no entry or embedding of another message), the BM25
+// statistics matching a recount of the lexical entries, damaged embeddings
+// and pending outbox rows.
 func (e *Engine) checkPostgres(ctx context.Context) error {
 	problems, _, err := e.checkIndexes(ctx)
 	if err != nil {
@@ -36,6 +37,9 @@ func (e *Engine) checkPostgresDerived(ctx context.Context, stored map[string]boo
 		return fmt.Errorf("engine: check: %w", err)
 	}
 	diff(stored, lex, "lexical entries", add)
+	if err := e.checkLexicalStats(ctx, add); err != nil {
+		return err
+	}
 	emb := e.embedder()
 	vec, err := e.ms.EmbeddedIDs(ctx, emb.ID())
 	if err != nil {
@@ -51,6 +55,29 @@ func (e *Engine) checkPostgresDerived(ctx context.Context, stored map[string]boo
 	}
 	if pending > 0 {
 		add("%d outbox rows still pending (retrying after failures, or being embedded by another process)", pending)
+	}
+	return nil
+}
+
+// maxStatsProblems bounds the resources with wrong BM25 statistics Check
+// lists.
+const maxStatsProblems = 100
+
+// checkLexicalStats reports the resources whose BM25 statistics (document
+// count, total length, document frequencies) differ from a recount of
+// their lexical entries; Reindex recomputes them.
+func (e *Engine) checkLexicalStats(ctx context.Context, add func(string, ...any)) error {
+	ms, err := pgstore.StatsMismatches(ctx, e.pool, maxStatsProblems+1)
+	if err != nil {
+		return fmt.Errorf("engine: check: %w", err)
+	}
+	for i, m := range ms {
+		if i == maxStatsProblems {
+			add("more resources with wrong lexical statistics (listed the first %d): mnemo reindex recomputes them", maxStatsProblems)
+			break
+		}
+		add("resource %s: lexical statistics differ from its lexical entries (stored %d documents of %d terms in all, recounted %d of %d; %d document frequencies wrong): mnemo reindex recomputes them",
+			m.ResourceID, m.Docs, m.TotalLen, m.CountedDocs, m.CountedLen, m.Terms)
 	}
 	return nil
 }

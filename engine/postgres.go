@@ -102,8 +102,10 @@ type searcher interface {
 
 // reindexPostgres is Reindex on Postgres: every message's lexical entry is
 // written again from its text (an entry whose terms did not change is not
-// rewritten); with reembed the current embedder's vectors are deleted;
-// every message without one is queued and the outbox drained.
+// rewritten) and the BM25 statistics are recomputed from the entries (in
+// one transaction; see pgstore.RebuildStats); with reembed the current
+// embedder's vectors are deleted; every message without one is queued and
+// the outbox drained.
 func (e *Engine) reindexPostgres(ctx context.Context, reembed bool) error {
 	all, err := e.ms.MessageIDs(ctx)
 	if err != nil {
@@ -116,6 +118,12 @@ func (e *Engine) reindexPostgres(ctx context.Context, reembed bool) error {
 			return err
 		}
 		ids = ids[n:]
+	}
+	if err := e.tx(ctx, func(tx *store.Tx) error {
+		_, err := pgstore.RebuildStats(ctx, tx)
+		return err
+	}); err != nil {
+		return fmt.Errorf("engine: %w", err)
 	}
 	emb := e.embedder().ID()
 	if reembed {

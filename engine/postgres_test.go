@@ -540,3 +540,47 @@ func TestPostgresConcurrentToolCalls(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestPostgresCheckLexicalStats: BM25 statistics rows that disagree with
+// the lexical entries (a document count, a document frequency) make Check
+// and the full check report the resource, naming mnemo reindex; Reindex
+// recomputes them, after which Check is clean.
+func TestPostgresCheckLexicalStats(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	e := enginetest.MustOpen(t, engine.Config{Postgres: dsn, Embedder: recall.HashEmbedder{}})
+	appendUser(t, e, "t1", "u1", "first message about sailing")
+	appendUser(t, e, "t1", "u1", "second message about rowing")
+	appendUser(t, e, "t2", "u2", "a message of another resource")
+	if err := e.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := pgCount(t, dsn, `WITH u AS (UPDATE lexical_stats SET docs = docs + 1 WHERE resource_id = 'u1' RETURNING 1) SELECT COUNT(*) FROM u`); n != 1 {
+		t.Fatalf("changed %d lexical_stats rows, want 1", n)
+	}
+	if n := pgCount(t, dsn, `WITH u AS (UPDATE lexical_df SET df = df + 3 WHERE resource_id = 'u1' AND term = $1 RETURNING 1) SELECT COUNT(*) FROM u`, stem(t, "sailing")); n != 1 {
+		t.Fatalf("changed %d lexical_df rows, want 1", n)
+	}
+	for _, full := range []bool{false, true} {
+		err := e.CheckWith(ctx, engine.CheckOptions{Full: full})
+		var ce *engine.CheckError
+		if !errors.As(err, &ce) || !errors.Is(err, engine.ErrInconsistent) || len(ce.Problems) != 1 {
+			t.Fatalf("CheckWith(full %v) = %v, want one problem", full, err)
+		}
+		p := ce.Problems[0]
+		for _, want := range []string{"resource u1", "stored 3 documents", "recounted 2", "1 document frequencies wrong", "mnemo reindex"} {
+			if !strings.Contains(p, want) {
+				t.Fatalf("CheckWith(full %v) problem %q lacks %q", full, p, want)
+			}
+		}
+		if strings.Contains(p, "u2") {
+			t.Fatalf("problem %q names another resource", p)
+		}
+	}
+	if err := e.Reindex(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("Check after Reindex = %v", err)
+	}
+}

@@ -149,18 +149,11 @@ func TestLexicalStats(t *testing.T) {
 	})
 }
 
-// statsMismatches counts the statistics rows that differ from a recount of
-// lexical_docs.
+// statsMismatches counts the resources whose statistics rows differ from
+// a recount of lexical_docs.
 func statsMismatches(ctx context.Context, q pgstore.Querier) (int, error) {
-	var n int
-	err := q.QueryRow(ctx, `SELECT
- (SELECT count(*) FROM lexical_stats s FULL JOIN (SELECT resource_id, count(*) AS docs, sum(cardinality(terms)) AS len
-	FROM lexical_docs GROUP BY 1) c USING (resource_id)
-	WHERE s.docs IS DISTINCT FROM c.docs OR s.total_len IS DISTINCT FROM c.len)
-+(SELECT count(*) FROM lexical_df f FULL JOIN (SELECT resource_id, t AS term, count(DISTINCT message_id) AS df
-	FROM lexical_docs, unnest(terms) AS t GROUP BY 1, 2) c USING (resource_id, term)
-	WHERE f.df IS DISTINCT FROM c.df)`).Scan(&n)
-	return n, err
+	ms, err := pgstore.StatsMismatches(ctx, q, 1000)
+	return len(ms), err
 }
 
 // TestLexicalStatsConcurrent indexes and removes documents of two

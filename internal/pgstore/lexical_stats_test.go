@@ -1,0 +1,94 @@
+package pgstore_test
+
+import (
+	"database/sql"
+	"fmt"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/pgstore"
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+)
+
+// TestStatsMismatchesRebuild: every kind of damage to the statistics rows
+// (a wrong count, a wrong length, a wrong, missing or extra document
+// frequency, a row of a resource with no entry) is reported for its
+// resource, and RebuildStats repairs all of it; a second rebuild changes
+// nothing.
+func TestStatsMismatchesRebuild(t *testing.T) {
+	ctx := t.Context()
+	dsn := pgtest.DSN(t)
+	pool := mustOpen(t, dsn)
+	seedMessages(t, pool, []string{"A", "B", "C"}, 3)
+	var docs []pgstore.LexicalDoc
+	for _, r := range []string{"A", "B", "C"} {
+		for i := range 3 {
+			docs = append(docs, pgstore.LexicalDoc{MessageID: fmt.Sprintf("%s-%d", r, i), ResourceID: r, Terms: []string{"alpha", "beta", fmt.Sprint("w", i)}})
+		}
+	}
+	if err := pgstore.PutLexical(ctx, pool, docs); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := pgstore.StatsMismatches(ctx, pool, 10); err != nil || len(ms) != 0 {
+		t.Fatalf("StatsMismatches on sound statistics = %+v, %v", ms, err)
+	}
+	for _, q := range []string{
+		`UPDATE lexical_stats SET docs = docs + 1 WHERE resource_id = 'A'`,
+		`UPDATE lexical_stats SET total_len = total_len - 2 WHERE resource_id = 'A'`,
+		`UPDATE lexical_df SET df = 7 WHERE resource_id = 'B' AND term = 'alpha'`,
+		`DELETE FROM lexical_df WHERE resource_id = 'B' AND term = 'w1'`,
+		`INSERT INTO lexical_df VALUES ('B', 'ghost', 1)`,
+		`INSERT INTO lexical_stats VALUES ('Z', 4, 9)`,
+	} {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms, err := pgstore.StatsMismatches(ctx, pool, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []pgstore.StatsMismatch{
+		{ResourceID: "A", Docs: 4, CountedDocs: 3, TotalLen: 7, CountedLen: 9},
+		{ResourceID: "B", Docs: 3, CountedDocs: 3, TotalLen: 9, CountedLen: 9, Terms: 3},
+		{ResourceID: "Z", Docs: 4, TotalLen: 9},
+	}
+	if fmt.Sprint(ms) != fmt.Sprint(want) {
+		t.Fatalf("StatsMismatches = %+v, want %+v", ms, want)
+	}
+	if ms, err := pgstore.StatsMismatches(ctx, pool, 1); err != nil || len(ms) != 1 || ms[0].ResourceID != "A" {
+		t.Fatalf("StatsMismatches(limit 1) = %+v, %v", ms, err)
+	}
+
+	db, err := pgstore.OpenDB(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rebuild := func() int64 {
+		t.Helper()
+		tx, err := db.BeginTx(ctx, &sql.TxOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := pgstore.RebuildStats(ctx, tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := rebuild(); n != 5 {
+		t.Fatalf("RebuildStats changed %d rows, want 5 (A, Z; B's alpha, w1, ghost)", n)
+	}
+	if ms, err := pgstore.StatsMismatches(ctx, pool, 10); err != nil || len(ms) != 0 {
+		t.Fatalf("StatsMismatches after RebuildStats = %+v, %v", ms, err)
+	}
+	if n, err := statsMismatches(ctx, pool); err != nil || n != 0 {
+		t.Fatalf("statistics rows differing from a recount: %d (%v)", n, err)
+	}
+	if n := rebuild(); n != 0 {
+		t.Fatalf("second RebuildStats changed %d rows, want 0", n)
+	}
+}
