@@ -160,10 +160,13 @@ func (e *Engine) indexLexical(ctx context.Context, tx *store.Tx, head msgstore.T
 	return nil
 }
 
-// lexicalDoc is m's lexical entry on Postgres.
+// lexicalDoc is m's lexical entry on Postgres: the analysed terms and the
+// answer types of the text the SQLite backend indexes.
 func lexicalDoc(m *Message) pgstore.LexicalDoc {
 	d := docOf(m)
-	return pgstore.LexicalDoc{MessageID: m.ID, ResourceID: m.ResourceID, CreatedAt: m.CreatedAt.UnixMilli(), Terms: recall.Analyze(d.Text())}
+	text := d.Text()
+	return pgstore.LexicalDoc{MessageID: m.ID, ResourceID: m.ResourceID, CreatedAt: m.CreatedAt.UnixMilli(),
+		Terms: recall.Analyze(text), AnswerBits: recall.AnswerBits(text)}
 }
 
 // relex writes the lexical entries of the messages ids (those still

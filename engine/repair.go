@@ -12,7 +12,8 @@ import (
 // and queues the re-embedding of messages whose stored embedding is missing
 // (a lost or deleted vector state), so that no derived damage is fatal and
 // all of it converges from the store. On Postgres it also writes the
-// lexical entries of messages stored without one.
+// lexical entries of messages stored without one or with one whose answer
+// types are not tagged (a database migrated from schema version 2).
 func (e *Engine) repairOnOpen(ctx context.Context) error {
 	if err := e.resumeErasures(ctx); err != nil {
 		return err
@@ -23,8 +24,8 @@ func (e *Engine) repairOnOpen(ctx context.Context) error {
 			return err
 		}
 		if n > 0 {
-			e.log.Warn("messages without a lexical entry: indexed", "n", n)
-			e.publish(Event{Reason: EventRebuild, Count: n, Detail: fmt.Sprintf("%d messages had no lexical entry; indexed", n)})
+			e.log.Warn("messages without a complete lexical entry: indexed", "n", n)
+			e.publish(Event{Reason: EventRebuild, Count: n, Detail: fmt.Sprintf("%d messages had no complete lexical entry (none, or answer types not tagged); indexed", n)})
 		}
 	}
 	return e.queueMissingEmbeddings(ctx)

@@ -31,6 +31,37 @@ const (
 	numTypes     = 3
 )
 
+// AnswerDuration and AnswerTime are the answer types' bits as AnswerBits
+// returns them and AskedTypes lists them: what another backend stores per
+// message and counts per resource.
+const (
+	AnswerDuration = typeDuration
+	AnswerTime     = typeTime
+	// NumAnswerTypes is how many answer types there are (bits 0 to
+	// NumAnswerTypes−1).
+	NumAnswerTypes = numTypes
+)
+
+// AnswerBits returns the answer types whose expressions text holds (a
+// message's Doc.Text, as the lexical channel tags it at indexing): an OR
+// of AnswerDuration and AnswerTime, 0 for none.
+func AnswerBits(text string) uint8 { return answerBits(text) }
+
+// AskedTypes returns the answer types a query text asks for, one bit each
+// in bit order (the order the lexical channel sums their weights in); nil
+// when it asks for none. A searcher drops a type no message of the
+// resource carries and weighs the others by their idf, tf 1, not counted
+// in the message's length (as the lexical channel does).
+func AskedTypes(text string) []uint8 {
+	var out []uint8
+	for i, q := range typeQuestions {
+		if q.MatchString(text) {
+			out = append(out, 1<<i)
+		}
+	}
+	return out
+}
+
 // typeQuestions are what a question asking for each type looks like.
 var typeQuestions = [numTypes]*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bhow long\b`),

@@ -44,13 +44,18 @@ var vocab = strings.Fields(`running runs ran runner dog dogs cat cats support gr
 	concert festival garden roses tomatoes bakery bread marathon swim swimming hiking photos
 	the and of a to in is was it's I'm can't`)
 
+// answerPhrases are durations and time expressions (recall's answer
+// types) some messages hold.
+var answerPhrases = []string{"for two weeks", "a few more days", "3 months", "yesterday", "last Friday", "in May", "back in 2021", "ages ago"}
+
 var speakers = []string{"Caroline", "Melanie", "Joanna", ""}
 
 var topics = []string{"travel", "family", "work", "hobby"}
 
 // newCorpus builds resources × threads × turns messages with speakers,
-// tool calls, metadata (scalars, nested, absent), dates over 2022–2023 and
-// an occasional compound identifier.
+// tool calls, metadata (scalars, nested, absent), dates over 2022–2023, an
+// occasional compound identifier and, in a fifth of them, a duration or a
+// time expression (the answer types).
 func newCorpus(rng *rand.Rand, resources []string, threads, turns int) *corpus {
 	c := &corpus{emb: recall.HashEmbedder{}, resources: resources, threads: map[string][]string{}}
 	emb := c.emb
@@ -85,6 +90,9 @@ func newMessage(rng *rand.Rand, r, th string, i int, at time.Time) message {
 	}
 	if rng.IntN(25) == 0 {
 		words = append(words, "ZEPHYR-QUOTE")
+	}
+	if rng.IntN(5) == 0 {
+		words = append(words, answerPhrases[rng.IntN(len(answerPhrases))])
 	}
 	role := []string{"user", "assistant"}[i%2]
 	m := message{content: strings.Join(words, " ")}
@@ -151,12 +159,9 @@ func (s memSource) ResourceVectors(_ context.Context, r, _ string, fn func(strin
 }
 
 // sqliteIndex is the SQLite backend's recall over the corpus: bleve in
-// memory and the in-memory shards, without the answer types (recall's
-// answertype.go), which the Postgres searcher does not score yet: the
-// parity is with them off.
+// memory and the in-memory shards.
 func sqliteIndex(t testing.TB, c *corpus, tuning recall.Tuning) *recall.Index {
 	t.Helper()
-	tuning.NoAnswerTypes = true
 	lex, err := recall.OpenLexical("")
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +207,7 @@ func postgres(t testing.TB, c *corpus, exact bool) *pgxpool.Pool {
 			calls = m.calls
 		}
 		msgs = append(msgs, []any{d.ID, d.ThreadID, d.ResourceID, d.Seq, d.Role, m.content, d.Name, calls, m.metadata, d.CreatedAt.UnixMilli(), int64(1), "digest"})
-		lds = append(lds, pgstore.LexicalDoc{MessageID: d.ID, ResourceID: d.ResourceID, CreatedAt: d.CreatedAt.UnixMilli(), Terms: recall.Analyze(d.Text())})
+		lds = append(lds, pgstore.LexicalDoc{MessageID: d.ID, ResourceID: d.ResourceID, CreatedAt: d.CreatedAt.UnixMilli(), Terms: recall.Analyze(d.Text()), AnswerBits: recall.AnswerBits(d.Text())})
 		if m.vec != nil {
 			embs = append(embs, []any{d.ID, c.emb.ID(), d.ResourceID, len(m.vec), pgvector.NewVector(m.vec)})
 		}
@@ -223,9 +228,9 @@ func postgres(t testing.TB, c *corpus, exact bool) *pgxpool.Pool {
 		// document, each firing the statistics triggers): the same rows.
 		rows := make([][]any, len(lds))
 		for i, d := range lds {
-			rows[i] = []any{d.MessageID, d.ResourceID, d.CreatedAt, d.Terms}
+			rows[i] = []any{d.MessageID, d.ResourceID, d.CreatedAt, d.Terms, int16(d.AnswerBits)}
 		}
-		copyRows(t, pool, "lexical_docs", []string{"message_id", "resource_id", "created_at", "terms"}, rows)
+		copyRows(t, pool, "lexical_docs", []string{"message_id", "resource_id", "created_at", "terms", "atypes"}, rows)
 	}
 	if exact {
 		dropHNSW(t, pool, e)

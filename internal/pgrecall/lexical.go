@@ -3,6 +3,7 @@ package pgrecall
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -17,13 +18,21 @@ import (
 // lexScorer is recall's lexical score (lexScorer in recall) over the
 // resource's statistics in Postgres: textbook BM25 of the query's distinct
 // analysed terms, the date terms, the turn-context rule and the compound
-// bonus.
+// bonus, and the answer types.
 type lexScorer struct {
 	n, avgdl  float64
 	idfs      []float64 // of view.lexTerms[:nq]
 	nq        int       // the query's own distinct terms lead lexTerms
 	dates     []dateTerm
+	types     []typeTerm
 	compounds []compound
+}
+
+// typeTerm is an answer type the query asks for (recall.AskedTypes) with
+// its idf over the resource's messages (recall's typeTerm).
+type typeTerm struct {
+	bit uint8
+	idf float64
 }
 
 type dateTerm struct {
@@ -40,7 +49,7 @@ type compound struct {
 }
 
 // hasTerms says whether the query has analysed or date terms at all.
-func (l *lexScorer) hasTerms() bool { return l.nq > 0 || len(l.dates) > 0 }
+func (l *lexScorer) hasTerms() bool { return l.nq > 0 || len(l.dates) > 0 || len(l.types) > 0 }
 
 // prepareLexical analyses the query and reads the statistics it needs:
 // document count and length, the document frequencies of its terms and of
@@ -78,6 +87,9 @@ func (v *view) prepareLexical(ctx context.Context) error {
 		if l.dates, err = v.dateTerms(ctx, l.n); err != nil {
 			return err
 		}
+	}
+	if !t.NoAnswerTypes && st.Docs > 0 {
+		l.types = typeTerms(v.q.Text, l.n, st.AnswerDF)
 	}
 	v.lex, v.lexTerms = l, terms
 	return nil
@@ -119,7 +131,21 @@ func (v *view) dateTerms(ctx context.Context, n float64) ([]dateTerm, error) {
 	return out, nil
 }
 
-// own is d's score by its own words and date (memoised).
+// typeTerms returns the answer types text asks for with their idf over n
+// messages of which df[i] carry type 1<<i; a type no message carries is
+// dropped (recall's typeTerms).
+func typeTerms(text string, n float64, df [pgstore.AnswerTypes]int64) []typeTerm {
+	var out []typeTerm
+	for _, bit := range recall.AskedTypes(text) {
+		i := bits.TrailingZeros8(bit)
+		if i < len(df) && df[i] > 0 {
+			out = append(out, typeTerm{bit, bm25.IDF(n, float64(df[i]))})
+		}
+	}
+	return out
+}
+
+// own is d's score by its own words, date and answer types (memoised).
 func (l *lexScorer) own(d *vdoc) float64 {
 	if d.ownDone {
 		return d.own
@@ -133,8 +159,23 @@ func (l *lexScorer) own(d *vdoc) float64 {
 			}
 		}
 	}
-	d.own, d.ownDone = sum+l.dateScore(d.doc.CreatedAt, d.lexLen), true
+	// Words, dates, then types: recall's order, so the sums are bit-equal.
+	d.own, d.ownDone = sum+l.dateScore(d.doc.CreatedAt, d.lexLen)+l.typeScore(d.atypes, d.lexLen), true
 	return d.own
+}
+
+// typeScore is recall's typeScore: tf 1 for each query type d carries.
+func (l *lexScorer) typeScore(atypes uint8, doclen int) float64 {
+	if len(l.types) == 0 || atypes == 0 || l.n == 0 {
+		return 0
+	}
+	var sum float64
+	for _, t := range l.types {
+		if atypes&t.bit != 0 {
+			sum += bm25.Weight(t.idf, 1, bm25.Norm(float64(doclen), l.avgdl))
+		}
+	}
+	return sum
 }
 
 // dateScore is recall's dateScore: tf 1 for each query date d falls in.
@@ -261,7 +302,8 @@ func (v *view) lexicalScored(ids []string) []recall.Scored {
 func (v *view) poolSize() int { return max(v.s.tuning.CandidatePool, v.p.Options.TopK) }
 
 // rankedMatches returns the top n messages of the scope that hold a query
-// term (the GIN index over lexical_docs.tsv) or fall in a query date, by
+// term (the GIN index over lexical_docs.tsv), fall in a query date or
+// carry an answer type the query asks for (its partial index), by
 // their own BM25 score computed in SQL (the compound bonus counted for the
 // messages holding all of a compound's parts), best first.
 func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string, error) {
@@ -285,6 +327,14 @@ func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string,
 		or = append(or, cond)
 		cols = append(cols, fmt.Sprintf(", %s AS in%d", cond, i))
 		terms = append(terms, fmt.Sprintf("CASE WHEN x.in%d THEN %s * %g / (1 + %s) ELSE 0 END", i, b.add(dt.idf), bm25.K1+1, norm))
+	}
+	for i, tt := range l.types {
+		// The bit is a literal: the condition is then the predicate of
+		// the type's partial index (lexical_docs_duration, _time).
+		cond := fmt.Sprintf("(d.atypes & %d) <> 0", tt.bit)
+		or = append(or, cond)
+		cols = append(cols, fmt.Sprintf(", coalesce(%s, false) AS ty%d", cond, i))
+		terms = append(terms, fmt.Sprintf("CASE WHEN x.ty%d THEN %s * %g / (1 + %s) ELSE 0 END", i, b.add(tt.idf), bm25.K1+1, norm))
 	}
 	for i, c := range l.compounds {
 		var all []string

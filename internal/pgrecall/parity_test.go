@@ -33,12 +33,17 @@ var parityFilters = []string{
 }
 
 // parityQuery draws one search over c: text from the vocabulary, with a
-// date, a speaker or a compound identifier at times; any mode, scope,
+// date, a speaker, a compound identifier or a question asking for an
+// answer type ("How long …", "When …") at times; any mode, scope,
 // filter, exclusion, topK, threshold, fusion and range.
 func parityQuery(rng *rand.Rand, c *corpus) recall.Query {
 	r := c.resources[rng.IntN(len(c.resources))]
 	words := []string{vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))]}
-	switch rng.IntN(6) {
+	switch rng.IntN(8) {
+	case 4:
+		words = append([]string{"How long"}, words...)
+	case 5:
+		words = append([]string{"When did"}, words...)
 	case 0:
 		words = append(words, []string{"in May 2022", "on March 14, 2023", "in October", "during July"}[rng.IntN(4)])
 	case 1:
@@ -95,6 +100,7 @@ func TestParityWithSQLiteBackend(t *testing.T) {
 		{recall.Tuning{}, 1e-9, 6}, // filters widen instead
 		{recall.Tuning{SessionWeight: 0.15, VectorWeight: 0.5}, 1e-9, 0},
 		{recall.Tuning{ContextWeight: -1, NoCompounds: true, NoDates: true, MaxNorm: true}, 1e-9, 0},
+		{recall.Tuning{NoAnswerTypes: true}, 1e-9, 0},
 		{recall.Tuning{NoTurnAfter: true, CandidatePool: 20}, 1e-9, 0},
 		{recall.Tuning{NoTurnAfter: true, CandidatePool: 20}, 1e-9, 3},
 		// The session topic's centroids are pgvector's sum (float4 result):

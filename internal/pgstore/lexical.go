@@ -23,16 +23,27 @@ type LexicalDoc struct {
 	ResourceID string
 	CreatedAt  int64 // Unix milliseconds, UTC (messages.created_at)
 	Terms      []string
+	// AnswerBits are the answer types whose expressions the text holds
+	// (recall.AnswerBits: 1 a duration, 2 a time expression; 0 none),
+	// stored in lexical_docs.atypes and counted per resource.
+	AnswerBits uint8
 }
 
 // BM25Stats are a resource's lexical statistics as stored: Docs indexed
 // documents, TotalLen terms over all of them, and DF, the number of
-// documents holding each term asked for (absent: none does).
+// documents holding each term asked for (absent: none does), and
+// AnswerDF[i], the number of documents carrying answer type 1<<i
+// (LexicalDoc.AnswerBits; a document not tagged yet carries none).
 type BM25Stats struct {
 	Docs     int64
 	TotalLen int64
 	DF       map[string]int64
+	AnswerDF [AnswerTypes]int64
 }
+
+// AnswerTypes is how many answer types lexical_docs.atypes and
+// lexical_stats count (recall.NumAnswerTypes; a test checks they agree).
+const AnswerTypes = 2
 
 // PutLexical indexes docs in the caller's transaction; the BM25 statistics
 // follow in the same statement (triggers on lexical_docs). A document
@@ -53,11 +64,11 @@ func PutLexical(ctx context.Context, q Querier, docs []LexicalDoc) error {
 		if terms == nil {
 			terms = []string{}
 		}
-		b.Queue(`INSERT INTO lexical_docs (message_id, resource_id, created_at, terms) VALUES ($1, $2, $3, $4)
-ON CONFLICT (message_id) DO UPDATE SET resource_id = excluded.resource_id, created_at = excluded.created_at, terms = excluded.terms
-WHERE (lexical_docs.resource_id, lexical_docs.created_at, lexical_docs.terms)
-	IS DISTINCT FROM (excluded.resource_id, excluded.created_at, excluded.terms)`,
-			d.MessageID, d.ResourceID, d.CreatedAt, terms)
+		b.Queue(`INSERT INTO lexical_docs (message_id, resource_id, created_at, terms, atypes) VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (message_id) DO UPDATE SET resource_id = excluded.resource_id, created_at = excluded.created_at, terms = excluded.terms, atypes = excluded.atypes
+WHERE (lexical_docs.resource_id, lexical_docs.created_at, lexical_docs.terms, lexical_docs.atypes)
+	IS DISTINCT FROM (excluded.resource_id, excluded.created_at, excluded.terms, excluded.atypes)`,
+			d.MessageID, d.ResourceID, d.CreatedAt, terms, int16(d.AnswerBits))
 	}
 	if err := q.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("pgstore: index %d lexical docs: %w", len(docs), err)
@@ -83,6 +94,7 @@ func PutLexicalTx(ctx context.Context, tx store.Conn, docs []LexicalDoc) error {
 		return err
 	}
 	ids, resources, created, terms := make([]string, len(sorted)), make([]string, len(sorted)), make([]int64, len(sorted)), make([]string, len(sorted))
+	atypes := make([]int16, len(sorted))
 	for i, d := range sorted {
 		t := d.Terms
 		if t == nil {
@@ -92,15 +104,15 @@ func PutLexicalTx(ctx context.Context, tx store.Conn, docs []LexicalDoc) error {
 		if err != nil {
 			return fmt.Errorf("%w: lexical doc of message %s: %v", ErrInvalid, d.MessageID, err)
 		}
-		ids[i], resources[i], created[i], terms[i] = d.MessageID, d.ResourceID, d.CreatedAt, string(b)
+		ids[i], resources[i], created[i], terms[i], atypes[i] = d.MessageID, d.ResourceID, d.CreatedAt, string(b), int16(d.AnswerBits)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO lexical_docs (message_id, resource_id, created_at, terms)
-SELECT u.m, u.r, u.c, ARRAY(SELECT e.x FROM jsonb_array_elements_text(u.t::jsonb) WITH ORDINALITY AS e(x, n) ORDER BY e.n)
-FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) WITH ORDINALITY AS u(m, r, c, t, i)
+	_, err = tx.ExecContext(ctx, `INSERT INTO lexical_docs (message_id, resource_id, created_at, terms, atypes)
+SELECT u.m, u.r, u.c, ARRAY(SELECT e.x FROM jsonb_array_elements_text(u.t::jsonb) WITH ORDINALITY AS e(x, n) ORDER BY e.n), u.a
+FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::smallint[]) WITH ORDINALITY AS u(m, r, c, t, a, i)
 JOIN messages g ON g.id = u.m ORDER BY u.i FOR KEY SHARE OF g
-ON CONFLICT (message_id) DO UPDATE SET resource_id = excluded.resource_id, created_at = excluded.created_at, terms = excluded.terms
-WHERE (lexical_docs.resource_id, lexical_docs.created_at, lexical_docs.terms)
-	IS DISTINCT FROM (excluded.resource_id, excluded.created_at, excluded.terms)`, ids, resources, created, terms)
+ON CONFLICT (message_id) DO UPDATE SET resource_id = excluded.resource_id, created_at = excluded.created_at, terms = excluded.terms, atypes = excluded.atypes
+WHERE (lexical_docs.resource_id, lexical_docs.created_at, lexical_docs.terms, lexical_docs.atypes)
+	IS DISTINCT FROM (excluded.resource_id, excluded.created_at, excluded.terms, excluded.atypes)`, ids, resources, created, terms, atypes)
 	if err != nil {
 		return fmt.Errorf("pgstore: index %d lexical docs: %w", len(docs), err)
 	}
@@ -151,7 +163,8 @@ func RemoveLexical(ctx context.Context, q Querier, messageIDs []string) error {
 // terms). A resource with nothing indexed has zero statistics.
 func Stats(ctx context.Context, q Querier, resourceID string, terms []string) (BM25Stats, error) {
 	s := BM25Stats{DF: map[string]int64{}}
-	err := q.QueryRow(ctx, `SELECT docs, total_len FROM lexical_stats WHERE resource_id = $1`, resourceID).Scan(&s.Docs, &s.TotalLen)
+	err := q.QueryRow(ctx, `SELECT docs, total_len, duration_docs, time_docs FROM lexical_stats WHERE resource_id = $1`,
+		resourceID).Scan(&s.Docs, &s.TotalLen, &s.AnswerDF[0], &s.AnswerDF[1])
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return s, fmt.Errorf("pgstore: lexical stats of %s: %w", resourceID, err)
 	}
@@ -248,12 +261,14 @@ func LexicalIDs(ctx context.Context, q Querier) (map[string]bool, error) {
 	return out, nil
 }
 
-// Unindexed returns up to limit ids of stored messages without a lexical
-// entry (written before entries were, or by a writer that did not index),
-// in the order they were stored.
+// Unindexed returns up to limit ids of stored messages without a complete
+// lexical entry, in the order they were stored: none (written before
+// entries were, or by a writer that did not index), or one whose answer
+// types are not tagged (atypes NULL: written before schema version 3).
+// Writing their entries again (PutLexical) completes them.
 func Unindexed(ctx context.Context, q Querier, limit int) ([]string, error) {
 	rows, err := q.Query(ctx, `SELECT m.id FROM messages m
-WHERE NOT EXISTS (SELECT 1 FROM lexical_docs d WHERE d.message_id = m.id) ORDER BY m.pk LIMIT $1`, limit)
+WHERE NOT EXISTS (SELECT 1 FROM lexical_docs d WHERE d.message_id = m.id AND d.atypes IS NOT NULL) ORDER BY m.pk LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: unindexed messages: %w", err)
 	}

@@ -19,7 +19,8 @@ import (
 )
 
 // textbook computes a resource's BM25 statistics from its documents' terms
-// as recall's bm25Stats does (n, total length, documents per term).
+// as recall's bm25Stats does (n, total length, documents per term), and
+// the documents carrying each answer type as recall's typeDF does.
 func textbook(docs []pgstore.LexicalDoc, resource string) pgstore.BM25Stats {
 	s := pgstore.BM25Stats{DF: map[string]int64{}}
 	for _, d := range docs {
@@ -27,6 +28,11 @@ func textbook(docs []pgstore.LexicalDoc, resource string) pgstore.BM25Stats {
 			continue
 		}
 		s.Docs++
+		for i := range s.AnswerDF {
+			if d.AnswerBits&(1<<i) != 0 {
+				s.AnswerDF[i]++
+			}
+		}
 		s.TotalLen += int64(len(d.Terms))
 		seen := map[string]bool{}
 		for _, t := range d.Terms {
@@ -47,9 +53,9 @@ func checkStats(t *testing.T, q pgstore.Querier, docs []pgstore.LexicalDoc, reso
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Docs != want.Docs || got.TotalLen != want.TotalLen || !maps.Equal(got.DF, want.DF) {
-		t.Fatalf("stats of %s:\n got %d docs, %d terms, df %v\nwant %d docs, %d terms, df %v",
-			resource, got.Docs, got.TotalLen, got.DF, want.Docs, want.TotalLen, want.DF)
+	if got.Docs != want.Docs || got.TotalLen != want.TotalLen || !maps.Equal(got.DF, want.DF) || got.AnswerDF != want.AnswerDF {
+		t.Fatalf("stats of %s:\n got %d docs, %d terms, df %v, answer types %v\nwant %d docs, %d terms, df %v, answer types %v",
+			resource, got.Docs, got.TotalLen, got.DF, got.AnswerDF, want.Docs, want.TotalLen, want.DF, want.AnswerDF)
 	}
 }
 
@@ -69,7 +75,7 @@ func TestLexicalStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lex.Close()
-	seedMessages(t, pool, []string{"A", "B"}, 6)
+	seedMessages(t, pool, []string{"A", "B"}, 8)
 	texts := []string{
 		"The running dogs can't stop at ZEPHYR-QUOTE v1.2",
 		"Résumé of Straße İstanbul: the dog runs, runs and runs",
@@ -77,11 +83,13 @@ func TestLexicalStats(t *testing.T) {
 		"I'd like a quote for order_id 42 please",
 		"ＦＵＬＬ width and ﬁne ligatures",
 		"dogs dogs dogs",
+		"We stayed two weeks in Oslo, back in 2021",
+		"I went to the support group yesterday",
 	}
 	var docs []pgstore.LexicalDoc
 	for _, r := range []string{"B", "A"} {
 		for i, text := range texts {
-			docs = append(docs, pgstore.LexicalDoc{MessageID: fmt.Sprintf("%s-%d", r, i), ResourceID: r, CreatedAt: int64(i), Terms: lex.Terms(text)})
+			docs = append(docs, pgstore.LexicalDoc{MessageID: fmt.Sprintf("%s-%d", r, i), ResourceID: r, CreatedAt: int64(i), Terms: lex.Terms(text), AnswerBits: recall.AnswerBits(text)})
 		}
 	}
 	t.Run("Put", func(t *testing.T) {
@@ -115,7 +123,8 @@ func TestLexicalStats(t *testing.T) {
 		checkStats(t, pool, docs, "A")
 	})
 	t.Run("Replace", func(t *testing.T) {
-		docs[0].Terms = lex.Terms("a completely different zebra zebra")
+		docs[0].Terms = lex.Terms("a completely different zebra zebra for three days")
+		docs[0].AnswerBits = recall.AnswerBits("a completely different zebra zebra for three days")
 		inTx(t, pool, func(tx pgx.Tx) error { return pgstore.PutLexical(ctx, tx, docs[:1]) })
 		checkStats(t, pool, docs, docs[0].ResourceID)
 	})
@@ -178,7 +187,7 @@ func TestLexicalStatsConcurrent(t *testing.T) {
 					for k := range terms {
 						terms[k] = vocab[rng.IntN(len(vocab))]
 					}
-					docs = append(docs, pgstore.LexicalDoc{MessageID: fmt.Sprintf("%s-%d", r, (w*txs+i)*perTx+j), ResourceID: r, Terms: terms})
+					docs = append(docs, pgstore.LexicalDoc{MessageID: fmt.Sprintf("%s-%d", r, (w*txs+i)*perTx+j), ResourceID: r, Terms: terms, AnswerBits: uint8(rng.IntN(4))})
 				}
 				err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 					if err := pgstore.PutLexical(ctx, tx, docs); err != nil {

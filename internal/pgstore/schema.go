@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -299,6 +299,68 @@ CREATE TRIGGER lexical_docs_delete AFTER DELETE ON lexical_docs
 	REFERENCING OLD TABLE AS old_docs FOR EACH STATEMENT EXECUTE FUNCTION lexical_apply();
 CREATE TRIGGER lexical_docs_update AFTER UPDATE ON lexical_docs
 	REFERENCING OLD TABLE AS old_docs NEW TABLE AS new_docs FOR EACH STATEMENT EXECUTE FUNCTION lexical_apply();
+`,
+	// 3: answer types (recall's answertype.go). lexical_docs.atypes holds
+	// the answer types whose expressions the message's text holds, as
+	// recall.AnswerBits tags them (1 a duration, 2 a time expression);
+	// NULL means not tagged yet: the rows of a version-2 database, which
+	// SQL cannot tag (the tagger is recall's word scan), and which the
+	// engine re-tags at open (pgstore.Unindexed lists them) — until then
+	// they carry no type and are counted as such, so the statistics stay
+	// consistent with the rows. lexical_stats.duration_docs and time_docs
+	// count each resource's messages carrying each type (the idf of a
+	// question's type term), kept by lexical_apply in the writing
+	// statement as the other statistics are (a count(*) through a partial
+	// index per query would read every carrying message: 20-30 % of a
+	// resource). The partial indexes find a resource's carriers for a
+	// question asking for the type (they hold only the carriers).
+	`
+ALTER TABLE lexical_docs ADD COLUMN atypes SMALLINT CHECK (atypes >= 0);
+ALTER TABLE lexical_stats ADD COLUMN duration_docs BIGINT NOT NULL DEFAULT 0,
+	ADD COLUMN time_docs BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX lexical_docs_duration ON lexical_docs(resource_id) WHERE (atypes & 1) <> 0;
+CREATE INDEX lexical_docs_time ON lexical_docs(resource_id) WHERE (atypes & 2) <> 0;
+
+CREATE OR REPLACE FUNCTION lexical_apply() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+	src text := CASE TG_OP
+		WHEN 'INSERT' THEN 'SELECT resource_id, 1 AS sign, terms, coalesce(atypes, 0) AS atypes FROM new_docs'
+		WHEN 'DELETE' THEN 'SELECT resource_id, -1 AS sign, terms, coalesce(atypes, 0) AS atypes FROM old_docs'
+		ELSE 'SELECT resource_id, 1 AS sign, terms, coalesce(atypes, 0) AS atypes FROM new_docs
+			UNION ALL SELECT resource_id, -1, terms, coalesce(atypes, 0) FROM old_docs' END;
+	bad bigint;
+BEGIN
+	EXECUTE format($q$WITH d AS (%s), up AS (
+		INSERT INTO lexical_stats AS s (resource_id, docs, total_len, duration_docs, time_docs)
+		SELECT resource_id, sum(sign), sum(sign * cardinality(terms)),
+			sum(sign * ((atypes & 1) <> 0)::int), sum(sign * ((atypes & 2) <> 0)::int) FROM d
+		GROUP BY resource_id ORDER BY resource_id
+		ON CONFLICT (resource_id) DO UPDATE
+		SET docs = s.docs + excluded.docs, total_len = s.total_len + excluded.total_len,
+			duration_docs = s.duration_docs + excluded.duration_docs, time_docs = s.time_docs + excluded.time_docs
+		RETURNING docs, total_len, duration_docs, time_docs)
+		SELECT count(*) FROM up WHERE docs < 0 OR total_len < 0 OR duration_docs < 0 OR time_docs < 0$q$, src) INTO bad;
+	EXECUTE format($q$WITH d AS (%s), up AS (
+		INSERT INTO lexical_df AS f (resource_id, term, df)
+		SELECT d.resource_id, u.term, sum(d.sign) FROM d,
+			LATERAL (SELECT DISTINCT t AS term FROM unnest(d.terms) AS t) u
+		GROUP BY d.resource_id, u.term HAVING sum(d.sign) <> 0 ORDER BY 1, 2
+		ON CONFLICT (resource_id, term) DO UPDATE SET df = f.df + excluded.df
+		RETURNING df)
+		SELECT $1 + count(*) FROM up WHERE df < 0$q$, src) INTO bad USING bad;
+	IF bad > 0 THEN
+		RAISE EXCEPTION 'lexical statistics would go negative: lexical_docs and lexical_stats/lexical_df disagree'
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF TG_OP <> 'INSERT' THEN
+		DELETE FROM lexical_df f USING (SELECT DISTINCT o.resource_id, t AS term
+				FROM old_docs o, unnest(o.terms) AS t) z
+			WHERE f.resource_id = z.resource_id AND f.term = z.term AND f.df = 0;
+		DELETE FROM lexical_stats s USING (SELECT DISTINCT resource_id FROM old_docs) z
+			WHERE s.resource_id = z.resource_id AND s.docs = 0;
+	END IF;
+	RETURN NULL;
+END $fn$;
 `,
 }
 
