@@ -582,5 +582,46 @@ func TestPostgresCheckLexicalStats(t *testing.T) {
 	}
 	if err := e.Check(ctx); err != nil {
 		t.Fatalf("Check after Reindex = %v", err)
+
+// TestPostgresTagsAnswerTypesAtOpen: lexical entries whose answer types
+// are not tagged (atypes NULL: a database migrated from schema version 2)
+// are tagged from the messages' text when an engine opens the database,
+// and the per-resource counts follow; a "When" question then ranks the
+// turn holding a time expression first.
+func TestPostgresTagsAnswerTypesAtOpen(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	cfg := engine.Config{Postgres: dsn, Embedder: recall.HashEmbedder{}}
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendUser(t, e, "t1", "u1", "we talked about the support group")
+	appendUser(t, e, "t1", "u1", "I went to the support group yesterday")
+	appendUser(t, e, "t1", "u1", "the support group was lovely")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tagged := `SELECT COUNT(*) FROM lexical_docs WHERE atypes IS NOT NULL`
+	if n := pgCount(t, dsn, tagged); n != 3 {
+		t.Fatalf("%d entries tagged after the appends, want 3", n)
+	}
+	pgCount(t, dsn, `WITH d AS (UPDATE lexical_docs SET atypes = NULL RETURNING 1) SELECT COUNT(*) FROM d`)
+	if n := pgCount(t, dsn, `SELECT time_docs FROM lexical_stats WHERE resource_id = 'u1'`); n != 0 {
+		t.Fatalf("time_docs = %d with no entry tagged, want 0", n)
+	}
+	e = enginetest.MustOpen(t, cfg)
+	if n := pgCount(t, dsn, tagged); n != 3 {
+		t.Fatalf("%d entries tagged after open, want 3", n)
+	}
+	if n := pgCount(t, dsn, `SELECT time_docs FROM lexical_stats WHERE resource_id = 'u1'`); n != 1 {
+		t.Fatalf("time_docs = %d after open, want 1 (\"yesterday\")", n)
+	}
+	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "u1", Query: "When did I go to the support group?", Options: recall.Options{Mode: recall.ModeLexical, TopK: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := topHit(res); !slices.ContainsFunc(res.Hits, func(h recall.Hit) bool { return h.MessageID == top && h.Seq == 2 }) {
+		t.Fatalf("When question after open: %+v; want seq 2 (yesterday) first", res.Hits)
 	}
 }

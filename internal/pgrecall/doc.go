@@ -18,8 +18,11 @@
 //  2. Lexical channel: the query's distinct analysed terms
 //     (recall.Analyze, the analyser the SQLite backend indexes with),
 //     their statistics (pgstore.Stats, plus the messages in each date the
-//     query names); the messages of the scope that hold a term (GIN index
-//     over lexical_docs.tsv) or fall in a query date, ranked by their own
+//     query names), the answer types it asks for (recall.AskedTypes, their
+//     idf from lexical_stats' per-type counts); the messages of the scope
+//     that hold a term (GIN index over lexical_docs.tsv), fall in a query
+//     date or carry an asked type (lexical_docs.atypes, tagged by
+//     recall.AnswerBits when written; a partial index per type), ranked by their own
 //     BM25 in SQL, the top pool + excluded of them (widened under a
 //     filter) and the turns they lift by the turn-context rule, each
 //     scored exactly with internal/bm25: the same candidates and scores as
@@ -32,10 +35,7 @@
 //  4. recall.Finish ranks the candidates over the search's view of the
 //     resource (a recall.Corpus): the code Index.Search ranks with.
 //
-// Not yet on Postgres: the answer types (recall's answertype.go: the
-// tables keep no per-message type tags nor their counts, so a search runs
-// as with Tuning.NoAnswerTypes) and the re-rank stage
-// (Index.SearchReranked).
+// Not yet on Postgres: the re-rank stage (Index.SearchReranked).
 //
 // # Imports
 //

@@ -22,7 +22,7 @@ type Config struct {
 	// Tuning holds recall's measured knobs; zero fields mean recall's
 	// defaults (recall.Tuning.Resolve). BleveScores, BleveMatches,
 	// ExactVectors and MaxLoaded concern the SQLite backend's indexes and
-	// are ignored; the answer types do not run yet (as NoAnswerTypes).
+	// are ignored.
 	Tuning recall.Tuning
 }
 
