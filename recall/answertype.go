@@ -31,12 +31,13 @@ const (
 	numTypes     = 3
 )
 
-// AnswerDuration and AnswerTime are the answer types' bits as AnswerBits
-// returns them and AskedTypes lists them: what another backend stores per
-// message and counts per resource.
+// AnswerDuration, AnswerTime and AnswerCount are the answer types' bits as
+// AnswerBits returns them and AskedTypes lists them: what another backend
+// stores per message and counts per resource.
 const (
 	AnswerDuration = typeDuration
 	AnswerTime     = typeTime
+	AnswerCount    = typeCount
 	// NumAnswerTypes is how many answer types there are (bits 0 to
 	// NumAnswerTypes−1).
 	NumAnswerTypes = numTypes
@@ -44,7 +45,7 @@ const (
 
 // AnswerBits returns the answer types whose expressions text holds (a
 // message's Doc.Text, as the lexical channel tags it at indexing): an OR
-// of AnswerDuration and AnswerTime, 0 for none.
+// of AnswerDuration, AnswerTime and AnswerCount, 0 for none.
 func AnswerBits(text string) uint8 { return answerBits(text) }
 
 // AskedTypes returns the answer types a query text asks for, one bit each

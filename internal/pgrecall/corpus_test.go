@@ -44,9 +44,9 @@ var vocab = strings.Fields(`running runs ran runner dog dogs cat cats support gr
 	concert festival garden roses tomatoes bakery bread marathon swim swimming hiking photos
 	the and of a to in is was it's I'm can't`)
 
-// answerPhrases are durations and time expressions (recall's answer
-// types) some messages hold.
-var answerPhrases = []string{"for two weeks", "a few more days", "3 months", "yesterday", "last Friday", "in May", "back in 2021", "ages ago"}
+// answerPhrases are durations, time expressions and counts (recall's
+// answer types) some messages hold.
+var answerPhrases = []string{"for two weeks", "a few more days", "3 months", "yesterday", "last Friday", "in May", "back in 2021", "ages ago", "five engineers", "42 cups"}
 
 var speakers = []string{"Caroline", "Melanie", "Joanna", ""}
 
@@ -54,8 +54,8 @@ var topics = []string{"travel", "family", "work", "hobby"}
 
 // newCorpus builds resources × threads × turns messages with speakers,
 // tool calls, metadata (scalars, nested, absent), dates over 2022–2023, an
-// occasional compound identifier and, in a fifth of them, a duration or a
-// time expression (the answer types).
+// occasional compound identifier and, in a fifth of them, a duration, a
+// time expression or a count (the answer types).
 func newCorpus(rng *rand.Rand, resources []string, threads, turns int) *corpus {
 	c := &corpus{emb: recall.HashEmbedder{}, resources: resources, threads: map[string][]string{}}
 	emb := c.emb

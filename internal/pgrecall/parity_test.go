@@ -34,14 +34,16 @@ var parityFilters = []string{
 
 // parityQuery draws one search over c: text from the vocabulary, with a
 // date, a speaker, a compound identifier or a question asking for an
-// answer type ("How long …", "When …") at times; any mode, scope,
+// answer type ("How long …", "When …", "How many …") at times; any mode, scope,
 // filter, exclusion, topK, threshold, fusion and range.
 func parityQuery(rng *rand.Rand, c *corpus) recall.Query {
 	r := c.resources[rng.IntN(len(c.resources))]
 	words := []string{vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))]}
-	switch rng.IntN(8) {
+	switch rng.IntN(9) {
 	case 4:
 		words = append([]string{"How long"}, words...)
+	case 6:
+		words = append([]string{"How many"}, words...)
 	case 5:
 		words = append([]string{"When did"}, words...)
 	case 0:

@@ -13,9 +13,9 @@ import (
 
 // TestAnswerTypesAgree: the answer types Postgres counts are recall's.
 func TestAnswerTypesAgree(t *testing.T) {
-	if pgstore.AnswerTypes != recall.NumAnswerTypes || recall.AnswerDuration != 1 || recall.AnswerTime != 2 {
-		t.Fatalf("pgstore counts %d answer types (1 duration, 2 time); recall has %d (duration %d, time %d)",
-			pgstore.AnswerTypes, recall.NumAnswerTypes, recall.AnswerDuration, recall.AnswerTime)
+	if pgstore.AnswerTypes != recall.NumAnswerTypes || recall.AnswerDuration != 1 || recall.AnswerTime != 2 || recall.AnswerCount != 4 {
+		t.Fatalf("pgstore counts %d answer types (1 duration, 2 time, 4 count); recall has %d (duration %d, time %d, count %d)",
+			pgstore.AnswerTypes, recall.NumAnswerTypes, recall.AnswerDuration, recall.AnswerTime, recall.AnswerCount)
 	}
 }
 
@@ -56,8 +56,8 @@ VALUES ($1, 'th', 'A', $2, 'user', $3, 0, 1, 'd')`, id, i+1, text)
 	}
 	inTx(t, pool, func(tx pgx.Tx) error { return pgstore.PutLexical(ctx, tx, docs) })
 	checkStats(t, pool, docs, "A")
-	if st, _ := pgstore.Stats(ctx, pool, "A", nil); st.AnswerDF != [2]int64{2, 2} {
-		t.Fatalf("answer-type counts %v, want [2 2] (durations: a, d; times: b, d)", st.AnswerDF)
+	if st, _ := pgstore.Stats(ctx, pool, "A", nil); st.AnswerDF != [3]int64{2, 2, 2} {
+		t.Fatalf("answer-type counts %v, want [2 2 2] (durations: a, d; times: b, d; counts: a two, d 3)", st.AnswerDF)
 	}
 	if ids, err := pgstore.Unindexed(ctx, pool, 100); err != nil || len(ids) != 0 {
 		t.Fatalf("Unindexed after tagging = %v (%v), want none", ids, err)

@@ -24,7 +24,8 @@ type LexicalDoc struct {
 	CreatedAt  int64 // Unix milliseconds, UTC (messages.created_at)
 	Terms      []string
 	// AnswerBits are the answer types whose expressions the text holds
-	// (recall.AnswerBits: 1 a duration, 2 a time expression; 0 none),
+	// (recall.AnswerBits: 1 a duration, 2 a time expression, 4 a count;
+	// 0 none),
 	// stored in lexical_docs.atypes and counted per resource.
 	AnswerBits uint8
 }
@@ -43,7 +44,7 @@ type BM25Stats struct {
 
 // AnswerTypes is how many answer types lexical_docs.atypes and
 // lexical_stats count (recall.NumAnswerTypes; a test checks they agree).
-const AnswerTypes = 2
+const AnswerTypes = 3
 
 // PutLexical indexes docs in the caller's transaction; the BM25 statistics
 // follow in the same statement (triggers on lexical_docs). A document
@@ -163,8 +164,8 @@ func RemoveLexical(ctx context.Context, q Querier, messageIDs []string) error {
 // terms). A resource with nothing indexed has zero statistics.
 func Stats(ctx context.Context, q Querier, resourceID string, terms []string) (BM25Stats, error) {
 	s := BM25Stats{DF: map[string]int64{}}
-	err := q.QueryRow(ctx, `SELECT docs, total_len, duration_docs, time_docs FROM lexical_stats WHERE resource_id = $1`,
-		resourceID).Scan(&s.Docs, &s.TotalLen, &s.AnswerDF[0], &s.AnswerDF[1])
+	err := q.QueryRow(ctx, `SELECT docs, total_len, duration_docs, time_docs, count_docs FROM lexical_stats WHERE resource_id = $1`,
+		resourceID).Scan(&s.Docs, &s.TotalLen, &s.AnswerDF[0], &s.AnswerDF[1], &s.AnswerDF[2])
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return s, fmt.Errorf("pgstore: lexical stats of %s: %w", resourceID, err)
 	}

@@ -187,7 +187,7 @@ func TestLexicalStatsConcurrent(t *testing.T) {
 					for k := range terms {
 						terms[k] = vocab[rng.IntN(len(vocab))]
 					}
-					docs = append(docs, pgstore.LexicalDoc{MessageID: fmt.Sprintf("%s-%d", r, (w*txs+i)*perTx+j), ResourceID: r, Terms: terms, AnswerBits: uint8(rng.IntN(4))})
+					docs = append(docs, pgstore.LexicalDoc{MessageID: fmt.Sprintf("%s-%d", r, (w*txs+i)*perTx+j), ResourceID: r, Terms: terms, AnswerBits: uint8(rng.IntN(8))})
 				}
 				err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 					if err := pgstore.PutLexical(ctx, tx, docs); err != nil {
