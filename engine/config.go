@@ -93,8 +93,7 @@ type Config struct {
 	// cross-encoder's /rerank or a chat model), within Rerank.Budget, after
 	// which the fused order stands; memctx.retrieval.rerank records that
 	// it ran, its status and its latency. Nil (the default) means none:
-	// recall stays offline. The Postgres backend (Postgres) does not run
-	// it yet.
+	// recall stays offline. Both backends run it (SQLite and Postgres).
 	Rerank *recall.Rerank
 
 	// Redactor removes secrets from every text before it is stored: message

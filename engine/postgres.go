@@ -83,21 +83,25 @@ func (e *Engine) openPostgresIndexes(ctx context.Context) error {
 // searchPostgres is the recall search on Postgres (internal/pgrecall),
 // with the resource's embedding backlog (rows owing only an embedding do
 // not make the lexical channel "catching up": lexical entries are written
-// with the messages).
+// with the messages), and the re-rank stage when Config.Rerank is set.
 func (e *Engine) searchPostgres(ctx context.Context, q recall.Query) (*recall.Result, error) {
 	s := e.idx.pg
 	if s == nil {
 		return &recall.Result{Retrieval: recall.Unavailable("index closed")}, nil
 	}
 	q.Backlog = e.backlog(ctx, q.ResourceID)
+	if e.cfg.Rerank != nil {
+		return s.SearchReranked(ctx, q, *e.cfg.Rerank)
+	}
 	return s.Search(ctx, q)
 }
 
 // searcher is a recall search over one backend's indexes: *recall.Index on
 // SQLite (bleve and the loaded vector shards), the Postgres searcher on
-// Postgres.
+// Postgres; both run recall's re-rank stage (recall.Reranked).
 type searcher interface {
 	Search(ctx context.Context, q recall.Query) (*recall.Result, error)
+	SearchReranked(ctx context.Context, q recall.Query, rr recall.Rerank) (*recall.Result, error)
 }
 
 // reindexPostgres is Reindex on Postgres: every message's lexical entry is

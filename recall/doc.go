@@ -47,7 +47,8 @@
 // are scored again by a Reranker (rerank_openai.go: a cross-encoder's
 // /rerank or a chat model behind an OpenAI-compatible endpoint) outside
 // the shard's lock, within a latency budget after which the fused order
-// stands; Retrieval.Rerank records that it ran.
+// stands; Retrieval.Rerank records that it ran. Reranked runs the same
+// stage over any RerankBackend (the Postgres searcher's SearchReranked).
 //
 // In both channels a turn is also matched through the turns before and
 // after it, at Tuning.ContextWeight of their score (context.go: a reply is

@@ -125,6 +125,32 @@ const (
 // runs out, the fused order's TopK stand. Result.Retrieval.Rerank says
 // which happened. Errors are Search's, and ctx's when it ends.
 func (ix *Index) SearchReranked(ctx context.Context, q Query, rr Rerank) (*Result, error) {
+	return Reranked(ctx, indexBackend{ix}, q, rr)
+}
+
+// RerankBackend is what the re-rank stage needs of a backend (Reranked):
+// its search, the text of the messages it found and their neighbours.
+type RerankBackend interface {
+	// Search runs q (Index.Search's semantics).
+	Search(ctx context.Context, q Query) (*Result, error)
+	// HitTexts returns the hits whose message q's resource still holds
+	// (one removed since the search is left out), in order, and the text
+	// each is matched as (Doc.Text: the speaker and the content).
+	HitTexts(ctx context.Context, q Query, hits []Hit) ([]Hit, []string, error)
+	// Neighbours returns the messages of thread in q's resource whose seq
+	// lies in [from, to], in seq order, as hits (Corpus.Neighbours),
+	// leaving out q's excluded messages.
+	Neighbours(ctx context.Context, q Query, thread string, from, to int64) ([]Hit, error)
+}
+
+// Reranked is SearchReranked over any backend b (the SQLite backend's
+// Index, the Postgres searcher): b's search for the fused order's best
+// rr.Depth candidates (at least q's TopK; no range), their texts, the
+// re-ranker within its budget (the fused order stands when it fails or the
+// budget runs out), the best TopK of the new order, then q's message
+// range. It returns ErrInvalidOptions when rr has no Reranker, b's errors,
+// and ctx's when it ends.
+func Reranked(ctx context.Context, b RerankBackend, q Query, rr Rerank) (*Result, error) {
 	if rr.Reranker == nil {
 		return nil, fmt.Errorf("%w: a re-rank stage needs a Reranker", ErrInvalidOptions)
 	}
@@ -136,12 +162,12 @@ func (ix *Index) SearchReranked(ctx context.Context, q Query, rr Rerank) (*Resul
 	deep.Options = o
 	deep.Options.TopK = min(max(o.TopK, cmp.Or(rr.Depth, DefaultRerankDepth)), MaxTopK)
 	deep.Options.MessageRange = Range{}
-	res, err := ix.Search(ctx, deep)
+	res, err := b.Search(ctx, deep)
 	if err != nil {
 		return nil, err
 	}
 	SortByRank(res.Hits)
-	cands, texts, err := ix.hitTexts(ctx, q.ResourceID, res.Hits)
+	cands, texts, err := b.HitTexts(ctx, q, res.Hits)
 	if err != nil {
 		return nil, err
 	}
@@ -151,23 +177,24 @@ func (ix *Index) SearchReranked(ctx context.Context, q Query, rr Rerank) (*Resul
 		return nil, err
 	}
 	hits := rerankHits(cands, scores, o.TopK)
-	s, err := ix.lockedShard(ctx, q.ResourceID)
-	if err != nil {
-		return nil, err
-	}
-	defer s.mu.RUnlock()
-	if res.Hits, err = expandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
+	lookup := func(th string, from, to int64) ([]Hit, error) { return b.Neighbours(ctx, q, th, from, to) }
+	if res.Hits, err = expandRange(hits, o.MessageRange, lookup); err != nil {
 		return nil, err
 	}
 	res.Retrieval.Rerank = &st
 	return res, nil
 }
 
-// hitTexts returns the hits whose message the resource still holds (one
-// removed since the search is left out) and the text each is matched as
-// (Doc.Text: the speaker and the content), read under the resource's lock.
-func (ix *Index) hitTexts(ctx context.Context, resource string, hits []Hit) ([]Hit, []string, error) {
-	s, err := ix.lockedShard(ctx, resource)
+// indexBackend is the Index as a RerankBackend: each read takes the
+// resource's shard read-locked, and none is held while the re-ranker runs.
+type indexBackend struct{ ix *Index }
+
+func (b indexBackend) Search(ctx context.Context, q Query) (*Result, error) {
+	return b.ix.Search(ctx, q)
+}
+
+func (b indexBackend) HitTexts(ctx context.Context, q Query, hits []Hit) ([]Hit, []string, error) {
+	s, err := b.ix.lockedShard(ctx, q.ResourceID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -181,6 +208,15 @@ func (ix *Index) hitTexts(ctx context.Context, resource string, hits []Hit) ([]H
 		}
 	}
 	return kept, texts, nil
+}
+
+func (b indexBackend) Neighbours(ctx context.Context, q Query, thread string, from, to int64) ([]Hit, error) {
+	s, err := b.ix.lockedShard(ctx, q.ResourceID)
+	if err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	return s.neighbourHits(q.Exclude)(thread, from, to)
 }
 
 // rerankHits returns the best topK of hits (in rank order) by scores (nil:

@@ -35,7 +35,11 @@
 //  4. recall.Finish ranks the candidates over the search's view of the
 //     resource (a recall.Corpus): the code Index.Search ranks with.
 //
-// Not yet on Postgres: the re-rank stage (Index.SearchReranked).
+// Searcher.SearchReranked adds recall's optional re-rank stage with the
+// code Index.SearchReranked runs (recall.Reranked over the Searcher): the
+// fused top Depth without a range, the re-ranker within its budget (the
+// fused order stands when it fails or the budget runs out), the best TopK,
+// then the message range; no connection is held while the re-ranker runs.
 //
 // # Imports
 //
