@@ -76,8 +76,8 @@ func (e *Engine) checkLexicalStats(ctx context.Context, add func(string, ...any)
 			add("more resources with wrong lexical statistics (listed the first %d): mnemo reindex recomputes them", maxStatsProblems)
 			break
 		}
-		add("resource %s: lexical statistics differ from its lexical entries (stored %d documents of %d terms in all, recounted %d of %d; %d document frequencies wrong): mnemo reindex recomputes them",
-			m.ResourceID, m.Docs, m.TotalLen, m.CountedDocs, m.CountedLen, m.Terms)
+		add("resource %s: lexical statistics differ from its lexical entries (stored %d documents of %d terms in all, recounted %d of %d; %d document frequencies wrong; answer types stored %v, recounted %v): mnemo reindex recomputes them",
+			m.ResourceID, m.Docs, m.TotalLen, m.CountedDocs, m.CountedLen, m.Terms, m.AnswerDF, m.CountedAnswerDF)
 	}
 	return nil
 }

@@ -582,6 +582,8 @@ func TestPostgresCheckLexicalStats(t *testing.T) {
 	}
 	if err := e.Check(ctx); err != nil {
 		t.Fatalf("Check after Reindex = %v", err)
+	}
+}
 
 // TestPostgresTagsAnswerTypesAtOpen: lexical entries whose answer types
 // are not tagged (atypes NULL: a database migrated from schema version 2)

@@ -22,7 +22,7 @@ func TestStatsMismatchesRebuild(t *testing.T) {
 	var docs []pgstore.LexicalDoc
 	for _, r := range []string{"A", "B", "C"} {
 		for i := range 3 {
-			docs = append(docs, pgstore.LexicalDoc{MessageID: fmt.Sprintf("%s-%d", r, i), ResourceID: r, Terms: []string{"alpha", "beta", fmt.Sprint("w", i)}})
+			docs = append(docs, pgstore.LexicalDoc{MessageID: fmt.Sprintf("%s-%d", r, i), ResourceID: r, Terms: []string{"alpha", "beta", fmt.Sprint("w", i)}, AnswerBits: uint8(i)})
 		}
 	}
 	if err := pgstore.PutLexical(ctx, pool, docs); err != nil {
@@ -38,6 +38,7 @@ func TestStatsMismatchesRebuild(t *testing.T) {
 		`DELETE FROM lexical_df WHERE resource_id = 'B' AND term = 'w1'`,
 		`INSERT INTO lexical_df VALUES ('B', 'ghost', 1)`,
 		`INSERT INTO lexical_stats VALUES ('Z', 4, 9)`,
+		`UPDATE lexical_stats SET time_docs = time_docs + 5 WHERE resource_id = 'C'`,
 	} {
 		if _, err := pool.Exec(ctx, q); err != nil {
 			t.Fatal(err)
@@ -47,9 +48,11 @@ func TestStatsMismatchesRebuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	types := [pgstore.AnswerTypes]int64{1, 1, 0} // each resource: a duration (1), a time (2)
 	want := []pgstore.StatsMismatch{
-		{ResourceID: "A", Docs: 4, CountedDocs: 3, TotalLen: 7, CountedLen: 9},
-		{ResourceID: "B", Docs: 3, CountedDocs: 3, TotalLen: 9, CountedLen: 9, Terms: 3},
+		{ResourceID: "A", Docs: 4, CountedDocs: 3, TotalLen: 7, CountedLen: 9, AnswerDF: types, CountedAnswerDF: types},
+		{ResourceID: "B", Docs: 3, CountedDocs: 3, TotalLen: 9, CountedLen: 9, Terms: 3, AnswerDF: types, CountedAnswerDF: types},
+		{ResourceID: "C", Docs: 3, CountedDocs: 3, TotalLen: 9, CountedLen: 9, AnswerDF: [pgstore.AnswerTypes]int64{1, 6, 0}, CountedAnswerDF: types},
 		{ResourceID: "Z", Docs: 4, TotalLen: 9},
 	}
 	if fmt.Sprint(ms) != fmt.Sprint(want) {
@@ -79,8 +82,8 @@ func TestStatsMismatchesRebuild(t *testing.T) {
 		}
 		return n
 	}
-	if n := rebuild(); n != 5 {
-		t.Fatalf("RebuildStats changed %d rows, want 5 (A, Z; B's alpha, w1, ghost)", n)
+	if n := rebuild(); n != 6 {
+		t.Fatalf("RebuildStats changed %d rows, want 6 (A, C, Z; B's alpha, w1, ghost)", n)
 	}
 	if ms, err := pgstore.StatsMismatches(ctx, pool, 10); err != nil || len(ms) != 0 {
 		t.Fatalf("StatsMismatches after RebuildStats = %+v, %v", ms, err)
