@@ -60,6 +60,16 @@ func openPostgres(ctx context.Context, cfg Config) (*Engine, error) {
 // onPostgres reports whether the engine runs on Postgres.
 func (e *Engine) onPostgres() bool { return e.pool != nil }
 
+// Unavailable reports whether err, returned by one of e's methods, is a
+// database outage rather than a fault of the request or of mnemo: on
+// Postgres, a connection to the server that could not be made or was lost
+// (pgstore.ConnectionLost); a retry may succeed once the server is back.
+// Always false on SQLite (the database is a local file) and for a nil err.
+// The HTTP server answers such errors with 503 and Retry-After.
+func (e *Engine) Unavailable(err error) bool {
+	return err != nil && e.onPostgres() && pgstore.ConnectionLost(err)
+}
+
 // openPostgresIndexes is openIndexes on Postgres: the embedder is
 // registered (its HNSW index created once), and the outbox drainer starts
 // to compute the embeddings owed. There is no index to open or rebuild:

@@ -161,3 +161,41 @@ func (p *pgProxy) close() {
 	}
 	p.conns = nil
 }
+
+// TestAPIDatabaseDown: an API route answers a database outage (the server
+// refusing connections, pooled connections closed) with 503 and
+// Retry-After, which a load balancer tells from a bug's 500.
+func TestAPIDatabaseDown(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	px := newPGProxy(t, dsn)
+	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	srv, err := server.New(server.Config{Engine: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func() *recorder {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", "/v1/threads/t1", nil)
+		rec := newRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := get(); rec.code != http.StatusNotFound {
+		t.Fatalf("GET /v1/threads/t1 with the database up: %d, want 404", rec.code)
+	}
+	px.close()
+	// The first request finds its pooled connection closed; the second
+	// one's new connection is refused.
+	for i := range 2 {
+		rec := get()
+		if rec.code != http.StatusServiceUnavailable || rec.hdr.Get("Retry-After") == "" {
+			t.Fatalf("GET /v1/threads/t1 #%d with the database down: %d, Retry-After %q; want 503 with Retry-After", i, rec.code, rec.hdr.Get("Retry-After"))
+		}
+	}
+}

@@ -144,6 +144,10 @@ func classify(err error) *apiError {
 	return &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause", cause: err}
 }
 
+// retryAfter is the Retry-After header (seconds) of every 503 answer: an
+// engine closing, an erasure that waited too long, a database outage.
+const retryAfter = "5"
+
 // writeProblem answers err as problem+json and logs internal causes.
 func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	ae := classify(err)
@@ -157,6 +161,9 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 	h := w.Header()
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("X-Content-Type-Options", "nosniff")
+	if ae.kind.status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", retryAfter)
+	}
 	if ae.kind.status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Bearer realm="mnemo"`)
 	}
