@@ -53,10 +53,20 @@ func (s *shard) topicCos(thread string, qv []float32) (float64, bool) {
 	if t == nil {
 		return 0, false
 	}
+	return CentroidCosine(t.sum, qv)
+}
+
+// CentroidCosine returns the cosine of qv (unit length, len(sum)
+// dimensions) with the mean of the vectors whose sum is sum — the mean's
+// length cancels, so the sum serves — and false when sum is zero (no
+// vector, or vectors that cancel out). It is the session-topic rule's
+// similarity (Tuning.TopicWeight) on every backend: the shard keeps
+// float64 sums, Postgres returns pgvector's float4 sum.
+func CentroidCosine[T float32 | float64](sum []T, qv []float32) (float64, bool) {
 	var dot, norm float64
-	for i, x := range t.sum {
-		dot += x * float64(qv[i])
-		norm += x * x
+	for i, x := range sum {
+		dot += float64(x) * float64(qv[i])
+		norm += float64(x) * float64(x)
 	}
 	if norm == 0 {
 		return 0, false

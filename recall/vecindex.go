@@ -355,15 +355,21 @@ func (x *vecIndex) exact(q []float32, n int, keep func(*entry) bool, cand []int)
 	return top
 }
 
-func cmpScored(a, b scored) int {
+func cmpScored(a, b scored) int { return CompareScores(a.score, b.score, a.id, b.id) }
+
+// CompareScores is the order of candidates on every backend: the higher
+// score first, then the smaller message id, so that ties rank the same
+// way everywhere. It returns -1 when (scoreA, idA) ranks first, 1 when
+// (scoreB, idB) does, 0 when they are equal.
+func CompareScores(scoreA, scoreB float64, idA, idB string) int {
 	switch {
-	case a.score > b.score:
+	case scoreA > scoreB:
 		return -1
-	case a.score < b.score:
+	case scoreA < scoreB:
 		return 1
-	case a.id < b.id:
+	case idA < idB:
 		return -1
-	case a.id > b.id:
+	case idA > idB:
 		return 1
 	}
 	return 0

@@ -378,32 +378,12 @@ func (v *view) TopicCosine(thread string) (float64, bool) {
 	if sum == nil || v.qv == nil {
 		return 0, false
 	}
-	var dot, norm float64
-	for i, x := range sum {
-		dot += float64(x) * float64(v.qv[i])
-		norm += float64(x) * float64(x)
-	}
-	if norm == 0 {
-		return 0, false
-	}
-	return dot / math.Sqrt(norm), true
+	return recall.CentroidCosine(sum, v.qv)
 }
 
 // sortScored orders candidates by score, then id (recall's order).
 func sortScored(s []recall.Scored) {
-	slices.SortStableFunc(s, func(a, b recall.Scored) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(s, func(a, b recall.Scored) int { return recall.CompareScores(a.Score, b.Score, a.ID, b.ID) })
 }
 
 func firstN(s []recall.Scored, n int) []recall.Scored {
