@@ -115,7 +115,8 @@ func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResul
 // applications (an erased thread leaves no run listing). The thread id may
 // be used again afterwards; it starts a new thread, which sees nothing of
 // the old one: where a record is kept (its runs' owners, its observation
-// rows) the thread id and its turns' message ids are replaced by opaque
+// rows, the references other threads' runs kept to its turns in their
+// memctx records) the thread id and its turns' message ids are replaced by opaque
 // tombstones (TombstonePrefix, tombstone.go), and the runs stay claimed by
 // the tombstone.
 //
@@ -205,6 +206,7 @@ type erasure struct {
 	resources []string                    // the resources whose records the erasure touches
 	minSeq    map[string]int64            // the lowest erased seq of each touched thread
 	runs      []string                    // the runs of the deleted threads
+	ts        *tombstones                 // the tombstones of this erasure (one key for all its steps)
 	res       *EraseResult
 }
 

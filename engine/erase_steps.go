@@ -19,8 +19,11 @@ import (
 
 // selectErasure reads, in tx, what an erasure of kind erases.
 func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind eraseKind, targets []string, now time.Time) (*erasure, error) {
-	er := &erasure{ms: ms, kind: kind, now: now, res: &EraseResult{}, deleted: map[string]bool{}}
-	var err error
+	ts, err := newTombstones()
+	if err != nil {
+		return nil, err
+	}
+	er := &erasure{ms: ms, kind: kind, now: now, res: &EraseResult{}, deleted: map[string]bool{}, ts: ts}
 	switch kind {
 	case eraseMessages:
 		er.msgs, err = ms.ErasedByID(ctx, tx, targets)
@@ -136,10 +139,13 @@ func (er *erasure) invalidateObservations(ctx context.Context, tx *store.Tx) err
 }
 
 // scrubMemCtx scrubs the memctx records of the touched resources
-// (journal.ScrubMemCtx) and collects the runs of the deleted threads.
+// (journal.ScrubMemCtx: a reference to a deleted thread's turn becomes a
+// tombstone, under the key entomb uses later) and collects the runs of the
+// deleted threads.
 func (er *erasure) scrubMemCtx(ctx context.Context, tx *store.Tx) error {
+	en := journal.Entomb{Of: er.ts.of, Deleted: er.deleted}
 	for _, r := range er.resources {
-		n, runs, err := journal.ScrubMemCtx(ctx, tx, r, er.texts, er.deleted)
+		n, runs, err := journal.ScrubMemCtx(ctx, tx, r, er.texts, en)
 		if err != nil {
 			return fmt.Errorf("engine: %w", err)
 		}
@@ -214,7 +220,7 @@ func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 		resource = er.target
 		er.res.texts = append(er.res.texts, resource)
 	}
-	if err := entombOwners(ctx, tx, er.ms, er.threads, resource); err != nil {
+	if err := entombOwners(ctx, tx, er.ms, er.ts, er.threads, resource); err != nil {
 		return err
 	}
 	er.res.texts = append(er.res.texts, er.threads...)

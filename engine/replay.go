@@ -233,6 +233,10 @@ func (e *Engine) replayTurns(ctx context.Context, rec *journal.MemCtx, div *Dive
 	check := func(r journal.Ref, recent bool) {
 		m, ok := byID[r.MessageID]
 		switch {
+		case !ok && strings.HasPrefix(r.ThreadID, TombstonePrefix):
+			// A turn of a deleted thread: the record names it by
+			// tombstones only.
+			div.Differences = append(div.Differences, fmt.Sprintf("%s #%d (a turn of a deleted thread) is no longer stored", r.ThreadID, r.Seq))
 		case !ok:
 			div.Differences = append(div.Differences, fmt.Sprintf("%s #%d (%s) is no longer stored", r.ThreadID, r.Seq, r.MessageID))
 		case m.ThreadID != r.ThreadID || m.Seq != r.Seq:

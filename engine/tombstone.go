@@ -51,18 +51,16 @@ func (t *tombstones) of(id string) string {
 // records of those threads (owner, turn references, query), the owners of
 // their runs (the run ids stay claimed, so nobody takes over an erased
 // owner's run), their observation rows, and the pending index rows of the
-// outbox. It runs after everything else of the erasure transaction has
+// outbox, all under ts (the erasure's key, which scrubMemCtx already used
+// for the references other threads' records keep to the deleted threads'
+// turns). It runs after everything else of the erasure transaction has
 // deleted what goes whole (rows, tool applications, memo entries, seq
 // tombstones, working memory). The engine holds the key and decides whom
 // to entomb; each table's owner rewrites its rows (journal.EntombThread,
 // observe.EntombThread and the others).
-func entombOwners(ctx context.Context, tx *store.Tx, ms *msgstore.Store, threads []string, resource string) error {
+func entombOwners(ctx context.Context, tx *store.Tx, ms *msgstore.Store, ts *tombstones, threads []string, resource string) error {
 	if len(threads) == 0 && resource == "" {
 		return nil
-	}
-	ts, err := newTombstones()
-	if err != nil {
-		return err
 	}
 	en := journal.Entomb{Of: ts.of, Deleted: make(map[string]bool, len(threads)), Resource: resource}
 	for _, t := range threads {

@@ -179,16 +179,33 @@ func (rec *MemCtx) entomb(en Entomb) {
 	if rec.Query != "" {
 		rec.Query = ErasedPreview
 	}
-	for _, list := range [][]Ref{rec.Recalled, rec.Recent, rec.Dropped} {
+	for _, list := range [][]Ref{rec.Recalled, rec.Recent, rec.Dropped, rec.Unsettled} {
 		for i := range list {
-			if en.Deleted[list[i].ThreadID] {
-				list[i].ThreadID, list[i].MessageID, list[i].Preview = en.Of(list[i].ThreadID), en.Of(list[i].MessageID), ErasedPreview
-			}
+			en.ref(&list[i])
 		}
 	}
 	for i := range rec.Observations {
-		if en.Deleted[rec.Observations[i].ThreadID] {
-			rec.Observations[i].ThreadID = en.Of(rec.Observations[i].ThreadID)
-		}
+		en.observation(&rec.Observations[i])
 	}
+}
+
+// ref entombs r when it names a turn of a deleted thread: its thread and
+// message ids become tombstones and its preview ErasedPreview (seq and
+// role stay). It reports whether it did.
+func (en Entomb) ref(r *Ref) bool {
+	if !en.Deleted[r.ThreadID] {
+		return false
+	}
+	r.ThreadID, r.MessageID, r.Preview = en.Of(r.ThreadID), en.Of(r.MessageID), ErasedPreview
+	return true
+}
+
+// observation entombs the thread of o when it is a deleted thread, and
+// reports whether it did.
+func (en Entomb) observation(o *ObservationRef) bool {
+	if !en.Deleted[o.ThreadID] {
+		return false
+	}
+	o.ThreadID = en.Of(o.ThreadID)
+	return true
 }

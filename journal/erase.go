@@ -176,11 +176,18 @@ func MemCtxTx(ctx context.Context, tx store.Conn, runID string) ([]byte, error) 
 
 // ScrubMemCtx rewrites in tx the memctx records of resource: every
 // reference to an erased message keeps its thread, seq, id and role but
-// gets ErasedPreview; a query that quotes an erased turn (or is quoted by
-// one) is replaced too. A record that cannot be decoded is deleted when it
-// quotes an erased turn. It returns how many records changed and the run
-// ids of the records of the deleted threads.
-func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Erased, deleted map[string]bool) (int, []string, error) {
+// gets ErasedPreview (replay reports the turn as no longer stored), except
+// a reference to a turn of a deleted thread (en.Deleted), whose thread and
+// message ids become tombstones (en.Of) as well, as EntombMemCtx makes
+// them: a run of another thread that recalled the deleted thread's turns
+// keeps their seq and role but names neither the thread nor its messages.
+// An observation reference of a deleted thread gets its thread's
+// tombstone too. A query that quotes an erased turn (or is quoted by one)
+// is replaced by ErasedPreview. A record that cannot be decoded is deleted
+// when it quotes an erased turn. en.Of may be nil when en.Deleted is
+// empty (an erasure of messages). It returns how many records changed and
+// the run ids of the records of the deleted threads.
+func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Erased, en Entomb) (int, []string, error) {
 	tx = store.Bound(tx)
 	rows, err := tx.QueryContext(ctx, `SELECT key, thread_id, output FROM journal WHERE scope = ? AND resource_id = ?`, ScopeMemCtx, resource)
 	if err != nil {
@@ -204,10 +211,10 @@ func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Era
 			}
 			continue
 		}
-		if deleted[thread] {
+		if en.Deleted[thread] {
 			runs = append(runs, rec.RunID)
 		}
-		if rec.scrub(erased) {
+		if rec.scrub(erased, en) {
 			b, err := json.Marshal(&rec)
 			if err != nil {
 				rows.Close()
@@ -228,15 +235,22 @@ func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Era
 
 // scrub scrubs rec in place (see ScrubMemCtx) and reports whether anything
 // changed.
-func (rec *MemCtx) scrub(erased Erased) bool {
+func (rec *MemCtx) scrub(erased Erased, en Entomb) bool {
 	changed := false
-	for _, list := range [][]Ref{rec.Recalled, rec.Recent, rec.Dropped} {
+	for _, list := range [][]Ref{rec.Recalled, rec.Recent, rec.Dropped, rec.Unsettled} {
 		for i := range list {
+			if en.ref(&list[i]) {
+				changed = true
+				continue
+			}
 			if _, ok := erased[list[i].MessageID]; ok && list[i].Preview != ErasedPreview {
 				list[i].Preview = ErasedPreview
 				changed = true
 			}
 		}
+	}
+	for i := range rec.Observations {
+		changed = en.observation(&rec.Observations[i]) || changed
 	}
 	if erased.QuotedBy(rec.Query) {
 		rec.Query = ErasedPreview

@@ -44,7 +44,9 @@ func TestErasedQuotedBy(t *testing.T) {
 // TestScrubMemCtx scrubs a resource's records: an erased turn's preview
 // and a query quoting it become ErasedPreview, a corrupt record quoting
 // it goes, another resource's record and the others stay; the runs of
-// deleted threads are reported.
+// deleted threads are reported; a reference to a deleted thread's turn
+// (from another thread's record) gets tombstones for its thread and
+// message ids.
 func TestScrubMemCtx(t *testing.T) { forEachBackend(t, testScrubMemCtx) }
 
 func testScrubMemCtx(t *testing.T, b backend) {
@@ -58,7 +60,9 @@ func testScrubMemCtx(t *testing.T, b backend) {
 	}
 	put(&journal.MemCtx{RunID: "run-a", ThreadID: "t1", ResourceID: "r1", Query: "the secret plan",
 		Recent: []journal.Ref{{ThreadID: "t1", Seq: 1, MessageID: "m1", Role: "user", Preview: "the secret plan"},
-			{ThreadID: "t1", Seq: 2, MessageID: "m2", Role: "assistant", Preview: "kept"}}})
+			{ThreadID: "t1", Seq: 2, MessageID: "m2", Role: "assistant", Preview: "kept"}},
+		Recalled:     []journal.Ref{{ThreadID: "t2", Seq: 4, MessageID: "m-of-t2", Role: "user", Preview: "from t2"}},
+		Observations: []journal.ObservationRef{{ID: "o1", ThreadID: "t2", FromSeq: 1, ToSeq: 4}}})
 	put(&journal.MemCtx{RunID: "run-b", ThreadID: "t2", ResourceID: "r1", Query: "hello"})
 	put(&journal.MemCtx{RunID: "run-c", ThreadID: "t1", ResourceID: "r2", Query: "the secret plan",
 		Recent: []journal.Ref{{ThreadID: "t1", Seq: 1, MessageID: "m1", Preview: "the secret plan"}}})
@@ -70,7 +74,8 @@ func testScrubMemCtx(t *testing.T, b backend) {
 	var n int
 	var runs []string
 	inTx(t, db, func(tx *store.Tx) (err error) {
-		n, runs, err = journal.ScrubMemCtx(ctx, tx, "r1", journal.Erased{"m1": "the secret plan"}, map[string]bool{"t2": true})
+		n, runs, err = journal.ScrubMemCtx(ctx, tx, "r1", journal.Erased{"m1": "the secret plan", "m-of-t2": "from t2"},
+			journal.Entomb{Of: func(id string) string { return "tomb:" + id }, Deleted: map[string]bool{"t2": true}})
 		return err
 	})
 	if got, want := n, 2; got != want {
@@ -85,6 +90,12 @@ func testScrubMemCtx(t *testing.T, b backend) {
 	}
 	if a.Query != journal.ErasedPreview || a.Recent[0].Preview != journal.ErasedPreview || a.Recent[0].MessageID != "m1" || a.Recent[1].Preview != "kept" {
 		t.Fatalf("run-a not scrubbed as expected: %+v", a)
+	}
+	if r := a.Recalled[0]; r.ThreadID != "tomb:t2" || r.MessageID != "tomb:m-of-t2" || r.Preview != journal.ErasedPreview || r.Seq != 4 || r.Role != "user" {
+		t.Fatalf("run-a's reference to the deleted thread: %+v, want tombstones", r)
+	}
+	if o := a.Observations[0]; o.ThreadID != "tomb:t2" || o.ID != "o1" {
+		t.Fatalf("run-a's observation of the deleted thread: %+v, want its thread entombed", o)
 	}
 	if _, err := j.RawMemCtx(ctx, "run-x"); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("corrupt record quoting the erased turn: %v, want ErrNotFound", err)
