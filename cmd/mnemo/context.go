@@ -22,7 +22,7 @@ type ContextCommand struct{ *Main }
 
 // Run parses the flags of `mnemo context` from args and runs it.
 func (c *ContextCommand) Run(ctx context.Context, args []string) error {
-	fs := c.flags("context", "")
+	fs := c.flags("context", "--thread T")
 	thread := fs.String("thread", "", "thread id (required)")
 	resource := fs.String("resource", "", "resource id (optional; must match the thread's)")
 	query := fs.String("query", "", "recall query (default: the newest user message)")

@@ -35,7 +35,7 @@ func (m *Main) flags(name, argsHelp string) *flag.FlagSet {
 		if out.wrote {
 			w = m.Stderr
 		}
-		fmt.Fprintf(w, "usage: mnemo [--dir DIR | --db URL] %s [flags] %s\n", name, argsHelp)
+		fmt.Fprintln(w, strings.TrimRight("usage: mnemo [--dir DIR | --db URL] "+name+" [flags] "+argsHelp, " "))
 		printFlags(w, fs)
 	}
 	return fs

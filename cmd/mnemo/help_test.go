@@ -78,3 +78,99 @@ func TestIngestStdin(t *testing.T) {
 		t.Fatalf("messages after ingest -: %d %s", code, msgs)
 	}
 }
+
+// TestUsageLines: every command's usage (mnemo help COMMAND) starts with
+// "usage: mnemo [--dir DIR | --db URL]", has no line ending in a space (an
+// empty argument part left "context [flags] "), and names the flags a
+// command cannot run without (context's usage omitted --thread T); the
+// usage of wm and its subcommands names --db like every other.
+func TestUsageLines(t *testing.T) {
+	required := map[string]string{
+		"context":      "--thread T",
+		"messages":     "--thread T",
+		"observe":      "--thread T",
+		"observations": "(--thread T | --resource R)",
+		"search":       "--resource R QUERY",
+		"memctx":       "RUN_ID",
+		"replay":       "RUN_ID",
+		"delete":       "--resource R",
+	}
+	check := func(args []string, out string) {
+		t.Helper()
+		if !strings.HasPrefix(out, "usage:") || !strings.Contains(strings.SplitN(out, "\n", 3)[0]+out, "mnemo [--dir DIR | --db URL]") {
+			t.Errorf("mnemo %v: usage does not start with the global flags:\n%s", args, out)
+		}
+		for i, line := range strings.Split(out, "\n") {
+			if strings.TrimRight(line, " ") != line {
+				t.Errorf("mnemo %v: line %d ends in a space: %q", args, i+1, line)
+			}
+		}
+	}
+	for name := range commands {
+		args := []string{"help", name}
+		code, out, errOut := run(t, nil, args...)
+		if code != 0 || errOut != "" {
+			t.Errorf("mnemo help %s: exit %d, %q", name, code, errOut)
+			continue
+		}
+		check(args, out)
+		if want, ok := required[name]; ok && !strings.Contains(strings.SplitN(out, "\n", 2)[0], want) {
+			t.Errorf("mnemo help %s: usage line lacks %q: %q", name, want, strings.SplitN(out, "\n", 2)[0])
+		}
+	}
+	for _, args := range [][]string{{"wm", "get", "-h"}, {"wm", "history", "-h"}, {"wm", "set", "-h"}} {
+		code, out, _ := run(t, nil, args...)
+		if code != 0 {
+			t.Errorf("mnemo %v: exit %d", args, code)
+		}
+		check(args, out)
+		if !strings.Contains(out, "(--thread T | --resource R)") {
+			t.Errorf("mnemo %v: usage lacks (--thread T | --resource R):\n%s", args, out)
+		}
+	}
+	code, out, _ := run(t, nil, "help", "wm")
+	if code != 0 || strings.Count(out, "mnemo [--dir DIR | --db URL] wm") != 3 {
+		t.Errorf("mnemo help wm: exit %d; want each of the three lines to name --db:\n%s", code, out)
+	}
+}
+
+// TestNotDataDirHint: the hint after "not a mnemo data directory" names
+// every command that creates one, mcp included.
+func TestNotDataDirHint(t *testing.T) {
+	code, _, stderr := run(t, nil, "--dir", t.TempDir(), "threads")
+	if code != 1 || !strings.Contains(stderr, "not a mnemo data directory") {
+		t.Fatalf("threads on an empty directory: exit %d, %q", code, stderr)
+	}
+	for _, c := range []string{"mnemo ingest", "mnemo wm set", "mnemo serve", "mnemo mcp"} {
+		if !strings.Contains(stderr, c) {
+			t.Errorf("the hint lacks %q: %q", c, stderr)
+		}
+	}
+}
+
+// TestSearchLexicalNoEmptyEmbedder: search --mode lexical runs no embedder,
+// and said so with an empty "embedder " at the end of its retrieval line.
+func TestSearchLexicalNoEmptyEmbedder(t *testing.T) {
+	dir := t.TempDir()
+	m := &Main{Stdin: strings.NewReader(`{"thread":"t1","resource":"r1","role":"user","content":"the refund for order 7"}` + "\n"),
+		Stdout: new(strings.Builder), Stderr: new(strings.Builder), Getenv: func(k string) string {
+			if k == "MNEMO_EMBEDDER" {
+				return "hash-384"
+			}
+			return ""
+		}}
+	if code := m.Run(t.Context(), []string{"--dir", dir, "ingest", "-"}); code != 0 {
+		t.Fatalf("ingest: exit %d %s", code, m.Stderr)
+	}
+	for _, c := range []struct {
+		mode, want string
+	}{{"lexical", "retrieval: lexical ok · vector off\n"}, {"hybrid", " · embedder hash-384\n"}} {
+		code, out, errOut := run(t, nil, "--dir", dir, "search", "--resource", "r1", "--mode", c.mode, "refund")
+		if code != 0 {
+			t.Fatalf("search --mode %s: exit %d %s", c.mode, code, errOut)
+		}
+		if !strings.Contains(out, c.want) || strings.Contains(out, "embedder \n") || strings.Contains(out, "embedder  ") {
+			t.Errorf("search --mode %s: output lacks %q or has an empty embedder:\n%s", c.mode, c.want, out)
+		}
+	}
+}

@@ -197,10 +197,10 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nRun 'mnemo %s -h' for the flags.\n", name, err, name)
 		return 2
 	case errors.Is(err, engine.ErrNotDataDir) && m.DB != "":
-		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --db (or $MNEMO_DB): its database and search_path; mnemo's tables are created by writing to it (mnemo ingest, mnemo wm set, mnemo serve).\n", name, err)
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --db (or $MNEMO_DB): its database and search_path; mnemo's tables are created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)
 		return 1
 	case errors.Is(err, engine.ErrNotDataDir):
-		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR); a data directory is created by writing to it (mnemo ingest, mnemo wm set, mnemo serve).\n", name, err)
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR); a data directory is created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)
 		return 1
 	case errors.Is(err, engine.ErrDatabaseCorrupt) && !errors.As(err, new(*engine.CheckError)):
 		// The open could not read mnemo.db at all (check's own findings

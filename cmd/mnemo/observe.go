@@ -27,7 +27,7 @@ type ObserveCommand struct{ *Main }
 
 // Run parses the flags of `mnemo observe` from args and runs it.
 func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
-	fs := c.flags("observe", "")
+	fs := c.flags("observe", "--thread T")
 	thread := fs.String("thread", "", "thread id (required)")
 	force := fs.Bool("force", false, "observe every unobserved turn older than the recent window, and reflect, whatever the thresholds")
 	threshold := fs.Int("threshold", 0, fmt.Sprintf("observer threshold in tokens (default %d)", observe.DefaultThreshold))
@@ -84,7 +84,7 @@ type ObservationsCommand struct{ *Main }
 
 // Run parses the flags of `mnemo observations` from args and runs it.
 func (c *ObservationsCommand) Run(ctx context.Context, args []string) error {
-	fs := c.flags("observations", "")
+	fs := c.flags("observations", "(--thread T | --resource R)")
 	thread := fs.String("thread", "", "this thread's observations")
 	resource := fs.String("resource", "", "every thread of this resource")
 	all := fs.Bool("all", false, "include retired and invalidated observations")

@@ -66,7 +66,7 @@ type MessagesCommand struct{ *Main }
 
 // Run parses the flags of `mnemo messages` from args and runs it.
 func (c *MessagesCommand) Run(ctx context.Context, args []string) error {
-	fs := c.flags("messages", "")
+	fs := c.flags("messages", "--thread T")
 	thread := fs.String("thread", "", "thread id (required)")
 	from := fs.Int64("from", 1, "first seq")
 	to := fs.Int64("to", 0, "last seq (0: to the end)")

@@ -41,7 +41,7 @@ type SearchCommand struct{ *Main }
 
 // Run parses the flags of `mnemo search` from args and runs it.
 func (c *SearchCommand) Run(ctx context.Context, args []string) error {
-	fs := c.flags("search", "--resource R [flags] QUERY | --queries FILE.jsonl")
+	fs := c.flags("search", "(--resource R QUERY | --queries FILE.jsonl)")
 	resource := fs.String("resource", "", "resource to search (required unless --queries)")
 	thread := fs.String("thread", "", "the query's thread (required with --scope thread)")
 	queries := fs.String("queries", "", "JSONL file of {id, resource, thread?, query, filter?}: one JSON line of hits per query")
@@ -85,7 +85,12 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if *asJSON {
 		return c.printJSON(map[string]any{"hits": hits, "retrieval": res.Retrieval})
 	}
-	fmt.Fprintf(c.Stdout, "retrieval: lexical %s · vector %s · embedder %s\n", res.Retrieval.Lexical, res.Retrieval.Vector, res.Retrieval.Embedder)
+	fmt.Fprintf(c.Stdout, "retrieval: lexical %s · vector %s", res.Retrieval.Lexical, res.Retrieval.Vector)
+	if res.Retrieval.Embedder != "" {
+		// No embedder ran in lexical mode: say nothing rather than "embedder ".
+		fmt.Fprintf(c.Stdout, " · embedder %s", res.Retrieval.Embedder)
+	}
+	fmt.Fprintln(c.Stdout)
 	if res.Retrieval.Note != "" {
 		fmt.Fprintf(c.Stdout, "note: %s\n", res.Retrieval.Note)
 	}

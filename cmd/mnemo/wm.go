@@ -20,9 +20,9 @@ const wmRunID = "mnemo-wm-set"
 
 // wmUsage is the usage of `mnemo wm`.
 const wmUsage = `usage:
-  mnemo [--dir DIR] wm get     (--thread T | --resource R) [--json]
-  mnemo [--dir DIR] wm history (--thread T | --resource R) [--limit N] [--json]
-  mnemo [--dir DIR] wm set     (--thread T | --resource R) [--schema SCHEMA.json | --markdown] FILE
+  mnemo [--dir DIR | --db URL] wm get     (--thread T | --resource R) [--json]
+  mnemo [--dir DIR | --db URL] wm history (--thread T | --resource R) [--limit N] [--json]
+  mnemo [--dir DIR | --db URL] wm set     (--thread T | --resource R) [--schema SCHEMA.json | --markdown] FILE
 
 get prints the current working memory, history its versions (newest first, with
 run id and tool call id), set replaces it with FILE ("-" reads stdin). In
@@ -66,9 +66,9 @@ type wmFlags struct {
 
 // parseSub parses the flags of `mnemo wm sub` and checks their rules.
 func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags, error) {
-	argsHelp := ""
+	argsHelp := "(--thread T | --resource R)"
 	if sub == "set" {
-		argsHelp = "FILE"
+		argsHelp += " FILE"
 	}
 	fs := c.flags("wm "+sub, argsHelp)
 	f := &wmFlags{
