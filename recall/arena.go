@@ -110,6 +110,14 @@ func (a *arena) eraseEntry(e *entry) {
 	}
 }
 
+// adopt makes sl (a mapped snapshot's messages part, whose contents and
+// term ids the shard's entries point into) one of the arena's slabs:
+// erased with them, released with them. Nothing is appended to it.
+func (a *arena) adopt(sl *slab) {
+	a.chunks = append(a.chunks, sl)
+	a.used = arenaChunk
+}
+
 // free releases the slabs.
 func (a *arena) free() {
 	if a == nil {

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"time"
@@ -79,12 +80,36 @@ var GoCatch = goCatch
 
 // SaveSnapshotForTest writes resource's shard snapshot now (snapshot.go),
 // from its loaded shard or a temporary one.
+// It waits for the checks of loaded snapshots first (a shard still being
+// verified is not written).
 func (ix *Index) SaveSnapshotForTest(ctx context.Context, resource string) error {
+	ix.WaitVerifiedForTest()
 	return ix.saveSnapshot(ctx, resource)
 }
 
 // SnapshotLoadsForTest returns how many shards were filled from a snapshot.
 func SnapshotLoadsForTest() int64 { return snapshotLoads.Load() }
+
+// WaitVerifiedForTest waits for the background checks of the loaded
+// snapshots' vector parts (snapshot_verify.go).
+func (ix *Index) WaitVerifiedForTest() {
+	if ix.snap != nil {
+		ix.snap.verifying.Wait()
+	}
+}
+
+// SnapshotChecksForTest returns how many vector parts were verified and
+// how many rejected.
+func SnapshotChecksForTest() (verified, rejected int64) {
+	return snapshotVerified.Load(), snapshotRejected.Load()
+}
+
+// SnapshotLayoutForTest returns where a snapshot file's vector part
+// begins and ends (the footer follows it).
+func SnapshotLayoutForTest(b []byte) (vecOff, vecEnd int) {
+	metaEnd := int(binary.LittleEndian.Uint64(b[len(b)-snapFooter:]))
+	return (metaEnd + snapAlign - 1) / snapAlign * snapAlign, len(b) - snapFooter
+}
 
 // ShardDump is a canonical view of a loaded shard, for comparing two.
 type ShardDump struct {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/philippgille/chromem-go"
 )
@@ -60,6 +61,12 @@ type shard struct {
 	topics map[string]*topic
 	// typeDF counts the messages carrying each answer type (answertype.go).
 	typeDF [numTypes]int
+
+	// pending is the snapshot file the shard was just filled from, whose
+	// vector part is still to verify (guarded by loadMu); unverified is
+	// set until the check passes (snapshot_verify.go).
+	pending    *snapFile
+	unverified atomic.Bool
 
 	// Guarded by Index.mu: the search tick of the last use, and the
 	// messages counted when the shard loaded (0 when not counted).

@@ -29,6 +29,7 @@ func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
 			s.loadMu.Unlock()
 			return nil, err
 		}
+		ix.verifyLater(s)
 		s.mu.RLock()
 		damaged = s.damagedIDs()
 		s.mu.RUnlock()

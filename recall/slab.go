@@ -32,6 +32,14 @@ func newSlab[T any](n int, owner *T) *slab {
 	return s
 }
 
+// adoptSlab returns the slab of mem, memory from mapPrivate (or
+// allocSlab), released like newSlab's.
+func adoptSlab[T any](mem []byte, owner *T) *slab {
+	s := &slab{mem: mem}
+	runtime.AddCleanup(owner, func(s *slab) { s.free() }, s)
+	return s
+}
+
 // free releases the slab's memory; later calls do nothing.
 func (s *slab) free() {
 	s.mu.Lock()

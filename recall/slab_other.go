@@ -2,7 +2,10 @@
 
 package recall
 
-import "os"
+import (
+	"fmt"
+	"os"
+)
 
 // allocSlab returns n zeroed bytes on the heap (no anonymous mappings on
 // this platform).
@@ -11,12 +14,15 @@ func allocSlab(n int) []byte { return make([]byte, n) }
 // freeSlab zeroes b and leaves it to the garbage collector.
 func freeSlab(b []byte) { clear(b) }
 
-// mapFile reads the file at path (no mappings on this platform); drop
-// does nothing.
-func mapFile(path string) ([]byte, func(lo, hi int), func(), error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, nil, err
+// mapPrivate reads n bytes of f from offset off (no mappings on this
+// platform).
+func mapPrivate(f *os.File, off int64, n int) ([]byte, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("%w: mapping of %d bytes", errSnapshot, n)
 	}
-	return b, func(int, int) {}, func() {}, nil
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return nil, err
+	}
+	return b, nil
 }

@@ -28,36 +28,27 @@ func freeSlab(b []byte) {
 	}
 }
 
-// mapFile maps the file at path read-only; release unmaps it. The pages
-// are read as they are touched, from the page cache when warm, with no
-// copy on the Go heap; drop(lo, hi) gives back the pages of [lo, hi)
-// already read (they stay in the page cache and fault in again if read),
-// so that reading the file does not add its size to the resident set.
-func mapFile(path string) (b []byte, drop func(lo, hi int), release func(), err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, nil, err
+// mapPrivate maps n bytes of f from offset off copy-on-write: the pages
+// are read from the page cache as they are touched, with no copy on the Go
+// heap; a write copies its page into the process, never into the file
+// (erasure zeroes a message's bytes that way). When off is not a multiple
+// of the page size, or the mapping fails, the bytes are read into a slab
+// of allocSlab instead. freeSlab releases either. The file must not be
+// truncated while mapped (snapshots are replaced by rename, never
+// rewritten in place).
+func mapPrivate(f *os.File, off int64, n int) ([]byte, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("%w: mapping of %d bytes", errSnapshot, n)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if fi.Size() == 0 || fi.Size() != int64(int(fi.Size())) {
-		return nil, nil, nil, fmt.Errorf("%w: size %d", errSnapshot, fi.Size())
-	}
-	b, err = unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	_ = unix.Madvise(b, unix.MADV_SEQUENTIAL)
-	page := os.Getpagesize()
-	drop = func(lo, hi int) {
-		lo = (lo + page - 1) / page * page
-		hi = min(hi/page*page, len(b))
-		if hi > lo {
-			_ = unix.Madvise(b[lo:hi], unix.MADV_DONTNEED)
+	if off%int64(os.Getpagesize()) == 0 {
+		if b, err := unix.Mmap(int(f.Fd()), off, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE); err == nil {
+			return b, nil
 		}
 	}
-	return b, drop, func() { _ = unix.Munmap(b) }, nil
+	b := allocSlab(n)
+	if _, err := f.ReadAt(b, off); err != nil {
+		freeSlab(b)
+		return nil, err
+	}
+	return b, nil
 }

@@ -18,15 +18,21 @@ import (
 // Source reads every message and embedding row, analyses every text again
 // and encodes every vector: ~3 s for 100,000 messages. A snapshot file per
 // resource and embedder, under Config.SnapshotDir, holds the built shard
-// (snapshot_format.go: messages, term ids, BM25 statistics, the int8 codes
-// and float32 vectors), so that the first use reads one file instead.
+// (snapshot_format.go: messages, term ids, answer types, BM25 statistics,
+// and the vector index's chunks: int8 codes, float32 vectors, sign rows),
+// so that the first use maps one file instead: the messages' contents and
+// term ids and the vector chunks are used where they lie in the mapping,
+// copy-on-write (snapshot_read.go).
 //
 // A snapshot is a derived index, like the bleve directory:
 //
 //   - It is checksummed and versioned; a damaged file, or one of another
-//     format version, resource, embedder or analyser, is deleted and the
-//     shard built from the Source (and written again): it never fails a
-//     load and never serves wrong data.
+//     format version, resource, embedder, analyser or answer-type rules,
+//     is deleted and the shard built from the Source (and written again):
+//     it never fails a load and never serves a wrong message. The
+//     messages part is verified before the shard serves, the vector part
+//     in the background (snapshot_verify.go says what a search may see
+//     meanwhile).
 //   - It may be older than the store. Before serving, the loaded snapshot is
 //     brought up to date per thread (catchUp): the store's message count and
 //     last seq of each thread (SnapshotSource.ThreadMarks; seqs are never
@@ -118,13 +124,20 @@ type snapshots struct {
 	dropped bool           // DropSnapshots: nothing is written any more
 
 	kick chan struct{}
+	ctx  context.Context // ends at close
 	stop context.CancelFunc
 	done chan struct{}
+	// verifying counts the background checks of loaded vector parts
+	// (snapshot_verify.go); close waits for them.
+	verifying sync.WaitGroup
 }
 
 // openSnapshots prepares dir (created, temporary files of a crash removed)
 // and starts the writer of ix.
 func openSnapshots(ix *Index, dir string) (*snapshots, error) {
+	if !littleEndian {
+		return nil, nil // the format is the little-endian memory of the index
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("recall: snapshot directory: %w", err)
 	}
@@ -138,7 +151,7 @@ func openSnapshots(ix *Index, dir string) (*snapshots, error) {
 	sn := &snapshots{dir: dir, min: min, emb: ix.emb, gen: map[string]uint64{},
 		changes: map[string]int{}, sizes: map[string]int{}, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
-	sn.stop = cancel
+	sn.ctx, sn.stop = ctx, cancel
 	go sn.run(ctx, ix)
 	return sn, nil
 }
@@ -196,6 +209,7 @@ func (sn *snapshots) run(ctx context.Context, ix *Index) {
 func (sn *snapshots) close(ix *Index) {
 	sn.stop()
 	<-sn.done
+	sn.verifying.Wait()
 	sn.mu.Lock()
 	dropped := sn.dropped
 	sn.mu.Unlock()
@@ -396,14 +410,22 @@ func syncDir(dir string) {
 	}
 }
 
+// errUnverified: the loaded shard's snapshot is still being verified
+// (snapshot_verify.go); its snapshot is written later.
+var errUnverified = errors.New("recall: shard snapshot not verified yet")
+
 // encodeShard writes resource's snapshot into f and returns the messages
 // it holds: from the loaded shard (read-locked meanwhile), else from a
-// temporary shard. It writes nothing for a shard under SnapshotMin.
+// temporary shard (its snapshot's vector part verified first). It writes
+// nothing for a shard under SnapshotMin.
 func (ix *Index) encodeShard(ctx context.Context, resource string, f *os.File) (int, error) {
 	if s := ix.loadedShard(resource); s != nil {
 		s.mu.RLock()
 		if s.loaded {
 			defer s.mu.RUnlock()
+			if s.unverified.Load() {
+				return 0, errUnverified
+			}
 			return ix.encodeLocked(s, f)
 		}
 		s.mu.RUnlock()
@@ -412,9 +434,14 @@ func (ix *Index) encodeShard(ctx context.Context, resource string, f *os.File) (
 	defer t.unload()
 	t.loadMu.Lock()
 	_, err := ix.fill(ctx, t)
+	sf := t.pending
+	t.pending = nil
 	t.loadMu.Unlock()
 	if err != nil {
 		return 0, err
+	}
+	if sf != nil && !ix.verifyNow(t, sf) {
+		return 0, fmt.Errorf("%w: vector part damaged", errSnapshot)
 	}
 	t.mu.RLock()
 	defer t.mu.RUnlock()
@@ -464,24 +491,27 @@ func (ix *Index) fill(ctx context.Context, s *shard) (int, error) {
 }
 
 // fromSnapshot fills s (reset, caller holds mu) from its snapshot file and
-// the store's changes since; it returns the changes applied.
+// the store's changes since; it returns the changes applied. The file's
+// vector part is verified afterwards, in the background (verifyVectors).
 func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource) (int, error) {
-	b, drop, release, err := mapFile(ix.snap.path(s.resource))
+	sf, err := openSnapFile(ix.snap.path(s.resource))
 	if err != nil {
 		return 0, err
 	}
 	if err := s.reset(); err != nil {
-		release()
+		sf.f.Close()
 		return 0, err
 	}
-	vectorless, err := s.readSnapshot(b, drop, ix.emb)
-	release()
+	vectorless, err := s.readSnapshotFile(sf, ix.emb)
 	if err == nil {
 		var n int
 		if n, err = s.catchUp(ctx, src, ix.emb, ix.cfg.Lexical, vectorless); err == nil {
+			s.pending = sf
+			s.unverified.Store(true)
 			return n, nil
 		}
 	}
+	sf.f.Close()
 	if rerr := s.reset(); rerr != nil {
 		return 0, rerr
 	}

@@ -361,59 +361,48 @@ func compareDumps(t *testing.T, round int, a, b recall.ShardDump) {
 	}
 }
 
-// TestSnapshotDamaged: a snapshot file that is damaged (a flipped byte, a
-// truncation), of another format version or of another resource is never
-// used: the shard is built from the Source, with the same content, and the
-// file is replaced by a good one.
+// TestSnapshotDamaged: a snapshot file whose messages part or footer is
+// damaged (a flipped byte, a truncation), of another format version or of
+// another resource is never used: the shard is built from the Source,
+// with the same content, and the file is replaced by a good one. One whose
+// vector part is damaged serves until its background check fails, then
+// its file is deleted and the shard built from the Source.
 func TestSnapshotDamaged(t *testing.T) {
 	ctx := context.Background()
 	st, _ := newSnapStore(t, 300, 5)
 	other, _ := newSnapStore(t, 200, 6)
 	other.res = "other"
-	for _, name := range []string{"flipped byte", "truncated", "version", "other resource", "empty"} {
+	for _, name := range []string{"flipped byte in messages", "flipped byte in vectors", "flipped byte in footer", "truncated",
+		"version", "other resource", "empty"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			w := snapIndex(t, st, dir)
 			if err := w.SaveSnapshotForTest(ctx, st.res); err != nil {
 				t.Fatal(err)
 			}
-			files, _ := filepath.Glob(filepath.Join(dir, "*.snap"))
-			if len(files) != 1 {
-				t.Fatalf("%d snapshot files, want 1", len(files))
-			}
-			b, err := os.ReadFile(files[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			switch name {
-			case "flipped byte":
-				b[len(b)/2] ^= 0x10
-			case "truncated":
-				b = b[:len(b)-100]
-			case "version": // with a good checksum
-				b[8] = 99 // the version follows the 8-byte magic
-				binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli)))
-			case "other resource":
-				od := t.TempDir()
-				ow := snapIndex(t, other, od)
-				if err := ow.SaveSnapshotForTest(ctx, other.res); err != nil {
-					t.Fatal(err)
-				}
-				of, _ := filepath.Glob(filepath.Join(od, "*.snap"))
-				if b, err = os.ReadFile(of[0]); err != nil {
-					t.Fatal(err)
-				}
-			case "empty":
-				b = nil
-			}
-			if err := os.WriteFile(files[0], b, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			file := damageSnapshot(t, dir, name, other)
 			before := recall.SnapshotLoadsForTest()
+			_, rejected := recall.SnapshotChecksForTest()
 			got, fresh := snapIndex(t, st, dir), snapIndex(t, st, "")
 			x, err := got.ShardDumpForTest(ctx, st.res)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if name == "flipped byte in vectors" {
+				if recall.SnapshotLoadsForTest() != before+1 {
+					t.Fatal("the snapshot with a damaged vector part was not used")
+				}
+				got.WaitVerifiedForTest()
+				if _, r := recall.SnapshotChecksForTest(); r != rejected+1 {
+					t.Fatal("the damaged vector part was not rejected")
+				}
+				if _, err := os.Stat(file); !os.IsNotExist(err) {
+					t.Fatalf("the damaged snapshot is still there (%v)", err)
+				}
+				before++
+				if x, err = got.ShardDumpForTest(ctx, st.res); err != nil { // built from the Source
+					t.Fatal(err)
+				}
 			}
 			if recall.SnapshotLoadsForTest() != before {
 				t.Fatal("a bad snapshot was used")
@@ -435,6 +424,51 @@ func TestSnapshotDamaged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// damageSnapshot damages the one snapshot file of dir as name says and
+// returns its path.
+func damageSnapshot(t *testing.T, dir, name string, other *snapStore) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.snap"))
+	if len(files) != 1 {
+		t.Fatalf("%d snapshot files, want 1", len(files))
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecOff, vecEnd := recall.SnapshotLayoutForTest(b)
+	switch name {
+	case "flipped byte in messages":
+		b[vecOff/3] ^= 0x10
+	case "flipped byte in vectors":
+		b[vecOff+(vecEnd-vecOff)/2] ^= 0x10
+	case "flipped byte in footer":
+		b[len(b)-20] ^= 0x10
+	case "truncated":
+		b = b[:len(b)-100]
+	case "version": // with a good checksum
+		b[8] = 99 // the version follows the 8-byte magic
+		metaEnd := binary.LittleEndian.Uint64(b[len(b)-24:])
+		binary.LittleEndian.PutUint32(b[len(b)-16:], crc32.Checksum(b[:metaEnd], crc32.MakeTable(crc32.Castagnoli)))
+	case "other resource":
+		od := t.TempDir()
+		ow := snapIndex(t, other, od)
+		if err := ow.SaveSnapshotForTest(context.Background(), other.res); err != nil {
+			t.Fatal(err)
+		}
+		of, _ := filepath.Glob(filepath.Join(od, "*.snap"))
+		if b, err = os.ReadFile(of[0]); err != nil {
+			t.Fatal(err)
+		}
+	case "empty":
+		b = nil
+	}
+	if err := os.WriteFile(files[0], b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return files[0]
 }
 
 // hitList prints a result's hits compactly.

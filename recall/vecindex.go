@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"math"
 	"slices"
 	"sync"
 )
@@ -332,6 +333,9 @@ func (x *vecIndex) exact(q []float32, n int, keep func(*entry) bool, cand []int)
 	top := make([]scored, 0, n+1)
 	add := func(e *entry) {
 		s := scored{e.doc.ID, cosine(q, x.vec(e.vslot-1))}
+		if math.IsNaN(s.score) || math.IsInf(s.score, 0) {
+			return // a damaged vector still being verified (snapshot_verify.go)
+		}
 		if len(top) == n && cmpScored(s, top[n-1]) >= 0 {
 			return
 		}

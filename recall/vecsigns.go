@@ -17,10 +17,11 @@ import "math/bits"
 // exact top 10 (BENCHMARKS.md). The pass therefore runs only when at most
 // one component in maxZeroShare of the index is exactly zero, and when
 // the index has at least signRows rows; otherwise the int8 scan covers
-// every row as before. The sign rows are derived from the float32 values,
-// never stored apart: all of them the first time the index is large and
-// dense enough (in put, or at a snapshot's load), then in every put; an
-// index of sparse vectors never pays for them.
+// every row as before. The sign rows are derived from the float32 values:
+// all of them the first time the index is large and dense enough (in put,
+// or at a snapshot's load), then in every put; an index of sparse vectors
+// never pays for them. A snapshot keeps them with the rest of the chunks
+// (snapshot_format.go).
 const (
 	signRows     = 16384
 	signFactor   = 32

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"unsafe"
@@ -133,9 +135,10 @@ func TestVecSignsSparse(t *testing.T) {
 	}
 }
 
-// TestVecSignsSnapshot: a dense index written to a snapshot and read back
-// derives its signs at load (they are not in the file), the same as the
-// index that was written, and the sign pass runs on it.
+// TestVecSignsSnapshot: a dense index written to a snapshot's vector
+// rows and chunks and mapped back keeps its signs (the chunks hold them)
+// and zero count, the same as the index that was written, and the sign
+// pass runs on it.
 func TestVecSignsSnapshot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 17,000 vectors")
@@ -148,22 +151,39 @@ func TestVecSignsSnapshot(t *testing.T) {
 		x.put(e, randomUnit(r, HashDims, nil, 0))
 		slots = append(slots, e)
 	}
-	var buf bytes.Buffer
-	sw := newSnapWriter(&buf)
-	x.writeRows(sw)
-	if err := sw.finish(); err != nil {
+	f, err := os.Create(filepath.Join(t.TempDir(), "rows"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sw := newSnapWriter(f)
+	x.writeRowsMeta(sw)
+	metaEnd := sw.n
+	sw.pad(snapAlign)
+	x.writeChunks(sw)
+	sw.bytes(make([]byte, snapFooter))
+	if sw.cut(); sw.err != nil {
+		t.Fatal(sw.err)
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
 		t.Fatal(err)
 	}
 	s := &shard{}
-	if err := s.readRows(&snapReader{b: buf.Bytes()}, HashDims, slots); err != nil {
+	if err := s.readRows(&snapReader{b: b[:metaEnd]}, HashDims, slots); err != nil {
+		t.Fatal(err)
+	}
+	sf := &snapFile{f: f, size: sw.n, vecOff: (metaEnd + snapAlign - 1) / snapAlign * snapAlign}
+	if err := s.mapChunks(sf, int64(x.chunkBytes())); err != nil {
 		t.Fatal(err)
 	}
 	y := s.vx
+	defer y.free()
 	if !x.signed || !y.signed || y.zeros != x.zeros || !y.signsPay(10) {
 		t.Fatalf("signed %v/%v, zeros %d/%d", x.signed, y.signed, x.zeros, y.zeros)
 	}
 	for _, i := range []int{0, 4321, signRows + 599} {
-		if !slices.Equal(x.signs(i), y.signs(i)) {
+		if !slices.Equal(x.signs(i), y.signs(i)) || !slices.Equal(x.vec(i), y.vec(i)) || !slices.Equal(x.code(i), y.code(i)) {
 			t.Fatalf("row %d: signs %x loaded as %x", i, x.signs(i), y.signs(i))
 		}
 	}

@@ -1,0 +1,227 @@
+package recall
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// fuzzShard builds a small shard: three threads, most messages with a
+// vector, one with metadata, enough rows for two vector chunks.
+func fuzzShard(t testing.TB, n int) *shard {
+	t.Helper()
+	lex, err := OpenLexical("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lex.Close() })
+	s := newShard("res", false)
+	if err := s.reset(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		d := &Doc{ID: fmt.Sprintf("m%04d", i), ThreadID: fmt.Sprintf("t%d", i%3), ResourceID: "res", Seq: int64(i + 1), Role: "user",
+			Content:   fmt.Sprintf("turn %d: we spent two weeks in Lisbon, item%d, %d engineers", i, i%17, i%5),
+			CreatedAt: time.Unix(1_700_000_000+int64(i)*60, 0).UTC()}
+		if i == 3 {
+			d.Metadata = map[string]any{"bucket": float64(2)}
+		}
+		s.putDoc(d, lex)
+		if i%7 != 0 {
+			if err := s.putVector(context.Background(), d.ID, HashVector(d.Content)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s.loaded = true
+	t.Cleanup(s.unload)
+	return s
+}
+
+// snapshotBytes encodes s.
+func snapshotBytes(t testing.TB, s *shard) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := s.writeSnapshot(&buf, HashEmbedder{}.ID()); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// loadSnapshotBytes writes b to a file and fills a new shard of "res"
+// from it, verifying the vector part as the background check would.
+func loadSnapshotBytes(t testing.TB, b []byte) (*shard, error) {
+	path := filepath.Join(t.TempDir(), "s.snap")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sf, err := openSnapFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer sf.f.Close()
+	s := newShard("res", false)
+	if err := s.reset(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.unload)
+	if _, err := s.readSnapshotFile(sf, HashEmbedder{}); err != nil {
+		return nil, err
+	}
+	if !sf.vectorsMatch() {
+		return nil, errSnapshot
+	}
+	return s, nil
+}
+
+// FuzzSnapshotLoad: no file makes a load panic, read out of bounds or
+// build an inconsistent shard. The fuzzer's bytes replace part of a good
+// snapshot; with fixSums the checksums are made to match again, so that
+// the structural checks behind them are exercised too (a forged file).
+// Without it, a file whose bytes differ from the good one is never used.
+func FuzzSnapshotLoad(f *testing.F) {
+	good := snapshotBytes(f, fuzzShard(f, 1100))
+	f.Add(uint32(0), []byte{}, false)
+	f.Add(uint32(40), []byte{0xff}, true)
+	f.Add(uint32(9), []byte{1, 0, 0, 0}, true)
+	f.Add(uint32(len(good)/2), []byte{0x10}, false)
+	f.Add(uint32(len(good)-30), []byte{0, 0, 0, 0, 0, 0, 0, 0}, true)
+	f.Fuzz(func(t *testing.T, at uint32, patch []byte, fixSums bool) {
+		b := bytes.Clone(good)
+		if len(patch) > 0 {
+			at %= uint32(len(b))
+			if int(at)+len(patch) > len(b) {
+				b = append(b[:at], patch...) // a truncation or an extension
+			} else {
+				copy(b[at:], patch)
+			}
+		}
+		if fixSums {
+			fixChecksums(b)
+		}
+		s, err := loadSnapshotBytes(t, b)
+		if err != nil {
+			return
+		}
+		if !fixSums && !bytes.Equal(b, good) {
+			t.Fatalf("a damaged snapshot was used (%d bytes at %d)", len(patch), at)
+		}
+		checkShard(t, s)
+	})
+}
+
+// fixChecksums makes b's checksums match its bytes when its footer's
+// bounds allow.
+func fixChecksums(b []byte) {
+	if len(b) < snapFooter {
+		return
+	}
+	foot := b[len(b)-snapFooter:]
+	metaEnd := binary.LittleEndian.Uint64(foot)
+	if metaEnd > uint64(len(b)-snapFooter) {
+		return
+	}
+	binary.LittleEndian.PutUint32(foot[8:], crc32.Checksum(b[:metaEnd], castagnoli))
+	vecOff := (metaEnd + snapAlign - 1) / snapAlign * snapAlign
+	if vecOff <= uint64(len(b)-snapFooter) {
+		binary.LittleEndian.PutUint32(foot[12:], crc32.Checksum(b[vecOff:len(b)-snapFooter], castagnoli))
+	}
+}
+
+// checkShard checks the invariants a search relies on, then searches.
+func checkShard(t *testing.T, s *shard) {
+	t.Helper()
+	for id, e := range s.docs {
+		if e.doc.ID != id || e.vslot < 0 || e.vslot > s.vx.len() || (e.vslot > 0 && s.vx.ents[e.vslot-1] != e) {
+			t.Fatalf("message %q: inconsistent slot %d", id, e.vslot)
+		}
+		for _, term := range e.terms {
+			if int(term) >= len(s.stats.df) {
+				t.Fatalf("message %q: term %d out of range", id, term)
+			}
+		}
+	}
+	if x := s.vx; x != nil {
+		if len(x.chunks)*chunkRows < x.len() || len(x.scales) != x.len() {
+			t.Fatalf("%d rows in %d chunks, %d scales", x.len(), len(x.chunks), len(x.scales))
+		}
+		x.search(HashVector("two weeks in Lisbon"), 10, nil)
+	}
+}
+
+// TestSnapshotRoundTrip: a shard written and read back is the same shard
+// (a snapshot of two vector chunks, messages with and without vectors).
+func TestSnapshotRoundTrip(t *testing.T) {
+	s := fuzzShard(t, 1100)
+	got, err := loadSnapshotBytes(t, snapshotBytes(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.docs) != len(s.docs) || got.vx.len() != s.vx.len() || got.typeDF != s.typeDF || got.vx.zeros != s.vx.zeros {
+		t.Fatalf("read %d messages, %d vectors, types %v; wrote %d, %d, %v", len(got.docs), got.vx.len(), got.typeDF, len(s.docs), s.vx.len(), s.typeDF)
+	}
+	for id, e := range s.docs {
+		g := got.docs[id]
+		if g == nil || g.doc.Content != e.doc.Content || g.atypes != e.atypes || len(g.terms) != len(e.terms) || (g.vslot == 0) != (e.vslot == 0) {
+			t.Fatalf("message %s differs", id)
+		}
+		if e.vslot > 0 && !bytes.Equal(f32bytes(got.vx.vector(g)), f32bytes(s.vx.vector(e))) {
+			t.Fatalf("message %s: vector differs", id)
+		}
+	}
+	checkShard(t, got)
+}
+
+func f32bytes(v []float32) []byte {
+	var b []byte
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}
+
+// TestSnapshotChunkLayout pins the vector chunks' memory layout, which
+// snapshots hold as it is: if it changes (vecindex.go, vecsigns.go), bump
+// snapVersion and update the hash here, so that older files are rebuilt
+// instead of read with the wrong layout.
+func TestSnapshotChunkLayout(t *testing.T) {
+	x := newVecIndex(HashDims)
+	defer x.free()
+	for i := range 1500 {
+		x.put(&entry{doc: Doc{ID: fmt.Sprint(i)}, ord: i}, HashVector(fmt.Sprintf("turn %d about topic%d", i, i%13)))
+	}
+	h := sha256.New()
+	for _, c := range x.chunks {
+		h.Write(c.mem[:x.chunkBytes()])
+	}
+	const want = "b079065f49d26e35580fc3e9"
+	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || snapVersion != 2 {
+		t.Fatalf("vector chunk layout hash %s (snapshot version %d), pinned %s at version 2: bump snapVersion and update the pin", got, snapVersion, want)
+	}
+}
+
+// TestAnswerRulesPinned pins answerBits's results on a set of probes: a
+// change to the answer-type rules changes stored snapshot data, so it must
+// bump answerRulesVersion (and update the pin here).
+func TestAnswerRulesPinned(t *testing.T) {
+	probes := []string{"I spent two weeks traveling", "I went to the support group yesterday", "I lead a team of five engineers",
+		"in May 2022 we moved", "three more days", "last Friday night", "it costs 40 dollars", "a couple of months ago",
+		"we may go in March", "nothing here", "1999 was a year", "twenty years", "next weekend", "on march 3"}
+	h := sha256.New()
+	for _, p := range probes {
+		h.Write([]byte{answerBits(p)})
+	}
+	const want = "120228810a82e57938d026ec"
+	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || answerRulesVersion != 1 {
+		t.Fatalf("answer-type probes hash %s (rules version %d), pinned %s at version 1: bump answerRulesVersion and update the pin", got, answerRulesVersion, want)
+	}
+}

@@ -1,0 +1,432 @@
+package recall
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"time"
+	"unsafe"
+)
+
+// Reading a shard snapshot (the format: snapshot_format.go). The messages
+// part is mapped copy-on-write and its checksum verified before anything
+// is read from it; its contents and term ids are used where they lie (the
+// mapping becomes one of the shard's arena slabs: erasing a message zeroes
+// its bytes in the process's copy of the page, never in the file). The
+// vector chunks are mapped likewise and become the vecIndex's slabs; their
+// checksum is verified in the background (snapshot_verify.go). Every
+// count, length, offset, slot and term id read is checked against the
+// file's bounds, so that no file, damaged or forged, can make a load read
+// out of bounds or build an inconsistent shard (FuzzSnapshotLoad).
+//
+// Erasure: removing a message zeroes its bytes in the process's copies of
+// the mapped pages (arena.eraseEntry, vecIndex.remove), and Index.Remove
+// deletes the resource's files before it returns; a deleted file still
+// mapped by a loaded shard is reachable by no name, and its blocks are
+// freed when the shard unloads (or the process ends).
+
+// snapFile is an open snapshot file and its footer.
+type snapFile struct {
+	f       *os.File
+	size    int64
+	metaEnd int64 // the messages part is [0, metaEnd)
+	metaCRC uint32
+	vecOff  int64 // the vector part is [vecOff, size−snapFooter)
+	vecCRC  uint32
+}
+
+// openSnapFile opens path and checks its footer's bounds.
+func openSnapFile(path string) (*snapFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	sf := &snapFile{f: f}
+	if err := sf.readFooter(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return sf, nil
+}
+
+func (sf *snapFile) readFooter() error {
+	fi, err := sf.f.Stat()
+	if err != nil {
+		return err
+	}
+	sf.size = fi.Size()
+	if sf.size < int64(len(snapMagic))+8+snapFooter || sf.size != int64(int(sf.size)) {
+		return fmt.Errorf("%w: size %d", errSnapshot, sf.size)
+	}
+	var b [snapFooter]byte
+	if _, err := sf.f.ReadAt(b[:], sf.size-snapFooter); err != nil {
+		return fmt.Errorf("%w: footer: %v", errSnapshot, err)
+	}
+	sf.metaEnd = int64(binary.LittleEndian.Uint64(b[0:]))
+	sf.metaCRC = binary.LittleEndian.Uint32(b[8:])
+	sf.vecCRC = binary.LittleEndian.Uint32(b[12:])
+	sf.vecOff = (sf.metaEnd + snapAlign - 1) / snapAlign * snapAlign
+	if string(b[16:]) != snapEnd || sf.metaEnd <= int64(len(snapMagic)) || sf.metaEnd > sf.size-snapFooter ||
+		sf.vecOff > sf.size-snapFooter {
+		return fmt.Errorf("%w: footer", errSnapshot)
+	}
+	return nil
+}
+
+// snapReader decodes the messages part held in memory; every read is
+// bounds checked (a file that passed its checksum may still be of another
+// build, or forged).
+type snapReader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *snapReader) take(n int) []byte {
+	if r.err != nil || n < 0 || n > len(r.b)-r.off {
+		if r.err == nil {
+			r.err = fmt.Errorf("%w: truncated at byte %d", errSnapshot, r.off)
+		}
+		return nil
+	}
+	b := r.b[r.off : r.off+n : r.off+n]
+	r.off += n
+	return b
+}
+
+func (r *snapReader) u32() uint32 {
+	if b := r.take(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (r *snapReader) i64() int64 {
+	if b := r.take(8); b != nil {
+		return int64(binary.LittleEndian.Uint64(b))
+	}
+	return 0
+}
+
+// count reads a u32 count of items of at least min bytes each, checked
+// against the bytes left.
+func (r *snapReader) count(min int) int {
+	n := int(r.u32())
+	if r.err == nil && n*min > len(r.b)-r.off {
+		r.err = fmt.Errorf("%w: count %d at byte %d exceeds the file", errSnapshot, n, r.off)
+		return 0
+	}
+	return n
+}
+
+// bytesOf reads a length-prefixed byte string (pointing into the file).
+func (r *snapReader) bytesOf() []byte { return r.take(int(r.u32())) }
+
+func (r *snapReader) str() string { return string(r.bytesOf()) }
+
+// mapped returns b as a string sharing its memory (the mapped messages
+// part, which the shard's arena owns).
+func mapped(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// uint32s reads n u32 values in place after the padding to a multiple of
+// 4 bytes (the part starts page-aligned, so they are aligned in memory).
+func (r *snapReader) uint32s(n int) []uint32 {
+	r.take((4 - r.off%4) % 4)
+	b := r.take(4 * n)
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
+}
+
+// f32s reads n float32 values, copied.
+func (r *snapReader) f32s(n int) []float32 {
+	b := r.take(4 * n)
+	out := make([]float32, n)
+	if len(b) > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), len(b)), b)
+	}
+	return out
+}
+
+// readSnapshotFile fills s (reset, caller holds mu) from the snapshot file
+// sf, which must be of s's resource, embedder emb, the current analyser and
+// answer-type rules. The messages part is verified first; the vector part
+// is mapped unverified (the caller verifies it: snapshot_verify.go). It
+// returns the messages that have no vector. On error s holds partial state
+// (the caller resets it).
+func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
+	meta, err := mapPrivate(sf.f, 0, int(sf.metaEnd))
+	if err != nil {
+		return nil, fmt.Errorf("recall: map snapshot: %w", err)
+	}
+	s.text.adopt(adoptSlab(meta, s.text))
+	if crc32.Checksum(meta, castagnoli) != sf.metaCRC {
+		return nil, fmt.Errorf("%w: checksum mismatch", errSnapshot)
+	}
+	r := &snapReader{b: meta, off: len(snapMagic)}
+	if string(meta[:len(snapMagic)]) != snapMagic {
+		return nil, fmt.Errorf("%w: not a snapshot", errSnapshot)
+	}
+	if v := r.u32(); v != snapVersion {
+		return nil, fmt.Errorf("%w: format version %d, want %d", errSnapshot, v, snapVersion)
+	}
+	dims, cb, err := s.readHeader(r, emb)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.readStats(r); err != nil {
+		return nil, err
+	}
+	slots, vectorless, err := s.readThreads(r)
+	if err != nil {
+		return nil, err
+	}
+	for n := r.count(4); n > 0 && r.err == nil; n-- {
+		if s.damaged == nil {
+			s.damaged = map[string]bool{}
+		}
+		s.damaged[r.str()] = true
+	}
+	if err := s.readRows(r, dims, slots); err != nil {
+		return nil, err
+	}
+	if r.err == nil && r.off != len(r.b) {
+		r.err = fmt.Errorf("%w: %d bytes left over", errSnapshot, len(r.b)-r.off)
+	}
+	if r.err == nil && (s.stats.n != len(s.docs) || s.stats.totalLen != s.termCount()) {
+		r.err = fmt.Errorf("%w: statistics do not match the messages", errSnapshot)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return vectorless, s.mapChunks(sf, cb)
+}
+
+// readHeader checks the header against s and emb and returns the vectors'
+// dimensions and chunk bytes.
+func (s *shard) readHeader(r *snapReader, emb Embedder) (dims int, chunkBytes int64, err error) {
+	res, embID, dims, analyser, rules := r.str(), r.str(), int(r.u32()), r.str(), r.str()
+	rows, cb := int(r.u32()), r.i64()
+	switch {
+	case r.err != nil:
+		return 0, 0, r.err
+	case res != s.resource || embID != emb.ID() || analyser != AnalyzerName || rules != answerRules || (dims != 0 && dims != emb.Dims()):
+		return 0, 0, fmt.Errorf("%w: of resource %q, embedder %s/%d, analyser %s, answer rules %s", errSnapshot, res, embID, dims, analyser, rules)
+	case rows != chunkRows || (dims != 0 && cb != int64(newVecIndex(dims).chunkBytes())):
+		return 0, 0, fmt.Errorf("%w: vector chunks of %d rows, %d bytes", errSnapshot, rows, cb)
+	}
+	return dims, cb, nil
+}
+
+// termCount returns the analysed terms of all messages (caller holds mu).
+func (s *shard) termCount() int64 {
+	var n int64
+	for _, e := range s.docs {
+		n += int64(len(e.terms))
+	}
+	return n
+}
+
+func (s *shard) readStats(r *snapReader) error {
+	s.stats.n = int(r.i64())
+	s.stats.totalLen = r.i64()
+	n := r.count(8)
+	s.stats.ids = make(map[string]uint32, n)
+	s.stats.df = make([]int, n)
+	for id := 0; id < n && r.err == nil; id++ {
+		s.stats.ids[r.str()] = uint32(id)
+		s.stats.df[id] = int(r.u32())
+	}
+	if r.err == nil && len(s.stats.ids) != n {
+		r.err = fmt.Errorf("%w: repeated terms", errSnapshot)
+	}
+	return r.err
+}
+
+// readTopic reads what writeTopic wrote, nil for none.
+func readTopic(r *snapReader) *topic {
+	n := int(r.u32())
+	if n == 0 || r.err != nil {
+		return nil
+	}
+	t := &topic{n: n, sum: make([]float64, r.count(8))}
+	for i := range t.sum {
+		t.sum[i] = math.Float64frombits(uint64(r.i64()))
+	}
+	return t
+}
+
+// readThreads reads the messages; it returns the entries by vector slot
+// and the ids of the messages without one.
+func (s *shard) readThreads(r *snapReader) (slots []*entry, vectorless []string, err error) {
+	strs := map[string]string{} // roles and names, shared
+	intern := func(b []byte) string {
+		if v, ok := strs[string(b)]; ok {
+			return v
+		}
+		v := string(b)
+		strs[v] = v
+		return v
+	}
+	for nt := r.count(8); nt > 0 && r.err == nil; nt-- {
+		thread := r.str()
+		th, err := s.readThread(r, thread, intern)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range th {
+			if e.vslot == 0 {
+				vectorless = append(vectorless, e.doc.ID)
+				continue
+			}
+			for len(slots) < e.vslot {
+				slots = append(slots, nil)
+			}
+			if slots[e.vslot-1] != nil {
+				return nil, nil, fmt.Errorf("%w: vector slot %d twice", errSnapshot, e.vslot)
+			}
+			slots[e.vslot-1] = e
+		}
+		if t := readTopic(r); t != nil {
+			if s.topics == nil {
+				s.topics = map[string]*topic{}
+			}
+			s.topics[thread] = t
+		}
+	}
+	return slots, vectorless, r.err
+}
+
+// readThread reads the messages of thread and adds them to s.
+func (s *shard) readThread(r *snapReader, thread string, intern func([]byte) string) ([]*entry, error) {
+	n := r.count(48)
+	ents := make([]entry, n)
+	th := make([]*entry, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		e := &ents[i]
+		if err := s.readEntry(r, e, thread, intern); err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			if e.doc.Seq <= th[i-1].doc.Seq {
+				return nil, fmt.Errorf("%w: thread %q out of seq order", errSnapshot, thread)
+			}
+			e.prev, th[i-1].next = th[i-1], e
+		}
+		th[i] = e
+		if _, dup := s.docs[e.doc.ID]; dup {
+			return nil, fmt.Errorf("%w: message %q twice", errSnapshot, e.doc.ID)
+		}
+		s.docs[e.doc.ID] = e
+		if e.vslot > len(r.b)/4 {
+			return nil, fmt.Errorf("%w: vector slot of %q out of range", errSnapshot, e.doc.ID)
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if _, dup := s.threads[thread]; dup || n == 0 {
+		return nil, fmt.Errorf("%w: thread %q twice or empty", errSnapshot, thread)
+	}
+	s.threads[thread] = th
+	for _, e := range th {
+		s.post.add(e) // the ords of the thread are known: its neighbours'
+	}
+	return th, nil
+}
+
+func (s *shard) readEntry(r *snapReader, e *entry, thread string, intern func([]byte) string) error {
+	d := &e.doc
+	d.ID, d.ThreadID, d.ResourceID = r.str(), thread, s.resource
+	d.Seq = r.i64()
+	d.Role, d.Name = intern(r.bytesOf()), intern(r.bytesOf())
+	d.Content = mapped(r.bytesOf())
+	if md := r.bytesOf(); len(md) > 0 {
+		if err := json.Unmarshal(md, &d.Metadata); err != nil {
+			return fmt.Errorf("%w: metadata of %q: %v", errSnapshot, d.ID, err)
+		}
+	}
+	sec, nsec := r.i64(), r.u32()
+	d.CreatedAt = time.Unix(sec, int64(nsec)).UTC()
+	e.vslot = int(int32(r.u32())) + 1
+	if b := r.take(1); b != nil {
+		e.atypes = b[0]
+	}
+	terms := r.uint32s(r.count(4))
+	if r.err != nil {
+		return r.err
+	}
+	if e.vslot < 0 || e.atypes >= 1<<numTypes || nsec >= 1e9 {
+		return fmt.Errorf("%w: message %q", errSnapshot, d.ID)
+	}
+	s.countTypes(e.atypes, 1)
+	for _, t := range terms {
+		if int(t) >= len(s.stats.df) {
+			return fmt.Errorf("%w: term id %d of %q out of range", errSnapshot, t, d.ID)
+		}
+	}
+	e.terms = terms
+	e.ord = s.ords
+	s.ords++
+	return nil
+}
+
+// readRows restores the vector index but its chunks (mapChunks): slots[i]
+// is the entry of row i.
+func (s *shard) readRows(r *snapReader, dims int, slots []*entry) error {
+	rows := r.count(4)
+	if r.err != nil {
+		return r.err
+	}
+	if rows != len(slots) || (rows > 0 && dims == 0) {
+		return fmt.Errorf("%w: %d vector rows for %d slots", errSnapshot, rows, len(slots))
+	}
+	if rows == 0 {
+		return nil
+	}
+	for i, e := range slots {
+		if e == nil {
+			return fmt.Errorf("%w: vector slot %d unused", errSnapshot, i+1)
+		}
+	}
+	x := newVecIndex(dims)
+	x.zeros = int(r.i64())
+	x.signed = r.u32() == 1
+	x.scales = r.f32s(rows)
+	x.ents = slots
+	if r.err == nil && (x.zeros < 0 || x.zeros > rows*dims) {
+		r.err = fmt.Errorf("%w: %d zero components", errSnapshot, x.zeros)
+	}
+	s.vx = x
+	return r.err
+}
+
+// mapChunks maps the vector part of sf into s.vx's slabs (chunkBytes
+// each), checking that it holds exactly the chunks of the index's rows.
+func (s *shard) mapChunks(sf *snapFile, chunkBytes int64) error {
+	x := s.vx
+	n := (x.len() + chunkRows - 1) / chunkRows
+	if sf.vecOff+int64(n)*chunkBytes != sf.size-snapFooter {
+		return fmt.Errorf("%w: vector part of %d bytes for %d chunks", errSnapshot, sf.size-snapFooter-sf.vecOff, n)
+	}
+	for c := range n {
+		mem, err := mapPrivate(sf.f, sf.vecOff+int64(c)*chunkBytes, int(chunkBytes))
+		if err != nil {
+			return fmt.Errorf("recall: map snapshot: %w", err)
+		}
+		x.chunks = append(x.chunks, adoptSlab(mem, x))
+	}
+	if x != nil && !x.signed {
+		x.maybeSign() // an index that became dense by the catch-up is signed at its next put
+	}
+	return nil
+}

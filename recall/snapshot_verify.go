@@ -1,0 +1,101 @@
+package recall
+
+import (
+	"hash/crc32"
+	"sync/atomic"
+)
+
+// The background check of a loaded snapshot's vector part (issue 14).
+// Reading a snapshot's ~200 MB of vectors to check their CRC-32C before
+// serving would cost most of a first use, so a shard serves as soon as its
+// messages part is verified (snapshot_read.go) and its vector chunks are
+// mapped; a goroutine then reads the vector part through the file (pread,
+// which leaves the pages out of the process's resident set) and checks
+// its sum. If it does not match, the resource's snapshot files are deleted
+// (a snapshot written meanwhile from the shard would hold the same bytes;
+// one being written is discarded: snapshots.scrub), the shard is unloaded,
+// and the next search builds it from the Source.
+//
+// What a search may see meanwhile, from a file whose vector part is
+// damaged (a disk or a copy gone wrong; the tests flip a byte): every row
+// it returns is a real message of the resource with its true content,
+// thread, metadata and statistics, all from the verified part; only
+// vector scores may be wrong, so the vector channel may rank some
+// messages too high or too low, or miss some. A score that is not a
+// finite number is never returned (vecIndex.exact drops the row). No
+// read goes out of bounds: the chunks' size and count are checked against
+// the file and the rows before they are mapped.
+
+//
+// Until the check passes, no snapshot is written from the shard
+// (shard.unverified; the writer tries again later), so that a damaged
+// vector never reaches a new file under a good checksum; a shard loaded
+// only to write a snapshot (Index.encodeShard) is checked before it is
+// written. Close waits for the checks under way.
+
+// verifyLater starts the background check of the vector part of the
+// snapshot s was just filled from (caller holds loadMu), if any.
+func (ix *Index) verifyLater(s *shard) {
+	sf := s.pending
+	if sf == nil {
+		return
+	}
+	s.pending = nil
+	sn := ix.snap
+	sn.verifying.Add(1)
+	go func() {
+		defer sn.verifying.Done()
+		if ix.verifyNow(s, sf) {
+			s.unverified.Store(false)
+		}
+	}()
+}
+
+// verifyNow checks sf's vector part and closes it; when it does not
+// match, the snapshot files of s's resource are deleted and s unloaded.
+// It reports whether it matched.
+func (ix *Index) verifyNow(s *shard, sf *snapFile) bool {
+	ok := sf.vectorsMatch()
+	sf.f.Close()
+	if ok {
+		snapshotVerified.Add(1)
+		return true
+	}
+	snapshotRejected.Add(1)
+	ix.dropDamaged(s)
+	return false
+}
+
+// snapshotVerified and snapshotRejected count the checks of vector parts
+// that passed and failed (for the tests).
+var snapshotVerified, snapshotRejected atomic.Int64
+
+// vectorsMatch reports whether the vector part's CRC-32C is the footer's
+// (false when it cannot be read).
+func (sf *snapFile) vectorsMatch() bool {
+	buf := make([]byte, 1<<20)
+	var sum uint32
+	for off := sf.vecOff; off < sf.size-snapFooter; {
+		n := int(min(int64(len(buf)), sf.size-snapFooter-off))
+		if _, err := sf.f.ReadAt(buf[:n], off); err != nil {
+			return false
+		}
+		sum = crc32.Update(sum, castagnoli, buf[:n])
+		off += int64(n)
+	}
+	return sum == sf.vecCRC
+}
+
+// dropDamaged deletes the snapshot files of s's resource and unloads s
+// (the next search builds the resource from the Source).
+func (ix *Index) dropDamaged(s *shard) {
+	_ = ix.snap.scrub([]string{s.resource}, false)
+	ix.mu.Lock()
+	if ix.shards[s.resource] == s {
+		delete(ix.shards, s.resource)
+		ix.loaded -= s.size
+		s.size = 0
+	}
+	ix.mu.Unlock()
+	s.unload()
+}
