@@ -1,8 +1,10 @@
 package recall
 
 import (
+	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -22,7 +24,50 @@ import (
 type slab struct {
 	mu  sync.Mutex
 	mem []byte // nil once freed
+	// file, for a slab mapped from a snapshot (mapChunks), is the file and
+	// off the slab's offset in it; dirty is set (under the shard's write
+	// lock) before the slab is first written. A clean file slab holds the
+	// file's bytes: its vectors are read from the file (vecIndex.rowVec)
+	// and it is copied from the file (writeChunks), so that its pages are
+	// not brought into the process's resident set.
+	file  *sharedFile
+	off   int64
+	dirty bool
 }
+
+// sharedFile is a file the slabs mapped from it read, closed with the
+// last of them.
+type sharedFile struct {
+	f    *os.File
+	refs atomic.Int32
+}
+
+// share returns a sharedFile of f held once (by the caller).
+func share(f *os.File) *sharedFile {
+	sf := &sharedFile{f: f}
+	sf.refs.Store(1)
+	return sf
+}
+
+// hold adds a holder of sf.
+func (sf *sharedFile) hold() *sharedFile {
+	sf.refs.Add(1)
+	return sf
+}
+
+// release drops a holder of sf, closing it after the last.
+func (sf *sharedFile) release() {
+	if sf != nil && sf.refs.Add(-1) == 0 {
+		sf.f.Close()
+	}
+}
+
+// fileBacked reports whether the slab still holds its file's bytes.
+func (s *slab) fileBacked() bool { return s.file != nil && !s.dirty }
+
+// touch marks the slab as written to (caller holds the shard's write
+// lock), before the write.
+func (s *slab) touch() { s.dirty = true }
 
 // newSlab returns a zeroed slab of n bytes whose memory is released when
 // owner becomes unreachable, if not freed before.
@@ -47,6 +92,7 @@ func (s *slab) free() {
 	if s.mem != nil {
 		freeSlab(s.mem)
 		s.mem = nil
+		s.file.release()
 	}
 }
 

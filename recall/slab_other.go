@@ -15,14 +15,14 @@ func allocSlab(n int) []byte { return make([]byte, n) }
 func freeSlab(b []byte) { clear(b) }
 
 // mapPrivate reads n bytes of f from offset off (no mappings on this
-// platform).
-func mapPrivate(f *os.File, off int64, n int) ([]byte, error) {
+// platform): mapped is false.
+func mapPrivate(f *os.File, off int64, n int) (b []byte, mapped bool, err error) {
 	if n <= 0 {
-		return nil, fmt.Errorf("%w: mapping of %d bytes", errSnapshot, n)
+		return nil, false, fmt.Errorf("%w: mapping of %d bytes", errSnapshot, n)
 	}
-	b := make([]byte, n)
+	b = make([]byte, n)
 	if _, err := f.ReadAt(b, off); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return b, nil
+	return b, false, nil
 }

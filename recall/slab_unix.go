@@ -33,22 +33,22 @@ func freeSlab(b []byte) {
 // heap; a write copies its page into the process, never into the file
 // (erasure zeroes a message's bytes that way). When off is not a multiple
 // of the page size, or the mapping fails, the bytes are read into a slab
-// of allocSlab instead. freeSlab releases either. The file must not be
-// truncated while mapped (snapshots are replaced by rename, never
-// rewritten in place).
-func mapPrivate(f *os.File, off int64, n int) ([]byte, error) {
+// of allocSlab instead; mapped reports which. freeSlab releases either.
+// The file must not be truncated while mapped (snapshots are replaced by
+// rename, never rewritten in place).
+func mapPrivate(f *os.File, off int64, n int) (b []byte, mapped bool, err error) {
 	if n <= 0 {
-		return nil, fmt.Errorf("%w: mapping of %d bytes", errSnapshot, n)
+		return nil, false, fmt.Errorf("%w: mapping of %d bytes", errSnapshot, n)
 	}
 	if off%int64(os.Getpagesize()) == 0 {
 		if b, err := unix.Mmap(int(f.Fd()), off, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE); err == nil {
-			return b, nil
+			return b, true, nil
 		}
 	}
-	b := allocSlab(n)
+	b = allocSlab(n)
 	if _, err := f.ReadAt(b, off); err != nil {
 		freeSlab(b)
-		return nil, err
+		return nil, false, err
 	}
-	return b, nil
+	return b, false, nil
 }

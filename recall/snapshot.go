@@ -499,7 +499,7 @@ func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource)
 		return 0, err
 	}
 	if err := s.reset(); err != nil {
-		sf.f.Close()
+		sf.close()
 		return 0, err
 	}
 	vectorless, err := s.readSnapshotFile(sf, ix.emb)
@@ -511,7 +511,7 @@ func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource)
 			return n, nil
 		}
 	}
-	sf.f.Close()
+	sf.close()
 	if rerr := s.reset(); rerr != nil {
 		return 0, rerr
 	}

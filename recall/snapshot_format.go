@@ -331,6 +331,15 @@ func (x *vecIndex) writeChunks(sw *snapWriter) {
 	}
 	n := x.chunkBytes()
 	for _, c := range x.chunks {
-		sw.bytes(c.mem[:n])
+		if !c.fileBacked() {
+			sw.bytes(c.mem[:n])
+			continue
+		}
+		// From the file, not the mapping: its pages stay out of memory.
+		if sw.err == nil {
+			var m int64
+			m, sw.err = io.Copy(sw.w, io.NewSectionReader(c.file.f, c.off, int64(n)))
+			sw.n += m
+		}
 	}
 }

@@ -11,8 +11,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // fuzzShard builds a small shard: three threads, most messages with a
@@ -68,7 +70,7 @@ func loadSnapshotBytes(t testing.TB, b []byte) (*shard, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer sf.f.Close()
+	defer sf.close()
 	s := newShard("res", false)
 	if err := s.reset(); err != nil {
 		t.Fatal(err)
@@ -117,6 +119,12 @@ func FuzzSnapshotLoad(f *testing.F) {
 		}
 		checkShard(t, s)
 	})
+}
+
+// vectorPart returns where b's vector part begins and ends.
+func vectorPart(b []byte) (vecOff, vecEnd int) {
+	metaEnd := int(binary.LittleEndian.Uint64(b[len(b)-snapFooter:]))
+	return (metaEnd + snapAlign - 1) / snapAlign * snapAlign, len(b) - snapFooter
 }
 
 // fixChecksums makes b's checksums match its bytes when its footer's
@@ -223,5 +231,67 @@ func TestAnswerRulesPinned(t *testing.T) {
 	const want = "120228810a82e57938d026ec"
 	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || answerRulesVersion != 1 {
 		t.Fatalf("answer-type probes hash %s (rules version %d), pinned %s at version 1: bump answerRulesVersion and update the pin", got, answerRulesVersion, want)
+	}
+}
+
+// TestSnapshotUnverifiedVectors: before its background check, a shard
+// loaded from a snapshot whose vector part is damaged (a float32 value
+// made NaN, another huge) scores no vector as a number that is not finite,
+// reads its clean slabs' vectors from the file, and a write to a slab
+// leaves the file's bytes for the slab's memory.
+func TestSnapshotUnverifiedVectors(t *testing.T) {
+	s := fuzzShard(t, 1100)
+	b := snapshotBytes(t, s)
+	vecOff, _ := vectorPart(b)
+	x := s.vx
+	base := uintptr(unsafe.Pointer(&x.chunks[0].mem[0]))
+	for i, bits := range map[int]uint32{0: 0x7fc00000, 5: 0x7f000000} { // NaN, 1.7e38
+		off := int(uintptr(unsafe.Pointer(&x.vec(i)[0])) - base)
+		binary.LittleEndian.PutUint32(b[vecOff+off:], bits)
+	}
+	path := filepath.Join(t.TempDir(), "s.snap")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sf, err := openSnapFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := newShard("res", false)
+	if err := got.reset(); err != nil {
+		t.Fatal(err)
+	}
+	defer got.unload()
+	if _, err := got.readSnapshotFile(sf, HashEmbedder{}); err != nil {
+		t.Fatal(err)
+	}
+	if sf.vectorsMatch() {
+		t.Fatal("the damaged vector part passed its check")
+	}
+	sf.close()
+	y := got.vx
+	if !y.chunks[0].fileBacked() {
+		t.Fatal("a slab mapped from the snapshot is not read from the file")
+	}
+	for _, i := range []int{0, 5} {
+		for _, v := range y.rowVec(i, nil) {
+			if v != 0 {
+				t.Fatalf("row %d: a damaged vector is read as %v", i, v)
+			}
+		}
+	}
+	q := HashVector(got.vx.ents[0].doc.Content)
+	for _, h := range y.search(q, 20, nil) {
+		if math.IsNaN(h.score) || math.IsInf(h.score, 0) {
+			t.Fatalf("hit %s scored %v", h.id, h.score)
+		}
+	}
+	if want := x.vec(7); !slices.Equal(y.rowVec(7, nil), want) {
+		t.Fatal("row 7 read from the file differs")
+	}
+	e := y.ents[7]
+	got.removeDoc(context.Background(), e.doc.ID)
+	if y.chunks[0].fileBacked() {
+		t.Fatal("a slab written to is still read from the file")
 	}
 }

@@ -28,9 +28,11 @@ import (
 // mapped by a loaded shard is reachable by no name, and its blocks are
 // freed when the shard unloads (or the process ends).
 
-// snapFile is an open snapshot file and its footer.
+// snapFile is an open snapshot file and its footer. The file is shared
+// with the slabs mapped from it (sh): close releases the snapFile's hold.
 type snapFile struct {
 	f       *os.File
+	sh      *sharedFile
 	size    int64
 	metaEnd int64 // the messages part is [0, metaEnd)
 	metaCRC uint32
@@ -44,13 +46,16 @@ func openSnapFile(path string) (*snapFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	sf := &snapFile{f: f}
+	sf := &snapFile{f: f, sh: share(f)}
 	if err := sf.readFooter(); err != nil {
-		f.Close()
+		sf.close()
 		return nil, err
 	}
 	return sf, nil
 }
+
+// close releases the snapFile's hold of the file.
+func (sf *snapFile) close() { sf.sh.release() }
 
 func (sf *snapFile) readFooter() error {
 	fi, err := sf.f.Stat()
@@ -164,7 +169,7 @@ func (r *snapReader) f32s(n int) []float32 {
 // returns the messages that have no vector. On error s holds partial state
 // (the caller resets it).
 func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
-	meta, err := mapPrivate(sf.f, 0, int(sf.metaEnd))
+	meta, _, err := mapPrivate(sf.f, 0, int(sf.metaEnd))
 	if err != nil {
 		return nil, fmt.Errorf("recall: map snapshot: %w", err)
 	}
@@ -419,11 +424,16 @@ func (s *shard) mapChunks(sf *snapFile, chunkBytes int64) error {
 		return fmt.Errorf("%w: vector part of %d bytes for %d chunks", errSnapshot, sf.size-snapFooter-sf.vecOff, n)
 	}
 	for c := range n {
-		mem, err := mapPrivate(sf.f, sf.vecOff+int64(c)*chunkBytes, int(chunkBytes))
+		off := sf.vecOff + int64(c)*chunkBytes
+		mem, fromFile, err := mapPrivate(sf.f, off, int(chunkBytes))
 		if err != nil {
 			return fmt.Errorf("recall: map snapshot: %w", err)
 		}
-		x.chunks = append(x.chunks, adoptSlab(mem, x))
+		sl := adoptSlab(mem, x)
+		if fromFile {
+			sl.file, sl.off = sf.sh.hold(), off
+		}
+		x.chunks = append(x.chunks, sl)
 	}
 	if x != nil && !x.signed {
 		x.maybeSign() // an index that became dense by the catch-up is signed at its next put

@@ -56,7 +56,7 @@ func (ix *Index) verifyLater(s *shard) {
 // It reports whether it matched.
 func (ix *Index) verifyNow(s *shard, sf *snapFile) bool {
 	ok := sf.vectorsMatch()
-	sf.f.Close()
+	sf.close()
 	if ok {
 		snapshotVerified.Add(1)
 		return true

@@ -102,7 +102,7 @@ func (x *vecIndex) vector(e *entry) []float32 {
 	if x == nil || e.vslot == 0 {
 		return nil
 	}
-	return x.vec(e.vslot - 1)
+	return x.rowVec(e.vslot-1, nil)
 }
 
 // encode writes v's int8 codes into dst (stride bytes) and returns the
@@ -142,6 +142,7 @@ func (x *vecIndex) put(e *entry, v []float32) {
 		e.vslot = len(x.ents)
 	}
 	i := e.vslot - 1
+	x.chunks[i/chunkRows].touch()
 	copy(x.vec(i), v)
 	x.scales[i] = encode8(x.code(i), v)
 	if x.signed {
@@ -161,6 +162,8 @@ func (x *vecIndex) remove(e *entry) {
 		return
 	}
 	i, last := e.vslot-1, len(x.ents)-1
+	x.chunks[i/chunkRows].touch()
+	x.chunks[last/chunkRows].touch()
 	x.zeros -= zeroCount(x.vec(i))
 	if i != last {
 		copy(x.code(i), x.code(last))
@@ -331,8 +334,9 @@ func down(h []cand, j int) {
 // cosine and returns the top n, best first (ties by id).
 func (x *vecIndex) exact(q []float32, n int, keep func(*entry) bool, cand []int) []scored {
 	top := make([]scored, 0, n+1)
+	buf := make([]float32, x.dims)
 	add := func(e *entry) {
-		s := scored{e.doc.ID, cosine(q, x.vec(e.vslot-1))}
+		s := scored{e.doc.ID, cosine(q, x.rowVec(e.vslot-1, buf))}
 		if math.IsNaN(s.score) || math.IsInf(s.score, 0) {
 			return // a damaged vector still being verified (snapshot_verify.go)
 		}

@@ -83,6 +83,9 @@ func (x *vecIndex) maybeSign() {
 	if x.signed || !x.dense() {
 		return
 	}
+	for _, c := range x.chunks {
+		c.touch()
+	}
 	for i := range x.ents {
 		x.encodeSigns(i)
 	}

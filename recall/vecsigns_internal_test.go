@@ -173,7 +173,7 @@ func TestVecSignsSnapshot(t *testing.T) {
 	if err := s.readRows(&snapReader{b: b[:metaEnd]}, HashDims, slots); err != nil {
 		t.Fatal(err)
 	}
-	sf := &snapFile{f: f, size: sw.n, vecOff: (metaEnd + snapAlign - 1) / snapAlign * snapAlign}
+	sf := &snapFile{f: f, sh: share(f), size: sw.n, vecOff: (metaEnd + snapAlign - 1) / snapAlign * snapAlign}
 	if err := s.mapChunks(sf, int64(x.chunkBytes())); err != nil {
 		t.Fatal(err)
 	}
