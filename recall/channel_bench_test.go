@@ -233,7 +233,9 @@ func BenchmarkExpandRange(b *testing.B) {
 // is not mnemo code: it is the figure a replacement of chromem-go's scan
 // would reach, for issue 8's "report the figure a replacement would
 // reach". index is what replaced the scan (issue 14): the int8 codes
-// scanned by the AVX2 kernel, then the exact re-scoring of a pool of 440.
+// scanned by the AVX2 kernel, then the exact re-scoring of a pool of 440;
+// index-rows scans every code row, index-cols (the default for a sparse
+// query: veccols.go) adds up the query's non-zero columns.
 func BenchmarkVectorScan(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		c, err := synth.New(synth.Config{Messages: n, Resources: 1})
@@ -274,12 +276,19 @@ func BenchmarkVectorScan(b *testing.B) {
 			}
 		})
 		search := recall.VectorIndexForTest(vecs)
-		b.Run(fmt.Sprintf("index/%dk", n/1000), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
+		for _, cols := range []bool{false, true} {
+			name := map[bool]string{false: "index-rows", true: "index-cols"}[cols]
+			b.Run(fmt.Sprintf("%s/%dk", name, n/1000), func(b *testing.B) {
+				recall.ColumnPassForTest(cols)
+				defer recall.ColumnPassForTest(true)
+				search(q, 110) // builds the column blocks
 				search(q, 110)
-			}
-		})
+				b.ReportAllocs()
+				for b.Loop() {
+					search(q, 110)
+				}
+			})
+		}
 	}
 }
 

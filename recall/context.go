@@ -142,3 +142,40 @@ func cosine(a, b []float32) float64 {
 	}
 	return float64(s)
 }
+
+// nonZeros returns the indexes of a's non-zero components, ascending, when
+// they are at most a quarter of them (a sparse hash-384 query), else nil.
+func nonZeros(a []float32) []int32 {
+	n := 0
+	for _, f := range a {
+		if f != 0 {
+			n++
+		}
+	}
+	if 4*n > len(a) {
+		return nil
+	}
+	nz := make([]int32, 0, n)
+	for i, f := range a {
+		if f != 0 {
+			nz = append(nz, int32(i))
+		}
+	}
+	return nz
+}
+
+// cosineAt is cosine(a, b) summed over nz, the non-zero components of a
+// (nonZeros; nil: all). It is the same float32 sum in the same order: a
+// skipped term is a[i]·b[i] = ±0, and adding ±0 leaves the sum unchanged
+// (the sum starts at +0 and, rounding to nearest, never becomes −0), so
+// the scores, and the rankings, are identical (TestCosineAt).
+func cosineAt(a, b []float32, nz []int32) float64 {
+	if nz == nil {
+		return cosine(a, b)
+	}
+	var s float32
+	for _, i := range nz {
+		s += a[i] * b[i]
+	}
+	return float64(s)
+}

@@ -16,3 +16,18 @@ func dots8Go(q, codes []int8, out []int32) {
 		out[r] = s0 + s1 + s2 + s3
 	}
 }
+
+// colDots8Go is the pure-Go colDots8: out[r] = Σ over the query's
+// non-zero columns j of q[j]·cols[j·chunkRows+r]. It is the fallback
+// without AVX2 and the reference of TestColDots8.
+func colDots8Go(cols []int8, cq *colQuery, out []int32) {
+	clear(out)
+	for k, w := range cq.w {
+		lo, hi := int32(int16(w)), w>>16
+		a := cols[cq.offs[2*k] : cq.offs[2*k]+len(out)]
+		b := cols[cq.offs[2*k+1] : cq.offs[2*k+1]+len(out)]
+		for r := range out {
+			out[r] += lo*int32(a[r]) + hi*int32(b[r])
+		}
+	}
+}

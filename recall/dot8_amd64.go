@@ -27,3 +27,25 @@ func dots8(q, codes []int8, out []int32) {
 	}
 	dots8AVX2(&q[0], &codes[0], len(q), rows, &out[0])
 }
+
+// colDots8AVX2 computes, for r < 32·blocks, out[r] = Σ_k lo(w[k])·
+// cols[offs[2k]+r] + hi(w[k])·cols[offs[2k+1]+r] (lo, hi: w[k]'s low and
+// high int16). Implemented in coldots8_amd64.s.
+//
+//go:noescape
+func colDots8AVX2(cols *int8, offs *int, w *int32, pairs int, blocks int, out *int32)
+
+// colDots8 computes out[r] = Σ_k weight(k)·cols[offs[k]+r] for r <
+// len(out) (a multiple of 32), with the query's non-zero columns in pairs
+// (colQuery); codes and weights in [-127, 127].
+func colDots8(cols []int8, cq *colQuery, out []int32) {
+	if len(out) == 0 || len(cq.w) == 0 {
+		clear(out)
+		return
+	}
+	if !haveDots8 {
+		colDots8Go(cols, cq, out)
+		return
+	}
+	colDots8AVX2(&cols[0], &cq.offs[0], &cq.w[0], len(cq.w), len(out)/32, &out[0])
+}

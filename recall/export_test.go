@@ -37,6 +37,15 @@ func VectorIndexForTest(vecs [][]float32) func(q []float32, n int) []string {
 	}
 }
 
+// ColumnPassForTest turns the vector index's column pass (veccols.go) on
+// (the default: for sparse queries) or off (every query scans rows).
+func ColumnPassForTest(on bool) {
+	colPass = colsAuto
+	if !on {
+		colPass = colsOff
+	}
+}
+
 // Names recall uses internally, exported to its black-box tests only.
 type (
 	Candidate     = candidate

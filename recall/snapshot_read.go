@@ -434,6 +434,7 @@ func (s *shard) mapChunks(sf *snapFile, chunkBytes int64) error {
 			sl.file, sl.off = sf.sh.hold(), off
 		}
 		x.chunks = append(x.chunks, sl)
+		x.addColChunk() // the column copy is derived, never stored (veccols.go)
 	}
 	if x != nil && !x.signed {
 		x.maybeSign() // an index that became dense by the catch-up is signed at its next put

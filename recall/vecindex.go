@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // The vector channel's index (issue 14). chromem-go scans every document of
@@ -63,6 +64,11 @@ type vecIndex struct {
 	chunks []*slab
 	scales []float32 // per slot: max|x| / 127
 	ents   []*entry  // per slot
+	// cols holds per slab the column-major copy of its codes (veccols.go),
+	// built by searches under colMu; colsBuilt counts the built ones.
+	cols      []*colChunk
+	colMu     sync.Mutex
+	colsBuilt atomic.Int32
 }
 
 func newVecIndex(dims int) *vecIndex {
@@ -135,7 +141,7 @@ func (x *vecIndex) put(e *entry, v []float32) {
 		x.zeros -= zeroCount(x.vec(e.vslot - 1))
 	} else {
 		if len(x.ents) == len(x.chunks)*chunkRows {
-			x.chunks = append(x.chunks, newSlab(x.chunkBytes(), x))
+			x.addChunk()
 		}
 		x.ents = append(x.ents, e)
 		x.scales = append(x.scales, 0)
@@ -145,6 +151,7 @@ func (x *vecIndex) put(e *entry, v []float32) {
 	x.chunks[i/chunkRows].touch()
 	copy(x.vec(i), v)
 	x.scales[i] = encode8(x.code(i), v)
+	x.setCol(i)
 	if x.signed {
 		x.zeros += x.encodeSigns(i)
 	} else {
@@ -172,7 +179,9 @@ func (x *vecIndex) remove(e *entry) {
 		x.scales[i] = x.scales[last]
 		x.ents[i] = x.ents[last]
 		x.ents[i].vslot = i + 1
+		x.setCol(i)
 	}
+	x.clearCol(last)
 	clear(x.code(last))
 	clear(x.vec(last))
 	clear(x.signs(last))
@@ -185,7 +194,14 @@ func (x *vecIndex) remove(e *entry) {
 		x.chunks[c].free()
 		x.chunks[c] = nil
 		x.chunks = x.chunks[:c]
+		x.dropColChunk()
 	}
+}
+
+// addChunk adds an empty slab (and its column copy, unbuilt).
+func (x *vecIndex) addChunk() {
+	x.chunks = append(x.chunks, newSlab(x.chunkBytes(), x))
+	x.addColChunk()
 }
 
 // free releases the slabs; the index is empty afterwards (its entries'
@@ -197,6 +213,7 @@ func (x *vecIndex) free() {
 	for _, c := range x.chunks {
 		c.free()
 	}
+	x.freeCols()
 	x.chunks, x.scales, x.ents = nil, nil, nil
 	x.zeros, x.signed = 0, false
 }
@@ -208,6 +225,7 @@ type scratch struct {
 	qs   []uint64 // the query's signs
 	ham  []uint16 // per row: Hamming distance to the query, noRow if filtered out
 	sub  []int32  // the rows the sign pass keeps
+	cq   colQuery // the query's non-zero columns (veccols.go)
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -243,14 +261,19 @@ type cand struct {
 // among the allowed ones.
 func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*entry) bool) []int {
 	q8 := sc.query8(x.stride, q)
-	if cap(sc.dots) < len(x.ents) {
-		sc.dots = make([]int32, len(x.ents))
+	if cap(sc.dots) < len(x.chunks)*chunkRows {
+		sc.dots = make([]int32, len(x.chunks)*chunkRows)
+	}
+	var cq *colQuery
+	if colPass != colsOff && sc.cq.sparse(q8, x.dims) {
+		cq = &sc.cq
+		x.buildCols()
 	}
 	dots := sc.dots[:len(x.ents)]
 	for c := range x.chunks {
 		lo := c * chunkRows
 		hi := min(lo+chunkRows, len(dots))
-		dots8(q8, x.codes(c, hi-lo), dots[lo:hi])
+		x.colDots(c, hi-lo, q8, cq, sc.dots[lo:lo+chunkRows])
 	}
 	// A bounded min-heap of the pool best: most rows fail the first
 	// comparison with its root.
@@ -335,8 +358,9 @@ func down(h []cand, j int) {
 func (x *vecIndex) exact(q []float32, n int, keep func(*entry) bool, cand []int) []scored {
 	top := make([]scored, 0, n+1)
 	buf := make([]float32, x.dims)
+	nz := nonZeros(q)
 	add := func(e *entry) {
-		s := scored{e.doc.ID, cosine(q, x.rowVec(e.vslot-1, buf))}
+		s := scored{e.doc.ID, cosineAt(q, x.rowVec(e.vslot-1, buf), nz)}
 		if math.IsNaN(s.score) || math.IsInf(s.score, 0) {
 			return // a damaged vector still being verified (snapshot_verify.go)
 		}

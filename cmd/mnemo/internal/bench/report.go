@@ -199,6 +199,8 @@ func (r *Report) PrintTable(w io.Writer) {
 	if r.Ingest.CPUSeconds > 0 {
 		fmt.Fprintf(w, "%-34s %s\n", "ingest CPU", fmt.Sprintf("%.1f s (%.0f µs per message); LoadContext CPU %.2f ms per call",
 			r.Ingest.CPUSeconds, r.Ingest.CPUSeconds*1e6/float64(max(r.Ingest.Messages, 1)), r.LoadContextCPUMs))
+	} else if r.LoadContextCPUMs > 0 { // --reuse: no ingest
+		fmt.Fprintf(w, "%-34s %.2f ms per call\n", "LoadContext CPU", r.LoadContextCPUMs)
 	}
 	fmt.Fprintf(w, "%-34s %s\n", "open (cold start)", fmt.Sprintf("%.1f ms", r.OpenMs))
 	fmt.Fprintf(w, "%-34s %s\n", "peak RSS ingest / serve", fmt.Sprintf("%s / %s", mib(r.PeakRSSIngest), mib(r.PeakRSSServe)))
