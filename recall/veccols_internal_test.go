@@ -318,3 +318,68 @@ func TestCosineAt(t *testing.T) {
 		}
 	}
 }
+
+// TestVecRescorePrunes is the property test of the bounded re-score: on
+// sparse hash-384 corpora and dense random vectors, with filters, every
+// pool member's exact cosine is within its code bound (never above
+// codeBound.upper), the pruned re-score returns exactly what re-scoring
+// the whole pool returns (ids, scores, order), and on the sparse corpus
+// the bound rules out most of the pool.
+func TestVecRescorePrunes(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 11))
+	docs, query := hashCorpus(r, 4*chunkRows, 3000)
+	sparse := newVecIndex(HashDims)
+	for i, d := range docs {
+		sparse.put(&entry{doc: Doc{ID: fmt.Sprintf("m%05d", i)}, ord: i}, HashVector(d))
+	}
+	dense := newVecIndex(128)
+	centres := [][]float32{randomUnit(r, 128, nil, 0), randomUnit(r, 128, nil, 0)}
+	for i := range 3000 {
+		dense.put(&entry{doc: Doc{ID: fmt.Sprintf("d%05d", i)}, ord: i}, randomUnit(r, 128, centres[i%2], 0.8))
+	}
+	for _, tc := range []struct {
+		name  string
+		x     *vecIndex
+		query func() []float32
+	}{
+		{"sparse", sparse, func() []float32 { return normalised(HashVector(query())) }},
+		{"dense", dense, func() []float32 { return randomUnit(r, 128, centres[r.IntN(2)], 0.8) }},
+	} {
+		ruledOut, pooled := 0, 0
+		for qi := range 60 {
+			q := tc.query()
+			n := []int{10, 110, 1}[qi%3]
+			keep := colsFilter(qi, r)
+			sc := &scratch{}
+			pool := tc.x.candidates(sc, q, max(poolFactor*n, minPool), keep)
+			slots := make([]int, len(pool))
+			for i, c := range pool {
+				slots[i] = int(c.i)
+			}
+			cb := boundOf(q)
+			for _, c := range pool {
+				if ex := cosine(q, tc.x.vec(int(c.i))); ex > cb.upper(c.s, tc.x.scales[c.i]) {
+					t.Fatalf("%s query %d: exact %v above the bound %v", tc.name, qi, ex, cb.upper(c.s, tc.x.scales[c.i]))
+				}
+			}
+			want := tc.x.exact(q, n, nil, slots)
+			got := tc.x.rescore(q, n, slices.Clone(pool))
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s query %d (n %d): pruned %v, whole pool %v", tc.name, qi, n, got, want)
+			}
+			if len(want) == n {
+				for _, c := range pool {
+					if cb.upper(c.s, tc.x.scales[c.i]) < want[n-1].score {
+						ruledOut++
+					}
+				}
+				pooled += len(pool)
+			}
+		}
+		t.Logf("%s: the bound rules out %d of %d pool members", tc.name, ruledOut, pooled)
+		if tc.name == "sparse" && 2*ruledOut < pooled {
+			t.Errorf("sparse: the bound rules out only %d of %d", ruledOut, pooled)
+		}
+		tc.x.free()
+	}
+}

@@ -246,9 +246,9 @@ func (x *vecIndex) search(q []float32, n int, keep func(*entry) bool) []scored {
 	defer scratchPool.Put(sc)
 	if x.signsPay(n) {
 		sub := x.signCandidates(sc, q, max(signFactor*n, minSignPool), keep)
-		return x.exact(q, n, nil, x.subCandidates(sc, q, pool, sub))
+		return x.rescore(q, n, x.subCandidates(sc, q, pool, sub))
 	}
-	return x.exact(q, n, nil, x.candidates(sc, q, pool, keep))
+	return x.rescore(q, n, x.candidates(sc, q, pool, keep))
 }
 
 // cand is a row and its approximate score.
@@ -257,9 +257,9 @@ type cand struct {
 	i int32
 }
 
-// candidates returns the slots of the pool best rows for q by their codes,
-// among the allowed ones.
-func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*entry) bool) []int {
+// candidates returns the pool best rows for q by their codes, among the
+// allowed ones, with their code scores (in no order).
+func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*entry) bool) []cand {
 	q8 := sc.query8(x.stride, q)
 	if cap(sc.dots) < len(x.chunks)*chunkRows {
 		sc.dots = make([]int32, len(x.chunks)*chunkRows)
@@ -288,7 +288,7 @@ func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*ent
 		}
 		h = push(h, pool, cand{s, int32(i)})
 	}
-	return slots(h)
+	return h
 }
 
 // query8 returns q's int8 codes (stride bytes) in the scratch buffer.
@@ -315,14 +315,6 @@ func push(h []cand, pool int, c cand) []cand {
 	return h
 }
 
-// slots returns the rows of the heap h.
-func slots(h []cand) []int {
-	out := make([]int, len(h))
-	for j, c := range h {
-		out[j] = int(c.i)
-	}
-	return out
-}
 
 func up(h []cand, j int) {
 	for j > 0 {

@@ -179,7 +179,7 @@ func hamming(q, rows []uint64, out []uint16) {
 
 // subCandidates returns the slots of the pool best rows of sub by their
 // int8 codes.
-func (x *vecIndex) subCandidates(sc *scratch, q []float32, pool int, sub []int32) []int {
+func (x *vecIndex) subCandidates(sc *scratch, q []float32, pool int, sub []int32) []cand {
 	q8 := sc.query8(x.stride, q)
 	if cap(sc.dots) < 1 {
 		sc.dots = make([]int32, 1)
@@ -190,5 +190,5 @@ func (x *vecIndex) subCandidates(sc *scratch, q []float32, pool int, sub []int32
 		dots8(q8, x.code(int(i)), dot)
 		h = push(h, pool, cand{float32(dot[0]) * x.scales[i], i})
 	}
-	return slots(h)
+	return h
 }
