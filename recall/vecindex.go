@@ -315,7 +315,6 @@ func push(h []cand, pool int, c cand) []cand {
 	return h
 }
 
-
 func up(h []cand, j int) {
 	for j > 0 {
 		p := (j - 1) / 2
