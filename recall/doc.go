@@ -26,6 +26,10 @@
 //     larger one through its int8 index (vecindex.go: an AVX2 scan of int8
 //     codes, then the exact cosine of a pool of 4 × the candidates asked,
 //     recall@10 1.0 against the exact scan in the tests and `mnemo bench`).
+//     A sparse query (hash-384) sums only its non-zero columns of a
+//     column-major copy of the codes (veccols.go: the same integer dots),
+//     and the re-score skips the pool members a proven bound on the codes'
+//     error rules out (vecrescore.go: the same top n).
 //     chromem-go is the exact reference: with Tuning.ExactVectors each
 //     resource also gets a chromem-go collection and the channel scans it
 //     (tests and `mnemo bench --exactness` compare the two); serving builds
@@ -97,8 +101,8 @@
 //     Config.SnapshotDir (snapshot.go), brought up to date from the Source
 //     before it serves; a snapshot that is damaged, of another format,
 //     resource, embedder or analyser is deleted, never used. Removing a
-//     message zeroes its float32 row, its int8 code, its content and its
-//     term ids in the slabs (no copy stays in the index's memory), and
+//     message zeroes its float32 row, its int8 code (and its column
+//     copy), its content and its term ids in the slabs (no copy stays in the index's memory), and
 //     deletes the snapshot files of its resource before Remove returns;
 //     unloading a resource unmaps them.
 //
