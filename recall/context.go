@@ -168,7 +168,11 @@ func nonZeros(a []float32) []int32 {
 // (nonZeros; nil: all). It is the same float32 sum in the same order: a
 // skipped term is a[i]·b[i] = ±0, and adding ±0 leaves the sum unchanged
 // (the sum starts at +0 and, rounding to nearest, never becomes −0), so
-// the scores, and the rankings, are identical (TestCosineAt).
+// the scores, and the rankings, are identical (TestCosineAt) for finite
+// vectors. A damaged row (a NaN where the query is zero, while a mapped
+// snapshot is verified: snapshot_verify.go) may score finite here, which
+// that check allows (vector scores may be wrong until it ends; a
+// non-finite one is still never returned).
 func cosineAt(a, b []float32, nz []int32) float64 {
 	if nz == nil {
 		return cosine(a, b)

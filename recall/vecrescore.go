@@ -82,6 +82,9 @@ func (x *vecIndex) rescore(q []float32, n int, pool []cand) []scored {
 		}
 		e := x.ents[c.i]
 		s := scored{e.doc.ID, cosineAt(q, x.vec(int(c.i)), nz)}
+		if math.IsNaN(s.score) || math.IsInf(s.score, 0) {
+			continue // a damaged vector still being verified (snapshot_verify.go)
+		}
 		if len(top) == n && cmpScored(s, top[n-1]) >= 0 {
 			continue
 		}
