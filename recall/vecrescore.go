@@ -7,10 +7,11 @@ import (
 
 // The exact re-score of the pool (issue 14). Scoring a candidate exactly
 // reads its float32 row (1,536 bytes at 384 dimensions) from a random
-// place in 150 MB at 100k rows: a few hundred cache and TLB misses a
-// query, which profiles of LoadContext at 100k showed as the largest cost
-// left in the vector channel once the column pass made the first pass
-// cheap. Most of the pool cannot reach the top n, and the codes say so
+// place in 150 MB at 100k rows (from the snapshot file, with pread, while
+// its slab is clean: vecfile.go): a few hundred cache and TLB misses or
+// system calls a query, which profiles of LoadContext at 100k showed as
+// the largest cost left in the vector channel once the column pass made
+// the first pass cheap. Most of the pool cannot reach the top n, and the codes say so
 // with a proof: with q = s_q·q8 + f and v = s_v·c + e (the codes' rounding,
 // |f_j| ≤ s_q/2 and |e_j| ≤ s_v/2), over the k dimensions where q is not
 // zero (elsewhere every term is 0),
@@ -76,12 +77,13 @@ func (x *vecIndex) rescore(q []float32, n int, pool []cand) []scored {
 	cb := boundOf(q)
 	nz := nonZeros(q)
 	top := make([]scored, 0, n+1)
+	buf := make([]float32, x.dims)
 	for _, c := range pool {
 		if len(top) == n && cb.upper(c.s, x.scales[c.i]) < top[n-1].score {
 			continue
 		}
 		e := x.ents[c.i]
-		s := scored{e.doc.ID, cosineAt(q, x.vec(int(c.i)), nz)}
+		s := scored{e.doc.ID, cosineAt(q, x.rowVec(int(c.i), buf), nz)}
 		if math.IsNaN(s.score) || math.IsInf(s.score, 0) {
 			continue // a damaged vector still being verified (snapshot_verify.go)
 		}
