@@ -47,21 +47,8 @@ const (
 // add indexes e, a new entry or one whose terms were replaced (after
 // remove) under the same ord.
 func (p *postings) add(e *entry) {
-	if e.ord > maxOrd {
-		p.overflow = true
+	if !p.place(e) {
 		return
-	}
-	for len(p.byOrd) <= e.ord {
-		p.byOrd = append(p.byOrd, nil)
-		p.lens = append(p.lens, 0)
-		p.prev, p.next = append(p.prev, -1), append(p.next, -1)
-		p.when, p.month = append(p.when, noWhen), append(p.month, 0)
-	}
-	p.byOrd[e.ord], p.lens[e.ord] = e, int32(len(e.terms))
-	p.prev[e.ord], p.next[e.ord] = ordOf(e.prev), ordOf(e.next)
-	p.when[e.ord], p.month[e.ord] = noWhen, uint8(e.doc.CreatedAt.UTC().Month())
-	if y := e.doc.CreatedAt.Year(); y >= 1700 && y <= 2200 {
-		p.when[e.ord] = e.doc.CreatedAt.UnixNano()
 	}
 	termFreqs(e.terms, func(t uint32, tf int) {
 		for int(t) >= len(p.lists) {
@@ -76,6 +63,29 @@ func (p *postings) add(e *entry) {
 		i, _ := slices.BinarySearch(l, uint32(e.ord)<<tfBits)
 		p.lists[t] = slices.Insert(l, i, v)
 	})
+}
+
+// place records e's ord, length, neighbours and time, but not its terms'
+// lists (a snapshot's load reads those: snapshot_read.go); false when the
+// ord overflows.
+func (p *postings) place(e *entry) bool {
+	if e.ord > maxOrd {
+		p.overflow = true
+		return false
+	}
+	for len(p.byOrd) <= e.ord {
+		p.byOrd = append(p.byOrd, nil)
+		p.lens = append(p.lens, 0)
+		p.prev, p.next = append(p.prev, -1), append(p.next, -1)
+		p.when, p.month = append(p.when, noWhen), append(p.month, 0)
+	}
+	p.byOrd[e.ord], p.lens[e.ord] = e, int32(len(e.terms))
+	p.prev[e.ord], p.next[e.ord] = ordOf(e.prev), ordOf(e.next)
+	p.when[e.ord], p.month[e.ord] = noWhen, uint8(e.doc.CreatedAt.UTC().Month())
+	if y := e.doc.CreatedAt.Year(); y >= 1700 && y <= 2200 {
+		p.when[e.ord] = e.doc.CreatedAt.UnixNano()
+	}
+	return true
 }
 
 // remove drops e's ord from the lists of its terms (e.terms as they were

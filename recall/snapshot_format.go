@@ -35,6 +35,9 @@ import (
 //	  (u8), term ids (u32 count, zero padding to a multiple of 4 bytes,
 //	  the u32s); then the thread's vector sum (topic.go: count, then its
 //	  float64s)
+//	postings (postings.go), for each term: its entries (u32 count, zero
+//	  padding to a multiple of 4 bytes, the u32s: ord<<tfBits | tf, the
+//	  ords numbering the messages in file order)
 //	damaged ids (u32 count, then each)
 //	vectors: rows (u32), zero components (i64), signed (u32: the sign rows
 //	  are set), scales (f32 each)
@@ -54,7 +57,7 @@ import (
 const (
 	snapMagic   = "mnemosnp"
 	snapEnd     = "mnemoend"
-	snapVersion = 2
+	snapVersion = 3
 	// snapAlign aligns the vector part for mapping with pages of up to 64
 	// KiB.
 	snapAlign  = 64 << 10
@@ -202,9 +205,17 @@ func (s *shard) writeMessagesPart(sw *snapWriter, embedder string) error {
 		cb = int64(s.vx.chunkBytes())
 	}
 	sw.i64(cb)
-	remap := s.writeStats(sw)
-	if err := s.writeThreads(sw, remap); err != nil {
+	remap, live := s.writeStats(sw)
+	lists, err := s.writeThreads(sw, remap, live)
+	if err != nil {
 		return err
+	}
+	for _, l := range lists {
+		sw.u32(uint32(len(l)))
+		sw.pad(4)
+		if len(l) > 0 {
+			sw.raw(unsafe.Pointer(&l[0]), 4*len(l))
+		}
 	}
 	ids := s.damagedIDs()
 	sw.u32(uint32(len(ids)))
@@ -218,8 +229,8 @@ func (s *shard) writeMessagesPart(sw *snapWriter, embedder string) error {
 // writeStats writes the statistics and the terms that some message holds,
 // renumbered: the shard keeps the ids of terms whose messages were all
 // removed, and an erased message's words must not reach the file. It
-// returns the new id of each old one.
-func (s *shard) writeStats(sw *snapWriter) []uint32 {
+// returns the new id of each old one, and how many there are.
+func (s *shard) writeStats(sw *snapWriter) ([]uint32, int) {
 	sw.i64(int64(s.stats.n))
 	sw.i64(s.stats.totalLen)
 	terms := make([]string, len(s.stats.df))
@@ -241,12 +252,17 @@ func (s *shard) writeStats(sw *snapWriter) []uint32 {
 			sw.u32(uint32(s.stats.df[id]))
 		}
 	}
-	return remap
+	return remap, live
 }
 
-func (s *shard) writeThreads(sw *snapWriter, remap []uint32) error {
+// writeThreads writes the messages and returns the postings lists of the
+// live terms (postings.go) as the load numbers the messages: by their
+// order in the file.
+func (s *shard) writeThreads(sw *snapWriter, remap []uint32, live int) ([][]uint32, error) {
 	sw.u32(uint32(len(s.threads)))
 	var buf []uint32
+	lists := make([][]uint32, live)
+	ord := uint32(0)
 	for id, th := range s.threads {
 		sw.str(id)
 		sw.u32(uint32(len(th)))
@@ -256,12 +272,16 @@ func (s *shard) writeThreads(sw *snapWriter, remap []uint32) error {
 				buf = append(buf, remap[t])
 			}
 			if err := writeEntry(sw, e, buf); err != nil {
-				return err
+				return nil, err
 			}
+			termFreqs(buf, func(t uint32, tf int) {
+				lists[t] = append(lists[t], ord<<tfBits|uint32(min(tf, tfMax)))
+			})
+			ord++
 		}
 		writeTopic(sw, s.topics[id])
 	}
-	return nil
+	return lists, nil
 }
 
 // writeTopic writes a thread's vector sum (topic.go): its count, then

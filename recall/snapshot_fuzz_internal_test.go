@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -186,7 +187,28 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			t.Fatalf("message %s: vector differs", id)
 		}
 	}
+	if a, b := postingsByTerm(s), postingsByTerm(got); !maps.Equal(a, b) {
+		t.Fatalf("postings differ: %d terms written, %d read", len(a), len(b))
+	}
 	checkShard(t, got)
+}
+
+// postingsByTerm returns each term's postings as "id:tf" strings, sorted
+// (ords differ between a build and a load).
+func postingsByTerm(s *shard) map[string]string {
+	out := map[string]string{}
+	for term, id := range s.stats.ids {
+		if int(id) >= len(s.post.lists) || len(s.post.lists[id]) == 0 {
+			continue
+		}
+		var ps []string
+		for _, v := range s.post.lists[id] {
+			ps = append(ps, fmt.Sprintf("%s:%d", s.post.byOrd[v>>tfBits].doc.ID, s.post.tf(v, id)))
+		}
+		slices.Sort(ps)
+		out[term] = fmt.Sprint(ps)
+	}
+	return out
 }
 
 func f32bytes(v []float32) []byte {
@@ -212,8 +234,8 @@ func TestSnapshotChunkLayout(t *testing.T) {
 		h.Write(c.mem[:x.chunkBytes()])
 	}
 	const want = "b079065f49d26e35580fc3e9"
-	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || snapVersion != 2 {
-		t.Fatalf("vector chunk layout hash %s (snapshot version %d), pinned %s at version 2: bump snapVersion and update the pin", got, snapVersion, want)
+	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || snapVersion != 3 {
+		t.Fatalf("vector chunk layout hash %s (snapshot version %d), pinned %s at version 3: bump snapVersion and update the pin", got, snapVersion, want)
 	}
 }
 

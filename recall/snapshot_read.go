@@ -191,8 +191,12 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
 	if err := s.readStats(r); err != nil {
 		return nil, err
 	}
+	s.docs = make(map[string]*entry, min(s.stats.n, len(meta)/48))
 	slots, vectorless, err := s.readThreads(r)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.readPostings(r); err != nil {
 		return nil, err
 	}
 	for n := r.count(4); n > 0 && r.err == nil; n-- {
@@ -255,6 +259,30 @@ func (s *shard) readStats(r *snapReader) error {
 		r.err = fmt.Errorf("%w: repeated terms", errSnapshot)
 	}
 	return r.err
+}
+
+// readPostings reads each term's postings list, used in place (a list
+// that grows is copied by append): ords of the messages read, strictly
+// ascending, each with a frequency.
+func (s *shard) readPostings(r *snapReader) error {
+	p := &s.post
+	p.lists = make([][]uint32, len(s.stats.df))
+	for t := range p.lists {
+		l := r.uint32s(r.count(4))
+		if r.err != nil {
+			return r.err
+		}
+		prev := -1
+		for _, v := range l {
+			o := int(v >> tfBits)
+			if o <= prev || o >= s.ords || v&tfMax == 0 {
+				return fmt.Errorf("%w: postings of term %d", errSnapshot, t)
+			}
+			prev = o
+		}
+		p.lists[t] = l
+	}
+	return nil
 }
 
 // readTopic reads what writeTopic wrote, nil for none.
@@ -344,7 +372,9 @@ func (s *shard) readThread(r *snapReader, thread string, intern func([]byte) str
 	}
 	s.threads[thread] = th
 	for _, e := range th {
-		s.post.add(e) // the ords of the thread are known: its neighbours'
+		if !s.post.place(e) { // the ords of the thread are known: its neighbours'
+			return nil, fmt.Errorf("%w: more messages than postings can number", errSnapshot)
+		}
 	}
 	return th, nil
 }

@@ -69,6 +69,10 @@ type Options struct {
 	// the serving state (go tool pprof), written after the warm searches
 	// and a garbage collection, where the serving peak RSS is read.
 	MemProfile string
+	// SnapshotMin is recall.Tuning.SnapshotMin for the run: 0 the default
+	// (shard snapshots of resources from 4,096 messages), negative none
+	// (to measure what writing them costs the ingest).
+	SnapshotMin int
 }
 
 // manifest is the file in a kept data directory that records the
@@ -120,7 +124,7 @@ func Run(ctx context.Context, o Options, logf func(string, ...any)) (*Report, er
 // engineConfig is the engine configuration of every run: hash-384 (the
 // issue's configuration, whatever is installed) on o's store.
 func (o Options) engineConfig() (engine.Config, error) {
-	cfg := engine.Config{Dir: o.Work, Embedder: recall.HashEmbedder{}}
+	cfg := engine.Config{Dir: o.Work, Embedder: recall.HashEmbedder{}, RecallTuning: recall.Tuning{SnapshotMin: o.SnapshotMin}}
 	if o.Store != nil {
 		cfg.Dir = ""
 		if err := o.Store(&cfg); err != nil {
