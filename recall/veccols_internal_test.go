@@ -359,10 +359,14 @@ func TestVecRescorePrunes(t *testing.T) {
 			for i, c := range pool {
 				slots[i] = int(c.i)
 			}
-			cb := boundOf(q)
+			nz, l1 := nonZeros(q), 0.0
+			for _, f := range q {
+				l1 += math.Abs(float64(f))
+			}
+			upper := func(c cand) float64 { return tc.x.upper(q, nz, l1, int(c.i)) }
 			for _, c := range pool {
-				if ex := cosine(q, tc.x.vec(int(c.i))); !math.IsNaN(ex) && ex > cb.upper(c.s, tc.x.scales[c.i]) {
-					t.Fatalf("%s query %d: exact %v above the bound %v", tc.name, qi, ex, cb.upper(c.s, tc.x.scales[c.i]))
+				if ex := cosine(q, tc.x.vec(int(c.i))); !math.IsNaN(ex) && ex > upper(c) {
+					t.Fatalf("%s query %d: exact %v above the bound %v", tc.name, qi, ex, upper(c))
 				}
 			}
 			want := tc.x.exact(q, n, nil, slots)
@@ -372,7 +376,7 @@ func TestVecRescorePrunes(t *testing.T) {
 			}
 			if len(want) == n {
 				for _, c := range pool {
-					if cb.upper(c.s, tc.x.scales[c.i]) < want[n-1].score {
+					if upper(c) < want[n-1].score {
 						ruledOut++
 					}
 				}
