@@ -43,7 +43,10 @@
 //     DefaultVectorWeight) or RRF ranks them; in a resource-wide search
 //     each is raised by its session's evidence, the best other candidate
 //     of its thread, and by its session's topic, the query's cosine with
-//     the thread's mean vector (session.go, topic.go); topK hits are kept.
+//     the thread's mean vector (session.go, topic.go); in any scope a
+//     candidate whose speaker the query names is raised by
+//     Tuning.SpeakerWeight standard deviations (speaker.go); topK hits
+//     are kept.
 //  4. Range expansion (range.go) adds each hit's neighbours by seq.
 //
 // SearchReranked (rerank.go) adds an optional fifth step between 3 and 4,

@@ -63,8 +63,10 @@ type Channels struct {
 // that answered ("" means StatusOK; "degraded: …" while messages are not
 // embedded, EmbeddedStatus) and the caller's backlog.
 type Ranking struct {
-	Options      Options
-	Thread       string
+	Options Options
+	Thread  string
+	// Query is the query text (the speaker rule reads the names it holds).
+	Query        string
 	Tuning       Tuning
 	QueryVector  bool
 	Embedder     string
@@ -179,6 +181,9 @@ func (t Tuning) Resolve(embedderID string) Tuning {
 	}
 	if t.TopicWeight == 0 {
 		t.TopicWeight = DefaultTopicWeight(embedderID)
+	}
+	if t.SpeakerWeight == 0 {
+		t.SpeakerWeight = DefaultSpeakerWeight
 	}
 	if t.MaxLoaded == 0 {
 		t.MaxLoaded = DefaultMaxLoaded

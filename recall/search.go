@@ -74,7 +74,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Ranking{Options: o, Thread: thread, Tuning: ix.cfg.Tuning, QueryVector: qv != nil}
+	r := &Ranking{Options: o, Thread: thread, Query: q.Text, Tuning: ix.cfg.Tuning, QueryVector: qv != nil}
 	hits := rankHits(shardCorpus{ctx: ctx, ix: ix, q: cq, ex: q.Exclude}, ch, r)
 	if res.Hits, err = expandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
 		return nil, err
@@ -288,6 +288,9 @@ func topHits(c Corpus, cands []candidate, ch *channels, r *Ranking) []Hit {
 	if r.Thread == "" && o.Mode == ModeHybrid {
 		sessionEvidence(c, cands, fused, r.Tuning.SessionWeight)
 		sessionTopic(c, cands, fused, r.QueryVector, r.Tuning.TopicWeight)
+	}
+	if o.Mode == ModeHybrid {
+		speakerBoost(c, cands, fused, r.Query, r.Tuning.SpeakerWeight)
 	}
 	hits := make([]Hit, 0, o.TopK)
 	for _, i := range rankFused(cands, fused) {

@@ -121,6 +121,7 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 	fs.BoolVar(&t.NoAnswerTypes, "no-answer-types", false, "tuning: no answer-type terms for \"How long\" and \"When\" questions")
 	fs.Float64Var(&t.TopicWeight, "topic-weight", 0, "tuning: weight of a turn's session topic (the query's cosine with its thread's mean vector) in its score (0: default, negative: none)")
 	fs.Float64Var(&t.SessionWeight, "session-weight", 0, "tuning: weight of a turn's session evidence (its thread's best candidates) in its score (0: default, negative: none)")
+	fs.Float64Var(&t.SpeakerWeight, "speaker-weight", 0, "tuning: raise a turn whose speaker the question names by this many standard deviations of the fused scores (0: default, negative: none)")
 	fs.BoolVar(&t.MaxNorm, "max-norm", false, "tuning: max/min–max normalise channel scores in the weighted fusion instead of standardising them")
 	if err := parse(fs, args); err != nil {
 		return cfg, f, err

@@ -108,6 +108,10 @@ func TestParityWithSQLiteBackend(t *testing.T) {
 		// The session topic's centroids are pgvector's sum (float4 result):
 		// fused scores agree to about 1e-7.
 		{recall.Tuning{SessionWeight: 0.15, TopicWeight: 0.15, VectorWeight: 0.5}, 1e-5, 0},
+		// The speaker rule (on by default in the rows above, whose queries
+		// name speakers): off, and weaker without session evidence.
+		{recall.Tuning{SpeakerWeight: -1}, 1e-9, 0},
+		{recall.Tuning{SpeakerWeight: 0.5, SessionWeight: -1}, 1e-9, 0},
 	} {
 		t.Run(fmt.Sprintf("%d", ti), func(t *testing.T) {
 			tuning := tc.tuning

@@ -69,7 +69,7 @@ func (s *Searcher) Search(ctx context.Context, q recall.Query) (*recall.Result, 
 		qv, qErr = s.embedQuery(ctx, q.Text)
 	}
 	v := newView(s, q, p, qv)
-	r := recall.Ranking{Options: o, Thread: p.Thread, Tuning: s.tuning, QueryVector: qv != nil, Embedder: s.emb.ID(), Backlog: q.Backlog}
+	r := recall.Ranking{Options: o, Thread: p.Thread, Query: q.Text, Tuning: s.tuning, QueryVector: qv != nil, Embedder: s.emb.ID(), Backlog: q.Backlog}
 	var ch recall.Channels
 	if err := s.restrict(ctx, v); err != nil {
 		return nil, err
