@@ -57,8 +57,16 @@ type EraseResult struct {
 	// Embeddings counts stored embeddings deleted.
 	Embeddings int `json:"embeddings"`
 	// Purge is how long the physical purge took (index removal, bleve
-	// segment merge, WAL checkpoint, and a VACUUM when needed).
+	// segment merge, index rebuild, WAL checkpoint, and a VACUUM when
+	// needed).
 	Purge time.Duration `json:"purgeNanos"`
+	// IndexesRebuilt is set when the purge rebuilt every index of the
+	// SQLite file (REINDEX), as it does after deleting a thread or a
+	// resource: a page split leaves copies of index keys (thread and
+	// resource ids) in the unused space of index pages, which
+	// secure_delete does not reach; rebuilding frees and zeroes those
+	// pages. Never set on Postgres.
+	IndexesRebuilt bool `json:"indexesRebuilt,omitempty"`
 
 	texts  []string // erased contents, kept in memory for the residue check
 	marker string   // the erasing marker of this erasure
@@ -167,7 +175,9 @@ func (e *Engine) eraseWith(ctx context.Context, kind eraseKind, targets []string
 	}
 	e.kickOutbox()
 	start := time.Now()
-	perr := e.completeErasures(ctx, res.marker, res.texts)
+	owners := kind == eraseResource || len(res.Threads) > 0
+	perr := e.completeErasures(ctx, res.marker, res.texts, owners)
+	res.IndexesRebuilt = owners && perr == nil && !e.onPostgres()
 	res.Purge = time.Since(start)
 	detail := fmt.Sprintf("%s erased: %d messages, %d threads; purge %s", kind, len(res.Messages), len(res.Threads), res.Purge.Round(time.Millisecond))
 	if perr != nil {

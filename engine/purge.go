@@ -29,8 +29,13 @@ import (
 // crash harness found one in about 1,500 kill points). So the database file
 // is then searched for the erased texts (texts; after a crash they are no
 // longer known, and Open vacuums unconditionally) and rewritten with VACUUM
-// when any remains.
-func (e *Engine) completeErasures(ctx context.Context, marker string, texts []string) error {
+// when any remains. Such copies are most frequent in index pages (their
+// keys are inserted in any order, so their pages split again and again),
+// where the residue check cannot see a piece of an id: when owners is set
+// (the erasure deleted a thread or a resource, whose ids are index keys)
+// every index is rebuilt first (store.Reindex), which frees and zeroes the
+// old index pages.
+func (e *Engine) completeErasures(ctx context.Context, marker string, texts []string, owners bool) error {
 	if e.onPostgres() {
 		// The transaction removed everything: vectors and lexical entries
 		// went with the rows (cascade). Reclaiming the dead tuples is
@@ -58,6 +63,13 @@ func (e *Engine) completeErasures(ctx context.Context, marker string, texts []st
 	}
 	if err := os.RemoveAll(filepath.Join(e.dir, QuarantineDir)); err != nil {
 		return fmt.Errorf("%w: remove quarantined indexes: %w", ErrEraseIncomplete, err)
+	}
+	if owners {
+		// The erased owners' ids are keys of most indexes; rebuild them
+		// so no page keeps a piece of one in its unused space.
+		if err := store.Reindex(ctx, e.db); err != nil {
+			return fmt.Errorf("%w: reindex: %w", ErrEraseIncomplete, err)
+		}
 	}
 	if err := e.checkpoint(ctx); err != nil {
 		return err
@@ -232,7 +244,7 @@ func (e *Engine) resumeErasures(ctx context.Context) error {
 		return nil
 	}
 	e.log.Warn("completing interrupted erasures", "n", n)
-	if err := e.completeErasures(ctx, "", nil); err != nil {
+	if err := e.completeErasures(ctx, "", nil, false); err != nil {
 		return fmt.Errorf("engine: complete interrupted erasures: %w", err)
 	}
 	e.publish(Event{Reason: EventEraseResumed, Count: n, Detail: "erasures interrupted by a crash were completed at open"})

@@ -43,8 +43,9 @@ type VacuumedTable struct {
 // wipe them). Neither reaches the WAL, backups or replicas.
 //
 // On SQLite there is nothing to free for erasure's sake: the database runs
-// with secure_delete, and an erasure checkpoints the WAL and vacuums the
-// file when a copy of an erased text survived (erase.go). Vacuum rewrites
+// with secure_delete, the erasure of a thread or resource rebuilds every
+// index (store.Reindex), and an erasure checkpoints the WAL and vacuums
+// the file when a copy of an erased text survived (purge.go). Vacuum rewrites
 // the file (SQLite's VACUUM, which returns free pages to the file system)
 // and truncates the WAL; full changes nothing.
 //

@@ -181,5 +181,9 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 		fmt.Fprintf(c.Stdout, "committed in one transaction; the deleted rows stay in the tables' files as dead rows until VACUUM: run 'mnemo vacuum' (README, Postgres)\n")
 		return
 	}
-	fmt.Fprintf(c.Stdout, "purged in %s (index merge, WAL checkpoint)\n", r.Purge.Round(time.Millisecond))
+	steps := "deleted rows zeroed, index merge, WAL checkpoint"
+	if r.IndexesRebuilt {
+		steps = "deleted rows zeroed, indexes rebuilt, index merge, WAL checkpoint"
+	}
+	fmt.Fprintf(c.Stdout, "purged in %s (%s)\n", r.Purge.Round(time.Millisecond), steps)
 }

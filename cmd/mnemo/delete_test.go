@@ -1,7 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -116,4 +123,85 @@ func TestRunsOfThreadShowOnlyTheOwners(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "a-run") {
 		t.Fatalf("runs --resource of A: exit %d\n%s%s", code, out, stderr)
 	}
+}
+
+// TestDeleteResourceIDInNoFile: what the README promises of `mnemo delete
+// --resource` on a data directory — the id in no file of the directory,
+// not even a piece of it in the unused space of an index page — holds
+// right after the delete (which says it rebuilt the indexes), and after
+// `mnemo vacuum`.
+func TestDeleteResourceIDInNoFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ingests 2,000 messages")
+	}
+	const id = "qz7kw4x9"
+	dir := t.TempDir()
+	path := filepath.Join(t.TempDir(), "in.jsonl")
+	var b strings.Builder
+	r := rand.New(rand.NewPCG(3, 1)) // seeds 3, 4 and 5 left pieces of the id before the fix; 1, 2 and 6 did not
+	words := strings.Fields("train porto lyon hotel river passport renewal weather friday window seat book night museum dinner flight")
+	resources := []string{id, "bo", "chen"}
+	for i := 0; i < 2000; i++ {
+		k := r.IntN(len(resources))
+		var text []string
+		for j := 0; j < 12; j++ {
+			text = append(text, words[r.IntN(len(words))])
+		}
+		role := []string{"user", "assistant"}[r.IntN(2)]
+		fmt.Fprintf(&b, `{"thread":"t%d-%d","resource":%q,"role":%q,"content":%q}`+"\n", k, r.IntN(20), resources[k], role, strings.Join(text, " "))
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", path); code != 0 {
+		t.Fatalf("ingest: %d %s", code, stderr)
+	}
+	if hits := dirPieces(t, dir, id); len(hits) == 0 {
+		t.Fatal("the fixture does not store the id: the scan below would prove nothing")
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "delete", "--resource", id, "--yes")
+	if code != 0 || !strings.Contains(out, "indexes rebuilt") {
+		t.Fatalf("delete: exit %d, %q %s; want the purge to say it rebuilt the indexes", code, out, stderr)
+	}
+	if hits := dirPieces(t, dir, id); len(hits) > 0 {
+		t.Fatalf("after delete --resource, pieces of the id are in %v", hits)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "vacuum"); code != 0 {
+		t.Fatalf("vacuum: %d %s", code, stderr)
+	}
+	if hits := dirPieces(t, dir, id); len(hits) > 0 {
+		t.Fatalf("after vacuum, pieces of the id are in %v", hits)
+	}
+}
+
+// dirPieces returns "file: piece" for every file under dir holding a
+// substring of id of 6 bytes or more.
+func dirPieces(t *testing.T, dir, id string) []string {
+	t.Helper()
+	var hits []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for i := 0; i+6 <= len(id); i++ {
+			if bytes.Contains(data, []byte(id[i:i+6])) {
+				hits = append(hits, strings.TrimPrefix(p, dir)+": "+id[i:i+6])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
 }

@@ -14,6 +14,19 @@ func Checkpoint(ctx context.Context, db *sql.DB) (busy, logFrames, done int, err
 	return busy, logFrames, done, err
 }
 
+// Reindex rebuilds every index of the database (REINDEX): each index
+// b-tree is built again from its table and its old pages are freed, which
+// secure_delete zeroes. A page split copies cells within an index page and
+// leaves the old bytes in the gap between its cell pointers and its cells;
+// secure_delete zeroes a deleted cell where it lives but not those copies,
+// so after an erasure pieces of an erased key (a resource or thread id)
+// can survive there until the index is rebuilt. It takes the write lock
+// for its duration: about the time to sort every index's keys.
+func Reindex(ctx context.Context, db *sql.DB) error {
+	_, err := db.ExecContext(ctx, `REINDEX`)
+	return err
+}
+
 // Vacuum rewrites the database file (VACUUM), leaving no free page or
 // free space in a page that could hold a deleted cell's bytes.
 func Vacuum(ctx context.Context, db *sql.DB) error {

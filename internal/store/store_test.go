@@ -127,3 +127,31 @@ func TestSchemaVersionMatchesMigrations(t *testing.T) {
 		t.Fatalf("SchemaVersion %d, %d migrations", store.SchemaVersion, store.MigrationCount())
 	}
 }
+
+// TestSecureDeleteOnEveryConnection: secure_delete is a per-connection
+// setting; the pool opens connections as it needs them, and each must
+// have it (the DSN's _pragma runs on every new connection), or a delete
+// through one of them would leave the deleted cells' bytes in the file.
+func TestSecureDeleteOnEveryConnection(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var conns []*sql.Conn
+	for i := 0; i < 6; i++ { // held at once: six distinct connections
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		var on int
+		if err := c.QueryRowContext(ctx, "PRAGMA secure_delete").Scan(&on); err != nil || on != 1 {
+			t.Fatalf("connection %d: secure_delete = %d, %v; want 1", i, on, err)
+		}
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+}
