@@ -44,7 +44,13 @@ func (ix *Index) vectorChannel(ctx context.Context, q *channelQuery) ([]scored, 
 		}
 		if q.slack >= 0 || len(out) >= q.pool || below || n == count || len(rs) < n {
 			ix.contextScores(s, out, ranked)
+			// A neighbour that cannot reach the first q.pool is not
+			// scored (vecrescore.go): the list is the same.
+			floor, bound := poolFloor(out, q.pool), ix.similarityBound(s, q.qv)
 			out = ix.addNeighbours(s, out, ranked, allowed, func(e *entry) (float64, bool) {
+				if bound != nil && neighbourBound && bound(e) < floor {
+					return 0, false
+				}
 				sim, ok := ix.similarity(ctx, s, e, q.qv)
 				return sim, ok && (q.threshold == 0 || sim >= q.threshold)
 			})

@@ -46,6 +46,10 @@ func ColumnPassForTest(on bool) {
 	}
 }
 
+// NeighbourBoundForTest turns the vector channel's bound on its
+// neighbours' scores (vecrescore.go) on (the default) or off.
+func NeighbourBoundForTest(on bool) { neighbourBound = on }
+
 // Names recall uses internally, exported to its black-box tests only.
 type (
 	Candidate     = candidate

@@ -193,3 +193,54 @@ func TestDots8(t *testing.T) {
 		}
 	}
 }
+
+// TestNeighbourBoundSameList: the vector channel skips scoring the
+// neighbours whose bound cannot reach its first q.pool candidates; on
+// synthetic corpora larger than the exact-scan size, with filters, thread
+// scope, exclusions and deletions, every search (vector and hybrid, 100
+// hits: the whole pool) returns the same hits with the same scores as with
+// every neighbour scored.
+func TestNeighbourBoundSameList(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a corpus of 6,000 messages")
+	}
+	ctx := context.Background()
+	p := newVectorPair(t, 6_000, 3)
+	r := rand.New(rand.NewPCG(3, 14))
+	search := func(q recall.Query, on bool) []recall.Hit {
+		recall.NeighbourBoundForTest(on)
+		defer recall.NeighbourBoundForTest(true)
+		res, err := p.approx.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Hits
+	}
+	for _, phase := range []string{"before deletions", "after deletions"} {
+		if phase == "after deletions" {
+			var gone []string
+			for range 600 {
+				gone = append(gone, p.docs[r.IntN(len(p.docs))].ID)
+			}
+			if err := p.approx.Remove(ctx, gone); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, c := range p.cases(r, 40) {
+			for _, mode := range []recall.Mode{recall.ModeVector, recall.ModeHybrid} {
+				q := c.q
+				q.Options.Mode, q.Options.TopK = mode, 100
+				with, without := search(q, true), search(q, false)
+				if len(with) != len(without) {
+					t.Fatalf("%s %s %s: %d hits with the bound, %d without", phase, c.name, mode, len(with), len(without))
+				}
+				for i := range with {
+					if with[i].MessageID != without[i].MessageID || with[i].Score != without[i].Score {
+						t.Fatalf("%s %s %s: hit %d %s %v with the bound, %s %v without", phase, c.name, mode, i,
+							with[i].MessageID, with[i].Score, without[i].MessageID, without[i].Score)
+					}
+				}
+			}
+		}
+	}
+}

@@ -99,3 +99,61 @@ func (x *vecIndex) rescore(q []float32, n int, pool []cand) []scored {
 	}
 	return top
 }
+
+// The neighbours' scores (addNeighbours, similarity) read the float32 rows
+// of up to three turns per neighbour of a ranked turn: several hundred a
+// query. The vector channel keeps only its first q.pool candidates, so a
+// neighbour whose similarity cannot reach the pool-th score already
+// listed (which adding more can only raise) is cut whatever its exact
+// score: similarityBound bounds it from the codes, as rescore does, and
+// such a neighbour is not scored (TestNeighbourBoundSameList).
+
+// neighbourBound turns the neighbours' bound on (tests turn it off to
+// compare).
+var neighbourBound = true
+
+// similarityBound returns an upper bound of ix.similarity(s, e, qv) for an
+// entry of s (caller holds s.mu), −Inf when neither e nor its context
+// turns have a vector; nil when s has no vector index.
+func (ix *Index) similarityBound(s *shard, qv []float32) func(*entry) float64 {
+	x := s.vx
+	if x.len() == 0 {
+		return nil
+	}
+	nz := nonZeros(qv)
+	var l1 float64
+	for _, f := range qv {
+		l1 += math.Abs(float64(f))
+	}
+	upper := func(e *entry) float64 {
+		if e == nil || e.vslot == 0 {
+			return math.Inf(-1)
+		}
+		return x.upper(qv, nz, l1, e.vslot-1)
+	}
+	alpha := ix.cfg.Tuning.ContextWeight
+	return func(e *entry) float64 {
+		ub := upper(e)
+		prev, next := ix.contextOf(s, e)
+		for _, n := range []*entry{prev, next} {
+			if nu := upper(n); nu > 0 {
+				ub = max(ub, alpha*nu)
+			}
+		}
+		return ub
+	}
+}
+
+// poolFloor returns the pool-th best score of out, −Inf when out has
+// fewer.
+func poolFloor(out []scored, pool int) float64 {
+	if pool <= 0 || len(out) < pool {
+		return math.Inf(-1)
+	}
+	s := make([]float64, len(out))
+	for i, c := range out {
+		s[i] = c.score
+	}
+	slices.Sort(s)
+	return s[len(s)-pool]
+}
