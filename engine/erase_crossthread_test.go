@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -17,7 +18,8 @@ import (
 // those references in B's memctx record but kept A's thread id and message
 // ids, so A's id stayed in the data directory (SQLite) and in a journal
 // row (Postgres), although erasure promises the id is kept nowhere. The
-// references become tombstones, as entomb makes them in A's own records.
+// references become tombstones, as entomb makes them in A's own records,
+// and so does A's id in the run's recall filter.
 func TestDeleteThreadEntombsOtherThreadsRefs(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
@@ -36,7 +38,8 @@ func TestDeleteThreadEntombsOtherThreadsRefs(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "beta-run-1", ThreadID: b, Query: "Porto night train", RecentN: 1,
-			Recall: &recall.Options{TopK: 3, Mode: recall.ModeLexical, Scope: recall.ScopeResource}}); err != nil {
+			Recall: &recall.Options{TopK: 3, Mode: recall.ModeLexical, Scope: recall.ScopeResource,
+				Filter: json.RawMessage(`{"threadId": {"$in": ["` + a + `", "` + b + `"]}}`)}}); err != nil {
 			t.Fatal(err)
 		}
 		rec, err := e.Journal().MemCtx(ctx, "beta-run-1")

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -187,6 +188,7 @@ func (rec *MemCtx) entomb(en Entomb) {
 	for i := range rec.Observations {
 		en.observation(&rec.Observations[i])
 	}
+	rec.Options.Filter, _ = en.filter(rec.Options.Filter)
 }
 
 // ref entombs r when it names a turn of a deleted thread: its thread and
@@ -208,4 +210,55 @@ func (en Entomb) observation(o *ObservationRef) bool {
 	}
 	o.ThreadID = en.Of(o.ThreadID)
 	return true
+}
+
+// filter returns raw (a run's recall filter, JSON) with every string value
+// that is a deleted thread's id ({"threadId": "t1"}, a $in list)
+// replaced by its tombstone, and whether it changed anything. A filter that
+// does not decode is returned as it is (PutMemCtx stored what recall
+// accepted).
+func (en Entomb) filter(raw json.RawMessage) (json.RawMessage, bool) {
+	if len(raw) == 0 || len(en.Deleted) == 0 {
+		return raw, false
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber() // numbers stay as written
+	var v any
+	if d.Decode(&v) != nil {
+		return raw, false
+	}
+	v, changed := en.value(v)
+	if !changed {
+		return raw, false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw, false
+	}
+	return b, true
+}
+
+// value entombs the strings of a decoded JSON value that are deleted
+// threads' ids, in place, and reports whether it changed any.
+func (en Entomb) value(v any) (any, bool) {
+	changed := false
+	switch x := v.(type) {
+	case string:
+		if en.Deleted[x] {
+			return en.Of(x), true
+		}
+	case []any:
+		for i := range x {
+			var c bool
+			x[i], c = en.value(x[i])
+			changed = changed || c
+		}
+	case map[string]any:
+		for k := range x {
+			var c bool
+			x[k], c = en.value(x[k])
+			changed = changed || c
+		}
+	}
+	return v, changed
 }

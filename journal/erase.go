@@ -182,7 +182,8 @@ func MemCtxTx(ctx context.Context, tx store.Conn, runID string) ([]byte, error) 
 // them: a run of another thread that recalled the deleted thread's turns
 // keeps their seq and role but names neither the thread nor its messages.
 // An observation reference of a deleted thread gets its thread's
-// tombstone too. A query that quotes an erased turn (or is quoted by one)
+// tombstone too, and so does a deleted thread's id that the run's recall
+// filter names ({"threadId": …}). A query that quotes an erased turn (or is quoted by one)
 // is replaced by ErasedPreview. A record that cannot be decoded is deleted
 // when it quotes an erased turn. en.Of may be nil when en.Deleted is
 // empty (an erasure of messages). It returns how many records changed and
@@ -252,6 +253,9 @@ func (rec *MemCtx) scrub(erased Erased, en Entomb) bool {
 	for i := range rec.Observations {
 		changed = en.observation(&rec.Observations[i]) || changed
 	}
+	var f bool
+	rec.Options.Filter, f = en.filter(rec.Options.Filter)
+	changed = changed || f
 	if erased.QuotedBy(rec.Query) {
 		rec.Query = ErasedPreview
 		changed = true

@@ -2,6 +2,7 @@ package journal_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -62,7 +63,8 @@ func testScrubMemCtx(t *testing.T, b backend) {
 		Recent: []journal.Ref{{ThreadID: "t1", Seq: 1, MessageID: "m1", Role: "user", Preview: "the secret plan"},
 			{ThreadID: "t1", Seq: 2, MessageID: "m2", Role: "assistant", Preview: "kept"}},
 		Recalled:     []journal.Ref{{ThreadID: "t2", Seq: 4, MessageID: "m-of-t2", Role: "user", Preview: "from t2"}},
-		Observations: []journal.ObservationRef{{ID: "o1", ThreadID: "t2", FromSeq: 1, ToSeq: 4}}})
+		Observations: []journal.ObservationRef{{ID: "o1", ThreadID: "t2", FromSeq: 1, ToSeq: 4}},
+		Options:      journal.Options{Filter: json.RawMessage(`{"$or":[{"threadId":{"$in":["t2","t1"]}},{"seq":{"$gte":12345678901234567}}]}`)}})
 	put(&journal.MemCtx{RunID: "run-b", ThreadID: "t2", ResourceID: "r1", Query: "hello"})
 	put(&journal.MemCtx{RunID: "run-c", ThreadID: "t1", ResourceID: "r2", Query: "the secret plan",
 		Recent: []journal.Ref{{ThreadID: "t1", Seq: 1, MessageID: "m1", Preview: "the secret plan"}}})
@@ -96,6 +98,9 @@ func testScrubMemCtx(t *testing.T, b backend) {
 	}
 	if o := a.Observations[0]; o.ThreadID != "tomb:t2" || o.ID != "o1" {
 		t.Fatalf("run-a's observation of the deleted thread: %+v, want its thread entombed", o)
+	}
+	if f := string(a.Options.Filter); strings.Contains(f, `"t2"`) || !strings.Contains(f, `"tomb:t2"`) || !strings.Contains(f, `"t1"`) || !strings.Contains(f, "12345678901234567") {
+		t.Fatalf("run-a's filter: %s, want t2 entombed and the rest as it was", f)
 	}
 	if _, err := j.RawMemCtx(ctx, "run-x"); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("corrupt record quoting the erased turn: %v, want ErrNotFound", err)
