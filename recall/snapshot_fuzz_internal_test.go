@@ -317,3 +317,32 @@ func TestSnapshotUnverifiedVectors(t *testing.T) {
 		t.Fatal("a slab written to is still read from the file")
 	}
 }
+
+// TestSnapshotSchedule: a resource growing from nothing to 100,000
+// messages gets a snapshot at sizes doubling from SnapshotMin: 5 of them,
+// 127k messages written in all (due at half its size they were 8 and
+// 202k), and one growing past snapshotMaxBehind one every 100,000.
+func TestSnapshotSchedule(t *testing.T) {
+	sn := &snapshots{min: DefaultSnapshotMin}
+	grow := func(from, to int) (writes int, written int) {
+		size, n := from, 0
+		for m := from; m < to; m++ {
+			n++
+			if size+n >= sn.min && n >= sn.threshold(size) {
+				writes++
+				size += n
+				written += size
+				n = 0
+			}
+		}
+		return writes, written
+	}
+	w, total := grow(0, 100_000)
+	t.Logf("to 100k: %d snapshots, %d messages written", w, total)
+	if w > 5 || total > 130_000 {
+		t.Errorf("to 100k: %d snapshots of %d messages in all, want at most 5 and 130,000", w, total)
+	}
+	if w, _ := grow(1_000_000, 1_300_000); w != 3 {
+		t.Errorf("from 1M to 1.3M: %d snapshots, want 3 (every snapshotMaxBehind)", w)
+	}
+}
