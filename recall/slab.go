@@ -65,6 +65,21 @@ func (sf *sharedFile) release() {
 // fileBacked reports whether the slab still holds its file's bytes.
 func (s *slab) fileBacked() bool { return s.file != nil && !s.dirty }
 
+// detach makes a slab mapped from a file hold its bytes in anonymous
+// memory instead, and releases the file (caller holds the shard's write
+// lock).
+func (s *slab) detach() error {
+	if s.file == nil || s.mem == nil {
+		return nil
+	}
+	if err := detachMapping(s.mem); err != nil {
+		return err
+	}
+	s.file.release()
+	s.file = nil
+	return nil
+}
+
 // touch marks the slab as written to (caller holds the shard's write
 // lock), before the write.
 func (s *slab) touch() { s.dirty = true }

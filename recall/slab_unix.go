@@ -5,6 +5,7 @@ package recall
 import (
 	"fmt"
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -51,4 +52,20 @@ func mapPrivate(f *os.File, off int64, n int) (b []byte, mapped bool, err error)
 		return nil, false, err
 	}
 	return b, false, nil
+}
+
+// detachMapping replaces the file pages mapped at b (mapPrivate) by
+// anonymous memory holding the same bytes, at the same address: the
+// mapping no longer refers to the file. The caller makes sure nothing
+// reads b meanwhile.
+func detachMapping(b []byte) error {
+	tmp := make([]byte, len(b))
+	copy(tmp, b)
+	_, err := unix.MmapPtr(-1, 0, unsafe.Pointer(&b[0]), uintptr(len(b)), unix.PROT_READ|unix.PROT_WRITE,
+		unix.MAP_ANON|unix.MAP_PRIVATE|unix.MAP_FIXED)
+	if err != nil {
+		return err
+	}
+	copy(b, tmp)
+	return nil
 }

@@ -169,11 +169,15 @@ func (r *snapReader) f32s(n int) []float32 {
 // returns the messages that have no vector. On error s holds partial state
 // (the caller resets it).
 func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
-	meta, _, err := mapPrivate(sf.f, 0, int(sf.metaEnd))
+	meta, fromFile, err := mapPrivate(sf.f, 0, int(sf.metaEnd))
 	if err != nil {
 		return nil, fmt.Errorf("recall: map snapshot: %w", err)
 	}
-	s.text.adopt(adoptSlab(meta, s.text))
+	sl := adoptSlab(meta, s.text)
+	if fromFile {
+		sl.file, sl.dirty = sf.sh.hold(), true // for detachFile; never read from the file
+	}
+	s.text.adopt(sl)
 	if crc32.Checksum(meta, castagnoli) != sf.metaCRC {
 		return nil, fmt.Errorf("%w: checksum mismatch", errSnapshot)
 	}
@@ -468,6 +472,28 @@ func (s *shard) mapChunks(sf *snapFile, chunkBytes int64) error {
 	}
 	if x != nil && !x.signed {
 		x.maybeSign() // an index that became dense by the catch-up is signed at its next put
+	}
+	return nil
+}
+
+// detachFile makes s (caller holds mu for writing) stop using the snapshot
+// file it was loaded from: its mapped slabs (the messages part, the vector
+// chunks) are copied into anonymous memory at the same addresses, and the
+// file is released. Index.Remove calls it on a shard that held an erased
+// message: the file is deleted, and a deleted file stays on disk as long
+// as a mapping refers to it, erased bytes included.
+func (s *shard) detachFile() error {
+	var slabs []*slab
+	if s.text != nil {
+		slabs = append(slabs, s.text.chunks...)
+	}
+	if s.vx != nil {
+		slabs = append(slabs, s.vx.chunks...)
+	}
+	for _, sl := range slabs {
+		if err := sl.detach(); err != nil {
+			return fmt.Errorf("recall: detach snapshot: %w", err)
+		}
 	}
 	return nil
 }

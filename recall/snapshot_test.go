@@ -1,6 +1,7 @@
 package recall_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -478,4 +479,72 @@ func hitList(r *recall.Result) string {
 		b = fmt.Appendf(b, "%s/%s/%.17g ", h.MessageID, h.Reason, h.Score)
 	}
 	return string(b)
+}
+
+// TestEraseDetachesSnapshot: a shard served from its snapshot file maps
+// it; erasing one of its messages deletes the file and the shard stops
+// mapping it (a deleted file stays on disk, erased bytes included, while
+// a mapping refers to it), and it still answers as a build does.
+func TestEraseDetachesSnapshot(t *testing.T) {
+	if _, err := os.Stat("/proc/self/maps"); err != nil {
+		t.Skip("no /proc/self/maps")
+	}
+	ctx := context.Background()
+	st, r := newSnapStore(t, 1500, 9)
+	dir := t.TempDir()
+	w := snapIndex(t, st, dir)
+	if err := w.SaveSnapshotForTest(ctx, st.res); err != nil {
+		t.Fatal(err)
+	}
+	got := snapIndex(t, st, dir)
+	if _, err := got.ShardDumpForTest(ctx, st.res); err != nil {
+		t.Fatal(err)
+	}
+	got.WaitVerifiedForTest()
+	mapped := func() bool {
+		b, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Contains(b, []byte(dir))
+	}
+	if !mapped() {
+		t.Fatal("the shard does not map its snapshot file")
+	}
+	docs := st.allDocs()
+	gone := docs[r.IntN(len(docs))]
+	st.mu.Lock()
+	th := st.threads[gone.ThreadID]
+	st.threads[gone.ThreadID] = slices.DeleteFunc(slices.Clone(th), func(d recall.Doc) bool { return d.ID == gone.ID })
+	delete(st.vecs, gone.ID)
+	st.mu.Unlock()
+	if err := got.Remove(ctx, []string{gone.ID}, st.res); err != nil {
+		t.Fatal(err)
+	}
+	if mapped() {
+		t.Fatal("the shard still maps its deleted snapshot file after an erasure")
+	}
+	fresh := snapIndex(t, st, "")
+	x, err := got.ShardDumpForTest(ctx, st.res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := fresh.ShardDumpForTest(ctx, st.res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareDumps(t, 0, x, y)
+	for i, q := range snapQueries(st, r, 30) {
+		a, err := got.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := fresh.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("query %d: after the erasure %s\nbuild %s", i, hitList(a), hitList(b))
+		}
+	}
 }

@@ -91,6 +91,10 @@ func (ix *Index) Remove(ctx context.Context, ids []string, resources ...string) 
 			}
 			if held {
 				touched = append(touched, s.resource)
+				if err := s.detachFile(); err != nil {
+					s.mu.Unlock()
+					return err
+				}
 			}
 		}
 		s.mu.Unlock()
