@@ -103,11 +103,14 @@
 //     Tuning.SnapshotMin messages, from its shard snapshot under
 //     Config.SnapshotDir (snapshot.go), brought up to date from the Source
 //     before it serves; a snapshot that is damaged, of another format,
-//     resource, embedder or analyser is deleted, never used. Removing a
-//     message zeroes its float32 row, its int8 code (and its column
-//     copy), its content and its term ids in the slabs (no copy stays in the index's memory), and
-//     deletes the snapshot files of its resource before Remove returns;
-//     unloading a resource unmaps them.
+//     resource, embedder, analyser or answer-type rules is deleted, never
+//     used (its vector part is verified in the background: a failure
+//     unloads the shard, snapshot_verify.go). Removing a message zeroes
+//     its float32 row, its int8 code (and its column copy), its content
+//     and its term ids in the slabs (no copy stays in the index's
+//     memory), detaches its shard from the snapshot file it was mapped
+//     from, and deletes the snapshot files of its resource before Remove
+//     returns; unloading a resource unmaps them.
 //
 // # Concurrency
 //
