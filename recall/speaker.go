@@ -2,6 +2,7 @@ package recall
 
 import (
 	"math"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -26,6 +27,13 @@ import (
 // raises all (or none) of them and changes no order. On the LoCoMo dev set
 // 657 of the 678 questions that name one participant have an evidence
 // turn said by that participant (642 only such turns).
+//
+// The assistant is named by "you" in a question about what it said or did
+// ("what was the move you made after 27. Kg2?", "You mentioned using a
+// light beer …", "the list you provided"): such a question (youSaid) raises
+// the assistant's turns (Doc.Role "assistant") as a name raises its
+// speaker's. A request ("Can you suggest …?") names no one: the answer to
+// it is still to be found in what the user said.
 
 // speakerBoost applies the speaker rule to fused (the scores of cands in
 // input order; -Inf is left as it is) for the query text, with weight
@@ -36,17 +44,20 @@ func speakerBoost(c Corpus, cands []candidate, fused []float64, text string, del
 		return
 	}
 	words := queryWords(text)
-	if len(words) == 0 {
-		return
-	}
 	named := map[string]bool{} // a speaker's name → the query names it
+	assistant := youSaid.MatchString(text)
 	boost := make([]bool, len(cands))
 	any := false
 	for i, f := range fused {
 		if math.IsInf(f, 0) {
 			continue
 		}
-		name := c.Doc(cands[i].ID).Name
+		d := c.Doc(cands[i].ID)
+		if assistant && d.Role == "assistant" {
+			boost[i], any = true, true
+			continue
+		}
+		name := d.Name
 		if name == "" {
 			continue
 		}
@@ -70,6 +81,11 @@ func speakerBoost(c Corpus, cands []candidate, fused []float64, text string, del
 		}
 	}
 }
+
+// youSaid matches a question about what the assistant said or did: "you"
+// (optionally "you've", "you have", "you had", one word between) before a
+// verb of saying, giving or making in the past tense.
+var youSaid = regexp.MustCompile(`(?i)\byou(?:'ve|’ve| have| had)? (?:\w+ )?(?:said|told|mentioned|recommended|suggested|provided|gave|made|listed|shared|wrote|explained|described|proposed)\b`)
 
 // queryWords returns the set of the folded words of text (letters and
 // digits).

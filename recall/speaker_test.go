@@ -61,3 +61,43 @@ func TestSpeakerRule(t *testing.T) {
 		t.Errorf("lexical mode: %v, want m1 before j1 (the rule is part of the hybrid fusion)", got)
 	}
 }
+
+// TestSpeakerRuleAssistant: a question about what the assistant said
+// ("the list you provided") raises the assistant's turns, so its answer
+// ranks above the user's request that shares more of the question's
+// words; a request to the assistant ("Can you suggest …") names no one.
+func TestSpeakerRuleAssistant(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	doc := func(id string, seq int64, role, content string) recall.Doc {
+		return recall.Doc{ID: id, ThreadID: "s1", ResourceID: "r", Seq: seq, Role: role, Content: content, CreatedAt: at}
+	}
+	docs := []recall.Doc{
+		doc("u1", 1, "user", "Give me a list of work from home jobs for seniors, a list of jobs please."),
+		doc("a1", 2, "assistant", "1. Virtual tutor 2. Remote bookkeeper 3. Transcriptionist: home jobs."),
+		doc("u2", 3, "user", "Tomatoes need sun and water."),
+		doc("a2", 4, "assistant", "Basil likes the same sun."),
+		doc("u3", 5, "user", "My brother plays the violin every evening."),
+		doc("a3", 6, "assistant", "The car workshop is closed on Mondays."),
+	}
+	before := func(ids []string, x, y string) bool {
+		ix, iy := slices.Index(ids, x), slices.Index(ids, y)
+		return ix >= 0 && iy >= 0 && ix < iy
+	}
+	off := recall.Tuning{ContextWeight: -1, SpeakerWeight: -1}
+	offF, onF := newFixtureWith(t, docs, off), newFixtureWith(t, docs, recall.Tuning{ContextWeight: -1})
+	for _, tc := range []struct {
+		q           string
+		first, then string // with the rule
+	}{
+		{"What was the third home job in the list of jobs for seniors you provided?", "a1", "u1"},
+		{"Remind me of the list of home jobs for seniors you've already given and you suggested", "a1", "u1"},
+		{"Can you suggest a list of home jobs for seniors?", "u1", "a1"},
+	} {
+		if got := rankIDs(t, offF.ix, tc.q, recall.ModeHybrid, 6); !before(got, "u1", "a1") {
+			t.Fatalf("%q without the rule: %v, want u1 before a1 (the fixture's premise)", tc.q, got)
+		}
+		if got := rankIDs(t, onF.ix, tc.q, recall.ModeHybrid, 6); !before(got, tc.first, tc.then) {
+			t.Errorf("%q with the rule: %v, want %s before %s", tc.q, got, tc.first, tc.then)
+		}
+	}
+}
