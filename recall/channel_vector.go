@@ -43,7 +43,7 @@ func (ix *Index) vectorChannel(ctx context.Context, q *channelQuery) ([]scored, 
 			}
 		}
 		if q.slack >= 0 || len(out) >= q.pool || below || n == count || len(rs) < n {
-			ix.contextScores(s, out, ranked)
+			ix.contextScores(s, out, ranked, q.qv)
 			// A neighbour that cannot reach the first q.pool is not
 			// scored (vecrescore.go): the list is the same.
 			floor, bound := poolFloor(out, q.pool), ix.similarityBound(s, q.qv)

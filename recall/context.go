@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"math"
+	"strings"
 )
 
 // The turn-context rule (Tuning.ContextWeight): each channel scores a turn
@@ -22,6 +23,21 @@ import (
 // The lexical channel applies it in its score (lexScorer); the
 // vector channel to its ranked list (contextScores, addNeighbours) and to
 // candidates it scores itself (similarity).
+//
+// The exchange rule (vector channel, unless Tuning.NoExchange): a reply
+// to a question is matched as the exchange, the turn embedded together
+// with the question it answers. When the turn before holds a "?" and the
+// reply is not the agent's own (AnswersQuestion), the reply scores at
+// least the query's cosine with the sum of the two stored vectors
+// (ExchangeScore), computed at search time, nothing embedded again:
+// "What kind of counseling … do you want to pursue?" → "I'm thinking of
+// working with trans people …" is found by a question about the
+// counseling Caroline wants to pursue, up with the question (rank 6 → 2),
+// where 0.5 × the question's cosine left it below the turns that repeat
+// the words. An agent's answer (role assistant, no name) is general
+// content and the fact is in the user's question, so it is not lifted
+// (LongMemEval: lifted, the assistant's replies rose beside the user's
+// evidence turns; README, "Recall").
 
 // contextOf returns the turns e is matched through: the one before it and,
 // unless Tuning.NoTurnAfter, the one after it in its thread (nil when
@@ -42,8 +58,11 @@ func (ix *Index) contextOf(s *shard, e *entry) (prev, next *entry) {
 // next turn was ranked (ranked holds every turn the channel ranked, with
 // its own score, excluded ones too) scores max(own, α × that turn's
 // positive score). A neighbour not ranked scores below every listed turn,
-// so α times it changes nothing.
-func (ix *Index) contextScores(s *shard, out, ranked []scored) {
+// so α times it changes nothing. The exchange rule (exchange) reads the
+// question's cosine with qv from its vector, ranked or not: the sum can
+// exceed both turns' scores, so a listed reply scores the same whatever
+// the pool ranked.
+func (ix *Index) contextScores(s *shard, out, ranked []scored, qv []float32) {
 	alpha := ix.cfg.Tuning.ContextWeight
 	if alpha <= 0 {
 		return
@@ -53,7 +72,8 @@ func (ix *Index) contextScores(s *shard, out, ranked []scored) {
 		own[r.id] = r.score
 	}
 	for i := range out {
-		prev, next := ix.contextOf(s, s.docs[out[i].id])
+		e := s.docs[out[i].id]
+		prev, next := ix.contextOf(s, e)
 		for _, n := range []*entry{prev, next} {
 			if n == nil {
 				continue
@@ -62,7 +82,65 @@ func (ix *Index) contextScores(s *shard, out, ranked []scored) {
 				out[i].score = max(out[i].score, alpha*ns)
 			}
 		}
+		if x, ok := ix.exchange(s, e, own[out[i].id], qv); ok {
+			out[i].score = max(out[i].score, x)
+		}
 	}
+}
+
+// exchange is e's score by the exchange rule for the query vector qv, own
+// its cosine: the query's cosine with the sum of e's vector and the
+// vector of the turn before it (ExchangeScore), at most the question's
+// own cosine, when the rule is on, e answers the question that turn asked
+// (AnswersQuestion), both are embedded and the question's cosine is
+// positive; false otherwise. The cap keeps the channel's list exact: a
+// reply rises to its question at most, so one whose question was not
+// ranked cannot pass a listed turn, and the reply of a ranked question is
+// scored (addNeighbours).
+func (ix *Index) exchange(s *shard, e *entry, own float64, qv []float32) (float64, bool) {
+	if !ix.answers(e) {
+		return 0, false
+	}
+	v, pv := s.vx.vector(e), s.vx.vector(e.prev)
+	if v == nil || pv == nil {
+		return 0, false
+	}
+	ps := cosine(qv, pv)
+	if ps <= 0 {
+		return 0, false
+	}
+	return min(ExchangeScore(own, ps, cosine(v, pv)), ps), true
+}
+
+// answers reports whether the exchange rule applies to e: the rule is on
+// (ContextWeight > 0, not NoExchange) and e answers the question the turn
+// before it asked.
+func (ix *Index) answers(e *entry) bool {
+	t := ix.cfg.Tuning
+	return t.ContextWeight > 0 && !t.NoExchange && e != nil && e.prev != nil && AnswersQuestion(&e.prev.doc, &e.doc)
+}
+
+// AnswersQuestion reports whether reply is matched together with prev,
+// the turn before it, by the exchange rule: prev holds a "?" and reply
+// is not the agent's own (role assistant without a name; a named
+// assistant is a person of an imported conversation).
+func AnswersQuestion(prev, reply *Doc) bool {
+	if reply.Role == "assistant" && reply.Name == "" {
+		return false
+	}
+	return strings.Contains(prev.Content, "?")
+}
+
+// ExchangeScore is the cosine of a query with the sum of two unit
+// vectors, the exchange of two turns, given the query's cosines with
+// them (own, prev) and their cosine with each other (d):
+// (own + prev) / √(2 + 2d). It is own when the sum is zero (d = −1).
+func ExchangeScore(own, prev, d float64) float64 {
+	n := 2 + 2*d
+	if n <= 1e-12 {
+		return own
+	}
+	return (own + prev) / math.Sqrt(n)
 }
 
 // addNeighbours adds to a channel list the neighbours of each ranked turn
@@ -108,13 +186,15 @@ func (ix *Index) addNeighbours(s *shard, out, ranked []scored, allowed func(*ent
 }
 
 // similarity is e's vector score for qv: its cosine, or ContextWeight ×
-// the positive cosine of the turn before or after when that is higher
-// (contextScores); false when none of them has a vector.
+// the positive cosine of the turn before or after, or its exchange score
+// (exchange), when that is higher (contextScores); false when none of
+// them has a vector.
 func (ix *Index) similarity(_ context.Context, s *shard, e *entry, qv []float32) (float64, bool) {
 	sim, ok := math.Inf(-1), false
 	if v := s.vx.vector(e); v != nil {
 		sim, ok = cosine(qv, v), true
 	}
+	own := sim
 	alpha := ix.cfg.Tuning.ContextWeight
 	prev, next := ix.contextOf(s, e)
 	for _, n := range []*entry{prev, next} {
@@ -128,6 +208,9 @@ func (ix *Index) similarity(_ context.Context, s *shard, e *entry, qv []float32)
 		if ns := cosine(qv, nv); ns > 0 {
 			sim, ok = max(sim, alpha*ns), true
 		}
+	}
+	if x, has := ix.exchange(s, e, own, qv); has {
+		sim = max(sim, x)
 	}
 	return sim, ok
 }

@@ -2,6 +2,7 @@ package recall_test
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -123,5 +124,82 @@ func TestTurnAfter(t *testing.T) {
 	off := newFixtureWith(t, docs, recall.Tuning{NoTurnAfter: true})
 	if got := rankIDs(t, off.ix, "Boston marathon", recall.ModeLexical, 4); len(got) != 1 || got[0] != "reply" {
 		t.Errorf("lexical with NoTurnAfter: %v, want [reply]", got)
+	}
+}
+
+// TestExchangeRule: a reply to a question is scored by the vector
+// channel with the exchange's vector, the query's cosine with the sum of
+// its and the question's vectors (ExchangeScore), when that beats α ×
+// the question's cosine; not without the question's "?", not for the
+// agent's own reply (role assistant, no name) and not with NoExchange,
+// which leave max(own, α × the question's cosine). (The exchange score
+// is capped at the question's cosine, which keeps the channel exact:
+// TestExcludeExact failed without the cap.)
+func TestExchangeRule(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const query = "What kind of counseling does Caroline want to pursue?"
+	question := recall.Doc{ID: "q", ThreadID: "t", ResourceID: "r", Seq: 1, Role: "assistant", Name: "Melanie", Content: "What kind of counseling do you want to pursue?", CreatedAt: at}
+	reply := recall.Doc{ID: "a", ThreadID: "t", ResourceID: "r", Seq: 2, Role: "user", Name: "Caroline", Content: "Working with trans people, helping them accept themselves.", CreatedAt: at}
+	other := recall.Doc{ID: "x", ThreadID: "u", ResourceID: "r", Seq: 1, Role: "user", Content: "Tomatoes need sun and water.", CreatedAt: at}
+	statement := question
+	statement.Content = "Tell me the kind of counseling you want to pursue."
+	agent := reply
+	agent.Role, agent.Name = "assistant", ""
+	ctx := context.Background()
+	for _, c := range []struct {
+		name     string
+		q, a     recall.Doc
+		tuning   recall.Tuning
+		exchange bool
+	}{
+		{"reply to a question", question, reply, recall.Tuning{}, true},
+		{"no question mark", statement, reply, recall.Tuning{}, false},
+		{"the agent's own reply", question, agent, recall.Tuning{}, false},
+		{"NoExchange", question, reply, recall.Tuning{NoExchange: true}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixtureWith(t, []recall.Doc{c.q, c.a, other}, c.tuning)
+			vs, err := f.ix.Embedder().Embed(ctx, []string{query, c.q.Text(), c.a.Text()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			own, ns, d := recall.Cosine(vs[0], vs[2]), recall.Cosine(vs[0], vs[1]), recall.Cosine(vs[1], vs[2])
+			want := max(own, recall.DefaultContextWeight*ns)
+			if ex := recall.ExchangeScore(own, ns, d); c.exchange {
+				if ex <= want {
+					t.Fatalf("fixture: exchange %.4f not above max(own, α·ns) %.4f", ex, want)
+				}
+				want = ex
+			}
+			res, err := f.ix.Search(ctx, recall.Query{Text: query, ResourceID: "r", Options: recall.Options{Mode: recall.ModeVector, TopK: 3}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got *float64
+			for _, h := range res.Hits {
+				if h.MessageID == "a" {
+					got = h.Vector
+				}
+			}
+			if got == nil {
+				t.Fatalf("reply not found: %+v", res.Hits)
+			}
+			if math.Abs(*got-want) > 1e-6 {
+				t.Errorf("reply's vector score %.6f, want %.6f (own %.4f, question %.4f, d %.4f)", *got, want, own, ns, d)
+			}
+		})
+	}
+}
+
+func TestExchangeScore(t *testing.T) {
+	for _, c := range []struct{ own, prev, d, want float64 }{
+		{0.5, 0.5, 1, 0.5},                  // the same vector twice: its own cosine
+		{0.3, 0.7, 0, 1 / math.Sqrt(2)},     // orthogonal turns: (0.3 + 0.7) / √2
+		{0.2, 0.6, 0.5, 0.8 / math.Sqrt(3)}, // (0.2 + 0.6) / √3
+		{0.4, 0.9, -1, 0.4},                 // opposite vectors sum to zero: own
+	} {
+		if got := recall.ExchangeScore(c.own, c.prev, c.d); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("ExchangeScore(%v, %v, %v) = %v, want %v", c.own, c.prev, c.d, got, c.want)
+		}
 	}
 }

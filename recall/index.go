@@ -183,6 +183,11 @@ type Tuning struct {
 	// it a turn is also matched through the turn after it (its reply), at
 	// the same weight α (context.go).
 	NoTurnAfter bool `json:"noTurnAfter,omitempty"`
+	// NoExchange turns off the exchange rule of the vector channel: a
+	// reply to a question (AnswersQuestion) scores at least the query's
+	// cosine with the sum of its and the question's vectors
+	// (ExchangeScore; context.go). Off with the turn-context rule.
+	NoExchange bool `json:"noExchange,omitempty"`
 	// SessionWeight β raises a hybrid candidate of a resource-wide search
 	// by its session's evidence: its
 	// standardised score plus β × the best positive standardised score of

@@ -140,6 +140,12 @@ func (ix *Index) similarityBound(s *shard, qv []float32) func(*entry) float64 {
 				ub = max(ub, alpha*nu)
 			}
 		}
+		if ix.answers(e) {
+			// The exchange score is at most the question's cosine.
+			if pu := upper(e.prev); pu > 0 {
+				ub = max(ub, pu)
+			}
+		}
 		return ub
 	}
 }

@@ -136,7 +136,7 @@ WHERE e.embedder = $1 AND e.resource_id = $2 AND m.thread_id = $3 ORDER BY e.vec
 
 // contextScores is recall's contextScores: a listed turn whose previous
 // or next turn was ranked scores max(own, α × that turn's positive
-// score).
+// score, its exchange score).
 func (v *view) contextScores(out, ranked []recall.Scored) {
 	alpha := v.s.tuning.ContextWeight
 	if alpha <= 0 {
@@ -147,7 +147,8 @@ func (v *view) contextScores(out, ranked []recall.Scored) {
 		own[r.ID] = r.Score
 	}
 	for i := range out {
-		prev, next := v.context(v.docs[out[i].ID])
+		d := v.docs[out[i].ID]
+		prev, next := v.context(d)
 		for _, n := range []*vdoc{prev, next} {
 			if n == nil {
 				continue
@@ -156,7 +157,32 @@ func (v *view) contextScores(out, ranked []recall.Scored) {
 				out[i].Score = max(out[i].Score, alpha*ns)
 			}
 		}
+		if x, ok := v.exchange(d, own[out[i].ID]); ok {
+			out[i].Score = max(out[i].Score, x)
+		}
 	}
+}
+
+// exchange is recall's: d's score by the exchange rule, own its cosine —
+// the query's cosine with the sum of d's vector and the vector of the
+// turn before it (recall.ExchangeScore), at most that turn's cosine, when
+// d answers the question it asked (recall.AnswersQuestion), both are
+// embedded and the question's cosine is positive; false otherwise. The
+// question's vector is read with the ranked turns' neighbours.
+func (v *view) exchange(d *vdoc, own float64) (float64, bool) {
+	t := v.s.tuning
+	if t.ContextWeight <= 0 || t.NoExchange || d == nil || d.vec == nil {
+		return 0, false
+	}
+	p := v.docs[d.prev]
+	if p == nil || p.vec == nil || !recall.AnswersQuestion(&p.doc, &d.doc) {
+		return 0, false
+	}
+	ps, _ := v.cosine(p)
+	if ps <= 0 {
+		return 0, false
+	}
+	return min(recall.ExchangeScore(own, ps, recall.Cosine(d.vec, p.vec)), ps), true
 }
 
 // addNeighbours is recall's addNeighbours for the vector channel: the

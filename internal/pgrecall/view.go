@@ -265,18 +265,23 @@ func (v *view) LexicalScore(id string) float64 {
 }
 
 // Similarity implements recall.Corpus: recall's similarity (its cosine,
-// or α × the positive cosine of the turn before or after when higher).
+// or α × the positive cosine of the turn before or after, or its exchange
+// score, when higher).
 func (v *view) Similarity(id string) (float64, bool) {
 	d := v.docs[id]
 	sim, ok := math.Inf(-1), false
 	if c, has := v.cosine(d); has {
 		sim, ok = c, true
 	}
+	own := sim
 	prev, next := v.context(d)
 	for _, n := range []*vdoc{prev, next} {
 		if c, has := v.cosine(n); has && c > 0 {
 			sim, ok = max(sim, v.s.tuning.ContextWeight*c), true
 		}
+	}
+	if x, has := v.exchange(d, own); has {
+		sim = max(sim, x)
 	}
 	return sim, ok
 }
