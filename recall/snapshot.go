@@ -161,7 +161,9 @@ func openSnapshots(ix *Index, dir string) (*snapshots, error) {
 	return sn, nil
 }
 
-// removeMatching deletes the files of dir whose name match accepts.
+// removeMatching deletes the files of dir whose name match accepts
+// (whatever they are: a directory in a file's place goes with its
+// contents, so that it cannot stop an erasure).
 func removeMatching(dir string, match func(string) bool) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -169,7 +171,7 @@ func removeMatching(dir string, match func(string) bool) error {
 	}
 	for _, e := range ents {
 		if match(e.Name()) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}
 		}
@@ -487,7 +489,7 @@ func (ix *Index) fill(ctx context.Context, s *shard) (int, error) {
 		return 0, err
 	}
 	if errors.Is(err, errSnapshot) {
-		_ = os.Remove(ix.snap.path(s.resource)) // written again from the Source's build
+		_ = os.RemoveAll(ix.snap.path(s.resource)) // written again from the Source's build (a directory in its place goes too)
 	}
 	if err := s.loadLocked(ctx, ix.cfg.Source, ix.emb, ix.cfg.Lexical); err != nil {
 		return 0, err

@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"math"
 	"os"
+	"syscall"
 	"time"
 	"unsafe"
 )
@@ -40,11 +41,18 @@ type snapFile struct {
 	vecCRC  uint32
 }
 
-// openSnapFile opens path and checks its footer's bounds.
+// openSnapFile opens path and checks that it is a regular file and its
+// footer's bounds. It opens without blocking: a FIFO in the file's place
+// would otherwise wait for a writer forever (errSnapshot, as is anything
+// but a regular file).
 func openSnapFile(path string) (*snapFile, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: not a regular file", errSnapshot)
 	}
 	sf := &snapFile{f: f, sh: share(f)}
 	if err := sf.readFooter(); err != nil {
