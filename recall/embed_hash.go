@@ -88,24 +88,49 @@ func fnv1a32(s string) uint32 {
 	return h.Sum32()
 }
 
+// FNV-1a 32-bit parameters (hash/fnv), for hashing features without
+// building their strings.
+const (
+	fnvOffset32 = 2166136261
+	fnvPrime32  = 16777619
+)
+
+// fnvAdd continues an FNV-1a 32-bit hash h over the bytes of s.
+func fnvAdd(h uint32, s string) uint32 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= fnvPrime32
+	}
+	return h
+}
+
+// Hashes of the feature prefixes "w:" and "c:": a feature's hash is its
+// prefix's continued over the token or trigram (FNV-1a is a left fold over
+// the bytes), exactly fnv1a32("w:"+t).
+var (
+	fnvWord    = fnvAdd(fnvOffset32, "w:")
+	fnvTrigram = fnvAdd(fnvOffset32, "c:")
+)
+
 // hashVector returns the hash-384 vector of text exactly as
 // ../shared/data/README.md specifies it (no folding; see HashEmbedder).
+// It hashes the features in place (no feature string, no hash.Hash per
+// feature: they were most of the drainer's allocations at ingest).
 func hashVector(text string) []float32 {
 	var v [HashDims]float64
-	add := func(feature string, w float64) {
-		h := fnv1a32(feature)
+	add := func(h uint32, w float64) {
 		idx := (h & 0x7FFFFFFF) % HashDims
 		if h&0x80000000 != 0 {
 			w = -w
 		}
 		v[idx] += w
 	}
-	for _, t := range hashTokens(text) {
-		add("w:"+t, 1.0)
+	eachHashToken(text, func(t []byte) {
+		add(fnvAddBytes(fnvWord, t), 1.0)
 		for i := 0; i+3 <= len(t); i++ {
-			add("c:"+t[i:i+3], 0.5)
+			add(fnvAddBytes(fnvTrigram, t[i:i+3]), 0.5)
 		}
-	}
+	})
 	var sum float64
 	for i := 0; i < HashDims; i++ {
 		sum += v[i] * v[i]
@@ -120,4 +145,38 @@ func hashVector(text string) []float32 {
 		out[i] = float32(v[i] / norm)
 	}
 	return out
+}
+
+// fnvAddBytes is fnvAdd over a byte slice.
+func fnvAddBytes(h uint32, b []byte) uint32 {
+	for _, c := range b {
+		h ^= uint32(c)
+		h *= fnvPrime32
+	}
+	return h
+}
+
+// eachHashToken calls fn with each hash-384 token of text (hashTokens'
+// tokens, in order) in a buffer that fn must not keep: maximal runs of
+// ASCII letters and digits, lowercased.
+func eachHashToken(text string, fn func(tok []byte)) {
+	var small [64]byte
+	buf := small[:0]
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) {
+			c := text[i]
+			switch {
+			case c >= 'A' && c <= 'Z':
+				buf = append(buf, c+('a'-'A'))
+				continue
+			case (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'):
+				buf = append(buf, c)
+				continue
+			}
+		}
+		if len(buf) > 0 {
+			fn(buf)
+			buf = buf[:0]
+		}
+	}
 }
