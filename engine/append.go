@@ -293,18 +293,34 @@ func (e *Engine) openThread(ctx context.Context, tx *store.Tx, req *AppendReques
 // for indexing and fills res (seqs, ids, counts). A row whose id is stored
 // (or repeated in rows) must be the same message: same digest and
 // metadata, same thread; it reports its stored seq. It returns the new
-// last seq and the bytes stored.
+// last seq and the bytes stored. The ids are looked up, and the new rows
+// stored and queued, in a few multi-row statements (msgstore's LookupAll
+// and InsertAll), not three statements a message.
 func (e *Engine) storeRows(ctx context.Context, tx *store.Tx, thread string, head msgstore.ThreadHead, rows []row, now time.Time, res *AppendResult) (lastSeq, added int64, err error) {
 	// Statements prepared once per connection (store.Stmts), not per call.
 	ap, err := e.ms.Appender(ctx, tx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("engine: %w", err)
 	}
+	inBatch := make(map[string]int, len(rows)) // id -> index in rows
+	ids := make([]string, 0, len(rows))
+	for i, r := range rows {
+		if _, ok := inBatch[r.ID]; !ok {
+			inBatch[r.ID] = i
+			ids = append(ids, r.ID)
+		}
+	}
+	stored, err := ap.LookupAll(ctx, ids)
+	if err != nil {
+		return 0, 0, fmt.Errorf("engine: look up messages: %w", err)
+	}
 	lastSeq = head.LastSeq
-	inBatch := map[string]int{} // id -> index in rows
+	var msgs []msgstore.Message
+	var digests []string
+	var fresh []int // indexes in rows of msgs
 	for i, r := range rows {
 		res.IDs[i] = r.ID
-		if j, ok := inBatch[r.ID]; ok {
+		if j := inBatch[r.ID]; j != i {
 			if err := sameRow(i, j, rows[j], r); err != nil {
 				return 0, 0, err
 			}
@@ -312,28 +328,53 @@ func (e *Engine) storeRows(ctx context.Context, tx *store.Tx, thread string, hea
 			res.Duplicates++
 			continue
 		}
-		inBatch[r.ID] = i
-		stored, ok, err := ap.Lookup(ctx, r.ID)
-		if err != nil {
-			return 0, 0, fmt.Errorf("engine: look up message %s: %w", r.ID, err)
-		}
-		if ok {
-			if err := sameStored(i, thread, stored, r); err != nil {
+		if st, ok := stored[r.ID]; ok {
+			if err := sameStored(i, thread, st, r); err != nil {
 				return 0, 0, err
 			}
-			res.Seqs[i] = stored.Seq
+			res.Seqs[i] = st.Seq
 			res.Duplicates++
 			continue
 		}
 		lastSeq++
-		if err := storeRow(ctx, ap, i, r, thread, head.ResourceID, lastSeq, now); err != nil {
-			return 0, 0, err
-		}
+		msgs = append(msgs, storedMessage(r, thread, head.ResourceID, lastSeq))
+		digests = append(digests, r.digest)
+		fresh = append(fresh, i)
 		res.Seqs[i] = lastSeq
 		res.Stored++
 		added += r.messageBytes()
 	}
+	if err := storeNew(ctx, ap, rows, fresh, msgs, digests, now); err != nil {
+		return 0, 0, err
+	}
 	return lastSeq, added, nil
+}
+
+// storedMessage is row r as stored in thread at seq.
+func storedMessage(r row, thread, resource string, seq int64) msgstore.Message {
+	return msgstore.Message{ID: r.ID, ThreadID: thread, ResourceID: resource, Seq: seq, Role: r.Role, Content: r.Content,
+		Name: r.Name, ToolCalls: string(r.toolCallsJSON), ToolCallID: r.ToolCallID, Metadata: string(r.metadataJSON),
+		CreatedAt: r.CreatedAt, Tokens: r.Tokens}
+}
+
+// storeNew stores the new messages msgs (rows[fresh[k]] is msgs[k]) with
+// their full results, and queues them for indexing.
+func storeNew(ctx context.Context, ap *msgstore.Appender, rows []row, fresh []int, msgs []msgstore.Message, digests []string, now time.Time) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	if err := ap.InsertAll(ctx, msgs, digests, now); err != nil {
+		return fmt.Errorf("engine: store %d messages: %w", len(msgs), err)
+	}
+	for _, i := range fresh {
+		if rows[i].full == "" {
+			continue
+		}
+		if err := ap.InsertBlob(ctx, rows[i].ID, rows[i].full); err != nil {
+			return fmt.Errorf("engine: store messages[%d] full result: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // sameRow refuses rows[i] repeating rows[j]'s id with other content or
@@ -359,26 +400,6 @@ func sameStored(i int, thread string, stored msgstore.StoredDigest, r row) error
 	}
 	if stored.Metadata != string(r.metadataJSON) {
 		return fmt.Errorf("%w: messages[%d].id %q is stored as seq %d with other metadata", ErrConflict, i, r.ID, stored.Seq)
-	}
-	return nil
-}
-
-// storeRow stores rows[i] at seq with its full result, and queues it for
-// indexing.
-func storeRow(ctx context.Context, ap *msgstore.Appender, i int, r row, thread, resource string, seq int64, now time.Time) error {
-	m := msgstore.Message{ID: r.ID, ThreadID: thread, ResourceID: resource, Seq: seq, Role: r.Role, Content: r.Content,
-		Name: r.Name, ToolCalls: string(r.toolCallsJSON), ToolCallID: r.ToolCallID, Metadata: string(r.metadataJSON),
-		CreatedAt: r.CreatedAt, Tokens: r.Tokens}
-	if err := ap.Insert(ctx, m, r.digest); err != nil {
-		return fmt.Errorf("engine: store messages[%d]: %w", i, err)
-	}
-	if r.full != "" {
-		if err := ap.InsertBlob(ctx, r.ID, r.full); err != nil {
-			return fmt.Errorf("engine: store messages[%d] full result: %w", i, err)
-		}
-	}
-	if err := ap.QueueIndex(ctx, r.ID, resource, now); err != nil {
-		return fmt.Errorf("engine: queue messages[%d] for indexing: %w", i, err)
 	}
 	return nil
 }

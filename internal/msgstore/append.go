@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -99,27 +100,32 @@ func (s *Store) AdvanceThread(ctx context.Context, tx *store.Tx, a ThreadAdvance
 // transaction once.
 type Appender struct {
 	tx                    store.Conn // the transaction, in the store's dialect
-	pg                    bool       // Postgres: Lookup locks the id first
+	stx                   *sql.Tx
+	stmts                 *store.Stmts
+	pg                    bool // Postgres: Lookup locks the id first
 	insert, lookup, queue *sql.Stmt
+	queueText             string
 }
 
-// Appender returns an Appender writing inside tx.
+// Appender returns an Appender writing inside tx. Its statements are
+// bound to tx when first used.
 func (s *Store) Appender(ctx context.Context, tx *store.Tx) (*Appender, error) {
-	a := &Appender{tx: s.in(tx), pg: s.pg()}
-	var err error
-	if a.insert, err = s.stmts.InTx(ctx, tx.Tx, `INSERT INTO messages
-		(id, thread_id, resource_id, seq, role, content, name, tool_calls, tool_call_id, metadata, created_at, tokens, digest)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
-		return nil, err
+	return &Appender{tx: s.in(tx), stx: tx.Tx, stmts: s.stmts, pg: s.pg(), queueText: s.dialect.Text(
+		`INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('index', ?, ?, ?)`,
+		`INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('embed', $1, $2, $3)`)}, nil
+}
+
+// stmt returns *st, query's statement on the Appender's transaction,
+// binding it on first use.
+func (a *Appender) stmt(ctx context.Context, st **sql.Stmt, query string) (*sql.Stmt, error) {
+	if *st == nil {
+		s, err := a.stmts.InTx(ctx, a.stx, query)
+		if err != nil {
+			return nil, err
+		}
+		*st = s
 	}
-	if a.lookup, err = s.stmts.InTx(ctx, tx.Tx, `SELECT thread_id, seq, digest, metadata FROM messages WHERE id = ?`); err != nil {
-		return nil, err
-	}
-	if a.queue, err = s.stmts.InTx(ctx, tx.Tx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('index', ?, ?, ?)`,
-		`INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('embed', $1, $2, $3)`)); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return *st, nil
 }
 
 // StoredDigest is what an append compares of a message already stored
@@ -147,7 +153,11 @@ func (a *Appender) Lookup(ctx context.Context, id string) (d StoredDigest, ok bo
 			return d, false, err
 		}
 	}
-	err = a.lookup.QueryRowContext(ctx, id).Scan(&d.ThreadID, &d.Seq, &d.Digest, &d.Metadata)
+	st, err := a.stmt(ctx, &a.lookup, `SELECT thread_id, seq, digest, metadata FROM messages WHERE id = ?`)
+	if err != nil {
+		return d, false, err
+	}
+	err = st.QueryRowContext(ctx, id).Scan(&d.ThreadID, &d.Seq, &d.Digest, &d.Metadata)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, false, nil
 	}
@@ -165,7 +175,13 @@ func (a *Appender) Insert(ctx context.Context, m Message, digest string) error {
 	if m.ToolCalls != "" {
 		calls = m.ToolCalls
 	}
-	_, err := a.insert.ExecContext(ctx, m.ID, m.ThreadID, m.ResourceID, m.Seq, m.Role, m.Content, m.Name,
+	st, err := a.stmt(ctx, &a.insert, `INSERT INTO messages
+		(id, thread_id, resource_id, seq, role, content, name, tool_calls, tool_call_id, metadata, created_at, tokens, digest)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx, m.ID, m.ThreadID, m.ResourceID, m.Seq, m.Role, m.Content, m.Name,
 		calls, m.ToolCallID, m.Metadata, m.CreatedAt.UnixMilli(), m.Tokens, digest)
 	return err
 }
@@ -182,6 +198,133 @@ func (a *Appender) InsertBlob(ctx context.Context, id, full string) error {
 // lexical entry is written in the append's own transaction
 // (pgstore.PutLexicalTx), and only the embedding, a model call, is owed.
 func (a *Appender) QueueIndex(ctx context.Context, id, resourceID string, now time.Time) error {
-	_, err := a.queue.ExecContext(ctx, id, resourceID, now.UnixMilli())
+	st, err := a.stmt(ctx, &a.queue, a.queueText)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx, id, resourceID, now.UnixMilli())
 	return err
+}
+
+// appendChunk is how many messages one multi-row statement of an Appender
+// writes (13 values each: far below SQLite's 32,766 parameters and
+// Postgres's 65,535).
+const appendChunk = 64
+
+// LookupAll returns the stored digests of those of ids that are stored,
+// by id: Lookup for a batch, one statement per chunk on SQLite instead of
+// one per id. On Postgres it is Lookup per id, in order (each locks its id
+// first).
+func (a *Appender) LookupAll(ctx context.Context, ids []string) (map[string]StoredDigest, error) {
+	out := make(map[string]StoredDigest, len(ids))
+	if a.pg {
+		for _, id := range ids {
+			d, ok, err := a.Lookup(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out[id] = d
+			}
+		}
+		return out, nil
+	}
+	for from := 0; from < len(ids); from += appendChunk {
+		chunk := ids[from:min(from+appendChunk, len(ids))]
+		if err := a.lookupChunk(ctx, chunk, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// lookupChunk adds the stored digests of ids to out.
+func (a *Appender) lookupChunk(ctx context.Context, ids []string, out map[string]StoredDigest) error {
+	st, err := a.stmts.InTx(ctx, a.stx, `SELECT id, thread_id, seq, digest, metadata FROM messages WHERE id IN `+store.Placeholders(len(ids)))
+	if err != nil {
+		return err
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var d StoredDigest
+		if err := rows.Scan(&id, &d.ThreadID, &d.Seq, &d.Digest, &d.Metadata); err != nil {
+			return err
+		}
+		out[id] = d
+	}
+	return rows.Err()
+}
+
+// InsertAll stores ms (digests[i] is ms[i]'s) and queues each for
+// indexing as QueueIndex does, at now: Insert and QueueIndex for a batch,
+// in order (the rows get ascending keys as one by one), one multi-row
+// statement per chunk and table instead of two statements per message.
+func (a *Appender) InsertAll(ctx context.Context, ms []Message, digests []string, now time.Time) error {
+	for from := 0; from < len(ms); from += appendChunk {
+		to := min(from+appendChunk, len(ms))
+		if err := a.insertChunk(ctx, ms[from:to], digests[from:to]); err != nil {
+			return err
+		}
+	}
+	for from := 0; from < len(ms); from += appendChunk {
+		if err := a.queueChunk(ctx, ms[from:min(from+appendChunk, len(ms))], now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertChunk is one multi-row INSERT of InsertAll.
+func (a *Appender) insertChunk(ctx context.Context, ms []Message, digests []string) error {
+	st, err := a.stmts.InTx(ctx, a.stx, `INSERT INTO messages
+		(id, thread_id, resource_id, seq, role, content, name, tool_calls, tool_call_id, metadata, created_at, tokens, digest)
+		VALUES `+rowsOf(len(ms), 13))
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, 13*len(ms))
+	for i, m := range ms {
+		var calls any
+		if m.ToolCalls != "" {
+			calls = m.ToolCalls
+		}
+		args = append(args, m.ID, m.ThreadID, m.ResourceID, m.Seq, m.Role, m.Content, m.Name,
+			calls, m.ToolCallID, m.Metadata, m.CreatedAt.UnixMilli(), m.Tokens, digests[i])
+	}
+	_, err = st.ExecContext(ctx, args...)
+	return err
+}
+
+// queueChunk is one multi-row outbox INSERT of InsertAll.
+func (a *Appender) queueChunk(ctx context.Context, ms []Message, now time.Time) error {
+	op := OpIndex
+	if a.pg {
+		op = OpEmbed // see QueueIndex
+	}
+	st, err := a.stmts.InTx(ctx, a.stx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES `+rowsOf(len(ms), 4))
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, 4*len(ms))
+	for _, m := range ms {
+		args = append(args, op, m.ID, m.ResourceID, now.UnixMilli())
+	}
+	_, err = st.ExecContext(ctx, args...)
+	return err
+}
+
+// rowsOf returns n parenthesised rows of cols placeholders, comma-separated:
+// "(?,?),(?,?)".
+func rowsOf(n, cols int) string {
+	row := store.Placeholders(cols)
+	return row + strings.Repeat(","+row, n-1)
 }

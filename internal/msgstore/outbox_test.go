@@ -208,3 +208,75 @@ func testVectors(t *testing.T, b backend) {
 		t.Fatalf("PredominantEmbedder = %q, %v, %v", id, ok, err)
 	}
 }
+
+// TestAppenderBatch stores more messages than one multi-row statement
+// holds (InsertAll) and reads them back as Insert and QueueIndex would
+// have stored them: every field (a tool call and an empty one), the
+// outbox rows in message order, and LookupAll's digests of the stored ids
+// only (unknown ids absent), across its chunks.
+func TestAppenderBatch(t *testing.T) { forEachBackend(t, testAppenderBatch) }
+
+func testAppenderBatch(t *testing.T, b backend) {
+	ctx := context.Background()
+	_, s := openStore(t, b)
+	now := time.UnixMilli(1_700_000_000_000).UTC()
+	const n = 150 // more than two chunks
+	ids, msgs, digests := make([]string, n), make([]msgstore.Message, n), make([]string, n)
+	for i := range msgs {
+		ids[i] = fmt.Sprintf("b%04d", i)
+		msgs[i] = msgstore.Message{ID: ids[i], ThreadID: "t1", ResourceID: "r1", Seq: int64(i + 1), Role: "assistant",
+			Content: "text " + ids[i], Metadata: `{"k":1}`, CreatedAt: now.Add(time.Duration(i) * time.Millisecond), Tokens: i}
+		if i%7 == 0 {
+			msgs[i].ToolCalls = `[{"id":"c","name":"f","arguments":"{}"}]`
+		}
+		digests[i] = "digest-" + ids[i]
+	}
+	err := s.Tx(ctx, func(tx *store.Tx) error {
+		if err := s.CreateThread(ctx, tx, msgstore.NewThread{ID: "t1", ResourceID: "r1", Start: now, Active: now}); err != nil {
+			return err
+		}
+		ap, err := s.Appender(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if got, err := ap.LookupAll(ctx, ids[:3]); err != nil || len(got) != 0 {
+			t.Errorf("LookupAll before = %v, %v; want none", got, err)
+		}
+		if err := ap.InsertAll(ctx, msgs, digests, now); err != nil {
+			return err
+		}
+		got, err := ap.LookupAll(ctx, append([]string{"nope"}, ids...))
+		if err != nil || len(got) != n {
+			t.Fatalf("LookupAll = %d digests, %v; want %d", len(got), err, n)
+		}
+		for i, id := range ids {
+			if want := (msgstore.StoredDigest{ThreadID: "t1", Seq: int64(i + 1), Digest: digests[i], Metadata: `{"k":1}`}); got[id] != want {
+				t.Errorf("LookupAll[%s] = %+v, want %+v", id, got[id], want)
+			}
+		}
+		return s.AdvanceThread(ctx, tx, msgstore.ThreadAdvance{ID: "t1", LastSeq: n, Stored: n, Latest: now, Active: now})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	due, err := s.DueOutbox(ctx, now, n+10)
+	if err != nil || len(due) != n {
+		t.Fatalf("DueOutbox: %d rows, %v; want %d", len(due), err, n)
+	}
+	for i, r := range due {
+		if r.MessageID != ids[i] || r.Resource != "r1" || (i > 0 && r.ID <= due[i-1].ID) {
+			t.Fatalf("outbox row %d = %+v, want message %s after row %d", i, r, ids[i], due[max(i-1, 0)].ID)
+		}
+	}
+	stored, err := s.MessagesByID(ctx, "", ids)
+	if err != nil || len(stored) != n {
+		t.Fatalf("MessagesByID: %d, %v", len(stored), err)
+	}
+	for i, m := range stored {
+		w := msgs[i]
+		if m.ID != w.ID || m.Seq != w.Seq || m.Content != w.Content || m.ToolCalls != w.ToolCalls || m.Tokens != w.Tokens ||
+			!m.CreatedAt.Equal(w.CreatedAt) || m.Role != w.Role || m.ThreadID != "t1" || m.ResourceID != "r1" {
+			t.Fatalf("stored %d = %+v, want %+v", i, m, w)
+		}
+	}
+}
