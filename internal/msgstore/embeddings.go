@@ -64,23 +64,63 @@ type NewVectors struct {
 // row to embed) or waits and deletes the vector with the message.
 func (s *Store) StoreVectors(ctx context.Context, v NewVectors, done []int64) error {
 	return s.Tx(ctx, func(tx *store.Tx) error {
-		st, err := tx.PrepareContext(ctx, s.dialect.Text(`INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
-				SELECT id, ?, resource_id, ?, ? FROM messages WHERE id = ?`,
-			`INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector)
-				SELECT id, $1::text, resource_id, $2::integer, $3::vector FROM messages WHERE id = $4 FOR KEY SHARE
-				ON CONFLICT (message_id, embedder) DO UPDATE
-				SET resource_id = excluded.resource_id, dims = excluded.dims, vector = excluded.vector`))
-		if err != nil {
-			return fmt.Errorf("store embeddings: %w", err)
+		write := s.storeVectorRows
+		if s.pg() {
+			write = s.storeVectorsPostgres
 		}
-		defer st.Close()
-		for i, id := range v.IDs {
-			if _, err := st.ExecContext(ctx, v.Embedder, v.Dims, s.vectorArg(v.Vectors[i]), id); err != nil {
-				return fmt.Errorf("store embedding of %s: %w", id, err)
-			}
+		if err := write(ctx, tx, v); err != nil {
+			return err
 		}
 		return deleteOutbox(ctx, s.in(tx), done)
 	})
+}
+
+// vectorChunk is how many vectors one multi-row statement of
+// storeVectorRows writes.
+const vectorChunk = 64
+
+// storeVectorRows writes v on SQLite, one multi-row statement per chunk of
+// vectorChunk instead of one statement per vector (the drainer stores
+// every message's vector): the rows in v's order (CROSS JOIN keeps the
+// VALUES list as the outer loop), for the stored messages only.
+func (s *Store) storeVectorRows(ctx context.Context, tx *store.Tx, v NewVectors) error {
+	for from := 0; from < len(v.IDs); from += vectorChunk {
+		to := min(from+vectorChunk, len(v.IDs))
+		st, err := s.stmts.InTx(ctx, tx.Tx, `INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
+			SELECT m.id, ?, m.resource_id, ?, v.column2 FROM (VALUES `+rowsOf(to-from, 2)+`) AS v
+			CROSS JOIN messages m ON m.id = v.column1`)
+		if err != nil {
+			return fmt.Errorf("store embeddings: %w", err)
+		}
+		args := make([]any, 0, 2+2*(to-from))
+		args = append(args, v.Embedder, v.Dims)
+		for i := from; i < to; i++ {
+			args = append(args, v.IDs[i], s.vectorArg(v.Vectors[i]))
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("store embeddings of %s…: %w", v.IDs[from], err)
+		}
+	}
+	return nil
+}
+
+// storeVectorsPostgres writes v on Postgres, one statement per vector,
+// each message row locked FOR KEY SHARE (see StoreVectors).
+func (s *Store) storeVectorsPostgres(ctx context.Context, tx *store.Tx, v NewVectors) error {
+	st, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector)
+			SELECT id, $1::text, resource_id, $2::integer, $3::vector FROM messages WHERE id = $4 FOR KEY SHARE
+			ON CONFLICT (message_id, embedder) DO UPDATE
+			SET resource_id = excluded.resource_id, dims = excluded.dims, vector = excluded.vector`)
+	if err != nil {
+		return fmt.Errorf("store embeddings: %w", err)
+	}
+	defer st.Close()
+	for i, id := range v.IDs {
+		if _, err := st.ExecContext(ctx, v.Embedder, v.Dims, s.vectorArg(v.Vectors[i]), id); err != nil {
+			return fmt.Errorf("store embedding of %s: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // PutVectors implements recall.VectorStore: StoreVectors with no outbox

@@ -3,6 +3,7 @@ package msgstore_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -169,6 +170,26 @@ func testVectors(t *testing.T, b backend) {
 	if left, err := s.PendingOutbox(ctx); err != nil || left != 0 {
 		t.Fatalf("PendingOutbox = %d, %v; want 0", left, err)
 	}
+	if b.Dialect == store.SQLite {
+		// Written in the order given, across the multi-row statements'
+		// chunks (a shard loads a resource's vectors in rowid order).
+		rs, err := db.QueryContext(ctx, `SELECT message_id FROM embeddings ORDER BY rowid`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		for rs.Next() {
+			var id string
+			if err := rs.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			order = append(order, id)
+		}
+		rs.Close()
+		if !slices.Equal(order, ids) {
+			t.Fatalf("embeddings in rowid order: %d rows, first %q; want the %d ids in order", len(order), order[:min(3, len(order))], len(ids))
+		}
+	}
 	// Damage one row's blob and store another with the wrong dimension.
 	if _, err := db.ExecContext(ctx, b.text(`UPDATE embeddings SET vector = x'00' WHERE message_id = ?`,
 		// A vector cannot be damaged on Postgres: one of another dimension is.
@@ -280,3 +301,4 @@ func testAppenderBatch(t *testing.T, b backend) {
 		}
 	}
 }
+
