@@ -301,4 +301,3 @@ func testAppenderBatch(t *testing.T, b backend) {
 		}
 	}
 }
-
