@@ -346,3 +346,24 @@ func TestSnapshotSchedule(t *testing.T) {
 		t.Errorf("from 1M to 1.3M: %d snapshots, want 3 (every snapshotMaxBehind)", w)
 	}
 }
+
+// TestSnapshotDueAtClose: at close, a resource never loaded since Open with
+// a few hundred writes is left out unless it has a snapshot file to catch
+// up (it cannot be over SnapshotMin without one); a known large resource
+// and a resource with SnapshotMin writes are due.
+func TestSnapshotDueAtClose(t *testing.T) {
+	sn := &snapshots{dir: t.TempDir(), min: DefaultSnapshotMin, emb: HashEmbedder{},
+		changes: map[string]int{"small": 300, "filed": 300, "grown": DefaultSnapshotMin, "known": 300},
+		sizes:   map[string]int{"known": 50_000}}
+	if err := os.WriteFile(sn.path("filed"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := sn.due(true)
+	slices.Sort(got)
+	if want := []string{"filed", "grown", "known"}; !slices.Equal(got, want) {
+		t.Errorf("due at close = %v, want %v", got, want)
+	}
+	if got := sn.due(false); !slices.Equal(got, []string{"grown"}) {
+		t.Errorf("due = %v, want [grown]", got)
+	}
+}
