@@ -35,6 +35,9 @@ func (c *BenchCommand) Run(ctx context.Context, args []string) error {
 	if f.worker != "" {
 		return c.runWorker(ctx, fs, o, f)
 	}
+	if c.dirFlag {
+		return c.usagef(fs, "bench does not use --dir: it writes a new data directory (--work DIR, which must not exist; a temporary one by default) or measures one an earlier run kept (--reuse DIR)")
+	}
 	if c.DB == "" && len(f.processes) > 0 {
 		return c.usagef(fs, "--processes runs several engine processes against one Postgres database: give --db (or $MNEMO_DB)")
 	}

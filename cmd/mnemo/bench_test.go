@@ -103,6 +103,9 @@ func TestBenchUsage(t *testing.T) {
 		{"bench", "--reuse", existing, "--work", existing},
 		{"bench", "--exactness", "-1"},
 		{"bench", "--baseline", filepath.Join(existing, "missing.json")},
+		// --dir is not where bench writes (it ran in a temporary directory
+		// and said nothing of the --dir given).
+		{"--dir", existing, "bench", "--size", "300", "--queries", "5"},
 	} {
 		code, _, stderr := run(t, nil, args...)
 		if code != 2 || !strings.Contains(stderr, "usage") {

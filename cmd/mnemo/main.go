@@ -54,6 +54,9 @@ type Main struct {
 	// Dir is the data directory chosen by --dir, $MNEMO_DIR or the default;
 	// "" when DB is set.
 	Dir string
+	// dirFlag is set when --dir was given (not $MNEMO_DIR or the
+	// default): a command that never uses a data directory (bench) says so.
+	dirFlag bool
 	// DB is the Postgres URL chosen by --db or $MNEMO_DB; "" means the data
 	// directory Dir (chooseTarget decides).
 	DB string
@@ -135,6 +138,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return 2
 	}
 	m.Dir, m.DB, m.Embedder = t.dir, t.dsn, *emb
+	m.dirFlag = *dir != ""
 	if m.Embedder == "" {
 		m.Embedder = m.Getenv("MNEMO_EMBEDDER")
 	}
