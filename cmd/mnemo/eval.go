@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -129,6 +130,12 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 	}
 	if fs.NArg() != 1 {
 		return cfg, f, c.usagef(fs, "eval needs one FILE")
+	}
+	for name, v := range map[string]float64{"vector-weight": t.VectorWeight, "context-weight": t.ContextWeight,
+		"topic-weight": t.TopicWeight, "session-weight": t.SessionWeight, "speaker-weight": t.SpeakerWeight} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return cfg, f, c.usagef(fs, "--%s wants a finite number, got %v", name, v)
+		}
 	}
 	cfg.Path = fs.Arg(0)
 	var err error

@@ -70,6 +70,13 @@ func TestUsageErrors(t *testing.T) {
 		{"--dir", dir, "search", "--resource", "r", " "},
 		{"--dir", dir, "memctx", "r1", "--json", "--html", filepath.Join(dir, "r1.html")},
 		{"--dir", dir, "eval", "--embedder", "bogus", "x.json"},
+		// A tuning weight that is not a finite number (NaN made every
+		// fused score NaN: LoCoMo hybrid any@1 0.411 -> 0.043, silently).
+		{"--dir", dir, "eval", "--speaker-weight", "NaN", "x.json"},
+		{"--dir", dir, "eval", "--session-weight", "Inf", "x.json"},
+		{"--dir", dir, "eval", "--vector-weight", "-Inf", "x.json"},
+		{"--dir", dir, "eval", "--topic-weight", "nan", "x.json"},
+		{"--dir", dir, "eval", "--context-weight", "+Inf", "x.json"},
 	} {
 		code, _, stderr := run(t, nil, args...)
 		if code != 2 || !strings.Contains(stderr, "usage") && !strings.Contains(stderr, "-h' for the flags") {
