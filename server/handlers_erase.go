@@ -78,5 +78,5 @@ func eraseAnswer(res *engine.EraseResult, err error) (*EraseResult, error) {
 	}
 	return &EraseResult{Messages: nonNil(res.Messages), NotFound: res.NotFound, Threads: res.Threads, Invalidated: res.Invalidated,
 		MemCtxScrubbed: res.MemCtxScrubbed, Runs: res.Runs, WorkingMemory: res.WorkingMemory,
-		WorkingMemoryInvalidated: res.WorkingMemoryInvalidated, Embeddings: res.Embeddings, PurgeIncomplete: incomplete}, nil
+		WorkingMemoryInvalidated: res.WorkingMemoryInvalidated, Embeddings: res.Embeddings, IndexesRebuilt: res.IndexesRebuilt, PurgeIncomplete: incomplete}, nil
 }

@@ -212,6 +212,10 @@ type EraseResult struct {
 	// because the run that wrote them saw an erased turn.
 	WorkingMemoryInvalidated int `json:"workingMemoryInvalidated"`
 	Embeddings               int `json:"embeddings"`
+	// IndexesRebuilt says the purge rebuilt the database's indexes (after
+	// a thread or resource erasure, on SQLite), so no index page keeps a
+	// piece of an erased thread or resource id (engine.EraseResult).
+	IndexesRebuilt bool `json:"indexesRebuilt,omitempty"`
 	// PurgeIncomplete says why the physical purge is unfinished (it is
 	// retried); the erased data is unreadable already.
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty"`
