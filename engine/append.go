@@ -90,6 +90,10 @@ func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks append
 		rows[i] = r
 	}
 	res := &AppendResult{ThreadID: req.ThreadID, Seqs: make([]int64, len(rows)), IDs: make([]string, len(rows))}
+	// The expiry of the thread and the quota's evictions purge once, before
+	// the Append returns (sweep.go).
+	sw := e.newSweep()
+	defer sw.finishLogged(ctx, "append")
 	for attempt := 0; ; attempt++ {
 		err := e.tx(ctx, func(tx *store.Tx) error {
 			*res = AppendResult{ThreadID: req.ThreadID, Seqs: res.Seqs, IDs: res.IDs}
@@ -113,14 +117,14 @@ func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks append
 			}
 			break
 		}
-		if err := e.expireForAppend(ctx, req.ThreadID, exp.resource, now); err != nil {
+		if err := e.expireForAppend(ctx, sw, req.ThreadID, exp.resource, now); err != nil {
 			return nil, err
 		}
 	}
 	if res.Stored > 0 {
 		e.kickOutbox()
 		e.afterAppend(req.ThreadID)
-		res.Evicted = e.enforceQuota(ctx, req.ThreadID, res.ResourceID)
+		res.Evicted = e.enforceQuota(ctx, sw, req.ThreadID, res.ResourceID)
 	}
 	return res, nil
 }

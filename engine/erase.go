@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
@@ -159,6 +161,10 @@ func (e *Engine) DeleteResource(ctx context.Context, resourceID string) (*EraseR
 // records something derived from them (fence.go).
 type eraseState struct {
 	fence fence
+
+	mu     sync.Mutex
+	owed   purgeSet     // purges that failed or were cancelled (purge.go)
+	purges atomic.Int64 // physical purges started, for the tests
 }
 
 // erase runs the erasure transaction, then the physical purge.
@@ -169,16 +175,22 @@ func (e *Engine) erase(ctx context.Context, kind eraseKind, targets []string) (*
 // eraseWith is erase with the lifecycle's options (lifecycle.go): a guard
 // in the transaction and the reason of the published event.
 func (e *Engine) eraseWith(ctx context.Context, kind eraseKind, targets []string, opts eraseOpts) (*EraseResult, error) {
-	res, err := e.eraseFenced(ctx, kind, targets, opts.guard)
+	sw := e.newSweep()
+	res, err := sw.erase(ctx, kind, targets, opts)
 	if err != nil {
 		return nil, err
 	}
-	e.kickOutbox()
-	start := time.Now()
-	owners := kind == eraseResource || len(res.Threads) > 0
-	perr := e.completeErasures(ctx, res.marker, res.texts, owners)
-	res.IndexesRebuilt = owners && perr == nil && !e.onPostgres()
-	res.Purge = time.Since(start)
+	return res, sw.finish(ctx)
+}
+
+// purgeOf is the purge res's erasure of kind owes.
+func purgeOf(kind eraseKind, res *EraseResult) purgeSet {
+	return purgeSet{markers: []string{res.marker}, texts: res.texts, owners: kind == eraseResource || len(res.Threads) > 0}
+}
+
+// publishErased publishes the event of an erasure of kind whose purge
+// finished (perr nil) or failed.
+func (e *Engine) publishErased(kind eraseKind, target string, opts eraseOpts, res *EraseResult, perr error) {
 	detail := fmt.Sprintf("%s erased: %d messages, %d threads; purge %s", kind, len(res.Messages), len(res.Threads), res.Purge.Round(time.Millisecond))
 	if perr != nil {
 		detail += "; purge incomplete: " + perr.Error()
@@ -186,9 +198,9 @@ func (e *Engine) eraseWith(ctx context.Context, kind eraseKind, targets []string
 	ev := Event{Reason: EventErased, IDs: res.Messages, Count: len(res.Messages), Detail: detail}
 	switch kind {
 	case eraseThread:
-		ev.ThreadID = targets[0]
+		ev.ThreadID = target
 	case eraseResource:
-		ev.ResourceID = targets[0]
+		ev.ResourceID = target
 	}
 	if opts.reason != "" {
 		ev.Reason, ev.ResourceID = opts.reason, opts.resource
@@ -198,7 +210,6 @@ func (e *Engine) eraseWith(ctx context.Context, kind eraseKind, targets []string
 		e.publish(Event{Reason: EventInvalidated, IDs: res.Invalidated, Count: len(res.Invalidated), ThreadID: ev.ThreadID, ResourceID: ev.ResourceID,
 			Detail: "observations derived from erased turns"})
 	}
-	return res, perr
 }
 
 // erasure is the state of one erasure transaction: what it erases, and

@@ -45,16 +45,22 @@ type ExpireResult struct {
 
 // Expire erases every thread that has been idle for at least its lifetime
 // at the engine's clock (see Lifecycle.IdleTTL and ExpireRequest), each
-// through DeleteThread's path in its own erasure, and publishes an event
-// per thread (EventExpired or EventOperator instead of EventErased). A
-// thread that became active again after it was selected is left alone.
-// Idleness is measured forward only: after the clock moves back, nothing
-// expires until it has passed the threads' last activity by their
-// lifetime again.
+// through DeleteThread's path in its own erasure transaction, then runs the
+// physical purge once for all of them (sweep.go: one index rebuild, segment
+// merge and residue check however many threads expired), and publishes an
+// event per thread (EventExpired or EventOperator instead of EventErased)
+// once it finished. As for DeleteThread, when Expire returns nil no file of
+// the data directory holds the expired threads' text or ids. A thread that
+// became active again after it was selected is left alone. Idleness is
+// measured forward only: after the clock moves back, nothing expires until
+// it has passed the threads' last activity by their lifetime again.
 //
 // Errors: a *ValidationError for an invalid ResourceID; ctx's error (the
-// threads erased so far are reported); the first erasure error
-// (ErrEraseBusy, ErrEraseIncomplete), with the result so far.
+// threads erased so far are reported: their erasure is done and their
+// markers make the next erasure, or Open, finish their physical purge);
+// the first erasure error (ErrEraseBusy), with the result so far (whose
+// purge ran); ErrEraseIncomplete when the purge did not finish (retried
+// as for DeleteThread).
 func (e *Engine) Expire(ctx context.Context, req ExpireRequest) (*ExpireResult, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -75,23 +81,22 @@ func (e *Engine) Expire(ctx context.Context, req ExpireRequest) (*ExpireResult, 
 		res.Threads = append(res.Threads, due...)
 		return res, nil
 	}
+	sw := e.newSweep()
 	for _, t := range due {
 		if err := ctx.Err(); err != nil {
+			_ = sw.finish(ctx) // owes the purge, publishes the events
 			return res, err
 		}
-		_, err := e.eraseIfIdle(ctx, t.ThreadID, t.ResourceID, now, req.Idle, t.Reason)
+		err := e.eraseIfIdle(ctx, sw, t.ThreadID, t.ResourceID, now, req.Idle, t.Reason)
 		switch {
 		case errors.Is(err, errNotDue), errors.Is(err, ErrThreadNotFound):
 			continue
-		case err != nil && !errors.Is(err, ErrEraseIncomplete):
-			return res, fmt.Errorf("engine: expire thread %s: %w", t.ThreadID, err)
+		case err != nil:
+			return res, errors.Join(fmt.Errorf("engine: expire thread %s: %w", t.ThreadID, err), sw.finish(ctx))
 		}
 		res.Threads = append(res.Threads, t)
-		if err != nil {
-			return res, err
-		}
 	}
-	return res, nil
+	return res, sw.finish(ctx)
 }
 
 // dueThreads lists the threads due for expiry at now, least recently

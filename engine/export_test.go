@@ -47,3 +47,7 @@ func DBOf(e *Engine) *sql.DB { return e.db }
 // statements once, in SQLite's text with ? placeholders, and run them on
 // either backend.
 func ConnOf(e *Engine) store.Conn { return store.Bound(e.db) }
+
+// Purges returns how many physical purges of erasures the engine started
+// (completeErasures), for the tests that check a sweep purges once.
+func Purges(e *Engine) int64 { return e.erasure.purges.Load() }

@@ -132,11 +132,12 @@ func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, tt
 	})
 }
 
-// eraseIfIdle erases threadID through DeleteThread's path when, inside the
-// erasure transaction, it is still idle for at least its lifetime (or
-// override, when positive) at now. It returns errNotDue when it is not, and
-// ErrThreadNotFound when it is gone already.
-func (e *Engine) eraseIfIdle(ctx context.Context, threadID, resourceID string, now time.Time, override time.Duration, reason EventReason) (*EraseResult, error) {
+// eraseIfIdle erases threadID through DeleteThread's path, as part of sw
+// (whose finish purges), when, inside the erasure transaction, it is still
+// idle for at least its lifetime (or override, when positive) at now. It
+// returns errNotDue when it is not, and ErrThreadNotFound when it is gone
+// already.
+func (e *Engine) eraseIfIdle(ctx context.Context, sw *sweep, threadID, resourceID string, now time.Time, override time.Duration, reason EventReason) error {
 	guard := func(ctx context.Context, tx *store.Tx) error {
 		a, err := e.ms.Idleness(ctx, tx, threadID)
 		if errors.Is(err, msgstore.ErrNotFound) {
@@ -154,7 +155,8 @@ func (e *Engine) eraseIfIdle(ctx context.Context, threadID, resourceID string, n
 		}
 		return nil
 	}
-	return e.eraseWith(ctx, eraseThread, []string{threadID}, eraseOpts{guard: guard, reason: reason, resource: resourceID})
+	_, err := sw.erase(ctx, eraseThread, []string{threadID}, eraseOpts{guard: guard, reason: reason, resource: resourceID})
+	return err
 }
 
 // expiredError rolls back an Append to a thread that is due for expiry.
@@ -162,13 +164,14 @@ type expiredError struct{ resource string }
 
 func (*expiredError) Error() string { return "engine: thread expired" }
 
-// expireForAppend expires threadID before an Append stores a new turn in a
-// fresh thread of that id. A thread that another call expired (or made
-// active) in between is not an error.
-func (e *Engine) expireForAppend(ctx context.Context, threadID, resourceID string, now time.Time) error {
-	_, err := e.eraseIfIdle(ctx, threadID, resourceID, now, 0, EventExpired)
+// expireForAppend expires threadID, as part of sw (whose finish the caller
+// runs before it returns), before an Append stores a new turn in a fresh
+// thread of that id. A thread that another call expired (or made active)
+// in between is not an error.
+func (e *Engine) expireForAppend(ctx context.Context, sw *sweep, threadID, resourceID string, now time.Time) error {
+	err := e.eraseIfIdle(ctx, sw, threadID, resourceID, now, 0, EventExpired)
 	switch {
-	case err == nil, errors.Is(err, errNotDue), errors.Is(err, ErrThreadNotFound), errors.Is(err, ErrEraseIncomplete):
+	case err == nil, errors.Is(err, errNotDue), errors.Is(err, ErrThreadNotFound):
 		return nil
 	}
 	return fmt.Errorf("engine: expire thread %s before appending: %w", threadID, err)

@@ -182,9 +182,11 @@ func (l *load) resolveThread(ctx context.Context) error {
 	if err == nil && (req.ResourceID == "" || req.ResourceID == th.ResourceID) && e.threadDue(th, l.started) {
 		// An expired thread that no sweep has erased yet is erased now: its
 		// transcript never reaches a prompt after its lifetime (lifecycle.go).
-		if err := e.expireForAppend(ctx, req.ThreadID, th.ResourceID, l.started); err != nil {
+		sw := e.newSweep()
+		if err := e.expireForAppend(ctx, sw, req.ThreadID, th.ResourceID, l.started); err != nil {
 			return err
 		}
+		sw.finishLogged(ctx, "load context")
 		th, err = e.GetThread(ctx, req.ThreadID)
 	}
 	switch {

@@ -19,32 +19,110 @@ import (
 // stays until the purge finished, so Open completes a purge a crash cut
 // short (resumeErasures).
 
-// completeErasures does the physical part of erasures whose transaction
-// committed: index removal (the outbox delete rows), the bleve merge, the
-// removal of quarantined index copies, and a truncating WAL checkpoint; then
-// it deletes the markers (only marker, or every marker when marker is "").
+// purgeSet is what a physical purge owes: the markers of the erasures
+// whose transactions committed (each stays in the journal until a purge
+// covering it finished), their erased texts and ids for the residue check,
+// and whether one of them erased a thread or a resource (owners: the
+// indexes are rebuilt). all is the purge at Open, which owes every stored
+// marker and no longer knows their texts.
+type purgeSet struct {
+	markers []string
+	texts   []string
+	owners  bool
+	all     bool
+}
+
+// add makes p owe q's purge too.
+func (p *purgeSet) add(q purgeSet) {
+	p.markers = append(p.markers, q.markers...)
+	p.texts = append(p.texts, q.texts...)
+	p.owners = p.owners || q.owners
+	p.all = p.all || q.all
+}
+
+// owe keeps p, a purge that did not finish, for the next one to complete
+// (adoptOwed): a failed or cancelled purge is finished by the next erasure
+// of this engine, or at the latest by Open (its markers stay stored).
+func (e *Engine) owe(p purgeSet) {
+	if p.all || len(p.markers) == 0 {
+		return
+	}
+	e.erasure.mu.Lock()
+	defer e.erasure.mu.Unlock()
+	e.erasure.owed.add(p)
+}
+
+// adoptOwed returns p with the purges owed by earlier erasures added.
+func (e *Engine) adoptOwed(p purgeSet) purgeSet {
+	e.erasure.mu.Lock()
+	defer e.erasure.mu.Unlock()
+	p.add(e.erasure.owed)
+	e.erasure.owed = purgeSet{}
+	return p
+}
+
+// completeErasures does the physical part of the erasures of p (and of
+// those whose purge an earlier call left owed, adoptOwed), whose
+// transactions committed: index removal (the outbox delete rows), the bleve
+// merge, the removal of quarantined index copies, and a truncating WAL
+// checkpoint; then it deletes their markers (every marker when p.all). One
+// call serves any number of erasures: a lifecycle sweep (sweep.go) purges
+// once for all the threads it erased. When it fails, p stays owed.
 //
 // SQLite's secure_delete zeroes deleted cells, but a copy of a cell that a
 // b-tree rebalance moved earlier can survive in a page's free space (the
 // crash harness found one in about 1,500 kill points). So the database file
-// is then searched for the erased texts (texts; after a crash they are no
+// is then searched for the erased texts (p.texts; after a crash they are no
 // longer known, and Open vacuums unconditionally) and rewritten with VACUUM
 // when any remains. Such copies are most frequent in index pages (their
 // keys are inserted in any order, so their pages split again and again),
-// where the residue check cannot see a piece of an id: when owners is set
-// (the erasure deleted a thread or a resource, whose ids are index keys)
+// where the residue check cannot see a piece of an id: when p.owners is set
+// (an erasure deleted a thread or a resource, whose ids are index keys)
 // every index is rebuilt first (store.Reindex), which frees and zeroes the
 // old index pages.
-func (e *Engine) completeErasures(ctx context.Context, marker string, texts []string, owners bool) error {
+func (e *Engine) completeErasures(ctx context.Context, p purgeSet) error {
+	p = e.adoptOwed(p)
+	err := e.purge(ctx, p)
+	if err != nil {
+		e.owe(p)
+	}
+	return err
+}
+
+// purge is completeErasures without the owed purges.
+func (e *Engine) purge(ctx context.Context, p purgeSet) error {
+	e.erasure.purges.Add(1)
 	if e.onPostgres() {
 		// The transaction removed everything: vectors and lexical entries
 		// went with the rows (cascade). Reclaiming the dead tuples is
 		// VACUUM's, an operator's command.
-		if err := e.journal.ClearErasing(ctx, marker); err != nil {
-			return fmt.Errorf("%w: clear marker: %w", ErrEraseIncomplete, err)
-		}
-		return nil
+		return e.clearMarkers(ctx, p)
 	}
+	if err := e.purgeIndexes(ctx); err != nil {
+		return err
+	}
+	if p.owners {
+		// The erased owners' ids are keys of most indexes; rebuild them
+		// so no page keeps a piece of one in its unused space.
+		if err := store.Reindex(ctx, e.db); err != nil {
+			return fmt.Errorf("%w: reindex: %w", ErrEraseIncomplete, err)
+		}
+	}
+	if err := e.checkpoint(ctx); err != nil {
+		return err
+	}
+	if err := e.vacuumResidue(ctx, p.all, p.texts); err != nil {
+		return err
+	}
+	if err := e.clearMarkers(ctx, p); err != nil {
+		return err
+	}
+	return e.checkpoint(ctx)
+}
+
+// purgeIndexes applies the outbox's delete rows, merges the lexical
+// index's segments and removes quarantined index copies.
+func (e *Engine) purgeIndexes(ctx context.Context) error {
 	last, err := e.drainDeletes(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: index removal: %w", ErrEraseIncomplete, err)
@@ -64,23 +142,22 @@ func (e *Engine) completeErasures(ctx context.Context, marker string, texts []st
 	if err := os.RemoveAll(filepath.Join(e.dir, QuarantineDir)); err != nil {
 		return fmt.Errorf("%w: remove quarantined indexes: %w", ErrEraseIncomplete, err)
 	}
-	if owners {
-		// The erased owners' ids are keys of most indexes; rebuild them
-		// so no page keeps a piece of one in its unused space.
-		if err := store.Reindex(ctx, e.db); err != nil {
-			return fmt.Errorf("%w: reindex: %w", ErrEraseIncomplete, err)
-		}
+	return nil
+}
+
+// clearMarkers deletes the markers p completed: exactly its own, so a
+// concurrent erasure's marker stays until that erasure's purge finished.
+func (e *Engine) clearMarkers(ctx context.Context, p purgeSet) error {
+	var err error
+	if p.all {
+		err = e.journal.ClearErasing(ctx, "")
+	} else {
+		err = e.journal.ClearErasings(ctx, p.markers)
 	}
-	if err := e.checkpoint(ctx); err != nil {
-		return err
+	if err != nil {
+		return fmt.Errorf("%w: clear markers: %w", ErrEraseIncomplete, err)
 	}
-	if err := e.vacuumResidue(ctx, marker == "", texts); err != nil {
-		return err
-	}
-	if err := e.journal.ClearErasing(ctx, marker); err != nil {
-		return fmt.Errorf("%w: clear marker: %w", ErrEraseIncomplete, err)
-	}
-	return e.checkpoint(ctx)
+	return nil
 }
 
 // purgeLexical merges the lexical index's segments so no file keeps an
@@ -244,7 +321,7 @@ func (e *Engine) resumeErasures(ctx context.Context) error {
 		return nil
 	}
 	e.log.Warn("completing interrupted erasures", "n", n)
-	if err := e.completeErasures(ctx, "", nil, false); err != nil {
+	if err := e.completeErasures(ctx, purgeSet{all: true}); err != nil {
 		return fmt.Errorf("engine: complete interrupted erasures: %w", err)
 	}
 	e.publish(Event{Reason: EventEraseResumed, Count: n, Detail: "erasures interrupted by a crash were completed at open"})

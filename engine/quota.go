@@ -88,10 +88,11 @@ func (e *Engine) refuseOverQuota(ctx context.Context, tx *store.Tx, resource str
 const maxEvictions = 1000
 
 // enforceQuota evicts the least recently active threads other than
-// current until resource and the store are within their bounds, and
-// returns the threads evicted. It runs after an Append committed, so a
-// failure is logged, not returned: the next append tries again.
-func (e *Engine) enforceQuota(ctx context.Context, current, resource string) []string {
+// current until resource and the store are within their bounds, as part of
+// sw (the caller's finish purges them all at once), and returns the
+// threads evicted. It runs after an Append committed, so a failure is
+// logged, not returned: the next append tries again.
+func (e *Engine) enforceQuota(ctx context.Context, sw *sweep, current, resource string) []string {
 	q := e.cfg.Lifecycle.Quota
 	if q.Refuse || (!q.resourceBound() && !q.storeBound()) {
 		return nil
@@ -103,7 +104,7 @@ func (e *Engine) enforceQuota(ctx context.Context, current, resource string) []s
 		if reason == "" {
 			return evicted
 		}
-		id, err := e.evictOne(ctx, current, scope, reason)
+		id, err := e.evictOne(ctx, sw, current, scope, reason)
 		switch {
 		case errors.Is(err, errNoCandidate) && scope != "":
 			resourceDone = true
@@ -150,10 +151,11 @@ func (e *Engine) pressure(ctx context.Context, resource string, skipResource boo
 // errNoCandidate: nothing but the current thread is left to evict.
 var errNoCandidate = errors.New("engine: quota: no thread to evict")
 
-// evictOne erases the least recently active thread of resource (of the
-// store when empty) other than current. It returns "" without error when
-// the chosen thread became active in between (the caller picks again).
-func (e *Engine) evictOne(ctx context.Context, current, resource string, reason EventReason) (string, error) {
+// evictOne erases, as part of sw, the least recently active thread of
+// resource (of the store when empty) other than current. It returns ""
+// without error when the chosen thread became active in between (the
+// caller picks again).
+func (e *Engine) evictOne(ctx context.Context, sw *sweep, current, resource string, reason EventReason) (string, error) {
 	a, err := e.ms.LeastActive(ctx, resource, current)
 	if errors.Is(err, msgstore.ErrNotFound) {
 		return "", errNoCandidate
@@ -169,11 +171,11 @@ func (e *Engine) evictOne(ctx context.Context, current, resource string, reason 
 		}
 		return err
 	}
-	_, err = e.eraseWith(ctx, eraseThread, []string{id}, eraseOpts{guard: guard, reason: reason, resource: a.ResourceID})
+	_, err = sw.erase(ctx, eraseThread, []string{id}, eraseOpts{guard: guard, reason: reason, resource: a.ResourceID})
 	switch {
 	case errors.Is(err, errNotDue):
 		return "", nil
-	case err != nil && !errors.Is(err, ErrEraseIncomplete):
+	case err != nil:
 		return "", err
 	}
 	return id, nil

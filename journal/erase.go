@@ -159,6 +159,25 @@ func (j *Journal) ClearErasing(ctx context.Context, marker string) error {
 	return nil
 }
 
+// ClearErasings deletes exactly the erasure markers markers (none when it
+// is empty), for a purge that completed several erasures at once.
+func (j *Journal) ClearErasings(ctx context.Context, markers []string) error {
+	const chunk = 500 // below every dialect's bound on bound parameters
+	for len(markers) > 0 {
+		n := min(chunk, len(markers))
+		args := []any{ScopeErasing}
+		for _, m := range markers[:n] {
+			args = append(args, m)
+		}
+		q := `DELETE FROM journal WHERE scope = ? AND key IN (?` + strings.Repeat(`, ?`, n-1) + `)`
+		if _, err := j.conn.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("journal: clear erasure markers: %w", err)
+		}
+		markers = markers[n:]
+	}
+	return nil
+}
+
 // MemCtxTx is RawMemCtx inside tx: the stored bytes of runID's memctx
 // record, or ErrNotFound.
 func MemCtxTx(ctx context.Context, tx store.Conn, runID string) ([]byte, error) {

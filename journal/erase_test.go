@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -163,5 +164,39 @@ func testEraseRecords(t *testing.T, b backend) {
 	// The run id stays claimed by its thread.
 	if err := j.CheckRun(ctx, "run-1", "t2", "r1"); !errors.Is(err, journal.ErrRunOwned) {
 		t.Fatalf("CheckRun after DeleteRuns: %v, want ErrRunOwned", err)
+	}
+}
+
+// TestClearErasings: a purge that completed several erasures deletes
+// exactly their markers (more than one statement's worth of them), never
+// the marker of an erasure still under way.
+func TestClearErasings(t *testing.T) { forEachBackend(t, testClearErasings) }
+
+func testClearErasings(t *testing.T, b backend) {
+	ctx := context.Background()
+	j, db := b.openErase(t)
+	now := time.UnixMilli(1_700_000_000_000)
+	var mine []string
+	inTx(t, db, func(tx *store.Tx) error {
+		for i := range 1203 {
+			m := fmt.Sprintf("sweep-%04d", i)
+			mine = append(mine, m)
+			if err := journal.MarkErasing(ctx, tx, m, []byte(`{}`), now); err != nil {
+				return err
+			}
+		}
+		return journal.MarkErasing(ctx, tx, "other", []byte(`{}`), now)
+	})
+	if err := j.ClearErasings(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := j.Erasing(ctx); err != nil || n != 1204 {
+		t.Fatalf("Erasing after ClearErasings(nil) = %d, %v; want 1204", n, err)
+	}
+	if err := j.ClearErasings(ctx, mine); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := j.Erasing(ctx); err != nil || n != 1 {
+		t.Fatalf("Erasing after ClearErasings = %d, %v; want 1 (the other erasure's)", n, err)
 	}
 }
