@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -782,6 +783,45 @@ func TestFileHoldsAcrossChunks(t *testing.T) {
 		got, err := engine.FileHolds(p, tc.pats)
 		if err != nil || got != tc.want {
 			t.Fatalf("FileHolds(%q) = %v, %v; want %v", tc.pats, got, err, tc.want)
+		}
+	}
+}
+
+// TestFileHoldsManyPatterns: beyond a few patterns the scan hashes one
+// window per byte for all of them (residue.go); it finds a pattern of any
+// length across a chunk boundary, at the start and at the end of the
+// file, and nothing that is absent, however many patterns share a window.
+func TestFileHoldsManyPatterns(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	data := bytes.Repeat([]byte("abcdefghijklmnopqrstuvwxyz."), 3<<20/27)
+	copy(data[1<<20-20:], "erased-text-straddling-the-boundary-of-a-chunk")
+	copy(data, "erased-at-the-very-start")
+	copy(data[len(data)-22:], "erased-at-the-very-end")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var absent [][]byte
+	for i := range 300 {
+		absent = append(absent, []byte(fmt.Sprintf("erased-text-never-stored-%03d", i)))
+	}
+	absent = append(absent, []byte("abcdefghijklmnopqrstuvwxyz.abcdefghijklmnopqrstuvwxyz-"), []byte("erased-text-straddling-the-boundary-of-a-chunk!"))
+	for _, tc := range []struct {
+		name string
+		add  []byte
+		want bool
+	}{
+		{"absent", nil, false},
+		{"straddling", []byte("erased-text-straddling-the-boundary-of-a-chunk"), true},
+		{"start", []byte("erased-at-the-very-start"), true},
+		{"end", []byte("erased-at-the-very-end"), true},
+		{"short", []byte("xyz.abcdefghijk"), true},
+	} {
+		pats := slices.Clone(absent)
+		if tc.add != nil {
+			pats = append(pats, tc.add)
+		}
+		if got, err := engine.FileHolds(p, pats); err != nil || got != tc.want {
+			t.Errorf("%s: FileHolds = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
 }

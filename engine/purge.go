@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -248,42 +246,6 @@ func (e *Engine) vacuumResidue(ctx context.Context, always bool, texts []string)
 		return fmt.Errorf("%w: vacuum: %w", ErrEraseIncomplete, err)
 	}
 	return e.checkpoint(ctx)
-}
-
-// fileHolds reports whether the file at path contains any of pats,
-// reading it in 1 MiB chunks that overlap by the longest pattern.
-func fileHolds(path string, pats [][]byte) (bool, error) {
-	if len(pats) == 0 {
-		return false, nil
-	}
-	long := 0
-	for _, p := range pats {
-		long = max(long, len(p))
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	buf := make([]byte, 1<<20+long)
-	keep := 0
-	for {
-		n, err := io.ReadFull(f, buf[keep:])
-		chunk := buf[:keep+n]
-		for _, p := range pats {
-			if bytes.Contains(chunk, p) {
-				return true, nil
-			}
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		keep = min(long-1, len(chunk))
-		copy(buf, chunk[len(chunk)-keep:])
-	}
 }
 
 // checkpoint copies the WAL into the database file and truncates it, so

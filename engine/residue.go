@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"bytes"
+	"io"
+	"os"
+)
+
+// The residue check's file scan (vacuumResidue, purge.go): does a file
+// hold any of the erased texts' prefixes? A sweep (sweep.go) checks the
+// texts of every thread it erased at once, thousands of patterns over a
+// file of hundreds of MiB, so beyond a few patterns the scan is one pass
+// whatever their number: a rolling hash of a window as long as the
+// shortest pattern, filtered through a bitset, and the patterns whose
+// window hash matches compared in full (Rabin-Karp over a set). The
+// Aho-Corasick package tried first (github.com/coregx/ahocorasick v0.3.1)
+// took 47.6 s CPU for 100 erased texts over a 261 MiB file, this 0.55 s.
+
+// fewPatterns is the number of patterns up to which bytes.Contains per
+// pattern (a vectorised search) is faster than the hashed pass.
+const fewPatterns = 4
+
+// fileHolds reports whether the file at path contains any of pats (none
+// empty), reading it in 1 MiB chunks that overlap by the longest pattern.
+func fileHolds(path string, pats [][]byte) (bool, error) {
+	if len(pats) == 0 {
+		return false, nil
+	}
+	long := 0
+	for _, p := range pats {
+		long = max(long, len(p))
+	}
+	holds := containsAny(pats)
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20+long)
+	keep := 0
+	for {
+		n, err := io.ReadFull(f, buf[keep:])
+		chunk := buf[:keep+n]
+		if holds(chunk) {
+			return true, nil
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		keep = min(long-1, len(chunk))
+		copy(buf, chunk[len(chunk)-keep:])
+	}
+}
+
+// containsAny returns a function reporting whether a buffer contains any
+// of pats (none empty). A pattern that starts in a buffer but runs past
+// its end is not found there: fileHolds's overlap finds it in the next.
+func containsAny(pats [][]byte) func([]byte) bool {
+	if len(pats) <= fewPatterns {
+		return func(b []byte) bool {
+			for _, p := range pats {
+				if bytes.Contains(b, p) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	s := newPatternSet(pats)
+	return s.in
+}
+
+// rollBase is the rolling hash's multiplier (odd; arithmetic mod 2^64).
+const rollBase = 0x100000001b3
+
+// bitsetBits is log2 of the filter's size in bits (128 KiB: it stays in
+// the cache).
+const bitsetBits = 20
+
+// patternSet finds any of many patterns in one pass.
+type patternSet struct {
+	w      int                 // the window: the shortest pattern's length
+	pow    uint64              // rollBase^(w-1)
+	filter []uint64            // bitset of the windows' hashes (mixed)
+	byHash map[uint64][][]byte // window hash → the patterns starting so
+}
+
+func newPatternSet(pats [][]byte) *patternSet {
+	s := &patternSet{w: len(pats[0]), pow: 1, filter: make([]uint64, 1<<bitsetBits/64), byHash: map[uint64][][]byte{}}
+	for _, p := range pats {
+		s.w = min(s.w, len(p))
+	}
+	for range s.w - 1 {
+		s.pow *= rollBase
+	}
+	for _, p := range pats {
+		h := windowHash(p[:s.w])
+		s.byHash[h] = append(s.byHash[h], p)
+		b := filterBit(h)
+		s.filter[b/64] |= 1 << (b % 64)
+	}
+	return s
+}
+
+func windowHash(b []byte) uint64 {
+	var h uint64
+	for _, c := range b {
+		h = h*rollBase + uint64(c)
+	}
+	return h
+}
+
+func filterBit(h uint64) uint64 { return (h * 0x9e3779b97f4a7c15) >> (64 - bitsetBits) }
+
+// in reports whether b contains one of the set's patterns.
+func (s *patternSet) in(b []byte) bool {
+	if len(b) < s.w {
+		return false
+	}
+	h := windowHash(b[:s.w])
+	for i := 0; ; i++ {
+		if bit := filterBit(h); s.filter[bit/64]&(1<<(bit%64)) != 0 {
+			for _, p := range s.byHash[h] {
+				if i+len(p) <= len(b) && bytes.Equal(b[i:i+len(p)], p) {
+					return true
+				}
+			}
+		}
+		if i+s.w >= len(b) {
+			return false
+		}
+		h = (h-uint64(b[i])*s.pow)*rollBase + uint64(b[i+s.w])
+	}
+}
