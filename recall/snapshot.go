@@ -137,11 +137,20 @@ type snapshots struct {
 	verifying sync.WaitGroup
 }
 
-// openSnapshots prepares dir (created, temporary files of a crash removed)
+// openSnapshots prepares dir (created, in place of a file or a link to
+// one; temporary files of a crash removed)
 // and starts the writer of ix.
 func openSnapshots(ix *Index, dir string) (*snapshots, error) {
 	if !littleEndian {
 		return nil, nil // the format is the little-endian memory of the index
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		// Something else in the directory's place (a file, a link to
+		// one; a link to a directory is used): the snapshots are
+		// derived, so it goes rather than stop every open.
+		if err := os.Remove(dir); err != nil {
+			return nil, fmt.Errorf("recall: snapshot directory: %w", err)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("recall: snapshot directory: %w", err)

@@ -105,3 +105,52 @@ func TestSnapshotNotRegularFile(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotDirIsAFile: a file (or a link to one) where the snapshot directory
+// should be made every open fail ('snapshot directory: mkdir …: not a
+// directory', every mnemo command); the snapshots are derived, so it is
+// replaced by the directory and the snapshot written. A link to a
+// directory is used as it is.
+func TestSnapshotDirIsAFile(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newSnapStore(t, 300, 8)
+	for _, name := range []string{"file", "link to a file", "link to a directory"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "snapshots")
+			target := filepath.Join(t.TempDir(), "elsewhere")
+			if err := os.WriteFile(target, []byte("not a directory"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			switch name {
+			case "file":
+				if err := os.WriteFile(dir, []byte("not a directory"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			case "link to a file":
+				if err := os.Symlink(target, dir); err != nil {
+					t.Fatal(err)
+				}
+			case "link to a directory": // kept: snapshots on another disk
+				other := t.TempDir()
+				if err := os.Symlink(other, dir); err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					if files, _ := filepath.Glob(filepath.Join(other, "*.snap")); len(files) != 1 {
+						t.Errorf("%d snapshot files in the linked directory, want 1", len(files))
+					}
+				}()
+			}
+			ix := snapIndex(t, st, dir)
+			if err := ix.SaveSnapshotForTest(ctx, st.res); err != nil {
+				t.Fatal(err)
+			}
+			if files, _ := filepath.Glob(filepath.Join(dir, "*.snap")); len(files) != 1 {
+				t.Fatalf("%d snapshot files, want 1", len(files))
+			}
+			if b, err := os.ReadFile(target); err != nil || string(b) != "not a directory" {
+				t.Fatalf("the link's target was touched: %q, %v", b, err)
+			}
+		})
+	}
+}
