@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +73,9 @@ type Engine struct {
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Rerank != nil && cfg.Rerank.Reranker == nil {
 		return nil, invalid(-1, "Rerank.Reranker", "a re-rank stage needs a Reranker (or leave Rerank nil)")
+	}
+	if err := cfg.RecallTuning.Validate(); err != nil {
+		return nil, invalid(-1, "RecallTuning", "%s", strings.TrimPrefix(err.Error(), "recall: "))
 	}
 	if cfg.Postgres != "" {
 		return openPostgres(ctx, cfg) // postgres.go

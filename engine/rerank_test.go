@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -27,6 +28,9 @@ func TestRerankMemCtx(t *testing.T) {
 	}
 	if _, err := engine.Open(ctx, engine.Config{Dir: t.TempDir(), Rerank: &recall.Rerank{}}); !errors.Is(err, engine.ErrInvalidInput) || !strings.Contains(err.Error(), "Rerank.Reranker") {
 		t.Errorf("Open with a Rerank without a Reranker: %v, want ErrInvalidInput naming Rerank.Reranker", err)
+	}
+	if _, err := engine.Open(ctx, engine.Config{Dir: t.TempDir(), RecallTuning: recall.Tuning{SpeakerWeight: math.NaN()}}); !errors.Is(err, engine.ErrInvalidInput) || !strings.Contains(err.Error(), "speakerWeight") {
+		t.Errorf("Open with a NaN speaker weight: %v, want ErrInvalidInput naming speakerWeight", err)
 	}
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		for _, tc := range []struct {

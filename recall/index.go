@@ -241,10 +241,15 @@ type Index struct {
 }
 
 // NewIndex returns an Index over cfg. It loads nothing: each resource is
-// loaded from cfg.Source on its first search.
+// loaded from cfg.Source on its first search. It returns
+// ErrInvalidOptions without cfg.Lexical or cfg.Source, or for a tuning
+// weight that is not finite (Tuning.Validate).
 func NewIndex(cfg Config) (*Index, error) {
 	if cfg.Lexical == nil || cfg.Source == nil {
 		return nil, fmt.Errorf("%w: recall.Config needs Lexical and Source", ErrInvalidOptions)
+	}
+	if err := cfg.Tuning.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Embedder == nil {
 		cfg.Embedder = HashEmbedder{}

@@ -39,10 +39,14 @@ type Searcher struct {
 }
 
 // New returns a Searcher over cfg. It returns ErrConfig when cfg.Pool is
-// nil. It does not touch the database.
+// nil, and recall.ErrInvalidOptions for a tuning weight that is not finite
+// (recall.Tuning.Validate). It does not touch the database.
 func New(cfg Config) (*Searcher, error) {
 	if cfg.Pool == nil {
 		return nil, fmt.Errorf("%w: Pool is required", ErrConfig)
+	}
+	if err := cfg.Tuning.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Embedder == nil {
 		cfg.Embedder = recall.HashEmbedder{}
