@@ -825,3 +825,17 @@ func TestFileHoldsManyPatterns(t *testing.T) {
 		}
 	}
 }
+
+// TestFileHoldsCancelled: the residue scan stops with the context's error
+// (it reads the whole database file, gigabytes for a large store).
+func TestFileHoldsCancelled(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, bytes.Repeat([]byte("x"), 3<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := engine.FileHoldsCtx(ctx, p, [][]byte{[]byte("needle")}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("FileHolds with a cancelled context: %v, want context.Canceled", err)
+	}
+}

@@ -8,7 +8,12 @@ import (
 )
 
 // FileHolds exposes fileHolds to the black-box tests.
-var FileHolds = fileHolds
+func FileHolds(path string, pats [][]byte) (bool, error) {
+	return fileHolds(context.Background(), path, pats)
+}
+
+// FileHoldsCtx is fileHolds with the caller's context.
+var FileHoldsCtx = fileHolds
 
 // StartBackgroundObserver starts the background observer as the first
 // Append after Open does (for TestCloseRacesBackgroundObserver), and

@@ -233,7 +233,7 @@ func (e *Engine) vacuumResidue(ctx context.Context, always bool, texts []string)
 				pats = append(pats, []byte(t[:min(len(t), residuePrefix)]))
 			}
 		}
-		found, err := fileHolds(filepath.Join(e.dir, DatabaseFile), pats)
+		found, err := fileHolds(ctx, filepath.Join(e.dir, DatabaseFile), pats)
 		if err != nil {
 			return fmt.Errorf("%w: residue check: %w", ErrEraseIncomplete, err)
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 )
@@ -22,7 +23,8 @@ const fewPatterns = 4
 
 // fileHolds reports whether the file at path contains any of pats (none
 // empty), reading it in 1 MiB chunks that overlap by the longest pattern.
-func fileHolds(path string, pats [][]byte) (bool, error) {
+// It stops with ctx's error between chunks (the file can be gigabytes).
+func fileHolds(ctx context.Context, path string, pats [][]byte) (bool, error) {
 	if len(pats) == 0 {
 		return false, nil
 	}
@@ -39,6 +41,9 @@ func fileHolds(path string, pats [][]byte) (bool, error) {
 	buf := make([]byte, 1<<20+long)
 	keep := 0
 	for {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
 		n, err := io.ReadFull(f, buf[keep:])
 		chunk := buf[:keep+n]
 		if holds(chunk) {
