@@ -47,7 +47,7 @@ func TestArenaErase(t *testing.T) {
 	termBytes := func(e *entry) []byte {
 		return bytes.Clone(unsafe.Slice((*byte)(unsafe.Pointer(&e.terms[0])), 4*len(e.terms)))
 	}
-	replaced, removed := s.docs["m0007"], s.docs["m4999"]
+	replaced, removed := s.docs.get("m0007"), s.docs.get("m4999")
 	oldTerms, goneTerms := termBytes(replaced), termBytes(removed)
 	if !inArena([]byte("zebra7quux")) || !inArena(oldTerms) {
 		t.Fatal("the content and term ids of m0007 are not in the arena")
@@ -62,13 +62,13 @@ func TestArenaErase(t *testing.T) {
 	if inArena(oldTerms) || inArena(goneTerms) {
 		t.Error("the term ids of a replaced or removed message are still in the arena")
 	}
-	if got := s.docs["m0007"].doc.Content; got != "an edited turn" {
+	if got := s.docs.get("m0007").doc.Content; got != "an edited turn" {
 		t.Errorf("m0007: %q", got)
 	}
-	if got := s.docs["m1234"].doc.Content; got != "turn 1234 about zebra1234quux and the weather"+pad {
+	if got := s.docs.get("m1234").doc.Content; got != "turn 1234 about zebra1234quux and the weather"+pad {
 		t.Errorf("m1234: %q", got)
 	}
-	if got := s.docs["m5000"].doc.Content; got != big || inArena([]byte(big[:64])) {
+	if got := s.docs.get("m5000").doc.Content; got != big || inArena([]byte(big[:64])) {
 		t.Error("the large content is not kept whole on the heap")
 	}
 }

@@ -265,7 +265,7 @@ func (ix *Index) lexicalBleve(q *channelQuery) ([]scored, error) {
 func directIDs(q *channelQuery) []string {
 	ids := []string{}
 	listed := map[string]bool{}
-	for _, e := range q.s.docs {
+	for _, e := range q.s.docs.all() {
 		if !q.allowed(e) {
 			continue
 		}
@@ -287,7 +287,7 @@ func directIDs(q *channelQuery) []string {
 func (ix *Index) keepLexical(q *channelQuery, hs []lexHit) []scored {
 	out := make([]scored, 0, len(hs))
 	for _, h := range hs {
-		if e := q.s.docs[h.ID]; q.allowed(e) {
+		if e := q.s.docs.get(h.ID); q.allowed(e) {
 			sc := h.Score
 			if !ix.cfg.Tuning.BleveScores {
 				sc = q.lexScore(e)

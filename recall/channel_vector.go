@@ -38,7 +38,7 @@ func (ix *Index) vectorChannel(ctx context.Context, q *channelQuery) ([]scored, 
 				break
 			}
 			ranked = append(ranked, r)
-			if allowed(s.docs[r.id]) {
+			if allowed(s.docs.get(r.id)) {
 				out = append(out, r)
 			}
 		}
@@ -102,10 +102,10 @@ func (ix *Index) indexRank(q *channelQuery) func(int) ([]scored, error) {
 				markAround(e)
 			}
 		}
-		if len(s.docs) > s.vx.len() {
+		if s.docs.len() > s.vx.len() {
 			// An allowed turn not embedded yet is still lifted by the
 			// turns around it (addNeighbours), as without a filter.
-			for _, e := range s.docs {
+			for _, e := range s.docs.all() {
 				if e.vslot == 0 && q.allowed(e) {
 					markAround(e)
 				}
@@ -124,12 +124,12 @@ func (ix *Index) indexRank(q *channelQuery) func(int) ([]scored, error) {
 // (caller holds s.mu): "ok", or "degraded: …" while messages are not
 // embedded, naming the damaged stored embeddings being embedded again.
 func vectorStatus(s *shard) string {
-	missing := len(s.docs) - s.vx.len()
+	missing := s.docs.len() - s.vx.len()
 	if missing <= 0 {
 		return "ok"
 	}
 	if n := len(s.damaged); n > 0 {
-		return fmt.Sprintf("degraded: %d of %d messages not embedded yet (%d stored embeddings damaged, being embedded again)", missing, len(s.docs), n)
+		return fmt.Sprintf("degraded: %d of %d messages not embedded yet (%d stored embeddings damaged, being embedded again)", missing, s.docs.len(), n)
 	}
-	return fmt.Sprintf("degraded: %d of %d messages not embedded yet", missing, len(s.docs))
+	return fmt.Sprintf("degraded: %d of %d messages not embedded yet", missing, s.docs.len())
 }

@@ -72,7 +72,7 @@ func (ix *Index) contextScores(s *shard, out, ranked []scored, qv []float32) {
 		own[r.id] = r.score
 	}
 	for i := range out {
-		e := s.docs[out[i].id]
+		e := s.docs.get(out[i].id)
 		prev, next := ix.contextOf(s, e)
 		for _, n := range []*entry{prev, next} {
 			if n == nil {
@@ -160,7 +160,7 @@ func (ix *Index) addNeighbours(s *shard, out, ranked []scored, allowed func(*ent
 		if r.score <= 0 {
 			continue
 		}
-		e := s.docs[r.id]
+		e := s.docs.get(r.id)
 		if e == nil {
 			// A lexical hit the shard no longer holds: bleve still has
 			// a message whose erasure removed it from the shard first

@@ -127,7 +127,7 @@ func dateTerms(text string, s *shard) []dateTerm {
 	for _, p := range periods {
 		df := 0
 		if s.post.overflow {
-			for _, e := range s.docs {
+			for _, e := range s.docs.all() {
 				if p.contains(e.doc.CreatedAt) {
 					df++
 				}

@@ -10,14 +10,14 @@ import (
 // directIDLimit; empty, not nil, when nothing is allowed (the channel
 // answers at once instead of widening to every match; nil made it widen).
 func TestDirectIDs(t *testing.T) {
-	s := &shard{docs: map[string]*entry{}, threads: map[string][]*entry{}}
+	s := &shard{threads: map[string][]*entry{}}
 	var prev *entry
 	for i := range directIDLimit + 10 {
 		e := &entry{doc: Doc{ID: fmt.Sprintf("m%05d", i), ThreadID: "t", Seq: int64(i + 1)}, prev: prev, ord: i}
 		if prev != nil {
 			prev.next = e
 		}
-		s.docs[e.doc.ID] = e
+		s.docs.put(e)
 		s.threads["t"] = append(s.threads["t"], e)
 		prev = e
 	}

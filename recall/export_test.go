@@ -182,7 +182,7 @@ func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDu
 			d.Threads[t] = append(d.Threads[t], e.doc.ID)
 		}
 	}
-	for id, e := range s.docs {
+	for id, e := range s.docs.all() {
 		dd := DocDump{Doc: e.doc, Created: e.doc.CreatedAt.String(), Atypes: e.atypes}
 		dd.Doc.CreatedAt = time.Time{}
 		for _, t := range e.terms {

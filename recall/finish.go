@@ -140,16 +140,16 @@ type shardCorpus struct {
 }
 
 func (c shardCorpus) Doc(id string) *Doc {
-	if e := c.q.s.docs[id]; e != nil {
+	if e := c.q.s.docs.get(id); e != nil {
 		return &e.doc
 	}
 	return nil
 }
 
-func (c shardCorpus) LexicalScore(id string) float64 { return c.q.lexScore(c.q.s.docs[id]) }
+func (c shardCorpus) LexicalScore(id string) float64 { return c.q.lexScore(c.q.s.docs.get(id)) }
 
 func (c shardCorpus) Similarity(id string) (float64, bool) {
-	return c.ix.similarity(c.ctx, c.q.s, c.q.s.docs[id], c.q.qv)
+	return c.ix.similarity(c.ctx, c.q.s, c.q.s.docs.get(id), c.q.qv)
 }
 
 func (c shardCorpus) TopicCosine(thread string) (float64, bool) {

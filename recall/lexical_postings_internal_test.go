@@ -15,7 +15,7 @@ import (
 // above 0) that are allowed ranked, the first q.pool kept.
 func lexicalScan(q *channelQuery) []scored {
 	var out []scored
-	for id, e := range q.s.docs {
+	for id, e := range q.s.docs.all() {
 		if q.thread != "" && e.doc.ThreadID != q.thread {
 			continue
 		}
@@ -95,7 +95,7 @@ func postingsExact(t *testing.T, lex *Lexical, tuning Tuning, seed uint64) {
 	// Replace some messages (new text, same id and ord) and delete others.
 	for i := range 300 {
 		id := fmt.Sprintf("m%05d", rng.IntN(3000))
-		if e := s.docs[id]; e != nil && i%2 == 0 {
+		if e := s.docs.get(id); e != nil && i%2 == 0 {
 			d := e.doc
 			d.Content = postingsWords[rng.IntN(len(postingsWords))] + " " + postingsWords[rng.IntN(len(postingsWords))]
 			s.putDoc(&d, lex)
@@ -192,7 +192,7 @@ func TestCompoundWholeWords(t *testing.T) {
 	}
 	ls := ix.lexScorer(s, "was INV-1888 paid")
 	bonus := func(id string) float64 {
-		e := s.docs[id]
+		e := s.docs.get(id)
 		return ls.score(e) - ls.contextScore(e, ls.own)
 	}
 	if b := bonus("m0"); b <= 0 {
@@ -201,7 +201,7 @@ func TestCompoundWholeWords(t *testing.T) {
 	if b := bonus("m1"); b != 0 {
 		t.Errorf("INV-18880 for the query INV-1888: bonus %v, want 0", b)
 	}
-	if sc := ix.lexScorer(s, "zephyr-quote").score(s.docs["m3"]); sc != 0 {
+	if sc := ix.lexScorer(s, "zephyr-quote").score(s.docs.get("m3")); sc != 0 {
 		t.Errorf("xzephyr-quotex for the query zephyr-quote: score %v, want 0 (no word matches)", sc)
 	}
 }

@@ -88,6 +88,15 @@ func (p *postings) place(e *entry) bool {
 	return true
 }
 
+// reserve makes room for n ords in the per-ord arrays (a snapshot's load
+// knows how many it places).
+func (p *postings) reserve(n int) {
+	p.byOrd = slices.Grow(p.byOrd, n)
+	p.lens = slices.Grow(p.lens, n)
+	p.prev, p.next = slices.Grow(p.prev, n), slices.Grow(p.next, n)
+	p.when, p.month = slices.Grow(p.when, n), slices.Grow(p.month, n)
+}
+
 // remove drops e's ord from the lists of its terms (e.terms as they were
 // added).
 func (p *postings) remove(e *entry) {

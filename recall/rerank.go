@@ -202,7 +202,7 @@ func (b indexBackend) HitTexts(ctx context.Context, q Query, hits []Hit) ([]Hit,
 	kept := make([]Hit, 0, len(hits))
 	texts := make([]string, 0, len(hits))
 	for _, h := range hits {
-		if e := s.docs[h.MessageID]; e != nil {
+		if e := s.docs.get(h.MessageID); e != nil {
 			kept = append(kept, h)
 			texts = append(texts, e.doc.Text())
 		}

@@ -171,7 +171,7 @@ func (ix *Index) channelQuery(s *shard, q Query, o Options, thread string, filte
 	if filter == nil {
 		cq.slack = 0
 		for id := range q.Exclude {
-			if s.docs[id] != nil {
+			if s.docs.get(id) != nil {
 				cq.slack++
 			}
 		}
@@ -210,7 +210,7 @@ func (ix *Index) runChannels(ctx context.Context, q *channelQuery, mode Mode, qE
 	}()
 	if mode != ModeVector {
 		lexical := func() { ch.lex, ch.lexErr = ix.lexicalChannel(q) }
-		if mode == ModeHybrid && qErr == nil && q.hasTerms && len(q.s.docs) >= concurrentMin {
+		if mode == ModeHybrid && qErr == nil && q.hasTerms && q.s.docs.len() >= concurrentMin {
 			wait = goCatch(lexical)
 		} else {
 			lexical()

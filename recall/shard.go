@@ -45,7 +45,7 @@ type shard struct {
 	loaded bool
 
 	resource string
-	docs     map[string]*entry
+	docs     docIndex            // by message id (shard_docs.go)
 	threads  map[string][]*entry // by seq
 	stats    bm25Stats
 	post     postings            // the lexical channel's inverted index
@@ -85,7 +85,8 @@ func (s *shard) unload() {
 	s.loaded = false
 	s.vx.free()
 	s.text.free()
-	s.docs, s.threads, s.col, s.vx, s.text, s.damaged, s.topics = nil, nil, nil, nil, nil, nil, nil
+	s.threads, s.col, s.vx, s.text, s.damaged, s.topics = nil, nil, nil, nil, nil, nil
+	s.docs = docIndex{}
 	s.stats, s.post = bm25Stats{}, postings{}
 }
 
@@ -104,7 +105,7 @@ func newShard(resource string, exact bool) *shard {
 
 // reset empties the shard (caller holds mu).
 func (s *shard) reset() error {
-	s.docs = map[string]*entry{}
+	s.docs = docIndex{}
 	s.threads = map[string][]*entry{}
 	s.stats, s.post = bm25Stats{}, postings{}
 	s.ords = 0
@@ -160,7 +161,7 @@ func (s *shard) loadLocked(ctx context.Context, src Source, emb Embedder, lex *L
 // skipped and its message recorded in s.damaged.
 func (s *shard) storedVector(ctx context.Context, emb Embedder) func(string, []float32) error {
 	return func(id string, v []float32) error {
-		e := s.docs[id]
+		e := s.docs.get(id)
 		if e == nil {
 			return nil // an embedding whose message is gone: Check reports it
 		}
@@ -183,7 +184,7 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 	terms := s.text.uint32s(s.stats.termIDs(lex.Terms(d.Text())))
 	bits := answerBits(d.Text())
 	s.countTypes(bits, 1)
-	if old := s.docs[d.ID]; old != nil {
+	if old := s.docs.get(d.ID); old != nil {
 		s.stats.remove(old.terms)
 		s.countTypes(old.atypes, -1)
 		s.post.remove(old)
@@ -195,7 +196,7 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 	}
 	e := &entry{doc: doc, terms: terms, ord: s.ords, atypes: bits}
 	s.ords++
-	s.docs[d.ID] = e
+	s.docs.put(e)
 	s.stats.add(e.terms)
 	s.post.add(e)
 	th := s.threads[d.ThreadID]
@@ -222,11 +223,11 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 
 // removeDoc deletes id (caller holds mu).
 func (s *shard) removeDoc(ctx context.Context, id string) {
-	e := s.docs[id]
+	e := s.docs.get(id)
 	if e == nil {
 		return
 	}
-	delete(s.docs, id)
+	s.docs.remove(e)
 	delete(s.damaged, id)
 	s.stats.remove(e.terms)
 	s.countTypes(e.atypes, -1)
@@ -256,7 +257,7 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 
 // putVector adds or replaces the vector of id (caller holds mu).
 func (s *shard) putVector(ctx context.Context, id string, v []float32) error {
-	e := s.docs[id]
+	e := s.docs.get(id)
 	if e == nil {
 		return nil
 	}

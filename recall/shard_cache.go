@@ -68,7 +68,7 @@ func (ix *Index) lockedShard(ctx context.Context, resource string) (*shard, erro
 // Tuning.MaxLoaded.
 func (ix *Index) unloadFor(s *shard) {
 	s.mu.RLock()
-	n := len(s.docs)
+	n := s.docs.len()
 	s.mu.RUnlock()
 	var victims []*shard
 	ix.mu.Lock()
@@ -139,12 +139,12 @@ func (ix *Index) vectorCount(ctx context.Context, resource string) (vectors, mes
 		return 0, 0, err
 	}
 	defer s.mu.RUnlock()
-	return s.vx.len(), len(s.docs), nil
+	return s.vx.len(), s.docs.len(), nil
 }
 
 // sizeNow returns the shard's messages.
 func (s *shard) sizeNow() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.docs)
+	return s.docs.len()
 }

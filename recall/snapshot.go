@@ -479,7 +479,7 @@ func (ix *Index) encodeShard(ctx context.Context, resource string, f *os.File) (
 }
 
 func (ix *Index) encodeLocked(s *shard, f *os.File) (int, error) {
-	n := len(s.docs)
+	n := s.docs.len()
 	ix.snap.mu.Lock()
 	ix.snap.sizes[s.resource] = n
 	ix.snap.mu.Unlock()
@@ -517,7 +517,7 @@ func (ix *Index) fill(ctx context.Context, s *shard) (int, error) {
 	if err := s.loadLocked(ctx, ix.cfg.Source, ix.emb, ix.cfg.Lexical); err != nil {
 		return 0, err
 	}
-	return len(s.docs), nil
+	return s.docs.len(), nil
 }
 
 // fromSnapshot fills s (reset, caller holds mu) from its snapshot file and

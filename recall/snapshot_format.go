@@ -13,6 +13,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"unsafe"
 )
 
@@ -29,8 +30,14 @@ import (
 //	  answer-type rules (answerRules), chunkRows (u32), chunk bytes (i64)
 //	BM25 statistics: n, total length (i64), terms (u32 count, then each
 //	  term and its document frequency)
+//	message ids (v4), in the order of the messages below (their ords):
+//	  count N (u32), zero padding to a multiple of 4 bytes, N+1 u32
+//	  offsets (the first 0, ascending), the ids' bytes (u32 length, then
+//	  the bytes: id o is bytes[offset o, offset o+1)); then zero padding
+//	  to a multiple of 4 bytes and N u32: the ords by ascending id (each
+//	  once; docIndex searches them in place)
 //	threads (u32 count), each: id, its messages (u32 count) in seq order,
-//	  each: id, seq, role, name, content, metadata (JSON, empty for none),
+//	  each: seq, role, name, content, metadata (JSON, empty for none),
 //	  created (unix s, ns), vector slot (i32, −1 for none), answer types
 //	  (u8), term ids (u32 count, zero padding to a multiple of 4 bytes,
 //	  the u32s); then the thread's vector sum (topic.go: count, then its
@@ -57,7 +64,7 @@ import (
 const (
 	snapMagic   = "mnemosnp"
 	snapEnd     = "mnemoend"
-	snapVersion = 3
+	snapVersion = 4
 	// snapAlign aligns the vector part for mapping with pages of up to 64
 	// KiB.
 	snapAlign  = 64 << 10
@@ -206,7 +213,8 @@ func (s *shard) writeMessagesPart(sw *snapWriter, embedder string) error {
 	}
 	sw.i64(cb)
 	remap, live := s.writeStats(sw)
-	lists, err := s.writeThreads(sw, remap, live)
+	order := s.writeIDs(sw)
+	lists, err := s.writeThreads(sw, order, remap, live)
 	if err != nil {
 		return err
 	}
@@ -258,12 +266,13 @@ func (s *shard) writeStats(sw *snapWriter) ([]uint32, int) {
 // writeThreads writes the messages and returns the postings lists of the
 // live terms (postings.go) as the load numbers the messages: by their
 // order in the file.
-func (s *shard) writeThreads(sw *snapWriter, remap []uint32, live int) ([][]uint32, error) {
-	sw.u32(uint32(len(s.threads)))
+func (s *shard) writeThreads(sw *snapWriter, order []string, remap []uint32, live int) ([][]uint32, error) {
+	sw.u32(uint32(len(order)))
 	var buf []uint32
 	lists := make([][]uint32, live)
 	ord := uint32(0)
-	for id, th := range s.threads {
+	for _, id := range order {
+		th := s.threads[id]
 		sw.str(id)
 		sw.u32(uint32(len(th)))
 		for _, e := range th {
@@ -284,6 +293,46 @@ func (s *shard) writeThreads(sw *snapWriter, remap []uint32, live int) ([][]uint
 	return lists, nil
 }
 
+// writeIDs writes the message ids (see the format above) and returns the
+// threads in the order their messages are numbered: the order writeThreads
+// writes them in.
+func (s *shard) writeIDs(sw *snapWriter) []string {
+	order := make([]string, 0, len(s.threads))
+	for id := range s.threads {
+		order = append(order, id)
+	}
+	ids := make([]string, 0, s.docs.len())
+	for _, t := range order {
+		for _, e := range s.threads[t] {
+			ids = append(ids, e.doc.ID)
+		}
+	}
+	offs := make([]uint32, 0, len(ids)+1)
+	var size uint32
+	for _, id := range ids {
+		offs = append(offs, size)
+		size += uint32(len(id))
+	}
+	offs = append(offs, size)
+	sw.u32(uint32(len(ids)))
+	sw.pad(4)
+	sw.raw(unsafe.Pointer(&offs[0]), 4*len(offs))
+	sw.u32(size)
+	for _, id := range ids {
+		sw.bytes(unsafe.Slice(unsafe.StringData(id), len(id)))
+	}
+	byID := make([]uint32, len(ids))
+	for i := range byID {
+		byID[i] = uint32(i)
+	}
+	slices.SortFunc(byID, func(a, b uint32) int { return strings.Compare(ids[a], ids[b]) })
+	sw.pad(4)
+	if len(byID) > 0 {
+		sw.raw(unsafe.Pointer(&byID[0]), 4*len(byID))
+	}
+	return order
+}
+
 // writeTopic writes a thread's vector sum (topic.go): its count, then
 // its values (none for a thread without vectors). The sum is kept as it
 // is, with the rounding of the shard's history, not recomputed.
@@ -302,7 +351,6 @@ func writeTopic(sw *snapWriter, t *topic) {
 // writeEntry writes e with its term ids renumbered (terms).
 func writeEntry(sw *snapWriter, e *entry, terms []uint32) error {
 	d := &e.doc
-	sw.str(d.ID)
 	sw.i64(d.Seq)
 	sw.str(d.Role)
 	sw.str(d.Name)

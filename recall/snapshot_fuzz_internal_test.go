@@ -149,7 +149,10 @@ func fixChecksums(b []byte) {
 // checkShard checks the invariants a search relies on, then searches.
 func checkShard(t *testing.T, s *shard) {
 	t.Helper()
-	for id, e := range s.docs {
+	for id, e := range s.docs.all() {
+		if s.docs.get(id) != e {
+			t.Fatalf("message %q: not found by its id", id)
+		}
 		if e.doc.ID != id || e.vslot < 0 || e.vslot > s.vx.len() || (e.vslot > 0 && s.vx.ents[e.vslot-1] != e) {
 			t.Fatalf("message %q: inconsistent slot %d", id, e.vslot)
 		}
@@ -158,6 +161,9 @@ func checkShard(t *testing.T, s *shard) {
 				t.Fatalf("message %q: term %d out of range", id, term)
 			}
 		}
+	}
+	if n := len(slices.Collect(maps.Keys(maps.Collect(s.docs.all())))); n != s.docs.len() || n != s.stats.n {
+		t.Fatalf("%d messages, counted %d, statistics of %d", n, s.docs.len(), s.stats.n)
 	}
 	if x := s.vx; x != nil {
 		if len(x.chunks)*chunkRows < x.len() || len(x.scales) != x.len() {
@@ -175,11 +181,11 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.docs) != len(s.docs) || got.vx.len() != s.vx.len() || got.typeDF != s.typeDF || got.vx.zeros != s.vx.zeros {
-		t.Fatalf("read %d messages, %d vectors, types %v; wrote %d, %d, %v", len(got.docs), got.vx.len(), got.typeDF, len(s.docs), s.vx.len(), s.typeDF)
+	if got.docs.len() != s.docs.len() || got.vx.len() != s.vx.len() || got.typeDF != s.typeDF || got.vx.zeros != s.vx.zeros {
+		t.Fatalf("read %d messages, %d vectors, types %v; wrote %d, %d, %v", got.docs.len(), got.vx.len(), got.typeDF, s.docs.len(), s.vx.len(), s.typeDF)
 	}
-	for id, e := range s.docs {
-		g := got.docs[id]
+	for id, e := range s.docs.all() {
+		g := got.docs.get(id)
 		if g == nil || g.doc.Content != e.doc.Content || g.atypes != e.atypes || len(g.terms) != len(e.terms) || (g.vslot == 0) != (e.vslot == 0) {
 			t.Fatalf("message %s differs", id)
 		}
@@ -234,8 +240,8 @@ func TestSnapshotChunkLayout(t *testing.T) {
 		h.Write(c.mem[:x.chunkBytes()])
 	}
 	const want = "b079065f49d26e35580fc3e9"
-	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || snapVersion != 3 {
-		t.Fatalf("vector chunk layout hash %s (snapshot version %d), pinned %s at version 3: bump snapVersion and update the pin", got, snapVersion, want)
+	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || snapVersion != 4 {
+		t.Fatalf("vector chunk layout hash %s (snapshot version %d), pinned %s at version 4: bump snapVersion and update the pin", got, snapVersion, want)
 	}
 }
 

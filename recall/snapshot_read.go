@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
-	"math"
 	"os"
 	"syscall"
 	"time"
@@ -186,30 +185,47 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
 		sl.file, sl.dirty = sf.sh.hold(), true // for detachFile; never read from the file
 	}
 	s.text.adopt(sl)
-	if crc32.Checksum(meta, castagnoli) != sf.metaCRC {
+	// The checksum is summed while the part is decoded (every read is
+	// bounds checked, so unverified bytes can do no harm meanwhile), and
+	// waited for before anything is returned: the shard serves nothing
+	// of a part whose sum does not match.
+	sum := make(chan uint32, 1)
+	go func() { sum <- crc32.Checksum(meta, castagnoli) }()
+	vectorless, cb, err := s.readMessages(&snapReader{b: meta}, emb)
+	if <-sum != sf.metaCRC {
 		return nil, fmt.Errorf("%w: checksum mismatch", errSnapshot)
 	}
-	r := &snapReader{b: meta, off: len(snapMagic)}
-	if string(meta[:len(snapMagic)]) != snapMagic {
-		return nil, fmt.Errorf("%w: not a snapshot", errSnapshot)
+	if err != nil {
+		return nil, err
+	}
+	return vectorless, s.mapChunks(sf, cb)
+}
+
+// readMessages decodes the messages part r holds into s and returns the
+// messages without a vector and the vector chunks' size.
+func (s *shard) readMessages(r *snapReader, emb Embedder) (vectorless []string, chunkBytes int64, err error) {
+	if string(r.take(len(snapMagic))) != snapMagic {
+		return nil, 0, fmt.Errorf("%w: not a snapshot", errSnapshot)
 	}
 	if v := r.u32(); v != snapVersion {
-		return nil, fmt.Errorf("%w: format version %d, want %d", errSnapshot, v, snapVersion)
+		return nil, 0, fmt.Errorf("%w: format version %d, want %d", errSnapshot, v, snapVersion)
 	}
 	dims, cb, err := s.readHeader(r, emb)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := s.readStats(r); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	s.docs = make(map[string]*entry, min(s.stats.n, len(meta)/48))
+	if err := s.readIDs(r); err != nil {
+		return nil, 0, err
+	}
 	slots, vectorless, err := s.readThreads(r)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := s.readPostings(r); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	for n := r.count(4); n > 0 && r.err == nil; n-- {
 		if s.damaged == nil {
@@ -218,18 +234,12 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
 		s.damaged[r.str()] = true
 	}
 	if err := s.readRows(r, dims, slots); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if r.err == nil && r.off != len(r.b) {
 		r.err = fmt.Errorf("%w: %d bytes left over", errSnapshot, len(r.b)-r.off)
 	}
-	if r.err == nil && (s.stats.n != len(s.docs) || s.stats.totalLen != s.termCount()) {
-		r.err = fmt.Errorf("%w: statistics do not match the messages", errSnapshot)
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	return vectorless, s.mapChunks(sf, cb)
+	return vectorless, cb, r.err
 }
 
 // readHeader checks the header against s and emb and returns the vectors'
@@ -246,15 +256,6 @@ func (s *shard) readHeader(r *snapReader, emb Embedder) (dims int, chunkBytes in
 		return 0, 0, fmt.Errorf("%w: vector chunks of %d rows, %d bytes", errSnapshot, rows, cb)
 	}
 	return dims, cb, nil
-}
-
-// termCount returns the analysed terms of all messages (caller holds mu).
-func (s *shard) termCount() int64 {
-	var n int64
-	for _, e := range s.docs {
-		n += int64(len(e.terms))
-	}
-	return n
 }
 
 func (s *shard) readStats(r *snapReader) error {
@@ -304,42 +305,79 @@ func readTopic(r *snapReader) *topic {
 		return nil
 	}
 	t := &topic{n: n, sum: make([]float64, r.count(8))}
-	for i := range t.sum {
-		t.sum[i] = math.Float64frombits(uint64(r.i64()))
+	if b := r.take(8 * len(t.sum)); len(b) > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&t.sum[0])), len(b)), b) // little-endian float64s
 	}
 	return t
+}
+
+// readIDs reads the message ids (snapshot_format.go) into s.docs: the
+// offsets and the ords by id are used in place, the bytes copied once onto
+// the heap (ids escape into results, which outlive the mapping). The ords
+// must be a permutation sorted by strictly ascending id: no id twice.
+func (s *shard) readIDs(r *snapReader) error {
+	n := r.count(8)
+	offs := r.uint32s(n + 1)
+	blob := r.bytesOf()
+	byID := r.uint32s(n)
+	if r.err != nil {
+		return r.err
+	}
+	if offs[0] != 0 || int(offs[n]) != len(blob) {
+		return fmt.Errorf("%w: id offsets", errSnapshot)
+	}
+	for o := range n {
+		if offs[o] > offs[o+1] {
+			return fmt.Errorf("%w: id offsets", errSnapshot)
+		}
+	}
+	x := &s.docs
+	x.ids, x.offs, x.byID = string(blob), offs, byID
+	x.file = make([]*entry, n)
+	for i, o := range byID {
+		if int(o) >= n || (i > 0 && x.fileID(byID[i-1]) >= x.fileID(o)) {
+			x.byID = nil
+			return fmt.Errorf("%w: ids not sorted or repeated", errSnapshot)
+		}
+	}
+	return nil
+}
+
+// entryReader reads the messages of the snapshot into s, numbering them
+// (ords) from 0.
+type entryReader struct {
+	s       *shard
+	r       *snapReader
+	strs    []string // the roles and names met, shared by the entries
+	terms   int64    // the analysed terms read
+	slots   []*entry // by vector slot
+	vecless []string // ids of the messages without a vector
+}
+
+// intern returns b as a string shared by the entries: roles and names
+// are few (a linear search; past 16 a new string each).
+func (er *entryReader) intern(b []byte) string {
+	for _, v := range er.strs {
+		if v == string(b) {
+			return v
+		}
+	}
+	v := string(b)
+	if len(er.strs) < 16 {
+		er.strs = append(er.strs, v)
+	}
+	return v
 }
 
 // readThreads reads the messages; it returns the entries by vector slot
 // and the ids of the messages without one.
 func (s *shard) readThreads(r *snapReader) (slots []*entry, vectorless []string, err error) {
-	strs := map[string]string{} // roles and names, shared
-	intern := func(b []byte) string {
-		if v, ok := strs[string(b)]; ok {
-			return v
-		}
-		v := string(b)
-		strs[v] = v
-		return v
-	}
+	er := &entryReader{s: s, r: r}
+	s.post.reserve(len(s.docs.file))
 	for nt := r.count(8); nt > 0 && r.err == nil; nt-- {
 		thread := r.str()
-		th, err := s.readThread(r, thread, intern)
-		if err != nil {
+		if err := er.thread(thread); err != nil {
 			return nil, nil, err
-		}
-		for _, e := range th {
-			if e.vslot == 0 {
-				vectorless = append(vectorless, e.doc.ID)
-				continue
-			}
-			for len(slots) < e.vslot {
-				slots = append(slots, nil)
-			}
-			if slots[e.vslot-1] != nil {
-				return nil, nil, fmt.Errorf("%w: vector slot %d twice", errSnapshot, e.vslot)
-			}
-			slots[e.vslot-1] = e
 		}
 		if t := readTopic(r); t != nil {
 			if s.topics == nil {
@@ -348,54 +386,84 @@ func (s *shard) readThreads(r *snapReader) (slots []*entry, vectorless []string,
 			s.topics[thread] = t
 		}
 	}
-	return slots, vectorless, r.err
+	switch {
+	case r.err != nil:
+		return nil, nil, r.err
+	case s.ords != len(s.docs.file):
+		return nil, nil, fmt.Errorf("%w: %d messages for %d ids", errSnapshot, s.ords, len(s.docs.file))
+	case s.stats.n != s.ords || s.stats.totalLen != er.terms:
+		return nil, nil, fmt.Errorf("%w: statistics do not match the messages", errSnapshot)
+	}
+	s.docs.n = s.ords
+	return er.slots, er.vecless, nil
 }
 
-// readThread reads the messages of thread and adds them to s.
-func (s *shard) readThread(r *snapReader, thread string, intern func([]byte) string) ([]*entry, error) {
-	n := r.count(48)
+// thread reads the messages of thread and adds them to s.
+func (er *entryReader) thread(thread string) error {
+	s, r := er.s, er.r
+	n := r.count(40)
+	if r.err == nil && (n == 0 || s.ords+n > len(s.docs.file)) {
+		return fmt.Errorf("%w: thread %q empty or of too many messages", errSnapshot, thread)
+	}
 	ents := make([]entry, n)
 	th := make([]*entry, n)
 	for i := 0; i < n && r.err == nil; i++ {
 		e := &ents[i]
-		if err := s.readEntry(r, e, thread, intern); err != nil {
-			return nil, err
+		if err := er.entry(e, thread); err != nil {
+			return err
 		}
 		if i > 0 {
 			if e.doc.Seq <= th[i-1].doc.Seq {
-				return nil, fmt.Errorf("%w: thread %q out of seq order", errSnapshot, thread)
+				return fmt.Errorf("%w: thread %q out of seq order", errSnapshot, thread)
 			}
 			e.prev, th[i-1].next = th[i-1], e
 		}
 		th[i] = e
-		if _, dup := s.docs[e.doc.ID]; dup {
-			return nil, fmt.Errorf("%w: message %q twice", errSnapshot, e.doc.ID)
-		}
-		s.docs[e.doc.ID] = e
-		if e.vslot > len(r.b)/4 {
-			return nil, fmt.Errorf("%w: vector slot of %q out of range", errSnapshot, e.doc.ID)
+		if err := er.slot(e); err != nil {
+			return err
 		}
 	}
 	if r.err != nil {
-		return nil, r.err
+		return r.err
 	}
-	if _, dup := s.threads[thread]; dup || n == 0 {
-		return nil, fmt.Errorf("%w: thread %q twice or empty", errSnapshot, thread)
+	if _, dup := s.threads[thread]; dup {
+		return fmt.Errorf("%w: thread %q twice", errSnapshot, thread)
 	}
 	s.threads[thread] = th
 	for _, e := range th {
 		if !s.post.place(e) { // the ords of the thread are known: its neighbours'
-			return nil, fmt.Errorf("%w: more messages than postings can number", errSnapshot)
+			return fmt.Errorf("%w: more messages than postings can number", errSnapshot)
 		}
 	}
-	return th, nil
+	return nil
 }
 
-func (s *shard) readEntry(r *snapReader, e *entry, thread string, intern func([]byte) string) error {
+// slot records e by its vector slot, or as one without a vector.
+func (er *entryReader) slot(e *entry) error {
+	if e.vslot == 0 {
+		er.vecless = append(er.vecless, e.doc.ID)
+		return nil
+	}
+	if e.vslot > len(er.r.b)/4 {
+		return fmt.Errorf("%w: vector slot of %q out of range", errSnapshot, e.doc.ID)
+	}
+	for len(er.slots) < e.vslot {
+		er.slots = append(er.slots, nil)
+	}
+	if er.slots[e.vslot-1] != nil {
+		return fmt.Errorf("%w: vector slot %d twice", errSnapshot, e.vslot)
+	}
+	er.slots[e.vslot-1] = e
+	return nil
+}
+
+// entry reads the next message, of thread, into e.
+func (er *entryReader) entry(e *entry, thread string) error {
+	s, r := er.s, er.r
 	d := &e.doc
-	d.ID, d.ThreadID, d.ResourceID = r.str(), thread, s.resource
+	d.ID, d.ThreadID, d.ResourceID = s.docs.fileID(uint32(s.ords)), thread, s.resource
 	d.Seq = r.i64()
-	d.Role, d.Name = intern(r.bytesOf()), intern(r.bytesOf())
+	d.Role, d.Name = er.intern(r.bytesOf()), er.intern(r.bytesOf())
 	d.Content = mapped(r.bytesOf())
 	if md := r.bytesOf(); len(md) > 0 {
 		if err := json.Unmarshal(md, &d.Metadata); err != nil {
@@ -422,7 +490,9 @@ func (s *shard) readEntry(r *snapReader, e *entry, thread string, intern func([]
 		}
 	}
 	e.terms = terms
+	er.terms += int64(len(terms))
 	e.ord = s.ords
+	s.docs.file[e.ord] = e
 	s.ords++
 	return nil
 }

@@ -86,7 +86,7 @@ func (ix *Index) Remove(ctx context.Context, ids []string, resources ...string) 
 		if s.loaded {
 			held := false
 			for _, id := range ids {
-				held = held || s.docs[id] != nil
+				held = held || s.docs.get(id) != nil
 				s.removeDoc(ctx, id)
 			}
 			if held {
