@@ -47,14 +47,20 @@ import (
 //	  ords numbering the messages in file order)
 //	damaged ids (u32 count, then each)
 //	vectors: rows (u32), zero components (i64), signed (u32: the sign rows
-//	  are set), scales (f32 each)
+//	  are set), columns (u32, v5: 1 when the column blocks follow the
+//	  chunks), scales (f32 each)
 //
 // The vector part, from the first multiple of snapAlign after the
 // messages part (zero padding between): the vecIndex's chunks, each
 // chunkBytes of its slab as they are in memory (int8 codes, float32
-// values, sign rows; vecindex.go), the last one's unused rows zero. A
-// chunk is mapped copy-on-write from the file (slab_unix.go), not read:
-// its bytes are verified in the background (snapshot_verify.go).
+// values, sign rows; vecindex.go), the last one's unused rows zero; then,
+// for an index of sparse vectors (hash-384: snapColumns), each chunk's
+// column-major copy of its codes (veccols.go: dims × chunkRows bytes), so
+// that the first sparse query of a loaded shard reads its few columns
+// where they lie instead of scanning every code row and transposing
+// (issue 14: 16 of the first LoadContext's 60 ms of CPU at 100k). Chunks
+// and columns are mapped copy-on-write from the file (slab_unix.go), not
+// read: their bytes are verified in the background (snapshot_verify.go).
 //
 // The footer (snapFooter bytes): the messages part's length (i64), its
 // CRC-32C (u32), the vector part's CRC-32C (u32), "mnemoend".
@@ -64,7 +70,7 @@ import (
 const (
 	snapMagic   = "mnemosnp"
 	snapEnd     = "mnemoend"
-	snapVersion = 4
+	snapVersion = 5
 	// snapAlign aligns the vector part for mapping with pages of up to 64
 	// KiB.
 	snapAlign  = 64 << 10
@@ -389,25 +395,64 @@ func (x *vecIndex) writeRowsMeta(sw *snapWriter) {
 		signed = 1
 	}
 	sw.u32(signed)
+	cols := uint32(0)
+	if x.snapColumns() {
+		cols = 1
+	}
+	sw.u32(cols)
 	sw.raw(unsafe.Pointer(&x.scales[0]), 4*rows)
 }
 
-// writeChunks writes the index's slabs as they are (none for a nil index).
+// snapColumns reports whether a snapshot of the index holds its column
+// blocks: when at least one component in maxZeroShare is zero (the
+// sparse vectors whose queries take the column pass; a dense embedder's
+// never do).
+func (x *vecIndex) snapColumns() bool {
+	return x.len() > 0 && x.zeros*maxZeroShare > x.len()*x.dims
+}
+
+// colBytes is the size of one column block.
+func (x *vecIndex) colBytes() int { return x.dims * chunkRows }
+
+// writeChunks writes the index's slabs as they are (none for a nil
+// index), then its column blocks when snapColumns: those not built yet
+// are transposed for the file (the index keeps building them as searches
+// go).
 func (x *vecIndex) writeChunks(sw *snapWriter) {
 	if x.len() == 0 {
 		return
 	}
-	n := x.chunkBytes()
 	for _, c := range x.chunks {
-		if !c.fileBacked() {
-			sw.bytes(c.mem[:n])
+		sw.slab(c, x.chunkBytes())
+	}
+	if !x.snapColumns() {
+		return
+	}
+	var tmp []int8
+	for c, cc := range x.cols {
+		if cc.ready.Load() {
+			sw.slab(cc.mem, x.colBytes())
 			continue
 		}
-		// From the file, not the mapping: its pages stay out of memory.
-		if sw.err == nil {
-			var m int64
-			m, sw.err = io.Copy(sw.w, io.NewSectionReader(c.file.f, c.off, int64(n)))
-			sw.n += m
+		if tmp == nil {
+			tmp = make([]int8, x.colBytes())
 		}
+		clear(tmp)
+		transpose(tmp, x.codes(c, min(chunkRows, x.len()-c*chunkRows)), x.stride, x.dims)
+		sw.raw(unsafe.Pointer(&tmp[0]), len(tmp))
+	}
+}
+
+// slab writes the first n bytes of sl: from its file while it holds the
+// file's bytes (its pages stay out of memory), else from memory.
+func (sw *snapWriter) slab(sl *slab, n int) {
+	if !sl.fileBacked() {
+		sw.bytes(sl.mem[:n])
+		return
+	}
+	if sw.err == nil {
+		var m int64
+		m, sw.err = io.Copy(sw.w, io.NewSectionReader(sl.file.f, sl.off, int64(n)))
+		sw.n += m
 	}
 }

@@ -191,41 +191,48 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
 	// of a part whose sum does not match.
 	sum := make(chan uint32, 1)
 	go func() { sum <- crc32.Checksum(meta, castagnoli) }()
-	vectorless, cb, err := s.readMessages(&snapReader{b: meta}, emb)
+	vectorless, vp, err := s.readMessages(&snapReader{b: meta}, emb)
 	if <-sum != sf.metaCRC {
 		return nil, fmt.Errorf("%w: checksum mismatch", errSnapshot)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return vectorless, s.mapChunks(sf, cb)
+	return vectorless, s.mapChunks(sf, vp)
+}
+
+// vecPart is what the messages part says of the vector part: the size of
+// a chunk, and whether the column blocks follow the chunks.
+type vecPart struct {
+	chunkBytes int64
+	cols       bool
 }
 
 // readMessages decodes the messages part r holds into s and returns the
-// messages without a vector and the vector chunks' size.
-func (s *shard) readMessages(r *snapReader, emb Embedder) (vectorless []string, chunkBytes int64, err error) {
+// messages without a vector and the vector part's layout.
+func (s *shard) readMessages(r *snapReader, emb Embedder) (vectorless []string, vp vecPart, err error) {
 	if string(r.take(len(snapMagic))) != snapMagic {
-		return nil, 0, fmt.Errorf("%w: not a snapshot", errSnapshot)
+		return nil, vp, fmt.Errorf("%w: not a snapshot", errSnapshot)
 	}
 	if v := r.u32(); v != snapVersion {
-		return nil, 0, fmt.Errorf("%w: format version %d, want %d", errSnapshot, v, snapVersion)
+		return nil, vp, fmt.Errorf("%w: format version %d, want %d", errSnapshot, v, snapVersion)
 	}
 	dims, cb, err := s.readHeader(r, emb)
 	if err != nil {
-		return nil, 0, err
+		return nil, vp, err
 	}
 	if err := s.readStats(r); err != nil {
-		return nil, 0, err
+		return nil, vp, err
 	}
 	if err := s.readIDs(r); err != nil {
-		return nil, 0, err
+		return nil, vp, err
 	}
 	slots, vectorless, err := s.readThreads(r)
 	if err != nil {
-		return nil, 0, err
+		return nil, vp, err
 	}
 	if err := s.readPostings(r); err != nil {
-		return nil, 0, err
+		return nil, vp, err
 	}
 	for n := r.count(4); n > 0 && r.err == nil; n-- {
 		if s.damaged == nil {
@@ -233,13 +240,14 @@ func (s *shard) readMessages(r *snapReader, emb Embedder) (vectorless []string, 
 		}
 		s.damaged[r.str()] = true
 	}
-	if err := s.readRows(r, dims, slots); err != nil {
-		return nil, 0, err
+	vp.chunkBytes = cb
+	if vp.cols, err = s.readRows(r, dims, slots); err != nil {
+		return nil, vp, err
 	}
 	if r.err == nil && r.off != len(r.b) {
 		r.err = fmt.Errorf("%w: %d bytes left over", errSnapshot, len(r.b)-r.off)
 	}
-	return vectorless, cb, r.err
+	return vectorless, vp, r.err
 }
 
 // readHeader checks the header against s and emb and returns the vectors'
@@ -498,55 +506,66 @@ func (er *entryReader) entry(e *entry, thread string) error {
 }
 
 // readRows restores the vector index but its chunks (mapChunks): slots[i]
-// is the entry of row i.
-func (s *shard) readRows(r *snapReader, dims int, slots []*entry) error {
+// is the entry of row i. It reports whether the column blocks follow the
+// chunks.
+func (s *shard) readRows(r *snapReader, dims int, slots []*entry) (bool, error) {
 	rows := r.count(4)
 	if r.err != nil {
-		return r.err
+		return false, r.err
 	}
 	if rows != len(slots) || (rows > 0 && dims == 0) {
-		return fmt.Errorf("%w: %d vector rows for %d slots", errSnapshot, rows, len(slots))
+		return false, fmt.Errorf("%w: %d vector rows for %d slots", errSnapshot, rows, len(slots))
 	}
 	if rows == 0 {
-		return nil
+		return false, nil
 	}
 	for i, e := range slots {
 		if e == nil {
-			return fmt.Errorf("%w: vector slot %d unused", errSnapshot, i+1)
+			return false, fmt.Errorf("%w: vector slot %d unused", errSnapshot, i+1)
 		}
 	}
 	x := newVecIndex(dims)
 	x.zeros = int(r.i64())
 	x.signed = r.u32() == 1
+	cols := r.u32()
 	x.scales = r.f32s(rows)
 	x.ents = slots
-	if r.err == nil && (x.zeros < 0 || x.zeros > rows*dims) {
-		r.err = fmt.Errorf("%w: %d zero components", errSnapshot, x.zeros)
+	if r.err == nil && (x.zeros < 0 || x.zeros > rows*dims || cols > 1) {
+		r.err = fmt.Errorf("%w: %d zero components, columns %d", errSnapshot, x.zeros, cols)
 	}
 	s.vx = x
-	return r.err
+	return cols == 1, r.err
 }
 
-// mapChunks maps the vector part of sf into s.vx's slabs (chunkBytes
-// each), checking that it holds exactly the chunks of the index's rows.
-func (s *shard) mapChunks(sf *snapFile, chunkBytes int64) error {
+// mapChunks maps the vector part of sf into s.vx's slabs (vp.chunkBytes
+// each) and, when it holds them, its column blocks (ready for searches),
+// checking that it holds exactly those of the index's rows.
+func (s *shard) mapChunks(sf *snapFile, vp vecPart) error {
 	x := s.vx
 	n := (x.len() + chunkRows - 1) / chunkRows
-	if sf.vecOff+int64(n)*chunkBytes != sf.size-snapFooter {
+	var colBytes int64
+	if vp.cols {
+		colBytes = int64(x.colBytes())
+	}
+	if sf.vecOff+int64(n)*(vp.chunkBytes+colBytes) != sf.size-snapFooter {
 		return fmt.Errorf("%w: vector part of %d bytes for %d chunks", errSnapshot, sf.size-snapFooter-sf.vecOff, n)
 	}
 	for c := range n {
-		off := sf.vecOff + int64(c)*chunkBytes
-		mem, fromFile, err := mapPrivate(sf.f, off, int(chunkBytes))
+		sl, err := mapSlab(sf, sf.vecOff+int64(c)*vp.chunkBytes, vp.chunkBytes, x)
 		if err != nil {
-			return fmt.Errorf("recall: map snapshot: %w", err)
-		}
-		sl := adoptSlab(mem, x)
-		if fromFile {
-			sl.file, sl.off = sf.sh.hold(), off
+			return err
 		}
 		x.chunks = append(x.chunks, sl)
-		x.addColChunk() // the column copy is derived, never stored (veccols.go)
+		x.addColChunk()
+		if colBytes == 0 {
+			continue
+		}
+		cc := x.cols[c]
+		if cc.mem, err = mapSlab(sf, sf.vecOff+int64(n)*vp.chunkBytes+int64(c)*colBytes, colBytes, x); err != nil {
+			return err
+		}
+		cc.ready.Store(true)
+		x.colsBuilt.Add(1)
 	}
 	if x != nil && !x.signed {
 		x.maybeSign() // an index that became dense by the catch-up is signed at its next put
@@ -554,9 +573,23 @@ func (s *shard) mapChunks(sf *snapFile, chunkBytes int64) error {
 	return nil
 }
 
+// mapSlab maps n bytes of sf from off into a slab of x that reads its
+// file while clean (slab.fileBacked).
+func mapSlab(sf *snapFile, off, n int64, x *vecIndex) (*slab, error) {
+	mem, fromFile, err := mapPrivate(sf.f, off, int(n))
+	if err != nil {
+		return nil, fmt.Errorf("recall: map snapshot: %w", err)
+	}
+	sl := adoptSlab(mem, x)
+	if fromFile {
+		sl.file, sl.off = sf.sh.hold(), off
+	}
+	return sl, nil
+}
+
 // detachFile makes s (caller holds mu for writing) stop using the snapshot
 // file it was loaded from: its mapped slabs (the messages part, the vector
-// chunks) are copied into anonymous memory at the same addresses, and the
+// chunks and column blocks) are copied into anonymous memory at the same addresses, and the
 // file is released. Index.Remove calls it on a shard that held an erased
 // message: the file is deleted, and a deleted file stays on disk as long
 // as a mapping refers to it, erased bytes included.
@@ -567,6 +600,11 @@ func (s *shard) detachFile() error {
 	}
 	if s.vx != nil {
 		slabs = append(slabs, s.vx.chunks...)
+		for _, cc := range s.vx.cols {
+			if cc.ready.Load() {
+				slabs = append(slabs, cc.mem)
+			}
+		}
 	}
 	for _, sl := range slabs {
 		if err := sl.detach(); err != nil {

@@ -20,8 +20,9 @@ import "sync/atomic"
 // Dense embedders (use-lite) never reach it, so their index never builds
 // the copy.
 //
-// The column copy is derived from the row codes, never stored (the
-// snapshot format is unchanged): a slab's columns are transposed the first
+// The column copy is derived from the row codes. A snapshot of sparse
+// vectors stores it (snapshot_format.go, format v5), and a shard read
+// from one maps it ready; otherwise a slab's columns are transposed the first
 // time a sparse query scans it, at most colBuildChunks slabs per query so
 // that the first use of a large resource does not pay for all of them at
 // once (a slab not transposed yet is scanned by rows). From then on put
@@ -140,6 +141,7 @@ func (x *vecIndex) setCol(i int) {
 	if cols == nil {
 		return
 	}
+	x.cols[i/chunkRows].mem.touch() // mapped from a snapshot: no longer its bytes
 	r := i % chunkRows
 	for j, c := range x.code(i)[:x.dims] {
 		cols[j*chunkRows+r] = c
@@ -152,6 +154,7 @@ func (x *vecIndex) clearCol(i int) {
 	if cols == nil {
 		return
 	}
+	x.cols[i/chunkRows].mem.touch()
 	r := i % chunkRows
 	for j := range x.dims {
 		cols[j*chunkRows+r] = 0

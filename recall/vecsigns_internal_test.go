@@ -170,11 +170,12 @@ func TestVecSignsSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &shard{}
-	if err := s.readRows(&snapReader{b: b[:metaEnd]}, HashDims, slots); err != nil {
+	cols, err := s.readRows(&snapReader{b: b[:metaEnd]}, HashDims, slots)
+	if err != nil {
 		t.Fatal(err)
 	}
 	sf := &snapFile{f: f, sh: share(f), size: sw.n, vecOff: (metaEnd + snapAlign - 1) / snapAlign * snapAlign}
-	if err := s.mapChunks(sf, int64(x.chunkBytes())); err != nil {
+	if err := s.mapChunks(sf, vecPart{chunkBytes: int64(x.chunkBytes()), cols: cols}); err != nil {
 		t.Fatal(err)
 	}
 	y := s.vx
