@@ -211,7 +211,11 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []msgstor
 	for i := range msgs {
 		docs[i] = docOf(&msgs[i])
 	}
-	x := recall.Indexer{Index: ix, Store: drainedVectors{ms: e.ms, done: outboxIDs(rows)}, Log: e.log}
+	// Update writes the bleve batch while it embeds and stores the
+	// vectors, and returns when both are durable: only then are the rows
+	// deleted (a crash before leaves them queued; the next drain indexes
+	// the messages again, reusing their stored vectors).
+	x := recall.Indexer{Index: ix, Store: e.ms, Log: e.log}
 	out, err := x.Update(ctx, docs, rows[0].Op != opEmbed)
 	switch {
 	case err != nil:
@@ -220,25 +224,8 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []msgstor
 		return e.deferRows(ctx, rows, out.Lexical)
 	case out.EmbedErr != nil:
 		return e.embedFailed(ctx, rows, out.Owed, out.EmbedErr)
-	case out.Embedded == 0:
-		return e.doneRows(ctx, rows)
 	}
-	return nil // the rows were deleted with the vectors (drainedVectors)
-}
-
-// drainedVectors is the vector store of one drained batch: its vectors
-// are stored in the transaction that deletes the batch's outbox rows.
-type drainedVectors struct {
-	ms   *msgstore.Store
-	done []int64 // the batch's outbox row ids
-}
-
-func (d drainedVectors) Vectors(ctx context.Context, embedder string, dims int, ids []string) (map[string][]float32, error) {
-	return d.ms.Vectors(ctx, embedder, dims, ids)
-}
-
-func (d drainedVectors) PutVectors(ctx context.Context, embedder string, dims int, ids []string, vecs [][]float32) error {
-	return d.ms.StoreVectors(ctx, msgstore.NewVectors{Embedder: embedder, Dims: dims, IDs: ids, Vectors: vecs}, d.done)
+	return e.doneRows(ctx, rows)
 }
 
 // embedFailed records the embedder's failure embedErr (matching

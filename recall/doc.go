@@ -116,6 +116,9 @@
 //
 // Index, Lexical and the embedders are safe for concurrent use by multiple
 // goroutines. Close must be called once, after every other call returned.
+// Indexer.Update writes its lexical batch on a goroutine of its own while
+// it embeds and stores the vectors, and returns only once the batch is
+// persisted (whatever else failed): no write of it outlives the call.
 //
 // # Errors
 //

@@ -52,12 +52,15 @@ type Indexed struct {
 }
 
 // Update indexes docs lexically when lexical is set (with their stored
-// vectors), then embeds those without a stored vector, stores the vectors
-// and adds them to the loaded collections. An error is returned when the
-// stored vectors cannot be read or the new ones stored, when the embedder
-// returns vectors of another dimension (matching ErrDimension), or when ctx
-// ends while embedding; the failures the caller retries later are reported
-// in Indexed.
+// vectors), embeds those without a stored vector, stores the vectors and
+// adds them to the loaded collections. The lexical index's batch is written
+// (analysed, built and persisted by bleve) while the vectors are computed
+// and stored, and Update returns once both are done: everything it reports
+// done is durable. An error is returned when the stored vectors cannot be
+// read or the new ones stored, when the embedder returns vectors of another
+// dimension (matching ErrDimension), or when ctx ends while embedding; the
+// failures the caller retries later are reported in Indexed (a lexical
+// refusal first: the documents are indexed again, their vectors reused).
 func (x *Indexer) Update(ctx context.Context, docs []Doc, lexical bool) (Indexed, error) {
 	emb := x.Index.Embedder()
 	ids := make([]string, len(docs))
@@ -68,12 +71,13 @@ func (x *Indexer) Update(ctx context.Context, docs []Doc, lexical bool) (Indexed
 	if err != nil {
 		return Indexed{}, err
 	}
+	wait := func() error { return nil }
 	if lexical {
 		list := make([][]float32, len(docs))
 		for i := range docs {
 			list[i] = vecs[docs[i].ID]
 		}
-		if err := x.Index.Add(ctx, docs, list); err != nil {
+		if wait, err = x.Index.addStart(ctx, docs, list); err != nil {
 			return Indexed{Lexical: err}, nil
 		}
 	}
@@ -83,14 +87,29 @@ func (x *Indexer) Update(ctx context.Context, docs []Doc, lexical bool) (Indexed
 			todo = append(todo, i)
 		}
 	}
-	if len(todo) == 0 {
-		return Indexed{}, nil
+	var out Indexed
+	if len(todo) > 0 {
+		out, err = x.embed(ctx, docs, todo, lexical)
 	}
-	return x.embed(ctx, docs, todo)
+	// Always waited for, even when embedding failed: the batch must not be
+	// written after Update returns (an erasure may follow at once).
+	lerr := wait()
+	if lexical {
+		// Counted once done (vectors stored): a snapshot due now holds them.
+		x.Index.wroteDocs(docs)
+	}
+	switch {
+	case err != nil:
+		return Indexed{}, err
+	case lerr != nil:
+		return Indexed{Lexical: lerr}, nil
+	}
+	return out, nil
 }
 
-// embed computes, stores and adds the vectors of docs[todo].
-func (x *Indexer) embed(ctx context.Context, docs []Doc, todo []int) (Indexed, error) {
+// embed computes, stores and adds the vectors of docs[todo]; counted says
+// Add counted their writes for the snapshot schedule.
+func (x *Indexer) embed(ctx context.Context, docs []Doc, todo []int, counted bool) (Indexed, error) {
 	emb := x.Index.Embedder()
 	texts := make([]string, len(todo))
 	ids := make([]string, len(todo))
@@ -115,14 +134,14 @@ func (x *Indexer) embed(ctx context.Context, docs []Doc, todo []int) (Indexed, e
 	if err := x.Store.PutVectors(ctx, emb.ID(), emb.Dims(), ids, out); err != nil {
 		return Indexed{}, err
 	}
-	x.addVectors(ctx, docs, todo, out)
+	x.addVectors(ctx, docs, todo, out, counted)
 	return Indexed{Embedded: len(out)}, nil
 }
 
 // addVectors adds the stored vectors out (of docs[todo]) to their
 // resources' loaded collections. A collection that refuses them is
 // forgotten: it reloads the stored vectors on next use.
-func (x *Indexer) addVectors(ctx context.Context, docs []Doc, todo []int, out [][]float32) {
+func (x *Indexer) addVectors(ctx context.Context, docs []Doc, todo []int, out [][]float32, counted bool) {
 	byRes := map[string][]int{} // resource -> indexes in todo
 	for j, i := range todo {
 		byRes[docs[i].ResourceID] = append(byRes[docs[i].ResourceID], j)
@@ -132,7 +151,7 @@ func (x *Indexer) addVectors(ctx context.Context, docs []Doc, todo []int, out []
 		for k, j := range js {
 			rids[k], rvecs[k] = docs[todo[j]].ID, out[j]
 		}
-		if err := x.Index.AddVectors(ctx, res, rids, rvecs); err != nil {
+		if err := x.Index.addVectors(ctx, res, rids, rvecs, counted); err != nil {
 			// The vectors are stored: the resource reloads them on
 			// next use. Log and go on.
 			if x.Log != nil {

@@ -58,7 +58,11 @@ import (
 // at sizes doubling: to 100k, 5 snapshots of 127k messages in all, where
 // writing them at half its size took 8 of 202k (TestSnapshotSchedule;
 // each message is caught up, analysed again, once either way); its first
-// use catches up at most as many messages as its snapshot holds.
+// use catches up at most as many messages as its snapshot holds. A
+// resource taking a bulk import (busy: snapshotBusy writes within a
+// snapshotEvery interval) waits until the import ends, or until it is
+// max(its size, snapshotMaxBehind) writes behind (busyThreshold); at
+// Close it is written as any other.
 // Resources under Tuning.SnapshotMin messages get none: they load from the
 // Source quickly enough. Tuning.ExactVectors (the exact reference) never
 // uses snapshots.
@@ -105,6 +109,10 @@ const (
 	snapshotMaxBehind = 100_000
 	// snapshotEvery is how often the writer looks for due snapshots.
 	snapshotEvery = 2 * time.Second
+	// snapshotBusy: a resource with this many writes within one
+	// snapshotEvery interval (1,000 a second: a bulk import, never an
+	// agent's conversation) is busy; its snapshot waits (busyThreshold).
+	snapshotBusy = 2000
 )
 
 // snapshotLoads counts the shards filled from a snapshot (for the tests).
@@ -127,6 +135,10 @@ type snapshots struct {
 	changes map[string]int // writes since the resource's last snapshot
 	sizes   map[string]int // messages at its last load or snapshot
 	dropped bool           // DropSnapshots: nothing is written any more
+	// recent counts the writes to each resource since the writer's last
+	// tick, pace those of the tick interval before: a resource with
+	// snapshotBusy of either is taking a bulk import (busy).
+	recent, pace map[string]int
 
 	kick chan struct{}
 	ctx  context.Context // ends at close
@@ -163,7 +175,8 @@ func openSnapshots(ix *Index, dir string) (*snapshots, error) {
 		min = DefaultSnapshotMin
 	}
 	sn := &snapshots{dir: dir, min: min, emb: ix.emb, gen: map[string]uint64{},
-		changes: map[string]int{}, sizes: map[string]int{}, kick: make(chan struct{}, 1), done: make(chan struct{})}
+		changes: map[string]int{}, sizes: map[string]int{}, recent: map[string]int{}, pace: map[string]int{},
+		kick: make(chan struct{}, 1), done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	sn.ctx, sn.stop = ctx, cancel
 	go sn.run(ctx, ix)
@@ -210,6 +223,7 @@ func (sn *snapshots) run(ctx context.Context, ix *Index) {
 			return
 		case <-sn.kick:
 		case <-t.C:
+			sn.tick()
 		}
 		for _, r := range sn.due(false) {
 			if ctx.Err() != nil {
@@ -277,6 +291,8 @@ func (sn *snapshots) due(closing bool) []string {
 		case n <= 0 || sn.dropped:
 		case size > 0 && size+n < sn.min:
 			// too small for a snapshot
+		case !closing && sn.busy(r) && n < busyThreshold(size):
+			// a bulk import: written when it ends (or at Close)
 		case n >= sn.threshold(size):
 			out = append(out, r)
 		case closing && n >= snapshotCloseMin && size == 0 && n < sn.min:
@@ -301,6 +317,43 @@ func (sn *snapshots) threshold(size int) int {
 	return max(sn.min/2, min(size, snapshotMaxBehind))
 }
 
+// busyThreshold is how many writes make the snapshot of a busy resource
+// of size messages due: its size, at least snapshotMaxBehind. A snapshot
+// built during a bulk import is soon behind, and each build reads and
+// analyses every message of the resource again (and holds a temporary
+// shard) while the import runs: `mnemo bench --size 100k --resources 1`
+// built 5 (127k messages read again, 29 % of the ingest's CPU). With it
+// the import builds none under 100k messages, and its snapshots are at
+// most half the resource behind.
+func busyThreshold(size int) int {
+	return max(size, snapshotMaxBehind)
+}
+
+// busy reports whether resource takes a bulk import: snapshotBusy writes
+// since the last tick, or in the interval before (caller holds mu).
+func (sn *snapshots) busy(resource string) bool {
+	return sn.recent[resource] >= snapshotBusy || sn.pace[resource] >= snapshotBusy
+}
+
+// tick starts a new interval of the write pace.
+func (sn *snapshots) tick() {
+	sn.mu.Lock()
+	sn.pace, sn.recent = sn.recent, map[string]int{}
+	sn.mu.Unlock()
+}
+
+// wrote counts n writes to resource made now (the pace of busy, then
+// changed).
+func (sn *snapshots) wrote(resource string, n int) {
+	if sn == nil || n == 0 {
+		return
+	}
+	sn.mu.Lock()
+	sn.recent[resource] += n
+	sn.mu.Unlock()
+	sn.changed(resource, n)
+}
+
 // changed counts n writes to resource and wakes the writer when a
 // snapshot falls due.
 func (sn *snapshots) changed(resource string, n int) {
@@ -310,8 +363,12 @@ func (sn *snapshots) changed(resource string, n int) {
 	sn.mu.Lock()
 	sn.changes[resource] += n
 	c, size := sn.changes[resource], sn.sizes[resource]
+	want := sn.threshold(size)
+	if sn.busy(resource) {
+		want = max(want, busyThreshold(size))
+	}
 	sn.mu.Unlock()
-	if c >= sn.threshold(size) {
+	if c >= want {
 		select {
 		case sn.kick <- struct{}{}:
 		default:

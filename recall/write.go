@@ -15,39 +15,78 @@ import (
 // The caller stores vectors in SQLite before calling Add, so that a resource
 // loaded concurrently sees them.
 func (ix *Index) Add(ctx context.Context, docs []Doc, vecs [][]float32) error {
+	ix.wroteDocs(docs)
+	wait, err := ix.addStart(ctx, docs, vecs)
+	if err != nil {
+		return err
+	}
+	return wait()
+}
+
+// wroteDocs counts one write per document towards its resource's next
+// snapshot.
+func (ix *Index) wroteDocs(docs []Doc) {
+	for i := range docs {
+		ix.snap.wrote(docs[i].ResourceID, 1)
+	}
+}
+
+// addStart is Add with the bleve batch written in the background and the
+// writes not counted for the snapshot schedule (wroteDocs): the loaded
+// resources are updated before it returns; wait returns the batch's error
+// once it is persisted (it must be called).
+func (ix *Index) addStart(ctx context.Context, docs []Doc, vecs [][]float32) (wait func() error, err error) {
 	if len(docs) == 0 {
-		return nil
+		return func() error { return nil }, nil
 	}
 	for i := range vecs {
 		if vecs[i] != nil && len(vecs[i]) != ix.emb.Dims() {
-			return fmt.Errorf("%w: vector of %s has %d dims, want %d", ErrDimension, docs[i].ID, len(vecs[i]), ix.emb.Dims())
+			return nil, fmt.Errorf("%w: vector of %s has %d dims, want %d", ErrDimension, docs[i].ID, len(vecs[i]), ix.emb.Dims())
 		}
 	}
 	for i := range docs {
-		ix.snap.changed(docs[i].ResourceID, 1)
-		s := ix.loadedShard(docs[i].ResourceID)
-		if s == nil {
-			continue
+		if err := ix.putLoaded(ctx, &docs[i], vecs, i); err != nil {
+			return nil, err
 		}
-		s.mu.Lock()
-		if s.loaded {
-			s.putDoc(&docs[i], ix.cfg.Lexical)
-			if i < len(vecs) && vecs[i] != nil {
-				if err := s.putVector(ctx, docs[i].ID, vecs[i]); err != nil {
-					s.mu.Unlock()
-					return err
-				}
-			}
-		}
-		s.mu.Unlock()
 	}
-	return ix.cfg.Lexical.Index(docs)
+	done := make(chan error, 1)
+	go func() { done <- ix.cfg.Lexical.Index(docs) }()
+	return func() error { return <-done }, nil
+}
+
+// putLoaded puts docs[i] (and vecs[i], if any) into its resource's shard
+// when loaded.
+func (ix *Index) putLoaded(ctx context.Context, d *Doc, vecs [][]float32, i int) error {
+	s := ix.loadedShard(d.ResourceID)
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loaded {
+		return nil
+	}
+	s.putDoc(d, ix.cfg.Lexical)
+	if i < len(vecs) && vecs[i] != nil {
+		return s.putVector(ctx, d.ID, vecs[i])
+	}
+	return nil
 }
 
 // AddVectors adds vectors computed after their messages were indexed
 // (resource's state is updated only when loaded; SQLite holds them anyway).
 func (ix *Index) AddVectors(ctx context.Context, resource string, ids []string, vecs [][]float32) error {
-	ix.snap.changed(resource, len(ids))
+	return ix.addVectors(ctx, resource, ids, vecs, false)
+}
+
+// addVectors is AddVectors; counted says the messages' writes are counted
+// for the snapshot schedule otherwise (Indexer.Update counts a message
+// indexed and embedded in one call once, after its vector is stored: one
+// write a message, not two, and a snapshot it makes due holds the vector).
+func (ix *Index) addVectors(ctx context.Context, resource string, ids []string, vecs [][]float32, counted bool) error {
+	if !counted {
+		ix.snap.wrote(resource, len(ids))
+	}
 	s := ix.loadedShard(resource)
 	if s == nil {
 		return nil
