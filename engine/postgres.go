@@ -174,13 +174,18 @@ func (e *Engine) indexLexical(ctx context.Context, tx *store.Tx, head msgstore.T
 	return nil
 }
 
-// lexicalDoc is m's lexical entry on Postgres: the analysed terms and the
-// answer types of the text the SQLite backend indexes.
+// lexicalDoc is m's lexical entry on Postgres: the analysed terms, the
+// answer types and the relative date of the text the SQLite backend
+// indexes.
 func lexicalDoc(m *Message) pgstore.LexicalDoc {
 	d := docOf(m)
 	text := d.Text()
-	return pgstore.LexicalDoc{MessageID: m.ID, ResourceID: m.ResourceID, CreatedAt: m.CreatedAt.UnixMilli(),
+	ld := pgstore.LexicalDoc{MessageID: m.ID, ResourceID: m.ResourceID, CreatedAt: m.CreatedAt.UnixMilli(),
 		Terms: recall.Analyze(text), AnswerBits: recall.AnswerBits(text)}
+	if r := recall.RelativeDate(text, m.CreatedAt); !r.IsZero() {
+		ld.RefFrom, ld.RefTo, ld.RefMonths = r.From.UnixMilli(), r.To.UnixMilli(), r.Months()
+	}
+	return ld
 }
 
 // relex writes the lexical entries of the messages ids (those still

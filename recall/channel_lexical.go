@@ -101,7 +101,7 @@ func (ls *lexScoring) own(e *entry) float64 {
 		return sc
 	}
 	s := ls.s
-	sc := s.stats.score(ls.qids, ls.idfs, e.terms) + s.stats.dateScore(ls.dates, e.doc.CreatedAt, len(e.terms)) + s.stats.typeScore(ls.types, e.atypes, len(e.terms))
+	sc := s.stats.score(ls.qids, ls.idfs, e.terms) + s.stats.dateScore(ls.dates, e.doc.CreatedAt, e.ref, len(e.terms)) + s.stats.typeScore(ls.types, e.atypes, len(e.terms))
 	ls.memo.put(e.ord, sc)
 	return sc
 }

@@ -203,3 +203,36 @@ func TestExchangeScore(t *testing.T) {
 		}
 	}
 }
+
+// TestRelativeDateTerm: a question naming a date finds the turn whose
+// relative date points to it ("last night", said the day after) above the
+// same words said another day; a turn said in the period and pointing
+// into it carries the date twice and passes one only said then. With
+// NoDates the words alone decide.
+func TestRelativeDateTerm(t *testing.T) {
+	may2 := time.Date(2022, 5, 2, 14, 0, 0, 0, time.UTC)
+	june := time.Date(2022, 6, 20, 10, 0, 0, 0, time.UTC)
+	docs := []recall.Doc{
+		{ID: "june", ThreadID: "t2", ResourceID: "r", Seq: 1, Role: "user", Content: "I watched a great movie", CreatedAt: june},
+		{ID: "rel", ThreadID: "t1", ResourceID: "r", Seq: 1, Role: "user", Content: "Last night I watched a great movie", CreatedAt: may2},
+		{ID: "other", ThreadID: "t1", ResourceID: "r", Seq: 2, Role: "user", Content: "Tomatoes need sun", CreatedAt: may2},
+	}
+	for _, c := range []struct {
+		tuning recall.Tuning
+		first  string
+	}{{recall.Tuning{}, "rel"}, {recall.Tuning{NoDates: true}, "june"}} {
+		f := newFixtureWith(t, docs, c.tuning)
+		if got := rankIDs(t, f.ix, "What movie did I watch on 1 May, 2022?", recall.ModeLexical, 3); len(got) == 0 || got[0] != c.first {
+			t.Errorf("tuning %+v: %v, want %s first", c.tuning, got, c.first)
+		}
+	}
+	twice := []recall.Doc{
+		{ID: "today", ThreadID: "t", ResourceID: "r", Seq: 1, Role: "user", Content: "We painted the fence today", CreatedAt: may2},
+		{ID: "yesterday", ThreadID: "t", ResourceID: "r", Seq: 2, Role: "user", Content: "We painted the fence yesterday", CreatedAt: may2},
+		{ID: "june", ThreadID: "u", ResourceID: "r", Seq: 1, Role: "user", Content: "Tomatoes need sun", CreatedAt: june},
+	}
+	f := newFixture(t, twice)
+	if got := rankIDs(t, f.ix, "What did we paint in May 2022?", recall.ModeLexical, 3); len(got) != 2 || got[0] != "yesterday" {
+		t.Errorf("in May 2022: %v, want [yesterday today]", got)
+	}
+}

@@ -15,8 +15,10 @@ import (
 // message created in that period carries: it is scored like a BM25 term
 // (idf over the resource's messages in the period, tf 1), so a date that
 // covers half the resource weighs little and a single day weighs like a
-// rare word. Only absolute dates are understood; relative ones ("last
-// week") need a reference date the query does not carry. Where bleve
+// rare word. A message also carries the period its relative date points
+// to ("yesterday", "last week": reldates.go). Only a query's absolute
+// dates are understood; its relative ones ("last week") need a reference
+// date the query does not carry. Where bleve
 // enumerates the lexical matches (a resource larger than the in-memory
 // bound, see lexicalChannel), a message that matches by its date alone is
 // not a candidate: the date then only ranks the messages that share a
@@ -128,13 +130,13 @@ func dateTerms(text string, s *shard) []dateTerm {
 		df := 0
 		if s.post.overflow {
 			for _, e := range s.docs.all() {
-				if p.contains(e.doc.CreatedAt) {
+				if dateTF(p, e.doc.CreatedAt, e.ref) > 0 {
 					df++
 				}
 			}
 		} else {
 			for o, e := range s.post.byOrd {
-				if e != nil && s.post.inPeriod(o, p) {
+				if e != nil && s.post.periodTF(o, p) > 0 {
 					df++
 				}
 			}
@@ -146,17 +148,32 @@ func dateTerms(text string, s *shard) []dateTerm {
 	return out
 }
 
-// dateScore is the BM25 contribution of the query's dates to a message of
-// doclen analysed terms (tf 1 for each date it falls in).
-func (s *bm25Stats) dateScore(dts []dateTerm, created time.Time, doclen int) float64 {
+// dateTF is how many times a message created at created whose relative
+// date points to ref carries the period p: once for being created in it,
+// once for saying something happened in it.
+func dateTF(p datePeriod, created time.Time, ref dayRange) int {
+	tf := 0
+	if ref.overlaps(p) {
+		tf = 1
+	}
+	if p.contains(created) {
+		tf++
+	}
+	return tf
+}
+
+// dateScore is the BM25 contribution of the query's dates to a message
+// created at created whose relative date points to ref, of doclen
+// analysed terms (dateTF for each date).
+func (s *bm25Stats) dateScore(dts []dateTerm, created time.Time, ref dayRange, doclen int) float64 {
 	if len(dts) == 0 || s.n == 0 {
 		return 0
 	}
 	var sum float64
 	for _, d := range dts {
-		if d.period.contains(created) {
+		if tf := dateTF(d.period, created, ref); tf > 0 {
 			avgdl := float64(s.totalLen) / float64(s.n)
-			sum += bm25.Weight(d.idf, 1, bm25.Norm(float64(doclen), avgdl))
+			sum += bm25.Weight(d.idf, float64(tf), bm25.Norm(float64(doclen), avgdl))
 		}
 	}
 	return sum

@@ -152,7 +152,8 @@ type DocDump struct {
 	Code    []int8
 	Prev    string
 	Next    string
-	Atypes  uint8 // answer types (answertype.go)
+	Atypes  uint8    // answer types (answertype.go)
+	Ref     [2]int64 // relative date (reldates.go): first day, days
 }
 
 // ShardDumpForTest loads resource when needed and returns its dump.
@@ -183,7 +184,7 @@ func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDu
 		}
 	}
 	for id, e := range s.docs.all() {
-		dd := DocDump{Doc: e.doc, Created: e.doc.CreatedAt.String(), Atypes: e.atypes}
+		dd := DocDump{Doc: e.doc, Created: e.doc.CreatedAt.String(), Atypes: e.atypes, Ref: [2]int64{int64(e.ref.from), int64(e.ref.n)}}
 		dd.Doc.CreatedAt = time.Time{}
 		for _, t := range e.terms {
 			dd.Terms = append(dd.Terms, terms[t])

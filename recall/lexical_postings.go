@@ -207,8 +207,8 @@ func (sc *lexScratch) ownScores(s *shard, ls *lexScoring) {
 		}
 		var d, t float64
 		for _, dt := range ls.dates {
-			if p.inPeriod(o, dt.period) {
-				d += bm25.Weight(dt.idf, 1, bm25.Norm(float64(p.lens[o]), avgdl))
+			if tf := p.periodTF(o, dt.period); tf > 0 {
+				d += bm25.Weight(dt.idf, float64(tf), bm25.Norm(float64(p.lens[o]), avgdl))
 			}
 		}
 		if len(ls.types) > 0 {

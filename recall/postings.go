@@ -30,9 +30,12 @@ type postings struct {
 	// when and month hold by ord the message's creation time (Unix
 	// nanoseconds; noWhen outside 1700–2200, read from the entry then)
 	// and UTC month (0 once removed): a query naming a date finds its
-	// messages in them (inPeriod) instead of visiting every entry.
+	// messages in them (periodTF) instead of visiting every entry.
 	when  []int64
 	month []uint8
+	// ref holds by ord entry.ref, the period the message's relative date
+	// points to (periodTF counts it too).
+	ref []dayRange
 	// overflow is set when an ord does not fit beside the frequency (more
 	// than 2^28 entries put since the load): the channel then asks bleve.
 	overflow bool
@@ -78,10 +81,12 @@ func (p *postings) place(e *entry) bool {
 		p.lens = append(p.lens, 0)
 		p.prev, p.next = append(p.prev, -1), append(p.next, -1)
 		p.when, p.month = append(p.when, noWhen), append(p.month, 0)
+		p.ref = append(p.ref, dayRange{})
 	}
 	p.byOrd[e.ord], p.lens[e.ord] = e, int32(len(e.terms))
 	p.prev[e.ord], p.next[e.ord] = ordOf(e.prev), ordOf(e.next)
 	p.when[e.ord], p.month[e.ord] = noWhen, uint8(e.doc.CreatedAt.UTC().Month())
+	p.ref[e.ord] = e.ref
 	if y := e.doc.CreatedAt.Year(); y >= 1700 && y <= 2200 {
 		p.when[e.ord] = e.doc.CreatedAt.UnixNano()
 	}
@@ -116,14 +121,28 @@ func (p *postings) remove(e *entry) {
 	p.byOrd[e.ord], p.lens[e.ord] = nil, 0
 	p.prev[e.ord], p.next[e.ord] = -1, -1
 	p.when[e.ord], p.month[e.ord] = noWhen, 0
+	p.ref[e.ord] = dayRange{}
 }
 
 // noWhen marks a creation time that is not kept as Unix nanoseconds.
 const noWhen = math.MinInt64
 
-// inPeriod reports whether the live entry of ord o was created in dp
-// (datePeriod.contains).
-func (p *postings) inPeriod(o int, dp datePeriod) bool {
+// periodTF is how many times the live entry of ord o carries dp: once if
+// it was created in it (datePeriod.contains), once more if its relative
+// date overlaps it.
+func (p *postings) periodTF(o int, dp datePeriod) int {
+	tf := 0
+	if p.ref[o].overlaps(dp) {
+		tf = 1
+	}
+	if p.createdIn(o, dp) {
+		tf++
+	}
+	return tf
+}
+
+// createdIn reports whether the live entry of ord o was created in dp.
+func (p *postings) createdIn(o int, dp datePeriod) bool {
 	if dp.from.IsZero() {
 		return p.month[o] == uint8(dp.month)
 	}

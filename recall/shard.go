@@ -25,6 +25,9 @@ type entry struct {
 	// atypes holds the answer types whose expressions the entry's text
 	// holds (answertype.go).
 	atypes uint8
+	// ref is the period the text's first relative date points to
+	// (reldates.go), resolved against doc.CreatedAt; n == 0 for none.
+	ref dayRange
 	// prev is the message before this one in its thread (by seq), nil for
 	// the first: this turn is also matched through it
 	// (Tuning.ContextWeight).
@@ -183,18 +186,19 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 	doc.Content = s.text.string(d.Content)
 	terms := s.text.uint32s(s.stats.termIDs(lex.Terms(d.Text())))
 	bits := answerBits(d.Text())
+	ref := relativeDate(d.Text(), d.CreatedAt)
 	s.countTypes(bits, 1)
 	if old := s.docs.get(d.ID); old != nil {
 		s.stats.remove(old.terms)
 		s.countTypes(old.atypes, -1)
 		s.post.remove(old)
 		s.text.eraseEntry(old)
-		old.doc, old.terms, old.atypes = doc, terms, bits
+		old.doc, old.terms, old.atypes, old.ref = doc, terms, bits, ref
 		s.stats.add(old.terms)
 		s.post.add(old)
 		return old
 	}
-	e := &entry{doc: doc, terms: terms, ord: s.ords, atypes: bits}
+	e := &entry{doc: doc, terms: terms, ord: s.ords, atypes: bits, ref: ref}
 	s.ords++
 	s.docs.put(e)
 	s.stats.add(e.terms)

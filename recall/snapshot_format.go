@@ -39,8 +39,9 @@ import (
 //	threads (u32 count), each: id, its messages (u32 count) in seq order,
 //	  each: seq, role, name, content, metadata (JSON, empty for none),
 //	  created (unix s, ns), vector slot (i32, −1 for none), answer types
-//	  (u8), term ids (u32 count, zero padding to a multiple of 4 bytes,
-//	  the u32s); then the thread's vector sum (topic.go: count, then its
+//	  (u8), relative date (v6; reldates.go: first day as i32 days since
+//	  1970-01-01, u32 number of days, 0 for none), term ids (u32 count,
+//	  zero padding to a multiple of 4 bytes, the u32s); then the thread's vector sum (topic.go: count, then its
 //	  float64s)
 //	postings (postings.go), for each term: its entries (u32 count, zero
 //	  padding to a multiple of 4 bytes, the u32s: ord<<tfBits | tf, the
@@ -70,7 +71,7 @@ import (
 const (
 	snapMagic   = "mnemosnp"
 	snapEnd     = "mnemoend"
-	snapVersion = 5
+	snapVersion = 6
 	// snapAlign aligns the vector part for mapping with pages of up to 64
 	// KiB.
 	snapAlign  = 64 << 10
@@ -84,11 +85,12 @@ var errSnapshot = errors.New("recall: unusable shard snapshot")
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// answerRulesVersion numbers the logic of answerBits (answertype.go):
-// snapshots store each message's answer types, so a change to how they are
-// found must bump it (TestAnswerRulesPinned fails until it is), and older
-// snapshots are rebuilt.
-const answerRulesVersion = 1
+// answerRulesVersion numbers the logic of answerBits (answertype.go) and
+// relativeDate (reldates.go): snapshots store each message's answer types
+// and relative date, so a change to how they are found must bump it
+// (TestAnswerRulesPinned fails until it is), and older snapshots are
+// rebuilt.
+const answerRulesVersion = 2
 
 // answerRules identifies the answer-type rules a snapshot's stored types
 // were found with: answerRulesVersion and the word lists and question
@@ -373,6 +375,8 @@ func writeEntry(sw *snapWriter, e *entry, terms []uint32) error {
 	sw.u32(uint32(d.CreatedAt.Nanosecond()))
 	sw.u32(uint32(int32(e.vslot - 1)))
 	sw.bytes([]byte{e.atypes})
+	sw.u32(uint32(e.ref.from))
+	sw.u32(uint32(e.ref.n))
 	sw.u32(uint32(len(terms)))
 	sw.pad(4)
 	if len(terms) > 0 {

@@ -33,7 +33,7 @@ func fuzzShard(t testing.TB, n int) *shard {
 	}
 	for i := range n {
 		d := &Doc{ID: fmt.Sprintf("m%04d", i), ThreadID: fmt.Sprintf("t%d", i%3), ResourceID: "res", Seq: int64(i + 1), Role: "user",
-			Content:   fmt.Sprintf("turn %d: we spent two weeks in Lisbon, item%d, %d engineers", i, i%17, i%5),
+			Content:   fmt.Sprintf("turn %d: we spent two weeks in Lisbon %s, item%d, %d engineers", i, []string{"", "yesterday", "last week", "a month ago"}[i%4], i%17, i%5),
 			CreatedAt: time.Unix(1_700_000_000+int64(i)*60, 0).UTC()}
 		if i == 3 {
 			d.Metadata = map[string]any{"bucket": float64(2)}
@@ -186,7 +186,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	for id, e := range s.docs.all() {
 		g := got.docs.get(id)
-		if g == nil || g.doc.Content != e.doc.Content || g.atypes != e.atypes || len(g.terms) != len(e.terms) || (g.vslot == 0) != (e.vslot == 0) {
+		if g == nil || g.doc.Content != e.doc.Content || g.atypes != e.atypes || g.ref != e.ref || len(g.terms) != len(e.terms) || (g.vslot == 0) != (e.vslot == 0) {
 			t.Fatalf("message %s differs", id)
 		}
 		if e.vslot > 0 && !bytes.Equal(f32bytes(got.vx.vector(g)), f32bytes(s.vx.vector(e))) {
@@ -240,25 +240,29 @@ func TestSnapshotChunkLayout(t *testing.T) {
 		h.Write(c.mem[:x.chunkBytes()])
 	}
 	const want = "b079065f49d26e35580fc3e9"
-	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || snapVersion != 5 {
-		t.Fatalf("vector chunk layout hash %s (snapshot version %d), pinned %s at version 5: bump snapVersion and update the pin", got, snapVersion, want)
+	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || snapVersion != 6 {
+		t.Fatalf("vector chunk layout hash %s (snapshot version %d), pinned %s at version 6: bump snapVersion and update the pin", got, snapVersion, want)
 	}
 }
 
-// TestAnswerRulesPinned pins answerBits's results on a set of probes: a
-// change to the answer-type rules changes stored snapshot data, so it must
-// bump answerRulesVersion (and update the pin here).
+// TestAnswerRulesPinned pins answerBits's and relativeDate's results on a
+// set of probes: a change to the answer-type or relative-date rules
+// changes stored snapshot data, so it must bump answerRulesVersion (and
+// update the pin here).
 func TestAnswerRulesPinned(t *testing.T) {
 	probes := []string{"I spent two weeks traveling", "I went to the support group yesterday", "I lead a team of five engineers",
 		"in May 2022 we moved", "three more days", "last Friday night", "it costs 40 dollars", "a couple of months ago",
-		"we may go in March", "nothing here", "1999 was a year", "twenty years", "next weekend", "on march 3"}
+		"we may go in March", "nothing here", "1999 was a year", "twenty years", "next weekend", "on march 3",
+		"last week", "last weekend", "a few days ago", "two weeks ago", "3 months ago", "the day before yesterday", "this past weekend"}
+	said := time.Date(2023, time.May, 10, 15, 0, 0, 0, time.UTC)
 	h := sha256.New()
 	for _, p := range probes {
-		h.Write([]byte{answerBits(p)})
+		r := relativeDate(p, said)
+		fmt.Fprintf(h, "%d %d %d;", answerBits(p), r.from, r.n)
 	}
-	const want = "120228810a82e57938d026ec"
-	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || answerRulesVersion != 1 {
-		t.Fatalf("answer-type probes hash %s (rules version %d), pinned %s at version 1: bump answerRulesVersion and update the pin", got, answerRulesVersion, want)
+	const want = "6f66223f981c04d0abb3a04d"
+	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || answerRulesVersion != 2 {
+		t.Fatalf("answer-type and relative-date probes hash %s (rules version %d), pinned %s at version 2: bump answerRulesVersion and update the pin", got, answerRulesVersion, want)
 	}
 }
 

@@ -484,13 +484,15 @@ func (er *entryReader) entry(e *entry, thread string) error {
 	if b := r.take(1); b != nil {
 		e.atypes = b[0]
 	}
+	from, n := int32(r.u32()), r.u32()
 	terms := r.uint32s(r.count(4))
 	if r.err != nil {
 		return r.err
 	}
-	if e.vslot < 0 || e.atypes >= 1<<numTypes || nsec >= 1e9 {
+	if e.vslot < 0 || e.atypes >= 1<<numTypes || nsec >= 1e9 || n > maxRefDays {
 		return fmt.Errorf("%w: message %q", errSnapshot, d.ID)
 	}
+	e.ref = dayRange{from, uint16(n)}
 	s.countTypes(e.atypes, 1)
 	for _, t := range terms {
 		if int(t) >= len(s.stats.df) {

@@ -46,7 +46,7 @@ var vocab = strings.Fields(`running runs ran runner dog dogs cat cats support gr
 
 // answerPhrases are durations, time expressions and counts (recall's
 // answer types) some messages hold.
-var answerPhrases = []string{"for two weeks", "a few more days", "3 months", "yesterday", "last Friday", "in May", "back in 2021", "ages ago", "five engineers", "42 cups"}
+var answerPhrases = []string{"for two weeks", "a few more days", "3 months", "yesterday", "last Friday", "in May", "back in 2021", "ages ago", "five engineers", "42 cups", "last week", "two weeks ago", "last month"}
 
 var speakers = []string{"Caroline", "Melanie", "Joanna", ""}
 
@@ -55,7 +55,8 @@ var topics = []string{"travel", "family", "work", "hobby"}
 // newCorpus builds resources × threads × turns messages with speakers,
 // tool calls, metadata (scalars, nested, absent), dates over 2022–2023, an
 // occasional compound identifier and, in a fifth of them, a duration, a
-// time expression or a count (the answer types).
+// time expression (relative dates among them) or a count (the answer
+// types).
 func newCorpus(rng *rand.Rand, resources []string, threads, turns int) *corpus {
 	c := &corpus{emb: recall.HashEmbedder{}, resources: resources, threads: map[string][]string{}}
 	emb := c.emb
@@ -207,7 +208,11 @@ func postgres(t testing.TB, c *corpus, exact bool) *pgxpool.Pool {
 			calls = m.calls
 		}
 		msgs = append(msgs, []any{d.ID, d.ThreadID, d.ResourceID, d.Seq, d.Role, m.content, d.Name, calls, m.metadata, d.CreatedAt.UnixMilli(), int64(1), "digest"})
-		lds = append(lds, pgstore.LexicalDoc{MessageID: d.ID, ResourceID: d.ResourceID, CreatedAt: d.CreatedAt.UnixMilli(), Terms: recall.Analyze(d.Text()), AnswerBits: recall.AnswerBits(d.Text())})
+		ld := pgstore.LexicalDoc{MessageID: d.ID, ResourceID: d.ResourceID, CreatedAt: d.CreatedAt.UnixMilli(), Terms: recall.Analyze(d.Text()), AnswerBits: recall.AnswerBits(d.Text())}
+		if r := recall.RelativeDate(d.Text(), d.CreatedAt); !r.IsZero() {
+			ld.RefFrom, ld.RefTo, ld.RefMonths = r.From.UnixMilli(), r.To.UnixMilli(), r.Months()
+		}
+		lds = append(lds, ld)
 		if m.vec != nil {
 			embs = append(embs, []any{d.ID, c.emb.ID(), d.ResourceID, len(m.vec), pgvector.NewVector(m.vec)})
 		}

@@ -21,7 +21,9 @@
 //     query names), the answer types it asks for (recall.AskedTypes, their
 //     idf from lexical_stats' per-type counts); the messages of the scope
 //     that hold a term (GIN index over lexical_docs.tsv), fall in a query
-//     date or carry an asked type (lexical_docs.atypes, tagged by
+//     date (created in it, or their relative date, lexical_docs.ref_from
+//     and ref_to, recall.RelativeDate, overlapping it: tf 1 or 2, as
+//     recall.DatePeriod.TF) or carry an asked type (lexical_docs.atypes, tagged by
 //     recall.AnswerBits when written; a partial index per type), ranked by their own
 //     BM25 in SQL, the top pool + excluded of them (widened under a
 //     filter) and the turns they lift by the turn-context rule, each

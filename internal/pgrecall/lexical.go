@@ -118,7 +118,7 @@ func (v *view) dateTerms(ctx context.Context, n float64) ([]dateTerm, error) {
 	var out []dateTerm
 	for _, p := range recall.QueryDates(v.q.Text) {
 		b := &sqlArgs{args: []any{v.q.ResourceID}}
-		cond := b.period(p)
+		cond := "(" + b.period(p) + " OR " + b.refPeriod(p) + ")"
 		var df int64
 		err := v.s.pool.QueryRow(ctx, `SELECT count(*) FROM lexical_docs d WHERE d.resource_id = $1 AND `+cond, b.args...).Scan(&df)
 		if err != nil {
@@ -160,7 +160,7 @@ func (l *lexScorer) own(d *vdoc) float64 {
 		}
 	}
 	// Words, dates, then types: recall's order, so the sums are bit-equal.
-	d.own, d.ownDone = sum+l.dateScore(d.doc.CreatedAt, d.lexLen)+l.typeScore(d.atypes, d.lexLen), true
+	d.own, d.ownDone = sum+l.dateScore(d.doc.CreatedAt, d.ref, d.lexLen)+l.typeScore(d.atypes, d.lexLen), true
 	return d.own
 }
 
@@ -178,15 +178,16 @@ func (l *lexScorer) typeScore(atypes uint8, doclen int) float64 {
 	return sum
 }
 
-// dateScore is recall's dateScore: tf 1 for each query date d falls in.
-func (l *lexScorer) dateScore(created time.Time, doclen int) float64 {
+// dateScore is recall's dateScore: for each query date, tf
+// DatePeriod.TF (created in it, and its relative date ref in it).
+func (l *lexScorer) dateScore(created time.Time, ref recall.Referent, doclen int) float64 {
 	if len(l.dates) == 0 || l.n == 0 {
 		return 0
 	}
 	var sum float64
 	for _, dt := range l.dates {
-		if dt.period.Contains(created) {
-			sum += bm25.Weight(dt.idf, 1, bm25.Norm(float64(doclen), l.avgdl))
+		if tf := dt.period.TF(created, ref); tf > 0 {
+			sum += bm25.Weight(dt.idf, float64(tf), bm25.Norm(float64(doclen), l.avgdl))
 		}
 	}
 	return sum
@@ -323,10 +324,11 @@ func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string,
 		or = append(or, "d.tsv @@ "+b.add(tsq)+"::tsquery")
 	}
 	for i, dt := range l.dates {
-		cond := b.period(dt.period)
-		or = append(or, cond)
-		cols = append(cols, fmt.Sprintf(", %s AS in%d", cond, i))
-		terms = append(terms, fmt.Sprintf("CASE WHEN x.in%d THEN %s * %g / (1 + %s) ELSE 0 END", i, b.add(dt.idf), bm25.K1+1, norm))
+		created, ref := b.period(dt.period), b.refPeriod(dt.period)
+		or = append(or, created, ref)
+		// tf: created in the period, plus its relative date in it.
+		cols = append(cols, fmt.Sprintf(", ((%s)::int + coalesce(%s, false)::int)::float8 AS in%d", created, ref, i))
+		terms = append(terms, fmt.Sprintf("CASE WHEN x.in%[1]d > 0 THEN %[2]s * x.in%[1]d * %[3]g / (x.in%[1]d + %[4]s) ELSE 0 END", i, b.add(dt.idf), bm25.K1+1, norm))
 	}
 	for i, tt := range l.types {
 		// The bit is a literal: the condition is then the predicate of
@@ -382,6 +384,16 @@ func (b *sqlArgs) period(p recall.DatePeriod) string {
 		return fmt.Sprintf(`extract(month FROM to_timestamp(d.created_at / 1000.0) AT TIME ZONE 'UTC') = %s`, b.add(int(p.Month)))
 	}
 	return fmt.Sprintf(`(d.created_at >= %s AND d.created_at < %s)`, b.add(p.From.UnixMilli()), b.add(p.To.UnixMilli()))
+}
+
+// refPeriod is the condition on d's relative date (lexical_docs.ref_from,
+// ref_to, ref_months) sharing a day with a period (recall's
+// DatePeriod.TF).
+func (b *sqlArgs) refPeriod(p recall.DatePeriod) string {
+	if p.From.IsZero() {
+		return fmt.Sprintf(`(d.ref_months & %d) <> 0`, 1<<(p.Month-1))
+	}
+	return fmt.Sprintf(`(d.ref_from < %s AND d.ref_to > %s)`, b.add(p.To.UnixMilli()), b.add(p.From.UnixMilli()))
 }
 
 // distinct returns terms without repeats, in first-seen order.

@@ -35,13 +35,14 @@ type view struct {
 // vdoc is one fetched message.
 type vdoc struct {
 	doc        recall.Doc
-	prev, next string    // the turns before and after it in its thread ("" none)
-	lexLen     int       // its analysed terms (the BM25 document length)
-	atypes     uint8     // its answer types (lexical_docs.atypes; 0 when not tagged)
-	tf         []int     // occurrences of view.lexTerms
-	vec        []float32 // its stored vector; nil when not embedded (or not read)
-	vecDone    bool      // vec was read (ensureVectors)
-	own        float64   // memoised own lexical score
+	prev, next string          // the turns before and after it in its thread ("" none)
+	lexLen     int             // its analysed terms (the BM25 document length)
+	atypes     uint8           // its answer types (lexical_docs.atypes; 0 when not tagged)
+	ref        recall.Referent // its relative date (lexical_docs.ref_from, ref_to; zero for none)
+	tf         []int           // occurrences of view.lexTerms
+	vec        []float32       // its stored vector; nil when not embedded (or not read)
+	vecDone    bool            // vec was read (ensureVectors)
+	own        float64         // memoised own lexical score
 	ownDone    bool
 }
 
@@ -120,10 +121,10 @@ w AS (SELECT id FROM c
 SELECT m.id, m.thread_id, m.seq, m.role, m.name, m.content, m.tool_calls, m.metadata, m.created_at,
 	coalesce((SELECT p.id FROM messages p WHERE p.thread_id = m.thread_id AND p.seq < m.seq ORDER BY p.seq DESC LIMIT 1), ''),
 	coalesce((SELECT n.id FROM messages n WHERE n.thread_id = m.thread_id AND n.seq > m.seq ORDER BY n.seq LIMIT 1), ''),
-	coalesce(d.len, 0), coalesce(d.tf, '{}'), coalesce(d.atypes, 0), e.vector
+	coalesce(d.len, 0), coalesce(d.tf, '{}'), coalesce(d.atypes, 0), d.ref_from, d.ref_to, e.vector
 FROM w JOIN messages m ON m.id = w.id
 LEFT JOIN embeddings e ON e.message_id = m.id AND e.embedder = $6
-LEFT JOIN LATERAL (SELECT cardinality(x.terms) AS len, x.atypes,
+LEFT JOIN LATERAL (SELECT cardinality(x.terms) AS len, x.atypes, x.ref_from, x.ref_to,
 		ARRAY(SELECT coalesce(cardinality(array_positions(x.terms, qt)), 0) FROM unnest($3::text[]) WITH ORDINALITY AS q(qt, i) ORDER BY i) AS tf
 	FROM lexical_docs x WHERE x.message_id = m.id OFFSET 0) d ON true
 WHERE NOT (m.id = ANY($5))`
@@ -157,11 +158,17 @@ func (v *view) fetch(ctx context.Context, ids []string, hops int) error {
 		created  int64
 		vec      *pgvector.Vector
 		atypes   int16
+		refFrom  *int64
+		refTo    *int64
 	)
 	_, err = pgx.ForEachRow(rows, []any{&d.doc.ID, &d.doc.ThreadID, &d.doc.Seq, &d.doc.Role, &d.doc.Name, &d.doc.Content, &calls, &metadata,
-		&created, &d.prev, &d.next, &d.lexLen, &d.tf, &atypes, &vec}, func() error {
+		&created, &d.prev, &d.next, &d.lexLen, &d.tf, &atypes, &refFrom, &refTo, &vec}, func() error {
 		nd := d
 		nd.atypes = uint8(atypes)
+		nd.ref = recall.Referent{}
+		if refFrom != nil && refTo != nil {
+			nd.ref = recall.Referent{From: time.UnixMilli(*refFrom).UTC(), To: time.UnixMilli(*refTo).UTC()}
+		}
 		nd.doc.ResourceID = v.q.ResourceID
 		nd.doc.CreatedAt = time.UnixMilli(created).UTC()
 		nd.doc.Metadata = decodeMetadata(metadata)

@@ -161,7 +161,9 @@
 //     rank with one implementation (recall.Finish). Lexical: the matches
 //     of the GIN index (and of the query's dates) ranked by their own BM25
 //     in SQL, the top pool + excluded re-scored exactly with internal/bm25
-//     from Stats, with the context rule, date terms, answer types
+//     from Stats, with the context rule, date terms (a message's
+//     relative date in lexical_docs.ref_from, ref_to, ref_months; schema
+//     version 4), answer types
 //     (lexical_docs.atypes, counted in lexical_stats; schema version 3)
 //     and compound bonus as recall's. Vector: Nearest (HNSW, iterative scan) re-ranked by
 //     recall's cosine. Filters: translated to SQL (metadata through

@@ -28,6 +28,22 @@ type LexicalDoc struct {
 	// 0 none),
 	// stored in lexical_docs.atypes and counted per resource.
 	AnswerBits uint8
+	// RefFrom and RefTo (Unix milliseconds, UTC; both 0 for none) are the
+	// period the text's relative date points to (recall.RelativeDate),
+	// RefMonths its months (recall.Referent.Months); stored in
+	// lexical_docs.ref_from, ref_to and ref_months.
+	RefFrom, RefTo int64
+	RefMonths      uint16
+}
+
+// refCols returns d's relative date as lexical_docs stores it: NULLs for
+// none.
+func (d *LexicalDoc) refCols() (from, to *int64, months int16) {
+	if d.RefFrom == 0 && d.RefTo == 0 {
+		return nil, nil, 0
+	}
+	f, t := d.RefFrom, d.RefTo
+	return &f, &t, int16(d.RefMonths)
 }
 
 // BM25Stats are a resource's lexical statistics as stored: Docs indexed
@@ -65,11 +81,13 @@ func PutLexical(ctx context.Context, q Querier, docs []LexicalDoc) error {
 		if terms == nil {
 			terms = []string{}
 		}
-		b.Queue(`INSERT INTO lexical_docs (message_id, resource_id, created_at, terms, atypes) VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT (message_id) DO UPDATE SET resource_id = excluded.resource_id, created_at = excluded.created_at, terms = excluded.terms, atypes = excluded.atypes
-WHERE (lexical_docs.resource_id, lexical_docs.created_at, lexical_docs.terms, lexical_docs.atypes)
-	IS DISTINCT FROM (excluded.resource_id, excluded.created_at, excluded.terms, excluded.atypes)`,
-			d.MessageID, d.ResourceID, d.CreatedAt, terms, int16(d.AnswerBits))
+		rf, rt, rm := d.refCols()
+		b.Queue(`INSERT INTO lexical_docs (message_id, resource_id, created_at, terms, atypes, ref_from, ref_to, ref_months) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+ON CONFLICT (message_id) DO UPDATE SET resource_id = excluded.resource_id, created_at = excluded.created_at, terms = excluded.terms, atypes = excluded.atypes,
+	ref_from = excluded.ref_from, ref_to = excluded.ref_to, ref_months = excluded.ref_months
+WHERE (lexical_docs.resource_id, lexical_docs.created_at, lexical_docs.terms, lexical_docs.atypes, lexical_docs.ref_from, lexical_docs.ref_to, lexical_docs.ref_months)
+	IS DISTINCT FROM (excluded.resource_id, excluded.created_at, excluded.terms, excluded.atypes, excluded.ref_from, excluded.ref_to, excluded.ref_months)`,
+			d.MessageID, d.ResourceID, d.CreatedAt, terms, int16(d.AnswerBits), rf, rt, rm)
 	}
 	if err := q.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("pgstore: index %d lexical docs: %w", len(docs), err)
@@ -96,7 +114,9 @@ func PutLexicalTx(ctx context.Context, tx store.Conn, docs []LexicalDoc) error {
 	}
 	ids, resources, created, terms := make([]string, len(sorted)), make([]string, len(sorted)), make([]int64, len(sorted)), make([]string, len(sorted))
 	atypes := make([]int16, len(sorted))
+	refFrom, refTo, refMonths := make([]*int64, len(sorted)), make([]*int64, len(sorted)), make([]int16, len(sorted))
 	for i, d := range sorted {
+		refFrom[i], refTo[i], refMonths[i] = d.refCols()
 		t := d.Terms
 		if t == nil {
 			t = []string{}
@@ -107,13 +127,15 @@ func PutLexicalTx(ctx context.Context, tx store.Conn, docs []LexicalDoc) error {
 		}
 		ids[i], resources[i], created[i], terms[i], atypes[i] = d.MessageID, d.ResourceID, d.CreatedAt, string(b), int16(d.AnswerBits)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO lexical_docs (message_id, resource_id, created_at, terms, atypes)
-SELECT u.m, u.r, u.c, ARRAY(SELECT e.x FROM jsonb_array_elements_text(u.t::jsonb) WITH ORDINALITY AS e(x, n) ORDER BY e.n), u.a
-FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::smallint[]) WITH ORDINALITY AS u(m, r, c, t, a, i)
+	_, err = tx.ExecContext(ctx, `INSERT INTO lexical_docs (message_id, resource_id, created_at, terms, atypes, ref_from, ref_to, ref_months)
+SELECT u.m, u.r, u.c, ARRAY(SELECT e.x FROM jsonb_array_elements_text(u.t::jsonb) WITH ORDINALITY AS e(x, n) ORDER BY e.n), u.a, u.rf, u.rt, u.rm
+FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::smallint[], $6::bigint[], $7::bigint[], $8::smallint[]) WITH ORDINALITY AS u(m, r, c, t, a, rf, rt, rm, i)
 JOIN messages g ON g.id = u.m ORDER BY u.i FOR KEY SHARE OF g
-ON CONFLICT (message_id) DO UPDATE SET resource_id = excluded.resource_id, created_at = excluded.created_at, terms = excluded.terms, atypes = excluded.atypes
-WHERE (lexical_docs.resource_id, lexical_docs.created_at, lexical_docs.terms, lexical_docs.atypes)
-	IS DISTINCT FROM (excluded.resource_id, excluded.created_at, excluded.terms, excluded.atypes)`, ids, resources, created, terms, atypes)
+ON CONFLICT (message_id) DO UPDATE SET resource_id = excluded.resource_id, created_at = excluded.created_at, terms = excluded.terms, atypes = excluded.atypes,
+	ref_from = excluded.ref_from, ref_to = excluded.ref_to, ref_months = excluded.ref_months
+WHERE (lexical_docs.resource_id, lexical_docs.created_at, lexical_docs.terms, lexical_docs.atypes, lexical_docs.ref_from, lexical_docs.ref_to, lexical_docs.ref_months)
+	IS DISTINCT FROM (excluded.resource_id, excluded.created_at, excluded.terms, excluded.atypes, excluded.ref_from, excluded.ref_to, excluded.ref_months)`,
+		ids, resources, created, terms, atypes, refFrom, refTo, refMonths)
 	if err != nil {
 		return fmt.Errorf("pgstore: index %d lexical docs: %w", len(docs), err)
 	}
@@ -140,6 +162,9 @@ func sortedDocs(docs []LexicalDoc) ([]LexicalDoc, error) {
 func (d LexicalDoc) check() error {
 	if d.MessageID == "" || d.ResourceID == "" {
 		return fmt.Errorf("%w: lexical doc of message %q: empty message id or resource id", ErrInvalid, d.MessageID)
+	}
+	if (d.RefFrom != 0 || d.RefTo != 0) && d.RefFrom >= d.RefTo || d.RefMonths >= 1<<12 {
+		return fmt.Errorf("%w: lexical doc of message %s: RefFrom %d, RefTo %d, RefMonths %#x: not a period and its months", ErrInvalid, d.MessageID, d.RefFrom, d.RefTo, d.RefMonths)
 	}
 	for _, t := range d.Terms {
 		if !utf8.ValidString(t) || strings.ContainsRune(t, 0) {
@@ -265,7 +290,8 @@ func LexicalIDs(ctx context.Context, q Querier) (map[string]bool, error) {
 // Unindexed returns up to limit ids of stored messages without a complete
 // lexical entry, in the order they were stored: none (written before
 // entries were, or by a writer that did not index), or one whose answer
-// types are not tagged (atypes NULL: written before schema version 3).
+// types and relative date are not tagged (atypes NULL: written before
+// schema version 4).
 // Writing their entries again (PutLexical) completes them.
 func Unindexed(ctx context.Context, q Querier, limit int) ([]string, error) {
 	rows, err := q.Query(ctx, `SELECT m.id FROM messages m

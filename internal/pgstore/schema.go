@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -369,6 +369,23 @@ BEGIN
 	END IF;
 	RETURN NULL;
 END $fn$;
+`,
+	// 4: relative dates (recall's reldates.go). lexical_docs.ref_from and
+	// ref_to (Unix milliseconds, UTC, whole days, [from, to)) hold the
+	// period the message's first relative date ("yesterday", "last week")
+	// points to, resolved against created_at as recall.RelativeDate
+	// resolves it, and ref_months its months (bit m-1 for month m, for a
+	// query naming a month of any year); NULL and 0 for none. SQL cannot
+	// resolve them (the resolver is recall's word scan), so every entry is
+	// marked not tagged (atypes NULL), re-tagged at open like the entries
+	// of a version-2 database (pgstore.Unindexed lists them); until then an
+	// entry carries no answer type and no relative date, counted as such.
+	`
+ALTER TABLE lexical_docs ADD COLUMN ref_from BIGINT, ADD COLUMN ref_to BIGINT,
+	ADD COLUMN ref_months SMALLINT NOT NULL DEFAULT 0 CHECK (ref_months >= 0 AND ref_months < 4096),
+	ADD CONSTRAINT lexical_docs_ref CHECK ((ref_from IS NULL) = (ref_to IS NULL) AND (ref_from IS NULL OR ref_from < ref_to));
+CREATE INDEX lexical_docs_ref ON lexical_docs(resource_id, ref_from) WHERE ref_from IS NOT NULL;
+UPDATE lexical_docs SET atypes = NULL WHERE atypes IS NOT NULL;
 `,
 }
 
