@@ -92,3 +92,20 @@ func TestDayRangeOverlaps(t *testing.T) {
 		t.Error("no referent overlaps a period")
 	}
 }
+
+// BenchmarkRelativeDate: the word scan a message's indexing adds (a
+// LoCoMo-length turn), beside answerBits's.
+func BenchmarkRelativeDate(b *testing.B) {
+	text := "Hey John! Long time no talk! Guess what - I got a puppy two weeks ago! Her name's Coco and she's adorable. How have you been?"
+	said := time.Date(2023, time.August, 11, 0, 10, 0, 0, time.UTC)
+	b.Run("relativeDate", func(b *testing.B) {
+		for b.Loop() {
+			relativeDate(text, said)
+		}
+	})
+	b.Run("answerBits", func(b *testing.B) {
+		for b.Loop() {
+			answerBits(text)
+		}
+	})
+}
