@@ -20,9 +20,11 @@ func TestSnapshotWaitsForBulkImport(t *testing.T) {
 		sn.wrote("agent", 8)
 		sn.tick()
 	}
-	// An import: 3,000 writes a tick (1,500 a second) up to 20,000.
+	// An import: 3,000 writes a tick (1,500 a second) up to 20,000; a
+	// slow one (a loaded machine's drainer): 360 a tick up to 2,400.
 	for i := 0; i < 20_000; i += 500 {
 		sn.wrote("import", 500)
+		sn.wrote("slow", 60)
 		if i%3000 == 2500 {
 			sn.tick()
 		}
@@ -38,8 +40,8 @@ func TestSnapshotWaitsForBulkImport(t *testing.T) {
 		t.Fatal("due one tick after the import, within an interval at its pace")
 	}
 	sn.tick()
-	if got := sn.due(false); !slices.Contains(got, "import") {
-		t.Fatalf("due after the import = %v, want import in it", got)
+	if got := sn.due(false); !slices.Contains(got, "import") || !slices.Contains(got, "slow") {
+		t.Fatalf("due after the imports = %v, want import and slow in it", got)
 	}
 	sn.take("import")
 	for i := 0; i < snapshotMaxBehind; i += 1000 {
