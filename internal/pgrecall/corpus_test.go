@@ -233,9 +233,13 @@ func postgres(t testing.TB, c *corpus, exact bool) *pgxpool.Pool {
 		// document, each firing the statistics triggers): the same rows.
 		rows := make([][]any, len(lds))
 		for i, d := range lds {
-			rows[i] = []any{d.MessageID, d.ResourceID, d.CreatedAt, d.Terms, int16(d.AnswerBits)}
+			var from, to any
+			if d.RefFrom != 0 || d.RefTo != 0 {
+				from, to = d.RefFrom, d.RefTo
+			}
+			rows[i] = []any{d.MessageID, d.ResourceID, d.CreatedAt, d.Terms, int16(d.AnswerBits), from, to, int16(d.RefMonths)}
 		}
-		copyRows(t, pool, "lexical_docs", []string{"message_id", "resource_id", "created_at", "terms", "atypes"}, rows)
+		copyRows(t, pool, "lexical_docs", []string{"message_id", "resource_id", "created_at", "terms", "atypes", "ref_from", "ref_to", "ref_months"}, rows)
 	}
 	if exact {
 		dropHNSW(t, pool, e)
