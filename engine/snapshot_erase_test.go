@@ -15,8 +15,11 @@ import (
 )
 
 // vectorBytes returns the float32 encoding (little endian, as the shard
-// snapshot and SQLite store it) and the int8 codes (recall/vecindex.go's
-// encode8) of text's hash-384 vector.
+// snapshot and SQLite store it) and the int8 codes of text's hash-384
+// vector. A hash-384 vector is an integer row (recall/vecexact.go): its
+// codes are the smallest integers its values are proportional to (twice
+// the features' half-integer weights, divided by their common factor),
+// not the 127-scaled codes of other vectors (encode8).
 func vectorBytes(t *testing.T, text string) (f32, codes []byte) {
 	t.Helper()
 	vs, err := recall.HashEmbedder{}.Embed(context.Background(), []string{text})
@@ -24,20 +27,28 @@ func vectorBytes(t *testing.T, text string) (f32, codes []byte) {
 		t.Fatal(err)
 	}
 	v := vs[0]
-	var m float32
-	for _, f := range v {
-		m = max(m, f, -f)
-	}
-	k := 127 / m
+	lo := math.Inf(1)
 	for _, f := range v {
 		f32 = binary.LittleEndian.AppendUint32(f32, math.Float32bits(f))
-		if y := f * k; y >= 0 {
-			codes = append(codes, byte(int8(y+0.5)))
-		} else {
-			codes = append(codes, byte(int8(y-0.5)))
+		if a := math.Abs(float64(f)); a > 0 {
+			lo = min(lo, a)
 		}
 	}
-	return f32, codes
+	for kmin := 1.0; kmin < 128; kmin++ {
+		codes = codes[:0]
+		for _, f := range v {
+			y := float64(f) * kmin / lo
+			if math.Abs(y-math.Round(y)) > 1e-3 {
+				break
+			}
+			codes = append(codes, byte(int8(math.Round(y))))
+		}
+		if len(codes) == len(v) {
+			return f32, codes
+		}
+	}
+	t.Fatalf("%q: no integer codes", text)
+	return nil, nil
 }
 
 // waitFor polls cond for up to 30 s.

@@ -43,15 +43,15 @@ func (ix *Index) vectorChannel(ctx context.Context, q *channelQuery) ([]scored, 
 			}
 		}
 		if q.slack >= 0 || len(out) >= q.pool || below || n == count || len(rs) < n {
-			ix.contextScores(s, out, ranked, q.qv)
+			ix.contextScores(s, out, ranked, q.vq)
 			// A neighbour that cannot reach the first q.pool is not
 			// scored (vecrescore.go): the list is the same.
-			floor, bound := poolFloor(out, q.pool), ix.similarityBound(s, q.qv)
+			floor, bound := poolFloor(out, q.pool), ix.similarityBound(s, q.vq)
 			out = ix.addNeighbours(s, out, ranked, allowed, func(e *entry) (float64, bool) {
 				if bound != nil && neighbourBound && bound(e) < floor {
 					return 0, false
 				}
-				sim, ok := ix.similarity(ctx, s, e, q.qv)
+				sim, ok := ix.similarity(s, e, q.vq)
 				return sim, ok && (q.threshold == 0 || sim >= q.threshold)
 			})
 			return firstN(out, q.pool), nil
@@ -116,8 +116,11 @@ func (ix *Index) indexRank(q *channelQuery) func(int) ([]scored, error) {
 		thread := q.thread
 		keep = func(e *entry) bool { return e.doc.ThreadID == thread }
 	}
-	qn := normalised(q.qv)
-	return func(n int) ([]scored, error) { return s.vx.search(qn, n, keep), nil }
+	vq := q.vq
+	if qn := normalised(q.qv); &qn[0] != &q.qv[0] {
+		vq = s.vx.query(qn)
+	}
+	return func(n int) ([]scored, error) { return s.vx.searchQuery(vq, n, keep), nil }
 }
 
 // vectorStatus is the vector channel's status after a successful search

@@ -1,7 +1,6 @@
 package recall
 
 import (
-	"context"
 	"math"
 	"strings"
 )
@@ -62,7 +61,7 @@ func (ix *Index) contextOf(s *shard, e *entry) (prev, next *entry) {
 // question's cosine with qv from its vector, ranked or not: the sum can
 // exceed both turns' scores, so a listed reply scores the same whatever
 // the pool ranked.
-func (ix *Index) contextScores(s *shard, out, ranked []scored, qv []float32) {
+func (ix *Index) contextScores(s *shard, out, ranked []scored, vq *vecQuery) {
 	alpha := ix.cfg.Tuning.ContextWeight
 	if alpha <= 0 {
 		return
@@ -82,13 +81,13 @@ func (ix *Index) contextScores(s *shard, out, ranked []scored, qv []float32) {
 				out[i].score = max(out[i].score, alpha*ns)
 			}
 		}
-		if x, ok := ix.exchange(s, e, own[out[i].id], qv); ok {
+		if x, ok := ix.exchange(e, own[out[i].id], vq, out[i].score); ok {
 			out[i].score = max(out[i].score, x)
 		}
 	}
 }
 
-// exchange is e's score by the exchange rule for the query vector qv, own
+// exchange is e's score by the exchange rule for the query of vq, own
 // its cosine: the query's cosine with the sum of e's vector and the
 // vector of the turn before it (ExchangeScore), at most the question's
 // own cosine, when the rule is on, e answers the question that turn asked
@@ -96,20 +95,23 @@ func (ix *Index) contextScores(s *shard, out, ranked []scored, qv []float32) {
 // positive; false otherwise. The cap keeps the channel's list exact: a
 // reply rises to its question at most, so one whose question was not
 // ranked cannot pass a listed turn, and the reply of a ranked question is
-// scored (addNeighbours).
-func (ix *Index) exchange(s *shard, e *entry, own float64, qv []float32) (float64, bool) {
-	if !ix.answers(e) {
+// scored (addNeighbours). The caller keeps the higher of it and floor, so
+// false is also returned when the question's cosine (or its codes' bound,
+// vecQuery.bound) is at most floor: the score cannot pass it, and the
+// cosine of the two turns is not computed.
+func (ix *Index) exchange(e *entry, own float64, vq *vecQuery, floor float64) (float64, bool) {
+	if vq == nil || !ix.answers(e) || e.vslot == 0 || e.prev.vslot == 0 {
 		return 0, false
 	}
-	v, pv := s.vx.vector(e), s.vx.vector(e.prev)
-	if v == nil || pv == nil {
+	p := e.prev.vslot - 1
+	if neighbourBound && vq.bound(p) <= floor {
 		return 0, false
 	}
-	ps := cosine(qv, pv)
-	if ps <= 0 {
+	ps := vq.cos(p)
+	if ps <= 0 || (neighbourBound && ps <= floor) {
 		return 0, false
 	}
-	return min(ExchangeScore(own, ps, cosine(v, pv)), ps), true
+	return min(ExchangeScore(own, ps, vq.pairCos(e.vslot-1, p)), ps), true
 }
 
 // answers reports whether the exchange rule applies to e: the rule is on
@@ -185,31 +187,34 @@ func (ix *Index) addNeighbours(s *shard, out, ranked []scored, allowed func(*ent
 	return out
 }
 
-// similarity is e's vector score for qv: its cosine, or ContextWeight ×
-// the positive cosine of the turn before or after, or its exchange score
-// (exchange), when that is higher (contextScores); false when none of
-// them has a vector.
-func (ix *Index) similarity(_ context.Context, s *shard, e *entry, qv []float32) (float64, bool) {
+// similarity is e's vector score for the query of vq: its cosine, or
+// ContextWeight × the positive cosine of the turn before or after, or its
+// exchange score (exchange), when that is higher (contextScores); false
+// when none of them has a vector. A neighbour whose bound (vecQuery.bound)
+// cannot lift the score is not scored.
+func (ix *Index) similarity(s *shard, e *entry, vq *vecQuery) (float64, bool) {
 	sim, ok := math.Inf(-1), false
-	if v := s.vx.vector(e); v != nil {
-		sim, ok = cosine(qv, v), true
+	if vq == nil {
+		return sim, ok
+	}
+	if e.vslot != 0 {
+		sim, ok = vq.cos(e.vslot-1), true
 	}
 	own := sim
 	alpha := ix.cfg.Tuning.ContextWeight
 	prev, next := ix.contextOf(s, e)
 	for _, n := range []*entry{prev, next} {
-		if n == nil {
+		if n == nil || n.vslot == 0 {
 			continue
 		}
-		nv := s.vx.vector(n)
-		if nv == nil {
-			continue
+		if ok && neighbourBound && alpha*vq.bound(n.vslot-1) <= sim {
+			continue // α × its cosine cannot pass sim
 		}
-		if ns := cosine(qv, nv); ns > 0 {
+		if ns := vq.cos(n.vslot - 1); ns > 0 {
 			sim, ok = max(sim, alpha*ns), true
 		}
 	}
-	if x, has := ix.exchange(s, e, own, qv); has {
+	if x, has := ix.exchange(e, own, vq, sim); has {
 		sim = max(sim, x)
 	}
 	return sim, ok

@@ -29,7 +29,11 @@
 //     A sparse query (hash-384) sums only its non-zero columns of a
 //     column-major copy of the codes (veccols.go: the same integer dots),
 //     and the re-score skips the pool members a proven bound on the codes'
-//     error rules out (vecrescore.go: the same top n).
+//     error rules out (vecrescore.go: the same top n). A row whose values
+//     are hash-384's division of half-integers keeps those integers as its
+//     codes (vecexact.go: checked bit for bit when stored), and its exact
+//     cosine is computed from them, without reading its float32 values
+//     from a snapshot file.
 //     chromem-go is the exact reference: with Tuning.ExactVectors each
 //     resource also gets a chromem-go collection and the channel scans it
 //     (tests and `mnemo bench --exactness` compare the two); serving builds

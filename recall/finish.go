@@ -149,7 +149,7 @@ func (c shardCorpus) Doc(id string) *Doc {
 func (c shardCorpus) LexicalScore(id string) float64 { return c.q.lexScore(c.q.s.docs.get(id)) }
 
 func (c shardCorpus) Similarity(id string) (float64, bool) {
-	return c.ix.similarity(c.ctx, c.q.s, c.q.s.docs.get(id), c.q.qv)
+	return c.ix.similarity(c.q.s, c.q.s.docs.get(id), c.q.vq)
 }
 
 func (c shardCorpus) TopicCosine(thread string) (float64, bool) {

@@ -69,6 +69,9 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 
 	cq := ix.channelQuery(s, q, o, thread, filter)
 	cq.qv = qv
+	if qv != nil && s.vx.len() > 0 {
+		cq.vq = s.vx.query(qv)
+	}
 	res := &Result{Retrieval: Off()}
 	ch, err := ix.runChannels(ctx, cq, o.Mode, qErr, &res.Retrieval)
 	if err != nil {
@@ -154,6 +157,7 @@ type channelQuery struct {
 	hasTerms  bool
 	lex       *lexScoring // the scoring behind lexScore (lexicalPostings)
 	qv        []float32   // the query's vector; nil in lexical mode or when embedding failed
+	vq        *vecQuery   // qv's exact cosines with the shard's rows (vecexact.go); nil without qv or vectors
 	threshold float64     // Options.Threshold
 }
 

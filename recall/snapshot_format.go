@@ -71,7 +71,7 @@ import (
 const (
 	snapMagic   = "mnemosnp"
 	snapEnd     = "mnemoend"
-	snapVersion = 6
+	snapVersion = 7
 	// snapAlign aligns the vector part for mapping with pages of up to 64
 	// KiB.
 	snapAlign  = 64 << 10

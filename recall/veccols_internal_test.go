@@ -165,7 +165,7 @@ func TestVecColsSameAsRows(t *testing.T) {
 					sameAsRows(t, x, q, keep) // builds the columns
 				}
 				got := sameAsRows(t, x, q, keep)
-				exact := x.exact(q, 10, keep, nil)
+				exact := x.exact(x.query(q), 10, keep, nil)
 				f, w := overlap(got, exact)
 				found, want = found+f, want+w
 				colQueries++
@@ -369,8 +369,8 @@ func TestVecRescorePrunes(t *testing.T) {
 					t.Fatalf("%s query %d: exact %v above the bound %v", tc.name, qi, ex, upper(c))
 				}
 			}
-			want := tc.x.exact(q, n, nil, slots)
-			got := tc.x.rescore(q, n, slices.Clone(pool))
+			want := tc.x.exact(tc.x.query(q), n, nil, slots)
+			got := tc.x.rescore(tc.x.query(q), n, slices.Clone(pool))
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s query %d (n %d): pruned %v, whole pool %v", tc.name, qi, n, got, want)
 			}

@@ -26,6 +26,11 @@ import (
 //  3. scores the pool exactly, with the float32 vectors and the same sum
 //     as chromem-go (cosine), and returns the top n.
 //
+// An integer row (vecexact.go: a hash-384 vector) keeps the integers its
+// values are made of as its codes instead, and its exact cosine comes
+// from them in step 3 where reading its float32 values would cost a
+// system call.
+//
 // In front of step 1, a large shard of dense vectors first narrows the
 // rows to a few thousand by the signs of their dimensions (vecsigns.go).
 //
@@ -150,7 +155,7 @@ func (x *vecIndex) put(e *entry, v []float32) {
 	i := e.vslot - 1
 	x.chunks[i/chunkRows].touch()
 	copy(x.vec(i), v)
-	x.scales[i] = encode8(x.code(i), v)
+	x.scales[i] = encodeRow(x.code(i), v)
 	x.setCol(i)
 	if x.signed {
 		x.zeros += x.encodeSigns(i)
@@ -234,21 +239,27 @@ var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
 // keep accepts (nil: all), best first, with their exact cosine: all of them
 // exactly for a small index, else the exact top of the code-ranked pool.
 func (x *vecIndex) search(q []float32, n int, keep func(*entry) bool) []scored {
+	return x.searchQuery(x.query(q), n, keep)
+}
+
+// searchQuery is search with the query's scorer (vecexact.go).
+func (x *vecIndex) searchQuery(vq *vecQuery, n int, keep func(*entry) bool) []scored {
 	rows := len(x.ents)
 	if n <= 0 || rows == 0 {
 		return nil
 	}
 	pool := max(poolFactor*n, minPool)
 	if rows <= exactRows || pool >= rows {
-		return x.exact(q, n, keep, nil)
+		return x.exact(vq, n, keep, nil)
 	}
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
+	q := vq.q
 	if x.signsPay(n) {
 		sub := x.signCandidates(sc, q, max(signFactor*n, minSignPool), keep)
-		return x.rescore(q, n, x.subCandidates(sc, q, pool, sub))
+		return x.rescore(vq, n, x.subCandidates(sc, q, pool, sub))
 	}
-	return x.rescore(q, n, x.candidates(sc, q, pool, keep))
+	return x.rescore(vq, n, x.candidates(sc, q, pool, keep))
 }
 
 // cand is a row and its approximate score.
@@ -279,7 +290,7 @@ func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*ent
 	// comparison with its root.
 	h := make([]cand, 0, pool)
 	for i, d := range dots {
-		s := float32(d) * x.scales[i]
+		s := float32(d) * abs32(x.scales[i])
 		if len(h) == pool && s <= h[0].s {
 			continue
 		}
@@ -345,13 +356,11 @@ func down(h []cand, j int) {
 }
 
 // exact scores the slots cand (nil: every slot keep accepts) with the exact
-// cosine and returns the top n, best first (ties by id).
-func (x *vecIndex) exact(q []float32, n int, keep func(*entry) bool, cand []int) []scored {
+// cosine of vq and returns the top n, best first (ties by id).
+func (x *vecIndex) exact(vq *vecQuery, n int, keep func(*entry) bool, cand []int) []scored {
 	top := make([]scored, 0, n+1)
-	buf := make([]float32, x.dims)
-	nz := nonZeros(q)
 	add := func(e *entry) {
-		s := scored{e.doc.ID, cosineAt(q, x.rowVec(e.vslot-1, buf), nz)}
+		s := scored{e.doc.ID, vq.cos(e.vslot - 1)}
 		if math.IsNaN(s.score) || math.IsInf(s.score, 0) {
 			return // a damaged vector still being verified (snapshot_verify.go)
 		}

@@ -98,7 +98,7 @@ func TestVecIndexDense(t *testing.T) {
 			mod := 2 + qi%5
 			keep = func(e *entry) bool { return e.ord%mod == 0 }
 		}
-		exact := x.exact(q, 10, keep, nil)
+		exact := x.exact(x.query(q), 10, keep, nil)
 		got := x.search(q, 10, keep)
 		if len(got) != len(exact) {
 			t.Fatalf("query %d: %d hits, exact %d", qi, len(got), len(exact))

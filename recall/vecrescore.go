@@ -24,7 +24,10 @@ import (
 // n-th exact score found so far: neither it nor any after it could enter
 // the top n. The top n, their scores and their order are those of
 // re-scoring the whole pool (TestVecRescorePrunes); on the synthetic
-// corpus at 100k most of the pool of a hash-384 query is never read.
+// corpus at 100k most of the pool of a hash-384 query is never read. The
+// scores come from the query's vecQuery (vecexact.go): rows in memory
+// are scored exactly at once (no cheaper bound), an integer row's bound
+// is within 10⁻⁴ of its cosine, and a row is read at most once a query.
 
 // boundMargin covers what the bound leaves out: float32 rounding of the
 // scales (a code is within 0.5 + 2⁻¹⁵ of v_j/s_v, not 0.5: the factor
@@ -33,13 +36,17 @@ const boundMargin = 1e-4
 
 // bounded is a pool member and the largest exact cosine it can have.
 type bounded struct {
-	ub float64
-	i  int32
+	ub    float64
+	i     int32
+	exact bool // ub is the exact cosine
 }
 
 // upper returns the largest exact cosine slot i can have for the query q
 // (nz its non-zero dimensions, nil: all; l1 = ‖q‖₁): its codes' dot with
-// q's float32 values, plus the codes' rounding bound, times its scale.
+// q's float32 values, plus the codes' rounding bound, times its scale. The
+// codes of an integer row (vecexact.go) are its exact direction: no
+// rounding bound, only boundMargin (the float32 roundings of its values,
+// scale and sums).
 func (x *vecIndex) upper(q []float32, nz []int32, l1 float64, i int) float64 {
 	code := x.code(i)
 	var d float64
@@ -52,21 +59,28 @@ func (x *vecIndex) upper(q []float32, nz []int32, l1 float64, i int) float64 {
 			d += float64(q[j]) * float64(code[j])
 		}
 	}
-	return (d+0.51*l1)*float64(x.scales[i]) + boundMargin
+	if x.isInt(i) {
+		return d*float64(x.scale(i)) + boundMargin
+	}
+	return (d+0.51*l1)*float64(x.scale(i)) + boundMargin
 }
 
-// rescore returns the exact top n of the pool, best first (ties by id):
-// the pool by upper bound, each scored exactly until the bound cannot
+// rescore returns the exact top n of the pool for vq, best first (ties by
+// id): the pool by upper bound (vecQuery.bound: the exact cosine itself
+// where it costs no read), each scored exactly until the bound cannot
 // reach the n-th score.
-func (x *vecIndex) rescore(q []float32, n int, pool []cand) []scored {
-	nz := nonZeros(q)
-	var l1 float64
-	for _, f := range q {
-		l1 += math.Abs(float64(f))
-	}
+func (x *vecIndex) rescore(vq *vecQuery, n int, pool []cand) []scored {
 	bs := make([]bounded, len(pool))
 	for k, c := range pool {
-		bs[k] = bounded{x.upper(q, nz, l1, int(c.i)), c.i}
+		i := int(c.i)
+		if vq.cheap(i) {
+			bs[k] = bounded{vq.cos(i), c.i, true}
+			if math.IsNaN(bs[k].ub) {
+				bs[k].ub = math.Inf(1) // dropped below, where it is scored
+			}
+		} else {
+			bs[k] = bounded{vq.x.upper(vq.q, vq.nz, vq.l1, i), c.i, false}
+		}
 	}
 	slices.SortFunc(bs, func(a, b bounded) int {
 		switch {
@@ -78,13 +92,15 @@ func (x *vecIndex) rescore(q []float32, n int, pool []cand) []scored {
 		return int(a.i - b.i)
 	})
 	top := make([]scored, 0, n+1)
-	buf := make([]float32, x.dims)
 	for _, b := range bs {
 		if len(top) == n && b.ub < top[n-1].score {
 			break // the bounds after it are lower still
 		}
 		e := x.ents[b.i]
-		s := scored{e.doc.ID, cosineAt(q, x.rowVec(int(b.i), buf), nz)}
+		s := scored{e.doc.ID, b.ub}
+		if !b.exact || math.IsInf(b.ub, 1) {
+			s.score = vq.cos(int(b.i))
+		}
 		if math.IsNaN(s.score) || math.IsInf(s.score, 0) {
 			continue // a damaged vector still being verified (snapshot_verify.go)
 		}
@@ -106,30 +122,27 @@ func (x *vecIndex) rescore(q []float32, n int, pool []cand) []scored {
 // neighbour whose similarity cannot reach the pool-th score already
 // listed (which adding more can only raise) is cut whatever its exact
 // score: similarityBound bounds it from the codes, as rescore does, and
-// such a neighbour is not scored (TestNeighbourBoundSameList).
+// such a neighbour is not scored (TestNeighbourBoundSameList). Likewise
+// similarity skips a context turn whose bound times ContextWeight cannot
+// pass the turn's own cosine, and exchange a question whose bound cannot
+// pass the score it would lift.
 
 // neighbourBound turns the neighbours' bound on (tests turn it off to
 // compare).
 var neighbourBound = true
 
-// similarityBound returns an upper bound of ix.similarity(s, e, qv) for an
+// similarityBound returns an upper bound of ix.similarity(s, e, vq) for an
 // entry of s (caller holds s.mu), −Inf when neither e nor its context
 // turns have a vector; nil when s has no vector index.
-func (ix *Index) similarityBound(s *shard, qv []float32) func(*entry) float64 {
-	x := s.vx
-	if x.len() == 0 {
+func (ix *Index) similarityBound(s *shard, vq *vecQuery) func(*entry) float64 {
+	if vq == nil || s.vx.len() == 0 {
 		return nil
-	}
-	nz := nonZeros(qv)
-	var l1 float64
-	for _, f := range qv {
-		l1 += math.Abs(float64(f))
 	}
 	upper := func(e *entry) float64 {
 		if e == nil || e.vslot == 0 {
 			return math.Inf(-1)
 		}
-		return x.upper(qv, nz, l1, e.vslot-1)
+		return vq.bound(e.vslot - 1)
 	}
 	alpha := ix.cfg.Tuning.ContextWeight
 	return func(e *entry) float64 {

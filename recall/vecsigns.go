@@ -188,7 +188,7 @@ func (x *vecIndex) subCandidates(sc *scratch, q []float32, pool int, sub []int32
 	h := make([]cand, 0, pool)
 	for _, i := range sub {
 		dots8(q8, x.code(int(i)), dot)
-		h = push(h, pool, cand{float32(dot[0]) * x.scales[i], i})
+		h = push(h, pool, cand{float32(dot[0]) * x.scale(int(i)), i})
 	}
 	return h
 }

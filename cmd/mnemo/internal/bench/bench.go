@@ -69,6 +69,10 @@ type Options struct {
 	// the serving state (go tool pprof), written after the warm searches
 	// and a garbage collection, where the serving peak RSS is read.
 	MemProfile string
+	// LoadProfile, when set, is the file that receives a CPU profile of
+	// the warm LoadContext phase only (go tool pprof): no ingest, open,
+	// first use, searches or exactness in it.
+	LoadProfile string
 	// SnapshotMin is recall.Tuning.SnapshotMin for the run: 0 the default
 	// (shard snapshots of resources from 4,096 messages), negative none
 	// (to measure what writing them costs the ingest).
@@ -222,6 +226,10 @@ func (r *run) loadContexts(ctx context.Context) error {
 	r.rep.FirstUse = summarize(first)
 	var warm []time.Duration
 	found := 0
+	stop, err := startCPUProfile(r.o.LoadProfile)
+	if err != nil {
+		return err
+	}
 	cpu0 := cpuTime()
 	for i, q := range r.queries {
 		c, d, err := load(strconv.Itoa(i), q)
@@ -233,8 +241,11 @@ func (r *run) loadContexts(ctx context.Context) error {
 			found++
 		}
 	}
-	r.rep.LoadContext = summarize(warm)
 	r.rep.LoadContextCPUMs = float64((cpuTime() - cpu0).Microseconds()) / 1000 / float64(len(r.queries))
+	if err := stop(); err != nil {
+		return err
+	}
+	r.rep.LoadContext = summarize(warm)
 	if r.corpus != nil {
 		r.rep.TargetRecalled = float64(found) / float64(len(r.queries))
 	}
@@ -262,6 +273,26 @@ func (r *run) searches(ctx context.Context) error {
 
 // writeHeapProfile writes a heap profile of the live objects to file,
 // after a garbage collection; "" writes nothing.
+// startCPUProfile starts a CPU profile into file (Options.LoadProfile);
+// stop ends it and closes the file. An empty file name profiles nothing.
+func startCPUProfile(file string) (stop func() error, err error) {
+	if file == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("--loadprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--loadprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
 func writeHeapProfile(file string) error {
 	if file == "" {
 		return nil

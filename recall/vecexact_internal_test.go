@@ -1,0 +1,178 @@
+package recall
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestIntCodes: intCodes takes a vector as an integer row exactly when
+// its values are hash-384's division of half-integers (every hash vector
+// of an ordinary text, the empty text's unit vector, integer vectors of
+// codes up to 127), and refuses a dense vector, a hash vector one ulp off,
+// and one whose weight passes 63.5; the integers it finds give back every
+// value.
+func TestIntCodes(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 20))
+	docs, _ := hashCorpus(r, 300, 800)
+	type tc struct {
+		name string
+		v    []float32
+		want bool
+	}
+	var cases []tc
+	for i, d := range docs {
+		cases = append(cases, tc{fmt.Sprint("hash ", i), HashVector(d), true})
+	}
+	cases = append(cases, tc{"empty", HashVector(""), true}, tc{"one word", HashVector("lisbon"), true})
+	for i := range 50 {
+		k := make([]float64, HashDims)
+		for range 1 + r.IntN(60) {
+			k[r.IntN(HashDims)] = float64(r.IntN(255) - 127)
+		}
+		k[r.IntN(HashDims)] = 127 * float64(1-2*r.IntN(2))
+		cases = append(cases, tc{fmt.Sprint("integers ", i), halfIntegers(k), true})
+		dense := randomUnit(r, HashDims, nil, 0)
+		cases = append(cases, tc{fmt.Sprint("dense ", i), dense, false})
+		off := HashVector(docs[i])
+		j := slices.IndexFunc(off, func(f float32) bool { return f != 0 })
+		off[j] = math.Nextafter32(off[j], 2)
+		cases = append(cases, tc{fmt.Sprint("one ulp off ", i), off, false})
+	}
+	cases = append(cases, tc{"weight over 63.5 (k 400, 200, 200, 2, 1)", HashVector(strings.Repeat("abcd ", 200) + "xyz"), false})
+	for _, c := range cases {
+		dst := make([]int8, HashDims)
+		s, ok := intCodes(dst, c.v)
+		if ok != c.want {
+			t.Fatalf("%s: integer row %v, want %v", c.name, ok, c.want)
+		}
+		if !ok {
+			continue
+		}
+		norm := intNorm(dst)
+		for j, f := range c.v {
+			if got := intValue(dst[j], norm); got != f {
+				t.Fatalf("%s: component %d is %v from code %d, value %v", c.name, j, got, dst[j], f)
+			}
+		}
+		if want := float32(0.5 / norm); s != want {
+			t.Fatalf("%s: scale %v, want %v", c.name, s, want)
+		}
+	}
+}
+
+// halfIntegers returns hashVector's normalisation of the half-integers
+// k/2.
+func halfIntegers(k []float64) []float32 {
+	var sum float64
+	for _, x := range k {
+		sum += (x / 2) * (x / 2)
+	}
+	out := make([]float32, len(k))
+	for i, x := range k {
+		out[i] = float32(x / 2 / math.Sqrt(sum))
+	}
+	return out
+}
+
+// TestIntRowsExact is the property test of integer rows: on an index of
+// hash vectors, dense vectors and vectors one ulp off, every integer row's
+// values, cosines with sparse and dense queries, and cosines with other
+// rows (the exchange rule's) computed from its codes equal, bit for bit,
+// those of its float32 values; the codes' bound is never below the exact
+// cosine; and searches with filters, through the re-score and the context
+// rule's scorer, return the same ids and scores whether the rows' slabs
+// are taken as a snapshot file's (integer rows from their codes) or as
+// memory.
+func TestIntRowsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 21))
+	docs, query := hashCorpus(r, 3*chunkRows, 2500)
+	x := newVecIndex(HashDims)
+	defer x.free()
+	ints := 0
+	for i, d := range docs {
+		v := HashVector(d)
+		switch i % 50 {
+		case 7:
+			v = randomUnit(r, HashDims, nil, 0)
+		case 9:
+			j := slices.IndexFunc(v, func(f float32) bool { return f != 0 })
+			v[j] = math.Nextafter32(v[j], 2)
+		}
+		x.put(&entry{doc: Doc{ID: fmt.Sprintf("m%05d", i)}, ord: i}, v)
+		if x.isInt(i) {
+			ints++
+		}
+	}
+	if ints < len(docs)*9/10 || ints == len(docs) {
+		t.Fatalf("%d integer rows of %d", ints, len(docs))
+	}
+	fileView(t, x, true)
+	queries := make([][]float32, 0, 200)
+	for i := range 200 {
+		if i%4 == 3 {
+			queries = append(queries, randomUnit(r, HashDims, nil, 0))
+		} else {
+			queries = append(queries, normalised(HashVector(query())))
+		}
+	}
+	buf := make([]float32, HashDims)
+	for qi, q := range queries {
+		vq := x.query(q)
+		for k := range 40 {
+			i := r.IntN(x.len())
+			v := x.vec(i)
+			want := cosine(q, v)
+			if got := vq.cos(i); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("query %d row %d (integer %v): cosine %v, values give %v", qi, i, x.isInt(i), got, want)
+			}
+			if ub := vq.x.upper(q, vq.nz, vq.l1, i); ub < want {
+				t.Fatalf("query %d row %d (integer %v): bound %v below %v", qi, i, x.isInt(i), ub, want)
+			}
+			if x.isInt(i) && !slices.Equal(x.intRow(i, buf), v) {
+				t.Fatalf("row %d: values from codes differ", i)
+			}
+			j := (i + 1 + k) % x.len()
+			if got, want := vq.pairCos(i, j), cosine(v, x.vec(j)); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("rows %d, %d: pair cosine %v, values give %v", i, j, got, want)
+			}
+		}
+	}
+	for qi, q := range queries[:80] {
+		keep := colsFilter(qi, r)
+		n := []int{10, 110, 1}[qi%3]
+		fileView(t, x, true)
+		got := x.search(q, n, keep)
+		fileView(t, x, false)
+		want := x.search(q, n, keep)
+		if !slices.Equal(got, want) {
+			t.Fatalf("query %d (n %d): as a file's %v, as memory %v", qi, n, got, want)
+		}
+	}
+}
+
+// fileView makes x's slabs look mapped from a file (on) or not: written
+// to since (dirty), so that their values are still read from memory, but
+// vecQuery takes integer rows from their codes.
+func fileView(t *testing.T, x *vecIndex, on bool) {
+	t.Helper()
+	for _, c := range x.chunks {
+		if !on {
+			c.file.release()
+			c.file = nil
+			continue
+		}
+		if c.file != nil {
+			continue
+		}
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.file, c.dirty = share(f), true
+	}
+}
