@@ -27,6 +27,11 @@ import (
 //     score plus the largest compound bonus cannot reach the heap's worst
 //     is dropped before the filter and the bonus are evaluated.
 //
+// Without a filter, in the whole resource, step 2 starts only from the
+// messages whose own score can matter (seedFloor): at 100k messages a
+// common query word matches tens of thousands, and reading each one's
+// neighbours was most of the channel's time.
+//
 // Filters apply before topK exactly: the heap only takes allowed
 // messages, however many the filter removes.
 func (ix *Index) lexicalPostings(q *channelQuery) []scored {
@@ -34,7 +39,12 @@ func (ix *Index) lexicalPostings(q *channelQuery) []scored {
 	sc := getLexScratch(s.ords, len(ls.compounds) > 0)
 	defer sc.release()
 	sc.ownScores(s, ls)
-	sc.candidates(q)
+	proven := q.thread == "" && q.slack >= 0
+	seed := math.Inf(-1)
+	if proven {
+		seed = sc.seedFloor(ls, q.pool+q.slack)
+	}
+	sc.candidates(q, seed)
 	// Without a filter at most q.slack candidates are not allowed (the
 	// exclusion), so the (pool+slack)-th best base score is a floor of the
 	// pool's worst final score: a candidate whose bound is under it is
@@ -42,7 +52,6 @@ func (ix *Index) lexicalPostings(q *channelQuery) []scored {
 	// the (4 × pool)-th best is tried as the floor: when the pool fills
 	// with scores at or above it, it was one; else the candidates under
 	// it are taken too.
-	proven := q.thread == "" && q.slack >= 0
 	floor := kthBase(sc.cands, 4*q.pool)
 	if proven {
 		floor = kthBase(sc.cands, q.pool+q.slack)
@@ -81,10 +90,10 @@ type lexCand struct {
 }
 
 // candidates fills sc.cands with the messages of positive score: those
-// with an own score and, under the turn-context rule, the turns before
-// and after them; with scope thread, the thread's when it has fewer turns
-// than there are messages with an own score.
-func (sc *lexScratch) candidates(q *channelQuery) {
+// with an own score of at least seed and, under the turn-context rule,
+// the turns before and after them; with scope thread, the thread's when it
+// has fewer turns than there are messages with an own score.
+func (sc *lexScratch) candidates(q *channelQuery, seed float64) {
 	ls, p := q.lex, &q.s.post
 	add := func(o int32) {
 		if o < 0 || sc.seen[o] == sc.gen {
@@ -108,6 +117,9 @@ func (sc *lexScratch) candidates(q *channelQuery) {
 		return
 	}
 	for _, o := range sc.touched {
+		if sc.own[o] < seed {
+			continue
+		}
 		add(o)
 		if ls.alpha > 0 {
 			add(p.next[o])
@@ -115,6 +127,79 @@ func (sc *lexScratch) candidates(q *channelQuery) {
 				add(p.prev[o])
 			}
 		}
+	}
+}
+
+// seedFloor returns the own score under which a message needs not start
+// the candidates (−Inf: every one does) when the (k = pool + slack)-th
+// best base score is the floor (lexicalPostings, without a filter or a
+// thread). With θ the k-th best own score, at least k messages score θ or
+// more (a base score is at least the own score), so the floor is at least
+// θ, and a candidate is taken only when its bound, its base score plus at
+// most bonusMax, reaches it. A base score is the message's own score or α
+// times a neighbour's (α ≤ 1 or not, a neighbour scoring α × own ≥ θ − b
+// has own ≥ (θ − b)/α); so every candidate that can be taken is a message,
+// or the neighbour of a message, whose own score is at least
+// min(1, 1/α) × (θ − b), and the others are not listed. The floor, the
+// k-th best base score, is the same: the k best are all listed.
+func (sc *lexScratch) seedFloor(ls *lexScoring, k int) float64 {
+	theta := kthOwn(sc.own, sc.touched, k)
+	if sc.mask != nil {
+		theta -= ls.bonusMax
+	}
+	if theta <= 0 || math.IsInf(theta, -1) {
+		return math.Inf(-1)
+	}
+	if ls.alpha > 1 {
+		theta /= ls.alpha
+	}
+	return theta
+}
+
+// kthOwn returns the k-th largest own[o] over the ords o (−Inf when there
+// are fewer), with a min-heap of the k largest.
+func kthOwn(own []float64, ords []int32, k int) float64 {
+	if k <= 0 || len(ords) < k {
+		return math.Inf(-1)
+	}
+	h := make([]float64, 0, k)
+	for _, o := range ords {
+		v := own[o]
+		switch {
+		case len(h) < k:
+			h = append(h, v)
+			siftUp(h)
+		case v > h[0]:
+			h[0] = v
+			siftDown(h)
+		}
+	}
+	return h[0]
+}
+
+// siftUp restores the min-heap h after its last value was appended.
+func siftUp(h []float64) {
+	for i := len(h) - 1; i > 0 && h[(i-1)/2] > h[i]; i = (i - 1) / 2 {
+		h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+	}
+}
+
+// siftDown restores the min-heap h after its root was replaced.
+func siftDown(h []float64) {
+	k := len(h)
+	for i := 0; ; {
+		m := i
+		if l := 2*i + 1; l < k && h[l] < h[m] {
+			m = l
+		}
+		if r := 2*i + 2; r < k && h[r] < h[m] {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
 	}
 }
 

@@ -39,7 +39,7 @@ func TestLexicalPostingsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lex.Close() })
-	for _, tuning := range []Tuning{{}, {ContextWeight: -1}, {NoTurnAfter: true}, {ContextWeight: 0.9, NoCompounds: true}} {
+	for _, tuning := range []Tuning{{}, {ContextWeight: -1}, {NoTurnAfter: true}, {ContextWeight: 0.9, NoCompounds: true}, {ContextWeight: 3}} {
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("%+v/seed%d", tuning, seed), func(t *testing.T) {
 				postingsExact(t, lex, tuning, seed)

@@ -359,11 +359,8 @@ func TestVecRescorePrunes(t *testing.T) {
 			for i, c := range pool {
 				slots[i] = int(c.i)
 			}
-			nz, l1 := nonZeros(q), 0.0
-			for _, f := range q {
-				l1 += math.Abs(float64(f))
-			}
-			upper := func(c cand) float64 { return tc.x.upper(q, nz, l1, int(c.i)) }
+			vq := tc.x.query(q)
+			upper := func(c cand) float64 { return vq.upper(int(c.i)) }
 			for _, c := range pool {
 				if ex := cosine(q, tc.x.vec(int(c.i))); !math.IsNaN(ex) && ex > upper(c) {
 					t.Fatalf("%s query %d: exact %v above the bound %v", tc.name, qi, ex, upper(c))

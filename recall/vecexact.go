@@ -183,8 +183,9 @@ func encodeRow(dst []int8, v []float32) float32 {
 type vecQuery struct {
 	x    *vecIndex
 	q    []float32
-	nz   []int32 // q's non-zero components (nonZeros)
-	l1   float64 // ‖q‖₁
+	nz   []int32   // q's non-zero components (nonZeros)
+	qz   []float64 // q's values at nz (all of them when nz is nil)
+	l1   float64   // ‖q‖₁
 	buf  []float32
 	buf2 []float32 // pairCos's second row
 	memo map[int32]float64
@@ -195,6 +196,17 @@ func (x *vecIndex) query(q []float32) *vecQuery {
 	vq := &vecQuery{x: x, q: q, nz: nonZeros(q), buf: make([]float32, x.dims)}
 	for _, f := range q {
 		vq.l1 += math.Abs(float64(f))
+	}
+	if vq.nz == nil {
+		vq.qz = make([]float64, len(q))
+		for j, f := range q {
+			vq.qz[j] = float64(f)
+		}
+		return vq
+	}
+	vq.qz = make([]float64, len(vq.nz))
+	for t, j := range vq.nz {
+		vq.qz[t] = float64(q[j])
 	}
 	return vq
 }
@@ -238,7 +250,7 @@ func (vq *vecQuery) bound(i int) float64 {
 	if vq.cheap(i) {
 		return vq.cos(i)
 	}
-	return vq.x.upper(vq.q, vq.nz, vq.l1, i)
+	return vq.upper(i)
 }
 
 // pairCos returns the cosine of slots i and j (cosine of their values, as

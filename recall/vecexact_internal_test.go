@@ -130,7 +130,7 @@ func TestIntRowsExact(t *testing.T) {
 			if got := vq.cos(i); math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("query %d row %d (integer %v): cosine %v, values give %v", qi, i, x.isInt(i), got, want)
 			}
-			if ub := vq.x.upper(q, vq.nz, vq.l1, i); ub < want {
+			if ub := vq.upper(i); ub < want {
 				t.Fatalf("query %d row %d (integer %v): bound %v below %v", qi, i, x.isInt(i), ub, want)
 			}
 			if x.isInt(i) && !slices.Equal(x.intRow(i, buf), v) {
@@ -174,5 +174,48 @@ func fileView(t *testing.T, x *vecIndex, on bool) {
 			t.Fatal(err)
 		}
 		c.file, c.dirty = share(f), true
+	}
+}
+
+// TestSelectBest: the first pass's pool is the pool best allowed rows by
+// code score, ties by slot, as sorting every allowed row gives them; on
+// an index with many equal scores (repeated texts), with filters and
+// pools from 1 to more than half the rows.
+func TestSelectBest(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 22))
+	docs, query := hashCorpus(r, 2*chunkRows+300, 40)
+	x := newVecIndex(HashDims)
+	defer x.free()
+	for i := range docs {
+		d := docs[r.IntN(1+i%200)] // repeats: equal vectors, equal scores
+		x.put(&entry{doc: Doc{ID: fmt.Sprintf("m%05d", i)}, ord: i}, HashVector(d))
+	}
+	for qi := range 120 {
+		q := normalised(HashVector(query()))
+		keep := colsFilter(qi, r)
+		pool := []int{1, 2, 64, 440, 1500}[qi%5]
+		got := x.candidates(&scratch{}, q, pool, keep)
+		sc := &scratch{}
+		sc.query8(x.stride, q)
+		var all []cand
+		for i := range x.len() {
+			dot := make([]int32, 1)
+			dots8(sc.q8, x.code(i), dot)
+			if keep == nil || keep(x.ents[i]) {
+				all = append(all, cand{float32(dot[0]) * x.scale(i), int32(i)})
+			}
+		}
+		slices.SortFunc(all, func(a, b cand) int {
+			if better(a, b) {
+				return -1
+			}
+			return 1
+		})
+		want := all[:min(pool, len(all))]
+		slices.SortFunc(got, func(a, b cand) int { return int(a.i - b.i) })
+		slices.SortFunc(want, func(a, b cand) int { return int(a.i - b.i) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("query %d pool %d: %d candidates, want %d (%v, want %v)", qi, pool, len(got), len(want), got[:min(5, len(got))], want[:min(5, len(want))])
+		}
 	}
 }

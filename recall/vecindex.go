@@ -231,6 +231,7 @@ type scratch struct {
 	ham  []uint16 // per row: Hamming distance to the query, noRow if filtered out
 	sub  []int32  // the rows the sign pass keeps
 	cq   colQuery // the query's non-zero columns (veccols.go)
+	best []cand   // candidates' selection buffer
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -286,20 +287,77 @@ func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*ent
 		hi := min(lo+chunkRows, len(dots))
 		x.colDots(c, hi-lo, q8, cq, sc.dots[lo:lo+chunkRows])
 	}
-	// A bounded min-heap of the pool best: most rows fail the first
-	// comparison with its root.
-	h := make([]cand, 0, pool)
+	// The pool best: most rows are at or under the floor, the pool-th
+	// best of the buffer when it was last cut (selectBest).
+	buf := sc.best[:0]
+	if cap(buf) < 2*pool {
+		buf = make([]cand, 0, 2*pool)
+	}
+	floor := float32(math.Inf(-1))
 	for i, d := range dots {
 		s := float32(d) * abs32(x.scales[i])
-		if len(h) == pool && s <= h[0].s {
+		if s <= floor {
 			continue
 		}
 		if keep != nil && !keep(x.ents[i]) {
 			continue
 		}
-		h = push(h, pool, cand{s, int32(i)})
+		buf = append(buf, cand{s, int32(i)})
+		if len(buf) == 2*pool {
+			buf = selectBest(buf, pool)
+			floor = buf[pool-1].s
+		}
 	}
-	return h
+	if len(buf) > pool {
+		buf = selectBest(buf, pool)
+	}
+	sc.best = buf
+	return slices.Clone(buf)
+}
+
+// better reports whether a ranks before b: the higher score, then the
+// lower slot (the order of the first pass's pool).
+func better(a, b cand) bool { return a.s > b.s || a.s == b.s && a.i < b.i }
+
+// selectBest reorders c (more than k candidates) so that c[:k] are its k
+// best (better), c[k-1] the worst of them, and returns c[:k]: a
+// quickselect, expected linear. Offering the rows in slot order and
+// refusing any at or under c[k-1].s after each cut keeps the k best of all
+// (TestSelectBest).
+func selectBest(c []cand, k int) []cand {
+	lo, hi := 0, len(c)-1
+	for lo < hi {
+		// Median of three as the pivot, moved to hi.
+		mid := lo + (hi-lo)/2
+		if better(c[mid], c[lo]) {
+			c[mid], c[lo] = c[lo], c[mid]
+		}
+		if better(c[hi], c[lo]) {
+			c[hi], c[lo] = c[lo], c[hi]
+		}
+		if better(c[mid], c[hi]) {
+			c[mid], c[hi] = c[hi], c[mid]
+		}
+		p := c[hi]
+		st := lo
+		for j := lo; j < hi; j++ {
+			if better(c[j], p) {
+				c[j], c[st] = c[st], c[j]
+				st++
+			}
+		}
+		c[st], c[hi] = c[hi], c[st]
+		switch {
+		case st == k-1:
+			lo = hi
+		case st < k-1:
+			lo = st + 1
+		default:
+			hi = st - 1
+		}
+	}
+	// c[k-1] is in place; every one before it is better.
+	return c[:k]
 }
 
 // query8 returns q's int8 codes (stride bytes) in the scratch buffer.

@@ -41,28 +41,47 @@ type bounded struct {
 	exact bool // ub is the exact cosine
 }
 
-// upper returns the largest exact cosine slot i can have for the query q
+// upper returns the largest exact cosine slot i can have for the query
 // (nz its non-zero dimensions, nil: all; l1 = ‖q‖₁): its codes' dot with
-// q's float32 values, plus the codes' rounding bound, times its scale. The
-// codes of an integer row (vecexact.go) are its exact direction: no
-// rounding bound, only boundMargin (the float32 roundings of its values,
-// scale and sums).
-func (x *vecIndex) upper(q []float32, nz []int32, l1 float64, i int) float64 {
+// q's values, plus the codes' rounding bound, times its scale. The codes
+// of an integer row (vecexact.go) are its exact direction: no rounding
+// bound, only boundMargin (the float32 roundings of its values, scale and
+// sums).
+func (vq *vecQuery) upper(i int) float64 {
+	x := vq.x
 	code := x.code(i)
-	var d float64
-	if nz == nil {
-		for j, f := range q {
-			d += float64(f) * float64(code[j])
+	// Four sums: their order changes the float64 rounding only, far
+	// inside boundMargin.
+	var d0, d1, d2, d3 float64
+	qz, t := vq.qz, 0
+	if vq.nz == nil {
+		code = code[:len(qz)]
+		for ; t+4 <= len(qz); t += 4 {
+			d0 += qz[t] * float64(code[t])
+			d1 += qz[t+1] * float64(code[t+1])
+			d2 += qz[t+2] * float64(code[t+2])
+			d3 += qz[t+3] * float64(code[t+3])
+		}
+		for ; t < len(qz); t++ {
+			d0 += qz[t] * float64(code[t])
 		}
 	} else {
-		for _, j := range nz {
-			d += float64(q[j]) * float64(code[j])
+		nz := vq.nz[:len(qz)]
+		for ; t+4 <= len(nz); t += 4 {
+			d0 += qz[t] * float64(code[nz[t]])
+			d1 += qz[t+1] * float64(code[nz[t+1]])
+			d2 += qz[t+2] * float64(code[nz[t+2]])
+			d3 += qz[t+3] * float64(code[nz[t+3]])
+		}
+		for ; t < len(nz); t++ {
+			d0 += qz[t] * float64(code[nz[t]])
 		}
 	}
+	d := (d0 + d1) + (d2 + d3)
 	if x.isInt(i) {
 		return d*float64(x.scale(i)) + boundMargin
 	}
-	return (d+0.51*l1)*float64(x.scale(i)) + boundMargin
+	return (d+0.51*vq.l1)*float64(x.scale(i)) + boundMargin
 }
 
 // rescore returns the exact top n of the pool for vq, best first (ties by
@@ -79,7 +98,7 @@ func (x *vecIndex) rescore(vq *vecQuery, n int, pool []cand) []scored {
 				bs[k].ub = math.Inf(1) // dropped below, where it is scored
 			}
 		} else {
-			bs[k] = bounded{vq.x.upper(vq.q, vq.nz, vq.l1, i), c.i, false}
+			bs[k] = bounded{vq.upper(i), c.i, false}
 		}
 	}
 	slices.SortFunc(bs, func(a, b bounded) int {
