@@ -31,3 +31,18 @@ func colDots8Go(cols []int8, cq *colQuery, out []int32) {
 		}
 	}
 }
+
+// scoreMaskGo is the pure-Go scoreMask: bit r%8 of mask[r/8] set when
+// float32(dots[r])·|scales[r]| > floor. It is the fallback without AVX2
+// and the reference of TestScoreMask.
+func scoreMaskGo(dots []int32, scales []float32, floor float32, mask []uint8) {
+	for g := range len(dots) / 8 {
+		var m uint8
+		for b := range 8 {
+			if r := 8*g + b; float32(dots[r])*abs32(scales[r]) > floor {
+				m |= 1 << b
+			}
+		}
+		mask[g] = m
+	}
+}

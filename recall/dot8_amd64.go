@@ -49,3 +49,24 @@ func colDots8(cols []int8, cq *colQuery, out []int32) {
 	}
 	colDots8AVX2(&cols[0], &cq.offs[0], &cq.w[0], len(cq.w), len(out)/32, &out[0])
 }
+
+// scoreMaskAVX2 sets bit b of mask[g], for g < groups, when
+// float32(dots[8g+b])·|scales[8g+b]| > floor. Implemented in
+// scoremask_amd64.s.
+//
+//go:noescape
+func scoreMaskAVX2(dots *int32, scales *float32, groups int, floor float32, mask *uint8)
+
+// scoreMask sets mask[g] (len(dots)/8 of them; len(dots) = len(scales), a
+// multiple of 8) to the rows of group g whose score float32(dots[r])·
+// |scales[r]| is above floor, bit r%8 for row r.
+func scoreMask(dots []int32, scales []float32, floor float32, mask []uint8) {
+	if len(dots) == 0 {
+		return
+	}
+	if !haveDots8 {
+		scoreMaskGo(dots, scales, floor, mask)
+		return
+	}
+	scoreMaskAVX2(&dots[0], &scales[0], len(dots)/8, floor, &mask[0])
+}

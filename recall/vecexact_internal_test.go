@@ -180,7 +180,9 @@ func fileView(t *testing.T, x *vecIndex, on bool) {
 // TestSelectBest: the first pass's pool is the pool best allowed rows by
 // code score, ties by slot, as sorting every allowed row gives them; on
 // an index with many equal scores (repeated texts), with filters and
-// pools from 1 to more than half the rows.
+// pools from 1 to more than half the rows, and on one whose sampled rows
+// (every sampleStride-th) are the query itself, so that the floor guessed
+// from them holds fewer than pool rows and the scan starts again.
 func TestSelectBest(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 22))
 	docs, query := hashCorpus(r, 2*chunkRows+300, 40)
@@ -192,30 +194,90 @@ func TestSelectBest(t *testing.T) {
 	}
 	for qi := range 120 {
 		q := normalised(HashVector(query()))
-		keep := colsFilter(qi, r)
 		pool := []int{1, 2, 64, 440, 1500}[qi%5]
-		got := x.candidates(&scratch{}, q, pool, keep)
-		sc := &scratch{}
-		sc.query8(x.stride, q)
-		var all []cand
-		for i := range x.len() {
-			dot := make([]int32, 1)
-			dots8(sc.q8, x.code(i), dot)
-			if keep == nil || keep(x.ents[i]) {
-				all = append(all, cand{float32(dot[0]) * x.scale(i), int32(i)})
+		checkPool(t, x, q, pool, colsFilter(qi, r))
+	}
+	const text = "zz9 qq8 the sampled rows"
+	y := newVecIndex(HashDims)
+	defer y.free()
+	for i := range docs {
+		d := docs[i]
+		if i%sampleStride == 0 {
+			d = text
+		}
+		y.put(&entry{doc: Doc{ID: fmt.Sprintf("m%05d", i)}, ord: i}, HashVector(d))
+	}
+	q := normalised(HashVector(text))
+	if _, ok := sampleFloor(y, make([]int32, y.len()), nil, 64); !ok {
+		t.Fatal("no floor guessed")
+	}
+	checkPool(t, y, q, 64, nil)
+}
+
+// checkPool fails unless x.candidates returns the pool best allowed rows
+// by code score, ties by slot.
+func checkPool(t *testing.T, x *vecIndex, q []float32, pool int, keep func(*entry) bool) {
+	t.Helper()
+	got := x.candidates(&scratch{}, q, pool, keep)
+	sc := &scratch{}
+	sc.query8(x.stride, q)
+	var all []cand
+	dot := make([]int32, 1)
+	for i := range x.len() {
+		dots8(sc.q8, x.code(i), dot)
+		if keep == nil || keep(x.ents[i]) {
+			all = append(all, cand{float32(dot[0]) * x.scale(i), int32(i)})
+		}
+	}
+	slices.SortFunc(all, func(a, b cand) int {
+		if better(a, b) {
+			return -1
+		}
+		return 1
+	})
+	want := all[:min(pool, len(all))]
+	slices.SortFunc(got, func(a, b cand) int { return int(a.i - b.i) })
+	slices.SortFunc(want, func(a, b cand) int { return int(a.i - b.i) })
+	if !slices.Equal(got, want) {
+		t.Fatalf("pool %d: %d candidates, want %d (%v, want %v)", pool, len(got), len(want), got[:min(5, len(got))], want[:min(5, len(want))])
+	}
+}
+
+// TestScoreMask: the first pass's mask kernel (AVX2 where it runs) sets
+// exactly the bits of the rows the Go loop scores above the floor, with
+// negative (integer-row) and zero scales, scores equal to the floor, and
+// floors of −Inf and +Inf.
+func TestScoreMask(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 23))
+	for trial := range 200 {
+		n := 8 * (1 + r.IntN(200))
+		dots, scales := make([]int32, n), make([]float32, n)
+		for i := range dots {
+			dots[i] = int32(r.IntN(2_000_001) - 1_000_000)
+			scales[i] = float32(r.Float64() / 1000)
+			switch r.IntN(6) {
+			case 0:
+				scales[i] = -scales[i]
+			case 1:
+				scales[i] = 0
+			case 2:
+				dots[i] = int32(r.IntN(21) - 10)
 			}
 		}
-		slices.SortFunc(all, func(a, b cand) int {
-			if better(a, b) {
-				return -1
-			}
-			return 1
-		})
-		want := all[:min(pool, len(all))]
-		slices.SortFunc(got, func(a, b cand) int { return int(a.i - b.i) })
-		slices.SortFunc(want, func(a, b cand) int { return int(a.i - b.i) })
+		floor := float32(dots[r.IntN(n)]) * abs32(scales[r.IntN(n)])
+		switch trial % 10 {
+		case 1:
+			floor = float32(math.Inf(-1))
+		case 2:
+			floor = float32(math.Inf(1))
+		case 3:
+			floor = float32(dots[5]) * abs32(scales[5]) // a row exactly at the floor
+		}
+		got, want := make([]uint8, n/8), make([]uint8, n/8)
+		scoreMask(dots, scales, floor, got)
+		scoreMaskGo(dots, scales, floor, want)
 		if !slices.Equal(got, want) {
-			t.Fatalf("query %d pool %d: %d candidates, want %d (%v, want %v)", qi, pool, len(got), len(want), got[:min(5, len(got))], want[:min(5, len(want))])
+			t.Fatalf("trial %d (floor %v): mask %v, Go %v", trial, floor, got, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -232,6 +233,7 @@ type scratch struct {
 	sub  []int32  // the rows the sign pass keeps
 	cq   colQuery // the query's non-zero columns (veccols.go)
 	best []cand   // candidates' selection buffer
+	mask []uint8  // candidates' rows above the floor, a bit each (scoreMask)
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -288,31 +290,96 @@ func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*ent
 		x.colDots(c, hi-lo, q8, cq, sc.dots[lo:lo+chunkRows])
 	}
 	// The pool best: most rows are at or under the floor, the pool-th
-	// best of the buffer when it was last cut (selectBest).
-	buf := sc.best[:0]
-	if cap(buf) < 2*pool {
-		buf = make([]cand, 0, 2*pool)
+	// best of the buffer when it was last cut (selectBest); scoreMask
+	// finds the others eight rows a step.
+	sel := poolSel{buf: sc.best[:0], pool: pool, floor: float32(math.Inf(-1))}
+	if cap(sel.buf) < 2*pool {
+		sel.buf = make([]cand, 0, 2*pool)
 	}
-	floor := float32(math.Inf(-1))
-	for i, d := range dots {
-		s := float32(d) * abs32(x.scales[i])
-		if s <= floor {
-			continue
+	if len(sc.mask) < chunkRows/8 {
+		sc.mask = make([]uint8, chunkRows/8)
+	}
+	scales := x.scales
+	guessed := false
+	if g, ok := sampleFloor(x, dots, keep, pool); ok {
+		sel.floor, guessed = g, true
+	}
+scan:
+	for lo := 0; lo < len(dots); lo += chunkRows {
+		hi := min(lo+chunkRows, len(dots))
+		full := lo + (hi-lo)/8*8
+		mask := sc.mask[:(full-lo)/8]
+		scoreMask(dots[lo:full], scales[lo:full], sel.floor, mask)
+		for g, m := range mask {
+			for m != 0 {
+				i := lo + 8*g + bits.TrailingZeros8(m)
+				m &= m - 1
+				sel.offer(x, keep, float32(dots[i])*abs32(scales[i]), i)
+			}
 		}
-		if keep != nil && !keep(x.ents[i]) {
-			continue
-		}
-		buf = append(buf, cand{s, int32(i)})
-		if len(buf) == 2*pool {
-			buf = selectBest(buf, pool)
-			floor = buf[pool-1].s
+		for i := full; i < hi; i++ {
+			sel.offer(x, keep, float32(dots[i])*abs32(scales[i]), i)
 		}
 	}
-	if len(buf) > pool {
-		buf = selectBest(buf, pool)
+	if guessed && !sel.cut && len(sel.buf) < pool {
+		// Fewer than pool rows above the guess: it was no floor.
+		sel.buf, sel.floor, guessed = sel.buf[:0], float32(math.Inf(-1)), false
+		goto scan
 	}
-	sc.best = buf
-	return slices.Clone(buf)
+	if len(sel.buf) > pool {
+		sel.buf = selectBest(sel.buf, pool)
+	}
+	sc.best = sel.buf
+	return slices.Clone(sel.buf)
+}
+
+// poolSel is the first pass's selection of the pool best candidates.
+type poolSel struct {
+	buf   []cand
+	pool  int
+	floor float32 // the pool-th best at the last cut, or sampleFloor's guess
+	cut   bool    // the buffer was cut: pool rows at least were above the floor
+}
+
+// sampleStride is the spacing of the rows sampleFloor scores.
+const sampleStride = 64
+
+// sampleFloor guesses a floor of the first pass from every
+// sampleStride-th allowed row: just under the score that about 1.5 × pool
+// rows of all reach (of the sample, the 1.5 × pool / sampleStride-th
+// best). Rows at or under it are not offered, so most are never compared
+// twice; the guess holds when at least pool rows are above it, and
+// candidates checks that and scans again without it otherwise. false when
+// the sample is too small to guess from.
+func sampleFloor(x *vecIndex, dots []int32, keep func(*entry) bool, pool int) (float32, bool) {
+	j := (3*pool + 2*sampleStride - 1) / (2 * sampleStride)
+	if len(dots) < 8*sampleStride*j {
+		return 0, false
+	}
+	var sample []cand
+	for i := 0; i < len(dots); i += sampleStride {
+		if keep == nil || keep(x.ents[i]) {
+			sample = append(sample, cand{float32(dots[i]) * x.scale(i), int32(i)})
+		}
+	}
+	if len(sample) < 4*j {
+		return 0, false
+	}
+	g := selectBest(sample, j)[j-1].s
+	return math.Nextafter32(g, float32(math.Inf(-1))), true
+}
+
+// offer adds row i of score s when it is above the floor and keep
+// allows it, cutting the buffer to the pool best when it is full.
+func (p *poolSel) offer(x *vecIndex, keep func(*entry) bool, s float32, i int) {
+	if s <= p.floor || keep != nil && !keep(x.ents[i]) {
+		return
+	}
+	p.buf = append(p.buf, cand{s, int32(i)})
+	if len(p.buf) == 2*p.pool {
+		p.buf = selectBest(p.buf, p.pool)
+		p.floor, p.cut = p.buf[p.pool-1].s, true
+	}
 }
 
 // better reports whether a ranks before b: the higher score, then the
