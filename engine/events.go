@@ -29,7 +29,9 @@ const (
 	// the error. An EventRebuild follows.
 	EventQuarantined EventReason = "quarantined"
 	// EventRebuild: a derived index is being rebuilt from SQLite (after a
-	// quarantine, a missing or lagging index directory, or Reindex).
+	// quarantine, a missing or lagging index directory, Reindex, damaged
+	// stored embeddings, or a resource's shard snapshot changed in place
+	// while mapped: ResourceID names it).
 	EventRebuild EventReason = "rebuild"
 )
 

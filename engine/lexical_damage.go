@@ -58,8 +58,7 @@ func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 		e.idx.mu.Unlock()
 		return false, fmt.Errorf("engine: reopen lexical index after quarantine: %w", err)
 	}
-	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: e.ms, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning,
-		SnapshotDir: filepath.Join(e.dir, SnapshotDir)})
+	ix, err := recall.NewIndex(e.recallConfig(lex))
 	if err != nil {
 		lex.Close()
 		e.idx.mu.Unlock()

@@ -136,7 +136,16 @@ func (e *Engine) rebuildStale(ctx context.Context, path string, cause error) (*r
 // recallConfig is the configuration of the engine's recall.Index over lex.
 func (e *Engine) recallConfig(lex *recall.Lexical) recall.Config {
 	return recall.Config{Lexical: lex, Source: e.ms, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning, Damaged: e.requeueDamaged,
-		SnapshotDir: filepath.Join(e.dir, SnapshotDir)}
+		SnapshotDir: filepath.Join(e.dir, SnapshotDir), SnapshotDropped: e.snapshotDropped}
+}
+
+// snapshotDropped is recall.Config.SnapshotDropped: a resource's shard
+// snapshot changed in place under its mapping, and its shard is built
+// again from the store.
+func (e *Engine) snapshotDropped(resource, detail string) {
+	e.log.Warn("shard snapshot changed in place while mapped: rebuilding the resource's shard from the store", "resource", resource, "detail", detail)
+	e.publish(Event{Reason: EventRebuild, ResourceID: resource,
+		Detail: "the resource's shard snapshot changed in place while mapped (" + detail + "); its shard is built again from the store"})
 }
 
 // quarantine moves dir to <data>/quarantine/<UTC time>/ and returns the new

@@ -100,6 +100,15 @@ func (ix *Index) SaveSnapshotForTest(ctx context.Context, resource string) error
 	return ix.saveSnapshot(ctx, resource)
 }
 
+// SnapshotDropsForTest returns how many shards were dropped because their
+// snapshot file changed under their mapping (snapshot_fault.go).
+func SnapshotDropsForTest() int64 { return snapshotDrops.Load() }
+
+// SetShardCheckedHookForTest sets the function lockedShard calls once it
+// has checked a shard's snapshot file, still holding its read lock (nil:
+// none).
+func SetShardCheckedHookForTest(f func()) { shardCheckedHook = f }
+
 // SnapshotLoadsForTest returns how many shards were filled from a snapshot.
 func SnapshotLoadsForTest() int64 { return snapshotLoads.Load() }
 

@@ -126,6 +126,11 @@ type Config struct {
 	// deletes those rows and queues the messages for embedding again. It
 	// is called on the searching goroutine, with no lock of the Index held.
 	Damaged func(ctx context.Context, resourceID string, messageIDs []string)
+	// SnapshotDropped, when set, is called when a loaded resource's shard
+	// was dropped because its snapshot file changed in place under its
+	// mapping (snapshot_fault.go), with a description; the next use builds
+	// it from the Source. It is called with no lock of the Index held.
+	SnapshotDropped func(resourceID, detail string)
 	// SnapshotDir, when set and Source implements SnapshotSource, is the
 	// directory of the resources' shard snapshots (snapshot.go): a large
 	// resource's first use reads its snapshot, brought up to date from the

@@ -194,6 +194,18 @@ func (b indexBackend) Search(ctx context.Context, q Query) (*Result, error) {
 }
 
 func (b indexBackend) HitTexts(ctx context.Context, q Query, hits []Hit) ([]Hit, []string, error) {
+	type kt struct {
+		kept  []Hit
+		texts []string
+	}
+	r, err := retryFaults(b.ix, func() (kt, error) { // snapshot_fault.go
+		kept, texts, err := b.hitTexts(ctx, q, hits)
+		return kt{kept, texts}, err
+	})
+	return r.kept, r.texts, err
+}
+
+func (b indexBackend) hitTexts(ctx context.Context, q Query, hits []Hit) ([]Hit, []string, error) {
 	s, err := b.ix.lockedShard(ctx, q.ResourceID)
 	if err != nil {
 		return nil, nil, err
@@ -211,12 +223,14 @@ func (b indexBackend) HitTexts(ctx context.Context, q Query, hits []Hit) ([]Hit,
 }
 
 func (b indexBackend) Neighbours(ctx context.Context, q Query, thread string, from, to int64) ([]Hit, error) {
-	s, err := b.ix.lockedShard(ctx, q.ResourceID)
-	if err != nil {
-		return nil, err
-	}
-	defer s.mu.RUnlock()
-	return s.neighbourHits(q.Exclude)(thread, from, to)
+	return retryFaults(b.ix, func() ([]Hit, error) { // snapshot_fault.go
+		s, err := b.ix.lockedShard(ctx, q.ResourceID)
+		if err != nil {
+			return nil, err
+		}
+		defer s.mu.RUnlock()
+		return s.neighbourHits(q.Exclude)(thread, from, to)
+	})
 }
 
 // rerankHits returns the best topK of hits (in rank order) by scores (nil:

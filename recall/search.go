@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"slices"
 )
 
@@ -43,12 +44,8 @@ type Result struct {
 	Retrieval Retrieval
 }
 
-// Search runs q. It returns ErrInvalidQuery when the resource (or, with scope
-// thread, the thread) is missing, ErrInvalidOptions or a *FilterError for bad
-// options. A failing channel does not fail the search: the other channel
-// answers and Result.Retrieval says so; only when both fail is an error
-// returned.
-func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
+// search is Search, unguarded (snapshot_fault.go).
+func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 	p, err := q.Prepare()
 	if err != nil {
 		return nil, err
@@ -253,6 +250,9 @@ func goCatch(fn func()) (wait func()) {
 	done := make(chan any, 1)
 	go func() {
 		defer func() { done <- recover() }()
+		// A fault reading a snapshot mapping is a panic here too, raised
+		// again in the caller, which Search recovers (snapshot_fault.go).
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		fn()
 	}()
 	return func() {

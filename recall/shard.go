@@ -70,6 +70,9 @@ type shard struct {
 	// set until the check passes (snapshot_verify.go).
 	pending    *snapFile
 	unverified atomic.Bool
+	// stamp is the identity of the snapshot file s maps, nil when it maps
+	// none (snapshot_fault.go).
+	stamp *fileStamp
 
 	// Guarded by Index.mu: the search tick of the last use, and the
 	// messages counted when the shard loaded (0 when not counted).
@@ -91,6 +94,8 @@ func (s *shard) unload() {
 	s.threads, s.col, s.vx, s.text, s.damaged, s.topics = nil, nil, nil, nil, nil, nil
 	s.docs = docIndex{}
 	s.stats, s.post = bm25Stats{}, postings{}
+	s.stamp.release()
+	s.stamp = nil
 }
 
 // errNoEmbed is the embedding function given to chromem: recall always
@@ -117,6 +122,8 @@ func (s *shard) reset() error {
 	s.vx.free()
 	s.text.free()
 	s.vx, s.col, s.text = nil, nil, &arena{}
+	s.stamp.release()
+	s.stamp = nil
 	if !s.exact {
 		return nil
 	}

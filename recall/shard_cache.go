@@ -19,22 +19,10 @@ func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
 	ix.tick++
 	s.lastUse = ix.tick
 	ix.mu.Unlock()
-	s.loadMu.Lock()
-	fresh := !s.loaded
-	var damaged []string
-	changes := 0
-	if fresh {
-		var err error
-		if changes, err = ix.fill(ctx, s); err != nil {
-			s.loadMu.Unlock()
-			return nil, err
-		}
-		ix.verifyLater(s)
-		s.mu.RLock()
-		damaged = s.damagedIDs()
-		s.mu.RUnlock()
+	fresh, changes, damaged, err := ix.ensureLoaded(ctx, s)
+	if err != nil {
+		return nil, err
 	}
-	s.loadMu.Unlock()
 	if fresh {
 		// After loadMu is released: unloading takes other shards'
 		// loadMu, and two loads must not wait for each other.
@@ -47,8 +35,33 @@ func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
 	return s, nil
 }
 
+// shardCheckedHook, set by the tests only, runs once lockedShard has
+// checked a shard's snapshot file (to change it after the check).
+var shardCheckedHook func()
+
+// ensureLoaded loads s unless it is loaded (loadMu held meanwhile, and
+// released on a panic too: a fault reading a snapshot mapping,
+// snapshot_fault.go). It reports whether it loaded s, how many of its
+// messages were not in a snapshot, and its damaged messages.
+func (ix *Index) ensureLoaded(ctx context.Context, s *shard) (fresh bool, changes int, damaged []string, err error) {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	if s.loaded {
+		return false, 0, nil, nil
+	}
+	if changes, err = ix.fill(ctx, s); err != nil {
+		return false, 0, nil, err
+	}
+	ix.verifyLater(s)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return true, changes, s.damagedIDs(), nil
+}
+
 // lockedShard returns resource's loaded shard read-locked (the caller
-// unlocks s.mu), loading it again when it was unloaded meanwhile.
+// unlocks s.mu), loading it again when it was unloaded meanwhile, or
+// dropped because its snapshot file changed under its mapping
+// (snapshot_fault.go).
 func (ix *Index) lockedShard(ctx context.Context, resource string) (*shard, error) {
 	for {
 		s, err := ix.shard(ctx, resource)
@@ -56,10 +69,17 @@ func (ix *Index) lockedShard(ctx context.Context, resource string) (*shard, erro
 			return nil, err
 		}
 		s.mu.RLock()
-		if s.loaded {
+		if s.loaded && !s.mappingChanged() {
+			if shardCheckedHook != nil {
+				shardCheckedHook()
+			}
 			return s, nil
 		}
+		changed := s.loaded
 		s.mu.RUnlock()
+		if changed {
+			ix.dropChanged(s, "its file changed since it was mapped")
+		}
 	}
 }
 

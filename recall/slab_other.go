@@ -29,3 +29,13 @@ func mapPrivate(f *os.File, off int64, n int) (b []byte, mapped bool, err error)
 
 // detachMapping does nothing: no slab is mapped from a file here.
 func detachMapping([]byte) error { return nil }
+
+// fileIdentity returns f's size and modification time (no slab is mapped
+// from a file on this platform: nothing depends on it).
+func fileIdentity(f *os.File) (fileID, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return fileID{}, err
+	}
+	return fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}, nil
+}

@@ -69,3 +69,15 @@ func detachMapping(b []byte) error {
 	copy(b, tmp)
 	return nil
 }
+
+// fileIdentity returns f's size and modification time (Unix
+// nanoseconds): one fstat. A write or truncation sets the time; a rename
+// over the file or its removal (mnemo's own replacement of a snapshot)
+// does not.
+func fileIdentity(f *os.File) (fileID, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return fileID{}, err
+	}
+	return fileID{size: st.Size, mtime: st.Mtim.Nano()}, nil
+}

@@ -509,8 +509,11 @@ var errUnverified = errors.New("recall: shard snapshot not verified yet")
 // it holds: from the loaded shard (read-locked meanwhile), else from a
 // temporary shard (its snapshot's vector part verified first). It writes
 // nothing for a shard under SnapshotMin.
-func (ix *Index) encodeShard(ctx context.Context, resource string, f *os.File) (int, error) {
-	if s := ix.loadedShard(resource); s != nil {
+func (ix *Index) encodeShard(ctx context.Context, resource string, f *os.File) (n int, err error) {
+	t := newShard(resource, false)
+	defer t.unload()
+	defer ix.guardFaults(&err, t)()
+	if s := ix.loadedShard(resource); s != nil && ix.checkedShard(s) != nil {
 		s.mu.RLock()
 		if s.loaded {
 			defer s.mu.RUnlock()
@@ -521,13 +524,7 @@ func (ix *Index) encodeShard(ctx context.Context, resource string, f *os.File) (
 		}
 		s.mu.RUnlock()
 	}
-	t := newShard(resource, false)
-	defer t.unload()
-	t.loadMu.Lock()
-	_, err := ix.fill(ctx, t)
-	sf := t.pending
-	t.pending = nil
-	t.loadMu.Unlock()
+	sf, err := ix.fillTemp(ctx, t)
 	if err != nil {
 		return 0, err
 	}
@@ -537,6 +534,18 @@ func (ix *Index) encodeShard(ctx context.Context, resource string, f *os.File) (
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return ix.encodeLocked(t, f)
+}
+
+// fillTemp fills the temporary shard t and returns the snapshot file whose
+// vector part is still to verify, if any (loadMu released on a panic too:
+// a fault reading the mapping, snapshot_fault.go).
+func (ix *Index) fillTemp(ctx context.Context, t *shard) (*snapFile, error) {
+	t.loadMu.Lock()
+	defer t.loadMu.Unlock()
+	_, err := ix.fill(ctx, t)
+	sf := t.pending
+	t.pending = nil
+	return sf, err
 }
 
 func (ix *Index) encodeLocked(s *shard, f *os.File) (int, error) {
@@ -590,6 +599,10 @@ func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource)
 		return 0, err
 	}
 	if err := s.reset(); err != nil {
+		sf.close()
+		return 0, err
+	}
+	if s.stamp, err = stampOf(sf); err != nil {
 		sf.close()
 		return 0, err
 	}

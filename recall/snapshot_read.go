@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"runtime/debug"
 	"syscall"
 	"time"
 	"unsafe"
@@ -190,7 +191,16 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
 	// waited for before anything is returned: the shard serves nothing
 	// of a part whose sum does not match.
 	sum := make(chan uint32, 1)
-	go func() { sum <- crc32.Checksum(meta, castagnoli) }()
+	go func() {
+		// A fault (the file truncated meanwhile) is a mismatch, not a crash.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if recover() != nil {
+				sum <- ^sf.metaCRC
+			}
+		}()
+		sum <- crc32.Checksum(meta, castagnoli)
+	}()
 	vectorless, vp, err := s.readMessages(&snapReader{b: meta}, emb)
 	if <-sum != sf.metaCRC {
 		return nil, fmt.Errorf("%w: checksum mismatch", errSnapshot)
@@ -613,5 +623,7 @@ func (s *shard) detachFile() error {
 			return fmt.Errorf("recall: detach snapshot: %w", err)
 		}
 	}
+	s.stamp.release() // nothing maps the file any more
+	s.stamp = nil
 	return nil
 }

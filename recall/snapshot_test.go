@@ -215,6 +215,13 @@ func (st *snapStore) mutate(t *testing.T, r *rand.Rand, round int) {
 // messages; snapDir "" means no snapshots.
 func snapIndex(t *testing.T, st *snapStore, snapDir string) *recall.Index {
 	t.Helper()
+	return snapIndexWith(t, st, snapDir, nil)
+}
+
+// snapIndexWith is snapIndex with the configuration changed by edit (nil:
+// none).
+func snapIndexWith(t *testing.T, st *snapStore, snapDir string, edit func(*recall.Config)) *recall.Index {
+	t.Helper()
 	lex, err := recall.OpenLexical("")
 	if err != nil {
 		t.Fatal(err)
@@ -226,8 +233,12 @@ func snapIndex(t *testing.T, st *snapStore, snapDir string) *recall.Index {
 	// in memory. Through bleve's top pool, two builds from the same
 	// messages may keep different candidates among equal scores (seen
 	// with two fresh builds), which would hide what this test compares.
-	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: st, SnapshotDir: snapDir,
-		Tuning: recall.Tuning{SnapshotMin: 1, RescoreDepth: 100_000}})
+	cfg := recall.Config{Lexical: lex, Source: st, SnapshotDir: snapDir,
+		Tuning: recall.Tuning{SnapshotMin: 1, RescoreDepth: 100_000}}
+	if edit != nil {
+		edit(&cfg)
+	}
+	ix, err := recall.NewIndex(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func (ix *Index) addStart(ctx context.Context, docs []Doc, vecs [][]float32) (wa
 // when loaded.
 func (ix *Index) putLoaded(ctx context.Context, d *Doc, vecs [][]float32, i int) error {
 	s := ix.loadedShard(d.ResourceID)
-	if s == nil {
+	if s == nil || ix.checkedShard(s) == nil {
 		return nil
 	}
 	s.mu.Lock()
@@ -88,7 +88,7 @@ func (ix *Index) addVectors(ctx context.Context, resource string, ids []string, 
 		ix.snap.wrote(resource, len(ids))
 	}
 	s := ix.loadedShard(resource)
-	if s == nil {
+	if s == nil || ix.checkedShard(s) == nil {
 		return nil
 	}
 	s.mu.Lock()
@@ -121,6 +121,10 @@ func (ix *Index) Remove(ctx context.Context, ids []string, resources ...string) 
 	ix.mu.Unlock()
 	touched := slices.Clone(resources)
 	for _, s := range shards {
+		if ix.checkedShard(s) == nil {
+			touched = append(touched, s.resource) // dropped: its files are gone too
+			continue
+		}
 		s.mu.Lock()
 		if s.loaded {
 			held := false

@@ -1,0 +1,105 @@
+package recall_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// faultChildEnv makes the test binary run TestSnapshotTruncatedUnderMapping's
+// searches itself (a SIGBUS would kill it; the parent reports that).
+const faultChildEnv = "MNEMO_SNAPSHOT_FAULT_CHILD"
+
+// TestSnapshotTruncatedUnderMapping: a snapshot file truncated in place
+// while a shard serves from its mapping neither crashes the process nor
+// fails or changes an answer: every search (lexical, vector, hybrid;
+// filters, thread scope, exclusions) answers as a build from the Source
+// does, the shard is dropped once and the truncated file deleted. "before" truncates
+// between two searches (the identity check sees it); "during" truncates
+// after the check, while the search holds the shard, so that the search
+// faults reading the mapping (the fault is recovered and the search runs
+// again). The searches run in a child process: before this, the first
+// search after the truncation died of SIGBUS.
+func TestSnapshotTruncatedUnderMapping(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("mapped snapshots and SIGBUS on truncation: Linux")
+	}
+	if os.Getenv(faultChildEnv) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSnapshotTruncatedUnderMapping$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), faultChildEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("the child process failed: %v\n%s", err, out)
+		}
+		return
+	}
+	for _, when := range []string{"before", "during"} {
+		t.Run(when, func(t *testing.T) { truncatedUnderMapping(t, when) })
+	}
+}
+
+func truncatedUnderMapping(t *testing.T, when string) {
+	ctx := context.Background()
+	st, r := newSnapStore(t, 400, 21)
+	dir := t.TempDir()
+	if err := snapIndex(t, st, dir).SaveSnapshotForTest(ctx, st.res); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.snap"))
+	if len(files) != 1 {
+		t.Fatalf("%d snapshot files, want 1", len(files))
+	}
+	var told []string
+	ix := snapIndexWith(t, st, dir, func(c *recall.Config) {
+		c.SnapshotDropped = func(resource, detail string) { told = append(told, resource) }
+	})
+	fresh := snapIndex(t, st, "")
+	queries := snapQueries(st, r, 24)
+	loads, drops := recall.SnapshotLoadsForTest(), recall.SnapshotDropsForTest()
+	if _, err := ix.Search(ctx, queries[0]); err != nil {
+		t.Fatal(err)
+	}
+	if recall.SnapshotLoadsForTest() != loads+1 {
+		t.Fatal("the shard was not read from its snapshot")
+	}
+	ix.WaitVerifiedForTest()
+	truncate := func() {
+		if err := os.Truncate(files[0], 4096); err != nil {
+			t.Error(err)
+		}
+	}
+	if when == "before" {
+		truncate()
+	} else {
+		recall.SetShardCheckedHookForTest(func() {
+			recall.SetShardCheckedHookForTest(nil)
+			truncate()
+		})
+		defer recall.SetShardCheckedHookForTest(nil)
+	}
+	for i, q := range queries {
+		got, err := ix.Search(ctx, q)
+		if err != nil {
+			t.Fatalf("query %d: %v", i, err)
+		}
+		want, err := fresh.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := hitList(got), hitList(want); a != b {
+			t.Fatalf("query %d (%s): after the truncation\n%s\nthe build answers\n%s", i, q.Options.Mode, a, b)
+		}
+	}
+	if d := recall.SnapshotDropsForTest() - drops; d != 1 || len(told) != 1 || told[0] != st.res {
+		t.Errorf("%d shards dropped, Config.SnapshotDropped told of %q; want 1, %q", d, told, st.res)
+	}
+	// Deleted; the writer may have written the rebuilt shard's since.
+	if fi, err := os.Stat(files[0]); err == nil && fi.Size() == 4096 {
+		t.Error("the truncated snapshot is still there")
+	}
+}
