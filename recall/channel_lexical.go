@@ -243,7 +243,7 @@ func (ix *Index) lexicalBleve(q *channelQuery) ([]scored, error) {
 		// match through them (lexScore applies the context rule).
 		ranked := make([]scored, len(hits))
 		for i, h := range hits {
-			ranked[i] = scored{h.ID, h.Score}
+			ranked[i] = scored{id: h.ID, score: h.Score}
 		}
 		out = ix.addNeighbours(q.s, out, ranked, q.allowed, func(e *entry) (float64, bool) {
 			sc := q.lexScore(e)
@@ -292,7 +292,7 @@ func (ix *Index) keepLexical(q *channelQuery, hs []lexHit) []scored {
 			if !ix.cfg.Tuning.BleveScores {
 				sc = q.lexScore(e)
 			}
-			out = append(out, scored{h.ID, sc})
+			out = append(out, scored{h.ID, sc, e})
 		}
 	}
 	return out

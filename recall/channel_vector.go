@@ -38,7 +38,7 @@ func (ix *Index) vectorChannel(ctx context.Context, q *channelQuery) ([]scored, 
 				break
 			}
 			ranked = append(ranked, r)
-			if allowed(s.docs.get(r.id)) {
+			if allowed(r.entry(s)) {
 				out = append(out, r)
 			}
 		}
@@ -73,7 +73,7 @@ func (ix *Index) vectorRank(ctx context.Context, s *shard, qv []float32, thread 
 	}
 	out := make([]scored, len(rs))
 	for i, r := range rs {
-		out[i] = scored{r.ID, float64(r.Similarity)}
+		out[i] = scored{id: r.ID, score: float64(r.Similarity)}
 	}
 	return out, nil
 }

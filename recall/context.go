@@ -71,7 +71,7 @@ func (ix *Index) contextScores(s *shard, out, ranked []scored, vq *vecQuery) {
 		own[r.id] = r.score
 	}
 	for i := range out {
-		e := s.docs.get(out[i].id)
+		e := out[i].entry(s)
 		prev, next := ix.contextOf(s, e)
 		for _, n := range []*entry{prev, next} {
 			if n == nil {
@@ -162,7 +162,7 @@ func (ix *Index) addNeighbours(s *shard, out, ranked []scored, allowed func(*ent
 		if r.score <= 0 {
 			continue
 		}
-		e := s.docs.get(r.id)
+		e := r.entry(s)
 		if e == nil {
 			// A lexical hit the shard no longer holds: bleve still has
 			// a message whose erasure removed it from the shard first
@@ -179,7 +179,7 @@ func (ix *Index) addNeighbours(s *shard, out, ranked []scored, allowed func(*ent
 			}
 			in[nb.doc.ID] = true
 			if sc, ok := score(nb); ok {
-				out = append(out, scored{nb.doc.ID, sc})
+				out = append(out, scored{nb.doc.ID, sc, nb})
 			}
 		}
 	}

@@ -115,7 +115,7 @@ func rankHits(c Corpus, ch *channels, r *Ranking) []Hit {
 func toScored(in []Scored) []scored {
 	out := make([]scored, len(in))
 	for i, s := range in {
-		out[i] = scored{s.ID, s.Score}
+		out[i] = scored{id: s.ID, score: s.Score}
 	}
 	return out
 }
@@ -137,19 +137,46 @@ type shardCorpus struct {
 	ix  *Index
 	q   *channelQuery
 	ex  map[string]bool
+	// ents holds the entries the channels listed, by id (every id the
+	// stages ask about is one of them): a lookup in the shard's docIndex
+	// may be a binary search over a snapshot's ids, and the stages ask
+	// for each candidate several times.
+	ents map[string]*entry
+}
+
+// newShardCorpus returns the Corpus of a search over q's read-locked
+// shard, after its channels answered ch.
+func newShardCorpus(ctx context.Context, ix *Index, q *channelQuery, ex map[string]bool, ch *channels) shardCorpus {
+	ents := make(map[string]*entry, len(ch.lex)+len(ch.vec))
+	for _, l := range [2][]scored{ch.lex, ch.vec} {
+		for _, r := range l {
+			if r.e != nil {
+				ents[r.id] = r.e
+			}
+		}
+	}
+	return shardCorpus{ctx: ctx, ix: ix, q: q, ex: ex, ents: ents}
+}
+
+// entry returns the shard's entry of id, nil when it has none.
+func (c shardCorpus) entry(id string) *entry {
+	if e := c.ents[id]; e != nil {
+		return e
+	}
+	return c.q.s.docs.get(id)
 }
 
 func (c shardCorpus) Doc(id string) *Doc {
-	if e := c.q.s.docs.get(id); e != nil {
+	if e := c.entry(id); e != nil {
 		return &e.doc
 	}
 	return nil
 }
 
-func (c shardCorpus) LexicalScore(id string) float64 { return c.q.lexScore(c.q.s.docs.get(id)) }
+func (c shardCorpus) LexicalScore(id string) float64 { return c.q.lexScore(c.entry(id)) }
 
 func (c shardCorpus) Similarity(id string) (float64, bool) {
-	return c.ix.similarity(c.q.s, c.q.s.docs.get(id), c.q.vq)
+	return c.ix.similarity(c.q.s, c.entry(id), c.q.vq)
 }
 
 func (c shardCorpus) TopicCosine(thread string) (float64, bool) {

@@ -62,7 +62,7 @@ func (ix *Index) lexicalPostings(q *channelQuery) []scored {
 			return
 		}
 		if e := p.byOrd[c.ord]; q.allowed(e) {
-			top.offer(scored{e.doc.ID, ls.withBonus(e, c.base)})
+			top.offer(scored{e.doc.ID, ls.withBonus(e, c.base), e})
 		}
 	}
 	for _, c := range sc.cands {

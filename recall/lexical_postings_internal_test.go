@@ -20,7 +20,7 @@ func lexicalScan(q *channelQuery) []scored {
 			continue
 		}
 		if sc := q.lexScore(e); sc > 0 && q.allowed(e) {
-			out = append(out, scored{id, sc})
+			out = append(out, scored{id, sc, e})
 		}
 	}
 	sortScored(out)

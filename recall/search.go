@@ -75,7 +75,7 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 		return nil, err
 	}
 	r := &Ranking{Options: o, Thread: thread, Query: q.Text, Tuning: ix.cfg.Tuning, QueryVector: qv != nil}
-	hits := rankHits(shardCorpus{ctx: ctx, ix: ix, q: cq, ex: q.Exclude}, ch, r)
+	hits := rankHits(newShardCorpus(ctx, ix, cq, q.Exclude, ch), ch, r)
 	if res.Hits, err = expandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
 		return nil, err
 	}
@@ -332,6 +332,19 @@ func (s *shard) neighbourHits(exclude map[string]bool) neighbourFunc {
 type scored struct {
 	id    string
 	score float64
+	// e is the entry of id in the searched shard when the channel that
+	// listed it had it at hand (nil: find it by id, scored.entry); a
+	// lookup by id in a shard read from a snapshot is a binary search
+	// over the mapped ids (shard_docs.go).
+	e *entry
+}
+
+// entry returns r's entry in s (caller holds s.mu), nil when s has none.
+func (r scored) entry(s *shard) *entry {
+	if r.e != nil {
+		return r.e
+	}
+	return s.docs.get(r.id)
 }
 
 // candidates merges the channel lists and, in hybrid mode, gives every

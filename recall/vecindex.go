@@ -485,7 +485,7 @@ func down(h []cand, j int) {
 func (x *vecIndex) exact(vq *vecQuery, n int, keep func(*entry) bool, cand []int) []scored {
 	top := make([]scored, 0, n+1)
 	add := func(e *entry) {
-		s := scored{e.doc.ID, vq.cos(e.vslot - 1)}
+		s := scored{e.doc.ID, vq.cos(e.vslot - 1), e}
 		if math.IsNaN(s.score) || math.IsInf(s.score, 0) {
 			return // a damaged vector still being verified (snapshot_verify.go)
 		}

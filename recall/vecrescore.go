@@ -116,7 +116,7 @@ func (x *vecIndex) rescore(vq *vecQuery, n int, pool []cand) []scored {
 			break // the bounds after it are lower still
 		}
 		e := x.ents[b.i]
-		s := scored{e.doc.ID, b.ub}
+		s := scored{e.doc.ID, b.ub, e}
 		if !b.exact || math.IsInf(b.ub, 1) {
 			s.score = vq.cos(int(b.i))
 		}
