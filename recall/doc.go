@@ -115,6 +115,12 @@
 //     memory), detaches its shard from the snapshot file it was mapped
 //     from, and deletes the snapshot files of its resource before Remove
 //     returns; unloading a resource unmaps them.
+//   - A snapshot file changed in place while a shard maps it (truncated,
+//     copied over) is never read again once its size or modification time
+//     differ from when it was mapped, and a truncation during a search is
+//     a recovered fault, not a crash: the shard is dropped (its files
+//     deleted, Config.SnapshotDropped told) and built again from the
+//     Source (snapshot_fault.go).
 //
 // # Concurrency
 //
