@@ -100,6 +100,7 @@ func (p *postings) reserve(n int) {
 	p.lens = slices.Grow(p.lens, n)
 	p.prev, p.next = slices.Grow(p.prev, n), slices.Grow(p.next, n)
 	p.when, p.month = slices.Grow(p.when, n), slices.Grow(p.month, n)
+	p.ref = slices.Grow(p.ref, n)
 }
 
 // remove drops e's ord from the lists of its terms (e.terms as they were

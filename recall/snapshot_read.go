@@ -280,10 +280,25 @@ func (s *shard) readStats(r *snapReader) error {
 	s.stats.n = int(r.i64())
 	s.stats.totalLen = r.i64()
 	n := r.count(8)
+	// The terms are copied onto the heap at once, one string the map's
+	// keys point into, instead of one allocation each.
+	start := r.off
+	for id := 0; id < n && r.err == nil; id++ {
+		r.bytesOf()
+		r.u32()
+	}
+	if r.err != nil {
+		return r.err
+	}
+	blob := string(r.b[start:r.off])
+	r.off = start
 	s.stats.ids = make(map[string]uint32, n)
 	s.stats.df = make([]int, n)
 	for id := 0; id < n && r.err == nil; id++ {
-		s.stats.ids[r.str()] = uint32(id)
+		l := int(r.u32())
+		at := r.off - start
+		r.take(l)
+		s.stats.ids[blob[at:at+l]] = uint32(id)
 		s.stats.df[id] = int(r.u32())
 	}
 	if r.err == nil && len(s.stats.ids) != n {
