@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -181,15 +183,22 @@ func decodeBody(r *http.Request, v any) error {
 			return errorf(kindMediaType, "", "Content-Type %q is not JSON", ct)
 		}
 	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	data, err := io.ReadAll(r.Body)
 	if err == nil {
-		if dec.More() {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err = dec.Decode(v); err == nil && dec.More() {
 			return errorf(kindInvalid, "", "the body must be one JSON object")
 		}
+	}
+	if err == nil {
 		return nil
 	}
+	return decodeError(err, data, v)
+}
+
+// decodeError is the problem for a body that did not decode into v.
+func decodeError(err error, data []byte, v any) error {
 	var mbe *http.MaxBytesError
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
@@ -205,6 +214,9 @@ func decodeBody(r *http.Request, v any) error {
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return errorf(kindInvalid, f, "unknown field %q", f)
+	}
+	if f := badField(data, reflect.TypeOf(v), ""); f != "" {
+		return errorf(kindInvalid, f, "%s is malformed: %v", fieldName(f), err)
 	}
 	return errorf(kindInvalid, "", "malformed JSON: %v", err)
 }
