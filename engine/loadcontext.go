@@ -56,6 +56,12 @@ type LoadRequest struct {
 	// inspect stored threads set it (mnemo context); an agent loop leaves it
 	// false, so that its first turn may load context before it appends.
 	RequireThread bool
+	// At is when the question is asked: the query's relative dates
+	// ("yesterday", "last week", "two months ago") are resolved against it
+	// in whole UTC days and scored like the dates it names
+	// (recall.Query.At). Zero means the engine's clock when composition
+	// starts (memctx.createdAt). memctx.queryAt records the time used.
+	At time.Time
 }
 
 // LoadContext composes the memory part of the next prompt of a thread: the
@@ -144,6 +150,10 @@ func (e *Engine) startLoad(ctx context.Context, req LoadRequest) (*load, error) 
 	// The record's time is when composition starts: replay reads working
 	// memory as of this time.
 	l := &load{e: e, req: req, started: e.now().UTC()}
+	if l.req.At.IsZero() {
+		l.req.At = l.started
+	}
+	l.req.At = l.req.At.UTC()
 	if l.req.RunID == "" {
 		l.req.RunID = ulid.Make().String()
 	} else if !ValidID(l.req.RunID) {
@@ -265,7 +275,7 @@ func (l *load) pairing(ctx context.Context) error {
 // excluding the turns in exclude (the window's); it sets l.retrieval.
 func (l *load) recall(ctx context.Context, exclude map[string]bool) ([]turn, error) {
 	turns, status, err := l.e.recallTurns(ctx, recallQuery{
-		Text: l.req.Query, ThreadID: l.req.ThreadID, ResourceID: l.req.ResourceID, Options: *l.opts, Exclude: exclude,
+		Text: l.req.Query, ThreadID: l.req.ThreadID, ResourceID: l.req.ResourceID, Options: *l.opts, Exclude: exclude, At: l.req.At,
 	})
 	if err != nil {
 		return nil, err

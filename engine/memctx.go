@@ -65,6 +65,7 @@ func (l *load) memctx(promptHash, zone string) *journal.MemCtx {
 		Render:             RenderVersion,
 		TimeZone:           zone,
 		CreatedAt:          l.started.Format(journal.TimeLayout),
+		QueryAt:            req.At.Format(journal.TimeLayout),
 		ThreadSeq:          &l.threadSeq,
 		Unsettled:          unsettledRefs(l.turns),
 	}

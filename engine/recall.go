@@ -294,6 +294,7 @@ type recallQuery struct {
 	ResourceID string
 	Options    recall.Options
 	Exclude    map[string]bool // message ids already in the prompt (the recent window)
+	At         time.Time       // when the question is asked (recall.Query.At)
 }
 
 // SearchRequest is one search over a resource's memory (the API behind
@@ -304,6 +305,11 @@ type SearchRequest struct {
 	ThreadID   string // required with scope thread
 	Query      string
 	Options    recall.Options // TopK 0 means recall.DefaultTopK
+	// At is when the question is asked: the query's relative dates
+	// ("yesterday", "last week", "two months ago") are resolved against it
+	// in whole UTC days and scored like the dates it names
+	// (recall.Query.At). Zero means the engine's clock (Config.Now).
+	At time.Time
 }
 
 // Search runs a recall search: hits and their range neighbours, ordered by
@@ -313,7 +319,11 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result,
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	return e.search(ctx, recall.Query{Text: req.Query, ResourceID: req.ResourceID, ThreadID: req.ThreadID, Options: req.Options})
+	at := req.At
+	if at.IsZero() {
+		at = e.now()
+	}
+	return e.search(ctx, recall.Query{Text: req.Query, ResourceID: req.ResourceID, ThreadID: req.ThreadID, Options: req.Options, At: at.UTC()})
 }
 
 func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, error) {
@@ -367,7 +377,7 @@ func (e *Engine) backlog(ctx context.Context, resourceID string) recall.Backlog 
 // message-range neighbours (reason "hit"/"range", with scores on hits),
 // ordered by thread and seq, excluding the recent window.
 func (e *Engine) recallTurns(ctx context.Context, q recallQuery) ([]turn, recall.Retrieval, error) {
-	res, err := e.search(ctx, recall.Query{Text: q.Text, ResourceID: q.ResourceID, ThreadID: q.ThreadID, Options: q.Options, Exclude: q.Exclude})
+	res, err := e.search(ctx, recall.Query{Text: q.Text, ResourceID: q.ResourceID, ThreadID: q.ThreadID, Options: q.Options, Exclude: q.Exclude, At: q.At})
 	if err != nil {
 		return nil, recall.Retrieval{}, err
 	}

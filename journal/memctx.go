@@ -72,6 +72,12 @@ type MemCtx struct {
 	// recorded (their dates were UTC).
 	TimeZone  string `json:"timeZone,omitempty"`
 	CreatedAt string `json:"createdAt,omitempty"` // RFC 3339, UTC
+	// QueryAt is the time the query's relative dates ("yesterday", "last
+	// week") were resolved against (engine.LoadRequest.At; the run's
+	// CreatedAt when the caller gave none), RFC 3339, UTC. Empty in
+	// records written before it was recorded: those runs resolved no
+	// relative date of their query.
+	QueryAt string `json:"queryAt,omitempty"`
 	// ThreadSeq is the thread's last seq when the run read its recent
 	// window (0 when the thread had no message): the thread's turns of
 	// higher seq were appended after the run composed its context. It

@@ -3,6 +3,7 @@ package recall
 import (
 	"math"
 	"slices"
+	"time"
 )
 
 // The lexical channel: bleve's matches (or the shard's own, in memory)
@@ -35,8 +36,9 @@ type lexScoring struct {
 	memo *scoreMemo
 }
 
-// lexScorer returns the exact lexical scoring of text over s.
-func (ix *Index) lexScorer(s *shard, text string) *lexScoring {
+// lexScorer returns the exact lexical scoring of text, asked at at
+// (Query.At), over s.
+func (ix *Index) lexScorer(s *shard, text string, at time.Time) *lexScoring {
 	qterms := distinct(ix.cfg.Lexical.Terms(text))
 	ls := &lexScoring{s: s, qids: make([]uint32, len(qterms)), idfs: make([]float64, len(qterms)),
 		alpha: ix.cfg.Tuning.ContextWeight, next: !ix.cfg.Tuning.NoTurnAfter}
@@ -54,7 +56,7 @@ func (ix *Index) lexScorer(s *shard, text string) *lexScoring {
 		}
 	}
 	if !ix.cfg.Tuning.NoDates {
-		ls.dates = dateTerms(text, s)
+		ls.dates = dateTerms(text, at, s)
 	}
 	if !ix.cfg.Tuning.NoAnswerTypes {
 		ls.types = typeTerms(text, s)

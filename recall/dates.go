@@ -2,6 +2,7 @@ package recall
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,9 +17,11 @@ import (
 // (idf over the resource's messages in the period, tf 1), so a date that
 // covers half the resource weighs little and a single day weighs like a
 // rare word. A message also carries the period its relative date points
-// to ("yesterday", "last week": reldates.go). Only a query's absolute
-// dates are understood; its relative ones ("last week") need a reference
-// date the query does not carry. Where bleve
+// to ("yesterday", "last week": reldates.go). A query's own relative dates
+// ("what did we talk about yesterday?", "the museum I mentioned two months
+// ago") are resolved the same way against the time the question is asked
+// (Query.At; none when it is zero) and then scored exactly like a date
+// the query names (queryPeriods). Where bleve
 // enumerates the lexical matches (a resource larger than the in-memory
 // bound, see lexicalChannel), a message that matches by its date alone is
 // not a candidate: the date then only ranks the messages that share a
@@ -112,16 +115,41 @@ func queryDates(text string) []datePeriod {
 	return out
 }
 
+// maxQueryDates bounds the dates of one kind a query is read for (as
+// queryDates reads at most 4 mentions of each form).
+const maxQueryDates = 4
+
+// queryPeriods returns the periods a query asked at at names: its absolute
+// dates (queryDates), then the periods its relative date expressions point
+// to, resolved against at as a message's are against its creation time
+// (reldates.go: whole UTC days, at most a month); no relative ones when at
+// is zero. A period both forms name is listed once.
+func queryPeriods(text string, at time.Time) []datePeriod {
+	out := queryDates(text)
+	if at.IsZero() {
+		return out
+	}
+	for _, r := range relativeDates(text, at, maxQueryDates) {
+		from, to := r.times()
+		p := datePeriod{from: from, to: to}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // dateTerm is a query date scored as a BM25 term.
 type dateTerm struct {
 	period datePeriod
 	idf    float64
 }
 
-// dateTerms returns the query's dates with their idf over the shard's
-// messages; a date no message falls in is dropped.
-func dateTerms(text string, s *shard) []dateTerm {
-	periods := queryDates(text)
+// dateTerms returns the dates of a query asked at at (queryPeriods) with
+// their idf over the shard's messages; a date no message falls in is
+// dropped.
+func dateTerms(text string, at time.Time, s *shard) []dateTerm {
+	periods := queryPeriods(text, at)
 	if len(periods) == 0 || s.stats.n == 0 {
 		return nil
 	}

@@ -252,10 +252,12 @@ func (p DatePeriod) Contains(t time.Time) bool {
 	return datePeriod{from: p.From, to: p.To, month: p.Month}.contains(t)
 }
 
-// QueryDates returns the periods text names, as the lexical channel reads
-// them (each scored as a BM25 term the messages created then carry).
-func QueryDates(text string) []DatePeriod {
-	ps := queryDates(text)
+// QueryDates returns the periods a query text asked at at names, as the
+// lexical channel reads them (each scored as a BM25 term the messages
+// created then carry): its absolute dates, then the periods its relative
+// dates point to from at (Query.At; none when at is zero).
+func QueryDates(text string, at time.Time) []DatePeriod {
+	ps := queryPeriods(text, at)
 	out := make([]DatePeriod, len(ps))
 	for i, p := range ps {
 		out[i] = DatePeriod{From: p.from, To: p.to, Month: p.month}

@@ -190,7 +190,7 @@ func TestCompoundWholeWords(t *testing.T) {
 	for i, text := range []string{"paid INV-1888 today", "paid INV-18880 today", "paid today", "a xzephyr-quotex here", "filler words only"} {
 		s.putDoc(&Doc{ID: fmt.Sprint("m", i), ThreadID: fmt.Sprint("t", i), ResourceID: "r", Seq: 1, Content: text}, lex)
 	}
-	ls := ix.lexScorer(s, "was INV-1888 paid")
+	ls := ix.lexScorer(s, "was INV-1888 paid", time.Time{})
 	bonus := func(id string) float64 {
 		e := s.docs.get(id)
 		return ls.score(e) - ls.contextScore(e, ls.own)
@@ -201,7 +201,7 @@ func TestCompoundWholeWords(t *testing.T) {
 	if b := bonus("m1"); b != 0 {
 		t.Errorf("INV-18880 for the query INV-1888: bonus %v, want 0", b)
 	}
-	if sc := ix.lexScorer(s, "zephyr-quote").score(s.docs.get("m3")); sc != 0 {
+	if sc := ix.lexScorer(s, "zephyr-quote", time.Time{}).score(s.docs.get("m3")); sc != 0 {
 		t.Errorf("xzephyr-quotex for the query zephyr-quote: score %v, want 0 (no word matches)", sc)
 	}
 }

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,17 +82,30 @@ func dayOf(t time.Time) int32 { return int32(floorDay(t.Unix())) }
 // text points to, said at created; none (n == 0) when it holds none or
 // created is outside 1700–2200.
 func relativeDate(text string, created time.Time) dayRange {
+	if rs := relativeDates(text, created, 1); len(rs) > 0 {
+		return rs[0]
+	}
+	return dayRange{}
+}
+
+// relativeDates returns the periods of the first limit relative date
+// expressions of text, said at created, in order, repeats dropped; none
+// when created is outside 1700–2200.
+func relativeDates(text string, created time.Time, limit int) []dayRange {
 	if y := created.UTC().Year(); y < 1700 || y > 2200 {
-		return dayRange{}
+		return nil
 	}
 	words := lowerWords(text)
 	today := dayOf(created)
+	var out []dayRange
 	for i := range words {
-		if r := refAt(words, i, today, created.UTC()); r.ok() && r.n <= maxRefDays {
-			return r
+		if r := refAt(words, i, today, created.UTC()); r.ok() && r.n <= maxRefDays && !slices.Contains(out, r) {
+			if out = append(out, r); len(out) == limit {
+				break
+			}
 		}
 	}
-	return dayRange{}
+	return out
 }
 
 // refAt resolves the expression whose head is words[i] ("yesterday",

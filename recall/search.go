@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime/debug"
 	"slices"
+	"time"
 )
 
 // A search (Index.Search): resolve the options, embed the query, run the
@@ -32,6 +33,12 @@ type Query struct {
 	// Backlog is how far the caller's indexes lag behind its store; it
 	// shows in Result.Retrieval.
 	Backlog Backlog
+	// At is when the question is asked: the query's relative dates
+	// ("yesterday", "last week", "two months ago") are resolved against it
+	// in whole UTC days (dates.go) and then scored like the dates it names.
+	// Zero resolves none (a library caller that knows no time; the engine
+	// passes its clock). Ignored with Tuning.NoDates.
+	At time.Time
 }
 
 // Result is the outcome of a search.
@@ -177,7 +184,7 @@ func (ix *Index) channelQuery(s *shard, q Query, o Options, thread string, filte
 			}
 		}
 	}
-	cq.lex = ix.lexScorer(s, q.Text)
+	cq.lex = ix.lexScorer(s, q.Text, q.At)
 	cq.lexScore, cq.hasTerms = cq.lex.score, cq.lex.has
 	return cq
 }

@@ -116,7 +116,7 @@ func (l *lexScorer) compound(c string, terms []string, df map[string]int64) (com
 // messages; a date no message falls in is dropped (recall's dateTerms).
 func (v *view) dateTerms(ctx context.Context, n float64) ([]dateTerm, error) {
 	var out []dateTerm
-	for _, p := range recall.QueryDates(v.q.Text) {
+	for _, p := range recall.QueryDates(v.q.Text, v.q.At) {
 		b := &sqlArgs{args: []any{v.q.ResourceID}}
 		cond := "(" + b.period(p) + " OR " + b.refPeriod(p) + ")"
 		var df int64

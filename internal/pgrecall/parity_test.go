@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/internal/pgrecall"
 	"github.com/mnemo-go/mnemo/recall"
@@ -33,7 +34,8 @@ var parityFilters = []string{
 }
 
 // parityQuery draws one search over c: text from the vocabulary, with a
-// date, a speaker, a compound identifier or a question asking for an
+// date, a relative date with the time it is asked (Query.At), a speaker,
+// a compound identifier or a question asking for an
 // answer type ("How long …", "When …", "How many …") at times; any mode, scope,
 // filter, exclusion, topK, threshold, fusion and range.
 func parityQuery(rng *rand.Rand, c *corpus) recall.Query {
@@ -55,7 +57,14 @@ func parityQuery(rng *rand.Rand, c *corpus) recall.Query {
 	case 3:
 		words = words[:1]
 	}
-	q := recall.Query{Text: strings.Join(words, " "), ResourceID: r}
+	var at time.Time
+	if rng.IntN(9) == 7 {
+		// A question's own relative date, asked a day to a month after a
+		// message of the corpus (its period then holds some messages).
+		words = append(words, []string{"yesterday", "last week", "two days ago", "last month", "last Friday", "a few days ago"}[rng.IntN(6)])
+		at = c.msgs[rng.IntN(len(c.msgs))].doc.CreatedAt.Add(time.Duration(24+rng.IntN(30*24)) * time.Hour)
+	}
+	q := recall.Query{Text: strings.Join(words, " "), ResourceID: r, At: at}
 	o := &q.Options
 	o.Mode = []recall.Mode{recall.ModeLexical, recall.ModeVector, recall.ModeHybrid, ""}[rng.IntN(4)]
 	o.TopK = []int{0, 1, 3, 10, 40}[rng.IntN(5)]
