@@ -45,6 +45,10 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return c.usagef(fs, "%v", err)
 	}
+	at, err := rf.queryTime()
+	if err != nil {
+		return c.usagef(fs, "%v", err)
+	}
 	e, err := c.open(ctx)
 	if err != nil {
 		return err
@@ -52,7 +56,7 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	defer e.Close()
 	lc, err := e.LoadContext(ctx, engine.LoadRequest{
 		RunID: *runID, ThreadID: *thread, ResourceID: *resource, Query: *query,
-		RecentN: *recent, Recall: opts, TokenBudget: *budget, ReplaceRun: *replace,
+		RecentN: *recent, Recall: opts, TokenBudget: *budget, ReplaceRun: *replace, At: at,
 		RequireThread: true, // inspecting: an unknown thread is an error, not a new conversation
 	})
 	if errors.Is(err, journal.ErrRunExists) {
@@ -117,6 +121,9 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	fmt.Fprintf(w, "run %s · thread %s · resource %s · %s\n", r.RunID, r.ThreadID, r.ResourceID, r.CreatedAt)
 	if r.Query != "" {
 		fmt.Fprintf(w, "query: %s\n", oneLine(r.Query, 160))
+	}
+	if r.QueryAt != "" && r.QueryAt != r.CreatedAt {
+		fmt.Fprintf(w, "asked at: %s\n", r.QueryAt)
 	}
 	o := r.Options
 	fmt.Fprintf(w, "options: recentN %d · topK %d · threshold %g · range %s · scope %s · mode %s\n",

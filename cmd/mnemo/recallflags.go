@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mnemo-go/mnemo/recall"
 )
@@ -20,6 +21,7 @@ type recallFlags struct {
 	filter    string
 	mode      string
 	fusion    string
+	at        string
 }
 
 // addRecallFlags defines the recall flags on fs; topKHelp is --top-k's
@@ -34,7 +36,20 @@ func addRecallFlags(fs *flag.FlagSet, topKHelp string) *recallFlags {
 	fs.StringVar(&f.filter, "filter", "", `JSON filter applied before topK, e.g. '{"role":"user"}'`)
 	fs.StringVar(&f.mode, "mode", "hybrid", "lexical, vector or hybrid")
 	fs.StringVar(&f.fusion, "fusion", "", "fusion of the channels in hybrid mode (default: the measured default)")
+	fs.StringVar(&f.at, "at", "", `when the question is asked, RFC 3339 (e.g. 2023-05-08T14:00:00Z): its relative dates ("yesterday", "last week") are resolved against it (default: now)`)
 	return f
+}
+
+// queryTime returns --at (zero when not given: the engine's clock).
+func (f *recallFlags) queryTime() (time.Time, error) {
+	if f.at == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, f.at)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--at is not an RFC 3339 time (2023-05-08T14:00:00Z): %s", f.at)
+	}
+	return t, nil
 }
 
 // options returns the recall options, or nil when --top-k is 0.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/recall"
@@ -32,6 +33,8 @@ type searchQuery struct {
 	Thread   string          `json:"thread,omitempty"`
 	Query    string          `json:"query"`
 	Filter   json.RawMessage `json:"filter,omitempty"`
+	// At is when the question is asked (RFC 3339); absent: --at.
+	At time.Time `json:"at,omitzero"`
 }
 
 // SearchCommand is `mnemo search`: hybrid search over a resource's memory (or
@@ -44,7 +47,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("search", "(--resource R QUERY | --queries FILE.jsonl)")
 	resource := fs.String("resource", "", "resource to search (required unless --queries)")
 	thread := fs.String("thread", "", "the query's thread (required with --scope thread)")
-	queries := fs.String("queries", "", "JSONL file of {id, resource, thread?, query, filter?}: one JSON line of hits per query")
+	queries := fs.String("queries", "", "JSONL file of {id, resource, thread?, query, filter?, at?}: one JSON line of hits per query")
 	asJSON := fs.Bool("json", false, "print JSON")
 	rf := addRecallFlags(fs, fmt.Sprintf("hits before range expansion (0: the default, %d)", recall.DefaultTopK))
 	if err := parse(fs, args); err != nil {
@@ -54,6 +57,10 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 		rf.topK = recall.DefaultTopK
 	}
 	opts, err := rf.options()
+	if err != nil {
+		return c.usagef(fs, "%v", err)
+	}
+	at, err := rf.queryTime()
 	if err != nil {
 		return c.usagef(fs, "%v", err)
 	}
@@ -75,9 +82,9 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer e.Close()
 	if *queries != "" {
-		return c.searchBatch(ctx, e, *queries, *opts)
+		return c.searchBatch(ctx, e, *queries, *opts, at)
 	}
-	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: *resource, ThreadID: *thread, Query: strings.Join(fs.Args(), " "), Options: *opts})
+	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: *resource, ThreadID: *thread, Query: strings.Join(fs.Args(), " "), Options: *opts, At: at})
 	if err != nil {
 		return err
 	}
@@ -111,7 +118,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 }
 
 // searchBatch answers each line of a JSONL file with one JSON line.
-func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path string, opts recall.Options) error {
+func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path string, opts recall.Options, at time.Time) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -135,7 +142,10 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 		if len(q.Filter) > 0 {
 			o.Filter = q.Filter
 		}
-		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: q.Resource, ThreadID: q.Thread, Query: q.Query, Options: o})
+		if q.At.IsZero() {
+			q.At = at
+		}
+		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: q.Resource, ThreadID: q.Thread, Query: q.Query, Options: o, At: q.At})
 		if err != nil {
 			return fmt.Errorf("%s:%d (%s): %w", path, line, q.ID, err)
 		}

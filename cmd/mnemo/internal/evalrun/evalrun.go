@@ -174,7 +174,7 @@ func evalMode(ctx context.Context, e *engine.Engine, set *evalset.Set, opts reca
 			return fmt.Errorf("question %s: %w", q.ID, err)
 		}
 		t0 := time.Now()
-		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: q.Resource, Query: q.Text, Options: o})
+		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: q.Resource, Query: q.Text, Options: o, At: q.At})
 		if err != nil {
 			return fmt.Errorf("question %s: %w", q.ID, err)
 		}

@@ -27,7 +27,9 @@
 //
 // # Errors
 //
-// Load returns the decoding error of a malformed file, prefixed "evalset:".
+// Load returns the decoding error of a malformed file (a LongMemEval
+// question_date not in the haystack dates' layout included), prefixed
+// "evalset:".
 package evalset
 
 import (
@@ -37,6 +39,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/mnemo-go/mnemo/importer"
 )
@@ -51,6 +54,10 @@ type Question struct {
 	// (LongMemEval only).
 	Turns    []string
 	Sessions []string
+	// At is when the question is asked (LongMemEval's question_date, read
+	// as UTC like the haystack dates); zero when the set gives none
+	// (LoCoMo). The question's relative dates are resolved against it.
+	At time.Time
 }
 
 // Set is a loaded benchmark.
@@ -154,6 +161,13 @@ func loadLongMemEval(b []byte) (*Set, error) {
 			answer[id] = true
 		}
 		q := Question{ID: lq.QuestionID, Resource: lq.QuestionID, Text: lq.Question, Category: lq.QuestionType}
+		if d := strings.TrimSpace(lq.QuestionDate); d != "" {
+			at, err := time.Parse(importer.LongMemEvalDateLayout, d)
+			if err != nil {
+				return nil, fmt.Errorf("evalset: LongMemEval question %s: question_date: %w", lq.QuestionID, err)
+			}
+			q.At = at
+		}
 		for i, sess := range lq.HaystackSessions {
 			thread := importer.LongMemEvalThreadID(lq.QuestionID, i)
 			if i < len(lq.HaystackSessionIDs) && answer[lq.HaystackSessionIDs[i]] {

@@ -3,9 +3,13 @@ package evalset_test
 import (
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/evalset"
+	"github.com/mnemo-go/mnemo/importer"
 )
 
 func TestScore(t *testing.T) {
@@ -56,6 +60,45 @@ func TestLoadDevSets(t *testing.T) {
 			if tc.perType && len(q.Sessions) == 0 {
 				t.Fatalf("%s: no evidence session", q.ID)
 			}
+		}
+	}
+}
+
+// TestQuestionDate: a LongMemEval question carries its question_date as
+// the time it is asked (UTC, the haystack dates' layout); a malformed one
+// fails the load naming the question; LoCoMo questions carry none.
+func TestQuestionDate(t *testing.T) {
+	write := func(date string) string {
+		p := filepath.Join(t.TempDir(), "lme.json")
+		js := `[{"question_id":"q1","question_type":"temporal-reasoning","question":"I mentioned a museum two months ago. With whom?",` +
+			`"question_date":"` + date + `","haystack_session_ids":["s1"],"haystack_dates":["2023/01/11 (Wed) 10:00"],` +
+			`"haystack_sessions":[[{"role":"user","content":"I visited the museum","has_answer":true}]],"answer_session_ids":["s1"],"answer":"a friend"}]`
+		if err := os.WriteFile(p, []byte(js), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	set, err := evalset.Load(write("2023/03/11 (Sat) 23:40"), importer.FormatLongMemEval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2023, 3, 11, 23, 40, 0, 0, time.UTC); len(set.Questions) != 1 || !set.Questions[0].At.Equal(want) {
+		t.Fatalf("questions %+v, want one asked at %v", set.Questions, want)
+	}
+	if _, err := evalset.Load(write("11 March 2023"), importer.FormatLongMemEval); err == nil || !strings.Contains(err.Error(), "q1") || !strings.Contains(err.Error(), "question_date") {
+		t.Fatalf("malformed question_date: %v", err)
+	}
+	const locomo = "/work/shared/data/locomo/locomo10-dev.json"
+	if _, err := os.Stat(locomo); err != nil {
+		t.Skipf("dev set absent: %v", err)
+	}
+	set, err = evalset.Load(locomo, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range set.Questions {
+		if !q.At.IsZero() {
+			t.Fatalf("LoCoMo question %s asked at %v: the set gives no time", q.ID, q.At)
 		}
 	}
 }

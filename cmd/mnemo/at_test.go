@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAtFlag: search and context resolve a question's relative date
+// against --at (a --queries line against its own "at"), so the turn said
+// that day comes first among turns of the same words; a malformed --at is
+// a usage error naming the flag; context records the time in memctx.
+func TestAtFlag(t *testing.T) {
+	dir := t.TempDir()
+	var in strings.Builder
+	for _, d := range []string{"08", "09", "10"} {
+		in.WriteString(`{"thread":"t` + d + `","resource":"r","role":"user","content":"we talked about the garden plans","created_at":"2023-05-` + d + `T10:00:00Z"}` + "\n")
+	}
+	m := &Main{Stdin: strings.NewReader(in.String()), Stdout: new(strings.Builder), Stderr: new(strings.Builder),
+		Getenv: func(k string) string { return map[string]string{"MNEMO_EMBEDDER": "hash-384"}[k] }}
+	if code := m.Run(t.Context(), []string{"--dir", dir, "ingest", "-"}); code != 0 {
+		t.Fatalf("ingest: exit %d %s", code, m.Stderr)
+	}
+	first := func(out string) string {
+		var res struct {
+			Hits []struct{ ThreadID string } `json:"hits"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Hits) == 0 {
+			t.Fatalf("search output %q: %v", out, err)
+		}
+		return res.Hits[0].ThreadID
+	}
+	for at, want := range map[string]string{"2023-05-10T15:00:00Z": "t09", "2023-05-11T08:00:00+02:00": "t10", "2023-05-09T01:00:00Z": "t08"} {
+		code, out, errOut := run(t, nil, "--dir", dir, "search", "--resource", "r", "--json", "--at", at, "what did we talk about yesterday?")
+		if code != 0 {
+			t.Fatalf("search --at %s: exit %d %s", at, code, errOut)
+		}
+		if got := first(out); got != want {
+			t.Errorf("search --at %s: first hit in %s, want %s", at, got, want)
+		}
+	}
+	qf := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(qf, []byte(`{"id":"a","resource":"r","query":"what did we talk about yesterday?","at":"2023-05-10T15:00:00Z"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, nil, "--dir", dir, "search", "--queries", qf, "--at", "2023-05-09T01:00:00Z"); code != 0 || first(out) != "t09" {
+		t.Errorf("search --queries with a line's at: exit %d %s %s", code, out, errOut)
+	}
+	code, _, errOut := run(t, nil, "--dir", dir, "search", "--resource", "r", "--at", "yesterday", "garden")
+	if code != 2 || !strings.Contains(errOut, "--at") {
+		t.Errorf("search --at yesterday: exit %d %s", code, errOut)
+	}
+	code, out, errOut := run(t, nil, "--dir", dir, "context", "--thread", "t08", "--top-k", "1", "--recent", "-1", "--json",
+		"--query", "what did we talk about yesterday?", "--at", "2023-05-11T08:00:00Z")
+	if code != 0 {
+		t.Fatalf("context --at: exit %d %s", code, errOut)
+	}
+	var c struct {
+		MemCtx struct {
+			QueryAt  string `json:"queryAt"`
+			Recalled []struct {
+				ThreadID string `json:"threadId"`
+			} `json:"recalled"`
+		} `json:"memctx"`
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.MemCtx.QueryAt != "2023-05-11T08:00:00.000Z" || len(c.MemCtx.Recalled) == 0 || c.MemCtx.Recalled[0].ThreadID != "t10" {
+		t.Errorf("context --at: memctx %+v", c.MemCtx)
+	}
+}
