@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/journal"
@@ -48,7 +49,7 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 	}
 	c, err := t.Engine.LoadContext(ctx, engine.LoadRequest{
 		RunID: b.RunID, ThreadID: b.ThreadID, ResourceID: b.ResourceID, Query: b.Query, RecentN: b.RecentN,
-		Recall: b.Recall, TokenBudget: b.TokenBudget, ReplaceRun: b.ReplaceRun,
+		Recall: b.Recall, TokenBudget: b.TokenBudget, ReplaceRun: b.ReplaceRun, At: timeOrZero(b.At),
 	})
 	if errors.Is(err, engine.ErrResourceMismatch) {
 		return nil, notFound(fmt.Sprintf("thread %q", b.ThreadID))
@@ -88,7 +89,7 @@ func (t Tenant) Search(ctx context.Context, b SearchBody) (*engine.SearchResult,
 			return nil, errorf(kindConflict, "threadId", "thread %q belongs to another of your resources", b.ThreadID)
 		}
 	}
-	req := engine.SearchRequest{ResourceID: b.ResourceID, ThreadID: b.ThreadID, Query: b.Query}
+	req := engine.SearchRequest{ResourceID: b.ResourceID, ThreadID: b.ThreadID, Query: b.Query, At: timeOrZero(b.At)}
 	if b.Recall != nil {
 		req.Options = *b.Recall
 	}
@@ -170,4 +171,12 @@ func (s *Server) replay(r *http.Request, p *Principal) (any, error) {
 		return nil, err
 	}
 	return ReplayOf(rp), nil
+}
+
+// timeOrZero is *t, or the zero time (the engine's clock) when t is nil.
+func timeOrZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }
