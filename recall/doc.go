@@ -64,8 +64,10 @@
 // In both channels a turn is also matched through the turns before and
 // after it, at Tuning.ContextWeight of their score (context.go: a reply is
 // about what was asked, and a turn is what its reply talks about), and the lexical channel scores each absolute date the
-// query names ("in May 2022") as a BM25 term carried by the messages
-// created then (dates.go).
+// query names ("in May 2022"), and each relative date it holds
+// ("yesterday") resolved against the time it is asked (Query.At), as a
+// BM25 term carried by the messages created then or whose own relative
+// date points there (dates.go, reldates.go).
 //
 // # Imports
 //
