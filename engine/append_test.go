@@ -49,6 +49,8 @@ func TestAppendValidation(t *testing.T) {
 			{"InvalidUTF8", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("", "a\xffb")}}, 0, "content"},
 			{"NUL", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("", "a\x00b")}}, 0, "content"},
 			{"MetadataTooLarge", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", Metadata: map[string]any{"k": strings.Repeat("v", 80)}}}}, 0, "metadata"},
+			{"CreatedAtAfterYear9999", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{ok, {Role: "user", Content: "x", CreatedAt: time.UnixMilli(253402300800000)}}}, 1, "createdAt"},
+			{"CreatedAtBeforeYear0", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", CreatedAt: time.Date(-1, 12, 31, 0, 0, 0, 0, time.UTC)}}}, 0, "createdAt"},
 			{"MetadataTooDeep", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", Metadata: deep}}}, 0, "metadata"},
 		}
 		for _, tt := range tests {

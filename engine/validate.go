@@ -46,7 +46,7 @@ func (e *Engine) validateMessage(i int, m *Message) error {
 		return invalid(i, "id", idRule)
 	}
 	for _, check := range []func(int, *Message) error{
-		checkRole, e.checkTextFields, checkRoleFields, e.checkToolCalls, e.checkMetadata,
+		checkRole, checkCreatedAt, e.checkTextFields, checkRoleFields, e.checkToolCalls, e.checkMetadata,
 	} {
 		if err := check(i, m); err != nil {
 			return err
@@ -65,6 +65,17 @@ func checkRole(i int, m *Message) error {
 	default:
 		return invalid(i, "role", "must be user, assistant or tool, got %q", clip(m.Role, 32))
 	}
+}
+
+// checkCreatedAt accepts a creation time that RFC 3339 can write (years
+// 0000 to 9999; zero means now): a message of year 10000 (Unix
+// milliseconds from an import) would be stored, and then every JSON
+// listing of its thread would fail.
+func checkCreatedAt(i int, m *Message) error {
+	if y := m.CreatedAt.UTC().Year(); !m.CreatedAt.IsZero() && (y < 0 || y > 9999) {
+		return invalid(i, "createdAt", "must lie within the years 0000 to 9999 (RFC 3339), got year %d", y)
+	}
+	return nil
 }
 
 // checkTextFields checks content and name: valid text within their sizes
