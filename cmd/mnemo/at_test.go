@@ -72,3 +72,24 @@ func TestAtFlag(t *testing.T) {
 		t.Errorf("context --at: memctx %+v", c.MemCtx)
 	}
 }
+
+// TestQueriesBadAt: a --queries line whose "at" is not an RFC 3339 string
+// is an error naming the file, the line and the field.
+func TestQueriesBadAt(t *testing.T) {
+	dir := t.TempDir()
+	m := &Main{Stdin: strings.NewReader(`{"thread":"t","resource":"r","role":"user","content":"garden plans"}` + "\n"), Stdout: new(strings.Builder), Stderr: new(strings.Builder),
+		Getenv: func(k string) string { return map[string]string{"MNEMO_EMBEDDER": "hash-384"}[k] }}
+	if code := m.Run(t.Context(), []string{"--dir", dir, "ingest", "-"}); code != 0 {
+		t.Fatalf("ingest: exit %d %s", code, m.Stderr)
+	}
+	for _, at := range []string{`5`, `"yesterday"`} {
+		qf := filepath.Join(t.TempDir(), "q.jsonl")
+		if err := os.WriteFile(qf, []byte(`{"id":"a","resource":"r","query":"garden","at":`+at+`}`+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := run(t, nil, "--dir", dir, "search", "--queries", qf)
+		if code == 0 || !strings.Contains(errOut, "q.jsonl:1: at: ") {
+			t.Errorf("--queries line with at %s: exit %d %q, want an error naming line 1's at", at, code, errOut)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -133,6 +134,13 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 		}
 		var q searchQuery
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			var te *json.UnmarshalTypeError
+			var se *json.SyntaxError
+			if !errors.As(err, &te) && !errors.As(err, &se) {
+				// json reports a failing UnmarshalJSON without its place:
+				// at is the line's one field that has its own.
+				return fmt.Errorf("%s:%d: at: want an RFC 3339 time string (2023-05-08T14:00:00Z): %w", path, line, err)
+			}
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 		if q.Resource == "" || q.Query == "" {
