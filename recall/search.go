@@ -359,8 +359,9 @@ func (r scored) entry(s *shard) *entry {
 // lexical channel answered with the textbook scores) and the cosine of a
 // lexical candidate (when it has a vector at or above the threshold).
 func candidates(c Corpus, ch *channels, r *Ranking) []candidate {
-	byID := map[string]int{}
-	var cands []candidate
+	n := len(ch.lex) + len(ch.vec)
+	byID := make(map[string]int, n)
+	cands := make([]candidate, 0, n)
 	get := func(id string) *candidate {
 		if i, ok := byID[id]; ok {
 			return &cands[i]
