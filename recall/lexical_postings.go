@@ -219,20 +219,7 @@ func kthBase(cands []lexCand, k int) float64 {
 			}
 		case c.base > h[0]:
 			h[0] = c.base
-			for i := 0; ; {
-				m := i
-				if l := 2*i + 1; l < k && h[l] < h[m] {
-					m = l
-				}
-				if r := 2*i + 2; r < k && h[r] < h[m] {
-					m = r
-				}
-				if m == i {
-					break
-				}
-				h[i], h[m] = h[m], h[i]
-				i = m
-			}
+			siftDown(h)
 		}
 	}
 	return h[0]
