@@ -140,12 +140,12 @@ func (e *Engine) recallConfig(lex *recall.Lexical) recall.Config {
 }
 
 // snapshotDropped is recall.Config.SnapshotDropped: a resource's shard
-// snapshot changed in place under its mapping, and its shard is built
-// again from the store.
+// snapshot changed in place under its mapping, or its vector part failed
+// the background check, and its shard is built again from the store.
 func (e *Engine) snapshotDropped(resource, detail string) {
-	e.log.Warn("shard snapshot changed in place while mapped: rebuilding the resource's shard from the store", "resource", resource, "detail", detail)
+	e.log.Warn("shard snapshot dropped: rebuilding the resource's shard from the store", "resource", resource, "detail", detail)
 	e.publish(Event{Reason: EventRebuild, ResourceID: resource,
-		Detail: "the resource's shard snapshot changed in place while mapped (" + detail + "); its shard is built again from the store"})
+		Detail: "the resource's shard snapshot was dropped (" + detail + "); its shard is built again from the store"})
 }
 
 // quarantine moves dir to <data>/quarantine/<UTC time>/ and returns the new

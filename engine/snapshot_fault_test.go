@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/recall"
@@ -16,8 +18,75 @@ import (
 // place while the engine serves from it (recall's check before each
 // search, snapshot_fault.go) does not fail a search or change its hits:
 // the shard is built again from the store, and an EventRebuild names the
-// resource.
+// resource. (The truncation may also meet the background check of the
+// vector part first, snapshot_verify.go: that drop is told the same way,
+// so the event is awaited, not polled once.)
 func TestSnapshotTruncatedEvent(t *testing.T) {
+	cfg, file := closedSnapshot(t)
+	ctx := context.Background()
+	events := make(chan engine.Event, 64)
+	cfg.Events = events
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	req := engine.SearchRequest{ResourceID: "r", Query: "parcel for Lisbon 7 kilos", Options: recall.Options{TopK: 5}}
+	before, err := e.Search(ctx, req) // loads the shard from the snapshot
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(file, 4096); err != nil {
+		t.Fatal(err)
+	}
+	after, err := e.Search(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := hitIDs(before), hitIDs(after); a != b || a == "" {
+		t.Fatalf("hits before the truncation %q, after %q", a, b)
+	}
+	awaitRebuild(t, events, "r", "")
+}
+
+// TestSnapshotVectorPartRejectedEvent: a snapshot whose vector part is
+// damaged serves until its background check fails; then the shard is
+// dropped and built again from the store, and an EventRebuild names the
+// resource and the failed checksum (the drop was silent before: only a
+// test counter saw it).
+func TestSnapshotVectorPartRejectedEvent(t *testing.T) {
+	cfg, file := closedSnapshot(t)
+	ctx := context.Background()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-24-64] ^= 0x5a // the vector part ends where the 24-byte footer begins
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan engine.Event, 64)
+	cfg.Events = events
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	req := engine.SearchRequest{ResourceID: "r", Query: "parcel for Lisbon 7 kilos", Options: recall.Options{TopK: 5}}
+	if _, err := e.Search(ctx, req); err != nil { // loads the shard; its vector part is checked meanwhile
+		t.Fatal(err)
+	}
+	awaitRebuild(t, events, "r", "checksum")
+	if res, err := e.Search(ctx, req); err != nil || len(res.Hits) == 0 {
+		t.Fatalf("search after the drop: %v, %v", res, err)
+	}
+}
+
+// closedSnapshot writes 60 messages of resource "r" in a new directory
+// with shard snapshots for every resource, waits for the resource's
+// snapshot file, closes the engine and returns its config and the file.
+func closedSnapshot(t *testing.T) (engine.Config, string) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("mapped snapshots: Linux")
 	}
@@ -50,35 +119,22 @@ func TestSnapshotTruncatedEvent(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	events := make(chan engine.Event, 64)
-	cfg.Events = events
-	if e, err = engine.Open(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	req := engine.SearchRequest{ResourceID: "r", Query: "parcel for Lisbon 7 kilos", Options: recall.Options{TopK: 5}}
-	before, err := e.Search(ctx, req) // loads the shard from the snapshot
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(file, 4096); err != nil {
-		t.Fatal(err)
-	}
-	after, err := e.Search(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := hitIDs(before), hitIDs(after); a != b || a == "" {
-		t.Fatalf("hits before the truncation %q, after %q", a, b)
-	}
+	return cfg, file
+}
+
+// awaitRebuild waits up to 30 s for an EventRebuild naming resource whose
+// detail holds want.
+func awaitRebuild(t *testing.T, events <-chan engine.Event, resource, want string) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
 	for {
 		select {
 		case ev := <-events:
-			if ev.Reason == engine.EventRebuild && ev.ResourceID == "r" {
+			if ev.Reason == engine.EventRebuild && ev.ResourceID == resource && strings.Contains(ev.Detail, want) {
 				return
 			}
-		default:
-			t.Fatal("no rebuild event names the resource")
+		case <-timeout:
+			t.Fatalf("no rebuild event names resource %s (%q)", resource, want)
 		}
 	}
 }

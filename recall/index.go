@@ -128,8 +128,9 @@ type Config struct {
 	Damaged func(ctx context.Context, resourceID string, messageIDs []string)
 	// SnapshotDropped, when set, is called when a loaded resource's shard
 	// was dropped because its snapshot file changed in place under its
-	// mapping (snapshot_fault.go), with a description; the next use builds
-	// it from the Source. It is called with no lock of the Index held.
+	// mapping (snapshot_fault.go) or its vector part failed the background
+	// check (snapshot_verify.go), with a description; the next use builds
+	// it from the Source. It must not call the Index.
 	SnapshotDropped func(resourceID, detail string)
 	// SnapshotDir, when set and Source implements SnapshotSource, is the
 	// directory of the resources' shard snapshots (snapshot.go): a large

@@ -63,6 +63,9 @@ func (ix *Index) verifyNow(s *shard, sf *snapFile) bool {
 	}
 	snapshotRejected.Add(1)
 	ix.dropDamaged(s)
+	if f := ix.cfg.SnapshotDropped; f != nil {
+		f(s.resource, "its vector part failed its checksum")
+	}
 	return false
 }
 
