@@ -91,7 +91,8 @@ type lexCand struct {
 
 // candidates fills sc.cands with the messages of positive score: those
 // with an own score of at least seed and, under the turn-context rule,
-// the turns before and after them; with scope thread, the thread's when it
+// the turns before and after them, and those that may have a compound
+// bonus (seedFloor); with scope thread, the thread's when it
 // has fewer turns than there are messages with an own score.
 func (sc *lexScratch) candidates(q *channelQuery, seed float64) {
 	ls, p := q.lex, &q.s.post
@@ -118,6 +119,9 @@ func (sc *lexScratch) candidates(q *channelQuery, seed float64) {
 	}
 	for _, o := range sc.touched {
 		if sc.own[o] < seed {
+			if sc.mask != nil && ls.mayBonus(sc.mask[o]) {
+				add(o) // a bonus may lift it (seedFloor); its neighbours are not lifted by it
+			}
 			continue
 		}
 		add(o)
@@ -135,18 +139,19 @@ func (sc *lexScratch) candidates(q *channelQuery, seed float64) {
 // best base score is the floor (lexicalPostings, without a filter or a
 // thread). With θ the k-th best own score, at least k messages score θ or
 // more (a base score is at least the own score), so the floor is at least
-// θ, and a candidate is taken only when its bound, its base score plus at
-// most bonusMax, reaches it. A base score is the message's own score or α
-// times a neighbour's (α ≤ 1 or not, a neighbour scoring α × own ≥ θ − b
-// has own ≥ (θ − b)/α); so every candidate that can be taken is a message,
-// or the neighbour of a message, whose own score is at least
-// min(1, 1/α) × (θ − b), and the others are not listed. The floor, the
-// k-th best base score, is the same: the k best are all listed.
+// θ, and a candidate is taken only when its bound reaches it. A message
+// that cannot have a compound bonus (lexScoring.mayBonus) is bounded by its
+// base score, its own score or α times a neighbour's: it can be taken only
+// when it, or a neighbour, has an own score of at least min(1, 1/α) × θ,
+// the seed; one that may have a bonus holds the query terms of a compound
+// (compoundBonus) and is listed by itself whatever its own score
+// (candidates). So every candidate that can be taken is listed, and the
+// floor, the k-th best base score, is the same: the k best are all listed.
+// Before the bonus was kept apart, the seed was min(1, 1/α) × (θ − the
+// largest bonus), below 0 for most queries naming an identifier: at 100k
+// messages one query in ten listed 40–75 thousand candidates (BENCHMARKS.md).
 func (sc *lexScratch) seedFloor(ls *lexScoring, k int) float64 {
 	theta := kthOwn(sc.own, sc.touched, k)
-	if sc.mask != nil {
-		theta -= ls.bonusMax
-	}
 	if theta <= 0 || math.IsInf(theta, -1) {
 		return math.Inf(-1)
 	}

@@ -205,3 +205,54 @@ func TestCompoundWholeWords(t *testing.T) {
 		t.Errorf("xzephyr-quotex for the query zephyr-quote: score %v, want 0 (no word matches)", sc)
 	}
 }
+
+// TestSeedWithCompound checks that a query naming an identifier lists few
+// candidates when one of its words is in every message: the messages that
+// hold the identifier's words and the best by their own score with their
+// neighbours (seedFloor), not every match and its neighbours, which the
+// seed took when it subtracted the largest compound bonus from θ (at 100k
+// messages, one query in ten listed 40–75 thousand). The ranking itself is
+// TestLexicalPostingsExact's.
+func TestSeedWithCompound(t *testing.T) {
+	lex, err := OpenLexical("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lex.Close() })
+	ix, err := NewIndex(Config{Lexical: lex, Source: emptySource{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newShard("r", false)
+	if err := s.reset(); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	const n = 3000
+	for i := range n {
+		words := []string{"order"}
+		for range 3 + rng.IntN(8) {
+			words = append(words, postingsWords[rng.IntN(len(postingsWords))])
+		}
+		if i%100 == 0 {
+			words = append(words, "falcon-zephyr")
+		}
+		d := Doc{ID: fmt.Sprintf("m%05d", i), ThreadID: fmt.Sprintf("t%d", i/50), ResourceID: "r", Seq: int64(i%50 + 1), Role: "user", Content: strings.Join(words, " ")}
+		s.putDoc(&d, lex)
+	}
+	o, err := Options{TopK: 5, Mode: ModeLexical}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := ix.channelQuery(s, Query{Text: "the falcon-zephyr order", ResourceID: "r"}, o, "", nil)
+	if len(q.lex.compounds) == 0 {
+		t.Fatal("the query names no compound")
+	}
+	sc := getLexScratch(s.ords, true)
+	defer sc.release()
+	sc.ownScores(s, q.lex)
+	sc.candidates(q, sc.seedFloor(q.lex, q.pool+q.slack))
+	if got, max := len(sc.cands), n/5; len(sc.touched) < n || got > max {
+		t.Fatalf("%d candidates of %d matches, want at most %d", got, len(sc.touched), max)
+	}
+}

@@ -119,6 +119,7 @@ func (c *BenchCommand) parse(args []string) (*flag.FlagSet, bench.Options, bench
 	fs.IntVar(&f.workerIndex, "worker-index", 0, "internal: this worker's index among --processes")
 	fs.IntVar(&o.SnapshotMin, "snapshot-min", 0, "shard snapshots for resources of at least this many messages (0: the default, 4096; -1: none, to measure their cost)")
 	fs.StringVar(&o.LoadProfile, "loadprofile", "", "write a CPU profile of the warm LoadContext calls only to this file (go tool pprof)")
+	fs.StringVar(&o.AllocProfile, "allocprofile", "", "write the allocations of the warm LoadContext calls only to this file (go tool pprof -base FILE.base FILE)")
 	fs.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile of the serving state (after the warm searches) to this file (go tool pprof)")
 	if err := parse(fs, args); err != nil {
 		return fs, o, f, err

@@ -73,6 +73,11 @@ type Options struct {
 	// the warm LoadContext phase only (go tool pprof): no ingest, open,
 	// first use, searches or exactness in it.
 	LoadProfile string
+	// AllocProfile, when set, is the file that receives the allocations
+	// of the warm LoadContext calls only (a heap profile's alloc_space and
+	// alloc_objects, counted from the first warm call; go tool pprof
+	// -sample_index=alloc_space).
+	AllocProfile string
 	// SnapshotMin is recall.Tuning.SnapshotMin for the run: 0 the default
 	// (shard snapshots of resources from 4,096 messages), negative none
 	// (to measure what writing them costs the ingest).
@@ -230,6 +235,10 @@ func (r *run) loadContexts(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	allocs, err := startAllocs(r.o.AllocProfile)
+	if err != nil {
+		return err
+	}
 	cpu0 := cpuTime()
 	for i, q := range r.queries {
 		c, d, err := load(strconv.Itoa(i), q)
@@ -242,6 +251,9 @@ func (r *run) loadContexts(ctx context.Context) error {
 		}
 	}
 	r.rep.LoadContextCPUMs = float64((cpuTime() - cpu0).Microseconds()) / 1000 / float64(len(r.queries))
+	if r.rep.LoadContextAllocs, err = allocs(len(r.queries)); err != nil {
+		return err
+	}
 	if err := stop(); err != nil {
 		return err
 	}

@@ -39,6 +39,10 @@ type Report struct {
 	// goroutines, background work included): on a shared machine it is
 	// steadier than wall-clock latency.
 	LoadContextCPUMs float64 `json:"loadContextCpuMs"`
+	// LoadContextAllocs is what the warm LoadContext calls allocated on
+	// the Go heap (all goroutines, background work included) and the
+	// garbage collections they ran into.
+	LoadContextAllocs Allocs `json:"loadContextAllocs"`
 	// Search holds warm Search latency per channel: lexical, vector, hybrid.
 	Search map[string]Latency `json:"search"`
 	// TargetRecalled is the share of synthetic queries whose source message
@@ -201,6 +205,9 @@ func (r *Report) PrintTable(w io.Writer) {
 			r.Ingest.CPUSeconds, r.Ingest.CPUSeconds*1e6/float64(max(r.Ingest.Messages, 1)), r.LoadContextCPUMs))
 	} else if r.LoadContextCPUMs > 0 { // --reuse: no ingest
 		fmt.Fprintf(w, "%-34s %.2f ms per call\n", "LoadContext CPU", r.LoadContextCPUMs)
+	}
+	if a := r.LoadContextAllocs; a.Calls > 0 {
+		fmt.Fprintf(w, "%-34s %.1f KiB, %.0f objects per call; %d GCs in %d calls\n", "LoadContext allocations", a.BytesPerCall/1024, a.ObjectsPerCall, a.GCs, a.Calls)
 	}
 	fmt.Fprintf(w, "%-34s %s\n", "open (cold start)", fmt.Sprintf("%.1f ms", r.OpenMs))
 	fmt.Fprintf(w, "%-34s %s\n", "peak RSS ingest / serve", fmt.Sprintf("%s / %s", mib(r.PeakRSSIngest), mib(r.PeakRSSServe)))
