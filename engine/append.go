@@ -110,6 +110,9 @@ func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks append
 			}
 			return nil
 		})
+		if err != nil {
+			e.forgetFresh(rows)
+		}
 		var exp *expiredError
 		if !errors.As(err, &exp) || attempt > 2 {
 			if err != nil {
@@ -127,6 +130,16 @@ func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks append
 		res.Evicted = e.enforceQuota(ctx, sw, req.ThreadID, res.ResourceID)
 	}
 	return res, nil
+}
+
+// forgetFresh drops rows from the drainer's cache (fresh.go) after a
+// transaction that put them did not commit.
+func (e *Engine) forgetFresh(rows []row) {
+	ids := make([]string, len(rows))
+	for i := range rows {
+		ids[i] = rows[i].ID
+	}
+	e.idx.fresh.forget(ids)
 }
 
 // row is a message ready to store.
@@ -350,6 +363,11 @@ func (e *Engine) storeRows(ctx context.Context, tx *store.Tx, thread string, hea
 	}
 	if err := storeNew(ctx, ap, rows, fresh, msgs, digests, now); err != nil {
 		return 0, 0, err
+	}
+	if !e.onPostgres() {
+		// For the drainer, inside the transaction (fresh.go); appendWith
+		// forgets them when it does not commit.
+		e.idx.fresh.put(msgs, func(k int) bool { return rows[fresh[k]].full != "" })
 	}
 	return lastSeq, added, nil
 }

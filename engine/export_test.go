@@ -56,3 +56,18 @@ func ConnOf(e *Engine) store.Conn { return store.Bound(e.db) }
 // Purges returns how many physical purges of erasures the engine started
 // (completeErasures), for the tests that check a sweep purges once.
 func Purges(e *Engine) int64 { return e.erasure.purges.Load() }
+
+// MessagesToIndex exposes the drainer's read of the messages it indexes
+// (messagesToIndex: the rows appends handed over, the others read).
+func (e *Engine) MessagesToIndex(ctx context.Context, ids []string) ([]Message, error) {
+	return e.messagesToIndex(ctx, ids)
+}
+
+// FreshHeld reports whether the drainer's cache of appended rows holds id
+// (fresh.go).
+func FreshHeld(e *Engine, id string) bool {
+	e.idx.fresh.mu.Lock()
+	defer e.idx.fresh.mu.Unlock()
+	_, ok := e.idx.fresh.rows[id]
+	return ok
+}

@@ -203,7 +203,7 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []msgstor
 	for _, r := range rows {
 		ids = append(ids, r.MessageID)
 	}
-	msgs, err := e.MessagesByID(ctx, "", ids...)
+	msgs, err := e.messagesToIndex(ctx, ids) // fresh.go
 	if err != nil {
 		return err
 	}

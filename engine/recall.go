@@ -39,6 +39,7 @@ type indexState struct {
 
 	kick    chan struct{} // wakes the drainer; buffered 1
 	drainMu drainLock     // one drain at a time (drainlock.go)
+	fresh   freshRows     // appended rows for the drainer (fresh.go)
 
 	pg searcher // the recall search on Postgres (postgres.go); nil on SQLite
 }

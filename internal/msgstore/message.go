@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -104,6 +105,38 @@ func (s *Store) MessagesByID(ctx context.Context, resourceID string, ids []strin
 		if m, ok := byID[id]; ok {
 			out = append(out, m)
 		}
+	}
+	return out, nil
+}
+
+// StoredIDs returns which of ids are stored messages (the others are
+// absent from the map): MessagesByID's lookup without reading the rows,
+// for a caller that holds their contents already (the engine's drainer,
+// given the messages an Append just wrote). It reads the unique id index
+// only.
+func (s *Store) StoredIDs(ctx context.Context, ids []string) (map[string]bool, error) {
+	q, args, err := s.byIDQuery("", ids)
+	if err == nil {
+		q = strings.Replace(q, `SELECT `+messageColumns+` FROM`, `SELECT id FROM`, 1)
+	}
+	out := make(map[string]bool, len(ids))
+	var rows *sql.Rows
+	if err == nil {
+		rows, err = s.stmts.Query(ctx, q, args...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up messages by id: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("look up messages by id: %w", err)
+		}
+		out[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("look up messages by id: %w", err)
 	}
 	return out, nil
 }
