@@ -86,12 +86,17 @@ type ThreadAdvance struct {
 
 // AdvanceThread applies a inside tx.
 func (s *Store) AdvanceThread(ctx context.Context, tx *store.Tx, a ThreadAdvance) error {
-	_, err := s.in(tx).ExecContext(ctx,
+	// Through the cached statement, as the rest of an append: preparing it
+	// on every append was 1.8 % of the ingest's CPU at 100k (issue 14).
+	st, err := s.stmts.InTx(ctx, tx.Tx,
 		s.dialect.Text(`UPDATE threads SET last_seq = ?, message_count = message_count + ?, updated_at = max(updated_at, ?),
 				last_active = max(last_active, ?), bytes = bytes + ? WHERE id = ?`,
 			`UPDATE threads SET last_seq = $1, message_count = message_count + $2, updated_at = GREATEST(updated_at, $3),
-				last_active = GREATEST(last_active, $4), bytes = bytes + $5 WHERE id = $6`),
-		a.LastSeq, a.Stored, a.Latest.UnixMilli(), a.Active.UnixMilli(), a.Bytes, a.ID)
+				last_active = GREATEST(last_active, $4), bytes = bytes + $5 WHERE id = $6`))
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx, a.LastSeq, a.Stored, a.Latest.UnixMilli(), a.Active.UnixMilli(), a.Bytes, a.ID)
 	return err
 }
 
