@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -9,21 +11,20 @@ import (
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// badField finds the field of a JSON body whose own decoding fails, for
-// an error that encoding/json reports without its place (a value's
-// UnmarshalJSON failing: a time that is not an RFC 3339 string, a
-// malformed messageRange). data is the body, t the type it decodes into;
-// the path names fields by their JSON names and array elements by index
-// ("messages[1].createdAt"). It returns "" when no field alone fails.
-func badField(data []byte, t reflect.Type, path string) string {
+// badField finds the member of a JSON body that fails to decode, for an
+// error that encoding/json reports without its full place (a value's
+// UnmarshalJSON failing, a wrong type or an unknown field inside an array
+// element: encoding/json says "messages.content", not which message).
+// data is the body, t the type it decodes into; the path names fields by
+// their JSON names and array elements by index ("messages[1].createdAt").
+// It returns the path and that member's own error, or "" and nil when no
+// member alone fails.
+func badField(data []byte, t reflect.Type, path string) (string, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if path != "" && reflect.PointerTo(t).Implements(unmarshalerType) {
-		if json.Unmarshal(data, reflect.New(t).Interface()) != nil {
-			return path
-		}
-		return ""
+		return leafError(data, t, path)
 	}
 	switch t.Kind() {
 	case reflect.Struct:
@@ -31,25 +32,66 @@ func badField(data []byte, t reflect.Type, path string) string {
 	case reflect.Slice, reflect.Array:
 		var elems []json.RawMessage
 		if json.Unmarshal(data, &elems) != nil {
-			return ""
+			return leafError(data, t, path)
 		}
 		for i, e := range elems {
-			if p := badField(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); p != "" {
-				return p
+			if p, err := badField(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p, err
+			}
+		}
+		return "", nil
+	}
+	return leafError(data, t, path)
+}
+
+// leafError decodes data into a value of type t as decodeBody does.
+func leafError(data []byte, t reflect.Type, path string) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(reflect.New(t).Interface()); err != nil {
+		return path, err
+	}
+	return "", nil
+}
+
+// badStructField is badField for a struct: a member no field takes is at
+// fault (an unknown field), else each member against the field it fills
+// (matched as encoding/json matches: the JSON name, else
+// case-insensitively), embedded structs' fields included.
+func badStructField(data []byte, t reflect.Type, path string) (string, error) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(data, &obj) != nil {
+		return leafError(data, t, path)
+	}
+	fields := structFields(t)
+	for k := range obj {
+		if fieldFor(fields, k) == nil {
+			p := joinPath(path, k)
+			return p, errUnknownField
+		}
+	}
+	for _, f := range fields {
+		for k, raw := range obj {
+			if fieldFor([]jsonField{f}, k) != nil {
+				if p, err := badField(raw, f.typ, joinPath(path, f.name)); p != "" {
+					return p, err
+				}
 			}
 		}
 	}
-	return ""
+	return "", nil
 }
 
-// badStructField is badField for a struct: each member of the object
-// against the field it fills (matched as encoding/json matches: the JSON
-// name, else case-insensitively), embedded structs' fields included.
-func badStructField(data []byte, t reflect.Type, path string) string {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(data, &obj) != nil {
-		return ""
-	}
+var errUnknownField = errors.New("unknown field")
+
+type jsonField struct {
+	name string
+	typ  reflect.Type
+}
+
+// structFields lists the JSON members t takes, embedded structs' included.
+func structFields(t reflect.Type) []jsonField {
+	var out []jsonField
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -57,23 +99,37 @@ func badStructField(data []byte, t reflect.Type, path string) string {
 			continue
 		}
 		if f.Anonymous && name == "" {
-			if p := badField(data, f.Type, path); p != "" {
-				return p
+			et := f.Type
+			for et.Kind() == reflect.Pointer {
+				et = et.Elem()
 			}
-			continue
+			if et.Kind() == reflect.Struct {
+				out = append(out, structFields(et)...)
+				continue
+			}
 		}
 		if name == "" {
 			name = f.Name
 		}
-		for k, raw := range obj {
-			if k == name || strings.EqualFold(k, name) {
-				if p := badField(raw, f.Type, joinPath(path, name)); p != "" {
-					return p
-				}
-			}
+		out = append(out, jsonField{name, f.Type})
+	}
+	return out
+}
+
+// fieldFor is the field a member named k fills: the exact JSON name, else
+// one equal under case folding, as encoding/json matches.
+func fieldFor(fields []jsonField, k string) *jsonField {
+	for i := range fields {
+		if fields[i].name == k {
+			return &fields[i]
 		}
 	}
-	return ""
+	for i := range fields {
+		if strings.EqualFold(fields[i].name, k) {
+			return &fields[i]
+		}
+	}
+	return nil
 }
 
 func joinPath(path, name string) string {
@@ -81,4 +137,40 @@ func joinPath(path, name string) string {
 		return name
 	}
 	return path + "." + name
+}
+
+// jsonKind names a Go type as a JSON client knows it.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "number"
+	}
+	return t.Kind().String()
+}
+
+// typeDetail words a wrong-type error for a JSON client:
+// "must be a JSON number, not a string".
+func typeDetail(field string, te *json.UnmarshalTypeError) string {
+	v := te.Value
+	switch {
+	case strings.HasPrefix(v, "number ") && jsonKind(te.Type) == "number":
+		return fmt.Sprintf("%s must be an integer, not %s", fieldName(field), strings.TrimPrefix(v, "number "))
+	case v == "array" || v == "object":
+		v = "an " + v
+	case v == "bool":
+		v = "a boolean"
+	default:
+		v = "a " + v
+	}
+	return fmt.Sprintf("%s must be a JSON %s, not %s", fieldName(field), jsonKind(te.Type), v)
 }

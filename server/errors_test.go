@@ -43,6 +43,9 @@ func TestProblems(t *testing.T) {
 		{"BadTimeType", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x"},{"role":"user","content":"y","createdAt":5}]}`, 400, "invalid-input", "messages[1].createdAt"},
 		{"BadTime", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x","createdAt":"yesterday"}]}`, 400, "invalid-input", "messages[0].createdAt"},
 		{"BadRange", "POST", "/v1/search", "/v1/search", bobToken, `{"resourceId":"res-bob","query":"x","recall":{"messageRange":"wide"}}`, 400, "invalid-input", "recall.messageRange"},
+		{"NestedWrongType", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x"},{"role":"user","content":5}]}`, 400, "invalid-input", "messages[1].content"},
+		{"NestedUnknownField", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x","extra":1}]}`, 400, "invalid-input", "messages[0].extra"},
+		{"RecallUnknownField", "POST", "/v1/search", "/v1/search", bobToken, `{"resourceId":"res-bob","query":"x","recall":{"bogus":1}}`, 400, "invalid-input", "recall.bogus"},
 		{"BadThreadID", "GET", "/v1/threads/bad%20id", "/v1/threads/{thread}", bobToken, nil, 400, "invalid-input", "thread"},
 		{"Conflict", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, map[string]any{"resourceId": "res-bob", "messages": []map[string]any{{"id": "m-1", "role": "user", "content": "other"}}}, 409, "conflict", "messages"},
 		{"BadRecall", "POST", "/v1/search", "/v1/search", bobToken, map[string]any{"resourceId": "res-bob", "query": "x", "recall": map[string]any{"topK": -1}}, 400, "invalid-input", "recall"},
@@ -68,6 +71,18 @@ func TestProblems(t *testing.T) {
 			h.validate(c.method, c.pattern, r)
 		})
 	}
+	t.Run("Wording", func(t *testing.T) {
+		for body, want := range map[string]string{
+			`[]`: "must be a JSON object, not an array",
+			`{"resourceId":"res-bob","query":"x","recall":{"threshold":"high"}}`: `"recall.threshold" must be a JSON number, not a string`,
+			`{"resourceId":"res-bob","query":"x","recall":{"topK":"5"}}`:         `"recall.topK" must be a JSON number, not a string`,
+		} {
+			r := h.do("POST", "/v1/search", bobToken, body)
+			if p := r.problem(t); !strings.Contains(p.Detail, want) {
+				t.Errorf("%s: detail %q, want %q", body, p.Detail, want)
+			}
+		}
+	})
 	t.Run("MediaType", func(t *testing.T) {
 		req, _ := http.NewRequest("POST", h.ts.URL+"/v1/search", strings.NewReader(`{}`))
 		req.Header.Set("Authorization", "Bearer "+bobToken)

@@ -205,20 +205,26 @@ func decodeError(err error, data []byte, v any) error {
 	switch {
 	case errors.As(err, &mbe):
 		return errorf(kindTooLarge, "", "the body is over %d bytes", mbe.Limit)
-	case errors.As(err, &te):
-		return errorf(kindInvalid, te.Field, "%s must be a JSON %s, not %s", fieldName(te.Field), te.Type.Kind(), te.Value)
 	case errors.As(err, &se):
 		return errorf(kindInvalid, "", "malformed JSON at byte %d", se.Offset)
 	case errors.Is(err, io.EOF):
 		return errorf(kindInvalid, "", "the body is empty; send a JSON object")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+	}
+	f, ferr := badField(data, reflect.TypeOf(v), "")
+	if f == "" {
+		// No member alone fails: report encoding/json's own words.
+		if errors.As(err, &te) {
+			return errorf(kindInvalid, te.Field, "%s", typeDetail(te.Field, te))
+		}
+		return errorf(kindInvalid, "", "malformed JSON: %v", err)
+	}
+	switch {
+	case errors.Is(ferr, errUnknownField):
 		return errorf(kindInvalid, f, "unknown field %q", f)
+	case errors.As(ferr, &te):
+		return errorf(kindInvalid, f, "%s", typeDetail(f, te))
 	}
-	if f := badField(data, reflect.TypeOf(v), ""); f != "" {
-		return errorf(kindInvalid, f, "%s is malformed: %v", fieldName(f), err)
-	}
-	return errorf(kindInvalid, "", "malformed JSON: %v", err)
+	return errorf(kindInvalid, f, "%s is malformed: %v", fieldName(f), ferr)
 }
 
 func fieldName(f string) string {
