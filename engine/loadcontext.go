@@ -58,7 +58,8 @@ type LoadRequest struct {
 	RequireThread bool
 	// At is when the question is asked: the query's relative dates
 	// ("yesterday", "last week", "two months ago") are resolved against it
-	// in whole UTC days and scored like the dates it names
+	// in whole days of the resource's time zone (Config.ResourceTimeZone,
+	// TimeZone; UTC by default) and scored like the dates it names
 	// (recall.Query.At). Zero means the engine's clock when composition
 	// starts (memctx.createdAt). memctx.queryAt records the time used.
 	At time.Time

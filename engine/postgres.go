@@ -81,7 +81,7 @@ func (e *Engine) openPostgresIndexes(ctx context.Context) error {
 	if _, err := pgstore.EnsureEmbedder(ctx, e.pool, emb.ID(), emb.Dims()); err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	s, err := pgrecall.New(pgrecall.Config{Pool: e.pool, Embedder: emb, Tuning: e.cfg.RecallTuning})
+	s, err := pgrecall.New(pgrecall.Config{Pool: e.pool, Embedder: emb, Tuning: e.cfg.RecallTuning, Location: e.location})
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
@@ -166,7 +166,7 @@ func (e *Engine) indexLexical(ctx context.Context, tx *store.Tx, head msgstore.T
 		seen[rows[i].ID] = true
 		m := rows[i].Message
 		m.ThreadID, m.ResourceID, m.Seq = res.ThreadID, head.ResourceID, res.Seqs[i]
-		docs = append(docs, lexicalDoc(&m))
+		docs = append(docs, e.lexicalDoc(&m))
 	}
 	if err := pgstore.PutLexicalTx(ctx, tx, docs); err != nil {
 		return fmt.Errorf("engine: index %d messages: %w", len(docs), err)
@@ -176,13 +176,13 @@ func (e *Engine) indexLexical(ctx context.Context, tx *store.Tx, head msgstore.T
 
 // lexicalDoc is m's lexical entry on Postgres: the analysed terms, the
 // answer types and the relative date of the text the SQLite backend
-// indexes.
-func lexicalDoc(m *Message) pgstore.LexicalDoc {
+// indexes (its relative date resolved in its resource's time zone).
+func (e *Engine) lexicalDoc(m *Message) pgstore.LexicalDoc {
 	d := docOf(m)
 	text := d.Text()
 	ld := pgstore.LexicalDoc{MessageID: m.ID, ResourceID: m.ResourceID, CreatedAt: m.CreatedAt.UnixMilli(),
 		Terms: recall.Analyze(text), AnswerBits: recall.AnswerBits(text)}
-	if r := recall.RelativeDate(text, m.CreatedAt); !r.IsZero() {
+	if r := recall.RelativeDate(text, m.CreatedAt, e.location(m.ResourceID)); !r.IsZero() {
 		ld.RefFrom, ld.RefTo, ld.RefMonths = r.From.UnixMilli(), r.To.UnixMilli(), r.Months()
 	}
 	return ld
@@ -197,7 +197,7 @@ func (e *Engine) relex(ctx context.Context, ids []string) error {
 	}
 	docs := make([]pgstore.LexicalDoc, len(msgs))
 	for i := range msgs {
-		docs[i] = lexicalDoc(&msgs[i])
+		docs[i] = e.lexicalDoc(&msgs[i])
 	}
 	return e.tx(ctx, func(tx *store.Tx) error {
 		if err := pgstore.PutLexicalTx(ctx, tx, docs); err != nil {

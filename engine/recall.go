@@ -137,7 +137,7 @@ func (e *Engine) rebuildStale(ctx context.Context, path string, cause error) (*r
 // recallConfig is the configuration of the engine's recall.Index over lex.
 func (e *Engine) recallConfig(lex *recall.Lexical) recall.Config {
 	return recall.Config{Lexical: lex, Source: e.ms, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning, Damaged: e.requeueDamaged,
-		SnapshotDir: filepath.Join(e.dir, SnapshotDir), SnapshotDropped: e.snapshotDropped}
+		SnapshotDir: filepath.Join(e.dir, SnapshotDir), SnapshotDropped: e.snapshotDropped, Location: e.location}
 }
 
 // snapshotDropped is recall.Config.SnapshotDropped: a resource's shard
@@ -308,7 +308,8 @@ type SearchRequest struct {
 	Options    recall.Options // TopK 0 means recall.DefaultTopK
 	// At is when the question is asked: the query's relative dates
 	// ("yesterday", "last week", "two months ago") are resolved against it
-	// in whole UTC days and scored like the dates it names
+	// in whole days of the resource's time zone (Config.ResourceTimeZone,
+	// TimeZone; UTC by default) and scored like the dates it names
 	// (recall.Query.At). Zero means the engine's clock (Config.Now).
 	At time.Time
 }

@@ -19,7 +19,7 @@ func TestArenaErase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lex.Close()
-	s := newShard("r", false)
+	s := newShard("r", nil, false)
 	if err := s.reset(); err != nil {
 		t.Fatal(err)
 	}

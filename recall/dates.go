@@ -21,22 +21,28 @@ import (
 // ("what did we talk about yesterday?", "the museum I mentioned two months
 // ago") are resolved the same way against the time the question is asked
 // (Query.At; none when it is zero) and then scored exactly like a date
-// the query names (queryPeriods). Where bleve
+// the query names (queryPeriods). Days and months are those of the
+// resource's time zone (Config.Location; UTC by default), on both sides:
+// "May 3, 2023" is that day there, a message is created on its local date,
+// and "yesterday" is the day before the local date it is said or asked
+// on. Where bleve
 // enumerates the lexical matches (a resource larger than the in-memory
 // bound, see lexicalChannel), a message that matches by its date alone is
 // not a candidate: the date then only ranks the messages that share a
 // word with the query.
 
-// datePeriod is a period a query names: [from, to) in UTC, or every
-// month m of any year when from is zero.
+// datePeriod is a period a query names: [from, to), local midnights in
+// the resource's zone loc (nil: UTC), or every month m of any year there
+// when from is zero.
 type datePeriod struct {
 	from, to time.Time
 	month    time.Month
+	loc      *time.Location
 }
 
 func (p datePeriod) contains(t time.Time) bool {
 	if p.from.IsZero() {
-		return t.UTC().Month() == p.month
+		return t.In(zone(p.loc)).Month() == p.month
 	}
 	return !t.Before(p.from) && t.Before(p.to)
 }
@@ -62,13 +68,14 @@ func monthOf(name string) time.Month {
 	return 0
 }
 
-// queryDates returns the periods text names, at most one per mention
-// (the most specific reading).
-func queryDates(text string) []datePeriod {
+// queryDates returns the periods text names in zone loc (nil: UTC), at
+// most one per mention (the most specific reading).
+func queryDates(text string, loc *time.Location) []datePeriod {
+	loc = zone(loc)
 	var out []datePeriod
-	used := func(loc []int, taken [][]int) bool {
+	used := func(span []int, taken [][]int) bool {
 		for _, t := range taken {
-			if loc[0] < t[1] && t[0] < loc[1] {
+			if span[0] < t[1] && t[0] < span[1] {
 				return true
 			}
 		}
@@ -80,37 +87,37 @@ func queryDates(text string) []datePeriod {
 			return
 		}
 		from := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
-		out = append(out, datePeriod{from: from, to: from.AddDate(0, 0, 1)})
+		out = append(out, datePeriod{from: midnight(from, loc), to: midnight(from.AddDate(0, 0, 1), loc), loc: loc})
 	}
-	for _, loc := range mdyRE.FindAllStringSubmatchIndex(text, 4) {
-		d, _ := strconv.Atoi(text[loc[4]:loc[5]])
-		y, _ := strconv.Atoi(text[loc[6]:loc[7]])
-		day(y, int(monthOf(text[loc[2]:loc[3]])), d)
-		taken = append(taken, loc[:2])
+	for _, at := range mdyRE.FindAllStringSubmatchIndex(text, 4) {
+		d, _ := strconv.Atoi(text[at[4]:at[5]])
+		y, _ := strconv.Atoi(text[at[6]:at[7]])
+		day(y, int(monthOf(text[at[2]:at[3]])), d)
+		taken = append(taken, at[:2])
 	}
-	for _, loc := range dmyRE.FindAllStringSubmatchIndex(text, 4) {
-		if used(loc, taken) {
+	for _, at := range dmyRE.FindAllStringSubmatchIndex(text, 4) {
+		if used(at, taken) {
 			continue
 		}
-		d, _ := strconv.Atoi(text[loc[2]:loc[3]])
-		y, _ := strconv.Atoi(text[loc[6]:loc[7]])
-		day(y, int(monthOf(text[loc[4]:loc[5]])), d)
-		taken = append(taken, loc[:2])
+		d, _ := strconv.Atoi(text[at[2]:at[3]])
+		y, _ := strconv.Atoi(text[at[6]:at[7]])
+		day(y, int(monthOf(text[at[4]:at[5]])), d)
+		taken = append(taken, at[:2])
 	}
-	for _, loc := range myRE.FindAllStringSubmatchIndex(text, 4) {
-		if used(loc, taken) {
+	for _, at := range myRE.FindAllStringSubmatchIndex(text, 4) {
+		if used(at, taken) {
 			continue
 		}
-		y, _ := strconv.Atoi(text[loc[4]:loc[5]])
-		from := time.Date(y, monthOf(text[loc[2]:loc[3]]), 1, 0, 0, 0, 0, time.UTC)
-		out = append(out, datePeriod{from: from, to: from.AddDate(0, 1, 0)})
-		taken = append(taken, loc[:2])
+		y, _ := strconv.Atoi(text[at[4]:at[5]])
+		from := time.Date(y, monthOf(text[at[2]:at[3]]), 1, 0, 0, 0, 0, time.UTC)
+		out = append(out, datePeriod{from: midnight(from, loc), to: midnight(from.AddDate(0, 1, 0), loc), loc: loc})
+		taken = append(taken, at[:2])
 	}
-	for _, loc := range monthRE.FindAllStringSubmatchIndex(text, 4) {
-		if used(loc, taken) {
+	for _, at := range monthRE.FindAllStringSubmatchIndex(text, 4) {
+		if used(at, taken) {
 			continue
 		}
-		out = append(out, datePeriod{month: monthOf(text[loc[2]:loc[3]])})
+		out = append(out, datePeriod{month: monthOf(text[at[2]:at[3]]), loc: loc})
 	}
 	return out
 }
@@ -119,19 +126,21 @@ func queryDates(text string) []datePeriod {
 // queryDates reads at most 4 mentions of each form).
 const maxQueryDates = 4
 
-// queryPeriods returns the periods a query asked at at names: its absolute
-// dates (queryDates), then the periods its relative date expressions point
-// to, resolved against at as a message's are against its creation time
-// (reldates.go: whole UTC days, at most a month); no relative ones when at
-// is zero. A period both forms name is listed once.
-func queryPeriods(text string, at time.Time) []datePeriod {
-	out := queryDates(text)
+// queryPeriods returns the periods a query asked at at names in zone loc
+// (nil: UTC): its absolute dates (queryDates), then the periods its
+// relative date expressions point to, resolved against at as a message's
+// are against its creation time (reldates.go: whole days of loc, at most a
+// month); no relative ones when at is zero. A period both forms name is
+// listed once.
+func queryPeriods(text string, at time.Time, loc *time.Location) []datePeriod {
+	loc = zone(loc)
+	out := queryDates(text, loc)
 	if at.IsZero() {
 		return out
 	}
-	for _, r := range relativeDates(text, at, maxQueryDates) {
-		from, to := r.times()
-		p := datePeriod{from: from, to: to}
+	for _, r := range relativeDates(text, at, loc, maxQueryDates) {
+		from, to := r.timesIn(loc)
+		p := datePeriod{from: from, to: to, loc: loc}
 		if !slices.Contains(out, p) {
 			out = append(out, p)
 		}
@@ -149,7 +158,7 @@ type dateTerm struct {
 // their idf over the shard's messages; a date no message falls in is
 // dropped.
 func dateTerms(text string, at time.Time, s *shard) []dateTerm {
-	periods := queryPeriods(text, at)
+	periods := queryPeriods(text, at, s.loc)
 	if len(periods) == 0 || s.stats.n == 0 {
 		return nil
 	}

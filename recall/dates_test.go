@@ -26,7 +26,7 @@ func TestQueryDates(t *testing.T) {
 		{"May I ask what Caroline researched?", nil},
 		{"What did Caroline research?", nil},
 	} {
-		got := queryDates(c.q)
+		got := queryDates(c.q, nil)
 		if len(got) != len(c.want) {
 			t.Errorf("%q: %+v, want %+v", c.q, got, c.want)
 			continue
@@ -36,6 +36,34 @@ func TestQueryDates(t *testing.T) {
 				t.Errorf("%q: %+v, want %+v", c.q, got, c.want)
 			}
 		}
+	}
+}
+
+// TestQueryDatesInZone: in a resource's zone, a date the query names is
+// that local day (its midnights' instants), a month of any year is read
+// in the zone, and a relative date is resolved on the local date the
+// question is asked.
+func TestQueryDatesInZone(t *testing.T) {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Skipf("no tzdata: %v", err)
+	}
+	ps := queryPeriods("What did we do on May 7, 2023, in March, and yesterday?", time.Date(2023, 5, 17, 20, 30, 0, 0, la), la)
+	if len(ps) != 3 {
+		t.Fatalf("%d periods: %+v", len(ps), ps)
+	}
+	if want := time.Date(2023, 5, 7, 0, 0, 0, 0, la); !ps[0].from.Equal(want) || !ps[0].to.Equal(want.AddDate(0, 0, 1)) {
+		t.Errorf("May 7, 2023: %v–%v, want the day from %v", ps[0].from, ps[0].to, want)
+	}
+	if !ps[0].contains(time.Date(2023, 5, 8, 6, 30, 0, 0, time.UTC)) || ps[0].contains(time.Date(2023, 5, 7, 6, 30, 0, 0, time.UTC)) {
+		t.Error("May 7 there holds 06:30 UTC on the 8th, not on the 7th")
+	}
+	// 23:00 on 31 March there is 06:00 UTC on 1 April.
+	if !ps[1].contains(time.Date(2023, 4, 1, 6, 0, 0, 0, time.UTC)) || ps[1].contains(time.Date(2023, 3, 1, 6, 0, 0, 0, time.UTC)) {
+		t.Errorf("in March, read in the zone: %+v", ps[1])
+	}
+	if want := time.Date(2023, 5, 16, 0, 0, 0, 0, la); !ps[2].from.Equal(want) || !ps[2].to.Equal(want.AddDate(0, 0, 1)) {
+		t.Errorf("yesterday asked at 20:30 on 17 May there: %v–%v, want 16 May there", ps[2].from, ps[2].to)
 	}
 }
 
@@ -75,7 +103,7 @@ func TestQueryRelativeDates(t *testing.T) {
 		{"What am I doing this weekend?", at, nil},
 		{"How many days ago did I buy the plant?", at, nil},
 	} {
-		got := queryPeriods(c.q, c.at)
+		got := queryPeriods(c.q, c.at, nil)
 		if len(got) != len(c.want) {
 			t.Errorf("%q at %v: %+v, want %+v", c.q, c.at, got, c.want)
 			continue

@@ -240,27 +240,37 @@ func Analyze(text string) []string {
 	return out
 }
 
-// DatePeriod is an absolute date a query names (dates.go): [From, To) in
-// UTC, or the month Month of any year when From is zero.
+// DatePeriod is a date a query names (dates.go): [From, To), the
+// instants of local midnights in Zone, or the month Month of any year in
+// Zone when From is zero.
 type DatePeriod struct {
 	From, To time.Time
 	Month    time.Month
+	// Zone is the resource's time zone whose days and months the period
+	// counts (Config.Location); nil means UTC.
+	Zone *time.Location
+}
+
+// internal returns p as the lexical channel holds it.
+func (p DatePeriod) internal() datePeriod {
+	return datePeriod{from: p.From, to: p.To, month: p.Month, loc: zone(p.Zone)}
 }
 
 // Contains reports whether t falls in the period.
 func (p DatePeriod) Contains(t time.Time) bool {
-	return datePeriod{from: p.From, to: p.To, month: p.Month}.contains(t)
+	return p.internal().contains(t)
 }
 
-// QueryDates returns the periods a query text asked at at names, as the
-// lexical channel reads them (each scored as a BM25 term the messages
-// created then carry): its absolute dates, then the periods its relative
-// dates point to from at (Query.At; none when at is zero).
-func QueryDates(text string, at time.Time) []DatePeriod {
-	ps := queryPeriods(text, at)
+// QueryDates returns the periods a query text asked at at names, in the
+// resource's time zone loc (nil: UTC; Config.Location), as the lexical
+// channel reads them (each scored as a BM25 term the messages created then
+// carry): its absolute dates, then the periods its relative dates point to
+// from at (Query.At; none when at is zero).
+func QueryDates(text string, at time.Time, loc *time.Location) []DatePeriod {
+	ps := queryPeriods(text, at, loc)
 	out := make([]DatePeriod, len(ps))
 	for i, p := range ps {
-		out[i] = DatePeriod{From: p.from, To: p.to, Month: p.month}
+		out[i] = DatePeriod{From: p.from, To: p.to, Month: p.month, Zone: p.loc}
 	}
 	return out
 }

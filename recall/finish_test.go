@@ -30,7 +30,7 @@ func TestAnalyzeIsLexicalTerms(t *testing.T) {
 
 // TestQueryDatesExported: the exported periods are the lexical channel's.
 func TestQueryDatesExported(t *testing.T) {
-	ps := recall.QueryDates("What did Joanna bake in May 2022, and on October 13, 2023, or in March?", time.Time{})
+	ps := recall.QueryDates("What did Joanna bake in May 2022, and on October 13, 2023, or in March?", time.Time{}, nil)
 	if len(ps) != 3 {
 		t.Fatalf("got %d periods: %+v", len(ps), ps)
 	}

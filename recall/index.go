@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Defaults for Config fields left zero.
@@ -132,6 +133,16 @@ type Config struct {
 	// check (snapshot_verify.go), with a description; the next use builds
 	// it from the Source. It must not call the Index.
 	SnapshotDropped func(resourceID, detail string)
+	// Location, when set, gives a resource's time zone: the days and months
+	// of the dates a query names ("May 3, 2023", "in March"), of a
+	// message's creation, and of the relative dates of both ("yesterday"
+	// said or asked at 23:30 in Los Angeles is the day before that local
+	// date) are those of the zone. Nil, or a nil result, means UTC. It is
+	// called when a resource's shard is created, so it must be cheap and
+	// safe for concurrent use; a resource's zone is fixed for the Index's
+	// life. A snapshot records its zone: one written in another zone is
+	// rebuilt.
+	Location func(resourceID string) *time.Location
 	// SnapshotDir, when set and Source implements SnapshotSource, is the
 	// directory of the resources' shard snapshots (snapshot.go): a large
 	// resource's first use reads its snapshot, brought up to date from the
@@ -287,4 +298,14 @@ func (ix *Index) Close() error {
 	}
 	ix.Forget()
 	return ix.cfg.Lexical.Close()
+}
+
+// location is resource's time zone (Config.Location), UTC when none.
+func (ix *Index) location(resource string) *time.Location {
+	if f := ix.cfg.Location; f != nil {
+		if loc := f(resource); loc != nil {
+			return loc
+		}
+	}
+	return time.UTC
 }

@@ -87,7 +87,7 @@ func postingsExact(t *testing.T, lex *Lexical, tuning Tuning, seed uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newShard("r", false)
+	s := newShard("r", nil, false)
 	if err := s.reset(); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestCompoundWholeWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newShard("r", false)
+	s := newShard("r", nil, false)
 	if err := s.reset(); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestSeedWithCompound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newShard("r", false)
+	s := newShard("r", nil, false)
 	if err := s.reset(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package recall
 import (
 	"math"
 	"slices"
+	"time"
 )
 
 // postings is a shard's in-memory inverted index, which the lexical
@@ -29,10 +30,11 @@ type postings struct {
 	prev, next []int32
 	// when and month hold by ord the message's creation time (Unix
 	// nanoseconds; noWhen outside 1700–2200, read from the entry then)
-	// and UTC month (0 once removed): a query naming a date finds its
+	// and month in loc (0 once removed): a query naming a date finds its
 	// messages in them (periodTF) instead of visiting every entry.
 	when  []int64
 	month []uint8
+	loc   *time.Location // the shard's zone (nil: UTC)
 	// ref holds by ord entry.ref, the period the message's relative date
 	// points to (periodTF counts it too).
 	ref []dayRange
@@ -85,7 +87,7 @@ func (p *postings) place(e *entry) bool {
 	}
 	p.byOrd[e.ord], p.lens[e.ord] = e, int32(len(e.terms))
 	p.prev[e.ord], p.next[e.ord] = ordOf(e.prev), ordOf(e.next)
-	p.when[e.ord], p.month[e.ord] = noWhen, uint8(e.doc.CreatedAt.UTC().Month())
+	p.when[e.ord], p.month[e.ord] = noWhen, uint8(e.doc.CreatedAt.In(zone(p.loc)).Month())
 	p.ref[e.ord] = e.ref
 	if y := e.doc.CreatedAt.Year(); y >= 1700 && y <= 2200 {
 		p.when[e.ord] = e.doc.CreatedAt.UnixNano()

@@ -27,11 +27,14 @@ import (
 // <weekday>", "N days/weeks/months ago" (N a numeral, "a", "an", "a
 // couple of"), "a few days ago" — and none longer than a month: "last
 // year" would carry every month a question names without a year, and
-// "on Saturday", "this weekend" may point to the future. Days are UTC
-// calendar days, as the query's dates are.
+// "on Saturday", "this weekend" may point to the future. Days are
+// calendar days in the resource's time zone (Config.Location; UTC by
+// default), as the query's dates are: "yesterday" said at 23:30 on 8 May
+// in Los Angeles (06:30 UTC on 9 May) is 7 May.
 
-// dayRange is a period of whole UTC days: n days from day from (days
-// since 1970-01-01); n == 0 for none.
+// dayRange is a period of whole calendar days of the resource's zone: n
+// days from day from (the local date's days since 1970-01-01); n == 0 for
+// none.
 type dayRange struct {
 	from int32
 	n    uint16
@@ -39,10 +42,49 @@ type dayRange struct {
 
 func (r dayRange) ok() bool { return r.n > 0 }
 
-// times returns r as [from, to).
+// times returns r's dates as [from, to), midnights in UTC (the local
+// dates, not the instants: timesIn gives those).
 func (r dayRange) times() (time.Time, time.Time) {
 	from := time.Unix(int64(r.from)*86400, 0).UTC()
 	return from, from.AddDate(0, 0, int(r.n))
+}
+
+// timesIn returns r as [from, to): the instants of the local midnights in
+// loc (nil: UTC).
+func (r dayRange) timesIn(loc *time.Location) (time.Time, time.Time) {
+	from, to := r.times()
+	return midnight(from, loc), midnight(to, loc)
+}
+
+// midnight returns the start of date d's day (its year, month and day) in
+// loc (nil: UTC): its first instant when midnight is skipped (a DST change
+// at 00:00).
+func midnight(d time.Time, loc *time.Location) time.Time {
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, zone(loc))
+}
+
+// zone is loc, UTC when nil.
+func zone(loc *time.Location) *time.Location {
+	if loc == nil {
+		return time.UTC
+	}
+	return loc
+}
+
+// civil returns t's wall clock in loc (nil: UTC) as a UTC time: the local
+// date and time whose whole days the resolver counts.
+func civil(t time.Time, loc *time.Location) time.Time {
+	t = t.In(zone(loc))
+	y, m, d := t.Date()
+	h, mi, sec := t.Clock()
+	return time.Date(y, m, d, h, mi, sec, t.Nanosecond(), time.UTC)
+}
+
+// dateDay is the local date of t in its own location, as days since
+// 1970-01-01 (a period's bounds are midnights in the resource's zone).
+func dateDay(t time.Time) int64 {
+	y, m, d := t.Date()
+	return floorDay(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix())
 }
 
 // overlaps reports whether r shares a day with the query period p (for a
@@ -61,7 +103,7 @@ func (r dayRange) overlaps(p datePeriod) bool {
 		return false
 	}
 	end := r.from + int32(r.n)
-	return int64(r.from) < floorDay(p.to.Unix()) && floorDay(p.from.Unix()) < int64(end)
+	return int64(r.from) < dateDay(p.to) && dateDay(p.from) < int64(end)
 }
 
 // floorDay is the day (since 1970-01-01, UTC) of Unix second sec.
@@ -79,27 +121,28 @@ const maxRefDays = 31
 func dayOf(t time.Time) int32 { return int32(floorDay(t.Unix())) }
 
 // relativeDate returns the period the first relative date expression of
-// text points to, said at created; none (n == 0) when it holds none or
-// created is outside 1700–2200.
-func relativeDate(text string, created time.Time) dayRange {
-	if rs := relativeDates(text, created, 1); len(rs) > 0 {
+// text points to, said at created in zone loc (nil: UTC); none (n == 0)
+// when it holds none or created is outside 1700–2200.
+func relativeDate(text string, created time.Time, loc *time.Location) dayRange {
+	if rs := relativeDates(text, created, loc, 1); len(rs) > 0 {
 		return rs[0]
 	}
 	return dayRange{}
 }
 
 // relativeDates returns the periods of the first limit relative date
-// expressions of text, said at created, in order, repeats dropped; none
-// when created is outside 1700–2200.
-func relativeDates(text string, created time.Time, limit int) []dayRange {
+// expressions of text, said at created in zone loc (nil: UTC), in order,
+// repeats dropped; none when created is outside 1700–2200.
+func relativeDates(text string, created time.Time, loc *time.Location, limit int) []dayRange {
 	if y := created.UTC().Year(); y < 1700 || y > 2200 {
 		return nil
 	}
+	local := civil(created, loc)
 	words := lowerWords(text)
-	today := dayOf(created)
+	today := dayOf(local)
 	var out []dayRange
 	for i := range words {
-		if r := refAt(words, i, today, created.UTC()); r.ok() && r.n <= maxRefDays && !slices.Contains(out, r) {
+		if r := refAt(words, i, today, local); r.ok() && r.n <= maxRefDays && !slices.Contains(out, r) {
 			if out = append(out, r); len(out) == limit {
 				break
 			}
@@ -109,7 +152,8 @@ func relativeDates(text string, created time.Time, limit int) []dayRange {
 }
 
 // refAt resolves the expression whose head is words[i] ("yesterday",
-// "last", "past", "ago"), if any.
+// "last", "past", "ago"), if any, said on day today at created (both the
+// local date and time, civil).
 func refAt(w []string, i int, today int32, created time.Time) dayRange {
 	at := func(j int) string {
 		if j < 0 || j >= len(w) {
@@ -220,30 +264,34 @@ func lowerWords(text string) []string {
 }
 
 // Referent is the period a message's relative date points to
-// (RelativeDate): the whole UTC days [From, To); the zero Referent is
-// none.
+// (RelativeDate): the whole days [From, To) of its resource's zone, From
+// and To the instants of their local midnights (in that location); the
+// zero Referent is none.
 type Referent struct{ From, To time.Time }
 
 // IsZero reports whether r is none.
 func (r Referent) IsZero() bool { return r.From.IsZero() }
 
 // RelativeDate returns the period the first relative date expression of
-// text (a message's Doc.Text) points to, said at created ("yesterday"
-// said on 8 May 2023: 7 May), as the lexical channel stores it with the
-// message; the zero Referent when text holds none (the expressions are
-// listed at the top of reldates.go). Another backend stores it per
-// message and matches a query's DatePeriod against it (DatePeriod.TF).
-func RelativeDate(text string, created time.Time) Referent {
-	r := relativeDate(text, created)
+// text (a message's Doc.Text) points to, said at created in the
+// resource's time zone loc (nil: UTC; "yesterday" said on 8 May 2023
+// there: 7 May there), as the lexical channel stores it with the message;
+// the zero Referent when text holds none (the expressions are listed at
+// the top of reldates.go). Another backend stores it per message and
+// matches a query's DatePeriod (of the same zone) against it
+// (DatePeriod.TF).
+func RelativeDate(text string, created time.Time, loc *time.Location) Referent {
+	r := relativeDate(text, created, loc)
 	if !r.ok() {
 		return Referent{}
 	}
-	from, to := r.times()
+	from, to := r.timesIn(loc)
 	return Referent{from, to}
 }
 
-// Months returns the months r's days fall in, bit m−1 for month m (0 for
-// none): what matches a query's month of any year ("in March").
+// Months returns the months r's days fall in (in r.From's location), bit
+// m−1 for month m (0 for none): what matches a query's month of any year
+// ("in March").
 func (r Referent) Months() uint16 {
 	var bits uint16
 	for d := r.From; d.Before(r.To); d = d.AddDate(0, 0, 1) {
@@ -256,16 +304,17 @@ func (r Referent) Months() uint16 {
 // date points to r carries the period p, as the lexical channel scores it
 // (a BM25 term of frequency TF): one for being created in p, one more for
 // r sharing a day with p (for a month of any year: a day in that month).
+// r's instants are read in p.Zone (a backend that stored them as Unix
+// times need not restore their location).
 func (p DatePeriod) TF(created time.Time, r Referent) int {
-	dp := datePeriod{from: p.From, to: p.To, month: p.Month}
-	return dateTF(dp, created, dayRangeOf(r))
+	return dateTF(p.internal(), created, dayRangeOf(r, p.Zone))
 }
 
-// dayRangeOf converts r (whole UTC days, at most maxRefDays) back.
-func dayRangeOf(r Referent) dayRange {
+// dayRangeOf converts r (whole days of zone loc, at most maxRefDays) back.
+func dayRangeOf(r Referent, loc *time.Location) dayRange {
 	if r.IsZero() || !r.From.Before(r.To) {
 		return dayRange{}
 	}
-	from, to := dayOf(r.From), dayOf(r.To)
-	return dayRange{from, uint16(min(int(to-from), maxRefDays))}
+	from, to := dateDay(r.From.In(zone(loc))), dateDay(r.To.In(zone(loc)))
+	return dayRange{int32(from), uint16(min(int(to-from), maxRefDays))}
 }

@@ -35,7 +35,8 @@ type Query struct {
 	Backlog Backlog
 	// At is when the question is asked: the query's relative dates
 	// ("yesterday", "last week", "two months ago") are resolved against it
-	// in whole UTC days (dates.go) and then scored like the dates it names.
+	// in whole days of the resource's zone (Config.Location; dates.go) and
+	// then scored like the dates it names.
 	// Zero resolves none (a library caller that knows no time; the engine
 	// passes its clock). Ignored with Tuning.NoDates.
 	At time.Time

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/philippgille/chromem-go"
 )
@@ -48,6 +49,7 @@ type shard struct {
 	loaded bool
 
 	resource string
+	loc      *time.Location      // the resource's time zone (Config.Location; UTC by default)
 	docs     docIndex            // by message id (shard_docs.go)
 	threads  map[string][]*entry // by seq
 	stats    bm25Stats
@@ -105,17 +107,18 @@ var errNoEmbed = errors.New("recall: chromem asked to embed; vectors are always 
 
 func noEmbed(context.Context, string) ([]float32, error) { return nil, errNoEmbed }
 
-// newShard returns the unloaded shard of resource; exact keeps a chromem-go
-// collection of its vectors (Tuning.ExactVectors).
-func newShard(resource string, exact bool) *shard {
-	return &shard{resource: resource, exact: exact}
+// newShard returns the unloaded shard of resource, whose dates are days of
+// zone loc (nil: UTC); exact keeps a chromem-go collection of its vectors
+// (Tuning.ExactVectors).
+func newShard(resource string, loc *time.Location, exact bool) *shard {
+	return &shard{resource: resource, loc: zone(loc), exact: exact}
 }
 
 // reset empties the shard (caller holds mu).
 func (s *shard) reset() error {
 	s.docs = docIndex{}
 	s.threads = map[string][]*entry{}
-	s.stats, s.post = bm25Stats{}, postings{}
+	s.stats, s.post = bm25Stats{}, postings{loc: s.loc}
 	s.ords = 0
 	s.damaged, s.topics = nil, nil
 	s.typeDF = [numTypes]int{}
@@ -193,7 +196,7 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 	doc.Content = s.text.string(d.Content)
 	terms := s.text.uint32s(s.stats.termIDs(lex.Terms(d.Text())))
 	bits := answerBits(d.Text())
-	ref := relativeDate(d.Text(), d.CreatedAt)
+	ref := relativeDate(d.Text(), d.CreatedAt, s.loc)
 	s.countTypes(bits, 1)
 	if old := s.docs.get(d.ID); old != nil {
 		s.stats.remove(old.terms)

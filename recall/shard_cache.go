@@ -13,7 +13,7 @@ func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
 	ix.mu.Lock()
 	s := ix.shards[resource]
 	if s == nil {
-		s = newShard(resource, ix.cfg.Tuning.ExactVectors)
+		s = newShard(resource, ix.location(resource), ix.cfg.Tuning.ExactVectors)
 		ix.shards[resource] = s
 	}
 	ix.tick++

@@ -510,7 +510,7 @@ var errUnverified = errors.New("recall: shard snapshot not verified yet")
 // temporary shard (its snapshot's vector part verified first). It writes
 // nothing for a shard under SnapshotMin.
 func (ix *Index) encodeShard(ctx context.Context, resource string, f *os.File) (n int, err error) {
-	t := newShard(resource, false)
+	t := newShard(resource, ix.location(resource), false)
 	defer t.unload()
 	defer ix.guardFaults(&err, t)()
 	if s := ix.loadedShard(resource); s != nil && ix.checkedShard(s) != nil {

@@ -14,6 +14,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 	"unsafe"
 )
 
@@ -27,7 +28,7 @@ import (
 //
 //	magic "mnemosnp", format version (u32)
 //	header: resource, embedder id, dims (u32), analyser (AnalyzerName),
-//	  answer-type rules (answerRules), chunkRows (u32), chunk bytes (i64)
+//	  answer-type rules (shard.rules: answerRules and the time zone), chunkRows (u32), chunk bytes (i64)
 //	BM25 statistics: n, total length (i64), terms (u32 count, then each
 //	  term and its document frequency)
 //	message ids (v4), in the order of the messages below (their ords):
@@ -111,6 +112,17 @@ var answerRules = func() string {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }()
+
+// rules is the answer-rules string of s's snapshots: answerRules, and
+// the name of the shard's time zone unless it is UTC (the stored relative
+// dates are days of that zone), so that a snapshot written in another zone
+// is rebuilt while one written in UTC before zones counted still loads.
+func (s *shard) rules() string {
+	if s.loc == nil || s.loc == time.UTC {
+		return answerRules
+	}
+	return answerRules + " in " + s.loc.String()
+}
 
 // snapWriter encodes a snapshot into w, counting its bytes and summing
 // their CRC-32C.
@@ -217,7 +229,7 @@ func (s *shard) writeMessagesPart(sw *snapWriter, embedder string) error {
 	}
 	sw.u32(uint32(dims))
 	sw.str(AnalyzerName)
-	sw.str(answerRules)
+	sw.str(s.rules())
 	sw.u32(chunkRows)
 	var cb int64
 	if s.vx != nil {

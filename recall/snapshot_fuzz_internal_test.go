@@ -27,7 +27,7 @@ func fuzzShard(t testing.TB, n int) *shard {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lex.Close() })
-	s := newShard("res", false)
+	s := newShard("res", nil, false)
 	if err := s.reset(); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func loadSnapshotBytes(t testing.TB, b []byte) (*shard, error) {
 		return nil, err
 	}
 	defer sf.close()
-	s := newShard("res", false)
+	s := newShard("res", nil, false)
 	if err := s.reset(); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestAnswerRulesPinned(t *testing.T) {
 	said := time.Date(2023, time.May, 10, 15, 0, 0, 0, time.UTC)
 	h := sha256.New()
 	for _, p := range probes {
-		r := relativeDate(p, said)
+		r := relativeDate(p, said, nil)
 		fmt.Fprintf(h, "%d %d %d;", answerBits(p), r.from, r.n)
 	}
 	const want = "6f66223f981c04d0abb3a04d"
@@ -289,7 +289,7 @@ func TestSnapshotUnverifiedVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := newShard("res", false)
+	got := newShard("res", nil, false)
 	if err := got.reset(); err != nil {
 		t.Fatal(err)
 	}

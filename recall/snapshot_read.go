@@ -268,7 +268,7 @@ func (s *shard) readHeader(r *snapReader, emb Embedder) (dims int, chunkBytes in
 	switch {
 	case r.err != nil:
 		return 0, 0, r.err
-	case res != s.resource || embID != emb.ID() || analyser != AnalyzerName || rules != answerRules || (dims != 0 && dims != emb.Dims()):
+	case res != s.resource || embID != emb.ID() || analyser != AnalyzerName || rules != s.rules() || (dims != 0 && dims != emb.Dims()):
 		return 0, 0, fmt.Errorf("%w: of resource %q, embedder %s/%d, analyser %s, answer rules %s", errSnapshot, res, embID, dims, analyser, rules)
 	case rows != chunkRows || (dims != 0 && cb != int64(newVecIndex(dims).chunkBytes())):
 		return 0, 0, fmt.Errorf("%w: vector chunks of %d rows, %d bytes", errSnapshot, rows, cb)

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
 	"github.com/mnemo-go/mnemo/recall"
@@ -558,4 +559,69 @@ func TestEraseDetachesSnapshot(t *testing.T) {
 			t.Fatalf("query %d: after the erasure %s\nbuild %s", i, hitList(a), hitList(b))
 		}
 	}
+}
+
+// TestSnapshotOfAnotherZone: a snapshot records the resource's time zone
+// (Config.Location) its stored relative dates were resolved in; opened in
+// another zone it is not used (the shard is built from the Source: the
+// dump equals a fresh build in the new zone), and one written in that zone
+// loads again. Without it, a snapshot written in UTC loaded in Los
+// Angeles would keep its UTC days.
+func TestSnapshotOfAnotherZone(t *testing.T) {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Skipf("no tzdata: %v", err)
+	}
+	ctx := context.Background()
+	st, _ := newSnapStore(t, 600, 5)
+	// Turns said late in the evening there, with relative dates.
+	st.mu.Lock()
+	for _, th := range st.sortedThreads() {
+		for i := range st.threads[th] {
+			d := &st.threads[th][i]
+			d.Content += " yesterday"
+			d.CreatedAt = time.Date(2023, 5, 1+i%28, 23, 30, 0, 0, la).UTC()
+		}
+	}
+	st.mu.Unlock()
+	dir := t.TempDir()
+	if err := snapIndex(t, st, dir).SaveSnapshotForTest(ctx, st.res); err != nil {
+		t.Fatal(err)
+	}
+	inLA := func(c *recall.Config) { c.Location = func(string) *time.Location { return la } }
+	before := recall.SnapshotLoadsForTest()
+	got, err := snapIndexWith(t, st, dir, inLA).ShardDumpForTest(ctx, st.res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recall.SnapshotLoadsForTest() != before {
+		t.Fatal("a snapshot written in UTC was loaded in Los Angeles")
+	}
+	want, err := snapIndexWith(t, st, "", inLA).ShardDumpForTest(ctx, st.res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareDumps(t, 0, got, want)
+	utc, err := snapIndex(t, st, "").ShardDumpForTest(ctx, st.res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, d := range want.Docs {
+		if d.Ref == utc.Docs[id].Ref {
+			t.Fatalf("%s: the same relative date in Los Angeles as in UTC (%v)", id, d.Ref)
+		}
+	}
+	w := snapIndexWith(t, st, dir, inLA)
+	if err := w.SaveSnapshotForTest(ctx, st.res); err != nil {
+		t.Fatal(err)
+	}
+	before = recall.SnapshotLoadsForTest()
+	again, err := snapIndexWith(t, st, dir, inLA).ShardDumpForTest(ctx, st.res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recall.SnapshotLoadsForTest() != before+1 {
+		t.Fatal("a snapshot written in Los Angeles was not loaded there")
+	}
+	compareDumps(t, 1, again, want)
 }

@@ -36,7 +36,13 @@ type corpus struct {
 	msgs      []message
 	resources []string
 	threads   map[string][]string // by resource
+	// zones gives some resources a time zone (recall.Config.Location,
+	// pgrecall.Config.Location); nil: UTC for all.
+	zones map[string]*time.Location
 }
+
+// location is c's recall.Config.Location.
+func (c *corpus) location(r string) *time.Location { return c.zones[r] }
 
 var vocab = strings.Fields(`running runs ran runner dog dogs cat cats support group supported meeting
 	painting painted paint beach beaches museum trip trips travelled travel adoption adopt adopted
@@ -174,7 +180,7 @@ func sqliteIndex(t testing.TB, c *corpus, tuning recall.Tuning) *recall.Index {
 	if err := lex.Index(docs); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: memSource{c}, Embedder: c.emb, Tuning: tuning})
+	ix, err := recall.NewIndex(recall.Config{Lexical: lex, Source: memSource{c}, Embedder: c.emb, Tuning: tuning, Location: c.location})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +215,7 @@ func postgres(t testing.TB, c *corpus, exact bool) *pgxpool.Pool {
 		}
 		msgs = append(msgs, []any{d.ID, d.ThreadID, d.ResourceID, d.Seq, d.Role, m.content, d.Name, calls, m.metadata, d.CreatedAt.UnixMilli(), int64(1), "digest"})
 		ld := pgstore.LexicalDoc{MessageID: d.ID, ResourceID: d.ResourceID, CreatedAt: d.CreatedAt.UnixMilli(), Terms: recall.Analyze(d.Text()), AnswerBits: recall.AnswerBits(d.Text())}
-		if r := recall.RelativeDate(d.Text(), d.CreatedAt); !r.IsZero() {
+		if r := recall.RelativeDate(d.Text(), d.CreatedAt, c.location(d.ResourceID)); !r.IsZero() {
 			ld.RefFrom, ld.RefTo, ld.RefMonths = r.From.UnixMilli(), r.To.UnixMilli(), r.Months()
 		}
 		lds = append(lds, ld)

@@ -116,7 +116,7 @@ func (l *lexScorer) compound(c string, terms []string, df map[string]int64) (com
 // messages; a date no message falls in is dropped (recall's dateTerms).
 func (v *view) dateTerms(ctx context.Context, n float64) ([]dateTerm, error) {
 	var out []dateTerm
-	for _, p := range recall.QueryDates(v.q.Text, v.q.At) {
+	for _, p := range recall.QueryDates(v.q.Text, v.q.At, v.s.location(v.q.ResourceID)) {
 		b := &sqlArgs{args: []any{v.q.ResourceID}}
 		cond := "(" + b.period(p) + " OR " + b.refPeriod(p) + ")"
 		var df int64
@@ -378,10 +378,15 @@ func (b *sqlArgs) add(x any) string {
 	return fmt.Sprintf("$%d", len(b.args))
 }
 
-// period is the condition on d.created_at (Unix ms, UTC) of a period.
+// period is the condition on d.created_at (Unix ms, UTC) of a period (a
+// month of any year: in the period's zone, by its name).
 func (b *sqlArgs) period(p recall.DatePeriod) string {
 	if p.From.IsZero() {
-		return fmt.Sprintf(`extract(month FROM to_timestamp(d.created_at / 1000.0) AT TIME ZONE 'UTC') = %s`, b.add(int(p.Month)))
+		zone := "UTC"
+		if p.Zone != nil {
+			zone = p.Zone.String()
+		}
+		return fmt.Sprintf(`extract(month FROM to_timestamp(d.created_at / 1000.0) AT TIME ZONE %s) = %s`, b.add(zone), b.add(int(p.Month)))
 	}
 	return fmt.Sprintf(`(d.created_at >= %s AND d.created_at < %s)`, b.add(p.From.UnixMilli()), b.add(p.To.UnixMilli()))
 }

@@ -152,6 +152,47 @@ func TestParityWithSQLiteBackend(t *testing.T) {
 	}
 }
 
+// TestParityTimeZones: with resources in time zones west and east of UTC
+// (recall.Config.Location, pgrecall.Config.Location), both backends read
+// the dates of queries and messages, and the relative dates of both, in
+// the resource's zone and give the same results.
+func TestParityTimeZones(t *testing.T) {
+	la, err1 := time.LoadLocation("America/Los_Angeles")
+	tokyo, err2 := time.LoadLocation("Asia/Tokyo")
+	if err1 != nil || err2 != nil {
+		t.Skipf("no tzdata: %v %v", err1, err2)
+	}
+	rng := rand.New(rand.NewPCG(23, 9))
+	c := newCorpus(rng, []string{"A", "B", "C"}, 4, 32)
+	c.zones = map[string]*time.Location{"A": la, "B": tokyo}
+	pool := postgres(t, c, true)
+	ix := sqliteIndex(t, c, recall.Tuning{})
+	pg, err := pgrecall.New(pgrecall.Config{Pool: pool, Embedder: recall.HashEmbedder{}, Location: c.location})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dated := 0
+	for i := range 300 {
+		q := parityQuery(rng, c)
+		want, werr := ix.Search(t.Context(), q)
+		got, gerr := pg.Search(t.Context(), q)
+		name := fmt.Sprintf("query %d %q at %v in %s %+v", i, q.Text, q.At, q.ResourceID, q.Options)
+		if (werr != nil) != (gerr != nil) {
+			t.Fatalf("%s: SQLite error %v, Postgres %v", name, werr, gerr)
+		}
+		if werr != nil {
+			continue
+		}
+		sameResult(t, name, want, got, 1e-9)
+		if len(recall.QueryDates(q.Text, q.At, c.location(q.ResourceID))) > 0 {
+			dated++
+		}
+	}
+	if dated < 40 {
+		t.Fatalf("only %d queries with a date", dated)
+	}
+}
+
 // TestParityInvalidQueries: both backends refuse the same queries with the
 // same errors.
 func TestParityInvalidQueries(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -24,6 +25,14 @@ type Config struct {
 	// ExactVectors and MaxLoaded concern the SQLite backend's indexes and
 	// are ignored.
 	Tuning recall.Tuning
+	// Location gives a resource's time zone, as recall.Config.Location
+	// does (nil, or a nil result: UTC). A query naming a month of any year
+	// ("in March") is matched in SQL by the zone's name, so a zone must be
+	// one Postgres knows by that name (an IANA name such as
+	// "America/Los_Angeles", as time.LoadLocation takes). The relative
+	// dates stored with the messages (lexical_docs.ref_from) are resolved
+	// by the writer in the zone it had then.
+	Location func(resourceID string) *time.Location
 }
 
 // Searcher answers recall queries from Postgres. It keeps nothing per
@@ -33,6 +42,7 @@ type Searcher struct {
 	pool   *pgxpool.Pool
 	emb    recall.Embedder
 	tuning recall.Tuning
+	loc    func(string) *time.Location // Config.Location; may be nil
 
 	mu  sync.Mutex
 	reg *pgstore.Embedder // the registered embedder, once known
@@ -51,7 +61,17 @@ func New(cfg Config) (*Searcher, error) {
 	if cfg.Embedder == nil {
 		cfg.Embedder = recall.HashEmbedder{}
 	}
-	return &Searcher{pool: cfg.Pool, emb: cfg.Embedder, tuning: cfg.Tuning.Resolve(cfg.Embedder.ID())}, nil
+	return &Searcher{pool: cfg.Pool, emb: cfg.Embedder, tuning: cfg.Tuning.Resolve(cfg.Embedder.ID()), loc: cfg.Location}, nil
+}
+
+// location is resource's time zone (Config.Location), UTC when none.
+func (s *Searcher) location(resource string) *time.Location {
+	if s.loc != nil {
+		if loc := s.loc(resource); loc != nil {
+			return loc
+		}
+	}
+	return time.UTC
 }
 
 // Embedder returns the embedder the searcher embeds queries with.

@@ -94,7 +94,7 @@ VALUES ($1, 'th', 'A', $2, 'user', $3, $4, 1, 'd')`, id, i+1, text, said.UnixMil
 		pgtest.Exec(t, dsn, `INSERT INTO lexical_docs (message_id, resource_id, created_at, terms, atypes) VALUES ($1, 'A', $2, $3, $4)`,
 			id, said.UnixMilli(), terms, int16(recall.AnswerBits(text)))
 		d := pgstore.LexicalDoc{MessageID: id, ResourceID: "A", CreatedAt: said.UnixMilli(), Terms: terms, AnswerBits: recall.AnswerBits(text)}
-		if r := recall.RelativeDate(text, said); !r.IsZero() {
+		if r := recall.RelativeDate(text, said, nil); !r.IsZero() {
 			d.RefFrom, d.RefTo, d.RefMonths = r.From.UnixMilli(), r.To.UnixMilli(), r.Months()
 		}
 		docs = append(docs, d)
