@@ -82,6 +82,101 @@ func TestSnapshotVectorPartRejectedEvent(t *testing.T) {
 	}
 }
 
+// TestSnapshotRejectedAtLoadEvent: a snapshot refused while it loads (its
+// checksum, or the file of another resource in its place) is deleted and
+// the shard built from the store, as before, and now an EventRebuild names
+// the resource and the reason, without a word of the other resource's
+// (before, nothing was published: an operator never learned of it).
+func TestSnapshotRejectedAtLoadEvent(t *testing.T) {
+	t.Run("Checksum", func(t *testing.T) {
+		cfg, file := closedSnapshot(t)
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[200] ^= 0x5a // in the messages part
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		loadAndAwait(t, cfg, "checksum", "")
+	})
+	t.Run("AnotherResource", func(t *testing.T) {
+		cfg, file := closedSnapshot(t)
+		e, err := engine.Open(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []engine.Message
+		for i := range 40 {
+			msgs = append(msgs, engine.Message{Role: engine.RoleUser, Content: fmt.Sprintf("secret-tenant note %d about zebras", i)})
+		}
+		if _, err := e.Append(context.Background(), engine.AppendRequest{ThreadID: "secret-thread", ResourceID: "secret-tenant", Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.SyncIndexes(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var other string
+		waitFor(t, "the other resource's snapshot", func() bool {
+			files, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "*.snap"))
+			for _, f := range files {
+				if f != file {
+					other = f
+				}
+			}
+			return other != ""
+		})
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		loadAndAwait(t, cfg, "another resource", "secret")
+	})
+}
+
+// loadAndAwait opens cfg, searches resource "r" (loading its shard) and
+// awaits a rebuild event naming it whose detail holds want and not
+// forbidden (when not ""); the search must find "r"'s turns.
+func loadAndAwait(t *testing.T, cfg engine.Config, want, forbidden string) {
+	t.Helper()
+	ctx := context.Background()
+	events := make(chan engine.Event, 64)
+	cfg.Events = events
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	req := engine.SearchRequest{ResourceID: "r", Query: "parcel for Lisbon 7 kilos", Options: recall.Options{TopK: 5}}
+	res, err := e.Search(ctx, req)
+	if err != nil || len(res.Hits) == 0 || !strings.HasPrefix(res.Hits[0].ThreadID, "t") {
+		t.Fatalf("search: %v, %+v", err, res)
+	}
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ev := <-events:
+			if ev.Reason != engine.EventRebuild || ev.ResourceID != "r" {
+				continue
+			}
+			if forbidden != "" && strings.Contains(ev.Detail, forbidden) {
+				t.Fatalf("the event tells another resource's data: %q", ev.Detail)
+			}
+			if strings.Contains(ev.Detail, want) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no rebuild event names resource r (%q)", want)
+		}
+	}
+}
+
 // closedSnapshot writes 60 messages of resource "r" in a new directory
 // with shard snapshots for every resource, waits for the resource's
 // snapshot file, closes the engine and returns its config and the file.

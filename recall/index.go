@@ -127,11 +127,15 @@ type Config struct {
 	// deletes those rows and queues the messages for embedding again. It
 	// is called on the searching goroutine, with no lock of the Index held.
 	Damaged func(ctx context.Context, resourceID string, messageIDs []string)
-	// SnapshotDropped, when set, is called when a loaded resource's shard
-	// was dropped because its snapshot file changed in place under its
-	// mapping (snapshot_fault.go) or its vector part failed the background
-	// check (snapshot_verify.go), with a description; the next use builds
-	// it from the Source. It must not call the Index.
+	// SnapshotDropped, when set, is called when a resource's snapshot was
+	// refused as it loaded (its checksum, format version, another
+	// resource's, embedder's, analyser's, rules' or zone's file, damage:
+	// it is deleted and the shard built from the Source), or a loaded
+	// resource's shard was dropped because its snapshot file changed in
+	// place under its mapping (snapshot_fault.go) or its vector part failed
+	// the background check (snapshot_verify.go; the next use builds it from
+	// the Source), with a description of the kind of refusal that holds
+	// none of the file's contents. It must not call the Index.
 	SnapshotDropped func(resourceID, detail string)
 	// Location, when set, gives a resource's time zone: the days and months
 	// of the dates a query names ("May 3, 2023", "in March"), of a

@@ -583,6 +583,9 @@ func (ix *Index) fill(ctx context.Context, s *shard) (int, error) {
 	}
 	if errors.Is(err, errSnapshot) {
 		_ = os.RemoveAll(ix.snap.path(s.resource)) // written again from the Source's build (a directory in its place goes too)
+		if f := ix.cfg.SnapshotDropped; f != nil {
+			f(s.resource, dropReason(err))
+		}
 	}
 	if err := s.loadLocked(ctx, ix.cfg.Source, ix.emb, ix.cfg.Lexical); err != nil {
 		return 0, err

@@ -84,6 +84,30 @@ const (
 // from the Source instead and the file rewritten.
 var errSnapshot = errors.New("recall: unusable shard snapshot")
 
+// The refusals of a snapshot that a rebuild event tells apart (dropReason);
+// every other errSnapshot is damage.
+var (
+	errSnapChecksum = fmt.Errorf("%w: checksum mismatch", errSnapshot)
+	errSnapVersion  = fmt.Errorf("%w: format version", errSnapshot)
+	errSnapOther    = fmt.Errorf("%w: written for another resource, embedder, analyser, answer rules or time zone", errSnapshot)
+)
+
+// dropReason describes why a snapshot was refused at load, for
+// Config.SnapshotDropped: its kind only, never the values the file holds
+// (a file in a resource's place may be another resource's: its name,
+// threads or messages must not reach this resource's event).
+func dropReason(err error) string {
+	switch {
+	case errors.Is(err, errSnapChecksum):
+		return "its checksum did not match at load"
+	case errors.Is(err, errSnapVersion):
+		return "it is of another format version"
+	case errors.Is(err, errSnapOther):
+		return "it was written for another resource, embedder, analyser, answer rules or time zone"
+	}
+	return "it is damaged or truncated"
+}
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // answerRulesVersion numbers the logic of answerBits (answertype.go) and

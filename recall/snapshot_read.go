@@ -203,7 +203,7 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
 	}()
 	vectorless, vp, err := s.readMessages(&snapReader{b: meta}, emb)
 	if <-sum != sf.metaCRC {
-		return nil, fmt.Errorf("%w: checksum mismatch", errSnapshot)
+		return nil, errSnapChecksum
 	}
 	if err != nil {
 		return nil, err
@@ -225,7 +225,7 @@ func (s *shard) readMessages(r *snapReader, emb Embedder) (vectorless []string, 
 		return nil, vp, fmt.Errorf("%w: not a snapshot", errSnapshot)
 	}
 	if v := r.u32(); v != snapVersion {
-		return nil, vp, fmt.Errorf("%w: format version %d, want %d", errSnapshot, v, snapVersion)
+		return nil, vp, fmt.Errorf("%w %d, want %d", errSnapVersion, v, snapVersion)
 	}
 	dims, cb, err := s.readHeader(r, emb)
 	if err != nil {
@@ -269,7 +269,7 @@ func (s *shard) readHeader(r *snapReader, emb Embedder) (dims int, chunkBytes in
 	case r.err != nil:
 		return 0, 0, r.err
 	case res != s.resource || embID != emb.ID() || analyser != AnalyzerName || rules != s.rules() || (dims != 0 && dims != emb.Dims()):
-		return 0, 0, fmt.Errorf("%w: of resource %q, embedder %s/%d, analyser %s, answer rules %s", errSnapshot, res, embID, dims, analyser, rules)
+		return 0, 0, fmt.Errorf("%w: of resource %q, embedder %s/%d, analyser %s, answer rules %s", errSnapOther, res, embID, dims, analyser, rules)
 	case rows != chunkRows || (dims != 0 && cb != int64(newVecIndex(dims).chunkBytes())):
 		return 0, 0, fmt.Errorf("%w: vector chunks of %d rows, %d bytes", errSnapshot, rows, cb)
 	}
