@@ -89,7 +89,11 @@ func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in Append
 }
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
-	b := server.SearchBody{ResourceID: h.defaultResource(ctx, in.ThreadID, in.ResourceID), ThreadID: in.ThreadID, Query: in.Query}
+	at, err := server.ParseTime("at", in.At)
+	if err != nil {
+		return nil, SearchOutput{}, fail(err)
+	}
+	b := server.SearchBody{ResourceID: h.defaultResource(ctx, in.ThreadID, in.ResourceID), ThreadID: in.ThreadID, Query: in.Query, At: at}
 	if in.TopK != 0 || in.ThreadID != "" {
 		o := recall.Options{TopK: in.TopK, MessageRange: recall.Range{Before: 1, After: 1}}
 		if in.ThreadID != "" {
@@ -111,7 +115,11 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 }
 
 func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in ContextInput) (*mcp.CallToolResult, ContextOutput, error) {
-	b := server.ContextBody{ThreadID: in.ThreadID, ResourceID: in.ResourceID, Query: in.Query, RecentN: in.RecentN, RunID: in.RunID}
+	at, err := server.ParseTime("at", in.At)
+	if err != nil {
+		return nil, ContextOutput{}, fail(err)
+	}
+	b := server.ContextBody{ThreadID: in.ThreadID, ResourceID: in.ResourceID, Query: in.Query, RecentN: in.RecentN, RunID: in.RunID, At: at}
 	if b.ResourceID == "" {
 		if _, err := h.t.Thread(ctx, in.ThreadID); errors.Is(err, server.ErrNotFound) {
 			b.ResourceID = h.defaultResource(ctx, "", "")
