@@ -73,6 +73,22 @@ type EraseResult struct {
 	texts  []string // erased contents, kept in memory for the residue check
 	marker string   // the erasing marker of this erasure
 	keys   []string // the fence keys of the threads and resources touched
+	noop   bool     // the transaction changed no row: no purge is owed
+}
+
+// changesSoFar returns how many rows SQLite has changed on tx's connection
+// (total_changes(), triggers included), to tell an erasure that found
+// nothing; false on Postgres, which keeps no such count (there the purge
+// only clears the marker).
+func changesSoFar(ctx context.Context, tx *store.Tx) (int64, bool, error) {
+	if tx.Dialect == store.Postgres {
+		return 0, false, nil
+	}
+	var n int64
+	if err := tx.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&n); err != nil {
+		return 0, false, fmt.Errorf("engine: count changes: %w", err)
+	}
+	return n, true, nil
 }
 
 // eraseKind says what an erasure targets.
@@ -99,7 +115,8 @@ const (
 // (recall.Lexical.Purge), and quarantined index copies are removed. A crash after the transaction
 // commits leaves a marker that Open completes.
 //
-// Ids that are not stored are reported in NotFound. Errors: a
+// Ids that are not stored are reported in NotFound; when none is, nothing
+// is written and no purge runs (EraseResult.Purge 0, no event). Errors: a
 // *ValidationError for an invalid id; ErrEraseIncomplete (the data is
 // logically gone, the physical purge is retried on the next erasure or
 // Open).
@@ -146,7 +163,8 @@ func (e *Engine) DeleteThread(ctx context.Context, threadID string) (*EraseResul
 // id, often an e-mail address, is replaced by an opaque tombstone wherever
 // a record is kept (memctx records, run owners, observation rows), so once
 // DeleteResource returns the id is in no file of the data directory. A
-// resource with nothing stored is not an error: the result is empty.
+// resource with nothing stored is not an error: the result is empty, and
+// on SQLite nothing is written and no purge runs (Purge 0, no event).
 func (e *Engine) DeleteResource(ctx context.Context, resourceID string) (*EraseResult, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -244,6 +262,10 @@ func (e *Engine) eraseTx(ctx context.Context, tx *store.Tx, kind eraseKind, targ
 	if err != nil {
 		return nil, err
 	}
+	changed, counted, err := changesSoFar(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
 	steps := []func(context.Context, *store.Tx) error{
 		er.deleteRows,             // rows, full results, embeddings, index removals
 		er.forgetSeqs,             // thread counters, seq tombstones
@@ -267,6 +289,14 @@ func (e *Engine) eraseTx(ctx context.Context, tx *store.Tx, kind eraseKind, targ
 	}
 	for _, r := range er.resources {
 		er.res.keys = append(er.res.keys, resourceKey(r))
+	}
+	if after, _, err := changesSoFar(ctx, tx); err != nil {
+		return nil, err
+	} else if counted && after == changed {
+		// Nothing was stored: no row changed, no file holds anything to
+		// purge (no marker, no REINDEX, no merge: sweep.erase).
+		er.res.noop = true
+		return er.res, nil
 	}
 	// The marker: its existence after commit means "purge owed".
 	info, _ := json.Marshal(map[string]any{"kind": kind, "messages": len(er.msgs), "threads": len(er.threads)})

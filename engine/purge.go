@@ -40,7 +40,8 @@ func (p *purgeSet) add(q purgeSet) {
 
 // owe keeps p, a purge that did not finish, for the next one to complete
 // (adoptOwed): a failed or cancelled purge is finished by the next erasure
-// of this engine, or at the latest by Open (its markers stay stored).
+// of this engine that erases something, or at the latest by Open (its
+// markers stay stored).
 func (e *Engine) owe(p purgeSet) {
 	if p.all || len(p.markers) == 0 {
 		return

@@ -33,12 +33,15 @@ type swept struct {
 func (e *Engine) newSweep() *sweep { return &sweep{e: e} }
 
 // erase runs one erasure transaction (eraseFenced); its physical purge is
-// owed until finish. The result's Purge and IndexesRebuilt are set by
-// finish.
+// owed until finish, unless it changed no row (EraseResult.noop). The
+// result's Purge and IndexesRebuilt are set by finish.
 func (s *sweep) erase(ctx context.Context, kind eraseKind, targets []string, opts eraseOpts) (*EraseResult, error) {
 	res, err := s.e.eraseFenced(ctx, kind, targets, opts.guard)
 	if err != nil {
 		return nil, err
+	}
+	if res.noop {
+		return res, nil // nothing stored was erased: no purge owed, no event
 	}
 	s.e.kickOutbox()
 	s.owed.add(purgeOf(kind, res))

@@ -157,6 +157,12 @@ func describeTarget(ctx context.Context, e *engine.Engine, msgs []string, thread
 	}
 }
 
+// erasedNothing reports whether r removed or changed nothing stored (the
+// engine then ran no purge on SQLite).
+func erasedNothing(r *engine.EraseResult) bool {
+	return len(r.Messages)+len(r.Threads)+len(r.Invalidated)+r.MemCtxScrubbed+r.Runs+r.WorkingMemory+r.WorkingMemoryInvalidated+r.Embeddings == 0
+}
+
 func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 	list := func(ids []string) string {
 		if len(ids) == 0 {
@@ -166,6 +172,13 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 			return " (" + strings.Join(ids[:10], ", ") + fmt.Sprintf(", … %d more)", len(ids)-10)
 		}
 		return " (" + strings.Join(ids, ", ") + ")"
+	}
+	if erasedNothing(r) {
+		if len(r.NotFound) > 0 {
+			fmt.Fprintf(c.Stdout, "not found: %d%s\n", len(r.NotFound), list(r.NotFound))
+		}
+		fmt.Fprintln(c.Stdout, "nothing erased: nothing stored matched (no purge ran)")
+		return
 	}
 	fmt.Fprintf(c.Stdout, "erased %d messages%s\n", len(r.Messages), list(r.Messages))
 	if len(r.Threads) > 0 {

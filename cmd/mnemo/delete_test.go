@@ -50,6 +50,17 @@ func TestDelete(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "thread not found") {
 		t.Fatalf("delete of a missing thread: code %d, %s", code, stderr)
 	}
+	// Nothing stored to erase: said, and no purge paid (it rebuilt every
+	// index before: "erased 0 messages … purged in 112ms (… indexes
+	// rebuilt …)").
+	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--resource", "r", "--yes")
+	if code != 0 || !strings.Contains(out, "nothing erased") || strings.Contains(out, "purged in") {
+		t.Fatalf("delete of a resource with nothing stored: code %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--message", "nope", "--yes")
+	if code != 1 || !strings.Contains(out, "nothing erased") || strings.Contains(out, "purged in") || !strings.Contains(stderr, "no message found: nope") {
+		t.Fatalf("delete of a missing message: code %d\n%s%s", code, out, stderr)
+	}
 	for _, args := range [][]string{{"delete"}, {"delete", "--thread", "a", "--resource", "b"}, {"delete", "stray"}} {
 		if code, _, _ := run(t, nil, append([]string{"--dir", dir}, args...)...); code != 2 {
 			t.Fatalf("%q: code %d, want 2", args, code)
