@@ -205,17 +205,27 @@ func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 }
 
 // parseCreatedAt reads created_at: a string (RFC 3339 or Unix
-// milliseconds) or a number of Unix milliseconds.
+// milliseconds) or a number of Unix milliseconds. The zero time
+// (0001-01-01T00:00:00Z, an unset time written out) is an error: left out,
+// created_at means the time of the import.
 func parseCreatedAt(raw json.RawMessage) (time.Time, error) {
+	var t time.Time
 	var ms int64
 	if err := json.Unmarshal(raw, &ms); err == nil {
-		return time.UnixMilli(ms).UTC(), nil
+		t = time.UnixMilli(ms).UTC()
+	} else {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return time.Time{}, fmt.Errorf("%s is neither a string nor a whole number of Unix milliseconds", raw)
+		}
+		if t, err = parseTime(s); err != nil {
+			return time.Time{}, err
+		}
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return time.Time{}, fmt.Errorf("%s is neither a string nor a whole number of Unix milliseconds", raw)
+	if t.IsZero() {
+		return time.Time{}, fmt.Errorf("%s is the zero time (0001-01-01T00:00:00Z), which is no time anyone meant: leave created_at out for the time of the import", raw)
 	}
-	return parseTime(s)
+	return t, nil
 }
 
 // parseTime reads RFC 3339 (with or without fraction) or Unix milliseconds.

@@ -63,5 +63,10 @@ func TestAskedAt(t *testing.T) {
 		if !failed || !strings.Contains(text, `"at" is malformed`) || !strings.Contains(text, "(field at)") {
 			t.Errorf("%s at \"yesterday\": failed=%v %q", tool, failed, text)
 		}
+		// An explicit zero time is refused as HTTP refuses it (TestZeroTime).
+		failed, text = call(t, cs, tool, map[string]any{"threadId": "t08", "query": q, "at": "0001-01-01T00:00:00Z"}, nil)
+		if !failed || !strings.Contains(text, "zero time") || !strings.Contains(text, "(field at)") {
+			t.Errorf("%s at the zero time: failed=%v %q", tool, failed, text)
+		}
 	}
 }

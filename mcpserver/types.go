@@ -33,7 +33,7 @@ type SearchInput struct {
 	ResourceID string `json:"resourceId,omitempty" jsonschema:"whose memory to search; may be left out when threadId is given or the token has one resource"`
 	ThreadID   string `json:"threadId,omitempty" jsonschema:"search only this conversation"`
 	TopK       int    `json:"topK,omitempty" jsonschema:"how many best matches (default 5, at most 50); each comes with its neighbouring turns"`
-	At         string `json:"at,omitempty" jsonschema:"when the question is asked (RFC 3339, e.g. 2023-05-11T09:00:00Z): its relative dates (yesterday, last week, two months ago) are resolved against it; default: the server clock"`
+	At         string `json:"at,omitempty" jsonschema:"when the question is asked (RFC 3339, e.g. 2023-05-11T09:00:00Z): its relative dates (yesterday, last week, two months ago) are resolved against it; default: the server clock (the zero time 0001-01-01T00:00:00Z is refused)"`
 }
 
 // SearchHit is one turn found.
@@ -62,7 +62,7 @@ type ContextInput struct {
 	RecentN    int    `json:"recentN,omitempty" jsonschema:"how many recent turns to include (default: the server's)"`
 	TopK       int    `json:"topK,omitempty" jsonschema:"how many older turns to recall (default 5; the server's recall settings apply otherwise)"`
 	RunID      string `json:"runId,omitempty" jsonschema:"a name for this run; its provenance record is mnemo://runs/{runId}/memctx"`
-	At         string `json:"at,omitempty" jsonschema:"when the question is asked (RFC 3339, e.g. 2023-05-11T09:00:00Z): the query's relative dates (yesterday, last week, two months ago) are resolved against it; default: the server clock; recorded as memctx.queryAt"`
+	At         string `json:"at,omitempty" jsonschema:"when the question is asked (RFC 3339, e.g. 2023-05-11T09:00:00Z): the query's relative dates (yesterday, last week, two months ago) are resolved against it; default: the server clock (the zero time 0001-01-01T00:00:00Z is refused); recorded as memctx.queryAt"`
 }
 
 // ContextMessage is one message of a composed context.

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -37,4 +38,33 @@ func TestAskedAt(t *testing.T) {
 	if p := h.do("POST", "/v1/search", aliceToken, map[string]any{"resourceId": "res-alice", "query": q, "at": "yesterday"}).problem(t); p.Status != 400 {
 		t.Fatalf("at \"yesterday\": %+v", p)
 	}
+}
+
+// TestZeroTime: an explicit zero time (0001-01-01T00:00:00Z, what a
+// client's unset time value marshals to) is refused naming the field,
+// where an absent one means the server clock: "at" of /v1/search and
+// /v1/context, and a message's createdAt. Before, each silently meant
+// now.
+func TestZeroTime(t *testing.T) {
+	h := newHarness(t, true, server.Config{})
+	const zero = "0001-01-01T00:00:00Z"
+	for _, c := range []struct {
+		path, route string
+		body        map[string]any
+		field       string
+	}{
+		{"/v1/search", "/v1/search", map[string]any{"resourceId": "res-alice", "query": "garden", "at": zero}, "at"},
+		{"/v1/context", "/v1/context", map[string]any{"threadId": "t1", "resourceId": "res-alice", "query": "garden", "at": zero}, "at"},
+		{"/v1/threads/t1/messages", "/v1/threads/{thread}/messages", map[string]any{"resourceId": "res-alice",
+			"messages": []map[string]any{{"role": "user", "content": "hi"}, {"role": "user", "content": "hi", "createdAt": zero}}}, "messages[1].createdAt"},
+	} {
+		p := h.do("POST", c.path, aliceToken, c.body).problem(t)
+		if p.Status != 400 || p.Field != c.field || !strings.Contains(p.Detail, "zero time") {
+			t.Errorf("%s with a zero time: %+v, want 400 naming %s", c.path, p, c.field)
+		}
+	}
+	// Absent: the server clock.
+	h.ok("POST", "/v1/threads/{thread}/messages", "/v1/threads/t1/messages", aliceToken, map[string]any{"resourceId": "res-alice",
+		"messages": []map[string]any{{"role": "user", "content": "hi"}}}, 200)
+	h.ok("POST", "/v1/search", "/v1/search", aliceToken, map[string]any{"resourceId": "res-alice", "query": "garden"}, 200)
 }

@@ -25,6 +25,9 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 	if b.ThreadID == "" {
 		return nil, errorf(kindInvalid, "threadId", "threadId is required")
 	}
+	if err := checkTime("at", b.At); err != nil {
+		return nil, err
+	}
 	if b.ResourceID != "" {
 		if err := t.Resource("resourceId", b.ResourceID); err != nil {
 			return nil, err
@@ -79,6 +82,9 @@ func (t Tenant) Search(ctx context.Context, b SearchBody) (*engine.SearchResult,
 	}
 	if b.Query == "" {
 		return nil, errorf(kindInvalid, "query", "query is required")
+	}
+	if err := checkTime("at", b.At); err != nil {
+		return nil, err
 	}
 	if b.ThreadID != "" {
 		th, err := t.Thread(ctx, b.ThreadID)

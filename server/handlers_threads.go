@@ -114,6 +114,9 @@ func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*App
 	}
 	req := engine.AppendRequest{ThreadID: threadID, ResourceID: b.ResourceID, Messages: make([]engine.Message, len(b.Messages))}
 	for i, m := range b.Messages {
+		if err := checkTime(fmt.Sprintf("messages[%d].createdAt", i), m.CreatedAt); err != nil {
+			return nil, err
+		}
 		req.Messages[i] = engine.Message{ID: m.ID, Role: m.Role, Content: m.Content, Name: m.Name, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Metadata: m.Metadata}
 		if m.CreatedAt != nil {
 			req.Messages[i].CreatedAt = *m.CreatedAt

@@ -21,3 +21,14 @@ func ParseTime(field, value string) (*time.Time, error) {
 	}
 	return &t, nil
 }
+
+// checkTime refuses an explicit zero time in the body field field
+// (kindInvalid): 0001-01-01T00:00:00Z is what a client's unset time value
+// marshals to, almost surely a bug, where leaving the field out means the
+// server clock. nil (absent) passes.
+func checkTime(field string, t *time.Time) error {
+	if t != nil && t.IsZero() {
+		return errorf(kindInvalid, field, "%s is the zero time (0001-01-01T00:00:00Z), which is no time anyone meant: leave it out for the server clock", fieldName(field))
+	}
+	return nil
+}

@@ -23,7 +23,7 @@ type MessageIn struct {
 	ToolCalls  []engine.ToolCall `json:"toolCalls,omitempty" jsonschema:"description=assistant messages only"`
 	ToolCallID string            `json:"toolCallId,omitempty" jsonschema:"description=tool messages only: the call answered"`
 	Metadata   map[string]any    `json:"metadata,omitempty" jsonschema:"description=a JSON object, filterable by recall"`
-	CreatedAt  *time.Time        `json:"createdAt,omitempty" jsonschema:"description=defaults to the server clock"`
+	CreatedAt  *time.Time        `json:"createdAt,omitempty" jsonschema:"description=when the turn was said (RFC 3339); defaults to the server clock; the zero time 0001-01-01T00:00:00Z is refused"`
 }
 
 // AppendBody is the body of POST /v1/threads/{thread}/messages.
@@ -42,7 +42,7 @@ type ContextBody struct {
 	RunID       string          `json:"runId,omitempty" jsonschema:"description=names the run; empty means a generated ULID"`
 	TokenBudget int             `json:"tokenBudget,omitempty"`
 	ReplaceRun  bool            `json:"replaceRun,omitempty"`
-	At          *time.Time      `json:"at,omitempty" jsonschema:"description=when the question is asked (RFC 3339): the query's relative dates (yesterday; last week; two months ago) are resolved against it in whole days of the resource's time zone (UTC unless configured); defaults to the server clock; recorded as memctx.queryAt"`
+	At          *time.Time      `json:"at,omitempty" jsonschema:"description=when the question is asked (RFC 3339): the query's relative dates (yesterday; last week; two months ago) are resolved against it in whole days of the resource's time zone (UTC unless configured); defaults to the server clock (the zero time 0001-01-01T00:00:00Z is refused); recorded as memctx.queryAt"`
 }
 
 // ContextMessage is one message of a composed context, with provenance.
@@ -108,7 +108,7 @@ type SearchBody struct {
 	ThreadID   string          `json:"threadId,omitempty" jsonschema:"description=the query's thread; required with recall.scope thread"`
 	Query      string          `json:"query" jsonschema:"minLength=1"`
 	Recall     *recall.Options `json:"recall,omitempty" jsonschema:"description=topK 0 means the default (5)"`
-	At         *time.Time      `json:"at,omitempty" jsonschema:"description=when the question is asked (RFC 3339): the query's relative dates (yesterday; last week; two months ago) are resolved against it in whole days of the resource's time zone (UTC unless configured); defaults to the server clock"`
+	At         *time.Time      `json:"at,omitempty" jsonschema:"description=when the question is asked (RFC 3339): the query's relative dates (yesterday; last week; two months ago) are resolved against it in whole days of the resource's time zone (UTC unless configured); defaults to the server clock (the zero time 0001-01-01T00:00:00Z is refused)"`
 }
 
 // ThreadList is the answer of GET /v1/threads.

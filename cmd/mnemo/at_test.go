@@ -93,3 +93,31 @@ func TestQueriesBadAt(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroTimeRefused: an explicit zero time (0001-01-01T00:00:00Z, an
+// unset time value written out) is refused by --at, by a --queries line's
+// "at" and by an imported line's created_at, as the HTTP API refuses it;
+// left out, each means now. Before, each silently meant now.
+func TestZeroTimeRefused(t *testing.T) {
+	dir := t.TempDir()
+	m := &Main{Stdin: strings.NewReader(`{"thread":"t","resource":"r","role":"user","content":"garden plans"}` + "\n" +
+		`{"thread":"t","resource":"r","role":"user","content":"zero","created_at":"0001-01-01T00:00:00Z"}` + "\n"),
+		Stdout: new(strings.Builder), Stderr: new(strings.Builder),
+		Getenv: func(k string) string { return map[string]string{"MNEMO_EMBEDDER": "hash-384"}[k] }}
+	if code := m.Run(t.Context(), []string{"--dir", dir, "ingest", "-"}); code != 0 || !strings.Contains(m.Stderr.(*strings.Builder).String()+m.Stdout.(*strings.Builder).String(), "zero time") {
+		t.Fatalf("ingest with a zero created_at: exit %d, want its line skipped for the zero time:\n%s%s", code, m.Stdout, m.Stderr)
+	}
+	for _, cmd := range [][]string{{"search", "--resource", "r", "garden"}, {"context", "--thread", "t"}} {
+		code, _, errOut := run(t, nil, append([]string{"--dir", dir}, append(cmd[:1:1], append([]string{"--at", "0001-01-01T00:00:00Z"}, cmd[1:]...)...)...)...)
+		if code == 0 || !strings.Contains(errOut, "zero time") {
+			t.Errorf("%s --at 0001-01-01T00:00:00Z: exit %d %q", cmd[0], code, errOut)
+		}
+	}
+	qf := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(qf, []byte(`{"id":"a","resource":"r","query":"garden","at":"0001-01-01T00:00:00Z"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run(t, nil, "--dir", dir, "search", "--queries", qf); code == 0 || !strings.Contains(errOut, "q.jsonl:1: at: ") || !strings.Contains(errOut, "zero time") {
+		t.Errorf("--queries line with the zero time: exit %d %q", code, errOut)
+	}
+}

@@ -49,6 +49,9 @@ func (f *recallFlags) queryTime() (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("--at is not an RFC 3339 time (2023-05-08T14:00:00Z): %s", f.at)
 	}
+	if t.IsZero() {
+		return time.Time{}, fmt.Errorf("--at %s is the zero time, which is no time anyone meant: leave --at out for now", f.at)
+	}
 	return t, nil
 }
 

@@ -34,8 +34,9 @@ type searchQuery struct {
 	Thread   string          `json:"thread,omitempty"`
 	Query    string          `json:"query"`
 	Filter   json.RawMessage `json:"filter,omitempty"`
-	// At is when the question is asked (RFC 3339); absent: --at.
-	At time.Time `json:"at,omitzero"`
+	// At is when the question is asked (RFC 3339); absent: --at. The zero
+	// time is refused (an unset time written out).
+	At *time.Time `json:"at,omitempty"`
 }
 
 // SearchCommand is `mnemo search`: hybrid search over a resource's memory (or
@@ -150,10 +151,14 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 		if len(q.Filter) > 0 {
 			o.Filter = q.Filter
 		}
-		if q.At.IsZero() {
-			q.At = at
+		asked := at
+		if q.At != nil {
+			if q.At.IsZero() {
+				return fmt.Errorf("%s:%d: at: the zero time (0001-01-01T00:00:00Z) is no time anyone meant: leave at out for --at or now", path, line)
+			}
+			asked = *q.At
 		}
-		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: q.Resource, ThreadID: q.Thread, Query: q.Query, Options: o, At: q.At})
+		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: q.Resource, ThreadID: q.Thread, Query: q.Query, Options: o, At: asked})
 		if err != nil {
 			return fmt.Errorf("%s:%d (%s): %w", path, line, q.ID, err)
 		}
