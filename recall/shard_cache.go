@@ -35,8 +35,9 @@ func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
 	return s, nil
 }
 
-// shardCheckedHook, set by the tests only, runs once lockedShard has
-// checked a shard's snapshot file (to change it after the check).
+// shardCheckedHook, set by the tests only, runs once lockedShard (or a
+// write's checkedShard) has checked a shard's snapshot file (to change it
+// after the check).
 var shardCheckedHook func()
 
 // ensureLoaded loads s unless it is loaded (loadMu held meanwhile, and

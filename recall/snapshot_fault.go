@@ -30,9 +30,11 @@ import (
 //     carrying the faulting address; Search recovers it, and when the
 //     address lies in a mapping of a loaded shard, drops that shard as
 //     above and runs the search once more (any other fault is raised
-//     again). The load itself and the snapshot writer are guarded alike;
-//     the writes (Add, AddVectors, Remove) are not: a truncation between
-//     their check and their write to the shard can still fault.
+//     again). The load itself, the snapshot writer and the writes (Add,
+//     AddVectors, Remove) are guarded alike: a write that faults drops
+//     the shard (the Source holds the write) and runs again, on no shard.
+//     (Before, a truncation between a write's check and its access to the
+//     mapping killed the process: TestSnapshotTruncatedDuringWrite.)
 //
 // What holds: a truncation never crashes the process and never fails a
 // search; the answers come from the Source's build. A file copied over in
@@ -220,6 +222,9 @@ func (ix *Index) checkedShard(s *shard) *shard {
 	if changed {
 		ix.dropChanged(s, "its file changed since it was mapped")
 		return nil
+	}
+	if shardCheckedHook != nil {
+		shardCheckedHook()
 	}
 	return s
 }

@@ -103,3 +103,81 @@ func truncatedUnderMapping(t *testing.T, when string) {
 		t.Error("the truncated snapshot is still there")
 	}
 }
+
+// TestSnapshotTruncatedDuringWrite: a snapshot file truncated after a
+// write's identity check (Remove of an erasure, Add of a message replacing
+// one) no longer kills the process with SIGBUS: the write's fault in the
+// mapping is recovered, the shard dropped and built again from the Source,
+// and the answers are a fresh build's. The writes run in a child process:
+// before, the child died of SIGBUS in Remove.
+func TestSnapshotTruncatedDuringWrite(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("mapped snapshots and SIGBUS on truncation: Linux")
+	}
+	if os.Getenv(faultChildEnv) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSnapshotTruncatedDuringWrite$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), faultChildEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("the child process failed: %v\n%s", err, out)
+		}
+		return
+	}
+	for _, op := range []string{"Remove", "Add"} {
+		t.Run(op, func(t *testing.T) {
+			ctx := context.Background()
+			st, r := newSnapStore(t, 400, 22)
+			dir := t.TempDir()
+			if err := snapIndex(t, st, dir).SaveSnapshotForTest(ctx, st.res); err != nil {
+				t.Fatal(err)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "*.snap"))
+			ix := snapIndex(t, st, dir)
+			queries := snapQueries(st, r, 12)
+			if _, err := ix.Search(ctx, queries[0]); err != nil {
+				t.Fatal(err)
+			}
+			ix.WaitVerifiedForTest()
+			recall.SetShardCheckedHookForTest(func() {
+				recall.SetShardCheckedHookForTest(nil)
+				if err := os.Truncate(files[0], 4096); err != nil {
+					t.Error(err)
+				}
+			})
+			defer recall.SetShardCheckedHookForTest(nil)
+			docs := st.allDocs()
+			st.mu.Lock()
+			th := st.threads[docs[0].ThreadID]
+			if op == "Remove" {
+				st.threads[docs[0].ThreadID] = th[1:] // erased from the store first, as the engine does
+			} else {
+				th[0].Content = "a replaced turn about zebras"
+			}
+			d := th[0]
+			st.mu.Unlock()
+			var err error
+			if op == "Remove" {
+				err = ix.Remove(ctx, []string{docs[0].ID}, st.res)
+			} else {
+				err = ix.Add(ctx, []recall.Doc{d}, nil)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", op, err)
+			}
+			fresh := snapIndex(t, st, "")
+			for i, q := range queries {
+				got, err := ix.Search(ctx, q)
+				if err != nil {
+					t.Fatalf("query %d: %v", i, err)
+				}
+				want, err := fresh.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a, b := hitList(got), hitList(want); a != b {
+					t.Fatalf("query %d (%s): after the truncation\n%s\nthe build answers\n%s", i, q.Options.Mode, a, b)
+				}
+			}
+		})
+	}
+}

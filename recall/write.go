@@ -55,8 +55,16 @@ func (ix *Index) addStart(ctx context.Context, docs []Doc, vecs [][]float32) (wa
 }
 
 // putLoaded puts docs[i] (and vecs[i], if any) into its resource's shard
-// when loaded.
+// when loaded, guarded against a fault in its snapshot mapping
+// (retryFaults: the shard is then dropped, and built again from the Source
+// on its next use, which holds the document).
 func (ix *Index) putLoaded(ctx context.Context, d *Doc, vecs [][]float32, i int) error {
+	_, err := retryFaults(ix, func() (struct{}, error) { return struct{}{}, ix.putLoadedOnce(ctx, d, vecs, i) })
+	return err
+}
+
+// putLoadedOnce is putLoaded unguarded.
+func (ix *Index) putLoadedOnce(ctx context.Context, d *Doc, vecs [][]float32, i int) error {
 	s := ix.loadedShard(d.ResourceID)
 	if s == nil || ix.checkedShard(s) == nil {
 		return nil
@@ -87,6 +95,13 @@ func (ix *Index) addVectors(ctx context.Context, resource string, ids []string, 
 	if !counted {
 		ix.snap.wrote(resource, len(ids))
 	}
+	_, err := retryFaults(ix, func() (struct{}, error) { return struct{}{}, ix.addVectorsOnce(ctx, resource, ids, vecs) })
+	return err
+}
+
+// addVectorsOnce adds the vectors to resource's shard when loaded
+// (addVectors unguarded).
+func (ix *Index) addVectorsOnce(ctx context.Context, resource string, ids []string, vecs [][]float32) error {
 	s := ix.loadedShard(resource)
 	if s == nil || ix.checkedShard(s) == nil {
 		return nil
@@ -121,29 +136,41 @@ func (ix *Index) Remove(ctx context.Context, ids []string, resources ...string) 
 	ix.mu.Unlock()
 	touched := slices.Clone(resources)
 	for _, s := range shards {
-		if ix.checkedShard(s) == nil {
-			touched = append(touched, s.resource) // dropped: its files are gone too
-			continue
+		// Guarded: a fault in the shard's mapping (its file truncated
+		// after the check) drops the shard, whose rebuild from the Source
+		// no longer holds ids; it killed the process before.
+		touch, err := retryFaults(ix, func() (bool, error) { return ix.removeFrom(ctx, s, ids) })
+		if err != nil {
+			return err
 		}
-		s.mu.Lock()
-		if s.loaded {
-			held := false
-			for _, id := range ids {
-				held = held || s.docs.get(id) != nil
-				s.removeDoc(ctx, id)
-			}
-			if held {
-				touched = append(touched, s.resource)
-				if err := s.detachFile(); err != nil {
-					s.mu.Unlock()
-					return err
-				}
-			}
+		if touch {
+			touched = append(touched, s.resource)
 		}
-		s.mu.Unlock()
 	}
 	if err := ix.snap.scrub(touched, len(resources) == 0); err != nil {
 		return fmt.Errorf("recall: remove snapshots: %w", err)
 	}
 	return ix.cfg.Lexical.Delete(ids)
+}
+
+// removeFrom removes ids from s when loaded, and reports whether s's
+// snapshot files must go (s held one of them, or was dropped).
+func (ix *Index) removeFrom(ctx context.Context, s *shard, ids []string) (bool, error) {
+	if ix.checkedShard(s) == nil {
+		return true, nil // dropped: its files are gone too
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loaded {
+		return false, nil
+	}
+	held := false
+	for _, id := range ids {
+		held = held || s.docs.get(id) != nil
+		s.removeDoc(ctx, id)
+	}
+	if !held {
+		return false, nil
+	}
+	return true, s.detachFile()
 }
