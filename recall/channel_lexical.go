@@ -69,6 +69,15 @@ func (ix *Index) lexScorer(s *shard, text string, at time.Time) *lexScoring {
 }
 
 // addCompoundMask records which query terms c's words are.
+// periods returns the query dates ls scores (Ranking.Dates).
+func (ls *lexScoring) periods() []DatePeriod {
+	var out []DatePeriod
+	for _, dt := range ls.dates {
+		out = append(out, DatePeriod{From: dt.period.from, To: dt.period.to, Month: dt.period.month})
+	}
+	return out
+}
+
 func (ls *lexScoring) addCompoundMask(c compound) {
 	var m uint64
 	for _, id := range c.ids {

@@ -49,8 +49,9 @@
 //     of its thread, and by its session's topic, the query's cosine with
 //     the thread's mean vector (session.go, topic.go); in any scope a
 //     candidate whose speaker the query names is raised by
-//     Tuning.SpeakerWeight standard deviations (speaker.go); topK hits
-//     are kept.
+//     Tuning.SpeakerWeight standard deviations (speaker.go), and one
+//     that carries a date the query names (said then, or about then) by
+//     Tuning.DateWeight (datefocus.go); topK hits are kept.
 //  4. Range expansion (range.go) adds each hit's neighbours by seq.
 //
 // SearchReranked (rerank.go) adds an optional fifth step between 3 and 4,

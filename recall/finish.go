@@ -36,6 +36,9 @@ type Corpus interface {
 	// centroid (the mean of its messages' vectors; topic.go), false when
 	// the thread has no vector.
 	TopicCosine(thread string) (float64, bool)
+	// Referent returns the period id's relative date points to
+	// (RelativeDate; the date rule reads it), the zero Referent for none.
+	Referent(id string) Referent
 	// Neighbours returns the messages of thread whose seq lies in
 	// [from, to], in seq order, as hits (MessageID, ThreadID, Seq, Role and
 	// CreatedAt set), leaving out the query's excluded messages.
@@ -66,7 +69,12 @@ type Ranking struct {
 	Options Options
 	Thread  string
 	// Query is the query text (the speaker rule reads the names it holds).
-	Query        string
+	Query string
+	// Dates are the periods the query names that the lexical channel
+	// scored as date terms (QueryDates asked at Query.At, those some
+	// message of the resource carries; none with Tuning.NoDates): the date
+	// rule raises the candidates that carry one.
+	Dates        []DatePeriod
 	Tuning       Tuning
 	QueryVector  bool
 	Embedder     string
@@ -183,6 +191,15 @@ func (c shardCorpus) TopicCosine(thread string) (float64, bool) {
 	return c.q.s.topicCos(thread, c.q.qv)
 }
 
+func (c shardCorpus) Referent(id string) Referent {
+	e := c.entry(id)
+	if e == nil || !e.ref.ok() {
+		return Referent{}
+	}
+	from, to := e.ref.times()
+	return Referent{from, to}
+}
+
 func (c shardCorpus) Neighbours(_ context.Context, thread string, from, to int64) ([]Hit, error) {
 	return c.q.s.neighbourHits(c.ex)(thread, from, to)
 }
@@ -211,6 +228,9 @@ func (t Tuning) Resolve(embedderID string) Tuning {
 	}
 	if t.SpeakerWeight == 0 {
 		t.SpeakerWeight = DefaultSpeakerWeight
+	}
+	if t.DateWeight == 0 {
+		t.DateWeight = DefaultDateWeight
 	}
 	if t.MaxLoaded == 0 {
 		t.MaxLoaded = DefaultMaxLoaded

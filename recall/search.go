@@ -82,7 +82,7 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Ranking{Options: o, Thread: thread, Query: q.Text, Tuning: ix.cfg.Tuning, QueryVector: qv != nil}
+	r := &Ranking{Options: o, Thread: thread, Query: q.Text, Dates: cq.lex.periods(), Tuning: ix.cfg.Tuning, QueryVector: qv != nil}
 	hits := rankHits(newShardCorpus(ctx, ix, cq, q.Exclude, ch), ch, r)
 	if res.Hits, err = expandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
 		return nil, err
@@ -303,6 +303,7 @@ func topHits(c Corpus, cands []candidate, ch *channels, r *Ranking) []Hit {
 	}
 	if o.Mode == ModeHybrid {
 		speakerBoost(c, cands, fused, r.Query, r.Tuning.SpeakerWeight)
+		dateFocus(c, cands, fused, r.Dates, r.Tuning.DateWeight)
 	}
 	hits := make([]Hit, 0, o.TopK)
 	for _, i := range rankFused(cands, fused) {

@@ -20,6 +20,7 @@ func (t Tuning) Validate() error {
 		{"sessionWeight", t.SessionWeight},
 		{"topicWeight", t.TopicWeight},
 		{"speakerWeight", t.SpeakerWeight},
+		{"dateWeight", t.DateWeight},
 	} {
 		if math.IsNaN(w.v) || math.IsInf(w.v, 0) {
 			return fmt.Errorf("%w: tuning %s must be a finite number, not %v", ErrInvalidOptions, w.name, w.v)

@@ -117,13 +117,14 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 	fs.BoolVar(&t.BleveScores, "bleve-scores", false, "tuning: rank by bleve's own BM25 instead of the textbook re-scoring")
 	fs.BoolVar(&t.NoCompounds, "no-compounds", false, "tuning: no bonus for verbatim compound identifiers")
 	fs.Float64Var(&t.ContextWeight, "context-weight", 0, "tuning: weight of the previous turn's words in a turn's lexical score (0: default, negative: none)")
-	fs.BoolVar(&t.NoDates, "no-dates", false, "tuning: no date terms for the dates a question names")
+	fs.BoolVar(&t.NoDates, "no-dates", false, "tuning: no date terms and no date rule for the dates a question names")
 	fs.BoolVar(&t.NoTurnAfter, "no-turn-after", false, "tuning: match a turn through the turn before it only, not also through the turn after it")
 	fs.BoolVar(&t.NoExchange, "no-exchange", false, "tuning: no exchange rule (a reply to a question scored by the vector channel with the question's vector)")
 	fs.BoolVar(&t.NoAnswerTypes, "no-answer-types", false, "tuning: no answer-type terms for \"How long\" and \"When\" questions")
 	fs.Float64Var(&t.TopicWeight, "topic-weight", 0, "tuning: weight of a turn's session topic (the query's cosine with its thread's mean vector) in its score (0: default, negative: none)")
 	fs.Float64Var(&t.SessionWeight, "session-weight", 0, "tuning: weight of a turn's session evidence (its thread's best candidates) in its score (0: default, negative: none)")
 	fs.Float64Var(&t.SpeakerWeight, "speaker-weight", 0, "tuning: raise a turn whose speaker the question names by this many standard deviations of the fused scores (0: default, negative: none)")
+	fs.Float64Var(&t.DateWeight, "date-weight", 0, "tuning: raise a turn that carries a date the question names (said then, or about then) by this many standard deviations of the fused scores (0: default, negative: none)")
 	fs.BoolVar(&t.MaxNorm, "max-norm", false, "tuning: max/min–max normalise channel scores in the weighted fusion instead of standardising them")
 	if err := parse(fs, args); err != nil {
 		return cfg, f, err
@@ -132,7 +133,7 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 		return cfg, f, c.usagef(fs, "eval needs one FILE")
 	}
 	for name, v := range map[string]float64{"vector-weight": t.VectorWeight, "context-weight": t.ContextWeight,
-		"topic-weight": t.TopicWeight, "session-weight": t.SessionWeight, "speaker-weight": t.SpeakerWeight} {
+		"topic-weight": t.TopicWeight, "session-weight": t.SessionWeight, "speaker-weight": t.SpeakerWeight, "date-weight": t.DateWeight} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return cfg, f, c.usagef(fs, "--%s wants a finite number, got %v", name, v)
 		}

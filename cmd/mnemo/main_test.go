@@ -77,6 +77,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--dir", dir, "eval", "--vector-weight", "-Inf", "x.json"},
 		{"--dir", dir, "eval", "--topic-weight", "nan", "x.json"},
 		{"--dir", dir, "eval", "--context-weight", "+Inf", "x.json"},
+		{"--dir", dir, "eval", "--date-weight", "NaN", "x.json"},
 	} {
 		code, _, stderr := run(t, nil, args...)
 		if code != 2 || !strings.Contains(stderr, "usage") && !strings.Contains(stderr, "-h' for the flags") {

@@ -28,6 +28,19 @@ type lexScorer struct {
 	compounds []compound
 }
 
+// periods returns the query dates l scores (recall.Ranking.Dates); none
+// for a nil l (the lexical channel could not be prepared).
+func (l *lexScorer) periods() []recall.DatePeriod {
+	if l == nil {
+		return nil
+	}
+	var out []recall.DatePeriod
+	for _, dt := range l.dates {
+		out = append(out, dt.period)
+	}
+	return out
+}
+
 // typeTerm is an answer type the query asks for (recall.AskedTypes) with
 // its idf over the resource's messages (recall's typeTerm).
 type typeTerm struct {

@@ -121,6 +121,11 @@ func TestParityWithSQLiteBackend(t *testing.T) {
 		// name speakers): off, and weaker without session evidence.
 		{recall.Tuning{SpeakerWeight: -1}, 1e-9, 0},
 		{recall.Tuning{SpeakerWeight: 0.5, SessionWeight: -1}, 1e-9, 0},
+		// The date rule (on by default in the rows above, whose queries
+		// name dates, absolute and relative, and whose messages carry
+		// relative dates): off, and weaker without session evidence.
+		{recall.Tuning{DateWeight: -1}, 1e-9, 0},
+		{recall.Tuning{DateWeight: 0.5, SessionWeight: -1}, 1e-9, 0},
 	} {
 		t.Run(fmt.Sprintf("%d", ti), func(t *testing.T) {
 			tuning := tc.tuning

@@ -114,6 +114,7 @@ func (s *Searcher) Search(ctx context.Context, q recall.Query) (*recall.Result, 
 	if err := v.prepareRanking(ctx, ch); err != nil {
 		return nil, err
 	}
+	r.Dates = v.lex.periods()
 	return recall.Finish(ctx, v, ch, r)
 }
 

@@ -293,6 +293,15 @@ func (v *view) Similarity(id string) (float64, bool) {
 	return sim, ok
 }
 
+// Referent implements recall.Corpus: the message's relative date
+// (lexical_docs.ref_from, ref_to), zero for none or not fetched.
+func (v *view) Referent(id string) recall.Referent {
+	if d := v.docs[id]; d != nil {
+		return d.ref
+	}
+	return recall.Referent{}
+}
+
 // neighboursSQL reads a thread's messages in a seq range.
 const neighboursSQL = `SELECT id, seq, role, created_at FROM messages
 WHERE thread_id = $1 AND resource_id = $2 AND seq BETWEEN $3 AND $4 ORDER BY seq`
