@@ -158,15 +158,17 @@ const memoDenseMax = 8192
 // over every ordinal of a small shard, a map in a large one, where a search
 // scores a few hundred messages (bleve's candidates, their replies, the
 // vector candidates) and the slice cost 800 KB a query at 100k messages.
-// A nil memo remembers nothing.
+// The map is made at the first put unless the search gave its scratch's
+// (searchScratch.memo). A nil memo remembers nothing.
 type scoreMemo struct {
 	dense  []float64 // NaN until scored
 	sparse map[int]float64
+	large  bool // sparse, not dense
 }
 
 func newScoreMemo(ords int) *scoreMemo {
 	if ords > memoDenseMax {
-		return &scoreMemo{sparse: make(map[int]float64, 256)}
+		return &scoreMemo{large: true}
 	}
 	m := &scoreMemo{dense: make([]float64, ords)}
 	for i := range m.dense {
@@ -179,7 +181,7 @@ func (m *scoreMemo) get(ord int) (float64, bool) {
 	switch {
 	case m == nil:
 		return 0, false
-	case m.sparse != nil:
+	case m.large:
 		sc, ok := m.sparse[ord]
 		return sc, ok
 	case ord < len(m.dense) && !math.IsNaN(m.dense[ord]):
@@ -191,7 +193,10 @@ func (m *scoreMemo) get(ord int) (float64, bool) {
 func (m *scoreMemo) put(ord int, sc float64) {
 	switch {
 	case m == nil:
-	case m.sparse != nil:
+	case m.large:
+		if m.sparse == nil {
+			m.sparse = make(map[int]float64, 256)
+		}
 		m.sparse[ord] = sc
 	case ord < len(m.dense):
 		m.dense[ord] = sc
@@ -256,7 +261,7 @@ func (ix *Index) lexicalBleve(q *channelQuery) ([]scored, error) {
 		for i, h := range hits {
 			ranked[i] = scored{id: h.ID, score: h.Score}
 		}
-		out = ix.addNeighbours(q.s, out, ranked, q.allowed, func(e *entry) (float64, bool) {
+		out = ix.addNeighbours(q.s, nil, out, ranked, q.allowed, func(e *entry) (float64, bool) {
 			sc := q.lexScore(e)
 			return sc, sc > 0
 		})

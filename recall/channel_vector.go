@@ -24,13 +24,17 @@ func (ix *Index) vectorChannel(ctx context.Context, q *channelQuery) ([]scored, 
 	}
 	allowed := func(e *entry) bool { return !q.restricted || q.allowed(e) }
 	n := min(q.pool+max(q.slack, 0), count)
+	var out, ranked []scored
+	if q.scr != nil {
+		out, ranked = q.scr.vec[:0], q.scr.ranked[:0]
+		defer func() { q.scr.vec, q.scr.ranked = out[:0], ranked[:0] }()
+	}
 	for {
 		rs, err := rank(n)
 		if err != nil {
 			return nil, fmt.Errorf("vector search: %w", err)
 		}
-		out := make([]scored, 0, len(rs))
-		ranked := make([]scored, 0, len(rs))
+		out, ranked = out[:0], ranked[:0]
 		below := false
 		for _, r := range rs {
 			if q.threshold != 0 && r.score < q.threshold {
@@ -43,11 +47,11 @@ func (ix *Index) vectorChannel(ctx context.Context, q *channelQuery) ([]scored, 
 			}
 		}
 		if q.slack >= 0 || len(out) >= q.pool || below || n == count || len(rs) < n {
-			ix.contextScores(s, out, ranked, q.vq)
+			ix.contextScores(s, out, ranked, q.vq, q.scr)
 			// A neighbour that cannot reach the first q.pool is not
 			// scored (vecrescore.go): the list is the same.
 			floor, bound := poolFloor(out, q.pool), ix.similarityBound(s, q.vq)
-			out = ix.addNeighbours(s, out, ranked, allowed, func(e *entry) (float64, bool) {
+			out = ix.addNeighbours(s, q.scr, out, ranked, allowed, func(e *entry) (float64, bool) {
 				if bound != nil && neighbourBound && bound(e) < floor {
 					return 0, false
 				}

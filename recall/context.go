@@ -61,12 +61,12 @@ func (ix *Index) contextOf(s *shard, e *entry) (prev, next *entry) {
 // question's cosine with qv from its vector, ranked or not: the sum can
 // exceed both turns' scores, so a listed reply scores the same whatever
 // the pool ranked.
-func (ix *Index) contextScores(s *shard, out, ranked []scored, vq *vecQuery) {
+func (ix *Index) contextScores(s *shard, out, ranked []scored, vq *vecQuery, scr *searchScratch) {
 	alpha := ix.cfg.Tuning.ContextWeight
 	if alpha <= 0 {
 		return
 	}
-	own := make(map[string]float64, len(ranked))
+	own := scratchMap(scr, func(sc *searchScratch) map[string]float64 { return sc.own }, len(ranked))
 	for _, r := range ranked {
 		own[r.id] = r.score
 	}
@@ -149,12 +149,13 @@ func ExchangeScore(own, prev, d float64) float64 {
 // of positive score that the rule of contextScores may lift: the turn
 // after it (its reply) and, unless Tuning.NoTurnAfter, the turn before it
 // (what it replies to), scored exactly by score, when allowed and not
-// listed yet; it returns the list sorted again.
-func (ix *Index) addNeighbours(s *shard, out, ranked []scored, allowed func(*entry) bool, score func(*entry) (float64, bool)) []scored {
+// listed yet; it returns the list sorted again. scr is the search's
+// scratch (nil: allocate; the lexical goroutine's calls pass nil).
+func (ix *Index) addNeighbours(s *shard, scr *searchScratch, out, ranked []scored, allowed func(*entry) bool, score func(*entry) (float64, bool)) []scored {
 	if ix.cfg.Tuning.ContextWeight <= 0 || len(ranked) == 0 {
 		return out
 	}
-	in := make(map[string]bool, len(out)+len(ranked))
+	in := scratchMap(scr, func(sc *searchScratch) map[string]bool { return sc.in }, len(out)+len(ranked))
 	for _, c := range out {
 		in[c.id] = true
 	}

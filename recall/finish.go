@@ -104,7 +104,7 @@ func Finish(ctx context.Context, c Corpus, ch Channels, r Ranking) (*Result, err
 			res.Retrieval.Vector = r.VectorStatus
 		}
 	}
-	hits := rankHits(c, in, &r)
+	hits := rankHits(c, in, &r, nil)
 	var err error
 	lookup := func(th string, from, to int64) ([]Hit, error) { return c.Neighbours(ctx, th, from, to) }
 	if res.Hits, err = expandRange(hits, r.Options.MessageRange, lookup); err != nil {
@@ -115,9 +115,10 @@ func Finish(ctx context.Context, c Corpus, ch Channels, r Ranking) (*Result, err
 }
 
 // rankHits merges the channels' candidates, fuses them and returns the
-// topK hits (before range expansion).
-func rankHits(c Corpus, ch *channels, r *Ranking) []Hit {
-	return topHits(c, candidates(c, ch, r), ch, r)
+// topK hits (before range expansion); scr is the search's scratch (nil:
+// allocate).
+func rankHits(c Corpus, ch *channels, r *Ranking, scr *searchScratch) []Hit {
+	return topHits(c, candidates(c, ch, r, scr), ch, r)
 }
 
 func toScored(in []Scored) []scored {
@@ -155,7 +156,7 @@ type shardCorpus struct {
 // newShardCorpus returns the Corpus of a search over q's read-locked
 // shard, after its channels answered ch.
 func newShardCorpus(ctx context.Context, ix *Index, q *channelQuery, ex map[string]bool, ch *channels) shardCorpus {
-	ents := make(map[string]*entry, len(ch.lex)+len(ch.vec))
+	ents := scratchMap(q.scr, func(sc *searchScratch) map[string]*entry { return sc.ents }, len(ch.lex)+len(ch.vec))
 	for _, l := range [2][]scored{ch.lex, ch.vec} {
 		for _, r := range l {
 			if r.e != nil {

@@ -57,6 +57,10 @@ func (ix *Index) lexicalPostings(q *channelQuery) []scored {
 		floor = kthBase(sc.cands, q.pool+q.slack)
 	}
 	top := topScored{n: q.pool}
+	if q.scr != nil {
+		top.items = q.scr.lex[:0]
+		defer func() { q.scr.lex = top.items[:0] }()
+	}
 	take := func(c lexCand) {
 		if !top.mayTake(c.bound) {
 			return

@@ -18,8 +18,8 @@ func TestScoreMemo(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newScoreMemo(tc.ords)
-			if (m.sparse != nil) != tc.sparse {
-				t.Fatalf("sparse = %v, want %v", m.sparse != nil, tc.sparse)
+			if m.large != tc.sparse {
+				t.Fatalf("sparse = %v, want %v", m.large, tc.sparse)
 			}
 			for _, ord := range []int{0, tc.ords / 2, tc.ords - 1} {
 				if _, ok := m.get(ord); ok {

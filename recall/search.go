@@ -71,8 +71,14 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
+	scr := getSearchScratch()
+	defer scr.release() // after runChannels waited for the lexical goroutine
 
 	cq := ix.channelQuery(s, q, o, thread, filter)
+	cq.scr = scr
+	if m := cq.lex.memo; m != nil && m.large {
+		m.sparse = scr.memo
+	}
 	cq.qv = qv
 	if qv != nil && s.vx.len() > 0 {
 		cq.vq = s.vx.query(qv)
@@ -83,7 +89,7 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 		return nil, err
 	}
 	r := &Ranking{Options: o, Thread: thread, Query: q.Text, Dates: cq.lex.periods(), Tuning: ix.cfg.Tuning, QueryVector: qv != nil}
-	hits := rankHits(newShardCorpus(ctx, ix, cq, q.Exclude, ch), ch, r)
+	hits := rankHits(newShardCorpus(ctx, ix, cq, q.Exclude, ch), ch, r, scr)
 	if res.Hits, err = expandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
 		return nil, err
 	}
@@ -164,6 +170,8 @@ type channelQuery struct {
 	qv        []float32   // the query's vector; nil in lexical mode or when embedding failed
 	vq        *vecQuery   // qv's exact cosines with the shard's rows (vecexact.go); nil without qv or vectors
 	threshold float64     // Options.Threshold
+	// scr is the search's reused memory (searchScratch); nil: allocate.
+	scr *searchScratch
 }
 
 // channelQuery builds the channels' query over the read-locked shard s.
@@ -317,7 +325,7 @@ func topHits(c Corpus, cands []candidate, ch *channels, r *Ranking) []Hit {
 		d := c.Doc(cd.ID)
 		hits = append(hits, Hit{
 			MessageID: cd.ID, ThreadID: d.ThreadID, Seq: d.Seq, Role: d.Role, CreatedAt: d.CreatedAt,
-			Score: fused[i], Lexical: cd.Lexical, Vector: cd.Vector, Reason: ReasonHit, Rank: len(hits) + 1,
+			Score: fused[i], Lexical: clonePtr(cd.Lexical), Vector: clonePtr(cd.Vector), Reason: ReasonHit, Rank: len(hits) + 1,
 		})
 	}
 	return hits
@@ -360,10 +368,27 @@ func (r scored) entry(s *shard) *entry {
 // candidate both scores: the exact BM25 of a vector candidate (when the
 // lexical channel answered with the textbook scores) and the cosine of a
 // lexical candidate (when it has a vector at or above the threshold).
-func candidates(c Corpus, ch *channels, r *Ranking) []candidate {
+func candidates(c Corpus, ch *channels, r *Ranking, scr *searchScratch) []candidate {
 	n := len(ch.lex) + len(ch.vec)
-	byID := make(map[string]int, n)
-	cands := make([]candidate, 0, n)
+	byID := scratchMap(scr, func(sc *searchScratch) map[string]int { return sc.byID }, n)
+	var cands []candidate
+	var vals []float64 // the scores cands point to, never moved: 2 a candidate at most
+	if scr != nil {
+		cands, vals = scr.cands[:0], scr.vals[:0]
+	}
+	if cap(cands) < n {
+		cands = make([]candidate, 0, n)
+	}
+	if cap(vals) < 2*n {
+		vals = make([]float64, 0, 2*n)
+	}
+	if scr != nil {
+		defer func() { scr.cands, scr.vals = cands, vals }()
+	}
+	ptr := func(f float64) *float64 {
+		vals = append(vals, f)
+		return &vals[len(vals)-1]
+	}
 	get := func(id string) *candidate {
 		if i, ok := byID[id]; ok {
 			return &cands[i]
@@ -437,6 +462,15 @@ func sortScored(s []scored) {
 }
 
 func ptr(f float64) *float64 { return &f }
+
+// clonePtr returns a new pointer to *p (nil for nil): a hit keeps no
+// pointer into the search's scratch (candidates).
+func clonePtr(p *float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	return ptr(*p)
+}
 
 // firstN returns the first n of s (all of s when shorter).
 func firstN(s []scored, n int) []scored {

@@ -367,7 +367,7 @@ func TestVecRescorePrunes(t *testing.T) {
 				}
 			}
 			want := tc.x.exact(tc.x.query(q), n, nil, slots)
-			got := tc.x.rescore(tc.x.query(q), n, slices.Clone(pool))
+			got := tc.x.rescore(&scratch{}, tc.x.query(q), n, slices.Clone(pool))
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s query %d (n %d): pruned %v, whole pool %v", tc.name, qi, n, got, want)
 			}

@@ -234,6 +234,7 @@ type scratch struct {
 	cq   colQuery // the query's non-zero columns (veccols.go)
 	best []cand   // candidates' selection buffer
 	mask []uint8  // candidates' rows above the floor, a bit each (scoreMask)
+	bs   []bounded
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -260,9 +261,9 @@ func (x *vecIndex) searchQuery(vq *vecQuery, n int, keep func(*entry) bool) []sc
 	q := vq.q
 	if x.signsPay(n) {
 		sub := x.signCandidates(sc, q, max(signFactor*n, minSignPool), keep)
-		return x.rescore(vq, n, x.subCandidates(sc, q, pool, sub))
+		return x.rescore(sc, vq, n, x.subCandidates(sc, q, pool, sub))
 	}
-	return x.rescore(vq, n, x.candidates(sc, q, pool, keep))
+	return x.rescore(sc, vq, n, x.candidates(sc, q, pool, keep))
 }
 
 // cand is a row and its approximate score.
@@ -272,7 +273,7 @@ type cand struct {
 }
 
 // candidates returns the pool best rows for q by their codes, among the
-// allowed ones, with their code scores (in no order).
+// allowed ones, with their code scores (in no order), in sc's memory.
 func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*entry) bool) []cand {
 	q8 := sc.query8(x.stride, q)
 	if cap(sc.dots) < len(x.chunks)*chunkRows {
@@ -330,7 +331,7 @@ scan:
 		sel.buf = selectBest(sel.buf, pool)
 	}
 	sc.best = sel.buf
-	return slices.Clone(sel.buf)
+	return sel.buf // sc's until searchQuery returns it to the pool
 }
 
 // poolSel is the first pass's selection of the pool best candidates.

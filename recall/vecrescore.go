@@ -87,9 +87,12 @@ func (vq *vecQuery) upper(i int) float64 {
 // rescore returns the exact top n of the pool for vq, best first (ties by
 // id): the pool by upper bound (vecQuery.bound: the exact cosine itself
 // where it costs no read), each scored exactly until the bound cannot
-// reach the n-th score.
-func (x *vecIndex) rescore(vq *vecQuery, n int, pool []cand) []scored {
-	bs := make([]bounded, len(pool))
+// reach the n-th score. sc holds the bounds' buffer.
+func (x *vecIndex) rescore(sc *scratch, vq *vecQuery, n int, pool []cand) []scored {
+	if cap(sc.bs) < len(pool) {
+		sc.bs = make([]bounded, len(pool))
+	}
+	bs := sc.bs[:len(pool)]
 	for k, c := range pool {
 		i := int(c.i)
 		if vq.cheap(i) {

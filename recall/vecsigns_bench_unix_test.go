@@ -32,7 +32,7 @@ func BenchmarkVectorScanDense(b *testing.B) {
 		sc := &scratch{}
 		t0 := threadCPU()
 		for b.Loop() {
-			x.rescore(x.query(q), n, x.candidates(sc, q, pool, nil))
+			x.rescore(sc, x.query(q), n, x.candidates(sc, q, pool, nil))
 		}
 		b.ReportMetric(float64(threadCPU()-t0)/float64(b.N), "cpu-ns/op")
 	})

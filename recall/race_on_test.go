@@ -1,0 +1,5 @@
+//go:build race
+
+package recall_test
+
+const raceEnabled = true
