@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sashabaranov/go-openai"
@@ -206,10 +207,54 @@ func Preview(m Message) string {
 		}
 		s = strings.Join(calls, " ")
 	}
+	return oneLine(s, journal.PreviewChars)
+}
+
+// oneLine returns the words of s (strings.Fields) joined by single spaces
+// when that is at most limit runes, else its first limit−1 runes and "…",
+// building only the result: LoadContext previews every message it
+// composes, and joining every word of each first cost 40 KB a call (issue
+// 14, BENCHMARKS.md). Invalid UTF-8 takes oneLineSlow, which the tests
+// compare it with.
+func oneLine(s string, limit int) string {
+	buf := make([]byte, 0, min(len(s), 4*limit))
+	n, cut, space := 0, 0, false
+	add := func(raw string) bool {
+		n++
+		if n == limit {
+			cut = len(buf)
+		}
+		if n > limit {
+			return false
+		}
+		buf = append(buf, raw...)
+		return true
+	}
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w == 1 {
+			return oneLineSlow(s, limit)
+		}
+		raw := s[i : i+w]
+		i += w
+		if unicode.IsSpace(r) {
+			space = n > 0
+			continue
+		}
+		if space && !add(" ") || !add(raw) {
+			return string(buf[:cut]) + "…"
+		}
+		space = false
+	}
+	return string(buf)
+}
+
+// oneLineSlow is oneLine by joining the words and converting to runes.
+func oneLineSlow(s string, limit int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= journal.PreviewChars {
+	if utf8.RuneCountInString(s) <= limit {
 		return s
 	}
 	r := []rune(s)
-	return string(r[:journal.PreviewChars-1]) + "…"
+	return string(r[:limit-1]) + "…"
 }
