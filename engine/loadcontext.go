@@ -317,7 +317,8 @@ func (l *load) workingMemory(ctx context.Context) error {
 
 // recallOptions is the run's recall options resolved (recall.Options.Resolve):
 // o, or Config.Recall when o is nil; nil when recall is off. Invalid options
-// are a *ValidationError naming "recall".
+// are a *ValidationError naming the field ("recall.topK"; "recall" for a
+// filter).
 func (e *Engine) recallOptions(o *recall.Options) (*recall.Options, error) {
 	if o == nil {
 		o = e.cfg.Recall
@@ -326,6 +327,10 @@ func (e *Engine) recallOptions(o *recall.Options) (*recall.Options, error) {
 		return nil, nil
 	}
 	r, err := o.Resolve()
+	var oe *recall.OptionError
+	if errors.As(err, &oe) {
+		return nil, invalid(-1, "recall."+oe.Field, "%s", oe.Rule)
+	}
 	if err != nil {
 		return nil, invalid(-1, "recall", "%v", err)
 	}

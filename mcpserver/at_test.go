@@ -63,6 +63,11 @@ func TestAskedAt(t *testing.T) {
 		if !failed || !strings.Contains(text, `"at" is malformed`) || !strings.Contains(text, "(field at)") {
 			t.Errorf("%s at \"yesterday\": failed=%v %q", tool, failed, text)
 		}
+		// An out-of-range topK names the tool's own argument, not recall's.
+		failed, text = call(t, cs, tool, map[string]any{"threadId": "t08", "query": q, "topK": -1}, nil)
+		if !failed || !strings.Contains(text, "(field topK)") || !strings.Contains(text, "must be within [0, 1000], got -1") {
+			t.Errorf("%s topK -1: failed=%v %q", tool, failed, text)
+		}
 		// An explicit zero time is refused as HTTP refuses it (TestZeroTime).
 		failed, text = call(t, cs, tool, map[string]any{"threadId": "t08", "query": q, "at": "0001-01-01T00:00:00Z"}, nil)
 		if !failed || !strings.Contains(text, "zero time") || !strings.Contains(text, "(field at)") {

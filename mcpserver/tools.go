@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,6 +52,9 @@ func (h *handlers) addTools(s *mcp.Server) {
 // that names only what the caller named.
 func fail(err error) error {
 	p := server.Describe(err)
+	if p.Field == "recall.topK" { // the tools take topK as an argument of their own
+		p.Field, p.Detail = "topK", strings.ReplaceAll(p.Detail, "recall.topK", "topK")
+	}
 	if p.Field != "" {
 		return fmt.Errorf("%s: %s (field %s)", p.Title, p.Detail, p.Field)
 	}

@@ -129,33 +129,53 @@ func (o Options) Resolve() (Options, error) {
 	return o, nil
 }
 
-// Validate reports an out-of-range option as ErrInvalidOptions, or an
-// invalid filter as a *FilterError.
+// OptionError is an out-of-range field of Options. Field is its JSON name
+// (topK, threshold, messageRange, scope, mode or fusion); Rule says what it
+// must be and what it got. It wraps ErrInvalidOptions, so errors.Is works
+// as before, and its text is "recall: invalid options: FIELD RULE".
+type OptionError struct {
+	Field string
+	Rule  string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("%v: %s %s", ErrInvalidOptions, e.Field, e.Rule)
+}
+
+// Unwrap returns ErrInvalidOptions.
+func (e *OptionError) Unwrap() error { return ErrInvalidOptions }
+
+func badOption(field, rule string, args ...any) error {
+	return &OptionError{Field: field, Rule: fmt.Sprintf(rule, args...)}
+}
+
+// Validate reports an out-of-range option as an *OptionError (wrapping
+// ErrInvalidOptions), or an invalid filter as a *FilterError.
 func (o *Options) Validate() error {
 	switch {
 	case o.TopK < 0 || o.TopK > MaxTopK:
-		return fmt.Errorf("%w: topK must be within [0, %d], got %d", ErrInvalidOptions, MaxTopK, o.TopK)
+		return badOption("topK", "must be within [0, %d], got %d", MaxTopK, o.TopK)
 	case math.IsNaN(o.Threshold) || o.Threshold < -1 || o.Threshold > 1:
-		return fmt.Errorf("%w: threshold must be within [-1, 1], got %g", ErrInvalidOptions, o.Threshold)
+		return badOption("threshold", "must be within [-1, 1], got %g", o.Threshold)
 	case o.MessageRange.Before < 0 || o.MessageRange.After < 0:
-		return fmt.Errorf("%w: messageRange must not be negative", ErrInvalidOptions)
+		return badOption("messageRange", "must not be negative")
 	case o.MessageRange.Before > MaxMessageRange || o.MessageRange.After > MaxMessageRange:
-		return fmt.Errorf("%w: messageRange is at most %d on each side", ErrInvalidOptions, MaxMessageRange)
+		return badOption("messageRange", "is at most %d on each side", MaxMessageRange)
 	}
 	switch o.Scope {
 	case "", ScopeThread, ScopeResource:
 	default:
-		return fmt.Errorf("%w: scope must be thread or resource, got %q", ErrInvalidOptions, o.Scope)
+		return badOption("scope", "must be thread or resource, got %q", o.Scope)
 	}
 	switch o.Mode {
 	case "", ModeLexical, ModeVector, ModeHybrid:
 	default:
-		return fmt.Errorf("%w: mode must be lexical, vector or hybrid, got %q", ErrInvalidOptions, o.Mode)
+		return badOption("mode", "must be lexical, vector or hybrid, got %q", o.Mode)
 	}
 	switch o.Fusion {
 	case "", FusionWeighted, FusionRRF:
 	default:
-		return fmt.Errorf("%w: fusion must be %s or %s, got %q", ErrInvalidOptions, FusionWeighted, FusionRRF, o.Fusion)
+		return badOption("fusion", "must be %s or %s, got %q", FusionWeighted, FusionRRF, o.Fusion)
 	}
 	if len(o.Filter) > 0 {
 		if _, err := ParseFilter(o.Filter); err != nil {

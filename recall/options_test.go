@@ -28,3 +28,23 @@ func TestOptionsValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOptionErrorField: an out-of-range option is an *OptionError naming
+// its JSON field (the HTTP API and MCP report it as recall.FIELD), and
+// still ErrInvalidOptions.
+func TestOptionErrorField(t *testing.T) {
+	for field, o := range map[string]recall.Options{
+		"topK":         {TopK: -1},
+		"threshold":    {Threshold: 2},
+		"messageRange": {MessageRange: recall.Range{Before: -1}},
+		"scope":        {Scope: "world"},
+		"mode":         {Mode: "fuzzy"},
+		"fusion":       {Fusion: "max"},
+	} {
+		err := o.Validate()
+		var oe *recall.OptionError
+		if !errors.As(err, &oe) || oe.Field != field || !errors.Is(err, recall.ErrInvalidOptions) {
+			t.Errorf("%s: %v (%T), want an *OptionError naming %s", field, err, err, field)
+		}
+	}
+}

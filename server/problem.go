@@ -106,6 +106,7 @@ func classify(err error) *apiError {
 	}
 	var ve *engine.ValidationError
 	var fe *recall.FilterError
+	var oe *recall.OptionError
 	var de *engine.DivergenceError
 	switch {
 	case errors.As(err, &ve):
@@ -116,6 +117,8 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindInvalid, field: field, detail: strings.TrimPrefix(err.Error(), "engine: ")}
 	case errors.As(err, &fe):
 		return &apiError{kind: kindInvalid, field: "recall.filter", detail: strings.TrimPrefix(err.Error(), "recall: ")}
+	case errors.As(err, &oe):
+		return &apiError{kind: kindInvalid, field: "recall." + oe.Field, detail: "recall." + oe.Field + " " + oe.Rule}
 	case errors.Is(err, recall.ErrInvalidOptions), errors.Is(err, recall.ErrInvalidQuery):
 		return &apiError{kind: kindInvalid, field: "recall", detail: strings.TrimPrefix(err.Error(), "recall: ")}
 	case errors.As(err, &de):
