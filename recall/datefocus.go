@@ -50,16 +50,7 @@ func dateFocus(c Corpus, cands []candidate, fused []float64, ps []DatePeriod, de
 			}
 		}
 	}
-	if !any {
-		return
-	}
-	_, sd, n := finiteStats(fused)
-	if n < 2 || sd == 0 {
-		return
-	}
-	for i := range fused {
-		if raise[i] {
-			fused[i] += delta * sd
-		}
+	if any {
+		raiseBySD(fused, raise, delta)
 	}
 }

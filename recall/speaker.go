@@ -68,17 +68,8 @@ func speakerBoost(c Corpus, cands []candidate, fused []float64, text string, del
 		}
 		boost[i], any = is, any || is
 	}
-	if !any {
-		return
-	}
-	_, sd, n := finiteStats(fused)
-	if n < 2 || sd == 0 {
-		return
-	}
-	for i := range fused {
-		if boost[i] {
-			fused[i] += delta * sd
-		}
+	if any {
+		raiseBySD(fused, boost, delta)
 	}
 }
 
@@ -109,4 +100,19 @@ func namesSpeaker(words map[string]bool, name string) bool {
 		}
 	}
 	return len(ws) > 0
+}
+
+// raiseBySD adds delta standard deviations of the finite fused scores to
+// each fused[i] whose raise[i] is set (the speaker and date rules); it
+// does nothing when fewer than two scores are finite or they are all equal.
+func raiseBySD(fused []float64, raise []bool, delta float64) {
+	_, sd, n := finiteStats(fused)
+	if n < 2 || sd == 0 {
+		return
+	}
+	for i := range fused {
+		if raise[i] {
+			fused[i] += delta * sd
+		}
+	}
 }
