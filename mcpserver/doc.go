@@ -28,6 +28,7 @@
 // # Errors
 //
 // Tool failures are tool results with isError set and a text that says what
-// to change (the problem detail of server.Describe); protocol errors are
+// to change (the problem detail of server.Tenant.Describe: a lost database
+// connection is "Service unavailable … try again later"); protocol errors are
 // JSON-RPC errors (an unknown resource is ResourceNotFound).
 package mcpserver

@@ -50,7 +50,7 @@ func (h *handlers) readMemCtx(ctx context.Context, req *mcp.ReadResourceRequest)
 	}
 	rec, err := h.t.Run(ctx, run)
 	if err != nil {
-		return nil, notFound(uri, err)
+		return nil, h.notFound(uri, err)
 	}
 	return jsonResource(uri, rec)
 }
@@ -63,20 +63,20 @@ func (h *handlers) readMessages(ctx context.Context, req *mcp.ReadResourceReques
 	}
 	th, err := h.t.Thread(ctx, thread)
 	if err != nil {
-		return nil, notFound(uri, err)
+		return nil, h.notFound(uri, err)
 	}
 	ms, err := h.t.Engine.Messages(ctx, th.ID, 0, 0)
 	if err != nil {
-		return nil, fail(err)
+		return nil, h.fail(err)
 	}
 	return jsonResource(uri, server.MessageList{Messages: ms})
 }
 
 // notFound answers a lookup failure: ResourceNotFound for a missing or
 // foreign object, the problem text otherwise.
-func notFound(uri string, err error) error {
-	if server.Describe(err).Status == 404 {
+func (h *handlers) notFound(uri string, err error) error {
+	if h.t.Describe(err).Status == 404 {
 		return mcp.ResourceNotFoundError(uri)
 	}
-	return fail(err)
+	return h.fail(err)
 }

@@ -49,9 +49,10 @@ func (h *handlers) addTools(s *mcp.Server) {
 }
 
 // fail turns an error into a tool error whose text a model can act on and
-// that names only what the caller named.
-func fail(err error) error {
-	p := server.Describe(err)
+// that names only what the caller named; a lost database connection is
+// "Service unavailable", as the HTTP routes answer it.
+func (h *handlers) fail(err error) error {
+	p := h.t.Describe(err)
 	if p.Field == "recall.topK" { // the tools take topK as an argument of their own
 		p.Field, p.Detail = "topK", strings.ReplaceAll(p.Detail, "recall.topK", "topK")
 	}
@@ -87,7 +88,7 @@ func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in Append
 	}
 	res, err := h.t.Append(ctx, in.ThreadID, b)
 	if err != nil {
-		return nil, AppendOutput{}, fail(err)
+		return nil, AppendOutput{}, h.fail(err)
 	}
 	return nil, AppendOutput{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs, Stored: res.Stored}, nil
 }
@@ -95,7 +96,7 @@ func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in Append
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
 	at, err := server.ParseTime("at", in.At)
 	if err != nil {
-		return nil, SearchOutput{}, fail(err)
+		return nil, SearchOutput{}, h.fail(err)
 	}
 	b := server.SearchBody{ResourceID: h.defaultResource(ctx, in.ThreadID, in.ResourceID), ThreadID: in.ThreadID, Query: in.Query, At: at}
 	if in.TopK != 0 || in.ThreadID != "" {
@@ -107,7 +108,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	}
 	res, err := h.t.Search(ctx, b)
 	if err != nil {
-		return nil, SearchOutput{}, fail(err)
+		return nil, SearchOutput{}, h.fail(err)
 	}
 	out := SearchOutput{Hits: []SearchHit{}, Retrieval: fmt.Sprintf("lexical %s, vector %s", res.Retrieval.Lexical, res.Retrieval.Vector)}
 	for _, hit := range res.Hits {
@@ -121,7 +122,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in ContextInput) (*mcp.CallToolResult, ContextOutput, error) {
 	at, err := server.ParseTime("at", in.At)
 	if err != nil {
-		return nil, ContextOutput{}, fail(err)
+		return nil, ContextOutput{}, h.fail(err)
 	}
 	b := server.ContextBody{ThreadID: in.ThreadID, ResourceID: in.ResourceID, Query: in.Query, RecentN: in.RecentN, RunID: in.RunID, At: at}
 	if b.ResourceID == "" {
@@ -134,7 +135,7 @@ func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in Conte
 	}
 	c, err := h.t.LoadContext(ctx, b)
 	if err != nil {
-		return nil, ContextOutput{}, fail(err)
+		return nil, ContextOutput{}, h.fail(err)
 	}
 	out := ContextOutput{RunID: c.RunID, System: c.System, PromptHash: c.PromptHash, Messages: []ContextMessage{}}
 	for _, m := range c.Messages {
@@ -149,7 +150,7 @@ func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in Conte
 func (h *handlers) wmGet(ctx context.Context, _ *mcp.CallToolRequest, in WorkingMemoryInput) (*mcp.CallToolResult, WorkingMemoryOutput, error) {
 	w, err := h.t.WorkingMemory(ctx, in.ThreadID, h.wmResource(ctx, in.ThreadID, in.ResourceID))
 	if err != nil {
-		return nil, WorkingMemoryOutput{}, fail(err)
+		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}
 	return nil, WorkingMemoryOutput{Key: w.Key, Mode: w.Mode, Content: w.Content, Version: w.Version}, nil
 }
@@ -158,7 +159,7 @@ func (h *handlers) wmUpdate(ctx context.Context, _ *mcp.CallToolRequest, in Work
 	w, err := h.t.UpdateWorkingMemory(ctx, in.ThreadID, h.wmResource(ctx, in.ThreadID, in.ResourceID),
 		server.WorkingMemoryUpdate{Content: in.Content, Patch: in.Patch}, mcpOrigin)
 	if err != nil {
-		return nil, WorkingMemoryOutput{}, fail(err)
+		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}
 	return nil, WorkingMemoryOutput{Key: w.Key, Mode: w.Mode, Content: w.Content, Version: w.Version, Changed: w.Changed}, nil
 }
@@ -184,7 +185,7 @@ func (h *handlers) delete(ctx context.Context, _ *mcp.CallToolRequest, in Delete
 	}
 	res, err := h.t.Erase(ctx, kind, id)
 	if err != nil {
-		return nil, DeleteOutput{}, fail(err)
+		return nil, DeleteOutput{}, h.fail(err)
 	}
 	return nil, DeleteOutput{Messages: res.Messages, Threads: res.Threads, Invalidated: res.Invalidated}, nil
 }

@@ -2,10 +2,7 @@ package server_test
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,8 +19,8 @@ import (
 // the test cuts.
 func TestHealthDatabaseDown(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	px := newPGProxy(t, dsn)
-	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.dsn})
+	px := pgtest.NewProxy(t, dsn)
+	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.DSN()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +32,7 @@ func TestHealthDatabaseDown(t *testing.T) {
 	if code := healthCode(t, srv); code != http.StatusOK {
 		t.Fatalf("healthz with the database up: %d", code)
 	}
-	px.hang()
+	px.Hang()
 	start := time.Now()
 	if code := healthCode(t, srv); code != http.StatusServiceUnavailable {
 		t.Fatalf("healthz with the database hanging: %d, want 503", code)
@@ -43,7 +40,7 @@ func TestHealthDatabaseDown(t *testing.T) {
 	if d := time.Since(start); d > 15*time.Second {
 		t.Fatalf("healthz with the database hanging took %s", d)
 	}
-	px.close()
+	px.Close()
 	if code := healthCode(t, srv); code != http.StatusServiceUnavailable {
 		t.Fatalf("healthz with the database refusing connections: %d, want 503", code)
 	}
@@ -71,104 +68,13 @@ func (r *recorder) Header() http.Header         { return r.hdr }
 func (r *recorder) Write(b []byte) (int, error) { return len(b), nil }
 func (r *recorder) WriteHeader(c int)           { r.code = c }
 
-// pgProxy forwards loopback connections to the Postgres server of a DSN
-// until hang (connections stay open, nothing is forwarded) or close (the
-// listener and every connection are closed).
-type pgProxy struct {
-	ln    net.Listener
-	dsn   string
-	mu    sync.Mutex
-	hung  bool
-	conns []net.Conn
-}
-
-func newPGProxy(t *testing.T, dsn string) *pgProxy {
-	t.Helper()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Skipf("the proxy needs a URL DSN: %v", err)
-	}
-	target := u.Host
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Host = ln.Addr().String()
-	p := &pgProxy{ln: ln, dsn: u.String()}
-	t.Cleanup(p.close)
-	go p.serve(target)
-	return p
-}
-
-func (p *pgProxy) serve(target string) {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c)
-		hung := p.hung
-		p.mu.Unlock()
-		if hung {
-			continue
-		}
-		s, err := net.Dial("tcp", target)
-		if err != nil {
-			_ = c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, s)
-		p.mu.Unlock()
-		go p.pipe(s, c)
-		go p.pipe(c, s)
-	}
-}
-
-// pipe copies from src to dst until hang, then discards what src sends.
-func (p *pgProxy) pipe(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		hung := p.hung
-		p.mu.Unlock()
-		if hung {
-			continue
-		}
-		if _, err := dst.Write(buf[:n]); err != nil {
-			return
-		}
-	}
-}
-
-func (p *pgProxy) hang() {
-	p.mu.Lock()
-	p.hung = true
-	p.mu.Unlock()
-}
-
-func (p *pgProxy) close() {
-	_ = p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-	p.conns = nil
-}
-
 // TestAPIDatabaseDown: an API route answers a database outage (the server
 // refusing connections, pooled connections closed) with 503 and
 // Retry-After, which a load balancer tells from a bug's 500.
 func TestAPIDatabaseDown(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	px := newPGProxy(t, dsn)
-	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.dsn})
+	px := pgtest.NewProxy(t, dsn)
+	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.DSN()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +95,7 @@ func TestAPIDatabaseDown(t *testing.T) {
 	if rec := get(); rec.code != http.StatusNotFound {
 		t.Fatalf("GET /v1/threads/t1 with the database up: %d, want 404", rec.code)
 	}
-	px.close()
+	px.Close()
 	// The first request finds its pooled connection closed; the second
 	// one's new connection is refused.
 	for i := range 2 {

@@ -111,9 +111,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 		}
 		out, err := rt.handle(s, r, p)
 		if err != nil {
-			if s.cfg.Engine.Unavailable(err) {
-				err = &apiError{kind: kindUnavailable, detail: "the database is unreachable; try again later", cause: err}
-			}
+			err = unreachable(s.cfg.Engine, err)
 			writeProblem(sw, r, s.log, err)
 			return
 		}

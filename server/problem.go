@@ -86,6 +86,23 @@ func Describe(err error) Problem {
 		Detail: ae.detail, Field: ae.field, Differences: ae.diffs}
 }
 
+// Describe is the package's Describe for an error of t's engine: a lost
+// database connection (engine.Engine.Unavailable: Postgres refusing,
+// closing or not answering) is the 503 "unavailable" problem the HTTP
+// routes answer, not an internal error.
+func (t Tenant) Describe(err error) Problem {
+	return Describe(unreachable(t.Engine, err))
+}
+
+// unreachable wraps err as the "unavailable" problem when e lost its
+// database connection; other errors are returned as they are.
+func unreachable(e *engine.Engine, err error) error {
+	if e != nil && e.Unavailable(err) {
+		return &apiError{kind: kindUnavailable, detail: "the database is unreachable; try again later", cause: err}
+	}
+	return err
+}
+
 func errorf(k kind, field, format string, args ...any) *apiError {
 	return &apiError{kind: k, field: field, detail: fmt.Sprintf(format, args...)}
 }

@@ -6,8 +6,9 @@
 //
 // # Imports
 //
-// pgtest imports pgx and testing only, nothing of mnemo; test code of any
-// package may use it.
+// pgtest imports pgx, testing and the standard library's net only, nothing
+// of mnemo; test code of any package may use it. Proxy puts a loopback
+// proxy between an engine and the server, for tests of an outage.
 //
 // # Invariants
 //
