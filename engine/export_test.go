@@ -71,3 +71,9 @@ func FreshHeld(e *Engine, id string) bool {
 	_, ok := e.idx.fresh.rows[id]
 	return ok
 }
+
+// DocText is the text the drainer gives the embedder for m (docOf).
+func DocText(m Message) string {
+	d := docOf(&m)
+	return d.Text()
+}

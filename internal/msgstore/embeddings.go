@@ -19,9 +19,14 @@ var _ recall.VectorStore = (*Store)(nil)
 
 // Vectors implements recall.VectorStore: the embeddings stored for ids by
 // embedder that decode to dims values (a map with an entry only for those:
-// a damaged one is computed and stored again).
+// a damaged one is computed and stored again). For a derived embedder
+// (derived.go) the map is empty, without a query: computing its vectors
+// costs less than reading them.
 func (s *Store) Vectors(ctx context.Context, embedder string, dims int, ids []string) (map[string][]float32, error) {
 	out := make(map[string][]float32, len(ids))
+	if s.derived(embedder, dims) {
+		return out, nil
+	}
 	err := store.InChunks(ids, func(in string, args []any) error {
 		rs, err := s.conn.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND message_id IN `+in,
 			append([]any{embedder}, args...)...)
@@ -82,20 +87,30 @@ const vectorChunk = 64
 // storeVectorRows writes v on SQLite, one multi-row statement per chunk of
 // vectorChunk instead of one statement per vector (the drainer stores
 // every message's vector): the rows in v's order (CROSS JOIN keeps the
-// VALUES list as the outer loop), for the stored messages only.
+// VALUES list as the outer loop), for the stored messages only. A derived
+// embedder's rows get an empty blob (derived.go): the readers compute the
+// vector from the message.
 func (s *Store) storeVectorRows(ctx context.Context, tx *store.Tx, v NewVectors) error {
+	derived := s.derived(v.Embedder, v.Dims)
+	cols, vector := 2, "v.column2"
+	if derived {
+		cols, vector = 1, "x''"
+	}
 	for from := 0; from < len(v.IDs); from += vectorChunk {
 		to := min(from+vectorChunk, len(v.IDs))
 		st, err := s.stmts.InTx(ctx, tx.Tx, `INSERT OR REPLACE INTO embeddings (message_id, embedder, resource_id, dims, vector)
-			SELECT m.id, ?, m.resource_id, ?, v.column2 FROM (VALUES `+rowsOf(to-from, 2)+`) AS v
+			SELECT m.id, ?, m.resource_id, ?, `+vector+` FROM (VALUES `+rowsOf(to-from, cols)+`) AS v
 			CROSS JOIN messages m ON m.id = v.column1`)
 		if err != nil {
 			return fmt.Errorf("store embeddings: %w", err)
 		}
-		args := make([]any, 0, 2+2*(to-from))
+		args := make([]any, 0, 2+cols*(to-from))
 		args = append(args, v.Embedder, v.Dims)
 		for i := from; i < to; i++ {
-			args = append(args, v.IDs[i], s.vectorArg(v.Vectors[i]))
+			args = append(args, v.IDs[i])
+			if !derived {
+				args = append(args, s.vectorArg(v.Vectors[i]))
+			}
 		}
 		if _, err := st.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("store embeddings of %s…: %w", v.IDs[from], err)
@@ -181,12 +196,23 @@ func (s *Store) PredominantEmbedder(ctx context.Context) (id string, ok bool, er
 // embedder id and dimension.
 const damagedWhere = `embedder = ? AND (dims != ? OR length(vector) != 4 * dims)`
 
+// derivedDamagedWhere is damagedWhere for a derived embedder (derived.go),
+// whose rows keep an empty blob: a full vector stored before is not damaged
+// either.
+const derivedDamagedWhere = `embedder = ? AND (dims != ? OR length(vector) NOT IN (0, 4 * dims))`
+
 // pgDamagedWhere is damagedWhere on Postgres, where a vector's dimension is
 // vector_dims (a CHECK keeps it equal to dims: only dims can be wrong).
 const pgDamagedWhere = `embedder = ? AND (dims != ? OR vector_dims(vector) != dims)`
 
-// damaged is damagedWhere in the store's dialect.
-func (s *Store) damaged() string { return s.dialect.Text(damagedWhere, pgDamagedWhere) }
+// damaged is damagedWhere in the store's dialect, for embedder's rows of
+// dimension dims.
+func (s *Store) damaged(embedder string, dims int) string {
+	if s.derived(embedder, dims) {
+		return derivedDamagedWhere
+	}
+	return s.dialect.Text(damagedWhere, pgDamagedWhere)
+}
 
 // RequeueDamaged deletes the embeddings by embedder of ids that are still
 // damaged (for dimension dims) and queues every message of ids for
@@ -197,7 +223,7 @@ func (s *Store) RequeueDamaged(ctx context.Context, embedder string, dims int, i
 	var n int64
 	err := s.Tx(ctx, func(tx *store.Tx) error {
 		return store.InChunks(ids, func(in string, args []any) error {
-			res, err := s.in(tx).ExecContext(ctx, `DELETE FROM embeddings WHERE `+s.damaged()+` AND message_id IN `+in,
+			res, err := s.in(tx).ExecContext(ctx, `DELETE FROM embeddings WHERE `+s.damaged(embedder, dims)+` AND message_id IN `+in,
 				append([]any{embedder, dims}, args...)...)
 			if err != nil {
 				return err
@@ -220,7 +246,7 @@ func (s *Store) RequeueDamaged(ctx context.Context, embedder string, dims int, i
 // DropDamaged deletes every damaged embedding by embedder (of dimension
 // dims) and returns how many.
 func (s *Store) DropDamaged(ctx context.Context, embedder string, dims int) (int64, error) {
-	res, err := s.conn.ExecContext(ctx, `DELETE FROM embeddings WHERE `+s.damaged(), embedder, dims)
+	res, err := s.conn.ExecContext(ctx, `DELETE FROM embeddings WHERE `+s.damaged(embedder, dims), embedder, dims)
 	if err != nil {
 		return 0, err
 	}
@@ -232,7 +258,7 @@ func (s *Store) DropDamaged(ctx context.Context, embedder string, dims int) (int
 // dims) and names one of their messages (the least id; "" when none).
 func (s *Store) CountDamaged(ctx context.Context, embedder string, dims int) (n int64, example string, err error) {
 	var ex sql.NullString
-	err = s.conn.QueryRowContext(ctx, `SELECT COUNT(*), MIN(message_id) FROM embeddings WHERE `+s.damaged(), embedder, dims).Scan(&n, &ex)
+	err = s.conn.QueryRowContext(ctx, `SELECT COUNT(*), MIN(message_id) FROM embeddings WHERE `+s.damaged(embedder, dims), embedder, dims).Scan(&n, &ex)
 	return n, ex.String, err
 }
 

@@ -100,13 +100,15 @@ func scanDocs(rows *sql.Rows, resourceID string, fn func(*recall.Doc) error) err
 
 // ResourceVectors implements recall.Source: fn sees every embedding stored
 // for resourceID by embedder; a blob that does not decode is passed as a nil
-// vector.
+// vector. A derived embedder's vector (derived.go) is computed from its
+// message.
 func (s *Store) ResourceVectors(ctx context.Context, resourceID, embedder string, fn func(string, []float32) error) error {
-	rows, err := s.conn.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND resource_id = ?`, embedder, resourceID)
+	derived := s.derived(embedder, recall.HashDims)
+	rows, err := s.conn.QueryContext(ctx, vectorsSelect(derived)+` WHERE e.embedder = ? AND e.resource_id = ?`, embedder, resourceID)
 	if err != nil {
 		return fmt.Errorf("recall: load embeddings of %s: %w", resourceID, err)
 	}
-	if err := s.scanVectors(rows, fn); err != nil {
+	if err := s.scanVectors(rows, derived, fn); err != nil {
 		return fmt.Errorf("recall: load embeddings of %s: %w", resourceID, err)
 	}
 	return nil
@@ -115,33 +117,49 @@ func (s *Store) ResourceVectors(ctx context.Context, resourceID, embedder string
 // MessageVectors implements recall.SnapshotSource: fn sees the stored
 // embeddings by embedder of ids, as ResourceVectors shows them.
 func (s *Store) MessageVectors(ctx context.Context, embedder string, ids []string, fn func(string, []float32) error) error {
+	derived := s.derived(embedder, recall.HashDims)
 	return store.InChunks(ids, func(in string, chunk []any) error {
-		rows, err := s.conn.QueryContext(ctx, `SELECT message_id, dims, vector FROM embeddings WHERE embedder = ? AND message_id IN `+in,
+		rows, err := s.conn.QueryContext(ctx, vectorsSelect(derived)+` WHERE e.embedder = ? AND e.message_id IN `+in,
 			append([]any{embedder}, chunk...)...)
 		if err != nil {
 			return fmt.Errorf("recall: load embeddings: %w", err)
 		}
-		if err := s.scanVectors(rows, fn); err != nil {
+		if err := s.scanVectors(rows, derived, fn); err != nil {
 			return fmt.Errorf("recall: load embeddings: %w", err)
 		}
 		return nil
 	})
 }
 
-// scanVectors calls fn for each embedding of rows and closes rows.
-func (s *Store) scanVectors(rows *sql.Rows, fn func(string, []float32) error) error {
+// vectorsSelect is the SELECT of scanVectors' rows from embeddings e; with
+// derived, each row carries whether its message is stored, and its name,
+// content and tool calls.
+func vectorsSelect(derived bool) string {
+	if derived {
+		return `SELECT e.message_id, e.dims, e.vector, m.id IS NOT NULL, m.name, m.content, m.tool_calls FROM embeddings e LEFT JOIN messages m ON m.id = e.message_id`
+	}
+	return `SELECT e.message_id, e.dims, e.vector FROM embeddings e`
+}
+
+// scanVectors calls fn for each embedding of rows (vectorsSelect(derived))
+// and closes rows.
+func (s *Store) scanVectors(rows *sql.Rows, derived bool, fn func(string, []float32) error) error {
 	defer rows.Close()
 	var buf []float32 // reused: fn does not keep the vector
 	for rows.Next() {
 		var id string
 		var dims int
-		var blob sql.RawBytes
+		var blob, name, content, calls sql.RawBytes
+		var stored bool
 		cell := vecCell{pg: s.pg()}
-		dest := any(&blob)
+		dest := []any{&id, &dims, &blob}
 		if cell.pg {
-			dest = cell.dest()
+			dest[2] = cell.dest()
 		}
-		if err := rows.Scan(&id, &dims, dest); err != nil {
+		if derived {
+			dest = append(dest, &stored, &name, &content, &calls)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		var v []float32
@@ -153,7 +171,9 @@ func (s *Store) scanVectors(rows *sql.Rows, fn func(string, []float32) error) er
 				buf = make([]float32, dims)
 			}
 			v = decodeInto(buf[:dims], blob)
-		} // else damaged: the shard skips it and reports it
+		case derived && len(blob) == 0 && stored:
+			v = derivedVector(string(name), string(content), calls)
+		} // else damaged (or a derived row whose message is gone): the shard skips it and reports it
 		if err := fn(id, v); err != nil {
 			return err
 		}
