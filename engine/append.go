@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -230,12 +231,20 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // tool calls, after redaction. The created time is not part of it, so a
 // framework that re-sends a message with a new timestamp is not refused;
 // metadata is compared on its own (appendTx), as stored JSON.
+//
+// The hashed bytes are "len:value;" for each, lengths in decimal; the
+// digests stored by earlier builds were written so (fmt.Fprintf) and must
+// still match.
 func digest(role, content, name, toolCallID string, calls []byte) string {
-	h := sha256.New()
-	for _, s := range []string{role, content, name, toolCallID, string(calls)} {
-		fmt.Fprintf(h, "%d:%s;", len(s), s)
+	b := make([]byte, 0, 5*21+len(role)+len(content)+len(name)+len(toolCallID)+len(calls))
+	for _, s := range [...]string{role, content, name, toolCallID} {
+		b = append(strconv.AppendInt(b, int64(len(s)), 10), ':')
+		b = append(append(b, s...), ';')
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	b = append(strconv.AppendInt(b, int64(len(calls)), 10), ':')
+	b = append(append(b, calls...), ';')
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // appendTx stores rows in the thread inside tx: it reads or creates the

@@ -85,7 +85,9 @@ func (r *PatternRedactor) Redact(s string) string {
 	r.once.Do(func() { r.pf = newPrefilter(r.Rules) })
 	// ſ (U+017F) and K (U+212A) are the only non-ASCII runes that (?i)
 	// folds to ASCII letters (s and k): with them, no rule is skipped.
-	if strings.ContainsAny(s, "\u017f\u212a") {
+	// (Two substring searches: ContainsAny with non-ASCII runes decodes
+	// every rune of s: 1.3 % of an ingest's CPU.)
+	if strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a") {
 		for i := range r.Rules {
 			s = r.Rules[i].apply(s)
 		}
