@@ -103,7 +103,9 @@ func rankIDs(t *testing.T, ix *recall.Index, text string, mode recall.Mode, topK
 
 // TestTurnAfter: a turn is matched through the turn after it (its reply)
 // at half the reply's score, in both channels, below the reply; with
-// NoTurnAfter it is not found at all.
+// NoTurnAfter it is not found at all. (The exchange order rule is off:
+// in hybrid mode it ranks the user's turn above the agent's reply after
+// it, TestExchangeOrderRule.)
 func TestTurnAfter(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	docs := []recall.Doc{
@@ -112,7 +114,7 @@ func TestTurnAfter(t *testing.T) {
 		{ID: "x", ThreadID: "u", ResourceID: "r", Seq: 1, Role: "user", Content: "Tomatoes need sun and water.", CreatedAt: at},
 		{ID: "y", ThreadID: "u", ResourceID: "r", Seq: 2, Role: "assistant", Content: "Basil likes the same.", CreatedAt: at},
 	}
-	f := newFixture(t, docs)
+	f := newFixtureWith(t, docs, recall.Tuning{NoExchangeOrder: true})
 	if got := rankIDs(t, f.ix, "Boston marathon", recall.ModeLexical, 4); len(got) != 2 || got[0] != "reply" || got[1] != "said" {
 		t.Errorf("lexical: %v, want [reply said] (the turn found through its reply, below it)", got)
 	}
@@ -121,7 +123,7 @@ func TestTurnAfter(t *testing.T) {
 			t.Errorf("%s: %v, want reply then said", mode, got)
 		}
 	}
-	off := newFixtureWith(t, docs, recall.Tuning{NoTurnAfter: true})
+	off := newFixtureWith(t, docs, recall.Tuning{NoTurnAfter: true, NoExchangeOrder: true})
 	if got := rankIDs(t, off.ix, "Boston marathon", recall.ModeLexical, 4); len(got) != 1 || got[0] != "reply" {
 		t.Errorf("lexical with NoTurnAfter: %v, want [reply]", got)
 	}

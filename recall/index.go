@@ -220,6 +220,11 @@ type Tuning struct {
 	// cosine with the sum of its and the question's vectors
 	// (ExchangeScore; context.go). Off with the turn-context rule.
 	NoExchange bool `json:"noExchange,omitempty"`
+	// NoExchangeOrder turns off the exchange order rule of the hybrid
+	// fusion: of a user's turn and the agent's reply after it, both
+	// candidates, the user's turn takes the better fused score, or the
+	// reply when the query asks what the agent said (exchangeorder.go).
+	NoExchangeOrder bool `json:"noExchangeOrder,omitempty"`
 	// SessionWeight β raises a hybrid candidate of a resource-wide search
 	// by its session's evidence: its
 	// standardised score plus β × the best positive standardised score of

@@ -312,6 +312,7 @@ func topHits(c Corpus, cands []candidate, ch *channels, r *Ranking) []Hit {
 	if o.Mode == ModeHybrid {
 		speakerBoost(c, cands, fused, r.Query, r.Tuning.SpeakerWeight)
 		dateFocus(c, cands, fused, r.Dates, r.Tuning.DateWeight)
+		exchangeOrder(c, cands, fused, r.Query, r.Tuning.NoExchangeOrder)
 	}
 	hits := make([]Hit, 0, o.TopK)
 	for _, i := range rankFused(cands, fused) {

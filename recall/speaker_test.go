@@ -83,7 +83,7 @@ func TestSpeakerRuleAssistant(t *testing.T) {
 		ix, iy := slices.Index(ids, x), slices.Index(ids, y)
 		return ix >= 0 && iy >= 0 && ix < iy
 	}
-	off := recall.Tuning{ContextWeight: -1, SpeakerWeight: -1}
+	off := recall.Tuning{ContextWeight: -1, SpeakerWeight: -1, NoExchangeOrder: true}
 	offF, onF := newFixtureWith(t, docs, off), newFixtureWith(t, docs, recall.Tuning{ContextWeight: -1})
 	for _, tc := range []struct {
 		q           string

@@ -120,6 +120,7 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 	fs.BoolVar(&t.NoDates, "no-dates", false, "tuning: no date terms and no date rule for the dates a question names")
 	fs.BoolVar(&t.NoTurnAfter, "no-turn-after", false, "tuning: match a turn through the turn before it only, not also through the turn after it")
 	fs.BoolVar(&t.NoExchange, "no-exchange", false, "tuning: no exchange rule (a reply to a question scored by the vector channel with the question's vector)")
+	fs.BoolVar(&t.NoExchangeOrder, "no-exchange-order", false, "tuning: no exchange order rule (of a user's turn and the agent's reply after it, the user's turn ranks first, the reply when the question asks what the agent said)")
 	fs.BoolVar(&t.NoAnswerTypes, "no-answer-types", false, "tuning: no answer-type terms for \"How long\" and \"When\" questions")
 	fs.Float64Var(&t.TopicWeight, "topic-weight", 0, "tuning: weight of a turn's session topic (the query's cosine with its thread's mean vector) in its score (0: default, negative: none)")
 	fs.Float64Var(&t.SessionWeight, "session-weight", 0, "tuning: weight of a turn's session evidence (its thread's best candidates) in its score (0: default, negative: none)")

@@ -309,3 +309,45 @@ func TestParitySpeakerRule(t *testing.T) {
 	}
 	t.Logf("the rule changed %d of %d results", moved, len(results))
 }
+
+// TestParityExchangeOrder: questions that ask for a recommendation, what
+// the assistant suggested or about "our previous chat" rank alike on both
+// backends, with the exchange order rule on and off, and the rule moves
+// some result (it runs).
+func TestParityExchangeOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 17))
+	c := newCorpus(rng, []string{"A"}, 4, 32)
+	pool := postgres(t, c, true)
+	results := map[string][]string{}
+	for _, tuning := range []recall.Tuning{{}, {NoExchangeOrder: true}} {
+		ix := sqliteIndex(t, c, tuning)
+		pg := newSearcher(t, pool, tuning)
+		for i := range 60 {
+			w1, w2 := vocab[i%len(vocab)], vocab[(i*7+3)%len(vocab)]
+			text := []string{"any tips on " + w1 + " " + w2 + "?", w1 + " " + w2 + " that you suggested", "in our previous chat about " + w1 + " " + w2}[i%3]
+			q := recall.Query{Text: text, ResourceID: "A", Options: recall.Options{TopK: 10}}
+			want, werr := ix.Search(t.Context(), q)
+			got, gerr := pg.Search(t.Context(), q)
+			if werr != nil || gerr != nil {
+				t.Fatalf("%q: SQLite %v, Postgres %v", text, werr, gerr)
+			}
+			sameResult(t, fmt.Sprintf("tuning %+v query %q", tuning, text), want, got, 1e-9)
+			var ids []string
+			recall.SortByRank(want.Hits)
+			for _, h := range want.Hits {
+				ids = append(ids, h.MessageID)
+			}
+			results[text] = append(results[text], strings.Join(ids, ","))
+		}
+	}
+	moved := 0
+	for _, r := range results {
+		if r[0] != r[1] {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Fatal("the exchange order rule changed no result: the test does not exercise it")
+	}
+	t.Logf("the rule changed %d of %d results", moved, len(results))
+}
