@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // postings is a shard's in-memory inverted index, which the lexical
@@ -98,11 +99,38 @@ func (p *postings) place(e *entry) bool {
 // reserve makes room for n ords in the per-ord arrays (a snapshot's load
 // knows how many it places).
 func (p *postings) reserve(n int) {
+	if len(p.byOrd) == 0 && n > 0 { // a load
+		p.byOrd = make([]*entry, 0, n)
+		p.carve(n)
+		return
+	}
 	p.byOrd = slices.Grow(p.byOrd, n)
 	p.lens = slices.Grow(p.lens, n)
 	p.prev, p.next = slices.Grow(p.prev, n), slices.Grow(p.next, n)
 	p.when, p.month = slices.Grow(p.when, n), slices.Grow(p.month, n)
 	p.ref = slices.Grow(p.ref, n)
+}
+
+// carve makes the empty pointer-free per-ord arrays with room for n ords
+// each, cut from one block in huge pages (hugeMake): at 100,000 messages
+// they are 2.9 MB, ~700 first touches of 4 KiB pages apart. Each has
+// capacity n, so an append past it moves that array out of the block.
+func (p *postings) carve(n int) {
+	words := func(bytes int) int { return (bytes + 7) / 8 }
+	ref := int(unsafe.Sizeof(dayRange{}))
+	block := hugeMake[uint64](words(8*n)+words(ref*n)+3*words(4*n)+words(n), 0)
+	at := unsafe.Pointer(unsafe.SliceData(block))
+	next := func(bytes int) unsafe.Pointer {
+		q := at
+		at = unsafe.Add(at, 8*words(bytes))
+		return q
+	}
+	p.when = unsafe.Slice((*int64)(next(8*n)), n)[:0]
+	p.ref = unsafe.Slice((*dayRange)(next(ref*n)), n)[:0]
+	p.lens = unsafe.Slice((*int32)(next(4*n)), n)[:0]
+	p.prev = unsafe.Slice((*int32)(next(4*n)), n)[:0]
+	p.next = unsafe.Slice((*int32)(next(4*n)), n)[:0]
+	p.month = unsafe.Slice((*uint8)(next(n)), n)[:0]
 }
 
 // remove drops e's ord from the lists of its terms (e.terms as they were

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -325,7 +326,7 @@ func topHits(c Corpus, cands []candidate, ch *channels, r *Ranking) []Hit {
 		}
 		d := c.Doc(cd.ID)
 		hits = append(hits, Hit{
-			MessageID: cd.ID, ThreadID: d.ThreadID, Seq: d.Seq, Role: d.Role, CreatedAt: d.CreatedAt,
+			MessageID: hitID(cd.ID), ThreadID: d.ThreadID, Seq: d.Seq, Role: d.Role, CreatedAt: d.CreatedAt,
 			Score: fused[i], Lexical: clonePtr(cd.Lexical), Vector: clonePtr(cd.Vector), Reason: ReasonHit, Rank: len(hits) + 1,
 		})
 	}
@@ -341,7 +342,7 @@ func (s *shard) neighbourHits(exclude map[string]bool) neighbourFunc {
 			if exclude[e.doc.ID] {
 				continue
 			}
-			out = append(out, Hit{MessageID: e.doc.ID, ThreadID: e.doc.ThreadID, Seq: e.doc.Seq, Role: e.doc.Role, CreatedAt: e.doc.CreatedAt})
+			out = append(out, Hit{MessageID: hitID(e.doc.ID), ThreadID: e.doc.ThreadID, Seq: e.doc.Seq, Role: e.doc.Role, CreatedAt: e.doc.CreatedAt})
 		}
 		return out, nil
 	}
@@ -492,3 +493,8 @@ func (ix *Index) embedQuery(ctx context.Context, text string) ([]float32, error)
 	}
 	return vs[0], nil
 }
+
+// hitID returns a copy of id for a hit: a message id read from a snapshot
+// lies in the shard's mapping (readIDs), which a hit outlives (the shard
+// may be unloaded, its file unmapped, while the caller holds the result).
+func hitID(id string) string { return strings.Clone(id) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -278,7 +279,7 @@ func (s *shard) putVector(ctx context.Context, id string, v []float32) error {
 	v = normalised(v)
 	if s.col != nil {
 		// A copy: the collection keeps it, and the slab's row moves.
-		doc := chromem.Document{ID: id, Embedding: slices.Clone(v), Metadata: map[string]string{"thread": e.doc.ThreadID}}
+		doc := chromem.Document{ID: strings.Clone(id), Embedding: slices.Clone(v), Metadata: map[string]string{"thread": e.doc.ThreadID}}
 		if err := s.col.AddDocument(ctx, doc); err != nil {
 			return fmt.Errorf("recall: add vector %s: %w", id, err)
 		}

@@ -20,9 +20,9 @@ import (
 type docIndex struct {
 	m map[string]*entry // entries not in file
 	// file holds the entries read from the snapshot by ord (nil once
-	// removed); the id of ord o is ids[offs[o]:offs[o+1]] (ids on the
-	// heap, one string, offs in the mapping), and byID holds the ords by
-	// ascending id, each once (in the mapping).
+	// removed); the id of ord o is ids[offs[o]:offs[o+1]], and byID holds
+	// the ords by ascending id, each once (all three in the mapping:
+	// hitID copies an id that leaves the shard).
 	file []*entry
 	ids  string
 	offs []uint32

@@ -237,7 +237,7 @@ func (s *shard) readMessages(r *snapReader, emb Embedder) (vectorless []string, 
 	if err := s.readIDs(r); err != nil {
 		return nil, vp, err
 	}
-	slots, vectorless, err := s.readThreads(r)
+	slots, vectorless, err := s.readThreads(r, dims)
 	if err != nil {
 		return nil, vp, err
 	}
@@ -331,23 +331,38 @@ func (s *shard) readPostings(r *snapReader) error {
 	return nil
 }
 
-// readTopic reads what writeTopic wrote, nil for none.
-func readTopic(r *snapReader) *topic {
+// topic reads what writeTopic wrote, nil for none. The sums are cut from
+// one block in huge pages (hugeMake), room for every thread's: ~1,000
+// threads' 384 float64s each were 3 MB of fresh 4 KiB pages.
+func (er *entryReader) topic() *topic {
+	r := er.r
 	n := int(r.u32())
 	if n == 0 || r.err != nil {
 		return nil
 	}
-	t := &topic{n: n, sum: make([]float64, r.count(8))}
-	if b := r.take(8 * len(t.sum)); len(b) > 0 {
+	dims := r.count(8)
+	if r.err != nil {
+		return nil
+	}
+	if len(er.sums)+dims > cap(er.sums) { // more than the threads' dims each (forged)
+		er.sums = make([]float64, 0, dims)
+	}
+	at := len(er.sums)
+	er.sums = er.sums[:at+dims]
+	t := &topic{n: n, sum: er.sums[at : at+dims : at+dims]}
+	if b := r.take(8 * dims); len(b) > 0 {
 		copy(unsafe.Slice((*byte)(unsafe.Pointer(&t.sum[0])), len(b)), b) // little-endian float64s
 	}
 	return t
 }
 
 // readIDs reads the message ids (snapshot_format.go) into s.docs: the
-// offsets and the ords by id are used in place, the bytes copied once onto
-// the heap (ids escape into results, which outlive the mapping). The ords
-// must be a permutation sorted by strictly ascending id: no id twice.
+// offsets, the bytes and the ords by id are used in place in the mapping
+// (copying the 2.9 MB of ids of 100,000 messages onto fresh heap pages cost
+// ~18 ms of a first use: issue 14), so an entry's doc.ID lies in the
+// mapping like its content, and whatever outlives the shard copies it
+// (the hits of a search: hitID). The ords must be a permutation sorted by
+// strictly ascending id: no id twice.
 func (s *shard) readIDs(r *snapReader) error {
 	n := r.count(8)
 	offs := r.uint32s(n + 1)
@@ -365,7 +380,7 @@ func (s *shard) readIDs(r *snapReader) error {
 		}
 	}
 	x := &s.docs
-	x.ids, x.offs, x.byID = string(blob), offs, byID
+	x.ids, x.offs, x.byID = mapped(blob), offs, byID
 	x.file = make([]*entry, n)
 	for i, o := range byID {
 		if int(o) >= n || (i > 0 && x.fileID(byID[i-1]) >= x.fileID(o)) {
@@ -381,11 +396,12 @@ func (s *shard) readIDs(r *snapReader) error {
 type entryReader struct {
 	s       *shard
 	r       *snapReader
-	strs    []string // the roles and names met, shared by the entries
-	terms   int64    // the analysed terms read
-	slots   []*entry // by vector slot
-	all     []entry  // the entries, by ord
-	vecless []string // ids of the messages without a vector
+	strs    []string  // the roles and names met, shared by the entries
+	terms   int64     // the analysed terms read
+	slots   []*entry  // by vector slot
+	all     []entry   // the entries, by ord
+	vecless []string  // ids of the messages without a vector
+	sums    []float64 // the block the threads' vector sums are cut from
 }
 
 // intern returns b as a string shared by the entries: roles and names
@@ -403,19 +419,26 @@ func (er *entryReader) intern(b []byte) string {
 	return v
 }
 
-// readThreads reads the messages; it returns the entries by vector slot
-// and the ids of the messages without one.
-func (s *shard) readThreads(r *snapReader) (slots []*entry, vectorless []string, err error) {
+// readThreads reads the messages and their threads' vector sums (of dims
+// each); it returns the entries by vector slot and the ids of the messages
+// without one.
+func (s *shard) readThreads(r *snapReader, dims int) (slots []*entry, vectorless []string, err error) {
 	// One allocation for every entry: a large one, which the runtime
-	// takes zeroed from the system instead of clearing 1,000 small ones.
-	er := &entryReader{s: s, r: r, all: make([]entry, len(s.docs.file))}
+	// takes zeroed from the system instead of clearing 1,000 small ones,
+	// in huge pages (hugeMake); the slots likewise, sized at once.
+	n := len(s.docs.file)
+	er := &entryReader{s: s, r: r, all: hugeMake[entry](n, n), slots: hugeMake[*entry](0, n)}
 	s.post.reserve(len(s.docs.file))
-	for nt := r.count(8); nt > 0 && r.err == nil; nt-- {
+	nt := r.count(8)
+	if dims > 0 { // no more sums than the part has bytes for
+		er.sums = hugeMake[float64](0, min(nt*dims, (len(r.b)-r.off)/8))
+	}
+	for ; nt > 0 && r.err == nil; nt-- {
 		thread := r.str()
 		if err := er.thread(thread); err != nil {
 			return nil, nil, err
 		}
-		if t := readTopic(r); t != nil {
+		if t := er.topic(); t != nil {
 			if s.topics == nil {
 				s.topics = map[string]*topic{}
 			}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -624,4 +625,46 @@ func TestSnapshotOfAnotherZone(t *testing.T) {
 		t.Fatal("a snapshot written in Los Angeles was not loaded there")
 	}
 	compareDumps(t, 1, again, want)
+}
+
+// TestSnapshotHitsOutliveShard: the message ids of a shard loaded from its
+// snapshot lie in the file's mapping (readIDs); the hits of a search copy
+// them, so that a result read after the shard is unloaded (its mapping
+// gone) still holds its ids. Without the copy, reading them faulted.
+func TestSnapshotHitsOutliveShard(t *testing.T) {
+	ctx := context.Background()
+	st, r := newSnapStore(t, 1500, 11)
+	dir := t.TempDir()
+	w := snapIndex(t, st, dir)
+	if err := w.SaveSnapshotForTest(ctx, st.res); err != nil {
+		t.Fatal(err)
+	}
+	got := snapIndex(t, st, dir)
+	var results []*recall.Result
+	for _, q := range snapQueries(st, r, 20) {
+		q.Options.MessageRange = recall.Range{Before: 1, After: 1}
+		res, err := got.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, res)
+	}
+	got.WaitVerifiedForTest()
+	got.Forget() // unloads the shard: its mapping is released
+	ids := map[string]bool{}
+	for _, d := range st.allDocs() {
+		ids[d.ID] = true
+	}
+	n := 0
+	for _, res := range results {
+		for _, h := range res.Hits {
+			if !ids[strings.Clone(h.MessageID)] {
+				t.Fatalf("hit %q is no message of the store", h.MessageID)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no hits")
+	}
 }

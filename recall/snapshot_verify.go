@@ -2,6 +2,7 @@ package recall
 
 import (
 	"hash/crc32"
+	"sync"
 	"sync/atomic"
 )
 
@@ -76,7 +77,9 @@ var snapshotVerified, snapshotRejected atomic.Int64
 // vectorsMatch reports whether the vector part's CRC-32C is the footer's
 // (false when it cannot be read).
 func (sf *snapFile) vectorsMatch() bool {
-	buf := make([]byte, 1<<20)
+	bp := verifyBufs.Get().(*[]byte)
+	defer verifyBufs.Put(bp)
+	buf := *bp
 	var sum uint32
 	for off := sf.vecOff; off < sf.size-snapFooter; {
 		n := int(min(int64(len(buf)), sf.size-snapFooter-off))
@@ -88,6 +91,10 @@ func (sf *snapFile) vectorsMatch() bool {
 	}
 	return sum == sf.vecCRC
 }
+
+// verifyBufs holds the 1 MiB buffers vectorsMatch reads through: a fresh
+// one a load was 256 first touches of fresh pages (issue 14).
+var verifyBufs = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
 
 // dropDamaged deletes the snapshot files of s's resource and unloads s
 // (the next search builds the resource from the Source).
