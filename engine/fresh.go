@@ -22,22 +22,39 @@ const freshMax = 16384
 // StoredIDs finds stored, so an erasure between the append and the drain
 // still wins (an erased message is not stored; its id reused by a later
 // append was put again by that append, in commit order: puts happen inside
-// the write transaction). Dropping entries is always safe: the drainer
-// reads what it does not find.
+// the write transaction, and a put the cache refuses drops the row it held
+// for that id). Dropping entries is always safe: the drainer reads what it
+// does not find.
+//
+// When full it keeps what it holds and refuses new rows: the drainer takes
+// rows in outbox order, so the rows held are the next it needs (starting
+// over dropped exactly those, and a drainer behind by more than freshMax
+// read every row back). Rows never taken (a message erased before its
+// drain) could fill it for good: after freshMax refused rows with no row
+// taken meanwhile it starts over.
 //
 // It is safe for concurrent use.
 type freshRows struct {
-	mu   sync.Mutex
-	rows map[string]msgstore.Message
+	mu      sync.Mutex
+	rows    map[string]msgstore.Message
+	refused int // rows refused since a row was last taken
 }
 
 // put records msgs (rows of messages being stored by the caller's write
-// transaction); when the cache is full it starts over.
+// transaction), or drops the rows held for their ids when the cache is full.
 func (f *freshRows) put(msgs []msgstore.Message, truncated func(i int) bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.rows != nil && len(f.rows)+len(msgs) > freshMax && f.refused < freshMax {
+		f.refused += len(msgs)
+		for _, m := range msgs {
+			delete(f.rows, m.ID)
+		}
+		return
+	}
 	if f.rows == nil || len(f.rows)+len(msgs) > freshMax {
 		f.rows = make(map[string]msgstore.Message, min(freshMax, 2*len(f.rows)+len(msgs)))
+		f.refused = 0
 	}
 	for i, m := range msgs {
 		// As the read path returns it: milliseconds, UTC (scanMessage),
@@ -69,6 +86,7 @@ func (f *freshRows) take(ids []string) map[string]msgstore.Message {
 			}
 			out[id] = m
 			delete(f.rows, id)
+			f.refused = 0
 		}
 	}
 	return out
