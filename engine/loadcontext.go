@@ -173,14 +173,9 @@ func (e *Engine) startLoad(ctx context.Context, req LoadRequest) (*load, error) 
 		return nil, err
 	}
 	// A run id is one thread's (PutMemCtx claims it): another thread's is
-	// refused even with ReplaceRun.
-	if err := e.journal.CheckRun(ctx, l.req.RunID, l.req.ThreadID, l.req.ResourceID); err != nil {
+	// refused even with ReplaceRun, a recorded one without it.
+	if err := e.journal.CheckNewRun(ctx, l.req.RunID, l.req.ThreadID, l.req.ResourceID, l.req.ReplaceRun); err != nil {
 		return nil, err
-	}
-	if !l.req.ReplaceRun {
-		if _, err := e.journal.RawMemCtx(ctx, l.req.RunID); err == nil {
-			return nil, fmt.Errorf("%w: %s", journal.ErrRunExists, l.req.RunID)
-		}
 	}
 	return l, nil
 }

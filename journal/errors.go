@@ -6,13 +6,14 @@ import "errors"
 // key.
 var ErrNotFound = errors.New("journal: record not found")
 
-// ErrRunExists is returned by PutMemCtx when a memctx record already exists
-// for the run id and the caller did not ask to replace it.
+// ErrRunExists is returned by PutMemCtx and CheckNewRun when a memctx
+// record already exists for the run id and the caller did not ask to
+// replace it.
 var ErrRunExists = errors.New("journal: run id already has a memctx record")
 
-// ErrRunOwned is returned by ClaimRun, CheckRun and PutMemCtx when the run
-// id belongs to another thread or resource (a run id is owned by the one
-// thread that first used it). Its text names neither.
+// ErrRunOwned is returned by ClaimRun, CheckRun, CheckNewRun and PutMemCtx
+// when the run id belongs to another thread or resource (a run id is owned
+// by the one thread that first used it). Its text names neither.
 var ErrRunOwned = errors.New("journal: run id belongs to another thread")
 
 // ErrCallReused is returned by ApplyInput when the tool call id was already

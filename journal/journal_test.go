@@ -195,6 +195,11 @@ func testClaimRun(t *testing.T, b backend) {
 			"PutMemCtx": func() error {
 				return j.PutMemCtx(ctx, &journal.MemCtx{RunID: "turn-1", ThreadID: c.thread, ResourceID: c.resource}, true)
 			},
+			"PutMemCtx without replace": func() error {
+				return j.PutMemCtx(ctx, &journal.MemCtx{RunID: "turn-1", ThreadID: c.thread, ResourceID: c.resource}, false)
+			},
+			"CheckNewRun":              func() error { return j.CheckNewRun(ctx, "turn-1", c.thread, c.resource, false) },
+			"CheckNewRun with replace": func() error { return j.CheckNewRun(ctx, "turn-1", c.thread, c.resource, true) },
 		} {
 			err := f()
 			if !errors.Is(err, journal.ErrRunOwned) {
@@ -208,4 +213,50 @@ func testClaimRun(t *testing.T, b backend) {
 	if _, err := j.MemCtx(ctx, "turn-1"); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("a refused PutMemCtx stored a record: %v", err)
 	}
+}
+
+func TestCheckNewRun(t *testing.T) { forEachBackend(t, testCheckNewRun) }
+
+// testCheckNewRun: LoadContext's one-statement check before a run, for
+// each state of the run id (unclaimed, claimed without a record, recorded,
+// another thread's with a record).
+func testCheckNewRun(t *testing.T, b backend) {
+	ctx := context.Background()
+	j, db := b.openErase(t)
+	check := func(state string, replace bool, want error) {
+		t.Helper()
+		err := j.CheckNewRun(ctx, "turn-1", "alice-chat", "alice", replace)
+		if want == nil && err != nil || want != nil && !errors.Is(err, want) {
+			t.Fatalf("%s, replace %v: %v, want %v", state, replace, err, want)
+		}
+	}
+	for _, replace := range []bool{false, true} {
+		check("unclaimed", replace, nil)
+	}
+	if err := j.ClaimRun(ctx, "turn-1", "alice-chat", "alice"); err != nil {
+		t.Fatal(err)
+	}
+	for _, replace := range []bool{false, true} {
+		check("claimed, no record", replace, nil)
+	}
+	if err := j.PutMemCtx(ctx, &journal.MemCtx{RunID: "turn-1", ThreadID: "alice-chat", ResourceID: "alice"}, false); err != nil {
+		t.Fatal(err)
+	}
+	check("recorded", false, journal.ErrRunExists)
+	check("recorded", true, nil)
+	// Another thread's run with a record: the owner check comes first.
+	if err := j.PutMemCtx(ctx, &journal.MemCtx{RunID: "turn-2", ThreadID: "bob-chat", ResourceID: "bob"}, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, replace := range []bool{false, true} {
+		if err := j.CheckNewRun(ctx, "turn-2", "alice-chat", "alice", replace); !errors.Is(err, journal.ErrRunOwned) {
+			t.Fatalf("another thread's recorded run, replace %v: %v, want ErrRunOwned", replace, err)
+		}
+	}
+	// A record without a claim (written before runs were claimed) is
+	// still a recorded run.
+	if _, err := db.ExecContext(ctx, `DELETE FROM runs WHERE id = 'turn-1'`); err != nil {
+		t.Fatal(err)
+	}
+	check("recorded, unclaimed", false, journal.ErrRunExists)
 }

@@ -185,7 +185,9 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 	if err != nil {
 		return fmt.Errorf("journal: encode memctx %s: %w", rec.RunID, err)
 	}
-	if err := j.ClaimRun(ctx, rec.RunID, rec.ThreadID, rec.ResourceID); err != nil {
+	// The claim's owner is checked by the insert itself (its WHERE
+	// EXISTS): a run of another thread or resource inserts no row.
+	if err := j.claim(ctx, rec.RunID, rec.ThreadID, rec.ResourceID); err != nil {
 		return err
 	}
 	verb, upsert := "INSERT", ""

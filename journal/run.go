@@ -16,11 +16,20 @@ import (
 // PutMemCtx claims the run it records; the engine claims a run before it
 // applies a tool call in it.
 func (j *Journal) ClaimRun(ctx context.Context, runID, threadID, resourceID string) error {
+	if err := j.claim(ctx, runID, threadID, resourceID); err != nil {
+		return err
+	}
+	return j.CheckRun(ctx, runID, threadID, resourceID)
+}
+
+// claim inserts the claim of runID by threadID of resourceID unless the
+// run id is claimed already; it does not check whose the claim is.
+func (j *Journal) claim(ctx context.Context, runID, threadID, resourceID string) error {
 	if _, err := j.stmts.Exec(ctx, `INSERT INTO runs (id, thread_id, resource_id, created_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`, runID, threadID, resourceID, j.now().UnixMilli()); err != nil {
 		return fmt.Errorf("journal: claim run %s: %w", runID, err)
 	}
-	return j.CheckRun(ctx, runID, threadID, resourceID)
+	return nil
 }
 
 // CheckRun returns ErrRunOwned when runID was claimed by another thread or
@@ -35,6 +44,28 @@ func (j *Journal) CheckRun(ctx context.Context, runID, threadID, resourceID stri
 		return fmt.Errorf("journal: read run %s: %w", runID, err)
 	case thread != threadID || resource != resourceID:
 		return fmt.Errorf("%w: %s", ErrRunOwned, runID)
+	}
+	return nil
+}
+
+// CheckNewRun is CheckRun followed, when replace is false, by the test
+// that runID has no memctx record yet, in one statement: ErrRunOwned
+// (naming neither owner) when runID was claimed by another thread or
+// resource, else ErrRunExists when it has a memctx record and replace is
+// false, else nil. It writes nothing. LoadContext calls it before it
+// composes a run, so that a refused run costs no composition.
+func (j *Journal) CheckNewRun(ctx context.Context, runID, threadID, resourceID string, replace bool) error {
+	var thread, resource sql.NullString
+	var recorded bool
+	err := j.stmts.QueryRow(ctx, `SELECT r.thread_id, r.resource_id, EXISTS (SELECT 1 FROM journal WHERE scope = ? AND key = ?)
+		FROM (SELECT 1 AS one) AS o LEFT JOIN runs r ON r.id = ?`, ScopeMemCtx, MemCtxKey(runID), runID).Scan(&thread, &resource, &recorded)
+	switch {
+	case err != nil:
+		return fmt.Errorf("journal: read run %s: %w", runID, err)
+	case thread.Valid && (thread.String != threadID || resource.String != resourceID):
+		return fmt.Errorf("%w: %s", ErrRunOwned, runID)
+	case recorded && !replace:
+		return fmt.Errorf("%w: %s", ErrRunExists, runID)
 	}
 	return nil
 }
