@@ -23,7 +23,9 @@
 // embeddings upsert ON CONFLICT, and INSERT … SELECT casts its parameters.
 // embeddings.vector is a little-endian float32 blob on SQLite and a
 // pgvector vector on Postgres (pgvector-go), which pgstore.Nearest
-// searches through the embedder's HNSW index.
+// searches through the embedder's HNSW index. On SQLite a hash-384 row
+// keeps an empty blob and its vector is computed from the message when
+// read (derived.go).
 //
 // It implements recall.Source (a resource's messages and stored embeddings,
 // loaded on the resource's first search) and recall.VectorStore (the
