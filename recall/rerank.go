@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -216,7 +217,11 @@ func (b indexBackend) hitTexts(ctx context.Context, q Query, hits []Hit) ([]Hit,
 	for _, h := range hits {
 		if e := s.docs.get(h.MessageID); e != nil {
 			kept = append(kept, h)
-			texts = append(texts, e.doc.Text())
+			// A copy, like hitID's: the content lies in the shard's
+			// arena or snapshot mapping, which an unload releases while
+			// the re-ranker (outside every lock, perhaps past the budget)
+			// still reads the passage.
+			texts = append(texts, strings.Clone(e.doc.Text()))
 		}
 	}
 	return kept, texts, nil

@@ -668,3 +668,64 @@ func TestSnapshotHitsOutliveShard(t *testing.T) {
 		t.Fatal("no hits")
 	}
 }
+
+// forgetReranker unloads ix's shards (as another resource's load beyond
+// Tuning.MaxLoaded, or Forget, may while a re-ranker's round trip is in
+// flight), then reads every passage it was given, which must still be the
+// text of a stored message.
+type forgetReranker struct {
+	ix    *recall.Index
+	texts map[string]bool
+	t     *testing.T
+	n     int
+}
+
+func (r *forgetReranker) ID() string { return "test:forget" }
+
+func (r *forgetReranker) Rerank(_ context.Context, _ string, passages []string) ([]float64, error) {
+	r.ix.Forget() // unloads the shard: its arena and its mapping are released
+	out := make([]float64, len(passages))
+	for i, p := range passages {
+		if !r.texts[strings.Clone(p)] {
+			r.t.Errorf("passage %q is no message's text", p)
+		}
+		out[i] = float64(-i)
+		r.n++
+	}
+	return out, nil
+}
+
+// TestRerankPassagesOutliveShard: the passages a re-ranker is given are
+// read outside every lock, after the search returned (a timed-out one
+// even after SearchReranked returned), so they must not point into the
+// shard's memory, which an unload releases.
+func TestRerankPassagesOutliveShard(t *testing.T) {
+	ctx := context.Background()
+	st, r := newSnapStore(t, 1500, 12)
+	dir := t.TempDir()
+	w := snapIndex(t, st, dir)
+	if err := w.SaveSnapshotForTest(ctx, st.res); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Snapshot", "Source"} {
+		t.Run(name, func(t *testing.T) {
+			ix := snapIndex(t, st, dir)
+			if name == "Source" {
+				ix = snapIndex(t, st, "")
+			}
+			rr := &forgetReranker{ix: ix, texts: map[string]bool{}, t: t}
+			for _, d := range st.allDocs() {
+				rr.texts[d.Text()] = true
+			}
+			for _, q := range snapQueries(st, r, 10) {
+				if _, err := ix.SearchReranked(ctx, q, recall.Rerank{Reranker: rr, Budget: time.Minute}); err != nil {
+					t.Fatal(err)
+				}
+				ix.WaitVerifiedForTest()
+			}
+			if rr.n == 0 {
+				t.Fatal("no passages")
+			}
+		})
+	}
+}
