@@ -99,8 +99,10 @@ func (p *postings) place(e *entry) bool {
 // reserve makes room for n ords in the per-ord arrays (a snapshot's load
 // knows how many it places).
 func (p *postings) reserve(n int) {
-	if len(p.byOrd) == 0 && n > 0 { // a load
-		p.byOrd = make([]*entry, 0, n)
+	if len(p.lens) == 0 && n > 0 { // a load (byOrd may be readIDs' already)
+		if cap(p.byOrd) < n {
+			p.byOrd = make([]*entry, 0, n)
+		}
 		p.carve(n)
 		return
 	}

@@ -234,10 +234,11 @@ func (s *shard) readMessages(r *snapReader, emb Embedder) (vectorless []string, 
 	if err := s.readStats(r); err != nil {
 		return nil, vp, err
 	}
-	if err := s.readIDs(r); err != nil {
+	spare, err := s.readIDs(r)
+	if err != nil {
 		return nil, vp, err
 	}
-	slots, vectorless, err := s.readThreads(r, dims)
+	slots, vectorless, err := s.readThreads(r, dims, spare)
 	if err != nil {
 		return nil, vp, err
 	}
@@ -362,33 +363,38 @@ func (er *entryReader) topic() *topic {
 // ~18 ms of a first use: issue 14), so an entry's doc.ID lies in the
 // mapping like its content, and whatever outlives the shard copies it
 // (the hits of a search: hitID). The ords must be a permutation sorted by
-// strictly ascending id: no id twice.
-func (s *shard) readIDs(r *snapReader) error {
+// strictly ascending id: no id twice. The entries by ord (docs.file) are
+// the first third of a block in huge pages (hugeMake); the rest, room for
+// 2n more, is returned for the postings' entries by ord and the vector
+// slots (readThreads): at 100,000 messages three arrays of 800 KB, ~600
+// first touches of 4 KiB pages apart.
+func (s *shard) readIDs(r *snapReader) (spare []*entry, err error) {
 	n := r.count(8)
 	offs := r.uint32s(n + 1)
 	blob := r.bytesOf()
 	byID := r.uint32s(n)
 	if r.err != nil {
-		return r.err
+		return nil, r.err
 	}
 	if offs[0] != 0 || int(offs[n]) != len(blob) {
-		return fmt.Errorf("%w: id offsets", errSnapshot)
+		return nil, fmt.Errorf("%w: id offsets", errSnapshot)
 	}
 	for o := range n {
 		if offs[o] > offs[o+1] {
-			return fmt.Errorf("%w: id offsets", errSnapshot)
+			return nil, fmt.Errorf("%w: id offsets", errSnapshot)
 		}
 	}
 	x := &s.docs
 	x.ids, x.offs, x.byID = mapped(blob), offs, byID
-	x.file = make([]*entry, n)
+	block := hugeMake[*entry](3*n, 0)
+	x.file, spare = block[:n:n], block[n:n]
 	for i, o := range byID {
 		if int(o) >= n || (i > 0 && x.fileID(byID[i-1]) >= x.fileID(o)) {
 			x.byID = nil
-			return fmt.Errorf("%w: ids not sorted or repeated", errSnapshot)
+			return nil, fmt.Errorf("%w: ids not sorted or repeated", errSnapshot)
 		}
 	}
-	return nil
+	return spare, nil
 }
 
 // entryReader reads the messages of the snapshot into s, numbering them
@@ -421,14 +427,18 @@ func (er *entryReader) intern(b []byte) string {
 
 // readThreads reads the messages and their threads' vector sums (of dims
 // each); it returns the entries by vector slot and the ids of the messages
-// without one.
-func (s *shard) readThreads(r *snapReader, dims int) (slots []*entry, vectorless []string, err error) {
+// without one. spare is readIDs' room for the vector slots and the
+// postings' entries by ord.
+func (s *shard) readThreads(r *snapReader, dims int, spare []*entry) (slots []*entry, vectorless []string, err error) {
 	// One allocation for every entry: a large one, which the runtime
 	// takes zeroed from the system instead of clearing 1,000 small ones,
 	// in huge pages (hugeMake); the slots likewise, sized at once.
 	n := len(s.docs.file)
-	er := &entryReader{s: s, r: r, all: hugeMake[entry](n, n), slots: hugeMake[*entry](0, n)}
-	s.post.reserve(len(s.docs.file))
+	er := &entryReader{s: s, r: r, all: hugeMake[entry](n, n), slots: make([]*entry, 0, n)}
+	if cap(spare) >= 2*n { // readIDs' block
+		er.slots, s.post.byOrd = spare[:0:n], spare[n:n:2*n]
+	}
+	s.post.reserve(n)
 	nt := r.count(8)
 	if dims > 0 { // no more sums than the part has bytes for
 		er.sums = hugeMake[float64](0, min(nt*dims, (len(r.b)-r.off)/8))
