@@ -122,3 +122,21 @@ func TestDocIndexAfterLoad(t *testing.T) {
 		t.Errorf("listed %d ids (m0007 %d, m0008 %d, n0001 %d times)", len(seen), seen["m0007"], seen["m0008"], seen["n0001"])
 	}
 }
+
+// TestSnapshotTopicDimsForged: a snapshot whose thread vector sum has more
+// or fewer dimensions than its vectors is not used, checksums matching:
+// the session-topic rule would index the query's vector past its end.
+func TestSnapshotTopicDimsForged(t *testing.T) {
+	for _, extra := range []int{3, -1} {
+		s := fuzzShard(t, 300)
+		tp := s.topics["t1"]
+		if tp == nil {
+			t.Fatal("thread t1 has no vector sum")
+		}
+		tp.sum = make([]float64, len(tp.sum)+extra)
+		tp.sum[0] = 1
+		if _, err := loadSnapshotBytes(t, snapshotBytes(t, s)); !errors.Is(err, errSnapshot) {
+			t.Errorf("a sum of %d dimensions more: loaded (error %v), want errSnapshot", extra, err)
+		}
+	}
+}

@@ -345,7 +345,11 @@ func (er *entryReader) topic() *topic {
 	if r.err != nil {
 		return nil
 	}
-	if len(er.sums)+dims > cap(er.sums) { // more than the threads' dims each (forged)
+	if dims != er.dims { // the topic rule indexes the query's vector by the sum's
+		r.err = fmt.Errorf("%w: a thread's vector sum of %d dimensions, vectors of %d", errSnapshot, dims, er.dims)
+		return nil
+	}
+	if len(er.sums)+dims > cap(er.sums) { // more sums than the part's bytes (forged)
 		er.sums = make([]float64, 0, dims)
 	}
 	at := len(er.sums)
@@ -408,6 +412,7 @@ type entryReader struct {
 	all     []entry   // the entries, by ord
 	vecless []string  // ids of the messages without a vector
 	sums    []float64 // the block the threads' vector sums are cut from
+	dims    int       // the vectors' dimensions, every sum's
 }
 
 // intern returns b as a string shared by the entries: roles and names
@@ -434,7 +439,7 @@ func (s *shard) readThreads(r *snapReader, dims int, spare []*entry) (slots []*e
 	// takes zeroed from the system instead of clearing 1,000 small ones,
 	// in huge pages (hugeMake); the slots likewise, sized at once.
 	n := len(s.docs.file)
-	er := &entryReader{s: s, r: r, all: hugeMake[entry](n, n), slots: make([]*entry, 0, n)}
+	er := &entryReader{s: s, r: r, all: hugeMake[entry](n, n), slots: make([]*entry, 0, n), dims: dims}
 	if cap(spare) >= 2*n { // readIDs' block
 		er.slots, s.post.byOrd = spare[:0:n], spare[n:n:2*n]
 	}
