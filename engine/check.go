@@ -37,6 +37,11 @@ type CheckError struct {
 	// the database before the comparison (Problems lists it too). "" when
 	// it was sound.
 	Rebuilt string
+	// Snapshots names the shard snapshot files (of the index's snapshot
+	// directory) Check found damaged and deleted (Problems lists them
+	// too): derived files, built again from the database on the next load
+	// of their resource. Nil when every one was sound.
+	Snapshots []string
 }
 
 // Is reports ErrDatabaseCorrupt when SQLite's integrity check failed.
@@ -89,6 +94,9 @@ func (e *Engine) Check(ctx context.Context) error {
 // lexical index and has an embedding of the right length by the configured
 // embedder, and neither index holds anything else. Messages whose embedding is still
 // being retried are reported too: they are not yet in the vector index.
+// Every shard snapshot file is read whole and one that fails its checksums
+// is deleted and reported (recall.Index.CheckSnapshots: a load serves a
+// snapshot before its vector part is verified).
 //
 // It returns a *CheckError (errors.Is ErrInconsistent, and
 // ErrDatabaseCorrupt when SQLite's check failed) listing the problems, or
@@ -124,10 +132,34 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 		}
 		problems = append(problems, "could not compare the indexes: "+err.Error())
 	}
+	snaps, err := e.checkSnapshots(ctx)
+	if err != nil {
+		return err
+	}
+	if len(snaps) > 0 {
+		problems = append(problems, fmt.Sprintf("%d shard snapshot files failed their checksums (%s): deleted; each resource's next load builds its shard from the database",
+			len(snaps), strings.Join(snaps, ", ")))
+	}
 	if len(dbProblems) > 0 || len(problems) > 0 {
-		return &CheckError{Database: dbProblems, Problems: problems, Rebuilt: rebuilt}
+		return &CheckError{Database: dbProblems, Problems: problems, Rebuilt: rebuilt, Snapshots: snaps}
 	}
 	return nil
+}
+
+// checkSnapshots reads every shard snapshot file whole and deletes those
+// that fail their checksums (recall.Index.CheckSnapshots), returning their
+// names: a load serves a snapshot before its vector part is verified, so a
+// damaged one found here is gone before any search reads it.
+func (e *Engine) checkSnapshots(ctx context.Context) ([]string, error) {
+	ix := e.idx.index()
+	if ix == nil {
+		return nil, nil
+	}
+	_, bad, err := ix.CheckSnapshots(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("engine: check: %w", err)
+	}
+	return bad, nil
 }
 
 // integrityCheck runs SQLite's quick_check (or integrity_check when full)

@@ -729,3 +729,50 @@ func TestRerankPassagesOutliveShard(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckSnapshots: CheckSnapshots keeps a sound snapshot and deletes
+// one with a byte flipped in either part (the vector part is otherwise
+// verified only in the background, after the shard serves), or truncated.
+func TestCheckSnapshots(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newSnapStore(t, 300, 13)
+	for _, tc := range []struct {
+		name    string
+		damage  func(b []byte) []byte
+		deleted int
+	}{
+		{"OK", func(b []byte) []byte { return b }, 0},
+		{"MessagesPart", func(b []byte) []byte { b[100] ^= 0x5a; return b }, 1},
+		{"VectorPart", func(b []byte) []byte { b[len(b)-24-64] ^= 0x5a; return b }, 1},
+		{"Truncated", func(b []byte) []byte { return b[:len(b)/2] }, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := snapIndex(t, st, dir).SaveSnapshotForTest(ctx, st.res); err != nil {
+				t.Fatal(err)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "*.snap"))
+			if len(files) != 1 {
+				t.Fatalf("snapshot files %q, want 1", files)
+			}
+			b, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(files[0], tc.damage(b), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			checked, deleted, err := snapIndex(t, st, dir).CheckSnapshots(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if checked != 1 || len(deleted) != tc.deleted {
+				t.Fatalf("checked %d, deleted %q; want 1 checked, %d deleted", checked, deleted, tc.deleted)
+			}
+			_, err = os.Stat(files[0])
+			if gone := err != nil; gone != (tc.deleted == 1) {
+				t.Fatalf("file gone %v (%v), want %v", gone, err, tc.deleted == 1)
+			}
+		})
+	}
+}

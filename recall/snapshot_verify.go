@@ -77,19 +77,25 @@ var snapshotVerified, snapshotRejected atomic.Int64
 // vectorsMatch reports whether the vector part's CRC-32C is the footer's
 // (false when it cannot be read).
 func (sf *snapFile) vectorsMatch() bool {
+	return sf.rangeMatches(sf.vecOff, sf.size-snapFooter, sf.vecCRC)
+}
+
+// rangeMatches reports whether the CRC-32C of the file's bytes [from, to)
+// is want (false when they cannot be read), reading them through the file.
+func (sf *snapFile) rangeMatches(from, to int64, want uint32) bool {
 	bp := verifyBufs.Get().(*[]byte)
 	defer verifyBufs.Put(bp)
 	buf := *bp
 	var sum uint32
-	for off := sf.vecOff; off < sf.size-snapFooter; {
-		n := int(min(int64(len(buf)), sf.size-snapFooter-off))
+	for off := from; off < to; {
+		n := int(min(int64(len(buf)), to-off))
 		if _, err := sf.f.ReadAt(buf[:n], off); err != nil {
 			return false
 		}
 		sum = crc32.Update(sum, castagnoli, buf[:n])
 		off += int64(n)
 	}
-	return sum == sf.vecCRC
+	return sum == want
 }
 
 // verifyBufs holds the 1 MiB buffers vectorsMatch reads through: a fresh

@@ -126,10 +126,22 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 			fmt.Fprintf(c.Stderr, "  %s\n", p)
 		}
 	}
+	repaired := 0 // problems the check repaired itself: one line each
+	if ce.Rebuilt != "" {
+		repaired++
+	}
+	if len(ce.Snapshots) > 0 {
+		repaired++
+	}
 	switch {
 	case len(ce.Database) > 0:
-	case ce.Rebuilt != "" && len(ce.Problems) == 1:
-		fmt.Fprintf(c.Stderr, "The damaged index was moved to %s and rebuilt from the database: nothing is lost, and the next check should pass. Damage that comes back points at the disk. The quarantined copy is removed by the next erasure, or delete it yourself.\n", ce.Rebuilt)
+	case repaired > 0 && len(ce.Problems) == repaired:
+		if ce.Rebuilt != "" {
+			fmt.Fprintf(c.Stderr, "The damaged index was moved to %s and rebuilt from the database: nothing is lost, and the next check should pass. Damage that comes back points at the disk. The quarantined copy is removed by the next erasure, or delete it yourself.\n", ce.Rebuilt)
+		}
+		if len(ce.Snapshots) > 0 {
+			fmt.Fprintln(c.Stderr, "The damaged shard snapshot files were deleted: nothing is lost (they are derived; each resource's next load builds its shard from the database and a new snapshot is written later), and the next check should pass. Damage that comes back points at the disk.")
+		}
 	case len(ce.Problems) > 0:
 		fmt.Fprintf(c.Stderr, "What to do: run 'mnemo %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", c.target().flag())
 	}
