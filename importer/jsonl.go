@@ -50,6 +50,16 @@ func (w *writer) jsonl(r io.Reader) error {
 		batch, wheres = engine.AppendRequest{}, nil
 		return err
 	}
+	// bad reports a malformed line after storing the batch before it, so
+	// problems come in file order and strict stops at the first bad record
+	// (perhaps one of the batch, which the engine refused) with nothing
+	// after it reported.
+	bad := func(where string, perr error) error {
+		if err := flush(); err != nil {
+			return err
+		}
+		return w.problem(where, perr)
+	}
 	ordinal := map[string]int{} // thread -> lines seen, for ids of lines without one
 	for line := 1; ; line++ {
 		b, tooLong, err := readLine(br, MaxLineBytes)
@@ -65,8 +75,8 @@ func (w *writer) jsonl(r io.Reader) error {
 		}
 		b = bytes.TrimSpace(b)
 		if tooLong {
-			if perr := w.problem(where, fmt.Errorf("longer than %d bytes", MaxLineBytes)); perr != nil {
-				return errors.Join(flush(), perr)
+			if perr := bad(where, fmt.Errorf("longer than %d bytes", MaxLineBytes)); perr != nil {
+				return perr
 			}
 		} else if len(b) > 0 {
 			thread, resource, m, perr := parseJSONL(b)
@@ -76,9 +86,8 @@ func (w *writer) jsonl(r io.Reader) error {
 			ordinal[thread]++
 			switch {
 			case perr != nil:
-				if perr := w.problem(where, perr); perr != nil {
-					// Under strict, the records before the bad one are stored.
-					return errors.Join(flush(), perr)
+				if perr := bad(where, perr); perr != nil {
+					return perr // under strict, the records before the bad one are stored
 				}
 			default:
 				if batch.ThreadID != thread || batch.ResourceID != resource || len(batch.Messages) >= 500 {

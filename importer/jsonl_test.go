@@ -150,3 +150,34 @@ func TestImportName(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLProblemsInFileOrder: a record the engine refuses (line 2, held
+// in a thread's batch) is reported before a later line that does not parse
+// (line 3), and under strict the import stops at line 2: nothing after it
+// is stored, and line 3 is neither reported nor counted.
+func TestJSONLProblemsInFileOrder(t *testing.T) {
+	ctx := context.Background()
+	body := `{"thread":"t","resource":"r","role":"user","content":"first"}
+{"thread":"t","resource":"r","role":"robot","content":"beep"}
+{"thread":"","resource":"r","role":"user","content":"no thread"}
+{"thread":"t","resource":"r","role":"user","content":"last"}
+`
+	p := writeFile(t, "order.jsonl", body)
+	wheres := func(rep *importer.Report) (out []string) {
+		for _, pr := range rep.Problems {
+			out = append(out, pr.Where)
+		}
+		return out
+	}
+	rep, err := importer.Import(ctx, enginetest.MustOpen(t, engine.Config{}), p, importer.Options{})
+	if err != nil || rep.Messages != 2 || rep.Skipped != 2 || fmt.Sprint(wheres(rep)) != "[line 2 line 3]" {
+		t.Fatalf("report %+v problems %v, err %v; want 2 stored, lines 2 and 3 skipped in that order", rep, wheres(rep), err)
+	}
+	rep, err = importer.Import(ctx, enginetest.MustOpen(t, engine.Config{}), p, importer.Options{Strict: true})
+	if err == nil || !strings.Contains(err.Error(), "line 2") || strings.Contains(err.Error(), "line 3") {
+		t.Fatalf("strict: error %v, want it to stop at line 2 only", err)
+	}
+	if rep.Messages != 1 || rep.Skipped != 1 || fmt.Sprint(wheres(rep)) != "[line 2]" {
+		t.Fatalf("strict: report %+v problems %v; want 1 stored, line 2 skipped", rep, wheres(rep))
+	}
+}
