@@ -3,7 +3,6 @@ package recall
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -26,29 +25,21 @@ func (ix *Index) CheckSnapshots(ctx context.Context) (checked int, deleted []str
 	}
 	sn.fileMu.Lock() // no file replaced or removed meanwhile
 	defer sn.fileMu.Unlock()
-	ents, err := os.ReadDir(sn.dir)
-	if err != nil {
-		return 0, nil, fmt.Errorf("recall: check snapshots: %w", err)
-	}
-	for _, de := range ents {
-		if err := ctx.Err(); err != nil {
-			return checked, deleted, err
-		}
-		name := de.Name()
-		if !strings.HasSuffix(name, ".snap") || strings.Contains(name, ".tmp-") {
-			continue
+	err = removeMatching(sn.dir, func(name string) bool {
+		if ctx.Err() != nil || !strings.HasSuffix(name, ".snap") || strings.Contains(name, ".tmp-") {
+			return false
 		}
 		checked++
-		path := filepath.Join(sn.dir, name)
-		if snapshotSound(path) {
-			continue
-		}
-		if err := os.RemoveAll(path); err != nil {
-			return checked, deleted, fmt.Errorf("recall: check snapshots: %w", err)
+		if snapshotSound(filepath.Join(sn.dir, name)) {
+			return false
 		}
 		deleted = append(deleted, name)
+		return true
+	})
+	if err != nil {
+		return checked, deleted, fmt.Errorf("recall: check snapshots: %w", err)
 	}
-	return checked, deleted, nil
+	return checked, deleted, ctx.Err()
 }
 
 // snapshotSound reports whether the snapshot file at path opens (a regular
