@@ -273,41 +273,9 @@ func describe(hs []recall.Hit) string {
 // ("… you suggested") rank alike on both backends, with the rule at its
 // default and off, and the rule moves some result (it runs).
 func TestParitySpeakerRule(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 16))
-	c := newCorpus(rng, []string{"A"}, 4, 32)
-	pool := postgres(t, c, true)
-	results := map[string][]string{}
-	for _, tuning := range []recall.Tuning{{}, {SpeakerWeight: -1}} {
-		ix := sqliteIndex(t, c, tuning)
-		pg := newSearcher(t, pool, tuning)
-		for i := range 40 {
-			w1, w2 := vocab[i%len(vocab)], vocab[(i*7+3)%len(vocab)]
-			text := []string{w1 + " " + w2 + " that you suggested", speakers[i%3] + " said " + w1 + " " + w2}[i%2]
-			q := recall.Query{Text: text, ResourceID: "A", Options: recall.Options{TopK: 10}}
-			want, werr := ix.Search(t.Context(), q)
-			got, gerr := pg.Search(t.Context(), q)
-			if werr != nil || gerr != nil {
-				t.Fatalf("%q: SQLite %v, Postgres %v", text, werr, gerr)
-			}
-			sameResult(t, fmt.Sprintf("tuning %+v query %q", tuning, text), want, got, 1e-9)
-			var ids []string
-			recall.SortByRank(want.Hits)
-			for _, h := range want.Hits {
-				ids = append(ids, h.MessageID)
-			}
-			results[fmt.Sprintf("%d", i)] = append(results[fmt.Sprintf("%d", i)], strings.Join(ids, ","))
-		}
-	}
-	moved := 0
-	for _, r := range results {
-		if r[0] != r[1] {
-			moved++
-		}
-	}
-	if moved == 0 {
-		t.Fatal("the speaker rule changed no result: the test does not exercise it")
-	}
-	t.Logf("the rule changed %d of %d results", moved, len(results))
+	ruleParity(t, "the speaker rule", 16, 40, recall.Tuning{SpeakerWeight: -1}, func(w1, w2 string, i int) string {
+		return []string{w1 + " " + w2 + " that you suggested", speakers[i%3] + " said " + w1 + " " + w2}[i%2]
+	})
 }
 
 // TestParityExchangeOrder: questions that ask for a recommendation, what
@@ -315,16 +283,26 @@ func TestParitySpeakerRule(t *testing.T) {
 // backends, with the exchange order rule on and off, and the rule moves
 // some result (it runs).
 func TestParityExchangeOrder(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 17))
+	ruleParity(t, "the exchange order rule", 17, 60, recall.Tuning{NoExchangeOrder: true}, func(w1, w2 string, i int) string {
+		return []string{"any tips on " + w1 + " " + w2 + "?", w1 + " " + w2 + " that you suggested", "in our previous chat about " + w1 + " " + w2}[i%3]
+	})
+}
+
+// ruleParity asks n queries (query of two vocabulary words and the
+// query's number) of a corpus of seed on both backends, with the default
+// tuning and with off (a fusion rule turned off): the results must be the
+// same on both backends, and rule must change at least one of them.
+func ruleParity(t *testing.T, rule string, seed uint64, n int, off recall.Tuning, query func(w1, w2 string, i int) string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, seed))
 	c := newCorpus(rng, []string{"A"}, 4, 32)
 	pool := postgres(t, c, true)
-	results := map[string][]string{}
-	for _, tuning := range []recall.Tuning{{}, {NoExchangeOrder: true}} {
+	results := map[int][]string{}
+	for _, tuning := range []recall.Tuning{{}, off} {
 		ix := sqliteIndex(t, c, tuning)
 		pg := newSearcher(t, pool, tuning)
-		for i := range 60 {
-			w1, w2 := vocab[i%len(vocab)], vocab[(i*7+3)%len(vocab)]
-			text := []string{"any tips on " + w1 + " " + w2 + "?", w1 + " " + w2 + " that you suggested", "in our previous chat about " + w1 + " " + w2}[i%3]
+		for i := range n {
+			text := query(vocab[i%len(vocab)], vocab[(i*7+3)%len(vocab)], i)
 			q := recall.Query{Text: text, ResourceID: "A", Options: recall.Options{TopK: 10}}
 			want, werr := ix.Search(t.Context(), q)
 			got, gerr := pg.Search(t.Context(), q)
@@ -337,7 +315,7 @@ func TestParityExchangeOrder(t *testing.T) {
 			for _, h := range want.Hits {
 				ids = append(ids, h.MessageID)
 			}
-			results[text] = append(results[text], strings.Join(ids, ","))
+			results[i] = append(results[i], strings.Join(ids, ","))
 		}
 	}
 	moved := 0
@@ -347,7 +325,7 @@ func TestParityExchangeOrder(t *testing.T) {
 		}
 	}
 	if moved == 0 {
-		t.Fatal("the exchange order rule changed no result: the test does not exercise it")
+		t.Fatalf("%s changed no result: the test does not exercise it", rule)
 	}
-	t.Logf("the rule changed %d of %d results", moved, len(results))
+	t.Logf("%s changed %d of %d results", rule, moved, len(results))
 }
