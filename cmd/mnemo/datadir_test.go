@@ -61,6 +61,9 @@ func TestIngestStrictPartial(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "2 messages before it were stored and stay stored") || !strings.Contains(stderr, "line 3") {
 		t.Fatalf("ingest --strict: exit %d, %q; want 1 and what was stored", code, stderr)
 	}
+	if n := strings.Count(stderr, `got "bogus"`); n != 1 {
+		t.Fatalf("ingest --strict names the record that stopped it %d times, want once:\n%s", n, stderr)
+	}
 	if code, out, _ := run(t, nil, "--dir", dir, "messages", "--thread", "t"); code != 0 || !strings.Contains(out, "two") || strings.Contains(out, "four") {
 		t.Fatalf("messages after the partial ingest: exit %d\n%s", code, out)
 	}

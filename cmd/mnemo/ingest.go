@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -110,8 +111,12 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 		_ = bar.Finish()
 	}
 	if rep != nil {
+		var stop *importer.RecordError
+		errors.As(err, &stop) // --strict: the record that stopped the import, reported as the error
 		for _, p := range rep.Problems {
-			fmt.Fprintf(c.Stderr, "skipped: %v\n", p)
+			if p != stop {
+				fmt.Fprintf(c.Stderr, "skipped: %v\n", p)
+			}
 		}
 		rep.File = label
 		if !asJSON {
