@@ -27,16 +27,39 @@ const (
 // one of the Format constants or cannot be detected from the file.
 var ErrUnknownFormat = errors.New("importer: unknown format")
 
-// RecordError is a malformed record: Where is "line N" for JSONL or a JSON
-// path such as "[2].conversation.session_4[7]".
+// RecordError is a malformed record. Where is "line N" for JSONL or a
+// JSON path for LoCoMo and LongMemEval; Field, when the engine refused one
+// of the record's fields, names it as the file's record spells it ("role",
+// "tool_call_id", "tool_calls[0].arguments" in JSONL; "text" in LoCoMo),
+// and is "" otherwise; Err is the cause, a *engine.ValidationError (which
+// wraps engine.ErrInvalidInput) when the engine refused the record. Its
+// text is "importer: " + Record() + ": " + Reason().
 type RecordError struct {
 	File  string
 	Where string
+	Field string
 	Err   error
 }
 
-func (e *RecordError) Error() string {
-	return fmt.Sprintf("importer: %s: %s: %v", e.File, e.Where, e.Err)
+func (e *RecordError) Error() string { return "importer: " + e.Record() + ": " + e.Reason() }
+
+// Record names the record: "FILE line 3", or "FILE at [0].conversation.session_1[4]".
+func (e *RecordError) Record() string {
+	if strings.HasPrefix(e.Where, "line ") {
+		return e.File + " " + e.Where
+	}
+	return e.File + " at " + e.Where
+}
+
+// Reason says what is wrong with the record in the file's words: for a
+// field the engine refused, "invalid FIELD: RULE" (invalid role: must be
+// user, assistant or tool, got "x"); otherwise the cause's text.
+func (e *RecordError) Reason() string {
+	var ve *engine.ValidationError
+	if e.Field != "" && errors.As(e.Err, &ve) {
+		return "invalid " + e.Field + ": " + ve.Rule
+	}
+	return strings.TrimPrefix(e.Err.Error(), "engine: ")
 }
 
 func (e *RecordError) Unwrap() error { return e.Err }
@@ -64,8 +87,12 @@ type Report struct {
 	Threads    int            `json:"threads"`
 	Messages   int            `json:"messages"`   // messages stored now
 	Duplicates int            `json:"duplicates"` // messages already stored (same id, content and metadata)
-	Skipped    int            `json:"skipped"`    // malformed records left out
+	Skipped    int            `json:"skipped"`    // malformed records left out (not the one a strict import stopped at)
 	Problems   []*RecordError `json:"-"`
+	// Stopped is where a strict import stopped (the Where of the
+	// *RecordError it returned), "" when it did not; that record is not
+	// counted in Skipped.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Appender is what Import needs of an engine.
@@ -193,15 +220,20 @@ type writer struct {
 	threads   map[string]bool
 }
 
-// problem records a malformed record; under strict it is returned as the
-// import's error.
+// problem records a malformed record as skipped; under strict it is
+// instead returned as the import's error, with the report's Stopped set.
 func (w *writer) problem(where string, err error) error {
 	re := &RecordError{File: w.rep.File, Where: where, Err: err}
-	w.rep.Skipped++
-	w.rep.Problems = append(w.rep.Problems, re)
+	var ve *engine.ValidationError
+	if errors.As(err, &ve) {
+		re.Field = recordField(w.rep.Format, ve.Field)
+	}
 	if w.strict {
+		w.rep.Stopped = where
 		return re
 	}
+	w.rep.Skipped++
+	w.rep.Problems = append(w.rep.Problems, re)
 	return nil
 }
 

@@ -139,7 +139,7 @@ func TestImportName(t *testing.T) {
 	if err != nil || rep.File != "stdin" || rep.Format != importer.FormatJSONL || len(rep.Problems) != 1 {
 		t.Fatalf("report %+v, %v", rep, err)
 	}
-	if msg := rep.Problems[0].Error(); !strings.Contains(msg, "stdin: line 2") || strings.Contains(msg, good) {
+	if msg := rep.Problems[0].Error(); !strings.Contains(msg, "stdin line 2") || strings.Contains(msg, good) {
 		t.Errorf("problem %q: want it to name stdin, not %s", msg, good)
 	}
 	for _, body := range []string{"\x00\x01binary", `{"thread":"t","resource":"r","role":"bogus","content":"x"}` + "\n"} {
@@ -177,7 +177,40 @@ func TestJSONLProblemsInFileOrder(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "line 2") || strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("strict: error %v, want it to stop at line 2 only", err)
 	}
-	if rep.Messages != 1 || rep.Skipped != 1 || fmt.Sprint(wheres(rep)) != "[line 2]" {
-		t.Fatalf("strict: report %+v problems %v; want 1 stored, line 2 skipped", rep, wheres(rep))
+	// The record that stopped a strict import was not skipped: the import
+	// stopped there (before, it was counted as skipped).
+	if rep.Messages != 1 || rep.Skipped != 0 || len(rep.Problems) != 0 || rep.Stopped != "line 2" {
+		t.Fatalf("strict: report %+v problems %v; want 1 stored, none skipped, stopped at line 2", rep, wheres(rep))
+	}
+}
+
+// TestRecordErrorWording: a record the engine refuses is reported with the
+// field as the file's record spells it, without the engine's request path
+// (messages[0].…) and without the file named twice; errors.Is and
+// errors.As still reach the engine's error.
+func TestRecordErrorWording(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		line, field, text string
+	}{
+		{`{"thread":"t","resource":"r","role":"robot","content":"beep"}`, "role",
+			`importer: f.jsonl line 2: invalid role: must be user, assistant or tool, got "robot"`},
+		{`{"thread":"t","resource":"r","role":"tool","content":"42"}`, "tool_call_id",
+			`importer: f.jsonl line 2: invalid tool_call_id: is required for a tool message`},
+		{`{"thread":"t","resource":"r","role":"assistant","tool_calls":[{"id":"c1","name":"f","arguments":"{bad"}]}`, "tool_calls[0].arguments",
+			`importer: f.jsonl line 2: invalid tool_calls[0].arguments: must be valid JSON`},
+		{`{"thread":"bad thread","resource":"r","role":"user","content":"x"}`, "thread",
+			`importer: f.jsonl line 2: invalid thread: must be 1-128 characters of [A-Za-z0-9_.:@-]`},
+	} {
+		p := writeFile(t, "f.jsonl", `{"thread":"t","resource":"r","role":"user","content":"first"}`+"\n"+c.line+"\n")
+		_, err := importer.Import(ctx, enginetest.MustOpen(t, engine.Config{}), p, importer.Options{Strict: true, Name: "f.jsonl"})
+		var re *importer.RecordError
+		var ve *engine.ValidationError
+		if !errors.As(err, &re) || !errors.As(err, &ve) || !errors.Is(err, engine.ErrInvalidInput) {
+			t.Fatalf("%s: err %v, want a RecordError wrapping an engine ValidationError", c.line, err)
+		}
+		if re.Field != c.field || err.Error() != c.text {
+			t.Errorf("%s:\n got field %q, %q\nwant field %q, %q", c.line, re.Field, err.Error(), c.field, c.text)
+		}
 	}
 }

@@ -57,12 +57,26 @@ func TestIngestStrictPartial(t *testing.T) {
 {"thread":"t","resource":"r","role":"user","content":"four"}
 `), 0o600)
 	dir := t.TempDir()
-	code, _, stderr := run(t, nil, "--dir", dir, "ingest", "--strict", file)
+	code, stdout, stderr := run(t, nil, "--dir", dir, "ingest", "--strict", file)
 	if code != 1 || !strings.Contains(stderr, "2 messages before it were stored and stay stored") || !strings.Contains(stderr, "line 3") {
 		t.Fatalf("ingest --strict: exit %d, %q; want 1 and what was stored", code, stderr)
 	}
+	// The error names the file once, the record's line and its field as the
+	// file spells it (before: "FILE: importer: FILE: line 3: engine:
+	// invalid messages[0].role: …"); the summary says the import stopped
+	// there rather than counting the record as skipped.
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if got, want := lines[len(lines)-1], "mnemo ingest: "+file+` line 3: invalid role: must be user, assistant or tool, got "bogus"`; got != want {
+		t.Errorf("ingest --strict error:\n got %s\nwant %s", got, want)
+	}
+	if want := "2 messages stored, 0 already stored, 0 skipped, stopped at line 3 (--strict)\n"; !strings.HasSuffix(stdout, want) {
+		t.Errorf("ingest --strict summary %q, want it to end %q", stdout, want)
+	}
 	if n := strings.Count(stderr, `got "bogus"`); n != 1 {
 		t.Fatalf("ingest --strict names the record that stopped it %d times, want once:\n%s", n, stderr)
+	}
+	if code, out, _ := run(t, nil, "--dir", t.TempDir(), "ingest", "--strict", "--json", file); code != 1 || !strings.Contains(out, `"skipped":0,"stopped":"line 3"`) {
+		t.Errorf("ingest --strict --json: exit %d, %s; want skipped 0, stopped at line 3", code, out)
 	}
 	if code, out, _ := run(t, nil, "--dir", dir, "messages", "--thread", "t"); code != 0 || !strings.Contains(out, "two") || strings.Contains(out, "four") {
 		t.Fatalf("messages after the partial ingest: exit %d\n%s", code, out)

@@ -68,7 +68,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 			total.Duplicates += rep.Duplicates
 			total.Skipped += rep.Skipped
 			if fs.NArg() == 1 {
-				total.File, total.Format = rep.File, rep.Format
+				total.File, total.Format, total.Stopped = rep.File, rep.Format, rep.Stopped
 			}
 		}
 		if err != nil {
@@ -111,17 +111,18 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 		_ = bar.Finish()
 	}
 	if rep != nil {
-		var stop *importer.RecordError
-		errors.As(err, &stop) // --strict: the record that stopped the import, reported as the error
 		for _, p := range rep.Problems {
-			if p != stop {
-				fmt.Fprintf(c.Stderr, "skipped: %v\n", p)
-			}
+			fmt.Fprintf(c.Stderr, "skipped: %s: %s\n", p.Record(), p.Reason())
 		}
 		rep.File = label
 		if !asJSON {
-			fmt.Fprintf(c.Stdout, "%s (%s): %d resources, %d threads, %d messages stored, %d already stored, %d skipped\n",
-				label, rep.Format, rep.Resources, rep.Threads, rep.Messages, rep.Duplicates, rep.Skipped)
+			stopped := ""
+			if rep.Stopped != "" {
+				// --strict: the record that stopped the import is the error, not skipped.
+				stopped = ", stopped at " + rep.Stopped + " (--strict)"
+			}
+			fmt.Fprintf(c.Stdout, "%s (%s): %d resources, %d threads, %d messages stored, %d already stored, %d skipped%s\n",
+				label, rep.Format, rep.Resources, rep.Threads, rep.Messages, rep.Duplicates, rep.Skipped, stopped)
 		}
 	}
 	return rep, err
@@ -212,6 +213,11 @@ func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err erro
 	if strict && rep != nil {
 		fmt.Fprintf(c.Stderr, "mnemo ingest: --strict stopped %s at its first malformed record: %d messages before it were stored and stay stored; fix the record and ingest the file again (stored messages are not stored twice)\n",
 			label, rep.Messages)
+	}
+	var re *importer.RecordError
+	if errors.As(err, &re) {
+		// "FILE line 3: invalid role: …": the record names the file.
+		return fmt.Errorf("%s: %s", re.Record(), re.Reason())
 	}
 	return fmt.Errorf("%s: %v", label, err)
 }

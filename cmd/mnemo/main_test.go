@@ -247,8 +247,8 @@ func TestIngestStdinNames(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("ingest - exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "skipped: importer: stdin: line 2") || strings.Contains(stderr, "mnemo-ingest-") {
-		t.Errorf("stderr %q: want the skipped record named as stdin: line 2", stderr)
+	if !strings.Contains(stderr, "skipped: stdin line 2: invalid role") || strings.Contains(stderr, "mnemo-ingest-") {
+		t.Errorf("stderr %q: want the skipped record named as stdin line 2", stderr)
 	}
 	var rep struct {
 		File, Format      string
