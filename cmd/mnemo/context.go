@@ -41,6 +41,9 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	case *budget < 0:
 		return c.usagef(fs, "--budget must be >= 0")
 	}
+	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource, "--run-id", *runID); err != nil {
+		return err
+	}
 	opts, err := rf.options()
 	if err != nil {
 		return c.usagef(fs, "%v", err)

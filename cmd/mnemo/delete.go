@@ -103,7 +103,7 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 		c.printErase(res)
 	}
 	if errors.Is(err, engine.ErrEraseIncomplete) {
-		fmt.Fprintf(c.Stderr, "mnemo: %v\nmnemo: the data can no longer be read; the purge is retried by the next delete or open\n", err)
+		fmt.Fprintf(c.Stderr, "mnemo delete: %v\nmnemo delete: the data can no longer be read; the purge is retried by the next delete or open\n", err)
 	}
 	if err == nil && len(res.NotFound) > 0 && len(res.Messages) == 0 {
 		// Nothing asked for was stored: say so in the exit code, for scripts.
@@ -123,7 +123,7 @@ func (c *DeleteCommand) confirm(fs *flag.FlagSet, what string) (bool, error) {
 	fmt.Fprintf(c.Stderr, "Erase %s? This cannot be undone. [y/N] ", what)
 	line, _ := bufio.NewReader(c.Stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-		fmt.Fprintln(c.Stderr, "mnemo: nothing erased")
+		fmt.Fprintln(c.Stderr, "mnemo delete: nothing erased")
 		return false, nil
 	}
 	return true, nil

@@ -174,7 +174,7 @@ func (c *EvalCommand) checkModes(fs *flag.FlagSet, cfg *evalrun.Config, mode, em
 	for _, md := range cfg.Modes {
 		opts := recall.Options{Scope: recall.ScopeResource, Mode: md, Fusion: cfg.Fusion, MessageRange: cfg.Range}
 		if err := opts.Validate(); err != nil {
-			return c.usagef(fs, "%v", err)
+			return c.usagef(fs, "%v", flagError(err))
 		}
 	}
 	if !knownEmbedder(emb, false) {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -76,15 +77,20 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 }
 
 // parse parses a subcommand's flags, allowing flags after positional
-// arguments (mnemo memctx RUN --json). A parse error is a usage error.
+// arguments (mnemo memctx RUN --json). A parse error is a usage error,
+// reported by parseError.
 func parse(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard) // the flag package's own report: parseError words it
+	fs.Usage = func() {}
+	defer func() { fs.SetOutput(out); fs.Usage = usage }()
+	all := args
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return errUsage
+			fs.SetOutput(out)
+			fs.Usage = usage
+			return parseError(fs, all, err)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -95,10 +101,73 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return fs.Parse(append([]string{"--"}, pos...))
 }
 
+// globalFlags are mnemo's flags that go before the command (Main.Run).
+var globalFlags = map[string]bool{"dir": true, "db": true, "embedder": true, "version": true}
+
+// flagName matches a flag as the flag package's errors spell it ("-top-k").
+var flagName = regexp.MustCompile(`(flag |for |: )-([A-Za-z][\w-]*)`)
+
+// parseError reports a flag the FlagSet fs refused (err from fs.Parse of
+// args): the help asked for, a global flag given after the command (where
+// it goes instead), or the flag package's error with the command's name and
+// the flag spelled --name. It returns flag.ErrHelp or errUsage.
+func parseError(fs *flag.FlagSet, args []string, err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return err
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok && globalFlags[name] {
+		fmt.Fprintf(fs.Output(), "%s: --%s is a global flag: put it before the command: mnemo %s %s\n",
+			fs.Name(), name, globalFlagArgs(args, name), strings.TrimPrefix(fs.Name(), "mnemo "))
+		return errUsage
+	}
+	fmt.Fprintf(fs.Output(), "%s: %s\n", fs.Name(), flagName.ReplaceAllString(msg, "$1--$2"))
+	fs.Usage()
+	return errUsage
+}
+
+// globalFlagArgs returns the global flag name with its value as args give
+// it after the command ("--dir d"), to show it before the command.
+func globalFlagArgs(args []string, name string) string {
+	for i, a := range args {
+		n, v, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case a == "--":
+			return "--" + name
+		case !strings.HasPrefix(a, "-") || n != name:
+			continue
+		case hasValue:
+			return "--" + name + " " + shellWord(v)
+		case name != "version" && i+1 < len(args):
+			return "--" + name + " " + shellWord(args[i+1])
+		}
+		break
+	}
+	return "--" + name
+}
+
+// shellWord quotes s for a shell when it holds anything but plain
+// characters.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // usagef prints a hint for a usage error (to standard error) and returns
-// errUsage.
+// errUsage. The hint begins with the command: "mnemo search: " then the
+// message, or "mnemo " when the message starts with the command's name
+// ("search needs --resource …").
 func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
-	fmt.Fprintf(fs.Output(), "mnemo: "+format+"\n", args...)
+	msg := fmt.Sprintf(format, args...)
+	if name := strings.TrimPrefix(fs.Name(), "mnemo "); strings.HasPrefix(msg, name+" ") {
+		msg = "mnemo " + msg
+	} else {
+		msg = fs.Name() + ": " + msg
+	}
+	fmt.Fprintln(fs.Output(), msg)
 	fs.Usage()
 	return errUsage
 }

@@ -74,12 +74,33 @@ func (f *recallFlags) options() (*recall.Options, error) {
 		o.Filter = json.RawMessage(f.filter)
 	}
 	if err := o.Validate(); err != nil {
-		return nil, err
+		return nil, flagError(err)
 	}
 	if f.topK == 0 {
 		return nil, nil
 	}
 	return o, nil
+}
+
+// optionFlags maps recall.Options' fields (as recall's errors name them)
+// to the flags that set them.
+var optionFlags = map[string]string{
+	"topK": "--top-k", "threshold": "--threshold", "messageRange": "--range",
+	"scope": "--scope", "mode": "--mode", "fusion": "--fusion",
+}
+
+// flagError words an error of recall.Options.Validate for the command
+// line: the flag that set the option ("--top-k must be within [0, 1000],
+// got 5000") instead of the option's API field (topK).
+func flagError(err error) error {
+	var oe *recall.OptionError
+	if errors.As(err, &oe) && optionFlags[oe.Field] != "" {
+		return fmt.Errorf("%s %s", optionFlags[oe.Field], oe.Rule)
+	}
+	if errors.Is(err, recall.ErrInvalidFilter) {
+		return fmt.Errorf("--filter: %s", strings.TrimPrefix(err.Error(), "recall: "))
+	}
+	return err
 }
 
 // parseRange reads "N" or "BEFORE,AFTER".

@@ -100,14 +100,10 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 func (c *ServeCommand) listen(fs *flag.FlagSet, addr string, haveTokens bool) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		fmt.Fprintf(fs.Output(), "mnemo: --listen %q: %v\n", addr, err)
-		fs.Usage()
-		return nil, errUsage
+		return nil, c.usagef(fs, "--listen %q: %v", addr, err)
 	}
 	if !haveTokens && !loopback(host) {
-		fmt.Fprintf(fs.Output(), "mnemo: --listen %s is reachable beyond this machine: give --tokens FILE, or listen on 127.0.0.1\n", addr)
-		fs.Usage()
-		return nil, errUsage
+		return nil, c.usagef(fs, "--listen %s is reachable beyond this machine: give --tokens FILE, or listen on 127.0.0.1", addr)
 	}
 	return net.Listen("tcp", addr)
 }

@@ -51,7 +51,7 @@ func (c *WMCommand) Run(ctx context.Context, args []string) error {
 	case "get", "history", "set":
 		return c.runSub(ctx, args[0], args[1:])
 	default:
-		fmt.Fprintf(c.Stderr, "mnemo: unknown wm subcommand %q\n%s", args[0], wmUsage)
+		fmt.Fprintf(c.Stderr, "mnemo wm: unknown subcommand %q\n%s", args[0], wmUsage)
 		return errUsage
 	}
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFlagErrors: a flag value a command refuses is a usage error (exit 2)
+// whose first line names the command ("mnemo search: …", or "mnemo search
+// needs …") and the flag as the user typed it (--top-k, not the API field
+// topK), before anything is opened. Before, recall's option errors named
+// the API fields and every hint began "mnemo:".
+func TestFlagErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		flag string // what the first line must name
+	}{
+		{[]string{"search", "--resource", "r", "--top-k", "5000", "q"}, "--top-k"},
+		{[]string{"search", "--resource", "r", "--threshold", "5", "q"}, "--threshold"},
+		{[]string{"search", "--resource", "r", "--range", "200", "q"}, "--range"},
+		{[]string{"search", "--resource", "r", "--range", "-1", "q"}, "--range"},
+		{[]string{"search", "--resource", "r", "--scope", "x", "q"}, "--scope"},
+		{[]string{"search", "--resource", "r", "--mode", "x", "q"}, "--mode"},
+		{[]string{"search", "--resource", "r", "--fusion", "x", "q"}, "--fusion"},
+		{[]string{"search", "--resource", "r", "--filter", `{"x":1}`, "q"}, "--filter"},
+		{[]string{"search", "--resource", "r", "--filter", "nope", "q"}, "--filter"},
+		{[]string{"search", "--resource", "r", "--at", "nope", "q"}, "--at"},
+		{[]string{"search", "--resource", "r", "--top-k", "x", "q"}, "--top-k"},
+		{[]string{"search", "--resource", "bad id", "q"}, "--resource"},
+		{[]string{"search", "q"}, "--resource"},
+		{[]string{"context", "--thread", "t", "--top-k", "5000"}, "--top-k"},
+		{[]string{"context", "--thread", "t", "--mode", "x"}, "--mode"},
+		{[]string{"context", "--thread", "t", "--budget", "-1"}, "--budget"},
+		{[]string{"context", "--thread", "t", "--run-id", "bad id"}, "--run-id"},
+		{[]string{"context", "--thread", "bad id"}, "--thread"},
+		{[]string{"context"}, "--thread"},
+		{[]string{"messages", "--thread", "t", "--from", "0"}, "--from"},
+		{[]string{"messages", "--thread", "bad id"}, "--thread"},
+		{[]string{"messages"}, "--thread"},
+		{[]string{"runs", "--limit", "0"}, "--limit"},
+		{[]string{"runs", "--thread", "t", "--resource", "r"}, "--thread"},
+		{[]string{"replay", "--without", "bogus", "r1"}, "--without"},
+		{[]string{"expire", "--idle", "-1h"}, "--idle"},
+		{[]string{"ingest", "--format", "x", "f"}, "--format"},
+		{[]string{"memctx", "--html", "x", "--json", "r"}, "--json"},
+		{[]string{"mcp", "--resources", "a b"}, "--resources"},
+		{[]string{"serve", "--listen", "nonsense"}, "--listen"},
+		{[]string{"wm", "get", "--thread", "t", "--resource", "r"}, "--thread"},
+		{[]string{"wm", "history", "--thread", "t", "--limit", "-1"}, "--limit"},
+		{[]string{"bench", "--size", "bogus"}, "--size"},
+		{[]string{"bench", "--batch", "0"}, "--batch"},
+		{[]string{"eval", "--k", "0", "f"}, "--k"},
+		{[]string{"eval", "--mode", "x", "f"}, "--mode"},
+		{[]string{"eval", "--vector-weight", "NaN", "f"}, "--vector-weight"},
+		{[]string{"delete", "--thread", "t", "--resource", "r"}, "--thread"},
+		{[]string{"observations", "--thread", "t", "--resource", "r"}, "--thread"},
+		{[]string{"threads", "--bogus"}, "--bogus"},
+		{[]string{"threads", "--resource"}, "--resource"},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		code, _, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		cmd := "mnemo " + c.args[0]
+		if c.args[0] == "wm" {
+			cmd += " " + c.args[1]
+		}
+		if code != 2 || !strings.HasPrefix(first, cmd+":") && !strings.HasPrefix(first, cmd+" ") || !strings.Contains(first, c.flag) {
+			t.Errorf("mnemo %s: exit %d, first line %q; want exit 2 and a line beginning %q that names %s", strings.Join(c.args, " "), code, first, cmd, c.flag)
+		}
+	}
+}
+
+// TestGlobalFlagAfterCommand: a global flag given after the command is a
+// usage error that says where it goes (before: the flag package's bare
+// "flag provided but not defined: -dir").
+func TestGlobalFlagAfterCommand(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"threads", "--dir", "d"}, "mnemo threads: --dir is a global flag: put it before the command: mnemo --dir d threads"},
+		{[]string{"threads", "--json", "-db=postgres://x"}, "mnemo threads: --db is a global flag: put it before the command: mnemo --db postgres://x threads"},
+		{[]string{"messages", "--thread", "t", "--embedder", "hash-384"}, "mnemo messages: --embedder is a global flag: put it before the command: mnemo --embedder hash-384 messages"},
+		{[]string{"wm", "get", "--thread", "t", "--dir", "d"}, "mnemo wm get: --dir is a global flag: put it before the command: mnemo --dir d wm get"},
+	} {
+		code, _, stderr := run(t, nil, c.args...)
+		if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || first != c.want {
+			t.Errorf("mnemo %s: exit %d, first line %q; want 2 and %q", strings.Join(c.args, " "), code, first, c.want)
+		}
+	}
+	// eval has its own --dir: it stays eval's.
+	code, _, stderr := run(t, nil, "eval", "--dir", t.TempDir(), "--k", "0", "f")
+	if code != 2 || strings.Contains(stderr, "global flag") {
+		t.Errorf("mnemo eval --dir: exit %d, %q; want eval's own --dir accepted", code, stderr)
+	}
+}
