@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -111,10 +112,23 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	for _, msg := range msgs {
 		text[msg.ID] = engine.Preview(msg)
 	}
-	tw := tabwriter.NewWriter(c.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "reason\tthread\tseq\tscore\tlexical\tvector\tpreview")
+	return printHits(c.Stdout, hits, text, opts.MessageRange != recall.Range{})
+}
+
+// printHits writes hits as a table with each one's preview (text, by
+// message id). The reason column (hit or range, as --json says) is there
+// only when withRange: without --range every row is a hit.
+func printHits(w io.Writer, hits []searchHit, text map[string]string, withRange bool) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	reason := func(s string) string {
+		if withRange {
+			return s + "\t"
+		}
+		return ""
+	}
+	fmt.Fprintln(tw, reason("reason")+"thread\tseq\tscore\tlexical\tvector\tpreview")
 	for _, h := range hits {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", h.Reason, h.ThreadID, h.Seq, num(h.Score), num(h.Lexical), num(h.Vector), text[h.MessageID])
+		fmt.Fprintf(tw, "%s%s\t%d\t%s\t%s\t%s\t%s\n", reason(h.Reason), h.ThreadID, h.Seq, num(h.Score), num(h.Lexical), num(h.Vector), text[h.MessageID])
 	}
 	return tw.Flush()
 }
