@@ -227,6 +227,66 @@ func TestToolIsolation(t *testing.T) {
 	}
 }
 
+// serveHTTP serves e's /mcp endpoint with the test tokens on a loopback
+// HTTP server and returns a function that opens a session with a token; it
+// checks that no session opens without one.
+func serveHTTP(t *testing.T, e *engine.Engine) (connectAs func(token string) *mcp.ClientSession) {
+	t.Helper()
+	_, _, tok := principals(t)
+	srv, err := server.New(server.Config{Engine: e, Tokens: tok, Mount: map[string]func(*server.Principal) http.Handler{
+		"/mcp": mcpserver.Handler(e, mcpserver.Options{}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	if _, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil); err == nil {
+		t.Fatal("connected without a token")
+	}
+	return func(token string) *mcp.ClientSession {
+		hc := &http.Client{Transport: bearer{token, http.DefaultTransport}}
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+}
+
+// TestWorkingMemoryOffIsolation: with no working memory configured, the
+// working-memory tools answer bob on alice's thread exactly as on a thread
+// that exists nowhere ("thread … not found"), over HTTP with each one's
+// token; only alice learns, on her own thread, that working memory is off.
+// Before, alice's thread answered bob "working memory is not configured".
+func TestWorkingMemoryOffIsolation(t *testing.T) {
+	e := enginetest.MustOpen(t, engine.Config{})
+	connectAs := serveHTTP(t, e)
+	as, bs := connectAs("alice-secret-1"), connectAs("bob-secret-22")
+	if failed, text := call(t, as, "memory_append", map[string]any{"threadId": "t-alice", "messages": []map[string]any{{"role": "user", "content": "hello"}}}, nil); failed {
+		t.Fatal(text)
+	}
+	for _, tool := range []string{"working_memory_get", "working_memory_update"} {
+		args := func(thread string) map[string]any {
+			return map[string]any{"threadId": thread, "content": "x"}
+		}
+		if tool == "working_memory_get" {
+			args = func(thread string) map[string]any { return map[string]any{"threadId": thread} }
+		}
+		_, got := call(t, bs, tool, args("t-alice"), nil)
+		_, ref := call(t, bs, tool, args("t-nowhere"), nil)
+		if strings.ReplaceAll(got, "t-alice", "t-nowhere") != ref || !strings.Contains(ref, `thread "t-nowhere" not found`) {
+			t.Errorf("%s as bob: alice's thread answers %q, an unknown one %q; want the same thread-not-found answer", tool, got, ref)
+		}
+		if failed, text := call(t, as, tool, args("t-alice"), nil); !failed || !strings.Contains(text, "not configured") {
+			t.Errorf("%s as alice on her thread: failed=%v %q, want working memory not configured", tool, failed, text)
+		}
+	}
+}
+
 // bearer adds a token to every request of a client.
 type bearer struct {
 	token string
@@ -244,29 +304,8 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // resources only.
 func TestStreamableHTTP(t *testing.T) {
 	e := openEngine(t)
-	_, _, tok := principals(t)
-	srv, err := server.New(server.Config{Engine: e, Tokens: tok, Mount: map[string]func(*server.Principal) http.Handler{
-		"/mcp": mcpserver.Handler(e, mcpserver.Options{}),
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
 	ctx := context.Background()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	if _, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil); err == nil {
-		t.Fatal("connected without a token")
-	}
-	connectAs := func(token string) *mcp.ClientSession {
-		hc := &http.Client{Transport: bearer{token, http.DefaultTransport}}
-		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
-	}
+	connectAs := serveHTTP(t, e)
 	as := connectAs("alice-secret-1")
 	if failed, text := call(t, as, "memory_append", map[string]any{"threadId": "t1", "messages": []map[string]any{{"role": "user", "content": "my favourite tea is sencha"}}}, nil); failed {
 		t.Fatal(text)

@@ -13,12 +13,11 @@ import (
 var wmOrigin = working.Origin{RunID: "mnemo-http-api"}
 
 // wmKey resolves the working-memory key of a thread (the thread's, or its
-// resource's in resource scope) or, with threadID "", of a resource.
+// resource's in resource scope) or, with threadID "", of a resource. The
+// thread or resource is resolved first, so another tenant's answers as one
+// that does not exist (not found) even when working memory is off; only
+// the principal's own learns that (engine.ErrNoWorkingMemory).
 func (t Tenant) wmKey(ctx context.Context, threadID, resourceID string) (*working.Memory, string, error) {
-	mem, err := t.Engine.WorkingMemory()
-	if err != nil {
-		return nil, "", err
-	}
 	if threadID != "" {
 		th, err := t.Thread(ctx, threadID)
 		if err != nil {
@@ -26,6 +25,10 @@ func (t Tenant) wmKey(ctx context.Context, threadID, resourceID string) (*workin
 		}
 		resourceID = th.ResourceID
 	} else if err := t.Resource("resource", resourceID); err != nil {
+		return nil, "", err
+	}
+	mem, err := t.Engine.WorkingMemory()
+	if err != nil {
 		return nil, "", err
 	}
 	key, err := mem.Key(threadID, resourceID)

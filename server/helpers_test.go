@@ -50,7 +50,13 @@ type harness struct {
 
 func newHarness(t *testing.T, withTokens bool, cfg server.Config) *harness {
 	t.Helper()
-	e := enginetest.MustOpen(t, engine.Config{WorkingMemory: &working.Config{Template: "# User\n- Name:\n", Scope: working.ScopeThread}})
+	return newHarnessOn(t, withTokens, cfg, engine.Config{WorkingMemory: &working.Config{Template: "# User\n- Name:\n", Scope: working.ScopeThread}})
+}
+
+// newHarnessOn is newHarness over an engine opened with ecfg.
+func newHarnessOn(t *testing.T, withTokens bool, cfg server.Config, ecfg engine.Config) *harness {
+	t.Helper()
+	e := enginetest.MustOpen(t, ecfg)
 	cfg.Engine = e
 	if withTokens {
 		tok, err := server.ParseTokens([]byte(testTokens))

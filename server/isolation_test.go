@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -195,5 +196,35 @@ func checkPublic(t *testing.T, h *harness, op string, want int) {
 	r := h.do("GET", path, aliceToken, nil)
 	if r.status != want || strings.Contains(string(r.body), "bob") {
 		t.Errorf("GET %s as alice: %d, want %d; body names bob: %v", path, r.status, want, strings.Contains(string(r.body), "bob"))
+	}
+}
+
+// TestIsolationWithoutWorkingMemory: on a server with no working memory
+// configured, another tenant's thread or resource answers the
+// working-memory routes exactly as one that exists nowhere, which is the
+// answer every other route gives for an unknown thread (404 not-found,
+// "thread \"…\" not found"); only the caller's own thread or resource
+// learns that working memory is off. Before, bob's thread answered
+// "working memory is not configured" before its owner was checked.
+func TestIsolationWithoutWorkingMemory(t *testing.T) {
+	h := newHarnessOn(t, true, server.Config{}, engine.Config{})
+	h.seed("t-alice", "res-alice", aliceToken, "alice likes tea")
+	h.seed("t-bob", "res-bob", bobToken, "bob secret plans: buy the orchard")
+	bob := ids{thread: "t-bob", resource: "res-bob"}
+	nowhere := ids{thread: "t-nowhere", resource: "res-nowhere"}
+	for _, op := range []string{"getThreadWorkingMemory", "updateThreadWorkingMemory", "getResourceWorkingMemory", "updateResourceWorkingMemory"} {
+		checkIsolated(t, h, isolationCases[op], bob, nowhere)
+	}
+	unknown := h.do("GET", "/v1/threads/t-nowhere", aliceToken, nil).problem(t)
+	for _, method := range []string{"GET", "PUT"} {
+		got := h.do(method, "/v1/threads/t-bob/working-memory", aliceToken, map[string]any{"content": "x"})
+		if p := got.problem(t); got.status != 404 || p.Type != unknown.Type || p.Detail != strings.ReplaceAll(unknown.Detail, "t-nowhere", "t-bob") {
+			t.Errorf("%s bob's thread's working memory as alice: %d %+v, want the unknown thread's answer %+v", method, got.status, p, unknown)
+		}
+	}
+	for _, path := range []string{"/v1/threads/t-alice/working-memory", "/v1/resources/res-alice/working-memory"} {
+		if p := h.do("GET", path, aliceToken, nil).problem(t); p.Type != server.ProblemTypeBase+"working-memory-off" {
+			t.Errorf("GET %s as alice: %+v, want working-memory-off", path, p)
+		}
 	}
 }
