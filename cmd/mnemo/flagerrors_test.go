@@ -54,6 +54,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"eval", "--vector-weight", "NaN", "f"}, "--vector-weight"},
 		{[]string{"delete", "--thread", "t", "--resource", "r"}, "--thread"},
 		{[]string{"observations", "--thread", "t", "--resource", "r"}, "--thread"},
+		{[]string{"observe", "--thread", "t", "--threshold", "-1"}, "--threshold"},
+		{[]string{"observe", "--thread", "t", "--reflect-threshold", "-5"}, "--reflect-threshold"},
 		{[]string{"threads", "--bogus"}, "--bogus"},
 		{[]string{"threads", "--resource"}, "--resource"},
 	}

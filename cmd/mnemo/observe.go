@@ -44,6 +44,13 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	if err := c.checkIDs(fs, "--thread", *thread); err != nil {
 		return err
 	}
+	if *threshold < 0 || *reflect < 0 {
+		name, v := "--threshold", *threshold
+		if *threshold >= 0 {
+			name, v = "--reflect-threshold", *reflect
+		}
+		return c.usagef(fs, "%s must be ≥ 0 tokens (0: the default), got %d", name, v)
+	}
 	model, err := c.observeModel()
 	if err != nil {
 		return err
