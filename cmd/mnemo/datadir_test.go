@@ -58,7 +58,7 @@ func TestIngestStrictPartial(t *testing.T) {
 `), 0o600)
 	dir := t.TempDir()
 	code, stdout, stderr := run(t, nil, "--dir", dir, "ingest", "--strict", file)
-	if code != 1 || !strings.Contains(stderr, "2 messages before it were stored and stay stored") || !strings.Contains(stderr, "line 3") {
+	if code != 1 || !strings.Contains(stderr, "the 2 messages before it are stored and stay stored") || !strings.Contains(stderr, "line 3") {
 		t.Fatalf("ingest --strict: exit %d, %q; want 1 and what was stored", code, stderr)
 	}
 	// The error names the file once, the record's line and its field as the
@@ -80,5 +80,10 @@ func TestIngestStrictPartial(t *testing.T) {
 	}
 	if code, out, _ := run(t, nil, "--dir", dir, "messages", "--thread", "t"); code != 0 || !strings.Contains(out, "two") || strings.Contains(out, "four") {
 		t.Fatalf("messages after the partial ingest: exit %d\n%s", code, out)
+	}
+	// Again into the same directory: the two messages were stored by the
+	// first import (before: "0 messages before it were stored").
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", "--strict", file); code != 1 || !strings.Contains(stderr, "the 2 messages before it are stored (2 of them by an earlier import) and stay stored") {
+		t.Errorf("ingest --strict again: exit %d, %q; want the 2 messages stored by the first import", code, stderr)
 	}
 }

@@ -211,8 +211,12 @@ func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err erro
 		return fmt.Errorf("%s: %w", label, err)
 	}
 	if strict && rep != nil {
-		fmt.Fprintf(c.Stderr, "mnemo ingest: --strict stopped %s at its first malformed record: %d messages before it were stored and stay stored; fix the record and ingest the file again (stored messages are not stored twice)\n",
-			label, rep.Messages)
+		earlier := ""
+		if rep.Duplicates > 0 {
+			earlier = fmt.Sprintf(" (%d of them by an earlier import)", rep.Duplicates)
+		}
+		fmt.Fprintf(c.Stderr, "mnemo ingest: --strict stopped %s at its first malformed record: the %d messages before it are stored%s and stay stored; fix the record and ingest the file again (stored messages are not stored twice)\n",
+			label, rep.Messages+rep.Duplicates, earlier)
 	}
 	var re *importer.RecordError
 	if errors.As(err, &re) {
