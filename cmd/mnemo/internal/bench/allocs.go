@@ -17,6 +17,11 @@ type Allocs struct {
 	ObjectsPerCall float64 `json:"objectsPerCall"`
 	// GCs is the number of garbage collections that ended during the calls.
 	GCs uint32 `json:"gcs"`
+	// PageFaultsPerCall is the process's minor page faults per call (all
+	// goroutines; getrusage, 0 where not counted): first touches of fresh
+	// heap pages and of mapped snapshot pages. On a virtual machine each
+	// can cost tens of microseconds (BENCHMARKS.md, issue 14 "page faults").
+	PageFaultsPerCall float64 `json:"pageFaultsPerCall,omitempty"`
 }
 
 // startAllocs starts counting the heap allocations of the calls that
@@ -35,13 +40,16 @@ func startAllocs(file string) (stop func(n int) (Allocs, error), err error) {
 	}
 	var m0 runtime.MemStats
 	runtime.ReadMemStats(&m0)
+	f0 := minorFaults()
 	return func(n int) (Allocs, error) {
+		f1 := minorFaults()
 		var m1 runtime.MemStats
 		runtime.ReadMemStats(&m1)
 		a := Allocs{Calls: n, GCs: m1.NumGC - m0.NumGC}
 		if n > 0 {
 			a.BytesPerCall = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n)
 			a.ObjectsPerCall = float64(m1.Mallocs-m0.Mallocs) / float64(n)
+			a.PageFaultsPerCall = float64(f1-f0) / float64(n)
 		}
 		if file == "" {
 			return a, nil

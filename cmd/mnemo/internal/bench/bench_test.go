@@ -26,3 +26,20 @@ func TestPrintTableLatencyHeader(t *testing.T) {
 		t.Fatalf("no \"latency (ms)\" header in:\n%s", b.String())
 	}
 }
+
+// TestPrintTablePageFaults: the warm calls' page faults are printed under
+// their allocations, and not at all when not counted.
+func TestPrintTablePageFaults(t *testing.T) {
+	var b bytes.Buffer
+	r := bench.Report{LoadContextAllocs: bench.Allocs{Calls: 100, BytesPerCall: 4096, ObjectsPerCall: 10, PageFaultsPerCall: 68.9}}
+	r.PrintTable(&b)
+	if !strings.Contains(b.String(), "LoadContext page faults (minor)    68.9 per call\n") {
+		t.Fatalf("no page fault line in:\n%s", b.String())
+	}
+	b.Reset()
+	r.LoadContextAllocs.PageFaultsPerCall = 0
+	r.PrintTable(&b)
+	if strings.Contains(b.String(), "page faults") {
+		t.Fatalf("a page fault line without a count:\n%s", b.String())
+	}
+}

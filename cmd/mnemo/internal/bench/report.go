@@ -208,6 +208,9 @@ func (r *Report) PrintTable(w io.Writer) {
 	}
 	if a := r.LoadContextAllocs; a.Calls > 0 {
 		fmt.Fprintf(w, "%-34s %.1f KiB, %.0f objects per call; %d GCs in %d calls\n", "LoadContext allocations", a.BytesPerCall/1024, a.ObjectsPerCall, a.GCs, a.Calls)
+		if a.PageFaultsPerCall > 0 {
+			fmt.Fprintf(w, "%-34s %.1f per call\n", "LoadContext page faults (minor)", a.PageFaultsPerCall)
+		}
 	}
 	fmt.Fprintf(w, "%-34s %s\n", "open (cold start)", fmt.Sprintf("%.1f ms", r.OpenMs))
 	fmt.Fprintf(w, "%-34s %s\n", "peak RSS ingest / serve", fmt.Sprintf("%s / %s", mib(r.PeakRSSIngest), mib(r.PeakRSSServe)))
