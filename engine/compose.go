@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -90,7 +92,7 @@ func compose(turns []turn, observations, workingMemory string, tools []openai.To
 		}
 		if !t.Recent {
 			recalled = true
-			cm.Content = recalledMarker(t.Message, loc) + " " + cm.Content
+			cm.Content = recalledContent(t.Message, loc, cm.Content)
 		}
 		c.Messages = append(c.Messages, cm)
 	}
@@ -113,16 +115,29 @@ func compose(turns []turn, observations, workingMemory string, tools []openai.To
 // MarkerUntrusted ends the marker of a recalled tool result.
 const MarkerUntrusted = " · untrusted tool output"
 
-// recalledMarker delimits a recalled turn: "[recalled · thread T · seq N ·
-// 2023-05-08 14:03 UTC]" (render.Time in loc), with MarkerUntrusted before
-// the bracket for a tool result. Thread ids are restricted to
-// [A-Za-z0-9_.:@-], so no marker field can hold a bracket.
-func recalledMarker(m Message, loc *time.Location) string {
-	s := fmt.Sprintf("[%s · thread %s · seq %d · %s", render.MarkerWord, m.ThreadID, m.Seq, render.Time(m.CreatedAt, loc))
+// recalledContent is a recalled turn's content after its marker, "[recalled
+// · thread T · seq N · 2023-05-08 14:03 UTC] content" (render.Time in loc),
+// with MarkerUntrusted before the bracket for a tool result. Thread ids are
+// restricted to [A-Za-z0-9_.:@-], so no marker field can hold a bracket.
+// It is built as one string: a marker string and its concatenation were two
+// more copies of every recalled turn (issue 14, BENCHMARKS.md).
+func recalledContent(m Message, loc *time.Location, content string) string {
+	at := render.Time(m.CreatedAt, loc)
+	var seq [20]byte
+	var b strings.Builder
+	b.Grow(len(render.MarkerWord) + len(m.ThreadID) + len(at) + len(MarkerUntrusted) + len(content) + 48)
+	b.WriteString("[" + render.MarkerWord + " · thread ")
+	b.WriteString(m.ThreadID)
+	b.WriteString(" · seq ")
+	b.Write(strconv.AppendInt(seq[:0], m.Seq, 10))
+	b.WriteString(" · ")
+	b.WriteString(at)
 	if m.Role == RoleTool {
-		s += MarkerUntrusted
+		b.WriteString(MarkerUntrusted)
 	}
-	return s + "]"
+	b.WriteString("] ")
+	b.WriteString(content)
+	return b.String()
 }
 
 // promptHash hashes the composed context: the system part, each message's
@@ -143,14 +158,37 @@ func promptHash(system string, msgs []ContextMessage, tools []openai.Tool) strin
 	for i, m := range msgs {
 		v.Messages[i] = hm{m.Role, m.Content, m.Name, m.ToolCalls, m.ToolCallID}
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	// The JSON streams into the hash (json.Marshal's copy of it was the
+	// largest allocation of the record stage, issue 14); the hash is that of
+	// json.Marshal's bytes, without the newline the encoder ends with.
+	w := &heldLastByte{h: sha256.New()}
+	if err := json.NewEncoder(w).Encode(v); err != nil || !w.held || w.last[0] != '\n' {
 		// Every field is plain data or a tool definition that marshalled when
 		// it was built; a failure here is a programming error.
 		panic(fmt.Sprintf("engine: hash prompt: %v", err))
 	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	var sum [sha256.Size]byte
+	return "sha256:" + hex.EncodeToString(w.h.Sum(sum[:0]))
+}
+
+// heldLastByte writes to h all but the last byte written to it, which it
+// holds in last.
+type heldLastByte struct {
+	h    hash.Hash
+	last [1]byte
+	held bool
+}
+
+func (w *heldLastByte) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if w.held {
+		w.h.Write(w.last[:])
+	}
+	w.h.Write(p[:len(p)-1])
+	w.last[0], w.held = p[len(p)-1], true
+	return len(p), nil
 }
 
 // OpenAIMessages converts the context to go-openai messages: a system message

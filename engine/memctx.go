@@ -48,14 +48,24 @@ func (l *load) memctx(promptHash, zone string) *journal.MemCtx {
 	if obsRefs == nil {
 		obsRefs = []journal.ObservationRef{}
 	}
+	recent, recalled := 0, 0
+	for _, t := range l.turns {
+		switch {
+		case t.Reason == journal.ReasonUnsettled:
+		case t.Recent:
+			recent++
+		default:
+			recalled++
+		}
+	}
 	rec := &journal.MemCtx{
 		RunID:              req.RunID,
 		ThreadID:           req.ThreadID,
 		ResourceID:         req.ResourceID,
 		Query:              l.e.redactor.Redact(req.Query), // an explicit query is caller text: redact before it is stored
 		Options:            memctxOptions(l.e.redactor, l.recentN, l.opts, req.TokenBudget),
-		Recalled:           []journal.Ref{},
-		Recent:             []journal.Ref{},
+		Recalled:           make([]journal.Ref, 0, recalled),
+		Recent:             make([]journal.Ref, 0, min(recent, journal.RecentCap)),
 		Observations:       obsRefs,
 		ObservationCount:   len(obsRefs),
 		WorkingMemoryChars: l.wmChars,

@@ -393,6 +393,7 @@ func pairInSet(turns []turn) map[turnKey]turnKey {
 // by seq within a thread, then the recent window in seq order. Tool results
 // are then moved to immediately follow their call, in call order, so that
 // every assistant tool-call message is followed by exactly its results.
+// It sorts turns in place (both callers replace them with the result).
 func layout(turns []turn, currentThread string) []turn {
 	firstAt := map[string]int64{}
 	for _, t := range turns {
@@ -400,7 +401,7 @@ func layout(turns []turn, currentThread string) []turn {
 			firstAt[t.ThreadID] = t.CreatedAt.UnixMilli()
 		}
 	}
-	sorted := append([]turn(nil), turns...)
+	sorted := turns
 	sort.SliceStable(sorted, func(i, j int) bool {
 		a, b := sorted[i], sorted[j]
 		if a.Recent != b.Recent {

@@ -67,13 +67,21 @@ func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, 
 func messageFromRow(r msgstore.Message) (Message, error) {
 	m := Message{ID: r.ID, ThreadID: r.ThreadID, ResourceID: r.ResourceID, Seq: r.Seq, Role: r.Role, Content: r.Content,
 		Name: r.Name, ToolCallID: r.ToolCallID, CreatedAt: r.CreatedAt, Tokens: r.Tokens, Truncated: r.Truncated}
+	// Decoded into locals, not m's fields: taking m's field addresses for
+	// json.Unmarshal moved every m to the heap (issue 14's allocations).
 	if r.ToolCalls != "" {
-		if err := json.Unmarshal([]byte(r.ToolCalls), &m.ToolCalls); err != nil {
+		var calls []ToolCall
+		err := json.Unmarshal([]byte(r.ToolCalls), &calls)
+		m.ToolCalls = calls
+		if err != nil {
 			return m, fmt.Errorf("decode tool calls of %s: %w", m.ID, err)
 		}
 	}
 	if r.Metadata != "" && r.Metadata != "{}" {
-		if err := json.Unmarshal([]byte(r.Metadata), &m.Metadata); err != nil {
+		var md map[string]any
+		err := json.Unmarshal([]byte(r.Metadata), &md)
+		m.Metadata = md
+		if err != nil {
 			return m, fmt.Errorf("decode metadata of %s: %w", m.ID, err)
 		}
 	}

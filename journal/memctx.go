@@ -1,10 +1,12 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // RecentCap is the most entries MemCtx.Recent lists; RecentCount keeps the
@@ -181,10 +183,11 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 	if rec.CreatedAt == "" {
 		rec.CreatedAt = j.now().UTC().Format(TimeLayout)
 	}
-	b, err := json.Marshal(rec)
+	buf, b, err := encodeMemCtx(rec)
 	if err != nil {
 		return fmt.Errorf("journal: encode memctx %s: %w", rec.RunID, err)
 	}
+	defer memctxBufs.Put(buf) // the drivers copy b when they bind it
 	// The claim's owner is checked by the insert itself (its WHERE
 	// EXISTS): a run of another thread or resource inserts no row.
 	if err := j.claim(ctx, rec.RunID, rec.ThreadID, rec.ResourceID); err != nil {
@@ -215,6 +218,25 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 		return fmt.Errorf("%w: %s", ErrRunOwned, rec.RunID)
 	}
 	return nil
+}
+
+// memctxBufs holds PutMemCtx's encoding buffers: a record is encoded and
+// stored on every LoadContext, and json.Marshal's copy of it was a few KiB
+// of each call's allocations (issue 14, BENCHMARKS.md).
+var memctxBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// encodeMemCtx returns json.Marshal(rec)'s bytes, b, written in buf, a
+// buffer of memctxBufs that the caller puts back when done with b.
+func encodeMemCtx(rec *MemCtx) (buf *bytes.Buffer, b []byte, err error) {
+	buf = memctxBufs.Get().(*bytes.Buffer)
+	if buf.Cap() > 1<<20 {
+		buf = new(bytes.Buffer) // an outsized record's buffer is not kept
+	}
+	buf.Reset()
+	if err := json.NewEncoder(buf).Encode(rec); err != nil {
+		return buf, nil, err
+	}
+	return buf, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // MemCtx returns the record of runID, or ErrNotFound.

@@ -120,3 +120,34 @@ func testMemCtxPutGetListPrune(t *testing.T, b backend) {
 		t.Fatal("zero retention deleted runs")
 	}
 }
+
+// TestPutMemCtxBytes pins the stored record's bytes to json.Marshal's:
+// PutMemCtx encodes into a pooled buffer (issue 14), and the stored JSON,
+// HTML escapes and all, must not change. Two records in a row check that a
+// reused buffer holds nothing of the one before.
+func TestPutMemCtxBytes(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		j, closeDB := b.openJournal(t, b.Place(t))
+		defer closeDB()
+		ctx := context.Background()
+		score := 0.5
+		for i, q := range []string{"a <longer> query & \"quotes\" \u2028 é with more text in it", "short"} {
+			rec := &journal.MemCtx{
+				RunID: fmt.Sprint("run-", i), ThreadID: "t", ResourceID: "r", Query: q, PromptHash: "sha256:x",
+				Recalled: []journal.Ref{{ThreadID: "t", Seq: 3, MessageID: "m3", Role: "user", Preview: "<p>", Score: &score, Reason: "hit"}},
+				Recent:   []journal.Ref{}, Dropped: []journal.Ref{}, Observations: []journal.ObservationRef{},
+			}
+			if err := j.PutMemCtx(ctx, rec, false); err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(rec)
+			got, err := j.Recorded(ctx, journal.ScopeMemCtx, journal.MemCtxKey(rec.RunID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("stored memctx\n%s\nwant\n%s", got, want)
+			}
+		}
+	})
+}

@@ -44,16 +44,21 @@ func scanMessage(s scanner) (Message, error) {
 	return m, err
 }
 
-// collectMessages scans and closes rows of messageColumns.
-func collectMessages(rows *sql.Rows) ([]Message, error) {
+// collectMessages scans and closes rows of messageColumns (nil when there
+// are none); about is how many rows are expected (the slice's first
+// capacity, at most 1,024).
+func collectMessages(rows *sql.Rows, about int) ([]Message, error) {
 	defer rows.Close()
-	var out []Message
+	out := make([]Message, 0, min(max(about, 0), 1024))
 	for rows.Next() {
 		m, err := scanMessage(rows)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, m)
+	}
+	if len(out) == 0 {
+		out = nil // as before the capacity: no rows is a nil slice
 	}
 	return out, rows.Err()
 }
@@ -66,7 +71,7 @@ func (s *Store) Messages(ctx context.Context, threadID string, fromSeq, toSeq in
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", threadID, err)
 	}
-	ms, err := collectMessages(rows)
+	ms, err := collectMessages(rows, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read messages of %s: %w", threadID, err)
 	}
@@ -91,19 +96,19 @@ func (s *Store) MessagesByID(ctx context.Context, resourceID string, ids []strin
 	rows, err := s.stmts.Query(ctx, q, args...)
 	var ms []Message
 	if err == nil {
-		ms, err = collectMessages(rows)
+		ms, err = collectMessages(rows, len(ids))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read messages by id: %w", err)
 	}
-	byID := make(map[string]Message, len(ms))
-	for _, m := range ms {
-		byID[m.ID] = m
+	byID := make(map[string]int, len(ms)) // index in ms
+	for i, m := range ms {
+		byID[m.ID] = i
 	}
 	out := make([]Message, 0, len(byID))
 	for _, id := range ids {
-		if m, ok := byID[id]; ok {
-			out = append(out, m)
+		if i, ok := byID[id]; ok {
+			out = append(out, ms[i])
 		}
 	}
 	return out, nil
@@ -183,7 +188,7 @@ func (s *Store) Recent(ctx context.Context, threadID string, n int) ([]Message, 
 	rows, err := s.stmts.Query(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`, threadID, n)
 	var ms []Message
 	if err == nil {
-		ms, err = collectMessages(rows)
+		ms, err = collectMessages(rows, n)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read recent messages of %s: %w", threadID, err)
