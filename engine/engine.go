@@ -128,8 +128,9 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 }
 
 // start builds the engine on db (SQLite in dir, or Postgres through pool
-// when pool is not nil, dir then ""), opens the indexes and repairs what a
-// crash left. On error it closes db and pool.
+// when pool is not nil, dir then ""), opens the indexes, repairs what a
+// crash left, then starts the outbox drainer. On error it closes db and
+// pool.
 func start(ctx context.Context, cfg Config, dir string, db *sql.DB, pool *pgxpool.Pool) (*Engine, error) {
 	e := &Engine{
 		cfg:      cfg,
@@ -177,6 +178,13 @@ func start(ctx context.Context, cfg Config, dir string, db *sql.DB, pool *pgxpoo
 		return nil, err
 	}
 	if err := e.storeWorkingConfig(ctx); err != nil { // working.go
+		e.Close()
+		return nil, err
+	}
+	// The drainer starts once the open's own statements are done: on
+	// Postgres its first drain, beside them, made the pool dial a second
+	// connection on every open (the first is idle again by now).
+	if err := e.spawn(e.runOutbox); err != nil {
 		e.Close()
 		return nil, err
 	}

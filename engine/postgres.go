@@ -71,8 +71,9 @@ func (e *Engine) Unavailable(err error) bool {
 }
 
 // openPostgresIndexes is openIndexes on Postgres: the embedder is
-// registered (its HNSW index created once), and the outbox drainer starts
-// to compute the embeddings owed. There is no index to open or rebuild:
+// registered (its HNSW index created once) and the searcher built (the
+// outbox drainer, started by start, computes the embeddings owed). There
+// is no index to open or rebuild:
 // lexical entries are written with the messages, in the append's
 // transaction.
 func (e *Engine) openPostgresIndexes(ctx context.Context) error {
@@ -87,7 +88,7 @@ func (e *Engine) openPostgresIndexes(ctx context.Context) error {
 	}
 	e.idx.pg = s
 	e.applySlots = make(chan struct{}, max(1, e.pool.Config().MaxConns/applyConns))
-	return e.spawn(e.runOutbox)
+	return nil
 }
 
 // searchPostgres is the recall search on Postgres (internal/pgrecall),

@@ -59,8 +59,8 @@ func (e *Engine) embedder() recall.Embedder {
 }
 
 // openIndexes opens the lexical index (quarantining a corrupt directory and
-// rebuilding it from SQLite), starts the outbox drainer on the context Close
-// cancels, and queues a rebuild when the index is behind the store.
+// rebuilding it from SQLite) and queues a rebuild when the index is behind
+// the store; start then starts the outbox drainer.
 func (e *Engine) openIndexes(ctx context.Context) error {
 	if e.onPostgres() {
 		return e.openPostgresIndexes(ctx) // postgres.go
@@ -94,7 +94,7 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 		lex.Close()
 		return err
 	}
-	return e.spawn(e.runOutbox)
+	return nil
 }
 
 // rebuildStale replaces a lexical index built with an older analyzer

@@ -29,7 +29,10 @@
 //     transaction-scoped advisory lock keyed by the schema, and the version
 //     is read under that lock: concurrent openers (goroutines or processes)
 //     apply each migration once; a crash leaves the old schema. A current
-//     schema is only read.
+//     schema is only read: its version is read first without the lock, in
+//     one statement on the pool's first connection (a migration commits
+//     whole, so a reader sees a version before or after it), and Open makes
+//     no other connection.
 //   - lexical_stats and lexical_df always equal what lexical_docs implies
 //     (documents, total terms, documents per term, per resource): statement
 //     triggers update them in the statement that changes lexical_docs, and

@@ -62,34 +62,38 @@ type Beginner interface {
 
 // EnsureEmbedder registers embedder name with dims dimensions and creates
 // its HNSW cosine index, once; a registered embedder is returned as
-// stored. It runs in its own transaction on pool under an advisory lock
-// per name, so concurrent callers create one index. It returns
-// ErrEmbedderDims when name is registered with other dimensions and
-// ErrInvalid for an empty name or dims outside 1..16000 (pgvector's limit).
+// stored. db is a *pgxpool.Pool or a *pgx.Conn. A registered embedder is
+// read with one statement (its row commits with its index, and rows are
+// never deleted); otherwise it runs in its own transaction under an
+// advisory lock per name, which reads again, so concurrent callers create
+// one index. It returns ErrEmbedderDims when name is registered with other
+// dimensions and ErrInvalid for an empty name or dims outside 1..16000
+// (pgvector's limit).
 //
 // The index is built with CREATE INDEX (not CONCURRENTLY, which cannot run
 // in a transaction): registering a new embedder briefly blocks writes to
 // embeddings, which hold no rows of that embedder yet.
-func EnsureEmbedder(ctx context.Context, pool Beginner, name string, dims int) (Embedder, error) {
+func EnsureEmbedder(ctx context.Context, db interface {
+	Querier
+	Beginner
+}, name string, dims int) (Embedder, error) {
 	if name == "" || strings.ContainsRune(name, 0) || !utf8.ValidString(name) {
 		return Embedder{}, fmt.Errorf("%w: embedder name %q", ErrInvalid, name)
 	}
 	if dims < 1 || dims > 16000 {
 		return Embedder{}, fmt.Errorf("%w: embedder %s dims %d (want 1..16000)", ErrInvalid, name, dims)
 	}
-	var e Embedder
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	e, err := registered(ctx, db, name, dims)
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return ensured(e, name, err)
+	}
+	err = pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('mnemo.pgstore.embedder:' || $1))`, name); err != nil {
 			return err
 		}
-		err := tx.QueryRow(ctx, `SELECT name, dims, index_name FROM embedders WHERE name = $1`, name).Scan(&e.Name, &e.Dims, &e.Index)
-		if err == nil {
-			if e.Dims != dims {
-				return fmt.Errorf("%w: %s has %d, asked %d", ErrEmbedderDims, name, e.Dims, dims)
-			}
-			return nil
-		}
+		got, err := registered(ctx, tx, name, dims)
 		if !errors.Is(err, pgx.ErrNoRows) {
+			e = got // registered meanwhile
 			return err
 		}
 		e = Embedder{Name: name, Dims: dims}
@@ -104,6 +108,22 @@ func EnsureEmbedder(ctx context.Context, pool Beginner, name string, dims int) (
 	VALUES ($1, $2, $3, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)`, e.Name, e.Dims, e.Index)
 		return err
 	})
+	return ensured(e, name, err)
+}
+
+// registered reads embedder name as registered: pgx.ErrNoRows when it is
+// not, ErrEmbedderDims when it is with other dimensions than dims.
+func registered(ctx context.Context, q Querier, name string, dims int) (Embedder, error) {
+	var e Embedder
+	err := q.QueryRow(ctx, `SELECT name, dims, index_name FROM embedders WHERE name = $1`, name).Scan(&e.Name, &e.Dims, &e.Index)
+	if err == nil && e.Dims != dims {
+		err = fmt.Errorf("%w: %s has %d, asked %d", ErrEmbedderDims, name, e.Dims, dims)
+	}
+	return e, err
+}
+
+// ensured is EnsureEmbedder's result for name: e, or its error wrapped.
+func ensured(e Embedder, name string, err error) (Embedder, error) {
 	if err != nil {
 		return Embedder{}, fmt.Errorf("pgstore: ensure embedder %s: %w", name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // MigrationLock is the advisory lock name migrations take (with the schema).
@@ -18,4 +19,10 @@ func MigrateTo(ctx context.Context, dsn string, v int) error {
 	}
 	defer conn.Close(ctx)
 	return migrate(ctx, conn, v)
+}
+
+// OpenTraced is Open with tracer on every connection (tests count
+// connections and statements with it).
+func OpenTraced(ctx context.Context, dsn string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
+	return openPool(ctx, dsn, false, tracer)
 }

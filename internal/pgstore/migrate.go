@@ -2,15 +2,56 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // migrationLock names the advisory lock that serialises migrations: the
 // lock key is hashtext(migrationLock || current_schema()), so schemas of
 // one database migrate independently and two openers of one schema queue.
 const migrationLock = "mnemo.pgstore.migrate:"
+
+// ensureSchema brings the schema of conn's search_path to SchemaVersion.
+// A schema already there costs one round trip and takes no lock: its
+// version is read first (readVersion), and a migration commits its tables
+// with its schema_version row in one transaction, so what is read is a
+// whole version. Any other version goes through migrate, which reads it
+// again under the migration lock. With mustExist, a schema without a
+// schema_version table is ErrNoSchema and nothing is written.
+func ensureSchema(ctx context.Context, conn *pgx.Conn, mustExist bool) error {
+	v, ok, err := readVersion(ctx, conn)
+	switch {
+	case err != nil:
+		return fmt.Errorf("read schema version: %w", err)
+	case !ok && mustExist:
+		return fmt.Errorf("%w (no schema_version table in the search_path's schema)", ErrNoSchema)
+	case v == SchemaVersion:
+		return nil
+	case v > SchemaVersion:
+		return tooNew(v)
+	}
+	return migrate(ctx, conn, SchemaVersion)
+}
+
+// readVersion reads the schema version of conn's search_path in one round
+// trip (the simple protocol: no statement to prepare), outside any
+// transaction; ok is false when there is no schema_version table (the
+// server answers undefined_table, and logs it, on a fresh schema).
+func readVersion(ctx context.Context, conn *pgx.Conn) (v int, ok bool, err error) {
+	err = conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_version`, pgx.QueryExecModeSimpleProtocol).Scan(&v)
+	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "42P01" { // undefined_table
+		return 0, false, nil
+	}
+	return v, err == nil, err
+}
+
+// tooNew is ErrSchemaTooNew for a database at version v.
+func tooNew(v int) error {
+	return fmt.Errorf("%w (database version %d, this build %d)", ErrSchemaTooNew, v, SchemaVersion)
+}
 
 // migrate brings the schema of conn's search_path to version target in one
 // transaction holding the migration lock. The version is read under the
@@ -28,7 +69,7 @@ func migrate(ctx context.Context, conn *pgx.Conn, target int) error {
 			return err
 		}
 		if v > SchemaVersion {
-			return fmt.Errorf("%w (database version %d, this build %d)", ErrSchemaTooNew, v, SchemaVersion)
+			return tooNew(v)
 		}
 		for ; v < target; v++ {
 			if err := step(ctx, tx, v); err != nil {

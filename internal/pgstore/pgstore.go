@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -27,7 +28,10 @@ type Querier interface {
 // in), applies pending migrations and returns the connection pool, whose
 // connections know pgvector's types. The caller closes it.
 //
-// Migrations run on one connection inside one transaction that holds a
+// Open makes one connection, the pool's first, which stays in the pool:
+// the schema is checked on it before the pool hands it out (schemaCheck),
+// in one statement when the schema is already at SchemaVersion.
+// Migrations run on that connection inside one transaction that holds a
 // transaction-scoped advisory lock, so processes that open the same schema
 // at once apply them once, one after the other; a database already at
 // SchemaVersion is only read. Open returns ErrSchemaTooNew (nothing
@@ -35,7 +39,7 @@ type Querier interface {
 // pgvector cannot be created, and otherwise wraps pgx's error, naming the
 // host and database but never the password.
 func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
-	return openPool(ctx, dsn, false)
+	return openPool(ctx, dsn, false, nil)
 }
 
 // OpenExisting is Open on a schema that must already hold mnemo's tables:
@@ -43,40 +47,54 @@ func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 // ErrNoSchema and creates nothing (neither the tables nor pgvector), so a
 // mistyped database or search_path is an error rather than a new memory.
 func OpenExisting(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
-	return openPool(ctx, dsn, true)
+	return openPool(ctx, dsn, true, nil)
 }
 
-func openPool(ctx context.Context, dsn string, mustExist bool) (*pgxpool.Pool, error) {
-	cfg, where, err := prepare(ctx, dsn, mustExist)
+// openPool is Open (OpenExisting with mustExist); tracer, when not nil,
+// traces every connection of the pool (tests count connections and
+// statements with it).
+func openPool(ctx context.Context, dsn string, mustExist bool, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
+	cfg, where, err := parse(dsn)
 	if err != nil {
 		return nil, err
 	}
-	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		return pgxvec.RegisterTypes(ctx, c)
-	}
+	cfg.ConnConfig.Tracer = tracer
+	cfg.AfterConnect = (&schemaCheck{mustExist: mustExist}).afterConnect
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
 	}
-	if err := pool.Ping(ctx); err != nil {
+	// The first connection checks the schema; released, it serves the
+	// caller's first statement.
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
 	}
+	conn.Release()
 	return pool, nil
 }
 
 // OpenDB is Open through pgx's database/sql driver (pgx/v5/stdlib): it
-// applies pending migrations as Open does and returns a *sql.DB on the
-// database, whose connections know pgvector's types. The owners of the
-// tables (journal, working, observe, internal/msgstore) run on it as on
-// internal/store's SQLite *sql.DB; store.DialectOf reports it as
-// store.Postgres. The caller closes it.
+// applies pending migrations as Open does, on the *sql.DB's first
+// connection, and returns a *sql.DB on the database, whose connections
+// know pgvector's types. The owners of the tables (journal, working,
+// observe, internal/msgstore) run on it as on internal/store's SQLite
+// *sql.DB; store.DialectOf reports it as store.Postgres. The caller closes
+// it. (The engine uses Open's pool, with a *sql.DB over the same pool.)
 func OpenDB(ctx context.Context, dsn string) (*sql.DB, error) {
-	cfg, where, err := prepare(ctx, dsn, false)
+	cfg, where, err := parse(dsn)
 	if err != nil {
 		return nil, err
 	}
-	db := stdlib.OpenDB(*cfg.ConnConfig, stdlib.OptionAfterConnect(pgxvec.RegisterTypes))
+	check := &schemaCheck{}
+	db := stdlib.OpenDB(*cfg.ConnConfig, stdlib.OptionAfterConnect(func(ctx context.Context, c *pgx.Conn) error {
+		err := check.afterConnect(ctx, c)
+		if err != nil {
+			c.Close(context.WithoutCancel(ctx)) // stdlib leaves a connection its AfterConnect refused open
+		}
+		return err
+	}))
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
@@ -84,11 +102,9 @@ func OpenDB(ctx context.Context, dsn string) (*sql.DB, error) {
 	return db, nil
 }
 
-// prepare parses dsn, applies pending migrations on one connection and
-// returns the pool configuration and where (host:port/database, for
-// errors; never the password). With mustExist it first returns
-// ErrNoSchema, writing nothing, when there is no schema_version table.
-func prepare(ctx context.Context, dsn string, mustExist bool) (*pgxpool.Config, string, error) {
+// parse parses dsn into a pool configuration and where (host:port/database,
+// for errors; never the password).
+func parse(dsn string) (*pgxpool.Config, string, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, "", fmt.Errorf("pgstore: %w", err) // pgx redacts the password
@@ -97,32 +113,42 @@ func prepare(ctx context.Context, dsn string, mustExist bool) (*pgxpool.Config, 
 	// Literals this package writes into SQL text (an embedder's name in its
 	// partial index predicate) double quotes only, as standard strings do.
 	cfg.ConnConfig.RuntimeParams["standard_conforming_strings"] = "on"
-	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
-	if err != nil {
-		return nil, "", fmt.Errorf("pgstore: open %s: %w", where, err)
-	}
-	if mustExist {
-		err = schemaExists(ctx, conn)
-	}
-	if err == nil {
-		err = migrate(ctx, conn, SchemaVersion)
-	}
-	conn.Close(context.WithoutCancel(ctx))
-	if err != nil {
-		return nil, "", fmt.Errorf("pgstore: open %s: %w", where, err)
-	}
 	return cfg, where, nil
 }
 
-// schemaExists returns ErrNoSchema when the search_path holds no
-// schema_version table.
-func schemaExists(ctx context.Context, conn *pgx.Conn) error {
-	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT to_regclass('schema_version') IS NOT NULL`).Scan(&ok); err != nil {
+// schemaCheck is the AfterConnect of one pool (or *sql.DB): the first
+// connection brings the schema to SchemaVersion (ensureSchema) before it
+// is used, and every connection registers pgvector's types after that
+// check, since on a fresh database the migration creates the extension.
+// A connection made while the check runs waits for it; once the check
+// has passed, later connections (the pool growing, a reconnect) only
+// register the types. A failed check fails the connection, and the next
+// one checks again. It is safe for concurrent use.
+type schemaCheck struct {
+	mustExist bool // ErrNoSchema rather than a new schema (OpenExisting)
+
+	mu   sync.Mutex
+	done bool
+}
+
+// afterConnect checks the schema once, then registers pgvector's types on c.
+func (s *schemaCheck) afterConnect(ctx context.Context, c *pgx.Conn) error {
+	if err := s.check(ctx, c); err != nil {
 		return err
 	}
-	if !ok {
-		return fmt.Errorf("%w (no schema_version table in the search_path's schema)", ErrNoSchema)
+	return pgxvec.RegisterTypes(ctx, c)
+}
+
+// check runs ensureSchema on c unless it has passed on an earlier connection.
+func (s *schemaCheck) check(ctx context.Context, c *pgx.Conn) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return nil
 	}
+	if err := ensureSchema(ctx, c, s.mustExist); err != nil {
+		return err
+	}
+	s.done = true
 	return nil
 }

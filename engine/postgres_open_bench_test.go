@@ -1,0 +1,46 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// BenchmarkPostgresOpen times engine.Open then Close on Postgres: on a
+// schema already migrated (a process restarting) and on a fresh one (the
+// migrations run; creating the empty schema is not timed). It skips
+// without MNEMO_TEST_POSTGRES.
+//
+//	MNEMO_TEST_POSTGRES=DSN go test ./engine/ -run '^$' -bench PostgresOpen -benchtime 20x
+func BenchmarkPostgresOpen(b *testing.B) {
+	b.Run("migrated", func(b *testing.B) {
+		dsn := pgtest.DSN(b)
+		openClose(b, dsn)
+		for b.Loop() {
+			openClose(b, dsn)
+		}
+	})
+	b.Run("fresh", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			dsn := pgtest.DSN(b)
+			b.StartTimer()
+			openClose(b, dsn)
+		}
+	})
+}
+
+// openClose opens an engine on dsn and closes it.
+func openClose(b *testing.B, dsn string) {
+	b.Helper()
+	e, err := engine.Open(context.Background(), engine.Config{Postgres: dsn, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
