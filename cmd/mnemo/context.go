@@ -35,6 +35,9 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := c.noArgs(fs, "a query goes in --query"); err != nil {
+		return err
+	}
 	switch {
 	case *thread == "":
 		return c.usagef(fs, "context needs --thread")

@@ -97,3 +97,28 @@ func TestGlobalFlagAfterCommand(t *testing.T) {
 		t.Errorf("mnemo eval --dir: exit %d, %q; want eval's own --dir accepted", code, stderr)
 	}
 }
+
+// TestStrayArguments: a command that takes no positional argument refuses
+// one (exit 2, before anything is opened) instead of ignoring it. Before,
+// `mnemo context --thread t what was my booking` loaded the context with
+// the newest user message as its query and said nothing of the words, and
+// messages, observations, observe, check, reindex and version ignored
+// theirs the same way.
+func TestStrayArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{"context", "--thread", "t", "what", "was", "my", "booking"},
+		{"messages", "--thread", "t", "extra"},
+		{"observations", "--thread", "t", "extra"},
+		{"observe", "--thread", "t", "extra"},
+		{"check", "extra"},
+		{"reindex", "extra"},
+		{"version", "extra"},
+	} {
+		dir := t.TempDir()
+		code, _, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if want := "mnemo " + args[0] + " takes no arguments"; code != 2 || !strings.HasPrefix(first, want) {
+			t.Errorf("mnemo %s: exit %d, first line %q; want exit 2 and %q", strings.Join(args, " "), code, first, want)
+		}
+	}
+}

@@ -186,3 +186,17 @@ func (m *Main) checkIDs(fs *flag.FlagSet, pairs ...string) error {
 	}
 	return nil
 }
+
+// noArgs returns a usage error (exit 2) when fs parsed a positional
+// argument, for a command that takes none; hint, when not empty, follows
+// in parentheses ("a query goes in --query").
+func (m *Main) noArgs(fs *flag.FlagSet, hint string) error {
+	if fs.NArg() == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s takes no arguments, got %q", strings.TrimPrefix(fs.Name(), "mnemo "), fs.Args())
+	if hint != "" {
+		msg += " (" + hint + ")"
+	}
+	return m.usagef(fs, "%s", msg)
+}

@@ -38,6 +38,9 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := c.noArgs(fs, ""); err != nil {
+		return err
+	}
 	if *thread == "" {
 		return c.usagef(fs, "observe needs --thread")
 	}
@@ -97,6 +100,9 @@ func (c *ObservationsCommand) Run(ctx context.Context, args []string) error {
 	all := fs.Bool("all", false, "include retired and invalidated observations")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := c.noArgs(fs, ""); err != nil {
 		return err
 	}
 	if (*thread == "") == (*resource == "") {

@@ -74,6 +74,9 @@ func (c *MessagesCommand) Run(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := c.noArgs(fs, ""); err != nil {
+		return err
+	}
 	switch {
 	case *thread == "":
 		return c.usagef(fs, "messages needs --thread")

@@ -25,6 +25,9 @@ func (c *ReindexCommand) Run(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := c.noArgs(fs, ""); err != nil {
+		return err
+	}
 	c.switchEmbedder = *reembed
 	e, err := c.open(ctx)
 	if err != nil {
@@ -49,6 +52,9 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("check", "")
 	full := fs.Bool("full", false, "run SQLite's full integrity_check (slower: reads every index) instead of quick_check")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := c.noArgs(fs, ""); err != nil {
 		return err
 	}
 	// Damage found before Check looks (Open: a lexical index directory

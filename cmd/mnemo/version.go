@@ -50,6 +50,9 @@ func (c *VersionCommand) Run(_ context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := c.noArgs(fs, ""); err != nil {
+		return err
+	}
 	fmt.Fprintf(c.Stdout, "mnemo %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
 }
