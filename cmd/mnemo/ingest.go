@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -223,5 +224,12 @@ func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err erro
 		// "FILE line 3: invalid role: …": the record names the file.
 		return fmt.Errorf("%s: %s", re.Record(), re.Reason())
 	}
-	return fmt.Errorf("%s: %v", label, err)
+	// The command names itself: no package prefix, and the file once
+	// (the importer's errors about the whole file name it already:
+	// "importer: FILE: LoCoMo data must be …").
+	msg := strings.TrimPrefix(err.Error(), "importer: ")
+	if strings.HasPrefix(msg, label+": ") {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("%s: %s", label, msg)
 }

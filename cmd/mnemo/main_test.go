@@ -282,3 +282,33 @@ func TestContextRunIDReused(t *testing.T) {
 		t.Errorf("context --replace: exit %d: %s", code, stderr)
 	}
 }
+
+// TestIngestFileErrorNamesFileOnce: an error about the whole file names it
+// once, without the package prefix: "mnemo ingest: f.json: LoCoMo data
+// must be a JSON array". Before, the CLI's label and the importer's own
+// made it "mnemo ingest: f.json: importer: f.json: LoCoMo data …", and
+// "mnemo ingest: stdin: importer: nothing imported: …".
+func TestIngestFileErrorNamesFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "f.jsonl")
+	if err := os.WriteFile(file, []byte(`{"thread":"t","resource":"r","role":"user","content":"hi"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "locomo", file}, "mnemo ingest: " + file + ": LoCoMo data must be a JSON array"},
+		{[]string{"--format", "longmemeval", "-"}, "mnemo ingest: stdin: LongMemEval data must be a JSON array"},
+		{[]string{"--format", "jsonl", "-"}, "mnemo ingest: stdin: nothing imported: all 1 records of stdin were skipped, each for the reason given above (when every reason is a parse error, the file may not be jsonl)"},
+	} {
+		code, _, stderr := runStdin(t, "{}", append([]string{"--dir", dir, "--embedder", "hash-384", "ingest"}, c.args...)...)
+		last := strings.TrimSpace(stderr)
+		if i := strings.LastIndex(last, "\n"); i >= 0 {
+			last = last[i+1:]
+		}
+		if code != 1 || last != c.want {
+			t.Errorf("ingest %v: exit %d, last line %q; want 1 and %q", c.args, code, last, c.want)
+		}
+	}
+}
