@@ -159,12 +159,14 @@ func jsonKind(t reflect.Type) string {
 }
 
 // typeDetail words a wrong-type error for a JSON client:
-// "must be a JSON number, not a string".
+// "must be a JSON number, not a string". A number the field's Go type
+// cannot hold is "out of range" (1e400 for a float, an integer too large
+// for its int), or "must be an integer" (1.5 for an int).
 func typeDetail(field string, te *json.UnmarshalTypeError) string {
 	v := te.Value
 	switch {
 	case strings.HasPrefix(v, "number ") && jsonKind(te.Type) == "number":
-		return fmt.Sprintf("%s must be an integer, not %s", fieldName(field), strings.TrimPrefix(v, "number "))
+		return numberDetail(fieldName(field), te.Type, strings.TrimPrefix(v, "number "))
 	case v == "array" || v == "object":
 		v = "an " + v
 	case v == "bool":
@@ -173,4 +175,15 @@ func typeDetail(field string, te *json.UnmarshalTypeError) string {
 		v = "a " + v
 	}
 	return fmt.Sprintf("%s must be a JSON %s, not %s", fieldName(field), jsonKind(te.Type), v)
+}
+
+// numberDetail words why the JSON number n does not fit the Go type t.
+func numberDetail(name string, t reflect.Type, n string) string {
+	switch {
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return fmt.Sprintf("%s is out of range for a number: %s", name, n)
+	case strings.Trim(strings.TrimPrefix(n, "-"), "0123456789") == "":
+		return fmt.Sprintf("%s is out of range for an integer: %s", name, n)
+	}
+	return fmt.Sprintf("%s must be an integer, not %s", name, n)
 }

@@ -78,6 +78,12 @@ func TestProblems(t *testing.T) {
 			`[]`: "must be a JSON object, not an array",
 			`{"resourceId":"res-bob","query":"x","recall":{"threshold":"high"}}`: `"recall.threshold" must be a JSON number, not a string`,
 			`{"resourceId":"res-bob","query":"x","recall":{"topK":"5"}}`:         `"recall.topK" must be a JSON number, not a string`,
+			// A number no float64 holds is not refused for not being an
+			// integer (before: "must be an integer, not 1e400"), nor is an
+			// integer too large for its field.
+			`{"resourceId":"res-bob","query":"x","recall":{"threshold":1e400}}`:           `"recall.threshold" is out of range for a number: 1e400`,
+			`{"resourceId":"res-bob","query":"x","recall":{"topK":99999999999999999999}}`: `"recall.topK" is out of range for an integer: 99999999999999999999`,
+			`{"resourceId":"res-bob","query":"x","recall":{"topK":1.5}}`:                  `"recall.topK" must be an integer, not 1.5`,
 		} {
 			r := h.do("POST", "/v1/search", bobToken, body)
 			if p := r.problem(t); !strings.Contains(p.Detail, want) {
