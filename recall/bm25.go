@@ -25,7 +25,7 @@ type bm25Stats struct {
 	// id. Entries keep their terms as ids: a 4-byte compare instead of a
 	// string compare in score, and 4 bytes a term instead of a string
 	// header (BENCHMARKS.md).
-	ids map[string]uint32
+	ids termDict
 	df  []int
 }
 
@@ -35,15 +35,12 @@ const noTerm = ^uint32(0)
 
 // termIDs returns the ids of terms, numbering new ones.
 func (s *bm25Stats) termIDs(terms []string) []uint32 {
-	if s.ids == nil {
-		s.ids = map[string]uint32{}
-	}
 	out := make([]uint32, len(terms))
 	for i, t := range terms {
-		id, ok := s.ids[t]
+		id, ok := s.ids.lookup(t)
 		if !ok {
 			id = uint32(len(s.df))
-			s.ids[t] = id
+			s.ids.put(t, id)
 			s.df = append(s.df, 0)
 		}
 		out[i] = id
@@ -53,7 +50,7 @@ func (s *bm25Stats) termIDs(terms []string) []uint32 {
 
 // lookup returns term's id, or noTerm.
 func (s *bm25Stats) lookup(term string) uint32 {
-	if id, ok := s.ids[term]; ok {
+	if id, ok := s.ids.lookup(term); ok {
 		return id
 	}
 	return noTerm

@@ -173,7 +173,7 @@ func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDu
 	}
 	defer s.mu.RUnlock()
 	terms := make([]string, len(s.stats.df))
-	for t, id := range s.stats.ids {
+	for t, id := range s.stats.ids.all() {
 		terms[id] = t
 	}
 	d := ShardDump{Docs: map[string]DocDump{}, Threads: map[string][]string{}, DF: map[string]int{},

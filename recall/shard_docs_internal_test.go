@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// byIDOffset returns where the ords by id of snapshot b begin, and how
-// many there are (snapshot_format.go).
-func byIDOffset(t *testing.T, b []byte) (int, int) {
+// byTermOffset returns where the term ids by term of snapshot b begin, and
+// how many there are (snapshot_format.go), with a reader past them.
+func byTermOffset(t *testing.T, b []byte) (int, int, *snapReader) {
 	t.Helper()
 	r := &snapReader{b: b, off: len(snapMagic)}
 	r.u32()
@@ -24,10 +24,24 @@ func byIDOffset(t *testing.T, b []byte) (int, int) {
 	r.i64()
 	r.i64()
 	r.i64()
-	for n := r.count(8); n > 0; n-- {
-		r.str()
-		r.u32()
+	n := r.count(12)
+	r.uint32s(n + 1)
+	r.bytesOf()
+	r.uint32s(n)
+	r.take((4 - r.off%4) % 4)
+	at := r.off
+	r.uint32s(n)
+	if r.err != nil {
+		t.Fatal(r.err)
 	}
+	return at, n, r
+}
+
+// byIDOffset returns where the ords by id of snapshot b begin, and how
+// many there are (snapshot_format.go).
+func byIDOffset(t *testing.T, b []byte) (int, int) {
+	t.Helper()
+	_, _, r := byTermOffset(t, b)
 	n := r.count(8)
 	r.uint32s(n + 1)
 	r.bytesOf()
@@ -47,6 +61,24 @@ func TestSnapshotIDsForged(t *testing.T) {
 	if n != 300 {
 		t.Fatalf("%d ids, want 300", n)
 	}
+	forgeSortedTable(t, good, at, n)
+}
+
+// TestSnapshotTermsForged: likewise for the term ids by term (v8): a term
+// would not be found, or be found under two ids.
+func TestSnapshotTermsForged(t *testing.T) {
+	good := snapshotBytes(t, fuzzShard(t, 300))
+	at, n, _ := byTermOffset(t, good)
+	if n < 20 {
+		t.Fatalf("%d terms, want at least 20", n)
+	}
+	forgeSortedTable(t, good, at, n)
+}
+
+// forgeSortedTable checks that the good snapshot loads, and that it does
+// not once the sorted table of n u32 at byte at is forged.
+func forgeSortedTable(t *testing.T, good []byte, at, n int) {
+	t.Helper()
 	if _, err := loadSnapshotBytes(t, good); err != nil {
 		t.Fatalf("the good snapshot: %v", err)
 	}
@@ -69,6 +101,65 @@ func TestSnapshotIDsForged(t *testing.T) {
 			t.Errorf("%s: loaded (error %v), want errSnapshot", name, err)
 		}
 	}
+}
+
+// TestTermDictAfterLoad: a shard read from a snapshot finds its terms by
+// the file's table with the ids they had (every message's terms read the
+// same words as its text), numbers a new term after them through its map,
+// finds that one too, and lists each term once.
+func TestTermDictAfterLoad(t *testing.T) {
+	want := fuzzShard(t, 300)
+	s, err := loadSnapshotBytes(t, snapshotBytes(t, want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex, err := OpenLexical("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lex.Close()
+	n := len(s.stats.df)
+	if len(s.stats.ids.byTerm) != n || len(s.stats.ids.m) != 0 {
+		t.Fatalf("%d terms in the file's table and %d in the map, want %d and 0", len(s.stats.ids.byTerm), len(s.stats.ids.m), n)
+	}
+	seen := map[string]uint32{}
+	for term, id := range s.stats.ids.all() {
+		if _, dup := seen[term]; dup {
+			t.Fatalf("term %q listed twice", term)
+		}
+		seen[term] = id
+		if got := s.stats.lookup(term); got != id {
+			t.Fatalf("term %q: lookup %d, listed %d", term, got, id)
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("%d terms listed, want %d", len(seen), n)
+	}
+	for wid, we := range want.docs.all() {
+		e := s.docs.get(wid)
+		for i, tid := range e.terms {
+			if got, exp := s.stats.ids.fileTerm(tid), termOf(want, we.terms[i]); got != exp {
+				t.Fatalf("%s: term %d reads %q, want %q", wid, i, got, exp)
+			}
+		}
+	}
+	if s.stats.lookup("zzzunseen") != noTerm {
+		t.Fatal("a term no message holds has an id")
+	}
+	s.putDoc(&Doc{ID: "n0001", ThreadID: "t9", ResourceID: "res", Seq: 1, Role: "user", Content: "zzzunseen words", CreatedAt: time.Unix(1_800_000_000, 0)}, lex)
+	if id := s.stats.lookup("zzzunseen"); id != uint32(n) {
+		t.Fatalf("the new term has id %d, want %d", id, n)
+	}
+}
+
+// termOf returns the term of id in s.
+func termOf(s *shard, id uint32) string {
+	for t, i := range s.stats.ids.all() {
+		if i == id {
+			return t
+		}
+	}
+	return ""
 }
 
 // TestDocIndexAfterLoad: a shard read from a snapshot finds its messages

@@ -29,8 +29,12 @@ import (
 //	magic "mnemosnp", format version (u32)
 //	header: resource, embedder id, dims (u32), analyser (AnalyzerName),
 //	  answer-type rules (shard.rules: answerRules and the time zone), chunkRows (u32), chunk bytes (i64)
-//	BM25 statistics: n, total length (i64), terms (u32 count, then each
-//	  term and its document frequency)
+//	BM25 statistics: n, total length (i64), terms (v8; laid out as the
+//	  message ids below, used in place by termDict): count T (u32), zero
+//	  padding to a multiple of 4 bytes, T+1 u32 offsets, the terms' bytes
+//	  (u32 length, then the bytes: term id i is bytes[offset i, offset
+//	  i+1)); zero padding, T u32 document frequencies by term id; T u32:
+//	  the term ids by ascending term (each once)
 //	message ids (v4), in the order of the messages below (their ords):
 //	  count N (u32), zero padding to a multiple of 4 bytes, N+1 u32
 //	  offsets (the first 0, ascending), the ids' bytes (u32 length, then
@@ -50,7 +54,8 @@ import (
 //	damaged ids (u32 count, then each)
 //	vectors: rows (u32), zero components (i64), signed (u32: the sign rows
 //	  are set), columns (u32, v5: 1 when the column blocks follow the
-//	  chunks), scales (f32 each)
+//	  chunks), zero padding to a multiple of 4 bytes (v8), scales (f32
+//	  each, used in place)
 //
 // The vector part, from the first multiple of snapAlign after the
 // messages part (zero padding between): the vecIndex's chunks, each
@@ -72,7 +77,7 @@ import (
 const (
 	snapMagic   = "mnemosnp"
 	snapEnd     = "mnemoend"
-	snapVersion = 7
+	snapVersion = 8
 	// snapAlign aligns the vector part for mapping with pages of up to 64
 	// KiB.
 	snapAlign  = 64 << 10
@@ -290,25 +295,59 @@ func (s *shard) writeStats(sw *snapWriter) ([]uint32, int) {
 	sw.i64(int64(s.stats.n))
 	sw.i64(s.stats.totalLen)
 	terms := make([]string, len(s.stats.df))
-	for t, id := range s.stats.ids {
+	for t, id := range s.stats.ids.all() {
 		terms[id] = t
 	}
 	remap := make([]uint32, len(terms))
-	live := 0
+	var live []string
+	var dfs []uint32
 	for id, df := range s.stats.df {
 		if df > 0 {
-			remap[id] = uint32(live)
-			live++
+			remap[id] = uint32(len(live))
+			live = append(live, terms[id])
+			dfs = append(dfs, uint32(df))
 		}
 	}
-	sw.u32(uint32(live))
-	for id, t := range terms {
-		if s.stats.df[id] > 0 {
-			sw.str(t)
-			sw.u32(uint32(s.stats.df[id]))
-		}
+	sw.u32(uint32(len(live)))
+	sw.strings(live)
+	sw.uint32s(dfs)
+	sw.uint32s(sortedBy(live))
+	return remap, len(live)
+}
+
+// strings writes ss as offsets and bytes (the message ids' layout:
+// snapshot_format.go): zero padding to a multiple of 4 bytes, len(ss)+1
+// u32 offsets, then the bytes (u32 length, then the bytes).
+func (sw *snapWriter) strings(ss []string) {
+	offs := make([]uint32, 0, len(ss)+1)
+	var size uint32
+	for _, t := range ss {
+		offs = append(offs, size)
+		size += uint32(len(t))
 	}
-	return remap, live
+	sw.uint32s(append(offs, size))
+	sw.u32(size)
+	for _, t := range ss {
+		sw.bytes(unsafe.Slice(unsafe.StringData(t), len(t)))
+	}
+}
+
+// uint32s writes zero padding to a multiple of 4 bytes, then vs.
+func (sw *snapWriter) uint32s(vs []uint32) {
+	sw.pad(4)
+	if len(vs) > 0 {
+		sw.raw(unsafe.Pointer(&vs[0]), 4*len(vs))
+	}
+}
+
+// sortedBy returns the indexes of ss ordered by ascending string.
+func sortedBy(ss []string) []uint32 {
+	order := make([]uint32, len(ss))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(ss[a], ss[b]) })
+	return order
 }
 
 // writeThreads writes the messages and returns the postings lists of the
@@ -355,29 +394,9 @@ func (s *shard) writeIDs(sw *snapWriter) []string {
 			ids = append(ids, e.doc.ID)
 		}
 	}
-	offs := make([]uint32, 0, len(ids)+1)
-	var size uint32
-	for _, id := range ids {
-		offs = append(offs, size)
-		size += uint32(len(id))
-	}
-	offs = append(offs, size)
 	sw.u32(uint32(len(ids)))
-	sw.pad(4)
-	sw.raw(unsafe.Pointer(&offs[0]), 4*len(offs))
-	sw.u32(size)
-	for _, id := range ids {
-		sw.bytes(unsafe.Slice(unsafe.StringData(id), len(id)))
-	}
-	byID := make([]uint32, len(ids))
-	for i := range byID {
-		byID[i] = uint32(i)
-	}
-	slices.SortFunc(byID, func(a, b uint32) int { return strings.Compare(ids[a], ids[b]) })
-	sw.pad(4)
-	if len(byID) > 0 {
-		sw.raw(unsafe.Pointer(&byID[0]), 4*len(byID))
-	}
+	sw.strings(ids)
+	sw.uint32s(sortedBy(ids))
 	return order
 }
 
@@ -444,6 +463,7 @@ func (x *vecIndex) writeRowsMeta(sw *snapWriter) {
 		cols = 1
 	}
 	sw.u32(cols)
+	sw.pad(4)
 	sw.raw(unsafe.Pointer(&x.scales[0]), 4*rows)
 }
 
