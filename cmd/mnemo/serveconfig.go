@@ -257,6 +257,9 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 			MaxMetadataBytes: l.MaxMetadataBytes, MaxMessagesPerAppend: l.MaxMessagesPerAppend}
 	}
 	if o := c.Observe; o != nil {
+		if err := o.check(); err != nil {
+			return err
+		}
 		oc := &engine.ObserveConfig{Threshold: o.Threshold, ReflectThreshold: o.ReflectThreshold, ChunkTokens: o.ChunkTokens,
 			Background: o.Background && withModel, SyncOnLoad: o.SyncOnLoad && withModel, Scope: o.Scope, SearchTool: o.SearchTool}
 		if withModel && o.Model != "" {
@@ -271,6 +274,24 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 			oc.Model = model
 		}
 		cfg.Observe = oc
+	}
+	return nil
+}
+
+// check refuses what the observer would refuse at its first use: a
+// negative threshold, reflectThreshold or chunkTokens (0 means the
+// default), a scope other than thread or resource (empty means thread).
+func (o *observeConfig) check() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"threshold", o.Threshold}, {"reflectThreshold", o.ReflectThreshold}, {"chunkTokens", o.ChunkTokens}} {
+		if f.v < 0 {
+			return fmt.Errorf("observe.%s must be >= 0, got %d", f.name, f.v)
+		}
+	}
+	if o.Scope != "" && o.Scope != engine.ObserveScopeThread && o.Scope != engine.ObserveScopeResource {
+		return fmt.Errorf("observe.scope must be %s or %s, got %q", engine.ObserveScopeThread, engine.ObserveScopeResource, o.Scope)
 	}
 	return nil
 }

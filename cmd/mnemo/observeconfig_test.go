@@ -1,0 +1,34 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// TestConfigObserveRefused: an observe section the observer would refuse
+// at its first use (a negative threshold, reflectThreshold or chunkTokens,
+// an unknown scope) is refused when the configuration is applied, so
+// `mnemo serve --config` fails before listening, naming the field, as the
+// --threshold flags of `mnemo observe` do. Before, serve listened and
+// stored it, and every observation then failed ("negative threshold").
+func TestConfigObserveRefused(t *testing.T) {
+	getenv := func(string) string { return "" }
+	for want, o := range map[string]*observeConfig{
+		"observe.threshold must be >= 0, got -1":                {Threshold: -1},
+		"observe.reflectThreshold must be >= 0, got -5":         {ReflectThreshold: -5},
+		"observe.chunkTokens must be >= 0, got -2":              {ChunkTokens: -2},
+		`observe.scope must be thread or resource, got "bogus"`: {Scope: "bogus"},
+	} {
+		for _, withModel := range []bool{false, true} {
+			err := (&memoryConfig{Observe: o}).apply(&engine.Config{}, getenv, withModel)
+			if err == nil || err.Error() != want {
+				t.Errorf("observe %+v (model %v): %v, want %q", *o, withModel, err, want)
+			}
+		}
+	}
+	ok := &memoryConfig{Observe: &observeConfig{Threshold: 100, ReflectThreshold: 200, Scope: "resource"}}
+	if err := ok.apply(&engine.Config{}, getenv, false); err != nil {
+		t.Errorf("a valid observe section: %v", err)
+	}
+}
