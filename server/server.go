@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -124,6 +125,7 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveRoot) }
 var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete}
 
 func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
+	defer s.recoverPanic(w, r)
 	if _, pattern := s.mux.Handler(r); pattern != "" {
 		s.mux.ServeHTTP(w, r)
 		return
@@ -145,6 +147,23 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
 	writeProblem(w, r, s.log, errorf(kindMethod, "", "%s %s: this path takes %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+}
+
+// recoverPanic answers a handler's panic as a 500 problem (the panic and
+// its stack go to the log, not to the caller) instead of net/http's
+// dropped connection, which a client sees as no answer at all.
+// http.ErrAbortHandler (a deliberate abort) is raised again.
+func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelError, "request panicked", slog.String("path", r.URL.Path),
+		slog.String("panic", fmt.Sprint(p)), slog.String("stack", string(debug.Stack())))
+	writeProblem(w, r, s.log, &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause"})
 }
 
 // OpenAPI returns the OpenAPI 3.1 document served at /openapi.json.
