@@ -30,7 +30,7 @@ func TestPostgresCLI(t *testing.T) {
 	if code, stdout, stderr = run(t, nil, "--db", dsn, "threads", "--json"); code != 0 || strings.Count(stdout, `"id"`) != 3 {
 		t.Fatalf("threads --db: exit %d\n%s%s", code, stdout, stderr)
 	}
-	code, stdout, stderr = run(t, env, "context", "--thread", "t0", "--run-id", "run-pg", "--recent", "3", "--json", "where is the spare key")
+	code, stdout, stderr = run(t, env, "context", "--thread", "t0", "--run-id", "run-pg", "--recent", "3", "--json", "--query", "where is the spare key")
 	var lc engine.Context
 	if code != 0 || json.Unmarshal([]byte(stdout), &lc) != nil || len(lc.Messages) < 3 {
 		t.Fatalf("context: exit %d\n%s%s", code, stdout, stderr)
