@@ -147,18 +147,24 @@ func (ix *Index) faultedShard(p any, extra []*shard) *shard {
 		return nil
 	}
 	addr := fa.Addr()
-	ix.mu.Lock()
-	shards := append([]*shard(nil), extra...)
-	for _, s := range ix.shards {
-		shards = append(shards, s)
-	}
-	ix.mu.Unlock()
-	for _, s := range shards {
+	for _, s := range ix.loadedShards(extra) {
 		if s.holds(addr) {
 			return s
 		}
 	}
 	return nil
+}
+
+// loadedShards returns extra and the loaded shards (a copy: the caller
+// holds no lock of the index).
+func (ix *Index) loadedShards(extra []*shard) []*shard {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	shards := append([]*shard(nil), extra...)
+	for _, s := range ix.shards {
+		shards = append(shards, s)
+	}
+	return shards
 }
 
 // unsoundShard returns, when p is a runtime error (an index out of range,
@@ -172,13 +178,7 @@ func (ix *Index) unsoundShard(p any, extra []*shard) *shard {
 	if _, ok := p.(runtime.Error); !ok {
 		return nil
 	}
-	ix.mu.Lock()
-	shards := append([]*shard(nil), extra...)
-	for _, s := range ix.shards {
-		shards = append(shards, s)
-	}
-	ix.mu.Unlock()
-	for _, s := range shards {
+	for _, s := range ix.loadedShards(extra) {
 		if !s.mappedFileSound() {
 			return s
 		}

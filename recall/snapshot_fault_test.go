@@ -46,14 +46,7 @@ func TestSnapshotTruncatedUnderMapping(t *testing.T) {
 func truncatedUnderMapping(t *testing.T, when string) {
 	ctx := context.Background()
 	st, r := newSnapStore(t, 400, 21)
-	dir := t.TempDir()
-	if err := snapIndex(t, st, dir).SaveSnapshotForTest(ctx, st.res); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.snap"))
-	if len(files) != 1 {
-		t.Fatalf("%d snapshot files, want 1", len(files))
-	}
+	dir, file := savedSnapshot(t, st)
 	var told []string
 	ix := snapIndexWith(t, st, dir, func(c *recall.Config) {
 		c.SnapshotDropped = func(resource, detail string) { told = append(told, resource) }
@@ -69,7 +62,7 @@ func truncatedUnderMapping(t *testing.T, when string) {
 	}
 	ix.WaitVerifiedForTest()
 	truncate := func() {
-		if err := os.Truncate(files[0], 4096); err != nil {
+		if err := os.Truncate(file, 4096); err != nil {
 			t.Error(err)
 		}
 	}
@@ -99,9 +92,24 @@ func truncatedUnderMapping(t *testing.T, when string) {
 		t.Errorf("%d shards dropped, Config.SnapshotDropped told of %q; want 1, %q", d, told, st.res)
 	}
 	// Deleted; the writer may have written the rebuilt shard's since.
-	if fi, err := os.Stat(files[0]); err == nil && fi.Size() == 4096 {
+	if fi, err := os.Stat(file); err == nil && fi.Size() == 4096 {
 		t.Error("the truncated snapshot is still there")
 	}
+}
+
+// savedSnapshot writes st's resource's snapshot into a new directory and
+// returns the directory and the one file written.
+func savedSnapshot(t *testing.T, st *snapStore) (dir, file string) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := snapIndex(t, st, dir).SaveSnapshotForTest(context.Background(), st.res); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.snap"))
+	if len(files) != 1 {
+		t.Fatalf("%d snapshot files, want 1", len(files))
+	}
+	return dir, files[0]
 }
 
 // TestSnapshotTruncatedDuringWrite: a snapshot file truncated after a

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -29,14 +28,7 @@ func TestSnapshotGarbledInPlace(t *testing.T) {
 	}
 	ctx := context.Background()
 	st, r := newSnapStore(t, 400, 23)
-	dir := t.TempDir()
-	if err := snapIndex(t, st, dir).SaveSnapshotForTest(ctx, st.res); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.snap"))
-	if len(files) != 1 {
-		t.Fatalf("%d snapshot files, want 1", len(files))
-	}
+	dir, file := savedSnapshot(t, st)
 	ix := snapIndex(t, st, dir)
 	fresh := snapIndex(t, st, "")
 	queries := snapQueries(st, r, 24)
@@ -44,7 +36,7 @@ func TestSnapshotGarbledInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix.WaitVerifiedForTest()
-	garbleKeepingStamp(t, files[0], r)
+	garbleKeepingStamp(t, file, r)
 	drops := recall.SnapshotDropsForTest()
 	for i, q := range queries {
 		got, err := searchNoPanic(ix, q)
@@ -97,14 +89,8 @@ func garbleKeepingStamp(t *testing.T, path string, r *rand.Rand) {
 func searchNoPanic(ix *recall.Index, q recall.Query) (res *recall.Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = panicError{p}
+			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
 	return ix.Search(context.Background(), q)
 }
-
-type panicError struct{ p any }
-
-func (e panicError) Error() string { return "panic: " + fmtAny(e.p) }
-
-func fmtAny(v any) string { return fmt.Sprint(v) }
