@@ -87,3 +87,16 @@ func TestIngestStrictPartial(t *testing.T) {
 		t.Errorf("ingest --strict again: exit %d, %q; want the 2 messages stored by the first import", code, stderr)
 	}
 }
+
+// TestIngestStrictOneStored: one message stored before the stopping record
+// is said in the singular (before: "the 1 messages before it are stored").
+func TestIngestStrictOneStored(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "m.jsonl")
+	os.WriteFile(file, []byte(`{"thread":"t","resource":"r","role":"user","content":"one"}
+{bad
+`), 0o600)
+	code, _, stderr := run(t, nil, "--dir", t.TempDir(), "ingest", "--strict", file)
+	if code != 1 || !strings.Contains(stderr, "the message before it is stored and stays stored") {
+		t.Fatalf("ingest --strict: exit %d, %q; want the one message stored, in the singular", code, stderr)
+	}
+}

@@ -216,8 +216,12 @@ func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err erro
 		if rep.Duplicates > 0 {
 			earlier = fmt.Sprintf(" (%d of them by an earlier import)", rep.Duplicates)
 		}
-		fmt.Fprintf(c.Stderr, "mnemo ingest: --strict stopped %s at its first malformed record: the %d messages before it are stored%s and stay stored; fix the record and ingest the file again (stored messages are not stored twice)\n",
-			label, rep.Messages+rep.Duplicates, earlier)
+		stored := fmt.Sprintf("the %d messages before it are stored%s and stay", rep.Messages+rep.Duplicates, earlier)
+		if rep.Messages+rep.Duplicates == 1 {
+			stored = fmt.Sprintf("the message before it is stored%s and stays", earlier)
+		}
+		fmt.Fprintf(c.Stderr, "mnemo ingest: --strict stopped %s at its first malformed record: %s stored; fix the record and ingest the file again (stored messages are not stored twice)\n",
+			label, stored)
 	}
 	var re *importer.RecordError
 	if errors.As(err, &re) {
