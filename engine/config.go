@@ -30,6 +30,13 @@ const (
 	DefaultMaxMessagesPerAppend = 1000
 	// DefaultMaxToolCalls bounds the tool calls of one assistant message.
 	DefaultMaxToolCalls = 128
+	// DefaultMaxQueryBytes bounds an explicit recall query (LoadRequest.Query,
+	// SearchRequest.Query): 16 KiB, about 4,000 tokens, four times a long
+	// pasted question. Recall's cost grows with the query (every analysed
+	// term is a postings lookup, the vector channel embeds the whole text):
+	// a 2 MiB query took seconds a search; at 16 KiB the search costs about
+	// what a one-line query does (BENCHMARKS.md, "Query length limit").
+	DefaultMaxQueryBytes = 16 << 10
 )
 
 // Config configures Open. The zero value of every field means its default;
@@ -191,7 +198,8 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Limits bounds what one Append may store. A zero field takes its default.
+// Limits bounds what one Append may store, and how long a recall query may
+// be. A zero field takes its default.
 type Limits struct {
 	MaxContentBytes       int // user/assistant content; default DefaultMaxContentBytes
 	MaxToolResultBytes    int // tool content, stored in full by reference; default DefaultMaxToolResultBytes
@@ -200,6 +208,12 @@ type Limits struct {
 	MaxMetadataDepth      int // nesting depth of metadata; default DefaultMaxMetadataDepth
 	MaxMessagesPerAppend  int // default DefaultMaxMessagesPerAppend
 	MaxToolCalls          int // tool calls per assistant message; default DefaultMaxToolCalls
+	// MaxQueryBytes bounds an explicit query of Search and LoadContext
+	// (longer: ErrQueryTooLong, nothing searched or recorded); LoadContext's
+	// implicit query, the newest user message, is cut to its first
+	// MaxQueryBytes (at a character boundary) instead. Default
+	// DefaultMaxQueryBytes. Stored messages are bounded by the fields above.
+	MaxQueryBytes int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -215,6 +229,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxMetadataDepth, DefaultMaxMetadataDepth)
 	def(&l.MaxMessagesPerAppend, DefaultMaxMessagesPerAppend)
 	def(&l.MaxToolCalls, DefaultMaxToolCalls)
+	def(&l.MaxQueryBytes, DefaultMaxQueryBytes)
 	return l
 }
 

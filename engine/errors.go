@@ -82,12 +82,22 @@ var ErrEraseBusy = errors.New("engine: erasure timed out waiting for work in fli
 // the erasure removes. Nothing was recorded; observing again later is safe.
 var ErrObserveCancelled = errors.New("engine: observation cancelled by an erasure of its thread")
 
+// ErrQueryTooLong is matched (through a *ValidationError on the field
+// "query", which also matches ErrInvalidInput) by the error Search,
+// SearchMessages and LoadContext return for an explicit query longer than
+// Config.Limits.MaxQueryBytes (DefaultMaxQueryBytes). Nothing is searched
+// or recorded.
+var ErrQueryTooLong = errors.New("engine: query too long")
+
 // ValidationError says which message (Index, -1 for the request itself) and
 // which field broke which rule. It wraps ErrInvalidInput.
 type ValidationError struct {
 	Index int    // message index in the request, or -1
 	Field string // JSON name of the field, e.g. "toolCalls[0].arguments"
 	Rule  string // what the value must be
+	// Err, when set, is a more precise condition the error also matches
+	// with errors.Is (ErrQueryTooLong).
+	Err error
 }
 
 func (e *ValidationError) Error() string {
@@ -99,6 +109,10 @@ func (e *ValidationError) Error() string {
 
 // Unwrap returns ErrInvalidInput.
 func (e *ValidationError) Unwrap() error { return ErrInvalidInput }
+
+// Is reports whether target is e.Err (ErrInvalidInput is matched through
+// Unwrap).
+func (e *ValidationError) Is(target error) bool { return e.Err != nil && target == e.Err }
 
 func invalid(index int, field, rule string, args ...any) error {
 	return &ValidationError{Index: index, Field: field, Rule: fmt.Sprintf(rule, args...)}

@@ -29,7 +29,9 @@ type LoadRequest struct {
 	// exist yet (else ErrThreadNotFound); when given for an existing thread
 	// it must match.
 	ResourceID string
-	// Query drives recall. Empty means the newest user message of the thread.
+	// Query drives recall. Empty means the newest user message of the
+	// thread (its first Config.Limits.MaxQueryBytes). An explicit query
+	// longer than that is refused: ErrQueryTooLong.
 	Query string
 	// RecentN is the recent-window size: 0 means Config.RecentN, a negative
 	// value turns the window off. The window always holds the pending turn
@@ -70,7 +72,8 @@ type LoadRequest struct {
 // (DESIGN.md, read path). It writes the run's memctx record to the journal
 // before it returns.
 //
-// Errors: a *ValidationError for a bad id or option; ErrThreadNotFound, with
+// Errors: a *ValidationError for a bad id or option (ErrQueryTooLong for
+// a query over Config.Limits.MaxQueryBytes); ErrThreadNotFound, with
 // nothing recorded, when the thread does not exist and no ResourceID says
 // whose new conversation it starts, or when the thread was erased while its
 // context was composed; ErrResourceMismatch when the thread belongs to
@@ -147,6 +150,9 @@ func (e *Engine) startLoad(ctx context.Context, req LoadRequest) (*load, error) 
 	}
 	if req.ResourceID != "" && !ValidID(req.ResourceID) {
 		return nil, invalid(-1, "resourceId", idRule)
+	}
+	if err := e.checkQuery(req.Query); err != nil {
+		return nil, err
 	}
 	// The record's time is when composition starts: replay reads working
 	// memory as of this time.
@@ -244,6 +250,7 @@ func (l *load) window(ctx context.Context) error {
 		if req.Query, err = e.lastUserText(ctx, req.ThreadID, l.recent); err != nil {
 			return err
 		}
+		req.Query = e.cutQuery(req.Query)
 	}
 	return nil
 }

@@ -316,9 +316,13 @@ type SearchRequest struct {
 
 // Search runs a recall search: hits and their range neighbours, ordered by
 // thread and seq, with the retrieval status. Invalid options return
-// recall.ErrInvalidOptions or a *recall.FilterError.
+// recall.ErrInvalidOptions or a *recall.FilterError; a query longer than
+// Config.Limits.MaxQueryBytes returns ErrQueryTooLong.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result, error) {
 	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := e.checkQuery(req.Query); err != nil {
 		return nil, err
 	}
 	at := req.At

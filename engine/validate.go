@@ -314,3 +314,27 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// checkQuery refuses an explicit recall query longer than
+// Limits.MaxQueryBytes: ErrQueryTooLong on the field "query".
+func (e *Engine) checkQuery(q string) error {
+	if n := len(q); n > e.limits.MaxQueryBytes {
+		return &ValidationError{Index: -1, Field: "query", Err: ErrQueryTooLong,
+			Rule: "at most " + strconv.Itoa(e.limits.MaxQueryBytes) + " bytes, got " + strconv.Itoa(n) + " (a query says what to look for; store long text as a message)"}
+	}
+	return nil
+}
+
+// cutQuery is the first Limits.MaxQueryBytes of q, cut at a character
+// boundary: LoadContext's implicit query (the newest user message, which
+// may be far longer than a query) is searched by its beginning.
+func (e *Engine) cutQuery(q string) string {
+	n := e.limits.MaxQueryBytes
+	if len(q) <= n {
+		return q
+	}
+	for n > 0 && !utf8.RuneStart(q[n]) {
+		n--
+	}
+	return q[:n]
+}

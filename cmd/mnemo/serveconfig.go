@@ -97,6 +97,7 @@ type limitsConfig struct {
 	MaxToolResultBytes   int `json:"maxToolResultBytes,omitempty"`
 	MaxMetadataBytes     int `json:"maxMetadataBytes,omitempty"`
 	MaxMessagesPerAppend int `json:"maxMessagesPerAppend,omitempty"`
+	MaxQueryBytes        int `json:"maxQueryBytes,omitempty"` // engine.Limits.MaxQueryBytes
 }
 
 type serverConfig struct {
@@ -254,7 +255,7 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 	}
 	if l := c.Limits; l != nil {
 		cfg.Limits = engine.Limits{MaxContentBytes: l.MaxContentBytes, MaxToolResultBytes: l.MaxToolResultBytes,
-			MaxMetadataBytes: l.MaxMetadataBytes, MaxMessagesPerAppend: l.MaxMessagesPerAppend}
+			MaxMetadataBytes: l.MaxMetadataBytes, MaxMessagesPerAppend: l.MaxMessagesPerAppend, MaxQueryBytes: l.MaxQueryBytes}
 	}
 	if o := c.Observe; o != nil {
 		if err := o.check(); err != nil {
