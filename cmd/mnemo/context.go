@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/inspector"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -31,7 +32,7 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	budget := fs.Int("budget", 0, "token budget for recalled turns (0: none)")
 	replace := fs.Bool("replace", false, "replace the memctx record when the run id was used before")
 	asJSON := fs.Bool("json", false, "print {system, messages, tools, memctx} as JSON")
-	rf := addRecallFlags(fs, "recall hits before range expansion (0: recall off)")
+	rf := addRecallFlags(fs, fmt.Sprintf("recall hits before range expansion (0: the default, %d). Any recall flag (--top-k, --range, --scope, --threshold, --filter, --mode, --fusion) turns recall on, as a \"recall\" object does in POST /v1/context; without one, recall is the data directory's configured recall (mnemo.json), else off", recall.DefaultTopK))
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -50,6 +51,9 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	opts, err := rf.options()
 	if err != nil {
 		return c.usagef(fs, "%v", err)
+	}
+	if !rf.given(fs) {
+		opts = nil // the configured recall, else off
 	}
 	at, err := rf.queryTime()
 	if err != nil {
@@ -70,6 +74,9 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if *query != "" && lc.MemCtx.Options.TopK == 0 {
+		fmt.Fprintf(c.Stderr, "mnemo context: recall is off (no recall flag, and the data directory configures no recall): --query was recorded but nothing was recalled; give --top-k K (or another recall flag) to recall\n")
 	}
 	if *asJSON {
 		return c.printJSON(server.ContextOf(lc))

@@ -24,9 +24,7 @@ type recallFlags struct {
 	at        string
 }
 
-// addRecallFlags defines the recall flags on fs; topKHelp is --top-k's
-// help, which differs between context (0: recall off) and search (0: the
-// default).
+// addRecallFlags defines the recall flags on fs with --top-k's help.
 func addRecallFlags(fs *flag.FlagSet, topKHelp string) *recallFlags {
 	f := &recallFlags{}
 	fs.IntVar(&f.topK, "top-k", 0, topKHelp)
@@ -55,9 +53,9 @@ func (f *recallFlags) queryTime() (time.Time, error) {
 	return t, nil
 }
 
-// options returns the recall options, or nil when --top-k is 0.
-// The flags are checked even when --top-k is 0, so a bad value is never
-// silently ignored.
+// options returns the recall options the flags give (TopK 0 means
+// recall.DefaultTopK). The flags are checked even when the command then
+// leaves recall off, so a bad value is never silently ignored.
 func (f *recallFlags) options() (*recall.Options, error) {
 	r, err := parseRange(f.rng)
 	if err != nil {
@@ -76,10 +74,20 @@ func (f *recallFlags) options() (*recall.Options, error) {
 	if err := o.Validate(); err != nil {
 		return nil, flagError(err)
 	}
-	if f.topK == 0 {
-		return nil, nil
-	}
 	return o, nil
+}
+
+// recallFlagNames are the flags addRecallFlags defines that set a recall
+// option (--at is when the question is asked, not an option).
+var recallFlagNames = map[string]bool{"top-k": true, "range": true, "scope": true, "threshold": true, "filter": true, "mode": true, "fusion": true}
+
+// given reports whether fs's command line set a recall flag: mnemo
+// context then turns recall on, as a "recall" object does in POST
+// /v1/context.
+func (f *recallFlags) given(fs *flag.FlagSet) bool {
+	set := false
+	fs.Visit(func(fl *flag.Flag) { set = set || recallFlagNames[fl.Name] })
+	return set
 }
 
 // optionFlags maps recall.Options' fields (as recall's errors name them)
