@@ -28,6 +28,9 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 	if err := checkTime("at", b.At); err != nil {
 		return nil, err
 	}
+	if b.TokenBudget < 0 {
+		return nil, errorf(kindInvalid, "tokenBudget", "tokenBudget must be >= 0 (0: no budget), got %d", b.TokenBudget)
+	}
 	if b.ResourceID != "" {
 		if err := t.Resource("resourceId", b.ResourceID); err != nil {
 			return nil, err
@@ -169,7 +172,11 @@ func (s *Server) replay(r *http.Request, p *Principal) (any, error) {
 	}
 	opt := engine.ReplayOptions{WithoutRecalled: b.WithoutRecalled, WithoutObservations: b.WithoutObservations,
 		WithoutObservationIDs: b.WithoutObservationIDs, WithoutWorkingMemory: b.WithoutWorkingMemory}
-	for _, t := range b.WithoutTurns {
+	for i, t := range b.WithoutTurns {
+		if t.Seq < 1 {
+			field := fmt.Sprintf("withoutTurns[%d].seq", i)
+			return nil, errorf(kindInvalid, field, "%s must be a seq, >= 1, got %d", field, t.Seq)
+		}
 		opt.WithoutTurns = append(opt.WithoutTurns, engine.TurnRef{ThreadID: t.ThreadID, Seq: t.Seq})
 	}
 	rp, err := s.cfg.Engine.Replay(ctx, rec.RunID, opt)
