@@ -104,6 +104,10 @@ func (s *Server) wrap(rt *route) http.Handler {
 			}
 			who = p.Name
 		}
+		if err := checkQuery(rt, r); err != nil {
+			writeProblem(sw, r, s.log, err)
+			return
+		}
 		r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes)
 		if rt.write != nil {
 			rt.write(s, sw, r, p)
