@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 func (s *Server) loadContext(r *http.Request, p *Principal) (any, error) {
@@ -101,6 +102,17 @@ func (t Tenant) Search(ctx context.Context, b SearchBody) (*engine.SearchResult,
 	req := engine.SearchRequest{ResourceID: b.ResourceID, ThreadID: b.ThreadID, Query: b.Query, At: timeOrZero(b.At)}
 	if b.Recall != nil {
 		req.Options = *b.Recall
+	}
+	if b.ThreadID != "" {
+		// A thread given is the thread searched (as memory_search's
+		// threadId and mnemo search --thread): before, it was checked and
+		// then ignored unless recall.scope said "thread".
+		switch req.Options.Scope {
+		case "":
+			req.Options.Scope = recall.ScopeThread
+		case recall.ScopeResource:
+			return nil, errorf(kindInvalid, "threadId", "threadId confines the search to a thread, recall.scope %q searches the whole resource: leave one out", req.Options.Scope)
+		}
 	}
 	res, err := t.Engine.SearchMessages(ctx, req)
 	if err != nil {

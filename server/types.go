@@ -105,7 +105,7 @@ func toContext(c *engine.Context) *Context {
 // SearchBody is the body of POST /v1/search.
 type SearchBody struct {
 	ResourceID string          `json:"resourceId"`
-	ThreadID   string          `json:"threadId,omitempty" jsonschema:"description=the query's thread; required with recall.scope thread"`
+	ThreadID   string          `json:"threadId,omitempty" jsonschema:"description=search this thread only (recall.scope thread when left out; refused with recall.scope resource); required with recall.scope thread"`
 	Query      string          `json:"query" jsonschema:"minLength=1"`
 	Recall     *recall.Options `json:"recall,omitempty" jsonschema:"description=topK 0 means the default (5)"`
 	At         *time.Time      `json:"at,omitempty" jsonschema:"description=when the question is asked (RFC 3339): the query's relative dates (yesterday; last week; two months ago) are resolved against it in whole days of the resource's time zone (UTC unless configured); defaults to the server clock (the zero time 0001-01-01T00:00:00Z is refused)"`

@@ -30,7 +30,7 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	runID := fs.String("run-id", "", "run id (default: a new ULID)")
 	recent := fs.Int("recent", 0, fmt.Sprintf("recent window size (default %d; negative turns it off)", engine.DefaultRecentN))
 	budget := fs.Int("budget", 0, "token budget for recalled turns (0: none)")
-	replace := fs.Bool("replace", false, "replace the memctx record when the run id was used before")
+	replace := fs.Bool("replace", false, "replace the memctx record of --run-id when that run id was used before (needs --run-id)")
 	asJSON := fs.Bool("json", false, "print {system, messages, tools, memctx} as JSON")
 	rf := addRecallFlags(fs, fmt.Sprintf("recall hits before range expansion (0: the default, %d). Any recall flag (--top-k, --range, --scope, --threshold, --filter, --mode, --fusion) turns recall on, as a \"recall\" object does in POST /v1/context; without one, recall is the data directory's configured recall (mnemo.json), else off", recall.DefaultTopK))
 	if err := parse(fs, args); err != nil {
@@ -44,6 +44,8 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 		return c.usagef(fs, "context needs --thread")
 	case *budget < 0:
 		return c.usagef(fs, "--budget must be >= 0")
+	case *replace && *runID == "":
+		return c.usagef(fs, "--replace needs --run-id: it records this run over the run of that id (without --run-id every run gets a new id, and nothing is replaced)")
 	}
 	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource, "--run-id", *runID); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,29 +27,29 @@ type DemoCommand struct{ *Main }
 // Run parses the flags of `mnemo demo` from args and runs it.
 func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("demo", "")
-	keep := fs.Bool("keep", false, "keep the scratch data directory and print its path")
+	keep := fs.Bool("keep", false, "keep the scratch data directory and print its path (with --dir DIR, DIR is the data directory, new or empty, and is kept)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return c.usagef(fs, "demo takes no arguments")
 	}
-	dir, err := os.MkdirTemp("", "mnemo-demo-")
+	data, scratch, err := c.demoDirs(fs, *keep)
 	if err != nil {
 		return err
 	}
-	if *keep {
-		fmt.Fprintf(c.Stdout, "data directory: %s (kept)\n\n", dir)
-	} else {
-		defer os.RemoveAll(dir)
+	defer os.RemoveAll(scratch)
+	kept := *keep || c.dirFlag
+	if kept {
+		fmt.Fprintf(c.Stdout, "data directory: %s (kept)\n\n", data)
 	}
-	e, err := c.openAt(ctx, filepath.Join(dir, "data"))
+	e, err := c.openAt(ctx, data)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
 
-	rep, err := demodata.Ingest(ctx, e, dir)
+	rep, err := demodata.Ingest(ctx, e, scratch)
 	if err != nil {
 		return err
 	}
@@ -88,11 +89,36 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	printReplay(c.Stdout, r, true)
-	data := filepath.Join(dir, "data")
-	if *keep {
+	if kept {
 		fmt.Fprintf(c.Stdout, "\nInspect it again: mnemo --dir %s memctx %s; mnemo --dir %s replay %s --without recalled\n", data, demoRunID, data, demoRunID)
 	} else {
 		fmt.Fprintf(c.Stdout, "\n(The scratch data directory is removed; run 'mnemo demo --keep' to inspect it with mnemo memctx and mnemo replay.)\n")
 	}
 	return nil
+}
+
+// demoDirs returns the demo's data directory and a scratch directory the
+// caller removes (the sample file is written there; without --dir the data
+// directory is inside it, removed with it unless keep). --dir DIR is the
+// data directory itself, kept: it must be new or empty, so the demo's
+// sample never lands in a memory of the user's.
+func (c *DemoCommand) demoDirs(fs *flag.FlagSet, keep bool) (data, scratch string, err error) {
+	if c.dirFlag {
+		if ents, err := os.ReadDir(c.Dir); err == nil && len(ents) > 0 {
+			return "", "", c.usagef(fs, "demo writes a sample conversation into --dir, which must be new or empty: %s holds files (leave --dir out for a scratch directory)", c.Dir)
+		}
+	}
+	if scratch, err = os.MkdirTemp("", "mnemo-demo-"); err != nil {
+		return "", "", err
+	}
+	if c.dirFlag {
+		return c.Dir, scratch, nil
+	}
+	data = filepath.Join(scratch, "data")
+	if keep { // the data directory outlives the scratch directory removed at the end
+		if data, err = os.MkdirTemp("", "mnemo-demo-data-"); err != nil {
+			return "", "", err
+		}
+	}
+	return data, scratch, nil
 }

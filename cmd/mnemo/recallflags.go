@@ -90,6 +90,13 @@ func (f *recallFlags) given(fs *flag.FlagSet) bool {
 	return set
 }
 
+// flagGiven reports whether the command line set the flag name.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
+
 // optionFlags maps recall.Options' fields (as recall's errors name them)
 // to the flags that set them.
 var optionFlags = map[string]string{

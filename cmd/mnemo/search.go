@@ -49,7 +49,7 @@ type SearchCommand struct{ *Main }
 func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("search", "(--resource R QUERY | --queries FILE.jsonl)")
 	resource := fs.String("resource", "", "resource to search (required unless --queries)")
-	thread := fs.String("thread", "", "the query's thread (required with --scope thread)")
+	thread := fs.String("thread", "", "search this thread only (--scope thread; a --queries line's thread likewise, unless --scope resource)")
 	queries := fs.String("queries", "", "JSONL file of {id, resource, thread?, query, filter?, at?}: one JSON line of hits per query")
 	asJSON := fs.Bool("json", false, "print JSON")
 	rf := addRecallFlags(fs, fmt.Sprintf("hits before range expansion (0: the default, %d)", recall.DefaultTopK))
@@ -79,13 +79,23 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if *queries == "" && opts.Scope == recall.ScopeThread && *thread == "" {
 		return c.usagef(fs, "--scope thread needs --thread")
 	}
+	if *queries != "" && (*thread != "" || *resource != "") {
+		return c.usagef(fs, "--queries takes each line's resource and thread: leave --resource and --thread out")
+	}
+	scopeGiven := flagGiven(fs, "scope")
+	if *thread != "" && scopeGiven && opts.Scope != recall.ScopeThread {
+		return c.usagef(fs, "--thread confines the search to a thread, --scope %s searches the whole resource: leave one out", opts.Scope)
+	}
+	if *thread != "" {
+		opts.Scope = recall.ScopeThread // --thread T means the search of thread T, as memory_search's threadId does
+	}
 	e, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
 	if *queries != "" {
-		return c.searchBatch(ctx, e, *queries, *opts, at)
+		return c.searchBatch(ctx, e, *queries, *opts, at, scopeGiven)
 	}
 	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: *resource, ThreadID: *thread, Query: strings.Join(fs.Args(), " "), Options: *opts, At: at})
 	if err != nil {
@@ -134,7 +144,9 @@ func printHits(w io.Writer, hits []searchHit, text map[string]string, withRange 
 }
 
 // searchBatch answers each line of a JSONL file with one JSON line.
-func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path string, opts recall.Options, at time.Time) error {
+// A line's thread confines its search to the thread, as --thread does,
+// unless --scope was given.
+func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path string, opts recall.Options, at time.Time, scopeGiven bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -162,6 +174,9 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 			return fmt.Errorf("%s:%d: resource and query are required", path, line)
 		}
 		o := opts
+		if q.Thread != "" && !scopeGiven {
+			o.Scope = recall.ScopeThread
+		}
 		if len(q.Filter) > 0 {
 			o.Filter = q.Filter
 		}
