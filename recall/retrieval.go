@@ -18,7 +18,9 @@ const (
 	// recall did not run).
 	StatusOff = "off"
 	// StatusCatchingUp: the lexical channel answered while messages of
-	// the resource still owe lexical work (Backlog.Pending > 0).
+	// the resource still owe lexical work (Backlog.Pending > 0): the
+	// newest messages may be missing from its results (Note says how many
+	// at most), while the others are scored as usual.
 	StatusCatchingUp = "degraded: index catching up"
 )
 
@@ -69,7 +71,15 @@ func (r *Retrieval) apply(b Backlog) {
 		if note != "" {
 			note += "; "
 		}
-		note += fmt.Sprintf("%d messages of this resource not yet indexed", b.Pending)
+		// "up to": a message that owes lexical work may already be in the
+		// resource's in-memory index (its first use loaded it from the
+		// store), and then a hit carries its lexical score; the others are
+		// found once the drainer has indexed them.
+		noun := "messages"
+		if b.Pending == 1 {
+			noun = "message"
+		}
+		note += fmt.Sprintf("up to %d %s of this resource not indexed yet", b.Pending, noun)
 		if r.Lexical == StatusOK {
 			r.Lexical = StatusCatchingUp
 		}

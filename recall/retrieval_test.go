@@ -42,7 +42,10 @@ func TestOptionsResolve(t *testing.T) {
 }
 
 // TestSearchRetrieval: Search builds the whole retrieval status, the
-// caller's backlog included.
+// caller's backlog included. The backlog's count is "up to": a message
+// that owes lexical work may already be in the resource's in-memory index
+// (loaded from the store at its first use), so a hit can carry a lexical
+// score while the channel is catching up; one is said in the singular.
 func TestSearchRetrieval(t *testing.T) {
 	f := newFixture(t, corpus(40, 3))
 	for _, c := range []struct {
@@ -54,11 +57,11 @@ func TestSearchRetrieval(t *testing.T) {
 		{"CaughtUp", recall.ModeHybrid, recall.Backlog{}, recall.Retrieval{Lexical: "ok", Vector: "ok", Embedder: recall.HashID}},
 		{"NoteOnly", recall.ModeHybrid, recall.Backlog{Note: "rebuilding"}, recall.Retrieval{Lexical: "ok", Vector: "ok", Embedder: recall.HashID, Note: "rebuilding"}},
 		{"Pending", recall.ModeHybrid, recall.Backlog{Pending: 3, Note: "rebuilding"},
-			recall.Retrieval{Lexical: recall.StatusCatchingUp, Vector: "ok", Embedder: recall.HashID, Note: "rebuilding; 3 messages of this resource not yet indexed"}},
+			recall.Retrieval{Lexical: recall.StatusCatchingUp, Vector: "ok", Embedder: recall.HashID, Note: "rebuilding; up to 3 messages of this resource not indexed yet"}},
 		{"PendingVectorOnly", recall.ModeVector, recall.Backlog{Pending: 2},
-			recall.Retrieval{Lexical: "off", Vector: "ok", Embedder: recall.HashID, Note: "2 messages of this resource not yet indexed"}},
+			recall.Retrieval{Lexical: "off", Vector: "ok", Embedder: recall.HashID, Note: "up to 2 messages of this resource not indexed yet"}},
 		{"PendingLexicalOnly", recall.ModeLexical, recall.Backlog{Pending: 1},
-			recall.Retrieval{Lexical: recall.StatusCatchingUp, Vector: "off", Note: "1 messages of this resource not yet indexed"}},
+			recall.Retrieval{Lexical: recall.StatusCatchingUp, Vector: "off", Note: "up to 1 message of this resource not indexed yet"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := f.ix.Search(context.Background(), recall.Query{Text: "apple banana", ResourceID: "r1",

@@ -143,7 +143,7 @@ func describeTarget(ctx context.Context, e *engine.Engine, msgs []string, thread
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("thread %s of resource %s (%d messages)", t.ID, t.ResourceID, t.MessageCount), nil
+		return fmt.Sprintf("thread %s of resource %s (%s)", t.ID, t.ResourceID, count(t.MessageCount, "message")), nil
 	default:
 		ts, err := e.ListThreads(ctx, resource)
 		if err != nil {
@@ -153,7 +153,7 @@ func describeTarget(ctx context.Context, e *engine.Engine, msgs []string, thread
 		for _, t := range ts {
 			total += t.MessageCount
 		}
-		return fmt.Sprintf("resource %s (%d threads, %d messages, and its working memory)", resource, len(ts), total), nil
+		return fmt.Sprintf("resource %s (%s, %s, and its working memory)", resource, count(len(ts), "thread"), count(total, "message")), nil
 	}
 }
 
@@ -180,13 +180,13 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 		fmt.Fprintln(c.Stdout, "nothing erased: nothing stored matched (no purge ran)")
 		return
 	}
-	fmt.Fprintf(c.Stdout, "erased %d messages%s\n", len(r.Messages), list(r.Messages))
+	fmt.Fprintf(c.Stdout, "erased %s%s\n", count(len(r.Messages), "message"), list(r.Messages))
 	if len(r.Threads) > 0 {
-		fmt.Fprintf(c.Stdout, "deleted %d threads%s\n", len(r.Threads), list(r.Threads))
+		fmt.Fprintf(c.Stdout, "deleted %s%s\n", count(len(r.Threads), "thread"), list(r.Threads))
 	}
-	fmt.Fprintf(c.Stdout, "invalidated %d observations%s\n", len(r.Invalidated), list(r.Invalidated))
-	fmt.Fprintf(c.Stdout, "scrubbed %d memctx records; removed %d embeddings, %d working-memory states\n",
-		r.MemCtxScrubbed, r.Embeddings, r.WorkingMemory)
+	fmt.Fprintf(c.Stdout, "invalidated %s%s\n", count(len(r.Invalidated), "observation"), list(r.Invalidated))
+	fmt.Fprintf(c.Stdout, "scrubbed %s; removed %s, %s\n",
+		count(r.MemCtxScrubbed, "memctx record"), count(r.Embeddings, "embedding"), count(r.WorkingMemory, "working-memory state"))
 	if len(r.NotFound) > 0 {
 		fmt.Fprintf(c.Stdout, "not found: %d%s\n", len(r.NotFound), list(r.NotFound))
 	}

@@ -35,7 +35,7 @@ func TestDelete(t *testing.T) {
 	}
 
 	code, out, stderr := run(t, nil, "--dir", dir, "delete", "--message", "t1-a", "nope", "--yes")
-	if code != 0 || !strings.Contains(out, "erased 1 messages (t1-a)") || !strings.Contains(out, "not found: 1 (nope)") {
+	if code != 0 || !strings.Contains(out, "erased 1 message (t1-a)") || !strings.Contains(out, "not found: 1 (nope)") {
 		t.Fatalf("delete --message: code %d\n%s%s", code, out, stderr)
 	}
 	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--thread", "t2", "--json", "--yes")
@@ -43,7 +43,7 @@ func TestDelete(t *testing.T) {
 		t.Fatalf("delete --thread: code %d\n%s%s", code, out, stderr)
 	}
 	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--resource", "r", "--yes")
-	if code != 0 || !strings.Contains(out, "erased 1 messages (t1-b)") || !strings.Contains(out, "deleted 1 threads (t1)") {
+	if code != 0 || !strings.Contains(out, "erased 1 message (t1-b)") || !strings.Contains(out, "deleted 1 thread (t1)") {
 		t.Fatalf("delete --resource: code %d\n%s%s", code, out, stderr)
 	}
 	code, _, stderr = run(t, nil, "--dir", dir, "delete", "--thread", "t2", "--yes")

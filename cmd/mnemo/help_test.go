@@ -67,7 +67,7 @@ func TestIngestStdin(t *testing.T) {
 	if code := m.Run(t.Context(), []string{"--dir", dir, "ingest", "-"}); code != 0 {
 		t.Fatalf("ingest -: exit %d %s", code, errOut.String())
 	}
-	if got, want := out.String(), "stdin (jsonl): 1 resources, 1 threads, 2 messages stored, 0 already stored, 0 skipped\n"; got != want {
+	if got, want := out.String(), "stdin (jsonl): 1 resource, 1 thread, 2 messages stored, 0 already stored, 0 skipped\n"; got != want {
 		t.Fatalf("stdout %q, want %q", got, want)
 	}
 	if errOut.String() != "" {

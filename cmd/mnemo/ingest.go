@@ -91,8 +91,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 			return err
 		}
 	} else if fs.NArg() > 1 {
-		fmt.Fprintf(c.Stdout, "total: %d resources, %d threads, %d messages stored, %d already stored, %d skipped\n",
-			total.Resources, total.Threads, total.Messages, total.Duplicates, total.Skipped)
+		fmt.Fprintf(c.Stdout, "total: %s\n", summary(&total))
 	}
 	return failed
 }
@@ -122,8 +121,7 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 				// --strict: the record that stopped the import is the error, not skipped.
 				stopped = ", stopped at " + rep.Stopped + " (--strict)"
 			}
-			fmt.Fprintf(c.Stdout, "%s (%s): %d resources, %d threads, %d messages stored, %d already stored, %d skipped%s\n",
-				label, rep.Format, rep.Resources, rep.Threads, rep.Messages, rep.Duplicates, rep.Skipped, stopped)
+			fmt.Fprintf(c.Stdout, "%s (%s): %s%s\n", label, rep.Format, summary(rep), stopped)
 		}
 	}
 	return rep, err
@@ -236,4 +234,11 @@ func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err erro
 		return errors.New(msg)
 	}
 	return fmt.Errorf("%s: %s", label, msg)
+}
+
+// summary is an import's counts for a person: "1 resource, 2 threads, 3
+// messages stored, 0 already stored, 0 skipped".
+func summary(r *importer.Report) string {
+	return fmt.Sprintf("%s, %s, %s stored, %d already stored, %d skipped",
+		count(r.Resources, "resource"), count(r.Threads, "thread"), count(r.Messages, "message"), r.Duplicates, r.Skipped)
 }

@@ -131,10 +131,10 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 				verb = "would expire"
 			}
 			for _, t := range res.Threads {
-				fmt.Fprintf(c.Stdout, "%s thread %s (resource %s): idle %s, %d messages, %d bytes\n",
-					verb, t.ThreadID, t.ResourceID, t.Idle.Round(time.Second), t.Messages, t.Bytes)
+				fmt.Fprintf(c.Stdout, "%s thread %s (resource %s): idle %s, %s, %s\n",
+					verb, t.ThreadID, t.ResourceID, t.Idle.Round(time.Second), count(t.Messages, "message"), count(t.Bytes, "byte"))
 			}
-			fmt.Fprintf(c.Stdout, "%d threads %s\n", len(res.Threads), verb)
+			fmt.Fprintf(c.Stdout, "%s %s\n", count(len(res.Threads), "thread"), verb)
 		}
 	}
 	return err

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPlurals: counts of one are said in the singular ("1 resource, 1
+// thread, 1 message stored", "erased 1 message", "deleted 1 thread"),
+// others in the plural (before: "1 resources, 1 threads, 1 messages").
+func TestPlurals(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(file, []byte(`{"thread":"t1","resource":"r","id":"m1","role":"user","content":"hello"}
+{"thread":"t2","resource":"r","id":"m2","role":"user","content":"one"}
+{"thread":"t2","resource":"r","id":"m3","role":"assistant","content":"two"}
+`), 0o600)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"Ingest", []string{"ingest", file}, "1 resource, 2 threads, 3 messages stored, 0 already stored, 0 skipped"},
+		{"IngestAgain", []string{"ingest", file}, "1 resource, 2 threads, 0 messages stored, 3 already stored, 0 skipped"},
+		{"DeleteMessage", []string{"delete", "--message", "m1", "--yes"}, "erased 1 message (m1)\ninvalidated 0 observations\nscrubbed 0 memctx records; removed 1 embedding, 0 working-memory states"},
+		{"DeleteThread", []string{"delete", "--thread", "t2", "--yes"}, "erased 2 messages (m2, m3)\ndeleted 1 thread (t2)\ninvalidated 0 observations\nscrubbed 0 memctx records; removed 2 embeddings, 0 working-memory states"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)
+			if code != 0 || !strings.Contains(out, c.want) {
+				t.Fatalf("exit %d, out %q (%s); want %q", code, out, stderr, c.want)
+			}
+		})
+	}
+}
