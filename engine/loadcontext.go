@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -319,8 +320,8 @@ func (l *load) workingMemory(ctx context.Context) error {
 
 // recallOptions is the run's recall options resolved (recall.Options.Resolve):
 // o, or Config.Recall when o is nil; nil when recall is off. Invalid options
-// are a *ValidationError naming the field ("recall.topK"; "recall" for a
-// filter).
+// are a *ValidationError naming the field ("recall.topK",
+// "recall.filter").
 func (e *Engine) recallOptions(o *recall.Options) (*recall.Options, error) {
 	if o == nil {
 		o = e.cfg.Recall
@@ -330,11 +331,14 @@ func (e *Engine) recallOptions(o *recall.Options) (*recall.Options, error) {
 	}
 	r, err := o.Resolve()
 	var oe *recall.OptionError
-	if errors.As(err, &oe) {
+	var fe *recall.FilterError
+	switch {
+	case errors.As(err, &oe):
 		return nil, invalid(-1, "recall."+oe.Field, "%s", oe.Rule)
-	}
-	if err != nil {
-		return nil, invalid(-1, "recall", "%v", err)
+	case errors.As(err, &fe): // "invalid recall.filter: at seq ($like): …", said once
+		return nil, invalid(-1, "recall.filter", "%s", strings.TrimPrefix(fe.Error(), "recall: invalid filter "))
+	case err != nil:
+		return nil, invalid(-1, "recall", "%s", strings.TrimPrefix(err.Error(), "recall: "))
 	}
 	return &r, nil
 }

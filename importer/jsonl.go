@@ -80,6 +80,9 @@ func (w *writer) jsonl(r io.Reader) error {
 			}
 		} else if len(b) > 0 {
 			thread, resource, m, perr := parseJSONL(b)
+			if errors.Is(perr, errIncomplete) && err == io.EOF {
+				perr = fmt.Errorf("%w; it is the file's last line and has no newline: the file may have been cut short", perr)
+			}
 			if perr == nil && m.ID == "" {
 				m.ID = lineID(thread, ordinal[thread], b)
 			}
@@ -139,6 +142,10 @@ func lineID(thread string, ordinal int, line []byte) string {
 	return "jsonl-" + hex.EncodeToString(h.Sum(nil))[:32]
 }
 
+// errIncomplete is a JSONL line that ends inside its JSON value (an
+// unterminated string or object): json says "unexpected EOF".
+var errIncomplete = errors.New("incomplete record: the line ends before its JSON value does (a JSONL record is one whole line)")
+
 // parseJSONL decodes one JSONL record. The engine validates the message
 // itself; this checks the record's shape.
 func parseJSONL(b []byte) (thread, resource string, m engine.Message, err error) {
@@ -148,6 +155,9 @@ func parseJSONL(b []byte) (thread, resource string, m engine.Message, err error)
 	var rec jsonlRecord
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&rec); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return "", "", m, errIncomplete
+		}
 		return "", "", m, fmt.Errorf("invalid record: %w", err)
 	}
 	if dec.More() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,6 +14,9 @@ import (
 // observeModel builds the observer model from OPENAI_BASE_URL,
 // OPENAI_API_KEY and MNEMO_MODEL; an unset MNEMO_MODEL is an error naming it.
 func (m *Main) observeModel() (observe.Model, error) {
+	if m.Getenv("MNEMO_MODEL") == "" {
+		return nil, errors.New("MNEMO_MODEL is not set: observe calls the model it names at OPENAI_BASE_URL (default OpenAI's API) with OPENAI_API_KEY, e.g. MNEMO_MODEL=gpt-4o-mini, or a local server's model with OPENAI_BASE_URL=http://localhost:11434/v1")
+	}
 	return observe.NewOpenAIModel(observe.OpenAIConfig{
 		BaseURL: m.Getenv("OPENAI_BASE_URL"),
 		APIKey:  m.Getenv("OPENAI_API_KEY"),

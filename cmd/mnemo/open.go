@@ -92,7 +92,7 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 		}
 	}
 	if err := mc.apply(&cfg, m.Getenv, withModel); err != nil {
-		return cfg, fmt.Errorf("configuration %s: %w", StoredConfigFile, err)
+		return cfg, fmt.Errorf("configuration %s: %w", mc.name(), err)
 	}
 	return cfg, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -42,6 +43,9 @@ const StoredConfigFile = "mnemo.json"
 //	  "lifecycle": {"idleTtl": "24h", "quota": {"resourceBytes": 50000000}}
 //	}
 type memoryConfig struct {
+	// path is the file the configuration was read from, which its errors
+	// name ("" for none).
+	path          string
 	RecentN       int              `json:"recentN,omitempty"`
 	Recall        *recall.Options  `json:"recall,omitempty"`
 	WorkingMemory *wmConfig        `json:"workingMemory,omitempty"`
@@ -133,7 +137,33 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 		}
 		w.SchemaFile = ""
 	}
+	c.path = path
 	return &c, nil
+}
+
+// name is the file the configuration came from, as its errors name it.
+func (c *memoryConfig) name() string {
+	if c == nil || c.path == "" {
+		return StoredConfigFile
+	}
+	return c.path
+}
+
+// recallText words an error of recall.Options.Validate for a
+// configuration file, once: "recall.topK must be within [0, 1000], got
+// -1", "recall.filter at seq ($like): unknown operator …" (before:
+// "recall: recall: invalid options: …"). It is a plain error: a file's
+// value, not a flag, so not a usage error.
+func recallText(err error) error {
+	var oe *recall.OptionError
+	var fe *recall.FilterError
+	switch {
+	case errors.As(err, &oe):
+		return fmt.Errorf("recall.%s %s", oe.Field, oe.Rule)
+	case errors.As(err, &fe):
+		return fmt.Errorf("recall.filter %s", strings.TrimPrefix(fe.Error(), "recall: invalid filter "))
+	}
+	return fmt.Errorf("recall: %s", strings.TrimPrefix(err.Error(), "recall: "))
 }
 
 // storedMemoryConfig reads dir's stored configuration; nil when none. It
@@ -232,7 +262,7 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 	}
 	if c.Recall != nil {
 		if err := c.Recall.Validate(); err != nil {
-			return fmt.Errorf("recall: %w", err)
+			return recallText(err)
 		}
 		o := *c.Recall
 		cfg.Recall = &o
