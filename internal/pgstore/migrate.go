@@ -38,14 +38,23 @@ func ensureSchema(ctx context.Context, conn *pgx.Conn, mustExist bool) error {
 
 // readVersion reads the schema version of conn's search_path in one round
 // trip (the simple protocol: no statement to prepare), outside any
-// transaction; ok is false when there is no schema_version table (the
-// server answers undefined_table, and logs it, on a fresh schema).
+// transaction; ok is false when the search path's schema (current_schema(),
+// where the migrations create the tables) has no schema_version table: the
+// server answers undefined_table (and logs it) on a fresh database, and a
+// schema_version table found further down the path (search_path
+// "memory,public" with mnemo's tables in public) is another schema's, so
+// it is not taken for this one's.
 func readVersion(ctx context.Context, conn *pgx.Conn) (v int, ok bool, err error) {
-	err = conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_version`, pgx.QueryExecModeSimpleProtocol).Scan(&v)
+	err = conn.QueryRow(ctx, `SELECT coalesce(max(version), 0),
+	coalesce(to_regclass(quote_ident(current_schema()) || '.schema_version') = 'schema_version'::regclass, false)
+	FROM schema_version`, pgx.QueryExecModeSimpleProtocol).Scan(&v, &ok)
 	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "42P01" { // undefined_table
 		return 0, false, nil
 	}
-	return v, err == nil, err
+	if !ok {
+		v = 0
+	}
+	return v, ok && err == nil, err
 }
 
 // tooNew is ErrSchemaTooNew for a database at version v.
@@ -84,7 +93,9 @@ func migrate(ctx context.Context, conn *pgx.Conn, target int) error {
 // schema_version table (version 0) when there is none.
 func version(ctx context.Context, tx pgx.Tx) (int, error) {
 	var exists bool
-	if err := tx.QueryRow(ctx, `SELECT to_regclass('schema_version') IS NOT NULL`).Scan(&exists); err != nil {
+	// In the search path's own schema (see readVersion), not the first of
+	// the path that has one.
+	if err := tx.QueryRow(ctx, `SELECT to_regclass(quote_ident(current_schema()) || '.schema_version') IS NOT NULL`).Scan(&exists); err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	if !exists {
