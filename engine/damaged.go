@@ -37,6 +37,9 @@ func (e *Engine) requeueDamaged(ctx context.Context, resource string, ids []stri
 // current embedder (at Open, before the missing ones are queued) and
 // returns how many.
 func (e *Engine) dropDamagedEmbeddings(ctx context.Context) (int64, error) {
+	if !e.mayHoldDamaged() {
+		return 0, nil
+	}
 	emb := e.embedder()
 	n, err := e.ms.DropDamaged(ctx, emb.ID(), emb.Dims())
 	if err != nil {
@@ -46,6 +49,20 @@ func (e *Engine) dropDamagedEmbeddings(ctx context.Context) (int64, error) {
 		e.log.Warn("damaged stored embeddings deleted: re-embedding", "n", n, "embedder", emb.ID())
 	}
 	return n, nil
+}
+
+// mayHoldDamaged reports whether stored embeddings of the current
+// embedder can have the wrong length, so that Open must look for them. On
+// Postgres an embedder with an HNSW index (every one of up to
+// pgstore.MaxHalfvecIndexDims dimensions) cannot: the table's CHECK keeps
+// dims equal to vector_dims(vector), and the index's expression
+// vector::vector(N), N the dimensions EnsureEmbedder holds the embedder
+// to, refuses a row of any other (TestPostgresDamageImpossible). The scan
+// it saves read every stored vector at each open: 185-430 ms at 10k
+// embeddings on a loaded 2-core machine (BENCHMARKS.md, "Postgres open:
+// the damaged-embedding scan"). SQLite's blobs are checked by nothing.
+func (e *Engine) mayHoldDamaged() bool {
+	return !e.onPostgres() || !e.idx.pgIndexed
 }
 
 // checkDamaged adds a Check problem for the damaged stored embeddings of

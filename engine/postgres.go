@@ -79,9 +79,11 @@ func (e *Engine) Unavailable(err error) bool {
 func (e *Engine) openPostgresIndexes(ctx context.Context) error {
 	e.idx.kick = make(chan struct{}, 1)
 	emb := e.embedder()
-	if _, err := pgstore.EnsureEmbedder(ctx, e.pool, emb.ID(), emb.Dims()); err != nil {
+	reg, err := pgstore.EnsureEmbedder(ctx, e.pool, emb.ID(), emb.Dims())
+	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
+	e.idx.pgIndexed = reg.Index != ""
 	s, err := pgrecall.New(pgrecall.Config{Pool: e.pool, Embedder: emb, Tuning: e.cfg.RecallTuning, Location: e.location})
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)

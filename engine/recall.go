@@ -42,6 +42,9 @@ type indexState struct {
 	fresh   freshRows     // appended rows for the drainer (fresh.go)
 
 	pg searcher // the recall search on Postgres (postgres.go); nil on SQLite
+	// pgIndexed: the embedder has an HNSW index on Postgres, so no stored
+	// embedding of it can have the wrong length (mayHoldDamaged).
+	pgIndexed bool
 }
 
 func (s *indexState) index() *recall.Index {
