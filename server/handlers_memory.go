@@ -126,11 +126,11 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 	ctx := r.Context()
 	q := r.URL.Query()
 	f := journal.RunFilter{ResourceID: q.Get("resourceId"), ThreadID: q.Get("threadId")}
-	limit, err := intParam(r, "limit", 100)
+	limit, err := intParam(r, "limit", 100, 1)
 	if err != nil {
 		return nil, err
 	}
-	offset, err := intParam(r, "offset", 0)
+	offset, err := intParam(r, "offset", 0, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -73,13 +73,16 @@ func (s *Server) listMessages(r *http.Request, p *Principal) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	from, err := intParam(r, "fromSeq", 1)
+	from, err := intParam(r, "fromSeq", 1, 1)
 	if err != nil {
 		return nil, err
 	}
-	to, err := intParam(r, "toSeq", 0)
+	to, err := intParam(r, "toSeq", 0, 0)
 	if err != nil {
 		return nil, err
+	}
+	if to != 0 && to < from {
+		return nil, errorf(kindInvalid, "toSeq", "toSeq must be 0 (to the end) or >= fromSeq (%d), got %d", from, to)
 	}
 	ms, err := s.cfg.Engine.Messages(r.Context(), th.ID, from, to)
 	return MessageList{Messages: nonNil(ms)}, err
@@ -133,15 +136,17 @@ func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*App
 		Stored: res.Stored, Duplicates: res.Duplicates, Created: res.Created}, nil
 }
 
-// intParam reads an integer query parameter; absent means def.
-func intParam(r *http.Request, name string, def int64) (int64, error) {
+// intParam reads an integer query parameter of at least min; absent means
+// def. The bounds are the CLI's for the same flag (mnemo messages --from,
+// mnemo runs --limit).
+func intParam(r *http.Request, name string, def, min int64) (int64, error) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
 		return def, nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, errorf(kindInvalid, name, "%s must be a non-negative integer", name)
+	if err != nil || n < min {
+		return 0, errorf(kindInvalid, name, "%s must be an integer >= %d, got %q", name, min, v)
 	}
 	return n, nil
 }

@@ -55,7 +55,7 @@ var routes = []*route{
 	{method: "GET", path: "/v1/threads/{thread}", op: "getThread", tag: "threads", auth: true, summary: "A thread's metadata", resp: engine.Thread{}, errors: []int{404}, handle: (*Server).getThread},
 	{method: "DELETE", path: "/v1/threads/{thread}", op: "deleteThread", tag: "erasure", auth: true, summary: "Erase a thread and everything derived from it (needs a token with erase)", resp: EraseResult{}, errors: []int{403, 404}, handle: (*Server).deleteThread},
 	{method: "GET", path: "/v1/threads/{thread}/messages", op: "listMessages", tag: "threads", auth: true, summary: "A thread's messages in seq order", resp: MessageList{},
-		query: []param{{"fromSeq", "integer", "first seq (default 1)"}, {"toSeq", "integer", "last seq (default: to the end)"}}, errors: []int{404}, handle: (*Server).listMessages},
+		query: []param{{"fromSeq", "integer", "first seq, >= 1 (default 1)"}, {"toSeq", "integer", "last seq, >= fromSeq (default 0: to the end)"}}, errors: []int{404}, handle: (*Server).listMessages},
 	{method: "POST", path: "/v1/threads/{thread}/messages", op: "appendMessages", tag: "threads", auth: true, summary: "Append messages to a thread (all or none); creates the thread", body: AppendBody{}, resp: AppendResult{}, errors: []int{404, 409, 415, 429}, handle: (*Server).appendMessages},
 	{method: "GET", path: "/v1/threads/{thread}/observations", op: "listThreadObservations", tag: "observations", auth: true, summary: "A thread's observations and reflections with their source ranges", resp: ObservationList{},
 		query: []param{{"all", "boolean", "include retired and invalidated ones"}}, errors: []int{404}, handle: (*Server).threadObservations},
@@ -74,7 +74,7 @@ var routes = []*route{
 	{method: "POST", path: "/v1/search", op: "search", tag: "memory", auth: true, summary: "Hybrid recall over a resource: hits in rank order with their text, role, thread, seq and scores", body: SearchBody{}, resp: engine.SearchResult{}, errors: []int{404, 415}, handle: (*Server).search},
 
 	{method: "GET", path: "/v1/runs", op: "listRuns", tag: "runs", auth: true, summary: "Runs with a memctx record, newest first", resp: RunList{},
-		query:  []param{{"resourceId", "string", "this resource's runs (required for a token of several resources unless threadId)"}, {"threadId", "string", "this thread's runs"}, {"limit", "integer", "page size (default 100)"}, {"offset", "integer", "runs to skip"}},
+		query:  []param{{"resourceId", "string", "this resource's runs (required for a token of several resources unless threadId)"}, {"threadId", "string", "this thread's runs"}, {"limit", "integer", "page size, >= 1 (default 100)"}, {"offset", "integer", "runs to skip"}},
 		errors: []int{404}, handle: (*Server).listRuns},
 	{method: "GET", path: "/v1/runs/{run}/memctx", op: "getMemCtx", tag: "runs", auth: true, summary: "A run's memctx record: what went into the prompt, what was left out and why", resp: journal.MemCtx{}, errors: []int{404}, handle: (*Server).getMemCtx},
 	{method: "POST", path: "/v1/runs/{run}/replay", op: "replayRun", tag: "runs", auth: true, summary: "Rebuild a run's prompt from its record, and a counterfactual without chosen parts", body: ReplayBody{}, resp: Replay{}, errors: []int{404, 409, 415}, handle: (*Server).replay},
