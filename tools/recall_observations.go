@@ -27,6 +27,11 @@ const RecallObservationsDescription = "Search the observations distilled from ea
 // MaxRecallObservationsTopK bounds the topK a model may ask for.
 const MaxRecallObservationsTopK = 20
 
+// MaxRecallObservationsQueryBytes bounds the query a model may give: 16
+// KiB, as the engine bounds a recall query (engine.DefaultMaxQueryBytes);
+// a longer one is a failure result, and nothing is searched.
+const MaxRecallObservationsQueryBytes = 16 << 10
+
 // RecallObservationsArgs are the arguments of recallObservations. Its
 // reflected schema is the tool's parameters.
 type RecallObservationsArgs struct {
@@ -98,6 +103,9 @@ func (t *roTool) Run(ctx context.Context, call Call) (string, error) {
 	}
 	if strings.TrimSpace(args.Query) == "" {
 		return string(failure("query is empty; give a few keywords")), nil
+	}
+	if n := len(args.Query); n > MaxRecallObservationsQueryBytes {
+		return string(failure(fmt.Sprintf("query is %d bytes, at most %d: give a few keywords", n, MaxRecallObservationsQueryBytes))), nil
 	}
 	if args.TopK < 0 || args.TopK > MaxRecallObservationsTopK {
 		return string(failure(fmt.Sprintf("topK must be between 1 and %d", MaxRecallObservationsTopK))), nil

@@ -87,13 +87,14 @@ func testRecallObservations(t *testing.T, b backend) {
 		tool, _ := tools.RecallObservations(e.db, observe.Filter{ThreadID: "t1"})
 		reg := tools.NewRegistry(e.j, tools.Owner{})
 		reg.Register(tool)
-		for i, args := range []string{`{"query":""}`, `not json`, `{"query":"x","topK":99}`, `{"q":"porto"}`} {
+		long := `{"query":"` + strings.Repeat("porto ", tools.MaxRecallObservationsQueryBytes/6+1) + `"}` // over the limit: refused, not searched
+		for i, args := range []string{`{"query":""}`, `not json`, `{"query":"x","topK":99}`, `{"q":"porto"}`, long} {
 			msg, err := reg.Handle(ctx, "run-2", fakeopenai.ToolCall("bad"+string(rune('a'+i)), tools.RecallObservationsName, args))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(msg.Content, `"ok":false`) {
-				t.Fatalf("args %s: result %s, want a failure", args, msg.Content)
+				t.Fatalf("args %.80s: result %.200s, want a failure", args, msg.Content)
 			}
 		}
 	})
