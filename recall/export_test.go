@@ -213,3 +213,12 @@ func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDu
 	}
 	return d, nil
 }
+
+// SetVerifyWaitForTest sets how long the check of a loaded vector part
+// waits for the search that loaded it (snapshot_verify.go) and returns a
+// function restoring it.
+func SetVerifyWaitForTest(d time.Duration) (restore func()) {
+	old := verifyWait
+	verifyWait = d
+	return func() { verifyWait = old }
+}

@@ -97,13 +97,13 @@ func (p *postings) place(e *entry) bool {
 }
 
 // reserve makes room for n ords in the per-ord arrays (a snapshot's load
-// knows how many it places).
-func (p *postings) reserve(n int) {
+// knows how many it places: its arrays are made in off).
+func (p *postings) reserve(n int, off *offHeap) {
 	if len(p.lens) == 0 && n > 0 { // a load (byOrd may be readIDs' already)
 		if cap(p.byOrd) < n {
 			p.byOrd = make([]*entry, 0, n)
 		}
-		p.carve(n)
+		p.carve(n, off)
 		return
 	}
 	p.byOrd = slices.Grow(p.byOrd, n)
@@ -114,17 +114,17 @@ func (p *postings) reserve(n int) {
 }
 
 // carve makes the empty pointer-free per-ord arrays with room for n ords
-// each, cut from one block in huge pages (hugeMake): at 100,000 messages
+// each, cut from one block of off in huge pages (offMake): at 100,000 messages
 // they are 2.9 MB, ~700 first touches of 4 KiB pages apart. Each has
 // capacity n, so an append past it moves that array out of the block.
-func (p *postings) carve(n int) {
+func (p *postings) carve(n int, off *offHeap) {
 	words := func(bytes int) int { return (bytes + 7) / 8 }
 	ref := int(unsafe.Sizeof(dayRange{}))
-	block := hugeMake[uint64](words(8*n)+words(ref*n)+3*words(4*n)+words(n), 0)
-	at := unsafe.Pointer(unsafe.SliceData(block))
+	block := offMake[uint64](off, words(8*n)+words(ref*n)+3*words(4*n)+words(n), 0)
+	at := 0 // in words; never a pointer past the block (checkptr refuses one)
 	next := func(bytes int) unsafe.Pointer {
-		q := at
-		at = unsafe.Add(at, 8*words(bytes))
+		q := unsafe.Pointer(&block[at])
+		at += words(bytes)
 		return q
 	}
 	p.when = unsafe.Slice((*int64)(next(8*n)), n)[:0]

@@ -91,6 +91,7 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 	}
 	r := &Ranking{Options: o, Thread: thread, Query: q.Text, Dates: cq.lex.periods(), Tuning: ix.cfg.Tuning, QueryVector: qv != nil}
 	hits := rankHits(newShardCorpus(ctx, ix, cq, q.Exclude, ch), ch, r, scr)
+	s.searched() // the check of a freshly loaded vector part may start (snapshot_verify.go)
 	if res.Hits, err = expandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
 		return nil, err
 	}

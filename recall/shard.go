@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/philippgille/chromem-go"
 )
@@ -60,6 +61,7 @@ type shard struct {
 	col      *chromem.Collection // nil unless exact
 	vx       *vecIndex           // the vectors; nil until the first
 	text     *arena              // the entries' contents and term ids
+	off      offHeap             // a snapshot load's large arrays, the entries' among them (offheap.go)
 	// damaged holds the messages whose stored embedding was skipped at
 	// load because it had the wrong length; putVector clears an entry.
 	damaged map[string]bool
@@ -73,6 +75,9 @@ type shard struct {
 	// set until the check passes (snapshot_verify.go).
 	pending    *snapFile
 	unverified atomic.Bool
+	// loadedBy is closed (and cleared) by the first search after a load
+	// from a snapshot: the vector part's check waits for it (verifyLater).
+	loadedBy atomic.Pointer[chan struct{}]
 	// stamp is the identity of the snapshot file s maps, nil when it maps
 	// none (snapshot_fault.go).
 	stamp *fileStamp
@@ -94,6 +99,7 @@ func (s *shard) unload() {
 	s.loaded = false
 	s.vx.free()
 	s.text.free()
+	s.off.free()
 	s.threads, s.col, s.vx, s.text, s.damaged, s.topics = nil, nil, nil, nil, nil, nil
 	s.docs = docIndex{}
 	s.stats, s.post = bm25Stats{}, postings{}
@@ -125,6 +131,7 @@ func (s *shard) reset() error {
 	s.typeDF = [numTypes]int{}
 	s.vx.free()
 	s.text.free()
+	s.off.free()
 	s.vx, s.col, s.text = nil, nil, &arena{}
 	s.stamp.release()
 	s.stamp = nil
@@ -204,6 +211,10 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 		s.countTypes(old.atypes, -1)
 		s.post.remove(old)
 		s.text.eraseEntry(old)
+		if s.off.owns(unsafe.Pointer(old)) {
+			kept := doc // old lies off the heap: its new fields' memory is kept (offheap.go)
+			s.off.hold(&kept)
+		}
 		old.doc, old.terms, old.atypes, old.ref = doc, terms, bits, ref
 		s.stats.add(old.terms)
 		s.post.add(old)

@@ -609,10 +609,11 @@ func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource)
 		sf.close()
 		return 0, err
 	}
+	marks := s.readMarks(ctx, src) // beside the decoding
 	vectorless, err := s.readSnapshotFile(sf, ix.emb)
 	if err == nil {
 		var n int
-		if n, err = s.catchUp(ctx, src, ix.emb, ix.cfg.Lexical, vectorless); err == nil {
+		if n, err = s.catchUp(ctx, src, ix.emb, ix.cfg.Lexical, <-marks, vectorless); err == nil {
 			s.pending = sf
 			s.unverified.Store(true)
 			return n, nil
