@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ const fullResult = "the full result, ünïcode included"
 
 // storeThread appends msgs to a new thread of resource in one transaction
 // and returns the bytes it counted (as ThreadBytesOf does).
-func storeThread(t *testing.T, s *msgstore.Store, thread, resource string, msgs []msgstore.Message) int64 {
+func storeThread(t testing.TB, s *msgstore.Store, thread, resource string, msgs []msgstore.Message) int64 {
 	t.Helper()
 	ctx := context.Background()
 	var bytes int64
@@ -217,6 +218,46 @@ func testMessageReads(t *testing.T, b backend) {
 	if err != nil || len(docs) != 8 || docs[3].ID != "m4" || docs[3].Content != recall.WithToolCalls("", []byte(calls("c2", "c1"))) ||
 		docs[0].Metadata["k"] != "v" || docs[0].CreatedAt != time.UnixMilli(1000).UTC() {
 		t.Fatalf("ResourceDocs(r1) = %+v, %v", docs, err)
+	}
+}
+
+// TestRowsReadApart reads a thread's rows in one statement (one pooled set
+// of scan destinations, reused row after row) and each row alone: the same
+// messages, so that no field of a row (a tool-call list, a truncation, a
+// name) carries over to the next; and MessagesByIDUnordered returns each
+// stored id asked for once, none of another resource.
+func TestRowsReadApart(t *testing.T) { forEachBackend(t, testRowsReadApart) }
+
+func testRowsReadApart(t *testing.T, b backend) {
+	ctx := context.Background()
+	s, _, _ := openTools(t, b)
+	all, err := s.Messages(ctx, "t1", 1, 8)
+	if err != nil || len(all) != 8 {
+		t.Fatalf("Messages(t1) = %d, %v", len(all), err)
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		one, err := s.MessagesByID(ctx, "", []string{all[i].ID})
+		if err != nil || len(one) != 1 || !reflect.DeepEqual(one[0], all[i]) {
+			t.Errorf("row %s alone = %+v, %v; in the thread's read %+v", all[i].ID, one, err, all[i])
+		}
+	}
+	for i, m := range all {
+		want := toolConversation[i]
+		if m.ToolCalls != want.ToolCalls || m.Truncated != want.Truncated || m.Name != want.Name || m.Content != want.Content {
+			t.Errorf("row %d = %+v, want %+v", i+1, m, want)
+		}
+	}
+	ms, err := s.MessagesByIDUnordered(ctx, "r1", []string{"m5", "nope", "m1", "n1", "m5"})
+	ids := make([]string, 0, len(ms))
+	for _, m := range ms {
+		ids = append(ids, m.ID)
+	}
+	slices.Sort(ids)
+	if err != nil || !slices.Equal(ids, []string{"m1", "m5"}) {
+		t.Errorf("MessagesByIDUnordered(r1, m5 nope m1 n1 m5) = %v, %v; want m1 and m5 once each", ids, err)
+	}
+	if ms, err := s.MessagesByIDUnordered(ctx, "r1", nil); err != nil || ms != nil {
+		t.Errorf("MessagesByIDUnordered of no ids = %+v, %v; want nil", ms, err)
 	}
 }
 

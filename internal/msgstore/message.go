@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -34,14 +35,45 @@ const messageColumns = `id, thread_id, resource_id, seq, role, content, name, to
 type scanner interface{ Scan(...any) error }
 
 func scanMessage(s scanner) (Message, error) {
-	var m Message
-	var calls sql.NullString
-	var created int64
-	err := s.Scan(&m.ID, &m.ThreadID, &m.ResourceID, &m.Seq, &m.Role, &m.Content, &m.Name, &calls,
-		&m.ToolCallID, &m.Metadata, &created, &m.Tokens, &m.Truncated)
-	m.ToolCalls = calls.String
-	m.CreatedAt = time.UnixMilli(created).UTC()
+	r := rowScans.Get().(*rowScan)
+	defer r.release()
+	return r.scan(s)
+}
+
+// rowScan holds scanMessage's destinations: one Message and the argument
+// list of pointers into it, reused row after row and pooled (a new Message
+// and argument list escaped to the heap for every row read: two objects,
+// ~420 bytes a row, issue 14 in BENCHMARKS.md). A row's strings are the
+// driver's (database/sql assigns them), so the Message a scan returns
+// shares nothing with the next one.
+type rowScan struct {
+	m       Message
+	calls   sql.NullString
+	created int64
+	dest    [13]any
+}
+
+var rowScans = sync.Pool{New: func() any {
+	r := new(rowScan)
+	r.dest = [13]any{&r.m.ID, &r.m.ThreadID, &r.m.ResourceID, &r.m.Seq, &r.m.Role, &r.m.Content, &r.m.Name, &r.calls,
+		&r.m.ToolCallID, &r.m.Metadata, &r.created, &r.m.Tokens, &r.m.Truncated}
+	return r
+}}
+
+// scan reads one row of messageColumns.
+func (r *rowScan) scan(s scanner) (Message, error) {
+	r.m, r.calls, r.created = Message{}, sql.NullString{}, 0
+	err := s.Scan(r.dest[:]...)
+	m := r.m
+	m.ToolCalls = r.calls.String
+	m.CreatedAt = time.UnixMilli(r.created).UTC()
 	return m, err
+}
+
+// release returns r to the pool without the last row's strings.
+func (r *rowScan) release() {
+	r.m, r.calls = Message{}, sql.NullString{}
+	rowScans.Put(r)
 }
 
 // collectMessages scans and closes rows of messageColumns (nil when there
@@ -49,9 +81,11 @@ func scanMessage(s scanner) (Message, error) {
 // capacity, at most 1,024).
 func collectMessages(rows *sql.Rows, about int) ([]Message, error) {
 	defer rows.Close()
+	r := rowScans.Get().(*rowScan)
+	defer r.release()
 	out := make([]Message, 0, min(max(about, 0), 1024))
 	for rows.Next() {
-		m, err := scanMessage(rows)
+		m, err := r.scan(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -83,6 +117,29 @@ func (s *Store) Messages(ctx context.Context, threadID string, fromSeq, toSeq in
 // messages of other resources are left out too, so a fetch by id never
 // crosses resources.
 func (s *Store) MessagesByID(ctx context.Context, resourceID string, ids []string) ([]Message, error) {
+	ms, err := s.MessagesByIDUnordered(ctx, resourceID, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]int, len(ms)) // index in ms
+	for i, m := range ms {
+		byID[m.ID] = i
+	}
+	out := make([]Message, 0, len(byID))
+	for _, id := range ids {
+		if i, ok := byID[id]; ok {
+			out = append(out, ms[i])
+		}
+	}
+	return out, nil
+}
+
+// MessagesByIDUnordered is MessagesByID without its ordering: each stored
+// message among ids once (nil when there are none), in the order the
+// database returns them, for a caller that looks them up by id itself
+// (LoadContext's recall step: the ordered copy and its map were ~4 KB a
+// call, issue 14 in BENCHMARKS.md).
+func (s *Store) MessagesByIDUnordered(ctx context.Context, resourceID string, ids []string) ([]Message, error) {
 	// The ids travel as one JSON array, so that a single cached statement
 	// serves any number of them (an IN list of n placeholders is a new
 	// statement to prepare for every n: ~0.4 ms of each LoadContext). The
@@ -101,17 +158,7 @@ func (s *Store) MessagesByID(ctx context.Context, resourceID string, ids []strin
 	if err != nil {
 		return nil, fmt.Errorf("read messages by id: %w", err)
 	}
-	byID := make(map[string]int, len(ms)) // index in ms
-	for i, m := range ms {
-		byID[m.ID] = i
-	}
-	out := make([]Message, 0, len(byID))
-	for _, id := range ids {
-		if i, ok := byID[id]; ok {
-			out = append(out, ms[i])
-		}
-	}
-	return out, nil
+	return ms, nil
 }
 
 // StoredIDs returns which of ids are stored messages (the others are
