@@ -255,17 +255,25 @@ func Preview(m Message) string {
 // 14, BENCHMARKS.md). Invalid UTF-8 takes oneLineSlow, which the tests
 // compare it with.
 func oneLine(s string, limit int) string {
-	buf := make([]byte, 0, min(len(s), 4*limit))
-	n, cut, space := 0, 0, false
+	// The limit-th unit (a rune, or the space before one) is held back
+	// until the next shows whether the text is cut before it, so that the
+	// builder holds only the result (its String is no copy).
+	if s == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.Grow(min(len(s), 4*limit) + len("…"))
+	n, space, held := 0, false, ""
 	add := func(raw string) bool {
 		n++
-		if n == limit {
-			cut = len(buf)
-		}
-		if n > limit {
+		switch {
+		case n < limit:
+			b.WriteString(raw)
+		case n == limit:
+			held = raw
+		default:
 			return false
 		}
-		buf = append(buf, raw...)
 		return true
 	}
 	for i := 0; i < len(s); {
@@ -280,11 +288,13 @@ func oneLine(s string, limit int) string {
 			continue
 		}
 		if space && !add(" ") || !add(raw) {
-			return string(buf[:cut]) + "…"
+			b.WriteString("…")
+			return b.String()
 		}
 		space = false
 	}
-	return string(buf)
+	b.WriteString(held)
+	return b.String()
 }
 
 // oneLineSlow is oneLine by joining the words and converting to runes.

@@ -24,3 +24,15 @@ func TestOneLine(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOneLine is the preview of a 300-byte message and of a short
+// one (issue 14: one allocation each, the result).
+func BenchmarkOneLine(b *testing.B) {
+	long := strings.Repeat("words of a turn, ", 18)
+	b.ReportAllocs()
+	for b.Loop() {
+		if oneLine(long, 120) == "" || oneLine("a short answer", 120) == "" {
+			b.Fatal("empty")
+		}
+	}
+}

@@ -393,7 +393,8 @@ func pairInSet(turns []turn) map[turnKey]turnKey {
 // by seq within a thread, then the recent window in seq order. Tool results
 // are then moved to immediately follow their call, in call order, so that
 // every assistant tool-call message is followed by exactly its results.
-// It sorts turns in place (both callers replace them with the result).
+// It sorts turns in place and may return them (both callers replace them
+// with the result).
 func layout(turns []turn, currentThread string) []turn {
 	firstAt := map[string]int64{}
 	for _, t := range turns {
@@ -418,27 +419,63 @@ func layout(turns []turn, currentThread string) []turn {
 		}
 		return a.Seq < b.Seq
 	})
+	if !slices.ContainsFunc(sorted, func(t turn) bool { return t.Role == RoleTool }) {
+		return sorted // no result to move
+	}
 	callOf := pairInSet(sorted)
-	results := map[turnKey]map[string]turn{} // call -> call id -> its result
-	for _, t := range sorted {
+	results := map[turnKey]map[string]int{} // call -> call id -> its result's index in sorted
+	for i, t := range sorted {
 		if c, ok := callOf[turnKey{t.ThreadID, t.Seq}]; ok {
 			if results[c] == nil {
-				results[c] = map[string]turn{}
+				results[c] = map[string]int{}
 			}
-			results[c][t.ToolCallID] = t
+			results[c][t.ToolCallID] = i
 		}
 	}
-	out := make([]turn, 0, len(sorted))
-	for _, t := range sorted {
+	out := laidOut{src: sorted}
+	for i, t := range sorted {
 		if t.Role == RoleTool {
 			continue // emitted after its call; repairPairs left no orphan
 		}
-		out = append(out, t)
+		out.add(i)
 		for _, tc := range t.ToolCalls {
 			if r, ok := results[turnKey{t.ThreadID, t.Seq}][tc.ID]; ok {
-				out = append(out, r)
+				out.add(r)
 			}
 		}
 	}
-	return out
+	return out.turns()
+}
+
+// laidOut is layout's output, built from src's turns by index: while they
+// come in src's order it is a prefix of src, and only the first turn out of
+// order copies it (results are mostly stored right after their calls, so
+// most layouts copy nothing: the copy was ~7 KB a LoadContext, issue 14).
+type laidOut struct {
+	src      []turn
+	n        int    // src[:n] is the output so far, while out is nil
+	out      []turn // the output, once it left src's order
+	diverged bool
+}
+
+// add appends src[i].
+func (o *laidOut) add(i int) {
+	if !o.diverged && i == o.n {
+		o.n++
+		return
+	}
+	if !o.diverged {
+		o.out = make([]turn, o.n, len(o.src))
+		copy(o.out, o.src[:o.n])
+		o.diverged = true
+	}
+	o.out = append(o.out, o.src[i])
+}
+
+// turns is the output.
+func (o *laidOut) turns() []turn {
+	if !o.diverged {
+		return o.src[:o.n]
+	}
+	return o.out
 }

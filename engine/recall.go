@@ -390,30 +390,50 @@ func (e *Engine) recallTurns(ctx context.Context, q recallQuery) ([]turn, recall
 	if err != nil {
 		return nil, recall.Retrieval{}, err
 	}
-	ids := make([]string, len(res.Hits))
-	for i, h := range res.Hits {
+	turns, err := e.hitTurns(ctx, q.ResourceID, res.Hits)
+	return turns, res.Retrieval, err
+}
+
+// hitTurns reads the messages of hits (within resourceID) and returns them
+// as turns in the hits' order, those erased since they were indexed left
+// out. The rows are decoded straight into the turns: read in order as
+// Messages and then copied, they were three more copies of every recalled
+// message (issue 14, BENCHMARKS.md).
+func (e *Engine) hitTurns(ctx context.Context, resourceID string, hits []recall.Hit) ([]turn, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	turns := make([]turn, 0, len(hits))
+	if len(hits) == 0 {
+		return turns, nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
 		ids[i] = h.MessageID
 	}
-	msgs, err := e.MessagesByID(ctx, q.ResourceID, ids...)
+	rows, err := e.ms.MessagesByIDUnordered(ctx, resourceID, ids)
 	if err != nil {
-		return nil, res.Retrieval, err
+		return nil, fmt.Errorf("engine: %w", err)
 	}
-	byID := make(map[string]*Message, len(msgs))
-	for i := range msgs {
-		byID[msgs[i].ID] = &msgs[i]
+	byID := make(map[string]int, len(rows)) // index in rows
+	for i := range rows {
+		byID[rows[i].ID] = i
 	}
-	turns := make([]turn, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		m := byID[h.MessageID]
-		if m == nil {
+	for _, h := range hits {
+		i, ok := byID[h.MessageID]
+		if !ok {
 			continue // erased since it was indexed
 		}
-		t := turn{Message: *m, Reason: memctxReason(h.Reason)}
+		m, err := messageFromRow(rows[i])
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		t := turn{Message: m, Reason: memctxReason(h.Reason)}
 		if h.Reason == recall.ReasonHit {
 			score := h.Score
 			t.Score, t.Lexical, t.Vector = &score, h.Lexical, h.Vector
 		}
 		turns = append(turns, t)
 	}
-	return turns, res.Retrieval, nil
+	return turns, nil
 }
