@@ -150,26 +150,43 @@ func promptHash(system string, msgs []ContextMessage, tools []openai.Tool) strin
 		ToolCalls  []ToolCall `json:"tool_calls"`
 		ToolCallID string     `json:"tool_call_id"`
 	}
-	v := struct {
-		System   string        `json:"system"`
-		Messages []hm          `json:"messages"`
-		Tools    []openai.Tool `json:"tools"`
-	}{System: system, Messages: make([]hm, len(msgs)), Tools: tools}
-	for i, m := range msgs {
-		v.Messages[i] = hm{m.Role, m.Content, m.Name, m.ToolCalls, m.ToolCallID}
-	}
-	// The JSON streams into the hash (json.Marshal's copy of it was the
-	// largest allocation of the record stage, issue 14); the hash is that of
-	// json.Marshal's bytes, without the newline the encoder ends with.
+	// The hash is that of json.Marshal's bytes of
+	// {"system": system, "messages": [hm...], "tools": tools}, streamed into
+	// the hash a value at a time: json.Marshal's copy of the prompt, then a
+	// copy of every message as an hm, were the largest allocations of the
+	// record stage (issue 14, BENCHMARKS.md). Each value's encoding ends in
+	// the encoder's newline, which w holds back and encode drops.
 	w := &heldLastByte{h: sha256.New()}
-	if err := json.NewEncoder(w).Encode(v); err != nil || !w.held || w.last[0] != '\n' {
-		// Every field is plain data or a tool definition that marshalled when
-		// it was built; a failure here is a programming error.
-		panic(fmt.Sprintf("engine: hash prompt: %v", err))
+	enc := json.NewEncoder(w)
+	encode := func(v any) {
+		if err := enc.Encode(v); err != nil || !w.held || w.last[0] != '\n' {
+			// Every field is plain data or a tool definition that marshalled
+			// when it was built; a failure here is a programming error.
+			panic(fmt.Sprintf("engine: hash prompt: %v", err))
+		}
+		w.held = false
 	}
+	w.h.Write(hashJSON[0])
+	encode(system)
+	w.h.Write(hashJSON[1])
+	var h hm
+	for i, m := range msgs {
+		if i > 0 {
+			w.h.Write(hashJSON[2])
+		}
+		h = hm{m.Role, m.Content, m.Name, m.ToolCalls, m.ToolCallID}
+		encode(&h)
+	}
+	w.h.Write(hashJSON[3])
+	encode(tools)
+	w.h.Write(hashJSON[4])
 	var sum [sha256.Size]byte
 	return "sha256:" + hex.EncodeToString(w.h.Sum(sum[:0]))
 }
+
+// hashJSON are the bytes promptHash writes between the values it encodes
+// (kept as slices: a string written to the hash is a copy each time).
+var hashJSON = [][]byte{[]byte(`{"system":`), []byte(`,"messages":[`), []byte(","), []byte(`],"tools":`), []byte("}")}
 
 // heldLastByte writes to h all but the last byte written to it, which it
 // holds in last.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,5 +51,19 @@ func TestPromptHashPinned(t *testing.T) {
 	const wantRecalled = "[recalled · thread t0 · seq 3 · 2023-05-08 14:03 UTC] old <text>"
 	if got := c.Messages[0].Content; got != wantRecalled {
 		t.Errorf("compose: recalled content = %q, want %q", got, wantRecalled)
+	}
+}
+
+// BenchmarkPromptHash hashes a prompt of 30 messages of ~300 bytes and one
+// tool (issue 14: the allocations of the record stage).
+func BenchmarkPromptHash(b *testing.B) {
+	tools := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "lookup"}}}
+	msgs := make([]ContextMessage, 30)
+	for i := range msgs {
+		msgs[i] = ContextMessage{Role: RoleUser, Content: strings.Repeat("words of a turn, ", 18), ThreadID: "t1", Seq: int64(i)}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		promptHash("# Memory\n\nsome observations", msgs, tools)
 	}
 }
