@@ -62,17 +62,20 @@ type turnSet struct {
 	gone  map[turnKey]bool // dropped (still in order)
 }
 
+// newTurnSet is the set of ts, which it keeps (the set's turns are ts's
+// elements: the caller no longer uses ts).
 func newTurnSet(ts []turn) *turnSet {
 	s := &turnSet{byKey: make(map[turnKey]*turn, len(ts)), gone: map[turnKey]bool{}}
-	for _, t := range ts {
-		s.add(t)
+	for i := range ts {
+		s.add(&ts[i])
 	}
 	return s
 }
 
-// add inserts t; a turn already present stays, except that the recent
-// window wins over recall.
-func (s *turnSet) add(t turn) {
+// add inserts *t, which the set keeps and may change (the caller no longer
+// uses it: a copy of every turn was ~7 KB a LoadContext, issue 14); a turn
+// already present stays, except that the recent window wins over recall.
+func (s *turnSet) add(t *turn) {
 	k := turnKey{t.ThreadID, t.Seq}
 	if old, ok := s.byKey[k]; ok {
 		if t.Recent && !old.Recent {
@@ -83,7 +86,7 @@ func (s *turnSet) add(t turn) {
 	if !s.gone[k] { // a turn dropped earlier keeps its place
 		s.order = append(s.order, k)
 	}
-	s.byKey[k] = &t
+	s.byKey[k] = t
 }
 
 // kept returns the turns in the set, in insertion order.
@@ -134,8 +137,8 @@ func (p *pairer) repairPairs(ctx context.Context, window []turn, more func(conte
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, t := range extra {
-		set.add(t)
+	for i := range extra {
+		set.add(&extra[i])
 	}
 	later, err := p.settle(ctx, set)
 	return set.kept(), append(drops, later...), err
@@ -180,7 +183,7 @@ func (p *pairer) settle(ctx context.Context, set *turnSet) ([]dropped, error) {
 					break
 				}
 				if _, ok := set.byKey[turnKey{m.ThreadID, m.Seq}]; !ok {
-					set.add(turn{Message: *m, Recent: t.Recent, Reason: repairReason(t.Recent)})
+					set.add(&turn{Message: *m, Recent: t.Recent, Reason: repairReason(t.Recent)})
 					changed = true
 				}
 			}
