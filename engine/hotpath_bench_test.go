@@ -180,3 +180,43 @@ func BenchmarkAppendBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoadContextPending composes the context of a thread whose
+// recent window (10) holds no answer, recall off, so that LoadContext looks
+// for the pending turn in the last 64 messages: "notes" is a thread of 101
+// user messages (the pending turn is the newest), "longer" 70 answered
+// exchanges then 30 questions (the pending turn is longer than the window).
+// The bench's LoadContext calls take this path after its single appends
+// (issue 14, BENCHMARKS.md).
+func BenchmarkLoadContextPending(b *testing.B) {
+	for _, bc := range []struct {
+		name     string
+		answered int // messages alternating user and assistant before the questions
+	}{{"notes", 0}, {"longer", 70}} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			e, err := engine.Open(ctx, engine.Config{Dir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			msgs := make([]engine.Message, 101)
+			for i := range msgs {
+				role := engine.RoleUser
+				if i < bc.answered && i%2 == 1 {
+					role = engine.RoleAssistant
+				}
+				msgs[i] = engine.Message{Role: role, Content: strings.Repeat(fmt.Sprintf("turn %d of the conversation, ", i), 10)}
+			}
+			if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "bench", ReplaceRun: true, ThreadID: "t", RecentN: 10}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/mnemo-go/mnemo/observe"
 )
@@ -26,19 +28,35 @@ func (e *Engine) withPendingTurn(ctx context.Context, threadID string, recent []
 			return recent, nil
 		}
 	}
-	tail, err := e.recentMessages(ctx, threadID, observe.MaxPendingTurns)
+	// Where it starts is found from the seqs, roles and tool calls alone;
+	// only a pending turn longer than the window is then read whole (by
+	// seq, so the same rows: nothing is erased inside the fence, and
+	// appends take later seqs).
+	refs, err := e.ms.RecentTurns(ctx, threadID, observe.MaxPendingTurns)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("engine: %w", err)
 	}
-	turns := make([]observe.Turn, len(tail))
-	for i, m := range tail {
-		turns[i] = observe.Turn{Seq: m.Seq, Role: m.Role}
-		for _, c := range m.ToolCalls {
+	turns := make([]observe.Turn, len(refs))
+	for i, r := range refs {
+		turns[i] = observe.Turn{Seq: r.Seq, Role: r.Role}
+		if r.ToolCalls == "" {
+			continue
+		}
+		var calls []ToolCall
+		if err := json.Unmarshal([]byte(r.ToolCalls), &calls); err != nil {
+			return nil, fmt.Errorf("engine: decode tool calls of %s seq %d: %w", threadID, r.Seq, err)
+		}
+		for _, c := range calls {
 			turns[i].ToolCalls = append(turns[i].ToolCalls, observe.ToolCall{ID: c.ID})
 		}
 	}
-	if start := observe.PendingStart(turns); len(tail)-start > len(recent) {
-		return tail[start:], nil
+	start := observe.PendingStart(turns)
+	if len(refs)-start <= len(recent) {
+		return recent, nil
 	}
-	return recent, nil
+	tail, err := messagesFromRows(e.ms.Messages(ctx, threadID, refs[start].Seq, refs[len(refs)-1].Seq))
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	return tail, nil
 }

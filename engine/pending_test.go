@@ -33,6 +33,52 @@ func (m *recordingModel) all() string {
 	return strings.Join(m.sent, "\n")
 }
 
+// TestPendingTurnLongerThanWindow: without an observer, a pending turn
+// longer than RecentN (two user turns and a tool loop for them, after an
+// answer) is the window, whole and in order, with the stored messages'
+// contents, names and tool calls; once answered, the window is RecentN
+// again. (LoadContext finds where the pending turn starts from the
+// messages' seqs, roles and tool calls, then reads the turn by seq.)
+func TestPendingTurnLongerThanWindow(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{RecentN: 2})
+		call := []engine.ToolCall{{ID: "call_0", Name: "timetable", Arguments: json.RawMessage(`{"from":"Porto"}`)}}
+		msgs := []engine.Message{
+			{Role: "user", Content: "old question"},
+			{Role: "assistant", Content: "old answer"},
+			{Role: "user", Content: "P1 trains from Porto?", Name: "ann"},
+			{Role: "user", Content: "P2 is the 9:05 direct?"},
+			{Role: "assistant", ToolCalls: call},
+			{Role: "tool", ToolCallID: "call_0", Name: "timetable", Content: "P4 9:05 direct"},
+			{Role: "assistant", ToolCalls: call},
+			{Role: "tool", ToolCallID: "call_0", Name: "timetable", Content: "P6 17:09 direct"},
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+		c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := seqs(c.Messages); got != "3,4,5,6,7,8," {
+			t.Fatalf("window seqs %s, want the pending turn 3,4,5,6,7,8,", got)
+		}
+		for i, m := range c.Messages {
+			want := msgs[i+2]
+			if m.Content != want.Content || m.Name != want.Name || m.Role != want.Role || len(m.ToolCalls) != len(want.ToolCalls) || m.Reason != "" {
+				t.Errorf("message %d = %+v, want %+v", i, m, want)
+			}
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", Messages: []engine.Message{{Role: "assistant", Content: "yes"}}}); err != nil {
+			t.Fatal(err)
+		}
+		if c, err = e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t"}); err != nil || seqs(c.Messages) != "7,8,9," {
+			t.Fatalf("answered: window %s, %v; want 7,8,9, (the window of two extends back to the call of 8)", seqs(c.Messages), err)
+		}
+	})
+}
+
 // TestPendingTurnStaysVerbatim is issue 12 item 9: the user turns that no
 // assistant answer follows yet stay verbatim in the recent window whatever
 // RecentN is, and the observer never distils them — also while the

@@ -221,6 +221,26 @@ func testMessageReads(t *testing.T, b backend) {
 	}
 }
 
+// TestRecentTurns reads the last messages of a thread without their
+// contents: seq order, roles and tool-call columns ("" when NULL).
+func TestRecentTurns(t *testing.T) { forEachBackend(t, testRecentTurns) }
+
+func testRecentTurns(t *testing.T, b backend) {
+	ctx := context.Background()
+	s, _, _ := openTools(t, b)
+	got, err := s.RecentTurns(ctx, "t1", 3)
+	want := []msgstore.TurnRef{{Seq: 6, Role: "assistant", ToolCalls: calls("c3")}, {Seq: 7, Role: "assistant", ToolCalls: calls("c3")}, {Seq: 8, Role: "tool"}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("RecentTurns(t1, 3) = %+v, %v; want %+v", got, err, want)
+	}
+	if got, err := s.RecentTurns(ctx, "t1", 100); err != nil || len(got) != 8 || got[0].Seq != 1 || got[0].Role != "user" {
+		t.Errorf("RecentTurns(t1, 100) = %+v, %v; want all 8 from seq 1", got, err)
+	}
+	if got, err := s.RecentTurns(ctx, "nope", 3); err != nil || len(got) != 0 {
+		t.Errorf("RecentTurns(nope) = %+v, %v; want none", got, err)
+	}
+}
+
 // TestRowsReadApart reads a thread's rows in one statement (one pooled set
 // of scan destinations, reused row after row) and each row alone: the same
 // messages, so that no field of a row (a tool-call list, a truncation, a

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // This file holds the reads of a thread that LoadContext and Replay make
@@ -58,4 +59,40 @@ func (s *Store) WalkFrom(ctx context.Context, threadID string, fromSeq int64, fn
 		}
 	}
 	return rows.Err()
+}
+
+// TurnRef is one stored message of a thread as far as where its pending
+// turn starts depends on it (observe.PendingStart): its seq, role and
+// tool calls.
+type TurnRef struct {
+	Seq       int64
+	Role      string
+	ToolCalls string // the tool_calls column, "" when NULL
+}
+
+// RecentTurns returns the last n messages of the thread in seq order
+// without their contents, names or metadata (LoadContext looks for the
+// pending turn in the last 64: reading them whole was ~40 KB a call, issue
+// 14 in BENCHMARKS.md).
+func (s *Store) RecentTurns(ctx context.Context, threadID string, n int) ([]TurnRef, error) {
+	rows, err := s.stmts.Query(ctx, `SELECT seq, role, tool_calls FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`, threadID, n)
+	if err != nil {
+		return nil, fmt.Errorf("read recent turns of %s: %w", threadID, err)
+	}
+	defer rows.Close()
+	out := make([]TurnRef, 0, min(max(n, 0), 1024))
+	for rows.Next() {
+		var r TurnRef
+		var calls sql.NullString
+		if err := rows.Scan(&r.Seq, &r.Role, &calls); err != nil {
+			return nil, fmt.Errorf("read recent turns of %s: %w", threadID, err)
+		}
+		r.ToolCalls = calls.String
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read recent turns of %s: %w", threadID, err)
+	}
+	slices.Reverse(out)
+	return out, nil
 }
