@@ -17,6 +17,12 @@ var ErrSchemaTooNew = fmt.Errorf("pgstore: postgres schema is newer than this bu
 // schema of its search_path) holds no mnemo tables; nothing was created.
 var ErrNoSchema = errors.New("pgstore: no mnemo tables in this database")
 
+// ErrNoSuchSchema is returned by Open and OpenExisting when the first
+// schema the DSN's search_path names does not exist: Postgres would create
+// mnemo's tables in the next schema of the path that does (public, say),
+// so nothing is created and the error names the schema to create.
+var ErrNoSuchSchema = errors.New("pgstore: the search_path's first schema does not exist")
+
 // ErrNoVector is returned by Open when the pgvector extension is neither
 // installed in the database nor installable by the connecting role (it is
 // packaged as postgresql-NN-pgvector; CREATE EXTENSION vector needs a role

@@ -22,8 +22,17 @@ const migrationLock = "mnemo.pgstore.migrate:"
 // again under the migration lock. With mustExist, a schema without a
 // schema_version table is ErrNoSchema and nothing is written.
 func ensureSchema(ctx context.Context, conn *pgx.Conn, mustExist bool) error {
-	v, ok, err := readVersion(ctx, conn)
+	v, ok, current, err := readVersion(ctx, conn)
+	if err == nil && current == "" && firstSchema(conn) != "" {
+		// No schema_version on the path: a fresh schema, or a missing one.
+		current, err = currentSchema(ctx, conn)
+	}
+	if err == nil {
+		err = checkFirstSchema(conn, current)
+	}
 	switch {
+	case errors.Is(err, ErrNoSuchSchema):
+		return err
 	case err != nil:
 		return fmt.Errorf("read schema version: %w", err)
 	case !ok && mustExist:
@@ -44,17 +53,26 @@ func ensureSchema(ctx context.Context, conn *pgx.Conn, mustExist bool) error {
 // schema_version table found further down the path (search_path
 // "memory,public" with mnemo's tables in public) is another schema's, so
 // it is not taken for this one's.
-func readVersion(ctx context.Context, conn *pgx.Conn) (v int, ok bool, err error) {
+//
+// current is the server's current_schema() (the schema the search path
+// names first among those that exist), "" when the statement could not
+// say (no schema_version table on the path).
+func readVersion(ctx context.Context, conn *pgx.Conn) (v int, ok bool, current string, err error) {
+	var cur *string
 	err = conn.QueryRow(ctx, `SELECT coalesce(max(version), 0),
-	coalesce(to_regclass(quote_ident(current_schema()) || '.schema_version') = 'schema_version'::regclass, false)
-	FROM schema_version`, pgx.QueryExecModeSimpleProtocol).Scan(&v, &ok)
+	coalesce(to_regclass(quote_ident(current_schema()) || '.schema_version') = 'schema_version'::regclass, false),
+	current_schema()
+	FROM schema_version`, pgx.QueryExecModeSimpleProtocol).Scan(&v, &ok, &cur)
 	if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "42P01" { // undefined_table
-		return 0, false, nil
+		return 0, false, "", nil
 	}
 	if !ok {
 		v = 0
 	}
-	return v, ok && err == nil, err
+	if cur != nil {
+		current = *cur
+	}
+	return v, ok && err == nil, current, err
 }
 
 // tooNew is ErrSchemaTooNew for a database at version v.

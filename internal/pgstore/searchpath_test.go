@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/mnemo-go/mnemo/internal/pgstore"
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
 )
@@ -46,4 +49,42 @@ func schemaOf(t *testing.T, dsn string) string {
 	}
 	first, _, _ := strings.Cut(u.Query().Get("search_path"), ",")
 	return first
+}
+
+// TestSearchPathSchemaMissing: a search_path whose first schema does not
+// exist is refused with ErrNoSuchSchema naming it, and nothing is created
+// (before: Postgres created mnemo's tables in the next schema of the path
+// that exists, public in the README's example, and the memory silently
+// lived there). The default search_path ("$user", public) is not checked.
+func TestSearchPathSchemaMissing(t *testing.T) {
+	next := schemaOf(t, pgtest.DSN(t)) // exists; stands in for public, which the test must not write
+	missing := "nope_" + next
+	path := pgtest.WithSearchPath(t, pgtest.ServerDSN(t), missing+","+next+",public")
+	for _, open := range []func() error{
+		func() error { p, err := pgstore.Open(t.Context(), path); closeIf(p); return err },
+		func() error { p, err := pgstore.OpenExisting(t.Context(), path); closeIf(p); return err },
+	} {
+		if err := open(); !errors.Is(err, pgstore.ErrNoSuchSchema) || !strings.Contains(err.Error(), missing) {
+			t.Fatalf("open with the search_path's first schema missing: %v, want ErrNoSuchSchema naming %s", err, missing)
+		}
+	}
+	conn, err := pgx.Connect(t.Context(), pgtest.ServerDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	var created bool
+	if err := conn.QueryRow(t.Context(), `SELECT to_regclass(quote_ident($1) || '.schema_version') IS NOT NULL`, next).Scan(&created); err != nil {
+		t.Fatal(err)
+	}
+	if created {
+		t.Fatalf("the refused opens created mnemo's tables in %s, the next schema of the path", next)
+	}
+}
+
+// closeIf closes p when the open returned one.
+func closeIf(p *pgxpool.Pool) {
+	if p != nil {
+		p.Close()
+	}
 }
