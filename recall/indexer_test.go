@@ -191,3 +191,55 @@ func TestIndexerUpdate(t *testing.T) {
 		}
 	})
 }
+
+// derivedStore is a memStore that keeps no vectors (recall.DerivedVectors):
+// PutVectors records the ids as embedded, and its vectors are computed
+// from the documents when read, as msgstore does for hash-384 on SQLite.
+type derivedStore struct{ *memStore }
+
+func (derivedStore) Derived(string, int) bool { return true }
+
+func (d derivedStore) PutVectors(_ context.Context, _ string, _ int, ids []string, _ [][]float32) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.puts++
+	for _, id := range ids {
+		for _, doc := range d.docs {
+			if doc.ID == id {
+				v, _ := recall.HashEmbedder{}.Embed(context.Background(), []string{doc.Text()})
+				d.vecs[id] = v[0]
+			}
+		}
+	}
+	return nil
+}
+
+// TestIndexerDerivedEmbedsLoadedOnly: with a store that computes the
+// vectors when read, Update embeds only the documents of loaded resources
+// (an import into resources nobody searches hashes nothing), and both the
+// loaded resource and one loaded afterwards hold every vector.
+func TestIndexerDerivedEmbedsLoadedOnly(t *testing.T) {
+	ctx := context.Background()
+	docs := corpus(12, 3)
+	for i := range docs {
+		docs[i].ResourceID = []string{"r1", "r2"}[i%2]
+	}
+	emb := &countingEmbedder{}
+	x, st := newIndexer(t, emb, docs)
+	x.Store = derivedStore{st}
+	if _, _, err := x.Index.VectorCount(ctx, "r2"); err != nil { // r2 loaded, r1 not
+		t.Fatal(err)
+	}
+	out, err := x.Update(ctx, docs, true)
+	if err != nil || out.Lexical != nil || out.EmbedErr != nil || out.Embedded != len(docs) {
+		t.Fatalf("Update: %+v, %v", out, err)
+	}
+	if emb.texts != len(docs)/2 || len(st.vecs) != len(docs) {
+		t.Fatalf("embedder saw %d texts, %d stored; want %d (r2's only), %d", emb.texts, len(st.vecs), len(docs)/2, len(docs))
+	}
+	for _, res := range []string{"r2", "r1"} {
+		if n, _, err := x.Index.VectorCount(ctx, res); err != nil || n != len(docs)/2 {
+			t.Fatalf("%s holds %d vectors (%v), want %d", res, n, err, len(docs)/2)
+		}
+	}
+}

@@ -25,6 +25,11 @@ func (s *Store) derived(embedder string, dims int) bool {
 	return !s.pg() && embedder == recall.HashID && dims == recall.HashDims
 }
 
+// Derived implements recall.DerivedVectors: PutVectors of embedder's
+// vectors of dims values (hash-384 on SQLite) stores empty blobs and
+// ignores the vectors given.
+func (s *Store) Derived(embedder string, dims int) bool { return s.derived(embedder, dims) }
+
 // derivedVector is the hash-384 vector of a stored message with that name,
 // content and tool calls (stored JSON).
 func derivedVector(name, content string, toolCalls sql.RawBytes) []float32 {

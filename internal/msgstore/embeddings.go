@@ -15,7 +15,10 @@ import (
 // engine's drainer computes, stored per message and embedder, their repair
 // (damaged and missing rows) and the directory's predominant embedder.
 
-var _ recall.VectorStore = (*Store)(nil)
+var (
+	_ recall.VectorStore    = (*Store)(nil)
+	_ recall.DerivedVectors = (*Store)(nil)
+)
 
 // Vectors implements recall.VectorStore: the embeddings stored for ids by
 // embedder that decode to dims values (a map with an entry only for those:
