@@ -39,7 +39,8 @@ func init() {
 	}
 }
 
-// newAnalyzer builds AnalyzerName: "en" with the fold char filter first.
+// newAnalyzer builds AnalyzerName: "en" with the fold char filter first
+// and its unicode tokenizer given a direct path for ASCII text.
 func newAnalyzer(config map[string]any, cache *registry.Cache) (analysis.Analyzer, error) {
 	a, err := en.AnalyzerConstructor(config, cache)
 	if err != nil {
@@ -50,6 +51,7 @@ func newAnalyzer(config map[string]any, cache *registry.Cache) (analysis.Analyze
 		return a, nil
 	}
 	d.CharFilters = append([]analysis.CharFilter{foldFilter{}}, d.CharFilters...)
+	d.Tokenizer = asciiTokenizer{fallback: d.Tokenizer} // tokenize.go: the same tokens
 	return d, nil
 }
 
