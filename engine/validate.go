@@ -8,13 +8,30 @@ import (
 	"unicode/utf8"
 )
 
-// idPattern is the rule for thread, resource, message and tool-call ids.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_.:@-]{1,128}$`)
-
 const idRule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
 
-// ValidID reports whether s is a valid thread, resource, message or tool-call id.
-func ValidID(s string) bool { return idPattern.MatchString(s) }
+// idByte marks the bytes of idRule.
+var idByte = func() (ok [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:@-" {
+		ok[c] = true
+	}
+	return ok
+}()
+
+// ValidID reports whether s is a valid thread, resource, message or
+// tool-call id (idRule; a loop over the bytes instead of a regexp: ten ids
+// and more are checked an append, ~1 % of an import's CPU).
+func ValidID(s string) bool {
+	if len(s) < 1 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !idByte[s[i]] {
+			return false
+		}
+	}
+	return true
+}
 
 // validateRequest checks an AppendRequest before anything is stored.
 func (e *Engine) validateRequest(req *AppendRequest) error {
