@@ -66,9 +66,15 @@ type execer interface {
 	ExecContext(context.Context, string, ...any) (sql.Result, error)
 }
 
-// DeleteOutbox deletes the outbox rows with the given ids (finished work).
+// DeleteOutbox deletes the outbox rows with the given ids (finished work),
+// all or none: one transaction, whatever the number of statements (the
+// drainer's batch of 512 takes two; as autocommit statements each took the
+// write lock from the appends on its own).
 func (s *Store) DeleteOutbox(ctx context.Context, ids []int64) error {
-	return deleteOutbox(ctx, s.conn, ids)
+	if len(ids) <= store.ChunkSize {
+		return deleteOutbox(ctx, s.conn, ids)
+	}
+	return s.Tx(ctx, func(tx *store.Tx) error { return deleteOutbox(ctx, s.in(tx), ids) })
 }
 
 func deleteOutbox(ctx context.Context, db execer, ids []int64) error {

@@ -301,3 +301,42 @@ func testAppenderBatch(t *testing.T, b backend) {
 		}
 	}
 }
+
+// TestDeleteOutboxAllOrNone: DeleteOutbox of more rows than one statement
+// takes (store.ChunkSize) is one transaction: a statement that fails after
+// the first chunk leaves every row (the drainer's batch of 512 was two
+// autocommit statements, each taking the write lock from the appends).
+func TestDeleteOutboxAllOrNone(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		db, s := openStore(t, b)
+		now := time.Now()
+		n := store.ChunkSize + 7
+		appendN(t, s, n, now)
+		due, err := s.DueOutbox(ctx, now, n)
+		if err != nil || len(due) != n {
+			t.Fatalf("DueOutbox: %d rows, %v", len(due), err)
+		}
+		ids := make([]int64, n)
+		for i, r := range due {
+			ids[i] = r.ID
+		}
+		last := ids[n-1] // in the second chunk
+		fail := b.text(fmt.Sprintf(`CREATE TRIGGER refuse BEFORE DELETE ON outbox WHEN OLD.id = %d BEGIN SELECT RAISE(ABORT, 'refused'); END`, last),
+			fmt.Sprintf(`CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN IF OLD.id = %d THEN RAISE EXCEPTION 'refused'; END IF; RETURN OLD; END $$ LANGUAGE plpgsql`, last))
+		if _, err := db.ExecContext(ctx, fail); err != nil {
+			t.Fatal(err)
+		}
+		if b.Dialect == store.Postgres {
+			if _, err := db.ExecContext(ctx, `CREATE TRIGGER refuse BEFORE DELETE ON outbox FOR EACH ROW EXECUTE FUNCTION refuse()`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.DeleteOutbox(ctx, ids); err == nil {
+			t.Fatal("DeleteOutbox: no error from the refused row")
+		}
+		if left, err := s.PendingOutbox(ctx); err != nil || left != int64(n) {
+			t.Fatalf("PendingOutbox = %d, %v; want %d (none deleted)", left, err, n)
+		}
+	})
+}
