@@ -341,9 +341,11 @@ func (e *Engine) storeRows(ctx context.Context, tx *store.Tx, thread string, hea
 		return 0, 0, fmt.Errorf("engine: look up messages: %w", err)
 	}
 	lastSeq = head.LastSeq
-	var msgs []msgstore.Message
-	var digests []string
-	var fresh []int // indexes in rows of msgs
+	// Sized for every row new (the usual append): grown by append they
+	// were ~4 % of an import's allocations (issue 14).
+	msgs := make([]msgstore.Message, 0, max(len(ids)-len(stored), 0))
+	digests := make([]string, 0, cap(msgs))
+	fresh := make([]int, 0, cap(msgs)) // indexes in rows of msgs
 	for i, r := range rows {
 		res.IDs[i] = r.ID
 		if j := inBatch[r.ID]; j != i {
