@@ -542,6 +542,12 @@ type gateEmbedder struct {
 	entered chan struct{}
 }
 
+// ID is not hash-384's: on SQLite hash-384's vectors are derived (computed
+// when read), and the drainer embeds them only for loaded resources; a
+// gated embedder stands for one whose vectors are stored (use-lite,
+// OpenAI), which the drainer embeds before storing.
+func (g *gateEmbedder) ID() string { return "gate-384" }
+
 func (g *gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	select {
 	case g.entered <- struct{}{}:

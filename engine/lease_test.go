@@ -7,7 +7,6 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/recall"
 )
 
 // TestCloseReleasesClaimedRows: an engine closed while its drainer embeds
@@ -35,7 +34,9 @@ func TestCloseReleasesClaimedRows(t *testing.T) {
 		if err := e.Close(); err != nil { // the drainer is inside Embed
 			t.Fatal(err)
 		}
-		e2 := be.MustOpen(t, st.Config(engine.Config{Embedder: recall.HashEmbedder{}}))
+		open := make(chan struct{})
+		close(open)
+		e2 := be.MustOpen(t, st.Config(engine.Config{Embedder: &gateEmbedder{gate: open, entered: make(chan struct{}, 1)}}))
 		if err := e2.SyncIndexes(ctx); err != nil {
 			t.Fatal(err)
 		}
