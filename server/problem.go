@@ -133,9 +133,13 @@ func classify(err error) *apiError {
 		}
 		return &apiError{kind: kindInvalid, field: field, detail: strings.TrimPrefix(err.Error(), "engine: ")}
 	case errors.As(err, &fe):
-		return &apiError{kind: kindInvalid, field: "recall.filter", detail: strings.TrimPrefix(err.Error(), "recall: ")}
+		// Worded as POST /v1/context's (engine.LoadContext's) bad filter.
+		return &apiError{kind: kindInvalid, field: "recall.filter", detail: "invalid recall.filter: " + strings.TrimPrefix(err.Error(), "recall: invalid filter ")}
 	case errors.As(err, &oe):
 		return &apiError{kind: kindInvalid, field: "recall." + oe.Field, detail: "recall." + oe.Field + " " + oe.Rule}
+	case errors.Is(err, recall.ErrInvalidQuery) && strings.Contains(err.Error(), "scope thread"):
+		// The request's recall.scope, not its query: a search body has no thread.
+		return &apiError{kind: kindInvalid, field: "recall.scope", detail: "recall.scope thread needs threadId (the thread to search)"}
 	case errors.Is(err, recall.ErrInvalidOptions), errors.Is(err, recall.ErrInvalidQuery):
 		return &apiError{kind: kindInvalid, field: "recall", detail: strings.TrimPrefix(err.Error(), "recall: ")}
 	case errors.As(err, &de):
