@@ -283,6 +283,9 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 	if err := c.Lifecycle.apply(cfg); err != nil {
 		return err
 	}
+	if err := c.checkLimits(); err != nil {
+		return err
+	}
 	if l := c.Limits; l != nil {
 		cfg.Limits = engine.Limits{MaxContentBytes: l.MaxContentBytes, MaxToolResultBytes: l.MaxToolResultBytes,
 			MaxMetadataBytes: l.MaxMetadataBytes, MaxMessagesPerAppend: l.MaxMessagesPerAppend, MaxQueryBytes: l.MaxQueryBytes}
@@ -305,6 +308,38 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 			oc.Model = model
 		}
 		cfg.Observe = oc
+	}
+	return nil
+}
+
+// checkLimits refuses a negative limit (limits.* and server.maxBodyBytes),
+// naming the field: 0 or none means the default, and a negative number
+// was silently taken as the default.
+func (c *memoryConfig) checkLimits() error {
+	var fields []struct {
+		name string
+		v    int64
+	}
+	add := func(name string, v int64) {
+		fields = append(fields, struct {
+			name string
+			v    int64
+		}{name, v})
+	}
+	if l := c.Limits; l != nil {
+		add("limits.maxContentBytes", int64(l.MaxContentBytes))
+		add("limits.maxToolResultBytes", int64(l.MaxToolResultBytes))
+		add("limits.maxMetadataBytes", int64(l.MaxMetadataBytes))
+		add("limits.maxMessagesPerAppend", int64(l.MaxMessagesPerAppend))
+		add("limits.maxQueryBytes", int64(l.MaxQueryBytes))
+	}
+	if c.Server != nil {
+		add("server.maxBodyBytes", c.Server.MaxBodyBytes)
+	}
+	for _, f := range fields {
+		if f.v < 0 {
+			return fmt.Errorf("%s must be >= 0 (0: the default), got %d", f.name, f.v)
+		}
 	}
 	return nil
 }
