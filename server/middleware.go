@@ -13,6 +13,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/mnemo-go/mnemo/importer"
 )
 
 // statusWriter records the status and size of a response.
@@ -178,7 +180,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // decodeBody decodes a JSON request body into v: one object, no unknown
-// fields, within the body limit. Errors name the field at fault.
+// fields, within the body limit, valid UTF-8 without a lone surrogate
+// escape (importer.CheckJSONText). Errors name the field at fault.
 func decodeBody(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
@@ -187,6 +190,10 @@ func decodeBody(r *http.Request, v any) error {
 	}
 	data, err := io.ReadAll(r.Body)
 	if err == nil {
+		// encoding/json would store U+FFFD in place of invalid text.
+		if terr := importer.CheckJSONText(data); terr != nil {
+			return errorf(kindInvalid, "", "the body is %v", terr)
+		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err = dec.Decode(v); err == nil && dec.More() {
