@@ -1,6 +1,10 @@
 package mcpserver
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -9,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/importer"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -64,8 +69,42 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			return h
 		}
 		s := New(e, p, opt)
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Logger: opt.Logger, SessionTimeout: SessionTimeout})
+		h := checkedText(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Logger: opt.Logger, SessionTimeout: SessionTimeout}))
 		byPrincipal[p] = h
 		return h
 	}
+}
+
+// checkedText refuses a POST body that is not valid UTF-8 or whose JSON
+// escapes encode half a UTF-16 surrogate pair (importer.CheckJSONText)
+// with HTTP 400 and a JSON-RPC invalid-request error naming the offset, as
+// the API's routes refuse it: encoding/json would hand the tools U+FFFD in
+// its place, and memory_append would store the altered text. The body is
+// already bounded by the server (server.Config.MaxBodyBytes).
+func checkedText(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			status := http.StatusBadRequest
+			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+				status = http.StatusRequestEntityTooLarge
+			}
+			http.Error(w, err.Error(), status)
+			return
+		}
+		if err := importer.CheckJSONText(data); err != nil {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+				"error": map[string]any{"code": -32600, "message": "Invalid Request: the body is " + err.Error()}})
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write(b)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		h.ServeHTTP(w, r)
+	})
 }
