@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -105,6 +106,7 @@ func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
 		if len(rows) == 0 {
 			break
 		}
+		e.checkpointAfterDrain(ctx)
 	}
 	next, ok, err := e.ms.NextOutboxDue(ctx)
 	if err != nil {
@@ -114,6 +116,19 @@ func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
 		return 0, nil
 	}
 	return max(time.Until(next), 10*time.Millisecond), nil
+}
+
+// checkpointAfterDrain copies the WAL into the database file after a
+// drained batch (SQLite; best effort): the appends' own commits then rarely
+// reach wal_autocheckpoint, whose checkpoint and its fsyncs the committing
+// append paid (issue 14: the single appender sets an import's pace).
+func (e *Engine) checkpointAfterDrain(ctx context.Context) {
+	if e.onPostgres() {
+		return
+	}
+	if err := store.CheckpointPassive(ctx, e.db); err != nil && ctx.Err() == nil {
+		e.log.Debug("WAL checkpoint after a drain failed", "err", err)
+	}
 }
 
 // dueOutbox reads the next batch of due outbox rows; on Postgres it claims

@@ -14,6 +14,14 @@ func Checkpoint(ctx context.Context, db *sql.DB) (busy, logFrames, done int, err
 	return busy, logFrames, done, err
 }
 
+// CheckpointPassive runs one passive WAL checkpoint (PRAGMA
+// wal_checkpoint(PASSIVE)): it copies what it can of the WAL into the
+// database file without waiting for, or blocking, readers and writers.
+func CheckpointPassive(ctx context.Context, db *sql.DB) error {
+	var busy, logFrames, done int
+	return db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &done)
+}
+
 // Reindex rebuilds every index of the database (REINDEX): each index
 // b-tree is built again from its table and its old pages are freed, which
 // secure_delete zeroes. A page split copies cells within an index page and
