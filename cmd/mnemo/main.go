@@ -23,6 +23,7 @@ import (
 	"log"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/recall"
@@ -195,6 +196,10 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		return 2
 	case errors.As(err, new(*targetError)):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
+		return 2
+	case errors.Is(err, engine.ErrQueryTooLong):
+		// The query, not a flag: no hint to read the flags.
+		fmt.Fprintf(m.Stderr, "mnemo %s: %s\n", name, strings.Replace(err.Error(), "engine: ", "", 1))
 		return 2
 	case errors.Is(err, engine.ErrInvalidInput), errors.Is(err, recall.ErrInvalidOptions), errors.Is(err, recall.ErrInvalidFilter):
 		// A flag's value broke a rule: a usage error.

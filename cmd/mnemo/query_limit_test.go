@@ -11,7 +11,8 @@ import (
 // TestQueryTooLong: a query over the engine's limit (16 KiB) is a usage
 // error naming the query and the limit, in search (argument and --queries
 // line) and context; a message as long is stored, and as context's
-// implicit query it is cut, not refused.
+// implicit query it is cut, not refused. The message has no "engine:" and
+// no hint to read the flags (they were right).
 func TestQueryTooLong(t *testing.T) {
 	dir := t.TempDir()
 	long := strings.Repeat("porto ", 3000) // 18,000 bytes
@@ -36,6 +37,10 @@ func TestQueryTooLong(t *testing.T) {
 			code, _, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)
 			if code != 2 || !strings.Contains(stderr, "invalid query: at most 16384 bytes, got 18000") {
 				t.Fatalf("exit %d, stderr %.300q; want 2 and the query's limit", code, stderr)
+			}
+			// The flags were right: no hint to read them, no package prefix.
+			if strings.Contains(stderr, "for the flags") || strings.Contains(stderr, "engine:") {
+				t.Errorf("stderr %.300q: want the limit only, without 'engine:' or the -h hint", stderr)
 			}
 		})
 	}
