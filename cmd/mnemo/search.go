@@ -114,6 +114,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if res.Retrieval.Note != "" {
 		fmt.Fprintf(c.Stdout, "note: %s\n", res.Retrieval.Note)
 	}
+	catchUpHint(c.Stderr, "search", res.Retrieval.Lexical, res.Retrieval.Vector)
 	msgs, err := e.MessagesByID(ctx, *resource, ids(hits)...)
 	if err != nil {
 		return err
