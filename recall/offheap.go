@@ -29,6 +29,10 @@ import "unsafe"
 type offHeap struct {
 	blocks [][]byte
 	keep   []any
+	// kept holds, per off-heap entry, the last Doc put over it (putDoc),
+	// so that updating a loaded message again replaces its hold instead of
+	// adding one.
+	kept map[unsafe.Pointer]any
 }
 
 // offHeapMin is the smallest array offMake puts off the heap (a variable
@@ -60,6 +64,15 @@ func offMake[T any](o *offHeap, n, c int) []T {
 // hold keeps v (a heap object an off-heap array points to) alive until
 // free.
 func (o *offHeap) hold(v any) { o.keep = append(o.keep, v) }
+
+// holdFor keeps v alive until free as what the off-heap object at p
+// points to, in place of what an earlier holdFor for p kept.
+func (o *offHeap) holdFor(p unsafe.Pointer, v any) {
+	if o.kept == nil {
+		o.kept = map[unsafe.Pointer]any{}
+	}
+	o.kept[p] = v
+}
 
 // owns reports whether p lies in one of o's blocks.
 func (o *offHeap) owns(p unsafe.Pointer) bool {

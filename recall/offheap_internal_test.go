@@ -75,3 +75,44 @@ func garbage(t *testing.T) {
 	}
 	runtime.GC()
 }
+
+// TestSnapshotEntryUpdatedOften: a loaded (off-heap) message put over
+// again and again keeps one hold for its Doc, the last one's, and still
+// reads as put after collections. Before, every putDoc over it added a
+// hold, so the shard's holds grew with every update until it unloaded.
+func TestSnapshotEntryUpdatedOften(t *testing.T) {
+	old := offHeapMin
+	offHeapMin = 1
+	t.Cleanup(func() { offHeapMin = old })
+	built := fuzzShard(t, 100)
+	lex, err := OpenLexical("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lex.Close() })
+	s, err := loadSnapshotBytes(t, snapshotBytes(t, built))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := s.docs.file[7]
+	if !s.off.owns(unsafe.Pointer(e)) {
+		t.Fatalf("entry %q lies on the Go heap", e.doc.ID)
+	}
+	holds := len(s.off.keep)
+	var last Doc
+	for i := range 50 {
+		last = e.doc
+		last.Name = fmt.Sprintf("speaker %d", i)
+		last.Content = fmt.Sprintf("update %d about harbours", i)
+		last.Metadata = map[string]any{"n": fmt.Sprint(i)}
+		d := last
+		s.putDoc(&d, lex)
+	}
+	if got := len(s.off.keep) + len(s.off.kept); got > holds+1 {
+		t.Fatalf("%d holds after 50 updates of one message, %d before", got, holds)
+	}
+	garbage(t)
+	if got := s.docs.get(last.ID); got == nil || !reflect.DeepEqual(got.doc, last) {
+		t.Fatalf("after collections: %+v, want %+v", got, last)
+	}
+}

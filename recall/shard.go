@@ -213,7 +213,7 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 		s.text.eraseEntry(old)
 		if s.off.owns(unsafe.Pointer(old)) {
 			kept := doc // old lies off the heap: its new fields' memory is kept (offheap.go)
-			s.off.hold(&kept)
+			s.off.holdFor(unsafe.Pointer(old), &kept)
 		}
 		old.doc, old.terms, old.atypes, old.ref = doc, terms, bits, ref
 		s.stats.add(old.terms)
