@@ -264,6 +264,10 @@ func (j *Journal) RawMemCtx(ctx context.Context, runID string) ([]byte, error) {
 	return b, err
 }
 
+// MaxRunsLimit is the largest page of runs GET /v1/runs?limit= and mnemo
+// runs --limit take: they refuse more (ListRuns itself takes any Limit).
+const MaxRunsLimit = 1000
+
 // RunFilter selects runs for ListRuns. The zero value lists every run, newest
 // first, 100 at a time.
 type RunFilter struct {

@@ -126,7 +126,7 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 	ctx := r.Context()
 	q := r.URL.Query()
 	f := journal.RunFilter{ResourceID: q.Get("resourceId"), ThreadID: q.Get("threadId")}
-	limit, err := intParam(r, "limit", 100, 1)
+	limit, err := intParamIn(r, "limit", 100, 1, journal.MaxRunsLimit)
 	if err != nil {
 		return nil, err
 	}

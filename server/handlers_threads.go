@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"sort"
 	"strconv"
@@ -140,13 +141,22 @@ func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*App
 // def. The bounds are the CLI's for the same flag (mnemo messages --from,
 // mnemo runs --limit).
 func intParam(r *http.Request, name string, def, min int64) (int64, error) {
+	return intParamIn(r, name, def, min, math.MaxInt64)
+}
+
+// intParamIn is intParam with an upper bound too: a value over max is a 400
+// naming the parameter and both bounds.
+func intParamIn(r *http.Request, name string, def, min, max int64) (int64, error) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
 		return def, nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < min {
+	switch {
+	case (err != nil || n < min) && max == math.MaxInt64:
 		return 0, errorf(kindInvalid, name, "%s must be an integer >= %d, got %q", name, min, v)
+	case err != nil || n < min || n > max:
+		return 0, errorf(kindInvalid, name, "%s must be an integer from %d to %d, got %q", name, min, max, v)
 	}
 	return n, nil
 }

@@ -9,9 +9,10 @@ import (
 
 // TestQueryNumbers: the numeric query parameters take what the CLI's
 // flags take (mnemo messages --from/--to, mnemo runs --limit): fromSeq >=
-// 1, toSeq 0 (the end) or >= fromSeq, limit >= 1; others are a 400 naming
-// the parameter (before: fromSeq=0 read as 1, toSeq < fromSeq an empty
-// list, limit=0 the default page).
+// 1, toSeq 0 (the end) or >= fromSeq, limit from 1 to journal.MaxRunsLimit;
+// others are a 400 naming the parameter (before: fromSeq=0 read as 1, toSeq <
+// fromSeq an empty list, limit=0 the default page, limit=100000000 a page
+// that large).
 func TestQueryNumbers(t *testing.T) {
 	h := newHarness(t, true, server.Config{})
 	h.seed("t-bob", "res-bob", bobToken, "one", "two", "three")
@@ -24,6 +25,9 @@ func TestQueryNumbers(t *testing.T) {
 		{"Range", "/v1/threads/t-bob/messages?fromSeq=2&toSeq=2", ""},
 		{"LimitZero", "/v1/runs?limit=0", "limit"},
 		{"Limit", "/v1/runs?limit=1&offset=0", ""},
+		{"LimitMax", "/v1/runs?limit=1000", ""},
+		{"LimitOverMax", "/v1/runs?limit=1001", "limit"},
+		{"LimitHuge", "/v1/runs?limit=100000000", "limit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := h.do("GET", c.path, bobToken, nil)

@@ -38,6 +38,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"messages", "--thread", "bad id"}, "--thread"},
 		{[]string{"messages"}, "--thread"},
 		{[]string{"runs", "--limit", "0"}, "--limit"},
+		{[]string{"runs", "--limit", "1001"}, "--limit"},
 		{[]string{"runs", "--thread", "t", "--resource", "r"}, "--thread"},
 		{[]string{"replay", "--without", "bogus", "r1"}, "--without"},
 		{[]string{"expire", "--idle", "-1h"}, "--idle"},

@@ -23,7 +23,7 @@ func (c *RunsCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("runs", "")
 	thread := fs.String("thread", "", "only this thread's runs")
 	resource := fs.String("resource", "", "only this resource's runs")
-	limit := fs.Int("limit", 100, "runs per page")
+	limit := fs.Int("limit", 100, fmt.Sprintf("runs per page, 1 to %d", journal.MaxRunsLimit))
 	offset := fs.Int("offset", 0, "runs to skip")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
@@ -34,8 +34,10 @@ func (c *RunsCommand) Run(ctx context.Context, args []string) error {
 		return c.usagef(fs, "runs takes no arguments")
 	case *thread != "" && *resource != "":
 		return c.usagef(fs, "give --thread or --resource, not both")
-	case *limit < 1 || *offset < 0:
-		return c.usagef(fs, "--limit must be >= 1 and --offset >= 0")
+	case *limit < 1 || *limit > journal.MaxRunsLimit:
+		return c.usagef(fs, "--limit must be from 1 to %d, got %d", journal.MaxRunsLimit, *limit)
+	case *offset < 0:
+		return c.usagef(fs, "--offset must be >= 0, got %d", *offset)
 	}
 	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
 		return err
