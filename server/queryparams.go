@@ -9,7 +9,9 @@ import (
 // checkQuery refuses a query parameter the route does not document (a
 // misspelt ?from= was ignored, and the caller got the whole thread), and a
 // documented one given more than once (the first was used): a 400 naming
-// the parameter and the ones the route takes. Only the /v1 routes are
+// the parameter and the ones the route takes; and one given with no value
+// (?resourceId= read as left out, so an empty resourceId listed every
+// resource's runs): a 400 naming it. Only the /v1 routes are
 // checked; /healthz, /metrics and /openapi.json take none and ignore any.
 func checkQuery(rt *route, r *http.Request) error {
 	if !strings.HasPrefix(rt.path, "/v1/") || r.URL.RawQuery == "" {
@@ -27,6 +29,9 @@ func checkQuery(rt *route, r *http.Request) error {
 		}
 		if len(q[name]) > 1 {
 			return errorf(kindInvalid, name, "query parameter %q given %d times: give it once", name, len(q[name]))
+		}
+		if q[name][0] == "" {
+			return errorf(kindInvalid, name, "query parameter %q is empty: give a value or leave it out", name)
 		}
 	}
 	return nil

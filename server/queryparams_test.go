@@ -48,3 +48,33 @@ func TestUnknownQueryParam(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyQueryParam: a documented query parameter given with no value
+// (GET /v1/runs?resourceId=) is a 400 naming it; before, it read as left
+// out, so an empty resourceId listed the runs of every resource of the
+// token, an empty limit the default page.
+func TestEmptyQueryParam(t *testing.T) {
+	h := newHarness(t, true, server.Config{})
+	h.seed("t-bob", "res-bob", bobToken, "one", "two", "three")
+	for _, c := range []struct{ path, pattern, field string }{
+		{"/v1/threads?resourceId=", "/v1/threads", "resourceId"},
+		{"/v1/runs?resourceId=", "/v1/runs", "resourceId"},
+		{"/v1/runs?threadId=", "/v1/runs", "threadId"},
+		{"/v1/runs?threadId=t-bob&resourceId=", "/v1/runs", "resourceId"},
+		{"/v1/runs?limit=", "/v1/runs", "limit"},
+		{"/v1/threads/t-bob/messages?fromSeq=", "/v1/threads/{thread}/messages", "fromSeq"},
+		{"/v1/threads/t-bob/observations?all=", "/v1/threads/{thread}/observations", "all"},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			r := h.do("GET", c.path, bobToken, nil)
+			if r.status != 400 {
+				t.Fatalf("status %d, want 400: %.300s", r.status, r.body)
+			}
+			p := r.problem(t)
+			if p.Field != c.field || !strings.Contains(p.Detail, c.field) || !strings.Contains(p.Detail, "empty") {
+				t.Fatalf("problem %+v, want field %q named and said empty", p, c.field)
+			}
+			h.validate("GET", c.pattern, r)
+		})
+	}
+}

@@ -1,0 +1,43 @@
+package mcpserver_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEmptyIDArguments: an id argument given as "" (resourceId, threadId,
+// messageId, runId) is refused naming it, as the HTTP API refuses
+// ?resourceId= ; before, "" read as left out (memory_search with
+// resourceId "" searched the token's only resource, memory_delete with
+// threadId "t1" and resourceId "" erased the thread).
+func TestEmptyIDArguments(t *testing.T) {
+	e := openEngine(t)
+	alice, _, _ := principals(t)
+	cs := connect(t, e, alice)
+	if failed, text := call(t, cs, "memory_append", map[string]any{"threadId": "t1", "messages": []map[string]any{{"role": "user", "content": "hello there"}}}, nil); failed {
+		t.Fatalf("append: %s", text)
+	}
+	for _, c := range []struct {
+		tool  string
+		args  map[string]any
+		field string
+	}{
+		{"memory_append", map[string]any{"threadId": "t1", "resourceId": "", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "resourceId"},
+		{"memory_search", map[string]any{"query": "hello", "resourceId": ""}, "resourceId"},
+		{"memory_search", map[string]any{"query": "hello", "threadId": ""}, "threadId"},
+		{"memory_context", map[string]any{"threadId": "t1", "resourceId": ""}, "resourceId"},
+		{"memory_context", map[string]any{"threadId": "t1", "runId": ""}, "runId"},
+		{"working_memory_get", map[string]any{"resourceId": ""}, "resourceId"},
+		{"working_memory_get", map[string]any{"threadId": ""}, "threadId"},
+		{"working_memory_update", map[string]any{"resourceId": "", "patch": map[string]any{"a": 1}}, "resourceId"},
+		{"memory_delete", map[string]any{"threadId": "t1", "resourceId": ""}, "resourceId"},
+	} {
+		failed, text := call(t, cs, c.tool, c.args, nil)
+		if !failed || !strings.Contains(text, c.field) || !strings.Contains(text, "empty") {
+			t.Errorf("%s %v: failed %v, %q; want refused naming %s as empty", c.tool, c.args, failed, text, c.field)
+		}
+	}
+	if failed, text := call(t, cs, "memory_search", map[string]any{"query": "hello", "threadId": "t1"}, nil); failed {
+		t.Fatalf("search after: %s", text)
+	}
+}
