@@ -135,6 +135,26 @@ func New(db *sql.DB, cfg Config) (*Memory, error) {
 	if db == nil {
 		return nil, fmt.Errorf("%w: nil database", ErrInvalidConfig)
 	}
+	m, err := configure(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.db, m.conn, m.dialect = db, store.Bound(db), store.DialectOf(db)
+	return m, nil
+}
+
+// CheckConfig returns the error New would return for cfg, without a
+// database: ErrInvalidConfig for an inconsistent config, ErrInvalidSchema
+// for a schema it cannot use, nil for one New takes. mnemo serve --config
+// checks with it before it creates anything in the data directory.
+func CheckConfig(cfg Config) error {
+	_, err := configure(cfg)
+	return err
+}
+
+// configure is New without the database: cfg's defaults filled in and
+// checked, the schema compiled.
+func configure(cfg Config) (*Memory, error) {
 	hasSchema := len(cfg.Schema) > 0 || cfg.SchemaOf != nil
 	if cfg.Mode == "" {
 		cfg.Mode = ModeTemplate
@@ -157,7 +177,7 @@ func New(db *sql.DB, cfg Config) (*Memory, error) {
 	if cfg.Scope != ScopeThread && cfg.Scope != ScopeResource {
 		return nil, fmt.Errorf("%w: scope %q, want thread or resource", ErrInvalidConfig, cfg.Scope)
 	}
-	m := &Memory{db: db, conn: store.Bound(db), dialect: store.DialectOf(db), cfg: cfg}
+	m := &Memory{cfg: cfg}
 	switch cfg.Mode {
 	case ModeSchema:
 		if len(cfg.Schema) > 0 && cfg.SchemaOf != nil {

@@ -47,23 +47,30 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		}
 		c.warnOpenTokenFile(*tokensFile)
 	}
+	// The configuration is read and checked before anything is created:
+	// a refused one leaves the data directory as it was.
+	mc, cfg, err := c.servedConfig(ctx, *configFile)
+	if err != nil {
+		return err
+	}
 	ln, err := c.listen(fs, *listen, tokens != nil)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
 	url := "http://" + ln.Addr().String()
+	release := func(undo bool) {}
 	if c.DB == "" { // on Postgres any number of processes serve one database
-		release, err := lockServe(c.Dir, url)
-		if err != nil {
+		if release, err = lockServe(c.Dir, url); err != nil {
 			return err
 		}
-		defer release()
 	}
-	e, mc, err := c.openServed(ctx, *configFile)
+	e, err := c.openServed(ctx, cfg, mc, *configFile)
 	if err != nil {
+		release(true) // the engine did not open: no serve.lock (nor a directory) left behind
 		return err
 	}
+	defer release(false)
 	defer e.Close()
 	var maxBody int64
 	if mc.Server != nil {
@@ -117,13 +124,11 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// openServed opens the engine with the --config file, returned (never
-// nil), (validated and then
-// stored in the data directory) or the directory's stored configuration.
-// On Postgres the file is not stored (there is no directory, and each
-// serving process may run with its own); working memory's configuration
-// is stored in the database either way.
-func (c *ServeCommand) openServed(ctx context.Context, configFile string) (*engine.Engine, *memoryConfig, error) {
+// servedConfig reads the --config file (or, without one, the directory's
+// stored configuration; none is an empty one) and builds the engine's
+// configuration from it, checking it whole (the working-memory schema
+// too): it creates nothing.
+func (c *ServeCommand) servedConfig(ctx context.Context, configFile string) (*memoryConfig, engine.Config, error) {
 	var mc *memoryConfig
 	var err error
 	if configFile != "" {
@@ -132,32 +137,37 @@ func (c *ServeCommand) openServed(ctx context.Context, configFile string) (*engi
 		mc, err = storedMemoryConfig(c.Dir)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, engine.Config{}, err
 	}
 	if mc == nil {
 		mc = &memoryConfig{}
 	}
 	cfg, err := c.engineConfig(ctx, c.target(), mc, true)
-	if err != nil {
-		return nil, nil, err
-	}
+	return mc, cfg, err
+}
+
+// openServed opens the engine with cfg and, for a --config file, stores
+// mc in the data directory (on Postgres the file is not stored: there is
+// no directory, and each serving process may run with its own); working
+// memory's configuration is stored in the database either way.
+func (c *ServeCommand) openServed(ctx context.Context, cfg engine.Config, mc *memoryConfig, configFile string) (*engine.Engine, error) {
 	e, err := engine.Open(ctx, cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if cfg.WorkingMemory != nil {
 		if _, err := e.WorkingMemory(); err != nil { // a bad schema fails now, not on the first request
 			e.Close()
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if configFile != "" && c.DB == "" {
 		if err := mc.store(c.Dir); err != nil {
 			e.Close()
-			return nil, nil, fmt.Errorf("store the configuration: %w", err)
+			return nil, fmt.Errorf("store the configuration: %w", err)
 		}
 	}
-	return e, mc, nil
+	return e, nil
 }
 
 // warnOpenTokenFile warns when the token file is readable or writable by

@@ -271,6 +271,11 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 	if err != nil {
 		return err
 	}
+	if wc != nil {
+		if err := working.CheckConfig(*wc); err != nil { // before the engine opens (and creates a database)
+			return fmt.Errorf("workingMemory: %w", err)
+		}
+	}
 	cfg.WorkingMemory = wc
 	if r := c.Retention; r != nil {
 		cfg.Retention = journal.Retention{KeepRuns: r.KeepRuns}

@@ -15,13 +15,21 @@ import (
 // it serves a data directory; it contains the server's URL and pid.
 const ServeLockFile = "serve.lock"
 
-// lockServe takes the directory's serve lock, or says who holds it.
-func lockServe(dir, url string) (release func(), err error) {
+// lockServe takes the directory's serve lock, or says who holds it,
+// creating the directory when it does not exist. release unlocks; with undo
+// (a start that failed) it also removes serve.lock and the directories when
+// lockServe created them (a directory only while empty), so a refused start
+// leaves no trace.
+func lockServe(dir, url string) (release func(undo bool), err error) {
+	made := missingDirs(dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, ServeLockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	path := filepath.Join(dir, ServeLockFile)
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
+		removeMade(made)
 		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
@@ -32,11 +40,42 @@ func lockServe(dir, url string) (release func(), err error) {
 	if err := f.Truncate(0); err == nil {
 		fmt.Fprintf(f, "%s pid %d\n", url, os.Getpid())
 	}
-	return func() {
+	return func(undo bool) {
 		f.Truncate(0)
+		if undo && os.IsNotExist(statErr) {
+			os.Remove(path) // still locked: no other serve can have opened it
+		}
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
+		if undo {
+			removeMade(made)
+		}
 	}, nil
+}
+
+// missingDirs lists dir and its ancestors that do not exist, deepest first:
+// the ones MkdirAll(dir) creates.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !os.IsNotExist(err) {
+			return out
+		}
+		out = append(out, d)
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
+}
+
+// removeMade removes the directories missingDirs listed, deepest first,
+// stopping at the first that is not empty (os.Remove refuses it).
+func removeMade(dirs []string) {
+	for _, d := range dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }
 
 // errServed is returned by commands that open a directory `mnemo serve`
