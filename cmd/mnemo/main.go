@@ -184,8 +184,11 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 // hint; a flag value the engine or recall refused gets one here), 1
 // otherwise.
 func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
-	if err != nil && m.DB != "" {
-		err = &scrubbedError{err, scrubDSN(err.Error(), m.DB)}
+	if err != nil {
+		// Said once, for a person: without the Go package names the
+		// library's errors begin with, and never the DSN's password; the
+		// chain stays for errors.Is below.
+		err = &scrubbedError{err, withoutPackages(scrubDSN(err.Error(), m.DB))}
 	}
 	switch {
 	case err == nil:

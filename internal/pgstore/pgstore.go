@@ -62,14 +62,14 @@ func openPool(ctx context.Context, dsn string, mustExist bool, tracer pgx.QueryT
 	cfg.AfterConnect = (&schemaCheck{mustExist: mustExist}).afterConnect
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
+		return nil, &openError{where, err}
 	}
 	// The first connection checks the schema; released, it serves the
 	// caller's first statement.
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
+		return nil, &openError{where, err}
 	}
 	conn.Release()
 	return pool, nil
@@ -97,7 +97,7 @@ func OpenDB(ctx context.Context, dsn string) (*sql.DB, error) {
 	}))
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("pgstore: open %s: %w", where, err)
+		return nil, &openError{where, err}
 	}
 	return db, nil
 }

@@ -58,6 +58,10 @@ func Open(ctx context.Context, path string) (*sql.DB, error) {
 // creates it with the process umask. An existing file keeps its contents.
 func touch(path string) error {
 	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	var pe *os.PathError
+	if errors.As(err, &pe) { // it names path: once ("create F: open F: …" before)
+		return fmt.Errorf("store: %w", &os.PathError{Op: "create", Path: pe.Path, Err: pe.Err})
+	}
 	if err != nil {
 		return fmt.Errorf("store: create %s: %w", path, err)
 	}

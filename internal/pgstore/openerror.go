@@ -1,0 +1,46 @@
+package pgstore
+
+import (
+	"errors"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// openError is a failed open, said once: "pgstore: open HOST:PORT/DB: " and
+// the cause, without pgx's restatement of where ("failed to connect to
+// `user=U database=D`: HOST:PORT (IP): ") and without a second "pgstore: "
+// before this package's own errors. It unwraps to the whole error, so
+// errors.Is and errors.As see what they saw before (ErrNoSchema,
+// *pgconn.PgError, *net.OpError…).
+type openError struct {
+	where string // host:port/database, never the password
+	err   error
+}
+
+func (e *openError) Error() string { return "pgstore: open " + e.where + ": " + openCause(e.err) }
+func (e *openError) Unwrap() error { return e.err }
+
+// openCause words err for openError: a connection to one address that
+// failed by its cause alone (the server's words, "FATAL: database \"x\"
+// does not exist (SQLSTATE 3D000)", or the dial's, "connect: connection
+// refused"); attempts at several addresses in full (each names its
+// address); anything else as it is, less a leading "pgstore: ".
+func openCause(err error) string {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) && !strings.Contains(ce.Unwrap().Error(), "\n") {
+		var pgErr *pgconn.PgError
+		var opErr *net.OpError
+		switch {
+		case errors.As(err, &pgErr):
+			return pgErr.Error()
+		case errors.As(err, &opErr) && opErr.Err != nil:
+			return opErr.Err.Error()
+		}
+		if cause := errors.Unwrap(ce.Unwrap()); cause != nil { // past "HOST:PORT (IP): "
+			err = cause
+		}
+	}
+	return strings.TrimPrefix(err.Error(), "pgstore: ")
+}
