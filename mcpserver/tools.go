@@ -144,6 +144,7 @@ func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in Conte
 	if c.MemCtx != nil {
 		out.Recalled, out.Dropped = len(c.MemCtx.Recalled), c.MemCtx.DroppedCount
 	}
+	out.Notice = server.RecallOffNotice(in.Query, c.MemCtx, "give topK")
 	return nil, out, nil
 }
 

@@ -58,7 +58,7 @@ type SearchOutput struct {
 type ContextInput struct {
 	ThreadID   string `json:"threadId" jsonschema:"the conversation whose next prompt is being built"`
 	ResourceID string `json:"resourceId,omitempty" jsonschema:"the thread's owner; needed only for a thread with no turns yet"`
-	Query      string `json:"query,omitempty" jsonschema:"what recall should look for; default: the newest user turn"`
+	Query      string `json:"query,omitempty" jsonschema:"what recall should look for; default: the newest user turn; recorded in the run's provenance even when recall is off (no topK and none configured), and the notice then says nothing was recalled"`
 	RecentN    int    `json:"recentN,omitempty" jsonschema:"how many recent turns to include (default: the server's)"`
 	TopK       int    `json:"topK,omitempty" jsonschema:"how many older turns to recall (default 5; the server's recall settings apply otherwise)"`
 	RunID      string `json:"runId,omitempty" jsonschema:"a name for this run; its provenance record is mnemo://runs/{runId}/memctx"`
@@ -82,6 +82,7 @@ type ContextOutput struct {
 	PromptHash string           `json:"promptHash"`
 	Recalled   int              `json:"recalled" jsonschema:"how many older turns recall brought"`
 	Dropped    int              `json:"dropped" jsonschema:"how many were left out (budget, pairing); the memctx resource says why"`
+	Notice     string           `json:"notice,omitempty" jsonschema:"what of the request was not used: a query given while recall was off (no topK, and the server configures no recall) was recorded but recalled nothing; absent when everything was used"`
 }
 
 // WorkingMemoryInput names a working memory.

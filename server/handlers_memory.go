@@ -64,7 +64,9 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 	if err != nil {
 		return nil, err
 	}
-	return toContext(c), nil
+	out := toContext(c)
+	out.Notice = RecallOffNotice(b.Query, c.MemCtx, `give "recall": {} (the defaults) or "recall": {"topK": K}`)
+	return out, nil
 }
 
 func (s *Server) search(r *http.Request, p *Principal) (any, error) {

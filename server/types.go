@@ -36,7 +36,7 @@ type AppendBody struct {
 type ContextBody struct {
 	ThreadID    string          `json:"threadId"`
 	ResourceID  string          `json:"resourceId,omitempty" jsonschema:"description=required when the thread has no messages yet"`
-	Query       string          `json:"query,omitempty" jsonschema:"description=drives recall; empty means the newest user message"`
+	Query       string          `json:"query,omitempty" jsonschema:"description=drives recall; empty means the newest user message; recorded in memctx.query even with recall off (the answer's notice then says nothing was recalled)"`
 	RecentN     int             `json:"recentN,omitempty" jsonschema:"description=recent-window size; 0 means the server default, negative turns it off"`
 	Recall      *recall.Options `json:"recall,omitempty" jsonschema:"description=recall options; absent means the server default (recall off unless the server config sets recall); topK 0 means the default (5)"`
 	RunID       string          `json:"runId,omitempty" jsonschema:"description=names the run; empty means a generated ULID"`
@@ -67,6 +67,22 @@ type Context struct {
 	Tools      []openai.Tool    `json:"tools"`
 	PromptHash string           `json:"promptHash"`
 	MemCtx     *journal.MemCtx  `json:"memctx,omitempty" jsonschema:"description=the run's provenance record; absent in a replay's original and counterfactual (the replay gives it once)"`
+	// Notice says what of the request was not used: a query given while
+	// recall was off (RecallOffNotice). Absent when everything was.
+	Notice string `json:"notice,omitempty" jsonschema:"description=what of the request was not used: a query given while recall was off was recorded in memctx.query but recalled nothing; absent when everything was used"`
+}
+
+// RecallOffNotice is Context.Notice for a load given query, whose record
+// is rec: when recall
+// was off (no recall options, and none configured), the query was only
+// recorded, in the run's memctx record (where erasure looks for what the run
+// saw: README, "quoted by its query"), and nothing was recalled; turnOn says
+// how to turn recall on. "" when no query was given or recall ran.
+func RecallOffNotice(query string, rec *journal.MemCtx, turnOn string) string {
+	if query == "" || rec == nil || rec.Options.TopK != 0 {
+		return ""
+	}
+	return "recall is off (no recall options, and the configuration sets none): the query was recorded in the run's memctx record but nothing was recalled; " + turnOn + " to recall"
 }
 
 // ContextOf is c in the API's JSON (camelCase names; the promptHash

@@ -82,7 +82,9 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	}
 	catchUpHint(c.Stderr, "context", lc.MemCtx.Retrieval.Lexical, lc.MemCtx.Retrieval.Vector)
 	if *asJSON {
-		return c.printJSON(server.ContextOf(lc))
+		out := server.ContextOf(lc)
+		out.Notice = server.RecallOffNotice(*query, lc.MemCtx, "give --top-k K (or another recall flag)")
+		return c.printJSON(out)
 	}
 	printContext(c.Stdout, lc)
 	return nil

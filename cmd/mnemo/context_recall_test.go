@@ -12,7 +12,8 @@ import (
 // /v1/context does: any recall flag (as the API's "recall" object) turns it
 // on, and --top-k left out or 0 then means the default, 5; no recall flag
 // means the directory's configured recall, else off, and a --query that
-// recall then does not use is said on standard error.
+// recall then does not use is said on standard error (and in --json's
+// notice, as POST /v1/context says it).
 func TestContextRecallDefaults(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(t.TempDir(), "c.jsonl")
@@ -47,6 +48,7 @@ func TestContextRecallDefaults(t *testing.T) {
 				t.Fatalf("exit %d, %s", code, stderr)
 			}
 			var got struct {
+				Notice string
 				MemCtx struct {
 					Options  struct{ TopK int }
 					Recalled []any
@@ -63,6 +65,10 @@ func TestContextRecallDefaults(t *testing.T) {
 			}
 			if c.stderr == "" && stderr != "" || !strings.Contains(stderr, c.stderr) {
 				t.Errorf("stderr %q, want %q", stderr, c.stderr)
+			}
+			// --json prints what POST /v1/context answers, its notice too.
+			if c.stderr == "" && got.Notice != "" || !strings.Contains(got.Notice, c.stderr) {
+				t.Errorf("notice %q, want %q", got.Notice, c.stderr)
 			}
 		})
 	}
