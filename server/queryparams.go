@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -11,13 +12,19 @@ import (
 // documented one given more than once (the first was used): a 400 naming
 // the parameter and the ones the route takes; and one given with no value
 // (?resourceId= read as left out, so an empty resourceId listed every
-// resource's runs): a 400 naming it. Only the /v1 routes are
-// checked; /healthz, /metrics and /openapi.json take none and ignore any.
+// resource's runs): a 400 naming it; and a query string that does not
+// parse (a ";" separator, a bad %-escape), whose pair URL.Query drops (so
+// ?resourceId=R; read as no resourceId): a 400 saying it is malformed.
+// Only the /v1 routes are checked; /healthz, /metrics and /openapi.json
+// take none and ignore any.
 func checkQuery(rt *route, r *http.Request) error {
 	if !strings.HasPrefix(rt.path, "/v1/") || r.URL.RawQuery == "" {
 		return nil
 	}
-	q := r.URL.Query()
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return errorf(kindInvalid, "", "malformed query string: %v", err)
+	}
 	names := make([]string, 0, len(q))
 	for name := range q {
 		names = append(names, name)

@@ -78,3 +78,30 @@ func TestEmptyQueryParam(t *testing.T) {
 		})
 	}
 }
+
+// TestMalformedQuery: a query string that does not parse (a ";" separator,
+// a bad %-escape) is a 400 saying so; before, the pair that did not parse
+// was dropped, so GET /v1/runs?resourceId=res-bob; listed the runs of every
+// resource of the token, as if no resourceId were given.
+func TestMalformedQuery(t *testing.T) {
+	h := newHarness(t, true, server.Config{})
+	h.seed("t-bob", "res-bob", bobToken, "one", "two", "three")
+	for _, c := range []struct{ path, pattern string }{
+		{"/v1/runs?resourceId=res-bob;", "/v1/runs"},
+		{"/v1/runs?resourceId=res-bob;limit=1", "/v1/runs"},
+		{"/v1/runs?resourceId=%zz", "/v1/runs"},
+		{"/v1/threads?resourceId=res-bob%", "/v1/threads"},
+		{"/v1/threads/t-bob/messages?fromSeq=2;toSeq=2", "/v1/threads/{thread}/messages"},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			r := h.do("GET", c.path, bobToken, nil)
+			if r.status != 400 {
+				t.Fatalf("status %d, want 400: %.300s", r.status, r.body)
+			}
+			if p := r.problem(t); !strings.Contains(p.Detail, "malformed query") {
+				t.Fatalf("problem %+v, want the detail to say the query is malformed", p)
+			}
+			h.validate("GET", c.pattern, r)
+		})
+	}
+}
