@@ -81,7 +81,7 @@ func (ix *Index) contextScores(s *shard, out, ranked []scored, vq *vecQuery, scr
 				out[i].score = max(out[i].score, alpha*ns)
 			}
 		}
-		if x, ok := ix.exchange(e, own[out[i].id], vq, out[i].score); ok {
+		if x, ok := ix.exchange(s, e, own[out[i].id], vq, out[i].score); ok {
 			out[i].score = max(out[i].score, x)
 		}
 	}
@@ -99,8 +99,8 @@ func (ix *Index) contextScores(s *shard, out, ranked []scored, vq *vecQuery, scr
 // false is also returned when the question's cosine (or its codes' bound,
 // vecQuery.bound) is at most floor: the score cannot pass it, and the
 // cosine of the two turns is not computed.
-func (ix *Index) exchange(e *entry, own float64, vq *vecQuery, floor float64) (float64, bool) {
-	if vq == nil || !ix.answers(e) || e.vslot == 0 || e.prev.vslot == 0 {
+func (ix *Index) exchange(s *shard, e *entry, own float64, vq *vecQuery, floor float64) (float64, bool) {
+	if vq == nil || !ix.answers(s, e) || e.vslot == 0 || e.prev.vslot == 0 {
 		return 0, false
 	}
 	p := e.prev.vslot - 1
@@ -114,12 +114,19 @@ func (ix *Index) exchange(e *entry, own float64, vq *vecQuery, floor float64) (f
 	return min(ExchangeScore(own, ps, vq.pairCos(e.vslot-1, p)), ps), true
 }
 
-// answers reports whether the exchange rule applies to e: the rule is on
-// (ContextWeight > 0, not NoExchange) and e answers the question the turn
-// before it asked.
-func (ix *Index) answers(e *entry) bool {
+// answers reports whether the exchange rule applies to e, an entry of s
+// (caller holds its lock): the rule is on (ContextWeight > 0, not
+// NoExchange) and e answers the question the turn before it asked
+// (AnswersQuestion, the "?" remembered by s.qmarks).
+func (ix *Index) answers(s *shard, e *entry) bool {
 	t := ix.cfg.Tuning
-	return t.ContextWeight > 0 && !t.NoExchange && e != nil && e.prev != nil && AnswersQuestion(&e.prev.doc, &e.doc)
+	if t.ContextWeight <= 0 || t.NoExchange || e == nil || e.prev == nil {
+		return false
+	}
+	if e.doc.Role == "assistant" && e.doc.Name == "" {
+		return false // AnswersQuestion's first test
+	}
+	return s.qmarks.hasQuestion(e.prev, s.ords)
 }
 
 // AnswersQuestion reports whether reply is matched together with prev,
@@ -215,7 +222,7 @@ func (ix *Index) similarity(s *shard, e *entry, vq *vecQuery) (float64, bool) {
 			sim, ok = max(sim, alpha*ns), true
 		}
 	}
-	if x, has := ix.exchange(e, own, vq, sim); has {
+	if x, has := ix.exchange(s, e, own, vq, sim); has {
 		sim = max(sim, x)
 	}
 	return sim, ok

@@ -36,7 +36,7 @@ import (
 // messages, however many the filter removes.
 func (ix *Index) lexicalPostings(q *channelQuery) []scored {
 	s, ls, p := q.s, q.lex, &q.s.post
-	sc := getLexScratch(s.ords, len(ls.compounds) > 0)
+	sc := takeLexScratch(&s.lexScratch, s.ords, len(ls.compounds) > 0)
 	defer sc.release()
 	sc.ownScores(s, ls)
 	proven := q.thread == "" && q.slack >= 0
@@ -306,8 +306,10 @@ func (sc *lexScratch) ownScores(s *shard, ls *lexScoring) {
 }
 
 // lexScratch is one search's scratch of lexicalPostings, indexed by ord.
-// It is pooled: at 100k messages it is 1.2 MB, which allocating (and
-// clearing) per search would cost more than the search.
+// It is reused: at 100k messages it is 1.2 MB (and 1 MB of masks), which
+// allocating (and clearing) per search would cost more than the search.
+// The shard keeps one (shard.lexScratch, not emptied by a garbage
+// collection: scratchSlot), a concurrent search takes one from the pool.
 type lexScratch struct {
 	own     []float64 // 0 unless the message matched by its words or dates
 	seen    []uint32  // == gen: listed as a candidate in this search
@@ -316,14 +318,27 @@ type lexScratch struct {
 	masks   []uint64 // mask's memory, kept when mask is nil
 	touched []int32  // the ords whose own is set
 	cands   []lexCand
+	keep    *scratchSlot[lexScratch] // where release returns it first (nil: the pool)
+	ords    int                      // the shard's ords when taken
 }
 
 var lexScratchPool = sync.Pool{New: func() any { return new(lexScratch) }}
 
 // getLexScratch returns a scratch for ords ordinals, own all zero and
 // nothing seen; with masks, mask all zero, else nil.
-func getLexScratch(ords int, masks bool) *lexScratch {
-	sc := lexScratchPool.Get().(*lexScratch)
+func getLexScratch(ords int, masks bool) *lexScratch { return takeLexScratch(nil, ords, masks) }
+
+// takeLexScratch is getLexScratch taking the scratch keep holds first
+// (nil, or empty: one from the pool); release gives it back to keep.
+func takeLexScratch(keep *scratchSlot[lexScratch], ords int, masks bool) *lexScratch {
+	var sc *lexScratch
+	if keep != nil {
+		sc = keep.take()
+	}
+	if sc == nil {
+		sc = lexScratchPool.Get().(*lexScratch)
+	}
+	sc.keep, sc.ords = keep, ords
 	if len(sc.own) < ords {
 		n := ords + ords/4 + 64
 		sc.own, sc.seen, sc.gen, sc.masks = make([]float64, n), make([]uint32, n), 0, nil
@@ -344,13 +359,19 @@ func getLexScratch(ords int, masks bool) *lexScratch {
 	return sc
 }
 
-// release zeroes what the search set and returns sc to the pool.
+// release zeroes what the search set and returns sc to its slot, or to
+// the pool when the slot holds another or sc is too large for the shard.
 func (sc *lexScratch) release() {
 	for _, o := range sc.touched {
 		sc.own[o] = 0
 		if sc.mask != nil {
 			sc.mask[o] = 0
 		}
+	}
+	keep := sc.keep
+	sc.keep = nil
+	if keep != nil && keepsScratch(len(sc.own), sc.ords) && keep.give(sc) {
+		return
 	}
 	lexScratchPool.Put(sc)
 }

@@ -69,6 +69,11 @@ type shard struct {
 	topics map[string]*topic
 	// typeDF counts the messages carrying each answer type (answertype.go).
 	typeDF [numTypes]int
+	// lexScratch keeps the lexical channel's scratch between searches
+	// (lexicalPostings, scratchSlot).
+	lexScratch scratchSlot[lexScratch]
+	// qmarks remembers which entries' contents hold a "?" (qmark.go).
+	qmarks qmarks
 
 	// pending is the snapshot file the shard was just filled from, whose
 	// vector part is still to verify (guarded by loadMu); unverified is
@@ -97,6 +102,8 @@ func (s *shard) unload() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.loaded = false
+	s.lexScratch.drop()
+	s.qmarks.drop()
 	s.vx.free()
 	s.text.free()
 	s.off.free()
@@ -129,6 +136,8 @@ func (s *shard) reset() error {
 	s.ords = 0
 	s.damaged, s.topics = nil, nil
 	s.typeDF = [numTypes]int{}
+	s.lexScratch.drop()
+	s.qmarks.drop()
 	s.vx.free()
 	s.text.free()
 	s.off.free()
@@ -211,6 +220,7 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 		s.countTypes(old.atypes, -1)
 		s.post.remove(old)
 		s.text.eraseEntry(old)
+		s.qmarks.forget(old.ord)
 		if s.off.owns(unsafe.Pointer(old)) {
 			kept := doc // old lies off the heap: its new fields' memory is kept (offheap.go)
 			s.off.holdFor(unsafe.Pointer(old), &kept)
@@ -259,6 +269,7 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 	s.countTypes(e.atypes, -1)
 	s.post.remove(e)
 	s.text.eraseEntry(e)
+	s.qmarks.forget(e.ord)
 	e.doc.Content, e.terms = "", nil
 	th := s.threads[e.doc.ThreadID]
 	if i := slices.Index(th, e); i >= 0 {

@@ -348,7 +348,7 @@ func TestVecRescorePrunes(t *testing.T) {
 		{"sparse", sparse, func() []float32 { return normalised(HashVector(query())) }},
 		{"dense", dense, func() []float32 { return randomUnit(r, 128, centres[r.IntN(2)], 0.8) }},
 	} {
-		ruledOut, pooled := 0, 0
+		ruledOut, pooled, ints, intOut := 0, 0, 0, 0
 		for qi := range 60 {
 			q := tc.query()
 			n := []int{10, 110, 1}[qi%3]
@@ -361,9 +361,17 @@ func TestVecRescorePrunes(t *testing.T) {
 			}
 			vq := tc.x.query(q)
 			upper := func(c cand) float64 { return vq.upper(int(c.i)) }
+			qs, el2 := queryResidual(q, (&scratch{}).query8(tc.x.stride, q))
 			for _, c := range pool {
-				if ex := cosine(q, tc.x.vec(int(c.i))); !math.IsNaN(ex) && ex > upper(c) {
+				ex := cosine(q, tc.x.vec(int(c.i)))
+				if !math.IsNaN(ex) && ex > upper(c) {
 					t.Fatalf("%s query %d: exact %v above the bound %v", tc.name, qi, ex, upper(c))
+				}
+				if !tc.x.isInt(int(c.i)) {
+					continue
+				}
+				if ib := intBound(qs, c.s, el2); !math.IsNaN(ex) && ex > ib {
+					t.Fatalf("%s query %d: exact %v above the first pass's bound %v", tc.name, qi, ex, ib)
 				}
 			}
 			want := tc.x.exact(tc.x.query(q), n, nil, slots)
@@ -376,11 +384,18 @@ func TestVecRescorePrunes(t *testing.T) {
 					if upper(c) < want[n-1].score {
 						ruledOut++
 					}
+					if !tc.x.isInt(int(c.i)) {
+						continue
+					}
+					ints++
+					if intBound(qs, c.s, el2) < want[n-1].score {
+						intOut++
+					}
 				}
 				pooled += len(pool)
 			}
 		}
-		t.Logf("%s: the bound rules out %d of %d pool members", tc.name, ruledOut, pooled)
+		t.Logf("%s: the bound rules out %d of %d pool members; the first pass's bound %d of %d integer rows", tc.name, ruledOut, pooled, intOut, ints)
 		if tc.name == "sparse" && 2*ruledOut < pooled {
 			t.Errorf("sparse: the bound rules out only %d of %d", ruledOut, pooled)
 		}

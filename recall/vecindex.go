@@ -75,6 +75,9 @@ type vecIndex struct {
 	cols      []*colChunk
 	colMu     sync.Mutex
 	colsBuilt atomic.Int32
+	// kept holds a search's scratch for the next (scratchSlot): its dots
+	// are 4 bytes a row.
+	kept scratchSlot[scratch]
 }
 
 func newVecIndex(dims int) *vecIndex {
@@ -220,6 +223,7 @@ func (x *vecIndex) free() {
 		c.free()
 	}
 	x.freeCols()
+	x.kept.drop()
 	x.chunks, x.scales, x.ents = nil, nil, nil
 	x.zeros, x.signed = 0, false
 }
@@ -239,6 +243,24 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
 
+// takeScratch returns the scratch x kept from its last search, else one
+// from the pool.
+func (x *vecIndex) takeScratch() *scratch {
+	if sc := x.kept.take(); sc != nil {
+		return sc
+	}
+	return scratchPool.Get().(*scratch)
+}
+
+// giveScratch keeps sc for x's next search, or returns it to the pool
+// (x keeps one already, or sc's dots are too large for x).
+func (x *vecIndex) giveScratch(sc *scratch) {
+	if keepsScratch(cap(sc.dots), len(x.ents)) && x.kept.give(sc) {
+		return
+	}
+	scratchPool.Put(sc)
+}
+
 // search returns the n vectors most similar to q (unit length) among those
 // keep accepts (nil: all), best first, with their exact cosine: all of them
 // exactly for a small index, else the exact top of the code-ranked pool.
@@ -256,8 +278,8 @@ func (x *vecIndex) searchQuery(vq *vecQuery, n int, keep func(*entry) bool) []sc
 	if rows <= exactRows || pool >= rows {
 		return x.exact(vq, n, keep, nil)
 	}
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
+	sc := x.takeScratch()
+	defer x.giveScratch(sc)
 	q := vq.q
 	if x.signsPay(n) {
 		sub := x.signCandidates(sc, q, max(signFactor*n, minSignPool), keep)

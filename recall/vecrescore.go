@@ -85,16 +85,24 @@ func (vq *vecQuery) upper(i int) float64 {
 }
 
 // rescore returns the exact top n of the pool for vq, best first (ties by
-// id): the pool by upper bound (vecQuery.bound: the exact cosine itself
-// where it costs no read), each scored exactly until the bound cannot
-// reach the n-th score. sc holds the bounds' buffer.
+// id): the pool by upper bound (an integer row's from its first pass
+// score, intBound; else vecQuery.bound: the exact cosine itself where it
+// costs no read), each scored exactly until the bound cannot reach the
+// n-th score. The pool is candidates' (or subCandidates') for vq.q: its
+// scores are the codes' dots with the query's codes times the rows'
+// scales. sc holds the bounds' buffer.
 func (x *vecIndex) rescore(sc *scratch, vq *vecQuery, n int, pool []cand) []scored {
 	if cap(sc.bs) < len(pool) {
 		sc.bs = make([]bounded, len(pool))
 	}
 	bs := sc.bs[:len(pool)]
+	qs, el2 := queryResidual(vq.q, sc.query8(x.stride, vq.q))
 	for k, c := range pool {
 		i := int(c.i)
+		if x.isInt(i) {
+			bs[k] = bounded{intBound(qs, c.s, el2), c.i, false}
+			continue
+		}
 		if vq.cheap(i) {
 			bs[k] = bounded{vq.cos(i), c.i, true}
 			if math.IsNaN(bs[k].ub) {
@@ -138,6 +146,47 @@ func (x *vecIndex) rescore(sc *scratch, vq *vecQuery, n int, pool []cand) []scor
 	return top
 }
 
+// An integer row's bound without reading it (issue 14). vecQuery.upper
+// reads the pool member's codes, 440 rows a LoadContext at 100k messages
+// from random places of 38 MB (a TLB miss, cache misses, and a page fault
+// while the snapshot's mapping is new): 0.3 ms a call, twice that in the
+// calls right after the first use (BENCHMARKS.md, helper "flat5"). The
+// first pass already has what bounds an integer row: its score s is the
+// dot of the row's codes k with the query's codes q8 times the row's
+// scale s_v, and with qs the query codes' scale and e = q − qs·q8 their
+// rounding (one vector a query),
+//
+//	q·v = s_v·(qs·(q8·k) + e·k),  |e·k| ≤ ‖e‖₂·‖k‖₂,
+//
+// where s_v·‖k‖₂ = 1: an integer row is its codes over their length
+// (vecexact.go). So q·v ≤ qs·s + ‖e‖₂, which rescore takes as the row's
+// bound: only the rows whose bound reaches the n-th exact score found so
+// far are read (and scored exactly). The relative 10⁻⁶ covers the float32
+// roundings of s and of s_v, boundMargin those of the exact sums.
+
+// queryResidual returns the scale qs of the query codes q8 (encode8 of q)
+// and ‖q − qs·q8‖₂.
+func queryResidual(q []float32, q8 []int8) (qs, el2 float64) {
+	var m float32
+	for _, f := range q {
+		m = max(m, f, -f)
+	}
+	qs = float64(m / 127) // encode8's scale, as it computes it
+	for j, f := range q {
+		e := float64(f) - qs*float64(q8[j])
+		el2 += e * e
+	}
+	return qs, math.Sqrt(el2)
+}
+
+// intBound returns an upper bound of the exact cosine of an integer row
+// whose first pass score is s, for a query of codes' scale qs and residual
+// el2 (queryResidual).
+func intBound(qs float64, s float32, el2 float64) float64 {
+	b := qs * float64(s)
+	return b + math.Abs(b)*1e-6 + el2*(1+1e-6) + boundMargin
+}
+
 // The neighbours' scores (addNeighbours, similarity) read the float32 rows
 // of up to three turns per neighbour of a ranked turn: several hundred a
 // query. The vector channel keeps only its first q.pool candidates, so a
@@ -175,7 +224,7 @@ func (ix *Index) similarityBound(s *shard, vq *vecQuery) func(*entry) float64 {
 				ub = max(ub, alpha*nu)
 			}
 		}
-		if ix.answers(e) {
+		if ix.answers(s, e) {
 			// The exchange score is at most the question's cosine.
 			if pu := upper(e.prev); pu > 0 {
 				ub = max(ub, pu)
