@@ -174,12 +174,19 @@ func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
 
 // checkIDs returns a usage error (exit 2) for the first of the named
 // values that is set but is not a valid id (engine.ValidID: 1-128
-// characters of [A-Za-z0-9_.:@-]). pairs alternates a flag's name ("--thread",
-// or "RUN_ID" for an argument) and its value; an empty value is not checked.
+// characters of [A-Za-z0-9_.:@-]), or is a flag given as "" (--resource "",
+// a script's unset "$R": read as left out, it widened the command to every
+// resource). pairs alternates a flag's name ("--thread", or "RUN_ID" for an
+// argument) and its value; a flag left out is not checked.
 // Read commands call it before opening the data directory, so an id that
 // cannot exist is a usage error rather than an empty answer or "not found".
 func (m *Main) checkIDs(fs *flag.FlagSet, pairs ...string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given["--"+f.Name] = true })
 	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] == "" && given[pairs[i]] {
+			return m.usagef(fs, "%s is empty: give an id or leave the flag out", pairs[i])
+		}
 		if v := pairs[i+1]; v != "" && !engine.ValidID(v) {
 			return m.usagef(fs, "%s %q is not a valid id: it must be 1-128 characters of [A-Za-z0-9_.:@-]", pairs[i], v)
 		}

@@ -114,6 +114,9 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 	if *idle < 0 {
 		return c.usagef(fs, "--idle must not be negative")
 	}
+	if err := c.checkIDs(fs, "--resource", *resource); err != nil {
+		return err
+	}
 	e, err := c.open(ctx)
 	if err != nil {
 		return err
