@@ -115,6 +115,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 
 // open opens the engine on dir once its lock is held.
 func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
+	if err := emptyDatabase(dir); err != nil {
+		return nil, err
+	}
 	db, err := store.Open(ctx, filepath.Join(dir, DatabaseFile))
 	if store.IsCorrupt(err) {
 		// A file SQLite cannot even read the schema version of (truncated,
@@ -125,6 +128,26 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	return start(ctx, cfg, dir, db, nil)
+}
+
+// emptyDatabase returns ErrDatabaseCorrupt when dir's database file is
+// empty (0 bytes, and no write-ahead log holding its pages) while dir
+// holds the lexical index an open created: the database was cut to nothing (a
+// failed copy, a full disk, a salvage that wrote nothing). SQLite would take
+// it for a new database, and the directory would answer as an empty memory.
+func emptyDatabase(dir string) error {
+	path := filepath.Join(dir, DatabaseFile)
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() != 0 {
+		return nil
+	}
+	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, LexicalDir)); err != nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is empty (0 bytes) beside the indexes of a database", ErrDatabaseCorrupt, path)
 }
 
 // start builds the engine on db (SQLite in dir, or Postgres through pool
