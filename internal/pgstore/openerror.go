@@ -25,11 +25,13 @@ func (e *openError) Unwrap() error { return e.err }
 // openCause words err for openError: a connection to one address that
 // failed by its cause alone (the server's words, "FATAL: database \"x\"
 // does not exist (SQLSTATE 3D000)", or the dial's, "connect: connection
-// refused"); attempts at several addresses in full (each names its
-// address); anything else as it is, less a leading "pgstore: ".
+// refused"), also when it was tried more than once alike (sslmode=prefer,
+// the default, tries TLS and then plain text); attempts at several
+// addresses in full (each names its address); anything else as it is,
+// less a leading "pgstore: ".
 func openCause(err error) string {
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) && !strings.Contains(ce.Unwrap().Error(), "\n") {
+	if errors.As(err, &ce) && oneAttempt(ce.Unwrap().Error()) {
 		var pgErr *pgconn.PgError
 		var opErr *net.OpError
 		switch {
@@ -38,9 +40,27 @@ func openCause(err error) string {
 		case errors.As(err, &opErr) && opErr.Err != nil:
 			return opErr.Err.Error()
 		}
-		if cause := errors.Unwrap(ce.Unwrap()); cause != nil { // past "HOST:PORT (IP): "
+		attempt := ce.Unwrap()
+		if j, ok := attempt.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 0 {
+			attempt = j.Unwrap()[0] // the attempts failed alike: the first says it
+		}
+		if cause := errors.Unwrap(attempt); cause != nil { // past "HOST:PORT (IP): "
 			err = cause
 		}
 	}
 	return strings.TrimPrefix(err.Error(), "pgstore: ")
+}
+
+// oneAttempt reports whether the attempts of a connection error (one a
+// line) all failed alike: one address, one cause.
+func oneAttempt(attempts string) bool {
+	first, rest, _ := strings.Cut(attempts, "\n")
+	for rest != "" {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		if line != first {
+			return false
+		}
+	}
+	return true
 }
