@@ -67,7 +67,7 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 	if o.Mode != ModeLexical {
 		qv, qErr = ix.embedQuery(ctx, q.Text)
 	}
-	s, err := ix.lockedShard(ctx, q.ResourceID)
+	s, err := ix.lockedShardFor(ctx, q.ResourceID, qv)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import "context"
 // shard returns the shard of resource, loading it when needed. It may be
 // unloaded again by another goroutine before the caller locks it: callers
 // check s.loaded under s.mu (see Search).
-func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
+func (ix *Index) shard(ctx context.Context, resource string, qv []float32) (*shard, error) {
 	ix.mu.Lock()
 	s := ix.shards[resource]
 	if s == nil {
@@ -19,7 +19,7 @@ func (ix *Index) shard(ctx context.Context, resource string) (*shard, error) {
 	ix.tick++
 	s.lastUse = ix.tick
 	ix.mu.Unlock()
-	fresh, changes, damaged, err := ix.ensureLoaded(ctx, s)
+	fresh, changes, damaged, err := ix.ensureLoaded(ctx, s, qv)
 	if err != nil {
 		return nil, err
 	}
@@ -44,13 +44,13 @@ var shardCheckedHook func()
 // released on a panic too: a fault reading a snapshot mapping,
 // snapshot_fault.go). It reports whether it loaded s, how many of its
 // messages were not in a snapshot, and its damaged messages.
-func (ix *Index) ensureLoaded(ctx context.Context, s *shard) (fresh bool, changes int, damaged []string, err error) {
+func (ix *Index) ensureLoaded(ctx context.Context, s *shard, qv []float32) (fresh bool, changes int, damaged []string, err error) {
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
 	if s.loaded {
 		return false, 0, nil, nil
 	}
-	if changes, err = ix.fill(ctx, s); err != nil {
+	if changes, err = ix.fill(ctx, s, qv); err != nil {
 		return false, 0, nil, err
 	}
 	ix.verifyLater(s)
@@ -64,8 +64,15 @@ func (ix *Index) ensureLoaded(ctx context.Context, s *shard) (fresh bool, change
 // dropped because its snapshot file changed under its mapping
 // (snapshot_fault.go).
 func (ix *Index) lockedShard(ctx context.Context, resource string) (*shard, error) {
+	return ix.lockedShardFor(ctx, resource, nil)
+}
+
+// lockedShardFor is lockedShard for a search of the query vector qv (nil
+// for none): a load from a snapshot brings in the column pages its first
+// pass reads beside the decoding (snapshot_prefetch.go).
+func (ix *Index) lockedShardFor(ctx context.Context, resource string, qv []float32) (*shard, error) {
 	for {
-		s, err := ix.shard(ctx, resource)
+		s, err := ix.shard(ctx, resource, qv)
 		if err != nil {
 			return nil, err
 		}

@@ -542,7 +542,7 @@ func (ix *Index) encodeShard(ctx context.Context, resource string, f *os.File) (
 func (ix *Index) fillTemp(ctx context.Context, t *shard) (*snapFile, error) {
 	t.loadMu.Lock()
 	defer t.loadMu.Unlock()
-	_, err := ix.fill(ctx, t)
+	_, err := ix.fill(ctx, t, nil)
 	sf := t.pending
 	t.pending = nil
 	return sf, err
@@ -565,14 +565,14 @@ func (ix *Index) encodeLocked(s *shard, f *os.File) (int, error) {
 // fill loads s (caller holds loadMu) from its snapshot brought up to date,
 // or else from the Source, and returns how many of its messages were not
 // in a snapshot.
-func (ix *Index) fill(ctx context.Context, s *shard) (int, error) {
+func (ix *Index) fill(ctx context.Context, s *shard, qv []float32) (int, error) {
 	src, ok := ix.cfg.Source.(SnapshotSource)
 	if ix.snap == nil || !ok || s.exact {
 		return 0, s.load(ctx, ix.cfg.Source, ix.emb, ix.cfg.Lexical)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n, err := ix.fromSnapshot(ctx, s, src)
+	n, err := ix.fromSnapshot(ctx, s, src, qv)
 	if err == nil {
 		s.loaded = true
 		snapshotLoads.Add(1)
@@ -596,7 +596,7 @@ func (ix *Index) fill(ctx context.Context, s *shard) (int, error) {
 // fromSnapshot fills s (reset, caller holds mu) from its snapshot file and
 // the store's changes since; it returns the changes applied. The file's
 // vector part is verified afterwards, in the background (verifyVectors).
-func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource) (int, error) {
+func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource, qv []float32) (int, error) {
 	sf, err := openSnapFile(ix.snap.path(s.resource))
 	if err != nil {
 		return 0, err
@@ -610,7 +610,7 @@ func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource)
 		return 0, err
 	}
 	marks := s.readMarks(ctx, src) // beside the decoding
-	vectorless, err := s.readSnapshotFile(sf, ix.emb)
+	vectorless, err := s.readSnapshotFile(sf, ix.emb, qv)
 	if err == nil {
 		var n int
 		if n, err = s.catchUp(ctx, src, ix.emb, ix.cfg.Lexical, <-marks, vectorless); err == nil {

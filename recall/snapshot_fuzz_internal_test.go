@@ -77,7 +77,7 @@ func loadSnapshotBytes(t testing.TB, b []byte) (*shard, error) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.unload)
-	if _, err := s.readSnapshotFile(sf, HashEmbedder{}); err != nil {
+	if _, err := s.readSnapshotFile(sf, HashEmbedder{}, nil); err != nil {
 		return nil, err
 	}
 	if !sf.vectorsMatch() {
@@ -294,7 +294,7 @@ func TestSnapshotUnverifiedVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer got.unload()
-	if _, err := got.readSnapshotFile(sf, HashEmbedder{}); err != nil {
+	if _, err := got.readSnapshotFile(sf, HashEmbedder{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if sf.vectorsMatch() {

@@ -176,7 +176,7 @@ func (r *snapReader) float32s(n int) []float32 {
 // is mapped unverified (the caller verifies it: snapshot_verify.go). It
 // returns the messages that have no vector. On error s holds partial state
 // (the caller resets it).
-func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
+func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder, qv []float32) ([]string, error) {
 	meta, fromFile, err := mapPrivate(sf.f, 0, int(sf.metaEnd))
 	if err == nil && fromFile {
 		// Every page of the part is read below (its checksum, the
@@ -191,6 +191,8 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
 		sl.file, sl.dirty = sf.sh.hold(), true // for detachFile; never read from the file
 	}
 	s.text.adopt(sl)
+	pf := s.prefetchCols(sf, meta, emb, qv) // brought in beside the decoding
+	defer pf.release()
 	// The checksum is summed while the part is decoded (every read is
 	// bounds checked, so unverified bytes can do no harm meanwhile), and
 	// waited for before anything is returned: the shard serves nothing
@@ -213,7 +215,7 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vectorless, s.mapChunks(sf, vp)
+	return vectorless, s.mapChunks(sf, vp, pf)
 }
 
 // checksum returns the CRC-32C of b, summed 1 MiB at a time: the
@@ -651,8 +653,9 @@ func (s *shard) readRows(r *snapReader, dims int, slots []*entry) (bool, error) 
 
 // mapChunks maps the vector part of sf into s.vx's slabs (vp.chunkBytes
 // each) and, when it holds them, its column blocks (ready for searches),
-// checking that it holds exactly those of the index's rows.
-func (s *shard) mapChunks(sf *snapFile, vp vecPart) error {
+// checking that it holds exactly those of the index's rows. The column
+// blocks pf mapped already (prefetchCols) are adopted as they are.
+func (s *shard) mapChunks(sf *snapFile, vp vecPart, pf *colPrefetch) error {
 	x := s.vx
 	n := (x.len() + chunkRows - 1) / chunkRows
 	var colBytes int64
@@ -673,8 +676,10 @@ func (s *shard) mapChunks(sf *snapFile, vp vecPart) error {
 			continue
 		}
 		cc := x.cols[c]
-		if cc.mem, err = mapSlab(sf, sf.vecOff+int64(n)*vp.chunkBytes+int64(c)*colBytes, colBytes, x); err != nil {
-			return err
+		if cc.mem = pf.block(c, n, colBytes, sf, x); cc.mem == nil {
+			if cc.mem, err = mapSlab(sf, sf.vecOff+int64(n)*vp.chunkBytes+int64(c)*colBytes, colBytes, x); err != nil {
+				return err
+			}
 		}
 		cc.ready.Store(true)
 		x.colsBuilt.Add(1)

@@ -175,7 +175,7 @@ func TestVecSignsSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	sf := &snapFile{f: f, sh: share(f), size: sw.n, vecOff: (metaEnd + snapAlign - 1) / snapAlign * snapAlign}
-	if err := s.mapChunks(sf, vecPart{chunkBytes: int64(x.chunkBytes()), cols: cols}); err != nil {
+	if err := s.mapChunks(sf, vecPart{chunkBytes: int64(x.chunkBytes()), cols: cols}, nil); err != nil {
 		t.Fatal(err)
 	}
 	y := s.vx
