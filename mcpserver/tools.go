@@ -94,6 +94,9 @@ func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in Append
 }
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	if in.TopK > MaxSearchTopK {
+		return nil, SearchOutput{}, fmt.Errorf("Invalid input: topK is at most %d, got %d (field topK)", MaxSearchTopK, in.TopK)
+	}
 	at, err := server.ParseTime("at", in.At)
 	if err != nil {
 		return nil, SearchOutput{}, h.fail(err)

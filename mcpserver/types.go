@@ -27,6 +27,11 @@ type AppendOutput struct {
 	Stored     int      `json:"stored" jsonschema:"turns written now (the rest were already stored)"`
 }
 
+// MaxSearchTopK bounds memory_search's topK (its description says so): each
+// hit comes with the turn before and after it, so 50 hits are up to 150
+// turns in one tool result. More is refused naming topK.
+const MaxSearchTopK = 50
+
 // SearchInput is memory_search's input.
 type SearchInput struct {
 	Query      string `json:"query" jsonschema:"what to look for, in words"`
