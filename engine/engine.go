@@ -48,6 +48,13 @@ type Engine struct {
 	wg      sync.WaitGroup
 	bgMu    sync.Mutex
 	closing bool
+	// The outbox drainer runs on drainBg, not bg: Close closes drainStop,
+	// the drainer returns after the batch in flight, and drainBg is
+	// cancelled only when that batch outlasts CloseDrainWait or the
+	// caller's context (CloseContext).
+	drainBg     context.Context
+	drainCancel context.CancelFunc
+	drainStop   chan struct{}
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -191,8 +198,11 @@ func start(ctx context.Context, cfg Config, dir string, db *sql.DB, pool *pgxpoo
 		return nil, err
 	}
 	e.bg, e.cancel = context.WithCancel(context.Background())
+	e.drainBg, e.drainCancel = context.WithCancel(context.Background())
+	e.drainStop = make(chan struct{})
 	if err := e.openIndexes(ctx); err != nil {
 		e.cancel()
+		e.drainCancel()
 		closeDB()
 		return nil, err
 	}
@@ -214,9 +224,26 @@ func start(ctx context.Context, cfg Config, dir string, db *sql.DB, pool *pgxpoo
 	return e, nil
 }
 
-// Close stops background work, closes the indexes and the database. It is
+// CloseDrainWait bounds how long Close waits for the index batch the
+// outbox drainer is working on (at most 512 messages indexed lexically and
+// embedded, their outbox rows then deleted): a one-shot command (mnemo
+// search, mnemo context) that closes the engine while the indexes catch up
+// (a quarantined lexical index being rebuilt, messages a killed process
+// left unindexed) keeps that batch's work, so each run gets further. A
+// batch still running then is cancelled; its rows stay queued (nothing
+// committed is lost, as after a crash) and the next open indexes them.
+const CloseDrainWait = 10 * time.Second
+
+// Close stops background work, closes the indexes and the database. The
+// outbox drainer finishes the batch in flight first, for at most
+// CloseDrainWait (CloseContext bounds the wait by a context too). It is
 // safe to call more than once; later calls return nil.
-func (e *Engine) Close() error {
+func (e *Engine) Close() error { return e.CloseContext(context.Background()) }
+
+// CloseContext is Close, waiting for the drainer's batch in flight until
+// ctx ends or CloseDrainWait has passed, whichever comes first (a
+// cancelled ctx: no wait).
+func (e *Engine) CloseContext(ctx context.Context) error {
 	var err error
 	e.closeOnce.Do(func() {
 		close(e.closed)
@@ -224,6 +251,9 @@ func (e *Engine) Close() error {
 		e.closing = true
 		e.bgMu.Unlock()
 		e.cancel()
+		close(e.drainStop)
+		e.waitBackground(ctx, CloseDrainWait)
+		e.drainCancel()
 		e.wg.Wait()
 		err = errors.Join(e.closeIndexes(), store.CloseDB(e.db), e.lock.release())
 		if e.pool != nil {
@@ -231,6 +261,23 @@ func (e *Engine) Close() error {
 		}
 	})
 	return err
+}
+
+// waitBackground waits for the background goroutines to return, at most
+// until ctx ends or bound has passed.
+func (e *Engine) waitBackground(ctx context.Context, bound time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		e.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // spawn runs fn in a background goroutine that Close waits for. It returns

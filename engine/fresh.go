@@ -98,7 +98,7 @@ func (f *freshRows) take(ids []string) map[string]msgstore.Message {
 func (e *Engine) messagesToIndex(ctx context.Context, ids []string) ([]Message, error) {
 	held := e.idx.fresh.take(ids)
 	if len(held) == 0 {
-		return e.MessagesByID(ctx, "", ids...)
+		return e.messagesByID(ctx, "", ids)
 	}
 	stored, err := e.ms.StoredIDs(ctx, ids)
 	if err != nil {

@@ -43,29 +43,41 @@ func backoff(attempts int) time.Duration {
 }
 
 // runOutbox is the drainer goroutine: it drains on start (catching up after
-// a crash), after every kick, and when a retry falls due.
+// a crash), after every kick, and when a retry falls due, on e.drainBg. It
+// returns when Close closes e.drainStop: at once when idle, else after the
+// batch in flight (drainOutbox), so that a one-shot command keeps the
+// work its engine did (Close bounds the wait: CloseDrainWait). The first
+// drain always takes one batch, even when Close has already begun: each
+// open gets the catching up further.
 func (e *Engine) runOutbox() {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	<-timer.C
 	for {
+		wait, err := e.drainOutbox(e.drainBg, e.drainStop)
+		if err != nil && e.drainBg.Err() == nil {
+			e.log.Warn("outbox drain failed", "err", err)
+			wait = outboxBaseBackoff
+		}
+		if e.drainStopped() {
+			return
+		}
+		if wait > 0 {
+			timer.Reset(wait)
+		}
 		select {
-		case <-e.bg.Done():
+		case <-e.drainStop:
 			return
 		case <-e.idx.kick:
 			// Let a burst of appends accumulate: one bleve batch and one
 			// SQLite transaction for many messages (measured: ingest
 			// throughput, BenchmarkRecallIngest).
 			select {
-			case <-e.bg.Done():
+			case <-e.drainStop:
 				return
 			case <-time.After(outboxDebounce):
 			}
 		case <-timer.C:
-		}
-		wait, err := e.drainOutbox(e.bg)
-		if err != nil && e.bg.Err() == nil {
-			e.log.Warn("outbox drain failed", "err", err)
-			wait = outboxBaseBackoff
 		}
 		if !timer.Stop() {
 			select {
@@ -73,15 +85,24 @@ func (e *Engine) runOutbox() {
 			default:
 			}
 		}
-		if wait > 0 {
-			timer.Reset(wait)
-		}
+	}
+}
+
+// drainStopped reports whether Close has asked the drainer to stop.
+func (e *Engine) drainStopped() bool {
+	select {
+	case <-e.drainStop:
+		return true
+	default:
+		return false
 	}
 }
 
 // drainOutbox processes every outbox row that is due and returns how long
-// until the next deferred row falls due (0 when none is deferred).
-func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
+// until the next deferred row falls due (0 when none is deferred). When
+// stop is closed (the drainer's, at Close; nil for SyncIndexes) it returns
+// after the batch in flight.
+func (e *Engine) drainOutbox(ctx context.Context, stop <-chan struct{}) (time.Duration, error) {
 	// The lock is taken per batch, not for the whole drain: under a steady
 	// stream of appends the drain never runs dry, and holding the lock
 	// throughout starved erasure (which purges under it) and Reindex.
@@ -107,6 +128,11 @@ func (e *Engine) drainOutbox(ctx context.Context) (time.Duration, error) {
 			break
 		}
 		e.checkpointAfterDrain(ctx)
+		select {
+		case <-stop: // Close: this batch is done, the rest waits for the next open
+			return 0, nil
+		default:
+		}
 	}
 	next, ok, err := e.ms.NextOutboxDue(ctx)
 	if err != nil {

@@ -55,7 +55,7 @@ func (e *Engine) embedRowsOnce(ctx context.Context, rows []msgstore.OutboxRow) e
 			ids = append(ids, r.MessageID)
 		}
 	}
-	msgs, err := e.MessagesByID(ctx, "", ids...)
+	msgs, err := e.messagesByID(ctx, "", ids) // also once Close has begun (its batch in flight)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ const syncPollInterval = 20 * time.Millisecond
 // ends.
 func (e *Engine) syncPostgres(ctx context.Context) error {
 	for {
-		if _, err := e.drainOutbox(ctx); err != nil {
+		if _, err := e.drainOutbox(ctx, nil); err != nil {
 			return err
 		}
 		n, err := e.ms.LeasedOutbox(ctx, time.Now())

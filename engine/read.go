@@ -128,6 +128,12 @@ func (e *Engine) MessagesByID(ctx context.Context, resourceID string, ids ...str
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
+	return e.messagesByID(ctx, resourceID, ids)
+}
+
+// messagesByID is MessagesByID once Close has begun too: the drainer's
+// batch in flight reads its messages with it (Close waits for that batch).
+func (e *Engine) messagesByID(ctx context.Context, resourceID string, ids []string) ([]Message, error) {
 	if len(ids) == 0 {
 		return []Message{}, nil
 	}

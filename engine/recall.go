@@ -226,7 +226,7 @@ func (e *Engine) SyncIndexes(ctx context.Context) error {
 	if e.onPostgres() {
 		return e.syncPostgres(ctx) // outbox_postgres.go
 	}
-	_, err := e.drainOutbox(ctx)
+	_, err := e.drainOutbox(ctx, nil)
 	return err
 }
 

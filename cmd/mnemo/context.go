@@ -65,7 +65,7 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	lc, err := e.LoadContext(ctx, engine.LoadRequest{
 		RunID: *runID, ThreadID: *thread, ResourceID: *resource, Query: *query,
 		RecentN: *recent, Recall: opts, TokenBudget: *budget, ReplaceRun: *replace, At: at,
@@ -226,7 +226,7 @@ func (c *MemCtxCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	if *htmlFile != "" {
 		return c.writeRunHTML(ctx, e, fs.Arg(0), *htmlFile)
 	}

@@ -72,7 +72,7 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 
 	what, err := describeTarget(ctx, e, msgs, *thread, *resource)
 	if err != nil {

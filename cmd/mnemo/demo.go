@@ -47,7 +47,7 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 
 	rep, err := demodata.Ingest(ctx, e, scratch)
 	if err != nil {

@@ -47,7 +47,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	var total importer.Report
 	var failed error
 	for _, path := range fs.Args() {

@@ -121,7 +121,7 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	res, err := e.Expire(ctx, engine.ExpireRequest{Idle: *idle, ResourceID: *resource, DryRun: *dry})
 	if res != nil {
 		if *asJSON {

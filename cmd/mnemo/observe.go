@@ -72,7 +72,7 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	res, err := e.Observe(ctx, *thread, observe.Options{Force: *force, NoReflect: *noReflect})
 	if res != nil && *asJSON {
 		if perr := c.printJSON(res); perr != nil {
@@ -119,7 +119,7 @@ func (c *ObservationsCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	obs, err := e.Observations(ctx, observe.Filter{ThreadID: *thread, ResourceID: *resource, All: *all})
 	if err != nil {
 		return err

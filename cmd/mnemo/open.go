@@ -36,7 +36,10 @@ func (m *Main) target() target { return target{dir: m.Dir, dsn: m.DB} }
 
 // open opens the engine on the chosen data directory or Postgres database.
 // Stored observations are rendered into contexts (render-only: no model is
-// called; mnemo observe runs the observer).
+// called; mnemo observe runs the observer). Commands close it with
+// CloseContext(ctx): the index batch in flight is finished (at most
+// engine.CloseDrainWait), so each one-shot command gets catching up
+// further, and an interrupt (ctx cancelled) does not wait for it.
 func (m *Main) open(ctx context.Context) (*engine.Engine, error) {
 	return m.openObserved(ctx, m.target(), nil)
 }

@@ -40,7 +40,7 @@ func (c *ThreadsCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	ts, err := e.ListThreads(ctx, *resource)
 	if err != nil {
 		return err
@@ -90,7 +90,7 @@ func (c *MessagesCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	ms, err := e.Messages(ctx, *thread, *from, *to)
 	if err != nil {
 		return err

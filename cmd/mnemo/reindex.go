@@ -33,7 +33,7 @@ func (c *ReindexCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	start := time.Now()
 	if err := c.withProgress(ctx, e, "reindexing (lexical, vectors)", func() error { return e.Reindex(ctx, *reembed) }); err != nil {
 		return err
@@ -67,7 +67,7 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	err = e.CheckWith(ctx, engine.CheckOptions{Full: *full})
 	var ce *engine.CheckError
 	if err != nil && !errors.As(err, &ce) {

@@ -46,7 +46,7 @@ func (c *RunsCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ThreadID: *thread, ResourceID: *resource, Limit: *limit, Offset: *offset})
 	if err != nil {
 		return err
@@ -93,7 +93,7 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	r, err := e.Replay(ctx, fs.Arg(0), opt)
 	if err != nil {
 		return err

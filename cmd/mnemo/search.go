@@ -93,7 +93,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	if *queries != "" {
 		return c.searchBatch(ctx, e, *queries, *opts, at, scopeGiven)
 	}

@@ -30,7 +30,7 @@ func (c *VacuumCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	res, err := e.Vacuum(ctx, *full)
 	if err != nil {
 		return err

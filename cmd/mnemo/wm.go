@@ -132,7 +132,7 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.CloseContext(ctx)
 	// The working-memory configuration stored with the states (by mnemo
 	// serve --config or an application's engine.Config.WorkingMemory)
 	// renders and validates as the server and the application do,
