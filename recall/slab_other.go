@@ -5,7 +5,6 @@ package recall
 import (
 	"fmt"
 	"os"
-	"unsafe"
 )
 
 // allocSlab returns n zeroed bytes on the heap (no anonymous mappings on
@@ -40,5 +39,3 @@ func fileIdentity(f *os.File) (fileID, error) {
 	}
 	return fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}, nil
 }
-
-func hugeHint(p unsafe.Pointer, n uintptr) {}

@@ -17,6 +17,9 @@
 //     internal/bm25 and internal/pgstore;
 //   - no non-test function of a library package is longer than 80 lines,
 //     and every library package has a doc.go with an "# Imports" section.
+//   - every platform's build (linux, darwin, freebsd, windows) declares
+//     each top-level name once and every name its files use that Linux
+//     declares (the files with build constraints; parsed, not compiled).
 //
 // # Imports
 //

@@ -18,9 +18,8 @@ type pkg struct {
 	imports, testImports []string
 }
 
-// loadModule reads every package of the module (directories with Go files
-// outside testdata and hidden directories), keyed by import path.
-func loadModule(t *testing.T) map[string]pkg {
+// moduleRoot returns the module's directory (two levels up).
+func moduleRoot(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -29,17 +28,44 @@ func loadModule(t *testing.T) map[string]pkg {
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		t.Fatalf("module root: %v", err)
 	}
-	pkgs := map[string]pkg{}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	return root
+}
+
+// packageDirs returns the module's directories holding Go files, outside
+// testdata and hidden directories.
+func packageDirs(t *testing.T, root string) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
 		}
 		if name := d.Name(); path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 			return filepath.SkipDir
 		}
+		if matches, _ := filepath.Glob(filepath.Join(path, "*.go")); len(matches) > 0 {
+			dirs = append(dirs, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 10 {
+		t.Fatalf("found %d package directories under %s; the walk is broken", len(dirs), root)
+	}
+	return dirs
+}
+
+// loadModule reads every package of the module, keyed by import path.
+func loadModule(t *testing.T) map[string]pkg {
+	t.Helper()
+	root := moduleRoot(t)
+	pkgs := map[string]pkg{}
+	for _, path := range packageDirs(t, root) {
 		p, err := build.Default.ImportDir(path, 0)
 		if err != nil {
-			return nil // no Go files here
+			continue // no Go files for this platform
 		}
 		rel, _ := filepath.Rel(root, path)
 		ip := module
@@ -47,13 +73,6 @@ func loadModule(t *testing.T) map[string]pkg {
 			ip += "/" + filepath.ToSlash(rel)
 		}
 		pkgs[ip] = pkg{imports: p.Imports, testImports: append(append([]string(nil), p.TestImports...), p.XTestImports...)}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pkgs) < 10 {
-		t.Fatalf("found %d packages under %s; the walk is broken", len(pkgs), root)
 	}
 	return pkgs
 }
