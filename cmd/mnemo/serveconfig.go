@@ -111,7 +111,7 @@ type serverConfig struct {
 // readMemoryConfig reads a config file; unknown fields are errors naming
 // them, and a schemaFile is inlined (relative to the file's directory).
 func readMemoryConfig(path string) (*memoryConfig, error) {
-	b, err := os.ReadFile(path)
+	b, err := readConfigFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -132,13 +132,35 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 		if !filepath.IsAbs(sf) {
 			sf = filepath.Join(filepath.Dir(path), sf)
 		}
-		if w.Schema, err = os.ReadFile(sf); err != nil {
+		if w.Schema, err = readConfigFile(sf); err != nil {
 			return nil, fmt.Errorf("%s: workingMemory.schemaFile: %w", path, err)
 		}
 		w.SchemaFile = ""
 	}
 	c.path = path
 	return &c, nil
+}
+
+// maxConfigBytes bounds a configuration file and its schemaFile: a JSON
+// configuration is a few KiB, and a path such as /dev/zero would otherwise
+// be read until memory runs out.
+const maxConfigBytes = 4 << 20
+
+// readConfigFile reads path whole, refusing more than maxConfigBytes.
+func readConfigFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > maxConfigBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes (a configuration is a few KiB)", path, maxConfigBytes)
+	}
+	return b, nil
 }
 
 // name is the file the configuration came from, as its errors name it.
