@@ -30,13 +30,20 @@ import (
 // Trust is unchanged: the blocks are the file's bytes mapped as mapChunks
 // would map them (it adopts them, one slab each), verified in the
 // background with the rest of the vector part (snapshot_verify.go).
+//
+// Each block is a mapping of its own (mapPrivate), so that the slab that
+// adopts it, or release, unmaps exactly it: x/sys's Munmap refuses a part
+// of a mapping, and freeSlab's fallback then zeroed the block in place —
+// pages kept mapped for the life of the process, and a fault on a file
+// truncated meanwhile (found by the review: SIGBUS in the background
+// check).
 type colPrefetch struct {
-	mem     []byte // the blocks mapped; adopted slabs are cut from it
-	off     int64  // mem's offset in the file
-	n       int    // blocks
-	each    int64  // bytes a block
-	pages   []int  // offsets in a block of the pages to bring in
-	adopted []bool // by block
+	blocks  [][]byte // the blocks mapped, by block
+	off     int64    // the first block's offset in the file
+	n       int      // blocks
+	each    int64    // bytes a block
+	pages   []int    // offsets in a block of the pages to bring in
+	adopted []bool   // by block
 	stop    atomic.Bool
 	done    chan struct{}
 }
@@ -74,17 +81,34 @@ func (s *shard) prefetchCols(sf *snapFile, meta []byte, emb Embedder, qv []float
 	if len(pages) == 0 || off%int64(page) != 0 || each%int64(page) != 0 || n*each != int64(int(n*each)) {
 		return nil
 	}
-	mem, fromFile, err := mapPrivate(sf.f, off, int(n*each))
-	if err != nil {
+	blocks := mapBlocks(sf.f, off, int(n), each)
+	if blocks == nil {
 		return nil
 	}
-	if !fromFile { // read whole: leave it to mapChunks, block by block
-		freeSlab(mem)
-		return nil
-	}
-	pf := &colPrefetch{mem: mem, off: off, n: int(n), each: each, pages: pages, adopted: make([]bool, n), done: make(chan struct{})}
+	pf := &colPrefetch{blocks: blocks, off: off, n: int(n), each: each, pages: pages, adopted: make([]bool, n), done: make(chan struct{})}
 	go pf.touch()
 	return pf
+}
+
+// mapBlocks maps n blocks of each bytes of f from offset off, one mapping
+// a block; nil (nothing left mapped) when one of them cannot be mapped
+// from the file: mapChunks then reads or maps each block itself.
+func mapBlocks(f *os.File, off int64, n int, each int64) [][]byte {
+	blocks := make([][]byte, 0, n)
+	for c := range n {
+		b, fromFile, err := mapPrivate(f, off+int64(c)*each, int(each))
+		if err == nil && !fromFile {
+			freeSlab(b)
+		}
+		if err != nil || !fromFile {
+			for _, b := range blocks {
+				freeSlab(b)
+			}
+			return nil
+		}
+		blocks = append(blocks, b)
+	}
+	return blocks
 }
 
 // colPages returns the offsets, in a column block, of the pages holding
@@ -124,7 +148,7 @@ func (pf *colPrefetch) touch() {
 		if pf.stop.Load() {
 			return
 		}
-		b := pf.mem[int64(c)*pf.each : int64(c+1)*pf.each]
+		b := pf.blocks[c]
 		for _, p := range pf.pages {
 			sum += b[p]
 		}
@@ -138,9 +162,8 @@ func (pf *colPrefetch) block(c, n int, each int64, sf *snapFile, x *vecIndex) *s
 	if pf == nil || pf.n != n || pf.each != each || pf.adopted[c] {
 		return nil
 	}
-	lo := int64(c) * each
-	sl := adoptSlab(pf.mem[lo:lo+each:lo+each], x)
-	sl.file, sl.off = sf.sh.hold(), pf.off+lo
+	sl := adoptSlab(pf.blocks[c], x)
+	sl.file, sl.off = sf.sh.hold(), pf.off+int64(c)*each
 	pf.adopted[c] = true
 	return sl
 }
@@ -159,9 +182,8 @@ func (pf *colPrefetch) release() {
 	<-pf.done
 	for c, a := range pf.adopted {
 		if !a {
-			lo := int64(c) * pf.each
-			freeSlab(pf.mem[lo : lo+pf.each])
+			freeSlab(pf.blocks[c])
 		}
 	}
-	pf.mem = nil
+	pf.blocks = nil
 }

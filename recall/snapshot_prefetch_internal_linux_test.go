@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -83,5 +84,44 @@ func TestSnapshotPrefetch(t *testing.T) {
 				t.Fatalf("column block %d: a page brought in by a load with no query", c)
 			}
 		}
+	}
+}
+
+// TestSnapshotPrefetchUnmaps: the column blocks a search's load mapped
+// are unmapped when the shard unloads, adopted or not. They were cut from
+// one mapping, which x/sys's Munmap refuses to unmap by parts: freeSlab
+// zeroed them in place instead, so they stayed mapped (and a zeroing over
+// a file truncated meanwhile faulted: SIGBUS in the review's repro).
+func TestSnapshotPrefetchUnmaps(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.snap")
+	if err := os.WriteFile(path, snapshotBytes(t, fuzzShard(t, 2600)), 0o600); err != nil { // 3 vector chunks
+		t.Fatal(err)
+	}
+	mapped := func() int {
+		maps, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			t.Skip("no /proc/self/maps")
+		}
+		return strings.Count(string(maps), path)
+	}
+	sf, err := openSnapFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newShard("res", nil, false)
+	if err := s.reset(); err != nil {
+		t.Fatal(err)
+	}
+	qv := normalised(HashVector("two weeks in Lisbon item3"))
+	if _, err := s.readSnapshotFile(sf, HashEmbedder{}, qv); err != nil {
+		t.Fatal(err)
+	}
+	sf.close()
+	if mapped() == 0 {
+		t.Fatal("no mapping of the snapshot after the load: the test proves nothing")
+	}
+	s.unload()
+	if n := mapped(); n != 0 {
+		t.Fatalf("%d mappings of the snapshot left after unload", n)
 	}
 }
