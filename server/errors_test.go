@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -135,6 +137,27 @@ func TestTokensFile(t *testing.T) {
 	}
 	if p, ok := tok.Lookup(bobToken); !ok || p.All || p.Allows("res-alice") || !p.Allows("res-bob") || p.Erase {
 		t.Fatalf("bob token: %+v %v", p, ok)
+	}
+}
+
+// TestTokensFileTooLarge: a token file over MaxTokenFileBytes (here
+// /dev/zero, given by mistake) is refused without being read whole; one
+// at the bound is read and parsed.
+func TestTokensFileTooLarge(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	_, err := server.LoadTokens("/dev/zero")
+	if !errors.Is(err, server.ErrInvalidTokens) || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("err %v, want ErrInvalidTokens saying larger than", err)
+	}
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	padded := testTokens + strings.Repeat(" ", server.MaxTokenFileBytes-len(testTokens))
+	if err := os.WriteFile(path, []byte(padded), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := server.LoadTokens(path); err != nil {
+		t.Fatalf("a file of MaxTokenFileBytes: %v", err)
 	}
 }
 

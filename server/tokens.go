@@ -76,11 +76,26 @@ func (p *Principal) Allows(resourceID string) bool {
 	return p.All || p.Resources[resourceID]
 }
 
-// LoadTokens reads and parses a token file (see TokenFile).
+// MaxTokenFileBytes bounds a token file: 16 MiB, some 80,000 tokens of
+// one resource each. A larger file (or /dev/zero given by mistake) is
+// refused before it is read whole.
+const MaxTokenFileBytes = 16 << 20
+
+// LoadTokens reads and parses a token file (see TokenFile). It returns
+// ErrInvalidTokens when the file cannot be read, is larger than
+// MaxTokenFileBytes, or does not parse.
 func LoadTokens(path string) (*Tokens, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidTokens, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxTokenFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidTokens, err)
+	}
+	if len(b) > MaxTokenFileBytes {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrInvalidTokens, path, MaxTokenFileBytes)
 	}
 	return ParseTokens(b)
 }
