@@ -211,6 +211,9 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 	case errors.Is(err, engine.ErrNotDataDir) && m.DB != "":
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --db (or $MNEMO_DB): its database and search_path; mnemo's tables are created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)
 		return 1
+	case errors.Is(err, engine.ErrNotDataDir) && m.creates():
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR): it must name a directory, or a path where one can be created.\n", name, err)
+		return 1
 	case errors.Is(err, engine.ErrNotDataDir):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR); a data directory is created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)
 		return 1

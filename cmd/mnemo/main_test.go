@@ -89,7 +89,8 @@ func TestUsageErrors(t *testing.T) {
 // TestBadEmbedderAndDir: an unknown --embedder (or $MNEMO_EMBEDDER) is a
 // usage error (exit 2) before anything is opened, and a --dir that is a
 // file is engine.ErrNotDataDir (exit 1) saying so, not a failure to read
-// FILE/mnemo.json.
+// FILE/mnemo.json; the hint after it fits the command (ingest was told a
+// directory is created by writing to it, by ingest).
 func TestBadEmbedderAndDir(t *testing.T) {
 	dir := t.TempDir()
 	newDataDir(t, dir)
@@ -107,10 +108,16 @@ func TestBadEmbedderAndDir(t *testing.T) {
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"threads"}, {"ingest", file}} {
-		code, _, stderr := run(t, nil, append([]string{"--dir", file}, args...)...)
-		if code != 1 || !strings.Contains(stderr, "not a mnemo data directory") || !strings.Contains(stderr, "is a file, not a directory") {
-			t.Errorf("mnemo --dir FILE %v: exit %d, stderr %q; want 1 and not a data directory", args, code, stderr)
+	for _, tc := range []struct {
+		args []string
+		hint string // a read says how a directory comes to be; a write, what --dir must name
+	}{
+		{[]string{"threads"}, "a data directory is created by writing to it"},
+		{[]string{"ingest", file}, "it must name a directory, or a path where one can be created"},
+	} {
+		code, _, stderr := run(t, nil, append([]string{"--dir", file}, tc.args...)...)
+		if code != 1 || !strings.Contains(stderr, "not a mnemo data directory") || !strings.Contains(stderr, "is a file, not a directory") || !strings.Contains(stderr, tc.hint) {
+			t.Errorf("mnemo --dir FILE %v: exit %d, stderr %q; want 1, not a data directory and %q", tc.args, code, stderr, tc.hint)
 		}
 	}
 }
