@@ -174,19 +174,7 @@ func (emptySource) ResourceVectors(context.Context, string, string, func(string,
 // "INV-18880"), and the bonus never makes a match of a message that holds
 // none of the query's words ("xzephyr-quotex").
 func TestCompoundWholeWords(t *testing.T) {
-	lex, err := OpenLexical("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lex.Close() })
-	ix, err := NewIndex(Config{Lexical: lex, Source: emptySource{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newShard("r", nil, false)
-	if err := s.reset(); err != nil {
-		t.Fatal(err)
-	}
+	lex, ix, s := memShard(t)
 	for i, text := range []string{"paid INV-1888 today", "paid INV-18880 today", "paid today", "a xzephyr-quotex here", "filler words only"} {
 		s.putDoc(&Doc{ID: fmt.Sprint("m", i), ThreadID: fmt.Sprint("t", i), ResourceID: "r", Seq: 1, Content: text}, lex)
 	}
@@ -214,19 +202,7 @@ func TestCompoundWholeWords(t *testing.T) {
 // messages, one query in ten listed 40–75 thousand). The ranking itself is
 // TestLexicalPostingsExact's.
 func TestSeedWithCompound(t *testing.T) {
-	lex, err := OpenLexical("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lex.Close() })
-	ix, err := NewIndex(Config{Lexical: lex, Source: emptySource{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newShard("r", nil, false)
-	if err := s.reset(); err != nil {
-		t.Fatal(err)
-	}
+	lex, ix, s := memShard(t)
 	rng := rand.New(rand.NewPCG(3, 3))
 	const n = 3000
 	for i := range n {

@@ -13,19 +13,7 @@ import (
 // every entry, after the contents were looked at, then changed (a message
 // put again with or without its "?"), then some removed.
 func TestQmarksFollowContent(t *testing.T) {
-	lex, err := OpenLexical("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lex.Close() })
-	ix, err := NewIndex(Config{Lexical: lex, Source: emptySource{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newShard("r", nil, false)
-	if err := s.reset(); err != nil {
-		t.Fatal(err)
-	}
+	lex, ix, s := memShard(t)
 	rng := rand.New(rand.NewPCG(7, 7))
 	const n = 400
 	doc := func(i int) *Doc {

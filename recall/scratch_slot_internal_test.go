@@ -23,19 +23,7 @@ func allocatedBy(f func()) uint64 {
 // not allocated again by a search after garbage collections emptied the
 // pools (scratchSlot): the shard and the vector index keep them.
 func TestScratchKeptAcrossGC(t *testing.T) {
-	lex, err := OpenLexical("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lex.Close() })
-	ix, err := NewIndex(Config{Lexical: lex, Source: emptySource{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newShard("r", nil, false)
-	if err := s.reset(); err != nil {
-		t.Fatal(err)
-	}
+	lex, ix, s := memShard(t)
 	rng := rand.New(rand.NewPCG(5, 5))
 	const n = 6000
 	x := newVecIndex(HashDims)
