@@ -39,7 +39,7 @@ type ContextBody struct {
 	Query       string          `json:"query,omitempty" jsonschema:"description=drives recall; empty means the newest user message; recorded in memctx.query even with recall off (the answer's notice then says nothing was recalled)"`
 	RecentN     int             `json:"recentN,omitempty" jsonschema:"description=recent-window size; 0 means the server default, negative turns it off"`
 	Recall      *recall.Options `json:"recall,omitempty" jsonschema:"description=recall options; absent means the server default (recall off unless the server config sets recall); topK 0 means the default (5)"`
-	RunID       string          `json:"runId,omitempty" jsonschema:"description=names the run; empty means a generated ULID"`
+	RunID       string          `json:"runId,omitempty" jsonschema:"description=names the run; left out means a generated ULID"`
 	TokenBudget int             `json:"tokenBudget,omitempty" jsonschema:"minimum=0,description=estimated tokens (about 4 bytes each) that recalled turns and observations may add; 0 means no budget; negative is refused"`
 	ReplaceRun  bool            `json:"replaceRun,omitempty"`
 	At          *time.Time      `json:"at,omitempty" jsonschema:"description=when the question is asked (RFC 3339): the query's relative dates (yesterday; last week; two months ago) are resolved against it in whole days of the resource's time zone (UTC unless configured); defaults to the server clock (the zero time 0001-01-01T00:00:00Z is refused); recorded as memctx.queryAt"`
