@@ -2,18 +2,12 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-// idArgs are the tool arguments that name a thread, resource, message or
-// run. Decoded into a string, "" cannot be told from left out, and left out
-// has a meaning (the token's only resource, no thread filter, a new run
-// id): refuseEmptyIDs refuses "" instead, as the HTTP API refuses
-// ?resourceId= .
-var idArgs = []string{"resourceId", "threadId", "messageId", "runId"}
+	"github.com/mnemo-go/mnemo/server"
+)
 
 // refuseEmptyIDs wraps a tool handler: an id argument given as "" is a tool
 // error naming it, "Invalid input: resourceId is empty: …", before h runs.
@@ -27,19 +21,13 @@ func refuseEmptyIDs[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerF
 	}
 }
 
-// emptyIDArg is the first of idArgs the request gives as "", or "".
+// emptyIDArg is the first of server.IDMembers the request gives as "", or
+// "" (the SDK has already refused arguments that are not an object). Left
+// out has a meaning (the token's only resource, no thread filter, a new run
+// id), so "" is refused rather than read as left out.
 func emptyIDArg(req *mcp.CallToolRequest) string {
-	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 {
+	if req == nil || req.Params == nil {
 		return ""
 	}
-	var args map[string]json.RawMessage
-	if json.Unmarshal(req.Params.Arguments, &args) != nil {
-		return "" // the SDK has already refused arguments that are not an object
-	}
-	for _, name := range idArgs {
-		if v, ok := args[name]; ok && string(v) == `""` {
-			return name
-		}
-	}
-	return ""
+	return server.EmptyIDMember(req.Params.Arguments)
 }

@@ -199,7 +199,7 @@ func decodeBody(r *http.Request, v any) error {
 		if err = dec.Decode(v); err == nil && dec.More() {
 			return errorf(kindInvalid, "", "the body must be one JSON object")
 		}
-		if name := emptyBodyID(data); err == nil && name != "" {
+		if name := EmptyIDMember(data); err == nil && name != "" {
 			return errorf(kindInvalid, name, "%s is empty: give an id or leave it out", name)
 		}
 	}
