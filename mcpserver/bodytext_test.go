@@ -5,13 +5,9 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mnemo-go/mnemo/mcpserver"
-	"github.com/mnemo-go/mnemo/server"
 )
 
 // TestHTTPBodyInvalidText: over streamable HTTP, a request whose JSON
@@ -21,15 +17,7 @@ import (
 // place. (A Go client cannot send one: the test's transport writes it.)
 func TestHTTPBodyInvalidText(t *testing.T) {
 	e := openEngine(t)
-	_, _, tok := principals(t)
-	srv, err := server.New(server.Config{Engine: e, Tokens: tok, Mount: map[string]func(*server.Principal) http.Handler{
-		"/mcp": mcpserver.Handler(e, mcpserver.Options{}),
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
+	ts := mcpHTTPServer(t, e)
 	hc := &http.Client{Transport: bearer{"alice-secret-1", surrogate{http.DefaultTransport}}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)

@@ -227,10 +227,9 @@ func TestToolIsolation(t *testing.T) {
 	}
 }
 
-// serveHTTP serves e's /mcp endpoint with the test tokens on a loopback
-// HTTP server and returns a function that opens a session with a token; it
-// checks that no session opens without one.
-func serveHTTP(t *testing.T, e *engine.Engine) (connectAs func(token string) *mcp.ClientSession) {
+// mcpHTTPServer serves e's /mcp endpoint behind the test tokens on a
+// loopback HTTP server, closed when the test ends.
+func mcpHTTPServer(t *testing.T, e *engine.Engine) *httptest.Server {
 	t.Helper()
 	_, _, tok := principals(t)
 	srv, err := server.New(server.Config{Engine: e, Tokens: tok, Mount: map[string]func(*server.Principal) http.Handler{
@@ -241,6 +240,15 @@ func serveHTTP(t *testing.T, e *engine.Engine) (connectAs func(token string) *mc
 	}
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
+	return ts
+}
+
+// serveHTTP serves e's /mcp endpoint with the test tokens on a loopback
+// HTTP server and returns a function that opens a session with a token; it
+// checks that no session opens without one.
+func serveHTTP(t *testing.T, e *engine.Engine) (connectAs func(token string) *mcp.ClientSession) {
+	t.Helper()
+	ts := mcpHTTPServer(t, e)
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
 	if _, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil); err == nil {
