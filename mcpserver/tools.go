@@ -39,13 +39,13 @@ type handlers struct{ t server.Tenant }
 var mcpOrigin = working.Origin{RunID: "mnemo-mcp"}
 
 func (h *handlers) addTools(s *mcp.Server) {
-	mcp.AddTool(s, &mcp.Tool{Name: ToolAppend, Description: descAppend}, refuseEmptyIDs(h.append))
-	mcp.AddTool(s, &mcp.Tool{Name: ToolSearch, Description: descSearch, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, refuseEmptyIDs(h.search))
-	mcp.AddTool(s, &mcp.Tool{Name: ToolContext, Description: descContext}, refuseEmptyIDs(h.context))
-	mcp.AddTool(s, &mcp.Tool{Name: ToolWMGet, Description: descWMGet, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, refuseEmptyIDs(h.wmGet))
-	mcp.AddTool(s, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate}, refuseEmptyIDs(h.wmUpdate))
+	mcp.AddTool(s, &mcp.Tool{Name: ToolAppend, Description: descAppend}, checkArgs(h.append))
+	mcp.AddTool(s, &mcp.Tool{Name: ToolSearch, Description: descSearch, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, checkArgs(h.search))
+	mcp.AddTool(s, &mcp.Tool{Name: ToolContext, Description: descContext}, checkArgs(h.context))
+	mcp.AddTool(s, &mcp.Tool{Name: ToolWMGet, Description: descWMGet, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, checkArgs(h.wmGet))
+	mcp.AddTool(s, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate}, checkArgs(h.wmUpdate))
 	destructive := true
-	mcp.AddTool(s, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, refuseEmptyIDs(h.delete))
+	mcp.AddTool(s, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, checkArgs(h.delete))
 }
 
 // fail turns an error into a tool error whose text a model can act on and

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // Filter is a parsed metadata filter. The nil *Filter matches every message.
@@ -141,7 +143,7 @@ func ParseFilter(raw []byte) (*Filter, error) {
 	if dec.More() {
 		return nil, &FilterError{Err: errors.New("trailing data after the filter object")}
 	}
-	if path, key, dup := repeatedKey(raw); dup {
+	if path, key, dup := jsonkey.Repeated(raw); dup {
 		return nil, &FilterError{Path: path, Err: fmt.Errorf("key %q is repeated in one object (JSON decoding would keep the last silently)", key)}
 	}
 	p := &parser{}
@@ -467,73 +469,6 @@ func joinPath(path, k string) string {
 func sortedKeys(m map[string]any) []string {
 	// Sorted for deterministic error paths.
 	return slices.Sorted(maps.Keys(m))
-}
-
-// repeatedKey walks raw (one valid JSON value) and returns the path of the
-// first key that occurs twice in one object, and that key. Paths are those of
-// FilterError: keys joined by ".", array elements as "[i]".
-func repeatedKey(raw []byte) (path, key string, dup bool) {
-	type frame struct {
-		array   bool
-		path    string
-		keys    map[string]bool
-		key     string // the object key whose value comes next
-		wantKey bool   // an object expects a key (or its end) next
-		index   int
-	}
-	var stack []*frame
-	// valuePath is the path of the value about to be read.
-	valuePath := func() string {
-		if len(stack) == 0 {
-			return ""
-		}
-		top := stack[len(stack)-1]
-		if top.array {
-			return fmt.Sprintf("%s[%d]", top.path, top.index)
-		}
-		return joinPath(top.path, top.key)
-	}
-	// done records that a value of the top frame was read.
-	done := func() {
-		if len(stack) == 0 {
-			return
-		}
-		top := stack[len(stack)-1]
-		if top.array {
-			top.index++
-		} else {
-			top.wantKey = true
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", "", false // EOF, or invalid JSON that Decode reports
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				stack = append(stack, &frame{array: t == '[', path: valuePath(), keys: map[string]bool{}, wantKey: t == '{'})
-			default:
-				stack = stack[:len(stack)-1]
-				done()
-			}
-			continue
-		case string:
-			if n := len(stack); n > 0 && stack[n-1].wantKey {
-				f := stack[n-1]
-				if f.keys[t] {
-					return joinPath(f.path, t), t, true
-				}
-				f.keys[t], f.key, f.wantKey = true, t, false
-				continue
-			}
-		}
-		done()
-	}
 }
 
 // FilterNode is a parsed filter as data, for a backend that evaluates

@@ -180,8 +180,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // decodeBody decodes a JSON request body into v: one object, no unknown
-// fields, within the body limit, valid UTF-8 without a lone surrogate
-// escape (importer.CheckJSONText). Errors name the field at fault.
+// fields, no object naming a key twice (DuplicateKey), within the body
+// limit, valid UTF-8 without a lone surrogate escape
+// (importer.CheckJSONText). Errors name the field at fault.
 func decodeBody(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
@@ -193,6 +194,9 @@ func decodeBody(r *http.Request, v any) error {
 		// encoding/json would store U+FFFD in place of invalid text.
 		if terr := importer.CheckJSONText(data); terr != nil {
 			return errorf(kindInvalid, "", "the body is %v", terr)
+		}
+		if name := DuplicateKey(data); name != "" {
+			return errorf(kindInvalid, name, "%s", duplicateDetail(name))
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
