@@ -1,9 +1,6 @@
 package server
 
-import (
-	"encoding/json"
-	"strings"
-)
+import "encoding/json"
 
 // IDMembers are the members of a request body (or an MCP tool's
 // arguments) that name a thread, resource, message or run. Decoded into
@@ -14,19 +11,18 @@ import (
 var IDMembers = []string{"resourceId", "threadId", "messageId", "runId"}
 
 // EmptyIDMember returns the first of IDMembers, in that order, that the
-// JSON object data gives as "" (its key matched as encoding/json matches
-// a field: the name, else case-insensitively), or "" when none is or data
-// is not an object.
+// JSON object data gives as "", or "" when none is or data is not an
+// object. Names are matched exactly: a body naming a member in another
+// case is refused before (decodeBody), as the MCP tools' schemas refuse
+// such arguments.
 func EmptyIDMember(data []byte) string {
 	var members map[string]json.RawMessage
 	if json.Unmarshal(data, &members) != nil {
 		return ""
 	}
 	for _, name := range IDMembers {
-		for key, v := range members {
-			if string(v) == `""` && strings.EqualFold(key, name) {
-				return name
-			}
+		if v, ok := members[name]; ok && string(v) == `""` {
+			return name
 		}
 	}
 	return ""

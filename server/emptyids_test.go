@@ -19,7 +19,6 @@ func TestEmptyBodyID(t *testing.T) {
 		{"SearchResource", "POST", "/v1/search", "/v1/search", `{"resourceId":"","query":"one"}`, "resourceId"},
 		{"ContextResource", "POST", "/v1/context", "/v1/context", `{"threadId":"t-bob","resourceId":""}`, "resourceId"},
 		{"ContextRun", "POST", "/v1/context", "/v1/context", `{"threadId":"t-bob","runId":""}`, "runId"},
-		{"ContextCase", "POST", "/v1/context", "/v1/context", `{"threadId":"t-bob","RunID":""}`, "runId"},
 		{"AppendResource", "POST", "/v1/threads/t-bob/messages", "/v1/threads/{thread}/messages", `{"resourceId":"","messages":[{"role":"user","content":"x"}]}`, "resourceId"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

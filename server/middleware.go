@@ -180,9 +180,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // decodeBody decodes a JSON request body into v: one object, no unknown
-// fields, no object naming a key twice (DuplicateKey), within the body
-// limit, valid UTF-8 without a lone surrogate escape
-// (importer.CheckJSONText). Errors name the field at fault.
+// fields (a member is named exactly as its field), no object naming a key
+// twice (DuplicateKey), no id given as "", within the body limit, valid
+// UTF-8 without a lone surrogate escape (importer.CheckJSONText). Errors
+// name the field at fault.
 func decodeBody(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
@@ -200,17 +201,27 @@ func decodeBody(r *http.Request, v any) error {
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
-		if err = dec.Decode(v); err == nil && dec.More() {
-			return errorf(kindInvalid, "", "the body must be one JSON object")
+		if err = dec.Decode(v); err == nil {
+			if dec.More() {
+				return errorf(kindInvalid, "", "the body must be one JSON object")
+			}
+			return memberError(data, v)
 		}
-		if name := EmptyIDMember(data); err == nil && name != "" {
-			return errorf(kindInvalid, name, "%s is empty: give an id or leave it out", name)
-		}
-	}
-	if err == nil {
-		return nil
 	}
 	return decodeError(err, data, v)
+}
+
+// memberError is the problem for a body data that decoded into v but
+// names a member other than exactly as its field (caseVariant), or gives
+// an id as "" (EmptyIDMember); nil when it does neither.
+func memberError(data []byte, v any) error {
+	if m, f := caseVariant(data, reflect.TypeOf(v), ""); m != "" {
+		return errorf(kindInvalid, m, "unknown field %q (did you mean %q? names are case-sensitive)", m, f)
+	}
+	if name := EmptyIDMember(data); name != "" {
+		return errorf(kindInvalid, name, "%s is empty: give an id or leave it out", name)
+	}
+	return nil
 }
 
 // decodeError is the problem for a body that did not decode into v.
