@@ -54,7 +54,9 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	defer e.Close()
 	log := slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := mcpserver.New(e, p, mcpserver.Options{Version: version(), Logger: log})
-	t := drainingTransport{&mcp.IOTransport{Reader: io.NopCloser(c.Stdin), Writer: nopWriteCloser{c.Stdout}}}
+	out := &lockedWriter{w: c.Stdout}
+	in := newMCPLines(c.Stdin, out) // a bad line is answered, not the session's end
+	t := drainingTransport{&mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
 	if err := s.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("mcp: %w", err)
 	}

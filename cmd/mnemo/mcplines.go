@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemo-go/mnemo/importer"
+)
+
+// maxMCPLine bounds one line of `mnemo mcp`'s input, as the go-sdk bounds
+// a frame (mcp.DefaultMaxLineLength, 16 MiB).
+const maxMCPLine = mcp.DefaultMaxLineLength
+
+// mcpLines is the standard input of `mnemo mcp` as the go-sdk reads it:
+// one JSON-RPC message a line, without the lines the SDK cannot read. Its
+// stdio connection ends the session at the first frame it cannot decode
+// (a malformed line, trailing data, a message that is not JSON-RPC 2.0,
+// an id that is an object, an empty batch), so one bad line from a client
+// took the memory away for the rest of the session. Such a line is
+// answered on out (badLine) and dropped, and the next one is read. A line
+// over maxMCPLine is answered and skipped too.
+type mcpLines struct {
+	r    *bufio.Reader
+	out  io.Writer // shared with the SDK's writes: a lockedWriter
+	rest []byte    // the unread part of a line passed on
+	err  error     // the input's error, returned once rest is read
+}
+
+func newMCPLines(in io.Reader, out io.Writer) *mcpLines {
+	return &mcpLines{r: bufio.NewReaderSize(in, 64<<10), out: out}
+}
+
+func (l *mcpLines) Read(p []byte) (int, error) {
+	for len(l.rest) == 0 {
+		if l.err != nil {
+			return 0, l.err
+		}
+		line, tooLong, err := l.readLine()
+		l.err = err
+		switch {
+		case tooLong:
+			l.answer(rpcError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: the line is over %d bytes", maxMCPLine)))
+		case len(bytes.TrimSpace(line)) == 0:
+		default:
+			if a := badLine(line); a != nil {
+				l.answer(a)
+			} else {
+				l.rest = line
+			}
+		}
+	}
+	n := copy(p, l.rest)
+	l.rest = l.rest[n:]
+	return n, nil
+}
+
+// readLine reads up to and including the next newline; a line over
+// maxMCPLine is read to its end and discarded (tooLong).
+func (l *mcpLines) readLine() (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		if !tooLong && len(line)+len(chunk) > maxMCPLine {
+			line, tooLong = nil, true
+		}
+		if !tooLong {
+			line = append(line, chunk...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, tooLong, err
+		}
+	}
+}
+
+func (l *mcpLines) answer(b []byte) { _, _ = l.out.Write(b) }
+
+// badLine is the JSON-RPC error answering a line the SDK could not read,
+// or nil for a line it can: -32700 (parse error, id null) for a line that
+// is not one JSON value; -32600 (invalid request, with the line's id when
+// it is a string or a number, else null) for text that is not valid UTF-8
+// or escapes half a surrogate pair (importer.CheckJSONText: encoding/json
+// would hand the tools U+FFFD, and memory_append store it; /mcp of mnemo
+// serve refuses such a body alike) and for a message or batch that is not
+// JSON-RPC 2.0.
+func badLine(line []byte) []byte {
+	if !json.Valid(line) {
+		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: the line is not one JSON value")
+	}
+	id := lineID(line)
+	if err := importer.CheckJSONText(line); err != nil {
+		return rpcError(id, jsonrpc.CodeInvalidRequest, "Invalid Request: the message is "+err.Error())
+	}
+	if err := decodeFrame(line); err != nil {
+		return rpcError(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
+	}
+	return nil
+}
+
+// decodeFrame decodes line as the SDK does: one message, or a batch of
+// one or more.
+func decodeFrame(line []byte) error {
+	var batch []json.RawMessage
+	if json.Unmarshal(line, &batch) != nil {
+		_, err := jsonrpc.DecodeMessage(line)
+		return err
+	}
+	if len(batch) == 0 {
+		return errors.New("an empty batch")
+	}
+	for _, m := range batch {
+		if _, err := jsonrpc.DecodeMessage(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lineID is the "id" member of a message line when it is a string or a
+// number, else nil.
+func lineID(line []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+		return nil
+	}
+	if c := m.ID[0]; c == '"' || c == '-' || (c >= '0' && c <= '9') {
+		return m.ID
+	}
+	return nil
+}
+
+// rpcError is a JSON-RPC 2.0 error response line; a nil id is null.
+func rpcError(id json.RawMessage, code int, msg string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: msg}})
+	return append(b, '\n')
+}
+
+// lockedWriter makes each Write whole on a writer that the SDK and
+// mcpLines share: the SDK writes a message a call.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}

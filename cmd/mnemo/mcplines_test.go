@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMCPStdioBadLines: a line of `mnemo mcp`'s input that the go-sdk
+// cannot read is answered with a JSON-RPC error (-32700 for one that is not
+// JSON, -32600 with the line's id when it has one) and the session goes on:
+// the requests after it are answered, exit status 0. Text that is not valid
+// UTF-8, or half a surrogate pair, is refused and nothing is stored (as
+// /mcp of mnemo serve refuses it). Before, the first such line ended the
+// session (exit 1, "mcp: invalid character …") and a \xff byte was stored
+// as U+FFFD.
+func TestMCPStdioBadLines(t *testing.T) {
+	appendLine := func(id, content string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"memory_append","arguments":{"threadId":"t1","resourceId":"me","messages":[{"role":"user","content":"` + content + `"}]}}}`
+	}
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{not json`,
+		`{"jsonrpc":"2.0","id":20,"method":"tools/list"} trailing`,
+		`{"jsonrpc":"1.0","id":21,"method":"tools/list"}`,
+		`"a string"`,
+		`[]`,
+		`{"jsonrpc":"2.0","id":{"an":"object"},"method":"tools/list"}`,
+		appendLine(`"22"`, "bad \xff byte"),
+		appendLine("23", `half \ud800 a pair`),
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		appendLine("3", "the spare key is under the blue flowerpot"),
+	}, "\n") + "\n"
+	var out strings.Builder
+	m := &Main{Stdin: strings.NewReader(in), Stdout: &out, Stderr: io.Discard, Getenv: func(k string) string {
+		if k == "MNEMO_EMBEDDER" {
+			return "hash-384"
+		}
+		return ""
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if c := m.Run(ctx, []string{"--dir", t.TempDir(), "mcp", "--resources", "me"}); c != 0 {
+		t.Fatalf("mnemo mcp exit %d; output %s", c, out.String())
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r struct {
+			ID     json.RawMessage     `json:"id"`
+			Result json.RawMessage     `json:"result"`
+			Error  *struct{ Code int } `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		switch {
+		case r.Error != nil:
+			got = append(got, string(r.ID)+" error "+strconv.Itoa(r.Error.Code))
+		case strings.Contains(string(r.Result), `"stored":1`):
+			got = append(got, string(r.ID)+" stored")
+		default:
+			got = append(got, string(r.ID)+" ok")
+		}
+	}
+	want := []string{"1 ok", "null error -32700", "null error -32700", "21 error -32600", "null error -32600",
+		"null error -32600", "null error -32600", `"22" error -32600`, "23 error -32600", "2 ok", "3 stored"}
+	// Answers come in any order: the SDK handles requests concurrently.
+	slices.Sort(got)
+	slices.Sort(want)
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("answers:\n%s\nwant:\n%s\noutput: %s", strings.Join(got, "; "), strings.Join(want, "; "), out.String())
+	}
+	if !strings.Contains(out.String(), `"seqs":[1]`) {
+		t.Fatalf("the good append is not the thread's first message: %s", out.String())
+	}
+}
