@@ -119,6 +119,11 @@ func TestTokensFile(t *testing.T) {
 		"BadID":      {`{"tokens":[{"token":"abcdefghij","resources":["a b"]}]}`, "tokens[0].resources[0]"},
 		"Duplicate":  {`{"tokens":[{"token":"abcdefghij","resources":["a"]},{"token":"abcdefghij","resources":["b"]}]}`, "tokens[1].token"},
 		"Unknown":    {`{"tokens":[{"token":"abcdefghij","resources":["a"],"admin":true}]}`, "admin"},
+		// A member given twice, or in another case, is refused: encoding/json
+		// kept the last one (all resources here) or matched it anyway.
+		"RepeatedMember": {`{"tokens":[{"token":"abcdefghij","resources":["alice"],"resources":["*"]}]}`, `"tokens[0].resources" is given twice`},
+		"RepeatedErase":  {`{"tokens":[{"token":"abcdefghij","resources":["a"],"erase":false,"erase":true}]}`, `"tokens[0].erase" is given twice`},
+		"CaseVariant":    {`{"tokens":[{"token":"abcdefghij","resources":["a"],"Erase":true}]}`, `unknown field "tokens[0].Erase" (did you mean "erase"?`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -101,9 +102,13 @@ func LoadTokens(path string) (*Tokens, error) {
 }
 
 // ParseTokens parses the JSON of a token file. It returns ErrInvalidTokens
-// naming the entry and field at fault.
+// naming the entry and field at fault; a member given twice in one object
+// or named in another case than its field is at fault too.
 func ParseTokens(b []byte) (*Tokens, error) {
 	var f TokenFile
+	if path := DuplicateKey(b); path != "" {
+		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, duplicateDetail(path))
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
@@ -111,6 +116,9 @@ func ParseTokens(b []byte) (*Tokens, error) {
 			return nil, fmt.Errorf("%w: the file is empty (want {\"tokens\": [...]})", ErrInvalidTokens)
 		}
 		return nil, fmt.Errorf("%w: %v", ErrInvalidTokens, err)
+	}
+	if m, name := caseVariant(b, reflect.TypeOf(&f), ""); m != "" {
+		return nil, fmt.Errorf("%w: unknown field %q (did you mean %q? names are case-sensitive)", ErrInvalidTokens, m, name)
 	}
 	if len(f.Tokens) == 0 {
 		return nil, fmt.Errorf("%w: tokens: at least one token is needed", ErrInvalidTokens)
