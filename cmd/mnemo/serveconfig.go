@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/server"
 	"github.com/mnemo-go/mnemo/working"
 )
 
@@ -108,12 +109,16 @@ type serverConfig struct {
 	MaxBodyBytes int64 `json:"maxBodyBytes,omitempty"`
 }
 
-// readMemoryConfig reads a config file; unknown fields are errors naming
-// them, and a schemaFile is inlined (relative to the file's directory).
+// readMemoryConfig reads a config file; unknown fields and a member given
+// twice in one object are errors naming them, and a schemaFile is inlined (relative to the file's directory).
 func readMemoryConfig(path string) (*memoryConfig, error) {
 	b, err := readConfigFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if p := server.DuplicateKey(b); p != "" {
+		// encoding/json would keep the last silently.
+		return nil, fmt.Errorf("%s: %q is given twice in one object", path, p)
 	}
 	var c memoryConfig
 	dec := json.NewDecoder(bytes.NewReader(b))
