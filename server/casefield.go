@@ -14,12 +14,14 @@ import (
 // API's documented names (and the MCP tools' schemas) do not. It returns
 // the member's path ("messages[0].Role") and the field's name, or "" when
 // every member is named exactly. Maps' keys (metadata) are data, not
-// names, and a type that decodes itself is not looked into.
+// names. A type that decodes itself is looked into only when it is a
+// struct given as an object (recall.Range: {"before": B, "after": A},
+// decoded into its own fields); a time, raw JSON or a string type is not.
 func caseVariant(data []byte, t reflect.Type, path string) (member, field string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if path != "" && reflect.PointerTo(t).Implements(unmarshalerType) {
+	if path != "" && t.Kind() != reflect.Struct && reflect.PointerTo(t).Implements(unmarshalerType) {
 		return "", ""
 	}
 	switch t.Kind() {

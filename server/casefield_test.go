@@ -22,6 +22,7 @@ func TestCaseVariantMember(t *testing.T) {
 		{"ContextThread", "POST", "/v1/context", "/v1/context", `{"THREADID":"t-bob"}`, "THREADID", "threadId"},
 		{"ContextEmptyRun", "POST", "/v1/context", "/v1/context", `{"threadId":"t-bob","RunID":""}`, "RunID", "runId"},
 		{"ContextRecall", "POST", "/v1/context", "/v1/context", `{"threadId":"t-bob","recall":{"TopK":3}}`, "recall.TopK", "topK"},
+		{"ContextRange", "POST", "/v1/context", "/v1/context", `{"threadId":"t-bob","recall":{"messageRange":{"Before":1,"after":1}}}`, "recall.messageRange.Before", "before"},
 		{"SearchQuery", "POST", "/v1/search", "/v1/search", `{"resourceId":"res-bob","Query":"one"}`, "Query", "query"},
 		{"AppendRole", "POST", "/v1/threads/t-bob/messages", "/v1/threads/{thread}/messages", `{"resourceId":"res-bob","messages":[{"role":"user","content":"x"},{"Role":"user","content":"y"}]}`, "messages[1].Role", "role"},
 		{"AppendToolCall", "POST", "/v1/threads/t-bob/messages", "/v1/threads/{thread}/messages", `{"resourceId":"res-bob","messages":[{"role":"assistant","toolCalls":[{"id":"c1","name":"f","Arguments":{}}]}]}`, "messages[0].toolCalls[0].Arguments", "arguments"},
