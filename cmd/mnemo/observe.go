@@ -12,16 +12,22 @@ import (
 )
 
 // observeModel builds the observer model from OPENAI_BASE_URL,
-// OPENAI_API_KEY and MNEMO_MODEL; an unset MNEMO_MODEL is an error naming it.
-func (m *Main) observeModel() (observe.Model, error) {
-	if m.Getenv("MNEMO_MODEL") == "" {
-		return nil, errors.New("MNEMO_MODEL is not set: observe calls the model it names at OPENAI_BASE_URL (default OpenAI's API) with OPENAI_API_KEY, e.g. MNEMO_MODEL=gpt-4o-mini, or a local server's model with OPENAI_BASE_URL=http://localhost:11434/v1")
+// OPENAI_API_KEY and MNEMO_MODEL, else, when MNEMO_MODEL is unset, from
+// the data directory's stored configuration (stored: its observe endpoint,
+// model and apiKeyEnv, as mnemo serve uses them); neither is an error
+// naming both.
+func (m *Main) observeModel(stored *memoryConfig) (observe.Model, error) {
+	if m.Getenv("MNEMO_MODEL") != "" {
+		return observe.NewOpenAIModel(observe.OpenAIConfig{
+			BaseURL: m.Getenv("OPENAI_BASE_URL"),
+			APIKey:  m.Getenv("OPENAI_API_KEY"),
+			Model:   m.Getenv("MNEMO_MODEL"),
+		})
 	}
-	return observe.NewOpenAIModel(observe.OpenAIConfig{
-		BaseURL: m.Getenv("OPENAI_BASE_URL"),
-		APIKey:  m.Getenv("OPENAI_API_KEY"),
-		Model:   m.Getenv("MNEMO_MODEL"),
-	})
+	if stored != nil && stored.Observe != nil && stored.Observe.Model != "" {
+		return stored.Observe.model(m.Getenv)
+	}
+	return nil, errors.New("MNEMO_MODEL is not set: observe calls the model it names at OPENAI_BASE_URL (default OpenAI's API) with OPENAI_API_KEY, e.g. MNEMO_MODEL=gpt-4o-mini, or a local server's model with OPENAI_BASE_URL=http://localhost:11434/v1 (or the model of mnemo.json's \"observe\" section, when the data directory has one)")
 }
 
 // ObserveCommand is `mnemo observe`: run the observer and reflector on a
@@ -58,17 +64,7 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		}
 		return c.usagef(fs, "%s must be ≥ 0 tokens (0: the default), got %d", name, v)
 	}
-	model, err := c.observeModel()
-	if err != nil {
-		return err
-	}
-	cfg := engine.Config{Holder: c.holder(), RecentN: *recent, Observe: &engine.ObserveConfig{
-		Model: model, Threshold: *threshold, ReflectThreshold: *reflect,
-	}}
-	if err := c.target().apply(&cfg); err != nil {
-		return err
-	}
-	e, err := engine.Open(ctx, cfg)
+	e, err := c.openObserver(ctx, *recent, *threshold, *reflect)
 	if err != nil {
 		return err
 	}
@@ -164,4 +160,41 @@ func printObservations(w io.Writer, obs []observe.Observation) {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
+}
+
+// openObserver opens the engine as every command does (an existing data
+// directory or database, the chosen embedder, the stored configuration:
+// mnemo.json's recentN, observe thresholds and scope) with the observer
+// model (observeModel); recent, threshold and reflect override the
+// configuration when not 0.
+func (c *ObserveCommand) openObserver(ctx context.Context, recent, threshold, reflect int) (*engine.Engine, error) {
+	t := c.target()
+	if t.dir != "" {
+		if err := checkNotServed(t.dir); err != nil {
+			return nil, err
+		}
+	}
+	stored, err := storedMemoryConfig(t.dir)
+	if err != nil {
+		return nil, fmt.Errorf("stored configuration: %w", err)
+	}
+	model, err := c.observeModel(stored)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := c.engineConfig(ctx, t, stored, false)
+	if err != nil {
+		return nil, err
+	}
+	if recent != 0 {
+		cfg.RecentN = recent
+	}
+	cfg.Observe.Model = model
+	if threshold != 0 {
+		cfg.Observe.Threshold = threshold
+	}
+	if reflect != 0 {
+		cfg.Observe.ReflectThreshold = reflect
+	}
+	return engine.Open(ctx, cfg)
 }

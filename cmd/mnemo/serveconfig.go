@@ -252,8 +252,6 @@ func (c *memoryConfig) workingConfig() (*working.Config, error) {
 	return wc, nil
 }
 
-// apply sets cfg's memory fields from c. The observer model is built only
-// when withModel (mnemo serve); other commands render stored observations.
 // applyZones sets cfg's time zones from their names; an unknown name is an
 // error naming its field.
 func (c *memoryConfig) applyZones(cfg *engine.Config) error {
@@ -279,6 +277,23 @@ func (c *memoryConfig) applyZones(cfg *engine.Config) error {
 	return nil
 }
 
+// model is the observer model o names: endpoint, model, and the API key
+// in the environment variable apiKeyEnv (default OPENAI_API_KEY).
+func (o *observeConfig) model(getenv func(string) string) (observe.Model, error) {
+	keyEnv := o.APIKeyEnv
+	if keyEnv == "" {
+		keyEnv = "OPENAI_API_KEY"
+	}
+	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: o.Endpoint, APIKey: getenv(keyEnv), Model: o.Model})
+	if err != nil {
+		return nil, fmt.Errorf("observe: %w", err)
+	}
+	return m, nil
+}
+
+// apply sets cfg's memory fields from c. The observer model is built only
+// when withModel (mnemo serve); other commands render stored observations
+// (mnemo observe sets its own: observeModel).
 func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, withModel bool) error {
 	if c == nil {
 		return nil
@@ -329,15 +344,9 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 		oc := &engine.ObserveConfig{Threshold: o.Threshold, ReflectThreshold: o.ReflectThreshold, ChunkTokens: o.ChunkTokens,
 			Background: o.Background && withModel, SyncOnLoad: o.SyncOnLoad && withModel, Scope: o.Scope, SearchTool: o.SearchTool}
 		if withModel && o.Model != "" {
-			keyEnv := o.APIKeyEnv
-			if keyEnv == "" {
-				keyEnv = "OPENAI_API_KEY"
+			if oc.Model, err = o.model(getenv); err != nil {
+				return err
 			}
-			model, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: o.Endpoint, APIKey: getenv(keyEnv), Model: o.Model})
-			if err != nil {
-				return fmt.Errorf("observe: %w", err)
-			}
-			oc.Model = model
 		}
 		cfg.Observe = oc
 	}
