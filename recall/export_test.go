@@ -163,6 +163,11 @@ type DocDump struct {
 	Next    string
 	Atypes  uint8    // answer types (answertype.go)
 	Ref     [2]int64 // relative date (reldates.go): first day, days
+	// Post is what the postings' per-ord arrays hold of the message
+	// (postings.go): term count, creation time, month, relative date's
+	// first day and days, and the ids of its neighbours by ord.
+	Post               [5]int64
+	PostPrev, PostNext string
 }
 
 // ShardDumpForTest loads resource when needed and returns its dump.
@@ -204,6 +209,7 @@ func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDu
 		if e.next != nil {
 			dd.Next = e.next.doc.ID
 		}
+		dd.Post, dd.PostPrev, dd.PostNext = postDump(&s.post, e.ord)
 		if e.vslot > 0 {
 			dd.Vec = slices.Clone(s.vx.vec(e.vslot - 1))
 			dd.Scale = s.vx.scales[e.vslot-1]
@@ -212,6 +218,18 @@ func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDu
 		d.Docs[id] = dd
 	}
 	return d, nil
+}
+
+// postDump returns what p's per-ord arrays hold of ord o (DocDump.Post).
+func postDump(p *postings, o int) (post [5]int64, prev, next string) {
+	post = [5]int64{int64(p.lens[o]), p.when[o], int64(p.month[o]), int64(p.ref[o].from), int64(p.ref[o].n)}
+	if q := p.prev[o]; q >= 0 {
+		prev = p.byOrd[q].doc.ID
+	}
+	if q := p.next[o]; q >= 0 {
+		next = p.byOrd[q].doc.ID
+	}
+	return post, prev, next
 }
 
 // SetVerifyWaitForTest sets how long the check of a loaded vector part

@@ -3,7 +3,8 @@ package recall
 import "unsafe"
 
 // offHeap holds the large arrays a shard's snapshot load fills (the
-// entries, the threads' vector sums, the postings' per-ord arrays) in
+// entries, the postings' neighbours by ord; since format 9 the threads'
+// vector sums and the other per-ord arrays lie in the mapped snapshot) in
 // memory outside the Go heap (allocSlab), freed with the shard (unload,
 // reset).
 //

@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"time"
-	"unsafe"
 )
 
 // postings is a shard's in-memory inverted index, which the lexical
@@ -88,51 +87,38 @@ func (p *postings) place(e *entry) bool {
 	}
 	p.byOrd[e.ord], p.lens[e.ord] = e, int32(len(e.terms))
 	p.prev[e.ord], p.next[e.ord] = ordOf(e.prev), ordOf(e.next)
-	p.when[e.ord], p.month[e.ord] = noWhen, uint8(e.doc.CreatedAt.In(zone(p.loc)).Month())
+	p.when[e.ord], p.month[e.ord] = ordTime(e, p.loc)
 	p.ref[e.ord] = e.ref
-	if y := e.doc.CreatedAt.Year(); y >= 1700 && y <= 2200 {
-		p.when[e.ord] = e.doc.CreatedAt.UnixNano()
-	}
 	return true
 }
 
-// reserve makes room for n ords in the per-ord arrays (a snapshot's load
-// knows how many it places: its arrays are made in off).
-func (p *postings) reserve(n int, off *offHeap) {
-	if len(p.lens) == 0 && n > 0 { // a load (byOrd may be readIDs' already)
-		if cap(p.byOrd) < n {
-			p.byOrd = make([]*entry, 0, n)
-		}
-		p.carve(n, off)
-		return
+// ordTime returns what the per-ord arrays hold of e's creation time: Unix
+// nanoseconds (noWhen outside 1700–2200) and its month in loc (nil: UTC).
+func ordTime(e *entry, loc *time.Location) (int64, uint8) {
+	when := int64(noWhen)
+	if y := e.doc.CreatedAt.Year(); y >= 1700 && y <= 2200 {
+		when = e.doc.CreatedAt.UnixNano()
 	}
-	p.byOrd = slices.Grow(p.byOrd, n)
-	p.lens = slices.Grow(p.lens, n)
-	p.prev, p.next = slices.Grow(p.prev, n), slices.Grow(p.next, n)
-	p.when, p.month = slices.Grow(p.when, n), slices.Grow(p.month, n)
-	p.ref = slices.Grow(p.ref, n)
+	return when, uint8(e.doc.CreatedAt.In(zone(loc)).Month())
 }
 
-// carve makes the empty pointer-free per-ord arrays with room for n ords
-// each, cut from one block of off in huge pages (offMake): at 100,000 messages
-// they are 2.9 MB, ~700 first touches of 4 KiB pages apart. Each has
-// capacity n, so an append past it moves that array out of the block.
-func (p *postings) carve(n int, off *offHeap) {
-	words := func(bytes int) int { return (bytes + 7) / 8 }
-	ref := int(unsafe.Sizeof(dayRange{}))
-	block := offMake[uint64](off, words(8*n)+words(ref*n)+3*words(4*n)+words(n), 0)
-	at := 0 // in words; never a pointer past the block (checkptr refuses one)
-	next := func(bytes int) unsafe.Pointer {
-		q := unsafe.Pointer(&block[at])
-		at += words(bytes)
-		return q
+// links makes the load's arrays of the entries and their neighbours by
+// ord, n each (byOrd may be readIDs' block already); the neighbours' are
+// cut from one block of off, a whole huge page at least from 256 KiB
+// (offMake: at 100,000 messages the 800 KB made on the heap cost ~6 ms
+// of a first use in page faults). The other per-ord arrays lie in the
+// snapshot (readOrdArrays).
+func (p *postings) links(n int, off *offHeap) {
+	if cap(p.byOrd) < n {
+		p.byOrd = make([]*entry, 0, n)
 	}
-	p.when = unsafe.Slice((*int64)(next(8*n)), n)[:0]
-	p.ref = unsafe.Slice((*dayRange)(next(ref*n)), n)[:0]
-	p.lens = unsafe.Slice((*int32)(next(4*n)), n)[:0]
-	p.prev = unsafe.Slice((*int32)(next(4*n)), n)[:0]
-	p.next = unsafe.Slice((*int32)(next(4*n)), n)[:0]
-	p.month = unsafe.Slice((*uint8)(next(n)), n)[:0]
+	p.byOrd = p.byOrd[:n:n]
+	c := 2 * n
+	if 4*c >= hugePage/8 {
+		c = max(c, hugePage/4)
+	}
+	b := offMake[int32](off, 2*n, c)
+	p.prev, p.next = b[:n:n], b[n:2*n:2*n]
 }
 
 // remove drops e's ord from the lists of its terms (e.terms as they were

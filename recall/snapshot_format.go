@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -41,13 +40,26 @@ import (
 //	  the bytes: id o is bytes[offset o, offset o+1)); then zero padding
 //	  to a multiple of 4 bytes and N u32: the ords by ascending id (each
 //	  once; docIndex searches them in place)
-//	threads (u32 count), each: id, its messages (u32 count) in seq order,
-//	  each: seq, role, name, content, metadata (JSON, empty for none),
-//	  created (unix s, ns), vector slot (i32, −1 for none), answer types
-//	  (u8), relative date (v6; reldates.go: first day as i32 days since
-//	  1970-01-01, u32 number of days, 0 for none), term ids (u32 count,
-//	  zero padding to a multiple of 4 bytes, the u32s); then the thread's vector sum (topic.go: count, then its
-//	  float64s)
+//	per-ord arrays (v9; postings.go), by the messages' ords: zero padding
+//	  to a multiple of 8 bytes, N i64 creation times (Unix ns, or noWhen),
+//	  N relative dates (v6, reldates.go: the in-memory dayRange, 8 bytes:
+//	  first day as i32 days since 1970-01-01, u16 number of days, 0 for
+//	  none, 2 zero bytes), N i32 term counts, N u8 months of the creation
+//	  time in the shard's zone; used in place by the postings
+//	the messages' columns (v9, by ord; snapshot_msgs.go): zero padding
+//	  to a multiple of 8 bytes, N records of snapMsgSize bytes (seq,
+//	  created unix s, ns, vector slot (−1 for none), role and name as
+//	  indexes into the table that follows, answer types); the roles' and
+//	  names' table (u32 count, laid out as the message ids); the contents
+//	  (zero padding to a multiple of 8 bytes, N+1 i64 offsets from 0,
+//	  ascending, then the bytes: content o is bytes[offset o, offset
+//	  o+1)); the metadata (JSON, empty for none) likewise; the term ids
+//	  (N+1 i64 offsets in ids, then zero padding to a multiple of 4 bytes
+//	  and the u32s)
+//	threads (u32 count), each: id, its number of messages (u32: the next
+//	  ords, in seq order), then its vector sum (topic.go: count, then for
+//	  a count above 0 its dimensions (u32), zero padding to a multiple of
+//	  8 bytes (v9) and its float64s, used in place)
 //	postings (postings.go), for each term: its entries (u32 count, zero
 //	  padding to a multiple of 4 bytes, the u32s: ord<<tfBits | tf, the
 //	  ords numbering the messages in file order)
@@ -77,7 +89,7 @@ import (
 const (
 	snapMagic   = "mnemosnp"
 	snapEnd     = "mnemoend"
-	snapVersion = 8
+	snapVersion = 9
 	// snapAlign aligns the vector part for mapping with pages of up to 64
 	// KiB.
 	snapAlign  = 64 << 10
@@ -267,6 +279,7 @@ func (s *shard) writeMessagesPart(sw *snapWriter, embedder string) error {
 	sw.i64(cb)
 	remap, live := s.writeStats(sw)
 	order := s.writeIDs(sw)
+	s.writeOrdArrays(sw, order)
 	lists, err := s.writeThreads(sw, order, remap, live)
 	if err != nil {
 		return err
@@ -350,31 +363,18 @@ func sortedBy(ss []string) []uint32 {
 	return order
 }
 
-// writeThreads writes the messages and returns the postings lists of the
-// live terms (postings.go) as the load numbers the messages: by their
-// order in the file.
+// writeThreads writes the messages' columns (snapshot_msgs.go), then the
+// threads, and returns the postings lists of the live terms (postings.go)
+// as the load numbers the messages: by their order in the file.
 func (s *shard) writeThreads(sw *snapWriter, order []string, remap []uint32, live int) ([][]uint32, error) {
+	lists, err := s.writeMsgColumns(sw, order, remap, live)
+	if err != nil {
+		return nil, err
+	}
 	sw.u32(uint32(len(order)))
-	var buf []uint32
-	lists := make([][]uint32, live)
-	ord := uint32(0)
 	for _, id := range order {
-		th := s.threads[id]
 		sw.str(id)
-		sw.u32(uint32(len(th)))
-		for _, e := range th {
-			buf = buf[:0]
-			for _, t := range e.terms {
-				buf = append(buf, remap[t])
-			}
-			if err := writeEntry(sw, e, buf); err != nil {
-				return nil, err
-			}
-			termFreqs(buf, func(t uint32, tf int) {
-				lists[t] = append(lists[t], ord<<tfBits|uint32(min(tf, tfMax)))
-			})
-			ord++
-		}
+		sw.u32(uint32(len(s.threads[id])))
 		writeTopic(sw, s.topics[id])
 	}
 	return lists, nil
@@ -410,38 +410,32 @@ func writeTopic(sw *snapWriter, t *topic) {
 	}
 	sw.u32(uint32(t.n))
 	sw.u32(uint32(len(t.sum)))
+	sw.pad(8)
 	for _, x := range t.sum {
 		sw.i64(int64(math.Float64bits(x)))
 	}
 }
 
-// writeEntry writes e with its term ids renumbered (terms).
-func writeEntry(sw *snapWriter, e *entry, terms []uint32) error {
-	d := &e.doc
-	sw.i64(d.Seq)
-	sw.str(d.Role)
-	sw.str(d.Name)
-	sw.str(d.Content)
-	var md []byte
-	if len(d.Metadata) > 0 {
-		var err error
-		if md, err = json.Marshal(d.Metadata); err != nil {
-			return fmt.Errorf("recall: snapshot metadata of %s: %w", d.ID, err)
-		}
-	}
-	sw.str(string(md))
-	sw.i64(d.CreatedAt.Unix())
-	sw.u32(uint32(d.CreatedAt.Nanosecond()))
-	sw.u32(uint32(int32(e.vslot - 1)))
-	sw.bytes([]byte{e.atypes})
-	sw.u32(uint32(e.ref.from))
-	sw.u32(uint32(e.ref.n))
-	sw.u32(uint32(len(terms)))
-	sw.pad(4)
-	if len(terms) > 0 {
-		sw.raw(unsafe.Pointer(&terms[0]), 4*len(terms))
-	}
-	return nil
+// writeOrdArrays writes the postings' per-ord arrays (v9: see the format
+// above) of the messages of the threads in order, numbered as
+// writeThreads numbers them, a pass per array: the load uses them where
+// they lie instead of computing them from every message (issue 14).
+func (s *shard) writeOrdArrays(sw *snapWriter, order []string) {
+	each := s.inFileOrder(order)
+	sw.pad(8)
+	each(func(e *entry) {
+		w, _ := ordTime(e, s.post.loc)
+		sw.i64(w)
+	})
+	each(func(e *entry) { // dayRange as in memory, its padding zero
+		sw.u32(uint32(e.ref.from))
+		sw.u32(uint32(e.ref.n))
+	})
+	each(func(e *entry) { sw.u32(uint32(len(e.terms))) })
+	each(func(e *entry) {
+		_, sw.b[0] = ordTime(e, s.post.loc)
+		sw.bytes(sw.b[:1])
+	})
 }
 
 // writeRowsMeta writes the index's rows, zero count, signed flag and

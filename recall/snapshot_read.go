@@ -259,6 +259,9 @@ func (s *shard) readMessages(r *snapReader, emb Embedder) (vectorless []string, 
 	if err != nil {
 		return nil, vp, err
 	}
+	if err := s.readOrdArrays(r, len(s.docs.file)); err != nil {
+		return nil, vp, err
+	}
 	slots, vectorless, err := s.readThreads(r, dims, spare)
 	if err != nil {
 		return nil, vp, err
@@ -382,9 +385,55 @@ func (s *shard) readPostings(r *snapReader) error {
 	return nil
 }
 
-// topic reads what writeTopic wrote, nil for none. The sums are cut from
-// one block off the heap in huge pages (offMake), room for every thread's: ~1,000
-// threads' 384 float64s each were 3 MB of fresh 4 KiB pages.
+// float64s reads n float64 values in place after the padding to a
+// multiple of 8 bytes (the part starts page-aligned), as uint32s does.
+func (r *snapReader) float64s(n int) []float64 {
+	return inPlace[float64](r.aligned(8, 8*n), n)
+}
+
+// aligned takes n bytes after the zero padding to a multiple of align.
+func (r *snapReader) aligned(align, n int) []byte {
+	r.take((align - r.off%align) % align)
+	return r.take(n)
+}
+
+// inPlace returns b as n Ts (nil when b is empty), of capacity n: an
+// append past them copies instead of writing over what follows.
+func inPlace[T any](b []byte, n int) []T {
+	if len(b) == 0 || n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)[:n:n]
+}
+
+// readOrdArrays reads the postings' per-ord arrays (v9:
+// snapshot_format.go) of the n messages into s.post, used in place in the
+// mapping (before them, computing the times, months and relative dates of
+// 100,000 messages and copying the threads' vector sums cost ~18 ms of a
+// first use: issue 14). The creation times and term counts are checked
+// against the messages as they are read, the relative dates' lengths
+// against maxRefDays (entryReader.entry; the entries take their relative
+// dates from here); the months are not checked: a wrong one misdates a
+// message for a query naming a month, as a forged creation time would.
+// The neighbours by ord are computed (entryReader.thread).
+func (s *shard) readOrdArrays(r *snapReader, n int) error {
+	when := r.aligned(8, 8*n)
+	refs, lens, months := r.take(8*n), r.take(4*n), r.take(n)
+	if r.err != nil {
+		return r.err
+	}
+	if n > maxOrd+1 {
+		return fmt.Errorf("%w: more messages than postings can number", errSnapshot)
+	}
+	p := &s.post
+	p.when, p.ref = inPlace[int64](when, n), inPlace[dayRange](refs, n)
+	p.lens, p.month = inPlace[int32](lens, n), inPlace[uint8](months, n)
+	return nil
+}
+
+// topic reads what writeTopic wrote, nil for none: the sum is used in
+// place in the mapping (topicAdd changes it in the process's copy of the
+// page).
 func (er *entryReader) topic() *topic {
 	r := er.r
 	n := int(r.u32())
@@ -399,16 +448,11 @@ func (er *entryReader) topic() *topic {
 		r.err = fmt.Errorf("%w: a thread's vector sum of %d dimensions, vectors of %d", errSnapshot, dims, er.dims)
 		return nil
 	}
-	if len(er.sums)+dims > cap(er.sums) { // more sums than the part's bytes (forged)
-		er.sums = make([]float64, 0, dims)
+	sum := r.float64s(dims)
+	if r.err != nil {
+		return nil
 	}
-	at := len(er.sums)
-	er.sums = er.sums[:at+dims]
-	t := &topic{n: n, sum: er.sums[at : at+dims : at+dims]}
-	if b := r.take(8 * dims); len(b) > 0 {
-		copy(unsafe.Slice((*byte)(unsafe.Pointer(&t.sum[0])), len(b)), b) // little-endian float64s
-	}
-	return t
+	return &topic{n: n, sum: sum}
 }
 
 // readIDs reads the message ids (snapshot_format.go) into s.docs: the
@@ -448,29 +492,12 @@ func (s *shard) readIDs(r *snapReader) (spare []*entry, err error) {
 type entryReader struct {
 	s       *shard
 	r       *snapReader
-	strs    []string  // the roles and names met, shared by the entries
-	terms   int64     // the analysed terms read
-	slots   []*entry  // by vector slot
-	all     []entry   // the entries, by ord
-	vecless []string  // ids of the messages without a vector
-	sums    []float64 // the block the threads' vector sums are cut from
-	dims    int       // the vectors' dimensions, every sum's
-}
-
-// intern returns b as a string shared by the entries: roles and names
-// are few (a linear search; past 16 a new string each).
-func (er *entryReader) intern(b []byte) string {
-	for _, v := range er.strs {
-		if v == string(b) {
-			return v
-		}
-	}
-	v := string(b)
-	er.s.off.hold(v) // the entries lie off the heap (offheap.go)
-	if len(er.strs) < 16 {
-		er.strs = append(er.strs, v)
-	}
-	return v
+	c       *msgColumns // the messages' columns (snapshot_msgs.go)
+	terms   int64       // the analysed terms read
+	slots   []*entry    // by vector slot
+	all     []entry     // the entries, by ord
+	vecless []string    // ids of the messages without a vector
+	dims    int         // the vectors' dimensions, every sum's
 }
 
 // readThreads reads the messages and their threads' vector sums (of dims
@@ -487,12 +514,11 @@ func (s *shard) readThreads(r *snapReader, dims int, spare []*entry) (slots []*e
 	} else {
 		er.slots = make([]*entry, 0, n)
 	}
-	s.post.reserve(n, &s.off)
-	nt := r.count(8)
-	if dims > 0 { // no more sums than the part has bytes for
-		er.sums = offMake[float64](&s.off, 0, min(nt*dims, (len(r.b)-r.off)/8))
+	s.post.links(n, &s.off)
+	if er.c, err = s.readMsgColumns(r, n); err != nil {
+		return nil, nil, err
 	}
-	for ; nt > 0 && r.err == nil; nt-- {
+	for nt := r.count(8); nt > 0 && r.err == nil; nt-- {
 		thread := r.str()
 		s.off.hold(thread) // the entries name it (offheap.go)
 		if err := er.thread(thread); err != nil {
@@ -520,8 +546,8 @@ func (s *shard) readThreads(r *snapReader, dims int, spare []*entry) (slots []*e
 // thread reads the messages of thread and adds them to s.
 func (er *entryReader) thread(thread string) error {
 	s, r := er.s, er.r
-	n := r.count(40)
-	if r.err == nil && (n == 0 || s.ords+n > len(s.docs.file)) {
+	n := int(r.u32())
+	if r.err == nil && (n == 0 || n > len(s.docs.file)-s.ords) {
 		return fmt.Errorf("%w: thread %q empty or of too many messages", errSnapshot, thread)
 	}
 	ents := er.all[s.ords : s.ords+n]
@@ -549,10 +575,9 @@ func (er *entryReader) thread(thread string) error {
 		return fmt.Errorf("%w: thread %q twice", errSnapshot, thread)
 	}
 	s.threads[thread] = th
-	for _, e := range th {
-		if !s.post.place(e) { // the ords of the thread are known: its neighbours'
-			return fmt.Errorf("%w: more messages than postings can number", errSnapshot)
-		}
+	p := &s.post
+	for _, e := range th { // the ords of the thread are known: its neighbours'
+		p.byOrd[e.ord], p.prev[e.ord], p.next[e.ord] = e, ordOf(e.prev), ordOf(e.next)
 	}
 	return nil
 }
@@ -576,45 +601,32 @@ func (er *entryReader) slot(e *entry) error {
 	return nil
 }
 
-// entry reads the next message, of thread, into e.
+// entry makes e the next message (ord s.ords), of thread, from the
+// columns.
 func (er *entryReader) entry(e *entry, thread string) error {
-	s, r := er.s, er.r
+	s, c, o := er.s, er.c, er.s.ords
+	m, p := &c.recs[o], &s.post
 	d := &e.doc
-	d.ID, d.ThreadID, d.ResourceID = s.docs.fileID(uint32(s.ords)), thread, s.resource
-	d.Seq = r.i64()
-	d.Role, d.Name = er.intern(r.bytesOf()), er.intern(r.bytesOf())
-	d.Content = mapped(r.bytesOf())
-	if md := r.bytesOf(); len(md) > 0 {
+	d.ID, d.ThreadID, d.ResourceID = s.docs.fileID(uint32(o)), thread, s.resource
+	content, md, terms := c.fields(o)
+	if w := p.when[o]; int(m.role) >= len(c.names) || int(m.name) >= len(c.names) || m.vslot < -1 || m.atypes >= 1<<numTypes ||
+		m.nsec >= 1e9 || p.ref[o].n > maxRefDays || int(p.lens[o]) != len(terms) || (w != noWhen && w != m.sec*1e9+int64(m.nsec)) {
+		return fmt.Errorf("%w: message %q", errSnapshot, d.ID)
+	}
+	d.Seq, d.Role, d.Name, d.Content = m.seq, c.names[m.role], c.names[m.name], content
+	if len(md) > 0 {
 		if err := json.Unmarshal(md, &d.Metadata); err != nil {
 			return fmt.Errorf("%w: metadata of %q: %v", errSnapshot, d.ID, err)
 		}
 		s.off.hold(d.Metadata) // e lies off the heap (offheap.go)
 	}
-	sec, nsec := r.i64(), r.u32()
-	d.CreatedAt = time.Unix(sec, int64(nsec)).UTC()
-	e.vslot = int(int32(r.u32())) + 1
-	if b := r.take(1); b != nil {
-		e.atypes = b[0]
-	}
-	from, n := int32(r.u32()), r.u32()
-	terms := r.uint32s(r.count(4))
-	if r.err != nil {
-		return r.err
-	}
-	if e.vslot < 0 || e.atypes >= 1<<numTypes || nsec >= 1e9 || n > maxRefDays {
-		return fmt.Errorf("%w: message %q", errSnapshot, d.ID)
-	}
-	e.ref = dayRange{from, uint16(n)}
+	d.CreatedAt = time.Unix(m.sec, int64(m.nsec)).UTC()
+	e.vslot, e.atypes, e.ref = int(m.vslot)+1, m.atypes, p.ref[o]
 	s.countTypes(e.atypes, 1)
-	for _, t := range terms {
-		if int(t) >= len(s.stats.df) {
-			return fmt.Errorf("%w: term id %d of %q out of range", errSnapshot, t, d.ID)
-		}
-	}
 	e.terms = terms
 	er.terms += int64(len(terms))
-	e.ord = s.ords
-	s.docs.file[e.ord] = e
+	e.ord = o
+	s.docs.file[o] = e
 	s.ords++
 	return nil
 }

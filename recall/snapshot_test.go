@@ -376,8 +376,9 @@ func compareDumps(t *testing.T, round int, a, b recall.ShardDump) {
 }
 
 // TestSnapshotDamaged: a snapshot file whose messages part or footer is
-// damaged (a flipped byte, a truncation), of another format version or of
-// another resource is never used: the shard is built from the Source,
+// damaged (a flipped byte, a truncation), of another format version (one
+// of format 8, written before this one, among them) or of another
+// resource is never used: the shard is built from the Source,
 // with the same content, and the file is replaced by a good one. One whose
 // vector part is damaged serves until its background check fails, then
 // its file is deleted and the shard built from the Source.
@@ -387,7 +388,7 @@ func TestSnapshotDamaged(t *testing.T) {
 	other, _ := newSnapStore(t, 200, 6)
 	other.res = "other"
 	for _, name := range []string{"flipped byte in messages", "flipped byte in vectors", "flipped byte in footer", "truncated",
-		"version", "other resource", "empty"} {
+		"version", "format 8", "other resource", "empty"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			w := snapIndex(t, st, dir)
@@ -462,8 +463,13 @@ func damageSnapshot(t *testing.T, dir, name string, other *snapStore) string {
 		b[len(b)-20] ^= 0x10
 	case "truncated":
 		b = b[:len(b)-100]
-	case "version": // with a good checksum
-		b[8] = 99 // the version follows the 8-byte magic
+	case "version", "format 8": // with a good checksum
+		// The version follows the 8-byte magic; format 8 is the format
+		// before the per-ord arrays, rebuilt on upgrade.
+		b[8] = 99
+		if name == "format 8" {
+			b[8] = 8
+		}
 		metaEnd := binary.LittleEndian.Uint64(b[len(b)-24:])
 		binary.LittleEndian.PutUint32(b[len(b)-16:], crc32.Checksum(b[:metaEnd], crc32.MakeTable(crc32.Castagnoli)))
 	case "other resource":
