@@ -3,12 +3,9 @@ package engine
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -226,25 +223,14 @@ func summarizeToolResult(s string, limit int) string {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// digest identifies a message's content for idempotent appends: role,
-// content (the full text for a large tool result), name, tool call id and
-// tool calls, after redaction. The created time is not part of it, so a
-// framework that re-sends a message with a new timestamp is not refused;
-// metadata is compared on its own (appendTx), as stored JSON.
-//
-// The hashed bytes are "len:value;" for each, lengths in decimal; the
-// digests stored by earlier builds were written so (fmt.Fprintf) and must
-// still match.
+// digest identifies a message's content for idempotent appends
+// (msgstore.Digest): role, content (the full text for a large tool
+// result), name, tool call id and tool calls, after redaction. The created
+// time is not part of it, so a framework that re-sends a message with a
+// new timestamp is not refused; metadata is compared on its own
+// (appendTx), as stored JSON.
 func digest(role, content, name, toolCallID string, calls []byte) string {
-	b := make([]byte, 0, 5*21+len(role)+len(content)+len(name)+len(toolCallID)+len(calls))
-	for _, s := range [...]string{role, content, name, toolCallID} {
-		b = append(strconv.AppendInt(b, int64(len(s)), 10), ':')
-		b = append(append(b, s...), ';')
-	}
-	b = append(strconv.AppendInt(b, int64(len(calls)), 10), ':')
-	b = append(append(b, calls...), ';')
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return msgstore.Digest(role, content, name, toolCallID, calls)
 }
 
 // appendTx stores rows in the thread inside tx: it reads or creates the

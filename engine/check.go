@@ -197,12 +197,13 @@ func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt s
 // checkCounters adds a problem for every thread whose counters disagree
 // with its messages: seqs with gaps, message_count, bytes.
 func (e *Engine) checkCounters(ctx context.Context, add func(string, ...any)) error {
-	// Erased seqs leave tombstones (erase.go): stored + erased must cover
-	// 1..last_seq exactly.
-	err := e.ms.ThreadSeqs(ctx, ScopeErased, func(t msgstore.ThreadSeqs) {
+	// Erased seqs leave tombstones (erase.go), and seqs a salvage lost
+	// records of their loss (salvage.go): stored + erased + lost must
+	// cover 1..last_seq exactly.
+	err := e.ms.ThreadSeqs(ctx, ScopeErased, journal.ScopeLost, func(t msgstore.ThreadSeqs) {
 		n, lo, hi, last := t.Stored, t.MinSeq, t.MaxSeq, t.LastSeq
-		if n > 0 && (lo < 1 || hi > last) || n+t.Erased != last {
-			add("thread %s: seqs %d..%d for %d messages and %d erased, last_seq %d (gap)", t.ID, lo, hi, n, t.Erased, last)
+		if n > 0 && (lo < 1 || hi > last) || n+t.Erased+t.Lost != last {
+			add("thread %s: seqs %d..%d for %d messages, %d erased and %d lost to a salvage, last_seq %d (gap)", t.ID, lo, hi, n, t.Erased, t.Lost, last)
 		}
 		if t.MessageCount != n {
 			add("thread %s: message_count %d, %d messages stored", t.ID, t.MessageCount, n)

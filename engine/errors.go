@@ -154,3 +154,8 @@ var ErrDispatchNotFound = errors.New("engine: dispatch not found")
 // after the intent was begun: the settlement is refused and nothing is
 // stored.
 var ErrDispatchErased = errors.New("engine: the dispatch's thread was erased")
+
+// ErrSalvagePostgres is returned by Salvage with Config.Postgres set: a
+// Postgres database is recovered with Postgres's own tools (a base backup,
+// point-in-time recovery), not file by file.
+var ErrSalvagePostgres = errors.New("engine: salvage works on a SQLite data directory; recover a Postgres database with its own tools (restore a base backup, point-in-time recovery)")

@@ -58,7 +58,7 @@ func observerModel(req openai.ChatCompletionRequest) (openai.ChatCompletionRespo
 	return fakeopenai.Text(string(b)).Response, nil
 }
 
-func newObserverModel(t *testing.T, srv *fakeopenai.Server) observe.Model {
+func newObserverModel(t testing.TB, srv *fakeopenai.Server) observe.Model {
 	t.Helper()
 	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: fakeopenai.DefaultAPIKey, Model: "fake-observer", Backoff: time.Millisecond})
 	if err != nil {

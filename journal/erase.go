@@ -85,12 +85,14 @@ func TombstoneSeq(ctx context.Context, tx store.Conn, thread, resource string, s
 }
 
 // DeleteThread deletes in tx what the journal keeps of a deleted thread
-// other than its runs' memctx records (DeleteRuns): its seq tombstones and
-// the tool applications recorded under it.
+// other than its runs' memctx records (DeleteRuns): its seq tombstones,
+// its records of seqs lost to a salvage (ScopeLost) and the tool
+// applications recorded under it.
 func DeleteThread(ctx context.Context, tx store.Conn, thread string) error {
 	tx = store.Bound(tx)
 	for _, q := range []string{
 		`DELETE FROM journal WHERE scope = '` + ScopeErased + `' AND thread_id = ?`,
+		`DELETE FROM journal WHERE scope = '` + ScopeLost + `' AND thread_id = ?`,
 		`DELETE FROM journal WHERE scope = '` + ScopeTool + `' AND thread_id = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, thread); err != nil {

@@ -96,7 +96,7 @@ func TestCheckTruncatedDatabase(t *testing.T) {
 		if code != 1 {
 			t.Fatalf("%v: exit %d, want 1\n%s%s", args, code, out, stderr)
 		}
-		for _, want := range []string{"malformed", "restore", "from a backup", ".recover", "reindex"} {
+		for _, want := range []string{"malformed", "restore", "from a backup", "salvage", "reindex"} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("%v: stderr lacks %q:\n%s", args, want, stderr)
 			}

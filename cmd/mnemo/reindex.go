@@ -85,15 +85,27 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 		c.printAdvice(ce)
 		return err
 	}
+	lost, err := e.LostSeqs(ctx)
+	if err != nil {
+		return err
+	}
+	known := ""
+	if len(lost) > 0 {
+		known = " apart from the known losses below"
+	}
 	if c.DB != "" {
-		fmt.Fprintf(c.Stdout, "ok: every stored message is in both indexes, nothing else is, seqs are gap-free\n")
-		return nil
+		fmt.Fprintf(c.Stdout, "ok: every stored message is in both indexes, nothing else is, seqs are gap-free%s\n", known)
+	} else {
+		pragma := "quick_check"
+		if *full {
+			pragma = "integrity_check"
+		}
+		fmt.Fprintf(c.Stdout, "ok: the database passes SQLite's %s; every stored message is in both indexes, nothing else is, seqs are gap-free%s\n", pragma, known)
 	}
-	pragma := "quick_check"
-	if *full {
-		pragma = "integrity_check"
+	if len(lost) > 0 {
+		fmt.Fprintln(c.Stdout, "known losses (messages a salvage could not recover; their seqs stay unused):")
+		printLostRanges(c.Stdout, lost)
 	}
-	fmt.Fprintf(c.Stdout, "ok: the database passes SQLite's %s; every stored message is in both indexes, nothing else is, seqs are gap-free\n", pragma)
 	return nil
 }
 
@@ -157,8 +169,8 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 // (engine.ErrDatabaseCorrupt): found by check's integrity check, or by
 // any command whose open could not read the file at all.
 func printCorruptAdvice(w io.Writer, dir string) {
-	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it. Without a backup, 'sqlite3 %s .recover | sqlite3 recovered.db' salvages what is still readable into a new file to put in its place. The indexes are derived from the database and cannot repair it.\n",
-		dir, engine.DatabaseFile, engine.DatabaseFile, engine.DatabaseFile, dir, engine.DatabaseFile)
+	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it. Without a backup, 'mnemo --dir %s salvage' copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes. The indexes are derived from the database and cannot repair it.\n",
+		dir, engine.DatabaseFile, engine.DatabaseFile, engine.DatabaseFile, dir, dir, engine.DatabaseFile)
 }
 
 // withProgress runs fn, which queues every message in the outbox and drains

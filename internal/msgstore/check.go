@@ -18,23 +18,26 @@ type ThreadSeqs struct {
 	MinSeq       int64 // their least seq (0 when none)
 	MaxSeq       int64 // their greatest seq (0 when none)
 	Erased       int64 // tombstones of erased seqs
+	Lost         int64 // records of seqs a salvage lost
 }
 
 // ThreadSeqs calls fn for every thread's ThreadSeqs. Erased counts the
 // thread's tombstones: the journal's records of scope erasedScope
-// (journal.ScopeErased), read here so that one statement compares them
+// (journal.ScopeErased), and Lost its records of scope lostScope
+// (journal.ScopeLost), read here so that one statement compares them
 // with the thread's seqs.
-func (s *Store) ThreadSeqs(ctx context.Context, erasedScope string, fn func(ThreadSeqs)) error {
+func (s *Store) ThreadSeqs(ctx context.Context, erasedScope, lostScope string, fn func(ThreadSeqs)) error {
 	rows, err := s.conn.QueryContext(ctx, `SELECT t.id, t.last_seq, t.message_count, COUNT(m.id), COALESCE(MIN(m.seq), 0), COALESCE(MAX(m.seq), 0),
+		(SELECT COUNT(*) FROM journal j WHERE j.scope = ? AND j.thread_id = t.id),
 		(SELECT COUNT(*) FROM journal j WHERE j.scope = ? AND j.thread_id = t.id)
-		FROM threads t LEFT JOIN messages m ON m.thread_id = t.id GROUP BY t.id`, erasedScope)
+		FROM threads t LEFT JOIN messages m ON m.thread_id = t.id GROUP BY t.id`, erasedScope, lostScope)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var t ThreadSeqs
-		if err := rows.Scan(&t.ID, &t.LastSeq, &t.MessageCount, &t.Stored, &t.MinSeq, &t.MaxSeq, &t.Erased); err != nil {
+		if err := rows.Scan(&t.ID, &t.LastSeq, &t.MessageCount, &t.Stored, &t.MinSeq, &t.MaxSeq, &t.Erased, &t.Lost); err != nil {
 			return err
 		}
 		fn(t)

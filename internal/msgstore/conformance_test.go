@@ -289,7 +289,7 @@ func testCheckReads(t *testing.T, b backend) {
 	ctx := context.Background()
 	s, db, bytes := openTools(t, b)
 	var got []msgstore.ThreadSeqs
-	if err := s.ThreadSeqs(ctx, "erased", func(ts msgstore.ThreadSeqs) { got = append(got, ts) }); err != nil {
+	if err := s.ThreadSeqs(ctx, "erased", "lost", func(ts msgstore.ThreadSeqs) { got = append(got, ts) }); err != nil {
 		t.Fatal(err)
 	}
 	slices.SortFunc(got, func(a, b msgstore.ThreadSeqs) int { return map[bool]int{true: -1, false: 1}[a.ID < b.ID] })

@@ -29,3 +29,14 @@ func IsCorrupt(err error) bool {
 	code := se.Code() & 0xff // the primary code of an extended one
 	return code == sqliteCorrupt || code == sqliteNotADB
 }
+
+// ResultCode returns SQLite's primary result code of err (0 when err is
+// not an error of SQLite's): 11 SQLITE_CORRUPT, 19 SQLITE_CONSTRAINT, …
+// (https://sqlite.org/rescode.html).
+func ResultCode(err error) int {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return 0
+	}
+	return se.Code() & 0xff
+}

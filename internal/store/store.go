@@ -22,6 +22,18 @@ const BusyTimeoutMillis = 10000
 // with ErrSchemaTooNew, without writing to it. A file that is not a SQLite
 // database is reported with the path and SQLite's message; nothing is written.
 func Open(ctx context.Context, path string) (*sql.DB, error) {
+	return OpenAt(ctx, path, SchemaVersion)
+}
+
+// OpenAt is Open migrating only up to schema version (1..SchemaVersion):
+// the salvage writes a database at the version of the one it reads, copies
+// its rows, then migrates the rest of the way (internal/salvage). A file
+// already past version is left as it is (newer than SchemaVersion:
+// ErrSchemaTooNew).
+func OpenAt(ctx context.Context, path string, version int) (*sql.DB, error) {
+	if version < 1 || version > SchemaVersion {
+		return nil, fmt.Errorf("store: open %s: no schema version %d (1..%d)", path, version, SchemaVersion)
+	}
 	if err := touch(path); err != nil {
 		return nil, err
 	}
@@ -41,7 +53,7 @@ func Open(ctx context.Context, path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	if err := migrate(ctx, db); err != nil {
+	if err := migrate(ctx, db, version); err != nil {
 		db.Close()
 		if errors.Is(err, ErrSchemaTooNew) {
 			return nil, fmt.Errorf("%w: %s", err, path)
@@ -68,8 +80,9 @@ func touch(path string) error {
 	return f.Close()
 }
 
-// migrate brings db to SchemaVersion, one transaction per step.
-func migrate(ctx context.Context, db *sql.DB) error {
+// migrate brings db to version (at most SchemaVersion), one transaction
+// per step.
+func migrate(ctx context.Context, db *sql.DB, version int) error {
 	var v int
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		return fmt.Errorf("read schema version: %w", err)
@@ -77,7 +90,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if v > SchemaVersion {
 		return fmt.Errorf("%w (file version %d, this build %d)", ErrSchemaTooNew, v, SchemaVersion)
 	}
-	for ; v < SchemaVersion; v++ {
+	for ; v < version; v++ {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("migrate to %d: %w", v+1, err)

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+func init() {
+	commands["salvage"] = command{"recover what is readable of a damaged mnemo.db into a new one (the damaged file is kept), then rebuild the indexes", func(m *Main) Command { return &SalvageCommand{m} }}
+}
+
+// SalvageCommand is `mnemo salvage` (engine.Salvage). Like every command
+// it embeds Main: the process environment and the global flags.
+type SalvageCommand struct{ *Main }
+
+// Run parses the flags of `mnemo salvage` from args and runs it.
+func (c *SalvageCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("salvage", "")
+	force := fs.Bool("force", false, "salvage even a database that passes SQLite's integrity check")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := c.noArgs(fs, ""); err != nil {
+		return err
+	}
+	if c.DB != "" {
+		return engine.ErrSalvagePostgres
+	}
+	if err := checkNotServed(c.Dir); err != nil {
+		return err
+	}
+	cfg, err := c.engineConfig(ctx, c.target(), nil, false)
+	if err != nil {
+		return err
+	}
+	rep, err := engine.Salvage(ctx, cfg, engine.SalvageOptions{Force: *force})
+	if rep == nil || (err != nil && rep.Damaged == "") {
+		return err
+	}
+	if *asJSON {
+		if jerr := c.printJSON(rep); jerr != nil {
+			return jerr
+		}
+	} else if perr := c.printSalvage(rep); perr != nil {
+		return perr
+	}
+	if err != nil {
+		return err
+	}
+	if len(rep.Problems) > 0 {
+		return errors.New("the salvaged directory does not check ok (see above)")
+	}
+	return nil
+}
+
+// printSalvage prints rep for a person: the tables, the losses, where the
+// damaged file is and what check says now.
+func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
+	if rep.Sound {
+		fmt.Fprintf(c.Stdout, "nothing to salvage: %s/%s passes SQLite's integrity_check; nothing was changed. 'mnemo check' compares it with the indexes; --force salvages it anyway.\n", rep.Dir, engine.DatabaseFile)
+		return nil
+	}
+	fmt.Fprintf(c.Stdout, "salvaged %s/%s; the damage found (SQLite's integrity_check, message digests):\n", rep.Dir, engine.DatabaseFile)
+	for i, f := range rep.Findings {
+		if i == 5 {
+			fmt.Fprintf(c.Stdout, "  … and %d more (--json lists them)\n", len(rep.Findings)-i)
+			break
+		}
+		fmt.Fprintf(c.Stdout, "  %s\n", f)
+	}
+	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "table\tkept\tunreadable rowids\tinvalid\tgarbled\torphans dropped")
+	for _, t := range rep.Tables {
+		unread := rowidRanges(t.Unreadable)
+		if t.Missing {
+			unread = "the whole table (not in the damaged schema)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\n", t.Name, t.Kept, unread, t.Invalid, t.Garbled, t.Orphans)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if rep.ThreadsRebuilt > 0 {
+		fmt.Fprintf(c.Stdout, "%s rebuilt from their messages (their rows were lost: title and metadata are gone)\n", count(rep.ThreadsRebuilt, "thread"))
+	}
+	c.printLost(rep)
+	fmt.Fprintf(c.Stdout, "the damaged file is kept as %s (with its -wal and -shm, if any); it may still hold erased text: delete it once you are satisfied\n", rep.Damaged)
+	if len(rep.Problems) > 0 {
+		fmt.Fprintln(c.Stderr, "mnemo salvage: indexes rebuilt, but check still finds:")
+		for _, p := range rep.Problems {
+			fmt.Fprintf(c.Stderr, "  %s\n", p)
+		}
+		return nil
+	}
+	fmt.Fprintln(c.Stdout, "indexes rebuilt; mnemo check: ok (the lost seqs are recorded as known losses)")
+	return nil
+}
+
+// printLost lists the threads' lost seqs.
+func (c *SalvageCommand) printLost(rep *engine.SalvageReport) {
+	if len(rep.Lost) == 0 {
+		fmt.Fprintln(c.Stdout, "no message lost")
+		return
+	}
+	threads := map[string]bool{}
+	for _, l := range rep.Lost {
+		threads[l.ThreadID] = true
+	}
+	fmt.Fprintf(c.Stdout, "%s lost in %s:\n", count(rep.LostMessages(), "message"), count(len(threads), "thread"))
+	printLostRanges(c.Stdout, rep.Lost)
+}
+
+// printLostRanges writes one line per lost range.
+func printLostRanges(w interface{ Write([]byte) (int, error) }, lost []engine.LostRange) {
+	for _, l := range lost {
+		seqs := fmt.Sprintf("seq %d", l.FromSeq)
+		if l.ToSeq > l.FromSeq {
+			seqs = fmt.Sprintf("seqs %d-%d", l.FromSeq, l.ToSeq)
+		}
+		fmt.Fprintf(w, "  thread %s (resource %s): %s, lost to the salvage of %s\n", l.ThreadID, l.ResourceID, seqs, l.SalvagedAt.Format("2006-01-02 15:04 UTC"))
+	}
+}
+
+// rowidRanges formats unreadable rowid ranges: "-" for none.
+func rowidRanges(rs [][2]int64) string {
+	if len(rs) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, r := range rs {
+		switch {
+		case r[1] == math.MaxInt64:
+			parts = append(parts, fmt.Sprintf("%d-end", r[0]))
+		case r[0] == r[1]:
+			parts = append(parts, fmt.Sprint(r[0]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d-%d", r[0], r[1]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

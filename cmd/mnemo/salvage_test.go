@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// TestSalvageCommand: on a directory whose mnemo.db lost a leaf page of
+// messages, check fails and points at salvage; salvage reports the lost
+// seqs and where the damaged file is kept; check is then ok and lists the
+// known losses; a second salvage has nothing to do; help lists it; and it
+// refuses a Postgres database.
+func TestSalvageCommand(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []engine.Message
+	for i := range 200 {
+		msgs = append(msgs, engine.Message{Role: "user", Content: fmt.Sprintf("message %d about the harbour at dusk %s", i, strings.Repeat("and more words ", 20))})
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, engine.DatabaseFile)
+	garblePage(t, path, messageLeaf(t, path))
+
+	code, out, stderr := run(t, nil, "--dir", dir, "check")
+	if code != 1 || !strings.Contains(stderr, "salvage") || !strings.Contains(stderr, "from a backup") {
+		t.Fatalf("check of the damaged directory: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "salvage")
+	for _, want := range []string{"messages", "lost in 1 thread", "thread t (resource r): seqs", "mnemo.db.damaged-", "mnemo check: ok"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("salvage: exit %d, stdout lacks %q\n%s%s", code, want, out, stderr)
+		}
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "check")
+	if code != 0 || !strings.Contains(out, "known losses") || !strings.Contains(out, "thread t (resource r): seqs") {
+		t.Fatalf("check after salvage: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "salvage", "--json")
+	var rep engine.SalvageReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || !rep.Sound || rep.Damaged != "" {
+		t.Fatalf("second salvage: exit %d\n%s%s", code, out, stderr)
+	}
+	if _, out, _ := run(t, nil, "help"); !strings.Contains(out, "salvage") {
+		t.Fatalf("help does not list salvage:\n%s", out)
+	}
+	code, out, stderr = run(t, nil, "--db", "postgres://nobody@127.0.0.1:1/none", "salvage")
+	if code != 1 || !strings.Contains(stderr, "SQLite data directory") {
+		t.Fatalf("salvage on Postgres: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// messageLeaf returns a leaf page of the messages table in the middle of
+// the sound database at path.
+func messageLeaf(t *testing.T, path string) int64 {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var page int64
+	if err := db.QueryRow(`SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 5`).Scan(&page); err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
+// garblePage overwrites page (1-based, 4096 bytes) of the file at path.
+func garblePage(t *testing.T, path string, page int64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := []byte(strings.Repeat("\xa5garbage\x13", 410))[:4096]
+	if _, err := f.WriteAt(buf, (page-1)*4096); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,307 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/salvage"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// SalvageOptions tunes Salvage. The zero value salvages only a database
+// that fails SQLite's integrity check.
+type SalvageOptions struct {
+	// Force salvages a database that passes SQLite's integrity check too
+	// (its rows are copied to a new file all the same, the old one kept).
+	Force bool
+}
+
+// LostRange is a run of consecutive seqs of one thread that a salvage
+// could not recover: their messages were on damaged pages. Check counts
+// them as known losses, not gaps; appends continue after them.
+type LostRange = journal.LostRange
+
+// SalvageTable is what Salvage did with one table of the database.
+type SalvageTable struct {
+	Name string `json:"name"`
+	// Kept counts the rows of the salvaged database.
+	Kept int64 `json:"kept"`
+	// Unreadable lists the rowid ranges ([from, to], to math.MaxInt64 when
+	// the damage reaches the table's end) SQLite could not read: their
+	// rows, if any, are lost. Exact counts of lost messages are in
+	// SalvageReport.Lost.
+	Unreadable [][2]int64 `json:"unreadable,omitempty"`
+	// Invalid counts rows read but refused by the schema (a duplicate
+	// key, a NULL, a value of the wrong type: garbled by the damage).
+	Invalid int64 `json:"invalid,omitempty"`
+	// Garbled counts rows read whole but dropped because a value is not
+	// what mnemo writes (text that is not UTF-8, a JSON column that is not
+	// JSON, a vector that is not one) or, for messages, their text does
+	// not match their stored digest: a damaged overflow page (SQLite checks
+	// no content), or a large tool result whose full text was lost. Lost
+	// messages' seqs are in SalvageReport.Lost.
+	Garbled int64 `json:"garbled,omitempty"`
+	// Orphans counts rows read but dropped because what they belong to
+	// was lost (the embedding of a lost message, an observation of a lost
+	// thread, the history of a lost working-memory state, a dispatch
+	// whose call was lost, …).
+	Orphans int64 `json:"orphans,omitempty"`
+	// Missing is set when the damaged file's schema has no such table.
+	Missing bool `json:"missing,omitempty"`
+}
+
+// SalvageReport is what Salvage did.
+type SalvageReport struct {
+	// Dir is the data directory (absolute).
+	Dir string `json:"dir"`
+	// Sound is set when the database passed SQLite's integrity check and
+	// Force was not: nothing was done (run Check, or Reindex, instead).
+	Sound bool `json:"sound"`
+	// Findings are the integrity check's findings on the damaged file (at
+	// most 100).
+	Findings []string `json:"findings,omitempty"`
+	// Damaged is where the damaged database file was kept (with its -wal
+	// and -shm beside it, suffixed alike): mnemo.db.damaged-<UTC time>.
+	Damaged string `json:"damaged,omitempty"`
+	// SalvagedAt is the salvage's time (UTC), recorded with each lost seq.
+	SalvagedAt time.Time `json:"salvagedAt"`
+	// Tables has one entry per table, by name.
+	Tables []SalvageTable `json:"tables,omitempty"`
+	// ThreadsRebuilt counts threads whose row was lost and written again
+	// from their messages (title and metadata are lost).
+	ThreadsRebuilt int `json:"threadsRebuilt,omitempty"`
+	// Lost lists the seqs of messages this salvage found lost, by thread.
+	Lost []LostRange `json:"lost,omitempty"`
+	// Problems is what Check still reports after the indexes were rebuilt
+	// (nil: the directory checks ok, known losses aside).
+	Problems []string `json:"problems,omitempty"`
+}
+
+// LostMessages is the number of messages Lost counts.
+func (r *SalvageReport) LostMessages() int64 {
+	var n int64
+	for _, l := range r.Lost {
+		n += l.ToSeq - l.FromSeq + 1
+	}
+	return n
+}
+
+// Salvage recovers what is readable of the damaged database of the data
+// directory cfg.Dir (SQLite only: ErrSalvagePostgres otherwise; a
+// directory without a database: ErrNotDataDir). It takes the directory's
+// lock as Open does (a *LockedError when another process holds it), reads
+// a copy of mnemo.db (and its -wal) and writes every row it can read into
+// a new database of mnemo's schema (internal/salvage): rows whose owner
+// was lost are dropped, thread counters recomputed, and the seqs of lost
+// messages recorded as known losses (LostRange; Check accepts them,
+// appends continue after them). Only when that file is complete does it
+// take the place of mnemo.db; the damaged file is kept, unmodified, as
+// mnemo.db.damaged-<UTC time> (SalvageReport.Damaged). Then it opens the
+// engine with cfg, rebuilds the indexes (Reindex) and runs Check.
+//
+// A database that passes SQLite's integrity check is left alone
+// (SalvageReport.Sound) unless opts.Force. When ctx ends before the swap
+// nothing in the directory has changed; after it, the salvaged database
+// is in place and the error says to run reindex. The damaged copy may
+// still hold erased text: delete it once the salvage is judged complete.
+func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageReport, error) {
+	if cfg.Postgres != "" {
+		return nil, ErrSalvagePostgres
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil || cfg.Dir == "" {
+		return nil, invalid(-1, "Dir", "the data directory is required")
+	}
+	if _, err := os.Stat(filepath.Join(dir, DatabaseFile)); err != nil {
+		return nil, fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, dir, DatabaseFile, errors.Unwrap(err))
+	}
+	lock, err := lockDir(dir, cfg.holder(), cfg.lockWait())
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now
+	if cfg.Now != nil {
+		now = cfg.Now
+	}
+	rep := &SalvageReport{Dir: dir, SalvagedAt: now().UTC().Truncate(time.Millisecond)}
+	swapped, err := salvageFile(ctx, dir, opts, rep)
+	if err != nil || !swapped {
+		lock.release()
+		return rep, err
+	}
+	return rep, rebuildSalvaged(ctx, cfg, dir, lock, rep)
+}
+
+// salvageFile writes the salvaged database in a staging directory of dir
+// and, when complete, swaps it in (swapped). The staging directory is
+// removed whatever happens.
+func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *SalvageReport) (swapped bool, err error) {
+	staging, err := os.MkdirTemp(dir, ".salvage-")
+	if err != nil {
+		return false, fmt.Errorf("engine: salvage: %w", err)
+	}
+	defer os.RemoveAll(staging)
+	src := filepath.Join(staging, "damaged.db")
+	if err := copyDatabase(ctx, filepath.Join(dir, DatabaseFile), src); err != nil {
+		return false, err
+	}
+	if rep.Findings, err = salvage.Check(ctx, src, maxDatabaseProblems); err != nil {
+		return false, fmt.Errorf("engine: salvage: %w", err)
+	}
+	if len(rep.Findings) == 0 && !opts.Force {
+		rep.Sound = true
+		return false, nil
+	}
+	dst := filepath.Join(staging, DatabaseFile)
+	res, err := salvage.Copy(ctx, src, dst, rep.SalvagedAt)
+	if err != nil {
+		return false, fmt.Errorf("engine: salvage: %w", err)
+	}
+	rep.fill(res)
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if rep.Damaged, err = swapDatabase(dir, dst, rep.SalvagedAt); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// fill copies the tables and losses of res into r.
+func (r *SalvageReport) fill(res *salvage.Report) {
+	r.ThreadsRebuilt, r.Lost = res.ThreadsRebuilt, res.Lost
+	for _, t := range res.Tables {
+		st := SalvageTable{Name: t.Name, Kept: t.Kept, Invalid: t.Invalid, Garbled: t.Garbled, Orphans: t.Orphans, Missing: t.Missing}
+		for _, u := range t.Unreadable {
+			st.Unreadable = append(st.Unreadable, [2]int64{u.From, u.To})
+		}
+		r.Tables = append(r.Tables, st)
+	}
+}
+
+// copyDatabase copies the database file at from, and its WAL when there is
+// one, to to (and to-wal); the -shm is not copied (SQLite rebuilds it from
+// the WAL).
+func copyDatabase(ctx context.Context, from, to string) error {
+	for _, suffix := range []string{"", "-wal"} {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := copyFile(from+suffix, to+suffix)
+		if suffix != "" && errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("engine: salvage: copy the damaged file: %w", err)
+		}
+	}
+	return nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// swapDatabase puts the complete salvaged database salvaged in the place
+// of dir's mnemo.db and returns where the damaged one is kept. The damaged
+// files are first linked under their new names (so the original is whole
+// under one name or the other at every step), its -wal and -shm then
+// removed (they must not be applied to the new file), and the new file
+// renamed over mnemo.db, which is atomic.
+func swapDatabase(dir, salvaged string, at time.Time) (string, error) {
+	if _, err := os.Stat(salvaged + "-wal"); err == nil {
+		return "", fmt.Errorf("engine: salvage: %s-wal left behind: the salvaged database was not closed cleanly", salvaged)
+	}
+	db := filepath.Join(dir, DatabaseFile)
+	kept := keptName(db, at)
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		err := os.Link(db+suffix, kept+suffix)
+		if suffix != "" && errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("engine: salvage: keep the damaged file: %w", err)
+		}
+	}
+	syncDir(dir)
+	for _, suffix := range []string{"-shm", "-wal"} {
+		if err := os.Remove(db + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("engine: salvage: %w", err)
+		}
+	}
+	if err := os.Rename(salvaged, db); err != nil {
+		return "", fmt.Errorf("engine: salvage: put the salvaged database in place: %w (the damaged one is kept as %s)", err, kept)
+	}
+	syncDir(dir)
+	return kept, nil
+}
+
+// keptName is the name the damaged database file db is kept under:
+// db.damaged-<UTC time>, with a counter when a file of that name exists.
+func keptName(db string, at time.Time) string {
+	base := db + ".damaged-" + at.UTC().Format("20060102T150405Z")
+	name := base
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(name); errors.Is(err, os.ErrNotExist) {
+			return name
+		}
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+}
+
+// syncDir flushes dir's entries (renames, links) to disk; best effort.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// rebuildSalvaged opens the engine on the salvaged directory (holding
+// lock, which Close releases), rebuilds its indexes and checks it.
+func rebuildSalvaged(ctx context.Context, cfg Config, dir string, lock *dirLock, rep *SalvageReport) error {
+	e, err := open(ctx, cfg, dir)
+	if err != nil {
+		lock.release()
+		return fmt.Errorf("engine: salvage: the salvaged database is in place but does not open: %w", err)
+	}
+	e.lock = lock
+	defer e.Close()
+	if err := e.Reindex(ctx, false); err != nil {
+		return fmt.Errorf("engine: salvage: the salvaged database is in place; rebuilding the indexes failed (run reindex): %w", err)
+	}
+	err = e.Check(ctx)
+	var ce *CheckError
+	if errors.As(err, &ce) {
+		rep.Problems = append(prefixed("database: ", ce.Database), ce.Problems...)
+		return nil
+	}
+	return err
+}
+
+// LostSeqs returns the seqs that salvages of the database could not
+// recover (Salvage), as ranges by thread and seq; nil when none.
+func (e *Engine) LostSeqs(ctx context.Context) ([]LostRange, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	return journal.LostRanges(ctx, e.db)
+}

@@ -1,0 +1,34 @@
+// Package salvage copies what is still readable of a damaged mnemo SQLite
+// database into a new one written with mnemo's own schema (the store's
+// migrations), drops the rows whose owner was lost, recomputes what the
+// tables derive (thread counters) and records the seqs of the messages
+// lost (journal.ScopeLost). It needs nothing but the SQLite the binary
+// links (modernc.org/sqlite, which ships sqlite_dbpage and dbstat but not
+// SQLite's recover extension): each table is read by rowid ranges through
+// its own b-tree (NOT INDEXED, so a damaged index hides nothing), and a
+// range SQLite cannot read is read backwards and bisected down to the
+// rowids it cannot read (read.go). The engine's Salvage
+// (engine/salvage.go) owns the files: the copy of the damaged file this
+// package reads, the directory's lock and the swap.
+//
+// # Invariants
+//
+//   - The source is only read (query_only); the caller hands it a copy.
+//   - No row is invented: every row written was read from the source,
+//     value for value; a row whose values break what mnemo writes
+//     (valid.go) or whose text does not match its digest (messages) is
+//     dropped and counted as garbled, not repaired.
+//   - The result passes the engine's Check apart from its derived indexes:
+//     no orphan, thread counters equal to what the messages say, and every
+//     seq 1..last_seq of a thread stored, erased or recorded as lost.
+//
+// # Concurrency
+//
+// Copy and Check use their own connections to files nobody else opens.
+//
+// # Errors
+//
+// Copy fails when the source's header or schema is unreadable (nothing can
+// be located without it), when ctx ends, and when the new file cannot be
+// written; a page SQLite cannot read is never an error.
+package salvage

@@ -1,0 +1,230 @@
+package salvage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// orphans are the statements that drop the rows whose owner was lost,
+// by table, in order (a working-memory state before its history).
+var orphans = []struct{ table, sql string }{
+	{"message_blobs", `DELETE FROM message_blobs WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = message_blobs.message_id)`},
+	{"embeddings", `DELETE FROM embeddings WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = embeddings.message_id)`},
+	{"outbox", `DELETE FROM outbox WHERE op <> '` + msgstore.OpDelete + `' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = outbox.message_id)`},
+	{"observations", `DELETE FROM observations WHERE NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = observations.thread_id)`},
+	{"working_memory", `DELETE FROM working_memory WHERE substr(scope, 1, 7) = 'thread:'
+		AND NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = substr(working_memory.scope, 8))`},
+	{"working_memory_history", `DELETE FROM working_memory_history WHERE NOT EXISTS (SELECT 1 FROM working_memory w WHERE w.scope = working_memory_history.scope)`},
+	// What the journal keeps under a thread goes with the thread
+	// (journal.DeleteThread, DeleteRuns); runs stay claimed.
+	{"journal", `DELETE FROM journal WHERE scope IN ('` + journal.ScopeErased + `', '` + journal.ScopeLost + `', '` + journal.ScopeTool + `', '` + journal.ScopeMemCtx + `')
+		AND thread_id <> '' AND NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = journal.thread_id)`},
+	// journal.DanglingDispatches: a dispatch names its stored call and,
+	// settled, its stored result.
+	{"dispatches", `DELETE FROM dispatches WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = dispatches.message_id AND m.thread_id = dispatches.thread_id)
+		OR (result_id <> '' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = dispatches.result_id AND m.thread_id = dispatches.thread_id))`},
+}
+
+// rebuildThreads writes the thread row of messages whose thread row was
+// lost, from them.
+const rebuildThreads = `INSERT INTO threads (id, resource_id, created_at, updated_at, last_active)
+	SELECT thread_id, MIN(resource_id), MIN(created_at), MAX(created_at), MAX(created_at) FROM messages m
+	WHERE NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = m.thread_id) GROUP BY thread_id`
+
+// seqOfKey is the seq of a journal record keyed "<threadId>:<seq>"
+// (journal.ScopeErased, journal.ScopeLost) in SQL.
+const seqOfKey = `CAST(substr(j.key, length(j.thread_id) + 2) AS INTEGER)`
+
+// recount sets every thread's derived counters from what was kept:
+// message_count, bytes (what quotas read) and last_seq, which never goes
+// down (seqs are never reused: a lost tail is recorded as lost).
+var recount = `UPDATE threads SET
+	message_count = (SELECT COUNT(*) FROM messages m WHERE m.thread_id = threads.id),
+	bytes = ` + msgstore.ThreadBytesOf("threads.id") + `,
+	last_seq = MAX(last_seq,
+		COALESCE((SELECT MAX(seq) FROM messages m WHERE m.thread_id = threads.id), 0),
+		COALESCE((SELECT MAX(` + seqOfKey + `) FROM journal j WHERE j.scope IN ('` + journal.ScopeErased + `', '` + journal.ScopeLost + `') AND j.thread_id = threads.id), 0))`
+
+// repair migrates the new database to the current schema, then, in one
+// transaction, drops the messages whose text does not match their digest,
+// writes again the threads whose row was lost, drops the orphans,
+// recomputes the thread counters and records the lost seqs.
+func repair(ctx context.Context, dst string, now time.Time, rep *Report) error {
+	db, err := store.Open(ctx, dst)
+	if err != nil {
+		return fmt.Errorf("salvage: migrate %s: %w", dst, err)
+	}
+	defer store.CloseDB(db)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("salvage: %w", err)
+	}
+	defer tx.Rollback()
+	garbled, err := dropGarbled(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if t := rep.table("messages"); t != nil {
+		t.Garbled, t.Kept = garbled, t.Kept-garbled
+	}
+	n, err := exec(ctx, tx, rebuildThreads)
+	if err != nil {
+		return err
+	}
+	rep.ThreadsRebuilt = int(n)
+	for _, o := range orphans {
+		n, err := exec(ctx, tx, o.sql)
+		if err != nil {
+			return err
+		}
+		if t := rep.table(o.table); t != nil {
+			t.Orphans += n
+			t.Kept -= n
+		}
+	}
+	if _, err := exec(ctx, tx, recount); err != nil {
+		return err
+	}
+	if rep.Lost, err = recordLost(ctx, tx, now); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("salvage: commit: %w", err)
+	}
+	if _, _, _, err := store.Checkpoint(ctx, db); err != nil {
+		return fmt.Errorf("salvage: checkpoint: %w", err)
+	}
+	return nil
+}
+
+func exec(ctx context.Context, tx *sql.Tx, q string) (int64, error) {
+	r, err := tx.ExecContext(ctx, q)
+	if err != nil {
+		return 0, fmt.Errorf("salvage: %w", err)
+	}
+	return r.RowsAffected()
+}
+
+// table returns the report of table name, nil when there is none.
+func (r *Report) table(name string) *Table {
+	for i := range r.Tables {
+		if r.Tables[i].Name == name {
+			return &r.Tables[i]
+		}
+	}
+	return nil
+}
+
+// recordLost records, as lost by the salvage of now, every seq 1..last_seq
+// of every thread that is neither stored, erased nor already lost, and
+// returns them as ranges.
+func recordLost(ctx context.Context, tx *sql.Tx, now time.Time) ([]journal.LostRange, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT t.id, t.resource_id, t.last_seq, s.seq FROM threads t LEFT JOIN (
+			SELECT thread_id, seq FROM messages
+			UNION SELECT j.thread_id, `+seqOfKey+` FROM journal j WHERE j.scope IN ('`+journal.ScopeErased+`', '`+journal.ScopeLost+`')
+		) s ON s.thread_id = t.id ORDER BY t.id, s.seq`)
+	if err != nil {
+		return nil, fmt.Errorf("salvage: seqs: %w", err)
+	}
+	var lost []journal.LostRange
+	var cur journal.LostRange
+	var next int64 // the next seq expected in cur's thread
+	flush := func(upto int64) {
+		if next <= upto {
+			lost = append(lost, journal.LostRange{ThreadID: cur.ThreadID, ResourceID: cur.ResourceID, FromSeq: next, ToSeq: upto, SalvagedAt: now.UTC().Truncate(time.Millisecond)})
+		}
+	}
+	var last int64
+	for rows.Next() {
+		var id, res string
+		var seq sql.NullInt64
+		if err := rows.Scan(&id, &res, &last, &seq); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if id != cur.ThreadID {
+			if cur.ThreadID != "" {
+				flush(cur.ToSeq)
+			}
+			cur, next = journal.LostRange{ThreadID: id, ResourceID: res, ToSeq: last}, 1
+		}
+		if seq.Valid && seq.Int64 >= next {
+			flush(min(seq.Int64-1, last))
+			next = seq.Int64 + 1
+		}
+	}
+	if cur.ThreadID != "" {
+		flush(cur.ToSeq)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, r := range lost {
+		for s := r.FromSeq; s <= r.ToSeq; s++ {
+			if err := journal.RecordLost(ctx, tx, r.ThreadID, r.ResourceID, s, now); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return lost, nil
+}
+
+// dropGarbled deletes the messages whose stored digest (msgstore.Digest)
+// is not the digest of their text as read: a damaged overflow page (SQLite
+// checks no content) or a lost large tool result (message_blobs) leaves a
+// row that reads whole but does not say what was appended. Their seqs are
+// then recorded as lost like those of unreadable rows. It returns how many.
+func dropGarbled(ctx context.Context, tx *sql.Tx) (int64, error) {
+	bad, err := garbled(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range bad {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE pk = ?`, m.pk); err != nil {
+			return 0, fmt.Errorf("salvage: %w", err)
+		}
+	}
+	return int64(len(bad)), nil
+}
+
+// garbledMessage is a message whose text does not match its digest.
+type garbledMessage struct {
+	pk     int64
+	thread string
+	seq    int64
+}
+
+// garbled returns the messages whose stored digest is not the digest of
+// their text as read through q.
+func garbled(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) ([]garbledMessage, error) {
+	rows, err := q.QueryContext(ctx, `SELECT m.pk, m.thread_id, m.seq, m.role, COALESCE(b.content, m.content), m.name, m.tool_call_id, COALESCE(m.tool_calls, ''), m.digest
+		FROM messages m LEFT JOIN message_blobs b ON b.message_id = m.id`)
+	if err != nil {
+		return nil, fmt.Errorf("salvage: digests: %w", err)
+	}
+	defer rows.Close()
+	var bad []garbledMessage
+	for rows.Next() {
+		var m garbledMessage
+		var role, content, name, callID, calls, dg string
+		if err := rows.Scan(&m.pk, &m.thread, &m.seq, &role, &content, &name, &callID, &calls, &dg); err != nil {
+			return nil, fmt.Errorf("salvage: digests: %w", err)
+		}
+		if msgstore.Digest(role, content, name, callID, []byte(calls)) != dg {
+			bad = append(bad, m)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("salvage: digests: %w", err)
+	}
+	return bad, nil
+}

@@ -1,0 +1,81 @@
+package salvage
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"unicode/utf8"
+
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// SQLite checks the structure of b-tree pages but nothing of the bytes of
+// a value, and an overflow page (the rest of a long value) has no
+// structure to check beyond its link to the next one: a damaged overflow
+// page reads back as a row whose text is garbled. What mnemo writes has
+// shapes a garbled value almost never keeps, and a row that breaks one is
+// dropped as garbled rather than copied: messages have their digest
+// (fixup.go), and here every text is valid UTF-8 (the engine refuses
+// anything else, engine/validate.go), the JSON columns hold JSON, a memctx
+// record is JSON, and a stored vector is dims finite float32s of length
+// about 1 (recall.Embedder returns L2-normalised vectors; an empty blob is
+// a derived vector).
+
+// jsonColumns are the columns that hold compact JSON text.
+var jsonColumns = map[string]bool{"metadata": true, "tool_calls": true, "sources": true, "config": true}
+
+// garbledRow reports whether the row read (cols named as in names) breaks
+// one of the shapes above.
+func garbledRow(table string, names []string, vals []any) bool {
+	var scope string
+	var dims int64 = -1
+	for i, v := range vals {
+		switch x := v.(type) {
+		case string:
+			if !utf8.ValidString(x) || jsonColumns[names[i]] && x != "" && !json.Valid([]byte(x)) {
+				return true
+			}
+			if names[i] == "scope" {
+				scope = x
+			}
+		case int64:
+			if names[i] == "dims" {
+				dims = x
+			}
+		}
+	}
+	for i, v := range vals {
+		b, ok := v.([]byte)
+		if !ok || len(b) == 0 {
+			continue
+		}
+		switch {
+		case table == "journal" && names[i] == "output" && scope == journal.ScopeMemCtx:
+			if !json.Valid(b) {
+				return true
+			}
+		case table == "embeddings" && names[i] == "vector":
+			if !plausibleVector(b, dims) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plausibleVector reports whether b holds dims little-endian float32s,
+// finite, of L2 norm within 1% of 1 (or all zero).
+func plausibleVector(b []byte, dims int64) bool {
+	if dims < 0 || int64(len(b)) != 4*dims {
+		return false
+	}
+	var sum float64
+	for i := 0; i+4 <= len(b); i += 4 {
+		f := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return false
+		}
+		sum += f * f
+	}
+	return sum == 0 || math.Abs(math.Sqrt(sum)-1) < 0.01
+}
