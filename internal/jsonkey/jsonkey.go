@@ -1,10 +1,3 @@
-// Package jsonkey finds a key that one JSON object names twice.
-//
-// encoding/json keeps the last of two members with the same name, so
-// {"role":"user","role":"tool"} decodes as a tool message; RFC 8259 leaves
-// such an object's meaning to the reader and I-JSON (RFC 7493) forbids it.
-// mnemo refuses it wherever it reads JSON from a client (request bodies,
-// MCP tool arguments, recall filters) instead of guessing.
 package jsonkey
 
 import (

@@ -64,12 +64,13 @@ func TestRecallStandsAlone(t *testing.T) {
 
 // TestMessageStoreBelowEngine: the message store builds on the bottom floor
 // (internal/store) and on recall, whose Source it implements (with what
-// recall itself builds on: internal/bm25, the BM25 formula, imports nothing
-// of mnemo); nothing else of mnemo.
+// recall itself builds on: internal/bm25, the BM25 formula, and
+// internal/jsonkey, the repeated-key check, import nothing of mnemo);
+// nothing else of mnemo.
 func TestMessageStoreBelowEngine(t *testing.T) {
 	pkgs := loadModule(t)
 	for _, p := range sortedKeys(pkgs) {
-		if p == module+"/internal/msgstore" || slices.Contains([]string{"internal/store", "recall", "recall/uselite", "internal/models", "internal/bm25"}, strings.TrimPrefix(p, module+"/")) {
+		if p == module+"/internal/msgstore" || slices.Contains([]string{"internal/store", "recall", "recall/uselite", "internal/models", "internal/bm25", "internal/jsonkey"}, strings.TrimPrefix(p, module+"/")) {
 			continue
 		}
 		if chain := dependsOn(pkgs, module+"/internal/msgstore", p); chain != "" {
@@ -203,7 +204,8 @@ func TestPackageDocs(t *testing.T) {
 }
 
 // TestPostgresRecallImports: internal/pgrecall, recall on Postgres, builds
-// on recall (whose ranking it reuses), internal/bm25 and internal/pgstore;
+// on recall (whose ranking it reuses, with internal/bm25 and
+// internal/jsonkey beneath it) and internal/pgstore;
 // nothing else of mnemo (no engine, no SQLite store or owner), and recall
 // itself still needs no storage package (TestRecallStandsAlone).
 func TestPostgresRecallImports(t *testing.T) {
@@ -212,7 +214,7 @@ func TestPostgresRecallImports(t *testing.T) {
 	if _, ok := pkgs[from]; !ok {
 		t.Fatalf("%s not found", from)
 	}
-	allowed := []string{"internal/pgrecall", "recall", "internal/bm25", "internal/pgstore", "internal/store"}
+	allowed := []string{"internal/pgrecall", "recall", "internal/bm25", "internal/jsonkey", "internal/pgstore", "internal/store"}
 	for _, p := range sortedKeys(pkgs) {
 		if slices.Contains(allowed, strings.TrimPrefix(p, module+"/")) {
 			continue

@@ -11,6 +11,12 @@
 // (engine/salvage.go) owns the files: the copy of the damaged file this
 // package reads, the directory's lock and the swap.
 //
+// # Imports
+//
+// salvage imports internal/store (the schema's migrations, OpenAt),
+// internal/msgstore (Digest, the message check) and journal (ScopeLost,
+// the records of lost seqs); never engine, which calls it.
+//
 // # Invariants
 //
 //   - The source is only read (query_only); the caller hands it a copy.
