@@ -16,7 +16,9 @@ type CheckOptions struct {
 	// Full runs SQLite's full "PRAGMA integrity_check" (which also verifies
 	// that every index entry matches its row, and so reads every index:
 	// slower) instead of "PRAGMA quick_check" (page and b-tree structure,
-	// record formats, NOT NULL and CHECK constraints).
+	// record formats, NOT NULL and CHECK constraints), and then reads every
+	// message to compare it with its stored digest (checkDigests: SQLite
+	// checks no bytes of a value). On Postgres only the digests are read.
 	Full bool
 }
 
@@ -107,11 +109,16 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 		return err
 	}
 	if e.onPostgres() {
-		return e.checkPostgres(ctx) // check_postgres.go
+		return e.checkPostgres(ctx, opts) // check_postgres.go
 	}
 	dbProblems, err := e.integrityCheck(ctx, opts.Full)
 	if err != nil {
 		return err
+	}
+	if opts.Full && len(dbProblems) == 0 {
+		if dbProblems, err = e.checkDigests(ctx); err != nil {
+			return err
+		}
 	}
 	problems, rebuilt, err := e.checkIndexes(ctx)
 	if len(dbProblems) == 0 && !opts.Full && (err != nil || len(problems) > 0) {
@@ -144,6 +151,26 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 		return &CheckError{Database: dbProblems, Problems: problems, Rebuilt: rebuilt, Snapshots: snaps}
 	}
 	return nil
+}
+
+// checkDigests reads every stored message and returns a finding, naming
+// its thread and seq (never its text), for each one that is garbled
+// (msgstore.GarbledMessages: its text does not match its stored digest, or
+// is not UTF-8, or its metadata or tool calls are not JSON), at most
+// maxDatabaseProblems. SQLite checks no bytes of a value: a damaged
+// overflow page (the rest of a long text) passes its integrity check and
+// reads back as a whole row with garbled text.
+func (e *Engine) checkDigests(ctx context.Context) ([]string, error) {
+	bad, err := e.ms.GarbledMessages(ctx, maxDatabaseProblems)
+	if err != nil {
+		return nil, fmt.Errorf("engine: check: digests: %w", err)
+	}
+	var out []string
+	for _, g := range bad {
+		what := map[string]string{"digest": "its text does not match its stored digest", "utf-8": "a text is not UTF-8", "json": "its metadata or tool calls are not JSON"}[g.Why]
+		out = append(out, fmt.Sprintf("message %d of thread %s: %s (garbled)", g.Seq, g.ThreadID, what))
+	}
+	return out, nil
 }
 
 // checkSnapshots reads every shard snapshot file whole and deletes those

@@ -16,14 +16,24 @@ import (
 // stored message with a lexical entry and embedded by the configured
 // embedder (and no entry or embedding of another message), the BM25
 // statistics matching a recount of the lexical entries, damaged embeddings
-// and pending outbox rows.
-func (e *Engine) checkPostgres(ctx context.Context) error {
+// and pending outbox rows. With opts.Full every message is compared with
+// its stored digest too (checkDigests): a garbled one (altered outside
+// mnemo) is reported in CheckError.Database, as on SQLite, though
+// `mnemo salvage` does not apply (restore from a backup).
+func (e *Engine) checkPostgres(ctx context.Context, opts CheckOptions) error {
+	var dbProblems []string
+	if opts.Full {
+		var err error
+		if dbProblems, err = e.checkDigests(ctx); err != nil {
+			return err
+		}
+	}
 	problems, _, err := e.checkIndexes(ctx)
 	if err != nil {
 		return err
 	}
-	if len(problems) > 0 {
-		return &CheckError{Problems: problems}
+	if len(dbProblems) > 0 || len(problems) > 0 {
+		return &CheckError{Database: dbProblems, Problems: problems}
 	}
 	return nil
 }

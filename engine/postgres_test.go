@@ -627,3 +627,29 @@ func TestPostgresTagsAnswerTypesAtOpen(t *testing.T) {
 		t.Fatalf("When question after open: %+v; want seq 2 (yesterday) first", res.Hits)
 	}
 }
+
+// TestPostgresCheckFullDigests: on Postgres the full check compares every
+// message with its stored digest too, and reports a message altered
+// outside mnemo by thread and seq (never its text) as database damage; the
+// quick check does not read the texts.
+func TestPostgresCheckFullDigests(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	e := enginetest.MustOpen(t, engine.Config{Postgres: dsn, Embedder: recall.HashEmbedder{}})
+	appendUser(t, e, "t1", "u1", "first message about sailing")
+	appendUser(t, e, "t1", "u1", "second message about rowing")
+	if err := e.CheckWith(ctx, engine.CheckOptions{Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	pgtest.Exec(t, dsn, `UPDATE messages SET content = 'second message about rowinG' WHERE thread_id = 't1' AND seq = 2`)
+	defer pgtest.Exec(t, dsn, `UPDATE messages SET content = 'second message about rowing' WHERE thread_id = 't1' AND seq = 2`)
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("quick check: %v", err)
+	}
+	err := e.CheckWith(ctx, engine.CheckOptions{Full: true})
+	var ce *engine.CheckError
+	if !errors.As(err, &ce) || !errors.Is(err, engine.ErrDatabaseCorrupt) || len(ce.Problems) > 0 ||
+		len(ce.Database) != 1 || !strings.Contains(ce.Database[0], "message 2 of thread t1") || strings.Contains(ce.Database[0], "rowing") {
+		t.Fatalf("full check: %v", err)
+	}
+}

@@ -131,13 +131,7 @@ func quarantined(events chan engine.Event, ce *engine.CheckError) *engine.CheckE
 
 // printCheckAdvice lists what check found and says what to do about it.
 func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
-	if len(ce.Database) > 0 {
-		fmt.Fprintf(c.Stderr, "mnemo check: the database file %s is damaged (SQLite's integrity check):\n", filepath.Join(c.Dir, engine.DatabaseFile))
-		for _, p := range ce.Database {
-			fmt.Fprintf(c.Stderr, "  %s\n", p)
-		}
-		printCorruptAdvice(c.Stderr, c.Dir)
-	}
+	c.printDatabaseAdvice(ce.Database)
 	if len(ce.Problems) > 0 {
 		fmt.Fprintln(c.Stderr, "mnemo check: the indexes disagree with the database:")
 		for _, p := range ce.Problems {
@@ -162,6 +156,27 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 		}
 	case len(ce.Problems) > 0:
 		fmt.Fprintf(c.Stderr, "What to do: run 'mnemo %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", c.target().flag())
+	}
+}
+
+// printDatabaseAdvice lists the damage check found in the database itself
+// (engine.CheckError.Database), if any, and says what to do about it.
+func (c *CheckCommand) printDatabaseAdvice(found []string) {
+	switch {
+	case len(found) == 0:
+	case c.DB != "":
+		// Only the full check's digests find damage on Postgres.
+		fmt.Fprintln(c.Stderr, "mnemo check: messages in the database are not what was appended (their stored digests):")
+		for _, p := range found {
+			fmt.Fprintf(c.Stderr, "  %s\n", p)
+		}
+		fmt.Fprintln(c.Stderr, "What to do: they were altered outside mnemo; restore the database from a backup (mnemo salvage is for SQLite data directories).")
+	default:
+		fmt.Fprintf(c.Stderr, "mnemo check: the database file %s is damaged (SQLite's integrity check, or with --full the messages' stored digests):\n", filepath.Join(c.Dir, engine.DatabaseFile))
+		for _, p := range found {
+			fmt.Fprintf(c.Stderr, "  %s\n", p)
+		}
+		printCorruptAdvice(c.Stderr, c.Dir)
 	}
 }
 

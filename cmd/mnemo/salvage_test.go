@@ -96,3 +96,57 @@ func garblePage(t *testing.T, path string, page int64) {
 		t.Fatal(err)
 	}
 }
+
+// TestCheckFullGarbledOverflow: a long message whose overflow page (the
+// rest of its text) was garbled passes SQLite's integrity check; `check`
+// is ok, `check --full` compares every message with its digest, names the
+// message by thread and seq (not its text), exits 1 and points at
+// salvage, which drops it as lost; `check --full` is then ok.
+func TestCheckFullGarbledOverflow(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []engine.Message{{Role: "user", Content: "a short one"}, {Role: "user", Content: "the long one: " + strings.Repeat("a sentence about the harbour. ", 500)}}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, engine.DatabaseFile)
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page int64
+	err = db.QueryRow(`SELECT MAX(pageno) FROM dbstat WHERE name = 'messages' AND pagetype = 'overflow'`).Scan(&page)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte(strings.Repeat("#", 200)), (page-1)*4096+100); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 {
+		t.Fatalf("quick check: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "check", "--full")
+	if code != 1 || !strings.Contains(stderr, "message 2 of thread t: its text does not match its stored digest") ||
+		!strings.Contains(stderr, "salvage") || strings.Contains(stderr, "harbour") {
+		t.Fatalf("check --full: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "salvage"); code != 0 || !strings.Contains(out, "lost in 1 thread") {
+		t.Fatalf("salvage: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "check", "--full"); code != 0 {
+		t.Fatalf("check --full after salvage: exit %d\n%s%s", code, out, stderr)
+	}
+}
