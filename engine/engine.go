@@ -134,7 +134,13 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	return start(ctx, cfg, dir, db, nil)
+	e, err := start(ctx, cfg, dir, db, nil)
+	if store.IsCorrupt(err) && !errors.Is(err, ErrDatabaseCorrupt) {
+		// A damaged page that the schema read did not reach but Open's
+		// repairs did (the embeddings scan, the outbox): the same advice.
+		return nil, fmt.Errorf("%w: %w", ErrDatabaseCorrupt, err)
+	}
+	return e, err
 }
 
 // emptyDatabase returns ErrDatabaseCorrupt when dir's database file is

@@ -128,6 +128,7 @@ func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageRepo
 	if cfg.Now != nil {
 		now = cfg.Now
 	}
+	removeStaging(dir)
 	rep := &SalvageReport{Dir: dir, SalvagedAt: now().UTC().Truncate(time.Millisecond)}
 	swapped, err := salvageFile(ctx, dir, opts, rep)
 	if err != nil || !swapped {
@@ -141,7 +142,7 @@ func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageRepo
 // and, when complete, swaps it in (swapped). The staging directory is
 // removed whatever happens.
 func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *SalvageReport) (swapped bool, err error) {
-	staging, err := os.MkdirTemp(dir, ".salvage-")
+	staging, err := os.MkdirTemp(dir, stagingPrefix)
 	if err != nil {
 		return false, fmt.Errorf("engine: salvage: %w", err)
 	}
@@ -151,7 +152,7 @@ func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *Salv
 		return false, err
 	}
 	if rep.Findings, err = salvage.Check(ctx, src, maxDatabaseProblems); err != nil {
-		return false, fmt.Errorf("engine: salvage: %w", err)
+		return false, fmt.Errorf("engine: %w", err)
 	}
 	if len(rep.Findings) == 0 && !opts.Force {
 		rep.Sound = true
@@ -160,7 +161,7 @@ func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *Salv
 	dst := filepath.Join(staging, DatabaseFile)
 	res, err := salvage.Copy(ctx, src, dst, rep.SalvagedAt)
 	if err != nil {
-		return false, fmt.Errorf("engine: salvage: %w", err)
+		return false, fmt.Errorf("engine: %w", err)
 	}
 	rep.fill(res)
 	if err := ctx.Err(); err != nil {
@@ -171,6 +172,21 @@ func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *Salv
 	}
 	return true, nil
 }
+
+// removeStaging removes the staging directories (.salvage-*) that a
+// salvage killed before it could remove its own left in dir; each holds a
+// copy of the whole database. The caller holds dir's lock, so none is in
+// use. Best effort.
+func removeStaging(dir string) {
+	stale, _ := filepath.Glob(filepath.Join(dir, stagingPrefix+"*"))
+	for _, s := range stale {
+		_ = os.RemoveAll(s)
+	}
+}
+
+// stagingPrefix starts the name of a salvage's staging directory in the
+// data directory.
+const stagingPrefix = ".salvage-"
 
 // fill copies the tables and losses of res into r.
 func (r *SalvageReport) fill(res *salvage.Report) {

@@ -85,10 +85,25 @@ func Copy(ctx context.Context, src, dst string, now time.Time) (*Report, error) 
 	if err := copyAt(ctx, sdb, dst, version, rep); err != nil {
 		return nil, err
 	}
+	if noTable(rep.Tables) {
+		return nil, fmt.Errorf("salvage: the damaged file's schema (its first page) is unreadable: no table of mnemo's schema was found, nothing to salvage; restore it from a backup")
+	}
 	if err := repair(ctx, dst, now, rep); err != nil { // fixup.go
 		return nil, err
 	}
 	return rep, nil
+}
+
+// noTable reports whether none of tables was found in the damaged
+// schema: a garbled schema tree behind an intact file header, which would
+// salvage to an empty database.
+func noTable(tables []Table) bool {
+	for _, t := range tables {
+		if !t.Missing {
+			return false
+		}
+	}
+	return true
 }
 
 // openSource opens the copy of the damaged database: one connection, no
