@@ -17,7 +17,8 @@ import (
 // TestSalvageCommand: on a directory whose mnemo.db lost a leaf page of
 // messages, check fails and points at salvage; salvage reports the lost
 // seqs and where the damaged file is kept; check is then ok and lists the
-// known losses; a second salvage has nothing to do; help lists it; and it
+// known losses; a second salvage has nothing to do; a delete warns that
+// the kept damaged file is not erased; help lists it; and it
 // refuses a Postgres database.
 func TestSalvageCommand(t *testing.T) {
 	ctx := context.Background()
@@ -57,6 +58,11 @@ func TestSalvageCommand(t *testing.T) {
 	var rep engine.SalvageReport
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || !rep.Sound || rep.Damaged != "" {
 		t.Fatalf("second salvage: exit %d\n%s%s", code, out, stderr)
+	}
+	// An erasure does not reach the kept damaged file: delete says so.
+	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--thread", "t", "--yes")
+	if code != 0 || !strings.Contains(stderr, "mnemo.db.damaged-") || !strings.Contains(stderr, "may still hold what was erased") {
+		t.Fatalf("delete after salvage: exit %d\n%s%s", code, out, stderr)
 	}
 	if _, out, _ := run(t, nil, "help"); !strings.Contains(out, "salvage") {
 		t.Fatalf("help does not list salvage:\n%s", out)
