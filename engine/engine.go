@@ -122,6 +122,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 
 // open opens the engine on dir once its lock is held.
 func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
+	if err := checkSwap(dir); err != nil { // salvage_swap.go
+		return nil, err
+	}
 	if err := emptyDatabase(dir); err != nil {
 		return nil, err
 	}

@@ -155,6 +155,12 @@ var ErrDispatchNotFound = errors.New("engine: dispatch not found")
 // stored.
 var ErrDispatchErased = errors.New("engine: the dispatch's thread was erased")
 
+// ErrSalvageInterrupted is returned by Open when a salvage (Salvage) was
+// interrupted while it swapped the salvaged database in: run Salvage
+// again, which finishes it. The error names where the damaged original is
+// kept.
+var ErrSalvageInterrupted = errors.New("engine: a salvage of this data directory was interrupted while it swapped the database files")
+
 // ErrSalvagePostgres is returned by Salvage with Config.Postgres set: a
 // Postgres database is recovered with Postgres's own tools (a base backup,
 // point-in-time recovery), not file by file.

@@ -77,3 +77,10 @@ func DocText(m Message) string {
 	d := docOf(&m)
 	return d.Text()
 }
+
+// SetSalvageSwapHook sets salvageSwapHook (salvage_swap.go) until restore
+// is called.
+func SetSalvageSwapHook(f func(step string) error) (restore func()) {
+	salvageSwapHook = f
+	return func() { salvageSwapHook = nil }
+}

@@ -77,6 +77,13 @@ type SalvageReport struct {
 	ThreadsRebuilt int `json:"threadsRebuilt,omitempty"`
 	// Lost lists the seqs of messages this salvage found lost, by thread.
 	Lost []LostRange `json:"lost,omitempty"`
+	// Resumed is set when this salvage finished one interrupted after its
+	// salvaged file was put in place (Open's ErrSalvageInterrupted): it
+	// rebuilt the indexes and checked; Findings and Tables are empty
+	// (that salvage's report was lost) and Lost lists every known loss.
+	// An interruption before that point is undone and the salvage done
+	// again.
+	Resumed bool `json:"resumed,omitempty"`
 	// Problems is what Check still reports after the indexes were rebuilt
 	// (nil: the directory checks ok, known losses aside).
 	Problems []string `json:"problems,omitempty"`
@@ -130,6 +137,15 @@ func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageRepo
 	}
 	removeStaging(dir)
 	rep := &SalvageReport{Dir: dir, SalvagedAt: now().UTC().Truncate(time.Millisecond)}
+	kept, resumed, err := resumeSwap(dir) // salvage_swap.go
+	if err != nil {
+		lock.release()
+		return rep, err
+	}
+	if resumed {
+		rep.Damaged, rep.Resumed = kept, true
+		return rep, rebuildSalvaged(ctx, cfg, dir, lock, rep)
+	}
 	swapped, err := salvageFile(ctx, dir, opts, rep)
 	if err != nil || !swapped {
 		lock.release()
@@ -236,40 +252,6 @@ func copyFile(from, to string) error {
 	return out.Close()
 }
 
-// swapDatabase puts the complete salvaged database salvaged in the place
-// of dir's mnemo.db and returns where the damaged one is kept. The damaged
-// files are first linked under their new names (so the original is whole
-// under one name or the other at every step), its -wal and -shm then
-// removed (they must not be applied to the new file), and the new file
-// renamed over mnemo.db, which is atomic.
-func swapDatabase(dir, salvaged string, at time.Time) (string, error) {
-	if _, err := os.Stat(salvaged + "-wal"); err == nil {
-		return "", fmt.Errorf("engine: salvage: %s-wal left behind: the salvaged database was not closed cleanly", salvaged)
-	}
-	db := filepath.Join(dir, DatabaseFile)
-	kept := keptName(db, at)
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		err := os.Link(db+suffix, kept+suffix)
-		if suffix != "" && errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("engine: salvage: keep the damaged file: %w", err)
-		}
-	}
-	syncDir(dir)
-	for _, suffix := range []string{"-shm", "-wal"} {
-		if err := os.Remove(db + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("engine: salvage: %w", err)
-		}
-	}
-	if err := os.Rename(salvaged, db); err != nil {
-		return "", fmt.Errorf("engine: salvage: put the salvaged database in place: %w (the damaged one is kept as %s)", err, kept)
-	}
-	syncDir(dir)
-	return kept, nil
-}
-
 // keptName is the name the damaged database file db is kept under:
 // db.damaged-<UTC time>, with a counter when a file of that name exists.
 func keptName(db string, at time.Time) string {
@@ -301,6 +283,11 @@ func rebuildSalvaged(ctx context.Context, cfg Config, dir string, lock *dirLock,
 	}
 	e.lock = lock
 	defer e.Close()
+	if rep.Resumed {
+		if rep.Lost, err = journal.LostRanges(ctx, e.db); err != nil {
+			return fmt.Errorf("engine: salvage: %w", err)
+		}
+	}
 	if err := e.Reindex(ctx, false); err != nil {
 		return fmt.Errorf("engine: salvage: the salvaged database is in place; rebuilding the indexes failed (run reindex): %w", err)
 	}

@@ -67,6 +67,10 @@ func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 		fmt.Fprintf(c.Stdout, "nothing to salvage: %s/%s passes SQLite's integrity_check; nothing was changed. 'mnemo check' compares it with the indexes; --force salvages it anyway.\n", rep.Dir, engine.DatabaseFile)
 		return nil
 	}
+	if rep.Resumed {
+		fmt.Fprintf(c.Stdout, "finished an interrupted salvage of %s/%s: the salvaged database was already in place; the indexes are rebuilt (its table counts were lost with it)\n", rep.Dir, engine.DatabaseFile)
+		return c.printEnd(rep)
+	}
 	fmt.Fprintf(c.Stdout, "salvaged %s/%s; the damage found (SQLite's integrity_check, message digests):\n", rep.Dir, engine.DatabaseFile)
 	for i, f := range rep.Findings {
 		if i == 5 {
@@ -90,6 +94,12 @@ func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 	if rep.ThreadsRebuilt > 0 {
 		fmt.Fprintf(c.Stdout, "%s rebuilt from their messages (their rows were lost: title and metadata are gone)\n", count(rep.ThreadsRebuilt, "thread"))
 	}
+	return c.printEnd(rep)
+}
+
+// printEnd prints the losses, where the damaged file is and what check
+// says now.
+func (c *SalvageCommand) printEnd(rep *engine.SalvageReport) error {
 	c.printLost(rep)
 	fmt.Fprintf(c.Stdout, "the damaged file is kept as %s (with its -wal and -shm, if any); it may still hold erased text: delete it once you are satisfied\n", rep.Damaged)
 	if len(rep.Problems) > 0 {

@@ -156,3 +156,42 @@ func TestCheckFullGarbledOverflow(t *testing.T) {
 		t.Fatalf("check --full after salvage: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// TestSalvageInterruptedSwap: a directory whose salvage was interrupted
+// after the salvaged file was put in place (the record of the swap still
+// beside it) is refused by every command, which points at salvage;
+// salvage finishes it (rebuilds the indexes) and check is then ok.
+func TestSalvageInterruptedSwap(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "hello"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, engine.DatabaseFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := engine.DatabaseFile + ".damaged-20261202T220000Z"
+	if os.WriteFile(filepath.Join(dir, kept), b, 0o600) != nil || os.WriteFile(path+".salvage-swap", []byte(kept+"\n"), 0o600) != nil {
+		t.Fatal("write")
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "check")
+	if code != 1 || !strings.Contains(stderr, "interrupted") || !strings.Contains(stderr, "salvage") || !strings.Contains(stderr, kept) {
+		t.Fatalf("check of a half-swapped directory: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "salvage")
+	if code != 0 || !strings.Contains(out, "finished an interrupted salvage") || !strings.Contains(out, kept) {
+		t.Fatalf("salvage: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 {
+		t.Fatalf("check after salvage: exit %d\n%s%s", code, out, stderr)
+	}
+}
