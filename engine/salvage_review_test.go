@@ -90,3 +90,24 @@ func TestSalvageRemovesStaleStaging(t *testing.T) {
 		t.Fatalf("stale staging directory left: %v", err)
 	}
 }
+
+// TestSalvageNothingToRead: a mnemo.db cut to 0 bytes, or one that is not
+// SQLite at all, has nothing to salvage: the error says to restore a
+// backup, and the directory is unchanged.
+func TestSalvageNothingToRead(t *testing.T) {
+	ctx := context.Background()
+	for name, content := range map[string][]byte{"empty": nil, "not SQLite": []byte(strings.Repeat("not a database ", 500))} {
+		dir := salvageFixture(t, false)
+		path := filepath.Join(dir, engine.DatabaseFile)
+		if err := os.WriteFile(path, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{})
+		if err == nil || !strings.Contains(err.Error(), "restore it from a backup") || strings.Contains(err.Error(), "salvage: salvage:") {
+			t.Fatalf("%s: salvage: %v", name, err)
+		}
+		if kept, _ := filepath.Glob(path + ".damaged-*"); len(kept) > 0 {
+			t.Fatalf("%s: swapped: %v", name, kept)
+		}
+	}
+}

@@ -76,7 +76,10 @@ func Copy(ctx context.Context, src, dst string, now time.Time) (*Report, error) 
 	defer sdb.Close()
 	var version int
 	if err := sdb.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return nil, fmt.Errorf("salvage: the damaged file's header is unreadable: %w", err)
+		return nil, fmt.Errorf("salvage: the damaged file's header is unreadable (%w): nothing to salvage; restore it from a backup", err)
+	}
+	if version == 0 {
+		return nil, fmt.Errorf("salvage: the damaged file holds no mnemo schema (schema version 0: empty, or its header garbled): nothing to salvage; restore it from a backup")
 	}
 	if version < 1 || version > store.SchemaVersion {
 		return nil, fmt.Errorf("salvage: the damaged file has schema version %d: not a mnemo database this build knows (1..%d)", version, store.SchemaVersion)
