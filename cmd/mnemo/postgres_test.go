@@ -71,3 +71,24 @@ func TestPostgresErrorHidesPassword(t *testing.T) {
 		t.Errorf("the output shows the password: %q", stderr)
 	}
 }
+
+// TestPostgresCheckFullDigests: on Postgres `check --full` reports a
+// message altered outside mnemo (its digest) by thread and seq, says to
+// restore a backup rather than salvage (SQLite only), and exits 1; the
+// quick check does not read the texts.
+func TestPostgresCheckFullDigests(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	t.Chdir(t.TempDir())
+	env := map[string]string{"MNEMO_DB": dsn}
+	if code, stdout, stderr := run(t, env, "ingest", writeJSONL(t, 10, func(int) string { return "" })); code != 0 {
+		t.Fatalf("ingest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	pgtest.Exec(t, dsn, `UPDATE messages SET content = upper(content) WHERE seq = 2 AND thread_id = (SELECT MIN(thread_id) FROM messages)`)
+	if code, stdout, stderr := run(t, env, "check"); code != 0 {
+		t.Fatalf("check: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := run(t, env, "check", "--full")
+	if code != 1 || !strings.Contains(stderr, "message 2 of thread ") || !strings.Contains(stderr, "restore the database from a backup") || strings.Contains(stderr, "mnemo.db") {
+		t.Fatalf("check --full: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
