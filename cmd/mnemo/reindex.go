@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -105,6 +106,9 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	if len(lost) > 0 {
 		fmt.Fprintln(c.Stdout, "known losses (messages a salvage could not recover; their seqs stay unused):")
 		printLostRanges(c.Stdout, lost)
+	}
+	if kept := keptDamaged(c.Dir); c.DB == "" && len(kept) > 0 {
+		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database; it may still hold erased text: delete it once the salvage is judged complete)\n", strings.Join(kept, ", "))
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func TestSalvageCommand(t *testing.T) {
 		}
 	}
 	code, out, stderr = run(t, nil, "--dir", dir, "check")
-	if code != 0 || !strings.Contains(out, "known losses") || !strings.Contains(out, "thread t (resource r): seqs") {
+	if code != 0 || !strings.Contains(out, "known losses") || !strings.Contains(out, "thread t (resource r): seqs") || !strings.Contains(out, "kept by a salvage: mnemo.db.damaged-") {
 		t.Fatalf("check after salvage: exit %d\n%s%s", code, out, stderr)
 	}
 	code, out, stderr = run(t, nil, "--dir", dir, "salvage", "--json")
