@@ -56,7 +56,10 @@ type AppendResult struct {
 // Errors: a *ValidationError (errors.Is ErrInvalidInput) naming the message
 // index and field; ErrResourceMismatch when the thread belongs to another
 // resource; ErrConflict when a message id is stored with other content,
-// other metadata or in another thread (or repeated so within req). On any
+// other metadata or in another thread (or repeated so within req); a
+// *DispatchPendingError (errors.Is ErrDispatchPending) when a new assistant
+// message makes a call whose id an earlier dispatch of the thread, still
+// pending, makes (settle that dispatch first: dispatch_pending.go). On any
 // error nothing of the request is stored.
 func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, error) {
 	return e.appendWith(ctx, req, appendHooks{})
@@ -243,6 +246,9 @@ func (e *Engine) appendTx(ctx context.Context, tx *store.Tx, req *AppendRequest,
 	res.ResourceID = head.ResourceID
 	lastSeq, added, err := e.storeRows(ctx, tx, req.ThreadID, head, rows, now, res)
 	if err != nil {
+		return err
+	}
+	if err := e.refusePendingCalls(ctx, tx, req.ThreadID, rows, res.Seqs, head.LastSeq); err != nil { // dispatch_pending.go
 		return err
 	}
 	if res.Stored == 0 {

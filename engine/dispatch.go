@@ -94,8 +94,11 @@ type Settlement struct {
 // Errors: a *ValidationError for a bad id or a message that is not an
 // assistant message making the call; ErrResourceMismatch when the thread is
 // another resource's; journal.ErrRunOwned when the run belongs to another
-// thread; ErrConflict when the run's call was begun with another message;
-// the errors of Append.
+// thread; ErrConflict when the run's call was begun with another message,
+// or when the message is stored and a later message of the thread makes
+// the call again (the settlement would answer that one); the errors of
+// Append, among them ErrDispatchPending when the message is new and an
+// earlier dispatch with one of its call ids is pending (dispatch_pending.go).
 func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatch, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -133,6 +136,12 @@ func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatc
 	after := func(ctx context.Context, tx *store.Tx, res *AppendResult) error {
 		if existed {
 			return nil
+		}
+		if later, err := e.laterCall(ctx, tx, in.ThreadID, call.ID, res.Seqs[0]); err != nil {
+			return err
+		} else if later {
+			return fmt.Errorf("%w: call %q of message %q is made again by a later message of thread %q: its settlement would answer that call; begin the dispatch on the latest call",
+				ErrConflict, clip(call.ID, 64), in.Message.ID, in.ThreadID)
 		}
 		if err := journal.BeginDispatch(ctx, tx, journal.Dispatch{RunID: in.RunID, CallID: call.ID, ThreadID: in.ThreadID,
 			ResourceID: res.ResourceID, MessageID: in.Message.ID, Name: call.Name, BegunAt: e.now().UTC()}); err != nil {
@@ -228,7 +237,9 @@ func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID 
 // ResourceID (another resource's dispatch gets this same answer, naming
 // nothing of it); ErrDispatchErased when the dispatch's thread was erased
 // (or expired, or evicted) since: nothing is stored; ErrConflict when it was
-// settled with another outcome.
+// settled with another outcome, or when it is not settled, a tool message
+// answered its call and a later message makes the call again (the
+// settlement would answer that call): nothing is stored.
 func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -257,9 +268,18 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 		content = "Error: " + s.Error
 	}
 	msg := Message{ID: derivedID("dispatch-result-", s.RunID, s.CallID), Role: RoleTool, ToolCallID: s.CallID, Name: d.Name, Content: content}
+	var madeAgain error // the refusal of a call made again since, not a stored result's conflict
 	before := func(ctx context.Context, tx *store.Tx, _ *AppendResult) error {
-		_, err := e.ownDispatch(ctx, tx, s) // again, inside the transaction: an erasure may have committed since
-		return err
+		// Again, inside the transaction: an erasure may have committed since.
+		d, err := e.ownDispatch(ctx, tx, s)
+		if err != nil {
+			return err
+		}
+		madeAgain, err = e.refuseMadeAgain(ctx, tx, d)
+		if err != nil {
+			return err
+		}
+		return madeAgain
 	}
 	after := func(ctx context.Context, tx *store.Tx, res *AppendResult) error {
 		if res.Stored == 0 {
@@ -273,6 +293,8 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 	_, err = e.appendWith(ctx, AppendRequest{ThreadID: d.ThreadID, ResourceID: s.ResourceID, Messages: []Message{msg}},
 		appendHooks{before: before, after: after})
 	switch {
+	case madeAgain != nil && err != nil:
+		return nil, madeAgain
 	case errors.Is(err, ErrConflict):
 		// The tool message is stored with another outcome.
 		return nil, fmt.Errorf("%w: call %q of run %q is settled with another result", ErrConflict, s.CallID, s.RunID)

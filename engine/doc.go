@@ -62,7 +62,10 @@
 //     by the results of exactly its calls; no tool result appears without its
 //     call. Tool-call ids may be reused within a thread (agents send call_0
 //     every turn): a result answers the nearest call with its id before it,
-//     unless another result for that id lies in between (pairing.go).
+//     unless another result for that id lies in between (pairing.go). While
+//     a dispatch is pending its id is not made again in its thread
+//     (ErrDispatchPending, dispatch_pending.go), so its late settlement
+//     answers its own call.
 //   - No message appears twice in a Context (INV-UNIQ), and its memctx lists
 //     exactly the prompt's turns, each dropped turn once and never one that
 //     reached the prompt (INV-MEMCTX).

@@ -165,3 +165,33 @@ var ErrSalvageInterrupted = errors.New("engine: a salvage of this data directory
 // Postgres database is recovered with Postgres's own tools (a base backup,
 // point-in-time recovery), not file by file.
 var ErrSalvagePostgres = errors.New("engine: salvage works on a SQLite data directory; recover a Postgres database with its own tools (restore a base backup, point-in-time recovery)")
+
+// ErrDispatchPending is matched (through a *DispatchPendingError) by the
+// error Append and BeginDispatch return when a new assistant message makes
+// a call whose id an earlier dispatch of the thread still waits on: begun,
+// not settled, and no tool message answering it. A result answers the
+// nearest earlier call with its id, so that dispatch's late settlement
+// would answer the new call instead. Nothing is stored; settle the pending
+// dispatch first (SettleDispatch, with the outcome found by reconciling, or
+// an Error when it is abandoned), or give the new call another id.
+var ErrDispatchPending = errors.New("engine: a dispatch with this call id is pending")
+
+// DispatchPendingError is the refusal of ErrDispatchPending: message Index
+// of the request makes call CallID while the dispatch (RunID, CallID),
+// made at seq Seq of the thread, is pending.
+type DispatchPendingError struct {
+	Index  int
+	CallID string
+	RunID  string
+	Seq    int64
+}
+
+// Error implements error: the call, the pending dispatch and what to do.
+func (e *DispatchPendingError) Error() string {
+	return fmt.Sprintf("engine: messages[%d] makes call %q while the dispatch of call %q in run %q (seq %d) is pending: "+
+		"its settlement would answer the new call; settle it first (SettleDispatch) or give the new call another id",
+		e.Index, clip(e.CallID, 64), clip(e.CallID, 64), e.RunID, e.Seq)
+}
+
+// Unwrap returns ErrDispatchPending.
+func (e *DispatchPendingError) Unwrap() error { return ErrDispatchPending }

@@ -172,6 +172,41 @@ func (j *Journal) UnsettledDispatches(ctx context.Context, threadID string) ([]D
 	return keys, nil
 }
 
+// PendingDispatches lists, in tx, the dispatches of threadID whose call id
+// is among callIDs and whose outcome is unknown as of seq upTo: not
+// settled, and no tool message for the call id after the call's seq and
+// up to upTo (by the pairing rule it answers the dispatch: nothing may
+// make the call id again while a dispatch of it is pending). Each has its
+// RunID, CallID and Seq (the call message's), in seq order.
+func PendingDispatches(ctx context.Context, tx store.Conn, threadID string, callIDs []string, upTo int64) ([]Dispatch, error) {
+	tx = store.Bound(tx)
+	var out []Dispatch
+	err := store.InChunks(callIDs, func(in string, chunk []any) error {
+		args := append(append([]any{threadID}, chunk...), upTo)
+		rows, err := tx.QueryContext(ctx, `SELECT d.run_id, d.call_id, m.seq FROM dispatches d JOIN messages m ON m.id = d.message_id
+			WHERE d.thread_id = ? AND d.result_id = '' AND d.call_id IN `+in+`
+			AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.thread_id = d.thread_id AND r.role = 'tool'
+				AND r.tool_call_id = d.call_id AND r.seq > m.seq AND r.seq <= ?)
+			ORDER BY m.seq, d.run_id`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			d := Dispatch{ThreadID: threadID}
+			if err := rows.Scan(&d.RunID, &d.CallID, &d.Seq); err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("journal: list pending dispatches of thread %s: %w", threadID, err)
+	}
+	return out, nil
+}
+
 // DispatchPending reports whether call callID of the assistant message
 // messageID was dispatched and has no recorded result.
 func (j *Journal) DispatchPending(ctx context.Context, messageID, callID string) (bool, error) {

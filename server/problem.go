@@ -125,6 +125,7 @@ func classify(err error) *apiError {
 	var fe *recall.FilterError
 	var oe *recall.OptionError
 	var de *engine.DivergenceError
+	var pe *engine.DispatchPendingError
 	switch {
 	case errors.As(err, &ve):
 		field := ve.Field
@@ -144,6 +145,9 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindInvalid, field: "recall", detail: strings.TrimPrefix(err.Error(), "recall: ")}
 	case errors.As(err, &de):
 		return &apiError{kind: kindDiverged, detail: "the store no longer holds what the run used", diffs: de.Differences}
+	case errors.As(err, &pe):
+		// A late settlement of the pending dispatch would answer the new call.
+		return &apiError{kind: kindConflict, field: fmt.Sprintf("messages[%d].toolCalls", pe.Index), detail: strings.TrimPrefix(pe.Error(), "engine: ")}
 	case errors.Is(err, engine.ErrConflict):
 		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
 	case errors.Is(err, journal.ErrRunOwned):

@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// A tool result answers the nearest earlier call with its id (the pairing
+// rule), and a settlement is appended whenever it arrives. So while a
+// dispatch is pending its call must stay the thread's latest call with its
+// id, or its late settlement would answer another call (a model numbering
+// its calls per turn, call_0, reuses ids). Three refusals keep it so:
+//
+//   - refusePendingCalls: an append (BeginDispatch's too) whose new
+//     assistant message makes a call while a dispatch with that call id is
+//     pending: ErrDispatchPending.
+//   - laterCall in BeginDispatch: a dispatch begun on a stored call that a
+//     later message makes again: ErrConflict.
+//   - laterCall in SettleDispatch: a settlement of a dispatch whose call was
+//     answered by a plain tool message and then made again: ErrConflict.
+
+// refusePendingCalls refuses, with a *DispatchPendingError, an append whose
+// new messages make a call while a dispatch of the thread with that call id
+// is pending. rows are the append's, seqs their seqs (res.Seqs); the new
+// ones come after lastSeq, the thread's last seq before the append. A tool
+// message earlier in the append answers the dispatch first.
+func (e *Engine) refusePendingCalls(ctx context.Context, tx *store.Tx, thread string, rows []row, seqs []int64, lastSeq int64) error {
+	var ids []string
+	for i, r := range rows {
+		if seqs[i] > lastSeq && r.Role == RoleAssistant {
+			for _, tc := range r.ToolCalls {
+				ids = append(ids, tc.ID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	pending, err := journal.PendingDispatches(ctx, tx, thread, slices.Compact(ids), lastSeq)
+	if err != nil || len(pending) == 0 {
+		return err
+	}
+	byCall := make(map[string]journal.Dispatch, len(pending))
+	for _, d := range pending {
+		if old, ok := byCall[d.CallID]; !ok || d.Seq < old.Seq {
+			byCall[d.CallID] = d
+		}
+	}
+	seen := make(map[int64]bool, len(rows)) // a message repeated in the append counts once
+	for i, r := range rows {
+		if seqs[i] <= lastSeq || seen[seqs[i]] {
+			continue
+		}
+		seen[seqs[i]] = true
+		if r.Role == RoleTool {
+			delete(byCall, r.ToolCallID)
+			continue
+		}
+		for _, tc := range r.ToolCalls {
+			if d, ok := byCall[tc.ID]; ok {
+				return &DispatchPendingError{Index: i, CallID: tc.ID, RunID: d.RunID, Seq: d.Seq}
+			}
+		}
+	}
+	return nil
+}
+
+// laterCall reports, in tx, whether an assistant message after seq in the
+// thread makes call callID.
+func (e *Engine) laterCall(ctx context.Context, tx *store.Tx, thread, callID string, seq int64) (bool, error) {
+	n, err := e.ms.CountCalls(ctx, tx, msgstore.CallQuery{ThreadID: thread, CallID: callID, BeforeSeq: math.MaxInt64, AfterSeq: seq})
+	if err != nil {
+		return false, fmt.Errorf("engine: %w", err)
+	}
+	return n > 0, nil
+}
+
+// refuseMadeAgain returns the ErrConflict refusing the settlement of d when
+// d is not settled and a later message makes its call again (after a tool
+// message answered it): the settlement would answer that call. It returns
+// nil when the settlement may be stored, and err when the read fails.
+func (e *Engine) refuseMadeAgain(ctx context.Context, tx *store.Tx, d *Dispatch) (refusal, err error) {
+	if d.Settled || d.Seq == 0 {
+		return nil, nil
+	}
+	later, err := e.laterCall(ctx, tx, d.ThreadID, d.CallID, d.Seq)
+	if err != nil || !later {
+		return nil, err
+	}
+	return fmt.Errorf("%w: call %q of run %q is made again by a later message (a tool message answered it before): "+
+		"its settlement would answer that call, so it is not stored", ErrConflict, clip(d.CallID, 64), d.RunID), nil
+}
