@@ -53,7 +53,12 @@ type OpenAIConfig struct {
 	NoJSONMode bool
 	// HTTPClient is used for requests; nil means http.DefaultClient. Timeouts
 	// come from the caller's context, so it needs no Timeout of its own.
+	// Its transport is wrapped (on a copy) to bound and check the answers.
 	HTTPClient *http.Client
+	// MaxResponseBytes bounds one answer's HTTP body, in bytes; 0 means
+	// DefaultMaxResponseBytes. A larger body fails the call at once with a
+	// *ResponseTooLargeError, having read no more than that.
+	MaxResponseBytes int64
 }
 
 // NewOpenAIModel returns a model over the endpoint in c. It returns ErrConfig
@@ -66,9 +71,11 @@ func NewOpenAIModel(c OpenAIConfig) (*OpenAIModel, error) {
 	if c.BaseURL != "" {
 		cfg.BaseURL = c.BaseURL
 	}
-	if c.HTTPClient != nil {
-		cfg.HTTPClient = c.HTTPClient
+	limit := c.MaxResponseBytes
+	if limit <= 0 {
+		limit = DefaultMaxResponseBytes
 	}
+	cfg.HTTPClient = boundedClient(c.HTTPClient, limit) // model_http.go
 	m := &OpenAIModel{
 		client:   openai.NewClientWithConfig(cfg),
 		model:    c.Model,
@@ -99,7 +106,9 @@ func (m *OpenAIModel) ID() string { return m.model }
 
 // Complete implements Model. Transient failures are retried with exponential
 // backoff and jitter while ctx allows; the last error is returned wrapping
-// ErrModel. Context cancellation and deadline errors are returned wrapping
+// ErrModel. An answer body over OpenAIConfig.MaxResponseBytes
+// (ErrResponseTooLarge) or a successful answer that is not JSON (ErrNotJSON)
+// fails at once. Context cancellation and deadline errors are returned wrapping
 // both ErrModel and the context error.
 func (m *OpenAIModel) Complete(ctx context.Context, req Prompt) (string, error) {
 	creq := openai.ChatCompletionRequest{
@@ -146,6 +155,9 @@ func (m *OpenAIModel) Complete(ctx context.Context, req Prompt) (string, error) 
 // transient reports whether err is worth retrying: rate limits, server
 // errors, timeouts on the server side, and transport failures.
 func transient(err error) bool {
+	if errors.Is(err, ErrResponseTooLarge) || errors.Is(err, ErrNotJSON) {
+		return false // the endpoint answers so again
+	}
 	var api *openai.APIError
 	if errors.As(err, &api) {
 		return retryStatus(api.HTTPStatusCode)

@@ -32,6 +32,9 @@ type Reply struct {
 	Raw []byte
 	// Status is the HTTP status for Raw; 0 means 200.
 	Status int
+	// ContentType is the Content-Type header for Raw; "" means
+	// application/json.
+	ContentType string
 	// Delay waits this long before answering, or until the client gives up
 	// (its context is cancelled), whichever comes first.
 	Delay time.Duration
@@ -136,7 +139,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, idx int, body []by
 		if status == 0 {
 			status = http.StatusOK
 		}
-		w.Header().Set("Content-Type", "application/json")
+		ct := reply.ContentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		w.Header().Set("Content-Type", ct)
 		w.WriteHeader(status)
 		_, _ = w.Write(reply.Raw)
 		return
