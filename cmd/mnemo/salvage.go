@@ -71,7 +71,11 @@ func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 		fmt.Fprintf(c.Stdout, "finished an interrupted salvage of %s/%s: the salvaged database was already in place; the indexes are rebuilt (its table counts were lost with it)\n", rep.Dir, engine.DatabaseFile)
 		return c.printEnd(rep)
 	}
-	fmt.Fprintf(c.Stdout, "salvaged %s/%s; the damage found (SQLite's integrity_check, message digests):\n", rep.Dir, engine.DatabaseFile)
+	if len(rep.Findings) == 0 {
+		fmt.Fprintf(c.Stdout, "salvaged %s/%s (--force): SQLite's integrity_check and the message digests found no damage\n", rep.Dir, engine.DatabaseFile)
+	} else {
+		fmt.Fprintf(c.Stdout, "salvaged %s/%s; the damage found (SQLite's integrity_check, message digests):\n", rep.Dir, engine.DatabaseFile)
+	}
 	for i, f := range rep.Findings {
 		if i == 5 {
 			fmt.Fprintf(c.Stdout, "  … and %d more (--json lists them)\n", len(rep.Findings)-i)

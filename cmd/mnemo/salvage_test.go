@@ -59,6 +59,10 @@ func TestSalvageCommand(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || !rep.Sound || rep.Damaged != "" {
 		t.Fatalf("second salvage: exit %d\n%s%s", code, out, stderr)
 	}
+	code, out, stderr = run(t, nil, "--dir", dir, "salvage", "--force")
+	if code != 0 || strings.Contains(out, "the damage found") || !strings.Contains(out, "found no damage") {
+		t.Fatalf("salvage --force of a sound database: exit %d\n%s%s", code, out, stderr)
+	}
 	// An erasure does not reach the kept damaged file: delete says so.
 	code, out, stderr = run(t, nil, "--dir", dir, "delete", "--thread", "t", "--yes")
 	if code != 0 || !strings.Contains(stderr, "mnemo.db.damaged-") || !strings.Contains(stderr, "may still hold what was erased") {
