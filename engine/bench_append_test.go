@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -45,5 +46,26 @@ func BenchmarkAppend(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N*size)/b.Elapsed().Seconds(), "msgs/s")
 		})
+	}
+}
+
+// BenchmarkAppendToolCall measures one Append of a tool call (call_0, as
+// models number them) and its result: such an append also reads the
+// thread's pending dispatches (ErrDispatchPending, dispatch_pending.go).
+func BenchmarkAppendToolCall(b *testing.B) {
+	e := enginetest.MustOpen(b, engine.Config{})
+	ctx := context.Background()
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: engine.RoleUser, Content: "hi"}}}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		msgs := []engine.Message{
+			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "call_0", Name: "send_email", Arguments: json.RawMessage(`{"to":"bob"}`)}}},
+			{Role: engine.RoleTool, ToolCallID: "call_0", Name: "send_email", Content: "sent"},
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

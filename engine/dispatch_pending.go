@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -31,21 +30,19 @@ import (
 // ones come after lastSeq, the thread's last seq before the append. A tool
 // message earlier in the append answers the dispatch first.
 func (e *Engine) refusePendingCalls(ctx context.Context, tx *store.Tx, thread string, rows []row, seqs []int64, lastSeq int64) error {
-	var ids []string
+	calls := false
 	for i, r := range rows {
-		if seqs[i] > lastSeq && r.Role == RoleAssistant {
-			for _, tc := range r.ToolCalls {
-				ids = append(ids, tc.ID)
-			}
-		}
+		calls = calls || (seqs[i] > lastSeq && len(r.ToolCalls) > 0)
 	}
-	if len(ids) == 0 {
+	if !calls {
 		return nil
 	}
-	slices.Sort(ids)
-	pending, err := journal.PendingDispatches(ctx, tx, thread, slices.Compact(ids), lastSeq)
-	if err != nil || len(pending) == 0 {
-		return err
+	pending, err := e.journal.PendingDispatches(ctx, tx, thread, lastSeq)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	if len(pending) == 0 {
+		return nil
 	}
 	byCall := make(map[string]journal.Dispatch, len(pending))
 	for _, d := range pending {

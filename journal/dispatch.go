@@ -172,36 +172,36 @@ func (j *Journal) UnsettledDispatches(ctx context.Context, threadID string) ([]D
 	return keys, nil
 }
 
-// PendingDispatches lists, in tx, the dispatches of threadID whose call id
-// is among callIDs and whose outcome is unknown as of seq upTo: not
-// settled, and no tool message for the call id after the call's seq and
-// up to upTo (by the pairing rule it answers the dispatch: nothing may
-// make the call id again while a dispatch of it is pending). Each has its
-// RunID, CallID and Seq (the call message's), in seq order.
-func PendingDispatches(ctx context.Context, tx store.Conn, threadID string, callIDs []string, upTo int64) ([]Dispatch, error) {
-	tx = store.Bound(tx)
-	var out []Dispatch
-	err := store.InChunks(callIDs, func(in string, chunk []any) error {
-		args := append(append([]any{threadID}, chunk...), upTo)
-		rows, err := tx.QueryContext(ctx, `SELECT d.run_id, d.call_id, m.seq FROM dispatches d JOIN messages m ON m.id = d.message_id
-			WHERE d.thread_id = ? AND d.result_id = '' AND d.call_id IN `+in+`
-			AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.thread_id = d.thread_id AND r.role = 'tool'
-				AND r.tool_call_id = d.call_id AND r.seq > m.seq AND r.seq <= ?)
-			ORDER BY m.seq, d.run_id`, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			d := Dispatch{ThreadID: threadID}
-			if err := rows.Scan(&d.RunID, &d.CallID, &d.Seq); err != nil {
-				return err
-			}
-			out = append(out, d)
-		}
-		return rows.Err()
-	})
+// PendingDispatches lists, in tx, the dispatches of threadID whose outcome
+// is unknown as of seq upTo: not settled, and no tool message for the call
+// id after the call's seq and up to upTo (by the pairing rule it answers
+// the dispatch: nothing may make the call id again while a dispatch of it
+// is pending). Each has its RunID, CallID and Seq (the call message's), in
+// seq order. The statement is prepared once per connection (store.Stmts):
+// every append holding a new tool call runs it.
+func (j *Journal) PendingDispatches(ctx context.Context, tx *store.Tx, threadID string, upTo int64) ([]Dispatch, error) {
+	st, err := j.stmts.InTx(ctx, tx.Tx, `SELECT d.run_id, d.call_id, m.seq FROM dispatches d JOIN messages m ON m.id = d.message_id
+		WHERE d.thread_id = ? AND d.result_id = ''
+		AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.thread_id = d.thread_id AND r.role = 'tool'
+			AND r.tool_call_id = d.call_id AND r.seq > m.seq AND r.seq <= ?)
+		ORDER BY m.seq, d.run_id`)
 	if err != nil {
+		return nil, fmt.Errorf("journal: list pending dispatches of thread %s: %w", threadID, err)
+	}
+	rows, err := st.QueryContext(ctx, threadID, upTo)
+	if err != nil {
+		return nil, fmt.Errorf("journal: list pending dispatches of thread %s: %w", threadID, err)
+	}
+	defer rows.Close()
+	var out []Dispatch
+	for rows.Next() {
+		d := Dispatch{ThreadID: threadID}
+		if err := rows.Scan(&d.RunID, &d.CallID, &d.Seq); err != nil {
+			return nil, fmt.Errorf("journal: list pending dispatches of thread %s: %w", threadID, err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("journal: list pending dispatches of thread %s: %w", threadID, err)
 	}
 	return out, nil
