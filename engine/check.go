@@ -20,6 +20,11 @@ type CheckOptions struct {
 	// message to compare it with its stored digest (checkDigests: SQLite
 	// checks no bytes of a value). On Postgres only the digests are read.
 	Full bool
+	// Prechecked says that CheckFile ran these database checks (with the
+	// same Full) on the file before the engine was opened, and found
+	// nothing: CheckWith does not run them again. It still runs the full
+	// ones when the indexes disagree with the database.
+	Prechecked bool
 }
 
 // CheckError lists what Check found wrong. It wraps ErrInconsistent; when
@@ -111,11 +116,14 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 	if e.onPostgres() {
 		return e.checkPostgres(ctx, opts) // check_postgres.go
 	}
-	dbProblems, err := e.integrityCheck(ctx, opts.Full)
-	if err != nil {
-		return err
+	var dbProblems []string
+	var err error
+	if !opts.Prechecked {
+		if dbProblems, err = e.integrityCheck(ctx, opts.Full); err != nil {
+			return err
+		}
 	}
-	if opts.Full && len(dbProblems) == 0 {
+	if opts.Full && !opts.Prechecked && len(dbProblems) == 0 {
 		if dbProblems, err = e.checkDigests(ctx); err != nil {
 			return err
 		}
@@ -161,7 +169,12 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 // overflow page (the rest of a long text) passes its integrity check and
 // reads back as a whole row with garbled text.
 func (e *Engine) checkDigests(ctx context.Context) ([]string, error) {
-	bad, err := e.ms.GarbledMessages(ctx, maxDatabaseProblems)
+	return digestFindings(ctx, e.ms)
+}
+
+// digestFindings is checkDigests on ms.
+func digestFindings(ctx context.Context, ms *msgstore.Store) ([]string, error) {
+	bad, err := ms.GarbledMessages(ctx, maxDatabaseProblems)
 	if err != nil {
 		return nil, fmt.Errorf("engine: check: digests: %w", err)
 	}

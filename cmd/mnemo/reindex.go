@@ -63,13 +63,17 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	// garbled segment) is quarantined and rebuilt by the engine on its
 	// own: it is reported from the events the engine published, as Check
 	// reports the damage it finds itself.
+	prechecked, err := c.checkFile(ctx, *full)
+	if err != nil {
+		return err
+	}
 	events := make(chan engine.Event, 64)
 	e, err := c.openObserved(ctx, c.target(), events)
 	if err != nil {
 		return err
 	}
 	defer e.CloseContext(ctx)
-	err = e.CheckWith(ctx, engine.CheckOptions{Full: *full})
+	err = e.CheckWith(ctx, engine.CheckOptions{Full: *full, Prechecked: prechecked})
 	var ce *engine.CheckError
 	if err != nil && !errors.As(err, &ce) {
 		return err
@@ -111,6 +115,30 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database; it may still hold erased text: delete it once the salvage is judged complete)\n", strings.Join(kept, ", "))
 	}
 	return nil
+}
+
+// checkFile runs the database checks on a data directory's mnemo.db
+// before the engine opens it (engine.CheckFile: read-only, so a damaged
+// file and its -wal stay as found for salvage to keep). It prints what it
+// found and returns the *engine.CheckError; prechecked is true when the
+// file passed (the engine's check need not run them again).
+func (c *CheckCommand) checkFile(ctx context.Context, full bool) (prechecked bool, err error) {
+	if c.DB != "" {
+		return false, nil
+	}
+	if err := checkNotServed(c.Dir); err != nil {
+		return false, err
+	}
+	cfg, err := c.engineConfig(ctx, c.target(), nil, false)
+	if err != nil {
+		return false, err
+	}
+	err = engine.CheckFile(ctx, cfg, engine.CheckOptions{Full: full})
+	var ce *engine.CheckError
+	if errors.As(err, &ce) {
+		c.printAdvice(ce)
+	}
+	return err == nil, err
 }
 
 // quarantined drains the events the engine published while check ran and

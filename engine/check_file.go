@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// CheckFile runs the database checks of CheckWith on the data directory
+// cfg.Dir's mnemo.db without opening the engine: SQLite's quick_check (with
+// opts.Full: integrity_check, then every message compared with its stored
+// digest). It reads through a read-only connection, which neither writes
+// mnemo.db nor checkpoints or removes its -wal: an engine's Open and Close
+// would fold the WAL into a damaged file (and drop what a torn WAL holds
+// past its first bad frame) before Salvage could keep both as found.
+//
+// It takes and releases the directory's lock (a *LockedError when another
+// process holds it) and refuses a directory whose salvage was interrupted
+// (ErrSalvageInterrupted). It returns a *CheckError whose Database lists
+// the findings (errors.Is ErrDatabaseCorrupt), or nil when there are none
+// or the file holds no mnemo schema (then Open says what is wrong). On
+// Postgres (cfg.Postgres) it does nothing: there is no file.
+func CheckFile(ctx context.Context, cfg Config, opts CheckOptions) error {
+	if cfg.Postgres != "" {
+		return nil
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil || cfg.Dir == "" {
+		return invalid(-1, "Dir", "the data directory is required")
+	}
+	path := filepath.Join(dir, DatabaseFile)
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, dir, DatabaseFile, errors.Unwrap(err))
+	}
+	lock, err := lockDir(dir, cfg.holder(), cfg.lockWait())
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+	if err := checkSwap(dir); err != nil { // salvage_swap.go
+		return err
+	}
+	found, err := checkFileAt(ctx, path, opts.Full)
+	if err != nil || len(found) == 0 {
+		return err
+	}
+	return &CheckError{Database: found}
+}
+
+// checkFileAt runs the checks of CheckFile on the database at path,
+// opened read-only.
+func checkFileAt(ctx context.Context, path string, full bool) ([]string, error) {
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + url.Values{
+		"mode":    {"ro"},
+		"_pragma": {fmt.Sprintf("busy_timeout(%d)", store.BusyTimeoutMillis), "query_only(1)"},
+	}.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("engine: check: %w", err)
+	}
+	defer store.CloseDB(db)
+	db.SetMaxOpenConns(1)
+	var version int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil || version == 0 {
+		// Not a database SQLite can read, or one without mnemo's schema:
+		// Open reports it (ErrDatabaseCorrupt, with the advice).
+		return nil, ctx.Err()
+	}
+	found, err := store.IntegrityCheck(ctx, db, full, maxDatabaseProblems)
+	if err != nil || len(found) > 0 || !full {
+		return found, err
+	}
+	found, err = digestFindings(ctx, msgstore.New(db))
+	if err != nil && ctx.Err() == nil {
+		return []string{err.Error()}, nil
+	}
+	return found, err
+}
