@@ -235,7 +235,10 @@ func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID 
 // Errors: a *ValidationError for a bad id or both Result and Error given;
 // ErrDispatchNotFound when no intent was begun for (RunID, CallID) under
 // ResourceID (another resource's dispatch gets this same answer, naming
-// nothing of it); ErrDispatchErased when the dispatch's thread was erased
+// nothing of it), or when its call's or its result's message was erased
+// (DeleteMessages; a tool message appended without SettleDispatch that
+// answered the call counts as its result: dispatch_answered.go);
+// ErrDispatchErased when the dispatch's thread was erased
 // (or expired, or evicted) since: nothing is stored; ErrConflict when it was
 // settled with another outcome, or when it is not settled, a tool message
 // answered its call and a later message makes the call again (the

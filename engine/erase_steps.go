@@ -68,11 +68,15 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 }
 
 // deleteRows deletes the erased messages' rows, full results, embeddings
-// and dispatches, and queues their index removals.
+// and dispatches (those a plain tool message answered too:
+// dispatch_answered.go), and queues their index removals.
 func (er *erasure) deleteRows(ctx context.Context, tx *store.Tx) error {
 	ids := make([]string, len(er.msgs))
 	for i, m := range er.msgs {
 		ids[i] = m.ID
+	}
+	if err := er.eraseAnswered(ctx, tx); err != nil {
+		return err
 	}
 	if err := journal.DeleteDispatches(ctx, tx, ids); err != nil {
 		return fmt.Errorf("engine: %w", err)

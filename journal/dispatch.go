@@ -219,6 +219,51 @@ func (j *Journal) DispatchPending(ctx context.Context, messageID, callID string)
 	return n > 0, nil
 }
 
+// AnsweredBy lists, in tx, the dispatches of threadID that a tool message
+// for callID at seq resultSeq answers although none was settled by it
+// (appended with Append, not SettleDispatch): those begun on the nearest
+// dispatched call with that id before resultSeq, not settled, with no tool
+// message for the id between their call and resultSeq. Each has RunID,
+// CallID and Seq (the call message's), by run id. The caller checks that
+// no call with the id that was not dispatched lies in between
+// (msgstore.CountCalls): only then is the message their answer.
+func AnsweredBy(ctx context.Context, tx store.Conn, threadID, callID string, resultSeq int64) ([]Dispatch, error) {
+	tx = store.Bound(tx)
+	rows, err := tx.QueryContext(ctx, `SELECT d.run_id, m.seq FROM dispatches d JOIN messages m ON m.id = d.message_id
+		WHERE d.thread_id = ? AND d.call_id = ? AND d.result_id = ''
+		AND m.seq = (SELECT MAX(m2.seq) FROM dispatches d2 JOIN messages m2 ON m2.id = d2.message_id
+			WHERE d2.thread_id = ? AND d2.call_id = ? AND m2.seq < ?)
+		AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.thread_id = d.thread_id AND r.role = 'tool'
+			AND r.tool_call_id = d.call_id AND r.seq > m.seq AND r.seq < ?)
+		ORDER BY d.run_id`, threadID, callID, threadID, callID, resultSeq, resultSeq)
+	if err != nil {
+		return nil, fmt.Errorf("journal: read dispatches answered in thread %s: %w", threadID, err)
+	}
+	defer rows.Close()
+	var out []Dispatch
+	for rows.Next() {
+		d := Dispatch{ThreadID: threadID, CallID: callID}
+		if err := rows.Scan(&d.RunID, &d.Seq); err != nil {
+			return nil, fmt.Errorf("journal: read dispatches answered in thread %s: %w", threadID, err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: read dispatches answered in thread %s: %w", threadID, err)
+	}
+	return out, nil
+}
+
+// DeleteDispatch deletes, in tx, the dispatch (runID, callID); deleting
+// one that is not stored is no error.
+func DeleteDispatch(ctx context.Context, tx store.Conn, runID, callID string) error {
+	tx = store.Bound(tx)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE run_id = ? AND call_id = ?`, runID, callID); err != nil {
+		return fmt.Errorf("journal: erase dispatch of call %q in run %s: %w", callID, runID, err)
+	}
+	return nil
+}
+
 // DeleteDispatches deletes, in tx, the dispatches of erased messages (any
 // number of ids): a dispatch goes with its call's or its result's message.
 func DeleteDispatches(ctx context.Context, tx store.Conn, messageIDs []string) error {

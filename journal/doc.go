@@ -45,7 +45,9 @@
 //     own rows). A dispatch is the one exception: begun once per (run, call
 //     id), then settled (its result recorded) once.
 //   - A dispatch goes with its call's or its result's message, and with its
-//     thread (DeleteDispatches, DeleteThreadDispatches).
+//     thread (DeleteDispatches, DeleteThreadDispatches); a result is its
+//     settlement's message or, for a dispatch never settled, the tool
+//     message that answered its call (AnsweredBy, DeleteDispatch).
 //
 // # Concurrency
 //

@@ -16,12 +16,13 @@ import (
 // of its physical purge. The engine decides what is erased.
 
 // erasedColumns are the columns scanErased reads, in order.
-const erasedColumns = `id, thread_id, resource_id, seq, content, role, COALESCE(tool_calls, ''), created_at`
+const erasedColumns = `id, thread_id, resource_id, seq, content, role, COALESCE(tool_calls, ''), tool_call_id, created_at`
 
 // erased reads, in tx, the messages where selects (a condition on messages
 // with args), in thread and seq order. Each Message holds ID, ThreadID,
 // ResourceID, Seq, Content (as stored: the bounded summary of a truncated
-// one), Role, ToolCalls and CreatedAt; the other fields are zero.
+// one), Role, ToolCalls, ToolCallID and CreatedAt; the other fields are
+// zero.
 func erased(ctx context.Context, q store.Conn, where string, args ...any) ([]Message, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+erasedColumns+`
 		FROM messages WHERE `+where+` ORDER BY thread_id, seq`, args...)
@@ -33,7 +34,7 @@ func erased(ctx context.Context, q store.Conn, where string, args ...any) ([]Mes
 	for rows.Next() {
 		var m Message
 		var created int64
-		if err := rows.Scan(&m.ID, &m.ThreadID, &m.ResourceID, &m.Seq, &m.Content, &m.Role, &m.ToolCalls, &created); err != nil {
+		if err := rows.Scan(&m.ID, &m.ThreadID, &m.ResourceID, &m.Seq, &m.Content, &m.Role, &m.ToolCalls, &m.ToolCallID, &created); err != nil {
 			return nil, fmt.Errorf("erase: select messages: %w", err)
 		}
 		m.CreatedAt = unixMilli(created)

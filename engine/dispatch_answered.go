@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// A dispatch's call may be answered by a tool message appended with Append
+// rather than by SettleDispatch (the pairing rule pairs any result with the
+// nearest earlier call with its id). Its outcome is then known: Unsettled
+// leaves it out and a new call may reuse its id. That answer is the
+// dispatch's result as much as a settlement's message is:
+//
+//   - erasing it erases the dispatch (eraseAnswered), as erasing a
+//     settlement's message does, instead of bringing the dispatch back as
+//     "outcome unknown" (which, once the id was reused, no settlement could
+//     ever end: it would answer the later call);
+//   - SettleDispatch stores no second result for the call: it is refused
+//     with ErrDispatchAnswered (refuseAnswered).
+
+// eraseAnswered deletes the dispatches that the erasure's tool messages
+// answered without a settlement; it runs before the messages are deleted,
+// on the thread as it was. Deleted threads lose every dispatch anyway.
+func (er *erasure) eraseAnswered(ctx context.Context, tx *store.Tx) error {
+	for _, m := range er.msgs {
+		if m.Role != RoleTool || m.ToolCallID == "" || er.deleted[m.ThreadID] {
+			continue
+		}
+		ds, err := journal.AnsweredBy(ctx, tx, m.ThreadID, m.ToolCallID, m.Seq)
+		if err != nil || len(ds) == 0 {
+			if err != nil {
+				return fmt.Errorf("engine: %w", err)
+			}
+			continue
+		}
+		// A call with the id that was not dispatched, nearer the result,
+		// is the one it answers.
+		n, err := er.ms.CountCalls(ctx, tx, msgstore.CallQuery{ThreadID: m.ThreadID, CallID: m.ToolCallID, AfterSeq: ds[0].Seq, BeforeSeq: m.Seq})
+		if err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		if n > 0 {
+			continue
+		}
+		for _, d := range ds {
+			if err := journal.DeleteDispatch(ctx, tx, d.RunID, d.CallID); err != nil {
+				return fmt.Errorf("engine: %w", err)
+			}
+		}
+	}
+	return nil
+}
