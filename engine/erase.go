@@ -69,6 +69,12 @@ type EraseResult struct {
 	// secure_delete does not reach; rebuilding frees and zeroes those
 	// pages. Never set on Postgres.
 	IndexesRebuilt bool `json:"indexesRebuilt,omitempty"`
+	// KeptDamaged names the damaged database files (mnemo.db.damaged-<UTC
+	// time>, SalvageReport.Damaged) that salvages kept in the data
+	// directory, when the erasure changed anything: no erasure reaches
+	// them, and they may still hold what it erased. Delete them once the
+	// salvage is judged complete. Nil when there are none, and on Postgres.
+	KeptDamaged []string `json:"keptDamaged,omitempty"`
 
 	texts  []string // erased contents, kept in memory for the residue check
 	marker string   // the erasing marker of this erasure
@@ -197,6 +203,9 @@ func (e *Engine) eraseWith(ctx context.Context, kind eraseKind, targets []string
 	res, err := sw.erase(ctx, kind, targets, opts)
 	if err != nil {
 		return nil, err
+	}
+	if !res.noop && !e.onPostgres() {
+		res.KeptDamaged = KeptDamaged(e.dir)
 	}
 	return res, sw.finish(ctx)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/salvage"
@@ -250,6 +251,21 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// KeptDamaged lists the base names of the damaged database files that
+// salvages kept in the data directory dir (mnemo.db.damaged-<UTC time>,
+// without their -wal and -shm), sorted; nil when there are none. They may
+// still hold erased text: an erasure reaches only mnemo.db.
+func KeptDamaged(dir string) []string {
+	found, _ := filepath.Glob(filepath.Join(dir, DatabaseFile+".damaged-*"))
+	var kept []string
+	for _, f := range found {
+		if !strings.HasSuffix(f, "-wal") && !strings.HasSuffix(f, "-shm") {
+			kept = append(kept, filepath.Base(f))
+		}
+	}
+	return kept
 }
 
 // keptName is the name the damaged database file db is kept under:

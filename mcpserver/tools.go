@@ -191,5 +191,5 @@ func (h *handlers) delete(ctx context.Context, _ *mcp.CallToolRequest, in Delete
 	if err != nil {
 		return nil, DeleteOutput{}, h.fail(err)
 	}
-	return nil, DeleteOutput{Messages: res.Messages, Threads: res.Threads, Invalidated: res.Invalidated}, nil
+	return nil, DeleteOutput{Messages: res.Messages, Threads: res.Threads, Invalidated: res.Invalidated, Warning: res.Warning}, nil
 }

@@ -125,4 +125,5 @@ type DeleteOutput struct {
 	Messages    []string `json:"messages" jsonschema:"ids of the turns erased"`
 	Threads     []string `json:"threads,omitempty"`
 	Invalidated []string `json:"invalidated,omitempty" jsonschema:"observations invalidated because their sources were erased"`
+	Warning     string   `json:"warning,omitempty" jsonschema:"set when damaged database files kept by a salvage may still hold what was erased (no erasure reaches them): tell the user; the operator must delete them"`
 }

@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
@@ -78,5 +80,16 @@ func eraseAnswer(res *engine.EraseResult, err error) (*EraseResult, error) {
 	}
 	return &EraseResult{Messages: nonNil(res.Messages), NotFound: res.NotFound, Threads: res.Threads, Invalidated: res.Invalidated,
 		MemCtxScrubbed: res.MemCtxScrubbed, Runs: res.Runs, WorkingMemory: res.WorkingMemory,
-		WorkingMemoryInvalidated: res.WorkingMemoryInvalidated, Embeddings: res.Embeddings, IndexesRebuilt: res.IndexesRebuilt, PurgeIncomplete: incomplete}, nil
+		WorkingMemoryInvalidated: res.WorkingMemoryInvalidated, Embeddings: res.Embeddings, IndexesRebuilt: res.IndexesRebuilt, PurgeIncomplete: incomplete,
+		KeptDamaged: res.KeptDamaged, Warning: keptWarning(res.KeptDamaged)}, nil
+}
+
+// keptWarning is EraseResult.Warning for the kept damaged database files
+// kept; "" when there are none.
+func keptWarning(kept []string) string {
+	if len(kept) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("not erased everywhere: %d damaged database file(s) kept by a salvage in the data directory (%s) may still hold what was erased; no erasure reaches them: the operator should delete them once the salvage is judged complete",
+		len(kept), strings.Join(kept, ", "))
 }

@@ -237,6 +237,13 @@ type EraseResult struct {
 	// PurgeIncomplete says why the physical purge is unfinished (it is
 	// retried); the erased data is unreadable already.
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty"`
+	// KeptDamaged names the damaged database files that a salvage kept in
+	// the data directory (mnemo.db.damaged-<UTC time>,
+	// engine.EraseResult.KeptDamaged): no erasure reaches them.
+	KeptDamaged []string `json:"keptDamaged,omitempty"`
+	// Warning is set with KeptDamaged: those files may still hold what was
+	// erased, until the operator deletes them.
+	Warning string `json:"warning,omitempty"`
 }
 
 // Health is the answer of GET /healthz.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -106,9 +105,7 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 	if errors.Is(err, engine.ErrEraseIncomplete) {
 		fmt.Fprintf(c.Stderr, "mnemo delete: %v\nmnemo delete: the data can no longer be read; the purge is retried by the next delete or open\n", err)
 	}
-	if c.DB == "" {
-		c.noteKeptDamaged()
-	}
+	c.noteKeptDamaged(res.KeptDamaged)
 	if err == nil && len(res.NotFound) > 0 && len(res.Messages) == 0 {
 		// Nothing asked for was stored: say so in the exit code, for scripts.
 		return fmt.Errorf("no message found: %s", strings.Join(res.NotFound, ", "))
@@ -117,28 +114,14 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 }
 
 // noteKeptDamaged warns that the damaged databases a salvage kept in the
-// data directory (mnemo.db.damaged-<time>, engine.SalvageReport.Damaged)
-// are not reached by the erasure: they may still hold what was erased.
-func (c *DeleteCommand) noteKeptDamaged() {
-	kept := keptDamaged(c.Dir)
+// data directory (engine.EraseResult.KeptDamaged) are not reached by the
+// erasure: they may still hold what was erased.
+func (c *DeleteCommand) noteKeptDamaged(kept []string) {
 	if len(kept) == 0 {
 		return
 	}
 	fmt.Fprintf(c.Stderr, "mnemo delete: note: %s kept by a salvage in %s (%s) may still hold what was erased; an erasure does not reach it: delete it once the salvage is judged complete\n",
 		count(len(kept), "damaged database"), c.Dir, strings.Join(kept, ", "))
-}
-
-// keptDamaged lists the names of the damaged database files that salvages
-// kept in dir (without their -wal and -shm).
-func keptDamaged(dir string) []string {
-	found, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+".damaged-*"))
-	var kept []string
-	for _, f := range found {
-		if !strings.HasSuffix(f, "-wal") && !strings.HasSuffix(f, "-shm") {
-			kept = append(kept, filepath.Base(f))
-		}
-	}
-	return kept
 }
 
 // confirm asks on the terminal whether to erase what; false (with a nil

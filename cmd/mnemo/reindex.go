@@ -111,7 +111,7 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprintln(c.Stdout, "known losses (messages a salvage could not recover; their seqs stay unused):")
 		printLostRanges(c.Stdout, lost)
 	}
-	if kept := keptDamaged(c.Dir); c.DB == "" && len(kept) > 0 {
+	if kept := engine.KeptDamaged(c.Dir); c.DB == "" && len(kept) > 0 {
 		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database; it may still hold erased text: delete it once the salvage is judged complete)\n", strings.Join(kept, ", "))
 	}
 	return nil
