@@ -93,9 +93,9 @@ func (e *Engine) Check(ctx context.Context) error {
 // (Config.Postgres) the file checks do not apply: see checkPostgres. First
 // SQLite's
 // own integrity check runs on the database file (quick_check, or
-// integrity_check with opts.Full; the full one also runs when the quick one
-// passed but the indexes disagree with the database); its findings go to
-// CheckError.Database.
+// integrity_check and the digests with opts.Full; the full checks also run
+// when the quick one passed but the indexes disagree with the database);
+// its findings go to CheckError.Database.
 // Then, after draining the outbox: seqs are 1…n without gaps in every
 // thread and match the thread's counters; every stored message is in the
 // lexical index and has an embedding of the right length by the configured
@@ -119,23 +119,19 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 	var dbProblems []string
 	var err error
 	if !opts.Prechecked {
-		if dbProblems, err = e.integrityCheck(ctx, opts.Full); err != nil {
-			return err
-		}
-	}
-	if opts.Full && !opts.Prechecked && len(dbProblems) == 0 {
-		if dbProblems, err = e.checkDigests(ctx); err != nil {
+		if dbProblems, err = e.databaseCheck(ctx, opts.Full); err != nil {
 			return err
 		}
 	}
 	problems, rebuilt, err := e.checkIndexes(ctx)
 	if len(dbProblems) == 0 && !opts.Full && (err != nil || len(problems) > 0) {
 		// The indexes disagree with a database that passed the quick
-		// check, which does not compare SQL indexes with their rows: a
-		// garbled row can pass it and show up only as a disagreement. The
-		// full check tells a damaged database (which reindex cannot
-		// repair) from indexes that are merely behind.
-		full, ferr := e.integrityCheck(ctx, true)
+		// check, which does not compare SQL indexes with their rows nor
+		// read a value's bytes: a garbled row can pass it and show up only
+		// as a disagreement. The full checks (those of opts.Full: the
+		// integrity check and the digests) tell a damaged database, which
+		// reindex cannot repair, from indexes that are merely behind.
+		full, ferr := e.databaseCheck(ctx, true)
 		if ferr != nil {
 			return ferr
 		}
@@ -159,6 +155,16 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 		return &CheckError{Database: dbProblems, Problems: problems, Rebuilt: rebuilt, Snapshots: snaps}
 	}
 	return nil
+}
+
+// databaseCheck runs SQLite's quick_check (or integrity_check when full)
+// and, when full and it passed, checkDigests; it returns the findings.
+func (e *Engine) databaseCheck(ctx context.Context, full bool) ([]string, error) {
+	found, err := e.integrityCheck(ctx, full)
+	if err != nil || len(found) > 0 || !full {
+		return found, err
+	}
+	return e.checkDigests(ctx)
 }
 
 // checkDigests reads every stored message and returns a finding, naming

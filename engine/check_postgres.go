@@ -17,7 +17,8 @@ import (
 // embedder (and no entry or embedding of another message), the BM25
 // statistics matching a recount of the lexical entries, damaged embeddings
 // and pending outbox rows. With opts.Full every message is compared with
-// its stored digest too (checkDigests): a garbled one (altered outside
+// its stored digest too (checkDigests), and so it is without opts.Full
+// when the rest found a problem: a garbled one (altered outside
 // mnemo) is reported in CheckError.Database, as on SQLite, though
 // `mnemo salvage` does not apply (restore from a backup).
 func (e *Engine) checkPostgres(ctx context.Context, opts CheckOptions) error {
@@ -31,6 +32,13 @@ func (e *Engine) checkPostgres(ctx context.Context, opts CheckOptions) error {
 	problems, _, err := e.checkIndexes(ctx)
 	if err != nil {
 		return err
+	}
+	if !opts.Full && len(problems) > 0 {
+		// As on SQLite, a disagreement escalates to the full checks: a
+		// message altered outside mnemo is not what reindex repairs.
+		if dbProblems, err = e.checkDigests(ctx); err != nil {
+			return err
+		}
 	}
 	if len(dbProblems) > 0 || len(problems) > 0 {
 		return &CheckError{Database: dbProblems, Problems: problems}

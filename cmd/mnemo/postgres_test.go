@@ -91,4 +91,11 @@ func TestPostgresCheckFullDigests(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "message 2 of thread ") || !strings.Contains(stderr, "restore the database from a backup") || strings.Contains(stderr, "mnemo.db") {
 		t.Fatalf("check --full: exit %d\n%s%s", code, stdout, stderr)
 	}
+	// When the indexes or counters disagree with the database, the quick
+	// check escalates to the full one, digests included.
+	pgtest.Exec(t, dsn, `UPDATE threads SET message_count = message_count + 1 WHERE id = (SELECT MIN(thread_id) FROM messages)`)
+	code, stdout, stderr = run(t, env, "check")
+	if code != 1 || !strings.Contains(stderr, "message 2 of thread ") || !strings.Contains(stderr, "message_count") || !strings.Contains(stderr, "restore the database from a backup") {
+		t.Fatalf("check of a database whose counters disagree: exit %d\n%s%s", code, stdout, stderr)
+	}
 }
