@@ -242,7 +242,11 @@ func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID 
 // (or expired, or evicted) since: nothing is stored; ErrConflict when it was
 // settled with another outcome, or when it is not settled, a tool message
 // answered its call and a later message makes the call again (the
-// settlement would answer that call): nothing is stored.
+// settlement would answer that call): nothing is stored;
+// ErrDispatchAnswered when it is not settled and a tool message already
+// answers its call (appended with Append, or another run's settlement of
+// the same call): a settlement would be a second result, so nothing is
+// stored (dispatch_answered.go).
 func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -271,7 +275,7 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 		content = "Error: " + s.Error
 	}
 	msg := Message{ID: derivedID("dispatch-result-", s.RunID, s.CallID), Role: RoleTool, ToolCallID: s.CallID, Name: d.Name, Content: content}
-	var madeAgain error // the refusal of a call made again since, not a stored result's conflict
+	var madeAgain error // the refusal of a call made again or answered since, not a stored result's conflict
 	before := func(ctx context.Context, tx *store.Tx, _ *AppendResult) error {
 		// Again, inside the transaction: an erasure may have committed since.
 		d, err := e.ownDispatch(ctx, tx, s)
@@ -279,6 +283,9 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 			return err
 		}
 		madeAgain, err = e.refuseMadeAgain(ctx, tx, d)
+		if err == nil && madeAgain == nil {
+			madeAgain, err = refuseAnswered(ctx, tx, d) // dispatch_answered.go
+		}
 		if err != nil {
 			return err
 		}

@@ -54,3 +54,24 @@ func (er *erasure) eraseAnswered(ctx context.Context, tx *store.Tx) error {
 	}
 	return nil
 }
+
+// refuseAnswered returns the ErrDispatchAnswered refusing the settlement of
+// d when d is not settled and a tool message already answers its call.
+// Run after refuseMadeAgain: the call is then the thread's latest with its
+// id, so the first result after it is its answer. It returns nil when the
+// settlement may be stored, and err when the read fails.
+func refuseAnswered(ctx context.Context, tx *store.Tx, d *Dispatch) (refusal, err error) {
+	if d.Settled || d.Seq == 0 {
+		return nil, nil
+	}
+	id, ok, err := journal.DispatchAnswer(ctx, tx, d.RunID, d.CallID)
+	if err != nil || !ok {
+		if err != nil {
+			err = fmt.Errorf("engine: %w", err)
+		}
+		return nil, err
+	}
+	return fmt.Errorf("%w: call %q of run %q is answered by tool message %q (appended without this settlement): "+
+		"its outcome is recorded there, and a settlement would be a second result for the call, so it is not stored",
+		ErrDispatchAnswered, clip(d.CallID, 64), d.RunID, id), nil
+}

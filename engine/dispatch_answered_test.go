@@ -93,3 +93,73 @@ func TestDispatchAnswerErased(t *testing.T) {
 		}
 	})
 }
+
+// A settlement of a dispatch whose call a plain tool message already
+// answered is refused with ErrDispatchAnswered and stores nothing: it
+// would be a second result for the call (an orphan the pairing drops, and
+// the outcome it records is not the one the model was shown). Two
+// dispatches begun on one call (two runs) are the same case once one is
+// settled. Before, the settlement was appended after the answer.
+func TestDispatchSettleAfterAnswer(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		count := func(e *engine.Engine) int {
+			t.Helper()
+			ms, err := e.Messages(ctx, "t1", 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(ms)
+		}
+		t.Run("PlainAnswer", func(t *testing.T) {
+			e := be.MustOpen(t, engine.Config{})
+			if _, err := e.BeginDispatch(ctx, engine.DispatchIntent{RunID: "r1", ThreadID: "t1", ResourceID: "ana", Message: emailCall("bob")}); err != nil {
+				t.Fatal(err)
+			}
+			answer := engine.Message{ID: "m-answer", Role: engine.RoleTool, ToolCallID: "call_0", Name: "send_email", Content: "sent"}
+			if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t1", ResourceID: "ana", Messages: []engine.Message{answer}}); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []engine.Settlement{{Result: "sent"}, {Result: "sent to bob"}, {Error: "bounced"}} {
+				s.RunID, s.ResourceID, s.CallID = "r1", "ana", "call_0"
+				_, err := e.SettleDispatch(ctx, s)
+				if !errors.Is(err, engine.ErrDispatchAnswered) || !strings.Contains(err.Error(), `"m-answer"`) {
+					t.Fatalf("settle %+v after a plain answer: %v, want ErrDispatchAnswered naming the answer", s, err)
+				}
+			}
+			if n := count(e); n != 2 {
+				t.Fatalf("%d messages after the refused settlements, want 2 (the call and its answer)", n)
+			}
+			if shown, dropped := shownCalls(t, e); shown != `{"to":"bob"}|sent` || len(dropped) != 0 {
+				t.Fatalf("context %s, dropped %+v", shown, dropped)
+			}
+		})
+		t.Run("TwoRunsOneCall", func(t *testing.T) {
+			e := be.MustOpen(t, engine.Config{})
+			call := emailCall("bob")
+			call.ID = "m-call"
+			for _, run := range []string{"r1", "r2"} {
+				if _, err := e.BeginDispatch(ctx, engine.DispatchIntent{RunID: run, ThreadID: "t1", ResourceID: "ana", Message: call}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := e.SettleDispatch(ctx, engine.Settlement{RunID: "r1", ResourceID: "ana", CallID: "call_0", Result: "sent"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := unsettledRuns(t, e); len(got) != 0 {
+				t.Fatalf("unsettled runs %v, want none (r1's settlement answers the call)", got)
+			}
+			_, err := e.SettleDispatch(ctx, engine.Settlement{RunID: "r2", ResourceID: "ana", CallID: "call_0", Result: "sent"})
+			if !errors.Is(err, engine.ErrDispatchAnswered) {
+				t.Fatalf("settle r2 after r1 answered the call: %v, want ErrDispatchAnswered", err)
+			}
+			if n := count(e); n != 2 {
+				t.Fatalf("%d messages, want 2", n)
+			}
+			// r1's own settlement stays idempotent.
+			if d, err := e.SettleDispatch(ctx, engine.Settlement{RunID: "r1", ResourceID: "ana", CallID: "call_0", Result: "sent"}); err != nil || !d.Settled {
+				t.Fatalf("settle r1 again: %+v, %v", d, err)
+			}
+		})
+	})
+}

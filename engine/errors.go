@@ -155,6 +155,13 @@ var ErrDispatchNotFound = errors.New("engine: dispatch not found")
 // stored.
 var ErrDispatchErased = errors.New("engine: the dispatch's thread was erased")
 
+// ErrDispatchAnswered is returned by SettleDispatch when the dispatch was
+// never settled but a tool message already answers its call: one appended
+// with Append, or the settlement of another dispatch begun on the same
+// call. The outcome shown to the model is that message; a settlement would
+// be a second result for the call, so nothing is stored.
+var ErrDispatchAnswered = errors.New("engine: the dispatch's call is already answered")
+
 // ErrSalvageInterrupted is returned by Open when a salvage (Salvage) was
 // interrupted while it swapped the salvaged database in: run Salvage
 // again, which finishes it. The error names where the damaged original is

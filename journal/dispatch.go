@@ -254,6 +254,24 @@ func AnsweredBy(ctx context.Context, tx store.Conn, threadID, callID string, res
 	return out, nil
 }
 
+// DispatchAnswer reads, in tx, the first tool message for the call of the
+// dispatch (runID, callID) after its call message: the call's answer when
+// no later message makes the call again (the pairing rule). ok is false
+// when there is none.
+func DispatchAnswer(ctx context.Context, tx store.Conn, runID, callID string) (messageID string, ok bool, err error) {
+	tx = store.Bound(tx)
+	err = tx.QueryRowContext(ctx, `SELECT r.id FROM dispatches d JOIN messages m ON m.id = d.message_id
+		JOIN messages r ON r.thread_id = d.thread_id AND r.role = 'tool' AND r.tool_call_id = d.call_id AND r.seq > m.seq
+		WHERE d.run_id = ? AND d.call_id = ? ORDER BY r.seq LIMIT 1`, runID, callID).Scan(&messageID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("journal: read the answer of dispatch %q in run %s: %w", callID, runID, err)
+	}
+	return messageID, true, nil
+}
+
 // DeleteDispatch deletes, in tx, the dispatch (runID, callID); deleting
 // one that is not stored is no error.
 func DeleteDispatch(ctx context.Context, tx store.Conn, runID, callID string) error {
