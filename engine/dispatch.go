@@ -391,9 +391,11 @@ func (e *Engine) unsettledText() string {
 }
 
 // withUnsettled gives each call of unknown outcome (turn.Unsettled) its
-// synthetic tool result, text, right after the call's stored results
-// (layout placed those right after the call). The synthetic turn carries
-// the call's thread, seq and time, reason journal.ReasonUnsettled and no
+// synthetic tool result, text, among the call's stored results (layout
+// placed those right after the call), all of them in call order: a call
+// whose other calls were answered gets its results in the order of its
+// calls, as the pairer gives stored ones. The synthetic turn carries the
+// call's thread, seq and time, reason journal.ReasonUnsettled and no
 // message id: it is not stored. It is pure, so replay uses it too.
 func withUnsettled(turns []turn, text string) []turn {
 	n := 0
@@ -410,11 +412,17 @@ func withUnsettled(turns []turn, text string) []turn {
 		if len(t.Unsettled) == 0 {
 			continue
 		}
+		var stored []turn
 		for i+1 < len(turns) && turns[i+1].Role == RoleTool && turns[i+1].Reason != journal.ReasonUnsettled {
 			i++
-			out = append(out, turns[i])
+			stored = append(stored, turns[i])
 		}
 		for _, tc := range t.ToolCalls {
+			if j := slices.IndexFunc(stored, func(r turn) bool { return r.ToolCallID == tc.ID }); j >= 0 {
+				out = append(out, stored[j])
+				stored = slices.Delete(stored, j, j+1)
+				continue
+			}
 			if !slices.Contains(t.Unsettled, tc.ID) {
 				continue
 			}
@@ -423,6 +431,7 @@ func withUnsettled(turns []turn, text string) []turn {
 			m.Tokens = tokens.Message(m.Content, m.Name, nil)
 			out = append(out, turn{Message: m, Recent: t.Recent, Reason: journal.ReasonUnsettled, Unsettled: []string{t.ID}})
 		}
+		out = append(out, stored...) // none: layout keeps only a call's own results after it
 	}
 	return out
 }
