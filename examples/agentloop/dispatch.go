@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -44,9 +43,24 @@ var sendEmailTool = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai
 // errCrashed simulates the agent process dying (--crash-demo).
 var errCrashed = errors.New("the agent process died")
 
-// outboxFile is the "mail server" of the example: one line per e-mail
-// sent, "<call id> <to>: <body>".
+// outboxFile is the "mail server" of the example: one JSON line per
+// e-mail sent (outboxLine).
 func (a *agent) outboxFile() string { return filepath.Join(a.opt.dir, "mail-outbox.txt") }
+
+// outboxLine is one e-mail in the outbox. Its key is the dispatch's:
+// (thread, run, call id). A call id alone is no key: it is unique within
+// one model answer only (servers number calls call_0, call_1… afresh, and
+// another thread's calls have the same ids), and the run says which answer.
+type outboxLine struct {
+	Thread string `json:"thread"`
+	Run    string `json:"run"`
+	CallID string `json:"callId"`
+	To     string `json:"to"`
+	Body   string `json:"body"`
+}
+
+// outboxKey is the key of an e-mail in the outbox.
+type outboxKey struct{ thread, run, callID string }
 
 // dispatch performs one send_email call of msg through the dispatch
 // journal and returns the tool result the model gets.
@@ -60,7 +74,7 @@ func (a *agent) dispatch(ctx context.Context, runID string, msg engine.Message, 
 		return "", errCrashed
 	}
 	set := engine.Settlement{RunID: runID, ResourceID: a.opt.resource, CallID: tc.ID}
-	if err := a.sendEmail(tc); err != nil {
+	if err := a.sendEmail(runID, tc); err != nil {
 		set.Error = err.Error()
 	} else {
 		set.Result = "sent"
@@ -74,41 +88,64 @@ func (a *agent) dispatch(ctx context.Context, runID string, msg engine.Message, 
 	return set.Result, nil
 }
 
-// sendEmail is the action itself: it appends the e-mail to the outbox.
-func (a *agent) sendEmail(tc openai.ToolCall) error {
+// sendEmail is the action itself: it appends the e-mail to the outbox,
+// under the key of the dispatch (this thread, runID, the call's id).
+func (a *agent) sendEmail(runID string, tc openai.ToolCall) error {
 	var args struct{ To, Body string }
 	if err := json.Unmarshal([]byte(tc.Function.Arguments), &args); err != nil || args.To == "" {
 		return fmt.Errorf("bad arguments: %s", tc.Function.Arguments)
+	}
+	line, err := json.Marshal(outboxLine{Thread: a.opt.thread, Run: runID, CallID: tc.ID, To: args.To, Body: args.Body})
+	if err != nil {
+		return err
 	}
 	f, err := os.OpenFile(a.outboxFile(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	_, err = fmt.Fprintf(f, "%s %s: %s\n", tc.ID, args.To, args.Body)
+	_, err = f.Write(append(line, '\n'))
 	return err
 }
 
+// sent reads the keys of the e-mails in the outbox.
+func (a *agent) sent() (map[outboxKey]bool, error) {
+	sent := map[outboxKey]bool{}
+	f, err := os.Open(a.outboxFile())
+	if errors.Is(err, os.ErrNotExist) {
+		return sent, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l outboxLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return nil, fmt.Errorf("%s: %w", a.outboxFile(), err)
+		}
+		sent[outboxKey{l.Thread, l.Run, l.CallID}] = true
+	}
+	return sent, sc.Err()
+}
+
 // reconcile settles the thread's dispatches of unknown outcome by asking
-// the service that owns the action (here: the outbox file) what happened.
+// the service that owns the action (here: the outbox file) what happened
+// to each, by the dispatch's key (thread, run, call id).
 func (a *agent) reconcile(ctx context.Context) error {
 	us, err := a.e.Unsettled(ctx, a.opt.thread, a.opt.resource)
 	if err != nil {
 		return err
 	}
-	sent := map[string]bool{}
-	if f, err := os.Open(a.outboxFile()); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			id, _, _ := strings.Cut(sc.Text(), " ")
-			sent[id] = true
-		}
-		f.Close()
+	sent, err := a.sent()
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(a.out, "\nreconcile: %d dispatch(es) of unknown outcome\n", len(us))
 	for _, d := range us {
 		set := engine.Settlement{RunID: d.RunID, ResourceID: a.opt.resource, CallID: d.CallID}
-		if sent[d.CallID] {
+		if sent[outboxKey{d.ThreadID, d.RunID, d.CallID}] {
 			set.Result = "sent"
 		} else {
 			set.Error = "not sent: the mail outbox has no record of it"

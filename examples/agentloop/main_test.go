@@ -202,3 +202,69 @@ func TestCrashDemo(t *testing.T) {
 		t.Fatalf("the settlement is not the last message: %+v", last)
 	}
 }
+
+// TestReconcileOtherThreadsSameCallID: call ids are unique per thread
+// only (the scripted model numbers them by the history's length, as real
+// servers reuse call_0), so reconciliation must not take another thread's
+// sent e-mail with the same call id for this one's. chat-1 sends its
+// e-mail; chat-2 then crashes before sending an e-mail whose call has the
+// same id: reconciled, it is not sent. Before, the outbox was keyed by
+// call id alone and chat-2's dispatch was settled as "sent".
+func TestReconcileOtherThreadsSameCallID(t *testing.T) {
+	dir := t.TempDir()
+	runLoop(t, nil, "Please email Bob that I'm running late.\n", "--offline", "--dir", dir, "--stdin")
+	out := runLoop(t, nil, "", "--offline", "--crash-demo", "--dir", dir, "--thread", "chat-2")
+	if !strings.Contains(out, `settled as "not sent: the mail outbox has no record of it"`) {
+		t.Fatalf("chat-2's unsent e-mail reconciled as sent:\n%s", out)
+	}
+	e := openEngine(t, dir)
+	ctx := context.Background()
+	ids := map[string]string{}
+	for _, thread := range []string{"chat-1", "chat-2"} {
+		msgs, err := e.Messages(ctx, thread, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			for _, tc := range m.ToolCalls {
+				ids[thread] = tc.ID
+			}
+		}
+	}
+	if ids["chat-1"] == "" || ids["chat-1"] != ids["chat-2"] {
+		t.Fatalf("call ids %v: the test needs both threads' send_email calls to share an id", ids)
+	}
+}
+
+// TestReconcileSameThreadOtherRun: within one thread a call id comes back
+// in another model answer (servers number calls call_0… per answer); an
+// e-mail another run sent under that id is not this dispatch's.
+func TestReconcileSameThreadOtherRun(t *testing.T) {
+	dir := t.TempDir()
+	e := openEngine(t, dir)
+	ctx := context.Background()
+	call := engine.Message{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{
+		{ID: "call_0", Name: SendEmailName, Arguments: json.RawMessage(`{"to":"Bob","body":"late"}`)}}}
+	if _, err := e.BeginDispatch(ctx, engine.DispatchIntent{RunID: "chat-1.new", ThreadID: "chat-1", ResourceID: "ana", Message: call}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	a := &agent{e: e, opt: options{dir: dir, thread: "chat-1", resource: "ana"}, out: &out}
+	old := openai.ToolCall{ID: "call_0", Function: openai.FunctionCall{Name: SendEmailName, Arguments: `{"to":"Bob","body":"late"}`}}
+	if err := a.sendEmail("chat-1.old", old); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.reconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `settled as "not sent: the mail outbox has no record of it"`) {
+		t.Fatalf("another run's e-mail taken for this dispatch's:\n%s", out.String())
+	}
+	if err := a.sendEmail("chat-1.new", old); err != nil { // the same key now: sent
+		t.Fatal(err)
+	}
+	sent, err := a.sent()
+	if err != nil || len(sent) != 2 || !sent[outboxKey{"chat-1", "chat-1.new", "call_0"}] {
+		t.Fatalf("outbox keys %v (%v)", sent, err)
+	}
+}
