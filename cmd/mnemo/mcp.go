@@ -26,7 +26,9 @@ type MCPCommand struct{ *Main }
 // Run is `mnemo mcp`: an MCP server over standard input and output for
 // desktop clients (Claude Desktop, Claude Code, Cursor). It opens the data
 // directory itself (it fails at once when mnemo serve holds it: point the
-// client at the server's /mcp instead). Logs go to standard error.
+// client at the server's /mcp instead) with its stored configuration, the
+// observer included (mnemo.json's observe section: background and
+// syncOnLoad observe as under mnemo serve). Logs go to standard error.
 func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("mcp", "")
 	resources := fs.String("resources", "", "comma-separated resource ids the client may touch (default: all)")
@@ -47,7 +49,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 			p.Resources[r] = true
 		}
 	}
-	e, err := c.open(ctx)
+	e, err := c.openService(ctx) // the observer runs as under mnemo serve
 	if err != nil {
 		return err
 	}

@@ -51,6 +51,25 @@ func (m *Main) openAt(ctx context.Context, dir string) (*engine.Engine, error) {
 	return m.openObserved(ctx, target{dir: dir}, nil)
 }
 
+// openService opens the engine as open does, with the observer model of
+// the stored configuration built (mnemo.json's observe section: endpoint,
+// model, apiKeyEnv), so its background and syncOnLoad apply: mnemo mcp is a
+// service, as mnemo serve is, and observes as serve's /mcp does. The
+// one-shot commands stay render-only.
+func (m *Main) openService(ctx context.Context) (*engine.Engine, error) {
+	t := m.target()
+	if t.dir != "" {
+		if err := checkNotServed(t.dir); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := m.engineConfig(ctx, t, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	return engine.Open(ctx, cfg)
+}
+
 // openObserved opens the engine on t with the engine's events
 // (engine.Config.Events) sent to events, a buffered channel the caller
 // drains; nil sends none.
@@ -71,7 +90,7 @@ func (m *Main) openObserved(ctx context.Context, t target, events chan engine.Ev
 // engineConfig builds the engine configuration of t: its store, the chosen
 // embedder, then mc (or, when nil, a data directory's stored
 // configuration; a Postgres database stores none). The observer model is
-// built only withModel (mnemo serve).
+// built only withModel (mnemo serve and mnemo mcp).
 func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, withModel bool) (engine.Config, error) {
 	if fi, err := os.Stat(t.dir); t.dir != "" && err == nil && !fi.IsDir() {
 		return engine.Config{}, fmt.Errorf("%w: %s is a file, not a directory", engine.ErrNotDataDir, t.dir)

@@ -292,8 +292,8 @@ func (o *observeConfig) model(getenv func(string) string) (observe.Model, error)
 }
 
 // apply sets cfg's memory fields from c. The observer model is built only
-// when withModel (mnemo serve); other commands render stored observations
-// (mnemo observe sets its own: observeModel).
+// when withModel (the services: mnemo serve and mnemo mcp); other commands
+// render stored observations (mnemo observe sets its own: observeModel).
 func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, withModel bool) error {
 	if c == nil {
 		return nil
