@@ -34,6 +34,23 @@ type lexScoring struct {
 	// memo holds own scores; with the context rule each turn is scored
 	// as itself and as a neighbour's context.
 	memo *scoreMemo
+	// kept is the lexical channel's scratch once its own scores are
+	// complete (lexicalPostings with keepOwn): own reads a turn's there
+	// instead of scoring its terms, for the fusion's cross-scoring of the
+	// vector candidates (candidates). The search releases it (release).
+	kept *lexScratch
+}
+
+// keepOwn makes the own scores of sc, complete for every ord of the shard
+// (lexScratch.ownScores), the ones own returns, until release.
+func (ls *lexScoring) keepOwn(sc *lexScratch) { ls.kept = sc }
+
+// release gives back the scratch kept by keepOwn (none: nothing).
+func (ls *lexScoring) release() {
+	if sc := ls.kept; sc != nil {
+		ls.kept = nil
+		sc.release()
+	}
 }
 
 // lexScorer returns the exact lexical scoring of text, asked at at
@@ -108,6 +125,9 @@ func (ls *lexScoring) mayBonus(mask uint64) bool {
 
 // own is a turn's score by its own words, dates and answer types.
 func (ls *lexScoring) own(e *entry) float64 {
+	if k := ls.kept; k != nil && e.ord < len(k.own) {
+		return k.own[e.ord] // bit-equal to the sum below (TestLexicalPostingsExact)
+	}
 	if sc, ok := ls.memo.get(e.ord); ok {
 		return sc
 	}

@@ -37,7 +37,11 @@ import (
 func (ix *Index) lexicalPostings(q *channelQuery) []scored {
 	s, ls, p := q.s, q.lex, &q.s.post
 	sc := takeLexScratch(&s.lexScratch, s.ords, len(ls.compounds) > 0)
-	defer sc.release()
+	if q.keepOwn {
+		ls.keepOwn(sc) // the search releases it after the fusion
+	} else {
+		defer sc.release()
+	}
 	sc.ownScores(s, ls)
 	proven := q.thread == "" && q.slack >= 0
 	seed := math.Inf(-1)

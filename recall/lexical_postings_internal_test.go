@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -32,7 +33,9 @@ func lexicalScan(q *channelQuery) []scored {
 // order, bit-equal scores, for resource and thread scope, with exclusions,
 // filters that allow few or many messages, dates and compound identifiers
 // in the queries, repeated words (frequencies past what a posting holds),
-// replaced and deleted messages, and every turn-context setting.
+// replaced and deleted messages, and every turn-context setting. With
+// keepOwn, every own score the fusion then reads from the channel's
+// scratch is bit-equal to its terms' (TestKeptOwnScores, keptOwnExact).
 func TestLexicalPostingsExact(t *testing.T) {
 	lex, err := OpenLexical("")
 	if err != nil {
@@ -149,6 +152,7 @@ func postingsExact(t *testing.T, lex *Lexical, tuning Tuning, seed uint64) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("query %q options %+v thread %q:\n postings %v\n scan     %v", text, o, thread, got, want)
 			}
+			keptOwnExact(t, ix, s, q, o, thread, filter, want)
 			compared++
 			if len(want) > 0 {
 				nonEmpty++
@@ -157,6 +161,35 @@ func postingsExact(t *testing.T, lex *Lexical, tuning Tuning, seed uint64) {
 	}
 	if nonEmpty < compared/2 {
 		t.Fatalf("only %d of %d comparisons had matches", nonEmpty, compared)
+	}
+}
+
+// keptOwnExact is TestKeptOwnScores: the channel run with keepOwn
+// returns want, and then every entry's own and lexical scores read from
+// the kept scratch are bit-equal to those computed from its terms.
+func keptOwnExact(t *testing.T, ix *Index, s *shard, q Query, o Options, thread string, filter *Filter, want []scored) {
+	t.Helper()
+	cq := ix.channelQuery(s, q, o, thread, filter)
+	cq.pool, cq.keepOwn = o.TopK, true
+	defer cq.lex.release()
+	if got := ix.lexicalPostings(cq); !slices.Equal(got, want) {
+		t.Fatalf("query %q with keepOwn:\n postings %v\n scan     %v", q.Text, got, want)
+	}
+	if cq.lex.kept == nil {
+		t.Fatal("keepOwn kept no scratch")
+	}
+	ref := ix.lexScorer(s, q.Text, q.At)
+	for _, e := range s.docs.all() {
+		if a, b := cq.lex.own(e), ref.own(e); math.Float64bits(a) != math.Float64bits(b) {
+			t.Fatalf("query %q, %s: kept own score %v, from its terms %v", q.Text, e.doc.ID, a, b)
+		}
+		if a, b := cq.lex.score(e), ref.score(e); math.Float64bits(a) != math.Float64bits(b) {
+			t.Fatalf("query %q, %s: score from the kept own scores %v, from its terms %v", q.Text, e.doc.ID, a, b)
+		}
+	}
+	cq.lex.release()
+	if cq.lex.kept != nil {
+		t.Fatal("release kept the scratch")
 	}
 }
 

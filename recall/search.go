@@ -77,6 +77,10 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 
 	cq := ix.channelQuery(s, q, o, thread, filter)
 	cq.scr = scr
+	// The fusion cross-scores the vector candidates from the lexical
+	// channel's own scores (lexScoring.keepOwn).
+	cq.keepOwn = o.Mode == ModeHybrid
+	defer cq.lex.release()
 	if m := cq.lex.memo; m != nil && m.large {
 		m.sparse = scr.memo
 	}
@@ -174,6 +178,10 @@ type channelQuery struct {
 	threshold float64     // Options.Threshold
 	// scr is the search's reused memory (searchScratch); nil: allocate.
 	scr *searchScratch
+	// keepOwn has the lexical channel over the shard's postings leave its
+	// own scores to lex (lexScoring.keepOwn) instead of releasing them;
+	// whoever sets it calls lex.release.
+	keepOwn bool
 }
 
 // channelQuery builds the channels' query over the read-locked shard s.
