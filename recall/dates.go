@@ -152,6 +152,10 @@ func queryPeriods(text string, at time.Time, loc *time.Location) []datePeriod {
 type dateTerm struct {
 	period datePeriod
 	idf    float64
+	// ords are the ords of the messages carrying the date (periodOrds),
+	// ascending, as the shard was when the query was scored; nil when the
+	// shard's postings overflowed.
+	ords []int32
 }
 
 // dateTerms returns the dates of a query asked at at (queryPeriods) with
@@ -165,6 +169,7 @@ func dateTerms(text string, at time.Time, s *shard) []dateTerm {
 	var out []dateTerm
 	for _, p := range periods {
 		df := 0
+		var ords []int32
 		if s.post.overflow {
 			for _, e := range s.docs.all() {
 				if dateTF(p, e.doc.CreatedAt, e.ref) > 0 {
@@ -172,14 +177,11 @@ func dateTerms(text string, at time.Time, s *shard) []dateTerm {
 				}
 			}
 		} else {
-			for o, e := range s.post.byOrd {
-				if e != nil && s.post.periodTF(o, p) > 0 {
-					df++
-				}
-			}
+			ords = s.post.periodOrds(p, nil)
+			df = len(ords)
 		}
 		if df > 0 {
-			out = append(out, dateTerm{p, bm25.IDF(float64(s.stats.n), float64(df))})
+			out = append(out, dateTerm{p, bm25.IDF(float64(s.stats.n), float64(df)), ords})
 		}
 	}
 	return out

@@ -283,6 +283,9 @@ func (sc *lexScratch) ownScores(s *shard, ls *lexScoring) {
 	if len(ls.dates) == 0 && len(ls.types) == 0 {
 		return
 	}
+	if sc.dateOwn(p, ls, avgdl) {
+		return
+	}
 	// Dates, then answer types: the order of lexScoring.own's sum, so
 	// both paths score bit-equal. The dates come from the ord arrays
 	// (dateScore's sum); the types from the entries.
@@ -309,6 +312,54 @@ func (sc *lexScratch) ownScores(s *shard, ls *lexScoring) {
 	}
 }
 
+// dateOwn adds the query dates' weights to the own scores of the messages
+// carrying them, from the dates' ords (dateTerm.ords), as ownScores's scan
+// of every ord adds them: by ascending ord, each message's dates summed in
+// the query's order, then added to its own score. false, having done
+// nothing, when the query asks for answer types or a date has no ords:
+// the scan then does it.
+func (sc *lexScratch) dateOwn(p *postings, ls *lexScoring, avgdl float64) bool {
+	if len(ls.types) > 0 {
+		return false
+	}
+	for _, dt := range ls.dates {
+		if dt.ords == nil {
+			return false
+		}
+	}
+	at := sc.dateAt[:0]
+	for range ls.dates {
+		at = append(at, 0)
+	}
+	sc.dateAt = at
+	for {
+		o := int32(-1) // the smallest ord not done
+		for j, dt := range ls.dates {
+			if at[j] < len(dt.ords) && (o < 0 || dt.ords[at[j]] < o) {
+				o = dt.ords[at[j]]
+			}
+		}
+		if o < 0 {
+			return true
+		}
+		var d float64
+		for j, dt := range ls.dates {
+			if at[j] < len(dt.ords) && dt.ords[at[j]] == o {
+				at[j]++
+				if tf := p.periodTF(int(o), dt.period); tf > 0 {
+					d += bm25.Weight(dt.idf, float64(tf), bm25.Norm(float64(p.lens[o]), avgdl))
+				}
+			}
+		}
+		if d > 0 {
+			if sc.own[o] == 0 {
+				sc.touched = append(sc.touched, o)
+			}
+			sc.own[o] += d
+		}
+	}
+}
+
 // lexScratch is one search's scratch of lexicalPostings, indexed by ord.
 // It is reused: at 100k messages it is 1.2 MB (and 1 MB of masks), which
 // allocating (and clearing) per search would cost more than the search.
@@ -322,6 +373,7 @@ type lexScratch struct {
 	masks   []uint64 // mask's memory, kept when mask is nil
 	touched []int32  // the ords whose own is set
 	cands   []lexCand
+	dateAt  []int                    // dateOwn's position in each date's ords
 	keep    *scratchSlot[lexScratch] // where release returns it first (nil: the pool)
 	ords    int                      // the shard's ords when taken
 }

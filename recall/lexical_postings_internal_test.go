@@ -108,7 +108,8 @@ func postingsExact(t *testing.T, lex *Lexical, tuning Tuning, seed uint64) {
 	}
 	filters := []string{"", `{"role":"user"}`, `{"metadata.k":{"$lt":3}}`, `{"metadata.k":7}`}
 	queries := []string{"alpha", "zephyr-quote order", "river stone maple", "what happened in May 2022",
-		"cobalt harbor in March 2022 violet", "what did the ledger say in March", "river on March 14, 2022", "unknownword", "signal signal copper", "falcon-pepper orbit canyon lantern"}
+		"cobalt harbor in March 2022 violet", "what did the ledger say in March", "river on March 14, 2022", "unknownword", "signal signal copper", "falcon-pepper orbit canyon lantern",
+		"ledger in March, in March 2022 and on March 14, 2022"}
 	compared, nonEmpty := 0, 0
 	for qi, text := range queries {
 		for trial := range 6 {
