@@ -147,3 +147,77 @@ func testDeleteDispatches(t *testing.T, b backend) {
 		t.Fatalf("after deleting t2's: %d left, %d of t1; want only t1's", got, t1)
 	}
 }
+
+// TestDispatchAnswered: the tool message answering a dispatch's call
+// (DispatchAnswer), the unsettled dispatches a tool message answers
+// (AnsweredBy: two runs' dispatches of one call; none past an earlier
+// result) and DeleteDispatch.
+func TestDispatchAnswered(t *testing.T) { forEachBackend(t, testDispatchAnswered) }
+
+func testDispatchAnswered(t *testing.T, b backend) {
+	ctx := context.Background()
+	j, db := b.openErase(t)
+	inTx(t, db, func(tx *store.Tx) error {
+		for _, q := range []string{
+			`INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES ('t1', 'r1', 1, 1)`,
+			`INSERT INTO messages (id, thread_id, resource_id, seq, role, content, tool_calls, created_at, tokens, digest)
+				VALUES ('m1', 't1', 'r1', 1, 'assistant', '', '[{"id":"c1","name":"send","arguments":{}}]', 1, 1, 'd')`,
+			`INSERT INTO messages (id, thread_id, resource_id, seq, role, content, tool_call_id, created_at, tokens, digest)
+				VALUES ('a1', 't1', 'r1', 3, 'tool', 'sent', 'c1', 1, 1, 'd')`,
+			`INSERT INTO messages (id, thread_id, resource_id, seq, role, content, tool_call_id, created_at, tokens, digest)
+				VALUES ('a2', 't1', 'r1', 4, 'tool', 'sent again', 'c1', 1, 1, 'd')`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		for _, run := range []string{"run1", "run2"} {
+			if err := j.ClaimRunTx(ctx, tx, run, "t1", "r1"); err != nil {
+				return err
+			}
+			if err := journal.BeginDispatch(ctx, tx, journal.Dispatch{RunID: run, CallID: "c1", ThreadID: "t1", ResourceID: "r1",
+				MessageID: "m1", Name: "send", BegunAt: time.UnixMilli(1).UTC()}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	answered := func(resultSeq int64) string {
+		var got string
+		inTx(t, db, func(tx *store.Tx) error {
+			ds, err := journal.AnsweredBy(ctx, tx, "t1", "c1", resultSeq)
+			for _, d := range ds {
+				got += fmt.Sprintf("%s/%s@%d ", d.RunID, d.CallID, d.Seq)
+			}
+			return err
+		})
+		return got
+	}
+	if got, want := answered(3), "run1/c1@1 run2/c1@1 "; got != want {
+		t.Fatalf("AnsweredBy(seq 3) = %q, want %q", got, want)
+	}
+	if got := answered(4); got != "" {
+		t.Fatalf("AnsweredBy(seq 4) = %q, want none: a1 answers the call first", got)
+	}
+	inTx(t, db, func(tx *store.Tx) error {
+		if id, ok, err := journal.DispatchAnswer(ctx, tx, "run2", "c1"); err != nil || !ok || id != "a1" {
+			return fmt.Errorf("DispatchAnswer = %q, %v, %v; want a1", id, ok, err)
+		}
+		if _, ok, err := journal.DispatchAnswer(ctx, tx, "nope", "c1"); err != nil || ok {
+			return fmt.Errorf("DispatchAnswer of no dispatch: ok %v, err %v", ok, err)
+		}
+		return journal.SettleDispatch(ctx, tx, "run1", "c1", "a1", false, time.UnixMilli(2).UTC())
+	})
+	if got, want := answered(3), "run2/c1@1 "; got != want {
+		t.Fatalf("AnsweredBy(seq 3) after settling run1 = %q, want %q", got, want)
+	}
+	for range 2 { // deleting again is no error
+		inTx(t, db, func(tx *store.Tx) error { return journal.DeleteDispatch(ctx, tx, "run2", "c1") })
+	}
+	if _, err := journal.ReadDispatch(ctx, db, "run2", "c1"); !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("ReadDispatch after DeleteDispatch: %v, want ErrNotFound", err)
+	}
+	if _, err := journal.ReadDispatch(ctx, db, "run1", "c1"); err != nil {
+		t.Fatalf("run1's dispatch: %v", err)
+	}
+}
