@@ -39,7 +39,8 @@ type dispatchTraffic struct {
 //     latest with its id and nothing answers it (none is stuck);
 //   - the context is accepted by an OpenAI-style API, each stored result
 //     follows the call it answers, and the synthetic "outcome unknown"
-//     results are exactly those of the Unsettled dispatches.
+//     results are exactly those of the Unsettled dispatches and of their
+//     messages' other calls without a result (never dropped as unpaired).
 //
 // At the end every unsettled dispatch is settled, and none is left.
 func TestPairingDispatchProperty(t *testing.T) {
@@ -207,12 +208,16 @@ func (d *dispatchTraffic) check() {
 			}
 		}
 	}
-	// A dispatched call whose message makes another call that has neither
-	// a result nor a dispatch is dropped with its message (unpaired).
-	for _, r := range c.MemCtx.Dropped {
-		for k := range unknown {
-			if strings.HasPrefix(k, r.MessageID+"/") && r.Reason == journal.ReasonUnpairedToolCall {
-				delete(unknown, k)
+	// A dispatched call's message keeps its other calls without a result,
+	// as of unknown outcome too.
+	for k := range shown {
+		msgID, callID, _ := strings.Cut(k, "/")
+		if unknown[k] || !slices.ContainsFunc(us, func(u engine.Dispatch) bool { return u.MessageID == msgID }) {
+			continue
+		}
+		for _, m := range ms {
+			if m.ID == msgID && slices.ContainsFunc(m.ToolCalls, func(tc engine.ToolCall) bool { return tc.ID == callID }) {
+				unknown[k] = true
 			}
 		}
 	}
@@ -299,6 +304,51 @@ func TestDispatchUnknownBeforeAnsweredCall(t *testing.T) {
 		checkProviderRule(t, c.Messages)
 		if got, want := describe(c.Messages), "t1:1:assistant→call_0→call_1 t1:1:tool←call_0(unsettled) t1:2:tool←call_1 "; got != want {
 			t.Fatalf("context\n got %s\nwant %s", got, want)
+		}
+	})
+}
+
+// A message making two calls, the first dispatched and of unknown outcome
+// (the process died after BeginDispatch), the second never handled: the
+// message is kept, both calls with an outcome-unknown result, listed in
+// memctx.unsettled. Before, the unanswered second call made the whole
+// message unpaired: it was dropped, and the model never learnt that the
+// e-mail may have gone out.
+func TestDispatchUnknownWithUnhandledSibling(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		m := emailCall("bob")
+		m.ToolCalls = append(m.ToolCalls, engine.ToolCall{ID: "call_1", Name: "lookup", Arguments: json.RawMessage(`{}`)})
+		if _, err := e.BeginDispatch(ctx, engine.DispatchIntent{RunID: "r1", ThreadID: "t1", ResourceID: "ana", Message: m, CallID: "call_0"}); err != nil {
+			t.Fatal(err)
+		}
+		c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t1", ResourceID: "ana"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkProviderRule(t, c.Messages)
+		if got, want := describe(c.Messages), "t1:1:assistant→call_0→call_1 t1:1:tool←call_0(unsettled) t1:1:tool←call_1(unsettled) "; got != want {
+			t.Fatalf("context\n got %s\nwant %s (dropped %+v)", got, want, c.MemCtx.Dropped)
+		}
+		if u := c.MemCtx.Unsettled; len(u) != 2 || u[0].ToolCallID != "call_0" || u[1].ToolCallID != "call_1" || len(c.MemCtx.Dropped) != 0 {
+			t.Fatalf("memctx unsettled %+v, dropped %+v", u, c.MemCtx.Dropped)
+		}
+		rp, err := e.Replay(ctx, c.RunID, engine.ReplayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rp.Original.PromptHash != c.MemCtx.PromptHash {
+			t.Fatalf("replay hash %s, recorded %s", rp.Original.PromptHash, c.MemCtx.PromptHash)
+		}
+		// Once the dispatch is settled the sibling has no unknown outcome
+		// to travel with: the message waits for its other result.
+		if _, err := e.SettleDispatch(ctx, engine.Settlement{RunID: "r1", ResourceID: "ana", CallID: "call_0", Result: "sent"}); err != nil {
+			t.Fatal(err)
+		}
+		shown, dropped := shownCalls(t, e)
+		if shown != "" || len(dropped) != 2 || dropped[0].Reason != journal.ReasonUnpairedToolCall {
+			t.Fatalf("after settling: shown %q, dropped %+v", shown, dropped)
 		}
 	})
 }

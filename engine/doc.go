@@ -90,7 +90,8 @@
 //   - The dispatch journal (dispatch.go): an intent (the assistant call and
 //     its dispatch) and a settlement (the tool message and the dispatch's
 //     result) are each one transaction. A dispatch of unknown outcome is
-//     never dropped from a Context: its call gets a synthetic result
+//     never dropped from a Context: its call, and any other call of its
+//     message without a result, gets a synthetic result
 //     (Config.UnsettledText, reason "unsettled" in memctx) until it is
 //     settled. A settlement after its thread was erased stores nothing.
 //

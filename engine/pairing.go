@@ -17,9 +17,10 @@ type turn struct {
 	Recent                 bool
 	Reason                 string   // journal.ReasonHit, ReasonRange, ReasonRepair; "" for the recent window
 	Score, Lexical, Vector *float64 // set on recall hits
-	// Unsettled are the ids of this assistant turn's calls that are
-	// dispatches of unknown outcome (dispatch.go): they travel without a
-	// stored result and get a synthetic one (withUnsettled).
+	// Unsettled are the ids of this assistant turn's calls whose outcome
+	// is unknown: dispatches never settled (dispatch.go), and the turn's
+	// other calls without a result when it has such a dispatch. They travel
+	// without a stored result and get a synthetic one (withUnsettled).
 	Unsettled []string
 }
 
@@ -166,8 +167,13 @@ func (p *pairer) settle(ctx context.Context, set *turnSet) ([]dropped, error) {
 			if err != nil {
 				return nil, err
 			}
+			// A call of unknown outcome keeps its message, and with it the
+			// message's other calls that have no result either (never begun,
+			// or begun without the journal: unknown as well). Dropping the
+			// message would hide the unknown outcome from the model.
+			unknown := t.Role == RoleAssistant && slices.Contains(partners, unsettledResult)
 			for i, m := range partners {
-				if m == unsettledResult { // an unknown outcome is kept, never dropped
+				if m == unsettledResult || (m == nil && unknown) {
 					if !slices.Contains(t.Unsettled, t.ToolCalls[i].ID) {
 						t.Unsettled = append(t.Unsettled, t.ToolCalls[i].ID)
 					}

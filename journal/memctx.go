@@ -58,7 +58,8 @@ type MemCtx struct {
 	Observations       []ObservationRef `json:"observations"`
 	WorkingMemoryChars int              `json:"workingMemoryChars"`
 	// Unsettled lists the dispatched tool calls of the prompt whose outcome
-	// was unknown (reason "unsettled"): each names the assistant message
+	// was unknown (reason "unsettled"), and the other calls of their
+	// messages that had no result: each names the assistant message
 	// (MessageID, Seq) and the call (ToolCallID) that got a synthetic result.
 	Unsettled  []Ref     `json:"unsettled,omitempty"`
 	Tokens     *Tokens   `json:"tokens,omitempty"` // nil in records written before token figures existed
