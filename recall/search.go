@@ -87,6 +87,9 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 	cq.qv = qv
 	if qv != nil && s.vx.len() > 0 {
 		cq.vq = s.vx.query(qv)
+		// The neighbours' bounds come from the first pass (firstBound).
+		cq.vq.keepFirst = true
+		defer cq.vq.release()
 	}
 	res := &Result{Retrieval: Off()}
 	ch, err := ix.runChannels(ctx, cq, o.Mode, qErr, &res.Retrieval)

@@ -322,9 +322,11 @@ func TestCosineAt(t *testing.T) {
 // TestVecRescorePrunes is the property test of the bounded re-score: on
 // sparse hash-384 corpora and dense random vectors, with filters, every
 // pool member's exact cosine is within its code bound (never above
-// codeBound.upper), the pruned re-score returns exactly what re-scoring
-// the whole pool returns (ids, scores, order), and on the sparse corpus
-// the bound rules out most of the pool.
+// codeBound.upper), every integer row's exact cosine within the first
+// pass's bound (vecQuery.firstBound, the neighbours' bound), the pruned
+// re-score returns exactly what re-scoring the whole pool returns (ids,
+// scores, order), and on the sparse corpus the bound rules out most of the
+// pool.
 func TestVecRescorePrunes(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 11))
 	docs, query := hashCorpus(r, 4*chunkRows, 3000)
@@ -374,6 +376,20 @@ func TestVecRescorePrunes(t *testing.T) {
 					t.Fatalf("%s query %d: exact %v above the first pass's bound %v", tc.name, qi, ex, ib)
 				}
 			}
+			// The first pass's bound of every integer row, pooled or
+			// not (the neighbours' bounds: vecQuery.firstBound).
+			fq := tc.x.query(q)
+			fq.keepFirst = true
+			if !fq.keep(sc, qs, el2) {
+				t.Fatal("keep refused the first pass")
+			}
+			for i := range tc.x.ents {
+				ex := cosine(q, tc.x.vec(i))
+				if b, ok := fq.firstBound(i); ok && !math.IsNaN(ex) && ex > b {
+					t.Fatalf("%s query %d: row %d exact %v above the first pass's bound %v", tc.name, qi, i, ex, b)
+				}
+			}
+			fq.first = nil // sc is the test's
 			want := tc.x.exact(tc.x.query(q), n, nil, slots)
 			got := tc.x.rescore(&scratch{}, tc.x.query(q), n, slices.Clone(pool))
 			if !slices.Equal(got, want) {

@@ -189,6 +189,55 @@ type vecQuery struct {
 	buf  []float32
 	buf2 []float32 // pairCos's second row
 	memo map[int32]float64
+	// keepFirst has searchQuery's first pass leave its scratch here
+	// (first, held until release) instead of giving it back: the bounds
+	// of the neighbours the search scores after it are then taken from
+	// the first pass's dots (firstBound). Set by the search that releases.
+	keepFirst bool
+	first     *firstPass
+}
+
+// firstPass is what a first pass over every row of an index leaves for its
+// query: the codes' dot of each row with the query's codes (dots, by slot),
+// the query codes' scale and residual (queryResidual), and the scratch
+// holding the dots.
+type firstPass struct {
+	dots    []int32
+	qs, el2 float64
+	sc      *scratch
+}
+
+// keep attaches the first pass of sc (dots of every row of x for vq.q,
+// query codes' scale qs and residual el2) to vq, giving back the one it
+// held (a widened search runs the pass again); false when vq does not keep
+// them (keepFirst), sc then to be given back by the caller.
+func (vq *vecQuery) keep(sc *scratch, qs, el2 float64) bool {
+	if !vq.keepFirst {
+		return false
+	}
+	vq.release()
+	vq.first = &firstPass{dots: sc.dots[:len(vq.x.ents)], qs: qs, el2: el2, sc: sc}
+	return true
+}
+
+// release gives back the first pass's scratch kept by keep, if any.
+func (vq *vecQuery) release() {
+	if vq == nil || vq.first == nil {
+		return
+	}
+	vq.x.giveScratch(vq.first.sc)
+	vq.first = nil
+}
+
+// firstBound returns the first pass's bound of integer slot i (intBound of
+// its score), false when vq keeps no first pass or slot i is no integer
+// row.
+func (vq *vecQuery) firstBound(i int) (float64, bool) {
+	f := vq.first
+	if f == nil || i >= len(f.dots) || !vq.x.isInt(i) {
+		return 0, false
+	}
+	return intBound(f.qs, float32(f.dots[i])*vq.x.scale(i), f.el2), true
 }
 
 // query returns the scorer of q (dims values) over x.
@@ -245,10 +294,16 @@ func (vq *vecQuery) cheap(i int) bool {
 }
 
 // bound returns an upper bound of cos(i): cos(i) itself when that is
-// cheap, else the codes' bound (vecIndex.upper).
+// cheap, else the first pass's bound of an integer row when the search
+// kept it (firstBound: two loads, where the codes' bound reads the row
+// from a random place of the codes), else the codes' bound
+// (vecIndex.upper).
 func (vq *vecQuery) bound(i int) float64 {
 	if vq.cheap(i) {
 		return vq.cos(i)
+	}
+	if b, ok := vq.firstBound(i); ok {
+		return b
 	}
 	return vq.upper(i)
 }

@@ -279,13 +279,25 @@ func (x *vecIndex) searchQuery(vq *vecQuery, n int, keep func(*entry) bool) []sc
 		return x.exact(vq, n, keep, nil)
 	}
 	sc := x.takeScratch()
-	defer x.giveScratch(sc)
 	q := vq.q
 	if x.signsPay(n) {
+		defer x.giveScratch(sc)
 		sub := x.signCandidates(sc, q, max(signFactor*n, minSignPool), keep)
 		return x.rescore(sc, vq, n, x.subCandidates(sc, q, pool, sub))
 	}
-	return x.rescore(sc, vq, n, x.candidates(sc, q, pool, keep))
+	kept := false
+	defer func() {
+		if !kept {
+			x.giveScratch(sc)
+		}
+	}()
+	out := x.rescore(sc, vq, n, x.candidates(sc, q, pool, keep))
+	if vq.keepFirst {
+		// Every row's dots are in sc: the neighbours' bounds (firstBound).
+		qs, el2 := queryResidual(q, sc.query8(x.stride, q))
+		kept = vq.keep(sc, qs, el2)
+	}
+	return out
 }
 
 // cand is a row and its approximate score.
