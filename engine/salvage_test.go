@@ -69,6 +69,16 @@ func salvageFixture(t testing.TB, liveCopy bool) string {
 	if !liveCopy {
 		return dir
 	}
+	// Everything so far into mnemo.db (another connection may checkpoint
+	// while the engine is open), so that the WAL holds only the late
+	// append and a page garbled in the main file is not hidden by a newer
+	// copy in the WAL.
+	raw := openRaw(t, filepath.Join(dir, engine.DatabaseFile))
+	_, err = raw.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t1", ResourceID: "r", Messages: []engine.Message{user("late", "a late message about the walrus")}}); err != nil {
 		t.Fatal(err)
 	}
@@ -156,10 +166,19 @@ func soundRows(t *testing.T, dir string) rowDump {
 }
 
 // pagesOf returns the pages (and their cell counts) of b-tree name of the
-// given dbstat page type ("leaf", "internal") in the sound file at path.
+// given dbstat page type ("leaf", "internal") in the sound file at path
+// (with its WAL, left as it is).
 func pagesOf(t testing.TB, path, name, typ string) (pages []int64, cells []int) {
 	t.Helper()
-	db := openRaw(t, path)
+	// Read a copy: closing SQLite on the file itself would fold its WAL
+	// into it and remove it.
+	cp := filepath.Join(t.TempDir(), engine.DatabaseFile)
+	for _, suffix := range []string{"", "-wal"} {
+		if b, err := os.ReadFile(path + suffix); err == nil {
+			os.WriteFile(cp+suffix, b, 0o600)
+		}
+	}
+	db := openRaw(t, cp)
 	defer db.Close()
 	rows, err := db.Query(`SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = ? ORDER BY pageno`, name, typ)
 	if err != nil {
