@@ -168,6 +168,13 @@ var ErrDispatchAnswered = errors.New("engine: the dispatch's call is already ans
 // kept.
 var ErrSalvageInterrupted = errors.New("engine: a salvage of this data directory was interrupted while it swapped the database files")
 
+// ErrNoSpace is returned by Salvage when a write found no room on the
+// disk of the data directory (ENOSPC, a quota, SQLITE_FULL). The error
+// says what was done: before the salvaged database was put in place,
+// nothing (make room and salvage again); after, the salvaged database is
+// in place and the damaged one kept (make room and reindex).
+var ErrNoSpace = errors.New("engine: no space left")
+
 // ErrSalvagePostgres is returned by Salvage with Config.Postgres set: a
 // Postgres database is recovered with Postgres's own tools (a base backup,
 // point-in-time recovery), not file by file.

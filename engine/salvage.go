@@ -145,14 +145,17 @@ func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageRepo
 	}
 	if resumed {
 		rep.Damaged, rep.Resumed = kept, true
-		return rep, rebuildSalvaged(ctx, cfg, dir, lock, rep)
+		return rep, spaceError(dir, kept, rebuildSalvaged(ctx, cfg, dir, lock, rep))
 	}
 	swapped, err := salvageFile(ctx, dir, opts, rep)
+	if err == nil && swapped {
+		err = swapStep("rebuild") // salvage_swap.go: tests
+	}
 	if err != nil || !swapped {
 		lock.release()
-		return rep, err
+		return rep, spaceError(dir, rep.Damaged, err) // salvage_space.go
 	}
-	return rep, rebuildSalvaged(ctx, cfg, dir, lock, rep)
+	return rep, spaceError(dir, rep.Damaged, rebuildSalvaged(ctx, cfg, dir, lock, rep))
 }
 
 // salvageFile writes the salvaged database in a staging directory of dir

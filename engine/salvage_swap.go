@@ -25,8 +25,9 @@ const swapMarker = DatabaseFile + ".salvage-swap"
 
 // salvageSwapHook, when set (tests), runs before the swap's steps "wal"
 // (moving the damaged -wal/-shm aside), "main" (renaming the salvaged file
-// over mnemo.db) and "marker" (removing swapMarker); an error stops the
-// swap there, as a crash would.
+// over mnemo.db) and "marker" (removing swapMarker), and after the swap
+// before the indexes are rebuilt ("rebuild"); an error stops the salvage
+// there, as a crash would.
 var salvageSwapHook func(step string) error
 
 func swapStep(step string) error {

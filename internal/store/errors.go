@@ -40,3 +40,14 @@ func ResultCode(err error) int {
 	}
 	return se.Code() & 0xff
 }
+
+// ExtendedCode returns SQLite's extended result code of err (0 when err
+// is not an error of SQLite's): 4874 SQLITE_IOERR_SHMSIZE, …
+// (https://sqlite.org/rescode.html#extrc).
+func ExtendedCode(err error) int {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return 0
+	}
+	return se.Code()
+}
