@@ -2,13 +2,11 @@ package recall
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"os"
 	"runtime/debug"
 	"syscall"
-	"time"
 	"unsafe"
 )
 
@@ -431,30 +429,6 @@ func (s *shard) readOrdArrays(r *snapReader, n int) error {
 	return nil
 }
 
-// topic reads what writeTopic wrote, nil for none: the sum is used in
-// place in the mapping (topicAdd changes it in the process's copy of the
-// page).
-func (er *entryReader) topic() *topic {
-	r := er.r
-	n := int(r.u32())
-	if n == 0 || r.err != nil {
-		return nil
-	}
-	dims := r.count(8)
-	if r.err != nil {
-		return nil
-	}
-	if dims != er.dims { // the topic rule indexes the query's vector by the sum's
-		r.err = fmt.Errorf("%w: a thread's vector sum of %d dimensions, vectors of %d", errSnapshot, dims, er.dims)
-		return nil
-	}
-	sum := r.float64s(dims)
-	if r.err != nil {
-		return nil
-	}
-	return &topic{n: n, sum: sum}
-}
-
 // readIDs reads the message ids (snapshot_format.go) into s.docs: the
 // offsets, the bytes and the ords by id are used in place in the mapping
 // (copying the 2.9 MB of ids of 100,000 messages onto fresh heap pages cost
@@ -482,153 +456,9 @@ func (s *shard) readIDs(r *snapReader) (spare []*entry, err error) {
 		return nil, fmt.Errorf("%w: ids not sorted or repeated", errSnapshot)
 	}
 	x.byID = byID
-	block := hugeMake[*entry](3*n, 0)
+	block := offMake[*entry](&s.off, 4*n, 0)
 	x.file, spare = block[:n:n], block[n:n]
 	return spare, nil
-}
-
-// entryReader reads the messages of the snapshot into s, numbering them
-// (ords) from 0.
-type entryReader struct {
-	s       *shard
-	r       *snapReader
-	c       *msgColumns // the messages' columns (snapshot_msgs.go)
-	terms   int64       // the analysed terms read
-	slots   []*entry    // by vector slot
-	all     []entry     // the entries, by ord
-	vecless []string    // ids of the messages without a vector
-	dims    int         // the vectors' dimensions, every sum's
-}
-
-// readThreads reads the messages and their threads' vector sums (of dims
-// each); it returns the entries by vector slot and the ids of the messages
-// without one. spare is readIDs' room for the vector slots and the
-// postings' entries by ord.
-func (s *shard) readThreads(r *snapReader, dims int, spare []*entry) (slots []*entry, vectorless []string, err error) {
-	// One allocation for every entry, off the Go heap (offheap.go), in
-	// huge pages; the slots in readIDs' block, sized at once.
-	n := len(s.docs.file)
-	er := &entryReader{s: s, r: r, all: offMake[entry](&s.off, n, n), dims: dims}
-	if cap(spare) >= 2*n { // readIDs' block
-		er.slots, s.post.byOrd = spare[:0:n], spare[n:n:2*n]
-	} else {
-		er.slots = make([]*entry, 0, n)
-	}
-	s.post.links(n, &s.off)
-	if er.c, err = s.readMsgColumns(r, n); err != nil {
-		return nil, nil, err
-	}
-	for nt := r.count(8); nt > 0 && r.err == nil; nt-- {
-		thread := r.str()
-		s.off.hold(thread) // the entries name it (offheap.go)
-		if err := er.thread(thread); err != nil {
-			return nil, nil, err
-		}
-		if t := er.topic(); t != nil {
-			if s.topics == nil {
-				s.topics = map[string]*topic{}
-			}
-			s.topics[thread] = t
-		}
-	}
-	switch {
-	case r.err != nil:
-		return nil, nil, r.err
-	case s.ords != len(s.docs.file):
-		return nil, nil, fmt.Errorf("%w: %d messages for %d ids", errSnapshot, s.ords, len(s.docs.file))
-	case s.stats.n != s.ords || s.stats.totalLen != er.terms:
-		return nil, nil, fmt.Errorf("%w: statistics do not match the messages", errSnapshot)
-	}
-	s.docs.n = s.ords
-	return er.slots, er.vecless, nil
-}
-
-// thread reads the messages of thread and adds them to s.
-func (er *entryReader) thread(thread string) error {
-	s, r := er.s, er.r
-	n := int(r.u32())
-	if r.err == nil && (n == 0 || n > len(s.docs.file)-s.ords) {
-		return fmt.Errorf("%w: thread %q empty or of too many messages", errSnapshot, thread)
-	}
-	ents := er.all[s.ords : s.ords+n]
-	th := make([]*entry, n)
-	for i := 0; i < n && r.err == nil; i++ {
-		e := &ents[i]
-		if err := er.entry(e, thread); err != nil {
-			return err
-		}
-		if i > 0 {
-			if e.doc.Seq <= th[i-1].doc.Seq {
-				return fmt.Errorf("%w: thread %q out of seq order", errSnapshot, thread)
-			}
-			e.prev, th[i-1].next = th[i-1], e
-		}
-		th[i] = e
-		if err := er.slot(e); err != nil {
-			return err
-		}
-	}
-	if r.err != nil {
-		return r.err
-	}
-	if _, dup := s.threads[thread]; dup {
-		return fmt.Errorf("%w: thread %q twice", errSnapshot, thread)
-	}
-	s.threads[thread] = th
-	p := &s.post
-	for _, e := range th { // the ords of the thread are known: its neighbours'
-		p.byOrd[e.ord], p.prev[e.ord], p.next[e.ord] = e, ordOf(e.prev), ordOf(e.next)
-	}
-	return nil
-}
-
-// slot records e by its vector slot, or as one without a vector.
-func (er *entryReader) slot(e *entry) error {
-	if e.vslot == 0 {
-		er.vecless = append(er.vecless, e.doc.ID)
-		return nil
-	}
-	if e.vslot > len(er.r.b)/4 {
-		return fmt.Errorf("%w: vector slot of %q out of range", errSnapshot, e.doc.ID)
-	}
-	for len(er.slots) < e.vslot {
-		er.slots = append(er.slots, nil)
-	}
-	if er.slots[e.vslot-1] != nil {
-		return fmt.Errorf("%w: vector slot %d twice", errSnapshot, e.vslot)
-	}
-	er.slots[e.vslot-1] = e
-	return nil
-}
-
-// entry makes e the next message (ord s.ords), of thread, from the
-// columns.
-func (er *entryReader) entry(e *entry, thread string) error {
-	s, c, o := er.s, er.c, er.s.ords
-	m, p := &c.recs[o], &s.post
-	d := &e.doc
-	d.ID, d.ThreadID, d.ResourceID = s.docs.fileID(uint32(o)), thread, s.resource
-	content, md, terms := c.fields(o)
-	if w := p.when[o]; int(m.role) >= len(c.names) || int(m.name) >= len(c.names) || m.vslot < -1 || m.atypes >= 1<<numTypes ||
-		m.nsec >= 1e9 || p.ref[o].n > maxRefDays || int(p.lens[o]) != len(terms) || (w != noWhen && w != m.sec*1e9+int64(m.nsec)) {
-		return fmt.Errorf("%w: message %q", errSnapshot, d.ID)
-	}
-	d.Seq, d.Role, d.Name, d.Content = m.seq, c.names[m.role], c.names[m.name], content
-	if len(md) > 0 {
-		if err := json.Unmarshal(md, &d.Metadata); err != nil {
-			return fmt.Errorf("%w: metadata of %q: %v", errSnapshot, d.ID, err)
-		}
-		s.off.hold(d.Metadata) // e lies off the heap (offheap.go)
-	}
-	d.CreatedAt = time.Unix(m.sec, int64(m.nsec)).UTC()
-	e.vslot, e.atypes, e.ref = int(m.vslot)+1, m.atypes, p.ref[o]
-	s.countTypes(e.atypes, 1)
-	e.terms = terms
-	er.terms += int64(len(terms))
-	e.ord = o
-	s.docs.file[o] = e
-	s.ords++
-	return nil
 }
 
 // readRows restores the vector index but its chunks (mapChunks): slots[i]
