@@ -436,10 +436,11 @@ func (s *shard) readOrdArrays(r *snapReader, n int) error {
 // mapping like its content, and whatever outlives the shard copies it
 // (the hits of a search: hitID). The ords must be a permutation sorted by
 // strictly ascending id: no id twice. The entries by ord (docs.file) are
-// the first third of a block in huge pages (hugeMake); the rest, room for
-// 2n more, is returned for the postings' entries by ord and the vector
-// slots (readThreads): at 100,000 messages three arrays of 800 KB, ~600
-// first touches of 4 KiB pages apart.
+// the first quarter of a block off the Go heap, in huge pages (offMake);
+// the rest, room for 3n more, is returned for the vector slots, the
+// postings' entries by ord and the threads' entries (readThreads): at
+// 100,000 messages four arrays of 800 KB, which on the heap were ~7 MB
+// (with hugeMake's slack) that started a collection during the load.
 func (s *shard) readIDs(r *snapReader) (spare []*entry, err error) {
 	n := r.count(8)
 	ids, offs, err := r.strings(n)
