@@ -10,7 +10,8 @@ import (
 // Decoding a snapshot's messages into the shard's entries (the format:
 // snapshot_format.go; readMessages calls readThreads). The threads'
 // section is read first (ids, numbers of messages, vector sums), which
-// numbers every thread's messages; the entries are then made from the
+// numbers every thread's messages, and the postings that follow it; the
+// entries are then made from the
 // columns (snapshot_msgs.go) by ord, the threads cut into runs of
 // consecutive ords that two goroutines decode at once when the shard is
 // large (parallelMin): at 100,000 messages the decoding was ~25 ms on the
@@ -18,8 +19,10 @@ import (
 // its own columns and its thread. What is shared (the statistics' sums,
 // the answer types' counts, the holds of off-heap pointers, the threads'
 // map, the vector slots) is added up per run and merged in ord order
-// afterwards, so that the shard and the first error found are those of
-// one decoding in order.
+// afterwards, so that the shard is that of one decoding in order. The
+// checks of what nothing reads before the load returns (snapReader.later:
+// the postings, the term ids, the orders of ids and terms) are taken by
+// the same two goroutines.
 
 // parallelMin is the fewest messages whose decoding is split between two
 // goroutines (a variable for the tests).
@@ -50,10 +53,10 @@ type entryPart struct {
 	err   error         // the first error of the run
 }
 
-// readThreads reads the messages and their threads' vector sums (of dims
-// each); it returns the entries by vector slot and the ids of the messages
-// without one. spare is readIDs' room for the vector slots, the postings'
-// entries by ord and the threads' entries.
+// readThreads reads the messages, their threads' vector sums (of dims
+// each) and the postings; it returns the entries by vector slot and the
+// ids of the messages without one. spare is readIDs' room for the vector
+// slots, the postings' entries by ord and the threads' entries.
 func (s *shard) readThreads(r *snapReader, dims int, spare []*entry) (slots []*entry, vectorless []string, err error) {
 	// One allocation for every entry, off the Go heap (offheap.go), in
 	// huge pages; the slots in readIDs' block, sized at once.
@@ -72,7 +75,10 @@ func (s *shard) readThreads(r *snapReader, dims int, spare []*entry) (slots []*e
 	if err != nil {
 		return nil, nil, err
 	}
-	parts, err := er.decode(spans)
+	if err := s.readPostings(r, n); err != nil {
+		return nil, nil, err
+	}
+	parts, err := er.decode(spans, r.later)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,11 +148,12 @@ func readTopic(r *snapReader, dims int) *topic {
 // messages part's checksum, or another process) takes fewer.
 const decodeRuns = 8
 
-// decode makes the entries of the threads spans: when there are
-// parallelMin messages or more, in decodeRuns runs taken in turn by two
-// goroutines (the second is waited for even when the first panics:
-// nothing writes into the shard after decode returns).
-func (er *entryReader) decode(spans []span) ([]entryPart, error) {
+// decode makes the entries of the threads spans and runs the checks: when
+// there are parallelMin messages or more, the checks and decodeRuns runs
+// of threads are taken in turn by two goroutines (the second is waited
+// for even when the first panics: nothing writes into the shard after
+// decode returns).
+func (er *entryReader) decode(spans []span, checks []func() error) ([]entryPart, error) {
 	cuts := []int{0, len(spans)}
 	if n := len(er.all); n >= parallelMin {
 		cuts = cuts[:1]
@@ -162,9 +169,16 @@ func (er *entryReader) decode(spans []span) ([]entryPart, error) {
 		cuts = append(cuts, len(spans))
 	}
 	parts := make([]entryPart, len(cuts)-1)
+	errs := make([]error, len(checks))
+	jobs := int32(len(checks) + len(parts))
 	var next atomic.Int32
 	take := func() {
-		for k := int(next.Add(1)) - 1; k < len(parts); k = int(next.Add(1)) - 1 {
+		for k := next.Add(1) - 1; k < jobs; k = next.Add(1) - 1 {
+			if int(k) < len(checks) {
+				errs[k] = checks[k]()
+				continue
+			}
+			k -= int32(len(checks))
 			er.run(spans[cuts[k]:cuts[k+1]], &parts[k])
 		}
 	}
@@ -177,6 +191,11 @@ func (er *entryReader) decode(spans []span) ([]entryPart, error) {
 	for _, pt := range parts {
 		if pt.err != nil {
 			return nil, pt.err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
 	}
 	return parts, nil

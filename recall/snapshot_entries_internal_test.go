@@ -86,3 +86,72 @@ func TestSnapshotDecodeRunsForged(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotChecksBeside: what is checked beside the decoding of the
+// entries (snapReader.later: the postings, the term ids' range, the
+// orders of the ids and terms) refuses a forged snapshot with two
+// goroutines and with one.
+func TestSnapshotChecksBeside(t *testing.T) {
+	good := snapshotBytes(t, fuzzShard(t, 300))
+	at, n := postingsAt(t, good)
+	list := func(i int) int { return at + 4 + 4*i } // term 0's i-th posting
+	u32 := func(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[list(i):]) }
+	if c := binary.LittleEndian.Uint32(good[at:]); c < 2 {
+		t.Fatalf("term 0 has %d postings, want 2 or more", c)
+	}
+	for _, min := range []int{2, 1 << 30} {
+		func() {
+			defer func(old int) { parallelMin = old }(parallelMin)
+			parallelMin = min
+			for name, forge := range map[string]func([]byte){
+				"postings not ascending": func(b []byte) { binary.LittleEndian.PutUint32(b[list(1):], u32(b, 0)) },
+				"posting out of range":   func(b []byte) { binary.LittleEndian.PutUint32(b[list(1):], uint32(n)<<tfBits|1) },
+				"posting of no count":    func(b []byte) { binary.LittleEndian.PutUint32(b[list(1):], u32(b, 1)&^tfMax) },
+			} {
+				b := bytes.Clone(good)
+				forge(b)
+				fixChecksums(b)
+				if _, err := loadSnapshotBytes(t, b); err == nil {
+					t.Errorf("%s (parallelMin %d): the forged snapshot was used", name, min)
+				}
+			}
+			TestSnapshotIDsForged(t)
+			TestSnapshotTermsForged(t)
+			TestSnapshotColumnsForged(t)
+		}()
+	}
+}
+
+// postingsAt returns where the postings of snapshot b begin (term 0's
+// count) and how many messages there are.
+func postingsAt(t *testing.T, b []byte) (at, n int) {
+	t.Helper()
+	s := newShard("res", nil, false)
+	if err := s.reset(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.unload()
+	r := &snapReader{b: b[:binary.LittleEndian.Uint64(b[len(b)-snapFooter:])]}
+	r.take(len(snapMagic) + 4)
+	dims, _, err := s.readHeader(r, HashEmbedder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.readStats(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.readIDs(r); err != nil {
+		t.Fatal(err)
+	}
+	n = len(s.docs.file)
+	if err := s.readOrdArrays(r, n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.readMsgColumns(r, n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.readSpans(r, n, dims); err != nil {
+		t.Fatal(err)
+	}
+	return r.off, n
+}

@@ -159,8 +159,9 @@ func metadataJSON(d *Doc) ([]byte, error) {
 }
 
 // readMsgColumns reads the columns of the n messages (see the format):
-// every offset is checked once here, every role, name and term id as the
-// entries are made (entryReader.entry) or here.
+// every offset is checked once here, every role and name as the entries
+// are made (entryReader.entry), the term ids beside that
+// (snapReader.later).
 func (s *shard) readMsgColumns(r *snapReader, n int) (*msgColumns, error) {
 	c := &msgColumns{recs: inPlace[snapMsg](r.aligned(8, snapMsgSize*n), n)}
 	k := r.count(4)
@@ -184,11 +185,15 @@ func (s *shard) readMsgColumns(r *snapReader, n int) (*msgColumns, error) {
 		return nil, err
 	}
 	c.terms = inPlace[uint32](ids, len(ids)/4)
-	for _, t := range c.terms {
-		if int(t) >= len(s.stats.df) {
-			return nil, fmt.Errorf("%w: term id %d out of range", errSnapshot, t)
+	terms, nt := c.terms, len(s.stats.df)
+	r.check(func() error { // nothing reads a term id before the load returns
+		for _, t := range terms {
+			if int(t) >= nt {
+				return fmt.Errorf("%w: term id %d out of range", errSnapshot, t)
+			}
 		}
-	}
+		return nil
+	})
 	return c, r.err
 }
 

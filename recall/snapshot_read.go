@@ -94,7 +94,16 @@ type snapReader struct {
 	b   []byte
 	off int
 	err error
+	// later holds the checks of what was read that nothing reads before
+	// the load returns (the orders of the ids and terms, the term ids'
+	// range, the postings): run beside the decoding of the entries
+	// (entryReader.decode), each of them must pass before the load
+	// returns.
+	later []func() error
 }
+
+// check adds fn to the checks run beside the decoding (later).
+func (r *snapReader) check(fn func() error) { r.later = append(r.later, fn) }
 
 func (r *snapReader) take(n int) []byte {
 	if r.err != nil || n < 0 || n > len(r.b)-r.off {
@@ -264,9 +273,6 @@ func (s *shard) readMessages(r *snapReader, emb Embedder) (vectorless []string, 
 	if err != nil {
 		return nil, vp, err
 	}
-	if err := s.readPostings(r); err != nil {
-		return nil, vp, err
-	}
 	for n := r.count(4); n > 0 && r.err == nil; n-- {
 		if s.damaged == nil {
 			s.damaged = map[string]bool{}
@@ -316,11 +322,13 @@ func (s *shard) readStats(r *snapReader) error {
 	if r.err != nil {
 		return r.err
 	}
-	d := termDict{blob: blob, offs: offs}
-	if !sortedPermutation(byTerm, d.fileTerm) {
-		return fmt.Errorf("%w: terms not sorted or repeated", errSnapshot)
-	}
-	d.byTerm = byTerm
+	d := termDict{blob: blob, offs: offs, byTerm: byTerm}
+	r.check(func() error {
+		if !sortedPermutation(byTerm, d.fileTerm) {
+			return fmt.Errorf("%w: terms not sorted or repeated", errSnapshot)
+		}
+		return nil
+	})
 	s.stats.ids = d
 	s.stats.df = make([]int, n)
 	for i, v := range dfs {
@@ -360,26 +368,31 @@ func sortedPermutation(order []uint32, key func(uint32) string) bool {
 }
 
 // readPostings reads each term's postings list, used in place (a list
-// that grows is copied by append): ords of the messages read, strictly
-// ascending, each with a frequency.
-func (s *shard) readPostings(r *snapReader) error {
+// that grows is copied by append): ords of the n messages read, strictly
+// ascending, each with a frequency (checked beside the decoding:
+// snapReader.later).
+func (s *shard) readPostings(r *snapReader, n int) error {
 	p := &s.post
 	p.lists = make([][]uint32, len(s.stats.df))
 	for t := range p.lists {
-		l := r.uint32s(r.count(4))
-		if r.err != nil {
+		if p.lists[t] = r.uint32s(r.count(4)); r.err != nil {
 			return r.err
 		}
-		prev := -1
-		for _, v := range l {
-			o := int(v >> tfBits)
-			if o <= prev || o >= s.ords || v&tfMax == 0 {
-				return fmt.Errorf("%w: postings of term %d", errSnapshot, t)
-			}
-			prev = o
-		}
-		p.lists[t] = l
 	}
+	lists := p.lists
+	r.check(func() error {
+		for t, l := range lists {
+			prev := -1
+			for _, v := range l {
+				o := int(v >> tfBits)
+				if o <= prev || o >= n || v&tfMax == 0 {
+					return fmt.Errorf("%w: postings of term %d", errSnapshot, t)
+				}
+				prev = o
+			}
+		}
+		return nil
+	})
 	return nil
 }
 
@@ -452,11 +465,13 @@ func (s *shard) readIDs(r *snapReader) (spare []*entry, err error) {
 		return nil, r.err
 	}
 	x := &s.docs
-	x.ids, x.offs = ids, offs
-	if !sortedPermutation(byID, x.fileID) {
-		return nil, fmt.Errorf("%w: ids not sorted or repeated", errSnapshot)
-	}
-	x.byID = byID
+	x.ids, x.offs, x.byID = ids, offs, byID
+	r.check(func() error {
+		if !sortedPermutation(byID, x.fileID) {
+			return fmt.Errorf("%w: ids not sorted or repeated", errSnapshot)
+		}
+		return nil
+	})
 	block := offMake[*entry](&s.off, 4*n, 0)
 	x.file, spare = block[:n:n], block[n:n]
 	return spare, nil
