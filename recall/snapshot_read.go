@@ -185,11 +185,6 @@ func (r *snapReader) float32s(n int) []float32 {
 // (the caller resets it).
 func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder, qv []float32) ([]string, error) {
 	meta, fromFile, err := mapPrivate(sf.f, 0, int(sf.metaEnd))
-	if err == nil && fromFile {
-		// Every page of the part is read below (its checksum, the
-		// decoding): mapped at once, not by ~700 faults.
-		populateRead(meta)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("recall: map snapshot: %w", err)
 	}
@@ -213,6 +208,12 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder, qv []float32) ([]st
 				sum <- ^sf.metaCRC
 			}
 		}()
+		if fromFile {
+			// Every page of the part is read (its checksum, the
+			// decoding): mapped at once, not by ~700 faults, beside
+			// the decoding.
+			populateRead(meta)
+		}
 		sum <- checksum(meta)
 	}()
 	vectorless, vp, err := s.readMessages(&snapReader{b: meta}, emb)
