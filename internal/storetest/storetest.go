@@ -3,8 +3,10 @@ package storetest
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/internal/pgstore"
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
@@ -30,7 +32,7 @@ var Backends = []Backend{
 	{
 		Name:    "sqlite",
 		Dialect: store.SQLite,
-		Place:   func(t *testing.T) string { return filepath.Join(t.TempDir(), "mnemo.db") },
+		Place:   sqlitePlace,
 		Open:    store.Open,
 	},
 	{
@@ -39,6 +41,33 @@ var Backends = []Backend{
 		Place:   func(t *testing.T) string { return pgtest.DSN(t) },
 		Open:    pgstore.OpenDB,
 	},
+}
+
+// sqlitePlace is mnemo.db in a new directory removed when t ends. Not
+// t.TempDir: database/sql may still be closing a connection its opener
+// goroutine made after db.Close returned, and SQLite then removes or
+// creates the -wal and -shm files while TempDir's single RemoveAll walks
+// the directory ("directory not empty", seen once in CI on
+// TestConcurrentAppends). The removal is retried for up to 2 s.
+func sqlitePlace(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "mnemo-storetest-")
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	t.Cleanup(func() {
+		for i := 0; ; i++ {
+			err := os.RemoveAll(dir)
+			if err == nil {
+				return
+			}
+			if i == 100 {
+				t.Errorf("storetest: remove %s: %v", dir, err)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	return filepath.Join(dir, "mnemo.db")
 }
 
 // ForEach runs test as a subtest per backend.
