@@ -1,10 +1,8 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,15 +20,7 @@ func TestCheckFullVerifiesDigests(t *testing.T) {
 	ctx := context.Background()
 	dir := salvageFixture(t, false)
 	path := filepath.Join(dir, engine.DatabaseFile)
-	pages, _ := pagesOf(t, path, "messages", "overflow")
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(bytes.Repeat([]byte("#"), 200), (pages[len(pages)-1]-1)*4096+100); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	garbleOverflow(t, path)
 	e, err := engine.Open(ctx, engine.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)

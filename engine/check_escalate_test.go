@@ -1,11 +1,9 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,15 +22,7 @@ func TestCheckEscalationVerifiesDigests(t *testing.T) {
 	ctx := context.Background()
 	dir := salvageFixture(t, false)
 	path := filepath.Join(dir, engine.DatabaseFile)
-	pages, _ := pagesOf(t, path, "messages", "overflow")
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(bytes.Repeat([]byte("#"), 200), (pages[len(pages)-1]-1)*4096+100); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	garbleOverflow(t, path)
 	// An embedding of no stored message: the vector index disagrees.
 	db, err := sql.Open("sqlite", path)
 	if err != nil {

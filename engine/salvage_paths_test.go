@@ -1,10 +1,8 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,15 +50,7 @@ func TestSalvageWorkingMemoryAndReplay(t *testing.T) {
 	}
 	path := filepath.Join(dir, engine.DatabaseFile)
 	before := soundRows(t, dir)
-	pages, _ := pagesOf(t, path, "messages", "overflow")
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(bytes.Repeat([]byte("#"), 200), (pages[len(pages)-1]-1)*4096+100); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	garbleOverflow(t, path)
 	rep, err := engine.Salvage(ctx, engine.Config{Dir: dir, WorkingMemory: wmCfg}, engine.SalvageOptions{})
 	if err != nil || rep.LostMessages() != 1 || len(rep.Problems) > 0 {
 		t.Fatalf("salvage: %v %+v", err, rep)

@@ -165,6 +165,22 @@ func soundRows(t *testing.T, dir string) rowDump {
 	return dumpRows(t, filepath.Join(cp, engine.DatabaseFile))
 }
 
+// garbleOverflow writes 200 bytes of '#' into the last overflow page of
+// the messages table in the database file at path: the rest of a long
+// message's text, which SQLite's own checks never read.
+func garbleOverflow(t testing.TB, path string) {
+	t.Helper()
+	pages, _ := pagesOf(t, path, "messages", "overflow")
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(bytes.Repeat([]byte("#"), 200), (pages[len(pages)-1]-1)*4096+100); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // pagesOf returns the pages (and their cell counts) of b-tree name of the
 // given dbstat page type ("leaf", "internal") in the sound file at path
 // (with its WAL, left as it is).
@@ -251,15 +267,7 @@ var salvageCases = []salvageCase{
 	{name: "MessagesOverflow", damage: func(t *testing.T, path string) ([]string, int) {
 		// The text on an overflow page is checked by nothing of SQLite's:
 		// the row reads whole, garbled; its digest tells.
-		pages, _ := pagesOf(t, path, "messages", "overflow")
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteAt(bytes.Repeat([]byte("#"), 200), (pages[len(pages)-1]-1)*4096+100); err != nil {
-			t.Fatal(err)
-		}
+		garbleOverflow(t, path)
 		return []string{"messages"}, 1
 	}},
 	{name: "IndexPage", damage: func(t *testing.T, path string) ([]string, int) {
