@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -153,14 +154,45 @@ func (e *Engine) snapshotDropped(resource, detail string) {
 }
 
 // quarantine moves dir to <data>/quarantine/<UTC time>/ and returns the new
-// path.
+// path. When an ancestor of dir inside the data directory is not a
+// directory (a file named index), that ancestor is what blocks the index
+// and is moved instead; a file named quarantine is moved aside first
+// (quarantine.displaced-<UTC time>), so neither bricks the directory.
 func (e *Engine) quarantine(dir string) (string, error) {
-	qdir := filepath.Join(e.dir, QuarantineDir, time.Now().UTC().Format("20060102T150405.000000000Z"))
+	stamp := time.Now().UTC().Format("20060102T150405.000000000Z")
+	top := filepath.Join(e.dir, QuarantineDir)
+	if fi, err := os.Lstat(top); err == nil && !fi.IsDir() {
+		if err := os.Rename(top, top+".displaced-"+stamp); err != nil {
+			return "", fmt.Errorf("%s is not a directory and cannot be moved aside: %w", top, err)
+		}
+	}
+	qdir := filepath.Join(top, stamp)
 	if err := os.MkdirAll(qdir, 0o700); err != nil {
 		return "", err
 	}
-	dst := filepath.Join(qdir, filepath.Base(dir))
-	return dst, os.Rename(dir, dst)
+	src := e.blockingPath(dir)
+	dst := filepath.Join(qdir, filepath.Base(src))
+	return dst, os.Rename(src, dst)
+}
+
+// blockingPath is the first ancestor of dir below the data directory that
+// exists and is not a directory, or dir itself.
+func (e *Engine) blockingPath(dir string) string {
+	rel, err := filepath.Rel(e.dir, dir)
+	if err != nil || !filepath.IsLocal(rel) {
+		return dir
+	}
+	p := e.dir
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		if p == dir {
+			break
+		}
+		if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+	}
+	return dir
 }
 
 // queueRebuildIfBehind queues every message for indexing when the lexical

@@ -213,6 +213,55 @@ func TestLexicalQuarantine(t *testing.T) {
 	}
 }
 
+// TestQuarantineBlockedPath: a file where the data directory holds a
+// directory of the indexes (index, or quarantine beside a damaged index)
+// used to fail every open ("rename …: not a directory"); it is moved into
+// quarantine (or aside) and the index rebuilt from SQLite.
+//
+// SQLite only: it damages the data directory's files.
+func TestQuarantineBlockedPath(t *testing.T) {
+	for _, name := range []string{"index", "quarantine"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			e := enginetest.MustOpen(t, engine.Config{Dir: dir})
+			toolThread(t, e, "T-old")
+			if err := e.SyncIndexes(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			blockIndexPath(t, dir, name)
+			e = enginetest.MustOpen(t, engine.Config{Dir: dir})
+			if err := e.SyncIndexes(ctx); err != nil {
+				t.Fatal(err)
+			}
+			mustCheck(t, e)
+			res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "ZEPHYR-QUOTE", Options: recall.Options{TopK: 1, Mode: recall.ModeLexical}})
+			if err != nil || len(res.Hits) != 1 || res.Hits[0].Seq != 4 {
+				t.Fatalf("after rebuild: %+v, %v", res.Hits, err)
+			}
+		})
+	}
+}
+
+// blockIndexPath puts a regular file at dir/name: in place of the index
+// directory, or of the quarantine with the lexical index garbled.
+func blockIndexPath(t *testing.T, dir, name string) {
+	t.Helper()
+	if name == "index" {
+		if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := os.WriteFile(filepath.Join(dir, engine.LexicalDir, "index_meta.json"), []byte("garbage{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // blockingEmbedder never returns: the drainer is stuck after the commit,
 // before any index update, which is where the writer is killed.
 type blockingEmbedder struct{}
