@@ -25,3 +25,36 @@ func TestConfigRepeatedMember(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredConfigDamaged: a damaged mnemo.json (garbled JSON, a value
+// that does not apply) fails every command with the way out — fix it,
+// replace it with serve --config, or move it away — not a bare JSON
+// error; and moving it away makes the directory usable again.
+func TestStoredConfigDamaged(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"thread":"t1","resource":"r","role":"user","content":"hello"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
+		t.Fatalf("ingest: %d %s", code, stderr)
+	}
+	cfg := filepath.Join(dir, StoredConfigFile)
+	for _, body := range []string{`{"recentN": 10, "recall": {"topK": `, `{"lifecycle":{"idleTtl":"soon"}}`} {
+		if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range []string{"threads", "check"} {
+			code, _, stderr := run(t, nil, "--dir", dir, cmd)
+			if code != 1 || !strings.Contains(stderr, "What to do") || !strings.Contains(stderr, "serve --config FILE") || !strings.Contains(stderr, "move it away") {
+				t.Fatalf("%s with %s: code %d, stderr %s", cmd, body, code, stderr)
+			}
+		}
+	}
+	if err := os.Rename(cfg, cfg+".bad"); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "threads"); code != 0 || !strings.Contains(out, "t1") {
+		t.Fatalf("threads after moving it away: %d %s %s", code, out, stderr)
+	}
+}

@@ -176,7 +176,7 @@ func (c *ObserveCommand) openObserver(ctx context.Context, recent, threshold, re
 	}
 	stored, err := storedMemoryConfig(t.dir)
 	if err != nil {
-		return nil, fmt.Errorf("stored configuration: %w", err)
+		return nil, err
 	}
 	model, err := c.observeModel(stored)
 	if err != nil {

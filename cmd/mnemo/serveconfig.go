@@ -207,10 +207,22 @@ func storedMemoryConfig(dir string) (*memoryConfig, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	if c != nil {
-		c.WorkingMemory = nil
+	if err != nil {
+		return nil, storedConfigError(dir, err)
 	}
-	return c, err
+	c.WorkingMemory = nil
+	return c, nil
+}
+
+// storedConfigError says what to do about dir's stored configuration
+// that cannot be read or applied (err): every command reads it, so
+// without the advice a garbled mnemo.json left the directory unusable
+// with only a JSON error.
+func storedConfigError(dir string, err error) error {
+	return fmt.Errorf("stored configuration: %w\nWhat to do: %s is the configuration the last 'mnemo serve --config' stored in %s; "+
+		"fix it, or run 'mnemo --dir %s serve --config FILE' with a good file (it replaces it), "+
+		"or move it away to run with the defaults (nothing else is kept in it)",
+		err, StoredConfigFile, dir, dir)
 }
 
 // store writes c, less its working memory (stored in the database), as
