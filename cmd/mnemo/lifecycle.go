@@ -42,6 +42,25 @@ func (c *lifecycleConfig) apply(cfg *engine.Config) error {
 	return err
 }
 
+// checkQuota refuses a negative bound of lifecycle.quota, naming it: the
+// engine reads a bound of 0 or less as none, so a -3 meant "unbounded".
+func (c *lifecycleConfig) checkQuota() error {
+	if c == nil {
+		return nil
+	}
+	q := c.Quota
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"resourceMessages", q.ResourceMessages}, {"resourceBytes", q.ResourceBytes},
+		{"storeMessages", q.StoreMessages}, {"storeBytes", q.StoreBytes}} {
+		if f.v < 0 {
+			return fmt.Errorf("lifecycle.quota.%s must be >= 0 (0: no bound), got %d", f.name, f.v)
+		}
+	}
+	return nil
+}
+
 // sweepEvery is the sweep interval; zero means off.
 func (c *lifecycleConfig) sweepEvery() (time.Duration, error) {
 	if c == nil || c.SweepEvery == "" {

@@ -10,7 +10,8 @@ import (
 // server.maxBodyBytes) is refused when the configuration is applied,
 // naming the field, as a negative observe threshold is; 0 or none keeps
 // meaning the default. Before, "maxQueryBytes": -1 was taken silently as
-// the default 16 KiB.
+// the default 16 KiB. A negative quota bound or retention (keepRuns,
+// maxAge) is refused the same way: each was read as no bound at all.
 func TestConfigLimitsRefused(t *testing.T) {
 	getenv := func(string) string { return "" }
 	for want, c := range map[string]*memoryConfig{
@@ -20,6 +21,11 @@ func TestConfigLimitsRefused(t *testing.T) {
 		"limits.maxMessagesPerAppend must be >= 0 (0: the default), got -4": {Limits: &limitsConfig{MaxMessagesPerAppend: -4}},
 		"limits.maxQueryBytes must be >= 0 (0: the default), got -5":        {Limits: &limitsConfig{MaxQueryBytes: -5}},
 		"server.maxBodyBytes must be >= 0 (0: the default), got -6":         {Server: &serverConfig{MaxBodyBytes: -6}},
+		// The quota's and retention's bounds: a negative one meant "none".
+		"lifecycle.quota.resourceMessages must be >= 0 (0: no bound), got -7":   {Lifecycle: &lifecycleConfig{Quota: engine.Quota{ResourceMessages: -7}}},
+		"lifecycle.quota.storeBytes must be >= 0 (0: no bound), got -8":         {Lifecycle: &lifecycleConfig{Quota: engine.Quota{StoreBytes: -8}}},
+		"retention.keepRuns must be >= 0 (0: no limit by count), got -9":        {Retention: &retentionConfig{KeepRuns: -9}},
+		`retention.maxAge must not be negative (0: no limit by age), got "-5h"`: {Retention: &retentionConfig{MaxAge: "-5h"}},
 	} {
 		if err := c.apply(&engine.Config{}, getenv, false); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", want, err, want)

@@ -332,11 +332,8 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 	}
 	cfg.WorkingMemory = wc
 	if r := c.Retention; r != nil {
-		cfg.Retention = journal.Retention{KeepRuns: r.KeepRuns}
-		if r.MaxAge != "" {
-			if cfg.Retention.MaxAge, err = time.ParseDuration(r.MaxAge); err != nil {
-				return fmt.Errorf("retention.maxAge: %w", err)
-			}
+		if cfg.Retention, err = r.retention(); err != nil {
+			return err
 		}
 	}
 	if err := c.Lifecycle.apply(cfg); err != nil {
@@ -365,9 +362,30 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 	return nil
 }
 
-// checkLimits refuses a negative limit (limits.* and server.maxBodyBytes),
-// naming the field: 0 or none means the default, and a negative number
-// was silently taken as the default.
+// retention is journal.Retention of r. A negative keepRuns or maxAge is
+// refused naming it: the journal reads one as "keep everything".
+func (r *retentionConfig) retention() (journal.Retention, error) {
+	out := journal.Retention{KeepRuns: r.KeepRuns}
+	if r.KeepRuns < 0 {
+		return out, fmt.Errorf("retention.keepRuns must be >= 0 (0: no limit by count), got %d", r.KeepRuns)
+	}
+	if r.MaxAge == "" {
+		return out, nil
+	}
+	d, err := time.ParseDuration(r.MaxAge)
+	if err != nil {
+		return out, fmt.Errorf("retention.maxAge: %w", err)
+	}
+	if d < 0 {
+		return out, fmt.Errorf("retention.maxAge must not be negative (0: no limit by age), got %q", r.MaxAge)
+	}
+	out.MaxAge = d
+	return out, nil
+}
+
+// checkLimits refuses a negative limit (limits.*, server.maxBodyBytes and
+// lifecycle.quota.*), naming the field: 0 or none means the default (for a
+// quota: no bound), and a negative number was silently taken as it.
 func (c *memoryConfig) checkLimits() error {
 	var fields []struct {
 		name string
@@ -394,7 +412,7 @@ func (c *memoryConfig) checkLimits() error {
 			return fmt.Errorf("%s must be >= 0 (0: the default), got %d", f.name, f.v)
 		}
 	}
-	return nil
+	return c.Lifecycle.checkQuota()
 }
 
 // check refuses what the observer would refuse at its first use: a
