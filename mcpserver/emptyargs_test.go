@@ -41,3 +41,25 @@ func TestEmptyIDArguments(t *testing.T) {
 		t.Fatalf("search after: %s", text)
 	}
 }
+
+// TestInvalidIDArgument: an invalid id argument is refused naming the
+// argument (threadId), not the HTTP path's name the server's error
+// carries ("field thread" named nothing a tool takes).
+func TestInvalidIDArgument(t *testing.T) {
+	e := openEngine(t)
+	alice, _, _ := principals(t)
+	cs := connect(t, e, alice)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"memory_append", map[string]any{"threadId": "bad!", "messages": []map[string]any{{"role": "user", "content": "x"}}}},
+		{"memory_search", map[string]any{"query": "hello", "threadId": "bad!"}},
+		{"memory_context", map[string]any{"threadId": "bad!"}},
+	} {
+		failed, text := call(t, cs, c.tool, c.args, nil)
+		if !failed || !strings.Contains(text, "(field threadId)") {
+			t.Errorf("%s: failed %v, %q; want refused naming threadId", c.tool, failed, text)
+		}
+	}
+}

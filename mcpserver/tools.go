@@ -48,6 +48,10 @@ func (h *handlers) addTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, checkArgs(h.delete))
 }
 
+// pathFields maps the fields of the HTTP routes' path ids (which the
+// server's errors name) to the tools' arguments that carry them.
+var pathFields = map[string]string{"thread": "threadId", "resource": "resourceId", "run": "runId", "message": "messageId"}
+
 // fail turns an error into a tool error whose text a model can act on and
 // that names only what the caller named; a lost database connection is
 // "Service unavailable", as the HTTP routes answer it.
@@ -55,6 +59,9 @@ func (h *handlers) fail(err error) error {
 	p := h.t.Describe(err)
 	if p.Field == "recall.topK" { // the tools take topK as an argument of their own
 		p.Field, p.Detail = "topK", strings.ReplaceAll(p.Detail, "recall.topK", "topK")
+	}
+	if arg, ok := pathFields[p.Field]; ok { // an HTTP path's name; the tools take the id as an argument
+		p.Field = arg
 	}
 	if p.Field != "" {
 		return fmt.Errorf("%s: %s (field %s)", p.Title, p.Detail, p.Field)

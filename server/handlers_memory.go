@@ -37,7 +37,7 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 			return nil, err
 		}
 	}
-	th, err := t.Thread(ctx, b.ThreadID)
+	th, err := t.ThreadIn(ctx, "threadId", b.ThreadID)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		if b.ResourceID == "" {
@@ -93,7 +93,7 @@ func (t Tenant) Search(ctx context.Context, b SearchBody) (*engine.SearchResult,
 		return nil, err
 	}
 	if b.ThreadID != "" {
-		th, err := t.Thread(ctx, b.ThreadID)
+		th, err := t.ThreadIn(ctx, "threadId", b.ThreadID)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +143,7 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 		}
 	}
 	if f.ThreadID != "" {
-		if _, err := s.thread(ctx, p, f.ThreadID); err != nil {
+		if _, err := s.tenant(p).ThreadIn(ctx, "threadId", f.ThreadID); err != nil {
 			return nil, err
 		}
 	}

@@ -42,10 +42,17 @@ func (s *Server) runIDFree(ctx context.Context, p *Principal, id string) error {
 	return s.tenant(p).RunIDFree(ctx, id)
 }
 
-// Thread returns a stored thread the principal may touch.
+// Thread returns a stored thread the principal may touch; an invalid id
+// is an error on the path's field "thread".
 func (t Tenant) Thread(ctx context.Context, id string) (*engine.Thread, error) {
+	return t.ThreadIn(ctx, "thread", id)
+}
+
+// ThreadIn is Thread for an id given in field (a body member or query
+// parameter such as "threadId"), which an invalid id's error names.
+func (t Tenant) ThreadIn(ctx context.Context, field, id string) (*engine.Thread, error) {
 	if !engine.ValidID(id) {
-		return nil, errorf(kindInvalid, "thread", "the thread id must be 1-128 characters of [A-Za-z0-9_.:@-]")
+		return nil, errorf(kindInvalid, field, "the thread id must be 1-128 characters of [A-Za-z0-9_.:@-]")
 	}
 	th, err := t.Engine.GetThread(ctx, id)
 	if errors.Is(err, engine.ErrThreadNotFound) || (err == nil && !t.Principal.Allows(th.ResourceID)) {
