@@ -157,7 +157,26 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 					verb, t.ThreadID, t.ResourceID, t.Idle.Round(time.Second), count(t.Messages, "message"), count(t.Bytes, "byte"))
 			}
 			fmt.Fprintf(c.Stdout, "%s %s\n", count(len(res.Threads), "thread"), verb)
+			if len(res.Threads) == 0 && *idle == 0 && c.noLifetime() {
+				fmt.Fprintln(c.Stderr, "mnemo expire: no idle lifetime is configured (lifecycle.idleTtl in "+StoredConfigFile+
+					"), so only threads given a lifetime of their own expire; --idle D expires every thread idle that long")
+			}
 		}
 	}
 	return err
+}
+
+// noLifetime reports whether the stored configuration sets no
+// lifecycle.idleTtl (or 0), so that a plain `mnemo expire` expires only
+// the threads given a lifetime of their own (Engine.SetIdleTTL).
+func (c *ExpireCommand) noLifetime() bool {
+	mc, err := storedMemoryConfig(c.target().dir)
+	if err != nil {
+		return false
+	}
+	if mc == nil || mc.Lifecycle == nil || mc.Lifecycle.IdleTTL == "" {
+		return true
+	}
+	d, err := time.ParseDuration(mc.Lifecycle.IdleTTL)
+	return err == nil && d == 0
 }

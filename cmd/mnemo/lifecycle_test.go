@@ -52,9 +52,11 @@ func TestThreadsAndExpire(t *testing.T) {
 		t.Fatalf("lastActiveAt %v, want %v", got, past)
 	}
 
-	// No lifetime configured: nothing expires without --idle.
-	if code, out, _ := run(t, nil, "--dir", dir, "expire"); code != 0 || !strings.Contains(out, "0 threads expired") {
-		t.Fatalf("expire without a lifetime: code %d %s", code, out)
+	// No lifetime configured: nothing expires without --idle, and the
+	// command says why (it printed only "0 threads expired").
+	if code, out, stderr := run(t, nil, "--dir", dir, "expire"); code != 0 || !strings.Contains(out, "0 threads expired") ||
+		!strings.Contains(stderr, "no idle lifetime is configured") || !strings.Contains(stderr, "--idle D") {
+		t.Fatalf("expire without a lifetime: code %d %s%s", code, out, stderr)
 	}
 	code, out, stderr = run(t, nil, "--dir", dir, "expire", "--idle", "48h", "--resource", "alice", "--dry-run")
 	if code != 0 || !strings.Contains(out, "would expire thread old-a (resource alice)") || strings.Contains(out, "old-b") {
