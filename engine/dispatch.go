@@ -90,15 +90,26 @@ type Settlement struct {
 // caller performs it: the assistant message is appended (unless stored)
 // and the dispatch recorded, in one transaction. It is idempotent by
 // (thread, run, call id): beginning again returns the recorded dispatch.
+// A call holds one dispatch (a call has one result): another run's
+// dispatch of a stored call is refused, whether the first is pending or
+// settled; once an erasure removed the first (its call's or its result's
+// message deleted), the call is free for another run, but not for the
+// erased dispatch's own run (dispatch_begin.go).
 //
 // Errors: a *ValidationError for a bad id or a message that is not an
 // assistant message making the call; ErrResourceMismatch when the thread is
 // another resource's; journal.ErrRunOwned when the run belongs to another
 // thread; ErrConflict when the run's call was begun with another message,
 // or when the message is stored and a later message of the thread makes
-// the call again (the settlement would answer that one); the errors of
+// the call again (the settlement would answer that one); a
+// *CallDispatchedError (errors.Is ErrCallDispatched) when another run's
+// dispatch of the stored call is pending, settled or answered;
+// ErrDispatchAnswered when a tool message already answers the stored call
+// and no dispatch holds it; ErrDispatchErased when this run's dispatch of
+// the call was erased (begin under another run id); the errors of
 // Append, among them ErrDispatchPending when the message is new and an
 // earlier dispatch with one of its call ids is pending (dispatch_pending.go).
+// Nothing is stored when it fails.
 func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatch, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -126,7 +137,7 @@ func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatc
 		case err != nil:
 			return fmt.Errorf("engine: begin dispatch: %w", err)
 		case !ok:
-			return nil
+			return refuseErasedBegin(ctx, tx, in.RunID, call.ID) // dispatch_begin.go
 		case msg != in.Message.ID:
 			return fmt.Errorf("%w: call %q of run %q was begun with message %q", ErrConflict, call.ID, in.RunID, msg)
 		}
@@ -142,6 +153,9 @@ func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatc
 		} else if later {
 			return fmt.Errorf("%w: call %q of message %q is made again by a later message of thread %q: its settlement would answer that call; begin the dispatch on the latest call",
 				ErrConflict, clip(call.ID, 64), in.Message.ID, in.ThreadID)
+		}
+		if err := e.refuseHeldCall(ctx, tx, in, call.ID, res.Seqs[0]); err != nil {
+			return err
 		}
 		if err := journal.BeginDispatch(ctx, tx, journal.Dispatch{RunID: in.RunID, CallID: call.ID, ThreadID: in.ThreadID,
 			ResourceID: res.ResourceID, MessageID: in.Message.ID, Name: call.Name, BegunAt: e.now().UTC()}); err != nil {
@@ -235,11 +249,11 @@ func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID 
 // Errors: a *ValidationError for a bad id or both Result and Error given;
 // ErrDispatchNotFound when no intent was begun for (RunID, CallID) under
 // ResourceID (another resource's dispatch gets this same answer, naming
-// nothing of it), or when its call's or its result's message was erased
-// (DeleteMessages; a tool message appended without SettleDispatch that
-// answered the call counts as its result: dispatch_answered.go);
-// ErrDispatchErased when the dispatch's thread was erased
-// (or expired, or evicted) since: nothing is stored; ErrConflict when it was
+// nothing of it); ErrDispatchErased when the dispatch was erased since:
+// its thread (deleted, expired or evicted), or its call's or its result's
+// message (DeleteMessages; a tool message appended without SettleDispatch
+// that answered the call counts as its result: dispatch_answered.go), and
+// nothing is stored; ErrConflict when it was
 // settled with another outcome, or when it is not settled, a tool message
 // answered its call and a later message makes the call again (the
 // settlement would answer that call): nothing is stored;
@@ -328,12 +342,23 @@ func (e *Engine) ownDispatch(ctx context.Context, q journal.Querier, s Settlemen
 	return d, nil
 }
 
-// missingDispatch tells a dispatch that never was from one whose thread
-// was erased: the run stays claimed by the erased thread's tombstone.
+// missingDispatch tells a dispatch that never was from an erased one: one
+// whose thread was erased (the run stays claimed by the erased thread's
+// tombstone), or one an erasure of its call's or result's message removed
+// from a kept thread (its tombstone, journal.DispatchErased). Another
+// resource's erased dispatch is not found, as a live one is.
 func (e *Engine) missingDispatch(ctx context.Context, q journal.Querier, s Settlement) error {
 	thread, resource, err := journal.RunOwner(ctx, q, s.RunID)
 	if err == nil && strings.HasPrefix(thread, TombstonePrefix) && (resource == s.ResourceID || strings.HasPrefix(resource, TombstonePrefix)) {
-		return fmt.Errorf("%w: run %q; the settlement of call %q is not stored", ErrDispatchErased, s.RunID, s.CallID)
+		return fmt.Errorf("%w: the thread of run %q was erased; the settlement of call %q is not stored", ErrDispatchErased, s.RunID, clip(s.CallID, 64))
+	}
+	_, resource, erased, err := journal.DispatchErased(ctx, q, s.RunID, s.CallID)
+	switch {
+	case err != nil:
+		return fmt.Errorf("engine: %w", err)
+	case erased && resource == s.ResourceID:
+		return fmt.Errorf("%w: the dispatch of call %q in run %q was erased (its call's or its result's message was deleted); "+
+			"the settlement is not stored", ErrDispatchErased, clip(s.CallID, 64), s.RunID)
 	}
 	return fmt.Errorf("%w: no call %q in run %q of resource %q", ErrDispatchNotFound, s.CallID, s.RunID, s.ResourceID)
 }

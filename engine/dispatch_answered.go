@@ -47,7 +47,7 @@ func (er *erasure) eraseAnswered(ctx context.Context, tx *store.Tx) error {
 			continue
 		}
 		for _, d := range ds {
-			if err := journal.DeleteDispatch(ctx, tx, d.RunID, d.CallID); err != nil {
+			if err := journal.DeleteDispatch(ctx, tx, d.RunID, d.CallID, er.now); err != nil {
 				return fmt.Errorf("engine: %w", err)
 			}
 		}

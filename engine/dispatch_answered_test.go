@@ -78,8 +78,8 @@ func TestDispatchAnswerErased(t *testing.T) {
 					t.Fatalf("dropped %+v, want bob's call as unpaired", dropped)
 				}
 				_, err := e.SettleDispatch(ctx, engine.Settlement{RunID: "r1", ResourceID: "ana", CallID: "call_0", Result: "sent to bob"})
-				if !errors.Is(err, engine.ErrDispatchNotFound) {
-					t.Fatalf("settling the erased dispatch: %v, want ErrDispatchNotFound", err)
+				if !errors.Is(err, engine.ErrDispatchErased) {
+					t.Fatalf("settling the erased dispatch: %v, want ErrDispatchErased", err)
 				}
 				if reused {
 					if _, err := e.SettleDispatch(ctx, engine.Settlement{RunID: "r2", ResourceID: "ana", CallID: "call_0", Result: "sent to carol"}); err != nil {
@@ -97,9 +97,10 @@ func TestDispatchAnswerErased(t *testing.T) {
 // A settlement of a dispatch whose call a plain tool message already
 // answered is refused with ErrDispatchAnswered and stores nothing: it
 // would be a second result for the call (an orphan the pairing drops, and
-// the outcome it records is not the one the model was shown). Two
-// dispatches begun on one call (two runs) are the same case once one is
-// settled. Before, the settlement was appended after the answer.
+// the outcome it records is not the one the model was shown). Before, the
+// settlement was appended after the answer. Two runs' dispatches of one
+// call were the same case once one was settled; the second is now refused
+// when it is begun (ErrCallDispatched).
 func TestDispatchSettleAfterAnswer(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
@@ -135,23 +136,24 @@ func TestDispatchSettleAfterAnswer(t *testing.T) {
 			}
 		})
 		t.Run("TwoRunsOneCall", func(t *testing.T) {
+			// A second run's dispatch of the call is refused when it is begun
+			// (dispatch_begin.go), so this case cannot be built through the
+			// engine any more; TestDispatchBeginHeldCall has it.
 			e := be.MustOpen(t, engine.Config{})
 			call := emailCall("bob")
 			call.ID = "m-call"
-			for _, run := range []string{"r1", "r2"} {
-				if _, err := e.BeginDispatch(ctx, engine.DispatchIntent{RunID: run, ThreadID: "t1", ResourceID: "ana", Message: call}); err != nil {
-					t.Fatal(err)
-				}
+			if _, err := e.BeginDispatch(ctx, engine.DispatchIntent{RunID: "r1", ThreadID: "t1", ResourceID: "ana", Message: call}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.BeginDispatch(ctx, engine.DispatchIntent{RunID: "r2", ThreadID: "t1", ResourceID: "ana", Message: call}); !errors.Is(err, engine.ErrCallDispatched) {
+				t.Fatalf("begin r2 on r1's call: %v, want ErrCallDispatched", err)
 			}
 			if _, err := e.SettleDispatch(ctx, engine.Settlement{RunID: "r1", ResourceID: "ana", CallID: "call_0", Result: "sent"}); err != nil {
 				t.Fatal(err)
 			}
-			if got := unsettledRuns(t, e); len(got) != 0 {
-				t.Fatalf("unsettled runs %v, want none (r1's settlement answers the call)", got)
-			}
 			_, err := e.SettleDispatch(ctx, engine.Settlement{RunID: "r2", ResourceID: "ana", CallID: "call_0", Result: "sent"})
-			if !errors.Is(err, engine.ErrDispatchAnswered) {
-				t.Fatalf("settle r2 after r1 answered the call: %v, want ErrDispatchAnswered", err)
+			if !errors.Is(err, engine.ErrDispatchNotFound) {
+				t.Fatalf("settle r2, never begun: %v, want ErrDispatchNotFound", err)
 			}
 			if n := count(e); n != 2 {
 				t.Fatalf("%d messages, want 2", n)

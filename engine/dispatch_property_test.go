@@ -28,7 +28,8 @@ type dispatchTraffic struct {
 }
 
 // TestPairingDispatchProperty checks the pairing invariant under dispatch
-// traffic: random BeginDispatch (call ids from a pool of two, reused),
+// traffic: random BeginDispatch (call ids from a pool of two, reused; by
+// another run on a call already begun, too),
 // plain tool answers and calls appended with Append, SettleDispatch of any
 // dispatch begun (again, late, with another outcome), and DeleteMessages
 // of calls and results. After every step:
@@ -75,9 +76,17 @@ func (d *dispatchTraffic) randomStep() {
 		if op == 3 && len(d.begun) > 0 { // begin a dispatch again
 			in = d.begun[d.r.IntN(len(d.begun))]
 		}
-		_, err := d.e.BeginDispatch(ctx, in)
-		d.allow("BeginDispatch", err, engine.ErrDispatchPending, engine.ErrConflict)
+		if op == 2 && len(d.begun) > 0 && d.r.IntN(2) == 0 { // another run's dispatch of a begun call
+			run := in.RunID
+			in = d.begun[d.r.IntN(len(d.begun))]
+			in.RunID = run
+			op = 1
+		}
+		got, err := d.e.BeginDispatch(ctx, in)
+		d.allow("BeginDispatch", err, engine.ErrDispatchPending, engine.ErrConflict, engine.ErrDispatchErased,
+			engine.ErrCallDispatched, engine.ErrDispatchAnswered)
 		if err == nil && op != 3 {
+			in.Message.ID = got.MessageID // begun again, it names the same message
 			d.begun = append(d.begun, in)
 		}
 	case 4, 5:
@@ -94,7 +103,7 @@ func (d *dispatchTraffic) randomStep() {
 			s.Result = []string{"sent", "sent late"}[d.r.IntN(2)]
 		}
 		got, err := d.e.SettleDispatch(ctx, s)
-		d.allow("SettleDispatch", err, engine.ErrConflict, engine.ErrDispatchAnswered, engine.ErrDispatchNotFound)
+		d.allow("SettleDispatch", err, engine.ErrConflict, engine.ErrDispatchAnswered, engine.ErrDispatchErased)
 		if err == nil {
 			d.checkSettlement(got)
 		}

@@ -93,7 +93,12 @@
 //     never dropped from a Context: its call, and any other call of its
 //     message without a result, gets a synthetic result
 //     (Config.UnsettledText, reason "unsettled" in memctx) until it is
-//     settled. A settlement after its thread was erased stores nothing.
+//     settled. A call holds at most one dispatch that no erasure removed
+//     (another run's BeginDispatch of it is ErrCallDispatched,
+//     dispatch_begin.go), so every dispatch can be settled until its call
+//     is answered. A settlement after its dispatch was erased (its thread,
+//     its call's or its result's message) stores nothing
+//     (ErrDispatchErased), nor does beginning it again under its run.
 //
 // # Concurrency
 //

@@ -68,17 +68,22 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 }
 
 // deleteRows deletes the erased messages' rows, full results, embeddings
-// and dispatches (those a plain tool message answered too:
-// dispatch_answered.go), and queues their index removals.
+// and, in the threads it keeps, dispatches (those a plain tool message
+// answered too: dispatch_answered.go) leaving their tombstones, and queues
+// the index removals.
 func (er *erasure) deleteRows(ctx context.Context, tx *store.Tx) error {
-	ids := make([]string, len(er.msgs))
-	for i, m := range er.msgs {
-		ids[i] = m.ID
+	// A kept thread's erased dispatches leave a tombstone (ErrDispatchErased);
+	// a deleted thread's go with it (deleteThreads).
+	var kept []string
+	for _, m := range er.msgs {
+		if !er.deleted[m.ThreadID] {
+			kept = append(kept, m.ID)
+		}
 	}
 	if err := er.eraseAnswered(ctx, tx); err != nil {
 		return err
 	}
-	if err := journal.DeleteDispatches(ctx, tx, ids); err != nil {
+	if err := journal.DeleteDispatches(ctx, tx, kept, er.now); err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
 	n, err := er.ms.EraseMessages(ctx, tx, er.msgs, er.now)

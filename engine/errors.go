@@ -146,21 +146,69 @@ func (e *QuotaError) Unwrap() error { return ErrQuotaExceeded }
 
 // ErrDispatchNotFound is returned by SettleDispatch when no intent was
 // begun for the run and call id under the caller's resource (another
-// resource's dispatch gets this same answer).
+// resource's dispatch, erased or not, gets this same answer). A dispatch
+// begun and then erased is ErrDispatchErased.
 var ErrDispatchNotFound = errors.New("engine: dispatch not found")
 
-// ErrDispatchErased is returned by SettleDispatch when the dispatch's
-// thread was erased (DeleteThread, DeleteResource, expiry or eviction)
-// after the intent was begun: the settlement is refused and nothing is
-// stored.
-var ErrDispatchErased = errors.New("engine: the dispatch's thread was erased")
+// ErrDispatchErased is returned by SettleDispatch when the dispatch was
+// erased after its intent was begun: its thread (DeleteThread,
+// DeleteResource, expiry or eviction), or, in a thread that is kept, its
+// call's or its result's message (DeleteMessages; a tool message appended
+// without SettleDispatch that answered the call counts as its result).
+// BeginDispatch returns it for a run and call id whose dispatch was erased
+// from a kept thread: an erased dispatch is not begun again under its run
+// (that would store its call again, or act on it again, as if nothing had
+// been erased); begin it under another run id. Nothing is stored. The
+// journal keeps no text of an erased dispatch, only a hash of its run and
+// call ids (journal.ScopeDispatchErased).
+var ErrDispatchErased = errors.New("engine: the dispatch was erased")
 
 // ErrDispatchAnswered is returned by SettleDispatch when the dispatch was
 // never settled but a tool message already answers its call: one appended
 // with Append, or the settlement of another dispatch begun on the same
-// call. The outcome shown to the model is that message; a settlement would
-// be a second result for the call, so nothing is stored.
+// call (a database written before BeginDispatch refused that). The outcome
+// shown to the model is that message; a settlement would be a second
+// result for the call, so nothing is stored. BeginDispatch returns it when
+// the stored call it names is already answered by a tool message and no
+// other run's dispatch holds it (that is ErrCallDispatched): a dispatch of
+// it could never be settled.
 var ErrDispatchAnswered = errors.New("engine: the dispatch's call is already answered")
+
+// ErrCallDispatched is matched (through a *CallDispatchedError) by the
+// error BeginDispatch returns when another run already began a dispatch of
+// the same call (the same stored message and call id) and no erasure has
+// removed it since: whether that dispatch is pending (outcome unknown),
+// settled, or answered by a tool message appended without a settlement. A
+// call has one result (the pairing rule), so a second run's dispatch could
+// never be settled (ErrDispatchAnswered). Nothing is stored. Settle the
+// pending dispatch under its own run (Unsettled, reconcile, SettleDispatch);
+// to act again after a known outcome, make a new call. Beginning again
+// under the run that holds the call returns its dispatch (idempotence).
+var ErrCallDispatched = errors.New("engine: the call is already dispatched by another run")
+
+// CallDispatchedError is the refusal of ErrCallDispatched: call CallID of
+// message MessageID is held by the dispatch of run RunID, which is State:
+// "pending", "settled" (ResultID is the settlement's tool message) or
+// "answered" (ResultID is the tool message appended without a settlement).
+type CallDispatchedError struct {
+	CallID, MessageID string
+	RunID             string
+	State             string
+	ResultID          string
+}
+
+// Error implements error: the call, the dispatch holding it and what to do.
+func (e *CallDispatchedError) Error() string {
+	head := fmt.Sprintf("engine: call %q of message %q is already dispatched by run %q", clip(e.CallID, 64), e.MessageID, e.RunID)
+	if e.State == "pending" {
+		return head + ", whose outcome is unknown (pending): settle that dispatch under its run (SettleDispatch) instead; " +
+			"a call has one result, so a second run's dispatch of it could never be settled"
+	}
+	return head + fmt.Sprintf(", %s by tool message %q: its outcome is recorded there; to act again, make a new call", e.State, e.ResultID)
+}
+
+// Unwrap returns ErrCallDispatched.
+func (e *CallDispatchedError) Unwrap() error { return ErrCallDispatched }
 
 // ErrSalvageInterrupted is returned by Open when a salvage (Salvage) was
 // interrupted while it swapped the salvaged database in: run Salvage

@@ -95,6 +95,26 @@ func DispatchMessage(ctx context.Context, tx store.Conn, runID, callID string) (
 	return messageID, true, nil
 }
 
+// OtherDispatch reads, in tx, the dispatch of call callID of the message
+// messageID of threadID that a run other than runID began (the earliest begun, should
+// a database written before BeginDispatch refused a second one hold two):
+// its RunID, ResultID ("" until settled) and Failed. ok is false when there
+// is none (an erased dispatch is none).
+func OtherDispatch(ctx context.Context, tx store.Conn, threadID, messageID, callID, runID string) (d Dispatch, ok bool, err error) {
+	d = Dispatch{CallID: callID, ThreadID: threadID, MessageID: messageID}
+	err = store.Bound(tx).QueryRowContext(ctx, `SELECT run_id, result_id, failed FROM dispatches
+		WHERE thread_id = ? AND message_id = ? AND call_id = ? AND run_id <> ? ORDER BY begun_at, run_id LIMIT 1`,
+		threadID, messageID, callID, runID).
+		Scan(&d.RunID, &d.ResultID, &d.Failed)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return d, false, nil
+	case err != nil:
+		return d, false, fmt.Errorf("journal: read dispatches of call %q of message %s: %w", callID, messageID, err)
+	}
+	return d, true, nil
+}
+
 // BeginDispatch records, in tx, that the call d.CallID of run d.RunID is
 // begun: its thread, resource, message id, tool name and BegunAt. A second
 // record of one (run, call) is a constraint error.
@@ -272,10 +292,14 @@ func DispatchAnswer(ctx context.Context, tx store.Conn, runID, callID string) (m
 	return messageID, true, nil
 }
 
-// DeleteDispatch deletes, in tx, the dispatch (runID, callID); deleting
-// one that is not stored is no error.
-func DeleteDispatch(ctx context.Context, tx store.Conn, runID, callID string) error {
+// DeleteDispatch deletes, in tx, the dispatch (runID, callID), leaving its
+// tombstone (ScopeDispatchErased, dispatch_erased.go) at now; deleting one
+// that is not stored is no error.
+func DeleteDispatch(ctx context.Context, tx store.Conn, runID, callID string, now time.Time) error {
 	tx = store.Bound(tx)
+	if err := tombstoneDispatches(ctx, tx, now, `run_id = ? AND call_id = ?`, runID, callID); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE run_id = ? AND call_id = ?`, runID, callID); err != nil {
 		return fmt.Errorf("journal: erase dispatch of call %q in run %s: %w", callID, runID, err)
 	}
@@ -283,11 +307,19 @@ func DeleteDispatch(ctx context.Context, tx store.Conn, runID, callID string) er
 }
 
 // DeleteDispatches deletes, in tx, the dispatches of erased messages (any
-// number of ids): a dispatch goes with its call's or its result's message.
-func DeleteDispatches(ctx context.Context, tx store.Conn, messageIDs []string) error {
+// number of ids): a dispatch goes with its call's or its result's message,
+// leaving its tombstone (ScopeDispatchErased) at now. The caller passes
+// the messages of threads it keeps: a deleted thread's dispatches go with
+// it (DeleteThreadDispatches), untombstoned.
+func DeleteDispatches(ctx context.Context, tx store.Conn, messageIDs []string, now time.Time) error {
 	tx = store.Bound(tx)
 	return store.InChunks(messageIDs, func(in string, chunk []any) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE message_id IN `+in+` OR result_id IN `+in, append(chunk, chunk...)...); err != nil {
+		where := `message_id IN ` + in + ` OR result_id IN ` + in
+		args := append(chunk, chunk...)
+		if err := tombstoneDispatches(ctx, tx, now, where, args...); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE `+where, args...); err != nil {
 			return fmt.Errorf("journal: erase dispatches: %w", err)
 		}
 		return nil

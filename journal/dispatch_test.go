@@ -131,27 +131,54 @@ func testDeleteDispatches(t *testing.T, b backend) {
 		ids = append(ids, fmt.Sprint("call", i))
 	}
 	ids[len(ids)-1] = fmt.Sprint("result", len(ids)-1)
-	inTx(t, db, func(tx *store.Tx) error { return journal.DeleteDispatches(ctx, tx, ids) })
-	count := func(where string) int {
+	inTx(t, db, func(tx *store.Tx) error { return journal.DeleteDispatches(ctx, tx, ids, time.Now()) })
+	count := func(table, where string) int {
 		var c int
-		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM dispatches WHERE `+where).Scan(&c); err != nil {
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table+` WHERE `+where).Scan(&c); err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
-	if got := count("true"); got != n-len(ids) {
+	if got := count("dispatches", "true"); got != n-len(ids) {
 		t.Fatalf("%d dispatches left, want %d", got, n-len(ids))
 	}
+	// Each erased dispatch left a tombstone naming its thread and resource,
+	// and no text of it: not its call id, name or messages.
+	erased := fmt.Sprintf("scope = '%s'", journal.ScopeDispatchErased)
+	if got := count("journal", erased); got != len(ids) {
+		t.Fatalf("%d dispatch tombstones, want %d", got, len(ids))
+	}
+	if got := count("journal", erased+" AND (key LIKE '%run%' OR key LIKE '%call%' OR key LIKE '%send%' OR length(key) <> 64)"); got != 0 {
+		t.Fatalf("%d tombstones keep the dispatch's ids in clear", got)
+	}
+	for i, wantThread := range map[int]string{0: "t1", 1: "t2", len(ids) - 1: "t2"} {
+		th, res, ok, err := journal.DispatchErased(ctx, db, fmt.Sprint("run", i), "c")
+		if err != nil || !ok || th != wantThread || res != "r" {
+			t.Fatalf("DispatchErased(run%d) = %q, %q, %v, %v; want %s, r", i, th, res, ok, err, wantThread)
+		}
+	}
+	for _, k := range [][2]string{{fmt.Sprint("run", n-1), "c"}, {"run0", "other"}, {"nope", "c"}} {
+		if _, _, ok, err := journal.DispatchErased(ctx, db, k[0], k[1]); err != nil || ok {
+			t.Fatalf("DispatchErased(%v) of a dispatch not erased: ok %v, err %v", k, ok, err)
+		}
+	}
 	inTx(t, db, func(tx *store.Tx) error { return journal.DeleteThreadDispatches(ctx, tx, "t2") })
-	if got, t1 := count("true"), count("thread_id = 't1'"); got != t1 || got == 0 {
+	if got, t1 := count("dispatches", "true"), count("dispatches", "thread_id = 't1'"); got != t1 || got == 0 {
 		t.Fatalf("after deleting t2's: %d left, %d of t1; want only t1's", got, t1)
+	}
+	// A deleted thread's tombstones go with it (journal.DeleteThread).
+	inTx(t, db, func(tx *store.Tx) error { return journal.DeleteThread(ctx, tx, "t2") })
+	if got, t1 := count("journal", erased), count("journal", erased+" AND thread_id = 't1'"); got != t1 || got == 0 {
+		t.Fatalf("after deleting thread t2: %d tombstones, %d of t1; want only t1's", got, t1)
 	}
 }
 
 // TestDispatchAnswered: the tool message answering a dispatch's call
 // (DispatchAnswer), the unsettled dispatches a tool message answers
-// (AnsweredBy: two runs' dispatches of one call; none past an earlier
-// result) and DeleteDispatch.
+// (AnsweredBy: two runs' dispatches of one call, as a database written
+// before BeginDispatch refused the second holds; none past an earlier
+// result), OtherDispatch, and DeleteDispatch with its tombstone
+// (DispatchErased).
 func TestDispatchAnswered(t *testing.T) { forEachBackend(t, testDispatchAnswered) }
 
 func testDispatchAnswered(t *testing.T, b backend) {
@@ -211,12 +238,37 @@ func testDispatchAnswered(t *testing.T, b backend) {
 	if got, want := answered(3), "run2/c1@1 "; got != want {
 		t.Fatalf("AnsweredBy(seq 3) after settling run1 = %q, want %q", got, want)
 	}
+	inTx(t, db, func(tx *store.Tx) error {
+		// OtherDispatch: run1's dispatch of m1's c1, as seen by run2 and by a
+		// third run; none other than run2's as seen by run1 once run1's goes.
+		for _, run := range []string{"run2", "run3"} {
+			if d, ok, err := journal.OtherDispatch(ctx, tx, "t1", "m1", "c1", run); err != nil || !ok || d.RunID != "run1" || d.ResultID != "a1" {
+				return fmt.Errorf("OtherDispatch(%s) = %+v, %v, %v; want run1's, settled by a1", run, d, ok, err)
+			}
+		}
+		if d, ok, err := journal.OtherDispatch(ctx, tx, "t1", "m1", "c1", "run1"); err != nil || !ok || d.RunID != "run2" || d.ResultID != "" {
+			return fmt.Errorf("OtherDispatch(run1) = %+v, %v, %v; want run2's, unsettled", d, ok, err)
+		}
+		if _, ok, err := journal.OtherDispatch(ctx, tx, "t1", "m1", "c2", "run9"); err != nil || ok {
+			return fmt.Errorf("OtherDispatch of another call: ok %v, err %v", ok, err)
+		}
+		return nil
+	})
 	for range 2 { // deleting again is no error
-		inTx(t, db, func(tx *store.Tx) error { return journal.DeleteDispatch(ctx, tx, "run2", "c1") })
+		inTx(t, db, func(tx *store.Tx) error { return journal.DeleteDispatch(ctx, tx, "run2", "c1", time.UnixMilli(3)) })
 	}
 	if _, err := journal.ReadDispatch(ctx, db, "run2", "c1"); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("ReadDispatch after DeleteDispatch: %v, want ErrNotFound", err)
 	}
+	if th, res, ok, err := journal.DispatchErased(ctx, db, "run2", "c1"); err != nil || !ok || th != "t1" || res != "r1" {
+		t.Fatalf("DispatchErased after DeleteDispatch = %q, %q, %v, %v; want t1, r1", th, res, ok, err)
+	}
+	inTx(t, db, func(tx *store.Tx) error {
+		if _, ok, err := journal.OtherDispatch(ctx, tx, "t1", "m1", "c1", "run1"); err != nil || ok {
+			return fmt.Errorf("OtherDispatch(run1) after run2's was erased: ok %v, err %v; an erased dispatch holds no call", ok, err)
+		}
+		return nil
+	})
 	if _, err := journal.ReadDispatch(ctx, db, "run1", "c1"); err != nil {
 		t.Fatalf("run1's dispatch: %v", err)
 	}

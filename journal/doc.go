@@ -47,7 +47,10 @@
 //   - A dispatch goes with its call's or its result's message, and with its
 //     thread (DeleteDispatches, DeleteThreadDispatches); a result is its
 //     settlement's message or, for a dispatch never settled, the tool
-//     message that answered its call (AnsweredBy, DeleteDispatch).
+//     message that answered its call (AnsweredBy, DeleteDispatch). One
+//     that goes while its thread is kept leaves a tombstone keyed by a hash
+//     of its run and call ids, with no text of it (ScopeDispatchErased,
+//     dispatch_erased.go), which goes with the thread.
 //
 // # Concurrency
 //

@@ -72,13 +72,18 @@ func (e Erased) QuotedBy(q string) bool {
 // erased (scope ScopeErased); seqs are never reused, and the tombstone
 // tells an erased seq from a gap. Recording it twice is a no-op.
 func TombstoneSeq(ctx context.Context, tx store.Conn, thread, resource string, seq int64, now time.Time) error {
-	tx = store.Bound(tx)
+	return tombstone(ctx, store.Bound(tx), ScopeErased, thread+":"+strconv.FormatInt(seq, 10), thread, resource, now)
+}
+
+// tombstone writes in tx (bound) the content-free record (scope, key) of
+// thread and resource at now, with an empty output; writing it twice is a
+// no-op.
+func tombstone(ctx context.Context, tx store.Conn, scope, key, thread, resource string, now time.Time) error {
 	q := store.DialectOfConn(tx).Text(
 		`INSERT OR IGNORE INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, x'', ?)`,
 		`INSERT INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES ($1, $2, $3, $4, ''::bytea, $5)
 		ON CONFLICT DO NOTHING`)
-	if _, err := tx.ExecContext(ctx, q,
-		ScopeErased, thread+":"+strconv.FormatInt(seq, 10), thread, resource, now.UnixMilli()); err != nil {
+	if _, err := tx.ExecContext(ctx, q, scope, key, thread, resource, now.UnixMilli()); err != nil {
 		return fmt.Errorf("journal: erase: tombstone: %w", err)
 	}
 	return nil
@@ -86,14 +91,16 @@ func TombstoneSeq(ctx context.Context, tx store.Conn, thread, resource string, s
 
 // DeleteThread deletes in tx what the journal keeps of a deleted thread
 // other than its runs' memctx records (DeleteRuns): its seq tombstones,
-// its records of seqs lost to a salvage (ScopeLost) and the tool
-// applications recorded under it.
+// its records of seqs lost to a salvage (ScopeLost), the tool
+// applications recorded under it and its dispatches' tombstones
+// (ScopeDispatchErased).
 func DeleteThread(ctx context.Context, tx store.Conn, thread string) error {
 	tx = store.Bound(tx)
 	for _, q := range []string{
 		`DELETE FROM journal WHERE scope = '` + ScopeErased + `' AND thread_id = ?`,
 		`DELETE FROM journal WHERE scope = '` + ScopeLost + `' AND thread_id = ?`,
 		`DELETE FROM journal WHERE scope = '` + ScopeTool + `' AND thread_id = ?`,
+		`DELETE FROM journal WHERE scope = '` + ScopeDispatchErased + `' AND thread_id = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, thread); err != nil {
 			return fmt.Errorf("journal: erase thread %s: %w", thread, err)

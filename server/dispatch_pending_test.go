@@ -35,3 +35,43 @@ func TestAppendDispatchPending(t *testing.T) {
 	}
 	h.validate("POST", "/v1/threads/{thread}/messages", r)
 }
+
+// The dispatch journal's refusals (BeginDispatch, SettleDispatch) are
+// described, for a caller of Describe such as an MCP tool, as 409
+// conflicts naming the field at fault with the engine's wording, and an
+// unknown dispatch as not found.
+func TestDescribeDispatchRefusals(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t, true, server.Config{})
+	call := engine.Message{ID: "m-call", Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{
+		{ID: "call_0", Name: "send_email", Arguments: json.RawMessage(`{"to":"carol"}`)}}}
+	begin := func(run string) error {
+		_, err := h.e.BeginDispatch(ctx, engine.DispatchIntent{RunID: run, ThreadID: "t-bob", ResourceID: "res-bob", Message: call})
+		return err
+	}
+	if err := begin("run-1"); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, err error, status int, field, detail string) {
+		t.Helper()
+		p := server.Describe(err)
+		if p.Status != status || p.Field != field || !strings.Contains(p.Detail, detail) || strings.HasPrefix(p.Detail, "engine:") {
+			t.Fatalf("%s: %+v (from %v), want %d, field %q, detail with %q", what, p, err, status, field, detail)
+		}
+	}
+	check("a second run's dispatch of a pending call", begin("run-2"), 409, "callId", `already dispatched by run "run-1"`)
+	settle := func(run, result string) error {
+		_, err := h.e.SettleDispatch(ctx, engine.Settlement{RunID: run, ResourceID: "res-bob", CallID: "call_0", Result: result})
+		return err
+	}
+	check("an unknown dispatch", settle("run-9", "x"), 404, "", "dispatch not found")
+	plain := engine.Message{ID: "m-plain", Role: engine.RoleTool, ToolCallID: "call_0", Name: "send_email", Content: "sent"}
+	if _, err := h.e.Append(ctx, engine.AppendRequest{ThreadID: "t-bob", ResourceID: "res-bob", Messages: []engine.Message{plain}}); err != nil {
+		t.Fatal(err)
+	}
+	check("a settlement of an answered call", settle("run-1", "sent"), 409, "callId", `answered by tool message "m-plain"`)
+	if _, err := h.e.DeleteMessages(ctx, "m-plain"); err != nil {
+		t.Fatal(err)
+	}
+	check("a settlement of an erased dispatch", settle("run-1", "sent"), 409, "runId", "was erased")
+}

@@ -126,6 +126,7 @@ func classify(err error) *apiError {
 	var oe *recall.OptionError
 	var de *engine.DivergenceError
 	var pe *engine.DispatchPendingError
+	var cd *engine.CallDispatchedError
 	switch {
 	case errors.As(err, &ve):
 		field := ve.Field
@@ -148,6 +149,15 @@ func classify(err error) *apiError {
 	case errors.As(err, &pe):
 		// A late settlement of the pending dispatch would answer the new call.
 		return &apiError{kind: kindConflict, field: fmt.Sprintf("messages[%d].toolCalls", pe.Index), detail: strings.TrimPrefix(pe.Error(), "engine: ")}
+	case errors.As(err, &cd):
+		// A second run's dispatch of a call that one already holds.
+		return &apiError{kind: kindConflict, field: "callId", detail: strings.TrimPrefix(cd.Error(), "engine: ")}
+	case errors.Is(err, engine.ErrDispatchAnswered):
+		return &apiError{kind: kindConflict, field: "callId", detail: strings.TrimPrefix(err.Error(), "engine: ")}
+	case errors.Is(err, engine.ErrDispatchErased):
+		return &apiError{kind: kindConflict, field: "runId", detail: strings.TrimPrefix(err.Error(), "engine: ")}
+	case errors.Is(err, engine.ErrDispatchNotFound):
+		return notFound("dispatch")
 	case errors.Is(err, engine.ErrConflict):
 		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
 	case errors.Is(err, journal.ErrRunOwned):

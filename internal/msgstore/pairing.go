@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // ToolResult returns the result of the call callID made at seq callSeq in
@@ -33,6 +35,23 @@ func (s *Store) ToolResult(ctx context.Context, thread, callID string, callSeq i
 		return m, false, fmt.Errorf("find result of tool call %s: %w", callID, err)
 	}
 	return m, !between, nil
+}
+
+// FirstResult reads, in tx, the id of the first tool message answering
+// callID after seq afterSeq in the thread; ok is false when there is none.
+// It is the result of the call made at afterSeq when no assistant message
+// in between makes the call again (ToolResult checks it; a caller that
+// knows none does, CountCalls, needs only this).
+func (s *Store) FirstResult(ctx context.Context, tx *store.Tx, thread, callID string, afterSeq int64) (id string, ok bool, err error) {
+	err = s.in(tx).QueryRowContext(ctx, `SELECT id FROM messages
+		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`, thread, callID, afterSeq).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("find result of tool call %s: %w", callID, err)
+	}
+	return id, true, nil
 }
 
 // ToolCall returns the assistant message whose call the result for callID

@@ -23,8 +23,8 @@ var orphans = []struct{ table, sql string }{
 	{"working_memory_history", `DELETE FROM working_memory_history WHERE NOT EXISTS (SELECT 1 FROM working_memory w WHERE w.scope = working_memory_history.scope)`},
 	// What the journal keeps under a thread goes with the thread
 	// (journal.DeleteThread, DeleteRuns); runs stay claimed.
-	{"journal", `DELETE FROM journal WHERE scope IN ('` + journal.ScopeErased + `', '` + journal.ScopeLost + `', '` + journal.ScopeTool + `', '` + journal.ScopeMemCtx + `')
-		AND thread_id <> '' AND NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = journal.thread_id)`},
+	{"journal", `DELETE FROM journal WHERE scope IN ('` + journal.ScopeErased + `', '` + journal.ScopeLost + `', '` + journal.ScopeTool + `', '` + journal.ScopeMemCtx + `',
+		'` + journal.ScopeDispatchErased + `') AND thread_id <> '' AND NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = journal.thread_id)`},
 	// journal.DanglingDispatches: a dispatch names its stored call and,
 	// settled, its stored result.
 	{"dispatches", `DELETE FROM dispatches WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = dispatches.message_id AND m.thread_id = dispatches.thread_id)
