@@ -125,6 +125,9 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	if err := checkSwap(dir); err != nil { // salvage_swap.go
 		return nil, err
 	}
+	if err := notRegularDatabase(dir); err != nil {
+		return nil, err
+	}
 	if err := emptyDatabase(dir); err != nil {
 		return nil, err
 	}
@@ -144,6 +147,37 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 		return nil, fmt.Errorf("%w: %w", ErrDatabaseCorrupt, err)
 	}
 	return e, err
+}
+
+// notRegularDatabase returns ErrDatabaseCorrupt when dir's database file
+// or its write-ahead log exists but is not a regular file (a directory, a
+// device, a link to /dev/zero): SQLite cannot use it, an open failed with
+// "create …: is a directory", and a salvage's copy of /dev/zero never
+// ended. Nothing in it can be salvaged.
+func notRegularDatabase(dir string) error {
+	for _, suffix := range []string{"", "-wal"} {
+		path := filepath.Join(dir, DatabaseFile+suffix)
+		fi, err := os.Stat(path)
+		if err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%w: %w: %s is %s", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, fileKind(fi.Mode()))
+		}
+	}
+	return nil
+}
+
+// fileKind names the kind of a file that is not a regular one.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // emptyDatabase returns ErrDatabaseCorrupt when dir's database file is

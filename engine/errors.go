@@ -45,6 +45,13 @@ var ErrInconsistent = errors.New("engine: inconsistent")
 // restore the database from a backup.
 var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
 
+// ErrDatabaseNotFile is matched, with ErrDatabaseCorrupt, by the error Open
+// and Salvage return when mnemo.db (or its -wal) exists but is not a
+// regular file: a directory, a device, a link to /dev/zero. It holds no
+// database, so nothing can be salvaged from it: move it away and restore
+// mnemo.db from a backup.
+var ErrDatabaseNotFile = errors.New("engine: the database is not a regular file")
+
 // ErrNotDataDir is returned by Open with Config.MustExist when the
 // directory does not exist or holds no mnemo database, or (wrapping
 // pgstore.ErrNoSchema) when the Postgres database holds no mnemo tables.

@@ -128,6 +128,9 @@ func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageRepo
 	if _, err := os.Stat(filepath.Join(dir, DatabaseFile)); err != nil {
 		return nil, fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, dir, DatabaseFile, errors.Unwrap(err))
 	}
+	if err := notRegularDatabase(dir); err != nil { // engine.go
+		return nil, err
+	}
 	lock, err := lockDir(dir, cfg.holder(), cfg.lockWait())
 	if err != nil {
 		return nil, err

@@ -561,3 +561,38 @@ func TestSalvageRefuses(t *testing.T) {
 		t.Fatalf("salvage on Postgres: %v, want ErrSalvagePostgres", err)
 	}
 }
+
+// TestDatabaseNotRegularFile: a mnemo.db (or -wal) that is a directory is
+// refused by Open and Salvage with ErrDatabaseNotFile (and
+// ErrDatabaseCorrupt), naming what it is. Before, Open failed with
+// "create …: is a directory" and Salvage tried to copy it (a link to
+// /dev/zero made the copy run until the disk was full).
+func TestDatabaseNotRegularFile(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{engine.DatabaseFile, engine.DatabaseFile + "-wal"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			e, err := engine.Open(ctx, engine.Config{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, name)
+			if err := os.RemoveAll(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(p, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			_, err = engine.Open(ctx, engine.Config{Dir: dir, MustExist: true})
+			if !errors.Is(err, engine.ErrDatabaseNotFile) || !errors.Is(err, engine.ErrDatabaseCorrupt) || !strings.Contains(err.Error(), "is a directory") {
+				t.Fatalf("open: %v, want ErrDatabaseNotFile naming a directory", err)
+			}
+			if _, err := engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{Force: true}); !errors.Is(err, engine.ErrDatabaseNotFile) {
+				t.Fatalf("salvage: %v, want ErrDatabaseNotFile", err)
+			}
+		})
+	}
+}

@@ -217,6 +217,10 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 	case errors.Is(err, engine.ErrNotDataDir):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR); a data directory is created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)
 		return 1
+	case errors.Is(err, engine.ErrDatabaseNotFile):
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex'.\n",
+			name, err, m.Dir, engine.DatabaseFile, engine.DatabaseFile, engine.DatabaseFile, m.Dir)
+		return 1
 	case errors.Is(err, engine.ErrDatabaseCorrupt) && !errors.As(err, new(*engine.CheckError)):
 		// The open could not read mnemo.db at all (check's own findings
 		// were printed with this advice by check).

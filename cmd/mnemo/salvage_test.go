@@ -199,3 +199,30 @@ func TestSalvageInterruptedSwap(t *testing.T) {
 		t.Fatalf("check after salvage: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// TestDatabaseNotFileAdvice: a mnemo.db that is a directory gets advice
+// that fits it — move it away and restore a backup; salvage cannot read it
+// — not the damaged-file advice that suggests mnemo salvage.
+func TestDatabaseNotFileAdvice(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"thread":"t1","resource":"r","role":"user","content":"hello"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
+		t.Fatalf("ingest: %d %s", code, stderr)
+	}
+	db := filepath.Join(dir, engine.DatabaseFile)
+	if err := os.Remove(db); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(db, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"threads", "check", "salvage"} {
+		code, _, stderr := run(t, nil, "--dir", dir, cmd)
+		if code != 1 || !strings.Contains(stderr, "is a directory") || !strings.Contains(stderr, "salvage cannot read it") {
+			t.Fatalf("%s: code %d, stderr %s", cmd, code, stderr)
+		}
+	}
+}
