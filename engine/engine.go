@@ -131,6 +131,9 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	if err := emptyDatabase(dir); err != nil {
 		return nil, err
 	}
+	if err := dropOrphanIndexes(dir); err != nil {
+		return nil, err
+	}
 	db, err := store.Open(ctx, filepath.Join(dir, DatabaseFile))
 	if store.IsCorrupt(err) {
 		// A file SQLite cannot even read the schema version of (truncated,
@@ -147,6 +150,24 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 		return nil, fmt.Errorf("%w: %w", ErrDatabaseCorrupt, err)
 	}
 	return e, err
+}
+
+// dropOrphanIndexes removes the derived indexes (index/lexical and
+// index/snapshots) of dir when dir holds no database file: they were
+// derived from a mnemo.db that is gone, and the database this open creates
+// starts empty. Before, a new database reused them: the old messages'
+// text stayed in the lexical index (found by no search, but by mnemo check
+// as entries that are not stored messages, and on disk until a reindex).
+func dropOrphanIndexes(dir string) error {
+	if _, err := os.Lstat(filepath.Join(dir, DatabaseFile)); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	for _, sub := range []string{LexicalDir, SnapshotDir} {
+		if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
+			return fmt.Errorf("engine: remove the indexes of a database that is gone: %w", err)
+		}
+	}
+	return nil
 }
 
 // notRegularDatabase returns ErrDatabaseCorrupt when dir's database file
