@@ -20,8 +20,9 @@
 //
 // # Imports
 //
-// It may import engine (it appends what it parses); it is above the
-// engine's floor, so no package below engine imports it.
+// It may import engine (it appends what it parses) and internal/jsonkey
+// (a JSONL record naming a key twice is malformed, as a request body is);
+// it is above the engine's floor, so no package below engine imports it.
 //
 // # Invariants
 //

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // MaxLineBytes bounds one JSONL line (a message with its metadata).
@@ -151,6 +152,11 @@ var errIncomplete = errors.New("incomplete record: the line ends before its JSON
 func parseJSONL(b []byte) (thread, resource string, m engine.Message, err error) {
 	if err := checkText(b); err != nil {
 		return "", "", m, err
+	}
+	if path, _, ok := jsonkey.Repeated(b); ok {
+		// encoding/json would keep the last silently, as a request body
+		// to the HTTP API is refused for it.
+		return "", "", m, fmt.Errorf("%q is given twice in one object; give each member once", path)
 	}
 	var rec jsonlRecord
 	dec := json.NewDecoder(bytes.NewReader(b))

@@ -13,9 +13,15 @@ import (
 // object is its own path. ok is false when no object repeats a key, and
 // for data that is not valid JSON (its decoder reports that).
 func Repeated(data []byte) (path, key string, ok bool) {
-	if !json.Valid(data) {
+	if !json.Valid(data) || !hasRepeated(data) { // scan.go: the fast pass
 		return "", "", false
 	}
+	return walk(data)
+}
+
+// walk is Repeated's slow pass over valid JSON: encoding/json's tokens,
+// with the path of the value being read.
+func walk(data []byte) (path, key string, ok bool) {
 	var stack []*frame
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
