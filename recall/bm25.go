@@ -162,10 +162,11 @@ func (ix *Index) compounds(text string, s *shard) []compound {
 	return out
 }
 
-func compoundBonus(cs []compound, e *entry) float64 {
+func compoundBonus(cs []compound, e *entry, s *shard) float64 {
 	if len(cs) == 0 {
 		return 0
 	}
+	s.soundTerms(e)
 	var text string
 	var b float64
 	for _, c := range cs {
@@ -173,7 +174,7 @@ func compoundBonus(cs []compound, e *entry) float64 {
 			continue
 		}
 		if text == "" {
-			text = e.doc.Text()
+			text = s.soundContent(e).doc.Text()
 		}
 		if containsFolded(text, c.text) {
 			b += c.idf

@@ -132,6 +132,7 @@ func (ls *lexScoring) own(e *entry) float64 {
 		return sc
 	}
 	s := ls.s
+	s.soundTerms(e)
 	sc := s.stats.score(ls.qids, ls.idfs, e.terms) + s.stats.dateScore(ls.dates, e.doc.CreatedAt, e.ref, len(e.terms)) + s.stats.typeScore(ls.types, e.atypes, len(e.terms))
 	ls.memo.put(e.ord, sc)
 	return sc
@@ -167,7 +168,7 @@ func (ls *lexScoring) withBonus(e *entry, base float64) float64 {
 	if base == 0 {
 		return 0
 	}
-	return base + compoundBonus(ls.compounds, e)
+	return base + compoundBonus(ls.compounds, e, ls.s)
 }
 
 // memoDenseMax is the largest shard (in ordinals) whose scoreMemo is a

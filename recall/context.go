@@ -126,7 +126,7 @@ func (ix *Index) answers(s *shard, e *entry) bool {
 	if e.doc.Role == "assistant" && e.doc.Name == "" {
 		return false // AnswersQuestion's first test
 	}
-	return s.qmarks.hasQuestion(e.prev, s.ords)
+	return s.qmarks.hasQuestion(s.soundContent(e.prev), s.ords)
 }
 
 // AnswersQuestion reports whether reply is matched together with prev,

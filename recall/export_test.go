@@ -129,8 +129,25 @@ func SnapshotChecksForTest() (verified, rejected int64) {
 // SnapshotLayoutForTest returns where a snapshot file's vector part
 // begins and ends (the footer follows it).
 func SnapshotLayoutForTest(b []byte) (vecOff, vecEnd int) {
+	vecOff, vecEnd, _ = SnapshotRegionsForTest(b)
+	return vecOff, vecEnd
+}
+
+// SnapshotRegionsForTest returns where snapshot file b's vector part lies
+// and the byte ranges of its contents and term ids (format 10:
+// snapshot_blocks.go), [0] to [1] and [2] to [3].
+func SnapshotRegionsForTest(b []byte) (vecOff, vecEnd int, regs [4]int) {
 	metaEnd := int(binary.LittleEndian.Uint64(b[len(b)-snapFooter:]))
-	return (metaEnd + snapAlign - 1) / snapAlign * snapAlign, len(b) - snapFooter
+	g, _ := readRegions(b[:metaEnd])
+	regs = [4]int{int(g.cFrom), int(g.cTo), int(g.tFrom), int(g.tTo)}
+	return (metaEnd + snapAlign - 1) / snapAlign * snapAlign, len(b) - snapFooter, regs
+}
+
+// FixMessagesSumForTest sets the footer's sum of snapshot file b's
+// messages part (format 10: its contents and term ids left out).
+func FixMessagesSumForTest(b []byte) {
+	metaEnd := binary.LittleEndian.Uint64(b[len(b)-snapFooter:])
+	binary.LittleEndian.PutUint32(b[len(b)-16:], partSum(b[:metaEnd], 0))
 }
 
 // ShardDump is a canonical view of a loaded shard, for comparing two.
@@ -170,13 +187,21 @@ type DocDump struct {
 	PostPrev, PostNext string
 }
 
-// ShardDumpForTest loads resource when needed and returns its dump.
+// ShardDumpForTest loads resource when needed and returns its dump. It
+// verifies every block of a snapshot's contents and term ids first
+// (snapshot_blocks.go), guarded as a search is: a garbled block drops the
+// shard, and the dump is of the shard built from the Source.
 func (ix *Index) ShardDumpForTest(ctx context.Context, resource string) (ShardDump, error) {
+	return retryFaults(ix, func() (ShardDump, error) { return ix.shardDump(ctx, resource) })
+}
+
+func (ix *Index) shardDump(ctx context.Context, resource string) (ShardDump, error) {
 	s, err := ix.lockedShard(ctx, resource)
 	if err != nil {
 		return ShardDump{}, err
 	}
 	defer s.mu.RUnlock()
+	s.soundAll()
 	terms := make([]string, len(s.stats.df))
 	for t, id := range s.stats.ids.all() {
 		terms[id] = t

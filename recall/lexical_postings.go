@@ -274,7 +274,7 @@ func (sc *lexScratch) ownScores(s *shard, ls *lexScoring) {
 			if sc.own[o] == 0 {
 				sc.touched = append(sc.touched, int32(o))
 			}
-			sc.own[o] += bm25.Weight(idf, float64(p.tf(v, t)), bm25.Norm(float64(p.lens[o]), avgdl))
+			sc.own[o] += bm25.Weight(idf, float64(p.tf(v, t, s.termSums)), bm25.Norm(float64(p.lens[o]), avgdl))
 			if sc.mask != nil && i < 64 {
 				sc.mask[o] |= 1 << i
 			}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // postings is a shard's in-memory inverted index, which the lexical
@@ -227,13 +228,18 @@ func ordOf(e *entry) int32 {
 }
 
 // tf returns the frequency of term t in the entry of ord, from its posting
-// value v.
-func (p *postings) tf(v uint32, t uint32) int {
+// value v (counted again in the entry's term ids when saturated, their
+// blocks verified by sums first: snapshot_blocks.go).
+func (p *postings) tf(v uint32, t uint32, sums *blockSums) int {
 	if tf := int(v & tfMax); tf < tfMax {
 		return tf
 	}
 	n := 0
-	for _, x := range p.byOrd[v>>tfBits].terms {
+	e := p.byOrd[v>>tfBits]
+	if len(e.terms) > 0 {
+		sums.check(unsafe.Pointer(&e.terms[0]), 4*len(e.terms))
+	}
+	for _, x := range e.terms {
 		if x == t {
 			n++
 		}

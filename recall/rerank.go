@@ -221,7 +221,7 @@ func (b indexBackend) hitTexts(ctx context.Context, q Query, hits []Hit) ([]Hit,
 			// arena or snapshot mapping, which an unload releases while
 			// the re-ranker (outside every lock, perhaps past the budget)
 			// still reads the passage.
-			texts = append(texts, strings.Clone(e.doc.Text()))
+			texts = append(texts, strings.Clone(s.soundContent(e).doc.Text()))
 		}
 	}
 	return kept, texts, nil

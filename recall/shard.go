@@ -62,6 +62,9 @@ type shard struct {
 	vx       *vecIndex           // the vectors; nil until the first
 	text     *arena              // the entries' contents and term ids
 	off      offHeap             // a snapshot load's large arrays, the entries' among them (offheap.go)
+	// contentSums and termSums check the blocks of the snapshot's
+	// contents and term ids on first use (snapshot_blocks.go; nil: none).
+	contentSums, termSums *blockSums
 	// damaged holds the messages whose stored embedding was skipped at
 	// load because it had the wrong length; putVector clears an entry.
 	damaged map[string]bool
@@ -108,6 +111,7 @@ func (s *shard) unload() {
 	s.text.free()
 	s.off.free()
 	s.threads, s.col, s.vx, s.text, s.damaged, s.topics = nil, nil, nil, nil, nil, nil
+	s.contentSums, s.termSums = nil, nil
 	s.docs = docIndex{}
 	s.stats, s.post = bm25Stats{}, postings{}
 	s.stamp.release()
@@ -142,6 +146,7 @@ func (s *shard) reset() error {
 	s.text.free()
 	s.off.free()
 	s.vx, s.col, s.text = nil, nil, &arena{}
+	s.contentSums, s.termSums = nil, nil
 	s.stamp.release()
 	s.stamp = nil
 	if !s.exact {
@@ -215,7 +220,7 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 	bits := answerBits(d.Text())
 	ref := relativeDate(d.Text(), d.CreatedAt, s.loc)
 	s.countTypes(bits, 1)
-	if old := s.docs.get(d.ID); old != nil {
+	if old := s.sound(s.docs.get(d.ID)); old != nil {
 		s.stats.remove(old.terms)
 		s.countTypes(old.atypes, -1)
 		s.post.remove(old)
@@ -259,7 +264,7 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 
 // removeDoc deletes id (caller holds mu).
 func (s *shard) removeDoc(ctx context.Context, id string) {
-	e := s.docs.get(id)
+	e := s.sound(s.docs.get(id)) // its bytes are read, then zeroed
 	if e == nil {
 		return
 	}

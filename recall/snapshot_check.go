@@ -50,5 +50,5 @@ func snapshotSound(path string) bool {
 		return false
 	}
 	defer sf.close()
-	return sf.rangeMatches(0, sf.metaEnd, sf.metaCRC) && sf.vectorsMatch()
+	return sf.messagesMatch() && sf.vectorsMatch()
 }

@@ -21,7 +21,7 @@ import (
 // map, the vector slots) is added up per run and merged in ord order
 // afterwards, so that the shard is that of one decoding in order. The
 // checks of what nothing reads before the load returns (snapReader.later:
-// the postings, the term ids, the orders of ids and terms) are taken by
+// the postings, the orders of ids and terms) are taken by
 // the same two goroutines.
 
 // parallelMin is the fewest messages whose decoding is split between two

@@ -204,7 +204,7 @@ func (s *shard) mappedFileSound() bool {
 	if sf.readFooter() != nil {
 		return false
 	}
-	return sf.rangeMatches(0, sf.metaEnd, sf.metaCRC) && sf.vectorsMatch()
+	return sf.messagesMatch() && sf.vectorsMatch()
 }
 
 // holds reports whether addr lies in one of s's slabs mapped from a file.

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 	"math"
@@ -23,7 +22,10 @@ import (
 // the index's memory as it is). Two parts, each with its own CRC-32C
 // (Castagnoli):
 //
-// The messages part, from byte 0, verified before the shard serves:
+// The messages part, from byte 0, verified before the shard serves but
+// for the bytes of its contents and term ids (v10), whose 4 KiB blocks
+// each have a CRC-32C of their own, verified on first use
+// (snapshot_blocks.go):
 //
 //	magic "mnemosnp", format version (u32)
 //	header: resource, embedder id, dims (u32), analyser (AnalyzerName),
@@ -53,9 +55,12 @@ import (
 //	  names' table (u32 count, laid out as the message ids); the contents
 //	  (zero padding to a multiple of 8 bytes, N+1 i64 offsets from 0,
 //	  ascending, then the bytes: content o is bytes[offset o, offset
-//	  o+1)); the metadata (JSON, empty for none) likewise; the term ids
-//	  (N+1 i64 offsets in ids, then zero padding to a multiple of 4 bytes
-//	  and the u32s)
+//	  o+1); v10: then zero padding to a multiple of 4 bytes and the
+//	  CRC-32C of each 4 KiB block of the bytes, u32 each); the metadata
+//	  (JSON, empty for none) as the contents but for the blocks' sums;
+//	  the term ids (N+1 i64 offsets in ids, then zero padding to a
+//	  multiple of 4 bytes and the u32s, then (v10) the CRC-32C of each
+//	  4 KiB block of the u32s' bytes, u32 each)
 //	threads (u32 count), each: id, its number of messages (u32: the next
 //	  ords, in seq order), then its vector sum (topic.go: count, then for
 //	  a count above 0 its dimensions (u32), zero padding to a multiple of
@@ -68,6 +73,10 @@ import (
 //	  are set), columns (u32, v5: 1 when the column blocks follow the
 //	  chunks), zero padding to a multiple of 4 bytes (v8), scales (f32
 //	  each, used in place)
+//	regions (v10): zero padding to a multiple of 8 bytes, then four i64:
+//	  the offsets in the file of the contents' bytes (from, to) and of
+//	  the term ids' bytes (from, to); the part's CRC-32C covers every
+//	  byte of the part but those two ranges
 //
 // The vector part, from the first multiple of snapAlign after the
 // messages part (zero padding between): the vecIndex's chunks, each
@@ -89,7 +98,7 @@ import (
 const (
 	snapMagic   = "mnemosnp"
 	snapEnd     = "mnemoend"
-	snapVersion = 9
+	snapVersion = 10
 	// snapAlign aligns the vector part for mapping with pages of up to 64
 	// KiB.
 	snapAlign  = 64 << 10
@@ -168,16 +177,19 @@ func (s *shard) rules() string {
 // snapWriter encodes a snapshot into w, counting its bytes and summing
 // their CRC-32C.
 type snapWriter struct {
-	w   *bufio.Writer
-	crc hash.Hash32
-	n   int64
-	err error
-	b   [8]byte
+	w    *bufio.Writer
+	sink *partSink // the sums (snapshot_blocks.go)
+	// regions are the byte ranges of the contents and term ids written
+	// (the messages part's trailer).
+	regions regions
+	n       int64
+	err     error
+	b       [8]byte
 }
 
 func newSnapWriter(w io.Writer) *snapWriter {
-	crc := crc32.New(castagnoli)
-	return &snapWriter{w: bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<20), crc: crc}
+	sink := &partSink{}
+	return &snapWriter{w: bufio.NewWriterSize(io.MultiWriter(w, sink), 1<<20), sink: sink}
 }
 
 func (sw *snapWriter) bytes(b []byte) {
@@ -227,8 +239,8 @@ func (sw *snapWriter) cut() uint32 {
 	if sw.err == nil {
 		sw.err = sw.w.Flush()
 	}
-	sum := sw.crc.Sum32()
-	sw.crc.Reset()
+	sum := sw.sink.sum
+	sw.sink.sum = 0
 	return sum
 }
 
@@ -241,6 +253,7 @@ var littleEndian = func() bool {
 
 // writeSnapshot encodes s (caller holds s.mu for reading) into w.
 func (s *shard) writeSnapshot(w io.Writer, embedder string) error {
+	s.soundAll() // no garbled block reaches a new file under good sums
 	sw := newSnapWriter(w)
 	if err := s.writeMessagesPart(sw, embedder); err != nil {
 		return err
@@ -297,6 +310,7 @@ func (s *shard) writeMessagesPart(sw *snapWriter, embedder string) error {
 		sw.str(id)
 	}
 	s.vx.writeRowsMeta(sw)
+	sw.writeRegions(sw.regions)
 	return sw.err
 }
 

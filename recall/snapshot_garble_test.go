@@ -94,3 +94,62 @@ func searchNoPanic(ix *recall.Index, q recall.Query) (res *recall.Result, err er
 	}()
 	return ix.Search(context.Background(), q)
 }
+
+// TestSnapshotGarbledBlock: a byte of a snapshot's contents or term ids
+// changed under good sums of its parts (format 10: those regions are
+// checked by block on first use, snapshot_blocks.go) never reaches an
+// answer. Every search answers as the build does: those that meet the
+// block drop the shard and run again on the shard built from the Source,
+// and one of them meets it; a removal meets it too (it reads, then zeroes,
+// the message's bytes).
+func TestSnapshotGarbledBlock(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("mapped snapshots: Linux")
+	}
+	ctx := context.Background()
+	for _, region := range []string{"contents", "term ids"} {
+		t.Run(region, func(t *testing.T) {
+			st, r := newSnapStore(t, 400, 29)
+			dir, file := savedSnapshot(t, st)
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, regs := recall.SnapshotRegionsForTest(b)
+			from, to := regs[0], regs[1]
+			if region == "term ids" {
+				from, to = regs[2], regs[3]
+			}
+			b[from+(to-from)/3] ^= 0x04
+			if err := os.WriteFile(file, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ix, fresh := snapIndex(t, st, dir), snapIndex(t, st, "")
+			loads, drops := recall.SnapshotLoadsForTest(), recall.SnapshotDropsForTest()
+			for i, q := range snapQueries(st, r, 24) {
+				got, err := searchNoPanic(ix, q)
+				if err != nil {
+					t.Fatalf("query %d (%s): %v", i, q.Options.Mode, err)
+				}
+				want, err := fresh.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a, b := hitList(got), hitList(want); a != b {
+					t.Fatalf("query %d (%s):\n%s\nthe build answers\n%s", i, q.Options.Mode, a, b)
+				}
+			}
+			if recall.SnapshotLoadsForTest() != loads+1 {
+				t.Fatal("the snapshot was not used")
+			}
+			if recall.SnapshotDropsForTest() == drops {
+				if err := ix.Remove(ctx, []string{st.allDocs()[0].ID}, st.res); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if recall.SnapshotDropsForTest() != drops+1 {
+				t.Fatal("the garbled block was not met")
+			}
+		})
+	}
+}

@@ -73,10 +73,10 @@ func (s *shard) writeMsgColumns(sw *snapWriter, order []string, remap []uint32, 
 	sw.u32(uint32(len(table)))
 	sw.strings(table)
 	var err error
-	sw.region(each, func(e *entry) []byte {
+	sw.region(each, true, func(e *entry) []byte {
 		return unsafe.Slice(unsafe.StringData(e.doc.Content), len(e.doc.Content))
 	})
-	sw.region(each, func(e *entry) []byte {
+	sw.region(each, false, func(e *entry) []byte {
 		md, merr := metadataJSON(&e.doc)
 		if merr != nil && err == nil {
 			err = merr
@@ -103,8 +103,9 @@ func (s *shard) inFileOrder(order []string) func(fn func(*entry)) {
 
 // region writes the offsets, then the bytes, of item(e) for each e (the
 // contents' and metadata's layout: zero padding to a multiple of 8 bytes,
-// N+1 i64 offsets from 0, the bytes).
-func (sw *snapWriter) region(each func(func(*entry)), item func(*entry) []byte) {
+// N+1 i64 offsets from 0, the bytes), the bytes as a region checked by
+// block when checked (the contents: snapshot_blocks.go).
+func (sw *snapWriter) region(each func(func(*entry)), checked bool, item func(*entry) []byte) {
 	sw.pad(8)
 	var at int64
 	sw.i64(0)
@@ -112,7 +113,13 @@ func (sw *snapWriter) region(each func(func(*entry)), item func(*entry) []byte) 
 		at += int64(len(item(e)))
 		sw.i64(at)
 	})
+	if checked {
+		sw.regions.cFrom = sw.regionStart()
+	}
 	each(func(e *entry) { sw.bytes(item(e)) })
+	if checked {
+		sw.regions.cTo = sw.regionEnd()
+	}
 }
 
 // terms writes the messages' term ids renumbered by remap (N+1 i64
@@ -127,6 +134,8 @@ func (sw *snapWriter) terms(each func(func(*entry)), remap []uint32, live int) [
 		sw.i64(at)
 	})
 	sw.pad(4)
+	sw.regions.tFrom = sw.regionStart()
+	defer func() { sw.regions.tTo = sw.regionEnd() }()
 	lists := make([][]uint32, live)
 	var buf []uint32
 	ord := uint32(0)
@@ -160,8 +169,8 @@ func metadataJSON(d *Doc) ([]byte, error) {
 
 // readMsgColumns reads the columns of the n messages (see the format):
 // every offset is checked once here, every role and name as the entries
-// are made (entryReader.entry), the term ids beside that
-// (snapReader.later).
+// are made (entryReader.entry), the contents and term ids by block on
+// first use (snapshot_blocks.go: each term id's range with its block).
 func (s *shard) readMsgColumns(r *snapReader, n int) (*msgColumns, error) {
 	c := &msgColumns{recs: inPlace[snapMsg](r.aligned(8, snapMsgSize*n), n)}
 	k := r.count(4)
@@ -177,6 +186,10 @@ func (s *shard) readMsgColumns(r *snapReader, n int) (*msgColumns, error) {
 	if c.contentOffs, c.content, err = r.region(n, 1); err != nil {
 		return nil, err
 	}
+	r.regions.cFrom, r.regions.cTo = int64(r.off-len(c.content)), int64(r.off)
+	if s.contentSums, err = newBlockSums(c.content, r.uint32s(blocksOf(len(c.content))), false, 0); err != nil {
+		return nil, err
+	}
 	if c.metaOffs, c.meta, err = r.region(n, 1); err != nil {
 		return nil, err
 	}
@@ -184,16 +197,13 @@ func (s *shard) readMsgColumns(r *snapReader, n int) (*msgColumns, error) {
 	if c.termOffs, ids, err = r.region(n, 4); err != nil {
 		return nil, err
 	}
+	r.regions.tFrom, r.regions.tTo = int64(r.off-len(ids)), int64(r.off)
 	c.terms = inPlace[uint32](ids, len(ids)/4)
-	terms, nt := c.terms, len(s.stats.df)
-	r.check(func() error { // nothing reads a term id before the load returns
-		for _, t := range terms {
-			if int(t) >= nt {
-				return fmt.Errorf("%w: term id %d out of range", errSnapshot, t)
-			}
-		}
-		return nil
-	})
+	// Nothing reads a term id before the load returns: each block's ids
+	// are checked against the terms with its sum, on first use.
+	if s.termSums, err = newBlockSums(ids, r.uint32s(blocksOf(len(ids))), true, len(s.stats.df)); err != nil {
+		return nil, err
+	}
 	return c, r.err
 }
 

@@ -150,9 +150,11 @@ func columnsAt(t *testing.T, b []byte) (recs, contents, terms, n int) {
 		t.Fatal(err)
 	}
 	contents = (r.off + 7) / 8 * 8
-	if _, _, err := r.region(n, 1); err != nil {
+	_, c, err := r.region(n, 1)
+	if err != nil {
 		t.Fatal(err)
 	}
+	r.uint32s(blocksOf(len(c)))                  // their blocks' sums (v10)
 	if _, _, err := r.region(n, 1); err != nil { // the metadata
 		t.Fatal(err)
 	}

@@ -12,13 +12,14 @@ import (
 
 // Reading a shard snapshot (the format: snapshot_format.go). The messages
 // part is mapped copy-on-write and its checksum verified before anything
-// is read from it; its contents and term ids are used where they lie (the
+// is returned from it (its contents and term ids by block, on first use:
+// snapshot_blocks.go); its contents and term ids are used where they lie (the
 // mapping becomes one of the shard's arena slabs: erasing a message zeroes
 // its bytes in the process's copy of the page, never in the file). The
 // vector chunks are mapped likewise and become the vecIndex's slabs; their
 // checksum is verified in the background (snapshot_verify.go). Every
-// count, length, offset, slot and term id read is checked against the
-// file's bounds, so that no file, damaged or forged, can make a load read
+// count, length, offset and slot read (and each term id, with its block)
+// is checked against the file's bounds, so that no file, damaged or forged, can make a load read
 // out of bounds or build an inconsistent shard (FuzzSnapshotLoad).
 //
 // Erasure: removing a message zeroes its bytes in the process's copies of
@@ -95,11 +96,14 @@ type snapReader struct {
 	off int
 	err error
 	// later holds the checks of what was read that nothing reads before
-	// the load returns (the orders of the ids and terms, the term ids'
-	// range, the postings): run beside the decoding of the entries
+	// the load returns (the orders of the ids and terms, the postings):
+	// run beside the decoding of the entries
 	// (entryReader.decode), each of them must pass before the load
 	// returns.
 	later []func() error
+	// regions are where the contents and term ids were found, which the
+	// part's trailer must name (snapshot_blocks.go).
+	regions regions
 }
 
 // check adds fn to the checks run beside the decoding (later).
@@ -209,12 +213,12 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder, qv []float32) ([]st
 			}
 		}()
 		if fromFile {
-			// Every page of the part is read (its checksum, the
-			// decoding): mapped at once, not by ~700 faults, beside
-			// the decoding.
-			populateRead(meta)
+			// Every page of the part but its contents and term ids
+			// is read (its checksum, the decoding): mapped at once,
+			// not by ~700 faults, beside the decoding.
+			populateSummed(meta)
 		}
-		sum <- checksum(meta)
+		sum <- partSum(meta, sf.metaCRC)
 	}()
 	vectorless, vp, err := s.readMessages(&snapReader{b: meta}, emb)
 	if <-sum != sf.metaCRC {
@@ -230,8 +234,10 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder, qv []float32) ([]st
 // assembly that sums a slice cannot be preempted, and a collection that
 // starts meanwhile stops every goroutine (the load's too) until it returns:
 // ~20 ms for the 45.6 MB messages part of 100,000 messages (issue 14).
-func checksum(b []byte) uint32 {
-	var sum uint32
+func checksum(b []byte) uint32 { return checksumFrom(0, b) }
+
+// checksumFrom returns sum updated with b, as checksum sums.
+func checksumFrom(sum uint32, b []byte) uint32 {
 	for len(b) > 0 {
 		n := min(len(b), 1<<20)
 		sum = crc32.Update(sum, castagnoli, b[:n])
@@ -283,6 +289,11 @@ func (s *shard) readMessages(r *snapReader, emb Embedder) (vectorless []string, 
 	vp.chunkBytes = cb
 	if vp.cols, err = s.readRows(r, dims, slots); err != nil {
 		return nil, vp, err
+	}
+	if t := r.aligned(8, trailerSize); r.err == nil {
+		if g, ok := parseRegions(t, int64(len(r.b))); !ok || g != r.regions {
+			r.err = fmt.Errorf("%w: regions of the trailer", errSnapshot)
+		}
 	}
 	if r.err == nil && r.off != len(r.b) {
 		r.err = fmt.Errorf("%w: %d bytes left over", errSnapshot, len(r.b)-r.off)

@@ -3,10 +3,8 @@ package recall_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -388,7 +386,7 @@ func TestSnapshotDamaged(t *testing.T) {
 	other, _ := newSnapStore(t, 200, 6)
 	other.res = "other"
 	for _, name := range []string{"flipped byte in messages", "flipped byte in vectors", "flipped byte in footer", "truncated",
-		"version", "format 8", "other resource", "empty"} {
+		"version", "format 8", "format 9", "other resource", "empty", "flipped byte in contents", "flipped byte in term ids"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			w := snapIndex(t, st, dir)
@@ -396,7 +394,8 @@ func TestSnapshotDamaged(t *testing.T) {
 				t.Fatal(err)
 			}
 			file := damageSnapshot(t, dir, name, other)
-			before := recall.SnapshotLoadsForTest()
+			damaged, _ := os.ReadFile(file)
+			before, drops := recall.SnapshotLoadsForTest(), recall.SnapshotDropsForTest()
 			_, rejected := recall.SnapshotChecksForTest()
 			got, fresh := snapIndex(t, st, dir), snapIndex(t, st, "")
 			x, err := got.ShardDumpForTest(ctx, st.res)
@@ -418,6 +417,21 @@ func TestSnapshotDamaged(t *testing.T) {
 				if x, err = got.ShardDumpForTest(ctx, st.res); err != nil { // built from the Source
 					t.Fatal(err)
 				}
+			}
+			if name == "flipped byte in contents" || name == "flipped byte in term ids" {
+				// Under a good sum of the part: used, and dropped at the
+				// first use of the block (the dump verifies them all).
+				if recall.SnapshotLoadsForTest() != before+1 {
+					t.Fatal("the snapshot with a damaged block was not used")
+				}
+				if recall.SnapshotDropsForTest() != drops+1 {
+					t.Fatal("the damaged block did not drop the shard")
+				}
+				// Deleted; the build's may be written again meanwhile.
+				if b, err := os.ReadFile(file); err == nil && bytes.Equal(b, damaged) {
+					t.Fatal("the damaged snapshot is still there")
+				}
+				before++
 			}
 			if recall.SnapshotLoadsForTest() != before {
 				t.Fatal("a bad snapshot was used")
@@ -453,25 +467,32 @@ func damageSnapshot(t *testing.T, dir, name string, other *snapStore) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vecOff, vecEnd := recall.SnapshotLayoutForTest(b)
+	vecOff, vecEnd, regs := recall.SnapshotRegionsForTest(b)
 	switch name {
-	case "flipped byte in messages":
-		b[vecOff/3] ^= 0x10
+	case "flipped byte in messages": // in the part's sum: before the contents
+		b[regs[0]/2] ^= 0x10
+	case "flipped byte in contents": // in a block's sum (format 10)
+		b[(regs[0]+regs[1])/2] ^= 0x10
+	case "flipped byte in term ids":
+		b[(regs[2]+regs[3])/2] ^= 0x10
 	case "flipped byte in vectors":
 		b[vecOff+(vecEnd-vecOff)/2] ^= 0x10
 	case "flipped byte in footer":
 		b[len(b)-20] ^= 0x10
 	case "truncated":
 		b = b[:len(b)-100]
-	case "version", "format 8": // with a good checksum
+	case "version", "format 8", "format 9": // with a good checksum
 		// The version follows the 8-byte magic; format 8 is the format
-		// before the per-ord arrays, rebuilt on upgrade.
+		// before the per-ord arrays, 9 the one before the blocks' sums
+		// (snapshot_blocks.go), both rebuilt on upgrade.
 		b[8] = 99
 		if name == "format 8" {
 			b[8] = 8
 		}
-		metaEnd := binary.LittleEndian.Uint64(b[len(b)-24:])
-		binary.LittleEndian.PutUint32(b[len(b)-16:], crc32.Checksum(b[:metaEnd], crc32.MakeTable(crc32.Castagnoli)))
+		if name == "format 9" {
+			b[8] = 9
+		}
+		recall.FixMessagesSumForTest(b)
 	case "other resource":
 		od := t.TempDir()
 		ow := snapIndex(t, other, od)

@@ -111,19 +111,25 @@ func (sf *snapFile) vectorsMatch() bool {
 // rangeMatches reports whether the CRC-32C of the file's bytes [from, to)
 // is want (false when they cannot be read), reading them through the file.
 func (sf *snapFile) rangeMatches(from, to int64, want uint32) bool {
+	sum, ok := sf.sumRange(0, from, to)
+	return ok && sum == want
+}
+
+// sumRange returns sum updated with the CRC-32C of the file's bytes
+// [from, to), read through the file; false when they cannot be read.
+func (sf *snapFile) sumRange(sum uint32, from, to int64) (uint32, bool) {
 	bp := verifyBufs.Get().(*[]byte)
 	defer verifyBufs.Put(bp)
 	buf := *bp
-	var sum uint32
 	for off := from; off < to; {
 		n := int(min(int64(len(buf)), to-off))
 		if _, err := sf.f.ReadAt(buf[:n], off); err != nil {
-			return false
+			return 0, false
 		}
 		sum = crc32.Update(sum, castagnoli, buf[:n])
 		off += int64(n)
 	}
-	return sum == want
+	return sum, true
 }
 
 // verifyBufs holds the 1 MiB buffers vectorsMatch reads through: a fresh
