@@ -319,6 +319,10 @@ func (e *Engine) CloseContext(ctx context.Context) error {
 		e.waitBackground(ctx, CloseDrainWait)
 		e.drainCancel()
 		e.wg.Wait()
+		if store.Damaged(e.db) {
+			e.log.Warn("the database file was found damaged: closed without folding its WAL into it, which mnemo salvage keeps as found",
+				"path", filepath.Join(e.dir, DatabaseFile))
+		}
 		err = errors.Join(e.closeIndexes(), store.CloseDB(e.db), e.lock.release())
 		if e.pool != nil {
 			e.pool.Close()

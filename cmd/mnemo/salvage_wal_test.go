@@ -110,3 +110,34 @@ func TestSalvageKeepsTornWAL(t *testing.T) {
 		t.Fatalf("kept %q: the database same %v, its -wal same %v", kept, bytes.Equal(keptDB, db), bytes.Equal(keptWAL, wal))
 	}
 }
+
+// TestDamagedReadKeepsWAL: a command whose read meets the damaged page
+// (messages, search) fails, and its close leaves mnemo.db and the torn
+// -wal as found (the store remembers the damage: store.Damaged, CloseDB),
+// so salvage still keeps both byte for byte. Before, the close folded the
+// WAL into the damaged file and removed it.
+func TestDamagedReadKeepsWAL(t *testing.T) {
+	dir, db, wal := tornWALFixture(t)
+	path := filepath.Join(dir, engine.DatabaseFile)
+	for _, args := range [][]string{{"messages", "--thread", "t"}, {"search", "--resource", "r", "harbour"}} {
+		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...)
+		if code != 1 || !strings.Contains(stderr, "malformed") {
+			t.Fatalf("%s: exit %d\n%s%s", args, code, out, stderr)
+		}
+		gotDB, _ := os.ReadFile(path)
+		gotWAL, err := os.ReadFile(path + "-wal")
+		if !bytes.Equal(gotDB, db) || err != nil || !bytes.Equal(gotWAL, wal) {
+			t.Fatalf("after %s: mnemo.db same %v, -wal same %v (%v)", args, bytes.Equal(gotDB, db), bytes.Equal(gotWAL, wal), err)
+		}
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "salvage"); code != 0 {
+		t.Fatalf("salvage: exit %d\n%s%s", code, out, stderr)
+	}
+	kept, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+".damaged-*-wal"))
+	if len(kept) != 1 {
+		t.Fatalf("kept WAL %q, want one", kept)
+	}
+	if b, _ := os.ReadFile(kept[0]); !bytes.Equal(b, wal) {
+		t.Fatalf("the kept -wal is not the one found (%d bytes, want %d)", len(b), len(wal))
+	}
+}

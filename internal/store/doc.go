@@ -33,6 +33,10 @@
 //   - Each migration runs in one transaction with the version bump: a crash
 //     leaves either the old or the new schema.
 //   - The database file and its -wal/-shm companions are created 0600.
+//   - Once SQLite reported the file damaged to a connection (IsCorrupt),
+//     closing the database neither checkpoints nor removes its WAL, and
+//     CheckpointPassive does nothing: salvage keeps both as found
+//     (damage.go: Damaged, CloseDB).
 //
 // # Concurrency
 //

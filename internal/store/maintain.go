@@ -16,8 +16,13 @@ func Checkpoint(ctx context.Context, db *sql.DB) (busy, logFrames, done int, err
 
 // CheckpointPassive runs one passive WAL checkpoint (PRAGMA
 // wal_checkpoint(PASSIVE)): it copies what it can of the WAL into the
-// database file without waiting for, or blocking, readers and writers.
+// database file without waiting for, or blocking, readers and writers. On
+// a database found damaged (Damaged) it does nothing: the WAL stays as it
+// is for salvage (damage.go).
 func CheckpointPassive(ctx context.Context, db *sql.DB) error {
+	if Damaged(db) {
+		return nil
+	}
 	var busy, logFrames, done int
 	return db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &done)
 }

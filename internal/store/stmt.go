@@ -156,7 +156,9 @@ func (p *prepares) start() (ctx context.Context, done func()) {
 // them. Without it a background prepare could outlive the close: its
 // connection would be closed after CloseDB returned, and on SQLite the
 // last connection's close checkpoints the WAL into the database file,
-// which the caller may already be copying, checking or removing.
+// which the caller may already be copying, checking or removing. A
+// database found damaged (Damaged) is closed without that checkpoint: its
+// WAL stays as it is for salvage (damage.go).
 func CloseDB(db *sql.DB) error {
 	if v, ok := inflight.LoadAndDelete(db); ok {
 		p := v.(*prepares)
@@ -165,6 +167,9 @@ func CloseDB(db *sql.DB) error {
 		p.mu.Unlock()
 		p.cancel()
 		p.wg.Wait()
+	}
+	if v, ok := damages.LoadAndDelete(db); ok && v.(*damage).seen.Load() {
+		return closeKeepingWAL(v.(*damage).path, db.Close)
 	}
 	return db.Close()
 }

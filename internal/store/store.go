@@ -49,12 +49,12 @@ func OpenAt(ctx context.Context, path string, version int) (*sql.DB, error) {
 		},
 		"_txlock": {"immediate"},
 	}.Encode()
-	db, err := sql.Open("sqlite", dsn)
+	db, err := openWatched(dsn, path) // damage.go
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	if err := migrate(ctx, db, version); err != nil {
-		db.Close()
+		CloseDB(db)
 		if errors.Is(err, ErrSchemaTooNew) {
 			return nil, fmt.Errorf("%w: %s", err, path)
 		}

@@ -1,0 +1,229 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"sync/atomic"
+
+	"modernc.org/sqlite"
+)
+
+// A database opened by Open remembers whether SQLite reported it damaged
+// (IsCorrupt: SQLITE_CORRUPT or SQLITE_NOTADB) to any of its connections:
+// at a connection's open, a statement, a row read or a commit. Once it has,
+// its WAL is left as found for `mnemo salvage`, which keeps the damaged
+// file and its -wal byte for byte: CloseDB closes it without the checkpoint
+// SQLite runs when the last connection closes (which copies the WAL into
+// the damaged file and removes it, and with it what a torn WAL holds past
+// its last whole commit), and CheckpointPassive does nothing. modernc.org/sqlite
+// gives no access to SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, so CloseDB keeps a
+// read-only connection open while the pool closes: SQLite checkpoints on
+// close only under an exclusive lock, which that connection's shared lock
+// denies, and a read-only connection never checkpoints (engine.CheckFile
+// reads so too). What the pool wrote before the damage was found is in the
+// WAL already; an erasure's truncating checkpoint (Checkpoint) still runs,
+// as erased text must not stay in the WAL.
+
+// damage is what a database opened by Open remembers of its file.
+type damage struct {
+	path string // the database file
+	seen atomic.Bool
+}
+
+// damages maps each *sql.DB that Open returned, until CloseDB, to its
+// *damage.
+var damages sync.Map
+
+// note records err when it reports damage, and returns it.
+func (d *damage) note(err error) error {
+	if err != nil && IsCorrupt(err) {
+		d.seen.Store(true)
+	}
+	return err
+}
+
+// Damaged reports whether SQLite reported db's file damaged (IsCorrupt)
+// to one of db's connections since Open; false for a database Open did not
+// open (Postgres, a read-only connection of its own).
+func Damaged(db *sql.DB) bool {
+	v, ok := damages.Load(db)
+	return ok && v.(*damage).seen.Load()
+}
+
+// openWatched opens the SQLite database dsn names (at path) with every
+// connection watched for damage (damages).
+func openWatched(dsn, path string) (*sql.DB, error) {
+	inner, err := sqlite.NewConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	d := &damage{path: path}
+	db := sql.OpenDB(watchConnector{inner, d})
+	damages.Store(db, d)
+	return db, nil
+}
+
+// closeKeepingWAL closes db (the pool's close, done) so that it neither
+// checkpoints nor removes the WAL of the damaged file at path: a read-only
+// connection holds the file's shared lock meanwhile, and is closed last.
+// When that connection cannot be had, db is closed as usual.
+func closeKeepingWAL(path string, done func() error) error {
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + url.Values{
+		"mode":    {"ro"},
+		"_pragma": {fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMillis)},
+	}.Encode()
+	ro, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return done()
+	}
+	ro.SetMaxOpenConns(1)
+	var v int
+	_ = ro.QueryRow(`PRAGMA user_version`).Scan(&v) // the read takes the shared lock; a damaged page 1 fails it after
+	return errors.Join(done(), ro.Close())
+}
+
+// watchConnector opens connections whose errors note damage in d.
+type watchConnector struct {
+	inner driver.Connector
+	d     *damage
+}
+
+func (c watchConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.inner.Connect(ctx)
+	if err != nil {
+		return nil, c.d.note(err)
+	}
+	sc, ok := conn.(sqliteConn)
+	if !ok { // another modernc.org/sqlite: TestDamageNoted fails
+		return conn, nil
+	}
+	return &watchConn{sc, c.d}, nil
+}
+
+// Driver returns the modernc driver (DialectOf reads its package).
+func (c watchConnector) Driver() driver.Driver { return c.inner.Driver() }
+
+// sqliteConn is what modernc.org/sqlite's connection implements.
+type sqliteConn interface {
+	driver.Conn
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+	driver.Pinger
+	driver.SessionResetter
+	driver.Validator
+}
+
+// watchConn is a connection whose errors note damage.
+type watchConn struct {
+	sqliteConn
+	d *damage
+}
+
+func (c *watchConn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+func (c *watchConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	s, err := c.sqliteConn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, c.d.note(err)
+	}
+	if ss, ok := s.(sqliteStmt); ok {
+		return &watchStmt{ss, c.d}, nil
+	}
+	return s, nil
+}
+
+func (c *watchConn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+func (c *watchConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	tx, err := c.sqliteConn.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, c.d.note(err)
+	}
+	return watchTx{tx, c.d}, nil
+}
+
+func (c *watchConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	r, err := c.sqliteConn.ExecContext(ctx, query, args)
+	return r, c.d.note(err)
+}
+
+func (c *watchConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	r, err := c.sqliteConn.QueryContext(ctx, query, args)
+	if err != nil {
+		return nil, c.d.note(err)
+	}
+	return watch(r, c.d), nil
+}
+
+// sqliteStmt is what modernc.org/sqlite's statement implements.
+type sqliteStmt interface {
+	driver.Stmt
+	driver.StmtExecContext
+	driver.StmtQueryContext
+}
+
+// watchStmt is a prepared statement whose errors note damage.
+type watchStmt struct {
+	sqliteStmt
+	d *damage
+}
+
+func (s *watchStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	r, err := s.sqliteStmt.ExecContext(ctx, args)
+	return r, s.d.note(err)
+}
+
+func (s *watchStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	r, err := s.sqliteStmt.QueryContext(ctx, args)
+	if err != nil {
+		return nil, s.d.note(err)
+	}
+	return watch(r, s.d), nil
+}
+
+// sqliteRows is what modernc.org/sqlite's rows implement.
+type sqliteRows interface {
+	driver.Rows
+	driver.RowsColumnTypeDatabaseTypeName
+	driver.RowsColumnTypeLength
+	driver.RowsColumnTypeNullable
+	driver.RowsColumnTypePrecisionScale
+	driver.RowsColumnTypeScanType
+}
+
+// watchRows are rows whose reads note damage: a damaged page is most often
+// met while stepping through a result.
+type watchRows struct {
+	sqliteRows
+	d *damage
+}
+
+// watch returns r watched for damage.
+func watch(r driver.Rows, d *damage) driver.Rows {
+	if sr, ok := r.(sqliteRows); ok {
+		return watchRows{sr, d}
+	}
+	return r
+}
+
+func (r watchRows) Next(dest []driver.Value) error { return r.d.note(r.sqliteRows.Next(dest)) }
+
+// watchTx is a transaction whose commit and rollback note damage.
+type watchTx struct {
+	driver.Tx
+	d *damage
+}
+
+func (t watchTx) Commit() error   { return t.d.note(t.Tx.Commit()) }
+func (t watchTx) Rollback() error { return t.d.note(t.Tx.Rollback()) }
