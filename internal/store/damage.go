@@ -159,11 +159,7 @@ func (c *watchConn) ExecContext(ctx context.Context, query string, args []driver
 }
 
 func (c *watchConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	r, err := c.sqliteConn.QueryContext(ctx, query, args)
-	if err != nil {
-		return nil, c.d.note(err)
-	}
-	return watch(r, c.d), nil
+	return c.d.rows(c.sqliteConn.QueryContext(ctx, query, args))
 }
 
 // sqliteStmt is what modernc.org/sqlite's statement implements.
@@ -185,11 +181,7 @@ func (s *watchStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (
 }
 
 func (s *watchStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	r, err := s.sqliteStmt.QueryContext(ctx, args)
-	if err != nil {
-		return nil, s.d.note(err)
-	}
-	return watch(r, s.d), nil
+	return s.d.rows(s.sqliteStmt.QueryContext(ctx, args))
 }
 
 // sqliteRows is what modernc.org/sqlite's rows implement.
@@ -209,12 +201,16 @@ type watchRows struct {
 	d *damage
 }
 
-// watch returns r watched for damage.
-func watch(r driver.Rows, d *damage) driver.Rows {
-	if sr, ok := r.(sqliteRows); ok {
-		return watchRows{sr, d}
+// rows returns a query's answer with its rows watched for damage, and
+// notes its error.
+func (d *damage) rows(r driver.Rows, err error) (driver.Rows, error) {
+	if err != nil {
+		return nil, d.note(err)
 	}
-	return r
+	if sr, ok := r.(sqliteRows); ok {
+		return watchRows{sr, d}, nil
+	}
+	return r, nil
 }
 
 func (r watchRows) Next(dest []driver.Value) error { return r.d.note(r.sqliteRows.Next(dest)) }
