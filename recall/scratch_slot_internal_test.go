@@ -56,3 +56,30 @@ func TestScratchKeptAcrossGC(t *testing.T) {
 		t.Fatalf("a search after two collections allocated %d bytes, want at most %d (a scratch made again)", got, most)
 	}
 }
+
+// TestLexScratchZeroedAsync: a lexical scratch released with at least
+// zeroAsyncMin scored messages is zeroed on a goroutine of its own; whoever
+// takes it next, from the slot or the pool, finds every own score and mask
+// zero (run with -race: the taker waits for that goroutine).
+func TestLexScratchZeroedAsync(t *testing.T) {
+	const ords = 3 * zeroAsyncMin
+	var slot scratchSlot[lexScratch]
+	rng := rand.New(rand.NewPCG(14, 7))
+	for round := range 20 {
+		sc := takeLexScratch(&slot, ords, true)
+		for o := range ords {
+			if sc.own[o] != 0 || sc.mask[o] != 0 {
+				t.Fatalf("round %d: ord %d: own %v, mask %x left by the last search", round, o, sc.own[o], sc.mask[o])
+			}
+		}
+		n := zeroAsyncMin/2 + rng.IntN(2*zeroAsyncMin) // either side of the limit
+		for _, o := range rng.Perm(ords)[:n] {
+			sc.touched = append(sc.touched, int32(o))
+			sc.own[o], sc.mask[o] = 1+rng.Float64(), 1|rng.Uint64()
+		}
+		if round%3 == 2 {
+			sc.keep = nil // back to the pool
+		}
+		sc.release()
+	}
+}
