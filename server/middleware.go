@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"os"
 	"reflect"
 	"strings"
 	"time"
@@ -110,7 +111,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 			writeProblem(sw, r, s.log, err)
 			return
 		}
-		r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes)
+		r.Body = s.bodyDeadline(sw, r, http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes))
 		if rt.write != nil {
 			rt.write(s, sw, r, p)
 			return
@@ -142,7 +143,7 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 			return
 		}
 		who = p.Name
-		r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes)
+		r.Body = s.bodyDeadline(sw, r, http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes))
 		if r.Method == http.MethodGet { // a stream: it ends when shutdown begins
 			ctx, cancel := context.WithCancel(r.Context())
 			defer cancel()
@@ -165,7 +166,7 @@ func (s *Server) wrapPublic(pattern string, h http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() { s.observe(r, pattern, sw, "-", start) }()
-		r.Body = http.MaxBytesReader(sw, r.Body, 64<<10)
+		r.Body = s.bodyDeadline(sw, r, http.MaxBytesReader(sw, r.Body, 64<<10))
 		h.ServeHTTP(sw, r)
 	})
 }
@@ -232,6 +233,8 @@ func decodeError(err error, data []byte, v any) error {
 	switch {
 	case errors.As(err, &mbe):
 		return errorf(kindTooLarge, "", "the body is over %d bytes", mbe.Limit)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return errorf(kindBodyTimeout, "", "the body did not arrive in time (%s)", err)
 	case errors.As(err, &se):
 		return errorf(kindInvalid, "", "malformed JSON at byte %d", se.Offset)
 	case errors.Is(err, io.EOF):

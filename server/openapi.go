@@ -137,7 +137,7 @@ func operation(rt *route, ref func(any) (map[string]any, error), problem map[str
 		statuses = append(statuses, 401)
 	}
 	if rt.body != nil {
-		statuses = append(statuses, 413)
+		statuses = append(statuses, 408, 413)
 	}
 	for _, st := range statuses {
 		responses[fmt.Sprint(st)] = map[string]any{"description": http.StatusText(st), "content": map[string]any{"application/problem+json": map[string]any{"schema": problem}}}

@@ -53,6 +53,7 @@ var (
 	kindConflict     = kind{"conflict", http.StatusConflict, "Conflict with stored data"}
 	kindDiverged     = kind{"replay-diverged", http.StatusConflict, "Replay diverged from the recorded run"}
 	kindTooLarge     = kind{"body-too-large", http.StatusRequestEntityTooLarge, "Request body too large"}
+	kindBodyTimeout  = kind{"body-timeout", http.StatusRequestTimeout, "Request body too slow"}
 	kindRefused      = kind{"update-refused", http.StatusUnprocessableEntity, "Working-memory update refused"}
 	kindNoWM         = kind{"working-memory-off", http.StatusNotFound, "Working memory is not configured"}
 	kindQuota        = kind{"quota-exceeded", http.StatusTooManyRequests, "Storage quota exceeded"}

@@ -23,6 +23,8 @@ const (
 	// DefaultShutdownTimeout is how long Serve lets in-flight requests
 	// finish after its context ends.
 	DefaultShutdownTimeout = 30 * time.Second
+	// DefaultBodyTimeout is how long a request body may take to arrive.
+	DefaultBodyTimeout = time.Minute
 )
 
 // Config configures a Server. The zero value of each field but Engine
@@ -43,6 +45,12 @@ type Config struct {
 	// ShutdownTimeout bounds the graceful shutdown of Serve; 0 means
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
+	// BodyTimeout bounds the arrival of a request body, from the end of
+	// its headers; 0 means DefaultBodyTimeout. A body still incomplete
+	// then is answered 408 and the connection closed: before, a client
+	// that stalled mid-body held its connection (and its goroutine)
+	// forever. Streams (MCP's GET) have no body and no such bound.
+	BodyTimeout time.Duration
 	// Version is reported by /healthz and the OpenAPI document's
 	// info.version; "" means "dev".
 	Version string
@@ -81,8 +89,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Engine == nil {
 		return nil, fmt.Errorf("%w: Engine is required", ErrInvalidConfig)
 	}
-	if cfg.MaxBodyBytes < 0 || cfg.ShutdownTimeout < 0 {
-		return nil, fmt.Errorf("%w: MaxBodyBytes and ShutdownTimeout must not be negative", ErrInvalidConfig)
+	if cfg.MaxBodyBytes < 0 || cfg.ShutdownTimeout < 0 || cfg.BodyTimeout < 0 {
+		return nil, fmt.Errorf("%w: MaxBodyBytes, ShutdownTimeout and BodyTimeout must not be negative", ErrInvalidConfig)
+	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
 	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
