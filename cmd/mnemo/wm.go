@@ -148,7 +148,7 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 		}
 		switch {
 		case *schemaFile != "":
-			raw, err := os.ReadFile(*schemaFile)
+			raw, err := readConfigFile(*schemaFile) // bounded: /dev/zero was read until memory ran out
 			if err != nil {
 				return fmt.Errorf("read schema: %w", err)
 			}
@@ -221,16 +221,27 @@ func (c *WMCommand) do(ctx context.Context, sub string, mem *working.Memory, key
 	}
 }
 
+// maxStateFileBytes bounds the file `mnemo wm set` reads: a state is at
+// most maxChars characters (working.DefaultMaxChars, 8,000, by default),
+// and a path such as /dev/zero was read until memory ran out.
+const maxStateFileBytes = 4 << 20
+
 func (c *WMCommand) readFile(name string) (string, error) {
-	var b []byte
-	var err error
-	if name == "-" {
-		b, err = io.ReadAll(c.Stdin)
-	} else {
-		b, err = os.ReadFile(name)
+	r := c.Stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", name, err)
+		}
+		defer f.Close()
+		r = f
 	}
+	b, err := io.ReadAll(io.LimitReader(r, maxStateFileBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(b) > maxStateFileBytes {
+		return "", fmt.Errorf("%s is larger than %d bytes (a working-memory state is at most its maxChars, %d characters by default)", name, maxStateFileBytes, working.DefaultMaxChars)
 	}
 	return string(b), nil
 }

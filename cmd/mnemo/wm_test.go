@@ -148,3 +148,28 @@ func TestWMSetNoValidateAndText(t *testing.T) {
 		t.Errorf("state after the refusals: exit %d %q; want version 1 unchanged", code, out)
 	}
 }
+
+// TestWMSetFileBounded: `mnemo wm set` reads at most 4 MiB of its state
+// file and of its --schema file, and says so; before, a path such as
+// /dev/zero was read until memory ran out.
+func TestWMSetFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	newDataDir(t, dir)
+	big := filepath.Join(t.TempDir(), "big")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(maxStateFileBytes + 1); err != nil { // sparse: no 4 MiB written
+		t.Fatal(err)
+	}
+	f.Close()
+	state := filepath.Join(t.TempDir(), "state.json")
+	os.WriteFile(state, []byte(`{"city":"Lyon"}`), 0o600)
+	for _, args := range [][]string{{"--markdown", big}, {"--schema", big, state}} {
+		code, _, stderr := run(t, nil, append([]string{"--dir", dir, "wm", "set", "--resource", "r"}, args...)...)
+		if code != 1 || !strings.Contains(stderr, "is larger than") {
+			t.Fatalf("wm set %v: exit %d, %q; want 1, is larger than", args, code, stderr)
+		}
+	}
+}
