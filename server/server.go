@@ -51,6 +51,14 @@ type Config struct {
 	// that stalled mid-body held its connection (and its goroutine)
 	// forever. Streams (MCP's GET) have no body and no such bound.
 	BodyTimeout time.Duration
+	// AnyHost accepts a request without a token file whatever its Host
+	// and Origin headers name. By default such a server (every request
+	// the operator's) answers only requests addressed to a loopback host
+	// (localhost, 127.0.0.0/8, ::1) from no browser origin or a loopback
+	// one: a web page that rebinds its own name to 127.0.0.1 (DNS
+	// rebinding) read and erased every resource's memory of a tokenless
+	// mnemo serve. A token file makes the bearer token the guard instead.
+	AnyHost bool
 	// Version is reported by /healthz and the OpenAPI document's
 	// info.version; "" means "dev".
 	Version string
@@ -137,6 +145,10 @@ var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, htt
 
 func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 	defer s.recoverPanic(w, r)
+	if err := s.checkLoopbackHost(r); err != nil { // loopback.go
+		writeProblem(w, r, s.log, err)
+		return
+	}
 	if _, pattern := s.mux.Handler(r); pattern != "" {
 		s.mux.ServeHTTP(w, r)
 		return

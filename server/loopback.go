@@ -1,0 +1,44 @@
+package server
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// checkLoopbackHost refuses, on a server without a token file (and
+// without Config.AnyHost), a request whose Host header is not a loopback
+// host or whose Origin header, when sent, is not a loopback origin: such a
+// server answers every request as the operator, and a browser sends a page
+// that rebound its name to 127.0.0.1 with that name as Host and Origin.
+func (s *Server) checkLoopbackHost(r *http.Request) error {
+	if s.cfg.Tokens != nil || s.cfg.AnyHost {
+		return nil
+	}
+	if !loopbackHost(r.Host) {
+		return errorf(kindForbidden, "", "this server has no token file, so it answers only requests addressed to a loopback host (localhost, 127.0.0.1, [::1]), not %q; give mnemo serve --tokens FILE to serve other names", r.Host)
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || !loopbackHost(u.Host) {
+			return errorf(kindForbidden, "", "this server has no token file, so it answers no browser page of another origin than a loopback one, not %q", o)
+		}
+	}
+	return nil
+}
+
+// loopbackHost reports whether hostport (a Host header: a name or an IP,
+// with or without a port) names this machine's loopback interface.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
