@@ -183,9 +183,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // decodeBody decodes a JSON request body into v: one object, no unknown
 // fields (a member is named exactly as its field), no object naming a key
 // twice (DuplicateKey), no id given as "", within the body limit, valid
-// UTF-8 without a lone surrogate escape (importer.CheckJSONText). Errors
-// name the field at fault.
+// UTF-8 without a lone surrogate escape (importer.CheckJSONText), sent
+// with no Content-Encoding (or identity). Errors name the field at fault.
 func decodeBody(r *http.Request, v any) error {
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		// Read as JSON, a gzip body was "malformed JSON at byte 0".
+		return errorf(kindMediaType, "", "Content-Encoding %q is not supported: send the JSON body uncompressed", ce)
+	}
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return errorf(kindMediaType, "", "Content-Type %q is not JSON", ct)
