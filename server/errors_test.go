@@ -124,6 +124,9 @@ func TestTokensFile(t *testing.T) {
 		"RepeatedMember": {`{"tokens":[{"token":"abcdefghij","resources":["alice"],"resources":["*"]}]}`, `"tokens[0].resources" is given twice`},
 		"RepeatedErase":  {`{"tokens":[{"token":"abcdefghij","resources":["a"],"erase":false,"erase":true}]}`, `"tokens[0].erase" is given twice`},
 		"CaseVariant":    {`{"tokens":[{"token":"abcdefghij","resources":["a"],"Erase":true}]}`, `unknown field "tokens[0].Erase" (did you mean "erase"?`},
+		// Where the JSON breaks: encoding/json said only "unexpected EOF".
+		"Truncated": {`{"tokens":[{"token":"abcdefghij"`, "the JSON ends before its value does"},
+		"Malformed": {`{"tokens":[{"token":"abcdefghij",]}`, "malformed JSON at byte 34"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -101,6 +101,21 @@ func LoadTokens(path string) (*Tokens, error) {
 	return ParseTokens(b)
 }
 
+// tokenDecodeDetail words a token file's decoding error: where the JSON
+// breaks (encoding/json's own words gave no place: "unexpected EOF").
+func tokenDecodeDetail(err error) string {
+	var se *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF):
+		return `the file is empty (want {"tokens": [...]})`
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends before its value does (a closing quote, ] or } is missing)"
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, err)
+	}
+	return err.Error()
+}
+
 // ParseTokens parses the JSON of a token file. It returns ErrInvalidTokens
 // naming the entry and field at fault; a member given twice in one object
 // or named in another case than its field is at fault too.
@@ -112,10 +127,7 @@ func ParseTokens(b []byte) (*Tokens, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%w: the file is empty (want {\"tokens\": [...]})", ErrInvalidTokens)
-		}
-		return nil, fmt.Errorf("%w: %v", ErrInvalidTokens, err)
+		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, tokenDecodeDetail(err))
 	}
 	if m, name := caseVariant(b, reflect.TypeOf(&f), ""); m != "" {
 		return nil, fmt.Errorf("%w: unknown field %q (did you mean %q? names are case-sensitive)", ErrInvalidTokens, m, name)
