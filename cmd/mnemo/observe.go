@@ -83,8 +83,24 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		}
 		p := res.Pending
 		fmt.Fprintf(c.Stdout, "watermark %d; pending %d turns, %d tokens (due: %v)\n", p.Watermark, p.PendingTurns, p.PendingTokens, p.Due)
+		if *force && len(res.Observations) == 0 && p.PendingTurns == 0 {
+			c.sayNothingObservable(ctx, e, *thread, p.Watermark)
+		}
 	}
 	return err
+}
+
+// sayNothingObservable explains a forced observe that observed nothing
+// while the thread has turns past the watermark: they are in the recent
+// window or wait for an answer, which are never observed ("pending 0
+// turns" alone left a new user guessing).
+func (c *ObserveCommand) sayNothingObservable(ctx context.Context, e *engine.Engine, thread string, watermark int64) {
+	th, err := e.GetThread(ctx, thread)
+	if err != nil || th.LastSeq <= watermark {
+		return
+	}
+	fmt.Fprintf(c.Stderr, "mnemo observe: nothing observed: seqs %d–%d are in the recent window (--recent, default %d) or wait for an answer, and those are never observed\n",
+		watermark+1, th.LastSeq, engine.DefaultRecentN)
 }
 
 // ObservationsCommand is `mnemo observations`: list a thread's or resource's

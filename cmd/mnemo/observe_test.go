@@ -29,6 +29,11 @@ func TestObserveCommand(t *testing.T) {
 	if code, _, stderr := run(t, nil, "--dir", dir, "observe", "--thread", "ana:trip-planning"); code != 1 || !strings.Contains(stderr, "MNEMO_MODEL") {
 		t.Fatalf("observe without a model: exit %d, stderr %q", code, stderr)
 	}
+	// ana:today's 3 turns are all in the default recent window: a forced
+	// observe observes nothing and says why ("pending 0 turns" alone did not).
+	if code, _, stderr := run(t, env, "--dir", dir, "observe", "--thread", "ana:today", "--force"); code != 0 || !strings.Contains(stderr, "nothing observed: seqs 1–3 are in the recent window") {
+		t.Fatalf("observe of a thread inside its recent window: exit %d, stderr %q", code, stderr)
+	}
 	code, out, stderr := run(t, env, "--dir", dir, "observe", "--thread", "ana:trip-planning", "--force", "--recent", "4", "--no-reflect")
 	if code != 0 {
 		t.Fatalf("observe exit %d: %s", code, stderr)
