@@ -89,7 +89,7 @@ func Copy(ctx context.Context, src, dst string, now time.Time) (*Report, error) 
 		return nil, err
 	}
 	if noTable(rep.Tables) {
-		return nil, fmt.Errorf("salvage: the damaged file's schema (its first page) is unreadable: no table of mnemo's schema was found, nothing to salvage; restore it from a backup")
+		return nil, fmt.Errorf("salvage: the damaged file's schema table (sqlite_schema: it starts on the first page and names where every table starts) is unreadable: no table of mnemo's schema was found, nothing to salvage; restore it from a backup")
 	}
 	if err := repair(ctx, dst, now, rep); err != nil { // fixup.go
 		return nil, err
