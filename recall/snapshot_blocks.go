@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"os"
 	"sync/atomic"
 	"unsafe"
 )
@@ -313,21 +312,4 @@ func (sf *snapFile) blocksMatch(from, to int64) bool {
 		}
 	}
 	return true
-}
-
-// populateSummed brings in the pages of the messages part b that the load
-// reads (populateRead): all but its contents and term ids (all of b when
-// its trailer is out of bounds).
-func populateSummed(b []byte) {
-	g, ok := readRegions(b)
-	if !ok {
-		populateRead(b)
-		return
-	}
-	page := int64(os.Getpagesize())
-	for _, r := range g.summed(int64(len(b))) {
-		if lo := r[0] / page * page; r[1] > r[0] {
-			populateRead(b[lo:r[1]])
-		}
-	}
 }
