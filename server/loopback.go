@@ -12,11 +12,13 @@ import (
 // host or whose Origin header, when sent, is not a loopback origin: such a
 // server answers every request as the operator, and a browser sends a page
 // that rebound its name to 127.0.0.1 with that name as Host and Origin.
+// A request with no Host at all (HTTP/1.0, or a handler called in
+// process) is not a browser's: only its Origin is checked.
 func (s *Server) checkLoopbackHost(r *http.Request) error {
 	if s.cfg.Tokens != nil || s.cfg.AnyHost {
 		return nil
 	}
-	if !loopbackHost(r.Host) {
+	if r.Host != "" && !loopbackHost(r.Host) {
 		return errorf(kindForbidden, "", "this server has no token file, so it answers only requests addressed to a loopback host (localhost, 127.0.0.1, [::1]), not %q; give mnemo serve --tokens FILE to serve other names", r.Host)
 	}
 	if o := r.Header.Get("Origin"); o != "" {

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/server"
@@ -53,5 +54,28 @@ func TestLoopbackHostOnly(t *testing.T) {
 				t.Fatalf("status %d, want %d", resp.StatusCode, c.want)
 			}
 		})
+	}
+}
+
+// TestLoopbackNoHost: a request with no Host at all (HTTP/1.0, or the
+// handler called in process, as the Postgres tests do) is not a
+// browser's, so a server without a token file answers it; its Origin, if
+// sent, is still checked.
+func TestLoopbackNoHost(t *testing.T) {
+	h := newHarness(t, false, server.Config{})
+	for _, c := range []struct {
+		origin string
+		want   int
+	}{{"", 200}, {"http://localhost:3000", 200}, {"https://evil.example", 403}} {
+		req := httptest.NewRequest("GET", "/v1/threads", nil)
+		req.Host = ""
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		rec := httptest.NewRecorder()
+		h.srv.Handler().ServeHTTP(rec, req)
+		if rec.Code != c.want {
+			t.Fatalf("no Host, Origin %q: status %d, want %d", c.origin, rec.Code, c.want)
+		}
 	}
 }
