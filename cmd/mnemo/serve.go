@@ -110,7 +110,7 @@ func (c *ServeCommand) listen(fs *flag.FlagSet, addr string, haveTokens bool) (n
 		return nil, c.usagef(fs, "--listen %q: %v", addr, err)
 	}
 	if !haveTokens && !loopback(host) {
-		return nil, c.usagef(fs, "--listen %s is reachable beyond this machine: give --tokens FILE, or listen on 127.0.0.1", addr)
+		return nil, c.usagef(fs, "--listen %s is not a loopback address (localhost, 127.0.0.1, [::1]), so it may be reachable beyond this machine: give --tokens FILE, or listen on 127.0.0.1", addr)
 	}
 	return net.Listen("tcp", addr)
 }

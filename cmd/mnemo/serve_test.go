@@ -177,6 +177,11 @@ func TestServeRefusesPublicListen(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "--tokens") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
+	// A name that is not localhost is not known to be loopback (it said
+	// "is reachable beyond this machine" of any name, even a malformed one).
+	if code, _, errOut := run(t, nil, "--dir", t.TempDir(), "serve", "--listen", "mnemo.test:0"); code != 2 || !strings.Contains(errOut, "is not a loopback address") {
+		t.Fatalf("a host name: exit %d, stderr %q", code, errOut)
+	}
 	code, _, errOut = run(t, nil, "--dir", t.TempDir(), "serve", "--listen", "127.0.0.1:0", "--config", filepath.Join(t.TempDir(), "missing.json"))
 	if code != 1 || !strings.Contains(errOut, "missing.json") {
 		t.Fatalf("missing config: exit %d, stderr %q", code, errOut)
