@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -91,7 +92,7 @@ func (l *mcpLines) answer(b []byte) { _, _ = l.out.Write(b) }
 // JSON-RPC 2.0.
 func badLine(line []byte) []byte {
 	if !json.Valid(line) {
-		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: the line is not one JSON value")
+		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: "+parseProblem(line))
 	}
 	id := lineID(line)
 	if err := importer.CheckJSONText(line); err != nil {
@@ -101,6 +102,18 @@ func badLine(line []byte) []byte {
 		return rpcError(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
 	}
 	return nil
+}
+
+// parseProblem says why line, which is not valid JSON to encoding/json,
+// was refused: nested past its depth limit (10,000), which is well-formed
+// JSON it will not read and was answered "not one JSON value", or not
+// one JSON value.
+func parseProblem(line []byte) string {
+	var se *json.SyntaxError
+	if err := json.Unmarshal(line, new(json.RawMessage)); errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth") {
+		return fmt.Sprintf("the line nests arrays or objects deeper than 10000 levels (at byte %d)", se.Offset)
+	}
+	return "the line is not one JSON value"
 }
 
 // decodeFrame decodes line as the SDK does: one message, or a batch of

@@ -80,3 +80,16 @@ func TestMCPStdioBadLines(t *testing.T) {
 		t.Fatalf("the good append is not the thread's first message: %s", out.String())
 	}
 }
+
+// TestMCPLineTooDeep: a line of well-formed JSON nested past
+// encoding/json's 10,000 levels is answered -32700 saying so; it was
+// answered "the line is not one JSON value", which it is.
+func TestMCPLineTooDeep(t *testing.T) {
+	deep := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`
+	if got := string(badLine([]byte(deep))); !strings.Contains(got, "-32700") || !strings.Contains(got, "deeper than 10000 levels") {
+		t.Fatalf("too deep: %s", got)
+	}
+	if got := string(badLine([]byte(`{not json`))); !strings.Contains(got, "not one JSON value") {
+		t.Fatalf("not JSON: %s", got)
+	}
+}
