@@ -160,6 +160,9 @@ func (e *Engine) prepare(i int, m Message, now time.Time) (row, error) {
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = now
 	}
+	if err := checkNotFuture(i, &m, now); err != nil {
+		return row{}, err
+	}
 	m.Content = e.redactor.Redact(m.Content)
 	m.Name = e.redactor.Redact(m.Name)
 	r := row{}

@@ -96,6 +96,11 @@ var ErrObserveCancelled = errors.New("engine: observation cancelled by an erasur
 // or recorded.
 var ErrQueryTooLong = errors.New("engine: query too long")
 
+// ErrCreatedAtFuture is matched (through a *ValidationError on the field
+// "createdAt" of a message) by an Append whose message is dated more than
+// MaxCreatedAtAhead past the engine's clock. Nothing was stored.
+var ErrCreatedAtFuture = errors.New("engine: createdAt in the future")
+
 // ValidationError says which message (Index, -1 for the request itself) and
 // which field broke which rule. It wraps ErrInvalidInput.
 type ValidationError struct {
@@ -103,7 +108,7 @@ type ValidationError struct {
 	Field string // JSON name of the field, e.g. "toolCalls[0].arguments"
 	Rule  string // what the value must be
 	// Err, when set, is a more precise condition the error also matches
-	// with errors.Is (ErrQueryTooLong).
+	// with errors.Is (ErrQueryTooLong, ErrCreatedAtFuture).
 	Err error
 }
 

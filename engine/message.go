@@ -18,7 +18,9 @@ const (
 // In an AppendRequest, ID is optional (a ULID is generated when empty), Seq,
 // ThreadID, ResourceID and Tokens are ignored (the store assigns them) and
 // CreatedAt defaults to the engine clock; a set one lies within the years
-// 0000 to 9999, what RFC 3339 can write (else ErrInvalidInput).
+// 0000 to 9999, what RFC 3339 can write (else ErrInvalidInput), and not
+// more than MaxCreatedAtAhead (a day) past the engine clock (else
+// ErrCreatedAtFuture); any past time is kept.
 type Message struct {
 	ID         string         `json:"id"`
 	ThreadID   string         `json:"threadId"`

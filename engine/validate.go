@@ -2,9 +2,11 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -91,6 +93,25 @@ func checkRole(i int, m *Message) error {
 func checkCreatedAt(i int, m *Message) error {
 	if y := m.CreatedAt.UTC().Year(); !m.CreatedAt.IsZero() && (y < 0 || y > 9999) {
 		return invalid(i, "createdAt", "must lie within the years 0000 to 9999 (RFC 3339), got year %d", y)
+	}
+	return nil
+}
+
+// MaxCreatedAtAhead is how far past the engine's clock a message's
+// createdAt may lie (clock skew between a client and the server). A later
+// time is refused: ErrCreatedAtFuture, on the field "createdAt". Past times
+// are all allowed (imported history keeps its own times).
+const MaxCreatedAtAhead = 24 * time.Hour
+
+// checkNotFuture refuses message i's createdAt when it lies more than
+// MaxCreatedAtAhead past now: a thread's updated_at (its newest message's
+// time) of year 9999 would sort it first forever, and date-bounded recall
+// ("at", "since") would see it in every window.
+func checkNotFuture(i int, m *Message, now time.Time) error {
+	if limit := now.Add(MaxCreatedAtAhead); m.CreatedAt.After(limit) {
+		return &ValidationError{Index: i, Field: "createdAt", Err: ErrCreatedAtFuture,
+			Rule: fmt.Sprintf("must not lie more than %s past the server's clock (%s), got %s",
+				MaxCreatedAtAhead, now.UTC().Format(time.RFC3339), m.CreatedAt.UTC().Format(time.RFC3339))}
 	}
 	return nil
 }
@@ -333,8 +354,13 @@ func clip(s string, n int) string {
 }
 
 // checkQuery refuses an explicit recall query longer than
-// Limits.MaxQueryBytes: ErrQueryTooLong on the field "query".
+// Limits.MaxQueryBytes (ErrQueryTooLong on the field "query") or holding a
+// NUL byte (refused as in a message's content: the lexical index and the
+// embedding APIs treat it inconsistently).
 func (e *Engine) checkQuery(q string) error {
+	if strings.IndexByte(q, 0) >= 0 {
+		return invalid(-1, "query", "must not contain NUL bytes")
+	}
 	if n := len(q); n > e.limits.MaxQueryBytes {
 		return &ValidationError{Index: -1, Field: "query", Err: ErrQueryTooLong,
 			Rule: "at most " + strconv.Itoa(e.limits.MaxQueryBytes) + " bytes, got " + strconv.Itoa(n) + " (a query says what to look for; store long text as a message)"}

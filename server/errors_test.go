@@ -44,6 +44,8 @@ func TestProblems(t *testing.T) {
 		{"BadRole", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, map[string]any{"resourceId": "res-bob", "messages": []map[string]any{{"role": "wizard", "content": "x"}}}, 400, "invalid-input", "messages[0].role"},
 		{"BadTimeType", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x"},{"role":"user","content":"y","createdAt":5}]}`, 400, "invalid-input", "messages[1].createdAt"},
 		{"BadTime", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x","createdAt":"yesterday"}]}`, 400, "invalid-input", "messages[0].createdAt"},
+		{"SearchNUL", "POST", "/v1/search", "/v1/search", bobToken, `{"resourceId":"res-bob","query":"he\u0000llo"}`, 400, "invalid-input", "query"},
+		{"FarFutureTime", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x"},{"role":"user","content":"y","createdAt":"9999-12-31T23:59:59Z"}]}`, 400, "invalid-input", "messages[1].createdAt"},
 		{"BadRange", "POST", "/v1/search", "/v1/search", bobToken, `{"resourceId":"res-bob","query":"x","recall":{"messageRange":"wide"}}`, 400, "invalid-input", "recall.messageRange"},
 		{"NestedWrongType", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x"},{"role":"user","content":5}]}`, 400, "invalid-input", "messages[1].content"},
 		{"NestedUnknownField", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x","extra":1}]}`, 400, "invalid-input", "messages[0].extra"},

@@ -23,7 +23,7 @@ type MessageIn struct {
 	ToolCalls  []engine.ToolCall `json:"toolCalls,omitempty" jsonschema:"description=assistant messages only"`
 	ToolCallID string            `json:"toolCallId,omitempty" jsonschema:"description=tool messages only: the call answered"`
 	Metadata   map[string]any    `json:"metadata,omitempty" jsonschema:"description=a JSON object, filterable by recall"`
-	CreatedAt  *time.Time        `json:"createdAt,omitempty" jsonschema:"description=when the turn was said (RFC 3339); defaults to the server clock; the zero time 0001-01-01T00:00:00Z is refused"`
+	CreatedAt  *time.Time        `json:"createdAt,omitempty" jsonschema:"description=when the turn was said (RFC 3339); defaults to the server clock; the zero time 0001-01-01T00:00:00Z and a time more than a day past the server clock are refused"`
 }
 
 // AppendBody is the body of POST /v1/threads/{thread}/messages.
