@@ -148,8 +148,8 @@ func TestPages(t *testing.T) {
 	req0, _ := http.NewRequest("GET", ts.URL+"/ui/runs/run-1", nil)
 	req0.Header.Set("Accept", "text/html,application/xhtml+xml")
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	if res, err := noRedirect.Do(req0); err != nil || res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/ui/login" {
-		t.Errorf("a browser without a token: %v %v, want a redirect to /ui/login", err, res)
+	if res, err := noRedirect.Do(req0); err != nil || res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/ui/login?next=%2Fui%2Fruns%2Frun-1" {
+		t.Errorf("a browser without a token: %v %v, want a redirect to /ui/login?next=%%2Fui%%2Fruns%%2Frun-1", err, res)
 	}
 	// The sign-in page's cookie authenticates reads, never writes.
 	req, _ := http.NewRequest("GET", ts.URL+"/ui/threads/ana-1", nil)

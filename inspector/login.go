@@ -3,6 +3,8 @@ package inspector
 import (
 	"html/template"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/mnemo-go/mnemo/server"
 )
@@ -10,8 +12,8 @@ import (
 var loginPage = template.Must(template.New("login").Parse(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>sign in · mnemo inspector</title>
 <style>body{font:14px system-ui,sans-serif;max-width:420px;margin:80px auto;color:#1d2330}input{width:100%;padding:8px;margin:8px 0;font:inherit}button{padding:8px 16px;font:inherit}</style></head>
 <body><h1>mnemo inspector</h1><p>This server has a token file. Paste a token to see its resources; it is kept in a cookie for this site only.</p>
-{{if .}}<p role="alert" style="color:#b3261e">{{.}}</p>{{end}}
-<form method="post" action="/ui/login"><input type="password" name="token" autocomplete="current-password" placeholder="token" required><button type="submit">Sign in</button></form></body></html>`))
+{{with .Msg}}<p role="alert" style="color:#b3261e">{{.}}</p>{{end}}
+<form method="post" action="/ui/login"><input type="hidden" name="next" value="{{.Next}}"><input type="password" name="token" autocomplete="current-password" placeholder="token" required><button type="submit">Sign in</button></form></body></html>`))
 
 // loginCSP forbids everything the sign-in page does not need, framing
 // included (no clickjacking of the token form).
@@ -21,28 +23,20 @@ const loginCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'se
 // without authentication (server.Config.Public) at "/ui/login": GET shows a
 // form, POST checks the token against tokens and stores it in the
 // server.TokenCookie cookie (HttpOnly, SameSite=Strict, 12 hours) and goes
-// to /ui/; an unknown token gets the form again with a 401 that says so
-// (nil tokens accepts any). The cookie authenticates the inspector's pages
-// (GET) only, never a write.
+// to the page asked for: the "next" parameter (query of the GET, field of
+// the POST) when it is a path under /ui/ (safeNext: never another site),
+// else /ui/. An unknown token gets the form again with a 401 that says so
+// (nil tokens accepts any); a POST from another site (an Origin header not
+// the server's own, or Sec-Fetch-Site cross-site) a 403, so no page can sign
+// a browser in under the page's token (login CSRF). The cookie
+// authenticates the inspector's pages (GET) only, never a write.
 func Login(tokens *server.Tokens) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodGet:
-			loginForm(w, http.StatusOK, "")
+			loginForm(w, http.StatusOK, "", safeNext(r.URL.Query().Get("next")))
 		case http.MethodPost:
-			tok := r.PostFormValue("token")
-			if tok == "" {
-				loginForm(w, http.StatusBadRequest, "Paste a token.")
-				return
-			}
-			if tokens != nil {
-				if _, ok := tokens.Lookup(tok); !ok {
-					loginForm(w, http.StatusUnauthorized, "That token is not in the server's token file.")
-					return
-				}
-			}
-			http.SetCookie(w, &http.Cookie{Name: server.TokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: 12 * 3600, Secure: r.TLS != nil})
-			http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+			loginPost(w, r, tokens)
 		default:
 			w.Header().Set("Allow", "GET, POST")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -50,9 +44,60 @@ func Login(tokens *server.Tokens) http.Handler {
 	})
 }
 
-func loginForm(w http.ResponseWriter, status int, msg string) {
+// loginPost checks a sign-in's origin and token, then sets the cookie and
+// sends the browser to the page it asked for.
+func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens) {
+	next := safeNext(r.PostFormValue("next"))
+	if !sameOrigin(r) {
+		loginForm(w, http.StatusForbidden, "This sign-in was sent from another site; sign in from this page.", next)
+		return
+	}
+	tok := r.PostFormValue("token")
+	if tok == "" {
+		loginForm(w, http.StatusBadRequest, "Paste a token.", next)
+		return
+	}
+	if tokens != nil {
+		if _, ok := tokens.Lookup(tok); !ok {
+			loginForm(w, http.StatusUnauthorized, "That token is not in the server's token file.", next)
+			return
+		}
+	}
+	http.SetCookie(w, &http.Cookie{Name: server.TokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: 12 * 3600, Secure: r.TLS != nil})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// safeNext is next when it is a same-origin path of the inspector (it
+// starts with "/ui/", and holds no backslash or control byte a browser
+// might read otherwise), else "/ui/": the sign-in never sends a browser
+// to another site (open redirect).
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/ui/") || strings.ContainsAny(next, "\\") {
+		return "/ui/"
+	}
+	for i := 0; i < len(next); i++ {
+		if next[i] < 0x20 || next[i] == 0x7f {
+			return "/ui/"
+		}
+	}
+	return next
+}
+
+// sameOrigin reports whether a POST comes from the server's own pages: its
+// Origin header, when sent, names the request's host (scheme aside, which
+// a TLS-terminating proxy changes); without one, Sec-Fetch-Site is not
+// "cross-site". A client sending neither (curl, old browsers) passes.
+func sameOrigin(r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) && (u.Scheme == "http" || u.Scheme == "https")
+	}
+	return r.Header.Get("Sec-Fetch-Site") != "cross-site"
+}
+
+func loginForm(w http.ResponseWriter, status int, msg, next string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", loginCSP)
 	w.WriteHeader(status)
-	loginPage.Execute(w, msg)
+	loginPage.Execute(w, struct{ Msg, Next string }{msg, next})
 }

@@ -53,3 +53,71 @@ func TestLoginChecksToken(t *testing.T) {
 		}
 	}
 }
+
+// TestLoginNextAndOrigin: a browser sent to sign in comes back to the page
+// it asked for (next, only a path under /ui/: never another site), and a
+// sign-in POSTed from another site's page is refused (login CSRF).
+func TestLoginNextAndOrigin(t *testing.T) {
+	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := seed(t, tok)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// A page needing a token sends the browser to sign in with next.
+	req, _ := http.NewRequest("GET", ts.URL+"/ui/threads/ana-1?x=1", nil)
+	req.Header.Set("Accept", "text/html")
+	res, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	loc := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || loc != "/ui/login?next="+url.QueryEscape("/ui/threads/ana-1?x=1") {
+		t.Fatalf("no token: %d to %q, want 303 to the sign-in with next", res.StatusCode, loc)
+	}
+	code, body := get(t, ts.URL+loc, "")
+	if code != 200 || !strings.Contains(body, `name="next" value="/ui/threads/ana-1?x=1"`) {
+		t.Fatalf("sign-in page: %d, no next field in %q", code, body)
+	}
+	post := func(next, origin, site string) *http.Response {
+		req, _ := http.NewRequest("POST", ts.URL+"/ui/login", strings.NewReader(url.Values{"token": {"ana-secret-1"}, "next": {next}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		if site != "" {
+			req.Header.Set("Sec-Fetch-Site", site)
+		}
+		res, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	for next, want := range map[string]string{
+		"/ui/threads/ana-1?x=1": "/ui/threads/ana-1?x=1",
+		"":                      "/ui/",
+		"https://evil.example/": "/ui/",
+		"//evil.example/ui/":    "/ui/",
+		"/\\evil.example":       "/ui/",
+		"/ui/\\evil":            "/ui/",
+		"/ui/\r\nSet-Cookie: x": "/ui/",
+		"/v1/threads":           "/ui/",
+		"javascript:alert(1)":   "/ui/",
+	} {
+		res := post(next, ts.URL, "same-origin")
+		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want || len(res.Cookies()) != 1 {
+			t.Errorf("next %q: %d to %q, want 303 to %q with the cookie", next, res.StatusCode, res.Header.Get("Location"), want)
+		}
+	}
+	for _, c := range []struct{ origin, site string }{{"https://evil.example", ""}, {"null", ""}, {"", "cross-site"}, {"http://127.0.0.1:1", ""}, {ts.URL + ".evil.example", ""}} {
+		if res := post("/ui/", c.origin, c.site); res.StatusCode != http.StatusForbidden || len(res.Cookies()) != 0 {
+			t.Errorf("origin %q site %q: %d cookies %v, want 403 and no cookie", c.origin, c.site, res.StatusCode, res.Cookies())
+		}
+	}
+	if res := post("/ui/", "", ""); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("no Origin (curl): %d, want 303", res.StatusCode)
+	}
+}

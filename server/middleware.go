@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
@@ -135,7 +136,7 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 		defer func() { s.observe(r, pattern, sw, who, start) }()
 		p, err := s.authenticate(r)
 		if err != nil && s.cfg.LoginPath != "" && r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/html") {
-			http.Redirect(sw, r, s.cfg.LoginPath, http.StatusSeeOther)
+			http.Redirect(sw, r, s.cfg.LoginPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
 		if err != nil {

@@ -68,7 +68,9 @@ type Config struct {
 	Mount map[string]func(p *Principal) http.Handler
 	// LoginPath, when set, is where a browser (a GET accepting text/html)
 	// is sent when a mounted page needs a token it lacks, instead of a 401
-	// problem: the inspector's sign-in page.
+	// problem: the inspector's sign-in page, with the page asked for in
+	// the query parameter "next" (LoginPath?next=/ui/threads/t; the
+	// sign-in page checks it before it goes there).
 	LoginPath string
 	// Public adds handlers that need no token (the inspector's sign-in
 	// page), with access logs. They must not reveal tenant data.
