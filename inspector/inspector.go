@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,7 +85,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			render(w, opt, "index", "threads", v, err)
 		})
 		mux.HandleFunc("GET /ui/threads/{thread}", func(w http.ResponseWriter, r *http.Request) {
-			v, err := BuildThread(r.Context(), t, r.PathValue("thread"))
+			v, err := BuildThread(r.Context(), t, r.PathValue("thread"), beforeSeq(r))
 			render(w, opt, "thread", "thread "+r.PathValue("thread"), v, err)
 		})
 		mux.HandleFunc("GET /ui/runs/{run}", func(w http.ResponseWriter, r *http.Request) {
@@ -125,4 +126,19 @@ func WriteRun(ctx context.Context, w io.Writer, e *engine.Engine, runID, version
 	}
 	v.Links = false
 	return pages["run"].ExecuteTemplate(w, "layout", page{Title: "run " + runID, Version: version, Links: false, Data: v})
+}
+
+// beforeSeq is the thread page's "beforeSeq" query parameter: 0 when
+// absent (the newest page), -1 when not an integer (refused by the engine
+// naming beforeSeq).
+func beforeSeq(r *http.Request) int64 {
+	v := r.URL.Query().Get("beforeSeq")
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
 }

@@ -181,10 +181,16 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // ThreadView is everything the thread page shows.
 type ThreadView struct {
-	Thread       *engine.Thread
-	Messages     []engine.Message
-	Observations []observe.Observation
-	Runs         []journal.RunInfo
+	Thread *engine.Thread
+	// Messages is a page of the thread's messages: the latest
+	// engine.DefaultPageLimit, or those before the page's beforeSeq;
+	// OlderBeforeSeq, when > 0, is the beforeSeq of the page of older ones;
+	// Paged says the page is not the newest (beforeSeq was asked).
+	Messages       []engine.Message
+	OlderBeforeSeq int64
+	Paged          bool
+	Observations   []observe.Observation
+	Runs           []journal.RunInfo
 	// WMKey is the working-memory key ("" when working memory is off);
 	// Versions are its versions, newest first, each with its diff from the
 	// one before.
@@ -198,17 +204,23 @@ type WMVersion struct {
 	Diff []DiffLine
 }
 
-// BuildThread loads a thread of the principal with its observations,
-// runs and working-memory versions.
-func BuildThread(ctx context.Context, t server.Tenant, threadID string) (*ThreadView, error) {
+// BuildThread loads a thread of the principal with a page of its messages
+// (the latest engine.DefaultPageLimit with seq < beforeSeq; 0: the
+// newest), its observations, runs and working-memory versions.
+func BuildThread(ctx context.Context, t server.Tenant, threadID string, beforeSeq int64) (*ThreadView, error) {
 	th, err := t.Thread(ctx, threadID)
 	if err != nil {
 		return nil, err
 	}
-	v := &ThreadView{Thread: th}
-	if v.Messages, err = t.Engine.Messages(ctx, th.ID, 0, 0); err != nil {
+	v := &ThreadView{Thread: th, Paged: beforeSeq != 0}
+	if beforeSeq == 0 {
+		beforeSeq = 1<<63 - 1
+	}
+	pg, err := t.Engine.MessagesPage(ctx, th.ID, engine.PageRequest{BeforeSeq: beforeSeq})
+	if err != nil {
 		return nil, err
 	}
+	v.Messages, v.OlderBeforeSeq = pg.Messages, pg.NextBeforeSeq
 	if v.Observations, err = t.Engine.Observations(ctx, observe.Filter{ThreadID: th.ID, All: true}); err != nil {
 		return nil, err
 	}

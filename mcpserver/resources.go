@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -15,7 +16,9 @@ const (
 	// MemCtxTemplate is a run's memctx record (JSON): what went into the
 	// prompt, what was left out and why.
 	MemCtxTemplate = "mnemo://runs/{run}/memctx"
-	// MessagesTemplate is a thread's messages (JSON, seq order).
+	// MessagesTemplate is a thread's latest engine.DefaultPageLimit
+	// messages (JSON, seq order), with nextBeforeSeq when older ones exist
+	// (GET /v1/threads/{thread}/messages?beforeSeq=N pages back).
 	MessagesTemplate = "mnemo://threads/{thread}/messages"
 )
 
@@ -23,7 +26,7 @@ func (h *handlers) addResources(s *mcp.Server) {
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "memctx", URITemplate: MemCtxTemplate, MIMEType: "application/json",
 		Description: "The provenance record of a run built with memory_context: recalled turns with scores, the recent window, dropped turns with the reason, observations, working-memory size, prompt hash."}, h.readMemCtx)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "thread-messages", URITemplate: MessagesTemplate, MIMEType: "application/json",
-		Description: "All stored turns of a thread, in order, with ids, roles, seqs and times."}, h.readMessages)
+		Description: "The latest 100 stored turns of a thread, in order, with ids, roles, seqs and times; nextBeforeSeq, when present, says older turns exist before that seq (the HTTP API's GET /v1/threads/{thread}/messages?beforeSeq=N&limit=M pages back; memory_search finds old turns by content)."}, h.readMessages)
 }
 
 // idIn extracts the id between prefix and suffix of uri.
@@ -65,11 +68,11 @@ func (h *handlers) readMessages(ctx context.Context, req *mcp.ReadResourceReques
 	if err != nil {
 		return nil, h.notFound(uri, err)
 	}
-	ms, err := h.t.Engine.Messages(ctx, th.ID, 0, 0)
+	pg, err := h.t.Engine.MessagesPage(ctx, th.ID, engine.PageRequest{BeforeSeq: 1<<63 - 1})
 	if err != nil {
 		return nil, h.fail(err)
 	}
-	return jsonResource(uri, server.MessageList{Messages: ms})
+	return jsonResource(uri, server.MessageList{Messages: pg.Messages, NextBeforeSeq: pg.NextBeforeSeq})
 }
 
 // notFound answers a lookup failure: ResourceNotFound for a missing or

@@ -34,29 +34,39 @@ func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 }
 
 func (s *Server) listThreads(r *http.Request, p *Principal) (any, error) {
-	ctx := r.Context()
 	res := r.URL.Query().Get("resourceId")
-	if res != "" || p.All {
-		if res != "" {
-			if err := s.resource(p, "resourceId", res); err != nil {
-				return nil, err
-			}
-		}
-		ts, err := s.cfg.Engine.ListThreads(ctx, res)
-		return ThreadList{Threads: nonNil(ts)}, err
+	limit, err := intParamIn(r, "limit", engine.DefaultPageLimit, 1, engine.MaxPageLimit)
+	if err != nil {
+		return nil, err
 	}
-	names := make([]string, 0, len(p.Resources))
-	for n := range p.Resources {
-		names = append(names, n)
+	offset, err := intParamIn(r, "offset", 0, 0, math.MaxInt32)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(names)
-	out := ThreadList{Threads: []engine.Thread{}}
-	for _, n := range names {
-		ts, err := s.cfg.Engine.ListThreads(ctx, n)
-		if err != nil {
+	var names []string // none: every resource's
+	switch {
+	case res != "":
+		if err := s.resource(p, "resourceId", res); err != nil {
 			return nil, err
 		}
-		out.Threads = append(out.Threads, ts...)
+		names = []string{res}
+	case !p.All:
+		names = make([]string, 0, len(p.Resources))
+		for n := range p.Resources {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		if len(names) == 0 {
+			return ThreadList{Threads: []engine.Thread{}}, nil
+		}
+	}
+	ts, more, err := s.cfg.Engine.ListThreadsPage(r.Context(), names, int(limit), int(offset))
+	if err != nil {
+		return nil, err
+	}
+	out := ThreadList{Threads: nonNil(ts)}
+	if more {
+		out.NextOffset = int(offset) + len(ts)
 	}
 	return out, nil
 }
@@ -85,8 +95,19 @@ func (s *Server) listMessages(r *http.Request, p *Principal) (any, error) {
 	if to != 0 && to < from {
 		return nil, errorf(kindInvalid, "toSeq", "toSeq must be 0 (to the end) or >= fromSeq (%d), got %d", from, to)
 	}
-	ms, err := s.cfg.Engine.Messages(r.Context(), th.ID, from, to)
-	return MessageList{Messages: nonNil(ms)}, err
+	limit, err := intParamIn(r, "limit", engine.DefaultPageLimit, 1, engine.MaxPageLimit)
+	if err != nil {
+		return nil, err
+	}
+	before, err := intParam(r, "beforeSeq", 0, 1)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := s.cfg.Engine.MessagesPage(r.Context(), th.ID, engine.PageRequest{FromSeq: from, ToSeq: to, BeforeSeq: before, Limit: int(limit)})
+	if err != nil {
+		return nil, err
+	}
+	return MessageList{Messages: nonNil(pg.Messages), NextFromSeq: pg.NextFromSeq, NextBeforeSeq: pg.NextBeforeSeq}, nil
 }
 
 func (s *Server) appendMessages(r *http.Request, p *Principal) (any, error) {

@@ -130,11 +130,19 @@ type SearchBody struct {
 // ThreadList is the answer of GET /v1/threads.
 type ThreadList struct {
 	Threads []engine.Thread `json:"threads"`
+	// NextOffset, when present, is the offset of the next page: more
+	// threads follow.
+	NextOffset int `json:"nextOffset,omitempty" jsonschema:"description=the offset of the next page; absent on the last page"`
 }
 
 // MessageList is the answer of GET /v1/threads/{thread}/messages.
 type MessageList struct {
 	Messages []engine.Message `json:"messages"`
+	// NextFromSeq, when present, is the fromSeq of the next (newer) page.
+	NextFromSeq int64 `json:"nextFromSeq,omitempty" jsonschema:"description=fromSeq of the next (newer) page; absent when the page reaches toSeq or the end"`
+	// NextBeforeSeq, when present, is the beforeSeq of the next (older)
+	// page of a request with beforeSeq.
+	NextBeforeSeq int64 `json:"nextBeforeSeq,omitempty" jsonschema:"description=beforeSeq of the next (older) page of a request with beforeSeq; absent when no older message is within fromSeq"`
 }
 
 // RunInfo summarises one run in GET /v1/runs.

@@ -245,3 +245,24 @@ func (s *Store) Recent(ctx context.Context, threadID string, n int) ([]Message, 
 	}
 	return ms, nil
 }
+
+// MessagesPage returns at most limit of the thread's messages with
+// fromSeq <= seq <= toSeq: the lowest seqs in seq order, or, when newest,
+// the highest seqs in descending seq order. The bound is the query's LIMIT:
+// a page never reads the rest of the thread. An unknown thread yields none.
+func (s *Store) MessagesPage(ctx context.Context, threadID string, fromSeq, toSeq int64, limit int, newest bool) ([]Message, error) {
+	order := "seq"
+	if newest {
+		order = "seq DESC"
+	}
+	rows, err := s.conn.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY `+order+` LIMIT ?`,
+		threadID, fromSeq, toSeq, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read messages of %s: %w", threadID, err)
+	}
+	ms, err := collectMessages(rows, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read messages of %s: %w", threadID, err)
+	}
+	return ms, nil
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -57,6 +58,34 @@ func (s *Store) Threads(ctx context.Context, resourceID string) ([]Thread, error
 		q, args = `SELECT `+threadColumns+` FROM threads WHERE resource_id = ? ORDER BY created_at, id`, []any{resourceID}
 	}
 	rows, err := s.conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list threads: %w", err)
+	}
+	defer rows.Close()
+	var out []Thread
+	for rows.Next() {
+		t, err := scanThread(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list threads: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// ThreadsPage returns at most limit threads of the given resources (all
+// threads when resources is empty) after skipping offset, ordered as
+// Threads (by resource, then creation time and id). The bound is the
+// query's LIMIT and OFFSET.
+func (s *Store) ThreadsPage(ctx context.Context, resources []string, limit, offset int) ([]Thread, error) {
+	q, args := `SELECT `+threadColumns+` FROM threads`, make([]any, 0, len(resources)+2)
+	if len(resources) > 0 {
+		q += ` WHERE resource_id IN (?` + strings.Repeat(`, ?`, len(resources)-1) + `)`
+		for _, r := range resources {
+			args = append(args, r)
+		}
+	}
+	rows, err := s.conn.QueryContext(ctx, q+` ORDER BY resource_id, created_at, id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 	if err != nil {
 		return nil, fmt.Errorf("list threads: %w", err)
 	}
