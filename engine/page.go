@@ -48,11 +48,13 @@ func (e *Engine) MessagesPage(ctx context.Context, threadID string, req PageRequ
 		return nil, err
 	}
 	newest := req.BeforeSeq > 0
-	if newest && (req.ToSeq == 0 || req.ToSeq >= req.BeforeSeq) {
-		req.ToSeq = req.BeforeSeq - 1
-	}
 	if req.ToSeq == 0 {
 		req.ToSeq = 1<<63 - 1
+	}
+	if newest {
+		// BeforeSeq 1 leaves ToSeq 0, below every seq: an empty page, not
+		// the whole thread's newest.
+		req.ToSeq = min(req.ToSeq, req.BeforeSeq-1)
 	}
 	rows, err := e.ms.MessagesPage(ctx, threadID, req.FromSeq, req.ToSeq, req.Limit+1, newest)
 	ms, err := messagesFromRows(rows, err)

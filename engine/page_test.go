@@ -56,6 +56,12 @@ func TestMessagesPage(t *testing.T) {
 		if len(fwd) != 25 || fwd[0] != 1 || fwd[24] != 25 || len(back) != 25 || back[0] != 25 || back[24] != 1 {
 			t.Fatalf("forward %v, backward %v", fwd, back)
 		}
+		if pg, err := e.MessagesPage(ctx, "t1", engine.PageRequest{BeforeSeq: 1}); err != nil || len(pg.Messages) != 0 || pg.NextBeforeSeq != 0 {
+			t.Fatalf("beforeSeq 1 (nothing is older): %+v %v", pg, err)
+		}
+		if pg, err := e.MessagesPage(ctx, "t1", engine.PageRequest{BeforeSeq: 3, Limit: 5}); err != nil || len(pg.Messages) != 2 || pg.Messages[1].Seq != 2 || pg.NextBeforeSeq != 0 {
+			t.Fatalf("beforeSeq 3: %+v %v", pg, err)
+		}
 		var ve *engine.ValidationError
 		if _, err := e.MessagesPage(ctx, "t1", engine.PageRequest{Limit: engine.MaxPageLimit + 1}); !errors.As(err, &ve) || ve.Field != "limit" {
 			t.Fatalf("limit over the maximum: %v", err)
