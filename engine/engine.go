@@ -182,6 +182,14 @@ func notRegularDatabase(dir string) error {
 		if err == nil && !fi.Mode().IsRegular() {
 			return fmt.Errorf("%w: %w: %s is %s", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, fileKind(fi.Mode()))
 		}
+		if errors.Is(err, os.ErrNotExist) {
+			// A link whose target is missing (an unmounted volume, a
+			// moved file): SQLite would create an empty database at the
+			// target, beside the indexes of the one that is gone.
+			if target, lerr := os.Readlink(path); lerr == nil {
+				return fmt.Errorf("%w: %w: %s is a link to %s, which does not exist", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, target)
+			}
+		}
 	}
 	return nil
 }

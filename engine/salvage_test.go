@@ -596,3 +596,39 @@ func TestDatabaseNotRegularFile(t *testing.T) {
 		})
 	}
 }
+
+// TestDatabaseDanglingLink: a mnemo.db that is a link to a missing file
+// (an unmounted volume, a moved file) is refused with ErrDatabaseNotFile
+// naming the link, and nothing is created at its target; before, the open
+// saw no database, kept the old indexes, and SQLite created an empty
+// database at the target.
+func TestDatabaseDanglingLink(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(filepath.Join(dir, engine.DatabaseFile+suffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	target := filepath.Join(t.TempDir(), "volume", engine.DatabaseFile)
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, engine.DatabaseFile)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = engine.Open(ctx, engine.Config{Dir: dir})
+	if !errors.Is(err, engine.ErrDatabaseNotFile) || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("open: %v, want ErrDatabaseNotFile naming a link to a missing file", err)
+	}
+	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the link's target was created (%v)", err)
+	}
+}
