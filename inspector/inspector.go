@@ -81,7 +81,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 		t := server.Tenant{Engine: e, Principal: p}
 		mux := http.NewServeMux()
 		mux.HandleFunc("GET /ui/{$}", func(w http.ResponseWriter, r *http.Request) {
-			v, err := BuildIndex(r.Context(), t)
+			v, err := BuildIndex(r.Context(), t, intQuery(r, "limit"), intQuery(r, "offset"))
 			render(w, opt, "index", "threads", v, err)
 		})
 		mux.HandleFunc("GET /ui/threads/{thread}", func(w http.ResponseWriter, r *http.Request) {
@@ -126,6 +126,20 @@ func WriteRun(ctx context.Context, w io.Writer, e *engine.Engine, runID, version
 	}
 	v.Links = false
 	return pages["run"].ExecuteTemplate(w, "layout", page{Title: "run " + runID, Version: version, Links: false, Data: v})
+}
+
+// intQuery is the integer query parameter name: 0 when absent, -1 when
+// not an integer (refused by the engine naming it).
+func intQuery(r *http.Request, name string) int {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // beforeSeq is the thread page's "beforeSeq" query parameter: 0 when

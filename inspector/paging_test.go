@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/server"
 )
 
 // TestThreadPageOlder: the thread page shows the newest page of messages
@@ -31,5 +32,40 @@ func TestThreadPageOlder(t *testing.T) {
 	}
 	if code, _ = get(t, ts.URL+"/ui/threads/ana-1?beforeSeq=x", ""); code != 400 {
 		t.Fatalf("beforeSeq=x: %d, want 400", code)
+	}
+}
+
+// TestIndexPages: the index lists a page of threads (100 by default, or
+// ?limit=) with a link to the next page by offset and back to the first,
+// never every thread; a tenant's pages hold only its resources.
+func TestIndexPages(t *testing.T) {
+	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ts := seed(t, tok)
+	// ana-1 and bob-1 are seeded; ana-a000..ana-a099 make ana 101 threads.
+	for i := range 100 {
+		req := engine.AppendRequest{ThreadID: fmt.Sprintf("ana-a%03d", i), ResourceID: "ana", Messages: []engine.Message{{Role: "user", Content: "hello"}}}
+		if _, err := e.Append(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, body := get(t, ts.URL+"/ui/", "ana-secret-1")
+	if code != 200 || !strings.Contains(body, `href="/ui/threads/ana-1"`) || !strings.Contains(body, `href="/ui/threads/ana-a098"`) || strings.Contains(body, `href="/ui/threads/ana-a099"`) || !strings.Contains(body, `href="?offset=100"`) || strings.Contains(body, ">first<") || strings.Contains(body, "bob") {
+		t.Fatalf("first page: %d, want ana's first 100 threads and a next link", code)
+	}
+	code, body = get(t, ts.URL+"/ui/?offset=100", "ana-secret-1")
+	if code != 200 || !strings.Contains(body, `href="/ui/threads/ana-a099"`) || strings.Contains(body, `href="/ui/threads/ana-1"`) || strings.Contains(body, "offset=") || !strings.Contains(body, `href="?">first<`) {
+		t.Fatalf("second page: %d, want ana-a099 alone, no next link, a first link", code)
+	}
+	code, body = get(t, ts.URL+"/ui/?limit=2&offset=98", "ana-secret-1")
+	if code != 200 || strings.Count(body, `href="/ui/threads/`) != 2 || !strings.Contains(body, `href="/ui/threads/ana-a097"`) || !strings.Contains(body, `href="?offset=100&amp;limit=2">next<`) || !strings.Contains(body, `href="?limit=2">first<`) {
+		t.Fatalf("page of 2 at 98: %d, want ana-a097, ana-a098 and links keeping the limit", code)
+	}
+	for _, q := range []string{"offset=x", "offset=-1", "limit=0x", "limit=1001"} {
+		if code, _ = get(t, ts.URL+"/ui/?"+q, "ana-secret-1"); code != 400 {
+			t.Errorf("%s: %d, want 400", q, code)
+		}
 	}
 }

@@ -260,9 +260,16 @@ func pretty(s string) string {
 	return s
 }
 
-// IndexView lists the principal's threads by resource.
+// IndexView lists a page of the principal's threads by resource.
 type IndexView struct {
 	Resources []ResourceThreads
+	// NextOffset, when > 0, is the offset of the next page; Paged says
+	// the page is not the first (an offset was asked); Limit is the
+	// page's limit when one was asked (0: engine.DefaultPageLimit), kept
+	// in the links.
+	NextOffset int
+	Paged      bool
+	Limit      int
 }
 
 // ResourceThreads is one resource's threads.
@@ -271,31 +278,37 @@ type ResourceThreads struct {
 	Threads    []engine.Thread
 }
 
-// BuildIndex lists the threads the principal may see, by resource.
-func BuildIndex(ctx context.Context, t server.Tenant) (*IndexView, error) {
-	var ts []engine.Thread
-	if t.Principal.All {
-		var err error
-		if ts, err = t.Engine.ListThreads(ctx, ""); err != nil {
-			return nil, err
-		}
-	} else {
+// BuildIndex lists a page of the threads the principal may see, by
+// resource, in engine.ListThreadsPage's order: at most limit (1 to
+// engine.MaxPageLimit; 0: engine.DefaultPageLimit) after skipping offset.
+//
+// Errors: a *engine.ValidationError naming "limit" or "offset" for a value
+// out of range.
+func BuildIndex(ctx context.Context, t server.Tenant, limit, offset int) (*IndexView, error) {
+	var names []string // none: every resource's
+	if !t.Principal.All {
 		for r := range t.Principal.Resources {
-			rt, err := t.Engine.ListThreads(ctx, r)
-			if err != nil {
-				return nil, err
-			}
-			ts = append(ts, rt...)
+			names = append(names, r)
 		}
+		sort.Strings(names)
 	}
-	by := map[string][]engine.Thread{}
+	v := &IndexView{Paged: offset != 0, Limit: limit}
+	if !t.Principal.All && len(names) == 0 {
+		return v, nil
+	}
+	ts, more, err := t.Engine.ListThreadsPage(ctx, names, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	if more {
+		v.NextOffset = offset + len(ts)
+	}
 	for _, th := range ts {
-		by[th.ResourceID] = append(by[th.ResourceID], th)
+		if n := len(v.Resources); n == 0 || v.Resources[n-1].ResourceID != th.ResourceID {
+			v.Resources = append(v.Resources, ResourceThreads{ResourceID: th.ResourceID})
+		}
+		r := &v.Resources[len(v.Resources)-1]
+		r.Threads = append(r.Threads, th)
 	}
-	v := &IndexView{}
-	for r, list := range by {
-		v.Resources = append(v.Resources, ResourceThreads{ResourceID: r, Threads: list})
-	}
-	sort.Slice(v.Resources, func(i, j int) bool { return v.Resources[i].ResourceID < v.Resources[j].ResourceID })
 	return v, nil
 }
