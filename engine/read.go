@@ -46,7 +46,9 @@ func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error
 }
 
 // ListThreads returns the threads of resourceID (all threads when empty),
-// ordered by resource, then by the time of their first message. It returns metadata only, never content.
+// ordered by resource, then by the time of their first message, then id
+// (resources and ids in byte order on both backends). It returns metadata
+// only, never content.
 func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err

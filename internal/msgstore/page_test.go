@@ -3,6 +3,9 @@ package msgstore_test
 import (
 	"context"
 	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // TestMessagesPage: a page holds at most limit messages of the range, the
@@ -77,5 +80,59 @@ func testThreadsPage(t *testing.T, b backend) {
 		if got := ids(c.resources, c.limit, c.offset); got != c.want {
 			t.Errorf("%v limit %d offset %d: %q, want %q", c.resources, c.limit, c.offset, got, c.want)
 		}
+	}
+}
+
+// TestThreadsByteOrder: Threads and ThreadsPage order resources and ids
+// in byte order ("B" < "a" < "f" < "é") on both backends, even where the
+// columns' collation is linguistic (ICU's a < B < é < f): on Postgres the
+// test gives them one, since the test database's own is C.UTF-8.
+func TestThreadsByteOrder(t *testing.T) { forEachBackend(t, testThreadsByteOrder) }
+
+func testThreadsByteOrder(t *testing.T, b backend) {
+	ctx := context.Background()
+	s, db, conn := b.openStore(t)
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := conn.ExecContext(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.Dialect == store.Postgres {
+		exec(`ALTER TABLE threads ALTER COLUMN resource_id TYPE text COLLATE "und-x-icu", ALTER COLUMN id TYPE text COLLATE "und-x-icu"`)
+	}
+	for _, r := range []string{"é", "a", "f", "B"} {
+		exec(`INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES (?, ?, 0, 0)`, r+"/1", r)
+		exec(`INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES (?, 'x', 0, 0)`, r)
+	}
+	const want = "B/1 a/1 f/1 B a f é é/1 " // resource x sorts before é
+	if b.Dialect == store.Postgres {
+		var lingo string
+		if err := db.QueryRowContext(ctx, `SELECT string_agg(id, ' ' ORDER BY resource_id, id) FROM threads`).Scan(&lingo); err != nil {
+			t.Fatal(err)
+		}
+		if lingo+" " == want {
+			t.Fatalf("the columns' collation orders %q bytewise: this test could not fail", lingo)
+		}
+	}
+	ids := func(ts []msgstore.Thread, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := ""
+		for _, th := range ts {
+			out += th.ID + " "
+		}
+		return out
+	}
+	if got := ids(s.Threads(ctx, "")); got != want {
+		t.Errorf("Threads: %q, want %q", got, want)
+	}
+	if got := ids(s.ThreadsPage(ctx, nil, 10, 0)); got != want {
+		t.Errorf("ThreadsPage: %q, want %q", got, want)
+	}
+	if got := ids(s.Threads(ctx, "x")); got != "B a f é " {
+		t.Errorf(`Threads("x"): %q, want "B a f é "`, got)
 	}
 }

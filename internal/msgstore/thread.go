@@ -50,12 +50,19 @@ func (s *Store) Thread(ctx context.Context, threadID string) (Thread, error) {
 	return t, nil
 }
 
+// threadOrder orders threads by resource, then creation time and id, the
+// ids in byte order on both backends (SQLite's BINARY collation; COLLATE
+// "C" on Postgres, whatever the database's collation).
+func (s *Store) threadOrder() string {
+	return s.dialect.Text(` ORDER BY resource_id, created_at, id`, ` ORDER BY resource_id COLLATE "C", created_at, id COLLATE "C"`)
+}
+
 // Threads returns the threads of resourceID (all threads when empty),
-// ordered by resource, then by creation time and id.
+// ordered by resource, then by creation time and id, ids in byte order.
 func (s *Store) Threads(ctx context.Context, resourceID string) ([]Thread, error) {
-	q, args := `SELECT `+threadColumns+` FROM threads ORDER BY resource_id, created_at, id`, []any{}
+	q, args := `SELECT `+threadColumns+` FROM threads`+s.threadOrder(), []any{}
 	if resourceID != "" {
-		q, args = `SELECT `+threadColumns+` FROM threads WHERE resource_id = ? ORDER BY created_at, id`, []any{resourceID}
+		q, args = `SELECT `+threadColumns+` FROM threads WHERE resource_id = ?`+s.threadOrder(), []any{resourceID}
 	}
 	rows, err := s.conn.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -75,7 +82,7 @@ func (s *Store) Threads(ctx context.Context, resourceID string) ([]Thread, error
 
 // ThreadsPage returns at most limit threads of the given resources (all
 // threads when resources is empty) after skipping offset, ordered as
-// Threads (by resource, then creation time and id). The bound is the
+// Threads (by resource, then creation time and id, in byte order). The bound is the
 // query's LIMIT and OFFSET.
 func (s *Store) ThreadsPage(ctx context.Context, resources []string, limit, offset int) ([]Thread, error) {
 	q, args := `SELECT `+threadColumns+` FROM threads`, make([]any, 0, len(resources)+2)
@@ -85,7 +92,7 @@ func (s *Store) ThreadsPage(ctx context.Context, resources []string, limit, offs
 			args = append(args, r)
 		}
 	}
-	rows, err := s.conn.QueryContext(ctx, q+` ORDER BY resource_id, created_at, id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	rows, err := s.conn.QueryContext(ctx, q+s.threadOrder()+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 	if err != nil {
 		return nil, fmt.Errorf("list threads: %w", err)
 	}
