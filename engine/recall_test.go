@@ -265,11 +265,7 @@ func TestOrphanIndexesDropped(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(filepath.Join(dir, engine.DatabaseFile+suffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			t.Fatal(err)
-		}
-	}
+	removeDatabaseFiles(t, dir)
 	e = enginetest.MustOpen(t, engine.Config{Dir: dir})
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "T-new", ResourceID: "r",
 		Messages: []engine.Message{{Role: "user", Content: "a new beginning"}}}); err != nil {

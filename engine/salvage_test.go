@@ -612,11 +612,7 @@ func TestDatabaseDanglingLink(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(filepath.Join(dir, engine.DatabaseFile+suffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			t.Fatal(err)
-		}
-	}
+	removeDatabaseFiles(t, dir)
 	target := filepath.Join(t.TempDir(), "volume", engine.DatabaseFile)
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		t.Fatal(err)
@@ -630,5 +626,16 @@ func TestDatabaseDanglingLink(t *testing.T) {
 	}
 	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the link's target was created (%v)", err)
+	}
+}
+
+// removeDatabaseFiles removes dir's mnemo.db and its -wal and -shm files
+// (those present), leaving the derived indexes: a database that is gone.
+func removeDatabaseFiles(t *testing.T, dir string) {
+	t.Helper()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(filepath.Join(dir, engine.DatabaseFile+suffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
 	}
 }
