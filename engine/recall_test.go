@@ -224,17 +224,9 @@ func TestQuarantineBlockedPath(t *testing.T) {
 	for _, name := range []string{"index", "quarantine"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			dir := t.TempDir()
-			e := enginetest.MustOpen(t, engine.Config{Dir: dir})
-			toolThread(t, e, "T-old")
-			if err := e.SyncIndexes(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if err := e.Close(); err != nil {
-				t.Fatal(err)
-			}
+			dir := closedDir(t, "T-old")
 			blockIndexPath(t, dir, name)
-			e = enginetest.MustOpen(t, engine.Config{Dir: dir})
+			e := enginetest.MustOpen(t, engine.Config{Dir: dir})
 			if err := e.SyncIndexes(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -256,17 +248,9 @@ func TestQuarantineBlockedPath(t *testing.T) {
 // SQLite only: it removes the database file.
 func TestOrphanIndexesDropped(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	e := enginetest.MustOpen(t, engine.Config{Dir: dir})
-	toolThread(t, e, "T-old")
-	if err := e.SyncIndexes(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := closedDir(t, "T-old")
 	removeDatabaseFiles(t, dir)
-	e = enginetest.MustOpen(t, engine.Config{Dir: dir})
+	e := enginetest.MustOpen(t, engine.Config{Dir: dir})
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "T-new", ResourceID: "r",
 		Messages: []engine.Message{{Role: "user", Content: "a new beginning"}}}); err != nil {
 		t.Fatal(err)

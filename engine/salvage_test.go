@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/recall"
@@ -571,14 +572,7 @@ func TestDatabaseNotRegularFile(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{engine.DatabaseFile, engine.DatabaseFile + "-wal"} {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			e, err := engine.Open(ctx, engine.Config{Dir: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := e.Close(); err != nil {
-				t.Fatal(err)
-			}
+			dir := closedDir(t, "")
 			p := filepath.Join(dir, name)
 			if err := os.RemoveAll(p); err != nil {
 				t.Fatal(err)
@@ -586,7 +580,7 @@ func TestDatabaseNotRegularFile(t *testing.T) {
 			if err := os.Mkdir(p, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			_, err = engine.Open(ctx, engine.Config{Dir: dir, MustExist: true})
+			_, err := engine.Open(ctx, engine.Config{Dir: dir, MustExist: true})
 			if !errors.Is(err, engine.ErrDatabaseNotFile) || !errors.Is(err, engine.ErrDatabaseCorrupt) || !strings.Contains(err.Error(), "is a directory") {
 				t.Fatalf("open: %v, want ErrDatabaseNotFile naming a directory", err)
 			}
@@ -604,14 +598,7 @@ func TestDatabaseNotRegularFile(t *testing.T) {
 // database at the target.
 func TestDatabaseDanglingLink(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := closedDir(t, "")
 	removeDatabaseFiles(t, dir)
 	target := filepath.Join(t.TempDir(), "volume", engine.DatabaseFile)
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
@@ -620,7 +607,7 @@ func TestDatabaseDanglingLink(t *testing.T) {
 	if err := os.Symlink(target, filepath.Join(dir, engine.DatabaseFile)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = engine.Open(ctx, engine.Config{Dir: dir})
+	_, err := engine.Open(ctx, engine.Config{Dir: dir})
 	if !errors.Is(err, engine.ErrDatabaseNotFile) || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("open: %v, want ErrDatabaseNotFile naming a link to a missing file", err)
 	}
@@ -638,4 +625,23 @@ func removeDatabaseFiles(t *testing.T, dir string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// closedDir returns a new data directory an engine was opened on and
+// closed; with thread set, that engine stored a tool exchange in it
+// (toolThread) and brought the indexes up to date first.
+func closedDir(t *testing.T, thread string) string {
+	t.Helper()
+	dir := t.TempDir()
+	e := enginetest.MustOpen(t, engine.Config{Dir: dir})
+	if thread != "" {
+		toolThread(t, e, thread)
+		if err := e.SyncIndexes(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -64,20 +64,7 @@ func (s *Store) Threads(ctx context.Context, resourceID string) ([]Thread, error
 	if resourceID != "" {
 		q, args = `SELECT `+threadColumns+` FROM threads WHERE resource_id = ?`+s.threadOrder(), []any{resourceID}
 	}
-	rows, err := s.conn.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list threads: %w", err)
-	}
-	defer rows.Close()
-	var out []Thread
-	for rows.Next() {
-		t, err := scanThread(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list threads: %w", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return s.queryThreads(ctx, q, args)
 }
 
 // ThreadsPage returns at most limit threads of the given resources (all
@@ -92,7 +79,12 @@ func (s *Store) ThreadsPage(ctx context.Context, resources []string, limit, offs
 			args = append(args, r)
 		}
 	}
-	rows, err := s.conn.QueryContext(ctx, q+s.threadOrder()+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	return s.queryThreads(ctx, q+s.threadOrder()+` LIMIT ? OFFSET ?`, append(args, limit, offset))
+}
+
+// queryThreads runs q, a SELECT of threadColumns, and scans its rows.
+func (s *Store) queryThreads(ctx context.Context, q string, args []any) ([]Thread, error) {
+	rows, err := s.conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list threads: %w", err)
 	}
