@@ -48,7 +48,9 @@ func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error
 // ListThreads returns the threads of resourceID (all threads when empty),
 // ordered by resource, then by the time of their first message, then id
 // (resources and ids in byte order on both backends). It returns metadata
-// only, never content.
+// only, never content, but all of it at once: the slice holds every thread
+// asked for. A listing that may be long (a CLI, a service) reads it a page
+// at a time with ListThreadsPage.
 func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -106,8 +108,10 @@ func messagesFromRows(rs []msgstore.Message, err error) ([]Message, error) {
 }
 
 // Messages returns the thread's messages with fromSeq <= seq <= toSeq in seq
-// order; toSeq <= 0 means to the end. It returns ErrThreadNotFound for an
-// unknown thread.
+// order; toSeq <= 0 means to the end. It loads the whole range at once
+// (fromSeq 1, toSeq 0: the whole thread, content included): for a range
+// that may be long, read it a page at a time with MessagesPage. It returns
+// ErrThreadNotFound for an unknown thread.
 func (e *Engine) Messages(ctx context.Context, threadID string, fromSeq, toSeq int64) ([]Message, error) {
 	if _, err := e.GetThread(ctx, threadID); err != nil {
 		return nil, err

@@ -157,15 +157,18 @@ func describeTarget(ctx context.Context, e *engine.Engine, msgs []string, thread
 		}
 		return fmt.Sprintf("thread %s of resource %s (%s)", t.ID, t.ResourceID, count(t.MessageCount, "message")), nil
 	default:
-		ts, err := e.ListThreads(ctx, resource)
+		var threads, total int64
+		err := eachThreadPage(ctx, e, resource, func(ts []engine.Thread) error {
+			threads += int64(len(ts))
+			for _, t := range ts {
+				total += t.MessageCount
+			}
+			return nil
+		})
 		if err != nil {
 			return "", err
 		}
-		var total int64
-		for _, t := range ts {
-			total += t.MessageCount
-		}
-		return fmt.Sprintf("resource %s (%s, %s, and its working memory)", resource, count(len(ts), "thread"), count(total, "message")), nil
+		return fmt.Sprintf("resource %s (%s, %s, and its working memory)", resource, count(threads, "thread"), count(total, "message")), nil
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
@@ -41,23 +40,34 @@ func (c *ThreadsCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer e.CloseContext(ctx)
-	ts, err := e.ListThreads(ctx, *resource)
-	if err != nil {
-		return err
-	}
 	if *asJSON {
-		if ts == nil {
-			return c.printJSON([]any{})
+		arr := newJSONArray(c.Stdout)
+		err := eachThreadPage(ctx, e, *resource, func(ts []engine.Thread) error {
+			for _, t := range ts {
+				if err := arr.Add(t); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return c.printJSON(ts)
+		return arr.Close()
 	}
-	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "THREAD\tRESOURCE\tMESSAGES\tBYTES\tLAST MESSAGE\tLAST ACTIVE\tTITLE")
-	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", t.ID, t.ResourceID, t.MessageCount, t.Bytes, t.UpdatedAt.Format("2006-01-02 15:04"),
-			t.LastActiveAt.Format("2006-01-02 15:04"), t.Title)
-	}
-	return tw.Flush()
+	cols := &columns{w: c.Stdout}
+	header := []string{"THREAD", "RESOURCE", "MESSAGES", "BYTES", "LAST MESSAGE", "LAST ACTIVE", "TITLE"}
+	return eachThreadPage(ctx, e, *resource, func(ts []engine.Thread) error {
+		rows := make([][]string, 0, len(ts)+1)
+		if header != nil {
+			rows, header = append(rows, header), nil
+		}
+		for _, t := range ts {
+			rows = append(rows, []string{t.ID, t.ResourceID, fmt.Sprint(t.MessageCount), fmt.Sprint(t.Bytes), t.UpdatedAt.Format("2006-01-02 15:04"),
+				t.LastActiveAt.Format("2006-01-02 15:04"), t.Title})
+		}
+		return cols.Page(rows)
+	})
 }
 
 // MessagesCommand is `mnemo messages`: print a thread's messages. Like every
@@ -91,24 +101,21 @@ func (c *MessagesCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer e.CloseContext(ctx)
-	ms, err := e.Messages(ctx, *thread, *from, *to)
-	if err != nil {
-		return err
-	}
 	if *asJSON {
-		if ms == nil {
-			return c.printJSON([]any{})
+		arr := newJSONArray(c.Stdout)
+		if err := eachMessage(ctx, e, *thread, *from, *to, func(m engine.Message) error { return arr.Add(m) }); err != nil {
+			return err
 		}
-		return c.printJSON(ms)
+		return arr.Close()
 	}
-	for _, msg := range ms {
+	return eachMessage(ctx, e, *thread, *from, *to, func(msg engine.Message) error {
 		who := msg.Role
 		if msg.Name != "" {
 			who += " " + msg.Name
 		}
-		fmt.Fprintf(c.Stdout, "%4d  %-22s %s\n", msg.Seq, who, engine.Preview(msg))
-	}
-	return nil
+		_, err := fmt.Fprintf(c.Stdout, "%4d  %-22s %s\n", msg.Seq, who, engine.Preview(msg))
+		return err
+	})
 }
 
 // oneLine returns s on one line (runs of white space as one space), cut

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// listPage is how many messages or threads a listing reads at a time
+// (engine.MessagesPage, ListThreadsPage): a listing holds one page in
+// memory, never the whole thread or store. Tests lower it.
+var listPage = engine.MaxPageLimit
+
+// eachMessage calls fn for the messages of thread with from <= seq <= to
+// (to 0: to the end) in seq order, reading them a page at a time. It stops
+// at fn's first error and returns it; engine.ErrThreadNotFound for an
+// unknown thread.
+func eachMessage(ctx context.Context, e *engine.Engine, thread string, from, to int64, fn func(engine.Message) error) error {
+	req := engine.PageRequest{FromSeq: from, ToSeq: to, Limit: listPage}
+	for {
+		p, err := e.MessagesPage(ctx, thread, req)
+		if err != nil {
+			return err
+		}
+		for _, m := range p.Messages {
+			if err := fn(m); err != nil {
+				return err
+			}
+		}
+		if p.NextFromSeq == 0 {
+			return nil
+		}
+		req.FromSeq = p.NextFromSeq
+	}
+}
+
+// eachThreadPage calls fn with each page of the threads of resource (every
+// thread when empty), in engine.ListThreads' order. A thread created or
+// erased meanwhile may shift a later page by one (pages are by offset).
+func eachThreadPage(ctx context.Context, e *engine.Engine, resource string, fn func([]engine.Thread) error) error {
+	var resources []string
+	if resource != "" {
+		resources = []string{resource}
+	}
+	for offset := 0; ; offset += listPage {
+		ts, more, err := e.ListThreadsPage(ctx, resources, listPage, offset)
+		if err != nil {
+			return err
+		}
+		if err := fn(ts); err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+	}
+}
+
+// jsonArray writes a JSON array one element at a time, byte for byte as
+// printJSON writes the whole slice (two-space indent, HTML not escaped,
+// "[]" when empty), so a listing streams without holding its elements.
+// Close writes the closing bracket.
+type jsonArray struct {
+	w   io.Writer
+	n   int
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newJSONArray(w io.Writer) *jsonArray {
+	a := &jsonArray{w: w}
+	a.enc = json.NewEncoder(&a.buf)
+	a.enc.SetIndent("  ", "  ")
+	a.enc.SetEscapeHTML(false)
+	return a
+}
+
+// Add writes v as the array's next element.
+func (a *jsonArray) Add(v any) error {
+	a.buf.Reset()
+	sep := ",\n  "
+	if a.n == 0 {
+		sep = "[\n  "
+	}
+	a.buf.WriteString(sep)
+	if err := a.enc.Encode(v); err != nil {
+		return err
+	}
+	a.n++
+	_, err := a.w.Write(bytes.TrimSuffix(a.buf.Bytes(), []byte("\n")))
+	return err
+}
+
+// Close ends the array.
+func (a *jsonArray) Close() error {
+	end := "\n]\n"
+	if a.n == 0 {
+		end = "[]\n"
+	}
+	_, err := io.WriteString(a.w, end)
+	return err
+}
