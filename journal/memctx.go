@@ -286,7 +286,8 @@ type RunInfo struct {
 	CreatedAt  int64  `json:"createdAtMs"` // Unix milliseconds
 }
 
-// ListRuns lists runs with a memctx record, newest first.
+// ListRuns lists runs with a memctx record, newest first (runs of one
+// millisecond by run id, in descending byte order on both backends).
 //
 // With ThreadID set and the thread existing, only runs recorded under the
 // thread's owning resource are listed: thread ids are global, so another
@@ -308,7 +309,7 @@ func (j *Journal) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) 
 		q += ` AND resource_id = ?`
 		args = append(args, f.ResourceID)
 	}
-	q += ` ORDER BY created_at DESC, key DESC LIMIT ? OFFSET ?`
+	q += j.newestFirst() + ` LIMIT ? OFFSET ?`
 	args = append(args, f.Limit, f.Offset)
 	rows, err := j.conn.QueryContext(ctx, q, args...)
 	if err != nil {

@@ -19,13 +19,14 @@ import (
 const erasedColumns = `id, thread_id, resource_id, seq, content, role, COALESCE(tool_calls, ''), tool_call_id, created_at`
 
 // erased reads, in tx, the messages where selects (a condition on messages
-// with args), in thread and seq order. Each Message holds ID, ThreadID,
+// with args), in thread and seq order (thread ids in byte order on both
+// backends: EraseResult lists them so). Each Message holds ID, ThreadID,
 // ResourceID, Seq, Content (as stored: the bounded summary of a truncated
 // one), Role, ToolCalls, ToolCallID and CreatedAt; the other fields are
 // zero.
 func erased(ctx context.Context, q store.Conn, where string, args ...any) ([]Message, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+erasedColumns+`
-		FROM messages WHERE `+where+` ORDER BY thread_id, seq`, args...)
+	order := store.DialectOfConn(q).Text(` ORDER BY thread_id, seq`, ` ORDER BY thread_id COLLATE "C", seq`)
+	rows, err := q.QueryContext(ctx, `SELECT `+erasedColumns+` FROM messages WHERE `+where+order, args...)
 	if err != nil {
 		return nil, fmt.Errorf("erase: select messages: %w", err)
 	}
@@ -94,10 +95,10 @@ func (s *Store) ErasedOfThread(ctx context.Context, tx *store.Tx, threadID strin
 	return rid, msgs, err
 }
 
-// ErasedOfResource reads, in tx, the threads of resourceID (in id order)
-// and its messages (see erased for the fields).
+// ErasedOfResource reads, in tx, the threads of resourceID (in id order,
+// bytewise on both backends) and its messages (see erased for the fields).
 func (s *Store) ErasedOfResource(ctx context.Context, tx *store.Tx, resourceID string) ([]string, []Message, error) {
-	rows, err := s.in(tx).QueryContext(ctx, `SELECT id FROM threads WHERE resource_id = ? ORDER BY id`, resourceID)
+	rows, err := s.in(tx).QueryContext(ctx, `SELECT id FROM threads WHERE resource_id = ?`+s.dialect.Text(` ORDER BY id`, ` ORDER BY id COLLATE "C"`), resourceID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("erase: %w", err)
 	}

@@ -51,16 +51,24 @@ func (s *Store) Idleness(ctx context.Context, tx *store.Tx, threadID string) (Ac
 	return a, nil
 }
 
+// activityOrder orders threads least recently active first, ties by
+// resource then id in byte order on both backends (COLLATE "C" on
+// Postgres, whatever the columns' collation), as threadOrder does: the
+// order decides which threads an expiry or a quota removes first.
+func (s *Store) activityOrder() string {
+	return s.dialect.Text(` ORDER BY last_active, resource_id, id`, ` ORDER BY last_active, resource_id COLLATE "C", id COLLATE "C"`)
+}
+
 // ByActivity calls fn for the threads of resourceID (every thread when
-// empty), least recently active first, ties by resource then thread id,
-// with every field of Activity. It stops at fn's first error and returns
+// empty), least recently active first, ties by resource then thread id
+// (byte order), with every field of Activity. It stops at fn's first error and returns
 // it.
 func (s *Store) ByActivity(ctx context.Context, resourceID string, fn func(Activity) error) error {
 	q, args := `SELECT id, resource_id, last_active, idle_ttl, message_count, bytes FROM threads`, []any{}
 	if resourceID != "" {
 		q, args = q+` WHERE resource_id = ?`, append(args, resourceID)
 	}
-	rows, err := s.conn.QueryContext(ctx, q+` ORDER BY last_active, resource_id, id`, args...)
+	rows, err := s.conn.QueryContext(ctx, q+s.activityOrder(), args...)
 	if err != nil {
 		return fmt.Errorf("list threads: %w", err)
 	}

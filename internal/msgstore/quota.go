@@ -37,18 +37,18 @@ func (s *Store) Usage(ctx context.Context, q Querier, resourceID string) (Usage,
 
 // LeastActive returns the least recently active thread of resourceID (of
 // the store when empty) other than except, with ThreadID, ResourceID and
-// LastActiveMS; ties are broken by resource, then thread id. It returns
-// ErrNotFound (wrapped) when there is none.
+// LastActiveMS; ties are broken by resource, then thread id (byte order,
+// as ByActivity). It returns ErrNotFound (wrapped) when there is none.
 func (s *Store) LeastActive(ctx context.Context, resourceID, except string) (Activity, error) {
 	var a Activity
 	var err error
 	if resourceID == "" {
-		err = s.conn.QueryRowContext(ctx, `SELECT id, resource_id, last_active FROM threads WHERE id <> ?
-			ORDER BY last_active, resource_id, id LIMIT 1`, except).Scan(&a.ThreadID, &a.ResourceID, &a.LastActiveMS)
+		err = s.conn.QueryRowContext(ctx, `SELECT id, resource_id, last_active FROM threads WHERE id <> ?`+s.activityOrder()+` LIMIT 1`,
+			except).Scan(&a.ThreadID, &a.ResourceID, &a.LastActiveMS)
 	} else {
 		a.ResourceID = resourceID
-		err = s.conn.QueryRowContext(ctx, `SELECT id, last_active FROM threads WHERE resource_id = ? AND id <> ?
-			ORDER BY last_active, id LIMIT 1`, resourceID, except).Scan(&a.ThreadID, &a.LastActiveMS)
+		err = s.conn.QueryRowContext(ctx, `SELECT id, last_active FROM threads WHERE resource_id = ? AND id <> ?`+s.activityOrder()+` LIMIT 1`,
+			resourceID, except).Scan(&a.ThreadID, &a.LastActiveMS)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, fmt.Errorf("%w: no thread but %q", ErrNotFound, except)

@@ -28,9 +28,10 @@ type StatsMismatch struct {
 
 // StatsMismatches recounts, per resource, the documents, their total
 // length and every term's document frequency from lexical_docs, and
-// returns up to limit resources (in id order) whose lexical_stats or
-// lexical_df rows differ; nil when every row matches. It reads every
-// lexical entry: a check, not a hot path.
+// returns up to limit resources (in id order, bytewise whatever the
+// columns' collation, so a check lists the same first ones on every
+// database) whose lexical_stats or lexical_df rows differ; nil when every
+// row matches. It reads every lexical entry: a check, not a hot path.
 func StatsMismatches(ctx context.Context, q Querier, limit int) ([]StatsMismatch, error) {
 	rows, err := q.Query(ctx, `WITH c AS (SELECT resource_id, count(*) AS docs, sum(cardinality(terms)) AS len,
 	count(*) FILTER (WHERE (atypes & 1) <> 0) AS dur, count(*) FILTER (WHERE (atypes & 2) <> 0) AS tim,
@@ -51,7 +52,7 @@ SELECT resource_id, coalesce(s.docs, c.docs, 0), coalesce(s.cdocs, c.docs, 0),
 	coalesce(s.len, c.len, 0), coalesce(s.clen, c.len, 0), coalesce(f.n, 0),
 	coalesce(s.types, ARRAY[c.dur, c.tim, c.cnt]), coalesce(s.ctypes, ARRAY[c.dur, c.tim, c.cnt])
 FROM s FULL JOIN f USING (resource_id) LEFT JOIN c USING (resource_id)
-ORDER BY resource_id LIMIT $1`, limit)
+ORDER BY resource_id COLLATE "C" LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: recount lexical statistics: %w", err)
 	}

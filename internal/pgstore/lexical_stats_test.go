@@ -95,3 +95,34 @@ func TestStatsMismatchesRebuild(t *testing.T) {
 		t.Fatalf("second RebuildStats changed %d rows, want 0", n)
 	}
 }
+
+// TestStatsMismatchesByteOrder: the resources StatsMismatches keeps under
+// its limit (those Check lists) are the first in byte order of their ids
+// (B before a), even where the columns' collation is linguistic (ICU's
+// "und-x-icu", a before B): they followed the collation before.
+func TestStatsMismatchesByteOrder(t *testing.T) {
+	ctx := t.Context()
+	pool := mustOpen(t, pgtest.DSN(t))
+	for _, q := range []string{
+		`ALTER TABLE lexical_docs ALTER COLUMN resource_id TYPE text COLLATE "und-x-icu"`,
+		`ALTER TABLE lexical_stats ALTER COLUMN resource_id TYPE text COLLATE "und-x-icu"`,
+		`ALTER TABLE lexical_df ALTER COLUMN resource_id TYPE text COLLATE "und-x-icu"`,
+		// Rows of resources with no entry: each one a mismatch.
+		`INSERT INTO lexical_stats VALUES ('f', 1, 1), ('a', 1, 1), ('B', 1, 1)`,
+	} {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var lt bool
+	if err := pool.QueryRow(ctx, `SELECT 'a' COLLATE "und-x-icu" < 'B' COLLATE "und-x-icu"`).Scan(&lt); err != nil || !lt {
+		t.Fatalf(`"und-x-icu" does not order a before B (%v): this test could not fail`, err)
+	}
+	ms, err := pgstore.StatsMismatches(ctx, pool, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 2 || ms[0].ResourceID != "B" || ms[1].ResourceID != "a" {
+		t.Fatalf("StatsMismatches(limit 2) = %+v, want B then a", ms)
+	}
+}

@@ -1,0 +1,124 @@
+package msgstore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// linguistic gives, on Postgres, each table.column of cols ICU's
+// linguistic collation "und-x-icu" (a < B < é < f), where the test
+// database's own, C.UTF-8, is byte order (B < a < f < é) and would let an
+// ORDER BY without COLLATE "C" pass; it checks the collation took. On
+// SQLite it does nothing: text compares bytewise (BINARY).
+func linguistic(t *testing.T, b backend, conn store.Conn, cols ...string) {
+	t.Helper()
+	if b.Dialect != store.Postgres {
+		return
+	}
+	ctx := context.Background()
+	for _, c := range cols {
+		table, col, _ := strings.Cut(c, ".")
+		if _, err := conn.ExecContext(ctx, `ALTER TABLE `+table+` ALTER COLUMN `+col+` TYPE text COLLATE "und-x-icu"`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var lt bool
+	if err := conn.QueryRowContext(ctx, `SELECT 'a' COLLATE "und-x-icu" < 'B' COLLATE "und-x-icu"`).Scan(&lt); err != nil || !lt {
+		t.Fatalf(`"und-x-icu" does not order a before B (%v): this test could not fail`, err)
+	}
+}
+
+// TestActivityTiesByteOrder: threads equally idle are expired (ByActivity)
+// and evicted by a quota (LeastActive) in resource then id order, bytewise
+// on both backends, even where the columns' collation is linguistic: on
+// Postgres the tie followed the collation (a/1 before B/1), so which
+// thread a quota removed depended on the database's locale.
+func TestActivityTiesByteOrder(t *testing.T) { forEachBackend(t, testActivityTiesByteOrder) }
+
+func testActivityTiesByteOrder(t *testing.T, b backend) {
+	ctx := context.Background()
+	s, _, conn := b.openStore(t)
+	linguistic(t, b, conn, "threads.resource_id", "threads.id")
+	for _, r := range []string{"é", "a", "f", "B"} {
+		for _, th := range [][2]string{{r + "/1", r}, {r, "x"}} {
+			if _, err := conn.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at, last_active) VALUES (?, ?, 0, 0, 7)`, th[0], th[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for resource, want := range map[string]string{"": "B/1 a/1 f/1 B a f é é/1 ", "x": "B a f é "} {
+		got := ""
+		if err := s.ByActivity(ctx, resource, func(a msgstore.Activity) error {
+			got += a.ThreadID + " "
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("ByActivity(%q): %q, want %q", resource, got, want)
+		}
+	}
+	for _, c := range []struct{ resource, except, want string }{{"", "", "B/1"}, {"", "B/1", "a/1"}, {"x", "", "B"}, {"x", "B", "a"}} {
+		a, err := s.LeastActive(ctx, c.resource, c.except)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.ThreadID != c.want {
+			t.Errorf("LeastActive(%q, except %q): %q, want %q", c.resource, c.except, a.ThreadID, c.want)
+		}
+	}
+}
+
+// TestErasedByteOrder: an erasure lists the threads of a resource and the
+// erased messages (EraseResult.Threads and Messages) in thread id order,
+// bytewise on both backends, even where the columns' collation is
+// linguistic.
+func TestErasedByteOrder(t *testing.T) { forEachBackend(t, testErasedByteOrder) }
+
+func testErasedByteOrder(t *testing.T, b backend) {
+	ctx := context.Background()
+	s, db, conn := b.openStore(t)
+	linguistic(t, b, conn, "threads.id", "messages.thread_id")
+	var ids []string
+	for i, th := range []string{"é", "a", "f", "B"} {
+		if _, err := conn.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at, message_count) VALUES (?, 'x', 0, 0, 1)`, th); err != nil {
+			t.Fatal(err)
+		}
+		id := "m" + string(rune('0'+i))
+		ids = append(ids, id)
+		if _, err := conn.ExecContext(ctx, `INSERT INTO messages (id, thread_id, resource_id, seq, role, content, created_at, tokens, digest) VALUES (?, ?, 'x', 1, 'user', 'text', 0, 1, '')`, id, th); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx, err := store.Begin(ctx, db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	const want = "B a f é "
+	threadsOf := func(msgs []msgstore.Message, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := ""
+		for _, m := range msgs {
+			out += m.ThreadID + " "
+		}
+		return out
+	}
+	if got := threadsOf(s.ErasedByID(ctx, tx, ids)); got != want {
+		t.Errorf("ErasedByID: messages of %q, want %q", got, want)
+	}
+	threads, msgs, err := s.ErasedOfResource(ctx, tx, "x")
+	if got := strings.Join(threads, " ") + " "; got != want {
+		t.Errorf("ErasedOfResource: threads %q, want %q", got, want)
+	}
+	if got := threadsOf(msgs, err); got != want {
+		t.Errorf("ErasedOfResource: messages of %q, want %q", got, want)
+	}
+}
