@@ -3,7 +3,8 @@
 // SDK (github.com/modelcontextprotocol/go-sdk): the tools memory_append,
 // memory_search, memory_context, working_memory_get, working_memory_update
 // and memory_delete, and the resources mnemo://runs/{run}/memctx and
-// mnemo://threads/{thread}/messages. `mnemo mcp` serves it over stdio;
+// mnemo://threads/{thread}/messages{?beforeSeq,limit} (a page of turns,
+// MessagesTemplate). `mnemo mcp` serves it over stdio;
 // `mnemo serve` at /mcp over streamable HTTP with the API's bearer tokens.
 //
 // # Imports

@@ -3,6 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,25 +21,73 @@ const (
 	// MemCtxTemplate is a run's memctx record (JSON): what went into the
 	// prompt, what was left out and why.
 	MemCtxTemplate = "mnemo://runs/{run}/memctx"
-	// MessagesTemplate is a thread's latest engine.DefaultPageLimit
-	// messages (JSON, seq order), with nextBeforeSeq when older ones exist
-	// (GET /v1/threads/{thread}/messages?beforeSeq=N pages back).
-	MessagesTemplate = "mnemo://threads/{thread}/messages"
+	// MessagesTemplate is a page of a thread's messages (JSON
+	// server.MessageList, seq order): the newest limit (1 to
+	// engine.MaxPageLimit, default engine.DefaultPageLimit) with seq below
+	// beforeSeq (default: the latest page), and nextBeforeSeq when older
+	// ones exist, the beforeSeq of the page before it. The query is RFC
+	// 6570's form-style one: mnemo://threads/t1/messages is the latest
+	// page, mnemo://threads/t1/messages?beforeSeq=31&limit=10 the ten
+	// before seq 31. An id is percent-encoded as the template expands it
+	// (ana%3Awork for ana:work). A parameter that is not an integer, out
+	// of range or unknown is an error naming it.
+	MessagesTemplate = "mnemo://threads/{thread}/messages{?beforeSeq,limit}"
 )
 
 func (h *handlers) addResources(s *mcp.Server) {
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "memctx", URITemplate: MemCtxTemplate, MIMEType: "application/json",
 		Description: "The provenance record of a run built with memory_context: recalled turns with scores, the recent window, dropped turns with the reason, observations, working-memory size, prompt hash."}, h.readMemCtx)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "thread-messages", URITemplate: MessagesTemplate, MIMEType: "application/json",
-		Description: "The latest 100 stored turns of a thread, in order, with ids, roles, seqs and times; nextBeforeSeq, when present, says older turns exist before that seq (the HTTP API's GET /v1/threads/{thread}/messages?beforeSeq=N&limit=M pages back; memory_search finds old turns by content)."}, h.readMessages)
+		Description: "Stored turns of a thread, in order, with ids, roles, seqs and times: the latest 100, or with beforeSeq the newest before that seq (limit: how many, 1 to 1000, default 100). nextBeforeSeq, when present, says older turns exist: read the URI again with ?beforeSeq=<nextBeforeSeq> to page back (memory_search finds old turns by content)."}, h.readMessages)
 }
 
-// idIn extracts the id between prefix and suffix of uri.
+// idIn extracts the id between prefix and suffix of uri (its query cut
+// off), percent-decoded: a template expands an id's ':' and '@' as %3A
+// and %40 (RFC 6570), and the SDK matches only that form.
 func idIn(uri, prefix, suffix string) (string, bool) {
+	uri, _, _ = strings.Cut(uri, "?")
 	if !strings.HasPrefix(uri, prefix) || !strings.HasSuffix(uri, suffix) || len(uri) <= len(prefix)+len(suffix) {
 		return "", false
 	}
-	return uri[len(prefix) : len(uri)-len(suffix)], true
+	id, err := url.PathUnescape(uri[len(prefix) : len(uri)-len(suffix)])
+	return id, err == nil
+}
+
+// pageQuery reads the query of a thread-messages URI (MessagesTemplate):
+// the latest page when it has none. An unknown, repeated or non-integer
+// parameter, a beforeSeq below 1 or a limit out of 1 to
+// engine.MaxPageLimit is a *engine.ValidationError naming it.
+func pageQuery(uri string) (engine.PageRequest, error) {
+	req := engine.PageRequest{BeforeSeq: 1<<63 - 1}
+	_, raw, _ := strings.Cut(uri, "?")
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return req, &engine.ValidationError{Index: -1, Field: "query", Rule: err.Error()}
+	}
+	for _, k := range slices.Sorted(maps.Keys(q)) { // the first bad one in name order
+		vs := q[k]
+		bad := func(rule string) error { return &engine.ValidationError{Index: -1, Field: k, Rule: rule} }
+		if k != "beforeSeq" && k != "limit" {
+			return req, bad("unknown parameter: the thread-messages resource takes beforeSeq and limit")
+		}
+		if len(vs) != 1 {
+			return req, bad("must be given once")
+		}
+		n, err := strconv.ParseInt(vs[0], 10, 64)
+		switch {
+		case err != nil:
+			return req, bad("must be an integer")
+		case k == "limit" && (n < 1 || n > engine.MaxPageLimit):
+			return req, bad(fmt.Sprintf("must be 1 to %d, got %d", engine.MaxPageLimit, n))
+		case k == "limit":
+			req.Limit = int(n)
+		case n < 1:
+			return req, bad(fmt.Sprintf("must be >= 1, got %d", n))
+		default:
+			req.BeforeSeq = n
+		}
+	}
+	return req, nil
 }
 
 func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
@@ -68,7 +121,11 @@ func (h *handlers) readMessages(ctx context.Context, req *mcp.ReadResourceReques
 	if err != nil {
 		return nil, h.notFound(uri, err)
 	}
-	pg, err := h.t.Engine.MessagesPage(ctx, th.ID, engine.PageRequest{BeforeSeq: 1<<63 - 1})
+	page, err := pageQuery(uri)
+	if err != nil {
+		return nil, h.fail(err)
+	}
+	pg, err := h.t.Engine.MessagesPage(ctx, th.ID, page)
 	if err != nil {
 		return nil, h.fail(err)
 	}
