@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -103,7 +104,7 @@ func DispatchMessage(ctx context.Context, tx store.Conn, runID, callID string) (
 func OtherDispatch(ctx context.Context, tx store.Conn, threadID, messageID, callID, runID string) (d Dispatch, ok bool, err error) {
 	d = Dispatch{CallID: callID, ThreadID: threadID, MessageID: messageID}
 	err = store.Bound(tx).QueryRowContext(ctx, `SELECT run_id, result_id, failed FROM dispatches
-		WHERE thread_id = ? AND message_id = ? AND call_id = ? AND run_id <> ? ORDER BY begun_at, run_id LIMIT 1`,
+		WHERE thread_id = ? AND message_id = ? AND call_id = ? AND run_id <> ?`+byRun(tx, ` ORDER BY begun_at, run_id`)+` LIMIT 1`,
 		threadID, messageID, callID, runID).
 		Scan(&d.RunID, &d.ResultID, &d.Failed)
 	switch {
@@ -170,10 +171,10 @@ func ReadDispatch(ctx context.Context, q Querier, runID, callID string) (Dispatc
 }
 
 // UnsettledDispatches lists the dispatches of threadID with no recorded
-// result, oldest first (ties by run, then call id).
+// result, oldest first (ties by run, then call id, in byte order).
 func (j *Journal) UnsettledDispatches(ctx context.Context, threadID string) ([]DispatchKey, error) {
-	rows, err := j.conn.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches WHERE thread_id = ? AND result_id = ''
-		ORDER BY begun_at, run_id, call_id`, threadID)
+	rows, err := j.conn.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches WHERE thread_id = ? AND result_id = ''`+
+		byRun(j.conn, ` ORDER BY begun_at, run_id, call_id`), threadID)
 	if err != nil {
 		return nil, fmt.Errorf("journal: list unsettled dispatches: %w", err)
 	}
@@ -203,8 +204,8 @@ func (j *Journal) PendingDispatches(ctx context.Context, tx *store.Tx, threadID 
 	st, err := j.stmts.InTx(ctx, tx.Tx, `SELECT d.run_id, d.call_id, m.seq FROM dispatches d JOIN messages m ON m.id = d.message_id
 		WHERE d.thread_id = ? AND d.result_id = ''
 		AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.thread_id = d.thread_id AND r.role = 'tool'
-			AND r.tool_call_id = d.call_id AND r.seq > m.seq AND r.seq <= ?)
-		ORDER BY m.seq, d.run_id`)
+			AND r.tool_call_id = d.call_id AND r.seq > m.seq AND r.seq <= ?)`+byRun(tx, `
+		ORDER BY m.seq, d.run_id`))
 	if err != nil {
 		return nil, fmt.Errorf("journal: list pending dispatches of thread %s: %w", threadID, err)
 	}
@@ -254,8 +255,8 @@ func AnsweredBy(ctx context.Context, tx store.Conn, threadID, callID string, res
 		AND m.seq = (SELECT MAX(m2.seq) FROM dispatches d2 JOIN messages m2 ON m2.id = d2.message_id
 			WHERE d2.thread_id = ? AND d2.call_id = ? AND m2.seq < ?)
 		AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.thread_id = d.thread_id AND r.role = 'tool'
-			AND r.tool_call_id = d.call_id AND r.seq > m.seq AND r.seq < ?)
-		ORDER BY d.run_id`, threadID, callID, threadID, callID, resultSeq, resultSeq)
+			AND r.tool_call_id = d.call_id AND r.seq > m.seq AND r.seq < ?)`+byRun(tx, `
+		ORDER BY d.run_id`), threadID, callID, threadID, callID, resultSeq, resultSeq)
 	if err != nil {
 		return nil, fmt.Errorf("journal: read dispatches answered in thread %s: %w", threadID, err)
 	}
@@ -334,4 +335,16 @@ func DeleteThreadDispatches(ctx context.Context, tx store.Conn, threadID string)
 		return fmt.Errorf("journal: erase dispatches of thread %s: %w", threadID, err)
 	}
 	return nil
+}
+
+// byRun returns order, an ORDER BY of dispatch columns, for c's dialect:
+// on Postgres its run_id and call_id compare bytewise (COLLATE "C"), as
+// SQLite's do, whatever the columns' collation, so which dispatch a tie
+// puts first (the one OtherDispatch reports, the order Unsettled lists)
+// does not depend on the database's locale.
+func byRun(c store.Conn, order string) string {
+	if store.DialectOfConn(c) != store.Postgres {
+		return order
+	}
+	return strings.NewReplacer("run_id", `run_id COLLATE "C"`, "call_id", `call_id COLLATE "C"`).Replace(order)
 }

@@ -122,3 +122,32 @@ func testErasedByteOrder(t *testing.T, b backend) {
 		t.Errorf("ErasedOfResource: messages of %q, want %q", got, want)
 	}
 }
+
+// TestGarbledByteOrder: the garbled messages GarbledMessages keeps under
+// its limit (those Check names) are the first by thread id in byte order
+// on both backends (B before a), even where the column's collation is
+// linguistic.
+func TestGarbledByteOrder(t *testing.T) { forEachBackend(t, testGarbledByteOrder) }
+
+func testGarbledByteOrder(t *testing.T, b backend) {
+	ctx := context.Background()
+	s, _, conn := b.openStore(t)
+	linguistic(t, b, conn, "threads.id", "messages.thread_id")
+	for i, th := range []string{"é", "a", "f", "B"} {
+		if _, err := conn.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at, message_count) VALUES (?, 'x', 0, 0, 1)`, th); err != nil {
+			t.Fatal(err)
+		}
+		// The digest '' matches no text: each message is garbled.
+		if _, err := conn.ExecContext(ctx, `INSERT INTO messages (id, thread_id, resource_id, seq, role, content, created_at, tokens, digest) VALUES (?, ?, 'x', 1, 'user', 'text', 0, 1, '')`,
+			"m"+string(rune('0'+i)), th); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gs, err := s.GarbledMessages(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != 2 || gs[0].ThreadID != "B" || gs[1].ThreadID != "a" {
+		t.Fatalf("GarbledMessages(limit 2) = %+v, want threads B then a", gs)
+	}
+}

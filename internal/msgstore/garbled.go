@@ -20,10 +20,12 @@ type Garbled struct {
 
 // GarbledMessages reads every stored message (and the full text of large
 // tool results) and returns the garbled ones (Garbled), at most limit, by
-// thread and seq; nil when every message is whole.
+// thread (in byte order on both backends: the first limit are the same
+// ones whatever the database's collation) and seq; nil when every message
+// is whole.
 func (s *Store) GarbledMessages(ctx context.Context, limit int) ([]Garbled, error) {
 	rows, err := s.conn.QueryContext(ctx, `SELECT m.thread_id, m.seq, m.role, COALESCE(b.content, m.content), m.name, m.tool_call_id, COALESCE(m.tool_calls, ''), m.metadata, m.digest
-		FROM messages m LEFT JOIN message_blobs b ON b.message_id = m.id ORDER BY m.thread_id, m.seq`)
+		FROM messages m LEFT JOIN message_blobs b ON b.message_id = m.id`+s.dialect.Text(` ORDER BY m.thread_id, m.seq`, ` ORDER BY m.thread_id COLLATE "C", m.seq`))
 	if err != nil {
 		return nil, err
 	}
