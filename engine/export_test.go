@@ -5,6 +5,7 @@ import (
 	"database/sql"
 
 	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/observe"
 )
 
 // FileHolds exposes fileHolds to the black-box tests.
@@ -83,4 +84,36 @@ func DocText(m Message) string {
 func SetSalvageSwapHook(f func(step string) error) (restore func()) {
 	salvageSwapHook = f
 	return func() { salvageSwapHook = nil }
+}
+
+// wholeSource is the engine's Source without its pages: the observer
+// reads from it every turn at once.
+type wholeSource struct{ s engineSource }
+
+func (w wholeSource) Messages(ctx context.Context, threadID string, fromSeq, toSeq int64) ([]observe.Turn, error) {
+	return w.s.Messages(ctx, threadID, fromSeq, toSeq)
+}
+
+// PlansPagedAndWhole returns the observer's plan of threadID (with the
+// engine's observation config and model m) read through the engine's
+// Source a page at a time, and read at once.
+func (e *Engine) PlansPagedAndWhole(ctx context.Context, threadID string, m observe.Model) (paged, whole *observe.Plan, err error) {
+	c := e.cfg.Observe
+	for i, src := range []observe.Source{engineSource{e}, wholeSource{engineSource{e}}} {
+		o, err := observe.New(observe.Config{DB: e.db, Journal: e.journal, Source: src, Model: m,
+			Threshold: c.Threshold, ChunkTokens: c.ChunkTokens, RecentN: e.cfg.RecentN})
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := o.Plan(ctx, threadID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if i == 0 {
+			paged = p
+		} else {
+			whole = p
+		}
+	}
+	return paged, whole, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -282,11 +283,22 @@ func (e *Engine) observeLoop(queue chan string) {
 	}
 }
 
-// engineSource adapts the engine's messages to observe.Source.
+// engineSource adapts the engine's messages to observe.PageSource.
 type engineSource struct{ e *Engine }
 
+var _ observe.PageSource = engineSource{}
+
 func (s engineSource) Messages(ctx context.Context, threadID string, fromSeq, toSeq int64) ([]observe.Turn, error) {
-	ms, err := messagesFromRows(s.e.ms.Messages(ctx, threadID, fromSeq, toSeq))
+	return s.turns(messagesFromRows(s.e.ms.Messages(ctx, threadID, fromSeq, toSeq)))
+}
+
+// MessagesPage reads one bounded query (msgstore.MessagesPage).
+func (s engineSource) MessagesPage(ctx context.Context, threadID string, fromSeq int64, limit int) ([]observe.Turn, error) {
+	return s.turns(messagesFromRows(s.e.ms.MessagesPage(ctx, threadID, fromSeq, math.MaxInt64, limit, false)))
+}
+
+// turns converts messages to turns.
+func (s engineSource) turns(ms []Message, err error) ([]observe.Turn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}

@@ -20,9 +20,13 @@
 // memctx references LoadContext uses.
 //
 // The observer reads turns through the small Source interface, so the package
-// does not depend on the engine; observations live in the observations table
-// of the shared database, which this package owns: SQLite
-// (internal/store/schema.go) or Postgres (internal/pgstore/schema.go). The
+// does not depend on the engine; a Source that is also a PageSource (the
+// engine's is) is read a page at a time, so planning on a long unobserved
+// thread holds a page, the next chunk and two numbers for each of the
+// newest max(RecentN, MaxPendingTurns) turns, not the thread. Observations
+// live in the observations table of the shared database, which this
+// package owns: SQLite (internal/store/schema.go) or Postgres
+// (internal/pgstore/schema.go). The
 // statements are written once in SQLite's text and rebound to $n on
 // Postgres (store.Bound); the SQLite path runs the text as written. What
 // differs on Postgres: the untrusted flag is a BOOLEAN (bound and scanned

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
-	"math"
 	"sync"
 	"time"
 
@@ -203,32 +202,55 @@ func (o *Observer) ObserveRange(ctx context.Context, threadID string, fromSeq, t
 	mu := o.lock(threadID)
 	mu.Lock()
 	defer mu.Unlock()
-	// The rest of the thread shows whether the range ends before a tool
-	// result, and where the pending turn starts.
-	rest, err := o.cfg.Source.Messages(ctx, threadID, fromSeq, math.MaxInt64)
-	if err != nil {
-		return nil, nil, fmt.Errorf("observe: read %s: %w", threadID, err)
-	}
-	n := 0
-	for n < len(rest) && rest[n].Seq <= toSeq {
-		n++
-	}
-	pending, err := o.pendingStart(ctx, threadID, rest)
+	turns, err := o.rangeTurns(ctx, threadID, fromSeq, toSeq)
 	if err != nil {
 		return nil, nil, err
 	}
-	if n > pending {
-		return nil, nil, fmt.Errorf("%w: range %d..%d of %s reaches the pending turn from seq %d (no answer follows it yet)",
-			ErrConfig, fromSeq, toSeq, threadID, rest[pending].Seq)
-	}
-	if n < len(rest) && rest[n].Role == RoleTool {
-		return nil, nil, fmt.Errorf("%w: range %d..%d of %s splits a tool-call group", ErrConfig, fromSeq, toSeq, threadID)
-	}
-	turns := rest[:n]
-	if len(turns) == 0 {
-		return nil, nil, fmt.Errorf("%w: no turns in %d..%d of %s", ErrEmptyAnswer, fromSeq, toSeq, threadID)
-	}
 	return o.observeTurns(ctx, turns)
+}
+
+// rangeTurns returns the turns of threadID with fromSeq <= seq <= toSeq
+// when they may be observed as one range, else ErrConfig (the range splits
+// a tool-call group or reaches the pending turn) or ErrEmptyAnswer (no
+// turns). The rest of the thread shows whether the range ends before a tool
+// result, and where the pending turn starts: it is read a page at a time,
+// keeping the range's turns.
+func (o *Observer) rangeTurns(ctx context.Context, threadID string, fromSeq, toSeq int64) ([]Turn, error) {
+	var (
+		turns    []Turn
+		first    int64
+		nextRole string // of the turn after the range; "" when none
+		scan     pendingScan
+	)
+	err := eachTurn(ctx, o.cfg.Source, threadID, fromSeq, func(t Turn) {
+		if scan.n == 0 {
+			first = t.Seq
+		}
+		scan.add(t)
+		if t.Seq <= toSeq {
+			turns = append(turns, t)
+		} else if scan.n == len(turns)+1 {
+			nextRole = t.Role
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	pending, err := o.pendingStart(ctx, threadID, first, scan)
+	if err != nil {
+		return nil, err
+	}
+	if len(turns) > pending {
+		return nil, fmt.Errorf("%w: range %d..%d of %s reaches the pending turn from seq %d (no answer follows it yet)",
+			ErrConfig, fromSeq, toSeq, threadID, turns[pending].Seq)
+	}
+	if nextRole == RoleTool {
+		return nil, fmt.Errorf("%w: range %d..%d of %s splits a tool-call group", ErrConfig, fromSeq, toSeq, threadID)
+	}
+	if len(turns) == 0 {
+		return nil, fmt.Errorf("%w: no turns in %d..%d of %s", ErrEmptyAnswer, fromSeq, toSeq, threadID)
+	}
+	return turns, nil
 }
 
 func (o *Observer) lock(threadID string) *sync.Mutex {

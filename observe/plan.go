@@ -2,8 +2,6 @@ package observe
 
 import (
 	"context"
-	"fmt"
-	"math"
 )
 
 // Plan says what the observer would do next on a thread.
@@ -33,53 +31,59 @@ func (o *Observer) plan(ctx context.Context, threadID string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	turns, err := o.cfg.Source.Messages(ctx, threadID, wm+1, math.MaxInt64)
-	if err != nil {
-		return nil, fmt.Errorf("observe: read %s: %w", threadID, err)
+	return o.planAfter(ctx, threadID, wm)
+}
+
+// planAfter is plan for the thread observed up to seq wm.
+func (o *Observer) planAfter(ctx context.Context, threadID string, wm int64) (*Plan, error) {
+	// The recent window and the pending turn are at the thread's end: the
+	// turns after the watermark are read a page at a time and scanned,
+	// keeping the oldest (the next chunk) and where a range may end near
+	// the end.
+	s := newPlanScan(o.cfg.ChunkTokens, max(o.cfg.RecentN, MaxPendingTurns))
+	if err := eachTurn(ctx, o.cfg.Source, threadID, wm+1, s.add); err != nil {
+		return nil, err
 	}
 	p := &Plan{ThreadID: threadID, Watermark: wm}
 	// The recent window is the newest RecentN turns of the whole thread;
 	// turns after the watermark are a suffix of it, so the same count works.
-	end := max(len(turns)-o.cfg.RecentN, 0)
+	end := max(s.n-o.cfg.RecentN, 0)
 	// Never the pending turn: the question no answer follows yet stays
 	// verbatim (PendingStart), whatever the window.
-	pending, err := o.pendingStart(ctx, threadID, turns)
+	pending, err := o.pendingStart(ctx, threadID, s.first, s.pending)
 	if err != nil {
 		return nil, err
 	}
-	end = min(end, pending)
 	// Never end before a tool result: back off to the start of its group.
-	for end > 0 && end < len(turns) && turns[end].Role == RoleTool {
-		end--
-	}
-	eligible := turns[:end]
-	for _, t := range eligible {
-		p.PendingTokens += t.tokens()
-	}
-	p.PendingTurns = len(eligible)
+	c := s.cutAt(min(end, pending))
+	p.PendingTokens, p.PendingTurns = c.tokens, c.n
 	p.Due = p.PendingTokens >= o.cfg.Threshold
-	if len(eligible) > 0 {
-		p.Next = eligible[:chunkEnd(eligible, o.cfg.ChunkTokens)]
+	if c.n > 0 {
+		head := s.head[:min(len(s.head), c.n)]
+		p.Next = head[:chunkEnd(head, c.n, o.cfg.ChunkTokens)]
 	}
 	return p, nil
 }
 
-// chunkEnd returns n such that turns[:n] is the oldest run to observe: at
-// most budget tokens, ending where a range may end. It prefers to end before
-// a user turn (a whole exchange), then at any place not before a tool result;
+// chunkEnd returns n such that turns[:n] is the oldest run to observe of
+// the total turns that may be observed, of which turns is a prefix: at most
+// budget tokens, ending where a range may end. It prefers to end before a
+// user turn (a whole exchange), then at any place not before a tool result;
 // when even the first group exceeds budget it returns that whole group.
-// turns itself ends at a valid place, so len(turns) is always allowed.
-func chunkEnd(turns []Turn, budget int) int {
+// The total turns end at a valid place, so total is always allowed. turns
+// holds at least every turn whose earlier turns are within budget, and the
+// first group with the turn after it (planScan.head).
+func chunkEnd(turns []Turn, total, budget int) int {
 	sum, best, bestExchange := 0, 0, 0
-	for i, t := range turns {
-		sum += t.tokens()
+	for i := 0; i < total; i++ {
+		sum += turns[i].tokens()
 		n := i + 1
 		if sum > budget {
 			break
 		}
-		if n == len(turns) || turns[n].Role != RoleTool {
+		if n == total || turns[n].Role != RoleTool {
 			best = n
-			if n == len(turns) || turns[n].Role == RoleUser {
+			if n == total || turns[n].Role == RoleUser {
 				bestExchange = n
 			}
 		}
@@ -92,7 +96,7 @@ func chunkEnd(turns []Turn, budget int) int {
 	}
 	// The first group alone is over budget: take it whole.
 	n := 1
-	for n < len(turns) && turns[n].Role == RoleTool {
+	for n < total && turns[n].Role == RoleTool {
 		n++
 	}
 	return n

@@ -3,6 +3,8 @@ package observe
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/tokens"
@@ -46,6 +48,61 @@ type Source interface {
 	// (inclusive; toSeq math.MaxInt64 means to the end), in seq order. An
 	// unknown thread yields no turns and no error.
 	Messages(ctx context.Context, threadID string, fromSeq, toSeq int64) ([]Turn, error)
+}
+
+// PageSource is a Source that also reads a thread a page at a time. The
+// observer reads a thread's unobserved turns (Plan, Observe) and the rest of
+// a thread after a range (ObserveRange) through MessagesPage when its
+// Source has it, a page (pageTurns) at a time, holding a page, the next
+// chunk (or the range) and two numbers for each of the newest
+// max(RecentN, MaxPendingTurns) turns instead of the whole thread; from a
+// plain Source it reads them at once. The engine's Source is a PageSource.
+type PageSource interface {
+	Source
+	// MessagesPage returns the limit (>= 1) turns of threadID with the
+	// lowest seqs >= fromSeq, in seq order: fewer only at the thread's end.
+	// An unknown thread yields no turns and no error.
+	MessagesPage(ctx context.Context, threadID string, fromSeq int64, limit int) ([]Turn, error)
+}
+
+// pageTurns is how many turns the observer reads at a time from a
+// PageSource (a variable for tests).
+var pageTurns = 100
+
+// eachTurn calls fn with each turn of threadID with seq >= fromSeq, in seq
+// order: a page at a time from a PageSource, else all read at once.
+func eachTurn(ctx context.Context, src Source, threadID string, fromSeq int64, fn func(Turn)) error {
+	ps, ok := src.(PageSource)
+	if !ok {
+		turns, err := src.Messages(ctx, threadID, fromSeq, math.MaxInt64)
+		if err != nil {
+			return fmt.Errorf("observe: read %s: %w", threadID, err)
+		}
+		for _, t := range turns {
+			fn(t)
+		}
+		return nil
+	}
+	for {
+		page, err := ps.MessagesPage(ctx, threadID, fromSeq, pageTurns)
+		if err != nil {
+			return fmt.Errorf("observe: read %s: %w", threadID, err)
+		}
+		for _, t := range page {
+			fn(t)
+		}
+		if len(page) < pageTurns {
+			return nil
+		}
+		last := page[len(page)-1].Seq
+		if last < fromSeq {
+			return fmt.Errorf("observe: read %s: a page from seq %d ends at seq %d", threadID, fromSeq, last)
+		}
+		if last == math.MaxInt64 {
+			return nil
+		}
+		fromSeq = last + 1
+	}
 }
 
 // tokens returns the turn's token estimate: the stored one, or the one the
