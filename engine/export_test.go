@@ -117,3 +117,9 @@ func (e *Engine) PlansPagedAndWhole(ctx context.Context, threadID string, m obse
 	}
 	return paged, whole, nil
 }
+
+// LiveObservations is liveObservations: the live observations LoadContext
+// renders for threadID of resourceID, in their order.
+func (e *Engine) LiveObservations(ctx context.Context, threadID, resourceID string) ([]observe.Observation, error) {
+	return e.liveObservations(ctx, threadID, resourceID)
+}

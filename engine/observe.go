@@ -175,18 +175,36 @@ func (e *Engine) liveObservations(ctx context.Context, threadID, resourceID stri
 		return nil, err
 	}
 	if f.ResourceID != "" {
-		// Threads in conversation order (ListThreads), not by id.
-		ths, err := e.ListThreads(ctx, resourceID)
-		if err != nil {
+		if err := e.inThreadOrder(ctx, resourceID, live); err != nil {
 			return nil, err
 		}
-		rank := make(map[string]int, len(ths))
-		for i, th := range ths {
-			rank[th.ID] = i
-		}
-		slices.SortStableFunc(live, func(a, b observe.Observation) int { return cmp.Compare(rank[a.ThreadID], rank[b.ThreadID]) })
 	}
 	return live, nil
+}
+
+// inThreadOrder sorts a resource's live observations (observe.List's
+// order) by their threads in conversation order (ListThreads' order:
+// creation time, then id), stably, not by thread id. It reads the rows of
+// the threads they name only (msgstore.ThreadsInOrder), not every thread
+// of the resource. A thread no longer stored (erased since List) ranks
+// with the first.
+func (e *Engine) inThreadOrder(ctx context.Context, resourceID string, live []observe.Observation) error {
+	var ids []string
+	for i, o := range live {
+		if i == 0 || o.ThreadID != live[i-1].ThreadID { // List groups them by thread
+			ids = append(ids, o.ThreadID)
+		}
+	}
+	order, err := e.ms.ThreadsInOrder(ctx, resourceID, ids)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	rank := make(map[string]int, len(order))
+	for i, id := range order {
+		rank[id] = i
+	}
+	slices.SortStableFunc(live, func(a, b observe.Observation) int { return cmp.Compare(rank[a.ThreadID], rank[b.ThreadID]) })
+	return nil
 }
 
 // observeOnLoad runs the observer on the thread before LoadContext composes
