@@ -189,26 +189,73 @@ type channelQuery struct {
 
 // channelQuery builds the channels' query over the read-locked shard s.
 func (ix *Index) channelQuery(s *shard, q Query, o Options, thread string, filter *Filter) *channelQuery {
+	ex := excludedOrds(s, q.Exclude)
+	excluded := func(e *entry) bool { return q.Exclude[e.doc.ID] }
+	if ex.byOrd {
+		excluded = func(e *entry) bool { return ex.mask>>(e.ord&63)&1 != 0 && slices.Contains(ex.ords, e.ord) }
+	}
 	cq := &channelQuery{
 		s: s, text: q.Text, thread: thread, threshold: o.Threshold,
 		allowed: func(e *entry) bool {
-			return e != nil && (thread == "" || e.doc.ThreadID == thread) && !q.Exclude[e.doc.ID] && filter.Match(&e.doc)
+			return e != nil && (thread == "" || e.doc.ThreadID == thread) && !excluded(e) && filter.Match(&e.doc)
 		},
 		restricted: filter != nil || len(q.Exclude) > 0,
 		pool:       max(ix.cfg.Tuning.CandidatePool, o.TopK),
 		slack:      -1,
 	}
 	if filter == nil {
-		cq.slack = 0
-		for id := range q.Exclude {
-			if s.docs.get(id) != nil {
-				cq.slack++
+		cq.slack = ex.found
+		if !ex.byOrd {
+			for id := range q.Exclude {
+				if s.docs.get(id) != nil {
+					cq.slack++
+				}
 			}
 		}
 	}
 	cq.lex = ix.lexScorer(s, q.Text, q.At)
 	cq.lexScore, cq.hasTerms = cq.lex.score, cq.lex.has
 	return cq
+}
+
+// exclusionByOrd is the size of an exclusion up to which a search checks
+// it by the excluded entries' ords (excludedOrds) instead of the ids' map.
+// LoadContext excludes its recent window (10 ids by default), and both
+// channels ask whether a candidate is allowed a few thousand times a
+// search at 100k messages: hashing the id each time was ~0.04 ms of a
+// search (issue 14, BENCHMARKS.md "flat8").
+const exclusionByOrd = 32
+
+// exclusion is a search's exclusion resolved in its shard: with byOrd, the
+// ords of the excluded ids (those mapped to true) that are messages of the
+// shard, one entry per message, so an entry is excluded exactly when its
+// ord is listed, and found, how many of the ids are messages of the shard
+// (channelQuery's slack); without byOrd, the ids' map is looked up and
+// found is not counted.
+type exclusion struct {
+	byOrd bool
+	ords  []int
+	mask  uint64 // bit ord%64 of each of ords: most ords are not listed
+	found int
+}
+
+// excludedOrds resolves ex in s (caller holds its lock) when it has at
+// most exclusionByOrd ids.
+func excludedOrds(s *shard, ex map[string]bool) exclusion {
+	if len(ex) == 0 || len(ex) > exclusionByOrd {
+		return exclusion{}
+	}
+	x := exclusion{byOrd: true, ords: make([]int, 0, len(ex))}
+	for id, on := range ex {
+		if e := s.docs.get(id); e != nil {
+			x.found++ // counted as before, whatever the id maps to (slack)
+			if on {
+				x.ords = append(x.ords, e.ord)
+				x.mask |= 1 << (e.ord & 63)
+			}
+		}
+	}
+	return x
 }
 
 // channels holds what the two channels answered.
