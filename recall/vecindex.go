@@ -239,6 +239,8 @@ type scratch struct {
 	best []cand   // candidates' selection buffer
 	mask []uint8  // candidates' rows above the floor, a bit each (scoreMask)
 	bs   []bounded
+	// touched keeps touchRows' result (vecrescore.go).
+	touched int8
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}

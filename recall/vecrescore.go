@@ -121,6 +121,7 @@ func (x *vecIndex) rescore(sc *scratch, vq *vecQuery, n int, pool []cand) []scor
 		}
 		return int(a.i - b.i)
 	})
+	sc.touched = touchRows(x, bs[:min(len(bs), n+n/2)])
 	top := make([]scored, 0, n+1)
 	for _, b := range bs {
 		if len(top) == n && b.ub < top[n-1].score {
@@ -246,4 +247,34 @@ func poolFloor(out []scored, pool int) float64 {
 	}
 	slices.Sort(s)
 	return s[len(s)-pool]
+}
+
+// touchRows reads, for each pool member of bs, its entry (the word
+// holding its id's length) and, for an integer row to be scored exactly
+// (not exact already), one byte of each cache line of its code row, and
+// returns their XOR, which the caller keeps so that the reads are not
+// dropped. The re-score's loop reads them member after member, in bound
+// order: at 100k rows each is a miss to memory (entries over ~20 MB,
+// codes over 38 MB), ~200 of each a search, and the loop's next member
+// waits for the last one's. These reads are independent of each other, so
+// the processor keeps many in flight, and the loop then finds them in the
+// cache. A profile of 9,900 hybrid searches over a snapshot-loaded 100k/1
+// shard: rescore 0.12 → 0.06 ms a search (the code rows touched alone
+// changed nothing: the entry was the wait). A member read here and not
+// scored costs only its reads; an entry not made (nil) is not read.
+func touchRows(x *vecIndex, bs []bounded) int8 {
+	var t int8
+	for _, b := range bs {
+		if e := x.ents[b.i]; e != nil {
+			t ^= int8(len(e.doc.ID))
+		}
+		if b.exact || !x.isInt(int(b.i)) {
+			continue
+		}
+		code := x.code(int(b.i))
+		for off := 0; off < len(code); off += 64 {
+			t ^= code[off]
+		}
+	}
+	return t
 }
