@@ -14,8 +14,8 @@ import (
 )
 
 // TestObserverReadsPages: the observer's plan read through the engine's
-// Source a page at a time (observe.PageSource, 100 turns a page) is the
-// plan read at once, on a thread of several pages with tool-call groups,
+// Source a page at a time (observe.PageSource, 1000 turns a page) is the
+// plan read at once, on a thread of three pages with tool-call groups,
 // erased turns (seq gaps) and a pending turn, before and after a
 // watermark.
 func TestObserverReadsPages(t *testing.T) {
@@ -25,7 +25,7 @@ func TestObserverReadsPages(t *testing.T) {
 		m := newObserverModel(t, srv)
 		e := be.MustOpen(t, engine.Config{RecentN: 10, Observe: &engine.ObserveConfig{Model: m, Threshold: 400, ChunkTokens: 300, MaxRounds: 1}})
 		var ms []engine.Message
-		for i := range 70 {
+		for i := range 560 {
 			call := fmt.Sprintf("call_%d", i)
 			ms = append(ms, engine.Message{Role: engine.RoleUser, Content: fmt.Sprintf("question %d about the night train", i)},
 				engine.Message{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: call, Name: "lookup", Arguments: json.RawMessage(`{}`)}}},
@@ -34,13 +34,17 @@ func TestObserverReadsPages(t *testing.T) {
 				ms = append(ms, engine.Message{Role: engine.RoleAssistant, Content: fmt.Sprintf("answer %d", i)})
 			}
 		}
-		res, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: ms})
-		if err != nil {
-			t.Fatal(err)
+		var ids []string
+		for i := 0; i < len(ms); i += 500 {
+			res, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: ms[i:min(i+500, len(ms))]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, res.IDs...)
 		}
 		var erased []string
-		for _, i := range []int{30, 31, 32, 33, 150, 151} {
-			erased = append(erased, res.IDs[i])
+		for _, i := range []int{30, 31, 32, 33, 150, 151, 999, 1000, 1001} {
+			erased = append(erased, ids[i])
 		}
 		if _, err := e.DeleteMessages(ctx, erased...); err != nil {
 			t.Fatal(err)
@@ -50,7 +54,7 @@ func TestObserverReadsPages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(paged, whole) || paged.PendingTurns < 100 || paged.Watermark == 0 && round > 0 {
+			if !reflect.DeepEqual(paged, whole) || paged.PendingTurns < 2000 || paged.Watermark == 0 && round > 0 {
 				t.Fatalf("round %d: the plan read in pages\n%+v\nread at once\n%+v", round, paged, whole)
 			}
 			if _, err := e.Observe(ctx, "t", observe.Options{NoReflect: true}); err != nil {

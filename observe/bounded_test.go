@@ -74,13 +74,14 @@ func (s *longSource) MessagesPage(_ context.Context, threadID string, from int64
 }
 
 // TestObserverHeapBounded: the observer reads a long unobserved thread a
-// page at a time (Plan, Observe, ObserveRange), so the live heap stays far
+// page at a time (Plan, Observe, ObserveRange; pages of 50 here), so the live heap stays far
 // below the thread's size: on each read, during each model call and while
 // the plan is held. It read every turn after the watermark at once before,
 // and the plan's next chunk (and ObserveRange's turns) kept the whole
 // thread's turns live: 32 MB of content here.
 func TestObserverHeapBounded(t *testing.T) {
 	b := backend{storetest.Backends[0]} // SQLite: the database holds no turns here
+	defer observe.SetPageTurns(50)()
 	const n, size = 1000, 32 << 10
 	heap := &heapSamples{}
 	f := newFakeModel(t, func(req openai.ChatCompletionRequest) (int, string, time.Duration) {

@@ -66,8 +66,11 @@ type PageSource interface {
 }
 
 // pageTurns is how many turns the observer reads at a time from a
-// PageSource (a variable for tests).
-var pageTurns = 100
+// PageSource (a variable for tests). Every page is a query: on a thread of
+// 20,000 turns pages of 100 cost the plan a quarter more CPU than one
+// read of them all, pages of 1000 about 7 % (engine BenchmarkObservePlan,
+// BENCHMARKS.md).
+var pageTurns = 1000
 
 // eachTurn calls fn with each turn of threadID with seq >= fromSeq, in seq
 // order: a page at a time from a PageSource, else all read at once.
