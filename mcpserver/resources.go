@@ -123,11 +123,11 @@ func (h *handlers) readMessages(ctx context.Context, req *mcp.ReadResourceReques
 	}
 	page, err := pageQuery(uri)
 	if err != nil {
-		return nil, h.fail(err)
+		return nil, h.failRead(err)
 	}
 	pg, err := h.t.Engine.MessagesPage(ctx, th.ID, page)
 	if err != nil {
-		return nil, h.fail(err)
+		return nil, h.failRead(err)
 	}
 	return jsonResource(uri, server.MessageList{Messages: pg.Messages, NextBeforeSeq: pg.NextBeforeSeq})
 }
@@ -138,5 +138,5 @@ func (h *handlers) notFound(uri string, err error) error {
 	if h.t.Describe(err).Status == 404 {
 		return mcp.ResourceNotFoundError(uri)
 	}
-	return h.fail(err)
+	return h.failRead(err)
 }

@@ -55,12 +55,20 @@ var pathFields = map[string]string{"thread": "threadId", "resource": "resourceId
 // fail turns an error into a tool error whose text a model can act on and
 // that names only what the caller named; a lost database connection is
 // "Service unavailable", as the HTTP routes answer it.
-func (h *handlers) fail(err error) error {
+func (h *handlers) fail(err error) error { return h.problem(err, pathFields) }
+
+// failRead is fail for a resource read: a URI template's variables ({thread},
+// {run}) are named as the HTTP path's, so an invalid id's field is kept.
+func (h *handlers) failRead(err error) error { return h.problem(err, nil) }
+
+// problem is the error text of fail and failRead; fields renames an HTTP
+// path's field to the name the caller gave the id under.
+func (h *handlers) problem(err error, fields map[string]string) error {
 	p := h.t.Describe(err)
 	if p.Field == "recall.topK" { // the tools take topK as an argument of their own
 		p.Field, p.Detail = "topK", strings.ReplaceAll(p.Detail, "recall.topK", "topK")
 	}
-	if arg, ok := pathFields[p.Field]; ok { // an HTTP path's name; the tools take the id as an argument
+	if arg, ok := fields[p.Field]; ok { // an HTTP path's name; the tools take the id as an argument
 		p.Field = arg
 	}
 	if p.Field != "" {
