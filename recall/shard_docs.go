@@ -27,7 +27,8 @@ type docIndex struct {
 	ids  string
 	offs []uint32
 	byID []uint32
-	n    int // live entries
+	n    int          // live entries
+	lz   *lazyEntries // the entries of file not made yet (snapshot_lazy.go)
 }
 
 // get returns the entry of id, nil when there is none.
@@ -44,7 +45,9 @@ func (x *docIndex) get(id string) *entry {
 	if !found {
 		return nil
 	}
-	return x.file[x.byID[i]]
+	o := x.byID[i]
+	x.lz.ensureOrd(int(o))
+	return x.file[o]
 }
 
 // fileID returns the id of the snapshot entry of ord o, live or not.
@@ -75,6 +78,7 @@ func (x *docIndex) remove(e *entry) {
 // all yields every live entry with its id, in no set order.
 func (x *docIndex) all() iter.Seq2[string, *entry] {
 	return func(yield func(string, *entry) bool) {
+		x.lz.ensureAll()
 		for _, e := range x.file {
 			if e != nil && !yield(e.doc.ID, e) {
 				return
