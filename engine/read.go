@@ -49,21 +49,42 @@ func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error
 // ordered by resource, then by the time of their first message, then id
 // (resources and ids in byte order on both backends). It returns metadata
 // only, never content, but all of it at once: the slice holds every thread
-// asked for. A listing that may be long (a CLI, a service) reads it a page
-// at a time with ListThreadsPage.
+// asked for. A listing that may be long reads it a thread at a time with
+// EachThread (a CLI) or a page at a time with ListThreadsPage (a service).
 func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, error) {
-	if err := e.checkOpen(); err != nil {
+	var out []Thread
+	err := e.EachThread(ctx, resourceID, func(t Thread) error {
+		out = append(out, t)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	ts, err := e.ms.Threads(ctx, resourceID)
-	if err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
-	}
-	var out []Thread
-	for _, t := range ts {
-		out = append(out, Thread(t))
-	}
 	return out, nil
+}
+
+// EachThread calls fn with each thread of resourceID (all threads when
+// empty), in ListThreads' order, read by one query a row at a time: the
+// whole listing in one pass over one snapshot of the store (a thread
+// created or erased meanwhile is listed or not, never twice, and never
+// makes another one skipped), holding one thread in memory. ListThreadsPage
+// pages by offset: each page sorts the threads again, so reading n threads
+// in pages costs about n/limit times one listing. The query stays open
+// while fn runs (on SQLite a reader, which does not block writers). It
+// stops at fn's first error and returns it; ErrClosed once closed.
+func (e *Engine) EachThread(ctx context.Context, resourceID string, fn func(Thread) error) error {
+	if err := e.checkOpen(); err != nil {
+		return err
+	}
+	var fnErr error
+	err := e.ms.EachThread(ctx, resourceID, func(t msgstore.Thread) error {
+		fnErr = fn(Thread(t))
+		return fnErr
+	})
+	if err != nil && fnErr == nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	return err
 }
 
 // messageFromRow decodes a stored row into a Message: the one place the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -185,5 +186,43 @@ func TestColumnsAsTabwriter(t *testing.T) {
 	}
 	if want := "t2                r         x\na-much-longer-id  r         y\n"; got.String() != want {
 		t.Errorf("second page:\n%q\nwant:\n%q", got.String(), want)
+	}
+}
+
+// TestThreadListingOneSnapshot: the threads' listing reads one snapshot
+// in one query (engine.EachThread), so a thread created while it prints
+// (here before every listed one, in resource "a") neither repeats a listed
+// thread nor skips one. With pages by offset, page 2 listed t1 again.
+func TestThreadListingOneSnapshot(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Config{Dir: t.TempDir(), Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var want []string
+	for i := range 5 {
+		id := fmt.Sprintf("t%d", i)
+		want = append(want, id)
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: id, ResourceID: "r", Messages: []engine.Message{{Role: engine.RoleUser, Content: "hi"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func(p int) { listPage = p }(listPage)
+	listPage = 2
+	var got []string
+	err = eachThreadPage(ctx, e, "", func(ts []engine.Thread) error {
+		if len(got) == 0 {
+			if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "a0", ResourceID: "a", Messages: []engine.Message{{Role: engine.RoleUser, Content: "new"}}}); err != nil {
+				return err
+			}
+		}
+		for _, th := range ts {
+			got = append(got, th.ID)
+		}
+		return nil
+	})
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("listed %v (%v), want %v", got, err, want)
 	}
 }

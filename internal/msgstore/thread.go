@@ -60,11 +60,41 @@ func (s *Store) threadOrder() string {
 // Threads returns the threads of resourceID (all threads when empty),
 // ordered by resource, then by creation time and id, ids in byte order.
 func (s *Store) Threads(ctx context.Context, resourceID string) ([]Thread, error) {
+	var out []Thread
+	err := s.EachThread(ctx, resourceID, func(t Thread) error {
+		out = append(out, t)
+		return nil
+	})
+	return out, err
+}
+
+// EachThread calls fn with each thread of resourceID (all threads when
+// empty) in Threads' order, scanning one query's rows one at a time: one
+// pass and one snapshot of the table, holding one row. The query stays
+// open while fn runs. It stops at fn's first error and returns it.
+func (s *Store) EachThread(ctx context.Context, resourceID string, fn func(Thread) error) error {
 	q, args := `SELECT `+threadColumns+` FROM threads`+s.threadOrder(), []any{}
 	if resourceID != "" {
 		q, args = `SELECT `+threadColumns+` FROM threads WHERE resource_id = ?`+s.threadOrder(), []any{resourceID}
 	}
-	return s.queryThreads(ctx, q, args)
+	rows, err := s.conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("list threads: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		t, err := scanThread(rows)
+		if err != nil {
+			return fmt.Errorf("list threads: %w", err)
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list threads: %w", err)
+	}
+	return nil
 }
 
 // ThreadsPage returns at most limit threads of the given resources (all
