@@ -84,6 +84,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := cfg.RecallTuning.Validate(); err != nil {
 		return nil, invalid(-1, "RecallTuning", "%s", strings.TrimPrefix(err.Error(), "recall: "))
 	}
+	if err := checkObserveConfig(cfg.Observe); err != nil {
+		return nil, err
+	}
 	if cfg.Postgres != "" {
 		return openPostgres(ctx, cfg) // postgres.go
 	}

@@ -88,8 +88,8 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	if err != nil {
 		return nil, err
 	}
-	// With observational memory on, the window also holds every message the
-	// observer has not distilled yet: nothing unobserved is left out.
+	// With observational memory on, the window also holds the messages the
+	// observer has not distilled yet, up to ObserveConfig.MaxUnobservedTokens.
 	if err := e.observeOnLoad(ctx, l.req.ThreadID); err != nil {
 		return nil, err
 	}
@@ -103,6 +103,7 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	stages := []func(context.Context) error{
 		l.window,        // the recent window and the pending turn
 		l.pairing,       // tool-call pairs repaired, over the window and then what recall adds (l.recall)
+		l.leftOut,       // the unobserved turns over ObserveConfig.MaxUnobservedTokens, listed as dropped
 		l.observations,  // the live observations of the thread or resource
 		l.budget,        // LoadRequest.TokenBudget: recalled runs, then observations, cut
 		l.workingMemory, // the working memory and the tools the context offers
@@ -125,10 +126,12 @@ type load struct {
 	opts    *recall.Options // resolved (recallOptions); nil: recall off
 	existed bool            // the thread existed when LoadContext started
 
-	threadSeq int64     // the thread's last seq the window saw
-	recent    []Message // the window stage's messages
-	turns     []turn    // the turns of the prompt, in no particular order
-	drops     []dropped // turns left out (pairing, budget)
+	threadSeq int64          // the thread's last seq the window saw
+	recent    []Message      // the window stage's messages
+	turns     []turn         // the turns of the prompt, in no particular order
+	drops     []dropped      // turns left out (pairing, unobserved, budget)
+	cut       *unobservedCut // the window left unobserved turns out (unobserved.go)
+	unlisted  int            // of those, how many memctx counts without listing
 	retrieval recall.Retrieval
 
 	obs      []observe.Observation
@@ -230,7 +233,7 @@ func (l *load) window(ctx context.Context) error {
 	if l.threadSeq, err = e.recheckThread(ctx, req.ThreadID, req.ResourceID, l.existed); err != nil {
 		return err
 	}
-	windowN, err := e.observedRecentN(ctx, req.ThreadID, l.recentN)
+	windowN, cut, err := e.windowSize(ctx, req.ThreadID, l.recentN) // unobserved.go
 	if err != nil {
 		return err
 	}
@@ -243,6 +246,9 @@ func (l *load) window(ctx context.Context) error {
 		if l.recent, err = e.withPendingTurn(ctx, req.ThreadID, l.recent, windowN); err != nil {
 			return err
 		}
+	}
+	if cut != nil && len(l.recent) > 0 && l.recent[0].Seq > cut.watermark+1 {
+		l.cut = cut
 	}
 	for _, m := range l.recent { // appended since the recheck
 		l.threadSeq = max(l.threadSeq, m.Seq)

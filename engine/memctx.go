@@ -93,7 +93,7 @@ func (l *load) memctx(promptHash, zone string) *journal.MemCtx {
 		}
 	}
 	rec.Dropped = droppedRefs(l.drops, l.obsDrops)
-	rec.DroppedCount = len(rec.Dropped)
+	rec.DroppedCount = len(rec.Dropped) + l.unlisted
 	return rec
 }
 

@@ -40,6 +40,21 @@ type ObserveConfig struct {
 	ReflectThreshold int
 	MaxRounds        int
 	CallTimeout      time.Duration
+	// MaxUnobservedTokens bounds the unobserved part of LoadContext's
+	// recent window, in estimated tokens (the messages' stored estimates,
+	// about 4 bytes each). The window holds every message after the
+	// observed watermark while they fit; when the observer falls behind
+	// (its model down, observation switched on late, nobody calling
+	// Observe), the oldest unobserved messages beyond the bound are left
+	// out of the prompt: they stay stored, are observed later as usual,
+	// recall may bring them back, and the run's memctx lists them as
+	// dropped with reason "unobserved". The window never holds fewer than
+	// its RecentN newest messages, nor less than the pending turn, nor half
+	// a tool-call group. 0 means DefaultUnobservedFactor times the
+	// Threshold (120,000 tokens with the default Threshold);
+	// NoUnobservedBound means no bound. Negative: Open returns a
+	// *ValidationError naming Observe.MaxUnobservedTokens.
+	MaxUnobservedTokens int
 	// Background runs the observer (and reflector) after every Append that
 	// stored messages, in one background goroutine that Close cancels. It
 	// never delays Append. Off by default: observation runs when Observe is
@@ -70,6 +85,8 @@ type observeState struct {
 
 	mu     sync.Mutex
 	queued map[string]bool // threads in queue: a burst of appends queues a thread once
+
+	warned unobservedWarnings // unobserved.go
 }
 
 // observer returns the engine's observer; nil, nil when observation is off
@@ -227,30 +244,6 @@ func (e *Engine) observeOnLoad(ctx context.Context, threadID string) error {
 		e.log.WarnContext(ctx, "synchronous observation failed; previous observations used", "thread", threadID, "err", err)
 	}
 	return nil
-}
-
-// observedRecentN is the recent-window size LoadContext should use when
-// observational memory is on: at least recentN, and every message after the
-// thread's observed watermark, so that nothing older than the window is left
-// out unless it was observed. With observation off, or in render-only mode
-// (no model) on a thread that was never observed, it returns recentN: with
-// nothing distilling the older turns, the plain window applies.
-func (e *Engine) observedRecentN(ctx context.Context, threadID string, recentN int) (int, error) {
-	if e.cfg.Observe == nil || recentN <= 0 {
-		return recentN, nil
-	}
-	wm, err := observe.Watermark(ctx, e.db, threadID)
-	if err != nil {
-		return 0, err
-	}
-	if wm == 0 && e.cfg.Observe.Model == nil {
-		return recentN, nil
-	}
-	n, err := e.ms.CountAfter(ctx, threadID, wm)
-	if err != nil {
-		return 0, fmt.Errorf("engine: unobserved messages: %w", err)
-	}
-	return max(recentN, n), nil
 }
 
 // afterAppend runs after an Append that stored messages: with

@@ -29,6 +29,7 @@ const (
 	ReasonOrphanToolResult  = "orphan-tool-result" // a tool result whose call is missing
 	ReasonBudget            = "budget"             // removed to fit the token budget
 	ReasonAlreadyInRecent   = "already-recent"     // a recall hit that the recent window already holds
+	ReasonUnobserved        = "unobserved"         // an unobserved turn over the window's bound (engine.ObserveConfig.MaxUnobservedTokens)
 	ReasonBelowThreshold    = "below-threshold"    // reserved: hits under the threshold are not listed today
 	ReasonRecalledUnchanged = "recalled-unchanged" // reserved for replay reports
 )
@@ -44,14 +45,17 @@ const ReasonUnsettled = "unsettled"
 // Recalled lists only turns that reached the prompt; a recall hit that was
 // dropped is in Dropped, never in Recalled.
 type MemCtx struct {
-	RunID              string           `json:"runId"`
-	ThreadID           string           `json:"threadId"`
-	ResourceID         string           `json:"resourceId"`
-	Query              string           `json:"query"`
-	Options            Options          `json:"options"`
-	Recalled           []Ref            `json:"recalled"`
-	RecentCount        int              `json:"recentCount"`
-	Recent             []Ref            `json:"recent"`
+	RunID       string  `json:"runId"`
+	ThreadID    string  `json:"threadId"`
+	ResourceID  string  `json:"resourceId"`
+	Query       string  `json:"query"`
+	Options     Options `json:"options"`
+	Recalled    []Ref   `json:"recalled"`
+	RecentCount int     `json:"recentCount"`
+	Recent      []Ref   `json:"recent"`
+	// DroppedCount is the true count of Dropped: the turns left out as
+	// unobserved are listed up to RecentCap (the newest, next to the
+	// window) and all counted.
 	DroppedCount       int              `json:"droppedCount"`
 	Dropped            []Ref            `json:"dropped"`
 	ObservationCount   int              `json:"observationCount"`

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -31,6 +32,67 @@ func (s *Store) CountAfter(ctx context.Context, threadID string, seq int64) (int
 		return 0, fmt.Errorf("count messages of %s after seq %d: %w", threadID, seq, err)
 	}
 	return n, nil
+}
+
+// CountBetween returns how many messages of the thread have
+// fromSeq <= seq <= toSeq.
+func (s *Store) CountBetween(ctx context.Context, threadID string, fromSeq, toSeq int64) (int, error) {
+	var n int
+	if err := s.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND seq BETWEEN ? AND ?`, threadID, fromSeq, toSeq).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count messages of %s in seqs %d..%d: %w", threadID, fromSeq, toSeq, err)
+	}
+	return n, nil
+}
+
+// tokenPage is how many (seq, tokens) rows NewestWithinTokens reads a query.
+const tokenPage = 512
+
+// NewestWithinTokens returns how many of the thread's newest messages with
+// a seq above afterSeq fit, together, in maxTokens estimated tokens (their
+// tokens column; maxTokens >= 0). It reads seqs and token counts only, a
+// page of 512 rows a query, newest first, and stops at the first message
+// that does not fit: the read is bounded by maxTokens (every message
+// counts at least one token), not by the thread's length.
+func (s *Store) NewestWithinTokens(ctx context.Context, threadID string, afterSeq int64, maxTokens int) (int, error) {
+	n, sum, below := 0, 0, int64(math.MaxInt64)
+	for {
+		rows, err := s.stmts.Query(ctx, `SELECT seq, tokens FROM messages WHERE thread_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+			threadID, afterSeq, below, tokenPage)
+		if err != nil {
+			return 0, fmt.Errorf("read token counts of %s: %w", threadID, err)
+		}
+		read, full, err := sumTokens(rows, &sum, &below, maxTokens)
+		if err != nil {
+			return 0, fmt.Errorf("read token counts of %s: %w", threadID, err)
+		}
+		n += read
+		if full || read < tokenPage {
+			return n, nil
+		}
+	}
+}
+
+// sumTokens adds a page's token counts to *sum while they fit in
+// maxTokens, and sets *below to the last seq it read. It returns how many
+// fitted and whether one did not (the window is full).
+func sumTokens(rows *sql.Rows, sum *int, below *int64, maxTokens int) (int, bool, error) {
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var seq int64
+		var tok int
+		if err := rows.Scan(&seq, &tok); err != nil {
+			return 0, false, err
+		}
+		tok = max(tok, 1)
+		if *sum > maxTokens-tok {
+			return n, true, nil
+		}
+		*sum += tok
+		*below = seq
+		n++
+	}
+	return n, false, rows.Err()
 }
 
 // SeqRef names one stored message of a thread without its content.

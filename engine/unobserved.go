@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/observe"
+)
+
+// This file bounds the unobserved tail of LoadContext's recent window
+// (ObserveConfig.MaxUnobservedTokens): how large the window is, which
+// unobserved turns it leaves out, how memctx lists them, and the warning
+// that says so.
+
+const (
+	// DefaultUnobservedFactor is ObserveConfig.MaxUnobservedTokens when it
+	// is 0, in multiples of the observer's Threshold: the observer is due
+	// at one Threshold, so a window four times as large means it has
+	// fallen well behind.
+	DefaultUnobservedFactor = 4
+	// NoUnobservedBound, as ObserveConfig.MaxUnobservedTokens, keeps every
+	// unobserved message in the window, however many.
+	NoUnobservedBound = math.MaxInt
+	// unobservedListed is the most turns left out as unobserved that a
+	// memctx record lists (the newest ones, next to the window); its
+	// droppedCount counts them all.
+	unobservedListed = journal.RecentCap
+	// unobservedWarnEvery is how often, at most, LoadContext warns that a
+	// thread's unobserved tail was cut.
+	unobservedWarnEvery = 10 * time.Minute
+)
+
+// checkObserveConfig refuses an ObserveConfig bound that cannot hold.
+func checkObserveConfig(c *ObserveConfig) error {
+	if c != nil && c.MaxUnobservedTokens < 0 {
+		return invalid(-1, "Observe.MaxUnobservedTokens", "must not be negative (0: the default, NoUnobservedBound: no bound), got %d", c.MaxUnobservedTokens)
+	}
+	return nil
+}
+
+// maxUnobservedTokens is the resolved ObserveConfig.MaxUnobservedTokens.
+func (c *ObserveConfig) maxUnobservedTokens() int {
+	if c.MaxUnobservedTokens > 0 {
+		return c.MaxUnobservedTokens
+	}
+	th := c.Threshold
+	if th <= 0 {
+		th = observe.DefaultThreshold
+	}
+	return DefaultUnobservedFactor * th
+}
+
+// unobservedCut is a window that left out unobserved turns: those of
+// seq above watermark and below the window's first turn.
+type unobservedCut struct {
+	watermark int64
+	total     int // the unobserved messages when the window was sized
+}
+
+// windowSize is the recent-window size LoadContext should use, and the cut
+// when the window leaves unobserved turns out. With observational memory
+// on, the window holds at least recentN messages and every message after
+// the thread's observed watermark, as far as they fit in
+// ObserveConfig.MaxUnobservedTokens; nothing older than the window is left
+// out unless it was observed or is over that bound. With observation off,
+// or in render-only mode (no model) on a thread that was never observed, it
+// returns recentN: with nothing distilling the older turns, the plain
+// window applies. The tail is measured by counts and token sums in SQL,
+// never read whole.
+func (e *Engine) windowSize(ctx context.Context, threadID string, recentN int) (int, *unobservedCut, error) {
+	c := e.cfg.Observe
+	if c == nil || recentN <= 0 {
+		return recentN, nil, nil
+	}
+	wm, err := observe.Watermark(ctx, e.db, threadID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if wm == 0 && c.Model == nil {
+		return recentN, nil, nil
+	}
+	n, err := e.ms.CountAfter(ctx, threadID, wm)
+	if err != nil {
+		return 0, nil, fmt.Errorf("engine: unobserved messages: %w", err)
+	}
+	bound := c.maxUnobservedTokens()
+	if n <= recentN || bound == NoUnobservedBound {
+		return max(recentN, n), nil, nil
+	}
+	fit, err := e.ms.NewestWithinTokens(ctx, threadID, wm, bound)
+	if err != nil {
+		return 0, nil, fmt.Errorf("engine: unobserved messages: %w", err)
+	}
+	if fit >= n {
+		return n, nil, nil
+	}
+	return max(recentN, fit), &unobservedCut{watermark: wm, total: n}, nil
+}
+
+// leftOut lists, after the pairing stage, the unobserved turns the window
+// left out (l.cut): the newest unobservedListed of them as dropped with
+// reason "unobserved", the rest counted in l.unlisted. A left-out turn that
+// reached the prompt anyway (recalled, or pulled in to complete a tool-call
+// group at the window's edge) is not left out.
+func (l *load) leftOut(ctx context.Context) error {
+	if l.cut == nil || len(l.recent) == 0 {
+		return nil
+	}
+	from, below := l.cut.watermark+1, l.recent[0].Seq
+	if below <= from {
+		return nil
+	}
+	total, err := l.e.ms.CountBetween(ctx, l.req.ThreadID, from, below-1)
+	if err != nil {
+		return fmt.Errorf("engine: unobserved messages: %w", err)
+	}
+	present := l.presentIn(from, below-1)
+	page, err := messagesFromRows(l.e.ms.MessagesPage(ctx, l.req.ThreadID, from, below-1, unobservedListed+len(present), true))
+	if err != nil {
+		return fmt.Errorf("engine: unobserved messages: %w", err)
+	}
+	listed := 0
+	for _, m := range page {
+		if present[m.ID] || listed == unobservedListed {
+			continue
+		}
+		l.drops = append(l.drops, dropped{turn: turn{Message: m}, why: journal.ReasonUnobserved})
+		listed++
+	}
+	l.unlisted = max(total-len(present)-listed, 0)
+	l.e.warnUnobservedCut(ctx, l.req.ThreadID, l.cut.total, total-len(present))
+	return nil
+}
+
+// presentIn is the set of ids of the thread's turns with fromSeq <= seq <=
+// toSeq that the prompt holds or that another stage dropped.
+func (l *load) presentIn(fromSeq, toSeq int64) map[string]bool {
+	out := map[string]bool{}
+	in := func(t turn) {
+		if t.ThreadID == l.req.ThreadID && t.Seq >= fromSeq && t.Seq <= toSeq {
+			out[t.ID] = true
+		}
+	}
+	for _, t := range l.turns {
+		in(t)
+	}
+	for _, d := range l.drops {
+		in(d.turn)
+	}
+	return out
+}
+
+// unobservedWarnings remembers when each thread's cut was last logged.
+type unobservedWarnings struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+// warnUnobservedCut logs that the window of threadID left out left of its
+// unobserved messages, at most once per thread every unobservedWarnEvery.
+func (e *Engine) warnUnobservedCut(ctx context.Context, threadID string, unobserved, left int) {
+	w := &e.obs.warned
+	now := e.now()
+	w.mu.Lock()
+	if at, ok := w.last[threadID]; ok && now.Sub(at) < unobservedWarnEvery {
+		w.mu.Unlock()
+		return
+	}
+	if w.last == nil || len(w.last) >= 4096 { // bounded: forgetting only repeats a warning
+		w.last = map[string]time.Time{}
+	}
+	w.last[threadID] = now
+	w.mu.Unlock()
+	e.log.WarnContext(ctx, "the observer is behind: the recent window left out the oldest unobserved messages (still stored; observed later, recall may bring them back)",
+		"thread", threadID, "unobserved", unobserved, "leftOut", left, "maxUnobservedTokens", e.cfg.Observe.maxUnobservedTokens())
+}
