@@ -50,8 +50,8 @@ type ObserveConfig struct {
 	// recall may bring them back, and the run's memctx lists them as
 	// dropped with reason "unobserved". The window never holds fewer than
 	// its RecentN newest messages, nor less than the pending turn, nor half
-	// a tool-call group. 0 means DefaultUnobservedFactor times the
-	// Threshold (120,000 tokens with the default Threshold);
+	// a tool-call group. 0 means DefaultUnobservedFactor (4) times the
+	// Threshold, at least DefaultMaxUnobservedTokens (120,000 tokens);
 	// NoUnobservedBound means no bound. Negative: Open returns a
 	// *ValidationError naming Observe.MaxUnobservedTokens.
 	MaxUnobservedTokens int

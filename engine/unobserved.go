@@ -17,11 +17,13 @@ import (
 // that says so.
 
 const (
-	// DefaultUnobservedFactor is ObserveConfig.MaxUnobservedTokens when it
-	// is 0, in multiples of the observer's Threshold: the observer is due
-	// at one Threshold, so a window four times as large means it has
-	// fallen well behind.
-	DefaultUnobservedFactor = 4
+	// DefaultUnobservedFactor and DefaultMaxUnobservedTokens make
+	// ObserveConfig.MaxUnobservedTokens when it is 0: the factor times the
+	// observer's Threshold, and at least DefaultMaxUnobservedTokens (4 x
+	// observe.DefaultThreshold). The observer is due at one Threshold, so
+	// a tail four times as large means it has fallen well behind.
+	DefaultUnobservedFactor    = 4
+	DefaultMaxUnobservedTokens = DefaultUnobservedFactor * observe.DefaultThreshold
 	// NoUnobservedBound, as ObserveConfig.MaxUnobservedTokens, keeps every
 	// unobserved message in the window, however many.
 	NoUnobservedBound = math.MaxInt
@@ -51,7 +53,7 @@ func (c *ObserveConfig) maxUnobservedTokens() int {
 	if th <= 0 {
 		th = observe.DefaultThreshold
 	}
-	return DefaultUnobservedFactor * th
+	return max(DefaultUnobservedFactor*th, DefaultMaxUnobservedTokens)
 }
 
 // unobservedCut is a window that left out unobserved turns: those of
