@@ -38,7 +38,10 @@ type LoadRequest struct {
 	// value turns the window off. The window always holds the pending turn
 	// (the user turns that no assistant answer follows yet, and the tool
 	// calls made for them so far; at most observe.MaxPendingTurns messages),
-	// so it may hold more than RecentN messages.
+	// so it may hold more than RecentN messages. With observational memory
+	// on it also holds the unobserved messages, up to
+	// ObserveConfig.MaxUnobservedTokens (memctx lists those left out as
+	// dropped, reason "unobserved").
 	RecentN int
 	// Recall overrides Config.Recall for this run; nil means Config.Recall,
 	// and recall is off when both are nil. Zero fields mean their defaults
@@ -49,7 +52,8 @@ type LoadRequest struct {
 	// and the rendered observations. Over budget, the lowest-scored runs of
 	// recalled turns go first, then the oldest observations; each removal is
 	// recorded in memctx.dropped with reason "budget". The recent window and
-	// working memory are never cut.
+	// working memory are never cut by it (the window's unobserved part has
+	// its own bound, ObserveConfig.MaxUnobservedTokens).
 	TokenBudget int
 	// ReplaceRun lets a run id that already has a memctx record be reused;
 	// otherwise LoadContext returns journal.ErrRunExists.
