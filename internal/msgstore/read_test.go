@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +140,46 @@ func testThreadOwner(t *testing.T, b backend) {
 	}
 	if _, err := msgstore.ThreadOwner(ctx, db, "nope"); !errors.Is(err, msgstore.ErrNotFound) {
 		t.Errorf("ThreadOwner(nope) = %v, want ErrNotFound", err)
+	}
+}
+
+func TestNewestWithinTokens(t *testing.T) { forEachBackend(t, testNewestWithinTokens) }
+
+// testNewestWithinTokens: over a thread of 1,200 messages of 3 tokens
+// each (three pages of the read), the count of the newest that fit, and
+// CountBetween.
+func testNewestWithinTokens(t *testing.T, b backend) {
+	ctx := context.Background()
+	s, db, _ := b.openStore(t)
+	if _, err := db.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at, message_count) VALUES ('t', 'r', 0, 0, 1200)`); err != nil {
+		t.Fatal(err)
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO messages (id, thread_id, resource_id, seq, role, content, created_at, tokens, digest) VALUES `)
+	for i := 1; i <= 1200; i++ {
+		if i > 1 {
+			q.WriteString(", ")
+		}
+		fmt.Fprintf(&q, "('m%d', 't', 'r', %d, 'user', 'x', %d, 3, '')", i, i, i)
+	}
+	if _, err := db.ExecContext(ctx, q.String()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		after     int64
+		max, want int
+	}{{0, 0, 0}, {0, 2, 0}, {0, 3, 1}, {0, 5, 1}, {0, 1800, 600}, {0, 1801, 600}, {0, 3600, 1200}, {0, 1 << 40, 1200}, {1000, 1 << 40, 200}, {1000, 30, 10}, {1200, 100, 0}} {
+		got, err := s.NewestWithinTokens(ctx, "t", c.after, c.max)
+		if err != nil || got != c.want {
+			t.Errorf("NewestWithinTokens(after %d, %d tokens) = %d, %v; want %d", c.after, c.max, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		from, to int64
+		want     int
+	}{{1, 1200, 1200}, {5, 4, 0}, {1101, 1300, 100}} {
+		if got, err := s.CountBetween(ctx, "t", c.from, c.to); err != nil || got != c.want {
+			t.Errorf("CountBetween(%d, %d) = %d, %v; want %d", c.from, c.to, got, err, c.want)
+		}
 	}
 }
