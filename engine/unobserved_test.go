@@ -306,3 +306,46 @@ func TestUnobservedWindowHeapBounded(t *testing.T) {
 		t.Fatalf("recent %d (%d tokens), dropped %d", c.MemCtx.RecentCount, c.MemCtx.Tokens.Recent, c.MemCtx.DroppedCount)
 	}
 }
+
+// TestUnobservedPendingTurnKept: a pending turn larger than the bound (a
+// question and a tool loop still working on it) stays whole in the window
+// while the older unobserved turns are left out; once the model is back,
+// the observer distils the left-out turns from the first one on.
+func TestUnobservedPendingTurnKept(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		srv := fakeopenai.New(t, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+			return openai.ChatCompletionResponse{}, &fakeopenai.StatusError{Status: 503, Message: "down"}
+		}))
+		e := be.MustOpen(t, engine.Config{RecentN: 2,
+			Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 40, MaxUnobservedTokens: 60}})
+		appendTurns(t, e, "t", 20)
+		ms := []engine.Message{{Role: engine.RoleUser, Content: "the pending question about the weather"}}
+		for i := range 4 {
+			call := fmt.Sprintf("call_%d", i)
+			ms = append(ms, engine.Message{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: call, Name: "weather", Arguments: []byte(`{"town":1}`)}}},
+				engine.Message{Role: engine.RoleTool, ToolCallID: call, Content: "a long result about the weather in town"})
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: ms}); err != nil {
+			t.Fatal(err)
+		}
+		c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "p", ThreadID: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPairs(t, c)
+		rec := c.MemCtx
+		if c.Messages[0].Content != ms[0].Content || rec.RecentCount != len(ms) || rec.DroppedCount != 20 || rec.Tokens.Recent <= 60 {
+			t.Fatalf("window starts %q, recent %d (%d tokens), dropped %d; want the whole pending turn (%d) and 20 dropped",
+				c.Messages[0].Content, rec.RecentCount, rec.Tokens.Recent, rec.DroppedCount, len(ms))
+		}
+		if r, err := e.Replay(ctx, "p", engine.ReplayOptions{}); err != nil || r.Original.PromptHash != rec.PromptHash {
+			t.Fatalf("replay: %v", err)
+		}
+		srv.SetChat(observerModel)
+		res, err := e.Observe(ctx, "t", observe.Options{NoReflect: true})
+		if err != nil || len(res.Observations) == 0 || res.Observations[0].FromSeq != 1 {
+			t.Fatalf("observe after recovery: %v, %+v", err, res)
+		}
+	})
+}
