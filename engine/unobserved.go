@@ -71,8 +71,9 @@ type unobservedCut struct {
 // out unless it was observed or is over that bound. With observation off,
 // or in render-only mode (no model) on a thread that was never observed, it
 // returns recentN: with nothing distilling the older turns, the plain
-// window applies. The tail is measured by counts and token sums in SQL,
-// never read whole.
+// window applies. The tail is measured by a count and a token sum in SQL,
+// and, when it is over the bound, by its newest messages' token counts up
+// to the bound (msgstore.NewestWithinTokens): it is never read whole.
 func (e *Engine) windowSize(ctx context.Context, threadID string, recentN int) (int, *unobservedCut, error) {
 	c := e.cfg.Observe
 	if c == nil || recentN <= 0 {
@@ -85,15 +86,14 @@ func (e *Engine) windowSize(ctx context.Context, threadID string, recentN int) (
 	if wm == 0 && c.Model == nil {
 		return recentN, nil, nil
 	}
-	n, err := e.ms.CountAfter(ctx, threadID, wm)
+	n, tokens, err := e.ms.CountTokensAfter(ctx, threadID, wm)
 	if err != nil {
 		return 0, nil, fmt.Errorf("engine: unobserved messages: %w", err)
 	}
-	bound := c.maxUnobservedTokens()
-	if n <= recentN || bound == NoUnobservedBound {
+	if bound := c.maxUnobservedTokens(); n <= recentN || tokens <= bound {
 		return max(recentN, n), nil, nil
 	}
-	fit, err := e.ms.NewestWithinTokens(ctx, threadID, wm, bound)
+	fit, err := e.ms.NewestWithinTokens(ctx, threadID, wm, c.maxUnobservedTokens())
 	if err != nil {
 		return 0, nil, fmt.Errorf("engine: unobserved messages: %w", err)
 	}

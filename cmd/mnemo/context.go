@@ -178,7 +178,11 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	for _, x := range r.Recent {
 		fmt.Fprintf(w, "         %s #%d %s  %s\n", x.ThreadID, x.Seq, x.Role, x.Preview)
 	}
-	fmt.Fprintf(w, "dropped %d:\n", r.DroppedCount)
+	if r.DroppedCount == len(r.Dropped) {
+		fmt.Fprintf(w, "dropped %d:\n", r.DroppedCount)
+	} else { // turns left out as unobserved are listed up to journal.RecentCap
+		fmt.Fprintf(w, "dropped %d (listed %d):\n", r.DroppedCount, len(r.Dropped))
+	}
 	for _, x := range r.Dropped {
 		fmt.Fprintf(w, "  %s: %s #%d %s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, x.Preview)
 	}

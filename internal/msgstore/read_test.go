@@ -147,7 +147,7 @@ func TestNewestWithinTokens(t *testing.T) { forEachBackend(t, testNewestWithinTo
 
 // testNewestWithinTokens: over a thread of 1,200 messages of 3 tokens
 // each (three pages of the read), the count of the newest that fit, and
-// CountBetween.
+// CountTokensAfter and CountBetween.
 func testNewestWithinTokens(t *testing.T, b backend) {
 	ctx := context.Background()
 	s, db, _ := b.openStore(t)
@@ -173,6 +173,12 @@ func testNewestWithinTokens(t *testing.T, b backend) {
 		if err != nil || got != c.want {
 			t.Errorf("NewestWithinTokens(after %d, %d tokens) = %d, %v; want %d", c.after, c.max, got, err, c.want)
 		}
+	}
+	if n, tok, err := s.CountTokensAfter(ctx, "t", 1000); err != nil || n != 200 || tok != 600 {
+		t.Errorf("CountTokensAfter(1000) = %d, %d, %v; want 200, 600", n, tok, err)
+	}
+	if n, tok, err := s.CountTokensAfter(ctx, "t", 1200); err != nil || n != 0 || tok != 0 {
+		t.Errorf("CountTokensAfter(1200) = %d, %d, %v; want 0, 0", n, tok, err)
 	}
 	for _, c := range []struct {
 		from, to int64

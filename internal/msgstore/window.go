@@ -34,6 +34,17 @@ func (s *Store) CountAfter(ctx context.Context, threadID string, seq int64) (int
 	return n, nil
 }
 
+// CountTokensAfter returns how many messages of the thread have a seq
+// above seq, and the sum of their estimated tokens (the tokens column),
+// summed in SQL: no row is read out.
+func (s *Store) CountTokensAfter(ctx context.Context, threadID string, seq int64) (n, tokens int, err error) {
+	err = s.stmts.QueryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(tokens), 0) FROM messages WHERE thread_id = ? AND seq > ?`, threadID, seq).Scan(&n, &tokens)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count messages of %s after seq %d: %w", threadID, seq, err)
+	}
+	return n, tokens, nil
+}
+
 // CountBetween returns how many messages of the thread have
 // fromSeq <= seq <= toSeq.
 func (s *Store) CountBetween(ctx context.Context, threadID string, fromSeq, toSeq int64) (int, error) {
