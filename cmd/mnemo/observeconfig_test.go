@@ -15,10 +15,11 @@ import (
 func TestConfigObserveRefused(t *testing.T) {
 	getenv := func(string) string { return "" }
 	for want, o := range map[string]*observeConfig{
-		"observe.threshold must be >= 0, got -1":                {Threshold: -1},
-		"observe.reflectThreshold must be >= 0, got -5":         {ReflectThreshold: -5},
-		"observe.chunkTokens must be >= 0, got -2":              {ChunkTokens: -2},
-		`observe.scope must be thread or resource, got "bogus"`: {Scope: "bogus"},
+		"observe.threshold must be >= 0, got -1":                                             {Threshold: -1},
+		"observe.reflectThreshold must be >= 0, got -5":                                      {ReflectThreshold: -5},
+		"observe.chunkTokens must be >= 0, got -2":                                           {ChunkTokens: -2},
+		`observe.scope must be thread or resource, got "bogus"`:                              {Scope: "bogus"},
+		"observe.maxUnobservedTokens must be >= 0 (0: the default) or -1 (no bound), got -2": {MaxUnobservedTokens: -2},
 	} {
 		for _, withModel := range []bool{false, true} {
 			err := (&memoryConfig{Observe: o}).apply(&engine.Config{}, getenv, withModel)
@@ -30,5 +31,11 @@ func TestConfigObserveRefused(t *testing.T) {
 	ok := &memoryConfig{Observe: &observeConfig{Threshold: 100, ReflectThreshold: 200, Scope: "resource"}}
 	if err := ok.apply(&engine.Config{}, getenv, false); err != nil {
 		t.Errorf("a valid observe section: %v", err)
+	}
+	for in, want := range map[int]int{0: 0, 5000: 5000, -1: engine.NoUnobservedBound} {
+		var cfg engine.Config
+		if err := (&memoryConfig{Observe: &observeConfig{MaxUnobservedTokens: in}}).apply(&cfg, getenv, false); err != nil || cfg.Observe.MaxUnobservedTokens != want {
+			t.Errorf("maxUnobservedTokens %d: %v, engine gets %d, want %d", in, err, cfg.Observe.MaxUnobservedTokens, want)
+		}
 	}
 }

@@ -86,10 +86,13 @@ type observeConfig struct {
 	Threshold        int    `json:"threshold,omitempty"`
 	ReflectThreshold int    `json:"reflectThreshold,omitempty"`
 	ChunkTokens      int    `json:"chunkTokens,omitempty"`
-	Background       bool   `json:"background,omitempty"`
-	SyncOnLoad       bool   `json:"syncOnLoad,omitempty"`
-	Scope            string `json:"scope,omitempty"`
-	SearchTool       bool   `json:"searchTool,omitempty"`
+	// MaxUnobservedTokens is engine.ObserveConfig.MaxUnobservedTokens: 0
+	// the default, -1 no bound.
+	MaxUnobservedTokens int    `json:"maxUnobservedTokens,omitempty"`
+	Background          bool   `json:"background,omitempty"`
+	SyncOnLoad          bool   `json:"syncOnLoad,omitempty"`
+	Scope               string `json:"scope,omitempty"`
+	SearchTool          bool   `json:"searchTool,omitempty"`
 }
 
 type retentionConfig struct {
@@ -351,7 +354,11 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 			return err
 		}
 		oc := &engine.ObserveConfig{Threshold: o.Threshold, ReflectThreshold: o.ReflectThreshold, ChunkTokens: o.ChunkTokens,
-			Background: o.Background && withModel, SyncOnLoad: o.SyncOnLoad && withModel, Scope: o.Scope, SearchTool: o.SearchTool}
+			Background: o.Background && withModel, SyncOnLoad: o.SyncOnLoad && withModel, Scope: o.Scope, SearchTool: o.SearchTool,
+			MaxUnobservedTokens: o.MaxUnobservedTokens}
+		if o.MaxUnobservedTokens == -1 {
+			oc.MaxUnobservedTokens = engine.NoUnobservedBound
+		}
 		if withModel && o.Model != "" {
 			if oc.Model, err = o.model(getenv); err != nil {
 				return err
@@ -426,6 +433,9 @@ func (o *observeConfig) check() error {
 		if f.v < 0 {
 			return fmt.Errorf("observe.%s must be >= 0, got %d", f.name, f.v)
 		}
+	}
+	if o.MaxUnobservedTokens < -1 {
+		return fmt.Errorf("observe.maxUnobservedTokens must be >= 0 (0: the default) or -1 (no bound), got %d", o.MaxUnobservedTokens)
 	}
 	if o.Scope != "" && o.Scope != engine.ObserveScopeThread && o.Scope != engine.ObserveScopeResource {
 		return fmt.Errorf("observe.scope must be %s or %s, got %q", engine.ObserveScopeThread, engine.ObserveScopeResource, o.Scope)
