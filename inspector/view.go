@@ -40,6 +40,9 @@ type RunView struct {
 	Rec      *journal.MemCtx
 	Timeline []Item
 	Dropped  []Item
+	// Unlisted is how many dropped turns the record counts but does not
+	// list (the oldest left out as unobserved).
+	Unlisted int
 	Replay   *ReplayView
 	// Links says whether thread links work (false in a --html file).
 	Links bool
@@ -103,6 +106,7 @@ func BuildRun(ctx context.Context, t server.Tenant, runID string, without []stri
 	for _, r := range rec.Dropped {
 		v.Dropped = append(v.Dropped, Item{Kind: "dropped", ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview, Reason: r.Reason})
 	}
+	v.Unlisted = max(rec.DroppedCount-len(rec.Dropped), 0)
 	opt, kept := replayOptions(without)
 	rv := &ReplayView{Without: kept, RecordedHash: rec.PromptHash}
 	rp, err := t.Engine.Replay(ctx, runID, opt)
