@@ -98,8 +98,10 @@ func checkPage(req *PageRequest) error {
 
 // ListThreadsPage returns at most limit threads (1 to MaxPageLimit; 0:
 // DefaultPageLimit) of the given resources (all when empty) after skipping
-// offset, ordered as ListThreads, and whether more follow. It reads at most
-// limit+1 rows.
+// offset, ordered as ListThreads, and whether more follow. It returns at
+// most limit+1 rows, but no index holds that order: the database sorts
+// every thread asked for on each call, so reading n threads in pages costs
+// about n/limit listings (EachThread reads them in one pass).
 //
 // Errors: a *ValidationError (ErrInvalidInput) naming "limit" or "offset".
 func (e *Engine) ListThreadsPage(ctx context.Context, resources []string, limit, offset int) ([]Thread, bool, error) {

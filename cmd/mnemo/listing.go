@@ -9,9 +9,10 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 )
 
-// listPage is how many messages or threads a listing reads at a time
-// (engine.MessagesPage, ListThreadsPage): a listing holds one page in
-// memory, never the whole thread or store. Tests lower it.
+// listPage is how many messages a listing reads at a time
+// (engine.MessagesPage) and how many threads it prints at a time (read by
+// engine.EachThread): a listing holds one page in memory, never the whole
+// thread or store. Tests lower it.
 var listPage = engine.MaxPageLimit
 
 // eachMessage calls fn for the messages of thread with from <= seq <= to
