@@ -296,12 +296,3 @@ func (ix *Index) MadeEntriesForTest(resource string) (made, total int) {
 	}
 	return made, len(s.lz.made)
 }
-
-// MakeRestForTest runs what the check of a loaded vector part runs once it
-// passed (Index.makeRest) on resource's loaded shard: its entries not made
-// yet are made, guarded against faults in its mapping.
-func (ix *Index) MakeRestForTest(resource string) {
-	if s := ix.loadedShard(resource); s != nil {
-		ix.makeRest(s, nil)
-	}
-}

@@ -155,8 +155,7 @@ var makeBehind = true
 // only, the entries a LoadContext reads were mostly made by it through
 // the first hundred warm calls at 100,000 messages (~0.4 ms of their ~5
 // ms of CPU, issue 14); made behind, on the other core, after the first
-// search, the warm calls find them made. It reads the snapshot's mapping:
-// run it guarded (Index.makeRest), its locks are released by defers.
+// search, the warm calls find them made.
 func (s *shard) makeRest(done <-chan struct{}) {
 	if !makeBehind {
 		return
@@ -164,44 +163,27 @@ func (s *shard) makeRest(done <-chan struct{}) {
 	s.mu.RLock()
 	lz := s.lz
 	s.mu.RUnlock()
-	for i, ok := 0, true; ok && lz.pending(); {
+	for i := 0; lz.pending(); {
 		select {
 		case <-done:
 			return
 		default:
 		}
-		i, ok = s.makeSome(lz, i)
+		s.mu.RLock()
+		if !s.loaded || s.lz != lz {
+			s.mu.RUnlock()
+			return
+		}
+		lz.mu.Lock()
+		for end := min(i+makeChunk, len(lz.spans)); i < end; i++ {
+			lz.link(i)
+		}
+		if i == len(lz.spans) {
+			lz.all.Store(true)
+		}
+		lz.mu.Unlock()
+		s.mu.RUnlock()
 	}
-}
-
-// makeSome makes and links the entries of lz's threads from i on, up to
-// makeChunk of them, under the read lock, and returns where the next call
-// starts; false when s no longer holds lz (unloaded or loaded again).
-func (s *shard) makeSome(lz *lazyEntries, i int) (int, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if !s.loaded || s.lz != lz {
-		return i, false
-	}
-	lz.mu.Lock()
-	defer lz.mu.Unlock()
-	for end := min(i+makeChunk, len(lz.spans)); i < end; i++ {
-		lz.link(i)
-	}
-	if i == len(lz.spans) {
-		lz.all.Store(true)
-	}
-	return i, true
-}
-
-// makeRest runs s.makeRest guarded as a search is (guardFaults): the
-// entries are made from the snapshot's mapping, and a fault there (the
-// file truncated in place after the check) drops s, where unguarded it
-// killed the process.
-func (ix *Index) makeRest(s *shard, done <-chan struct{}) {
-	var err error
-	defer ix.guardFaults(&err, s)()
-	s.makeRest(done)
 }
 
 // makeChunk is the number of threads makeRest makes and links under one

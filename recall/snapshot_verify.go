@@ -64,7 +64,7 @@ func (ix *Index) verifyLater(s *shard) {
 		t.Stop()
 		if ix.verifyNow(s, sf) {
 			s.unverified.Store(false)
-			ix.makeRest(s, sn.ctx.Done())
+			s.makeRest(sn.ctx.Done())
 		}
 	}()
 }
