@@ -154,11 +154,11 @@ func (ls *lexScoring) contextScore(e *entry, own func(*entry) float64) float64 {
 	if ls.alpha <= 0 {
 		return sc
 	}
-	if p := ls.s.post.before(e); p != nil {
-		sc = max(sc, ls.alpha*own(p))
+	if e.prev != nil {
+		sc = max(sc, ls.alpha*own(e.prev))
 	}
-	if n := ls.s.post.after(e); ls.next && n != nil {
-		sc = max(sc, ls.alpha*own(n))
+	if ls.next && e.next != nil {
+		sc = max(sc, ls.alpha*own(e.next))
 	}
 	return sc
 }
@@ -306,7 +306,7 @@ func directIDs(q *channelQuery) []string {
 		if !q.allowed(e) {
 			continue
 		}
-		for _, x := range []*entry{e, q.s.post.before(e), q.s.after(e)} {
+		for _, x := range []*entry{e, e.prev, q.s.after(e)} {
 			if x != nil && !listed[x.doc.ID] {
 				listed[x.doc.ID] = true
 				ids = append(ids, x.doc.ID)

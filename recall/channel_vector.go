@@ -93,8 +93,8 @@ func (ix *Index) indexRank(q *channelQuery) func(int) ([]scored, error) {
 	case q.slack < 0:
 		mark := make([]bool, s.ords)
 		markAround := func(e *entry) {
-			if p := s.post.before(e); p != nil {
-				mark[p.ord] = true
+			if e.prev != nil {
+				mark[e.prev.ord] = true
 			}
 			if nx := s.after(e); nx != nil {
 				mark[nx.ord] = true

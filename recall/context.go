@@ -49,7 +49,7 @@ func (ix *Index) contextOf(s *shard, e *entry) (prev, next *entry) {
 	if !ix.cfg.Tuning.NoTurnAfter {
 		next = s.after(e)
 	}
-	return s.post.before(e), next
+	return e.prev, next
 }
 
 // contextScores applies the turn-context rule (Tuning.ContextWeight) to a
@@ -100,14 +100,10 @@ func (ix *Index) contextScores(s *shard, out, ranked []scored, vq *vecQuery, scr
 // vecQuery.bound) is at most floor: the score cannot pass it, and the
 // cosine of the two turns is not computed.
 func (ix *Index) exchange(s *shard, e *entry, own float64, vq *vecQuery, floor float64) (float64, bool) {
-	if vq == nil || !ix.answers(s, e) || e.vslot == 0 {
+	if vq == nil || !ix.answers(s, e) || e.vslot == 0 || e.prev.vslot == 0 {
 		return 0, false
 	}
-	q := s.post.before(e)
-	if q.vslot == 0 {
-		return 0, false
-	}
-	p := q.vslot - 1
+	p := e.prev.vslot - 1
 	if neighbourBound && vq.bound(p) <= floor {
 		return 0, false
 	}
@@ -124,17 +120,13 @@ func (ix *Index) exchange(s *shard, e *entry, own float64, vq *vecQuery, floor f
 // (AnswersQuestion, the "?" remembered by s.qmarks).
 func (ix *Index) answers(s *shard, e *entry) bool {
 	t := ix.cfg.Tuning
-	if t.ContextWeight <= 0 || t.NoExchange || e == nil {
-		return false
-	}
-	prev := s.post.before(e)
-	if prev == nil {
+	if t.ContextWeight <= 0 || t.NoExchange || e == nil || e.prev == nil {
 		return false
 	}
 	if e.doc.Role == "assistant" && e.doc.Name == "" {
 		return false // AnswersQuestion's first test
 	}
-	return s.qmarks.hasQuestion(s.soundContent(prev), s.ords)
+	return s.qmarks.hasQuestion(s.soundContent(e.prev), s.ords)
 }
 
 // AnswersQuestion reports whether reply is matched together with prev,
@@ -187,7 +179,7 @@ func (ix *Index) addNeighbours(s *shard, scr *searchScratch, out, ranked []score
 		}
 		nbs := [2]*entry{s.after(e)}
 		if !ix.cfg.Tuning.NoTurnAfter {
-			nbs[1] = s.post.before(e)
+			nbs[1] = e.prev
 		}
 		for _, nb := range nbs {
 			if nb == nil || in[nb.doc.ID] || !allowed(nb) {

@@ -202,7 +202,6 @@ func (ix *Index) shardDump(ctx context.Context, resource string) (ShardDump, err
 	}
 	defer s.mu.RUnlock()
 	s.soundAll()
-	s.ensureAll() // every entry is dumped (snapshot_lazy.go)
 	terms := make([]string, len(s.stats.df))
 	for t, id := range s.stats.ids.all() {
 		terms[id] = t
@@ -265,34 +264,4 @@ func SetVerifyWaitForTest(d time.Duration) (restore func()) {
 	old := verifyWait
 	verifyWait = d
 	return func() { verifyWait = old }
-}
-
-// SetMakeBehindForTest sets whether the check of a loaded vector part
-// makes the entries no search made (snapshot_lazy.go); it returns the
-// previous setting.
-func SetMakeBehindForTest(on bool) bool {
-	old := makeBehind
-	makeBehind = on
-	return old
-}
-
-// MadeEntriesForTest returns how many of the entries of resource's loaded
-// shard read from a snapshot are made (snapshot_lazy.go) and how many it
-// holds; 0, 0 when it is not loaded from one.
-func (ix *Index) MadeEntriesForTest(resource string) (made, total int) {
-	s := ix.loadedShard(resource)
-	if s == nil {
-		return 0, 0
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.lz == nil {
-		return 0, 0
-	}
-	for i := range s.lz.made {
-		if s.lz.made[i].Load() {
-			made++
-		}
-	}
-	return made, len(s.lz.made)
 }

@@ -69,7 +69,7 @@ func (ix *Index) lexicalPostings(q *channelQuery) []scored {
 		if !top.mayTake(c.bound) {
 			return
 		}
-		if e := p.at(int(c.ord)); q.allowed(e) {
+		if e := p.byOrd[c.ord]; q.allowed(e) {
 			top.offer(scored{e.doc.ID, ls.withBonus(e, c.base), e})
 		}
 	}
@@ -289,9 +289,8 @@ func (sc *lexScratch) ownScores(s *shard, ls *lexScoring) {
 	// Dates, then answer types: the order of lexScoring.own's sum, so
 	// both paths score bit-equal. The dates come from the ord arrays
 	// (dateScore's sum); the types from the entries.
-	for o := range p.byOrd {
-		types, live := p.typesOf(o)
-		if !live {
+	for o, e := range p.byOrd {
+		if e == nil {
 			continue
 		}
 		var d, t float64
@@ -301,7 +300,7 @@ func (sc *lexScratch) ownScores(s *shard, ls *lexScoring) {
 			}
 		}
 		if len(ls.types) > 0 {
-			t = s.stats.typeScore(ls.types, types, int(p.lens[o]))
+			t = s.stats.typeScore(ls.types, e.atypes, len(e.terms))
 		}
 		if d > 0 || t > 0 {
 			if sc.own[o] == 0 {

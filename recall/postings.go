@@ -42,7 +42,6 @@ type postings struct {
 	// overflow is set when an ord does not fit beside the frequency (more
 	// than 2^28 entries put since the load): the channel then asks bleve.
 	overflow bool
-	lz       *lazyEntries // the entries not made yet (snapshot_lazy.go)
 }
 
 const (
@@ -170,7 +169,7 @@ func (p *postings) periodTF(o int, dp datePeriod) int {
 // ord; BENCHMARKS.md). A removed ord carries nothing (remove).
 func (p *postings) periodOrds(dp datePeriod, out []int32) []int32 {
 	n := len(p.byOrd)
-	when, months, refs := p.when[:n], p.month[:n], p.ref[:n]
+	byOrd, when, months, refs := p.byOrd[:n], p.when[:n], p.month[:n], p.ref[:n]
 	byMonth := dp.from.IsZero()
 	var from, to int64
 	if !byMonth {
@@ -183,14 +182,15 @@ func (p *postings) periodOrds(dp datePeriod, out []int32) []int32 {
 		case byMonth:
 			in = months[o] == month
 		case w == noWhen:
-			in = p.live(o) && dp.contains(p.at(o).doc.CreatedAt)
+			e := byOrd[o]
+			in = e != nil && dp.contains(e.doc.CreatedAt)
 		default:
 			in = w >= from && w < to
 		}
 		if !in && refs[o].n != 0 {
 			in = refs[o].overlaps(dp)
 		}
-		if in && p.live(o) {
+		if in && byOrd[o] != nil {
 			out = append(out, int32(o))
 		}
 	}
@@ -204,7 +204,7 @@ func (p *postings) createdIn(o int, dp datePeriod) bool {
 	}
 	w := p.when[o]
 	if w == noWhen {
-		return dp.contains(p.at(o).doc.CreatedAt)
+		return dp.contains(p.byOrd[o].doc.CreatedAt)
 	}
 	return w >= dp.from.UnixNano() && w < dp.to.UnixNano()
 }
@@ -235,7 +235,7 @@ func (p *postings) tf(v uint32, t uint32, sums *blockSums) int {
 		return tf
 	}
 	n := 0
-	e := p.at(int(v >> tfBits))
+	e := p.byOrd[v>>tfBits]
 	if len(e.terms) > 0 {
 		sums.check(unsafe.Pointer(&e.terms[0]), 4*len(e.terms))
 	}

@@ -203,10 +203,6 @@ func (ix *Index) channelQuery(s *shard, q Query, o Options, thread string, filte
 		pool:       max(ix.cfg.Tuning.CandidatePool, o.TopK),
 		slack:      -1,
 	}
-	if thread != "" || filter != nil {
-		// Both read every message's entry (snapshot_lazy.go).
-		s.ensureAll()
-	}
 	if filter == nil {
 		cq.slack = ex.found
 		if !ex.byOrd {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,7 +62,6 @@ type shard struct {
 	vx       *vecIndex           // the vectors; nil until the first
 	text     *arena              // the entries' contents and term ids
 	off      offHeap             // a snapshot load's large arrays, the entries' among them (offheap.go)
-	lz       *lazyEntries        // the snapshot's entries not made yet (snapshot_lazy.go)
 	// contentSums and termSums check the blocks of the snapshot's
 	// contents and term ids on first use (snapshot_blocks.go; nil: none).
 	contentSums, termSums *blockSums
@@ -113,7 +111,6 @@ func (s *shard) unload() {
 	s.text.free()
 	s.off.free()
 	s.threads, s.col, s.vx, s.text, s.damaged, s.topics = nil, nil, nil, nil, nil, nil
-	s.lz = nil
 	s.contentSums, s.termSums = nil, nil
 	s.docs = docIndex{}
 	s.stats, s.post = bm25Stats{}, postings{}
@@ -149,7 +146,6 @@ func (s *shard) reset() error {
 	s.text.free()
 	s.off.free()
 	s.vx, s.col, s.text = nil, nil, &arena{}
-	s.lz = nil
 	s.contentSums, s.termSums = nil, nil
 	s.stamp.release()
 	s.stamp = nil
@@ -218,7 +214,6 @@ func (s *shard) storedVector(ctx context.Context, emb Embedder) func(string, []f
 // putDoc adds or replaces d (caller holds mu). The entry's content and
 // term ids are kept in s.text.
 func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
-	s.ensureAll()
 	doc := *d
 	doc.Content = s.text.string(d.Content)
 	terms := s.text.uint32s(s.stats.termIDs(lex.Terms(d.Text())))
@@ -269,7 +264,6 @@ func (s *shard) putDoc(d *Doc, lex *Lexical) *entry {
 
 // removeDoc deletes id (caller holds mu).
 func (s *shard) removeDoc(ctx context.Context, id string) {
-	s.ensureAll()
 	e := s.sound(s.docs.get(id)) // its bytes are read, then zeroed
 	if e == nil {
 		return
@@ -305,7 +299,6 @@ func (s *shard) removeDoc(ctx context.Context, id string) {
 
 // putVector adds or replaces the vector of id (caller holds mu).
 func (s *shard) putVector(ctx context.Context, id string, v []float32) error {
-	s.ensureAll()
 	e := s.docs.get(id)
 	if e == nil {
 		return nil
@@ -360,21 +353,15 @@ func (s *shard) damagedIDs() []string {
 // after returns the message after e in its thread (by seq), or nil
 // (caller holds mu for reading).
 func (s *shard) after(e *entry) *entry {
-	return s.post.after(e)
+	if e == nil {
+		return nil
+	}
+	return e.next
 }
 
 // neighbours returns the entries of thread with seq in [from, to] (caller
 // holds mu for reading).
 func (s *shard) neighbours(thread string, from, to int64) []*entry {
-	if sp, ok := s.lz.thread(thread); ok { // the entries in range only
-		recs := s.lz.er.c.recs[sp.start : sp.start+sp.n]
-		i := sort.Search(len(recs), func(i int) bool { return recs[i].seq >= from })
-		var out []*entry
-		for ; i < len(recs) && recs[i].seq <= to; i++ {
-			out = append(out, s.post.at(sp.start+i))
-		}
-		return out
-	}
 	th := s.threads[thread]
 	i, _ := slices.BinarySearchFunc(th, from, func(e *entry, seq int64) int {
 		switch {

@@ -27,8 +27,7 @@ type docIndex struct {
 	ids  string
 	offs []uint32
 	byID []uint32
-	n    int          // live entries
-	lz   *lazyEntries // the entries of file not made yet (snapshot_lazy.go)
+	n    int // live entries
 }
 
 // get returns the entry of id, nil when there is none.
@@ -45,9 +44,7 @@ func (x *docIndex) get(id string) *entry {
 	if !found {
 		return nil
 	}
-	o := x.byID[i]
-	x.lz.ensureOrd(int(o))
-	return x.file[o]
+	return x.file[x.byID[i]]
 }
 
 // fileID returns the id of the snapshot entry of ord o, live or not.
@@ -78,7 +75,6 @@ func (x *docIndex) remove(e *entry) {
 // all yields every live entry with its id, in no set order.
 func (x *docIndex) all() iter.Seq2[string, *entry] {
 	return func(yield func(string, *entry) bool) {
-		x.lz.ensureAll()
 		for _, e := range x.file {
 			if e != nil && !yield(e.doc.ID, e) {
 				return

@@ -51,8 +51,8 @@ func (s *shard) catchUp(ctx context.Context, src SnapshotSource, emb Embedder, l
 	for _, m := range marks {
 		seen[m.ThreadID] = true
 		th := s.threads[m.ThreadID]
-		last, cols := s.lz.lastSeq(m.ThreadID)
-		if len(th) > 0 && !cols {
+		var last int64
+		if len(th) > 0 {
 			last = th[len(th)-1].doc.Seq
 		}
 		if int64(len(th)) == m.Messages && last == m.LastSeq {
@@ -100,7 +100,6 @@ func (s *shard) catchUpVectors(ctx context.Context, src SnapshotSource, emb Embe
 // dropThread removes the messages of thread (caller holds mu) and returns
 // how many.
 func (s *shard) dropThread(ctx context.Context, thread string) int {
-	s.ensureAll()
 	th := slices.Clone(s.threads[thread])
 	for _, e := range th {
 		s.removeDoc(ctx, e.doc.ID)

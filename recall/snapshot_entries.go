@@ -4,22 +4,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync/atomic"
+	"time"
 )
 
-// Reading a snapshot's messages (the format: snapshot_format.go;
-// readMessages calls readThreads). The threads' section is read first
-// (ids, numbers of messages, vector sums), which numbers every thread's
-// messages, and the postings that follow it; the messages' columns
-// (snapshot_msgs.go) are then checked by ord — whatever making an entry
-// could find wrong — and the entries left to be made on demand
-// (snapshot_lazy.go). The threads are cut into runs of consecutive ords
-// that two goroutines check at once when the shard is large
-// (parallelMin). What is shared (the statistics' sums, the answer types'
-// counts) is added up per run and merged afterwards. The checks of what
-// nothing reads before the load returns (snapReader.later: the postings,
-// the orders of ids and terms) are taken by the same two goroutines.
+// Decoding a snapshot's messages into the shard's entries (the format:
+// snapshot_format.go; readMessages calls readThreads). The threads'
+// section is read first (ids, numbers of messages, vector sums), which
+// numbers every thread's messages, and the postings that follow it; the
+// entries are then made from the
+// columns (snapshot_msgs.go) by ord, the threads cut into runs of
+// consecutive ords that two goroutines decode at once when the shard is
+// large (parallelMin): at 100,000 messages the decoding was ~25 ms on the
+// first search's critical path (issue 14), and each entry depends only on
+// its own columns and its thread. What is shared (the statistics' sums,
+// the answer types' counts, the holds of off-heap pointers, the threads'
+// map, the vector slots) is added up per run and merged in ord order
+// afterwards, so that the shard is that of one decoding in order. The
+// checks of what nothing reads before the load returns (snapReader.later:
+// the postings, the orders of ids and terms) are taken by
+// the same two goroutines.
 
-// parallelMin is the fewest messages whose checks are split between two
+// parallelMin is the fewest messages whose decoding is split between two
 // goroutines (a variable for the tests).
 var parallelMin = 1 << 14
 
@@ -30,32 +35,31 @@ type span struct {
 	start, n int
 }
 
-// entryReader checks the snapshot's messages and makes their entries
-// (snapshot_lazy.go).
+// entryReader makes the entries of the snapshot's messages, by ord.
 type entryReader struct {
 	s   *shard
 	c   *msgColumns // the messages' columns (snapshot_msgs.go)
-	all []entry     // room for the entries, in the order they are made
+	all []entry     // the entries, by ord
 	ths []*entry    // the threads' entries, by ord (nil: each thread makes its own)
 }
 
-// entryPart is what the checks of one run of threads adds up, merged
+// entryPart is what the decoding of one run of threads adds up, merged
 // into the shard afterwards (entryReader.merge).
 type entryPart struct {
 	terms int64         // the analysed terms read
 	types [numTypes]int // the messages of each answer type
+	holds []any         // the metadata maps the entries point to (offheap.go)
+	th    [][]*entry    // each thread's entries, by span
 	err   error         // the first error of the run
 }
 
 // readThreads reads the messages, their threads' vector sums (of dims
-// each) and the postings; it returns the array of entries by vector slot
-// (made on demand) and the ids of the messages without one. spare is
-// readIDs' room for the vector slots, the postings' entries by ord and
-// the threads' entries.
+// each) and the postings; it returns the entries by vector slot and the
+// ids of the messages without one. spare is readIDs' room for the vector
+// slots, the postings' entries by ord and the threads' entries.
 func (s *shard) readThreads(r *snapReader, dims int, spare []*entry) (slots []*entry, vectorless []string, err error) {
 	// One allocation for every entry, off the Go heap (offheap.go), in
-	// huge pages, touched as entries are made; the slots in readIDs'
-	// block, sized at once.
+	// huge pages; the slots in readIDs' block, sized at once.
 	n := len(s.docs.file)
 	er := &entryReader{s: s, all: offMake[entry](&s.off, n, n)}
 	if cap(spare) >= 3*n { // readIDs' block
@@ -144,7 +148,7 @@ func readTopic(r *snapReader, dims int) *topic {
 // messages part's checksum, or another process) takes fewer.
 const decodeRuns = 8
 
-// decode checks the messages of the threads spans and runs the checks: when
+// decode makes the entries of the threads spans and runs the checks: when
 // there are parallelMin messages or more, the checks and decodeRuns runs
 // of threads are taken in turn by two goroutines (the second is waited
 // for even when the first panics: nothing writes into the shard after
@@ -197,20 +201,22 @@ func (er *entryReader) decode(spans []span, checks []func() error) ([]entryPart,
 	return parts, nil
 }
 
-// run checks the threads spans into pt.
+// run decodes the threads spans into pt.
 func (er *entryReader) run(spans []span, pt *entryPart) {
+	pt.th = make([][]*entry, 0, len(spans))
 	for _, sp := range spans {
-		if err := er.thread(sp, pt); err != nil {
+		th, err := er.thread(sp, pt)
+		if err != nil {
 			pt.err = err
 			return
 		}
+		pt.th = append(pt.th, th)
 	}
 }
 
-// merge adds the runs' parts (of the spans, in order) to the shard: the
-// threads' arrays of entries, made on demand (snapshot_lazy.go).
+// merge adds the runs' parts (of the spans, in order) to the shard.
 func (er *entryReader) merge(spans []span, parts []entryPart) error {
-	s := er.s
+	s, i := er.s, 0
 	var terms int64
 	for k := range parts {
 		pt := &parts[k]
@@ -218,110 +224,108 @@ func (er *entryReader) merge(spans []span, parts []entryPart) error {
 		for t, c := range pt.types {
 			s.typeDF[t] += c
 		}
-	}
-	lz := &lazyEntries{er: er, spans: spans, span: make(map[string]int, len(spans)),
-		made: make([]atomic.Bool, len(er.all)), linked: make([]atomic.Bool, len(spans))}
-	for i, sp := range spans {
-		if _, dup := s.threads[sp.id]; dup {
-			return fmt.Errorf("%w: thread %q twice", errSnapshot, sp.id)
+		for _, h := range pt.holds {
+			s.off.hold(h)
 		}
-		var th []*entry
-		if er.ths != nil {
-			th = er.ths[sp.start : sp.start+sp.n : sp.start+sp.n]
-		} else {
-			th = make([]*entry, sp.n)
+		for _, th := range pt.th {
+			id := spans[i].id
+			i++
+			if _, dup := s.threads[id]; dup {
+				return fmt.Errorf("%w: thread %q twice", errSnapshot, id)
+			}
+			s.threads[id] = th
 		}
-		s.threads[sp.id] = th
-		lz.span[sp.id] = i
 	}
 	s.ords = len(er.all)
 	if s.stats.n != s.ords || s.stats.totalLen != terms {
 		return fmt.Errorf("%w: statistics do not match the messages", errSnapshot)
 	}
 	s.docs.n = s.ords
-	if len(spans) > 0 {
-		s.lz, s.post.lz, s.docs.lz = lz, lz, lz
-	}
 	return nil
 }
 
-// thread checks the messages of thread sp (in seq order, their fields in
-// range: whatever making an entry could find wrong, so that making it on
-// demand never fails) and records their neighbours' ords.
-func (er *entryReader) thread(sp span, pt *entryPart) error {
+// thread makes the entries of the thread sp and returns them in seq
+// order.
+func (er *entryReader) thread(sp span, pt *entryPart) ([]*entry, error) {
+	ents := er.all[sp.start : sp.start+sp.n]
+	var th []*entry
+	if er.ths != nil {
+		th = er.ths[sp.start : sp.start+sp.n : sp.start+sp.n]
+	} else {
+		th = make([]*entry, sp.n)
+	}
+	for i := range ents {
+		e := &ents[i]
+		if err := er.entry(e, sp.start+i, sp.id, pt); err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			if e.doc.Seq <= th[i-1].doc.Seq {
+				return nil, fmt.Errorf("%w: thread %q out of seq order", errSnapshot, sp.id)
+			}
+			e.prev, th[i-1].next = th[i-1], e
+		}
+		th[i] = e
+	}
 	p := &er.s.post
-	var last int64
-	for i := range sp.n {
-		o := sp.start + i
-		if err := er.check(o, pt); err != nil {
-			return err
-		}
-		seq := er.c.recs[o].seq
-		if i > 0 && seq <= last {
-			return fmt.Errorf("%w: thread %q out of seq order", errSnapshot, sp.id)
-		}
-		last = seq
-		p.prev[o], p.next[o] = int32(o-1), int32(o+1)
-		if i == 0 {
-			p.prev[o] = -1
-		}
-		if i == sp.n-1 {
-			p.next[o] = -1
-		}
+	for _, e := range th { // the ords of the thread are known: its neighbours'
+		p.byOrd[e.ord], p.prev[e.ord], p.next[e.ord] = e, ordOf(e.prev), ordOf(e.next)
 	}
-	return nil
+	return th, nil
 }
 
-// check checks message o's columns and adds its terms and answer types
-// to pt.
-func (er *entryReader) check(o int, pt *entryPart) error {
+// entry makes e message o, of thread, from the columns.
+func (er *entryReader) entry(e *entry, o int, thread string, pt *entryPart) error {
 	s, c := er.s, er.c
 	m, p := &c.recs[o], &s.post
-	_, md, terms := c.fields(o)
+	d := &e.doc
+	d.ID, d.ThreadID, d.ResourceID = s.docs.fileID(uint32(o)), thread, s.resource
+	content, md, terms := c.fields(o)
 	if w := p.when[o]; int(m.role) >= len(c.names) || int(m.name) >= len(c.names) || m.vslot < -1 || m.atypes >= 1<<numTypes ||
 		m.nsec >= 1e9 || p.ref[o].n > maxRefDays || int(p.lens[o]) != len(terms) || (w != noWhen && w != m.sec*1e9+int64(m.nsec)) {
-		return fmt.Errorf("%w: message %q", errSnapshot, s.docs.fileID(uint32(o)))
+		return fmt.Errorf("%w: message %q", errSnapshot, d.ID)
 	}
-	if len(md) > 0 && (md[0] != '{' || !json.Valid(md)) {
-		return fmt.Errorf("%w: metadata of %q", errSnapshot, s.docs.fileID(uint32(o)))
+	d.Seq, d.Role, d.Name, d.Content = m.seq, c.names[m.role], c.names[m.name], content
+	if len(md) > 0 {
+		if err := json.Unmarshal(md, &d.Metadata); err != nil {
+			return fmt.Errorf("%w: metadata of %q: %v", errSnapshot, d.ID, err)
+		}
+		pt.holds = append(pt.holds, d.Metadata) // e lies off the heap (offheap.go)
 	}
+	d.CreatedAt = time.Unix(m.sec, int64(m.nsec)).UTC()
+	e.vslot, e.atypes, e.ref = int(m.vslot)+1, m.atypes, p.ref[o]
 	for i := range numTypes {
-		if m.atypes&(1<<i) != 0 {
+		if e.atypes&(1<<i) != 0 {
 			pt.types[i]++
 		}
 	}
+	e.terms = terms
 	pt.terms += int64(len(terms))
+	e.ord = o
+	s.docs.file[o] = e
 	return nil
 }
 
-// slots returns the entries' array by vector slot (its elements made on
-// demand; no slot above maxSlot), the ords by slot (lazyEntries.slotOrd)
-// and the ids of the messages without one, in ord order.
+// slots returns the entries by vector slot (appended to slots; no slot
+// above maxSlot) and the ids of the messages without one, in ord order.
 func (er *entryReader) slots(slots []*entry, maxSlot int) ([]*entry, []string, error) {
 	var vecless []string
-	var ords []int32
 	for o := range er.all {
-		v := int(er.c.recs[o].vslot) + 1
-		if v == 0 {
-			vecless = append(vecless, er.s.docs.fileID(uint32(o)))
+		e := &er.all[o]
+		if e.vslot == 0 {
+			vecless = append(vecless, e.doc.ID)
 			continue
 		}
-		if v > maxSlot {
-			return nil, nil, fmt.Errorf("%w: vector slot of %q out of range", errSnapshot, er.s.docs.fileID(uint32(o)))
+		if e.vslot > maxSlot {
+			return nil, nil, fmt.Errorf("%w: vector slot of %q out of range", errSnapshot, e.doc.ID)
 		}
-		for len(ords) < v {
-			ords = append(ords, -1)
+		for len(slots) < e.vslot {
+			slots = append(slots, nil)
 		}
-		if ords[v-1] >= 0 {
-			return nil, nil, fmt.Errorf("%w: vector slot %d twice", errSnapshot, v)
+		if slots[e.vslot-1] != nil {
+			return nil, nil, fmt.Errorf("%w: vector slot %d twice", errSnapshot, e.vslot)
 		}
-		ords[v-1] = int32(o)
+		slots[e.vslot-1] = e
 	}
-	if er.s.lz != nil {
-		er.s.lz.slotOrd = ords
-	}
-	if len(ords) > cap(slots) {
-		return make([]*entry, len(ords)), vecless, nil
-	}
-	return slots[:len(ords)], vecless, nil
+	return slots, vecless, nil
 }

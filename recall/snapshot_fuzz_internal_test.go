@@ -83,7 +83,6 @@ func loadSnapshotBytes(t testing.TB, b []byte) (*shard, error) {
 	if !sf.vectorsMatch() || !blocksSound(s) {
 		return nil, errSnapshot
 	}
-	s.ensureAll() // the tests compare every entry (snapshot_lazy.go)
 	return s, nil
 }
 
@@ -348,7 +347,7 @@ func TestSnapshotUnverifiedVectors(t *testing.T) {
 			}
 		}
 	}
-	q := HashVector(got.vx.at(0).doc.Content)
+	q := HashVector(got.vx.ents[0].doc.Content)
 	for _, h := range y.search(q, 20, nil) {
 		if math.IsNaN(h.score) || math.IsInf(h.score, 0) {
 			t.Fatalf("hit %s scored %v", h.id, h.score)
@@ -357,7 +356,7 @@ func TestSnapshotUnverifiedVectors(t *testing.T) {
 	if want := x.vec(7); !slices.Equal(y.rowVec(7, nil), want) {
 		t.Fatal("row 7 read from the file differs")
 	}
-	e := y.at(7)
+	e := y.ents[7]
 	got.removeDoc(context.Background(), e.doc.ID)
 	if y.chunks[0].fileBacked() {
 		t.Fatal("a slab written to is still read from the file")

@@ -506,11 +506,9 @@ func (s *shard) readRows(r *snapReader, dims int, slots []*entry) (bool, error) 
 	if rows == 0 {
 		return false, nil
 	}
-	if s.lz != nil {
-		for i, o := range s.lz.slotOrd {
-			if o < 0 {
-				return false, fmt.Errorf("%w: vector slot %d unused", errSnapshot, i+1)
-			}
+	for i, e := range slots {
+		if e == nil {
+			return false, fmt.Errorf("%w: vector slot %d unused", errSnapshot, i+1)
 		}
 	}
 	x := newVecIndex(dims)
@@ -518,7 +516,7 @@ func (s *shard) readRows(r *snapReader, dims int, slots []*entry) (bool, error) 
 	x.signed = r.u32() == 1
 	cols := r.u32()
 	x.scales = r.float32s(rows) // in the mapping: 400 KB copied were ~100 faults at 100,000 messages
-	x.ents, x.lz = slots, s.lz
+	x.ents = slots
 	if r.err == nil && (x.zeros < 0 || x.zeros > rows*dims || cols > 1) {
 		r.err = fmt.Errorf("%w: %d zero components, columns %d", errSnapshot, x.zeros, cols)
 	}

@@ -64,7 +64,6 @@ func (ix *Index) verifyLater(s *shard) {
 		t.Stop()
 		if ix.verifyNow(s, sf) {
 			s.unverified.Store(false)
-			s.makeRest(sn.ctx.Done())
 		}
 	}()
 }

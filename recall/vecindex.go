@@ -57,7 +57,6 @@ const (
 // for writing to change it, for reading to search). Slot i lives in
 // chunks[i/chunkRows], row i%chunkRows.
 type vecIndex struct {
-	lz     *lazyEntries // the entries of ents not made yet (snapshot_lazy.go)
 	dims   int
 	stride int // bytes per code row: dims rounded up to 32
 	words  int // uint64 words per sign row: dims rounded up to 64, / 64
@@ -398,7 +397,7 @@ func sampleFloor(x *vecIndex, dots []int32, keep func(*entry) bool, pool int) (f
 	defer sampleBufs.Put(buf)
 	sample := (*buf)[:0]
 	for i := 0; i < len(dots); i += sampleStride {
-		if keep == nil || keep(x.at(i)) {
+		if keep == nil || keep(x.ents[i]) {
 			sample = append(sample, cand{float32(dots[i]) * x.scale(i), int32(i)})
 		}
 	}
@@ -418,7 +417,7 @@ var sampleBufs = sync.Pool{New: func() any { return new([]cand) }}
 // offer adds row i of score s when it is above the floor and keep
 // allows it, cutting the buffer to the pool best when it is full.
 func (p *poolSel) offer(x *vecIndex, keep func(*entry) bool, s float32, i int) {
-	if s <= p.floor || keep != nil && !keep(x.at(i)) {
+	if s <= p.floor || keep != nil && !keep(x.ents[i]) {
 		return
 	}
 	p.buf = append(p.buf, cand{s, int32(i)})
@@ -530,16 +529,11 @@ func down(h []cand, j int) {
 // cosine of vq and returns the top n, best first (ties by id).
 func (x *vecIndex) exact(vq *vecQuery, n int, keep func(*entry) bool, cand []int) []scored {
 	top := make([]scored, 0, n+1)
-	add := func(i int) {
-		c := vq.cos(i)
-		if math.IsNaN(c) || math.IsInf(c, 0) {
+	add := func(e *entry) {
+		s := scored{e.doc.ID, vq.cos(e.vslot - 1), e}
+		if math.IsNaN(s.score) || math.IsInf(s.score, 0) {
 			return // a damaged vector still being verified (snapshot_verify.go)
 		}
-		if len(top) == n && c < top[n-1].score {
-			return // before its entry is read: it may be unmade (snapshot_lazy.go)
-		}
-		e := x.at(i)
-		s := scored{e.doc.ID, c, e}
 		if len(top) == n && cmpScored(s, top[n-1]) >= 0 {
 			return
 		}
@@ -550,15 +544,15 @@ func (x *vecIndex) exact(vq *vecQuery, n int, keep func(*entry) bool, cand []int
 		}
 	}
 	if cand == nil {
-		for i := range x.ents {
-			if keep == nil || keep(x.at(i)) {
-				add(i)
+		for _, e := range x.ents {
+			if keep == nil || keep(e) {
+				add(e)
 			}
 		}
 		return top
 	}
 	for _, i := range cand {
-		add(i)
+		add(x.ents[i])
 	}
 	return top
 }

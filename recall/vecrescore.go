@@ -127,7 +127,7 @@ func (x *vecIndex) rescore(sc *scratch, vq *vecQuery, n int, pool []cand) []scor
 		if len(top) == n && b.ub < top[n-1].score {
 			break // the bounds after it are lower still
 		}
-		e := x.at(int(b.i))
+		e := x.ents[b.i]
 		s := scored{e.doc.ID, b.ub, e}
 		if !b.exact || math.IsInf(b.ub, 1) {
 			s.score = vq.cos(int(b.i))
@@ -227,7 +227,7 @@ func (ix *Index) similarityBound(s *shard, vq *vecQuery) func(*entry) float64 {
 		}
 		if ix.answers(s, e) {
 			// The exchange score is at most the question's cosine.
-			if pu := upper(s.post.before(e)); pu > 0 {
+			if pu := upper(e.prev); pu > 0 {
 				ub = max(ub, pu)
 			}
 		}
@@ -249,7 +249,7 @@ func poolFloor(out []scored, pool int) float64 {
 	return s[len(s)-pool]
 }
 
-// touchRows reads, for each pool member of bs, its entry if made (the word
+// touchRows reads, for each pool member of bs, its entry (the word
 // holding its id's length) and, for an integer row to be scored exactly
 // (not exact already), one byte of each cache line of its code row, and
 // returns their XOR, which the caller keeps so that the reads are not
@@ -265,7 +265,7 @@ func poolFloor(out []scored, pool int) float64 {
 func touchRows(x *vecIndex, bs []bounded) int8 {
 	var t int8
 	for _, b := range bs {
-		if e := x.peek(int(b.i)); e != nil {
+		if e := x.ents[b.i]; e != nil {
 			t ^= int8(len(e.doc.ID))
 		}
 		if b.exact || !x.isInt(int(b.i)) {

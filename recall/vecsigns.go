@@ -104,7 +104,7 @@ func (x *vecIndex) signCandidates(sc *scratch, q []float32, pool int, keep func(
 	ham := x.distances(sc, q)
 	hist := make([]int, x.dims+2)
 	for i, d := range ham {
-		if keep != nil && !keep(x.at(i)) {
+		if keep != nil && !keep(x.ents[i]) {
 			ham[i] = noRow
 			continue
 		}
