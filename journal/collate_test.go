@@ -2,8 +2,6 @@ package journal_test
 
 import (
 	"context"
-	"database/sql"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,7 +20,7 @@ func TestRunsTieByteOrder(t *testing.T) { forEachBackend(t, testRunsTieByteOrder
 func testRunsTieByteOrder(t *testing.T, b backend) {
 	ctx := context.Background()
 	j, db := b.openErase(t)
-	linguistic(t, b, db, "journal.key")
+	b.Linguistic(t, store.Bound(db), "journal.key")
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	j = journal.JournalWithClock(t, j, &clock)
 	for _, id := range []string{"B", "a", "f", "C"} {
@@ -66,7 +64,7 @@ func TestDispatchTiesByteOrder(t *testing.T) { forEachBackend(t, testDispatchTie
 func testDispatchTiesByteOrder(t *testing.T, b backend) {
 	ctx := context.Background()
 	j, db := b.openErase(t)
-	linguistic(t, b, db, "runs.id", "dispatches.run_id")
+	b.Linguistic(t, store.Bound(db), "runs.id", "dispatches.run_id")
 	runs := []string{"f", "a", "C", "B"}
 	inTx(t, db, func(tx *store.Tx) error {
 		for _, q := range []string{
@@ -125,27 +123,4 @@ func testDispatchTiesByteOrder(t *testing.T, b backend) {
 		}
 		return nil
 	})
-}
-
-// linguistic gives, on Postgres, each table.column of cols ICU's
-// linguistic collation "und-x-icu" (a < B < C < f, where the test
-// database's own, C.UTF-8, gives byte order: B < C < a < f) and checks it
-// took; on SQLite it does nothing (text compares bytewise).
-func linguistic(t *testing.T, b backend, db *sql.DB, cols ...string) {
-	t.Helper()
-	if b.Dialect != store.Postgres {
-		return
-	}
-	ctx := context.Background()
-	conn := store.Bound(db)
-	for _, c := range cols {
-		table, col, _ := strings.Cut(c, ".")
-		if _, err := conn.ExecContext(ctx, `ALTER TABLE `+table+` ALTER COLUMN `+col+` TYPE text COLLATE "und-x-icu"`); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var lt bool
-	if err := conn.QueryRowContext(ctx, `SELECT 'a' COLLATE "und-x-icu" < 'B' COLLATE "und-x-icu"`).Scan(&lt); err != nil || !lt {
-		t.Fatalf(`"und-x-icu" does not order a before B (%v): this test could not fail`, err)
-	}
 }

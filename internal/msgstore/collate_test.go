@@ -9,29 +9,6 @@ import (
 	"github.com/mnemo-go/mnemo/internal/store"
 )
 
-// linguistic gives, on Postgres, each table.column of cols ICU's
-// linguistic collation "und-x-icu" (a < B < é < f), where the test
-// database's own, C.UTF-8, is byte order (B < a < f < é) and would let an
-// ORDER BY without COLLATE "C" pass; it checks the collation took. On
-// SQLite it does nothing: text compares bytewise (BINARY).
-func linguistic(t *testing.T, b backend, conn store.Conn, cols ...string) {
-	t.Helper()
-	if b.Dialect != store.Postgres {
-		return
-	}
-	ctx := context.Background()
-	for _, c := range cols {
-		table, col, _ := strings.Cut(c, ".")
-		if _, err := conn.ExecContext(ctx, `ALTER TABLE `+table+` ALTER COLUMN `+col+` TYPE text COLLATE "und-x-icu"`); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var lt bool
-	if err := conn.QueryRowContext(ctx, `SELECT 'a' COLLATE "und-x-icu" < 'B' COLLATE "und-x-icu"`).Scan(&lt); err != nil || !lt {
-		t.Fatalf(`"und-x-icu" does not order a before B (%v): this test could not fail`, err)
-	}
-}
-
 // TestActivityTiesByteOrder: threads equally idle are expired (ByActivity)
 // and evicted by a quota (LeastActive) in resource then id order, bytewise
 // on both backends, even where the columns' collation is linguistic: on
@@ -42,7 +19,7 @@ func TestActivityTiesByteOrder(t *testing.T) { forEachBackend(t, testActivityTie
 func testActivityTiesByteOrder(t *testing.T, b backend) {
 	ctx := context.Background()
 	s, _, conn := b.openStore(t)
-	linguistic(t, b, conn, "threads.resource_id", "threads.id")
+	b.Linguistic(t, conn, "threads.resource_id", "threads.id")
 	for _, r := range []string{"é", "a", "f", "B"} {
 		for _, th := range [][2]string{{r + "/1", r}, {r, "x"}} {
 			if _, err := conn.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at, last_active) VALUES (?, ?, 0, 0, 7)`, th[0], th[1]); err != nil {
@@ -82,7 +59,7 @@ func TestErasedByteOrder(t *testing.T) { forEachBackend(t, testErasedByteOrder) 
 func testErasedByteOrder(t *testing.T, b backend) {
 	ctx := context.Background()
 	s, db, conn := b.openStore(t)
-	linguistic(t, b, conn, "threads.id", "messages.thread_id")
+	b.Linguistic(t, conn, "threads.id", "messages.thread_id")
 	var ids []string
 	for i, th := range []string{"é", "a", "f", "B"} {
 		if _, err := conn.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at, message_count) VALUES (?, 'x', 0, 0, 1)`, th); err != nil {
@@ -132,7 +109,7 @@ func TestGarbledByteOrder(t *testing.T) { forEachBackend(t, testGarbledByteOrder
 func testGarbledByteOrder(t *testing.T, b backend) {
 	ctx := context.Background()
 	s, _, conn := b.openStore(t)
-	linguistic(t, b, conn, "threads.id", "messages.thread_id")
+	b.Linguistic(t, conn, "threads.id", "messages.thread_id")
 	for i, th := range []string{"é", "a", "f", "B"} {
 		if _, err := conn.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at, message_count) VALUES (?, 'x', 0, 0, 1)`, th); err != nil {
 			t.Fatal(err)

@@ -22,7 +22,7 @@ func TestThreadsInOrder(t *testing.T) { forEachBackend(t, testThreadsInOrder) }
 func testThreadsInOrder(t *testing.T, b backend) {
 	ctx := context.Background()
 	s, db, conn := b.openStore(t)
-	linguistic(t, b, conn, "threads.resource_id", "threads.id")
+	b.Linguistic(t, conn, "threads.resource_id", "threads.id")
 	insert := func(id, resource string, created int) {
 		t.Helper()
 		if _, err := conn.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES (?, ?, ?, 0)`, id, resource, created); err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,5 +104,28 @@ func InTx(t *testing.T, db *sql.DB, fn func(tx *store.Tx) error) {
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Linguistic gives, on Postgres, each "table.column" of cols ICU's
+// linguistic collation "und-x-icu" (a < B < C < é < f), where the test
+// database's own, C.UTF-8, is byte order (B < C < a < f < é) and would let
+// an ORDER BY without COLLATE "C" pass; it fails t unless the collation
+// took. On SQLite it does nothing: text compares bytewise (BINARY).
+func (b Backend) Linguistic(t *testing.T, conn store.Conn, cols ...string) {
+	t.Helper()
+	if b.Dialect != store.Postgres {
+		return
+	}
+	ctx := context.Background()
+	for _, c := range cols {
+		table, col, _ := strings.Cut(c, ".")
+		if _, err := conn.ExecContext(ctx, `ALTER TABLE `+table+` ALTER COLUMN `+col+` TYPE text COLLATE "und-x-icu"`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var lt bool
+	if err := conn.QueryRowContext(ctx, `SELECT 'a' COLLATE "und-x-icu" < 'B' COLLATE "und-x-icu"`).Scan(&lt); err != nil || !lt {
+		t.Fatalf(`"und-x-icu" does not order a before B (%v): this test could not fail`, err)
 	}
 }
