@@ -58,9 +58,9 @@ func testCountAfter(t *testing.T, b backend) {
 		seq    int64
 		want   int
 	}{{"t1", 0, 5}, {"t1", 3, 2}, {"t1", 5, 0}, {"t2", 0, 0}} {
-		got, err := s.CountAfter(context.Background(), c.thread, c.seq)
+		got, _, err := s.CountTokensAfter(context.Background(), c.thread, c.seq)
 		if err != nil || got != c.want {
-			t.Errorf("CountAfter(%s, %d) = %d, %v; want %d", c.thread, c.seq, got, err, c.want)
+			t.Errorf("CountTokensAfter(%s, %d) = %d, %v; want %d", c.thread, c.seq, got, err, c.want)
 		}
 	}
 }

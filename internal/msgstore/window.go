@@ -24,16 +24,6 @@ func (s *Store) LastUserContent(ctx context.Context, threadID string) (string, e
 	return c, nil
 }
 
-// CountAfter returns how many messages of the thread have a seq above seq
-// (the messages after an observed watermark).
-func (s *Store) CountAfter(ctx context.Context, threadID string, seq int64) (int, error) {
-	var n int
-	if err := s.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ? AND seq > ?`, threadID, seq).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count messages of %s after seq %d: %w", threadID, seq, err)
-	}
-	return n, nil
-}
-
 // CountTokensAfter returns how many messages of the thread have a seq
 // above seq, and the sum of their estimated tokens (the tokens column),
 // summed in SQL: no row is read out.
