@@ -39,6 +39,9 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	if err := c.noArgs(fs, "a query goes in --query"); err != nil {
 		return err
 	}
+	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource, "--run-id", *runID); err != nil {
+		return err // first: --thread "" is empty, not missing
+	}
 	switch {
 	case *thread == "":
 		return c.usagef(fs, "context needs --thread")
@@ -46,9 +49,6 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 		return c.usagef(fs, "--budget must be >= 0")
 	case *replace && *runID == "":
 		return c.usagef(fs, "--replace needs --run-id: it records this run over the run of that id (without --run-id every run gets a new id, and nothing is replaced)")
-	}
-	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource, "--run-id", *runID); err != nil {
-		return err
 	}
 	opts, err := rf.options()
 	if err != nil {

@@ -51,6 +51,14 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 	} else if fs.NArg() > 0 {
 		return c.usagef(fs, "unexpected arguments %q (message ids follow --message)", fs.Args())
 	}
+	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
+		return err // first: --thread "" is empty, not missing
+	}
+	if len(msgs) == 0 {
+		if err := c.checkIDs(fs, "--message", ""); err != nil {
+			return err // --message "" (or ","): no id at all
+		}
+	}
 	n := 0
 	for _, set := range []bool{len(msgs) > 0, *thread != "", *resource != ""} {
 		if set {
@@ -59,9 +67,6 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 	}
 	if n != 1 {
 		return c.usagef(fs, "give exactly one of --message, --thread, --resource")
-	}
-	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
-		return err
 	}
 	for _, id := range msgs {
 		if err := c.checkIDs(fs, "--message", id); err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,7 +13,13 @@ import (
 // --idle 1h --resource ""` expired every resource's idle threads, `mnemo
 // runs --resource ""` listed every resource's runs and `mnemo search
 // --thread ""` searched the whole resource (as GET /v1/runs?resourceId= and
-// the MCP tools' "" ids did before they were refused).
+// the MCP tools' "" ids did before they were refused). A required flag
+// given as "" is empty too, not missing ("messages needs --thread" left
+// the user looking for a flag they had typed), and so is an id argument
+// ("RUN_ID is empty"), `mcp --resources ""` (read as left out, it gave the
+// client every resource) and the global --dir "" and --db "" (read as left
+// out, a write or an erasure landed in ./mnemo-data or $MNEMO_DIR, which
+// stays uncreated here).
 func TestEmptyIDFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -28,11 +36,41 @@ func TestEmptyIDFlags(t *testing.T) {
 		{[]string{"delete", "--thread", "t", "--resource", "", "--yes"}, "--resource"},
 		{[]string{"observations", "--thread", "t", "--resource", ""}, "--resource"},
 		{[]string{"wm", "get", "--thread", "t", "--resource", ""}, "--resource"},
+		// a required flag given as ""
+		{[]string{"messages", "--thread", ""}, "--thread"},
+		{[]string{"context", "--thread="}, "--thread"},
+		{[]string{"context", "--thread", "t", "--replace", "--run-id", ""}, "--run-id"},
+		{[]string{"observe", "--thread", ""}, "--thread"},
+		{[]string{"observations", "--thread", ""}, "--thread"},
+		{[]string{"observations", "--resource", ""}, "--resource"},
+		{[]string{"search", "--resource", "", "q"}, "--resource"},
+		{[]string{"delete", "--thread", "", "--yes"}, "--thread"},
+		{[]string{"delete", "--resource", "", "--yes"}, "--resource"},
+		{[]string{"delete", "--message", "", "--yes"}, "--message"},
+		{[]string{"wm", "get", "--thread", ""}, "--thread"},
+		{[]string{"wm", "history", "--resource", ""}, "--resource"},
+		{[]string{"wm", "set", "--thread", "", "-"}, "--thread"},
+		// an id argument given as ""
+		{[]string{"memctx", ""}, "RUN_ID"},
+		{[]string{"replay", ""}, "RUN_ID"},
+		{[]string{"mcp", "--resources", ""}, "--resources"},
+		// the global flags that choose where the memory lives
+		{[]string{"--dir", "", "threads"}, "--dir"},
+		{[]string{"--dir=", "ingest", "-"}, "--dir"},
+		{[]string{"--db", "", "threads"}, "--db"},
 	} {
-		code, _, stderr := run(t, nil, append([]string{"--dir", t.TempDir()}, c.args...)...)
+		args := c.args
+		if !strings.HasPrefix(args[0], "-") {
+			args = append([]string{"--dir", t.TempDir()}, args...)
+		}
+		fallback := filepath.Join(t.TempDir(), "fallback")
+		code, _, stderr := run(t, map[string]string{"MNEMO_DIR": fallback}, args...)
 		first, _, _ := strings.Cut(stderr, "\n")
 		if code != 2 || !strings.Contains(first, c.flag+" is empty") {
 			t.Errorf("mnemo %q: exit %d, first line %q; want exit 2 and %q", c.args, code, first, c.flag+" is empty")
+		}
+		if _, err := os.Stat(fallback); !os.IsNotExist(err) {
+			t.Errorf("mnemo %q: %s exists (%v): the command ran on $MNEMO_DIR", c.args, fallback, err)
 		}
 	}
 }

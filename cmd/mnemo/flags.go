@@ -176,14 +176,20 @@ func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
 // values that is set but is not a valid id (engine.ValidID: 1-128
 // characters of [A-Za-z0-9_.:@-]), or is a flag given as "" (--resource "",
 // a script's unset "$R": read as left out, it widened the command to every
-// resource). pairs alternates a flag's name ("--thread", or "RUN_ID" for an
-// argument) and its value; a flag left out is not checked.
-// Read commands call it before opening the data directory, so an id that
-// cannot exist is a usage error rather than an empty answer or "not found".
+// resource) or an argument given as "" (mnemo memctx "": "RUN_ID is
+// empty"). pairs alternates a flag's name ("--thread", or "RUN_ID" for an
+// argument the caller has) and its value; a flag left out is not checked.
+// Commands call it before their "needs --thread" checks, so --thread ""
+// is said to be empty rather than missing, and before opening the data
+// directory, so an id that cannot exist is a usage error rather than an
+// empty answer or "not found".
 func (m *Main) checkIDs(fs *flag.FlagSet, pairs ...string) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given["--"+f.Name] = true })
 	for i := 0; i+1 < len(pairs); i += 2 {
+		if name := pairs[i]; pairs[i+1] == "" && !strings.HasPrefix(name, "-") {
+			return m.usagef(fs, "%s is empty: give an id", name)
+		}
 		if pairs[i+1] == "" && given[pairs[i]] {
 			return m.usagef(fs, "%s is empty: give an id or leave the flag out", pairs[i])
 		}

@@ -133,6 +133,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		}
 		return 2
 	}
+	if err := emptyTargetFlag(fs); err != nil {
+		fmt.Fprintf(m.Stderr, "mnemo: %v\n", err)
+		return 2
+	}
 	t, err := chooseTarget(*dir, *db, m.Getenv)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "mnemo: %v\n", err)

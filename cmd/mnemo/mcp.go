@@ -39,6 +39,10 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	if fs.NArg() != 0 {
 		return c.usagef(fs, "mcp takes no arguments")
 	}
+	if *resources == "" && flagGiven(fs, "resources") {
+		// Read as left out, a script's unset "$R" gave the client every resource.
+		return c.usagef(fs, "--resources is empty: give resource ids or leave the flag out (every resource)")
+	}
 	p := &server.Principal{Name: "stdio", All: true, Erase: *allowErase, EraseHint: "this client may not erase; start mnemo mcp with --allow-erase"}
 	if *resources != "" {
 		p.All, p.Resources = false, map[string]bool{}

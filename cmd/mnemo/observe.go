@@ -51,11 +51,11 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	if err := c.noArgs(fs, ""); err != nil {
 		return err
 	}
+	if err := c.checkIDs(fs, "--thread", *thread); err != nil {
+		return err // first: --thread "" is empty, not missing
+	}
 	if *thread == "" {
 		return c.usagef(fs, "observe needs --thread")
-	}
-	if err := c.checkIDs(fs, "--thread", *thread); err != nil {
-		return err
 	}
 	if *threshold < 0 || *reflect < 0 {
 		name, v := "--threshold", *threshold
@@ -121,11 +121,11 @@ func (c *ObservationsCommand) Run(ctx context.Context, args []string) error {
 	if err := c.noArgs(fs, ""); err != nil {
 		return err
 	}
+	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
+		return err // first: --thread "" is empty, not missing
+	}
 	if (*thread == "") == (*resource == "") {
 		return c.usagef(fs, "observations needs exactly one of --thread and --resource")
-	}
-	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
-		return err
 	}
 	e, err := c.open(ctx)
 	if err != nil {

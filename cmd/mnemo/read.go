@@ -87,14 +87,14 @@ func (c *MessagesCommand) Run(ctx context.Context, args []string) error {
 	if err := c.noArgs(fs, ""); err != nil {
 		return err
 	}
+	if err := c.checkIDs(fs, "--thread", *thread); err != nil {
+		return err // first: --thread "" is empty, not missing
+	}
 	switch {
 	case *thread == "":
 		return c.usagef(fs, "messages needs --thread")
 	case *from < 1 || *to < 0 || (*to > 0 && *to < *from):
 		return c.usagef(fs, "--from must be >= 1 and --to 0 (the end) or >= --from")
-	}
-	if err := c.checkIDs(fs, "--thread", *thread); err != nil {
-		return err
 	}
 	e, err := c.open(ctx)
 	if err != nil {

@@ -67,11 +67,11 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return c.usagef(fs, "%v", err)
 	}
+	if err := c.checkIDs(fs, "--resource", *resource, "--thread", *thread); err != nil {
+		return err // first: --resource "" is empty, not missing
+	}
 	if *queries == "" && (*resource == "" || fs.NArg() == 0) {
 		return c.usagef(fs, "search needs --resource and a QUERY, or --queries FILE")
-	}
-	if err := c.checkIDs(fs, "--resource", *resource, "--thread", *thread); err != nil {
-		return err
 	}
 	if *queries == "" && strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" {
 		return c.usagef(fs, "the QUERY is empty")

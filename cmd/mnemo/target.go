@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"net/url"
 	"strings"
@@ -28,6 +29,24 @@ func (e *targetError) Error() string { return e.msg }
 // targetErrorf returns a *targetError.
 func targetErrorf(format string, args ...any) error {
 	return &targetError{fmt.Sprintf(format, args...)}
+}
+
+// emptyTargetFlag returns a *targetError when the global flags fs parsed
+// give --dir or --db as "" (a script's unset "$D"): read as left out, they
+// put the memory in $MNEMO_DIR or ./mnemo-data, where a write or an erasure
+// landed unasked. nil otherwise.
+func emptyTargetFlag(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case err != nil || f.Value.String() != "":
+		case f.Name == "dir":
+			err = targetErrorf("--dir is empty: give a directory or leave the flag out (then $MNEMO_DIR, else %s)", engine.DefaultDir)
+		case f.Name == "db":
+			err = targetErrorf("--db is empty: give a postgres:// URL or leave the flag out (then $MNEMO_DB, else a data directory)")
+		}
+	})
+	return err
 }
 
 // chooseTarget decides, in one place, where every command's memory lives:

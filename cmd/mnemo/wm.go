@@ -89,14 +89,14 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 	if err := parse(fs, args); err != nil {
 		return fs, nil, err
 	}
+	if err := c.checkIDs(fs, "--thread", *f.thread, "--resource", *f.resource); err != nil {
+		return fs, nil, err // first: --thread "" is empty, not missing
+	}
 	switch {
 	case *f.limit < 0:
 		return fs, nil, c.usagef(fs, "--limit must be >= 0 (0: all versions)")
 	case (*f.thread == "") == (*f.resource == ""):
 		return fs, nil, c.usagef(fs, "wm %s needs exactly one of --thread and --resource", sub)
-	}
-	if err := c.checkIDs(fs, "--thread", *f.thread, "--resource", *f.resource); err != nil {
-		return fs, nil, err
 	}
 	switch {
 	case sub == "set" && fs.NArg() != 1:
