@@ -101,6 +101,9 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
+		if res.Messages == nil {
+			res.Messages = []string{} // nothing erased: [], as DELETE /v1/… answers, not null
+		}
 		if perr := c.printJSON(res); perr != nil {
 			return perr
 		}

@@ -112,7 +112,7 @@ func Run(ctx context.Context, o Options, logf func(string, ...any)) (*Report, er
 		return nil, err
 	}
 	defer func() { r.e.Close() }()
-	r.rep = &Report{Search: map[string]Latency{}, Backend: o.backend()}
+	r.rep = &Report{Search: map[string]Latency{}, Backend: o.backend(), Notes: []string{}}
 	r.rep.Machine = machine(recall.HashEmbedder{}.ID())
 	r.rep.Notes = append(r.rep.Notes, "embedder hash-384 (issue 8's configuration, whatever is installed): lexical-level similarity, no semantics")
 	if err := r.ingest(ctx); err != nil {

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+)
+
+// nullableKeys are the --json keys whose null is a value, not a missing
+// array: a hit's scores, null where the hit is a range neighbour or the
+// retriever did not find it.
+var nullableKeys = map[string]bool{"score": true, "lexicalScore": true, "vectorScore": true}
+
+// TestJSONNoNull: no --json output holds null where a JSON consumer reads
+// an array or an object: a list with nothing in it is [] (as the HTTP API
+// answers). Each command runs where its answer is empty, the case a nil Go
+// slice becomes null in: `mnemo delete --json` printed "messages": null
+// when nothing was erased, and `mnemo observe --json` "Observations": null
+// (under Go's field names). Every document of the output is walked (a
+// --queries search prints one per line), and its names checked as
+// TestJSONNames checks them.
+func TestJSONNoNull(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", filepath.Join("..", "..", "demodata", "conversation.jsonl")); code != 0 {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	queries := filepath.Join(t.TempDir(), "q.jsonl")
+	lines := `{"id":"q1","resource":"ana","query":"zzzqqq nothing matches"}` + "\n" + `{"id":"q2","resource":"ana","thread":"ana:garden","query":"tomatoes"}` + "\n"
+	if err := os.WriteFile(queries, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := fakeopenai.New(t, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return fakeopenai.Text(`{"observations":[]}`).Response, nil
+	}))
+	model := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": fakeopenai.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+	}{
+		{nil, []string{"ingest", "--json", filepath.Join("..", "..", "demodata", "conversation.jsonl")}},
+		{nil, []string{"threads", "--resource", "nobody", "--json"}},
+		{nil, []string{"messages", "--thread", "ana:today", "--from", "99", "--json"}},
+		{nil, []string{"context", "--thread", "ana:today", "--run-id", "run-1", "--recent", "-1", "--json"}},
+		{nil, []string{"context", "--thread", "ana:today", "--run-id", "run-2", "--top-k", "3", "--json"}},
+		{nil, []string{"search", "--resource", "ana", "--json", "zzzqqq nothing matches"}},
+		{nil, []string{"search", "--resource", "ana", "--range", "1", "--json", "Porto train"}},
+		{nil, []string{"search", "--queries", queries, "--range", "1"}},
+		{nil, []string{"runs", "--thread", "ana:garden", "--json"}},
+		{nil, []string{"memctx", "run-1", "--json"}},
+		{nil, []string{"replay", "run-2", "--without", "recalled", "--json"}},
+		{nil, []string{"observations", "--thread", "ana:today", "--all", "--json"}},
+		{model, []string{"observe", "--thread", "ana:today", "--force", "--json"}},
+		{nil, []string{"wm", "get", "--thread", "ana:today", "--json"}},
+		{nil, []string{"wm", "history", "--thread", "ana:today", "--json"}},
+		{nil, []string{"expire", "--idle", "10000h", "--dry-run", "--json"}},
+		{nil, []string{"vacuum", "--json"}},
+		{nil, []string{"delete", "--resource", "nobody", "--yes", "--json"}},
+		{nil, []string{"delete", "--message", "no-such-message", "--yes", "--json"}},
+		{nil, []string{"delete", "--message", "today-1,today-2,today-3", "--yes", "--json"}},
+		{nil, []string{"delete", "--thread", "ana:today", "--yes", "--json"}}, // stored, its messages erased above
+	} {
+		code, out, stderr := run(t, c.env, append([]string{"--dir", dir}, c.args...)...)
+		if code != 0 && !strings.Contains(stderr, "no message found") {
+			t.Errorf("mnemo %q: exit %d: %s", c.args, code, stderr)
+			continue
+		}
+		if out == "" {
+			t.Errorf("mnemo %q: printed nothing", c.args)
+		}
+		dec := json.NewDecoder(strings.NewReader(out))
+		for {
+			var v any
+			if err := dec.Decode(&v); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				t.Fatalf("mnemo %q: not JSON: %v\n%s", c.args, err, out)
+			}
+			for _, p := range nullPaths(v, "") {
+				t.Errorf("mnemo %q: %s is null, want [] or a value:\n%s", c.args, p, out)
+			}
+			checkNames(t, c.args[0], "", v) // and camelCase, as TestJSONNames
+
+		}
+	}
+}
+
+// nullPaths returns the paths (".messages", ".hits[].x") of the nulls in v,
+// but for nullableKeys.
+func nullPaths(v any, path string) []string {
+	var out []string
+	switch x := v.(type) {
+	case nil:
+		return []string{path}
+	case map[string]any:
+		for k, child := range x {
+			if child == nil && nullableKeys[k] {
+				continue
+			}
+			out = append(out, nullPaths(child, path+"."+k)...)
+		}
+	case []any:
+		for _, child := range x {
+			out = append(out, nullPaths(child, path+"[]")...)
+		}
+	}
+	return out
+}
