@@ -3,6 +3,7 @@ package recall_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -21,22 +22,11 @@ func TestExcludeByOrd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a corpus of 2,600 messages")
 	}
-	ctx := context.Background()
-	st, r := newSnapStore(t, 2600, 11)
-	dir := t.TempDir()
-	if err := snapIndex(t, st, dir).SaveSnapshotForTest(ctx, st.res); err != nil {
-		t.Fatal(err)
-	}
-	loaded, built := snapIndex(t, st, dir), snapIndex(t, st, "")
+	st, r, shards := exclusionShards(t, 2600, 11)
 	docs := st.allDocs()
 	for i, q := range snapQueries(st, r, 90) {
-		for name, ix := range map[string]*recall.Index{"loaded": loaded, "built": built} {
-			q := q
-			q.Exclude = nil
-			first, err := ix.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for name, ix := range shards {
+			first := searchExcluding(t, ix, q, nil)
 			ex := map[string]bool{"no-such-message": true}
 			for k, h := range first.Hits {
 				if k < 1+i%8 {
@@ -46,31 +36,58 @@ func TestExcludeByOrd(t *testing.T) {
 			for range i % 5 {
 				ex[docs[r.IntN(len(docs))].ID] = i%2 == 0
 			}
-			q.Exclude = ex
-			small, err := ix.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			padded := map[string]bool{}
-			for id, on := range ex {
-				padded[id] = on
-			}
-			for k := range 33 {
-				padded[fmt.Sprintf("absent-%d", k)] = true
-			}
-			q.Exclude = padded
-			large, err := ix.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(small, large) {
-				t.Fatalf("%s, query %d (%s %q, %d excluded): by ord %s\nby id  %s", name, i, q.Options.Mode, q.Text, len(ex), hitList(small), hitList(large))
-			}
-			for _, h := range small.Hits {
-				if ex[h.MessageID] {
-					t.Fatalf("%s, query %d: excluded %s returned", name, i, h.MessageID)
-				}
-			}
+			checkExclusion(t, ix, q, ex, fmt.Sprintf("%s, query %d (%s %q, %d excluded)", name, i, q.Options.Mode, q.Text, len(ex)))
+		}
+	}
+}
+
+// exclusionShards builds the corpus of n messages (newSnapStore, seed)
+// and returns it, its random source and two indexes of it by name:
+// "loaded" from its snapshot and "built" from its source.
+func exclusionShards(t *testing.T, n int, seed uint64) (*snapStore, *rand.Rand, map[string]*recall.Index) {
+	t.Helper()
+	st, r := newSnapStore(t, n, seed)
+	dir := t.TempDir()
+	if err := snapIndex(t, st, dir).SaveSnapshotForTest(context.Background(), st.res); err != nil {
+		t.Fatal(err)
+	}
+	loaded, built := snapIndex(t, st, dir), snapIndex(t, st, "")
+	return st, r, map[string]*recall.Index{"loaded": loaded, "built": built}
+}
+
+// searchExcluding returns ix's answer to q with the exclusion ex (nil:
+// none), or fails the test.
+func searchExcluding(t *testing.T, ix *recall.Index, q recall.Query, ex map[string]bool) *recall.Result {
+	t.Helper()
+	q.Exclude = ex
+	res, err := ix.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkExclusion fails the test (naming the case what) unless ix answers
+// q with the exclusion ex (at most 32 ids: checked by ords) as it answers
+// with ex padded past 32 by ids of no message (checked in the ids' map),
+// and returns no id ex excludes.
+func checkExclusion(t *testing.T, ix *recall.Index, q recall.Query, ex map[string]bool, what string) {
+	t.Helper()
+	small := searchExcluding(t, ix, q, ex)
+	padded := map[string]bool{}
+	for id, on := range ex {
+		padded[id] = on
+	}
+	for k := range 33 {
+		padded[fmt.Sprintf("absent-%d", k)] = true
+	}
+	large := searchExcluding(t, ix, q, padded)
+	if !reflect.DeepEqual(small, large) {
+		t.Fatalf("%s: by ord %s\nby id  %s", what, hitList(small), hitList(large))
+	}
+	for _, h := range small.Hits {
+		if ex[h.MessageID] {
+			t.Fatalf("%s: excluded %s returned", what, h.MessageID)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package recall_test
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/recall"
@@ -18,20 +17,11 @@ func TestExcludeByOrdAfterWrites(t *testing.T) {
 		t.Skip("builds a corpus of 1,200 messages")
 	}
 	ctx := context.Background()
-	st, r := newSnapStore(t, 1200, 13)
-	dir := t.TempDir()
-	if err := snapIndex(t, st, dir).SaveSnapshotForTest(ctx, st.res); err != nil {
-		t.Fatal(err)
-	}
-	loaded, built := snapIndex(t, st, dir), snapIndex(t, st, "")
+	st, r, shards := exclusionShards(t, 1200, 13)
 	queries := snapQueries(st, r, 45)
-	for name, ix := range map[string]*recall.Index{"loaded": loaded, "built": built} {
+	for name, ix := range shards {
 		for i, q := range queries {
-			q.Exclude = nil
-			first, err := ix.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			first := searchExcluding(t, ix, q, nil)
 			if len(first.Hits) == 0 {
 				continue
 			}
@@ -49,6 +39,7 @@ func TestExcludeByOrdAfterWrites(t *testing.T) {
 				if !ok {
 					continue
 				}
+				var err error
 				switch k {
 				case 0:
 					d.Content += fmt.Sprintf(" rewritten %d", i)
@@ -64,31 +55,7 @@ func TestExcludeByOrdAfterWrites(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			q.Exclude = ex
-			small, err := ix.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			padded := map[string]bool{}
-			for id, on := range ex {
-				padded[id] = on
-			}
-			for k := range 33 {
-				padded[fmt.Sprintf("absent-%d", k)] = true
-			}
-			q.Exclude = padded
-			large, err := ix.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(small, large) {
-				t.Fatalf("%s, query %d: by ord %s\nby id  %s", name, i, hitList(small), hitList(large))
-			}
-			for _, h := range small.Hits {
-				if ex[h.MessageID] {
-					t.Fatalf("%s, query %d: excluded %s returned", name, i, h.MessageID)
-				}
-			}
+			checkExclusion(t, ix, q, ex, fmt.Sprintf("%s, query %d", name, i))
 		}
 	}
 }
