@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 )
 
 // Page sizes of MessagesPage and ListThreadsPage: DefaultPageLimit when a
@@ -96,26 +98,108 @@ func checkPage(req *PageRequest) error {
 	return nil
 }
 
+// ThreadsRequest asks for one page of threads (ThreadsPage).
+type ThreadsRequest struct {
+	// Resources are the resources whose threads are listed; none lists
+	// every resource's.
+	Resources []string
+	// Limit is the page size, 1 to MaxPageLimit; 0 means
+	// DefaultPageLimit.
+	Limit int
+	// Cursor is "" for the first page, else the NextCursor of the page
+	// before, from a request of the same Resources (or of a subset: a
+	// cursor is a place in the order, valid wherever its resource is
+	// listed).
+	Cursor string
+}
+
+// ThreadPage is one page of threads, in ListThreads' order.
+type ThreadPage struct {
+	Threads []Thread
+	// NextCursor, when not "", is the ThreadsRequest.Cursor of the next
+	// page: more threads follow. "" on the last page.
+	NextCursor string
+}
+
+// ThreadsPage returns the threads of req.Resources (all when none) that
+// follow req.Cursor in ListThreads' order, at most req.Limit. Each page
+// reads about Limit+1 rows of an index that holds the order, wherever it
+// starts (ListThreadsPage's offset reads every row it skips), and a thread
+// created or deleted between two pages moves no other: reading every page
+// gives each thread that existed throughout exactly once (one created
+// meanwhile is given once if it falls after the cursor, one deleted at
+// most once). The resources asked for filter every page: a cursor names a
+// place, never a thread to show.
+//
+// Errors: a *ValidationError (ErrInvalidInput) naming "limit", or
+// "cursor" for a string that is not a cursor (NextCursor) or is the place
+// of a resource not among Resources (another listing's).
+func (e *Engine) ThreadsPage(ctx context.Context, req ThreadsRequest) (*ThreadPage, error) {
+	if err := e.checkOpen(); err != nil {
+		return nil, err
+	}
+	limit, err := threadsLimit(req.Limit)
+	if err != nil {
+		return nil, err
+	}
+	var after *msgstore.ThreadKey
+	if req.Cursor != "" {
+		k, err := parseThreadCursor(req.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		if len(req.Resources) > 0 && !slices.Contains(req.Resources, k.ResourceID) {
+			return nil, invalid(-1, "cursor", "the cursor is a place in another listing (a resource not listed here): give the nextCursor of a page of this listing, or none for the first page")
+		}
+		after = &k
+	}
+	ts, err := e.ms.ThreadsAfter(ctx, req.Resources, after, limit+1)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	out := &ThreadPage{Threads: make([]Thread, 0, min(len(ts), limit))}
+	for _, t := range ts[:min(len(ts), limit)] {
+		out.Threads = append(out.Threads, Thread(t))
+	}
+	if len(ts) > limit {
+		out.NextCursor = threadCursor(ts[limit-1].Key())
+	}
+	return out, nil
+}
+
+// threadsLimit checks a page size of threads and fills its default.
+func threadsLimit(limit int) (int, error) {
+	if limit < 0 || limit > MaxPageLimit {
+		return 0, invalid(-1, "limit", "must be 1 to %d (0: %d), got %d", MaxPageLimit, DefaultPageLimit, limit)
+	}
+	if limit == 0 {
+		limit = DefaultPageLimit
+	}
+	return limit, nil
+}
+
 // ListThreadsPage returns at most limit threads (1 to MaxPageLimit; 0:
 // DefaultPageLimit) of the given resources (all when empty) after skipping
-// offset, ordered as ListThreads, and whether more follow. It returns at
-// most limit+1 rows, but no index holds that order: the database sorts
-// every thread asked for on each call, so reading n threads in pages costs
-// about n/limit listings (EachThread reads them in one pass).
+// offset, ordered as ListThreads, and whether more follow.
+//
+// Deprecated: use ThreadsPage (this stays for the offset of GET
+// /v1/threads, deprecated too). An offset counts the threads before the
+// page, so a thread created or deleted between two pages shifts the next
+// one (a thread given twice, or missed), and the rows skipped are read
+// again on each page (reading n threads by pages of l reads about
+// n²/2l rows).
 //
 // Errors: a *ValidationError (ErrInvalidInput) naming "limit" or "offset".
 func (e *Engine) ListThreadsPage(ctx context.Context, resources []string, limit, offset int) ([]Thread, bool, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, false, err
 	}
-	if limit < 0 || limit > MaxPageLimit {
-		return nil, false, invalid(-1, "limit", "must be 1 to %d (0: %d), got %d", MaxPageLimit, DefaultPageLimit, limit)
+	limit, err := threadsLimit(limit)
+	if err != nil {
+		return nil, false, err
 	}
 	if offset < 0 {
 		return nil, false, invalid(-1, "offset", "must be >= 0, got %d", offset)
-	}
-	if limit == 0 {
-		limit = DefaultPageLimit
 	}
 	ts, err := e.ms.ThreadsPage(ctx, resources, limit+1, offset)
 	if err != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
@@ -75,6 +77,75 @@ func TestMessagesPage(t *testing.T) {
 		}
 		if ts, more, err = e.ListThreadsPage(ctx, nil, 1, 0); err != nil || len(ts) != 1 || !more {
 			t.Fatalf("first page of all: %v %v %v", ts, more, err)
+		}
+	})
+}
+
+// TestThreadsPage: pages by cursor give the threads of the resources asked
+// (all when none) in ListThreads' order, once each, whatever the limit;
+// a bad limit or cursor names it, and a cursor of a resource the listing
+// does not hold is refused, not followed.
+func TestThreadsPage(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		for i := range 23 {
+			// Resources r0-r2, and creation times with ties (i%5).
+			req := engine.AppendRequest{ThreadID: fmt.Sprintf("t%02d", 22-i), ResourceID: fmt.Sprintf("r%d", i%3),
+				Messages: []engine.Message{{Role: engine.RoleUser, Content: "hello", CreatedAt: base.Add(time.Duration(i%5) * time.Minute)}}}
+			if _, err := e.Append(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all, err := e.ListThreads(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, res := range [][]string{nil, {"r2", "r0"}, {"r1"}, {"r1", "nobody"}} {
+			var want []string
+			for _, th := range all {
+				if len(res) == 0 || slices.Contains(res, th.ResourceID) {
+					want = append(want, th.ID)
+				}
+			}
+			for _, limit := range []int{1, 3, 7, 0} {
+				var got []string
+				req := engine.ThreadsRequest{Resources: res, Limit: limit}
+				for pages := 0; ; pages++ {
+					pg, err := e.ThreadsPage(ctx, req)
+					if err != nil || pages > len(want) {
+						t.Fatalf("%v limit %d: page %d: %v", res, limit, pages, err)
+					}
+					for _, th := range pg.Threads {
+						got = append(got, th.ID)
+					}
+					if pg.NextCursor == "" {
+						break
+					}
+					req.Cursor = pg.NextCursor
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("%v limit %d: pages give %v, want %v", res, limit, got, want)
+				}
+			}
+		}
+		pg, err := e.ThreadsPage(ctx, engine.ThreadsRequest{Resources: []string{"r0"}, Limit: 2})
+		if err != nil || pg.NextCursor == "" {
+			t.Fatalf("first page of r0: %v %v", pg, err)
+		}
+		for name, req := range map[string]engine.ThreadsRequest{
+			"limit":  {Limit: engine.MaxPageLimit + 1},
+			"cursor": {Cursor: "not-a-cursor"},
+			// r0's place, asked by a listing of r1 and r2: refused.
+			"foreign": {Resources: []string{"r1", "r2"}, Cursor: pg.NextCursor},
+		} {
+			var ve *engine.ValidationError
+			_, err := e.ThreadsPage(ctx, req)
+			want := map[string]string{"limit": "limit", "cursor": "cursor", "foreign": "cursor"}[name]
+			if !errors.As(err, &ve) || ve.Field != want {
+				t.Errorf("%s: %v, want a *ValidationError naming %s", name, err, want)
+			}
 		}
 	})
 }

@@ -50,7 +50,7 @@ func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error
 // (resources and ids in byte order on both backends). It returns metadata
 // only, never content, but all of it at once: the slice holds every thread
 // asked for. A listing that may be long reads it a thread at a time with
-// EachThread (a CLI) or a page at a time with ListThreadsPage (a service).
+// EachThread (a CLI) or a page at a time with ThreadsPage (a service).
 func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, error) {
 	var out []Thread
 	err := e.EachThread(ctx, resourceID, func(t Thread) error {
@@ -67,9 +67,9 @@ func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, 
 // empty), in ListThreads' order, read by one query a row at a time: the
 // whole listing in one pass over one snapshot of the store (a thread
 // created or erased meanwhile is listed or not, never twice, and never
-// makes another one skipped), holding one thread in memory. ListThreadsPage
-// pages by offset: each page sorts the threads again, so reading n threads
-// in pages costs about n/limit times one listing. The query stays open
+// makes another one skipped), holding one thread in memory (ThreadsPage
+// gives the same order a page at a time, each page a query of its own).
+// The query stays open
 // while fn runs (on SQLite a reader, which does not block writers). It
 // stops at fn's first error and returns it; ErrClosed once closed.
 func (e *Engine) EachThread(ctx context.Context, resourceID string, fn func(Thread) error) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"html"
 	"image/png"
 	"log/slog"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -203,6 +205,17 @@ func TestBrowser(t *testing.T) {
 		runChromium(t, chromium, "--screenshot="+shot, "--window-size=1280,1800", ts.URL+p.path)
 		checkPicture(t, shot)
 		t.Logf("screenshot %s", shot)
+	}
+	// The index's next link (by cursor), followed as rendered: the page
+	// after the first thread holds the second.
+	dom := runChromium(t, chromium, "--dump-dom", ts.URL+"/ui/?limit=1")
+	m := regexp.MustCompile(`href="(\?cursor=[A-Za-z0-9_-]+&amp;limit=1)">next<`).FindStringSubmatch(dom)
+	if m == nil || !strings.Contains(dom, `href="/ui/threads/ana-1"`) {
+		t.Fatalf("index by 1: no next link by cursor, or not ana-1:\n%s", dom)
+	}
+	dom = runChromium(t, chromium, "--dump-dom", ts.URL+"/ui/"+html.UnescapeString(m[1]))
+	if !strings.Contains(dom, `href="/ui/threads/bob-1"`) || strings.Contains(dom, `href="/ui/threads/ana-1"`) || strings.Contains(dom, ">next<") {
+		t.Errorf("the next page: want bob-1 alone and no next link:\n%s", dom)
 	}
 }
 

@@ -3,6 +3,7 @@ package inspector_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -36,8 +37,10 @@ func TestThreadPageOlder(t *testing.T) {
 }
 
 // TestIndexPages: the index lists a page of threads (100 by default, or
-// ?limit=) with a link to the next page by offset and back to the first,
-// never every thread; a tenant's pages hold only its resources.
+// ?limit=) with a link to the next page by cursor and back to the first,
+// never every thread; a tenant's pages hold only its resources. Links of
+// earlier versions (?offset=) still answer their page, linking on by
+// cursor.
 func TestIndexPages(t *testing.T) {
 	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
 	if err != nil {
@@ -51,19 +54,26 @@ func TestIndexPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	next := regexp.MustCompile(`href="\?cursor=([A-Za-z0-9_-]+)((?:&amp;limit=\d+)?)">next<`)
 	code, body := get(t, ts.URL+"/ui/", "ana-secret-1")
-	if code != 200 || !strings.Contains(body, `href="/ui/threads/ana-1"`) || !strings.Contains(body, `href="/ui/threads/ana-a098"`) || strings.Contains(body, `href="/ui/threads/ana-a099"`) || !strings.Contains(body, `href="?offset=100"`) || strings.Contains(body, ">first<") || strings.Contains(body, "bob") {
-		t.Fatalf("first page: %d, want ana's first 100 threads and a next link", code)
+	m := next.FindStringSubmatch(body)
+	if code != 200 || !strings.Contains(body, `href="/ui/threads/ana-1"`) || !strings.Contains(body, `href="/ui/threads/ana-a098"`) || strings.Contains(body, `href="/ui/threads/ana-a099"`) || m == nil || m[2] != "" || strings.Contains(body, ">first<") || strings.Contains(body, "bob") {
+		t.Fatalf("first page: %d, want ana's first 100 threads and a next link by cursor", code)
 	}
-	code, body = get(t, ts.URL+"/ui/?offset=100", "ana-secret-1")
-	if code != 200 || !strings.Contains(body, `href="/ui/threads/ana-a099"`) || strings.Contains(body, `href="/ui/threads/ana-1"`) || strings.Contains(body, "offset=") || !strings.Contains(body, `href="?">first<`) {
+	code, body = get(t, ts.URL+"/ui/?cursor="+m[1], "ana-secret-1")
+	if code != 200 || !strings.Contains(body, `href="/ui/threads/ana-a099"`) || strings.Contains(body, `href="/ui/threads/ana-1"`) || strings.Contains(body, "cursor=") || !strings.Contains(body, `href="?">first<`) {
 		t.Fatalf("second page: %d, want ana-a099 alone, no next link, a first link", code)
 	}
-	code, body = get(t, ts.URL+"/ui/?limit=2&offset=98", "ana-secret-1")
-	if code != 200 || strings.Count(body, `href="/ui/threads/`) != 2 || !strings.Contains(body, `href="/ui/threads/ana-a097"`) || !strings.Contains(body, `href="?offset=100&amp;limit=2">next<`) || !strings.Contains(body, `href="?limit=2">first<`) {
-		t.Fatalf("page of 2 at 98: %d, want ana-a097, ana-a098 and links keeping the limit", code)
+	code, body = get(t, ts.URL+"/ui/?limit=2&offset=97", "ana-secret-1")
+	m = next.FindStringSubmatch(body)
+	if code != 200 || strings.Count(body, `href="/ui/threads/`) != 2 || !strings.Contains(body, `href="/ui/threads/ana-a097"`) || m == nil || m[2] != "&amp;limit=2" || !strings.Contains(body, `href="?limit=2">first<`) {
+		t.Fatalf("page of 2 at offset 97: %d, want ana-a096, ana-a097 and links keeping the limit", code)
 	}
-	for _, q := range []string{"offset=x", "offset=-1", "limit=0x", "limit=1001"} {
+	code, body = get(t, ts.URL+"/ui/?limit=2&cursor="+m[1], "ana-secret-1")
+	if code != 200 || strings.Count(body, `href="/ui/threads/`) != 2 || !strings.Contains(body, `href="/ui/threads/ana-a098"`) || !strings.Contains(body, `href="/ui/threads/ana-a099"`) || strings.Contains(body, "cursor=") {
+		t.Fatalf("the page after it by cursor: %d, want ana-a098, ana-a099 and no next link", code)
+	}
+	for _, q := range []string{"offset=x", "offset=-1", "limit=0x", "limit=1001", "cursor=x", "cursor=" + m[1] + "A"} {
 		if code, _ = get(t, ts.URL+"/ui/?"+q, "ana-secret-1"); code != 400 {
 			t.Errorf("%s: %d, want 400", q, code)
 		}

@@ -267,11 +267,11 @@ func pretty(s string) string {
 // IndexView lists a page of the principal's threads by resource.
 type IndexView struct {
 	Resources []ResourceThreads
-	// NextOffset, when > 0, is the offset of the next page; Paged says
-	// the page is not the first (an offset was asked); Limit is the
-	// page's limit when one was asked (0: engine.DefaultPageLimit), kept
-	// in the links.
-	NextOffset int
+	// NextCursor, when not "", is the cursor of the next page; Paged says
+	// the page is not the first (a cursor or an offset was asked); Limit
+	// is the page's limit when one was asked (0: engine.DefaultPageLimit),
+	// kept in the links.
+	NextCursor string
 	Paged      bool
 	Limit      int
 }
@@ -283,12 +283,17 @@ type ResourceThreads struct {
 }
 
 // BuildIndex lists a page of the threads the principal may see, by
-// resource, in engine.ListThreadsPage's order: at most limit (1 to
-// engine.MaxPageLimit; 0: engine.DefaultPageLimit) after skipping offset.
+// resource, in engine.ListThreads' order: at most limit (1 to
+// engine.MaxPageLimit; 0: engine.DefaultPageLimit) after the cursor (an
+// IndexView.NextCursor; "" for the first page), as engine.ThreadsPage.
+// An offset (> 0; the links of earlier versions) skips that many threads
+// instead, as the deprecated engine.ListThreadsPage; the page's next link
+// is a cursor all the same.
 //
-// Errors: a *engine.ValidationError naming "limit" or "offset" for a value
-// out of range.
-func BuildIndex(ctx context.Context, t server.Tenant, limit, offset int) (*IndexView, error) {
+// Errors: a *engine.ValidationError naming "limit", "cursor" (not a
+// NextCursor, or another tenant's place) or "offset" for a value out of
+// range.
+func BuildIndex(ctx context.Context, t server.Tenant, limit int, cursor string, offset int) (*IndexView, error) {
 	var names []string // none: every resource's
 	if !t.Principal.All {
 		for r := range t.Principal.Resources {
@@ -296,16 +301,25 @@ func BuildIndex(ctx context.Context, t server.Tenant, limit, offset int) (*Index
 		}
 		sort.Strings(names)
 	}
-	v := &IndexView{Paged: offset != 0, Limit: limit}
+	v := &IndexView{Paged: cursor != "" || offset != 0, Limit: limit}
 	if !t.Principal.All && len(names) == 0 {
 		return v, nil
 	}
-	ts, more, err := t.Engine.ListThreadsPage(ctx, names, limit, offset)
-	if err != nil {
-		return nil, err
-	}
-	if more {
-		v.NextOffset = offset + len(ts)
+	var ts []engine.Thread
+	if offset != 0 && cursor == "" {
+		page, more, err := t.Engine.ListThreadsPage(ctx, names, limit, offset)
+		if err != nil {
+			return nil, err
+		}
+		if ts = page; more {
+			v.NextCursor = engine.ThreadCursor(ts[len(ts)-1])
+		}
+	} else {
+		pg, err := t.Engine.ThreadsPage(ctx, engine.ThreadsRequest{Resources: names, Limit: limit, Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		ts, v.NextCursor = pg.Threads, pg.NextCursor
 	}
 	for _, th := range ts {
 		if n := len(v.Resources); n == 0 || v.Resources[n-1].ResourceID != th.ResourceID {

@@ -33,8 +33,12 @@ func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 	return Health{Status: "ok", Version: s.cfg.Version}, nil
 }
 
+// listThreads answers GET /v1/threads: a page after the cursor (keyset),
+// or after skipping offset (deprecated) when one is given; a page asked
+// without a cursor also says its nextOffset, for clients that page by
+// offset.
 func (s *Server) listThreads(r *http.Request, p *Principal) (any, error) {
-	res := r.URL.Query().Get("resourceId")
+	q := r.URL.Query()
 	limit, err := intParamIn(r, "limit", engine.DefaultPageLimit, 1, engine.MaxPageLimit)
 	if err != nil {
 		return nil, err
@@ -43,22 +47,27 @@ func (s *Server) listThreads(r *http.Request, p *Principal) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string // none: every resource's
-	switch {
-	case res != "":
-		if err := s.resource(p, "resourceId", res); err != nil {
+	cursor := q.Get("cursor")
+	if q.Has("cursor") && (cursor == "" || q.Has("offset")) {
+		return nil, errorf(kindInvalid, "cursor", "cursor must be a nextCursor of an earlier page (none for the first page), without offset")
+	}
+	names, err := s.listedResources(p, q.Get("resourceId"))
+	if err != nil {
+		return nil, err
+	}
+	if names == nil {
+		return ThreadList{Threads: []engine.Thread{}}, nil
+	}
+	if cursor != "" || offset == 0 {
+		pg, err := s.cfg.Engine.ThreadsPage(r.Context(), engine.ThreadsRequest{Resources: names, Limit: int(limit), Cursor: cursor})
+		if err != nil {
 			return nil, err
 		}
-		names = []string{res}
-	case !p.All:
-		names = make([]string, 0, len(p.Resources))
-		for n := range p.Resources {
-			names = append(names, n)
+		out := ThreadList{Threads: nonNil(pg.Threads), NextCursor: pg.NextCursor}
+		if pg.NextCursor != "" && cursor == "" {
+			out.NextOffset = len(pg.Threads)
 		}
-		sort.Strings(names)
-		if len(names) == 0 {
-			return ThreadList{Threads: []engine.Thread{}}, nil
-		}
+		return out, nil
 	}
 	ts, more, err := s.cfg.Engine.ListThreadsPage(r.Context(), names, int(limit), int(offset))
 	if err != nil {
@@ -67,8 +76,34 @@ func (s *Server) listThreads(r *http.Request, p *Principal) (any, error) {
 	out := ThreadList{Threads: nonNil(ts)}
 	if more {
 		out.NextOffset = int(offset) + len(ts)
+		out.NextCursor = engine.ThreadCursor(ts[len(ts)-1])
 	}
 	return out, nil
+}
+
+// listedResources returns the resources GET /v1/threads lists for p: the
+// one asked (resourceId, which p must hold), else p's (sorted), else an
+// empty slice for every resource's (an operator); nil with no error when
+// p holds none (an empty listing).
+func (s *Server) listedResources(p *Principal, res string) ([]string, error) {
+	switch {
+	case res != "":
+		if err := s.resource(p, "resourceId", res); err != nil {
+			return nil, err
+		}
+		return []string{res}, nil
+	case p.All:
+		return []string{}, nil
+	}
+	names := make([]string, 0, len(p.Resources))
+	for n := range p.Resources {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	return names, nil
 }
 
 func (s *Server) getThread(r *http.Request, p *Principal) (any, error) {

@@ -105,7 +105,11 @@ func operation(rt *route, ref func(any) (map[string]any, error), problem map[str
 		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string", "pattern": "^[A-Za-z0-9_.:@-]{1,128}$"}})
 	}
 	for _, q := range rt.query {
-		params = append(params, map[string]any{"name": q.name, "in": "query", "description": q.doc, "schema": map[string]any{"type": q.typ}})
+		p := map[string]any{"name": q.name, "in": "query", "description": q.doc, "schema": map[string]any{"type": q.typ}}
+		if strings.HasPrefix(q.doc, "Deprecated") {
+			p["deprecated"] = true
+		}
+		params = append(params, p)
 	}
 	if len(params) > 0 {
 		op["parameters"] = params

@@ -27,7 +27,8 @@ type route struct {
 	contentType  string                                                                // raw answer's media type
 }
 
-// param is a documented query parameter.
+// param is a documented query parameter. A doc that starts with
+// "Deprecated" marks it deprecated in the OpenAPI document.
 type param struct {
 	name, typ, doc string
 }
@@ -51,7 +52,9 @@ var routes = []*route{
 	{method: "GET", path: "/metrics", op: "metrics", tag: "service", auth: true, summary: "Prometheus metrics (requests, latencies, outbox depth, index lag); needs an operator token when the server has a token file", write: (*Server).serveMetrics, contentType: "text/plain; version=0.0.4", errors: []int{403}},
 
 	{method: "GET", path: "/v1/threads", op: "listThreads", tag: "threads", auth: true, summary: "List threads (metadata only) of a resource, or of every resource the token may touch", resp: ThreadList{},
-		query: []param{{"resourceId", "string", "only this resource's threads"}, {"limit", "integer", "page size, 1 to 1000 (default 100); the answer's nextOffset says where the next page starts"}, {"offset", "integer", "threads to skip (default 0)"}}, errors: []int{404}, handle: (*Server).listThreads},
+		query: []param{{"resourceId", "string", "only this resource's threads"}, {"limit", "integer", "page size, 1 to 1000 (default 100)"},
+			{"cursor", "string", "the nextCursor of the page before (none: the first page); opaque. The order is resource, creation time, id; each page costs about limit rows wherever it starts, and threads created or deleted between pages move no other (every thread present throughout is listed exactly once). A cursor that is not a nextCursor, or of a resource this listing does not hold, is a 400 naming cursor"},
+			{"offset", "integer", "Deprecated (use cursor): threads to skip (default 0); not with cursor. A thread created or deleted between pages shifts the offsets (a thread listed twice or missed), and the threads skipped are read again on each page"}}, errors: []int{404}, handle: (*Server).listThreads},
 	{method: "GET", path: "/v1/threads/{thread}", op: "getThread", tag: "threads", auth: true, summary: "A thread's metadata", resp: engine.Thread{}, errors: []int{404}, handle: (*Server).getThread},
 	{method: "DELETE", path: "/v1/threads/{thread}", op: "deleteThread", tag: "erasure", auth: true, summary: "Erase a thread and everything derived from it (needs a token with erase)", resp: EraseResult{}, errors: []int{403, 404}, handle: (*Server).deleteThread},
 	{method: "GET", path: "/v1/threads/{thread}/messages", op: "listMessages", tag: "threads", auth: true, summary: "A page of a thread's messages in seq order (limit, default 100, at most 1000)", resp: MessageList{},

@@ -130,9 +130,13 @@ type SearchBody struct {
 // ThreadList is the answer of GET /v1/threads.
 type ThreadList struct {
 	Threads []engine.Thread `json:"threads"`
-	// NextOffset, when present, is the offset of the next page: more
-	// threads follow.
-	NextOffset int `json:"nextOffset,omitempty" jsonschema:"description=the offset of the next page; absent on the last page"`
+	// NextCursor, when present, is the cursor of the next page (GET
+	// /v1/threads?cursor=): more threads follow. Absent on the last page.
+	NextCursor string `json:"nextCursor,omitempty" jsonschema:"description=the cursor of the next page (?cursor=); absent on the last page"`
+	// NextOffset (deprecated: page by nextCursor) is the offset of the
+	// next page, on pages asked without a cursor; absent on the last page
+	// and on pages asked by cursor.
+	NextOffset int `json:"nextOffset,omitempty" jsonschema:"description=deprecated (use nextCursor): the offset of the next page; absent on the last page and on pages asked by cursor"`
 }
 
 // MessageList is the answer of GET /v1/threads/{thread}/messages.

@@ -5,3 +5,12 @@ package msgstore
 func (s *Store) ThreadsInOrderQuery(resourceID string, ids []string) (string, []any, error) {
 	return s.threadsInOrderQuery(resourceID, ids)
 }
+
+// ThreadsAfterQueries exposes the statements ThreadsAfter runs (each
+// without its LIMIT) to the black-box tests, which read their plans.
+func (s *Store) ThreadsAfterQueries(resources []string, after *ThreadKey) (sqls []string, args [][]any) {
+	for _, q := range s.threadsAfterQueries(resources, after) {
+		sqls, args = append(sqls, q.sql), append(args, q.args)
+	}
+	return sqls, args
+}

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 )
 
@@ -100,14 +100,16 @@ func (s *Store) EachThread(ctx context.Context, resourceID string, fn func(Threa
 // ThreadsPage returns at most limit threads of the given resources (all
 // threads when resources is empty) after skipping offset, ordered as
 // Threads (by resource, then creation time and id, in byte order). The bound is the
-// query's LIMIT and OFFSET.
+// query's LIMIT and OFFSET: the rows skipped are read (walked in the
+// index threads_by_order, not sorted), so a page costs offset+limit rows;
+// ThreadsAfter's cost does not grow with the place.
 func (s *Store) ThreadsPage(ctx context.Context, resources []string, limit, offset int) ([]Thread, error) {
 	q, args := `SELECT `+threadColumns+` FROM threads`, make([]any, 0, len(resources)+2)
 	if len(resources) > 0 {
-		q += ` WHERE resource_id IN (?` + strings.Repeat(`, ?`, len(resources)-1) + `)`
-		for _, r := range resources {
-			args = append(args, r)
-		}
+		names := slices.Clone(resources)
+		slices.Sort(names)
+		cond, in := s.resourcesIn(slices.Compact(names))
+		q, args = q+` WHERE `+cond, in
 	}
 	return s.queryThreads(ctx, q+s.threadOrder()+` LIMIT ? OFFSET ?`, append(args, limit, offset))
 }

@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -386,6 +386,16 @@ ALTER TABLE lexical_docs ADD COLUMN ref_from BIGINT, ADD COLUMN ref_to BIGINT,
 	ADD CONSTRAINT lexical_docs_ref CHECK ((ref_from IS NULL) = (ref_to IS NULL) AND (ref_from IS NULL OR ref_from < ref_to));
 CREATE INDEX lexical_docs_ref ON lexical_docs(resource_id, ref_from) WHERE ref_from IS NOT NULL;
 UPDATE lexical_docs SET atypes = NULL WHERE atypes IS NOT NULL;
+`,
+	// 5: keyset paging of thread listings (internal/store's migration 9).
+	// threads_by_order holds the listing order (msgstore's threadOrder) in
+	// byte order whatever the columns' collation: a query uses it only
+	// when it names the same collation (resource_id COLLATE "C" in its
+	// conditions and ORDER BY). The build takes the table's write lock for
+	// its duration (60 ms for 50,000 threads measured; not CONCURRENTLY: a
+	// migration runs in one transaction).
+	`
+CREATE INDEX threads_by_order ON threads(resource_id COLLATE "C", created_at, id COLLATE "C");
 `,
 }
 

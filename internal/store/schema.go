@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -263,6 +263,13 @@ CREATE TABLE working_config (
 	config     TEXT NOT NULL,
 	updated_at INTEGER NOT NULL
 );
+`,
+	// 9: keyset paging of thread listings. threads_by_order holds the
+	// listing order (msgstore's threadOrder: resource, creation time, id;
+	// BINARY collation, byte order), so a page after a thread's key reads
+	// the rows it answers instead of sorting every thread asked for.
+	`
+CREATE INDEX threads_by_order ON threads(resource_id, created_at, id);
 `,
 }
 
