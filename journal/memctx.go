@@ -279,8 +279,24 @@ type RunFilter struct {
 	ThreadID   string // only this thread's runs, of the thread's owner, when set
 	ResourceID string // only this resource's runs when set
 	Limit      int    // page size; 0 means 100
-	Offset     int    // runs to skip, for paging
+	// Before, when set, lists only the runs after it in the listing's
+	// order (newest first): the next page after a page whose last run
+	// had this key (RunInfo.Key). It reads about a page of rows wherever
+	// it starts, and a run recorded or erased meanwhile moves no other.
+	Before *RunKey
+	Offset int // runs to skip (after Before): reads every run skipped
 }
+
+// RunKey is a run's place in ListRuns' order: its record's creation time
+// (Unix milliseconds), then its record's key (MemCtxKey of the id) in
+// byte order, newer and greater first.
+type RunKey struct {
+	CreatedAt int64
+	RunID     string
+}
+
+// Key returns r's place in ListRuns' order.
+func (r RunInfo) Key() RunKey { return RunKey{CreatedAt: r.CreatedAt, RunID: r.RunID} }
 
 // RunInfo summarises one run for listings.
 type RunInfo struct {
@@ -291,7 +307,9 @@ type RunInfo struct {
 }
 
 // ListRuns lists runs with a memctx record, newest first (runs of one
-// millisecond by run id, in descending byte order on both backends).
+// millisecond by run id, in descending byte order on both backends), a
+// page of f.Limit after f.Before (journal_memctx_by_time, or the index by
+// resource or thread, holds the order).
 //
 // With ThreadID set and the thread existing, only runs recorded under the
 // thread's owning resource are listed: thread ids are global, so another
@@ -300,21 +318,7 @@ type RunInfo struct {
 // resource, must not be shown to the owner. Such a run is still listed by
 // its resource. A thread that does not exist has no owner to check against.
 func (j *Journal) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) {
-	if f.Limit <= 0 {
-		f.Limit = 100
-	}
-	q := `SELECT key, thread_id, resource_id, created_at FROM journal WHERE scope = ?`
-	args := []any{ScopeMemCtx}
-	if f.ThreadID != "" {
-		q += ` AND thread_id = ? AND resource_id = COALESCE((SELECT t.resource_id FROM threads t WHERE t.id = ?), resource_id)`
-		args = append(args, f.ThreadID, f.ThreadID)
-	}
-	if f.ResourceID != "" {
-		q += ` AND resource_id = ?`
-		args = append(args, f.ResourceID)
-	}
-	q += j.newestFirst() + ` LIMIT ? OFFSET ?`
-	args = append(args, f.Limit, f.Offset)
+	q, args := j.runsQuery(f)
 	rows, err := j.conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("journal: list runs: %w", err)
@@ -331,6 +335,38 @@ func (j *Journal) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) 
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// runsQuery is ListRuns' statement and arguments.
+func (j *Journal) runsQuery(f RunFilter) (string, []any) {
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	// The scope is written, not bound: a partial index serves only a
+	// condition that names its scope. Without statistics (mnemo runs no
+	// ANALYZE on SQLite) SQLite prefers the primary key's equality on
+	// scope and sorts every record: the listing of every run names its
+	// index.
+	from := ` FROM journal`
+	if f.ThreadID == "" && f.ResourceID == "" {
+		from += j.dialect.Text(` INDEXED BY journal_memctx_by_time`, ``)
+	}
+	q := `SELECT key, thread_id, resource_id, created_at` + from + ` WHERE scope = '` + ScopeMemCtx + `'`
+	var args []any
+	if b := f.Before; b != nil {
+		// created_at <= ? first: the range the indexes by time walk.
+		q += ` AND created_at <= ? AND (created_at < ? OR key` + j.dialect.Text(``, ` COLLATE "C"`) + ` < ?)`
+		args = append(args, b.CreatedAt, b.CreatedAt, MemCtxKey(b.RunID))
+	}
+	if f.ThreadID != "" {
+		q += ` AND thread_id = ? AND resource_id = COALESCE((SELECT t.resource_id FROM threads t WHERE t.id = ?), resource_id)`
+		args = append(args, f.ThreadID, f.ThreadID)
+	}
+	if f.ResourceID != "" {
+		q += ` AND resource_id = ?`
+		args = append(args, f.ResourceID)
+	}
+	return q + j.newestFirst() + ` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)
 }
 
 // isUniqueViolation reports whether err is a primary key or unique

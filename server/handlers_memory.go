@@ -136,7 +136,17 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.Limit, f.Offset = int(limit), int(offset)
+	f.Limit, f.Offset = int(limit)+1, int(offset)
+	if q.Has("cursor") {
+		if q.Has("offset") {
+			return nil, errorf(kindInvalid, "cursor", "cursor must be a nextCursor of an earlier page (none for the first page), without offset")
+		}
+		k, err := parseRunCursor(q.Get("cursor"))
+		if err != nil {
+			return nil, err
+		}
+		f.Before = &k
+	}
 	if f.ResourceID != "" {
 		if err := s.resource(p, "resourceId", f.ResourceID); err != nil {
 			return nil, err
@@ -159,9 +169,12 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := RunList{Runs: make([]RunInfo, len(runs))}
-	for i, ri := range runs {
-		out.Runs[i] = RunInfoOf(ri)
+	out := RunList{Runs: make([]RunInfo, 0, min(len(runs), int(limit)))}
+	for _, ri := range runs[:min(len(runs), int(limit))] {
+		out.Runs = append(out.Runs, RunInfoOf(ri))
+	}
+	if len(runs) > int(limit) {
+		out.NextCursor = runCursor(runs[limit-1].Key())
 	}
 	return out, nil
 }

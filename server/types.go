@@ -160,6 +160,9 @@ type RunInfo struct {
 // RunList is the answer of GET /v1/runs.
 type RunList struct {
 	Runs []RunInfo `json:"runs"`
+	// NextCursor, when present, is the cursor of the next page (GET
+	// /v1/runs?cursor=): more runs follow. Absent on the last page.
+	NextCursor string `json:"nextCursor,omitempty" jsonschema:"description=the cursor of the next page (?cursor=); absent on the last page"`
 }
 
 // TurnRef names a stored turn by thread and seq.

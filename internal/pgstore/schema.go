@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -396,6 +396,11 @@ UPDATE lexical_docs SET atypes = NULL WHERE atypes IS NOT NULL;
 	// migration runs in one transaction).
 	`
 CREATE INDEX threads_by_order ON threads(resource_id COLLATE "C", created_at, id COLLATE "C");
+`,
+	// 6: keyset paging of run listings (internal/store's migration 10),
+	// the keys in byte order as journal's newestFirst orders them.
+	`
+CREATE INDEX journal_memctx_by_time ON journal(created_at, key COLLATE "C") WHERE scope = 'memctx';
 `,
 }
 

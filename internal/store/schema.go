@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -270,6 +270,16 @@ CREATE TABLE working_config (
 	// the rows it answers instead of sorting every thread asked for.
 	`
 CREATE INDEX threads_by_order ON threads(resource_id, created_at, id);
+`,
+	// 10: keyset paging of run listings (journal.ListRuns). The memctx
+	// records in the listing's order, newest first (created_at, then key,
+	// byte order), only those (partial: the journal's other scopes pay
+	// nothing): every run listed a page at a time reads about a page of
+	// rows, where it sorted every record of the store. A resource's or
+	// thread's listing walks journal_by_resource or journal_by_thread by
+	// time (ties by key sorted among themselves).
+	`
+CREATE INDEX journal_memctx_by_time ON journal(created_at, key) WHERE scope = 'memctx';
 `,
 }
 
