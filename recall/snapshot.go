@@ -55,8 +55,9 @@ import (
 // least snapshotCloseMin (within snapshotFlush). An unloaded resource is
 // loaded into a temporary shard for it (from its snapshot and the store's
 // changes) and released. A resource growing from nothing is thus written
-// at sizes doubling: to 100k, 5 snapshots of 127k messages in all, where
-// writing them at half its size took 8 of 202k (TestSnapshotSchedule;
+// at sizes doubling: to 100k, 9 snapshots of 131k messages in all (5 of
+// 127k from a SnapshotMin of 4,096), where writing them at half its size
+// took 8 of 202k from 4,096 (TestSnapshotSchedule;
 // each message is caught up, analysed again, once either way); its first
 // use catches up at most as many messages as its snapshot holds. A
 // resource taking a bulk import (busy: snapshotBusy writes within a
@@ -94,8 +95,18 @@ type ThreadMark struct {
 
 const (
 	// DefaultSnapshotMin is Tuning.SnapshotMin's default: resources of fewer
-	// messages get no snapshot (the Source builds 4,096 messages in ~0.15 s).
-	DefaultSnapshotMin = 4096
+	// messages get no snapshot. The Source builds a resource at ~40-50 µs a
+	// message (~1,000 messages: 38-53 ms, the 10k bench's first use when
+	// this was 4,096; 4,096 messages ~0.15 s) and its snapshot loads it in
+	// ~3 ms, so that from 256 messages the first use of a resource stays
+	// near issue 14's first-use target (≤ 10× a warm LoadContext). The
+	// cost: the snapshots' writes (the 10k bench's ingest ~5 % more CPU,
+	// its directory 14 → 20 MiB), one at Close for each resource of 256+
+	// messages with 256+ writes since Open (3-9 ms each at 300 messages,
+	// load 6), and warm calls served from mapped files (10k bench: p50
+	// -0.03 ms, p95 +0.35 ms, p99 +0.6 ms, medians of 18 pairs; RSS -14
+	// MiB). BENCHMARKS.md, "Issue 14: eng1, 2026-12-03".
+	DefaultSnapshotMin = 256
 	// snapshotCloseMin: Close writes the snapshots of resources with at
 	// least this many writes since their last one.
 	snapshotCloseMin = 256

@@ -364,9 +364,10 @@ func TestSnapshotUnverifiedVectors(t *testing.T) {
 }
 
 // TestSnapshotSchedule: a resource growing from nothing to 100,000
-// messages gets a snapshot at sizes doubling from SnapshotMin: 5 of them,
-// 127k messages written in all (due at half its size they were 8 and
-// 202k), and one growing past snapshotMaxBehind one every 100,000.
+// messages gets a snapshot at sizes doubling from SnapshotMin: 9 of them,
+// 131k messages written in all from 256 (5 and 127k from 4,096; due at
+// half its size they were 8 and 202k), and one growing past
+// snapshotMaxBehind one every 100,000.
 func TestSnapshotSchedule(t *testing.T) {
 	sn := &snapshots{min: DefaultSnapshotMin}
 	grow := func(from, to int) (writes int, written int) {
@@ -384,8 +385,8 @@ func TestSnapshotSchedule(t *testing.T) {
 	}
 	w, total := grow(0, 100_000)
 	t.Logf("to 100k: %d snapshots, %d messages written", w, total)
-	if w > 5 || total > 130_000 {
-		t.Errorf("to 100k: %d snapshots of %d messages in all, want at most 5 and 130,000", w, total)
+	if w > 9 || total > 131_000 {
+		t.Errorf("to 100k: %d snapshots of %d messages in all, want at most 9 and 131,000", w, total)
 	}
 	if w, _ := grow(1_000_000, 1_300_000); w != 3 {
 		t.Errorf("from 1M to 1.3M: %d snapshots, want 3 (every snapshotMaxBehind)", w)
@@ -395,10 +396,13 @@ func TestSnapshotSchedule(t *testing.T) {
 // TestSnapshotDueAtClose: at close, a resource never loaded since Open with
 // a few hundred writes is left out unless it has a snapshot file to catch
 // up (it cannot be over SnapshotMin without one); a known large resource
-// and a resource with SnapshotMin writes are due.
+// and a resource with SnapshotMin writes are due. The minimum is 4,096
+// here, above snapshotCloseMin, where such a resource exists (the default,
+// 256, is snapshotCloseMin).
 func TestSnapshotDueAtClose(t *testing.T) {
-	sn := &snapshots{dir: t.TempDir(), min: DefaultSnapshotMin, emb: HashEmbedder{},
-		changes: map[string]int{"small": 300, "filed": 300, "grown": DefaultSnapshotMin, "known": 300},
+	const min = 4096
+	sn := &snapshots{dir: t.TempDir(), min: min, emb: HashEmbedder{},
+		changes: map[string]int{"small": 300, "filed": 300, "grown": min, "known": 300},
 		sizes:   map[string]int{"known": 50_000}}
 	if err := os.WriteFile(sn.path("filed"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)

@@ -117,7 +117,7 @@ func (c *BenchCommand) parse(args []string) (*flag.FlagSet, bench.Options, bench
 	procs := fs.String("processes", "", "with --db: measure ingest and LoadContext throughput with this many engine processes against one Postgres database, e.g. 1,2,4 (each count on a new schema)")
 	fs.StringVar(&f.worker, "worker", "", "internal: run as a worker process of --processes (phase ingest or load)")
 	fs.IntVar(&f.workerIndex, "worker-index", 0, "internal: this worker's index among --processes")
-	fs.IntVar(&o.SnapshotMin, "snapshot-min", 0, "shard snapshots for resources of at least this many messages (0: the default, 4096; -1: none, to measure their cost)")
+	fs.IntVar(&o.SnapshotMin, "snapshot-min", 0, "shard snapshots for resources of at least this many messages (0: the default, 256; -1: none, to measure their cost)")
 	fs.StringVar(&o.LoadProfile, "loadprofile", "", "write a CPU profile of the warm LoadContext calls only to this file (go tool pprof)")
 	fs.StringVar(&o.AllocProfile, "allocprofile", "", "write the allocations of the warm LoadContext calls only to this file (go tool pprof -base FILE.base FILE)")
 	fs.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile of the serving state (after the warm searches) to this file (go tool pprof)")

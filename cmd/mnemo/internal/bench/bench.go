@@ -79,7 +79,7 @@ type Options struct {
 	// -sample_index=alloc_space).
 	AllocProfile string
 	// SnapshotMin is recall.Tuning.SnapshotMin for the run: 0 the default
-	// (shard snapshots of resources from 4,096 messages), negative none
+	// (shard snapshots of resources from 256 messages), negative none
 	// (to measure what writing them costs the ingest).
 	SnapshotMin int
 }
