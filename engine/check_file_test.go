@@ -21,8 +21,7 @@ func TestCheckFile(t *testing.T) {
 	if err := engine.CheckFile(ctx, engine.Config{Dir: dir}, engine.CheckOptions{Full: true}); err != nil {
 		t.Fatalf("sound: %v", err)
 	}
-	pages, _ := pagesOf(t, path, "messages", "leaf")
-	garble(t, path, pages[len(pages)/3], 7)
+	garbleLeaf(t, path, 7)
 	db, _ := os.ReadFile(path)
 	wal, _ := os.ReadFile(path + "-wal")
 	for _, full := range []bool{false, true} {

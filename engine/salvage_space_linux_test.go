@@ -89,9 +89,7 @@ func treeFiles(t *testing.T, dir string) map[string][]byte {
 func damagedLiveFixture(t *testing.T) string {
 	t.Helper()
 	dir := salvageFixture(t, true)
-	path := filepath.Join(dir, engine.DatabaseFile)
-	pages, _ := pagesOf(t, path, "messages", "leaf")
-	garble(t, path, pages[len(pages)/3], 11)
+	garbleLeaf(t, filepath.Join(dir, engine.DatabaseFile), 11)
 	return dir
 }
 
