@@ -45,6 +45,36 @@ func TestReadNeedsDataDir(t *testing.T) {
 	}
 }
 
+// TestIngestUnreadableFile: a FILE that cannot be read (missing, or a
+// directory) fails ingest before anything is stored: exit 1, the file and
+// the reason once on standard error, standard output empty with --json or
+// without (before: an all-zero report, "file": ""), no data directory
+// created, and a good FILE before it not stored either.
+func TestIngestUnreadableFile(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "data")
+	good := filepath.Join(base, "m.jsonl")
+	os.WriteFile(good, []byte(`{"thread":"t","resource":"r","role":"user","content":"hello"}`+"\n"), 0o600)
+	missing := filepath.Join(base, "missing.jsonl")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--json", missing}, missing + ": no such file or directory"},
+		{[]string{missing}, missing + ": no such file or directory"},
+		{[]string{"--json", good, missing}, missing + ": no such file or directory"},
+		{[]string{"--json", base}, base + ": is a directory"},
+	} {
+		code, out, stderr := run(t, nil, append([]string{"--dir", dir, "ingest"}, c.args...)...)
+		if code != 1 || out != "" || !strings.HasPrefix(stderr, "mnemo ingest: "+c.want) || strings.Count(stderr, c.want) != 1 {
+			t.Errorf("ingest %q: exit %d, stdout %q, stderr %q; want 1, nothing, %q", c.args, code, out, stderr, c.want)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Fatalf("ingest %q created the data directory", c.args)
+		}
+	}
+}
+
 // TestIngestStrictPartial: --strict stops at the first malformed record
 // after storing the records before it; ingest says so and exits 1 (before:
 // silently, with the usage exit code 2 when the record broke a validation

@@ -43,6 +43,9 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	default:
 		return c.usagef(fs, "unknown --format %q", *format)
 	}
+	if err := checkInputs(fs.Args()); err != nil {
+		return err
+	}
 	e, err := c.open(ctx)
 	if err != nil {
 		return err
@@ -50,6 +53,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	defer e.CloseContext(ctx)
 	var total importer.Report
 	var failed error
+	reported := false // a file's import began: --json prints the report
 	for _, path := range fs.Args() {
 		label := path
 		if path == "-" {
@@ -63,6 +67,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 		}
 		rep, err := c.importFile(ctx, e, path, importer.Options{Format: *format, Strict: *strict, Name: label}, *asJSON)
 		if rep != nil {
+			reported = true
 			total.Resources += rep.Resources
 			total.Threads += rep.Threads
 			total.Messages += rep.Messages
@@ -84,9 +89,10 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 			failed = fmt.Errorf("index the ingested messages: %w", err)
 		}
 	}
-	if *asJSON {
+	if *asJSON && reported {
 		// One file: its report (file, format and counts); several: the
-		// counts summed, with no file or format.
+		// counts summed, with no file or format. None when no import
+		// began (a file vanished after checkInputs): stdout stays empty.
 		if err := json.NewEncoder(c.Stdout).Encode(total); err != nil {
 			return err
 		}
@@ -94,6 +100,35 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprintf(c.Stdout, "total: %s\n", summary(&total))
 	}
 	return failed
+}
+
+// checkInputs opens each FILE argument ("-" aside) before anything is
+// stored, so that a missing or unreadable one (or a directory) fails
+// ingest with nothing stored, no data directory created and, with --json,
+// nothing on standard output: "FILE: no such file or directory".
+func checkInputs(paths []string) error {
+	for _, path := range paths {
+		if path == "-" {
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("%s: %w (nothing was stored)", path, err)
+		}
+		fi, err := f.Stat()
+		f.Close()
+		if err == nil && fi.IsDir() {
+			err = errors.New("is a directory, not a file")
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w (nothing was stored)", path, err)
+		}
+	}
+	return nil
 }
 
 // importFile imports path (opt.Name is how it is shown), with a progress

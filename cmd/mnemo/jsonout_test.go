@@ -140,6 +140,7 @@ func TestJSONContract(t *testing.T) {
 		{[]string{"memctx", "nope", "--json"}, 1, false},
 		{[]string{"delete", "--message", "nope", "--yes", "--json"}, 1, true},
 		{[]string{"ingest", "--strict", "--json", bad}, 1, true},
+		{[]string{"ingest", "--json", bad + ".missing"}, 1, false}, // nothing began: no report
 	} {
 		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)
 		switch {
