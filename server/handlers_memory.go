@@ -141,7 +141,7 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 		if q.Has("offset") {
 			return nil, errorf(kindInvalid, "cursor", "cursor must be a nextCursor of an earlier page (none for the first page), without offset")
 		}
-		k, err := parseRunCursor(q.Get("cursor"))
+		k, err := ParseRunCursor(q.Get("cursor"))
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +174,7 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 		out.Runs = append(out.Runs, RunInfoOf(ri))
 	}
 	if len(runs) > int(limit) {
-		out.NextCursor = runCursor(runs[limit-1].Key())
+		out.NextCursor = RunCursor(runs[limit-1].Key())
 	}
 	return out, nil
 }

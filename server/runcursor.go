@@ -20,16 +20,19 @@ const runCursorVersion = 1
 // longest encoding (an id is 128 bytes at most, engine.ValidID).
 const maxRunCursorLen = ((1+binary.MaxVarintLen64+128)*4 + 2) / 3
 
-// runCursor returns the cursor of k's place.
-func runCursor(k journal.RunKey) string {
+// RunCursor returns the cursor of k's place (RunInfo.Key of a page's last
+// run): the listing continues after that run. mnemo runs prints the same
+// cursors (--cursor, nextCursor).
+func RunCursor(k journal.RunKey) string {
 	b := append([]byte{runCursorVersion}, binary.AppendVarint(nil, k.CreatedAt)...)
 	return base64.RawURLEncoding.EncodeToString(append(b, k.RunID...))
 }
 
-// parseRunCursor reads a cursor of runCursor. Errors: a 400 naming
-// "cursor" for any other text (too long, not base64url, another version,
+// ParseRunCursor reads a cursor of RunCursor, the place to list after
+// (journal.RunFilter.Before). Errors: one the API answers as a 400 naming
+// "cursor", for any other text (too long, not base64url, another version,
 // truncated, a run id that breaks engine.ValidID, not canonical).
-func parseRunCursor(s string) (journal.RunKey, error) {
+func ParseRunCursor(s string) (journal.RunKey, error) {
 	bad := errorf(kindInvalid, "cursor", "cursor is not a nextCursor of GET /v1/runs: give the nextCursor of a page, or none for the first page")
 	if len(s) > maxRunCursorLen {
 		return journal.RunKey{}, bad
@@ -43,7 +46,7 @@ func parseRunCursor(s string) (journal.RunKey, error) {
 		return journal.RunKey{}, bad
 	}
 	k := journal.RunKey{CreatedAt: c, RunID: string(b[1+w:])}
-	if !engine.ValidID(k.RunID) || runCursor(k) != s {
+	if !engine.ValidID(k.RunID) || RunCursor(k) != s {
 		return journal.RunKey{}, bad
 	}
 	return k, nil

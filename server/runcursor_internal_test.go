@@ -10,33 +10,33 @@ import (
 	"github.com/mnemo-go/mnemo/journal"
 )
 
-// FuzzParseRunCursor: whatever the text, parseRunCursor returns a key or
+// FuzzParseRunCursor: whatever the text, ParseRunCursor returns a key or
 // a 400 naming "cursor", never panics; a key it returns holds a valid run
 // id and re-encodes to the same text; every key of a valid id encodes to
 // a cursor that parses back to it.
 func FuzzParseRunCursor(f *testing.F) {
 	for _, k := range []journal.RunKey{{CreatedAt: 0, RunID: "r"}, {CreatedAt: 1764758400000, RunID: "run-1"},
 		{CreatedAt: math.MinInt64, RunID: strings.Repeat("z", 128)}, {CreatedAt: math.MaxInt64, RunID: "a:b@c"}} {
-		f.Add(runCursor(k), k.CreatedAt, k.RunID)
+		f.Add(RunCursor(k), k.CreatedAt, k.RunID)
 	}
 	for _, s := range []string{"", "x", "AQ", "AQBy", "AgBy", "AQBy=", "AQCAcg", "AQAA", "AQB/"} {
 		f.Add(s, int64(0), "")
 	}
 	f.Fuzz(func(t *testing.T, s string, created int64, id string) {
-		k, err := parseRunCursor(s)
+		k, err := ParseRunCursor(s)
 		if err != nil {
 			var ae *apiError
 			if !errors.As(err, &ae) || ae.kind != kindInvalid || ae.field != "cursor" {
 				t.Fatalf("%q: %v, want a 400 naming cursor", s, err)
 			}
-		} else if runCursor(k) != s || !engine.ValidID(k.RunID) {
-			t.Fatalf("%q parses to %+v, which encodes to %q", s, k, runCursor(k))
+		} else if RunCursor(k) != s || !engine.ValidID(k.RunID) {
+			t.Fatalf("%q parses to %+v, which encodes to %q", s, k, RunCursor(k))
 		}
 		if !engine.ValidID(id) {
 			return
 		}
 		want := journal.RunKey{CreatedAt: created, RunID: id}
-		if got, err := parseRunCursor(runCursor(want)); err != nil || got != want {
+		if got, err := ParseRunCursor(RunCursor(want)); err != nil || got != want {
 			t.Fatalf("%+v: parses back to %+v, %v", want, got, err)
 		}
 	})

@@ -102,7 +102,9 @@ func TestRunsOfErasedThreadAndUnknownThread(t *testing.T) {
 		t.Fatalf("context of an unknown thread: exit %d, %s%s", code, out, stderr)
 	}
 	code, out, stderr = run(t, nil, "--dir", dir, "runs", "--json")
-	if code != 0 || strings.TrimSpace(out) != "[]" {
+	if code != 0 || strings.TrimSpace(out) != `{
+  "runs": []
+}` {
 		t.Fatalf("runs after deleting the only inspected thread: exit %d, %s%s", code, out, stderr)
 	}
 }
