@@ -101,22 +101,12 @@ type Appender interface {
 }
 
 // Import reads path in the given format and appends its conversations.
+// It opens path once: a pipe or FIFO (`<(cmd)`, /dev/stdin) is read
+// whole, its head too when the format is detected.
 func Import(ctx context.Context, e Appender, path string, opt Options) (*Report, error) {
 	name := path
 	if opt.Name != "" {
 		name = opt.Name
-	}
-	if fi, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("importer: %w", err)
-	} else if fi.IsDir() {
-		return nil, fmt.Errorf("importer: %s is a directory, not a file", name)
-	}
-	format := opt.Format
-	if format == "" || format == FormatAuto {
-		var err error
-		if format, err = detect(path, name); err != nil {
-			return nil, err
-		}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -126,10 +116,18 @@ func Import(ctx context.Context, e Appender, path string, opt Options) (*Report,
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("importer: %w", err)
+	} else if fi.IsDir() {
+		return nil, fmt.Errorf("importer: %s is a directory, not a file", name)
 	}
-	r := io.Reader(f)
+	format, in := opt.Format, io.Reader(f)
+	if format == "" || format == FormatAuto {
+		if format, in, err = detectOpen(f, fi, path, name); err != nil {
+			return nil, err
+		}
+	}
+	r := in
 	if opt.Progress != nil {
-		r = &progressReader{r: f, total: fi.Size(), fn: opt.Progress}
+		r = &progressReader{r: in, total: fi.Size(), fn: opt.Progress}
 	}
 	w := &writer{ctx: ctx, e: e, strict: opt.Strict, rep: &Report{File: name, Format: format}, resources: map[string]bool{}, threads: map[string]bool{}}
 	switch format {
@@ -170,7 +168,34 @@ func detect(path, name string) (string, error) {
 		return "", fmt.Errorf("importer: %w", err)
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
+	return detectReader(f, name)
+}
+
+// detectOpen is detect on f, the open file of path (fi its information),
+// and returns the reader of the whole file to import: f again from its
+// start for a regular file, else (a pipe, which cannot be read twice) the
+// bytes detection read followed by the rest of f.
+func detectOpen(f *os.File, fi os.FileInfo, path, name string) (string, io.Reader, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".ndjson":
+		return FormatJSONL, f, nil
+	}
+	if fi.Mode().IsRegular() {
+		format, err := detectReader(f, name)
+		if err == nil {
+			_, err = f.Seek(0, io.SeekStart)
+		}
+		return format, f, err
+	}
+	var head bytes.Buffer
+	format, err := detectReader(io.TeeReader(f, &head), name)
+	return format, io.MultiReader(&head, f), err
+}
+
+// detectReader guesses the format of what r reads (Detect's rules but
+// the extension's), reading its head.
+func detectReader(r io.Reader, name string) (string, error) {
+	br := bufio.NewReader(r)
 	head, _ := br.Peek(1 << 20)
 	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && trimmed[0] == '{' {

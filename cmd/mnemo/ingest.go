@@ -43,7 +43,9 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	default:
 		return c.usagef(fs, "unknown --format %q", *format)
 	}
-	if err := checkInputs(fs.Args()); err != nil {
+	spooled, cleanup, err := checkInputs(fs.Args())
+	defer cleanup()
+	if err != nil {
 		return err
 	}
 	e, err := c.open(ctx)
@@ -64,6 +66,8 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 			}
 			defer cleanup()
 			path = spooled
+		} else if p, ok := spooled[path]; ok {
+			path = p
 		}
 		rep, err := c.importFile(ctx, e, path, importer.Options{Format: *format, Strict: *strict, Name: label}, *asJSON)
 		if rep != nil {
@@ -105,30 +109,73 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 // checkInputs opens each FILE argument ("-" aside) before anything is
 // stored, so that a missing or unreadable one (or a directory) fails
 // ingest with nothing stored, no data directory created and, with --json,
-// nothing on standard output: "FILE: no such file or directory".
-func checkInputs(paths []string) error {
+// nothing on standard output: "FILE: no such file or directory". A FILE
+// that is not a regular file (a FIFO, `<(cmd)`) can be read only once:
+// it is kept open and, once every FILE passed, copied to a private
+// temporary file, as standard input is (closing it would end the
+// producer's pipe, and reopening it wait for another). spooled maps such
+// a FILE to its copy; cleanup removes the copies (call it in any case).
+func checkInputs(paths []string) (spooled map[string]string, cleanup func(), err error) {
+	spooled, cleanup = map[string]string{}, func() {}
+	var pipes []*os.File
+	defer func() {
+		for _, f := range pipes {
+			f.Close()
+		}
+	}()
 	for _, path := range paths {
 		if path == "-" {
 			continue
 		}
-		f, err := os.Open(path)
+		f, err := openInput(path)
 		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return fmt.Errorf("%s: %w (nothing was stored)", path, err)
+			return spooled, cleanup, fmt.Errorf("%s: %w (nothing was stored)", path, err)
 		}
-		fi, err := f.Stat()
-		f.Close()
-		if err == nil && fi.IsDir() {
-			err = errors.New("is a directory, not a file")
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w (nothing was stored)", path, err)
+		if f != nil {
+			pipes = append(pipes, f)
 		}
 	}
-	return nil
+	var copies []func()
+	cleanup = func() {
+		for _, rm := range copies {
+			rm()
+		}
+	}
+	for _, f := range pipes {
+		if _, ok := spooled[f.Name()]; ok {
+			continue // the same FILE given twice: read once, imported twice
+		}
+		tmp, rm, err := spool(f)
+		if err != nil {
+			return spooled, cleanup, fmt.Errorf("%s: %w (nothing was stored)", f.Name(), err)
+		}
+		spooled[f.Name()], copies = tmp, append(copies, rm)
+	}
+	return spooled, cleanup, nil
+}
+
+// openInput checks that path can be read: it opens it and returns nil
+// for a regular file (closed: the import opens it again), the open file
+// for anything else but a directory (a FIFO or a pipe, which must not be
+// closed before it is read), or the error, without the path.
+func openInput(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	switch {
+	case err == nil && fi.IsDir():
+		err = errors.New("is a directory, not a file")
+	case err == nil && !fi.Mode().IsRegular():
+		return f, nil
+	}
+	f.Close()
+	return nil, err
 }
 
 // importFile imports path (opt.Name is how it is shown), with a progress
@@ -166,15 +213,25 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 // importers detect formats and count progress on files) and returns its
 // path and a cleanup.
 func (c *IngestCommand) spoolStdin() (string, func(), error) {
+	path, cleanup, err := spool(c.Stdin)
+	if err != nil {
+		return "", nil, fmt.Errorf("read standard input: %w", err)
+	}
+	return path, cleanup, nil
+}
+
+// spool copies what r reads to a private temporary file and returns its
+// path and a cleanup that removes it.
+func spool(r io.Reader) (string, func(), error) {
 	f, err := os.CreateTemp("", "mnemo-ingest-*")
 	if err != nil {
 		return "", nil, err
 	}
 	cleanup := func() { os.Remove(f.Name()) }
-	if _, err := io.Copy(f, c.Stdin); err != nil {
+	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
 		cleanup()
-		return "", nil, fmt.Errorf("read standard input: %w", err)
+		return "", nil, err
 	}
 	if err := f.Close(); err != nil {
 		cleanup()
