@@ -223,6 +223,9 @@ func (c *MemCtxCommand) Run(ctx context.Context, args []string) error {
 	if *asJSON && *htmlFile != "" {
 		return c.usagef(fs, "give --json or --html FILE, not both")
 	}
+	if err := c.checkGiven(fs, "--html", "a FILE"); err != nil {
+		return err
+	}
 	if err := c.checkIDs(fs, "RUN_ID", fs.Arg(0)); err != nil {
 		return err
 	}

@@ -19,7 +19,8 @@ import (
 // ("RUN_ID is empty"), `mcp --resources ""` (read as left out, it gave the
 // client every resource) and the global --dir "" and --db "" (read as left
 // out, a write or an erasure landed in ./mnemo-data or $MNEMO_DIR, which
-// stays uncreated here).
+// stays uncreated here), and a file or value flag (checkGiven: serve
+// --tokens "" served every request as the operator's).
 func TestEmptyIDFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -54,6 +55,14 @@ func TestEmptyIDFlags(t *testing.T) {
 		{[]string{"memctx", ""}, "RUN_ID"},
 		{[]string{"replay", ""}, "RUN_ID"},
 		{[]string{"mcp", "--resources", ""}, "--resources"},
+		// a file or value flag given as "" (read as left out: serve
+		// --tokens "" served every request as the operator's; the
+		// non-loopback --listen makes the old code exit at once)
+		{[]string{"serve", "--listen", "0.0.0.0:0", "--tokens", ""}, "--tokens"},
+		{[]string{"serve", "--listen", "0.0.0.0:0", "--config="}, "--config"},
+		{[]string{"memctx", "run-1", "--html", ""}, "--html"},
+		{[]string{"search", "--queries", ""}, "--queries"},
+		{[]string{"replay", "run-1", "--without", ""}, "--without"},
 		// the global flags that choose where the memory lives
 		{[]string{"--dir", "", "threads"}, "--dir"},
 		{[]string{"--dir=", "ingest", "-"}, "--dir"},

@@ -200,6 +200,25 @@ func (m *Main) checkIDs(fs *flag.FlagSet, pairs ...string) error {
 	return nil
 }
 
+// checkGiven returns a usage error (exit 2) for the first of the named
+// flags that was given as "" (a script's unset "$F"), which would read as
+// left out: `serve --tokens ""` served every request as the operator's,
+// `memctx --html ""` printed the record instead of writing a page.
+// pairs alternates a flag's name ("--tokens") and what to give instead
+// ("a token file"); a flag left out is not checked.
+func (m *Main) checkGiven(fs *flag.FlagSet, pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		name := pairs[i]
+		f := fs.Lookup(strings.TrimPrefix(name, "--"))
+		given := false
+		fs.Visit(func(v *flag.Flag) { given = given || v == f })
+		if given && f.Value.String() == "" {
+			return m.usagef(fs, "%s is empty: give %s or leave the flag out", name, pairs[i+1])
+		}
+	}
+	return nil
+}
+
 // noArgs returns a usage error (exit 2) when fs parsed a positional
 // argument, for a command that takes none; hint, when not empty, follows
 // in parentheses ("a query goes in --query").

@@ -131,6 +131,9 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 	if err := c.checkIDs(fs, "RUN_ID", fs.Arg(0)); err != nil {
 		return err
 	}
+	if err := c.checkGiven(fs, "--without", "what to leave out"); err != nil {
+		return err
+	}
 	opt, err := parseWithout(*without)
 	if err != nil {
 		return c.usagef(fs, "%v", err)

@@ -70,6 +70,9 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if err := c.checkIDs(fs, "--resource", *resource, "--thread", *thread); err != nil {
 		return err // first: --resource "" is empty, not missing
 	}
+	if err := c.checkGiven(fs, "--queries", "a FILE.jsonl"); err != nil {
+		return err
+	}
 	if *queries == "" && (*resource == "" || fs.NArg() == 0) {
 		return c.usagef(fs, "search needs --resource and a QUERY, or --queries FILE")
 	}

@@ -39,6 +39,9 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if fs.NArg() != 0 {
 		return c.usagef(fs, "serve takes no arguments")
 	}
+	if err := c.checkGiven(fs, "--tokens", "a token file (without one every request is the operator's)", "--config", "a configuration file"); err != nil {
+		return err
+	}
 	var tokens *server.Tokens
 	if *tokensFile != "" {
 		var err error
