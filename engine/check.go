@@ -64,7 +64,7 @@ func (e *CheckError) Error() string {
 	}
 	more := ""
 	if len(ps) > 10 {
-		ps, more = ps[:10], fmt.Sprintf("; and %d more", len(e.Problems)-10)
+		ps, more = ps[:10], fmt.Sprintf("; and %d more", len(ps)-10)
 	}
 	return fmt.Sprintf("engine: inconsistent: %s%s", strings.Join(ps, "; "), more)
 }
