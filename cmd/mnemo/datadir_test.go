@@ -46,7 +46,9 @@ func TestReadNeedsDataDir(t *testing.T) {
 }
 
 // TestIngestUnreadableFile: a FILE that cannot be read (missing, or a
-// directory) fails ingest before anything is stored: exit 1, the file and
+// directory), or of no format mnemo reads (with --format auto; before, a
+// good FILE before it was stored, and the data directory created), fails
+// ingest before anything is stored: exit 1, the file and
 // the reason once on standard error, standard output empty with --json or
 // without (before: an all-zero report, "file": ""), no data directory
 // created, and a good FILE before it not stored either.
@@ -56,6 +58,8 @@ func TestIngestUnreadableFile(t *testing.T) {
 	good := filepath.Join(base, "m.jsonl")
 	os.WriteFile(good, []byte(`{"thread":"t","resource":"r","role":"user","content":"hello"}`+"\n"), 0o600)
 	missing := filepath.Join(base, "missing.jsonl")
+	bad := filepath.Join(base, "notes.json") // no format mnemo reads
+	os.WriteFile(bad, []byte("garbage\n"), 0o600)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -64,6 +68,8 @@ func TestIngestUnreadableFile(t *testing.T) {
 		{[]string{missing}, missing + ": no such file or directory"},
 		{[]string{"--json", good, missing}, missing + ": no such file or directory"},
 		{[]string{"--json", base}, base + ": is a directory"},
+		{[]string{bad}, bad + ": unknown format"},
+		{[]string{"--json", good, bad}, bad + ": unknown format"},
 	} {
 		code, out, stderr := run(t, nil, append([]string{"--dir", dir, "ingest"}, c.args...)...)
 		if code != 1 || out != "" || !strings.HasPrefix(stderr, "mnemo ingest: "+c.want) || strings.Count(stderr, c.want) != 1 {

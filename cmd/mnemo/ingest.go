@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,6 +46,9 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	}
 	spooled, cleanup, err := checkInputs(fs.Args())
 	defer cleanup()
+	if err == nil && *format == "auto" {
+		err = checkFormats(fs.Args(), spooled)
+	}
 	if err != nil {
 		return err
 	}
@@ -145,13 +149,30 @@ func checkInputs(paths []string) (spooled map[string]string, cleanup func(), err
 		if _, ok := spooled[f.Name()]; ok {
 			continue // the same FILE given twice: read once, imported twice
 		}
-		tmp, rm, err := spool(f)
+		tmp, rm, err := spool(f, filepath.Ext(f.Name()))
 		if err != nil {
 			return spooled, cleanup, fmt.Errorf("%s: %w (nothing was stored)", f.Name(), err)
 		}
 		spooled[f.Name()], copies = tmp, append(copies, rm)
 	}
 	return spooled, cleanup, nil
+}
+
+// checkFormats detects the format of each regular FILE (those checkInputs
+// did not spool; "-" aside), so that with --format auto a FILE of no
+// format mnemo reads fails ingest before anything is stored or a data
+// directory created, as an unreadable one does: "FILE: unknown format:
+// FILE is neither JSONL nor a JSON array (nothing was stored)".
+func checkFormats(paths []string, spooled map[string]string) error {
+	for _, path := range paths {
+		if _, ok := spooled[path]; ok || path == "-" {
+			continue
+		}
+		if _, err := importer.Detect(path); err != nil {
+			return fmt.Errorf("%s: %s (nothing was stored)", path, strings.TrimPrefix(err.Error(), "importer: "))
+		}
+	}
+	return nil
 }
 
 // openInput checks that path can be read: it opens it and returns nil
@@ -213,17 +234,18 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 // importers detect formats and count progress on files) and returns its
 // path and a cleanup.
 func (c *IngestCommand) spoolStdin() (string, func(), error) {
-	path, cleanup, err := spool(c.Stdin)
+	path, cleanup, err := spool(c.Stdin, "")
 	if err != nil {
 		return "", nil, fmt.Errorf("read standard input: %w", err)
 	}
 	return path, cleanup, nil
 }
 
-// spool copies what r reads to a private temporary file and returns its
-// path and a cleanup that removes it.
-func spool(r io.Reader) (string, func(), error) {
-	f, err := os.CreateTemp("", "mnemo-ingest-*")
+// spool copies what r reads to a private temporary file, whose name ends
+// in ext (a FILE's extension: Detect reads it), and returns its path and a
+// cleanup that removes it.
+func spool(r io.Reader, ext string) (string, func(), error) {
+	f, err := os.CreateTemp("", "mnemo-ingest-*"+ext)
 	if err != nil {
 		return "", nil, err
 	}

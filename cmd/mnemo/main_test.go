@@ -108,12 +108,17 @@ func TestBadEmbedderAndDir(t *testing.T) {
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// ingest's FILE must be one it reads: its format is checked first.
+	conv := filepath.Join(t.TempDir(), "m.jsonl")
+	if err := os.WriteFile(conv, []byte(`{"thread":"t","resource":"r","role":"user","content":"x"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		hint string // a read says how a directory comes to be; a write, what --dir must name
 	}{
 		{[]string{"threads"}, "a data directory is created by writing to it"},
-		{[]string{"ingest", file}, "it must name a directory, or a path where one can be created"},
+		{[]string{"ingest", conv}, "it must name a directory, or a path where one can be created"},
 	} {
 		code, _, stderr := run(t, nil, append([]string{"--dir", file}, tc.args...)...)
 		if code != 1 || !strings.Contains(stderr, "not a mnemo data directory") || !strings.Contains(stderr, "is a file, not a directory") || !strings.Contains(stderr, tc.hint) {
