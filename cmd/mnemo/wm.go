@@ -168,6 +168,9 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 		case sub == "set":
 			return c.usagef(fs, "%s has no working memory yet: say --schema SCHEMA.json, --no-validate (a JSON object) or --markdown", key)
 		default:
+			if sub == "history" && *asJSON {
+				return c.printHistory(nil, true) // [], as a key with versions gives a list
+			}
 			if *asJSON {
 				return c.printJSON(map[string]any{"key": key, "version": 0, "stored": false})
 			}

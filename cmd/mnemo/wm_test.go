@@ -173,3 +173,26 @@ func TestWMSetFileBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestWMHistoryNothingStored: `wm history --json` of a key with nothing
+// stored prints an empty list, the shape it prints when versions exist
+// (README: a list is [] when empty); `wm get --json` prints the empty
+// state. history printed get's object {"key", "stored": false, "version":
+// 0} when no working-memory configuration was stored either.
+func TestWMHistoryNothingStored(t *testing.T) {
+	dir := t.TempDir()
+	newDataDir(t, dir)
+	code, out, stderr := run(t, nil, "--dir", dir, "wm", "history", "--thread", "t-none", "--json")
+	var versions []json.RawMessage
+	if err := json.Unmarshal([]byte(out), &versions); code != 0 || err != nil || versions == nil || len(versions) != 0 {
+		t.Errorf("wm history --json with nothing stored: exit %d, %q (%v) %s; want []", code, out, err, stderr)
+	}
+	code, out, _ = run(t, nil, "--dir", dir, "wm", "get", "--thread", "t-none", "--json")
+	if code != 0 || !strings.Contains(out, `"stored": false`) {
+		t.Errorf("wm get --json with nothing stored: exit %d, %q; want the empty state", code, out)
+	}
+	code, out, _ = run(t, nil, "--dir", dir, "wm", "history", "--thread", "t-none")
+	if code != 0 || !strings.Contains(out, "no working memory stored") {
+		t.Errorf("wm history with nothing stored: exit %d, %q", code, out)
+	}
+}
