@@ -13,7 +13,9 @@ import (
 // They are derived data, so they are never fatal: recall skips them when a
 // resource loads, the engine deletes them and queues the messages for
 // embedding again through the outbox, Open does the same for every damaged
-// row, and Check reports the ones still stored.
+// row (on SQLite when the schema's triggers saw one written, or the first
+// row's dims differ from the embedder's: msgstore's damaged.go), and Check
+// reports the ones still stored and marks them for the next Open.
 
 // requeueDamaged is recall.Config.Damaged: it deletes the damaged stored
 // embeddings of ids (those still damaged) and queues their messages for
@@ -35,9 +37,14 @@ func (e *Engine) requeueDamaged(ctx context.Context, resource string, ids []stri
 
 // dropDamagedEmbeddings deletes every damaged stored embedding of the
 // current embedder (at Open, before the missing ones are queued) and
-// returns how many.
+// returns how many; it reads the stored vectors only when some may be
+// damaged (mayHoldDamaged).
 func (e *Engine) dropDamagedEmbeddings(ctx context.Context) (int64, error) {
-	if !e.mayHoldDamaged() {
+	may, err := e.mayHoldDamaged(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("engine: drop damaged embeddings: %w", err)
+	}
+	if !may {
 		return 0, nil
 	}
 	emb := e.embedder()
@@ -52,7 +59,13 @@ func (e *Engine) dropDamagedEmbeddings(ctx context.Context) (int64, error) {
 }
 
 // mayHoldDamaged reports whether stored embeddings of the current
-// embedder can have the wrong length, so that Open must look for them. On
+// embedder can have the wrong length, so that Open must read them all to
+// find them. On SQLite only when msgstore.DamageSuspected says so (the
+// schema's triggers saw one written, the first row's dims are not the
+// embedder's, or a trigger is gone; a lookup of one index entry and one
+// row): the scan it saves read every stored row at each open, and an open
+// of 100k messages fell from 37.7 to 24.4 ms (medians of 10 alternated
+// pairs; BENCHMARKS.md, "Open: the damaged-embedding scan on SQLite"). On
 // Postgres an embedder with an HNSW index (every one of up to
 // pgstore.MaxHalfvecIndexDims dimensions) cannot: the table's CHECK keeps
 // dims equal to vector_dims(vector), and the index's expression
@@ -60,20 +73,30 @@ func (e *Engine) dropDamagedEmbeddings(ctx context.Context) (int64, error) {
 // to, refuses a row of any other (TestPostgresDamageImpossible). The scan
 // it saves read every stored vector at each open: 185-430 ms at 10k
 // embeddings on a loaded 2-core machine (BENCHMARKS.md, "Postgres open:
-// the damaged-embedding scan"). SQLite's blobs are checked by nothing.
-func (e *Engine) mayHoldDamaged() bool {
-	return !e.onPostgres() || !e.idx.pgIndexed
+// the damaged-embedding scan").
+func (e *Engine) mayHoldDamaged(ctx context.Context) (bool, error) {
+	if e.onPostgres() {
+		return !e.idx.pgIndexed, nil
+	}
+	emb := e.embedder()
+	return e.ms.DamageSuspected(ctx, emb.ID(), emb.Dims())
 }
 
 // checkDamaged adds a Check problem for the damaged stored embeddings of
-// the index's embedder.
+// the index's embedder, and marks the embedder so that the next Open
+// deletes them and embeds their messages again (the schema's triggers see
+// only damage written through SQLite).
 func (e *Engine) checkDamaged(ctx context.Context, emb recall.Embedder, add func(string, ...any)) error {
 	n, example, err := e.ms.CountDamaged(ctx, emb.ID(), emb.Dims())
 	if err != nil {
 		return fmt.Errorf("engine: check: %w", err)
 	}
-	if n > 0 {
-		add("%d stored %s embeddings damaged (wrong length; e.g. %s)", n, emb.ID(), example)
+	if n == 0 {
+		return nil
+	}
+	add("%d stored %s embeddings damaged (wrong length; e.g. %s)", n, emb.ID(), example)
+	if err := e.ms.SuspectDamage(ctx, emb.ID()); err != nil {
+		return fmt.Errorf("engine: check: mark damaged embeddings: %w", err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,6 +134,86 @@ func TestDamagedEmbeddings(t *testing.T) {
 		}
 		mustCheck(t, e)
 	})
+}
+
+// TestDamagedEmbeddingsAtOpen: Open reads the stored vectors only when
+// the schema's triggers saw a damaged row written (or the first row's
+// dims are not the embedder's), no longer at every open; a row damaged
+// after the last open's scan, or stored by an embedder of the same id and
+// other dimensions, is still deleted and embedded again by the next Open,
+// before any search loads the resource (Check, which reads every row,
+// passes after the drain). SQLite only: Postgres's vector column refuses
+// such rows (TestPostgresDamageImpossible).
+func TestDamagedEmbeddingsAtOpen(t *testing.T) {
+	ctx := context.Background()
+	reopen := func(t *testing.T, dir string, emb recall.Embedder) *engine.Engine {
+		t.Helper()
+		e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	t.Run("AfterLastScan", func(t *testing.T) {
+		e, dir := damagedFixture(t)
+		damageEmbeddings(t, dir, "m02")
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		e = reopen(t, dir, recall.HashEmbedder{}) // scans, deletes m02's, clears the mark
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		damageEmbeddings(t, dir, "m01", "m03", "m05", "m07", "m12")
+		e = reopen(t, dir, recall.HashEmbedder{})
+		mustCheck(t, e) // drains first: the re-embedding Open queued
+	})
+	t.Run("DimsChanged", func(t *testing.T) {
+		dir := t.TempDir()
+		e := reopen(t, dir, cutEmbedder{dims: 8})
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
+			user("m1", "the refund was approved"), user("m2", "the train leaves at nine")}}); err != nil {
+			t.Fatal(err)
+		}
+		mustCheck(t, e)
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		e = reopen(t, dir, cutEmbedder{dims: 4})
+		mustCheck(t, e)
+		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund approved", Options: recall.Options{TopK: 1}})
+		if err != nil || res.Retrieval.Vector != "ok" {
+			t.Fatalf("search after the dimensions changed: %v %+v", err, res)
+		}
+	})
+}
+
+// cutEmbedder is hash-384 cut to its first dims values (renormalised),
+// under one id whatever dims: an embedder whose dimensions changed while
+// its id did not.
+type cutEmbedder struct{ dims int }
+
+func (cutEmbedder) ID() string  { return "cut" }
+func (c cutEmbedder) Dims() int { return c.dims }
+func (c cutEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	vs, err := recall.HashEmbedder{}.Embed(ctx, texts)
+	for i, v := range vs {
+		v = v[:c.dims]
+		var sum float64
+		for _, x := range v {
+			sum += float64(x) * float64(x)
+		}
+		for j := range v {
+			if sum > 0 {
+				v[j] = float32(float64(v[j]) / math.Sqrt(sum))
+			} else {
+				v[j] = float32(1 / math.Sqrt(float64(c.dims)))
+			}
+		}
+		vs[i] = v
+	}
+	return vs, err
 }
 
 // TestOwedEmbeddingsLexicalOK: while the embedder is down, messages are

@@ -14,8 +14,8 @@ import (
 // to vector_dims(vector), and the index's expression vector::vector(N)
 // refuses a row of other dimensions. So Open does not scan every stored
 // vector for damage there (dropDamagedEmbeddings: 185-430 ms at 10k
-// embeddings, BENCHMARKS.md "Postgres open: the damaged-embedding scan"),
-// while SQLite, whose blobs nothing checks, still does.
+// embeddings, BENCHMARKS.md "Postgres open: the damaged-embedding scan").
+// SQLite scans only when its triggers saw a damaged row written.
 func TestPostgresDamageImpossible(t *testing.T) {
 	ctx := context.Background()
 	e, err := Open(ctx, Config{Postgres: pgtest.DSN(t), Embedder: recall.HashEmbedder{}})
@@ -23,8 +23,8 @@ func TestPostgresDamageImpossible(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if e.mayHoldDamaged() {
-		t.Fatal("Postgres with an indexed embedder: damage is impossible, want no scan at open")
+	if may, err := e.mayHoldDamaged(ctx); err != nil || may {
+		t.Fatalf("Postgres with an indexed embedder: mayHoldDamaged = %v, %v; damage is impossible, want no scan at open", may, err)
 	}
 	if _, err := e.Append(ctx, AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []Message{{Role: "user", Content: "hello"}}}); err != nil {
 		t.Fatal(err)
@@ -46,7 +46,19 @@ func TestPostgresDamageImpossible(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sq.Close()
-	if !sq.mayHoldDamaged() {
-		t.Fatal("SQLite: damaged blobs are possible, want the scan at open")
+	if _, err := sq.Append(ctx, AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []Message{{Role: "user", Content: "hello"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sq.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if may, err := sq.mayHoldDamaged(ctx); err != nil || may {
+		t.Fatalf("SQLite, nothing damaged: mayHoldDamaged = %v, %v; want false (no scan at open)", may, err)
+	}
+	if _, err := sq.db.ExecContext(ctx, `UPDATE embeddings SET vector = x'01020304'`); err != nil {
+		t.Fatal(err)
+	}
+	if may, err := sq.mayHoldDamaged(ctx); err != nil || !may {
+		t.Fatalf("SQLite, a blob written too short: mayHoldDamaged = %v, %v; want true (the scan at open)", may, err)
 	}
 }

@@ -104,3 +104,36 @@ func BenchmarkRedact(b *testing.B) {
 		})
 	}
 }
+
+// TestDefaultRulesAreCopies: DefaultRules compiles its patterns once per
+// process, but the rules it returns are the caller's: changing one's
+// Triggers, Pattern or Name, or calling Longest on its Regexp, changes
+// nothing in the next call's rules or in the default redactor.
+func TestDefaultRulesAreCopies(t *testing.T) {
+	const sample = "password = hunter22 and Bearer abcdefgh12345678"
+	want := engine.DefaultRedactor().Redact(sample)
+	first := engine.DefaultRules()
+	for i := range first {
+		first[i].Pattern.Longest()
+		if len(first[i].Triggers) > 0 {
+			first[i].Triggers[0] = "zz-never"
+		}
+		first[i].Name = "changed"
+	}
+	first[0].Pattern = nil
+	again := engine.DefaultRules()
+	if got, want := len(again), len(first); got != want {
+		t.Fatalf("%d rules, want %d", got, want)
+	}
+	for i, r := range again {
+		if r.Name == "changed" || r.Pattern == nil || (len(r.Triggers) > 0 && r.Triggers[0] == "zz-never") {
+			t.Fatalf("rule %d (%s) shows a change made to an earlier call's rules", i, r.Name)
+		}
+		if r.Pattern == first[i].Pattern {
+			t.Fatalf("rule %s: the same *Regexp as an earlier call's", r.Name)
+		}
+	}
+	if got := engine.DefaultRedactor().Redact(sample); got != want {
+		t.Errorf("Redact after changing returned rules = %q, want %q", got, want)
+	}
+}

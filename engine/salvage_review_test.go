@@ -12,30 +12,53 @@ import (
 )
 
 // TestOpenDamagedEmbeddingsPage: a garbled page that Open reaches only in
-// its repairs (the scan for damaged stored embeddings) is reported as
+// its repairs (the scan for damaged stored embeddings, which runs when the
+// schema's triggers marked the embedder) is reported as
 // ErrDatabaseCorrupt, with the advice to restore or salvage, like a page
 // the schema read reaches; then a salvage makes the directory open.
+// Unmarked, Open does not read the page, and Check finds it.
 func TestOpenDamagedEmbeddingsPage(t *testing.T) {
 	ctx := context.Background()
-	dir := salvageFixture(t, false)
-	path := filepath.Join(dir, engine.DatabaseFile)
-	pages, _ := pagesOf(t, path, "embeddings", "leaf")
-	if len(pages) < 3 {
-		t.Fatalf("fixture: %d embeddings leaf pages", len(pages))
+	for _, marked := range []bool{true, false} {
+		t.Run(map[bool]string{true: "Marked", false: "Unmarked"}[marked], func(t *testing.T) {
+			dir := salvageFixture(t, false)
+			path := filepath.Join(dir, engine.DatabaseFile)
+			if marked {
+				db := openRaw(t, path)
+				if _, err := db.Exec(`INSERT INTO embeddings_suspect (embedder) SELECT DISTINCT embedder FROM embeddings`); err != nil {
+					t.Fatal(err)
+				}
+				db.Close()
+			}
+			pages, _ := pagesOf(t, path, "embeddings", "leaf")
+			if len(pages) < 3 {
+				t.Fatalf("fixture: %d embeddings leaf pages", len(pages))
+			}
+			garble(t, path, pages[len(pages)/2], 11)
+			e, err := engine.Open(ctx, engine.Config{Dir: dir})
+			if !marked {
+				if err != nil {
+					t.Fatalf("open, the embedder unmarked: %v; want no read of the garbled page", err)
+				}
+				if err := e.Check(ctx); !errors.Is(err, engine.ErrDatabaseCorrupt) {
+					t.Errorf("check with a garbled embeddings page: %v, want ErrDatabaseCorrupt", err)
+				}
+				e.Close()
+				return
+			}
+			if !errors.Is(err, engine.ErrDatabaseCorrupt) {
+				t.Fatalf("open with a garbled embeddings page: %v, want ErrDatabaseCorrupt", err)
+			}
+			if _, err := engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			e, err = engine.Open(ctx, engine.Config{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Close()
+		})
 	}
-	garble(t, path, pages[len(pages)/2], 11)
-	_, err := engine.Open(ctx, engine.Config{Dir: dir})
-	if !errors.Is(err, engine.ErrDatabaseCorrupt) {
-		t.Fatalf("open with a garbled embeddings page: %v, want ErrDatabaseCorrupt", err)
-	}
-	if _, err := engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.Open(ctx, engine.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
 }
 
 // TestSalvageGarbledSchemaTree: a first page whose 100-byte file header is

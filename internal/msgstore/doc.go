@@ -1,5 +1,6 @@
 // Package msgstore is mnemo's message store: the one owner of the tables
-// threads, messages, message_blobs, outbox and embeddings (schema in
+// threads, messages, message_blobs, outbox, embeddings and
+// embeddings_suspect (schema in
 // internal/store; on Postgres in internal/pgstore). Every statement on those tables is here; the engine
 // orchestrates through Store's methods and never writes their SQL itself.
 //

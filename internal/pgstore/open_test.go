@@ -150,8 +150,17 @@ func TestOpen(t *testing.T) {
 	})
 }
 
+// sqliteOnly are the SQLite tables Postgres has no use for, and why.
+var sqliteOnly = map[string]string{
+	// Written by SQLite triggers that record an embeddings row written
+	// damaged (schema migration 11); Postgres's vector column and HNSW
+	// index refuse such rows (engine's TestPostgresDamageImpossible).
+	"embeddings_suspect": "the record of damaged embeddings rows",
+}
+
 // TestSchemaMirrorsSQLite checks that every table and column of the SQLite
-// schema exists in Postgres, with the same nullability.
+// schema exists in Postgres, with the same nullability, except the tables
+// of sqliteOnly.
 func TestSchemaMirrorsSQLite(t *testing.T) {
 	pool := mustOpen(t, pgtest.DSN(t))
 	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "mnemo.db"))
@@ -171,6 +180,9 @@ WHERE m.type = 'table' ORDER BY 1, 2`)
 		var notNull bool
 		if err := rows.Scan(&table, &col, &notNull); err != nil {
 			t.Fatal(err)
+		}
+		if _, ok := sqliteOnly[table]; ok {
+			continue
 		}
 		n++
 		var pgNullable string

@@ -11,7 +11,8 @@
 //
 // Owns the database file and the schema of every table (the migrations);
 // each table's statements belong to one package above it (internal/msgstore:
-// threads, messages, message_blobs, outbox, embeddings; journal: journal,
+// threads, messages, message_blobs, outbox, embeddings, embeddings_suspect
+// (written by triggers on embeddings); journal: journal,
 // runs, dispatches; working: working_memory, working_memory_history,
 // working_config; observe: observations). It imports nothing of mnemo: it is
 // the bottom floor.

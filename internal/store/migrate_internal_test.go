@@ -90,3 +90,24 @@ INSERT INTO observations (id, thread_id, resource_id, from_seq, to_seq, level, c
 		}
 	}
 }
+
+// TestMigrateMarksEmbeddings: embeddings stored before the damage triggers
+// (schema version 11) were seen by none, so every embedder stored is
+// marked suspect and the first open reads its rows once.
+func TestMigrateMarksEmbeddings(t *testing.T) {
+	path := openAt(t, 10, `
+INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector) VALUES
+	('m1', 'hash-384', 'r', 384, x''), ('m2', 'hash-384', 'r', 384, x'01020304'), ('m1', 'e', 'r', 1, x'0000803f')`)
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var got string
+	if err := db.QueryRow(`SELECT group_concat(embedder, ',') FROM (SELECT embedder FROM embeddings_suspect ORDER BY embedder)`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want := "e,hash-384"; got != want {
+		t.Errorf("embedders marked %q, want %q", got, want)
+	}
+}

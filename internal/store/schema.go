@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -12,6 +12,7 @@ const SchemaVersion = 10
 //	threads, messages          package internal/msgstore (the engine's Append and erasure call it)
 //	message_blobs, outbox      package internal/msgstore
 //	embeddings                 package internal/msgstore (written by the outbox's drainer; recall derives from it)
+//	embeddings_suspect         package internal/msgstore (written by the triggers of migration 11; cleared by DropDamaged)
 //	working_memory[_history]   package working
 //	working_config             package working
 //	observations               package observe
@@ -280,6 +281,42 @@ CREATE INDEX threads_by_order ON threads(resource_id, created_at, id);
 	// time (ties by key sorted among themselves).
 	`
 CREATE INDEX journal_memctx_by_time ON journal(created_at, key) WHERE scope = 'memctx';
+`,
+	// 11: damaged embeddings are recorded as they are written, so that
+	// Open need not read every stored vector to find them (it did, at
+	// every open: BENCHMARKS.md, "Open: the damaged-embedding scan on
+	// SQLite"; mnemo check still reads them all). An
+	// embeddings row written by any statement, the engine's or another
+	// program's, whose blob does not fit its dims (4 bytes a value; an
+	// empty one is hash-384's derived row, msgstore's derived.go), or
+	// whose dims differ from those of another row of its embedder, puts
+	// its embedder in embeddings_suspect; msgstore.DropDamaged deletes
+	// the damaged rows and the mark in one transaction. The other check
+	// at Open compares the dims of the embedder's first row with the
+	// embedder's own: with the triggers, every row of an embedder has
+	// the same dims unless it is marked. Rows stored before are not
+	// known: every embedder stored is marked, and the first open scans
+	// once. No primary key: salvage copies this table's rows into a
+	// database whose triggers may have marked the same embedder.
+	`
+CREATE TABLE embeddings_suspect (
+	embedder TEXT NOT NULL
+);
+CREATE TRIGGER embeddings_insert_suspect AFTER INSERT ON embeddings
+WHEN (length(NEW.vector) != 4 * NEW.dims AND NOT (length(NEW.vector) = 0 AND NEW.embedder = 'hash-384' AND NEW.dims = 384))
+	OR NEW.dims != (SELECT dims FROM embeddings WHERE embedder = NEW.embedder AND rowid != NEW.rowid LIMIT 1)
+BEGIN
+	INSERT INTO embeddings_suspect (embedder) SELECT NEW.embedder
+		WHERE NOT EXISTS (SELECT 1 FROM embeddings_suspect WHERE embedder = NEW.embedder);
+END;
+CREATE TRIGGER embeddings_update_suspect AFTER UPDATE ON embeddings
+WHEN (length(NEW.vector) != 4 * NEW.dims AND NOT (length(NEW.vector) = 0 AND NEW.embedder = 'hash-384' AND NEW.dims = 384))
+	OR NEW.dims != (SELECT dims FROM embeddings WHERE embedder = NEW.embedder AND rowid != NEW.rowid LIMIT 1)
+BEGIN
+	INSERT INTO embeddings_suspect (embedder) SELECT NEW.embedder
+		WHERE NOT EXISTS (SELECT 1 FROM embeddings_suspect WHERE embedder = NEW.embedder);
+END;
+INSERT INTO embeddings_suspect (embedder) SELECT DISTINCT embedder FROM embeddings;
 `,
 }
 
