@@ -24,8 +24,19 @@ const (
 )
 
 // Start is the creation time of every resource's first thread; later
-// threads start one day apart, and turns 20–120 seconds apart.
+// threads start one day apart, and turns 20–120 seconds apart. A resource
+// of more than SpanDays threads has them spread evenly over SpanDays days
+// instead, so that no message is dated after Start + SpanDays (plus its
+// last thread's turns): engine.Append refuses a createdAt more than a day
+// ahead of the clock (engine.ErrCreatedAtFuture), and one day apart a
+// 100k-message resource (~1,000 threads) ran past 2026-12-04.
 var Start = time.Date(2025, 1, 6, 9, 0, 0, 0, time.UTC)
+
+// SpanDays bounds the days between a resource's first and last thread
+// starts (see Start): 600, so the corpus ends by 2026-08-29 whatever its
+// size. Resources of up to 600 threads (60,000 messages at the default
+// thread length) are dated as before, one day apart.
+const SpanDays = 600
 
 // Config describes a corpus. The zero value of each field except Messages
 // means its default.
@@ -143,6 +154,17 @@ func pick(rng *rand.Rand, from []string, n int) []string {
 	return out
 }
 
+// threadGap is the time between the starts of resource r's consecutive
+// threads: a day, or SpanDays days over its thread count when it has more
+// than SpanDays threads.
+func (c *Corpus) threadGap(r int) time.Duration {
+	const day = 24 * time.Hour
+	if n := len(c.byRes[r]); n > SpanDays {
+		return SpanDays * day / time.Duration(n)
+	}
+	return day
+}
+
 // Config returns the configuration with defaults filled in.
 func (c *Corpus) Config() Config { return c.cfg }
 
@@ -183,7 +205,7 @@ func (c *Corpus) Thread(i int) Thread {
 	}
 	t := Thread{ID: ThreadID(spec.resource, spec.local), ResourceID: ResourceID(spec.resource)}
 	t.Messages = make([]engine.Message, 0, spec.size)
-	at := Start.Add(time.Duration(spec.local) * 24 * time.Hour)
+	at := Start.Add(c.threadGap(spec.resource) * time.Duration(spec.local))
 	add := func(m engine.Message) {
 		at = at.Add(time.Duration(20+g.rng.IntN(100)) * time.Second)
 		m.ID = fmt.Sprintf("%s.%06d", t.ID, len(t.Messages)+1)

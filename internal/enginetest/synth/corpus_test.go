@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
@@ -186,5 +187,49 @@ func TestAppend(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("search %q did not find its target %s among %d hits", q.Text, q.Target, len(res.Hits))
+	}
+}
+
+// TestThreadDates checks the thread starts: one day apart in a resource of
+// up to SpanDays threads, and spread over SpanDays days in a larger one, so
+// that a 1M-message resource's last message is dated before Start +
+// SpanDays + a day (engine.Append refuses dates ahead of the clock).
+func TestThreadDates(t *testing.T) {
+	const day = 24 * time.Hour
+	end := synth.Start.Add((synth.SpanDays + 1) * day)
+	for _, tc := range []struct {
+		name       string
+		cfg        synth.Config
+		wantOneDay bool
+	}{
+		{"10k over 10", synth.Config{Messages: 10_000, Resources: 10}, true},
+		{"100k in one", synth.Config{Messages: 100_000, Resources: 1}, false},
+		{"1m in one", synth.Config{Messages: 1_000_000, Resources: 1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := synth.New(tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := c.ResourceThreads(0)
+			first, second, last := c.Thread(ts[0]), c.Thread(ts[1]), c.Thread(ts[len(ts)-1])
+			// The first turn comes 20–120 s after its thread's start.
+			gap := second.Messages[0].CreatedAt.Sub(first.Messages[0].CreatedAt)
+			if oneDay := gap > day-2*time.Minute && gap < day+2*time.Minute; oneDay != tc.wantOneDay {
+				t.Errorf("%d threads: gap between the first two threads %v, want one day: %v", len(ts), gap, tc.wantOneDay)
+			}
+			at := last.Messages[len(last.Messages)-1].CreatedAt
+			if !at.Before(end) {
+				t.Errorf("%d threads: last message dated %v, after %v", len(ts), at, end)
+			}
+			prev := first.Messages[0].CreatedAt
+			for _, i := range ts[1:min(len(ts), 50)] {
+				th := c.Thread(i)
+				if s := th.Messages[0].CreatedAt; !s.After(prev) {
+					t.Fatalf("thread %s starts %v, not after the one before (%v)", th.ID, s, prev)
+				}
+				prev = th.Messages[0].CreatedAt
+			}
+		})
 	}
 }
