@@ -42,6 +42,9 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource, "--run-id", *runID); err != nil {
 		return err // first: --thread "" is empty, not missing
 	}
+	if err := c.checkGiven(fs, "--query", "a query (left out, the query is the newest user message)"); err != nil {
+		return err
+	}
 	switch {
 	case *thread == "":
 		return c.usagef(fs, "context needs --thread")

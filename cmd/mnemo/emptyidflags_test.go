@@ -20,7 +20,9 @@ import (
 // client every resource) and the global --dir "" and --db "" (read as left
 // out, a write or an erasure landed in ./mnemo-data or $MNEMO_DIR, which
 // stays uncreated here), and a file or value flag (checkGiven: serve
-// --tokens "" served every request as the operator's).
+// --tokens "" served every request as the operator's), as is context
+// --query "" (recall with the newest user message) and --embedder "",
+// global or eval's ($MNEMO_EMBEDDER, or auto).
 func TestEmptyIDFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -63,10 +65,17 @@ func TestEmptyIDFlags(t *testing.T) {
 		{[]string{"memctx", "run-1", "--html", ""}, "--html"},
 		{[]string{"search", "--queries", ""}, "--queries"},
 		{[]string{"replay", "run-1", "--without", ""}, "--without"},
+		// read as left out, --query "" recalled with the newest user
+		// message and --embedder "" took $MNEMO_EMBEDDER (or auto)
+		{[]string{"context", "--thread", "t", "--query", ""}, "--query"},
+		{[]string{"context", "--thread", "t", "--top-k", "3", "--query="}, "--query"},
+		{[]string{"eval", "--embedder", "", "set.json"}, "--embedder"},
 		// the global flags that choose where the memory lives
 		{[]string{"--dir", "", "threads"}, "--dir"},
 		{[]string{"--dir=", "ingest", "-"}, "--dir"},
 		{[]string{"--db", "", "threads"}, "--db"},
+		{[]string{"--embedder", "", "threads"}, "--embedder"},
+		{[]string{"--embedder=", "ingest", "-"}, "--embedder"},
 	} {
 		args := c.args
 		if !strings.HasPrefix(args[0], "-") {

@@ -130,6 +130,9 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 	if err := parse(fs, args); err != nil {
 		return cfg, f, err
 	}
+	if err := c.checkGiven(fs, "--embedder", "an embedder ("+embedderNames+")"); err != nil {
+		return cfg, f, err // "--embedder is empty", not "unknown --embedder \"\""
+	}
 	if fs.NArg() != 1 {
 		return cfg, f, c.usagef(fs, "eval needs one FILE")
 	}

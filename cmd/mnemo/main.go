@@ -137,6 +137,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		fmt.Fprintf(m.Stderr, "mnemo: %v\n", err)
 		return 2
 	}
+	if flagGiven(fs, "embedder") && *emb == "" {
+		fmt.Fprintf(m.Stderr, "mnemo: --embedder is empty: give auto, %s, or leave the flag out (then $MNEMO_EMBEDDER, else auto)\n", embedderNames)
+		return 2
+	}
 	t, err := chooseTarget(*dir, *db, m.Getenv)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "mnemo: %v\n", err)
