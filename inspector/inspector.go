@@ -81,7 +81,11 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 		t := server.Tenant{Engine: e, Principal: p}
 		mux := http.NewServeMux()
 		mux.HandleFunc("GET /ui/{$}", func(w http.ResponseWriter, r *http.Request) {
-			v, err := BuildIndex(r.Context(), t, intQuery(r, "limit"), r.URL.Query().Get("cursor"), intQuery(r, "offset"))
+			cursor, err := server.PageCursor(r.URL.Query())
+			var v *IndexView
+			if err == nil {
+				v, err = BuildIndex(r.Context(), t, intQuery(r, "limit"), cursor, intQuery(r, "offset"))
+			}
 			render(w, opt, "index", "threads", v, err)
 		})
 		mux.HandleFunc("GET /ui/threads/{thread}", func(w http.ResponseWriter, r *http.Request) {

@@ -73,9 +73,25 @@ func TestIndexPages(t *testing.T) {
 	if code != 200 || strings.Count(body, `href="/ui/threads/`) != 2 || !strings.Contains(body, `href="/ui/threads/ana-a098"`) || !strings.Contains(body, `href="/ui/threads/ana-a099"`) || strings.Contains(body, "cursor=") {
 		t.Fatalf("the page after it by cursor: %d, want ana-a098, ana-a099 and no next link", code)
 	}
-	for _, q := range []string{"offset=x", "offset=-1", "limit=0x", "limit=1001", "cursor=x", "cursor=" + m[1] + "A"} {
-		if code, _ = get(t, ts.URL+"/ui/?"+q, "ana-secret-1"); code != 400 {
-			t.Errorf("%s: %d, want 400", q, code)
+	// As GET /v1/threads answers: a 400 page naming the parameter. An
+	// empty cursor showed the first page, and offset beside a cursor was
+	// ignored.
+	for _, c := range []struct{ query, name string }{
+		{"offset=x", "offset"},
+		{"offset=-1", "offset"},
+		{"limit=0x", "limit"},
+		{"limit=1001", "limit"},
+		{"cursor=x", "cursor"},
+		{"cursor=" + m[1] + "A", "cursor"},
+		{"cursor=", "cursor"},
+		{"cursor=&limit=2", "cursor"},
+		{"cursor=" + m[1] + "&offset=97", "cursor"},
+		{"offset=97&cursor=" + m[1], "cursor"},
+	} {
+		code, body := get(t, ts.URL+"/ui/?"+c.query, "ana-secret-1")
+		_, detail, _ := strings.Cut(body, "<p>")
+		if code != 400 || !strings.Contains(detail, c.name) {
+			t.Errorf("%s: %d, want 400 and a page naming %s; got %.200q", c.query, code, c.name, detail)
 		}
 	}
 }

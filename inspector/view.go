@@ -288,7 +288,9 @@ type ResourceThreads struct {
 // IndexView.NextCursor; "" for the first page), as engine.ThreadsPage.
 // An offset (> 0; the links of earlier versions) skips that many threads
 // instead, as the deprecated engine.ListThreadsPage; the page's next link
-// is a cursor all the same.
+// is a cursor all the same. Given both, the cursor is used: the index
+// handler refuses both, and an empty ?cursor=, before it calls BuildIndex
+// (server.PageCursor, as GET /v1/threads).
 //
 // Errors: a *engine.ValidationError naming "limit", "cursor" (not a
 // NextCursor, or another tenant's place) or "offset" for a value out of

@@ -137,11 +137,12 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 		return nil, err
 	}
 	f.Limit, f.Offset = int(limit)+1, int(offset)
+	cursor, err := PageCursor(q)
+	if err != nil {
+		return nil, err
+	}
 	if q.Has("cursor") {
-		if q.Has("offset") {
-			return nil, errorf(kindInvalid, "cursor", "cursor must be a nextCursor of an earlier page (none for the first page), without offset")
-		}
-		k, err := ParseRunCursor(q.Get("cursor"))
+		k, err := ParseRunCursor(cursor)
 		if err != nil {
 			return nil, err
 		}

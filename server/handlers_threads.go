@@ -47,9 +47,9 @@ func (s *Server) listThreads(r *http.Request, p *Principal) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cursor := q.Get("cursor")
-	if q.Has("cursor") && (cursor == "" || q.Has("offset")) {
-		return nil, errorf(kindInvalid, "cursor", "cursor must be a nextCursor of an earlier page (none for the first page), without offset")
+	cursor, err := PageCursor(q)
+	if err != nil {
+		return nil, err
 	}
 	names, err := s.listedResources(p, q.Get("resourceId"))
 	if err != nil {
