@@ -148,8 +148,11 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 		return err
 	}
 	if len(snaps) > 0 {
-		problems = append(problems, fmt.Sprintf("%d shard snapshot files failed their checksums (%s): deleted; each resource's next load builds its shard from the database",
-			len(snaps), strings.Join(snaps, ", ")))
+		failed := fmt.Sprintf("%d shard snapshot files failed their checksums", len(snaps))
+		if len(snaps) == 1 {
+			failed = "1 shard snapshot file failed its checksums"
+		}
+		problems = append(problems, fmt.Sprintf("%s (%s): deleted; each resource's next load builds its shard from the database", failed, strings.Join(snaps, ", ")))
 	}
 	if len(dbProblems) > 0 || len(problems) > 0 {
 		return &CheckError{Database: dbProblems, Problems: problems, Rebuilt: rebuilt, Snapshots: snaps}

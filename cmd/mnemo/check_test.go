@@ -68,6 +68,7 @@ func TestCheckDamagedDatabase(t *testing.T) {
 				t.Errorf("%v: stderr lacks %q:\n%s", args, want, stderr)
 			}
 		}
+		checkListedOnce(t, stderr, "Fragmentation", "1 problem")
 	}
 }
 
@@ -139,6 +140,7 @@ func TestCheckDamageFoundAtOpen(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
+	checkListedOnce(t, stderr, "was found damaged", "1 problem")
 	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || !strings.Contains(out, "ok:") {
 		t.Fatalf("second check: exit %d\n%s%s", code, out, stderr)
 	}
@@ -148,7 +150,8 @@ func TestCheckDamageFoundAtOpen(t *testing.T) {
 // (a load serves it before the background check of that part) is found by
 // `mnemo check`, which deletes it and says that nothing is lost (exit 1,
 // no reindex advised); the next check passes. Before, check printed "ok"
-// with the file in place.
+// with the file in place. One file is said in the singular (it said "1
+// shard snapshot files failed their checksums").
 func TestCheckDamagedSnapshot(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -185,11 +188,12 @@ func TestCheckDamagedSnapshot(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("check after damage: exit %d, want 1\n%s%s", code, out, stderr)
 	}
-	for _, want := range []string{filepath.Base(files[0]), "failed their checksums", "nothing is lost"} {
+	for _, want := range []string{filepath.Base(files[0]), "1 shard snapshot file failed its checksums", "The damaged shard snapshot file was deleted: nothing is lost"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
+	checkListedOnce(t, stderr, filepath.Base(files[0]), "1 problem")
 	if strings.Contains(stderr, "reindex") {
 		t.Errorf("stderr advises a reindex for a repaired snapshot:\n%s", stderr)
 	}
@@ -198,5 +202,20 @@ func TestCheckDamagedSnapshot(t *testing.T) {
 	}
 	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || !strings.Contains(out, "ok:") {
 		t.Fatalf("second check: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// checkListedOnce fails unless check's stderr says finding once, above a
+// last line that counts the findings instead of repeating them ("mnemo
+// check: 1 problem (listed above)"); before, the last line was the
+// error's text, every finding again ("mnemo check: inconsistent: …").
+func checkListedOnce(t *testing.T, stderr, finding, problems string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if got, want := lines[len(lines)-1], "mnemo check: "+problems+" (listed above)"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
+	}
+	if n := strings.Count(stderr, finding); n != 1 {
+		t.Errorf("stderr says %q %d times, want once:\n%s", finding, n, stderr)
 	}
 }

@@ -88,7 +88,7 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	}
 	if ce != nil {
 		c.printAdvice(ce)
-		return err
+		return &listedError{ce}
 	}
 	lost, err := e.LostSeqs(ctx)
 	if err != nil {
@@ -137,9 +137,22 @@ func (c *CheckCommand) checkFile(ctx context.Context, full bool) (prechecked boo
 	var ce *engine.CheckError
 	if errors.As(err, &ce) {
 		c.printAdvice(ce)
+		return false, &listedError{ce}
 	}
 	return err == nil, err
 }
+
+// listedError is the error of a check whose findings printAdvice printed
+// above it: its text counts them ("2 problems (listed above)") instead of
+// saying each again; it wraps the *engine.CheckError, so errors.Is and
+// errors.As see ErrInconsistent, ErrDatabaseCorrupt and the findings.
+type listedError struct{ ce *engine.CheckError }
+
+func (e *listedError) Error() string {
+	return count(len(e.ce.Database)+len(e.ce.Problems), "problem") + " (listed above)"
+}
+
+func (e *listedError) Unwrap() error { return e.ce }
 
 // quarantined drains the events the engine published while check ran and
 // returns the lexical index damage among them (EventQuarantined: the
@@ -184,7 +197,11 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 			fmt.Fprintf(c.Stderr, "The damaged index was moved to %s and rebuilt from the database: nothing is lost, and the next check should pass. Damage that comes back points at the disk. The quarantined copy is removed by the next erasure, or delete it yourself.\n", ce.Rebuilt)
 		}
 		if len(ce.Snapshots) > 0 {
-			fmt.Fprintln(c.Stderr, "The damaged shard snapshot files were deleted: nothing is lost (they are derived; each resource's next load builds its shard from the database and a new snapshot is written later), and the next check should pass. Damage that comes back points at the disk.")
+			files := "files were"
+			if len(ce.Snapshots) == 1 {
+				files = "file was"
+			}
+			fmt.Fprintf(c.Stderr, "The damaged shard snapshot %s deleted: nothing is lost (snapshots are derived; each resource's next load builds its shard from the database and a new snapshot is written later), and the next check should pass. Damage that comes back points at the disk.\n", files)
 		}
 	case len(ce.Problems) > 0:
 		fmt.Fprintf(c.Stderr, "What to do: run 'mnemo %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", c.target().flag())
