@@ -79,10 +79,14 @@ type Options struct {
 	Name string
 }
 
-// Report summarises an import.
+// Report summarises the import of one file.
 type Report struct {
-	File       string         `json:"file"`
-	Format     string         `json:"format"`
+	File   string `json:"file"`
+	Format string `json:"format"`
+	// Resources and Threads count the distinct resources and threads of
+	// this file's messages that are stored, now or by an earlier import
+	// (not those of skipped records). `mnemo ingest` of several FILEs
+	// sums them per FILE: a thread in two FILEs counts twice.
 	Resources  int            `json:"resources"`
 	Threads    int            `json:"threads"`
 	Messages   int            `json:"messages"`   // messages stored now

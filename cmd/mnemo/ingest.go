@@ -32,7 +32,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("ingest", "FILE... (- reads standard input)")
 	format := fs.String("format", "auto", "auto, jsonl, locomo or longmemeval")
 	strict := fs.Bool("strict", false, "stop at the first malformed record instead of skipping it")
-	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	asJSON := fs.Bool("json", false, "print the summary as JSON (several FILEs: their counts summed, as the total line)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -99,8 +99,10 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	}
 	if *asJSON && reported {
 		// One file: its report (file, format and counts); several: the
-		// counts summed, with no file or format. None when no import
-		// began (a file vanished after checkInputs): stdout stays empty.
+		// counts summed, with no file or format (resources and threads
+		// too: a thread in two FILEs counts twice, as in "total:"). None
+		// when no import began (a file vanished after checkInputs):
+		// stdout stays empty.
 		if err := json.NewEncoder(c.Stdout).Encode(total); err != nil {
 			return err
 		}
