@@ -53,7 +53,9 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	e, err := c.open(ctx)
-	if err != nil {
+	if err != nil && ctx.Err() != nil {
+		return &interruptedError{"nothing was stored (the data directory was opening); run the same ingest again", err}
+	} else if err != nil {
 		return err
 	}
 	defer e.CloseContext(ctx)
@@ -93,7 +95,12 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	if ctx.Err() == nil {
 		// Leave both indexes caught up, so the next command recalls what was
 		// just ingested.
-		if err := c.syncWithProgress(ctx, e); err != nil && failed == nil {
+		err := c.syncWithProgress(ctx, e)
+		switch {
+		case err == nil || failed != nil:
+		case ctx.Err() != nil:
+			failed = &interruptedError{"every message is stored; the indexing stopped, and resumes when mnemo next opens the data directory", err}
+		default:
 			failed = fmt.Errorf("index the ingested messages: %w", err)
 		}
 	}
@@ -323,7 +330,7 @@ func isTerminal(w any) bool {
 // ingesting the fixed file again stores only the rest.
 func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err error, strict bool, rep *importer.Report) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("%s: %w", label, err)
+		return interrupted(label, err, rep)
 	}
 	if strict && rep != nil {
 		earlier := ""
@@ -350,6 +357,38 @@ func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err erro
 		return errors.New(msg)
 	}
 	return fmt.Errorf("%s: %s", label, msg)
+}
+
+// interruptedError is an ingest its context stopped (SIGINT, SIGTERM):
+// its text says what was stored and how to store the rest, where the
+// step that saw the cancel said "FILE: begin: context canceled"; errors.Is
+// sees err (context.Canceled: exitStatus says "interrupted").
+type interruptedError struct {
+	msg string
+	err error
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+func (e *interruptedError) Unwrap() error { return e.err }
+
+// interrupted is the error of the import of label stopped by its context
+// (err) after rep's messages were stored (nil: none): they stay, an import
+// being no transaction, and the same ingest run again stores the rest
+// (the FILEs before label were stored whole; stored messages are not
+// stored twice).
+func interrupted(label string, err error, rep *importer.Report) error {
+	n := 0
+	if rep != nil {
+		n = rep.Messages + rep.Duplicates
+	}
+	stored := count(n, "message") + " of it are stored and stay"
+	switch n {
+	case 0:
+		stored = "none of its messages is stored"
+	case 1:
+		stored = "1 message of it is stored and stays"
+	}
+	return &interruptedError{fmt.Sprintf("%s: %s; run the same ingest again to store the rest (messages already stored are not stored twice)", label, stored), err}
 }
 
 // summary is an import's counts for a person: "1 resource, 2 threads, 3

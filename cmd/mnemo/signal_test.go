@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,9 @@ const stopBound = 30 * time.Second
 // TestSignalStopsIngest: Ctrl-C (SIGINT) and SIGTERM stop a long ingest
 // promptly with exit 130 and 143, and the directory is consistent after
 // (check exits 0). Before, the CLI swallowed the signals while a command
-// did not look at its context.
+// did not look at its context. The last line says what was stored and
+// that running the ingest again stores the rest (it said "interrupted:
+// msgs.jsonl: begin: context canceled").
 func TestSignalStopsIngest(t *testing.T) {
 	file := writeJSONL(t, 60000, nil)
 	for _, tc := range []struct {
@@ -33,10 +36,12 @@ func TestSignalStopsIngest(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// Wait until it is storing messages.
+			// Wait until it is storing messages (a new directory's WAL
+			// passes 256 KiB while it opens: a signal then found nothing
+			// stored, "count messages: context canceled").
 			deadline := time.Now().Add(stopBound)
 			for {
-				if fi, err := os.Stat(filepath.Join(dir, "mnemo.db-wal")); err == nil && fi.Size() > 256<<10 {
+				if storedMessages(dir) > 0 {
 					break
 				}
 				if time.Now().After(deadline) {
@@ -62,6 +67,11 @@ func TestSignalStopsIngest(t *testing.T) {
 				t.Fatalf("exit code %d after %v, want %d; stderr:\n%s", got, tc.sig, tc.code, stderr.String())
 			}
 			t.Logf("%v: exit %d after %s", tc.sig, tc.code, took.Round(time.Millisecond))
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "mnemo ingest: interrupted: "+file+": ") || !strings.Contains(last, " messages of it are stored and stay") ||
+				!strings.Contains(last, "run the same ingest again to store the rest") || strings.Contains(last, "context canceled") {
+				t.Errorf("last line %q, want what was stored and that running the ingest again stores the rest", last)
+			}
 			out, err := cli(t, dir, "check").CombinedOutput()
 			if err != nil {
 				t.Fatalf("check after the interrupted ingest: %v\n%s", err, out)
@@ -146,4 +156,17 @@ func TestDamagedSegmentCLI(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// storedMessages counts the messages stored in dir's mnemo.db, read-only
+// beside the process writing it (WAL); 0 while there is no such table.
+func storedMessages(dir string) int {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "mnemo.db")+"?mode=ro")
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	n := 0
+	db.QueryRow("SELECT count(*) FROM messages").Scan(&n)
+	return n
 }
