@@ -91,6 +91,19 @@ func (c *BenchCommand) print(rep *bench.Report, base *bench.Report, f benchFlags
 	return nil
 }
 
+// benchGivenFlags are checkGiven's pairs for bench's flags whose "" would
+// read as left out: --file "" ran the synthetic corpus, --format "" (with
+// --file) detected the format, --work "" ran in a temporary directory,
+// --reuse "" ingested anew, --processes "" ran one engine, --baseline ""
+// and a profile "" compared or wrote nothing (and the internal --worker
+// "" ran no worker).
+var benchGivenFlags = []string{
+	"--file", "a FILE", "--format", "auto, jsonl, locomo or longmemeval",
+	"--work", "a directory that does not exist", "--reuse", "a directory kept by --keep",
+	"--baseline", "a FILE", "--processes", "process counts (1,2,4)", "--cpuprofile", "a FILE",
+	"--loadprofile", "a FILE", "--allocprofile", "a FILE", "--memprofile", "a FILE", "--worker", "ingest or load",
+}
+
 // parse parses the flags of `mnemo bench` and checks their rules.
 func (c *BenchCommand) parse(args []string) (*flag.FlagSet, bench.Options, benchFlags, error) {
 	fs := c.flags("bench", "")
@@ -126,6 +139,9 @@ func (c *BenchCommand) parse(args []string) (*flag.FlagSet, bench.Options, bench
 	}
 	if fs.NArg() > 0 {
 		return fs, o, f, c.usagef(fs, "bench takes no arguments")
+	}
+	if err := c.checkGiven(fs, benchGivenFlags...); err != nil {
+		return fs, o, f, err
 	}
 	n, err := bench.ParseSize(*size)
 	if err != nil {

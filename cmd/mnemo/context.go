@@ -45,6 +45,9 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	if err := c.checkGiven(fs, "--query", "a query (left out, the query is the newest user message)"); err != nil {
 		return err
 	}
+	if err := c.checkGiven(fs, givenRecallFlags...); err != nil {
+		return err
+	}
 	switch {
 	case *thread == "":
 		return c.usagef(fs, "context needs --thread")

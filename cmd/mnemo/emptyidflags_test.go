@@ -22,7 +22,10 @@ import (
 // stays uncreated here), and a file or value flag (checkGiven: serve
 // --tokens "" served every request as the operator's), as is context
 // --query "" (recall with the newest user message) and --embedder "",
-// global or eval's ($MNEMO_EMBEDDER, or auto).
+// global or eval's ($MNEMO_EMBEDDER, or auto), and every other file or
+// value flag whose "" read as left out (--filter, --fusion, --at, eval's
+// --dir and --questions, wm --schema, models --registry, bench's files,
+// directories and profiles).
 func TestEmptyIDFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -70,6 +73,43 @@ func TestEmptyIDFlags(t *testing.T) {
 		{[]string{"context", "--thread", "t", "--query", ""}, "--query"},
 		{[]string{"context", "--thread", "t", "--top-k", "3", "--query="}, "--query"},
 		{[]string{"eval", "--embedder", "", "set.json"}, "--embedder"},
+		// read as left out: --filter "" recalled unfiltered, --fusion ""
+		// with the default fusion, --at "" at now, --scope "" and --mode
+		// "" with the defaults; eval's --dir "" in a scratch directory,
+		// --questions "" wrote no file, --format "" detected the format,
+		// --mode "" ran one mode; wm set
+		// --schema "" took the configured schema, models fetch
+		// --registry "" $MNEMO_REGISTRY; bench --file "" ran the
+		// synthetic corpus, --work "" a temporary directory, --reuse ""
+		// ingested anew, --baseline "" and a profile "" wrote nothing
+		// (--batch 0, --markdown and a missing NAME make the old code
+		// stop at once on another usage error)
+		{[]string{"context", "--thread", "t", "--filter", ""}, "--filter"},
+		{[]string{"context", "--thread", "t", "--fusion="}, "--fusion"},
+		{[]string{"context", "--thread", "t", "--at", ""}, "--at"},
+		{[]string{"search", "--resource", "r", "--filter", "", "q"}, "--filter"},
+		{[]string{"search", "--resource", "r", "--fusion", "", "q"}, "--fusion"},
+		{[]string{"search", "--resource", "r", "--at=", "q"}, "--at"},
+		{[]string{"context", "--thread", "t", "--scope", ""}, "--scope"},
+		{[]string{"search", "--resource", "r", "--mode=", "q"}, "--mode"},
+		{[]string{"eval", "--format", "", "set.json"}, "--format"},
+		{[]string{"eval", "--mode", "", "set.json"}, "--mode"},
+		{[]string{"bench", "--batch", "0", "--format", ""}, "--format"},
+		{[]string{"eval", "--dir", "", "set.json"}, "--dir"},
+		{[]string{"eval", "--questions", "", "set.json"}, "--questions"},
+		{[]string{"eval", "--fusion=", "set.json"}, "--fusion"},
+		{[]string{"wm", "set", "--thread", "t", "--schema", "", "--markdown"}, "--schema"},
+		{[]string{"models", "fetch", "--registry", ""}, "--registry"},
+		{[]string{"bench", "--batch", "0", "--file", ""}, "--file"},
+		{[]string{"bench", "--batch", "0", "--work="}, "--work"},
+		{[]string{"bench", "--batch", "0", "--reuse", ""}, "--reuse"},
+		{[]string{"bench", "--batch", "0", "--baseline", ""}, "--baseline"},
+		{[]string{"bench", "--batch", "0", "--processes", ""}, "--processes"},
+		{[]string{"bench", "--batch", "0", "--cpuprofile", ""}, "--cpuprofile"},
+		{[]string{"bench", "--batch", "0", "--loadprofile", ""}, "--loadprofile"},
+		{[]string{"bench", "--batch", "0", "--allocprofile", ""}, "--allocprofile"},
+		{[]string{"bench", "--batch", "0", "--memprofile", ""}, "--memprofile"},
+		{[]string{"bench", "--batch", "0", "--worker", ""}, "--worker"},
 		// the global flags that choose where the memory lives
 		{[]string{"--dir", "", "threads"}, "--dir"},
 		{[]string{"--dir=", "ingest", "-"}, "--dir"},

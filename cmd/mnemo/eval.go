@@ -130,7 +130,10 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 	if err := parse(fs, args); err != nil {
 		return cfg, f, err
 	}
-	if err := c.checkGiven(fs, "--embedder", "an embedder ("+embedderNames+")"); err != nil {
+	if err := c.checkGiven(fs, "--embedder", "an embedder ("+embedderNames+")",
+		"--dir", "a data directory (left out, a scratch one)", "--questions", "a FILE",
+		"--fusion", recall.FusionWeighted+" or "+recall.FusionRRF, "--format", "locomo, longmemeval or auto",
+		"--mode", "lexical, vector, hybrid or all"); err != nil {
 		return cfg, f, err // "--embedder is empty", not "unknown --embedder \"\""
 	}
 	if fs.NArg() != 1 {

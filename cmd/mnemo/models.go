@@ -42,6 +42,9 @@ func (c *ModelsCommand) fetch(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := c.checkGiven(fs, "--registry", "a registry address (left out, $"+models.EnvRegistry+", else the default)"); err != nil {
+		return err
+	}
 	if fs.NArg() == 0 {
 		return c.usagef(fs, "models fetch needs a model name (known: %s)", catalogNames())
 	}

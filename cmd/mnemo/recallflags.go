@@ -38,6 +38,17 @@ func addRecallFlags(fs *flag.FlagSet, topKHelp string) *recallFlags {
 	return f
 }
 
+// givenRecallFlags are checkGiven's pairs for the recall flags whose ""
+// would read as left out: --filter "" recalled unfiltered, --fusion ""
+// with the default fusion, --at "" at now, --scope "" and --mode "" with
+// the defaults.
+var givenRecallFlags = []string{
+	"--filter", `a JSON filter ('{"role":"user"}')`,
+	"--fusion", recall.FusionWeighted + " or " + recall.FusionRRF,
+	"--at", "an RFC 3339 time (left out, now)",
+	"--scope", "thread or resource", "--mode", "lexical, vector or hybrid",
+}
+
 // queryTime returns --at (zero when not given: the engine's clock).
 func (f *recallFlags) queryTime() (time.Time, error) {
 	if f.at == "" {

@@ -70,7 +70,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if err := c.checkIDs(fs, "--resource", *resource, "--thread", *thread); err != nil {
 		return err // first: --resource "" is empty, not missing
 	}
-	if err := c.checkGiven(fs, "--queries", "a FILE.jsonl"); err != nil {
+	if err := c.checkGiven(fs, append([]string{"--queries", "a FILE.jsonl"}, givenRecallFlags...)...); err != nil {
 		return err
 	}
 	if *queries == "" && (*resource == "" || fs.NArg() == 0) {

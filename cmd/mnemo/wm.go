@@ -92,6 +92,9 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 	if err := c.checkIDs(fs, "--thread", *f.thread, "--resource", *f.resource); err != nil {
 		return fs, nil, err // first: --thread "" is empty, not missing
 	}
+	if err := c.checkGiven(fs, "--schema", "a JSON Schema file (left out, the configured schema)"); err != nil {
+		return fs, nil, err
+	}
 	switch {
 	case *f.limit < 0:
 		return fs, nil, c.usagef(fs, "--limit must be >= 0 (0: all versions)")
