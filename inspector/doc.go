@@ -23,6 +23,9 @@
 //     not exist.
 //   - All text is escaped by html/template; pages carry no script and load
 //     nothing from elsewhere (the style sheet is inline).
+//   - A page reads its query as the API does (server.CheckQuery,
+//     server.IntParam, server.PageCursor): an unknown, repeated or empty
+//     parameter, or a value out of range, is a 400 page naming it.
 //
 // # Concurrency
 //
@@ -31,6 +34,8 @@
 // # Errors
 //
 // BuildRun and BuildThread return the server's errors (server.ErrNotFound
-// for what the principal may not see); the handlers render them as an
-// error page with the status of server.Describe.
+// for what the principal may not see), BuildRun a *engine.ValidationError
+// naming "without" for a part it does not know; the handlers render them,
+// and the query's errors, as an error page with the status of
+// server.Describe.
 package inspector

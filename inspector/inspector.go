@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -81,19 +80,27 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 		t := server.Tenant{Engine: e, Principal: p}
 		mux := http.NewServeMux()
 		mux.HandleFunc("GET /ui/{$}", func(w http.ResponseWriter, r *http.Request) {
-			cursor, err := server.PageCursor(r.URL.Query())
+			limit, cursor, offset, err := indexQuery(r)
 			var v *IndexView
 			if err == nil {
-				v, err = BuildIndex(r.Context(), t, intQuery(r, "limit"), cursor, intQuery(r, "offset"))
+				v, err = BuildIndex(r.Context(), t, limit, cursor, offset)
 			}
 			render(w, opt, "index", "threads", v, err)
 		})
 		mux.HandleFunc("GET /ui/threads/{thread}", func(w http.ResponseWriter, r *http.Request) {
-			v, err := BuildThread(r.Context(), t, r.PathValue("thread"), beforeSeq(r))
+			before, err := threadQuery(r)
+			var v *ThreadView
+			if err == nil {
+				v, err = BuildThread(r.Context(), t, r.PathValue("thread"), before)
+			}
 			render(w, opt, "thread", "thread "+r.PathValue("thread"), v, err)
 		})
 		mux.HandleFunc("GET /ui/runs/{run}", func(w http.ResponseWriter, r *http.Request) {
-			v, err := BuildRun(r.Context(), t, r.PathValue("run"), r.URL.Query()["without"])
+			without, err := runQuery(r)
+			var v *RunView
+			if err == nil {
+				v, err = BuildRun(r.Context(), t, r.PathValue("run"), without)
+			}
 			render(w, opt, "run", "run "+r.PathValue("run"), v, err)
 		})
 		return mux
@@ -130,33 +137,4 @@ func WriteRun(ctx context.Context, w io.Writer, e *engine.Engine, runID, version
 	}
 	v.Links = false
 	return pages["run"].ExecuteTemplate(w, "layout", page{Title: "run " + runID, Version: version, Links: false, Data: v})
-}
-
-// intQuery is the integer query parameter name: 0 when absent, -1 when
-// not an integer (refused by the engine naming it).
-func intQuery(r *http.Request, name string) int {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
-// beforeSeq is the thread page's "beforeSeq" query parameter: 0 when
-// absent (the newest page), -1 when not an integer (refused by the engine
-// naming beforeSeq).
-func beforeSeq(r *http.Request) int64 {
-	v := r.URL.Query().Get("beforeSeq")
-	if v == "" {
-		return 0
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return -1
-	}
-	return n
 }

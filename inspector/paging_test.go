@@ -40,7 +40,8 @@ func TestThreadPageOlder(t *testing.T) {
 // ?limit=) with a link to the next page by cursor and back to the first,
 // never every thread; a tenant's pages hold only its resources. Links of
 // earlier versions (?offset=) still answer their page, linking on by
-// cursor.
+// cursor. A query GET /v1/threads refuses is a 400 page naming the
+// parameter.
 func TestIndexPages(t *testing.T) {
 	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
 	if err != nil {
@@ -87,11 +88,51 @@ func TestIndexPages(t *testing.T) {
 		{"cursor=&limit=2", "cursor"},
 		{"cursor=" + m[1] + "&offset=97", "cursor"},
 		{"offset=97&cursor=" + m[1], "cursor"},
+		// as GET /v1/threads answers too: limit=0 showed the default
+		// page, an empty offset or limit the first page, a repeated
+		// parameter its first value, an unknown one was ignored
+		{"limit=0", "limit"},
+		{"limit=", "limit"},
+		{"offset=", "offset"},
+		{"limit=2&limit=3", "limit"},
+		{"offset=1&offset=2", "offset"},
+		{"cursor=" + m[1] + "&cursor=" + m[1], "cursor"},
+		{"from=ana-a050", "from"},
+		{"limit=2;offset=1", "malformed"},
 	} {
 		code, body := get(t, ts.URL+"/ui/?"+c.query, "ana-secret-1")
 		_, detail, _ := strings.Cut(body, "<p>")
 		if code != 400 || !strings.Contains(detail, c.name) {
 			t.Errorf("%s: %d, want 400 and a page naming %s; got %.200q", c.query, code, c.name, detail)
+		}
+	}
+}
+
+// TestPageQueries: the thread and run pages refuse a query parameter as
+// the API does (server.CheckQuery): unknown, repeated or empty, or out of
+// range, a 400 page naming it. Before, each was ignored or read as left
+// out (?beforeSeq= and ?beforeSeq=0 showed the newest page, ?without=foo
+// the run as recorded).
+func TestPageQueries(t *testing.T) {
+	_, ts := seed(t, nil)
+	for _, c := range []struct{ path, name string }{
+		{"/ui/threads/ana-1?beforeSeq=", "beforeSeq"},
+		{"/ui/threads/ana-1?beforeSeq=0", "beforeSeq"},
+		{"/ui/threads/ana-1?beforeSeq=5&beforeSeq=6", "beforeSeq"},
+		{"/ui/threads/ana-1?before=5", "before"},
+		{"/ui/runs/run-1?without=", "without"},
+		{"/ui/runs/run-1?without=foo", "without"},
+		{"/ui/runs/run-1?with=recalled", "with"},
+	} {
+		code, body := get(t, ts.URL+c.path, "")
+		_, detail, _ := strings.Cut(body, "<p>")
+		if code != 400 || !strings.Contains(detail, c.name) {
+			t.Errorf("%s: %d, want 400 and a page naming %s; got %.200q", c.path, code, c.name, detail)
+		}
+	}
+	for _, path := range []string{"/ui/threads/ana-1?beforeSeq=5", "/ui/runs/run-1?without=recalled&without=observations"} {
+		if code, body := get(t, ts.URL+path, ""); code != 200 {
+			t.Errorf("%s: %d, want 200; got %.200q", path, code, body)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -75,9 +76,10 @@ type DiffMessage struct {
 }
 
 // replayOptions maps the page's "without" parameters to ReplayOptions.
-func replayOptions(without []string) (engine.ReplayOptions, []string) {
+// Errors: a *engine.ValidationError naming "without" for another value
+// (?without=foo replayed the run as recorded).
+func replayOptions(without []string) (engine.ReplayOptions, error) {
 	var o engine.ReplayOptions
-	var kept []string
 	for _, w := range without {
 		switch w {
 		case "recalled":
@@ -87,16 +89,23 @@ func replayOptions(without []string) (engine.ReplayOptions, []string) {
 		case "workingMemory":
 			o.WithoutWorkingMemory = true
 		default:
-			continue
+			return o, &engine.ValidationError{Index: -1, Field: "without", Rule: fmt.Sprintf("must be recalled, observations or workingMemory, got %q", w)}
 		}
-		kept = append(kept, w)
 	}
-	return o, kept
+	return o, nil
 }
 
 // BuildRun loads a run of the principal and replays it without the parts
-// named in without.
+// named in without ("recalled", "observations", "workingMemory"; none:
+// as recorded).
+//
+// Errors: a *engine.ValidationError naming "without" for another value;
+// the server's errors for the run (server.ErrNotFound).
 func BuildRun(ctx context.Context, t server.Tenant, runID string, without []string) (*RunView, error) {
+	opt, err := replayOptions(without)
+	if err != nil {
+		return nil, err
+	}
 	rec, err := t.Run(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -107,8 +116,7 @@ func BuildRun(ctx context.Context, t server.Tenant, runID string, without []stri
 		v.Dropped = append(v.Dropped, Item{Kind: "dropped", ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview, Reason: r.Reason})
 	}
 	v.Unlisted = max(rec.DroppedCount-len(rec.Dropped), 0)
-	opt, kept := replayOptions(without)
-	rv := &ReplayView{Without: kept, RecordedHash: rec.PromptHash}
+	rv := &ReplayView{Without: without, RecordedHash: rec.PromptHash}
 	rp, err := t.Engine.Replay(ctx, runID, opt)
 	var de *engine.DivergenceError
 	switch {

@@ -128,7 +128,7 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 	ctx := r.Context()
 	q := r.URL.Query()
 	f := journal.RunFilter{ResourceID: q.Get("resourceId"), ThreadID: q.Get("threadId")}
-	limit, err := intParamIn(r, "limit", 100, 1, journal.MaxRunsLimit)
+	limit, err := IntParam(r, "limit", 100, 1, journal.MaxRunsLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -39,11 +38,11 @@ func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 // offset.
 func (s *Server) listThreads(r *http.Request, p *Principal) (any, error) {
 	q := r.URL.Query()
-	limit, err := intParamIn(r, "limit", engine.DefaultPageLimit, 1, engine.MaxPageLimit)
+	limit, err := IntParam(r, "limit", engine.DefaultPageLimit, 1, engine.MaxPageLimit)
 	if err != nil {
 		return nil, err
 	}
-	offset, err := intParamIn(r, "offset", 0, 0, math.MaxInt32)
+	offset, err := IntParam(r, "offset", 0, 0, math.MaxInt32)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +129,7 @@ func (s *Server) listMessages(r *http.Request, p *Principal) (any, error) {
 	if to != 0 && to < from {
 		return nil, errorf(kindInvalid, "toSeq", "toSeq must be 0 (to the end) or >= fromSeq (%d), got %d", from, to)
 	}
-	limit, err := intParamIn(r, "limit", engine.DefaultPageLimit, 1, engine.MaxPageLimit)
+	limit, err := IntParam(r, "limit", engine.DefaultPageLimit, 1, engine.MaxPageLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -191,30 +190,6 @@ func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*App
 	}
 	return &AppendResult{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs,
 		Stored: res.Stored, Duplicates: res.Duplicates, Created: res.Created}, nil
-}
-
-// intParam reads an integer query parameter of at least min; absent means
-// def. The bounds are the CLI's for the same flag (mnemo messages --from,
-// mnemo runs --limit).
-func intParam(r *http.Request, name string, def, min int64) (int64, error) {
-	return intParamIn(r, name, def, min, math.MaxInt64)
-}
-
-// intParamIn is intParam with an upper bound too: a value over max is a 400
-// naming the parameter and both bounds.
-func intParamIn(r *http.Request, name string, def, min, max int64) (int64, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	switch {
-	case (err != nil || n < min) && max == math.MaxInt64:
-		return 0, errorf(kindInvalid, name, "%s must be an integer >= %d, got %q", name, min, v)
-	case err != nil || n < min || n > max:
-		return 0, errorf(kindInvalid, name, "%s must be an integer from %d to %d, got %q", name, min, max, v)
-	}
-	return n, nil
 }
 
 func nonNil[T any](s []T) []T {
