@@ -1,0 +1,198 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// CheckCommand is `mnemo check`: verify that the indexes match the store.
+// Like every command it embeds Main: the process environment and the global
+// flags.
+type CheckCommand struct{ *Main }
+
+// Run parses the flags of `mnemo check` from args and runs it.
+func (c *CheckCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("check", "")
+	full := fs.Bool("full", false, "run SQLite's full integrity_check (slower: reads every index) instead of quick_check")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := c.noArgs(fs, ""); err != nil {
+		return err
+	}
+	// Damage found before Check looks (Open: a lexical index directory
+	// that does not open; the drainer: bleve's merger failing on a
+	// garbled segment) is quarantined and rebuilt by the engine on its
+	// own: it is reported from the events the engine published, as Check
+	// reports the damage it finds itself.
+	prechecked, err := c.checkFile(ctx, *full)
+	if err != nil {
+		return err
+	}
+	events := make(chan engine.Event, 64)
+	e, err := c.openObserved(ctx, c.target(), events)
+	if err != nil {
+		return err
+	}
+	defer e.CloseContext(ctx)
+	err = e.CheckWith(ctx, engine.CheckOptions{Full: *full, Prechecked: prechecked})
+	var ce *engine.CheckError
+	if err != nil && !errors.As(err, &ce) {
+		return err
+	}
+	if found := quarantined(events, ce); len(found.Problems) > 0 {
+		if ce == nil {
+			ce, err = found, found
+		} else {
+			ce.Problems = append(found.Problems, ce.Problems...)
+			ce.Rebuilt = cmp.Or(ce.Rebuilt, found.Rebuilt)
+		}
+	}
+	if ce != nil {
+		c.printAdvice(ce)
+		return &listedError{ce}
+	}
+	lost, err := e.LostSeqs(ctx)
+	if err != nil {
+		return err
+	}
+	known := ""
+	if len(lost) > 0 {
+		known = " apart from the known losses below"
+	}
+	if c.DB != "" {
+		fmt.Fprintf(c.Stdout, "ok: every stored message is in both indexes, nothing else is, seqs are gap-free%s\n", known)
+	} else {
+		pragma := "quick_check"
+		if *full {
+			pragma = "integrity_check"
+		}
+		fmt.Fprintf(c.Stdout, "ok: the database passes SQLite's %s; every stored message is in both indexes, nothing else is, seqs are gap-free%s\n", pragma, known)
+	}
+	if len(lost) > 0 {
+		fmt.Fprintln(c.Stdout, "known losses (messages a salvage could not recover; their seqs stay unused):")
+		printLostRanges(c.Stdout, lost)
+	}
+	if kept := engine.KeptDamaged(c.Dir); c.DB == "" && len(kept) > 0 {
+		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database; it may still hold erased text: delete it once the salvage is judged complete)\n", strings.Join(kept, ", "))
+	}
+	return nil
+}
+
+// checkFile runs the database checks on a data directory's mnemo.db
+// before the engine opens it (engine.CheckFile: read-only, so a damaged
+// file and its -wal stay as found for salvage to keep). It prints what it
+// found and returns the *engine.CheckError; prechecked is true when the
+// file passed (the engine's check need not run them again).
+func (c *CheckCommand) checkFile(ctx context.Context, full bool) (prechecked bool, err error) {
+	if c.DB != "" {
+		return false, nil
+	}
+	if err := checkNotServed(c.Dir); err != nil {
+		return false, err
+	}
+	cfg, err := c.engineConfig(ctx, c.target(), nil, false)
+	if err != nil {
+		return false, err
+	}
+	err = engine.CheckFile(ctx, cfg, engine.CheckOptions{Full: full})
+	var ce *engine.CheckError
+	if errors.As(err, &ce) {
+		c.printAdvice(ce)
+		return false, &listedError{ce}
+	}
+	return err == nil, err
+}
+
+// listedError is the error of a check whose findings printAdvice printed
+// above it: its text counts them ("2 problems (listed above)") instead of
+// saying each again; it wraps the *engine.CheckError, so errors.Is and
+// errors.As see ErrInconsistent, ErrDatabaseCorrupt and the findings.
+type listedError struct{ ce *engine.CheckError }
+
+func (e *listedError) Error() string {
+	return count(len(e.ce.Database)+len(e.ce.Problems), "problem") + " (listed above)"
+}
+
+func (e *listedError) Unwrap() error { return e.ce }
+
+// quarantined drains the events the engine published while check ran and
+// returns the lexical index damage among them (EventQuarantined: the
+// directory was moved aside and rebuilt from the database) that ce, Check's
+// own findings, does not report already; no Problems when there is none.
+func quarantined(events chan engine.Event, ce *engine.CheckError) *engine.CheckError {
+	found := &engine.CheckError{}
+	for {
+		select {
+		case ev := <-events:
+			if ev.Reason != engine.EventQuarantined || ce != nil && ev.Path == ce.Rebuilt {
+				continue
+			}
+			found.Problems = append(found.Problems, fmt.Sprintf("the lexical index was found damaged (%s): quarantined to %s and rebuilt from the database", ev.Detail, ev.Path))
+			found.Rebuilt = ev.Path
+		default:
+			return found
+		}
+	}
+}
+
+// printCheckAdvice lists what check found and says what to do about it.
+func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
+	c.printDatabaseAdvice(ce.Database)
+	if len(ce.Problems) > 0 {
+		fmt.Fprintln(c.Stderr, "mnemo check: the indexes disagree with the database:")
+		for _, p := range ce.Problems {
+			fmt.Fprintf(c.Stderr, "  %s\n", p)
+		}
+	}
+	repaired := 0 // problems the check repaired itself: one line each
+	if ce.Rebuilt != "" {
+		repaired++
+	}
+	if len(ce.Snapshots) > 0 {
+		repaired++
+	}
+	switch {
+	case len(ce.Database) > 0:
+	case repaired > 0 && len(ce.Problems) == repaired:
+		if ce.Rebuilt != "" {
+			fmt.Fprintf(c.Stderr, "The damaged index was moved to %s and rebuilt from the database: nothing is lost, and the next check should pass. Damage that comes back points at the disk. The quarantined copy is removed by the next erasure, or delete it yourself.\n", ce.Rebuilt)
+		}
+		if len(ce.Snapshots) > 0 {
+			files := "files were"
+			if len(ce.Snapshots) == 1 {
+				files = "file was"
+			}
+			fmt.Fprintf(c.Stderr, "The damaged shard snapshot %s deleted: nothing is lost (snapshots are derived; each resource's next load builds its shard from the database and a new snapshot is written later), and the next check should pass. Damage that comes back points at the disk.\n", files)
+		}
+	case len(ce.Problems) > 0:
+		fmt.Fprintf(c.Stderr, "What to do: run 'mnemo %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", c.target().flag())
+	}
+}
+
+// printDatabaseAdvice lists the damage check found in the database itself
+// (engine.CheckError.Database), if any, and says what to do about it.
+func (c *CheckCommand) printDatabaseAdvice(found []string) {
+	switch {
+	case len(found) == 0:
+	case c.DB != "":
+		// Only the full check's digests find damage on Postgres.
+		fmt.Fprintln(c.Stderr, "mnemo check: messages in the database are not what was appended (their stored digests):")
+		for _, p := range found {
+			fmt.Fprintf(c.Stderr, "  %s\n", p)
+		}
+		fmt.Fprintln(c.Stderr, "What to do: they were altered outside mnemo; restore the database from a backup (mnemo salvage is for SQLite data directories).")
+	default:
+		fmt.Fprintf(c.Stderr, "mnemo check: the database file %s is damaged (SQLite's integrity check, or with --full the messages' stored digests):\n", filepath.Join(c.Dir, engine.DatabaseFile))
+		for _, p := range found {
+			fmt.Fprintf(c.Stderr, "  %s\n", p)
+		}
+		printCorruptAdvice(c.Stderr, c.Dir)
+	}
+}
