@@ -17,12 +17,13 @@ import (
 // row's dims differ from the embedder's: msgstore's damaged.go), and Check
 // reports the ones still stored and marks them for the next Open.
 
-// requeueDamaged is recall.Config.Damaged: it deletes the damaged stored
-// embeddings of ids (those still damaged) and queues their messages for
-// embedding. A failure is logged: the next load reports them again.
+// requeueDamaged is recall.Config.Damaged: it deletes the stored
+// embeddings of ids (found damaged by recall's load: the wrong length, or a
+// NaN or ±Inf value) and queues their messages for embedding. A failure is
+// logged: the next load reports them again.
 func (e *Engine) requeueDamaged(ctx context.Context, resource string, ids []string) {
 	emb := e.embedder()
-	n, err := e.ms.RequeueDamaged(ctx, emb.ID(), emb.Dims(), ids, time.Now())
+	n, err := e.ms.RequeueDamaged(ctx, emb.ID(), ids, time.Now())
 	if err != nil {
 		e.log.Warn("damaged stored embeddings: queueing re-embedding failed", "resource", resource, "n", len(ids), "err", err)
 		return
@@ -30,7 +31,7 @@ func (e *Engine) requeueDamaged(ctx context.Context, resource string, ids []stri
 	if n > 0 {
 		e.log.Warn("damaged stored embeddings skipped: re-embedding", "resource", resource, "n", n, "embedder", emb.ID())
 		e.publish(Event{Reason: EventRebuild, ResourceID: resource, Count: int(n),
-			Detail: fmt.Sprintf("%d stored %s embeddings had the wrong length; re-embedding", n, emb.ID())})
+			Detail: fmt.Sprintf("%d stored %s embeddings were damaged (wrong length or not finite); re-embedding", n, emb.ID())})
 		e.kickOutbox()
 	}
 }

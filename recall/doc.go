@@ -101,9 +101,10 @@
 //   - The hash-384 vector of a text is bit-for-bit that of
 //     ../shared/data/README.md (embed_hash.go, TestHashTestVectors);
 //     HashEmbedder embeds Fold(text), which is the same for ASCII text.
-//   - A stored embedding of the wrong length never fails a load or a
-//     search: the message is searched lexically only, Config.Damaged names
-//     it (to be embedded again) and the vector status reads "degraded".
+//   - A stored embedding of the wrong length, or with a NaN or ±Inf
+//     value, never fails a load or a search: the message is searched
+//     lexically only, Config.Damaged names it (to be embedded again) and
+//     the vector status reads "degraded".
 //   - chromem-go's persistence is never used; the vector indexes (and the
 //     collections of Tuning.ExactVectors) live in memory and are reloaded
 //     from SQLite on a resource's first use, or, for a resource of at least

@@ -133,7 +133,7 @@ type Config struct {
 	// Tuning holds the measured knobs; the zero value means the defaults.
 	Tuning Tuning
 	// Damaged, when set, is called after a resource loads with the ids of
-	// its messages whose stored embedding had the wrong length (they were
+	// its messages whose stored embedding had the wrong length or a NaN or ±Inf value (they were
 	// skipped: the resource loads and searches without them). The engine
 	// deletes those rows and queues the messages for embedding again. It
 	// is called on the searching goroutine, with no lock of the Index held.

@@ -66,7 +66,7 @@ type shard struct {
 	// contents and term ids on first use (snapshot_blocks.go; nil: none).
 	contentSums, termSums *blockSums
 	// damaged holds the messages whose stored embedding was skipped at
-	// load because it had the wrong length; putVector clears an entry.
+	// load because it had the wrong length or a value not finite; putVector clears an entry.
 	damaged map[string]bool
 	// topics holds each thread's vector sum (topic.go).
 	topics map[string]*topic
@@ -162,7 +162,7 @@ func (s *shard) reset() error {
 }
 
 // load fills the shard from src (caller holds loadMu). A stored embedding
-// of the wrong length is skipped and its message recorded in s.damaged:
+// of the wrong length (or not finite) is skipped and its message recorded in s.damaged:
 // the message stays searchable lexically, and the Index reports it
 // (Config.Damaged) so that it is embedded again.
 func (s *shard) load(ctx context.Context, src Source, emb Embedder, lex *Lexical) error {
@@ -192,15 +192,19 @@ func (s *shard) loadLocked(ctx context.Context, src Source, emb Embedder, lex *L
 }
 
 // storedVector returns the function that takes a stored embedding of one
-// of the shard's messages (caller holds mu): a vector of the wrong length is
-// skipped and its message recorded in s.damaged.
+// of the shard's messages (caller holds mu): a vector of the wrong length,
+// or with a value that is not finite (NaN or ±Inf: bytes damaged in the
+// file; every embedder's vectors are finite, the OpenAI client's checked),
+// is skipped and its message recorded in s.damaged. Kept, a non-finite
+// vector scored NaN for every query, so its message left the vector
+// channel without a word.
 func (s *shard) storedVector(ctx context.Context, emb Embedder) func(string, []float32) error {
 	return func(id string, v []float32) error {
 		e := s.docs.get(id)
 		if e == nil {
 			return nil // an embedding whose message is gone: Check reports it
 		}
-		if len(v) != emb.Dims() {
+		if len(v) != emb.Dims() || !finite(v) {
 			if s.damaged == nil {
 				s.damaged = map[string]bool{}
 			}
@@ -319,6 +323,16 @@ func (s *shard) putVector(ctx context.Context, id string, v []float32) error {
 	s.topicAdd(e.doc.ThreadID, v, 1)
 	delete(s.damaged, id)
 	return nil
+}
+
+// finite reports whether every value of v is finite: x*0 is 0 for a
+// finite x and NaN for NaN or ±Inf, and NaN survives the sum.
+func finite(v []float32) bool {
+	var z float32
+	for _, x := range v {
+		z += x * 0
+	}
+	return z == 0
 }
 
 // normalised returns v when its L2 norm is 1 (as every embedder's is),

@@ -80,18 +80,20 @@ func (s *Store) SuspectDamage(ctx context.Context, embedder string) error {
 	return err
 }
 
-// RequeueDamaged deletes the embeddings by embedder of ids that are still
-// damaged (for dimension dims) and queues every message of ids for
-// embedding (OpEmbed rows created at now, unless one is queued already), in
-// one transaction; the caller passes the ids it found damaged. It returns
-// how many embeddings it deleted. It leaves embedder's mark (DamageSuspected)
-// as it is: other rows may be damaged.
-func (s *Store) RequeueDamaged(ctx context.Context, embedder string, dims int, ids []string, now time.Time) (int64, error) {
+// RequeueDamaged deletes the embeddings by embedder of ids and queues every
+// message of ids for embedding (OpEmbed rows created at now, unless one is
+// queued already), in one transaction; the caller passes the ids it found
+// damaged (recall's load: a vector of the wrong length, or with a NaN or
+// ±Inf value, which no SQL predicate here can see). A row embedded again
+// since is deleted too and embedded once more: the queued row owes it. It
+// returns how many embeddings it deleted. It leaves embedder's mark
+// (DamageSuspected) as it is: other rows may be damaged.
+func (s *Store) RequeueDamaged(ctx context.Context, embedder string, ids []string, now time.Time) (int64, error) {
 	var n int64
 	err := s.Tx(ctx, func(tx *store.Tx) error {
 		return store.InChunks(ids, func(in string, args []any) error {
-			res, err := s.in(tx).ExecContext(ctx, `DELETE FROM embeddings WHERE `+s.damaged(embedder, dims)+` AND message_id IN `+in,
-				append([]any{embedder, dims}, args...)...)
+			res, err := s.in(tx).ExecContext(ctx, `DELETE FROM embeddings WHERE embedder = ? AND message_id IN `+in,
+				append([]any{embedder}, args...)...)
 			if err != nil {
 				return err
 			}

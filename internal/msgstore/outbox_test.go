@@ -210,7 +210,7 @@ func testVectors(t *testing.T, b backend) {
 	if d, ex, err := s.CountDamaged(ctx, "e", 2); err != nil || d != 2 || ex != ids[n-2] {
 		t.Fatalf("CountDamaged = %d, %q, %v; want 2, %s", d, ex, err, ids[n-2])
 	}
-	k, err := s.RequeueDamaged(ctx, "e", 2, ids[n-2:], now)
+	k, err := s.RequeueDamaged(ctx, "e", ids[n-2:], now)
 	if err != nil || k != 2 {
 		t.Fatalf("RequeueDamaged = %d, %v; want 2", k, err)
 	}
