@@ -92,12 +92,32 @@ func (e *Engine) checkDamaged(ctx context.Context, emb recall.Embedder, add func
 	if err != nil {
 		return fmt.Errorf("engine: check: %w", err)
 	}
-	if n == 0 {
+	if n > 0 {
+		add("%d stored %s embeddings damaged (wrong length; e.g. %s)", n, emb.ID(), example)
+		if err := e.ms.SuspectDamage(ctx, emb.ID()); err != nil {
+			return fmt.Errorf("engine: check: mark damaged embeddings: %w", err)
+		}
+	}
+	return e.checkNonFinite(ctx, emb, add)
+}
+
+// checkNonFinite adds a Check problem for the stored embeddings of emb
+// that hold a NaN or ±Inf value, and queues their messages for embedding
+// again (the next Open's scan looks at lengths only; recall skips such a
+// vector only when its resource loads from the database, not from a
+// snapshot).
+func (e *Engine) checkNonFinite(ctx context.Context, emb recall.Embedder, add func(string, ...any)) error {
+	ids, err := e.ms.NonFiniteEmbeddings(ctx, emb.ID(), emb.Dims())
+	if err != nil {
+		return fmt.Errorf("engine: check: %w", err)
+	}
+	if len(ids) == 0 {
 		return nil
 	}
-	add("%d stored %s embeddings damaged (wrong length; e.g. %s)", n, emb.ID(), example)
-	if err := e.ms.SuspectDamage(ctx, emb.ID()); err != nil {
-		return fmt.Errorf("engine: check: mark damaged embeddings: %w", err)
+	add("%d stored %s embeddings damaged (a NaN or ±Inf value; e.g. %s): queued for embedding again", len(ids), emb.ID(), ids[0])
+	if _, err := e.ms.RequeueDamaged(ctx, emb.ID(), ids, time.Now()); err != nil {
+		return fmt.Errorf("engine: check: queue damaged embeddings: %w", err)
 	}
+	e.kickOutbox()
 	return nil
 }

@@ -255,15 +255,11 @@ func (failingEmbedder) Embed(context.Context, []string) ([][]float32, error) {
 	return nil, errors.New("connection refused")
 }
 
-// TestNonFiniteEmbedding: a stored embedding of the right length whose
-// bytes were damaged into NaN and +Inf values used to load, score NaN for
-// every query and so leave its message out of the vector channel without a
-// word, while Check passed (found by review9). Now the load skips it as
-// damaged, the vector status says so, and the message is embedded again.
-// SQLite only: pgvector refuses NaN and Inf.
-func TestNonFiniteEmbedding(t *testing.T) {
+// damageNonFinite overwrites m12's stored hash-384 embedding with one of
+// the right length holding a NaN and a +Inf value.
+func damageNonFinite(t *testing.T, dir string) {
+	t.Helper()
 	ctx := context.Background()
-	e, dir := damagedFixture(t)
 	v := make([]float32, recall.HashDims)
 	for i := range v {
 		v[i] = 0.05
@@ -273,28 +269,55 @@ func TestNonFiniteEmbedding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer db.Close()
 	res, err := db.ExecContext(ctx, `UPDATE embeddings SET vector = ? WHERE message_id = 'm12' AND embedder = ?`, msgstore.EncodeVector(v), recall.HashID)
-	db.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
 		t.Fatal("no embedding row for m12")
 	}
+}
+
+// TestNonFiniteEmbedding: a stored embedding of the right length whose
+// bytes were damaged into NaN and +Inf values used to load, score NaN for
+// every query and so leave its message out of the vector channel without a
+// word, while Check passed (found by review9). Now the load skips it as
+// damaged, the vector status says so, Check reports it, and either way the
+// message is embedded again. SQLite only: pgvector refuses NaN and Inf.
+func TestNonFiniteEmbedding(t *testing.T) {
+	ctx := context.Background()
 	vector := recall.Options{TopK: 1, Mode: recall.ModeVector}
-	got, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund approved", Options: vector})
-	if err != nil {
-		t.Fatal(err)
+	found := func(t *testing.T, e *engine.Engine) {
+		t.Helper()
+		if err := e.SyncIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund approved", Options: vector})
+		if err != nil || len(got.Hits) != 1 || got.Hits[0].MessageID != "m12" || got.Retrieval.Vector != "ok" {
+			t.Fatalf("vector search after the re-embedding: %v %+v, want m12 first and vector ok", err, got)
+		}
+		mustCheck(t, e)
 	}
-	if !strings.Contains(got.Retrieval.Vector, "damaged") {
-		t.Errorf("first search: retrieval.vector=%q, want it to name the damaged embedding", got.Retrieval.Vector)
-	}
-	if err := e.SyncIndexes(ctx); err != nil {
-		t.Fatal(err)
-	}
-	got, err = e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund approved", Options: vector})
-	if err != nil || len(got.Hits) != 1 || got.Hits[0].MessageID != "m12" || got.Retrieval.Vector != "ok" {
-		t.Fatalf("vector search after the re-embedding: %v %+v, want m12 first and vector ok", err, got)
-	}
-	mustCheck(t, e)
+	t.Run("Load", func(t *testing.T) {
+		e, dir := damagedFixture(t)
+		damageNonFinite(t, dir)
+		got, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund approved", Options: vector})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(got.Retrieval.Vector, "damaged") {
+			t.Errorf("first search: retrieval.vector=%q, want it to name the damaged embedding", got.Retrieval.Vector)
+		}
+		found(t, e)
+	})
+	t.Run("Check", func(t *testing.T) {
+		e, dir := damagedFixture(t)
+		damageNonFinite(t, dir)
+		err := e.Check(ctx)
+		if err == nil || !strings.Contains(err.Error(), "NaN") || !strings.Contains(err.Error(), "m12") {
+			t.Fatalf("Check with a NaN embedding: %v, want a problem naming it", err)
+		}
+		found(t, e)
+	})
 }

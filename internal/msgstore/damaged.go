@@ -3,6 +3,7 @@ package msgstore
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -143,4 +144,46 @@ func (s *Store) CountDamaged(ctx context.Context, embedder string, dims int) (n 
 	var ex sql.NullString
 	err = s.conn.QueryRowContext(ctx, `SELECT COUNT(*), MIN(message_id) FROM embeddings WHERE `+s.damaged(embedder, dims), embedder, dims).Scan(&n, &ex)
 	return n, ex.String, err
+}
+
+// NonFiniteEmbeddings returns the message ids of embedder's stored
+// embeddings of dims values that hold a NaN or ±Inf value: bytes damaged
+// in the file, which no SQL predicate here sees (the triggers and
+// DropDamaged look at lengths), so it reads every stored row of embedder
+// (4 bytes a dimension). recall's load skips such a vector as damaged; this
+// is for Check, which otherwise passes while a snapshot serves the
+// message. Nil on Postgres: pgvector refuses NaN and Inf.
+func (s *Store) NonFiniteEmbeddings(ctx context.Context, embedder string, dims int) ([]string, error) {
+	if s.pg() {
+		return nil, nil
+	}
+	rows, err := s.conn.QueryContext(ctx, `SELECT message_id, vector FROM embeddings
+		WHERE embedder = ? AND dims = ? AND length(vector) = ?`, embedder, dims, 4*dims)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		var b sql.RawBytes
+		if err := rows.Scan(&id, &b); err != nil {
+			return nil, err
+		}
+		if !finiteBlob(b) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, rows.Err()
+}
+
+// finiteBlob reports whether every little-endian float32 of b is finite:
+// NaN and ±Inf are the values whose 8 exponent bits are all set (IEEE 754).
+func finiteBlob(b []byte) bool {
+	for i := 0; i+4 <= len(b); i += 4 {
+		if binary.LittleEndian.Uint32(b[i:])>>23&0xff == 0xff {
+			return false
+		}
+	}
+	return true
 }
