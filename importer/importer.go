@@ -123,15 +123,14 @@ func Import(ctx context.Context, e Appender, path string, opt Options) (*Report,
 	} else if fi.IsDir() {
 		return nil, fmt.Errorf("importer: %s is a directory, not a file", name)
 	}
-	format, in := opt.Format, io.Reader(f)
+	format, r := opt.Format, io.Reader(f)
 	if format == "" || format == FormatAuto {
-		if format, in, err = detectOpen(f, fi, path, name); err != nil {
+		if format, r, err = detectOpen(f, fi, path, name); err != nil {
 			return nil, err
 		}
 	}
-	r := in
 	if opt.Progress != nil {
-		r = &progressReader{r: in, total: fi.Size(), fn: opt.Progress}
+		r = &progressReader{r: r, total: fi.Size(), fn: opt.Progress}
 	}
 	w := &writer{ctx: ctx, e: e, strict: opt.Strict, rep: &Report{File: name, Format: format}, resources: map[string]bool{}, threads: map[string]bool{}}
 	switch format {

@@ -11,7 +11,9 @@ import (
 
 // This file holds the statements about damaged embeddings: stored rows of
 // the wrong length (a blob whose length is not 4×dims, or dims other than
-// the embedder's), which the engine deletes and embeds again.
+// the embedder's), which the engine deletes and embeds again, and on SQLite
+// rows of the right length holding a NaN or ±Inf value (NonFiniteEmbeddings:
+// bytes changed in the file; no SQL predicate or trigger sees them).
 //
 // On SQLite the triggers of schema migration 11 mark an embedder in
 // embeddings_suspect when a row of it is written damaged, or with dims
