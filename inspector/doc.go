@@ -25,7 +25,9 @@
 //     nothing from elsewhere (the style sheet is inline).
 //   - A page reads its query as the API does (server.CheckQuery,
 //     server.IntParam, server.PageCursor): an unknown, repeated or empty
-//     parameter, or a value out of range, is a 400 page naming it.
+//     parameter, or a value out of range, is a 400 page naming it. The
+//     sign-in page's next is a path of the inspector or a 400: it never
+//     sends a browser elsewhere (no open redirect).
 //
 // # Concurrency
 //

@@ -24,8 +24,11 @@ const loginCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'se
 // form, POST checks the token against tokens and stores it in the
 // server.TokenCookie cookie (HttpOnly, SameSite=Strict, 12 hours) and goes
 // to the page asked for: the "next" parameter (query of the GET, field of
-// the POST) when it is a path under /ui/ (safeNext: never another site),
-// else /ui/. An unknown token gets the form again with a 401 that says so
+// the POST) when it is a path of the inspector (safeNext: never another
+// site), else /ui/. A GET whose query the other pages would refuse
+// (loginQuery: an unknown, repeated or empty parameter, a next that is
+// not such a path) gets the form with a 400 naming the parameter, and
+// next /ui/. An unknown token gets the form again with a 401 that says so
 // (nil tokens accepts any); a POST from another site (an Origin header not
 // the server's own, or Sec-Fetch-Site cross-site) a 403, so no page can sign
 // a browser in under the page's token (login CSRF). The cookie
@@ -34,7 +37,12 @@ func Login(tokens *server.Tokens) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodGet:
-			loginForm(w, http.StatusOK, "", safeNext(r.URL.Query().Get("next")))
+			next, err := loginQuery(r)
+			if err != nil {
+				loginForm(w, http.StatusBadRequest, server.Describe(err).Detail, "/ui/")
+				return
+			}
+			loginForm(w, http.StatusOK, "", next)
 		case http.MethodPost:
 			loginPost(w, r, tokens)
 		default:
@@ -67,20 +75,40 @@ func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// safeNext is next when it is a same-origin path of the inspector (it
-// starts with "/ui/", and holds no backslash or control byte a browser
-// might read otherwise), else "/ui/": the sign-in never sends a browser
-// to another site (open redirect).
+// safeNext is next when it is a local path of the inspector (localNext),
+// else "/ui/": the sign-in never sends a browser to another site (open
+// redirect) nor out of the inspector.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/ui/") || strings.ContainsAny(next, "\\") {
+	if !localNext(next) {
 		return "/ui/"
+	}
+	return next
+}
+
+// localNext reports whether next is a same-origin path of the inspector:
+// it starts with "/ui/" (so no scheme, no "//host"), holds no backslash or
+// control byte a browser might read otherwise, and no "." or ".." segment,
+// escaped or not ("/ui/../v1/…", "/ui/%2e%2e/…": a browser resolves them,
+// and http.Redirect cleans the first, out of /ui/).
+func localNext(next string) bool {
+	if !strings.HasPrefix(next, "/ui/") || strings.ContainsAny(next, "\\") {
+		return false
 	}
 	for i := 0; i < len(next); i++ {
 		if next[i] < 0x20 || next[i] == 0x7f {
-			return "/ui/"
+			return false
 		}
 	}
-	return next
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" {
+		return false
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // sameOrigin reports whether a POST comes from the server's own pages: its

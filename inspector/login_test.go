@@ -1,6 +1,7 @@
 package inspector_test
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"strings"
@@ -106,6 +107,9 @@ func TestLoginNextAndOrigin(t *testing.T) {
 		"/ui/\r\nSet-Cookie: x": "/ui/",
 		"/v1/threads":           "/ui/",
 		"javascript:alert(1)":   "/ui/",
+		"/ui/../v1/threads":     "/ui/",
+		"/ui/%2e%2e/v1/threads": "/ui/",
+		"/ui/./threads/ana-1":   "/ui/",
 	} {
 		res := post(next, ts.URL, "same-origin")
 		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want || len(res.Cookies()) != 1 {
@@ -119,5 +123,53 @@ func TestLoginNextAndOrigin(t *testing.T) {
 	}
 	if res := post("/ui/", "", ""); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("no Origin (curl): %d, want 303", res.StatusCode)
+	}
+}
+
+// TestLoginQuery: the sign-in page reads its query as the other pages do
+// (server.CheckQuery): an unknown, repeated or empty parameter is a 400
+// naming it; and next, the page to go to after, must be a path of the
+// inspector (under /ui/, no scheme or host, no backslash, no dot
+// segment): anything else is a 400 naming next, never a form that sends
+// the browser there. Before, each was a 200 (an unknown or repeated
+// parameter ignored, another site's next dropped silently, /ui/../v1/…
+// kept and followed out of the inspector).
+func TestLoginQuery(t *testing.T) {
+	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := seed(t, tok)
+	for _, c := range []struct{ query, name string }{
+		{"nxt=%2Fui%2F", "nxt"},
+		{"next=%2Fui%2F&next=%2Fui%2Fthreads%2Fana-1", "next"},
+		{"next=", "next"},
+		{"next=%2Fui%2F;x=1", "malformed"},
+		{"next=https%3A%2F%2Fevil.example%2Fui%2F", "next"},
+		{"next=%2F%2Fevil.example%2Fui%2F", "next"},
+		{"next=%2F%5Cevil.example", "next"},
+		{"next=%2Fui%2F%5C%5Cevil.example", "next"},
+		{"next=javascript%3Aalert(1)", "next"},
+		{"next=%2Fv1%2Fthreads", "next"},
+		{"next=%2Fui%2F..%2Fv1%2Fthreads", "next"},
+		{"next=%2Fui%2F%252e%252e%2Fv1%2Fthreads", "next"},
+		{"next=%2Fui%2F.%2Fthreads", "next"},
+		{"next=%2Fui%2F%0D%0ASet-Cookie%3A+x", "next"},
+	} {
+		code, body := get(t, ts.URL+"/ui/login?"+c.query, "")
+		if code != http.StatusBadRequest || !strings.Contains(body, `role="alert"`) || !strings.Contains(body, c.name) || !strings.Contains(body, `name="next" value="/ui/"`) {
+			t.Errorf("?%s: %d, want 400 and the form naming %s, next /ui/:\n%.600s", c.query, code, c.name, body)
+		}
+	}
+	for query, next := range map[string]string{
+		"":                                     "/ui/",
+		"next=%2Fui%2F":                        "/ui/",
+		"next=%2Fui%2Fthreads%2Fana-1%3Fx%3D1": "/ui/threads/ana-1?x=1",
+		"next=%2Fui%2Fruns%2Frun-1%3Fwithout%3Drecalled%23replay": "/ui/runs/run-1?without=recalled#replay",
+	} {
+		code, body := get(t, ts.URL+"/ui/login?"+query, "")
+		if code != http.StatusOK || !strings.Contains(body, `name="next" value="`+html.EscapeString(next)+`"`) {
+			t.Errorf("?%s: %d, want 200 and the form with next %q:\n%.600s", query, code, next, body)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package inspector
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 
@@ -54,4 +55,25 @@ func runQuery(r *http.Request) (without []string, err error) {
 		return nil, err
 	}
 	return r.URL.Query()["without"], nil
+}
+
+// loginQuery reads the sign-in page's query: next, the page to go to once
+// signed in (absent: "/ui/"), a local path of the inspector (localNext:
+// under /ui/, no scheme or host, no backslash, control byte or dot
+// segment). Errors: the API's 400 naming the parameter (server.CheckQuery:
+// unknown, repeated or empty), and a *engine.ValidationError naming
+// "next" for any other next (?next=https://evil.example/ was dropped for
+// /ui/ silently).
+func loginQuery(r *http.Request) (next string, err error) {
+	if err := server.CheckQuery(r, "GET /ui/login", []string{"next"}); err != nil {
+		return "", err
+	}
+	next = r.URL.Query().Get("next")
+	switch {
+	case next == "":
+		return "/ui/", nil
+	case !localNext(next):
+		return "", &engine.ValidationError{Index: -1, Field: "next", Rule: fmt.Sprintf("must be a path of this inspector (under /ui/, no scheme or host, no backslash or dot segment), got %q", next)}
+	}
+	return next, nil
 }
