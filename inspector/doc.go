@@ -37,7 +37,7 @@
 //
 // BuildRun and BuildThread return the server's errors (server.ErrNotFound
 // for what the principal may not see), BuildRun a *engine.ValidationError
-// naming "without" for a part it does not know; the handlers render them,
-// and the query's errors, as an error page with the status of
-// server.Describe.
+// naming "without" for a part it does not know or one given twice; the
+// handlers render them, and the query's errors, as an error page with the
+// status of server.Describe.
 package inspector

@@ -112,7 +112,8 @@ func TestIndexPages(t *testing.T) {
 // the API does (server.CheckQuery): unknown, repeated or empty, or out of
 // range, a 400 page naming it. Before, each was ignored or read as left
 // out (?beforeSeq= and ?beforeSeq=0 showed the newest page, ?without=foo
-// the run as recorded).
+// the run as recorded). without is given once for each part: the same
+// part twice is a 400 naming without too.
 func TestPageQueries(t *testing.T) {
 	_, ts := seed(t, nil)
 	for _, c := range []struct{ path, name string }{
@@ -123,6 +124,10 @@ func TestPageQueries(t *testing.T) {
 		{"/ui/runs/run-1?without=", "without"},
 		{"/ui/runs/run-1?without=foo", "without"},
 		{"/ui/runs/run-1?with=recalled", "with"},
+		// one part given twice: the API refuses a repeated parameter, and
+		// the page replayed the run as if it was given once
+		{"/ui/runs/run-1?without=recalled&without=recalled", "without"},
+		{"/ui/runs/run-1?without=recalled&without=observations&without=recalled", "without"},
 	} {
 		code, body := get(t, ts.URL+c.path, "")
 		_, detail, _ := strings.Cut(body, "<p>")

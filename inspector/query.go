@@ -48,7 +48,7 @@ func threadQuery(r *http.Request) (beforeSeq int64, err error) {
 
 // runQuery reads the run page's query: without, given once for each part
 // the replay leaves out (recalled, observations, workingMemory; BuildRun
-// refuses another); none replays the run as recorded. Errors: the API's
+// refuses another, and one given twice); none replays the run as recorded. Errors: the API's
 // 400 naming the parameter.
 func runQuery(r *http.Request) (without []string, err error) {
 	if err := server.CheckQuery(r, "GET /ui/runs/{run}", []string{"without"}, "without"); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,10 +78,14 @@ type DiffMessage struct {
 
 // replayOptions maps the page's "without" parameters to ReplayOptions.
 // Errors: a *engine.ValidationError naming "without" for another value
-// (?without=foo replayed the run as recorded).
+// (?without=foo replayed the run as recorded) and for a part given twice
+// (as the API refuses a repeated parameter; it was read as given once).
 func replayOptions(without []string) (engine.ReplayOptions, error) {
 	var o engine.ReplayOptions
-	for _, w := range without {
+	for i, w := range without {
+		if slices.Contains(without[:i], w) {
+			return o, &engine.ValidationError{Index: -1, Field: "without", Rule: fmt.Sprintf("%q given twice: give each part once", w)}
+		}
 		switch w {
 		case "recalled":
 			o.WithoutRecalled = true
@@ -99,8 +104,8 @@ func replayOptions(without []string) (engine.ReplayOptions, error) {
 // named in without ("recalled", "observations", "workingMemory"; none:
 // as recorded).
 //
-// Errors: a *engine.ValidationError naming "without" for another value;
-// the server's errors for the run (server.ErrNotFound).
+// Errors: a *engine.ValidationError naming "without" for another value
+// or one given twice; the server's errors for the run (server.ErrNotFound).
 func BuildRun(ctx context.Context, t server.Tenant, runID string, without []string) (*RunView, error) {
 	opt, err := replayOptions(without)
 	if err != nil {
