@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -195,4 +196,12 @@ func (c *CheckCommand) printDatabaseAdvice(found []string) {
 		}
 		printCorruptAdvice(c.Stderr, c.Dir)
 	}
+}
+
+// printCorruptAdvice says what to do about a damaged database file of dir
+// (engine.ErrDatabaseCorrupt): found by check's integrity check, or by
+// any command whose open could not read the file at all.
+func printCorruptAdvice(w io.Writer, dir string) {
+	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it. Without a backup, 'mnemo --dir %s salvage' copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes. The indexes are derived from the database and cannot repair it.\n",
+		dir, engine.DatabaseFile, engine.DatabaseFile, engine.DatabaseFile, dir, dir, engine.DatabaseFile)
 }

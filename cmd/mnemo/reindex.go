@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -37,14 +36,6 @@ func (c *ReindexCommand) Run(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(c.Stdout, "reindexed in %.1f s\n", time.Since(start).Seconds())
 	return e.Check(ctx)
-}
-
-// printCorruptAdvice says what to do about a damaged database file of dir
-// (engine.ErrDatabaseCorrupt): found by check's integrity check, or by
-// any command whose open could not read the file at all.
-func printCorruptAdvice(w io.Writer, dir string) {
-	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it. Without a backup, 'mnemo --dir %s salvage' copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes. The indexes are derived from the database and cannot repair it.\n",
-		dir, engine.DatabaseFile, engine.DatabaseFile, engine.DatabaseFile, dir, dir, engine.DatabaseFile)
 }
 
 // withProgress runs fn, which queues every message in the outbox and drains
