@@ -49,6 +49,17 @@ type CheckError struct {
 	// too): derived files, built again from the database on the next load
 	// of their resource. Nil when every one was sound.
 	Snapshots []string
+	// Reembedding holds the lines of Problems about damaged stored
+	// embeddings of the configured embedder, one for each kind of damage
+	// found (the wrong length; a NaN or ±Inf value): derived data Check
+	// has handed back for embedding again, so reindex is not needed. A
+	// NaN or ±Inf one is deleted and queued at once; one of the wrong
+	// length is marked for the next Open, which deletes and queues it
+	// before any search (the schema's triggers see only damage written
+	// through SQLite). The queue is drained by whatever keeps the engine
+	// open long enough: a server, or the next Check, which drains first.
+	// Nil when none was found.
+	Reembedding []string
 }
 
 // Is reports ErrDatabaseCorrupt when SQLite's integrity check failed.
@@ -123,7 +134,7 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 			return err
 		}
 	}
-	problems, rebuilt, err := e.checkIndexes(ctx)
+	problems, rebuilt, reembed, err := e.checkIndexes(ctx)
 	if len(dbProblems) == 0 && !opts.Full && (err != nil || len(problems) > 0) {
 		// The indexes disagree with a database that passed the quick
 		// check, which does not compare SQL indexes with their rows nor
@@ -155,7 +166,7 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 		problems = append(problems, fmt.Sprintf("%s (%s): deleted; each resource's next load builds its shard from the database", failed, strings.Join(snaps, ", ")))
 	}
 	if len(dbProblems) > 0 || len(problems) > 0 {
-		return &CheckError{Database: dbProblems, Problems: problems, Rebuilt: rebuilt, Snapshots: snaps}
+		return &CheckError{Database: dbProblems, Problems: problems, Rebuilt: rebuilt, Snapshots: snaps, Reembedding: reembed}
 	}
 	return nil
 }
@@ -224,23 +235,28 @@ func (e *Engine) integrityCheck(ctx context.Context, full bool) ([]string, error
 }
 
 // checkIndexes compares the store with its derived indexes (see
-// CheckWith) and returns the problems found.
-func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt string, err error) {
+// CheckWith) and returns the problems found, with those about damaged
+// embeddings (handed back for embedding again) also in reembed.
+func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt string, reembed []string, err error) {
 	if err := e.SyncIndexes(ctx); err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	addReembed := func(format string, a ...any) {
+		add(format, a...)
+		reembed = append(reembed, problems[len(problems)-1])
+	}
 	if err := e.checkCounters(ctx, add); err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if err := e.checkDispatches(ctx, add); err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	rebuilt, err = e.checkDerived(ctx, add)
+	rebuilt, err = e.checkDerived(ctx, add, addReembed)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	return problems, rebuilt, nil
+	return problems, rebuilt, reembed, nil
 }
 
 // checkCounters adds a problem for every thread whose counters disagree
@@ -288,15 +304,15 @@ func (e *Engine) checkDispatches(ctx context.Context, add func(string, ...any)) 
 
 // checkDerived compares the stored messages with the lexical index (first
 // rebuilding it when it is damaged, then reporting where it went) and with
-// the stored embeddings, and reports damaged embeddings and pending outbox
-// rows.
-func (e *Engine) checkDerived(ctx context.Context, add func(string, ...any)) (rebuilt string, err error) {
+// the stored embeddings, and reports pending outbox rows and damaged
+// embeddings (with reembed: checkDamaged queues them).
+func (e *Engine) checkDerived(ctx context.Context, add, reembed func(string, ...any)) (rebuilt string, err error) {
 	stored, err := e.ms.MessageIDs(ctx)
 	if err != nil {
 		return "", fmt.Errorf("engine: check: %w", err)
 	}
 	if e.onPostgres() {
-		return "", e.checkPostgresDerived(ctx, stored, add) // check_postgres.go
+		return "", e.checkPostgresDerived(ctx, stored, add, reembed) // check_postgres.go
 	}
 	ix := e.idx.index()
 	if ix == nil {
@@ -329,15 +345,16 @@ func (e *Engine) checkDerived(ctx context.Context, add func(string, ...any)) (re
 		return "", fmt.Errorf("engine: check: %w", err)
 	}
 	diff(stored, vec, "vector index ("+ix.Embedder().ID()+")", add)
-	if err := e.checkDamaged(ctx, ix.Embedder(), add); err != nil { // damaged.go
-		return "", err
-	}
+	// Pending rows are counted before checkDamaged queues its own.
 	pending, err := e.ms.PendingOutbox(ctx)
 	if err != nil {
 		return "", fmt.Errorf("engine: check: %w", err)
 	}
 	if pending > 0 {
 		add("%d outbox rows still pending (retrying after failures)", pending)
+	}
+	if err := e.checkDamaged(ctx, ix.Embedder(), reembed); err != nil { // damaged.go
+		return "", err
 	}
 	return rebuilt, nil
 }

@@ -29,7 +29,7 @@ func (e *Engine) checkPostgres(ctx context.Context, opts CheckOptions) error {
 			return err
 		}
 	}
-	problems, _, err := e.checkIndexes(ctx)
+	problems, _, reembed, err := e.checkIndexes(ctx)
 	if err != nil {
 		return err
 	}
@@ -41,15 +41,16 @@ func (e *Engine) checkPostgres(ctx context.Context, opts CheckOptions) error {
 		}
 	}
 	if len(dbProblems) > 0 || len(problems) > 0 {
-		return &CheckError{Database: dbProblems, Problems: problems}
+		return &CheckError{Database: dbProblems, Problems: problems, Reembedding: reembed}
 	}
 	return nil
 }
 
 // checkPostgresDerived compares the stored messages (stored) with their
-// lexical entries and embeddings by the configured embedder, and reports damaged embeddings
-// and pending outbox rows.
-func (e *Engine) checkPostgresDerived(ctx context.Context, stored map[string]bool, add func(string, ...any)) error {
+// lexical entries and embeddings by the configured embedder, and reports
+// pending outbox rows and damaged embeddings (with reembed: checkDamaged
+// queues them).
+func (e *Engine) checkPostgresDerived(ctx context.Context, stored map[string]bool, add, reembed func(string, ...any)) error {
 	lex, err := pgstore.LexicalIDs(ctx, e.pool)
 	if err != nil {
 		return fmt.Errorf("engine: check: %w", err)
@@ -64,9 +65,7 @@ func (e *Engine) checkPostgresDerived(ctx context.Context, stored map[string]boo
 		return fmt.Errorf("engine: check: %w", err)
 	}
 	diff(stored, vec, "embeddings ("+emb.ID()+")", add)
-	if err := e.checkDamaged(ctx, emb, add); err != nil { // damaged.go
-		return err
-	}
+	// Pending rows are counted before checkDamaged queues its own.
 	pending, err := e.ms.PendingOutbox(ctx)
 	if err != nil {
 		return fmt.Errorf("engine: check: %w", err)
@@ -74,7 +73,7 @@ func (e *Engine) checkPostgresDerived(ctx context.Context, stored map[string]boo
 	if pending > 0 {
 		add("%d outbox rows still pending (retrying after failures, or being embedded by another process)", pending)
 	}
-	return nil
+	return e.checkDamaged(ctx, emb, reembed) // damaged.go
 }
 
 // maxStatsProblems bounds the resources with wrong BM25 statistics Check

@@ -93,7 +93,7 @@ func (e *Engine) checkDamaged(ctx context.Context, emb recall.Embedder, add func
 		return fmt.Errorf("engine: check: %w", err)
 	}
 	if n > 0 {
-		add("%d stored %s embeddings damaged (wrong length; e.g. %s)", n, emb.ID(), example)
+		add("%s damaged (wrong length; e.g. %s): deleted and queued for embedding again by the next open", storedEmbeddings(int(n), emb.ID()), example)
 		if err := e.ms.SuspectDamage(ctx, emb.ID()); err != nil {
 			return fmt.Errorf("engine: check: mark damaged embeddings: %w", err)
 		}
@@ -114,10 +114,19 @@ func (e *Engine) checkNonFinite(ctx context.Context, emb recall.Embedder, add fu
 	if len(ids) == 0 {
 		return nil
 	}
-	add("%d stored %s embeddings damaged (a NaN or ±Inf value; e.g. %s): queued for embedding again", len(ids), emb.ID(), ids[0])
+	add("%s damaged (a NaN or ±Inf value; e.g. %s): queued for embedding again", storedEmbeddings(len(ids), emb.ID()), ids[0])
 	if _, err := e.ms.RequeueDamaged(ctx, emb.ID(), ids, time.Now()); err != nil {
 		return fmt.Errorf("engine: check: queue damaged embeddings: %w", err)
 	}
 	e.kickOutbox()
 	return nil
+}
+
+// storedEmbeddings says n stored embeddings of the embedder id: "1 stored
+// hash-384 embedding", "5 stored hash-384 embeddings".
+func storedEmbeddings(n int, id string) string {
+	if n == 1 {
+		return "1 stored " + id + " embedding"
+	}
+	return fmt.Sprintf("%d stored %s embeddings", n, id)
 }

@@ -159,6 +159,7 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 	if len(ce.Snapshots) > 0 {
 		repaired++
 	}
+	repaired += len(ce.Reembedding)
 	switch {
 	case len(ce.Database) > 0:
 	case repaired > 0 && len(ce.Problems) == repaired:
@@ -171,6 +172,9 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 				files = "file was"
 			}
 			fmt.Fprintf(c.Stderr, "The damaged shard snapshot %s deleted: nothing is lost (snapshots are derived; each resource's next load builds its shard from the database and a new snapshot is written later), and the next check should pass. Damage that comes back points at the disk.\n", files)
+		}
+		if len(ce.Reembedding) > 0 {
+			fmt.Fprintf(c.Stderr, "The damaged embeddings were handed back for embedding again: nothing is lost (embeddings are derived from the messages). The next mnemo serve, mnemo mcp or mnemo check embeds them again, and the check then passes; 'mnemo %s reindex --vectors' recomputes every embedding now. Damage that comes back points at the disk.\n", c.target().flag())
 		}
 	case len(ce.Problems) > 0:
 		fmt.Fprintf(c.Stderr, "What to do: run 'mnemo %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", c.target().flag())

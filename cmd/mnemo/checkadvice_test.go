@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// TestCheckDamagedEmbeddings: stored embeddings found damaged by `mnemo
+// check` (one of the wrong length that the schema's triggers did not see,
+// one holding NaN and +Inf values) are derived data check has already
+// handed back for embedding: it exits 1 listing them, says that nothing is
+// lost and that the next serve, mcp or check embeds them again (or
+// reindex --vectors now), and does not send the user to rebuild the
+// indexes; the next check passes. Before, it said "run 'mnemo reindex' to
+// rebuild the indexes from the database" for what check had already
+// queued.
+func TestCheckDamagedEmbeddings(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []engine.Message
+	for i := range 20 {
+		msgs = append(msgs, engine.Message{ID: fmt.Sprintf("m%02d", i), Role: "user", Content: fmt.Sprintf("note %d about the garden and the tomatoes", i)})
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	nan := make([]byte, 4*recall.HashDims)
+	for i := range recall.HashDims {
+		binary.LittleEndian.PutUint32(nan[4*i:], math.Float32bits(0.05))
+	}
+	binary.LittleEndian.PutUint32(nan[0:], math.Float32bits(float32(math.NaN())))
+	binary.LittleEndian.PutUint32(nan[4:], math.Float32bits(float32(math.Inf(1))))
+	db, err := sql.Open("sqlite", filepath.Join(dir, engine.DatabaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`UPDATE embeddings SET vector = ? WHERE message_id = 'm03'`, []any{[]byte{1, 2, 3, 4}}}, // too short for its dims
+		{`DELETE FROM embeddings_suspect`, nil},                                                  // as damage on disk: no trigger saw it
+		{`UPDATE embeddings SET vector = ? WHERE message_id = 'm12'`, []any{nan}},
+	} {
+		if _, err := db.ExecContext(ctx, q.sql, q.args...); err != nil {
+			db.Close()
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, stderr := run(t, nil, "--dir", dir, "check")
+	if code != 1 {
+		t.Fatalf("check after damage: exit %d, want 1\n%s%s", code, out, stderr)
+	}
+	for _, want := range []string{"(wrong length; e.g. m03)", "(a NaN or ±Inf value; e.g. m12)", "nothing is lost", "The next mnemo serve, mnemo mcp or mnemo check embeds them again", "'mnemo --dir " + dir + " reindex --vectors'"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "to rebuild the indexes") {
+		t.Errorf("stderr sends the user to rebuild the indexes for what check queued:\n%s", stderr)
+	}
+	checkListedOnce(t, stderr, "e.g. m03", "2 problems")
+	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || !strings.Contains(out, "ok:") {
+		t.Fatalf("second check: exit %d\n%s%s", code, out, stderr)
+	}
+}
