@@ -32,7 +32,8 @@ type CheckOptions struct {
 // matches ErrDatabaseCorrupt.
 type CheckError struct {
 	// Database holds SQLite's integrity-check findings, verbatim (at most
-	// maxDatabaseProblems of them). Non-empty means the authority itself is
+	// maxDatabaseProblems of them: DatabaseCapped says when the check
+	// stopped there). Non-empty means the authority itself is
 	// damaged: restore the database from a backup.
 	Database []string
 	// Problems holds the disagreements between the store and its derived
@@ -62,20 +63,30 @@ type CheckError struct {
 	Reembedding []string
 }
 
+// DatabaseCapped reports whether Database holds as many findings as the
+// database checks report at most (maxDatabaseProblems, 100: SQLite's
+// integrity check stops there, and so does the digests' check): the
+// damage may go further, so there are at least that many.
+func (e *CheckError) DatabaseCapped() bool { return len(e.Database) >= maxDatabaseProblems }
+
 // Is reports ErrDatabaseCorrupt when SQLite's integrity check failed.
 func (e *CheckError) Is(target error) bool {
 	return target == ErrDatabaseCorrupt && len(e.Database) > 0
 }
 
-// Error implements error; it lists up to ten problems.
+// Error implements error; it lists up to ten problems ("; and at least N
+// more" when the database's findings were capped: DatabaseCapped).
 func (e *CheckError) Error() string {
 	ps := e.Problems
 	if len(e.Database) > 0 {
 		ps = append(append([]string{}, prefixed("database: ", e.Database)...), ps...)
 	}
-	more := ""
+	more, atLeast := "", ""
+	if e.DatabaseCapped() {
+		atLeast = "at least "
+	}
 	if len(ps) > 10 {
-		ps, more = ps[:10], fmt.Sprintf("; and %d more", len(ps)-10)
+		ps, more = ps[:10], fmt.Sprintf("; and %s%d more", atLeast, len(ps)-10)
 	}
 	return fmt.Sprintf("engine: inconsistent: %s%s", strings.Join(ps, "; "), more)
 }

@@ -112,13 +112,18 @@ func (c *CheckCommand) checkFile(ctx context.Context, full bool) (prechecked boo
 }
 
 // listedError is the error of a check whose findings printAdvice printed
-// above it: its text counts them ("2 problems (listed above)") instead of
-// saying each again; it wraps the *engine.CheckError, so errors.Is and
-// errors.As see ErrInconsistent, ErrDatabaseCorrupt and the findings.
+// above it: its text counts them ("2 problems (listed above)"; "at least
+// 100 problems" when SQLite's check stopped at its cap) instead of saying
+// each again; it wraps the *engine.CheckError, so errors.Is and errors.As
+// see ErrInconsistent, ErrDatabaseCorrupt and the findings.
 type listedError struct{ ce *engine.CheckError }
 
 func (e *listedError) Error() string {
-	return count(len(e.ce.Database)+len(e.ce.Problems), "problem") + " (listed above)"
+	n := count(len(e.ce.Database)+len(e.ce.Problems), "problem")
+	if e.ce.DatabaseCapped() {
+		n = "at least " + n
+	}
+	return n + " (listed above)"
 }
 
 func (e *listedError) Unwrap() error { return e.ce }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,5 +87,66 @@ func TestCheckDamagedEmbeddings(t *testing.T) {
 	checkListedOnce(t, stderr, "e.g. m03", "2 problems")
 	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || !strings.Contains(out, "ok:") {
 		t.Fatalf("second check: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestCheckCappedFindings: SQLite's integrity check stops at 100 findings
+// (engine.CheckError.DatabaseCapped); `mnemo check` on a database with
+// more damage (here 150 pages whose header's fragmentation count is
+// wrong) says "at least 100 problems", not "100 problems". Before, it
+// counted the findings it was given as if they were all.
+func TestCheckCappedFindings(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pages = 150
+	var msgs []engine.Message
+	for i := range pages {
+		// About 3 KB a message: one to a page of 4 KiB.
+		text := fmt.Sprintf("marker-%03d-end ", i) + strings.Repeat(fmt.Sprintf("turn %d of a long talk about the sea; ", i), 90)
+		msgs = append(msgs, engine.Message{ID: fmt.Sprint("m", i), Role: "user", Content: text[:3000]})
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, engine.DatabaseFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pageSize := int(binary.BigEndian.Uint16(b[16:18]))
+	damaged := map[int]bool{}
+	for i := range pages {
+		at := bytes.Index(b, []byte(fmt.Sprintf("marker-%03d-end", i)))
+		if at < pageSize {
+			t.Fatalf("marker %d at %d (page size %d)", i, at, pageSize)
+		}
+		if p := at / pageSize; !damaged[p] {
+			damaged[p] = true
+			b[p*pageSize+7] ^= 0x3c // fragmented-bytes count of the page
+		}
+	}
+	if len(damaged) <= 100 {
+		t.Fatalf("%d pages damaged, want more than 100", len(damaged))
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "check")
+	if code != 1 {
+		t.Fatalf("check: exit %d, want 1\n%s%s", code, out, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if got, want := lines[len(lines)-1], "mnemo check: at least 100 problems (listed above)"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
+	}
+	if n := strings.Count(stderr, "Fragmentation"); n != 100 {
+		t.Errorf("%d findings listed, want 100 (SQLite's cap):\n%s", n, stderr)
 	}
 }
