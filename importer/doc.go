@@ -13,7 +13,9 @@
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}) or mnemo's ({"id",
 // "name", "arguments": <JSON>}); created_at is RFC 3339 or Unix
-// milliseconds. Consecutive lines of one thread are appended as one batch
+// milliseconds, a positive number (a negative one or 0, a sentinel or an
+// unset timestamp, is malformed; the epoch and earlier times are written in
+// RFC 3339). Consecutive lines of one thread are appended as one batch
 // (one engine.Append). A line without an id gets one derived from the
 // thread, its position and its bytes, so importing a file twice stores
 // nothing new. A line is at most MaxLineBytes.

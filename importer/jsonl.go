@@ -40,7 +40,8 @@ type jsonlRecord struct {
 //
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}) or mnemo's ({"id",
-// "name", "arguments": <JSON>}); created_at is RFC 3339 or Unix milliseconds.
+// "name", "arguments": <JSON>}); created_at is RFC 3339 or Unix milliseconds
+// (positive).
 // Consecutive lines of one thread are appended as one batch.
 func (w *writer) jsonl(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -232,36 +233,41 @@ func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 // parseCreatedAt reads created_at: a string (RFC 3339 or Unix
 // milliseconds) or a number of Unix milliseconds. The zero time
 // (0001-01-01T00:00:00Z, an unset time written out) is an error: left out,
-// created_at means the time of the import.
+// created_at means the time of the import. Unix milliseconds must be
+// positive: a negative number (-1, a "no time" sentinel) and 0 (an unset
+// timestamp in most languages) are errors naming the value; the epoch and
+// times before it can be written in RFC 3339.
 func parseCreatedAt(raw json.RawMessage) (time.Time, error) {
-	var t time.Time
 	var ms int64
 	if err := json.Unmarshal(raw, &ms); err == nil {
-		t = time.UnixMilli(ms).UTC()
-	} else {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return time.Time{}, fmt.Errorf("%s is neither a string nor a whole number of Unix milliseconds", raw)
-		}
-		if t, err = parseTime(s); err != nil {
-			return time.Time{}, err
-		}
+		return epochMillis(raw, ms)
 	}
-	if t.IsZero() {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return time.Time{}, fmt.Errorf("%s is neither a string nor a whole number of Unix milliseconds", raw)
+	}
+	s = strings.TrimSpace(s)
+	t, err := time.Parse(time.RFC3339Nano, s)
+	switch {
+	case err != nil:
+		if _, err := fmt.Sscanf(s, "%d", &ms); err == nil && fmt.Sprint(ms) == s {
+			return epochMillis(raw, ms)
+		}
+		return time.Time{}, fmt.Errorf("%q is neither RFC 3339 nor Unix milliseconds", s)
+	case t.IsZero():
 		return time.Time{}, fmt.Errorf("%s is the zero time (0001-01-01T00:00:00Z), which is no time anyone meant: leave created_at out for the time of the import", raw)
 	}
-	return t, nil
+	return t.UTC(), nil
 }
 
-// parseTime reads RFC 3339 (with or without fraction) or Unix milliseconds.
-func parseTime(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
+// epochMillis is the time of ms Unix milliseconds, raw as the record
+// writes them; ms must be positive.
+func epochMillis(raw json.RawMessage, ms int64) (time.Time, error) {
+	switch {
+	case ms < 0:
+		return time.Time{}, fmt.Errorf("%s is before 1970-01-01T00:00:00Z (a negative number of Unix milliseconds): write an earlier time in RFC 3339, or leave created_at out for the time of the import", raw)
+	case ms == 0:
+		return time.Time{}, fmt.Errorf("%s is the Unix epoch, what an unset timestamp holds in most languages: write 1970-01-01T00:00:00Z if it is meant, or leave created_at out for the time of the import", raw)
 	}
-	var ms int64
-	if _, err := fmt.Sscanf(s, "%d", &ms); err == nil && fmt.Sprint(ms) == s {
-		return time.UnixMilli(ms).UTC(), nil
-	}
-	return time.Time{}, fmt.Errorf("%q is neither RFC 3339 nor Unix milliseconds", s)
+	return time.UnixMilli(ms).UTC(), nil
 }

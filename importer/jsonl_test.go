@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/importer"
@@ -241,5 +242,52 @@ func TestJSONLRepeatedKey(t *testing.T) {
 	}
 	if _, err := importer.Import(ctx, e, p, importer.Options{Strict: true}); err == nil || !strings.Contains(err.Error(), "given twice") {
 		t.Fatalf("strict: %v", err)
+	}
+}
+
+// TestJSONLCreatedAtEpoch: created_at in Unix milliseconds (a number or a
+// numeric string) must be after the epoch. A negative one (-1, a "no
+// time" sentinel) was stored as 1969-12-31T23:59:59.999Z and 0 (an unset
+// timestamp in most languages) as 1970-01-01T00:00:00Z; both are skipped
+// naming the field and the value. Before 1970 and the epoch itself can
+// still be given in RFC 3339.
+func TestJSONLCreatedAtEpoch(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		created string
+		want    string // the problem's text; "" when the record is stored
+		stored  string // the stored created_at, RFC 3339
+	}{
+		{`-1`, `importer: f.jsonl line 1: created_at: -1 is before 1970-01-01T00:00:00Z (a negative number of Unix milliseconds): write an earlier time in RFC 3339, or leave created_at out for the time of the import`, ""},
+		{`"-1"`, `importer: f.jsonl line 1: created_at: "-1" is before 1970-01-01T00:00:00Z (a negative number of Unix milliseconds): write an earlier time in RFC 3339, or leave created_at out for the time of the import`, ""},
+		{`-5`, `importer: f.jsonl line 1: created_at: -5 is before 1970-01-01T00:00:00Z (a negative number of Unix milliseconds): write an earlier time in RFC 3339, or leave created_at out for the time of the import`, ""},
+		{`0`, `importer: f.jsonl line 1: created_at: 0 is the Unix epoch, what an unset timestamp holds in most languages: write 1970-01-01T00:00:00Z if it is meant, or leave created_at out for the time of the import`, ""},
+		{`"0"`, `importer: f.jsonl line 1: created_at: "0" is the Unix epoch, what an unset timestamp holds in most languages: write 1970-01-01T00:00:00Z if it is meant, or leave created_at out for the time of the import`, ""},
+		{`1`, "", "1970-01-01T00:00:00.001Z"},
+		{`"1700000000000"`, "", "2023-11-14T22:13:20Z"},
+		{`"1970-01-01T00:00:00Z"`, "", "1970-01-01T00:00:00Z"},
+		{`"1969-07-20T20:17:40Z"`, "", "1969-07-20T20:17:40Z"},
+	} {
+		t.Run(c.created, func(t *testing.T) {
+			e := enginetest.MustOpen(t, engine.Config{})
+			p := writeFile(t, "f.jsonl", `{"thread":"t","resource":"r","role":"user","content":"x","created_at":`+c.created+"}\n")
+			rep, err := importer.Import(ctx, e, p, importer.Options{Name: "f.jsonl"})
+			if c.want != "" {
+				if !errors.Is(err, importer.ErrNothingImported) || len(rep.Problems) != 1 || rep.Problems[0].Error() != c.want {
+					t.Fatalf("created_at %s: report %+v problems %v, err %v\nwant the problem %s", c.created, rep, rep.Problems, err, c.want)
+				}
+				return
+			}
+			if err != nil || rep.Messages != 1 {
+				t.Fatalf("created_at %s: report %+v problems %v, err %v; want it stored", c.created, rep, rep.Problems, err)
+			}
+			ms, err := e.Messages(ctx, "t", 1, 0)
+			if err != nil || len(ms) != 1 {
+				t.Fatalf("messages %+v, %v", ms, err)
+			}
+			if got := ms[0].CreatedAt.UTC().Format(time.RFC3339Nano); got != c.stored {
+				t.Errorf("created_at %s stored as %s, want %s", c.created, got, c.stored)
+			}
+		})
 	}
 }
