@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
@@ -72,16 +73,19 @@ func (w *writer) jsonl(r io.Reader) error {
 			return fmt.Errorf("importer: %s: line %d: %w", w.rep.File, line, err)
 		}
 		where := fmt.Sprintf("line %d", line)
+		n := len(b)
 		if line == 1 {
 			b = bytes.TrimPrefix(b, []byte("\ufeff")) // a UTF-8 byte-order mark
 		}
-		b = bytes.TrimSpace(b)
+		b = bytes.TrimLeftFunc(b, unicode.IsSpace)
+		lead := n - len(b) // bytes before the record, for columns
+		b = bytes.TrimRightFunc(b, unicode.IsSpace)
 		if tooLong {
 			if perr := bad(where, fmt.Errorf("longer than %d bytes", MaxLineBytes)); perr != nil {
 				return perr
 			}
 		} else if len(b) > 0 {
-			thread, resource, m, perr := parseJSONL(b)
+			thread, resource, m, perr := parseJSONL(b, lead)
 			if errors.Is(perr, errIncomplete) && err == io.EOF {
 				perr = fmt.Errorf("%w; it is the file's last line and has no newline: the file may have been cut short", perr)
 			}
@@ -148,9 +152,10 @@ func lineID(thread string, ordinal int, line []byte) string {
 // unterminated string or object): json says "unexpected EOF".
 var errIncomplete = errors.New("incomplete record: the line ends before its JSON value does (a JSONL record is one whole line)")
 
-// parseJSONL decodes one JSONL record. The engine validates the message
+// parseJSONL decodes one JSONL record, lead bytes into its line (the
+// column of a syntax error counts them). The engine validates the message
 // itself; this checks the record's shape.
-func parseJSONL(b []byte) (thread, resource string, m engine.Message, err error) {
+func parseJSONL(b []byte, lead int) (thread, resource string, m engine.Message, err error) {
 	if err := checkText(b); err != nil {
 		return "", "", m, err
 	}
@@ -162,8 +167,12 @@ func parseJSONL(b []byte) (thread, resource string, m engine.Message, err error)
 	var rec jsonlRecord
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&rec); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
+		var se *json.SyntaxError
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF):
 			return "", "", m, errIncomplete
+		case errors.As(err, &se):
+			return "", "", m, syntaxReason(b, lead, se)
 		}
 		return "", "", m, fmt.Errorf("invalid record: %w", err)
 	}

@@ -291,3 +291,42 @@ func TestJSONLCreatedAtEpoch(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONLSyntaxErrorWhere: a record that is not JSON is reported with the
+// column of the byte encoding/json stopped at (1-based, in the line as the
+// file holds it: leading blanks and a first line's byte-order mark count)
+// and, when a member was read before it, that member's path. Before, only
+// "invalid record: invalid character '}' looking for beginning of value".
+func TestJSONLSyntaxErrorWhere(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, line, want string
+	}{
+		{"AfterKey", `{"thread":"t","resource":"r","role":"user","content":}`,
+			`importer: f.jsonl line 2: invalid record at column 54 (after "content"): invalid character '}' looking for beginning of value`},
+		{"TrailingComma", `{"thread":"t","resource":"r","role":"user","content":"x",}`,
+			`importer: f.jsonl line 2: invalid record at column 58 (after "content"): invalid character '}' looking for beginning of object key string`},
+		{"Nested", `{"thread":"t","resource":"r","role":"user","content":"x","metadata":{"k":[1,2,]}}`,
+			`importer: f.jsonl line 2: invalid record at column 79 (after "metadata.k"): invalid character ']' looking for beginning of value`},
+		{"NoKeyYet", `{,"thread":"t"}`,
+			`importer: f.jsonl line 2: invalid record at column 2: invalid character ',' looking for beginning of object key string`},
+		{"LeadingBlanks", "  \t" + `{"thread":"t" "role":"user"}`,
+			`importer: f.jsonl line 2: invalid record at column 18 (after "thread"): invalid character '"' after object key:value pair`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeFile(t, "f.jsonl", `{"thread":"t","resource":"r","role":"user","content":"first"}`+"\n"+c.line+"\n")
+			_, err := importer.Import(ctx, enginetest.MustOpen(t, engine.Config{}), p, importer.Options{Strict: true, Name: "f.jsonl"})
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("%s:\n got %v\nwant %s", c.line, err, c.want)
+			}
+		})
+	}
+	t.Run("ByteOrderMark", func(t *testing.T) {
+		p := writeFile(t, "f.jsonl", "\ufeff"+`{"thread":}`+"\n")
+		_, err := importer.Import(ctx, enginetest.MustOpen(t, engine.Config{}), p, importer.Options{Strict: true, Name: "f.jsonl"})
+		want := `importer: f.jsonl line 1: invalid record at column 14 (after "thread"): invalid character '}' looking for beginning of value`
+		if err == nil || err.Error() != want {
+			t.Fatalf("got %v\nwant %s", err, want)
+		}
+	})
+}

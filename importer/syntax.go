@@ -1,0 +1,93 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// syntaxReason is the reason of a JSONL record that is not JSON: se's
+// text with the column of the byte it stopped at (1-based, lead the
+// bytes before b on the file's line: blanks and a byte-order mark) and,
+// when one was read before that byte, the path of the last member key
+// ("after \"metadata.k\"").
+func syntaxReason(b []byte, lead int, se *json.SyntaxError) error {
+	col := int64(lead) + se.Offset
+	if key := keyBefore(b, se.Offset); key != "" {
+		return fmt.Errorf("invalid record at column %d (after %q): %w", col, key, se)
+	}
+	return fmt.Errorf("invalid record at column %d: %w", col, se)
+}
+
+// keyBefore returns the path of the last object key read in b before its
+// byte at offset (1-based): keys joined by ".", array elements as "[i]"
+// ("tool_calls[0].function"); "" when no key comes before it. It reads
+// b's tokens up to that byte, so it costs one more pass over the bad
+// record only.
+func keyBefore(b []byte, offset int64) string {
+	if offset < 1 || offset > int64(len(b)) {
+		return ""
+	}
+	type frame struct {
+		path    string // the object's or array's own path
+		array   bool
+		index   int
+		key     string
+		wantKey bool
+	}
+	var stack []*frame
+	last := ""
+	// valuePath is the path of the value about to be read.
+	valuePath := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		f := stack[len(stack)-1]
+		if f.array {
+			return f.path + "[" + strconv.Itoa(f.index) + "]"
+		}
+		return join(f.path, f.key)
+	}
+	valueDone := func() {
+		if n := len(stack); n > 0 {
+			if f := stack[n-1]; f.array {
+				f.index++
+			} else {
+				f.wantKey = true
+			}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b[:offset-1]))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return last
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t == '{' || t == '[' {
+				stack = append(stack, &frame{path: valuePath(), array: t == '[', wantKey: t == '{'})
+				continue
+			}
+			stack = stack[:len(stack)-1]
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].wantKey {
+				f := stack[n-1]
+				f.key, f.wantKey = t, false
+				last = join(f.path, t)
+				continue
+			}
+		}
+		valueDone()
+	}
+}
+
+// join is path's member k: "k" at the top, else path + "." + k.
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
