@@ -29,7 +29,7 @@ func TestSearchReasonColumn(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("search %v: exit %d, %s", args, code, stderr)
 		}
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] { // after the retrieval line
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[2:] { // after the retrieval and scores lines
 			table = append(table, strings.Fields(line))
 		}
 		code, out, stderr = run(t, nil, append(base, "--json", "garden")...)
@@ -53,6 +53,44 @@ func TestSearchReasonColumn(t *testing.T) {
 	for i, r := range reasons {
 		if table[i+1][0] != r {
 			t.Errorf("search --range 1: row %d says %q, --json says %q", i+1, table[i+1][0], r)
+		}
+	}
+}
+
+// TestSearchScoreLegend: the text table says, on a line of its own before
+// it, what each score column holds for the search that ran: in hybrid mode
+// the fused score, which is standardised and may be negative (-0.850 with
+// nothing saying so, before), in a single-channel mode that channel's own
+// score. The table itself is unchanged.
+func TestSearchScoreLegend(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(file, []byte(`{"thread":"t","resource":"r","role":"user","content":"the garden needs water"}
+{"thread":"t","resource":"r","role":"assistant","content":"I will bring the garden hose"}
+{"thread":"t","resource":"r","role":"user","content":"and the tomatoes are ripe"}
+`), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", file); code != 0 {
+		t.Fatalf("ingest: exit %d, %s", code, stderr)
+	}
+	const columns = " · lexical: BM25 · vector: cosine similarity · -: no score"
+	for _, c := range []struct {
+		args   []string
+		legend string
+	}{
+		{nil, "scores: score: the channels' scores fused (--fusion weighted), each standardised over this search's candidates: 0 is their mean, below it negative" + columns},
+		{[]string{"--fusion", "weighted"}, "scores: score: the channels' scores fused (--fusion weighted), each standardised over this search's candidates: 0 is their mean, below it negative" + columns},
+		{[]string{"--fusion", "rrf"}, "scores: score: reciprocal rank fusion of the channels (--fusion rrf), Σ 1/(60 + rank)" + columns},
+		{[]string{"--mode", "lexical"}, "scores: score: the lexical channel's (--mode lexical)" + columns},
+		{[]string{"--mode", "vector"}, "scores: score: the vector channel's (--mode vector)" + columns},
+	} {
+		args := append(append([]string{"--dir", dir, "search", "--resource", "r"}, c.args...), "garden water")
+		code, out, stderr := run(t, nil, args...)
+		if code != 0 {
+			t.Fatalf("search %v: exit %d, %s", c.args, code, stderr)
+		}
+		lines := strings.Split(out, "\n")
+		if len(lines) < 4 || !strings.HasPrefix(lines[0], "retrieval: ") || lines[1] != c.legend || !strings.HasPrefix(lines[2], "thread ") {
+			t.Errorf("search %v:\n%s\nwant the retrieval line, then %q, then the table", c.args, out, c.legend)
 		}
 	}
 }
