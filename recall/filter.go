@@ -62,6 +62,12 @@ const (
 	OpNot = "$not"
 )
 
+// errUnknownOperator is the cause of a FilterError for an operator the
+// filter does not take, beside the fields or under one: it lists them all
+// with where each goes, since an operator in the wrong place (a $or under
+// a field) is as unknown there as a misspelt one.
+var errUnknownOperator = errors.New("unknown operator (want $eq $ne $gt $gte $lt $lte $in $nin under a field, or $and $or $not beside the fields)")
+
 type fnode interface {
 	match(d *Doc) bool
 }
@@ -215,7 +221,7 @@ func (p *parser) object(obj map[string]any, path string, depth int) (fnode, erro
 			all = append(all, notNode{n})
 		default:
 			if strings.HasPrefix(k, "$") {
-				return nil, &FilterError{Path: path, Op: k, Err: errors.New("unknown logical operator (want $and, $or or $not)")}
+				return nil, &FilterError{Path: path, Op: k, Err: errUnknownOperator}
 			}
 			n, err := p.field(k, v, sub)
 			if err != nil {
@@ -287,7 +293,7 @@ func (p *parser) cmp(base *cmpNode, op string, v any, path string) (fnode, error
 		}
 		vals = arr
 	default:
-		return nil, ferr("unknown operator (want $eq $ne $gt $gte $lt $lte $in $nin)")
+		return nil, &FilterError{Path: path, Op: op, Err: errUnknownOperator}
 	}
 	p.terms += len(vals) + 1
 	if p.terms > MaxFilterTerms {

@@ -44,7 +44,7 @@ func (c *BenchCommand) Run(ctx context.Context, args []string) error {
 	var base *bench.Report
 	if f.baseline != "" {
 		if base, err = bench.LoadBaseline(f.baseline); err != nil {
-			return c.usagef(fs, "%v", err)
+			return c.valuef(fs, "%v", err)
 		}
 	}
 	if f.cpuProfile != "" {
@@ -145,14 +145,14 @@ func (c *BenchCommand) parse(args []string) (*flag.FlagSet, bench.Options, bench
 	}
 	n, err := bench.ParseSize(*size)
 	if err != nil {
-		return fs, o, f, c.usagef(fs, "%v", err)
+		return fs, o, f, c.valuef(fs, "%v", err)
 	}
 	o.Size = n
 	if f.processes, err = parseCounts(*procs); err != nil {
-		return fs, o, f, c.usagef(fs, "%v", err)
+		return fs, o, f, c.valuef(fs, "%v", err)
 	}
 	if o.Batch < 1 || o.Writers < 1 || o.Queries < 1 || o.Appends < 0 || o.Resources < 0 || o.QueryResources < 0 || o.Exactness < 0 {
-		return fs, o, f, c.usagef(fs, "--batch, --writers and --queries must be positive; --appends, --resources, --query-resources and --exactness not negative")
+		return fs, o, f, c.valuef(fs, "--batch, --writers and --queries must be positive; --appends, --resources, --query-resources and --exactness not negative")
 	}
 	return fs, o, f, nil
 }
@@ -178,7 +178,7 @@ func (c *BenchCommand) workDir(fs *flag.FlagSet, o *bench.Options, keep bool) (c
 		}
 	default:
 		if _, err := os.Stat(o.Work); err == nil {
-			return cleanup, c.usagef(fs, "--work %s exists; bench needs a fresh directory", o.Work)
+			return cleanup, c.valuef(fs, "--work %s exists; bench needs a fresh directory", o.Work)
 		}
 	}
 	return cleanup, nil

@@ -52,20 +52,20 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	case *thread == "":
 		return c.usagef(fs, "context needs --thread")
 	case *budget < 0:
-		return c.usagef(fs, "--budget must be >= 0")
+		return c.valuef(fs, "--budget must be >= 0")
 	case *replace && *runID == "":
 		return c.usagef(fs, "--replace needs --run-id: it records this run over the run of that id (without --run-id every run gets a new id, and nothing is replaced)")
 	}
 	opts, err := rf.options()
 	if err != nil {
-		return c.usagef(fs, "%v", err)
+		return c.valuef(fs, "%v", err)
 	}
 	if !rf.given(fs) {
 		opts = nil // the configured recall, else off
 	}
 	at, err := rf.queryTime()
 	if err != nil {
-		return c.usagef(fs, "%v", err)
+		return c.valuef(fs, "%v", err)
 	}
 	e, err := c.open(ctx)
 	if err != nil {

@@ -142,7 +142,7 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 	for name, v := range map[string]float64{"vector-weight": t.VectorWeight, "context-weight": t.ContextWeight,
 		"topic-weight": t.TopicWeight, "session-weight": t.SessionWeight, "speaker-weight": t.SpeakerWeight, "date-weight": t.DateWeight} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return cfg, f, c.usagef(fs, "--%s wants a finite number, got %v", name, v)
+			return cfg, f, c.valuef(fs, "--%s wants a finite number, got %v", name, v)
 		}
 	}
 	cfg.Path = fs.Arg(0)
@@ -151,7 +151,7 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 		return cfg, f, err
 	}
 	if cfg.Range, err = parseRange(*rng); err != nil {
-		return cfg, f, c.usagef(fs, "%v", err)
+		return cfg, f, c.valuef(fs, "%v", err)
 	}
 	return cfg, f, c.checkModes(fs, &cfg, *mode, f.emb)
 }
@@ -162,7 +162,7 @@ func (c *EvalCommand) cutoffs(fs *flag.FlagSet, kList string) ([]int, error) {
 	for _, s := range strings.Split(kList, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || k < 1 || k > recall.MaxMessageRange*100 {
-			return nil, c.usagef(fs, "--k wants positive whole numbers, got %q", kList)
+			return nil, c.valuef(fs, "--k wants positive whole numbers, got %q", kList)
 		}
 		ks = append(ks, k)
 	}
@@ -180,11 +180,11 @@ func (c *EvalCommand) checkModes(fs *flag.FlagSet, cfg *evalrun.Config, mode, em
 	for _, md := range cfg.Modes {
 		opts := recall.Options{Scope: recall.ScopeResource, Mode: md, Fusion: cfg.Fusion, MessageRange: cfg.Range}
 		if err := opts.Validate(); err != nil {
-			return c.usagef(fs, "%v", flagError(err))
+			return c.valuef(fs, "%v", flagError(err))
 		}
 	}
 	if !knownEmbedder(emb, false) {
-		return c.usagef(fs, "unknown --embedder %q (want %s)", emb, embedderNames)
+		return c.valuef(fs, "unknown --embedder %q (want %s)", emb, embedderNames)
 	}
 	return nil
 }

@@ -123,3 +123,77 @@ func TestStrayArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestValueErrorNoUsage: a flag or argument whose value broke a rule is
+// a usage error (exit 2) said in one line, then where the flags are
+// described ("Run 'mnemo help search' for the flags."); the whole usage
+// follows only an error of the command line's shape: an unknown flag, a
+// flag without its value, a missing or stray argument. Before, every
+// value error printed the whole flag list after its line (22 lines for
+// search --filter with an unknown operator).
+func TestValueErrorNoUsage(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		usage bool // the whole usage follows the error
+		help  string
+	}{
+		{[]string{"search", "--resource", "r", "--filter", `{"role":{"$foo":1}}`, "q"}, false, "search"},
+		{[]string{"search", "--resource", "r", "--filter", "nope", "q"}, false, "search"},
+		{[]string{"search", "--resource", "r", "--top-k", "5000", "q"}, false, "search"},
+		{[]string{"search", "--resource", "r", "--top-k", "x", "q"}, false, "search"},
+		{[]string{"search", "--resource", "r", "--at", "nope", "q"}, false, "search"},
+		{[]string{"search", "--resource", "bad id", "q"}, false, "search"},
+		{[]string{"search", "--resource", "", "q"}, false, "search"},
+		{[]string{"context", "--thread", "t", "--budget", "-1"}, false, "context"},
+		{[]string{"context", "--thread", "t", "--mode", "x"}, false, "context"},
+		{[]string{"messages", "--thread", "t", "--from", "0"}, false, "messages"},
+		{[]string{"runs", "--limit", "0"}, false, "runs"},
+		{[]string{"ingest", "--format", "x", "f"}, false, "ingest"},
+		{[]string{"expire", "--idle", "-1h"}, false, "expire"},
+		{[]string{"wm", "history", "--thread", "t", "--limit", "-1"}, false, "wm history"},
+		{[]string{"replay", "--without", "bogus", "r1"}, false, "replay"},
+		{[]string{"threads", "--bogus"}, true, ""},
+		{[]string{"threads", "--resource"}, true, ""},
+		{[]string{"search", "q"}, true, ""},
+		{[]string{"context"}, true, ""},
+		{[]string{"messages", "--thread", "t", "extra"}, true, ""},
+		{[]string{"runs", "--thread", "t", "--resource", "r"}, true, ""},
+	} {
+		code, out, stderr := run(t, nil, append([]string{"--dir", t.TempDir()}, c.args...)...)
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		hasUsage := strings.Contains(stderr, "\nusage: mnemo")
+		if code != 2 || out != "" || hasUsage != c.usage {
+			t.Errorf("mnemo %s: exit %d, stdout %q, stderr:\n%s\nwant exit 2, usage printed: %v", strings.Join(c.args, " "), code, out, stderr, c.usage)
+			continue
+		}
+		if want := "Run 'mnemo help " + c.help + "' for the flags."; !c.usage && (len(lines) != 2 || lines[1] != want) {
+			t.Errorf("mnemo %s: stderr:\n%s\nwant one line, then %q", strings.Join(c.args, " "), stderr, want)
+		}
+	}
+	// The hint's command answers with the flags it names.
+	if code, out, _ := run(t, nil, "help", "wm", "history"); code != 0 || !strings.Contains(out, "--limit") {
+		t.Errorf("mnemo help wm history: exit %d, %q; want wm history's flags", code, out)
+	}
+}
+
+// TestFilterOperatorsListed: an unknown operator in --filter is answered
+// with every operator the filter takes and where each goes: the comparison
+// operators under a field, the logical ones beside the fields. Before, an
+// unknown operator under a field listed only $eq … $nin, though the filter
+// takes $and, $or and $not too, and one beside the fields listed only those.
+func TestFilterOperatorsListed(t *testing.T) {
+	const ops = "$eq $ne $gt $gte $lt $lte $in $nin under a field, or $and $or $not beside the fields"
+	for _, c := range []struct {
+		filter, want string
+	}{
+		{`{"role":{"$foo":1}}`, `mnemo search: --filter: invalid filter at role ($foo): unknown operator (want ` + ops + `)`},
+		{`{"role":{"$or":[{"role":"user"}]}}`, `mnemo search: --filter: invalid filter at role ($or): unknown operator (want ` + ops + `)`},
+		{`{"$foo":[]}`, `mnemo search: --filter: invalid filter at $ ($foo): unknown operator (want ` + ops + `)`},
+		{`{"$gte":1}`, `mnemo search: --filter: invalid filter at $ ($gte): unknown operator (want ` + ops + `)`},
+	} {
+		code, _, stderr := run(t, nil, "--dir", t.TempDir(), "search", "--resource", "r", "--filter", c.filter, "q")
+		if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || first != c.want {
+			t.Errorf("--filter %s: exit %d, first line\n %q\nwant\n %q", c.filter, code, first, c.want)
+		}
+	}
+}

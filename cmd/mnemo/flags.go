@@ -122,7 +122,13 @@ func parseError(fs *flag.FlagSet, args []string, err error) error {
 			fs.Name(), name, globalFlagArgs(args, name), strings.TrimPrefix(fs.Name(), "mnemo "))
 		return errUsage
 	}
-	fmt.Fprintf(fs.Output(), "%s: %s\n", fs.Name(), flagName.ReplaceAllString(msg, "$1--$2"))
+	msg = fmt.Sprintf("%s: %s", fs.Name(), flagName.ReplaceAllString(msg, "$1--$2"))
+	if strings.HasPrefix(err.Error(), "invalid value ") || strings.HasPrefix(err.Error(), "invalid boolean value ") {
+		// The flag is known and has a value, which does not parse.
+		fmt.Fprintf(fs.Output(), "%s\n%s\n", msg, helpHint(fs))
+		return errUsage
+	}
+	fmt.Fprintln(fs.Output(), msg)
 	fs.Usage()
 	return errUsage
 }
@@ -156,23 +162,49 @@ func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// usagef prints a hint for a usage error (to standard error) and returns
-// errUsage. The hint begins with the command: "mnemo search: " then the
-// message, or "mnemo " when the message starts with the command's name
-// ("search needs --resource …").
+// usagef prints a hint for a usage error of the command line's shape (a
+// flag or argument missing, stray, or two that exclude each other) to
+// standard error, then the command's usage, and returns errUsage. The
+// hint begins with the command: "mnemo search: " then the message, or
+// "mnemo " when the message starts with the command's name ("search needs
+// --resource …").
 func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	if name := strings.TrimPrefix(fs.Name(), "mnemo "); strings.HasPrefix(msg, name+" ") {
-		msg = "mnemo " + msg
-	} else {
-		msg = fs.Name() + ": " + msg
-	}
-	fmt.Fprintln(fs.Output(), msg)
+	fmt.Fprintln(fs.Output(), hintLine(fs, fmt.Sprintf(format, args...)))
 	fs.Usage()
 	return errUsage
 }
 
-// checkIDs returns a usage error (exit 2) for the first of the named
+// valuef is usagef for a value that broke a rule (--top-k 5000, --filter
+// with an unknown operator, an id that cannot be one): the hint line, then
+// helpHint instead of the usage, which would bury the one line that
+// matters under the command's every flag. It returns errUsage (exit 2).
+func (m *Main) valuef(fs *flag.FlagSet, format string, args ...any) error {
+	fmt.Fprintf(fs.Output(), "%s\n%s\n", hintLine(fs, fmt.Sprintf(format, args...)), helpHint(fs))
+	return errUsage
+}
+
+// hintLine is msg as the first line of a usage error of fs's command:
+// "mnemo search: " + msg, or "mnemo " + msg when msg begins with the
+// command's name.
+func hintLine(fs *flag.FlagSet, msg string) string {
+	if name := strings.TrimPrefix(fs.Name(), "mnemo "); strings.HasPrefix(msg, name+" ") {
+		return "mnemo " + msg
+	}
+	return fs.Name() + ": " + msg
+}
+
+// helpHint is the line that follows a value error of fs's command: where
+// its flags are described ("Run 'mnemo help wm get' for the flags.").
+func helpHint(fs *flag.FlagSet) string {
+	return commandHelpHint(strings.TrimPrefix(fs.Name(), "mnemo "))
+}
+
+// commandHelpHint is helpHint for the command name ("search", "wm get").
+func commandHelpHint(name string) string {
+	return "Run 'mnemo help " + name + "' for the flags."
+}
+
+// checkIDs returns a value error (valuef, exit 2) for the first of the named
 // values that is set but is not a valid id (engine.ValidID: 1-128
 // characters of [A-Za-z0-9_.:@-]), or is a flag given as "" (--resource "",
 // a script's unset "$R": read as left out, it widened the command to every
@@ -188,19 +220,19 @@ func (m *Main) checkIDs(fs *flag.FlagSet, pairs ...string) error {
 	fs.Visit(func(f *flag.Flag) { given["--"+f.Name] = true })
 	for i := 0; i+1 < len(pairs); i += 2 {
 		if name := pairs[i]; pairs[i+1] == "" && !strings.HasPrefix(name, "-") {
-			return m.usagef(fs, "%s is empty: give an id", name)
+			return m.valuef(fs, "%s is empty: give an id", name)
 		}
 		if pairs[i+1] == "" && given[pairs[i]] {
-			return m.usagef(fs, "%s is empty: give an id or leave the flag out", pairs[i])
+			return m.valuef(fs, "%s is empty: give an id or leave the flag out", pairs[i])
 		}
 		if v := pairs[i+1]; v != "" && !engine.ValidID(v) {
-			return m.usagef(fs, "%s %q is not a valid id: it must be 1-128 characters of [A-Za-z0-9_.:@-]", pairs[i], v)
+			return m.valuef(fs, "%s %q is not a valid id: it must be 1-128 characters of [A-Za-z0-9_.:@-]", pairs[i], v)
 		}
 	}
 	return nil
 }
 
-// checkGiven returns a usage error (exit 2) for the first of the named
+// checkGiven returns a value error (valuef, exit 2) for the first of the named
 // flags that was given as "" (a script's unset "$F"), which would read as
 // left out: `serve --tokens ""` served every request as the operator's,
 // `memctx --html ""` printed the record instead of writing a page.
@@ -213,7 +245,7 @@ func (m *Main) checkGiven(fs *flag.FlagSet, pairs ...string) error {
 		given := false
 		fs.Visit(func(v *flag.Flag) { given = given || v == f })
 		if given && f.Value.String() == "" {
-			return m.usagef(fs, "%s is empty: give %s or leave the flag out", name, pairs[i+1])
+			return m.valuef(fs, "%s is empty: give %s or leave the flag out", name, pairs[i+1])
 		}
 	}
 	return nil

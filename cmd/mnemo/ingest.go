@@ -42,7 +42,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	switch *format {
 	case "auto", importer.FormatJSONL, importer.FormatLoCoMo, importer.FormatLongMemEval:
 	default:
-		return c.usagef(fs, "unknown --format %q", *format)
+		return c.valuef(fs, "unknown --format %q", *format)
 	}
 	spooled, cleanup, err := checkInputs(fs.Args())
 	defer cleanup()

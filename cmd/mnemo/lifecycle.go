@@ -131,7 +131,7 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 		return c.usagef(fs, "expire takes no arguments")
 	}
 	if *idle < 0 {
-		return c.usagef(fs, "--idle must not be negative")
+		return c.valuef(fs, "--idle must not be negative")
 	}
 	if err := c.checkIDs(fs, "--resource", *resource); err != nil {
 		return err

@@ -165,7 +165,8 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	}
 	name := fs.Arg(0)
 	if name == "help" {
-		// mnemo help: the command list; mnemo help COMMAND: its flags.
+		// mnemo help: the command list; mnemo help COMMAND [SUBCOMMAND]:
+		// its flags.
 		if fs.NArg() == 1 {
 			m.usageTo(m.Stdout)
 			return 0
@@ -175,7 +176,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 			m.usageTo(m.Stderr)
 			return 2
 		}
-		return m.Run(ctx, append(append([]string{}, args[:len(args)-fs.NArg()]...), fs.Arg(1), "-h"))
+		return m.Run(ctx, append(append(append([]string{}, args[:len(args)-fs.NArg()]...), fs.Args()[1:]...), "-h"))
 	}
 	cmd, ok := commands[name]
 	if !ok {
@@ -214,7 +215,7 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		return 2
 	case errors.Is(err, engine.ErrInvalidInput), errors.Is(err, recall.ErrInvalidOptions), errors.Is(err, recall.ErrInvalidFilter):
 		// A flag's value broke a rule: a usage error.
-		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nRun 'mnemo %s -h' for the flags.\n", name, err, name)
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, commandHelpHint(name))
 		return 2
 	case errors.Is(err, engine.ErrNotDataDir) && m.DB != "":
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --db (or $MNEMO_DB): its database and search_path; mnemo's tables are created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)

@@ -80,7 +80,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--dir", dir, "eval", "--date-weight", "NaN", "x.json"},
 	} {
 		code, _, stderr := run(t, nil, args...)
-		if code != 2 || !strings.Contains(stderr, "usage") && !strings.Contains(stderr, "-h' for the flags") {
+		if code != 2 || !strings.Contains(stderr, "usage") && !strings.Contains(stderr, "' for the flags.") {
 			t.Errorf("mnemo %v: exit %d, stderr %q; want 2 and a usage hint", args, code, stderr)
 		}
 	}

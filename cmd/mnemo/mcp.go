@@ -41,14 +41,14 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	}
 	if *resources == "" && flagGiven(fs, "resources") {
 		// Read as left out, a script's unset "$R" gave the client every resource.
-		return c.usagef(fs, "--resources is empty: give resource ids or leave the flag out (every resource)")
+		return c.valuef(fs, "--resources is empty: give resource ids or leave the flag out (every resource)")
 	}
 	p := &server.Principal{Name: "stdio", All: true, Erase: *allowErase, EraseHint: "this client may not erase; start mnemo mcp with --allow-erase"}
 	if *resources != "" {
 		p.All, p.Resources = false, map[string]bool{}
 		for _, r := range strings.Split(*resources, ",") {
 			if r = strings.TrimSpace(r); !engine.ValidID(r) {
-				return c.usagef(fs, "--resources: %q is not a valid resource id", r)
+				return c.valuef(fs, "--resources: %q is not a valid resource id", r)
 			}
 			p.Resources[r] = true
 		}

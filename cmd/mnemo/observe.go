@@ -62,7 +62,7 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		if *threshold >= 0 {
 			name, v = "--reflect-threshold", *reflect
 		}
-		return c.usagef(fs, "%s must be ≥ 0 tokens (0: the default), got %d", name, v)
+		return c.valuef(fs, "%s must be ≥ 0 tokens (0: the default), got %d", name, v)
 	}
 	e, err := c.openObserver(ctx, *recent, *threshold, *reflect)
 	if err != nil {

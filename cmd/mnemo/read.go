@@ -94,7 +94,7 @@ func (c *MessagesCommand) Run(ctx context.Context, args []string) error {
 	case *thread == "":
 		return c.usagef(fs, "messages needs --thread")
 	case *from < 1 || *to < 0 || (*to > 0 && *to < *from):
-		return c.usagef(fs, "--from must be >= 1 and --to 0 (the end) or >= --from")
+		return c.valuef(fs, "--from must be >= 1 and --to 0 (the end) or >= --from")
 	}
 	e, err := c.open(ctx)
 	if err != nil {

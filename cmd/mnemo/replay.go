@@ -35,7 +35,7 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 	}
 	opt, err := parseWithout(*without)
 	if err != nil {
-		return c.usagef(fs, "%v", err)
+		return c.valuef(fs, "%v", err)
 	}
 	e, err := c.open(ctx)
 	if err != nil {

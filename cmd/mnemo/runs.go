@@ -72,9 +72,9 @@ func (c *RunsCommand) runFilter(fs *flag.FlagSet, thread, resource string, limit
 	case thread != "" && resource != "":
 		return f, c.usagef(fs, "give --thread or --resource, not both")
 	case limit < 1 || limit > journal.MaxRunsLimit:
-		return f, c.usagef(fs, "--limit must be from 1 to %d, got %d", journal.MaxRunsLimit, limit)
+		return f, c.valuef(fs, "--limit must be from 1 to %d, got %d", journal.MaxRunsLimit, limit)
 	case offset < 0:
-		return f, c.usagef(fs, "--offset must be >= 0, got %d", offset)
+		return f, c.valuef(fs, "--offset must be >= 0, got %d", offset)
 	case given["cursor"] && given["offset"]:
 		return f, c.usagef(fs, "give --cursor or --offset, not both (--offset is deprecated)")
 	}
@@ -84,7 +84,7 @@ func (c *RunsCommand) runFilter(fs *flag.FlagSet, thread, resource string, limit
 	if given["cursor"] {
 		k, err := server.ParseRunCursor(cursor)
 		if err != nil {
-			return f, c.usagef(fs, "--cursor %q is not a cursor of mnemo runs: give the one a page printed (more: --cursor, or nextCursor with --json), or none for the first page", cursor)
+			return f, c.valuef(fs, "--cursor %q is not a cursor of mnemo runs: give the one a page printed (more: --cursor, or nextCursor with --json), or none for the first page", cursor)
 		}
 		f.Before = &k
 	}

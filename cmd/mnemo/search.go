@@ -61,11 +61,11 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	}
 	opts, err := rf.options()
 	if err != nil {
-		return c.usagef(fs, "%v", err)
+		return c.valuef(fs, "%v", err)
 	}
 	at, err := rf.queryTime()
 	if err != nil {
-		return c.usagef(fs, "%v", err)
+		return c.valuef(fs, "%v", err)
 	}
 	if err := c.checkIDs(fs, "--resource", *resource, "--thread", *thread); err != nil {
 		return err // first: --resource "" is empty, not missing

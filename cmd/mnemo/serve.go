@@ -110,7 +110,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 func (c *ServeCommand) listen(fs *flag.FlagSet, addr string, haveTokens bool) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, c.usagef(fs, "--listen %q: %v", addr, err)
+		return nil, c.valuef(fs, "--listen %q: %v", addr, err)
 	}
 	if !haveTokens && !loopback(host) {
 		return nil, c.usagef(fs, "--listen %s is not a loopback address (localhost, 127.0.0.1, [::1]), so it may be reachable beyond this machine: give --tokens FILE, or listen on 127.0.0.1", addr)

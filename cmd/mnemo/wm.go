@@ -97,7 +97,7 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 	}
 	switch {
 	case *f.limit < 0:
-		return fs, nil, c.usagef(fs, "--limit must be >= 0 (0: all versions)")
+		return fs, nil, c.valuef(fs, "--limit must be >= 0 (0: all versions)")
 	case (*f.thread == "") == (*f.resource == ""):
 		return fs, nil, c.usagef(fs, "wm %s needs exactly one of --thread and --resource", sub)
 	}
