@@ -29,7 +29,7 @@ type IngestCommand struct{ *Main }
 
 // Run parses the flags of `mnemo ingest` from args and runs it.
 func (c *IngestCommand) Run(ctx context.Context, args []string) error {
-	fs := c.flags("ingest", "FILE... (- reads standard input)")
+	fs := c.flags("ingest", "FILE... (- reads standard input, named once)")
 	format := fs.String("format", "auto", "auto, jsonl, locomo or longmemeval")
 	strict := fs.Bool("strict", false, "stop at the first malformed record instead of skipping it")
 	asJSON := fs.Bool("json", false, "print the summary as JSON (several FILEs: their counts summed, as the total line)")
@@ -38,6 +38,11 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	}
 	if fs.NArg() == 0 {
 		return c.usagef(fs, "ingest needs at least one FILE")
+	}
+	if n := occurrences(fs.Args(), "-"); n > 1 {
+		// A second read of standard input finds it at its end: an empty
+		// FILE, reported as one of no format.
+		return c.usagef(fs, "- (standard input) is named %d times: it can be read once, so name it once", n)
 	}
 	switch *format {
 	case "auto", importer.FormatJSONL, importer.FormatLoCoMo, importer.FormatLongMemEval:
@@ -117,6 +122,17 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprintf(c.Stdout, "total: %s\n", summary(&total))
 	}
 	return failed
+}
+
+// occurrences returns how many of ss are s.
+func occurrences(ss []string, s string) int {
+	n := 0
+	for _, x := range ss {
+		if x == s {
+			n++
+		}
+	}
+	return n
 }
 
 // checkInputs opens each FILE argument ("-" aside) before anything is

@@ -33,3 +33,28 @@ func TestIngestTotal(t *testing.T) {
 		})
 	}
 }
+
+// TestIngestStdinTwice: "-" named more than once is a usage error naming
+// it, before anything is opened or read. Before, `mnemo ingest - -` read
+// standard input for the first and reported the second as an empty file.
+func TestIngestStdinTwice(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(file, []byte(`{"thread":"t1","resource":"r","id":"m1","role":"user","content":"hello"}`+"\n"), 0o600)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ingest", "-", "-"}, "mnemo ingest: - (standard input) is named 2 times: it can be read once, so name it once"},
+		{[]string{"ingest", "--json", "-", file, "-", "-"}, "mnemo ingest: - (standard input) is named 3 times: it can be read once, so name it once"},
+	} {
+		dir := filepath.Join(t.TempDir(), "data")
+		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != 2 || out != "" || first != c.want {
+			t.Errorf("mnemo %s: exit %d, stdout %q, first line %q; want exit 2, nothing on stdout, %q", strings.Join(c.args, " "), code, out, first, c.want)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("mnemo %s: the data directory was created (%v)", strings.Join(c.args, " "), err)
+		}
+	}
+}
