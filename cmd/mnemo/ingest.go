@@ -118,7 +118,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 		if err := json.NewEncoder(c.Stdout).Encode(total); err != nil {
 			return err
 		}
-	} else if fs.NArg() > 1 {
+	} else if !*asJSON && fs.NArg() > 1 {
 		fmt.Fprintf(c.Stdout, "total: %s\n", summary(&total))
 	}
 	return failed

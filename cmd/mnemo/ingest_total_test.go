@@ -58,3 +58,16 @@ func TestIngestStdinTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestIngestJSONNoReport: with --json, an ingest of several FILEs that
+// fails before any import began (standard input empty, so of no format)
+// prints nothing on standard output, as the --json contract says. Before,
+// it printed the text "total: 0 resources, …" line there.
+func TestIngestJSONNoReport(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(file, []byte(`{"thread":"t1","resource":"r","id":"m1","role":"user","content":"hello"}`+"\n"), 0o600)
+	code, out, stderr := run(t, nil, "--dir", t.TempDir(), "ingest", "--json", "-", file)
+	if code != 1 || out != "" || !strings.Contains(stderr, "stdin") {
+		t.Errorf("ingest --json - FILE with nothing on stdin: exit %d, stdout %q, stderr %q; want exit 1, nothing on stdout, an error naming stdin", code, out, stderr)
+	}
+}
