@@ -21,76 +21,125 @@ type CheckCommand struct{ *Main }
 func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("check", "")
 	full := fs.Bool("full", false, "run SQLite's full integrity_check (slower: reads every index) instead of quick_check")
+	asJSON := fs.Bool("json", false, "print the report as JSON: {ok, full, action, problems: [{kind, detail}], databaseCapped, rebuilt?, deletedSnapshots, reembedding, knownLosses?, keptDamaged} (exit 1 with it when ok is false)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := c.noArgs(fs, ""); err != nil {
 		return err
 	}
+	res, err := c.check(ctx, *full)
+	if err != nil {
+		return err
+	}
+	if res.found != nil {
+		c.printAdvice(res.found) // for a person, with --json too
+	}
+	if *asJSON {
+		if err := c.printJSON(res.report(*full)); err != nil {
+			return err
+		}
+	} else if res.found == nil {
+		c.printOK(res, *full)
+	}
+	if res.found != nil {
+		return &listedError{res.found}
+	}
+	return nil
+}
+
+// checkResult is what a check found: found is nil when it passed; lost
+// (read when lostRead) are the messages a salvage recorded as lost.
+type checkResult struct {
+	found    *engine.CheckError
+	lost     []engine.LostRange
+	lostRead bool
+	kept     []string // a salvage's copies of a damaged database (SQLite)
+}
+
+// check runs the checks of the data directory or database: the file's
+// (checkFile) before the engine opens it, then the engine's (CheckWith)
+// with the damage the engine found and repaired while opening. An error
+// is one that kept the check from running, not a finding.
+func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, error) {
+	res := &checkResult{}
+	if c.DB == "" {
+		res.kept = engine.KeptDamaged(c.Dir)
+	}
 	// Damage found before Check looks (Open: a lexical index directory
 	// that does not open; the drainer: bleve's merger failing on a
 	// garbled segment) is quarantined and rebuilt by the engine on its
 	// own: it is reported from the events the engine published, as Check
 	// reports the damage it finds itself.
-	prechecked, err := c.checkFile(ctx, *full)
-	if err != nil {
-		return err
+	prechecked, err := c.checkFile(ctx, full)
+	var ce *engine.CheckError
+	if errors.As(err, &ce) {
+		res.found = ce
+		return res, nil
+	} else if err != nil {
+		return nil, err
 	}
 	events := make(chan engine.Event, 64)
 	e, err := c.openObserved(ctx, c.target(), events)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer e.CloseContext(ctx)
-	err = e.CheckWith(ctx, engine.CheckOptions{Full: *full, Prechecked: prechecked})
-	var ce *engine.CheckError
+	err = e.CheckWith(ctx, engine.CheckOptions{Full: full, Prechecked: prechecked})
 	if err != nil && !errors.As(err, &ce) {
-		return err
+		return nil, err
 	}
 	if found := quarantined(events, ce); len(found.Problems) > 0 {
 		if ce == nil {
-			ce, err = found, found
+			ce = found
 		} else {
 			ce.Problems = append(found.Problems, ce.Problems...)
 			ce.Rebuilt = cmp.Or(ce.Rebuilt, found.Rebuilt)
 		}
 	}
-	if ce != nil {
-		c.printAdvice(ce)
-		return &listedError{ce}
-	}
+	res.found = ce
 	lost, err := e.LostSeqs(ctx)
-	if err != nil {
-		return err
+	switch {
+	case err == nil:
+		res.lost, res.lostRead = lost, true
+	case ce == nil:
+		return nil, err
 	}
+	// With findings, losses that could not be read (a damaged database)
+	// are left unread: the findings are the answer.
+	return res, nil
+}
+
+// printOK prints what a check that passed verified, with the known losses
+// and a salvage's kept copies.
+func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	known := ""
-	if len(lost) > 0 {
+	if len(res.lost) > 0 {
 		known = " apart from the known losses below"
 	}
 	if c.DB != "" {
 		fmt.Fprintf(c.Stdout, "ok: every stored message is in both indexes, nothing else is, seqs are gap-free%s\n", known)
 	} else {
 		pragma := "quick_check"
-		if *full {
+		if full {
 			pragma = "integrity_check"
 		}
 		fmt.Fprintf(c.Stdout, "ok: the database passes SQLite's %s; every stored message is in both indexes, nothing else is, seqs are gap-free%s\n", pragma, known)
 	}
-	if len(lost) > 0 {
+	if len(res.lost) > 0 {
 		fmt.Fprintln(c.Stdout, "known losses (messages a salvage could not recover; their seqs stay unused):")
-		printLostRanges(c.Stdout, lost)
+		printLostRanges(c.Stdout, res.lost)
 	}
-	if kept := engine.KeptDamaged(c.Dir); c.DB == "" && len(kept) > 0 {
-		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database; it may still hold erased text: delete it once the salvage is judged complete)\n", strings.Join(kept, ", "))
+	if len(res.kept) > 0 {
+		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database; it may still hold erased text: delete it once the salvage is judged complete)\n", strings.Join(res.kept, ", "))
 	}
-	return nil
 }
 
 // checkFile runs the database checks on a data directory's mnemo.db
 // before the engine opens it (engine.CheckFile: read-only, so a damaged
-// file and its -wal stay as found for salvage to keep). It prints what it
-// found and returns the *engine.CheckError; prechecked is true when the
-// file passed (the engine's check need not run them again).
+// file and its -wal stay as found for salvage to keep). It returns the
+// *engine.CheckError of what it found; prechecked is true when the file
+// passed (the engine's check need not run them again).
 func (c *CheckCommand) checkFile(ctx context.Context, full bool) (prechecked bool, err error) {
 	if c.DB != "" {
 		return false, nil
@@ -103,11 +152,6 @@ func (c *CheckCommand) checkFile(ctx context.Context, full bool) (prechecked boo
 		return false, err
 	}
 	err = engine.CheckFile(ctx, cfg, engine.CheckOptions{Full: full})
-	var ce *engine.CheckError
-	if errors.As(err, &ce) {
-		c.printAdvice(ce)
-		return false, &listedError{ce}
-	}
 	return err == nil, err
 }
 
@@ -148,7 +192,7 @@ func quarantined(events chan engine.Event, ce *engine.CheckError) *engine.CheckE
 	}
 }
 
-// printCheckAdvice lists what check found and says what to do about it.
+// printAdvice lists what check found and says what to do about it.
 func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 	c.printDatabaseAdvice(ce.Database)
 	if len(ce.Problems) > 0 {
@@ -157,17 +201,8 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 			fmt.Fprintf(c.Stderr, "  %s\n", p)
 		}
 	}
-	repaired := 0 // problems the check repaired itself: one line each
-	if ce.Rebuilt != "" {
-		repaired++
-	}
-	if len(ce.Snapshots) > 0 {
-		repaired++
-	}
-	repaired += len(ce.Reembedding)
-	switch {
-	case len(ce.Database) > 0:
-	case repaired > 0 && len(ce.Problems) == repaired:
+	switch checkAction(ce) {
+	case "none": // every problem was repaired by the check: one line each
 		if ce.Rebuilt != "" {
 			fmt.Fprintf(c.Stderr, "The damaged index was moved to %s and rebuilt from the database: nothing is lost, and the next check should pass. Damage that comes back points at the disk. The quarantined copy is removed by the next erasure, or delete it yourself.\n", ce.Rebuilt)
 		}
@@ -181,7 +216,7 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 		if len(ce.Reembedding) > 0 {
 			fmt.Fprintf(c.Stderr, "The damaged embeddings were handed back for embedding again: nothing is lost (embeddings are derived from the messages). The next mnemo serve, mnemo mcp or mnemo check embeds them again, and the check then passes; 'mnemo %s reindex --vectors' recomputes every embedding now. Damage that comes back points at the disk.\n", c.target().flag())
 		}
-	case len(ce.Problems) > 0:
+	case "reindex":
 		fmt.Fprintf(c.Stderr, "What to do: run 'mnemo %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", c.target().flag())
 	}
 }

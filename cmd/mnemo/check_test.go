@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,6 +71,39 @@ func TestCheckDamagedDatabase(t *testing.T) {
 		}
 		checkListedOnce(t, stderr, "Fragmentation", "1 problem")
 	}
+	// With --json, the same advice on standard error and the report on
+	// standard output (the known losses are not read from a damaged file).
+	code, out, stderr := run(t, nil, "--dir", dir, "check", "--json")
+	rep := checkJSON(t, code, out, stderr)
+	if rep.Action != "restore" || len(rep.Problems) != 1 || rep.Problems[0].Kind != "database" || !strings.Contains(rep.Problems[0].Detail, "Fragmentation") || rep.KnownLosses != nil {
+		t.Errorf("check --json after damage: %+v\n%s", rep, out)
+	}
+	checkListedOnce(t, stderr, "Fragmentation", "1 problem")
+}
+
+// checkReportJSON is `mnemo check --json`'s report as a test reads it.
+type checkReportJSON struct {
+	OK       bool   `json:"ok"`
+	Action   string `json:"action"`
+	Problems []struct {
+		Kind   string `json:"kind"`
+		Detail string `json:"detail"`
+	} `json:"problems"`
+	Rebuilt          string   `json:"rebuilt"`
+	DeletedSnapshots []string `json:"deletedSnapshots"`
+	KnownLosses      []any    `json:"knownLosses"`
+}
+
+// checkJSON decodes the report of a `mnemo check --json` that found
+// damage: exit 1, one JSON document on standard output with ok false.
+func checkJSON(t *testing.T, code int, out, stderr string) checkReportJSON {
+	t.Helper()
+	var rep checkReportJSON
+	docs, err := jsonDocs(out)
+	if code != 1 || err != nil || len(docs) != 1 || json.Unmarshal([]byte(out), &rep) != nil || rep.OK {
+		t.Fatalf("check --json after damage: exit %d, %v, stdout\n%s\nstderr %s\nwant exit 1 and one report with ok false", code, err, out, stderr)
+	}
+	return rep
 }
 
 // TestCheckTruncatedDatabase: `mnemo check` (and any other command) on a
@@ -131,9 +165,10 @@ func TestCheckDamageFoundAtOpen(t *testing.T) {
 	if err := os.WriteFile(root, bytes.Repeat([]byte{0xde, 0xad}, 4096), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr := run(t, nil, "--dir", dir, "check")
-	if code != 1 {
-		t.Fatalf("check after damage: exit %d, want 1\n%s%s", code, out, stderr)
+	code, out, stderr := run(t, nil, "--dir", dir, "check", "--json")
+	rep := checkJSON(t, code, out, stderr)
+	if rep.Action != "none" || len(rep.Problems) != 1 || rep.Problems[0].Kind != "index" || !strings.HasPrefix(rep.Rebuilt, filepath.Join(dir, engine.QuarantineDir)) || rep.KnownLosses == nil {
+		t.Errorf("check --json after damage: %+v\n%s", rep, out)
 	}
 	for _, want := range []string{"was found damaged", filepath.Join(dir, engine.QuarantineDir), "rebuilt from the database", "nothing is lost"} {
 		if !strings.Contains(stderr, want) {
@@ -184,9 +219,10 @@ func TestCheckDamagedSnapshot(t *testing.T) {
 	if err := os.WriteFile(files[0], b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr := run(t, nil, "--dir", dir, "check")
-	if code != 1 {
-		t.Fatalf("check after damage: exit %d, want 1\n%s%s", code, out, stderr)
+	code, out, stderr := run(t, nil, "--dir", dir, "check", "--json")
+	rep := checkJSON(t, code, out, stderr)
+	if rep.Action != "none" || len(rep.Problems) != 1 || rep.Problems[0].Kind != "index" || fmt.Sprint(rep.DeletedSnapshots) != fmt.Sprint([]string{filepath.Base(files[0])}) {
+		t.Errorf("check --json after damage: %+v\n%s", rep, out)
 	}
 	for _, want := range []string{filepath.Base(files[0]), "1 shard snapshot file failed its checksums", "The damaged shard snapshot file was deleted: nothing is lost"} {
 		if !strings.Contains(stderr, want) {

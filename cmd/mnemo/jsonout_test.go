@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -66,6 +69,8 @@ func TestJSONNoNull(t *testing.T) {
 		{nil, []string{"delete", "--message", "no-such-message", "--yes", "--json"}},
 		{nil, []string{"delete", "--message", "today-1,today-2,today-3", "--yes", "--json"}},
 		{nil, []string{"delete", "--thread", "ana:today", "--yes", "--json"}}, // stored, its messages erased above
+		{nil, []string{"check", "--json"}},
+		{nil, []string{"version", "--json"}},
 	} {
 		code, out, stderr := run(t, c.env, append([]string{"--dir", dir}, c.args...)...)
 		if code != 0 && !strings.Contains(stderr, "no message found") {
@@ -141,6 +146,10 @@ func TestJSONContract(t *testing.T) {
 		{[]string{"delete", "--message", "nope", "--yes", "--json"}, 1, true},
 		{[]string{"ingest", "--strict", "--json", bad}, 1, true},
 		{[]string{"ingest", "--json", bad + ".missing"}, 1, false}, // nothing began: no report
+		{[]string{"check", "--json"}, 0, false},
+		{[]string{"check", "--json", "extra"}, 2, false},
+		{[]string{"version", "--json"}, 0, false},
+		{[]string{"version", "--bogus", "--json"}, 2, false},
 	} {
 		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)
 		switch {
@@ -173,5 +182,32 @@ func jsonDocs(s string) ([]any, error) {
 			return docs, err
 		}
 		docs = append(docs, v)
+	}
+}
+
+// TestCheckVersionJSON: check and version take --json like the other
+// commands: one JSON document on standard output. check's says ok, the
+// problems (none: []), what to do ("none") and the rest as lists; a
+// damaged directory's report is pinned by the TestCheckDamaged* tests.
+// version's names the version, Go version and platform the text line
+// gives. Before, both refused --json as an unknown flag.
+func TestCheckVersionJSON(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", filepath.Join("..", "..", "demodata", "conversation.jsonl")); code != 0 {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--json"}, `{"ok":true,"full":false,"action":"none","problems":[],"databaseCapped":false,"deletedSnapshots":[],"reembedding":[],"knownLosses":[],"keptDamaged":[]}`},
+		{[]string{"check", "--full", "--json"}, `{"ok":true,"full":true,"action":"none","problems":[],"databaseCapped":false,"deletedSnapshots":[],"reembedding":[],"knownLosses":[],"keptDamaged":[]}`},
+		{[]string{"version", "--json"}, fmt.Sprintf(`{"version":%q,"go":%q,"os":%q,"arch":%q}`, version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)},
+	} {
+		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, []byte(out)); code != 0 || err != nil || compact.String() != c.want {
+			t.Errorf("mnemo %q: exit %d, %v, stdout\n%s\nstderr %s\nwant %s", c.args, code, err, out, stderr, c.want)
+		}
 	}
 }

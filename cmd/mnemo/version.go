@@ -47,12 +47,26 @@ type VersionCommand struct{ *Main }
 // Run is `mnemo version` (and `mnemo --version`).
 func (c *VersionCommand) Run(_ context.Context, args []string) error {
 	fs := c.flags("version", "")
+	asJSON := fs.Bool("json", false, "print JSON: {version, go, os, arch}")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := c.noArgs(fs, ""); err != nil {
 		return err
 	}
+	if *asJSON {
+		return c.printJSON(versionInfo{version(), runtime.Version(), runtime.GOOS, runtime.GOARCH})
+	}
 	fmt.Fprintf(c.Stdout, "mnemo %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
+}
+
+// versionInfo is `mnemo version --json`'s answer: the version (version()),
+// the Go version the binary was built with ("go1.24.1") and the platform
+// (runtime.GOOS, runtime.GOARCH).
+type versionInfo struct {
+	Version string `json:"version"`
+	Go      string `json:"go"`
+	OS      string `json:"os"`
+	Arch    string `json:"arch"`
 }

@@ -1,0 +1,101 @@
+package main
+
+import "github.com/mnemo-go/mnemo/engine"
+
+// checkReport is `mnemo check --json`'s answer, one document: exit 0 when
+// OK, 1 with the report when not (the advice is text on standard error,
+// as without --json). Lists are [] when empty, never null.
+type checkReport struct {
+	// OK is true when the check found nothing.
+	OK bool `json:"ok"`
+	// Full is --full: SQLite's integrity_check and the messages' digests
+	// instead of quick_check (on Postgres, the digests).
+	Full bool `json:"full"`
+	// Action is what to do: "none" (passed, or what was found was
+	// repaired by the check itself: nothing is lost), "reindex" (the
+	// indexes disagree with a sound database: mnemo reindex), "restore"
+	// (the database itself is damaged: restore it from a backup, or mnemo
+	// salvage on SQLite; then reindex).
+	Action string `json:"action"`
+	// Problems are the findings in the order the text lists them.
+	Problems []checkProblem `json:"problems"`
+	// DatabaseCapped is true when the database checks stopped at their
+	// cap (engine.CheckError.DatabaseCapped): there may be more findings.
+	DatabaseCapped bool `json:"databaseCapped"`
+	// Rebuilt is where a damaged lexical index was quarantined before
+	// it was rebuilt from the database; absent when none was.
+	Rebuilt string `json:"rebuilt,omitempty"`
+	// DeletedSnapshots names the damaged shard snapshot files the check
+	// deleted (each resource's next load builds its shard again).
+	DeletedSnapshots []string `json:"deletedSnapshots"`
+	// Reembedding are the Problems lines of damaged stored embeddings the
+	// check handed back for embedding again (the next serve, mcp or check
+	// embeds them).
+	Reembedding []string `json:"reembedding"`
+	// KnownLosses are the messages a salvage recorded as lost (their seqs
+	// stay unused); absent when they could not be read (the database file
+	// failed its check before the engine could open it, or a damaged
+	// database failed the read).
+	KnownLosses *[]engine.LostRange `json:"knownLosses,omitempty"`
+	// KeptDamaged names the copies of a damaged database a salvage kept
+	// beside mnemo.db (SQLite; [] on Postgres).
+	KeptDamaged []string `json:"keptDamaged"`
+}
+
+// checkProblem is one finding: Kind "database" (SQLite's integrity check,
+// or a message that does not match its stored digest) or "index" (the
+// indexes or a derived file disagree with the database, or a store
+// invariant such as gap-free seqs broke); Detail says it as the text does.
+type checkProblem struct {
+	Kind   string `json:"kind"`
+	Detail string `json:"detail"`
+}
+
+// report is r as `mnemo check --json` prints it, for a check with --full
+// as full.
+func (r *checkResult) report(full bool) *checkReport {
+	rep := &checkReport{OK: r.found == nil, Full: full, Action: "none", Problems: []checkProblem{},
+		DeletedSnapshots: []string{}, Reembedding: []string{}, KeptDamaged: append([]string{}, r.kept...)}
+	if r.lostRead {
+		lost := append([]engine.LostRange{}, r.lost...)
+		rep.KnownLosses = &lost
+	}
+	ce := r.found
+	if ce == nil {
+		return rep
+	}
+	for _, d := range ce.Database {
+		rep.Problems = append(rep.Problems, checkProblem{"database", d})
+	}
+	for _, p := range ce.Problems {
+		rep.Problems = append(rep.Problems, checkProblem{"index", p})
+	}
+	rep.Rebuilt, rep.DatabaseCapped = ce.Rebuilt, ce.DatabaseCapped()
+	rep.DeletedSnapshots = append(rep.DeletedSnapshots, ce.Snapshots...)
+	rep.Reembedding = append(rep.Reembedding, ce.Reembedding...)
+	rep.Action = checkAction(ce)
+	return rep
+}
+
+// checkAction is the advice for ce as one word (printAdvice says it): "restore"
+// when the database is damaged, "none" when every problem is one the check
+// repaired (a quarantined lexical index rebuilt, damaged snapshots
+// deleted, damaged embeddings handed back for embedding again), else
+// "reindex".
+func checkAction(ce *engine.CheckError) string {
+	repaired := 0 // Problems lines of what the check repaired itself
+	if ce.Rebuilt != "" {
+		repaired++
+	}
+	if len(ce.Snapshots) > 0 {
+		repaired++
+	}
+	repaired += len(ce.Reembedding)
+	switch {
+	case len(ce.Database) > 0:
+		return "restore"
+	case len(ce.Problems) > 0 && len(ce.Problems) > repaired:
+		return "reindex"
+	}
+	return "none"
+}
