@@ -21,7 +21,9 @@ type RunsCommand struct{ *Main }
 // nextCursor when more follow); the text prints a table and, when more
 // follow, a last line "more: --cursor C". --cursor is such a cursor (the
 // same as the API's); --offset is deprecated (a run recorded between two
-// pages shifts it) and refused with --cursor.
+// pages shifts it) and refused with --cursor. --thread of a thread that
+// does not exist fails with engine.ErrThreadNotFound, as mnemo messages
+// does; --resource of a resource without threads lists no runs.
 func (c *RunsCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("runs", "")
 	thread := fs.String("thread", "", "only this thread's runs")
@@ -42,6 +44,14 @@ func (c *RunsCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer e.CloseContext(ctx)
+	if *thread != "" {
+		// A thread is an entity: one that does not exist is not found,
+		// as in mnemo messages (a deleted thread leaves no runs listed).
+		// A resource exists by its threads: none lists no runs.
+		if _, err := e.GetThread(ctx, *thread); err != nil {
+			return err
+		}
+	}
 	f.Limit++ // one more: is there a next page?
 	runs, err := e.Journal().ListRuns(ctx, f)
 	if err != nil {

@@ -120,3 +120,39 @@ func runIDs(page server.RunList) []string {
 	}
 	return ids
 }
+
+// TestRunsUnknownThread: a thread is an entity, so `runs --thread T` of a
+// thread that does not exist fails as `messages --thread T` does (the
+// same message and exit status, nothing on standard output, --json too);
+// a thread that exists but has no runs lists none. A resource exists by
+// its threads: `runs --resource R` of one without any lists none (exit 0).
+// Before, `runs --thread nope` printed an empty table and exited 0.
+func TestRunsUnknownThread(t *testing.T) {
+	dir := t.TempDir()
+	file := t.TempDir() + "/c.jsonl"
+	os.WriteFile(file, []byte(`{"thread":"t","resource":"r","role":"user","content":"hello"}`+"\n"), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", file); code != 0 {
+		t.Fatalf("ingest: exit %d, %s", code, stderr)
+	}
+	msgCode, _, msgErr := run(t, nil, "--dir", dir, "messages", "--thread", "nope")
+	if msgCode == 0 {
+		t.Fatalf("messages --thread nope: exit 0")
+	}
+	for _, c := range []struct {
+		args     []string
+		code     int
+		stdout   string // exact, for exit 0
+		stderrIs string // exact, for a failure
+	}{
+		{[]string{"runs", "--thread", "nope"}, msgCode, "", strings.Replace(msgErr, "mnemo messages:", "mnemo runs:", 1)},
+		{[]string{"runs", "--thread", "nope", "--json"}, msgCode, "", strings.Replace(msgErr, "mnemo messages:", "mnemo runs:", 1)},
+		{[]string{"runs", "--thread", "t", "--json"}, 0, "{\n  \"runs\": []\n}\n", ""},
+		{[]string{"runs", "--resource", "nobody", "--json"}, 0, "{\n  \"runs\": []\n}\n", ""},
+		{[]string{"runs", "--resource", "nobody"}, 0, "RUN  THREAD  RESOURCE  CREATED\n", ""},
+	} {
+		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)
+		if code != c.code || out != c.stdout || code != 0 && stderr != c.stderrIs {
+			t.Errorf("mnemo %s: exit %d, stdout %q, stderr %q\nwant exit %d, stdout %q, stderr %q", strings.Join(c.args, " "), code, out, stderr, c.code, c.stdout, c.stderrIs)
+		}
+	}
+}
