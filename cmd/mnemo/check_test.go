@@ -89,8 +89,10 @@ type checkReportJSON struct {
 		Kind   string `json:"kind"`
 		Detail string `json:"detail"`
 	} `json:"problems"`
+	DatabaseCapped   bool     `json:"databaseCapped"`
 	Rebuilt          string   `json:"rebuilt"`
 	DeletedSnapshots []string `json:"deletedSnapshots"`
+	Reembedding      []string `json:"reembedding"`
 	KnownLosses      []any    `json:"knownLosses"`
 }
 

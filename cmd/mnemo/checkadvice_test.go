@@ -72,9 +72,9 @@ func TestCheckDamagedEmbeddings(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, out, stderr := run(t, nil, "--dir", dir, "check")
-	if code != 1 {
-		t.Fatalf("check after damage: exit %d, want 1\n%s%s", code, out, stderr)
+	code, out, stderr := run(t, nil, "--dir", dir, "check", "--json")
+	if rep := checkJSON(t, code, out, stderr); rep.Action != "none" || len(rep.Problems) != 2 || len(rep.Reembedding) != 2 {
+		t.Errorf("check --json after damage: %+v, want action none and the 2 problems being re-embedded\n%s", rep, out)
 	}
 	for _, want := range []string{"(wrong length; e.g. m03)", "(a NaN or ±Inf value; e.g. m12)", "nothing is lost", "The next mnemo serve, mnemo mcp or mnemo check embeds them again", "'mnemo --dir " + dir + " reindex --vectors'"} {
 		if !strings.Contains(stderr, want) {
@@ -148,5 +148,9 @@ func TestCheckCappedFindings(t *testing.T) {
 	}
 	if n := strings.Count(stderr, "Fragmentation"); n != 100 {
 		t.Errorf("%d findings listed, want 100 (SQLite's cap):\n%s", n, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "check", "--json")
+	if rep := checkJSON(t, code, out, stderr); !rep.DatabaseCapped || len(rep.Problems) != 100 || rep.Action != "restore" {
+		t.Errorf("check --json: capped %v, %d problems, action %q; want capped, 100, restore", rep.DatabaseCapped, len(rep.Problems), rep.Action)
 	}
 }
