@@ -41,3 +41,27 @@ func FuzzParseRunCursor(f *testing.F) {
 		}
 	})
 }
+
+// TestRunCursorFrozen: cursors made by earlier builds (these texts were
+// written by main at b477b4d) still parse to their place and encode the
+// same: a client holding a nextCursor (or `mnemo runs --cursor`) across an
+// upgrade keeps its page. A change of the encoding fails here.
+func TestRunCursorFrozen(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		key  journal.RunKey
+	}{
+		{"AQBy", journal.RunKey{CreatedAt: 0, RunID: "r"}},
+		{"AYCw4bzcZnJ1bi0x", journal.RunKey{CreatedAt: 1764758400000, RunID: "run-1"}},
+		{"Af___________wF6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6eg", journal.RunKey{CreatedAt: math.MinInt64, RunID: strings.Repeat("z", 128)}},
+		{"Af7__________wFhOmJAYw", journal.RunKey{CreatedAt: math.MaxInt64, RunID: "a:b@c"}},
+		{"AQFydW4tOQ", journal.RunKey{CreatedAt: -1, RunID: "run-9"}},
+	} {
+		if got := RunCursor(c.key); got != c.text {
+			t.Errorf("%+v encodes to %q, want %q", c.key, got, c.text)
+		}
+		if got, err := ParseRunCursor(c.text); err != nil || got != c.key {
+			t.Errorf("%q parses to %+v, %v; want %+v", c.text, got, err, c.key)
+		}
+	}
+}
