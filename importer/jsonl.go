@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"time"
 	"unicode"
@@ -168,11 +169,14 @@ func parseJSONL(b []byte, lead int) (thread, resource string, m engine.Message, 
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&rec); err != nil {
 		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
 		switch {
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return "", "", m, errIncomplete
 		case errors.As(err, &se):
 			return "", "", m, syntaxReason(b, lead, se)
+		case errors.As(err, &te) && typeReason(te) != "":
+			return "", "", m, errors.New(typeReason(te))
 		}
 		return "", "", m, fmt.Errorf("invalid record: %w", err)
 	}
@@ -217,7 +221,16 @@ func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 		} `json:"function"`
 	}
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, fmt.Errorf("must be a list of tool calls: %w", err)
+		var te *json.UnmarshalTypeError
+		switch {
+		case !errors.As(err, &te):
+			return nil, fmt.Errorf("must be a list of tool calls: %w", err)
+		case typeReason(te) != "":
+			return nil, errors.New(typeReason(te))
+		case te.Type.Kind() == reflect.Slice:
+			return nil, fmt.Errorf("must be a list of tool calls, got %s", jsonValue(te.Value))
+		}
+		return nil, fmt.Errorf("each tool call must be an object, got %s", jsonValue(te.Value))
 	}
 	out := make([]engine.ToolCall, len(items))
 	for i, it := range items {

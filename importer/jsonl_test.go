@@ -330,3 +330,34 @@ func TestJSONLSyntaxErrorWhere(t *testing.T) {
 		}
 	})
 }
+
+// TestJSONLTypeErrorWording: a member of the wrong JSON type is reported
+// with its name and both types in the file's words. Before, encoding/json's
+// Go words came through: "json: cannot unmarshal number into Go struct
+// field jsonlRecord.thread of type string", and for tool_calls the whole Go
+// struct type.
+func TestJSONLTypeErrorWording(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		member, want string
+	}{
+		{`"thread":5`, `"thread" must be a string, got a number`},
+		{`"thread":"t","role":["user"]`, `"role" must be a string, got a list`},
+		{`"thread":"t","content":true`, `"content" must be a string, got true or false`},
+		{`"thread":"t","metadata":[1]`, `"metadata" must be an object, got a list`},
+		{`"thread":"t","tool_calls":{"a":1}`, `tool_calls: must be a list of tool calls, got an object`},
+		{`"thread":"t","tool_calls":[3]`, `tool_calls: each tool call must be an object, got a number`},
+		{`"thread":"t","tool_calls":[{"id":5}]`, `tool_calls: "id" must be a string, got a number`},
+		{`"thread":"t","tool_calls":[{"id":"c","function":{"name":"f","arguments":{}}}]`, `tool_calls: "function.arguments" must be a string, got an object`},
+	} {
+		line := `{` + c.member + `,"resource":"r","role":"user","content":"x"}`
+		if strings.Contains(c.member, `"role"`) || strings.Contains(c.member, `"content"`) {
+			line = `{` + c.member + `,"resource":"r"}`
+		}
+		p := writeFile(t, "f.jsonl", line+"\n")
+		_, err := importer.Import(ctx, enginetest.MustOpen(t, engine.Config{}), p, importer.Options{Strict: true, Name: "f.jsonl"})
+		if want := "importer: f.jsonl line 1: " + c.want; err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", line, err, want)
+		}
+	}
+}

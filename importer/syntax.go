@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
+	"strings"
 )
 
 // syntaxReason is the reason of a JSONL record that is not JSON: se's
@@ -90,4 +92,53 @@ func join(path, k string) string {
 		return k
 	}
 	return path + "." + k
+}
+
+// typeReason says what is wrong with a member of the wrong JSON type in
+// the file's words: "\"thread\" must be a string, got a number" (te.Field
+// is the member's path within the value decoded); "" when te names no
+// member (the value decoded is itself of the wrong type).
+func typeReason(te *json.UnmarshalTypeError) string {
+	if te.Field == "" {
+		return ""
+	}
+	return fmt.Sprintf("%q must be %s, got %s", te.Field, jsonType(te.Type), jsonValue(te.Value))
+}
+
+// jsonType is the JSON type a Go type decodes from: "a string", "an
+// object", "a list", "a number", "true or false".
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return jsonType(t.Elem())
+	case reflect.String:
+		return "a string"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return t.String()
+}
+
+// jsonValue names the JSON value encoding/json found (its
+// UnmarshalTypeError.Value: "number", "array", "object", "string", "bool",
+// or "number 1e999" for one out of range).
+func jsonValue(v string) string {
+	if name, ok := jsonValues[v]; ok {
+		return name
+	}
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		return "the number " + n + ", out of range"
+	}
+	return v
+}
+
+var jsonValues = map[string]string{
+	"number": "a number", "string": "a string", "object": "an object", "array": "a list", "bool": "true or false",
 }
