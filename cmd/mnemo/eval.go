@@ -105,7 +105,7 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 	fs.StringVar(&f.format, "format", "auto", "locomo, longmemeval or auto")
 	kList := fs.String("k", "1,5,10", "cutoffs, comma-separated")
 	mode := fs.String("mode", "all", "lexical, vector, hybrid, or all (the three on one ingest)")
-	fs.StringVar(&cfg.Fusion, "fusion", "", "weighted or rrf (default: the measured default)")
+	fs.StringVar(&cfg.Fusion, "fusion", "", fusionHelp)
 	rng := fs.String("range", "0", "message range around each hit: N or BEFORE,AFTER")
 	fs.StringVar(&cfg.Questions, "questions", "", "write one JSON line per question and mode to this file: the ranks of the first evidence turn and session")
 	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON (an array of reports with --mode all)")

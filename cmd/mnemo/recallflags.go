@@ -33,10 +33,14 @@ func addRecallFlags(fs *flag.FlagSet, topKHelp string) *recallFlags {
 	fs.Float64Var(&f.threshold, "threshold", 0, "minimum cosine similarity on the vector channel (0: none)")
 	fs.StringVar(&f.filter, "filter", "", `JSON filter applied before topK, e.g. '{"role":"user"}'`)
 	fs.StringVar(&f.mode, "mode", "hybrid", "lexical, vector or hybrid")
-	fs.StringVar(&f.fusion, "fusion", "", fmt.Sprintf("fusion of the channels in hybrid mode: %s (standardised channel scores: a fused score below the candidates' mean is negative) or %s (reciprocal rank fusion) (default %s)", recall.FusionWeighted, recall.FusionRRF, recall.DefaultFusion))
+	fs.StringVar(&f.fusion, "fusion", "", fusionHelp)
 	fs.StringVar(&f.at, "at", "", `when the question is asked, RFC 3339 (e.g. 2023-05-08T14:00:00Z): its relative dates ("yesterday", "last week") are resolved against it (default: now)`)
 	return f
 }
+
+// fusionHelp is the help of --fusion, shared by the commands that take it
+// (search, context, eval): it names both fusions and the default.
+var fusionHelp = fmt.Sprintf("fusion of the channels in hybrid mode: %s (standardised channel scores: a fused score below the candidates' mean is negative) or %s (reciprocal rank fusion) (default %s)", recall.FusionWeighted, recall.FusionRRF, recall.DefaultFusion)
 
 // givenRecallFlags are checkGiven's pairs for the recall flags whose ""
 // would read as left out: --filter "" recalled unfiltered, --fusion ""
