@@ -279,10 +279,10 @@ func (e *Engine) checkCounters(ctx context.Context, add func(string, ...any)) er
 	err := e.ms.ThreadSeqs(ctx, ScopeErased, journal.ScopeLost, func(t msgstore.ThreadSeqs) {
 		n, lo, hi, last := t.Stored, t.MinSeq, t.MaxSeq, t.LastSeq
 		if n > 0 && (lo < 1 || hi > last) || n+t.Erased+t.Lost != last {
-			add("thread %s: seqs %d..%d for %d messages, %d erased and %d lost to a salvage, last_seq %d (gap)", t.ID, lo, hi, n, t.Erased, t.Lost, last)
+			add("thread %s: seqs %d..%d for %s, %d erased and %d lost to a salvage, last_seq %d (gap)", t.ID, lo, hi, count(n, "message", "messages"), t.Erased, t.Lost, last)
 		}
 		if t.MessageCount != n {
-			add("thread %s: message_count %d, %d messages stored", t.ID, t.MessageCount, n)
+			add("thread %s: message_count %d, %s stored", t.ID, t.MessageCount, count(n, "message", "messages"))
 		}
 	})
 	if err != nil {
@@ -362,7 +362,7 @@ func (e *Engine) checkDerived(ctx context.Context, add, reembed func(string, ...
 		return "", fmt.Errorf("engine: check: %w", err)
 	}
 	if pending > 0 {
-		add("%d outbox rows still pending (retrying after failures)", pending)
+		add("%s still pending (retrying after failures)", count(pending, "outbox row", "outbox rows"))
 	}
 	if err := e.checkDamaged(ctx, ix.Embedder(), reembed); err != nil { // damaged.go
 		return "", err
@@ -388,10 +388,14 @@ func diff(stored, indexed map[string]bool, what string, add func(string, ...any)
 		}
 	}
 	if missing > 0 {
-		add("%d stored messages missing from the %s (e.g. %s)", missing, what, exMissing)
+		add("%s missing from the %s (e.g. %s)", count(missing, "stored message", "stored messages"), what, exMissing)
 	}
 	if orphans > 0 {
-		add("%d entries in the %s are not stored messages (e.g. %s)", orphans, what, exOrphan)
+		if orphans == 1 {
+			add("1 entry in the %s is not a stored message (e.g. %s)", what, exOrphan)
+		} else {
+			add("%d entries in the %s are not stored messages (e.g. %s)", orphans, what, exOrphan)
+		}
 	}
 }
 
@@ -402,4 +406,13 @@ func lexicalIDs(ctx context.Context, ix *recall.Index) (map[string]bool, error) 
 		return nil, err
 	}
 	return ix.Lexical().IDs(ctx)
+}
+
+// count is n followed by one when n is 1, else by many: "1 outbox row",
+// "0 outbox rows", "2 entries". Check's findings count with it.
+func count[N ~int | ~int64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

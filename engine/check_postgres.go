@@ -71,7 +71,7 @@ func (e *Engine) checkPostgresDerived(ctx context.Context, stored map[string]boo
 		return fmt.Errorf("engine: check: %w", err)
 	}
 	if pending > 0 {
-		add("%d outbox rows still pending (retrying after failures, or being embedded by another process)", pending)
+		add("%s still pending (retrying after failures, or being embedded by another process)", count(pending, "outbox row", "outbox rows"))
 	}
 	return e.checkDamaged(ctx, emb, reembed) // damaged.go
 }
@@ -93,8 +93,8 @@ func (e *Engine) checkLexicalStats(ctx context.Context, add func(string, ...any)
 			add("more resources with wrong lexical statistics (listed the first %d): mnemo reindex recomputes them", maxStatsProblems)
 			break
 		}
-		add("resource %s: lexical statistics differ from its lexical entries (stored %d documents of %d terms in all, recounted %d of %d; %d document frequencies wrong; answer types stored %v, recounted %v): mnemo reindex recomputes them",
-			m.ResourceID, m.Docs, m.TotalLen, m.CountedDocs, m.CountedLen, m.Terms, m.AnswerDF, m.CountedAnswerDF)
+		add("resource %s: lexical statistics differ from its lexical entries (stored %s of %s in all, recounted %d of %d; %s wrong; answer types stored %v, recounted %v): mnemo reindex recomputes them",
+			m.ResourceID, count(m.Docs, "document", "documents"), count(m.TotalLen, "term", "terms"), m.CountedDocs, m.CountedLen, count(m.Terms, "document frequency", "document frequencies"), m.AnswerDF, m.CountedAnswerDF)
 	}
 	return nil
 }

@@ -568,7 +568,7 @@ func TestPostgresCheckLexicalStats(t *testing.T) {
 			t.Fatalf("CheckWith(full %v) = %v, want one problem", full, err)
 		}
 		p := ce.Problems[0]
-		for _, want := range []string{"resource u1", "stored 3 documents", "recounted 2", "1 document frequencies wrong", "mnemo reindex"} {
+		for _, want := range []string{"resource u1", "stored 3 documents", "recounted 2", "1 document frequency wrong", "mnemo reindex"} {
 			if !strings.Contains(p, want) {
 				t.Fatalf("CheckWith(full %v) problem %q lacks %q", full, p, want)
 			}
