@@ -44,6 +44,9 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 		// FILE, reported as one of no format.
 		return c.usagef(fs, "- (standard input) is named %d times: it can be read once, so name it once", n)
 	}
+	if a, b, kind := c.readOnceTwice(fs.Args()); a != "" {
+		return c.usagef(fs, "%s and %s are the same %s: it can be read once, so name it once", inputName(a), inputName(b), kind)
+	}
 	switch *format {
 	case "auto", importer.FormatJSONL, importer.FormatLoCoMo, importer.FormatLongMemEval:
 	default:
@@ -135,6 +138,72 @@ func occurrences(ss []string, s string) int {
 	return n
 }
 
+// readOnceTwice returns two FILEs, a and b, that are the same file that
+// can be read only once (standard input, a pipe or FIFO, a device: kind
+// says which), whatever their names ("- /dev/stdin", "/dev/fd/0
+// /proc/self/fd/0", a FIFO named twice; os.SameFile), or "" when there
+// are none: the second read would find it at its end, an empty FILE. A
+// regular file named twice is not reported: it is imported twice, the
+// second time storing nothing, as every message is stored by id (README).
+// A FILE that cannot be stat'ed is left to checkInputs to report; "-" is
+// compared when standard input is a file.
+func (c *IngestCommand) readOnceTwice(paths []string) (a, b, kind string) {
+	type input struct {
+		path string
+		fi   os.FileInfo
+	}
+	var seen []input
+	for _, path := range paths {
+		fi, err := c.statInput(path)
+		if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
+			continue
+		}
+		for _, s := range seen {
+			if os.SameFile(s.fi, fi) {
+				return s.path, path, fileKind(fi.Mode())
+			}
+		}
+		seen = append(seen, input{path, fi})
+	}
+	return "", "", ""
+}
+
+// statInput returns the FileInfo of the FILE path, of standard input for
+// "-" (an error when it is not a file).
+func (c *IngestCommand) statInput(path string) (os.FileInfo, error) {
+	if path != "-" {
+		return os.Stat(path)
+	}
+	f, ok := c.Stdin.(*os.File)
+	if !ok {
+		return nil, errors.New("standard input is not a file")
+	}
+	return f.Stat()
+}
+
+// inputName is how a FILE is named in a message: "- (standard input)"
+// for "-", else its path.
+func inputName(path string) string {
+	if path == "-" {
+		return "- (standard input)"
+	}
+	return path
+}
+
+// fileKind names a file that is not regular by its mode: pipe (a FIFO
+// or an anonymous pipe), device, socket, else file.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "pipe"
+	case m&os.ModeDevice != 0:
+		return "device"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	}
+	return "file"
+}
+
 // checkInputs opens each FILE argument ("-" aside) before anything is
 // stored, so that a missing or unreadable one (or a directory) fails
 // ingest with nothing stored, no data directory created and, with --json,
@@ -170,10 +239,7 @@ func checkInputs(paths []string) (spooled map[string]string, cleanup func(), err
 			rm()
 		}
 	}
-	for _, f := range pipes {
-		if _, ok := spooled[f.Name()]; ok {
-			continue // the same FILE given twice: read once, imported twice
-		}
+	for _, f := range pipes { // each a different file (readOnceTwice)
 		tmp, rm, err := spool(f, filepath.Ext(f.Name()))
 		if err != nil {
 			return spooled, cleanup, fmt.Errorf("%s: %w (nothing was stored)", f.Name(), err)
