@@ -117,7 +117,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if res.Retrieval.Note != "" {
 		fmt.Fprintf(c.Stdout, "note: %s\n", res.Retrieval.Note)
 	}
-	fmt.Fprintf(c.Stdout, "scores: %s\n", scoreLegend(*opts, res.Retrieval))
+	fmt.Fprintf(c.Stdout, "scores: score: %s · %s · -: no score\n", searchScores(*opts, res.Retrieval, hits).score(), scoreColumns)
 	catchUpHint(c.Stderr, "search", res.Retrieval.Lexical, res.Retrieval.Vector)
 	msgs, err := e.MessagesByID(ctx, *resource, ids(hits)...)
 	if err != nil {
@@ -146,30 +146,6 @@ func printHits(w io.Writer, hits []searchHit, text map[string]string, withRange 
 		fmt.Fprintf(tw, "%s%s\t%d\t%s\t%s\t%s\t%s\n", reason(h.Reason), h.ThreadID, h.Seq, num(h.Score), num(h.Lexical), num(h.Vector), text[h.MessageID])
 	}
 	return tw.Flush()
-}
-
-// scoreLegend says what the columns of printHits' table hold for a search
-// with options o whose channels fared as r says: the score column is the
-// fused score in hybrid mode (with the weighted fusion, standardised
-// scores, so 0 is average and many are negative), one channel's own score
-// in a single-channel mode or when the other channel was unavailable.
-func scoreLegend(o recall.Options, r recall.Retrieval) string {
-	var score string
-	switch {
-	case o.Mode == recall.ModeLexical:
-		score = "the lexical channel's (--mode lexical)"
-	case o.Mode == recall.ModeVector:
-		score = "the vector channel's (--mode vector)"
-	case strings.HasPrefix(r.Vector, "unavailable"):
-		score = "the lexical channel's (the vector channel was unavailable)"
-	case strings.HasPrefix(r.Lexical, "unavailable"):
-		score = "the vector channel's (the lexical channel was unavailable)"
-	case o.Fusion == recall.FusionRRF || o.Fusion == "" && recall.DefaultFusion == recall.FusionRRF:
-		score = "reciprocal rank fusion of the channels (--fusion rrf), Σ 1/(60 + rank)"
-	default:
-		score = "the channels' scores fused (--fusion weighted), each standardised over this search's candidates: 0 is their mean, below it negative"
-	}
-	return "score: " + score + " · lexical: BM25 · vector: cosine similarity · -: no score"
 }
 
 // searchBatch answers each line of a JSONL file with one JSON line.

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// scoredSearch is what a "scores:" line needs to know of a search to say
+// what its hits' score is (recall.fuse): the mode and fusion it ran with,
+// how its channels and re-rank stage fared, its topK and how many hits it
+// scored. mnemo search prints the line.
+type scoredSearch struct {
+	mode recall.Mode
+	// fusion is the fusion that ran in hybrid mode (recall.FusionWeighted
+	// or recall.FusionRRF).
+	fusion string
+	// lexical and vector are the channels' statuses (recall.Retrieval).
+	lexical, vector string
+	// reranker names the re-ranker whose scores replaced the fused ones
+	// (its status was ok); "" when none did.
+	reranker string
+	topK     int
+	// hits counts the hits that have a score (range neighbours have none).
+	hits int
+}
+
+// scoreColumns says what the lexical and vector scores beside the score are.
+const scoreColumns = "lexical: BM25 · vector: cosine similarity"
+
+// score says what a hit's score is. In hybrid mode with the weighted
+// fusion it is standardised over the search's candidates, so 0 is their
+// mean and below it negative, except for a lone candidate, which has no
+// spread to standardise against and scores its channels' presence
+// (recall's lonePresence): a search with fewer scored hits than topK
+// returned every candidate, so one such hit was the lone candidate; with
+// topK 1 one hit may be either, and both are said.
+func (s scoredSearch) score() string {
+	const (
+		weighted = "the channels' scores fused (--fusion weighted), each standardised over this search's candidates: 0 is their mean, below it negative"
+		rrf      = "reciprocal rank fusion of the channels (--fusion rrf), Σ 1/(60 + rank)"
+		lone     = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against): 1 when both channels scored it, less when one did"
+	)
+	switch {
+	case s.reranker != "":
+		return "the re-ranker's (" + s.reranker + "), over the fused order's best candidates"
+	case s.mode == recall.ModeLexical:
+		return "the lexical channel's (--mode lexical)"
+	case s.mode == recall.ModeVector:
+		return "the vector channel's (--mode vector)"
+	case strings.HasPrefix(s.vector, "unavailable"):
+		return "the lexical channel's (the vector channel was unavailable)"
+	case strings.HasPrefix(s.lexical, "unavailable"):
+		return "the vector channel's (the lexical channel was unavailable)"
+	case s.fusion == recall.FusionRRF:
+		return rrf
+	case s.hits == 1 && s.topK > 1:
+		return lone
+	case s.hits == 1:
+		return weighted + "; if it was the only candidate, its channels' presence instead: 1 when both channels scored it, less when one did"
+	}
+	return weighted
+}
+
+// searchScores is the scoredSearch of mnemo search: options o, as
+// resolved by rf.options, and what the search returned.
+func searchScores(o recall.Options, r recall.Retrieval, hits []searchHit) scoredSearch {
+	s := scoredSearch{mode: o.Mode, fusion: o.Fusion, lexical: r.Lexical, vector: r.Vector, topK: o.TopK}
+	if s.fusion == "" {
+		s.fusion = recall.DefaultFusion
+	}
+	if rr := r.Rerank; rr != nil && rr.Status == recall.RerankOK {
+		s.reranker = rr.Reranker
+	}
+	for _, h := range hits {
+		if h.Score != nil {
+			s.hits++
+		}
+	}
+	return s
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	standardised = "the channels' scores fused (--fusion weighted), each standardised over this search's candidates: 0 is their mean, below it negative"
+	presence     = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against): 1 when both channels scored it, less when one did"
+	eitherWay    = standardised + "; if it was the only candidate, its channels' presence instead: 1 when both channels scored it, less when one did"
+)
+
+// scoresFixture ingests resource r (three messages about a garden) and
+// resource one (a single message) into a new data directory.
+func scoresFixture(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(file, []byte(`{"thread":"t","resource":"r","role":"user","content":"the garden needs water"}
+{"thread":"t","resource":"r","role":"assistant","content":"I will bring the garden hose"}
+{"thread":"t","resource":"r","role":"user","content":"and the tomatoes are ripe"}
+{"thread":"u","resource":"one","role":"user","content":"the garden needs water"}
+`), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", file); code != 0 {
+		t.Fatalf("ingest: exit %d, %s", code, stderr)
+	}
+	return dir
+}
+
+// lineWith returns the line of out that starts with prefix, or "".
+func lineWith(out, prefix string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return line
+		}
+	}
+	return ""
+}
+
+// TestSearchScoreLegendLone: a hybrid search with one candidate (a
+// resource of one message) prints its presence score (1.000: both
+// channels scored it), and the "scores:" line says so; it said
+// "standardised … 0 is their mean", which a lone candidate's score is not.
+// With --top-k 1 one hit may be the only candidate or the best of many:
+// the line says both.
+func TestSearchScoreLegendLone(t *testing.T) {
+	dir := scoresFixture(t)
+	const columns = " · lexical: BM25 · vector: cosine similarity · -: no score"
+	for _, c := range []struct {
+		args   []string
+		legend string
+		score  string
+	}{
+		{[]string{"--resource", "one"}, presence, "1.000"},
+		{[]string{"--resource", "one", "--top-k", "1"}, eitherWay, "1.000"},
+		{[]string{"--resource", "r", "--top-k", "1"}, eitherWay, ""},
+		{[]string{"--resource", "r"}, standardised, ""},
+	} {
+		args := append(append([]string{"--dir", dir, "search"}, c.args...), "garden water")
+		code, out, stderr := run(t, nil, args...)
+		if code != 0 {
+			t.Fatalf("search %v: exit %d, %s", c.args, code, stderr)
+		}
+		if got, want := lineWith(out, "scores: "), "scores: score: "+c.legend+columns; got != want {
+			t.Errorf("search %v: scores line\n%q, want\n%q", c.args, got, want)
+		}
+		if row := strings.Fields(lineWith(out, "u ")); c.score != "" && (len(row) < 3 || row[2] != c.score) {
+			t.Errorf("search %v: the hit's row %q, want score %s:\n%s", c.args, row, c.score, out)
+		}
+	}
+}
