@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -92,12 +93,17 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 		out.Notice = server.RecallOffNotice(*query, lc.MemCtx, "give --top-k K (or another recall flag)")
 		return c.printJSON(out)
 	}
-	printContext(c.Stdout, lc)
+	fusion := "" // the configured recall's: not known here
+	if opts != nil {
+		fusion = cmp.Or(opts.Fusion, recall.DefaultFusion)
+	}
+	printContext(c.Stdout, lc, fusion)
 	return nil
 }
 
-// printContext writes a context and its memctx record for a person.
-func printContext(w io.Writer, c *engine.Context) {
+// printContext writes a context and its memctx record for a person;
+// fusion is the fusion its recall ran with ("" when not known).
+func printContext(w io.Writer, c *engine.Context, fusion string) {
 	fmt.Fprintf(w, "── system (memory part) ──\n")
 	if c.System == "" {
 		fmt.Fprintf(w, "(empty)\n")
@@ -118,7 +124,7 @@ func printContext(w io.Writer, c *engine.Context) {
 		fmt.Fprintf(w, "\n── tools ──\n%s\n", strings.Join(names, ", "))
 	}
 	fmt.Fprintf(w, "\n── memctx ──\n")
-	printMemCtx(w, c.MemCtx)
+	printMemCtx(w, c.MemCtx, fusion)
 }
 
 // printMessage writes one context message on one line: its provenance tag
@@ -140,8 +146,10 @@ func printMessage(w io.Writer, msg engine.ContextMessage, width int) {
 	fmt.Fprintf(w, "[%-6s] %s #%d %s: %s\n", tag, msg.ThreadID, msg.Seq, who, oneLine(text, width))
 }
 
-// printMemCtx writes a memctx record for a person.
-func printMemCtx(w io.Writer, r *journal.MemCtx) {
+// printMemCtx writes a memctx record for a person: with the recalled
+// turns' scores, a "scores:" line says what they are; fusion is the fusion
+// the recall ran with, "" when not known (the record does not say).
+func printMemCtx(w io.Writer, r *journal.MemCtx, fusion string) {
 	fmt.Fprintf(w, "run %s · thread %s · resource %s · %s\n", r.RunID, r.ThreadID, r.ResourceID, r.CreatedAt)
 	if r.Query != "" {
 		fmt.Fprintf(w, "query: %s\n", oneLine(r.Query, 160))
@@ -163,6 +171,9 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 		fmt.Fprintf(w, " · %s", r.Retrieval.Note)
 	}
 	fmt.Fprintln(w)
+	if s := memctxScores(r, fusion); s.hits > 0 {
+		fmt.Fprintf(w, "scores: score: %s · %s\n", s.score(), scoreColumns)
+	}
 	fmt.Fprintf(w, "recalled %d:\n", len(r.Recalled))
 	for _, x := range r.Recalled {
 		score := ""
@@ -255,7 +266,7 @@ func (c *MemCtxCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	printMemCtx(c.Stdout, r)
+	printMemCtx(c.Stdout, r, "")
 	return nil
 }
 

@@ -3,17 +3,19 @@ package main
 import (
 	"strings"
 
+	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
 // scoredSearch is what a "scores:" line needs to know of a search to say
 // what its hits' score is (recall.fuse): the mode and fusion it ran with,
 // how its channels and re-rank stage fared, its topK and how many hits it
-// scored. mnemo search prints the line.
+// scored. mnemo search and mnemo context (and memctx) print the line.
 type scoredSearch struct {
 	mode recall.Mode
 	// fusion is the fusion that ran in hybrid mode (recall.FusionWeighted
-	// or recall.FusionRRF).
+	// or recall.FusionRRF); "" when it is not known: a memctx record does
+	// not record it.
 	fusion string
 	// lexical and vector are the channels' statuses (recall.Retrieval).
 	lexical, vector string
@@ -54,6 +56,8 @@ func (s scoredSearch) score() string {
 		return "the vector channel's (the lexical channel was unavailable)"
 	case s.fusion == recall.FusionRRF:
 		return rrf
+	case s.fusion == "":
+		return "the channels' scores fused, by the fusion the run used (not recorded): with --fusion weighted (the default) each standardised over the candidates, 0 their mean, below it negative, a lone candidate its channels' presence, up to 1; with --fusion rrf Σ 1/(60 + rank)"
 	case s.hits == 1 && s.topK > 1:
 		return lone
 	case s.hits == 1:
@@ -75,6 +79,23 @@ func searchScores(o recall.Options, r recall.Retrieval, hits []searchHit) scored
 	for _, h := range hits {
 		if h.Score != nil {
 			s.hits++
+		}
+	}
+	return s
+}
+
+// memctxScores is the scoredSearch of the recall a memctx record r
+// recorded; fusion is the fusion it ran with, "" when not known.
+func memctxScores(r *journal.MemCtx, fusion string) scoredSearch {
+	s := scoredSearch{mode: recall.Mode(r.Options.Mode), fusion: fusion, lexical: r.Retrieval.Lexical, vector: r.Retrieval.Vector, topK: r.Options.TopK}
+	if rr := r.Retrieval.Rerank; rr != nil && rr.Status == recall.RerankOK {
+		s.reranker = rr.Reranker
+	}
+	for _, refs := range [][]journal.Ref{r.Recalled, r.Dropped} { // a hit the budget dropped was scored too
+		for _, x := range refs {
+			if x.Score != nil {
+				s.hits++
+			}
 		}
 	}
 	return s

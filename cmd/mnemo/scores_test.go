@@ -72,3 +72,51 @@ func TestSearchScoreLegendLone(t *testing.T) {
 		}
 	}
 }
+
+// TestContextScoreLegend: mnemo context (and mnemo memctx) print the
+// recalled turns' scores, which in hybrid mode are fused and standardised
+// (-0.85 …) with nothing saying so before; a "scores:" line now says what
+// they are, as mnemo search's does. The record does not say which fusion
+// ran: context knows it from its flags, memctx says both; without a
+// recalled turn there is no line.
+func TestContextScoreLegend(t *testing.T) {
+	dir := scoresFixture(t)
+	const columns = " · lexical: BM25 · vector: cosine similarity"
+	for _, c := range []struct {
+		name   string
+		args   []string
+		legend string
+	}{
+		{"Weighted", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--run-id", "w"}, standardised},
+		{"RRF", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--fusion", "rrf"}, "reciprocal rank fusion of the channels (--fusion rrf), Σ 1/(60 + rank)"},
+		{"Lexical", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--mode", "lexical"}, "the lexical channel's (--mode lexical)"},
+		{"Lone", []string{"--thread", "u", "--recent", "-1", "--top-k", "3", "--query", "garden"}, presence},
+		{"NoRecall", []string{"--thread", "t", "--recent", "1"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, stderr := run(t, nil, append([]string{"--dir", dir, "context"}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d, %s", code, stderr)
+			}
+			want := ""
+			if c.legend != "" {
+				want = "scores: score: " + c.legend + columns
+			}
+			if got := lineWith(out, "scores: "); got != want {
+				t.Errorf("scores line\n%q, want\n%q\n%s", got, want, out)
+			}
+		})
+	}
+	t.Run("MemCtx", func(t *testing.T) {
+		code, out, stderr := run(t, nil, "--dir", dir, "memctx", "w")
+		if code != 0 {
+			t.Fatalf("exit %d, %s", code, stderr)
+		}
+		got := lineWith(out, "scores: ")
+		for _, w := range []string{"--fusion weighted (the default) each standardised", "--fusion rrf Σ 1/(60 + rank)", "not recorded"} {
+			if !strings.Contains(got, w) {
+				t.Errorf("memctx: scores line %q lacks %q", got, w)
+			}
+		}
+	})
+}
