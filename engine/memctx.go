@@ -63,7 +63,7 @@ func (l *load) memctx(promptHash, zone string) *journal.MemCtx {
 		ThreadID:           req.ThreadID,
 		ResourceID:         req.ResourceID,
 		Query:              l.e.redactor.Redact(req.Query), // an explicit query is caller text: redact before it is stored
-		Options:            memctxOptions(l.e.redactor, l.recentN, l.opts, req.TokenBudget),
+		Options:            memctxOptions(l.e.redactor, l.recentN, l.opts, req.TokenBudget, l.e.recallTuning()),
 		Recalled:           make([]journal.Ref, 0, recalled),
 		Recent:             make([]journal.Ref, 0, min(recent, journal.RecentCap)),
 		Observations:       obsRefs,
@@ -145,13 +145,18 @@ func ref(t turn, reason string) journal.Ref {
 // memctxOptions is the record of the options that ran: o is the resolved
 // value recall ran with (recall.Options.Resolve), nil when recall is off, so
 // the record names the defaults that ran, not the zero values that chose
-// them. The filter is redacted by r.
-func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int) journal.Options {
+// them; t is the resolved tuning recall ran with (Engine.recallTuning),
+// whose fusion parameters are recorded in hybrid mode. The filter is
+// redacted by r.
+func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int, t recall.Tuning) journal.Options {
 	out := journal.Options{RecentN: recentN, TokenBudget: budget}
 	if o == nil {
 		return out
 	}
 	out.TopK, out.Threshold, out.Scope, out.Mode = o.TopK, o.Threshold, string(o.Scope), string(o.Mode)
+	if o.Mode == recall.ModeHybrid {
+		out.Fusion, out.FusionParams = fusionParams(t.Fusion(o.Fusion))
+	}
 	if b, err := json.Marshal(o.MessageRange); err == nil {
 		out.MessageRange = b
 	}
@@ -161,6 +166,16 @@ func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int) journ
 		out.Filter = redactJSON(r, append(json.RawMessage(nil), o.Filter...))
 	}
 	return out
+}
+
+// fusionParams is the record of fusion p (journal.Options.Fusion and
+// FusionParams).
+func fusionParams(p recall.FusionParams) (string, *journal.FusionParams) {
+	if p.Name == recall.FusionRRF {
+		return p.Name, &journal.FusionParams{K: p.K}
+	}
+	w := p.VectorWeight
+	return p.Name, &journal.FusionParams{VectorWeight: &w, Normalise: p.Normalise}
 }
 
 // journalRetrieval is recall's retrieval status as the journal records it

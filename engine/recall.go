@@ -62,6 +62,13 @@ func (e *Engine) embedder() recall.Embedder {
 	return recall.HashEmbedder{}
 }
 
+// recallTuning is the tuning recall runs with: Config.RecallTuning
+// resolved for the engine's embedder, as NewIndex and pgrecall.New
+// resolve it.
+func (e *Engine) recallTuning() recall.Tuning {
+	return e.cfg.RecallTuning.Resolve(e.embedder().ID())
+}
+
 // openIndexes opens the lexical index (quarantining a corrupt directory and
 // rebuilding it from SQLite) and queues a rebuild when the index is behind
 // the store; start then starts the outbox drainer.

@@ -121,6 +121,33 @@ type Options struct {
 	Mode         string          `json:"mode,omitempty"`
 	Filter       json.RawMessage `json:"filter,omitempty"`
 	TokenBudget  int             `json:"tokenBudget,omitempty"`
+	// Fusion names the fusion that gave the recalled hits their score in
+	// hybrid mode, "weighted" or "rrf" (recall.FusionWeighted,
+	// FusionRRF), and FusionParams its parameters. Both are absent when
+	// recall was off or ran one channel (mode lexical or vector: the
+	// score is that channel's), and in records written before they were
+	// recorded: a reader must then treat the fusion as unknown, not as
+	// the default, which a caller's options could have changed.
+	Fusion       string        `json:"fusion,omitempty"`
+	FusionParams *FusionParams `json:"fusionParams,omitempty"`
+}
+
+// FusionParams are the parameters of a run's fusion (Options.Fusion), as
+// recall applied them (recall.Tuning.Fusion).
+type FusionParams struct {
+	// VectorWeight is w of the weighted fusion, (1−w)·lexical + w·vector,
+	// within [0, 1] (0.15 by default with hash-384, 0.5 with a semantic
+	// embedder); absent with rrf.
+	VectorWeight *float64 `json:"vectorWeight,omitempty"`
+	// Normalise is how the weighted fusion scaled each channel's scores:
+	// "standardise" (over the search's candidates: 0 is their mean, below
+	// it negative; a lone candidate scores its channels' presence, up to
+	// 1) or "max" (BM25 by the highest, cosine min–max: within [0, 1]);
+	// absent with rrf.
+	Normalise string `json:"normalise,omitempty"`
+	// K is the constant k of reciprocal rank fusion, Σ 1/(k + rank) over
+	// the channels that ranked the message (60); absent with weighted.
+	K int `json:"k,omitempty"`
 }
 
 // Ref names one stored turn in a memctx record.

@@ -28,6 +28,49 @@ const (
 // rrfK is the reciprocal rank fusion constant k = 60 (Cormack et al. 2009).
 const rrfK = 60
 
+// Normalisations of the weighted fusion (FusionParams.Normalise).
+const (
+	// NormStandardise is fuseWeighted's: each channel's scores
+	// standardised over the candidates, so 0 is their mean and below it
+	// negative (a lone candidate scores its channels' presence, up to 1).
+	NormStandardise = "standardise"
+	// NormMax is fuseWeightedMax's (Tuning.MaxNorm): BM25 divided by the
+	// candidates' highest, cosine min–max scaled, so scores are within
+	// [0, 1].
+	NormMax = "max"
+)
+
+// FusionParams describe the fusion a hybrid search runs and its
+// parameters: what a reader needs to say what a fused score is, and what
+// a re-run needs to compute it again.
+type FusionParams struct {
+	// Name is FusionWeighted or FusionRRF.
+	Name string
+	// VectorWeight is w of the weighted fusion, (1−w)·lexical + w·vector,
+	// within [0, 1] (Tuning.VectorWeight resolved and clamped as the
+	// fusion clamps it); 0 with rrf.
+	VectorWeight float64
+	// Normalise is the weighted fusion's NormStandardise or NormMax; ""
+	// with rrf.
+	Normalise string
+	// K is the rrf constant k of Σ 1/(k + rank) (60); 0 with weighted.
+	K int
+}
+
+// Fusion returns the parameters of the fusion named fusion ("" means
+// DefaultFusion) under t, a tuning resolved for the search's embedder
+// (Tuning.Resolve): the weight and normalisation fuse applies.
+func (t Tuning) Fusion(fusion string) FusionParams {
+	if fusion == FusionRRF {
+		return FusionParams{Name: FusionRRF, K: rrfK}
+	}
+	p := FusionParams{Name: FusionWeighted, VectorWeight: min(max(t.VectorWeight, 0), 1), Normalise: NormStandardise}
+	if t.MaxNorm {
+		p.Normalise = NormMax
+	}
+	return p
+}
+
 // candidate is one message scored by the channels, the input of a fusion.
 // Lexical and Vector are nil when the channel has no score for it; LexRank
 // and VecRank are 1-based ranks in each channel's own candidate list (0 when
