@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,17 +92,12 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 		out.Notice = server.RecallOffNotice(*query, lc.MemCtx, "give --top-k K (or another recall flag)")
 		return c.printJSON(out)
 	}
-	fusion := "" // the configured recall's: not known here
-	if opts != nil {
-		fusion = cmp.Or(opts.Fusion, recall.DefaultFusion)
-	}
-	printContext(c.Stdout, lc, fusion)
+	printContext(c.Stdout, lc)
 	return nil
 }
 
-// printContext writes a context and its memctx record for a person;
-// fusion is the fusion its recall ran with ("" when not known).
-func printContext(w io.Writer, c *engine.Context, fusion string) {
+// printContext writes a context and its memctx record for a person.
+func printContext(w io.Writer, c *engine.Context) {
 	fmt.Fprintf(w, "── system (memory part) ──\n")
 	if c.System == "" {
 		fmt.Fprintf(w, "(empty)\n")
@@ -124,7 +118,7 @@ func printContext(w io.Writer, c *engine.Context, fusion string) {
 		fmt.Fprintf(w, "\n── tools ──\n%s\n", strings.Join(names, ", "))
 	}
 	fmt.Fprintf(w, "\n── memctx ──\n")
-	printMemCtx(w, c.MemCtx, fusion)
+	printMemCtx(w, c.MemCtx)
 }
 
 // printMessage writes one context message on one line: its provenance tag
@@ -147,9 +141,10 @@ func printMessage(w io.Writer, msg engine.ContextMessage, width int) {
 }
 
 // printMemCtx writes a memctx record for a person: with the recalled
-// turns' scores, a "scores:" line says what they are; fusion is the fusion
-// the recall ran with, "" when not known (the record does not say).
-func printMemCtx(w io.Writer, r *journal.MemCtx, fusion string) {
+// turns' scores, a "scores:" line says what they are, by the fusion the
+// record names (not known in a record written before fusions were
+// recorded).
+func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	fmt.Fprintf(w, "run %s · thread %s · resource %s · %s\n", r.RunID, r.ThreadID, r.ResourceID, r.CreatedAt)
 	if r.Query != "" {
 		fmt.Fprintf(w, "query: %s\n", oneLine(r.Query, 160))
@@ -160,6 +155,9 @@ func printMemCtx(w io.Writer, r *journal.MemCtx, fusion string) {
 	o := r.Options
 	fmt.Fprintf(w, "options: recentN %d · topK %d · threshold %g · range %s · scope %s · mode %s\n",
 		o.RecentN, o.TopK, o.Threshold, orDash(string(o.MessageRange)), orDash(o.Scope), orDash(o.Mode))
+	if o.Fusion != "" {
+		fmt.Fprintf(w, "fusion: %s\n", fusionText(o))
+	}
 	if len(o.Filter) > 0 {
 		fmt.Fprintf(w, "filter: %s\n", o.Filter)
 	}
@@ -171,7 +169,7 @@ func printMemCtx(w io.Writer, r *journal.MemCtx, fusion string) {
 		fmt.Fprintf(w, " · %s", r.Retrieval.Note)
 	}
 	fmt.Fprintln(w)
-	if s := memctxScores(r, fusion); s.hits > 0 {
+	if s := memctxScores(r); s.hits > 0 {
 		fmt.Fprintf(w, "scores: score: %s · %s\n", s.score(), scoreColumns)
 	}
 	fmt.Fprintf(w, "recalled %d:\n", len(r.Recalled))
@@ -266,7 +264,7 @@ func (c *MemCtxCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	printMemCtx(c.Stdout, r, "")
+	printMemCtx(c.Stdout, r)
 	return nil
 }
 

@@ -81,7 +81,7 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	printContext(c.Stdout, lc, recall.DefaultFusion)
+	printContext(c.Stdout, lc)
 
 	fmt.Fprintf(c.Stdout, "\n3. Counterfactual replay of run %s without the recalled turns: the prompt the model would have seen without recall.\n\n", demoRunID)
 	r, err := e.Replay(ctx, demoRunID, engine.ReplayOptions{WithoutRecalled: true})

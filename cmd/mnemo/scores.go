@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"fmt"
 	"strings"
 
 	"github.com/mnemo-go/mnemo/journal"
@@ -14,9 +16,14 @@ import (
 type scoredSearch struct {
 	mode recall.Mode
 	// fusion is the fusion that ran in hybrid mode (recall.FusionWeighted
-	// or recall.FusionRRF); "" when it is not known: a memctx record does
-	// not record it.
+	// or recall.FusionRRF); "" when it is not known: a memctx record
+	// written before the fusion was recorded does not say.
 	fusion string
+	// norm is the weighted fusion's normalisation (recall.NormStandardise
+	// or NormMax; "" means standardise, mnemo search's), k rrf's constant
+	// (0 means 60).
+	norm string
+	k    int
 	// lexical and vector are the channels' statuses (recall.Retrieval).
 	lexical, vector string
 	// reranker names the re-ranker whose scores replaced the fused ones
@@ -40,7 +47,7 @@ const scoreColumns = "lexical: BM25 · vector: cosine similarity"
 func (s scoredSearch) score() string {
 	const (
 		weighted = "the channels' scores fused (--fusion weighted), each standardised over this search's candidates: 0 is their mean, below it negative"
-		rrf      = "reciprocal rank fusion of the channels (--fusion rrf), Σ 1/(60 + rank)"
+		maxNorm  = "the channels' scores fused (--fusion weighted, max-normalised): BM25 divided by the candidates' highest, cosine scaled from their lowest to their highest, so within [0, 1]"
 		lone     = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against): 1 when both channels scored it, less when one did"
 	)
 	switch {
@@ -55,9 +62,11 @@ func (s scoredSearch) score() string {
 	case strings.HasPrefix(s.lexical, "unavailable"):
 		return "the vector channel's (the lexical channel was unavailable)"
 	case s.fusion == recall.FusionRRF:
-		return rrf
+		return fmt.Sprintf("reciprocal rank fusion of the channels (--fusion rrf), Σ 1/(%d + rank)", cmp.Or(s.k, 60))
 	case s.fusion == "":
-		return "the channels' scores fused, by the fusion the run used (not recorded): with --fusion weighted (the default) each standardised over the candidates, 0 their mean, below it negative, a lone candidate its channels' presence, up to 1; with --fusion rrf Σ 1/(60 + rank)"
+		return "the channels' scores fused, by the fusion the run used (not recorded: the record predates it): with --fusion weighted (the default) each standardised over the candidates, 0 their mean, below it negative, a lone candidate its channels' presence, up to 1; with --fusion rrf Σ 1/(60 + rank)"
+	case s.norm == recall.NormMax:
+		return maxNorm
 	case s.hits == 1 && s.topK > 1:
 		return lone
 	case s.hits == 1:
@@ -85,9 +94,14 @@ func searchScores(o recall.Options, r recall.Retrieval, hits []searchHit) scored
 }
 
 // memctxScores is the scoredSearch of the recall a memctx record r
-// recorded; fusion is the fusion it ran with, "" when not known.
-func memctxScores(r *journal.MemCtx, fusion string) scoredSearch {
-	s := scoredSearch{mode: recall.Mode(r.Options.Mode), fusion: fusion, lexical: r.Retrieval.Lexical, vector: r.Retrieval.Vector, topK: r.Options.TopK}
+// recorded, with the fusion it records (none in a record written before
+// fusions were recorded: not known).
+func memctxScores(r *journal.MemCtx) scoredSearch {
+	o := r.Options
+	s := scoredSearch{mode: recall.Mode(o.Mode), fusion: o.Fusion, lexical: r.Retrieval.Lexical, vector: r.Retrieval.Vector, topK: o.TopK}
+	if p := o.FusionParams; p != nil {
+		s.norm, s.k = p.Normalise, p.K
+	}
 	if rr := r.Retrieval.Rerank; rr != nil && rr.Status == recall.RerankOK {
 		s.reranker = rr.Reranker
 	}
@@ -99,4 +113,19 @@ func memctxScores(r *journal.MemCtx, fusion string) scoredSearch {
 		}
 	}
 	return s
+}
+
+// fusionText words a record's fusion and its parameters for the memctx
+// options: "weighted (vector weight 0.15, standardise)", "rrf (k 60)".
+func fusionText(o journal.Options) string {
+	p := o.FusionParams
+	switch {
+	case p == nil:
+		return o.Fusion
+	case o.Fusion == recall.FusionRRF:
+		return fmt.Sprintf("%s (k %d)", o.Fusion, p.K)
+	case p.VectorWeight != nil:
+		return fmt.Sprintf("%s (vector weight %g, %s)", o.Fusion, *p.VectorWeight, p.Normalise)
+	}
+	return fmt.Sprintf("%s (%s)", o.Fusion, p.Normalise)
 }

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 const (
@@ -76,9 +81,8 @@ func TestSearchScoreLegendLone(t *testing.T) {
 // TestContextScoreLegend: mnemo context (and mnemo memctx) print the
 // recalled turns' scores, which in hybrid mode are fused and standardised
 // (-0.85 …) with nothing saying so before; a "scores:" line now says what
-// they are, as mnemo search's does. The record does not say which fusion
-// ran: context knows it from its flags, memctx says both; without a
-// recalled turn there is no line.
+// they are, as mnemo search's does, by the fusion the run's record names;
+// without a recalled turn there is no line.
 func TestContextScoreLegend(t *testing.T) {
 	dir := scoresFixture(t)
 	const columns = " · lexical: BM25 · vector: cosine similarity"
@@ -107,16 +111,85 @@ func TestContextScoreLegend(t *testing.T) {
 			}
 		})
 	}
-	t.Run("MemCtx", func(t *testing.T) {
-		code, out, stderr := run(t, nil, "--dir", dir, "memctx", "w")
-		if code != 0 {
-			t.Fatalf("exit %d, %s", code, stderr)
-		}
-		got := lineWith(out, "scores: ")
-		for _, w := range []string{"--fusion weighted (the default) each standardised", "--fusion rrf Σ 1/(60 + rank)", "not recorded"} {
-			if !strings.Contains(got, w) {
-				t.Errorf("memctx: scores line %q lacks %q", got, w)
+	// memctx reads the fusion from the record: w ran weighted, r rrf;
+	// context printed the same line from the record it made.
+	for _, c := range []struct{ run, legend, options string }{
+		{"w", standardised, "fusion: weighted (vector weight 0.15, standardise)"},
+		{"r", "reciprocal rank fusion of the channels (--fusion rrf), Σ 1/(60 + rank)", "fusion: rrf (k 60)"},
+	} {
+		t.Run("MemCtx/"+c.run, func(t *testing.T) {
+			if c.run == "r" {
+				if code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t", "--recent", "1", "--top-k", "3", "--fusion", "rrf", "--run-id", "r"); code != 0 {
+					t.Fatalf("context: exit %d, %s", code, stderr)
+				}
 			}
+			code, out, stderr := run(t, nil, "--dir", dir, "memctx", c.run)
+			if code != 0 {
+				t.Fatalf("exit %d, %s", code, stderr)
+			}
+			if got, want := lineWith(out, "scores: "), "scores: score: "+c.legend+columns; got != want {
+				t.Errorf("memctx: scores line\n%q, want\n%q", got, want)
+			}
+			if got := lineWith(out, "fusion: "); got != c.options {
+				t.Errorf("memctx: fusion line %q, want %q", got, c.options)
+			}
+		})
+	}
+}
+
+// TestMemCtxScoreLegendUnknown: a record written before the fusion was
+// recorded (hybrid, scored hits, no options.fusion) says both fusions'
+// meaning and that the fusion was not recorded, never the default's
+// alone; it prints no fusion line.
+func TestMemCtxScoreLegendUnknown(t *testing.T) {
+	dir := scoresFixture(t)
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := e.Messages(ctx, "t", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	score, lex, vec := -0.5, 1.2, 0.3
+	rec := &journal.MemCtx{RunID: "old", ThreadID: "t", ResourceID: "r", Query: "garden",
+		Options:  journal.Options{RecentN: 1, TopK: 3, Scope: "resource", Mode: "hybrid"},
+		Recalled: []journal.Ref{{ThreadID: "t", Seq: ms[0].Seq, MessageID: ms[0].ID, Role: "user", Preview: "the garden needs water", Score: &score, Lexical: &lex, Vector: &vec, Reason: "hit"}},
+		Recent:   []journal.Ref{}, Dropped: []journal.Ref{}, Observations: []journal.ObservationRef{},
+		Retrieval: journal.Retrieval{Lexical: "ok", Vector: "ok", Embedder: "hash-384"}, PromptHash: "sha256:x"}
+	if err := e.Journal().PutMemCtx(ctx, rec, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "memctx", "old")
+	if code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	got := lineWith(out, "scores: ")
+	for _, w := range []string{"--fusion weighted (the default) each standardised", "--fusion rrf Σ 1/(60 + rank)", "not recorded"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("memctx: scores line %q lacks %q", got, w)
 		}
-	})
+	}
+	if got := lineWith(out, "fusion: "); got != "" {
+		t.Errorf("memctx of a record without a fusion: %q", got)
+	}
+}
+
+// TestMemCtxScoreLegendMaxNorm: a record whose weighted fusion was
+// max-normalised (recall.Tuning.MaxNorm, as mnemo eval --max-norm runs)
+// says its scores are within [0, 1], not standardised.
+func TestMemCtxScoreLegendMaxNorm(t *testing.T) {
+	w, score := 0.3, 0.8
+	rec := &journal.MemCtx{Options: journal.Options{TopK: 3, Mode: "hybrid", Fusion: "weighted", FusionParams: &journal.FusionParams{VectorWeight: &w, Normalise: recall.NormMax}},
+		Recalled: []journal.Ref{{Score: &score}, {Score: &score}}, Retrieval: journal.Retrieval{Lexical: "ok", Vector: "ok"}}
+	if got := memctxScores(rec).score(); !strings.Contains(got, "max-normalised") || !strings.Contains(got, "within [0, 1]") || strings.Contains(got, "standardised") {
+		t.Errorf("max-normalised record's legend %q", got)
+	}
+	if got, want := fusionText(rec.Options), "weighted (vector weight 0.3, max)"; got != want {
+		t.Errorf("fusion %q, want %q", got, want)
+	}
 }
