@@ -27,10 +27,10 @@ type Item struct {
 	Role     string
 	Text     string
 	Reason   string
-	// Score, Lexical and Vector are a hit's scores; the Pct fields are bar
-	// widths in percent of the run's highest score of the channel.
+	// Score, Lexical and Vector are a hit's scores, and the Bar fields
+	// their bars, drawn on the run's scale of the channel (Bar).
 	Score, Lexical, Vector          *float64
-	ScorePct, LexicalPct, VectorPct int
+	ScoreBar, LexicalBar, VectorBar Bar
 	// Size says how big a system part is ("412 chars", "~96 tokens").
 	Size string
 	// FromSeq and ToSeq are an observation's source range.
@@ -45,7 +45,10 @@ type RunView struct {
 	// Unlisted is how many dropped turns the record counts but does not
 	// list (the oldest left out as unobserved).
 	Unlisted int
-	Replay   *ReplayView
+	// ScoreNote says what the recalled turns' fused score is (scoreNote);
+	// "" when none has a score.
+	ScoreNote string
+	Replay    *ReplayView
 	// Links says whether thread links work (false in a --html file).
 	Links bool
 }
@@ -117,6 +120,7 @@ func BuildRun(ctx context.Context, t server.Tenant, runID string, without []stri
 	}
 	v := &RunView{Rec: rec, Links: true}
 	v.Timeline = timeline(rec)
+	v.ScoreNote = scoreNote(rec)
 	for _, r := range rec.Dropped {
 		v.Dropped = append(v.Dropped, Item{Kind: "dropped", ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview, Reason: r.Reason})
 	}
@@ -163,33 +167,20 @@ func timeline(rec *journal.MemCtx) []Item {
 		}
 		out = append(out, it)
 	}
-	var maxS, maxL, maxV float64
+	var s, l, v scale
 	for _, r := range rec.Recalled {
-		maxS, maxL, maxV = maxOf(maxS, r.Score), maxOf(maxL, r.Lexical), maxOf(maxV, r.Vector)
+		s.add(r.Score)
+		l.add(r.Lexical)
+		v.add(r.Vector)
 	}
 	for _, r := range rec.Recalled {
 		out = append(out, Item{Kind: r.Reason, ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview, Reason: r.Reason,
-			Score: r.Score, Lexical: r.Lexical, Vector: r.Vector, ScorePct: pct(r.Score, maxS), LexicalPct: pct(r.Lexical, maxL), VectorPct: pct(r.Vector, maxV)})
+			Score: r.Score, Lexical: r.Lexical, Vector: r.Vector, ScoreBar: s.bar(r.Score), LexicalBar: l.bar(r.Lexical), VectorBar: v.bar(r.Vector)})
 	}
 	for _, r := range rec.Recent {
 		out = append(out, Item{Kind: "recent", ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview})
 	}
 	return out
-}
-
-func maxOf(m float64, p *float64) float64 {
-	if p != nil && *p > m {
-		return *p
-	}
-	return m
-}
-
-// pct is a bar width: v as a percentage of m, at least 2 so a bar shows.
-func pct(v *float64, m float64) int {
-	if v == nil || m <= 0 || *v <= 0 {
-		return 0
-	}
-	return max(2, int(100**v/m+0.5))
 }
 
 func sizeTokens(n int) string { return "~" + itoa(n) + " tokens" }
