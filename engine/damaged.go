@@ -31,7 +31,7 @@ func (e *Engine) requeueDamaged(ctx context.Context, resource string, ids []stri
 	if n > 0 {
 		e.log.Warn("damaged stored embeddings skipped: re-embedding", "resource", resource, "n", n, "embedder", emb.ID())
 		e.publish(Event{Reason: EventRebuild, ResourceID: resource, Count: int(n),
-			Detail: fmt.Sprintf("%d stored %s embeddings were damaged (wrong length or not finite); re-embedding", n, emb.ID())})
+			Detail: fmt.Sprintf("%s damaged (wrong length or not finite); re-embedding", wasWere(storedEmbeddings(int(n), emb.ID()), n))})
 		e.kickOutbox()
 	}
 }
@@ -120,6 +120,14 @@ func (e *Engine) checkNonFinite(ctx context.Context, emb recall.Embedder, add fu
 	}
 	e.kickOutbox()
 	return nil
+}
+
+// wasWere is what followed by "was" when n is 1, else by "were".
+func wasWere(what string, n int64) string {
+	if n == 1 {
+		return what + " was"
+	}
+	return what + " were"
 }
 
 // storedEmbeddings says n stored embeddings of the embedder id: "1 stored

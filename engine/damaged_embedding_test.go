@@ -44,9 +44,16 @@ func damageEmbeddings(t *testing.T, dir string, ids ...string) {
 
 func damagedFixture(t *testing.T) (*engine.Engine, string) {
 	t.Helper()
+	return damagedFixtureEvents(t, nil)
+}
+
+// damagedFixtureEvents is damagedFixture with the engine's events sent to
+// events.
+func damagedFixtureEvents(t *testing.T, events chan engine.Event) (*engine.Engine, string) {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, Events: events})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,4 +327,39 @@ func TestNonFiniteEmbedding(t *testing.T) {
 		}
 		found(t, e)
 	})
+}
+
+// TestDamagedEmbeddingEventSingular: the rebuild event of a search that
+// found damaged stored embeddings counts them in the singular when there
+// is one ("1 stored hash-384 embedding was damaged"; it said "1 stored
+// hash-384 embeddings were damaged") and in the plural otherwise.
+func TestDamagedEmbeddingEventSingular(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		damage func(t *testing.T, dir string)
+		want   string
+	}{
+		{"One", damageNonFinite, "1 stored hash-384 embedding was damaged (wrong length or not finite); re-embedding"},
+		{"Two", func(t *testing.T, dir string) { damageEmbeddings(t, dir, "m01", "m03") }, "2 stored hash-384 embeddings were damaged (wrong length or not finite); re-embedding"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			events := make(chan engine.Event, 64)
+			e, dir := damagedFixtureEvents(t, events)
+			drainEvents(events)
+			c.damage(t, dir)
+			if _, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund approved", Options: recall.Options{TopK: 1}}); err != nil {
+				t.Fatal(err)
+			}
+			var details []string
+			for _, ev := range drainEvents(events) {
+				if ev.Reason == engine.EventRebuild {
+					details = append(details, ev.Detail)
+				}
+			}
+			if len(details) != 1 || details[0] != c.want {
+				t.Errorf("rebuild events %q, want one %q", details, c.want)
+			}
+		})
+	}
 }
