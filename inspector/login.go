@@ -89,7 +89,9 @@ func safeNext(next string) string {
 // it starts with "/ui/" (so no scheme, no "//host"), holds no backslash or
 // control byte a browser might read otherwise, and no "." or ".." segment,
 // escaped or not ("/ui/../v1/…", "/ui/%2e%2e/…": a browser resolves them,
-// and http.Redirect cleans the first, out of /ui/).
+// and http.Redirect cleans the first, out of /ui/), nor one in a fragment
+// that no query precedes ("/ui/x#/../../v1/…": http.Redirect cleans all
+// of next before its "?", so that went to /v1/…).
 func localNext(next string) bool {
 	if !strings.HasPrefix(next, "/ui/") || strings.ContainsAny(next, "\\") {
 		return false
@@ -103,12 +105,18 @@ func localNext(next string) bool {
 	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" {
 		return false
 	}
-	for _, seg := range strings.Split(u.Path, "/") {
+	cleaned, _, _ := strings.Cut(next, "?")
+	return !dotSegment(u.Path) && !dotSegment(cleaned)
+}
+
+// dotSegment reports whether path has a "." or ".." segment.
+func dotSegment(path string) bool {
+	for _, seg := range strings.Split(path, "/") {
 		if seg == "." || seg == ".." {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // sameOrigin reports whether a POST comes from the server's own pages: its

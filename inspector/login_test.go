@@ -110,6 +110,11 @@ func TestLoginNextAndOrigin(t *testing.T) {
 		"/ui/../v1/threads":     "/ui/",
 		"/ui/%2e%2e/v1/threads": "/ui/",
 		"/ui/./threads/ana-1":   "/ui/",
+		// http.Redirect cleans the path with the fragment in it: this
+		// went to /v1/threads.
+		"/ui/x#/../../v1/threads":                   "/ui/",
+		"/ui/x#/../../../evil.example":              "/ui/",
+		"/ui/runs/run-1?without=recalled#/../../v1": "/ui/runs/run-1?without=recalled#/../../v1",
 	} {
 		res := post(next, ts.URL, "same-origin")
 		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want || len(res.Cookies()) != 1 {
@@ -155,6 +160,7 @@ func TestLoginQuery(t *testing.T) {
 		{"next=%2Fui%2F%252e%252e%2Fv1%2Fthreads", "next"},
 		{"next=%2Fui%2F.%2Fthreads", "next"},
 		{"next=%2Fui%2F%0D%0ASet-Cookie%3A+x", "next"},
+		{"next=%2Fui%2Fx%23%2F..%2F..%2Fv1%2Fthreads", "next"},
 	} {
 		code, body := get(t, ts.URL+"/ui/login?"+c.query, "")
 		if code != http.StatusBadRequest || !strings.Contains(body, `role="alert"`) || !strings.Contains(body, c.name) || !strings.Contains(body, `name="next" value="/ui/"`) {
