@@ -312,6 +312,10 @@ func TestJSONLSyntaxErrorWhere(t *testing.T) {
 			`importer: f.jsonl line 2: invalid record at column 2: invalid character ',' looking for beginning of object key string`},
 		{"LeadingBlanks", "  \t" + `{"thread":"t" "role":"user"}`,
 			`importer: f.jsonl line 2: invalid record at column 18 (after "thread"): invalid character '"' after object key:value pair`},
+		// Files that each start with one, joined by cat: encoding/json
+		// named the mark's first byte as Latin-1 ('ï').
+		{"ByteOrderMarkLaterLine", "\ufeff" + `{"thread":"t","resource":"r","role":"user","content":"x"}`,
+			`importer: f.jsonl line 2: invalid record at column 1: a byte-order mark (U+FEFF), which only a file's first line may start with (files joined by cat?): remove it`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := writeFile(t, "f.jsonl", `{"thread":"t","resource":"r","role":"user","content":"first"}`+"\n"+c.line+"\n")

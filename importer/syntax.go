@@ -13,9 +13,14 @@ import (
 // text with the column of the byte it stopped at (1-based, lead the
 // bytes before b on the file's line: blanks and a byte-order mark) and,
 // when one was read before that byte, the path of the last member key
-// ("after \"metadata.k\"").
+// ("after \"metadata.k\""). A record that starts with a byte-order mark
+// (only the first line's is skipped) says so, where encoding/json names
+// the mark's first byte as Latin-1, 'ï'.
 func syntaxReason(b []byte, lead int, se *json.SyntaxError) error {
 	col := int64(lead) + se.Offset
+	if se.Offset == 1 && bytes.HasPrefix(b, []byte("\ufeff")) {
+		return fmt.Errorf("invalid record at column %d: a byte-order mark (U+FEFF), which only a file's first line may start with (files joined by cat?): remove it", col)
+	}
 	if key := keyBefore(b, se.Offset); key != "" {
 		return fmt.Errorf("invalid record at column %d (after %q): %w", col, key, se)
 	}
