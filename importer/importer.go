@@ -145,9 +145,18 @@ func Import(ctx context.Context, e Appender, path string, opt Options) (*Report,
 	}
 	w.rep.Resources, w.rep.Threads = len(w.resources), len(w.threads)
 	if err == nil && w.rep.Messages+w.rep.Duplicates == 0 && w.rep.Skipped > 0 {
-		err = fmt.Errorf("%w: all %d records of %s were skipped, each for the reason given above (when every reason is a parse error, the file may not be %s)", ErrNothingImported, w.rep.Skipped, name, format)
+		err = nothingImported(w.rep.Skipped, name, format)
 	}
 	return w.rep, err
+}
+
+// nothingImported is the ErrNothingImported of a file whose skipped
+// records were all it had, counted in the singular when there is one.
+func nothingImported(skipped int, name, format string) error {
+	if skipped == 1 {
+		return fmt.Errorf("%w: the one record of %s was skipped, for the reason given above (when it is a parse error, the file may not be %s)", ErrNothingImported, name, format)
+	}
+	return fmt.Errorf("%w: all %d records of %s were skipped, each for the reason given above (when every reason is a parse error, the file may not be %s)", ErrNothingImported, skipped, name, format)
 }
 
 // ErrNothingImported is returned by Import when a file had records but every

@@ -66,6 +66,25 @@ func TestNothingImported(t *testing.T) {
 	}
 }
 
+// TestNothingImportedCount: a file whose every record was skipped says
+// how many in the singular when there is one ("all 1 records of f.jsonl
+// were skipped, each for the reason given above" before).
+func TestNothingImportedCount(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		lines, want string
+	}{
+		{"{}\n", "importer: nothing imported: the one record of f.jsonl was skipped, for the reason given above (when it is a parse error, the file may not be jsonl)"},
+		{"{}\n{}\n", "importer: nothing imported: all 2 records of f.jsonl were skipped, each for the reason given above (when every reason is a parse error, the file may not be jsonl)"},
+	} {
+		p := writeFile(t, "f.jsonl", c.lines)
+		_, err := importer.Import(ctx, enginetest.MustOpen(t, engine.Config{}), p, importer.Options{Name: "f.jsonl"})
+		if !errors.Is(err, importer.ErrNothingImported) || err.Error() != c.want {
+			t.Errorf("%q:\n got %v\nwant %s", c.lines, err, c.want)
+		}
+	}
+}
+
 // TestJSONLInvalidText: a line that is not valid UTF-8, or whose escapes
 // encode half a surrogate pair, is refused as Append refuses it (issue 12
 // item 8) — encoding/json would have stored U+FFFD in its place.

@@ -312,7 +312,7 @@ func TestIngestFileErrorNamesFileOnce(t *testing.T) {
 	}{
 		{[]string{"--format", "locomo", file}, "mnemo ingest: " + file + ": LoCoMo data must be a JSON array"},
 		{[]string{"--format", "longmemeval", "-"}, "mnemo ingest: stdin: LongMemEval data must be a JSON array"},
-		{[]string{"--format", "jsonl", "-"}, "mnemo ingest: stdin: nothing imported: all 1 records of stdin were skipped, each for the reason given above (when every reason is a parse error, the file may not be jsonl)"},
+		{[]string{"--format", "jsonl", "-"}, "mnemo ingest: stdin: nothing imported: the one record of stdin was skipped, for the reason given above (when it is a parse error, the file may not be jsonl)"},
 	} {
 		code, _, stderr := runStdin(t, "{}", append([]string{"--dir", dir, "--embedder", "hash-384", "ingest"}, c.args...)...)
 		last := strings.TrimSpace(stderr)
