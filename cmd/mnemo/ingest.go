@@ -52,7 +52,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	default:
 		return c.valuef(fs, "unknown --format %q", *format)
 	}
-	spooled, cleanup, err := checkInputs(fs.Args())
+	spooled, cleanup, err := checkInputs(ctx, fs.Args())
 	defer cleanup()
 	if err == nil && *format == "auto" {
 		err = checkFormats(fs.Args(), spooled)
@@ -74,8 +74,11 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 		label := path
 		if path == "-" {
 			label = "stdin"
-			spooled, cleanup, err := c.spoolStdin()
-			if err != nil {
+			spooled, cleanup, err := c.spoolStdin(ctx)
+			if err != nil && ctx.Err() != nil {
+				failed = interrupted(label, err, nil)
+				break
+			} else if err != nil {
 				return err
 			}
 			defer cleanup()
@@ -213,7 +216,7 @@ func fileKind(m os.FileMode) string {
 // temporary file, as standard input is (closing it would end the
 // producer's pipe, and reopening it wait for another). spooled maps such
 // a FILE to its copy; cleanup removes the copies (call it in any case).
-func checkInputs(paths []string) (spooled map[string]string, cleanup func(), err error) {
+func checkInputs(ctx context.Context, paths []string) (spooled map[string]string, cleanup func(), err error) {
 	spooled, cleanup = map[string]string{}, func() {}
 	var pipes []*os.File
 	defer func() {
@@ -240,7 +243,7 @@ func checkInputs(paths []string) (spooled map[string]string, cleanup func(), err
 		}
 	}
 	for _, f := range pipes { // each a different file (readOnceTwice)
-		tmp, rm, err := spool(f, filepath.Ext(f.Name()))
+		tmp, rm, err := spool(ctx, f, filepath.Ext(f.Name()))
 		if err != nil {
 			return spooled, cleanup, fmt.Errorf("%s: %w (nothing was stored)", f.Name(), err)
 		}
@@ -324,8 +327,8 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 // spoolStdin copies standard input to a private temporary file (the
 // importers detect formats and count progress on files) and returns its
 // path and a cleanup.
-func (c *IngestCommand) spoolStdin() (string, func(), error) {
-	path, cleanup, err := spool(c.Stdin, "")
+func (c *IngestCommand) spoolStdin(ctx context.Context) (string, func(), error) {
+	path, cleanup, err := spool(ctx, c.Stdin, "")
 	if err != nil {
 		return "", nil, fmt.Errorf("read standard input: %w", err)
 	}
@@ -334,14 +337,17 @@ func (c *IngestCommand) spoolStdin() (string, func(), error) {
 
 // spool copies what r reads to a private temporary file, whose name ends
 // in ext (a FILE's extension: Detect reads it), and returns its path and a
-// cleanup that removes it.
-func spool(r io.Reader, ext string) (string, func(), error) {
+// cleanup that removes it. It stops with ctx's error at the first read
+// after ctx is done, removing the copy: an endless input (/dev/zero, `yes
+// |`) stopped by SIGINT or SIGTERM grew the copy until the grace period
+// ended the process, which left it in the temporary directory.
+func spool(ctx context.Context, r io.Reader, ext string) (string, func(), error) {
 	f, err := os.CreateTemp("", "mnemo-ingest-*"+ext)
 	if err != nil {
 		return "", nil, err
 	}
 	cleanup := func() { os.Remove(f.Name()) }
-	if _, err := io.Copy(f, r); err != nil {
+	if _, err := io.Copy(f, ctxReader{ctx, r}); err != nil {
 		f.Close()
 		cleanup()
 		return "", nil, err
@@ -351,6 +357,19 @@ func spool(r io.Reader, ext string) (string, func(), error) {
 		return "", nil, err
 	}
 	return f.Name(), cleanup, nil
+}
+
+// ctxReader reads r until ctx is done, then fails with ctx's error.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // syncWithProgress waits for the indexes to catch up with what was stored
