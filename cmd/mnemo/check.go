@@ -30,6 +30,11 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	}
 	res, err := c.check(ctx, *full)
 	if err != nil {
+		if rep := c.unreadableReport(err, *full); rep != nil && *asJSON {
+			if err := c.printJSON(rep); err != nil {
+				return err
+			}
+		}
 		return err
 	}
 	if res.found != nil {
@@ -46,6 +51,25 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 		return &listedError{res.found}
 	}
 	return nil
+}
+
+// unreadableReport is the report of a check whose database file could
+// not be read at all (err is engine.ErrDatabaseCorrupt: a mnemo.db cut
+// short, or of 0 bytes beside the indexes): ok false, action restore,
+// err's text (as the CLI says errors: without package names, a DSN's
+// password scrubbed) as the one database problem, no knownLosses. Nil for
+// another error, one that kept the check from running. The error itself
+// is said as every command says it (with what to do).
+func (c *CheckCommand) unreadableReport(err error, full bool) *checkReport {
+	if !errors.Is(err, engine.ErrDatabaseCorrupt) {
+		return nil
+	}
+	detail := withoutPackages(scrubDSN(err.Error(), c.DB)) // as standard error says it
+	res := &checkResult{found: &engine.CheckError{Database: []string{detail}}}
+	if c.DB == "" {
+		res.kept = engine.KeptDamaged(c.Dir)
+	}
+	return res.report(full)
 }
 
 // checkResult is what a check found: found is nil when it passed; lost

@@ -111,7 +111,9 @@ func checkJSON(t *testing.T, code int, out, stderr string) checkReportJSON {
 // TestCheckTruncatedDatabase: `mnemo check` (and any other command) on a
 // mnemo.db cut short, which SQLite cannot open at all, exits 1 and says
 // what to do (restore a backup or salvage, then reindex). Before, it
-// printed only SQLite's "database disk image is malformed".
+// printed only SQLite's "database disk image is malformed". With --json
+// it prints its report (ok false, action restore, the database problem);
+// it printed nothing before, where the other damage has one.
 func TestCheckTruncatedDatabase(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -128,7 +130,7 @@ func TestCheckTruncatedDatabase(t *testing.T) {
 	if err := os.Truncate(filepath.Join(dir, engine.DatabaseFile), 4096); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"check"}, {"threads"}} {
+	for _, args := range [][]string{{"check"}, {"threads"}, {"check", "--json"}} {
 		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...)
 		if code != 1 {
 			t.Fatalf("%v: exit %d, want 1\n%s%s", args, code, out, stderr)
@@ -138,6 +140,11 @@ func TestCheckTruncatedDatabase(t *testing.T) {
 				t.Errorf("%v: stderr lacks %q:\n%s", args, want, stderr)
 			}
 		}
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "check", "--json")
+	rep := checkJSON(t, code, out, stderr)
+	if rep.Action != "restore" || len(rep.Problems) != 1 || rep.Problems[0].Kind != "database" || !strings.Contains(rep.Problems[0].Detail, "malformed") || strings.HasPrefix(rep.Problems[0].Detail, "engine:") || rep.KnownLosses != nil {
+		t.Errorf("check --json: %+v, want action restore, one database problem, no knownLosses\n%s", rep, out)
 	}
 }
 
