@@ -23,6 +23,13 @@ var files embed.FS
 var pages = map[string]*template.Template{}
 
 var funcs = template.FuncMap{
+	// count is n and noun, plural unless n is 1: "1 message", "7 messages".
+	"count": func(n int64, noun string) string {
+		if n == 1 {
+			return "1 " + noun
+		}
+		return fmt.Sprintf("%d %ss", n, noun)
+	},
 	"kindLabel": func(k string) string {
 		return map[string]string{"hit": "recalled hit", "range": "range neighbour", "repair": "pairing repair", "recent": "recent",
 			"observation": "observation", "working-memory": "working memory"}[k]
