@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // syntaxReason is the reason of a JSONL record that is not JSON: se's
@@ -52,7 +53,7 @@ func keyBefore(b []byte, offset int64) string {
 		}
 		f := stack[len(stack)-1]
 		if f.array {
-			return f.path + "[" + strconv.Itoa(f.index) + "]"
+			return clipPath(f.path + "[" + strconv.Itoa(f.index) + "]")
 		}
 		return join(f.path, f.key)
 	}
@@ -91,12 +92,34 @@ func keyBefore(b []byte, offset int64) string {
 	}
 }
 
-// join is path's member k: "k" at the top, else path + "." + k.
+// join is path's member k: "k" at the top, else path + "." + k, cut
+// short by clipPath.
 func join(path, k string) string {
 	if path == "" {
-		return k
+		return clipPath(k)
 	}
-	return path + "." + k
+	return clipPath(path + "." + k)
+}
+
+// maxKeyPath is the most bytes of a key path a syntax error says; a
+// longer one ends in "…" there. Each level of nesting holds its own path,
+// so without a bound a line of deeply nested objects with long keys
+// costs the square of its length (a 1.26 MB line, 12,000 objects deep
+// with 100-byte keys, ran ingest out of memory).
+const maxKeyPath = 256
+
+// clipPath is path cut to maxKeyPath bytes (at a rune's start) and "…"
+// when it is longer; a path already cut and then joined to is cut to the
+// same (its "…" starts at or before the cut).
+func clipPath(path string) string {
+	if len(path) <= maxKeyPath {
+		return path
+	}
+	n := maxKeyPath
+	for n > 0 && !utf8.RuneStart(path[n]) {
+		n--
+	}
+	return path[:n] + "…"
 }
 
 // typeReason says what is wrong with a member of the wrong JSON type in
