@@ -177,6 +177,8 @@ func parseJSONL(b []byte, lead int) (thread, resource string, m engine.Message, 
 			return "", "", m, syntaxReason(b, lead, se)
 		case errors.As(err, &te) && typeReason(te) != "":
 			return "", "", m, errors.New(typeReason(te))
+		case errors.As(err, &te):
+			return "", "", m, fmt.Errorf("a record must be a JSON object, got %s", jsonValue(te.Value))
 		}
 		return "", "", m, fmt.Errorf("invalid record: %w", err)
 	}

@@ -384,3 +384,28 @@ func TestJSONLTypeErrorWording(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLRecordWrongType: a line that is JSON but not an object, and a
+// number out of range inside a member, are said in the file's words.
+// Before, encoding/json's Go words came through ("json: cannot unmarshal
+// array into Go value of type importer.jsonlRecord"), and a number out
+// of range deep in metadata made metadata itself "must be a number, got
+// the number 1e999, out of range".
+func TestJSONLRecordWrongType(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		line, want string
+	}{
+		{`[1]`, `a record must be a JSON object, got a list`},
+		{`"x"`, `a record must be a JSON object, got a string`},
+		{`5`, `a record must be a JSON object, got a number`},
+		{`true`, `a record must be a JSON object, got true or false`},
+		{`{"thread":"t","resource":"r","role":"user","content":"x","metadata":{"k":[1,{"z":1e999}]}}`, `"metadata" holds the number 1e999, out of the range of a 64-bit float`},
+	} {
+		p := writeFile(t, "f.jsonl", c.line+"\n")
+		_, err := importer.Import(ctx, enginetest.MustOpen(t, engine.Config{}), p, importer.Options{Strict: true, Name: "f.jsonl"})
+		if want := "importer: f.jsonl line 1: " + c.want; err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", c.line, err, want)
+		}
+	}
+}

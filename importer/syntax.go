@@ -125,10 +125,15 @@ func clipPath(path string) string {
 // typeReason says what is wrong with a member of the wrong JSON type in
 // the file's words: "\"thread\" must be a string, got a number" (te.Field
 // is the member's path within the value decoded); "" when te names no
-// member (the value decoded is itself of the wrong type).
+// member (the value decoded is itself of the wrong type). A number out of
+// range (te.Value "number 1e999") is said as one: the member named may
+// be an object or list that holds it (metadata, at any depth).
 func typeReason(te *json.UnmarshalTypeError) string {
 	if te.Field == "" {
 		return ""
+	}
+	if n, ok := strings.CutPrefix(te.Value, "number "); ok {
+		return fmt.Sprintf("%q holds the number %s, out of the range of a 64-bit float", te.Field, n)
 	}
 	return fmt.Sprintf("%q must be %s, got %s", te.Field, jsonType(te.Type), jsonValue(te.Value))
 }
