@@ -61,33 +61,54 @@ func (c scale) bar(v *float64) Bar {
 	return b
 }
 
+// hybridRules names the rules recall applies to a hybrid search's fused
+// scores after the fusion (recall's topHits), which mnemo's "scores:"
+// lines name too (cmd/mnemo/scores.go).
+const hybridRules = "then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's; in a resource-wide search, standardised again and raised by its session's evidence; speaker and date boosts)"
+
+// ranking opens the note of a hybrid run's fused score.
+const ranking = "fused: the ranking score of this search, comparable within it only, may be negative: "
+
 // scoreNote says what the fused score of rec's recalled turns is, by the
-// fusion the record names, and how its bars are drawn; "" when no
-// recalled turn has a score.
+// fusion the record names, what the lexical and vector scores are, and how
+// its bars are drawn; "" when no recalled turn has a score. In hybrid mode
+// the fused score is the fusion's, then the hybrid rules' (hybridRules):
+// no formula of the channels' scores alone. A lone candidate, which the
+// weighted fusion scores by its channels' presence and no rule changes,
+// is named as a possibility: the record's hits do not say whether a hit
+// was the only candidate.
 func scoreNote(rec *journal.MemCtx) string {
 	if !slices.ContainsFunc(rec.Recalled, func(r journal.Ref) bool { return r.Score != nil }) {
 		return ""
 	}
-	const bars = ". Bars run from 0 on the run's scale of each channel; a negative score's bar runs left of the line at 0."
+	const (
+		columns = ". lexical: BM25 of the turn with its exchange context; vector: cosine similarity of the turn with its exchange context"
+		bars    = ". Bars run from 0 on the run's scale of each channel; a negative score's bar runs left of the line at 0."
+	)
+	return fusedNote(rec) + columns + bars
+}
+
+// fusedNote is scoreNote's sentence on the fused score.
+func fusedNote(rec *journal.MemCtx) string {
 	o, p := rec.Options, rec.Options.FusionParams
 	if rr := rec.Retrieval.Rerank; rr != nil && rr.Status == recall.RerankOK {
-		return "fused: the re-ranker's score (" + rr.Reranker + ")" + bars
+		return "fused: the re-ranker's score (" + rr.Reranker + ")"
 	}
 	switch {
 	case o.Mode == string(recall.ModeLexical) || o.Mode == string(recall.ModeVector):
-		return "fused: the " + o.Mode + " channel's score (mode " + o.Mode + ")" + bars
+		return "fused: the " + o.Mode + " channel's score (mode " + o.Mode + ")"
 	case strings.HasPrefix(rec.Retrieval.Vector, "unavailable"):
-		return "fused: the lexical channel's score (the vector channel was unavailable)" + bars
+		return ranking + "the lexical channel's score (the vector channel was unavailable), " + hybridRules
 	case strings.HasPrefix(rec.Retrieval.Lexical, "unavailable"):
-		return "fused: the vector channel's score (the lexical channel was unavailable)" + bars
+		return ranking + "the vector channel's score (the lexical channel was unavailable), " + hybridRules
 	case o.Fusion == recall.FusionRRF && p != nil:
-		return fmt.Sprintf("fused: reciprocal rank fusion of the channels (rrf), Σ 1/(%d + rank)", p.K) + bars
+		return fmt.Sprintf(ranking+"reciprocal rank fusion of the channels (rrf: Σ 1/(%d + rank)), ", p.K) + hybridRules
 	case o.Fusion == recall.FusionWeighted && p != nil && p.Normalise == recall.NormMax:
-		return "fused: the channels' scores fused (weighted" + weight(p) + ", max-normalised): within [0, 1]" + bars
+		return ranking + "the channels' scores fused (weighted" + weight(p) + ", max-normalised), " + hybridRules
 	case o.Fusion == recall.FusionWeighted && p != nil:
-		return "fused: the channels' scores fused (weighted" + weight(p) + "), each standardised over the search's candidates: 0 is their mean, below it negative; a lone candidate scores its channels' presence, up to 1" + bars
+		return ranking + "the channels' scores fused (weighted" + weight(p) + ": each standardised over the candidates, 0 their mean), " + hybridRules + "; a lone candidate scores its channels' presence, up to 1"
 	}
-	return "fused: the channels' scores fused by a fusion this record does not name (recorded before fusions were): weighted standardises them, 0 the candidates' mean, below it negative; rrf is Σ 1/(60 + rank)" + bars
+	return ranking + "the channels fused by a fusion this record does not name (recorded before fusions were: weighted standardises each channel over the candidates, 0 their mean; rrf sums 1/(60 + rank)), " + hybridRules
 }
 
 // weight is ", vector weight W" of a weighted fusion's parameters.

@@ -1,6 +1,12 @@
 package inspector
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/recall"
+)
 
 // TestScaleBar: a bar spans from 0 to the score on the run's scale of the
 // channel, from min(0, lowest) to max(0, highest): a negative score's bar
@@ -35,6 +41,51 @@ func TestScaleBar(t *testing.T) {
 			}
 			if got := s.bar(c.v); got != c.want {
 				t.Errorf("bar of %v over %v: %+v, want %+v", c.v, c.scores, got, c.want)
+			}
+		})
+	}
+}
+
+// TestScoreNoteRules: the run page's note on a hybrid run's fused score
+// names the hybrid rules applied after the fusion, by every fusion a
+// record names (an rrf run with use-lite scores up to 1.5, far above
+// Σ 1/(60 + rank)'s 2/61, and a weighted run's exchange order rule gives
+// a user's turn its reply's better score); it said the fusion's formula
+// alone. A single-channel run's score is the channel's own, with no rule.
+func TestScoreNoteRules(t *testing.T) {
+	score, w := 1.496, 0.5
+	for _, c := range []struct {
+		name      string
+		o         journal.Options
+		retrieval journal.Retrieval
+		want      []string
+		not       []string
+	}{
+		{"RRF", journal.Options{Mode: "hybrid", Fusion: recall.FusionRRF, FusionParams: &journal.FusionParams{K: 60}}, journal.Retrieval{Lexical: "ok", Vector: "ok"},
+			[]string{"Σ 1/(60 + rank)", hybridRules, "may be negative"}, nil},
+		{"Weighted", journal.Options{Mode: "hybrid", Fusion: recall.FusionWeighted, FusionParams: &journal.FusionParams{VectorWeight: &w, Normalise: recall.NormStandardise}}, journal.Retrieval{Lexical: "ok", Vector: "ok"},
+			[]string{"vector weight 0.5", "standardised", hybridRules}, nil},
+		{"MaxNorm", journal.Options{Mode: "hybrid", Fusion: recall.FusionWeighted, FusionParams: &journal.FusionParams{VectorWeight: &w, Normalise: recall.NormMax}}, journal.Retrieval{Lexical: "ok", Vector: "ok"},
+			[]string{"max-normalised", hybridRules}, []string{"within [0, 1]"}},
+		{"Unknown", journal.Options{Mode: "hybrid"}, journal.Retrieval{Lexical: "ok", Vector: "ok"},
+			[]string{"does not name", "1/(60 + rank)", hybridRules}, nil},
+		{"VectorDown", journal.Options{Mode: "hybrid", Fusion: recall.FusionWeighted}, journal.Retrieval{Lexical: "ok", Vector: "unavailable: down"},
+			[]string{"the lexical channel's score", hybridRules}, nil},
+		{"Lexical", journal.Options{Mode: "lexical"}, journal.Retrieval{Lexical: "ok", Vector: "off"},
+			[]string{"the lexical channel's score (mode lexical)"}, []string{hybridRules}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &journal.MemCtx{Options: c.o, Retrieval: c.retrieval, Recalled: []journal.Ref{{Score: &score}}}
+			got := scoreNote(rec)
+			for _, w := range append(c.want, "BM25 of the turn with its exchange context") {
+				if !strings.Contains(got, w) {
+					t.Errorf("note %q lacks %q", got, w)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(got, w) {
+					t.Errorf("note %q says %q", got, w)
+				}
 			}
 		})
 	}

@@ -40,7 +40,7 @@ func addRecallFlags(fs *flag.FlagSet, topKHelp string) *recallFlags {
 
 // fusionHelp is the help of --fusion, shared by the commands that take it
 // (search, context, eval): it names both fusions and the default.
-var fusionHelp = fmt.Sprintf("fusion of the channels in hybrid mode: %s (standardised channel scores: a fused score below the candidates' mean is negative) or %s (reciprocal rank fusion) (default %s)", recall.FusionWeighted, recall.FusionRRF, recall.DefaultFusion)
+var fusionHelp = fmt.Sprintf("fusion of the channels in hybrid mode, before mnemo's hybrid rules (exchange order, session evidence, speaker and date boosts): %s (standardised channel scores; a hit's score may be negative) or %s (reciprocal rank fusion) (default %s)", recall.FusionWeighted, recall.FusionRRF, recall.DefaultFusion)
 
 // givenRecallFlags are checkGiven's pairs for the recall flags whose ""
 // would read as left out: --filter "" recalled unfiltered, --fusion ""

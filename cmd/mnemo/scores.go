@@ -34,21 +34,36 @@ type scoredSearch struct {
 	hits int
 }
 
-// scoreColumns says what the lexical and vector scores beside the score are.
-const scoreColumns = "lexical: BM25 · vector: cosine similarity"
+// scoreColumns says what the lexical and vector scores beside the score
+// are: each channel's score of the turn with its exchange context (a turn
+// scores at least half its neighbours' score; README, "The turns before
+// and after"), not of the message alone.
+const scoreColumns = "lexical: BM25 of the turn with its exchange context · vector: cosine similarity of the turn with its exchange context"
 
-// score says what a hit's score is. In hybrid mode with the weighted
-// fusion it is standardised over the search's candidates, so 0 is their
-// mean and below it negative, except for a lone candidate, which has no
-// spread to standardise against and scores its channels' presence
-// (recall's lonePresence): a search with fewer scored hits than topK
-// returned every candidate, so one such hit was the lone candidate; with
-// topK 1 one hit may be either, and both are said.
+// hybridRules names the rules recall applies to the fused scores of a
+// hybrid search after the fusion (recall's topHits): the exchange order,
+// the session rules of a resource-wide search, the speaker and date
+// boosts. They leave a lone candidate's score as it is.
+const hybridRules = "then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's; in a resource-wide search, standardised again and raised by its session's evidence; speaker and date boosts)"
+
+// ranking opens the legend of a hybrid search's score: what the number is
+// for and what it is not.
+const ranking = "the ranking score of this search, comparable within it only, may be negative: "
+
+// score says what a hit's score is. In a single-channel mode it is the
+// channel's own. In hybrid mode it is the ranking score of the search:
+// the fusion of the channels (weighted: each standardised over the
+// candidates; rrf: Σ 1/(k + rank)), or the one channel that answered, then
+// the hybrid rules (hybridRules), so no formula of the channels' scores
+// alone gives it. A lone candidate, which the weighted fusion scores by its
+// channels' presence (recall's lonePresence) and no rule changes, is said
+// so: a search with fewer scored hits than topK returned every candidate,
+// so one such hit was the lone candidate; with topK 1 one hit may be
+// either, and both are said.
 func (s scoredSearch) score() string {
 	const (
-		weighted = "the channels' scores fused (--fusion weighted), each standardised over this search's candidates: 0 is their mean, below it negative"
-		maxNorm  = "the channels' scores fused (--fusion weighted, max-normalised): BM25 divided by the candidates' highest, cosine scaled from their lowest to their highest, so within [0, 1]"
-		lone     = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against): 1 when both channels scored it, less when one did"
+		weighted = ranking + "the channels' scores fused (--fusion weighted: each standardised over the candidates, 0 their mean), " + hybridRules
+		lone     = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against, and no hybrid rule changes it): 1 when both channels scored it, less when one did"
 	)
 	switch {
 	case s.reranker != "":
@@ -58,15 +73,15 @@ func (s scoredSearch) score() string {
 	case s.mode == recall.ModeVector:
 		return "the vector channel's (--mode vector)"
 	case strings.HasPrefix(s.vector, "unavailable"):
-		return "the lexical channel's (the vector channel was unavailable)"
+		return ranking + "the lexical channel's (the vector channel was unavailable), " + hybridRules
 	case strings.HasPrefix(s.lexical, "unavailable"):
-		return "the vector channel's (the lexical channel was unavailable)"
+		return ranking + "the vector channel's (the lexical channel was unavailable), " + hybridRules
 	case s.fusion == recall.FusionRRF:
-		return fmt.Sprintf("reciprocal rank fusion of the channels (--fusion rrf), Σ 1/(%d + rank)", cmp.Or(s.k, 60))
+		return fmt.Sprintf(ranking+"reciprocal rank fusion of the channels (--fusion rrf: Σ 1/(%d + rank)), "+hybridRules, cmp.Or(s.k, 60))
 	case s.fusion == "":
-		return "the channels' scores fused, by the fusion the run used (not recorded: the record predates it): with --fusion weighted (the default) each standardised over the candidates, 0 their mean, below it negative, a lone candidate its channels' presence, up to 1; with --fusion rrf Σ 1/(60 + rank)"
+		return ranking + "the channels fused by the fusion the run used (not recorded: the record predates it; --fusion weighted, the default, standardises each channel over the candidates, a lone candidate scoring its channels' presence, up to 1; --fusion rrf sums 1/(60 + rank)), " + hybridRules
 	case s.norm == recall.NormMax:
-		return maxNorm
+		return ranking + "the channels' scores fused (--fusion weighted, max-normalised: BM25 divided by the candidates' highest, cosine scaled from their lowest to their highest), " + hybridRules
 	case s.hits == 1 && s.topK > 1:
 		return lone
 	case s.hits == 1:

@@ -2,20 +2,28 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/models"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/recall/uselite"
 )
 
 const (
-	standardised = "the channels' scores fused (--fusion weighted), each standardised over this search's candidates: 0 is their mean, below it negative"
-	presence     = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against): 1 when both channels scored it, less when one did"
+	rulesText    = "then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's; in a resource-wide search, standardised again and raised by its session's evidence; speaker and date boosts)"
+	standardised = "the ranking score of this search, comparable within it only, may be negative: the channels' scores fused (--fusion weighted: each standardised over the candidates, 0 their mean), " + rulesText
+	rrfLegend    = "the ranking score of this search, comparable within it only, may be negative: reciprocal rank fusion of the channels (--fusion rrf: Σ 1/(60 + rank)), " + rulesText
+	presence     = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against, and no hybrid rule changes it): 1 when both channels scored it, less when one did"
 	eitherWay    = standardised + "; if it was the only candidate, its channels' presence instead: 1 when both channels scored it, less when one did"
+	// columnsText says what the lexical and vector columns are.
+	columnsText = " · lexical: BM25 of the turn with its exchange context · vector: cosine similarity of the turn with its exchange context"
 )
 
 // scoresFixture ingests resource r (three messages about a garden) and
@@ -53,7 +61,7 @@ func lineWith(out, prefix string) string {
 // the line says both.
 func TestSearchScoreLegendLone(t *testing.T) {
 	dir := scoresFixture(t)
-	const columns = " · lexical: BM25 · vector: cosine similarity · -: no score"
+	const columns = columnsText + " · -: no score"
 	for _, c := range []struct {
 		args   []string
 		legend string
@@ -85,14 +93,14 @@ func TestSearchScoreLegendLone(t *testing.T) {
 // without a recalled turn there is no line.
 func TestContextScoreLegend(t *testing.T) {
 	dir := scoresFixture(t)
-	const columns = " · lexical: BM25 · vector: cosine similarity"
+	const columns = columnsText
 	for _, c := range []struct {
 		name   string
 		args   []string
 		legend string
 	}{
 		{"Weighted", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--run-id", "w"}, standardised},
-		{"RRF", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--fusion", "rrf"}, "reciprocal rank fusion of the channels (--fusion rrf), Σ 1/(60 + rank)"},
+		{"RRF", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--fusion", "rrf"}, rrfLegend},
 		{"Lexical", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--mode", "lexical"}, "the lexical channel's (--mode lexical)"},
 		{"Lone", []string{"--thread", "u", "--recent", "-1", "--top-k", "3", "--query", "garden"}, presence},
 		{"NoRecall", []string{"--thread", "t", "--recent", "1"}, ""},
@@ -115,7 +123,7 @@ func TestContextScoreLegend(t *testing.T) {
 	// context printed the same line from the record it made.
 	for _, c := range []struct{ run, legend, options string }{
 		{"w", standardised, "fusion: weighted (vector weight 0.15, standardise)"},
-		{"r", "reciprocal rank fusion of the channels (--fusion rrf), Σ 1/(60 + rank)", "fusion: rrf (k 60)"},
+		{"r", rrfLegend, "fusion: rrf (k 60)"},
 	} {
 		t.Run("MemCtx/"+c.run, func(t *testing.T) {
 			if c.run == "r" {
@@ -169,7 +177,7 @@ func TestMemCtxScoreLegendUnknown(t *testing.T) {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
 	got := lineWith(out, "scores: ")
-	for _, w := range []string{"--fusion weighted (the default) each standardised", "--fusion rrf Σ 1/(60 + rank)", "not recorded"} {
+	for _, w := range []string{"--fusion weighted, the default, standardises each channel", "--fusion rrf sums 1/(60 + rank)", "not recorded", rulesText} {
 		if !strings.Contains(got, w) {
 			t.Errorf("memctx: scores line %q lacks %q", got, w)
 		}
@@ -181,15 +189,115 @@ func TestMemCtxScoreLegendUnknown(t *testing.T) {
 
 // TestMemCtxScoreLegendMaxNorm: a record whose weighted fusion was
 // max-normalised (recall.Tuning.MaxNorm, as mnemo eval --max-norm runs)
-// says its scores are within [0, 1], not standardised.
+// says its channels were max-normalised, not standardised, and not that
+// its scores are within [0, 1]: the hybrid rules after the fusion (the
+// session rule standardises again) take them out of it.
 func TestMemCtxScoreLegendMaxNorm(t *testing.T) {
 	w, score := 0.3, 0.8
 	rec := &journal.MemCtx{Options: journal.Options{TopK: 3, Mode: "hybrid", Fusion: "weighted", FusionParams: &journal.FusionParams{VectorWeight: &w, Normalise: recall.NormMax}},
 		Recalled: []journal.Ref{{Score: &score}, {Score: &score}}, Retrieval: journal.Retrieval{Lexical: "ok", Vector: "ok"}}
-	if got := memctxScores(rec).score(); !strings.Contains(got, "max-normalised") || !strings.Contains(got, "within [0, 1]") || strings.Contains(got, "standardised") {
+	if got := memctxScores(rec).score(); !strings.Contains(got, "max-normalised") || strings.Contains(got, "within [0, 1]") || strings.Contains(got, "each standardised") || !strings.Contains(got, rulesText) {
 		t.Errorf("max-normalised record's legend %q", got)
 	}
 	if got, want := fusionText(rec.Options), "weighted (vector weight 0.3, max)"; got != want {
 		t.Errorf("fusion %q, want %q", got, want)
+	}
+}
+
+// tableRows returns the rows of a search's text table (after its header),
+// each split into fields, keyed by seq.
+func tableRows(t *testing.T, out string) map[string][]string {
+	t.Helper()
+	rows := map[string][]string{}
+	lines := strings.Split(out, "\n")
+	for i, line := range lines {
+		if !strings.HasPrefix(line, "thread ") {
+			continue
+		}
+		for _, l := range lines[i+1:] {
+			if f := strings.Fields(l); len(f) >= 5 {
+				rows[f[1]] = f
+			}
+		}
+	}
+	return rows
+}
+
+// scoreField parses a score field.
+func scoreField(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("score %q: %v", s, err)
+	}
+	return v
+}
+
+// TestSearchScoreLegendExchangeOrder: with hash-384 and the weighted
+// fusion, the reply "I will bring the garden hose" has the higher lexical
+// and vector scores for "garden hose", yet the user's turn before it ranks
+// first (1.404 against -0.644): the exchange order rule gave the request
+// the better of the two fused scores. The "scores:" line said the score was
+// the channels' standardised scores fused, which these numbers are not; it
+// names the hybrid rules now.
+func TestSearchScoreLegendExchangeOrder(t *testing.T) {
+	dir := scoresFixture(t)
+	code, out, stderr := run(t, nil, "--dir", dir, "search", "--resource", "r", "garden hose")
+	if code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	rows := tableRows(t, out)
+	req, rep := rows["1"], rows["2"]
+	if req == nil || rep == nil {
+		t.Fatalf("no rows for seq 1 and 2:\n%s", out)
+	}
+	if scoreField(t, rep[3]) <= scoreField(t, req[3]) || scoreField(t, rep[4]) <= scoreField(t, req[4]) || scoreField(t, req[2]) <= scoreField(t, rep[2]) {
+		t.Fatalf("want the reply's channel scores higher and the request's score higher (the exchange order rule):\n%s", out)
+	}
+	if got, want := lineWith(out, "scores: "), "scores: score: "+standardised+columnsText+" · -: no score"; got != want {
+		t.Errorf("scores line\n%q, want\n%q", got, want)
+	}
+}
+
+// TestScoreLegendRRFRules: with use-lite, an rrf search of the demo's
+// resource scores 1.496, far above Σ 1/(60 + rank)'s most (2/61, 0.033),
+// as the session rules standardise the fused scores again and add the
+// thread's evidence; the "scores:" line said Σ 1/(60 + rank) alone, and so
+// did mnemo context's. It names the hybrid rules after the fusion now.
+func TestScoreLegendRRFRules(t *testing.T) {
+	root, err := models.Dir(nil)
+	if err != nil {
+		t.Skip(err)
+	}
+	if _, err := os.Stat(filepath.Join(models.Path(root, uselite.ID), uselite.ModelFile)); err != nil {
+		t.Skipf("use-lite not installed (mnemo models fetch use-lite): %v", err)
+	}
+	env := map[string]string{"MNEMO_EMBEDDER": "use-lite"}
+	dir := filepath.Join(t.TempDir(), "demo")
+	if code, _, stderr := run(t, env, "--dir", dir, "demo", "--keep"); code != 0 {
+		t.Fatalf("demo: exit %d, %s", code, stderr)
+	}
+	code, out, stderr := run(t, env, "--dir", dir, "search", "--resource", "ana", "--fusion", "rrf", "--top-k", "12", "night train booking")
+	if code != 0 {
+		t.Fatalf("search: exit %d, %s", code, stderr)
+	}
+	highest := math.Inf(-1)
+	for _, r := range tableRows(t, out) {
+		if r[2] != "-" {
+			highest = max(highest, scoreField(t, r[2]))
+		}
+	}
+	if highest <= 2.0/61 {
+		t.Fatalf("highest rrf score %.3f, want above 2/61 (the session rules):\n%s", highest, out)
+	}
+	if got, want := lineWith(out, "scores: "), "scores: score: "+rrfLegend+columnsText+" · -: no score"; got != want {
+		t.Errorf("search: scores line\n%q, want\n%q", got, want)
+	}
+	code, out, stderr = run(t, env, "--dir", dir, "context", "--thread", "ana:today", "--fusion", "rrf", "--query", "night train booking")
+	if code != 0 {
+		t.Fatalf("context: exit %d, %s", code, stderr)
+	}
+	if got, want := lineWith(out, "scores: "), "scores: score: "+rrfLegend+columnsText; got != want {
+		t.Errorf("context: scores line\n%q, want\n%q\n%s", got, want, out)
 	}
 }

@@ -72,14 +72,14 @@ func TestSearchScoreLegend(t *testing.T) {
 	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", file); code != 0 {
 		t.Fatalf("ingest: exit %d, %s", code, stderr)
 	}
-	const columns = " · lexical: BM25 · vector: cosine similarity · -: no score"
+	const columns = columnsText + " · -: no score"
 	for _, c := range []struct {
 		args   []string
 		legend string
 	}{
-		{nil, "scores: score: the channels' scores fused (--fusion weighted), each standardised over this search's candidates: 0 is their mean, below it negative" + columns},
-		{[]string{"--fusion", "weighted"}, "scores: score: the channels' scores fused (--fusion weighted), each standardised over this search's candidates: 0 is their mean, below it negative" + columns},
-		{[]string{"--fusion", "rrf"}, "scores: score: reciprocal rank fusion of the channels (--fusion rrf), Σ 1/(60 + rank)" + columns},
+		{nil, "scores: score: " + standardised + columns},
+		{[]string{"--fusion", "weighted"}, "scores: score: " + standardised + columns},
+		{[]string{"--fusion", "rrf"}, "scores: score: " + rrfLegend + columns},
 		{[]string{"--mode", "lexical"}, "scores: score: the lexical channel's (--mode lexical)" + columns},
 		{[]string{"--mode", "vector"}, "scores: score: the vector channel's (--mode vector)" + columns},
 	} {
