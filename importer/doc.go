@@ -12,10 +12,12 @@
 //
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}) or mnemo's ({"id",
-// "name", "arguments": <JSON>}); created_at is RFC 3339 or Unix
-// milliseconds, a positive number (a negative one or 0, a sentinel or an
-// unset timestamp, is malformed; the epoch and earlier times are written in
-// RFC 3339). Consecutive lines of one thread are appended as one batch
+// "name", "arguments": <JSON>}); created_at is RFC 3339 or a whole number
+// of Unix milliseconds from 1e11 (1973-03-03T09:46:40Z), as a number or a
+// string: a negative one or 0 (a sentinel or an unset timestamp) is
+// malformed, and so is a smaller positive one, which is almost surely Unix
+// seconds (1700000000 as milliseconds is 1970-01-20); earlier times are
+// written in RFC 3339. Consecutive lines of one thread are appended as one batch
 // (one engine.Append). A line without an id gets one derived from the
 // thread, its position and its bytes, so importing a file twice stores
 // nothing new. A line is at most MaxLineBytes.

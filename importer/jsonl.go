@@ -43,7 +43,7 @@ type jsonlRecord struct {
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}) or mnemo's ({"id",
 // "name", "arguments": <JSON>}); created_at is RFC 3339 or Unix milliseconds
-// (positive).
+// (from 1e11, 1973-03-03: a smaller number is refused as Unix seconds).
 // Consecutive lines of one thread are appended as one batch.
 func (w *writer) jsonl(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -257,10 +257,12 @@ func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 // parseCreatedAt reads created_at: a string (RFC 3339 or Unix
 // milliseconds) or a number of Unix milliseconds. The zero time
 // (0001-01-01T00:00:00Z, an unset time written out) is an error: left out,
-// created_at means the time of the import. Unix milliseconds must be
-// positive: a negative number (-1, a "no time" sentinel) and 0 (an unset
-// timestamp in most languages) are errors naming the value; the epoch and
-// times before it can be written in RFC 3339.
+// created_at means the time of the import. Unix milliseconds must be at
+// least minCreatedAtMillis (1973-03-03T09:46:40Z): a negative number (-1,
+// a "no time" sentinel), 0 (an unset timestamp in most languages) and a
+// smaller positive one (Unix seconds, 1700000000) are errors naming the
+// value; times before it can be written in RFC 3339. A fraction or an
+// exponent is not a whole number and is refused too.
 func parseCreatedAt(raw json.RawMessage) (time.Time, error) {
 	var ms int64
 	if err := json.Unmarshal(raw, &ms); err == nil {
@@ -284,14 +286,24 @@ func parseCreatedAt(raw json.RawMessage) (time.Time, error) {
 	return t.UTC(), nil
 }
 
+// minCreatedAtMillis is the smallest number of Unix milliseconds a JSONL
+// created_at may hold: 1e11, 1973-03-03T09:46:40Z. A smaller positive
+// number is almost surely Unix seconds (1700000000, November 2023, would
+// be stored as 1970-01-20 as milliseconds), and seconds reach 1e11 only in
+// the year 5138; earlier times are written in RFC 3339.
+const minCreatedAtMillis = 100_000_000_000
+
 // epochMillis is the time of ms Unix milliseconds, raw as the record
-// writes them; ms must be positive.
+// writes them; ms must be at least minCreatedAtMillis.
 func epochMillis(raw json.RawMessage, ms int64) (time.Time, error) {
 	switch {
 	case ms < 0:
 		return time.Time{}, fmt.Errorf("%s is before 1970-01-01T00:00:00Z (a negative number of Unix milliseconds): write an earlier time in RFC 3339, or leave created_at out for the time of the import", raw)
 	case ms == 0:
 		return time.Time{}, fmt.Errorf("%s is the Unix epoch, what an unset timestamp holds in most languages: write 1970-01-01T00:00:00Z if it is meant, or leave created_at out for the time of the import", raw)
+	case ms < minCreatedAtMillis:
+		return time.Time{}, fmt.Errorf("%s looks like Unix seconds (as milliseconds it is %s); give milliseconds (%d) or RFC 3339", raw,
+			time.UnixMilli(ms).UTC().Format(time.RFC3339Nano), ms*1000)
 	}
 	return time.UnixMilli(ms).UTC(), nil
 }

@@ -268,8 +268,10 @@ func TestJSONLRepeatedKey(t *testing.T) {
 // numeric string) must be after the epoch. A negative one (-1, a "no
 // time" sentinel) was stored as 1969-12-31T23:59:59.999Z and 0 (an unset
 // timestamp in most languages) as 1970-01-01T00:00:00Z; both are skipped
-// naming the field and the value. Before 1970 and the epoch itself can
-// still be given in RFC 3339.
+// naming the field and the value. So is a positive number below 1e11
+// (1973-03-03T09:46:40Z), which is Unix seconds (1700000000 was stored as
+// 1970-01-20T16:13:20Z): the reason says so and gives the milliseconds.
+// Before 1973, 1970 and the epoch itself can still be given in RFC 3339.
 func TestJSONLCreatedAtEpoch(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -282,7 +284,19 @@ func TestJSONLCreatedAtEpoch(t *testing.T) {
 		{`-5`, `importer: f.jsonl line 1: created_at: -5 is before 1970-01-01T00:00:00Z (a negative number of Unix milliseconds): write an earlier time in RFC 3339, or leave created_at out for the time of the import`, ""},
 		{`0`, `importer: f.jsonl line 1: created_at: 0 is the Unix epoch, what an unset timestamp holds in most languages: write 1970-01-01T00:00:00Z if it is meant, or leave created_at out for the time of the import`, ""},
 		{`"0"`, `importer: f.jsonl line 1: created_at: "0" is the Unix epoch, what an unset timestamp holds in most languages: write 1970-01-01T00:00:00Z if it is meant, or leave created_at out for the time of the import`, ""},
-		{`1`, "", "1970-01-01T00:00:00.001Z"},
+		// Unix seconds: a number of milliseconds below 1e11 (1973-03-03)
+		// was stored as a time in 1970 (1700000000 as 1970-01-20).
+		{`1700000000`, `importer: f.jsonl line 1: created_at: 1700000000 looks like Unix seconds (as milliseconds it is 1970-01-20T16:13:20Z); give milliseconds (1700000000000) or RFC 3339`, ""},
+		{`"1700000000"`, `importer: f.jsonl line 1: created_at: "1700000000" looks like Unix seconds (as milliseconds it is 1970-01-20T16:13:20Z); give milliseconds (1700000000000) or RFC 3339`, ""},
+		{`99999999999`, `importer: f.jsonl line 1: created_at: 99999999999 looks like Unix seconds (as milliseconds it is 1973-03-03T09:46:39.999Z); give milliseconds (99999999999000) or RFC 3339`, ""},
+		{`1`, `importer: f.jsonl line 1: created_at: 1 looks like Unix seconds (as milliseconds it is 1970-01-01T00:00:00.001Z); give milliseconds (1000) or RFC 3339`, ""},
+		{`100000000000`, "", "1973-03-03T09:46:40Z"},
+		// Fractions and exponents are not whole milliseconds: refused,
+		// seconds or not.
+		{`1700000000.5`, `importer: f.jsonl line 1: created_at: 1700000000.5 is neither a string nor a whole number of Unix milliseconds`, ""},
+		{`1.7e12`, `importer: f.jsonl line 1: created_at: 1.7e12 is neither a string nor a whole number of Unix milliseconds`, ""},
+		{`"1700000000.5"`, `importer: f.jsonl line 1: created_at: "1700000000.5" is neither RFC 3339 nor Unix milliseconds`, ""},
+		{`1700000000000`, "", "2023-11-14T22:13:20Z"},
 		{`"1700000000000"`, "", "2023-11-14T22:13:20Z"},
 		{`"1970-01-01T00:00:00Z"`, "", "1970-01-01T00:00:00Z"},
 		{`"1969-07-20T20:17:40Z"`, "", "1969-07-20T20:17:40Z"},
