@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,10 +82,12 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 			}
 			defer cleanup()
 			path = spooled
-		} else if p, ok := spooled[path]; ok {
-			path = p
 		}
-		rep, err := c.importFile(ctx, e, path, importer.Options{Format: *format, Strict: *strict, Name: label}, *asJSON)
+		opt := importer.Options{Format: *format, Strict: *strict, Name: label}
+		if p, ok := spooled[path]; ok {
+			path, opt.Format = p, spoolFormat(*format, path)
+		}
+		rep, err := c.importFile(ctx, e, path, opt, *asJSON)
 		if rep != nil {
 			reported = true
 			total.Resources += rep.Resources
@@ -322,54 +323,6 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 		}
 	}
 	return rep, err
-}
-
-// spoolStdin copies standard input to a private temporary file (the
-// importers detect formats and count progress on files) and returns its
-// path and a cleanup.
-func (c *IngestCommand) spoolStdin(ctx context.Context) (string, func(), error) {
-	path, cleanup, err := spool(ctx, c.Stdin, "")
-	if err != nil {
-		return "", nil, fmt.Errorf("read standard input: %w", err)
-	}
-	return path, cleanup, nil
-}
-
-// spool copies what r reads to a private temporary file, whose name ends
-// in ext (a FILE's extension: Detect reads it), and returns its path and a
-// cleanup that removes it. It stops with ctx's error at the first read
-// after ctx is done, removing the copy: an endless input (/dev/zero, `yes
-// |`) stopped by SIGINT or SIGTERM grew the copy until the grace period
-// ended the process, which left it in the temporary directory.
-func spool(ctx context.Context, r io.Reader, ext string) (string, func(), error) {
-	f, err := os.CreateTemp("", "mnemo-ingest-*"+ext)
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { os.Remove(f.Name()) }
-	if _, err := io.Copy(f, ctxReader{ctx, r}); err != nil {
-		f.Close()
-		cleanup()
-		return "", nil, err
-	}
-	if err := f.Close(); err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	return f.Name(), cleanup, nil
-}
-
-// ctxReader reads r until ctx is done, then fails with ctx's error.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // syncWithProgress waits for the indexes to catch up with what was stored
