@@ -77,7 +77,7 @@ func seed(t *testing.T, tokens *server.Tokens) (*engine.Engine, *httptest.Server
 		Recall: &recall.Options{TopK: 1, MessageRange: recall.Range{Before: 1, After: 1}}}); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: slog.New(slog.DiscardHandler), Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test"})},
+	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: slog.New(slog.DiscardHandler), Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test"})}, CookieMount: "/ui/",
 		Public: map[string]http.Handler{"/ui/login": inspector.Login(tokens)}, LoginPath: "/ui/login"})
 	if err != nil {
 		t.Fatal(err)

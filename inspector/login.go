@@ -22,9 +22,9 @@ const loginCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'se
 // Login returns the sign-in page for a server with a token file, to mount
 // without authentication (server.Config.Public) at "/ui/login": GET shows a
 // form, POST checks the token against tokens and stores it in the
-// server.TokenCookie cookie (HttpOnly, SameSite=Strict, 12 hours) and goes
-// to the page asked for: the "next" parameter (query of the GET, field of
-// the POST) when it is a path of the inspector (safeNext: never another
+// server.TokenCookie cookie (Path /ui/, HttpOnly, SameSite=Strict, 12
+// hours) and goes to the page asked for: the "next" parameter (query of
+// the GET, field of the POST) when it is a path of the inspector (safeNext: never another
 // site), else /ui/. A GET whose query the other pages would refuse
 // (loginQuery: an unknown, repeated or empty parameter, a next that is
 // not such a path) gets the form with a 400 naming the parameter, and
@@ -71,7 +71,7 @@ func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens) {
 			return
 		}
 	}
-	http.SetCookie(w, &http.Cookie{Name: server.TokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: 12 * 3600, Secure: r.TLS != nil})
+	http.SetCookie(w, &http.Cookie{Name: server.TokenCookie, Value: tok, Path: "/ui/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: 12 * 3600, Secure: r.TLS != nil})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 

@@ -53,21 +53,23 @@ func (w *statusWriter) Flush() {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // TokenCookie is the cookie a browser may carry the bearer token in (the
-// inspector's sign-in page sets it: HttpOnly, SameSite=Strict). It
-// authenticates GET requests only; the Authorization header wins when both
-// are sent.
+// inspector's sign-in page sets it, Path /ui/: HttpOnly, SameSite=Strict).
+// It authenticates GET requests of Config.CookieMount (the inspector's
+// pages) only: not the API, not /mcp, never a write. The Authorization
+// header wins when both are sent.
 const TokenCookie = "mnemo_token"
 
 // authenticate returns the request's principal: Operator without a token
-// file, else the token's (header, else cookie), else an unauthorized
-// problem.
-func (s *Server) authenticate(r *http.Request) (*Principal, error) {
+// file, else the token's (header, else, when cookie is true, the
+// TokenCookie's for a GET), else an unauthorized problem.
+func (s *Server) authenticate(r *http.Request, cookie bool) (*Principal, error) {
 	if s.cfg.Tokens == nil {
 		return Operator, nil
 	}
 	p, ok := s.cfg.Tokens.Authenticate(r)
-	if c, err := r.Cookie(TokenCookie); !ok && r.Method == http.MethodGet && r.Header.Get("Authorization") == "" && err == nil {
-		// Reads only: a cookie must never authorise a write (CSRF).
+	if c, err := r.Cookie(TokenCookie); cookie && !ok && r.Method == http.MethodGet && r.Header.Get("Authorization") == "" && err == nil {
+		// Reads of the inspector only: a cookie must never authorise a
+		// write (CSRF), nor give a browser's sign-in the API.
 		p, ok = s.cfg.Tokens.Lookup(c.Value)
 	}
 	if !ok {
@@ -102,7 +104,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 		p := Operator
 		if rt.auth {
 			var err error
-			if p, err = s.authenticate(r); err != nil {
+			if p, err = s.authenticate(r, false); err != nil {
 				writeProblem(sw, r, s.log, err)
 				return
 			}
@@ -134,7 +136,7 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 		sw := &statusWriter{ResponseWriter: w}
 		who := "-"
 		defer func() { s.observe(r, pattern, sw, who, start) }()
-		p, err := s.authenticate(r)
+		p, err := s.authenticate(r, pattern == s.cfg.CookieMount)
 		if err != nil && s.cfg.LoginPath != "" && r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/html") {
 			http.Redirect(sw, r, s.cfg.LoginPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return

@@ -75,6 +75,14 @@ type Config struct {
 	// Public adds handlers that need no token (the inspector's sign-in
 	// page), with access logs. They must not reveal tenant data.
 	Public map[string]http.Handler
+	// CookieMount is the Mount pattern whose GET requests the TokenCookie
+	// may authenticate (the inspector's "/ui/", where its sign-in page
+	// sets the cookie): a request with no Authorization header is then
+	// authenticated by the cookie's token. "" means the cookie
+	// authenticates no request. The API, the other mounts (/mcp) and
+	// every write need the bearer token. New returns ErrInvalidConfig when
+	// it is not a key of Mount.
+	CookieMount string
 }
 
 // Server serves the HTTP API over one engine. It is safe for concurrent use.
@@ -101,6 +109,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxBodyBytes < 0 || cfg.ShutdownTimeout < 0 || cfg.BodyTimeout < 0 {
 		return nil, fmt.Errorf("%w: MaxBodyBytes, ShutdownTimeout and BodyTimeout must not be negative", ErrInvalidConfig)
+	}
+	if _, ok := cfg.Mount[cfg.CookieMount]; cfg.CookieMount != "" && !ok {
+		return nil, fmt.Errorf("%w: CookieMount %q is not a pattern of Mount", ErrInvalidConfig, cfg.CookieMount)
 	}
 	if cfg.BodyTimeout == 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestServeCookieScope: the inspector's sign-in cookie (Path /ui/)
+// authenticates GET requests of the inspector only; the API and /mcp need
+// the bearer token. Before, the cookie authenticated every GET: `curl -b
+// jar …/v1/threads` was a 200 though README says the cookie is the
+// inspector's.
+func TestServeCookieScope(t *testing.T) {
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	os.WriteFile(tokens, []byte(`{"tokens":[{"name":"app","token":"app-secret-1","resources":["r1"]}]}`), 0o600)
+	base, _, stop := startServe(t, filepath.Join(t.TempDir(), "data"), "--tokens", tokens)
+	defer stop()
+
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noRedirect.PostForm(base+"/ui/login", url.Values{"token": {"app-secret-1"}, "next": {"/ui/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var cookie *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == "mnemo_token" {
+			cookie = c
+		}
+	}
+	if cookie == nil || cookie.Path != "/ui/" {
+		t.Fatalf("sign-in: %d cookie %v, want the token cookie with Path /ui/", res.StatusCode, cookie)
+	}
+	for _, tc := range []struct {
+		name, path     string
+		cookie, bearer bool
+		want           int
+	}{
+		{"CookieUI", "/ui/", true, false, 200},
+		{"CookieAPI", "/v1/threads", true, false, 401},
+		{"CookieMCP", "/mcp", true, false, 401},
+		{"BearerAPI", "/v1/threads", false, true, 200},
+		{"NoneUI", "/ui/", false, false, 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", base+tc.path, nil)
+			if tc.cookie {
+				// Sent whatever its Path: curl -b sends it so.
+				req.Header.Set("Cookie", "mnemo_token="+cookie.Value)
+			}
+			if tc.bearer {
+				req.Header.Set("Authorization", "Bearer app-secret-1")
+			}
+			res, err := noRedirect.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != tc.want {
+				t.Errorf("GET %s: %d, want %d", tc.path, res.StatusCode, tc.want)
+			}
+		})
+	}
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Errorf("served on %s, want loopback", base)
+	}
+}
