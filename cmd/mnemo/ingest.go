@@ -41,10 +41,12 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	if n := occurrences(fs.Args(), "-"); n > 1 {
 		// A second read of standard input finds it at its end: an empty
 		// FILE, reported as one of no format.
-		return c.usagef(fs, "- (standard input) is named %d times: it can be read once, so name it once", n)
+		return c.valuef(fs, "- (standard input) is named %d times: it can be read once, so name it once", n)
 	}
-	if a, b, kind := c.readOnceTwice(fs.Args()); a != "" {
-		return c.usagef(fs, "%s and %s are the same %s: it can be read once, so name it once", inputName(a), inputName(b), kind)
+	if a, b, kind := c.readOnceTwice(fs.Args()); a == b && a != "" {
+		return c.valuef(fs, "the %s %s is named twice: it can be read once, so name it once", kind, inputName(a))
+	} else if a != "" {
+		return c.valuef(fs, "%s and %s are the same %s: it can be read once, so name it once", inputName(a), inputName(b), kind)
 	}
 	switch *format {
 	case "auto", importer.FormatJSONL, importer.FormatLoCoMo, importer.FormatLongMemEval:
