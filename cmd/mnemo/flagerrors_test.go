@@ -118,7 +118,7 @@ func TestStrayArguments(t *testing.T) {
 		dir := t.TempDir()
 		code, _, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...)
 		first, _, _ := strings.Cut(stderr, "\n")
-		if want := "mnemo " + args[0] + " takes no arguments"; code != 2 || !strings.HasPrefix(first, want) {
+		if want := "mnemo " + args[0] + ": takes no arguments"; code != 2 || !strings.HasPrefix(first, want) {
 			t.Errorf("mnemo %s: exit %d, first line %q; want exit 2 and %q", strings.Join(args, " "), code, first, want)
 		}
 	}

@@ -165,9 +165,9 @@ func shellWord(s string) string {
 // usagef prints a hint for a usage error of the command line's shape (a
 // flag or argument missing, stray, or two that exclude each other) to
 // standard error, then the command's usage, and returns errUsage. The
-// hint begins with the command: "mnemo search: " then the message, or
-// "mnemo " when the message starts with the command's name ("search needs
-// --resource …").
+// hint begins with the command: "mnemo search: " then the message, less
+// the command's name when it starts with it (hintLine: "search needs
+// --resource …" reads "mnemo search: needs --resource …").
 func (m *Main) usagef(fs *flag.FlagSet, format string, args ...any) error {
 	fmt.Fprintln(fs.Output(), hintLine(fs, fmt.Sprintf(format, args...)))
 	fs.Usage()
@@ -184,13 +184,13 @@ func (m *Main) valuef(fs *flag.FlagSet, format string, args ...any) error {
 }
 
 // hintLine is msg as the first line of a usage error of fs's command:
-// "mnemo search: " + msg, or "mnemo " + msg when msg begins with the
-// command's name.
+// "mnemo search: " + msg, the command's name left out of msg where it
+// begins it ("search needs --resource …" reads "mnemo search: needs
+// --resource …"), so that every error begins "mnemo COMMAND: "; it read
+// "mnemo search needs --resource …".
 func hintLine(fs *flag.FlagSet, msg string) string {
-	if name := strings.TrimPrefix(fs.Name(), "mnemo "); strings.HasPrefix(msg, name+" ") {
-		return "mnemo " + msg
-	}
-	return fs.Name() + ": " + msg
+	name := strings.TrimPrefix(fs.Name(), "mnemo ")
+	return fs.Name() + ": " + strings.TrimPrefix(msg, name+" ")
 }
 
 // helpHint is the line that follows a value error of fs's command: where
