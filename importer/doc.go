@@ -44,7 +44,7 @@
 //   - A malformed record is reported with its line (JSONL) or JSON path and
 //     skipped (a JSONL line that is not JSON also with the column, 1-based
 //     bytes, where the parser stopped and the path of the key it had read
-//     last); with Strict the import stops at the first one, which is then
+//     last; one that is not valid text with the column of the bad byte); with Strict the import stops at the first one, which is then
 //     the error (Report.Stopped, not counted in Report.Skipped). What was
 //     stored before a strict stop stays stored (each thread batch is atomic).
 //   - A field the engine refused is named as the format's record spells it

@@ -157,7 +157,7 @@ var errIncomplete = errors.New("incomplete record: the line ends before its JSON
 // column of a syntax error counts them). The engine validates the message
 // itself; this checks the record's shape.
 func parseJSONL(b []byte, lead int) (thread, resource string, m engine.Message, err error) {
-	if err := checkText(b); err != nil {
+	if err := checkLineText(b, lead); err != nil {
 		return "", "", m, err
 	}
 	if path, _, ok := jsonkey.Repeated(b); ok {

@@ -13,11 +13,24 @@ import (
 // Engine.Append refuses invalid text, so nothing is stored altered.
 var ErrInvalidText = errors.New("not valid UTF-8")
 
-// checkText refuses a JSON record (one JSONL line or one array element)
+// checkText refuses a JSON record (one array element, a request body)
 // holding invalid UTF-8 or a \u escape of an unpaired surrogate
 // (\ud800–\udfff not forming a pair). The error gives the byte offset in the
-// record.
+// record (0-based: "invalid byte 0xff at offset 55").
 func checkText(b []byte) error {
+	return invalidText(b, func(off int) string { return fmt.Sprintf("offset %d", off) })
+}
+
+// checkLineText is checkText for a JSONL record, lead bytes into its
+// line: the error gives the byte's column on the line, 1-based as a
+// syntax error's (syntaxReason): "invalid byte 0xff at column 56".
+func checkLineText(b []byte, lead int) error {
+	return invalidText(b, func(off int) string { return fmt.Sprintf("column %d", lead+off+1) })
+}
+
+// invalidText is checkText with at saying where the byte at offset off
+// of b is.
+func invalidText(b []byte, at func(off int) string) error {
 	if !utf8.Valid(b) {
 		off := 0
 		for off < len(b) {
@@ -27,7 +40,7 @@ func checkText(b []byte) error {
 			}
 			off += n
 		}
-		return fmt.Errorf("%w: invalid byte 0x%02x at offset %d", ErrInvalidText, b[off], off)
+		return fmt.Errorf("%w: invalid byte 0x%02x at %s", ErrInvalidText, b[off], at(off))
 	}
 	// Outside strings a backslash is not valid JSON, which the decoder
 	// reports; inside them each escape is two bytes or \uXXXX.
@@ -49,7 +62,7 @@ func checkText(b []byte) error {
 				lo, ok2 = hex4(b[i+8:])
 			}
 			if r >= 0xdc00 || !ok2 || utf16.DecodeRune(r, lo) == utf8.RuneError {
-				return fmt.Errorf("%w: \\u%04x at offset %d is half of a UTF-16 surrogate pair", ErrInvalidText, r, i)
+				return fmt.Errorf("%w: \\u%04x at %s is half of a UTF-16 surrogate pair", ErrInvalidText, r, at(i))
 			}
 			i += 6 // the low half
 		}
