@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
@@ -123,6 +125,9 @@ func parseError(fs *flag.FlagSet, args []string, err error) error {
 		return errUsage
 	}
 	msg = fmt.Sprintf("%s: %s", fs.Name(), flagName.ReplaceAllString(msg, "$1--$2"))
+	if v := valueError(fs, err); v != "" {
+		msg = fs.Name() + ": " + v
+	}
 	if strings.HasPrefix(err.Error(), "invalid value ") || strings.HasPrefix(err.Error(), "invalid boolean value ") {
 		// The flag is known and has a value, which does not parse.
 		fmt.Fprintf(fs.Output(), "%s\n%s\n", msg, helpHint(fs))
@@ -131,6 +136,48 @@ func parseError(fs *flag.FlagSet, args []string, err error) error {
 	fmt.Fprintln(fs.Output(), msg)
 	fs.Usage()
 	return errUsage
+}
+
+// flagValueError matches the flag package's error for a number or
+// duration that does not parse: its value, the flag and why.
+var flagValueError = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([\w-]+): (parse error|value out of range)$`)
+
+// valueError words the flag package's error for a value of a number or
+// duration flag of fs that does not parse ("invalid value \"x\" for flag
+// -top-k: parse error") as "--top-k: x is not a whole number" (a number,
+// a duration such as 90s or 24h; "is out of range" for one too large),
+// or returns "" for any other error.
+func valueError(fs *flag.FlagSet, err error) string {
+	m := flagValueError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return ""
+	}
+	value, uerr := strconv.Unquote(m[1])
+	f := fs.Lookup(m[2])
+	if uerr != nil || f == nil {
+		return ""
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return ""
+	}
+	what := ""
+	switch g.Get().(type) {
+	case int, int64:
+		what = "a whole number"
+	case uint, uint64:
+		what = "a whole number from 0"
+	case float64:
+		what = "a number"
+	case time.Duration:
+		what = "a duration (such as 90s, 30m or 24h)"
+	default:
+		return ""
+	}
+	if m[3] == "value out of range" {
+		return fmt.Sprintf("--%s: %s is out of range", m[2], shellWord(value))
+	}
+	return fmt.Sprintf("--%s: %s is not %s", m[2], shellWord(value), what)
 }
 
 // globalFlagArgs returns the global flag name with its value as args give

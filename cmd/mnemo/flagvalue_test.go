@@ -1,0 +1,34 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFlagValueNotNumber: a number or duration flag whose value does not
+// parse says what it wants, in a value error (its line and the help
+// hint): "--top-k: x is not a whole number". It printed the flag
+// package's "invalid value \"x\" for flag --top-k: parse error".
+func TestFlagValueNotNumber(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"Int", []string{"search", "--resource", "r", "--top-k", "x", "hi"}, "mnemo search: --top-k: x is not a whole number"},
+		{"IntEmpty", []string{"search", "--resource", "r", "--top-k=", "hi"}, "mnemo search: --top-k: '' is not a whole number"},
+		{"IntRange", []string{"search", "--resource", "r", "--top-k", "99999999999999999999", "hi"}, "mnemo search: --top-k: 99999999999999999999 is out of range"},
+		{"Int64", []string{"messages", "--thread", "t", "--from", "1.5"}, "mnemo messages: --from: 1.5 is not a whole number"},
+		{"Uint64", []string{"bench", "--seed", "-1"}, "mnemo bench: --seed: -1 is not a whole number from 0"},
+		{"Float", []string{"eval", "--vector-weight", "abc", "f"}, "mnemo eval: --vector-weight: abc is not a number"},
+		{"Duration", []string{"expire", "--idle", "3"}, "mnemo expire: --idle: 3 is not a duration (such as 90s, 30m or 24h)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, stderr := run(t, nil, append([]string{"--dir", t.TempDir()}, c.args...)...)
+			want := c.want + "\nRun 'mnemo help " + c.args[0] + "' for the flags.\n"
+			if code != 2 || out != "" || stderr != want {
+				t.Errorf("mnemo %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, out, stderr, want)
+			}
+		})
+	}
+}
