@@ -56,7 +56,8 @@ type RunView struct {
 // ReplayView is a replay as a diff against the recorded run.
 type ReplayView struct {
 	// Without names what the counterfactual leaves out: "recalled",
-	// "observations", "workingMemory"; empty replays the run unchanged.
+	// "observations", "working-memory" (engine.ReplayOptions.LeaveOut's
+	// names); empty replays the run unchanged.
 	Without []string
 	// RecordedHash is the record's promptHash, OriginalHash the rebuilt
 	// one (equal when the replay reproduces the run), CounterHash the
@@ -79,38 +80,37 @@ type DiffMessage struct {
 	Removed            bool
 }
 
-// replayOptions maps the page's "without" parameters to ReplayOptions.
-// Errors: a *engine.ValidationError naming "without" for another value
-// (?without=foo replayed the run as recorded) and for a part given twice
-// (as the API refuses a repeated parameter; it was read as given once).
-func replayOptions(without []string) (engine.ReplayOptions, error) {
+// replayOptions maps the page's "without" parameters to ReplayOptions
+// and returns the parts' documented names (engine.ReplayOptions.LeaveOut:
+// "working-memory", `mnemo replay --without`'s spelling, or
+// "workingMemory"). Errors: a *engine.ValidationError naming "without"
+// for another value (?without=foo replayed the run as recorded) and for a
+// part given twice, in either spelling (as the API refuses a repeated
+// parameter; it was read as given once).
+func replayOptions(without []string) (engine.ReplayOptions, []string, error) {
 	var o engine.ReplayOptions
-	for i, w := range without {
-		if slices.Contains(without[:i], w) {
-			return o, &engine.ValidationError{Index: -1, Field: "without", Rule: fmt.Sprintf("%q given twice: give each part once", w)}
+	var names []string
+	for _, w := range without {
+		name, ok := o.LeaveOut(w)
+		if !ok {
+			return o, nil, &engine.ValidationError{Index: -1, Field: "without", Rule: fmt.Sprintf("must be %s, got %q", engine.ReplayPartNames, w)}
 		}
-		switch w {
-		case "recalled":
-			o.WithoutRecalled = true
-		case "observations":
-			o.WithoutObservations = true
-		case "workingMemory":
-			o.WithoutWorkingMemory = true
-		default:
-			return o, &engine.ValidationError{Index: -1, Field: "without", Rule: fmt.Sprintf("must be recalled, observations or workingMemory, got %q", w)}
+		if slices.Contains(names, name) {
+			return o, nil, &engine.ValidationError{Index: -1, Field: "without", Rule: fmt.Sprintf("%q given twice: give each part once", name)}
 		}
+		names = append(names, name)
 	}
-	return o, nil
+	return o, names, nil
 }
 
 // BuildRun loads a run of the principal and replays it without the parts
-// named in without ("recalled", "observations", "workingMemory"; none:
-// as recorded).
+// named in without ("recalled", "observations", "working-memory", also
+// spelled "workingMemory"; none: as recorded).
 //
 // Errors: a *engine.ValidationError naming "without" for another value
 // or one given twice; the server's errors for the run (server.ErrNotFound).
 func BuildRun(ctx context.Context, t server.Tenant, runID string, without []string) (*RunView, error) {
-	opt, err := replayOptions(without)
+	opt, without, err := replayOptions(without)
 	if err != nil {
 		return nil, err
 	}

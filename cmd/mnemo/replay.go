@@ -53,31 +53,27 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 	return nil
 }
 
-// parseWithout reads --without: keywords and THREAD:SEQ pairs (the seq is
-// after the last colon, since thread ids may hold colons).
+// parseWithout reads --without: the names of parts (recalled,
+// observations, working-memory, also spelled workingMemory, as the
+// inspector's ?without= takes them: engine.ReplayOptions.LeaveOut) and
+// THREAD:SEQ pairs (the seq is after the last colon, since thread ids may
+// hold colons).
 func parseWithout(s string) (engine.ReplayOptions, error) {
 	var opt engine.ReplayOptions
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
-		switch part {
-		case "":
-		case "recalled", "recall":
-			opt.WithoutRecalled = true
-		case "observations":
-			opt.WithoutObservations = true
-		case "working-memory":
-			opt.WithoutWorkingMemory = true
-		default:
-			i := strings.LastIndexByte(part, ':')
-			if i <= 0 {
-				return opt, fmt.Errorf("--without: %q is not recalled, observations, working-memory or THREAD:SEQ", part)
-			}
-			seq, err := strconv.ParseInt(part[i+1:], 10, 64)
-			if err != nil || seq < 1 {
-				return opt, fmt.Errorf("--without: %q: the seq after the last colon must be a whole number >= 1", part)
-			}
-			opt.WithoutTurns = append(opt.WithoutTurns, engine.TurnRef{ThreadID: part[:i], Seq: seq})
+		if _, ok := opt.LeaveOut(part); ok || part == "" {
+			continue // a part's name (engine.ReplayOptions.LeaveOut)
 		}
+		i := strings.LastIndexByte(part, ':')
+		if i <= 0 {
+			return opt, fmt.Errorf("--without: %q is not recalled, observations, working-memory or THREAD:SEQ", part)
+		}
+		seq, err := strconv.ParseInt(part[i+1:], 10, 64)
+		if err != nil || seq < 1 {
+			return opt, fmt.Errorf("--without: %q: the seq after the last colon must be a whole number >= 1", part)
+		}
+		opt.WithoutTurns = append(opt.WithoutTurns, engine.TurnRef{ThreadID: part[:i], Seq: seq})
 	}
 	return opt, nil
 }
