@@ -38,11 +38,20 @@ func (m *Main) flags(name, argsHelp string) *flag.FlagSet {
 		if out.wrote {
 			w = m.Stderr
 		}
-		fmt.Fprintln(w, strings.TrimRight("usage: mnemo [--dir DIR | --db URL] "+name+" [flags] "+argsHelp, " "))
+		global := "[--dir DIR | --db URL] "
+		if dataless[name] {
+			global = ""
+		}
+		fmt.Fprintln(w, strings.TrimRight("usage: mnemo "+global+name+" [flags] "+argsHelp, " "))
 		printFlags(w, fs)
 	}
 	return fs
 }
+
+// dataless are the commands that open no data directory and ignore
+// --dir and --db: their usage leaves those out ("usage: mnemo version
+// [flags]"; it showed "mnemo [--dir DIR | --db URL] version").
+var dataless = map[string]bool{"version": true, "models": true, "models fetch": true, "models list": true}
 
 // usageWriter is a FlagSet's output: error messages go to standard error,
 // and once one was written, the usage that follows goes there too.
