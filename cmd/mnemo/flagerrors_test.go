@@ -197,3 +197,29 @@ func TestFilterOperatorsListed(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobalFlagError: a global flag the command line gets wrong (before
+// the command) is a usage error whose line begins "mnemo: " and spells the
+// flag --dir, as every other usage error does, then the usage; -h still
+// prints the usage on standard output. Before, it was the flag package's
+// bare "flag needs an argument: -dir".
+func TestGlobalFlagError(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dir"}, "mnemo: flag needs an argument: --dir"},
+		{[]string{"--bogus", "version"}, "mnemo: flag provided but not defined: --bogus"},
+		{[]string{"--version=x"}, `mnemo: invalid boolean value "x" for --version: parse error`},
+	} {
+		code, stdout, stderr := run(t, nil, c.args...)
+		first, rest, _ := strings.Cut(stderr, "\n")
+		if code != 2 || first != c.want || !strings.HasPrefix(rest, "usage: mnemo ") || stdout != "" {
+			t.Errorf("mnemo %s: exit %d, stdout %q, first line %q; want 2, %q then the usage", strings.Join(c.args, " "), code, stdout, first, c.want)
+		}
+	}
+	code, stdout, stderr := run(t, nil, "--dir", "d", "-h")
+	if code != 0 || !strings.HasPrefix(stdout, "usage: mnemo ") || stderr != "" {
+		t.Errorf("mnemo --dir d -h: exit %d, stdout %q, stderr %q; want 0 and the usage on standard output", code, stdout, stderr)
+	}
+}

@@ -13,19 +13,6 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 )
 
-// helpAsked reports whether args ask for help before any "--".
-func helpAsked(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "-h", "-help", "--help", "--h":
-			return true
-		}
-	}
-	return false
-}
-
 // flags returns a FlagSet for a subcommand. Its usage goes to standard
 // output when it answers -h, to standard error after a usage error (the
 // flag package and usagef write the error first).

@@ -123,14 +123,18 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	db := fs.String("db", "", "Postgres URL, postgres://USER:PASSWORD@HOST:PORT/DATABASE, instead of a data directory (default $MNEMO_DB)")
 	emb := fs.String("embedder", "", "embedder: auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto: use-lite when installed, else hash-384)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
-	fs.Usage = func() { m.usageTo(m.Stderr) }
-	if helpAsked(args) {
-		fs.Usage = func() { m.usageTo(m.Stdout) }
-	}
+	// The flag package's own error line ("flag needs an argument: -dir")
+	// is said again below as every usage error is: "mnemo: " and the flag
+	// spelled --dir.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			m.usageTo(m.Stdout)
 			return 0
 		}
+		fmt.Fprintf(m.Stderr, "mnemo: %s\n", flagName.ReplaceAllString(err.Error(), "$1--$2"))
+		m.usageTo(m.Stderr)
 		return 2
 	}
 	if err := emptyTargetFlag(fs); err != nil {
