@@ -223,3 +223,22 @@ func TestGlobalFlagError(t *testing.T) {
 		t.Errorf("mnemo --dir d -h: exit %d, stdout %q, stderr %q; want 0 and the usage on standard output", code, stdout, stderr)
 	}
 }
+
+// TestSubcommandMissing: a command of subcommands given none is a usage
+// error whose first line says what it needs, then the usage. Before, mnemo
+// wm printed its usage alone, with no "mnemo wm: " line.
+func TestSubcommandMissing(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"wm"}, "mnemo wm: needs a subcommand: get, history or set"},
+		{[]string{"models"}, "mnemo models: needs a subcommand: fetch or list"},
+	} {
+		code, _, stderr := run(t, nil, append([]string{"--dir", t.TempDir()}, c.args...)...)
+		first, rest, _ := strings.Cut(stderr, "\n")
+		if code != 2 || first != c.want || !strings.Contains(rest, "usage") {
+			t.Errorf("mnemo %s: exit %d, first line %q; want 2, %q then the usage", strings.Join(c.args, " "), code, first, c.want)
+		}
+	}
+}

@@ -40,7 +40,7 @@ type WMCommand struct{ *Main }
 // Run dispatches `mnemo wm get|history|set`.
 func (c *WMCommand) Run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprint(c.Stderr, wmUsage)
+		fmt.Fprintf(c.Stderr, "mnemo wm: needs a subcommand: get, history or set\n%s", wmUsage)
 		return errUsage
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
