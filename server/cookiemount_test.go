@@ -32,3 +32,36 @@ func TestCookieMountUnknown(t *testing.T) {
 		})
 	}
 }
+
+// TestLoginRedirectCookieMount: a browser's GET without a token is sent
+// to the sign-in page on CookieMount's pages only; on another mount
+// (/mcp) it is the 401 problem, as the cookie the sign-in sets would not
+// open it. Before, GET /mcp with Accept: text/html went to
+// /ui/login?next=%2Fmcp, which answered 400 "invalid next".
+func TestLoginRedirectCookieMount(t *testing.T) {
+	page := func(*server.Principal) http.Handler { return http.NotFoundHandler() }
+	h := newHarness(t, true, server.Config{
+		Mount:       map[string]func(*server.Principal) http.Handler{"/ui/": page, "/mcp": page},
+		LoginPath:   "/ui/login",
+		CookieMount: "/ui/",
+	})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, c := range []struct {
+		path, location string
+		status         int
+	}{
+		{"/ui/threads", "/ui/login?next=%2Fui%2Fthreads", http.StatusSeeOther},
+		{"/mcp", "", http.StatusUnauthorized},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, h.ts.URL+c.path, nil)
+		req.Header.Set("Accept", "text/html,application/xhtml+xml")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.status || resp.Header.Get("Location") != c.location {
+			t.Errorf("GET %s (text/html, no token): %d, Location %q; want %d, %q", c.path, resp.StatusCode, resp.Header.Get("Location"), c.status, c.location)
+		}
+	}
+}

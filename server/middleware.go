@@ -136,8 +136,12 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 		sw := &statusWriter{ResponseWriter: w}
 		who := "-"
 		defer func() { s.observe(r, pattern, sw, who, start) }()
-		p, err := s.authenticate(r, pattern == s.cfg.CookieMount)
-		if err != nil && s.cfg.LoginPath != "" && r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/html") {
+		cookie := pattern == s.cfg.CookieMount
+		p, err := s.authenticate(r, cookie)
+		// Only the mount a sign-in's cookie opens is sent to the sign-in
+		// page: for another (/mcp) it would give nothing, and the page
+		// refuses a next outside the inspector.
+		if err != nil && cookie && s.cfg.LoginPath != "" && r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/html") {
 			http.Redirect(sw, r, s.cfg.LoginPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}

@@ -67,8 +67,10 @@ type Config struct {
 	// Principal. Patterns must not collide with the API's.
 	Mount map[string]func(p *Principal) http.Handler
 	// LoginPath, when set, is where a browser (a GET accepting text/html)
-	// is sent when a mounted page needs a token it lacks, instead of a 401
-	// problem: the inspector's sign-in page, with the page asked for in
+	// is sent when a page of CookieMount needs a token it lacks, instead
+	// of a 401 problem (another mount, such as /mcp, answers the 401: the
+	// sign-in's cookie would not open it): the inspector's sign-in page,
+	// with the page asked for in
 	// the query parameter "next" (LoginPath?next=/ui/threads/t; the
 	// sign-in page checks it before it goes there).
 	LoginPath string
