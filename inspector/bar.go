@@ -61,10 +61,26 @@ func (c scale) bar(v *float64) Bar {
 	return b
 }
 
-// hybridRules names the rules recall applies to a hybrid search's fused
-// scores after the fusion (recall's topHits), which mnemo's "scores:"
-// lines name too (cmd/mnemo/scores.go).
-const hybridRules = "then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's; in a resource-wide search, standardised again and raised by its session's evidence; speaker and date boosts)"
+// hybridRules names the rules recall applied to the fused scores of rec's
+// hybrid search after the fusion (recall's topHits), as mnemo's "scores:"
+// lines do (cmd/mnemo/scores.go, rules): the exchange order (the user's
+// turn takes the better score of an exchange, except for a question that
+// asks what the agent said or names the conversation), the session rules
+// where they ran — a resource-wide search with an embedder other than
+// hash-384, whose defaults turn them off (recall.DefaultSessionWeight,
+// DefaultTopicWeight); a condition when the record does not name its
+// embedder — and the speaker and date boosts.
+func hybridRules(rec *journal.MemCtx) string {
+	const session = "standardised again and raised by its session's evidence"
+	rules := "; " + session
+	switch emb := rec.Retrieval.Embedder; {
+	case rec.Options.Scope == string(recall.ScopeThread) || emb == recall.HashID:
+		rules = ""
+	case emb == "":
+		rules = "; unless the embedder was " + recall.HashID + ", " + session
+	}
+	return "then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's, unless the question asks what the agent said or names the conversation" + rules + "; speaker and date boosts)"
+}
 
 // ranking opens the note of a hybrid run's fused score.
 const ranking = "fused: the ranking score of this search, comparable within it only, may be negative: "
@@ -91,6 +107,7 @@ func scoreNote(rec *journal.MemCtx) string {
 // fusedNote is scoreNote's sentence on the fused score.
 func fusedNote(rec *journal.MemCtx) string {
 	o, p := rec.Options, rec.Options.FusionParams
+	hybridRules := hybridRules(rec)
 	if rr := rec.Retrieval.Rerank; rr != nil && rr.Status == recall.RerankOK {
 		return "fused: the re-ranker's score (" + rr.Reranker + ")"
 	}

@@ -54,6 +54,7 @@ func TestScaleBar(t *testing.T) {
 // alone. A single-channel run's score is the channel's own, with no rule.
 func TestScoreNoteRules(t *testing.T) {
 	score, w := 1.496, 0.5
+	const hybridRules = "then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's, unless the question asks what the agent said or names the conversation"
 	for _, c := range []struct {
 		name      string
 		o         journal.Options
@@ -86,6 +87,37 @@ func TestScoreNoteRules(t *testing.T) {
 				if strings.Contains(got, w) {
 					t.Errorf("note %q says %q", got, w)
 				}
+			}
+		})
+	}
+}
+
+// TestScoreNoteSessionRules: the run page names the session rules only
+// where they ran, as mnemo's "scores:" line does: a resource-wide run with
+// an embedder other than hash-384, and as a condition when the record does
+// not name its embedder. It named them for every run, which with hash-384
+// (whose defaults turn them off) or in a thread's search did not happen.
+func TestScoreNoteSessionRules(t *testing.T) {
+	const session = "standardised again and raised by its session's evidence"
+	score, w := 0.8, 0.5
+	for _, c := range []struct {
+		name, scope, embedder string
+		want                  string // "" when the note must not name the session rules
+	}{
+		{"UseLiteResource", "resource", "use-lite", "conversation; " + session + "; speaker"},
+		{"UseLiteThread", "thread", "use-lite", ""},
+		{"HashResource", "resource", recall.HashID, ""},
+		{"EmbedderNotSaid", "resource", "", "unless the embedder was hash-384, " + session},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &journal.MemCtx{
+				Options:   journal.Options{Mode: "hybrid", Scope: c.scope, Fusion: recall.FusionWeighted, FusionParams: &journal.FusionParams{VectorWeight: &w, Normalise: recall.NormStandardise}},
+				Retrieval: journal.Retrieval{Lexical: "ok", Vector: "ok", Embedder: c.embedder},
+				Recalled:  []journal.Ref{{Score: &score}, {Score: &score}},
+			}
+			got := scoreNote(rec)
+			if c.want == "" && strings.Contains(got, session) || c.want != "" && !strings.Contains(got, c.want) {
+				t.Errorf("note %q; want %q (\"\": no session rule)", got, c.want)
 			}
 		})
 	}

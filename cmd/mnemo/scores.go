@@ -32,6 +32,11 @@ type scoredSearch struct {
 	topK     int
 	// hits counts the hits that have a score (range neighbours have none).
 	hits int
+	// scope is the search's (recall.ScopeThread or ScopeResource; ""
+	// means resource) and embedder the one it ran with (recall.Retrieval's
+	// Embedder; "" when not said): the session rules ran only in a
+	// resource-wide search with an embedder other than hash-384 (rules).
+	scope, embedder string
 }
 
 // scoreColumns says what the lexical and vector scores beside the score
@@ -40,11 +45,34 @@ type scoredSearch struct {
 // and after"), not of the message alone.
 const scoreColumns = "lexical: BM25 of the turn with its exchange context · vector: cosine similarity of the turn with its exchange context"
 
-// hybridRules names the rules recall applies to the fused scores of a
-// hybrid search after the fusion (recall's topHits): the exchange order,
-// the session rules of a resource-wide search, the speaker and date
-// boosts. They leave a lone candidate's score as it is.
-const hybridRules = "then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's; in a resource-wide search, standardised again and raised by its session's evidence; speaker and date boosts)"
+// exchangeRule is recall's exchange order rule (exchangeorder.go) in
+// words: of a user's turn and the agent's reply after it, the user's turn
+// takes the better fused score, except for a question that asks what the
+// agent said (youSaid: the reply takes it) or names the conversation
+// (ourTalk: the pair keeps its order).
+const exchangeRule = "a user's turn takes the better of its score and its reply's, unless the question asks what the agent said or names the conversation"
+
+// sessionRules are recall's session rules (sessionEvidence, sessionTopic)
+// in words.
+const sessionRules = "standardised again and raised by its session's evidence"
+
+// rules names the rules recall applied to the fused scores of s after the
+// fusion (recall's topHits): the exchange order, the session rules when
+// they ran, the speaker and date boosts. The session rules run in a
+// resource-wide search only, and not with hash-384, whose defaults turn
+// them off (recall.DefaultSessionWeight, DefaultTopicWeight); with the
+// embedder not said, that is said as a condition. No rule changes a lone
+// candidate's score.
+func (s scoredSearch) rules() string {
+	session := "; " + sessionRules
+	switch {
+	case s.scope == string(recall.ScopeThread) || s.embedder == recall.HashID:
+		session = ""
+	case s.embedder == "":
+		session = "; unless the embedder was " + recall.HashID + ", " + sessionRules
+	}
+	return "then mnemo's hybrid rules (" + exchangeRule + session + "; speaker and date boosts)"
+}
 
 // ranking opens the legend of a hybrid search's score: what the number is
 // for and what it is not.
@@ -54,17 +82,16 @@ const ranking = "the ranking score of this search, comparable within it only, ma
 // channel's own. In hybrid mode it is the ranking score of the search:
 // the fusion of the channels (weighted: each standardised over the
 // candidates; rrf: Σ 1/(k + rank)), or the one channel that answered, then
-// the hybrid rules (hybridRules), so no formula of the channels' scores
+// the hybrid rules (rules), so no formula of the channels' scores
 // alone gives it. A lone candidate, which the weighted fusion scores by its
 // channels' presence (recall's lonePresence) and no rule changes, is said
 // so: a search with fewer scored hits than topK returned every candidate,
 // so one such hit was the lone candidate; with topK 1 one hit may be
 // either, and both are said.
 func (s scoredSearch) score() string {
-	const (
-		weighted = ranking + "the channels' scores fused (--fusion weighted: each standardised over the candidates, 0 their mean), " + hybridRules
-		lone     = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against, and no hybrid rule changes it): 1 when both channels scored it, less when one did"
-	)
+	const lone = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against, and no hybrid rule changes it): 1 when both channels scored it, less when one did"
+	hybridRules := s.rules()
+	weighted := ranking + "the channels' scores fused (--fusion weighted: each standardised over the candidates, 0 their mean), " + hybridRules
 	switch {
 	case s.reranker != "":
 		return "the re-ranker's (" + s.reranker + "), over the fused order's best candidates"
@@ -93,7 +120,7 @@ func (s scoredSearch) score() string {
 // searchScores is the scoredSearch of mnemo search: options o, as
 // resolved by rf.options, and what the search returned.
 func searchScores(o recall.Options, r recall.Retrieval, hits []searchHit) scoredSearch {
-	s := scoredSearch{mode: o.Mode, fusion: o.Fusion, lexical: r.Lexical, vector: r.Vector, topK: o.TopK}
+	s := scoredSearch{mode: o.Mode, fusion: o.Fusion, lexical: r.Lexical, vector: r.Vector, topK: o.TopK, scope: string(o.Scope), embedder: r.Embedder}
 	if s.fusion == "" {
 		s.fusion = recall.DefaultFusion
 	}
@@ -113,7 +140,7 @@ func searchScores(o recall.Options, r recall.Retrieval, hits []searchHit) scored
 // fusions were recorded: not known).
 func memctxScores(r *journal.MemCtx) scoredSearch {
 	o := r.Options
-	s := scoredSearch{mode: recall.Mode(o.Mode), fusion: o.Fusion, lexical: r.Retrieval.Lexical, vector: r.Retrieval.Vector, topK: o.TopK}
+	s := scoredSearch{mode: recall.Mode(o.Mode), fusion: o.Fusion, lexical: r.Retrieval.Lexical, vector: r.Retrieval.Vector, topK: o.TopK, scope: o.Scope, embedder: r.Retrieval.Embedder}
 	if p := o.FusionParams; p != nil {
 		s.norm, s.k = p.Normalise, p.K
 	}

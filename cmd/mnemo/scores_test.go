@@ -17,11 +17,15 @@ import (
 )
 
 const (
-	rulesText    = "then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's; in a resource-wide search, standardised again and raised by its session's evidence; speaker and date boosts)"
-	standardised = "the ranking score of this search, comparable within it only, may be negative: the channels' scores fused (--fusion weighted: each standardised over the candidates, 0 their mean), " + rulesText
-	rrfLegend    = "the ranking score of this search, comparable within it only, may be negative: reciprocal rank fusion of the channels (--fusion rrf: Σ 1/(60 + rank)), " + rulesText
-	presence     = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against, and no hybrid rule changes it): 1 when both channels scored it, less when one did"
-	eitherWay    = standardised + "; if it was the only candidate, its channels' presence instead: 1 when both channels scored it, less when one did"
+	// rulesText is the hybrid rules of the tests' hash-384 searches (and of
+	// any thread's search): no session rule, which hash-384 turns off;
+	// sessionRulesText those of a resource-wide use-lite search.
+	rulesText        = "then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's, unless the question asks what the agent said or names the conversation; speaker and date boosts)"
+	sessionRulesText = "then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's, unless the question asks what the agent said or names the conversation; standardised again and raised by its session's evidence; speaker and date boosts)"
+	standardised     = "the ranking score of this search, comparable within it only, may be negative: the channels' scores fused (--fusion weighted: each standardised over the candidates, 0 their mean), " + rulesText
+	rrfLegend        = "the ranking score of this search, comparable within it only, may be negative: reciprocal rank fusion of the channels (--fusion rrf: Σ 1/(60 + rank)), " + rulesText
+	presence         = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against, and no hybrid rule changes it): 1 when both channels scored it, less when one did"
+	eitherWay        = standardised + "; if it was the only candidate, its channels' presence instead: 1 when both channels scored it, less when one did"
 	// columnsText says what the lexical and vector columns are.
 	columnsText = " · lexical: BM25 of the turn with its exchange context · vector: cosine similarity of the turn with its exchange context"
 )
@@ -196,7 +200,7 @@ func TestMemCtxScoreLegendMaxNorm(t *testing.T) {
 	w, score := 0.3, 0.8
 	rec := &journal.MemCtx{Options: journal.Options{TopK: 3, Mode: "hybrid", Fusion: "weighted", FusionParams: &journal.FusionParams{VectorWeight: &w, Normalise: recall.NormMax}},
 		Recalled: []journal.Ref{{Score: &score}, {Score: &score}}, Retrieval: journal.Retrieval{Lexical: "ok", Vector: "ok"}}
-	if got := memctxScores(rec).score(); !strings.Contains(got, "max-normalised") || strings.Contains(got, "within [0, 1]") || strings.Contains(got, "each standardised") || !strings.Contains(got, rulesText) {
+	if got := memctxScores(rec).score(); !strings.Contains(got, "max-normalised") || strings.Contains(got, "within [0, 1]") || strings.Contains(got, "each standardised") || !strings.Contains(got, "unless the embedder was hash-384, standardised again") {
 		t.Errorf("max-normalised record's legend %q", got)
 	}
 	if got, want := fusionText(rec.Options), "weighted (vector weight 0.3, max)"; got != want {
@@ -290,14 +294,52 @@ func TestScoreLegendRRFRules(t *testing.T) {
 	if highest <= 2.0/61 {
 		t.Fatalf("highest rrf score %.3f, want above 2/61 (the session rules):\n%s", highest, out)
 	}
-	if got, want := lineWith(out, "scores: "), "scores: score: "+rrfLegend+columnsText+" · -: no score"; got != want {
+	rrfSession := strings.Replace(rrfLegend, rulesText, sessionRulesText, 1)
+	if got, want := lineWith(out, "scores: "), "scores: score: "+rrfSession+columnsText+" · -: no score"; got != want {
 		t.Errorf("search: scores line\n%q, want\n%q", got, want)
+	}
+	// A thread's search runs no session rule, with use-lite as well.
+	code, out, stderr = run(t, env, "--dir", dir, "search", "--resource", "ana", "--thread", "ana:trip-planning", "--fusion", "rrf", "night train booking")
+	if code != 0 {
+		t.Fatalf("search --thread: exit %d, %s", code, stderr)
+	}
+	if got, want := lineWith(out, "scores: "), "scores: score: "+rrfLegend+columnsText+" · -: no score"; got != want {
+		t.Errorf("search --thread: scores line\n%q, want\n%q", got, want)
 	}
 	code, out, stderr = run(t, env, "--dir", dir, "context", "--thread", "ana:today", "--fusion", "rrf", "--query", "night train booking")
 	if code != 0 {
 		t.Fatalf("context: exit %d, %s", code, stderr)
 	}
-	if got, want := lineWith(out, "scores: "), "scores: score: "+rrfLegend+columnsText; got != want {
+	if got, want := lineWith(out, "scores: "), "scores: score: "+rrfSession+columnsText; got != want {
 		t.Errorf("context: scores line\n%q, want\n%q\n%s", got, want, out)
+	}
+}
+
+// TestScoreLegendSessionRules: the "scores:" line names the session rules
+// only where they ran: a resource-wide search with an embedder other than
+// hash-384 (recall.DefaultSessionWeight and DefaultTopicWeight turn them
+// off for hash-384; a thread's search has no sessions to weigh), and as a
+// condition when the embedder is not said. It named them for every search
+// ("in a resource-wide search, standardised again …"), which with hash-384
+// did not happen: "night train booking" on the demo's resource scored the
+// weighted fusion's own figures, the exchange order aside.
+func TestScoreLegendSessionRules(t *testing.T) {
+	for _, c := range []struct {
+		name, scope, embedder string
+		want                  string
+	}{
+		{"UseLiteResource", "resource", "use-lite", sessionRulesText},
+		{"UseLiteDefaultScope", "", "use-lite", sessionRulesText},
+		{"UseLiteThread", "thread", "use-lite", rulesText},
+		{"HashResource", "resource", recall.HashID, rulesText},
+		{"HashThread", "thread", recall.HashID, rulesText},
+		{"EmbedderNotSaid", "resource", "", "; unless the embedder was hash-384, standardised again and raised by its session's evidence; speaker and date boosts)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := scoredSearch{mode: recall.ModeHybrid, fusion: recall.FusionWeighted, lexical: "ok", vector: "ok", topK: 5, hits: 3, scope: c.scope, embedder: c.embedder}
+			if got := s.score(); !strings.HasSuffix(got, c.want) {
+				t.Errorf("legend %q, want it to end %q", got, c.want)
+			}
+		})
 	}
 }
