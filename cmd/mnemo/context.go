@@ -141,7 +141,7 @@ func printMessage(w io.Writer, msg engine.ContextMessage, width int) {
 }
 
 // printMemCtx writes a memctx record for a person: with the recalled
-// turns' scores, a "scores:" line says what they are, by the fusion the
+// turns' scores, a "scores:" legend says what they are, by the fusion the
 // record names (not known in a record written before fusions were
 // recorded).
 func printMemCtx(w io.Writer, r *journal.MemCtx) {
@@ -170,7 +170,7 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	}
 	fmt.Fprintln(w)
 	if s := memctxScores(r); s.hits > 0 {
-		fmt.Fprintf(w, "scores: score: %s · %s\n", s.score(), scoreColumns)
+		printLegend(w, append([]string{"score: " + s.score()}, scoreColumns...)...)
 	}
 	fmt.Fprintf(w, "recalled %d:\n", len(r.Recalled))
 	for _, x := range r.Recalled {

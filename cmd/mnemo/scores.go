@@ -3,13 +3,15 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
-// scoredSearch is what a "scores:" line needs to know of a search to say
+// scoredSearch is what a "scores:" legend needs to know of a search to say
 // what its hits' score is (recall.fuse): the mode and fusion it ran with,
 // how its channels and re-rank stage fared, its topK and how many hits it
 // scored. mnemo search and mnemo context (and memctx) print the line.
@@ -43,7 +45,7 @@ type scoredSearch struct {
 // are: each channel's score of the turn with its exchange context (a turn
 // scores at least half its neighbours' score; README, "The turns before
 // and after"), not of the message alone.
-const scoreColumns = "lexical: BM25 of the turn with its exchange context · vector: cosine similarity of the turn with its exchange context"
+var scoreColumns = []string{"lexical: BM25 of the turn with its exchange context", "vector: cosine similarity of the turn with its exchange context"}
 
 // exchangeRule is recall's exchange order rule (exchangeorder.go) in
 // words: of a user's turn and the agent's reply after it, the user's turn
@@ -170,4 +172,37 @@ func fusionText(o journal.Options) string {
 		return fmt.Sprintf("%s (vector weight %g, %s)", o.Fusion, *p.VectorWeight, p.Normalise)
 	}
 	return fmt.Sprintf("%s (%s)", o.Fusion, p.Normalise)
+}
+
+// legendWidth is the width in characters that printLegend wraps a
+// "scores:" legend at; on one line it ran to about 470.
+const legendWidth = 100
+
+// legendIndent begins each line of a legend after its first, under its
+// first word ("scores: " is as wide).
+const legendIndent = "        "
+
+// printLegend writes the "scores:" legend of parts to w: each part (what
+// one column holds: "score: …", "lexical: …") begins a line, the first
+// after "scores: ", the others indented by legendIndent, and is wrapped at
+// spaces to legendWidth characters a line (a wider word stays whole),
+// its continuation lines indented alike. Joining the lines with one
+// space, the indents taken out, gives "scores: " and the parts joined by
+// spaces back.
+func printLegend(w io.Writer, parts ...string) {
+	line := "scores:"
+	for i, part := range parts {
+		if i > 0 {
+			fmt.Fprintln(w, line)
+			line = legendIndent[1:] // the word's space comes next
+		}
+		for j, word := range strings.Split(part, " ") {
+			if j > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > legendWidth {
+				fmt.Fprintln(w, line)
+				line = legendIndent[1:]
+			}
+			line += " " + word
+		}
+	}
+	fmt.Fprintln(w, line)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/models"
@@ -47,6 +48,48 @@ func scoresFixture(t *testing.T) string {
 	return dir
 }
 
+// legendOf returns the "scores:" legend of out unwrapped (printLegend):
+// its lines joined by a space, or by " · " before a line that begins a
+// column's part ("lexical: ", "vector: ", "-: "), the indents taken out;
+// "" when out has none. A line of it wider than legendWidth fails t.
+func legendOf(t *testing.T, out string) string {
+	t.Helper()
+	text, _ := legendAt(t, out)
+	return text
+}
+
+// legendAt is legendOf and the index of the line of out after the legend.
+func legendAt(t *testing.T, out string) (string, int) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	for i, line := range lines {
+		if !strings.HasPrefix(line, "scores: ") {
+			continue
+		}
+		text, end := line, i+1
+		for ; end < len(lines); end++ {
+			rest, ok := strings.CutPrefix(lines[end], legendIndent)
+			if !ok || rest == "" || rest[0] == ' ' {
+				break
+			}
+			sep := " "
+			for _, p := range []string{"lexical: ", "vector: ", "-: "} {
+				if strings.HasPrefix(rest, p) {
+					sep = " · "
+				}
+			}
+			text += sep + rest
+		}
+		for _, l := range lines[i:end] {
+			if n := utf8.RuneCountInString(l); n > legendWidth {
+				t.Errorf("legend line of %d characters, wider than %d: %q", n, legendWidth, l)
+			}
+		}
+		return text, end
+	}
+	return "", -1
+}
+
 // lineWith returns the line of out that starts with prefix, or "".
 func lineWith(out, prefix string) string {
 	for _, line := range strings.Split(out, "\n") {
@@ -81,7 +124,7 @@ func TestSearchScoreLegendLone(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("search %v: exit %d, %s", c.args, code, stderr)
 		}
-		if got, want := lineWith(out, "scores: "), "scores: score: "+c.legend+columns; got != want {
+		if got, want := legendOf(t, out), "scores: score: "+c.legend+columns; got != want {
 			t.Errorf("search %v: scores line\n%q, want\n%q", c.args, got, want)
 		}
 		if row := strings.Fields(lineWith(out, "u ")); c.score != "" && (len(row) < 3 || row[2] != c.score) {
@@ -118,7 +161,7 @@ func TestContextScoreLegend(t *testing.T) {
 			if c.legend != "" {
 				want = "scores: score: " + c.legend + columns
 			}
-			if got := lineWith(out, "scores: "); got != want {
+			if got := legendOf(t, out); got != want {
 				t.Errorf("scores line\n%q, want\n%q\n%s", got, want, out)
 			}
 		})
@@ -139,7 +182,7 @@ func TestContextScoreLegend(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d, %s", code, stderr)
 			}
-			if got, want := lineWith(out, "scores: "), "scores: score: "+c.legend+columns; got != want {
+			if got, want := legendOf(t, out), "scores: score: "+c.legend+columns; got != want {
 				t.Errorf("memctx: scores line\n%q, want\n%q", got, want)
 			}
 			if got := lineWith(out, "fusion: "); got != c.options {
@@ -180,7 +223,7 @@ func TestMemCtxScoreLegendUnknown(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
-	got := lineWith(out, "scores: ")
+	got := legendOf(t, out)
 	for _, w := range []string{"--fusion weighted, the default, standardises each channel", "--fusion rrf sums 1/(60 + rank)", "not recorded", rulesText} {
 		if !strings.Contains(got, w) {
 			t.Errorf("memctx: scores line %q lacks %q", got, w)
@@ -258,7 +301,7 @@ func TestSearchScoreLegendExchangeOrder(t *testing.T) {
 	if scoreField(t, rep[3]) <= scoreField(t, req[3]) || scoreField(t, rep[4]) <= scoreField(t, req[4]) || scoreField(t, req[2]) <= scoreField(t, rep[2]) {
 		t.Fatalf("want the reply's channel scores higher and the request's score higher (the exchange order rule):\n%s", out)
 	}
-	if got, want := lineWith(out, "scores: "), "scores: score: "+standardised+columnsText+" · -: no score"; got != want {
+	if got, want := legendOf(t, out), "scores: score: "+standardised+columnsText+" · -: no score"; got != want {
 		t.Errorf("scores line\n%q, want\n%q", got, want)
 	}
 }
@@ -295,7 +338,7 @@ func TestScoreLegendRRFRules(t *testing.T) {
 		t.Fatalf("highest rrf score %.3f, want above 2/61 (the session rules):\n%s", highest, out)
 	}
 	rrfSession := strings.Replace(rrfLegend, rulesText, sessionRulesText, 1)
-	if got, want := lineWith(out, "scores: "), "scores: score: "+rrfSession+columnsText+" · -: no score"; got != want {
+	if got, want := legendOf(t, out), "scores: score: "+rrfSession+columnsText+" · -: no score"; got != want {
 		t.Errorf("search: scores line\n%q, want\n%q", got, want)
 	}
 	// A thread's search runs no session rule, with use-lite as well.
@@ -303,14 +346,14 @@ func TestScoreLegendRRFRules(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("search --thread: exit %d, %s", code, stderr)
 	}
-	if got, want := lineWith(out, "scores: "), "scores: score: "+rrfLegend+columnsText+" · -: no score"; got != want {
+	if got, want := legendOf(t, out), "scores: score: "+rrfLegend+columnsText+" · -: no score"; got != want {
 		t.Errorf("search --thread: scores line\n%q, want\n%q", got, want)
 	}
 	code, out, stderr = run(t, env, "--dir", dir, "context", "--thread", "ana:today", "--fusion", "rrf", "--query", "night train booking")
 	if code != 0 {
 		t.Fatalf("context: exit %d, %s", code, stderr)
 	}
-	if got, want := lineWith(out, "scores: "), "scores: score: "+rrfSession+columnsText; got != want {
+	if got, want := legendOf(t, out), "scores: score: "+rrfSession+columnsText; got != want {
 		t.Errorf("context: scores line\n%q, want\n%q\n%s", got, want, out)
 	}
 }
@@ -341,5 +384,23 @@ func TestScoreLegendSessionRules(t *testing.T) {
 				t.Errorf("legend %q, want it to end %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestPrintLegend: each column's part begins a line of the legend, a part
+// wider than legendWidth wraps at spaces with its further lines indented,
+// and legendOf gives the one-line text back. The legend was one line of
+// about 470 characters.
+func TestPrintLegend(t *testing.T) {
+	long := "score: " + strings.Repeat("a word ", 40) + "end"
+	var b strings.Builder
+	printLegend(&b, long, "lexical: BM25", "-: no score")
+	out := b.String()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[0], "scores: score: a word") || lines[len(lines)-2] != legendIndent+"lexical: BM25" || lines[len(lines)-1] != legendIndent+"-: no score" {
+		t.Fatalf("legend:\n%s", out)
+	}
+	if got, want := legendOf(t, out), "scores: "+long+" · lexical: BM25 · -: no score"; got != want {
+		t.Errorf("unwrapped %q, want %q", got, want)
 	}
 }

@@ -117,7 +117,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if res.Retrieval.Note != "" {
 		fmt.Fprintf(c.Stdout, "note: %s\n", res.Retrieval.Note)
 	}
-	fmt.Fprintf(c.Stdout, "scores: score: %s · %s · -: no score\n", searchScores(*opts, res.Retrieval, hits).score(), scoreColumns)
+	printLegend(c.Stdout, append(append([]string{"score: " + searchScores(*opts, res.Retrieval, hits).score()}, scoreColumns...), "-: no score")...)
 	catchUpHint(c.Stderr, "search", res.Retrieval.Lexical, res.Retrieval.Vector)
 	msgs, err := e.MessagesByID(ctx, *resource, ids(hits)...)
 	if err != nil {

@@ -29,7 +29,8 @@ func TestSearchReasonColumn(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("search %v: exit %d, %s", args, code, stderr)
 		}
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[2:] { // after the retrieval and scores lines
+		_, next := legendAt(t, out)
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[next:] { // after the retrieval line and the scores legend
 			table = append(table, strings.Fields(line))
 		}
 		code, out, stderr = run(t, nil, append(base, "--json", "garden")...)
@@ -89,7 +90,8 @@ func TestSearchScoreLegend(t *testing.T) {
 			t.Fatalf("search %v: exit %d, %s", c.args, code, stderr)
 		}
 		lines := strings.Split(out, "\n")
-		if len(lines) < 4 || !strings.HasPrefix(lines[0], "retrieval: ") || lines[1] != c.legend || !strings.HasPrefix(lines[2], "thread ") {
+		legend, next := legendAt(t, out)
+		if len(lines) < 4 || !strings.HasPrefix(lines[0], "retrieval: ") || !strings.HasPrefix(lines[1], "scores: ") || legend != c.legend || next < 0 || !strings.HasPrefix(lines[next], "thread ") {
 			t.Errorf("search %v:\n%s\nwant the retrieval line, then %q, then the table", c.args, out, c.legend)
 		}
 	}
