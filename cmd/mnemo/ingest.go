@@ -417,15 +417,18 @@ func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err erro
 
 // interruptedError is an ingest its context stopped (SIGINT, SIGTERM):
 // its text says what was stored and how to store the rest, where the
-// step that saw the cancel said "FILE: begin: context canceled"; errors.Is
-// sees err (context.Canceled: exitStatus says "interrupted").
+// step that saw the cancel said "FILE: begin: context canceled". errors.Is
+// sees err and context.Canceled, whatever err is: the step that saw the
+// cancel may have failed with an error of its own that does not wrap it
+// (SQLite's "interrupted (9)" from a statement the cancel stopped), and
+// exitStatus says "interrupted" for context.Canceled.
 type interruptedError struct {
 	msg string
 	err error
 }
 
-func (e *interruptedError) Error() string { return e.msg }
-func (e *interruptedError) Unwrap() error { return e.err }
+func (e *interruptedError) Error() string   { return e.msg }
+func (e *interruptedError) Unwrap() []error { return []error{e.err, context.Canceled} }
 
 // interrupted is the error of the import of label stopped by its context
 // (err) after rep's messages were stored (nil: none): they stay, an import
