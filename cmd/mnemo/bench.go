@@ -138,7 +138,7 @@ func (c *BenchCommand) parse(args []string) (*flag.FlagSet, bench.Options, bench
 		return fs, o, f, err
 	}
 	if fs.NArg() > 0 {
-		return fs, o, f, c.usagef(fs, "bench takes no arguments")
+		return fs, o, f, c.noArgs(fs, "")
 	}
 	if err := c.checkGiven(fs, benchGivenFlags...); err != nil {
 		return fs, o, f, err

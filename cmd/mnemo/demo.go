@@ -32,7 +32,7 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return c.usagef(fs, "demo takes no arguments")
+		return c.noArgs(fs, "")
 	}
 	data, scratch, err := c.demoDirs(fs, *keep)
 	if err != nil {

@@ -104,7 +104,9 @@ func TestGlobalFlagAfterCommand(t *testing.T) {
 // `mnemo context --thread t what was my booking` loaded the context with
 // the newest user message as its query and said nothing of the words, and
 // messages, observations, observe, check, reindex and version ignored
-// theirs the same way.
+// theirs the same way. threads, runs, demo, vacuum, expire, serve, mcp,
+// bench, wm get and history and models list said "takes no arguments"
+// without what they got, the others ", got [\"extra\"]".
 func TestStrayArguments(t *testing.T) {
 	for _, args := range [][]string{
 		{"context", "--thread", "t", "what", "was", "my", "booking"},
@@ -114,11 +116,27 @@ func TestStrayArguments(t *testing.T) {
 		{"check", "extra"},
 		{"reindex", "extra"},
 		{"version", "extra"},
+		{"threads", "extra"},
+		{"runs", "extra"},
+		{"demo", "extra"},
+		{"vacuum", "extra"},
+		{"expire", "extra"},
+		{"serve", "extra"},
+		{"mcp", "extra"},
+		{"bench", "extra"},
+		{"wm", "get", "--thread", "t", "extra"},
+		{"wm", "history", "--thread", "t", "extra"},
+		{"models", "list", "extra"},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...)
 		first, _, _ := strings.Cut(stderr, "\n")
-		if want := "mnemo " + args[0] + ": takes no arguments"; code != 2 || !strings.HasPrefix(first, want) {
+		name := args[0]
+		if name == "wm" || name == "models" {
+			name += " " + args[1]
+		}
+		// Every command says the same, naming what it got.
+		if want := "mnemo " + name + `: takes no arguments, got ["`; code != 2 || !strings.HasPrefix(first, want) {
 			t.Errorf("mnemo %s: exit %d, first line %q; want exit 2 and %q", strings.Join(args, " "), code, first, want)
 		}
 	}

@@ -128,7 +128,7 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return c.usagef(fs, "expire takes no arguments")
+		return c.noArgs(fs, "")
 	}
 	if *idle < 0 {
 		return c.valuef(fs, "--idle must not be negative")

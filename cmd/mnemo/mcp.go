@@ -37,7 +37,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return c.usagef(fs, "mcp takes no arguments")
+		return c.noArgs(fs, "")
 	}
 	if *resources == "" && flagGiven(fs, "resources") {
 		// Read as left out, a script's unset "$R" gave the client every resource.

@@ -75,7 +75,7 @@ func (c *ModelsCommand) list(args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return c.usagef(fs, "models list takes no arguments")
+		return c.noArgs(fs, "")
 	}
 	dir, err := c.modelsDir()
 	if err != nil {

@@ -30,7 +30,7 @@ func (c *ThreadsCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return c.usagef(fs, "threads takes no arguments")
+		return c.noArgs(fs, "")
 	}
 	if err := c.checkIDs(fs, "--resource", *resource); err != nil {
 		return err

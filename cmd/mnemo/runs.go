@@ -78,7 +78,7 @@ func (c *RunsCommand) runFilter(fs *flag.FlagSet, thread, resource string, limit
 	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
 	switch {
 	case fs.NArg() > 0:
-		return f, c.usagef(fs, "runs takes no arguments")
+		return f, c.noArgs(fs, "")
 	case thread != "" && resource != "":
 		return f, c.usagef(fs, "give --thread or --resource, not both")
 	case limit < 1 || limit > journal.MaxRunsLimit:

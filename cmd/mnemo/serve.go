@@ -37,7 +37,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return c.usagef(fs, "serve takes no arguments")
+		return c.noArgs(fs, "")
 	}
 	if err := c.checkGiven(fs, "--tokens", "a token file (without one every request is the operator's)", "--config", "a configuration file"); err != nil {
 		return err

@@ -24,7 +24,7 @@ func (c *VacuumCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return c.usagef(fs, "vacuum takes no arguments")
+		return c.noArgs(fs, "")
 	}
 	e, err := c.open(ctx)
 	if err != nil {

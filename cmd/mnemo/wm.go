@@ -105,7 +105,7 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 	case sub == "set" && fs.NArg() != 1:
 		return fs, nil, c.usagef(fs, "wm set needs one FILE (or - for stdin)")
 	case sub != "set" && fs.NArg() != 0:
-		return fs, nil, c.usagef(fs, "wm %s takes no arguments", sub)
+		return fs, nil, c.noArgs(fs, "")
 	case *f.schemaFile != "" && *f.markdown:
 		return fs, nil, c.usagef(fs, "--schema and --markdown exclude each other")
 	}
