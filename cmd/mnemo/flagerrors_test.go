@@ -260,3 +260,19 @@ func TestSubcommandMissing(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionFlagArguments: mnemo --version is mnemo version, whose
+// arguments it refuses alike; it printed the version and ignored them
+// (mnemo --version extra, mnemo --version threads: exit 0).
+func TestVersionFlagArguments(t *testing.T) {
+	for _, args := range [][]string{{"--version", "extra"}, {"--version", "threads"}} {
+		code, stdout, stderr := run(t, nil, args...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if want := `mnemo version: takes no arguments, got ["` + args[1] + `"]`; code != 2 || first != want || stdout != "" {
+			t.Errorf("mnemo %s: exit %d, stdout %q, first line %q; want 2 and %q", strings.Join(args, " "), code, stdout, first, want)
+		}
+	}
+	if code, stdout, _ := run(t, nil, "--version"); code != 0 || !strings.HasPrefix(stdout, "mnemo ") {
+		t.Errorf("mnemo --version: exit %d, %q", code, stdout)
+	}
+}

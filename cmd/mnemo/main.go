@@ -160,8 +160,12 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return 2
 	}
 	if *showVersion {
+		// mnemo --version is mnemo version, with the words after it as
+		// its arguments: "mnemo --version extra" is refused as "mnemo
+		// version extra" is (it printed the version, extra ignored).
+		rest := fs.Args()
 		fs = flag.NewFlagSet("mnemo", flag.ContinueOnError)
-		fs.Parse([]string{"version"})
+		fs.Parse(append([]string{"version", "--"}, rest...))
 	}
 	if fs.NArg() == 0 {
 		m.usageTo(m.Stderr)
