@@ -121,3 +121,22 @@ func TestZeroTimeRefused(t *testing.T) {
 		t.Errorf("--queries line with the zero time: exit %d %q", code, errOut)
 	}
 }
+
+// TestQueriesUnknownField: a --queries line with a field search does not
+// know is an error naming the file, the line and the field, before that
+// line's search (the lines before it are answered), as POST /v1/search
+// refuses one. Before, a misspelt
+// "thred" was left out silently and the line searched the whole resource
+// (exit 0, the other thread's hits).
+func TestQueriesUnknownField(t *testing.T) {
+	dir := scoresFixture(t)
+	qf := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(qf, []byte(`{"id":"a","resource":"r","query":"garden"}`+"\n"+`{"id":"b","resource":"r","thred":"t","query":"garden"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, nil, "--dir", dir, "search", "--queries", qf)
+	want := `q.jsonl:2: unknown field "thred": a line has id, resource, thread, query, filter and at`
+	if code != 1 || !strings.Contains(errOut, want) || strings.Contains(out, `"id":"b"`) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, no answer for line 2 and %q", code, out, errOut, want)
+	}
+}

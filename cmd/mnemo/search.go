@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,6 +39,20 @@ type searchQuery struct {
 	// At is when the question is asked (RFC 3339); absent: --at. The zero
 	// time is refused (an unset time written out).
 	At *time.Time `json:"at,omitempty"`
+}
+
+// unknownQueryField returns the quoted name of a field of the --queries
+// line b (valid JSON) that searchQuery does not have, or "": a misspelt
+// field ("thred") would otherwise be left out silently, widening the
+// line's search to the whole resource, as POST /v1/search refuses it.
+func unknownQueryField(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var q searchQuery
+	if name, ok := strings.CutPrefix(fmt.Sprint(dec.Decode(&q)), "json: unknown field "); ok {
+		return name
+	}
+	return ""
 }
 
 // SearchCommand is `mnemo search`: hybrid search over a resource's memory (or
@@ -174,6 +189,9 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 				return fmt.Errorf("%s:%d: at: want an RFC 3339 time string (2023-05-08T14:00:00Z): %w", path, line, err)
 			}
 			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		if name := unknownQueryField(sc.Bytes()); name != "" {
+			return fmt.Errorf("%s:%d: unknown field %s: a line has id, resource, thread, query, filter and at", path, line, name)
 		}
 		if q.Resource == "" || q.Query == "" {
 			return fmt.Errorf("%s:%d: resource and query are required", path, line)
