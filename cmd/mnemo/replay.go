@@ -73,6 +73,11 @@ func parseWithout(s string) (engine.ReplayOptions, error) {
 		if err != nil || seq < 1 {
 			return opt, fmt.Errorf("--without: %q: the seq after the last colon must be a whole number >= 1", part)
 		}
+		if !engine.ValidID(part[:i]) {
+			// A thread no run can have: said, rather than "the removals
+			// asked match nothing".
+			return opt, fmt.Errorf("--without: %q: the thread %q is not a valid id: it must be 1-128 characters of [A-Za-z0-9_.:@-]", part, part[:i])
+		}
 		opt.WithoutTurns = append(opt.WithoutTurns, engine.TurnRef{ThreadID: part[:i], Seq: seq})
 	}
 	return opt, nil

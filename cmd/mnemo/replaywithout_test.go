@@ -22,6 +22,10 @@ func TestParseWithout(t *testing.T) {
 		{"recalled, observations", engine.ReplayOptions{WithoutRecalled: true, WithoutObservations: true}, false},
 		{"recall,a:b:3", engine.ReplayOptions{WithoutRecalled: true, WithoutTurns: []engine.TurnRef{{ThreadID: "a:b", Seq: 3}}}, false},
 		{"memory", engine.ReplayOptions{}, true},
+		// A thread id that cannot be (a space) is refused; it replayed
+		// the run saying the removals asked matched nothing.
+		{"a b:3", engine.ReplayOptions{}, true},
+		{"recalled,the garden:1", engine.ReplayOptions{}, true},
 	} {
 		got, err := parseWithout(c.in)
 		if (err != nil) != c.wantErr || (err == nil && !reflect.DeepEqual(got, c.want)) {
