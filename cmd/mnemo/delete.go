@@ -138,7 +138,8 @@ func (c *DeleteCommand) noteKeptDamaged(kept []string) {
 // erases by accident.
 func (c *DeleteCommand) confirm(fs *flag.FlagSet, what string) (bool, error) {
 	if !isTerminal(c.Stdin) {
-		return false, c.usagef(fs, "refusing to erase %s without --yes: standard input is not a terminal, so there is no one to confirm", what)
+		// Refused, not misshapen: its line and the hint, not the usage.
+		return false, c.valuef(fs, "refusing to erase %s without --yes: standard input is not a terminal, so there is no one to confirm", what)
 	}
 	fmt.Fprintf(c.Stderr, "Erase %s? This cannot be undone. [y/N] ", what)
 	line, _ := bufio.NewReader(c.Stdin).ReadString('\n')

@@ -74,8 +74,11 @@ func TestDeleteNeedsYesWithoutTerminal(t *testing.T) {
 		t.Fatalf("ingest: %s", stderr)
 	}
 	code, _, stderr := run(t, nil, "--dir", dir, "delete", "--thread", "ana:work")
-	if code != 2 || !strings.Contains(stderr, "--yes") {
-		t.Fatalf("delete without --yes on a pipe: exit %d, %s", code, stderr)
+	// The refusal is its line and the help hint, not the whole usage
+	// (which followed it, 14 lines): the command line's shape was right.
+	want := "mnemo delete: refusing to erase thread ana:work of resource ana (5 messages) without --yes: standard input is not a terminal, so there is no one to confirm\nRun 'mnemo help delete' for the flags.\n"
+	if code != 2 || stderr != want {
+		t.Fatalf("delete without --yes on a pipe: exit %d, %q; want 2 and %q", code, stderr, want)
 	}
 	code, out, _ := run(t, nil, "--dir", dir, "messages", "--thread", "ana:work")
 	if code != 0 || !strings.Contains(out, "list_tasks") {
