@@ -213,6 +213,11 @@ func detectReader(r io.Reader, name string) (string, error) {
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		return FormatJSONL, nil
 	}
+	if len(head) < 1<<20 && len(trimmed) == 0 {
+		// Nothing but blanks (an empty pipe: a filter that matched
+		// nothing): said so, not "neither JSONL nor a JSON array".
+		return "", fmt.Errorf("%w: %s is empty", ErrUnknownFormat, name)
+	}
 	dec := json.NewDecoder(br)
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return "", fmt.Errorf("%w: %s is neither JSONL nor a JSON array", ErrUnknownFormat, name)

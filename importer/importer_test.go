@@ -69,6 +69,8 @@ func TestDetect(t *testing.T) {
 		"bad.json":   `[{"foo":1}]`,
 		"worse.json": `garbage`,
 		"empty.json": " [ ] ",
+		"blank.json": " \n\n",
+		"zero.json":  "",
 	}
 	want := map[string]string{"a.jsonl": "jsonl", "b.json": "locomo", "c.json": "longmemeval", "d.json": "jsonl"}
 	for name, body := range files {
@@ -86,6 +88,9 @@ func TestDetect(t *testing.T) {
 		} else if name == "empty.json" && !strings.Contains(err.Error(), "empty JSON array") {
 			// It said: first element: invalid character ']'.
 			t.Errorf("%s: err = %v, want it to say the array is empty", name, err)
+		} else if (name == "blank.json" || name == "zero.json") && !strings.HasSuffix(err.Error(), name+" is empty") {
+			// It said: … is neither JSONL nor a JSON array.
+			t.Errorf("%s: err = %v, want it to say the file is empty", name, err)
 		}
 	}
 }
