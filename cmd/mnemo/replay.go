@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +20,8 @@ type ReplayCommand struct{ *Main }
 // Run parses the flags of `mnemo replay` from args and runs it.
 func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("replay", "RUN_ID")
-	without := fs.String("without", "", "what to leave out: recalled, observations, working-memory, or THREAD:SEQ,... (comma-separated, may be mixed)")
+	var without idList
+	fs.Var(&without, "without", "what to leave out: recalled, observations, working-memory, or THREAD:SEQ,... (comma-separated, may be mixed; repeatable; each part once)")
 	asJSON := fs.Bool("json", false, "print the original and counterfactual contexts as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -33,7 +35,7 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 	if err := c.checkGiven(fs, "--without", "what to leave out"); err != nil {
 		return err
 	}
-	opt, err := parseWithout(*without)
+	opt, err := parseWithout(without.String())
 	if err != nil {
 		return c.valuef(fs, "%v", err)
 	}
@@ -49,7 +51,7 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 	if *asJSON {
 		return c.printJSON(server.ReplayOf(r))
 	}
-	printReplay(c.Stdout, r, *without != "")
+	printReplay(c.Stdout, r, len(without) > 0)
 	return nil
 }
 
@@ -57,13 +59,25 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 // observations, working-memory, also spelled workingMemory, as the
 // inspector's ?without= takes them: engine.ReplayOptions.LeaveOut) and
 // THREAD:SEQ pairs (the seq is after the last colon, since thread ids may
-// hold colons).
+// hold colons). Every --without given is in s, joined by commas.
+// Errors name --without: a value that is neither, and a part named twice
+// in either spelling, as the inspector's ?without= refuses it. --without
+// is repeatable: it kept only its last value, so "--without recalled
+// --without observations" left the recalled turns in.
 func parseWithout(s string) (engine.ReplayOptions, error) {
 	var opt engine.ReplayOptions
+	var names []string
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
-		if _, ok := opt.LeaveOut(part); ok || part == "" {
+		if name, ok := opt.LeaveOut(part); ok {
+			if slices.Contains(names, name) {
+				return opt, fmt.Errorf("--without: %q given twice: give each part once", name)
+			}
+			names = append(names, name)
 			continue // a part's name (engine.ReplayOptions.LeaveOut)
+		}
+		if part == "" {
+			continue
 		}
 		i := strings.LastIndexByte(part, ':')
 		if i <= 0 {
