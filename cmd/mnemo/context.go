@@ -140,10 +140,10 @@ func printMessage(w io.Writer, msg engine.ContextMessage, width int) {
 	fmt.Fprintf(w, "[%-6s] %s #%d %s: %s\n", tag, msg.ThreadID, msg.Seq, who, oneLine(text, width))
 }
 
-// printMemCtx writes a memctx record for a person: with the recalled
-// turns' scores, a "scores:" legend says what they are, by the fusion the
-// record names (not known in a record written before fusions were
-// recorded).
+// printMemCtx writes a memctx record for a person: when a recalled turn
+// shows a score, a "scores:" legend says what the scores shown are, by the
+// fusion the record names (not known in a record written before fusions
+// were recorded).
 func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	fmt.Fprintf(w, "run %s · thread %s · resource %s · %s\n", r.RunID, r.ThreadID, r.ResourceID, r.CreatedAt)
 	if r.Query != "" {
@@ -169,9 +169,7 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 		fmt.Fprintf(w, " · %s", r.Retrieval.Note)
 	}
 	fmt.Fprintln(w)
-	if s := memctxScores(r); s.hits > 0 {
-		printLegend(w, append([]string{"score: " + s.score()}, scoreColumns...)...)
-	}
+	printLegend(w, memctxScores(r).legend(recalledScores(r.Recalled))...)
 	fmt.Fprintf(w, "recalled %d:\n", len(r.Recalled))
 	for _, x := range r.Recalled {
 		score := ""
@@ -211,6 +209,21 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 			t.Recent, t.Recalled, t.Observations, t.WorkingMemory, t.Tools, t.Total)
 	}
 	fmt.Fprintf(w, "promptHash: %s\n", r.PromptHash)
+}
+
+// recalledScores is what printMemCtx shows of the recalled turns x's
+// scores: a turn's lexical and vector scores are shown beside its score,
+// a missing one left out (no "-"). The turns the budget dropped show none.
+func recalledScores(x []journal.Ref) shownScores {
+	var sh shownScores
+	for _, r := range x {
+		if r.Score != nil {
+			sh.score = true
+			sh.lexical = sh.lexical || r.Lexical != nil
+			sh.vector = sh.vector || r.Vector != nil
+		}
+	}
+	return sh
 }
 
 func orDash(s string) string {

@@ -41,11 +41,42 @@ type scoredSearch struct {
 	scope, embedder string
 }
 
-// scoreColumns says what the lexical and vector scores beside the score
-// are: each channel's score of the turn with its exchange context (a turn
-// scores at least half its neighbours' score; README, "The turns before
-// and after"), not of the message alone.
-var scoreColumns = []string{"lexical: BM25 of the turn with its exchange context", "vector: cosine similarity of the turn with its exchange context"}
+// lexicalColumn and vectorColumn say what the lexical and vector scores
+// beside the score are: each channel's score of the turn with its
+// exchange context (a turn scores at least half its neighbours' score;
+// README, "The turns before and after"), not of the message alone.
+const (
+	lexicalColumn = "lexical: BM25 of the turn with its exchange context"
+	vectorColumn  = "vector: cosine similarity of the turn with its exchange context"
+)
+
+// shownScores says what a listing shows of its rows' scores: whether some
+// row shows a score, a lexical score, a vector score (a number, not "-"),
+// and whether some cell shows "-" (no score).
+type shownScores struct{ score, lexical, vector, dash bool }
+
+// legend returns the parts of the "scores:" legend of s for a listing
+// that shows sh: the score's part, then the lexical and vector columns'
+// parts when some row holds a number in them, then "-: no score" when a
+// cell shows "-"; none when no row shows a score (a context whose recalled
+// turns the budget dropped, a search with no hit), as there is nothing to
+// explain.
+func (s scoredSearch) legend(sh shownScores) []string {
+	if !sh.score {
+		return nil
+	}
+	parts := []string{"score: " + s.score()}
+	if sh.lexical {
+		parts = append(parts, lexicalColumn)
+	}
+	if sh.vector {
+		parts = append(parts, vectorColumn)
+	}
+	if sh.dash {
+		parts = append(parts, "-: no score")
+	}
+	return parts
+}
 
 // exchangeRule is recall's exchange order rule (exchangeorder.go) in
 // words: of a user's turn and the agent's reply after it, the user's turn
@@ -188,8 +219,11 @@ const legendIndent = "        "
 // spaces to legendWidth characters a line (a wider word stays whole),
 // its continuation lines indented alike. Joining the lines with one
 // space, the indents taken out, gives "scores: " and the parts joined by
-// spaces back.
+// spaces back. No parts write nothing.
 func printLegend(w io.Writer, parts ...string) {
+	if len(parts) == 0 {
+		return
+	}
 	line := "scores:"
 	for i, part := range parts {
 		if i > 0 {

@@ -28,7 +28,9 @@ const (
 	presence         = "the only candidate's channels' presence (--fusion weighted: one candidate has nothing to standardise against, and no hybrid rule changes it): 1 when both channels scored it, less when one did"
 	eitherWay        = standardised + "; if it was the only candidate, its channels' presence instead: 1 when both channels scored it, less when one did"
 	// columnsText says what the lexical and vector columns are.
-	columnsText = " · lexical: BM25 of the turn with its exchange context · vector: cosine similarity of the turn with its exchange context"
+	columnsText = lexicalText + vectorText
+	lexicalText = " · lexical: BM25 of the turn with its exchange context"
+	vectorText  = " · vector: cosine similarity of the turn with its exchange context"
 )
 
 // scoresFixture ingests resource r (three messages about a garden) and
@@ -108,7 +110,7 @@ func lineWith(out, prefix string) string {
 // the line says both.
 func TestSearchScoreLegendLone(t *testing.T) {
 	dir := scoresFixture(t)
-	const columns = columnsText + " · -: no score"
+	const columns = columnsText // every hit holds both channels' scores: no "-"
 	for _, c := range []struct {
 		args   []string
 		legend string
@@ -136,8 +138,10 @@ func TestSearchScoreLegendLone(t *testing.T) {
 // TestContextScoreLegend: mnemo context (and mnemo memctx) print the
 // recalled turns' scores, which in hybrid mode are fused and standardised
 // (-0.85 …) with nothing saying so before; a "scores:" line now says what
-// they are, as mnemo search's does, by the fusion the run's record names;
-// without a recalled turn there is no line.
+// they are, as mnemo search's does, by the fusion the run's record names,
+// and only the columns shown (no vector part with --mode lexical); without
+// a recalled turn showing a score (none recalled, or the budget dropped
+// them) there is no line.
 func TestContextScoreLegend(t *testing.T) {
 	dir := scoresFixture(t)
 	const columns = columnsText
@@ -146,11 +150,14 @@ func TestContextScoreLegend(t *testing.T) {
 		args   []string
 		legend string
 	}{
-		{"Weighted", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--run-id", "w"}, standardised},
-		{"RRF", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--fusion", "rrf"}, rrfLegend},
-		{"Lexical", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--mode", "lexical"}, "the lexical channel's (--mode lexical)"},
-		{"Lone", []string{"--thread", "u", "--recent", "-1", "--top-k", "3", "--query", "garden"}, presence},
+		{"Weighted", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--run-id", "w"}, standardised + columnsText},
+		{"RRF", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--fusion", "rrf"}, rrfLegend + columnsText},
+		{"Lexical", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--mode", "lexical"}, "the lexical channel's (--mode lexical)" + lexicalText},
+		{"Lone", []string{"--thread", "u", "--recent", "-1", "--top-k", "3", "--query", "garden"}, presence + columnsText},
 		{"NoRecall", []string{"--thread", "t", "--recent", "1"}, ""},
+		// The budget dropped every recalled turn: no score is shown, and
+		// the legend was printed with nothing to explain.
+		{"Dropped", []string{"--thread", "t", "--recent", "1", "--top-k", "3", "--budget", "1"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, stderr := run(t, nil, append([]string{"--dir", dir, "context"}, c.args...)...)
@@ -159,7 +166,7 @@ func TestContextScoreLegend(t *testing.T) {
 			}
 			want := ""
 			if c.legend != "" {
-				want = "scores: score: " + c.legend + columns
+				want = "scores: score: " + c.legend
 			}
 			if got := legendOf(t, out); got != want {
 				t.Errorf("scores line\n%q, want\n%q\n%s", got, want, out)
@@ -301,7 +308,7 @@ func TestSearchScoreLegendExchangeOrder(t *testing.T) {
 	if scoreField(t, rep[3]) <= scoreField(t, req[3]) || scoreField(t, rep[4]) <= scoreField(t, req[4]) || scoreField(t, req[2]) <= scoreField(t, rep[2]) {
 		t.Fatalf("want the reply's channel scores higher and the request's score higher (the exchange order rule):\n%s", out)
 	}
-	if got, want := legendOf(t, out), "scores: score: "+standardised+columnsText+" · -: no score"; got != want {
+	if got, want := legendOf(t, out), "scores: score: "+standardised+columnsText; got != want {
 		t.Errorf("scores line\n%q, want\n%q", got, want)
 	}
 }
@@ -346,7 +353,7 @@ func TestScoreLegendRRFRules(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("search --thread: exit %d, %s", code, stderr)
 	}
-	if got, want := legendOf(t, out), "scores: score: "+rrfLegend+columnsText+" · -: no score"; got != want {
+	if got, want := legendOf(t, out), "scores: score: "+rrfLegend+columnsText; got != want { // every hit holds both channels' scores: no "-"
 		t.Errorf("search --thread: scores line\n%q, want\n%q", got, want)
 	}
 	code, out, stderr = run(t, env, "--dir", dir, "context", "--thread", "ana:today", "--fusion", "rrf", "--query", "night train booking")

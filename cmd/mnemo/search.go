@@ -132,7 +132,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if res.Retrieval.Note != "" {
 		fmt.Fprintf(c.Stdout, "note: %s\n", res.Retrieval.Note)
 	}
-	printLegend(c.Stdout, append(append([]string{"score: " + searchScores(*opts, res.Retrieval, hits).score()}, scoreColumns...), "-: no score")...)
+	printLegend(c.Stdout, searchScores(*opts, res.Retrieval, hits).legend(hitScores(hits))...)
 	catchUpHint(c.Stderr, "search", res.Retrieval.Lexical, res.Retrieval.Vector)
 	msgs, err := e.MessagesByID(ctx, *resource, ids(hits)...)
 	if err != nil {
@@ -143,6 +143,19 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 		text[msg.ID] = engine.Preview(msg)
 	}
 	return printHits(c.Stdout, hits, text, opts.MessageRange != recall.Range{})
+}
+
+// hitScores is what printHits shows of hits' scores: a number or "-" in
+// each of the score, lexical and vector columns.
+func hitScores(hits []searchHit) shownScores {
+	var sh shownScores
+	for _, h := range hits {
+		sh.score = sh.score || h.Score != nil
+		sh.lexical = sh.lexical || h.Lexical != nil
+		sh.vector = sh.vector || h.Vector != nil
+		sh.dash = sh.dash || h.Score == nil || h.Lexical == nil || h.Vector == nil
+	}
+	return sh
 }
 
 // printHits writes hits as a table with each one's preview (text, by
