@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -120,7 +121,7 @@ type ExpireCommand struct{ *Main }
 // the threads expired (metadata only).
 func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("expire", "")
-	idle := fs.Duration("idle", 0, "expire every thread idle for at least this long, whatever its own lifetime (operator override; default: each thread's lifetime)")
+	idle := fs.Duration("idle", 0, "expire every thread idle for at least this long (positive), whatever its own lifetime (operator override; default: each thread's lifetime)")
 	resource := fs.String("resource", "", "only this resource's threads")
 	dry := fs.Bool("dry-run", false, "list what would expire, erase nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -130,8 +131,8 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return c.noArgs(fs, "")
 	}
-	if *idle < 0 {
-		return c.valuef(fs, "--idle must not be negative")
+	if err := c.checkIdle(fs, *idle); err != nil {
+		return err
 	}
 	if err := c.checkIDs(fs, "--resource", *resource); err != nil {
 		return err
@@ -164,6 +165,20 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 		}
 	}
 	return err
+}
+
+// checkIdle refuses --idle d unless positive, as a value error naming
+// it: a negative d, and 0 (engine.ExpireRequest's Idle 0 applies each
+// thread's lifetime, as leaving --idle out does, so "--idle 0s" overrode
+// nothing and then said "--idle D expires every thread idle that long").
+func (c *ExpireCommand) checkIdle(fs *flag.FlagSet, d time.Duration) error {
+	switch {
+	case d < 0:
+		return c.valuef(fs, "--idle must not be negative")
+	case d == 0 && flagGiven(fs, "idle"):
+		return c.valuef(fs, "--idle must be positive: 0 overrides nothing (leave --idle out to apply each thread's own lifetime)")
+	}
+	return nil
 }
 
 // noLifetime reports whether the stored configuration sets no

@@ -141,3 +141,18 @@ func TestServeSweep(t *testing.T) {
 	stop()
 	stop() // idempotent
 }
+
+// TestExpireIdleZero: --idle 0 is refused as a value error naming --idle
+// (exit 2, nothing opened): Idle 0 is no override (each thread's own
+// lifetime, as leaving --idle out), so "--idle 0s --dry-run" ran the
+// configured policy and then said "no idle lifetime is configured … --idle
+// D expires every thread idle that long" to one who had given --idle.
+func TestExpireIdleZero(t *testing.T) {
+	const want = "mnemo expire: --idle must be positive: 0 overrides nothing (leave --idle out to apply each thread's own lifetime)\nRun 'mnemo help expire' for the flags.\n"
+	for _, idle := range []string{"0s", "0", "0h0m"} {
+		code, out, stderr := run(t, nil, "--dir", t.TempDir(), "expire", "--idle", idle, "--dry-run")
+		if code != 2 || out != "" || stderr != want {
+			t.Errorf("expire --idle %s --dry-run: exit %d, stdout %q, stderr %q; want exit 2 and %q", idle, code, out, stderr, want)
+		}
+	}
+}
