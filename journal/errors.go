@@ -1,10 +1,26 @@
 package journal
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrNotFound is returned by MemCtx and Get when no record exists under the
 // key.
 var ErrNotFound = errors.New("journal: record not found")
+
+// runNotFoundError is ErrNotFound for a run with no memctx record
+// (errors.Is(err, ErrNotFound)), worded as the engine's missing thread is:
+// `journal: run not found: "ID"` (it read `journal: record not found: run
+// ID`, while the inspector's page said `run "ID" not found`).
+type runNotFoundError struct{ runID string }
+
+func (e *runNotFoundError) Error() string {
+	return fmt.Sprintf("journal: run not found: %q", e.runID)
+}
+
+// Is makes the error ErrNotFound for errors.Is.
+func (e *runNotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // ErrRunExists is returned by PutMemCtx and CheckNewRun when a memctx
 // record already exists for the run id and the caller did not ask to

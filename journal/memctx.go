@@ -271,11 +271,12 @@ func encodeMemCtx(rec *MemCtx) (buf *bytes.Buffer, b []byte, err error) {
 	return buf, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// MemCtx returns the record of runID, or ErrNotFound.
+// MemCtx returns the record of runID, or an ErrNotFound naming the run
+// (`journal: run not found: "ID"`).
 func (j *Journal) MemCtx(ctx context.Context, runID string) (*MemCtx, error) {
 	b, err := j.Recorded(ctx, ScopeMemCtx, MemCtxKey(runID))
 	if errors.Is(err, ErrNotFound) {
-		return nil, fmt.Errorf("%w: run %s", ErrNotFound, runID)
+		return nil, &runNotFoundError{runID}
 	}
 	if err != nil {
 		return nil, err
@@ -287,11 +288,12 @@ func (j *Journal) MemCtx(ctx context.Context, runID string) (*MemCtx, error) {
 	return &rec, nil
 }
 
-// RawMemCtx returns the stored bytes of runID's record, or ErrNotFound.
+// RawMemCtx returns the stored bytes of runID's record, or an ErrNotFound
+// naming the run, as MemCtx does.
 func (j *Journal) RawMemCtx(ctx context.Context, runID string) ([]byte, error) {
 	b, err := j.Recorded(ctx, ScopeMemCtx, MemCtxKey(runID))
 	if errors.Is(err, ErrNotFound) {
-		return nil, fmt.Errorf("%w: run %s", ErrNotFound, runID)
+		return nil, &runNotFoundError{runID}
 	}
 	return b, err
 }

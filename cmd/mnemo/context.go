@@ -284,6 +284,11 @@ func (c *MemCtxCommand) Run(ctx context.Context, args []string) error {
 // writeRunHTML writes the inspector's run page of runID to path.
 func (c *MemCtxCommand) writeRunHTML(ctx context.Context, e *engine.Engine, runID, path string) error {
 	var b bytes.Buffer
+	// The record first: a missing run is said as memctx without --html
+	// says it (`run not found: "ID"`), not in the inspector's words.
+	if _, err := e.Journal().MemCtx(ctx, runID); err != nil {
+		return err
+	}
 	if err := inspector.WriteRun(ctx, &b, e, runID, version()); err != nil {
 		return err
 	}

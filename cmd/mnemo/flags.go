@@ -17,6 +17,9 @@ import (
 // output when it answers -h, to standard error after a usage error (the
 // flag package and usagef write the error first).
 func (m *Main) flags(name, argsHelp string) *flag.FlagSet {
+	if cmd, _, ok := strings.Cut(name, " "); ok && cmd == m.command {
+		m.sub = name // a subcommand's flags: its errors name it (exitStatus)
+	}
 	fs := flag.NewFlagSet("mnemo "+name, flag.ContinueOnError)
 	out := &usageWriter{err: m.Stderr}
 	fs.SetOutput(out)

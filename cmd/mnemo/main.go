@@ -66,7 +66,11 @@ type Main struct {
 	Embedder string
 
 	command string // the running subcommand, for the lock file
-	wmSet   bool   // the command is wm set, which may create the directory
+	// sub is the running command with its subcommand ("wm set", "models
+	// fetch"; Main.flags sets it), which its errors are said under; ""
+	// for a command without one.
+	sub   string
+	wmSet bool // the command is wm set, which may create the directory
 
 	switchEmbedder bool // reindex --vectors: the named embedder replaces the directory's
 }
@@ -196,11 +200,15 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	return m.exitStatus(ctx, name, cmd.new(m).Run(ctx, fs.Args()[1:]))
 }
 
-// exitStatus reports the error of command name and returns the exit code: 0
+// exitStatus reports the error of command name (or of its subcommand,
+// Main.sub) and returns the exit code: 0
 // on success or after help, 2 for a usage error (the command printed its
 // hint; a flag value the engine or recall refused gets one here), 1
 // otherwise.
 func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
+	if m.sub != "" {
+		name = m.sub // "mnemo wm set: read schema: …", not "mnemo wm: …"
+	}
 	if err != nil {
 		// Said once, for a person: without the Go package names the
 		// library's errors begin with, and never the DSN's password; the
