@@ -62,24 +62,10 @@ func (c scale) bar(v *float64) Bar {
 }
 
 // hybridRules names the rules recall applied to the fused scores of rec's
-// hybrid search after the fusion (recall's topHits), as mnemo's "scores:"
-// lines do (cmd/mnemo/scores.go, rules): the exchange order (the user's
-// turn takes the better score of an exchange, except for a question that
-// asks what the agent said or names the conversation), the session rules
-// where they ran — a resource-wide search with an embedder other than
-// hash-384, whose defaults turn them off (recall.DefaultSessionWeight,
-// DefaultTopicWeight); a condition when the record does not name its
-// embedder — and the speaker and date boosts.
+// hybrid search after the fusion, as mnemo's "scores:" lines do
+// (recall.HybridRulesText, by the record's scope and embedder).
 func hybridRules(rec *journal.MemCtx) string {
-	const session = "standardised again and raised by its session's evidence"
-	rules := "; " + session
-	switch emb := rec.Retrieval.Embedder; {
-	case rec.Options.Scope == string(recall.ScopeThread) || emb == recall.HashID:
-		rules = ""
-	case emb == "":
-		rules = "; unless the embedder was " + recall.HashID + ", " + session
-	}
-	return "then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's, unless the question asks what the agent said or names the conversation" + rules + "; speaker and date boosts)"
+	return recall.HybridRulesText(rec.Options.Scope, rec.Retrieval.Embedder)
 }
 
 // ranking opens the note of a hybrid run's fused score.

@@ -78,34 +78,10 @@ func (s scoredSearch) legend(sh shownScores) []string {
 	return parts
 }
 
-// exchangeRule is recall's exchange order rule (exchangeorder.go) in
-// words: of a user's turn and the agent's reply after it, the user's turn
-// takes the better fused score, except for a question that asks what the
-// agent said (youSaid: the reply takes it) or names the conversation
-// (ourTalk: the pair keeps its order).
-const exchangeRule = "a user's turn takes the better of its score and its reply's, unless the question asks what the agent said or names the conversation"
-
-// sessionRules are recall's session rules (sessionEvidence, sessionTopic)
-// in words.
-const sessionRules = "standardised again and raised by its session's evidence"
-
 // rules names the rules recall applied to the fused scores of s after the
-// fusion (recall's topHits): the exchange order, the session rules when
-// they ran, the speaker and date boosts. The session rules run in a
-// resource-wide search only, and not with hash-384, whose defaults turn
-// them off (recall.DefaultSessionWeight, DefaultTopicWeight); with the
-// embedder not said, that is said as a condition. No rule changes a lone
-// candidate's score.
-func (s scoredSearch) rules() string {
-	session := "; " + sessionRules
-	switch {
-	case s.scope == string(recall.ScopeThread) || s.embedder == recall.HashID:
-		session = ""
-	case s.embedder == "":
-		session = "; unless the embedder was " + recall.HashID + ", " + sessionRules
-	}
-	return "then mnemo's hybrid rules (" + exchangeRule + session + "; speaker and date boosts)"
-}
+// fusion (recall.HybridRulesText: the exchange order, the session rules
+// when they ran, the speaker and date boosts).
+func (s scoredSearch) rules() string { return recall.HybridRulesText(s.scope, s.embedder) }
 
 // ranking opens the legend of a hybrid search's score: what the number is
 // for and what it is not.
