@@ -63,6 +63,8 @@ type page struct {
 	Title   string
 	Version string
 	Links   bool
+	// SignOut shows the sign-out button (signedInByCookie).
+	SignOut bool
 	Data    any
 }
 
@@ -92,7 +94,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			if err == nil {
 				v, err = BuildIndex(r.Context(), t, limit, cursor, offset)
 			}
-			render(w, opt, "index", "threads", v, err)
+			render(w, r, p, opt, "index", "threads", v, err)
 		})
 		mux.HandleFunc("GET /ui/threads/{thread}", func(w http.ResponseWriter, r *http.Request) {
 			before, err := threadQuery(r)
@@ -100,7 +102,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			if err == nil {
 				v, err = BuildThread(r.Context(), t, r.PathValue("thread"), before)
 			}
-			render(w, opt, "thread", "thread "+r.PathValue("thread"), v, err)
+			render(w, r, p, opt, "thread", "thread "+r.PathValue("thread"), v, err)
 		})
 		mux.HandleFunc("GET /ui/runs/{run}", func(w http.ResponseWriter, r *http.Request) {
 			without, err := runQuery(r)
@@ -108,24 +110,25 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			if err == nil {
 				v, err = BuildRun(r.Context(), t, r.PathValue("run"), without)
 			}
-			render(w, opt, "run", "run "+r.PathValue("run"), v, err)
+			render(w, r, p, opt, "run", "run "+r.PathValue("run"), v, err)
 		})
 		return mux
 	}
 }
 
-// render writes a page, or an error page with the error's status.
-func render(w http.ResponseWriter, opt Options, name, title string, data any, err error) {
+// render writes a page, or an error page with the error's status, with
+// the sign-out button when r was signed in by the cookie.
+func render(w http.ResponseWriter, r *http.Request, p *server.Principal, opt Options, name, title string, data any, err error) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	status := http.StatusOK
 	if err != nil {
-		p := server.Describe(err)
-		status, name, title, data = p.Status, "error", p.Title, p
+		pr := server.Describe(err)
+		status, name, title, data = pr.Status, "error", pr.Title, pr
 	}
 	var b strings.Builder
-	if terr := pages[name].ExecuteTemplate(&b, "layout", page{Title: title, Version: opt.Version, Links: true, Data: data}); terr != nil {
+	if terr := pages[name].ExecuteTemplate(&b, "layout", page{Title: title, Version: opt.Version, Links: true, SignOut: signedInByCookie(r, p), Data: data}); terr != nil {
 		opt.Logger.Error("inspector: render", "page", name, "err", terr)
 		http.Error(w, "render failed", http.StatusInternalServerError)
 		return

@@ -78,7 +78,7 @@ func seed(t *testing.T, tokens *server.Tokens) (*engine.Engine, *httptest.Server
 		t.Fatal(err)
 	}
 	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: slog.New(slog.DiscardHandler), Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test"})}, CookieMount: "/ui/",
-		Public: map[string]http.Handler{"/ui/login": inspector.Login(tokens)}, LoginPath: "/ui/login"})
+		Public: map[string]http.Handler{"/ui/login": inspector.Login(tokens), inspector.LogoutPath: inspector.Logout()}, LoginPath: "/ui/login"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,6 +216,43 @@ func TestBrowser(t *testing.T) {
 	dom = runChromium(t, chromium, "--dump-dom", ts.URL+"/ui/"+html.UnescapeString(m[1]))
 	if !strings.Contains(dom, `href="/ui/threads/bob-1"`) || strings.Contains(dom, `href="/ui/threads/ana-1"`) || strings.Contains(dom, ">next<") {
 		t.Errorf("the next page: want bob-1 alone and no next link:\n%s", dom)
+	}
+	browserSignOut(t, chromium, shots)
+}
+
+// browserSignOut signs in and out of a server with a token file as a
+// person does, clicking and typing in Chromium: a page asked for sends
+// the browser to the sign-in page, the token typed there comes back to
+// it with a Sign out button, whose click shows the sign-in page; the page
+// asked for again then needs the token again.
+func browserSignOut(t *testing.T, chromium, shots string) {
+	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := seed(t, tok)
+	tb := openTab(t, chromium)
+	tb.navigate(ts.URL+"/ui/threads/ana-1", "/ui/login")
+	tb.typeText(`input[name="token"]`, "ana-secret-1")
+	tb.click(`button[type="submit"]`)
+	tb.waitPath("/ui/threads/ana-1")
+	if text := tb.text(); !strings.Contains(text, "Pet: Pepper, a greyhound") || !strings.Contains(text, "Sign out") {
+		t.Fatalf("signed in: the thread page lacks its text or the Sign out button:\n%s", text)
+	}
+	shot := filepath.Join(shots, "signed-in.png")
+	tb.screenshot(shot)
+	checkPicture(t, shot)
+	tb.click(`form.signout button`)
+	tb.waitPath("/ui/login")
+	if text := tb.text(); !strings.Contains(text, "Paste a token") || strings.Contains(text, "Sign out") {
+		t.Errorf("signed out: want the sign-in page, got:\n%s", text)
+	}
+	shot = filepath.Join(shots, "signed-out.png")
+	tb.screenshot(shot)
+	checkPicture(t, shot)
+	tb.navigate(ts.URL+"/ui/threads/ana-1", "/ui/login")
+	if text := tb.text(); strings.Contains(text, "Pepper") {
+		t.Errorf("after signing out, the thread page still shows:\n%s", text)
 	}
 }
 

@@ -71,7 +71,7 @@ func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens) {
 			return
 		}
 	}
-	http.SetCookie(w, &http.Cookie{Name: server.TokenCookie, Value: tok, Path: "/ui/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: 12 * 3600, Secure: r.TLS != nil})
+	http.SetCookie(w, tokenCookie(r, tok, 12*3600))
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 

@@ -69,3 +69,27 @@ func TestServeCookieScope(t *testing.T) {
 		t.Errorf("served on %s, want loopback", base)
 	}
 }
+
+// TestServeSignOut: mnemo serve mounts the inspector's sign-out at
+// /ui/logout: a POST from its own pages expires the sign-in cookie and
+// goes to the sign-in page (before, it was the inspector's 401: nothing
+// signed out).
+func TestServeSignOut(t *testing.T) {
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	os.WriteFile(tokens, []byte(`{"tokens":[{"name":"app","token":"app-secret-1","resources":["r1"]}]}`), 0o600)
+	base, _, stop := startServe(t, filepath.Join(t.TempDir(), "data"), "--tokens", tokens)
+	defer stop()
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, _ := http.NewRequest("POST", base+"/ui/logout", nil)
+	req.Header.Set("Origin", base)
+	req.Header.Set("Cookie", "mnemo_token=app-secret-1")
+	res, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	cookies := res.Cookies()
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/ui/login" || len(cookies) != 1 || cookies[0].Name != "mnemo_token" || cookies[0].MaxAge >= 0 || cookies[0].Path != "/ui/" {
+		t.Errorf("POST /ui/logout: %d to %q cookies %v, want 303 to /ui/login expiring the token cookie", res.StatusCode, res.Header.Get("Location"), cookies)
+	}
+}

@@ -1,0 +1,69 @@
+package inspector
+
+import (
+	"html/template"
+	"net/http"
+
+	"github.com/mnemo-go/mnemo/server"
+)
+
+// LogoutPath is where the inspector's pages post a sign-out.
+const LogoutPath = "/ui/logout"
+
+var logoutRefused = template.Must(template.New("logout").Parse(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>sign out refused · mnemo inspector</title>
+<style>body{font:14px system-ui,sans-serif;max-width:420px;margin:80px auto;color:#1d2330}</style></head>
+<body><h1>mnemo inspector</h1><p role="alert" style="color:#b3261e">This sign-out was sent from another site: you are still signed in.</p>
+<p>Sign out with the button of the <a href="/ui/">inspector's pages</a>.</p></body></html>`))
+
+// Logout returns the sign-out of the inspector, to mount without
+// authentication (server.Config.Public) at LogoutPath: a POST expires the
+// server.TokenCookie cookie (Max-Age 0, the same Path /ui/ and attributes
+// the sign-in set) and sends the browser to the sign-in page, /ui/login
+// (303). A POST from another site (sameOrigin, as the sign-in's POST: an
+// Origin header not the server's own, or Sec-Fetch-Site cross-site) is a
+// 403 page that says the browser is still signed in, and the cookie
+// stays. Another method is a 405 naming POST: a GET (a link, a prefetch)
+// never signs out. It needs no token: all it does is end the browser's
+// own sign-in. The inspector's pages show the button when the request was
+// signed in by the cookie (signedInByCookie).
+func Logout() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			http.Error(w, "method not allowed: sign out with a POST (the Sign out button of the inspector's pages)", http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		if !sameOrigin(r) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Content-Security-Policy", loginCSP)
+			w.WriteHeader(http.StatusForbidden)
+			logoutRefused.Execute(w, nil)
+			return
+		}
+		http.SetCookie(w, tokenCookie(r, "", -1))
+		http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+	})
+}
+
+// tokenCookie is the sign-in cookie holding value for maxAge seconds
+// (negative: expire it now, sent as Max-Age=0). The sign-in and the
+// sign-out set it with the same attributes, so that the sign-out's
+// replaces the sign-in's.
+func tokenCookie(r *http.Request, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: server.TokenCookie, Value: value, Path: "/ui/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: maxAge, Secure: r.TLS != nil}
+}
+
+// signedInByCookie reports whether the inspector's request was
+// authenticated by the sign-in cookie, the one case where signing out
+// means something: the server has a token file (the principal is not
+// server.Operator, which every request of a server without one is) and the
+// request sent no Authorization header (a bearer token wins over the
+// cookie and is the client's to forget) but the cookie.
+func signedInByCookie(r *http.Request, p *server.Principal) bool {
+	if p == nil || p == server.Operator || r.Header.Get("Authorization") != "" {
+		return false
+	}
+	_, err := r.Cookie(server.TokenCookie)
+	return err == nil
+}
