@@ -21,7 +21,7 @@ const loginCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'se
 
 // Login returns the sign-in page for a server with a token file, to mount
 // without authentication (server.Config.Public) at "/ui/login": GET shows a
-// form, POST checks the token against tokens and stores it in the
+// form (HEAD answers as GET, without it), POST checks the token against tokens and stores it in the
 // server.TokenCookie cookie (Path /ui/, HttpOnly, SameSite=Strict, 12
 // hours) and goes to the page asked for: the "next" parameter (query of
 // the GET, field of the POST) when it is a path of the inspector (safeNext: never another
@@ -36,7 +36,7 @@ const loginCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'se
 func Login(tokens *server.Tokens) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
-		case http.MethodGet:
+		case http.MethodGet, http.MethodHead:
 			next, err := loginQuery(r)
 			if err != nil {
 				loginForm(w, http.StatusBadRequest, server.Describe(err).Detail, "/ui/")
@@ -46,7 +46,7 @@ func Login(tokens *server.Tokens) http.Handler {
 		case http.MethodPost:
 			loginPost(w, r, tokens)
 		default:
-			w.Header().Set("Allow", "GET, POST")
+			w.Header().Set("Allow", "GET, HEAD, POST")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		}
 	})

@@ -27,7 +27,7 @@
 //
 // Config.Mount adds authenticated handlers (/mcp, /ui/), Config.Public
 // unauthenticated ones (the sign-in page). A browser may carry its token
-// in the TokenCookie cookie, which authenticates GET requests of
+// in the TokenCookie cookie, which authenticates GET (and HEAD) requests of
 // Config.CookieMount (the inspector's pages, /ui/) only: the API, /mcp and
 // every write need the bearer token.
 //

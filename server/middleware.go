@@ -54,20 +54,20 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // TokenCookie is the cookie a browser may carry the bearer token in (the
 // inspector's sign-in page sets it, Path /ui/: HttpOnly, SameSite=Strict).
-// It authenticates GET requests of Config.CookieMount (the inspector's
-// pages) only: not the API, not /mcp, never a write. The Authorization
-// header wins when both are sent.
+// It authenticates GET (and HEAD) requests of Config.CookieMount (the
+// inspector's pages) only: not the API, not /mcp, never a write. The
+// Authorization header wins when both are sent.
 const TokenCookie = "mnemo_token"
 
 // authenticate returns the request's principal: Operator without a token
 // file, else the token's (header, else, when cookie is true, the
-// TokenCookie's for a GET), else an unauthorized problem.
+// TokenCookie's for a read), else an unauthorized problem.
 func (s *Server) authenticate(r *http.Request, cookie bool) (*Principal, error) {
 	if s.cfg.Tokens == nil {
 		return Operator, nil
 	}
 	p, ok := s.cfg.Tokens.Authenticate(r)
-	if c, err := r.Cookie(TokenCookie); cookie && !ok && r.Method == http.MethodGet && r.Header.Get("Authorization") == "" && err == nil {
+	if c, err := r.Cookie(TokenCookie); cookie && !ok && isRead(r) && r.Header.Get("Authorization") == "" && err == nil {
 		// Reads of the inspector only: a cookie must never authorise a
 		// write (CSRF), nor give a browser's sign-in the API.
 		p, ok = s.cfg.Tokens.Lookup(c.Value)
@@ -76,6 +76,13 @@ func (s *Server) authenticate(r *http.Request, cookie bool) (*Principal, error) 
 		return nil, errorf(kindUnauthorized, "", "send Authorization: Bearer <token> with a token of the server's token file")
 	}
 	return p, nil
+}
+
+// isRead reports whether r is a GET or a HEAD, which must be answered
+// alike (HEAD without the body): HEAD /ui/ with the cookie was a 401 where
+// its GET was a 200.
+func isRead(r *http.Request) bool {
+	return r.Method == http.MethodGet || r.Method == http.MethodHead
 }
 
 // observe records a finished request in the access log and the metrics.
@@ -141,7 +148,7 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 		// Only the mount a sign-in's cookie opens is sent to the sign-in
 		// page: for another (/mcp) it would give nothing, and the page
 		// refuses a next outside the inspector.
-		if err != nil && cookie && s.cfg.LoginPath != "" && r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/html") {
+		if err != nil && cookie && s.cfg.LoginPath != "" && isRead(r) && strings.Contains(r.Header.Get("Accept"), "text/html") {
 			http.Redirect(sw, r, s.cfg.LoginPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}

@@ -66,7 +66,7 @@ type Config struct {
 	// inspector) with the server's authentication: each gets the request's
 	// Principal. Patterns must not collide with the API's.
 	Mount map[string]func(p *Principal) http.Handler
-	// LoginPath, when set, is where a browser (a GET accepting text/html)
+	// LoginPath, when set, is where a browser (a GET or HEAD accepting text/html)
 	// is sent when a page of CookieMount needs a token it lacks, instead
 	// of a 401 problem (another mount, such as /mcp, answers the 401: the
 	// sign-in's cookie would not open it): the inspector's sign-in page,
@@ -77,7 +77,7 @@ type Config struct {
 	// Public adds handlers that need no token (the inspector's sign-in
 	// page), with access logs. They must not reveal tenant data.
 	Public map[string]http.Handler
-	// CookieMount is the Mount pattern whose GET requests the TokenCookie
+	// CookieMount is the Mount pattern whose GET (and HEAD) requests the TokenCookie
 	// may authenticate (the inspector's "/ui/", where its sign-in page
 	// sets the cookie): a request with no Authorization header is then
 	// authenticated by the cookie's token. "" means the cookie
