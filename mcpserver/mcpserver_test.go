@@ -286,7 +286,7 @@ func TestWorkingMemoryOffIsolation(t *testing.T) {
 		}
 		_, got := call(t, bs, tool, args("t-alice"), nil)
 		_, ref := call(t, bs, tool, args("t-nowhere"), nil)
-		if strings.ReplaceAll(got, "t-alice", "t-nowhere") != ref || !strings.Contains(ref, `thread "t-nowhere" not found`) {
+		if strings.ReplaceAll(got, "t-alice", "t-nowhere") != ref || !strings.Contains(ref, `thread not found: "t-nowhere"`) {
 			t.Errorf("%s as bob: alice's thread answers %q, an unknown one %q; want the same thread-not-found answer", tool, got, ref)
 		}
 		if failed, text := call(t, as, tool, args("t-alice"), nil); !failed || !strings.Contains(text, "not configured") {

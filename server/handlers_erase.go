@@ -73,7 +73,7 @@ func eraseAnswer(res *engine.EraseResult, err error) (*EraseResult, error) {
 		incomplete, err = err.Error(), nil
 	}
 	if errors.Is(err, engine.ErrThreadNotFound) {
-		return nil, notFound("thread")
+		return nil, notFound("thread", "")
 	}
 	if err != nil {
 		return nil, err

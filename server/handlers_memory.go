@@ -59,7 +59,7 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 		Recall: b.Recall, TokenBudget: b.TokenBudget, ReplaceRun: b.ReplaceRun, At: timeOrZero(b.At),
 	})
 	if errors.Is(err, engine.ErrResourceMismatch) {
-		return nil, notFound(fmt.Sprintf("thread %q", b.ThreadID))
+		return nil, notFound("thread", b.ThreadID)
 	}
 	if err != nil {
 		return nil, err

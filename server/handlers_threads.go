@@ -183,7 +183,7 @@ func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*App
 	}
 	res, err := t.Engine.Append(ctx, req)
 	if errors.Is(err, engine.ErrResourceMismatch) {
-		return nil, notFound(fmt.Sprintf("thread %q", threadID))
+		return nil, notFound("thread", threadID)
 	}
 	if err != nil {
 		return nil, err

@@ -203,7 +203,7 @@ func checkPublic(t *testing.T, h *harness, op string, want int) {
 // configured, another tenant's thread or resource answers the
 // working-memory routes exactly as one that exists nowhere, which is the
 // answer every other route gives for an unknown thread (404 not-found,
-// "thread \"…\" not found"); only the caller's own thread or resource
+// `thread not found: "…"`); only the caller's own thread or resource
 // learns that working memory is off. Before, bob's thread answered
 // "working memory is not configured" before its owner was checked.
 func TestIsolationWithoutWorkingMemory(t *testing.T) {

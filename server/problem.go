@@ -109,9 +109,14 @@ func errorf(k kind, field, format string, args ...any) *apiError {
 }
 
 // notFound is the one answer for a missing object and for an object of a
-// resource the token may not touch: what names only what the request named.
-func notFound(what string) *apiError {
-	return &apiError{kind: kindNotFound, detail: what + " not found"}
+// resource the token may not touch, worded as the CLI's: `run not found:
+// "ID"`, naming only the kind and the id the request gave ("" for none:
+// `dispatch not found`), never what another tenant holds.
+func notFound(what, id string) *apiError {
+	if id == "" {
+		return &apiError{kind: kindNotFound, detail: what + " not found"}
+	}
+	return &apiError{kind: kindNotFound, detail: fmt.Sprintf("%s not found: %q", what, id)}
 }
 
 // classify maps an error of the engine (or of the handlers) to an apiError.
@@ -158,7 +163,7 @@ func classify(err error) *apiError {
 	case errors.Is(err, engine.ErrDispatchErased):
 		return &apiError{kind: kindConflict, field: "runId", detail: strings.TrimPrefix(err.Error(), "engine: ")}
 	case errors.Is(err, engine.ErrDispatchNotFound):
-		return notFound("dispatch")
+		return notFound("dispatch", "")
 	case errors.Is(err, engine.ErrConflict):
 		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
 	case errors.Is(err, journal.ErrRunOwned):

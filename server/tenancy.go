@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/journal"
@@ -56,7 +55,7 @@ func (t Tenant) ThreadIn(ctx context.Context, field, id string) (*engine.Thread,
 	}
 	th, err := t.Engine.GetThread(ctx, id)
 	if errors.Is(err, engine.ErrThreadNotFound) || (err == nil && !t.Principal.Allows(th.ResourceID)) {
-		return nil, notFound(fmt.Sprintf("thread %q", id))
+		return nil, notFound("thread", id)
 	}
 	return th, err
 }
@@ -68,7 +67,7 @@ func (t Tenant) Resource(field, id string) error {
 		return errorf(kindInvalid, field, "%s must be 1-128 characters of [A-Za-z0-9_.:@-]", field)
 	}
 	if !t.Principal.Allows(id) {
-		return notFound(fmt.Sprintf("resource %q", id))
+		return notFound("resource", id)
 	}
 	return nil
 }
@@ -81,7 +80,7 @@ func (t Tenant) Run(ctx context.Context, id string) (*journal.MemCtx, error) {
 	}
 	rec, err := t.Engine.Journal().MemCtx(ctx, id)
 	if errors.Is(err, journal.ErrNotFound) || (err == nil && !t.Principal.Allows(rec.ResourceID)) {
-		return nil, notFound(fmt.Sprintf("run %q", id))
+		return nil, notFound("run", id)
 	}
 	return rec, err
 }
@@ -96,7 +95,7 @@ func (t Tenant) Message(ctx context.Context, id string) (*engine.Message, error)
 		return nil, err
 	}
 	if len(ms) == 0 || !t.Principal.Allows(ms[0].ResourceID) {
-		return nil, notFound(fmt.Sprintf("message %q", id))
+		return nil, notFound("message", id)
 	}
 	return &ms[0], nil
 }
