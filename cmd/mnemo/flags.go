@@ -19,6 +19,7 @@ import (
 func (m *Main) flags(name, argsHelp string) *flag.FlagSet {
 	if cmd, _, ok := strings.Cut(name, " "); ok && cmd == m.command {
 		m.sub = name // a subcommand's flags: its errors name it (exitStatus)
+		m.setRunning(name)
 	}
 	fs := flag.NewFlagSet("mnemo "+name, flag.ContinueOnError)
 	out := &usageWriter{err: m.Stderr}

@@ -24,6 +24,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/recall"
@@ -32,12 +33,12 @@ import (
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	got := stopOnSignal(cancel)
 	// bleve's scorch writes recovery notes ("unable to load snapshot …") with
 	// the standard logger; mnemo reports a corrupt index itself (quarantine
 	// events, memctx.retrieval), so the CLI keeps its output to its own words.
 	log.SetOutput(io.Discard)
 	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	got := stopOnSignal(cancel, m.Running)
 	code := m.Run(ctx, os.Args[1:])
 	if sig := got(); sig != nil {
 		code = exitCode(sig)
@@ -73,6 +74,24 @@ type Main struct {
 	wmSet bool // the command is wm set, which may create the directory
 
 	switchEmbedder bool // reindex --vectors: the named embedder replaces the directory's
+
+	// running is the command the signal notices name ("ingest", "wm
+	// set"; nil before one is chosen): stored by Run and flags, read by
+	// stopOnSignal's goroutine.
+	running atomic.Pointer[string]
+}
+
+// setRunning records the running command (with its subcommand) for the
+// signal notices.
+func (m *Main) setRunning(name string) { m.running.Store(&name) }
+
+// Running is the command the signal notices name, "" before Run has
+// chosen one.
+func (m *Main) Running() string {
+	if p := m.running.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // Command is one subcommand, in the style of litestream's commands: a
@@ -197,6 +216,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return 2
 	}
 	m.command = name
+	m.setRunning(name)
 	return m.exitStatus(ctx, name, cmd.new(m).Run(ctx, fs.Args()[1:]))
 }
 

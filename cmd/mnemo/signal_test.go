@@ -68,6 +68,17 @@ func TestSignalStopsIngest(t *testing.T) {
 			}
 			t.Logf("%v: exit %d after %s", tc.sig, tc.code, took.Round(time.Millisecond))
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			// Every line names the command, the signal's notice too (it
+			// read "mnemo: interrupt: stopping …").
+			notice := "mnemo ingest: " + map[syscall.Signal]string{syscall.SIGINT: "interrupt", syscall.SIGTERM: "terminated"}[tc.sig] + ": stopping (send it again to stop at once)"
+			if !slices.Contains(lines, notice) {
+				t.Errorf("stderr lacks the notice %q:\n%s", notice, stderr.String())
+			}
+			for _, l := range lines {
+				if !strings.HasPrefix(l, "mnemo ingest: ") {
+					t.Errorf("stderr line %q does not start \"mnemo ingest: \"", l)
+				}
+			}
 			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "mnemo ingest: interrupted: "+file+": ") || !strings.Contains(last, " messages of it are stored and stay") ||
 				!strings.Contains(last, "run the same ingest again to store the rest") || strings.Contains(last, "context canceled") {
 				t.Errorf("last line %q, want what was stored and that running the ingest again stores the rest", last)
@@ -169,4 +180,27 @@ func storedMessages(dir string) int {
 	n := 0
 	db.QueryRow("SELECT count(*) FROM messages").Scan(&n)
 	return n
+}
+
+// TestRunningCommand: the signal notices name the command Run chose, with
+// its subcommand ("mnemo wm get: interrupt: stopping …"), and say "mnemo"
+// before one is chosen.
+func TestRunningCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"version"}, "version"},
+		{[]string{"--dir", t.TempDir(), "threads"}, "threads"},
+		{[]string{"--dir", t.TempDir(), "wm", "get", "--thread", "t1"}, "wm get"},
+	} {
+		m := &Main{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+		if tc.args != nil {
+			m.Run(t.Context(), tc.args)
+		}
+		if got, want := noticePrefix(m.Running()), strings.TrimSpace("mnemo "+tc.want); got != want {
+			t.Errorf("mnemo %v: the notices say %q, want %q", tc.args, got, want)
+		}
+	}
 }

@@ -18,21 +18,23 @@ const stopGrace = 3 * time.Second
 
 // stopOnSignal cancels the command's context on the first SIGINT or
 // SIGTERM and exits with exitCode when the command has not returned within
-// stopGrace, or at once on a second signal. It returns a function that
+// stopGrace, or at once on a second signal. Its notices start "mnemo
+// COMMAND:" as every error line does, COMMAND being what running returns
+// then ("mnemo:" before a command is chosen). It returns a function that
 // reports the signal received, if any.
-func stopOnSignal(cancel context.CancelFunc) func() os.Signal {
+func stopOnSignal(cancel context.CancelFunc, running func() string) func() os.Signal {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	var got atomic.Value
 	go func() {
 		sig := <-sigs
 		got.Store(sig)
-		fmt.Fprintf(os.Stderr, "mnemo: %v: stopping (send it again to stop at once)\n", sig)
+		fmt.Fprintf(os.Stderr, "%s: %v: stopping (send it again to stop at once)\n", noticePrefix(running()), sig)
 		cancel()
 		select {
 		case <-sigs:
 		case <-time.After(stopGrace):
-			fmt.Fprintf(os.Stderr, "mnemo: still busy %s after %v; exiting (the next open completes the work)\n", stopGrace, sig)
+			fmt.Fprintf(os.Stderr, "%s: still busy %s after %v; exiting (the next open completes the work)\n", noticePrefix(running()), stopGrace, sig)
 		}
 		os.Exit(exitCode(sig))
 	}()
@@ -49,4 +51,12 @@ func exitCode(sig os.Signal) int {
 		return 128 + int(s)
 	}
 	return 1
+}
+
+// noticePrefix is "mnemo COMMAND", or "mnemo" when command is "".
+func noticePrefix(command string) string {
+	if command == "" {
+		return "mnemo"
+	}
+	return "mnemo " + command
 }
