@@ -76,10 +76,10 @@ type EraseResult struct {
 	// salvage is judged complete. Nil when there are none, and on Postgres.
 	KeptDamaged []string `json:"keptDamaged,omitempty"`
 
-	texts  []string // erased contents, kept in memory for the residue check
-	marker string   // the erasing marker of this erasure
-	keys   []string // the fence keys of the threads and resources touched
-	noop   bool     // the transaction changed no row: no purge is owed
+	residue residue  // what the residue check looks for (bounded: residue.go)
+	marker  string   // the erasing marker of this erasure
+	keys    []string // the fence keys of the threads and resources touched
+	noop    bool     // the transaction changed no row: no purge is owed
 }
 
 // changesSoFar returns how many rows SQLite has changed on tx's connection
@@ -117,7 +117,8 @@ const (
 // When DeleteMessages returns nil, the erased text is in no file of the data
 // directory: SQLite runs with secure_delete and its WAL is checkpointed and
 // truncated (and the file is vacuumed when a stale copy of an erased text
-// remains, see completeErasures), the bleve segments are merged
+// remains, or when the erasure is too large to search for, see
+// completeErasures and residue), the bleve segments are merged
 // (recall.Lexical.Purge), and quarantined index copies are removed. A crash after the transaction
 // commits leaves a marker that Open completes.
 //
@@ -186,9 +187,10 @@ func (e *Engine) DeleteResource(ctx context.Context, resourceID string) (*EraseR
 type eraseState struct {
 	fence fence
 
-	mu     sync.Mutex
-	owed   purgeSet     // purges that failed or were cancelled (purge.go)
-	purges atomic.Int64 // physical purges started, for the tests
+	mu      sync.Mutex
+	owed    purgeSet     // purges that failed or were cancelled (purge.go)
+	purges  atomic.Int64 // physical purges started, for the tests
+	vacuums atomic.Int64 // VACUUMs the purges ran (vacuumResidue), for the tests
 }
 
 // erase runs the erasure transaction, then the physical purge.
@@ -212,7 +214,7 @@ func (e *Engine) eraseWith(ctx context.Context, kind eraseKind, targets []string
 
 // purgeOf is the purge res's erasure of kind owes.
 func purgeOf(kind eraseKind, res *EraseResult) purgeSet {
-	return purgeSet{markers: []string{res.marker}, texts: res.texts, owners: kind == eraseResource || len(res.Threads) > 0}
+	return purgeSet{markers: []string{res.marker}, residue: res.residue, owners: kind == eraseResource || len(res.Threads) > 0}
 }
 
 // publishErased publishes the event of an erasure of kind whose purge

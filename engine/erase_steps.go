@@ -56,7 +56,7 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 	for _, m := range er.msgs {
 		er.erased[m.ID], er.texts[m.ID] = m, m.Content
 		er.res.Messages = append(er.res.Messages, m.ID)
-		er.res.texts = append(er.res.texts, m.Content)
+		er.res.residue.add(m.Content)
 		if kind == eraseMessages && !slices.Contains(er.resources, m.ResourceID) {
 			er.resources = append(er.resources, m.ResourceID)
 		}
@@ -227,11 +227,11 @@ func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 	resource := ""
 	if er.kind == eraseResource {
 		resource = er.target
-		er.res.texts = append(er.res.texts, resource)
+		er.res.residue.add(resource)
 	}
 	if err := entombOwners(ctx, tx, er.ms, er.ts, er.threads, resource); err != nil {
 		return err
 	}
-	er.res.texts = append(er.res.texts, er.threads...)
+	er.res.residue.add(er.threads...)
 	return nil
 }

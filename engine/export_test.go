@@ -123,3 +123,20 @@ func (e *Engine) PlansPagedAndWhole(ctx context.Context, threadID string, m obse
 func (e *Engine) LiveObservations(ctx context.Context, threadID, resourceID string) ([]observe.Observation, error) {
 	return e.liveObservations(ctx, threadID, resourceID)
 }
+
+// ResidueMaxPatterns is residueMaxPatterns, the texts the residue check
+// searches for before it vacuums instead.
+const ResidueMaxPatterns = residueMaxPatterns
+
+// CheckResidue runs a purge's residue check (vacuumResidue) for texts as
+// if an erasure had erased them, and reports whether it vacuumed.
+func CheckResidue(ctx context.Context, e *Engine, texts []string) (vacuumed bool, err error) {
+	if err := e.checkpoint(ctx); err != nil { // as the purge does before the check
+		return false, err
+	}
+	var r residue
+	r.add(texts...)
+	before := e.erasure.vacuums.Load()
+	err = e.vacuumResidue(ctx, false, r)
+	return e.erasure.vacuums.Load() > before, err
+}

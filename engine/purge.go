@@ -19,13 +19,14 @@ import (
 
 // purgeSet is what a physical purge owes: the markers of the erasures
 // whose transactions committed (each stays in the journal until a purge
-// covering it finished), their erased texts and ids for the residue check,
-// and whether one of them erased a thread or a resource (owners: the
-// indexes are rebuilt). all is the purge at Open, which owes every stored
-// marker and no longer knows their texts.
+// covering it finished), what the residue check looks for (the prefixes of
+// their erased texts and ids, bounded: residue.go), and whether one of them
+// erased a thread or a resource (owners: the indexes are rebuilt). all is
+// the purge at Open, which owes every stored marker and no longer knows
+// their texts.
 type purgeSet struct {
 	markers []string
-	texts   []string
+	residue residue
 	owners  bool
 	all     bool
 }
@@ -33,7 +34,7 @@ type purgeSet struct {
 // add makes p owe q's purge too.
 func (p *purgeSet) add(q purgeSet) {
 	p.markers = append(p.markers, q.markers...)
-	p.texts = append(p.texts, q.texts...)
+	p.residue.merge(q.residue)
 	p.owners = p.owners || q.owners
 	p.all = p.all || q.all
 }
@@ -71,14 +72,15 @@ func (e *Engine) adoptOwed(p purgeSet) purgeSet {
 // SQLite's secure_delete zeroes deleted cells, but a copy of a cell that a
 // b-tree rebalance moved earlier can survive in a page's free space (the
 // crash harness found one in about 1,500 kill points). So the database file
-// is then searched for the erased texts (p.texts; after a crash they are no
-// longer known, and Open vacuums unconditionally) and rewritten with VACUUM
-// when any remains. Such copies are most frequent in index pages (their
-// keys are inserted in any order, so their pages split again and again),
-// where the residue check cannot see a piece of an id: when p.owners is set
-// (an erasure deleted a thread or a resource, whose ids are index keys)
-// every index is rebuilt first (store.Reindex), which frees and zeroes the
-// old index pages.
+// is then searched for the erased texts (p.residue; after a crash they are
+// no longer known, and Open vacuums unconditionally; past
+// residueMaxPatterns texts the purge vacuums without searching) and
+// rewritten with VACUUM when any remains. Such copies are most frequent in
+// index pages (their keys are inserted in any order, so their pages split
+// again and again), where the residue check cannot see a piece of an id:
+// when p.owners is set (an erasure deleted a thread or a resource, whose
+// ids are index keys) every index is rebuilt first (store.Reindex), which
+// frees and zeroes the old index pages.
 func (e *Engine) completeErasures(ctx context.Context, p purgeSet) error {
 	p = e.adoptOwed(p)
 	err := e.purge(ctx, p)
@@ -110,7 +112,7 @@ func (e *Engine) purge(ctx context.Context, p purgeSet) error {
 	if err := e.checkpoint(ctx); err != nil {
 		return err
 	}
-	if err := e.vacuumResidue(ctx, p.all, p.texts); err != nil {
+	if err := e.vacuumResidue(ctx, p.all, p.residue); err != nil {
 		return err
 	}
 	if err := e.clearMarkers(ctx, p); err != nil {
@@ -216,25 +218,17 @@ func (e *Engine) dueDeletes(ctx context.Context, last int64) ([]msgstore.OutboxR
 	return due, nil
 }
 
-// residuePrefix is how much of an erased text the residue check looks
-// for; texts shorter than residueMin are not searched (too common to tell
-// residue from other data).
-const (
-	residuePrefix = 64
-	residueMin    = 12
-)
-
-// vacuumResidue rewrites the database with VACUUM when always is set or
-// when the file still holds the start of one of texts, then checkpoints.
-func (e *Engine) vacuumResidue(ctx context.Context, always bool, texts []string) error {
-	if !always {
-		var pats [][]byte
-		for _, t := range texts {
-			if len(t) >= residueMin {
-				pats = append(pats, []byte(t[:min(len(t), residuePrefix)]))
-			}
-		}
-		found, err := fileHolds(ctx, filepath.Join(e.dir, DatabaseFile), pats)
+// vacuumResidue rewrites the database with VACUUM when always is set,
+// when r is over its bound (residue.over), or when the file still holds
+// one of r's prefixes; then it checkpoints. Either way, when it returns
+// nil the file holds none of r's prefixes (residue's guarantee).
+func (e *Engine) vacuumResidue(ctx context.Context, always bool, r residue) error {
+	switch {
+	case always:
+	case r.over:
+		e.log.Info("erasure too large to search the database file for its texts; vacuuming", "texts", r.texts)
+	default:
+		found, err := fileHolds(ctx, filepath.Join(e.dir, DatabaseFile), r.pats)
 		if err != nil {
 			return fmt.Errorf("%w: residue check: %w", ErrEraseIncomplete, err)
 		}
@@ -243,6 +237,7 @@ func (e *Engine) vacuumResidue(ctx context.Context, always bool, texts []string)
 		}
 		e.log.Warn("erased text left in free space of the database file; vacuuming")
 	}
+	e.erasure.vacuums.Add(1)
 	if err := store.Vacuum(ctx, e.db); err != nil {
 		return fmt.Errorf("%w: vacuum: %w", ErrEraseIncomplete, err)
 	}

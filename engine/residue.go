@@ -7,7 +7,72 @@ import (
 	"os"
 )
 
-// The residue check's file scan (vacuumResidue, purge.go): does a file
+// The residue check (vacuumResidue, purge.go): what it looks for after
+// erasures, bounded whatever their size (residue), and its file scan.
+
+// residuePrefix is how much of an erased text the residue check looks
+// for; texts shorter than residueMin are not searched (too common to tell
+// residue from other data).
+const (
+	residuePrefix = 64
+	residueMin    = 12
+)
+
+// residueMaxPatterns bounds the prefixes a residue holds: 65,536 of at
+// most residuePrefix bytes (about 5.5 MiB with their slice headers),
+// whatever the number of texts erased. The whole texts were kept before,
+// from the erasure transaction until its purge finished, and for good in
+// the engine's owed purges when it did not.
+const residueMaxPatterns = 1 << 16
+
+// residue is what the residue check searches the database file for after
+// erasures: a copy of the first residuePrefix bytes of each erased text
+// (and each erased thread or resource id) of residueMin bytes or more, in
+// memory until the purge finishes. Past residueMaxPatterns such texts it
+// drops them and is over: the purge then rewrites the file with VACUUM
+// instead of searching it (a search is a read of the whole file; VACUUM
+// writes it).
+//
+// The check's guarantee, the same either way: once the purge returned nil,
+// the database file holds the first residuePrefix bytes of no erased text
+// of residueMin bytes or more, because the search found none or VACUUM
+// rewrote the file from the live rows alone. Shorter texts, and a copy of
+// a text's later bytes without its start, are not looked for. The zero
+// residue looks for nothing.
+type residue struct {
+	pats  [][]byte // the prefixes, copied (no erased text stays alive); nil when over
+	texts int      // the texts of residueMin bytes or more added
+	over  bool     // more than residueMaxPatterns texts: vacuum, do not search
+}
+
+// add adds texts (erased contents or ids).
+func (r *residue) add(texts ...string) {
+	for _, t := range texts {
+		if len(t) < residueMin {
+			continue
+		}
+		r.texts++
+		switch {
+		case r.over:
+		case len(r.pats) == residueMaxPatterns:
+			r.pats, r.over = nil, true
+		default:
+			r.pats = append(r.pats, []byte(t[:min(len(t), residuePrefix)]))
+		}
+	}
+}
+
+// merge adds q's texts to r's.
+func (r *residue) merge(q residue) {
+	r.texts += q.texts
+	if r.over || q.over || len(r.pats)+len(q.pats) > residueMaxPatterns {
+		r.pats, r.over = nil, true
+		return
+	}
+	r.pats = append(r.pats, q.pats...)
+}
+
+// The file scan: does a file
 // hold any of the erased texts' prefixes? A sweep (sweep.go) checks the
 // texts of every thread it erased at once, thousands of patterns over a
 // file of hundreds of MiB, so beyond a few patterns the scan is one pass

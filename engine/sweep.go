@@ -45,6 +45,7 @@ func (s *sweep) erase(ctx context.Context, kind eraseKind, targets []string, opt
 	}
 	s.e.kickOutbox()
 	s.owed.add(purgeOf(kind, res))
+	res.residue = residue{} // s.owed holds it now (a sweep of many threads keeps one bounded set)
 	s.done = append(s.done, swept{kind: kind, target: targets[0], opts: opts, res: res})
 	return res, nil
 }
