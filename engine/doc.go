@@ -13,9 +13,10 @@
 // Owns no table: it orchestrates the packages that do. It may import every
 // library package below it (internal/msgstore, internal/store, journal,
 // working, observe, recall, recall/uselite, tools, internal/render,
-// internal/tokens, internal/models, and for Postgres internal/pgstore and
-// internal/pgrecall) and never server, mcpserver, inspector or
-// a command; nothing below it imports it (internal/layout checks both).
+// internal/tokens, internal/models, internal/filekind, and for Postgres
+// internal/pgstore and internal/pgrecall) and never server, mcpserver,
+// inspector or a command; nothing below it imports it (internal/layout
+// checks both).
 //
 // # Invariants
 //

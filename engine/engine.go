@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/mnemo-go/mnemo/internal/filekind"
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
@@ -183,7 +184,7 @@ func notRegularDatabase(dir string) error {
 		path := filepath.Join(dir, DatabaseFile+suffix)
 		fi, err := os.Stat(path)
 		if err == nil && !fi.Mode().IsRegular() {
-			return fmt.Errorf("%w: %w: %s is %s", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, fileKind(fi.Mode()))
+			return fmt.Errorf("%w: %w: %s is a %s", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, filekind.Of(fi.Mode()))
 		}
 		if errors.Is(err, os.ErrNotExist) {
 			// A link whose target is missing (an unmounted volume, a
@@ -195,21 +196,6 @@ func notRegularDatabase(dir string) error {
 		}
 	}
 	return nil
-}
-
-// fileKind names the kind of a file that is not a regular one.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a regular file"
 }
 
 // emptyDatabase returns ErrDatabaseCorrupt when dir's database file is

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/importer"
+	"github.com/mnemo-go/mnemo/internal/filekind"
 )
 
 // progressMinBytes is the file size from which ingest shows a progress bar
@@ -146,7 +147,7 @@ func occurrences(ss []string, s string) int {
 
 // readOnceTwice returns two FILEs, a and b, that are the same file that
 // can be read only once (standard input, a pipe or FIFO, a device: kind
-// says which), whatever their names ("- /dev/stdin", "/dev/fd/0
+// says which, filekind.Of), whatever their names ("- /dev/stdin", "/dev/fd/0
 // /proc/self/fd/0", a FIFO named twice; os.SameFile), or "" when there
 // are none: the second read would find it at its end, an empty FILE. A
 // regular file named twice is not reported: it is imported twice, the
@@ -166,7 +167,7 @@ func (c *IngestCommand) readOnceTwice(paths []string) (a, b, kind string) {
 		}
 		for _, s := range seen {
 			if os.SameFile(s.fi, fi) {
-				return s.path, path, fileKind(fi.Mode())
+				return s.path, path, filekind.Of(fi.Mode())
 			}
 		}
 		seen = append(seen, input{path, fi})
@@ -194,20 +195,6 @@ func inputName(path string) string {
 		return "- (standard input)"
 	}
 	return path
-}
-
-// fileKind names a file that is not regular by its mode: pipe (a FIFO
-// or an anonymous pipe), device, socket, else file.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "pipe"
-	case m&os.ModeDevice != 0:
-		return "device"
-	case m&os.ModeSocket != 0:
-		return "socket"
-	}
-	return "file"
 }
 
 // checkInputs opens each FILE argument ("-" aside) before anything is
