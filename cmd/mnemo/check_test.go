@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -20,44 +19,30 @@ import (
 // count wrong; every query still answers) exits 1 and says what to do.
 // Before, it printed ok.
 func TestCheckDamagedDatabase(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const marker = "zanzibar-lighthouse-keeper"
+	var reqs []engine.AppendRequest
 	for i := range 40 {
 		text := fmt.Sprintf("message %d about the weather in a town by the sea, with enough words to take some room", i)
 		if i == 30 {
 			text = "the " + marker + " said the refund was approved"
 		}
-		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{ID: fmt.Sprint("m", i), Role: "user", Content: text}}}); err != nil {
-			t.Fatal(err)
-		}
+		reqs = append(reqs, inThreadT(engine.Message{ID: fmt.Sprint("m", i), Role: "user", Content: text}))
 	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := storedDir(t, engine.Config{}, false, reqs...)
 	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || !strings.Contains(out, "ok: the database passes SQLite's quick_check") {
 		t.Fatalf("check before damage: exit %d\n%s%s", code, out, stderr)
 	}
 
-	path := filepath.Join(dir, engine.DatabaseFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := bytes.Index(b, []byte(marker))
-	pageSize := int(binary.BigEndian.Uint16(b[16:18]))
-	if at < pageSize {
-		t.Fatalf("marker at %d (page size %d)", at, pageSize)
-	}
-	copy(b[at:], bytes.Repeat([]byte{'#'}, len(marker)))
-	b[at/pageSize*pageSize+7] ^= 0x3c // fragmented-bytes count of the page
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	rewriteFile(t, filepath.Join(dir, engine.DatabaseFile), func(b []byte) []byte {
+		at := bytes.Index(b, []byte(marker))
+		pageSize := int(binary.BigEndian.Uint16(b[16:18]))
+		if at < pageSize {
+			t.Fatalf("marker at %d (page size %d)", at, pageSize)
+		}
+		copy(b[at:], bytes.Repeat([]byte{'#'}, len(marker)))
+		b[at/pageSize*pageSize+7] ^= 0x3c // fragmented-bytes count of the page
+		return b
+	})
 
 	for _, args := range [][]string{{"check"}, {"check", "--full"}} {
 		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...)
@@ -115,18 +100,7 @@ func checkJSON(t *testing.T, code int, out, stderr string) checkReportJSON {
 // it prints its report (ok false, action restore, the database problem);
 // it printed nothing before, where the other damage has one.
 func TestCheckTruncatedDatabase(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "hello"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := storedDir(t, engine.Config{}, false, inThreadT(engine.Message{Role: "user", Content: "hello"}))
 	if err := os.Truncate(filepath.Join(dir, engine.DatabaseFile), 4096); err != nil {
 		t.Fatal(err)
 	}
@@ -155,21 +129,7 @@ func TestCheckTruncatedDatabase(t *testing.T) {
 // do), as it does damage it finds itself; the next check passes. Before,
 // it printed "ok" and exited 0.
 func TestCheckDamageFoundAtOpen(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "the refund was approved"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.SyncIndexes(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := storedDir(t, engine.Config{}, true, inThreadT(engine.Message{Role: "user", Content: "the refund was approved"}))
 	root := filepath.Join(dir, engine.LexicalDir, "store", "root.bolt")
 	if err := os.WriteFile(root, bytes.Repeat([]byte{0xde, 0xad}, 4096), 0o600); err != nil {
 		t.Fatal(err)
@@ -197,37 +157,20 @@ func TestCheckDamageFoundAtOpen(t *testing.T) {
 // with the file in place. One file is said in the singular (it said "1
 // shard snapshot files failed their checksums").
 func TestCheckDamagedSnapshot(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, RecallTuning: recall.Tuning{SnapshotMin: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var msgs []engine.Message
 	for i := range 40 {
 		msgs = append(msgs, engine.Message{Role: "user", Content: fmt.Sprintf("turn %d: the refund of order %d was approved", i, i*7)})
 	}
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.SyncIndexes(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil { // writes the resource's snapshot
-		t.Fatal(err)
-	}
+	// The engine's Close writes the resource's snapshot.
+	dir := storedDir(t, engine.Config{RecallTuning: recall.Tuning{SnapshotMin: 1}}, true, inThreadT(msgs...))
 	files, _ := filepath.Glob(filepath.Join(dir, engine.SnapshotDir, "*.snap"))
 	if len(files) != 1 {
 		t.Fatalf("snapshot files %q, want 1", files)
 	}
-	b, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)-24-64] ^= 0x5a // in the vector part, before the 24-byte footer
-	if err := os.WriteFile(files[0], b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	rewriteFile(t, files[0], func(b []byte) []byte {
+		b[len(b)-24-64] ^= 0x5a // in the vector part, before the 24-byte footer
+		return b
+	})
 	code, out, stderr := run(t, nil, "--dir", dir, "check", "--json")
 	rep := checkJSON(t, code, out, stderr)
 	if rep.Action != "none" || len(rep.Problems) != 1 || rep.Problems[0].Kind != "index" || fmt.Sprint(rep.DeletedSnapshots) != fmt.Sprint([]string{filepath.Base(files[0])}) {

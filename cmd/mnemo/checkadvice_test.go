@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,24 +26,11 @@ import (
 // queued.
 func TestCheckDamagedEmbeddings(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var msgs []engine.Message
 	for i := range 20 {
 		msgs = append(msgs, engine.Message{ID: fmt.Sprintf("m%02d", i), Role: "user", Content: fmt.Sprintf("note %d about the garden and the tomatoes", i)})
 	}
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.SyncIndexes(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := storedDir(t, engine.Config{}, true, inThreadT(msgs...))
 	nan := make([]byte, 4*recall.HashDims)
 	for i := range recall.HashDims {
 		binary.LittleEndian.PutUint32(nan[4*i:], math.Float32bits(0.05))
@@ -96,12 +82,6 @@ func TestCheckDamagedEmbeddings(t *testing.T) {
 // wrong) says "at least 100 problems", not "100 problems". Before, it
 // counted the findings it was given as if they were all.
 func TestCheckCappedFindings(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const pages = 150
 	var msgs []engine.Message
 	for i := range pages {
@@ -109,35 +89,25 @@ func TestCheckCappedFindings(t *testing.T) {
 		text := fmt.Sprintf("marker-%03d-end ", i) + strings.Repeat(fmt.Sprintf("turn %d of a long talk about the sea; ", i), 90)
 		msgs = append(msgs, engine.Message{ID: fmt.Sprint("m", i), Role: "user", Content: text[:3000]})
 	}
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, engine.DatabaseFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pageSize := int(binary.BigEndian.Uint16(b[16:18]))
-	damaged := map[int]bool{}
-	for i := range pages {
-		at := bytes.Index(b, []byte(fmt.Sprintf("marker-%03d-end", i)))
-		if at < pageSize {
-			t.Fatalf("marker %d at %d (page size %d)", i, at, pageSize)
+	dir := storedDir(t, engine.Config{}, false, inThreadT(msgs...))
+	rewriteFile(t, filepath.Join(dir, engine.DatabaseFile), func(b []byte) []byte {
+		pageSize := int(binary.BigEndian.Uint16(b[16:18]))
+		damaged := map[int]bool{}
+		for i := range pages {
+			at := bytes.Index(b, []byte(fmt.Sprintf("marker-%03d-end", i)))
+			if at < pageSize {
+				t.Fatalf("marker %d at %d (page size %d)", i, at, pageSize)
+			}
+			if p := at / pageSize; !damaged[p] {
+				damaged[p] = true
+				b[p*pageSize+7] ^= 0x3c // fragmented-bytes count of the page
+			}
 		}
-		if p := at / pageSize; !damaged[p] {
-			damaged[p] = true
-			b[p*pageSize+7] ^= 0x3c // fragmented-bytes count of the page
+		if len(damaged) <= 100 {
+			t.Fatalf("%d pages damaged, want more than 100", len(damaged))
 		}
-	}
-	if len(damaged) <= 100 {
-		t.Fatalf("%d pages damaged, want more than 100", len(damaged))
-	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+		return b
+	})
 	code, out, stderr := run(t, nil, "--dir", dir, "check")
 	if code != 1 {
 		t.Fatalf("check: exit %d, want 1\n%s%s", code, out, stderr)

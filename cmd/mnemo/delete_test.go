@@ -17,22 +17,13 @@ import (
 )
 
 func TestDelete(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var reqs []engine.AppendRequest
 	for _, th := range []string{"t1", "t2"} {
-		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: th, ResourceID: "r", Messages: []engine.Message{
+		reqs = append(reqs, engine.AppendRequest{ThreadID: th, ResourceID: "r", Messages: []engine.Message{
 			{ID: th + "-a", Role: "user", Content: "hello"}, {ID: th + "-b", Role: "user", Content: "bye"},
-		}}); err != nil {
-			t.Fatal(err)
-		}
+		}})
 	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := storedDir(t, engine.Config{}, false, reqs...)
 
 	code, out, stderr := run(t, nil, "--dir", dir, "delete", "--message", "t1-a", "nope", "--yes")
 	if code != 0 || !strings.Contains(out, "erased 1 message (t1-a)") || !strings.Contains(out, "not found: 1 (nope)") {

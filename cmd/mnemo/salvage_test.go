@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/recall"
 )
 
 // TestSalvageCommand: on a directory whose mnemo.db lost a leaf page of
@@ -21,22 +19,7 @@ import (
 // the kept damaged file is not erased; help lists it; and it
 // refuses a Postgres database.
 func TestSalvageCommand(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var msgs []engine.Message
-	for i := range 200 {
-		msgs = append(msgs, engine.Message{Role: "user", Content: fmt.Sprintf("message %d about the harbour at dusk %s", i, strings.Repeat("and more words ", 20))})
-	}
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := storedDir(t, engine.Config{}, false, inThreadT(harbourMessages()...))
 	path := filepath.Join(dir, engine.DatabaseFile)
 	garblePage(t, path, messageLeaf(t, path))
 
@@ -77,6 +60,16 @@ func TestSalvageCommand(t *testing.T) {
 	}
 }
 
+// harbourMessages are 200 messages of about 350 bytes, enough for several
+// leaf pages of the messages table (messageLeaf).
+func harbourMessages() []engine.Message {
+	var msgs []engine.Message
+	for i := range 200 {
+		msgs = append(msgs, engine.Message{Role: "user", Content: fmt.Sprintf("message %d about the harbour at dusk %s", i, strings.Repeat("and more words ", 20))})
+	}
+	return msgs
+}
+
 // messageLeaf returns a leaf page of the messages table in the middle of
 // the sound database at path.
 func messageLeaf(t *testing.T, path string) int64 {
@@ -113,19 +106,8 @@ func garblePage(t *testing.T, path string, page int64) {
 // message by thread and seq (not its text), exits 1 and points at
 // salvage, which drops it as lost; `check --full` is then ok.
 func TestCheckFullGarbledOverflow(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := []engine.Message{{Role: "user", Content: "a short one"}, {Role: "user", Content: "the long one: " + strings.Repeat("a sentence about the harbour. ", 500)}}
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := storedDir(t, engine.Config{}, false, inThreadT(engine.Message{Role: "user", Content: "a short one"},
+		engine.Message{Role: "user", Content: "the long one: " + strings.Repeat("a sentence about the harbour. ", 500)}))
 	path := filepath.Join(dir, engine.DatabaseFile)
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
@@ -166,18 +148,7 @@ func TestCheckFullGarbledOverflow(t *testing.T) {
 // beside it) is refused by every command, which points at salvage;
 // salvage finishes it (rebuilds the indexes) and check is then ok.
 func TestSalvageInterruptedSwap(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "hello"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := storedDir(t, engine.Config{}, false, inThreadT(engine.Message{Role: "user", Content: "hello"}))
 	path := filepath.Join(dir, engine.DatabaseFile)
 	b, err := os.ReadFile(path)
 	if err != nil {

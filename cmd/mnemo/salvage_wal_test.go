@@ -20,24 +20,11 @@ import (
 func tornWALFixture(t *testing.T) (dir string, db, wal []byte) {
 	t.Helper()
 	ctx := context.Background()
-	live := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: live, Embedder: recall.HashEmbedder{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var msgs []engine.Message
-	for i := range 200 {
-		msgs = append(msgs, engine.Message{Role: "user", Content: fmt.Sprintf("message %d about the harbour at dusk %s", i, strings.Repeat("and more words ", 20))})
-	}
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	live := storedDir(t, engine.Config{}, false, inThreadT(harbourMessages()...))
 	path := filepath.Join(live, engine.DatabaseFile)
 	leaf := messageLeaf(t, path) // a page the appends below do not touch
-	if e, err = engine.Open(ctx, engine.Config{Dir: live, Embedder: recall.HashEmbedder{}}); err != nil {
+	e, err := engine.Open(ctx, engine.Config{Dir: live, Embedder: recall.HashEmbedder{}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
