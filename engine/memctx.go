@@ -146,8 +146,8 @@ func ref(t turn, reason string) journal.Ref {
 // value recall ran with (recall.Options.Resolve), nil when recall is off, so
 // the record names the defaults that ran, not the zero values that chose
 // them; t is the resolved tuning recall ran with (Engine.recallTuning),
-// whose fusion parameters are recorded in hybrid mode. The filter is
-// redacted by r.
+// whose fusion parameters and hybrid rules are recorded in hybrid mode.
+// The filter is redacted by r.
 func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int, t recall.Tuning) journal.Options {
 	out := journal.Options{RecentN: recentN, TokenBudget: budget}
 	if o == nil {
@@ -156,6 +156,7 @@ func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int, t rec
 	out.TopK, out.Threshold, out.Scope, out.Mode = o.TopK, o.Threshold, string(o.Scope), string(o.Mode)
 	if o.Mode == recall.ModeHybrid {
 		out.Fusion, out.FusionParams = fusionParams(t.Fusion(o.Fusion))
+		out.Rules = hybridRules(t.HybridRules(o.Scope))
 	}
 	if b, err := json.Marshal(o.MessageRange); err == nil {
 		out.MessageRange = b
@@ -176,6 +177,12 @@ func fusionParams(p recall.FusionParams) (string, *journal.FusionParams) {
 	}
 	w := p.VectorWeight
 	return p.Name, &journal.FusionParams{VectorWeight: &w, Normalise: p.Normalise}
+}
+
+// hybridRules is the record of the hybrid rules h (journal.Options.Rules).
+func hybridRules(h recall.HybridRules) *journal.Rules {
+	return &journal.Rules{ExchangeOrder: h.ExchangeOrder, SessionWeight: h.SessionWeight, TopicWeight: h.TopicWeight,
+		SpeakerWeight: h.SpeakerWeight, DateWeight: h.DateWeight}
 }
 
 // journalRetrieval is recall's retrieval status as the journal records it

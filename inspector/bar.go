@@ -62,10 +62,23 @@ func (c scale) bar(v *float64) Bar {
 }
 
 // hybridRules names the rules recall applied to the fused scores of rec's
-// hybrid search after the fusion, as mnemo's "scores:" lines do
-// (recall.HybridRulesText, by the record's scope and embedder).
+// hybrid search after the fusion, as mnemo's "scores:" lines do: those the
+// record names (recall.HybridRules.Text) with their weights, "then mnemo's
+// hybrid rules (…; speaker and date boosts) [session evidence 0.15 ·
+// speaker boost 2 sd · …]"; in a record written before the rules were
+// recorded, this version's defaults by the record's scope and embedder
+// (recall.HybridRulesText), said to be so.
 func hybridRules(rec *journal.MemCtx) string {
-	return recall.HybridRulesText(rec.Options.Scope, rec.Retrieval.Embedder)
+	r := rec.Options.Rules
+	if r == nil {
+		return recall.HybridRulesText(rec.Options.Scope, rec.Retrieval.Embedder) + " (this version's defaults: the record predates the record of the rules that ran)"
+	}
+	h := recall.HybridRules{ExchangeOrder: r.ExchangeOrder, SessionWeight: r.SessionWeight, TopicWeight: r.TopicWeight,
+		SpeakerWeight: r.SpeakerWeight, DateWeight: r.DateWeight}
+	if p := h.Params(); len(p) > 0 {
+		return h.Text() + " [" + strings.Join(p, " · ") + "]"
+	}
+	return h.Text()
 }
 
 // ranking opens the note of a hybrid run's fused score.

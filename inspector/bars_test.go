@@ -59,7 +59,7 @@ func TestRunPageNegativeScores(t *testing.T) {
 			t.Errorf("positive score %s: bar %q, want a bar starting at the zero line (%d%%)", m[5], m[0], zero)
 		}
 	}
-	for _, w := range []string{`id="score-note"`, "weighted, vector weight 0.15", "may be negative", "hybrid rules", "BM25 of the turn with its exchange context", "line at 0"} {
+	for _, w := range []string{`id="score-note"`, "weighted, vector weight 0.15", "may be negative", "hybrid rules", "[speaker boost 2 sd · date boost 2 sd · exchange order]", "BM25 of the turn with its exchange context", "line at 0"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("run page lacks %q", w)
 		}

@@ -130,6 +130,42 @@ type Options struct {
 	// the default, which a caller's options could have changed.
 	Fusion       string        `json:"fusion,omitempty"`
 	FusionParams *FusionParams `json:"fusionParams,omitempty"`
+	// Rules are the hybrid rules that ran on the fused scores after the
+	// fusion, and their parameters, in hybrid mode (as Fusion). Nil when
+	// recall was off or ran one channel, and in records written before
+	// they were recorded: a reader must then treat the rules as unknown,
+	// not as the defaults, which the engine's tuning or another version
+	// could have changed. A record with no rule running has an empty
+	// Rules ({}).
+	Rules *Rules `json:"rules,omitempty"`
+}
+
+// Rules are the rules a run's hybrid search applied to the fused scores
+// after the fusion (recall.Tuning.HybridRules): each is absent (false or
+// 0) when it did not run. A rule that ran may still have changed no
+// score: the speaker and date rules raise only turns of a speaker or a
+// date the query names, the topic rule needs the query's vector
+// (retrieval.vector "ok" or "degraded"), and no rule changes a lone
+// candidate's score.
+type Rules struct {
+	// ExchangeOrder is set when the exchange order rule ran: of a user's
+	// turn and the agent's reply after it, the user's turn took the
+	// better fused score (the reply did when the query asked what the
+	// agent said).
+	ExchangeOrder bool `json:"exchangeOrder,omitempty"`
+	// SessionWeight is β of the session-evidence rule (a candidate
+	// raised by β × the best positive standardised score of the other
+	// candidates of its thread) and TopicWeight γ of the session-topic
+	// rule (raised by γ × its thread's positive standardised cosine with
+	// the query); both run in a resource-wide search only (0.15 by
+	// default with a semantic embedder, off with hash-384).
+	SessionWeight float64 `json:"sessionWeight,omitempty"`
+	TopicWeight   float64 `json:"topicWeight,omitempty"`
+	// SpeakerWeight and DateWeight are δ of the speaker and date rules,
+	// in standard deviations of the fused scores (2 by default): a
+	// candidate whose speaker, or date, the query names is raised by δ.
+	SpeakerWeight float64 `json:"speakerWeight,omitempty"`
+	DateWeight    float64 `json:"dateWeight,omitempty"`
 }
 
 // FusionParams are the parameters of a run's fusion (Options.Fusion), as

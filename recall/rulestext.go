@@ -1,5 +1,11 @@
 package recall
 
+// The words of the hybrid rules, for HybridRulesText and HybridRules.Text.
+const (
+	exchangeRuleText = "a user's turn takes the better of its score and its reply's, unless the question asks what the agent said or names the conversation"
+	sessionRuleText  = "standardised again and raised by its session's evidence"
+)
+
 // HybridRulesText says in words the rules a hybrid search applies to the
 // fused scores after the fusion (topHits), for a legend of its scores:
 // the exchange order (exchangeorder.go: of a user's turn and the agent's
@@ -17,16 +23,12 @@ package recall
 // score. The text begins "then mnemo's hybrid rules (" and has no final
 // period.
 func HybridRulesText(scope, embedder string) string {
-	const (
-		exchange = "a user's turn takes the better of its score and its reply's, unless the question asks what the agent said or names the conversation"
-		session  = "standardised again and raised by its session's evidence"
-	)
-	rules := "; " + session
+	rules := "; " + sessionRuleText
 	switch {
 	case scope == string(ScopeThread) || embedder == HashID:
 		rules = ""
 	case embedder == "":
-		rules = "; unless the embedder was " + HashID + ", " + session
+		rules = "; unless the embedder was " + HashID + ", " + sessionRuleText
 	}
-	return "then mnemo's hybrid rules (" + exchange + rules + "; speaker and date boosts)"
+	return "then mnemo's hybrid rules (" + exchangeRuleText + rules + "; speaker and date boosts)"
 }

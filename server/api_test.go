@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -81,10 +82,17 @@ func TestAPIFlow(t *testing.T) {
 		if len(rl.Runs) != 1 || rl.Runs[0].RunID != "run-1" || rl.Runs[0].CreatedAt.IsZero() {
 			t.Fatalf("runs %+v", rl.Runs)
 		}
-		var rec struct{ PromptHash string }
+		var rec struct {
+			PromptHash string
+			Options    struct{ Rules map[string]any }
+		}
 		h.ok("GET", "/v1/runs/{run}/memctx", "/v1/runs/run-1/memctx", aliceToken, nil, 200).decode(t, &rec)
 		if rec.PromptHash != c.PromptHash {
 			t.Fatalf("memctx hash %q, want %q", rec.PromptHash, c.PromptHash)
+		}
+		// The hybrid rules that ran (hash-384's: no session rule).
+		if want := map[string]any{"exchangeOrder": true, "speakerWeight": 2.0, "dateWeight": 2.0}; !reflect.DeepEqual(rec.Options.Rules, want) {
+			t.Fatalf("memctx options.rules %v, want %v", rec.Options.Rules, want)
 		}
 		var rp server.Replay
 		h.ok("POST", "/v1/runs/{run}/replay", "/v1/runs/run-1/replay", aliceToken, map[string]any{"withoutRecalled": true}, 200).decode(t, &rp)

@@ -140,10 +140,11 @@ func printMessage(w io.Writer, msg engine.ContextMessage, width int) {
 	fmt.Fprintf(w, "[%-6s] %s #%d %s: %s\n", tag, msg.ThreadID, msg.Seq, who, oneLine(text, width))
 }
 
-// printMemCtx writes a memctx record for a person: when a recalled turn
-// shows a score, a "scores:" legend says what the scores shown are, by the
-// fusion the record names (not known in a record written before fusions
-// were recorded).
+// printMemCtx writes a memctx record for a person: in hybrid mode the
+// fusion and the hybrid rules it ran with, and, when a recalled turn shows
+// a score, a "scores:" legend says what the scores shown are, by the
+// fusion and rules the record names (not known in a record written before
+// they were recorded).
 func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	fmt.Fprintf(w, "run %s · thread %s · resource %s · %s\n", r.RunID, r.ThreadID, r.ResourceID, r.CreatedAt)
 	if r.Query != "" {
@@ -157,6 +158,9 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 		o.RecentN, o.TopK, o.Threshold, orDash(string(o.MessageRange)), orDash(o.Scope), orDash(o.Mode))
 	if o.Fusion != "" {
 		fmt.Fprintf(w, "fusion: %s\n", fusionText(o))
+	}
+	if o.Rules != nil || o.Mode == string(recall.ModeHybrid) {
+		fmt.Fprintf(w, "rules: %s\n", recordRulesText(o))
 	}
 	if len(o.Filter) > 0 {
 		fmt.Fprintf(w, "filter: %s\n", o.Filter)

@@ -39,6 +39,12 @@ type scoredSearch struct {
 	// Embedder; "" when not said): the session rules ran only in a
 	// resource-wide search with an embedder other than hash-384 (rules).
 	scope, embedder string
+	// recorded is the hybrid rules a memctx record names (nil: the
+	// engine's defaults by scope and embedder, recall.HybridRulesText),
+	// and unrecorded says the record is one written before the rules
+	// were recorded, which does not say which ran.
+	recorded   *recall.HybridRules
+	unrecorded bool
 }
 
 // lexicalColumn and vectorColumn say what the lexical and vector scores
@@ -79,9 +85,47 @@ func (s scoredSearch) legend(sh shownScores) []string {
 }
 
 // rules names the rules recall applied to the fused scores of s after the
-// fusion (recall.HybridRulesText: the exchange order, the session rules
-// when they ran, the speaker and date boosts).
-func (s scoredSearch) rules() string { return recall.HybridRulesText(s.scope, s.embedder) }
+// fusion: those a memctx record names (recall.HybridRules.Text), else the
+// engine's defaults (recall.HybridRulesText: the exchange order, the
+// session rules when they ran, the speaker and date boosts), said as such
+// for a record that predates the rules' record.
+func (s scoredSearch) rules() string {
+	switch {
+	case s.recorded != nil:
+		return s.recorded.Text()
+	case s.unrecorded:
+		return recall.HybridRulesText(s.scope, s.embedder) + " " + rulesNotRecorded
+	}
+	return recall.HybridRulesText(s.scope, s.embedder)
+}
+
+// rulesNotRecorded follows the hybrid rules of a record written before
+// they were recorded (journal.Options.Rules nil).
+const rulesNotRecorded = "(this version's defaults: the record predates the record of the rules that ran)"
+
+// recordedRules returns the hybrid rules r names, nil for none.
+func recordedRules(r *journal.Rules) *recall.HybridRules {
+	if r == nil {
+		return nil
+	}
+	return &recall.HybridRules{ExchangeOrder: r.ExchangeOrder, SessionWeight: r.SessionWeight, TopicWeight: r.TopicWeight,
+		SpeakerWeight: r.SpeakerWeight, DateWeight: r.DateWeight}
+}
+
+// recordRulesText words a record's hybrid rules with their weights for the
+// memctx options: "session evidence 0.15 · speaker boost 2 sd · …", "none
+// (all turned off)", or "not recorded" for a record written before they
+// were.
+func recordRulesText(o journal.Options) string {
+	h := recordedRules(o.Rules)
+	switch {
+	case h == nil:
+		return "not recorded (the record predates them)"
+	case len(h.Params()) == 0:
+		return "none (all turned off)"
+	}
+	return strings.Join(h.Params(), " · ")
+}
 
 // ranking opens the legend of a hybrid search's score: what the number is
 // for and what it is not.
@@ -145,14 +189,15 @@ func searchScores(o recall.Options, r recall.Retrieval, hits []searchHit) scored
 }
 
 // memctxScores is the scoredSearch of the recall a memctx record r
-// recorded, with the fusion it records (none in a record written before
-// fusions were recorded: not known).
+// recorded, with the fusion and hybrid rules it records (none in a record
+// written before they were recorded: not known).
 func memctxScores(r *journal.MemCtx) scoredSearch {
 	o := r.Options
 	s := scoredSearch{mode: recall.Mode(o.Mode), fusion: o.Fusion, lexical: r.Retrieval.Lexical, vector: r.Retrieval.Vector, topK: o.TopK, scope: o.Scope, embedder: r.Retrieval.Embedder}
 	if p := o.FusionParams; p != nil {
 		s.norm, s.k = p.Normalise, p.K
 	}
+	s.recorded, s.unrecorded = recordedRules(o.Rules), o.Rules == nil
 	if rr := r.Retrieval.Rerank; rr != nil && rr.Status == recall.RerankOK {
 		s.reranker = rr.Reranker
 	}

@@ -173,8 +173,10 @@ func TestContextScoreLegend(t *testing.T) {
 			}
 		})
 	}
-	// memctx reads the fusion from the record: w ran weighted, r rrf;
-	// context printed the same line from the record it made.
+	// memctx reads the fusion and the hybrid rules from the record: w ran
+	// weighted, r rrf, both with hash-384's rules (no session rule);
+	// context printed the same lines from the record it made.
+	const hashRules = "rules: speaker boost 2 sd · date boost 2 sd · exchange order"
 	for _, c := range []struct{ run, legend, options string }{
 		{"w", standardised, "fusion: weighted (vector weight 0.15, standardise)"},
 		{"r", rrfLegend, "fusion: rrf (k 60)"},
@@ -194,6 +196,16 @@ func TestContextScoreLegend(t *testing.T) {
 			}
 			if got := lineWith(out, "fusion: "); got != c.options {
 				t.Errorf("memctx: fusion line %q, want %q", got, c.options)
+			}
+			if got := lineWith(out, "rules: "); got != hashRules {
+				t.Errorf("memctx: rules line %q, want %q", got, hashRules)
+			}
+			code, out, stderr = run(t, nil, "--dir", dir, "memctx", "--json", c.run)
+			if code != 0 {
+				t.Fatalf("memctx --json: exit %d, %s", code, stderr)
+			}
+			if want := `"rules":{"exchangeOrder":true,"speakerWeight":2,"dateWeight":2}`; !strings.Contains(out, want) {
+				t.Errorf("memctx --json: %s lacks %s", out, want)
 			}
 		})
 	}
@@ -231,13 +243,60 @@ func TestMemCtxScoreLegendUnknown(t *testing.T) {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
 	got := legendOf(t, out)
-	for _, w := range []string{"--fusion weighted, the default, standardises each channel", "--fusion rrf sums 1/(60 + rank)", "not recorded", rulesText} {
+	for _, w := range []string{"--fusion weighted, the default, standardises each channel", "--fusion rrf sums 1/(60 + rank)", "not recorded", rulesText + " " + rulesNotRecorded} {
 		if !strings.Contains(got, w) {
 			t.Errorf("memctx: scores line %q lacks %q", got, w)
 		}
 	}
 	if got := lineWith(out, "fusion: "); got != "" {
 		t.Errorf("memctx of a record without a fusion: %q", got)
+	}
+	if got, want := lineWith(out, "rules: "), "rules: not recorded (the record predates them)"; got != want {
+		t.Errorf("memctx of a record without rules: %q, want %q", got, want)
+	}
+}
+
+// TestMemCtxRulesDisplay: mnemo memctx says the hybrid rules a record
+// names, with their weights on the rules line and in words in the
+// "scores:" legend, whatever the embedder's defaults would be (a hash-384
+// run of a tuning with the session rules on says them; a run with every
+// rule off says none ran); a record of a hybrid run without rules says
+// they were not recorded, and gives this version's defaults as such; a
+// single-channel run has no rules line.
+func TestMemCtxRulesDisplay(t *testing.T) {
+	w, score := 0.15, 0.8
+	for _, c := range []struct {
+		name   string
+		mode   string
+		rules  *journal.Rules
+		line   string // the rules line, "" for none
+		legend string // what the legend's score part must hold, "" for nothing
+	}{
+		{"Recorded", "hybrid", &journal.Rules{ExchangeOrder: true, SessionWeight: 0.3, TopicWeight: 0.2, SpeakerWeight: 2, DateWeight: 1.5},
+			"rules: session evidence 0.3 · session topic 0.2 · speaker boost 2 sd · date boost 1.5 sd · exchange order", sessionRulesText},
+		{"SpeakerOnly", "hybrid", &journal.Rules{SpeakerWeight: 2}, "rules: speaker boost 2 sd", "then mnemo's hybrid rules (speaker boost)"},
+		{"NoneRan", "hybrid", &journal.Rules{}, "rules: none (all turned off)", "then none of mnemo's hybrid rules (all turned off)"},
+		{"NotRecorded", "hybrid", nil, "rules: not recorded (the record predates them)", rulesText + " " + rulesNotRecorded},
+		{"Lexical", "lexical", nil, "", "the lexical channel's (--mode lexical)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &journal.MemCtx{RunID: "x", ThreadID: "t", ResourceID: "r",
+				Options:   journal.Options{TopK: 3, Scope: "resource", Mode: c.mode, Rules: c.rules},
+				Recalled:  []journal.Ref{{ThreadID: "t", Seq: 1, Role: "user", Score: &score, Reason: "hit"}, {ThreadID: "t", Seq: 2, Role: "user", Score: &score, Reason: "hit"}},
+				Retrieval: journal.Retrieval{Lexical: "ok", Vector: "ok", Embedder: recall.HashID}}
+			if c.mode == "hybrid" {
+				rec.Options.Fusion, rec.Options.FusionParams = recall.FusionWeighted, &journal.FusionParams{VectorWeight: &w, Normalise: recall.NormStandardise}
+			}
+			var b strings.Builder
+			printMemCtx(&b, rec)
+			out := b.String()
+			if got := lineWith(out, "rules: "); got != c.line {
+				t.Errorf("rules line %q, want %q\n%s", got, c.line, out)
+			}
+			if got := legendOf(t, out); !strings.Contains(got, c.legend) {
+				t.Errorf("legend %q lacks %q", got, c.legend)
+			}
+		})
 	}
 }
 
