@@ -3,19 +3,11 @@ package inspector_test
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"html"
-	"image/png"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -163,136 +155,5 @@ func TestPages(t *testing.T) {
 	req.AddCookie(&http.Cookie{Name: server.TokenCookie, Value: "ana-secret-1"})
 	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 401 {
 		t.Errorf("a write with only the token cookie: %v %v, want 401", err, res)
-	}
-}
-
-// TestBrowser loads the pages in headless Chromium, checks the rendered
-// DOM and saves screenshots (to $MNEMO_SCREENSHOTS, else a temporary
-// directory). It skips when Chromium is absent, except in CI.
-func TestBrowser(t *testing.T) {
-	chromium := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			chromium = p
-			break
-		}
-	}
-	if chromium == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is absent (.ci/run installs it)")
-		}
-		t.Skip("chromium is absent: install it (apt-get install chromium) to run the browser test")
-	}
-	_, ts := seed(t, nil)
-	shots := os.Getenv("MNEMO_SCREENSHOTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	os.MkdirAll(shots, 0o755)
-	pages := []struct{ name, path, want string }{
-		{"index", "/ui/", "ana-1"},
-		{"thread", "/ui/threads/ana-1", "Pet: Pepper, a greyhound"},
-		{"memctx", "/ui/runs/run-1", "reproduced"},
-		{"replay-without-observations", "/ui/runs/run-1?without=observations#replay", "counterfactual"},
-		{"replay-without-recalled", "/ui/runs/run-1?without=recalled#replay", "counterfactual"},
-	}
-	for _, p := range pages {
-		dom := runChromium(t, chromium, "--dump-dom", ts.URL+p.path)
-		if !strings.Contains(dom, p.want) {
-			t.Errorf("%s: the rendered page lacks %q", p.name, p.want)
-		}
-		shot := filepath.Join(shots, p.name+".png")
-		runChromium(t, chromium, "--screenshot="+shot, "--window-size=1280,1800", ts.URL+p.path)
-		checkPicture(t, shot)
-		t.Logf("screenshot %s", shot)
-	}
-	// The index's next link (by cursor), followed as rendered: the page
-	// after the first thread holds the second.
-	dom := runChromium(t, chromium, "--dump-dom", ts.URL+"/ui/?limit=1")
-	m := regexp.MustCompile(`href="(\?cursor=[A-Za-z0-9_-]+&amp;limit=1)">next<`).FindStringSubmatch(dom)
-	if m == nil || !strings.Contains(dom, `href="/ui/threads/ana-1"`) {
-		t.Fatalf("index by 1: no next link by cursor, or not ana-1:\n%s", dom)
-	}
-	dom = runChromium(t, chromium, "--dump-dom", ts.URL+"/ui/"+html.UnescapeString(m[1]))
-	if !strings.Contains(dom, `href="/ui/threads/bob-1"`) || strings.Contains(dom, `href="/ui/threads/ana-1"`) || strings.Contains(dom, ">next<") {
-		t.Errorf("the next page: want bob-1 alone and no next link:\n%s", dom)
-	}
-	browserSignOut(t, chromium, shots)
-}
-
-// browserSignOut signs in and out of a server with a token file as a
-// person does, clicking and typing in Chromium: a page asked for sends
-// the browser to the sign-in page, the token typed there comes back to
-// it with a Sign out button, whose click shows the sign-in page; the page
-// asked for again then needs the token again.
-func browserSignOut(t *testing.T, chromium, shots string) {
-	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, ts := seed(t, tok)
-	tb := openTab(t, chromium)
-	tb.navigate(ts.URL+"/ui/threads/ana-1", "/ui/login")
-	tb.typeText(`input[name="token"]`, "ana-secret-1")
-	tb.click(`button[type="submit"]`)
-	tb.waitPath("/ui/threads/ana-1")
-	if text := tb.text(); !strings.Contains(text, "Pet: Pepper, a greyhound") || !strings.Contains(text, "Sign out") {
-		t.Fatalf("signed in: the thread page lacks its text or the Sign out button:\n%s", text)
-	}
-	shot := filepath.Join(shots, "signed-in.png")
-	tb.screenshot(shot)
-	checkPicture(t, shot)
-	tb.click(`form.signout button`)
-	tb.waitPath("/ui/login")
-	if text := tb.text(); !strings.Contains(text, "Paste a token") || strings.Contains(text, "Sign out") {
-		t.Errorf("signed out: want the sign-in page, got:\n%s", text)
-	}
-	shot = filepath.Join(shots, "signed-out.png")
-	tb.screenshot(shot)
-	checkPicture(t, shot)
-	tb.navigate(ts.URL+"/ui/threads/ana-1", "/ui/login")
-	if text := tb.text(); strings.Contains(text, "Pepper") {
-		t.Errorf("after signing out, the thread page still shows:\n%s", text)
-	}
-}
-
-func runChromium(t *testing.T, bin string, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	all := append([]string{"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
-		"--user-data-dir=" + t.TempDir(), "--no-first-run", "--disable-extensions"}, args...)
-	cmd := exec.CommandContext(ctx, bin, all...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %v: %v\n%s", args, err, errOut.String())
-	}
-	return out.String()
-}
-
-// checkPicture fails when a screenshot is missing or blank (a page that
-// did not render is one colour).
-func checkPicture(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", path, err)
-	}
-	colours := map[string]bool{}
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y += 7 {
-		for x := b.Min.X; x < b.Max.X; x += 7 {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			colours[fmt.Sprint(r>>8, g>>8, bl>>8)] = true
-		}
-	}
-	if len(colours) < 8 {
-		t.Errorf("screenshot %s has %d colours: blank", path, len(colours))
 	}
 }

@@ -288,8 +288,9 @@ func (c *MemCtxCommand) Run(ctx context.Context, args []string) error {
 // writeRunHTML writes the inspector's run page of runID to path.
 func (c *MemCtxCommand) writeRunHTML(ctx context.Context, e *engine.Engine, runID, path string) error {
 	var b bytes.Buffer
-	// The record first: a missing run is said as memctx without --html
-	// says it (`run not found: "ID"`), not in the inspector's words.
+	// The record first, read as memctx without --html reads it: a
+	// missing run is the same error, journal.ErrNotFound (`run not
+	// found: "ID"`), and no page is built.
 	if _, err := e.Journal().MemCtx(ctx, runID); err != nil {
 		return err
 	}
