@@ -69,6 +69,12 @@ type EraseResult struct {
 	// secure_delete does not reach; rebuilding frees and zeroes those
 	// pages. Never set on Postgres.
 	IndexesRebuilt bool `json:"indexesRebuilt,omitempty"`
+	// Vacuumed says why the purge rewrote the SQLite file with VACUUM
+	// (VacuumResidue, VacuumTooLarge, VacuumTextsUnknown), which makes it
+	// take about as long as a `mnemo vacuum`; "" when it did not. Never
+	// set on Postgres. The erasures of one sweep share their purge, and
+	// so this.
+	Vacuumed Vacuum `json:"vacuumed,omitempty"`
 	// KeptDamaged names the damaged database files (mnemo.db.damaged-<UTC
 	// time>, SalvageReport.Damaged) that salvages kept in the data
 	// directory, when the erasure changed anything: no erasure reaches

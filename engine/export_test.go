@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"fmt"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/observe"
@@ -129,14 +130,18 @@ func (e *Engine) LiveObservations(ctx context.Context, threadID, resourceID stri
 const ResidueMaxPatterns = residueMaxPatterns
 
 // CheckResidue runs a purge's residue check (vacuumResidue) for texts as
-// if an erasure had erased them, and reports whether it vacuumed.
-func CheckResidue(ctx context.Context, e *Engine, texts []string) (vacuumed bool, err error) {
+// if an erasure had erased them, and reports why it vacuumed ("" when it
+// did not).
+func CheckResidue(ctx context.Context, e *Engine, texts []string) (Vacuum, error) {
 	if err := e.checkpoint(ctx); err != nil { // as the purge does before the check
-		return false, err
+		return "", err
 	}
 	var r residue
 	r.add(texts...)
 	before := e.erasure.vacuums.Load()
-	err = e.vacuumResidue(ctx, false, r)
-	return e.erasure.vacuums.Load() > before, err
+	why, err := e.vacuumResidue(ctx, false, r)
+	if (why != "") != (e.erasure.vacuums.Load() > before) {
+		return why, fmt.Errorf("vacuumResidue said %q, but ran %d VACUUMs", why, e.erasure.vacuums.Load()-before)
+	}
+	return why, err
 }

@@ -81,44 +81,46 @@ func (e *Engine) adoptOwed(p purgeSet) purgeSet {
 // when p.owners is set (an erasure deleted a thread or a resource, whose
 // ids are index keys) every index is rebuilt first (store.Reindex), which
 // frees and zeroes the old index pages.
-func (e *Engine) completeErasures(ctx context.Context, p purgeSet) error {
+func (e *Engine) completeErasures(ctx context.Context, p purgeSet) (Vacuum, error) {
 	p = e.adoptOwed(p)
-	err := e.purge(ctx, p)
+	why, err := e.purge(ctx, p)
 	if err != nil {
 		e.owe(p)
 	}
-	return err
+	return why, err
 }
 
-// purge is completeErasures without the owed purges.
-func (e *Engine) purge(ctx context.Context, p purgeSet) error {
+// purge is completeErasures without the owed purges; it returns why it
+// vacuumed the file ("" when it did not).
+func (e *Engine) purge(ctx context.Context, p purgeSet) (Vacuum, error) {
 	e.erasure.purges.Add(1)
 	if e.onPostgres() {
 		// The transaction removed everything: vectors and lexical entries
 		// went with the rows (cascade). Reclaiming the dead tuples is
 		// VACUUM's, an operator's command.
-		return e.clearMarkers(ctx, p)
+		return "", e.clearMarkers(ctx, p)
 	}
 	if err := e.purgeIndexes(ctx); err != nil {
-		return err
+		return "", err
 	}
 	if p.owners {
 		// The erased owners' ids are keys of most indexes; rebuild them
 		// so no page keeps a piece of one in its unused space.
 		if err := store.Reindex(ctx, e.db); err != nil {
-			return fmt.Errorf("%w: reindex: %w", ErrEraseIncomplete, err)
+			return "", fmt.Errorf("%w: reindex: %w", ErrEraseIncomplete, err)
 		}
 	}
 	if err := e.checkpoint(ctx); err != nil {
-		return err
+		return "", err
 	}
-	if err := e.vacuumResidue(ctx, p.all, p.residue); err != nil {
-		return err
+	why, err := e.vacuumResidue(ctx, p.all, p.residue)
+	if err != nil {
+		return why, err
 	}
 	if err := e.clearMarkers(ctx, p); err != nil {
-		return err
+		return why, err
 	}
-	return e.checkpoint(ctx)
+	return why, e.checkpoint(ctx)
 }
 
 // purgeIndexes applies the outbox's delete rows, merges the lexical
@@ -221,27 +223,33 @@ func (e *Engine) dueDeletes(ctx context.Context, last int64) ([]msgstore.OutboxR
 // vacuumResidue rewrites the database with VACUUM when always is set,
 // when r is over its bound (residue.over), or when the file still holds
 // one of r's prefixes; then it checkpoints. Either way, when it returns
-// nil the file holds none of r's prefixes (residue's guarantee).
-func (e *Engine) vacuumResidue(ctx context.Context, always bool, r residue) error {
+// nil the file holds none of r's prefixes (residue's guarantee). It
+// returns why it vacuumed (VacuumTextsUnknown, VacuumTooLarge,
+// VacuumResidue), "" when it did not.
+func (e *Engine) vacuumResidue(ctx context.Context, always bool, r residue) (Vacuum, error) {
+	var why Vacuum
 	switch {
 	case always:
+		why = VacuumTextsUnknown
 	case r.over:
+		why = VacuumTooLarge
 		e.log.Info("erasure too large to search the database file for its texts; vacuuming", "texts", r.texts)
 	default:
 		found, err := fileHolds(ctx, filepath.Join(e.dir, DatabaseFile), r.pats)
 		if err != nil {
-			return fmt.Errorf("%w: residue check: %w", ErrEraseIncomplete, err)
+			return "", fmt.Errorf("%w: residue check: %w", ErrEraseIncomplete, err)
 		}
 		if !found {
-			return nil
+			return "", nil
 		}
+		why = VacuumResidue
 		e.log.Warn("erased text left in free space of the database file; vacuuming")
 	}
 	e.erasure.vacuums.Add(1)
 	if err := store.Vacuum(ctx, e.db); err != nil {
-		return fmt.Errorf("%w: vacuum: %w", ErrEraseIncomplete, err)
+		return why, fmt.Errorf("%w: vacuum: %w", ErrEraseIncomplete, err)
 	}
-	return e.checkpoint(ctx)
+	return why, e.checkpoint(ctx)
 }
 
 // checkpoint copies the WAL into the database file and truncates it, so
@@ -279,7 +287,7 @@ func (e *Engine) resumeErasures(ctx context.Context) error {
 		return nil
 	}
 	e.log.Warn("completing interrupted erasures", "n", n)
-	if err := e.completeErasures(ctx, purgeSet{all: true}); err != nil {
+	if _, err := e.completeErasures(ctx, purgeSet{all: true}); err != nil {
 		return fmt.Errorf("engine: complete interrupted erasures: %w", err)
 	}
 	e.publish(Event{Reason: EventEraseResumed, Count: n, Detail: "erasures interrupted by a crash were completed at open"})

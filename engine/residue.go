@@ -10,6 +10,23 @@ import (
 // The residue check (vacuumResidue, purge.go): what it looks for after
 // erasures, bounded whatever their size (residue), and its file scan.
 
+// Vacuum says why an erasure's purge rewrote the SQLite file with VACUUM
+// (EraseResult.Vacuumed): the residue check's three ways to vacuum.
+type Vacuum string
+
+const (
+	// VacuumResidue: the file still held the first residuePrefix bytes of
+	// an erased text or id (a copy a page rebalance left in free space).
+	VacuumResidue Vacuum = "residue"
+	// VacuumTooLarge: the purge's erasures erased more than
+	// residueMaxPatterns texts and ids, too many to keep and search for,
+	// so the file was rewritten without searching it.
+	VacuumTooLarge Vacuum = "too-large"
+	// VacuumTextsUnknown: the purge completed an erasure whose texts are
+	// no longer known (one a crash cut short, completed at Open).
+	VacuumTextsUnknown Vacuum = "texts-unknown"
+)
+
 // residuePrefix is how much of an erased text the residue check looks
 // for; texts shorter than residueMin are not searched (too common to tell
 // residue from other data).

@@ -34,7 +34,7 @@ func (e *Engine) newSweep() *sweep { return &sweep{e: e} }
 
 // erase runs one erasure transaction (eraseFenced); its physical purge is
 // owed until finish, unless it changed no row (EraseResult.noop). The
-// result's Purge and IndexesRebuilt are set by finish.
+// result's Purge, IndexesRebuilt and Vacuumed are set by finish.
 func (s *sweep) erase(ctx context.Context, kind eraseKind, targets []string, opts eraseOpts) (*EraseResult, error) {
 	res, err := s.e.eraseFenced(ctx, kind, targets, opts.guard)
 	if err != nil {
@@ -52,7 +52,7 @@ func (s *sweep) erase(ctx context.Context, kind eraseKind, targets []string, opt
 
 // finish runs the physical purge of the sweep's erasures once (nothing
 // when it erased nothing), sets each result's Purge (the whole purge's
-// duration) and IndexesRebuilt, and publishes each erasure's events. When
+// duration), IndexesRebuilt and Vacuumed, and publishes each erasure's events. When
 // ctx is done already the purge is not started: the erasures stay done,
 // their purge is owed (the next erasure or Open completes it) and the
 // error is ErrEraseIncomplete with ctx's error. Errors: ErrEraseIncomplete.
@@ -62,17 +62,19 @@ func (s *sweep) finish(ctx context.Context) error {
 	}
 	start := time.Now()
 	var err error
+	var vacuumed Vacuum
 	if cerr := ctx.Err(); cerr != nil {
 		s.e.owe(s.owed)
 		err = fmt.Errorf("%w: %w", ErrEraseIncomplete, cerr)
 	} else {
-		err = s.e.completeErasures(ctx, s.owed)
+		vacuumed, err = s.e.completeErasures(ctx, s.owed)
 	}
 	took := time.Since(start)
 	rebuilt := err == nil && !s.e.onPostgres()
 	for _, d := range s.done {
 		d.res.Purge = took
 		d.res.IndexesRebuilt = rebuilt && purgeOf(d.kind, d.res).owners
+		d.res.Vacuumed = vacuumed
 		s.e.publishErased(d.kind, d.target, d.opts, d.res, err)
 	}
 	s.done, s.owed = nil, purgeSet{}

@@ -80,7 +80,7 @@ func eraseAnswer(res *engine.EraseResult, err error) (*EraseResult, error) {
 	}
 	return &EraseResult{Messages: nonNil(res.Messages), NotFound: res.NotFound, Threads: res.Threads, Invalidated: res.Invalidated,
 		MemCtxScrubbed: res.MemCtxScrubbed, Runs: res.Runs, WorkingMemory: res.WorkingMemory,
-		WorkingMemoryInvalidated: res.WorkingMemoryInvalidated, Embeddings: res.Embeddings, IndexesRebuilt: res.IndexesRebuilt, PurgeIncomplete: incomplete,
+		WorkingMemoryInvalidated: res.WorkingMemoryInvalidated, Embeddings: res.Embeddings, IndexesRebuilt: res.IndexesRebuilt, Vacuumed: string(res.Vacuumed), PurgeIncomplete: incomplete,
 		KeptDamaged: res.KeptDamaged, Warning: keptWarning(res.KeptDamaged)}, nil
 }
 

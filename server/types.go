@@ -249,6 +249,10 @@ type EraseResult struct {
 	// a thread or resource erasure, on SQLite), so no index page keeps a
 	// piece of an erased thread or resource id (engine.EraseResult).
 	IndexesRebuilt bool `json:"indexesRebuilt,omitempty"`
+	// Vacuumed says why the purge rewrote the SQLite file with VACUUM
+	// (engine.EraseResult.Vacuumed: "residue", "too-large" or
+	// "texts-unknown"); absent when it did not.
+	Vacuumed string `json:"vacuumed,omitempty"`
 	// PurgeIncomplete says why the physical purge is unfinished (it is
 	// retried); the erased data is unreadable already.
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty"`

@@ -222,5 +222,16 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 	if r.IndexesRebuilt {
 		steps = "deleted rows zeroed, indexes rebuilt, index merge, WAL checkpoint"
 	}
+	if why, ok := vacuumWhy[r.Vacuumed]; ok {
+		steps += ", file vacuumed: " + why
+	}
 	fmt.Fprintf(c.Stdout, "purged in %s (%s)\n", r.Purge.Round(time.Millisecond), steps)
+}
+
+// vacuumWhy words why an erasure's purge vacuumed the file
+// (engine.EraseResult.Vacuumed), for the purge's line.
+var vacuumWhy = map[engine.Vacuum]string{
+	engine.VacuumResidue:      "a copy of an erased text was left in free space",
+	engine.VacuumTooLarge:     "too many erased texts (over 65,536) to search the file for",
+	engine.VacuumTextsUnknown: "an earlier erasure's texts are no longer known",
 }
