@@ -121,14 +121,23 @@ func dotSegment(path string) bool {
 
 // sameOrigin reports whether a POST comes from the server's own pages: its
 // Origin header, when sent, names the request's host (scheme aside, which
-// a TLS-terminating proxy changes); without one, Sec-Fetch-Site is not
+// a TLS-terminating proxy changes); an Origin of "null" passes only with
+// Sec-Fetch-Site same-origin, which a browser sends with it for its own
+// page under a Referrer-Policy of no-referrer (one a proxy adds; Chromium
+// sends "Origin: null" then, and both the sign-in and the sign-out were
+// refused as from another site); without an Origin, Sec-Fetch-Site is not
 // "cross-site". A client sending neither (curl, old browsers) passes.
 func sameOrigin(r *http.Request) bool {
-	if o := r.Header.Get("Origin"); o != "" {
+	site := r.Header.Get("Sec-Fetch-Site")
+	switch o := r.Header.Get("Origin"); o {
+	case "":
+		return site != "cross-site"
+	case "null":
+		return site == "same-origin"
+	default:
 		u, err := url.Parse(o)
 		return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) && (u.Scheme == "http" || u.Scheme == "https")
 	}
-	return r.Header.Get("Sec-Fetch-Site") != "cross-site"
 }
 
 func loginForm(w http.ResponseWriter, status int, msg, next string) {
