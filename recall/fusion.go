@@ -74,13 +74,17 @@ func (t Tuning) Fusion(fusion string) FusionParams {
 // candidate is one message scored by the channels, the input of a fusion.
 // Lexical and Vector are nil when the channel has no score for it; LexRank
 // and VecRank are 1-based ranks in each channel's own candidate list (0 when
-// absent from that list).
+// absent from that list). VectorUnder is the cosine of a lexical candidate
+// under Options.Threshold, which Vector leaves nil (a hit never shows a
+// vector score under the threshold): the weighted fusion counts it
+// (vectorColumn), nothing else does.
 type candidate struct {
-	ID      string
-	Lexical *float64
-	Vector  *float64
-	LexRank int
-	VecRank int
+	ID          string
+	Lexical     *float64
+	Vector      *float64
+	VectorUnder *float64
+	LexRank     int
+	VecRank     int
 }
 
 // fuseRRF returns the RRF score of each candidate, in input order.
@@ -162,11 +166,20 @@ func rankFused(cands []candidate, fused []float64) []int {
 
 // fuseWeighted returns (1−w)·zLex + w·zVec for each candidate, in input order,
 // where each channel's scores are standardised over the candidates,
-// z = (s − mean)/stddev (a missing lexical score counts as BM25 0; a
-// missing vector score as the channel's minimum). Standardising keeps what
-// max-normalisation erases: how far a channel's best candidates stand out
-// from the rest, so a channel that has nothing to say for a query (flat
-// scores) cannot outvote one that does.
+// z = (s − mean)/stddev. Standardising keeps what max-normalisation erases:
+// how far a channel's best candidates stand out from the rest, so a channel
+// that has nothing to say for a query (flat scores) cannot outvote one
+// that does.
+//
+// A missing score is rare: a hybrid search scores every candidate on both
+// channels (candidates: the exact BM25 of a vector candidate, the cosine
+// of a lexical one, under Options.Threshold too, as VectorUnder), so a
+// lexical score is missing only where the message's BM25 is 0 (or, with
+// Tuning.BleveScores, not computed), and it counts 0; a cosine only where
+// neither the message nor its neighbours have a vector yet (vectorStatus's
+// "degraded"), and it counts the candidates' lowest cosine, or, when every
+// cosine they have is that one (a lone vector hit among turns not
+// embedded yet), just below it (vectorColumn).
 //
 // A lone candidate has no spread to standardise against (its z-scores
 // would be 0, telling a caller nothing): it scores its channels' presence
@@ -179,23 +192,12 @@ func fuseWeighted(cands []candidate, w float64) []float64 {
 		return []float64{lonePresence(cands[0], w)}
 	}
 	lex := make([]float64, len(cands))
-	vec := make([]float64, len(cands))
-	vmin := math.Inf(1)
-	for _, c := range cands {
-		if c.Vector != nil {
-			vmin = min(vmin, *c.Vector)
-		}
-	}
 	for i, c := range cands {
 		if c.Lexical != nil {
 			lex[i] = *c.Lexical
 		}
-		if c.Vector != nil {
-			vec[i] = *c.Vector
-		} else if !math.IsInf(vmin, 1) {
-			vec[i] = vmin
-		}
 	}
+	vec := vectorColumn(cands)
 	standardise(lex)
 	standardise(vec)
 	out := make([]float64, len(cands))
@@ -203,6 +205,57 @@ func fuseWeighted(cands []candidate, w float64) []float64 {
 		out[i] = (1-w)*lex[i] + w*vec[i]
 	}
 	return out
+}
+
+// vectorColumn returns the candidates' cosines (Vector, else VectorUnder),
+// the input of fuseWeighted's vector z-scores, a missing one counting the
+// lowest cosine of the others.
+// When the cosines present are all equal (or there is one) and some are
+// missing, it returns their presence instead, 1 or 0: the z-scores of
+// missing cosines just below the present ones (z is the same for any gap),
+// which would otherwise all be 0, the present ones getting no credit. All
+// missing: zeros.
+func vectorColumn(cands []candidate) []float64 {
+	vec := make([]float64, len(cands))
+	vmin, vmax := math.Inf(1), math.Inf(-1)
+	missing := false
+	for i := range cands {
+		v := cands[i].cosine()
+		if v == nil {
+			vec[i], missing = math.NaN(), true // filled in below
+			continue
+		}
+		vec[i] = *v
+		vmin, vmax = min(vmin, *v), max(vmax, *v)
+	}
+	switch {
+	case !missing:
+		return vec
+	case math.IsInf(vmin, 1):
+		clear(vec)
+		return vec
+	}
+	presence := vmin == vmax
+	for i, v := range vec {
+		switch {
+		case presence && math.IsNaN(v):
+			vec[i] = 0
+		case presence:
+			vec[i] = 1
+		case math.IsNaN(v):
+			vec[i] = vmin
+		}
+	}
+	return vec
+}
+
+// cosine returns c's cosine, shown (Vector) or under the threshold
+// (VectorUnder); nil when it has none.
+func (c *candidate) cosine() *float64 {
+	if c.Vector != nil {
+		return c.Vector
+	}
+	return c.VectorUnder
 }
 
 // lonePresence is the weighted score of a lone candidate: each channel

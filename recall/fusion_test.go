@@ -209,3 +209,74 @@ func TestFuseWeightedLoneCandidate(t *testing.T) {
 		t.Errorf("no candidates: %v", got)
 	}
 }
+
+// TestFuseWeightedLoneCosine: when the candidates that have a cosine all
+// have the same one (one candidate has a cosine, the others none: their
+// messages are not embedded yet), those candidates stand above the ones
+// without, as if every missing cosine were one value below theirs. The
+// missing cosines counted the channel's minimum, that same value: the
+// vector channel's z-scores were all 0 and its lone hit got no credit (it
+// ranked as if the channel had said nothing, below a candidate of the
+// same BM25 and no cosine).
+func TestFuseWeightedLoneCosine(t *testing.T) {
+	p := func(f float64) *float64 { return &f }
+	for _, tc := range []struct {
+		name  string
+		cands []recall.Candidate
+	}{
+		{"one cosine", []recall.Candidate{
+			{ID: "a", Lexical: p(3), LexRank: 1},
+			{ID: "b", Lexical: p(2), LexRank: 2},
+			{ID: "c", Lexical: p(2), Vector: p(0.4), LexRank: 3, VecRank: 1},
+			{ID: "d", Lexical: p(1), LexRank: 4},
+		}},
+		{"one cosine, no BM25", []recall.Candidate{
+			{ID: "a", Lexical: p(3), LexRank: 1},
+			{ID: "b", Lexical: p(2), LexRank: 2},
+			{ID: "c", Vector: p(-0.1), VecRank: 1},
+		}},
+		{"two equal cosines", []recall.Candidate{
+			{ID: "a", Lexical: p(3), LexRank: 1},
+			{ID: "b", Lexical: p(2), Vector: p(0.4), LexRank: 2, VecRank: 1},
+			{ID: "c", Lexical: p(2), LexRank: 3},
+			{ID: "d", Vector: p(0.4), VecRank: 2},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The same candidates with every missing cosine one value
+			// below the scored ones: a channel with a spread.
+			below := slices.Clone(tc.cands)
+			for i := range below {
+				if below[i].Vector == nil {
+					below[i].Vector = p(-0.5)
+				}
+			}
+			for _, w := range []float64{0.15, 0.5} {
+				got, want := recall.FuseWeighted(tc.cands, w), recall.FuseWeighted(below, w)
+				for i, c := range tc.cands {
+					if math.Abs(got[i]-want[i]) > 1e-12 {
+						t.Errorf("w=%g: %s fused %.4f, want %.4f (all: %.4f, want %.4f)", w, c.ID, got[i], want[i], got, want)
+					}
+				}
+			}
+			// A cosine never counts less than none: of two candidates
+			// with the same BM25, the one with a cosine scores higher.
+			got := recall.FuseWeighted(tc.cands, 0.5)
+			for i, a := range tc.cands {
+				for j, b := range tc.cands {
+					if a.Vector != nil && b.Vector == nil && lexOf(a) == lexOf(b) && got[i] <= got[j] {
+						t.Errorf("%s (cosine %g) fused %.4f, not above %s (no cosine) %.4f", a.ID, *a.Vector, got[i], b.ID, got[j])
+					}
+				}
+			}
+		})
+	}
+}
+
+// lexOf is c's BM25, 0 when it has none.
+func lexOf(c recall.Candidate) float64 {
+	if c.Lexical == nil {
+		return 0
+	}
+	return *c.Lexical
+}

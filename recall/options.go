@@ -89,7 +89,9 @@ type Options struct {
 	// Threshold is the minimum cosine similarity (in [-1, 1]) a message's
 	// vector-channel score must reach for the message to be a vector-channel
 	// candidate. Zero means no threshold. It does not apply to the lexical
-	// channel (BM25 scores are not comparable across queries).
+	// channel (BM25 scores are not comparable across queries): in hybrid
+	// mode a lexical candidate under it is fused with its own cosine,
+	// which its hit does not show (Hit.Vector nil).
 	Threshold float64 `json:"threshold,omitempty"`
 	// Scope is ScopeThread or ScopeResource; "" means ScopeResource.
 	Scope Scope `json:"scope,omitempty"`

@@ -427,8 +427,13 @@ func (r scored) entry(s *shard) *entry {
 
 // candidates merges the channel lists and, in hybrid mode, gives every
 // candidate both scores: the exact BM25 of a vector candidate (when the
-// lexical channel answered with the textbook scores) and the cosine of a
-// lexical candidate (when it has a vector at or above the threshold).
+// lexical channel answered with the textbook scores; none when it is 0)
+// and the cosine of a lexical candidate (none when neither it nor its
+// neighbours have a vector yet). A lexical candidate's cosine under
+// Options.Threshold is its VectorUnder: the weighted fusion weighs it
+// (vectorColumn), no hit shows it. It counted the lowest cosine of the
+// vector candidates (at or above the threshold) before, which gave a lone
+// vector hit no credit.
 func candidates(c Corpus, ch *channels, r *Ranking, scr *searchScratch) []candidate {
 	n := len(ch.lex) + len(ch.vec)
 	byID := scratchMap(scr, func(sc *searchScratch) map[string]int { return sc.byID }, n)
@@ -481,6 +486,8 @@ func candidates(c Corpus, ch *channels, r *Ranking, scr *searchScratch) []candid
 		if cd.Vector == nil && r.QueryVector {
 			if sim, ok := c.Similarity(cd.ID); ok && (threshold == 0 || sim >= threshold) {
 				cd.Vector = ptr(sim)
+			} else if ok {
+				cd.VectorUnder = ptr(sim)
 			}
 		}
 	}
