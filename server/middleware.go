@@ -86,15 +86,22 @@ func isRead(r *http.Request) bool {
 }
 
 // observe records a finished request in the access log and the metrics.
+// The log's bytes are the body's bytes sent: 0 for a HEAD, whose body
+// net/http drops while telling the handler it was written (a HEAD of an
+// inspector page logged the page's size).
 func (s *Server) observe(r *http.Request, route string, sw *statusWriter, who string, start time.Time) {
 	d := time.Since(start)
 	if sw.status == 0 {
 		sw.status = http.StatusOK
 	}
+	sent := sw.bytes
+	if r.Method == http.MethodHead {
+		sent = 0
+	}
 	s.metrics.request(route, sw.status, d)
 	s.log.LogAttrs(r.Context(), slog.LevelInfo, "http",
 		slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
-		slog.Int("status", sw.status), slog.Int64("bytes", sw.bytes),
+		slog.Int("status", sw.status), slog.Int64("bytes", sent),
 		slog.Float64("ms", float64(d.Microseconds())/1000), slog.String("token", who),
 		slog.String("remote", r.RemoteAddr))
 }
