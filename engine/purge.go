@@ -243,7 +243,7 @@ func (e *Engine) vacuumResidue(ctx context.Context, always bool, r residue) (Vac
 			return "", nil
 		}
 		why = VacuumResidue
-		e.log.Warn("erased text left in free space of the database file; vacuuming")
+		e.log.Warn("the database file still holds the start of an erased text (a leftover copy, or a stored message beginning the same); vacuuming")
 	}
 	e.erasure.vacuums.Add(1)
 	if err := store.Vacuum(ctx, e.db); err != nil {

@@ -16,7 +16,9 @@ type Vacuum string
 
 const (
 	// VacuumResidue: the file still held the first residuePrefix bytes of
-	// an erased text or id (a copy a page rebalance left in free space).
+	// an erased text or id: a copy a page rebalance left in free space, or
+	// a live row that begins the same way (another message with the same
+	// text), which the check cannot tell from a leftover.
 	VacuumResidue Vacuum = "residue"
 	// VacuumTooLarge: the purge's erasures erased more than
 	// residueMaxPatterns texts and ids, too many to keep and search for,

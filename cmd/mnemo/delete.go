@@ -231,7 +231,7 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 // vacuumWhy words why an erasure's purge vacuumed the file
 // (engine.EraseResult.Vacuumed), for the purge's line.
 var vacuumWhy = map[engine.Vacuum]string{
-	engine.VacuumResidue:      "a copy of an erased text was left in free space",
+	engine.VacuumResidue:      "it still held the start of an erased text (a leftover copy, or a message beginning the same)",
 	engine.VacuumTooLarge:     "too many erased texts (over 65,536) to search the file for",
 	engine.VacuumTextsUnknown: "an earlier erasure's texts are no longer known",
 }

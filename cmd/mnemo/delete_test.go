@@ -230,7 +230,7 @@ func TestDeleteSaysVacuumed(t *testing.T) {
 		json         bool
 		want, absent string
 	}{
-		{"Residue", "copied", false, "file vacuumed: a copy of an erased text was left in free space", ""},
+		{"Residue", "copied", false, "file vacuumed: it still held the start of an erased text (a leftover copy, or a message beginning the same)", ""},
 		{"NoCopy", "alone", false, "purged in", "vacuumed"},
 		{"JSON", "json", true, `"vacuumed": "residue"`, ""},
 	} {
