@@ -63,7 +63,7 @@ func (l *load) memctx(promptHash, zone string) *journal.MemCtx {
 		ThreadID:           req.ThreadID,
 		ResourceID:         req.ResourceID,
 		Query:              l.e.redactor.Redact(req.Query), // an explicit query is caller text: redact before it is stored
-		Options:            memctxOptions(l.e.redactor, l.recentN, l.opts, req.TokenBudget, l.e.recallTuning()),
+		Options:            memctxOptions(l.e.redactor, l.recentN, l.opts, req.TokenBudget, l.e.RecallTuning()),
 		Recalled:           make([]journal.Ref, 0, recalled),
 		Recent:             make([]journal.Ref, 0, min(recent, journal.RecentCap)),
 		Observations:       obsRefs,
@@ -145,15 +145,17 @@ func ref(t turn, reason string) journal.Ref {
 // memctxOptions is the record of the options that ran: o is the resolved
 // value recall ran with (recall.Options.Resolve), nil when recall is off, so
 // the record names the defaults that ran, not the zero values that chose
-// them; t is the resolved tuning recall ran with (Engine.recallTuning),
-// whose fusion parameters and hybrid rules are recorded in hybrid mode.
-// The filter is redacted by r.
+// them; t is the resolved tuning recall ran with (Engine.RecallTuning),
+// whose channel tuning is recorded in every mode, and its fusion
+// parameters and hybrid rules in hybrid mode. The filter is redacted by r.
 func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int, t recall.Tuning) journal.Options {
 	out := journal.Options{RecentN: recentN, TokenBudget: budget}
 	if o == nil {
 		return out
 	}
 	out.TopK, out.Threshold, out.Scope, out.Mode = o.TopK, o.Threshold, string(o.Scope), string(o.Mode)
+	ch := journal.Channels(t.ChannelTuning(o.Mode, o.TopK))
+	out.Channels = &ch
 	if o.Mode == recall.ModeHybrid {
 		out.Fusion, out.FusionParams = fusionParams(t.Fusion(o.Fusion))
 		out.Rules = hybridRules(t.HybridRules(o.Scope))

@@ -62,11 +62,18 @@ func (e *Engine) embedder() recall.Embedder {
 	return recall.HashEmbedder{}
 }
 
-// recallTuning is the tuning recall runs with: Config.RecallTuning
-// resolved for the engine's embedder, as NewIndex and pgrecall.New
-// resolve it.
-func (e *Engine) recallTuning() recall.Tuning {
-	return e.cfg.RecallTuning.Resolve(e.embedder().ID())
+// RecallTuning returns the tuning the engine's searches run with:
+// Config.RecallTuning resolved for the engine's embedder, as NewIndex and
+// pgrecall.New resolve it (recall.Tuning.Resolve: every default filled
+// in), with the SQLite index's knobs that Postgres ignores (BleveScores,
+// BleveMatches, ExactVectors) cleared on Postgres. Its ChannelTuning and
+// HybridRules are what a search of a mode and scope ran with.
+func (e *Engine) RecallTuning() recall.Tuning {
+	t := e.cfg.RecallTuning.Resolve(e.embedder().ID())
+	if e.onPostgres() {
+		t.BleveScores, t.BleveMatches, t.ExactVectors = false, false, false
+	}
+	return t
 }
 
 // openIndexes opens the lexical index (quarantining a corrupt directory and

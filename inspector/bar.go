@@ -96,11 +96,30 @@ func scoreNote(rec *journal.MemCtx) string {
 	if !slices.ContainsFunc(rec.Recalled, func(r journal.Ref) bool { return r.Score != nil }) {
 		return ""
 	}
-	const (
-		columns = ". lexical: BM25 of the turn with its exchange context; vector: cosine similarity of the turn with its exchange context"
-		bars    = ". Bars run from 0 on the run's scale of each channel; a negative score's bar runs left of the line at 0."
-	)
-	return fusedNote(rec) + columns + bars
+	const bars = ". Bars run from 0 on the run's scale of each channel; a negative score's bar runs left of the line at 0."
+	return fusedNote(rec) + columns(rec) + bars
+}
+
+// columns is scoreNote's sentence on the lexical and vector scores: each
+// channel's score of the turn with its exchange context, by the
+// turn-context rule the record names, and its channel tuning (". lexical:
+// BM25 of the turn with its exchange context (≥ 0.5 × its neighbours');
+// vector: … [pool 100 · context 0.5 (before and after) · …]",
+// recall.ChannelTuning); in a record written before the
+// channel tuning was recorded, this version's defaults for its embedder,
+// said to be so.
+func columns(rec *journal.MemCtx) string {
+	var c recall.ChannelTuning
+	var note string
+	if ch := rec.Options.Channels; ch != nil {
+		c = recall.ChannelTuning(*ch)
+		note = " [" + c.Text() + "]"
+	} else {
+		c = recall.Tuning{}.Resolve(rec.Retrieval.Embedder).ChannelTuning(recall.Mode(rec.Options.Mode), rec.Options.TopK)
+		note = " (this version's default: the record predates the record of the channels' tuning)"
+	}
+	ctx := c.ContextText()
+	return ". lexical: BM25 of the turn " + ctx + "; vector: cosine similarity of the turn " + ctx + note
 }
 
 // fusedNote is scoreNote's sentence on the fused score.

@@ -98,6 +98,47 @@ func TestScoreNoteRules(t *testing.T) {
 	}
 }
 
+// TestScoreNoteChannels: the run page's note on the lexical and vector
+// scores says the turn-context rule the record names (α 0.3 through the
+// turn before reads "at least 0.3 × the turn before's", never the default
+// 0.5) and its channel tuning in brackets; a record without its channel
+// tuning gives this version's default, said to be so; the rule off reads
+// "alone".
+func TestScoreNoteChannels(t *testing.T) {
+	score, w := 0.8, 0.5
+	for _, c := range []struct {
+		name     string
+		channels *journal.Channels
+		want     []string
+		not      []string
+	}{
+		{"Alpha", &journal.Channels{Pool: 50, ContextWeight: 0.3, Exchange: true, K1: 1.2, B: 0.75},
+			[]string{"lexical: BM25 of the turn with its exchange context (≥ 0.3 × the turn before's); vector: cosine similarity of the turn with its exchange context (≥ 0.3 × the turn before's) [pool 50 · context 0.3 (before) · exchange · BM25 k1 1.2 b 0.75]"},
+			[]string{"0.5 ×", "this version's default"}},
+		{"Default", &journal.Channels{Pool: 100, ContextWeight: 0.5, TurnAfter: true, Exchange: true, K1: 1.2, B: 0.75, Dates: true, AnswerTypes: true, Compounds: true},
+			[]string{"BM25 of the turn with its exchange context (≥ 0.5 × its neighbours')", "[pool 100 · context 0.5 (before and after) · exchange · BM25 k1 1.2 b 0.75 · date terms · answer types · compound bonus]"},
+			[]string{"this version's default"}},
+		{"Off", &journal.Channels{Pool: 100, K1: 1.2, B: 0.75}, []string{"BM25 of the turn alone (the turn-context rule was off)"}, []string{"exchange context"}},
+		{"NotRecorded", nil, []string{"(≥ 0.5 × its neighbours') (this version's default: the record predates the record of the channels' tuning)"}, []string{"[pool"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &journal.MemCtx{Options: journal.Options{TopK: 3, Mode: "hybrid", Fusion: recall.FusionWeighted, FusionParams: &journal.FusionParams{VectorWeight: &w, Normalise: recall.NormStandardise}, Rules: &journal.Rules{ExchangeOrder: true}, Channels: c.channels},
+				Retrieval: journal.Retrieval{Lexical: "ok", Vector: "ok", Embedder: recall.HashID}, Recalled: []journal.Ref{{Score: &score}}}
+			got := scoreNote(rec)
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("note %q lacks %q", got, w)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(got, w) {
+					t.Errorf("note %q says %q", got, w)
+				}
+			}
+		})
+	}
+}
+
 // TestScoreNoteSessionRules: the run page names the session rules only
 // where they ran, as mnemo's "scores:" line does: a resource-wide run with
 // an embedder other than hash-384, and as a condition when the record does

@@ -138,6 +138,50 @@ type Options struct {
 	// could have changed. A record with no rule running has an empty
 	// Rules ({}).
 	Rules *Rules `json:"rules,omitempty"`
+	// Channels is the tuning that shaped the channels' scores and
+	// candidates, in every mode recall ran. Nil when recall was off, and
+	// in records written before it was recorded: a reader must then treat
+	// it as unknown, not as the defaults.
+	Channels *Channels `json:"channels,omitempty"`
+}
+
+// Channels is the tuning that shaped a run's lexical and vector scores and
+// its candidates (recall.Tuning.ChannelTuning, whose fields these are),
+// as it ran: every setting that ran is written, so a record of a version
+// with other defaults reads apart. The lexical settings (k1 to
+// bleveMatches) are absent when no lexical channel ran (mode vector), the
+// vector ones (exchange, exactVectors) when no vector channel ran (mode
+// lexical). Under the defaults a hybrid run's record is
+// {"pool":100,"contextWeight":0.5,"turnAfter":true,"exchange":true,
+// "k1":1.2,"b":0.75,"dates":true,"answerTypes":true,"compounds":true}.
+type Channels struct {
+	// Pool is the candidates each channel returned (max(candidate pool,
+	// topK)).
+	Pool int `json:"pool"`
+	// ContextWeight is α of the turn-context rule: each channel scored a
+	// turn at least α × the score of the turn before it and, with
+	// TurnAfter, of the turn after it; absent when the rule was off.
+	ContextWeight float64 `json:"contextWeight,omitempty"`
+	TurnAfter     bool    `json:"turnAfter,omitempty"`
+	// Exchange is set when the vector channel's exchange rule ran (a
+	// reply scored with the sum of its and its question's vectors).
+	Exchange bool `json:"exchange,omitempty"`
+	// K1 and B are the textbook BM25's constants the lexical channel
+	// scored with; absent with BleveScores, when bleve's own BM25 ranked.
+	K1          float64 `json:"k1,omitempty"`
+	B           float64 `json:"b,omitempty"`
+	BleveScores bool    `json:"bleveScores,omitempty"`
+	// Dates, AnswerTypes and Compounds are set when the lexical channel
+	// scored the query's dates, the answer types of "How long" and "When"
+	// questions, and the compound-identifier bonus.
+	Dates       bool `json:"dates,omitempty"`
+	AnswerTypes bool `json:"answerTypes,omitempty"`
+	Compounds   bool `json:"compounds,omitempty"`
+	// BleveMatches and ExactVectors are the SQLite backend's measuring
+	// knobs (bleve enumerated the lexical matches; the vector channel
+	// scanned every vector exactly), set when on.
+	BleveMatches bool `json:"bleveMatches,omitempty"`
+	ExactVectors bool `json:"exactVectors,omitempty"`
 }
 
 // Rules are the rules a run's hybrid search applied to the fused scores

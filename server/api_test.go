@@ -84,7 +84,7 @@ func TestAPIFlow(t *testing.T) {
 		}
 		var rec struct {
 			PromptHash string
-			Options    struct{ Rules map[string]any }
+			Options    struct{ Rules, Channels map[string]any }
 		}
 		h.ok("GET", "/v1/runs/{run}/memctx", "/v1/runs/run-1/memctx", aliceToken, nil, 200).decode(t, &rec)
 		if rec.PromptHash != c.PromptHash {
@@ -93,6 +93,10 @@ func TestAPIFlow(t *testing.T) {
 		// The hybrid rules that ran (hash-384's: no session rule).
 		if want := map[string]any{"exchangeOrder": true, "speakerWeight": 2.0, "dateWeight": 2.0}; !reflect.DeepEqual(rec.Options.Rules, want) {
 			t.Fatalf("memctx options.rules %v, want %v", rec.Options.Rules, want)
+		}
+		// The channel tuning that ran (the defaults).
+		if want := map[string]any{"pool": 100.0, "contextWeight": 0.5, "turnAfter": true, "exchange": true, "k1": 1.2, "b": 0.75, "dates": true, "answerTypes": true, "compounds": true}; !reflect.DeepEqual(rec.Options.Channels, want) {
+			t.Fatalf("memctx options.channels %v, want %v", rec.Options.Channels, want)
 		}
 		var rp server.Replay
 		h.ok("POST", "/v1/runs/{run}/replay", "/v1/runs/run-1/replay", aliceToken, map[string]any{"withoutRecalled": true}, 200).decode(t, &rp)

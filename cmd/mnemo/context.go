@@ -141,10 +141,11 @@ func printMessage(w io.Writer, msg engine.ContextMessage, width int) {
 }
 
 // printMemCtx writes a memctx record for a person: in hybrid mode the
-// fusion and the hybrid rules it ran with, and, when a recalled turn shows
-// a score, a "scores:" legend says what the scores shown are, by the
-// fusion and rules the record names (not known in a record written before
-// they were recorded).
+// fusion and the hybrid rules it ran with, in every mode of recall the
+// channel tuning, and, when a recalled turn shows a score, a "scores:"
+// legend says what the scores shown are, by the fusion, rules and
+// turn-context rule the record names (not known in a record written
+// before they were recorded).
 func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	fmt.Fprintf(w, "run %s · thread %s · resource %s · %s\n", r.RunID, r.ThreadID, r.ResourceID, r.CreatedAt)
 	if r.Query != "" {
@@ -161,6 +162,9 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	}
 	if o.Rules != nil || o.Mode == string(recall.ModeHybrid) {
 		fmt.Fprintf(w, "rules: %s\n", recordRulesText(o))
+	}
+	if o.Channels != nil || o.Mode != "" {
+		fmt.Fprintf(w, "channels: %s\n", recordChannelsText(o))
 	}
 	if len(o.Filter) > 0 {
 		fmt.Fprintf(w, "filter: %s\n", o.Filter)

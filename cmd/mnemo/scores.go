@@ -45,16 +45,42 @@ type scoredSearch struct {
 	// were recorded, which does not say which ran.
 	recorded   *recall.HybridRules
 	unrecorded bool
+	// channels is the channel tuning the search ran with (the engine's
+	// for mnemo search, the record's for memctx); nil in a record written
+	// before it was recorded, whose columns then say this version's
+	// defaults (recall.Tuning.Resolve), as such.
+	channels *recall.ChannelTuning
 }
 
 // lexicalColumn and vectorColumn say what the lexical and vector scores
 // beside the score are: each channel's score of the turn with its
-// exchange context (a turn scores at least half its neighbours' score;
-// README, "The turns before and after"), not of the message alone.
-const (
-	lexicalColumn = "lexical: BM25 of the turn with its exchange context"
-	vectorColumn  = "vector: cosine similarity of the turn with its exchange context"
-)
+// exchange context (a turn scores at least α × the turn before's or
+// after's; README, "The turns before and after"), not of the message
+// alone, by the search's turn-context rule (columnContext).
+func (s scoredSearch) lexicalColumn() string {
+	return "lexical: BM25 of the turn " + s.columnContext()
+}
+
+func (s scoredSearch) vectorColumn() string {
+	return "vector: cosine similarity of the turn " + s.columnContext()
+}
+
+// columnContext says how the turn-context rule of s shaped its channels'
+// scores (recall.ChannelTuning.ContextText): "with its exchange context
+// (≥ 0.5 × its neighbours')" under the defaults; a record without its
+// channel tuning gives this version's defaults for its embedder, said to
+// be so.
+func (s scoredSearch) columnContext() string {
+	if s.channels != nil {
+		return s.channels.ContextText()
+	}
+	d := recall.Tuning{}.Resolve(s.embedder).ChannelTuning(s.mode, s.topK)
+	return d.ContextText() + " " + channelsNotRecorded
+}
+
+// channelsNotRecorded follows the turn-context rule of a record written
+// before the channel tuning was recorded (journal.Options.Channels nil).
+const channelsNotRecorded = "(this version's default: the record predates the record of the channels' tuning)"
 
 // shownScores says what a listing shows of its rows' scores: whether some
 // row shows a score, a lexical score, a vector score (a number, not "-"),
@@ -73,10 +99,10 @@ func (s scoredSearch) legend(sh shownScores) []string {
 	}
 	parts := []string{"score: " + s.score()}
 	if sh.lexical {
-		parts = append(parts, lexicalColumn)
+		parts = append(parts, s.lexicalColumn())
 	}
 	if sh.vector {
-		parts = append(parts, vectorColumn)
+		parts = append(parts, s.vectorColumn())
 	}
 	if sh.dash {
 		parts = append(parts, "-: no score")
@@ -85,10 +111,11 @@ func (s scoredSearch) legend(sh shownScores) []string {
 }
 
 // rules names the rules recall applied to the fused scores of s after the
-// fusion: those a memctx record names (recall.HybridRules.Text), else the
-// engine's defaults (recall.HybridRulesText: the exchange order, the
-// session rules when they ran, the speaker and date boosts), said as such
-// for a record that predates the rules' record.
+// fusion: those a memctx record names or the engine's tuning gave mnemo
+// search (recall.HybridRules.Text), else the engine's defaults
+// (recall.HybridRulesText: the exchange order, the session rules when
+// they ran, the speaker and date boosts), said as such for a record that
+// predates the rules' record.
 func (s scoredSearch) rules() string {
 	switch {
 	case s.recorded != nil:
@@ -171,12 +198,16 @@ func (s scoredSearch) score() string {
 }
 
 // searchScores is the scoredSearch of mnemo search: options o, as
-// resolved by rf.options, and what the search returned.
-func searchScores(o recall.Options, r recall.Retrieval, hits []searchHit) scoredSearch {
+// resolved by rf.options, the tuning t the engine searched with
+// (engine.Engine.RecallTuning: its hybrid rules and channel tuning), and
+// what the search returned.
+func searchScores(o recall.Options, t recall.Tuning, r recall.Retrieval, hits []searchHit) scoredSearch {
 	s := scoredSearch{mode: o.Mode, fusion: o.Fusion, lexical: r.Lexical, vector: r.Vector, topK: o.TopK, scope: string(o.Scope), embedder: r.Embedder}
 	if s.fusion == "" {
 		s.fusion = recall.DefaultFusion
 	}
+	rules, channels := t.HybridRules(o.Scope), t.ChannelTuning(o.Mode, o.TopK)
+	s.recorded, s.channels = &rules, &channels
 	if rr := r.Rerank; rr != nil && rr.Status == recall.RerankOK {
 		s.reranker = rr.Reranker
 	}
@@ -198,6 +229,10 @@ func memctxScores(r *journal.MemCtx) scoredSearch {
 		s.norm, s.k = p.Normalise, p.K
 	}
 	s.recorded, s.unrecorded = recordedRules(o.Rules), o.Rules == nil
+	if o.Channels != nil {
+		c := recall.ChannelTuning(*o.Channels)
+		s.channels = &c
+	}
 	if rr := r.Retrieval.Rerank; rr != nil && rr.Status == recall.RerankOK {
 		s.reranker = rr.Reranker
 	}
@@ -209,6 +244,18 @@ func memctxScores(r *journal.MemCtx) scoredSearch {
 		}
 	}
 	return s
+}
+
+// recordChannelsText words a record's channel tuning for the memctx
+// options (recall.ChannelTuning.Text): under the defaults of a hybrid run
+// "pool 100 · context 0.5 (before and after) · exchange · BM25 k1 1.2 b
+// 0.75 · date terms · answer types · compound bonus"; "not recorded" for a
+// record written before it was.
+func recordChannelsText(o journal.Options) string {
+	if o.Channels == nil {
+		return "not recorded (the record predates it)"
+	}
+	return recall.ChannelTuning(*o.Channels).Text()
 }
 
 // fusionText words a record's fusion and its parameters for the memctx

@@ -29,8 +29,10 @@ const (
 	eitherWay        = standardised + "; if it was the only candidate, its channels' presence instead: 1 when both channels scored it, less when one did"
 	// columnsText says what the lexical and vector columns are.
 	columnsText = lexicalText + vectorText
-	lexicalText = " · lexical: BM25 of the turn with its exchange context"
-	vectorText  = " · vector: cosine similarity of the turn with its exchange context"
+	lexicalText = " · lexical: BM25 of the turn " + contextText
+	vectorText  = " · vector: cosine similarity of the turn " + contextText
+	// contextText is the turn-context rule under the defaults (α 0.5).
+	contextText = "with its exchange context (≥ 0.5 × its neighbours')"
 )
 
 // scoresFixture ingests resource r (three messages about a garden) and
@@ -176,7 +178,10 @@ func TestContextScoreLegend(t *testing.T) {
 	// memctx reads the fusion and the hybrid rules from the record: w ran
 	// weighted, r rrf, both with hash-384's rules (no session rule);
 	// context printed the same lines from the record it made.
-	const hashRules = "rules: speaker boost 2 sd · date boost 2 sd · exchange order"
+	const (
+		hashRules       = "rules: speaker boost 2 sd · date boost 2 sd · exchange order"
+		defaultChannels = "channels: pool 100 · context 0.5 (before and after) · exchange · BM25 k1 1.2 b 0.75 · date terms · answer types · compound bonus"
+	)
 	for _, c := range []struct{ run, legend, options string }{
 		{"w", standardised, "fusion: weighted (vector weight 0.15, standardise)"},
 		{"r", rrfLegend, "fusion: rrf (k 60)"},
@@ -200,12 +205,18 @@ func TestContextScoreLegend(t *testing.T) {
 			if got := lineWith(out, "rules: "); got != hashRules {
 				t.Errorf("memctx: rules line %q, want %q", got, hashRules)
 			}
+			if got := lineWith(out, "channels: "); got != defaultChannels {
+				t.Errorf("memctx: channels line %q, want %q", got, defaultChannels)
+			}
 			code, out, stderr = run(t, nil, "--dir", dir, "memctx", "--json", c.run)
 			if code != 0 {
 				t.Fatalf("memctx --json: exit %d, %s", code, stderr)
 			}
-			if want := `"rules":{"exchangeOrder":true,"speakerWeight":2,"dateWeight":2}`; !strings.Contains(out, want) {
-				t.Errorf("memctx --json: %s lacks %s", out, want)
+			for _, want := range []string{`"rules":{"exchangeOrder":true,"speakerWeight":2,"dateWeight":2}`,
+				`"channels":{"pool":100,"contextWeight":0.5,"turnAfter":true,"exchange":true,"k1":1.2,"b":0.75,"dates":true,"answerTypes":true,"compounds":true}`} {
+				if !strings.Contains(out, want) {
+					t.Errorf("memctx --json: %s lacks %s", out, want)
+				}
 			}
 		})
 	}
@@ -243,7 +254,8 @@ func TestMemCtxScoreLegendUnknown(t *testing.T) {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
 	got := legendOf(t, out)
-	for _, w := range []string{"--fusion weighted, the default, standardises each channel", "--fusion rrf sums 1/(60 + rank)", "not recorded", rulesText + " " + rulesNotRecorded} {
+	for _, w := range []string{"--fusion weighted, the default, standardises each channel", "--fusion rrf sums 1/(60 + rank)", "not recorded", rulesText + " " + rulesNotRecorded,
+		"lexical: BM25 of the turn " + contextText + " " + channelsNotRecorded, "vector: cosine similarity of the turn " + contextText + " " + channelsNotRecorded} {
 		if !strings.Contains(got, w) {
 			t.Errorf("memctx: scores line %q lacks %q", got, w)
 		}
@@ -253,6 +265,94 @@ func TestMemCtxScoreLegendUnknown(t *testing.T) {
 	}
 	if got, want := lineWith(out, "rules: "), "rules: not recorded (the record predates them)"; got != want {
 		t.Errorf("memctx of a record without rules: %q, want %q", got, want)
+	}
+	if got, want := lineWith(out, "channels: "), "channels: not recorded (the record predates it)"; got != want {
+		t.Errorf("memctx of a record without channels: %q, want %q", got, want)
+	}
+}
+
+// TestMemCtxChannelsDisplay: mnemo memctx says the channel tuning a
+// record names on its channels line, and the legend's lexical and vector
+// columns say the turn-context rule it ran with: α 0.3 through the turn
+// before only reads "at least 0.3 × the turn before's", never the
+// default's 0.5 and turn after; the rule off reads "alone"; a record
+// without its channel tuning says it was not recorded and gives this
+// version's default as such; a record of recall off has no channels line.
+func TestMemCtxChannelsDisplay(t *testing.T) {
+	score, lex, vec := 0.8, 1.5, 0.4
+	for _, c := range []struct {
+		name     string
+		mode     string
+		channels *journal.Channels
+		line     string // the channels line, "" for none
+		column   string // what the lexical column says after "BM25 of the turn "
+	}{
+		{"Alpha", "hybrid", &journal.Channels{Pool: 50, ContextWeight: 0.3, Exchange: true, K1: 1.2, B: 0.75, Dates: true},
+			"channels: pool 50 · context 0.3 (before) · exchange · BM25 k1 1.2 b 0.75 · date terms", "with its exchange context (≥ 0.3 × the turn before's)"},
+		{"ContextOff", "lexical", &journal.Channels{Pool: 100, K1: 1.2, B: 0.75, Compounds: true},
+			"channels: pool 100 · context off · BM25 k1 1.2 b 0.75 · compound bonus", "alone (the turn-context rule was off)"},
+		{"Default", "hybrid", &journal.Channels{Pool: 100, ContextWeight: 0.5, TurnAfter: true, Exchange: true, K1: 1.2, B: 0.75, Dates: true, AnswerTypes: true, Compounds: true},
+			"channels: pool 100 · context 0.5 (before and after) · exchange · BM25 k1 1.2 b 0.75 · date terms · answer types · compound bonus", contextText},
+		{"NotRecorded", "hybrid", nil, "channels: not recorded (the record predates it)", contextText + " " + channelsNotRecorded},
+		{"RecallOff", "", nil, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &journal.MemCtx{RunID: "x", ThreadID: "t", ResourceID: "r",
+				Options:   journal.Options{TopK: 3, Scope: "resource", Mode: c.mode, Channels: c.channels},
+				Recalled:  []journal.Ref{{ThreadID: "t", Seq: 1, Role: "user", Score: &score, Lexical: &lex, Vector: &vec, Reason: "hit"}, {ThreadID: "t", Seq: 2, Role: "user", Score: &score, Lexical: &lex, Vector: &vec, Reason: "hit"}},
+				Retrieval: journal.Retrieval{Lexical: "ok", Vector: "ok", Embedder: recall.HashID}}
+			if c.mode == "" {
+				rec.Recalled = nil
+			}
+			var b strings.Builder
+			printMemCtx(&b, rec)
+			out := b.String()
+			if got := lineWith(out, "channels: "); got != c.line {
+				t.Errorf("channels line %q, want %q\n%s", got, c.line, out)
+			}
+			got := legendOf(t, out)
+			if c.column == "" {
+				if got != "" {
+					t.Errorf("legend %q, want none", got)
+				}
+				return
+			}
+			for _, w := range []string{"lexical: BM25 of the turn " + c.column, "vector: cosine similarity of the turn " + c.column} {
+				if !strings.Contains(got, w) {
+					t.Errorf("legend %q lacks %q", got, w)
+				}
+			}
+			if c.channels != nil && c.channels.ContextWeight != 0.5 && strings.Contains(got, "0.5") {
+				t.Errorf("legend %q says the default α", got)
+			}
+		})
+	}
+}
+
+// TestSearchScoresTuning: mnemo search's legend says the tuning the
+// engine searched with (engine.Engine.RecallTuning), not this version's
+// defaults: its turn-context rule in the columns and its hybrid rules in
+// the score (here α 0.3 through the turn before, no speaker or date
+// boost).
+func TestSearchScoresTuning(t *testing.T) {
+	score, lex, vec := 0.8, 1.5, 0.4
+	hits := []searchHit{{Score: &score, Lexical: &lex, Vector: &vec}, {Score: &score, Lexical: &lex, Vector: &vec}}
+	o := recall.Options{TopK: 5, Mode: recall.ModeHybrid, Scope: recall.ScopeResource}
+	tuning := recall.Tuning{ContextWeight: 0.3, NoTurnAfter: true, SpeakerWeight: -1, DateWeight: -1}.Resolve(recall.HashID)
+	got := strings.Join(searchScores(o, tuning, recall.Retrieval{Lexical: "ok", Vector: "ok", Embedder: recall.HashID}, hits).legend(shownScores{score: true, lexical: true, vector: true}), " · ")
+	for _, w := range []string{
+		"then mnemo's hybrid rules (a user's turn takes the better of its score and its reply's, unless the question asks what the agent said or names the conversation)",
+		"lexical: BM25 of the turn with its exchange context (≥ 0.3 × the turn before's)",
+		"vector: cosine similarity of the turn with its exchange context (≥ 0.3 × the turn before's)",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("legend %q lacks %q", got, w)
+		}
+	}
+	for _, w := range []string{"speaker", "date boost", "0.5", "not recorded", "defaults"} {
+		if strings.Contains(got, w) {
+			t.Errorf("legend %q says %q", got, w)
+		}
 	}
 }
 

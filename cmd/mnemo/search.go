@@ -132,7 +132,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if res.Retrieval.Note != "" {
 		fmt.Fprintf(c.Stdout, "note: %s\n", res.Retrieval.Note)
 	}
-	printLegend(c.Stdout, searchScores(*opts, res.Retrieval, hits).legend(hitScores(hits))...)
+	printLegend(c.Stdout, searchScores(*opts, e.RecallTuning(), res.Retrieval, hits).legend(hitScores(hits))...)
 	catchUpHint(c.Stderr, "search", res.Retrieval.Lexical, res.Retrieval.Vector)
 	msgs, err := e.MessagesByID(ctx, *resource, ids(hits)...)
 	if err != nil {
