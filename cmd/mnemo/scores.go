@@ -32,6 +32,10 @@ type scoredSearch struct {
 	// (its status was ok); "" when none did.
 	reranker string
 	topK     int
+	// threshold is the search's minimum cosine (recall.Options.Threshold;
+	// 0: none): in hybrid mode a lexical candidate's cosine under it is
+	// not shown ("-").
+	threshold float64
 	// hits counts the hits that have a score (range neighbours have none).
 	hits int
 	// scope is the search's (recall.ScopeThread or ScopeResource; ""
@@ -105,9 +109,28 @@ func (s scoredSearch) legend(sh shownScores) []string {
 		parts = append(parts, s.vectorColumn())
 	}
 	if sh.dash {
-		parts = append(parts, "-: no score")
+		parts = append(parts, s.dash())
 	}
 	return parts
+}
+
+// dash is the legend's part for "-": no score, and in a hybrid search
+// with a threshold also a cosine under it, which a hit never shows
+// (recall.Options.Threshold) though the weighted fusion, standardised,
+// counted it; the max-normalised and rrf fusions did not, and a memctx
+// record that does not name its fusion cannot say.
+func (s scoredSearch) dash() string {
+	if s.threshold == 0 || s.mode != recall.ModeHybrid {
+		return "-: no score"
+	}
+	part := fmt.Sprintf("-: no score, or a cosine under the threshold (%g): not shown", s.threshold)
+	switch {
+	case s.fusion == "": // a record that does not say which fusion ran
+		return part
+	case s.fusion == recall.FusionWeighted && s.norm != recall.NormMax:
+		return part + ", though the fusion counted it"
+	}
+	return part + ", and the fusion did not count it"
 }
 
 // rules names the rules recall applied to the fused scores of s after the
@@ -202,7 +225,7 @@ func (s scoredSearch) score() string {
 // (engine.Engine.RecallTuning: its hybrid rules and channel tuning), and
 // what the search returned.
 func searchScores(o recall.Options, t recall.Tuning, r recall.Retrieval, hits []searchHit) scoredSearch {
-	s := scoredSearch{mode: o.Mode, fusion: o.Fusion, lexical: r.Lexical, vector: r.Vector, topK: o.TopK, scope: string(o.Scope), embedder: r.Embedder}
+	s := scoredSearch{mode: o.Mode, fusion: o.Fusion, lexical: r.Lexical, vector: r.Vector, topK: o.TopK, threshold: o.Threshold, scope: string(o.Scope), embedder: r.Embedder}
 	if s.fusion == "" {
 		s.fusion = recall.DefaultFusion
 	}
@@ -224,7 +247,7 @@ func searchScores(o recall.Options, t recall.Tuning, r recall.Retrieval, hits []
 // written before they were recorded: not known).
 func memctxScores(r *journal.MemCtx) scoredSearch {
 	o := r.Options
-	s := scoredSearch{mode: recall.Mode(o.Mode), fusion: o.Fusion, lexical: r.Retrieval.Lexical, vector: r.Retrieval.Vector, topK: o.TopK, scope: o.Scope, embedder: r.Retrieval.Embedder}
+	s := scoredSearch{mode: recall.Mode(o.Mode), fusion: o.Fusion, lexical: r.Retrieval.Lexical, vector: r.Retrieval.Vector, topK: o.TopK, threshold: o.Threshold, scope: o.Scope, embedder: r.Retrieval.Embedder}
 	if p := o.FusionParams; p != nil {
 		s.norm, s.k = p.Normalise, p.K
 	}

@@ -570,3 +570,57 @@ func TestPrintLegend(t *testing.T) {
 		t.Errorf("unwrapped %q, want %q", got, want)
 	}
 }
+
+// TestScoreLegendThreshold: with --threshold a hybrid hit whose cosine is
+// under it shows "-" in the vector column (recall.Options.Threshold),
+// while the weighted fusion counted that cosine (a2ecd43); the legend said
+// "-: no score" alone, hiding a score that ranked the hit. It says so now,
+// and that rrf and the max-normalised fusion do not count it.
+func TestScoreLegendThreshold(t *testing.T) {
+	dir := scoresFixture(t)
+	for _, c := range []struct {
+		args []string
+		want string // the legend's "-" part; "" for none
+	}{
+		{[]string{"--threshold", "0.999"}, "-: no score, or a cosine under the threshold (0.999): not shown, though the fusion counted it"},
+		{[]string{"--threshold", "0.999", "--fusion", "rrf"}, "-: no score, or a cosine under the threshold (0.999): not shown, and the fusion did not count it"},
+		{[]string{"--threshold", "0.999", "--mode", "lexical"}, "-: no score"},
+		{nil, ""},
+	} {
+		args := append(append([]string{"--dir", dir, "search", "--resource", "r"}, c.args...), "garden water")
+		code, out, stderr := run(t, nil, args...)
+		if code != 0 {
+			t.Fatalf("search %v: exit %d, %s", c.args, code, stderr)
+		}
+		legend := legendOf(t, out)
+		_, dash, _ := strings.Cut(legend, " · -: ")
+		if dash != "" {
+			dash = "-: " + dash
+		}
+		if dash != c.want {
+			t.Errorf("search %v: the legend's \"-\" part %q, want %q\n%s", c.args, dash, c.want, out)
+		}
+	}
+}
+
+// TestScoredSearchDash: the "-" part of the legend of a memctx record's
+// recall follows the record's threshold, mode and fusion as mnemo
+// search's does.
+func TestScoredSearchDash(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    scoredSearch
+		want string
+	}{
+		{"NoThreshold", scoredSearch{mode: recall.ModeHybrid, fusion: recall.FusionWeighted}, "-: no score"},
+		{"Vector", scoredSearch{mode: recall.ModeVector, threshold: 0.5}, "-: no score"},
+		{"Weighted", scoredSearch{mode: recall.ModeHybrid, fusion: recall.FusionWeighted, threshold: 0.5}, "-: no score, or a cosine under the threshold (0.5): not shown, though the fusion counted it"},
+		{"MaxNorm", scoredSearch{mode: recall.ModeHybrid, fusion: recall.FusionWeighted, norm: recall.NormMax, threshold: 0.5}, "-: no score, or a cosine under the threshold (0.5): not shown, and the fusion did not count it"},
+		{"RRF", scoredSearch{mode: recall.ModeHybrid, fusion: recall.FusionRRF, threshold: 0.5}, "-: no score, or a cosine under the threshold (0.5): not shown, and the fusion did not count it"},
+		{"Unrecorded", scoredSearch{mode: recall.ModeHybrid, threshold: -0.2}, "-: no score, or a cosine under the threshold (-0.2): not shown"},
+	} {
+		if got := c.s.dash(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
