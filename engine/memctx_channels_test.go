@@ -52,26 +52,7 @@ func TestMemCtxChannels(t *testing.T) {
 				if be.Name == "postgres" && c.postgres != "" {
 					want = c.postgres
 				}
-				e := be.MustOpen(t, engine.Config{RecallTuning: c.tuning})
-				var msgs []engine.Message
-				for _, s := range []string{"the heron nests by the mill pond", "we painted the shed green", "the heron came back at dawn", "lunch was soup"} {
-					msgs = append(msgs, engine.Message{Role: engine.RoleUser, Content: s})
-				}
-				if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
-					t.Fatal(err)
-				}
-				if err := e.SyncIndexes(ctx); err != nil {
-					t.Fatal(err)
-				}
-				lc, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: "t", RecentN: 1, Query: "heron", Recall: c.recall})
-				if err != nil {
-					t.Fatal(err)
-				}
-				raw, err := e.Journal().RawMemCtx(ctx, "run-1")
-				if err != nil {
-					t.Fatal(err)
-				}
-				opts := string(raw[strings.Index(string(raw), `"options":`):strings.Index(string(raw), `"recalled":`)])
+				e, lc, opts := heronRun(t, be, c.tuning, c.recall)
 				if want == "" {
 					if strings.Contains(opts, `"channels"`) {
 						t.Fatalf("stored options %s, want no channels", opts)

@@ -34,26 +34,7 @@ func TestMemCtxFusion(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				ctx := context.Background()
-				e := be.MustOpen(t, engine.Config{RecallTuning: c.tuning})
-				var msgs []engine.Message
-				for _, s := range []string{"the heron nests by the mill pond", "we painted the shed green", "the heron came back at dawn", "lunch was soup"} {
-					msgs = append(msgs, engine.Message{Role: engine.RoleUser, Content: s})
-				}
-				if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
-					t.Fatal(err)
-				}
-				if err := e.SyncIndexes(ctx); err != nil {
-					t.Fatal(err)
-				}
-				lc, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: "t", RecentN: 1, Query: "heron", Recall: c.recall})
-				if err != nil {
-					t.Fatal(err)
-				}
-				raw, err := e.Journal().RawMemCtx(ctx, "run-1")
-				if err != nil {
-					t.Fatal(err)
-				}
-				opts := string(raw[strings.Index(string(raw), `"options":`):strings.Index(string(raw), `"recalled":`)])
+				e, lc, opts := heronRun(t, be, c.tuning, c.recall)
 				if c.want == "" {
 					if strings.Contains(opts, "fusion") {
 						t.Fatalf("stored options %s, want no fusion", opts)
@@ -108,4 +89,36 @@ func TestMemCtxFusionUnknown(t *testing.T) {
 	if strings.Contains(string(raw), "fusion") {
 		t.Fatalf("a record without a fusion stored %s", raw)
 	}
+}
+
+// heronRun opens an engine of backend be with tuning, stores four turns of
+// thread "t" (two about a heron), syncs the indexes and runs LoadContext
+// "run-1" (query "heron", recent 1, recall opts; nil: none). It returns the
+// engine, the run's context and the "options" member of its memctx record
+// as stored (through the "recalled" key), for the tests of what a record
+// says about the recall that ran.
+func heronRun(t *testing.T, be enginetest.Backend, tuning recall.Tuning, opts *recall.Options) (*engine.Engine, *engine.Context, string) {
+	t.Helper()
+	ctx := context.Background()
+	e := be.MustOpen(t, engine.Config{RecallTuning: tuning})
+	var msgs []engine.Message
+	for _, s := range []string{"the heron nests by the mill pond", "we painted the shed green", "the heron came back at dawn", "lunch was soup"} {
+		msgs = append(msgs, engine.Message{Role: engine.RoleUser, Content: s})
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lc, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: "t", RecentN: 1, Query: "heron", Recall: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := e.Journal().RawMemCtx(ctx, "run-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(raw)
+	return e, lc, s[strings.Index(s, `"options":`):strings.Index(s, `"recalled":`)]
 }

@@ -1,9 +1,7 @@
 package journal_test
 
 import (
-	"context"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/journal"
@@ -30,25 +28,9 @@ func TestMemCtxChannelsRoundTrip(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		j, closeDB := b.openJournal(t, b.Place(t))
 		defer closeDB()
-		ctx := context.Background()
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				rec := &journal.MemCtx{RunID: "run-" + c.name, ThreadID: "t", ResourceID: "r", Options: journal.Options{RecentN: 2, TopK: 5, Mode: "hybrid", Channels: c.channels},
-					Recalled: []journal.Ref{}, Recent: []journal.Ref{}, Dropped: []journal.Ref{}, Observations: []journal.ObservationRef{}}
-				if err := j.PutMemCtx(ctx, rec, false); err != nil {
-					t.Fatal(err)
-				}
-				raw, err := j.RawMemCtx(ctx, rec.RunID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if has := strings.Contains(string(raw), `"channels"`); has != (c.stored != "") || !strings.Contains(string(raw), c.stored) {
-					t.Errorf("stored %s, want channels %q", raw, c.stored)
-				}
-				got, err := j.MemCtx(ctx, rec.RunID)
-				if err != nil {
-					t.Fatal(err)
-				}
+				got := roundTrip(t, j, "run-"+c.name, journal.Options{RecentN: 2, TopK: 5, Mode: "hybrid", Channels: c.channels}, `"channels"`, c.stored)
 				if !reflect.DeepEqual(got.Options.Channels, c.channels) {
 					t.Errorf("channels read back %+v, want %+v", got.Options.Channels, c.channels)
 				}

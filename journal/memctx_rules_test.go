@@ -29,29 +29,38 @@ func TestMemCtxRulesRoundTrip(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		j, closeDB := b.openJournal(t, b.Place(t))
 		defer closeDB()
-		ctx := context.Background()
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				rec := &journal.MemCtx{RunID: "run-" + c.name, ThreadID: "t", ResourceID: "r", Options: journal.Options{RecentN: 2, TopK: 5, Mode: "hybrid", Fusion: "rrf", FusionParams: &journal.FusionParams{K: 60}, Rules: c.rules},
-					Recalled: []journal.Ref{}, Recent: []journal.Ref{}, Dropped: []journal.Ref{}, Observations: []journal.ObservationRef{}}
-				if err := j.PutMemCtx(ctx, rec, false); err != nil {
-					t.Fatal(err)
-				}
-				raw, err := j.RawMemCtx(ctx, rec.RunID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if has := strings.Contains(string(raw), `"rules"`); has != (c.stored != "") || !strings.Contains(string(raw), c.stored) {
-					t.Errorf("stored %s, want rules %q", raw, c.stored)
-				}
-				got, err := j.MemCtx(ctx, rec.RunID)
-				if err != nil {
-					t.Fatal(err)
-				}
+				got := roundTrip(t, j, "run-"+c.name, journal.Options{RecentN: 2, TopK: 5, Mode: "hybrid", Fusion: "rrf", FusionParams: &journal.FusionParams{K: 60}, Rules: c.rules}, `"rules"`, c.stored)
 				if !reflect.DeepEqual(got.Options.Rules, c.rules) {
 					t.Errorf("rules read back %+v, want %+v", got.Options.Rules, c.rules)
 				}
 			})
 		}
 	})
+}
+
+// roundTrip stores a memctx record of run id with options o in j, fails t
+// unless the stored bytes hold key (a JSON key, quoted) exactly when
+// stored is not "" and then hold stored, and returns the record read back.
+func roundTrip(t *testing.T, j *journal.Journal, id string, o journal.Options, key, stored string) *journal.MemCtx {
+	t.Helper()
+	ctx := context.Background()
+	rec := &journal.MemCtx{RunID: id, ThreadID: "t", ResourceID: "r", Options: o,
+		Recalled: []journal.Ref{}, Recent: []journal.Ref{}, Dropped: []journal.Ref{}, Observations: []journal.ObservationRef{}}
+	if err := j.PutMemCtx(ctx, rec, false); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := j.RawMemCtx(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has := strings.Contains(string(raw), key); has != (stored != "") || !strings.Contains(string(raw), stored) {
+		t.Errorf("stored %s, want %s %q", raw, key, stored)
+	}
+	got, err := j.MemCtx(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
