@@ -70,39 +70,14 @@ func TestMemCtxChannels(t *testing.T) {
 				if (rec.Options.Channels == nil) != (want == "") {
 					t.Errorf("decoded channels %+v, want %s", rec.Options.Channels, want)
 				}
-				assertReplayIgnoresChannels(t, e, rec, lc.PromptHash)
+				assertReplayIgnores(t, e, rec, lc.PromptHash,
+					func(o *journal.Options) { o.Channels = nil },
+					func(o *journal.Options) {
+						o.Channels = &journal.Channels{Pool: 7, ContextWeight: 0.9, BleveScores: true}
+					})
 			})
 		}
 	})
-}
-
-// assertReplayIgnoresChannels replays rec's run as recorded, then with its
-// channel tuning taken out and with another, and fails unless each replay
-// rebuilds the run's prompt (hash) and the same messages.
-func assertReplayIgnoresChannels(t *testing.T, e *engine.Engine, rec *journal.MemCtx, hash string) {
-	t.Helper()
-	ctx := context.Background()
-	var want string
-	for i, ch := range []*journal.Channels{rec.Options.Channels, nil, {Pool: 7, ContextWeight: 0.9, BleveScores: true}} {
-		alt := *rec
-		alt.Options.Channels = ch
-		if err := e.Journal().PutMemCtx(ctx, &alt, true); err != nil {
-			t.Fatal(err)
-		}
-		rp, err := e.Replay(ctx, rec.RunID, engine.ReplayOptions{})
-		if err != nil {
-			t.Fatalf("replay with channels %+v: %v", ch, err)
-		}
-		if rp.Original.PromptHash != hash {
-			t.Errorf("replay with channels %+v: hash %s, run's %s", ch, rp.Original.PromptHash, hash)
-		}
-		got := mustJSON(t, rp.Original.Messages) + mustJSON(t, rp.Original.System)
-		if i == 0 {
-			want = got
-		} else if got != want {
-			t.Errorf("replay with channels %+v: messages\n%s\nwant (as recorded)\n%s", ch, got, want)
-		}
-	}
 }
 
 // TestMemCtxChannelsUnknown: a record written before the channel tuning

@@ -61,37 +61,40 @@ func TestMemCtxRules(t *testing.T) {
 				if (rec.Options.Rules == nil) != (c.want == "") {
 					t.Errorf("decoded rules %+v, want %s", rec.Options.Rules, c.want)
 				}
-				assertReplayIgnoresRules(t, e, rec, lc.PromptHash)
+				assertReplayIgnores(t, e, rec, lc.PromptHash,
+					func(o *journal.Options) { o.Rules = nil },
+					func(o *journal.Options) { o.Rules = &journal.Rules{SessionWeight: 9, DateWeight: 0.5} })
 			})
 		}
 	})
 }
 
-// assertReplayIgnoresRules replays rec's run as recorded, then with its
-// rules taken out and with other rules, and fails unless each replay
-// rebuilds the run's prompt (hash) and the same messages.
-func assertReplayIgnoresRules(t *testing.T, e *engine.Engine, rec *journal.MemCtx, hash string) {
+// assertReplayIgnores replays rec's run as recorded, then with each of
+// alts applied to its options (the record put again), and fails unless
+// each replay rebuilds the run's prompt (hash) and the same messages:
+// replay reads the recorded turns and does not search again.
+func assertReplayIgnores(t *testing.T, e *engine.Engine, rec *journal.MemCtx, hash string, alts ...func(*journal.Options)) {
 	t.Helper()
 	ctx := context.Background()
 	var want string
-	for i, rules := range []*journal.Rules{rec.Options.Rules, nil, {SessionWeight: 9, DateWeight: 0.5}} {
-		alt := *rec
-		alt.Options.Rules = rules
-		if err := e.Journal().PutMemCtx(ctx, &alt, true); err != nil {
+	for i, alt := range append([]func(*journal.Options){func(*journal.Options) {}}, alts...) {
+		r := *rec
+		alt(&r.Options)
+		if err := e.Journal().PutMemCtx(ctx, &r, true); err != nil {
 			t.Fatal(err)
 		}
 		rp, err := e.Replay(ctx, rec.RunID, engine.ReplayOptions{})
 		if err != nil {
-			t.Fatalf("replay with rules %+v: %v", rules, err)
+			t.Fatalf("replay with options %s: %v", mustJSON(t, r.Options), err)
 		}
 		if rp.Original.PromptHash != hash {
-			t.Errorf("replay with rules %+v: hash %s, run's %s", rules, rp.Original.PromptHash, hash)
+			t.Errorf("replay with options %s: hash %s, run's %s", mustJSON(t, r.Options), rp.Original.PromptHash, hash)
 		}
 		got := mustJSON(t, rp.Original.Messages) + mustJSON(t, rp.Original.System)
 		if i == 0 {
 			want = got
 		} else if got != want {
-			t.Errorf("replay with rules %+v: messages\n%s\nwant (as recorded)\n%s", rules, got, want)
+			t.Errorf("replay with options %s: messages\n%s\nwant (as recorded)\n%s", mustJSON(t, r.Options), got, want)
 		}
 	}
 }
