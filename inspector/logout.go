@@ -46,14 +46,6 @@ func Logout() http.Handler {
 	})
 }
 
-// tokenCookie is the sign-in cookie holding value for maxAge seconds
-// (negative: expire it now, sent as Max-Age=0). The sign-in and the
-// sign-out set it with the same attributes, so that the sign-out's
-// replaces the sign-in's.
-func tokenCookie(r *http.Request, value string, maxAge int) *http.Cookie {
-	return &http.Cookie{Name: server.TokenCookie, Value: value, Path: "/ui/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: maxAge, Secure: r.TLS != nil}
-}
-
 // signedInByCookie reports whether the inspector's request was
 // authenticated by the sign-in cookie, the one case where signing out
 // means something: the server has a token file (the principal is not

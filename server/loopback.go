@@ -18,21 +18,23 @@ func (s *Server) checkLoopbackHost(r *http.Request) error {
 	if s.cfg.Tokens != nil || s.cfg.AnyHost {
 		return nil
 	}
-	if r.Host != "" && !loopbackHost(r.Host) {
+	if r.Host != "" && !LoopbackHost(r.Host) {
 		return errorf(kindForbidden, "", "this server has no token file, so it answers only requests addressed to a loopback host (localhost, 127.0.0.1, [::1]), not %q; give mnemo serve --tokens FILE to serve other names", r.Host)
 	}
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
-		if err != nil || !loopbackHost(u.Host) {
+		if err != nil || !LoopbackHost(u.Host) {
 			return errorf(kindForbidden, "", "this server has no token file, so it answers no browser page of another origin than a loopback one, not %q", o)
 		}
 	}
 	return nil
 }
 
-// loopbackHost reports whether hostport (a Host header: a name or an IP,
+// LoopbackHost reports whether hostport (a Host header: a name or an IP,
 // with or without a port) names this machine's loopback interface.
-func loopbackHost(hostport string) bool {
+// The inspector uses it too, to decide whether its sign-in cookie is
+// Secure.
+func LoopbackHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h

@@ -93,3 +93,52 @@ func TestServeSignOut(t *testing.T) {
 		t.Errorf("POST /ui/logout: %d to %q cookies %v, want 303 to /ui/login expiring the token cookie", res.StatusCode, res.Header.Get("Location"), cookies)
 	}
 }
+
+// TestServeCookieSecure: on the real mnemo serve on loopback, the sign-in
+// and sign-out cookies are not Secure for a browser on this machine
+// (Host 127.0.0.1, localhost, plain HTTP: a Secure cookie there is one a
+// browser may not keep, signing nobody in) and Secure for a request a
+// TLS-terminating proxy on this machine passes with its own Host. Before,
+// Secure followed r.TLS, which mnemo serve never has: the cookie was
+// never Secure behind the proxy and went back over plain HTTP.
+func TestServeCookieSecure(t *testing.T) {
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	os.WriteFile(tokens, []byte(`{"tokens":[{"name":"app","token":"app-secret-1","resources":["r1"]}]}`), 0o600)
+	base, _, stop := startServe(t, filepath.Join(t.TempDir(), "data"), "--tokens", tokens)
+	defer stop()
+	port := base[strings.LastIndex(base, ":")+1:]
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tc := range []struct {
+		name, host, origin string
+		secure             bool
+	}{
+		{"Loopback127", "127.0.0.1:" + port, "http://127.0.0.1:" + port, false},
+		{"Localhost", "localhost:" + port, "http://localhost:" + port, false},
+		{"BehindProxy", "mnemo.example.com", "https://mnemo.example.com", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, step := range []struct{ path, body string }{
+				{"/ui/login", url.Values{"token": {"app-secret-1"}, "next": {"/ui/"}}.Encode()},
+				{"/ui/logout", ""},
+			} {
+				req, _ := http.NewRequest("POST", base+step.path, strings.NewReader(step.body))
+				req.Host = tc.host
+				req.Header.Set("Origin", tc.origin)
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.Header.Set("Cookie", "mnemo_token=app-secret-1")
+				res, err := noRedirect.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+				cookies := res.Cookies()
+				if res.StatusCode != http.StatusSeeOther || len(cookies) != 1 || cookies[0].Name != "mnemo_token" {
+					t.Fatalf("POST %s (Host %s): %d cookies %v, want 303 setting the token cookie", step.path, tc.host, res.StatusCode, cookies)
+				}
+				if cookies[0].Secure != tc.secure {
+					t.Errorf("POST %s (Host %s): cookie Secure %v, want %v", step.path, tc.host, cookies[0].Secure, tc.secure)
+				}
+			}
+		})
+	}
+}
