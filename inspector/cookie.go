@@ -32,9 +32,11 @@ func tokenCookie(r *http.Request, value string, maxAge int) *http.Cookie {
 // passes the Host it was asked for (the sign-in's Origin check already
 // needs it: README, "The inspector"), so both get a Secure cookie. No
 // X-Forwarded-Proto is read: any client could send it. The loopback case
-// stays not Secure because browsers differ there: they accept a Secure
-// cookie from http://localhost, but not all from http://127.0.0.1 or
-// http://[::1], which would sign a loopback user in to nothing. A browser
+// stays not Secure because browsers differ there: a browser may refuse a
+// Secure cookie set over http (RFC 6265bis lets it; localhost is the one
+// host they agree to trust), which would sign a loopback user in to
+// nothing. Headless Chromium keeps one from http://127.0.0.1 (measured);
+// the rule does not rely on it. A browser
 // reaching the server over plain HTTP on another address (--listen
 // 0.0.0.0 with no proxy) gets a Secure cookie it will not keep over
 // HTTP: that sign-in sent the token in clear, and a cookie sent back in
