@@ -126,7 +126,9 @@ func (ix *Index) addVectorsOnce(ctx context.Context, resource string, ids []stri
 // from the snapshot files (snapshot.go) of resources, the ids' resources,
 // and of the loaded resources that held one; without resources every
 // snapshot file is deleted. The files are gone when Remove returns; the
-// background writer writes new ones.
+// background writer writes new ones. A resource whose shard is not loaded
+// and that has a snapshot gets it rewritten instead, read from itself
+// without ids (snapshot_rewrite.go), so no file holds them either.
 func (ix *Index) Remove(ctx context.Context, ids []string, resources ...string) error {
 	ix.mu.Lock()
 	shards := make([]*shard, 0, len(ix.shards))
@@ -146,6 +148,10 @@ func (ix *Index) Remove(ctx context.Context, ids []string, resources ...string) 
 		if touch {
 			touched = append(touched, s.resource)
 		}
+	}
+	if len(resources) > 0 {
+		slices.Sort(touched)
+		touched = ix.rewriteSnapshots(ctx, slices.Compact(touched))
 	}
 	if err := ix.snap.scrub(touched, len(resources) == 0); err != nil {
 		return fmt.Errorf("recall: remove snapshots: %w", err)
