@@ -131,3 +131,53 @@ func TestEraseRemovesSnapshots(t *testing.T) {
 		})
 	}
 }
+
+// TestEraseRewritesSnapshotUnloaded: an erasure in a resource whose shard
+// is not loaded (the engine reopened, nothing searched) rewrites its
+// snapshot from the file (542177a) instead of deleting it; no file under
+// the data directory may then hold an erased message's text, its vector's
+// float32 encoding or its int8 codes, as after an erasure of a loaded
+// shard (TestEraseRemovesSnapshots).
+func TestEraseRewritesSnapshotUnloaded(t *testing.T) {
+	ctx := context.Background()
+	const secretTurn = "my bank pin is " + secretToken + " keep it safe"
+	f32, codes := vectorBytes(t, secretTurn)
+	for _, kind := range []string{"messages", "thread"} {
+		t.Run(kind, func(t *testing.T) {
+			tuning := recall.Tuning{SnapshotMin: 1}
+			e := eraseFixture(t, enginetest.SQLite, engine.Config{RecallTuning: tuning})
+			dir := e.Dir()
+			snaps := filepath.Join(dir, engine.SnapshotDir)
+			waitFor(t, "the snapshot of r with the secret turn's text and vector", func() bool {
+				return len(filesContaining(t, snaps, secretToken)) > 0 && len(filesContaining(t, snaps, string(f32))) > 0 &&
+					len(filesContaining(t, snaps, string(codes))) > 0
+			})
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, RecallTuning: tuning})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if kind == "messages" {
+				_, err = e.DeleteMessages(ctx, "m3", "m5")
+			} else {
+				_, err = e.DeleteThread(ctx, "t")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kind == "messages" && len(filesContaining(t, snaps, "lisbon")) == 0 {
+				// r keeps 6 messages: its snapshot is rewritten, not deleted,
+				// so the scan below reads a rewritten file.
+				t.Fatal("no snapshot of r after the erasure: the rewrite did not run")
+			}
+			for name, tok := range map[string]string{"text": secretToken, "float32 vector": string(f32), "int8 codes": string(codes)} {
+				if hits := filesContaining(t, dir, tok); len(hits) > 0 {
+					t.Errorf("the erased turn's %s is still in %v", name, hits)
+				}
+			}
+		})
+	}
+}
