@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -85,4 +87,35 @@ func muxAnswer(r response) bool {
 	}
 	return r.status == http.StatusNotFound && strings.HasPrefix(p.Detail, "no route ") ||
 		r.status == http.StatusMethodNotAllowed && p.Type == server.ProblemTypeBase+"method-not-allowed"
+}
+
+// TestOpenAPIVacuumedEnum: the document lists every reason an erasure's
+// purge vacuums (engine.Vacuum) as the enum of EraseResult's vacuumed, and
+// only those, so a client can switch on it; it was a plain string.
+func TestOpenAPIVacuumedEnum(t *testing.T) {
+	h := newHarness(t, false, server.Config{})
+	r := h.do("GET", "/openapi.json", "", nil)
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var vacuumed struct {
+		Enum []string `json:"enum"`
+	}
+	if err := json.Unmarshal(doc.Components.Schemas["server.EraseResult"].Properties["vacuumed"], &vacuumed); err != nil {
+		t.Fatalf("EraseResult.vacuumed: %v", err)
+	}
+	got := vacuumed.Enum
+	want := []string{string(engine.VacuumResidue), string(engine.VacuumTooLarge), string(engine.VacuumTextsUnknown)}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("EraseResult.vacuumed enum %q, want %q", got, want)
+	}
 }

@@ -252,7 +252,7 @@ type EraseResult struct {
 	// Vacuumed says why the purge rewrote the SQLite file with VACUUM
 	// (engine.EraseResult.Vacuumed: "residue", "too-large" or
 	// "texts-unknown"); absent when it did not.
-	Vacuumed string `json:"vacuumed,omitempty"`
+	Vacuumed string `json:"vacuumed,omitempty" jsonschema:"enum=residue,enum=too-large,enum=texts-unknown"`
 	// PurgeIncomplete says why the physical purge is unfinished (it is
 	// retried); the erased data is unreadable already.
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty"`
