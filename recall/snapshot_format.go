@@ -315,8 +315,11 @@ func (s *shard) writeMessagesPart(sw *snapWriter, embedder string) error {
 }
 
 // writeStats writes the statistics and the terms that some message holds,
-// renumbered: the shard keeps the ids of terms whose messages were all
-// removed, and an erased message's words must not reach the file. It
+// renumbered in ascending order: the shard keeps the ids of terms whose
+// messages were all removed, and an erased message's words must not reach
+// the file — nor their order: ids follow the order in which the messages
+// brought their terms in, so the live terms kept in id order spelled out,
+// in a row, an erased message's words that other messages also hold. It
 // returns the new id of each old one, and how many there are.
 func (s *shard) writeStats(sw *snapWriter) ([]uint32, int) {
 	sw.i64(int64(s.stats.n))
@@ -325,20 +328,27 @@ func (s *shard) writeStats(sw *snapWriter) ([]uint32, int) {
 	for t, id := range s.stats.ids.all() {
 		terms[id] = t
 	}
-	remap := make([]uint32, len(terms))
-	var live []string
-	var dfs []uint32
+	var ids []int
 	for id, df := range s.stats.df {
 		if df > 0 {
-			remap[id] = uint32(len(live))
-			live = append(live, terms[id])
-			dfs = append(dfs, uint32(df))
+			ids = append(ids, id)
 		}
+	}
+	slices.SortFunc(ids, func(a, b int) int { return strings.Compare(terms[a], terms[b]) })
+	remap := make([]uint32, len(terms))
+	live := make([]string, len(ids))
+	dfs := make([]uint32, len(ids))
+	order := make([]uint32, len(ids)) // sorted already
+	for i, id := range ids {
+		remap[id] = uint32(i)
+		live[i] = terms[id]
+		dfs[i] = uint32(s.stats.df[id])
+		order[i] = uint32(i)
 	}
 	sw.u32(uint32(len(live)))
 	sw.strings(live)
 	sw.uint32s(dfs)
-	sw.uint32s(sortedBy(live))
+	sw.uint32s(order)
 	return remap, len(live)
 }
 

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/recall"
 )
@@ -131,4 +133,56 @@ func snapBytes(t *testing.T, dir string) []byte {
 		t.Fatalf("%d snapshot files in %s, want 1: %v", snaps, dir, names)
 	}
 	return out
+}
+
+// TestEraseRewriteTermOrder: a snapshot's terms do not keep the order in
+// which an erased message brought them in. The erased message is the
+// first to hold four made-up words, which a kept message holds in the
+// reverse order; the snapshot written after the erasure must not spell
+// them out in the erased order. Before, the terms were written in id
+// order (the order of their first use), so the rewritten snapshot held
+// "zorblaxquintorvexmarplindu", a fresh build did not.
+func TestEraseRewriteTermOrder(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newSnapStore(t, 1500, 11)
+	words := []string{"zorblax", "quintor", "vexmar", "plindu"}
+	rev := slices.Clone(words)
+	slices.Reverse(rev)
+	add := func(thread string, ws []string) recall.Doc {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		st.last[thread]++
+		d := recall.Doc{ID: thread + ".1", ThreadID: thread, ResourceID: st.res, Seq: 1, Role: "user",
+			Content: strings.Join(ws, " "), CreatedAt: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+		st.threads[thread] = append(st.threads[thread], d)
+		st.vecs[d.ID] = recall.HashVector(d.Text())
+		return d
+	}
+	gone := add("0000-erased", words)
+	add("zzzz-kept", rev)
+	run := []byte(strings.Join(words, ""))
+	dir := t.TempDir()
+	w := snapIndex(t, st, dir)
+	if err := w.SaveSnapshotForTest(ctx, st.res); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(snapBytes(t, dir), []byte(gone.Content)) {
+		t.Fatal("the snapshot does not hold the message to erase: the test checks nothing")
+	}
+	st.mu.Lock()
+	delete(st.threads, gone.ThreadID)
+	delete(st.last, gone.ThreadID)
+	delete(st.vecs, gone.ID)
+	st.mu.Unlock()
+	ix := snapIndex(t, st, dir) // shard not loaded: the file is rewritten
+	if err := ix.Remove(ctx, []string{gone.ID}, st.res); err != nil {
+		t.Fatal(err)
+	}
+	b := snapBytes(t, dir)
+	if bytes.Contains(b, []byte(gone.Content)) {
+		t.Fatal("the snapshot still holds the erased text")
+	}
+	if bytes.Contains(b, run) {
+		t.Fatalf("the snapshot spells out the erased message's words in its order (%s)", run)
+	}
 }
