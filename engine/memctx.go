@@ -158,7 +158,8 @@ func memctxOptions(r Redactor, recentN int, o *recall.Options, budget int, t rec
 	out.Channels = &ch
 	if o.Mode == recall.ModeHybrid {
 		out.Fusion, out.FusionParams = fusionParams(t.Fusion(o.Fusion))
-		out.Rules = hybridRules(t.HybridRules(o.Scope))
+		rules := journal.Rules(t.HybridRules(o.Scope))
+		out.Rules = &rules
 	}
 	if b, err := json.Marshal(o.MessageRange); err == nil {
 		out.MessageRange = b
@@ -179,12 +180,6 @@ func fusionParams(p recall.FusionParams) (string, *journal.FusionParams) {
 	}
 	w := p.VectorWeight
 	return p.Name, &journal.FusionParams{VectorWeight: &w, Normalise: p.Normalise}
-}
-
-// hybridRules is the record of the hybrid rules h (journal.Options.Rules).
-func hybridRules(h recall.HybridRules) *journal.Rules {
-	return &journal.Rules{ExchangeOrder: h.ExchangeOrder, SessionWeight: h.SessionWeight, TopicWeight: h.TopicWeight,
-		SpeakerWeight: h.SpeakerWeight, DateWeight: h.DateWeight}
 }
 
 // journalRetrieval is recall's retrieval status as the journal records it

@@ -71,10 +71,9 @@ func (c scale) bar(v *float64) Bar {
 func hybridRules(rec *journal.MemCtx) string {
 	r := rec.Options.Rules
 	if r == nil {
-		return recall.HybridRulesText(rec.Options.Scope, rec.Retrieval.Embedder) + " (this version's defaults: the record predates the record of the rules that ran)"
+		return recall.HybridRulesText(rec.Options.Scope, rec.Retrieval.Embedder) + " " + recall.RulesNotRecorded
 	}
-	h := recall.HybridRules{ExchangeOrder: r.ExchangeOrder, SessionWeight: r.SessionWeight, TopicWeight: r.TopicWeight,
-		SpeakerWeight: r.SpeakerWeight, DateWeight: r.DateWeight}
+	h := recall.HybridRules(*r)
 	if p := h.Params(); len(p) > 0 {
 		return h.Text() + " [" + strings.Join(p, " · ") + "]"
 	}
@@ -116,7 +115,7 @@ func columns(rec *journal.MemCtx) string {
 		note = " [" + c.Text() + "]"
 	} else {
 		c = recall.Tuning{}.Resolve(rec.Retrieval.Embedder).ChannelTuning(recall.Mode(rec.Options.Mode), rec.Options.TopK)
-		note = " (this version's default: the record predates the record of the channels' tuning)"
+		note = " " + recall.ChannelsNotRecorded
 	}
 	ctx := c.ContextText()
 	return ". lexical: BM25 of the turn " + ctx + "; vector: cosine similarity of the turn " + ctx + note

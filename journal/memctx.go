@@ -185,7 +185,8 @@ type Channels struct {
 }
 
 // Rules are the rules a run's hybrid search applied to the fused scores
-// after the fusion (recall.Tuning.HybridRules): each is absent (false or
+// after the fusion (recall.Tuning.HybridRules, whose fields these are, so
+// that one converts to the other): each is absent (false or
 // 0) when it did not run. A rule that ran may still have changed no
 // score: the speaker and date rules raise only turns of a speaker or a
 // date the query names, the topic rule needs the query's vector

@@ -6,6 +6,17 @@ const (
 	sessionRuleText  = "standardised again and raised by its session's evidence"
 )
 
+// RulesNotRecorded and ChannelsNotRecorded follow, in a legend of a
+// memctx record's scores, the hybrid rules (HybridRulesText) and the
+// turn-context rule (ChannelTuning.ContextText) of this version's
+// defaults, given for a record written before the rules
+// (journal.Options.Rules) or the channel tuning (journal.Options.Channels)
+// were recorded, which does not say which ran.
+const (
+	RulesNotRecorded    = "(this version's defaults: the record predates the record of the rules that ran)"
+	ChannelsNotRecorded = "(this version's default: the record predates the record of the channels' tuning)"
+)
+
 // HybridRulesText says in words the rules a hybrid search applies to the
 // fused scores after the fusion (topHits), for a legend of its scores:
 // the exchange order (exchangeorder.go: of a user's turn and the agent's

@@ -79,12 +79,8 @@ func (s scoredSearch) columnContext() string {
 		return s.channels.ContextText()
 	}
 	d := recall.Tuning{}.Resolve(s.embedder).ChannelTuning(s.mode, s.topK)
-	return d.ContextText() + " " + channelsNotRecorded
+	return d.ContextText() + " " + recall.ChannelsNotRecorded
 }
-
-// channelsNotRecorded follows the turn-context rule of a record written
-// before the channel tuning was recorded (journal.Options.Channels nil).
-const channelsNotRecorded = "(this version's default: the record predates the record of the channels' tuning)"
 
 // shownScores says what a listing shows of its rows' scores: whether some
 // row shows a score, a lexical score, a vector score (a number, not "-"),
@@ -144,22 +140,18 @@ func (s scoredSearch) rules() string {
 	case s.recorded != nil:
 		return s.recorded.Text()
 	case s.unrecorded:
-		return recall.HybridRulesText(s.scope, s.embedder) + " " + rulesNotRecorded
+		return recall.HybridRulesText(s.scope, s.embedder) + " " + recall.RulesNotRecorded
 	}
 	return recall.HybridRulesText(s.scope, s.embedder)
 }
-
-// rulesNotRecorded follows the hybrid rules of a record written before
-// they were recorded (journal.Options.Rules nil).
-const rulesNotRecorded = "(this version's defaults: the record predates the record of the rules that ran)"
 
 // recordedRules returns the hybrid rules r names, nil for none.
 func recordedRules(r *journal.Rules) *recall.HybridRules {
 	if r == nil {
 		return nil
 	}
-	return &recall.HybridRules{ExchangeOrder: r.ExchangeOrder, SessionWeight: r.SessionWeight, TopicWeight: r.TopicWeight,
-		SpeakerWeight: r.SpeakerWeight, DateWeight: r.DateWeight}
+	h := recall.HybridRules(*r)
+	return &h
 }
 
 // recordRulesText words a record's hybrid rules with their weights for the

@@ -254,8 +254,8 @@ func TestMemCtxScoreLegendUnknown(t *testing.T) {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
 	got := legendOf(t, out)
-	for _, w := range []string{"--fusion weighted, the default, standardises each channel", "--fusion rrf sums 1/(60 + rank)", "not recorded", rulesText + " " + rulesNotRecorded,
-		"lexical: BM25 of the turn " + contextText + " " + channelsNotRecorded, "vector: cosine similarity of the turn " + contextText + " " + channelsNotRecorded} {
+	for _, w := range []string{"--fusion weighted, the default, standardises each channel", "--fusion rrf sums 1/(60 + rank)", "not recorded", rulesText + " " + recall.RulesNotRecorded,
+		"lexical: BM25 of the turn " + contextText + " " + recall.ChannelsNotRecorded, "vector: cosine similarity of the turn " + contextText + " " + recall.ChannelsNotRecorded} {
 		if !strings.Contains(got, w) {
 			t.Errorf("memctx: scores line %q lacks %q", got, w)
 		}
@@ -293,7 +293,7 @@ func TestMemCtxChannelsDisplay(t *testing.T) {
 			"channels: pool 100 · context off · BM25 k1 1.2 b 0.75 · compound bonus", "alone (the turn-context rule was off)"},
 		{"Default", "hybrid", &journal.Channels{Pool: 100, ContextWeight: 0.5, TurnAfter: true, Exchange: true, K1: 1.2, B: 0.75, Dates: true, AnswerTypes: true, Compounds: true},
 			"channels: pool 100 · context 0.5 (before and after) · exchange · BM25 k1 1.2 b 0.75 · date terms · answer types · compound bonus", contextText},
-		{"NotRecorded", "hybrid", nil, "channels: not recorded (the record predates it)", contextText + " " + channelsNotRecorded},
+		{"NotRecorded", "hybrid", nil, "channels: not recorded (the record predates it)", contextText + " " + recall.ChannelsNotRecorded},
 		{"RecallOff", "", nil, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -376,7 +376,7 @@ func TestMemCtxRulesDisplay(t *testing.T) {
 			"rules: session evidence 0.3 · session topic 0.2 · speaker boost 2 sd · date boost 1.5 sd · exchange order", sessionRulesText},
 		{"SpeakerOnly", "hybrid", &journal.Rules{SpeakerWeight: 2}, "rules: speaker boost 2 sd", "then mnemo's hybrid rules (speaker boost)"},
 		{"NoneRan", "hybrid", &journal.Rules{}, "rules: none (all turned off)", "then none of mnemo's hybrid rules (all turned off)"},
-		{"NotRecorded", "hybrid", nil, "rules: not recorded (the record predates them)", rulesText + " " + rulesNotRecorded},
+		{"NotRecorded", "hybrid", nil, "rules: not recorded (the record predates them)", rulesText + " " + recall.RulesNotRecorded},
 		{"Lexical", "lexical", nil, "", "the lexical channel's (--mode lexical)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
