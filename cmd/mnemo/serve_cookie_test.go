@@ -15,13 +15,10 @@ import (
 // jar …/v1/threads` was a 200 though README says the cookie is the
 // inspector's.
 func TestServeCookieScope(t *testing.T) {
-	tokens := filepath.Join(t.TempDir(), "tokens.json")
-	os.WriteFile(tokens, []byte(`{"tokens":[{"name":"app","token":"app-secret-1","resources":["r1"]}]}`), 0o600)
-	base, _, stop := startServe(t, filepath.Join(t.TempDir(), "data"), "--tokens", tokens)
+	base, stop := serveOneToken(t)
 	defer stop()
 
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := noRedirect.PostForm(base+"/ui/login", url.Values{"token": {"app-secret-1"}, "next": {"/ui/"}})
+	res, err := noRedirect().PostForm(base+"/ui/login", url.Values{"token": {"app-secret-1"}, "next": {"/ui/"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +52,7 @@ func TestServeCookieScope(t *testing.T) {
 			if tc.bearer {
 				req.Header.Set("Authorization", "Bearer app-secret-1")
 			}
-			res, err := noRedirect.Do(req)
+			res, err := noRedirect().Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,15 +72,12 @@ func TestServeCookieScope(t *testing.T) {
 // goes to the sign-in page (before, it was the inspector's 401: nothing
 // signed out).
 func TestServeSignOut(t *testing.T) {
-	tokens := filepath.Join(t.TempDir(), "tokens.json")
-	os.WriteFile(tokens, []byte(`{"tokens":[{"name":"app","token":"app-secret-1","resources":["r1"]}]}`), 0o600)
-	base, _, stop := startServe(t, filepath.Join(t.TempDir(), "data"), "--tokens", tokens)
+	base, stop := serveOneToken(t)
 	defer stop()
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	req, _ := http.NewRequest("POST", base+"/ui/logout", nil)
 	req.Header.Set("Origin", base)
 	req.Header.Set("Cookie", "mnemo_token=app-secret-1")
-	res, err := noRedirect.Do(req)
+	res, err := noRedirect().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,12 +96,9 @@ func TestServeSignOut(t *testing.T) {
 // Secure followed r.TLS, which mnemo serve never has: the cookie was
 // never Secure behind the proxy and went back over plain HTTP.
 func TestServeCookieSecure(t *testing.T) {
-	tokens := filepath.Join(t.TempDir(), "tokens.json")
-	os.WriteFile(tokens, []byte(`{"tokens":[{"name":"app","token":"app-secret-1","resources":["r1"]}]}`), 0o600)
-	base, _, stop := startServe(t, filepath.Join(t.TempDir(), "data"), "--tokens", tokens)
+	base, stop := serveOneToken(t)
 	defer stop()
 	port := base[strings.LastIndex(base, ":")+1:]
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, tc := range []struct {
 		name, host, origin string
 		secure             bool
@@ -126,7 +117,7 @@ func TestServeCookieSecure(t *testing.T) {
 				req.Header.Set("Origin", tc.origin)
 				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 				req.Header.Set("Cookie", "mnemo_token=app-secret-1")
-				res, err := noRedirect.Do(req)
+				res, err := noRedirect().Do(req)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -141,4 +132,20 @@ func TestServeCookieSecure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveOneToken starts mnemo serve on loopback with a token file of one
+// token, "app-secret-1" for resource r1; stop ends it and returns its
+// exit status.
+func serveOneToken(t *testing.T) (base string, stop func() int) {
+	t.Helper()
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	os.WriteFile(tokens, []byte(`{"tokens":[{"name":"app","token":"app-secret-1","resources":["r1"]}]}`), 0o600)
+	base, _, stop = startServe(t, filepath.Join(t.TempDir(), "data"), "--tokens", tokens)
+	return base, stop
+}
+
+// noRedirect is a client that returns a redirect instead of following it.
+func noRedirect() *http.Client {
+	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
