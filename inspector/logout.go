@@ -7,8 +7,13 @@ import (
 	"github.com/mnemo-go/mnemo/server"
 )
 
-// LogoutPath is where the inspector's pages post a sign-out.
-const LogoutPath = "/ui/logout"
+// LoginPath is the inspector's sign-in page (Login), where a browser
+// without a token is sent (server.Config.LoginPath), and LogoutPath where
+// its pages post a sign-out (Logout).
+const (
+	LoginPath  = "/ui/login"
+	LogoutPath = "/ui/logout"
+)
 
 var logoutRefused = template.Must(template.New("logout").Parse(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>sign out refused · mnemo inspector</title>
 <style>body{font:14px system-ui,sans-serif;max-width:420px;margin:80px auto;color:#1d2330}</style></head>
@@ -42,7 +47,7 @@ func Logout() http.Handler {
 			return
 		}
 		http.SetCookie(w, tokenCookie(r, "", -1))
-		http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+		http.Redirect(w, r, LoginPath, http.StatusSeeOther)
 	})
 }
 

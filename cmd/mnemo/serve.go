@@ -87,8 +87,8 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log}),
 			"/ui/": inspector.Handler(e, inspector.Options{Version: version(), Logger: log}),
 		},
-		Public:      map[string]http.Handler{"/ui/login": inspector.Login(tokens), inspector.LogoutPath: inspector.Logout()},
-		LoginPath:   "/ui/login",
+		Public:      map[string]http.Handler{inspector.LoginPath: inspector.Login(tokens), inspector.LogoutPath: inspector.Logout()},
+		LoginPath:   inspector.LoginPath,
 		CookieMount: "/ui/",
 	})
 	if err != nil {
