@@ -77,27 +77,12 @@ func (h *handlers) problem(err error, fields map[string]string) error {
 	return fmt.Errorf("%s: %s", p.Title, p.Detail)
 }
 
-// defaultResource fills an empty resource id: the thread's when the thread
-// exists, else the principal's only resource.
-func (h *handlers) defaultResource(ctx context.Context, threadID, resourceID string) string {
-	if resourceID != "" {
-		return resourceID
-	}
-	if threadID != "" {
-		if th, err := h.t.Thread(ctx, threadID); err == nil {
-			return th.ResourceID
-		}
-	}
-	if p := h.t.Principal; !p.All && len(p.Resources) == 1 {
-		for r := range p.Resources {
-			return r
-		}
-	}
-	return ""
-}
-
 func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in AppendInput) (*mcp.CallToolResult, AppendOutput, error) {
-	b := server.AppendBody{ResourceID: h.defaultResource(ctx, in.ThreadID, in.ResourceID)}
+	rid, err := h.t.DefaultResource(ctx, "threadId", in.ThreadID, in.ResourceID)
+	if err != nil {
+		return nil, AppendOutput{}, h.fail(err)
+	}
+	b := server.AppendBody{ResourceID: rid}
 	for _, m := range in.Messages {
 		b.Messages = append(b.Messages, server.MessageIn{ID: m.ID, Role: m.Role, Content: m.Content, Name: m.Name})
 	}
@@ -116,7 +101,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	if err != nil {
 		return nil, SearchOutput{}, h.fail(err)
 	}
-	b := server.SearchBody{ResourceID: h.defaultResource(ctx, in.ThreadID, in.ResourceID), ThreadID: in.ThreadID, Query: in.Query, At: at}
+	b := server.SearchBody{ResourceID: in.ResourceID, ThreadID: in.ThreadID, Query: in.Query, At: at} // Search resolves a resource left out
 	if in.TopK != 0 || in.ThreadID != "" {
 		o := recall.Options{TopK: in.TopK, MessageRange: recall.Range{Before: 1, After: 1}}
 		if in.ThreadID != "" {
@@ -145,7 +130,9 @@ func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in Conte
 	b := server.ContextBody{ThreadID: in.ThreadID, ResourceID: in.ResourceID, Query: in.Query, RecentN: in.RecentN, RunID: in.RunID, At: at}
 	if b.ResourceID == "" {
 		if _, err := h.t.Thread(ctx, in.ThreadID); errors.Is(err, server.ErrNotFound) {
-			b.ResourceID = h.defaultResource(ctx, "", "")
+			if b.ResourceID, err = h.t.DefaultResource(ctx, "threadId", "", ""); err != nil {
+				return nil, ContextOutput{}, h.fail(err)
+			}
 		}
 	}
 	if in.TopK != 0 {
@@ -184,12 +171,14 @@ func (h *handlers) wmUpdate(ctx context.Context, _ *mcp.CallToolRequest, in Work
 }
 
 // wmResource is the resource of a resource-route working memory: empty
-// with a thread (the thread's own resource is used).
+// with a thread (the thread's own resource is used), else resourceID or
+// the token's only resource (server.Tenant.DefaultResource).
 func (h *handlers) wmResource(ctx context.Context, threadID, resourceID string) string {
 	if threadID != "" {
 		return ""
 	}
-	return h.defaultResource(ctx, "", resourceID)
+	r, _ := h.t.DefaultResource(ctx, "threadId", "", resourceID) // no thread looked up: no error
+	return r
 }
 
 func (h *handlers) delete(ctx context.Context, _ *mcp.CallToolRequest, in DeleteInput) (*mcp.CallToolResult, DeleteOutput, error) {

@@ -78,11 +78,16 @@ func (s *Server) search(r *http.Request, p *Principal) (any, error) {
 }
 
 // Search runs a recall search over one of the principal's resources and
-// returns the hits with their text, as POST /v1/search does.
+// returns the hits with their text, as POST /v1/search does. A body
+// without resourceId searches the resource DefaultResource gives (the
+// thread's, else the token's only one); when none decides, the error
+// names resourceId.
 func (t Tenant) Search(ctx context.Context, b SearchBody) (*engine.SearchResult, error) {
-	if b.ResourceID == "" {
-		return nil, errorf(kindInvalid, "resourceId", "resourceId is required")
+	rid, err := t.requireResource(ctx, "threadId", b.ThreadID, b.ResourceID)
+	if err != nil {
+		return nil, err
 	}
+	b.ResourceID = rid
 	if err := t.Resource("resourceId", b.ResourceID); err != nil {
 		return nil, err
 	}

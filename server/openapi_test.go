@@ -119,3 +119,33 @@ func TestOpenAPIVacuumedEnum(t *testing.T) {
 		t.Fatalf("EraseResult.vacuumed enum %q, want %q", got, want)
 	}
 }
+
+// TestOpenAPISearchRequired: the document marks query, and only query, as
+// required in the body of POST /v1/search: resourceId may be left out
+// (the thread's or the token's only resource, as memory_search), so a
+// client generated from the document must not demand it.
+func TestOpenAPISearchRequired(t *testing.T) {
+	h := newHarness(t, false, server.Config{})
+	r := h.do("GET", "/openapi.json", "", nil)
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Required   []string                   `json:"required"`
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	body, ok := doc.Components.Schemas["server.SearchBody"]
+	if !ok {
+		t.Fatal("no server.SearchBody schema")
+	}
+	if got, want := body.Required, []string{"query"}; !slices.Equal(got, want) {
+		t.Fatalf("SearchBody required %q, want %q", got, want)
+	}
+	if _, ok := body.Properties["resourceId"]; !ok {
+		t.Fatal("SearchBody has no resourceId property")
+	}
+}

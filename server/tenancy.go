@@ -72,6 +72,48 @@ func (t Tenant) Resource(field, id string) error {
 	return nil
 }
 
+// DefaultResource is the resource an operation acts on when its caller
+// may leave the resource out: resourceID when given; else the resource of
+// thread threadID when it is stored and the principal may touch it; else
+// the principal's only resource. It returns "" when none of these decides
+// (an operator, or a token of several resources, naming no stored thread
+// of theirs). POST /v1/search and the MCP tools resolve the resource with
+// it, so the two agree. threadField names the thread id's input (a body
+// member "threadId", a path's "thread") in the error of an invalid id; a
+// thread that is not found is no error (the principal's only resource
+// then), any other failure of the lookup is returned.
+func (t Tenant) DefaultResource(ctx context.Context, threadField, threadID, resourceID string) (string, error) {
+	if resourceID != "" {
+		return resourceID, nil
+	}
+	if threadID != "" {
+		th, err := t.ThreadIn(ctx, threadField, threadID)
+		switch {
+		case err == nil:
+			return th.ResourceID, nil
+		case !errors.Is(err, ErrNotFound):
+			return "", err
+		}
+	}
+	if p := t.Principal; !p.All && len(p.Resources) == 1 {
+		for r := range p.Resources {
+			return r, nil
+		}
+	}
+	return "", nil
+}
+
+// requireResource is DefaultResource for an operation that cannot run
+// without a resource: when nothing decides, an invalid-input error naming
+// the field resourceId.
+func (t Tenant) requireResource(ctx context.Context, threadField, threadID, resourceID string) (string, error) {
+	r, err := t.DefaultResource(ctx, threadField, threadID, resourceID)
+	if err == nil && r == "" {
+		err = errorf(kindInvalid, "resourceId", "resourceId is required unless %s names a stored thread or the token has one resource", threadField)
+	}
+	return r, err
+}
+
 // Run returns the memctx record of a run of a resource the principal may
 // touch.
 func (t Tenant) Run(ctx context.Context, id string) (*journal.MemCtx, error) {

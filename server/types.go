@@ -120,7 +120,7 @@ func toContext(c *engine.Context) *Context {
 
 // SearchBody is the body of POST /v1/search.
 type SearchBody struct {
-	ResourceID string          `json:"resourceId"`
+	ResourceID string          `json:"resourceId,omitempty" jsonschema:"description=the resource searched; left out: the thread's (threadId) or else the token's only resource; required when neither decides (an operator token or one of several resources)"`
 	ThreadID   string          `json:"threadId,omitempty" jsonschema:"description=search this thread only (recall.scope thread when left out; refused with recall.scope resource); required with recall.scope thread"`
 	Query      string          `json:"query" jsonschema:"minLength=1"`
 	Recall     *recall.Options `json:"recall,omitempty" jsonschema:"description=topK 0 means the default (5)"`
