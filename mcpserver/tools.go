@@ -78,11 +78,7 @@ func (h *handlers) problem(err error, fields map[string]string) error {
 }
 
 func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in AppendInput) (*mcp.CallToolResult, AppendOutput, error) {
-	rid, err := h.t.DefaultResource(ctx, "threadId", in.ThreadID, in.ResourceID)
-	if err != nil {
-		return nil, AppendOutput{}, h.fail(err)
-	}
-	b := server.AppendBody{ResourceID: rid}
+	b := server.AppendBody{ResourceID: in.ResourceID} // Append resolves a resource left out
 	for _, m := range in.Messages {
 		b.Messages = append(b.Messages, server.MessageIn{ID: m.ID, Role: m.Role, Content: m.Content, Name: m.Name})
 	}

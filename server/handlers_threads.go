@@ -153,11 +153,16 @@ func (s *Server) appendMessages(r *http.Request, p *Principal) (any, error) {
 }
 
 // Append stores messages at the end of a thread of one of the principal's
-// resources (creating it), as POST /v1/threads/{thread}/messages does.
+// resources (creating it), as POST /v1/threads/{thread}/messages does. A
+// body without resourceId appends to the resource DefaultResource gives
+// (the stored thread's, else the token's only one); when none decides,
+// the error names resourceId.
 func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*AppendResult, error) {
-	if b.ResourceID == "" {
-		return nil, errorf(kindInvalid, "resourceId", "resourceId is required")
+	rid, err := t.requireResource(ctx, "thread", threadID, b.ResourceID)
+	if err != nil {
+		return nil, err
 	}
+	b.ResourceID = rid
 	if err := t.Resource("resourceId", b.ResourceID); err != nil {
 		return nil, err
 	}

@@ -120,11 +120,12 @@ func TestOpenAPIVacuumedEnum(t *testing.T) {
 	}
 }
 
-// TestOpenAPISearchRequired: the document marks query, and only query, as
-// required in the body of POST /v1/search: resourceId may be left out
-// (the thread's or the token's only resource, as memory_search), so a
-// client generated from the document must not demand it.
-func TestOpenAPISearchRequired(t *testing.T) {
+// TestOpenAPIRequired: the document marks as required in a request body
+// exactly the members a request must give: resourceId may be left out of
+// POST /v1/search and POST /v1/threads/{thread}/messages (the thread's or
+// the token's only resource, as the MCP tools), so a client generated from
+// the document must not demand it.
+func TestOpenAPIRequired(t *testing.T) {
 	h := newHarness(t, false, server.Config{})
 	r := h.do("GET", "/openapi.json", "", nil)
 	var doc struct {
@@ -138,14 +139,19 @@ func TestOpenAPISearchRequired(t *testing.T) {
 	if err := json.Unmarshal(r.body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	body, ok := doc.Components.Schemas["server.SearchBody"]
-	if !ok {
-		t.Fatal("no server.SearchBody schema")
-	}
-	if got, want := body.Required, []string{"query"}; !slices.Equal(got, want) {
-		t.Fatalf("SearchBody required %q, want %q", got, want)
-	}
-	if _, ok := body.Properties["resourceId"]; !ok {
-		t.Fatal("SearchBody has no resourceId property")
+	for name, want := range map[string][]string{
+		"server.SearchBody": {"query"},
+		"server.AppendBody": {"messages"},
+	} {
+		body, ok := doc.Components.Schemas[name]
+		if !ok {
+			t.Fatalf("no %s schema", name)
+		}
+		if got := body.Required; !slices.Equal(got, want) {
+			t.Errorf("%s required %q, want %q", name, got, want)
+		}
+		if _, ok := body.Properties["resourceId"]; !ok {
+			t.Errorf("%s has no resourceId property", name)
+		}
 	}
 }

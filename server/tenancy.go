@@ -77,8 +77,8 @@ func (t Tenant) Resource(field, id string) error {
 // thread threadID when it is stored and the principal may touch it; else
 // the principal's only resource. It returns "" when none of these decides
 // (an operator, or a token of several resources, naming no stored thread
-// of theirs). POST /v1/search and the MCP tools resolve the resource with
-// it, so the two agree. threadField names the thread id's input (a body
+// of theirs). POST /v1/search, POST /v1/threads/{thread}/messages and the
+// MCP tools resolve the resource with it, so the two agree. threadField names the thread id's input (a body
 // member "threadId", a path's "thread") in the error of an invalid id; a
 // thread that is not found is no error (the principal's only resource
 // then), any other failure of the lookup is returned.
@@ -109,7 +109,7 @@ func (t Tenant) DefaultResource(ctx context.Context, threadField, threadID, reso
 func (t Tenant) requireResource(ctx context.Context, threadField, threadID, resourceID string) (string, error) {
 	r, err := t.DefaultResource(ctx, threadField, threadID, resourceID)
 	if err == nil && r == "" {
-		err = errorf(kindInvalid, "resourceId", "resourceId is required unless %s names a stored thread or the token has one resource", threadField)
+		err = errorf(kindInvalid, "resourceId", "resourceId is required unless the thread is a stored one of yours or the token has one resource")
 	}
 	return r, err
 }

@@ -28,7 +28,7 @@ type MessageIn struct {
 
 // AppendBody is the body of POST /v1/threads/{thread}/messages.
 type AppendBody struct {
-	ResourceID string      `json:"resourceId" jsonschema:"description=the thread's owner; must match an existing thread's"`
+	ResourceID string      `json:"resourceId,omitempty" jsonschema:"description=the thread's owner; must match a stored thread's; left out: the stored thread's or else the token's only resource; required when neither decides (an operator token or one of several resources)"`
 	Messages   []MessageIn `json:"messages" jsonschema:"minItems=1"`
 }
 
