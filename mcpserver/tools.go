@@ -98,12 +98,11 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 		return nil, SearchOutput{}, h.fail(err)
 	}
 	b := server.SearchBody{ResourceID: in.ResourceID, ThreadID: in.ThreadID, Query: in.Query, At: at} // Search resolves a resource left out
-	if in.TopK != 0 || in.ThreadID != "" {
-		o := recall.Options{TopK: in.TopK, MessageRange: recall.Range{Before: 1, After: 1}}
-		if in.ThreadID != "" {
-			o.Scope = recall.ScopeThread
-		}
-		b.Recall = &o
+	// Every hit comes with the turn before and after it, as the tool's
+	// description says (before, only when topK or threadId was given).
+	b.Recall = &recall.Options{TopK: in.TopK, MessageRange: recall.Range{Before: 1, After: 1}}
+	if in.ThreadID != "" {
+		b.Recall.Scope = recall.ScopeThread
 	}
 	res, err := h.t.Search(ctx, b)
 	if err != nil {
