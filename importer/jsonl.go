@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -167,10 +168,14 @@ func parseJSONL(b []byte, lead int) (thread, resource string, m engine.Message, 
 	}
 	var rec jsonlRecord
 	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rec); err != nil {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
+		name, unknown := strings.CutPrefix(err.Error(), "json: unknown field ")
 		switch {
+		case unknown:
+			return "", "", m, unknownMember(name)
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return "", "", m, errIncomplete
 		case errors.As(err, &se):
@@ -209,6 +214,29 @@ func parseJSONL(b []byte, lead int) (thread, resource string, m engine.Message, 
 		}
 	}
 	return rec.Thread, rec.Resource, m, nil
+}
+
+// jsonlMembers are the members of a JSONL record, as the format lists them.
+var jsonlMembers = []string{"thread", "resource", "id", "role", "content", "name", "tool_calls", "tool_call_id", "metadata", "created_at"}
+
+// unknownMember is the reason a record naming a member the format does not
+// have is malformed: `unknown field "contnet" (did you mean "content"?)`,
+// or with the members listed when none is close. quoted is the member as
+// encoding/json quotes it. Before, such a member was ignored: a misspelt
+// "content" read as `"content" is required`, a misspelt "created_at"
+// stored the time of the import.
+// (encoding/json matches a member case-insensitively, so "Content" fills
+// content, as it did before.)
+func unknownMember(quoted string) error {
+	name, err := strconv.Unquote(quoted)
+	if err != nil {
+		name = quoted
+	}
+	if near := jsonkey.Closest(name, jsonlMembers); near != "" {
+		return fmt.Errorf("unknown field %q (did you mean %q?)", name, near)
+	}
+	return fmt.Errorf("unknown field %q (a record has %s and %s)", name,
+		strings.Join(jsonlMembers[:len(jsonlMembers)-1], ", "), jsonlMembers[len(jsonlMembers)-1])
 }
 
 // parseToolCalls accepts OpenAI's and mnemo's tool-call shapes.

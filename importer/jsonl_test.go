@@ -423,3 +423,29 @@ func TestJSONLRecordWrongType(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLUnknownMember: a member the format does not have is reported
+// with its line and name, and the member it most likely meant, or the
+// format's members when none is close. Before, it was ignored: a misspelt
+// "content" read as `"content" is required`, a misspelt "created_at"
+// stored the time of the import without a word.
+func TestJSONLUnknownMember(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		line, want string
+	}{
+		{`{"thread":"t","resource":"r","role":"user","contnet":"hi"}`, `unknown field "contnet" (did you mean "content"?)`},
+		{`{"thread":"t","resource":"r","role":"user","content":"hi","createdAt":"2024-01-02T03:04:05Z"}`, `unknown field "createdAt" (did you mean "created_at"?)`},
+		{`{"thread":"t","resource":"r","role":"user","text":"hi"}`,
+			`unknown field "text" (a record has thread, resource, id, role, content, name, tool_calls, tool_call_id, metadata and created_at)`},
+		{`{"thread":"t","resource":"r","role":"user","content":"hi","metadata":{"contnet":1},"sesion":"s1"}`, `unknown field "sesion" (a record has thread, resource, id, role, content, name, tool_calls, tool_call_id, metadata and created_at)`},
+	} {
+		body := `{"thread":"t","resource":"r","role":"user","content":"a"}` + "\n" +
+			`{"thread":"t","resource":"r","role":"user","content":"b"}` + "\n" + c.line + "\n"
+		p := writeFile(t, "f.jsonl", body)
+		_, err := importer.Import(ctx, enginetest.MustOpen(t, engine.Config{}), p, importer.Options{Strict: true, Name: "f.jsonl"})
+		if want := "importer: f.jsonl line 3: " + c.want; err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", c.line, err, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -31,5 +32,37 @@ func checkArgs[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In
 			return nil, zero, fmt.Errorf("Invalid input: %s is empty: give an id or leave it out (field %s)", name, name)
 		}
 		return h(ctx, req, in)
+	}
+}
+
+// addTool adds the tool t with handler h (wrapped by checkArgs) to s, and
+// records its input type in inputs for unknownArgs.
+func addTool[In, Out any](s *mcp.Server, inputs map[string]reflect.Type, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	inputs[t.Name] = reflect.TypeFor[In]()
+	mcp.AddTool(s, t, checkArgs(h))
+}
+
+// unknownArgs is a receiving middleware: a tools/call whose arguments
+// name a member the tool's input type (inputs, by tool name) does not
+// take is a tool error naming its path and the member it most likely
+// meant, in the HTTP API's words: "Invalid input: unknown field
+// "messages[0].contnet" (did you mean "content"?) (field
+// messages[0].contnet)". The SDK refused it too, after this runs, but as
+// `validating /properties/messages/items: unexpected additional
+// properties ["contnet"]`, naming no message.
+func unknownArgs(inputs map[string]reflect.Type) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				if t, ok := inputs[r.Params.Name]; ok {
+					if path, detail := server.UnknownField(r.Params.Arguments, t); path != "" {
+						res := &mcp.CallToolResult{}
+						res.SetError(fmt.Errorf("Invalid input: %s (field %s)", detail, path))
+						return res, nil
+					}
+				}
+			}
+			return next(ctx, method, req)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -38,14 +39,18 @@ type handlers struct{ t server.Tenant }
 // mcpOrigin marks working-memory versions written through MCP.
 var mcpOrigin = working.Origin{RunID: "mnemo-mcp"}
 
+// addTools adds the six tools to s, and the middleware that names an
+// unknown argument member (unknownArgs).
 func (h *handlers) addTools(s *mcp.Server) {
-	mcp.AddTool(s, &mcp.Tool{Name: ToolAppend, Description: descAppend}, checkArgs(h.append))
-	mcp.AddTool(s, &mcp.Tool{Name: ToolSearch, Description: descSearch, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, checkArgs(h.search))
-	mcp.AddTool(s, &mcp.Tool{Name: ToolContext, Description: descContext}, checkArgs(h.context))
-	mcp.AddTool(s, &mcp.Tool{Name: ToolWMGet, Description: descWMGet, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, checkArgs(h.wmGet))
-	mcp.AddTool(s, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate}, checkArgs(h.wmUpdate))
+	in := map[string]reflect.Type{}
+	addTool(s, in, &mcp.Tool{Name: ToolAppend, Description: descAppend}, h.append)
+	addTool(s, in, &mcp.Tool{Name: ToolSearch, Description: descSearch, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.search)
+	addTool(s, in, &mcp.Tool{Name: ToolContext, Description: descContext}, h.context)
+	addTool(s, in, &mcp.Tool{Name: ToolWMGet, Description: descWMGet, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.wmGet)
+	addTool(s, in, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate}, h.wmUpdate)
 	destructive := true
-	mcp.AddTool(s, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, checkArgs(h.delete))
+	addTool(s, in, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, h.delete)
+	s.AddReceivingMiddleware(unknownArgs(in))
 }
 
 // pathFields maps the fields of the HTTP routes' path ids (which the

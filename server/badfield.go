@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -67,7 +69,7 @@ func badStructField(data []byte, t reflect.Type, path string) (string, error) {
 	for k := range obj {
 		if fieldFor(fields, k) == nil {
 			p := joinPath(path, k)
-			return p, errUnknownField
+			return p, &unknownFieldError{near: jsonkey.Closest(k, fieldNames(fields))}
 		}
 	}
 	for _, f := range fields {
@@ -83,6 +85,64 @@ func badStructField(data []byte, t reflect.Type, path string) (string, error) {
 }
 
 var errUnknownField = errors.New("unknown field")
+
+// UnknownField finds a member of the JSON value data that no field of
+// the Go type t takes, or that names its field in another case, for a
+// reader that validates the rest itself (mnemo's MCP tools, whose
+// arguments the SDK checks against a schema). It returns the member's
+// path ("messages[1].contnet") and the API's wording of the fault, as a
+// request body's: `unknown field "messages[1].contnet" (did you mean
+// "content"?)`, `unknown field "threadid" (did you mean "threadId"? names
+// are case-sensitive)`; "", "" when there is no such member, or when
+// another member fails first (a wrong type), which the caller reports its
+// own way.
+func UnknownField(data []byte, t reflect.Type) (path, detail string) {
+	p, err := badField(data, t, "")
+	switch {
+	case p != "" && errors.Is(err, errUnknownField):
+		return p, unknownFieldDetail(p, err)
+	case p != "":
+		return "", ""
+	}
+	if m, f := caseVariant(data, t, ""); m != "" {
+		return m, caseVariantDetail(m, f)
+	}
+	return "", ""
+}
+
+// unknownFieldError is badStructField's error for a member no field takes:
+// errors.Is(err, errUnknownField), with the field it most likely meant
+// (jsonkey.Closest; "" when none is close).
+type unknownFieldError struct{ near string }
+
+func (e *unknownFieldError) Error() string        { return errUnknownField.Error() }
+func (e *unknownFieldError) Is(target error) bool { return target == errUnknownField }
+
+// unknownFieldDetail words the unknown member at path f: `unknown field
+// "messages[0].contnet" (did you mean "content"?)`, the suggestion left
+// out when err carries none.
+func unknownFieldDetail(f string, err error) string {
+	var ue *unknownFieldError
+	if errors.As(err, &ue) && ue.near != "" {
+		return fmt.Sprintf("unknown field %q (did you mean %q?)", f, ue.near)
+	}
+	return fmt.Sprintf("unknown field %q", f)
+}
+
+// caseVariantDetail words member m, which names field f in another case:
+// `unknown field "Erase" (did you mean "erase"? names are case-sensitive)`.
+func caseVariantDetail(m, f string) string {
+	return fmt.Sprintf("unknown field %q (did you mean %q? names are case-sensitive)", m, f)
+}
+
+// fieldNames lists the JSON names of fields.
+func fieldNames(fields []jsonField) []string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.name
+	}
+	return names
+}
 
 type jsonField struct {
 	name string

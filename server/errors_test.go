@@ -95,6 +95,20 @@ func TestProblems(t *testing.T) {
 			}
 		}
 	})
+	// An unknown member is named with its path and, when one is close, the
+	// field it most likely meant, as mnemo ingest names one in a JSONL line.
+	t.Run("UnknownFieldWording", func(t *testing.T) {
+		for _, c := range []struct{ path, body, want string }{
+			{appendPath, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x"},{"role":"user","contnet":"y"}]}`, `unknown field "messages[1].contnet" (did you mean "content"?)`},
+			{appendPath, `{"resourceId":"res-bob","mesages":[]}`, `unknown field "mesages" (did you mean "messages"?)`},
+			{"/v1/search", `{"resourceId":"res-bob","query":"x","recall":{"bogus":1}}`, `unknown field "recall.bogus"`},
+		} {
+			p := h.do("POST", c.path, bobToken, c.body).problem(t)
+			if !strings.HasSuffix(p.Detail, c.want) {
+				t.Errorf("%s: detail %q, want it to end %q", c.body, p.Detail, c.want)
+			}
+		}
+	})
 	t.Run("MediaType", func(t *testing.T) {
 		req, _ := http.NewRequest("POST", h.ts.URL+"/v1/search", strings.NewReader(`{}`))
 		req.Header.Set("Authorization", "Bearer "+bobToken)

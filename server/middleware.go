@@ -242,7 +242,7 @@ func decodeBody(r *http.Request, v any) error {
 // an id as "" (EmptyIDMember); nil when it does neither.
 func memberError(data []byte, v any) error {
 	if m, f := caseVariant(data, reflect.TypeOf(v), ""); m != "" {
-		return errorf(kindInvalid, m, "unknown field %q (did you mean %q? names are case-sensitive)", m, f)
+		return errorf(kindInvalid, m, "%s", caseVariantDetail(m, f))
 	}
 	if name := EmptyIDMember(data); name != "" {
 		return errorf(kindInvalid, name, "%s is empty: give an id or leave it out", name)
@@ -275,7 +275,7 @@ func decodeError(err error, data []byte, v any) error {
 	}
 	switch {
 	case errors.Is(ferr, errUnknownField):
-		return errorf(kindInvalid, f, "unknown field %q", f)
+		return errorf(kindInvalid, f, "%s", unknownFieldDetail(f, ferr))
 	case errors.As(ferr, &te):
 		return errorf(kindInvalid, f, "%s", typeDetail(f, te))
 	}

@@ -130,7 +130,7 @@ func ParseTokens(b []byte) (*Tokens, error) {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, tokenDecodeDetail(err))
 	}
 	if m, name := caseVariant(b, reflect.TypeOf(&f), ""); m != "" {
-		return nil, fmt.Errorf("%w: unknown field %q (did you mean %q? names are case-sensitive)", ErrInvalidTokens, m, name)
+		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, caseVariantDetail(m, name))
 	}
 	if len(f.Tokens) == 0 {
 		return nil, fmt.Errorf("%w: tokens: at least one token is needed", ErrInvalidTokens)

@@ -1,4 +1,5 @@
-// Package jsonkey finds a key that one JSON object names twice.
+// Package jsonkey finds a key that one JSON object names twice, and the
+// known key a misspelt one most likely meant (Closest).
 //
 // encoding/json keeps the last of two members with the same name, so
 // {"role":"user","role":"tool"} decodes as a tool message; RFC 8259 leaves
