@@ -128,13 +128,6 @@ func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in Conte
 		return nil, ContextOutput{}, h.fail(err)
 	}
 	b := server.ContextBody{ThreadID: in.ThreadID, ResourceID: in.ResourceID, Query: in.Query, RecentN: in.RecentN, RunID: in.RunID, At: at}
-	if b.ResourceID == "" {
-		if _, err := h.t.Thread(ctx, in.ThreadID); errors.Is(err, server.ErrNotFound) {
-			if b.ResourceID, err = h.t.DefaultResource(ctx, "threadId", "", ""); err != nil {
-				return nil, ContextOutput{}, h.fail(err)
-			}
-		}
-	}
 	if in.TopK != 0 {
 		b.Recall = &recall.Options{TopK: in.TopK, MessageRange: recall.Range{Before: 1, After: 1}}
 	}

@@ -62,7 +62,7 @@ type SearchOutput struct {
 // ContextInput is memory_context's input.
 type ContextInput struct {
 	ThreadID   string `json:"threadId" jsonschema:"the conversation whose next prompt is being built"`
-	ResourceID string `json:"resourceId,omitempty" jsonschema:"the thread's owner; needed only for a thread with no turns yet"`
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"the thread's owner; needed only for a thread with no turns yet, when the token has several resources"`
 	Query      string `json:"query,omitempty" jsonschema:"what recall should look for; default: the newest user turn; recorded in the run's provenance even when recall is off (no topK and none configured), and the notice then says nothing was recalled"`
 	RecentN    int    `json:"recentN,omitempty" jsonschema:"how many recent turns to include (default: the server's)"`
 	TopK       int    `json:"topK,omitempty" jsonschema:"how many older turns to recall (default 5; the server's recall settings apply otherwise)"`

@@ -21,7 +21,10 @@ func (s *Server) loadContext(r *http.Request, p *Principal) (any, error) {
 }
 
 // LoadContext composes the memory part of a prompt of a thread of one of
-// the principal's resources, as POST /v1/context does.
+// the principal's resources, as POST /v1/context does. A body without
+// resourceId uses the stored thread's resource, or for a new thread the
+// token's only resource (DefaultResource); for a new thread of an
+// operator or a token of several resources it is not found.
 func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error) {
 	if b.ThreadID == "" {
 		return nil, errorf(kindInvalid, "threadId", "threadId is required")
@@ -41,10 +44,15 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 	switch {
 	case errors.Is(err, ErrNotFound):
 		if b.ResourceID == "" {
-			// Unknown (or foreign) thread without a resource: the engine's
-			// answer would say "resourceId is required", which tells an
-			// unknown thread from a foreign one; both are not found.
-			return nil, err
+			// A new (or foreign) thread without a resource: the token's
+			// only resource, as for search and append (a foreign thread
+			// then fails below as not found, as a taken id does). Else the
+			// engine's answer would say "resourceId is required", which
+			// tells an unknown thread from a foreign one; both are not
+			// found.
+			if b.ResourceID, _ = t.DefaultResource(ctx, "threadId", "", ""); b.ResourceID == "" {
+				return nil, err
+			}
 		}
 	case err != nil:
 		return nil, err

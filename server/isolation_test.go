@@ -51,7 +51,7 @@ var isolationCases = map[string]isolationCase{
 		return "PUT", "/v1/resources/" + o.resource + "/working-memory", map[string]any{"content": "x"}
 	},
 	"loadContext": func(o ids) (string, string, any) {
-		return "POST", "/v1/context", map[string]any{"threadId": o.thread, "runId": "mallory-run"}
+		return "POST", "/v1/context", map[string]any{"threadId": o.thread, "resourceId": o.resource, "runId": "mallory-run"}
 	},
 	"search": func(o ids) (string, string, any) {
 		return "POST", "/v1/search", map[string]any{"resourceId": o.resource, "query": "bob secret plans"}
@@ -81,6 +81,9 @@ var isolationCreating = []isolationCase{
 	},
 	func(o ids) (string, string, any) {
 		return "POST", "/v1/context", map[string]any{"threadId": o.thread, "resourceId": "res-alice"}
+	},
+	func(o ids) (string, string, any) { // alice's only resource, as memory_context
+		return "POST", "/v1/context", map[string]any{"threadId": o.thread, "runId": "mallory-run-" + o.thread}
 	},
 }
 

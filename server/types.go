@@ -35,7 +35,7 @@ type AppendBody struct {
 // ContextBody is the body of POST /v1/context (engine.LoadRequest).
 type ContextBody struct {
 	ThreadID    string          `json:"threadId"`
-	ResourceID  string          `json:"resourceId,omitempty" jsonschema:"description=required when the thread has no messages yet"`
+	ResourceID  string          `json:"resourceId,omitempty" jsonschema:"description=the thread's owner; left out: the stored thread's, or for a new thread the token's only resource; a new thread of an operator token or one of several resources needs it (else 404)"`
 	Query       string          `json:"query,omitempty" jsonschema:"description=drives recall; empty means the newest user message; recorded in memctx.query even with recall off (the answer's notice then says nothing was recalled)"`
 	RecentN     int             `json:"recentN,omitempty" jsonschema:"description=recent-window size; 0 means the server default, negative turns it off"`
 	Recall      *recall.Options `json:"recall,omitempty" jsonschema:"description=recall options; absent means the server default (recall off unless the server config sets recall); topK 0 means the default (5)"`
