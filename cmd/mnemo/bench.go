@@ -112,7 +112,7 @@ func (c *BenchCommand) parse(args []string) (*flag.FlagSet, bench.Options, bench
 	size := fs.String("size", "10k", "synthetic corpus size: 10k, 100k, 1m or a number of messages")
 	fs.IntVar(&o.Resources, "resources", 0, "resources of the synthetic corpus (0: one per 1,000 messages)")
 	fs.StringVar(&o.File, "file", "", "benchmark an imported file (see ingest) instead of the synthetic corpus")
-	fs.StringVar(&o.Format, "format", "auto", "format of --file: auto, jsonl, locomo or longmemeval")
+	fs.StringVar(&o.Format, "format", "auto", "format of --file: "+formatNames)
 	fs.IntVar(&o.Batch, "batch", 10, "messages per Append during ingest")
 	fs.IntVar(&o.Writers, "writers", 1, "concurrent appenders during ingest (threads are split among them)")
 	fs.IntVar(&o.Queries, "queries", 300, "measured LoadContext runs, and searches per channel")
@@ -142,6 +142,10 @@ func (c *BenchCommand) parse(args []string) (*flag.FlagSet, bench.Options, bench
 	}
 	if err := c.checkGiven(fs, benchGivenFlags...); err != nil {
 		return fs, o, f, err
+	}
+	if !knownFormat(o.Format) {
+		// Checked by the import, it failed after the run had begun (exit 1).
+		return fs, o, f, c.valuef(fs, "unknown --format %q (want %s)", o.Format, formatNames)
 	}
 	n, err := bench.ParseSize(*size)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/evalrun"
 	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/evalset"
+	"github.com/mnemo-go/mnemo/importer"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -139,6 +140,12 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 	if fs.NArg() != 1 {
 		return cfg, f, c.usagef(fs, "eval needs one FILE")
 	}
+	switch f.format {
+	case importer.FormatAuto, importer.FormatLoCoMo, importer.FormatLongMemEval:
+	default:
+		// Checked on reading the set, it failed after FILE was opened (exit 1).
+		return cfg, f, c.valuef(fs, "--format must be auto, locomo or longmemeval, got %q", f.format)
+	}
 	for name, v := range map[string]float64{"vector-weight": t.VectorWeight, "context-weight": t.ContextWeight,
 		"topic-weight": t.TopicWeight, "session-weight": t.SessionWeight, "speaker-weight": t.SpeakerWeight, "date-weight": t.DateWeight} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -174,8 +181,13 @@ func (c *EvalCommand) cutoffs(fs *flag.FlagSet, kList string) ([]int, error) {
 // mode with --fusion and --range, and that --embedder names an embedder.
 func (c *EvalCommand) checkModes(fs *flag.FlagSet, cfg *evalrun.Config, mode, emb string) error {
 	cfg.Modes = evalrun.Modes
-	if mode != "all" {
+	switch recall.Mode(mode) {
+	case "all":
+	case recall.ModeLexical, recall.ModeVector, recall.ModeHybrid:
 		cfg.Modes = []recall.Mode{recall.Mode(mode)}
+	default:
+		// recall's own check named lexical, vector and hybrid only.
+		return c.valuef(fs, "--mode must be lexical, vector, hybrid or all, got %q", mode)
 	}
 	for _, md := range cfg.Modes {
 		opts := recall.Options{Scope: recall.ScopeResource, Mode: md, Fusion: cfg.Fusion, MessageRange: cfg.Range}

@@ -32,3 +32,35 @@ func TestFlagValueNotNumber(t *testing.T) {
 		})
 	}
 }
+
+// TestEnumFlagListsValues: a flag that takes one of a few words, given
+// another, is a value error (exit 2, its line and the help hint) that
+// lists the words it takes. Before, ingest --format csv said only
+// `unknown --format "csv"`; bench --format csv and eval --format csv
+// failed after the run had begun (exit 1), bench's list without auto and
+// eval's naming the format as "format"; eval --mode foo listed lexical,
+// vector and hybrid, not all.
+func TestEnumFlagListsValues(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"IngestFormat", []string{"ingest", "--format", "csv", "f.jsonl"}, `mnemo ingest: unknown --format "csv" (want auto, jsonl, locomo or longmemeval)`},
+		{"BenchFormat", []string{"bench", "--format", "csv", "--file", "f.jsonl"}, `mnemo bench: unknown --format "csv" (want auto, jsonl, locomo or longmemeval)`},
+		{"EvalFormat", []string{"eval", "--format", "csv", "f.json"}, `mnemo eval: --format must be auto, locomo or longmemeval, got "csv"`},
+		{"EvalFormatJSONL", []string{"eval", "--format", "jsonl", "f.json"}, `mnemo eval: --format must be auto, locomo or longmemeval, got "jsonl"`},
+		{"EvalMode", []string{"eval", "--mode", "foo", "f.json"}, `mnemo eval: --mode must be lexical, vector, hybrid or all, got "foo"`},
+		{"SearchMode", []string{"search", "--resource", "r", "--mode", "foo", "q"}, `mnemo search: --mode must be lexical, vector or hybrid, got "foo"`},
+		{"SearchFusion", []string{"search", "--resource", "r", "--fusion", "foo", "q"}, `mnemo search: --fusion must be weighted or rrf, got "foo"`},
+		{"SearchScope", []string{"search", "--resource", "r", "--scope", "foo", "q"}, `mnemo search: --scope must be thread or resource, got "foo"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, stderr := run(t, nil, append([]string{"--dir", t.TempDir()}, c.args...)...)
+			want := c.want + "\nRun 'mnemo help " + c.args[0] + "' for the flags.\n"
+			if code != 2 || out != "" || stderr != want {
+				t.Errorf("mnemo %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, out, stderr, want)
+			}
+		})
+	}
+}

@@ -22,6 +22,19 @@ import (
 // (on a terminal only).
 const progressMinBytes = 4 << 20
 
+// formatNames lists the formats ingest and bench --file read, as
+// knownFormat accepts them.
+const formatNames = importer.FormatAuto + ", " + importer.FormatJSONL + ", " + importer.FormatLoCoMo + " or " + importer.FormatLongMemEval
+
+// knownFormat reports whether format is one of formatNames.
+func knownFormat(format string) bool {
+	switch format {
+	case importer.FormatAuto, importer.FormatJSONL, importer.FormatLoCoMo, importer.FormatLongMemEval:
+		return true
+	}
+	return false
+}
+
 // IngestCommand is `mnemo ingest`: import conversations (jsonl, locomo,
 // longmemeval). Like every command it embeds Main: the process environment
 // and the global flags.
@@ -30,7 +43,7 @@ type IngestCommand struct{ *Main }
 // Run parses the flags of `mnemo ingest` from args and runs it.
 func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("ingest", "FILE... (- reads standard input, named once)")
-	format := fs.String("format", "auto", "auto, jsonl, locomo or longmemeval")
+	format := fs.String("format", "auto", formatNames)
 	strict := fs.Bool("strict", false, "stop at the first malformed record instead of skipping it")
 	asJSON := fs.Bool("json", false, "print the summary as JSON (several FILEs: their counts summed, as the total line)")
 	if err := parse(fs, args); err != nil {
@@ -49,10 +62,8 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	} else if a != "" {
 		return c.valuef(fs, "%s and %s are the same %s: it can be read once, so name it once", inputName(a), inputName(b), kind)
 	}
-	switch *format {
-	case "auto", importer.FormatJSONL, importer.FormatLoCoMo, importer.FormatLongMemEval:
-	default:
-		return c.valuef(fs, "unknown --format %q", *format)
+	if !knownFormat(*format) {
+		return c.valuef(fs, "unknown --format %q (want %s)", *format, formatNames)
 	}
 	spooled, cleanup, err := checkInputs(ctx, fs.Args())
 	defer cleanup()
