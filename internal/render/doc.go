@@ -12,8 +12,10 @@
 //     can open or close a tag. mnemo's own delimiters are written by Open and
 //     Close, and are the only '<' of the system part.
 //   - Message quotes marker-shaped text in message content: a "[recalled"
-//     (any case, full-width brackets or letters, spaces or invisible format
-//     characters after the bracket) becomes "[quoted: recalled". A genuine
+//     (any case; a square-bracket look-alike; full-width, Cyrillic or Greek
+//     look-alike letters; spaces or invisible characters after the bracket
+//     and invisible characters between the letters) becomes "[quoted:
+//     recalled". A genuine
 //     recall marker is written by mnemo at the very start of a recalled
 //     message, after Message ran, so it is the only marker a prompt holds.
 //     Text and JSON quote markers too.

@@ -51,20 +51,52 @@ const MarkerWord = "recalled"
 // stored text: "[recalled" is rendered as "[quoted: recalled".
 const QuotedPrefix = "quoted: "
 
-// markerShaped matches the opening of marker-shaped text: '[' or '［', any
-// spaces or invisible format characters (zero-width space, joiners, BOM),
-// then "recalled" in any case, each letter ASCII or full-width.
+// markerShaped matches the opening of marker-shaped text: an opening square
+// bracket ('[' or a look-alike: markerBrackets), any spaces or invisible
+// characters, then "recalled" in any case, each letter ASCII, full-width or
+// a Cyrillic or Greek look-alike (markerLookalikes), with any invisible
+// characters between the letters. A model reads "[re\u200bcalled" (a
+// zero-width space inside the word) or "[rеcalled" (a Cyrillic е) as the
+// word, and both passed unquoted before.
 var markerShaped = func() *regexp.Regexp {
 	var b strings.Builder
-	b.WriteString(`([\[［])([\s\p{Cf}]*)(`)
-	for _, r := range MarkerWord {
+	b.WriteString(`([` + strings.ReplaceAll(markerBrackets, "[", `\[`) + `])([\s` + invisible + `]*)(`)
+	for i, r := range MarkerWord {
+		if i > 0 {
+			b.WriteString(`[` + invisible + `]*`)
+		}
 		up := r - 'a' + 'A'
 		// Full-width Latin letters are U+FF21 (A) and U+FF41 (a) onwards.
-		b.WriteString(string([]rune{'[', r, up, 0xFF41 + r - 'a', 0xFF21 + r - 'a', ']'}))
+		b.WriteString(string([]rune{'[', r, up, 0xFF41 + r - 'a', 0xFF21 + r - 'a'}) + markerLookalikes[r] + `]`)
 	}
 	b.WriteString(`)`)
 	return regexp.MustCompile(b.String())
 }()
+
+// markerBrackets are the opening brackets read as '[': ASCII, full-width,
+// and the square-bracket forms of Unicode's open punctuation (white, with
+// quill, tortoise-shell and lenticular shapes, the vertical presentation
+// form).
+const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏`
+
+// invisible are the characters a text shows as nothing: format characters
+// (zero-width space, joiners, soft hyphen, BOM, bidi marks) and the other
+// default-ignorable code points of Unicode (combining grapheme joiner,
+// Hangul fillers, Khmer inherent vowels, Mongolian and Unicode variation
+// selectors), as regexp character class members.
+const invisible = `\p{Cf}\x{034F}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{3164}\x{FE00}-\x{FE0F}\x{FFA0}\x{E0100}-\x{E01EF}`
+
+// markerLookalikes are, for each letter of MarkerWord, the letters of other
+// scripts that Unicode's confusables list (UTS #39) maps to it, lower and
+// upper case, as regexp character class members.
+var markerLookalikes = map[rune]string{
+	'r': "г",
+	'e': "еЕΕ",
+	'c': "сСϲϹ",
+	'a': "аАΑ",
+	'l': "ӏӀǀ",
+	'd': "ԁ",
+}
 
 // Message quotes marker-shaped text in message content (any role, recent or
 // recalled): every "[recalled" becomes "[quoted: recalled" (see
@@ -73,7 +105,7 @@ var markerShaped = func() *regexp.Regexp {
 // the content is unchanged: messages are delimited by the provider's roles,
 // not by tags.
 func Message(s string) string {
-	if !strings.ContainsAny(s, "[［") {
+	if !strings.ContainsAny(s, markerBrackets) {
 		return s
 	}
 	return markerShaped.ReplaceAllString(s, "${1}"+QuotedPrefix+"${2}${3}")
