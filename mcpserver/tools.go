@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/recall"
@@ -62,9 +64,19 @@ var pathFields = map[string]string{"thread": "threadId", "resource": "resourceId
 // "Service unavailable", as the HTTP routes answer it.
 func (h *handlers) fail(err error) error { return h.problem(err, pathFields) }
 
-// failRead is fail for a resource read: a URI template's variables ({thread},
-// {run}) are named as the HTTP path's, so an invalid id's field is kept.
-func (h *handlers) failRead(err error) error { return h.problem(err, nil) }
+// failRead is fail for a resource read, a JSON-RPC error whose code says
+// what failed: -32602 (invalid params) for an invalid id or URI parameter
+// (HTTP's 400), -32603 (internal error) for anything else; a plain error
+// went out with code 0, which JSON-RPC does not define. A URI template's
+// variables ({thread}, {run}) are named as the HTTP path's, so an invalid
+// id's field is kept.
+func (h *handlers) failRead(err error) error {
+	code := int64(jsonrpc.CodeInternalError)
+	if h.t.Describe(err).Status == http.StatusBadRequest {
+		code = jsonrpc.CodeInvalidParams
+	}
+	return &jsonrpc.Error{Code: code, Message: h.problem(err, nil).Error()}
+}
 
 // problem is the error text of fail and failRead; fields renames an HTTP
 // path's field to the name the caller gave the id under.
