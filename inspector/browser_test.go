@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"image/png"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -68,7 +70,8 @@ func TestBrowser(t *testing.T) {
 // with no cookie yet): a page asked for sends the browser to the sign-in
 // page, the token typed there comes back to it with a Sign out button,
 // whose click shows the sign-in page; the page asked for again then needs
-// the token again.
+// the token again. A copy of the browser's cookie (not the token) read the
+// page while it was signed in and is refused after its sign-out.
 func browserSignOut(t *testing.T, chromium, shots string) {
 	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
 	if err != nil {
@@ -89,8 +92,18 @@ func browserSignOut(t *testing.T, chromium, shots string) {
 	shot := filepath.Join(shots, "signed-in.png")
 	screenshot(t, tab, shot)
 	checkPicture(t, shot)
+	copied := browserCookie(t, tab, ts.URL+"/ui/")
+	if strings.Contains(copied.Value, "ana-secret-1") {
+		t.Errorf("the browser's cookie holds the token: %q", copied.Value)
+	}
+	if status, _ := getWith(t, ts, "/ui/threads/ana-1", copied, false); status != 200 {
+		t.Fatalf("the browser's cookie sent by another client while signed in: %d, want 200", status)
+	}
 	if at := clickToLoad(t, tab, `form.signout button`); at != "/ui/login" {
 		t.Errorf("signed out: went to %s, want /ui/login", at)
+	}
+	if status, _ := getWith(t, ts, "/ui/threads/ana-1", copied, false); status != http.StatusUnauthorized {
+		t.Errorf("a copy of the browser's cookie after its sign-out: %d, want 401", status)
 	}
 	if text := bodyText(t, tab); !strings.Contains(text, "Paste a token") || strings.Contains(text, "Sign out") {
 		t.Errorf("signed out: want the sign-in page, got:\n%s", text)
@@ -104,6 +117,23 @@ func browserSignOut(t *testing.T, chromium, shots string) {
 	if text := bodyText(t, tab); strings.Contains(text, "Pepper") {
 		t.Errorf("after signing out, the thread page still shows:\n%s", text)
 	}
+}
+
+// browserCookie is the sign-in cookie the tab's browser holds for u: a
+// copy, as one taken from the browser's profile would be.
+func browserCookie(t *testing.T, tab context.Context, u string) *http.Cookie {
+	t.Helper()
+	res, err := chromedp.Call(tab, network.GetCookies, network.GetCookiesParams{URLs: []string{u}})
+	if err != nil {
+		t.Fatalf("the browser's cookies: %v", err)
+	}
+	for _, c := range res.Cookies {
+		if c.Name == server.SessionCookie {
+			return &http.Cookie{Name: c.Name, Value: c.Value}
+		}
+	}
+	t.Fatalf("the browser holds no %s cookie for %s", server.SessionCookie, u)
+	return nil
 }
 
 // findChromium is the path of the first of chromium, chromium-browser

@@ -7,18 +7,19 @@ import (
 	"github.com/mnemo-go/mnemo/server"
 )
 
-// tokenCookie is the sign-in cookie holding value for maxAge seconds
-// (negative: expire it now, sent as Max-Age=0): Path /ui/, HttpOnly,
-// SameSite=Strict, and Secure unless secureCookie says the request came
-// from a browser on this machine over plain HTTP. The sign-in and the
-// sign-out set it with the same attributes, so that the sign-out's
-// replaces the sign-in's.
-func tokenCookie(r *http.Request, value string, maxAge int) *http.Cookie {
-	return &http.Cookie{Name: server.TokenCookie, Value: value, Path: "/ui/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: maxAge, Secure: secureCookie(r)}
+// sessionCookie is the sign-in cookie holding value (a session id,
+// server.Sessions) for maxAge seconds (negative: expire it now, sent as
+// Max-Age=0): Path /ui/, HttpOnly, SameSite=Strict, and Secure unless
+// secureCookie says the request came from a browser on this machine over
+// plain HTTP. The sign-in and the sign-out set it with the same
+// attributes, so that the sign-out's replaces the sign-in's.
+func sessionCookie(r *http.Request, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: server.SessionCookie, Value: value, Path: "/ui/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: maxAge, Secure: secureCookie(r)}
 }
 
 // secureCookie reports whether the sign-in cookie (a bearer token's
-// equivalent for 12 hours) must be Secure, sent back by the browser over
+// equivalent for the inspector's pages while its session lives) must be
+// Secure, sent back by the browser over
 // HTTPS only. It is, but for a request over plain HTTP (r.TLS nil) both
 // from a loopback address (r.RemoteAddr) and addressed to a loopback host
 // (r.Host: localhost, *.localhost, 127.0.0.0/8, [::1];

@@ -41,8 +41,8 @@ func TestSecureCookie(t *testing.T) {
 			if got := secureCookie(r); got != tc.want {
 				t.Errorf("secureCookie(remote %q, Host %q, TLS %v) = %v, want %v", tc.remote, tc.host, tc.tls, got, tc.want)
 			}
-			if c := tokenCookie(r, "t", 60); c.Secure != tc.want {
-				t.Errorf("tokenCookie: Secure %v, want %v", c.Secure, tc.want)
+			if c := sessionCookie(r, "t", 60); c.Secure != tc.want {
+				t.Errorf("sessionCookie: Secure %v, want %v", c.Secure, tc.want)
 			}
 		})
 	}

@@ -28,9 +28,12 @@
 //     parameter, or a value out of range, is a 400 page naming it. The
 //     sign-in page's next is a path of the inspector or a 400: it never
 //     sends a browser elsewhere (no open redirect).
-//   - A page signed in by the cookie has the sign-out button; the
-//     sign-out (Logout) is a POST only, refused from another site as the
-//     sign-in is, and expires the cookie the sign-in set.
+//   - The sign-in cookie holds a session id (server.Sessions), never the
+//     bearer token. A page signed in by the cookie has the sign-out
+//     button; the sign-out (Logout) is a POST only, refused from another
+//     site as the sign-in is, ends the session on the server (a copy of
+//     the cookie authenticates nothing after) and expires the cookie the
+//     sign-in set.
 //
 // # Concurrency
 //

@@ -19,6 +19,7 @@ func TestHeadAsGet(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, ts := seed(t, tok)
+	session := signIn(t, ts, "ana-secret-1")
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	do := func(method, path, auth string) (*http.Response, []byte) {
 		t.Helper()
@@ -26,7 +27,7 @@ func TestHeadAsGet(t *testing.T) {
 		req.Header.Set("Accept", "text/html")
 		switch auth {
 		case "cookie":
-			req.AddCookie(&http.Cookie{Name: server.TokenCookie, Value: "ana-secret-1"})
+			req.AddCookie(session)
 		case "bearer":
 			req.Header.Set("Authorization", "Bearer ana-secret-1")
 		}

@@ -22,9 +22,20 @@ import (
 )
 
 // seed stores a conversation, two working-memory versions and a run with
-// recalled turns, and returns a server with the inspector at /ui/.
+// recalled turns, and returns a server with the inspector at /ui/ and its
+// sign-in sessions with the default options.
 func seed(t *testing.T, tokens *server.Tokens) (*engine.Engine, *httptest.Server) {
 	t.Helper()
+	return seedSessions(t, tokens, server.SessionOptions{})
+}
+
+// seedSessions is seed with sign-in sessions of options opt (a clock, caps).
+func seedSessions(t *testing.T, tokens *server.Tokens, opt server.SessionOptions) (*engine.Engine, *httptest.Server) {
+	t.Helper()
+	sessions, err := server.NewSessions(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	fake := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		return fakeopenai.Text(`{"observations":[{"text":"Ana adopted a retired greyhound named Pepper","seqs":[1]},{"text":"Pepper steals socks","seqs":[3]}]}`).Response, nil
@@ -69,8 +80,8 @@ func seed(t *testing.T, tokens *server.Tokens) (*engine.Engine, *httptest.Server
 		Recall: &recall.Options{TopK: 1, MessageRange: recall.Range{Before: 1, After: 1}}}); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: slog.New(slog.DiscardHandler), Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test"})}, CookieMount: "/ui/",
-		Public: map[string]http.Handler{"/ui/login": inspector.Login(tokens), inspector.LogoutPath: inspector.Logout()}, LoginPath: "/ui/login"})
+	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, Logger: slog.New(slog.DiscardHandler), Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test"})}, CookieMount: "/ui/",
+		Public: map[string]http.Handler{"/ui/login": inspector.Login(tokens, sessions), inspector.LogoutPath: inspector.Logout(sessions)}, LoginPath: "/ui/login"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,13 +157,14 @@ func TestPages(t *testing.T) {
 		t.Errorf("a browser without a token: %v %v, want a redirect to /ui/login?next=%%2Fui%%2Fruns%%2Frun-1", err, res)
 	}
 	// The sign-in page's cookie authenticates reads, never writes.
+	session := signIn(t, ts, "ana-secret-1")
 	req, _ := http.NewRequest("GET", ts.URL+"/ui/threads/ana-1", nil)
-	req.AddCookie(&http.Cookie{Name: server.TokenCookie, Value: "ana-secret-1"})
+	req.AddCookie(session)
 	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 200 {
 		t.Errorf("page with the token cookie: %v %v", err, res)
 	}
 	req, _ = http.NewRequest("DELETE", ts.URL+"/v1/threads/ana-1", nil)
-	req.AddCookie(&http.Cookie{Name: server.TokenCookie, Value: "ana-secret-1"})
+	req.AddCookie(session)
 	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 401 {
 		t.Errorf("a write with only the token cookie: %v %v, want 401", err, res)
 	}

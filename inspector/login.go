@@ -5,13 +5,14 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/mnemo-go/mnemo/server"
 )
 
 var loginPage = template.Must(template.New("login").Parse(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>sign in · mnemo inspector</title>
 <style>body{font:14px system-ui,sans-serif;max-width:420px;margin:80px auto;color:#1d2330}input{width:100%;padding:8px;margin:8px 0;font:inherit}button{padding:8px 16px;font:inherit}</style></head>
-<body><h1>mnemo inspector</h1><p>This server has a token file. Paste a token to see its resources; it is kept in a cookie for this site only.</p>
+<body><h1>mnemo inspector</h1><p>This server has a token file. Paste a token to see its resources. This browser stays signed in until you sign out or the sign-in expires (12 hours); the token itself is not kept.</p>
 {{with .Msg}}<p role="alert" style="color:#b3261e">{{.}}</p>{{end}}
 <form method="post" action="/ui/login"><input type="hidden" name="next" value="{{.Next}}"><input type="password" name="token" autocomplete="current-password" placeholder="token" required><button type="submit">Sign in</button></form></body></html>`))
 
@@ -20,20 +21,26 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html><html 
 const loginCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
 
 // Login returns the sign-in page for a server with a token file, to mount
-// without authentication (server.Config.Public) at "/ui/login": GET shows a
-// form (HEAD answers as GET, without it), POST checks the token against tokens and stores it in the
-// server.TokenCookie cookie (Path /ui/, HttpOnly, SameSite=Strict, 12
-// hours) and goes to the page asked for: the "next" parameter (query of
-// the GET, field of the POST) when it is a path of the inspector (safeNext: never another
-// site), else /ui/. A GET whose query the other pages would refuse
-// (loginQuery: an unknown, repeated or empty parameter, a next that is
-// not such a path) gets the form with a 400 naming the parameter, and
-// next /ui/. An unknown token gets the form again with a 401 that says so
-// (nil tokens accepts any); a POST from another site (an Origin header not
-// the server's own, or Sec-Fetch-Site cross-site) a 403, so no page can sign
-// a browser in under the page's token (login CSRF). The cookie
-// authenticates the inspector's pages (GET) only, never a write.
-func Login(tokens *server.Tokens) http.Handler {
+// without authentication (server.Config.Public) at LoginPath: GET shows a
+// form (HEAD answers as GET, without it), POST checks the token against
+// tokens, starts a session of its principal in sessions (the store
+// server.Config.Sessions authenticates by) and stores the session's id,
+// never the token, in the server.SessionCookie cookie (Path /ui/,
+// HttpOnly, SameSite=Strict, Max-Age the session's TTL: 12 hours by
+// default), then goes to the page asked for: the "next" parameter (query
+// of the GET, field of the POST) when it is a path of the inspector
+// (safeNext: never another site), else /ui/. A GET whose query the other
+// pages would refuse (loginQuery: an unknown, repeated or empty
+// parameter, a next that is not such a path) gets the form with a 400
+// naming the parameter, and next /ui/. An unknown token gets the form
+// again with a 401 that says so; a POST from another site (an Origin
+// header not the server's own, or Sec-Fetch-Site cross-site) a 403, so no
+// page can sign a browser in under the page's token (login CSRF). The
+// cookie authenticates the inspector's pages (GET) only, never a write.
+// With nil tokens (no token file: every request is the operator's) a
+// POST sets no cookie and goes to next; with tokens and nil sessions it
+// is a 500 that says the server keeps no sessions.
+func Login(tokens *server.Tokens, sessions *server.Sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
@@ -44,7 +51,7 @@ func Login(tokens *server.Tokens) http.Handler {
 			}
 			loginForm(w, http.StatusOK, "", next)
 		case http.MethodPost:
-			loginPost(w, r, tokens)
+			loginPost(w, r, tokens, sessions)
 		default:
 			w.Header().Set("Allow", "GET, HEAD, POST")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -52,9 +59,9 @@ func Login(tokens *server.Tokens) http.Handler {
 	})
 }
 
-// loginPost checks a sign-in's origin and token, then sets the cookie and
-// sends the browser to the page it asked for.
-func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens) {
+// loginPost checks a sign-in's origin and token, then starts its session,
+// sets the cookie and sends the browser to the page it asked for.
+func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens, sessions *server.Sessions) {
 	next := safeNext(r.PostFormValue("next"))
 	if !sameOrigin(r) {
 		loginForm(w, http.StatusForbidden, "This sign-in was sent from another site; sign in from this page.", next)
@@ -65,13 +72,21 @@ func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens) {
 		loginForm(w, http.StatusBadRequest, "Paste a token.", next)
 		return
 	}
-	if tokens != nil {
-		if _, ok := tokens.Lookup(tok); !ok {
-			loginForm(w, http.StatusUnauthorized, "That token is not in the server's token file.", next)
-			return
-		}
+	if tokens == nil { // every request is the operator's: nothing to sign in to
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
 	}
-	http.SetCookie(w, tokenCookie(r, tok, 12*3600))
+	p, ok := tokens.Lookup(tok)
+	if !ok {
+		loginForm(w, http.StatusUnauthorized, "That token is not in the server's token file.", next)
+		return
+	}
+	if sessions == nil {
+		loginForm(w, http.StatusInternalServerError, "This server keeps no sign-in sessions: send Authorization: Bearer instead.", next)
+		return
+	}
+	id := sessions.Start(p)
+	http.SetCookie(w, sessionCookie(r, id, int(sessions.TTL()/time.Second)))
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 

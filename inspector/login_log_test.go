@@ -46,9 +46,13 @@ func TestLoginLogsNothingAsked(t *testing.T) {
 	}
 	e := enginetest.MustOpen(t, engine.Config{})
 	var log lockedBuffer
-	srv, err := server.New(server.Config{Engine: e, Tokens: tok, Logger: slog.New(slog.NewJSONHandler(&log, nil)),
+	sessions, err := server.NewSessions(server.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Engine: e, Tokens: tok, Sessions: sessions, Logger: slog.New(slog.NewJSONHandler(&log, nil)),
 		Mount:  map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test"})},
-		Public: map[string]http.Handler{"/ui/login": inspector.Login(tok)}, LoginPath: "/ui/login"})
+		Public: map[string]http.Handler{"/ui/login": inspector.Login(tok, sessions)}, LoginPath: "/ui/login"})
 	if err != nil {
 		t.Fatal(err)
 	}

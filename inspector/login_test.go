@@ -38,7 +38,7 @@ func TestLoginChecksToken(t *testing.T) {
 		t.Errorf("unknown token: %d cookies %v body %q, want 401, no cookie, the form and why", res.StatusCode, res.Cookies(), b.String())
 	}
 	res = post("ana-secret-1")
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/ui/" || len(res.Cookies()) != 1 || res.Cookies()[0].Name != server.TokenCookie {
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/ui/" || len(res.Cookies()) != 1 || res.Cookies()[0].Name != server.SessionCookie {
 		t.Errorf("known token: %d %q cookies %v, want 303 to /ui/ with the token cookie", res.StatusCode, res.Header.Get("Location"), res.Cookies())
 	}
 	for _, path := range []string{"/ui/login", "/ui/"} {

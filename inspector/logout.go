@@ -21,17 +21,20 @@ var logoutRefused = template.Must(template.New("logout").Parse(`<!doctype html><
 <p>Sign out with the button of the <a href="/ui/">inspector's pages</a>.</p></body></html>`))
 
 // Logout returns the sign-out of the inspector, to mount without
-// authentication (server.Config.Public) at LogoutPath: a POST expires the
-// server.TokenCookie cookie (Max-Age 0, the same Path /ui/ and attributes
-// the sign-in set) and sends the browser to the sign-in page, /ui/login
-// (303). A POST from another site (sameOrigin, as the sign-in's POST: an
-// Origin header not the server's own, or Sec-Fetch-Site cross-site) is a
-// 403 page that says the browser is still signed in, and the cookie
-// stays. Another method is a 405 naming POST: a GET (a link, a prefetch)
-// never signs out. It needs no token: all it does is end the browser's
-// own sign-in. The inspector's pages show the button when the request was
-// signed in by the cookie (signedInByCookie).
-func Logout() http.Handler {
+// authentication (server.Config.Public) at LogoutPath: a POST ends the
+// session the server.SessionCookie cookie names in sessions (the store
+// Login starts it in), so that the cookie and any copy of it authenticate
+// nothing after, expires the cookie (Max-Age 0, the same Path /ui/ and
+// attributes the sign-in set) and sends the browser to the sign-in page,
+// LoginPath (303). A POST from another site (sameOrigin, as the sign-in's
+// POST: an Origin header not the server's own, or Sec-Fetch-Site
+// cross-site) is a 403 page that says the browser is still signed in, and
+// the session and the cookie stay. Another method is a 405 naming POST: a
+// GET (a link, a prefetch) never signs out. It needs no token: all it
+// does is end the session whose id the request holds. nil sessions (no
+// token file) ends nothing but the cookie. The inspector's pages show the
+// button when the request was signed in by the cookie (signedInByCookie).
+func Logout(sessions *server.Sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
@@ -46,7 +49,10 @@ func Logout() http.Handler {
 			logoutRefused.Execute(w, nil)
 			return
 		}
-		http.SetCookie(w, tokenCookie(r, "", -1))
+		if c, err := r.Cookie(server.SessionCookie); err == nil && sessions != nil {
+			sessions.End(c.Value)
+		}
+		http.SetCookie(w, sessionCookie(r, "", -1))
 		http.Redirect(w, r, LoginPath, http.StatusSeeOther)
 	})
 }
@@ -61,6 +67,6 @@ func signedInByCookie(r *http.Request, p *server.Principal) bool {
 	if p == nil || p == server.Operator || r.Header.Get("Authorization") != "" {
 		return false
 	}
-	_, err := r.Cookie(server.TokenCookie)
+	_, err := r.Cookie(server.SessionCookie)
 	return err == nil
 }

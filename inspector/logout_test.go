@@ -72,7 +72,7 @@ func TestLogout(t *testing.T) {
 	t.Run("NoTokenFile", func(t *testing.T) {
 		_, open := seed(t, nil)
 		req, _ := http.NewRequest("GET", open.URL+"/ui/", nil)
-		req.AddCookie(&http.Cookie{Name: server.TokenCookie, Value: "ana-secret-1"})
+		req.AddCookie(&http.Cookie{Name: server.SessionCookie, Value: "any-session-id"})
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -118,7 +118,7 @@ func TestLogout(t *testing.T) {
 		t.Fatalf("sign-out: %d to %q, want 303 to /ui/login", res.StatusCode, res.Header.Get("Location"))
 	}
 	cookies := res.Cookies()
-	if len(cookies) != 1 || cookies[0].Name != server.TokenCookie || cookies[0].Value != "" || cookies[0].MaxAge >= 0 || cookies[0].Path != "/ui/" || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode {
+	if len(cookies) != 1 || cookies[0].Name != server.SessionCookie || cookies[0].Value != "" || cookies[0].MaxAge >= 0 || cookies[0].Path != "/ui/" || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode {
 		t.Errorf("sign-out cookies %v, want the token cookie emptied with Max-Age=0, Path /ui/, HttpOnly, SameSite=Strict", cookies)
 	}
 	if res, body := do("GET", "/ui/login", ""); res.StatusCode != 200 || !strings.Contains(body, `name="token"`) || strings.Contains(body, signOutForm) {

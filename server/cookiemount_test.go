@@ -40,7 +40,12 @@ func TestCookieMountUnknown(t *testing.T) {
 // /ui/login?next=%2Fmcp, which answered 400 "invalid next".
 func TestLoginRedirectCookieMount(t *testing.T) {
 	page := func(*server.Principal) http.Handler { return http.NotFoundHandler() }
+	sessions, err := server.NewSessions(server.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := newHarness(t, true, server.Config{
+		Sessions:    sessions,
 		Mount:       map[string]func(*server.Principal) http.Handler{"/ui/": page, "/mcp": page},
 		LoginPath:   "/ui/login",
 		CookieMount: "/ui/",

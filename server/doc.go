@@ -26,10 +26,11 @@
 // where a free id succeeds; a taken run id is a 409).
 //
 // Config.Mount adds authenticated handlers (/mcp, /ui/), Config.Public
-// unauthenticated ones (the sign-in page). A browser may carry its token
-// in the TokenCookie cookie, which authenticates GET (and HEAD) requests of
-// Config.CookieMount (the inspector's pages, /ui/) only: the API, /mcp and
-// every write need the bearer token.
+// unauthenticated ones (the sign-in page). A browser signed in by the
+// inspector carries a session id (Sessions, in memory; never the token) in
+// the SessionCookie cookie, which authenticates GET (and HEAD) requests of
+// Config.CookieMount (the inspector's pages, /ui/) only while the session
+// lives: the API, /mcp and every write need the bearer token.
 //
 // # Invariants
 //

@@ -2,8 +2,9 @@ package server
 
 import "errors"
 
-// ErrInvalidConfig is returned by New when Config lacks an engine or has a
-// negative limit.
+// ErrInvalidConfig is returned by New when Config lacks an engine, has a
+// negative limit or a CookieMount it cannot serve, and by NewSessions for
+// a negative option.
 var ErrInvalidConfig = errors.New("server: invalid config")
 
 // ErrInvalidTokens is returned by LoadTokens and ParseTokens when the token

@@ -52,25 +52,29 @@ func (w *statusWriter) Flush() {
 // Unwrap gives http.ResponseController the underlying writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// TokenCookie is the cookie a browser may carry the bearer token in (the
-// inspector's sign-in page sets it, Path /ui/: HttpOnly, SameSite=Strict).
-// It authenticates GET (and HEAD) requests of Config.CookieMount (the
-// inspector's pages) only: not the API, not /mcp, never a write. The
-// Authorization header wins when both are sent.
-const TokenCookie = "mnemo_token"
+// SessionCookie is the cookie of a browser signed in to the inspector:
+// its value is the id of a sign-in session (Sessions), never the bearer
+// token. The inspector's sign-in page sets it, Path /ui/, HttpOnly,
+// SameSite=Strict. It authenticates GET (and HEAD) requests of
+// Config.CookieMount (the inspector's pages) only, while its session
+// lives: not the API, not /mcp, never a write. The Authorization header
+// wins when both are sent. Its name is the one the cookie had when it
+// held the token, so that a sign-in or sign-out replaces such a cookie
+// left in a browser.
+const SessionCookie = "mnemo_token"
 
 // authenticate returns the request's principal: Operator without a token
 // file, else the token's (header, else, when cookie is true, the
-// TokenCookie's for a read), else an unauthorized problem.
+// SessionCookie's session's for a read), else an unauthorized problem.
 func (s *Server) authenticate(r *http.Request, cookie bool) (*Principal, error) {
 	if s.cfg.Tokens == nil {
 		return Operator, nil
 	}
 	p, ok := s.cfg.Tokens.Authenticate(r)
-	if c, err := r.Cookie(TokenCookie); cookie && !ok && isRead(r) && r.Header.Get("Authorization") == "" && err == nil {
+	if c, err := r.Cookie(SessionCookie); cookie && !ok && isRead(r) && r.Header.Get("Authorization") == "" && err == nil && s.cfg.Sessions != nil {
 		// Reads of the inspector only: a cookie must never authorise a
 		// write (CSRF), nor give a browser's sign-in the API.
-		p, ok = s.cfg.Tokens.Lookup(c.Value)
+		p, ok = s.cfg.Sessions.Lookup(c.Value)
 	}
 	if !ok {
 		return nil, errorf(kindUnauthorized, "", "send Authorization: Bearer <token> with a token of the server's token file")

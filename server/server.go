@@ -77,14 +77,20 @@ type Config struct {
 	// Public adds handlers that need no token (the inspector's sign-in
 	// page), with access logs. They must not reveal tenant data.
 	Public map[string]http.Handler
-	// CookieMount is the Mount pattern whose GET (and HEAD) requests the TokenCookie
+	// CookieMount is the Mount pattern whose GET (and HEAD) requests the SessionCookie
 	// may authenticate (the inspector's "/ui/", where its sign-in page
 	// sets the cookie): a request with no Authorization header is then
-	// authenticated by the cookie's token. "" means the cookie
+	// authenticated by the cookie's session (Sessions). "" means the cookie
 	// authenticates no request. The API, the other mounts (/mcp) and
 	// every write need the bearer token. New returns ErrInvalidConfig when
-	// it is not a key of Mount.
+	// it is not a key of Mount, or when it is set with Tokens but no
+	// Sessions.
 	CookieMount string
+	// Sessions are the sign-in sessions the SessionCookie names, which the
+	// inspector's sign-in starts and its sign-out ends (the same store
+	// must be given to both); their principals must be of Tokens. nil
+	// means the cookie authenticates no request.
+	Sessions *Sessions
 }
 
 // Server serves the HTTP API over one engine. It is safe for concurrent use.
@@ -114,6 +120,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if _, ok := cfg.Mount[cfg.CookieMount]; cfg.CookieMount != "" && !ok {
 		return nil, fmt.Errorf("%w: CookieMount %q is not a pattern of Mount", ErrInvalidConfig, cfg.CookieMount)
+	}
+	if cfg.CookieMount != "" && cfg.Tokens != nil && cfg.Sessions == nil {
+		return nil, fmt.Errorf("%w: CookieMount %q needs Sessions with a token file (the cookie holds a session id)", ErrInvalidConfig, cfg.CookieMount)
 	}
 	if cfg.BodyTimeout == 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout

@@ -82,12 +82,18 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	log := slog.New(slog.NewJSONHandler(c.Stderr, nil))
 	stopSweep := c.startSweep(ctx, e, log, mc) // lifecycle.go: expiry every lifecycle.sweepEvery
 	defer stopSweep()
-	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Logger: log, MaxBodyBytes: maxBody, Version: version(),
+	// The inspector's sign-in sessions live in this process: a restart
+	// ends every one (README, "The inspector").
+	sessions, err := server.NewSessions(server.SessionOptions{})
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, Logger: log, MaxBodyBytes: maxBody, Version: version(),
 		Mount: map[string]func(*server.Principal) http.Handler{
 			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log}),
 			"/ui/": inspector.Handler(e, inspector.Options{Version: version(), Logger: log}),
 		},
-		Public:      map[string]http.Handler{inspector.LoginPath: inspector.Login(tokens), inspector.LogoutPath: inspector.Logout()},
+		Public:      map[string]http.Handler{inspector.LoginPath: inspector.Login(tokens, sessions), inspector.LogoutPath: inspector.Logout(sessions)},
 		LoginPath:   inspector.LoginPath,
 		CookieMount: "/ui/",
 	})

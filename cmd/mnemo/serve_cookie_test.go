@@ -29,8 +29,8 @@ func TestServeCookieScope(t *testing.T) {
 			cookie = c
 		}
 	}
-	if cookie == nil || cookie.Path != "/ui/" {
-		t.Fatalf("sign-in: %d cookie %v, want the token cookie with Path /ui/", res.StatusCode, cookie)
+	if cookie == nil || cookie.Path != "/ui/" || strings.Contains(cookie.Value, "app-secret-1") {
+		t.Fatalf("sign-in: %d cookie %v, want the session cookie with Path /ui/, not the token", res.StatusCode, cookie)
 	}
 	for _, tc := range []struct {
 		name, path     string
@@ -68,15 +68,21 @@ func TestServeCookieScope(t *testing.T) {
 }
 
 // TestServeSignOut: mnemo serve mounts the inspector's sign-out at
-// /ui/logout: a POST from its own pages expires the sign-in cookie and
-// goes to the sign-in page (before, it was the inspector's 401: nothing
-// signed out).
+// /ui/logout: a POST from its own pages ends the sign-in's session, expires
+// the cookie and goes to the sign-in page, and a copy of the cookie taken
+// before is refused after (401). Before, the cookie held the token: the
+// sign-out expired the browser's copy only, and a copy read the pages
+// until the token left the token file.
 func TestServeSignOut(t *testing.T) {
 	base, stop := serveOneToken(t)
 	defer stop()
+	cookie := serveSignIn(t, base)
+	if got := serveGetUI(t, base, cookie); got != http.StatusOK {
+		t.Fatalf("GET /ui/ signed in: %d, want 200", got)
+	}
 	req, _ := http.NewRequest("POST", base+"/ui/logout", nil)
 	req.Header.Set("Origin", base)
-	req.Header.Set("Cookie", "mnemo_token=app-secret-1")
+	req.Header.Set("Cookie", "mnemo_token="+cookie)
 	res, err := noRedirect().Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +92,65 @@ func TestServeSignOut(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/ui/login" || len(cookies) != 1 || cookies[0].Name != "mnemo_token" || cookies[0].MaxAge >= 0 || cookies[0].Path != "/ui/" {
 		t.Errorf("POST /ui/logout: %d to %q cookies %v, want 303 to /ui/login expiring the token cookie", res.StatusCode, res.Header.Get("Location"), cookies)
 	}
+	if got := serveGetUI(t, base, cookie); got != http.StatusUnauthorized {
+		t.Errorf("GET /ui/ with a copy of the cookie after the sign-out: %d, want 401", got)
+	}
+}
+
+// TestServeRestartEndsSessions: the sign-in sessions live in the serving
+// process: after a restart of mnemo serve on the same data directory and
+// token file, a cookie of the previous process is refused (README, "The
+// inspector").
+func TestServeRestartEndsSessions(t *testing.T) {
+	dir, tokens := filepath.Join(t.TempDir(), "data"), oneTokenFile(t)
+	base, _, stop := startServe(t, dir, "--tokens", tokens)
+	cookie := serveSignIn(t, base)
+	if got := serveGetUI(t, base, cookie); got != http.StatusOK {
+		t.Fatalf("GET /ui/ signed in: %d, want 200", got)
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("serve exited %d", code)
+	}
+	base, _, stop = startServe(t, dir, "--tokens", tokens)
+	defer stop()
+	if got := serveGetUI(t, base, cookie); got != http.StatusUnauthorized {
+		t.Errorf("GET /ui/ with the cookie after a restart: %d, want 401", got)
+	}
+}
+
+// serveSignIn signs in to the mnemo serve at base with app-secret-1 and
+// returns the session cookie's value, checking it is not the token.
+func serveSignIn(t *testing.T, base string) string {
+	t.Helper()
+	res, err := noRedirect().PostForm(base+"/ui/login", url.Values{"token": {"app-secret-1"}, "next": {"/ui/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	for _, c := range res.Cookies() {
+		if c.Name == "mnemo_token" && c.Value != "" {
+			if strings.Contains(c.Value, "app-secret-1") {
+				t.Fatalf("the sign-in cookie holds the token: %q", c.Value)
+			}
+			return c.Value
+		}
+	}
+	t.Fatalf("sign-in: %d cookies %v, want the session cookie", res.StatusCode, res.Cookies())
+	return ""
+}
+
+// serveGetUI is the status of GET /ui/ at base with the sign-in cookie
+// value cookie (no Accept: text/html, so a 401 rather than a redirect).
+func serveGetUI(t *testing.T, base, cookie string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/ui/", nil)
+	req.Header.Set("Cookie", "mnemo_token="+cookie)
+	res, err := noRedirect().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
 }
 
 // TestServeCookieSecure: on the real mnemo serve on loopback, the sign-in
@@ -139,10 +204,19 @@ func TestServeCookieSecure(t *testing.T) {
 // exit status.
 func serveOneToken(t *testing.T) (base string, stop func() int) {
 	t.Helper()
-	tokens := filepath.Join(t.TempDir(), "tokens.json")
-	os.WriteFile(tokens, []byte(`{"tokens":[{"name":"app","token":"app-secret-1","resources":["r1"]}]}`), 0o600)
-	base, _, stop = startServe(t, filepath.Join(t.TempDir(), "data"), "--tokens", tokens)
+	base, _, stop = startServe(t, filepath.Join(t.TempDir(), "data"), "--tokens", oneTokenFile(t))
 	return base, stop
+}
+
+// oneTokenFile writes a token file of one token, "app-secret-1" for
+// resource r1, and returns its path.
+func oneTokenFile(t *testing.T) string {
+	t.Helper()
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	if err := os.WriteFile(tokens, []byte(`{"tokens":[{"name":"app","token":"app-secret-1","resources":["r1"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return tokens
 }
 
 // noRedirect is a client that returns a redirect instead of following it.
