@@ -135,6 +135,17 @@ func TestTokensFile(t *testing.T) {
 		"BadID":      {`{"tokens":[{"token":"abcdefghij","resources":["a b"]}]}`, "tokens[0].resources[0]"},
 		"Duplicate":  {`{"tokens":[{"token":"abcdefghij","resources":["a"]},{"token":"abcdefghij","resources":["b"]}]}`, "tokens[1].token"},
 		"Unknown":    {`{"tokens":[{"token":"abcdefghij","resources":["a"],"admin":true}]}`, "admin"},
+		// An entry's fault names the token by its name, or its resources
+		// (never its secret): encoding/json said `json: unknown field
+		// "tenant"`, naming no entry, and a wrong type in Go's words.
+		"UnknownNamed": {`{"tokens":[{"name":"ops","token":"s3cret-ops-1","resources":["*"]},{"name":"bob","token":"s3cret-bob-1","resources":["b"],"tenant":"b"}]}`,
+			`invalid token file: unknown field "tokens[1].tenant" (a token has name, token, resources and erase); tokens[1] is the token named "bob"`},
+		"MisspeltUnnamed": {`{"tokens":[{"nmae":"bob","token":"s3cret-bob-1","resources":["alice","bob"]}]}`,
+			`unknown field "tokens[0].nmae" (did you mean "name"?); tokens[0] is the token without a name, for resources alice, bob`},
+		"WrongTypeNamed": {`{"tokens":[{"name":"bob","token":"s3cret-bob-1","resources":["b"],"erase":"yes"}]}`,
+			`"tokens[0].erase" must be a JSON boolean, not a string; tokens[0] is the token named "bob"`},
+		"ShortNamed": {`{"tokens":[{"name":"bob","token":"s3cret","resources":["b"]}]}`, `tokens[0].token: must be at least 8 characters without surrounding spaces; tokens[0] is the token named "bob"`},
+		"UnknownTop": {`{"tokenz":[]}`, `unknown field "tokenz" (did you mean "tokens"?)`},
 		// A member given twice, or in another case, is refused: encoding/json
 		// kept the last one (all resources here) or matched it anyway.
 		"RepeatedMember": {`{"tokens":[{"token":"abcdefghij","resources":["alice"],"resources":["*"]}]}`, `"tokens[0].resources" is given twice`},
@@ -149,6 +160,9 @@ func TestTokensFile(t *testing.T) {
 			_, err := server.ParseTokens([]byte(c.json))
 			if !errors.Is(err, server.ErrInvalidTokens) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err %v, want ErrInvalidTokens naming %q", err, c.want)
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Fatalf("err %v names a token's secret", err)
 			}
 		})
 	}

@@ -117,20 +117,23 @@ func tokenDecodeDetail(err error) string {
 }
 
 // ParseTokens parses the JSON of a token file. It returns ErrInvalidTokens
-// naming the entry and field at fault; a member given twice in one object
-// or named in another case than its field is at fault too.
+// naming the field at fault by its path and, inside an entry, the token
+// by its name (or, without one, its resources; never its secret):
+// `unknown field "tokens[1].tenant" (a token has name, token, resources
+// and erase); tokens[1] is the token named "bob"`. A member given twice in
+// one object or named in another case than its field is at fault too.
 func ParseTokens(b []byte) (*Tokens, error) {
 	var f TokenFile
 	if path := DuplicateKey(b); path != "" {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, duplicateDetail(path))
+		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, withTokenEntry(b, path, duplicateDetail(path)))
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, tokenDecodeDetail(err))
+		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, tokenFault(b, err))
 	}
 	if m, name := caseVariant(b, reflect.TypeOf(&f), ""); m != "" {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, caseVariantDetail(m, name))
+		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, withTokenEntry(b, m, caseVariantDetail(m, name)))
 	}
 	if len(f.Tokens) == 0 {
 		return nil, fmt.Errorf("%w: tokens: at least one token is needed", ErrInvalidTokens)
@@ -139,11 +142,11 @@ func ParseTokens(b []byte) (*Tokens, error) {
 	for i, tok := range f.Tokens {
 		p, err := principal(i, tok)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w; %s", err, tokenEntry(b, fmt.Sprintf("tokens[%d]", i)))
 		}
 		h := sha256.Sum256([]byte(tok.Token))
 		if _, dup := t.byHash[h]; dup {
-			return nil, fmt.Errorf("%w: tokens[%d].token: the same secret is given twice", ErrInvalidTokens, i)
+			return nil, fmt.Errorf("%w: tokens[%d].token: the same secret is given twice (as an earlier token's); %s", ErrInvalidTokens, i, tokenEntry(b, fmt.Sprintf("tokens[%d]", i)))
 		}
 		t.byHash[h] = p
 	}

@@ -1,0 +1,88 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// tokenFault words why a token file b did not decode (err, from a
+// decoder refusing unknown fields): where the JSON breaks, or the member
+// at fault with its path and, inside an entry, which token it is
+// (tokenEntry). encoding/json's own words named neither the entry nor, for
+// a wrong type, the file's names: `json: unknown field "tenant"`.
+func tokenFault(b []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &se) {
+		return tokenDecodeDetail(err)
+	}
+	f, ferr := badField(b, reflect.TypeFor[TokenFile](), "")
+	var te *json.UnmarshalTypeError
+	var detail string
+	switch {
+	case f == "":
+		return tokenDecodeDetail(err)
+	case errors.Is(ferr, errUnknownField):
+		detail = unknownFieldDetail(f, ferr)
+		if !strings.Contains(detail, "did you mean") {
+			detail += " (" + tokenMembers(f) + ")"
+		}
+	case errors.As(ferr, &te):
+		detail = typeDetail(f, te)
+	default:
+		detail = fmt.Sprintf("%s is malformed: %v", fieldName(f), ferr)
+	}
+	return withTokenEntry(b, f, detail)
+}
+
+// tokenMembers lists the members of the object that holds path: a
+// token's, or the file's.
+func tokenMembers(path string) string {
+	if strings.HasPrefix(path, "tokens[") {
+		return "a token has name, token, resources and erase"
+	}
+	return `the file has tokens: {"tokens": [...]}`
+}
+
+// withTokenEntry is detail, about the member at path, followed by which
+// token it is when path is inside an entry: `…; tokens[1] is the token
+// named "bob"`.
+func withTokenEntry(b []byte, path, detail string) string {
+	if e := tokenEntry(b, path); e != "" {
+		return detail + "; " + e
+	}
+	return detail
+}
+
+// tokenEntry names the token file entry that path ("tokens[1].erase") is
+// in: `tokens[1] is the token named "bob"`, or for an entry without a
+// (string) name `tokens[1] is the token without a name, for resources
+// alice, bob`; "" when path is in no entry or b has no such entry. It
+// reads the entry's name and resources from b loosely, never its secret.
+func tokenEntry(b []byte, path string) string {
+	rest, ok := strings.CutPrefix(path, "tokens[")
+	end := strings.IndexByte(rest, ']')
+	if !ok || end < 0 {
+		return ""
+	}
+	i, err := strconv.Atoi(rest[:end])
+	var file struct {
+		Tokens []map[string]json.RawMessage `json:"tokens"`
+	}
+	if err != nil || json.Unmarshal(b, &file) != nil || i < 0 || i >= len(file.Tokens) {
+		return ""
+	}
+	var name string
+	var resources []string
+	if json.Unmarshal(file.Tokens[i]["name"], &name) == nil && name != "" {
+		return fmt.Sprintf("tokens[%d] is the token named %q", i, name)
+	}
+	if json.Unmarshal(file.Tokens[i]["resources"], &resources) == nil && len(resources) > 0 {
+		return fmt.Sprintf("tokens[%d] is the token without a name, for resources %s", i, strings.Join(resources, ", "))
+	}
+	return fmt.Sprintf("tokens[%d] is the token without a name", i)
+}
