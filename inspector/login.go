@@ -35,8 +35,11 @@ const loginCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'se
 // naming the parameter, and next /ui/. An unknown token gets the form
 // again with a 401 that says so; a POST from another site (an Origin
 // header not the server's own, or Sec-Fetch-Site cross-site) a 403, so no
-// page can sign a browser in under the page's token (login CSRF). The
-// cookie authenticates the inspector's pages (GET) only, never a write.
+// page can sign a browser in under the page's token (login CSRF). A
+// sign-in that sends the cookie of an earlier one ends that session,
+// which the new cookie replaces in the browser (copies of it included).
+// The cookie authenticates the inspector's pages (GET) only, never a
+// write.
 // With nil tokens (no token file: every request is the operator's) a
 // POST sets no cookie and goes to next; with tokens and nil sessions it
 // is a 500 that says the server keeps no sessions.
@@ -84,6 +87,9 @@ func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens, se
 	if sessions == nil {
 		loginForm(w, http.StatusInternalServerError, "This server keeps no sign-in sessions: send Authorization: Bearer instead.", next)
 		return
+	}
+	if c, err := r.Cookie(server.SessionCookie); err == nil {
+		sessions.End(c.Value) // the browser's previous sign-in, which its new cookie replaces
 	}
 	id := sessions.Start(p)
 	http.SetCookie(w, sessionCookie(r, id, int(sessions.TTL()/time.Second)))

@@ -129,6 +129,33 @@ func TestSessionReplayAfterSignOut(t *testing.T) {
 	}
 }
 
+// TestSessionSignInAgain: a sign-in from a browser already signed in
+// (its cookie sent) ends the earlier session, whose cookie the new one
+// replaces: a copy of the earlier cookie is refused after. Before, the
+// earlier session lived on, unreachable by the browser, for its 12 hours.
+func TestSessionSignInAgain(t *testing.T) {
+	_, ts := seed(t, anaTokens(t))
+	first := signIn(t, ts, "ana-secret-1")
+	req, _ := http.NewRequest("POST", ts.URL+inspector.LoginPath, strings.NewReader(url.Values{"token": {"ana-secret-1"}, "next": {"/ui/"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", ts.URL)
+	req.AddCookie(&http.Cookie{Name: first.Name, Value: first.Value})
+	res, err := noFollow.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if len(res.Cookies()) != 1 || res.Cookies()[0].Value == first.Value {
+		t.Fatalf("second sign-in: %d cookies %v, want a new session cookie", res.StatusCode, res.Cookies())
+	}
+	if status, _ := getWith(t, ts, "/ui/", first, false); status != http.StatusUnauthorized {
+		t.Errorf("the first sign-in's cookie after the second: %d, want 401", status)
+	}
+	if status, _ := getWith(t, ts, "/ui/", res.Cookies()[0], false); status != 200 {
+		t.Errorf("the second sign-in's cookie: %d, want 200", status)
+	}
+}
+
 // clock is a settable time for the session store.
 type clock struct {
 	mu sync.Mutex

@@ -46,12 +46,14 @@
 // # Concurrency
 //
 // A Server is safe for concurrent use; it holds no per-request state beyond
-// the request. Serve shuts down gracefully when its context ends: the
+// the request. Sessions, the inspector's sign-ins, is the one state shared
+// between requests: a map under a mutex, bounded by its caps, lost when the
+// process ends. Serve shuts down gracefully when its context ends: the
 // listener closes, in-flight requests finish (up to Config.ShutdownTimeout),
 // then Serve returns; the caller closes the engine after.
 //
 // # Errors
 //
-// New returns ErrInvalidConfig; LoadTokens returns ErrInvalidTokens naming
-// the entry and field at fault.
+// New and NewSessions return ErrInvalidConfig; LoadTokens returns
+// ErrInvalidTokens naming the entry and field at fault.
 package server
