@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -113,14 +114,19 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 }
 
 // listen opens the listener, refusing an address beyond loopback without
-// tokens.
+// tokens: a value error (exit 2) of one line saying why, not the usage
+// (which buried that line under the flags).
 func (c *ServeCommand) listen(fs *flag.FlagSet, addr string, haveTokens bool) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
+	host, port, err := net.SplitHostPort(addr)
+	var ae *net.AddrError
+	switch {
+	case errors.As(err, &ae) && ae.Err == "missing port in address":
+		return nil, c.valuef(fs, "--listen %q has no port: give HOST:PORT, e.g. %s", addr, net.JoinHostPort(addr, "7077"))
+	case err != nil:
 		return nil, c.valuef(fs, "--listen %q: %v", addr, err)
-	}
-	if !haveTokens && !loopback(host) {
-		return nil, c.usagef(fs, "--listen %s is not a loopback address (localhost, 127.0.0.1, [::1]), so it may be reachable beyond this machine: give --tokens FILE, or listen on 127.0.0.1", addr)
+	case !haveTokens && !loopback(host):
+		return nil, c.valuef(fs, "--listen %s is not a loopback address (localhost, 127.0.0.1, [::1]), so it may be reachable beyond this machine, "+
+			"and without a token file every request acts as the operator: give --tokens FILE, or listen on %s", addr, net.JoinHostPort("127.0.0.1", port))
 	}
 	return net.Listen("tcp", addr)
 }

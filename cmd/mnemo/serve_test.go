@@ -171,15 +171,24 @@ func TestServe(t *testing.T) {
 }
 
 // TestServeRefusesPublicListen: without --tokens, an address beyond
-// loopback is a usage error that says why.
+// loopback is a usage error that says why in one line, then the help
+// hint (the whole usage followed it, burying the line); an address
+// without a port says so.
 func TestServeRefusesPublicListen(t *testing.T) {
-	code, _, errOut := run(t, nil, "--dir", t.TempDir(), "serve", "--listen", "0.0.0.0:0")
-	if code != 2 || !strings.Contains(errOut, "--tokens") {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
+	for _, c := range []struct{ listen, want string }{
+		{"0.0.0.0:7077", "mnemo serve: --listen 0.0.0.0:7077 is not a loopback address (localhost, 127.0.0.1, [::1]), so it may be reachable beyond this machine, " +
+			"and without a token file every request acts as the operator: give --tokens FILE, or listen on 127.0.0.1:7077"},
+		{"0.0.0.0", `mnemo serve: --listen "0.0.0.0" has no port: give HOST:PORT, e.g. 0.0.0.0:7077`},
+	} {
+		code, out, errOut := run(t, nil, "--dir", t.TempDir(), "serve", "--listen", c.listen)
+		if want := c.want + "\nRun 'mnemo help serve' for the flags.\n"; code != 2 || out != "" || errOut != want {
+			t.Errorf("--listen %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.listen, code, out, errOut, want)
+		}
 	}
 	// A name that is not localhost is not known to be loopback (it said
 	// "is reachable beyond this machine" of any name, even a malformed one).
-	if code, _, errOut := run(t, nil, "--dir", t.TempDir(), "serve", "--listen", "mnemo.test:0"); code != 2 || !strings.Contains(errOut, "is not a loopback address") {
+	code, _, errOut := run(t, nil, "--dir", t.TempDir(), "serve", "--listen", "mnemo.test:0")
+	if code != 2 || !strings.Contains(errOut, "is not a loopback address") {
 		t.Fatalf("a host name: exit %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = run(t, nil, "--dir", t.TempDir(), "serve", "--listen", "127.0.0.1:0", "--config", filepath.Join(t.TempDir(), "missing.json"))
