@@ -449,3 +449,38 @@ func TestJSONLUnknownMember(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLResourceOfThread pins what the README's import formats say of
+// "resource": a line may leave it out when its thread exists (earlier in
+// the file or stored before), and is stored under the thread's resource;
+// a line naming another resource than its thread's is skipped with both
+// of its own ids named, not the resource that owns the thread; a line of
+// a new thread without one is skipped naming the thread.
+func TestJSONLResourceOfThread(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	body := `{"thread":"t","resource":"alice","role":"user","content":"a"}
+{"thread":"t","role":"user","content":"b"}
+{"thread":"t","resource":"bob","role":"user","content":"c"}
+{"thread":"u","role":"user","content":"d"}
+`
+	rep, err := importer.Import(ctx, e, writeFile(t, "r.jsonl", body), importer.Options{Name: "r.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.Messages, 2; got != want || len(rep.Problems) != 2 {
+		t.Fatalf("stored %d, problems %v; want %d stored, 2 problems", got, rep.Problems, want)
+	}
+	th, err := e.GetThread(ctx, "t")
+	if err != nil || th.ResourceID != "alice" {
+		t.Fatalf("thread t: %+v, %v; want resource alice", th, err)
+	}
+	for i, want := range []string{
+		`importer: r.jsonl line 3: thread belongs to another resource: "t" is not a thread of resource "bob"`,
+		`importer: r.jsonl line 4: invalid resource: is required to create thread "u"`,
+	} {
+		if got := rep.Problems[i].Error(); got != want || strings.Contains(got, "alice") {
+			t.Errorf("problem %d: %q, want %q", i, got, want)
+		}
+	}
+}
