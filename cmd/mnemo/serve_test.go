@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -155,6 +156,13 @@ func TestServe(t *testing.T) {
 	}
 	if log := stderr.String(); !strings.Contains(log, `"route":"POST /v1/context"`) || !strings.Contains(log, "stopped") {
 		t.Fatalf("serve log lacks the access log or the stop line:\n%s", log)
+	}
+	// serve.lock stays, empty: the lock is a flock on it, and removing the
+	// file would race a serve starting meanwhile (servelock_unix.go).
+	if runtime.GOOS != "windows" {
+		if b, err := os.ReadFile(filepath.Join(dir, ServeLockFile)); err != nil || len(b) != 0 {
+			t.Fatalf("serve.lock after a clean stop: %q, %v; want it kept, empty", b, err)
+		}
 	}
 
 	// After the server: the CLI uses the stored configuration.

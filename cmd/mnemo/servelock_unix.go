@@ -41,6 +41,11 @@ func lockServe(dir, url string) (release func(undo bool), err error) {
 		fmt.Fprintf(f, "%s pid %d\n", url, os.Getpid())
 	}
 	return func(undo bool) {
+		// After a clean stop serve.lock stays, empty. The lock is the
+		// flock on the open file, not the file's existence: removing it
+		// here would race a serve starting now, which may have opened this
+		// file and be waiting to lock it, while a third creates a new
+		// serve.lock and locks that; both would then serve the directory.
 		f.Truncate(0)
 		if undo && os.IsNotExist(statErr) {
 			os.Remove(path) // still locked: no other serve can have opened it
