@@ -159,7 +159,11 @@ func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in Conte
 }
 
 func (h *handlers) wmGet(ctx context.Context, _ *mcp.CallToolRequest, in WorkingMemoryInput) (*mcp.CallToolResult, WorkingMemoryOutput, error) {
-	w, err := h.t.WorkingMemory(ctx, in.ThreadID, h.wmResource(ctx, in.ThreadID, in.ResourceID))
+	res, err := h.wmResource(ctx, in.ThreadID, in.ResourceID)
+	if err != nil {
+		return nil, WorkingMemoryOutput{}, h.fail(err)
+	}
+	w, err := h.t.WorkingMemory(ctx, in.ThreadID, res)
 	if err != nil {
 		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}
@@ -167,8 +171,11 @@ func (h *handlers) wmGet(ctx context.Context, _ *mcp.CallToolRequest, in Working
 }
 
 func (h *handlers) wmUpdate(ctx context.Context, _ *mcp.CallToolRequest, in WorkingMemoryUpdateInput) (*mcp.CallToolResult, WorkingMemoryOutput, error) {
-	w, err := h.t.UpdateWorkingMemory(ctx, in.ThreadID, h.wmResource(ctx, in.ThreadID, in.ResourceID),
-		server.WorkingMemoryUpdate{Content: in.Content, Patch: in.Patch}, mcpOrigin)
+	res, err := h.wmResource(ctx, in.ThreadID, in.ResourceID)
+	if err != nil {
+		return nil, WorkingMemoryOutput{}, h.fail(err)
+	}
+	w, err := h.t.UpdateWorkingMemory(ctx, in.ThreadID, res, server.WorkingMemoryUpdate{Content: in.Content, Patch: in.Patch}, mcpOrigin)
 	if err != nil {
 		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}
@@ -177,13 +184,13 @@ func (h *handlers) wmUpdate(ctx context.Context, _ *mcp.CallToolRequest, in Work
 
 // wmResource is the resource of a resource-route working memory: empty
 // with a thread (the thread's own resource is used), else resourceID or
-// the token's only resource (server.Tenant.DefaultResource).
-func (h *handlers) wmResource(ctx context.Context, threadID, resourceID string) string {
+// the token's only resource (server.Tenant.RequireResource: an error
+// naming resourceId when neither is).
+func (h *handlers) wmResource(ctx context.Context, threadID, resourceID string) (string, error) {
 	if threadID != "" {
-		return ""
+		return "", nil
 	}
-	r, _ := h.t.DefaultResource(ctx, "threadId", "", resourceID) // no thread looked up: no error
-	return r
+	return h.t.RequireResource(ctx, "threadId", "", resourceID)
 }
 
 func (h *handlers) delete(ctx context.Context, _ *mcp.CallToolRequest, in DeleteInput) (*mcp.CallToolResult, DeleteOutput, error) {

@@ -91,7 +91,7 @@ func (s *Server) search(r *http.Request, p *Principal) (any, error) {
 // thread's, else the token's only one); when none decides, the error
 // names resourceId.
 func (t Tenant) Search(ctx context.Context, b SearchBody) (*engine.SearchResult, error) {
-	rid, err := t.requireResource(ctx, "threadId", b.ThreadID, b.ResourceID)
+	rid, err := t.RequireResource(ctx, "threadId", b.ThreadID, b.ResourceID)
 	if err != nil {
 		return nil, err
 	}

@@ -158,7 +158,7 @@ func (s *Server) appendMessages(r *http.Request, p *Principal) (any, error) {
 // (the stored thread's, else the token's only one); when none decides,
 // the error names resourceId.
 func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*AppendResult, error) {
-	rid, err := t.requireResource(ctx, "thread", threadID, b.ResourceID)
+	rid, err := t.RequireResource(ctx, "thread", threadID, b.ResourceID)
 	if err != nil {
 		return nil, err
 	}

@@ -103,10 +103,11 @@ func (t Tenant) DefaultResource(ctx context.Context, threadField, threadID, reso
 	return "", nil
 }
 
-// requireResource is DefaultResource for an operation that cannot run
-// without a resource: when nothing decides, an invalid-input error naming
-// the field resourceId.
-func (t Tenant) requireResource(ctx context.Context, threadField, threadID, resourceID string) (string, error) {
+// RequireResource is DefaultResource for an operation that cannot run
+// without a resource (search, append, the MCP working-memory tools without
+// a thread): when nothing decides, an invalid-input error naming the field
+// resourceId.
+func (t Tenant) RequireResource(ctx context.Context, threadField, threadID, resourceID string) (string, error) {
 	r, err := t.DefaultResource(ctx, threadField, threadID, resourceID)
 	if err == nil && r == "" {
 		err = errorf(kindInvalid, "resourceId", "resourceId is required unless the thread is a stored one of yours or the token has one resource")
