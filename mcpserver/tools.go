@@ -103,7 +103,7 @@ func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in Append
 	if err != nil {
 		return nil, AppendOutput{}, h.fail(err)
 	}
-	return nil, AppendOutput{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs, Stored: res.Stored}, nil
+	return nil, AppendOutput{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs, Stored: res.Stored, Created: res.Created}, nil
 }
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
@@ -167,7 +167,7 @@ func (h *handlers) wmGet(ctx context.Context, _ *mcp.CallToolRequest, in Working
 	if err != nil {
 		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}
-	return nil, WorkingMemoryOutput{Key: w.Key, Mode: w.Mode, Content: w.Content, Version: w.Version}, nil
+	return nil, wmOutput(w), nil
 }
 
 func (h *handlers) wmUpdate(ctx context.Context, _ *mcp.CallToolRequest, in WorkingMemoryUpdateInput) (*mcp.CallToolResult, WorkingMemoryOutput, error) {
@@ -179,7 +179,17 @@ func (h *handlers) wmUpdate(ctx context.Context, _ *mcp.CallToolRequest, in Work
 	if err != nil {
 		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}
-	return nil, WorkingMemoryOutput{Key: w.Key, Mode: w.Mode, Content: w.Content, Version: w.Version, Changed: w.Changed}, nil
+	return nil, wmOutput(w), nil
+}
+
+// wmOutput is a working-memory state as the tools return it: the API's
+// WorkingMemory, updatedAt in RFC 3339 (absent when never written).
+func wmOutput(w *server.WorkingMemory) WorkingMemoryOutput {
+	out := WorkingMemoryOutput{Key: w.Key, Mode: w.Mode, Content: w.Content, Version: w.Version, Changed: w.Changed}
+	if w.UpdatedAt != nil {
+		out.UpdatedAt = w.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	return out
 }
 
 // wmResource is the resource of a resource-route working memory: empty
@@ -207,5 +217,12 @@ func (h *handlers) delete(ctx context.Context, _ *mcp.CallToolRequest, in Delete
 	if err != nil {
 		return nil, DeleteOutput{}, h.fail(err)
 	}
-	return nil, DeleteOutput{Messages: res.Messages, Threads: res.Threads, Invalidated: res.Invalidated, Warning: res.Warning}, nil
+	return nil, deleteOutput(res), nil
+}
+
+// deleteOutput is memory_delete's result of an erasure: what the DELETE
+// routes answer that a model can act on, the incomplete purge included.
+func deleteOutput(res *server.EraseResult) DeleteOutput {
+	return DeleteOutput{Messages: res.Messages, Threads: res.Threads, Invalidated: res.Invalidated,
+		PurgeIncomplete: res.PurgeIncomplete, Warning: res.Warning}
 }

@@ -25,6 +25,7 @@ type AppendOutput struct {
 	Seqs       []int64  `json:"seqs" jsonschema:"the position of each stored turn in the thread"`
 	IDs        []string `json:"ids" jsonschema:"the id of each stored turn"`
 	Stored     int      `json:"stored" jsonschema:"turns written now (the rest were already stored)"`
+	Created    bool     `json:"created,omitempty" jsonschema:"the thread was started by this call"`
 }
 
 // MaxSearchTopK bounds memory_search's topK (its description says so): each
@@ -106,11 +107,12 @@ type WorkingMemoryUpdateInput struct {
 
 // WorkingMemoryOutput is a working-memory state.
 type WorkingMemoryOutput struct {
-	Key     string `json:"key" jsonschema:"thread:<id> or resource:<id>"`
-	Mode    string `json:"mode" jsonschema:"schema (a JSON object) or template (markdown)"`
-	Content string `json:"content"`
-	Version int64  `json:"version" jsonschema:"0 when never written"`
-	Changed *bool  `json:"changed,omitempty" jsonschema:"after an update: false when nothing changed"`
+	Key       string `json:"key" jsonschema:"thread:<id> or resource:<id>"`
+	Mode      string `json:"mode" jsonschema:"schema (a JSON object) or template (markdown)"`
+	Content   string `json:"content"`
+	Version   int64  `json:"version" jsonschema:"0 when never written"`
+	UpdatedAt string `json:"updatedAt,omitempty" jsonschema:"when it was last written (RFC 3339); absent when never written"`
+	Changed   *bool  `json:"changed,omitempty" jsonschema:"after an update: false when nothing changed"`
 }
 
 // DeleteInput is memory_delete's input: exactly one target.
@@ -125,5 +127,7 @@ type DeleteOutput struct {
 	Messages    []string `json:"messages" jsonschema:"ids of the turns erased"`
 	Threads     []string `json:"threads,omitempty"`
 	Invalidated []string `json:"invalidated,omitempty" jsonschema:"observations invalidated because their sources were erased"`
-	Warning     string   `json:"warning,omitempty" jsonschema:"set when damaged database files kept by a salvage may still hold what was erased (no erasure reaches them): tell the user; the operator must delete them"`
+	// PurgeIncomplete is server.EraseResult.PurgeIncomplete.
+	PurgeIncomplete string `json:"purgeIncomplete,omitempty" jsonschema:"set when the erased turns are unreadable already but their physical purge did not finish (it is retried): why"`
+	Warning         string `json:"warning,omitempty" jsonschema:"set when damaged database files kept by a salvage may still hold what was erased (no erasure reaches them): tell the user; the operator must delete them"`
 }
