@@ -192,7 +192,9 @@ func (er *erasure) deleteThreads(ctx context.Context, tx *store.Tx) error {
 		}
 	}
 	for _, t := range er.threads {
-		n, err := journal.DeleteRuns(ctx, tx, t)
+		// The deleted threads are all er.resources[0]'s (an erasure of a
+		// thread or of a resource).
+		n, err := journal.DeleteRuns(ctx, tx, t, er.resources[0])
 		if err != nil {
 			return fmt.Errorf("engine: %w", err)
 		}
@@ -229,7 +231,11 @@ func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 		resource = er.target
 		er.res.residue.add(resource)
 	}
-	if err := entombOwners(ctx, tx, er.ms, er.ts, er.threads, resource); err != nil {
+	owner := ""
+	if len(er.threads) > 0 { // an erasure of a thread or a resource: one owner
+		owner = er.resources[0]
+	}
+	if err := entombOwners(ctx, tx, er.ms, er.ts, er.threads, resource, owner); err != nil {
 		return err
 	}
 	er.res.residue.add(er.threads...)

@@ -57,12 +57,14 @@ func (t *tombstones) of(id string) string {
 // deleted what goes whole (rows, tool applications, memo entries, seq
 // tombstones, working memory). The engine holds the key and decides whom
 // to entomb; each table's owner rewrites its rows (journal.EntombThread,
-// observe.EntombThread and the others).
-func entombOwners(ctx context.Context, tx *store.Tx, ms *msgstore.Store, ts *tombstones, threads []string, resource string) error {
+// observe.EntombThread and the others). owner is the deleted threads'
+// resource: a run another resource recorded on one of their ids before it
+// existed is entombed but keeps its query (journal.Entomb.Owner).
+func entombOwners(ctx context.Context, tx *store.Tx, ms *msgstore.Store, ts *tombstones, threads []string, resource, owner string) error {
 	if len(threads) == 0 && resource == "" {
 		return nil
 	}
-	en := journal.Entomb{Of: ts.of, Deleted: make(map[string]bool, len(threads)), Resource: resource}
+	en := journal.Entomb{Of: ts.of, Deleted: make(map[string]bool, len(threads)), Resource: resource, Owner: owner}
 	for _, t := range threads {
 		en.Deleted[t] = true
 	}

@@ -22,6 +22,11 @@ type Entomb struct {
 	Deleted map[string]bool
 	// Resource is the erased resource, "" when the erasure erases none.
 	Resource string
+	// Owner is the resource that owns the deleted threads. A record of a
+	// deleted thread made under another resource (its LoadContext before
+	// Owner created the thread) keeps its query: it is that resource's, not
+	// the thread's. "" scrubs every record's query.
+	Owner string
 }
 
 // resource returns the resource id a record keeps: the tombstone of the
@@ -83,40 +88,62 @@ func EntombThread(ctx context.Context, tx store.Conn, en Entomb, t, only string)
 // erased resource, as "ana@example.com:turn-1" does — with their own
 // tombstones: the id kept nowhere includes the run ids that spell it. Such
 // a run id is then no longer claimed under its old spelling. The erasure
-// has already deleted the records keyed by these run ids (memctx records,
-// tool applications).
+// has already deleted the records keyed by the owner's run ids (memctx
+// records, tool applications); those of another resource's run on the
+// thread id, which DeleteRuns keeps, are deleted here when the run id is
+// replaced, since their keys spell the erased id.
 func EntombRunIDs(ctx context.Context, tx store.Conn, en Entomb, tomb string, threads []string) error {
 	tx = store.Bound(tx)
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM runs WHERE thread_id = ?`, tomb)
+	runs, err := runsOf(ctx, tx, tomb)
 	if err != nil {
-		return fmt.Errorf("journal: erase: %w", err)
+		return err
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("journal: erase: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("journal: erase: %w", err)
-	}
-	for _, id := range ids {
-		spells := en.Resource != "" && strings.Contains(id, en.Resource)
+	for _, r := range runs {
+		spells := en.Resource != "" && strings.Contains(r.id, en.Resource)
 		for _, t := range threads {
-			spells = spells || strings.Contains(id, t)
+			spells = spells || strings.Contains(r.id, t)
 		}
 		if !spells {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE runs SET id = ? WHERE id = ?`, en.Of(id), id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET id = ? WHERE id = ?`, en.Of(r.id), r.id); err != nil {
 			return fmt.Errorf("journal: erase: tombstone run id: %w", err)
+		}
+		if en.Owner == "" || r.resource == en.Owner || r.resource == en.resource(en.Owner) {
+			continue // the owner's: its records are deleted already
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND key = ?`, ScopeMemCtx, MemCtxKey(r.id)); err != nil {
+			return fmt.Errorf("journal: erase: memctx record of run %s: %w", r.id, err)
+		}
+		if err := ForgetRunTools(ctx, tx, r.id); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// runOwned is a run of a thread, with its resource.
+type runOwned struct{ id, resource string }
+
+// runsOf returns, in tx, the runs thread owns.
+func runsOf(ctx context.Context, tx store.Conn, thread string) ([]runOwned, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, resource_id FROM runs WHERE thread_id = ?`, thread)
+	if err != nil {
+		return nil, fmt.Errorf("journal: erase: %w", err)
+	}
+	defer rows.Close()
+	var out []runOwned
+	for rows.Next() {
+		var r runOwned
+		if err := rows.Scan(&r.id, &r.resource); err != nil {
+			return nil, fmt.Errorf("journal: erase: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: erase: %w", err)
+	}
+	return out, nil
 }
 
 // EntombResource replaces, in tx, the erased resource en.Resource with its
@@ -176,8 +203,9 @@ func EntombMemCtx(ctx context.Context, tx store.Conn, en Entomb, t, only string)
 
 // entomb rewrites rec in place (see EntombMemCtx).
 func (rec *MemCtx) entomb(en Entomb) {
+	own := en.Owner == "" || rec.ResourceID == en.Owner
 	rec.ThreadID, rec.ResourceID = en.Of(rec.ThreadID), en.resource(rec.ResourceID)
-	if rec.Query != "" {
+	if rec.Query != "" && own {
 		rec.Query = ErasedPreview
 	}
 	for _, list := range [][]Ref{rec.Recalled, rec.Recent, rec.Dropped, rec.Unsettled} {

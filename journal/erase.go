@@ -120,12 +120,16 @@ func ForgetRunTools(ctx context.Context, tx store.Conn, runID string) error {
 	return nil
 }
 
-// DeleteRuns deletes in tx the memctx records of thread's runs (a deleted
-// thread leaves no run listing; the run ids stay claimed in runs) and
-// returns how many it deleted.
-func DeleteRuns(ctx context.Context, tx store.Conn, thread string) (int, error) {
+// DeleteRuns deletes in tx the memctx records of thread's runs recorded
+// under resource, the thread's owner (a deleted thread leaves no run
+// listing; the run ids stay claimed in runs), and returns how many it
+// deleted. Another resource's runs on the same thread id (a LoadContext of
+// that resource before the thread existed; resource created it later) are
+// its records, not the thread's: they are kept, and the erasure entombs the
+// thread id in them (EntombThread), as in the records other threads keep.
+func DeleteRuns(ctx context.Context, tx store.Conn, thread, resource string) (int, error) {
 	tx = store.Bound(tx)
-	r, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND thread_id = ?`, ScopeMemCtx, thread)
+	r, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND thread_id = ? AND resource_id IN (?, '')`, ScopeMemCtx, thread, resource)
 	if err != nil {
 		return 0, fmt.Errorf("journal: erase: runs of thread %s: %w", thread, err)
 	}

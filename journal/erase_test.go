@@ -149,7 +149,7 @@ func testEraseRecords(t *testing.T, b backend) {
 		if err := journal.DeleteThread(ctx, tx, "t1"); err != nil {
 			return err
 		}
-		runs, err = journal.DeleteRuns(ctx, tx, "t1")
+		runs, err = journal.DeleteRuns(ctx, tx, "t1", "r1")
 		return err
 	})
 	if got := count(journal.ScopeErased); got != 0 || runs != 1 || count(journal.ScopeMemCtx) != 0 {

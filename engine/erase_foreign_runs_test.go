@@ -1,0 +1,70 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// TestDeleteThreadKeepsOtherResourcesRuns: a resource's LoadContext on a
+// thread id before the thread exists records a run of that resource;
+// another resource may then create the thread (thread ids are global
+// names, and this one was free). Erasing that thread deleted the first
+// resource's run records with the thread's own, so one tenant's erasure
+// (or expiry, or quota eviction) destroyed another tenant's provenance.
+// The other resource's run is kept, its thread id entombed (the erased id
+// is kept nowhere), unless its run id spells the erased thread's id: that
+// run id is entombed as the owner's are, and its record goes.
+func TestDeleteThreadKeepsOtherResourcesRuns(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		const shared, alice, bob = "shared-thread-4412", "res-alice", "res-bob"
+		const aliceRun, spelled = "alice-run-7731", "shared-thread-4412-alice"
+		for _, run := range []string{aliceRun, spelled} {
+			if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: shared, ResourceID: alice,
+				Query: "where did I leave the walrus figurine"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		appendUser(t, e, shared, bob, "bob's first turn in his new thread")
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "bob-run-1", ThreadID: shared, ResourceID: bob}); err != nil {
+			t.Fatal(err)
+		}
+
+		res, err := e.DeleteThread(ctx, shared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := res.Runs, 1; got != want {
+			t.Errorf("EraseResult.Runs = %d, want %d (bob's run only)", got, want)
+		}
+		rec, err := e.Journal().MemCtx(ctx, aliceRun)
+		if err != nil {
+			t.Fatalf("alice's run after the erasure of bob's thread: %v, want it kept", err)
+		}
+		if rec.ResourceID != alice || rec.Query != "where did I leave the walrus figurine" || rec.ThreadID == shared {
+			t.Errorf("alice's run: resource %q, query %q, thread %q; want %q, her query, the thread id entombed",
+				rec.ResourceID, rec.Query, rec.ThreadID, alice)
+		}
+		runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ResourceID: alice})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 1 || runs[0].RunID != aliceRun {
+			t.Errorf("alice's runs listed: %+v, want %s alone", runs, aliceRun)
+		}
+		for _, run := range []string{"bob-run-1", spelled} {
+			if _, err := e.Journal().MemCtx(ctx, run); !errors.Is(err, journal.ErrNotFound) {
+				t.Errorf("run %s after the erasure: %v, want ErrNotFound", run, err)
+			}
+		}
+		if hits := storedCopies(t, be, e, shared); len(hits) > 0 {
+			t.Errorf("the deleted thread's id is still in %v", hits)
+		}
+	})
+}
