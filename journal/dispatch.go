@@ -68,13 +68,14 @@ func (j *Journal) ClaimRunTx(ctx context.Context, tx store.Conn, runID, threadID
 }
 
 // RunOwner reads the thread and resource that claimed runID (through q, a
-// transaction or the pool); ErrNotFound (wrapped) when it is unclaimed. An
+// transaction or the pool); an error matching ErrNotFound (`journal: run
+// not found: "ID"`) when it is unclaimed. An
 // erased thread's runs name its tombstone.
 func RunOwner(ctx context.Context, q Querier, runID string) (threadID, resourceID string, err error) {
 	q = store.Bound(q)
 	err = q.QueryRowContext(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&threadID, &resourceID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", "", fmt.Errorf("%w: run %q", ErrNotFound, runID)
+		return "", "", &runNotFoundError{runID: runID}
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("journal: read run %s: %w", runID, err)
@@ -91,7 +92,7 @@ func DispatchMessage(ctx context.Context, tx store.Conn, runID, callID string) (
 	case errors.Is(err, sql.ErrNoRows):
 		return "", false, nil
 	case err != nil:
-		return "", false, fmt.Errorf("journal: read dispatch: %w", err)
+		return "", false, fmt.Errorf("journal: read dispatch %q of run %s: %w", callID, runID, err)
 	}
 	return messageID, true, nil
 }
@@ -124,7 +125,7 @@ func BeginDispatch(ctx context.Context, tx store.Conn, d Dispatch) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO dispatches (run_id, call_id, thread_id, resource_id, message_id, name, begun_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, d.RunID, d.CallID, d.ThreadID, d.ResourceID, d.MessageID, d.Name, d.BegunAt.UnixMilli())
 	if err != nil {
-		return fmt.Errorf("journal: begin dispatch: %w", err)
+		return fmt.Errorf("journal: begin dispatch %q of run %s: %w", d.CallID, d.RunID, err)
 	}
 	return nil
 }
@@ -136,14 +137,15 @@ func SettleDispatch(ctx context.Context, tx store.Conn, runID, callID, resultID 
 	tx = store.Bound(tx)
 	if _, err := tx.ExecContext(ctx, `UPDATE dispatches SET result_id = ?, failed = ?, settled_at = ? WHERE run_id = ? AND call_id = ?`,
 		resultID, failed, at.UnixMilli(), runID, callID); err != nil {
-		return fmt.Errorf("journal: settle dispatch: %w", err)
+		return fmt.Errorf("journal: settle dispatch %q of run %s: %w", callID, runID, err)
 	}
 	return nil
 }
 
 // ReadDispatch reads the dispatch (runID, callID) through q (a transaction
-// or the pool), with its call message's seq and tool calls; ErrNotFound
-// (wrapped) when it was never begun (or was erased).
+// or the pool), with its call message's seq and tool calls; an error
+// matching ErrNotFound (`journal: dispatch not found: call "C" of run
+// "R"`) when it was never begun (or was erased).
 func ReadDispatch(ctx context.Context, q Querier, runID, callID string) (Dispatch, error) {
 	q = store.Bound(q)
 	d := Dispatch{RunID: runID, CallID: callID}
@@ -157,10 +159,10 @@ func ReadDispatch(ctx context.Context, q Querier, runID, callID string) (Dispatc
 		FROM dispatches d LEFT JOIN messages m ON m.id = d.message_id WHERE d.run_id = ? AND d.call_id = ?`, runID, callID).
 		Scan(&d.ThreadID, &d.ResourceID, &d.Name, &d.MessageID, &d.Seq, &calls, &d.ResultID, &d.Failed, &begun, &settled)
 	if errors.Is(err, sql.ErrNoRows) {
-		return d, fmt.Errorf("%w: dispatch of call %q in run %q", ErrNotFound, callID, runID)
+		return d, &dispatchNotFoundError{runID: runID, callID: callID}
 	}
 	if err != nil {
-		return d, fmt.Errorf("journal: read dispatch: %w", err)
+		return d, fmt.Errorf("journal: read dispatch %q of run %s: %w", callID, runID, err)
 	}
 	d.ToolCalls = calls.String
 	d.BegunAt = time.UnixMilli(begun).UTC()
@@ -176,19 +178,19 @@ func (j *Journal) UnsettledDispatches(ctx context.Context, threadID string) ([]D
 	rows, err := j.conn.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches WHERE thread_id = ? AND result_id = ''`+
 		byRun(j.conn, ` ORDER BY begun_at, run_id, call_id`), threadID)
 	if err != nil {
-		return nil, fmt.Errorf("journal: list unsettled dispatches: %w", err)
+		return nil, fmt.Errorf("journal: list unsettled dispatches of thread %s: %w", threadID, err)
 	}
 	defer rows.Close()
 	var keys []DispatchKey
 	for rows.Next() {
 		var k DispatchKey
 		if err := rows.Scan(&k.RunID, &k.CallID); err != nil {
-			return nil, fmt.Errorf("journal: list unsettled dispatches: %w", err)
+			return nil, fmt.Errorf("journal: list unsettled dispatches of thread %s: %w", threadID, err)
 		}
 		keys = append(keys, k)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("journal: list unsettled dispatches: %w", err)
+		return nil, fmt.Errorf("journal: list unsettled dispatches of thread %s: %w", threadID, err)
 	}
 	return keys, nil
 }
@@ -235,7 +237,7 @@ func (j *Journal) DispatchPending(ctx context.Context, messageID, callID string)
 	err := j.stmts.QueryRow(ctx, `SELECT COUNT(*) FROM dispatches WHERE message_id = ? AND call_id = ? AND result_id = ''`,
 		messageID, callID).Scan(&n)
 	if err != nil {
-		return false, fmt.Errorf("journal: read dispatch of %s: %w", messageID, err)
+		return false, fmt.Errorf("journal: read dispatch %q of message %s: %w", callID, messageID, err)
 	}
 	return n > 0, nil
 }
@@ -288,7 +290,7 @@ func DispatchAnswer(ctx context.Context, tx store.Conn, runID, callID string) (m
 	case errors.Is(err, sql.ErrNoRows):
 		return "", false, nil
 	case err != nil:
-		return "", false, fmt.Errorf("journal: read the answer of dispatch %q in run %s: %w", callID, runID, err)
+		return "", false, fmt.Errorf("journal: read the answer of dispatch %q of run %s: %w", callID, runID, err)
 	}
 	return messageID, true, nil
 }
@@ -302,7 +304,7 @@ func DeleteDispatch(ctx context.Context, tx store.Conn, runID, callID string, no
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE run_id = ? AND call_id = ?`, runID, callID); err != nil {
-		return fmt.Errorf("journal: erase dispatch of call %q in run %s: %w", callID, runID, err)
+		return fmt.Errorf("journal: erase: dispatch %q of run %s: %w", callID, runID, err)
 	}
 	return nil
 }
@@ -321,7 +323,7 @@ func DeleteDispatches(ctx context.Context, tx store.Conn, messageIDs []string, n
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE `+where, args...); err != nil {
-			return fmt.Errorf("journal: erase dispatches: %w", err)
+			return fmt.Errorf("journal: erase: dispatches: %w", err)
 		}
 		return nil
 	})
@@ -332,7 +334,7 @@ func DeleteDispatches(ctx context.Context, tx store.Conn, messageIDs []string, n
 func DeleteThreadDispatches(ctx context.Context, tx store.Conn, threadID string) error {
 	tx = store.Bound(tx)
 	if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE thread_id = ?`, threadID); err != nil {
-		return fmt.Errorf("journal: erase dispatches of thread %s: %w", threadID, err)
+		return fmt.Errorf("journal: erase: dispatches of thread %s: %w", threadID, err)
 	}
 	return nil
 }

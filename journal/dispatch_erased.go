@@ -42,7 +42,7 @@ func DispatchErased(ctx context.Context, q Querier, runID, callID string) (threa
 	case errors.Is(err, sql.ErrNoRows):
 		return "", "", false, nil
 	case err != nil:
-		return "", "", false, fmt.Errorf("journal: read the erasure of dispatch %q in run %s: %w", callID, runID, err)
+		return "", "", false, fmt.Errorf("journal: read the erasure of dispatch %q of run %s: %w", callID, runID, err)
 	}
 	return threadID, resourceID, true, nil
 }
@@ -54,20 +54,20 @@ func DispatchErased(ctx context.Context, q Querier, runID, callID string) (threa
 func tombstoneDispatches(ctx context.Context, tx store.Conn, now time.Time, where string, args ...any) error {
 	rows, err := tx.QueryContext(ctx, `SELECT run_id, call_id, thread_id, resource_id FROM dispatches WHERE `+where, args...)
 	if err != nil {
-		return fmt.Errorf("journal: erase dispatches: %w", err)
+		return fmt.Errorf("journal: erase: dispatches: %w", err)
 	}
 	var tombs [][4]string
 	for rows.Next() {
 		var r [4]string
 		if err := rows.Scan(&r[0], &r[1], &r[2], &r[3]); err != nil {
 			rows.Close()
-			return fmt.Errorf("journal: erase dispatches: %w", err)
+			return fmt.Errorf("journal: erase: dispatches: %w", err)
 		}
 		tombs = append(tombs, r)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("journal: erase dispatches: %w", err)
+		return fmt.Errorf("journal: erase: dispatches: %w", err)
 	}
 	for _, r := range tombs {
 		if err := tombstone(ctx, tx, ScopeDispatchErased, dispatchTombKey(r[0], r[1]), r[2], r[3], now); err != nil {

@@ -70,6 +70,26 @@ func testDispatchLifecycle(t *testing.T, b backend) {
 	}
 }
 
+// TestDispatchNotFoundWording: an unclaimed run and an unknown dispatch
+// are worded as the journal's other missing things, `journal: run not
+// found: "ID"` and `journal: dispatch not found: call "C" of run "R"`, and
+// still match ErrNotFound; they read `journal: record not found: run
+// "ID"` and `… dispatch of call "C" in run "R"`.
+func TestDispatchNotFoundWording(t *testing.T) { forEachBackend(t, testDispatchNotFoundWording) }
+
+func testDispatchNotFoundWording(t *testing.T, b backend) {
+	ctx := context.Background()
+	_, db := b.openErase(t)
+	_, err := journal.ReadDispatch(ctx, db, "run1", "c1")
+	if got, want := fmt.Sprint(err), `journal: dispatch not found: call "c1" of run "run1"`; got != want || !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("ReadDispatch of nothing: %q (ErrNotFound %v), want %q", got, errors.Is(err, journal.ErrNotFound), want)
+	}
+	_, _, err = journal.RunOwner(ctx, db, "run1")
+	if got, want := fmt.Sprint(err), `journal: run not found: "run1"`; got != want || !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("RunOwner of an unclaimed run: %q (ErrNotFound %v), want %q", got, errors.Is(err, journal.ErrNotFound), want)
+	}
+}
+
 // TestDispatchMissing: an unknown dispatch and an unclaimed run are
 // ErrNotFound; a run claimed by another thread is ErrRunOwned.
 func TestDispatchMissing(t *testing.T) { forEachBackend(t, testDispatchMissing) }

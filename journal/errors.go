@@ -22,6 +22,19 @@ func (e *runNotFoundError) Error() string {
 // Is makes the error ErrNotFound for errors.Is.
 func (e *runNotFoundError) Is(target error) bool { return target == ErrNotFound }
 
+// dispatchNotFoundError is ErrNotFound for a dispatch never begun (or
+// erased), worded as runNotFoundError: `journal: dispatch not found: call
+// "C" of run "R"` (it read `journal: record not found: dispatch of call
+// "C" in run "R"`).
+type dispatchNotFoundError struct{ runID, callID string }
+
+func (e *dispatchNotFoundError) Error() string {
+	return fmt.Sprintf("journal: dispatch not found: call %q of run %q", e.callID, e.runID)
+}
+
+// Is makes the error ErrNotFound for errors.Is.
+func (e *dispatchNotFoundError) Is(target error) bool { return target == ErrNotFound }
+
 // ErrRunExists is returned by PutMemCtx and CheckNewRun when a memctx
 // record already exists for the run id and the caller did not ask to
 // replace it.
