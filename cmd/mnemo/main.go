@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -266,8 +267,9 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex'.\n",
 			name, err, m.Dir, engine.DatabaseFile, engine.DatabaseFile, engine.DatabaseFile, m.Dir)
 		return 1
-	case errors.Is(err, engine.ErrDatabaseCorrupt) && !errors.As(err, new(*engine.CheckError)):
-		// The open could not read mnemo.db at all (check's own findings
+	case (errors.Is(err, engine.ErrDatabaseCorrupt) || store.IsCorrupt(err)) && !errors.As(err, new(*engine.CheckError)):
+		// The open could not read mnemo.db at all, or a later query met
+		// a damaged page the open did not read (check's own findings
 		// were printed with this advice by check).
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
 		printCorruptAdvice(m.Stderr, m.Dir)

@@ -197,3 +197,23 @@ func TestDatabaseNotFileAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestCorruptMidCommandAdvice: a command that opened the directory but met
+// the damage in a later query (a garbled leaf page of messages, which the
+// open does not read) says what to do, as one whose open failed does:
+// restore from a backup, or salvage. It printed SQLite's "database disk
+// image is malformed" alone.
+func TestCorruptMidCommandAdvice(t *testing.T) {
+	dir := storedDir(t, engine.Config{}, false, inThreadT(harbourMessages()...))
+	path := filepath.Join(dir, engine.DatabaseFile)
+	garblePage(t, path, messageLeaf(t, path))
+	for _, args := range [][]string{
+		{"messages", "--thread", "t"},
+		{"search", "--resource", "r", "harbour at dusk"},
+	} {
+		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...)
+		if code != 1 || !strings.Contains(stderr, "malformed") || !strings.Contains(stderr, "from a backup") || !strings.Contains(stderr, "salvage") {
+			t.Errorf("%s on a garbled page: exit %d, want 1 with the advice\n%s%s", args[0], code, out, stderr)
+		}
+	}
+}
