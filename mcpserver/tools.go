@@ -86,6 +86,9 @@ func (h *handlers) problem(err error, fields map[string]string) error {
 		p.Field, p.Detail = "topK", strings.ReplaceAll(p.Detail, "recall.topK", "topK")
 	}
 	if arg, ok := fields[p.Field]; ok { // an HTTP path's name; the tools take the id as an argument
+		if rest, ok := strings.CutPrefix(p.Detail, p.Field+" "); ok { // "resource must be …"
+			p.Detail = arg + " " + rest
+		}
 		p.Field = arg
 	}
 	if p.Field != "" {
