@@ -196,14 +196,28 @@ func wmOutput(w *server.WorkingMemory) WorkingMemoryOutput {
 }
 
 // wmResource is the resource of a resource-route working memory: empty
-// with a thread (the thread's own resource is used), else resourceID or
-// the token's only resource (server.Tenant.RequireResource: an error
-// naming resourceId when neither is).
+// with a thread (the thread's own resource is used, and a resourceID given
+// too must be it: server.ThreadConflict, as memory_append and
+// memory_context check), else resourceID or the token's only resource
+// (server.Tenant.RequireResource: an error naming resourceId when neither
+// is).
 func (h *handlers) wmResource(ctx context.Context, threadID, resourceID string) (string, error) {
-	if threadID != "" {
-		return "", nil
+	if threadID == "" {
+		return h.t.RequireResource(ctx, "threadId", "", resourceID)
 	}
-	return h.t.RequireResource(ctx, "threadId", "", resourceID)
+	if resourceID != "" {
+		if err := h.t.Resource("resourceId", resourceID); err != nil {
+			return "", err
+		}
+		th, err := h.t.ThreadIn(ctx, "threadId", threadID)
+		if err != nil {
+			return "", err
+		}
+		if th.ResourceID != resourceID {
+			return "", server.ThreadConflict("resourceId", threadID)
+		}
+	}
+	return "", nil
 }
 
 func (h *handlers) delete(ctx context.Context, _ *mcp.CallToolRequest, in DeleteInput) (*mcp.CallToolResult, DeleteOutput, error) {

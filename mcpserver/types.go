@@ -94,13 +94,13 @@ type ContextOutput struct {
 // WorkingMemoryInput names a working memory.
 type WorkingMemoryInput struct {
 	ThreadID   string `json:"threadId,omitempty" jsonschema:"the conversation whose working memory to use"`
-	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope); may be left out with threadId or when the token has one resource"`
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope); may be left out with threadId or when the token has one resource; with threadId it must be the thread's"`
 }
 
 // WorkingMemoryUpdateInput is working_memory_update's input.
 type WorkingMemoryUpdateInput struct {
 	ThreadID   string         `json:"threadId,omitempty" jsonschema:"the conversation whose working memory to change"`
-	ResourceID string         `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope)"`
+	ResourceID string         `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope); with threadId it must be the thread's"`
 	Content    *string        `json:"content,omitempty" jsonschema:"the whole new state: a JSON object as text in schema mode, a markdown document in template mode"`
 	Patch      map[string]any `json:"patch,omitempty" jsonschema:"schema mode only: the fields to change (null deletes a field; lists are replaced whole)"`
 }

@@ -57,7 +57,7 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 	case err != nil:
 		return nil, err
 	case b.ResourceID != "" && th.ResourceID != b.ResourceID:
-		return nil, errorf(kindConflict, "resourceId", "thread %q belongs to another of your resources", b.ThreadID)
+		return nil, ThreadConflict("resourceId", b.ThreadID)
 	}
 	if err := t.RunIDFree(ctx, b.RunID); err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func (t Tenant) Search(ctx context.Context, b SearchBody) (*engine.SearchResult,
 			return nil, err
 		}
 		if th.ResourceID != b.ResourceID {
-			return nil, errorf(kindConflict, "threadId", "thread %q belongs to another of your resources", b.ThreadID)
+			return nil, ThreadConflict("threadId", b.ThreadID)
 		}
 	}
 	req := engine.SearchRequest{ResourceID: b.ResourceID, ThreadID: b.ThreadID, Query: b.Query, At: timeOrZero(b.At)}

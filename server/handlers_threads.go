@@ -174,7 +174,7 @@ func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*App
 	case err != nil:
 		return nil, err
 	case th.ResourceID != b.ResourceID:
-		return nil, errorf(kindConflict, "resourceId", "thread %q belongs to another of your resources", threadID)
+		return nil, ThreadConflict("resourceId", threadID)
 	}
 	req := engine.AppendRequest{ThreadID: threadID, ResourceID: b.ResourceID, Messages: make([]engine.Message, len(b.Messages))}
 	for i, m := range b.Messages {

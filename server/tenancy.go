@@ -115,6 +115,14 @@ func (t Tenant) RequireResource(ctx context.Context, threadField, threadID, reso
 	return r, err
 }
 
+// ThreadConflict is the error of a request that names a thread and a
+// resource of the principal's that the thread does not belong to (a
+// foreign thread or resource is not found before): a conflict (409)
+// naming field, `thread "ID" belongs to another of your resources`.
+func ThreadConflict(field, threadID string) error {
+	return errorf(kindConflict, field, "thread %q belongs to another of your resources", threadID)
+}
+
 // Run returns the memctx record of a run of a resource the principal may
 // touch.
 func (t Tenant) Run(ctx context.Context, id string) (*journal.MemCtx, error) {
