@@ -53,12 +53,14 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 			p.Resources[r] = true
 		}
 	}
-	e, err := c.openService(ctx) // the observer runs as under mnemo serve
+	// The engine's warnings and the MCP server's go to standard error
+	// (standard output is the protocol's); the engine's went nowhere before.
+	log := slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e, err := c.openService(ctx, log) // the observer runs as under mnemo serve
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	log := slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := mcpserver.New(e, p, mcpserver.Options{Version: version(), Logger: log})
 	out := &lockedWriter{w: c.Stdout}
 	in := newMCPLines(c.Stdin, out) // a bad line is answered, not the session's end

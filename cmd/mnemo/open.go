@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -55,8 +56,8 @@ func (m *Main) openAt(ctx context.Context, dir string) (*engine.Engine, error) {
 // the stored configuration built (mnemo.json's observe section: endpoint,
 // model, apiKeyEnv), so its background and syncOnLoad apply: mnemo mcp is a
 // service, as mnemo serve is, and observes as serve's /mcp does. The
-// one-shot commands stay render-only.
-func (m *Main) openService(ctx context.Context) (*engine.Engine, error) {
+// one-shot commands stay render-only. The engine's warnings go to log.
+func (m *Main) openService(ctx context.Context, log *slog.Logger) (*engine.Engine, error) {
 	t := m.target()
 	if t.dir != "" {
 		if err := checkNotServed(t.dir); err != nil {
@@ -67,6 +68,7 @@ func (m *Main) openService(ctx context.Context) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.Logger = log
 	return engine.Open(ctx, cfg)
 }
 

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,4 +219,48 @@ func TestCorruptMidCommandAdvice(t *testing.T) {
 			t.Errorf("%s on a garbled page: exit %d, want 1 with the advice\n%s%s", args[0], code, out, stderr)
 		}
 	}
+}
+
+// TestServiceLogsEngineWarnings: mnemo serve and mnemo mcp give the engine
+// their log, so its warnings reach standard error: here the one a close
+// after meeting a damaged page writes (the WAL left as found, for
+// salvage). Both opened the engine without a logger, and every engine
+// warning (a quarantined index, a failed embedding or eviction, an
+// observer behind) went nowhere.
+func TestServiceLogsEngineWarnings(t *testing.T) {
+	const warning = "the database file was found damaged"
+	damaged := func(t *testing.T) string {
+		dir := storedDir(t, engine.Config{}, false, inThreadT(harbourMessages()...))
+		path := filepath.Join(dir, engine.DatabaseFile)
+		garblePage(t, path, messageLeaf(t, path))
+		return dir
+	}
+	t.Run("serve", func(t *testing.T) {
+		base, stderr, stop := startServe(t, damaged(t))
+		resp, err := http.Post(base+"/v1/search", "application/json", strings.NewReader(`{"resourceId":"r","query":"harbour at dusk"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if code := stop(); resp.StatusCode != http.StatusInternalServerError || code != 0 || !strings.Contains(stderr.String(), warning) {
+			t.Fatalf("search %d, serve exit %d; stderr lacks %q:\n%s", resp.StatusCode, code, warning, stderr.String())
+		}
+	})
+	t.Run("mcp", func(t *testing.T) {
+		in := strings.Join([]string{
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_search","arguments":{"resourceId":"r","query":"harbour at dusk"}}}`,
+		}, "\n") + "\n"
+		var out, errOut bytes.Buffer
+		m := &Main{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errOut, Getenv: func(k string) string {
+			if k == "MNEMO_EMBEDDER" {
+				return "hash-384"
+			}
+			return ""
+		}}
+		if code := m.Run(context.Background(), []string{"--dir", damaged(t), "mcp", "--resources", "r"}); code != 0 || !strings.Contains(errOut.String(), warning) {
+			t.Fatalf("mcp exit %d; stderr lacks %q:\n%s\n%s", code, warning, errOut.String(), out.String())
+		}
+	})
 }

@@ -69,6 +69,11 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	// One log for the engine's warnings (a quarantined index, a failed
+	// embedding, damage met, an observer behind) and the server's access
+	// lines; the engine's went nowhere before (Config.Logger nil).
+	log := slog.New(slog.NewJSONHandler(c.Stderr, nil))
+	cfg.Logger = log
 	e, err := c.openServed(ctx, cfg, mc, *configFile)
 	if err != nil {
 		release(true) // the engine did not open: no serve.lock (nor a directory) left behind
@@ -80,7 +85,6 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if mc.Server != nil {
 		maxBody = mc.Server.MaxBodyBytes
 	}
-	log := slog.New(slog.NewJSONHandler(c.Stderr, nil))
 	stopSweep := c.startSweep(ctx, e, log, mc) // lifecycle.go: expiry every lifecycle.sweepEvery
 	defer stopSweep()
 	// The inspector's sign-in sessions live in this process: a restart
