@@ -67,7 +67,11 @@ type ContextMessage struct {
 //   - render-v2: every stored text escaped by internal/render; marker-shaped
 //     text in messages quoted; observations in tags with their trust; marker
 //     dates with their time and zone.
-const RenderVersion = "render-v2"
+//   - render-v3: marker-shaped text also quoted with invisible characters
+//     between its letters, look-alike letters (Cyrillic, Greek) or a
+//     square-bracket look-alike ("[re\u200bcalled", "【recalled"). A run
+//     of render-v2 whose turns held none of these replays byte for byte.
+const RenderVersion = "render-v3"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new

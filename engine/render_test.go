@@ -341,5 +341,19 @@ func TestReplayOtherRendering(t *testing.T) {
 		if !errors.As(err, &de) || !strings.Contains(err.Error(), "rendered by render-v1") {
 			t.Fatalf("err = %v, want a divergence naming render-v1", err)
 		}
+		// render-v3 quotes look-alike markers that render-v2 left as they
+		// were: a render-v2 run whose hash this engine cannot reproduce is
+		// reported as rendered by render-v2 (the version was not bumped
+		// with that change at first, and the divergence blamed the
+		// configuration).
+		rec.Render = "render-v2"
+		b, _ = json.Marshal(rec)
+		if _, err := engine.ConnOf(e).ExecContext(ctx, `UPDATE journal SET output = ? WHERE scope = ? AND key = ?`, b, journal.ScopeMemCtx, journal.MemCtxKey("run-1")); err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Replay(ctx, "run-1", engine.ReplayOptions{})
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), "rendered by render-v2") {
+			t.Fatalf("err = %v, want a divergence naming render-v2", err)
+		}
 	})
 }
