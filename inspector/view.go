@@ -72,12 +72,14 @@ type ReplayView struct {
 }
 
 // DiffMessage is a message of the original prompt, marked when the
-// counterfactual leaves it out.
+// counterfactual leaves it out: its role, name (a tool's), content and
+// tool calls as the prompt holds them.
 type DiffMessage struct {
-	Role, Text, Reason string
-	ThreadID           string
-	Seq                int64
-	Removed            bool
+	Role, Name, Text, Reason string
+	ToolCalls                []engine.ToolCall
+	ThreadID                 string
+	Seq                      int64
+	Removed                  bool
 }
 
 // replayOptions maps the page's "without" parameters to ReplayOptions
@@ -142,7 +144,8 @@ func BuildRun(ctx context.Context, t server.Tenant, runID string, without []stri
 			kept[m.MessageID] = true
 		}
 		for _, m := range rp.Original.Messages {
-			rv.Messages = append(rv.Messages, DiffMessage{Role: m.Role, Text: m.Content, Reason: m.Reason, ThreadID: m.ThreadID, Seq: m.Seq, Removed: !kept[m.MessageID]})
+			rv.Messages = append(rv.Messages, DiffMessage{Role: m.Role, Name: m.Name, Text: m.Content, ToolCalls: m.ToolCalls,
+				Reason: m.Reason, ThreadID: m.ThreadID, Seq: m.Seq, Removed: !kept[m.MessageID]})
 		}
 	}
 	v.Replay = rv
