@@ -110,6 +110,27 @@ func UnknownField(data []byte, t reflect.Type) (path, detail string) {
 	return "", ""
 }
 
+// FieldFault words why the JSON value data does not decode into the Go
+// type t by the member at fault, in the API's words, for a reader of a
+// file (mnemo serve's --config): `unknown field "recall.mdoe" (did you
+// mean "mode"?)`, `"recall.topK" must be a JSON number, not a string`,
+// `"lifecycle.idleTtl" is malformed: …`. encoding/json's own words name
+// neither the path of an unknown member nor the file's types. It returns
+// "", "" when no member alone fails (a syntax error: the caller words it).
+func FieldFault(data []byte, t reflect.Type) (path, detail string) {
+	p, err := badField(data, t, "")
+	var te *json.UnmarshalTypeError
+	switch {
+	case p == "":
+		return "", ""
+	case errors.Is(err, errUnknownField):
+		return p, unknownFieldDetail(p, err)
+	case errors.As(err, &te):
+		return p, typeDetail(p, te)
+	}
+	return p, fmt.Sprintf("%s is malformed: %v", fieldName(p), err)
+}
+
 // unknownFieldError is badStructField's error for a member no field takes:
 // errors.Is(err, errUnknownField), with the field it most likely meant
 // (jsonkey.Closest; "" when none is close).

@@ -20,21 +20,12 @@ func tokenFault(b []byte, err error) string {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &se) {
 		return tokenDecodeDetail(err)
 	}
-	f, ferr := badField(b, reflect.TypeFor[TokenFile](), "")
-	var te *json.UnmarshalTypeError
-	var detail string
+	f, detail := FieldFault(b, reflect.TypeFor[TokenFile]())
 	switch {
 	case f == "":
 		return tokenDecodeDetail(err)
-	case errors.Is(ferr, errUnknownField):
-		detail = unknownFieldDetail(f, ferr)
-		if !strings.Contains(detail, "did you mean") {
-			detail += " (" + tokenMembers(f) + ")"
-		}
-	case errors.As(ferr, &te):
-		detail = typeDetail(f, te)
-	default:
-		detail = fmt.Sprintf("%s is malformed: %v", fieldName(f), ferr)
+	case strings.HasPrefix(detail, "unknown field ") && !strings.Contains(detail, "did you mean"):
+		detail += " (" + tokenMembers(f) + ")"
 	}
 	return withTokenEntry(b, f, detail)
 }

@@ -58,3 +58,27 @@ func TestStoredConfigDamaged(t *testing.T) {
 		t.Fatalf("threads after moving it away: %d %s %s", code, out, stderr)
 	}
 }
+
+// TestConfigFieldFault: a --config member that is unknown or of the wrong
+// type is refused naming its path, with the field an unknown one most
+// likely meant, in the HTTP API's words. Before, encoding/json's came
+// through: `json: unknown field "mdoe"` (which object?), `cannot unmarshal
+// string into Go struct field Options.recall.topK of type int`.
+func TestConfigFieldFault(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"recal": {}}`:                           `unknown field "recal" (did you mean "recall"?)`,
+		`{"recall": {"mdoe": "lexical"}}`:         `unknown field "recall.mdoe" (did you mean "mode"?)`,
+		`{"limits": {"maxQueryByte": 5}}`:         `unknown field "limits.maxQueryByte" (did you mean "maxQueryBytes"?)`,
+		`{"workingMemory": {"bogus": true}}`:      `unknown field "workingMemory.bogus"`,
+		`{"recall": {"topK": "5"}}`:               `"recall.topK" must be a JSON number, not a string`,
+		`{"lifecycle": {"quota": {"refuse": 1}}}`: `"lifecycle.quota.refuse" must be a JSON boolean, not a number`,
+	} {
+		path := filepath.Join(t.TempDir(), "mnemo-config.json")
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readMemoryConfig(path); err == nil || err.Error() != path+": "+want {
+			t.Errorf("%s: err %v, want %s: %s", body, err, path, want)
+		}
+	}
+}

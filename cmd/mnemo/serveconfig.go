@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -112,8 +113,10 @@ type serverConfig struct {
 	MaxBodyBytes int64 `json:"maxBodyBytes,omitempty"`
 }
 
-// readMemoryConfig reads a config file; unknown fields and a member given
-// twice in one object are errors naming them, and a schemaFile is inlined (relative to the file's directory).
+// readMemoryConfig reads a config file; an unknown field (with the field it
+// most likely meant), a member of the wrong type and a member given twice
+// in one object are errors naming their path (server.FieldFault), and a
+// schemaFile is inlined (relative to the file's directory).
 func readMemoryConfig(path string) (*memoryConfig, error) {
 	b, err := readConfigFile(path)
 	if err != nil {
@@ -129,6 +132,11 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 	if err := dec.Decode(&c); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: the file is empty (want a JSON object; README, Serve)", path)
+		}
+		if p, detail := server.FieldFault(b, reflect.TypeFor[memoryConfig]()); p != "" {
+			// encoding/json said `json: unknown field "mdoe"`, naming no
+			// path, and a wrong type in Go's words.
+			return nil, fmt.Errorf("%s: %s", path, detail)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
