@@ -20,6 +20,20 @@ import (
 // is kept nowhere), unless its run id spells the erased thread's id: that
 // run id is entombed as the owner's are, and its record goes.
 func TestDeleteThreadKeepsOtherResourcesRuns(t *testing.T) {
+	erasures := map[string]func(e *engine.Engine) (*engine.EraseResult, error){
+		"DeleteThread": func(e *engine.Engine) (*engine.EraseResult, error) {
+			return e.DeleteThread(context.Background(), "shared-thread-4412")
+		},
+		"DeleteResource": func(e *engine.Engine) (*engine.EraseResult, error) {
+			return e.DeleteResource(context.Background(), "res-bob")
+		},
+	}
+	for name, erase := range erasures {
+		t.Run(name, func(t *testing.T) { testKeepsOtherResourcesRuns(t, erase) })
+	}
+}
+
+func testKeepsOtherResourcesRuns(t *testing.T, erase func(e *engine.Engine) (*engine.EraseResult, error)) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		e := be.MustOpen(t, engine.Config{})
@@ -36,7 +50,7 @@ func TestDeleteThreadKeepsOtherResourcesRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		res, err := e.DeleteThread(ctx, shared)
+		res, err := erase(e)
 		if err != nil {
 			t.Fatal(err)
 		}
