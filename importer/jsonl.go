@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -207,6 +209,9 @@ func parseJSONL(b []byte, lead int) (thread, resource string, m engine.Message, 
 		if m.ToolCalls, err = parseToolCalls(rec.ToolCalls); err != nil {
 			return "", "", m, fmt.Errorf("tool_calls: %w", err)
 		}
+		if err := unknownToolCallMember(rec.ToolCalls); err != nil {
+			return "", "", m, fmt.Errorf("tool_calls%w", err)
+		}
 	}
 	if len(rec.CreatedAt) > 0 && string(rec.CreatedAt) != "null" {
 		if m.CreatedAt, err = parseCreatedAt(rec.CreatedAt); err != nil {
@@ -235,8 +240,15 @@ func unknownMember(quoted string) error {
 	if near := jsonkey.Closest(name, jsonlMembers); near != "" {
 		return fmt.Errorf("unknown field %q (did you mean %q?)", name, near)
 	}
-	return fmt.Errorf("unknown field %q (a record has %s and %s)", name,
-		strings.Join(jsonlMembers[:len(jsonlMembers)-1], ", "), jsonlMembers[len(jsonlMembers)-1])
+	return fmt.Errorf("unknown field %q (a record has %s)", name, andList(jsonlMembers))
+}
+
+// andList joins names as a sentence lists them: "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // parseToolCalls accepts OpenAI's and mnemo's tool-call shapes.
@@ -280,6 +292,54 @@ func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 		out[i] = tc
 	}
 	return out, nil
+}
+
+// toolCallMembers are the members of a tool call in OpenAI's shape and
+// mnemo's together; functionMembers those of OpenAI's "function" object.
+var (
+	toolCallMembers = []string{"id", "type", "function", "name", "arguments"}
+	functionMembers = []string{"name", "arguments"}
+)
+
+// unknownToolCallMember is the reason a list of tool calls that
+// parseToolCalls accepted is malformed: a tool call (or its "function")
+// naming a member neither shape has, `[1]: unknown field "argumets" (did
+// you mean "arguments"?)`, which the caller prefixes with "tool_calls".
+// Before, such a member was ignored: a misspelt "arguments" stored the
+// call with {} silently.
+func unknownToolCallMember(raw json.RawMessage) error {
+	var items []map[string]json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil // null, or a shape parseToolCalls has already accepted
+	}
+	for i, it := range items {
+		if err := unknownKey(it, "a tool call", toolCallMembers); err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+		var fn map[string]json.RawMessage
+		if json.Unmarshal(it["function"], &fn) == nil {
+			if err := unknownKey(fn, "a function", functionMembers); err != nil {
+				return fmt.Errorf("[%d].function: %w", i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// unknownKey is an error naming the first key of obj, in sorted order, that
+// is not one of known (nor one of them in another case, which encoding/json
+// matches), with the member it most likely meant, or known listed as what
+// what (a noun: "a tool call") has; nil when there is none.
+func unknownKey(obj map[string]json.RawMessage, what string, known []string) error {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if !slices.ContainsFunc(known, func(n string) bool { return strings.EqualFold(n, k) }) {
+			if near := jsonkey.Closest(k, known); near != "" {
+				return fmt.Errorf("unknown field %q (did you mean %q?)", k, near)
+			}
+			return fmt.Errorf("unknown field %q (%s has %s)", k, what, andList(known))
+		}
+	}
+	return nil
 }
 
 // parseCreatedAt reads created_at: a string (RFC 3339 or Unix

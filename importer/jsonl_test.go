@@ -484,3 +484,25 @@ func TestJSONLResourceOfThread(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLUnknownToolCallMember: a tool call (or its "function") naming a
+// member neither OpenAI's shape nor mnemo's has skips the line naming the
+// call and the member. Before, it was ignored: "argumets" stored the call
+// with {} as its arguments.
+func TestJSONLUnknownToolCallMember(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		calls, want string
+	}{
+		{`[{"id":"c1","name":"f","arguments":{}},{"id":"c2","name":"g","argumets":{"q":1}}]`, `tool_calls[1]: unknown field "argumets" (did you mean "arguments"?)`},
+		{`[{"id":"c1","type":"function","function":{"name":"f","args":"{}"}}]`, `tool_calls[0].function: unknown field "args" (a function has name and arguments)`},
+		{`[{"id":"c1","name":"f","arguments":{},"extra":1}]`, `tool_calls[0]: unknown field "extra" (a tool call has id, type, function, name and arguments)`},
+	} {
+		line := `{"thread":"t","resource":"r","role":"assistant","content":"","tool_calls":` + c.calls + `}`
+		p := writeFile(t, "f.jsonl", line+"\n")
+		_, err := importer.Import(ctx, enginetest.MustOpen(t, engine.Config{}), p, importer.Options{Strict: true, Name: "f.jsonl"})
+		if want := "importer: f.jsonl line 1: " + c.want; err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", c.calls, err, want)
+		}
+	}
+}
