@@ -131,12 +131,18 @@ func TestZeroTimeRefused(t *testing.T) {
 func TestQueriesUnknownField(t *testing.T) {
 	dir := scoresFixture(t)
 	qf := filepath.Join(t.TempDir(), "q.jsonl")
-	if err := os.WriteFile(qf, []byte(`{"id":"a","resource":"r","query":"garden"}`+"\n"+`{"id":"b","resource":"r","thred":"t","query":"garden"}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errOut := run(t, nil, "--dir", dir, "search", "--queries", qf)
-	want := `q.jsonl:2: unknown field "thred": a line has id, resource, thread, query, filter and at`
-	if code != 1 || !strings.Contains(errOut, want) || strings.Contains(out, `"id":"b"`) {
-		t.Errorf("exit %d, stdout %q, stderr %q; want 1, no answer for line 2 and %q", code, out, errOut, want)
+	// The member it most likely meant is named, as in a JSONL record of
+	// mnemo ingest, else the members are listed.
+	for member, want := range map[string]string{
+		`"thred":"t"`: `q.jsonl:2: unknown field "thred" (did you mean "thread"?)`,
+		`"topK":5`:    `q.jsonl:2: unknown field "topK" (a line has id, resource, thread, query, filter and at)`,
+	} {
+		if err := os.WriteFile(qf, []byte(`{"id":"a","resource":"r","query":"garden"}`+"\n"+`{"id":"b","resource":"r",`+member+`,"query":"garden"}`+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := run(t, nil, "--dir", dir, "search", "--queries", qf)
+		if code != 1 || !strings.Contains(errOut, want) || strings.Contains(out, `"id":"b"`) {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 1, no answer for line 2 and %q", code, out, errOut, want)
+		}
 	}
 }

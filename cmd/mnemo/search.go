@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -53,6 +55,24 @@ func unknownQueryField(b []byte) string {
 		return name
 	}
 	return ""
+}
+
+// queryMembers are the members of a --queries line.
+var queryMembers = []string{"id", "resource", "thread", "query", "filter", "at"}
+
+// unknownQueryDetail words the unknown member quoted (as encoding/json
+// quotes it) of a --queries line as a JSONL record's is worded: `unknown
+// field "thred" (did you mean "thread"?)`, or with the members listed when
+// none is close.
+func unknownQueryDetail(quoted string) string {
+	name, err := strconv.Unquote(quoted)
+	if err != nil {
+		name = quoted
+	}
+	if near := jsonkey.Closest(name, queryMembers); near != "" {
+		return fmt.Sprintf("unknown field %q (did you mean %q?)", name, near)
+	}
+	return fmt.Sprintf("unknown field %q (a line has id, resource, thread, query, filter and at)", name)
 }
 
 // SearchCommand is `mnemo search`: hybrid search over a resource's memory (or
@@ -204,7 +224,7 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 		if name := unknownQueryField(sc.Bytes()); name != "" {
-			return fmt.Errorf("%s:%d: unknown field %s: a line has id, resource, thread, query, filter and at", path, line, name)
+			return fmt.Errorf("%s:%d: %s", path, line, unknownQueryDetail(name))
 		}
 		if q.Resource == "" || q.Query == "" {
 			return fmt.Errorf("%s:%d: resource and query are required", path, line)
