@@ -218,6 +218,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	}
 	m.command = name
 	m.setRunning(name)
+	// The command's standard output escapes control characters (termsafe.go).
+	out := m.Stdout
+	m.Stdout = termSafe{out}
+	defer func() { m.Stdout = out }()
 	return m.exitStatus(ctx, name, cmd.new(m).Run(ctx, fs.Args()[1:]))
 }
 
