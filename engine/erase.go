@@ -254,15 +254,14 @@ type erasure struct {
 	kind      eraseKind
 	target    string // the thread or resource erased whole; "" for messages
 	now       time.Time
-	msgs      []msgstore.Message          // the messages erased, in thread and seq order
-	erased    map[string]msgstore.Message // the same, by id
-	texts     journal.Erased              // the same: id → content
-	threads   []string                    // the threads deleted
-	deleted   map[string]bool             // the same, as a set
-	resources []string                    // the resources whose records the erasure touches
-	minSeq    map[string]int64            // the lowest erased seq of each touched thread
-	runs      []string                    // the runs of the deleted threads
-	ts        *tombstones                 // the tombstones of this erasure (one key for all its steps)
+	msgs      []msgstore.Message // the messages erased, in thread and seq order, without their texts (msgstore.ErasedPrefix)
+	texts     journal.Erased     // the same: their ids, and their texts read from the rows (until deleteRows)
+	threads   []string           // the threads deleted
+	deleted   map[string]bool    // the same, as a set
+	resources []string           // the resources whose records the erasure touches
+	minSeq    map[string]int64   // the lowest erased seq of each touched thread
+	runs      []string           // the runs of the deleted threads
+	ts        *tombstones        // the tombstones of this erasure (one key for all its steps)
 	res       *EraseResult
 }
 
@@ -273,7 +272,9 @@ type erasure struct {
 // (working.Invalidate, wmerase.go), the journal's records (journal.ScrubMemCtx
 // and the others), and the erased owners' ids become tombstones
 // (tombstone.go). The order matters: working memory reads the memctx
-// records before they are scrubbed, and entombing runs last.
+// records before they are scrubbed; both compare the records' queries
+// with the erased texts, which they read from the rows (er.texts), so they
+// run before the rows are deleted; entombing runs last.
 func (e *Engine) eraseTx(ctx context.Context, tx *store.Tx, kind eraseKind, targets []string, marker string) (*EraseResult, error) {
 	er, err := selectErasure(ctx, tx, e.ms, kind, targets, e.now().UTC())
 	if err != nil {
@@ -284,11 +285,11 @@ func (e *Engine) eraseTx(ctx context.Context, tx *store.Tx, kind eraseKind, targ
 		return nil, err
 	}
 	steps := []func(context.Context, *store.Tx) error{
-		er.deleteRows,             // rows, full results, embeddings, index removals
-		er.forgetSeqs,             // thread counters, seq tombstones
 		er.invalidateObservations, // observations, reflections, memo entries
 		func(ctx context.Context, tx *store.Tx) error { return e.rebuildWorkingMemory(ctx, tx, er) },
 		er.scrubMemCtx,    // memctx previews and queries
+		er.deleteRows,     // rows, full results, embeddings, index removals
+		er.forgetSeqs,     // thread counters, seq tombstones
 		er.deleteThreads,  // deleted threads: row, tombstones, working memory, runs
 		er.deleteResource, // the erased resource's working memory
 		er.entomb,         // erased owners' ids become tombstones

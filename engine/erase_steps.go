@@ -52,17 +52,29 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	er.erased, er.texts = make(map[string]msgstore.Message, len(er.msgs)), make(journal.Erased, len(er.msgs))
+	// The messages were read without their texts (the first
+	// msgstore.ErasedPrefix bytes of each, for the residue check): the
+	// steps that compare texts read them a page at a time through
+	// er.texts, before deleteRows deletes the rows.
+	er.texts = journal.Erased{IDs: make(map[string]bool, len(er.msgs))}
+	er.minSeq = map[string]int64{}
 	for _, m := range er.msgs {
-		er.erased[m.ID], er.texts[m.ID] = m, m.Content
+		er.texts.IDs[m.ID] = true
 		er.res.Messages = append(er.res.Messages, m.ID)
 		er.res.residue.add(m.Content)
 		if kind == eraseMessages && !slices.Contains(er.resources, m.ResourceID) {
 			er.resources = append(er.resources, m.ResourceID)
 		}
+		if s, ok := er.minSeq[m.ThreadID]; !ok || m.Seq < s {
+			er.minSeq[m.ThreadID] = m.Seq
+		}
+	}
+	ids := er.res.Messages
+	er.texts.Texts = func(ctx context.Context, fn func(string) bool) error {
+		return ms.ErasedTexts(ctx, tx, ids, fn)
 	}
 	for _, t := range er.threads {
-		er.deleted[t] = true
+		er.minSeq[t], er.deleted[t] = 1, true
 	}
 	return er, nil
 }
@@ -95,19 +107,11 @@ func (er *erasure) deleteRows(ctx context.Context, tx *store.Tx) error {
 }
 
 // forgetSeqs updates the counters of the threads that are kept and
-// tombstones their erased seqs (seqs are never reused); it records the
-// lowest erased seq of every touched thread (1 for a deleted one).
+// tombstones their erased seqs (seqs are never reused).
 func (er *erasure) forgetSeqs(ctx context.Context, tx *store.Tx) error {
-	er.minSeq = map[string]int64{}
 	perThread := map[string]int{}
 	for _, m := range er.msgs {
-		if s, ok := er.minSeq[m.ThreadID]; !ok || m.Seq < s {
-			er.minSeq[m.ThreadID] = m.Seq
-		}
 		perThread[m.ThreadID]++
-	}
-	for _, t := range er.threads {
-		er.minSeq[t] = 1
 	}
 	for t, n := range perThread {
 		if er.deleted[t] {
@@ -129,7 +133,8 @@ func (er *erasure) forgetSeqs(ctx context.Context, tx *store.Tx) error {
 }
 
 // invalidateObservations invalidates the observations, reflections and
-// memo entries of every touched thread (observe.Invalidate).
+// memo entries of every touched thread (observe.Invalidate) from its lowest
+// erased seq (er.minSeq, 1 for a deleted thread).
 func (er *erasure) invalidateObservations(ctx context.Context, tx *store.Tx) error {
 	touched := make([]string, 0, len(er.minSeq))
 	for t := range er.minSeq {

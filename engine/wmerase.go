@@ -33,10 +33,10 @@ import (
 // not rebuilt: they are deleted afterwards. It adds how many versions were
 // invalidated to the result.
 func (e *Engine) rebuildWorkingMemory(ctx context.Context, tx *store.Tx, er *erasure) error {
-	if len(er.erased) == 0 && len(er.deleted) == 0 {
+	if len(er.msgs) == 0 && len(er.deleted) == 0 {
 		return nil
 	}
-	t := &wmTaint{tx: tx, ms: e.ms, erased: er.erased, texts: er.texts, deleted: er.deleted, invalidated: er.res.Invalidated, runs: map[string]bool{}}
+	t := &wmTaint{tx: tx, ms: e.ms, erased: er.msgs, texts: er.texts, deleted: er.deleted, invalidated: er.res.Invalidated, runs: map[string]bool{}}
 	skip := func(key string) bool {
 		scope, id, err := working.ParseKey(key)
 		return err == nil && scope == working.ScopeThread && er.deleted[id]
@@ -71,8 +71,8 @@ func (e *Engine) wmInitial(mode working.Mode) string {
 type wmTaint struct {
 	tx          *store.Tx
 	ms          *msgstore.Store
-	erased      map[string]msgstore.Message
-	texts       journal.Erased // erased, id → content
+	erased      []msgstore.Message // without their texts (msgstore.ErasedPrefix)
+	texts       journal.Erased     // erased: the ids, and the texts read from the rows
 	deleted     map[string]bool
 	invalidated []string
 	runs        map[string]bool
@@ -91,44 +91,47 @@ func (t *wmTaint) drop(ctx context.Context, v working.Version) (bool, error) {
 	}
 	var rec journal.MemCtx
 	if json.Unmarshal(raw, &rec) != nil {
-		return t.texts.Quoted(raw), nil // unreadable: tainted when it names an erased turn
+		return t.texts.Quoted(ctx, raw) // unreadable: tainted when it names an erased turn
 	}
 	if called, err := t.calledBy(ctx, &rec, v.ToolCallID); called || err != nil {
 		return called, err
 	}
 	saw, ok := t.runs[v.RunID]
 	if !ok {
-		saw = t.saw(&rec)
+		if saw, err = t.saw(ctx, &rec); err != nil {
+			return false, err
+		}
 		t.runs[v.RunID] = saw
 	}
 	return saw, nil
 }
 
-// saw reports whether a run's context held an erased turn.
-func (t *wmTaint) saw(rec *journal.MemCtx) bool {
+// saw reports whether a run's context held an erased turn; the check of
+// its query reads the erased texts (journal.Erased.QuotedBy).
+func (t *wmTaint) saw(ctx context.Context, rec *journal.MemCtx) (bool, error) {
 	if t.deleted[rec.ThreadID] {
-		return true
+		return true, nil
 	}
 	for _, list := range [][]journal.Ref{rec.Recent, rec.Recalled} {
 		for _, r := range list {
-			if _, ok := t.erased[r.MessageID]; ok {
-				return true
+			if t.texts.IDs[r.MessageID] {
+				return true, nil
 			}
 		}
 	}
 	for _, o := range rec.Observations {
 		if slices.Contains(t.invalidated, o.ID) {
-			return true
+			return true, nil
 		}
 	}
 	at, _ := time.Parse(journal.TimeLayout, rec.CreatedAt)
 	capped := rec.RecentCount > len(rec.Recent) && len(rec.Recent) > 0
 	for _, m := range t.erased {
 		if capped && m.ThreadID == rec.ThreadID && m.Seq >= rec.Recent[0].Seq && storedBefore(rec, m, at, true) {
-			return true // in the window beyond the listed entries
+			return true, nil // in the window beyond the listed entries
 		}
 	}
-	return t.texts.QuotedBy(rec.Query)
+	return t.texts.QuotedBy(ctx, rec.Query)
 }
 
 // calledBy reports whether the tool call that wrote a version was made by
@@ -161,7 +164,13 @@ func (t *wmTaint) calledBy(ctx context.Context, rec *journal.MemCtx, callID stri
 		if json.Unmarshal([]byte(m.ToolCalls), &calls) != nil || !slices.ContainsFunc(calls, func(c ToolCall) bool { return c.ID == callID }) {
 			continue
 		}
-		// An earlier message of the thread that is kept made this call.
+		// An earlier message of the thread made this call. The erased
+		// rows are not deleted yet (eraseTx), so an erased one counts
+		// too: the answer is the same, since the earliest erased message
+		// with the call after the run is then the thread's first with it
+		// exactly when no kept one comes before it, and CountCalls
+		// counts exactly the turns this loop does not skip as stored
+		// before the run (storedBefore).
 		q.BeforeSeq = m.Seq
 		earlier, err := t.ms.CountCalls(ctx, t.tx, q)
 		if err != nil {

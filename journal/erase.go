@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -37,36 +36,6 @@ const (
 // (the reference itself stays, so replay reports the turn as erased), and
 // the query of a record that quoted one.
 const ErasedPreview = "[erased]"
-
-// Erased lists the turns an erasure removes: message id → content.
-type Erased map[string]string
-
-// Quoted reports whether raw bytes hold an erased message's id or (non
-// blank) content.
-func (e Erased) Quoted(raw []byte) bool {
-	for id, content := range e {
-		if bytes.Contains(raw, []byte(id)) || (strings.TrimSpace(content) != "" && bytes.Contains(raw, []byte(content))) {
-			return true
-		}
-	}
-	return false
-}
-
-// QuotedBy reports whether query q (a run's query) quotes an erased turn
-// or is quoted by one; a blank query and ErasedPreview quote nothing.
-func (e Erased) QuotedBy(q string) bool {
-	q = strings.TrimSpace(q)
-	if q == "" || q == ErasedPreview {
-		return false
-	}
-	for _, content := range e {
-		c := strings.TrimSpace(content)
-		if c != "" && (strings.Contains(c, q) || strings.Contains(q, c)) {
-			return true
-		}
-	}
-	return false
-}
 
 // TombstoneSeq records in tx that seq of thread (owned by resource) was
 // erased (scope ScopeErased); seqs are never reused, and the tombstone
@@ -216,49 +185,68 @@ func MemCtxTx(ctx context.Context, tx store.Conn, runID string) ([]byte, error) 
 // An observation reference of a deleted thread gets its thread's
 // tombstone too, and so does a deleted thread's id that the run's recall
 // filter names ({"threadId": …}). A query that quotes an erased turn (or is quoted by one)
-// is replaced by ErasedPreview. A record that cannot be decoded is deleted
-// when it quotes an erased turn. en.Of may be nil when en.Deleted is
+// is replaced by ErasedPreview (Erased.Quotes: the erased texts are read
+// once for every record), but in a record of a deleted thread that
+// changed otherwise, which is counted without reading the texts: the
+// caller deletes it (DeleteRuns; resource is then the deleted threads'
+// owner, so every such record read here is one DeleteRuns deletes). A record that cannot be decoded is
+// deleted when it quotes an erased turn. en.Of may be nil when en.Deleted is
 // empty (an erasure of messages). It returns how many records changed and
 // the run ids of the records of the deleted threads.
 func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Erased, en Entomb) (int, []string, error) {
-	tx = store.Bound(tx)
-	rows, err := tx.QueryContext(ctx, `SELECT key, thread_id, output FROM journal WHERE scope = ? AND resource_id = ?`, ScopeMemCtx, resource)
+	recs, err := readScrubbed(ctx, store.Bound(tx), resource)
 	if err != nil {
-		return 0, nil, fmt.Errorf("journal: erase: read memctx records: %w", err)
+		return 0, nil, err
+	}
+	// The references first; then the queries and the unreadable records
+	// are checked against the erased texts together, in one read of them
+	// (Erased.Quotes). A deleted thread's record that changed already is
+	// not asked about: the caller deletes it (DeleteRuns, under resource,
+	// the thread's owner), so its query only counts when nothing else
+	// changed it.
+	var queries []string
+	var raws [][]byte
+	var runs []string
+	for i := range recs {
+		r := &recs[i]
+		switch {
+		case r.rec == nil:
+			raws = append(raws, r.raw)
+		default:
+			if en.Deleted[r.thread] {
+				runs = append(runs, r.rec.RunID)
+			}
+			r.changed = r.rec.scrub(erased.IDs, en)
+			if !r.changed || !en.Deleted[r.thread] {
+				queries = append(queries, r.rec.Query)
+			}
+		}
+	}
+	quotedBy, quoted, err := erased.Quotes(ctx, queries, raws)
+	if err != nil {
+		return 0, nil, err
 	}
 	var updates []rewrite
-	var runs []string
-	for rows.Next() {
-		var key, thread string
-		var out []byte
-		if err := rows.Scan(&key, &thread, &out); err != nil {
-			rows.Close()
-			return 0, nil, fmt.Errorf("journal: erase: read memctx records: %w", err)
-		}
-		var rec MemCtx
-		if err := json.Unmarshal(out, &rec); err != nil {
+	for _, r := range recs {
+		if r.rec == nil {
 			// Unreadable (corrupt): it cannot be scrubbed, so it goes
 			// when it quotes an erased turn or names one.
-			if erased.Quoted(out) {
-				updates = append(updates, rewrite{key, nil})
+			if quoted[0] {
+				updates = append(updates, rewrite{r.key, nil})
 			}
+			quoted = quoted[1:]
 			continue
 		}
-		if en.Deleted[thread] {
-			runs = append(runs, rec.RunID)
+		if quotedBy[r.rec.Query] {
+			r.rec.Query, r.changed = ErasedPreview, true
 		}
-		if rec.scrub(erased, en) {
-			b, err := json.Marshal(&rec)
+		if r.changed {
+			b, err := json.Marshal(r.rec)
 			if err != nil {
-				rows.Close()
-				return 0, nil, fmt.Errorf("journal: erase: encode memctx %s: %w", key, err)
+				return 0, nil, fmt.Errorf("journal: erase: encode memctx %s: %w", r.key, err)
 			}
-			updates = append(updates, rewrite{key, b})
+			updates = append(updates, rewrite{r.key, b})
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, nil, fmt.Errorf("journal: erase: read memctx records: %w", err)
 	}
 	if err := applyRewrites(ctx, tx, updates, "scrub"); err != nil {
 		return 0, nil, err
@@ -266,9 +254,47 @@ func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Era
 	return len(updates), runs, nil
 }
 
-// scrub scrubs rec in place (see ScrubMemCtx) and reports whether anything
-// changed.
-func (rec *MemCtx) scrub(erased Erased, en Entomb) bool {
+// scrubbed is a memctx record ScrubMemCtx reads: decoded, or raw when it
+// cannot be decoded (rec nil).
+type scrubbed struct {
+	key, thread string
+	rec         *MemCtx
+	raw         []byte
+	changed     bool // scrub changed rec
+}
+
+// readScrubbed reads, through tx (bound), the memctx records of resource.
+func readScrubbed(ctx context.Context, tx store.Conn, resource string) ([]scrubbed, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT key, thread_id, output FROM journal WHERE scope = ? AND resource_id = ?`, ScopeMemCtx, resource)
+	if err != nil {
+		return nil, fmt.Errorf("journal: erase: read memctx records: %w", err)
+	}
+	defer rows.Close()
+	var out []scrubbed
+	for rows.Next() {
+		var r scrubbed
+		var raw []byte
+		if err := rows.Scan(&r.key, &r.thread, &raw); err != nil {
+			return nil, fmt.Errorf("journal: erase: read memctx records: %w", err)
+		}
+		var rec MemCtx
+		if json.Unmarshal(raw, &rec) != nil {
+			r.raw = raw
+		} else {
+			r.rec = &rec
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: erase: read memctx records: %w", err)
+	}
+	return out, nil
+}
+
+// scrub scrubs rec's references in place (see ScrubMemCtx: its query is
+// ScrubMemCtx's, once the texts are read) and reports whether anything
+// changed; ids are the erased messages' ids.
+func (rec *MemCtx) scrub(ids map[string]bool, en Entomb) bool {
 	changed := false
 	for _, list := range [][]Ref{rec.Recalled, rec.Recent, rec.Dropped, rec.Unsettled} {
 		for i := range list {
@@ -276,7 +302,7 @@ func (rec *MemCtx) scrub(erased Erased, en Entomb) bool {
 				changed = true
 				continue
 			}
-			if _, ok := erased[list[i].MessageID]; ok && list[i].Preview != ErasedPreview {
+			if ids[list[i].MessageID] && list[i].Preview != ErasedPreview {
 				list[i].Preview = ErasedPreview
 				changed = true
 			}
@@ -287,12 +313,7 @@ func (rec *MemCtx) scrub(erased Erased, en Entomb) bool {
 	}
 	var f bool
 	rec.Options.Filter, f = en.filter(rec.Options.Filter)
-	changed = changed || f
-	if erased.QuotedBy(rec.Query) {
-		rec.Query = ErasedPreview
-		changed = true
-	}
-	return changed
+	return changed || f
 }
 
 // rewrite is a memctx record's new output; nil deletes the record.

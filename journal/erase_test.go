@@ -15,7 +15,8 @@ import (
 )
 
 func TestErasedQuotedBy(t *testing.T) {
-	erased := journal.Erased{"m1": "  the secret plan  ", "m2": "   "}
+	ctx := context.Background()
+	erased := journal.ErasedTexts(map[string]string{"m1": "  the secret plan  ", "m2": "   "})
 	tests := []struct {
 		query string
 		want  bool
@@ -29,15 +30,15 @@ func TestErasedQuotedBy(t *testing.T) {
 		{"something else", false}, // a blank erased content quotes nothing
 	}
 	for _, tc := range tests {
-		if got := erased.QuotedBy(tc.query); got != tc.want {
+		if got, err := erased.QuotedBy(ctx, tc.query); err != nil || got != tc.want {
 			t.Errorf("QuotedBy(%q) = %v, want %v", tc.query, got, tc.want)
 		}
 	}
 	// Quoted looks for the id or the content as stored (untrimmed); a
 	// blank content matches nothing.
-	quoted := journal.Erased{"m1": "the secret plan", "m2": " "}
+	quoted := journal.ErasedTexts(map[string]string{"m1": "the secret plan", "m2": " "})
 	for raw, want := range map[string]bool{`{"x":"m1"}`: true, `"the secret plan"`: true, `a b`: false, `nothing`: false} {
-		if got := quoted.Quoted([]byte(raw)); got != want {
+		if got, err := quoted.Quoted(ctx, []byte(raw)); err != nil || got != want {
 			t.Errorf("Quoted(%q) = %v, want %v", raw, got, want)
 		}
 	}
@@ -77,7 +78,7 @@ func testScrubMemCtx(t *testing.T, b backend) {
 	var n int
 	var runs []string
 	inTx(t, db, func(tx *store.Tx) (err error) {
-		n, runs, err = journal.ScrubMemCtx(ctx, tx, "r1", journal.Erased{"m1": "the secret plan", "m-of-t2": "from t2"},
+		n, runs, err = journal.ScrubMemCtx(ctx, tx, "r1", journal.ErasedTexts(map[string]string{"m1": "the secret plan", "m-of-t2": "from t2"}),
 			journal.Entomb{Of: func(id string) string { return "tomb:" + id }, Deleted: map[string]bool{"t2": true}})
 		return err
 	})
@@ -198,5 +199,46 @@ func testClearErasings(t *testing.T, b backend) {
 	}
 	if n, err := j.Erasing(ctx); err != nil || n != 1 {
 		t.Fatalf("Erasing after ClearErasings = %d, %v; want 1 (the other erasure's)", n, err)
+	}
+}
+
+// TestErasedQuotesReadsOnce: Quotes answers every question with one read of
+// the erased texts, stops reading once every question is answered, and
+// does not read them when the ids answer everything.
+func TestErasedQuotesReadsOnce(t *testing.T) {
+	ctx := context.Background()
+	texts := []string{"first text", "  the secret plan  ", "another", "last one"}
+	reads, seen := 0, 0
+	erased := journal.Erased{IDs: map[string]bool{"m1": true}, Texts: func(_ context.Context, fn func(string) bool) error {
+		reads++
+		for _, c := range texts {
+			seen++
+			if !fn(c) {
+				return nil
+			}
+		}
+		return nil
+	}}
+	quotedBy, quoted, err := erased.Quotes(ctx, []string{"secret", "first", "nothing", "   ", journal.ErasedPreview},
+		[][]byte{[]byte(`{"q":"m1"}`), []byte(`"another"`), []byte(`x`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(quotedBy["secret"], quotedBy["first"], quotedBy["nothing"], quotedBy["   "], quotedBy[journal.ErasedPreview]), "true true false false false"; got != want {
+		t.Errorf("quotedBy = %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprint(quoted), "[true true false]"; got != want {
+		t.Errorf("quoted = %s, want %s", got, want)
+	}
+	if reads != 1 || seen != len(texts) {
+		t.Errorf("texts read %d times, %d texts seen; want 1, %d", reads, seen, len(texts))
+	}
+	reads, seen = 0, 0
+	if _, _, err := erased.Quotes(ctx, []string{"secret", "first"}, nil); err != nil || reads != 1 || seen != 2 {
+		t.Errorf("the read went on after the last answer: %d texts seen (%v), want 2", seen, err)
+	}
+	reads = 0
+	if _, quoted, err := erased.Quotes(ctx, []string{"  "}, [][]byte{[]byte("m1")}); err != nil || !quoted[0] || reads != 0 {
+		t.Errorf("answered by the ids: quoted %v, %d reads (%v); want true, none", quoted, reads, err)
 	}
 }

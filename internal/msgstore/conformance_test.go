@@ -323,7 +323,7 @@ func testEraseResource(t *testing.T, b backend) {
 		if err != nil {
 			return err
 		}
-		if !slices.Equal(threads, []string{"t1"}) || len(msgs) != 8 || msgs[3].ToolCalls != calls("c2", "c1") || msgs[4].Content != "summary" {
+		if !slices.Equal(threads, []string{"t1"}) || len(msgs) != 8 || msgs[3].ToolCalls != `[{"id":"c2"},{"id":"c1"}]` || msgs[4].Content != "summary" {
 			return fmt.Errorf("ErasedOfResource = %v, %+v", threads, msgs)
 		}
 		if n, err := s.EraseMessages(ctx, tx, msgs, time.UnixMilli(9000)); err != nil || n != 2 {

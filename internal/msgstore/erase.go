@@ -3,8 +3,10 @@ package msgstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -15,15 +17,28 @@ import (
 // erasing caller's transaction (the engine's erasure), and the outbox reads
 // of its physical purge. The engine decides what is erased.
 
-// erasedColumns are the columns scanErased reads, in order.
-const erasedColumns = `id, thread_id, resource_id, seq, content, role, COALESCE(tool_calls, ''), tool_call_id, created_at`
+// ErasedPrefix is how much of each erased message's content the erasure
+// readers (ErasedByID, ErasedOfThread, ErasedOfResource) return, in bytes:
+// Message.Content holds the first ErasedPrefix bytes (what the engine's
+// residue check looks for), never the whole text. An erasure that needs
+// the texts reads them with ErasedTexts, a page at a time, while their
+// rows still exist; so erasing a resource of a million messages does not
+// hold a million texts until it commits.
+const ErasedPrefix = 64
+
+// erasedColumns are the columns erased reads, in order: the content cut
+// to ErasedPrefix characters (at least ErasedPrefix bytes; erased cuts it
+// to bytes), the tool calls whole (erased keeps their ids).
+const erasedColumns = `id, thread_id, resource_id, seq, substr(content, 1, 64), role, COALESCE(tool_calls, ''), tool_call_id, created_at`
 
 // erased reads, in tx, the messages where selects (a condition on messages
 // with args), in thread and seq order (thread ids in byte order on both
 // backends: EraseResult lists them so). Each Message holds ID, ThreadID,
-// ResourceID, Seq, Content (as stored: the bounded summary of a truncated
-// one), Role, ToolCalls, ToolCallID and CreatedAt; the other fields are
-// zero.
+// ResourceID, Seq, Role, ToolCallID, CreatedAt, Content cut to its first
+// ErasedPrefix bytes (of the content as stored: the bounded summary of a
+// truncated one; a cut may end inside a UTF-8 sequence) and ToolCalls with
+// each call's id only (`[{"id":"call_1"}]`, "" when none or unreadable);
+// the other fields are zero.
 func erased(ctx context.Context, q store.Conn, where string, args ...any) ([]Message, error) {
 	order := store.DialectOfConn(q).Text(` ORDER BY thread_id, seq`, ` ORDER BY thread_id COLLATE "C", seq`)
 	rows, err := q.QueryContext(ctx, `SELECT `+erasedColumns+` FROM messages WHERE `+where+order, args...)
@@ -38,10 +53,65 @@ func erased(ctx context.Context, q store.Conn, where string, args ...any) ([]Mes
 		if err := rows.Scan(&m.ID, &m.ThreadID, &m.ResourceID, &m.Seq, &m.Content, &m.Role, &m.ToolCalls, &m.ToolCallID, &created); err != nil {
 			return nil, fmt.Errorf("erase: select messages: %w", err)
 		}
+		m.Content = strings.Clone(m.Content[:min(len(m.Content), ErasedPrefix)])
+		m.ToolCalls = callIDs(m.ToolCalls)
 		m.CreatedAt = unixMilli(created)
 		out = append(out, m)
 	}
 	return out, rows.Err()
+}
+
+// callIDs returns the tool_calls column calls with each call's id only,
+// `[{"id":"call_1"}]`, or "" when it is empty or unreadable (no call).
+func callIDs(calls string) string {
+	if calls == "" {
+		return ""
+	}
+	var ids []struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal([]byte(calls), &ids) != nil || len(ids) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(ids)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// errStopTexts ends ErasedTexts's read when its fn returns false.
+var errStopTexts = errors.New("msgstore: stop")
+
+// ErasedTexts calls fn, in tx, with the content (as stored: the bounded
+// summary of a truncated message) of each stored message among ids,
+// reading them store.ChunkSize at a time by id, in no set order; it stops
+// when fn returns false. An erasure reads its texts so, before it deletes
+// the rows, when a check needs them (the engine's scrub of memctx queries
+// that quote an erased turn): at most one page of texts is alive at once.
+// It returns the read's error, or nil.
+func (s *Store) ErasedTexts(ctx context.Context, tx *store.Tx, ids []string, fn func(content string) bool) error {
+	err := store.InChunks(ids, func(in string, args []any) error {
+		rows, err := s.in(tx).QueryContext(ctx, `SELECT content FROM messages WHERE id IN `+in, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c string
+			if err := rows.Scan(&c); err != nil {
+				return err
+			}
+			if !fn(c) {
+				return errStopTexts
+			}
+		}
+		return rows.Err()
+	})
+	if err == nil || errors.Is(err, errStopTexts) {
+		return nil
+	}
+	return fmt.Errorf("erase: read erased texts: %w", err)
 }
 
 // ErasedByID reads, in tx, the stored messages among ids (any number; a
