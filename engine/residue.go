@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"os"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 )
 
 // The residue check (vacuumResidue, purge.go): what it looks for after
@@ -30,10 +32,11 @@ const (
 )
 
 // residuePrefix is how much of an erased text the residue check looks
-// for; texts shorter than residueMin are not searched (too common to tell
-// residue from other data).
+// for: what the erasure reads of each text (msgstore.ErasedPrefix); texts
+// shorter than residueMin are not searched (too common to tell residue
+// from other data).
 const (
-	residuePrefix = 64
+	residuePrefix = msgstore.ErasedPrefix
 	residueMin    = 12
 )
 
