@@ -197,6 +197,7 @@ type eraseState struct {
 	owed    purgeSet     // purges that failed or were cancelled (purge.go)
 	purges  atomic.Int64 // physical purges started, for the tests
 	vacuums atomic.Int64 // VACUUMs the purges ran (vacuumResidue), for the tests
+	reads   atomic.Int64 // reads of erased texts (erasure.texts) the transactions made, for the tests
 }
 
 // erase runs the erasure transaction, then the physical purge.
@@ -279,6 +280,11 @@ func (e *Engine) eraseTx(ctx context.Context, tx *store.Tx, kind eraseKind, targ
 	er, err := selectErasure(ctx, tx, e.ms, kind, targets, e.now().UTC())
 	if err != nil {
 		return nil, err
+	}
+	read := er.texts.Texts
+	er.texts.Texts = func(ctx context.Context, fn func(string) bool) error {
+		e.erasure.reads.Add(1)
+		return read(ctx, fn)
 	}
 	changed, counted, err := changesSoFar(ctx, tx)
 	if err != nil {

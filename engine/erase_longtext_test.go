@@ -50,3 +50,31 @@ func TestEraseQueryQuotesTail(t *testing.T) {
 		w.assertForgot("r", secret, `{"pet":"cat"}`)
 	})
 }
+
+// TestEraseReadsTextsOnce: the working-memory check of an erasure asks
+// about every run's query in one read of the erased texts, and the memctx
+// scrub in one more, however many versions and records there are (each
+// run's query read the texts again before).
+func TestEraseReadsTextsOnce(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		w := newWMEnv(t, be)
+		appendTo(t, w.e, "a", "r", user("x", "an erased turn nobody quotes"))
+		appendTo(t, w.e, "b", "r", user("", "hello"))
+		for i, city := range []string{"Oslo", "Porto", "Lyon", "Turin", "Ghent"} {
+			w.run(engine.LoadRequest{RunID: "b-" + city, ThreadID: "b", RecentN: 1, Query: "I moved to " + city}, "call_0", `{"city":"`+city+`"}`)
+			appendTo(t, w.e, "b", "r", user("", "turn "+strings.Repeat("x", i)))
+		}
+		before := engine.TextReads(w.e)
+		res, err := w.e.DeleteMessages(ctx, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := res.WorkingMemoryInvalidated, 0; got != want {
+			t.Errorf("WorkingMemoryInvalidated = %d, want %d", got, want)
+		}
+		if got, want := engine.TextReads(w.e)-before, int64(2); got != want {
+			t.Errorf("the erasure read the erased texts %d times, want %d (the working-memory check, the scrub)", got, want)
+		}
+	})
+}

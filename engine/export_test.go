@@ -55,6 +55,11 @@ func DBOf(e *Engine) *sql.DB { return e.db }
 // either backend.
 func ConnOf(e *Engine) store.Conn { return store.Bound(e.db) }
 
+// TextReads returns how many reads of erased texts the engine's erasure
+// transactions made (journal.Erased.Texts), for the tests that check the
+// checks share one read.
+func TextReads(e *Engine) int64 { return e.erasure.reads.Load() }
+
 // Purges returns how many physical purges of erasures the engine started
 // (completeErasures), for the tests that check a sweep purges once.
 func Purges(e *Engine) int64 { return e.erasure.purges.Load() }

@@ -37,6 +37,11 @@ func (e *Engine) rebuildWorkingMemory(ctx context.Context, tx *store.Tx, er *era
 		return nil
 	}
 	t := &wmTaint{tx: tx, ms: e.ms, erased: er.msgs, texts: er.texts, deleted: er.deleted, invalidated: er.res.Invalidated, runs: map[string]bool{}}
+	for _, r := range er.resources {
+		if er.kind != eraseResource || r != er.target {
+			t.resources = append(t.resources, r)
+		}
+	}
 	skip := func(key string) bool {
 		scope, id, err := working.ParseKey(key)
 		return err == nil && scope == working.ScopeThread && er.deleted[id]
@@ -76,6 +81,39 @@ type wmTaint struct {
 	deleted     map[string]bool
 	invalidated []string
 	runs        map[string]bool
+	resources   []string        // whose records' queries quotedBy asks about at once
+	quotes      map[string]bool // the answers for those queries (Erased.Quotes), once asked
+	asked       map[string]bool // those queries
+}
+
+// quotedBy is t.texts.QuotedBy(q), asked for the queries of every record
+// of t.resources in one read of the texts the first time: a run the check
+// asks about is usually one of theirs, and each question alone would read
+// the texts again.
+func (t *wmTaint) quotedBy(ctx context.Context, q string) (bool, error) {
+	if t.asked == nil {
+		t.asked = map[string]bool{}
+		var qs []string
+		for _, r := range t.resources {
+			rq, err := journal.MemCtxQueries(ctx, t.tx, r)
+			if err != nil {
+				return false, err
+			}
+			qs = append(qs, rq...)
+		}
+		quotes, _, err := t.texts.Quotes(ctx, qs, nil)
+		if err != nil {
+			return false, err
+		}
+		for _, q := range qs {
+			t.asked[q] = true
+		}
+		t.quotes = quotes
+	}
+	if t.asked[q] {
+		return t.quotes[q], nil
+	}
+	return t.texts.QuotedBy(ctx, q)
 }
 
 func (t *wmTaint) drop(ctx context.Context, v working.Version) (bool, error) {
@@ -107,7 +145,7 @@ func (t *wmTaint) drop(ctx context.Context, v working.Version) (bool, error) {
 }
 
 // saw reports whether a run's context held an erased turn; the check of
-// its query reads the erased texts (journal.Erased.QuotedBy).
+// its query reads the erased texts (quotedBy).
 func (t *wmTaint) saw(ctx context.Context, rec *journal.MemCtx) (bool, error) {
 	if t.deleted[rec.ThreadID] {
 		return true, nil
@@ -131,7 +169,7 @@ func (t *wmTaint) saw(ctx context.Context, rec *journal.MemCtx) (bool, error) {
 			return true, nil // in the window beyond the listed entries
 		}
 	}
-	return t.texts.QuotedBy(ctx, rec.Query)
+	return t.quotedBy(ctx, rec.Query)
 }
 
 // calledBy reports whether the tool call that wrote a version was made by

@@ -254,6 +254,35 @@ func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Era
 	return len(updates), runs, nil
 }
 
+// MemCtxQueries returns, through tx, the queries of resource's memctx
+// records (one per record that has one and can be decoded, in no set
+// order): the questions an erasure's working-memory check may ask of the
+// erased texts, asked together (Erased.Quotes).
+func MemCtxQueries(ctx context.Context, tx store.Conn, resource string) ([]string, error) {
+	rows, err := store.Bound(tx).QueryContext(ctx, `SELECT output FROM journal WHERE scope = ? AND resource_id = ?`, ScopeMemCtx, resource)
+	if err != nil {
+		return nil, fmt.Errorf("journal: erase: read memctx queries: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, fmt.Errorf("journal: erase: read memctx queries: %w", err)
+		}
+		var rec struct {
+			Query string `json:"query"`
+		}
+		if json.Unmarshal(raw, &rec) == nil && rec.Query != "" {
+			out = append(out, rec.Query)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: erase: read memctx queries: %w", err)
+	}
+	return out, nil
+}
+
 // scrubbed is a memctx record ScrubMemCtx reads: decoded, or raw when it
 // cannot be decoded (rec nil).
 type scrubbed struct {
