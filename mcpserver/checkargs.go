@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,11 +36,12 @@ func checkArgs[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In
 	}
 }
 
-// addTool adds the tool t with handler h (wrapped by checkArgs) to s, and
-// records its input type in inputs for unknownArgs.
-func addTool[In, Out any](s *mcp.Server, inputs map[string]reflect.Type, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+// addTool adds the tool t with handler h (wrapped by checkArgs, and by
+// logFailed with log) to s, and records its input type in inputs for
+// unknownArgs.
+func addTool[In, Out any](s *mcp.Server, inputs map[string]reflect.Type, log *slog.Logger, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	inputs[t.Name] = reflect.TypeFor[In]()
-	mcp.AddTool(s, t, checkArgs(h))
+	mcp.AddTool(s, t, logFailed(log, t.Name, checkArgs(h)))
 }
 
 // unknownArgs is a receiving middleware: a tools/call whose arguments

@@ -106,7 +106,7 @@ func (h *handlers) readMemCtx(ctx context.Context, req *mcp.ReadResourceRequest)
 	}
 	rec, err := h.t.Run(ctx, run)
 	if err != nil {
-		return nil, h.notFound(uri, err)
+		return nil, h.notFound(ctx, uri, err)
 	}
 	return jsonResource(uri, rec)
 }
@@ -119,24 +119,24 @@ func (h *handlers) readMessages(ctx context.Context, req *mcp.ReadResourceReques
 	}
 	th, err := h.t.Thread(ctx, thread)
 	if err != nil {
-		return nil, h.notFound(uri, err)
+		return nil, h.notFound(ctx, uri, err)
 	}
 	page, err := pageQuery(uri)
 	if err != nil {
-		return nil, h.failRead(err)
+		return nil, h.failRead(ctx, uri, err)
 	}
 	pg, err := h.t.Engine.MessagesPage(ctx, th.ID, page)
 	if err != nil {
-		return nil, h.failRead(err)
+		return nil, h.failRead(ctx, uri, err)
 	}
 	return jsonResource(uri, server.MessageList{Messages: pg.Messages, NextBeforeSeq: pg.NextBeforeSeq})
 }
 
 // notFound answers a lookup failure: ResourceNotFound for a missing or
 // foreign object, the problem text otherwise.
-func (h *handlers) notFound(uri string, err error) error {
+func (h *handlers) notFound(ctx context.Context, uri string, err error) error {
 	if h.t.Describe(err).Status == 404 {
 		return mcp.ResourceNotFoundError(uri)
 	}
-	return h.failRead(err)
+	return h.failRead(ctx, uri, err)
 }

@@ -28,7 +28,11 @@ const SessionTimeout = 30 * time.Minute
 type Options struct {
 	// Version is the implementation version clients see; "" means "dev".
 	Version string
-	// Logger receives the SDK's logs; nil means none.
+	// Logger receives the SDK's logs and the cause of every tool call or
+	// resource read that failed with an internal error or a lost database
+	// (the "Internal error: … the server log has the cause" answers), at
+	// Error, with the tool or URI, the token's name and the error (ids, no
+	// stored text); nil means none.
 	Logger *slog.Logger
 }
 
@@ -43,7 +47,11 @@ func New(e *engine.Engine, p *server.Principal, opt Options) *mcp.Server {
 		Instructions: instructions,
 		Logger:       opt.Logger,
 	})
-	h := &handlers{t: server.Tenant{Engine: e, Principal: p}}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &handlers{t: server.Tenant{Engine: e, Principal: p}, log: log.With(slog.String("token", p.Name))}
 	h.addTools(s)
 	h.addResources(s)
 	return s

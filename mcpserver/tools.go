@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"strings"
@@ -35,8 +36,12 @@ const (
 	descDelete   = "Erase memory permanently: one turn (messageId), a whole conversation (threadId) or everything of a user (resourceId), with everything derived from it. Use it only when the user asks to forget something. Refused unless the token allows erasure."
 )
 
-// handlers holds one principal's view of the engine.
-type handlers struct{ t server.Tenant }
+// handlers holds one principal's view of the engine and the log that gets
+// the causes of internal errors (its lines name the token).
+type handlers struct {
+	t   server.Tenant
+	log *slog.Logger
+}
 
 // mcpOrigin marks working-memory versions written through MCP.
 var mcpOrigin = working.Origin{RunID: "mnemo-mcp"}
@@ -45,13 +50,13 @@ var mcpOrigin = working.Origin{RunID: "mnemo-mcp"}
 // unknown argument member (unknownArgs).
 func (h *handlers) addTools(s *mcp.Server) {
 	in := map[string]reflect.Type{}
-	addTool(s, in, &mcp.Tool{Name: ToolAppend, Description: descAppend}, h.append)
-	addTool(s, in, &mcp.Tool{Name: ToolSearch, Description: descSearch, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.search)
-	addTool(s, in, &mcp.Tool{Name: ToolContext, Description: descContext}, h.context)
-	addTool(s, in, &mcp.Tool{Name: ToolWMGet, Description: descWMGet, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.wmGet)
-	addTool(s, in, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate}, h.wmUpdate)
+	addTool(s, in, h.log, &mcp.Tool{Name: ToolAppend, Description: descAppend}, h.append)
+	addTool(s, in, h.log, &mcp.Tool{Name: ToolSearch, Description: descSearch, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.search)
+	addTool(s, in, h.log, &mcp.Tool{Name: ToolContext, Description: descContext}, h.context)
+	addTool(s, in, h.log, &mcp.Tool{Name: ToolWMGet, Description: descWMGet, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.wmGet)
+	addTool(s, in, h.log, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate}, h.wmUpdate)
 	destructive := true
-	addTool(s, in, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, h.delete)
+	addTool(s, in, h.log, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, h.delete)
 	s.AddReceivingMiddleware(unknownArgs(in))
 }
 
@@ -61,8 +66,15 @@ var pathFields = map[string]string{"thread": "threadId", "resource": "resourceId
 
 // fail turns an error into a tool error whose text a model can act on and
 // that names only what the caller named; a lost database connection is
-// "Service unavailable", as the HTTP routes answer it.
-func (h *handlers) fail(err error) error { return h.problem(err, pathFields) }
+// "Service unavailable", as the HTTP routes answer it. An answer of status
+// 500 or more is an *internalError, whose cause checkArgs logs.
+func (h *handlers) fail(err error) error {
+	text := h.problem(err, pathFields)
+	if h.t.Describe(err).Status >= http.StatusInternalServerError {
+		return &internalError{text: text.Error(), cause: err}
+	}
+	return text
+}
 
 // failRead is fail for a resource read, a JSON-RPC error whose code says
 // what failed: -32602 (invalid params) for an invalid id or URI parameter
@@ -70,10 +82,15 @@ func (h *handlers) fail(err error) error { return h.problem(err, pathFields) }
 // went out with code 0, which JSON-RPC does not define. A URI template's
 // variables ({thread}, {run}) are named as the HTTP path's, so an invalid
 // id's field is kept.
-func (h *handlers) failRead(err error) error {
+//
+// The cause of an answer of status 500 or more is logged with uri.
+func (h *handlers) failRead(ctx context.Context, uri string, err error) error {
 	code := int64(jsonrpc.CodeInternalError)
-	if h.t.Describe(err).Status == http.StatusBadRequest {
+	switch status := h.t.Describe(err).Status; {
+	case status == http.StatusBadRequest:
 		code = jsonrpc.CodeInvalidParams
+	case status >= http.StatusInternalServerError:
+		h.log.LogAttrs(ctx, slog.LevelError, "mcp resource read failed", slog.String("uri", uri), slog.String("err", err.Error()))
 	}
 	return &jsonrpc.Error{Code: code, Message: h.problem(err, nil).Error()}
 }

@@ -1,0 +1,35 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// internalError is a tool's answer of status 500 or more ("Internal
+// error: the request failed; the server log has the cause", "Service
+// unavailable: …"): text is what the caller sees, cause what logFailed
+// logs.
+type internalError struct {
+	text  string
+	cause error
+}
+
+func (e *internalError) Error() string { return e.text }
+
+// logFailed wraps the handler of tool name: when it fails with an
+// *internalError, the cause goes to log at Error as "mcp tool failed" with
+// the tool and the error text (which names ids, never
+// stored text), as the HTTP routes log a 500's cause. The caller's answer
+// is unchanged.
+func logFailed[In, Out any](log *slog.Logger, name string, h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		res, out, err := h(ctx, req, in)
+		if ie := (*internalError)(nil); errors.As(err, &ie) {
+			log.LogAttrs(ctx, slog.LevelError, "mcp tool failed", slog.String("tool", name), slog.String("err", ie.cause.Error()))
+		}
+		return res, out, err
+	}
+}
