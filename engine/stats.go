@@ -3,7 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Stats is a snapshot of an engine's size and index lag, for monitoring
@@ -40,11 +43,20 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 }
 
 // Ping reports whether the engine is open and its database answers: nil,
-// ErrClosed after Close, or the database's error. It is cheap enough for a
-// health check on every probe (one round trip, no scan).
+// ErrClosed after Close, ErrDatabaseCorrupt once SQLite has reported a
+// damaged page of mnemo.db to any of the engine's reads or writes since
+// Open (the file stays damaged until it is restored or salvaged, however
+// many reads miss the page), or the database's error. It is cheap enough
+// for a health check on every probe (one round trip, no scan). A lexical
+// index quarantined and rebuilding is not an error: recall answers
+// meanwhile, and memctx.retrieval says it is degraded.
 func (e *Engine) Ping(ctx context.Context) error {
 	if err := e.checkOpen(); err != nil {
 		return err
+	}
+	if e.db != nil && store.Damaged(e.db) {
+		return fmt.Errorf("%w: SQLite reported a damaged page of %s since the engine opened; restore it from a backup, or stop the service and run mnemo salvage",
+			ErrDatabaseCorrupt, filepath.Join(e.dir, DatabaseFile))
 	}
 	if err := e.ms.Ping(ctx); err != nil {
 		return fmt.Errorf("engine: ping: %w", err)

@@ -19,13 +19,21 @@ import (
 const HealthTimeout = 5 * time.Second
 
 // health answers GET /healthz: 200 when the engine is open and its database
-// answers within HealthTimeout, else 503 (the cause is logged).
+// answers within HealthTimeout, else 503 (the cause is logged): also once
+// the engine has found its database file damaged (engine.Ping's
+// ErrDatabaseCorrupt), though it still answers the reads that miss the
+// damaged pages. A lexical index quarantined and rebuilding stays 200.
 func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), HealthTimeout)
 	defer cancel()
 	if err := s.cfg.Engine.Ping(ctx); err != nil {
 		if errors.Is(err, engine.ErrClosed) {
 			return nil, err
+		}
+		if errors.Is(err, engine.ErrDatabaseCorrupt) {
+			// A damaged file does not heal: a load balancer must stop
+			// sending traffic here until the operator restores it.
+			return nil, &apiError{kind: kindUnavailable, detail: "the database file was found damaged; restore it from a backup or run mnemo salvage (the server log has the path)", cause: err}
 		}
 		return nil, &apiError{kind: kindUnavailable, detail: "the database does not answer", cause: err}
 	}

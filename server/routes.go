@@ -47,7 +47,7 @@ var pathParam = regexp.MustCompile(`\{([A-Za-z]+)\}`)
 // routes is the API. Keep it in path order: the OpenAPI document lists
 // paths in this order.
 var routes = []*route{
-	{method: "GET", path: "/healthz", op: "health", tag: "service", summary: "Liveness: the engine is open and its database answers within 5 s (else 503)", resp: Health{}, errors: []int{503}, handle: (*Server).health},
+	{method: "GET", path: "/healthz", op: "health", tag: "service", summary: "Liveness: the engine is open, its database answers within 5 s and no request has found the database file damaged (else 503)", resp: Health{}, errors: []int{503}, handle: (*Server).health},
 	{method: "GET", path: "/openapi.json", op: "openapi", tag: "service", summary: "This OpenAPI 3.1 document", write: (*Server).serveOpenAPI, contentType: "application/json"},
 	{method: "GET", path: "/metrics", op: "metrics", tag: "service", auth: true, summary: "Prometheus metrics (requests, latencies, outbox depth, index lag); needs an operator token when the server has a token file", write: (*Server).serveMetrics, contentType: "text/plain; version=0.0.4", errors: []int{403}},
 
