@@ -12,10 +12,10 @@ import (
 )
 
 // TestHealthzDamagedDatabase: /healthz of mnemo serve answers 503, naming
-// the damage, once a request met a damaged page of mnemo.db; before, it
-// answered 200 (its ping misses the page), so a load balancer kept sending
-// traffic to a server whose searches fail. A sound directory stays 200
-// after the same search.
+// the damage, once a request (or the server's start) met a damaged page
+// of mnemo.db; before, it answered 200 (its ping misses the page), so a
+// load balancer kept sending traffic to a server whose searches fail. A
+// sound directory stays 200 before and after the same search.
 func TestHealthzDamagedDatabase(t *testing.T) {
 	for _, damaged := range []bool{false, true} {
 		name := map[bool]string{false: "Sound", true: "Damaged"}[damaged]
@@ -39,7 +39,9 @@ func TestHealthzDamagedDatabase(t *testing.T) {
 				_ = json.Unmarshal(b, &p)
 				return resp.StatusCode, p.Detail
 			}
-			if code, detail := health(); code != http.StatusOK {
+			if code, detail := health(); !damaged && code != http.StatusOK {
+				// (On the damaged directory the server's start may already
+				// have read the page: either answer is right there.)
 				t.Fatalf("healthz before any read: %d %s", code, detail)
 			}
 			resp, err := http.Post(base+"/v1/search", "application/json", strings.NewReader(`{"resourceId":"r","query":"harbour at dusk"}`))
