@@ -15,7 +15,8 @@ import (
 // nobody has created (a new conversation's first turn, recorded under A),
 // never appends, and resource B then creates that thread id. Listing the
 // thread's runs, alone or with B's resource, shows none of A's runs; A's
-// own listing still shows its run.
+// own listing still shows its run, and so does the thread's with A's
+// resource (GET /v1/runs?threadId= of A's token).
 func TestThreadRunsListOnlyTheOwners(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
@@ -38,9 +39,11 @@ func TestThreadRunsListOnlyTheOwners(t *testing.T) {
 				t.Fatalf("ListRuns(%+v) = %s; want only B's run b-run", f, b)
 			}
 		}
-		runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{ResourceID: "res-a"})
-		if err != nil || len(runs) != 1 || runs[0].RunID != "a-run" || runs[0].ThreadID != "shared-x" {
-			t.Fatalf("A's own runs: %+v, %v; want a-run on shared-x", runs, err)
+		for _, f := range []journal.RunFilter{{ResourceID: "res-a"}, {ThreadID: "shared-x", ResourceID: "res-a"}} {
+			runs, err := e.Journal().ListRuns(ctx, f)
+			if err != nil || len(runs) != 1 || runs[0].RunID != "a-run" || runs[0].ThreadID != "shared-x" {
+				t.Fatalf("A's own runs, ListRuns(%+v): %+v, %v; want a-run on shared-x", f, runs, err)
+			}
 		}
 	})
 }

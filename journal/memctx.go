@@ -386,7 +386,7 @@ const MaxRunsLimit = 1000
 // RunFilter selects runs for ListRuns. The zero value lists every run, newest
 // first, 100 at a time.
 type RunFilter struct {
-	ThreadID   string // only this thread's runs, of the thread's owner, when set
+	ThreadID   string // only this thread's runs when set: of the thread's owner, or of ResourceID when set
 	ResourceID string // only this resource's runs when set
 	Limit      int    // page size; 0 means 100
 	// Before, when set, lists only the runs after it in the listing's
@@ -426,7 +426,10 @@ type RunInfo struct {
 // resource may have loaded context on the id before the thread was created
 // (a first turn it never appended), and its run, recorded under its own
 // resource, must not be shown to the owner. Such a run is still listed by
-// its resource. A thread that does not exist has no owner to check against.
+// its resource, and by the thread id with ResourceID set to its resource
+// (the filter then lists that resource's runs on the id alone, whoever
+// owns the thread). A thread that does not exist has no owner to check
+// against.
 func (j *Journal) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) {
 	q, args := j.runsQuery(f)
 	rows, err := j.conn.QueryContext(ctx, q, args...)
@@ -468,7 +471,11 @@ func (j *Journal) runsQuery(f RunFilter) (string, []any) {
 		q += ` AND created_at <= ? AND (created_at < ? OR key` + j.dialect.Text(``, ` COLLATE "C"`) + ` < ?)`
 		args = append(args, b.CreatedAt, b.CreatedAt, MemCtxKey(b.RunID))
 	}
-	if f.ThreadID != "" {
+	switch {
+	case f.ThreadID != "" && f.ResourceID != "":
+		q += ` AND thread_id = ?` // that resource's runs: no other's to hide
+		args = append(args, f.ThreadID)
+	case f.ThreadID != "":
 		q += ` AND thread_id = ? AND resource_id = COALESCE((SELECT t.resource_id FROM threads t WHERE t.id = ?), resource_id)`
 		args = append(args, f.ThreadID, f.ThreadID)
 	}

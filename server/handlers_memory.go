@@ -161,27 +161,19 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 		}
 		f.Before = &k
 	}
-	if f.ResourceID != "" {
-		if err := s.resource(p, "resourceId", f.ResourceID); err != nil {
-			return nil, err
-		}
-	}
-	if f.ThreadID != "" {
-		if _, err := s.tenant(p).ThreadIn(ctx, "threadId", f.ThreadID); err != nil {
-			return nil, err
-		}
-	}
-	if f.ResourceID == "" && f.ThreadID == "" && !p.All {
-		if len(p.Resources) != 1 {
-			return nil, errorf(kindInvalid, "resourceId", "resourceId or threadId is required for a token of several resources")
-		}
-		for r := range p.Resources {
-			f.ResourceID = r
-		}
+	f, stored, err := s.runsOf(ctx, p, f)
+	if err != nil {
+		return nil, err
 	}
 	runs, err := s.cfg.Engine.Journal().ListRuns(ctx, f)
 	if err != nil {
 		return nil, err
+	}
+	if len(runs) == 0 && f.ThreadID != "" && !stored && f.Before == nil && f.Offset == 0 {
+		// Neither a thread of the caller's nor a run of theirs on the id:
+		// not found, as a thread id is elsewhere (a mistyped id is not
+		// an empty listing).
+		return nil, notFound("thread", f.ThreadID)
 	}
 	out := RunList{Runs: make([]RunInfo, 0, min(len(runs), int(limit)))}
 	for _, ri := range runs[:min(len(runs), int(limit))] {
@@ -191,6 +183,43 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 		out.NextCursor = RunCursor(runs[limit-1].Key())
 	}
 	return out, nil
+}
+
+// runsOf sets the resource of a runs listing f as the caller may see it:
+// the resourceId given, else the thread's when threadId names a stored
+// thread of the caller's, else the token's only resource (the rule of
+// Tenant.DefaultResource); an operator naming neither lists every
+// resource's. A token of several resources naming no resource nor a
+// stored thread of its own is refused naming resourceId
+// (Tenant.RequireResource). stored reports whether threadId named a
+// stored thread of the caller's: one that is not (none yet, or another
+// tenant's created after the caller's run on the id) lists the caller's
+// runs on the id, as the listing without threadId shows them.
+func (s *Server) runsOf(ctx context.Context, p *Principal, f journal.RunFilter) (_ journal.RunFilter, stored bool, err error) {
+	t := s.tenant(p)
+	if f.ResourceID != "" {
+		if err := t.Resource("resourceId", f.ResourceID); err != nil {
+			return f, false, err
+		}
+	}
+	if f.ThreadID != "" {
+		th, err := t.ThreadIn(ctx, "threadId", f.ThreadID)
+		switch {
+		case err == nil:
+			stored = true
+			if f.ResourceID == "" {
+				f.ResourceID = th.ResourceID
+			}
+		case !errors.Is(err, ErrNotFound):
+			return f, false, err
+		}
+	}
+	if p.All {
+		f.ResourceID, err = t.DefaultResource(ctx, "threadId", "", f.ResourceID)
+	} else {
+		f.ResourceID, err = t.RequireResource(ctx, "threadId", "", f.ResourceID)
+	}
+	return f, stored, err
 }
 
 func (s *Server) getMemCtx(r *http.Request, p *Principal) (any, error) {

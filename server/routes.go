@@ -79,7 +79,7 @@ var routes = []*route{
 	{method: "POST", path: "/v1/search", op: "search", tag: "memory", auth: true, summary: "Hybrid recall over a resource: hits in rank order with their text, role, thread, seq and scores", body: SearchBody{}, resp: engine.SearchResult{}, errors: []int{404, 415}, handle: (*Server).search},
 
 	{method: "GET", path: "/v1/runs", op: "listRuns", tag: "runs", auth: true, summary: "Runs with a memctx record, newest first", resp: RunList{},
-		query: []param{{"resourceId", "string", "this resource's runs (required for a token of several resources unless threadId)"}, {"threadId", "string", "this thread's runs"}, {"limit", "integer", "page size, 1 to 1000 (journal.MaxRunsLimit; default 100)"},
+		query: []param{{"resourceId", "string", "this resource's runs (required for a token of several resources unless threadId names a stored thread of its own)"}, {"threadId", "string", "this thread's runs; of an id that is not a stored thread of yours (a context loaded before the first append), your runs on it, and 404 when you have none"}, {"limit", "integer", "page size, 1 to 1000 (journal.MaxRunsLimit; default 100)"},
 			{"cursor", "string", "the nextCursor of the page before (none: the first page); opaque. Each page costs about limit rows wherever it starts, and runs recorded or erased between pages move no other. A cursor that is not a nextCursor is a 400 naming cursor"},
 			{"offset", "integer", "Deprecated (use cursor): runs to skip; not with cursor. A run recorded between pages shifts the offsets (a run listed twice), and the runs skipped are read again on each page"}},
 		errors: []int{404}, handle: (*Server).listRuns},

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/server"
 )
@@ -22,8 +24,10 @@ type RunsCommand struct{ *Main }
 // follow, a last line "more: --cursor C". --cursor is such a cursor (the
 // same as the API's); --offset is deprecated (a run recorded between two
 // pages shifts it) and refused with --cursor. --thread of a thread that
-// does not exist fails with engine.ErrThreadNotFound, as mnemo messages
-// does; --resource of a resource without threads lists no runs.
+// does not exist lists the runs recorded on the id (LoadContext on a
+// thread not created yet), and with none fails with
+// engine.ErrThreadNotFound, as mnemo messages does; --resource of a
+// resource without threads lists no runs.
 func (c *RunsCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("runs", "")
 	thread := fs.String("thread", "", "only this thread's runs")
@@ -44,11 +48,15 @@ func (c *RunsCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer e.CloseContext(ctx)
+	var missing error
 	if *thread != "" {
-		// A thread is an entity: one that does not exist is not found,
-		// as in mnemo messages (a deleted thread leaves no runs listed).
-		// A resource exists by its threads: none lists no runs.
-		if _, err := e.GetThread(ctx, *thread); err != nil {
+		// A thread is an entity: one that does not exist and holds no
+		// run (a context loaded on the id before any append) is not
+		// found, as in mnemo messages (a deleted thread leaves no runs
+		// listed). A resource exists by its threads: none lists no runs.
+		if _, err := e.GetThread(ctx, *thread); errors.Is(err, engine.ErrThreadNotFound) {
+			missing = err
+		} else if err != nil {
 			return err
 		}
 	}
@@ -56,6 +64,9 @@ func (c *RunsCommand) Run(ctx context.Context, args []string) error {
 	runs, err := e.Journal().ListRuns(ctx, f)
 	if err != nil {
 		return err
+	}
+	if missing != nil && len(runs) == 0 && f.Before == nil && f.Offset == 0 {
+		return missing
 	}
 	out := server.RunList{Runs: make([]server.RunInfo, 0, min(len(runs), *limit))}
 	for _, ri := range runs[:min(len(runs), *limit)] {

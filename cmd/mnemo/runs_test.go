@@ -124,7 +124,9 @@ func runIDs(page server.RunList) []string {
 // TestRunsUnknownThread: a thread is an entity, so `runs --thread T` of a
 // thread that does not exist fails as `messages --thread T` does (the
 // same message and exit status, nothing on standard output, --json too);
-// a thread that exists but has no runs lists none. A resource exists by
+// a thread that exists but has no runs lists none, and a thread id that
+// holds runs but no thread (a context loaded before any append) lists
+// them (it failed as not found). A resource exists by
 // its threads: `runs --resource R` of one without any lists none (exit 0).
 // Before, `runs --thread nope` printed an empty table and exited 0.
 func TestRunsUnknownThread(t *testing.T) {
@@ -133,6 +135,18 @@ func TestRunsUnknownThread(t *testing.T) {
 	os.WriteFile(file, []byte(`{"thread":"t","resource":"r","role":"user","content":"hello"}`+"\n"), 0o600)
 	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", file); code != 0 {
 		t.Fatalf("ingest: exit %d, %s", code, stderr)
+	}
+	// A context loaded (over the API or the library) on a thread id
+	// nobody created records a run on it.
+	e, err := engine.Open(context.Background(), engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.LoadContext(context.Background(), engine.LoadRequest{RunID: "g1", ThreadID: "ghost", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
 	}
 	msgCode, _, msgErr := run(t, nil, "--dir", dir, "messages", "--thread", "nope")
 	if msgCode == 0 {
@@ -147,10 +161,17 @@ func TestRunsUnknownThread(t *testing.T) {
 		{[]string{"runs", "--thread", "nope"}, msgCode, "", strings.Replace(msgErr, "mnemo messages:", "mnemo runs:", 1)},
 		{[]string{"runs", "--thread", "nope", "--json"}, msgCode, "", strings.Replace(msgErr, "mnemo messages:", "mnemo runs:", 1)},
 		{[]string{"runs", "--thread", "t", "--json"}, 0, "{\n  \"runs\": []\n}\n", ""},
+		{[]string{"runs", "--thread", "ghost"}, 0, "", ""}, // lists g1 (checked below)
 		{[]string{"runs", "--resource", "nobody", "--json"}, 0, "{\n  \"runs\": []\n}\n", ""},
 		{[]string{"runs", "--resource", "nobody"}, 0, "RUN  THREAD  RESOURCE  CREATED\n", ""},
 	} {
 		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)
+		if c.args[2] == "ghost" {
+			if code != 0 || !strings.Contains(out, "g1") || !strings.Contains(out, "ghost") {
+				t.Errorf("mnemo runs --thread ghost: exit %d, stdout %q, stderr %q; want g1 listed", code, out, stderr)
+			}
+			continue
+		}
 		if code != c.code || out != c.stdout || code != 0 && stderr != c.stderrIs {
 			t.Errorf("mnemo %s: exit %d, stdout %q, stderr %q\nwant exit %d, stdout %q, stderr %q", strings.Join(c.args, " "), code, out, stderr, c.code, c.stdout, c.stderrIs)
 		}
