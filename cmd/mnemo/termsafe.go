@@ -6,46 +6,47 @@ import (
 )
 
 // termSafe is the writer of every command's standard output: what it is
-// given, with each control character other than line feed and tab written
-// as its JSON escape (ESC as the six characters \u001b, U+009B as
-// \u009b). Stored text (a message, a tool's output, a working memory, a
+// given, with each control character other than line feed and tab, and
+// each explicit bidirectional formatting character, written as its JSON
+// escape (ESC as the six characters \u001b, U+009B as \u009b, U+202E as
+// \u202e). Stored text (a message, a tool's output, a working memory, a
 // thread's title) is printed by the text commands (messages, search,
 // context, memctx, wm get, …) and may come from anyone who can append:
 // raw, an escape sequence in it drove the operator's terminal (colours,
-// erased lines, a window title, OSC 52 writing the clipboard). JSON
-// output is unchanged in value: encoding/json escapes C0 controls itself,
-// and a C1 control inside a JSON string becomes the escape that means it.
-// A C1 control is two bytes in UTF-8 (0xC2, then 0x80-0x9F); one split
-// across two writes passes as it is (fmt and encoding/json write each
-// value whole).
+// erased lines, a window title, OSC 52 writing the clipboard), and a
+// bidirectional override or isolate (U+202A-U+202E, U+2066-U+2069, the
+// characters of "Trojan Source", CVE-2021-42574) reordered the rest of
+// its line in a terminal that applies the Unicode bidirectional algorithm
+// (VTE's, Konsole's), so that a line showed other text, or other columns,
+// than it holds. The bidirectional marks (U+200E, U+200F, U+061C), which
+// reorder nothing past themselves, and right-to-left letters pass as they
+// are. JSON output is unchanged in value: encoding/json escapes C0
+// controls itself, and a C1 control or a bidirectional character inside a
+// JSON string becomes the escape that means it. A C1 control is two bytes
+// in UTF-8 (0xC2, then 0x80-0x9F), a bidirectional character three; one
+// split across two writes passes as it is (fmt and encoding/json write
+// each value whole).
 type termSafe struct{ w io.Writer }
 
-// Write writes p to the underlying writer with its control characters
-// escaped, and returns len(p) when that write succeeds.
+// Write writes p to the underlying writer with its control and
+// bidirectional formatting characters escaped, and returns len(p) when
+// that write succeeds.
 func (t termSafe) Write(p []byte) (int, error) {
-	var out []byte // nil until p holds a control character
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		var ctl rune = -1
-		switch {
-		case c < 0x20 && c != '\n' && c != '\t', c == 0x7f:
-			ctl = rune(c)
-		case c == 0xc2 && i+1 < len(p) && p[i+1] >= 0x80 && p[i+1] <= 0x9f:
-			ctl = rune(p[i+1])
-		}
-		if ctl < 0 {
+	var out []byte // nil until p holds a character to escape
+	for i := 0; i < len(p); {
+		r, n := unsafeAt(p[i:])
+		if n == 0 {
 			if out != nil {
-				out = append(out, c)
+				out = append(out, p[i])
 			}
+			i++
 			continue
 		}
 		if out == nil {
 			out = append(make([]byte, 0, len(p)+16), p[:i]...)
 		}
-		out = fmt.Appendf(out, `\u%04x`, ctl)
-		if ctl >= 0x80 {
-			i++ // the second byte of the C1 control
-		}
+		out = fmt.Appendf(out, `\u%04x`, r)
+		i += n
 	}
 	if out == nil {
 		return t.w.Write(p)
@@ -54,4 +55,24 @@ func (t termSafe) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// unsafeAt returns the character that b starts with and its length in
+// bytes when termSafe escapes it: a C0 control but line feed and tab,
+// DEL, a C1 control (0xC2 0x80-0x9F), a bidirectional embedding or
+// override (U+202A-U+202E: 0xE2 0x80 0xAA-0xAE) or isolate (U+2066-U+2069:
+// 0xE2 0x81 0xA6-0xA9); else 0, 0.
+func unsafeAt(b []byte) (rune, int) {
+	c := b[0]
+	switch {
+	case c < 0x20 && c != '\n' && c != '\t', c == 0x7f:
+		return rune(c), 1
+	case c == 0xc2 && len(b) > 1 && b[1] >= 0x80 && b[1] <= 0x9f:
+		return rune(b[1]), 2
+	case c == 0xe2 && len(b) > 2 && b[1] == 0x80 && b[2] >= 0xaa && b[2] <= 0xae:
+		return 0x2000 + rune(b[2]-0x80), 3
+	case c == 0xe2 && len(b) > 2 && b[1] == 0x81 && b[2] >= 0xa6 && b[2] <= 0xa9:
+		return 0x2040 + rune(b[2]-0x80), 3
+	}
+	return 0, 0
 }

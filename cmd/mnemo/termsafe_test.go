@@ -11,8 +11,10 @@ import (
 
 // hostileTerminalText is stored text that drives a terminal printed raw:
 // colours, an OSC 52 clipboard write ended by BEL, an erased line and a
-// carriage return, backspaces, DEL and a C1 CSI (U+009B).
-const hostileTerminalText = "hello \x1b[31mRED\x1b[0m \x1b]52;c;ZWNobyBwd25lZA==\a clip \x1b[2K\rfake\b\bX\x7f \u009b31m end"
+// carriage return, backspaces, DEL, a C1 CSI (U+009B), and a
+// right-to-left override (U+202E) with its pop (U+202C), which shows
+// "invoice_fdp.exe" as "invoice_exe.pdf" where bidi is applied.
+const hostileTerminalText = "hello \x1b[31mRED\x1b[0m \x1b]52;c;ZWNobyBwd25lZA==\a clip \x1b[2K\rfake\b\bX\x7f \u009b31m invoice_\u202efdp.exe\u202c end"
 
 // TestTextOutputEscapesControls: the commands that print stored text
 // (messages, search, context with its memctx, memctx, replay) write no
@@ -43,6 +45,9 @@ func TestTextOutputEscapesControls(t *testing.T) {
 		if !strings.Contains(out, `\u001b[31mRED`) {
 			t.Errorf("%s: the escape is not shown as \\u001b:\n%s", args[0], out)
 		}
+		if !strings.Contains(out, `invoice_\u202ef`) {
+			t.Errorf("%s: the override is not shown as \\u202e:\n%s", args[0], out)
+		}
 	}
 	code, out, _ := run(t, nil, "--dir", dir, "messages", "--thread", "t", "--json")
 	var msgs []engine.Message
@@ -52,12 +57,43 @@ func TestTextOutputEscapesControls(t *testing.T) {
 }
 
 // controlIn returns the first control character of s other than line
-// feed and tab, or -1.
+// feed and tab, or bidirectional embedding, override or isolate, or -1.
 func controlIn(s string) rune {
 	for _, r := range s {
-		if r == utf8.RuneError || (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) {
+		if r == utf8.RuneError || (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) ||
+			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
 			return r
 		}
 	}
 	return -1
+}
+
+// TestTermSafe: what the writer escapes and what it passes, byte for
+// byte: C0 but line feed and tab, DEL, C1, the bidirectional embeddings,
+// overrides and isolates are escaped; the bidirectional marks, right-to-left
+// letters and the characters next to the escaped ranges pass.
+func TestTermSafe(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"Plain", "a\tb\nc", "a\tb\nc"},
+		{"C0", "a\x1b[1m\r\x00", `a\u001b[1m\u000d\u0000`},
+		{"DEL", "\x7f", `\u007f`},
+		{"C1", "\u0085\u009b\u009f\u00a0", `\u0085\u009b\u009f` + "\u00a0"},
+		{"Overrides", "\u202a\u202b\u202c\u202d\u202e", `\u202a\u202b\u202c\u202d\u202e`},
+		{"Isolates", "\u2066\u2067\u2068\u2069", `\u2066\u2067\u2068\u2069`},
+		{"Neighbours", "\u2029\u202f\u2065\u206a", "\u2029\u202f\u2065\u206a"},
+		{"Marks", "\u200e\u200f\u061c", "\u200e\u200f\u061c"},
+		{"RightToLeft", "שלום مرحبا", "שלום مرحبا"},
+		{"Truncated", "x\xe2\x80", "x\xe2\x80"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b strings.Builder
+			n, err := termSafe{&b}.Write([]byte(c.in))
+			if err != nil || n != len(c.in) {
+				t.Fatalf("Write: %d, %v; want %d, nil", n, err, len(c.in))
+			}
+			if got := b.String(); got != c.want {
+				t.Errorf("Write(%q) wrote %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
 }
