@@ -65,7 +65,7 @@ func TestAskedAt(t *testing.T) {
 		}
 		// An out-of-range topK names the tool's own argument, not recall's.
 		failed, text = call(t, cs, tool, map[string]any{"threadId": "t08", "query": q, "topK": -1}, nil)
-		if !failed || !strings.Contains(text, "(field topK)") || !strings.Contains(text, "must be within [0, 1000], got -1") {
+		if bound := map[string]string{"memory_search": "50", "memory_context": "1000"}[tool]; !failed || !strings.Contains(text, "(field topK)") || !strings.Contains(text, "must be within [0, "+bound+"], got -1") {
 			t.Errorf("%s topK -1: failed=%v %q", tool, failed, text)
 		}
 		// An explicit zero time is refused as HTTP refuses it (TestZeroTime).

@@ -1,7 +1,7 @@
 package mcpserver_test
 
 import (
-	"strings"
+	"fmt"
 	"testing"
 )
 
@@ -19,10 +19,13 @@ func TestSearchTopKBound(t *testing.T) {
 	if failed, text := call(t, cs, "memory_search", map[string]any{"query": "hello", "topK": 50}, nil); failed {
 		t.Fatalf("topK 50: %s", text)
 	}
-	for _, k := range []int{51, 1000} {
+	// Worded as the API's recall.topK and memory_context's topK, with the
+	// tool's own bound (it said "topK is at most 50", and for -1 recall's
+	// "[0, 1000]").
+	for _, k := range []int{51, 1000, -1} {
 		failed, text := call(t, cs, "memory_search", map[string]any{"query": "hello", "topK": k}, nil)
-		if !failed || !strings.Contains(text, "topK") || !strings.Contains(text, "50") {
-			t.Errorf("topK %d: failed %v, %q; want refused naming topK and 50", k, failed, text)
+		if want := fmt.Sprintf("Invalid input: topK must be within [0, 50], got %d (field topK)", k); !failed || text != want {
+			t.Errorf("topK %d: failed %v, %q; want %q", k, failed, text, want)
 		}
 	}
 }

@@ -127,8 +127,10 @@ func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in Append
 }
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
-	if in.TopK > MaxSearchTopK {
-		return nil, SearchOutput{}, fmt.Errorf("Invalid input: topK is at most %d, got %d (field topK)", MaxSearchTopK, in.TopK)
+	if in.TopK < 0 || in.TopK > MaxSearchTopK {
+		// Worded as recall's bound of the API's recall.topK and of
+		// memory_context's topK ("must be within [0, 1000]").
+		return nil, SearchOutput{}, fmt.Errorf("Invalid input: topK must be within [0, %d], got %d (field topK)", MaxSearchTopK, in.TopK)
 	}
 	at, err := server.ParseTime("at", in.At)
 	if err != nil {

@@ -79,7 +79,8 @@ func TestProblems(t *testing.T) {
 	}
 	t.Run("Wording", func(t *testing.T) {
 		for body, want := range map[string]string{
-			`[]`: "must be a JSON object, not an array",
+			`[]`:     "must be a JSON object, not an array",
+			" null ": "the body must be a JSON object, not null", // was "resourceId is required"
 			`{"resourceId":"res-bob","query":"x","recall":{"threshold":"high"}}`: `"recall.threshold" must be a JSON number, not a string`,
 			`{"resourceId":"res-bob","query":"x","recall":{"topK":"5"}}`:         `"recall.topK" must be a JSON number, not a string`,
 			// A number no float64 holds is not refused for not being an

@@ -205,6 +205,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
+// maxBodyDepth is the deepest nesting of arrays and objects a request body
+// may have: encoding/json's limit, which it reports as a syntax error. A
+// deeper body is refused naming it.
+const maxBodyDepth = 10000
+
 // decodeBody decodes a JSON request body into v: one object, no unknown
 // fields (a member is named exactly as its field), no object naming a key
 // twice (DuplicateKey), no id given as "", within the body limit, valid
@@ -228,6 +233,11 @@ func decodeBody(r *http.Request, v any) error {
 		}
 		if name := DuplicateKey(data); name != "" {
 			return errorf(kindInvalid, name, "%s", duplicateDetail(name))
+		}
+		if string(bytes.Trim(data, " \t\r\n")) == "null" {
+			// Decoded into v it changes nothing: the route then asked
+			// for its first required member ("resourceId is required").
+			return errorf(kindInvalid, "", "the body must be a JSON object, not null")
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
@@ -264,6 +274,9 @@ func decodeError(err error, data []byte, v any) error {
 		return errorf(kindTooLarge, "", "the body is over %d bytes", mbe.Limit)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return errorf(kindBodyTimeout, "", "the body did not arrive in time (%s)", err)
+	case errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth"):
+		// Well-formed JSON that encoding/json will not read.
+		return errorf(kindInvalid, "", "the body nests arrays or objects deeper than %d levels, the most it may (at byte %d)", maxBodyDepth, se.Offset)
 	case errors.As(err, &se):
 		return errorf(kindInvalid, "", "malformed JSON at byte %d", se.Offset)
 	case errors.Is(err, io.EOF):

@@ -145,7 +145,8 @@ var flagValueError = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for 
 // valueError words the flag package's error for a value of a number or
 // duration flag of fs that does not parse ("invalid value \"x\" for flag
 // -top-k: parse error") as "--top-k: x is not a whole number" (a number,
-// a duration such as 90s or 24h; "is out of range" for one too large),
+// a duration such as 90s or 24h; "is out of range" for one too large,
+// a duration's with the longest there is),
 // or returns "" for any other error.
 func valueError(fs *flag.FlagSet, err error) string {
 	m := flagValueError.FindStringSubmatch(err.Error())
@@ -174,11 +175,22 @@ func valueError(fs *flag.FlagSet, err error) string {
 	default:
 		return ""
 	}
+	if _, ok := g.Get().(time.Duration); ok && durationSyntax.MatchString(value) {
+		// time.ParseDuration says "invalid duration" for one too long too.
+		return fmt.Sprintf("--%s: %s is out of range (the longest duration is %s, about 292 years)", m[2], shellWord(value), maxDuration)
+	}
 	if m[3] == "value out of range" {
 		return fmt.Sprintf("--%s: %s is out of range", m[2], shellWord(value))
 	}
 	return fmt.Sprintf("--%s: %s is not %s", m[2], shellWord(value), what)
 }
+
+// durationSyntax matches what time.ParseDuration reads, whatever its size:
+// a duration it refuses that matches is too long for a time.Duration.
+var durationSyntax = regexp.MustCompile(`^[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+$`)
+
+// maxDuration is the longest time.Duration, 2562047h47m16.854775807s.
+const maxDuration = time.Duration(1<<63 - 1)
 
 // globalFlagArgs returns the global flag name with its value as args give
 // it after the command ("--dir d"), to show it before the command.

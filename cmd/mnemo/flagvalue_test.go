@@ -22,6 +22,10 @@ func TestFlagValueNotNumber(t *testing.T) {
 		{"Uint64", []string{"bench", "--seed", "-1"}, "mnemo bench: --seed: -1 is not a whole number from 0"},
 		{"Float", []string{"eval", "--vector-weight", "abc", "f"}, "mnemo eval: --vector-weight: abc is not a number"},
 		{"Duration", []string{"expire", "--idle", "3"}, "mnemo expire: --idle: 3 is not a duration (such as 90s, 30m or 24h)"},
+		{"DurationUnit", []string{"expire", "--idle", "3d"}, "mnemo expire: --idle: 3d is not a duration (such as 90s, 30m or 24h)"},
+		// time.ParseDuration refuses it as it refuses "3": it said "is not a duration".
+		{"DurationRange", []string{"expire", "--idle", "99999999h"}, "mnemo expire: --idle: 99999999h is out of range (the longest duration is 2562047h47m16.854775807s, about 292 years)"},
+		{"DurationRangeSum", []string{"expire", "--idle", "2562047h60m"}, "mnemo expire: --idle: 2562047h60m is out of range (the longest duration is 2562047h47m16.854775807s, about 292 years)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, stderr := run(t, nil, append([]string{"--dir", t.TempDir()}, c.args...)...)
