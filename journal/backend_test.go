@@ -23,14 +23,16 @@ func forEachBackend(t *testing.T, test func(t *testing.T, b backend)) {
 }
 
 // openJournal opens a journal on the database at place; closeDB closes
-// its pool (a restart when place is opened again).
+// its pool (a restart when place is opened again) with store.CloseDB, which
+// waits for the statements the journal prepares in the background (see
+// storetest.Backend.OpenDB).
 func (b backend) openJournal(t *testing.T, place string) (*journal.Journal, func()) {
 	t.Helper()
 	db, err := b.Open(context.Background(), place)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return journal.New(db, nil), func() { db.Close() }
+	return journal.New(db, nil), func() { store.CloseDB(db) }
 }
 
 // openErase opens a journal and its pool on a new database for the

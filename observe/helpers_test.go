@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 )
@@ -136,7 +137,7 @@ func (b backend) openEnv(t *testing.T, path string, src *memSource, m observe.Mo
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() { store.CloseDB(db) }) // waits for background prepares (storetest.Backend.OpenDB)
 	j := journal.New(db, nil)
 	cfg.DB, cfg.Journal, cfg.Source, cfg.Model = db, j, src, m
 	o, err := observe.New(cfg)

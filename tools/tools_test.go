@@ -59,7 +59,7 @@ func (e *env) open(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() { store.CloseDB(db) }) // waits for background prepares (storetest.Backend.OpenDB)
 	e.db, e.j = db, journal.New(db, nil)
 }
 

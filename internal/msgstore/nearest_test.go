@@ -7,6 +7,7 @@ import (
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/pgstore"
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // TestVectorsReachNearest (Postgres only: SQLite's vectors are searched by
@@ -21,7 +22,7 @@ func TestVectorsReachNearest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer store.CloseDB(db) // waits for background prepares (storetest.Backend.OpenDB)
 	s := msgstore.New(db)
 	storeThread(t, s, "t1", "r1", toolConversation[:3])
 	storeThread(t, s, "t2", "r2", []msgstore.Message{{ID: "n1", Role: "user", Content: "other"}})

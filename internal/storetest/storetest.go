@@ -79,14 +79,25 @@ func ForEach(t *testing.T, test func(t *testing.T, b Backend)) {
 	}
 }
 
-// OpenDB opens the database at place, closed when t ends; an error fails t.
+// OpenDB opens the database at place, closed when t ends (store.CloseDB,
+// as the engine closes its pool); an error fails t.
+//
+// Not db.Close: a statement that store.Stmts.InTx left preparing on the
+// pool in the background would outlive it. On Postgres its connection
+// then ran the prepare in the test's schema while Place's cleanup dropped
+// the schema: the prepare (PendingDispatches' statement, which locks
+// dispatches then messages) and DROP SCHEMA … CASCADE each held a table
+// the other waited for, and when the server chose the DROP as the
+// deadlock's victim the test failed ("pgtest: DROP SCHEMA …: deadlock
+// detected": journal's TestDispatchTiesByteOrder/postgres, whose
+// PendingDispatches left such a prepare).
 func (b Backend) OpenDB(t *testing.T, place string) *sql.DB {
 	t.Helper()
 	db, err := b.Open(context.Background(), place)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() { store.CloseDB(db) })
 	return db
 }
 
