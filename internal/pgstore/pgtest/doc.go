@@ -14,7 +14,8 @@
 //
 //   - DSN's schema is new and empty, and is dropped with everything in it
 //     when the test ends; its search_path is that schema then public, where
-//     pgvector's types live.
+//     pgvector's types live. A session still working in the schema then,
+//     deadlocked with the drop, fails rather than the drop (dropSchema).
 //
 // # Concurrency
 //

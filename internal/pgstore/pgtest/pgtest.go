@@ -38,8 +38,37 @@ func DSN(tb testing.TB) string {
 	_, _ = rand.Read(b[:])
 	schema := "t_" + hex.EncodeToString(b[:])
 	Exec(tb, server, "CREATE SCHEMA "+schema)
-	tb.Cleanup(func() { Exec(tb, server, "DROP SCHEMA "+schema+" CASCADE") })
+	tb.Cleanup(func() { dropSchema(tb, server, schema) })
 	return WithSearchPath(tb, server, schema+",public")
+}
+
+// dropSchema drops schema with everything in it, on a session that is
+// never the victim of a deadlock: its deadlock_timeout (when the role is a
+// superuser, as pg-test-server's is) is an hour, so a session that still
+// works in the schema and deadlocks with the DROP finds the deadlock
+// first (after its own deadlock_timeout, 1 s by default) and fails
+// instead. Such a session outlives its test's pool: a statement whose
+// client closed (cancelled) it while the server still ran it, or one
+// prepared in the background that a plain db.Close left running
+// (storetest.Backend.OpenDB); it locks the schema's tables in another
+// order than DROP SCHEMA … CASCADE does.
+func dropSchema(tb testing.TB, server, schema string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, server)
+	if err != nil {
+		tb.Fatalf("pgtest: connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	for _, sql := range []string{
+		`SELECT set_config('deadlock_timeout', '1h', false) FROM pg_roles WHERE rolname = current_user AND rolsuper`,
+		"DROP SCHEMA " + schema + " CASCADE",
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			tb.Fatalf("pgtest: %s: %v", sql, err)
+		}
+	}
 }
 
 // WithSearchPath returns dsn with its search_path set to path.
