@@ -301,7 +301,7 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 	label := opt.Name
 	var bar *progressbar.ProgressBar
 	if fi, err := os.Stat(path); err == nil && fi.Size() >= progressMinBytes && isTerminal(c.Stderr) {
-		bar = progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(c.Stderr), progressbar.OptionSetDescription("storing "+label), progressbar.OptionShowBytes(true), progressbar.OptionShowIts(), progressbar.OptionThrottle(200*time.Millisecond))
+		bar = progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(rawWriter(c.Stderr)), progressbar.OptionSetDescription("storing "+label), progressbar.OptionShowBytes(true), progressbar.OptionShowIts(), progressbar.OptionThrottle(200*time.Millisecond))
 		opt.Progress = func(read, _ int64) { _ = bar.Set64(read) }
 	}
 	rep, err := importer.Import(ctx, e, path, opt)
@@ -345,7 +345,7 @@ func (m *Main) outboxProgress(ctx context.Context, e *engine.Engine, total int64
 	if total < 200 || !isTerminal(m.Stderr) {
 		return fn()
 	}
-	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(m.Stderr), progressbar.OptionSetDescription(what),
+	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(rawWriter(m.Stderr)), progressbar.OptionSetDescription(what),
 		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("msg"), progressbar.OptionThrottle(200*time.Millisecond))
 	done := make(chan struct{})
 	go func() {
@@ -372,6 +372,9 @@ func (m *Main) outboxProgress(ctx context.Context, e *engine.Engine, total int64
 }
 
 func isTerminal(w any) bool {
+	if t, ok := w.(termSafe); ok {
+		w = t.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

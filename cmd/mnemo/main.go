@@ -218,10 +218,12 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	}
 	m.command = name
 	m.setRunning(name)
-	// The command's standard output escapes control characters (termsafe.go).
-	out := m.Stdout
-	m.Stdout = termSafe{out}
-	defer func() { m.Stdout = out }()
+	// The command's standard output and standard error escape control
+	// characters (termsafe.go): an error line quotes stored text, a
+	// file's records and names too.
+	out, errOut := m.Stdout, m.Stderr
+	m.Stdout, m.Stderr = termSafe{out}, termSafe{errOut}
+	defer func() { m.Stdout, m.Stderr = out, errOut }()
 	return m.exitStatus(ctx, name, cmd.new(m).Run(ctx, fs.Args()[1:]))
 }
 

@@ -5,13 +5,16 @@ import (
 	"io"
 )
 
-// termSafe is the writer of every command's standard output: what it is
+// termSafe is the writer of every command's standard output and standard
+// error: what it is
 // given, with each control character other than line feed and tab, and
 // each explicit bidirectional formatting character, written as its JSON
 // escape (ESC as the six characters \u001b, U+009B as \u009b, U+202E as
 // \u202e). Stored text (a message, a tool's output, a working memory, a
 // thread's title) is printed by the text commands (messages, search,
-// context, memctx, wm get, …) and may come from anyone who can append:
+// context, memctx, wm get, …), and an error or skipped record's line on
+// standard error quotes a file's text or name; stored text may come from
+// anyone who can append:
 // raw, an escape sequence in it drove the operator's terminal (colours,
 // erased lines, a window title, OSC 52 writing the clipboard), and a
 // bidirectional override or isolate (U+202A-U+202E, U+2066-U+2069, the
@@ -75,4 +78,14 @@ func unsafeAt(b []byte) (rune, int) {
 		return 0x2040 + rune(b[2]-0x80), 3
 	}
 	return 0, 0
+}
+
+// rawWriter returns the writer under w when w is a termSafe, else w: a
+// progress bar draws with carriage returns and escape sequences of its
+// own, on the terminal isTerminal found.
+func rawWriter(w io.Writer) io.Writer {
+	if t, ok := w.(termSafe); ok {
+		return t.w
+	}
+	return w
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -93,6 +95,37 @@ func TestTermSafe(t *testing.T) {
 			}
 			if got := b.String(); got != c.want {
 				t.Errorf("Write(%q) wrote %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+// TestErrorOutputEscapesControls: standard error is written as standard
+// output is, so an error or skipped record's line that quotes a file's
+// text or name carries no control character: a JSONL record whose
+// created_at holds a C1 CSI and a right-to-left override unescaped (JSON
+// allows both raw in a string), and a file name with ESC. Before, both
+// reached the terminal raw.
+func TestErrorOutputEscapesControls(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	lines := `{"thread":"t","resource":"r","role":"user","content":"hello"}` + "\n" +
+		"{\"thread\":\"t\",\"resource\":\"r\",\"role\":\"user\",\"content\":\"x\",\"created_at\":[\"\u009b2J invoice_\u202efdp.exe\"]}\n"
+	if err := os.WriteFile(file, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string // escaped, on standard error
+	}{
+		{"SkippedRecord", []string{"ingest", file}, `\u009b2J invoice_\u202efdp.exe`},
+		{"FileName", []string{"ingest", filepath.Join(t.TempDir(), "no\x1b[2Jfile.jsonl")}, `no\u001b[2Jfile.jsonl`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)
+			if bad := controlIn(stderr); bad >= 0 || !strings.Contains(stderr, c.want) {
+				t.Errorf("mnemo %s: standard error holds %U, or lacks %q:\n%q", strings.Join(c.args, " "), bad, c.want, stderr)
 			}
 		})
 	}
