@@ -1,6 +1,7 @@
 package inspector
 
 import (
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -12,7 +13,7 @@ import (
 
 var loginPage = template.Must(template.New("login").Parse(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>sign in · mnemo inspector</title>
 <style>body{font:14px system-ui,sans-serif;max-width:420px;margin:80px auto;color:#1d2330}input{width:100%;padding:8px;margin:8px 0;font:inherit}button{padding:8px 16px;font:inherit}</style></head>
-<body><h1>mnemo inspector</h1><p>This server has a token file. Paste a token to see its resources. This browser stays signed in until you sign out or the sign-in expires (12 hours); the token itself is not kept.</p>
+<body><h1>mnemo inspector</h1><p>This server has a token file. Paste a token to see its resources. This browser stays signed in until you sign out or the sign-in expires{{with .TTL}} ({{.}}){{end}}; the token itself is not kept.</p>
 {{with .Msg}}<p role="alert" style="color:#b3261e">{{.}}</p>{{end}}
 <form method="post" action="/ui/login"><input type="hidden" name="next" value="{{.Next}}"><input type="password" name="token" autocomplete="current-password" placeholder="token" required><button type="submit">Sign in</button></form></body></html>`))
 
@@ -27,7 +28,7 @@ const loginCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'se
 // server.Config.Sessions authenticates by) and stores the session's id,
 // never the token, in the server.SessionCookie cookie (Path /ui/,
 // HttpOnly, SameSite=Strict, Max-Age the session's TTL: 12 hours by
-// default), then goes to the page asked for: the "next" parameter (query
+// default, which the form states), then goes to the page asked for: the "next" parameter (query
 // of the GET, field of the POST) when it is a path of the inspector
 // (safeNext: never another site), else /ui/. A GET whose query the other
 // pages would refuse (loginQuery: an unknown, repeated or empty
@@ -49,10 +50,10 @@ func Login(tokens *server.Tokens, sessions *server.Sessions) http.Handler {
 		case http.MethodGet, http.MethodHead:
 			next, err := loginQuery(r)
 			if err != nil {
-				loginForm(w, http.StatusBadRequest, server.Describe(err).Detail, "/ui/")
+				loginForm(w, sessions, http.StatusBadRequest, server.Describe(err).Detail, "/ui/")
 				return
 			}
-			loginForm(w, http.StatusOK, "", next)
+			loginForm(w, sessions, http.StatusOK, "", next)
 		case http.MethodPost:
 			loginPost(w, r, tokens, sessions)
 		default:
@@ -67,12 +68,12 @@ func Login(tokens *server.Tokens, sessions *server.Sessions) http.Handler {
 func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens, sessions *server.Sessions) {
 	next := safeNext(r.PostFormValue("next"))
 	if !sameOrigin(r) {
-		loginForm(w, http.StatusForbidden, "This sign-in was sent from another site; sign in from this page.", next)
+		loginForm(w, sessions, http.StatusForbidden, "This sign-in was sent from another site; sign in from this page.", next)
 		return
 	}
 	tok := r.PostFormValue("token")
 	if tok == "" {
-		loginForm(w, http.StatusBadRequest, "Paste a token.", next)
+		loginForm(w, sessions, http.StatusBadRequest, "Paste a token.", next)
 		return
 	}
 	if tokens == nil { // every request is the operator's: nothing to sign in to
@@ -81,11 +82,11 @@ func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens, se
 	}
 	p, ok := tokens.Lookup(tok)
 	if !ok {
-		loginForm(w, http.StatusUnauthorized, "That token is not in the server's token file.", next)
+		loginForm(w, sessions, http.StatusUnauthorized, "That token is not in the server's token file.", next)
 		return
 	}
 	if sessions == nil {
-		loginForm(w, http.StatusInternalServerError, "This server keeps no sign-in sessions: send Authorization: Bearer instead.", next)
+		loginForm(w, sessions, http.StatusInternalServerError, "This server keeps no sign-in sessions: send Authorization: Bearer instead.", next)
 		return
 	}
 	if c, err := r.Cookie(server.SessionCookie); err == nil {
@@ -161,9 +162,36 @@ func sameOrigin(r *http.Request) bool {
 	}
 }
 
-func loginForm(w http.ResponseWriter, status int, msg, next string) {
+func loginForm(w http.ResponseWriter, sessions *server.Sessions, status int, msg, next string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", loginCSP)
 	w.WriteHeader(status)
-	loginPage.Execute(w, struct{ Msg, Next string }{msg, next})
+	ttl := ""
+	if sessions != nil {
+		ttl = spelledDuration(sessions.TTL())
+	}
+	loginPage.Execute(w, struct{ Msg, Next, TTL string }{msg, next, ttl})
+}
+
+// spelledDuration words d for the sign-in page: "12 hours", "1 hour 30
+// minutes", "45 seconds"; a duration with a part under a second as Go
+// writes it ("1.5s").
+func spelledDuration(d time.Duration) string {
+	if d <= 0 || d%time.Second != 0 {
+		return d.String()
+	}
+	var parts []string
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}} {
+		if n := d / u.d; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, u.name))
+			if n != 1 {
+				parts[len(parts)-1] += "s"
+			}
+			d -= n * u.d
+		}
+	}
+	return strings.Join(parts, " ")
 }
