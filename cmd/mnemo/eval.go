@@ -146,6 +146,13 @@ func (c *EvalCommand) parse(args []string) (evalrun.Config, evalFlags, error) {
 		// Checked on reading the set, it failed after FILE was opened (exit 1).
 		return cfg, f, c.valuef(fs, "--format must be auto, locomo or longmemeval, got %q", f.format)
 	}
+	if f.format == importer.FormatAuto {
+		// Detected on reading the set, it failed as `evalset: format
+		// "jsonl": want locomo or longmemeval` (exit 1).
+		if d, err := importer.Detect(fs.Arg(0)); err == nil && d == importer.FormatJSONL {
+			return cfg, f, c.valuef(fs, "%s is JSONL: eval reads LoCoMo and LongMemEval sets only (it scores their questions); import JSONL with mnemo ingest", shellWord(fs.Arg(0)))
+		}
+	}
 	for name, v := range map[string]float64{"vector-weight": t.VectorWeight, "context-weight": t.ContextWeight,
 		"topic-weight": t.TopicWeight, "session-weight": t.SessionWeight, "speaker-weight": t.SpeakerWeight, "date-weight": t.DateWeight} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

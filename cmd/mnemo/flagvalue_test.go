@@ -54,6 +54,8 @@ func TestEnumFlagListsValues(t *testing.T) {
 		{"BenchFormat", []string{"bench", "--format", "csv", "--file", "f.jsonl"}, `mnemo bench: unknown --format "csv" (want auto, jsonl, locomo or longmemeval)`},
 		{"EvalFormat", []string{"eval", "--format", "csv", "f.json"}, `mnemo eval: --format must be auto, locomo or longmemeval, got "csv"`},
 		{"EvalFormatJSONL", []string{"eval", "--format", "jsonl", "f.json"}, `mnemo eval: --format must be auto, locomo or longmemeval, got "jsonl"`},
+		// Detected: it failed after the flags, `evalset: format "jsonl": want locomo or longmemeval` (exit 1).
+		{"EvalDetectsJSONL", []string{"eval", "f.jsonl"}, `mnemo eval: f.jsonl is JSONL: eval reads LoCoMo and LongMemEval sets only (it scores their questions); import JSONL with mnemo ingest`},
 		{"EvalMode", []string{"eval", "--mode", "foo", "f.json"}, `mnemo eval: --mode must be lexical, vector, hybrid or all, got "foo"`},
 		{"SearchMode", []string{"search", "--resource", "r", "--mode", "foo", "q"}, `mnemo search: --mode must be lexical, vector or hybrid, got "foo"`},
 		{"SearchFusion", []string{"search", "--resource", "r", "--fusion", "foo", "q"}, `mnemo search: --fusion must be weighted or rrf, got "foo"`},

@@ -161,15 +161,15 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 		case isStored:
 			cfg.Mode = stored
 			if sub == "set" && stored == working.ModeSchema && !*noValidate {
-				return c.usagef(fs, "%s holds a schema-mode state: give --schema SCHEMA.json to validate the new state, or --no-validate", key)
+				return c.valuef(fs, "%s holds a schema-mode state: give --schema SCHEMA.json to validate the new state, or --no-validate", key)
 			}
 			if sub == "set" && stored == working.ModeTemplate && *noValidate {
-				return c.usagef(fs, "%s holds a template-mode (markdown) state: --no-validate is for schema-mode states; say --markdown", key)
+				return c.valuef(fs, "%s holds a template-mode (markdown) state: --no-validate is for schema-mode states; say --markdown", key)
 			}
 		case sub == "set" && *noValidate:
 			cfg.Mode = working.ModeSchema // the first state: a JSON object, shape checked only
 		case sub == "set":
-			return c.usagef(fs, "%s has no working memory yet: say --schema SCHEMA.json, --no-validate (a JSON object) or --markdown", key)
+			return c.valuef(fs, "%s has no working memory yet: say --schema SCHEMA.json, --no-validate (a JSON object) or --markdown", key)
 		default:
 			if sub == "history" && *asJSON {
 				return c.printHistory(nil, true) // [], as a key with versions gives a list

@@ -196,3 +196,36 @@ func TestWMHistoryNothingStored(t *testing.T) {
 		t.Errorf("wm history with nothing stored: exit %d, %q", code, out)
 	}
 }
+
+// TestWMSetModeRefusalOneLine: `mnemo wm set` that does not say which mode
+// the state is in, or says the other one, is refused with one line and
+// where the flags are described (exit 2), as a value error; it printed the
+// command's whole usage after the line.
+func TestWMSetModeRefusalOneLine(t *testing.T) {
+	dir := t.TempDir()
+	msgs := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(msgs, []byte(`{"thread":"t1","resource":"u1","role":"user","content":"hi"}`+"\n"+`{"thread":"t2","resource":"u1","role":"user","content":"hi"}`+"\n"), 0o600)
+	state := filepath.Join(t.TempDir(), "state.json")
+	os.WriteFile(state, []byte(`{"city":"Lyon"}`), 0o600)
+	for _, args := range [][]string{{"ingest", msgs}, {"wm", "set", "--thread", "t1", "--no-validate", state}, {"wm", "set", "--resource", "u1", "--markdown", msgs}} {
+		if code, _, stderr := run(t, nil, append([]string{"--dir", dir}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"NoState", []string{"--thread", "t2", state}, "thread:t2 has no working memory yet: say --schema SCHEMA.json, --no-validate (a JSON object) or --markdown"},
+		{"SchemaState", []string{"--thread", "t1", state}, "thread:t1 holds a schema-mode state: give --schema SCHEMA.json to validate the new state, or --no-validate"},
+		{"TemplateState", []string{"--resource", "u1", "--no-validate", state}, "resource:u1 holds a template-mode (markdown) state: --no-validate is for schema-mode states; say --markdown"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, stderr := run(t, nil, append([]string{"--dir", dir, "wm", "set"}, c.args...)...)
+			if want := "mnemo wm set: " + c.want + "\nRun 'mnemo help wm set' for the flags.\n"; code != 2 || out != "" || stderr != want {
+				t.Errorf("wm set %v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, stderr, want)
+			}
+		})
+	}
+}
