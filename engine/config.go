@@ -37,6 +37,13 @@ const (
 	// a 2 MiB query took seconds a search; at 16 KiB the search costs about
 	// what a one-line query does (BENCHMARKS.md, "Query length limit").
 	DefaultMaxQueryBytes = 16 << 10
+	// DefaultMaxAnswerBytes bounds the messages one SearchMessages or
+	// LoadContext answer reads: 16 MiB of text, 64 messages of the largest
+	// size (DefaultMaxContentBytes), about 4 million tokens, where a
+	// LoCoMo or LongMemEval answer at topK 50, messageRange 2 reads well
+	// under 1 MiB (BENCHMARKS.md, "Answer size bound"). topK ≤ 1000 and
+	// messageRange ≤ 20 alone let one answer read ~10 GiB.
+	DefaultMaxAnswerBytes = 16 << 20
 )
 
 // Config configures Open. The zero value of every field means its default;
@@ -198,8 +205,9 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Limits bounds what one Append may store, and how long a recall query may
-// be. A zero field takes its default.
+// Limits bounds what one Append may store, how long a recall query may
+// be, and how much text one answer may read. A zero field takes its
+// default.
 type Limits struct {
 	MaxContentBytes       int // user/assistant content; default DefaultMaxContentBytes
 	MaxToolResultBytes    int // tool content, stored in full by reference; default DefaultMaxToolResultBytes
@@ -214,6 +222,15 @@ type Limits struct {
 	// MaxQueryBytes (at a character boundary) instead. Default
 	// DefaultMaxQueryBytes. Stored messages are bounded by the fields above.
 	MaxQueryBytes int
+	// MaxAnswerBytes bounds the text (content, name, tool calls, metadata)
+	// of the messages one SearchMessages or LoadContext reads to assemble
+	// its answer: the hits and their range neighbours, and for LoadContext
+	// the recent window too, before any TokenBudget cut. The reads count
+	// the bytes row by row and stop once the bound is passed, and the call
+	// fails with an *AnswerTooLargeError (ErrAnswerTooLarge) naming the
+	// request fields to lower; nothing is recorded. Default
+	// DefaultMaxAnswerBytes.
+	MaxAnswerBytes int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -230,6 +247,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxMessagesPerAppend, DefaultMaxMessagesPerAppend)
 	def(&l.MaxToolCalls, DefaultMaxToolCalls)
 	def(&l.MaxQueryBytes, DefaultMaxQueryBytes)
+	def(&l.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	return l
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrInvalidInput is returned (wrapped in a *ValidationError) by Append,
@@ -95,6 +96,33 @@ var ErrObserveCancelled = errors.New("engine: observation cancelled by an erasur
 // Config.Limits.MaxQueryBytes (DefaultMaxQueryBytes). Nothing is searched
 // or recorded.
 var ErrQueryTooLong = errors.New("engine: query too long")
+
+// ErrAnswerTooLarge is matched (through an *AnswerTooLargeError) by the
+// error SearchMessages and LoadContext return when the messages the answer
+// would carry pass Config.Limits.MaxAnswerBytes (DefaultMaxAnswerBytes).
+// The read stops at the message that passes the bound; nothing is
+// recorded, and the same request with a smaller topK, messageRange or
+// recent window may succeed.
+var ErrAnswerTooLarge = errors.New("engine: answer too large")
+
+// AnswerTooLargeError is the error of an answer over
+// Limits.MaxAnswerBytes (ErrAnswerTooLarge for errors.Is).
+type AnswerTooLargeError struct {
+	// Limit is Limits.MaxAnswerBytes, in bytes.
+	Limit int
+	// Fields are the request fields whose lowering shrinks the answer, by
+	// their JSON paths: "recall.topK", "recall.messageRange", and for
+	// LoadContext "recentN".
+	Fields []string
+}
+
+func (e *AnswerTooLargeError) Error() string {
+	return fmt.Sprintf("engine: answer too large: its messages pass %d bytes (Limits.MaxAnswerBytes); lower %s",
+		e.Limit, strings.Join(e.Fields, ", "))
+}
+
+// Is reports ErrAnswerTooLarge.
+func (e *AnswerTooLargeError) Is(target error) bool { return target == ErrAnswerTooLarge }
 
 // ErrCreatedAtFuture is matched (through a *ValidationError on the field
 // "createdAt" of a message) by an Append whose message is dated more than

@@ -83,7 +83,10 @@ type LoadRequest struct {
 // whose new conversation it starts, or when the thread was erased while its
 // context was composed; ErrResourceMismatch when the thread belongs to
 // another resource; journal.ErrRunOwned when the run
-// id belongs to another thread or resource (also with ReplaceRun);
+// id belongs to another thread or resource (also with ReplaceRun); an
+// *AnswerTooLargeError (ErrAnswerTooLarge), with nothing recorded, when
+// the recent window and the recalled turns pass Limits.MaxAnswerBytes
+// (counted before any TokenBudget cut, as they are read);
 // journal.ErrRunExists when the run id was used before and ReplaceRun is
 // false. Recall that fails degrades
 // (memctx.retrieval says so) rather than failing the call.
@@ -130,13 +133,14 @@ type load struct {
 	opts    *recall.Options // resolved (recallOptions); nil: recall off
 	existed bool            // the thread existed when LoadContext started
 
-	threadSeq int64          // the thread's last seq the window saw
-	recent    []Message      // the window stage's messages
-	turns     []turn         // the turns of the prompt, in no particular order
-	drops     []dropped      // turns left out (pairing, unobserved, budget)
-	cut       *unobservedCut // the window left unobserved turns out (unobserved.go)
-	unlisted  int            // of those, how many memctx counts without listing
-	retrieval recall.Retrieval
+	threadSeq   int64          // the thread's last seq the window saw
+	recent      []Message      // the window stage's messages
+	windowBytes int            // their text as read (msgstore.Message.Size): recall reads within Limits.MaxAnswerBytes less it
+	turns       []turn         // the turns of the prompt, in no particular order
+	drops       []dropped      // turns left out (pairing, unobserved, budget)
+	cut         *unobservedCut // the window left unobserved turns out (unobserved.go)
+	unlisted    int            // of those, how many memctx counts without listing
+	retrieval   recall.Retrieval
 
 	obs      []observe.Observation
 	obsDrops []journal.Ref // observations the budget cut
@@ -241,7 +245,7 @@ func (l *load) window(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if l.recent, err = e.recentMessages(ctx, req.ThreadID, windowN); err != nil {
+	if l.recent, l.windowBytes, err = e.recentMessages(ctx, req.ThreadID, windowN, e.limits.MaxAnswerBytes); err != nil {
 		return err
 	}
 	if windowN > 0 {
@@ -290,7 +294,7 @@ func (l *load) pairing(ctx context.Context) error {
 func (l *load) recall(ctx context.Context, exclude map[string]bool) ([]turn, error) {
 	turns, status, err := l.e.recallTurns(ctx, recallQuery{
 		Text: l.req.Query, ThreadID: l.req.ThreadID, ResourceID: l.req.ResourceID, Options: *l.opts, Exclude: exclude, At: l.req.At,
-	})
+	}, max(l.e.limits.MaxAnswerBytes-l.windowBytes, 1))
 	if err != nil {
 		return nil, err
 	}

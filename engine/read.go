@@ -187,14 +187,25 @@ func (e *Engine) FullContent(ctx context.Context, messageID string) (string, err
 	return s, err
 }
 
-// recentMessages returns the last n messages of the thread in seq order.
-func (e *Engine) recentMessages(ctx context.Context, threadID string, n int) ([]Message, error) {
+// recentMessages returns the last n messages of the thread in seq order,
+// and the bytes of their text (msgstore.Message.Size). They are read
+// within maxBytes of text (<= 0: no bound): more is an
+// *AnswerTooLargeError naming recentN.
+func (e *Engine) recentMessages(ctx context.Context, threadID string, n, maxBytes int) ([]Message, int, error) {
 	if n <= 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
-	ms, err := messagesFromRows(e.ms.Recent(ctx, threadID, n))
+	rows, err := e.ms.RecentWithin(ctx, threadID, n, maxBytes)
+	if errors.Is(err, msgstore.ErrTooLarge) {
+		return nil, 0, &AnswerTooLargeError{Limit: e.limits.MaxAnswerBytes, Fields: []string{"recentN"}}
+	}
+	size := 0
+	for _, r := range rows {
+		size += r.Size()
+	}
+	ms, err := messagesFromRows(rows, err)
 	if err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
+		return nil, 0, fmt.Errorf("engine: %w", err)
 	}
-	return ms, nil
+	return ms, size, nil
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -430,13 +431,14 @@ func (e *Engine) backlog(ctx context.Context, resourceID string) recall.Backlog 
 
 // recallTurns runs the recall step of LoadContext: hits and their
 // message-range neighbours (reason "hit"/"range", with scores on hits),
-// ordered by thread and seq, excluding the recent window.
-func (e *Engine) recallTurns(ctx context.Context, q recallQuery) ([]turn, recall.Retrieval, error) {
+// ordered by thread and seq, excluding the recent window. Their messages
+// are read within maxBytes of text (hitTurns).
+func (e *Engine) recallTurns(ctx context.Context, q recallQuery, maxBytes int) ([]turn, recall.Retrieval, error) {
 	res, err := e.search(ctx, recall.Query{Text: q.Text, ResourceID: q.ResourceID, ThreadID: q.ThreadID, Options: q.Options, Exclude: q.Exclude, At: q.At})
 	if err != nil {
 		return nil, recall.Retrieval{}, err
 	}
-	turns, err := e.hitTurns(ctx, q.ResourceID, res.Hits)
+	turns, err := e.hitTurns(ctx, q.ResourceID, res.Hits, maxBytes)
 	return turns, res.Retrieval, err
 }
 
@@ -444,8 +446,10 @@ func (e *Engine) recallTurns(ctx context.Context, q recallQuery) ([]turn, recall
 // as turns in the hits' order, those erased since they were indexed left
 // out. The rows are decoded straight into the turns: read in order as
 // Messages and then copied, they were three more copies of every recalled
-// message (issue 14, BENCHMARKS.md).
-func (e *Engine) hitTurns(ctx context.Context, resourceID string, hits []recall.Hit) ([]turn, error) {
+// message (issue 14, BENCHMARKS.md). The rows are read within maxBytes
+// of text (msgstore.Message.Size; <= 0: no bound), counted as they arrive:
+// more is an *AnswerTooLargeError naming the fields that shrink them.
+func (e *Engine) hitTurns(ctx context.Context, resourceID string, hits []recall.Hit, maxBytes int) ([]turn, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -457,7 +461,10 @@ func (e *Engine) hitTurns(ctx context.Context, resourceID string, hits []recall.
 	for i, h := range hits {
 		ids[i] = h.MessageID
 	}
-	rows, err := e.ms.MessagesByIDUnordered(ctx, resourceID, ids)
+	rows, err := e.ms.MessagesByIDWithin(ctx, resourceID, ids, maxBytes)
+	if errors.Is(err, msgstore.ErrTooLarge) {
+		return nil, &AnswerTooLargeError{Limit: e.limits.MaxAnswerBytes, Fields: []string{"recall.topK", "recall.messageRange", "recentN"}}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}

@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 )
@@ -40,7 +43,8 @@ type SearchHit struct {
 // thread, seq, metadata), in rank order: the call behind the HTTP API's
 // /v1/search and the MCP memory_search tool. It reads the messages of
 // req.ResourceID only, so a search never returns another resource's text.
-// Errors are Search's.
+// Errors are Search's, and an *AnswerTooLargeError (ErrAnswerTooLarge)
+// when the hits and their neighbours pass Config.Limits.MaxAnswerBytes.
 func (e *Engine) SearchMessages(ctx context.Context, req SearchRequest) (*SearchResult, error) {
 	res, err := e.Search(ctx, req)
 	if err != nil {
@@ -52,9 +56,15 @@ func (e *Engine) SearchMessages(ctx context.Context, req SearchRequest) (*Search
 	for i, h := range hits {
 		ids[i] = h.MessageID
 	}
-	msgs, err := e.MessagesByID(ctx, req.ResourceID, ids...)
+	// The rows are read within Limits.MaxAnswerBytes, counted as they
+	// arrive: 600 messages of 200 KB in one resource made one request of
+	// topK 1000 read and answer 120 MB.
+	msgs, err := messagesFromRows(e.ms.MessagesByIDWithin(ctx, req.ResourceID, ids, e.limits.MaxAnswerBytes))
+	if errors.Is(err, msgstore.ErrTooLarge) {
+		return nil, &AnswerTooLargeError{Limit: e.limits.MaxAnswerBytes, Fields: []string{"recall.topK", "recall.messageRange"}}
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	byID := make(map[string]Message, len(msgs))
 	for _, m := range msgs {

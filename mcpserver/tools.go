@@ -101,6 +101,8 @@ func (h *handlers) problem(err error, fields map[string]string) error {
 	p := h.t.Describe(err)
 	if p.Field == "recall.topK" { // the tools take topK as an argument of their own
 		p.Field, p.Detail = "topK", strings.ReplaceAll(p.Detail, "recall.topK", "topK")
+		// An answer too large: the tools fix messageRange (one turn a side).
+		p.Detail = strings.ReplaceAll(p.Detail, " or recall.messageRange", "")
 	}
 	if arg, ok := fields[p.Field]; ok { // an HTTP path's name; the tools take the id as an argument
 		if rest, ok := strings.CutPrefix(p.Detail, p.Field+" "); ok { // "resource must be …"

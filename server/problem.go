@@ -55,6 +55,7 @@ var (
 	kindTooLarge     = kind{"body-too-large", http.StatusRequestEntityTooLarge, "Request body too large"}
 	kindBodyTimeout  = kind{"body-timeout", http.StatusRequestTimeout, "Request body too slow"}
 	kindRefused      = kind{"update-refused", http.StatusUnprocessableEntity, "Working-memory update refused"}
+	kindAnswerSize   = kind{"answer-too-large", http.StatusUnprocessableEntity, "Answer too large"}
 	kindNoWM         = kind{"working-memory-off", http.StatusNotFound, "Working memory is not configured"}
 	kindQuota        = kind{"quota-exceeded", http.StatusTooManyRequests, "Storage quota exceeded"}
 	kindUnavailable  = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
@@ -133,6 +134,7 @@ func classify(err error) *apiError {
 	var de *engine.DivergenceError
 	var pe *engine.DispatchPendingError
 	var cd *engine.CallDispatchedError
+	var at *engine.AnswerTooLargeError
 	switch {
 	case errors.As(err, &ve):
 		field := ve.Field
@@ -180,6 +182,12 @@ func classify(err error) *apiError {
 		// Lifecycle.Quota.Refuse: nothing was stored. The error names the
 		// caller's resource, or for the store's bound no figure of others.
 		return &apiError{kind: kindQuota, field: "messages", detail: strings.TrimPrefix(err.Error(), "engine: ")}
+	case errors.As(err, &at):
+		// Refused rather than cut: a context answer that left hits out
+		// would be a prompt the caller did not ask for; the caller lowers
+		// what it asked for instead (README, Serve).
+		return &apiError{kind: kindAnswerSize, field: at.Fields[0], detail: fmt.Sprintf(
+			"the answer's messages pass %d bytes (the server's limits.maxAnswerBytes); lower %s", at.Limit, strings.Join(at.Fields, " or "))}
 	case errors.Is(err, engine.ErrEraseBusy):
 		return &apiError{kind: kindUnavailable, detail: "the erasure waited too long for work in flight; nothing was erased, try again", cause: err}
 	case errors.Is(err, engine.ErrClosed):

@@ -106,7 +106,8 @@ type limitsConfig struct {
 	MaxToolResultBytes   int `json:"maxToolResultBytes,omitempty"`
 	MaxMetadataBytes     int `json:"maxMetadataBytes,omitempty"`
 	MaxMessagesPerAppend int `json:"maxMessagesPerAppend,omitempty"`
-	MaxQueryBytes        int `json:"maxQueryBytes,omitempty"` // engine.Limits.MaxQueryBytes
+	MaxQueryBytes        int `json:"maxQueryBytes,omitempty"`  // engine.Limits.MaxQueryBytes
+	MaxAnswerBytes       int `json:"maxAnswerBytes,omitempty"` // engine.Limits.MaxAnswerBytes
 }
 
 type serverConfig struct {
@@ -355,7 +356,8 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 	}
 	if l := c.Limits; l != nil {
 		cfg.Limits = engine.Limits{MaxContentBytes: l.MaxContentBytes, MaxToolResultBytes: l.MaxToolResultBytes,
-			MaxMetadataBytes: l.MaxMetadataBytes, MaxMessagesPerAppend: l.MaxMessagesPerAppend, MaxQueryBytes: l.MaxQueryBytes}
+			MaxMetadataBytes: l.MaxMetadataBytes, MaxMessagesPerAppend: l.MaxMessagesPerAppend, MaxQueryBytes: l.MaxQueryBytes,
+			MaxAnswerBytes: l.MaxAnswerBytes}
 	}
 	if o := c.Observe; o != nil {
 		if err := o.check(); err != nil {
@@ -418,6 +420,7 @@ func (c *memoryConfig) checkLimits() error {
 		add("limits.maxMetadataBytes", int64(l.MaxMetadataBytes))
 		add("limits.maxMessagesPerAppend", int64(l.MaxMessagesPerAppend))
 		add("limits.maxQueryBytes", int64(l.MaxQueryBytes))
+		add("limits.maxAnswerBytes", int64(l.MaxAnswerBytes))
 	}
 	if c.Server != nil {
 		add("server.maxBodyBytes", c.Server.MaxBodyBytes)

@@ -146,19 +146,7 @@ func (s *Store) MessagesByIDUnordered(ctx context.Context, resourceID string, id
 	// unary + keeps SQLite from choosing messages_by_resource, which scans
 	// every message of the resource (100k rows in a big resource, measured
 	// by `mnemo bench`); the unique id index finds the few asked for.
-	q, args, err := s.byIDQuery(resourceID, ids)
-	if err != nil {
-		return nil, fmt.Errorf("read messages by id: %w", err)
-	}
-	rows, err := s.stmts.Query(ctx, q, args...)
-	var ms []Message
-	if err == nil {
-		ms, err = collectMessages(rows, len(ids))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read messages by id: %w", err)
-	}
-	return ms, nil
+	return s.MessagesByIDWithin(ctx, resourceID, ids, 0)
 }
 
 // StoredIDs returns which of ids are stored messages (the others are
@@ -232,18 +220,7 @@ func (s *Store) FullContent(ctx context.Context, messageID string) (string, erro
 
 // Recent returns the last n messages of the thread in seq order.
 func (s *Store) Recent(ctx context.Context, threadID string, n int) ([]Message, error) {
-	rows, err := s.stmts.Query(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`, threadID, n)
-	var ms []Message
-	if err == nil {
-		ms, err = collectMessages(rows, n)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read recent messages of %s: %w", threadID, err)
-	}
-	for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
-		ms[i], ms[j] = ms[j], ms[i]
-	}
-	return ms, nil
+	return s.RecentWithin(ctx, threadID, n, 0)
 }
 
 // MessagesPage returns at most limit of the thread's messages with

@@ -1,0 +1,84 @@
+package msgstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// ErrTooLarge is returned by the readers given a byte bound
+// (MessagesByIDWithin, RecentWithin) when the rows they read pass it: they
+// stop at the row that passes it, so a reader never holds more than the
+// bound and one row (a row is bounded by the engine's Limits).
+var ErrTooLarge = errors.New("msgstore: rows exceed the byte bound")
+
+// Size is the bytes of m that an answer carries as text: its content, name,
+// tool calls (as stored JSON), tool-call id and metadata (as stored JSON).
+// Ids, roles and times are a few dozen bytes a row and not counted.
+func (m Message) Size() int {
+	return len(m.Content) + len(m.Name) + len(m.ToolCalls) + len(m.ToolCallID) + len(m.Metadata)
+}
+
+// MessagesByIDWithin is MessagesByIDUnordered reading at most maxBytes of
+// rows (Size): once the rows read pass it, it stops reading and returns
+// ErrTooLarge (the rows read are dropped). maxBytes <= 0 means no bound.
+func (s *Store) MessagesByIDWithin(ctx context.Context, resourceID string, ids []string, maxBytes int) ([]Message, error) {
+	q, args, err := s.byIDQuery(resourceID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read messages by id: %w", err)
+	}
+	rows, err := s.stmts.Query(ctx, q, args...)
+	var ms []Message
+	if err == nil {
+		ms, err = collectWithin(rows, len(ids), maxBytes)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read messages by id: %w", err)
+	}
+	return ms, nil
+}
+
+// RecentWithin is Recent reading at most maxBytes of rows (Size), newest
+// first: once they pass it, ErrTooLarge. maxBytes <= 0 means no bound.
+func (s *Store) RecentWithin(ctx context.Context, threadID string, n, maxBytes int) ([]Message, error) {
+	rows, err := s.stmts.Query(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`, threadID, n)
+	var ms []Message
+	if err == nil {
+		ms, err = collectWithin(rows, n, maxBytes)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read recent messages of %s: %w", threadID, err)
+	}
+	for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
+		ms[i], ms[j] = ms[j], ms[i]
+	}
+	return ms, nil
+}
+
+// collectWithin is collectMessages stopping with ErrTooLarge once the rows
+// scanned pass maxBytes (Size); maxBytes <= 0 means no bound.
+func collectWithin(rows *sql.Rows, about, maxBytes int) ([]Message, error) {
+	if maxBytes <= 0 {
+		return collectMessages(rows, about)
+	}
+	defer rows.Close()
+	r := rowScans.Get().(*rowScan)
+	defer r.release()
+	out := make([]Message, 0, min(max(about, 0), 1024))
+	total := 0
+	for rows.Next() {
+		m, err := r.scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		if total += m.Size(); total > maxBytes {
+			return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, maxBytes)
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,42 @@
+package mcpserver_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+)
+
+// TestAnswerBound: memory_search and memory_context whose turns pass the
+// engine's Limits.MaxAnswerBytes fail as "Answer too large" naming topK,
+// the argument the tools take (not recall.topK, nor messageRange, which
+// they fix), and answer within the bound.
+func TestAnswerBound(t *testing.T) {
+	e := enginetest.MustOpen(t, engine.Config{Limits: engine.Limits{MaxAnswerBytes: 100_000}})
+	alice, _, _ := principals(t)
+	cs := connect(t, e, alice)
+	var msgs []map[string]any
+	for i := range 6 {
+		msgs = append(msgs, map[string]any{"role": "user", "content": fmt.Sprintf("harbour note %d ", i) + strings.Repeat("lantern ", 30_000/8)})
+	}
+	if failed, text := call(t, cs, "memory_append", map[string]any{"threadId": "t1", "messages": msgs}, nil); failed {
+		t.Fatalf("append: %s", text)
+	}
+	if failed, text := call(t, cs, "memory_search", map[string]any{"query": "harbour note 5", "topK": 1}, nil); failed {
+		t.Fatalf("topK 1: %s", text)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"memory_search", map[string]any{"query": "harbour lantern", "topK": 6}},
+		{"memory_context", map[string]any{"threadId": "t1", "query": "harbour lantern", "recentN": 1, "topK": 5}},
+	} {
+		failed, text := call(t, cs, c.tool, c.args, nil)
+		if !failed || !strings.HasPrefix(text, "Answer too large") || !strings.HasSuffix(text, "lower topK or recentN (field topK)") && !strings.HasSuffix(text, "lower topK (field topK)") {
+			t.Errorf("%s: failed %v, %q; want Answer too large naming topK", c.tool, failed, text)
+		}
+	}
+}
