@@ -37,7 +37,11 @@ type MessagePage struct {
 }
 
 // MessagesPage returns one page of the thread's messages (PageRequest),
-// reading at most Limit+1 rows: never the whole thread.
+// reading at most Limit+1 rows: never the whole thread. A page ends
+// earlier, with its next seq set as for a full page, once its messages'
+// text passes Config.Limits.MaxAnswerBytes (DefaultMaxAnswerBytes); it
+// holds at least one message. (A page of 1000 messages of 256 KiB was
+// 256 MiB.)
 //
 // Errors: ErrThreadNotFound for an unknown thread; a *ValidationError
 // (ErrInvalidInput) naming "limit", "fromSeq", "toSeq" or "beforeSeq" for
@@ -58,18 +62,20 @@ func (e *Engine) MessagesPage(ctx context.Context, threadID string, req PageRequ
 		// the whole thread's newest.
 		req.ToSeq = min(req.ToSeq, req.BeforeSeq-1)
 	}
-	rows, err := e.ms.MessagesPage(ctx, threadID, req.FromSeq, req.ToSeq, req.Limit+1, newest)
+	rows, cut, err := e.ms.MessagesPageWithin(ctx, threadID, req.FromSeq, req.ToSeq, req.Limit+1, newest, e.limits.MaxAnswerBytes)
 	ms, err := messagesFromRows(rows, err)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	out := &MessagePage{}
 	if len(ms) > req.Limit {
-		ms = ms[:req.Limit]
-		if newest {
-			out.NextBeforeSeq = ms[req.Limit-1].Seq
+		ms, cut = ms[:req.Limit], true
+	}
+	if cut {
+		if last := ms[len(ms)-1]; newest {
+			out.NextBeforeSeq = last.Seq
 		} else {
-			out.NextFromSeq = ms[req.Limit-1].Seq + 1
+			out.NextFromSeq = last.Seq + 1
 		}
 	}
 	if newest {

@@ -79,3 +79,75 @@ func TestServeAnswerBound(t *testing.T) {
 		})
 	}
 }
+
+// TestServeMessagesPageBound: a page of GET /v1/threads/{thread}/messages
+// ends once its messages pass limits.maxAnswerBytes, with the cursor of
+// the next page as a full page has (at least one message a page), so
+// following the cursors still lists every message once, in order, both
+// ways. Before, a page of 1000 messages of 256 KiB answered 256 MiB.
+func TestServeMessagesPageBound(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	cfg := filepath.Join(t.TempDir(), "mnemo.json")
+	if err := os.WriteFile(cfg, []byte(`{"limits": {"maxAnswerBytes": 300000}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, _, stop := startServe(t, dir, "--config", cfg)
+	defer stop()
+	var msgs []map[string]any
+	for i := range 6 {
+		n := 100_000
+		if i == 3 {
+			n = 200_000 // with the one before or after it past the bound: a page of its own
+		}
+		msgs = append(msgs, map[string]any{"role": "user", "content": fmt.Sprintf("note %d ", i) + strings.Repeat("x", n)})
+	}
+	if status, body := post(t, url+"/v1/threads/t1/messages", "", map[string]any{"resourceId": "r", "messages": msgs}); status != 200 {
+		t.Fatalf("append: %d %.300s", status, body)
+	}
+	type page struct {
+		Messages []struct {
+			Seq int64 `json:"seq"`
+		} `json:"messages"`
+		NextFromSeq   int64 `json:"nextFromSeq"`
+		NextBeforeSeq int64 `json:"nextBeforeSeq"`
+	}
+	get := func(q string) page {
+		t.Helper()
+		res, err := http.Get(url + "/v1/threads/t1/messages?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var p page
+		if err := json.NewDecoder(res.Body).Decode(&p); err != nil || res.StatusCode != 200 {
+			t.Fatalf("%s: %d %v", q, res.StatusCode, err)
+		}
+		return p
+	}
+	var forward, backward []int64
+	var sizes []int
+	for from, n := int64(1), 0; from > 0 && n < 10; n++ {
+		p := get(fmt.Sprintf("limit=1000&fromSeq=%d", from))
+		for _, m := range p.Messages {
+			forward = append(forward, m.Seq)
+		}
+		sizes = append(sizes, len(p.Messages))
+		from = p.NextFromSeq
+	}
+	for before, n := int64(7), 0; before > 0 && n < 10; n++ {
+		p := get(fmt.Sprintf("limit=1000&beforeSeq=%d", before))
+		for i := len(p.Messages) - 1; i >= 0; i-- {
+			backward = append(backward, p.Messages[i].Seq)
+		}
+		before = p.NextBeforeSeq
+	}
+	if got, want := fmt.Sprint(forward), "[1 2 3 4 5 6]"; got != want {
+		t.Fatalf("forward pages listed %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprint(backward), "[6 5 4 3 2 1]"; got != want {
+		t.Fatalf("backward pages listed %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprint(sizes), "[2 1 1 2]"; got != want {
+		t.Fatalf("forward page sizes %s, want %s (300,000 bytes a page)", got, want)
+	}
+}

@@ -228,21 +228,6 @@ func (s *Store) Recent(ctx context.Context, threadID string, n int) ([]Message, 
 // the highest seqs in descending seq order. The bound is the query's LIMIT:
 // a page never reads the rest of the thread. An unknown thread yields none.
 func (s *Store) MessagesPage(ctx context.Context, threadID string, fromSeq, toSeq int64, limit int, newest bool) ([]Message, error) {
-	order := "seq"
-	if newest {
-		order = "seq DESC"
-	}
-	// Through the statement cache: the observer reads a long thread in
-	// many pages (observe.PageSource), and preparing each page's query
-	// again was a quarter of its read on SQLite.
-	rows, err := s.stmts.Query(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY `+order+` LIMIT ?`,
-		threadID, fromSeq, toSeq, limit)
-	if err != nil {
-		return nil, fmt.Errorf("read messages of %s: %w", threadID, err)
-	}
-	ms, err := collectMessages(rows, limit)
-	if err != nil {
-		return nil, fmt.Errorf("read messages of %s: %w", threadID, err)
-	}
-	return ms, nil
+	ms, _, err := s.MessagesPageWithin(ctx, threadID, fromSeq, toSeq, limit, newest, 0)
+	return ms, err
 }
