@@ -175,9 +175,8 @@ func valueError(fs *flag.FlagSet, err error) string {
 	default:
 		return ""
 	}
-	if _, ok := g.Get().(time.Duration); ok && durationSyntax.MatchString(value) {
-		// time.ParseDuration says "invalid duration" for one too long too.
-		return fmt.Sprintf("--%s: %s is out of range (the longest duration is %s, about 292 years)", m[2], shellWord(value), maxDuration)
+	if _, ok := g.Get().(time.Duration); ok && durationTooLong(value) {
+		return fmt.Sprintf("--%s: %s %s", m[2], shellWord(value), durationRange)
 	}
 	if m[3] == "value out of range" {
 		return fmt.Sprintf("--%s: %s is out of range", m[2], shellWord(value))
@@ -189,8 +188,18 @@ func valueError(fs *flag.FlagSet, err error) string {
 // a duration it refuses that matches is too long for a time.Duration.
 var durationSyntax = regexp.MustCompile(`^[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+$`)
 
-// maxDuration is the longest time.Duration, 2562047h47m16.854775807s.
-const maxDuration = time.Duration(1<<63 - 1)
+// durationRange says why a duration durationTooLong refuses: "is out of
+// range (the longest duration is 2562047h47m16.854775807s, about 292
+// years)", the longest time.Duration.
+var durationRange = fmt.Sprintf("is out of range (the longest duration is %s, about 292 years)", time.Duration(1<<63-1))
+
+// durationTooLong reports whether s is a duration time.ParseDuration
+// refuses only for its size: it says "invalid duration" for it as for
+// "3d".
+func durationTooLong(s string) bool {
+	_, err := time.ParseDuration(s)
+	return err != nil && durationSyntax.MatchString(s)
+}
 
 // globalFlagArgs returns the global flag name with its value as args give
 // it after the command ("--dir d"), to show it before the command.

@@ -34,6 +34,9 @@ func (c *lifecycleConfig) apply(cfg *engine.Config) error {
 	cfg.Lifecycle.Quota = c.Quota
 	if c.IdleTTL != "" {
 		d, err := time.ParseDuration(c.IdleTTL)
+		if durationTooLong(c.IdleTTL) {
+			return fmt.Errorf("lifecycle.idleTtl: %q %s", c.IdleTTL, durationRange)
+		}
 		if err != nil || d < 0 {
 			return fmt.Errorf("lifecycle.idleTtl: must be a non-negative Go duration such as \"24h\", got %q", c.IdleTTL)
 		}
@@ -68,6 +71,9 @@ func (c *lifecycleConfig) sweepEvery() (time.Duration, error) {
 		return DefaultSweepEvery, nil
 	}
 	d, err := time.ParseDuration(c.SweepEvery)
+	if durationTooLong(c.SweepEvery) {
+		return 0, fmt.Errorf("lifecycle.sweepEvery: %q %s", c.SweepEvery, durationRange)
+	}
 	if err != nil || d < 0 {
 		return 0, fmt.Errorf("lifecycle.sweepEvery: must be a non-negative Go duration such as \"1m\", got %q", c.SweepEvery)
 	}

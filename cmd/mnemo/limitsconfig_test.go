@@ -11,7 +11,8 @@ import (
 // naming the field, as a negative observe threshold is; 0 or none keeps
 // meaning the default. Before, "maxQueryBytes": -1 was taken silently as
 // the default 16 KiB. A negative quota bound or retention (keepRuns,
-// maxAge) is refused the same way: each was read as no bound at all.
+// maxAge) is refused the same way: each was read as no bound at all. A
+// duration too long for a time.Duration says so.
 func TestConfigLimitsRefused(t *testing.T) {
 	getenv := func(string) string { return "" }
 	for want, c := range map[string]*memoryConfig{
@@ -26,6 +27,11 @@ func TestConfigLimitsRefused(t *testing.T) {
 		"lifecycle.quota.storeBytes must be >= 0 (0: no bound), got -8":         {Lifecycle: &lifecycleConfig{Quota: engine.Quota{StoreBytes: -8}}},
 		"retention.keepRuns must be >= 0 (0: no limit by count), got -9":        {Retention: &retentionConfig{KeepRuns: -9}},
 		`retention.maxAge must not be negative (0: no limit by age), got "-5h"`: {Retention: &retentionConfig{MaxAge: "-5h"}},
+		// A duration too long for Go: it read "time: invalid duration", or
+		// "must be a … Go duration".
+		`retention.maxAge: "99999999h" is out of range (the longest duration is 2562047h47m16.854775807s, about 292 years)`:     {Retention: &retentionConfig{MaxAge: "99999999h"}},
+		`lifecycle.idleTtl: "99999999h" is out of range (the longest duration is 2562047h47m16.854775807s, about 292 years)`:    {Lifecycle: &lifecycleConfig{IdleTTL: "99999999h"}},
+		`lifecycle.sweepEvery: "99999999h" is out of range (the longest duration is 2562047h47m16.854775807s, about 292 years)`: {Lifecycle: &lifecycleConfig{SweepEvery: "99999999h"}},
 	} {
 		if err := c.apply(&engine.Config{}, getenv, false); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", want, err, want)

@@ -390,6 +390,9 @@ func (r *retentionConfig) retention() (journal.Retention, error) {
 		return out, nil
 	}
 	d, err := time.ParseDuration(r.MaxAge)
+	if durationTooLong(r.MaxAge) {
+		return out, fmt.Errorf("retention.maxAge: %q %s", r.MaxAge, durationRange)
+	}
 	if err != nil {
 		return out, fmt.Errorf("retention.maxAge: %w", err)
 	}
