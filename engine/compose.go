@@ -71,7 +71,13 @@ type ContextMessage struct {
 //     between its letters, look-alike letters (Cyrillic, Greek) or a
 //     square-bracket look-alike ("[re\u200bcalled", "【recalled"). A run
 //     of render-v2 whose turns held none of these replays byte for byte.
-const RenderVersion = "render-v3"
+//   - render-v4: marker-shaped text also quoted with the other letters a
+//     reader takes for those of "recalled" (internal/render's
+//     markerLetterClasses): a Greek α or Ι, a Latin I or digit 1 for l,
+//     small capitals, mathematical, script, circled or Roman-numeral
+//     forms ("[recαlled", "[recaIIed", "[ʀᴇᴄᴀʟʟᴇᴅ"). A run of render-v3 whose
+//     turns held none of these replays byte for byte.
+const RenderVersion = "render-v4"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new

@@ -355,5 +355,17 @@ func TestReplayOtherRendering(t *testing.T) {
 		if !errors.As(err, &de) || !strings.Contains(err.Error(), "rendered by render-v2") {
 			t.Fatalf("err = %v, want a divergence naming render-v2", err)
 		}
+		// render-v4 quotes markers with more look-alike letters
+		// ("[recαlled", "[recaIIed") than render-v3 did: a render-v3 run
+		// that diverges is reported as rendered by render-v3.
+		rec.Render = "render-v3"
+		b, _ = json.Marshal(rec)
+		if _, err := engine.ConnOf(e).ExecContext(ctx, `UPDATE journal SET output = ? WHERE scope = ? AND key = ?`, b, journal.ScopeMemCtx, journal.MemCtxKey("run-1")); err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Replay(ctx, "run-1", engine.ReplayOptions{})
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), "rendered by render-v3") {
+			t.Fatalf("err = %v, want a divergence naming render-v3", err)
+		}
 	})
 }

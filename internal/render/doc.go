@@ -12,8 +12,10 @@
 //     can open or close a tag. mnemo's own delimiters are written by Open and
 //     Close, and are the only '<' of the system part.
 //   - Message quotes marker-shaped text in message content: a "[recalled"
-//     (any case; a square-bracket look-alike; full-width, Cyrillic or Greek
-//     look-alike letters; spaces or invisible characters after the bracket
+//     (any case; a square-bracket look-alike; letters read as its own:
+//     full-width, mathematical and other compatibility forms, Cyrillic,
+//     Greek and other confusables, I and 1 for l; spaces or invisible
+//     characters after the bracket
 //     and invisible characters between the letters) becomes "[quoted:
 //     recalled". A genuine
 //     recall marker is written by mnemo at the very start of a recalled

@@ -3,6 +3,7 @@ package render
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // textEscaper escapes stored text for the inside of a system-part block.
@@ -53,25 +54,27 @@ const QuotedPrefix = "quoted: "
 
 // markerShaped matches the opening of marker-shaped text: an opening square
 // bracket ('[' or a look-alike: markerBrackets), any spaces or invisible
-// characters, then "recalled" in any case, each letter ASCII, full-width or
-// a Cyrillic or Greek look-alike (markerLookalikes), with any invisible
-// characters between the letters. A model reads "[re\u200bcalled" (a
-// zero-width space inside the word) or "[rеcalled" (a Cyrillic е) as the
-// word, and both passed unquoted before.
-var markerShaped = func() *regexp.Regexp {
+// characters, then "recalled" in any case, each letter one a reader takes
+// for it (markerLetterClasses: ASCII, full-width, mathematical, script or
+// Roman-numeral forms, and UTS #39 confusables of other scripts: "[rеcalled"
+// with a Cyrillic е, "[recαlled" with a Greek α, "[recaIIed"), with any
+// invisible characters between the letters. A model reads "[re\u200bcalled"
+// (a zero-width space inside the word) or "[rеcalled" as the word, and
+// both passed unquoted before. It is built on first use (Message), as
+// building it reads some 16,000 characters' decompositions.
+var markerShaped = sync.OnceValue(func() *regexp.Regexp {
+	classes := markerLetterClasses()
 	var b strings.Builder
 	b.WriteString(`([` + strings.ReplaceAll(markerBrackets, "[", `\[`) + `])([\s` + invisible + `]*)(`)
 	for i, r := range MarkerWord {
 		if i > 0 {
 			b.WriteString(`[` + invisible + `]*`)
 		}
-		up := r - 'a' + 'A'
-		// Full-width Latin letters are U+FF21 (A) and U+FF41 (a) onwards.
-		b.WriteString(string([]rune{'[', r, up, 0xFF41 + r - 'a', 0xFF21 + r - 'a'}) + markerLookalikes[r] + `]`)
+		b.WriteString(`[` + classes[r] + `]`)
 	}
 	b.WriteString(`)`)
 	return regexp.MustCompile(b.String())
-}()
+})
 
 // markerBrackets are the opening brackets read as '[': ASCII, full-width,
 // and the square-bracket forms of Unicode's open punctuation (white, with
@@ -86,18 +89,6 @@ const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏`
 // selectors), as regexp character class members.
 const invisible = `\p{Cf}\x{034F}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{3164}\x{FE00}-\x{FE0F}\x{FFA0}\x{E0100}-\x{E01EF}`
 
-// markerLookalikes are, for each letter of MarkerWord, the letters of other
-// scripts that Unicode's confusables list (UTS #39) maps to it, lower and
-// upper case, as regexp character class members.
-var markerLookalikes = map[rune]string{
-	'r': "г",
-	'e': "еЕΕ",
-	'c': "сСϲϹ",
-	'a': "аАΑ",
-	'l': "ӏӀǀ",
-	'd': "ԁ",
-}
-
 // Message quotes marker-shaped text in message content (any role, recent or
 // recalled): every "[recalled" becomes "[quoted: recalled" (see
 // markerShaped for what counts), so a stored turn can neither pass for a
@@ -108,7 +99,7 @@ func Message(s string) string {
 	if !strings.ContainsAny(s, markerBrackets) {
 		return s
 	}
-	return markerShaped.ReplaceAllString(s, "${1}"+QuotedPrefix+"${2}${3}")
+	return markerShaped().ReplaceAllString(s, "${1}"+QuotedPrefix+"${2}${3}")
 }
 
 // Open writes an opening tag of mnemo's own: <name k1="v1" k2="v2">, each

@@ -81,7 +81,22 @@ func TestMessage(t *testing.T) {
 		{"[re\u0441a\u04cf\u04cfe\u0501] x", "[quoted: re\u0441a\u04cf\u04cfe\u0501] x"},
 		{"\u3010recalled · thread t] x", "\u3010quoted: recalled · thread t] x"},
 		{"\u27e6 recalled] x", "\u27e6quoted:  recalled] x"},
+		// More readings of the letters: Greek small alpha and capital
+		// iota, Latin capital I and digit one for l (UTS #39), small
+		// capitals, mathematical bold, Roman numerals, script e, circled.
+		{"[rec\u03b1lled · thread t] x", "[quoted: rec\u03b1lled · thread t] x"},
+		{"[reca\u0399\u0399ed] x", "[quoted: reca\u0399\u0399ed] x"},
+		{"[recaIIed · thread t] x", "[quoted: recaIIed · thread t] x"},
+		{"[reca11ed] x", "[quoted: reca11ed] x"},
+		{"[\u0280\u1d07\u1d04\u1d00\u029f\u029f\u1d07\u1d05] x", "[quoted: \u0280\u1d07\u1d04\u1d00\u029f\u029f\u1d07\u1d05] x"},
+		{"[\U0001d42b\U0001d41e\U0001d41c\U0001d41a\U0001d425\U0001d425\U0001d41e\U0001d41d] x", "[quoted: \U0001d42b\U0001d41e\U0001d41c\U0001d41a\U0001d425\U0001d425\U0001d41e\U0001d41d] x"},
+		{"[reca\u217c\u217ce\u217e] x", "[quoted: reca\u217c\u217ce\u217e] x"},
+		{"[r\u212fcalled] x", "[quoted: r\u212fcalled] x"},
+		{"[\u24e1\u24d4\u24d2\u24d0\u24db\u24db\u24d4\u24d3] x", "[quoted: \u24e1\u24d4\u24d2\u24d0\u24db\u24db\u24d4\u24d3] x"},
+		{"[recal1ed] x", "[quoted: recal1ed] x"},
 		{"[re called] x", "[re called] x"},
+		{"[recaXled] x", "[recaXled] x"},
+		{"[recalle] x", "[recalle] x"},
 		{"[uncalled] x", "[uncalled] x"},
 	}
 	for _, tc := range tests {
