@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -131,6 +133,31 @@ func flagError(err error) error {
 		return fmt.Errorf("--filter: %s", strings.TrimPrefix(err.Error(), "recall: "))
 	}
 	return err
+}
+
+// answerFields maps the request fields an *engine.AnswerTooLargeError
+// names to the flags that set them.
+var answerFields = map[string]string{"recall.topK": "--top-k", "recall.messageRange": "--range", "recentN": "--recent"}
+
+// answerFlagError words an *engine.AnswerTooLargeError for the command
+// line: the flags to lower and the setting that bounds it ("the answer's
+// messages pass 16777216 bytes (limits.maxAnswerBytes in mnemo.json);
+// lower --top-k, --range or --recent"), not the API's field names. Other
+// errors are returned as they are.
+func answerFlagError(err error) error {
+	var at *engine.AnswerTooLargeError
+	if !errors.As(err, &at) {
+		return err
+	}
+	flags := make([]string, 0, len(at.Fields))
+	for _, f := range at.Fields {
+		flags = append(flags, cmp.Or(answerFields[f], f))
+	}
+	list := flags[len(flags)-1]
+	if n := len(flags); n > 1 {
+		list = strings.Join(flags[:n-1], ", ") + " or " + list
+	}
+	return fmt.Errorf("the answer's messages pass %d bytes (limits.maxAnswerBytes in mnemo.json); lower %s", at.Limit, list)
 }
 
 // parseRange reads "N" or "BEFORE,AFTER".

@@ -151,3 +151,34 @@ func TestServeMessagesPageBound(t *testing.T) {
 		t.Fatalf("forward page sizes %s, want %s (300,000 bytes a page)", got, want)
 	}
 }
+
+// TestContextAnswerBoundFlags: mnemo context over the stored
+// limits.maxAnswerBytes names the flags to lower (--top-k, --range,
+// --recent) and the setting, not the API's fields (recall.topK …), and
+// exits 1; within the bound it prints the context.
+func TestContextAnswerBoundFlags(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	in := filepath.Join(t.TempDir(), "big.jsonl")
+	var lines []string
+	for i := range 6 {
+		b, _ := json.Marshal(map[string]any{"thread": "t1", "resource": "r", "role": "user", "content": fmt.Sprintf("harbour note %d ", i) + strings.Repeat("lantern ", 100_000/8)})
+		lines = append(lines, string(b))
+	}
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
+		t.Fatalf("ingest: %d %s", code, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, StoredConfigFile), []byte(`{"limits": {"maxAnswerBytes": 300000}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--recent", "1", "--top-k", "5", "--range", "0", "--query", "harbour lantern")
+	want := "lower --top-k, --range or --recent"
+	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "limits.maxAnswerBytes") || strings.Contains(stderr, "recall.topK") {
+		t.Fatalf("context over the bound: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--recent", "1", "--top-k", "1", "--range", "0", "--query", "harbour lantern"); code != 0 {
+		t.Fatalf("context within the bound: exit %d %s", code, stderr)
+	}
+}
