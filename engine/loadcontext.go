@@ -294,7 +294,7 @@ func (l *load) pairing(ctx context.Context) error {
 func (l *load) recall(ctx context.Context, exclude map[string]bool) ([]turn, error) {
 	turns, status, err := l.e.recallTurns(ctx, recallQuery{
 		Text: l.req.Query, ThreadID: l.req.ThreadID, ResourceID: l.req.ResourceID, Options: *l.opts, Exclude: exclude, At: l.req.At,
-	}, max(l.e.limits.MaxAnswerBytes-l.windowBytes, 1))
+	}, l.e.limits.MaxAnswerBytes-l.windowBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -447,8 +448,9 @@ func (e *Engine) recallTurns(ctx context.Context, q recallQuery, maxBytes int) (
 // out. The rows are decoded straight into the turns: read in order as
 // Messages and then copied, they were three more copies of every recalled
 // message (issue 14, BENCHMARKS.md). The rows are read within maxBytes
-// of text (msgstore.Message.Size; <= 0: no bound), counted as they arrive:
-// more is an *AnswerTooLargeError naming the fields that shrink them.
+// of text (msgstore.Message.Size; 0: none, as when the recent window took
+// the whole Limits.MaxAnswerBytes), counted as they arrive: more is an
+// *AnswerTooLargeError naming the fields that shrink them.
 func (e *Engine) hitTurns(ctx context.Context, resourceID string, hits []recall.Hit, maxBytes int) ([]turn, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -461,7 +463,12 @@ func (e *Engine) hitTurns(ctx context.Context, resourceID string, hits []recall.
 	for i, h := range hits {
 		ids[i] = h.MessageID
 	}
-	rows, err := e.ms.MessagesByIDWithin(ctx, resourceID, ids, maxBytes)
+	// msgstore reads a bound <= 0 as none: with no byte left, a row of
+	// one byte is read and refused here (given 1, it passed the bound).
+	rows, err := e.ms.MessagesByIDWithin(ctx, resourceID, ids, max(maxBytes, 1))
+	if err == nil && maxBytes <= 0 && slices.ContainsFunc(rows, func(m msgstore.Message) bool { return m.Size() > 0 }) {
+		err = msgstore.ErrTooLarge
+	}
 	if errors.Is(err, msgstore.ErrTooLarge) {
 		return nil, &AnswerTooLargeError{Limit: e.limits.MaxAnswerBytes, Fields: []string{"recall.topK", "recall.messageRange", "recentN"}}
 	}
