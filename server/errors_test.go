@@ -146,7 +146,15 @@ func TestTokensFile(t *testing.T) {
 		"WrongTypeNamed": {`{"tokens":[{"name":"bob","token":"s3cret-bob-1","resources":["b"],"erase":"yes"}]}`,
 			`"tokens[0].erase" must be a JSON boolean, not a string; tokens[0] is the token named "bob"`},
 		"ShortNamed": {`{"tokens":[{"name":"bob","token":"s3cret","resources":["b"]}]}`, `tokens[0].token: must be at least 8 characters without surrounding spaces; tokens[0] is the token named "bob"`},
-		"UnknownTop": {`{"tokenz":[]}`, `unknown field "tokenz" (did you mean "tokens"?)`},
+		// A secret holding a control character (JSON carries one escaped)
+		// is refused naming the entry, never the secret: it was accepted,
+		// a token no client could send.
+		"SecretNUL":    {`{"tokens":[{"name":"bob","token":"s3cret-\u0000-bob","resources":["b"]}]}`, `tokens[0].token: must hold no control character (U+0000-U+001F or U+007F-U+009F, such as a NUL, a tab or an escape); tokens[0] is the token named "bob"`},
+		"SecretTab":    {`{"tokens":[{"token":"abcdefghij","resources":["a"]},{"token":"s3cret\tbob-1","resources":["b","c"]}]}`, `tokens[1].token: must hold no control character (U+0000-U+001F or U+007F-U+009F, such as a NUL, a tab or an escape); tokens[1] is the token without a name, for resources b, c`},
+		"SecretEscape": {`{"tokens":[{"name":"ops","token":"s3cret\u001b[31m-ops","resources":["*"]}]}`, `tokens[0].token: must hold no control character`},
+		"SecretDEL":    {`{"tokens":[{"name":"ops","token":"s3cret-ops\u007f","resources":["*"]}]}`, `tokens[0].token: must hold no control character`},
+		"SecretC1":     {`{"tokens":[{"name":"ops","token":"s3cret-\u009b-ops","resources":["*"]}]}`, `tokens[0].token: must hold no control character`},
+		"UnknownTop":   {`{"tokenz":[]}`, `unknown field "tokenz" (did you mean "tokens"?)`},
 		// A member given twice, or in another case, is refused: encoding/json
 		// kept the last one (all resources here) or matched it anyway.
 		"RepeatedMember": {`{"tokens":[{"token":"abcdefghij","resources":["alice"],"resources":["*"]}]}`, `"tokens[0].resources" is given twice`},
@@ -176,6 +184,15 @@ func TestTokensFile(t *testing.T) {
 	}
 	if p, ok := tok.Lookup(bobToken); !ok || p.All || p.Allows("res-alice") || !p.Allows("res-bob") || p.Erase {
 		t.Fatalf("bob token: %+v %v", p, ok)
+	}
+	// Letters of any script, and a no-break space (U+00A0, past the C1
+	// controls), are a secret's own.
+	tok, err = server.ParseTokens([]byte(`{"tokens":[{"token":"pässwört\u00a0ключ-1","resources":["a"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tok.Lookup("pässwört\u00a0ключ-1"); !ok {
+		t.Fatal("a secret of non-ASCII letters is not found")
 	}
 }
 

@@ -157,6 +157,9 @@ func principal(i int, tok Token) (*Principal, error) {
 	if len(tok.Token) < 8 || strings.TrimSpace(tok.Token) != tok.Token {
 		return nil, fmt.Errorf("%w: tokens[%d].token: must be at least 8 characters without surrounding spaces", ErrInvalidTokens, i)
 	}
+	if hasControl(tok.Token) {
+		return nil, fmt.Errorf("%w: tokens[%d].token: must hold no control character (U+0000-U+001F or U+007F-U+009F, such as a NUL, a tab or an escape)", ErrInvalidTokens, i)
+	}
 	if len(tok.Resources) == 0 {
 		return nil, fmt.Errorf("%w: tokens[%d].resources: list the resource ids, or [\"*\"] for all", ErrInvalidTokens, i)
 	}
@@ -178,6 +181,20 @@ func principal(i int, tok Token) (*Principal, error) {
 		p.Resources = nil
 	}
 	return p, nil
+}
+
+// hasControl reports whether s holds a C0 control (tab included), DEL or
+// a C1 control. A JSON string holds one only escaped ("\u0000"), so a
+// secret with one is a generator's or an editor's mistake: net/http
+// refuses a header value with a C0 control but tab, and no one types one
+// into the sign-in page, so such a token authenticated nothing.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+			return true
+		}
+	}
+	return false
 }
 
 // Authenticate returns the principal of a request's bearer token, or false.
