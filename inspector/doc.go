@@ -23,6 +23,11 @@
 //     not exist.
 //   - All text is escaped by html/template; pages carry no script and load
 //     nothing from elsewhere (the style sheet is inline).
+//   - Stored text cannot reorder the page's own: every stored field is
+//     isolated (a <bdi>, or a block with dir="auto"), and its control
+//     characters and bidirectional embeddings, overrides and isolates
+//     (an id's every invisible character) are shown as their code points,
+//     "[U+202E]", not applied (bidi.go).
 //   - A page reads its query as the API does (server.CheckQuery,
 //     server.IntParam, server.PageCursor): an unknown, repeated or empty
 //     parameter, or a value out of range, is a 400 page naming it. The

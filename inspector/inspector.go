@@ -49,6 +49,11 @@ var funcs = template.FuncMap{
 		return h
 	},
 	"ms": func(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05") },
+	// textPieces, idPieces and title show stored text with the
+	// characters a reader must see as markers (bidi.go).
+	"textPieces": textPieces,
+	"idPieces":   idPieces,
+	"title":      plainTitle,
 }
 
 func init() {

@@ -42,7 +42,7 @@ func TestReplayShowsToolCalls(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	status, body := get(t, ts.URL+"/ui/runs/run-tools", "")
-	_, table, _ := strings.Cut(body, "<h2>Messages")
+	_, table, _ := strings.Cut(unwrapped(body), "<h2>Messages")
 	for _, want := range []string{
 		`→ book_train({&#34;train&#34;:&#34;Intercites night &#43; Alfa Pendular 131&#34;,&#34;date&#34;:&#34;2026-05-02&#34;,&#34;seat&#34;:&#34;window, coach 12&#34;})`,
 		`tool (book_train)`,

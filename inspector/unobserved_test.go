@@ -54,7 +54,7 @@ func TestRunUnobservedLeftOut(t *testing.T) {
 	if err := inspector.WriteRun(ctx, &b, e, "run", "test"); err != nil {
 		t.Fatal(err)
 	}
-	page := b.String()
+	page := unwrapped(b.String())
 	for _, want := range []string{"dropped · unobserved", fmt.Sprintf("and %d older unobserved turns, counted but not listed", unlisted)} {
 		if !strings.Contains(page, want) {
 			t.Errorf("run page lacks %q", want)

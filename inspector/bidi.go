@@ -1,0 +1,178 @@
+package inspector
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Stored text on the inspector's pages (a message, a tool call's
+// arguments, an observation, a working-memory line, a thread's title, a
+// run's query, an id) comes from anyone who can append. html/template
+// escapes its markup, not what the Unicode bidirectional algorithm does
+// with it: a right-to-left override (U+202E) left open in a run's query
+// drew the rest of its line backwards ("Trojan Source", CVE-2021-42574:
+// "recentN 2 · topK 1" right to left), and "pay invoice_\u202efdp.exe
+// today" read "pay invoice_yadot exe.pdf"; an unclosed right-to-left
+// isolate (U+2067) before Hebrew drew the query right of the labels after
+// it. The pages therefore
+//
+//   - isolate every stored field from the page's own text: an inline field
+//     is a <bdi> (unicode-bidi: isolate, its direction from its first
+//     strong character), a block of text (a message, an observation) has
+//     dir="auto" and unicode-bidi: plaintext, so that each of its lines
+//     takes its own direction: Arabic or Hebrew reads right to left,
+//     right-aligned, an English line under it left to right;
+//   - show, not apply, the characters a reader must see (textPieces,
+//     idPieces): each as its code point in a box, "[U+202E]", whose title
+//     names it, with a note at the top of the page when it holds one
+//     (layout.html, shown by a :has rule in style.css). GitHub warns so on
+//     a file with bidirectional controls ("This file contains
+//     bidirectional Unicode text that may be interpreted or compiled
+//     differently than what appears below"), and Gitea shows each as such
+//     a box, with a button to apply them; the inspector has no script, and
+//     a reader of a memory wants what the model was given, so the box
+//     stays.
+//
+// The CLI writes the same characters of text as JSON escapes (\u202e;
+// cmd/mnemo/termsafe.go).
+
+// piece is a run of a stored field's text, or one character of it shown
+// as a marker: the "text", "inline" and "id" templates (layout.html)
+// write Text as html/template escapes it, or, when Marked, a box for
+// Mark: `<span class="cp bidi" title="U+202E RIGHT-TO-LEFT
+// OVERRIDE">[U+202E]</span>` (class bidi for a bidirectional character,
+// ctl for a control, fmt for another).
+type piece struct {
+	Text string
+	// Marked says the piece is the character Mark, not Text.
+	Marked bool
+	Mark   rune
+}
+
+// Label is the marker's text, "[U+202E]".
+func (p piece) Label() string { return fmt.Sprintf("[U+%04X]", p.Mark) }
+
+// Title is the marker's tooltip: the code point and its name,
+// "U+202E RIGHT-TO-LEFT OVERRIDE".
+func (p piece) Title() string {
+	name := codePointNames[p.Mark]
+	switch {
+	case unicode.IsControl(p.Mark):
+		name = "CONTROL CHARACTER"
+	case name == "" && unicode.IsSpace(p.Mark):
+		name = "SPACE CHARACTER"
+	case name == "":
+		name = "FORMAT CHARACTER"
+	}
+	return fmt.Sprintf("U+%04X %s", p.Mark, name)
+}
+
+// Class is the marker's class besides cp: bidi, ctl or fmt.
+func (p piece) Class() string {
+	switch {
+	case isBidi(p.Mark):
+		return "bidi"
+	case unicode.IsControl(p.Mark):
+		return "ctl"
+	}
+	return "fmt"
+}
+
+// textPieces splits s, a free-text field, at each control character but
+// tab, line feed and carriage return (C0, DEL, C1) and each
+// bidirectional embedding, override or isolate (U+202A-U+202E,
+// U+2066-U+2069), which are shown as markers. The bidirectional marks
+// (U+200E, U+200F, U+061C), the zero-width joiners and every letter pass
+// as they are: right-to-left text needs them, and the element that holds
+// the field isolates what they do.
+func textPieces(s string) []piece { return pieces(s, hiddenInText) }
+
+// idPieces splits s, an identifier (a thread, resource, run or tool-call
+// id, a working-memory key, a hash), at every character a reader cannot
+// see: the controls and bidirectional characters of textPieces, and every
+// other format character (the bidirectional marks, zero-width spaces and
+// joiners, U+FEFF) and space but U+0020. The engine's ids are ASCII
+// (engine.ValidID), so this marks a character only in an id that came
+// from elsewhere: a page's path, a store written by another program.
+func idPieces(s string) []piece { return pieces(s, hiddenInID) }
+
+// plainTitle is s for the page's <title>, plain text where no element can
+// isolate or mark: each character idPieces marks written as "[U+XXXX]".
+func plainTitle(s string) string {
+	var b strings.Builder
+	for _, p := range idPieces(s) {
+		if p.Marked {
+			b.WriteString(p.Label())
+			continue
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// pieces splits s at each character hidden reports: one piece for s when
+// there is none.
+func pieces(s string, hidden func(rune) bool) []piece {
+	var out []piece
+	start := 0
+	for i, r := range s {
+		if !hidden(r) {
+			continue
+		}
+		if i > start {
+			out = append(out, piece{Text: s[start:i]})
+		}
+		out = append(out, piece{Marked: true, Mark: r})
+		start = i + utf8.RuneLen(r)
+	}
+	if start < len(s) || len(out) == 0 {
+		out = append(out, piece{Text: s[start:]})
+	}
+	return out
+}
+
+// hiddenInText reports whether textHTML shows r as a marker.
+func hiddenInText(r rune) bool {
+	return isExplicitBidi(r) || (unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r')
+}
+
+// hiddenInID reports whether idHTML shows r as a marker.
+func hiddenInID(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || (unicode.IsSpace(r) && r != ' ')
+}
+
+// isExplicitBidi reports whether r is a bidirectional embedding, override
+// or isolate (or their pops): U+202A-U+202E, U+2066-U+2069.
+func isExplicitBidi(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// isBidi reports whether r is an explicit bidirectional character or a
+// bidirectional mark (U+200E, U+200F, U+061C).
+func isBidi(r rune) bool {
+	return isExplicitBidi(r) || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+// codePointNames are the Unicode names of the format characters a marker
+// names.
+var codePointNames = map[rune]string{
+	0x061c: "ARABIC LETTER MARK",
+	0x200b: "ZERO WIDTH SPACE",
+	0x200c: "ZERO WIDTH NON-JOINER",
+	0x200d: "ZERO WIDTH JOINER",
+	0x200e: "LEFT-TO-RIGHT MARK",
+	0x200f: "RIGHT-TO-LEFT MARK",
+	0x202a: "LEFT-TO-RIGHT EMBEDDING",
+	0x202b: "RIGHT-TO-LEFT EMBEDDING",
+	0x202c: "POP DIRECTIONAL FORMATTING",
+	0x202d: "LEFT-TO-RIGHT OVERRIDE",
+	0x202e: "RIGHT-TO-LEFT OVERRIDE",
+	0x2060: "WORD JOINER",
+	0x2066: "LEFT-TO-RIGHT ISOLATE",
+	0x2067: "RIGHT-TO-LEFT ISOLATE",
+	0x2068: "FIRST STRONG ISOLATE",
+	0x2069: "POP DIRECTIONAL ISOLATE",
+	0xfeff: "ZERO WIDTH NO-BREAK SPACE",
+}

@@ -1,0 +1,80 @@
+package inspector
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestPieces: what free text (textPieces) and an identifier (idPieces)
+// show as markers, and what passes as it is.
+func TestPieces(t *testing.T) {
+	txt := func(s string) piece { return piece{Text: s} }
+	mark := func(r rune) piece { return piece{Marked: true, Mark: r} }
+	cases := []struct {
+		name, in   string
+		text, id   []piece
+		title      string
+		markTitles []string // Title of each marker of textPieces, in order
+	}{
+		{name: "Plain", in: "ana-1", text: []piece{txt("ana-1")}, id: []piece{txt("ana-1")}, title: "ana-1"},
+		{name: "Empty", in: "", text: []piece{txt("")}, id: []piece{txt("")}, title: ""},
+		{name: "Override", in: "invoice_\u202efdp.exe", text: []piece{txt("invoice_"), mark(0x202e), txt("fdp.exe")},
+			id: []piece{txt("invoice_"), mark(0x202e), txt("fdp.exe")}, title: "invoice_[U+202E]fdp.exe",
+			markTitles: []string{"U+202E RIGHT-TO-LEFT OVERRIDE"}},
+		{name: "Embeddings", in: "\u202aa\u202bb\u202c\u202d", text: []piece{mark(0x202a), txt("a"), mark(0x202b), txt("b"), mark(0x202c), mark(0x202d)},
+			id: []piece{mark(0x202a), txt("a"), mark(0x202b), txt("b"), mark(0x202c), mark(0x202d)}, title: "[U+202A]a[U+202B]b[U+202C][U+202D]",
+			markTitles: []string{"U+202A LEFT-TO-RIGHT EMBEDDING", "U+202B RIGHT-TO-LEFT EMBEDDING", "U+202C POP DIRECTIONAL FORMATTING", "U+202D LEFT-TO-RIGHT OVERRIDE"}},
+		{name: "Isolates", in: "x\u2066\u2067\u2068\u2069", text: []piece{txt("x"), mark(0x2066), mark(0x2067), mark(0x2068), mark(0x2069)},
+			id: []piece{txt("x"), mark(0x2066), mark(0x2067), mark(0x2068), mark(0x2069)}, title: "x[U+2066][U+2067][U+2068][U+2069]",
+			markTitles: []string{"U+2066 LEFT-TO-RIGHT ISOLATE", "U+2067 RIGHT-TO-LEFT ISOLATE", "U+2068 FIRST STRONG ISOLATE", "U+2069 POP DIRECTIONAL ISOLATE"}},
+		{name: "Controls", in: "a\x1b[31mb\x00c\x7fd\u009be", text: []piece{txt("a"), mark(0x1b), txt("[31mb"), mark(0), txt("c"), mark(0x7f), txt("d"), mark(0x9b), txt("e")},
+			id: []piece{txt("a"), mark(0x1b), txt("[31mb"), mark(0), txt("c"), mark(0x7f), txt("d"), mark(0x9b), txt("e")}, title: "a[U+001B][31mb[U+0000]c[U+007F]d[U+009B]e",
+			markTitles: []string{"U+001B CONTROL CHARACTER", "U+0000 CONTROL CHARACTER", "U+007F CONTROL CHARACTER", "U+009B CONTROL CHARACTER"}},
+		// Text keeps its lines and tabs; an id shows them.
+		{name: "Whitespace", in: "a\tb\r\nc", text: []piece{txt("a\tb\r\nc")},
+			id: []piece{txt("a"), mark('\t'), txt("b"), mark('\r'), mark('\n'), txt("c")}, title: "a[U+0009]b[U+000D][U+000A]c"},
+		// Right-to-left text and its marks, and the joiners of an emoji,
+		// pass in text (the element holding it isolates them); an id
+		// shows the invisible ones.
+		{name: "RightToLeft", in: "שלום\u200f 12 مرحبا\u061c", text: []piece{txt("שלום\u200f 12 مرحبا\u061c")},
+			id: []piece{txt("שלום"), mark(0x200f), txt(" 12 مرحبا"), mark(0x061c)}, title: "שלום[U+200F] 12 مرحبا[U+061C]"},
+		{name: "Joiners", in: "👩\u200d💻\u200b\ufeff\u00a0", text: []piece{txt("👩\u200d💻\u200b\ufeff\u00a0")},
+			id: []piece{txt("👩"), mark(0x200d), txt("💻"), mark(0x200b), mark(0xfeff), mark(0xa0)}, title: "👩[U+200D]💻[U+200B][U+FEFF][U+00A0]"},
+		// Markup is not marked: html/template escapes it.
+		{name: "Markup", in: `<b title="x">&`, text: []piece{txt(`<b title="x">&`)}, id: []piece{txt(`<b title="x">&`)}, title: `<b title="x">&`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := textPieces(c.in); !slices.Equal(got, c.text) {
+				t.Errorf("textPieces(%q) = %+v, want %+v", c.in, got, c.text)
+			}
+			if got := idPieces(c.in); !slices.Equal(got, c.id) {
+				t.Errorf("idPieces(%q) = %+v, want %+v", c.in, got, c.id)
+			}
+			if got := plainTitle(c.in); got != c.title {
+				t.Errorf("plainTitle(%q) = %q, want %q", c.in, got, c.title)
+			}
+			var titles []string
+			for _, p := range textPieces(c.in) {
+				if p.Marked {
+					titles = append(titles, p.Title())
+				}
+			}
+			if !slices.Equal(titles, c.markTitles) {
+				t.Errorf("the markers' titles %q, want %q", titles, c.markTitles)
+			}
+		})
+	}
+}
+
+// TestMarkerClass: a marker's class says what it shows.
+func TestMarkerClass(t *testing.T) {
+	for r, want := range map[rune]string{0x202e: "bidi", 0x2067: "bidi", 0x200f: "bidi", 0x061c: "bidi", 0x1b: "ctl", 0x9b: "ctl", 0x200b: "fmt", 0xa0: "fmt"} {
+		if got := (piece{Marked: true, Mark: r}).Class(); got != want {
+			t.Errorf("U+%04X: class %q, want %q", r, got, want)
+		}
+	}
+	if got, want := (piece{Marked: true, Mark: 0x202e}).Label(), "[U+202E]"; got != want {
+		t.Errorf("label %q, want %q", got, want)
+	}
+}
