@@ -301,7 +301,7 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 	label := opt.Name
 	var bar *progressbar.ProgressBar
 	if fi, err := os.Stat(path); err == nil && fi.Size() >= progressMinBytes && isTerminal(c.Stderr) {
-		bar = progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(rawWriter(c.Stderr)), progressbar.OptionSetDescription("storing "+label), progressbar.OptionShowBytes(true), progressbar.OptionShowIts(), progressbar.OptionThrottle(200*time.Millisecond))
+		bar = progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(rawWriter(c.Stderr)), progressbar.OptionSetDescription("storing "+termSafeText(label)), progressbar.OptionShowBytes(true), progressbar.OptionShowIts(), progressbar.OptionThrottle(200*time.Millisecond))
 		opt.Progress = func(read, _ int64) { _ = bar.Set64(read) }
 	}
 	rep, err := importer.Import(ctx, e, path, opt)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // termSafe is the writer of every command's standard output and standard
@@ -80,9 +81,18 @@ func unsafeAt(b []byte) (rune, int) {
 	return 0, 0
 }
 
+// termSafeText is s as termSafe writes it: for text a raw writer
+// (rawWriter) shows, such as a progress bar's description naming a FILE.
+func termSafeText(s string) string {
+	var b strings.Builder
+	_, _ = termSafe{&b}.Write([]byte(s))
+	return b.String()
+}
+
 // rawWriter returns the writer under w when w is a termSafe, else w: a
 // progress bar draws with carriage returns and escape sequences of its
-// own, on the terminal isTerminal found.
+// own, on the terminal isTerminal found. What it shows of stored text or a
+// name goes through termSafeText.
 func rawWriter(w io.Writer) io.Writer {
 	if t, ok := w.(termSafe); ok {
 		return t.w
