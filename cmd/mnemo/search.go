@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
+	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -135,34 +136,61 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if *queries != "" {
 		return c.searchBatch(ctx, e, *queries, *opts, at, scopeGiven)
 	}
-	res, err := e.Search(ctx, engine.SearchRequest{ResourceID: *resource, ThreadID: *thread, Query: strings.Join(fs.Args(), " "), Options: *opts, At: at})
-	if err != nil {
-		return err
-	}
-	hits := rankOrder(res.Hits)
+	req := engine.SearchRequest{ResourceID: *resource, ThreadID: *thread, Query: strings.Join(fs.Args(), " "), Options: *opts, At: at}
 	if *asJSON {
-		return c.printJSON(map[string]any{"hits": hits, "retrieval": res.Retrieval})
+		// Ids and scores only: no message is read.
+		res, err := e.Search(ctx, req)
+		if err != nil {
+			return err
+		}
+		return c.printJSON(map[string]any{"hits": rankOrder(res.Hits), "retrieval": res.Retrieval})
 	}
-	fmt.Fprintf(c.Stdout, "retrieval: lexical %s · vector %s", res.Retrieval.Lexical, res.Retrieval.Vector)
-	if res.Retrieval.Embedder != "" {
+	// The previews' messages are read within limits.maxAnswerBytes, as
+	// POST /v1/search reads them, before anything is printed: a search of
+	// --top-k 1000 over messages of 200 KB read 120 MB to show 1000
+	// previews of a line each.
+	res, err := e.SearchMessages(ctx, req)
+	if err != nil {
+		return answerFlagError(err)
+	}
+	hits, text := shownHits(res.Hits)
+	r := retrievalOf(res.Retrieval)
+	fmt.Fprintf(c.Stdout, "retrieval: lexical %s · vector %s", r.Lexical, r.Vector)
+	if r.Embedder != "" {
 		// No embedder ran in lexical mode: say nothing rather than "embedder ".
-		fmt.Fprintf(c.Stdout, " · embedder %s", res.Retrieval.Embedder)
+		fmt.Fprintf(c.Stdout, " · embedder %s", r.Embedder)
 	}
 	fmt.Fprintln(c.Stdout)
-	if res.Retrieval.Note != "" {
-		fmt.Fprintf(c.Stdout, "note: %s\n", res.Retrieval.Note)
+	if r.Note != "" {
+		fmt.Fprintf(c.Stdout, "note: %s\n", r.Note)
 	}
-	printLegend(c.Stdout, searchScores(*opts, e.RecallTuning(), res.Retrieval, hits).legend(hitScores(hits))...)
-	catchUpHint(c.Stderr, "search", res.Retrieval.Lexical, res.Retrieval.Vector)
-	msgs, err := e.MessagesByID(ctx, *resource, ids(hits)...)
-	if err != nil {
-		return err
-	}
-	text := map[string]string{}
-	for _, msg := range msgs {
-		text[msg.ID] = engine.Preview(msg)
-	}
+	printLegend(c.Stdout, searchScores(*opts, e.RecallTuning(), r, hits).legend(hitScores(hits))...)
+	catchUpHint(c.Stderr, "search", r.Lexical, r.Vector)
 	return printHits(c.Stdout, hits, text, opts.MessageRange != recall.Range{})
+}
+
+// shownHits returns the hits of SearchMessages (in rank order, range
+// neighbours after their hit) as printHits shows them, with each one's
+// preview by message id.
+func shownHits(hs []engine.SearchHit) ([]searchHit, map[string]string) {
+	out := make([]searchHit, len(hs))
+	text := make(map[string]string, len(hs))
+	for i, h := range hs {
+		m := h.Message
+		out[i] = searchHit{ThreadID: m.ThreadID, Seq: m.Seq, MessageID: m.ID, Score: h.Score, Lexical: h.Lexical, Vector: h.Vector, Reason: h.Reason}
+		text[m.ID] = engine.Preview(m)
+	}
+	return out, text
+}
+
+// retrievalOf is the recall.Retrieval of a SearchResult's retrieval (the
+// journal's copy of it, the same fields).
+func retrievalOf(r journal.Retrieval) recall.Retrieval {
+	out := recall.Retrieval{Lexical: r.Lexical, Vector: r.Vector, Embedder: r.Embedder, Note: r.Note}
+	if rr := r.Rerank; rr != nil {
+		out.Rerank = &recall.RerankStatus{Reranker: rr.Reranker, Status: rr.Status, Candidates: rr.Candidates, Millis: rr.Millis}
+	}
+	return out
 }
 
 // hitScores is what printHits shows of hits' scores: a number or "-" in
@@ -270,14 +298,6 @@ func rankOrder(hs []recall.Hit) []searchHit {
 			s := h.Score
 			out[i].Score = &s
 		}
-	}
-	return out
-}
-
-func ids(hs []searchHit) []string {
-	out := make([]string, len(hs))
-	for i, h := range hs {
-		out[i] = h.MessageID
 	}
 	return out
 }

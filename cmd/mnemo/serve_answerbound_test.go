@@ -157,6 +157,22 @@ func TestServeMessagesPageBound(t *testing.T) {
 // --recent) and the setting, not the API's fields (recall.topK …), and
 // exits 1; within the bound it prints the context.
 func TestContextAnswerBoundFlags(t *testing.T) {
+	dir := bigMessagesDir(t, 300_000)
+	code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--recent", "1", "--top-k", "5", "--range", "0", "--query", "harbour lantern")
+	want := "lower --top-k, --range or --recent"
+	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "limits.maxAnswerBytes") || strings.Contains(stderr, "recall.topK") {
+		t.Fatalf("context over the bound: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--recent", "1", "--top-k", "1", "--range", "0", "--query", "harbour lantern"); code != 0 {
+		t.Fatalf("context within the bound: exit %d %s", code, stderr)
+	}
+}
+
+// bigMessagesDir returns a data directory holding six messages of 100 KB
+// in thread t1 of resource r ("harbour note N lantern lantern …"), whose
+// mnemo.json sets limits.maxAnswerBytes to maxAnswer (none when 0).
+func bigMessagesDir(t *testing.T, maxAnswer int) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "data")
 	in := filepath.Join(t.TempDir(), "big.jsonl")
 	var lines []string
@@ -170,15 +186,41 @@ func TestContextAnswerBoundFlags(t *testing.T) {
 	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
 		t.Fatalf("ingest: %d %s", code, stderr)
 	}
-	if err := os.WriteFile(filepath.Join(dir, StoredConfigFile), []byte(`{"limits": {"maxAnswerBytes": 300000}}`), 0o600); err != nil {
+	if maxAnswer > 0 {
+		setMaxAnswer(t, dir, maxAnswer)
+	}
+	return dir
+}
+
+// setMaxAnswer writes dir's mnemo.json with limits.maxAnswerBytes n.
+func setMaxAnswer(t *testing.T, dir string, n int) {
+	t.Helper()
+	cfg := fmt.Sprintf(`{"limits": {"maxAnswerBytes": %d}}`, n)
+	if err := os.WriteFile(filepath.Join(dir, StoredConfigFile), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--recent", "1", "--top-k", "5", "--range", "0", "--query", "harbour lantern")
-	want := "lower --top-k, --range or --recent"
-	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "limits.maxAnswerBytes") || strings.Contains(stderr, "recall.topK") {
-		t.Fatalf("context over the bound: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+}
+
+// TestSearchAnswerBoundFlags: mnemo search reads the messages it previews
+// within limits.maxAnswerBytes, as POST /v1/search does: over it, it
+// names the flags to lower and the setting, prints nothing on standard
+// output and exits 1; within it, it prints the hits. --json prints ids
+// and scores, reads no message, and is not bounded. Before, it read every
+// hit's whole message whatever their size (a search of --top-k 1000 over
+// messages of 200 KB read 120 MB).
+func TestSearchAnswerBoundFlags(t *testing.T) {
+	dir := bigMessagesDir(t, 300_000)
+	code, stdout, stderr := run(t, nil, "--dir", dir, "search", "--resource", "r", "--top-k", "5", "--range", "0", "harbour lantern")
+	want := "the answer's messages pass 300000 bytes (limits.maxAnswerBytes in mnemo.json); lower --top-k or --range"
+	if code != 1 || !strings.Contains(stderr, want) || stdout != "" {
+		t.Fatalf("search over the bound: exit %d, stdout %q, stderr %q; want 1, nothing, and %q", code, stdout, stderr, want)
 	}
-	if code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--recent", "1", "--top-k", "1", "--range", "0", "--query", "harbour lantern"); code != 0 {
-		t.Fatalf("context within the bound: exit %d %s", code, stderr)
+	code, stdout, stderr = run(t, nil, "--dir", dir, "search", "--resource", "r", "--top-k", "2", "--range", "0", "harbour lantern")
+	if code != 0 || strings.Count(stdout, "harbour note") != 2 {
+		t.Fatalf("search within the bound: exit %d %s\n%s", code, stderr, stdout)
+	}
+	code, stdout, stderr = run(t, nil, "--dir", dir, "search", "--json", "--resource", "r", "--top-k", "5", "--range", "0", "harbour lantern")
+	if code != 0 || strings.Count(stdout, `"messageId"`) != 5 {
+		t.Fatalf("search --json: exit %d %s\n%s", code, stderr, stdout)
 	}
 }
