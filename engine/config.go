@@ -228,7 +228,8 @@ type Limits struct {
 	// the recent window too, before any TokenBudget cut. The reads count
 	// the bytes row by row and stop once the bound is passed, and the call
 	// fails with an *AnswerTooLargeError (ErrAnswerTooLarge) naming the
-	// request fields to lower; nothing is recorded. Default
+	// request fields to lower; nothing is recorded. Replay reads a run's
+	// turns within it too (a *ReplayTooLargeError over it). Default
 	// DefaultMaxAnswerBytes.
 	MaxAnswerBytes int
 }

@@ -102,7 +102,8 @@ var ErrQueryTooLong = errors.New("engine: query too long")
 // would carry pass Config.Limits.MaxAnswerBytes (DefaultMaxAnswerBytes).
 // The read stops at the message that passes the bound; nothing is
 // recorded, and the same request with a smaller topK, messageRange or
-// recent window may succeed.
+// recent window may succeed. Replay's error for a run whose turns pass
+// the bound (a *ReplayTooLargeError) matches it too.
 var ErrAnswerTooLarge = errors.New("engine: answer too large")
 
 // AnswerTooLargeError is the error of an answer over
@@ -123,6 +124,27 @@ func (e *AnswerTooLargeError) Error() string {
 
 // Is reports ErrAnswerTooLarge.
 func (e *AnswerTooLargeError) Is(target error) bool { return target == ErrAnswerTooLarge }
+
+// ReplayTooLargeError is the error of Replay when the turns of the run's
+// record (its recent window and recalled turns) pass
+// Limits.MaxAnswerBytes: a run recorded before the bound, or under a
+// larger one. Nothing of a replay request shrinks them (the whole prompt
+// is rebuilt to check its hash, whatever the counterfactual leaves out):
+// a larger bound replays the run. It matches ErrAnswerTooLarge with
+// errors.Is.
+type ReplayTooLargeError struct {
+	// RunID is the run asked for.
+	RunID string
+	// Limit is Limits.MaxAnswerBytes, in bytes.
+	Limit int
+}
+
+func (e *ReplayTooLargeError) Error() string {
+	return fmt.Sprintf("engine: run %s cannot be replayed: its turns pass %d bytes (Limits.MaxAnswerBytes); a larger bound replays it", e.RunID, e.Limit)
+}
+
+// Is reports ErrAnswerTooLarge.
+func (e *ReplayTooLargeError) Is(target error) bool { return target == ErrAnswerTooLarge }
 
 // ErrCreatedAtFuture is matched (through a *ValidationError on the field
 // "createdAt" of a message) by an Append whose message is dated more than

@@ -88,9 +88,14 @@ type Replay struct {
 // store, in the same order and rendering, and a counterfactual context
 // without the parts opt names (DESIGN.md, "Journal, memoization and replay").
 //
+// The run's turns are read within Config.Limits.MaxAnswerBytes, as
+// LoadContext reads them.
+//
 // Errors: journal.ErrNotFound for an unknown run; a *DivergenceError
 // (errors.Is ErrReplayDiverged) listing what differs when the original
-// prompt cannot be reproduced exactly.
+// prompt cannot be reproduced exactly; a *ReplayTooLargeError (errors.Is
+// ErrAnswerTooLarge) when the run's turns pass the bound (a run recorded
+// before it, or under a larger one).
 func (e *Engine) Replay(ctx context.Context, runID string, opt ReplayOptions) (*Replay, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -221,9 +226,19 @@ func (e *Engine) replayTurns(ctx context.Context, rec *journal.MemCtx, div *Dive
 	for _, r := range rec.Recalled {
 		ids = append(ids, r.MessageID)
 	}
-	ms, err := e.MessagesByID(ctx, rec.ResourceID, ids...)
+	// Read within Limits.MaxAnswerBytes, as the run's LoadContext was, so
+	// a run recorded before the bound (or under a larger one) cannot make
+	// a replay read the whole of its turns; it is refused, never replayed
+	// in part.
+	var ms []Message
+	if len(ids) > 0 {
+		ms, err = messagesFromRows(e.ms.MessagesByIDWithin(ctx, rec.ResourceID, ids, e.limits.MaxAnswerBytes))
+	}
+	if errors.Is(err, msgstore.ErrTooLarge) {
+		return nil, &ReplayTooLargeError{RunID: rec.RunID, Limit: e.limits.MaxAnswerBytes}
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	byID := make(map[string]Message, len(ms))
 	for _, m := range ms {

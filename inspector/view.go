@@ -69,6 +69,10 @@ type ReplayView struct {
 	// Diverged lists what the store no longer holds (the replay could not
 	// be rebuilt); the other fields are then empty.
 	Diverged []string
+	// TooLarge says why the run was not replayed when its turns pass
+	// limits.maxAnswerBytes (engine.ReplayTooLargeError): "its turns pass
+	// 16777216 bytes …"; the other fields are then empty.
+	TooLarge string
 }
 
 // DiffMessage is a message of the original prompt, marked when the
@@ -130,9 +134,13 @@ func BuildRun(ctx context.Context, t server.Tenant, runID string, without []stri
 	rv := &ReplayView{Without: without, RecordedHash: rec.PromptHash}
 	rp, err := t.Engine.Replay(ctx, runID, opt)
 	var de *engine.DivergenceError
+	var rt *engine.ReplayTooLargeError
 	switch {
 	case errors.As(err, &de):
 		rv.Diverged = de.Differences
+	case errors.As(err, &rt):
+		// The record above is shown; only the replay is refused.
+		rv.TooLarge = fmt.Sprintf("its turns pass %d bytes (limits.maxAnswerBytes); a larger limits.maxAnswerBytes replays it", rt.Limit)
 	case err != nil:
 		return nil, err
 	default:

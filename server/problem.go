@@ -135,6 +135,7 @@ func classify(err error) *apiError {
 	var pe *engine.DispatchPendingError
 	var cd *engine.CallDispatchedError
 	var at *engine.AnswerTooLargeError
+	var rt *engine.ReplayTooLargeError
 	switch {
 	case errors.As(err, &ve):
 		field := ve.Field
@@ -188,6 +189,12 @@ func classify(err error) *apiError {
 		// what it asked for instead (README, Serve).
 		return &apiError{kind: kindAnswerSize, field: at.Fields[0], detail: fmt.Sprintf(
 			"the answer's messages pass %d bytes (the server's limits.maxAnswerBytes); lower %s", at.Limit, strings.Join(at.Fields, " or "))}
+	case errors.As(err, &rt):
+		// Refused rather than replayed in part: a replay rebuilds the
+		// whole prompt to check its hash, and no field of the request
+		// shrinks what it reads.
+		return &apiError{kind: kindAnswerSize, detail: fmt.Sprintf(
+			"run %s cannot be replayed: its turns pass %d bytes (the server's limits.maxAnswerBytes); a server with a larger limits.maxAnswerBytes replays it", rt.RunID, rt.Limit)}
 	case errors.Is(err, engine.ErrEraseBusy):
 		return &apiError{kind: kindUnavailable, detail: "the erasure waited too long for work in flight; nothing was erased, try again", cause: err}
 	case errors.Is(err, engine.ErrClosed):

@@ -84,5 +84,5 @@ var routes = []*route{
 			{"offset", "integer", "Deprecated (use cursor): runs to skip; not with cursor. A run recorded between pages shifts the offsets (a run listed twice), and the runs skipped are read again on each page"}},
 		errors: []int{404}, handle: (*Server).listRuns},
 	{method: "GET", path: "/v1/runs/{run}/memctx", op: "getMemCtx", tag: "runs", auth: true, summary: "A run's memctx record: what went into the prompt, what was left out and why", resp: journal.MemCtx{}, errors: []int{404}, handle: (*Server).getMemCtx},
-	{method: "POST", path: "/v1/runs/{run}/replay", op: "replayRun", tag: "runs", auth: true, summary: "Rebuild a run's prompt from its record, and a counterfactual without chosen parts", body: ReplayBody{}, resp: Replay{}, errors: []int{404, 409, 415}, handle: (*Server).replay},
+	{method: "POST", path: "/v1/runs/{run}/replay", op: "replayRun", tag: "runs", auth: true, summary: "Rebuild a run's prompt from its record, and a counterfactual without chosen parts", body: ReplayBody{}, resp: Replay{}, errors: []int{404, 409, 415, 422}, handle: (*Server).replay},
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -45,6 +46,10 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer e.CloseContext(ctx)
 	r, err := e.Replay(ctx, fs.Arg(0), opt)
+	var rt *engine.ReplayTooLargeError
+	if errors.As(err, &rt) {
+		return fmt.Errorf("run %s cannot be replayed: its turns pass %d bytes (limits.maxAnswerBytes in mnemo.json); a larger limits.maxAnswerBytes replays it", rt.RunID, rt.Limit)
+	}
 	if err != nil {
 		return err
 	}
