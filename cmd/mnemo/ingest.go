@@ -46,8 +46,13 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	format := fs.String("format", "auto", formatNames)
 	strict := fs.Bool("strict", false, "stop at the first malformed record instead of skipping it")
 	asJSON := fs.Bool("json", false, "print the summary as JSON (several FILEs: their counts summed, as the total line)")
+	maxSpoolFlag := fs.String("max-spool", flagByteSize(DefaultMaxSpool), "the most copied of standard input, a pipe or a device (`SIZE`: 512MiB, 4GiB, in bytes without a unit) to $TMPDIR before it is imported; a regular FILE is read in place")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	maxSpool, err := parseByteSize(*maxSpoolFlag)
+	if err != nil {
+		return c.valuef(fs, "--max-spool: %v", err)
 	}
 	if fs.NArg() == 0 {
 		return c.usagef(fs, "ingest needs at least one FILE")
@@ -65,7 +70,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	if !knownFormat(*format) {
 		return c.valuef(fs, "unknown --format %q (want %s)", *format, formatNames)
 	}
-	spooled, cleanup, err := checkInputs(ctx, fs.Args())
+	spooled, cleanup, err := checkInputs(ctx, fs.Args(), maxSpool)
 	defer cleanup()
 	if err == nil && *format == "auto" {
 		err = checkFormats(fs.Args(), spooled)
@@ -87,7 +92,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 		label := path
 		if path == "-" {
 			label = "stdin"
-			spooled, cleanup, err := c.spoolStdin(ctx)
+			spooled, cleanup, err := c.spoolStdin(ctx, maxSpool)
 			if err != nil && ctx.Err() != nil {
 				failed = interrupted(label, err, nil)
 				break
@@ -215,9 +220,10 @@ func inputName(path string) string {
 // that is not a regular file (a FIFO, `<(cmd)`) can be read only once:
 // it is kept open and, once every FILE passed, copied to a private
 // temporary file, as standard input is (closing it would end the
-// producer's pipe, and reopening it wait for another). spooled maps such
-// a FILE to its copy; cleanup removes the copies (call it in any case).
-func checkInputs(ctx context.Context, paths []string) (spooled map[string]string, cleanup func(), err error) {
+// producer's pipe, and reopening it wait for another), at most maxBytes
+// of each (spool). spooled maps such a FILE to its copy; cleanup removes
+// the copies (call it in any case).
+func checkInputs(ctx context.Context, paths []string, maxBytes int64) (spooled map[string]string, cleanup func(), err error) {
 	spooled, cleanup = map[string]string{}, func() {}
 	var pipes []*os.File
 	defer func() {
@@ -244,7 +250,7 @@ func checkInputs(ctx context.Context, paths []string) (spooled map[string]string
 		}
 	}
 	for _, f := range pipes { // each a different file (readOnceTwice)
-		tmp, rm, err := spool(ctx, f, filepath.Ext(f.Name()))
+		tmp, rm, err := spool(ctx, f, filepath.Ext(f.Name()), maxBytes)
 		if err != nil {
 			return spooled, cleanup, fmt.Errorf("%s: %w (nothing was stored)", f.Name(), err)
 		}

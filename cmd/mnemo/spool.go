@@ -13,13 +13,22 @@ import (
 	"github.com/mnemo-go/mnemo/importer"
 )
 
+// DefaultMaxSpool is the most `mnemo ingest` copies of standard input, a
+// pipe, a FIFO or a device to the temporary directory (--max-spool): 1 GiB,
+// 60 times the largest shared set (LongMemEval s dev34, 17 MB) and 4
+// times the whole of LongMemEval s (277 MB). A regular FILE is read in
+// place and not bounded. Without it `mnemo ingest /dev/zero` (or an
+// endless `yes |`) filled the temporary directory until ENOSPC.
+const DefaultMaxSpool = 1 << 30
+
 // spoolStdin copies standard input to a private temporary file (the
 // importers detect formats and count progress on files) and returns its
-// path and a cleanup, as spool does.
-func (c *IngestCommand) spoolStdin(ctx context.Context) (string, func(), error) {
-	path, cleanup, err := spool(ctx, c.Stdin, "")
+// path and a cleanup, as spool does: at most maxBytes of it.
+func (c *IngestCommand) spoolStdin(ctx context.Context, maxBytes int64) (string, func(), error) {
+	path, cleanup, err := spool(ctx, c.Stdin, "", maxBytes)
 	var we *spoolWriteError
-	if errors.As(err, &we) {
+	var le *spoolLimitError
+	if errors.As(err, &we) || errors.As(err, &le) {
 		return "", nil, fmt.Errorf("stdin: %w (nothing of it was stored)", err)
 	} else if err != nil {
 		return "", nil, fmt.Errorf("read standard input: %w", err)
@@ -43,8 +52,10 @@ func (c *IngestCommand) spoolStdin(ctx context.Context) (string, func(), error) 
 //
 // It stops with ctx's error at the first read after ctx is done. A write
 // that fails (the temporary directory full: ENOSPC, EDQUOT) returns a
-// *spoolWriteError naming the directory; the copy is freed in any error.
-func spool(ctx context.Context, r io.Reader, ext string) (string, func(), error) {
+// *spoolWriteError naming the directory; more than maxBytes to copy, a
+// *spoolLimitError, before the bytes past maxBytes are written (maxBytes
+// itself is copied). The copy is freed in any error.
+func spool(ctx context.Context, r io.Reader, ext string, maxBytes int64) (string, func(), error) {
 	f, err := os.CreateTemp("", "mnemo-ingest-*"+ext)
 	if err != nil {
 		return "", nil, fmt.Errorf("create a file in the temporary directory %s ($TMPDIR): %w", os.TempDir(), err)
@@ -53,7 +64,7 @@ func spool(ctx context.Context, r io.Reader, ext string) (string, func(), error)
 	if fd := fmt.Sprintf("/proc/self/fd/%d", f.Fd()); sameOpenFile(fd, f) && os.Remove(f.Name()) == nil {
 		path, cleanup = fd, func() { f.Close() }
 	}
-	w := &spoolWriter{f: f}
+	w := &spoolWriter{f: f, max: maxBytes}
 	if _, err := io.Copy(w, ctxReader{ctx, r}); err != nil {
 		cleanup()
 		return "", nil, err
@@ -85,13 +96,18 @@ func sameOpenFile(path string, f *os.File) bool {
 }
 
 // spoolWriter writes to the spool file f, counting the bytes written and
-// wrapping a failed write in a *spoolWriteError.
+// wrapping a failed write in a *spoolWriteError; a write that would take
+// them past max (> 0) writes nothing and fails with a *spoolLimitError.
 type spoolWriter struct {
-	f *os.File
-	n int64
+	f   *os.File
+	n   int64
+	max int64
 }
 
 func (w *spoolWriter) Write(p []byte) (int, error) {
+	if w.max > 0 && w.n+int64(len(p)) > w.max {
+		return 0, &spoolLimitError{Max: w.max}
+	}
 	n, err := w.f.Write(p)
 	w.n += int64(n)
 	if err != nil {
@@ -128,18 +144,17 @@ func (e *spoolWriteError) Error() string {
 
 func (e *spoolWriteError) Unwrap() error { return e.Err }
 
-// byteSize is n bytes for a person: "512 bytes", "1.5 MB", "4.0 GB"
-// (powers of 1024).
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	v, i := float64(n)/unit, 0
-	for v >= unit && i < 3 {
-		v, i = v/unit, i+1
-	}
-	return fmt.Sprintf("%.1f %s", v, []string{"KB", "MB", "GB", "TB"}[i])
+// spoolLimitError is an input to copy that passes --max-spool (Max, in
+// bytes): the copy stopped there.
+type spoolLimitError struct{ Max int64 }
+
+// Error names the flag and the two ways on: "passes --max-spool 1GiB,
+// the most ingest copies of standard input, a pipe or a device to
+// $TMPDIR: give a larger --max-spool, or save it to a file and ingest the
+// file by its name, which is read in place, not copied".
+func (e *spoolLimitError) Error() string {
+	return fmt.Sprintf("passes --max-spool %s, the most ingest copies of standard input, a pipe or a device to $TMPDIR: "+
+		"give a larger --max-spool, or save it to a file and ingest the file by its name, which is read in place, not copied", flagByteSize(e.Max))
 }
 
 // ctxReader reads r until ctx is done, then fails with ctx's error.

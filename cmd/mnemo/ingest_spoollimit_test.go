@@ -1,0 +1,143 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// jsonlOf returns n JSONL records of thread t (resource r), each line the
+// same length, and the bytes of one line.
+func jsonlOf(n int) (string, int) {
+	var b strings.Builder
+	line := 0
+	for i := range n {
+		l := fmt.Sprintf(`{"thread":"t","resource":"r","role":"user","content":"spooled message %06d"}`+"\n", i)
+		line = len(l)
+		b.WriteString(l)
+	}
+	return b.String(), line
+}
+
+// TestIngestSpoolLimit: standard input, a FIFO or a device that passes
+// --max-spool is refused as the copy passes it, naming the flag, with
+// nothing of it stored and nothing left in $TMPDIR; a FIFO is refused
+// before the data directory is created, and with standard input after a
+// FILE, that FILE's messages are stored (as its summary line says) and
+// none of standard input's. An input of exactly --max-spool is ingested.
+// Before, the copy took whatever came (ingest /dev/zero filled $TMPDIR
+// until ENOSPC), and --max-spool did not exist.
+func TestIngestSpoolLimit(t *testing.T) {
+	body, line := jsonlOf(40_000)     // ~3 MiB
+	exact := (16 << 10) / line * line // 200 records
+	file := filepath.Join(t.TempDir(), "first.jsonl")
+	first, _ := jsonlOf(3)
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(first, `"t"`, `"f"`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		args    []string // after ingest; FIFO is replaced by a FIFO fed body
+		stdin   string
+		code    int
+		threads string // thread ids stored, as `mnemo threads --json` lists them
+		stderr  string
+	}{
+		{"Stdin", []string{"--max-spool", "1MiB", "-"}, body, 1, "", "stdin: passes --max-spool 1MiB, the most ingest copies of standard input, a pipe or a device to $TMPDIR: give a larger --max-spool, or save it to a file and ingest the file by its name, which is read in place, not copied (nothing of it was stored)"},
+		{"FIFO", []string{"--max-spool", "1048576", "FIFO"}, "", 1, "none", "passes --max-spool 1MiB, the most ingest copies of standard input, a pipe or a device to $TMPDIR: give a larger --max-spool, or save it to a file and ingest the file by its name, which is read in place, not copied (nothing was stored)"},
+		{"FileThenStdin", []string{"--max-spool", "1 MiB", file, "-"}, body, 1, `"f"`, "(nothing of it was stored)"},
+		{"OneByteMore", []string{"--max-spool", fmt.Sprint(exact), "-"}, body[:exact+1], 1, "", "stdin: passes --max-spool"},
+		{"Exactly", []string{"--max-spool", fmt.Sprint(exact), "-"}, body[:exact], 0, `"t"`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "data")
+			args := append([]string{"--dir", dir, "--embedder", "hash-384", "ingest"}, c.args...)
+			produced := make(chan struct{})
+			close(produced)
+			if i := len(args) - 1; args[i] == "FIFO" {
+				args[i] = filepath.Join(t.TempDir(), "conversation.jsonl")
+				if err := syscall.Mkfifo(args[i], 0o600); err != nil {
+					t.Skipf("mkfifo: %v", err)
+				}
+				produced = make(chan struct{})
+				go func(path string) { // the reader goes away: EPIPE, ignored
+					defer close(produced)
+					if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+						f.WriteString(body)
+						f.Close()
+					}
+				}(args[i])
+			}
+			var out, errOut bytes.Buffer
+			m := &Main{Stdin: strings.NewReader(c.stdin), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}
+			t.Setenv("TMPDIR", tmp) // os.TempDir
+			code := m.Run(context.Background(), args)
+			<-produced
+			if code != c.code || !strings.Contains(errOut.String(), c.stderr) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errOut.String(), c.code, c.stderr)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("$TMPDIR holds %v, want nothing", left)
+			}
+			if c.threads == "none" {
+				if _, err := os.Stat(dir); !os.IsNotExist(err) {
+					t.Fatalf("data directory: %v, want none created", err)
+				}
+				return
+			}
+			_, threads, stderr := run(t, nil, "--dir", dir, "threads", "--json")
+			for _, id := range []string{`"t"`, `"f"`} {
+				if strings.Contains(threads, `"id": `+id) != strings.Contains(c.threads, id) {
+					t.Errorf("threads %s (%s), want only %s", threads, stderr, c.threads)
+				}
+			}
+		})
+	}
+}
+
+// TestParseByteSize: the sizes --max-spool takes, and flagByteSize's
+// spelling of them, which parses back.
+func TestParseByteSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		err  string
+	}{
+		{"1048576", 1 << 20, ""},
+		{"1MiB", 1 << 20, ""},
+		{"1 mb", 1 << 20, ""},
+		{"1.5GiB", 3 << 29, ""},
+		{"1.0 GB", 1 << 30, ""},
+		{"4k", 4 << 10, ""},
+		{"2TiB", 2 << 40, ""},
+		{"0", 0, "at least 1 byte"},
+		{"0.1", 0, "at least 1 byte"},
+		{"-5", 0, "is not a size"},
+		{"GiB", 0, "is not a size"},
+		{"", 0, "is not a size"},
+		{"1..5MiB", 0, "is not a size"},
+		{"5XB", 0, "the unit must be one of"},
+		{"1e3", 0, "the unit must be one of"},
+		{"9999999TiB", 0, "at most 4 EiB"},
+	} {
+		got, err := parseByteSize(c.in)
+		if got != c.want || (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d, %q", c.in, got, err, c.want, c.err)
+		}
+	}
+	for n, want := range map[int64]string{DefaultMaxSpool: "1GiB", 512 << 20: "512MiB", 3 << 29: "1536MiB", 1000: "1000", 1 << 10: "1KiB"} {
+		got := flagByteSize(n)
+		back, err := parseByteSize(got)
+		if got != want || back != n || err != nil {
+			t.Errorf("flagByteSize(%d) = %q (parsed back: %d, %v), want %q", n, got, back, err, want)
+		}
+	}
+}
