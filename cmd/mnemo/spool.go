@@ -15,8 +15,9 @@ import (
 
 // DefaultMaxSpool is the most `mnemo ingest` copies of standard input, a
 // pipe, a FIFO or a device to the temporary directory (--max-spool): 1 GiB,
-// 60 times the largest shared set (LongMemEval s dev34, 17 MB) and 4
-// times the whole of LongMemEval s (277 MB). A regular FILE is read in
+// 60 times the largest shared set (LongMemEval s dev34, 17 MB for 34
+// questions) and about 4 times the whole of LongMemEval s at that rate
+// (500 questions, ~260 MB). A regular FILE is read in
 // place and not bounded. Without it `mnemo ingest /dev/zero` (or an
 // endless `yes |`) filled the temporary directory until ENOSPC.
 const DefaultMaxSpool = 1 << 30
