@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -83,5 +85,47 @@ func appendTexts(t *testing.T, e *engine.Engine, resource, thread string, conten
 	}
 	if _, err := e.Append(context.Background(), engine.AppendRequest{ThreadID: thread, ResourceID: resource, Messages: ms}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAnswerBoundPairing: the calls and results that tool-call pairing
+// brings into a context count against Limits.MaxAnswerBytes as the turns
+// they pair do. Recalled tool results of a few bytes each pulled in their
+// calls, assistant turns of 30 KB, unbounded: five of them read 150 KB
+// under a bound of 100 KB (with topK 1000, 1000 turns of 256 KiB). A
+// context whose pairs fit is composed.
+func TestAnswerBoundPairing(t *testing.T) {
+	enginetest.ForEachBackend(t, answerBoundPairing)
+}
+
+func answerBoundPairing(t *testing.T, b enginetest.Backend) {
+	ctx := context.Background()
+	e := b.MustOpen(t, engine.Config{Limits: engine.Limits{MaxAnswerBytes: 100_000}})
+	var ms []engine.Message
+	for i := range 5 {
+		id := fmt.Sprintf("call_%d", i)
+		ms = append(ms,
+			engine.Message{Role: "assistant", Content: strings.Repeat("lantern ", 30_000/8), ToolCalls: []engine.ToolCall{{ID: id, Name: "lookup", Arguments: json.RawMessage(`{}`)}}},
+			engine.Message{Role: "tool", Name: "lookup", ToolCallID: id, Content: fmt.Sprintf("harbour %d", i)})
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "tools", ResourceID: "r", Messages: ms}); err != nil {
+		t.Fatal(err)
+	}
+	appendTexts(t, e, "r", "chat", "where is the harbour")
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	load := func(topK int) error {
+		_, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "chat", RecentN: 1, Query: "harbour",
+			Recall: &recall.Options{TopK: topK, Mode: recall.ModeLexical, Scope: recall.ScopeResource}})
+		return err
+	}
+	if err := load(2); err != nil {
+		t.Fatalf("two recalled results with their calls (60 KB): %v", err)
+	}
+	err := load(5)
+	var at *engine.AnswerTooLargeError
+	if !errors.Is(err, engine.ErrAnswerTooLarge) || !errors.As(err, &at) || !slices.Contains(at.Fields, "recall.topK") {
+		t.Fatalf("five recalled results with their calls (150 KB): err=%v, want an *AnswerTooLargeError naming recall.topK", err)
 	}
 }

@@ -225,7 +225,8 @@ type Limits struct {
 	// MaxAnswerBytes bounds the text (content, name, tool calls, metadata)
 	// of the messages one SearchMessages or LoadContext reads to assemble
 	// its answer: the hits and their range neighbours, and for LoadContext
-	// the recent window too, before any TokenBudget cut. The reads count
+	// the recent window and the tool calls and results pairing reads for
+	// the turns, before any TokenBudget cut. The reads count
 	// the bytes row by row and stop once the bound is passed, and the call
 	// fails with an *AnswerTooLargeError (ErrAnswerTooLarge) naming the
 	// request fields to lower; nothing is recorded. Replay reads a run's

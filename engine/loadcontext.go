@@ -135,7 +135,8 @@ type load struct {
 
 	threadSeq   int64          // the thread's last seq the window saw
 	recent      []Message      // the window stage's messages
-	windowBytes int            // their text as read (msgstore.Message.Size): recall reads within Limits.MaxAnswerBytes less it
+	windowBytes int            // their text as read (msgstore.Message.Size): recall and pairing read within Limits.MaxAnswerBytes less it
+	answer      pairBudget     // Limits.MaxAnswerBytes as the window, pairing and recall spend it (pairing stage)
 	turns       []turn         // the turns of the prompt, in no particular order
 	drops       []dropped      // turns left out (pairing, unobserved, budget)
 	cut         *unobservedCut // the window left unobserved turns out (unobserved.go)
@@ -284,17 +285,24 @@ func (l *load) pairing(ctx context.Context) error {
 	if l.opts != nil && l.req.Query != "" {
 		recalled = l.recall
 	}
+	// The window's text is counted; the calls and results pairing reads
+	// for the window (its lower edge) shrink with recentN, those for the
+	// recalled turns with recall's fields too (recall sets them).
+	l.answer = pairBudget{limit: l.e.limits.MaxAnswerBytes, used: l.windowBytes, fields: []string{"recentN"}}
+	p := l.e.newPairer()
+	p.budget = &l.answer
 	var err error
-	l.turns, l.drops, err = l.e.newPairer().repairPairs(ctx, window, recalled)
+	l.turns, l.drops, err = p.repairPairs(ctx, window, recalled)
 	return err
 }
 
 // recall is the recall stage: hits and their neighbours over the resource,
 // excluding the turns in exclude (the window's); it sets l.retrieval.
 func (l *load) recall(ctx context.Context, exclude map[string]bool) ([]turn, error) {
+	l.answer.fields = []string{"recall.topK", "recall.messageRange", "recentN"}
 	turns, status, err := l.e.recallTurns(ctx, recallQuery{
 		Text: l.req.Query, ThreadID: l.req.ThreadID, ResourceID: l.req.ResourceID, Options: *l.opts, Exclude: exclude, At: l.req.At,
-	}, l.e.limits.MaxAnswerBytes-l.windowBytes)
+	}, &l.answer)
 	if err != nil {
 		return nil, err
 	}

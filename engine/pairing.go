@@ -50,6 +50,7 @@ type pairer struct {
 	results map[string]*Message // call message id + "\x00" + call id -> its result, nil when none
 	banned  map[string]bool     // message ids that cannot be paired
 	pending map[string]bool     // call message id + "\x00" + call id -> a dispatch of unknown outcome
+	budget  *pairBudget         // the bytes the partners it reads may hold; nil: no bound
 }
 
 func (e *Engine) newPairer() *pairer {
@@ -258,7 +259,7 @@ func (p *pairer) callOf(ctx context.Context, set *turnSet, t *turn) (*Message, e
 			return &u.Message, nil
 		}
 	}
-	c, err := p.e.findToolCall(ctx, t.ThreadID, t.ToolCallID, t.Seq)
+	c, err := p.storedCall(ctx, t.ThreadID, t.ToolCallID, t.Seq)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +313,7 @@ func (p *pairer) storedResultOf(ctx context.Context, set *turnSet, t *turn, call
 			return nil, nil
 		}
 	}
-	r, err := p.e.findToolResult(ctx, t.ThreadID, callID, t.Seq)
+	r, err := p.storedResult(ctx, t.ThreadID, callID, t.Seq)
 	if err != nil {
 		return nil, err
 	}
@@ -336,15 +337,6 @@ func hasCall(m Message, callID string) bool {
 // in the thread (the pairing rule), or nil.
 func (e *Engine) findToolResult(ctx context.Context, thread, callID string, callSeq int64) (*Message, error) {
 	r, ok, err := e.ms.ToolResult(ctx, thread, callID, callSeq)
-	return e.pairedMessage(r, ok, err)
-}
-
-// findToolCall returns the call that the result for callID at seq
-// resultSeq answers (the pairing rule), or nil: the latest assistant message
-// before it that made the call, unless another result for callID lies in
-// between.
-func (e *Engine) findToolCall(ctx context.Context, thread, callID string, resultSeq int64) (*Message, error) {
-	r, ok, err := e.ms.ToolCall(ctx, thread, callID, resultSeq)
 	return e.pairedMessage(r, ok, err)
 }
 

@@ -433,13 +433,13 @@ func (e *Engine) backlog(ctx context.Context, resourceID string) recall.Backlog 
 // recallTurns runs the recall step of LoadContext: hits and their
 // message-range neighbours (reason "hit"/"range", with scores on hits),
 // ordered by thread and seq, excluding the recent window. Their messages
-// are read within maxBytes of text (hitTurns).
-func (e *Engine) recallTurns(ctx context.Context, q recallQuery, maxBytes int) ([]turn, recall.Retrieval, error) {
+// are read within budget (hitTurns).
+func (e *Engine) recallTurns(ctx context.Context, q recallQuery, budget *pairBudget) ([]turn, recall.Retrieval, error) {
 	res, err := e.search(ctx, recall.Query{Text: q.Text, ResourceID: q.ResourceID, ThreadID: q.ThreadID, Options: q.Options, Exclude: q.Exclude, At: q.At})
 	if err != nil {
 		return nil, recall.Retrieval{}, err
 	}
-	turns, err := e.hitTurns(ctx, q.ResourceID, res.Hits, maxBytes)
+	turns, err := e.hitTurns(ctx, q.ResourceID, res.Hits, budget)
 	return turns, res.Retrieval, err
 }
 
@@ -447,11 +447,11 @@ func (e *Engine) recallTurns(ctx context.Context, q recallQuery, maxBytes int) (
 // as turns in the hits' order, those erased since they were indexed left
 // out. The rows are decoded straight into the turns: read in order as
 // Messages and then copied, they were three more copies of every recalled
-// message (issue 14, BENCHMARKS.md). The rows are read within maxBytes
-// of text (msgstore.Message.Size; 0: none, as when the recent window took
-// the whole Limits.MaxAnswerBytes), counted as they arrive: more is an
-// *AnswerTooLargeError naming the fields that shrink them.
-func (e *Engine) hitTurns(ctx context.Context, resourceID string, hits []recall.Hit, maxBytes int) ([]turn, error) {
+// message (issue 14, BENCHMARKS.md). The rows are read within what budget
+// has left (msgstore.Message.Size; none when the recent window took the
+// whole Limits.MaxAnswerBytes), counted as they arrive and spent from it:
+// more is an *AnswerTooLargeError naming the fields that shrink them.
+func (e *Engine) hitTurns(ctx context.Context, resourceID string, hits []recall.Hit, budget *pairBudget) ([]turn, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -463,17 +463,19 @@ func (e *Engine) hitTurns(ctx context.Context, resourceID string, hits []recall.
 	for i, h := range hits {
 		ids[i] = h.MessageID
 	}
-	// msgstore reads a bound <= 0 as none: with no byte left, a row of
-	// one byte is read and refused here (given 1, it passed the bound).
-	rows, err := e.ms.MessagesByIDWithin(ctx, resourceID, ids, max(maxBytes, 1))
-	if err == nil && maxBytes <= 0 && slices.ContainsFunc(rows, func(m msgstore.Message) bool { return m.Size() > 0 }) {
-		err = msgstore.ErrTooLarge
-	}
+	rows, err := e.ms.MessagesByIDWithin(ctx, resourceID, ids, budget.readBound())
 	if errors.Is(err, msgstore.ErrTooLarge) {
-		return nil, &AnswerTooLargeError{Limit: e.limits.MaxAnswerBytes, Fields: []string{"recall.topK", "recall.messageRange", "recentN"}}
+		return nil, &AnswerTooLargeError{Limit: budget.limit, Fields: slices.Clone(budget.fields)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
+	}
+	size := 0
+	for i := range rows {
+		size += rows[i].Size()
+	}
+	if err := budget.spend(size); err != nil {
+		return nil, err // a row of one byte with no byte left (readBound gave 1)
 	}
 	byID := make(map[string]int, len(rows)) // index in rows
 	for i := range rows {
