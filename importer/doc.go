@@ -11,8 +11,15 @@
 //	 "tool_call_id"?, "metadata"?, "created_at"?}
 //
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
-// "function": {"name", "arguments": "<JSON text>"}}) or mnemo's ({"id",
-// "name", "arguments": <JSON>}); created_at is RFC 3339 or a whole number
+// "function": {"name", "arguments": "<JSON text>"}}), Ollama's (the
+// arguments an object) or mnemo's ({"id", "name", "arguments": <JSON>}).
+// The members chat APIs write that mnemo has no field for (OpenAI's
+// "refusal", "annotations", "audio", …; unstoredMembers lists them with
+// their sources) are accepted and not stored, and Report.Unstored counts
+// the lines where one held a value; a refusal, or else an audio answer's
+// transcript, is the content when the content is null or empty. Member
+// names are case-sensitive ("Role" is malformed, as in a request body to
+// the HTTP API). created_at is RFC 3339 or a whole number
 // of Unix milliseconds from 1e11 (1973-03-03T09:46:40Z), as a number or a
 // string: a negative one or 0 (a sentinel or an unset timestamp) is
 // malformed, and so is a smaller positive one, which is almost surely Unix

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -97,6 +98,14 @@ type Report struct {
 	// *RecordError it returned), "" when it did not; that record is not
 	// counted in Skipped.
 	Stopped string `json:"stopped,omitempty"`
+	// Unstored counts the JSONL lines stored (now or before) whose
+	// message does not hold all they said: a member chat APIs write that
+	// mnemo has no field for ("annotations", "reasoning_content", …;
+	// README, Import formats) gave a value other than null, "", [] or {}.
+	// UnstoredMembers names those members, each once, in the order first
+	// met; nil when Unstored is 0.
+	Unstored        int      `json:"unstored"`
+	UnstoredMembers []string `json:"unstoredMembers,omitempty"`
 }
 
 // Appender is what Import needs of an engine.
@@ -280,16 +289,21 @@ func (w *writer) problem(where string, err error) error {
 }
 
 // appendBatch stores one thread's messages; wheres names each message's
-// record for error reports. When the batch is refused for a record's
-// content, the records are appended one by one so only the bad ones are
-// skipped (under strict the first bad one stops the import).
-func (w *writer) appendBatch(req engine.AppendRequest, wheres []string) error {
+// record for error reports, and unstored (nil, or one entry a message)
+// the members of unstoredMembers each record gave a value, counted in
+// the report once the message is stored. When the batch is refused for a
+// record's content, the records are appended one by one so only the bad
+// ones are skipped (under strict the first bad one stops the import).
+func (w *writer) appendBatch(req engine.AppendRequest, wheres []string, unstored [][]string) error {
 	if len(req.Messages) == 0 {
 		return nil
 	}
 	res, err := w.e.Append(w.ctx, req)
 	if err == nil {
 		w.count(req, res)
+		for _, u := range unstored {
+			w.noteUnstored(u)
+		}
 		return nil
 	}
 	var ve *engine.ValidationError
@@ -319,8 +333,26 @@ func (w *writer) appendBatch(req engine.AppendRequest, wheres []string) error {
 			return err
 		}
 		w.count(one, res)
+		if i < len(unstored) {
+			w.noteUnstored(unstored[i])
+		}
 	}
 	return nil
+}
+
+// noteUnstored counts a stored record whose members (of unstoredMembers)
+// gave values the message does not hold: Report.Unstored, and each name
+// once in Report.UnstoredMembers. Nothing when members is empty.
+func (w *writer) noteUnstored(members []string) {
+	if len(members) == 0 {
+		return
+	}
+	w.rep.Unstored++
+	for _, m := range members {
+		if !slices.Contains(w.rep.UnstoredMembers, m) {
+			w.rep.UnstoredMembers = append(w.rep.UnstoredMembers, m)
+		}
+	}
 }
 
 func (w *writer) count(req engine.AppendRequest, res *engine.AppendResult) {

@@ -9,10 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -36,6 +34,25 @@ type jsonlRecord struct {
 	ToolCallID string          `json:"tool_call_id"`
 	Metadata   map[string]any  `json:"metadata"`
 	CreatedAt  json.RawMessage `json:"created_at"`
+	// Refusal is OpenAI's refusal text and Audio its audio output, whose
+	// transcript is the text said (both unstoredMembers): the first of
+	// them given is the content when the content is empty or null.
+	Refusal *string `json:"refusal"`
+	Audio   *struct {
+		Transcript string `json:"transcript"`
+	} `json:"audio"`
+	// FunctionCall is OpenAI's deprecated function call, named in the
+	// reason a line holding only one is skipped.
+	FunctionCall json.RawMessage `json:"function_call"`
+}
+
+// jsonlLine is a JSONL line read: its message, the thread and resource
+// it names, and the members of unstoredMembers it gave a value, which
+// the message does not hold (Report.Unstored).
+type jsonlLine struct {
+	thread, resource string
+	msg              engine.Message
+	unstored         []string
 }
 
 // jsonl reads one message per line:
@@ -44,17 +61,20 @@ type jsonlRecord struct {
 //	 "tool_call_id"?, "metadata"?, "created_at"?}
 //
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
-// "function": {"name", "arguments": "<JSON text>"}}) or mnemo's ({"id",
-// "name", "arguments": <JSON>}); created_at is RFC 3339 or Unix milliseconds
-// (from 1e11, 1973-03-03: a smaller number is refused as Unix seconds).
+// "function": {"name", "arguments": "<JSON text>"}}, Ollama's with the
+// arguments as an object) or mnemo's ({"id", "name", "arguments":
+// <JSON>}); created_at is RFC 3339 or Unix milliseconds (from 1e11,
+// 1973-03-03: a smaller number is refused as Unix seconds). The members
+// chat APIs add (unstoredMembers) are accepted and not stored.
 // Consecutive lines of one thread are appended as one batch.
 func (w *writer) jsonl(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var batch engine.AppendRequest
 	var wheres []string
+	var unstored [][]string // per message of batch
 	flush := func() error {
-		err := w.appendBatch(batch, wheres)
-		batch, wheres = engine.AppendRequest{}, nil
+		err := w.appendBatch(batch, wheres, unstored)
+		batch, wheres, unstored = engine.AppendRequest{}, nil, nil
 		return err
 	}
 	// bad reports a malformed line after storing the batch before it, so
@@ -89,10 +109,11 @@ func (w *writer) jsonl(r io.Reader) error {
 				return perr
 			}
 		} else if len(b) > 0 {
-			thread, resource, m, perr := parseJSONL(b, lead)
+			l, perr := parseJSONL(b, lead)
 			if errors.Is(perr, errIncomplete) && err == io.EOF {
 				perr = fmt.Errorf("%w; it is the file's last line and has no newline: the file may have been cut short", perr)
 			}
+			thread, resource, m := l.thread, l.resource, l.msg
 			if perr == nil && m.ID == "" {
 				m.ID = lineID(thread, ordinal[thread], b)
 			}
@@ -111,6 +132,7 @@ func (w *writer) jsonl(r io.Reader) error {
 				}
 				batch.Messages = append(batch.Messages, m)
 				wheres = append(wheres, where)
+				unstored = append(unstored, l.unstored)
 			}
 		}
 		if err == io.EOF {
@@ -158,108 +180,123 @@ var errIncomplete = errors.New("incomplete record: the line ends before its JSON
 
 // parseJSONL decodes one JSONL record, lead bytes into its line (the
 // column of a syntax error counts them). The engine validates the message
-// itself; this checks the record's shape.
-func parseJSONL(b []byte, lead int) (thread, resource string, m engine.Message, err error) {
+// itself; this checks the record's shape: its members (checkMembers: each
+// one of jsonlMembers or unstoredMembers, spelt as listed) and their types.
+func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 	if err := checkLineText(b, lead); err != nil {
-		return "", "", m, err
+		return l, err
 	}
 	if path, _, ok := jsonkey.Repeated(b); ok {
 		// encoding/json would keep the last silently, as a request body
 		// to the HTTP API is refused for it.
-		return "", "", m, fmt.Errorf("%q is given twice in one object; give each member once", path)
+		return l, fmt.Errorf("%q is given twice in one object; give each member once", path)
 	}
-	var rec jsonlRecord
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rec); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		name, unknown := strings.CutPrefix(err.Error(), "json: unknown field ")
-		switch {
-		case unknown:
-			return "", "", m, unknownMember(name)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return "", "", m, errIncomplete
-		case errors.As(err, &se):
-			return "", "", m, syntaxReason(b, lead, se)
-		case errors.As(err, &te) && typeReason(te) != "":
-			return "", "", m, errors.New(typeReason(te))
-		case errors.As(err, &te):
-			return "", "", m, fmt.Errorf("a record must be a JSON object, got %s", jsonValue(te.Value))
+	var unstored []string
+	if json.Valid(b) { // else decodeRecord words the fault
+		if unstored, err = recordMembers(b); err != nil {
+			return l, err
 		}
-		return "", "", m, fmt.Errorf("invalid record: %w", err)
 	}
-	if dec.More() {
-		return "", "", m, errors.New("more than one JSON value on the line")
+	rec, err := decodeRecord(b, lead)
+	if err != nil {
+		return l, err
 	}
 	if rec.Thread == "" {
-		return "", "", m, errors.New(`"thread" is required`)
+		return l, errors.New(`"thread" is required`)
 	}
 	if rec.Role == "" {
-		return "", "", m, errors.New(`"role" is required`)
+		return l, errors.New(`"role" is required`)
 	}
+	kept := rec.keepAnswer()
 	if rec.Content == nil && len(rec.ToolCalls) == 0 {
-		return "", "", m, errors.New(`"content" is required`)
+		if len(rec.FunctionCall) > 0 && string(rec.FunctionCall) != "null" {
+			return l, errors.New(`"content" is required: the line has only a "function_call" (OpenAI's deprecated function calling), which mnemo does not store; give the call as "tool_calls"`)
+		}
+		return l, errors.New(`"content" is required`)
 	}
-	m = engine.Message{ID: rec.ID, Role: rec.Role, Name: rec.Name, ToolCallID: rec.ToolCallID, Metadata: rec.Metadata}
+	m := engine.Message{ID: rec.ID, Role: rec.Role, Name: rec.Name, ToolCallID: rec.ToolCallID, Metadata: rec.Metadata}
 	if rec.Content != nil {
 		m.Content = *rec.Content
 	}
 	if len(rec.ToolCalls) > 0 && string(rec.ToolCalls) != "null" {
-		if m.ToolCalls, err = parseToolCalls(rec.ToolCalls); err != nil {
-			return "", "", m, fmt.Errorf("tool_calls: %w", err)
-		}
 		if err := unknownToolCallMember(rec.ToolCalls); err != nil {
-			return "", "", m, fmt.Errorf("tool_calls%w", err)
+			return l, fmt.Errorf("tool_calls%w", err)
+		}
+		if m.ToolCalls, err = parseToolCalls(rec.ToolCalls); err != nil {
+			return l, fmt.Errorf("tool_calls: %w", err)
 		}
 	}
 	if len(rec.CreatedAt) > 0 && string(rec.CreatedAt) != "null" {
 		if m.CreatedAt, err = parseCreatedAt(rec.CreatedAt); err != nil {
-			return "", "", m, fmt.Errorf("created_at: %w", err)
+			return l, fmt.Errorf("created_at: %w", err)
 		}
 	}
-	return rec.Thread, rec.Resource, m, nil
+	if kept == "refusal" { // stored: it is the content
+		unstored = slices.DeleteFunc(unstored, func(k string) bool { return k == kept })
+	}
+	return jsonlLine{thread: rec.Thread, resource: rec.Resource, msg: m, unstored: unstored}, nil
 }
 
-// jsonlMembers are the members of a JSONL record, as the format lists them.
-var jsonlMembers = []string{"thread", "resource", "id", "role", "content", "name", "tool_calls", "tool_call_id", "metadata", "created_at"}
-
-// unknownMember is the reason a record naming a member the format does not
-// have is malformed: `unknown field "contnet" (did you mean "content"?)`,
-// or with the members listed when none is close. quoted is the member as
-// encoding/json quotes it. Before, such a member was ignored: a misspelt
-// "content" read as `"content" is required`, a misspelt "created_at"
-// stored the time of the import.
-// (encoding/json matches a member case-insensitively, so "Content" fills
-// content, as it did before.)
-func unknownMember(quoted string) error {
-	name, err := strconv.Unquote(quoted)
-	if err != nil {
-		name = quoted
+// keepAnswer makes an OpenAI answer's refusal, or else its audio's
+// transcript, the record's content when the content is empty or null (a
+// refusal comes with "content": null, as audio output does), and returns
+// the member kept ("refusal", "audio"), "" when none.
+func (rec *jsonlRecord) keepAnswer() string {
+	if rec.Content != nil && *rec.Content != "" {
+		return ""
 	}
-	if near := jsonkey.Closest(name, jsonlMembers); near != "" {
-		return fmt.Errorf("unknown field %q (did you mean %q?)", name, near)
+	switch {
+	case rec.Refusal != nil && *rec.Refusal != "":
+		rec.Content = rec.Refusal
+		return "refusal"
+	case rec.Audio != nil && rec.Audio.Transcript != "":
+		rec.Content = &rec.Audio.Transcript
+		return "audio"
 	}
-	return fmt.Errorf("unknown field %q (a record has %s)", name, andList(jsonlMembers))
+	return ""
 }
 
-// andList joins names as a sentence lists them: "a, b and c".
-func andList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
+// decodeRecord decodes the JSONL line b (lead bytes into its line) as a
+// record, with the reason in the file's words when it is not one: an
+// incomplete or malformed line, a member of the wrong type, not an object,
+// more than one value. Members the record has no field for are left to
+// checkMembers.
+func decodeRecord(b []byte, lead int) (*jsonlRecord, error) {
+	var rec jsonlRecord
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&rec); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, errIncomplete
+		case errors.As(err, &se):
+			return nil, syntaxReason(b, lead, se)
+		case errors.As(err, &te) && typeReason(te) != "":
+			return nil, errors.New(typeReason(te))
+		case errors.As(err, &te):
+			return nil, fmt.Errorf("a record must be a JSON object, got %s", jsonValue(te.Value))
+		}
+		return nil, fmt.Errorf("invalid record: %w", err)
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	if dec.More() {
+		return nil, errors.New("more than one JSON value on the line")
+	}
+	return &rec, nil
 }
 
-// parseToolCalls accepts OpenAI's and mnemo's tool-call shapes.
+// parseToolCalls accepts OpenAI's, Ollama's and mnemo's tool-call shapes:
+// a "function" object whose arguments are JSON text in a string (OpenAI)
+// or a JSON object (Ollama's /api/chat), or the name and arguments on the
+// call (mnemo; arguments in a string are JSON text too).
 func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 	var items []struct {
 		ID        string          `json:"id"`
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		Function  *struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
 		} `json:"function"`
 	}
 	if err := json.Unmarshal(raw, &items); err != nil {
@@ -276,14 +313,14 @@ func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 	}
 	out := make([]engine.ToolCall, len(items))
 	for i, it := range items {
-		tc := engine.ToolCall{ID: it.ID, Name: it.Name, Arguments: it.Arguments}
-		if it.Function != nil {
-			tc.Name, tc.Arguments = it.Function.Name, json.RawMessage(it.Function.Arguments)
-		} else if len(it.Arguments) > 0 && it.Arguments[0] == '"' {
-			// Arguments given as JSON text inside a string, as OpenAI sends them.
-			var s string
-			if err := json.Unmarshal(it.Arguments, &s); err == nil {
-				tc.Arguments = json.RawMessage(s)
+		tc := engine.ToolCall{ID: it.ID, Name: it.Name, Arguments: argumentsText(it.Arguments)}
+		if fn := it.Function; fn != nil {
+			if a := bytes.TrimSpace(fn.Arguments); len(a) > 0 && a[0] != '"' && a[0] != '{' && string(a) != "null" {
+				return nil, fmt.Errorf(`"function.arguments" must be a string of JSON text or an object, got %s`, jsonKind(a))
+			}
+			tc.Name, tc.Arguments = fn.Name, argumentsText(fn.Arguments)
+			if string(tc.Arguments) == "null" { // as when it was read as a string
+				tc.Arguments = nil
 			}
 		}
 		if len(tc.Arguments) == 0 {
@@ -294,49 +331,52 @@ func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 	return out, nil
 }
 
-// toolCallMembers are the members of a tool call in OpenAI's shape and
-// mnemo's together; functionMembers those of OpenAI's "function" object.
-var (
-	toolCallMembers = []string{"id", "type", "function", "name", "arguments"}
-	functionMembers = []string{"name", "arguments"}
-)
+// argumentsText is a tool call's arguments as JSON text: a JSON string's
+// text (OpenAI sends the arguments as JSON text inside a string), else
+// the value itself.
+func argumentsText(raw json.RawMessage) json.RawMessage {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return json.RawMessage(s)
+	}
+	return raw
+}
 
-// unknownToolCallMember is the reason a list of tool calls that
-// parseToolCalls accepted is malformed: a tool call (or its "function")
-// naming a member neither shape has, `[1]: unknown field "argumets" (did
-// you mean "arguments"?)`, which the caller prefixes with "tool_calls".
+// jsonKind names the kind of the JSON value v: "a list", "a number",
+// "true or false".
+func jsonKind(v []byte) string {
+	switch v[0] {
+	case '[':
+		return "a list"
+	case 't', 'f':
+		return "true or false"
+	}
+	return "a number"
+}
+
+// unknownToolCallMember is the reason a list of tool calls is malformed
+// for a member's name: a tool call (or its "function") naming a member
+// neither shape has nor chat APIs add (toolCallUnused, functionUnused), or
+// one of them in another case, `[1]: unknown field "argumets" (did you
+// mean "arguments"?)`, which the caller prefixes with "tool_calls".
 // Before, such a member was ignored: a misspelt "arguments" stored the
 // call with {} silently.
 func unknownToolCallMember(raw json.RawMessage) error {
-	var items []map[string]json.RawMessage
+	var items []json.RawMessage
 	if json.Unmarshal(raw, &items) != nil {
-		return nil // null, or a shape parseToolCalls has already accepted
+		return nil // null, or not a list: parseToolCalls says so
 	}
 	for i, it := range items {
-		if err := unknownKey(it, "a tool call", toolCallMembers); err != nil {
+		if err := checkMembers(it, "a tool call", toolCallMembers, toolCallUnused); err != nil {
 			return fmt.Errorf("[%d]: %w", i, err)
 		}
-		var fn map[string]json.RawMessage
-		if json.Unmarshal(it["function"], &fn) == nil {
-			if err := unknownKey(fn, "a function", functionMembers); err != nil {
+		for k, fn := range jsonkey.Members(it) {
+			if k != "function" {
+				continue
+			}
+			if err := checkMembers(fn, "a function", functionMembers, functionUnused); err != nil {
 				return fmt.Errorf("[%d].function: %w", i, err)
 			}
-		}
-	}
-	return nil
-}
-
-// unknownKey is an error naming the first key of obj, in sorted order, that
-// is not one of known (nor one of them in another case, which encoding/json
-// matches), with the member it most likely meant, or known listed as what
-// what (a noun: "a tool call") has; nil when there is none.
-func unknownKey(obj map[string]json.RawMessage, what string, known []string) error {
-	for _, k := range slices.Sorted(maps.Keys(obj)) {
-		if !slices.ContainsFunc(known, func(n string) bool { return strings.EqualFold(n, k) }) {
-			if near := jsonkey.Closest(k, known); near != "" {
-				return fmt.Errorf("unknown field %q (did you mean %q?)", k, near)
-			}
-			return fmt.Errorf("unknown field %q (%s has %s)", k, what, andList(known))
 		}
 	}
 	return nil

@@ -385,7 +385,7 @@ func TestJSONLTypeErrorWording(t *testing.T) {
 		{`"thread":"t","tool_calls":{"a":1}`, `tool_calls: must be a list of tool calls, got an object`},
 		{`"thread":"t","tool_calls":[3]`, `tool_calls: each tool call must be an object, got a number`},
 		{`"thread":"t","tool_calls":[{"id":5}]`, `tool_calls: "id" must be a string, got a number`},
-		{`"thread":"t","tool_calls":[{"id":"c","function":{"name":"f","arguments":{}}}]`, `tool_calls: "function.arguments" must be a string, got an object`},
+		{`"thread":"t","tool_calls":[{"id":"c","function":{"name":"f","arguments":5}}]`, `tool_calls: "function.arguments" must be a string of JSON text or an object, got a number`},
 	} {
 		line := `{` + c.member + `,"resource":"r","role":"user","content":"x"}`
 		if strings.Contains(c.member, `"role"`) || strings.Contains(c.member, `"content"`) {

@@ -166,7 +166,7 @@ func (w *writer) locomoSample(i int, s *LoCoMoSample) error {
 			})
 			wheres = append(wheres, tw)
 		}
-		if err := w.appendBatch(req, wheres); err != nil {
+		if err := w.appendBatch(req, wheres, nil); err != nil {
 			return err
 		}
 	}

@@ -107,7 +107,7 @@ func (w *writer) longmemevalQuestion(i int, q *LongMemEvalQuestion) error {
 			})
 			wheres = append(wheres, fmt.Sprintf("%s[%d]", where, j))
 		}
-		if err := w.appendBatch(req, wheres); err != nil {
+		if err := w.appendBatch(req, wheres, nil); err != nil {
 			return err
 		}
 	}

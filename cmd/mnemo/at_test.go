@@ -136,6 +136,9 @@ func TestQueriesUnknownField(t *testing.T) {
 	for member, want := range map[string]string{
 		`"thred":"t"`: `q.jsonl:2: unknown field "thred" (did you mean "thread"?)`,
 		`"topK":5`:    `q.jsonl:2: unknown field "topK" (a line has id, resource, thread, query, filter and at)`,
+		// Names are case-sensitive, as in a request body: encoding/json
+		// read "Thread" as thread.
+		`"Thread":"t"`: `q.jsonl:2: unknown field "Thread" (did you mean "thread"? names are case-sensitive)`,
 	} {
 		if err := os.WriteFile(qf, []byte(`{"id":"a","resource":"r","query":"garden"}`+"\n"+`{"id":"b","resource":"r",`+member+`,"query":"garden"}`+"\n"), 0o600); err != nil {
 			t.Fatal(err)

@@ -82,3 +82,31 @@ func TestConfigFieldFault(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigMemberCase: a --config member named in another case than its
+// field ("Limits", "recall.TopK") is refused naming its path and the
+// field, as the HTTP API refuses such a body member and the token file
+// such an entry. Before, encoding/json matched it case-insensitively and
+// the file was read as if spelt as the README spells it.
+func TestConfigMemberCase(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"Limits": {"maxContentBytes": 65536}}`:      `unknown field "Limits" (did you mean "limits"? names are case-sensitive)`,
+		`{"recall": {"TopK": 5}}`:                     `unknown field "recall.TopK" (did you mean "topK"? names are case-sensitive)`,
+		`{"limits": {"MAXCONTENTBYTES": 65536}}`:      `unknown field "limits.MAXCONTENTBYTES" (did you mean "maxContentBytes"? names are case-sensitive)`,
+		`{"lifecycle": {"quota": {"Refuse": true}}}`:  `unknown field "lifecycle.quota.Refuse" (did you mean "refuse"? names are case-sensitive)`,
+		`{"resourceTimeZones": {"Kenji": "UTC"}}`:     ``, // a map's keys are data
+		`{"observe": {"model": "m", "Endpoint": ""}}`: `unknown field "observe.Endpoint" (did you mean "endpoint"? names are case-sensitive)`,
+	} {
+		path := filepath.Join(t.TempDir(), "mnemo-config.json")
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := readMemoryConfig(path)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: err %v, want none", body, err)
+		case want != "" && (err == nil || err.Error() != path+": "+want):
+			t.Errorf("%s: err %v, want %s: %s", body, err, path, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -114,6 +115,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 			total.Messages += rep.Messages
 			total.Duplicates += rep.Duplicates
 			total.Skipped += rep.Skipped
+			addUnstored(&total, rep)
 			if fs.NArg() == 1 {
 				total.File, total.Format, total.Stopped = rep.File, rep.Format, rep.Stopped
 			}
@@ -458,8 +460,30 @@ func interrupted(label string, err error, rep *importer.Report) error {
 }
 
 // summary is an import's counts for a person: "1 resource, 2 threads, 3
-// messages stored, 0 already stored, 0 skipped".
+// messages stored, 0 already stored, 0 skipped", and when some lines had
+// members mnemo does not store (importer.Report.Unstored) "; 3 lines had
+// members mnemo does not store: refusal, annotations".
 func summary(r *importer.Report) string {
-	return fmt.Sprintf("%s, %s, %s stored, %d already stored, %d skipped",
+	s := fmt.Sprintf("%s, %s, %s stored, %d already stored, %d skipped",
 		count(r.Resources, "resource"), count(r.Threads, "thread"), count(r.Messages, "message"), r.Duplicates, r.Skipped)
+	switch {
+	case r.Unstored == 1 && len(r.UnstoredMembers) == 1:
+		s += "; 1 line had a member mnemo does not store: " + r.UnstoredMembers[0]
+	case r.Unstored == 1:
+		s += "; 1 line had members mnemo does not store: " + strings.Join(r.UnstoredMembers, ", ")
+	case r.Unstored > 1:
+		s += fmt.Sprintf("; %d lines had members mnemo does not store: %s", r.Unstored, strings.Join(r.UnstoredMembers, ", "))
+	}
+	return s
+}
+
+// addUnstored adds rep's lines with members mnemo does not store to
+// total's, each member named once.
+func addUnstored(total, rep *importer.Report) {
+	total.Unstored += rep.Unstored
+	for _, m := range rep.UnstoredMembers {
+		if !slices.Contains(total.UnstoredMembers, m) {
+			total.UnstoredMembers = append(total.UnstoredMembers, m)
+		}
+	}
 }

@@ -23,7 +23,7 @@ func TestIngestTotal(t *testing.T) {
 		want string
 	}{
 		{"Text", []string{"ingest", file, file}, "total: 2 resources, 4 threads, 2 messages stored, 2 already stored, 0 skipped\n"},
-		{"JSON", []string{"ingest", "--json", file, file}, `{"file":"","format":"","resources":2,"threads":4,"messages":2,"duplicates":2,"skipped":0}` + "\n"},
+		{"JSON", []string{"ingest", "--json", file, file}, `{"file":"","format":"","resources":2,"threads":4,"messages":2,"duplicates":2,"skipped":0,"unstored":0}` + "\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, stderr := run(t, nil, append([]string{"--dir", t.TempDir()}, c.args...)...)

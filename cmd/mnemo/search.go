@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -45,15 +47,25 @@ type searchQuery struct {
 }
 
 // unknownQueryField returns the quoted name of a field of the --queries
-// line b (valid JSON) that searchQuery does not have, or "": a misspelt
-// field ("thred") would otherwise be left out silently, widening the
-// line's search to the whole resource, as POST /v1/search refuses it.
+// line b (valid JSON) that searchQuery does not have, or names in another
+// case ("Thread"), or "": a misspelt field ("thred") would otherwise be
+// left out silently, widening the line's search to the whole resource,
+// as POST /v1/search refuses it (encoding/json matches "Thread" to
+// thread; the API's names are case-sensitive).
 func unknownQueryField(b []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var q searchQuery
 	if name, ok := strings.CutPrefix(fmt.Sprint(dec.Decode(&q)), "json: unknown field "); ok {
 		return name
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(b, &obj) == nil {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if !slices.Contains(queryMembers, k) {
+				return strconv.Quote(k)
+			}
+		}
 	}
 	return ""
 }
@@ -70,7 +82,11 @@ func unknownQueryDetail(quoted string) string {
 	if err != nil {
 		name = quoted
 	}
-	if near := jsonkey.Closest(name, queryMembers); near != "" {
+	near := jsonkey.Closest(name, queryMembers)
+	switch {
+	case strings.EqualFold(near, name):
+		return fmt.Sprintf("unknown field %q (did you mean %q? names are case-sensitive)", name, near)
+	case near != "":
 		return fmt.Sprintf("unknown field %q (did you mean %q?)", name, near)
 	}
 	return fmt.Sprintf("unknown field %q (a line has id, resource, thread, query, filter and at)", name)

@@ -115,8 +115,10 @@ type serverConfig struct {
 }
 
 // readMemoryConfig reads a config file; an unknown field (with the field it
-// most likely meant), a member of the wrong type and a member given twice
-// in one object are errors naming their path (server.FieldFault), and a
+// most likely meant), a member of the wrong type, a member given twice in
+// one object and a member named in another case than its field's
+// ("Limits": names are case-sensitive, as in a request body) are errors
+// naming their path (server.FieldFault, server.UnknownField), and a
 // schemaFile is inlined (relative to the file's directory).
 func readMemoryConfig(path string) (*memoryConfig, error) {
 	b, err := readConfigFile(path)
@@ -140,6 +142,12 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 			return nil, fmt.Errorf("%s: %s", path, detail)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if p, detail := server.UnknownField(b, reflect.TypeFor[memoryConfig]()); p != "" {
+		// A member named in another case ("Limits", "recall.TopK"):
+		// encoding/json matched it to its field, the HTTP API and the
+		// README's names do not.
+		return nil, fmt.Errorf("%s: %s", path, detail)
 	}
 	if w := c.WorkingMemory; w != nil && w.SchemaFile != "" {
 		if len(w.Schema) > 0 {

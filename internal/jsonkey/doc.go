@@ -1,5 +1,6 @@
-// Package jsonkey finds a key that one JSON object names twice, and the
-// known key a misspelt one most likely meant (Closest).
+// Package jsonkey finds a key that one JSON object names twice, the
+// known key a misspelt one most likely meant (Closest), and an object's
+// members in order without decoding their values (Members).
 //
 // encoding/json keeps the last of two members with the same name, so
 // {"role":"user","role":"tool"} decodes as a tool message; RFC 8259 leaves
