@@ -1,6 +1,8 @@
 package jsonkey_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -39,4 +41,37 @@ func TestMembers(t *testing.T) {
 	if n != 2 {
 		t.Errorf("break after 2: %d members seen", n)
 	}
+}
+
+// FuzzMembers: for any valid JSON object, Members yields the keys and
+// values encoding/json reads, in order.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1,"b":[{"c":"}"}],"\u0041":null}`, `{"k\"":"v\\","é":{"x":[]}}`, `[1]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		data := []byte(s)
+		if !json.Valid(data) {
+			return
+		}
+		var want []string
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if tok, _ := dec.Token(); tok == json.Delim('{') { // else none
+			for dec.More() {
+				k, _ := dec.Token()
+				var v json.RawMessage
+				if err := dec.Decode(&v); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, fmt.Sprintf("%s=%s", k, v))
+			}
+		}
+		var got []string
+		for k, v := range jsonkey.Members(data) {
+			got = append(got, fmt.Sprintf("%s=%s", k, v))
+		}
+		if g, w := strings.Join(got, "\x00"), strings.Join(want, "\x00"); g != w {
+			t.Fatalf("Members(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
