@@ -10,7 +10,7 @@
 // # Imports
 //
 // Owns no data. It may import engine, server (the tenant and token model it
-// shares), recall and working.
+// shares), recall, working and internal/jsonkey (the nesting depth scan).
 //
 // # Invariants
 //

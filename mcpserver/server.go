@@ -4,16 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/importer"
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -83,12 +86,35 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 	}
 }
 
-// checkedText refuses a POST body that is not valid UTF-8 or whose JSON
-// escapes encode half a UTF-16 surrogate pair (importer.CheckJSONText)
-// with HTTP 400 and a JSON-RPC invalid-request error naming the offset, as
-// the API's routes refuse it: encoding/json would hand the tools U+FFFD in
-// its place, and memory_append would store the altered text. The body is
-// already bounded by the server (server.Config.MaxBodyBytes).
+// MaxDepth is the deepest nesting of arrays and objects one JSON-RPC
+// message may have: the go-sdk's, 1,000 levels (its JSON decoder's
+// limit, below encoding/json's 10,000, jsonkey.MaxDepth). The SDK refuses
+// a deeper message in its own words ("malformed payload: … exceeded
+// maximum nesting depth of 1000", text/plain over HTTP; on stdio it ended
+// the session), so mnemo refuses it first: DepthProblem.
+const MaxDepth = 1000
+
+// DepthProblem is what a JSON-RPC parse error says of data, one message or
+// body (what: "body" or "line"), nested deeper than MaxDepth: "the body
+// nests arrays or objects deeper than 1000 levels, the most it may (at
+// byte N)", N the offset of the bracket that opens level 1,001; "" when
+// data nests no deeper.
+func DepthProblem(data []byte, what string) string {
+	off, deep := jsonkey.DeeperThan(data, MaxDepth)
+	if !deep {
+		return ""
+	}
+	return fmt.Sprintf("the %s nests arrays or objects deeper than %d levels, the most it may (at byte %d)", what, MaxDepth, off)
+}
+
+// checkedText refuses a POST body that the tools must not read, with HTTP
+// 400 and a JSON-RPC error, as the API's routes refuse such a body: one
+// nested deeper than MaxDepth (-32700, DepthProblem), and one that is not
+// valid UTF-8 or whose JSON escapes encode half a UTF-16 surrogate pair
+// (importer.CheckJSONText; -32600 naming the offset): encoding/json would
+// hand the tools U+FFFD in its place, and memory_append would store the
+// altered text. The body is already bounded by the server
+// (server.Config.MaxBodyBytes).
 func checkedText(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
@@ -104,15 +130,25 @@ func checkedText(h http.Handler) http.Handler {
 			http.Error(w, err.Error(), status)
 			return
 		}
+		if p := DepthProblem(data, "body"); p != "" {
+			writeRPCError(w, jsonrpc.CodeParseError, "Parse error: "+p)
+			return
+		}
 		if err := importer.CheckJSONText(data); err != nil {
-			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
-				"error": map[string]any{"code": -32600, "message": "Invalid Request: the body is " + err.Error()}})
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write(b)
+			writeRPCError(w, jsonrpc.CodeInvalidRequest, "Invalid Request: the body is "+err.Error())
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(data))
 		h.ServeHTTP(w, r)
 	})
+}
+
+// writeRPCError answers a request HTTP 400 with a JSON-RPC error of code
+// and message, id null (the request was not read).
+func writeRPCError(w http.ResponseWriter, code int, message string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+		"error": map[string]any{"code": code, "message": message}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(b)
 }

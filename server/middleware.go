@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/importer"
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // statusWriter records the status and size of a response.
@@ -205,11 +206,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// maxBodyDepth is the deepest nesting of arrays and objects a request body
-// may have: encoding/json's limit, which it reports as a syntax error. A
-// deeper body is refused naming it.
-const maxBodyDepth = 10000
-
 // decodeBody decodes a JSON request body into v: one object, no unknown
 // fields (a member is named exactly as its field), no object naming a key
 // twice (DuplicateKey), no id given as "", within the body limit, valid
@@ -274,10 +270,12 @@ func decodeError(err error, data []byte, v any) error {
 		return errorf(kindTooLarge, "", "the body is over %d bytes", mbe.Limit)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return errorf(kindBodyTimeout, "", "the body did not arrive in time (%s)", err)
-	case errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth"):
-		// Well-formed JSON that encoding/json will not read.
-		return errorf(kindInvalid, "", "the body nests arrays or objects deeper than %d levels, the most it may (at byte %d)", maxBodyDepth, se.Offset)
 	case errors.As(err, &se):
+		if off, deep := jsonkey.DeeperThan(data, jsonkey.MaxDepth); deep && off < se.Offset {
+			// Perhaps well-formed JSON, but encoding/json stopped at the
+			// bracket that opens one level too many (se.Offset is past it).
+			return errorf(kindInvalid, "", "the body nests arrays or objects deeper than %d levels, the most it may (at byte %d)", jsonkey.MaxDepth, off)
+		}
 		return errorf(kindInvalid, "", "malformed JSON at byte %d", se.Offset)
 	case errors.Is(err, io.EOF):
 		return errorf(kindInvalid, "", "the body is empty; send a JSON object")

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/importer"
+	"github.com/mnemo-go/mnemo/mcpserver"
 )
 
 // maxMCPLine bounds one line of `mnemo mcp`'s input, as the go-sdk bounds
@@ -83,16 +83,21 @@ func (l *mcpLines) readLine() (line []byte, tooLong bool, err error) {
 func (l *mcpLines) answer(b []byte) { _, _ = l.out.Write(b) }
 
 // badLine is the JSON-RPC error answering a line the SDK could not read,
-// or nil for a line it can: -32700 (parse error, id null) for a line that
-// is not one JSON value; -32600 (invalid request, with the line's id when
-// it is a string or a number, else null) for text that is not valid UTF-8
-// or escapes half a surrogate pair (importer.CheckJSONText: encoding/json
-// would hand the tools U+FFFD, and memory_append store it; /mcp of mnemo
-// serve refuses such a body alike) and for a message or batch that is not
-// JSON-RPC 2.0.
+// or nil for a line it can: -32700 (parse error, id null) for a line
+// nested deeper than the SDK reads (mcpserver.MaxDepth, 1,000 levels;
+// mcpserver.DepthProblem, as /mcp of mnemo serve answers such a body) and
+// for a line that is not one JSON value; -32600 (invalid request, with the
+// line's id when it is a string or a number, else null) for text that is
+// not valid UTF-8 or escapes half a surrogate pair (importer.CheckJSONText:
+// encoding/json would hand the tools U+FFFD, and memory_append store it;
+// /mcp of mnemo serve refuses such a body alike) and for a message or
+// batch that is not JSON-RPC 2.0.
 func badLine(line []byte) []byte {
+	if p := mcpserver.DepthProblem(line, "line"); p != "" {
+		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: "+p)
+	}
 	if !json.Valid(line) {
-		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: "+parseProblem(line))
+		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: the line is not one JSON value")
 	}
 	id := lineID(line)
 	if err := importer.CheckJSONText(line); err != nil {
@@ -102,18 +107,6 @@ func badLine(line []byte) []byte {
 		return rpcError(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
 	}
 	return nil
-}
-
-// parseProblem says why line, which is not valid JSON to encoding/json,
-// was refused: nested past its depth limit (10,000), which is well-formed
-// JSON it will not read and was answered "not one JSON value", or not
-// one JSON value.
-func parseProblem(line []byte) string {
-	var se *json.SyntaxError
-	if err := json.Unmarshal(line, new(json.RawMessage)); errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth") {
-		return fmt.Sprintf("the line nests arrays or objects deeper than 10000 levels (at byte %d)", se.Offset)
-	}
-	return "the line is not one JSON value"
 }
 
 // decodeFrame decodes line as the SDK does: one message, or a batch of

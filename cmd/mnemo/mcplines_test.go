@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-go/mnemo/mcpserver"
 )
 
 // TestMCPStdioBadLines: a line of `mnemo mcp`'s input that the go-sdk
@@ -81,13 +84,38 @@ func TestMCPStdioBadLines(t *testing.T) {
 	}
 }
 
-// TestMCPLineTooDeep: a line of well-formed JSON nested past
-// encoding/json's 10,000 levels is answered -32700 saying so; it was
-// answered "the line is not one JSON value", which it is.
+// TestMCPLineTooDeep: a line nested deeper than the SDK reads
+// (mcpserver.MaxDepth, 1,000 levels) is answered -32700 naming the limit
+// and the byte of the bracket that passes it, as /mcp of mnemo serve
+// answers such a body, whether or not encoding/json (10,000 levels) would
+// read it; one nested MaxDepth levels is the SDK's to read. Before, a line
+// of 1,001 to 10,000 levels was answered -32600 in the SDK's words
+// ("unmarshaling jsonrpc message: json: exceeded maximum nesting depth of
+// 1000") and a deeper one "deeper than 10000 levels".
 func TestMCPLineTooDeep(t *testing.T) {
-	deep := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`
-	if got := string(badLine([]byte(deep))); !strings.Contains(got, "-32700") || !strings.Contains(got, "deeper than 10000 levels") {
-		t.Fatalf("too deep: %s", got)
+	const head = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`
+	for _, c := range []struct {
+		name  string
+		depth int // the line's, the message's object one of them
+	}{
+		{"Deepest", mcpserver.MaxDepth},
+		{"OneTooDeep", mcpserver.MaxDepth + 1},
+		{"PastEncodingJSON", 10001},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			line := head + strings.Repeat("[", c.depth-1) + strings.Repeat("]", c.depth-1) + `}`
+			got := string(badLine([]byte(line)))
+			if c.depth <= mcpserver.MaxDepth {
+				if got != "" {
+					t.Fatalf("depth %d: %s; want it passed to the SDK", c.depth, got)
+				}
+				return
+			}
+			want := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line nests arrays or objects deeper than 1000 levels, the most it may (at byte %d)"}}`+"\n", len(head)+mcpserver.MaxDepth-1)
+			if got != want {
+				t.Fatalf("depth %d:\n%s\nwant\n%s", c.depth, got, want)
+			}
+		})
 	}
 	if got := string(badLine([]byte(`{not json`))); !strings.Contains(got, "not one JSON value") {
 		t.Fatalf("not JSON: %s", got)

@@ -1,6 +1,8 @@
 // Package jsonkey finds a key that one JSON object names twice, the
-// known key a misspelt one most likely meant (Closest), and an object's
-// members in order without decoding their values (Members).
+// known key a misspelt one most likely meant (Closest), an object's
+// members in order without decoding their values (Members), and where a
+// JSON text nests deeper than a limit (DeeperThan; MaxDepth is
+// encoding/json's).
 //
 // encoding/json keeps the last of two members with the same name, so
 // {"role":"user","role":"tool"} decodes as a tool message; RFC 8259 leaves
