@@ -41,7 +41,7 @@ func TestSubcommandErrorName(t *testing.T) {
 		args   []string
 		prefix string
 	}{
-		{nil, []string{"--dir", dir, "wm", "set", "--thread", "t", "--schema", missing, missing}, "mnemo wm set: read schema: "},
+		{nil, []string{"--dir", dir, "wm", "set", "--resource", "r", "--schema", missing, missing}, "mnemo wm set: read schema: "},
 		{map[string]string{"MNEMO_MODELS": t.TempDir()}, []string{"models", "fetch", "--registry", "http://127.0.0.1:1", "use-lite"}, "mnemo models fetch: fetch use-lite "},
 	} {
 		code, _, stderr := run(t, c.env, c.args...)

@@ -20,16 +20,18 @@ const wmRunID = "mnemo-wm-set"
 
 // wmUsage is the usage of `mnemo wm`.
 const wmUsage = `usage:
-  mnemo [--dir DIR | --db URL] wm get     (--thread T | --resource R) [--json]
+  mnemo [--dir DIR | --db URL] wm get     (--thread T | --resource R) [--json | --raw]
   mnemo [--dir DIR | --db URL] wm history (--thread T | --resource R) [--limit N] [--json]
   mnemo [--dir DIR | --db URL] wm set     (--thread T | --resource R) [--schema SCHEMA.json | --markdown] FILE
 
-get prints the current working memory, history its versions (newest first, with
+get prints the current working memory (--raw: its content alone, as stored, for
+set to read back byte for byte), history its versions (newest first, with
 run id and tool call id), set replaces it with FILE ("-" reads stdin). In
 schema mode set validates FILE against --schema (or, without it, only checks
 that FILE is a JSON object); the mode of an existing state is kept. A thread's
-state belongs to the thread's resource: set --thread needs a thread that has
-messages (append or ingest first), and DeleteResource erases it.
+state belongs to the thread's resource: --thread needs a thread that has
+messages (append or ingest first; else "thread not found"), and
+DeleteResource erases it.
 `
 
 // WMCommand is `mnemo wm`: working memory: get, history, set (--thread T |
@@ -56,12 +58,12 @@ func (c *WMCommand) Run(ctx context.Context, args []string) error {
 	}
 }
 
-// wmFlags are the flags of one wm subcommand (limit only for history;
-// schema, markdown and no-validate only for set).
+// wmFlags are the flags of one wm subcommand (raw only for get; limit only
+// for history; schema, markdown and no-validate only for set).
 type wmFlags struct {
-	thread, resource, schemaFile *string
-	asJSON, markdown, noValidate *bool
-	limit                        *int
+	thread, resource, schemaFile      *string
+	asJSON, raw, markdown, noValidate *bool
+	limit                             *int
 }
 
 // parseSub parses the flags of `mnemo wm sub` and checks their rules.
@@ -76,9 +78,11 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 		resource: fs.String("resource", "", "the resource's working memory (resource scope)"),
 		asJSON:   fs.Bool("json", false, "print JSON"),
 		// Each subcommand has its own flags: wm get -h lists only get's.
-		limit: new(int), schemaFile: new(string), markdown: new(bool), noValidate: new(bool),
+		raw: new(bool), limit: new(int), schemaFile: new(string), markdown: new(bool), noValidate: new(bool),
 	}
 	switch sub {
+	case "get":
+		fs.BoolVar(f.raw, "raw", false, "print the content alone, as stored (no header, no newline added; control characters escaped only on a terminal), for wm set to read back")
 	case "history":
 		fs.IntVar(f.limit, "limit", 0, "at most this many versions (0: all)")
 	case "set":
@@ -108,6 +112,8 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 		return fs, nil, c.noArgs(fs, "")
 	case *f.schemaFile != "" && *f.markdown:
 		return fs, nil, c.usagef(fs, "--schema and --markdown exclude each other")
+	case *f.raw && *f.asJSON:
+		return fs, nil, c.usagef(fs, "--raw and --json exclude each other")
 	}
 	return fs, f, nil
 }
@@ -136,6 +142,13 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 		return err
 	}
 	defer e.CloseContext(ctx)
+	if *thread != "" {
+		// As the API (404) and mnemo messages: a thread that does not
+		// exist has no state to show, and none may be written for it.
+		if _, err := e.GetThread(ctx, *thread); err != nil {
+			return err
+		}
+	}
 	// The working-memory configuration stored with the states (by mnemo
 	// serve --config or an application's engine.Config.WorkingMemory)
 	// renders and validates as the server and the application do,
@@ -177,6 +190,10 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 			if *asJSON {
 				return c.printJSON(map[string]any{"key": key, "version": 0, "stored": false})
 			}
+			if *f.raw { // no content: nothing on standard output
+				fmt.Fprintf(c.Stderr, "mnemo wm get: %s: no working memory stored\n", key)
+				return nil
+			}
 			fmt.Fprintf(c.Stdout, "%s: no working memory stored\n", key)
 			return nil
 		}
@@ -187,17 +204,21 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 			return err
 		}
 	}
-	return c.do(ctx, sub, mem, key, fs.Arg(0), cfg.Mode == working.ModeSchema && *schemaFile == "", *f.limit, *asJSON)
+	return c.do(ctx, sub, mem, key, fs.Arg(0), cfg.Mode == working.ModeSchema && *schemaFile == "", *f.limit, *asJSON, *f.raw)
 }
 
-// do runs get, history or set (of file; unchecked: only its JSON shape
-// is checked) on key's working memory mem and prints the result.
-func (c *WMCommand) do(ctx context.Context, sub string, mem *working.Memory, key, file string, unchecked bool, limit int, asJSON bool) error {
+// do runs get (raw: the content alone), history or set (of file;
+// unchecked: only its JSON shape is checked) on key's working memory mem
+// and prints the result.
+func (c *WMCommand) do(ctx context.Context, sub string, mem *working.Memory, key, file string, unchecked bool, limit int, asJSON, raw bool) error {
 	switch sub {
 	case "get":
 		st, err := mem.Get(ctx, key)
 		if err != nil {
 			return err
+		}
+		if raw {
+			return c.printRaw(st)
 		}
 		return c.printState(st, asJSON)
 	case "history":
@@ -292,6 +313,20 @@ func (c *WMCommand) printState(st working.State, asJSON bool) error {
 	fmt.Fprintln(c.Stdout)
 	fmt.Fprintln(c.Stdout, prettyContent(st.Mode, st.Content))
 	return nil
+}
+
+// printRaw writes st's content alone, byte for byte as stored, so that
+// wm set of what it wrote stores the same state ("unchanged"): no header,
+// no newline added, and, unless standard output is a terminal, no escapes
+// (termSafe writes ESC as \u001b, which wm set would store as those six
+// characters). On a terminal the content is escaped as all output is.
+func (c *WMCommand) printRaw(st working.State) error {
+	w := c.Stdout
+	if !isTerminal(w) {
+		w = rawWriter(w)
+	}
+	_, err := io.WriteString(w, st.Content)
+	return err
 }
 
 func (c *WMCommand) printHistory(h []working.Version, asJSON bool) error {

@@ -25,12 +25,9 @@ func TestWM(t *testing.T) {
 		t.Fatalf("get on an empty directory: exit %d, %q; want 1, not a mnemo data directory", code, stderr)
 	}
 	newDataDir(t, dir)
-	code, out, stderr := run(t, nil, "--dir", dir, "wm", "get", "--thread", "t1")
-	if code != 0 || !strings.Contains(out, "no working memory stored") {
-		t.Fatalf("get before set: exit %d, %q %q", code, out, stderr)
-	}
 	// A thread's state can only be written once the thread exists (issue 12:
-	// otherwise it would be shown to whoever creates the thread).
+	// otherwise it would be shown to whoever creates the thread); nor is
+	// one read before (TestWMThreadNotFound).
 	code, _, stderr = run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", "--schema", schema, state)
 	if code != 1 || !strings.Contains(stderr, "thread not found") {
 		t.Fatalf("set on a thread that does not exist: exit %d, %q; want 1 and thread not found", code, stderr)
@@ -39,6 +36,10 @@ func TestWM(t *testing.T) {
 	os.WriteFile(msgs, []byte(`{"thread":"t1","resource":"u1","id":"m1","role":"user","content":"I live in Lyon"}`+"\n"), 0o600)
 	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", msgs); code != 0 {
 		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "wm", "get", "--thread", "t1")
+	if code != 0 || !strings.Contains(out, "no working memory stored") {
+		t.Fatalf("get before set: exit %d, %q %q", code, out, stderr)
 	}
 	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t1", state); code != 2 || !strings.Contains(stderr, "--schema") {
 		t.Fatalf("set without a mode: exit %d, %q; want a usage error naming --schema", code, stderr)
@@ -181,7 +182,11 @@ func TestWMSetFileBounded(t *testing.T) {
 // 0} when no working-memory configuration was stored either.
 func TestWMHistoryNothingStored(t *testing.T) {
 	dir := t.TempDir()
-	newDataDir(t, dir)
+	msgs := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(msgs, []byte(`{"thread":"t-none","resource":"u1","role":"user","content":"hi"}`+"\n"), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", msgs); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
 	code, out, stderr := run(t, nil, "--dir", dir, "wm", "history", "--thread", "t-none", "--json")
 	var versions []json.RawMessage
 	if err := json.Unmarshal([]byte(out), &versions); code != 0 || err != nil || versions == nil || len(versions) != 0 {
