@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 )
@@ -165,7 +166,7 @@ func testMemoizedAcrossReopen(t *testing.T, b backend) {
 	if !strings.HasPrefix(o1.MemoKey, observe.MemoPrefix("t")) || !strings.Contains(o1.MemoKey, "|1|4|"+observe.ObserverPromptVersion+"|fake-observer") {
 		t.Fatalf("memo key %q", o1.MemoKey)
 	}
-	e.db.Close()
+	store.CloseDB(e.db) // as the engine closes its pool
 
 	// Reopen with a fresh model client: same bytes, no request.
 	f2 := newFakeModel(t, scripted)

@@ -265,7 +265,7 @@ func testHandleDurableAcrossRestart(t *testing.T, b backend) {
 	bad, _ := handle(t, reg, "run-9", call("c2", `{"todo":"not a list"}`))
 	m3, _ := handle(t, reg, "run-9", call("c3", `{"todo":["a","b"]}`))
 
-	e.db.Close()
+	store.CloseDB(e.db) // as the engine closes its pool
 	e.open(t)
 	reg, mem := e.registry(t, cfg, key)
 	for _, tc := range []struct {

@@ -450,11 +450,7 @@ func TestConcurrentFields(t *testing.T) { forEachBackend(t, testConcurrentFields
 
 func testConcurrentFields(t *testing.T, b backend) {
 	db1, path := b.openDB(t)
-	db2, err := b.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
+	db2 := b.openAgain(t, path)
 	schema := json.RawMessage(`{"type":"object","additionalProperties":{"type":"integer"}}`)
 	const workers, rounds = 8, 3
 	key := working.ResourceKey("u")
@@ -516,12 +512,8 @@ func testOriginIdempotent(t *testing.T, b backend) {
 		t.Fatal(err)
 	}
 	// Reopen: the same call again (a resumed run) writes nothing.
-	db.Close()
-	db2, err := b.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
+	store.CloseDB(db) // as the engine closes its pool
+	db2 := b.openAgain(t, path)
 	m2 := mustNew(t, db2, working.Config{Schema: json.RawMessage(profileSchema)})
 	r2, err := m2.Merge(ctx, key, json.RawMessage(`{"name":"Ana"}`), o)
 	if err != nil {

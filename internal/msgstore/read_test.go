@@ -112,7 +112,7 @@ func testCountsAndPing(t *testing.T, b backend) {
 	if err := s.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
 	}
-	db.Close()
+	store.CloseDB(db)
 	if err := s.Ping(ctx); err == nil {
 		t.Error("Ping on a closed database: nil error")
 	}

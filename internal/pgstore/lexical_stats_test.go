@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/internal/pgstore"
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // TestStatsMismatchesRebuild: every kind of damage to the statistics rows
@@ -66,7 +67,7 @@ func TestStatsMismatchesRebuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer store.CloseDB(db)
 	rebuild := func() int64 {
 		t.Helper()
 		tx, err := db.BeginTx(ctx, &sql.TxOptions{})

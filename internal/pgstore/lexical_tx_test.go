@@ -26,7 +26,7 @@ func TestPutLexicalTx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer store.CloseDB(db)
 	seedMessages(t, pool, []string{"A", "B"}, 4)
 	texts := []string{"The running dogs can't stop, dogs!", "Résumé of Straße İstanbul", "", `quotes ' and " and \ and {"json": [1]}`}
 	var docs []pgstore.LexicalDoc

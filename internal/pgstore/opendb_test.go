@@ -18,7 +18,7 @@ func TestOpenDBDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer store.CloseDB(db)
 	if d := store.DialectOf(db); d != store.Postgres || d.String() != "postgres" {
 		t.Fatalf("DialectOf(OpenDB) = %v, want postgres", d)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/internal/pgstore"
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // rawPagesHolding counts the pages of table whose raw bytes (pageinspect's
@@ -41,7 +42,7 @@ func TestVacuumErasedText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer store.CloseDB(db)
 	exec := func(q string, args ...any) {
 		t.Helper()
 		if _, err := db.ExecContext(ctx, q, args...); err != nil {
@@ -116,7 +117,7 @@ func TestVacuumCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer store.CloseDB(db)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := pgstore.Vacuum(ctx, db, false); err == nil || !strings.Contains(err.Error(), "context canceled") {
