@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -15,24 +14,6 @@ import (
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/server"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestLoginLogsNothingAsked: a sign-in whose next is refused (a GET
 // answered 400, a POST sent to /ui/ instead) leaves in the access log its
@@ -45,7 +26,7 @@ func TestLoginLogsNothingAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := enginetest.MustOpen(t, engine.Config{})
-	var log lockedBuffer
+	var log enginetest.SyncBuffer
 	sessions, err := server.NewSessions(server.SessionOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,38 +1,19 @@
 package mcpserver_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/mcpserver"
 )
-
-// syncBuffer is a bytes.Buffer safe for the SDK's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestInternalErrorLogged: a tool call or resource read that fails with an
 // internal error ("the server log has the cause") logs the cause to
@@ -48,7 +29,7 @@ func TestInternalErrorLogged(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = e.Close() })
 	alice, _, _ := principals(t)
-	var log syncBuffer
+	var log enginetest.SyncBuffer
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := mcpserver.New(e, alice, mcpserver.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))}).Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)

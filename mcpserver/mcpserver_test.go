@@ -34,6 +34,18 @@ func principals(t *testing.T) (alice, bob *server.Principal, tok *server.Tokens)
 	return alice, bob, tok
 }
 
+// twoResources is the principal of a token of two resources, r1 and r2:
+// it has no only resource to default to.
+func twoResources(t *testing.T) *server.Principal {
+	t.Helper()
+	tok, err := server.ParseTokens([]byte(`{"tokens": [{"name": "two", "token": "two-secret-1", "resources": ["r1", "r2"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _ := tok.Lookup("two-secret-1")
+	return two
+}
+
 func openEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	return enginetest.MustOpen(t, engine.Config{WorkingMemory: &working.Config{

@@ -16,11 +16,7 @@ import (
 // error said "resource must be 1-128 characters".
 func TestWorkingMemoryResourceRequired(t *testing.T) {
 	e := openEngine(t)
-	tok, err := server.ParseTokens([]byte(`{"tokens": [{"name": "two", "token": "two-secret-1", "resources": ["r1", "r2"]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	two, _ := tok.Lookup("two-secret-1")
+	two := twoResources(t)
 	for name, p := range map[string]*server.Principal{"Operator": server.Operator, "TwoResources": two} {
 		cs := connect(t, e, p)
 		for tool, args := range map[string]map[string]any{

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/mcpserver"
-	"github.com/mnemo-go/mnemo/server"
 )
 
 // TestWorkingMemoryThreadAndResource: the working-memory tools given both
@@ -16,11 +15,7 @@ import (
 // accepted. Before, resourceId was ignored beside threadId.
 func TestWorkingMemoryThreadAndResource(t *testing.T) {
 	e := openEngine(t)
-	tok, err := server.ParseTokens([]byte(`{"tokens": [{"name": "two", "token": "two-secret-1", "resources": ["r1", "r2"]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	two, _ := tok.Lookup("two-secret-1")
+	two := twoResources(t)
 	cs := connect(t, e, two)
 	if failed, text := call(t, cs, mcpserver.ToolAppend, map[string]any{"threadId": "t1", "resourceId": "r1", "messages": []map[string]any{{"role": "user", "content": "hi"}}}, nil); failed {
 		t.Fatalf("append: %s", text)

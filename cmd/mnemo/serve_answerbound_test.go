@@ -8,7 +8,31 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 )
+
+// serveBoundedThread runs mnemo serve with limits.maxAnswerBytes 300,000
+// on a new data directory and appends to thread t1 of resource r a user
+// message of each of contents; it returns startServe's URL, standard
+// error and stop.
+func serveBoundedThread(t *testing.T, contents []string) (string, *enginetest.SyncBuffer, func() int) {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "mnemo.json")
+	if err := os.WriteFile(cfg, []byte(`{"limits": {"maxAnswerBytes": 300000}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, stderr, stop := startServe(t, filepath.Join(t.TempDir(), "data"), "--config", cfg)
+	msgs := make([]map[string]any, len(contents))
+	for i, c := range contents {
+		msgs[i] = map[string]any{"role": "user", "content": c}
+	}
+	if status, body := post(t, url+"/v1/threads/t1/messages", "", map[string]any{"resourceId": "r", "messages": msgs}); status != 200 {
+		stop()
+		t.Fatalf("append: %d %.300s", status, body)
+	}
+	return url, stderr, stop
+}
 
 // TestServeAnswerBound is the break-it case scaled down: mnemo serve with
 // limits.maxAnswerBytes of 300,000 and six messages of 100 KB in one
@@ -18,20 +42,12 @@ import (
 // Before, every request answered whatever its topK and messageRange
 // reached (600 messages of 200 KB: one search answered 120 MB).
 func TestServeAnswerBound(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	cfg := filepath.Join(t.TempDir(), "mnemo.json")
-	if err := os.WriteFile(cfg, []byte(`{"limits": {"maxAnswerBytes": 300000}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	url, stderr, stop := startServe(t, dir, "--config", cfg)
-	defer stop()
-	var msgs []map[string]any
+	var contents []string
 	for i := range 6 {
-		msgs = append(msgs, map[string]any{"role": "user", "content": fmt.Sprintf("harbour note %d ", i) + strings.Repeat("lantern ", 100_000/8)})
+		contents = append(contents, fmt.Sprintf("harbour note %d ", i)+strings.Repeat("lantern ", 100_000/8))
 	}
-	if status, body := post(t, url+"/v1/threads/t1/messages", "", map[string]any{"resourceId": "r", "messages": msgs}); status != 200 {
-		t.Fatalf("append: %d %s", status, body)
-	}
+	url, stderr, stop := serveBoundedThread(t, contents)
+	defer stop()
 	none := map[string]any{"before": 0, "after": 0}
 	for _, c := range []struct {
 		name, path string
@@ -86,24 +102,16 @@ func TestServeAnswerBound(t *testing.T) {
 // following the cursors still lists every message once, in order, both
 // ways. Before, a page of 1000 messages of 256 KiB answered 256 MiB.
 func TestServeMessagesPageBound(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	cfg := filepath.Join(t.TempDir(), "mnemo.json")
-	if err := os.WriteFile(cfg, []byte(`{"limits": {"maxAnswerBytes": 300000}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	url, _, stop := startServe(t, dir, "--config", cfg)
-	defer stop()
-	var msgs []map[string]any
+	var contents []string
 	for i := range 6 {
 		n := 100_000
 		if i == 3 {
 			n = 200_000 // with the one before or after it past the bound: a page of its own
 		}
-		msgs = append(msgs, map[string]any{"role": "user", "content": fmt.Sprintf("note %d ", i) + strings.Repeat("x", n)})
+		contents = append(contents, fmt.Sprintf("note %d ", i)+strings.Repeat("x", n))
 	}
-	if status, body := post(t, url+"/v1/threads/t1/messages", "", map[string]any{"resourceId": "r", "messages": msgs}); status != 200 {
-		t.Fatalf("append: %d %.300s", status, body)
-	}
+	url, _, stop := serveBoundedThread(t, contents)
+	defer stop()
 	type page struct {
 		Messages []struct {
 			Seq int64 `json:"seq"`

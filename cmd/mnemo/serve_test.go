@@ -11,38 +11,20 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 )
-
-// syncBuffer is a bytes.Buffer safe for a server goroutine writing and a
-// test reading.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startServe runs `mnemo serve` in-process on a free loopback port and
 // returns its URL, its stderr and a stop function returning the exit code.
-func startServe(t *testing.T, dir string, args ...string) (string, *syncBuffer, func() int) {
+func startServe(t *testing.T, dir string, args ...string) (string, *enginetest.SyncBuffer, func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stderr := &syncBuffer{}
+	stderr := &enginetest.SyncBuffer{}
 	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, Getenv: func(k string) string {
 		if k == "MNEMO_EMBEDDER" {
 			return "hash-384"

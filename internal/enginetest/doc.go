@@ -1,7 +1,8 @@
 // Package enginetest holds test helpers shared by mnemo's packages: an engine
 // on a temporary directory that is checked for consistency when the test ends
-// (MustOpen), and a private TMPDIR that fails the run when a test leaves files
-// behind (PrivateTempDir). Only tests import it.
+// (MustOpen), a private TMPDIR that fails the run when a test leaves files
+// behind (PrivateTempDir), and a buffer a server's goroutines may log to
+// while the test reads it (SyncBuffer). Only tests import it.
 //
 // The engine's conformance suite runs on a table of backends (Backends:
 // SQLite in a data directory under the test's temporary directory,

@@ -65,28 +65,11 @@ func (s *Store) RecentWithin(ctx context.Context, threadID string, n, maxBytes i
 // collectWithin is collectMessages stopping with ErrTooLarge once the rows
 // scanned pass maxBytes (Size); maxBytes <= 0 means no bound.
 func collectWithin(rows *sql.Rows, about, maxBytes int) ([]Message, error) {
-	if maxBytes <= 0 {
-		return collectMessages(rows, about)
+	ms, cut, err := collectBounded(rows, about, maxBytes, false)
+	if cut {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, maxBytes)
 	}
-	defer rows.Close()
-	r := rowScans.Get().(*rowScan)
-	defer r.release()
-	out := make([]Message, 0, min(max(about, 0), 1024))
-	total := 0
-	for rows.Next() {
-		m, err := r.scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		if total += m.Size(); total > maxBytes {
-			return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, maxBytes)
-		}
-		out = append(out, m)
-	}
-	if len(out) == 0 {
-		out = nil
-	}
-	return out, rows.Err()
+	return ms, err
 }
 
 // MessagesPageWithin is MessagesPage ending the page early once its rows
@@ -116,6 +99,14 @@ func (s *Store) MessagesPageWithin(ctx context.Context, threadID string, fromSeq
 // the rows past maxBytes (Size), unless it is the first: cut reports it.
 // maxBytes <= 0 means no bound.
 func collectPage(rows *sql.Rows, about, maxBytes int) ([]Message, bool, error) {
+	return collectBounded(rows, about, maxBytes, true)
+}
+
+// collectBounded is collectMessages stopping at the row that takes the
+// rows past maxBytes (Size): cut reports that it stopped, with the rows
+// before that one (the first row is kept whatever its size when keepFirst
+// is set). maxBytes <= 0 means no bound.
+func collectBounded(rows *sql.Rows, about, maxBytes int, keepFirst bool) (ms []Message, cut bool, err error) {
 	if maxBytes <= 0 {
 		ms, err := collectMessages(rows, about)
 		return ms, false, err
@@ -130,7 +121,7 @@ func collectPage(rows *sql.Rows, about, maxBytes int) ([]Message, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		if total += m.Size(); total > maxBytes && len(out) > 0 {
+		if total += m.Size(); total > maxBytes && (len(out) > 0 || !keepFirst) {
 			return out, true, nil
 		}
 		out = append(out, m)
