@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -97,12 +98,8 @@ func memberFault(k, what string, known, unused []string) error {
 	if slices.Contains(known, k) || slices.Contains(unused, k) {
 		return nil
 	}
-	near := jsonkey.Closest(k, slices.Concat(known, unused))
-	switch {
-	case strings.EqualFold(near, k):
-		return fmt.Errorf("unknown field %q (did you mean %q? names are case-sensitive)", k, near)
-	case near != "":
-		return fmt.Errorf("unknown field %q (did you mean %q?)", k, near)
+	if near := jsonkey.Closest(k, slices.Concat(known, unused)); near != "" {
+		return errors.New(jsonkey.UnknownDetail(k, near))
 	}
 	return fmt.Errorf("unknown field %q (%s has %s)", k, what, andList(known))
 }

@@ -144,16 +144,16 @@ func (e *unknownFieldError) Is(target error) bool { return target == errUnknownF
 // out when err carries none.
 func unknownFieldDetail(f string, err error) string {
 	var ue *unknownFieldError
-	if errors.As(err, &ue) && ue.near != "" {
-		return fmt.Sprintf("unknown field %q (did you mean %q?)", f, ue.near)
+	if errors.As(err, &ue) {
+		return jsonkey.UnknownDetail(f, ue.near)
 	}
-	return fmt.Sprintf("unknown field %q", f)
+	return jsonkey.UnknownDetail(f, "")
 }
 
 // caseVariantDetail words member m, which names field f in another case:
 // `unknown field "Erase" (did you mean "erase"? names are case-sensitive)`.
 func caseVariantDetail(m, f string) string {
-	return fmt.Sprintf("unknown field %q (did you mean %q? names are case-sensitive)", m, f)
+	return jsonkey.UnknownDetail(m, f)
 }
 
 // fieldNames lists the JSON names of fields.

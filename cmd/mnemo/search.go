@@ -82,12 +82,8 @@ func unknownQueryDetail(quoted string) string {
 	if err != nil {
 		name = quoted
 	}
-	near := jsonkey.Closest(name, queryMembers)
-	switch {
-	case strings.EqualFold(near, name):
-		return fmt.Sprintf("unknown field %q (did you mean %q? names are case-sensitive)", name, near)
-	case near != "":
-		return fmt.Sprintf("unknown field %q (did you mean %q?)", name, near)
+	if near := jsonkey.Closest(name, queryMembers); near != "" {
+		return jsonkey.UnknownDetail(name, near)
 	}
 	return fmt.Sprintf("unknown field %q (a line has id, resource, thread, query, filter and at)", name)
 }

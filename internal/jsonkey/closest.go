@@ -1,6 +1,9 @@
 package jsonkey
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Closest returns the one name of known that a misspelt key most likely
 // meant, for an "unknown field" error's "did you mean": "contnet" →
@@ -57,4 +60,22 @@ func distance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
+}
+
+// UnknownDetail words the unknown member name (a bare name, "contnet", or
+// a path, "messages[1].contnet") with near, the name it most likely meant
+// (Closest's answer; "" when none is close), as the HTTP API, the JSONL
+// import, mnemo.json and --queries lines all word it: `unknown field
+// "messages[1].contnet" (did you mean "content"?)`, `unknown field "Role"
+// (did you mean "role"? names are case-sensitive)` when near differs from
+// the name's last member only in case, `unknown field "x"` when near is "".
+func UnknownDetail(name, near string) string {
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	switch {
+	case near == "":
+		return fmt.Sprintf("unknown field %q", name)
+	case strings.EqualFold(last, near):
+		return fmt.Sprintf("unknown field %q (did you mean %q? names are case-sensitive)", name, near)
+	}
+	return fmt.Sprintf("unknown field %q (did you mean %q?)", name, near)
 }

@@ -32,3 +32,18 @@ func TestClosest(t *testing.T) {
 		t.Errorf("Closest of a tie = %q, want \"\"", got)
 	}
 }
+
+func TestUnknownDetail(t *testing.T) {
+	for _, tc := range []struct{ name, near, want string }{
+		{"contnet", "content", `unknown field "contnet" (did you mean "content"?)`},
+		{"Role", "role", `unknown field "Role" (did you mean "role"? names are case-sensitive)`},
+		{"messages[1].contnet", "content", `unknown field "messages[1].contnet" (did you mean "content"?)`},
+		{"recall.TopK", "topK", `unknown field "recall.TopK" (did you mean "topK"? names are case-sensitive)`},
+		{"x", "", `unknown field "x"`},
+		{`a"b`, "", `unknown field "a\"b"`},
+	} {
+		if got := jsonkey.UnknownDetail(tc.name, tc.near); got != tc.want {
+			t.Errorf("UnknownDetail(%q, %q) = %s, want %s", tc.name, tc.near, got, tc.want)
+		}
+	}
+}
