@@ -97,27 +97,6 @@ func (a *arena) uint32s(v []uint32) []uint32 {
 	return out
 }
 
-// bytesString returns b as a string copied into the arena ("" when b is
-// empty).
-func (a *arena) bytesString(b []byte) string {
-	m := a.take(len(b))
-	if m == nil {
-		return string(b)
-	}
-	copy(m, b)
-	return unsafe.String(&m[0], len(b))
-}
-
-// uint32Slice returns n zeroed uint32 values in the arena (an empty slice
-// on the heap when n is 0).
-func (a *arena) uint32Slice(n int) []uint32 {
-	b := a.take(4 * n)
-	if b == nil {
-		return make([]uint32, n)
-	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
-}
-
 // erase zeroes the n bytes at p when they lie in one of the arena's slabs.
 func (a *arena) erase(p unsafe.Pointer, n int) {
 	if a == nil || n == 0 {
