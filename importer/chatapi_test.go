@@ -20,7 +20,11 @@ import (
 // every line holding "refusal", "annotations", "reasoning_content",
 // "thinking", "images", "tool_name" or a tool call's "index" was skipped
 // (`unknown field "refusal"`), and Ollama's object arguments were
-// `"function.arguments" must be a string, got an object`.
+// `"function.arguments" must be a string, got an object`. A content given
+// as a list of parts (OpenAI's Chat Completions and Responses, Anthropic's
+// Messages) is stored as its text parts' texts, the parts not stored
+// counted as content[].<type>; before, every such line was skipped
+// (`"content" must be a string, got a list`).
 func TestJSONLChatAPIs(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -47,6 +51,40 @@ func TestJSONLChatAPIs(t *testing.T) {
 		{file: "ollama.jsonl", thread: "ol", stored: 9, unstored: 3, members: "thinking tool_name reasoning",
 			content: map[string]string{"ol2": "The", "ol7": "11 degrees celsius"},
 			args:    map[string]string{"ol6": `{"city":"Toronto"}`, "ol8": `{"command":"ls -la"}`}},
+		{file: "openai-parts.jsonl", thread: "op", stored: 8, skipped: 2, unstored: 4,
+			members: "content[].image_url content[].input_audio content[].file",
+			content: map[string]string{
+				"op1": "What's in this image?",
+				"op2": "The image shows a wooden boardwalk through a grassy field.",
+				"op4": "What is the first dragon in the book?",
+				"op5": "What are in these images?\nIs there any difference between them?",
+				"op6": "I'm sorry, I cannot assist with that request.",
+				"op7": "",
+				"op8": "14",
+			},
+			args: map[string]string{"op7": `{"location":"Paris, France"}`},
+			problems: []string{
+				`line 9: "content" holds no text, only content[].image_url, which mnemo does not store`,
+				`line 10: content[0]: unknown part type "video_url" (mnemo stores the text of text, input_text, output_text and refusal parts and passes over image_url, input_audio, file, input_image, input_file, image, document, thinking and redacted_thinking)`,
+			}},
+		{file: "responses.jsonl", thread: "rs", stored: 4, unstored: 3,
+			members: "content[].input_image content[].input_file content[].annotations",
+			content: map[string]string{
+				"rs1": "what's in this image?",
+				"msg_67ccd3acc8d48190a77525dc6de64b4104becb25c8b8ec28": "The image depicts a scenic landscape with a wooden boardwalk.",
+				"rs3": "What is the first dragon in the book?",
+			}},
+		{file: "anthropic.jsonl", thread: "an", stored: 4, skipped: 2, unstored: 4,
+			members: "content[].image content[].thinking content[].document content[].citations",
+			content: map[string]string{
+				"an1": "Describe this image.",
+				"an2": "Based on my analysis...",
+				"an4": "According to the document, the grass is green and the sky is blue.",
+			},
+			problems: []string{
+				`line 5: content[1] is a "tool_use" part (Anthropic's tool call), which mnemo does not read: give the call in "tool_calls" as {"id", "name", "arguments"}`,
+				`line 6: content[0] is a "tool_result" part (Anthropic's tool result), which mnemo does not read: give the result as a line of its own, {"role": "tool", "tool_call_id", "content"}`,
+			}},
 		{file: "ollama-doc-toolcall.jsonl", thread: "od", stored: 1, skipped: 2, problems: []string{
 			`line 2: invalid tool_calls[0].id: must be 1-128 characters of [A-Za-z0-9_.:@-]`,
 			`line 3: invalid tool_call_id: is required for a tool message`}},
@@ -68,7 +106,7 @@ func TestJSONLChatAPIs(t *testing.T) {
 			}
 			stored := messages(t, e, c.thread)
 			for id, want := range c.content {
-				if m := stored[id]; m.Content != want {
+				if m, ok := stored[id]; !ok || m.Content != want {
 					t.Errorf("%s: content %q, want %q", id, m.Content, want)
 				}
 			}

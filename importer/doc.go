@@ -17,8 +17,12 @@
 // "refusal", "annotations", "audio", …; unstoredMembers lists them with
 // their sources) are accepted and not stored, and Report.Unstored counts
 // the lines where one held a value; a refusal, or else an audio answer's
-// transcript, is the content when the content is null or empty. Member
-// names are case-sensitive ("Role" is malformed, as in a request body to
+// transcript, is the content when the content is null or empty. The
+// content may be a list of parts (OpenAI's and Anthropic's shapes,
+// parseContent): its text parts' texts are the content (partJoin), the
+// parts mnemo has no field for (images, audio, files, thinking) are
+// counted as unstored ("content[].image_url"), and a part of another type
+// is malformed. Member names are case-sensitive ("Role" is malformed, as in a request body to
 // the HTTP API). created_at is RFC 3339 or a whole number
 // of Unix milliseconds from 1e11 (1973-03-03T09:46:40Z), as a number or a
 // string: a negative one or 0 (a sentinel or an unset timestamp) is

@@ -28,7 +28,7 @@ type jsonlRecord struct {
 	Resource   string          `json:"resource"`
 	ID         string          `json:"id"`
 	Role       string          `json:"role"`
-	Content    *string         `json:"content"`
+	Content    json.RawMessage `json:"content"` // a string or a list of parts: parseContent
 	Name       string          `json:"name"`
 	ToolCalls  json.RawMessage `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
@@ -63,7 +63,8 @@ type jsonlLine struct {
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}, Ollama's with the
 // arguments as an object) or mnemo's ({"id", "name", "arguments":
-// <JSON>}); created_at is RFC 3339 or Unix milliseconds (from 1e11,
+// <JSON>}); content is a string or a list of parts (parseContent);
+// created_at is RFC 3339 or Unix milliseconds (from 1e11,
 // 1973-03-03: a smaller number is refused as Unix seconds). The members
 // chat APIs add (unstoredMembers) are accepted and not stored.
 // Consecutive lines of one thread are appended as one batch.
@@ -201,23 +202,24 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 	if err != nil {
 		return l, err
 	}
+	content, err := parseContent(rec.Content, rec.Role) // a fault of its type first, as decodeRecord's
+	if err != nil {
+		return l, err
+	}
 	if rec.Thread == "" {
 		return l, errors.New(`"thread" is required`)
 	}
 	if rec.Role == "" {
 		return l, errors.New(`"role" is required`)
 	}
-	kept := rec.keepAnswer()
-	if rec.Content == nil && len(rec.ToolCalls) == 0 {
+	kept := rec.keepAnswer(&content)
+	if !content.given && len(rec.ToolCalls) == 0 {
 		if len(rec.FunctionCall) > 0 && string(rec.FunctionCall) != "null" {
 			return l, errors.New(`"content" is required: the line has only a "function_call" (OpenAI's deprecated function calling), which mnemo does not store; give the call as "tool_calls"`)
 		}
 		return l, errors.New(`"content" is required`)
 	}
-	m := engine.Message{ID: rec.ID, Role: rec.Role, Name: rec.Name, ToolCallID: rec.ToolCallID, Metadata: rec.Metadata}
-	if rec.Content != nil {
-		m.Content = *rec.Content
-	}
+	m := engine.Message{ID: rec.ID, Role: rec.Role, Name: rec.Name, ToolCallID: rec.ToolCallID, Metadata: rec.Metadata, Content: content.text}
 	if len(rec.ToolCalls) > 0 && string(rec.ToolCalls) != "null" {
 		if err := unknownToolCallMember(rec.ToolCalls); err != nil {
 			return l, fmt.Errorf("tool_calls%w", err)
@@ -226,6 +228,10 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 			return l, fmt.Errorf("tool_calls: %w", err)
 		}
 	}
+	if content.parts && m.Content == "" && len(m.ToolCalls) == 0 {
+		return l, content.noText()
+	}
+	unstored = append(unstored, content.unstored...)
 	if len(rec.CreatedAt) > 0 && string(rec.CreatedAt) != "null" {
 		if m.CreatedAt, err = parseCreatedAt(rec.CreatedAt); err != nil {
 			return l, fmt.Errorf("created_at: %w", err)
@@ -238,19 +244,19 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 }
 
 // keepAnswer makes an OpenAI answer's refusal, or else its audio's
-// transcript, the record's content when the content is empty or null (a
+// transcript, the record's content c when c's text is empty or null (a
 // refusal comes with "content": null, as audio output does), and returns
 // the member kept ("refusal", "audio"), "" when none.
-func (rec *jsonlRecord) keepAnswer() string {
-	if rec.Content != nil && *rec.Content != "" {
+func (rec *jsonlRecord) keepAnswer(c *recordContent) string {
+	if c.text != "" {
 		return ""
 	}
 	switch {
 	case rec.Refusal != nil && *rec.Refusal != "":
-		rec.Content = rec.Refusal
+		c.text, c.given = *rec.Refusal, true
 		return "refusal"
 	case rec.Audio != nil && rec.Audio.Transcript != "":
-		rec.Content = &rec.Audio.Transcript
+		c.text, c.given = rec.Audio.Transcript, true
 		return "audio"
 	}
 	return ""
@@ -279,10 +285,16 @@ func decodeRecord(b []byte, lead int) (*jsonlRecord, error) {
 		}
 		return nil, fmt.Errorf("invalid record: %w", err)
 	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON value on the line")
+	// dec.More is false before a "}" or "]", which would pass: the record
+	// read, with its members unchecked (json.Valid(b) is false).
+	rest := bytes.TrimLeftFunc(b[dec.InputOffset():], unicode.IsSpace)
+	switch {
+	case len(rest) == 0:
+		return &rec, nil
+	case rest[0] == '}' || rest[0] == ']':
+		return nil, fmt.Errorf("invalid record at column %d: %q after the record's end (a closing bracket too many?)", lead+len(b)-len(rest)+1, rest[0])
 	}
-	return &rec, nil
+	return nil, errors.New("more than one JSON value on the line")
 }
 
 // parseToolCalls accepts OpenAI's, Ollama's and mnemo's tool-call shapes:

@@ -380,7 +380,7 @@ func TestJSONLTypeErrorWording(t *testing.T) {
 	}{
 		{`"thread":5`, `"thread" must be a string, got a number`},
 		{`"thread":"t","role":["user"]`, `"role" must be a string, got a list`},
-		{`"thread":"t","content":true`, `"content" must be a string, got true or false`},
+		{`"thread":"t","content":true`, `"content" must be a string or a list of parts, got true or false`},
 		{`"thread":"t","metadata":[1]`, `"metadata" must be an object, got a list`},
 		{`"thread":"t","tool_calls":{"a":1}`, `tool_calls: must be a list of tool calls, got an object`},
 		{`"thread":"t","tool_calls":[3]`, `tool_calls: each tool call must be an object, got a number`},

@@ -11,7 +11,8 @@ import (
 // mnemo does not store are imported, and ingest's summary counts them and
 // names the members (each file's line, the "total:" line, --json's
 // unstored and unstoredMembers). Before, each such line was skipped
-// (`unknown field "refusal"`).
+// (`unknown field "refusal"`), and a line whose content was a list of
+// parts (`"content" must be a string, got a list`).
 func TestIngestUnstored(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.jsonl")
@@ -24,6 +25,9 @@ func TestIngestUnstored(t *testing.T) {
 	os.WriteFile(b, []byte(`{"thread":"t2","resource":"r","role":"user","content":"hello"}
 {"thread":"t2","resource":"r","role":"assistant","content":"ok","thinking":"hmm"}
 `), 0o600)
+	parts := filepath.Join(dir, "parts.jsonl")
+	os.WriteFile(parts, []byte(`{"thread":"t3","resource":"r","role":"user","content":[{"type":"text","text":"What's in this image?"},{"type":"image_url","image_url":{"url":"https://example.com/a.jpg"}}]}
+`), 0o600)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -35,6 +39,8 @@ func TestIngestUnstored(t *testing.T) {
 			"b.jsonl (jsonl): 1 resource, 1 thread, 2 messages stored, 0 already stored, 0 skipped; 1 line had a member mnemo does not store: thinking\n"},
 		{"Total", []string{"ingest", a, b},
 			"total: 2 resources, 2 threads, 6 messages stored, 0 already stored, 0 skipped; 3 lines had members mnemo does not store: annotations, reasoning_content, thinking\n"},
+		{"Parts", []string{"ingest", parts},
+			"parts.jsonl (jsonl): 1 resource, 1 thread, 1 message stored, 0 already stored, 0 skipped; 1 line had a member mnemo does not store: content[].image_url\n"},
 		{"JSON", []string{"ingest", "--json", a},
 			`"messages":4,"duplicates":0,"skipped":0,"unstored":2,"unstoredMembers":["annotations","reasoning_content"]}` + "\n"},
 	} {
