@@ -12,7 +12,8 @@ import (
 // TestAnswerBound: memory_search and memory_context whose turns pass the
 // engine's Limits.MaxAnswerBytes fail as "Answer too large" naming topK,
 // the argument the tools take (not recall.topK, nor messageRange, which
-// they fix), and answer within the bound.
+// they fix), or recentN when memory_context's recent window alone passes
+// it, and answer within the bound.
 func TestAnswerBound(t *testing.T) {
 	e := enginetest.MustOpen(t, engine.Config{Limits: engine.Limits{MaxAnswerBytes: 100_000}})
 	alice, _, _ := principals(t)
@@ -27,16 +28,20 @@ func TestAnswerBound(t *testing.T) {
 	if failed, text := call(t, cs, "memory_search", map[string]any{"query": "harbour note 5", "topK": 1}, nil); failed {
 		t.Fatalf("topK 1: %s", text)
 	}
+	// The wordings the README's MCP paragraph quotes.
 	for _, c := range []struct {
 		tool string
 		args map[string]any
+		want string
 	}{
-		{"memory_search", map[string]any{"query": "harbour lantern", "topK": 6}},
-		{"memory_context", map[string]any{"threadId": "t1", "query": "harbour lantern", "recentN": 1, "topK": 5}},
+		{"memory_search", map[string]any{"query": "harbour lantern", "topK": 6}, "lower topK (field topK)"},
+		{"memory_context", map[string]any{"threadId": "t1", "query": "harbour lantern", "recentN": 1, "topK": 5}, "lower topK or recentN (field topK)"},
+		// The recent window alone passes the bound: recall never ran.
+		{"memory_context", map[string]any{"threadId": "t1", "query": "harbour lantern", "recentN": 6}, "lower recentN (field recentN)"},
 	} {
 		failed, text := call(t, cs, c.tool, c.args, nil)
-		if !failed || !strings.HasPrefix(text, "Answer too large") || !strings.HasSuffix(text, "lower topK or recentN (field topK)") && !strings.HasSuffix(text, "lower topK (field topK)") {
-			t.Errorf("%s: failed %v, %q; want Answer too large naming topK", c.tool, failed, text)
+		if !failed || !strings.HasPrefix(text, "Answer too large") || !strings.HasSuffix(text, c.want) {
+			t.Errorf("%s %v: failed %v, %q; want Answer too large ending %q", c.tool, c.args, failed, text, c.want)
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
@@ -259,12 +261,61 @@ func typeDetail(field string, te *json.UnmarshalTypeError) string {
 }
 
 // numberDetail words why the JSON number n does not fit the Go type t.
+// A whole number written with an exponent or a decimal point (1e3, 2.0),
+// which encoding/json refuses for an integer field, is told how to write
+// it: "must be a whole number written without an exponent: 1000, not
+// 1e3" (it said "must be an integer, not 1e3", which 1e3 is).
 func numberDetail(name string, t reflect.Type, n string) string {
-	switch {
-	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+	if t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64 {
 		return fmt.Sprintf("%s is out of range for a number: %s", name, n)
-	case strings.Trim(strings.TrimPrefix(n, "-"), "0123456789") == "":
-		return fmt.Sprintf("%s is out of range for an integer: %s", name, n)
 	}
-	return fmt.Sprintf("%s must be an integer, not %s", name, n)
+	whole, fits := wholeNumber(t, n)
+	switch {
+	case whole == "":
+		return fmt.Sprintf("%s must be an integer, not %s", name, n)
+	case !fits:
+		return fmt.Sprintf("%s is out of range for an integer: %s", name, n)
+	case whole == strings.TrimPrefix(n, "+"):
+		// Digits only, yet refused: out of range (-1 for a uint included).
+		return fmt.Sprintf("%s is out of range for an integer: %s", name, n)
+	case strings.ContainsAny(n, "eE"):
+		return fmt.Sprintf("%s must be a whole number written without an exponent: %s, not %s", name, whole, n)
+	}
+	return fmt.Sprintf("%s must be a whole number written without a decimal point: %s, not %s", name, whole, n)
+}
+
+// maxExponent bounds the exponent wholeNumber evaluates: past it no
+// integer field holds the number (1e400 is out of range) or none is whole
+// (1e-400), and the number is not spelt out in digits.
+const maxExponent = 100
+
+// wholeNumber is the JSON number n written in digits when its value is a
+// whole number ("1000" for 1e3, "2" for 2.0, "-5" for -5), "" when it is
+// not (1.5, 1e-3); fits reports that the integer type t holds it.
+func wholeNumber(t reflect.Type, n string) (whole string, fits bool) {
+	if mant, exp, ok := strings.Cut(strings.ToLower(n), "e"); ok {
+		e, err := strconv.Atoi(exp)
+		zero := strings.Trim(mant, "-+0.") == ""
+		switch {
+		case err != nil:
+			return "", false
+		case zero:
+			return "0", true
+		case e > maxExponent:
+			return n, false
+		case e < -maxExponent:
+			return "", false
+		}
+	}
+	r, ok := new(big.Rat).SetString(n)
+	if !ok || !r.IsInt() {
+		return "", false
+	}
+	i := r.Num()
+	lo, hi := new(big.Int), new(big.Int).Lsh(big.NewInt(1), uint(t.Bits()))
+	if t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64 {
+		hi.Rsh(hi, 1)
+		lo.Neg(hi)
+	}
+	return i.String(), i.Cmp(lo) >= 0 && i.Cmp(hi) < 0
 }

@@ -89,6 +89,11 @@ func TestProblems(t *testing.T) {
 			`{"resourceId":"res-bob","query":"x","recall":{"threshold":1e400}}`:           `"recall.threshold" is out of range for a number: 1e400`,
 			`{"resourceId":"res-bob","query":"x","recall":{"topK":99999999999999999999}}`: `"recall.topK" is out of range for an integer: 99999999999999999999`,
 			`{"resourceId":"res-bob","query":"x","recall":{"topK":1.5}}`:                  `"recall.topK" must be an integer, not 1.5`,
+			// A whole number in another notation is told how to write it
+			// (before: "must be an integer, not 1e3").
+			`{"resourceId":"res-bob","query":"x","recall":{"topK":1e3}}`:   `"recall.topK" must be a whole number written without an exponent: 1000, not 1e3`,
+			`{"resourceId":"res-bob","query":"x","recall":{"topK":2.0}}`:   `"recall.topK" must be a whole number written without a decimal point: 2, not 2.0`,
+			`{"resourceId":"res-bob","query":"x","recall":{"topK":1e400}}`: `"recall.topK" is out of range for an integer: 1e400`,
 		} {
 			r := h.do("POST", "/v1/search", bobToken, body)
 			if p := r.problem(t); !strings.Contains(p.Detail, want) {

@@ -12,7 +12,9 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 )
 
-// CheckCommand is `mnemo check`: verify that the indexes match the store.
+// CheckCommand is `mnemo check`: verify the database (on SQLite its
+// quick_check, or integrity_check with --full) and that the indexes match
+// it.
 // Like every command it embeds Main: the process environment and the global
 // flags.
 type CheckCommand struct{ *Main }

@@ -63,7 +63,9 @@ func TestStoredConfigDamaged(t *testing.T) {
 // type is refused naming its path, with the field an unknown one most
 // likely meant, in the HTTP API's words. Before, encoding/json's came
 // through: `json: unknown field "mdoe"` (which object?), `cannot unmarshal
-// string into Go struct field Options.recall.topK of type int`.
+// string into Go struct field Options.recall.topK of type int`. A whole
+// number with an exponent is told how to write it (it was "must be an
+// integer, not 1e3").
 func TestConfigFieldFault(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"recal": {}}`:                           `unknown field "recal" (did you mean "recall"?)`,
@@ -71,6 +73,8 @@ func TestConfigFieldFault(t *testing.T) {
 		`{"limits": {"maxQueryByte": 5}}`:         `unknown field "limits.maxQueryByte" (did you mean "maxQueryBytes"?)`,
 		`{"workingMemory": {"bogus": true}}`:      `unknown field "workingMemory.bogus"`,
 		`{"recall": {"topK": "5"}}`:               `"recall.topK" must be a JSON number, not a string`,
+		`{"limits": {"maxAnswerBytes": 1.6e7}}`:   `"limits.maxAnswerBytes" must be a whole number written without an exponent: 16000000, not 1.6e7`,
+		`{"recall": {"topK": 1e3}}`:               `"recall.topK" must be a whole number written without an exponent: 1000, not 1e3`,
 		`{"lifecycle": {"quota": {"refuse": 1}}}`: `"lifecycle.quota.refuse" must be a JSON boolean, not a number`,
 	} {
 		path := filepath.Join(t.TempDir(), "mnemo-config.json")

@@ -50,6 +50,37 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestHelpCommandLines: a command's line in `mnemo help` names what it
+// does whole: serve's every path it serves (it listed /v1, /metrics and
+// /openapi.json, not /mcp nor /ui/), check's the database it verifies
+// beside the indexes (it said only "verify that the indexes match the
+// store").
+func TestHelpCommandLines(t *testing.T) {
+	code, out, errOut := run(t, nil, "help")
+	if code != 0 || errOut != "" {
+		t.Fatalf("mnemo help: exit %d, stderr %q", code, errOut)
+	}
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{"serve", []string{"(/v1)", "(/mcp)", "(/ui/)", "/metrics", "/openapi.json"}},
+		{"check", []string{"verify the database and that the indexes match it"}},
+	} {
+		var line string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "  "+c.name+" ") {
+				line = l
+			}
+		}
+		for _, w := range c.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("mnemo help: %s's line %q lacks %q", c.name, line, w)
+			}
+		}
+	}
+}
+
 // TestIngestStdin: ingest - reads standard input (format detected from the
 // content), with the one summary line when standard error is not a
 // terminal.

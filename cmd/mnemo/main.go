@@ -128,7 +128,7 @@ var commands = map[string]command{
 	"models":   {"fetch and list local models (use-lite embedder weights)", func(m *Main) Command { return &ModelsCommand{m} }},
 	"mcp":      {"serve MCP over stdin/stdout (tools memory_append, memory_search, memory_context, working_memory_*, memory_delete)", func(m *Main) Command { return &MCPCommand{m} }},
 	"version":  {"print mnemo's version, Go version and platform", func(m *Main) Command { return &VersionCommand{m} }},
-	"serve":    {"serve the HTTP API (/v1), /metrics and /openapi.json over the data directory", func(m *Main) Command { return &ServeCommand{m} }},
+	"serve":    {"serve the HTTP API (/v1), MCP (/mcp), the inspector (/ui/), /metrics and /openapi.json over the data directory", func(m *Main) Command { return &ServeCommand{m} }},
 	"bench":    {"measure ingest, LoadContext, search, open time, RSS and disk on a synthetic corpus or a file", func(m *Main) Command { return &BenchCommand{m} }},
 
 	// observational memory (observe.go)

@@ -20,9 +20,10 @@ import (
 // DefaultListen is mnemo serve's default address: loopback only.
 const DefaultListen = "127.0.0.1:7077"
 
-// ServeCommand is `mnemo serve`: serve the HTTP API (/v1), /metrics and
-// /openapi.json over the data directory. Like every command it embeds Main:
-// the process environment and the global flags.
+// ServeCommand is `mnemo serve`: serve the HTTP API (/v1), MCP (/mcp), the
+// inspector (/ui/), /metrics and /openapi.json over the data directory.
+// Like every command it embeds Main: the process environment and the
+// global flags.
 type ServeCommand struct{ *Main }
 
 // Run is `mnemo serve`: it owns the data directory (a flock on
