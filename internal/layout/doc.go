@@ -20,6 +20,8 @@
 //   - every platform's build (linux, darwin, freebsd, windows) declares
 //     each top-level name once and every name its files use that Linux
 //     declares (the files with build constraints; parsed, not compiled).
+//   - the README's test command ("Two commands") lifts go test's
+//     10-minute timeout a package and is the line .ci/run runs.
 //
 // # Imports
 //
