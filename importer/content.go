@@ -85,6 +85,7 @@ type recordContent struct {
 	given     bool
 	parts     bool // given as a list
 	textParts int  // text parts in the list, empty or not
+	refusals  int  // refusal parts in the list, empty or not
 	unstored  []string
 }
 
@@ -121,8 +122,11 @@ func parseContent(raw json.RawMessage, role string) (c recordContent, err error)
 			if text != "" {
 				texts = append(texts, text)
 			}
-		case kind == refusalPartType && text != "":
-			refusals = append(refusals, text)
+		case kind == refusalPartType:
+			c.refusals++
+			if text != "" {
+				refusals = append(refusals, text)
+			}
 		}
 		for _, u := range unstored {
 			if !slices.Contains(c.unstored, u) {
@@ -147,8 +151,12 @@ func (c recordContent) noText() error {
 	switch {
 	case len(c.unstored) > 0:
 		return fmt.Errorf(`"content" holds no text, only %s, which mnemo does not store`, andList(c.unstored))
+	case c.textParts > 0 && c.refusals > 0:
+		return errors.New(`"content" holds no text: its text and refusal parts are empty`)
 	case c.textParts > 0:
 		return errors.New(`"content" holds no text: its text parts are empty`)
+	case c.refusals > 0:
+		return errors.New(`"content" holds no text: its refusal parts are empty`)
 	}
 	return errors.New(`"content" is an empty list: give the message's text as a string or as {"type": "text", "text": "…"}`)
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
@@ -288,13 +289,32 @@ func decodeRecord(b []byte, lead int) (*jsonlRecord, error) {
 	// dec.More is false before a "}" or "]", which would pass: the record
 	// read, with its members unchecked (json.Valid(b) is false).
 	rest := bytes.TrimLeftFunc(b[dec.InputOffset():], unicode.IsSpace)
-	switch {
-	case len(rest) == 0:
+	if len(rest) == 0 {
 		return &rec, nil
-	case rest[0] == '}' || rest[0] == ']':
-		return nil, fmt.Errorf("invalid record at column %d: %q after the record's end (a closing bracket too many?)", lead+len(b)-len(rest)+1, rest[0])
 	}
-	return nil, errors.New("more than one JSON value on the line")
+	if startsValue(rest) {
+		return nil, errors.New("more than one JSON value on the line")
+	}
+	r, _ := utf8.DecodeRune(rest)
+	hint := ""
+	switch r {
+	case '}', ']':
+		hint = " (a closing bracket too many?)"
+	case ',':
+		hint = " (a trailing comma? a JSONL line holds one record and nothing after it)"
+	}
+	return nil, fmt.Errorf("invalid record at column %d: %q after the record's end%s", lead+len(b)-len(rest)+1, r, hint)
+}
+
+// startsValue reports whether b begins with a JSON value's first byte
+// (an object, a list, a string, a number) or a literal (true, false,
+// null): what follows a record on its line is then a second value, and
+// else a character no JSON value begins with, such as a trailing comma.
+func startsValue(b []byte) bool {
+	if bytes.HasPrefix(b, []byte("true")) || bytes.HasPrefix(b, []byte("false")) || bytes.HasPrefix(b, []byte("null")) {
+		return true
+	}
+	return strings.IndexByte(`{["-0123456789`, b[0]) >= 0
 }
 
 // parseToolCalls accepts OpenAI's, Ollama's and mnemo's tool-call shapes:

@@ -54,6 +54,9 @@ func TestParseContent(t *testing.T) {
 		{"ErrEmptyList", "user", `[]`, `"content" is an empty list: give the message's text as a string or as {"type": "text", "text": "…"}`, ""},
 		{"ErrOnlyImages", "user", `[{"type":"image_url","image_url":{"url":"u"}},{"type":"input_audio","input_audio":{}}]`, `"content" holds no text, only content[].image_url and content[].input_audio, which mnemo does not store`, ""},
 		{"ErrEmptyTexts", "user", `[{"type":"text","text":""}]`, `"content" holds no text: its text parts are empty`, ""},
+		// A list of empty refusals was "an empty list" (review17).
+		{"ErrEmptyRefusal", "assistant", `[{"type":"refusal","refusal":""}]`, `"content" holds no text: its refusal parts are empty`, ""},
+		{"ErrEmptyTextAndRefusal", "assistant", `[{"type":"text","text":""},{"type":"refusal","refusal":""}]`, `"content" holds no text: its text and refusal parts are empty`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			line := `{"thread":"t","resource":"r","role":"` + c.role + `","content":` + c.content + `}`
@@ -207,7 +210,8 @@ func checkRoundTrip(t *testing.T, l jsonlLine) {
 }
 
 // TestParseTrailingBracket: a record followed by a "}" or "]" is
-// refused, naming its column. Before, encoding/json's Decoder.More is
+// refused, naming its column, as is one followed by another character
+// no JSON value begins with (a trailing comma). Before, encoding/json's Decoder.More is
 // false there, so the line was stored, and as json.Valid was false its
 // members went unchecked: "Role" and "threAd" were read as role and
 // thread (found by FuzzParseJSONL).
@@ -216,6 +220,15 @@ func TestParseTrailingBracket(t *testing.T) {
 		{`{"thread":"t","resource":"r","role":"user","content":"hi"}}`, `invalid record at column 59: '}' after the record's end (a closing bracket too many?)`},
 		{`{"thread":"t","resource":"r","Role":"user","content":"hi"} ]`, `invalid record at column 60: ']' after the record's end (a closing bracket too many?)`},
 		{`{"thread":"t","resource":"r","role":"user","content":"hi"} {}`, `more than one JSON value on the line`},
+		// What follows is no JSON value: it was "more than one JSON value
+		// on the line" (review17).
+		{`{"thread":"t","resource":"r","role":"user","content":"hi"},`, `invalid record at column 59: ',' after the record's end (a trailing comma? a JSONL line holds one record and nothing after it)`},
+		{`{"thread":"t","resource":"r","role":"user","content":"hi"} // note`, `invalid record at column 60: '/' after the record's end`},
+		{"{\"thread\":\"t\",\"resource\":\"r\",\"role\":\"user\",\"content\":\"hi\"}\x00", `invalid record at column 59: '\x00' after the record's end`},
+		{`{"thread":"t","resource":"r","role":"user","content":"hi"} nul`, `invalid record at column 60: 'n' after the record's end`},
+		{`{"thread":"t","resource":"r","role":"user","content":"hi"} null`, `more than one JSON value on the line`},
+		{`{"thread":"t","resource":"r","role":"user","content":"hi"} "x"`, `more than one JSON value on the line`},
+		{`{"thread":"t","resource":"r","role":"user","content":"hi"} -1`, `more than one JSON value on the line`},
 	} {
 		if _, err := parseJSONL([]byte(c.line), 0); err == nil || err.Error() != c.want {
 			t.Errorf("%s:\n got %v\nwant %s", c.line, err, c.want)
