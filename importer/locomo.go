@@ -94,6 +94,9 @@ func (w *writer) locomo(r io.Reader) error {
 			return err
 		}
 	}
+	if err := arrayEnd(dec, r); err != nil {
+		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
+	}
 	return nil
 }
 

@@ -70,6 +70,9 @@ func (w *writer) longmemeval(r io.Reader) error {
 			return err
 		}
 	}
+	if err := arrayEnd(dec, r); err != nil {
+		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
+	}
 	return nil
 }
 

@@ -109,11 +109,12 @@ func DepthProblem(data []byte, what string) string {
 
 // checkedText refuses a POST body that the tools must not read, with HTTP
 // 400 and a JSON-RPC error, as the API's routes refuse such a body: one
-// nested deeper than MaxDepth (-32700, DepthProblem), and one that is not
+// nested deeper than MaxDepth (-32700, DepthProblem), one that is not
 // valid UTF-8 or whose JSON escapes encode half a UTF-16 surrogate pair
 // (importer.CheckJSONText; -32600 naming the offset): encoding/json would
 // hand the tools U+FFFD in its place, and memory_append would store the
-// altered text. The body is already bounded by the server
+// altered text; and one with data after its message or batch (-32700,
+// "unexpected data after the JSON value at byte N": trailingData). The body is already bounded by the server
 // (server.Config.MaxBodyBytes).
 func checkedText(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -138,9 +139,31 @@ func checkedText(h http.Handler) http.Handler {
 			writeRPCError(w, jsonrpc.CodeInvalidRequest, "Invalid Request: the body is "+err.Error())
 			return
 		}
+		if err := trailingData(data); err != nil {
+			writeRPCError(w, jsonrpc.CodeParseError, "Parse error: "+err.Error())
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(data))
 		h.ServeHTTP(w, r)
 	})
+}
+
+// trailingData is a *jsonkey.TrailingError when data, valid JSON up to
+// the end of its first value, goes on past it with anything but
+// whitespace ({…}}, [{…}]], two messages); else nil, and malformed JSON is
+// left to the SDK. The SDK decodes a body's first value and drops the
+// rest: it ran the tool call of {…}}.
+func trailingData(data []byte) error {
+	if json.Valid(data) {
+		return nil
+	}
+	src := bytes.NewReader(data)
+	dec := json.NewDecoder(src)
+	var v json.RawMessage
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return jsonkey.End(dec, src)
 }
 
 // writeRPCError answers a request HTTP 400 with a JSON-RPC error of code

@@ -401,6 +401,10 @@ func testFailureKeepsHistory(t *testing.T, b backend) {
 		{"NotJSON", text(`Sure! Here are the observations: the user lives in Porto.`), nil, observe.ErrMalformedAnswer},
 		{"WrongShape", text(`{"observations":"the user lives in Porto"}`), nil, observe.ErrMalformedAnswer},
 		{"NoText", text(`{"observations":[{"seqs":[1]}]}`), nil, observe.ErrMalformedAnswer},
+		// A stray "}" or "]" after the object: dec.More passed it, and the
+		// observation was stored.
+		{"TrailingBrace", text(`{"observations":[{"text":"the user lives in Porto","seqs":[1]}]}}`), nil, observe.ErrMalformedAnswer},
+		{"TrailingBracketFenced", text("```json\n" + `{"observations":[{"text":"the user lives in Porto","seqs":[1]}]}]` + "\n```"), nil, observe.ErrMalformedAnswer},
 		{"BrokenBody", scripted, []fakeopenai.Reply{fakeopenai.Malformed(`{"choices": [`), fakeopenai.Malformed(`{"choices": [`)}, observe.ErrModel},
 	}
 	for _, c := range cases {

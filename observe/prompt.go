@@ -1,12 +1,12 @@
 package observe
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/internal/render"
 )
 
@@ -166,7 +166,8 @@ type Answer struct {
 const MaxItemChars = 2000
 
 // parseAnswer decodes the model's raw answer: one JSON object with a list
-// under field (optionally in a ``` fence). Items with empty text or echoing
+// under field (optionally in a ``` fence), and nothing after it but
+// whitespace. Items with empty text or echoing
 // the prompt are dropped; none left is ErrEmptyAnswer.
 func parseAnswer(raw, field string) ([]Item, error) {
 	s := strings.TrimSpace(raw)
@@ -179,12 +180,14 @@ func parseAnswer(raw, field string) ([]Item, error) {
 		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
 	}
 	var obj map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+	src := strings.NewReader(s)
+	dec := json.NewDecoder(src)
 	if err := dec.Decode(&obj); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformedAnswer, err)
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: text after the JSON object", ErrMalformedAnswer)
+	if err := jsonkey.End(dec, src); err != nil {
+		// dec.More passed a "}" or "]" after the object.
+		return nil, fmt.Errorf("%w: %v (of the answer, its fence taken off)", ErrMalformedAnswer, err)
 	}
 	list, ok := obj[field]
 	if !ok {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
@@ -134,20 +135,29 @@ func (f *Filter) Match(d *Doc) bool {
 // *FilterError naming the path and operator, matching ErrInvalidFilter; an
 // object that names one key twice ({"role":"user","role":"tool"}) is invalid,
 // at the path of the repeated key, rather than "last key wins"; so is a NUL
-// byte in a metadata key or a string value.
+// byte in a metadata key or a string value, and anything but whitespace
+// after the filter ("unexpected data after the JSON value at byte N", N
+// counted from 0 in raw).
 func ParseFilter(raw []byte) (*Filter, error) {
+	lead := len(raw) - len(bytes.TrimLeftFunc(raw, unicode.IsSpace))
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	src := bytes.NewReader(raw)
+	dec := json.NewDecoder(src)
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, &FilterError{Err: fmt.Errorf("not JSON: %w", err)}
 	}
-	if dec.More() {
-		return nil, &FilterError{Err: errors.New("trailing data after the filter object")}
+	if err := jsonkey.End(dec, src); err != nil {
+		// dec.More passed a "}" or "]" after the object: the filter was
+		// applied as if it were not there. The offset is the input's.
+		if te := (*jsonkey.TrailingError)(nil); errors.As(err, &te) {
+			te.Offset += int64(lead)
+		}
+		return nil, &FilterError{Err: err}
 	}
 	if path, key, dup := jsonkey.Repeated(raw); dup {
 		return nil, &FilterError{Path: path, Err: fmt.Errorf("key %q is repeated in one object (JSON decoding would keep the last silently)", key)}

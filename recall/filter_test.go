@@ -1,6 +1,7 @@
 package recall_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -351,10 +352,38 @@ func FuzzParseFilter(f *testing.F) {
 			}
 			return
 		}
+		if v := bytes.TrimSpace(b); len(v) > 0 && !json.Valid(v) {
+			// {"role":"user"}} was accepted (testdata/filter/trailing_*.json).
+			t.Fatalf("%q is not JSON, and was accepted", b)
+		}
 		for i := range docs {
 			pf.Match(&docs[i])
 		}
 	})
+}
+
+// TestFilterTrailingData: a filter is one JSON value and nothing after it
+// but whitespace. Before, a stray "}" or "]" after the object passed
+// (encoding/json's Decoder.More is false before one) and the filter was
+// applied as if it were not there: mnemo search --filter '{"role":"user"}}'.
+func TestFilterTrailingData(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"role":"user"}}`, "recall: invalid filter at $: unexpected data after the JSON value at byte 15"},
+		{`{"role":"user"}]`, "recall: invalid filter at $: unexpected data after the JSON value at byte 15"},
+		{" {\"role\":\"user\"} \n ] ", "recall: invalid filter at $: unexpected data after the JSON value at byte 19"},
+		{`{"role":"user"} {"role":"tool"}`, "recall: invalid filter at $: unexpected data after the JSON value at byte 16"},
+		{`{} }`, "recall: invalid filter at $: unexpected data after the JSON value at byte 3"},
+		{`null ]`, "recall: invalid filter at $: unexpected data after the JSON value at byte 5"},
+	} {
+		_, err := recall.ParseFilter([]byte(c.in))
+		var fe *recall.FilterError
+		if !errors.As(err, &fe) || !errors.Is(err, recall.ErrInvalidFilter) || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.in, err, c.want)
+		}
+	}
+	if f, err := recall.ParseFilter([]byte("{\"role\":\"user\"} \r\n\t")); f == nil || err != nil {
+		t.Fatalf("trailing whitespace: %v, %v", f, err)
+	}
 }
 
 // TestFilterRepeatedKey: a key repeated in one object is refused with a

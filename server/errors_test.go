@@ -168,6 +168,11 @@ func TestTokensFile(t *testing.T) {
 		// Where the JSON breaks: encoding/json said only "unexpected EOF".
 		"Truncated": {`{"tokens":[{"token":"abcdefghij"`, "the JSON ends before its value does"},
 		"Malformed": {`{"tokens":[{"token":"abcdefghij",]}`, "malformed JSON at byte 34"},
+		// Data after the object: a stray "}" was not looked at, nor was
+		// anything after it.
+		"TrailingBrace":   {`{"tokens":[{"token":"abcdefghij","resources":["a"]}]}}`, "invalid token file: unexpected data after the JSON value at byte 53"},
+		"TrailingBracket": {`{"tokens":[{"token":"abcdefghij","resources":["a"]}]}]`, "unexpected data after the JSON value at byte 53"},
+		"TrailingObject":  {`{"tokens":[{"token":"abcdefghij","resources":["a"]}]}` + "\n" + `{"tokens":[{"token":"s3cret-ops-1","resources":["*"]}]}`, "unexpected data after the JSON value at byte 54"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -206,11 +206,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// decodeBody decodes a JSON request body into v: one object, no unknown
-// fields (a member is named exactly as its field), no object naming a key
-// twice (DuplicateKey), no id given as "", within the body limit, valid
-// UTF-8 without a lone surrogate escape (importer.CheckJSONText), sent
-// with no Content-Encoding (or identity). Errors name the field at fault.
+// decodeBody decodes a JSON request body into v: one object with nothing
+// after it but whitespace (jsonkey.End: "unexpected data after the JSON
+// value at byte N"), no unknown fields (a member is named exactly as its
+// field), no object naming a key twice (DuplicateKey), no id given as "",
+// within the body limit, valid UTF-8 without a lone surrogate escape
+// (importer.CheckJSONText), sent with no Content-Encoding (or identity).
+// Errors name the field at fault.
 func decodeBody(r *http.Request, v any) error {
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		// Read as JSON, a gzip body was "malformed JSON at byte 0".
@@ -235,11 +237,13 @@ func decodeBody(r *http.Request, v any) error {
 			// for its first required member ("resourceId is required").
 			return errorf(kindInvalid, "", "the body must be a JSON object, not null")
 		}
-		dec := json.NewDecoder(bytes.NewReader(data))
+		src := bytes.NewReader(data)
+		dec := json.NewDecoder(src)
 		dec.DisallowUnknownFields()
 		if err = dec.Decode(v); err == nil {
-			if dec.More() {
-				return errorf(kindInvalid, "", "the body must be one JSON object")
+			if err := jsonkey.End(dec, src); err != nil {
+				// "}" or "]" after the object passed dec.More.
+				return errorf(kindInvalid, "", "%v", err)
 			}
 			return memberError(data, v)
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // AllResources in a token's Resources makes it an operator token: it may
@@ -121,16 +122,24 @@ func tokenDecodeDetail(err error) string {
 // by its name (or, without one, its resources; never its secret):
 // `unknown field "tokens[1].tenant" (a token has name, token, resources
 // and erase); tokens[1] is the token named "bob"`. A member given twice in
-// one object or named in another case than its field is at fault too.
+// one object or named in another case than its field is at fault too, and
+// anything but whitespace after the object ("unexpected data after the
+// JSON value at byte N").
 func ParseTokens(b []byte) (*Tokens, error) {
 	var f TokenFile
 	if path := DuplicateKey(b); path != "" {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, withTokenEntry(b, path, duplicateDetail(path)))
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
+	src := bytes.NewReader(b)
+	dec := json.NewDecoder(src)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, tokenFault(b, err))
+	}
+	if err := jsonkey.End(dec, src); err != nil {
+		// Nothing after the object was read: a stray "}", or a second
+		// token list whose tokens would have been left out.
+		return nil, fmt.Errorf("%w: %v", ErrInvalidTokens, err)
 	}
 	if m, name := caseVariant(b, reflect.TypeOf(&f), ""); m != "" {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, withTokenEntry(b, m, caseVariantDetail(m, name)))

@@ -10,6 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/working"
@@ -96,10 +97,15 @@ func (t *roTool) Definition() openai.Tool {
 // is returned.
 func (t *roTool) Run(ctx context.Context, call Call) (string, error) {
 	var args RecallObservationsArgs
-	dec := json.NewDecoder(strings.NewReader(call.Arguments))
+	src := strings.NewReader(call.Arguments)
+	dec := json.NewDecoder(src)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&args); err != nil {
 		return string(failure(fmt.Sprintf("arguments are not a JSON object {query, topK}: %v", err))), nil
+	}
+	if err := jsonkey.End(dec, src); err != nil {
+		// {"query":"x"}} was searched, the rest not looked at.
+		return string(failure(fmt.Sprintf("arguments are not one JSON object {query, topK}: %v", err))), nil
 	}
 	if strings.TrimSpace(args.Query) == "" {
 		return string(failure("query is empty; give a few keywords")), nil

@@ -88,7 +88,10 @@ func testRecallObservations(t *testing.T, b backend) {
 		reg := tools.NewRegistry(e.j, tools.Owner{})
 		reg.Register(tool)
 		long := `{"query":"` + strings.Repeat("porto ", tools.MaxRecallObservationsQueryBytes/6+1) + `"}` // over the limit: refused, not searched
-		for i, args := range []string{`{"query":""}`, `not json`, `{"query":"x","topK":99}`, `{"q":"porto"}`, long} {
+		// A stray "}" or "]" after the object, or a second object: the
+		// first was searched and the rest not looked at.
+		for i, args := range []string{`{"query":""}`, `not json`, `{"query":"x","topK":99}`, `{"q":"porto"}`, long,
+			`{"query":"porto"}}`, `{"query":"porto"}]`, `{"query":"porto"} {"topK":1}`} {
 			msg, err := reg.Handle(ctx, "run-2", fakeopenai.ToolCall("bad"+string(rune('a'+i)), tools.RecallObservationsName, args))
 			if err != nil {
 				t.Fatal(err)

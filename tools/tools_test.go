@@ -236,7 +236,9 @@ func testHandleTemplate(t *testing.T, b backend) {
 		{"ErrType", `{"memory":5}`, `"memory" must be a string`},
 		{"ErrUnknown", `{"doc":"x"}`, "unknown field"},
 		{"ErrNotJSON", `{"memory":`, "not a valid JSON object"},
-		{"ErrTrailing", `{"memory":"x"} {"memory":"y"}`, "after the JSON object"},
+		{"ErrTrailing", `{"memory":"x"} {"memory":"y"}`, "not one JSON object: unexpected data after the JSON value at byte 15"},
+		{"ErrTrailingBrace", `{"memory":"x"}}`, "not one JSON object: unexpected data after the JSON value at byte 14"},
+		{"ErrTrailingBracket", `{"memory":"x"}]`, "not one JSON object: unexpected data after the JSON value at byte 14"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, r := handle(t, reg, "run", call("bad-"+tc.name, tc.args))
@@ -392,7 +394,8 @@ func testRegistry(t *testing.T, b backend) {
 // panics nor fails; it answers with a JSON result.
 func FuzzHandleArguments(f *testing.F) {
 	for _, s := range []string{`{"city":"Lyon"}`, `{"todo":null}`, `{}`, ``, `null`, `[`, `{"home":{"zip":1}}`,
-		`{"memory":"x"}`, `{"search":"a","replace":"b"}`, "\x00", `{"name":"\ud800"}`} {
+		`{"memory":"x"}`, `{"search":"a","replace":"b"}`, "\x00", `{"name":"\ud800"}`,
+		`{"city":"Lyon"}}`, `{"memory":"x"}]`, `{"city":"Lyon"} {}`} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -429,6 +432,10 @@ func FuzzHandleArguments(f *testing.F) {
 		}
 		if !json.Valid([]byte(msg.Content)) {
 			t.Fatalf("args %q: result %q is not JSON", args, msg.Content)
+		}
+		var res struct{ OK bool }
+		if json.Unmarshal([]byte(msg.Content), &res) == nil && res.OK && strings.TrimSpace(args) != "" && !json.Valid([]byte(args)) { // none: {}
+			t.Fatalf("args %q are not JSON, and were applied: %s", args, msg.Content)
 		}
 	})
 }

@@ -1,17 +1,16 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/working"
 )
 
@@ -140,7 +139,8 @@ func decodeStrict(args string, v any) string {
 	if args == "" {
 		return "the arguments are empty"
 	}
-	d := json.NewDecoder(bytes.NewReader([]byte(args)))
+	src := strings.NewReader(args)
+	d := json.NewDecoder(src)
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
@@ -149,8 +149,8 @@ func decodeStrict(args string, v any) string {
 		}
 		return "the arguments are not a valid JSON object: " + strings.TrimPrefix(err.Error(), "json: ")
 	}
-	if _, err := d.Token(); err != io.EOF {
-		return "the arguments hold data after the JSON object"
+	if err := jsonkey.End(d, src); err != nil {
+		return "the arguments are not one JSON object: " + err.Error()
 	}
 	return ""
 }

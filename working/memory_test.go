@@ -140,6 +140,14 @@ func testWorkedCases(t *testing.T, b backend) {
 				t.Fatalf("patch %s: err=%v, want ErrInvalidPatch", p, err)
 			}
 		}
+		// A stray bracket is named by its byte, as the HTTP API and
+		// recall filters name it.
+		for p, at := range map[string]string{`{"city":"Porto"}}`: "16", `{"city":"Porto"}]`: "16", `{"city":"Porto"} {}`: "17"} {
+			_, err := m.Merge(ctx, key, json.RawMessage(p), working.Origin{})
+			if want := "unexpected data after the JSON value at byte " + at; !errors.Is(err, working.ErrInvalidPatch) || !strings.HasSuffix(err.Error(), want) {
+				t.Fatalf("patch %s: err=%v, want ErrInvalidPatch ending %q", p, err, want)
+			}
+		}
 	})
 }
 

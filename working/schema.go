@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -12,6 +11,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // SchemaFor reflects the JSON Schema of v's type with invopop/jsonschema:
@@ -237,16 +238,18 @@ func (cs *compiledSchema) validate(v any) error {
 }
 
 // decodeJSON decodes one JSON value with numbers kept as json.Number, so
-// integers survive unchanged, and refuses trailing data.
+// integers survive unchanged, and refuses anything but whitespace after
+// it (a *jsonkey.TrailingError).
 func decodeJSON(b []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
+	src := bytes.NewReader(b)
+	d := json.NewDecoder(src)
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
 		return nil, err
 	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, fmt.Errorf("trailing data after the JSON value")
+	if err := jsonkey.End(d, src); err != nil {
+		return nil, err
 	}
 	return v, nil
 }

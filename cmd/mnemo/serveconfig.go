@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
@@ -118,8 +119,10 @@ type serverConfig struct {
 // most likely meant), a member of the wrong type, a member given twice in
 // one object and a member named in another case than its field's
 // ("Limits": names are case-sensitive, as in a request body) are errors
-// naming their path (server.FieldFault, server.UnknownField), and a
-// schemaFile is inlined (relative to the file's directory).
+// naming their path (server.FieldFault, server.UnknownField), as is
+// anything but whitespace after the object ("unexpected data after the
+// JSON value at byte N"), and a schemaFile is inlined (relative to the
+// file's directory).
 func readMemoryConfig(path string) (*memoryConfig, error) {
 	b, err := readConfigFile(path)
 	if err != nil {
@@ -130,7 +133,8 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 		return nil, fmt.Errorf("%s: %q is given twice in one object", path, p)
 	}
 	var c memoryConfig
-	dec := json.NewDecoder(bytes.NewReader(b))
+	src := bytes.NewReader(b)
+	dec := json.NewDecoder(src)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -141,6 +145,10 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 			// path, and a wrong type in Go's words.
 			return nil, fmt.Errorf("%s: %s", path, detail)
 		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := jsonkey.End(dec, src); err != nil {
+		// A stray "}", or a second object whose settings were dropped.
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if p, detail := server.UnknownField(b, reflect.TypeFor[memoryConfig]()); p != "" {

@@ -1,8 +1,18 @@
 // Package jsonkey finds a key that one JSON object names twice, the
 // known key a misspelt one most likely meant (Closest), an object's
-// members in order without decoding their values (Members), and where a
+// members in order without decoding their values (Members), where a
 // JSON text nests deeper than a limit (DeeperThan; MaxDepth is
-// encoding/json's).
+// encoding/json's), and data after a decoded value (End).
+//
+// encoding/json's Decoder.Decode reads one value and stops, and
+// Decoder.More is false before a "}" or "]": a reader that decodes once
+// and asks More accepted {"a":1}} and {"a":1}]. Every reader of a
+// client's JSON that decodes with a Decoder calls End after the value
+// (request bodies, the token file, mnemo.json, recall filters, tool
+// arguments, a model's answer, LoCoMo and LongMemEval files), which
+// refuses anything but JSON whitespace after it with a *TrailingError:
+// "unexpected data after the JSON value at byte N". (The JSONL importer
+// names what follows a record by its column, importer.decodeRecord.)
 //
 // encoding/json keeps the last of two members with the same name, so
 // {"role":"user","role":"tool"} decodes as a tool message; RFC 8259 leaves
