@@ -171,12 +171,19 @@ func parsePart(p json.RawMessage) (kind, text string, unstored []string, err err
 		return "", "", nil, fmt.Errorf(` must be an object, a part such as {"type": "text", "text": "…"}, got %s`, valueKind(p))
 	}
 	var typ json.RawMessage
+	other := "" // a "Type" or "TYPE": said rather than that "type" is missing
 	for k, v := range jsonkey.Members(p) {
-		if k == "type" {
+		switch {
+		case k == "type":
 			typ = v
+		case strings.EqualFold(k, "type"):
+			other = k
 		}
 	}
-	if len(typ) == 0 {
+	switch {
+	case len(typ) == 0 && other != "":
+		return "", "", nil, errors.New(": " + jsonkey.UnknownDetail(other, "type"))
+	case len(typ) == 0:
 		return "", "", nil, errors.New(`: "type" is required`)
 	}
 	var t string

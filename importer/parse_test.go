@@ -42,6 +42,8 @@ func TestParseContent(t *testing.T) {
 		{"ErrPartNotObject", "user", `["a"]`, `content[0] must be an object, a part such as {"type": "text", "text": "…"}, got a string`, ""},
 		{"ErrPartNull", "user", `[null]`, `content[0] must be an object, a part such as {"type": "text", "text": "…"}, got null`, ""},
 		{"ErrNoType", "user", `[{"text":"a"}]`, `content[0]: "type" is required`, ""},
+		// It was `"type" is required` (review17).
+		{"ErrTypeMemberCase", "user", `[{"Type":"text","text":"a"}]`, `content[0]: unknown field "Type" (did you mean "type"? names are case-sensitive)`, ""},
 		{"ErrTypeNumber", "user", `[{"type":1,"text":"a"}]`, `content[0].type must be a string, got a number`, ""},
 		{"ErrTypeMisspelt", "user", `[{"type":"txt","text":"a"}]`, `content[0]: unknown part type "txt" (did you mean "text"?)`, ""},
 		{"ErrTypeCase", "user", `[{"type":"Text","text":"a"}]`, `content[0]: unknown part type "Text" (did you mean "text"? types are case-sensitive)`, ""},
