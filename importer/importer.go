@@ -178,6 +178,10 @@ var ErrNothingImported = errors.New("importer: nothing imported")
 // "haystack_sessions" is LongMemEval.
 func Detect(path string) (string, error) { return detect(path, path) }
 
+// DetectAs is Detect of the file at path with its errors naming the file
+// name: a copy of a pipe or of standard input, named as what it copies.
+func DetectAs(path, name string) (string, error) { return detect(path, name) }
+
 // detect is Detect with the name its errors give the file.
 func detect(path, name string) (string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {

@@ -73,8 +73,22 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	}
 	spooled, cleanup, err := checkInputs(ctx, fs.Args(), maxSpool)
 	defer cleanup()
+	stdinCopy := ""
+	if err == nil && fs.Arg(0) == "-" {
+		// Nothing is stored before it: copied now, standard input that
+		// passes --max-spool, or of no format mnemo reads, fails as a
+		// FIFO does, before the data directory is created.
+		var rm func()
+		stdinCopy, rm, err = c.spoolStdin(ctx, maxSpool)
+		if rm != nil {
+			defer rm()
+		}
+		if err != nil && ctx.Err() != nil {
+			return interrupted("stdin", err, nil)
+		}
+	}
 	if err == nil && *format == "auto" {
-		err = checkFormats(fs.Args(), spooled)
+		err = checkFormats(fs.Args(), spooled, stdinCopy)
 	}
 	if err != nil {
 		return err
@@ -91,7 +105,9 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	reported := false // a file's import began: --json prints the report
 	for _, path := range fs.Args() {
 		label := path
-		if path == "-" {
+		if path == "-" && stdinCopy != "" {
+			label, path = "stdin", stdinCopy
+		} else if path == "-" {
 			label = "stdin"
 			spooled, cleanup, err := c.spoolStdin(ctx, maxSpool)
 			if err != nil && ctx.Err() != nil {
@@ -261,18 +277,30 @@ func checkInputs(ctx context.Context, paths []string, maxBytes int64) (spooled m
 	return spooled, cleanup, nil
 }
 
-// checkFormats detects the format of each regular FILE (those checkInputs
-// did not spool; "-" aside), so that with --format auto a FILE of no
-// format mnemo reads fails ingest before anything is stored or a data
-// directory created, as an unreadable one does: "FILE: unknown format:
-// FILE is neither JSONL nor a JSON array (nothing was stored)".
-func checkFormats(paths []string, spooled map[string]string) error {
+// checkFormats detects the format of each FILE (of the copy checkInputs
+// made of a FIFO, named as the FIFO; of stdinCopy, the copy of standard
+// input given first, "" when it is not), so that with --format auto a
+// FILE of no format mnemo reads fails ingest before anything is stored or
+// a data directory created, as an unreadable one does: "FILE: unknown
+// format: FILE is neither JSONL nor a JSON array (nothing was stored)".
+// Standard input after a FILE is copied and detected in its turn.
+// Before, a FIFO (`<(cmd)`) or standard input of no format created the
+// data directory and then failed.
+func checkFormats(paths []string, spooled map[string]string, stdinCopy string) error {
 	for _, path := range paths {
-		if _, ok := spooled[path]; ok || path == "-" {
+		name, read := path, path
+		switch cp, ok := spooled[path]; {
+		case path == "-" && stdinCopy == "":
 			continue
+		case path == "-":
+			name, read = "stdin", stdinCopy
+		case ok && spoolFormat("auto", path) != "auto":
+			continue // named .jsonl: read as JSONL
+		case ok:
+			read = cp
 		}
-		if _, err := importer.Detect(path); err != nil {
-			return fmt.Errorf("%s: %s (nothing was stored)", path, strings.TrimPrefix(err.Error(), "importer: "))
+		if _, err := importer.DetectAs(read, name); err != nil {
+			return fmt.Errorf("%s: %s (nothing was stored)", name, strings.TrimPrefix(err.Error(), "importer: "))
 		}
 	}
 	return nil

@@ -141,3 +141,61 @@ func TestParseByteSize(t *testing.T) {
 		}
 	}
 }
+
+// TestIngestPipeOfNoFormat: standard input given first, or a FIFO, of no
+// format mnemo reads (with --format auto) fails ingest as a regular FILE
+// of no format does (TestIngestUnreadableFile): exit 1, named once on
+// standard error, nothing on standard output, no data directory created
+// and a good FILE before the FIFO not stored. Before, each created the
+// data directory (LOCK, mnemo.db, index/) and then failed, and a good FILE
+// before the FIFO was stored (review17).
+func TestIngestPipeOfNoFormat(t *testing.T) {
+	base := t.TempDir()
+	good := filepath.Join(base, "m.jsonl")
+	if err := os.WriteFile(good, []byte(`{"thread":"t","resource":"r","role":"user","content":"hello"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		args  []string // after ingest; FIFO is replaced by a FIFO fed "garbage"
+		stdin string
+		want  string
+	}{
+		{"Stdin", []string{"-"}, "garbage\n", "stdin: unknown format: stdin is neither JSONL nor a JSON array (nothing was stored)"},
+		{"StdinEmpty", []string{"--json", "-"}, "", "stdin: unknown format: stdin is empty (nothing was stored)"},
+		{"FIFO", []string{"FIFO"}, "", ": unknown format: "},
+		{"FileThenFIFO", []string{"--json", good, "FIFO"}, "", ": unknown format: "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			args := append([]string{"--dir", dir, "--embedder", "hash-384", "ingest"}, c.args...)
+			produced := make(chan struct{})
+			close(produced)
+			if i := len(args) - 1; args[i] == "FIFO" {
+				args[i] = filepath.Join(t.TempDir(), "notes")
+				if err := syscall.Mkfifo(args[i], 0o600); err != nil {
+					t.Skipf("mkfifo: %v", err)
+				}
+				produced = make(chan struct{})
+				go func(path string) {
+					defer close(produced)
+					if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+						f.WriteString("garbage\n")
+						f.Close()
+					}
+				}(args[i])
+				c.want = args[i] + c.want + args[i] + " is neither JSONL nor a JSON array (nothing was stored)"
+			}
+			var out, errOut bytes.Buffer
+			m := &Main{Stdin: strings.NewReader(c.stdin), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}
+			code := m.Run(context.Background(), args)
+			<-produced
+			if code != 1 || out.Len() != 0 || errOut.String() != "mnemo ingest: "+c.want+"\n" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 1, nothing, %q", code, out.String(), errOut.String(), c.want)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Fatalf("data directory: %v, want none created", err)
+			}
+		})
+	}
+}
