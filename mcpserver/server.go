@@ -157,13 +157,7 @@ func trailingData(data []byte) error {
 	if json.Valid(data) {
 		return nil
 	}
-	src := bytes.NewReader(data)
-	dec := json.NewDecoder(src)
-	var v json.RawMessage
-	if dec.Decode(&v) != nil {
-		return nil
-	}
-	return jsonkey.End(dec, src)
+	return jsonkey.Trailing(data)
 }
 
 // writeRPCError answers a request HTTP 400 with a JSON-RPC error of code

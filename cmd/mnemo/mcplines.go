@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/importer"
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/mcpserver"
 )
 
@@ -86,7 +87,8 @@ func (l *mcpLines) answer(b []byte) { _, _ = l.out.Write(b) }
 // or nil for a line it can: -32700 (parse error, id null) for a line
 // nested deeper than the SDK reads (mcpserver.MaxDepth, 1,000 levels;
 // mcpserver.DepthProblem, as /mcp of mnemo serve answers such a body) and
-// for a line that is not one JSON value; -32600 (invalid request, with the
+// for a line that is not one JSON value (naming the byte where data after
+// its value begins: "unexpected data after the JSON value at byte N"); -32600 (invalid request, with the
 // line's id when it is a string or a number, else null) for text that is
 // not valid UTF-8 or escapes half a surrogate pair (importer.CheckJSONText:
 // encoding/json would hand the tools U+FFFD, and memory_append store it;
@@ -97,7 +99,11 @@ func badLine(line []byte) []byte {
 		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: "+p)
 	}
 	if !json.Valid(line) {
-		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: the line is not one JSON value")
+		msg := "Parse error: the line is not one JSON value"
+		if err := jsonkey.Trailing(line); err != nil {
+			msg += ": " + err.Error() // where a "}" too many, or a second message, begins
+		}
+		return rpcError(nil, jsonrpc.CodeParseError, msg)
 	}
 	id := lineID(line)
 	if err := importer.CheckJSONText(line); err != nil {

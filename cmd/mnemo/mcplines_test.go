@@ -121,3 +121,29 @@ func TestMCPLineTooDeep(t *testing.T) {
 		t.Fatalf("not JSON: %s", got)
 	}
 }
+
+// TestMCPLineTrailingData: a line with data after its message or batch (a
+// "}" too many, a second message) is a -32700 naming the byte, as /mcp of
+// mnemo serve answers such a body. It was refused already, as "the line
+// is not one JSON value", without saying where.
+func TestMCPLineTrailingData(t *testing.T) {
+	const msg = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	for _, c := range []struct{ line, want string }{
+		{msg + "}\n", "Parse error: the line is not one JSON value: unexpected data after the JSON value at byte 46"},
+		{"[" + msg + "]]\n", "Parse error: the line is not one JSON value: unexpected data after the JSON value at byte 48"},
+		{msg + " " + msg + "\n", "Parse error: the line is not one JSON value: unexpected data after the JSON value at byte 47"},
+		{msg + " \t\r\n", ""},
+	} {
+		got := string(badLine([]byte(c.line)))
+		if c.want == "" {
+			if got != "" {
+				t.Errorf("%q: %s; want it passed to the SDK", c.line, got)
+			}
+			continue
+		}
+		want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"` + c.want + `"}}` + "\n"
+		if got != want {
+			t.Errorf("%q:\n%s\nwant\n%s", c.line, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package jsonkey
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,4 +48,18 @@ func End(dec *json.Decoder, src io.Reader) error {
 			return err
 		}
 	}
+}
+
+// Trailing is End for a JSON text held whole: a *TrailingError when data
+// begins with a JSON value followed by anything but whitespace, else nil,
+// also when data does not begin with a whole value (a syntax error, its
+// decoder's to report).
+func Trailing(data []byte) error {
+	src := bytes.NewReader(data)
+	dec := json.NewDecoder(src)
+	var v json.RawMessage
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return End(dec, src)
 }

@@ -72,3 +72,28 @@ func TestEnd(t *testing.T) {
 		}
 	})
 }
+
+// TestTrailing: End over a whole text; a text that is no value, or is
+// malformed inside its first value, is not Trailing's to report.
+func TestTrailing(t *testing.T) {
+	for in, want := range map[string]int64{
+		`{"a":"x"}`:          -1,
+		"[1] \n":             -1,
+		`{"a":"x"}}`:         9,
+		`[{"a":1}]]`:         9,
+		`{"a":1} {}`:         8,
+		`{"a":x}}`:           -1,
+		`x`:                  -1,
+		``:                   -1,
+		`{"a":"x"}` + "\x00": 9,
+	} {
+		err := jsonkey.Trailing([]byte(in))
+		var te *jsonkey.TrailingError
+		switch {
+		case want < 0 && err != nil:
+			t.Errorf("Trailing(%q) = %v, want nil", in, err)
+		case want >= 0 && (!errors.As(err, &te) || te.Offset != want):
+			t.Errorf("Trailing(%q) = %v, want at byte %d", in, err, want)
+		}
+	}
+}
