@@ -214,9 +214,10 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 		return l, errors.New(`"role" is required`)
 	}
 	kept := rec.keepAnswer(&content)
+	functionCall := len(rec.FunctionCall) > 0 && string(rec.FunctionCall) != "null"
 	if !content.given && len(rec.ToolCalls) == 0 {
-		if len(rec.FunctionCall) > 0 && string(rec.FunctionCall) != "null" {
-			return l, errors.New(`"content" is required: the line has only a "function_call" (OpenAI's deprecated function calling), which mnemo does not store; give the call as "tool_calls"`)
+		if functionCall {
+			return l, errors.New(`"content" is required: ` + onlyFunctionCall)
 		}
 		return l, errors.New(`"content" is required`)
 	}
@@ -228,6 +229,11 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 		if m.ToolCalls, err = parseToolCalls(rec.ToolCalls); err != nil {
 			return l, fmt.Errorf("tool_calls: %w", err)
 		}
+	}
+	if m.Content == "" && len(m.ToolCalls) == 0 && functionCall {
+		// "content": "" or [] beside it: the engine's refusal of an empty
+		// message, or noText, would not say where the call went.
+		return l, errors.New(`"content" is empty: ` + onlyFunctionCall)
 	}
 	if content.parts && m.Content == "" && len(m.ToolCalls) == 0 {
 		return l, content.noText()
@@ -243,6 +249,10 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 	}
 	return jsonlLine{thread: rec.Thread, resource: rec.Resource, msg: m, unstored: unstored}, nil
 }
+
+// onlyFunctionCall ends the reason a line is skipped whose message is a
+// "function_call" alone.
+const onlyFunctionCall = `the line has only a "function_call" (OpenAI's deprecated function calling), which mnemo does not store; give the call as "tool_calls"`
 
 // keepAnswer makes an OpenAI answer's refusal, or else its audio's
 // transcript, the record's content c when c's text is empty or null (a

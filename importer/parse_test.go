@@ -42,6 +42,12 @@ func TestParseContent(t *testing.T) {
 		{"ErrPartNotObject", "user", `["a"]`, `content[0] must be an object, a part such as {"type": "text", "text": "…"}, got a string`, ""},
 		{"ErrPartNull", "user", `[null]`, `content[0] must be an object, a part such as {"type": "text", "text": "…"}, got null`, ""},
 		{"ErrNoType", "user", `[{"text":"a"}]`, `content[0]: "type" is required`, ""},
+		// Beside a "function_call", an empty content says where the call
+		// went; it was the engine's "an assistant message needs content or
+		// tool calls", or "an empty list" (review17).
+		{"ErrEmptyListFunctionCall", "assistant", `[],"function_call":{"name":"f","arguments":"{}"}`, `"content" is empty: the line has only a "function_call" (OpenAI's deprecated function calling), which mnemo does not store; give the call as "tool_calls"`, ""},
+		{"ErrEmptyFunctionCall", "assistant", `"","function_call":{"name":"f","arguments":"{}"}`, `"content" is empty: the line has only a "function_call" (OpenAI's deprecated function calling), which mnemo does not store; give the call as "tool_calls"`, ""},
+		{"OKFunctionCallBesideText", "assistant", `"a","function_call":{"name":"f","arguments":"{}"}`, "a", "function_call"},
 		// It was `"type" is required` (review17).
 		{"ErrTypeMemberCase", "user", `[{"Type":"text","text":"a"}]`, `content[0]: unknown field "Type" (did you mean "type"? names are case-sensitive)`, ""},
 		{"ErrTypeNumber", "user", `[{"type":1,"text":"a"}]`, `content[0].type must be a string, got a number`, ""},
