@@ -68,11 +68,33 @@ func recordMembers(b []byte) (unstored []string, err error) {
 		if err := memberFault(k, "a record", jsonlMembers, unstoredMembers); err != nil {
 			return nil, err
 		}
+		if k == "audio" {
+			if err := audioMembers(v); err != nil {
+				return nil, err
+			}
+		}
 		if slices.Contains(unstoredMembers, k) && !emptyJSON(v) {
 			unstored = append(unstored, k)
 		}
 	}
 	return unstored, nil
+}
+
+// audioMembers is the reason an "audio" object v is malformed, or nil:
+// a member naming "transcript", the one mnemo reads (keepAnswer), in
+// another case, which encoding/json would match. Its other members
+// (OpenAI's id, data and expires_at) are not read, and not checked.
+// Before, {"audio": {"Transcript": "…"}} was stored as the content.
+func audioMembers(v []byte) error {
+	if len(v) == 0 || v[0] != '{' {
+		return nil // not an object: decodeRecord says so
+	}
+	for k := range jsonkey.Members(v) {
+		if k != "transcript" && strings.EqualFold(k, "transcript") {
+			return errors.New(jsonkey.UnknownDetail("audio."+k, "transcript"))
+		}
+	}
+	return nil
 }
 
 // checkMembers is the reason the JSON object obj (valid JSON), a part of

@@ -48,6 +48,10 @@ func TestParseContent(t *testing.T) {
 		{"ErrEmptyListFunctionCall", "assistant", `[],"function_call":{"name":"f","arguments":"{}"}`, `"content" is empty: the line has only a "function_call" (OpenAI's deprecated function calling), which mnemo does not store; give the call as "tool_calls"`, ""},
 		{"ErrEmptyFunctionCall", "assistant", `"","function_call":{"name":"f","arguments":"{}"}`, `"content" is empty: the line has only a "function_call" (OpenAI's deprecated function calling), which mnemo does not store; give the call as "tool_calls"`, ""},
 		{"OKFunctionCallBesideText", "assistant", `"a","function_call":{"name":"f","arguments":"{}"}`, "a", "function_call"},
+		// encoding/json matched "Transcript" to the field transcript: the
+		// audio's transcript was stored as the content (review17).
+		{"ErrAudioTranscriptCase", "assistant", `null,"audio":{"id":"a","Transcript":"spoken"}`, `unknown field "audio.Transcript" (did you mean "transcript"? names are case-sensitive)`, ""},
+		{"OKAudioTranscript", "assistant", `null,"audio":{"id":"a","data":"AAA","expires_at":1,"transcript":"spoken"}`, "spoken", "audio"},
 		// It was `"type" is required` (review17).
 		{"ErrTypeMemberCase", "user", `[{"Type":"text","text":"a"}]`, `content[0]: unknown field "Type" (did you mean "type"? names are case-sensitive)`, ""},
 		{"ErrTypeNumber", "user", `[{"type":1,"text":"a"}]`, `content[0].type must be a string, got a number`, ""},
