@@ -27,7 +27,7 @@ func TestAnswerBoundExact(t *testing.T) {
 
 func answerBoundExact(t *testing.T, b enginetest.Backend) {
 	ctx := context.Background()
-	e := b.MustOpen(t, engine.Config{Limits: engine.Limits{MaxAnswerBytes: 100}})
+	e := b.MustOpen(t, engine.Config{Limits: engine.Limits{MaxAnswerBytes: 100, MaxContentBytes: 100}})
 	appendTexts(t, e, "at", "s1", strings.Repeat("a", 60), strings.Repeat("b", 40))
 	appendTexts(t, e, "over", "s2", strings.Repeat("a", 61), strings.Repeat("b", 40))
 	appendTexts(t, e, "at", "s3", "k")
@@ -100,7 +100,7 @@ func TestAnswerBoundPairing(t *testing.T) {
 
 func answerBoundPairing(t *testing.T, b enginetest.Backend) {
 	ctx := context.Background()
-	e := b.MustOpen(t, engine.Config{Limits: engine.Limits{MaxAnswerBytes: 100_000}})
+	e := b.MustOpen(t, engine.Config{Limits: engine.Limits{MaxAnswerBytes: 100_000, MaxContentBytes: 100_000}})
 	var ms []engine.Message
 	for i := range 5 {
 		id := fmt.Sprintf("call_%d", i)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -230,8 +231,10 @@ type Limits struct {
 	// the bytes row by row and stop once the bound is passed, and the call
 	// fails with an *AnswerTooLargeError (ErrAnswerTooLarge) naming the
 	// request fields to lower; nothing is recorded. Replay reads a run's
-	// turns within it too (a *ReplayTooLargeError over it). Default
-	// DefaultMaxAnswerBytes.
+	// turns within it (a *ReplayTooLargeError over it). Default
+	// DefaultMaxAnswerBytes; Open refuses one below MaxContentBytes (with
+	// its default), under which a thread whose newest message is larger
+	// loads no context (ErrAnswerBoundTooSmall).
 	MaxAnswerBytes int
 }
 
@@ -251,6 +254,22 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxQueryBytes, DefaultMaxQueryBytes)
 	def(&l.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	return l
+}
+
+// checkLimits refuses Limits that cannot hold, l with its defaults: a
+// MaxAnswerBytes below MaxContentBytes (ErrAnswerBoundTooSmall), under
+// which a thread whose newest message is larger than the bound loads no
+// context at all (its recent window of one message passes it). The rule
+// is the content bound, not the largest message Append may store
+// (content, metadata and up to MaxToolCalls arguments of MaxContentBytes
+// each, 32 MiB by default), which the default bound itself is below.
+func checkLimits(l Limits) error {
+	if l.MaxAnswerBytes < l.MaxContentBytes {
+		return &ValidationError{Index: -1, Field: "Limits.MaxAnswerBytes", Err: ErrAnswerBoundTooSmall, Rule: fmt.Sprintf(
+			"must be at least Limits.MaxContentBytes (%d), the content one message may hold, or a thread whose newest message is larger loads no context; got %d",
+			l.MaxContentBytes, l.MaxAnswerBytes)}
+	}
+	return nil
 }
 
 // location is the time zone of resourceID's dates: Config.ResourceTimeZone's

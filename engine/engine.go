@@ -77,7 +77,9 @@ type Engine struct {
 // on disk.
 //
 // Open refuses a database written by a newer mnemo (the error wraps
-// store.ErrSchemaTooNew and names the file) and never modifies it.
+// store.ErrSchemaTooNew and names the file) and never modifies it, and a
+// Config.Limits.MaxAnswerBytes below Limits.MaxContentBytes (a
+// *ValidationError matching ErrAnswerBoundTooSmall).
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Rerank != nil && cfg.Rerank.Reranker == nil {
 		return nil, invalid(-1, "Rerank.Reranker", "a re-rank stage needs a Reranker (or leave Rerank nil)")
@@ -86,6 +88,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, invalid(-1, "RecallTuning", "%s", strings.TrimPrefix(err.Error(), "recall: "))
 	}
 	if err := checkObserveConfig(cfg.Observe); err != nil {
+		return nil, err
+	}
+	if err := checkLimits(cfg.Limits.withDefaults()); err != nil {
 		return nil, err
 	}
 	if cfg.Postgres != "" {

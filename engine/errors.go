@@ -146,6 +146,14 @@ func (e *ReplayTooLargeError) Error() string {
 // Is reports ErrAnswerTooLarge.
 func (e *ReplayTooLargeError) Is(target error) bool { return target == ErrAnswerTooLarge }
 
+// ErrAnswerBoundTooSmall is matched (through a *ValidationError on the
+// field "Limits.MaxAnswerBytes", which also matches ErrInvalidInput) by
+// the error Open returns when Config.Limits.MaxAnswerBytes is below
+// Limits.MaxContentBytes (after defaults): a thread whose newest message
+// is larger than the bound could load no context at all, whatever its
+// request. Nothing is opened.
+var ErrAnswerBoundTooSmall = errors.New("engine: answer bound below the content bound")
+
 // ErrCreatedAtFuture is matched (through a *ValidationError on the field
 // "createdAt" of a message) by an Append whose message is dated more than
 // MaxCreatedAtAhead past the engine's clock. Nothing was stored.

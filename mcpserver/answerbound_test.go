@@ -15,7 +15,7 @@ import (
 // they fix), or recentN when memory_context's recent window alone passes
 // it, and answer within the bound.
 func TestAnswerBound(t *testing.T) {
-	e := enginetest.MustOpen(t, engine.Config{Limits: engine.Limits{MaxAnswerBytes: 100_000}})
+	e := enginetest.MustOpen(t, engine.Config{Limits: engine.Limits{MaxAnswerBytes: 100_000, MaxContentBytes: 100_000}})
 	alice, _, _ := principals(t)
 	cs := connect(t, e, alice)
 	var msgs []map[string]any

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -41,5 +44,43 @@ func TestConfigLimitsRefused(t *testing.T) {
 	cfg := engine.Config{}
 	if err := ok.apply(&cfg, getenv, false); err != nil || cfg.Limits.MaxQueryBytes != 4096 {
 		t.Errorf("valid limits: %v (maxQueryBytes %d)", err, cfg.Limits.MaxQueryBytes)
+	}
+}
+
+// TestConfigAnswerBelowContent: a limits.maxAnswerBytes below
+// limits.maxContentBytes (each as given, or its default) is refused when
+// the configuration is applied, naming both fields and their values, as
+// engine.Open refuses it: under it a thread whose newest message is
+// larger than the bound loaded no context at all ("maxAnswerBytes": 1000
+// was taken, and every mnemo context of such a thread exited 1). mnemo
+// context with such a mnemo.json says so and reads nothing.
+func TestConfigAnswerBelowContent(t *testing.T) {
+	getenv := func(string) string { return "" }
+	const rest = ", the content one message may hold: a thread whose newest message is larger would load no context; raise limits.maxAnswerBytes or lower limits.maxContentBytes"
+	for want, l := range map[string]*limitsConfig{
+		"limits.maxAnswerBytes (1000) must be at least limits.maxContentBytes (262144, the default)" + rest:       {MaxAnswerBytes: 1000},
+		"limits.maxAnswerBytes (1000) must be at least limits.maxContentBytes (1001)" + rest:                      {MaxAnswerBytes: 1000, MaxContentBytes: 1001},
+		"limits.maxAnswerBytes (16777216, the default) must be at least limits.maxContentBytes (33554432)" + rest: {MaxContentBytes: 32 << 20},
+	} {
+		if err := (&memoryConfig{Limits: l}).apply(&engine.Config{}, getenv, false); err == nil || err.Error() != want {
+			t.Errorf("%+v: %v\nwant %q", *l, err, want)
+		}
+	}
+	for _, l := range []*limitsConfig{nil, {}, {MaxAnswerBytes: 1000, MaxContentBytes: 1000}, {MaxAnswerBytes: 1 << 20}} {
+		if err := (&memoryConfig{Limits: l}).apply(&engine.Config{}, getenv, false); err != nil {
+			t.Errorf("%+v: %v, want none", l, err)
+		}
+	}
+
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, StoredConfigFile), []byte(`{"limits": {"maxAnswerBytes": 1000}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1")
+	if code == 0 || out != "" || !strings.Contains(stderr, "limits.maxAnswerBytes (1000) must be at least limits.maxContentBytes (262144, the default)") {
+		t.Fatalf("mnemo context: exit %d, stdout %q, stderr %q; want a failure naming both limits", code, out, stderr)
 	}
 }

@@ -449,7 +449,34 @@ func (c *memoryConfig) checkLimits() error {
 			return fmt.Errorf("%s must be >= 0 (0: the default), got %d", f.name, f.v)
 		}
 	}
+	if err := c.Limits.checkAnswer(); err != nil {
+		return err
+	}
 	return c.Lifecycle.checkQuota()
+}
+
+// checkAnswer refuses a limits.maxAnswerBytes below limits.maxContentBytes
+// (either as given, or its default), naming both and their values, as
+// engine.Open refuses it (engine.ErrAnswerBoundTooSmall): a thread whose
+// newest message is larger than the bound would load no context at all.
+// A nil l (no limits section) holds the defaults.
+func (l *limitsConfig) checkAnswer() error {
+	if l == nil {
+		return nil
+	}
+	answer, content := l.MaxAnswerBytes, l.MaxContentBytes
+	answerWhat, contentWhat := "", ""
+	if answer == 0 {
+		answer, answerWhat = engine.DefaultMaxAnswerBytes, ", the default"
+	}
+	if content == 0 {
+		content, contentWhat = engine.DefaultMaxContentBytes, ", the default"
+	}
+	if answer < content {
+		return fmt.Errorf("limits.maxAnswerBytes (%d%s) must be at least limits.maxContentBytes (%d%s), the content one message may hold: a thread whose newest message is larger would load no context; raise limits.maxAnswerBytes or lower limits.maxContentBytes",
+			answer, answerWhat, content, contentWhat)
+	}
+	return nil
 }
 
 // check refuses what the observer would refuse at its first use: a
