@@ -230,8 +230,10 @@ type Limits struct {
 	// the turns, before any TokenBudget cut. The reads count
 	// the bytes row by row and stop once the bound is passed, and the call
 	// fails with an *AnswerTooLargeError (ErrAnswerTooLarge) naming the
-	// request fields to lower; nothing is recorded. Replay reads a run's
-	// turns within it (a *ReplayTooLargeError over it). Default
+	// request fields to lower; nothing is recorded. The pending turn the
+	// window always holds and the previews of the unobserved turns it
+	// leaves out are read within it too. Replay reads a run's turns
+	// within it (a *ReplayTooLargeError over it). Default
 	// DefaultMaxAnswerBytes; Open refuses one below MaxContentBytes (with
 	// its default), under which a thread whose newest message is larger
 	// loads no context (ErrAnswerBoundTooSmall).

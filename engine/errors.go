@@ -113,11 +113,22 @@ type AnswerTooLargeError struct {
 	Limit int
 	// Fields are the request fields whose lowering shrinks the answer, by
 	// their JSON paths: "recall.topK", "recall.messageRange", and for
-	// LoadContext "recentN".
+	// LoadContext "recentN". Empty when no field of the request does (see
+	// Pending).
 	Fields []string
+	// Pending, when positive, is how many messages the thread's pending
+	// turn holds (the user turns no assistant answer follows yet, with the
+	// tool calls made for them) when it alone passed the bound: the
+	// window holds it whatever RecentN, so no field shrinks it; an answer
+	// appended to the thread, or a larger Limits.MaxAnswerBytes, does.
+	Pending int
 }
 
 func (e *AnswerTooLargeError) Error() string {
+	if e.Pending > 0 {
+		return fmt.Sprintf("engine: answer too large: the pending turn (%d messages no answer follows yet, which the recent window always holds) passes %d bytes (Limits.MaxAnswerBytes); no request field shrinks it: append the answer, or raise Limits.MaxAnswerBytes",
+			e.Pending, e.Limit)
+	}
 	return fmt.Sprintf("engine: answer too large: its messages pass %d bytes (Limits.MaxAnswerBytes); lower %s",
 		e.Limit, strings.Join(e.Fields, ", "))
 }

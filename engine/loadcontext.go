@@ -85,8 +85,9 @@ type LoadRequest struct {
 // another resource; journal.ErrRunOwned when the run
 // id belongs to another thread or resource (also with ReplaceRun); an
 // *AnswerTooLargeError (ErrAnswerTooLarge), with nothing recorded, when
-// the recent window and the recalled turns pass Limits.MaxAnswerBytes
-// (counted before any TokenBudget cut, as they are read);
+// the recent window (with its pending turn) and the recalled turns pass
+// Limits.MaxAnswerBytes (counted before any TokenBudget cut, as they are
+// read; its Pending says when the pending turn alone did);
 // journal.ErrRunExists when the run id was used before and ReplaceRun is
 // false. Recall that fails degrades
 // (memctx.retrieval says so) rather than failing the call.
@@ -251,8 +252,8 @@ func (l *load) window(ctx context.Context) error {
 	}
 	if windowN > 0 {
 		// The pending turn (the question no answer follows yet) is always
-		// in the window, verbatim.
-		if l.recent, err = e.withPendingTurn(ctx, req.ThreadID, l.recent, windowN); err != nil {
+		// in the window, verbatim, and counted with it.
+		if l.recent, l.windowBytes, err = e.withPendingTurn(ctx, req.ThreadID, l.recent, windowN, l.windowBytes); err != nil {
 			return err
 		}
 	}

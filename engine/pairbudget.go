@@ -16,6 +16,15 @@ type pairBudget struct {
 	fields []string // the request fields that shrink what the current stage reads
 }
 
+// left is how many bytes are left to read (<= 0: none), or -1 when there
+// is no limit.
+func (b *pairBudget) left() int {
+	if b.limit <= 0 {
+		return -1
+	}
+	return max(b.limit-b.used, 0)
+}
+
 // readBound is the bound to give a msgstore reader (which reads one
 // <= 0 as none) for the next read: what is left, at least 1 (spend then
 // refuses a row that passes what is left), or 0 when there is no limit.

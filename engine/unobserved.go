@@ -107,7 +107,11 @@ func (e *Engine) windowSize(ctx context.Context, threadID string, recentN int) (
 // left out (l.cut): the newest unobservedListed of them as dropped with
 // reason "unobserved", the rest counted in l.unlisted. A left-out turn that
 // reached the prompt anyway (recalled, or pulled in to complete a tool-call
-// group at the window's edge) is not left out.
+// group at the window's edge) is not left out. They are read (for their
+// previews) within what the answer's other reads left of
+// Limits.MaxAnswerBytes, and spent from it: past it, the newest that fit
+// are listed and the rest counted (the previews are provenance, not the
+// prompt, so they never fail the call).
 func (l *load) leftOut(ctx context.Context) error {
 	if l.cut == nil || len(l.recent) == 0 {
 		return nil
@@ -121,9 +125,9 @@ func (l *load) leftOut(ctx context.Context) error {
 		return fmt.Errorf("engine: unobserved messages: %w", err)
 	}
 	present := l.presentIn(from, below-1)
-	page, err := messagesFromRows(l.e.ms.MessagesPage(ctx, l.req.ThreadID, from, below-1, unobservedListed+len(present), true))
+	page, err := l.unobservedPage(ctx, from, below-1, unobservedListed+len(present))
 	if err != nil {
-		return fmt.Errorf("engine: unobserved messages: %w", err)
+		return err
 	}
 	listed := 0
 	for _, m := range page {
@@ -136,6 +140,27 @@ func (l *load) leftOut(ctx context.Context) error {
 	l.unlisted = max(total-len(present)-listed, 0)
 	l.e.warnUnobservedCut(ctx, l.req.ThreadID, l.cut.total, total-len(present))
 	return nil
+}
+
+// unobservedPage reads the newest limit of the thread's turns with
+// fromSeq <= seq <= toSeq, as many as fit in what l.answer has left
+// (none when nothing is), and spends their bytes.
+func (l *load) unobservedPage(ctx context.Context, fromSeq, toSeq int64, limit int) ([]Message, error) {
+	left := l.answer.left()
+	if left == 0 {
+		return nil, nil
+	}
+	rows, _, err := l.e.ms.MessagesPageUpTo(ctx, l.req.ThreadID, fromSeq, toSeq, limit, true, max(left, 0))
+	size := 0
+	for _, r := range rows {
+		size += r.Size()
+	}
+	page, err := messagesFromRows(rows, err)
+	if err != nil {
+		return nil, fmt.Errorf("engine: unobserved messages: %w", err)
+	}
+	l.answer.used += size // within what was left: MessagesPageUpTo keeps no row past it
+	return page, nil
 }
 
 // presentIn is the set of ids of the thread's turns with fromSeq <= seq <=

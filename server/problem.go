@@ -187,8 +187,7 @@ func classify(err error) *apiError {
 		// Refused rather than cut: a context answer that left hits out
 		// would be a prompt the caller did not ask for; the caller lowers
 		// what it asked for instead (README, Serve).
-		return &apiError{kind: kindAnswerSize, field: at.Fields[0], detail: fmt.Sprintf(
-			"the answer's messages pass %d bytes (the server's limits.maxAnswerBytes); lower %s", at.Limit, strings.Join(at.Fields, " or "))}
+		return answerTooLarge(at)
 	case errors.As(err, &rt):
 		// Refused rather than replayed in part: a replay rebuilds the
 		// whole prompt to check its hash, and no field of the request

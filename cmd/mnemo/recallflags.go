@@ -142,8 +142,9 @@ var answerFields = map[string]string{"recall.topK": "--top-k", "recall.messageRa
 // answerFlagError words an *engine.AnswerTooLargeError for the command
 // line: the flags to lower and the setting that bounds it ("the answer's
 // messages pass 16777216 bytes (limits.maxAnswerBytes in mnemo.json);
-// lower --top-k, --range or --recent"), not the API's field names. Other
-// errors are returned as they are.
+// lower --top-k, --range or --recent"), not the API's field names; for a
+// pending turn over the bound, that nothing of the command shrinks it.
+// Other errors are returned as they are.
 func answerFlagError(err error) error {
 	var at *engine.AnswerTooLargeError
 	if !errors.As(err, &at) {
@@ -153,9 +154,16 @@ func answerFlagError(err error) error {
 	for _, f := range at.Fields {
 		flags = append(flags, cmp.Or(answerFields[f], f))
 	}
-	list := flags[len(flags)-1]
-	if n := len(flags); n > 1 {
-		list = strings.Join(flags[:n-1], ", ") + " or " + list
+	list := ""
+	if n := len(flags); n > 0 {
+		list = flags[n-1]
+		if n > 1 {
+			list = strings.Join(flags[:n-1], ", ") + " or " + list
+		}
+	}
+	if at.Pending > 0 {
+		return fmt.Errorf("the thread's pending turn (%d messages no assistant answer follows yet, which the recent window always holds) passes %d bytes (limits.maxAnswerBytes in mnemo.json); no flag shrinks it: append the answer, or raise limits.maxAnswerBytes",
+			at.Pending, at.Limit)
 	}
 	return fmt.Errorf("the answer's messages pass %d bytes (limits.maxAnswerBytes in mnemo.json); lower %s", at.Limit, list)
 }

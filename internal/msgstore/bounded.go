@@ -8,7 +8,7 @@ import (
 )
 
 // ErrTooLarge is returned by the readers given a byte bound
-// (MessagesByIDWithin, RecentWithin) when the rows they read pass it: they
+// (MessagesByIDWithin, RecentWithin, MessagesWithin) when the rows they read pass it: they
 // stop at the row that passes it, so a reader never holds more than the
 // bound and one row (a row is bounded by the engine's Limits).
 var ErrTooLarge = errors.New("msgstore: rows exceed the byte bound")
@@ -62,6 +62,21 @@ func (s *Store) RecentWithin(ctx context.Context, threadID string, n, maxBytes i
 	return ms, nil
 }
 
+// MessagesWithin is Messages (the thread's messages with fromSeq <= seq
+// <= toSeq, in seq order) reading at most maxBytes of rows (Size): once
+// they pass it, ErrTooLarge. maxBytes <= 0 means no bound.
+func (s *Store) MessagesWithin(ctx context.Context, threadID string, fromSeq, toSeq int64, maxBytes int) ([]Message, error) {
+	rows, err := s.stmts.Query(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`, threadID, fromSeq, toSeq)
+	var ms []Message
+	if err == nil {
+		ms, err = collectWithin(rows, int(min(max(toSeq-fromSeq+1, 0), 1024)), maxBytes)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read messages of %s: %w", threadID, err)
+	}
+	return ms, nil
+}
+
 // collectWithin is collectMessages stopping with ErrTooLarge once the rows
 // scanned pass maxBytes (Size); maxBytes <= 0 means no bound.
 func collectWithin(rows *sql.Rows, about, maxBytes int) ([]Message, error) {
@@ -77,6 +92,18 @@ func collectWithin(rows *sql.Rows, about, maxBytes int) ([]Message, error) {
 // (the row that passed, and any after it, are left for the next page).
 // maxBytes <= 0 means no bound.
 func (s *Store) MessagesPageWithin(ctx context.Context, threadID string, fromSeq, toSeq int64, limit int, newest bool, maxBytes int) (ms []Message, cut bool, err error) {
+	return s.messagesPage(ctx, threadID, fromSeq, toSeq, limit, newest, maxBytes, true)
+}
+
+// MessagesPageUpTo is MessagesPageWithin whose page never passes
+// maxBytes, not even with its first row: a first row larger than maxBytes
+// ends it empty (cut). maxBytes <= 0 means no bound.
+func (s *Store) MessagesPageUpTo(ctx context.Context, threadID string, fromSeq, toSeq int64, limit int, newest bool, maxBytes int) (ms []Message, cut bool, err error) {
+	return s.messagesPage(ctx, threadID, fromSeq, toSeq, limit, newest, maxBytes, false)
+}
+
+// messagesPage is MessagesPageWithin (keepFirst) and MessagesPageUpTo.
+func (s *Store) messagesPage(ctx context.Context, threadID string, fromSeq, toSeq int64, limit int, newest bool, maxBytes int, keepFirst bool) (ms []Message, cut bool, err error) {
 	order := "seq"
 	if newest {
 		order = "seq DESC"
@@ -87,19 +114,12 @@ func (s *Store) MessagesPageWithin(ctx context.Context, threadID string, fromSeq
 	rows, err := s.stmts.Query(ctx, `SELECT `+messageColumns+` FROM messages WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY `+order+` LIMIT ?`,
 		threadID, fromSeq, toSeq, limit)
 	if err == nil {
-		ms, cut, err = collectPage(rows, limit, maxBytes)
+		ms, cut, err = collectBounded(rows, limit, maxBytes, keepFirst)
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("read messages of %s: %w", threadID, err)
 	}
 	return ms, cut, nil
-}
-
-// collectPage is collectMessages stopping before the row that would take
-// the rows past maxBytes (Size), unless it is the first: cut reports it.
-// maxBytes <= 0 means no bound.
-func collectPage(rows *sql.Rows, about, maxBytes int) ([]Message, bool, error) {
-	return collectBounded(rows, about, maxBytes, true)
 }
 
 // collectBounded is collectMessages stopping at the row that takes the

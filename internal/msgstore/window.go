@@ -125,20 +125,22 @@ func (s *Store) WalkFrom(ctx context.Context, threadID string, fromSeq int64, fn
 }
 
 // TurnRef is one stored message of a thread as far as where its pending
-// turn starts depends on it (observe.PendingStart): its seq, role and
-// tool calls.
+// turn starts depends on it (observe.PendingStart): its seq, its role and
+// whether it makes tool calls.
 type TurnRef struct {
-	Seq       int64
-	Role      string
-	ToolCalls string // the tool_calls column, "" when NULL
+	Seq   int64
+	Role  string
+	Calls bool // the message makes tool calls (its tool_calls column is not NULL)
 }
 
 // RecentTurns returns the last n messages of the thread in seq order
-// without their contents, names or metadata (LoadContext looks for the
-// pending turn in the last 64: reading them whole was ~40 KB a call, issue
-// 14 in BENCHMARKS.md).
+// without their contents, names, tool calls or metadata (LoadContext
+// looks for the pending turn in the last 64: reading them whole was ~40
+// KB a call, issue 14 in BENCHMARKS.md; their tool calls, up to
+// MaxToolCalls arguments of 256 KiB each a row, were read past
+// Limits.MaxAnswerBytes).
 func (s *Store) RecentTurns(ctx context.Context, threadID string, n int) ([]TurnRef, error) {
-	rows, err := s.stmts.Query(ctx, `SELECT seq, role, tool_calls FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`, threadID, n)
+	rows, err := s.stmts.Query(ctx, `SELECT seq, role, tool_calls IS NOT NULL FROM messages WHERE thread_id = ? ORDER BY seq DESC LIMIT ?`, threadID, n)
 	if err != nil {
 		return nil, fmt.Errorf("read recent turns of %s: %w", threadID, err)
 	}
@@ -146,11 +148,9 @@ func (s *Store) RecentTurns(ctx context.Context, threadID string, n int) ([]Turn
 	out := make([]TurnRef, 0, min(max(n, 0), 1024))
 	for rows.Next() {
 		var r TurnRef
-		var calls sql.NullString
-		if err := rows.Scan(&r.Seq, &r.Role, &calls); err != nil {
+		if err := rows.Scan(&r.Seq, &r.Role, &r.Calls); err != nil {
 			return nil, fmt.Errorf("read recent turns of %s: %w", threadID, err)
 		}
-		r.ToolCalls = calls.String
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

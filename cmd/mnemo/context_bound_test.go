@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestContextAnswerBoundPending: mnemo context whose thread ends in a
+// pending turn (five user messages of 100 KB no answer follows) over
+// limits.maxAnswerBytes fails naming the pending turn and no flag, exit
+// 1: the window holds the whole turn whatever --recent, and it was read
+// uncounted (the context printed 500 KB under a bound of 300 KB).
+func TestContextAnswerBoundPending(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	var pending []string
+	for i := range 5 {
+		pending = append(pending, fmt.Sprintf("question part %d ", i)+strings.Repeat("lantern ", 100_000/8))
+	}
+	ingestTurns(t, dir, "hello.jsonl", [2]string{"user", "assistant"}, "hello", "hi")
+	ingestTurns(t, dir, "pending.jsonl", [2]string{"user", "user"}, pending...)
+	writeConfig(t, dir, `{"limits": {"maxAnswerBytes": 300000}}`)
+	code, out, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--recent", "1")
+	want := "the thread's pending turn (5 messages no assistant answer follows yet, which the recent window always holds) passes 300000 bytes (limits.maxAnswerBytes in mnemo.json); no flag shrinks it"
+	if code != 1 || out != "" || !strings.Contains(stderr, want) || strings.Contains(stderr, "--recent") {
+		t.Fatalf("context over the bound: exit %d, stdout %.100q, stderr %q; want 1 and %q", code, out, stderr, want)
+	}
+}
+
+// ingestTurns imports contents into thread t1 of resource r of the data
+// directory dir with mnemo ingest, their roles alternating roles[0],
+// roles[1].
+func ingestTurns(t *testing.T, dir, name string, roles [2]string, contents ...string) {
+	t.Helper()
+	var lines []string
+	for i, c := range contents {
+		b, _ := json.Marshal(map[string]any{"thread": "t1", "resource": "r", "role": roles[i%2], "content": c})
+		lines = append(lines, string(b))
+	}
+	in := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
+		t.Fatalf("ingest %s: %d %s", name, code, stderr)
+	}
+}
+
+// writeConfig writes dir's mnemo.json.
+func writeConfig(t *testing.T, dir, cfg string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, StoredConfigFile), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

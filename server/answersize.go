@@ -1,0 +1,30 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// answerTooLarge is the 422 answer-too-large problem of an
+// *engine.AnswerTooLargeError: its field is the first request field that
+// shrinks the answer, and its detail names them all, or, when no field of
+// the request does (a pending turn over the bound), what does: its answer
+// or a larger limits.maxAnswerBytes. No field is named then.
+func answerTooLarge(at *engine.AnswerTooLargeError) *apiError {
+	field := ""
+	if len(at.Fields) > 0 {
+		field = at.Fields[0]
+	}
+	lower := strings.Join(at.Fields, " or ")
+	var detail string
+	switch {
+	case at.Pending > 0:
+		detail = fmt.Sprintf("the thread's pending turn (%d messages no assistant answer follows yet, which the recent window always holds) passes %d bytes (the server's limits.maxAnswerBytes); no field of the request shrinks it: append the answer, or a server with a larger limits.maxAnswerBytes loads it",
+			at.Pending, at.Limit)
+	default:
+		detail = fmt.Sprintf("the answer's messages pass %d bytes (the server's limits.maxAnswerBytes); lower %s", at.Limit, lower)
+	}
+	return &apiError{kind: kindAnswerSize, field: field, detail: detail}
+}
