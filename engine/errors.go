@@ -114,8 +114,16 @@ type AnswerTooLargeError struct {
 	// Fields are the request fields whose lowering shrinks the answer, by
 	// their JSON paths: "recall.topK", "recall.messageRange", and for
 	// LoadContext "recentN". Empty when no field of the request does (see
-	// Pending).
+	// Unobserved and Pending).
 	Fields []string
+	// Unobserved, when positive, is how many messages LoadContext's recent
+	// window held because the observer has not distilled them yet
+	// (ObserveConfig: the window holds the whole unobserved tail, up to
+	// ObserveConfig.MaxUnobservedTokens, whatever RecentN). Lowering
+	// recentN does not shrink them, so Fields does not name it: the
+	// observer catching up on the thread does (Engine.Observe, `mnemo
+	// observe`), and a lower ObserveConfig.MaxUnobservedTokens bounds them.
+	Unobserved int
 	// Pending, when positive, is how many messages the thread's pending
 	// turn holds (the user turns no assistant answer follows yet, with the
 	// tool calls made for them) when it alone passed the bound: the
@@ -125,9 +133,16 @@ type AnswerTooLargeError struct {
 }
 
 func (e *AnswerTooLargeError) Error() string {
-	if e.Pending > 0 {
+	switch {
+	case e.Pending > 0:
 		return fmt.Sprintf("engine: answer too large: the pending turn (%d messages no answer follows yet, which the recent window always holds) passes %d bytes (Limits.MaxAnswerBytes); no request field shrinks it: append the answer, or raise Limits.MaxAnswerBytes",
 			e.Pending, e.Limit)
+	case e.Unobserved > 0 && len(e.Fields) == 0:
+		return fmt.Sprintf("engine: answer too large: the recent window passes %d bytes (Limits.MaxAnswerBytes): it holds %d messages the observer has not distilled yet, whatever recentN; observe the thread (Engine.Observe) or lower ObserveConfig.MaxUnobservedTokens",
+			e.Limit, e.Unobserved)
+	case e.Unobserved > 0:
+		return fmt.Sprintf("engine: answer too large: its messages pass %d bytes (Limits.MaxAnswerBytes); lower %s, or observe the thread (its recent window holds %d messages the observer has not distilled yet, whatever recentN)",
+			e.Limit, strings.Join(e.Fields, ", "), e.Unobserved)
 	}
 	return fmt.Sprintf("engine: answer too large: its messages pass %d bytes (Limits.MaxAnswerBytes); lower %s",
 		e.Limit, strings.Join(e.Fields, ", "))

@@ -87,7 +87,8 @@ type LoadRequest struct {
 // *AnswerTooLargeError (ErrAnswerTooLarge), with nothing recorded, when
 // the recent window (with its pending turn) and the recalled turns pass
 // Limits.MaxAnswerBytes (counted before any TokenBudget cut, as they are
-// read; its Pending says when the pending turn alone did);
+// read; its Unobserved or Pending says when no request field shrinks
+// the window);
 // journal.ErrRunExists when the run id was used before and ReplaceRun is
 // false. Recall that fails degrades
 // (memctx.retrieval says so) rather than failing the call.
@@ -137,6 +138,7 @@ type load struct {
 	threadSeq   int64          // the thread's last seq the window saw
 	recent      []Message      // the window stage's messages
 	windowBytes int            // their text as read (msgstore.Message.Size): recall and pairing read within Limits.MaxAnswerBytes less it
+	unobserved  int            // the window's size when the observer's unobserved tail made it larger than recentN (0: it did not)
 	answer      pairBudget     // Limits.MaxAnswerBytes as the window, pairing and recall spend it (pairing stage)
 	turns       []turn         // the turns of the prompt, in no particular order
 	drops       []dropped      // turns left out (pairing, unobserved, budget)
@@ -247,8 +249,11 @@ func (l *load) window(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if windowN > l.recentN {
+		l.unobserved = windowN // every message of the window is unobserved
+	}
 	if l.recent, l.windowBytes, err = e.recentMessages(ctx, req.ThreadID, windowN, e.limits.MaxAnswerBytes); err != nil {
-		return err
+		return l.windowTooLarge(err)
 	}
 	if windowN > 0 {
 		// The pending turn (the question no answer follows yet) is always
@@ -289,7 +294,7 @@ func (l *load) pairing(ctx context.Context) error {
 	// The window's text is counted; the calls and results pairing reads
 	// for the window (its lower edge) shrink with recentN, those for the
 	// recalled turns with recall's fields too (recall sets them).
-	l.answer = pairBudget{limit: l.e.limits.MaxAnswerBytes, used: l.windowBytes, fields: []string{"recentN"}}
+	l.answer = pairBudget{limit: l.e.limits.MaxAnswerBytes, used: l.windowBytes, fields: l.windowFields(), unobserved: l.unobserved}
 	p := l.e.newPairer()
 	p.budget = &l.answer
 	var err error
@@ -297,10 +302,31 @@ func (l *load) pairing(ctx context.Context) error {
 	return err
 }
 
+// windowFields are the request fields that shrink the recent window:
+// recentN, or none when the observer's unobserved tail sized it
+// (l.unobserved), which recentN does not shrink.
+func (l *load) windowFields() []string {
+	if l.unobserved > 0 {
+		return nil
+	}
+	return []string{"recentN"}
+}
+
+// windowTooLarge is err, the window's read, saying so when the window was
+// the observer's unobserved tail: an *AnswerTooLargeError naming no field
+// and the messages the observer has not distilled, not recentN.
+func (l *load) windowTooLarge(err error) error {
+	var at *AnswerTooLargeError
+	if l.unobserved > 0 && errors.As(err, &at) {
+		return &AnswerTooLargeError{Limit: at.Limit, Unobserved: l.unobserved}
+	}
+	return err
+}
+
 // recall is the recall stage: hits and their neighbours over the resource,
 // excluding the turns in exclude (the window's); it sets l.retrieval.
 func (l *load) recall(ctx context.Context, exclude map[string]bool) ([]turn, error) {
-	l.answer.fields = []string{"recall.topK", "recall.messageRange", "recentN"}
+	l.answer.fields = append([]string{"recall.topK", "recall.messageRange"}, l.windowFields()...)
 	turns, status, err := l.e.recallTurns(ctx, recallQuery{
 		Text: l.req.Query, ThreadID: l.req.ThreadID, ResourceID: l.req.ResourceID, Options: *l.opts, Exclude: exclude, At: l.req.At,
 	}, &l.answer)

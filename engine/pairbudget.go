@@ -14,6 +14,15 @@ type pairBudget struct {
 	limit  int      // Limits.MaxAnswerBytes; <= 0: no bound
 	used   int      // bytes read so far (msgstore.Message.Size)
 	fields []string // the request fields that shrink what the current stage reads
+	// unobserved is how many messages the recent window holds because
+	// the observer is behind (0: none past RecentN); the error names
+	// them, and fields then leave recentN out.
+	unobserved int
+}
+
+// tooLarge is the error of a read past the limit.
+func (b *pairBudget) tooLarge() error {
+	return &AnswerTooLargeError{Limit: b.limit, Fields: slices.Clone(b.fields), Unobserved: b.unobserved}
 }
 
 // left is how many bytes are left to read (<= 0: none), or -1 when there
@@ -43,7 +52,7 @@ func (b *pairBudget) spend(n int) error {
 	}
 	b.used += n
 	if b.used > b.limit {
-		return &AnswerTooLargeError{Limit: b.limit, Fields: slices.Clone(b.fields)}
+		return b.tooLarge()
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -465,7 +464,7 @@ func (e *Engine) hitTurns(ctx context.Context, resourceID string, hits []recall.
 	}
 	rows, err := e.ms.MessagesByIDWithin(ctx, resourceID, ids, budget.readBound())
 	if errors.Is(err, msgstore.ErrTooLarge) {
-		return nil, &AnswerTooLargeError{Limit: budget.limit, Fields: slices.Clone(budget.fields)}
+		return nil, budget.tooLarge()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)

@@ -10,8 +10,11 @@ import (
 // answerTooLarge is the 422 answer-too-large problem of an
 // *engine.AnswerTooLargeError: its field is the first request field that
 // shrinks the answer, and its detail names them all, or, when no field of
-// the request does (a pending turn over the bound), what does: its answer
-// or a larger limits.maxAnswerBytes. No field is named then.
+// the request does, what does: for a recent window that holds the
+// thread's unobserved tail (the observer is behind) the observer catching
+// up and the server's observe.maxUnobservedTokens, not recentN (which
+// does not shrink it); for a pending turn over the bound, its answer or a
+// larger limits.maxAnswerBytes. No field is named then.
 func answerTooLarge(at *engine.AnswerTooLargeError) *apiError {
 	field := ""
 	if len(at.Fields) > 0 {
@@ -23,6 +26,12 @@ func answerTooLarge(at *engine.AnswerTooLargeError) *apiError {
 	case at.Pending > 0:
 		detail = fmt.Sprintf("the thread's pending turn (%d messages no assistant answer follows yet, which the recent window always holds) passes %d bytes (the server's limits.maxAnswerBytes); no field of the request shrinks it: append the answer, or a server with a larger limits.maxAnswerBytes loads it",
 			at.Pending, at.Limit)
+	case at.Unobserved > 0 && field == "":
+		detail = fmt.Sprintf("the recent window passes %d bytes (the server's limits.maxAnswerBytes): it holds the %d messages of the thread the observer has not distilled yet, whatever recentN; the observer is behind: once it observes the thread (the server's observe.background, or mnemo observe) the window shrinks to recentN, and a lower observe.maxUnobservedTokens on the server bounds it",
+			at.Limit, at.Unobserved)
+	case at.Unobserved > 0:
+		detail = fmt.Sprintf("the answer's messages pass %d bytes (the server's limits.maxAnswerBytes); lower %s (the recent window holds the %d messages of the thread the observer has not distilled yet, whatever recentN: the observer is behind)",
+			at.Limit, lower, at.Unobserved)
 	default:
 		detail = fmt.Sprintf("the answer's messages pass %d bytes (the server's limits.maxAnswerBytes); lower %s", at.Limit, lower)
 	}

@@ -3,10 +3,50 @@ package server_test
 import (
 	"strings"
 	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/server"
 )
+
+// downObserver is an observer model whose endpoint answers 503 to every
+// call: the observer stays behind.
+func downObserver(t *testing.T) observe.Model {
+	t.Helper()
+	srv := fakeopenai.New(t, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openai.ChatCompletionResponse{}, &fakeopenai.StatusError{Status: 503, Message: "down"}
+	}))
+	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: fakeopenai.DefaultAPIKey, Model: "fake-observer", Backoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestContextAnswerTooLargeUnobserved: POST /v1/context whose recent
+// window passes limits.maxAnswerBytes because it holds the thread's
+// unobserved tail (observational memory on, the observer behind) answers
+// 422 answer-too-large naming no field and saying what shrinks it (the
+// observer catching up, observe.maxUnobservedTokens); it said "lower
+// recentN" with field recentN, which changes nothing.
+func TestContextAnswerTooLargeUnobserved(t *testing.T) {
+	h := newHarnessOn(t, false, server.Config{}, engine.Config{Limits: engine.Limits{MaxAnswerBytes: 100_000, MaxContentBytes: 100_000},
+		Observe: &engine.ObserveConfig{Model: downObserver(t), MaxUnobservedTokens: engine.NoUnobservedBound}})
+	var texts []string
+	for i := range 6 {
+		texts = append(texts, strings.Repeat("lantern ", 30_000/8)+itoa(i))
+	}
+	h.seed("t1", "r1", "", texts...)
+	p := h.ok("POST", "/v1/context", "/v1/context", "", map[string]any{"threadId": "t1", "recentN": 1}, 422).problem(t)
+	want := "the recent window passes 100000 bytes (the server's limits.maxAnswerBytes): it holds the 6 messages of the thread the observer has not distilled yet, whatever recentN; the observer is behind"
+	if !strings.HasSuffix(p.Type, "/answer-too-large") || p.Field != "" || !strings.HasPrefix(p.Detail, want) || !strings.Contains(p.Detail, "observe.maxUnobservedTokens") {
+		t.Fatalf("unobserved window over the bound: %+v\nwant no field and a detail starting %q", p, want)
+	}
+}
 
 // TestContextAnswerTooLargePending: POST /v1/context whose thread ends in
 // a pending turn (five user messages of 30 KB no answer follows) over

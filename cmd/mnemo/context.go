@@ -81,7 +81,7 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w; pass --replace to record this run over it, or leave --run-id out for a new id", err)
 	}
 	if err != nil {
-		return answerFlagError(err)
+		return answerFlagError(err, *thread)
 	}
 	if *query != "" && lc.MemCtx.Options.TopK == 0 {
 		fmt.Fprintf(c.Stderr, "mnemo context: recall is off (no recall flag, and the data directory configures no recall): --query was recorded but nothing was recalled; give --top-k K (or another recall flag) to recall\n")

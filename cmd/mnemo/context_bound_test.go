@@ -7,7 +7,40 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 )
+
+// TestContextAnswerBoundUnobserved: mnemo context on a thread whose
+// observer is behind (observed once, then six messages of 100 KB) holds
+// the unobserved tail in its recent window whatever --recent; past
+// limits.maxAnswerBytes it says so and names what shrinks it (mnemo
+// observe, observe.maxUnobservedTokens), exit 1. It said "lower
+// --recent", which changes nothing.
+func TestContextAnswerBoundUnobserved(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	ingestTurns(t, dir, "small.jsonl", [2]string{"user", "assistant"}, "hello", "hi", "how are you", "fine")
+	srv := fakeopenai.New(t, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return fakeopenai.Text(`{"observations":[{"text":"the user says hello","seqs":[1]}]}`).Response, nil
+	}))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": fakeopenai.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
+	if code, out, stderr := run(t, env, "--dir", dir, "observe", "--thread", "t1", "--force", "--recent", "1", "--no-reflect"); code != 0 || !strings.Contains(out, "watermark ") {
+		t.Fatalf("observe: exit %d %s\n%s", code, stderr, out)
+	}
+	var big []string
+	for i := range 6 {
+		big = append(big, fmt.Sprintf("harbour note %d ", i)+strings.Repeat("lantern ", 100_000/8))
+	}
+	ingestTurns(t, dir, "big.jsonl", [2]string{"user", "assistant"}, big...)
+	writeConfig(t, dir, `{"limits": {"maxAnswerBytes": 300000}, "observe": {"maxUnobservedTokens": -1}}`)
+	code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--recent", "1")
+	want := "the observer is behind: run mnemo observe --thread t1, or lower observe.maxUnobservedTokens in mnemo.json"
+	if code != 1 || !strings.Contains(stderr, "the recent window passes 300000 bytes (limits.maxAnswerBytes in mnemo.json)") || !strings.Contains(stderr, want) || strings.Contains(stderr, "lower --recent") {
+		t.Fatalf("context over the bound: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+}
 
 // TestContextAnswerBoundPending: mnemo context whose thread ends in a
 // pending turn (five user messages of 100 KB no answer follows) over

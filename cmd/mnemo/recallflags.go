@@ -142,10 +142,13 @@ var answerFields = map[string]string{"recall.topK": "--top-k", "recall.messageRa
 // answerFlagError words an *engine.AnswerTooLargeError for the command
 // line: the flags to lower and the setting that bounds it ("the answer's
 // messages pass 16777216 bytes (limits.maxAnswerBytes in mnemo.json);
-// lower --top-k, --range or --recent"), not the API's field names; for a
-// pending turn over the bound, that nothing of the command shrinks it.
-// Other errors are returned as they are.
-func answerFlagError(err error) error {
+// lower --top-k, --range or --recent"), not the API's field names; when
+// the recent window of thread held the messages the observer has not
+// distilled yet (which --recent does not shrink), `mnemo observe` and
+// observe.maxUnobservedTokens; for a pending turn over the bound, that
+// nothing of the command shrinks it. Other errors are returned as they
+// are.
+func answerFlagError(err error, thread string) error {
 	var at *engine.AnswerTooLargeError
 	if !errors.As(err, &at) {
 		return err
@@ -161,9 +164,17 @@ func answerFlagError(err error) error {
 			list = strings.Join(flags[:n-1], ", ") + " or " + list
 		}
 	}
-	if at.Pending > 0 {
+	observeCmd := "mnemo observe --thread " + thread
+	switch {
+	case at.Pending > 0:
 		return fmt.Errorf("the thread's pending turn (%d messages no assistant answer follows yet, which the recent window always holds) passes %d bytes (limits.maxAnswerBytes in mnemo.json); no flag shrinks it: append the answer, or raise limits.maxAnswerBytes",
 			at.Pending, at.Limit)
+	case at.Unobserved > 0 && list == "":
+		return fmt.Errorf("the recent window passes %d bytes (limits.maxAnswerBytes in mnemo.json): it holds the %d messages of the thread the observer has not distilled yet, whatever --recent; the observer is behind: run %s, or lower observe.maxUnobservedTokens in mnemo.json",
+			at.Limit, at.Unobserved, observeCmd)
+	case at.Unobserved > 0:
+		return fmt.Errorf("the answer's messages pass %d bytes (limits.maxAnswerBytes in mnemo.json); lower %s, or run %s (the recent window holds the %d messages of the thread the observer has not distilled yet, whatever --recent)",
+			at.Limit, list, observeCmd, at.Unobserved)
 	}
 	return fmt.Errorf("the answer's messages pass %d bytes (limits.maxAnswerBytes in mnemo.json); lower %s", at.Limit, list)
 }

@@ -163,7 +163,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	// previews of a line each.
 	res, err := e.SearchMessages(ctx, req)
 	if err != nil {
-		return answerFlagError(err)
+		return answerFlagError(err, "")
 	}
 	hits, text := shownHits(res.Hits)
 	r := retrievalOf(res.Retrieval)
