@@ -83,8 +83,8 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 		if rm != nil {
 			defer rm()
 		}
-		if err != nil && ctx.Err() != nil {
-			return interrupted("stdin", err, nil)
+		if ctx.Err() != nil { // a read that ended at EOF after the signal too
+			return &interruptedError{"nothing was stored (standard input was being read); run the same ingest again", ctx.Err()}
 		}
 	}
 	if err == nil && *format == "auto" {

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,5 +198,45 @@ func TestIngestPipeOfNoFormat(t *testing.T) {
 				t.Fatalf("data directory: %v, want none created", err)
 			}
 		})
+	}
+}
+
+// cancelReader gives data once, cancelling its context as it does (a
+// signal while standard input is read), then EOF.
+type cancelReader struct {
+	data   string
+	cancel context.CancelFunc
+}
+
+func (r *cancelReader) Read(p []byte) (int, error) {
+	if r.data == "" {
+		return 0, io.EOF
+	}
+	r.cancel()
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestIngestStdinInterrupted: an ingest of standard input stopped while
+// it is read says that nothing was stored and creates no data directory
+// (standard input given first is read before the directory is opened).
+// With the copy first and no check of the context after it, a read that
+// ended at EOF after the signal went on to open the directory, which was
+// created, and said "nothing was stored (the data directory was opening)".
+func TestIngestStdinInterrupted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	line := `{"thread":"t","resource":"r","role":"user","content":"hello"}` + "\n"
+	var out, errOut bytes.Buffer
+	m := &Main{Stdin: &cancelReader{data: line, cancel: cancel}, Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}
+	code := m.Run(ctx, []string{"--dir", dir, "--embedder", "hash-384", "ingest", "-"})
+	want := "mnemo ingest: interrupted: nothing was stored (standard input was being read); run the same ingest again\n"
+	if code == 0 || out.Len() != 0 || errOut.String() != want {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want non-zero, nothing, %q", code, out.String(), errOut.String(), want)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("data directory: %v, want none created", err)
 	}
 }
