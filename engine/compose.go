@@ -266,11 +266,7 @@ func nonEmpty(ss ...string) []string {
 func Preview(m Message) string {
 	s := m.Content
 	if len(m.ToolCalls) > 0 {
-		calls := make([]string, len(m.ToolCalls))
-		for i, tc := range m.ToolCalls {
-			calls[i] = "→ " + tc.Name + "(" + string(tc.Arguments) + ")"
-		}
-		s = strings.Join(calls, " ")
+		s = callsText(m.ToolCalls)
 	}
 	return oneLine(s, journal.PreviewChars)
 }

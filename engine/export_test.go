@@ -150,3 +150,7 @@ func CheckResidue(ctx context.Context, e *Engine, texts []string) (Vacuum, error
 	}
 	return why, err
 }
+
+// PreviewPrefixChars exposes previewPrefixChars: the characters of a
+// message SearchPreviews reads.
+const PreviewPrefixChars = previewPrefixChars

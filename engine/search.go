@@ -46,15 +46,9 @@ type SearchHit struct {
 // Errors are Search's, and an *AnswerTooLargeError (ErrAnswerTooLarge)
 // when the hits and their neighbours pass Config.Limits.MaxAnswerBytes.
 func (e *Engine) SearchMessages(ctx context.Context, req SearchRequest) (*SearchResult, error) {
-	res, err := e.Search(ctx, req)
+	res, hits, ids, err := e.rankedSearch(ctx, req)
 	if err != nil {
 		return nil, err
-	}
-	hits := append([]recall.Hit(nil), res.Hits...)
-	recall.SortByRank(hits)
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.MessageID
 	}
 	// The rows are read within Limits.MaxAnswerBytes, counted as they
 	// arrive: 600 messages of 200 KB in one resource made one request of
@@ -84,4 +78,21 @@ func (e *Engine) SearchMessages(ctx context.Context, req SearchRequest) (*Search
 		out.Hits = append(out.Hits, sh)
 	}
 	return out, nil
+}
+
+// rankedSearch is Search with its hits in rank order, each hit followed by
+// its range neighbours (recall.SortByRank, on a copy), and their message
+// ids in that order.
+func (e *Engine) rankedSearch(ctx context.Context, req SearchRequest) (*recall.Result, []recall.Hit, []string, error) {
+	res, err := e.Search(ctx, req)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	hits := append([]recall.Hit(nil), res.Hits...)
+	recall.SortByRank(hits)
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.MessageID
+	}
+	return res, hits, ids, nil
 }

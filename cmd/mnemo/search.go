@@ -157,13 +157,13 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 		}
 		return c.printJSON(map[string]any{"hits": rankOrder(res.Hits), "retrieval": res.Retrieval})
 	}
-	// The previews' messages are read within limits.maxAnswerBytes, as
-	// POST /v1/search reads them, before anything is printed: a search of
-	// --top-k 1000 over messages of 200 KB read 120 MB to show 1000
-	// previews of a line each.
-	res, err := e.SearchMessages(ctx, req)
+	// Each preview is written from the first characters of its message
+	// (SearchPreviews): a search of --top-k 1000 over messages of 200 KB
+	// read 120 MB to show 1000 previews of a line each, and refused past
+	// limits.maxAnswerBytes when it read them through SearchMessages.
+	res, err := e.SearchPreviews(ctx, req)
 	if err != nil {
-		return answerFlagError(err, "")
+		return err
 	}
 	hits, text := shownHits(res.Hits)
 	r := retrievalOf(res.Retrieval)
@@ -181,16 +181,15 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	return printHits(c.Stdout, hits, text, opts.MessageRange != recall.Range{})
 }
 
-// shownHits returns the hits of SearchMessages (in rank order, range
+// shownHits returns the hits of SearchPreviews (in rank order, range
 // neighbours after their hit) as printHits shows them, with each one's
 // preview by message id.
-func shownHits(hs []engine.SearchHit) ([]searchHit, map[string]string) {
+func shownHits(hs []engine.PreviewHit) ([]searchHit, map[string]string) {
 	out := make([]searchHit, len(hs))
 	text := make(map[string]string, len(hs))
 	for i, h := range hs {
-		m := h.Message
-		out[i] = searchHit{ThreadID: m.ThreadID, Seq: m.Seq, MessageID: m.ID, Score: h.Score, Lexical: h.Lexical, Vector: h.Vector, Reason: h.Reason}
-		text[m.ID] = engine.Preview(m)
+		out[i] = searchHit{ThreadID: h.ThreadID, Seq: h.Seq, MessageID: h.MessageID, Score: h.Score, Lexical: h.Lexical, Vector: h.Vector, Reason: h.Reason}
+		text[h.MessageID] = h.Preview
 	}
 	return out, text
 }

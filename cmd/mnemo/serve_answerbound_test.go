@@ -208,27 +208,3 @@ func setMaxAnswer(t *testing.T, dir string, n int) {
 		t.Fatal(err)
 	}
 }
-
-// TestSearchAnswerBoundFlags: mnemo search reads the messages it previews
-// within limits.maxAnswerBytes, as POST /v1/search does: over it, it
-// names the flags to lower and the setting, prints nothing on standard
-// output and exits 1; within it, it prints the hits. --json prints ids
-// and scores, reads no message, and is not bounded. Before, it read every
-// hit's whole message whatever their size (a search of --top-k 1000 over
-// messages of 200 KB read 120 MB).
-func TestSearchAnswerBoundFlags(t *testing.T) {
-	dir := bigMessagesDir(t, 300_000)
-	code, stdout, stderr := run(t, nil, "--dir", dir, "search", "--resource", "r", "--top-k", "5", "--range", "0", "harbour lantern")
-	want := "the answer's messages pass 300000 bytes (limits.maxAnswerBytes in mnemo.json); lower --top-k or --range"
-	if code != 1 || !strings.Contains(stderr, want) || stdout != "" {
-		t.Fatalf("search over the bound: exit %d, stdout %q, stderr %q; want 1, nothing, and %q", code, stdout, stderr, want)
-	}
-	code, stdout, stderr = run(t, nil, "--dir", dir, "search", "--resource", "r", "--top-k", "2", "--range", "0", "harbour lantern")
-	if code != 0 || strings.Count(stdout, "harbour note") != 2 {
-		t.Fatalf("search within the bound: exit %d %s\n%s", code, stderr, stdout)
-	}
-	code, stdout, stderr = run(t, nil, "--dir", dir, "search", "--json", "--resource", "r", "--top-k", "5", "--range", "0", "harbour lantern")
-	if code != 0 || strings.Count(stdout, `"messageId"`) != 5 {
-		t.Fatalf("search --json: exit %d %s\n%s", code, stderr, stdout)
-	}
-}

@@ -185,8 +185,14 @@ func (s *Store) StoredIDs(ctx context.Context, ids []string) (map[string]bool, e
 // ids travel as one text[] (= ANY($1), one cached statement for any
 // number) and need no hint: the planner picks the unique id index.
 func (s *Store) byIDQuery(resourceID string, ids []string) (string, []any, error) {
+	return s.byIDSelect(messageColumns, resourceID, ids)
+}
+
+// byIDSelect is byIDQuery selecting columns (SQL text the same in both
+// dialects) instead of messageColumns.
+func (s *Store) byIDSelect(columns, resourceID string, ids []string) (string, []any, error) {
 	if s.pg() {
-		q, args := `SELECT `+messageColumns+` FROM messages WHERE id = ANY($1::text[])`, []any{ids}
+		q, args := `SELECT `+columns+` FROM messages WHERE id = ANY($1::text[])`, []any{ids}
 		if resourceID != "" {
 			q += ` AND resource_id = $2`
 			args = append(args, resourceID)
@@ -197,7 +203,7 @@ func (s *Store) byIDQuery(resourceID string, ids []string) (string, []any, error
 	if err != nil {
 		return "", nil, err
 	}
-	q, args := `SELECT `+messageColumns+` FROM messages WHERE id IN (SELECT value FROM json_each(?))`, []any{string(list)}
+	q, args := `SELECT `+columns+` FROM messages WHERE id IN (SELECT value FROM json_each(?))`, []any{string(list)}
 	if resourceID != "" {
 		q += ` AND +resource_id = ?`
 		args = append(args, resourceID)
