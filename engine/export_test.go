@@ -154,3 +154,7 @@ func CheckResidue(ctx context.Context, e *Engine, texts []string) (Vacuum, error
 // PreviewPrefixChars exposes previewPrefixChars: the characters of a
 // message SearchPreviews reads.
 const PreviewPrefixChars = previewPrefixChars
+
+// PreviewCallsChars exposes previewCallsChars: the characters of a
+// message's stored tool calls SearchPreviews reads.
+const PreviewCallsChars = previewCallsChars

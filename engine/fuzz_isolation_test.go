@@ -24,7 +24,7 @@ import (
 
 // FuzzIsolation drives random sequences of Append, LoadContext (recent
 // window, recall, token budget), HandleToolCall (updateWorkingMemory,
-// recallObservations), Search, Observe and DeleteMessages / DeleteThread /
+// recallObservations), Search (SearchMessages, SearchPreviews), Observe and DeleteMessages / DeleteThread /
 // DeleteResource over two resources, including one resource naming the
 // other's threads, message ids and run ids, and checks after every step:
 //
@@ -353,6 +353,13 @@ func (p *isoProg) searchOp(r int, th string) {
 	}
 	out, _ := json.Marshal(res)
 	p.noLeak("Search", r, string(out), req.Query)
+	// The previews `mnemo search` prints, read from message prefixes by id.
+	pre, err := p.e.SearchPreviews(p.ctx, req)
+	if !p.checkErr("SearchPreviews", r, err, th, req.Query) {
+		return
+	}
+	out, _ = json.Marshal(pre)
+	p.noLeak("SearchPreviews", r, string(out), req.Query)
 }
 
 // attackOp has resource r name what belongs to the other resource: its

@@ -12,13 +12,25 @@ import (
 )
 
 // previewPrefixChars is how many characters (runes) of a message's content
-// and of its tool calls SearchPreviews reads to write its Preview of
-// journal.PreviewChars (80). A preview joins words by single spaces, so a
-// prefix of 1,024 characters gives the same preview as the whole text
-// unless more than 944 of them are white space; it is at most 4 KiB of
-// UTF-8 each, 8 MiB for 1,000 hits, where the whole messages may be
-// 256 KiB each.
+// SearchPreviews reads to write its Preview of journal.PreviewChars (80).
+// A preview joins words by single spaces, so a prefix of 1,024 characters
+// gives the same preview as the whole text whenever at least 81 of them
+// are not white space; it is at most 4 KiB of UTF-8.
 const previewPrefixChars = 1024
+
+// previewCallsChars is how many characters of a message's stored tool
+// calls (the JSON array) SearchPreviews reads. A call is stored as
+// {"id":…,"name":…,"arguments":…} and previewed as "→ name(arguments)": up
+// to 161 characters of a stored call (an id of 128 and the JSON around it)
+// show in no preview, so 12 calls of one-character names and arguments,
+// the fewest whose preview passes 80 characters, take 1,970 stored
+// characters, more than previewPrefixChars: with 1,024, eight such calls
+// (a preview of 55) showed six and "…". From 2,048 characters the calls
+// read always preview past 80 unless their arguments hold mostly white
+// space. At most 8 KiB of UTF-8; with the content, 12 KiB a message,
+// 12 MiB for 1,000 hits, where the whole messages may be 256 KiB of
+// content and as many tool calls as Limits.MaxToolCalls allows.
+const previewCallsChars = 2048
 
 // PreviewResult is the answer of SearchPreviews: hits with a one-line
 // preview of each message, in rank order.
@@ -43,7 +55,7 @@ type PreviewHit struct {
 	// than SearchPreviews reads, its words as far as they were read, cut
 	// and ending in "…" as a long message's preview is, never inside a
 	// character. It is Preview's byte for byte unless the part read is
-	// mostly white space.
+	// mostly white space (fewer than 81 characters of it are not).
 	Preview string `json:"preview"`
 	// Reason, Rank, Score, Lexical and Vector are SearchHit's.
 	Reason  string   `json:"reason"`
@@ -55,7 +67,7 @@ type PreviewHit struct {
 
 // SearchPreviews is SearchMessages answering a one-line preview of each
 // message instead of the message: the call behind `mnemo search`'s table.
-// It reads the first characters of each message only (at most about 8 KiB
+// It reads the first characters of each message only (at most about 12 KiB
 // a message, whatever its size), so it is not bounded by
 // Config.Limits.MaxAnswerBytes: a search of topK 1,000 over messages of
 // 200 KB previews all of them. It reads the messages of req.ResourceID
@@ -65,7 +77,7 @@ func (e *Engine) SearchPreviews(ctx context.Context, req SearchRequest) (*Previe
 	if err != nil {
 		return nil, err
 	}
-	ps, err := e.ms.PrefixesByID(ctx, req.ResourceID, ids, previewPrefixChars)
+	ps, err := e.ms.PrefixesByID(ctx, req.ResourceID, ids, previewPrefixChars, previewCallsChars)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -192,7 +204,11 @@ func partialCall(s string) string {
 		case "name":
 			_ = json.Unmarshal(v, &name)
 		case "arguments":
-			args, closed = string(v), true
+			// A number that ends s may go on past the cut ("12" of
+			// "123"): it is not closed. Any other value ends in its own
+			// last character ("}", "]", a quote, "true"…).
+			args = string(v)
+			closed = !isNumberStart(v[0]) || dec.InputOffset() < int64(len(s))
 		}
 	}
 	if name == "" && args == "" {
@@ -203,3 +219,6 @@ func partialCall(s string) string {
 	}
 	return "→ " + name + "(" + args
 }
+
+// isNumberStart reports whether c starts a JSON number.
+func isNumberStart(c byte) bool { return c == '-' || '0' <= c && c <= '9' }

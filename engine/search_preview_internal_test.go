@@ -10,12 +10,15 @@ import (
 // of characters, cutCallsText gives the start of callsText of the whole
 // (words joined by single spaces): the whole calls it holds, then the
 // name and the arguments read of the call it ends in, never a text the
-// whole does not begin with.
+// whole does not begin with. Arguments that are a number cut by the read
+// ("1234" of 123456789) are not closed: it showed "→ g(1234)".
 func TestCutCallsText(t *testing.T) {
 	calls := []ToolCall{
 		{ID: "c1", Name: "lookup", Arguments: json.RawMessage(`{"q":"harbour <b> & é 日本","n":[1,2]}`)},
 		{ID: "c2", Name: "fetch_page", Arguments: json.RawMessage(`"a string, with: colons"`)},
 		{ID: "c3", Name: "f", Arguments: json.RawMessage(`{}`)},
+		{ID: "c4", Name: "count", Arguments: json.RawMessage(`-12.5e3`)},
+		{ID: "c5", Name: "g", Arguments: json.RawMessage(`123456789`)},
 	}
 	stored, err := json.Marshal(calls)
 	if err != nil {

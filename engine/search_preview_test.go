@@ -15,8 +15,9 @@ import (
 // TestSearchPreviews: SearchPreviews writes each hit's preview from the
 // first engine.PreviewPrefixChars characters of its message, byte for
 // byte Preview of the whole message for ordinary ones (short, long,
-// multibyte, several lines, tool calls short and long, two calls), with
-// the hits, order and scores of SearchMessages; a message whose read part
+// multibyte, several lines, tool calls short and long, two calls, many
+// calls of long ids), with the hits, order and scores of SearchMessages
+// and none of another resource; a message whose read part
 // is mostly white space shows the words read and "…", cut after a whole
 // character. On SQLite and Postgres.
 func TestSearchPreviews(t *testing.T) { enginetest.ForEachBackend(t, searchPreviews) }
@@ -43,15 +44,31 @@ func searchPreviews(t *testing.T, b enginetest.Backend) {
 		{Role: "tool", Content: "harbour result", ToolCallID: "c3"},
 		{Role: "tool", Content: "harbour result", ToolCallID: "c4"},
 	}
+	// Calls of 128-character ids, one-character names and arguments: 161
+	// characters of each stored call show in no preview. Eight (1,314
+	// stored characters, a preview of 55) previewed as six and "…" when
+	// SearchPreviews read 1,024 characters of tool calls; twenty are cut
+	// by the read and preview past 80 all the same.
+	for _, n := range []int{8, 20} {
+		var calls []engine.ToolCall
+		for i := range n {
+			calls = append(calls, engine.ToolCall{ID: fmt.Sprintf("%0128d", i), Name: "f", Arguments: json.RawMessage(`1`)})
+		}
+		ordinary = append(ordinary, engine.Message{Role: "assistant", Content: "harbour many calls", ToolCalls: calls})
+	}
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: ordinary}); err != nil {
 		t.Fatal(err)
 	}
 	cut := []engine.Message{
 		{Role: "user", Content: "harbour" + space[:len(space)-10] + "日本語の文章と言葉の海"},
-		{Role: "assistant", Content: "harbour spaced call", ToolCalls: []engine.ToolCall{call("c5", `{"q":"harbour`+space+`x"}`)}},
+		{Role: "assistant", Content: "harbour spaced call", ToolCalls: []engine.ToolCall{call("c5", `{"q":"harbour`+strings.Repeat(" ", engine.PreviewCallsChars)+`x"}`)}},
 		{Role: "tool", Content: "harbour result", ToolCallID: "c5"},
 	}
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "u", ResourceID: "r", Messages: cut}); err != nil {
+		t.Fatal(err)
+	}
+	// Another resource's message with the same words is no hit of r's.
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "v", ResourceID: "r2", Messages: []engine.Message{{Role: "user", Content: "harbour of r2"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.SyncIndexes(ctx); err != nil {

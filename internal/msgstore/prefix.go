@@ -15,46 +15,49 @@ type Prefix struct {
 	ThreadID string
 	Seq      int64
 	// Content is the first characters (runes) of the content column, at
-	// most the number asked, never cut inside a character.
+	// most contentChars, never cut inside a character.
 	Content string
 	// ContentCut reports that the stored content holds more characters
 	// than Content.
 	ContentCut bool
 	// ToolCalls is the first characters of the tool_calls column (a JSON
 	// array of {id, name, arguments}, as stored; "" when none), at most
-	// the number asked: cut, it is not valid JSON.
+	// callsChars: cut, it is not valid JSON.
 	ToolCalls string
 	// ToolCallsCut reports that the stored tool_calls holds more
 	// characters than ToolCalls.
 	ToolCallsCut bool
 }
 
-// PrefixesByID returns the first chars characters (runes, not bytes) of
-// the content and tool_calls of the stored messages with the given ids,
-// each once, in the order the database returns them; ids that are not
-// stored are left out, and so are messages of other resources when
-// resourceID is not empty (a read by id never crosses resources). chars
-// must be at least 1.
+// PrefixesByID returns the first contentChars characters (runes, not
+// bytes) of the content and the first callsChars of the tool_calls of the
+// stored messages with the given ids, each once, in the order the
+// database returns them; ids that are not stored are left out, and so are
+// messages of other resources when resourceID is not empty (a read by id
+// never crosses resources). Both counts must be at least 1.
 //
-// The database cuts the texts (substr, which counts characters on SQLite
-// and on Postgres, and which Postgres answers from a slice of a TOASTed
-// value), so a message's whole text never reaches the process: 1,000
-// messages of 256 KiB read at most 1,000 × 2 × (chars+1) characters. One
-// character more than asked is read to tell a text of exactly chars from
-// a longer one.
-func (s *Store) PrefixesByID(ctx context.Context, resourceID string, ids []string, chars int) ([]Prefix, error) {
-	if chars < 1 {
-		return nil, fmt.Errorf("read message prefixes: %d characters: want at least 1", chars)
+// The database cuts the texts (substr, which counts characters of TEXT on
+// SQLite, where content and tool calls are stored as TEXT, and of text in
+// a UTF8 database on Postgres, which answers it from a slice of a TOASTed
+// value), so no whole text is copied out of the database: 1,000 messages
+// of 256 KiB read at most 1,000 × (contentChars+callsChars+2) characters.
+// (SQLite, in process, still loads each value whole while it cuts it, one
+// row at a time.) One character more than asked is read to tell a text of
+// exactly that many from a longer one.
+func (s *Store) PrefixesByID(ctx context.Context, resourceID string, ids []string, contentChars, callsChars int) ([]Prefix, error) {
+	if contentChars < 1 || callsChars < 1 {
+		return nil, fmt.Errorf("read message prefixes: %d characters of content, %d of tool calls: want at least 1 each", contentChars, callsChars)
 	}
-	n := strconv.Itoa(chars + 1) // a literal: one cached statement per chars
-	q, args, err := s.byIDSelect(`id, thread_id, seq, substr(content, 1, `+n+`), substr(tool_calls, 1, `+n+`)`, resourceID, ids)
+	// Literals, not parameters: one cached statement per pair of counts.
+	content, calls := strconv.Itoa(contentChars+1), strconv.Itoa(callsChars+1)
+	q, args, err := s.byIDSelect(`id, thread_id, seq, substr(content, 1, `+content+`), substr(tool_calls, 1, `+calls+`)`, resourceID, ids)
 	var rows *sql.Rows
 	if err == nil {
 		rows, err = s.stmts.Query(ctx, q, args...)
 	}
 	var out []Prefix
 	if err == nil {
-		out, err = collectPrefixes(rows, len(ids), chars)
+		out, err = collectPrefixes(rows, len(ids), contentChars, callsChars)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read message prefixes: %w", err)
@@ -63,8 +66,9 @@ func (s *Store) PrefixesByID(ctx context.Context, resourceID string, ids []strin
 }
 
 // collectPrefixes scans and closes rows of PrefixesByID's columns, cutting
-// each text to chars characters (nil when there are no rows).
-func collectPrefixes(rows *sql.Rows, about, chars int) ([]Prefix, error) {
+// each content to contentChars characters and tool calls to callsChars
+// (nil when there are no rows).
+func collectPrefixes(rows *sql.Rows, about, contentChars, callsChars int) ([]Prefix, error) {
 	defer rows.Close()
 	out := make([]Prefix, 0, min(max(about, 0), 1024))
 	for rows.Next() {
@@ -73,8 +77,8 @@ func collectPrefixes(rows *sql.Rows, about, chars int) ([]Prefix, error) {
 		if err := rows.Scan(&p.ID, &p.ThreadID, &p.Seq, &p.Content, &calls); err != nil {
 			return nil, err
 		}
-		p.Content, p.ContentCut = cutRunes(p.Content, chars)
-		p.ToolCalls, p.ToolCallsCut = cutRunes(calls.String, chars)
+		p.Content, p.ContentCut = cutRunes(p.Content, contentChars)
+		p.ToolCalls, p.ToolCallsCut = cutRunes(calls.String, callsChars)
 		out = append(out, p)
 	}
 	if len(out) == 0 {

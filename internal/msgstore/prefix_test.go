@@ -10,16 +10,16 @@ import (
 )
 
 // TestPrefixesByID: PrefixesByID reads the first characters (runes) of
-// each message's content and tool calls, says whether more follows, never
-// cuts inside a character (two-, three- and four-byte UTF-8 at the cut),
-// leaves out unknown ids and other resources' messages, on SQLite and
-// Postgres alike.
+// each message's content and tool calls, each to its own count, says
+// whether more follows, never cuts inside a character (two-, three- and
+// four-byte UTF-8 at the cut), leaves out unknown ids and other
+// resources' messages, on SQLite and Postgres alike.
 func TestPrefixesByID(t *testing.T) { forEachBackend(t, testPrefixesByID) }
 
 func testPrefixesByID(t *testing.T, b backend) {
 	ctx := context.Background()
 	s, _, conn := b.openStore(t)
-	const chars = 5
+	const chars, callsChars = 5, 8
 	rows := []struct {
 		id, resource, content, calls string
 	}{
@@ -31,10 +31,11 @@ func testPrefixesByID(t *testing.T, b backend) {
 		{"four-byte", "r1", "a😀😀😀😀😀", ""},
 		{"mixed-at-cut", "r1", "abcd€x", ""},
 		{"calls", "r1", "", `[{"id":"c1","name":"f","arguments":{}}]`},
-		{"calls-exact", "r1", "", `[{}]` + "x"},
+		{"calls-exact", "r1", "", `[{}]` + "xxxx"},
+		{"calls-long-content", "r1", "abcdefgh", `[{"a":"日本語の文章"}]`},
 		{"other", "r2", "elsewhere", ""},
 	}
-	if _, err := conn.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at, message_count) VALUES ('t1', 'r1', 0, 0, 9), ('t2', 'r2', 0, 0, 1)`); err != nil {
+	if _, err := conn.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at, message_count) VALUES ('t1', 'r1', 0, 0, 10), ('t2', 'r2', 0, 0, 1)`); err != nil {
 		t.Fatal(err)
 	}
 	for i, r := range rows {
@@ -52,7 +53,7 @@ func testPrefixesByID(t *testing.T, b backend) {
 	for _, r := range rows[:len(rows)-1] {
 		ids = append(ids, r.id)
 	}
-	got, err := s.PrefixesByID(ctx, "r1", ids, chars)
+	got, err := s.PrefixesByID(ctx, "r1", ids, chars, callsChars)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,8 +77,9 @@ func testPrefixesByID(t *testing.T, b backend) {
 		{"three-byte", "ab日本語", true, "", false},
 		{"four-byte", "a😀😀😀😀", true, "", false},
 		{"mixed-at-cut", "abcd€", true, "", false},
-		{"calls", "", false, `[{"id`, true},
-		{"calls-exact", "", false, `[{}]x`, false},
+		{"calls", "", false, `[{"id":"`, true},
+		{"calls-exact", "", false, `[{}]xxxx`, false},
+		{"calls-long-content", "abcde", true, `[{"a":"日`, true},
 	} {
 		p, ok := byID[c.id]
 		if !ok {
@@ -91,7 +93,9 @@ func testPrefixesByID(t *testing.T, b backend) {
 			t.Errorf("%s: %+v: want valid UTF-8 of thread t1 with its seq", c.id, p)
 		}
 	}
-	if _, err := s.PrefixesByID(ctx, "r1", ids, 0); err == nil {
-		t.Error("PrefixesByID of 0 characters: no error")
+	for _, n := range [][2]int{{0, 1}, {1, 0}} {
+		if _, err := s.PrefixesByID(ctx, "r1", ids, n[0], n[1]); err == nil {
+			t.Errorf("PrefixesByID of %d and %d characters: no error", n[0], n[1])
+		}
 	}
 }
