@@ -251,6 +251,11 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
 		}
+		if name, _, ok := jsonkey.Repeated(sc.Bytes()); ok {
+			// encoding/json keeps the last: {"resource":"a","resource":"b"}
+			// searched b, where an imported line or a request body is refused.
+			return fmt.Errorf("%s:%d: %q is given twice in one object; give each member once", path, line, name)
+		}
 		var q searchQuery
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
 			var te *json.UnmarshalTypeError

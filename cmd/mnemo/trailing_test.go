@@ -58,3 +58,27 @@ func TestSearchTrailingData(t *testing.T) {
 		t.Fatalf("--queries: exit %d, stdout %q, stderr %s; want a failure naming line 1", code, out, stderr)
 	}
 }
+
+// TestQueriesRepeatedMember: a --queries line naming a member twice is
+// refused naming the line and the member, as an imported JSONL line, a
+// --config file and a request body are. Before, encoding/json kept the
+// last: the line below searched resource "b" (review17).
+func TestQueriesRepeatedMember(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"thread":"t1","resource":"b","role":"user","content":"hello"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
+		t.Fatalf("ingest: %d %s", code, stderr)
+	}
+	queries := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(queries, []byte(`{"id":"1","resource":"a","query":"hello","resource":"b"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "search", "--queries", queries)
+	want := "mnemo search: " + queries + `:1: "resource" is given twice in one object; give each member once` + "\n"
+	if code != 1 || out != "" || stderr != want {
+		t.Fatalf("--queries: exit %d, stdout %q, stderr %q; want 1, nothing, %q", code, out, stderr, want)
+	}
+}
