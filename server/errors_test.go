@@ -160,6 +160,11 @@ func TestTokensFile(t *testing.T) {
 		"SecretDEL":    {`{"tokens":[{"name":"ops","token":"s3cret-ops\u007f","resources":["*"]}]}`, `tokens[0].token: must hold no control character`},
 		"SecretC1":     {`{"tokens":[{"name":"ops","token":"s3cret-\u009b-ops","resources":["*"]}]}`, `tokens[0].token: must hold no control character`},
 		"UnknownTop":   {`{"tokenz":[]}`, `unknown field "tokenz" (did you mean "tokens"?)`},
+		// A byte-order mark was "invalid character 'ï'"; a secret saved
+		// as Latin-1 was accepted, read with U+FFFD, a token no client
+		// sends (review17).
+		"BOM":    {"\uFEFF" + `{"tokens":[{"token":"abcdefghij","resources":["a"]}]}`, "invalid token file: the file begins with a UTF-8 byte-order mark (EF BB BF), which JSON does not allow: save it as UTF-8 without one"},
+		"Latin1": {`{"tokens":[{"token":"s3cret-caf` + "\xe9" + `","resources":["a"]}]}`, "invalid token file: not UTF-8 at byte 31 (JSON text is UTF-8; a string holding the byte would be read as U+FFFD): save the file as UTF-8"},
 		// A member given twice, or in another case, is refused: encoding/json
 		// kept the last one (all resources here) or matched it anyway.
 		"RepeatedMember": {`{"tokens":[{"token":"abcdefghij","resources":["alice"],"resources":["*"]}]}`, `"tokens[0].resources" is given twice`},

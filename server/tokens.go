@@ -124,8 +124,14 @@ func tokenDecodeDetail(err error) string {
 // and erase); tokens[1] is the token named "bob"`. A member given twice in
 // one object or named in another case than its field is at fault too, and
 // anything but whitespace after the object ("unexpected data after the
-// JSON value at byte N").
+// JSON value at byte N"), and a file that begins with a byte-order mark
+// or is not UTF-8 (jsonkey.TextError).
 func ParseTokens(b []byte) (*Tokens, error) {
+	if err := jsonkey.Text(b); err != nil {
+		// A secret saved as Latin-1 was read with U+FFFD in it, a token
+		// no client sends (two of them could become one).
+		return nil, fmt.Errorf("%w: %v", ErrInvalidTokens, err)
+	}
 	var f TokenFile
 	if path := DuplicateKey(b); path != "" {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, withTokenEntry(b, path, duplicateDetail(path)))

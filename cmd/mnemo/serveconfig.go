@@ -128,6 +128,11 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := jsonkey.Text(b); err != nil {
+		// A byte-order mark was "invalid character 'ï' looking for
+		// beginning of value".
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if p := server.DuplicateKey(b); p != "" {
 		// encoding/json would keep the last silently.
 		return nil, fmt.Errorf("%s: %q is given twice in one object", path, p)

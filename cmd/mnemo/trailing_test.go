@@ -17,6 +17,9 @@ func TestConfigTrailingData(t *testing.T) {
 		{`{"recentN": 3}]`, "unexpected data after the JSON value at byte 14"},
 		{"{\"recentN\": 3}\n{\"recall\": {\"topK\": 5}}\n", "unexpected data after the JSON value at byte 15"},
 		{"{\"recentN\": 3}\n \t\r\n", ""},
+		// A byte-order mark, and a byte that is not UTF-8 (review17).
+		{"\uFEFF{\"recentN\": 3}", "the file begins with a UTF-8 byte-order mark (EF BB BF), which JSON does not allow: save it as UTF-8 without one"},
+		{"{\"observe\": {\"model\": \"caf\xe9\"}}", "not UTF-8 at byte 26 (JSON text is UTF-8; a string holding the byte would be read as U+FFFD): save the file as UTF-8"},
 	} {
 		path := filepath.Join(t.TempDir(), "mnemo-config.json")
 		if err := os.WriteFile(path, []byte(c.body), 0o600); err != nil {
