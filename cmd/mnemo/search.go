@@ -248,16 +248,20 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	enc := json.NewEncoder(c.Stdout)
 	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
+		b := sc.Bytes()
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\uFEFF")) // a UTF-8 byte-order mark, as mnemo ingest reads JSONL
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		if name, _, ok := jsonkey.Repeated(sc.Bytes()); ok {
+		if name, _, ok := jsonkey.Repeated(b); ok {
 			// encoding/json keeps the last: {"resource":"a","resource":"b"}
 			// searched b, where an imported line or a request body is refused.
 			return fmt.Errorf("%s:%d: %q is given twice in one object; give each member once", path, line, name)
 		}
 		var q searchQuery
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+		if err := json.Unmarshal(b, &q); err != nil {
 			var te *json.UnmarshalTypeError
 			var se *json.SyntaxError
 			if !errors.As(err, &te) && !errors.As(err, &se) {
@@ -267,7 +271,7 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 			}
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		if name := unknownQueryField(sc.Bytes()); name != "" {
+		if name := unknownQueryField(b); name != "" {
 			return fmt.Errorf("%s:%d: %s", path, line, unknownQueryDetail(name))
 		}
 		if q.Resource == "" || q.Query == "" {

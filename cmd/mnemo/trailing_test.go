@@ -85,3 +85,26 @@ func TestQueriesRepeatedMember(t *testing.T) {
 		t.Fatalf("--queries: exit %d, stdout %q, stderr %q; want 1, nothing, %q", code, out, stderr, want)
 	}
 }
+
+// TestQueriesByteOrderMark: a --queries file that begins with a UTF-8
+// byte-order mark is read, as mnemo ingest reads a JSONL file's; it
+// failed as `q.jsonl:1: invalid character 'ï' looking for beginning of
+// value` (review17).
+func TestQueriesByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"thread":"t1","resource":"r","role":"user","content":"hello"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
+		t.Fatalf("ingest: %d %s", code, stderr)
+	}
+	queries := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(queries, []byte("\uFEFF"+`{"id":"1","resource":"r","query":"hello"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "search", "--queries", queries)
+	if code != 0 || !strings.HasPrefix(out, `{"id":"1","hits":[{"threadId":"t1"`) {
+		t.Fatalf("--queries: exit %d, stdout %q, stderr %q; want 0 and line 1's hit", code, out, stderr)
+	}
+}
