@@ -410,16 +410,17 @@ func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, er
 // backlog is what a search of resource reports of the indexes' lag (recall
 // builds the status from it): the note of a rebuild, and the resource's
 // rows that owe lexical work. Only rows that owe lexical work (index,
-// delete) make the lexical channel "catching up"; rows that owe only an
-// embedding show in the vector channel's own status (recall counts the
-// unembedded messages). With nothing pending the note is cleared: the
+// delete) make the lexical channel "catching up", and only rows that owe
+// indexing (messages no index has seen) the vector channel; rows that owe
+// only an embedding show in the vector channel's own status (recall counts
+// the unembedded messages it holds). With nothing pending the note is cleared: the
 // rebuild has caught up.
 func (e *Engine) backlog(ctx context.Context, resourceID string) recall.Backlog {
 	e.idx.mu.RLock()
 	note := e.idx.note
 	e.idx.mu.RUnlock()
-	if pending, err := e.ms.PendingLexical(ctx, resourceID); err == nil && pending > 0 {
-		return recall.Backlog{Pending: pending, Note: note}
+	if pending, unindexed, err := e.ms.PendingLexical(ctx, resourceID); err == nil && pending > 0 {
+		return recall.Backlog{Pending: pending, Unindexed: unindexed, Note: note}
 	}
 	if note != "" {
 		e.idx.mu.Lock()

@@ -17,10 +17,12 @@ const (
 	// StatusOff: the channel was not asked for (the mode left it out, or
 	// recall did not run).
 	StatusOff = "off"
-	// StatusCatchingUp: the lexical channel answered while messages of
-	// the resource still owe lexical work (Backlog.Pending > 0): the
-	// newest messages may be missing from its results (Note says how many
-	// at most), while the others are scored as usual.
+	// StatusCatchingUp: the channel answered while messages of the
+	// resource still owe its index work: lexical work for the lexical
+	// channel (Backlog.Pending > 0), indexing for the vector channel
+	// (Backlog.Unindexed > 0). The newest messages may be missing from its
+	// results (Note says how many at most), while the others are scored as
+	// usual.
 	StatusCatchingUp = "degraded: index catching up"
 )
 
@@ -59,12 +61,19 @@ type Backlog struct {
 	// Note says why recall is degraded (e.g. the lexical index was
 	// quarantined and is being rebuilt); "" when it is not.
 	Note string
+	// Unindexed counts those of Pending that no index has seen yet (the
+	// drainer indexes and embeds them together); when positive, a vector
+	// channel that answered reads StatusCatchingUp. A message embedded or
+	// only owing its embedding is counted by the vector channel itself
+	// ("degraded: N of M messages not embedded yet").
+	Unindexed int64
 }
 
-// apply folds b into r: the note, and StatusCatchingUp for a lexical
-// channel that answered while messages owe lexical work. Only rows that owe
-// lexical work count: messages not embedded yet show in the vector
-// channel's own status (vectorStatus).
+// apply folds b into r: the note, StatusCatchingUp for a lexical channel
+// that answered while messages owe lexical work, and for a vector channel
+// that answered "ok" while messages owe indexing (the vector channel never
+// saw them, so its own count, vectorStatus, leaves them out: it answered
+// "ok" without the message just appended).
 func (r *Retrieval) apply(b Backlog) {
 	note := b.Note
 	if b.Pending > 0 {
@@ -82,6 +91,9 @@ func (r *Retrieval) apply(b Backlog) {
 		note += fmt.Sprintf("up to %d %s of this resource not indexed yet", b.Pending, noun)
 		if r.Lexical == StatusOK {
 			r.Lexical = StatusCatchingUp
+		}
+		if b.Unindexed > 0 && r.Vector == StatusOK {
+			r.Vector = StatusCatchingUp
 		}
 	}
 	r.Note = note

@@ -60,6 +60,12 @@ func TestSearchRetrieval(t *testing.T) {
 			recall.Retrieval{Lexical: recall.StatusCatchingUp, Vector: "ok", Embedder: recall.HashID, Note: "rebuilding; up to 3 messages of this resource not indexed yet"}},
 		{"PendingVectorOnly", recall.ModeVector, recall.Backlog{Pending: 2},
 			recall.Retrieval{Lexical: "off", Vector: "ok", Embedder: recall.HashID, Note: "up to 2 messages of this resource not indexed yet"}},
+		// Messages no index has seen yet: the vector channel, which counts
+		// only the messages it holds, answered without them too.
+		{"Unindexed", recall.ModeHybrid, recall.Backlog{Pending: 3, Unindexed: 2},
+			recall.Retrieval{Lexical: recall.StatusCatchingUp, Vector: recall.StatusCatchingUp, Embedder: recall.HashID, Note: "up to 3 messages of this resource not indexed yet"}},
+		{"UnindexedVectorOnly", recall.ModeVector, recall.Backlog{Pending: 1, Unindexed: 1},
+			recall.Retrieval{Lexical: "off", Vector: recall.StatusCatchingUp, Embedder: recall.HashID, Note: "up to 1 message of this resource not indexed yet"}},
 		{"PendingLexicalOnly", recall.ModeLexical, recall.Backlog{Pending: 1},
 			recall.Retrieval{Lexical: recall.StatusCatchingUp, Vector: "off", Note: "up to 1 message of this resource not indexed yet"}},
 	} {

@@ -10,16 +10,16 @@ import (
 )
 
 // catchUpHint writes to w (stderr), after a search or context whose
-// retrieval statuses say an index is still catching up (lexical
-// recall.StatusCatchingUp, or vector "degraded: N of M messages not
-// embedded yet"), that the indexing runs only while an engine is open: a
+// retrieval statuses say an index is still catching up
+// (recall.StatusCatchingUp on either channel, or vector "degraded: N of M
+// messages not embedded yet"), that the indexing runs only while an engine is open: a
 // one-shot command gets it one batch or more further (Close finishes the
 // batch in flight, engine.CloseDrainWait), so running search again gets
 // there step by step, and says what finishes it at once (`mnemo check`,
 // or a running `mnemo serve`). Nothing is written when both channels are
 // caught up.
 func catchUpHint(w io.Writer, command, lexical, vector string) {
-	if lexical != recall.StatusCatchingUp && !strings.Contains(vector, "not embedded yet") {
+	if lexical != recall.StatusCatchingUp && vector != recall.StatusCatchingUp && !strings.Contains(vector, "not embedded yet") {
 		return
 	}
 	fmt.Fprintf(w, "mnemo %s: the indexes are catching up: each command gets them a batch (512 messages) or more further before it exits, waiting at most %s for it; 'mnemo check' finishes it (a running 'mnemo serve' does it in the background)\n", command, engine.CloseDrainWait)

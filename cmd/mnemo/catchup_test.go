@@ -26,6 +26,7 @@ func TestCatchUpHint(t *testing.T) {
 		{recall.StatusCatchingUp, recall.StatusOK, true},
 		{recall.StatusOK, "degraded: 160 of 1360 messages not embedded yet", true},
 		{recall.StatusCatchingUp, "degraded: 1 of 2 messages not embedded yet", true},
+		{recall.StatusOff, recall.StatusCatchingUp, true},
 	} {
 		var b bytes.Buffer
 		catchUpHint(&b, "search", tc.lexical, tc.vector)

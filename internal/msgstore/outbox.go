@@ -108,11 +108,13 @@ func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
 }
 
 // PendingLexical counts the outbox rows of resourceID that owe lexical
-// work (every op but OpEmbed).
-func (s *Store) PendingLexical(ctx context.Context, resourceID string) (int64, error) {
-	var n int64
-	err := s.stmts.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE resource_id = ? AND op != ?`, resourceID, OpEmbed).Scan(&n)
-	return n, err
+// work (every op but OpEmbed), and of those the rows that owe indexing
+// (OpIndex): messages neither index has seen yet, which the drainer
+// indexes and embeds together. The rest owe a deletion.
+func (s *Store) PendingLexical(ctx context.Context, resourceID string) (lexical, unindexed int64, err error) {
+	err = s.stmts.QueryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN op = ? THEN 1 ELSE 0 END), 0) FROM outbox WHERE resource_id = ? AND op != ?`,
+		OpIndex, resourceID, OpEmbed).Scan(&lexical, &unindexed)
+	return lexical, unindexed, err
 }
 
 // PendingOutbox counts every outbox row.
