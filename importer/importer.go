@@ -231,6 +231,11 @@ func detectReader(r io.Reader, name string) (string, error) {
 		// nothing): said so, not "neither JSONL nor a JSON array".
 		return "", fmt.Errorf("%w: %s is empty", ErrUnknownFormat, name)
 	}
+	if len(trimmed) > 0 && trimmed[0] == '[' && bytes.Contains(head[:len(head)-len(trimmed)], []byte("\ufeff")) {
+		// A JSON array is decoded whole, and encoding/json refuses the
+		// mark: said so, not "neither JSONL nor a JSON array".
+		return "", fmt.Errorf("%w: %s begins with a UTF-8 byte-order mark (EF BB BF) before its JSON array, which JSON does not allow: save it as UTF-8 without one", ErrUnknownFormat, name)
+	}
 	dec := json.NewDecoder(br)
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return "", fmt.Errorf("%w: %s is neither JSONL nor a JSON array", ErrUnknownFormat, name)

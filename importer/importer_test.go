@@ -71,8 +71,10 @@ func TestDetect(t *testing.T) {
 		"empty.json": " [ ] ",
 		"blank.json": " \n\n",
 		"zero.json":  "",
+		"bom.json":   "\uFEFF" + `[{"sample_id":"x","conversation":{}}]`,
+		"bomj.json":  "\uFEFF" + `{"thread":"t","role":"user","content":"x"}`,
 	}
-	want := map[string]string{"a.jsonl": "jsonl", "b.json": "locomo", "c.json": "longmemeval", "d.json": "jsonl"}
+	want := map[string]string{"a.jsonl": "jsonl", "b.json": "locomo", "c.json": "longmemeval", "d.json": "jsonl", "bomj.json": "jsonl"}
 	for name, body := range files {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
@@ -88,6 +90,9 @@ func TestDetect(t *testing.T) {
 		} else if name == "empty.json" && !strings.Contains(err.Error(), "empty JSON array") {
 			// It said: first element: invalid character ']'.
 			t.Errorf("%s: err = %v, want it to say the array is empty", name, err)
+		} else if name == "bom.json" && !strings.Contains(err.Error(), "begins with a UTF-8 byte-order mark (EF BB BF) before its JSON array") {
+			// It said: … is neither JSONL nor a JSON array (review17).
+			t.Errorf("%s: err = %v, want it to name the byte-order mark", name, err)
 		} else if (name == "blank.json" || name == "zero.json") && !strings.HasSuffix(err.Error(), name+" is empty") {
 			// It said: … is neither JSONL nor a JSON array.
 			t.Errorf("%s: err = %v, want it to say the file is empty", name, err)
