@@ -58,7 +58,9 @@ type Config struct {
 	// pgvector extension) that holds the whole memory instead of a data
 	// directory: a URL "postgres://user:password@host:port/db?sslmode=…"
 	// or keyword/value pairs ("host=… dbname=…"), as libpq and pgx accept;
-	// search_path selects the schema mnemo's tables live in. Open creates
+	// search_path selects the schema mnemo's tables live in. The database's
+	// encoding must be UTF8 (else ErrDatabaseEncoding, nothing written);
+	// connections always use client_encoding UTF8. Open creates
 	// and migrates the tables (once, when several processes open at once).
 	// The engine process then keeps no state of its own: several processes
 	// on one database serve the same resources at once. Dir must be empty

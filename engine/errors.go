@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mnemo-go/mnemo/internal/pgstore"
 )
 
 // ErrInvalidInput is returned (wrapped in a *ValidationError) by Append,
@@ -57,6 +59,14 @@ var ErrDatabaseNotFile = errors.New("engine: the database is not a regular file"
 // directory does not exist or holds no mnemo database, or (wrapping
 // pgstore.ErrNoSchema) when the Postgres database holds no mnemo tables.
 var ErrNotDataDir = errors.New("engine: not a mnemo data directory")
+
+// ErrDatabaseEncoding is matched by the error Open returns when
+// Config.Postgres names a database whose encoding is not UTF8 (created
+// with ENCODING 'SQL_ASCII' or 'LATIN1'): mnemo stores text as UTF-8, so it
+// refuses the database before writing anything to it. The message names
+// the database's encoding and how to create a UTF8 one (CREATE DATABASE
+// name ENCODING 'UTF8' TEMPLATE template0).
+var ErrDatabaseEncoding = pgstore.ErrEncoding
 
 // ErrEmbedderMismatch is matched (through an *EmbedderMismatchError) by
 // the error Open returns when the directory's vectors were computed by

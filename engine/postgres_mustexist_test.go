@@ -3,7 +3,11 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -55,4 +59,37 @@ func countTables(t *testing.T, dsn string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestPostgresRefusesNonUTF8: Open (with or without MustExist) on a
+// database created with ENCODING 'SQL_ASCII' returns ErrDatabaseEncoding
+// naming the encoding and creates no table. Before, it failed reading the
+// schema version ("simple protocol queries must be run with
+// client_encoding=UTF8"), or, with client_encoding=UTF8 in the DSN,
+// opened and then failed search previews cut inside a character.
+func TestPostgresRefusesNonUTF8(t *testing.T) {
+	server := pgtest.ServerDSN(t)
+	db := fmt.Sprintf("d_engine_ascii_%d", time.Now().UnixNano()%1e9)
+	pgtest.Exec(t, server, "CREATE DATABASE "+db+" ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0")
+	t.Cleanup(func() { pgtest.Exec(t, server, "DROP DATABASE "+db+" WITH (FORCE)") })
+	u, err := url.Parse(server)
+	if err != nil {
+		t.Skipf("MNEMO_TEST_POSTGRES is not a URL: %v", err)
+	}
+	u.Path = "/" + db
+	q := u.Query()
+	q.Set("client_encoding", "UTF8") // the workaround that used to open it
+	u.RawQuery = q.Encode()
+	for _, mustExist := range []bool{false, true} {
+		_, err := engine.Open(context.Background(), engine.Config{Postgres: u.String(), MustExist: mustExist, Embedder: recall.HashEmbedder{}})
+		if !errors.Is(err, engine.ErrDatabaseEncoding) {
+			t.Fatalf("MustExist=%v: err = %v, want ErrDatabaseEncoding", mustExist, err)
+		}
+		if !strings.Contains(err.Error(), "SQL_ASCII") {
+			t.Errorf("%q does not name the encoding", err)
+		}
+	}
+	if n := countTables(t, u.String()); n != 0 {
+		t.Fatalf("a refused open created %d tables", n)
+	}
 }

@@ -5,8 +5,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
 	_ "modernc.org/sqlite"
@@ -116,4 +118,20 @@ func TestErrorsSayOncePostgres(t *testing.T) {
 	empty := pgtest.DSN(t) // a new schema, without mnemo's tables
 	_, _, stderr = run(t, nil, "--db", empty, "threads")
 	checkSaysOnce(t, stderr, []string{u.Host}, []string{"no mnemo tables", "Check --db"})
+
+	// A database that does not store text as UTF-8: refused by a command
+	// that would create mnemo's tables, naming its encoding and the fix.
+	ascii := *u
+	ascii.Path = "/mnemo_ascii_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 10)
+	pgtest.Exec(t, server, "CREATE DATABASE "+ascii.Path[1:]+" ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0")
+	t.Cleanup(func() { pgtest.Exec(t, server, "DROP DATABASE "+ascii.Path[1:]+" WITH (FORCE)") })
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"thread":"t","resource":"r","role":"user","content":"Café"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, nil, "--db", ascii.String(), "ingest", in)
+	if code != 1 {
+		t.Errorf("ingest into a SQL_ASCII database: exit %d", code)
+	}
+	checkSaysOnce(t, stderr, []string{ascii.Path, u.Host}, []string{"SQL_ASCII", "ENCODING 'UTF8' TEMPLATE template0"})
 }

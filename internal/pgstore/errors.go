@@ -29,6 +29,14 @@ var ErrNoSuchSchema = errors.New("pgstore: the search_path's first schema does n
 // allowed to create it).
 var ErrNoVector = errors.New("pgstore: the pgvector extension (vector) is not available")
 
+// ErrEncoding is returned by Open, OpenExisting and OpenDB when the
+// database's server_encoding is not UTF8 (a database created with
+// ENCODING 'SQL_ASCII' or 'LATIN1'), or the connection's client_encoding
+// is not: such a database cuts text inside a character or cannot hold it.
+// The message names the encoding and how to create a UTF8 database;
+// nothing is read from or written to the database first.
+var ErrEncoding = errors.New("pgstore: the database's encoding is not UTF8")
+
 // ErrEmbedderDims is returned by EnsureEmbedder when the embedder is
 // already registered with another number of dimensions.
 var ErrEmbedderDims = errors.New("pgstore: embedder registered with other dimensions")

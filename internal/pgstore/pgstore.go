@@ -34,7 +34,8 @@ type Querier interface {
 // Migrations run on that connection inside one transaction that holds a
 // transaction-scoped advisory lock, so processes that open the same schema
 // at once apply them once, one after the other; a database already at
-// SchemaVersion is only read. Open returns ErrSchemaTooNew (nothing
+// SchemaVersion is only read. Open returns ErrEncoding (nothing read or
+// written) when the database is not UTF8, ErrSchemaTooNew (nothing
 // written) when the schema is newer than this build, ErrNoVector when
 // pgvector cannot be created, and otherwise wraps pgx's error, naming the
 // host and database but never the password.
@@ -113,6 +114,10 @@ func parse(dsn string) (*pgxpool.Config, string, error) {
 	// Literals this package writes into SQL text (an embedder's name in its
 	// partial index predicate) double quotes only, as standard strings do.
 	cfg.ConnConfig.RuntimeParams["standard_conforming_strings"] = "on"
+	// Text goes to and from the server as UTF-8 whatever the DSN,
+	// PGCLIENTENCODING or the role's settings say (pgx's simple protocol
+	// refuses anything else); checkEncoding verifies it took.
+	cfg.ConnConfig.RuntimeParams["client_encoding"] = "UTF8"
 	return cfg, where, nil
 }
 
@@ -131,8 +136,12 @@ type schemaCheck struct {
 	done bool
 }
 
-// afterConnect checks the schema once, then registers pgvector's types on c.
+// afterConnect checks c's encoding (checkEncoding), then the schema once,
+// then registers pgvector's types on c.
 func (s *schemaCheck) afterConnect(ctx context.Context, c *pgx.Conn) error {
+	if err := checkEncoding(c); err != nil {
+		return err
+	}
 	if err := s.check(ctx, c); err != nil {
 		return err
 	}
