@@ -28,7 +28,7 @@ type Message struct {
 	Seq        int64          `json:"seq"`
 	Role       string         `json:"role"`
 	Content    string         `json:"content"`
-	Name       string         `json:"name,omitempty"`       // speaker or tool name
+	Name       string         `json:"name,omitempty"`       // speaker or tool name: at most 256 bytes, no control characters, line separators or bidirectional controls
 	ToolCalls  []ToolCall     `json:"toolCalls,omitempty"`  // assistant messages only
 	ToolCallID string         `json:"toolCallId,omitempty"` // tool messages only: the call answered
 	Metadata   map[string]any `json:"metadata,omitempty"`   // a JSON object, filterable by recall

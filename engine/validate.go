@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -134,6 +135,25 @@ func (e *Engine) checkTextFields(i int, m *Message) error {
 	}
 	if len(m.Name) > 256 {
 		return invalid(i, "name", "at most 256 bytes")
+	}
+	return checkName(i, m.Name)
+}
+
+// checkName refuses a name holding a control character (C0, DEL, C1: a
+// line break among them), a line or paragraph separator, or a
+// bidirectional control (marks, embeddings, overrides, isolates): a name
+// reaches the model's prompt as the message's name, where such characters
+// could start a line of instructions or reorder what a reader sees.
+func checkName(i int, name string) error {
+	for _, r := range name {
+		switch {
+		case unicode.IsControl(r):
+			return invalid(i, "name", "must not contain control characters, got %U", r)
+		case r == '\u2028' || r == '\u2029':
+			return invalid(i, "name", "must not contain line or paragraph separators, got %U", r)
+		case unicode.Is(unicode.Bidi_Control, r):
+			return invalid(i, "name", "must not contain bidirectional controls, got %U", r)
+		}
 	}
 	return nil
 }

@@ -221,6 +221,10 @@ func TestRecordErrorWording(t *testing.T) {
 			`importer: f.jsonl line 2: invalid tool_calls[0].arguments: must be valid JSON`},
 		{`{"thread":"bad thread","resource":"r","role":"user","content":"x"}`, "thread",
 			`importer: f.jsonl line 2: invalid thread: must be 1-128 characters of [A-Za-z0-9_.:@-]`},
+		{`{"thread":"t","resource":"r","role":"user","name":"bob\u202e","content":"x"}`, "name",
+			`importer: f.jsonl line 2: invalid name: must not contain bidirectional controls, got U+202E`},
+		{`{"thread":"t","resource":"r","role":"tool","tool_call_id":"c1","name":"f\n","content":"42"}`, "name",
+			`importer: f.jsonl line 2: invalid name: must not contain control characters, got U+000A`},
 	} {
 		p := writeFile(t, "f.jsonl", `{"thread":"t","resource":"r","role":"user","content":"first"}`+"\n"+c.line+"\n")
 		_, err := importer.Import(ctx, enginetest.MustOpen(t, engine.Config{}), p, importer.Options{Strict: true, Name: "f.jsonl"})
