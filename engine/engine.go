@@ -76,8 +76,8 @@ type Engine struct {
 // (openPostgres, postgres.go): no directory, no lock file, no derived index
 // on disk.
 //
-// Open refuses a database written by a newer mnemo (the error wraps
-// store.ErrSchemaTooNew and names the file) and never modifies it, and a
+// Open refuses a database written by a newer mnemo (the error matches
+// ErrSchemaTooNew and names the file) and never modifies it, and a
 // Config.Limits.MaxAnswerBytes below Limits.MaxContentBytes (a
 // *ValidationError matching ErrAnswerBoundTooSmall).
 func Open(ctx context.Context, cfg Config) (*Engine, error) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-go/mnemo/internal/pgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // ErrInvalidInput is returned (wrapped in a *ValidationError) by Append,
@@ -67,6 +68,25 @@ var ErrNotDataDir = errors.New("engine: not a mnemo data directory")
 // the database's encoding and how to create a UTF8 one (CREATE DATABASE
 // name ENCODING 'UTF8' TEMPLATE template0).
 var ErrDatabaseEncoding = pgstore.ErrEncoding
+
+// ErrSchemaTooNew is matched by the error Open returns when the database
+// (mnemo.db, or the Postgres schema) was migrated by a newer mnemo than
+// this build: nothing is written to it. Upgrade mnemo to open it.
+var ErrSchemaTooNew = store.ErrSchemaTooNew
+
+// ErrNoVector is matched by the error Open returns when Config.Postgres
+// names a database without the pgvector extension that the connecting
+// role may not create (CREATE EXTENSION vector needs a role allowed to
+// create it; the extension is packaged as postgresql-NN-pgvector): have
+// an administrator run CREATE EXTENSION vector in the database first.
+var ErrNoVector = pgstore.ErrNoVector
+
+// ErrNoSuchSchema is matched by the error Open returns when the first
+// schema of Config.Postgres's search_path does not exist: Postgres would
+// create mnemo's tables in the next schema of the path (public, say), so
+// nothing is created and the message names the schema to create (CREATE
+// SCHEMA name).
+var ErrNoSuchSchema = pgstore.ErrNoSuchSchema
 
 // ErrEmbedderMismatch is matched (through an *EmbedderMismatchError) by
 // the error Open returns when the directory's vectors were computed by
