@@ -25,8 +25,9 @@ const wmUsage = `usage:
   mnemo [--dir DIR | --db URL] wm set     (--thread T | --resource R) [--schema SCHEMA.json | --markdown] FILE
 
 get prints the current working memory (--raw: its content alone, as stored, for
-set to read back byte for byte), history its versions (newest first, with
-run id and tool call id), set replaces it with FILE ("-" reads stdin). In
+set to read back byte for byte; exit 1 when none is stored), history its
+versions (newest first, with run id and tool call id), set replaces it with
+FILE ("-" reads stdin; an empty FILE is refused). In
 schema mode set validates FILE against --schema (or, without it, only checks
 that FILE is a JSON object); the mode of an existing state is kept. A thread's
 state belongs to the thread's resource: --thread needs a thread that has
@@ -190,9 +191,8 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 			if *asJSON {
 				return c.printJSON(map[string]any{"key": key, "version": 0, "stored": false})
 			}
-			if *f.raw { // no content: nothing on standard output
-				fmt.Fprintf(c.Stderr, "mnemo wm get: %s: no working memory stored\n", key)
-				return nil
+			if *f.raw { // no content to write: the exit status says so
+				return fmt.Errorf("%s: no working memory stored", key)
 			}
 			fmt.Fprintf(c.Stdout, "%s: no working memory stored\n", key)
 			return nil
@@ -231,6 +231,9 @@ func (c *WMCommand) do(ctx context.Context, sub string, mem *working.Memory, key
 		content, err := c.readFile(file)
 		if err != nil {
 			return err
+		}
+		if content == "" {
+			return fmt.Errorf("%s is empty: nothing to store (wm get --raw writes nothing, and fails, when no working memory is stored)", file)
 		}
 		if unchecked {
 			fmt.Fprintln(c.Stderr, "mnemo wm set: no --schema given: only checked that the file is a JSON object")

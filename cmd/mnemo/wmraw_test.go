@@ -97,8 +97,19 @@ func TestWMGetRawRoundTrip(t *testing.T) {
 			}
 		})
 	}
-	if code, out, stderr := run(t, nil, "--dir", dir, "wm", "get", "--raw", "--resource", "nobody"); code != 0 || out != "" || !strings.Contains(stderr, "no working memory stored") {
-		t.Errorf("get --raw of nothing stored: exit %d, stdout %q, stderr %q; want 0, nothing, and a note on stderr", code, out, stderr)
+	// Nothing stored: get --raw fails (it exited 0 with nothing on
+	// standard output, so `get --raw > f && set f` stored an empty
+	// version 1), and set refuses an empty file.
+	if code, out, stderr := run(t, nil, "--dir", dir, "wm", "get", "--raw", "--resource", "nobody"); code != 1 || out != "" || stderr != "mnemo wm get: resource:nobody: no working memory stored\n" {
+		t.Errorf("get --raw of nothing stored: exit %d, stdout %q, stderr %q; want exit 1, nothing, and the note on stderr", code, out, stderr)
+	}
+	empty := filepath.Join(t.TempDir(), "empty")
+	os.WriteFile(empty, nil, 0o600)
+	if code, out, stderr := run(t, nil, "--dir", dir, "wm", "set", "--markdown", "--resource", "nobody", empty); code != 1 || out != "" || !strings.Contains(stderr, empty+" is empty: nothing to store") {
+		t.Errorf("set of an empty file: exit %d, stdout %q, stderr %q; want exit 1 and \"is empty: nothing to store\"", code, out, stderr)
+	}
+	if code, out, _ := run(t, nil, "--dir", dir, "wm", "get", "--resource", "nobody"); code != 0 || !strings.Contains(out, "no working memory stored") {
+		t.Errorf("get after the refused set: exit %d, %q; want nothing stored", code, out)
 	}
 	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "get", "--raw", "--json", "--thread", "t1"); code != 2 || !strings.Contains(stderr, "--raw and --json exclude each other") {
 		t.Errorf("get --raw --json: exit %d, %q; want a usage error", code, stderr)
