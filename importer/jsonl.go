@@ -103,9 +103,9 @@ func (w *writer) jsonl(r io.Reader) error {
 		if line == 1 {
 			b = bytes.TrimPrefix(b, []byte("\ufeff")) // a UTF-8 byte-order mark
 		}
-		b = bytes.TrimLeftFunc(b, unicode.IsSpace)
+		b = bytes.TrimLeft(b, jsonSpace)
 		lead := n - len(b) // bytes before the record, for columns
-		b = bytes.TrimRightFunc(b, unicode.IsSpace)
+		b = bytes.TrimRight(b, jsonSpace)
 		if tooLong {
 			if perr := bad(where, fmt.Errorf("longer than %d bytes", MaxLineBytes)); perr != nil {
 				return perr
@@ -298,7 +298,7 @@ func decodeRecord(b []byte, lead int) (*jsonlRecord, error) {
 	}
 	// dec.More is false before a "}" or "]", which would pass: the record
 	// read, with its members unchecked (json.Valid(b) is false).
-	rest := bytes.TrimLeftFunc(b[dec.InputOffset():], unicode.IsSpace)
+	rest := bytes.TrimLeft(b[dec.InputOffset():], jsonSpace)
 	if len(rest) == 0 {
 		return &rec, nil
 	}
@@ -312,9 +312,19 @@ func decodeRecord(b []byte, lead int) (*jsonlRecord, error) {
 		hint = " (a closing bracket too many?)"
 	case ',':
 		hint = " (a trailing comma? a JSONL line holds one record and nothing after it)"
+	default:
+		if unicode.IsSpace(r) { // not JSON's, which are trimmed
+			hint = " (only spaces, tabs and line ends may follow a record)"
+		}
 	}
 	return nil, fmt.Errorf("invalid record at column %d: %q after the record's end%s", lead+len(b)-len(rest)+1, r, hint)
 }
+
+// jsonSpace is JSON's whitespace (RFC 8259: space, tab, line feed,
+// carriage return), the only bytes that may surround a JSONL record: a
+// vertical tab, U+0085 or U+00A0 there (unicode.IsSpace) is malformed, as
+// encoding/json refuses it around a value.
+const jsonSpace = " \t\n\r"
 
 // startsValue reports whether b begins with a JSON value's first byte
 // (an object, a list, a string, a number) or a literal (true, false,

@@ -353,6 +353,18 @@ func TestJSONLSyntaxErrorWhere(t *testing.T) {
 		// named the mark's first byte as Latin-1 ('ï').
 		{"ByteOrderMarkLaterLine", "\ufeff" + `{"thread":"t","resource":"r","role":"user","content":"x"}`,
 			`importer: f.jsonl line 2: invalid record at column 1: a byte-order mark (U+FEFF), which only a file's first line may start with (files joined by cat?): remove it`},
+		// Only JSON whitespace (space, tab, CR, LF) may surround a record;
+		// unicode.IsSpace trimmed these too, and the line was stored.
+		{"TrailingVerticalTab", `{"thread":"t","resource":"r","role":"user","content":"x"}` + "\v",
+			`importer: f.jsonl line 2: invalid record at column 58: '\v' after the record's end (only spaces, tabs and line ends may follow a record)`},
+		{"TrailingNEL", `{"thread":"t","resource":"r","role":"user","content":"x"}` + "\u0085",
+			`importer: f.jsonl line 2: invalid record at column 58: '\u0085' after the record's end (only spaces, tabs and line ends may follow a record)`},
+		{"TrailingNoBreakSpace", `{"thread":"t","resource":"r","role":"user","content":"x"} ` + "\u00a0",
+			`importer: f.jsonl line 2: invalid record at column 59: '\u00a0' after the record's end (only spaces, tabs and line ends may follow a record)`},
+		{"LeadingNoBreakSpace", "\u00a0" + `{"thread":"t","resource":"r","role":"user","content":"x"}`,
+			`importer: f.jsonl line 2: invalid record at column 1: invalid character '\u00a0' (U+00A0) looking for beginning of value`},
+		{"OnlyFormFeed", "\f",
+			`importer: f.jsonl line 2: invalid record at column 1: invalid character '\f' looking for beginning of value`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := writeFile(t, "f.jsonl", `{"thread":"t","resource":"r","role":"user","content":"first"}`+"\n"+c.line+"\n")
