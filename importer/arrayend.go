@@ -1,8 +1,11 @@
 package importer
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
@@ -25,4 +28,21 @@ func arrayEnd(dec *json.Decoder, r io.Reader) error {
 		return errors.New(`the JSON array does not end with "]"`) // dec.More was false: not reached
 	}
 	return jsonkey.End(dec, r)
+}
+
+// arrayStart returns a decoder on r, a LoCoMo or LongMemEval file (format
+// its name), and the reader it was made on (for arrayEnd), after reading
+// the "[" that opens the file's array. A file that begins with a UTF-8
+// byte-order mark is a *jsonkey.TextError naming the mark (encoding/json
+// said "invalid character 'ï'", read as "must be a JSON array").
+func arrayStart(r io.Reader, format string) (*json.Decoder, io.Reader, error) {
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\uFEFF")) {
+		return nil, nil, &jsonkey.TextError{BOM: true}
+	}
+	dec := json.NewDecoder(br)
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, nil, fmt.Errorf("%s data must be a JSON array", format)
+	}
+	return dec, br, nil
 }

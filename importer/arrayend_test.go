@@ -2,6 +2,7 @@ package importer_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/importer"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // TestImportArrayEnd: a LoCoMo or LongMemEval file is one JSON array and
@@ -55,6 +57,34 @@ func TestImportArrayEnd(t *testing.T) {
 					t.Fatalf("report %+v: the records before the fault are stored and counted", rep)
 				}
 			})
+		}
+	}
+}
+
+// TestImportArrayByteOrderMark: a LoCoMo or LongMemEval file named with
+// --format (no detection) that begins with a UTF-8 byte-order mark is
+// refused naming the mark, nothing stored. encoding/json refused the mark
+// as "invalid character 'ï'", reported as "must be a JSON array".
+func TestImportArrayByteOrderMark(t *testing.T) {
+	ctx := context.Background()
+	for _, f := range []struct{ format, seed string }{
+		{importer.FormatLoCoMo, "testdata/seed/locomo.json"},
+		{importer.FormatLongMemEval, "testdata/seed/longmemeval.json"},
+	} {
+		b, err := os.ReadFile(f.seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := writeFile(t, "bom.json", "\uFEFF"+string(b))
+		e := enginetest.MustOpen(t, engine.Config{})
+		rep, err := importer.Import(ctx, e, p, importer.Options{Format: f.format, Name: "bom.json"})
+		want := "importer: bom.json: the file begins with a UTF-8 byte-order mark (EF BB BF), which JSON does not allow: save it as UTF-8 without one"
+		var te *jsonkey.TextError
+		if err == nil || err.Error() != want || !errors.As(err, &te) || !te.BOM {
+			t.Errorf("%s: err %v\nwant %s", f.format, err, want)
+		}
+		if rep != nil && rep.Messages != 0 {
+			t.Errorf("%s: %d messages stored", f.format, rep.Messages)
 		}
 	}
 }

@@ -71,9 +71,9 @@ func LoCoMoSessions(conv map[string]json.RawMessage) []int {
 // "[image: …]", dia_id and speaker in metadata. A turn's created time is the
 // session date plus its index in seconds, so turns keep their order in time.
 func (w *writer) locomo(r io.Reader) error {
-	dec := json.NewDecoder(r)
-	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-		return fmt.Errorf("importer: %s: LoCoMo data must be a JSON array", w.rep.File)
+	dec, r, err := arrayStart(r, "LoCoMo")
+	if err != nil {
+		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
 	}
 	for i := 0; dec.More(); i++ {
 		var raw json.RawMessage

@@ -47,9 +47,9 @@ func LongMemEvalThreadID(questionID string, index int) string {
 // thread and each turn to a message (message id "<thread>:<turn>"), with the
 // created time taken from haystack_dates plus the turn index in seconds.
 func (w *writer) longmemeval(r io.Reader) error {
-	dec := json.NewDecoder(r)
-	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-		return fmt.Errorf("importer: %s: LongMemEval data must be a JSON array", w.rep.File)
+	dec, r, err := arrayStart(r, "LongMemEval")
+	if err != nil {
+		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
 	}
 	for i := 0; dec.More(); i++ {
 		var raw json.RawMessage

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/working"
 )
 
@@ -169,6 +170,10 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 			if err != nil {
 				return fmt.Errorf("read schema: %w", err)
 			}
+			if err := jsonkey.Text(raw); err != nil {
+				// A byte-order mark was "invalid character 'ï'".
+				return fmt.Errorf("invalid schema: %s: %w", *schemaFile, err)
+			}
 			cfg.Mode, cfg.Schema = working.ModeSchema, raw
 		case *markdown:
 			cfg.Mode = working.ModeTemplate
@@ -234,6 +239,11 @@ func (c *WMCommand) do(ctx context.Context, sub string, mem *working.Memory, key
 		}
 		if content == "" {
 			return fmt.Errorf("%s is empty: nothing to store (wm get --raw writes nothing, and fails, when no working memory is stored)", file)
+		}
+		if mem.Mode() == working.ModeSchema {
+			if err := jsonkey.Text([]byte(content)); err != nil {
+				return fmt.Errorf("%s: %w", file, err) // a byte-order mark was "invalid character 'ï'"
+			}
 		}
 		if unchecked {
 			fmt.Fprintln(c.Stderr, "mnemo wm set: no --schema given: only checked that the file is a JSON object")
