@@ -7,18 +7,22 @@ import (
 	"strings"
 )
 
-// byteSize is n bytes for a person: "512 bytes", "1.5 MB", "4.0 GB"
-// (powers of 1024).
+// byteSize is n bytes for a person: "1 byte", "512 bytes", "1.5 MB",
+// "4.0 GB" (powers of 1024, up to EB).
 func byteSize(n int64) string {
 	const unit = 1024
-	if n < unit {
+	switch {
+	case n == 1:
+		return "1 byte"
+	case n < unit:
 		return fmt.Sprintf("%d bytes", n)
 	}
+	names := []string{"KB", "MB", "GB", "TB", "PB", "EB"}
 	v, i := float64(n)/unit, 0
-	for v >= unit && i < 3 {
+	for v >= unit && i < len(names)-1 {
 		v, i = v/unit, i+1
 	}
-	return fmt.Sprintf("%.1f %s", v, []string{"KB", "MB", "GB", "TB"}[i])
+	return fmt.Sprintf("%.1f %s", v, names[i])
 }
 
 // byteUnits are the units parseByteSize reads, lower-cased, in bytes:
@@ -30,6 +34,8 @@ var byteUnits = map[string]int64{
 	"m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
 	"g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
 	"t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40,
+	"p": 1 << 50, "pb": 1 << 50, "pib": 1 << 50,
+	"e": 1 << 60, "eb": 1 << 60, "eib": 1 << 60,
 }
 
 // maxByteSize is the largest size parseByteSize returns: 4 EiB, far past
@@ -38,7 +44,7 @@ const maxByteSize = 1 << 62
 
 // parseByteSize reads a size of a flag: a number of bytes, or a number
 // (a fraction allowed) and a unit of powers of 1024 (K, KB, KiB; M…; G…;
-// T…, any case, a space before it allowed): "1073741824", "512MiB",
+// T…; P…; E…, any case, a space before it allowed): "1073741824", "512MiB",
 // "1.5 GB". The result is whole bytes, from 1 to maxByteSize.
 func parseByteSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
@@ -51,7 +57,7 @@ func parseByteSize(s string) (int64, error) {
 		ok = false // no number: "-5", "GiB", ""
 	}
 	if !ok && i > 0 {
-		return 0, fmt.Errorf("%q: the unit must be one of B, KiB, MiB, GiB, TiB (or K, KB, M, MB …: powers of 1024)", s)
+		return 0, fmt.Errorf("%q: the unit must be one of B, KiB, MiB, GiB, TiB, PiB, EiB (or K, KB, M, MB …: powers of 1024)", s)
 	}
 	v, err := strconv.ParseFloat(t[:i], 64)
 	if !ok || err != nil {
@@ -73,7 +79,7 @@ func flagByteSize(n int64) string {
 	for _, u := range []struct {
 		name string
 		size int64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+	}{{"EiB", 1 << 60}, {"PiB", 1 << 50}, {"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
 		if n >= u.size && n%u.size == 0 {
 			return fmt.Sprintf("%d%s", n/u.size, u.name)
 		}

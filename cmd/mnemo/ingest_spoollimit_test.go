@@ -128,17 +128,27 @@ func TestParseByteSize(t *testing.T) {
 		{"5XB", 0, "the unit must be one of"},
 		{"1e3", 0, "the unit must be one of"},
 		{"9999999TiB", 0, "at most 4 EiB"},
+		// The bound's own unit is read (it was "the unit must be one of").
+		{"4EiB", 1 << 62, ""},
+		{"0.5 eib", 1 << 59, ""},
+		{"3PiB", 3 << 50, ""},
+		{"5EiB", 0, "at most 4 EiB"},
 	} {
 		got, err := parseByteSize(c.in)
 		if got != c.want || (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("parseByteSize(%q) = %d, %v; want %d, %q", c.in, got, err, c.want, c.err)
 		}
 	}
-	for n, want := range map[int64]string{DefaultMaxSpool: "1GiB", 512 << 20: "512MiB", 3 << 29: "1536MiB", 1000: "1000", 1 << 10: "1KiB"} {
+	for n, want := range map[int64]string{DefaultMaxSpool: "1GiB", 512 << 20: "512MiB", 3 << 29: "1536MiB", 1000: "1000", 1 << 10: "1KiB", 1 << 62: "4EiB", 1 << 50: "1PiB"} {
 		got := flagByteSize(n)
 		back, err := parseByteSize(got)
 		if got != want || back != n || err != nil {
 			t.Errorf("flagByteSize(%d) = %q (parsed back: %d, %v), want %q", n, got, back, err, want)
+		}
+	} // "after 1 bytes copied" (a full $TMPDIR) was plural.
+	for n, want := range map[int64]string{0: "0 bytes", 1: "1 byte", 2: "2 bytes", 1023: "1023 bytes", 1536: "1.5 KB", 1 << 62: "4.0 EB"} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
