@@ -66,7 +66,7 @@ func TestBrowserBidi(t *testing.T) {
 	navigate(t, tab, ts.URL+"/ui/threads/hostile-1")
 	checkShown(t, tab, "thread page", true)
 	text := bodyText(t, tab)
-	for _, want := range []string{"pay invoice_[U+202E]fdp.exe today", "tool (look[U+202E]up)", `→ lookup({"file":"x[U+2067]y"})`} {
+	for _, want := range []string{"pay invoice_[U+202E]fdp.exe today", "tool (lookup)", `→ lookup({"file":"x[U+2067]y"})`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the thread page lacks %q:\n%s", want, text)
 		}
@@ -94,7 +94,8 @@ func seedBidi(t *testing.T) *httptest.Server {
 	msgs := []engine.Message{
 		{Role: engine.RoleUser, Content: "pay invoice_" + rlo + "fdp.exe today"},
 		{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "lookup", Arguments: json.RawMessage(`{"file":"x` + rli + `y"}`)}}},
-		{Role: engine.RoleTool, ToolCallID: "c1", Name: "look" + rlo + "up", Content: "found"},
+		// A name holding U+202E is refused at Append (engine TestHostileInput).
+		{Role: engine.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "found"},
 		{Role: engine.RoleUser, Content: arabicText},
 		{Role: engine.RoleAssistant, Content: hebrewText},
 	}
