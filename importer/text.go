@@ -15,10 +15,11 @@ var ErrInvalidText = errors.New("not valid UTF-8")
 
 // checkText refuses a JSON record (one array element, a request body)
 // holding invalid UTF-8 or a \u escape of an unpaired surrogate
-// (\ud800–\udfff not forming a pair). The error gives the byte offset in the
-// record (0-based: "invalid byte 0xff at offset 55").
+// (\ud800–\udfff not forming a pair). The error gives the byte's offset in
+// the record, counted from 0 as every "at byte N" is (jsonkey.SyntaxOffset):
+// "invalid byte 0xff at byte 55".
 func checkText(b []byte) error {
-	return invalidText(b, func(off int) string { return fmt.Sprintf("offset %d", off) })
+	return invalidText(b, func(off int) string { return fmt.Sprintf("byte %d", off) })
 }
 
 // checkLineText is checkText for a JSONL record, lead bytes into its

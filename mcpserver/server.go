@@ -97,7 +97,7 @@ const MaxDepth = 1000
 // DepthProblem is what a JSON-RPC parse error says of data, one message or
 // body (what: "body" or "line"), nested deeper than MaxDepth: "the body
 // nests arrays or objects deeper than 1000 levels, the most it may (at
-// byte N)", N the offset of the bracket that opens level 1,001; "" when
+// byte N)", N the offset (from 0) of the bracket that opens level 1,001; "" when
 // data nests no deeper.
 func DepthProblem(data []byte, what string) string {
 	off, deep := jsonkey.DeeperThan(data, MaxDepth)
@@ -111,7 +111,7 @@ func DepthProblem(data []byte, what string) string {
 // 400 and a JSON-RPC error, as the API's routes refuse such a body: one
 // nested deeper than MaxDepth (-32700, DepthProblem), one that is not
 // valid UTF-8 or whose JSON escapes encode half a UTF-16 surrogate pair
-// (importer.CheckJSONText; -32600 naming the offset): encoding/json would
+// (importer.CheckJSONText; -32600 naming the byte): encoding/json would
 // hand the tools U+FFFD in its place, and memory_append would store the
 // altered text; and one with data after its message or batch (-32700,
 // "unexpected data after the JSON value at byte N": trailingData). The body is already bounded by the server

@@ -21,8 +21,8 @@ func TestBodyInvalidText(t *testing.T) {
 	} {
 		body := `{"resourceId":"res-bob","messages":[{"role":"user","content":"` + content + `"}]}`
 		r := h.do("POST", "/v1/threads/t-bob/messages", bobToken, body)
-		if p := r.problem(t); r.status != 400 || !strings.Contains(p.Detail, "not valid UTF-8") || !strings.Contains(p.Detail, "offset") {
-			t.Errorf("%s: status %d problem %+v, want 400 saying the body is not valid UTF-8 at an offset", name, r.status, p)
+		if p := r.problem(t); r.status != 400 || !strings.Contains(p.Detail, "not valid UTF-8") || !strings.Contains(p.Detail, "at byte 66") {
+			t.Errorf("%s: status %d problem %+v, want 400 saying the body is not valid UTF-8 at byte 66 (counted from 0)", name, r.status, p)
 		}
 	}
 	r := h.do("POST", "/v1/threads/t-bob/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"pair \ud83d\ude00 ok"}]}`)

@@ -172,7 +172,7 @@ func TestTokensFile(t *testing.T) {
 		"CaseVariant":    {`{"tokens":[{"token":"abcdefghij","resources":["a"],"Erase":true}]}`, `unknown field "tokens[0].Erase" (did you mean "erase"?`},
 		// Where the JSON breaks: encoding/json said only "unexpected EOF".
 		"Truncated": {`{"tokens":[{"token":"abcdefghij"`, "the JSON ends before its value does"},
-		"Malformed": {`{"tokens":[{"token":"abcdefghij",]}`, "malformed JSON at byte 34"},
+		"Malformed": {`{"tokens":[{"token":"abcdefghij",]}`, "malformed JSON at byte 33"}, // the "]", counted from 0 (encoding/json says 34)
 		// Data after the object: a stray "}" was not looked at, nor was
 		// anything after it.
 		"TrailingBrace":   {`{"tokens":[{"token":"abcdefghij","resources":["a"]}]}}`, "invalid token file: unexpected data after the JSON value at byte 53"},

@@ -280,7 +280,7 @@ func decodeError(err error, data []byte, v any) error {
 			// bracket that opens one level too many (se.Offset is past it).
 			return errorf(kindInvalid, "", "the body nests arrays or objects deeper than %d levels, the most it may (at byte %d)", jsonkey.MaxDepth, off)
 		}
-		return errorf(kindInvalid, "", "malformed JSON at byte %d", se.Offset)
+		return errorf(kindInvalid, "", "malformed JSON at byte %d", jsonkey.SyntaxOffset(se))
 	case errors.Is(err, io.EOF):
 		return errorf(kindInvalid, "", "the body is empty; send a JSON object")
 	}

@@ -112,7 +112,7 @@ func tokenDecodeDetail(err error) string {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "the JSON ends before its value does (a closing quote, ] or } is missing)"
 	case errors.As(err, &se):
-		return fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, err)
+		return fmt.Sprintf("malformed JSON at byte %d: %v", jsonkey.SyntaxOffset(se), err)
 	}
 	return err.Error()
 }

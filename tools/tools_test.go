@@ -195,6 +195,9 @@ func testHandleSchema(t *testing.T, b backend) {
 		{"ErrNotJSON", `{"city":"Lyon"`, "not valid JSON"},
 		{"ErrNotObject", `["Lyon"]`, "must be a JSON object"},
 		{"ErrNestedType", `{"home":{"street":7}}`, "/home/street"},
+		// The offset is the arguments' as sent, leading whitespace
+		// included (they were trimmed first: this said byte 15).
+		{"ErrTrailingAfterSpaces", "\n  " + `{"city":"Lyon"}}`, "unexpected data after the JSON value at byte 18"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, r := handle(t, reg, "run-1", call("bad-"+tc.name, tc.args))
@@ -239,6 +242,10 @@ func testHandleTemplate(t *testing.T, b backend) {
 		{"ErrTrailing", `{"memory":"x"} {"memory":"y"}`, "not one JSON object: unexpected data after the JSON value at byte 15"},
 		{"ErrTrailingBrace", `{"memory":"x"}}`, "not one JSON object: unexpected data after the JSON value at byte 14"},
 		{"ErrTrailingBracket", `{"memory":"x"}]`, "not one JSON object: unexpected data after the JSON value at byte 14"},
+		// The offset is the arguments' as sent: they were trimmed first,
+		// and this said byte 14.
+		{"ErrTrailingAfterSpaces", "  \n" + `{"memory":"x"}}`, "not one JSON object: unexpected data after the JSON value at byte 17"},
+		{"ErrSpaces", " \n\t", "the arguments are empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, r := handle(t, reg, "run", call("bad-"+tc.name, tc.args))

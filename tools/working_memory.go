@@ -90,13 +90,16 @@ func (t *wmTool) Definition() openai.Tool {
 // working.Config.OwnerOf).
 func (t *wmTool) Run(ctx context.Context, call Call) (string, error) {
 	origin := working.Origin{RunID: call.RunID, ToolCallID: call.ID, ResourceID: call.ResourceID}
-	args := strings.TrimSpace(call.Arguments)
+	// Not trimmed: a place an error names ("at byte N") is then the
+	// arguments' own, as the model sent them (the decoders skip the
+	// whitespace around a value).
+	args := call.Arguments
 	var (
 		res working.Result
 		err error
 	)
 	if t.mem.Mode() == working.ModeSchema {
-		if args == "" {
+		if strings.TrimSpace(args) == "" {
 			args = "{}" // some models send no arguments for an empty call
 		}
 		res, err = t.mem.Merge(ctx, t.key, json.RawMessage(args), origin)
@@ -136,7 +139,7 @@ func (t *wmTool) Run(ctx context.Context, call Call) (string, error) {
 // decodeStrict decodes one JSON object into v, refusing unknown fields and
 // trailing data; it returns "" or a message for the model.
 func decodeStrict(args string, v any) string {
-	if args == "" {
+	if strings.TrimSpace(args) == "" {
 		return "the arguments are empty"
 	}
 	src := strings.NewReader(args)

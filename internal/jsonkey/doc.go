@@ -14,6 +14,11 @@
 // "unexpected data after the JSON value at byte N". (The JSONL importer
 // names what follows a record by its column, importer.decodeRecord.)
 //
+// A place named to a user is "at byte N", N counted from 0 (offset.go):
+// DeeperThan's, TrailingError's and TextError's offsets are, and
+// SyntaxOffset makes encoding/json's SyntaxError.Offset (counted from 1)
+// so.
+//
 // encoding/json keeps the last of two members with the same name, so
 // {"role":"user","role":"tool"} decodes as a tool message; RFC 8259 leaves
 // such an object's meaning to the reader and I-JSON (RFC 7493) forbids it.
