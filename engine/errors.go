@@ -154,6 +154,19 @@ type AnswerTooLargeError struct {
 	// observer catching up on the thread does (Engine.Observe, `mnemo
 	// observe`), and a lower ObserveConfig.MaxUnobservedTokens bounds them.
 	Unobserved int
+	// Observable, with Unobserved, is how many of them the observer may
+	// observe: those older than its recent window (Config.RecentN) and
+	// the pending turn, which it never observes. 0: even
+	// observe.Options.Force observes none of them unless the observer's
+	// RecentN is smaller (`mnemo observe --force --recent N`).
+	Observable int
+	// ObserveDue, with Unobserved, says the observer's threshold is
+	// reached on the thread: the Observable turns hold
+	// ObserveConfig.Threshold tokens or more, so Engine.Observe distills
+	// them. When false Engine.Observe observes nothing: only
+	// observe.Options.Force (`mnemo observe --force`) or a lower
+	// ObserveConfig.MaxUnobservedTokens shrinks the window.
+	ObserveDue bool
 	// Pending, when positive, is how many messages the thread's pending
 	// turn holds (the user turns no assistant answer follows yet, with the
 	// tool calls made for them) when it alone passed the bound: the
@@ -168,14 +181,27 @@ func (e *AnswerTooLargeError) Error() string {
 		return fmt.Sprintf("engine: answer too large: the pending turn (%d messages no answer follows yet, which the recent window always holds) passes %d bytes (Limits.MaxAnswerBytes); no request field shrinks it: append the answer, or raise Limits.MaxAnswerBytes",
 			e.Pending, e.Limit)
 	case e.Unobserved > 0 && len(e.Fields) == 0:
-		return fmt.Sprintf("engine: answer too large: the recent window passes %d bytes (Limits.MaxAnswerBytes): it holds %d messages the observer has not distilled yet, whatever recentN; observe the thread (Engine.Observe) or lower ObserveConfig.MaxUnobservedTokens",
-			e.Limit, e.Unobserved)
+		return fmt.Sprintf("engine: answer too large: the recent window passes %d bytes (Limits.MaxAnswerBytes): it holds %d messages the observer has not distilled yet, whatever recentN; %s or lower ObserveConfig.MaxUnobservedTokens",
+			e.Limit, e.Unobserved, e.observeHint())
 	case e.Unobserved > 0:
-		return fmt.Sprintf("engine: answer too large: its messages pass %d bytes (Limits.MaxAnswerBytes); lower %s, or observe the thread (its recent window holds %d messages the observer has not distilled yet, whatever recentN)",
-			e.Limit, strings.Join(e.Fields, ", "), e.Unobserved)
+		return fmt.Sprintf("engine: answer too large: its messages pass %d bytes (Limits.MaxAnswerBytes); lower %s, or %s (its recent window holds %d messages the observer has not distilled yet, whatever recentN)",
+			e.Limit, strings.Join(e.Fields, ", "), e.observeHint(), e.Unobserved)
 	}
 	return fmt.Sprintf("engine: answer too large: its messages pass %d bytes (Limits.MaxAnswerBytes); lower %s",
 		e.Limit, strings.Join(e.Fields, ", "))
+}
+
+// observeHint says how observing shrinks the window: Engine.Observe when
+// the observer's threshold is reached, else only with Force, and with a
+// smaller RecentN when its recent window holds every unobserved turn.
+func (e *AnswerTooLargeError) observeHint() string {
+	switch {
+	case e.ObserveDue:
+		return "observe the thread (Engine.Observe)"
+	case e.Observable > 0:
+		return "observe the thread with observe.Options.Force (the turns it may observe are under ObserveConfig.Threshold, so Engine.Observe without Force observes nothing)"
+	}
+	return "observe the thread with observe.Options.Force under a smaller Config.RecentN (the observer never observes its recent window or the pending turn, and they hold every unobserved message)"
 }
 
 // Is reports ErrAnswerTooLarge.

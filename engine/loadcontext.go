@@ -119,10 +119,31 @@ func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, er
 	}
 	for _, stage := range stages {
 		if err := stage(ctx); err != nil {
+			e.setObserveDue(ctx, l.req.ThreadID, err)
 			return nil, err
 		}
 	}
 	return l.record(ctx) // memctx.go
+}
+
+// setObserveDue sets ObserveDue and Observable of err, an
+// *AnswerTooLargeError with Unobserved, from the observer's plan for
+// threadID, so that its hint is true: without Force, Engine.Observe
+// observes nothing under the threshold, and with it nothing in the
+// observer's recent window (also render-only, with no model: what
+// `mnemo observe` would do). Left zero when the plan fails.
+func (e *Engine) setObserveDue(ctx context.Context, threadID string, err error) {
+	var at *AnswerTooLargeError
+	if !errors.As(err, &at) || at.Unobserved == 0 {
+		return
+	}
+	obs, oerr := e.planner()
+	if oerr != nil || obs == nil {
+		return
+	}
+	if p, perr := obs.Plan(ctx, threadID); perr == nil {
+		at.ObserveDue, at.Observable = p.Due, p.PendingTurns
+	}
 }
 
 // load is one LoadContext call on its way through the stages: the request

@@ -105,12 +105,7 @@ func (e *Engine) observer() (*observe.Observer, error) {
 		if c.Model == nil {
 			return
 		}
-		s.obs, s.err = observe.New(observe.Config{
-			DB: e.db, Journal: e.journal, Source: engineSource{e}, Model: c.Model,
-			Threshold: c.Threshold, ChunkTokens: c.ChunkTokens, ReflectThreshold: c.ReflectThreshold,
-			RecentN: e.cfg.RecentN, MaxRounds: c.MaxRounds, CallTimeout: c.CallTimeout,
-			Now: e.now, Logger: e.log, Redact: e.redactor.Redact,
-		})
+		s.obs, s.err = observe.New(e.observeConfig(c.Model))
 		if s.err != nil || !c.Background {
 			return
 		}
@@ -120,6 +115,38 @@ func (e *Engine) observer() (*observe.Observer, error) {
 		}
 	})
 	return s.obs, s.err
+}
+
+// observeConfig is the observer's configuration, calling model.
+func (e *Engine) observeConfig(model observe.Model) observe.Config {
+	c := e.cfg.Observe
+	return observe.Config{
+		DB: e.db, Journal: e.journal, Source: engineSource{e}, Model: model,
+		Threshold: c.Threshold, ChunkTokens: c.ChunkTokens, ReflectThreshold: c.ReflectThreshold,
+		RecentN: e.cfg.RecentN, MaxRounds: c.MaxRounds, CallTimeout: c.CallTimeout,
+		Now: e.now, Logger: e.log, Redact: e.redactor.Redact,
+	}
+}
+
+// planner returns an observer whose Plan says what the engine's observer
+// would do: the engine's own, or, render-only (no model: the one-shot
+// commands), one built for planning alone, whose model is never called.
+// nil when observation is off.
+func (e *Engine) planner() (*observe.Observer, error) {
+	obs, err := e.observer()
+	if err != nil || obs != nil || e.cfg.Observe == nil {
+		return obs, err
+	}
+	return observe.New(e.observeConfig(planOnlyModel{}))
+}
+
+// planOnlyModel is the model of a planner: Plan calls no model.
+type planOnlyModel struct{}
+
+func (planOnlyModel) ID() string { return "plan-only" }
+
+func (planOnlyModel) Complete(context.Context, observe.Prompt) (string, error) {
+	return "", fmt.Errorf("%w: a planning observer calls no model", observe.ErrModel)
 }
 
 // Observe runs the observer on threadID now, and then the reflector, each

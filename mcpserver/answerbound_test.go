@@ -75,7 +75,7 @@ func TestAnswerBoundUnobserved(t *testing.T) {
 		t.Fatalf("append: %s", text)
 	}
 	failed, text := call(t, cs, "memory_context", map[string]any{"threadId": "t1", "recentN": 1}, nil)
-	want := "Answer too large: the recent window passes 100000 bytes (the server's limits.maxAnswerBytes): it holds the 6 messages of the thread the observer has not distilled yet, whatever recentN; the observer is behind"
+	want := "Answer too large: the recent window passes 100000 bytes (the server's limits.maxAnswerBytes): it holds the 6 messages of the thread the observer has not distilled yet, whatever recentN; the observer never observes the server's recent window, and it holds them all: once it observes the thread (mnemo observe --force --recent N, N below the server's recentN)"
 	if !failed || !strings.HasPrefix(text, want) || strings.Contains(text, "(field") {
 		t.Fatalf("failed %v, %q\nwant a text starting %q and naming no field", failed, text, want)
 	}

@@ -41,8 +41,11 @@ func TestContextAnswerTooLargeUnobserved(t *testing.T) {
 		texts = append(texts, strings.Repeat("lantern ", 30_000/8)+itoa(i))
 	}
 	h.seed("t1", "r1", "", texts...)
+	// The 6 messages are in the observer's recent window (10): the hint
+	// was "the observer is behind" and plain mnemo observe, which observes
+	// nothing there, nor with --force unless --recent is lower.
 	p := h.ok("POST", "/v1/context", "/v1/context", "", map[string]any{"threadId": "t1", "recentN": 1}, 422).problem(t)
-	want := "the recent window passes 100000 bytes (the server's limits.maxAnswerBytes): it holds the 6 messages of the thread the observer has not distilled yet, whatever recentN; the observer is behind"
+	want := "the recent window passes 100000 bytes (the server's limits.maxAnswerBytes): it holds the 6 messages of the thread the observer has not distilled yet, whatever recentN; the observer never observes the server's recent window, and it holds them all: once it observes the thread (mnemo observe --force --recent N, N below the server's recentN)"
 	if !strings.HasSuffix(p.Type, "/answer-too-large") || p.Field != "" || !strings.HasPrefix(p.Detail, want) || !strings.Contains(p.Detail, "observe.maxUnobservedTokens") {
 		t.Fatalf("unobserved window over the bound: %+v\nwant no field and a detail starting %q", p, want)
 	}

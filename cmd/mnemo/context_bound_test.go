@@ -34,11 +34,29 @@ func TestContextAnswerBoundUnobserved(t *testing.T) {
 		big = append(big, fmt.Sprintf("harbour note %d ", i)+strings.Repeat("lantern ", 100_000/8))
 	}
 	ingestTurns(t, dir, "big.jsonl", [2]string{"user", "assistant"}, big...)
-	writeConfig(t, dir, `{"limits": {"maxAnswerBytes": 300000}, "observe": {"maxUnobservedTokens": -1}}`)
-	code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--recent", "1")
-	want := "the observer is behind: run mnemo observe --thread t1, or lower observe.maxUnobservedTokens in mnemo.json"
-	if code != 1 || !strings.Contains(stderr, "the recent window passes 300000 bytes (limits.maxAnswerBytes in mnemo.json)") || !strings.Contains(stderr, want) || strings.Contains(stderr, "lower --recent") {
-		t.Fatalf("context over the bound: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	// The hint is what mnemo observe would do (mnemo context has no
+	// model: the engine plans as its observer would): it said "the
+	// observer is behind: run mnemo observe --thread t1" in each case.
+	for _, c := range []struct{ name, config, want string }{
+		// The 7 unobserved messages are in the observer's recent window
+		// (10): mnemo observe, even --force, observes none of them.
+		{"InRecentWindow", `{"limits": {"maxAnswerBytes": 300000}, "observe": {"maxUnobservedTokens": -1}}`,
+			"the observer never observes its recent window, and it holds them all: run mnemo observe --thread t1 --force --recent N (N below the observer's recent window), or lower observe.maxUnobservedTokens in mnemo.json"},
+		// Its recent window is 2: 5 of them, 125,000 tokens, reach the
+		// threshold (30,000).
+		{"Due", `{"recentN": 2, "limits": {"maxAnswerBytes": 300000}, "observe": {"maxUnobservedTokens": -1}}`,
+			"the observer is behind: run mnemo observe --thread t1, or lower observe.maxUnobservedTokens in mnemo.json"},
+		// Under the threshold mnemo observe without --force observes nothing.
+		{"UnderThreshold", `{"recentN": 2, "limits": {"maxAnswerBytes": 300000}, "observe": {"threshold": 1000000, "maxUnobservedTokens": -1}}`,
+			"the observer waits until they reach observe.threshold tokens: run mnemo observe --thread t1 --force, or lower observe.maxUnobservedTokens in mnemo.json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			writeConfig(t, dir, c.config)
+			code, _, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--recent", "1")
+			if code != 1 || !strings.Contains(stderr, "the recent window passes 300000 bytes (limits.maxAnswerBytes in mnemo.json)") || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "lower --recent") {
+				t.Fatalf("context over the bound: exit %d, stderr %q; want 1 and %q", code, stderr, c.want)
+			}
+		})
 	}
 }
 

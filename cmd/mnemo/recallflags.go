@@ -165,13 +165,25 @@ func answerFlagError(err error, thread string) error {
 		}
 	}
 	observeCmd := "mnemo observe --thread " + thread
+	behind := "the observer is behind"
+	switch {
+	case at.ObserveDue:
+	case at.Observable > 0:
+		// mnemo observe without --force would observe nothing.
+		observeCmd += " --force"
+		behind = "the observer waits until they reach observe.threshold tokens"
+	default:
+		// Nor with --force: its recent window holds them all.
+		observeCmd += " --force --recent N (N below the observer's recent window)"
+		behind = "the observer never observes its recent window, and it holds them all"
+	}
 	switch {
 	case at.Pending > 0:
 		return fmt.Errorf("the thread's pending turn (%d messages no assistant answer follows yet, which the recent window always holds) passes %d bytes (limits.maxAnswerBytes in mnemo.json); no flag shrinks it: append the answer, or raise limits.maxAnswerBytes",
 			at.Pending, at.Limit)
 	case at.Unobserved > 0 && list == "":
-		return fmt.Errorf("the recent window passes %d bytes (limits.maxAnswerBytes in mnemo.json): it holds the %d messages of the thread the observer has not distilled yet, whatever --recent; the observer is behind: run %s, or lower observe.maxUnobservedTokens in mnemo.json",
-			at.Limit, at.Unobserved, observeCmd)
+		return fmt.Errorf("the recent window passes %d bytes (limits.maxAnswerBytes in mnemo.json): it holds the %d messages of the thread the observer has not distilled yet, whatever --recent; %s: run %s, or lower observe.maxUnobservedTokens in mnemo.json",
+			at.Limit, at.Unobserved, behind, observeCmd)
 	case at.Unobserved > 0:
 		return fmt.Errorf("the answer's messages pass %d bytes (limits.maxAnswerBytes in mnemo.json); lower %s, or run %s (the recent window holds the %d messages of the thread the observer has not distilled yet, whatever --recent)",
 			at.Limit, list, observeCmd, at.Unobserved)
