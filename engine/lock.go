@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,21 +72,9 @@ func lockDir(dir string, holder LockHolder, wait time.Duration) (*dirLock, error
 	if err != nil {
 		return nil, fmt.Errorf("engine: open lock file: %w", err)
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		ok, err := tryLock(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("engine: lock %s: %w", path, err)
-		}
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			return nil, &LockedError{Dir: dir, Holder: readHolder(path)}
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := waitLock(context.Background(), f, dir, wait); err != nil {
+		f.Close()
+		return nil, err
 	}
 	b, _ := json.Marshal(holder)
 	if err := f.Truncate(0); err == nil {
@@ -97,6 +86,61 @@ func lockDir(dir string, holder LockHolder, wait time.Duration) (*dirLock, error
 		return nil, fmt.Errorf("engine: write lock file: %w", err)
 	}
 	return &dirLock{f: f}, nil
+}
+
+// waitLock takes the flock of dir's lock file f, trying every 50 ms for
+// up to wait while another process holds it: a *LockedError when it still
+// does, ctx's error when ctx ends first.
+func waitLock(ctx context.Context, f *os.File, dir string, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		ok, err := tryLock(f)
+		switch {
+		case err != nil:
+			return fmt.Errorf("engine: lock %s: %w", f.Name(), err)
+		case ok:
+			return nil
+		case time.Now().After(deadline):
+			return &LockedError{Dir: dir, Holder: readHolder(f.Name())}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// CheckLock says whether Open could take the lock of the data directory
+// cfg.Dir now, without taking it: it waits as Open does (cfg.LockWait)
+// while another process holds the directory, then returns a *LockedError
+// (ErrLocked) naming the holder if it still does, else nil, holding
+// nothing. A directory or lock file that does not exist (or cannot be
+// opened: Open says why) is free; with cfg.Postgres set it returns nil
+// (no lock file). It returns ctx's error
+// when ctx ends while it waits.
+//
+// A caller checks before work it cannot undo, such as reading standard
+// input that is then gone (mnemo ingest -). The answer may be stale by
+// the time the caller opens: a process that takes the lock in between
+// makes Open return the *LockedError.
+func CheckLock(ctx context.Context, cfg Config) error {
+	if cfg.Postgres != "" || cfg.Dir == "" {
+		return nil
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return fmt.Errorf("engine: data directory %s: %w", cfg.Dir, err)
+	}
+	f, err := os.Open(filepath.Join(dir, LockFile))
+	if err != nil {
+		return nil // no lock file (or none to open): Open says why it cannot open dir
+	}
+	defer f.Close()
+	if err := waitLock(ctx, f, dir, cfg.lockWait()); err != nil {
+		return err
+	}
+	return unlock(f)
 }
 
 // readHolder reads the holder written in the lock file at path (the zero

@@ -106,3 +106,46 @@ func TestLockedDirectory(t *testing.T) {
 		t.Fatalf("lock file after the take-over: %s", b)
 	}
 }
+
+// TestCheckLock: CheckLock answers a *LockedError naming the holder while
+// an engine holds the directory (flock: two open files of one process
+// conflict as two processes do), nil once it is closed, holding nothing
+// (Open then takes the lock), and nil for a directory that does not
+// exist, which it does not create.
+//
+// SQLite only: the data directory's lock file.
+func TestCheckLock(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, Holder: "check-lock-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = engine.CheckLock(ctx, engine.Config{Dir: dir, LockWait: -1})
+	var le *engine.LockedError
+	if !errors.As(err, &le) || !errors.Is(err, engine.ErrLocked) {
+		e.Close()
+		t.Fatalf("CheckLock of a held directory: %v, want a *LockedError", err)
+	}
+	if le.Holder.PID != os.Getpid() || le.Holder.Command != "check-lock-test" {
+		t.Errorf("holder %+v, want pid %d, command check-lock-test", le.Holder, os.Getpid())
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.CheckLock(ctx, engine.Config{Dir: dir}); err != nil {
+		t.Fatalf("CheckLock of a free directory: %v", err)
+	}
+	e, err = engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, LockWait: -1})
+	if err != nil {
+		t.Fatalf("Open after CheckLock: %v", err)
+	}
+	e.Close()
+	missing := filepath.Join(t.TempDir(), "none")
+	if err := engine.CheckLock(ctx, engine.Config{Dir: missing}); err != nil {
+		t.Fatalf("CheckLock of a missing directory: %v", err)
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("CheckLock created %s: %v", missing, err)
+	}
+}

@@ -71,6 +71,9 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	if !knownFormat(*format) {
 		return c.valuef(fs, "unknown --format %q (want %s)", *format, formatNames)
 	}
+	if err := c.checkFree(ctx); err != nil {
+		return err
+	}
 	spooled, cleanup, err := checkInputs(ctx, fs.Args(), maxSpool)
 	defer cleanup()
 	stdinCopy := ""
@@ -166,6 +169,23 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprintf(c.Stdout, "total: %s\n", summary(&total))
 	}
 	return failed
+}
+
+// checkFree fails when another process holds the data directory (mnemo
+// serve, or any command's open engine: engine.CheckLock, waiting as open
+// does), before any FILE or standard input is read: a producer's output
+// (`producer | mnemo ingest -`), copied whole before, then refused as "in
+// use", is left unread. A process that takes the directory while the
+// input is copied still makes open refuse it after the copy.
+func (c *IngestCommand) checkFree(ctx context.Context) error {
+	dir := c.target().dir
+	if dir == "" {
+		return nil // Postgres: any number of processes write one database
+	}
+	if err := checkNotServed(dir); err != nil {
+		return err
+	}
+	return engine.CheckLock(ctx, engine.Config{Dir: dir})
 }
 
 // occurrences returns how many of ss are s.
