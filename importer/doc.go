@@ -13,6 +13,10 @@
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}), Ollama's (the
 // arguments an object) or mnemo's ({"id", "name", "arguments": <JSON>}).
+// A line may instead be an OpenAI Responses item told by its "type"
+// (responses.go): a "message", a "function_call" (a tool call of the
+// assistant message of the line before, or a message of its own) or a
+// "function_call_output" (a tool message); another type is malformed.
 // The members chat APIs write that mnemo has no field for (OpenAI's
 // "refusal", "annotations", "audio", …; unstoredMembers lists them with
 // their sources) are accepted and not stored, and Report.Unstored counts

@@ -45,6 +45,15 @@ type jsonlRecord struct {
 	// FunctionCall is OpenAI's deprecated function call, named in the
 	// reason a line holding only one is skipped.
 	FunctionCall json.RawMessage `json:"function_call"`
+	// Type is the OpenAI Responses item type of a line that gives one,
+	// Status the item's status (accepted, not stored); CallID, Arguments
+	// and Output are a function_call's and a function_call_output's
+	// (responses.go).
+	Type      string          `json:"type"`
+	Status    string          `json:"status"`
+	CallID    string          `json:"call_id"`
+	Arguments json.RawMessage `json:"arguments"`
+	Output    json.RawMessage `json:"output"`
 }
 
 // jsonlLine is a JSONL line read: its message, the thread and resource
@@ -54,6 +63,7 @@ type jsonlLine struct {
 	thread, resource string
 	msg              engine.Message
 	unstored         []string
+	item             string // the Responses item type the line gives, or ""
 }
 
 // jsonl reads one message per line:
@@ -67,16 +77,21 @@ type jsonlLine struct {
 // <JSON>}); content is a string or a list of parts (parseContent);
 // created_at is RFC 3339 or Unix milliseconds (from 1e11,
 // 1973-03-03: a smaller number is refused as Unix seconds). The members
-// chat APIs add (unstoredMembers) are accepted and not stored.
-// Consecutive lines of one thread are appended as one batch.
+// chat APIs add (unstoredMembers) are accepted and not stored. A line
+// may be an OpenAI Responses item instead (responses.go): a
+// function_call line joins the assistant message of the line before
+// (responseItems). Consecutive lines of one thread are appended as one
+// batch.
 func (w *writer) jsonl(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var batch engine.AppendRequest
 	var wheres []string
 	var unstored [][]string // per message of batch
+	items := responseItems{open: -1}
 	flush := func() error {
 		err := w.appendBatch(batch, wheres, unstored)
 		batch, wheres, unstored = engine.AppendRequest{}, nil, nil
+		items.open = -1
 		return err
 	}
 	// bad reports a malformed line after storing the batch before it, so
@@ -125,6 +140,8 @@ func (w *writer) jsonl(r io.Reader) error {
 				if perr := bad(where, perr); perr != nil {
 					return perr // under strict, the records before the bad one are stored
 				}
+			case items.join(&batch, l, m, line, wheres):
+				// a call of the assistant message of the lines before
 			default:
 				if batch.ThreadID != thread || batch.ResourceID != resource || len(batch.Messages) >= 500 {
 					if err := flush(); err != nil {
@@ -132,6 +149,7 @@ func (w *writer) jsonl(r io.Reader) error {
 					}
 					batch.ThreadID, batch.ResourceID = thread, resource
 				}
+				items.note(&m, l, len(batch.Messages), line)
 				batch.Messages = append(batch.Messages, m)
 				wheres = append(wheres, where)
 				unstored = append(unstored, l.unstored)
@@ -183,7 +201,8 @@ var errIncomplete = errors.New("incomplete record: the line ends before its JSON
 // parseJSONL decodes one JSONL record, lead bytes into its line (the
 // column of a syntax error counts them). The engine validates the message
 // itself; this checks the record's shape: its members (checkMembers: each
-// one of jsonlMembers or unstoredMembers, spelt as listed) and their types.
+// one of jsonlMembers or unstoredMembers, spelt as listed, or of its
+// Responses item type's: lineMembers) and their types.
 func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 	if err := checkLineText(b, lead); err != nil {
 		return l, err
@@ -195,7 +214,15 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 	}
 	var unstored []string
 	if json.Valid(b) { // else decodeRecord words the fault
-		if unstored, err = recordMembers(b); err != nil {
+		item, known, unused, err := lineMembers(b)
+		if err != nil {
+			return l, err
+		}
+		what := "a record"
+		if item != "" {
+			what = fmt.Sprintf("a %q item", item)
+		}
+		if unstored, err = recordMembers(b, what, known, unused); err != nil {
 			return l, err
 		}
 	}
@@ -203,51 +230,80 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 	if err != nil {
 		return l, err
 	}
-	content, err := parseContent(rec.Content, rec.Role) // a fault of its type first, as decodeRecord's
+	var m engine.Message
+	switch rec.Type {
+	case "", itemMessage:
+		m, unstored, err = rec.message(unstored)
+	case itemFunctionCall, itemFunctionCallOutput:
+		if rec.Thread == "" {
+			return l, errors.New(`"thread" is required`)
+		}
+		if rec.Type == itemFunctionCall {
+			m, err = rec.functionCall()
+		} else {
+			var u []string
+			m, u, err = rec.functionCallOutput()
+			unstored = append(unstored, u...)
+		}
+	default: // unreachable: lineMembers refused it
+		err = unknownItemType(rec.Type)
+	}
 	if err != nil {
 		return l, err
 	}
-	if rec.Thread == "" {
-		return l, errors.New(`"thread" is required`)
-	}
-	if rec.Role == "" {
-		return l, errors.New(`"role" is required`)
-	}
-	kept := rec.keepAnswer(&content)
-	functionCall := len(rec.FunctionCall) > 0 && string(rec.FunctionCall) != "null"
-	if !content.given && len(rec.ToolCalls) == 0 {
-		if functionCall {
-			return l, errors.New(`"content" is required: ` + onlyFunctionCall)
-		}
-		return l, errors.New(`"content" is required`)
-	}
-	m := engine.Message{ID: rec.ID, Role: rec.Role, Name: rec.Name, ToolCallID: rec.ToolCallID, Metadata: rec.Metadata, Content: content.text}
-	if len(rec.ToolCalls) > 0 && string(rec.ToolCalls) != "null" {
-		if err := unknownToolCallMember(rec.ToolCalls); err != nil {
-			return l, fmt.Errorf("tool_calls%w", err)
-		}
-		if m.ToolCalls, err = parseToolCalls(rec.ToolCalls); err != nil {
-			return l, fmt.Errorf("tool_calls: %w", err)
-		}
-	}
-	if m.Content == "" && len(m.ToolCalls) == 0 && functionCall {
-		// "content": "" or [] beside it: the engine's refusal of an empty
-		// message, or noText, would not say where the call went.
-		return l, errors.New(`"content" is empty: ` + onlyFunctionCall)
-	}
-	if content.parts && m.Content == "" && len(m.ToolCalls) == 0 {
-		return l, content.noText()
-	}
-	unstored = append(unstored, content.unstored...)
 	if len(rec.CreatedAt) > 0 && string(rec.CreatedAt) != "null" {
 		if m.CreatedAt, err = parseCreatedAt(rec.CreatedAt); err != nil {
 			return l, fmt.Errorf("created_at: %w", err)
 		}
 	}
+	return jsonlLine{thread: rec.Thread, resource: rec.Resource, msg: m, unstored: unstored, item: rec.Type}, nil
+}
+
+// message is the message of a line in mnemo's shape (or a Responses
+// "message" item), with unstored, the record's members of unstoredMembers
+// that gave a value (recordMembers), and its content's: the members it
+// gave that mnemo does not store.
+func (rec *jsonlRecord) message(unstored []string) (m engine.Message, _ []string, err error) {
+	content, err := parseContent(rec.Content, rec.Role) // a fault of its type first, as decodeRecord's
+	if err != nil {
+		return m, nil, err
+	}
+	if rec.Thread == "" {
+		return m, nil, errors.New(`"thread" is required`)
+	}
+	if rec.Role == "" {
+		return m, nil, errors.New(`"role" is required`)
+	}
+	kept := rec.keepAnswer(&content)
+	functionCall := len(rec.FunctionCall) > 0 && string(rec.FunctionCall) != "null"
+	if !content.given && len(rec.ToolCalls) == 0 {
+		if functionCall {
+			return m, nil, errors.New(`"content" is required: ` + onlyFunctionCall)
+		}
+		return m, nil, errors.New(`"content" is required`)
+	}
+	m = engine.Message{ID: rec.ID, Role: rec.Role, Name: rec.Name, ToolCallID: rec.ToolCallID, Metadata: rec.Metadata, Content: content.text}
+	if len(rec.ToolCalls) > 0 && string(rec.ToolCalls) != "null" {
+		if err := unknownToolCallMember(rec.ToolCalls); err != nil {
+			return m, nil, fmt.Errorf("tool_calls%w", err)
+		}
+		if m.ToolCalls, err = parseToolCalls(rec.ToolCalls); err != nil {
+			return m, nil, fmt.Errorf("tool_calls: %w", err)
+		}
+	}
+	if m.Content == "" && len(m.ToolCalls) == 0 && functionCall {
+		// "content": "" or [] beside it: the engine's refusal of an empty
+		// message, or noText, would not say where the call went.
+		return m, nil, errors.New(`"content" is empty: ` + onlyFunctionCall)
+	}
+	if content.parts && m.Content == "" && len(m.ToolCalls) == 0 {
+		return m, nil, content.noText()
+	}
+	unstored = append(unstored, content.unstored...)
 	if kept == "refusal" { // stored: it is the content
 		unstored = slices.DeleteFunc(unstored, func(k string) bool { return k == kept })
 	}
-	return jsonlLine{thread: rec.Thread, resource: rec.Resource, msg: m, unstored: unstored}, nil
+	return m, unstored, nil
 }
 
 // onlyFunctionCall ends the reason a line is skipped whose message is a

@@ -60,12 +60,13 @@ var (
 )
 
 // recordMembers checks the member names of the JSONL record b (valid
-// JSON; checkMembers) and returns those of unstoredMembers it gives a
-// value: not null, "", [] or {} (OpenAI writes "refusal": null and
-// "annotations": [] in every answer, which lose nothing).
-func recordMembers(b []byte) (unstored []string, err error) {
+// JSON; checkMembers), each one of known or unused (lineMembers: by the
+// record's item type), and returns those of unused it gives a value: not
+// null, "", [] or {} (OpenAI writes "refusal": null and "annotations": []
+// in every answer, which lose nothing).
+func recordMembers(b []byte, what string, known, unused []string) (unstored []string, err error) {
 	for k, v := range jsonkey.Members(b) {
-		if err := memberFault(k, "a record", jsonlMembers, unstoredMembers); err != nil {
+		if err := memberFault(k, what, known, unused); err != nil {
 			return nil, err
 		}
 		if k == "audio" {
@@ -73,7 +74,7 @@ func recordMembers(b []byte) (unstored []string, err error) {
 				return nil, err
 			}
 		}
-		if slices.Contains(unstoredMembers, k) && !emptyJSON(v) {
+		if slices.Contains(unused, k) && !emptyJSON(v) {
 			unstored = append(unstored, k)
 		}
 	}

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -84,6 +85,59 @@ func TestParseContent(t *testing.T) {
 	}
 }
 
+// TestParseResponsesItem: an OpenAI Responses item is read by its type,
+// and a malformed one skips its line naming the member or the type.
+// Before, every line with a "type" was `unknown field "type"`.
+func TestParseResponsesItem(t *testing.T) {
+	for _, c := range []struct {
+		name, line string
+		want       string // the message read (role, content, calls, tool_call_id), or the reason
+		unstored   string
+	}{
+		{"OKMessage", `"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"hi","annotations":[]}]`, `assistant "hi" [] ""`, ""},
+		{"OKMessageInput", `"type":"message","role":"user","content":"hi"`, `user "hi" [] ""`, ""},
+		{"OKTypeNull", `"type":null,"role":"user","content":"hi"`, `user "hi" [] ""`, ""},
+		{"OKFunctionCall", `"type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":"{\"a\":1}","status":"completed"`, `assistant "" [c1 f {"a":1}] ""`, ""},
+		{"OKFunctionCallEmptyArguments", `"type":"function_call","call_id":"c1","name":"f","arguments":""`, `assistant "" [c1 f {}] ""`, ""},
+		{"OKFunctionCallOutput", `"type":"function_call_output","call_id":"c1","output":"42"`, `tool "42" [] "c1"`, ""},
+		{"OKFunctionCallOutputParts", `"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"42"},{"type":"input_image","image_url":"u"}]`, `tool "42" [] "c1"`, "output[].input_image"},
+		{"ErrReasoning", `"type":"reasoning","id":"rs_1","summary":[]`, `unknown item type "reasoning": mnemo reads OpenAI Responses items of type message, function_call and function_call_output, and stores no other`, ""},
+		{"ErrTypeMisspelt", `"type":"mesage","role":"user","content":"hi"`, `unknown item type "mesage" (did you mean "message"?)`, ""},
+		{"ErrTypeCase", `"type":"Function_Call","call_id":"c1","name":"f"`, `unknown item type "Function_Call" (did you mean "function_call"? types are case-sensitive)`, ""},
+		{"ErrTypeNumber", `"type":3,"role":"user","content":"hi"`, `"type" must be a string, got a number`, ""},
+		{"ErrMessageArguments", `"type":"message","role":"user","content":"hi","arguments":"{}"`, `unknown field "arguments" (a "message" item has thread, resource, id, role, content, name, tool_calls, tool_call_id, metadata, created_at, type and status)`, ""},
+		{"ErrChatCallID", `"role":"tool","content":"42","call_id":"c1"`, `unknown field "call_id" (a record has thread, resource, id, role, content, name, tool_calls, tool_call_id, metadata and created_at)`, ""},
+		{"ErrFunctionCallRole", `"type":"function_call","role":"assistant","call_id":"c1","name":"f"`, `unknown field "role" (a "function_call" item has thread, resource, id, type, status, call_id, name, arguments, metadata and created_at)`, ""},
+		{"ErrFunctionCallNoCallID", `"type":"function_call","name":"f","arguments":"{}"`, `"call_id" is required in a "function_call" item`, ""},
+		{"ErrFunctionCallNoName", `"type":"function_call","call_id":"c1","arguments":"{}"`, `"name" is required in a "function_call" item`, ""},
+		{"ErrFunctionCallArgumentsNumber", `"type":"function_call","call_id":"c1","name":"f","arguments":5`, `"arguments" must be a string of JSON text or an object, got a number`, ""},
+		{"ErrFunctionCallCallIDNumber", `"type":"function_call","call_id":1,"name":"f"`, `"call_id" must be a string, got a number`, ""},
+		{"ErrOutputNoCallID", `"type":"function_call_output","output":"42"`, `"call_id" is required in a "function_call_output" item`, ""},
+		{"ErrOutputMissing", `"type":"function_call_output","call_id":"c1"`, `"output" is required in a "function_call_output" item`, ""},
+		{"ErrOutputNumber", `"type":"function_call_output","call_id":"c1","output":42`, `"output" must be a string or a list of parts, got a number`, ""},
+		{"ErrOutputPartType", `"type":"function_call_output","call_id":"c1","output":[{"type":"video","url":"u"}]`, `output[0]: unknown part type "video" (mnemo stores the text of text, input_text, output_text and refusal parts and passes over image_url, input_audio, file, input_image, input_file, image, document, thinking and redacted_thinking)`, ""},
+		{"ErrOutputOnlyImage", `"type":"function_call_output","call_id":"c1","output":[{"type":"input_image","image_url":"u"}]`, `"output" holds no text, only output[].input_image, which mnemo does not store`, ""},
+		{"ErrOutputContent", `"type":"function_call_output","call_id":"c1","content":"42"`, `unknown field "content" (a "function_call_output" item has thread, resource, id, type, status, call_id, output, metadata and created_at)`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			line := `{"thread":"t","resource":"r",` + c.line + `}`
+			l, err := parseJSONL([]byte(line), 0)
+			m := l.msg
+			var calls []string
+			for _, tc := range m.ToolCalls {
+				calls = append(calls, tc.ID+" "+tc.Name+" "+string(tc.Arguments))
+			}
+			got := fmt.Sprintf("%s %q %v %q", m.Role, m.Content, calls, m.ToolCallID)
+			if err != nil {
+				got = err.Error()
+			}
+			if got != c.want || strings.Join(l.unstored, " ") != c.unstored {
+				t.Errorf("%s:\n got %s, unstored %q\nwant %s, unstored %q", line, got, l.unstored, c.want, c.unstored)
+			}
+		})
+	}
+}
+
 // FuzzParseJSONL feeds parseJSONL one line and checks that it never
 // panics; that a line it accepts keeps what the line says (its thread,
 // resource, ids, role and name as encoding/json reads them, its content's
@@ -119,7 +173,7 @@ func FuzzParseJSONL(f *testing.F) {
 		checkKept(t, b, l)
 		checkRoundTrip(t, l)
 		for _, u := range l.unstored {
-			if !slices.Contains(unstoredMembers, u) && !strings.HasPrefix(u, "content[].") {
+			if !slices.Contains(unstoredMembers, u) && !strings.HasPrefix(u, "content[].") && !strings.HasPrefix(u, "output[].") {
 				t.Fatalf("%s: unstored %q is no member", b, u)
 			}
 		}
@@ -157,11 +211,23 @@ func checkKept(t *testing.T, b []byte, l jsonlLine) {
 		Thread, Resource, ID, Role, Name string
 		ToolCallID                       string `json:"tool_call_id"`
 		Content                          any
+		Type                             string
+		CallID                           string `json:"call_id"`
+		Output                           any
 	}
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatalf("%s: accepted, but encoding/json reads no record: %v", b, err)
 	}
 	m := l.msg
+	switch rec.Type { // a Responses item (responses.go)
+	case itemFunctionCall:
+		if len(m.ToolCalls) != 1 || m.ToolCalls[0].ID != rec.CallID || m.ToolCalls[0].Name != rec.Name || m.Content != "" {
+			t.Fatalf("%s: read as %+v, want one call %q of %q", b, m, rec.CallID, rec.Name)
+		}
+		rec.Role, rec.Name = "assistant", ""
+	case itemFunctionCallOutput:
+		rec.Role, rec.ToolCallID, rec.Content = "tool", rec.CallID, rec.Output
+	}
 	if rec.Thread != l.thread || rec.Resource != l.resource || rec.ID != m.ID || rec.Role != m.Role || rec.Name != m.Name || rec.ToolCallID != m.ToolCallID {
 		t.Fatalf("%s: read %q %q %q %q %q %q", b, l.thread, l.resource, m.ID, m.Role, m.Name, m.ToolCallID)
 	}
