@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -132,5 +133,50 @@ func TestSalvageNothingToRead(t *testing.T) {
 		if kept, _ := filepath.Glob(path + ".damaged-*"); len(kept) > 0 {
 			t.Fatalf("%s: swapped: %v", name, kept)
 		}
+	}
+}
+
+// TestSalvageGarbledSeq: a message's digest covers its text, not its seq,
+// and SQLite checks no value: a byte of a seq flipped in place (2 stored
+// in one byte, 0xff-flipped, reads back as -3) leaves a whole row that
+// passes every check a salvage made. The salvage copied it, recorded seq
+// 2 as lost, and ended with mnemo check still finding "seqs -3..3"; the
+// row is garbled and dropped, its seq recorded as lost once.
+func TestSalvageGarbledSeq(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []engine.Message{user("m1", "first turn"), user("m2", "second turn"), user("m3", "third turn")}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, engine.DatabaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE messages SET seq = -3 WHERE thread_id = 't' AND seq = 2`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{Force: true})
+	if err != nil {
+		t.Fatalf("salvage: %v (report %+v)", err, rep)
+	}
+	if len(rep.Problems) > 0 {
+		t.Fatalf("check after the salvage: %q", rep.Problems)
+	}
+	if got, want := rep.LostMessages(), int64(1); got != want {
+		t.Fatalf("lost %d messages (%+v), want %d", got, rep.Lost, want)
+	}
+	if l := rep.Lost[0]; l.ThreadID != "t" || l.FromSeq != 2 || l.ToSeq != 2 {
+		t.Fatalf("lost %+v, want seq 2 of t", l)
 	}
 }

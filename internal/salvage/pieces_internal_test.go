@@ -70,9 +70,9 @@ func TestPlausibleVector(t *testing.T) {
 }
 
 // TestGarbledRow: what mnemo writes passes; text that is not UTF-8, a
-// JSON column that is not JSON, a memctx record that is not JSON and a
-// vector of the wrong shape are garbled; bytes outside those columns are
-// not judged.
+// JSON column that is not JSON, a memctx record that is not JSON, a
+// vector of the wrong shape and a message's seq below 1 are garbled;
+// bytes outside those columns are not judged.
 func TestGarbledRow(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -85,6 +85,10 @@ func TestGarbledRow(t *testing.T) {
 		{"EmptyJSON", "messages", []string{"content", "metadata"}, []any{"hello", ""}, false},
 		{"NotUTF8", "messages", []string{"content"}, []any{"hel\xfflo"}, true},
 		{"MetadataNotJSON", "messages", []string{"content", "metadata"}, []any{"hello", `{"a":`}, true},
+		{"Seq", "messages", []string{"seq", "content"}, []any{int64(6), "hello"}, false},
+		{"SeqNegative", "messages", []string{"seq", "content"}, []any{int64(-7), "hello"}, true},
+		{"SeqZero", "messages", []string{"seq", "content"}, []any{int64(0), "hello"}, true},
+		{"OtherTableSeq", "journal", []string{"seq"}, []any{int64(-1)}, false},
 		{"ToolCallsNotJSON", "messages", []string{"tool_calls"}, []any{`[{"id"`}, true},
 		{"SourcesNotJSON", "observations", []string{"sources"}, []any{`[`}, true},
 		{"MemCtxJSON", "journal", []string{"scope", "output"}, []any{journal.ScopeMemCtx, []byte(`{"runId":"r"}`)}, false},

@@ -17,9 +17,13 @@ import (
 // dropped as garbled rather than copied: messages have their digest
 // (fixup.go), and here every text is valid UTF-8 (the engine refuses
 // anything else, engine/validate.go), the JSON columns hold JSON, a memctx
-// record is JSON, and a stored vector is dims finite float32s of length
+// record is JSON, a stored vector is dims finite float32s of length
 // about 1 (recall.Embedder returns L2-normalised vectors; an empty blob is
-// a derived vector).
+// a derived vector), and a message's seq is at least 1 (seqs start at 1,
+// msgstore.Append). A message's digest covers its text, not its seq: a
+// byte of a small seq flipped in place reads back as a whole row whose
+// seq is negative (6 became -7), which was copied, and the salvaged
+// directory then failed mnemo check with a gap no reindex mends.
 
 // jsonColumns are the columns that hold compact JSON text.
 var jsonColumns = map[string]bool{"metadata": true, "tool_calls": true, "sources": true, "config": true}
@@ -41,6 +45,9 @@ func garbledRow(table string, names []string, vals []any) bool {
 		case int64:
 			if names[i] == "dims" {
 				dims = x
+			}
+			if table == "messages" && names[i] == "seq" && x < 1 {
+				return true
 			}
 		}
 	}
