@@ -42,7 +42,7 @@ func knownFormat(format string) bool {
 type IngestCommand struct{ *Main }
 
 // Run parses the flags of `mnemo ingest` from args and runs it.
-func (c *IngestCommand) Run(ctx context.Context, args []string) error {
+func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 	fs := c.flags("ingest", "FILE... (- reads standard input, named once)")
 	format := fs.String("format", "auto", formatNames)
 	strict := fs.Bool("strict", false, "stop at the first malformed record instead of skipping it")
@@ -96,13 +96,23 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	made := c.missingDataDirs()
 	e, err := c.open(ctx)
 	if err != nil && ctx.Err() != nil {
 		return &interruptedError{"nothing was stored (the data directory was opening); run the same ingest again", err}
 	} else if err != nil {
 		return err
 	}
-	defer e.CloseContext(ctx)
+	defer func() {
+		if rerr != nil && ctx.Err() == nil && len(made) > 0 && storesNothing(ctx, e) {
+			// Refused (a malformed record with --strict, no record
+			// imported, a file not of the --format given): the data
+			// directory this command created holds nothing; no trace.
+			e.CloseContext(ctx)
+			removeCreated(made)
+		}
+		e.CloseContext(ctx)
+	}()
 	var total importer.Report
 	var failed error
 	reported := false // a file's import began: --json prints the report
@@ -186,6 +196,22 @@ func (c *IngestCommand) checkFree(ctx context.Context) error {
 		return err
 	}
 	return engine.CheckLock(ctx, engine.Config{Dir: dir})
+}
+
+// missingDataDirs lists the data directory and its ancestors that do not
+// exist yet, deepest first (missingDirs): the ones open creates. None on
+// Postgres.
+func (c *IngestCommand) missingDataDirs() []string {
+	if dir := c.target().dir; dir != "" {
+		return missingDirs(dir)
+	}
+	return nil
+}
+
+// storesNothing reports whether e holds no message and no thread.
+func storesNothing(ctx context.Context, e *engine.Engine) bool {
+	st, err := e.Stats(ctx)
+	return err == nil && st.Messages == 0 && st.Threads == 0
 }
 
 // occurrences returns how many of ss are s.
