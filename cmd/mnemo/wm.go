@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -33,7 +34,8 @@ schema mode set validates FILE against --schema (or, without it, only checks
 that FILE is a JSON object); the mode of an existing state is kept. A thread's
 state belongs to the thread's resource: --thread needs a thread that has
 messages (append or ingest first; else "thread not found"), and
-DeleteResource erases it.
+DeleteResource erases it. --resource may name a resource with no threads
+yet (set notes it): its threads' contexts show the state once it has some.
 `
 
 // WMCommand is `mnemo wm`: working memory: get, history, set (--thread T |
@@ -209,7 +211,26 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 			return err
 		}
 	}
-	return c.do(ctx, sub, mem, key, fs.Arg(0), cfg.Mode == working.ModeSchema && *schemaFile == "", *f.limit, *asJSON, *f.raw)
+	if err := c.do(ctx, sub, mem, key, fs.Arg(0), cfg.Mode == working.ModeSchema && *schemaFile == "", *f.limit, *asJSON, *f.raw); err != nil {
+		return err
+	}
+	if sub == "set" && *resource != "" {
+		c.noteNoThreads(ctx, e, *resource)
+	}
+	return nil
+}
+
+// noteNoThreads says on standard error when resource, whose state wm set
+// just stored, has no thread: a resource exists only by its threads, and
+// its state may be set before its first one (as PUT
+// /v1/resources/{resource}/working-memory may), which that thread's
+// contexts then show; but a mistyped id stores it where no context reads
+// it, silently before.
+func (c *WMCommand) noteNoThreads(ctx context.Context, e *engine.Engine, resource string) {
+	p, err := e.ThreadsPage(ctx, engine.ThreadsRequest{Resources: []string{resource}, Limit: 1})
+	if err == nil && len(p.Threads) == 0 {
+		fmt.Fprintf(c.Stderr, "mnemo wm set: note: resource %q has no threads yet: its state is shown to the contexts of its threads once it has some (check the id if you meant a stored resource: mnemo threads)\n", resource)
+	}
 }
 
 // do runs get (raw: the content alone), history or set (of file;
