@@ -171,9 +171,18 @@ func dropOrphanIndexes(dir string) error {
 	if _, err := os.Lstat(filepath.Join(dir, DatabaseFile)); !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
+	if err := removeIndexes(dir); err != nil {
+		return fmt.Errorf("engine: remove the indexes of a database that is gone: %w", err)
+	}
+	return nil
+}
+
+// removeIndexes removes dir's derived indexes (index/lexical and
+// index/snapshots); the next Open rebuilds them from the database.
+func removeIndexes(dir string) error {
 	for _, sub := range []string{LexicalDir, SnapshotDir} {
 		if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
-			return fmt.Errorf("engine: remove the indexes of a database that is gone: %w", err)
+			return err
 		}
 	}
 	return nil

@@ -115,7 +115,8 @@ func (r *SalvageReport) LostMessages() int64 {
 // A database that passes SQLite's integrity check is left alone
 // (SalvageReport.Sound) unless opts.Force. When ctx ends before the swap
 // nothing in the directory has changed; after it, the salvaged database
-// is in place and the error says to run reindex. The damaged copy may
+// is in place, its indexes removed (the next Open rebuilds them), and the
+// error says to run reindex. The damaged copy may
 // still hold erased text: delete it once the salvage is judged complete.
 func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageReport, error) {
 	if cfg.Postgres != "" {
@@ -301,7 +302,7 @@ func rebuildSalvaged(ctx context.Context, cfg Config, dir string, lock *dirLock,
 	e, err := open(ctx, cfg, dir)
 	if err != nil {
 		lock.release()
-		return fmt.Errorf("engine: salvage: the salvaged database is in place but does not open: %w", err)
+		return fmt.Errorf("engine: salvage: the salvaged database is in place; opening it to rebuild the indexes failed (run reindex): %w", err)
 	}
 	e.lock = lock
 	defer e.Close()

@@ -41,7 +41,8 @@ func swapStep(step string) error {
 // of dir's mnemo.db and returns where the damaged one is kept: the damaged
 // file is linked under its kept name, the swap recorded (swapMarker), its
 // -shm and -wal renamed to their kept names, the salvaged file renamed
-// over mnemo.db (atomic) and the record removed.
+// over mnemo.db (atomic), the derived indexes removed and the record
+// removed.
 func swapDatabase(dir, salvaged string, at time.Time) (string, error) {
 	if _, err := os.Stat(salvaged + "-wal"); err == nil {
 		return "", fmt.Errorf("engine: salvage: %s-wal left behind: the salvaged database was not closed cleanly", salvaged)
@@ -71,6 +72,14 @@ func swapDatabase(dir, salvaged string, at time.Time) (string, error) {
 		return "", fmt.Errorf("engine: salvage: put the salvaged database in place: %w (the damaged one is kept as %s; run salvage again to finish)", err, kept)
 	}
 	syncDir(dir)
+	// The indexes were derived from the damaged file: they hold the lost
+	// messages. Removed while the swap is still recorded, the next Open
+	// rebuilds them from the salvaged file if this salvage is cut short
+	// before its reindex (Ctrl-C, a kill); before, the old index stayed
+	// and mnemo check failed until a reindex.
+	if err := removeIndexes(dir); err != nil {
+		return "", fmt.Errorf("engine: salvage: %w (the salvaged database is in place; run salvage again to finish)", err)
+	}
 	if err := swapStep("marker"); err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -64,5 +65,64 @@ func TestSalvageSwapInterrupted(t *testing.T) {
 			}
 			usable(t, dir, before, after, rep)
 		})
+	}
+}
+
+// TestSalvageStoppedBeforeRebuild: a salvage stopped after its swap but
+// before it rebuilt the indexes (Ctrl-C, a kill) left the indexes of the
+// damaged file, holding the messages it lost: Check then failed ("1 entry
+// in the lexical index is not a stored message") until a reindex. The
+// swap removes the derived indexes, so the next Open rebuilds them from
+// the salvaged file and Check passes.
+func TestSalvageStoppedBeforeRebuild(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []engine.Message{user("m1", "first turn"), user("m2", "second turn"), user("m3", "third turn")}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A garbled message (its text no longer its digest), which the
+	// salvage drops.
+	db, err := sql.Open("sqlite", filepath.Join(dir, engine.DatabaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE messages SET content = 'garbled turn' WHERE id = 'm2'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	restore := engine.SetSalvageSwapHook(func(s string) error {
+		if s == "rebuild" {
+			return errCrash
+		}
+		return nil
+	})
+	_, err = engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{Force: true})
+	restore()
+	if !errors.Is(err, errCrash) {
+		t.Fatalf("salvage: %v", err)
+	}
+	e, err = engine.Open(ctx, engine.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("check after a salvage stopped before its rebuild: %v", err)
 	}
 }
