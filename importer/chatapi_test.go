@@ -16,7 +16,9 @@ import (
 // the members those APIs add are accepted and not stored, and the report
 // counts the lines where one held a value; an OpenAI refusal, or the
 // transcript of an audio answer, is the content when the content is null;
-// Ollama's arguments given as an object are the call's arguments. Before,
+// Ollama's arguments given as an object are the call's arguments, and
+// its tool result's "tool_name" the result's name (it was unstored, and
+// the result had no name). Before,
 // every line holding "refusal", "annotations", "reasoning_content",
 // "thinking", "images", "tool_name" or a tool call's "index" was skipped
 // (`unknown field "refusal"`), and Ollama's object arguments were
@@ -34,6 +36,7 @@ func TestJSONLChatAPIs(t *testing.T) {
 		members         string
 		content         map[string]string // message id -> content stored
 		args            map[string]string // message id -> its first call's arguments
+		names           map[string]string // message id -> its name
 		problems        []string
 	}{
 		{file: "openai.jsonl", thread: "oa", stored: 12, unstored: 2, members: "annotations audio",
@@ -48,8 +51,9 @@ func TestJSONLChatAPIs(t *testing.T) {
 		{file: "deepseek.jsonl", thread: "ds", stored: 2, unstored: 1, members: "reasoning_content",
 			content: map[string]string{"ds2": "9.8 is greater than 9.11."}},
 		{file: "vllm.jsonl", thread: "vl", stored: 2, unstored: 1, members: "reasoning"},
-		{file: "ollama.jsonl", thread: "ol", stored: 9, unstored: 3, members: "thinking tool_name reasoning",
+		{file: "ollama.jsonl", thread: "ol", stored: 9, unstored: 2, members: "thinking reasoning",
 			content: map[string]string{"ol2": "The", "ol7": "11 degrees celsius"},
+			names:   map[string]string{"ol7": "get_weather"},
 			args:    map[string]string{"ol6": `{"city":"Toronto"}`, "ol8": `{"command":"ls -la"}`}},
 		{file: "openai-parts.jsonl", thread: "op", stored: 8, skipped: 2, unstored: 4,
 			members: "content[].image_url content[].input_audio content[].file",
@@ -108,6 +112,11 @@ func TestJSONLChatAPIs(t *testing.T) {
 			for id, want := range c.content {
 				if m, ok := stored[id]; !ok || m.Content != want {
 					t.Errorf("%s: content %q, want %q", id, m.Content, want)
+				}
+			}
+			for id, want := range c.names {
+				if m := stored[id]; m.Name != want {
+					t.Errorf("%s: name %q, want %q", id, m.Name, want)
 				}
 			}
 			for id, want := range c.args {

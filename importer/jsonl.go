@@ -39,7 +39,12 @@ type jsonlRecord struct {
 	// transcript is the text said (both unstoredMembers): the first of
 	// them given is the content when the content is empty or null.
 	Refusal *string `json:"refusal"`
-	Audio   *struct {
+	// ToolName is Ollama's name of the tool a "tool" message answers
+	// (api.Message.ToolName; docs/api.md, "Chat request (With history,
+	// with tools)": {"role": "tool", "content": "11 degrees celsius",
+	// "tool_name": "get_weather"}), stored as the message's name.
+	ToolName string `json:"tool_name"`
+	Audio    *struct {
 		Transcript string `json:"transcript"`
 	} `json:"audio"`
 	// FunctionCall is OpenAI's deprecated function call, named in the
@@ -299,11 +304,31 @@ func (rec *jsonlRecord) message(unstored []string) (m engine.Message, _ []string
 	if content.parts && m.Content == "" && len(m.ToolCalls) == 0 {
 		return m, nil, content.noText()
 	}
+	if m.Name, err = rec.toolName(); err != nil {
+		return m, nil, err
+	}
 	unstored = append(unstored, content.unstored...)
 	if kept == "refusal" { // stored: it is the content
 		unstored = slices.DeleteFunc(unstored, func(k string) bool { return k == kept })
 	}
+	if m.Role == engine.RoleTool { // stored: it is the name
+		unstored = slices.DeleteFunc(unstored, func(k string) bool { return k == "tool_name" })
+	}
 	return m, unstored, nil
+}
+
+// toolName is the name of the record's message: its "name", or for a
+// "tool" message without one Ollama's "tool_name". A tool message giving
+// both, different, is an error naming them. Another role's tool_name is
+// not stored (Ollama writes it on tool messages only).
+func (rec *jsonlRecord) toolName() (string, error) {
+	switch {
+	case rec.Role != engine.RoleTool || rec.ToolName == "" || rec.Name == rec.ToolName:
+		return rec.Name, nil
+	case rec.Name == "":
+		return rec.ToolName, nil
+	}
+	return "", fmt.Errorf(`"name" %q and "tool_name" %q name different tools: give the tool's name once`, rec.Name, rec.ToolName)
 }
 
 // onlyFunctionCall ends the reason a line is skipped whose message is a

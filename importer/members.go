@@ -39,7 +39,8 @@ var unstoredMembers = []string{
 	"reasoning_content", "reasoning",
 	// Ollama's /api/chat (docs/api.md; api.Message): thinking (with
 	// "think"), images (base64, null in its responses) and tool_name (a
-	// tool result's tool).
+	// tool result's tool: stored as a "tool" message's name,
+	// jsonlRecord.toolName; unstored on another role's).
 	"thinking", "images", "tool_name",
 }
 

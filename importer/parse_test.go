@@ -138,6 +138,36 @@ func TestParseResponsesItem(t *testing.T) {
 	}
 }
 
+// TestParseToolName: Ollama's "tool_name" of a tool result is stored as
+// its name, as "name" is; before, it was counted unstored and the result
+// stored without a name.
+func TestParseToolName(t *testing.T) {
+	for _, c := range []struct {
+		name, line string
+		want       string // the name stored, or the reason
+		unstored   string
+	}{
+		{"OK", `"role":"tool","tool_call_id":"c1","content":"11","tool_name":"get_weather"`, "get_weather", ""},
+		{"OKSameName", `"role":"tool","tool_call_id":"c1","content":"11","name":"get_weather","tool_name":"get_weather"`, "get_weather", ""},
+		{"OKNameOnly", `"role":"tool","tool_call_id":"c1","content":"11","name":"get_weather","tool_name":""`, "get_weather", ""},
+		{"OKUserUnstored", `"role":"user","content":"hi","tool_name":"get_weather"`, "", "tool_name"},
+		{"ErrDifferent", `"role":"tool","tool_call_id":"c1","content":"11","name":"a","tool_name":"b"`, `"name" "a" and "tool_name" "b" name different tools: give the tool's name once`, ""},
+		{"ErrNumber", `"role":"tool","tool_call_id":"c1","content":"11","tool_name":3`, `"tool_name" must be a string, got a number`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			line := `{"thread":"t","resource":"r",` + c.line + `}`
+			l, err := parseJSONL([]byte(line), 0)
+			got := l.msg.Name
+			if err != nil {
+				got = err.Error()
+			}
+			if got != c.want || strings.Join(l.unstored, " ") != c.unstored {
+				t.Errorf("%s:\n got %s, unstored %q\nwant %s, unstored %q", line, got, l.unstored, c.want, c.unstored)
+			}
+		})
+	}
+}
+
 // FuzzParseJSONL feeds parseJSONL one line and checks that it never
 // panics; that a line it accepts keeps what the line says (its thread,
 // resource, ids, role and name as encoding/json reads them, its content's
@@ -210,6 +240,7 @@ func checkKept(t *testing.T, b []byte, l jsonlLine) {
 	var rec struct {
 		Thread, Resource, ID, Role, Name string
 		ToolCallID                       string `json:"tool_call_id"`
+		ToolName                         string `json:"tool_name"`
 		Content                          any
 		Type                             string
 		CallID                           string `json:"call_id"`
@@ -219,6 +250,9 @@ func checkKept(t *testing.T, b []byte, l jsonlLine) {
 		t.Fatalf("%s: accepted, but encoding/json reads no record: %v", b, err)
 	}
 	m := l.msg
+	if rec.Role == "tool" && rec.Name == "" { // Ollama's
+		rec.Name = rec.ToolName
+	}
 	switch rec.Type { // a Responses item (responses.go)
 	case itemFunctionCall:
 		if len(m.ToolCalls) != 1 || m.ToolCalls[0].ID != rec.CallID || m.ToolCalls[0].Name != rec.Name || m.Content != "" {
