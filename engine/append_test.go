@@ -41,6 +41,9 @@ func TestAppendValidation(t *testing.T) {
 			{"MessageID", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("../etc", "x")}}, 0, "id"},
 			{"ToolWithoutCallID", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "tool", Content: "x"}}}, 0, "toolCallId"},
 			{"ToolCallArgumentsNotJSON", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a":`)}}}}}, 0, "toolCalls[0].arguments"},
+			{"ToolCallArgumentsList", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`[1]`)}}}}}, 0, "toolCalls[0].arguments"},
+			{"ToolCallArgumentsNumber", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{}`)}, {ID: "c2", Name: "f", Arguments: json.RawMessage(` 3`)}}}}}, 0, "toolCalls[1].arguments"},
+			{"ToolCallArgumentsNull", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`null`)}}}}}, 0, "toolCalls[0].arguments"},
 			{"ToolCallName", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "no spaces", Arguments: json.RawMessage(`{}`)}}}}}, 0, "toolCalls[0].name"},
 			{"ToolCallID", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c 1", Name: "f", Arguments: json.RawMessage(`{}`)}}}}}, 0, "toolCalls[0].id"},
 			{"UserWithToolCalls", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{}`)}}}}}, 0, "toolCalls"},
@@ -73,6 +76,36 @@ func TestAppendValidation(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestAppendToolCallArguments: a tool call's arguments are a JSON object,
+// or a string (text a model sent that is not JSON, kept as
+// examples/agentloop keeps it); a list, a number, true or false and null
+// are refused naming the call's arguments and the kind given. Before, [1]
+// and 3 were stored as a call's arguments.
+func TestAppendToolCallArguments(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	for i, c := range []struct{ args, want string }{
+		{`{"q":"x"}`, ""},
+		{` {}`, ""},
+		{`"{\"city\":\"Lyon\""`, ""},
+		{`[1]`, "invalid toolCalls[0].arguments: must be a JSON object (or a string: text a model sent that is not JSON), got a list"},
+		{`3`, "invalid toolCalls[0].arguments: must be a JSON object (or a string: text a model sent that is not JSON), got a number"},
+		{`-1.5`, "invalid toolCalls[0].arguments: must be a JSON object (or a string: text a model sent that is not JSON), got a number"},
+		{`false`, "invalid toolCalls[0].arguments: must be a JSON object (or a string: text a model sent that is not JSON), got true or false"},
+		{`null`, "invalid toolCalls[0].arguments: must be a JSON object (or a string: text a model sent that is not JSON), got null"},
+	} {
+		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: fmt.Sprintf("t%d", i), ResourceID: "r", Messages: []engine.Message{
+			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(c.args)}}}}})
+		var ve *engine.ValidationError
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v, want it stored", c.args, err)
+		case c.want != "" && (!errors.As(err, &ve) || "invalid "+ve.Field+": "+ve.Rule != c.want):
+			t.Errorf("%s:\n got %v\nwant %s", c.args, err, c.want)
+		}
+	}
 }
 
 func TestAppendRedactsSecrets(t *testing.T) {

@@ -29,7 +29,7 @@ func TestHostileInput(t *testing.T) {
 			cur["x"] = next
 			cur = next
 		}
-		deepArgs := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+		deepArgs := strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100) // an object: a list is refused for its kind
 		call := func(args string) engine.Message {
 			return engine.Message{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(args)}}}
 		}

@@ -44,15 +44,16 @@ func searchPreviews(t *testing.T, b enginetest.Backend) {
 		{Role: "tool", Content: "harbour result", ToolCallID: "c3"},
 		{Role: "tool", Content: "harbour result", ToolCallID: "c4"},
 	}
-	// Calls of 128-character ids, one-character names and arguments: 161
-	// characters of each stored call show in no preview. Eight (1,314
-	// stored characters, a preview of 55) previewed as six and "…" when
-	// SearchPreviews read 1,024 characters of tool calls; twenty are cut
-	// by the read and preview past 80 all the same.
+	// Calls of 128-character ids, one-character names and {} arguments
+	// (they were 1, a number, refused since): 162 characters of each
+	// stored call show in no preview. Eight (1,322 stored characters)
+	// previewed as six and "…" when SearchPreviews read 1,024 characters
+	// of tool calls; twenty are cut by the read and preview past 80 all
+	// the same.
 	for _, n := range []int{8, 20} {
 		var calls []engine.ToolCall
 		for i := range n {
-			calls = append(calls, engine.ToolCall{ID: fmt.Sprintf("%0128d", i), Name: "f", Arguments: json.RawMessage(`1`)})
+			calls = append(calls, engine.ToolCall{ID: fmt.Sprintf("%0128d", i), Name: "f", Arguments: json.RawMessage(`{}`)})
 		}
 		ordinary = append(ordinary, engine.Message{Role: "assistant", Content: "harbour many calls", ToolCalls: calls})
 	}

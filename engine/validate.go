@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -231,6 +232,9 @@ func (e *Engine) checkToolCall(i, j int, tc ToolCall, seen map[string]bool) erro
 	if !json.Valid(tc.Arguments) {
 		return invalid(i, f("arguments"), "must be valid JSON")
 	}
+	if kind := argumentsKind(tc.Arguments); kind != "" {
+		return invalid(i, f("arguments"), "must be a JSON object (or a string: text a model sent that is not JSON), got %s", kind)
+	}
 	if d := jsonDepth(tc.Arguments); d > MaxArgumentsDepth {
 		return invalid(i, f("arguments"), "nested %d levels deep, at most %d", d, MaxArgumentsDepth)
 	}
@@ -238,6 +242,29 @@ func (e *Engine) checkToolCall(i, j int, tc ToolCall, seen map[string]bool) erro
 		return invalid(i, f("arguments"), "at most %d bytes", e.limits.MaxContentBytes)
 	}
 	return nil
+}
+
+// argumentsKind names the kind of the arguments a (valid JSON) when they
+// are neither an object nor a string ("a list", "a number", "true or
+// false", "null"), else "". A function's arguments are the values of its
+// parameters by name, an object in every chat API (OpenAI's
+// tool_calls[].function.arguments fill "parameters", a JSON Schema
+// object; Ollama's api.ToolCallFunction.Arguments is a map); a string is
+// how a caller keeps text a model sent that is not JSON
+// (examples/agentloop). Before, [1] and 3 were stored as arguments.
+func argumentsKind(a json.RawMessage) string {
+	a = bytes.TrimLeft(a, " \t\r\n")
+	switch a[0] {
+	case '{', '"':
+		return ""
+	case '[':
+		return "a list"
+	case 't', 'f':
+		return "true or false"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 // checkMetadata checks the metadata, when given: valid text throughout, a

@@ -293,7 +293,7 @@ func (rec *jsonlRecord) message(unstored []string) (m engine.Message, _ []string
 			return m, nil, fmt.Errorf("tool_calls%w", err)
 		}
 		if m.ToolCalls, err = parseToolCalls(rec.ToolCalls); err != nil {
-			return m, nil, fmt.Errorf("tool_calls: %w", err)
+			return m, nil, err
 		}
 	}
 	if m.Content == "" && len(m.ToolCalls) == 0 && functionCall {
@@ -423,8 +423,23 @@ func startsValue(b []byte) bool {
 // or a JSON object (Ollama's /api/chat), or the name and arguments on the
 // call (mnemo; arguments in a string are JSON text too).
 func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
+	calls, err := toolCalls(raw)
+	var ce *callError
+	switch {
+	case errors.As(err, &ce):
+		return nil, fmt.Errorf("tool_calls[%d]%w", ce.index, ce.err)
+	case err != nil:
+		return nil, fmt.Errorf("tool_calls: %w", err)
+	}
+	return calls, nil
+}
+
+// toolCalls is parseToolCalls without the "tool_calls: " its errors
+// begin with; the fault of one call (toolCallFault) is a *callError.
+func toolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 	var items []struct {
 		ID        string          `json:"id"`
+		Type      json.RawMessage `json:"type"`
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		Function  *struct {
@@ -452,12 +467,12 @@ func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 				return nil, fmt.Errorf(`"function.arguments" must be a string of JSON text or an object, got %s`, jsonKind(a))
 			}
 			tc.Name, tc.Arguments = fn.Name, argumentsText(fn.Arguments)
-			if string(tc.Arguments) == "null" { // as when it was read as a string
-				tc.Arguments = nil
-			}
 		}
-		if len(tc.Arguments) == 0 {
+		if len(tc.Arguments) == 0 || string(tc.Arguments) == "null" { // none, as when it was read as a string
 			tc.Arguments = json.RawMessage("{}")
+		}
+		if err := toolCallFault(it.Type, tc.Arguments, it.Function != nil); err != nil {
+			return nil, &callError{i, err}
 		}
 		out[i] = tc
 	}

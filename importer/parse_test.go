@@ -168,6 +168,53 @@ func TestParseToolName(t *testing.T) {
 	}
 }
 
+// TestParseToolCallTypeArguments: a tool call's "type" is "function" or
+// none, and its arguments a JSON object (or none: {}); another type, or
+// arguments that are JSON but no object, skip the line naming the call's
+// member. Before, "type" was never read ("custom" and 42 were stored as
+// function calls) and "[1]" or "3" were stored as the arguments.
+func TestParseToolCallTypeArguments(t *testing.T) {
+	for _, c := range []struct {
+		name, calls string
+		want        string // the arguments stored, or the reason
+	}{
+		{"OKFunction", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]`, `{"a":1}`},
+		{"OKNoType", `[{"id":"c1","name":"f","arguments":{"a":1}}]`, `{"a":1}`},
+		{"OKTypeNull", `[{"id":"c1","type":null,"function":{"name":"f","arguments":{}}}]`, `{}`},
+		{"OKEmptyArguments", `[{"id":"c1","type":"function","function":{"name":"f","arguments":""}}]`, `{}`},
+		{"OKNullArguments", `[{"id":"c1","type":"function","function":{"name":"f","arguments":null}}]`, `{}`},
+		{"OKNullArgumentsMnemo", `[{"id":"c1","name":"f","arguments":null}]`, `{}`},
+		{"OKNotJSON", `[{"id":"c1","name":"f","arguments":"{\"a\":"}]`, `{"a":`}, // the engine's to refuse
+		{"ErrTypeCustom", `[{"id":"c1","type":"custom","function":{"name":"f","arguments":"{}"}}]`, `tool_calls[0].type is "custom": mnemo stores function calls only (a "type" of "function", or none)`},
+		{"ErrTypeNumber", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","type":42,"function":{"name":"g","arguments":"{}"}}]`, `tool_calls[1].type must be a string, got a number`},
+		{"ErrArgumentsList", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"[1]"}}]`, `tool_calls[0].function.arguments must be a JSON object (the function's parameters), got a list`},
+		{"ErrArgumentsNumber", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"3"}}]`, `tool_calls[0].function.arguments must be a JSON object (the function's parameters), got a number`},
+		{"ErrArgumentsString", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"\"x\""}}]`, `tool_calls[0].function.arguments must be a JSON object (the function's parameters), got a string`},
+		{"ErrArgumentsTrue", `[{"id":"c1","function":{"name":"f","arguments":"true"}}]`, `tool_calls[0].function.arguments must be a JSON object (the function's parameters), got true or false`},
+		{"ErrArgumentsMnemoNumber", `[{"id":"c1","name":"f","arguments":5}]`, `tool_calls[0].arguments must be a JSON object (the function's parameters), got a number`},
+		{"ErrArgumentsMnemoList", `[{"id":"c1","name":"f","arguments":[1]}]`, `tool_calls[0].arguments must be a JSON object (the function's parameters), got a list`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			line := `{"thread":"t","resource":"r","role":"assistant","content":"","tool_calls":` + c.calls + `}`
+			l, err := parseJSONL([]byte(line), 0)
+			var got string
+			switch {
+			case err != nil:
+				got = err.Error()
+			case len(l.msg.ToolCalls) > 0:
+				got = string(l.msg.ToolCalls[0].Arguments)
+			}
+			if got != c.want {
+				t.Errorf("%s:\n got %s\nwant %s", line, got, c.want)
+			}
+		})
+	}
+	l, err := parseJSONL([]byte(`{"thread":"t","resource":"r","type":"function_call","call_id":"c1","name":"f","arguments":"[1]"}`), 0)
+	if got, want := fmt.Sprint(err), `"arguments" must be a JSON object (the function's parameters), got a list`; got != want {
+		t.Errorf("function_call item: %+v, %v; want %s", l.msg, err, want)
+	}
+}
+
 // FuzzParseJSONL feeds parseJSONL one line and checks that it never
 // panics; that a line it accepts keeps what the line says (its thread,
 // resource, ids, role and name as encoding/json reads them, its content's

@@ -125,6 +125,9 @@ func (rec *jsonlRecord) functionCall() (engine.Message, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	if err := notObject(`"arguments"`, args); err != nil {
+		return engine.Message{}, err
+	}
 	return engine.Message{ID: rec.ID, Role: engine.RoleAssistant, Metadata: rec.Metadata,
 		ToolCalls: []engine.ToolCall{{ID: rec.CallID, Name: rec.Name, Arguments: args}}}, nil
 }
