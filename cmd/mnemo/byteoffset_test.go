@@ -107,7 +107,7 @@ func TestByteOffsetsOneConvention(t *testing.T) {
 		// and the offset of the byte at fault.
 		at func(valid string) ([]byte, int)
 	}{
-		{"BadCharacter", []string{"HTTPBody", "TokenFile"}, func(v string) ([]byte, int) {
+		{"BadCharacter", []string{"HTTPBody", "TokenFile", "Config"}, func(v string) ([]byte, int) {
 			i := strings.Index(v, "%") + 1 // after the string's closing quote
 			return []byte(v[:i-1] + v[i:i+1] + "#" + v[i+1:]), i
 		}},

@@ -249,8 +249,10 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 	enc := json.NewEncoder(c.Stdout)
 	for line := 1; sc.Scan(); line++ {
 		b := sc.Bytes()
+		lead := 0 // bytes before b on the file's line
 		if line == 1 {
 			b = bytes.TrimPrefix(b, []byte("\uFEFF")) // a UTF-8 byte-order mark, as mnemo ingest reads JSONL
+			lead = len(sc.Bytes()) - len(b)
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
@@ -268,6 +270,12 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 				// json reports a failing UnmarshalJSON without its place:
 				// at is the line's one field that has its own.
 				return fmt.Errorf("%s:%d: at: want an RFC 3339 time string (2023-05-08T14:00:00Z): %w", path, line, err)
+			}
+			if se != nil {
+				// "q.jsonl:2: malformed JSON at column 14: invalid
+				// character 'x' …": 1-based, as mnemo ingest names a JSONL
+				// line's place (jsonkey: a JSONL line's bytes are columns).
+				return fmt.Errorf("%s:%d: malformed JSON at column %d: %w", path, line, lead+int(jsonkey.SyntaxOffset(se))+1, err)
 			}
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}

@@ -115,13 +115,31 @@ type serverConfig struct {
 	MaxBodyBytes int64 `json:"maxBodyBytes,omitempty"`
 }
 
+// jsonSyntaxDetail words err, json.Decoder's error on a text that is not
+// JSON, with its place as the token file's (server.ParseTokens): "malformed
+// JSON at byte N: invalid character …" (N counted from 0,
+// jsonkey.SyntaxOffset), or, for a text that stops inside its value, "the
+// JSON ends before its value does (a closing quote, ] or } is missing)";
+// "" for any other error. encoding/json's own words named no place.
+func jsonSyntaxDetail(err error) string {
+	var se *json.SyntaxError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends before its value does (a closing quote, ] or } is missing)"
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d: %v", jsonkey.SyntaxOffset(se), se)
+	}
+	return ""
+}
+
 // readMemoryConfig reads a config file; an unknown field (with the field it
 // most likely meant), a member of the wrong type, a member given twice in
 // one object and a member named in another case than its field's
 // ("Limits": names are case-sensitive, as in a request body) are errors
 // naming their path (server.FieldFault, server.UnknownField), as is
 // anything but whitespace after the object ("unexpected data after the
-// JSON value at byte N"), and a schemaFile is inlined (relative to the
+// JSON value at byte N"); a text that is not JSON names where it breaks
+// (jsonSyntaxDetail); and a schemaFile is inlined (relative to the
 // file's directory).
 func readMemoryConfig(path string) (*memoryConfig, error) {
 	b, err := readConfigFile(path)
@@ -144,6 +162,9 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 	if err := dec.Decode(&c); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: the file is empty (want a JSON object; README, Serve)", path)
+		}
+		if detail := jsonSyntaxDetail(err); detail != "" {
+			return nil, fmt.Errorf("%s: %s", path, detail)
 		}
 		if p, detail := server.FieldFault(b, reflect.TypeFor[memoryConfig]()); p != "" {
 			// encoding/json said `json: unknown field "mdoe"`, naming no

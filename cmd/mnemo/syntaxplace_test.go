@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestQueriesSyntaxColumn: a --queries line that is not JSON names the
+// column at fault (1-based, as mnemo ingest names a JSONL line's place; a
+// first line's byte-order mark counts), where encoding/json's words named
+// no place ("q.jsonl:2: invalid character 'x' looking for beginning of
+// value").
+func TestQueriesSyntaxColumn(t *testing.T) {
+	dir := t.TempDir()
+	newDataDir(t, dir)
+	good := `{"id":"a","resource":"r","query":"hi"}` + "\n"
+	for _, tc := range []struct {
+		name, text string
+		line, col  int
+		words      string
+	}{
+		{"BadCharacter", good + `{"id":"b", "resource":x}` + "\n", 2, len(`{"id":"b", "resource":`) + 1, "invalid character 'x'"},
+		{"ByteOrderMark", "\uFEFF" + `{"id":x}` + "\n", 1, 3 + len(`{"id":`) + 1, "invalid character 'x'"},
+		{"Truncated", good + `{"id":"a"` + "\n", 2, len(`{"id":"a"`) + 1, "unexpected end of JSON input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			queries := filepath.Join(t.TempDir(), "q.jsonl")
+			if err := os.WriteFile(queries, []byte(tc.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := run(t, nil, "--dir", dir, "search", "--queries", queries)
+			want := fmt.Sprintf("%s:%d: malformed JSON at column %d: %s", queries, tc.line, tc.col, tc.words)
+			if code != 1 || !strings.Contains(stderr, want) {
+				t.Fatalf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
+			}
+		})
+	}
+}
+
+// TestConfigSyntaxPlace: a mnemo.json that is not JSON says where it
+// breaks, as the token file does: "malformed JSON at byte N" (from 0) for a
+// bad character, read as --config or as the data directory's stored
+// configuration, and "the JSON ends before its value does" for a file cut
+// short, where encoding/json said "invalid character '}' looking for
+// beginning of object key string" and "unexpected EOF".
+func TestConfigSyntaxPlace(t *testing.T) {
+	bad := `{"limits":{"maxQueryBytes":12,}}`
+	at := strings.Index(bad, ",}") + 1
+	p := filepath.Join(t.TempDir(), "mnemo.json")
+	os.WriteFile(p, []byte(bad), 0o600)
+	want := fmt.Sprintf("malformed JSON at byte %d: invalid character '}'", at)
+	if _, err := readMemoryConfig(p); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("--config: %v; want %q", err, want)
+	}
+
+	dir := t.TempDir()
+	newDataDir(t, dir)
+	os.WriteFile(filepath.Join(dir, "mnemo.json"), []byte(bad), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "threads"); code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("stored mnemo.json: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+
+	os.WriteFile(p, []byte(`{"limits":{"maxQueryBytes":12}`), 0o600)
+	if _, err := readMemoryConfig(p); err == nil || !strings.Contains(err.Error(), "the JSON ends before its value does") {
+		t.Errorf("a file cut short: %v; want it to say the JSON ends before its value does", err)
+	}
+}
