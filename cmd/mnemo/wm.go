@@ -265,6 +265,11 @@ func (c *WMCommand) do(ctx context.Context, sub string, mem *working.Memory, key
 			if err := jsonkey.Text([]byte(content)); err != nil {
 				return fmt.Errorf("%s: %w", file, err) // a byte-order mark was "invalid character 'ï'"
 			}
+		} else if strings.HasPrefix(content, "\uFEFF") {
+			// Stored, the mark was an invisible first character of every
+			// context's working memory, and a template's search/replace
+			// of the first line did not find it.
+			return fmt.Errorf("%s: the file begins with a UTF-8 byte-order mark (EF BB BF), which would be stored as the state's first character: save it as UTF-8 without one", file)
 		}
 		if unchecked {
 			fmt.Fprintln(c.Stderr, "mnemo wm set: no --schema given: only checked that the file is a JSON object")
