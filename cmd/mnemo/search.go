@@ -254,7 +254,10 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 			b = bytes.TrimPrefix(b, []byte("\uFEFF")) // a UTF-8 byte-order mark, as mnemo ingest reads JSONL
 			lead = len(sc.Bytes()) - len(b)
 		}
-		if len(bytes.TrimSpace(b)) == 0 {
+		if len(bytes.Trim(b, " \t\r")) == 0 {
+			// Blank: JSON whitespace only, as mnemo ingest reads a JSONL
+			// line (b5fbfd6). A line of \v, U+0085 or U+00A0, which
+			// bytes.TrimSpace passed over, is not JSON: refused below.
 			continue
 		}
 		if name, _, ok := jsonkey.Repeated(b); ok {

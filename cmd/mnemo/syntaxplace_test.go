@@ -12,7 +12,8 @@ import (
 // column at fault (1-based, as mnemo ingest names a JSONL line's place; a
 // first line's byte-order mark counts), where encoding/json's words named
 // no place ("q.jsonl:2: invalid character 'x' looking for beginning of
-// value").
+// value"). A line of \v or U+00A0 is not blank (only space, tab and CR
+// are, as for mnemo ingest): it was passed over as one.
 func TestQueriesSyntaxColumn(t *testing.T) {
 	dir := t.TempDir()
 	newDataDir(t, dir)
@@ -25,6 +26,10 @@ func TestQueriesSyntaxColumn(t *testing.T) {
 		{"BadCharacter", good + `{"id":"b", "resource":x}` + "\n", 2, len(`{"id":"b", "resource":`) + 1, "invalid character 'x'"},
 		{"ByteOrderMark", "\uFEFF" + `{"id":x}` + "\n", 1, 3 + len(`{"id":`) + 1, "invalid character 'x'"},
 		{"Truncated", good + `{"id":"a"` + "\n", 2, len(`{"id":"a"`) + 1, "unexpected end of JSON input"},
+		// Only space, tab and CR make a line blank, as for mnemo ingest's
+		// JSONL: these were passed over as blank.
+		{"VerticalTab", good + " \v\n", 2, 2, `invalid character '\v'`},
+		{"NoBreakSpace", good + "\u00a0\n", 2, 1, "invalid character 'Â'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			queries := filepath.Join(t.TempDir(), "q.jsonl")
