@@ -222,7 +222,8 @@ func TestParseToolCallTypeArguments(t *testing.T) {
 // written out as a JSONL line (round trip); that every unstored member it
 // names is one; and that a line it skips has a reason naming a member, a
 // value or a column. Seeds: every line of testdata/seed/sample.jsonl,
-// testdata/malformed.jsonl and testdata/chatapi/*.jsonl.
+// testdata/malformed.jsonl and testdata/chatapi/*.jsonl, and lines of the
+// shapes read since (Responses items, tool_name, a tool call's type).
 //
 //	go test ./importer -run '^$' -fuzz FuzzParseJSONL -fuzztime 60s
 func FuzzParseJSONL(f *testing.F) {
@@ -237,6 +238,26 @@ func FuzzParseJSONL(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"thread":"t\u0000","resource":"r","role":"user","content":"\ud800"}`))
+	// The shapes of Responses items, Ollama's tool_name and a tool call's
+	// type and arguments (the cases of TestParseResponsesItem,
+	// TestParseToolName and TestParseToolCallTypeArguments, one of each).
+	for _, line := range []string{
+		`{"thread":"t","resource":"r","type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":"{\"a\":1}","status":"completed"}`,
+		`{"thread":"t","resource":"r","type":"function_call","call_id":"c1","name":"f","arguments":"[1]"}`,
+		`{"thread":"t","resource":"r","type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"42"},{"type":"input_image","image_url":"u"}]}`,
+		`{"thread":"t","resource":"r","type":"function_call_output","call_id":"c1","output":42}`,
+		`{"thread":"t","resource":"r","type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"hi","annotations":[]}]}`,
+		`{"thread":"t","resource":"r","type":null,"role":"user","content":"hi"}`,
+		`{"thread":"t","resource":"r","type":"reasoning","id":"rs_1","summary":[]}`,
+		`{"thread":"t","resource":"r","type":3,"role":"user","content":"hi"}`,
+		`{"thread":"t","resource":"r","role":"tool","tool_call_id":"c1","content":"11","tool_name":"get_weather"}`,
+		`{"thread":"t","resource":"r","role":"tool","tool_call_id":"c1","content":"11","name":"a","tool_name":"b"}`,
+		`{"thread":"t","resource":"r","role":"assistant","content":"","tool_calls":[{"id":"c1","type":"custom","function":{"name":"f","arguments":"{}"}}]}`,
+		`{"thread":"t","resource":"r","role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"3"}}]}`,
+		`{"thread":"t","resource":"r","role":"assistant","content":"","tool_calls":[{"id":"c1","name":"f","arguments":null}]}`,
+	} {
+		f.Add([]byte(line))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		b = bytes.TrimSpace(b) // as Import gives it, and never an empty line
 		if len(b) == 0 {

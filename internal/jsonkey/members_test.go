@@ -46,7 +46,11 @@ func TestMembers(t *testing.T) {
 // FuzzMembers: for any valid JSON object, Members yields the keys and
 // values encoding/json reads, in order.
 func FuzzMembers(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":1,"b":[{"c":"}"}],"\u0041":null}`, `{"k\"":"v\\","é":{"x":[]}}`, `[1]`} {
+	for _, s := range []string{`{}`, `{"a":1,"b":[{"c":"}"}],"\u0041":null}`, `{"k\"":"v\\","é":{"x":[]}}`, `[1]`,
+		// An OpenAI Responses item as a JSONL line (the importer reads its
+		// "type" with Members), and one with "type" given twice, escaped.
+		`{"thread":"t","type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"{\"type\":1}"}]}`,
+		`{"type":"message","\u0074ype":null}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
