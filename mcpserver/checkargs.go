@@ -51,13 +51,22 @@ func addTool[In, Out any](s *mcp.Server, inputs map[string]reflect.Type, log *sl
 // "messages[0].contnet" (did you mean "content"?) (field
 // messages[0].contnet)". The SDK refused it too, after this runs, but as
 // `validating /properties/messages/items: unexpected additional
-// properties ["contnet"]`, naming no message.
+// properties ["contnet"]`, naming no message. So is a number the field
+// cannot hold, "Invalid input: "topK" is out of range for an integer:
+// 99999999999999999999 (field topK)" (server.NumberOutOfRange), which the
+// SDK's schema took as an integer and then failed as `json: cannot
+// unmarshal number … into Go struct field mcpserver.SearchInput.topK of
+// type int`.
 func unknownArgs(inputs map[string]reflect.Type) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 				if t, ok := inputs[r.Params.Name]; ok {
-					if path, detail := server.UnknownField(r.Params.Arguments, t); path != "" {
+					path, detail := server.UnknownField(r.Params.Arguments, t)
+					if path == "" {
+						path, detail = server.NumberOutOfRange(r.Params.Arguments, t)
+					}
+					if path != "" {
 						res := &mcp.CallToolResult{}
 						res.SetError(fmt.Errorf("Invalid input: %s (field %s)", detail, path))
 						return res, nil

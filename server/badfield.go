@@ -133,6 +133,29 @@ func FieldFault(data []byte, t reflect.Type) (path, detail string) {
 	return p, fmt.Sprintf("%s is malformed: %v", fieldName(p), err)
 }
 
+// NumberOutOfRange finds a number in the JSON value data that the Go
+// field it fills cannot hold (99999999999999999999 or 1e30 for an int,
+// 1e400 for any number), for a reader that validates the rest itself
+// (mnemo's MCP tools: the SDK's schema takes any such number as an
+// integer, then fails decoding it with encoding/json's words, naming Go
+// types). It returns the member's path and the API's wording, `"topK" is
+// out of range for an integer: 99999999999999999999`; "", "" when no
+// number is out of range, or when another member fails first.
+func NumberOutOfRange(data []byte, t reflect.Type) (path, detail string) {
+	p, err := badField(data, t, "")
+	var te *json.UnmarshalTypeError
+	if p == "" || !errors.As(err, &te) || !strings.HasPrefix(te.Value, "number ") || jsonKind(te.Type) != "number" {
+		return "", ""
+	}
+	n := strings.TrimPrefix(te.Value, "number ")
+	if k := te.Type.Kind(); k != reflect.Float32 && k != reflect.Float64 {
+		if whole, fits := wholeNumber(te.Type, n); whole == "" || fits {
+			return "", "" // 1.5, or a whole number written 5.0 or 1e3
+		}
+	}
+	return p, numberDetail(fieldName(p), te.Type, n)
+}
+
 // unknownFieldError is badStructField's error for a member no field takes:
 // errors.Is(err, errUnknownField), with the field it most likely meant
 // (jsonkey.Closest; "" when none is close).
