@@ -12,7 +12,10 @@
 //
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}), Ollama's (the
-// arguments an object) or mnemo's ({"id", "name", "arguments": <JSON>}).
+// arguments an object) or mnemo's ({"id", "name", "arguments": <JSON>});
+// a call's "type" is "function" or none, and its arguments, read from
+// their string, a JSON object or nothing ({}) (toolCallFault). Ollama's
+// "tool_name" of a "tool" line is its name (jsonlRecord.toolName).
 // A line may instead be an OpenAI Responses item told by its "type"
 // (responses.go): a "message", a "function_call" (a tool call of the
 // assistant message of the line before, or a message of its own) or a
