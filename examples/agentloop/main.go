@@ -26,6 +26,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -246,13 +247,14 @@ func (a *agent) append(ctx context.Context, m engine.Message) error {
 }
 
 // assistantMessage converts the model's message for storage. Arguments that
-// are not valid JSON (models do send those) are stored as a JSON string, so
-// the turn is kept as it happened.
+// are not a JSON object (models do send broken JSON, and now and then a
+// list or a number), which Engine.Append refuses, are stored as a JSON
+// string of the text sent, so the turn is kept as it happened.
 func assistantMessage(msg openai.ChatCompletionMessage) engine.Message {
 	m := engine.Message{Role: engine.RoleAssistant, Content: msg.Content}
 	for _, tc := range msg.ToolCalls {
 		args := json.RawMessage(tc.Function.Arguments)
-		if !json.Valid(args) {
+		if t := bytes.TrimSpace(args); !json.Valid(t) || t[0] != '{' {
 			args, _ = json.Marshal(tc.Function.Arguments)
 		}
 		m.ToolCalls = append(m.ToolCalls, engine.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
