@@ -81,9 +81,14 @@ func (p piece) Class() string {
 }
 
 // textPieces splits s, a free-text field, at each control character but
-// tab, line feed and carriage return (C0, DEL, C1) and each
-// bidirectional embedding, override or isolate (U+202A-U+202E,
-// U+2066-U+2069), which are shown as markers. The bidirectional marks
+// tab, line feed and carriage return (C0, DEL, C1), each line or
+// paragraph separator (U+2028, U+2029) and each bidirectional embedding,
+// override or isolate (U+202A-U+202E, U+2066-U+2069), which are shown as
+// markers. A separator breaks the line on the page where a terminal, an
+// editor or the model's prompt may show none (or the reverse), and
+// U+2029 ends a bidirectional paragraph, closing the embeddings and
+// isolates open before it; the engine refuses both in a message's name
+// (62c6071), and the page shows where a text holds one. The bidirectional marks
 // (U+200E, U+200F, U+061C), the zero-width joiners and every letter pass
 // as they are: right-to-left text needs them, and the element that holds
 // the field isolates what they do.
@@ -135,7 +140,7 @@ func pieces(s string, hidden func(rune) bool) []piece {
 
 // hiddenInText reports whether textHTML shows r as a marker.
 func hiddenInText(r rune) bool {
-	return isExplicitBidi(r) || (unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r')
+	return isExplicitBidi(r) || r == 0x2028 || r == 0x2029 || (unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r')
 }
 
 // hiddenInID reports whether idHTML shows r as a marker.
@@ -155,8 +160,8 @@ func isBidi(r rune) bool {
 	return isExplicitBidi(r) || r == 0x200e || r == 0x200f || r == 0x061c
 }
 
-// codePointNames are the Unicode names of the format characters a marker
-// names.
+// codePointNames are the Unicode names of the format characters (and
+// the line and paragraph separators) a marker names.
 var codePointNames = map[rune]string{
 	0x061c: "ARABIC LETTER MARK",
 	0x200b: "ZERO WIDTH SPACE",
@@ -169,6 +174,8 @@ var codePointNames = map[rune]string{
 	0x202c: "POP DIRECTIONAL FORMATTING",
 	0x202d: "LEFT-TO-RIGHT OVERRIDE",
 	0x202e: "RIGHT-TO-LEFT OVERRIDE",
+	0x2028: "LINE SEPARATOR",
+	0x2029: "PARAGRAPH SEPARATOR",
 	0x2060: "WORD JOINER",
 	0x2066: "LEFT-TO-RIGHT ISOLATE",
 	0x2067: "RIGHT-TO-LEFT ISOLATE",

@@ -33,6 +33,10 @@ const (
 	// the query's right-to-left text and the page's text after it were
 	// one right-to-left isolate, the query drawn right of "recentN".
 	hebrewInvoice = "חשבונית"
+	// separated is a message holding a line separator and a paragraph
+	// separator, which break its line on the page where a terminal or the
+	// model's prompt may show none.
+	separated = "line\u2028break\u2029end"
 )
 
 // TestBrowserBidi loads pages holding hostile stored text in headless
@@ -41,7 +45,8 @@ const (
 // "mode") in reading order (they read backwards when the query was not
 // isolated), each such character is shown as a marker ("[U+202E]"), not
 // applied, with the page's note saying so (hidden on a page without
-// one), and an Arabic message reads right to left, right-aligned, its
+// one), a line and a paragraph separator (U+2028, U+2029) are markers
+// too, and an Arabic message reads right to left, right-aligned, its
 // final "!" at its left end, a Hebrew line over an English one each in
 // its own direction. It skips when Chromium is absent, as TestBrowser.
 func TestBrowserBidi(t *testing.T) {
@@ -66,7 +71,7 @@ func TestBrowserBidi(t *testing.T) {
 	navigate(t, tab, ts.URL+"/ui/threads/hostile-1")
 	checkShown(t, tab, "thread page", true)
 	text := bodyText(t, tab)
-	for _, want := range []string{"pay invoice_[U+202E]fdp.exe today", "tool (lookup)", `→ lookup({"file":"x[U+2067]y"})`} {
+	for _, want := range []string{"pay invoice_[U+202E]fdp.exe today", "tool (lookup)", `→ lookup({"file":"x[U+2067]y"})`, "line[U+2028]break[U+2029]end"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the thread page lacks %q:\n%s", want, text)
 		}
@@ -83,7 +88,8 @@ func TestBrowserBidi(t *testing.T) {
 	checkShown(t, tab, "a thread without such characters", false)
 }
 
-// seedBidi stores the hostile thread (hostile-1, titled with U+202E), a
+// seedBidi stores the hostile thread (hostile-1, titled with U+202E; a
+// message holds U+2028 and U+2029), a
 // clean one (clean-1) and two runs whose queries hold U+202E (run-rlo)
 // and an unclosed U+2067 before Hebrew (run-rli), and returns a server with the
 // inspector at /ui/ and no token file.
@@ -98,6 +104,7 @@ func seedBidi(t *testing.T) *httptest.Server {
 		{Role: engine.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "found"},
 		{Role: engine.RoleUser, Content: arabicText},
 		{Role: engine.RoleAssistant, Content: hebrewText},
+		{Role: engine.RoleUser, Content: separated},
 	}
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "hostile-1", ResourceID: "eve", Title: "plan " + rlo + "fdp.exe", Messages: msgs}); err != nil {
 		t.Fatal(err)
@@ -172,12 +179,12 @@ func checkReadingOrder(t *testing.T, tab context.Context, page, sel string, word
 	}
 }
 
-// checkShown checks that the page shows no bidirectional control raw
-// and that its note on shown characters is visible when want says so,
+// checkShown checks that the page shows no bidirectional control, line
+// separator or paragraph separator raw and that its note on shown characters is visible when want says so,
 // hidden otherwise.
 func checkShown(t *testing.T, tab context.Context, page string, want bool) {
 	t.Helper()
-	if raw := evalString(t, tab, `[...document.body.innerText].filter(c => /[\u202a-\u202e\u2066-\u2069]/.test(c)).map(c => "U+" + c.codePointAt(0).toString(16)).join(" ")`); raw != "" {
+	if raw := evalString(t, tab, `[...document.body.innerText].filter(c => /[\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(c)).map(c => "U+" + c.codePointAt(0).toString(16)).join(" ")`); raw != "" {
 		t.Errorf("%s: shows %s raw", page, raw)
 	}
 	shown := evalString(t, tab, `(e => e ? getComputedStyle(e).display : "none")(document.getElementById("bidi-note"))`) != "none"

@@ -40,6 +40,11 @@ func TestPieces(t *testing.T) {
 			id: []piece{txt("שלום"), mark(0x200f), txt(" 12 مرحبا"), mark(0x061c)}, title: "שלום[U+200F] 12 مرحبا[U+061C]"},
 		{name: "Joiners", in: "👩\u200d💻\u200b\ufeff\u00a0", text: []piece{txt("👩\u200d💻\u200b\ufeff\u00a0")},
 			id: []piece{txt("👩"), mark(0x200d), txt("💻"), mark(0x200b), mark(0xfeff), mark(0xa0)}, title: "👩[U+200D]💻[U+200B][U+FEFF][U+00A0]"},
+		// A line or paragraph separator breaks a line that a terminal or
+		// the model's prompt shows as one: text shows them, as an id does.
+		{name: "Separators", in: "a\u2028b\u2029c", text: []piece{txt("a"), mark(0x2028), txt("b"), mark(0x2029), txt("c")},
+			id: []piece{txt("a"), mark(0x2028), txt("b"), mark(0x2029), txt("c")}, title: "a[U+2028]b[U+2029]c",
+			markTitles: []string{"U+2028 LINE SEPARATOR", "U+2029 PARAGRAPH SEPARATOR"}},
 		// Markup is not marked: html/template escapes it.
 		{name: "Markup", in: `<b title="x">&`, text: []piece{txt(`<b title="x">&`)}, id: []piece{txt(`<b title="x">&`)}, title: `<b title="x">&`},
 	}

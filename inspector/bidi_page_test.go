@@ -1,0 +1,42 @@
+package inspector_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestBidiMarkersServed is TestBrowserBidi's markers without a browser:
+// the thread page as served shows each bidirectional control, line
+// separator and paragraph separator of its stored text as a marker naming
+// it, and holds none of them raw. It runs where Chromium is absent.
+func TestBidiMarkersServed(t *testing.T) {
+	ts := seedBidi(t)
+	resp, err := http.Get(ts.URL + "/ui/threads/hostile-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d:\n%s", resp.StatusCode, b)
+	}
+	page := string(b)
+	for _, want := range []string{
+		`invoice_<span class="cp bidi" title="U&#43;202E RIGHT-TO-LEFT OVERRIDE">[U&#43;202E]</span>fdp.exe`,
+		`line<span class="cp fmt" title="U&#43;2028 LINE SEPARATOR">[U&#43;2028]</span>break<span class="cp fmt" title="U&#43;2029 PARAGRAPH SEPARATOR">[U&#43;2029]</span>end`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the thread page lacks %s", want)
+		}
+	}
+	for _, r := range []rune{0x2028, 0x2029, 0x202e, 0x2067} {
+		if strings.ContainsRune(page, r) {
+			t.Errorf("the thread page holds U+%04X raw", r)
+		}
+	}
+}
