@@ -111,7 +111,13 @@ func Run(ctx context.Context, o Options, logf func(string, ...any)) (*Report, er
 	if r.e, err = engine.Open(ctx, r.cfg); err != nil {
 		return nil, err
 	}
-	defer func() { r.e.Close() }()
+	defer func() {
+		// nil when a reopen (coldOpen, exactness) failed: the engine
+		// before it is closed already.
+		if r.e != nil {
+			r.e.Close()
+		}
+	}()
 	r.rep = &Report{Search: map[string]Latency{}, Backend: o.backend(), Notes: []string{}}
 	r.rep.Machine = machine(recall.HashEmbedder{}.ID())
 	r.rep.Notes = append(r.rep.Notes, "embedder hash-384 (issue 8's configuration, whatever is installed): lexical-level similarity, no semantics")

@@ -2,10 +2,15 @@ package bench_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/bench"
+	"github.com/mnemo-go/mnemo/engine"
 )
 
 func TestParseSize(t *testing.T) {
@@ -41,5 +46,33 @@ func TestPrintTablePageFaults(t *testing.T) {
 	r.PrintTable(&b)
 	if strings.Contains(b.String(), "page faults") {
 		t.Fatalf("a page fault line without a count:\n%s", b.String())
+	}
+}
+
+// TestRunReopenFails: an engine open that fails partway through the run
+// (the exactness phase's reopen: Ctrl-C lands there, or the directory went
+// bad) is Run's error. Run's deferred close called Close on the nil engine
+// the failed open left, and `mnemo bench` interrupted during "exactness of
+// the vector index" died of a nil pointer dereference instead of exiting
+// 130. Here the reopen fails because mnemo.db was replaced by a directory
+// while the engine had it open.
+func TestRunReopenFails(t *testing.T) {
+	work := filepath.Join(t.TempDir(), "work")
+	o := bench.Options{Work: work, Size: 200, Resources: 2, Seed: 1, Batch: 10, Writers: 1, Queries: 5, Appends: 1, Exactness: 3, SnapshotMin: -1}
+	logf := func(format string, args ...any) {
+		if !strings.Contains(format, "exactness") {
+			return
+		}
+		db := filepath.Join(work, engine.DatabaseFile)
+		if err := os.Rename(db, db+".moved"); err != nil {
+			t.Error(err)
+		}
+		if err := os.Mkdir(db, 0o700); err != nil {
+			t.Error(err)
+		}
+	}
+	rep, err := bench.Run(context.Background(), o, logf)
+	if !errors.Is(err, engine.ErrDatabaseCorrupt) {
+		t.Fatalf("Run: %+v, %v; want the reopen's ErrDatabaseCorrupt", rep, err)
 	}
 }
