@@ -66,7 +66,9 @@ var ErrNotDataDir = errors.New("engine: not a mnemo data directory")
 // with ENCODING 'SQL_ASCII' or 'LATIN1'): mnemo stores text as UTF-8, so it
 // refuses the database before writing anything to it. The message names
 // the database's encoding and how to create a UTF8 one (CREATE DATABASE
-// name ENCODING 'UTF8' TEMPLATE template0).
+// name ENCODING 'UTF8' LOCALE 'C' TEMPLATE template0: without a locale
+// that suits UTF8, ENCODING 'UTF8' fails on a server whose default locale
+// is not UTF-8).
 var ErrDatabaseEncoding = pgstore.ErrEncoding
 
 // ErrSchemaTooNew is matched by the error Open returns when the database

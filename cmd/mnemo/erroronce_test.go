@@ -133,5 +133,5 @@ func TestErrorsSayOncePostgres(t *testing.T) {
 	if code != 1 {
 		t.Errorf("ingest into a SQL_ASCII database: exit %d", code)
 	}
-	checkSaysOnce(t, stderr, []string{ascii.Path, u.Host}, []string{"SQL_ASCII", "ENCODING 'UTF8' TEMPLATE template0"})
+	checkSaysOnce(t, stderr, []string{ascii.Path, u.Host}, []string{"SQL_ASCII", "ENCODING 'UTF8' LOCALE 'C' TEMPLATE template0"})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -46,12 +47,13 @@ func TestOpenRefusesNonUTF8Database(t *testing.T) {
 				if !errors.Is(err, pgstore.ErrEncoding) {
 					t.Fatalf("%s on a %s database: %v, want ErrEncoding", name, enc, err)
 				}
-				for _, want := range []string{"is " + enc, "ENCODING 'UTF8' TEMPLATE template0", "/" + db + ":"} {
+				for _, want := range []string{"is " + enc, "ENCODING 'UTF8' LOCALE 'C' TEMPLATE template0", "LC_COLLATE and LC_CTYPE", "/" + db + ":"} {
 					if !strings.Contains(err.Error(), want) {
 						t.Errorf("%s: %q does not say %q", name, err, want)
 					}
 				}
 			}
+			checkHint(t, server, opens["Open"](t.Context(), dsn))
 			conn, err := pgx.Connect(t.Context(), dsn)
 			if err != nil {
 				t.Fatal(err)
@@ -69,6 +71,35 @@ func TestOpenRefusesNonUTF8Database(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkHint runs the CREATE DATABASE statement that err, an ErrEncoding,
+// suggests (its <name> replaced) on the server and opens the database it
+// creates: Open accepts it. The statement gives LOCALE 'C' besides
+// ENCODING 'UTF8': the suggestion before (ENCODING 'UTF8' TEMPLATE
+// template0) failed on a server whose default locale is not UTF-8
+// (`encoding "UTF8" does not match locale`), which this server's C.UTF-8
+// cannot show; the C locale allows every encoding (PostgreSQL 15, CREATE
+// DATABASE, Notes).
+func checkHint(t *testing.T, server string, err error) {
+	t.Helper()
+	m := regexp.MustCompile(`CREATE DATABASE <name> [^;)]*`).FindString(errText(err))
+	if m == "" {
+		t.Fatalf("%v suggests no CREATE DATABASE statement", err)
+	}
+	db := fmt.Sprintf("d_enc_hint_%d", time.Now().UnixNano()%1e9)
+	pgtest.Exec(t, server, strings.Replace(m, "<name>", db, 1))
+	t.Cleanup(func() { pgtest.Exec(t, server, "DROP DATABASE "+db+" WITH (FORCE)") })
+	if err := closePool(pgstore.Open(t.Context(), withDatabase(t, server, db))); err != nil {
+		t.Fatalf("Open of the database %q created: %v", m, err)
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // TestOpenForcesClientEncodingUTF8 opens a UTF8 database with a DSN that
