@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -101,6 +102,11 @@ func (t Tenant) Search(ctx context.Context, b SearchBody) (*engine.SearchResult,
 	}
 	if b.Query == "" {
 		return nil, errorf(kindInvalid, "query", "query is required")
+	}
+	if strings.TrimSpace(b.Query) == "" {
+		// As `mnemo search "  "` refuses it: no term to match, and the
+		// vector channel ranked every turn by its likeness to blanks.
+		return nil, errorf(kindInvalid, "query", "query is white space only: give the words to search for")
 	}
 	if err := checkTime("at", b.At); err != nil {
 		return nil, err
