@@ -59,11 +59,12 @@ func TestTextOutputEscapesControls(t *testing.T) {
 }
 
 // controlIn returns the first control character of s other than line
-// feed and tab, or bidirectional embedding, override or isolate, or -1.
+// feed and tab, line or paragraph separator, or bidirectional embedding,
+// override or isolate, or -1.
 func controlIn(s string) rune {
 	for _, r := range s {
 		if r == utf8.RuneError || (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) ||
-			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			(r >= 0x2028 && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
 			return r
 		}
 	}
@@ -71,9 +72,11 @@ func controlIn(s string) rune {
 }
 
 // TestTermSafe: what the writer escapes and what it passes, byte for
-// byte: C0 but line feed and tab, DEL, C1, the bidirectional embeddings,
-// overrides and isolates are escaped; the bidirectional marks, right-to-left
-// letters and the characters next to the escaped ranges pass.
+// byte: C0 but line feed and tab, DEL, C1, the line and paragraph
+// separators (U+2028, U+2029: line breaks to a terminal or log viewer),
+// the bidirectional embeddings, overrides and isolates are escaped; the
+// bidirectional marks, right-to-left letters and the characters next to
+// the escaped ranges pass.
 func TestTermSafe(t *testing.T) {
 	for _, c := range []struct{ name, in, want string }{
 		{"Plain", "a\tb\nc", "a\tb\nc"},
@@ -82,7 +85,8 @@ func TestTermSafe(t *testing.T) {
 		{"C1", "\u0085\u009b\u009f\u00a0", `\u0085\u009b\u009f` + "\u00a0"},
 		{"Overrides", "\u202a\u202b\u202c\u202d\u202e", `\u202a\u202b\u202c\u202d\u202e`},
 		{"Isolates", "\u2066\u2067\u2068\u2069", `\u2066\u2067\u2068\u2069`},
-		{"Neighbours", "\u2029\u202f\u2065\u206a", "\u2029\u202f\u2065\u206a"},
+		{"Separators", "a\u2028b\u2029c", `a\u2028b\u2029c`},
+		{"Neighbours", "\u2027\u202f\u2065\u206a", "\u2027\u202f\u2065\u206a"},
 		{"Marks", "\u200e\u200f\u061c", "\u200e\u200f\u061c"},
 		{"RightToLeft", "שלום مرحبا", "שלום مرحبا"},
 		{"Truncated", "x\xe2\x80", "x\xe2\x80"},
@@ -128,5 +132,28 @@ func TestErrorOutputEscapesControls(t *testing.T) {
 				t.Errorf("mnemo %s: standard error holds %U, or lacks %q:\n%q", strings.Join(c.args, " "), bad, c.want, stderr)
 			}
 		})
+	}
+}
+
+// TestTextOutputEscapesSeparators: `mnemo wm get`, which prints a working
+// memory whole, writes a line or paragraph separator (U+2028, U+2029) in
+// it as \u2028 and \u2029, so the state cannot start a line of its own
+// making in a terminal or log viewer that breaks lines there. Before, both
+// passed raw. (The listings fold them as the white space they are.)
+func TestTextOutputEscapesSeparators(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(t.TempDir(), "s.md")
+	if err := os.WriteFile(state, []byte("# profile\u2028ERROR forged line\u2029end\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--resource", "r", "--markdown", state); code != 0 {
+		t.Fatalf("wm set: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "wm", "get", "--resource", "r")
+	if code != 0 {
+		t.Fatalf("wm get: exit %d: %s", code, stderr)
+	}
+	if bad := controlIn(out); bad >= 0 || !strings.Contains(out, `# profile\u2028ERROR forged line\u2029end`) {
+		t.Errorf("wm get: standard output holds %U, or lacks the escaped separators:\n%q", bad, out)
 	}
 }
