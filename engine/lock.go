@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/filekind"
 )
 
 // LockFile is the name of the data directory's lock file. An open Engine
@@ -68,9 +70,9 @@ type dirLock struct {
 // while another process holds it, and writes holder into the lock file.
 func lockDir(dir string, holder LockHolder, wait time.Duration) (*dirLock, error) {
 	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openLockFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("engine: open lock file: %w", err)
+		return nil, err
 	}
 	if err := waitLock(context.Background(), f, dir, wait); err != nil {
 		f.Close()
@@ -86,6 +88,37 @@ func lockDir(dir string, holder LockHolder, wait time.Duration) (*dirLock, error
 		return nil, fmt.Errorf("engine: write lock file: %w", err)
 	}
 	return &dirLock{f: f}, nil
+}
+
+// openLockFile opens (creating it) the lock file at path, which the
+// caller then truncates and writes its holder into. It does not follow a
+// symbolic link, and refuses what is not a regular file: a LOCK linked to
+// another file (a restored archive, a planted link) had that file
+// truncated and overwritten by every open, as its owner, /etc/passwd for
+// a command run as root.
+func openLockFile(path string) (*os.File, error) {
+	linked := func() error {
+		if target, err := os.Readlink(path); err == nil {
+			return fmt.Errorf("engine: the lock file %s is a symbolic link (to %s), which mnemo does not follow: it writes the lock file; remove the link", path, target)
+		}
+		return nil
+	}
+	if err := linked(); err != nil {
+		return nil, err
+	}
+	// O_NOFOLLOW (unix) closes the race with a link made meanwhile.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|openNoFollow, 0o600)
+	if err != nil {
+		if lerr := linked(); lerr != nil {
+			return nil, lerr
+		}
+		return nil, fmt.Errorf("engine: open lock file: %w", err)
+	}
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("engine: the lock file %s is a %s, not a regular file: remove it", path, filekind.Of(fi.Mode()))
+	}
+	return f, nil
 }
 
 // waitLock takes the flock of dir's lock file f, trying every 50 ms for

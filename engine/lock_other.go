@@ -9,3 +9,7 @@ import "os"
 func tryLock(f *os.File) (bool, error) { return true, nil }
 
 func unlock(f *os.File) error { return nil }
+
+// openNoFollow is 0 here: openLockFile's check before the open refuses
+// a link.
+const openNoFollow = 0

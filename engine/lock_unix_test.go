@@ -1,0 +1,60 @@
+//go:build unix
+
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// TestLockFileNotFollowed: a LOCK that is a symbolic link is refused, the
+// file it names untouched. Open truncated the link's target and wrote its
+// holder into it: with a LOCK linked to /etc/passwd, `mnemo search` run as
+// root replaced the machine's user list by {"pid":…}. A LOCK that is not a
+// regular file (a FIFO) is refused naming what it is.
+func TestLockFileNotFollowed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, engine.LockFile)
+	target := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(target, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, lock); err != nil {
+		t.Fatal(err)
+	}
+	_, err = engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link (to "+target+")") {
+		t.Fatalf("open with LOCK a link: %v", err)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "precious\n" {
+		t.Fatalf("the link's target now holds %q (%v)", b, err)
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(lock, 0o600); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+	_, err = engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("open with LOCK a FIFO: %v", err)
+	}
+}
