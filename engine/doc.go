@@ -76,7 +76,7 @@
 //     is given (the run is recorded under it), else ErrThreadNotFound with
 //     nothing recorded. A deleted thread leaves no run record.
 //   - Stored text reaches the prompt only through internal/render (compose.go,
-//     README "What reaches the prompt"): inside the system part every '<' is
+//     docs/prompt.md, "What reaches the prompt"): inside the system part every '<' is
 //     a tag of mnemo's (stored text is escaped), in messages only a recalled
 //     turn's first characters are a recall marker (marker-shaped text is
 //     quoted), observations derived from untrusted sources render untrusted,

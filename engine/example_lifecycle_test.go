@@ -11,7 +11,7 @@ import (
 	"github.com/mnemo-go/mnemo/recall"
 )
 
-// The README's "Retention and quotas": a public chat expires after 30 idle
+// docs/operations.md, "Retention and quotas": a public chat expires after 30 idle
 // minutes, everything else after a day, and a resource keeps at most 3
 // messages (the least recently active other thread goes first).
 func ExampleEngine_Expire() {
@@ -51,7 +51,7 @@ func ExampleEngine_Expire() {
 	// evicted: [direct]
 }
 
-// The README's "Side-effecting tools": the intent is committed before the
+// docs/working-memory.md, "Side-effecting tools": the intent is committed before the
 // action, the result after; a crash in between leaves an unknown outcome
 // that the next LoadContext shows as such.
 func ExampleEngine_BeginDispatch() {

@@ -15,7 +15,7 @@ import (
 // erasure physical there); on Postgres the columns of the schema's tables
 // with a live row containing it. Postgres cannot promise more: a deleted
 // row's bytes stay in its page (dead tuple) until VACUUM reuses the space,
-// and in WAL and backups (README, "Postgres").
+// and in WAL and backups (docs/postgres.md).
 func storedCopies(t *testing.T, be enginetest.Backend, e *engine.Engine, tok string) []string {
 	t.Helper()
 	if be.Name != enginetest.Postgres.Name {

@@ -15,8 +15,8 @@ import (
 )
 
 // rebuildWorkingMemory makes the working memory of resources forget what
-// erased turns fed it (DESIGN.md, "Erasure"; README, working memory and
-// erasure). Working memory is derived like an observation: a version
+// erased turns fed it (DESIGN.md, "Erasure"; docs/cli.md, working
+// memory and erasure). Working memory is derived like an observation: a version
 // written by a run whose context held an erased turn is invalidated, and
 // each state is rebuilt by re-applying the remaining versions' changes
 // (working.Rebuild). A run held an erased turn when its memctx record

@@ -101,7 +101,7 @@ type Report struct {
 	// Unstored counts the JSONL lines stored (now or before) whose
 	// message does not hold all they said: a member chat APIs write that
 	// mnemo has no field for ("annotations", "reasoning_content", …;
-	// README, Import formats) gave a value other than null, "", [] or {}.
+	// docs/cli.md, Import formats) gave a value other than null, "", [] or {}.
 	// UnstoredMembers names those members, each once, in the order first
 	// met; nil when Unstored is 0.
 	Unstored        int      `json:"unstored"`

@@ -466,7 +466,7 @@ func TestJSONLUnknownMember(t *testing.T) {
 	}
 }
 
-// TestJSONLResourceOfThread pins what the README's import formats say of
+// TestJSONLResourceOfThread pins what docs/cli.md's import formats say of
 // "resource": a line may leave it out when its thread exists (earlier in
 // the file or stored before), and is stored under the thread's resource;
 // a line naming another resource than its thread's is skipped with both

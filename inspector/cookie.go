@@ -31,7 +31,7 @@ func sessionCookie(r *http.Request, value string, maxAge int) *http.Cookie {
 // made the cookie Secure there. A proxy on another machine connects from
 // a non-loopback address; one on this machine connects from loopback but
 // passes the Host it was asked for (the sign-in's Origin check already
-// needs it: README, "The inspector"), so both get a Secure cookie. No
+// needs it: docs/serve.md, "The inspector"), so both get a Secure cookie. No
 // X-Forwarded-Proto is read: any client could send it. The loopback case
 // stays not Secure because browsers differ there: a browser may refuse a
 // Secure cookie set over http (RFC 6265bis lets it; localhost is the one

@@ -33,7 +33,7 @@ func TestAnswerBound(t *testing.T) {
 	if failed, text := call(t, cs, "memory_search", map[string]any{"query": "harbour note 5", "topK": 1}, nil); failed {
 		t.Fatalf("topK 1: %s", text)
 	}
-	// The wordings the README's MCP paragraph quotes.
+	// The wordings docs/serve.md's MCP paragraph quotes.
 	for _, c := range []struct {
 		tool string
 		args map[string]any

@@ -16,8 +16,7 @@ import (
 // sizes (≈1 token per document in ../shared/DEPENDENCIES.md §3), which
 // penalises long turns far harder than textbook BM25. recall therefore takes
 // bleve's candidates and re-scores them with these exact statistics; on the
-// LoCoMo dev set this is worth several points of recall_any@10 (README,
-// "Recall").
+// LoCoMo dev set this is worth several points of recall_any@10 (docs/recall.md).
 type bm25Stats struct {
 	n        int
 	totalLen int64

@@ -14,7 +14,7 @@ import (
 // name"), so a question the reply answers finds the turn too (the turn
 // after, unless Tuning.NoTurnAfter). α < 1 keeps a turn that matches by
 // itself above the turn that merely neighbours it. Measured on both dev
-// sets with α = 0.5 (README, "Recall"): the turn before, LoCoMo turn
+// sets with α = 0.5 (docs/recall.md): the turn before, LoCoMo turn
 // recall_any@10 0.676 → 0.729 lexical, LongMemEval 0.800 → 0.833; the turn
 // after, with use-lite hybrid, LoCoMo 0.770 → 0.775 and LongMemEval
 // 0.900 → 0.933.
@@ -36,7 +36,7 @@ import (
 // the words. An agent's answer (role assistant, no name) is general
 // content and the fact is in the user's question, so it is not lifted
 // (LongMemEval: lifted, the assistant's replies rose beside the user's
-// evidence turns; README, "Recall").
+// evidence turns; docs/recall.md).
 
 // contextOf returns the turns e is matched through: the one before it and,
 // unless Tuning.NoTurnAfter, the one after it in its thread (nil when

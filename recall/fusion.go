@@ -15,7 +15,7 @@ const (
 	// Retrieval", ACM TOIS 2023). It is the default: on both dev sets it is
 	// at least as good as either channel alone, with hash-384 and with
 	// use-lite, where RRF loses 3–13 points of recall_any@10 to BM25 alone
-	// (README, "Recall"). w comes from DefaultVectorWeight.
+	// (docs/recall.md). w comes from DefaultVectorWeight.
 	FusionWeighted = "weighted"
 	// FusionRRF is reciprocal rank fusion, Σ 1/(rrfK + rank) over the
 	// channels that ranked the message (Cormack, Clarke and Büttcher,

@@ -29,7 +29,7 @@ const (
 	DefaultMaxLoaded = 200_000
 	// DefaultContextWeight is Tuning.ContextWeight's default: a reply
 	// counts half its question's score (the first value measured; 0.8 was
-	// about as good on both dev sets, README "Recall").
+	// about as good on both dev sets, docs/recall.md).
 	DefaultContextWeight = 0.5
 	// directIDLimit: when the filter leaves at most this many messages, the
 	// lexical channel searches exactly those ids (a bleve DocIDQuery)
@@ -39,7 +39,7 @@ const (
 
 // DefaultVectorWeight returns the weight w of the vector channel in the
 // weighted fusion for an embedder, chosen on the LoCoMo and LongMemEval dev
-// sets (README, "Recall").
+// sets (docs/recall.md).
 //
 // 0.15 for hash-384, whose similarity is lexical-level and so mostly
 // repeats BM25: swept from 0.05 to 0.3, 0.15 is where hybrid matches or
@@ -58,7 +58,7 @@ func DefaultVectorWeight(embedderID string) float64 {
 }
 
 // DefaultSessionWeight returns Tuning.SessionWeight's default for an
-// embedder (session.go, README "Recall"), measured on the LoCoMo and
+// embedder (session.go, docs/recall.md), measured on the LoCoMo and
 // LongMemEval dev sets over the turn-context rule.
 //
 // 0.15 for semantic embedders: with use-lite it gains turn recall_any on
@@ -77,7 +77,7 @@ func DefaultSessionWeight(embedderID string) float64 {
 }
 
 // DefaultTopicWeight returns Tuning.TopicWeight's default for an embedder
-// (session.go, README "Recall"), measured on the LoCoMo and LongMemEval
+// (session.go, docs/recall.md), measured on the LoCoMo and LongMemEval
 // dev sets over the turn-context and session-evidence rules.
 //
 // 0.15 for semantic embedders: with use-lite, LoCoMo turn recall_any@5
@@ -100,7 +100,7 @@ func DefaultTopicWeight(embedderID string) float64 {
 // turn unless that one's fused score is 2 standard deviations higher,
 // nearly a partition (on the LoCoMo dev set 97 % of the questions naming
 // one participant have an evidence turn said by them), leaving a clear
-// outlier its place. Measured (README, "Recall"), LoCoMo turn
+// outlier its place. Measured (docs/recall.md), LoCoMo turn
 // recall_any@1/5/10, use-lite 0.382/0.700/0.804 → 0.432/0.746/0.830,
 // hash-384 0.386/0.663/0.758 → 0.411/0.691/0.792; δ = 1 gains about half
 // as much, 4 no more (use-lite @10 0.828). LongMemEval's questions name
@@ -113,7 +113,7 @@ const DefaultSpeakerWeight = 2.0
 // another unless that one's fused score is 2 standard deviations higher,
 // the speaker rule's weight for the same reason (nearly a partition: 75
 // of the 85 LoCoMo dev questions naming a date have every evidence turn
-// said then). Measured (README, "Recall"), turn recall_any@1/5/10:
+// said then). Measured (docs/recall.md), turn recall_any@1/5/10:
 // LoCoMo use-lite 0.459/0.775/0.842 → 0.467/0.783/0.851, hash-384
 // 0.416/0.705/0.804 → 0.425/0.711/0.807; LongMemEval @1 use-lite 0.667
 // → 0.700, hash-384 0.600 → 0.633.

@@ -110,7 +110,7 @@ type Rerank struct {
 // Defaults for Rerank fields left zero.
 const (
 	// DefaultRerankDepth: the fused top 20 hold the evidence of about 85 %
-	// of the dev sets' questions that the top 100 hold (README, "Recall").
+	// of the dev sets' questions that the top 100 hold (docs/recall.md).
 	DefaultRerankDepth = 20
 	// DefaultRerankBudget is what an agent turn can afford to wait for a
 	// better order: a cross-encoder on a GPU answers 20 passages in tens of

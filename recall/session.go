@@ -21,7 +21,7 @@ import (
 // (a thread's lone strong match gains nothing over a lone match
 // elsewhere), and the best one alone, so a long thread does not win by
 // length. Measured with β = 0.15 and use-lite over the turn-context rule
-// (README, "Recall"), turn recall_any@1/5/10: LoCoMo 0.367/0.663/0.775 →
+// (docs/recall.md), turn recall_any@1/5/10: LoCoMo 0.367/0.663/0.775 →
 // 0.371/0.683/0.800, LongMemEval 0.567/0.900/0.933 → 0.600/0.900/0.933
 // (session @1 0.900 → 0.933). With hash-384 it is off by default
 // (DefaultSessionWeight). Summing a thread's three best instead (the

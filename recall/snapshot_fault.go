@@ -44,7 +44,7 @@ import (
 // runtime error, not a fault), the guard checks the mapped files against
 // their checksums (unsoundShard) and drops the shard whose file fails, as
 // for a fault; where they do not, scores may be wrong until the shard
-// unloads (README, Locks, damage).
+// unloads (docs/operations.md, "Locks, damage").
 
 // errMappingFault: the operation faulted reading a snapshot mapping; the
 // shard was dropped.

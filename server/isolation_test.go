@@ -74,7 +74,7 @@ var isolationExtra = []isolationCase{
 
 // Requests that create a thread of alice's when its id is free: on bob's
 // thread they must fail as not found (thread ids are global names, so a
-// taken id cannot answer as a free one; README, Serve) and change nothing.
+// taken id cannot answer as a free one; docs/serve.md) and change nothing.
 var isolationCreating = []isolationCase{
 	func(o ids) (string, string, any) {
 		return "POST", "/v1/threads/" + o.thread + "/messages", appendAs("res-alice")

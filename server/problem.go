@@ -186,7 +186,7 @@ func classify(err error) *apiError {
 	case errors.As(err, &at):
 		// Refused rather than cut: a context answer that left hits out
 		// would be a prompt the caller did not ask for; the caller lowers
-		// what it asked for instead (README, Serve).
+		// what it asked for instead (docs/serve.md).
 		return answerTooLarge(at)
 	case errors.As(err, &rt):
 		// Refused rather than replayed in part: a replay rebuilds the

@@ -76,7 +76,7 @@ type Context struct {
 // is rec: when recall
 // was off (no recall options, and none configured), the query was only
 // recorded, in the run's memctx record (where erasure looks for what the run
-// saw: README, "quoted by its query"), and nothing was recalled; turnOn says
+// saw: docs/cli.md, "quoted by its query"), and nothing was recalled; turnOn says
 // how to turn recall on. "" when no query was given or recall ran.
 func RecallOffNotice(query string, rec *journal.MemCtx, turnOn string) string {
 	if query == "" || rec == nil || rec.Options.TopK != 0 {

@@ -136,7 +136,7 @@ func (t *roTool) Run(ctx context.Context, call Call) (string, error) {
 		return "", err
 	}
 	// Stored text reaching the model goes through the one rendering helper:
-	// no angle bracket, no marker-shaped text (README, "What reaches the
+	// no angle bracket, no marker-shaped text (docs/prompt.md, "What reaches the
 	// prompt").
 	return render.JSON(string(b)), nil
 }

@@ -91,7 +91,7 @@ func TestConfigFieldFault(t *testing.T) {
 // field ("Limits", "recall.TopK") is refused naming its path and the
 // field, as the HTTP API refuses such a body member and the token file
 // such an entry. Before, encoding/json matched it case-insensitively and
-// the file was read as if spelt as the README spells it.
+// the file was read as if spelt as docs/serve.md spells it.
 func TestConfigMemberCase(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"Limits": {"maxContentBytes": 65536}}`:      `unknown field "Limits" (did you mean "limits"? names are case-sensitive)`,

@@ -215,7 +215,7 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 		fmt.Fprintf(c.Stdout, "not found: %d%s\n", len(r.NotFound), list(r.NotFound))
 	}
 	if c.DB != "" {
-		fmt.Fprintf(c.Stdout, "committed in one transaction; the deleted rows stay in the tables' files as dead rows until VACUUM: run 'mnemo vacuum' (README, Postgres)\n")
+		fmt.Fprintf(c.Stdout, "committed in one transaction; the deleted rows stay in the tables' files as dead rows until VACUUM: run 'mnemo vacuum' (docs/postgres.md)\n")
 		return
 	}
 	steps := "deleted rows zeroed, index merge, WAL checkpoint"

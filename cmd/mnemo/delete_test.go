@@ -132,7 +132,7 @@ func TestRunsOfThreadShowOnlyTheOwners(t *testing.T) {
 	}
 }
 
-// TestDeleteResourceIDInNoFile: what the README promises of `mnemo delete
+// TestDeleteResourceIDInNoFile: what docs/cli.md promises of `mnemo delete
 // --resource` on a data directory — the id in no file of the directory,
 // not even a piece of it in the unused space of an index page — holds
 // right after the delete (which says it rebuilt the indexes), and after

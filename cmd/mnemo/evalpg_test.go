@@ -13,8 +13,7 @@ import (
 // scores recall there; the hybrid mode (both channels and their fusion)
 // gives the figures the SQLite backend gives on the same set with the same
 // embedder (hash-384), within one question (HNSW and tie order may swap
-// one). (All three modes gave equal figures to the third decimal: README,
-// Postgres; one mode keeps the test near a minute.)
+// one). (All three modes gave equal figures to the third decimal: docs/postgres.md; one mode keeps the test near a minute.)
 func TestEvalPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ingests LoCoMo twice; skipped with -short")

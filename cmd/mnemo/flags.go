@@ -56,7 +56,7 @@ func (u *usageWriter) Write(p []byte) (int, error) {
 	return u.err.Write(p)
 }
 
-// printFlags lists a FlagSet's flags as the README spells them:
+// printFlags lists a FlagSet's flags as docs/cli.md spells them:
 // "--name VALUE" with the usage and default on the next line.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	any := false

@@ -7,7 +7,8 @@ import (
 
 // TestHelp: help goes to standard output with exit 0 (mnemo help, mnemo
 // help COMMAND, COMMAND -h, --help), flags are spelled --flag, wm get -h
-// lists only get's flags; a usage error goes to standard error with exit 2.
+// lists only get's flags, and help names the docs/ page where the README's
+// reference moved; a usage error goes to standard error with exit 2.
 func TestHelp(t *testing.T) {
 	cases := []struct {
 		args      []string
@@ -15,9 +16,9 @@ func TestHelp(t *testing.T) {
 		code      int
 		toStdout  bool
 	}{
-		{[]string{"help"}, []string{"commands:", "serve", "mcp", "version", "--dir DIR"}, nil, 0, true},
+		{[]string{"help"}, []string{"commands:", "serve", "mcp", "version", "--dir DIR", `(docs/cli.md, "--json and exit codes")`}, nil, 0, true},
 		{[]string{"--help"}, []string{"commands:"}, nil, 0, true},
-		{[]string{"help", "serve"}, []string{"--listen", "--tokens", "--config", "127.0.0.1:7077"}, []string{"\n  -listen"}, 0, true},
+		{[]string{"help", "serve"}, []string{"--listen", "--tokens", "--config", "127.0.0.1:7077", "(docs/serve.md)"}, []string{"\n  -listen"}, 0, true},
 		{[]string{"serve", "-h"}, []string{"--listen"}, nil, 0, true},
 		{[]string{"wm", "get", "-h"}, []string{"--thread", "--resource", "--json"}, []string{"--limit", "--schema", "--markdown"}, 0, true},
 		{[]string{"wm", "set", "--help"}, []string{"--schema", "--no-validate"}, []string{"--limit"}, 0, true},

@@ -231,7 +231,7 @@ func occurrences(ss []string, s string) int {
 // /proc/self/fd/0", a FIFO named twice; os.SameFile), or "" when there
 // are none: the second read would find it at its end, an empty FILE. A
 // regular file named twice is not reported: it is imported twice, the
-// second time storing nothing, as every message is stored by id (README).
+// second time storing nothing, as every message is stored by id (docs/cli.md).
 // A FILE that cannot be stat'ed is left to checkInputs to report; "-" is
 // compared when standard input is a file.
 func (c *IngestCommand) readOnceTwice(paths []string) (a, b, kind string) {

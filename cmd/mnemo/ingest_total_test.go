@@ -9,7 +9,7 @@ import (
 
 // TestIngestTotal: with several FILEs, ingest's total (the "total:" line,
 // the --json report) sums each FILE's counts, resources and threads too:
-// the same file given twice counts its one resource twice, as the README
+// the same file given twice counts its one resource twice, as docs/cli.md
 // and importer.Report say. Distinct counts would need the ids of every
 // FILE; `mnemo threads` lists what is stored.
 func TestIngestTotal(t *testing.T) {

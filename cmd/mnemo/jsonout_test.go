@@ -115,7 +115,7 @@ func nullPaths(v any, path string) []string {
 	return out
 }
 
-// TestJSONContract pins what README's "--json and exit codes" and `mnemo
+// TestJSONContract pins what docs/cli.md's "--json and exit codes" and `mnemo
 // help` promise a script: with --json, standard output holds JSON or
 // nothing, whatever the exit status; errors are text on standard error,
 // beginning "mnemo COMMAND"; exit 2 (a usage error) prints nothing on

@@ -303,5 +303,5 @@ func (m *Main) usageTo(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nglobal flags:\n  --dir DIR        data directory (default $MNEMO_DIR, else %s)\n  --db URL         Postgres instead of a data directory: postgres://USER:PASSWORD@HOST:PORT/DATABASE (default $MNEMO_DB)\n  --embedder NAME  auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto)\n  --version        print the version\n", engine.DefaultDir)
 	fmt.Fprintf(w, "\nRun 'mnemo help COMMAND' (or 'mnemo COMMAND -h') for a command's flags.\n")
-	fmt.Fprintf(w, "\n--json: the answer is JSON on standard output; errors, warnings and progress are text on\nstandard error. Exit status: 0 done, 1 failed, 2 usage error (refused: nothing stored\nor erased), 130/143 stopped by SIGINT/SIGTERM (README: The CLI, \"--json and exit codes\").\n")
+	fmt.Fprintf(w, "\n--json: the answer is JSON on standard output; errors, warnings and progress are text on\nstandard error. Exit status: 0 done, 1 failed, 2 usage error (refused: nothing stored\nor erased), 130/143 stopped by SIGINT/SIGTERM (docs/cli.md, \"--json and exit codes\").\n")
 }

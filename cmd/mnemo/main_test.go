@@ -128,7 +128,7 @@ func TestBadEmbedderAndDir(t *testing.T) {
 }
 
 // TestReadInvalidIDs: a read command given an id that breaks the id rule
-// (here "a/b") is a usage error naming the flag (exit 2), as the README
+// (here "a/b") is a usage error naming the flag (exit 2), as docs/cli.md
 // says, not an empty listing (exit 0) or "not found" (exit 1).
 func TestReadInvalidIDs(t *testing.T) {
 	dir := t.TempDir()

@@ -19,7 +19,7 @@ import (
 // Postgres (MNEMO_TEST_POSTGRES): pages of 3 by --cursor list every run
 // once, in the order of one listing, while a run is recorded after the
 // first page (it moves none; by --offset a run is listed twice, as the
-// README says); the text ends with the --json page's cursor; the last
+// docs/serve.md says); the text ends with the --json page's cursor; the last
 // page has none; a thread's listing pages alike. A cursor that is not one,
 // an empty one, or --cursor with --offset is a usage error.
 func TestRunsCursor(t *testing.T) {
@@ -59,7 +59,7 @@ func TestRunsCursor(t *testing.T) {
 			}
 			byOffset := runIDs(runsPage(t, where, "--limit", "3", "--offset", "3"))
 			if byOffset[0] != got[2] {
-				t.Errorf("by offset after run-late: %q, want the first page's last run %s listed again (the README's warning)", byOffset, got[2])
+				t.Errorf("by offset after run-late: %q, want the first page's last run %s listed again (docs/serve.md's warning)", byOffset, got[2])
 			}
 			code, text, stderr := run(t, nil, append(where, "runs", "--limit", "3")...)
 			if code != 0 || !strings.HasSuffix(text, "more: --cursor "+runsPage(t, where, "--limit", "3").NextCursor+"\n") {

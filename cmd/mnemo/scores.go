@@ -59,7 +59,7 @@ type scoredSearch struct {
 // lexicalColumn and vectorColumn say what the lexical and vector scores
 // beside the score are: each channel's score of the turn with its
 // exchange context (a turn scores at least α × the turn before's or
-// after's; README, "The turns before and after"), not of the message
+// after's; docs/recall.md, "The turns before and after"), not of the message
 // alone, by the search's turn-context rule (columnContext).
 func (s scoredSearch) lexicalColumn() string {
 	return "lexical: BM25 of the turn " + s.columnContext()

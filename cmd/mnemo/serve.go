@@ -33,7 +33,7 @@ type ServeCommand struct{ *Main }
 func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("serve", "")
 	listen := fs.String("listen", DefaultListen, "address to listen on; beyond loopback it needs --tokens")
-	tokensFile := fs.String("tokens", "", `token file: {"tokens":[{"name","token","resources":["r1"] or ["*"],"erase"}]} (README, Serve)`)
+	tokensFile := fs.String("tokens", "", `token file: {"tokens":[{"name","token","resources":["r1"] or ["*"],"erase"}]} (docs/serve.md)`)
 	configFile := fs.String("config", "", "memory configuration (JSON: recall, workingMemory, observe, retention, limits, server); stored in the data directory as "+StoredConfigFile+" (on Postgres not stored: give it to every mnemo serve)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -89,7 +89,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	stopSweep := c.startSweep(ctx, e, log, mc) // lifecycle.go: expiry every lifecycle.sweepEvery
 	defer stopSweep()
 	// The inspector's sign-in sessions live in this process: a restart
-	// ends every one (README, "The inspector").
+	// ends every one (docs/serve.md, "The inspector").
 	sessions, err := server.NewSessions(server.SessionOptions{})
 	if err != nil {
 		return err

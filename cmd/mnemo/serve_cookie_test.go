@@ -12,7 +12,7 @@ import (
 // TestServeCookieScope: the inspector's sign-in cookie (Path /ui/)
 // authenticates GET requests of the inspector only; the API and /mcp need
 // the bearer token. Before, the cookie authenticated every GET: `curl -b
-// jar …/v1/threads` was a 200 though README says the cookie is the
+// jar …/v1/threads` was a 200 though the README (now docs/serve.md) says the cookie is the
 // inspector's.
 func TestServeCookieScope(t *testing.T) {
 	base, stop := serveOneToken(t)
@@ -99,7 +99,7 @@ func TestServeSignOut(t *testing.T) {
 
 // TestServeRestartEndsSessions: the sign-in sessions live in the serving
 // process: after a restart of mnemo serve on the same data directory and
-// token file, a cookie of the previous process is refused (README, "The
+// token file, a cookie of the previous process is refused (docs/serve.md, "The
 // inspector").
 func TestServeRestartEndsSessions(t *testing.T) {
 	dir, tokens := filepath.Join(t.TempDir(), "data"), oneTokenFile(t)

@@ -192,8 +192,8 @@ func TestServeRefusesPublicListen(t *testing.T) {
 	}
 	for _, flag := range []string{"--config", "--tokens"} {
 		code, _, errOut = run(t, nil, "--dir", t.TempDir(), "serve", "--listen", "127.0.0.1:0", flag, empty)
-		if code != 1 || !strings.Contains(errOut, "the file is empty") {
-			t.Errorf("empty %s file: exit %d, stderr %q; want 1 and the file is empty", flag, code, errOut)
+		if code != 1 || !strings.Contains(errOut, "the file is empty") || flag == "--config" && !strings.Contains(errOut, "docs/serve.md") {
+			t.Errorf("empty %s file: exit %d, stderr %q; want 1 and the file is empty (--config: see docs/serve.md)", flag, code, errOut)
 		}
 	}
 }

@@ -30,8 +30,8 @@ import (
 // working memory the same way.
 const StoredConfigFile = "mnemo.json"
 
-// memoryConfig is the JSON document of `mnemo serve --config FILE` (README,
-// "Serve"). Every field is optional; absent means the engine default.
+// memoryConfig is the JSON document of `mnemo serve --config FILE` (docs/serve.md,
+// "mnemo.json"). Every field is optional; absent means the engine default.
 //
 //	{
 //	  "recentN": 10,
@@ -161,7 +161,7 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: the file is empty (want a JSON object; README, Serve)", path)
+			return nil, fmt.Errorf("%s: the file is empty (want a JSON object; docs/serve.md)", path)
 		}
 		if detail := jsonSyntaxDetail(err); detail != "" {
 			return nil, fmt.Errorf("%s: %s", path, detail)
@@ -180,7 +180,7 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 	if p, detail := server.UnknownField(b, reflect.TypeFor[memoryConfig]()); p != "" {
 		// A member named in another case ("Limits", "recall.TopK"):
 		// encoding/json matched it to its field, the HTTP API and the
-		// README's names do not.
+		// names docs/serve.md gives do not.
 		return nil, fmt.Errorf("%s: %s", path, detail)
 	}
 	if w := c.WorkingMemory; w != nil && w.SchemaFile != "" {

@@ -54,7 +54,7 @@ func (c *VacuumCommand) Run(ctx context.Context, args []string) error {
 }
 
 // explainVacuum says, on standard error, what the vacuum did to erased
-// text and what it cannot reach (README, Postgres).
+// text and what it cannot reach (docs/postgres.md).
 func (c *VacuumCommand) explainVacuum(backend string, full bool) {
 	switch {
 	case backend == "sqlite":

@@ -177,7 +177,7 @@ func TestWMSetFileBounded(t *testing.T) {
 
 // TestWMHistoryNothingStored: `wm history --json` of a key with nothing
 // stored prints an empty list, the shape it prints when versions exist
-// (README: a list is [] when empty); `wm get --json` prints the empty
+// (docs/cli.md: a list is [] when empty); `wm get --json` prints the empty
 // state. history printed get's object {"key", "stored": false, "version":
 // 0} when no working-memory configuration was stored either.
 func TestWMHistoryNothingStored(t *testing.T) {

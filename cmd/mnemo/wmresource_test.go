@@ -8,7 +8,7 @@ import (
 )
 
 // TestWMSetResourceWithoutThreads: a resource exists only by its threads
-// (README), so `wm get --resource R` of one without any says that no
+// (docs/working-memory.md), so `wm get --resource R` of one without any says that no
 // working memory is stored (exit 0), and `wm set --resource R` stores its
 // state, as PUT /v1/resources/R/working-memory does, for the contexts of
 // its first thread; but it notes on standard error that R has no threads

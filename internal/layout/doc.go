@@ -21,7 +21,11 @@
 //     each top-level name once and every name its files use that Linux
 //     declares (the files with build constraints; parsed, not compiled).
 //   - the README's test command ("Two commands") lifts go test's
-//     10-minute timeout a package and is the line .ci/run runs.
+//     10-minute timeout a package and is the line .ci/run runs;
+//   - every relative link of README.md, BENCHMARKS.md and docs/*.md names
+//     a file that exists and, with "#anchor", a heading or <a id> of it
+//     (GitHub's anchor rule), and every docs/NAME.md a Go file names
+//     exists.
 //
 // # Imports
 //

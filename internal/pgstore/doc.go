@@ -179,7 +179,7 @@
 //  7. Erasure deletes rows in one transaction (vectors, lexical entries
 //     and statistics follow by cascade and trigger; done: the engine's
 //     TestPostgresErasure finds no erased word nor term in any table
-//     afterwards), then an operator command vacuums the touched tables; the README states what VACUUM,
+//     afterwards), then an operator command vacuums the touched tables; docs/postgres.md states what VACUUM,
 //     WAL, backups and replicas keep. Measured on the test server
 //     (pageinspect's get_raw_page): a deleted row's text stays in its heap
 //     page after DELETE and after a plain VACUUM, which frees the space

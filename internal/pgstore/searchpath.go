@@ -45,7 +45,7 @@ func firstSchema(c *pgx.Conn) string {
 // first schema (firstSchema) is not where unqualified names go
 // (current, the server's current_schema(); "" for none): the schema does
 // not exist, and Postgres would otherwise create mnemo's tables in the next
-// schema of the path that does (public, in the README's example).
+// schema of the path that does (public, in docs/postgres.md's example).
 func checkFirstSchema(c *pgx.Conn, current string) error {
 	want := firstSchema(c)
 	if want == "" || want == current {

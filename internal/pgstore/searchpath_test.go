@@ -54,7 +54,7 @@ func schemaOf(t *testing.T, dsn string) string {
 // TestSearchPathSchemaMissing: a search_path whose first schema does not
 // exist is refused with ErrNoSuchSchema naming it, and nothing is created
 // (before: Postgres created mnemo's tables in the next schema of the path
-// that exists, public in the README's example, and the memory silently
+// that exists, public in docs/postgres.md's example, and the memory silently
 // lived there). The default search_path ("$user", public) is not checked.
 func TestSearchPathSchemaMissing(t *testing.T) {
 	next := schemaOf(t, pgtest.DSN(t)) // exists; stands in for public, which the test must not write

@@ -27,7 +27,7 @@ WHERE position(convert_to($2, 'UTF8') IN public.get_raw_page($1::text, b)) > 0`,
 	return n
 }
 
-// TestVacuumErasedText: the README's account of erasure on Postgres. Rows
+// TestVacuumErasedText: docs/postgres.md's account of erasure on Postgres. Rows
 // deleted (as an erasure deletes them) leave their text in the table's
 // pages; Vacuum (plain) frees the space without zeroing it; Vacuum with
 // full rewrites the table, whose pages then hold no erased text, and it
@@ -81,7 +81,7 @@ func TestVacuumErasedText(t *testing.T) {
 		t.Errorf("vacuumed %v, want %v", names, pgstore.ErasedTables)
 	}
 	if n := rawPagesHolding(t, db, "messages", "ERASED-MARK-"); n == 0 {
-		t.Error("a plain VACUUM zeroed the deleted text: the README says it does not; check it again")
+		t.Error("a plain VACUUM zeroed the deleted text: docs/postgres.md says it does not; check it again")
 	}
 
 	// A row deleted while another session's snapshot may still see it is
