@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // syntaxReason is the reason of a JSONL record that is not JSON: se's
@@ -22,32 +24,11 @@ func syntaxReason(b []byte, lead int, se *json.SyntaxError) error {
 	if se.Offset == 1 && bytes.HasPrefix(b, []byte("\ufeff")) {
 		return fmt.Errorf("invalid record at column %d: a byte-order mark (U+FEFF), which only a file's first line may start with (files joined by cat?): remove it", col)
 	}
-	var text error = se
-	if named := runeNamed(b, se); named != "" {
-		text = fmt.Errorf("%s", named)
-	}
+	text := jsonkey.NamedSyntax(b, se) // '\u00a0' (U+00A0), where encoding/json says 'Â'
 	if key := keyBefore(b, se.Offset); key != "" {
 		return fmt.Errorf("invalid record at column %d (after %q): %w", col, key, text)
 	}
 	return fmt.Errorf("invalid record at column %d: %w", col, text)
-}
-
-// runeNamed is se's text with the character it names written as the
-// UTF-8 character at its offset and its code point ('\u00a0' (U+00A0)),
-// where encoding/json names the character's first byte as Latin-1 ('Â');
-// "" when the byte there is ASCII or not the start of a valid character.
-func runeNamed(b []byte, se *json.SyntaxError) string {
-	i := int(se.Offset) - 1
-	if i < 0 || i >= len(b) || b[i] < utf8.RuneSelf {
-		return ""
-	}
-	r, size := utf8.DecodeRune(b[i:])
-	if r == utf8.RuneError && size <= 1 {
-		return ""
-	}
-	q := strconv.Quote(string(rune(b[i]))) // encoding/json's quoteChar
-	latin1 := "'" + q[1:len(q)-1] + "'"
-	return strings.Replace(se.Error(), latin1, fmt.Sprintf("%q (%U)", r, r), 1)
 }
 
 // keyBefore returns the path of the last object key read in b before its

@@ -277,8 +277,10 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 			if se != nil {
 				// "q.jsonl:2: malformed JSON at column 14: invalid
 				// character 'x' …": 1-based, as mnemo ingest names a JSONL
-				// line's place (jsonkey: a JSONL line's bytes are columns).
-				return fmt.Errorf("%s:%d: malformed JSON at column %d: %w", path, line, lead+int(jsonkey.SyntaxOffset(se))+1, err)
+				// line's place (jsonkey: a JSONL line's bytes are columns),
+				// and "invalid character '\u00a0' (U+00A0)" where
+				// encoding/json says 'Â', as mnemo ingest does.
+				return fmt.Errorf("%s:%d: malformed JSON at column %d: %w", path, line, lead+int(jsonkey.SyntaxOffset(se))+1, jsonkey.NamedSyntax(b, se))
 			}
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}

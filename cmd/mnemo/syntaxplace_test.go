@@ -13,7 +13,10 @@ import (
 // first line's byte-order mark counts), where encoding/json's words named
 // no place ("q.jsonl:2: invalid character 'x' looking for beginning of
 // value"). A line of \v or U+00A0 is not blank (only space, tab and CR
-// are, as for mnemo ingest): it was passed over as one.
+// are, as for mnemo ingest): it was passed over as one. A character past
+// ASCII is named with its code point ('\u00a0' (U+00A0)), as mnemo ingest
+// names it, where encoding/json's words named its first byte as Latin-1
+// ('Â').
 func TestQueriesSyntaxColumn(t *testing.T) {
 	dir := t.TempDir()
 	newDataDir(t, dir)
@@ -29,7 +32,11 @@ func TestQueriesSyntaxColumn(t *testing.T) {
 		// Only space, tab and CR make a line blank, as for mnemo ingest's
 		// JSONL: these were passed over as blank.
 		{"VerticalTab", good + " \v\n", 2, 2, `invalid character '\v'`},
-		{"NoBreakSpace", good + "\u00a0\n", 2, 1, "invalid character 'Â'"},
+		{"NoBreakSpace", good + "\u00a0\n", 2, 1, `invalid character '\u00a0' (U+00A0) looking for beginning of value`},
+		// A character past ASCII is named whole, with its code point,
+		// where encoding/json named its first byte as Latin-1 ('Â', 'â').
+		{"EmSpace", good + `{"id":"b",` + "\u2003" + `"resource":"r"}` + "\n", 2, len(`{"id":"b",`) + 1, `invalid character '\u2003' (U+2003) looking for beginning of object key string`},
+		{"Letter", good + `{"id":é}` + "\n", 2, len(`{"id":`) + 1, `invalid character 'é' (U+00E9) looking for beginning of value`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			queries := filepath.Join(t.TempDir(), "q.jsonl")

@@ -17,7 +17,9 @@
 // A place named to a user is "at byte N", N counted from 0 (offset.go):
 // DeeperThan's, TrailingError's and TextError's offsets are, and
 // SyntaxOffset makes encoding/json's SyntaxError.Offset (counted from 1)
-// so.
+// so. NamedSyntax names the character a SyntaxError stopped at by its
+// code point ('\u00a0' (U+00A0)), where encoding/json names a character
+// past ASCII by its first byte as Latin-1 ('Â').
 //
 // encoding/json keeps the last of two members with the same name, so
 // {"role":"user","role":"tool"} decodes as a tool message; RFC 8259 leaves
