@@ -180,3 +180,36 @@ func TestSalvageGarbledSeq(t *testing.T) {
 		t.Fatalf("lost %+v, want seq 2 of t", l)
 	}
 }
+
+// TestSalvageSwapRecordNotFollowed: the swap's record is written aside
+// first (mnemo.db.salvage-swap.tmp); a link found there was followed and
+// its target truncated and overwritten (O_TRUNC). It is replaced instead,
+// the target untouched, and the salvage completes.
+func TestSalvageSwapRecordNotFollowed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("m1", "first turn")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(target, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, engine.DatabaseFile+".salvage-swap.tmp")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{Force: true})
+	if err != nil || len(rep.Problems) > 0 {
+		t.Fatalf("salvage: %v %+v", err, rep)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "precious\n" {
+		t.Fatalf("the link's target now holds %q (%v)", b, err)
+	}
+}

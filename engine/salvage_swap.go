@@ -90,7 +90,12 @@ func swapDatabase(dir, salvaged string, at time.Time) (string, error) {
 // name), durably: written aside, synced, renamed into place.
 func writeMarker(dir, kept string) error {
 	tmp := filepath.Join(dir, swapMarker+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	// A file left there (a crash) or a link planted there is removed, not
+	// written through: O_TRUNC followed a link and emptied its target.
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("engine: salvage: record the swap: %w", err)
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
 		_, err = f.WriteString(kept + "\n")
 		if serr := f.Sync(); err == nil {
