@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -175,6 +176,9 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 			if err := jsonkey.Text(raw); err != nil {
 				// A byte-order mark was "invalid character 'ï'".
 				return fmt.Errorf("invalid schema: %s: %w", *schemaFile, err)
+			}
+			if detail := schemaSyntax(raw); detail != "" {
+				return fmt.Errorf("invalid schema: %s: %s", *schemaFile, detail)
 			}
 			cfg.Mode, cfg.Schema = working.ModeSchema, raw
 		case *markdown:
@@ -404,4 +408,31 @@ func prettyContent(mode working.Mode, content string) string {
 		}
 	}
 	return strings.TrimRight(content, "\n")
+}
+
+// schemaSyntax says where raw, a --schema file's bytes, is not one JSON
+// text, as mnemo.json's reader does (jsonSyntaxDetail): "malformed JSON
+// at byte N: …" (from 0), "the JSON ends before its value does",
+// "unexpected data after the JSON value at byte N", or that the file is
+// empty; "" when it is one JSON text. The schema's compiler (working.New)
+// said "invalid character '}' …", "unexpected EOF" or "EOF", naming
+// neither the file nor the place.
+func schemaSyntax(raw []byte) string {
+	src := bytes.NewReader(raw)
+	dec := json.NewDecoder(src)
+	var v json.RawMessage
+	err := dec.Decode(&v)
+	if errors.Is(err, io.EOF) {
+		return "the file is empty (want a JSON Schema object)"
+	}
+	if err == nil {
+		err = jsonkey.End(dec, src)
+	}
+	if err == nil {
+		return ""
+	}
+	if detail := jsonSyntaxDetail(err); detail != "" {
+		return detail
+	}
+	return err.Error()
 }
