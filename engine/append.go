@@ -54,7 +54,8 @@ type AppendResult struct {
 // in one transaction, assigning seqs, and queues them for indexing.
 //
 // Errors: a *ValidationError (errors.Is ErrInvalidInput) naming the message
-// index and field; ErrResourceMismatch when the thread belongs to another
+// index and field (also for a message whose text as a whole passes
+// Config.Limits.MaxAnswerBytes: no answer could read it); ErrResourceMismatch when the thread belongs to another
 // resource; ErrConflict when a message id is stored with other content,
 // other metadata or in another thread (or repeated so within req); a
 // *DispatchPendingError (errors.Is ErrDispatchPending) when a new assistant
@@ -203,6 +204,9 @@ func (e *Engine) prepare(i int, m Message, now time.Time) (row, error) {
 		r.full = m.Content
 		m.Content = summarizeToolResult(m.Content, e.limits.ToolResultInlineBytes)
 		m.Truncated = true
+	}
+	if err := e.checkAnswerBound(i, &m, r); err != nil {
+		return r, err
 	}
 	m.Tokens = tokens.Message(m.Content, m.Name, r.toolCallsJSON)
 	r.digest = digest(m.Role, r.fullContent(m.Content), m.Name, m.ToolCallID, r.toolCallsJSON)
@@ -428,6 +432,33 @@ func sameStored(i int, thread string, stored msgstore.StoredDigest, r row) error
 	}
 	if stored.Metadata != string(r.metadataJSON) {
 		return fmt.Errorf("%w: messages[%d].id %q is stored as seq %d with other metadata", ErrConflict, i, r.ID, stored.Seq)
+	}
+	return nil
+}
+
+// checkAnswerBound refuses message i when its stored text (content as
+// stored inline, name, tool call id, tool calls and metadata as JSON:
+// what Limits.MaxAnswerBytes counts of a row, msgstore.Message.Size) passes
+// Limits.MaxAnswerBytes: an answer whose recent window or recall reached
+// it could never be read, and while it was its thread's newest message no
+// context of the thread loaded. Each field is within its own limit by
+// then; the *ValidationError names the largest part.
+func (e *Engine) checkAnswerBound(i int, m *Message, r row) error {
+	meta := len(r.metadataJSON)
+	if string(r.metadataJSON) == "{}" {
+		meta = 0
+	}
+	size := len(m.Content) + len(m.Name) + len(m.ToolCallID) + len(r.toolCallsJSON) + meta
+	if limit := e.limits.MaxAnswerBytes; size > limit {
+		field, part := "content", len(m.Content)
+		if len(r.toolCallsJSON) > part {
+			field, part = "toolCalls", len(r.toolCallsJSON)
+		}
+		if meta > part {
+			field = "metadata"
+		}
+		return invalid(i, field, "the message holds %d bytes (content %d, toolCalls %d and metadata %d as JSON), more than Limits.MaxAnswerBytes (%d), the most one answer reads: no context could hold it",
+			size, len(m.Content), len(r.toolCallsJSON), meta, limit)
 	}
 	return nil
 }

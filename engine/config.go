@@ -238,7 +238,10 @@ type Limits struct {
 	// within it (a *ReplayTooLargeError over it). Default
 	// DefaultMaxAnswerBytes; Open refuses one below MaxContentBytes (with
 	// its default), under which a thread whose newest message is larger
-	// loads no context (ErrAnswerBoundTooSmall).
+	// loads no context (ErrAnswerBoundTooSmall), and Append refuses one
+	// message whose text passes it (tool calls and metadata count: up to
+	// MaxToolCalls arguments of MaxContentBytes each pass the default), a
+	// *ValidationError naming its largest part.
 	MaxAnswerBytes int
 }
 
@@ -264,9 +267,11 @@ func (l Limits) withDefaults() Limits {
 // MaxAnswerBytes below MaxContentBytes (ErrAnswerBoundTooSmall), under
 // which a thread whose newest message is larger than the bound loads no
 // context at all (its recent window of one message passes it). The rule
-// is the content bound, not the largest message Append may store
+// is the content bound, not the largest message the other limits allow
 // (content, metadata and up to MaxToolCalls arguments of MaxContentBytes
-// each, 32 MiB by default), which the default bound itself is below.
+// each, 32 MiB by default), which the default bound itself is below:
+// Append refuses a message whose text passes MaxAnswerBytes instead
+// (checkAnswerBound).
 func checkLimits(l Limits) error {
 	if l.MaxAnswerBytes < l.MaxContentBytes {
 		return &ValidationError{Index: -1, Field: "Limits.MaxAnswerBytes", Err: ErrAnswerBoundTooSmall, Rule: fmt.Sprintf(
