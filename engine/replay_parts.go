@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -25,6 +26,11 @@ func renderObservations(obs []replayObservation, loc *time.Location) string {
 	return observe.Render(list, loc)
 }
 
+// replayObservationBatch is the most observation ids one query of
+// replayObservations names, well under SQLite's and Postgres's bound on a
+// statement's parameters.
+const replayObservationBatch = 500
+
 // replayObservations fetches the observations rec lists, retired ones
 // included (a reflection retires its sources; they stay traceable). An
 // observation that is gone or was invalidated by erasure is a divergence.
@@ -32,19 +38,27 @@ func (e *Engine) replayObservations(ctx context.Context, rec *journal.MemCtx, di
 	if len(rec.Observations) == 0 {
 		return nil, nil
 	}
-	byID := map[string]observe.Observation{}
-	seen := map[string]bool{}
+	// Only the observations the record names are read (retired or
+	// invalidated since, to say so), not every one the thread ever had:
+	// replay returns no other.
+	named := map[string][]string{} // thread → ids
+	var threads []string
 	for _, r := range rec.Observations {
-		if seen[r.ThreadID] {
-			continue
+		if _, ok := named[r.ThreadID]; !ok {
+			threads = append(threads, r.ThreadID)
 		}
-		seen[r.ThreadID] = true
-		all, err := observe.List(ctx, e.db, observe.Filter{ThreadID: r.ThreadID, All: true})
-		if err != nil {
-			return nil, fmt.Errorf("engine: replay %s: %w", rec.RunID, err)
-		}
-		for _, o := range all {
-			byID[o.ID] = o
+		named[r.ThreadID] = append(named[r.ThreadID], r.ID)
+	}
+	byID := map[string]observe.Observation{}
+	for _, thread := range threads {
+		for ids := range slices.Chunk(named[thread], replayObservationBatch) {
+			found, err := observe.List(ctx, e.db, observe.Filter{ThreadID: thread, All: true, IDs: ids})
+			if err != nil {
+				return nil, fmt.Errorf("engine: replay %s: %w", rec.RunID, err)
+			}
+			for _, o := range found {
+				byID[o.ID] = o
+			}
 		}
 	}
 	out := make([]replayObservation, 0, len(rec.Observations))

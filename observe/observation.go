@@ -78,6 +78,11 @@ type Filter struct {
 	ResourceID string // every thread of this resource (when ThreadID is empty)
 	// All includes retired and invalidated rows; the default lists live ones.
 	All bool
+	// IDs, when not empty, lists only the observations of these ids (of
+	// the thread or resource; with All, also a retired or invalidated
+	// one): replay reads the ones its record names, not the thread's whole
+	// history.
+	IDs []string
 }
 
 const obsColumns = `id, thread_id, resource_id, from_seq, to_seq, level, content, sources, untrusted, created_at, retired_at, invalidated_at, from_time, to_time`
@@ -101,6 +106,12 @@ func List(ctx context.Context, db *sql.DB, f Filter) ([]Observation, error) {
 	}
 	if !f.All {
 		q += ` AND retired_at IS NULL AND invalidated_at IS NULL`
+	}
+	if len(f.IDs) > 0 {
+		q += ` AND id IN (?` + strings.Repeat(`, ?`, len(f.IDs)-1) + `)`
+		for _, id := range f.IDs {
+			args = append(args, id)
+		}
 	}
 	c := store.Bound(db)
 	q += store.DialectOfConn(c).Text(` ORDER BY thread_id, from_seq, level, created_at, id`,
