@@ -177,7 +177,7 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 				// A byte-order mark was "invalid character 'ï'".
 				return fmt.Errorf("invalid schema: %s: %w", *schemaFile, err)
 			}
-			if detail := schemaSyntax(raw); detail != "" {
+			if detail := jsonFileSyntax(raw, "a JSON Schema object"); detail != "" {
 				return fmt.Errorf("invalid schema: %s: %s", *schemaFile, detail)
 			}
 			cfg.Mode, cfg.Schema = working.ModeSchema, raw
@@ -268,6 +268,11 @@ func (c *WMCommand) do(ctx context.Context, sub string, mem *working.Memory, key
 		if mem.Mode() == working.ModeSchema {
 			if err := jsonkey.Text([]byte(content)); err != nil {
 				return fmt.Errorf("%s: %w", file, err) // a byte-order mark was "invalid character 'ï'"
+			}
+			if detail := jsonFileSyntax([]byte(content), "a JSON object"); detail != "" {
+				// "invalid update: not valid JSON: invalid character '}'
+				// …" named neither the file nor the place.
+				return fmt.Errorf("%s: %s", file, detail)
 			}
 		} else if strings.HasPrefix(content, "\uFEFF") {
 			// Stored, the mark was an invisible first character of every
@@ -410,20 +415,21 @@ func prettyContent(mode working.Mode, content string) string {
 	return strings.TrimRight(content, "\n")
 }
 
-// schemaSyntax says where raw, a --schema file's bytes, is not one JSON
-// text, as mnemo.json's reader does (jsonSyntaxDetail): "malformed JSON
-// at byte N: …" (from 0), "the JSON ends before its value does",
-// "unexpected data after the JSON value at byte N", or that the file is
-// empty; "" when it is one JSON text. The schema's compiler (working.New)
-// said "invalid character '}' …", "unexpected EOF" or "EOF", naming
-// neither the file nor the place.
-func schemaSyntax(raw []byte) string {
+// jsonFileSyntax says where raw, the bytes of a file given to wm set (a
+// --schema file, a schema-mode state), is not one JSON text, as
+// mnemo.json's reader does (jsonSyntaxDetail): "malformed JSON at byte N:
+// …" (from 0), "the JSON ends before its value does", "unexpected data
+// after the JSON value at byte N", or that the file is empty (want names
+// what it should hold); "" when it is one JSON text. The schema's compiler
+// (working.New) and the state's check said "invalid character '}' …",
+// "unexpected EOF" or "EOF", naming neither the file nor the place.
+func jsonFileSyntax(raw []byte, want string) string {
 	src := bytes.NewReader(raw)
 	dec := json.NewDecoder(src)
 	var v json.RawMessage
 	err := dec.Decode(&v)
 	if errors.Is(err, io.EOF) {
-		return "the file is empty (want a JSON Schema object)"
+		return "the file is empty (want " + want + ")"
 	}
 	if err == nil {
 		err = jsonkey.End(dec, src)

@@ -131,8 +131,8 @@ func TestWMSetNoValidateAndText(t *testing.T) {
 	}
 	notObject := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(notObject, []byte(`{bad`), 0o600)
-	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t2", "--no-validate", notObject); code != 1 || !strings.Contains(stderr, "not valid JSON") {
-		t.Errorf("set --no-validate of a file that is not JSON: exit %d %q; want 1, not valid JSON", code, stderr)
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--thread", "t2", "--no-validate", notObject); code != 1 || !strings.Contains(stderr, notObject+": malformed JSON at byte 1") {
+		t.Errorf("set --no-validate of a file that is not JSON: exit %d %q; want 1, malformed JSON at byte 1", code, stderr)
 	}
 	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--resource", "u1", "--markdown", msgs); code != 0 {
 		t.Fatalf("markdown set: exit %d %q", code, stderr)

@@ -45,3 +45,32 @@ func TestWMSetSchemaSyntaxPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestWMSetStateSyntaxPlace: a schema-mode state file that is not JSON
+// names the file and where it breaks, as a --schema file does, where the
+// state's check said "invalid update: not valid JSON: invalid character
+// '}' looking for beginning of object key string". Nothing is stored.
+func TestWMSetStateSyntaxPlace(t *testing.T) {
+	dir := t.TempDir()
+	schema := filepath.Join(t.TempDir(), "schema.json")
+	if err := os.WriteFile(schema, []byte(`{"type":"object"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, state, want string }{
+		{"BadCharacter", `{"a":1,}`, "malformed JSON at byte 7: invalid character '}' looking for beginning of object key string"},
+		{"CutShort", `{"a":1`, "the JSON ends before its value does"},
+		{"WhiteSpace", " \n", "the file is empty (want a JSON object)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "state.json")
+			if err := os.WriteFile(state, []byte(c.state), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--resource", "r", "--schema", schema, state)
+			want := "mnemo wm set: " + state + ": " + c.want
+			if code != 1 || !strings.Contains(stderr, want) {
+				t.Fatalf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
+			}
+		})
+	}
+}
