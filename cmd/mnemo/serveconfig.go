@@ -115,19 +115,21 @@ type serverConfig struct {
 	MaxBodyBytes int64 `json:"maxBodyBytes,omitempty"`
 }
 
-// jsonSyntaxDetail words err, json.Decoder's error on a text that is not
+// jsonSyntaxDetail words err, json.Decoder's error on text that is not
 // JSON, with its place as the token file's (server.ParseTokens): "malformed
 // JSON at byte N: invalid character …" (N counted from 0,
-// jsonkey.SyntaxOffset), or, for a text that stops inside its value, "the
-// JSON ends before its value does (a closing quote, ] or } is missing)";
-// "" for any other error. encoding/json's own words named no place.
-func jsonSyntaxDetail(err error) string {
+// jsonkey.SyntaxOffset; a character past ASCII named with its code point,
+// '\u00a0' (U+00A0), jsonkey.NamedSyntax), or, for a text that stops
+// inside its value, "the JSON ends before its value does (a closing quote,
+// ] or } is missing)"; "" for any other error. encoding/json's own words
+// named no place, and such a character by a byte of it ('Â').
+func jsonSyntaxDetail(text []byte, err error) string {
 	var se *json.SyntaxError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "the JSON ends before its value does (a closing quote, ] or } is missing)"
 	case errors.As(err, &se):
-		return fmt.Sprintf("malformed JSON at byte %d: %v", jsonkey.SyntaxOffset(se), se)
+		return fmt.Sprintf("malformed JSON at byte %d: %v", jsonkey.SyntaxOffset(se), jsonkey.NamedSyntax(text, se))
 	}
 	return ""
 }
@@ -163,7 +165,7 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: the file is empty (want a JSON object; docs/serve.md)", path)
 		}
-		if detail := jsonSyntaxDetail(err); detail != "" {
+		if detail := jsonSyntaxDetail(b, err); detail != "" {
 			return nil, fmt.Errorf("%s: %s", path, detail)
 		}
 		if p, detail := server.FieldFault(b, reflect.TypeFor[memoryConfig]()); p != "" {

@@ -80,3 +80,30 @@ func TestConfigSyntaxPlace(t *testing.T) {
 		t.Errorf("a file cut short: %v; want it to say the JSON ends before its value does", err)
 	}
 }
+
+// TestConfigSyntaxCharacter: a mnemo.json, a wm set --schema file or a
+// schema-mode state that stops at a character past ASCII names it with
+// its code point, '\u00a0' (U+00A0), where encoding/json's words named a
+// byte of it as Latin-1: "invalid character 'Â'".
+func TestConfigSyntaxCharacter(t *testing.T) {
+	bad := "{\"limits\":\u00a0{}}"
+	want := `malformed JSON at byte 10: invalid character '\u00a0' (U+00A0) looking for beginning of value`
+	p := filepath.Join(t.TempDir(), "mnemo.json")
+	os.WriteFile(p, []byte(bad), 0o600)
+	if _, err := readMemoryConfig(p); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("--config: %v; want %q", err, want)
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	os.WriteFile(state, []byte(`{"a":1}`), 0o600)
+	schema := filepath.Join(t.TempDir(), "schema.json")
+	os.WriteFile(schema, []byte(bad), 0o600)
+	dir := t.TempDir()
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--resource", "r", "--schema", schema, state); code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("wm set --schema: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+	os.WriteFile(schema, []byte(`{"type":"object"}`), 0o600)
+	os.WriteFile(state, []byte(bad), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--resource", "r", "--schema", schema, state); code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("wm set of a state: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+}

@@ -437,7 +437,7 @@ func jsonFileSyntax(raw []byte, want string) string {
 	if err == nil {
 		return ""
 	}
-	if detail := jsonSyntaxDetail(err); detail != "" {
+	if detail := jsonSyntaxDetail(raw, err); detail != "" {
 		return detail
 	}
 	return err.Error()
