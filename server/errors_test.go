@@ -174,6 +174,9 @@ func TestTokensFile(t *testing.T) {
 		// Where the JSON breaks: encoding/json said only "unexpected EOF".
 		"Truncated": {`{"tokens":[{"token":"abcdefghij"`, "the JSON ends before its value does"},
 		"Malformed": {`{"tokens":[{"token":"abcdefghij",]}`, "malformed JSON at byte 33"}, // the "]", counted from 0 (encoding/json says 34)
+		// A character past ASCII is named with its code point, where
+		// encoding/json named its first byte as Latin-1 ('Â').
+		"NoBreakSpace": {`{"tokens":` + "\u00a0" + `[]}`, `malformed JSON at byte 10: invalid character '\u00a0' (U+00A0) looking for beginning of value`},
 		// Data after the object: a stray "}" was not looked at, nor was
 		// anything after it.
 		"TrailingBrace":   {`{"tokens":[{"token":"abcdefghij","resources":["a"]}]}}`, "invalid token file: unexpected data after the JSON value at byte 53"},

@@ -18,12 +18,12 @@ import (
 func tokenFault(b []byte, err error) string {
 	var se *json.SyntaxError
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &se) {
-		return tokenDecodeDetail(err)
+		return tokenDecodeDetail(b, err)
 	}
 	f, detail := FieldFault(b, reflect.TypeFor[TokenFile]())
 	switch {
 	case f == "":
-		return tokenDecodeDetail(err)
+		return tokenDecodeDetail(b, err)
 	case strings.HasPrefix(detail, "unknown field ") && !strings.Contains(detail, "did you mean"):
 		detail += " (" + tokenMembers(f) + ")"
 	}

@@ -102,9 +102,11 @@ func LoadTokens(path string) (*Tokens, error) {
 	return ParseTokens(b)
 }
 
-// tokenDecodeDetail words a token file's decoding error: where the JSON
-// breaks (encoding/json's own words gave no place: "unexpected EOF").
-func tokenDecodeDetail(err error) string {
+// tokenDecodeDetail words a token file's decoding error on its bytes b:
+// where the JSON breaks (encoding/json's own words gave no place:
+// "unexpected EOF"), and a character past ASCII there by its code point
+// ('\u00a0' (U+00A0), jsonkey.NamedSyntax; encoding/json said 'Â').
+func tokenDecodeDetail(b []byte, err error) string {
 	var se *json.SyntaxError
 	switch {
 	case errors.Is(err, io.EOF):
@@ -112,7 +114,7 @@ func tokenDecodeDetail(err error) string {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "the JSON ends before its value does (a closing quote, ] or } is missing)"
 	case errors.As(err, &se):
-		return fmt.Sprintf("malformed JSON at byte %d: %v", jsonkey.SyntaxOffset(se), err)
+		return fmt.Sprintf("malformed JSON at byte %d: %v", jsonkey.SyntaxOffset(se), jsonkey.NamedSyntax(b, se))
 	}
 	return err.Error()
 }
