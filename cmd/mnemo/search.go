@@ -290,6 +290,11 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 		if q.Resource == "" || q.Query == "" {
 			return fmt.Errorf("%s:%d: resource and query are required", path, line)
 		}
+		if strings.TrimSpace(q.Query) == "" {
+			// As `mnemo search "  "` and POST /v1/search refuse it: no term
+			// to match, and the vector channel ranked every turn a hit.
+			return fmt.Errorf("%s:%d: query is white space only: give the words to search for", path, line)
+		}
 		o := opts
 		if q.Thread != "" && !scopeGiven {
 			o.Scope = recall.ScopeThread

@@ -107,3 +107,23 @@ func TestConfigSyntaxCharacter(t *testing.T) {
 		t.Errorf("wm set of a state: exit %d, stderr %q; want 1 and %q", code, stderr, want)
 	}
 }
+
+// TestQueriesBlankQuery: a --queries line whose query is white space only
+// is refused naming its line, as `mnemo search "  "` and POST /v1/search
+// refuse it; it was searched and answered every turn as a hit.
+func TestQueriesBlankQuery(t *testing.T) {
+	dir := t.TempDir()
+	newDataDir(t, dir)
+	for _, q := range []string{" ", "\t\n", "\u00a0\u2003"} {
+		text := `{"id":"a","resource":"r","query":"hi"}` + "\n" + fmt.Sprintf(`{"id":"b","resource":"r","query":%q}`, q) + "\n"
+		queries := filepath.Join(t.TempDir(), "q.jsonl")
+		if err := os.WriteFile(queries, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := run(t, nil, "--dir", dir, "search", "--queries", queries)
+		want := queries + ":2: query is white space only"
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Fatalf("query %q: exit %d, stdout %q, stderr %q; want 1 and %q", q, code, stdout, stderr, want)
+		}
+	}
+}
