@@ -293,11 +293,27 @@ func (c *memoryConfig) store(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, StoredConfigFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+	// A new file of a random name (O_EXCL, 0600), never a fixed name a
+	// symlink planted in dir could send the write through.
+	f, err := os.CreateTemp(dir, StoredConfigFile+".tmp-*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(dir, StoredConfigFile))
+	tmp := f.Name()
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, StoredConfigFile))
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // workingConfig returns the working.Config, or nil when working memory is off.
