@@ -104,14 +104,14 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		return err
 	}
 	defer func() {
-		if rerr != nil && ctx.Err() == nil && len(made) > 0 && storesNothing(ctx, e) {
-			// Refused (a malformed record with --strict, no record
-			// imported, a file not of the --format given): the data
-			// directory this command created holds nothing; no trace.
-			e.CloseContext(ctx)
+		// Refused (a malformed record with --strict, no record imported,
+		// a file not of the --format given): the data directory this
+		// command created holds nothing; no trace once it is closed.
+		untouched := rerr != nil && ctx.Err() == nil && len(made) > 0 && storesNothing(ctx, e)
+		e.CloseContext(ctx)
+		if untouched {
 			removeCreated(made)
 		}
-		e.CloseContext(ctx)
 	}()
 	var total importer.Report
 	var failed error
