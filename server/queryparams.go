@@ -74,7 +74,10 @@ func takesWhat(page string, names []string) string {
 // absent means def. A value that is not an integer or out of range is a
 // 400 naming the parameter and its bounds (the upper one unless max is
 // math.MaxInt64). The bounds are the CLI's for the same flag (mnemo
-// messages --from, mnemo runs --limit).
+// messages --from, mnemo runs --limit). A number in range written with a
+// sign or leading zeros (+5, 05, -0) is a 400 too, saying how to write it
+// ("limit must be a whole number written without a sign: 5, not +5"), as
+// a JSON body's number is refused (JSON has neither).
 func IntParam(r *http.Request, name string, def, min, max int64) (int64, error) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
@@ -86,6 +89,13 @@ func IntParam(r *http.Request, name string, def, min, max int64) (int64, error) 
 		return 0, errorf(kindInvalid, name, "%s must be an integer >= %d, got %q", name, min, v)
 	case err != nil || n < min || n > max:
 		return 0, errorf(kindInvalid, name, "%s must be an integer from %d to %d, got %q", name, min, max, v)
+	}
+	if digits := strconv.FormatInt(n, 10); v != digits {
+		how := "leading zeros"
+		if v[0] == '+' || v[0] == '-' {
+			how = "a sign"
+		}
+		return 0, errorf(kindInvalid, name, "%s must be a whole number written without %s: %s, not %s", name, how, digits, v)
 	}
 	return n, nil
 }
