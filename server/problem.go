@@ -29,7 +29,9 @@ type Problem struct {
 	Status int `json:"status"`
 	// Detail explains this occurrence; it names only what the request named.
 	Detail string `json:"detail,omitempty"`
-	// Instance is the request path.
+	// Instance is the request's path as the client sent it, escapes kept
+	// (URL.EscapedPath: /v1/threads/a%2Fb/messages, not a/b), a URI
+	// reference as RFC 9457 asks; no query.
 	Instance string `json:"instance,omitempty"`
 	// Field is the JSON name (or query parameter) of the input at fault, when
 	// one is.
@@ -214,7 +216,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 	}
 	p := Problem{
 		Type: ProblemTypeBase + ae.kind.slug, Title: ae.kind.title, Status: ae.kind.status,
-		Detail: ae.detail, Instance: r.URL.Path, Field: ae.field, Differences: ae.diffs,
+		Detail: ae.detail, Instance: r.URL.EscapedPath(), Field: ae.field, Differences: ae.diffs,
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/problem+json")
