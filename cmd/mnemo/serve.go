@@ -28,8 +28,8 @@ type ServeCommand struct{ *Main }
 
 // Run is `mnemo serve`: it owns the data directory (a flock on
 // serve.lock; other commands on it fail at once) and serves the HTTP API
-// until SIGINT or SIGTERM, then lets in-flight requests finish and closes
-// the engine.
+// until SIGINT or SIGTERM, then lets in-flight requests finish (up to
+// serveDrain, 20 s) and closes the engine.
 func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("serve", "")
 	listen := fs.String("listen", DefaultListen, "address to listen on; beyond loopback it needs --tokens")
@@ -95,6 +95,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, Logger: log, MaxBodyBytes: maxBody, Version: version(),
+		ShutdownTimeout: serveDrain, // signals.go: inside the CLI's serveStopGrace
 		Mount: map[string]func(*server.Principal) http.Handler{
 			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log}),
 			"/ui/": inspector.Handler(e, inspector.Options{Version: version(), Logger: log}),

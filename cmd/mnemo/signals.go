@@ -11,14 +11,37 @@ import (
 )
 
 // stopGrace is how long the CLI waits, after SIGINT or SIGTERM, for the
-// command to stop on its cancelled context before it exits anyway. Exiting
-// is safe at any point: everything acknowledged is in SQLite, and Open
-// completes what was cut short (an erasure's purge, the index outbox).
+// command to stop on its cancelled context before it exits anyway; `mnemo
+// serve` waits serveStopGrace. Exiting is safe at any point: everything
+// acknowledged is in SQLite, and Open completes what was cut short (an
+// erasure's purge, the index outbox).
 const stopGrace = 3 * time.Second
+
+// serveDrain is how long `mnemo serve` lets in-flight requests finish after
+// SIGINT or SIGTERM (server.Config.ShutdownTimeout), and serveStopGrace
+// when it exits anyway, the engine closed or not. A request may wait on
+// the observer's model for seconds, and a supervisor gives a stopping
+// service time before it kills it: Kubernetes' terminationGracePeriodSeconds
+// is 30 by default, systemd's TimeoutStopSec 90 s. Both bounds end inside
+// the shorter, with 5 s left for closing the engine. (serve exited 3 s
+// after the signal, as every command does, cutting off such a request,
+// while its log named a 30 s timeout.)
+const (
+	serveDrain     = 20 * time.Second
+	serveStopGrace = 25 * time.Second
+)
+
+// graceFor is how long the CLI waits for command to stop after a signal.
+func graceFor(command string) time.Duration {
+	if command == "serve" {
+		return serveStopGrace
+	}
+	return stopGrace
+}
 
 // stopOnSignal cancels the command's context on the first SIGINT or
 // SIGTERM and exits with exitCode when the command has not returned within
-// stopGrace, or at once on a second signal. Its notices start "mnemo
+// graceFor it, or at once on a second signal. Its notices start "mnemo
 // COMMAND:" as every error line does, COMMAND being what running returns
 // then ("mnemo:" before a command is chosen). It returns a function that
 // reports the signal received, if any.
@@ -31,10 +54,11 @@ func stopOnSignal(cancel context.CancelFunc, running func() string) func() os.Si
 		got.Store(sig)
 		fmt.Fprintf(os.Stderr, "%s: %v: stopping (send it again to stop at once)\n", noticePrefix(running()), sig)
 		cancel()
+		grace := graceFor(running())
 		select {
 		case <-sigs:
-		case <-time.After(stopGrace):
-			fmt.Fprintf(os.Stderr, "%s: still busy %s after %v; exiting (the next open completes the work)\n", noticePrefix(running()), stopGrace, sig)
+		case <-time.After(grace):
+			fmt.Fprintf(os.Stderr, "%s: still busy %s after %v; exiting (the next open completes the work)\n", noticePrefix(running()), grace, sig)
 		}
 		os.Exit(exitCode(sig))
 	}()
