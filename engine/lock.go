@@ -91,32 +91,17 @@ func lockDir(dir string, holder LockHolder, wait time.Duration) (*dirLock, error
 }
 
 // openLockFile opens (creating it) the lock file at path, which the
-// caller then truncates and writes its holder into. It does not follow a
-// symbolic link, and refuses what is not a regular file: a LOCK linked to
-// another file (a restored archive, a planted link) had that file
-// truncated and overwritten by every open, as its owner, /etc/passwd for
-// a command run as root.
+// caller then truncates and writes its holder into: filekind.OpenLock,
+// which refuses a symbolic link (a LOCK linked to /etc/passwd had it
+// overwritten by every open) and what is not a regular file.
 func openLockFile(path string) (*os.File, error) {
-	linked := func() error {
-		if target, err := os.Readlink(path); err == nil {
-			return fmt.Errorf("engine: the lock file %s is a symbolic link (to %s), which mnemo does not follow: it writes the lock file; remove the link", path, target)
-		}
-		return nil
-	}
-	if err := linked(); err != nil {
-		return nil, err
-	}
-	// O_NOFOLLOW (unix) closes the race with a link made meanwhile.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|openNoFollow, 0o600)
-	if err != nil {
-		if lerr := linked(); lerr != nil {
-			return nil, lerr
-		}
+	f, err := filekind.OpenLock(path)
+	var nr *filekind.NotRegularError
+	switch {
+	case errors.As(err, &nr):
+		return nil, fmt.Errorf("engine: %w", err)
+	case err != nil:
 		return nil, fmt.Errorf("engine: open lock file: %w", err)
-	}
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("engine: the lock file %s is a %s, not a regular file: remove it", path, filekind.Of(fi.Mode()))
 	}
 	return f, nil
 }

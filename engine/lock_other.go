@@ -9,7 +9,3 @@ import "os"
 func tryLock(f *os.File) (bool, error) { return true, nil }
 
 func unlock(f *os.File) error { return nil }
-
-// openNoFollow is 0 here: openLockFile's check before the open refuses
-// a link.
-const openNoFollow = 0

@@ -28,6 +28,3 @@ func tryLock(f *os.File) (bool, error) {
 }
 
 func unlock(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
-
-// openNoFollow makes the open of the lock file fail on a symbolic link.
-const openNoFollow = unix.O_NOFOLLOW

@@ -29,7 +29,10 @@ func lockServe(dir, url string) (release func(undo bool), err error) {
 	}
 	path := filepath.Join(dir, ServeLockFile)
 	_, statErr := os.Stat(path)
-	f, err := openServeLock(path)
+	// Not through a symbolic link, nor a file that is not regular: a
+	// serve.lock linked to another file had that file emptied by every
+	// start and stop (as root, /etc/passwd).
+	f, err := filekind.OpenLock(path)
 	if err != nil {
 		removeMade(made)
 		return nil, err
@@ -58,26 +61,6 @@ func lockServe(dir, url string) (release func(undo bool), err error) {
 			removeMade(made)
 		}
 	}, nil
-}
-
-// openServeLock opens (creating it) serve.lock, which lockServe truncates
-// and writes. It does not follow a symbolic link and refuses what is not a
-// regular file: a serve.lock linked to another file had that file emptied
-// by every start and stop (as root, /etc/passwd), as the data directory's
-// LOCK had (engine.openLockFile).
-func openServeLock(path string) (*os.File, error) {
-	if target, err := os.Readlink(path); err == nil {
-		return nil, fmt.Errorf("%s is a symbolic link (to %s), which mnemo serve does not follow: it writes serve.lock; remove the link", path, target)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is a %s, not a regular file: remove it", path, filekind.Of(fi.Mode()))
-	}
-	return f, nil
 }
 
 // errServed is returned by commands that open a directory `mnemo serve`
