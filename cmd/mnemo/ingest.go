@@ -105,9 +105,11 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 	}
 	defer func() {
 		// Refused (a malformed record with --strict, no record imported,
-		// a file not of the --format given): the data directory this
-		// command created holds nothing; no trace once it is closed.
-		untouched := rerr != nil && ctx.Err() == nil && len(made) > 0 && storesNothing(ctx, e)
+		// a file not of the --format given) or given nothing to read (an
+		// empty FILE or standard input of --format jsonl): the data
+		// directory this command created holds nothing; no trace once it
+		// is closed.
+		untouched := ctx.Err() == nil && len(made) > 0 && storesNothing(ctx, e)
 		e.CloseContext(ctx)
 		if untouched {
 			removeCreated(made)
@@ -536,8 +538,14 @@ func interrupted(label string, err error, rep *importer.Report) error {
 // summary is an import's counts for a person: "1 resource, 2 threads, 3
 // messages stored, 0 already stored, 0 skipped", and when some lines had
 // members mnemo does not store (importer.Report.Unstored) "; 3 lines had
-// members mnemo does not store: refusal, annotations".
+// members mnemo does not store: refusal, annotations"; "no messages read,
+// nothing stored" when the input held no record.
 func summary(r *importer.Report) string {
+	if r.Resources == 0 && r.Threads == 0 && r.Messages == 0 && r.Duplicates == 0 && r.Skipped == 0 && r.Unstored == 0 && r.Stopped == "" {
+		// An empty input (a filter that matched nothing): said so, not
+		// as a row of zero counts.
+		return "no messages read, nothing stored"
+	}
 	s := fmt.Sprintf("%s, %s, %s stored, %d already stored, %d skipped",
 		count(r.Resources, "resource"), count(r.Threads, "thread"), count(r.Messages, "message"), r.Duplicates, r.Skipped)
 	switch {
