@@ -163,18 +163,33 @@ func TestReadInvalidIDs(t *testing.T) {
 	}
 }
 
+// TestDemo: mnemo demo ingests the sample (secrets redacted), loads a
+// context with recall and prints its memctx, then replays the run without
+// its recalled turns; the README's "Two commands" line says all of it (it
+// left the replay out).
 func TestDemo(t *testing.T) {
 	code, out, stderr := run(t, nil, "demo")
 	if code != 0 {
 		t.Fatalf("demo exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"4 threads, 26 messages", "[REDACTED]", "memctx", "promptHash: sha256:"} {
+	for _, want := range []string{"4 threads, 26 messages", "[REDACTED]", "memctx", "promptHash: sha256:", "3. Counterfactual replay of run demo-run-1 without the recalled turns"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
 	if strings.Contains(out, "sk-demo-") {
 		t.Error("demo printed an unredacted key")
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, line, _ := strings.Cut(string(readme), "go run ./cmd/mnemo demo")
+	line, _, _ = strings.Cut(line, "\n")
+	for _, step := range []string{"ingest a sample conversation", "load a context with recall", "memctx", "replay it without the recalled turns"} {
+		if !strings.Contains(line, step) {
+			t.Errorf("README's demo line %q does not say %q", line, step)
+		}
 	}
 }
 
