@@ -22,8 +22,9 @@
 //   - The source is only read (query_only); the caller hands it a copy.
 //   - No row is invented: every row written was read from the source,
 //     value for value; a row whose values break what mnemo writes
-//     (valid.go) or whose text does not match its digest (messages) is
-//     dropped and counted as garbled, not repaired.
+//     (valid.go), whose text does not match its digest (messages) or whose
+//     seq is out of place in its thread (seqs.go) is dropped and counted
+//     as garbled, not repaired.
 //   - The result passes the engine's Check apart from its derived indexes:
 //     no orphan, thread counters equal to what the messages say, and every
 //     seq 1..last_seq of a thread stored, erased or recorded as lost.

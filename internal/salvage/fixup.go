@@ -52,7 +52,8 @@ var recount = `UPDATE threads SET
 		COALESCE((SELECT MAX(` + seqOfKey + `) FROM journal j WHERE j.scope IN ('` + journal.ScopeErased + `', '` + journal.ScopeLost + `') AND j.thread_id = threads.id), 0))`
 
 // repair migrates the new database to the current schema, then, in one
-// transaction, drops the messages whose text does not match their digest,
+// transaction, drops the messages whose seq is out of place (seqs.go) and
+// those whose text does not match their digest,
 // writes again the threads whose row was lost, drops the orphans,
 // recomputes the thread counters and records the lost seqs.
 func repair(ctx context.Context, dst string, now time.Time, rep *Report) error {
@@ -66,10 +67,15 @@ func repair(ctx context.Context, dst string, now time.Time, rep *Report) error {
 		return fmt.Errorf("salvage: %w", err)
 	}
 	defer tx.Rollback()
+	misplaced, err := dropMisplaced(ctx, tx) // seqs.go
+	if err != nil {
+		return err
+	}
 	garbled, err := dropGarbled(ctx, tx)
 	if err != nil {
 		return err
 	}
+	garbled += misplaced
 	if t := rep.table("messages"); t != nil {
 		t.Garbled, t.Kept = garbled, t.Kept-garbled
 	}

@@ -43,8 +43,9 @@ type Table struct {
 	// Garbled counts rows read whole but dropped because a value is not
 	// what mnemo writes (valid.go: text that is not UTF-8, a JSON column
 	// that is not JSON, a vector that is not one) or, for messages, their
-	// text does not match their stored digest (msgstore.Digest): a damaged
-	// overflow page, or a large tool result whose full text was lost.
+	// text does not match their stored digest (msgstore.Digest: a damaged
+	// overflow page, or a large tool result whose full text was lost) or
+	// their seq is out of place in their thread (seqs.go).
 	Garbled int64 `json:"garbled,omitempty"`
 	// Orphans counts rows read but dropped because what they belong to
 	// was lost (an embedding of a lost message, an observation of a lost

@@ -23,7 +23,8 @@ import (
 // msgstore.Append). A message's digest covers its text, not its seq: a
 // byte of a small seq flipped in place reads back as a whole row whose
 // seq is negative (6 became -7), which was copied, and the salvaged
-// directory then failed mnemo check with a gap no reindex mends.
+// directory then failed mnemo check with a gap no reindex mends. A seq
+// garbled to another positive number is found by its place (seqs.go).
 
 // jsonColumns are the columns that hold compact JSON text.
 var jsonColumns = map[string]bool{"metadata": true, "tool_calls": true, "sources": true, "config": true}
