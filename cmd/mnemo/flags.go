@@ -85,13 +85,15 @@ func parse(fs *flag.FlagSet, args []string) error {
 	out, usage := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard) // the flag package's own report: parseError words it
 	fs.Usage = func() {}
-	defer func() { fs.SetOutput(out); fs.Usage = usage }()
+	restore := decimalNumbers(fs)
+	defer func() { fs.SetOutput(out); fs.Usage = usage; restore() }()
 	all := args
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			fs.SetOutput(out)
 			fs.Usage = usage
+			restore() // the help lists the flags' own kinds ("int")
 			return parseError(fs, all, err)
 		}
 		if fs.NArg() == 0 {
@@ -101,6 +103,75 @@ func parse(fs *flag.FlagSet, args []string) error {
 		args = fs.Args()[1:]
 	}
 	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// decimalNumbers makes fs's integer flags take decimal digits only, as
+// the HTTP API's number parameters do (server.IntParam): the flag package
+// reads 010 as octal 8, 0x10 as 16, 1_000 as 1000 and +5 as 5. A value
+// with a sign or leading zeros is refused saying how to write it, any
+// other that is not decimal digits as not a whole number. It returns
+// the function that puts the flags' own values back (called more than
+// once, it does so once).
+func decimalNumbers(fs *flag.FlagSet) (restore func()) {
+	var wrapped []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok {
+			switch g.Get().(type) {
+			case int, int64, uint, uint64:
+				f.Value = decimalValue{g}
+				wrapped = append(wrapped, f)
+			}
+		}
+	})
+	return func() {
+		for _, f := range wrapped {
+			if d, ok := f.Value.(decimalValue); ok {
+				f.Value = d.Getter
+			}
+		}
+		wrapped = nil
+	}
+}
+
+// decimalValue is an integer flag's value that takes decimal digits only
+// (decimalNumbers).
+type decimalValue struct{ flag.Getter }
+
+var (
+	// decimalDigits is an integer as mnemo writes one: no sign but a
+	// minus, no leading zero.
+	decimalDigits = regexp.MustCompile(`^(?:0|-?[1-9][0-9]*)$`)
+	// signedDigits is decimal digits with a sign or leading zeros.
+	signedDigits = regexp.MustCompile(`^[-+]?[0-9]+$`)
+)
+
+// errNotDecimal is decimalValue's error for a number written with a sign
+// or leading zeros; valueError words it.
+var errNotDecimal = errors.New("sign or leading zeros")
+
+// Set refuses s unless it is decimal digits, then sets the flag from it.
+func (d decimalValue) Set(s string) error {
+	switch {
+	case decimalDigits.MatchString(s):
+		return d.Getter.Set(s)
+	case signedDigits.MatchString(s):
+		return errNotDecimal
+	}
+	return errors.New("parse error") // as the flag package says it: valueError words it
+}
+
+// decimalOf is the number signedDigits matched in s, written as mnemo
+// writes it: "5" for "+5" and "005", "-5" for "-05", "0" for "-0".
+func decimalOf(s string) string {
+	minus := strings.HasPrefix(s, "-")
+	digits := strings.TrimLeft(strings.TrimLeft(s, "+-"), "0")
+	if digits == "" {
+		return "0"
+	}
+	if minus {
+		return "-" + digits
+	}
+	return digits
 }
 
 // globalFlags are mnemo's flags that go before the command (Main.Run).
@@ -140,7 +211,7 @@ func parseError(fs *flag.FlagSet, args []string, err error) error {
 
 // flagValueError matches the flag package's error for a number or
 // duration that does not parse: its value, the flag and why.
-var flagValueError = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([\w-]+): (parse error|value out of range)$`)
+var flagValueError = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([\w-]+): (parse error|value out of range|sign or leading zeros)$`)
 
 // valueError words the flag package's error for a value of a number or
 // duration flag of fs that does not parse ("invalid value \"x\" for flag
@@ -177,6 +248,13 @@ func valueError(fs *flag.FlagSet, err error) string {
 	}
 	if _, ok := g.Get().(time.Duration); ok && durationTooLong(value) {
 		return fmt.Sprintf("--%s: %s %s", m[2], shellWord(value), durationRange)
+	}
+	if m[3] == errNotDecimal.Error() {
+		how := "leading zeros"
+		if strings.HasPrefix(value, "+") || strings.HasPrefix(value, "-") && decimalOf(value) == "0" {
+			how = "a sign"
+		}
+		return fmt.Sprintf("--%s must be a whole number written without %s: %s, not %s", m[2], how, decimalOf(value), value)
 	}
 	if m[3] == "value out of range" {
 		return fmt.Sprintf("--%s: %s is out of range", m[2], shellWord(value))

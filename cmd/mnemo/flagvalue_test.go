@@ -20,6 +20,15 @@ func TestFlagValueNotNumber(t *testing.T) {
 		{"IntRange", []string{"search", "--resource", "r", "--top-k", "99999999999999999999", "hi"}, "mnemo search: --top-k: 99999999999999999999 is out of range"},
 		{"Int64", []string{"messages", "--thread", "t", "--from", "1.5"}, "mnemo messages: --from: 1.5 is not a whole number"},
 		{"Uint64", []string{"bench", "--seed", "-1"}, "mnemo bench: --seed: -1 is not a whole number from 0"},
+		// Decimal digits only, as the HTTP API's ?limit= (the flag
+		// package read 010 as octal 8, 0x9 as 9, 1_0 as 10 and +9 as 9).
+		{"IntOctal", []string{"messages", "--thread", "t", "--from", "010"}, "mnemo messages: --from must be a whole number written without leading zeros: 10, not 010"},
+		{"IntPlus", []string{"search", "--resource", "r", "--top-k", "+5", "hi"}, "mnemo search: --top-k must be a whole number written without a sign: 5, not +5"},
+		{"IntMinusZero", []string{"context", "--thread", "t", "--recent", "-0"}, "mnemo context: --recent must be a whole number written without a sign: 0, not -0"},
+		{"IntMinusLeadingZero", []string{"context", "--thread", "t", "--recent", "-01"}, "mnemo context: --recent must be a whole number written without leading zeros: -1, not -01"},
+		{"IntHex", []string{"messages", "--thread", "t", "--from", "0x9"}, "mnemo messages: --from: 0x9 is not a whole number"},
+		{"IntUnderscore", []string{"messages", "--thread", "t", "--from", "1_0"}, "mnemo messages: --from: 1_0 is not a whole number"},
+		{"Uint64LeadingZero", []string{"bench", "--seed", "07"}, "mnemo bench: --seed must be a whole number written without leading zeros: 7, not 07"},
 		{"Float", []string{"eval", "--vector-weight", "abc", "f"}, "mnemo eval: --vector-weight: abc is not a number"},
 		{"Duration", []string{"expire", "--idle", "3"}, "mnemo expire: --idle: 3 is not a duration (such as 90s, 30m or 24h)"},
 		{"DurationUnit", []string{"expire", "--idle", "3d"}, "mnemo expire: --idle: 3d is not a duration (such as 90s, 30m or 24h)"},
