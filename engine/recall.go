@@ -367,7 +367,9 @@ type SearchRequest struct {
 // Search runs a recall search: hits and their range neighbours, ordered by
 // thread and seq, with the retrieval status. Invalid options return
 // recall.ErrInvalidOptions or a *recall.FilterError; a query longer than
-// Config.Limits.MaxQueryBytes returns ErrQueryTooLong.
+// Config.Limits.MaxQueryBytes returns ErrQueryTooLong. When ctx ends during
+// the search it returns an error wrapping ctx's (context.Canceled), never a
+// result with a channel "degraded" by the cancellation; it writes nothing.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result, error) {
 	if err := e.checkOpen(); err != nil {
 		return nil, err
@@ -382,7 +384,19 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result,
 	return e.search(ctx, recall.Query{Text: req.Query, ResourceID: req.ResourceID, ThreadID: req.ThreadID, Options: req.Options, At: at.UTC()})
 }
 
+// search is the recall step of Search, SearchMessages, SearchPreviews and
+// LoadContext on either backend. A channel that fails because ctx ended
+// (a query embedding cut off) is not an outage to degrade around: the
+// search returns ctx's error.
 func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, error) {
+	res, err := e.searchBackend(ctx, q)
+	if cerr := ctx.Err(); cerr != nil && err == nil {
+		return nil, fmt.Errorf("engine: search: %w", cerr)
+	}
+	return res, err
+}
+
+func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Result, error) {
 	if e.onPostgres() {
 		return e.searchPostgres(ctx, q)
 	}
