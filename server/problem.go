@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,6 +65,12 @@ var (
 	kindInternal     = kind{"internal", http.StatusInternalServerError, "Internal error"}
 	kindMediaType    = kind{"unsupported-media-type", http.StatusUnsupportedMediaType, "Request body must be application/json"}
 	kindMethod       = kind{"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed"}
+
+	// kindClientGone is a request whose client hung up (its context was
+	// cancelled) before the answer: nobody reads it, and the access log
+	// and metrics count it as 499 (nginx's "client closed request"), not
+	// as a server error.
+	kindClientGone = kind{"client-closed-request", statusClientClosed, "Client closed the request"}
 )
 
 // apiError is an error the handlers return: a kind, a detail safe to show
@@ -208,9 +215,19 @@ func classify(err error) *apiError {
 // engine closing, an erasure that waited too long, a database outage.
 const retryAfter = "5"
 
-// writeProblem answers err as problem+json and logs internal causes.
+// statusClientClosed is the status logged for a request whose client hung
+// up before its answer (no client sees it; net/http names none).
+const statusClientClosed = 499
+
+// writeProblem answers err as problem+json and logs internal causes. An
+// error wrapping context.Canceled while r's context is done is the client's
+// hang-up, not a fault: answered (to nobody) and logged as 499, at info
+// level in the access log only.
 func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	ae := classify(err)
+	if r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(ae.cause, context.Canceled)) {
+		ae = &apiError{kind: kindClientGone, detail: "the client closed the request before its answer"}
+	}
 	if ae.cause != nil && ae.kind.status >= 500 {
 		log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("path", r.URL.Path), slog.String("err", ae.cause.Error()))
 	}
