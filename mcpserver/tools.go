@@ -83,12 +83,15 @@ func (h *handlers) fail(err error) error {
 // variables ({thread}, {run}) are named as the HTTP path's, so an invalid
 // id's field is kept.
 //
-// The cause of an answer of status 500 or more is logged with uri.
+// The cause of an answer of status 500 or more is logged with uri (at Info
+// as "mcp resource read cancelled" when the client cancelled the read).
 func (h *handlers) failRead(ctx context.Context, uri string, err error) error {
 	code := int64(jsonrpc.CodeInternalError)
 	switch status := h.t.Describe(err).Status; {
 	case status == http.StatusBadRequest:
 		code = jsonrpc.CodeInvalidParams
+	case status >= http.StatusInternalServerError && cancelled(ctx, err):
+		h.log.LogAttrs(ctx, slog.LevelInfo, "mcp resource read cancelled", slog.String("uri", uri))
 	case status >= http.StatusInternalServerError:
 		h.log.LogAttrs(ctx, slog.LevelError, "mcp resource read failed", slog.String("uri", uri), slog.String("err", err.Error()))
 	}
