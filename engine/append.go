@@ -193,8 +193,8 @@ func (e *Engine) prepare(i int, m Message, now time.Time) (row, error) {
 			return r, invalid(i, "metadata", "cannot encode: %v", err)
 		}
 		b = redactJSON(e.redactor, b)
-		var md map[string]any
-		if err := json.Unmarshal(b, &md); err != nil {
+		md, err := decodeMetadata(b)
+		if err != nil {
 			return r, invalid(i, "metadata", "must be a JSON object")
 		}
 		m.Metadata = md // a fresh map: the caller's is never aliased

@@ -31,7 +31,7 @@ type Message struct {
 	Name       string         `json:"name,omitempty"`       // speaker or tool name: at most 256 bytes, no control characters, line separators or bidirectional controls
 	ToolCalls  []ToolCall     `json:"toolCalls,omitempty"`  // assistant messages only
 	ToolCallID string         `json:"toolCallId,omitempty"` // tool messages only: the call answered
-	Metadata   map[string]any `json:"metadata,omitempty"`   // a JSON object, filterable by recall
+	Metadata   map[string]any `json:"metadata,omitempty"`   // a JSON object, filterable by recall; read back, its numbers are json.Number, digit for digit as stored
 	CreatedAt  time.Time      `json:"createdAt"`
 	Tokens     int            `json:"tokens"`              // estimate: about 4 bytes a token
 	Truncated  bool           `json:"truncated,omitempty"` // Content is a bounded summary; the full text is stored by reference

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -103,14 +104,27 @@ func messageFromRow(r msgstore.Message) (Message, error) {
 		}
 	}
 	if r.Metadata != "" && r.Metadata != "{}" {
-		var md map[string]any
-		err := json.Unmarshal([]byte(r.Metadata), &md)
+		md, err := decodeMetadata([]byte(r.Metadata))
 		m.Metadata = md
 		if err != nil {
 			return m, fmt.Errorf("decode metadata of %s: %w", m.ID, err)
 		}
 	}
 	return m, nil
+}
+
+// decodeMetadata decodes a stored metadata object with its numbers as
+// json.Number, exactly as written: into float64, an integer past 2^53 (a
+// 64-bit id) came back as another number, and a message re-sent as read
+// was ErrConflict.
+func decodeMetadata(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var md map[string]any
+	if err := dec.Decode(&md); err != nil {
+		return nil, err
+	}
+	return md, nil
 }
 
 // messagesFromRows decodes rows in order; err, when not nil, is returned

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -286,6 +287,12 @@ func (e *Engine) checkMetadata(i int, m *Message) error {
 	}
 	var decoded any
 	if err := json.Unmarshal(b, &decoded); err != nil {
+		// A json.Number past float64 (1e999): recall filters and the
+		// snapshots read metadata numbers as float64.
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && strings.HasPrefix(te.Value, "number ") {
+			return invalid(i, "metadata", "holds the %s, out of the range of a 64-bit float", te.Value)
+		}
 		return invalid(i, "metadata", "must encode as a JSON object: %v", err)
 	}
 	if d := depth(decoded); d > e.limits.MaxMetadataDepth {

@@ -362,6 +362,7 @@ func (rec *jsonlRecord) keepAnswer(c *recordContent) string {
 func decodeRecord(b []byte, lead int) (*jsonlRecord, error) {
 	var rec jsonlRecord
 	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // metadata numbers as written, not rounded to float64
 	if err := dec.Decode(&rec); err != nil {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
@@ -376,6 +377,9 @@ func decodeRecord(b []byte, lead int) (*jsonlRecord, error) {
 			return nil, fmt.Errorf("a record must be a JSON object, got %s", jsonValue(te.Value))
 		}
 		return nil, fmt.Errorf("invalid record: %w", err)
+	}
+	if n := hugeNumber(rec.Metadata); n != "" {
+		return nil, fmt.Errorf("%q holds the number %s, out of the range of a 64-bit float", "metadata", n)
 	}
 	// dec.More is false before a "}" or "]", which would pass: the record
 	// read, with its members unchecked (json.Valid(b) is false).

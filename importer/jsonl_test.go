@@ -2,6 +2,7 @@ package importer_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -144,6 +145,32 @@ func TestJSONLMetadataConflict(t *testing.T) {
 	rep, err := importer.Import(ctx, e, writeFile(t, "b.jsonl", line("b")), importer.Options{})
 	if len(rep.Problems) != 1 || !errors.Is(rep.Problems[0], engine.ErrConflict) || rep.Duplicates != 0 {
 		t.Fatalf("other metadata: %+v %v, %v; want one ErrConflict", rep, rep.Problems, err)
+	}
+}
+
+// TestJSONLMetadataNumbers: a metadata number is stored as written. Decoded
+// into float64, 1234567890123456789 (a 64-bit id) was stored as
+// 1234567890123456800.
+func TestJSONLMetadataNumbers(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	line := `{"thread":"t","resource":"r","id":"m1","role":"user","content":"hello","metadata":{"orderId":1234567890123456789,"n":{"id":9007199254740993}}}` + "\n"
+	if rep, err := importer.Import(ctx, e, writeFile(t, "a.jsonl", line), importer.Options{}); err != nil || rep.Messages != 1 {
+		t.Fatalf("import: %+v, %v", rep, err)
+	}
+	ms, err := e.Messages(ctx, "t", 1, 1)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("messages: %v, %v", ms, err)
+	}
+	got, err := json.Marshal(ms[0].Metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"n":{"id":9007199254740993},"orderId":1234567890123456789}`; string(got) != want {
+		t.Errorf("metadata %s, want %s", got, want)
+	}
+	if rep, err := importer.Import(ctx, e, writeFile(t, "a.jsonl", line), importer.Options{}); err != nil || rep.Duplicates != 1 {
+		t.Fatalf("the same line again: %+v, %v; want a duplicate", rep, err)
 	}
 }
 

@@ -141,6 +141,31 @@ func typeReason(te *json.UnmarshalTypeError) string {
 	return fmt.Sprintf("%q must be %s, got %s", te.Field, jsonType(te.Type), jsonValue(te.Value))
 }
 
+// hugeNumber is a number in v (a value decoded with UseNumber)
+// that a float64 cannot hold, as written ("1e999"); "" when none is. Such a
+// number was refused by the float64 decoding it replaces (typeReason).
+func hugeNumber(v any) string {
+	switch t := v.(type) {
+	case json.Number:
+		if _, err := t.Float64(); err != nil {
+			return string(t)
+		}
+	case map[string]any:
+		for _, x := range t {
+			if n := hugeNumber(x); n != "" {
+				return n
+			}
+		}
+	case []any:
+		for _, x := range t {
+			if n := hugeNumber(x); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
 // jsonType is the JSON type a Go type decodes from: "a string", "an
 // object", "a list", "a number", "true or false".
 func jsonType(t reflect.Type) string {

@@ -240,6 +240,10 @@ func decodeBody(r *http.Request, v any) error {
 		src := bytes.NewReader(data)
 		dec := json.NewDecoder(src)
 		dec.DisallowUnknownFields()
+		// A number in metadata or a working-memory patch is kept as
+		// written: into float64, 1234567890123456789 was stored as
+		// 1234567890123456800.
+		dec.UseNumber()
 		if err = dec.Decode(v); err == nil {
 			if err := jsonkey.End(dec, src); err != nil {
 				// "}" or "]" after the object passed dec.More.
