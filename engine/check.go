@@ -61,6 +61,14 @@ type CheckError struct {
 	// open long enough: a server, or the next Check, which drains first.
 	// Nil when none was found.
 	Reembedding []string
+	// WAL holds one finding for each copy of a damaged write-ahead log
+	// that an Open kept in the data directory (mnemo.db-wal.damaged-<UTC
+	// time>) because commits after the damage could not be applied: the
+	// database is sound but lacks them. It names the copy, the damaged
+	// frames and the commits not applied. Such a copy stays a finding
+	// until it is deleted (a log repaired exactly is none). Nil when there
+	// is none.
+	WAL []string
 }
 
 // DatabaseCapped reports whether Database holds as many findings as the
@@ -69,15 +77,16 @@ type CheckError struct {
 // damage may go further, so there are at least that many.
 func (e *CheckError) DatabaseCapped() bool { return len(e.Database) >= maxDatabaseProblems }
 
-// Is reports ErrDatabaseCorrupt when SQLite's integrity check failed.
+// Is reports ErrDatabaseCorrupt when SQLite's integrity check failed, or
+// commits of a damaged write-ahead log were not applied (WAL).
 func (e *CheckError) Is(target error) bool {
-	return target == ErrDatabaseCorrupt && len(e.Database) > 0
+	return target == ErrDatabaseCorrupt && (len(e.Database) > 0 || len(e.WAL) > 0)
 }
 
 // Error implements error; it lists up to ten problems ("; and at least N
 // more" when the database's findings were capped: DatabaseCapped).
 func (e *CheckError) Error() string {
-	ps := e.Problems
+	ps := append(prefixed("wal: ", e.WAL), e.Problems...)
 	if len(e.Database) > 0 {
 		ps = append(append([]string{}, prefixed("database: ", e.Database)...), ps...)
 	}
@@ -176,8 +185,9 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 		}
 		problems = append(problems, fmt.Sprintf("%s (%s): deleted; each resource's next load builds its shard from the database", failed, strings.Join(snaps, ", ")))
 	}
-	if len(dbProblems) > 0 || len(problems) > 0 {
-		return &CheckError{Database: dbProblems, Problems: problems, Rebuilt: rebuilt, Snapshots: snaps, Reembedding: reembed}
+	wal := keptWALFindings(e.dir) // wal_damage.go
+	if len(dbProblems) > 0 || len(problems) > 0 || len(wal) > 0 {
+		return &CheckError{Database: dbProblems, Problems: problems, Rebuilt: rebuilt, Snapshots: snaps, Reembedding: reembed, WAL: wal}
 	}
 	return nil
 }

@@ -48,10 +48,14 @@ func CheckFile(ctx context.Context, cfg Config, opts CheckOptions) error {
 		return err
 	}
 	found, err := checkFileAt(ctx, path, opts.Full)
-	if err != nil || len(found) == 0 {
+	if err != nil {
 		return err
 	}
-	return &CheckError{Database: found}
+	wal := keptWALFindings(dir) // wal_damage.go
+	if len(found) == 0 && len(wal) == 0 {
+		return nil
+	}
+	return &CheckError{Database: found, WAL: wal}
 }
 
 // checkFileAt runs the checks of CheckFile on the database at path,

@@ -158,6 +158,9 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 		// repairs did (the embeddings scan, the outbox): the same advice.
 		return nil, fmt.Errorf("%w: %w", ErrDatabaseCorrupt, err)
 	}
+	if err == nil {
+		e.warnWAL() // wal_damage.go
+	}
 	return e, err
 }
 

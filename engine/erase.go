@@ -77,9 +77,11 @@ type EraseResult struct {
 	Vacuumed Vacuum `json:"vacuumed,omitempty"`
 	// KeptDamaged names the damaged database files (mnemo.db.damaged-<UTC
 	// time>, SalvageReport.Damaged) that salvages kept in the data
-	// directory, when the erasure changed anything: no erasure reaches
-	// them, and they may still hold what it erased. Delete them once the
-	// salvage is judged complete. Nil when there are none, and on Postgres.
+	// directory, and the damaged write-ahead logs that an Open kept
+	// (mnemo.db-wal.damaged-<UTC time>: KeptDamaged), when the erasure
+	// changed anything: no erasure reaches them, and they may still hold
+	// what it erased. Delete them once no longer needed. Nil when there
+	// are none, and on Postgres.
 	KeptDamaged []string `json:"keptDamaged,omitempty"`
 
 	residue residue  // what the residue check looks for (bounded: residue.go)

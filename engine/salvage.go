@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/salvage"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
@@ -175,6 +176,12 @@ func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *Salv
 	if err := copyDatabase(ctx, filepath.Join(dir, DatabaseFile), src); err != nil {
 		return false, err
 	}
+	// Commits past a damaged frame of the copy's WAL, which SQLite would
+	// drop, are applied when that is exact (wal_damage.go); the original
+	// is kept as found with the damaged file.
+	if _, _, err := store.RepairWAL(src); err != nil {
+		return false, fmt.Errorf("engine: salvage: %w", err)
+	}
 	if rep.Findings, err = salvage.Check(ctx, src, maxDatabaseProblems); err != nil {
 		return false, fmt.Errorf("engine: %w", err)
 	}
@@ -262,10 +269,14 @@ func copyFile(from, to string) error {
 
 // KeptDamaged lists the base names of the damaged database files that
 // salvages kept in the data directory dir (mnemo.db.damaged-<UTC time>,
-// without their -wal and -shm), sorted; nil when there are none. They may
-// still hold erased text: an erasure reaches only mnemo.db.
+// without their -wal and -shm), then those of the damaged write-ahead logs
+// that Open kept (mnemo.db-wal.damaged-<UTC time>, without their -shm),
+// each sorted; nil when there are none. They may still hold erased text:
+// an erasure reaches only mnemo.db.
 func KeptDamaged(dir string) []string {
 	found, _ := filepath.Glob(filepath.Join(dir, DatabaseFile+".damaged-*"))
+	logs, _ := filepath.Glob(store.KeptWALPattern(filepath.Join(dir, DatabaseFile)))
+	found = append(found, logs...)
 	var kept []string
 	for _, f := range found {
 		if !strings.HasSuffix(f, "-wal") && !strings.HasSuffix(f, "-shm") {

@@ -90,6 +90,6 @@ func keptWarning(kept []string) string {
 	if len(kept) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("not erased everywhere: %d damaged database file(s) kept by a salvage in the data directory (%s) may still hold what was erased; no erasure reaches them: the operator should delete them once the salvage is judged complete",
+	return fmt.Sprintf("not erased everywhere: %d damaged database file(s) kept by a salvage, or by an open that found the write-ahead log damaged, in the data directory (%s) may still hold what was erased; no erasure reaches them: the operator should delete them once no longer needed",
 		len(kept), strings.Join(kept, ", "))
 }

@@ -124,6 +124,9 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 		}
 	}
 	res.found = ce
+	if c.DB == "" { // again: the open may have kept a damaged write-ahead log
+		res.kept = engine.KeptDamaged(c.Dir)
+	}
 	lost, err := e.LostSeqs(ctx)
 	switch {
 	case err == nil:
@@ -156,9 +159,26 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 		fmt.Fprintln(c.Stdout, "known losses (messages a salvage could not recover; their seqs stay unused):")
 		printLostRanges(c.Stdout, res.lost)
 	}
-	if len(res.kept) > 0 {
-		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database; it may still hold erased text: delete it once the salvage is judged complete)\n", strings.Join(res.kept, ", "))
+	salvaged, logs := splitKept(res.kept)
+	if len(salvaged) > 0 {
+		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database; it may still hold erased text: delete it once the salvage is judged complete)\n", strings.Join(salvaged, ", "))
 	}
+	if len(logs) > 0 {
+		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged when the database was opened, and repaired: every commit was applied, nothing is lost. Kept as found: %s (it may still hold erased text; no erasure reaches it: delete it once no longer needed)\n", strings.Join(logs, ", "))
+	}
+}
+
+// splitKept splits the kept copies of engine.KeptDamaged into a
+// salvage's damaged databases and an open's damaged write-ahead logs.
+func splitKept(kept []string) (salvaged, logs []string) {
+	for _, k := range kept {
+		if strings.HasPrefix(k, engine.DatabaseFile+"-wal.") {
+			logs = append(logs, k)
+		} else {
+			salvaged = append(salvaged, k)
+		}
+	}
+	return salvaged, logs
 }
 
 // checkFile runs the database checks on a data directory's mnemo.db
@@ -189,7 +209,7 @@ func (c *CheckCommand) checkFile(ctx context.Context, full bool) (prechecked boo
 type listedError struct{ ce *engine.CheckError }
 
 func (e *listedError) Error() string {
-	n := count(len(e.ce.Database)+len(e.ce.Problems), "problem")
+	n := count(len(e.ce.Database)+len(e.ce.WAL)+len(e.ce.Problems), "problem")
 	if e.ce.DatabaseCapped() {
 		n = "at least " + n
 	}
@@ -221,6 +241,7 @@ func quarantined(events chan engine.Event, ce *engine.CheckError) *engine.CheckE
 // printAdvice lists what check found and says what to do about it.
 func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 	c.printDatabaseAdvice(ce.Database)
+	c.printWALAdvice(ce.WAL)
 	if len(ce.Problems) > 0 {
 		fmt.Fprintln(c.Stderr, "mnemo check: the indexes disagree with the database:")
 		for _, p := range ce.Problems {
@@ -266,6 +287,21 @@ func (c *CheckCommand) printDatabaseAdvice(found []string) {
 		}
 		printCorruptAdvice(c.Stderr, c.Dir)
 	}
+}
+
+// printWALAdvice lists the kept copies of damaged write-ahead logs whose
+// commits were not applied (engine.CheckError.WAL), if any, and says what
+// to do about them.
+func (c *CheckCommand) printWALAdvice(found []string) {
+	if len(found) == 0 {
+		return
+	}
+	fmt.Fprintf(c.Stderr, "mnemo check: the write-ahead log of %s was found damaged when it was opened; commits after the damage were not applied:\n", filepath.Join(c.Dir, engine.DatabaseFile))
+	for _, p := range found {
+		fmt.Fprintf(c.Stderr, "  %s\n", p)
+	}
+	fmt.Fprintf(c.Stderr, "What to do: %s is sound but lacks what those commits wrote (messages appended, erasures, working memory); the kept file holds them as found, next to its -shm. Restore %s from a backup taken after them, if there is one, then run 'mnemo --dir %s reindex'. Otherwise what they held is lost: keep the file for inspection (SQLite's own tools, or a support request), then delete it to accept the loss; check passes once it is gone. It may hold erased text: no erasure reaches it. Damage that comes back points at the disk.\n",
+		engine.DatabaseFile, engine.DatabaseFile, c.Dir)
 }
 
 // printCorruptAdvice says what to do about a damaged database file of dir

@@ -15,7 +15,8 @@ type checkReport struct {
 	// repaired by the check itself: nothing is lost), "reindex" (the
 	// indexes disagree with a sound database: mnemo reindex), "restore"
 	// (the database itself is damaged: restore it from a backup, or mnemo
-	// salvage on SQLite; then reindex).
+	// salvage on SQLite; then reindex; or commits of a damaged write-ahead
+	// log were not applied: restore from a backup or accept the loss).
 	Action string `json:"action"`
 	// Problems are the findings in the order the text lists them.
 	Problems []checkProblem `json:"problems"`
@@ -38,12 +39,15 @@ type checkReport struct {
 	// database failed the read).
 	KnownLosses *[]engine.LostRange `json:"knownLosses,omitempty"`
 	// KeptDamaged names the copies of a damaged database a salvage kept
-	// beside mnemo.db (SQLite; [] on Postgres).
+	// beside mnemo.db, then those of damaged write-ahead logs an open kept
+	// (mnemo.db-wal.damaged-*) (SQLite; [] on Postgres).
 	KeptDamaged []string `json:"keptDamaged"`
 }
 
 // checkProblem is one finding: Kind "database" (SQLite's integrity check,
-// or a message that does not match its stored digest) or "index" (the
+// or a message that does not match its stored digest), "wal" (a kept copy
+// of a damaged write-ahead log whose commits were not applied:
+// engine.CheckError.WAL) or "index" (the
 // indexes or a derived file disagree with the database, or a store
 // invariant such as gap-free seqs broke); Detail says it as the text does.
 type checkProblem struct {
@@ -66,6 +70,9 @@ func (r *checkResult) report(full bool) *checkReport {
 	}
 	for _, d := range ce.Database {
 		rep.Problems = append(rep.Problems, checkProblem{"database", d})
+	}
+	for _, d := range ce.WAL {
+		rep.Problems = append(rep.Problems, checkProblem{"wal", d})
 	}
 	for _, p := range ce.Problems {
 		rep.Problems = append(rep.Problems, checkProblem{"index", p})
@@ -92,7 +99,7 @@ func checkAction(ce *engine.CheckError) string {
 	}
 	repaired += len(ce.Reembedding)
 	switch {
-	case len(ce.Database) > 0:
+	case len(ce.Database) > 0 || len(ce.WAL) > 0:
 		return "restore"
 	case len(ce.Problems) > 0 && len(ce.Problems) > repaired:
 		return "reindex"

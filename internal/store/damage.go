@@ -31,7 +31,8 @@ import (
 
 // damage is what a database opened by Open remembers of its file.
 type damage struct {
-	path string // the database file
+	path string     // the database file
+	wal  *WALDamage // what Open found in its write-ahead log (walguard.go)
 	seen atomic.Bool
 }
 
@@ -56,13 +57,14 @@ func Damaged(db *sql.DB) bool {
 }
 
 // openWatched opens the SQLite database dsn names (at path) with every
-// connection watched for damage (damages).
-func openWatched(dsn, path string) (*sql.DB, error) {
+// connection watched for damage (damages), remembering what Open found in
+// its write-ahead log.
+func openWatched(dsn, path string, wal *WALDamage) (*sql.DB, error) {
 	inner, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	d := &damage{path: path}
+	d := &damage{path: path, wal: wal}
 	db := sql.OpenDB(watchConnector{inner, d})
 	damages.Store(db, d)
 	return db, nil

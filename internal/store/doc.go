@@ -38,6 +38,16 @@
 //     closing the database neither checkpoints nor removes its WAL, and
 //     CheckpointPassive does nothing: salvage keeps both as found
 //     (damage.go: Damaged, CloseDB).
+//   - Open scans the write-ahead log before SQLite reads it (wal.go,
+//     walguard.go). SQLite's recovery stops at the first frame that fails
+//     its checksum and drops later commits silently; when valid commits
+//     lie past such a frame (and a checkpoint had not copied them into
+//     the file), the log is kept byte for byte as path-wal.damaged-<UTC
+//     time> before anything else, then repaired only when the repair is
+//     exact (WALScan.Exact), else left to SQLite and reported
+//     (WALDamageOf). A torn tail or an older generation's frames are not
+//     damage. Open assumes what every caller ensures: no other process
+//     has the database open (the engine holds the data directory's lock).
 //
 // # Concurrency
 //

@@ -37,6 +37,10 @@ func OpenAt(ctx context.Context, path string, version int) (*sql.DB, error) {
 	if err := touch(path); err != nil {
 		return nil, err
 	}
+	walDamage, err := guardWAL(path) // walguard.go
+	if err != nil {
+		return nil, err
+	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + url.Values{
 		"_pragma": {
 			fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMillis),
@@ -49,7 +53,7 @@ func OpenAt(ctx context.Context, path string, version int) (*sql.DB, error) {
 		},
 		"_txlock": {"immediate"},
 	}.Encode()
-	db, err := openWatched(dsn, path) // damage.go
+	db, err := openWatched(dsn, path, walDamage) // damage.go
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}

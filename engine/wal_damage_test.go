@@ -1,0 +1,173 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// walCrashImageN is the number of messages the crash image holds.
+const walCrashImageN = 24
+
+// walCrashImage appends walCrashImageN messages to a data directory while
+// a reader pins the WAL (so the drainer's checkpoints copy none of them
+// into mnemo.db), and copies mnemo.db, -wal and -shm into a new data
+// directory while the engine is open, as kill -9 leaves them (the indexes
+// are left behind: Open rebuilds them). It returns the new directory.
+func walCrashImage(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	src := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: src, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	path := filepath.Join(src, engine.DatabaseFile)
+	ro, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	ro.SetMaxOpenConns(1)
+	pin, err := ro.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pin.Rollback()
+	var n int
+	if err := pin.QueryRow(`SELECT count(*) FROM messages`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	for i := range walCrashImageN {
+		text := fmt.Sprintf("message %d: ", i) + strings.Repeat("lorem ipsum ", 150)
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user(fmt.Sprintf("m%02d", i), text)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := t.TempDir()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, engine.DatabaseFile+suffix), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// damageWALFrame flips a byte in the page of a frame of dir's WAL in its
+// last two thirds whose page a later frame through the last commit writes
+// again (rewritten) or not; it returns the damaged log.
+func damageWALFrame(t *testing.T, dir string, rewritten bool) []byte {
+	t.Helper()
+	log := filepath.Join(dir, engine.DatabaseFile+"-wal")
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := store.ScanWAL(b)
+	ps := int(binary.BigEndian.Uint32(b[8:]))
+	off := func(i int) int { return 32 + (i-1)*(24+ps) }
+	pgno := func(i int) uint32 { return binary.BigEndian.Uint32(b[off(i):]) }
+	for k := s.LastCommit / 3; k < s.LastCommit-2; k++ {
+		again := false
+		for j := k + 1; j <= s.LastCommit; j++ {
+			again = again || pgno(j) == pgno(k)
+		}
+		if again == rewritten {
+			b[off(k)+24+ps/2] ^= 0x5a
+			if err := os.WriteFile(log, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+	}
+	t.Fatalf("no frame whose page is rewritten=%v in %d frames", rewritten, s.LastCommit)
+	return nil
+}
+
+// TestWALDamage: a byte flipped in a frame of a crash image's WAL made
+// SQLite's recovery drop every later commit: messages appended and
+// acknowledged vanished, Open and Check said nothing, and the first close
+// deleted the WAL. Now Open keeps the log as mnemo.db-wal.damaged-* and
+// either repairs it (the damaged frame's page is written again later:
+// every message is there, a warning says so, Check passes and lists the
+// copy) or says what was not applied: a warning, and Check's finding
+// (CheckError.WAL, ErrDatabaseCorrupt) naming the copy.
+func TestWALDamage(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		rewritten bool
+	}{{"Repaired", true}, {"NotApplied", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := walCrashImage(t)
+			damaged := damageWALFrame(t, dir, tc.rewritten)
+			var logged enginetest.SyncBuffer
+			e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			kept := engine.KeptDamaged(dir)
+			if len(kept) != 1 || !strings.HasPrefix(kept[0], engine.DatabaseFile+"-wal.damaged-") {
+				t.Fatalf("KeptDamaged=%v, want the damaged log", kept)
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, kept[0])); err != nil || !bytes.Equal(b, damaged) {
+				t.Fatalf("the kept log differs from the damaged one (err %v)", err)
+			}
+			ms, err := e.Messages(ctx, "t", 1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.SyncIndexes(ctx); err != nil {
+				t.Fatal(err)
+			}
+			err = e.Check(ctx)
+			if tc.rewritten {
+				if got, want := len(ms), walCrashImageN; got != want {
+					t.Fatalf("messages=%d after open, want %d", got, want)
+				}
+				if !strings.Contains(logged.String(), "repaired exactly") {
+					t.Fatalf("log=%q, want the repair said", logged.String())
+				}
+				if err != nil {
+					t.Fatalf("Check: %v, want nil", err)
+				}
+				return
+			}
+			if got := len(ms); got >= walCrashImageN {
+				t.Fatalf("messages=%d after open, want fewer than %d (the commits after the damage)", got, walCrashImageN)
+			}
+			if !strings.Contains(logged.String(), "were NOT applied") || !strings.Contains(logged.String(), kept[0]) {
+				t.Fatalf("log=%q, want the loss said, naming %s", logged.String(), kept[0])
+			}
+			var ce *engine.CheckError
+			if !errors.As(err, &ce) || len(ce.WAL) != 1 || !strings.Contains(ce.WAL[0], kept[0]) || !errors.Is(err, engine.ErrDatabaseCorrupt) {
+				t.Fatalf("Check: %v, want a WAL finding naming %s", err, kept[0])
+			}
+			e.Close()
+			// CheckFile, before an engine opens, reports it too.
+			if err := engine.CheckFile(ctx, engine.Config{Dir: dir}, engine.CheckOptions{}); !errors.As(err, &ce) || len(ce.WAL) != 1 {
+				t.Fatalf("CheckFile: %v, want the WAL finding", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,209 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// WALDamage is what Open found in the database's write-ahead log before
+// SQLite read it: valid commits after a damaged frame, which SQLite's
+// recovery stops at and drops without an error (then the first close
+// checkpoints and deletes the log). Open keeps the log as found and, when
+// the repair is exact (WALScan.Exact), rewrites the log's checksums so
+// that SQLite applies every commit; otherwise it opens with what SQLite
+// recovers.
+type WALDamage struct {
+	// Log is the write-ahead log (the database's path + "-wal").
+	Log string
+	// Kept is the copy of the log as Open found it:
+	// <database>-wal.damaged-<UTC time>[-N], mode 0600, never overwritten.
+	// Its -shm, when there was one, is kept beside it as
+	// <database>-shm.damaged-<same suffix>. Either may hold text a later
+	// erasure removes from the database: no erasure reaches them.
+	Kept string
+	// Scan is what the log held.
+	Scan *WALScan
+	// Repaired is set when the log was rewritten so that SQLite applied
+	// every commit (Scan.Exact): nothing was lost. Unset, the commits of
+	// Scan.NotApplied frames are not in the database.
+	Repaired bool
+}
+
+// KeptWALPattern is the file-name pattern (filepath.Match) of the copies
+// of damaged write-ahead logs that Open keeps beside the database file
+// named db: db + "-wal.damaged-*".
+func KeptWALPattern(db string) string { return db + "-wal.damaged-*" }
+
+// WALDamageOf returns what Open found damaged in db's write-ahead log, or
+// nil when it found nothing (or did not open db).
+func WALDamageOf(db *sql.DB) *WALDamage {
+	v, ok := damages.Load(db)
+	if !ok {
+		return nil
+	}
+	return v.(*damage).wal
+}
+
+// guardWAL scans path's write-ahead log, when there is one, before SQLite
+// reads it. When commits lie past a damaged frame, and are not in the
+// database file already (a checkpoint copied them before the crash), it
+// keeps the log (and its -shm) as found, then repairs the log when the
+// repair is exact. An
+// error means the evidence could not be kept, or the repair written: Open
+// then fails rather than let SQLite drop the commits.
+func guardWAL(path string) (*WALDamage, error) {
+	log := path + "-wal"
+	fi, err := os.Lstat(log)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return nil, nil // none, or not a file: SQLite says what is wrong
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		return nil, fmt.Errorf("store: read the write-ahead log %s: %w", log, err)
+	}
+	scan := ScanWAL(b)
+	if !scan.Lost() || backfilled(path, scan, b) {
+		return nil, nil
+	}
+	d := &WALDamage{Log: log, Scan: scan}
+	if d.Kept, err = keepWAL(path, b); err != nil {
+		return nil, fmt.Errorf("store: the write-ahead log %s is damaged (%d commits past frame %d would not be applied) and could not be kept: %w", log, scan.NotAppliedCommits, scan.Applied, err)
+	}
+	if !scan.Exact {
+		return d, nil
+	}
+	if err := repairInPlace(log, scan, b); err != nil {
+		return nil, fmt.Errorf("store: repair the damaged write-ahead log %s (kept as %s): %w", log, d.Kept, err)
+	}
+	d.Repaired = true
+	return d, nil
+}
+
+// RepairWAL repairs the write-ahead log of the database at path (a copy
+// the caller owns: nothing is kept) when it holds commits past a damaged
+// frame and the repair is exact (WALScan.Exact), so that SQLite applies
+// them; it returns the scan (nil when there is no log) and whether it
+// repaired. engine.Salvage repairs its copy so; the damaged original is
+// kept by the salvage.
+func RepairWAL(path string) (*WALScan, bool, error) {
+	b, err := os.ReadFile(path + "-wal")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("store: read the write-ahead log: %w", err)
+	}
+	scan := ScanWAL(b)
+	if !scan.Lost() || !scan.Exact {
+		return scan, false, nil
+	}
+	if err := repairInPlace(path+"-wal", scan, b); err != nil {
+		return scan, false, fmt.Errorf("store: repair the damaged write-ahead log %s: %w", path+"-wal", err)
+	}
+	return scan, true, nil
+}
+
+// repairInPlace writes scan's repair of the log b over the file log,
+// once the repaired log checks.
+func repairInPlace(log string, scan *WALScan, b []byte) error {
+	fixed, err := scan.Repair(b)
+	if err != nil {
+		return err
+	}
+	if again := ScanWAL(fixed); again.Lost() || again.LastCommit != scan.LastCommit {
+		return errors.New("the repaired log does not check") // a bug: the copy is kept
+	}
+	return writeInPlace(log, fixed)
+}
+
+// backfilled reports whether the commits scan found past the damage are
+// in the database file at path already (WALScan.Backfilled): then what
+// SQLite recovers is what the log's last commit left, and nothing is lost.
+func backfilled(path string, scan *WALScan, b []byte) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	return err == nil && scan.Backfilled(b, f, fi.Size())
+}
+
+// keepWAL writes b, path's write-ahead log as read, to a new file
+// path-wal.damaged-<UTC time> (a counter appended when that name is
+// taken), and copies path-shm beside it; it returns the log copy's path.
+func keepWAL(path string, b []byte) (string, error) {
+	stamp := time.Now().UTC().Format("20060102T150405Z")
+	for i := 1; ; i++ {
+		suffix := ".damaged-" + stamp
+		if i > 1 {
+			suffix = fmt.Sprintf("%s-%d", suffix, i)
+		}
+		kept := path + "-wal" + suffix
+		err := writeNew(kept, b)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if shm, err := os.ReadFile(path + "-shm"); err == nil {
+			if err := writeNew(path+"-shm"+suffix, shm); err != nil {
+				return "", err
+			}
+		}
+		syncDirOf(kept)
+		return kept, nil
+	}
+}
+
+// writeNew writes b to a new file name (O_EXCL, 0600: never over another
+// file or through a link) and syncs it.
+func writeNew(name string, b []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(name)
+		return err
+	}
+	return f.Close()
+}
+
+// writeInPlace writes b over the start of the existing file name and
+// syncs it (b is as long as the file).
+func writeInPlace(name string, b []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(b, 0); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// syncDirOf flushes the entries of name's directory; best effort.
+func syncDirOf(name string) {
+	if d, err := os.Open(filepath.Dir(name)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
