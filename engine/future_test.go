@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 // TestCreatedAtFuture: a message dated more than MaxCreatedAtAhead past
@@ -38,19 +39,33 @@ func TestCreatedAtFuture(t *testing.T) {
 	})
 }
 
-// TestSearchQueryNUL: a search query holding NUL is refused as a message's
-// content is (ErrInvalidInput on the field query).
-func TestSearchQueryNUL(t *testing.T) {
+// TestQueryText: a query holding NUL or invalid UTF-8 is refused as a
+// message's content is (ErrInvalidInput on the field query), by a search
+// and by LoadContext, which records no run. Invalid UTF-8 was searched,
+// and stored in the run's memctx as U+FFFD.
+func TestQueryText(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		e := be.MustOpen(t, engine.Config{})
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: engine.RoleUser, Content: "hello"}}}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := e.SearchMessages(ctx, engine.SearchRequest{ResourceID: "r", Query: "hel\x00lo"})
-		var ve *engine.ValidationError
-		if !errors.As(err, &ve) || ve.Field != "query" || !errors.Is(err, engine.ErrInvalidInput) {
-			t.Fatalf("NUL query: %v, want a *ValidationError on query", err)
+		for name, q := range map[string]string{"NUL": "hel\x00lo", "InvalidUTF8": "hel\xfflo", "HalfSurrogate": "hel\xed\xa0\x80lo"} {
+			t.Run(name, func(t *testing.T) {
+				var ve *engine.ValidationError
+				_, err := e.SearchMessages(ctx, engine.SearchRequest{ResourceID: "r", Query: q})
+				if !errors.As(err, &ve) || ve.Field != "query" || !errors.Is(err, engine.ErrInvalidInput) {
+					t.Errorf("search: %v, want a *ValidationError on query", err)
+				}
+				run := "run-" + name
+				_, err = e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "t", Query: q, Recall: &recall.Options{}})
+				if !errors.As(err, &ve) || ve.Field != "query" || !errors.Is(err, engine.ErrInvalidInput) {
+					t.Errorf("LoadContext: %v, want a *ValidationError on query", err)
+				}
+				if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "t", Query: "hello"}); err != nil {
+					t.Errorf("the refused run was recorded: %v", err)
+				}
+			})
 		}
 	})
 }

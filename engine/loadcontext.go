@@ -32,7 +32,8 @@ type LoadRequest struct {
 	ResourceID string
 	// Query drives recall. Empty means the newest user message of the
 	// thread (its first Config.Limits.MaxQueryBytes). An explicit query
-	// longer than that is refused: ErrQueryTooLong.
+	// longer than that is refused: ErrQueryTooLong; one holding a NUL byte
+	// or invalid UTF-8 is a *ValidationError on query.
 	Query string
 	// RecentN is the recent-window size: 0 means Config.RecentN, a negative
 	// value turns the window off. The window always holds the pending turn

@@ -353,8 +353,8 @@ type recallQuery struct {
 // window.
 type SearchRequest struct {
 	ResourceID string
-	ThreadID   string // required with scope thread
-	Query      string
+	ThreadID   string         // required with scope thread
+	Query      string         // at most Config.Limits.MaxQueryBytes (ErrQueryTooLong), valid UTF-8 without NUL (a *ValidationError on query)
 	Options    recall.Options // TopK 0 means recall.DefaultTopK
 	// At is when the question is asked: the query's relative dates
 	// ("yesterday", "last week", "two months ago") are resolved against it

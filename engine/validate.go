@@ -409,11 +409,12 @@ func clip(s string, n int) string {
 
 // checkQuery refuses an explicit recall query longer than
 // Limits.MaxQueryBytes (ErrQueryTooLong on the field "query") or holding a
-// NUL byte (refused as in a message's content: the lexical index and the
-// embedding APIs treat it inconsistently).
+// NUL byte or invalid UTF-8 (refused as in a message's content: the
+// lexical index and the embedding APIs treat them inconsistently, and the
+// memctx record would store U+FFFD).
 func (e *Engine) checkQuery(q string) error {
-	if strings.IndexByte(q, 0) >= 0 {
-		return invalid(-1, "query", "must not contain NUL bytes")
+	if err := checkText(-1, "query", q); err != nil {
+		return err
 	}
 	if n := len(q); n > e.limits.MaxQueryBytes {
 		return &ValidationError{Index: -1, Field: "query", Err: ErrQueryTooLong,
