@@ -314,13 +314,18 @@ const CloseDrainWait = 10 * time.Second
 
 // Close stops background work, closes the indexes and the database. The
 // outbox drainer finishes the batch in flight first, for at most
-// CloseDrainWait (CloseContext bounds the wait by a context too). It is
-// safe to call more than once; later calls return nil.
+// CloseDrainWait, and the shard snapshots that are due are written, for at
+// most a minute (CloseContext bounds both by a context too). It is safe to
+// call more than once; later calls return nil.
 func (e *Engine) Close() error { return e.CloseContext(context.Background()) }
 
 // CloseContext is Close, waiting for the drainer's batch in flight until
-// ctx ends or CloseDrainWait has passed, whichever comes first (a
-// cancelled ctx: no wait).
+// ctx ends or CloseDrainWait has passed, whichever comes first, then
+// writing the due shard snapshots until ctx ends. A cancelled ctx waits
+// for neither: the batch cut short stays queued (the next Open indexes
+// it) and the snapshots not written are caught up from the database when
+// their resources next load; nothing stored is lost. The database and the
+// lock are released either way.
 func (e *Engine) CloseContext(ctx context.Context) error {
 	var err error
 	e.closeOnce.Do(func() {
@@ -337,7 +342,7 @@ func (e *Engine) CloseContext(ctx context.Context) error {
 			e.log.Warn("the database file was found damaged: closed without folding its WAL into it, which mnemo salvage keeps as found",
 				"path", filepath.Join(e.dir, DatabaseFile))
 		}
-		err = errors.Join(e.closeIndexes(), store.CloseDB(e.db), e.lock.release())
+		err = errors.Join(e.closeIndexes(ctx), store.CloseDB(e.db), e.lock.release())
 		if e.pool != nil {
 			e.pool.Close()
 		}

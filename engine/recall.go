@@ -241,13 +241,13 @@ func (e *Engine) queueAll(ctx context.Context) error {
 }
 
 // closeIndexes closes the derived indexes (the drainer has stopped).
-func (e *Engine) closeIndexes() error {
+func (e *Engine) closeIndexes(ctx context.Context) error {
 	e.idx.mu.Lock()
 	defer e.idx.mu.Unlock()
 	if e.idx.ix == nil {
 		return nil
 	}
-	err := e.idx.ix.Close()
+	err := e.idx.ix.CloseContext(ctx)
 	e.idx.ix = nil
 	return err
 }

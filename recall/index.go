@@ -314,12 +314,19 @@ func (ix *Index) Embedder() Embedder { return ix.emb }
 // Lexical returns the lexical index.
 func (ix *Index) Lexical() *Lexical { return ix.cfg.Lexical }
 
-// Close writes the snapshots that are due (snapshot.go; bounded by
-// snapshotFlush), unloads every resource (releasing its vectors' memory)
-// and closes the lexical index. The Index must not be used afterwards.
-func (ix *Index) Close() error {
+// Close is CloseContext with a background context: it writes every
+// snapshot that is due, for at most a minute (snapshotFlush).
+func (ix *Index) Close() error { return ix.CloseContext(context.Background()) }
+
+// CloseContext writes the snapshots that are due (snapshot.go) until ctx
+// ends or a minute (snapshotFlush) has passed, unloads every resource
+// (releasing its vectors' memory) and closes the lexical index. A snapshot
+// not written (ctx cancelled: none is) is a cache left behind, caught up
+// from the Source at the resource's next load; a write cut short leaves
+// the previous file. The Index must not be used afterwards.
+func (ix *Index) CloseContext(ctx context.Context) error {
 	if ix.snap != nil {
-		ix.snap.close(ix)
+		ix.snap.close(ctx, ix)
 	}
 	ix.Forget()
 	return ix.cfg.Lexical.Close()

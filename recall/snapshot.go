@@ -250,8 +250,8 @@ func (sn *snapshots) run(ctx context.Context, ix *Index) {
 }
 
 // close stops the writer and writes the snapshots due at close (none
-// after drop).
-func (sn *snapshots) close(ix *Index) {
+// after drop) until ctx ends, for at most snapshotFlush.
+func (sn *snapshots) close(ctx context.Context, ix *Index) {
 	sn.stop()
 	<-sn.done
 	sn.verifying.Wait()
@@ -261,7 +261,7 @@ func (sn *snapshots) close(ix *Index) {
 	if dropped {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), snapshotFlush)
+	ctx, cancel := context.WithTimeout(ctx, snapshotFlush)
 	defer cancel()
 	for _, r := range sn.due(true) {
 		if ctx.Err() != nil {

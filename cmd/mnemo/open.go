@@ -40,7 +40,8 @@ func (m *Main) target() target { return target{dir: m.Dir, dsn: m.DB} }
 // called; mnemo observe runs the observer). Commands close it with
 // CloseContext(ctx): the index batch in flight is finished (at most
 // engine.CloseDrainWait), so each one-shot command gets catching up
-// further, and an interrupt (ctx cancelled) does not wait for it.
+// further, and the due shard snapshots are written; an interrupt (ctx
+// cancelled) waits for neither.
 func (m *Main) open(ctx context.Context) (*engine.Engine, error) {
 	return m.openObserved(ctx, m.target(), nil)
 }
