@@ -371,11 +371,23 @@ func (e *CallDispatchedError) Unwrap() error { return ErrCallDispatched }
 var ErrSalvageInterrupted = errors.New("engine: a salvage of this data directory was interrupted while it swapped the database files")
 
 // ErrNoSpace is returned by Salvage when a write found no room on the
-// disk of the data directory (ENOSPC, a quota, SQLITE_FULL). The error
+// disk of the data directory (ENOSPC, a quota, SQLITE_FULL), and by Backup
+// when one found none on the disk of its destination (the partial copy is
+// removed, the data directory untouched). Salvage's error
 // says what was done: before the salvaged database was put in place,
 // nothing (make room and salvage again); after, the salvaged database is
 // in place and the damaged one kept (make room and reindex).
 var ErrNoSpace = errors.New("engine: no space left")
+
+// ErrBackupExists is returned by Backup when its destination exists and is
+// not an empty directory (a file, a link, a directory with entries): a
+// backup never overwrites anything. The error names the destination.
+var ErrBackupExists = errors.New("engine: the backup's destination exists")
+
+// ErrBackupPostgres is returned by Backup with Config.Postgres set: a
+// Postgres database is backed up with Postgres's own tools (pg_dump, a base
+// backup with pg_basebackup; docs/postgres.md).
+var ErrBackupPostgres = errors.New("engine: backup copies a SQLite data directory; back up a Postgres database with its own tools (pg_dump, or a base backup with pg_basebackup and WAL archiving; see docs/postgres.md)")
 
 // ErrSalvagePostgres is returned by Salvage with Config.Postgres set: a
 // Postgres database is recovered with Postgres's own tools (a base backup,

@@ -48,6 +48,9 @@
 //     (WALDamageOf). A torn tail or an older generation's frames are not
 //     damage. Open assumes what every caller ensures: no other process
 //     has the database open (the engine holds the data directory's lock).
+//   - OpenReadOnly never writes the file nor checkpoints its WAL; VacuumInto
+//     copies the database as of one commit into a new file with no free page
+//     (copy.go: what engine.Backup writes).
 //
 // # Concurrency
 //

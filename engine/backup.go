@@ -1,0 +1,295 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/mnemo-go/mnemo/internal/filekind"
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// BackupOptions tunes Backup. The zero value copies the database alone.
+type BackupOptions struct {
+	// Files names other files of the data directory to copy into the
+	// backup beside the database, when present (a missing one is skipped):
+	// plain names, no path separator. The CLI gives its memory
+	// configuration, mnemo.json. nil: none.
+	Files []string
+}
+
+// BackupResult describes a backup Backup wrote.
+type BackupResult struct {
+	Dest          string   `json:"dest"`          // the new data directory, an absolute path
+	DatabaseBytes int64    `json:"databaseBytes"` // the size of its mnemo.db in bytes
+	Messages      int64    `json:"messages"`      // the messages it holds
+	Files         []string `json:"files"`         // the other files copied (BackupOptions.Files present); [] when none
+}
+
+// Backup writes a new data directory dest holding a copy of the data
+// directory cfg.Dir as of one commit: its mnemo.db, written by SQLite's
+// VACUUM INTO in one read transaction (store.VacuumInto), and the files
+// opts.Files names. It takes no lock of the engine's and waits on none: it
+// runs beside an open engine (mnemo serve) as on an idle directory, never
+// writes the directory's database (its reader may create an empty -wal and
+// a -shm beside it, as any open does) and sees only committed writes: every
+// thread holds a prefix of its messages, seqs 1..last_seq.
+//
+// The derived indexes are not copied: the first Open of dest rebuilds them
+// from the database (the stored embeddings included, so nothing is embedded
+// again). The copy has no free page, so text an erasure removed before the
+// backup does not travel; text erased after it stays in the backup until
+// the backup is deleted. A damaged database kept by a salvage
+// (mnemo.db.damaged-*) is not copied.
+//
+// dest must not exist, or be an empty directory: anything else is refused
+// with ErrBackupExists, and nothing is overwritten. Missing parents are
+// created (0700). The copy is written to a directory .NAME.backup-* beside
+// dest (0700, files 0600), checked (SQLite's quick_check), synced, and
+// renamed to dest only when complete: an error, or ctx's end (then
+// ctx.Err()), removes it and leaves no dest; a process killed meanwhile
+// leaves that directory, which names itself. No room on dest's disk:
+// ErrNoSpace. On Postgres (cfg.Postgres): ErrBackupPostgres. A directory
+// without a database: ErrNotDataDir; one whose salvage was interrupted:
+// ErrSalvageInterrupted.
+func Backup(ctx context.Context, cfg Config, dest string, opts BackupOptions) (*BackupResult, error) {
+	if cfg.Postgres != "" {
+		return nil, ErrBackupPostgres
+	}
+	dir, err := backupSource(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range opts.Files {
+		if name == "" || strings.ContainsRune(name, os.PathSeparator) || name == "." || name == ".." {
+			return nil, invalid(-1, "Files", "%q is not the name of a file of the data directory", name)
+		}
+	}
+	if dest == "" {
+		return nil, invalid(-1, "dest", "the backup's destination directory is required")
+	}
+	if dest, err = filepath.Abs(dest); err != nil {
+		return nil, fmt.Errorf("engine: backup destination: %w", err)
+	}
+	if err := backupDestFree(dest); err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(dest)
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return nil, fmt.Errorf("engine: backup: create %s: %w", parent, err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".backup-*")
+	if err != nil {
+		return nil, backupSpace(dest, fmt.Errorf("engine: backup: %w", err))
+	}
+	res, err := writeBackup(ctx, dir, tmp, opts.Files)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		err = placeBackup(tmp, dest)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, backupSpace(dest, err)
+	}
+	res.Dest = dest
+	return res, nil
+}
+
+// backupSource returns the absolute path of the data directory dir after
+// checking that it holds a database Backup can read.
+func backupSource(dir string) (string, error) {
+	if dir == "" {
+		return "", invalid(-1, "Dir", "the data directory is required")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("engine: data directory %s: %w", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(abs, DatabaseFile)); err != nil {
+		return "", fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, abs, DatabaseFile, errors.Unwrap(err))
+	}
+	if err := notRegularDatabase(abs); err != nil { // engine.go
+		return "", err
+	}
+	if err := checkSwap(abs); err != nil { // salvage_swap.go
+		return "", err
+	}
+	return abs, nil
+}
+
+// backupDestFree returns ErrBackupExists unless dest is missing or an empty
+// directory (not a link to one).
+func backupDestFree(dest string) error {
+	fi, err := os.Lstat(dest)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("engine: backup destination: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s is a %s; name a new directory", ErrBackupExists, dest, filekind.Of(fi.Mode()))
+	}
+	ents, err := os.ReadDir(dest)
+	if err != nil {
+		return fmt.Errorf("engine: backup destination: %w", err)
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("%w: %s is a directory that is not empty (it holds %s); a backup never overwrites: name a new directory", ErrBackupExists, dest, ents[0].Name())
+	}
+	return nil
+}
+
+// writeBackup copies dir's database (VACUUM INTO) and files into tmp,
+// checks the copy and syncs it.
+func writeBackup(ctx context.Context, dir, tmp string, files []string) (*BackupResult, error) {
+	src, err := store.OpenReadOnly(filepath.Join(dir, DatabaseFile))
+	if err != nil {
+		return nil, fmt.Errorf("engine: backup: %w", err)
+	}
+	copyPath := filepath.Join(tmp, DatabaseFile)
+	err = createEmpty(copyPath)
+	if err == nil {
+		err = store.VacuumInto(ctx, src, copyPath)
+	}
+	store.CloseDB(src)
+	if err != nil {
+		if store.IsCorrupt(err) {
+			err = fmt.Errorf("%w: %w", ErrDatabaseCorrupt, err)
+		}
+		return nil, fmt.Errorf("engine: backup: %w", err)
+	}
+	res, err := verifyBackup(ctx, copyPath)
+	if err != nil {
+		return nil, err
+	}
+	res.Files = []string{}
+	for _, name := range files {
+		copied, err := copyConfigFile(filepath.Join(dir, name), filepath.Join(tmp, name))
+		if err != nil {
+			return nil, fmt.Errorf("engine: backup: copy %s: %w", name, err)
+		}
+		if copied {
+			res.Files = append(res.Files, name)
+		}
+	}
+	return res, syncFile(copyPath)
+}
+
+// verifyBackup runs SQLite's quick_check on the copy at path and counts its
+// messages.
+func verifyBackup(ctx context.Context, path string) (*BackupResult, error) {
+	db, err := store.OpenReadOnly(path)
+	if err != nil {
+		return nil, fmt.Errorf("engine: backup: %w", err)
+	}
+	defer store.CloseDB(db)
+	found, err := store.IntegrityCheck(ctx, db, false, maxDatabaseProblems)
+	if err == nil && len(found) > 0 {
+		err = fmt.Errorf("%w: the copy fails SQLite's quick_check: %s", ErrDatabaseCorrupt, strings.Join(found, "; "))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: backup: %w", err)
+	}
+	n, err := msgstore.New(db).CountMessages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("engine: backup: count messages: %w", err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("engine: backup: %w", err)
+	}
+	return &BackupResult{DatabaseBytes: fi.Size(), Messages: n}, nil
+}
+
+// placeBackup syncs the complete copy tmp and renames it to dest. An empty
+// directory dest is removed first (os.Rename refuses an existing
+// directory); one that gained entries meanwhile is refused, as is a dest
+// that appears between the two steps.
+func placeBackup(tmp, dest string) error {
+	syncDir(tmp) // salvage.go
+	if fi, err := os.Lstat(dest); err == nil && fi.IsDir() {
+		if err := os.Remove(dest); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w: %s was written to while the backup ran; name a new directory (%w)", ErrBackupExists, dest, err)
+		}
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		if errors.Is(err, os.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) {
+			return fmt.Errorf("%w: %s was written to while the backup ran; name a new directory", ErrBackupExists, dest)
+		}
+		return fmt.Errorf("engine: backup: %w", err)
+	}
+	syncDir(filepath.Dir(dest))
+	return nil
+}
+
+// backupSpace returns err as an ErrNoSpace error naming dest's disk when it
+// is for lack of room; any other err unchanged.
+func backupSpace(dest string, err error) error {
+	if err == nil || !noSpace(err) { // salvage_space.go
+		return err
+	}
+	return fmt.Errorf("%w on the disk holding %s: the partial copy was removed and the data directory is untouched; make room and back up again (%w)", ErrNoSpace, filepath.Dir(dest), err)
+}
+
+// createEmpty creates the empty file path, 0600, which must not exist.
+func createEmpty(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// copyConfigFile copies the regular file from to the new file to (0600, synced).
+// It reports false, and copies nothing, when from does not exist.
+func copyConfigFile(from, to string) (bool, error) {
+	fi, err := os.Stat(from) // before the open, which a FIFO would block
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("%s is a %s, not a regular file", from, filekind.Of(fi.Mode()))
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		return false, err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return false, err
+	}
+	_, err = io.Copy(out, in)
+	if err == nil {
+		err = out.Sync()
+	}
+	return true, errors.Join(err, out.Close())
+}
+
+// syncFile flushes the file at path to disk.
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("engine: backup: %w", err)
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("engine: backup: sync %s: %w", path, err)
+	}
+	return nil
+}
