@@ -89,6 +89,15 @@ type SalvageReport struct {
 	// Problems is what Check still reports after the indexes were rebuilt
 	// (nil: the directory checks ok, known losses aside).
 	Problems []string `json:"problems,omitempty"`
+	// WAL is set when the write-ahead log of the copy salvaged held
+	// commits past a damaged frame: with WAL.Repaired they were all
+	// salvaged (the copy's log was repaired exactly); without, its
+	// CommitsNotApplied commits are not in the salvaged database but only
+	// in the damaged file's log, WAL.Kept (Damaged + "-wal"; empty when
+	// nothing was swapped: the log is then still mnemo.db-wal, and the
+	// next Open keeps it as mnemo.db-wal.damaged-<UTC time>). Nil when the
+	// log was sound or absent.
+	WAL *WALDamage `json:"wal,omitempty"`
 }
 
 // LostMessages is the number of messages Lost counts.
@@ -179,8 +188,12 @@ func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *Salv
 	// Commits past a damaged frame of the copy's WAL, which SQLite would
 	// drop, are applied when that is exact (wal_damage.go); the original
 	// is kept as found with the damaged file.
-	if _, _, err := store.RepairWAL(src); err != nil {
+	scan, repaired, err := store.RepairWAL(src)
+	if err != nil {
 		return false, fmt.Errorf("engine: salvage: %w", err)
+	}
+	if scan != nil && scan.Lost() {
+		rep.WAL = scanDamage(filepath.Join(dir, DatabaseFile+"-wal"), "", scan, repaired)
 	}
 	if rep.Findings, err = salvage.Check(ctx, src, maxDatabaseProblems); err != nil {
 		return false, fmt.Errorf("engine: %w", err)
@@ -200,6 +213,9 @@ func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *Salv
 	}
 	if rep.Damaged, err = swapDatabase(dir, dst, rep.SalvagedAt); err != nil {
 		return false, err
+	}
+	if rep.WAL != nil {
+		rep.WAL.Kept = rep.Damaged + "-wal"
 	}
 	return true, nil
 }

@@ -18,8 +18,78 @@ import (
 // log when that is exact (store.WALScan.Exact), else opens with what
 // SQLite recovers. Open does not refuse: a damaged file never bricks a
 // directory, the later commits are kept byte for byte in that copy, and
-// the loss is said loudly: a warning in the log at every such Open, and
-// Check's finding (CheckError.WAL) for as long as the copy is kept.
+// the loss is said loudly: a warning in the log at every such Open (and
+// Engine.WALDamage, for a caller without a Logger), and Check's finding
+// (CheckError.WAL) for as long as the copy is kept.
+
+// WALDamage is what Open found in the data directory's write-ahead log
+// (mnemo.db-wal) before SQLite read it: valid commits after a damaged
+// frame, which SQLite's recovery would have dropped without an error.
+// Frames are numbered from 1, as in SQLite.
+type WALDamage struct {
+	// Log is the write-ahead log's path: <dir>/mnemo.db-wal.
+	Log string `json:"log"`
+	// Kept is the path of the copy of the log as it was found:
+	// <dir>/mnemo.db-wal.damaged-<UTC time>[-N] (mode 0600, its -shm
+	// beside it as mnemo.db-shm.damaged-<same suffix>). No erasure
+	// reaches it: it may hold text later erased from the database. Empty
+	// in a SalvageReport whose damaged file was not kept.
+	Kept string `json:"kept,omitempty"`
+	// Repaired is set when the log was repaired exactly (its checksums
+	// chained again) so that SQLite applied every commit: nothing was
+	// lost. Unset, the CommitsNotApplied commits are not in the database
+	// and are only in Kept: restore from a backup taken after them, or
+	// delete Kept to accept the loss (mnemo check says so until then).
+	Repaired bool `json:"repaired"`
+	// DamagedFrames lists the frames that failed their checks, up to the
+	// log's last valid commit; never empty.
+	DamagedFrames []int `json:"damagedFrames"`
+	// AppliedThroughFrame is the last frame SQLite's recovery applied
+	// of the damaged log (0: none): the last commit before the first
+	// damaged frame.
+	AppliedThroughFrame int `json:"appliedThroughFrame"`
+	// FramesNotApplied counts the valid frames after AppliedThroughFrame,
+	// through the last commit, that SQLite's recovery did not apply, and
+	// CommitsNotApplied the commits (transactions) among them; both > 0.
+	// With Repaired they were applied by the repair all the same.
+	FramesNotApplied  int `json:"framesNotApplied"`
+	CommitsNotApplied int `json:"commitsNotApplied"`
+}
+
+// WALDamage returns what this Open found damaged in the data directory's
+// write-ahead log (a copy: changing it changes nothing), or nil when the
+// log was sound, absent, or held no commit past a damaged frame, on
+// Postgres, and after Close. Only the first Open after the damage finds
+// it: SQLite's recovery then rewrites the log. Open logs the same at
+// Warn to Config.Logger; Check reports an unrepaired one (CheckError.WAL)
+// for as long as its kept copy is in the directory.
+func (e *Engine) WALDamage() *WALDamage {
+	if e.pool != nil {
+		return nil
+	}
+	return walDamage(store.WALDamageOf(e.db))
+}
+
+// walDamage is d, store's account of a damaged log, for the engine's
+// callers; nil for nil.
+func walDamage(d *store.WALDamage) *WALDamage {
+	if d == nil {
+		return nil
+	}
+	return scanDamage(d.Log, d.Kept, d.Scan, d.Repaired)
+}
+
+// scanDamage is a WALDamage of the log at log, kept as kept, from its
+// scan s.
+func scanDamage(log, kept string, s *store.WALScan, repaired bool) *WALDamage {
+	return &WALDamage{
+		Log: log, Kept: kept, Repaired: repaired,
+		DamagedFrames:       append([]int(nil), s.Damaged...),
+		AppliedThroughFrame: s.Applied,
+		FramesNotApplied:    s.NotApplied,
+		CommitsNotApplied:   s.NotAppliedCommits,
+	}
+}
 
 // warnWAL logs what store.Open found damaged in the write-ahead log.
 func (e *Engine) warnWAL() {

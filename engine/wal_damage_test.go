@@ -133,6 +133,7 @@ func TestWALDamage(t *testing.T) {
 			if b, err := os.ReadFile(filepath.Join(dir, kept[0])); err != nil || !bytes.Equal(b, damaged) {
 				t.Fatalf("the kept log differs from the damaged one (err %v)", err)
 			}
+			checkWALDamage(t, e.WALDamage(), filepath.Join(dir, kept[0]), tc.rewritten)
 			ms, err := e.Messages(ctx, "t", 1, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -170,4 +171,86 @@ func TestWALDamage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkWALDamage checks that d says a damaged log of the crash image, kept
+// as kept, repaired or not.
+func checkWALDamage(t *testing.T, d *engine.WALDamage, kept string, repaired bool) {
+	t.Helper()
+	if d == nil {
+		t.Fatal("WALDamage = nil, want the damaged log")
+	}
+	if d.Log != filepath.Join(filepath.Dir(kept), engine.DatabaseFile+"-wal") || d.Kept != kept || d.Repaired != repaired ||
+		len(d.DamagedFrames) == 0 || d.AppliedThroughFrame >= d.DamagedFrames[0] || d.FramesNotApplied == 0 || d.CommitsNotApplied == 0 {
+		t.Fatalf("WALDamage = %+v, want log %s kept as %s, repaired=%v, frames and commits not applied", d, engine.DatabaseFile+"-wal", kept, repaired)
+	}
+}
+
+// TestWALDamageAccessor: Engine.WALDamage says what the open found, for a
+// library user without Config.Logger (the Warn went nowhere before, and
+// only the first open after the damage finds it): nil for a sound log,
+// the damage at the open that found it, nil at the next open (SQLite's
+// recovery rewrote the log) and after Close. Salvage reports its copy's
+// damaged log in SalvageReport.WAL, the commits not applied naming the
+// damaged file's log.
+func TestWALDamageAccessor(t *testing.T) {
+	ctx := context.Background()
+	cfg := func(dir string) engine.Config { return engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}} }
+	dir := walCrashImage(t)
+	sound := t.TempDir()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		b, err := os.ReadFile(filepath.Join(dir, engine.DatabaseFile+suffix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sound, engine.DatabaseFile+suffix), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := engine.Open(ctx, cfg(sound))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := e.WALDamage(); d != nil {
+		t.Fatalf("WALDamage of a sound log = %+v, want nil", d)
+	}
+	e.Close()
+
+	damageWALFrame(t, dir, false)
+	salvaged := t.TempDir()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		b, err := os.ReadFile(filepath.Join(dir, engine.DatabaseFile+suffix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(salvaged, engine.DatabaseFile+suffix), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err = engine.Open(ctx, cfg(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := engine.KeptDamaged(dir)
+	if len(kept) != 1 {
+		t.Fatalf("KeptDamaged=%v, want the damaged log", kept)
+	}
+	checkWALDamage(t, e.WALDamage(), filepath.Join(dir, kept[0]), false)
+	e.Close()
+	if d := e.WALDamage(); d != nil {
+		t.Fatalf("WALDamage after Close = %+v, want nil", d)
+	}
+	if e, err = engine.Open(ctx, cfg(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if d := e.WALDamage(); d != nil {
+		t.Fatalf("WALDamage of the next open = %+v, want nil", d)
+	}
+	e.Close()
+
+	rep, err := engine.Salvage(ctx, cfg(salvaged), engine.SalvageOptions{Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWALDamage(t, rep.WAL, rep.Damaged+"-wal", false)
 }

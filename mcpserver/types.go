@@ -129,5 +129,5 @@ type DeleteOutput struct {
 	Invalidated []string `json:"invalidated,omitempty" jsonschema:"observations invalidated because their sources were erased"`
 	// PurgeIncomplete is server.EraseResult.PurgeIncomplete.
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty" jsonschema:"set when the erased turns are unreadable already but their physical purge did not finish (it is retried): why"`
-	Warning         string `json:"warning,omitempty" jsonschema:"set when damaged database files kept by a salvage may still hold what was erased (no erasure reaches them): tell the user; the operator must delete them"`
+	Warning         string `json:"warning,omitempty" jsonschema:"set when damaged database files kept by a salvage, or damaged write-ahead logs kept by an open, may still hold what was erased (no erasure reaches them): tell the user; the operator must delete them once no longer needed"`
 }

@@ -134,3 +134,71 @@ func TestCheckDamagedWAL(t *testing.T) {
 		}
 	})
 }
+
+// TestWALDamageWarning: the first command after a crash is the only one
+// whose open finds the write-ahead log damaged (SQLite's recovery then
+// rewrites it), and the engine's warning went to no logger: mnemo
+// messages said nothing of the commits it could not apply. Now every
+// command's open prints one line on standard error: a warning naming
+// the kept copy and mnemo check when commits were not applied, a note
+// when the log was repaired exactly; the answer on standard output (valid
+// JSON with --json) is what was recovered, exit 0; the next command
+// prints nothing (mnemo check reports the kept copy from then on).
+func TestWALDamageWarning(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		rewritten bool
+		want      []string
+		notes     func(n int) bool
+	}{
+		{"NotApplied", false, []string{"mnemo: warning: ", "were NOT applied", "run mnemo check"}, func(n int) bool { return n > 0 && n < 20 }},
+		{"Repaired", true, []string{"mnemo: note: ", "repaired exactly", "nothing was lost"}, func(n int) bool { return n == 20 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := damagedWALDir(t, tc.rewritten)
+			code, out, stderr := run(t, nil, "--dir", dir, "messages", "--thread", "t", "--json")
+			kept, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+"-wal.damaged-*"))
+			var ms []map[string]any
+			if err := json.Unmarshal([]byte(out), &ms); err != nil || code != 0 || !tc.notes(len(ms)) {
+				t.Fatalf("messages --json: exit %d, %d messages (%v)\n%s%s", code, len(ms), err, out, stderr)
+			}
+			if len(kept) != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, kept[0]) {
+				t.Fatalf("stderr %q, want one line naming the kept log %v", stderr, kept)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Fatalf("stderr %q, want %q", stderr, w)
+				}
+			}
+			code, out, stderr = run(t, nil, "--dir", dir, "messages", "--thread", "t")
+			if code != 0 || stderr != "" || !tc.notes(strings.Count(out, "harbour note")) {
+				t.Fatalf("the next messages: exit %d, stderr %q", code, stderr)
+			}
+		})
+	}
+}
+
+// TestSalvageDamagedWAL: mnemo salvage of a directory whose write-ahead
+// log lost commits to a damaged frame says so (its copy's log could not
+// be repaired exactly): the commits not applied are not in the salvaged
+// database but in the damaged file's kept log, which it names; --json
+// has them as wal. A log repaired exactly is a note. Before, the report
+// said nothing of them.
+func TestSalvageDamagedWAL(t *testing.T) {
+	dir := damagedWALDir(t, false)
+	code, out, stderr := run(t, nil, "--dir", dir, "salvage", "--force")
+	if code != 0 || !strings.Contains(out, "warning: the write-ahead log was found damaged") || !strings.Contains(out, "could not be applied") ||
+		!strings.Contains(out, engine.DatabaseFile+".damaged-") || !strings.Contains(out, "-wal (restore") {
+		t.Fatalf("salvage: exit %d\n%s%s", code, out, stderr)
+	}
+	dir = damagedWALDir(t, true)
+	code, out, stderr = run(t, nil, "--dir", dir, "salvage", "--force", "--json")
+	var rep engine.SalvageReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || rep.WAL == nil || !rep.WAL.Repaired ||
+		rep.WAL.Kept != rep.Damaged+"-wal" || len(rep.WAL.DamagedFrames) == 0 || stderr != "" {
+		t.Fatalf("salvage --json: exit %d (%v), wal %+v\n%s%s", code, err, rep.WAL, out, stderr)
+	}
+	if code, out, _ := run(t, nil, "--dir", dir, "messages", "--thread", "t"); code != 0 || strings.Count(out, "harbour note") != 20 {
+		t.Fatalf("messages after the salvage: exit %d, %d notes", code, strings.Count(out, "harbour note"))
+	}
+}

@@ -229,5 +229,5 @@ func (c *ObserveCommand) openObserver(ctx context.Context, recent, threshold, re
 	if reflect != 0 {
 		cfg.Observe.ReflectThreshold = reflect
 	}
-	return engine.Open(ctx, cfg)
+	return c.openEngine(ctx, cfg)
 }

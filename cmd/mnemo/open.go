@@ -70,7 +70,7 @@ func (m *Main) openService(ctx context.Context, log *slog.Logger) (*engine.Engin
 		return nil, err
 	}
 	cfg.Logger = log
-	return engine.Open(ctx, cfg)
+	return m.openEngine(ctx, cfg)
 }
 
 // openObserved opens the engine on t with the engine's events
@@ -87,7 +87,7 @@ func (m *Main) openObserved(ctx context.Context, t target, events chan engine.Ev
 		return nil, err
 	}
 	cfg.Events = events
-	return engine.Open(ctx, cfg)
+	return m.openEngine(ctx, cfg)
 }
 
 // engineConfig builds the engine configuration of t: its store, the chosen

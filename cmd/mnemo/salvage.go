@@ -65,6 +65,7 @@ func (c *SalvageCommand) Run(ctx context.Context, args []string) error {
 func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 	if rep.Sound {
 		fmt.Fprintf(c.Stdout, "nothing to salvage: %s/%s passes SQLite's integrity_check; nothing was changed. 'mnemo check' compares it with the indexes; --force salvages it anyway.\n", rep.Dir, engine.DatabaseFile)
+		c.printWAL(rep.WAL)
 		return nil
 	}
 	if rep.Resumed {
@@ -98,6 +99,7 @@ func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 	if rep.ThreadsRebuilt > 0 {
 		fmt.Fprintf(c.Stdout, "%s rebuilt from their messages (their rows were lost: title and metadata are gone)\n", count(rep.ThreadsRebuilt, "thread"))
 	}
+	c.printWAL(rep.WAL)
 	return c.printEnd(rep)
 }
 
@@ -117,9 +119,31 @@ func (c *SalvageCommand) printEnd(rep *engine.SalvageReport) error {
 	return nil
 }
 
+// printWAL says what the salvage found in the write-ahead log of its copy
+// (engine.SalvageReport.WAL), when it held commits past a damaged frame:
+// a note when its repair applied them all, else a warning that they are
+// not in the database, naming where they are kept.
+func (c *SalvageCommand) printWAL(d *engine.WALDamage) {
+	switch {
+	case d == nil:
+	case d.Repaired:
+		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged (%s) and repaired exactly in the salvaged copy: every commit was applied\n", frameList(d.DamagedFrames))
+	case d.Kept != "":
+		fmt.Fprintf(c.Stdout, "warning: the write-ahead log was found damaged (%s): %s (%s) after frame %d could not be applied and are not in the salvaged database; they are kept only in %s (restore from a backup taken after them, or accept the loss)\n",
+			frameList(d.DamagedFrames), count(d.CommitsNotApplied, "commit"), count(d.FramesNotApplied, "frame"), d.AppliedThroughFrame, d.Kept)
+	default:
+		fmt.Fprintf(c.Stdout, "warning: the write-ahead log %s is damaged (%s): %s (%s) after frame %d cannot be applied and are not in %s; the next open keeps the log as %s-wal.damaged-<UTC time>: run mnemo check\n",
+			d.Log, frameList(d.DamagedFrames), count(d.CommitsNotApplied, "commit"), count(d.FramesNotApplied, "frame"), d.AppliedThroughFrame, engine.DatabaseFile, engine.DatabaseFile)
+	}
+}
+
 // printLost lists the threads' lost seqs.
 func (c *SalvageCommand) printLost(rep *engine.SalvageReport) {
 	if len(rep.Lost) == 0 {
+		if rep.WAL != nil && !rep.WAL.Repaired {
+			fmt.Fprintln(c.Stdout, "no message of what SQLite recovered was lost (the write-ahead log's commits above aside)")
+			return
+		}
 		fmt.Fprintln(c.Stdout, "no message lost")
 		return
 	}

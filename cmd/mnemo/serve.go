@@ -173,7 +173,7 @@ func (c *ServeCommand) servedConfig(ctx context.Context, configFile string) (*me
 // no directory, and each serving process may run with its own); working
 // memory's configuration is stored in the database either way.
 func (c *ServeCommand) openServed(ctx context.Context, cfg engine.Config, mc *memoryConfig, configFile string) (*engine.Engine, error) {
-	e, err := engine.Open(ctx, cfg)
+	e, err := c.openEngine(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// openEngine opens the engine with cfg: every command's open passes here
+// (open, openAt, openObserved, openService, serve, observe). When the open
+// found the write-ahead log damaged (engine.Engine.WALDamage) it says so
+// on standard error in one line, since only the first open after the
+// damage finds it: the engine's own Warn goes to cfg.Logger, which only
+// serve and mcp set (then this line is not printed: the log has it), and
+// mnemo check reports it in its answer. Standard output, --json answers
+// included, is left alone.
+func (m *Main) openEngine(ctx context.Context, cfg engine.Config) (*engine.Engine, error) {
+	e, err := engine.Open(ctx, cfg)
+	if err == nil && cfg.Logger == nil && m.command != "check" {
+		printWALDamage(m.Stderr, e.WALDamage())
+	}
+	return e, err
+}
+
+// printWALDamage writes d, when not nil, as one line to w: a note when the
+// log was repaired exactly (nothing lost), else a warning naming the kept
+// copy, what was not applied, and mnemo check.
+func printWALDamage(w io.Writer, d *engine.WALDamage) {
+	if d == nil {
+		return
+	}
+	if d.Repaired {
+		fmt.Fprintf(w, "mnemo: note: the write-ahead log %s was found damaged (%s) and repaired exactly: every commit was applied, nothing was lost; the damaged log is kept as %s\n",
+			d.Log, frameList(d.DamagedFrames), d.Kept)
+		return
+	}
+	fmt.Fprintf(w, "mnemo: warning: the write-ahead log %s was found damaged (%s): %s (%s) after frame %d were NOT applied and are not in %s; they are kept only in %s: run mnemo check\n",
+		d.Log, frameList(d.DamagedFrames), count(d.CommitsNotApplied, "commit"), count(d.FramesNotApplied, "frame"),
+		d.AppliedThroughFrame, engine.DatabaseFile, d.Kept)
+}
+
+// frameList says frames ns as "frame 7" or "frames 7, 9, 12" (the first
+// five, then "and N more").
+func frameList(ns []int) string {
+	parts := make([]string, 0, 6)
+	for _, n := range ns[:min(len(ns), 5)] {
+		parts = append(parts, fmt.Sprint(n))
+	}
+	if len(ns) > 5 {
+		parts = append(parts, fmt.Sprintf("and %d more", len(ns)-5))
+	}
+	if len(ns) == 1 {
+		return "frame " + parts[0]
+	}
+	return "frames " + strings.Join(parts, ", ")
+}
