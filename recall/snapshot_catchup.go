@@ -68,14 +68,22 @@ func (s *shard) catchUp(ctx context.Context, src SnapshotSource, emb Embedder, l
 			continue
 		}
 		// A message of the snapshot is gone: read the thread again.
-		changed += s.dropThread(ctx, m.ThreadID)
+		n, err := s.dropThread(ctx, m.ThreadID)
+		if err != nil {
+			return 0, err
+		}
+		changed += n
 		if err := src.ThreadDocs(ctx, s.resource, m.ThreadID, 0, put); err != nil {
 			return 0, fmt.Errorf("recall: catch up %s: %w", m.ThreadID, err)
 		}
 	}
 	for t := range s.threads {
 		if !seen[t] {
-			changed += s.dropThread(ctx, t)
+			n, err := s.dropThread(ctx, t)
+			if err != nil {
+				return 0, err
+			}
+			changed += n
 		}
 	}
 	return changed, s.catchUpVectors(ctx, src, emb, need)
@@ -98,12 +106,25 @@ func (s *shard) catchUpVectors(ctx context.Context, src SnapshotSource, emb Embe
 }
 
 // dropThread removes the messages of thread (caller holds mu) and returns
-// how many.
-func (s *shard) dropThread(ctx context.Context, thread string) int {
+// how many. It stops with ctx's error, checked every dropCheck messages,
+// the thread then half removed: its callers (catchUp, through
+// fromSnapshot) reset the shard on error. A thread of 30,000 messages took
+// 0.5-2.8 s to drop, in an erasure's purge that its context could not
+// stop.
+func (s *shard) dropThread(ctx context.Context, thread string) (int, error) {
 	th := slices.Clone(s.threads[thread])
-	for _, e := range th {
-		s.removeDoc(ctx, e.doc.ID)
+	for i := len(th) - 1; i >= 0; i-- { // the last first: each removal shifts nothing
+		if (len(th)-1-i)%dropCheck == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, fmt.Errorf("recall: catch up %s: %w", thread, err)
+			}
+		}
+		s.removeDoc(ctx, th[i].doc.ID)
 	}
 	delete(s.threads, thread)
-	return len(th)
+	return len(th), nil
 }
+
+// dropCheck is how many messages dropThread removes between two checks of
+// its context.
+const dropCheck = 256
