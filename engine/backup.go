@@ -59,6 +59,9 @@ type BackupResult struct {
 // without a database: ErrNotDataDir; one whose salvage was interrupted:
 // ErrSalvageInterrupted.
 func Backup(ctx context.Context, cfg Config, dest string, opts BackupOptions) (*BackupResult, error) {
+	if ctx == nil {
+		return nil, ErrNilContext
+	}
 	if cfg.Postgres != "" {
 		return nil, ErrBackupPostgres
 	}

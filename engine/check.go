@@ -141,7 +141,7 @@ func (e *Engine) Check(ctx context.Context) error {
 // nil. When the database is damaged, a step that cannot read it is listed
 // as a problem rather than returned as the error.
 func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return err
 	}
 	if e.onPostgres() {

@@ -28,6 +28,9 @@ import (
 // or the file holds no mnemo schema (then Open says what is wrong). On
 // Postgres (cfg.Postgres) it does nothing: there is no file.
 func CheckFile(ctx context.Context, cfg Config, opts CheckOptions) error {
+	if ctx == nil {
+		return ErrNilContext
+	}
 	if cfg.Postgres != "" {
 		return nil
 	}

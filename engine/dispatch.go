@@ -111,7 +111,7 @@ type Settlement struct {
 // earlier dispatch with one of its call ids is pending (dispatch_pending.go).
 // Nothing is stored when it fails.
 func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatch, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	call, err := e.validateIntent(&in)
@@ -262,7 +262,7 @@ func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID 
 // the same call): a settlement would be a second result, so nothing is
 // stored (dispatch_answered.go).
 func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	switch {

@@ -115,6 +115,8 @@
 // # Errors
 //
 // Invalid input returns a *ValidationError (errors.Is ErrInvalidInput) naming
-// the message index and field; nothing of the request is stored. See
-// errors.go for the sentinels.
+// the message index and field; nothing of the request is stored. A nil
+// context.Context is ErrNilContext (CloseContext reads it as
+// context.Background()), a call after Close ErrClosed. See errors.go for
+// the sentinels.
 package engine

@@ -81,6 +81,9 @@ type Engine struct {
 // Config.Limits.MaxAnswerBytes below Limits.MaxContentBytes (a
 // *ValidationError matching ErrAnswerBoundTooSmall).
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if ctx == nil {
+		return nil, ErrNilContext
+	}
 	if cfg.Rerank != nil && cfg.Rerank.Reranker == nil {
 		return nil, invalid(-1, "Rerank.Reranker", "a re-rank stage needs a Reranker (or leave Rerank nil)")
 	}
@@ -325,8 +328,12 @@ func (e *Engine) Close() error { return e.CloseContext(context.Background()) }
 // for neither: the batch cut short stays queued (the next Open indexes
 // it) and the snapshots not written are caught up from the database when
 // their resources next load; nothing stored is lost. The database and the
-// lock are released either way.
+// lock are released either way. A nil ctx is context.Background():
+// closing is never refused.
 func (e *Engine) CloseContext(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var err error
 	e.closeOnce.Do(func() {
 		close(e.closed)
@@ -391,7 +398,19 @@ func (e *Engine) Dir() string { return e.dir }
 // memctx records). It shares the engine's lifetime.
 func (e *Engine) Journal() *journal.Journal { return e.journal }
 
-func (e *Engine) checkOpen() error {
+// checkOpen refuses a call on a closed engine (ErrClosed) and a nil ctx
+// (ErrNilContext). A nil ctx would panic inside database/sql while it
+// holds its pool's lock, and every later call on the engine would then
+// wait for that lock for ever.
+func (e *Engine) checkOpen(ctx context.Context) error {
+	if ctx == nil {
+		return ErrNilContext
+	}
+	return e.checkClosed()
+}
+
+// checkClosed refuses a call on a closed engine (ErrClosed).
+func (e *Engine) checkClosed() error {
 	select {
 	case <-e.closed:
 		return ErrClosed

@@ -136,7 +136,7 @@ const (
 // logically gone, the physical purge is retried on the next erasure or
 // Open).
 func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResult, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
@@ -164,7 +164,7 @@ func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResul
 //
 // It returns ErrThreadNotFound when the thread does not exist.
 func (e *Engine) DeleteThread(ctx context.Context, threadID string) (*EraseResult, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	if !ValidID(threadID) {
@@ -181,7 +181,7 @@ func (e *Engine) DeleteThread(ctx context.Context, threadID string) (*EraseResul
 // resource with nothing stored is not an error: the result is empty, and
 // on SQLite nothing is written and no purge runs (Purge 0, no event).
 func (e *Engine) DeleteResource(ctx context.Context, resourceID string) (*EraseResult, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	if !ValidID(resourceID) {

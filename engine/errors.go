@@ -103,6 +103,11 @@ var ErrLocked = errors.New("engine: data directory in use by another process")
 // ErrClosed is returned by every method called after Close.
 var ErrClosed = errors.New("engine: closed")
 
+// ErrNilContext is returned by every method that takes a context when it
+// is given a nil one, before it touches anything: pass
+// context.Background() or a request's context.
+var ErrNilContext = errors.New("engine: nil context.Context (pass context.Background())")
+
 // ErrEraseIncomplete is returned by DeleteMessages, DeleteThread and
 // DeleteResource when the erasure committed (nothing erased can be read
 // back) but its physical purge did not finish: an index removal was

@@ -62,7 +62,7 @@ type ExpireResult struct {
 // purge ran); ErrEraseIncomplete when the purge did not finish (retried
 // as for DeleteThread).
 func (e *Engine) Expire(ctx context.Context, req ExpireRequest) (*ExpireResult, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	if req.ResourceID != "" && !ValidID(req.ResourceID) {

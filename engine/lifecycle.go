@@ -99,7 +99,7 @@ func due(ttl, idle time.Duration) bool { return ttl > 0 && idle >= ttl }
 // ErrResourceMismatch when resourceID is given and the thread is another
 // resource's (the error names neither the owner nor the thread's content).
 func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, ttl time.Duration) error {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return err
 	}
 	if !ValidID(threadID) {

@@ -143,6 +143,9 @@ func waitLock(ctx context.Context, f *os.File, dir string, wait time.Duration) e
 // the time the caller opens: a process that takes the lock in between
 // makes Open return the *LockedError.
 func CheckLock(ctx context.Context, cfg Config) error {
+	if ctx == nil {
+		return ErrNilContext
+	}
 	if cfg.Postgres != "" || cfg.Dir == "" {
 		return nil
 	}

@@ -156,7 +156,7 @@ func (planOnlyModel) Complete(context.Context, observe.Prompt) (string, error) {
 // observer's error when the model failed: the previous observations and the
 // watermark are then unchanged, and the range is tried again next time.
 func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Options) (*observe.Result, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	if !ValidID(threadID) {
@@ -196,7 +196,7 @@ func (e *Engine) observeFenced(ctx context.Context, o *observe.Observer, threadI
 // resource (live ones unless f.All). It works whether or not observational
 // memory is configured.
 func (e *Engine) Observations(ctx context.Context, f observe.Filter) ([]observe.Observation, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	return observe.List(ctx, e.db, f)

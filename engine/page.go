@@ -141,7 +141,7 @@ type ThreadPage struct {
 // "cursor" for a string that is not a cursor (NextCursor) or is the place
 // of a resource not among Resources (another listing's).
 func (e *Engine) ThreadsPage(ctx context.Context, req ThreadsRequest) (*ThreadPage, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	limit, err := threadsLimit(req.Limit)
@@ -197,7 +197,7 @@ func threadsLimit(limit int) (int, error) {
 //
 // Errors: a *ValidationError (ErrInvalidInput) naming "limit" or "offset".
 func (e *Engine) ListThreadsPage(ctx context.Context, resources []string, limit, offset int) ([]Thread, bool, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, false, err
 	}
 	limit, err := threadsLimit(limit)

@@ -32,7 +32,7 @@ type Thread struct {
 
 // GetThread returns the thread's metadata, or ErrThreadNotFound.
 func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	t, err := e.ms.Thread(ctx, threadID)
@@ -74,7 +74,7 @@ func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, 
 // while fn runs (on SQLite a reader, which does not block writers). It
 // stops at fn's first error and returns it; ErrClosed once closed.
 func (e *Engine) EachThread(ctx context.Context, resourceID string, fn func(Thread) error) error {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return err
 	}
 	var fnErr error
@@ -166,7 +166,7 @@ func (e *Engine) Messages(ctx context.Context, threadID string, fromSeq, toSeq i
 // messages of other resources are left out too, so a fetch by id never
 // crosses resources.
 func (e *Engine) MessagesByID(ctx context.Context, resourceID string, ids ...string) ([]Message, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	return e.messagesByID(ctx, resourceID, ids)
@@ -191,7 +191,7 @@ func (e *Engine) messagesByID(ctx context.Context, resourceID string, ids []stri
 // FullContent returns a message's full content: for a large tool result
 // stored by reference, the whole result; otherwise the stored content.
 func (e *Engine) FullContent(ctx context.Context, messageID string) (string, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return "", err
 	}
 	s, err := e.ms.FullContent(ctx, messageID)

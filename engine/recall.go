@@ -267,7 +267,7 @@ func (e *Engine) kickOutbox() {
 // it also waits for the rows other drainers (other processes) have
 // claimed, until they finish or their lease ends and it embeds them.
 func (e *Engine) SyncIndexes(ctx context.Context) error {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return err
 	}
 	if e.onPostgres() {
@@ -284,7 +284,7 @@ func (e *Engine) SyncIndexes(ctx context.Context) error {
 // rows, it embeds the messages without a stored embedding (every message
 // with reembed) and returns when they are stored.
 func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return err
 	}
 	if e.onPostgres() {
@@ -371,7 +371,7 @@ type SearchRequest struct {
 // the search it returns an error wrapping ctx's (context.Canceled), never a
 // result with a channel "degraded" by the cancellation; it writes nothing.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	if err := e.checkQuery(req.Query); err != nil {
@@ -466,7 +466,7 @@ func (e *Engine) recallTurns(ctx context.Context, q recallQuery, budget *pairBud
 // whole Limits.MaxAnswerBytes), counted as they arrive and spent from it:
 // more is an *AnswerTooLargeError naming the fields that shrink them.
 func (e *Engine) hitTurns(ctx context.Context, resourceID string, hits []recall.Hit, budget *pairBudget) ([]turn, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	turns := make([]turn, 0, len(hits))

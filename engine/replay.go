@@ -97,7 +97,7 @@ type Replay struct {
 // ErrAnswerTooLarge) when the run's turns pass the bound (a run recorded
 // before it, or under a larger one).
 func (e *Engine) Replay(ctx context.Context, runID string, opt ReplayOptions) (*Replay, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	rec, err := e.journal.MemCtx(ctx, runID)

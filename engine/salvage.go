@@ -129,6 +129,9 @@ func (r *SalvageReport) LostMessages() int64 {
 // error says to run reindex. The damaged copy may
 // still hold erased text: delete it once the salvage is judged complete.
 func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageReport, error) {
+	if ctx == nil {
+		return nil, ErrNilContext
+	}
 	if cfg.Postgres != "" {
 		return nil, ErrSalvagePostgres
 	}
@@ -353,7 +356,7 @@ func rebuildSalvaged(ctx context.Context, cfg Config, dir string, lock *dirLock,
 // LostSeqs returns the seqs that salvages of the database could not
 // recover (Salvage), as ranges by thread and seq; nil when none.
 func (e *Engine) LostSeqs(ctx context.Context) ([]LostRange, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	return journal.LostRanges(ctx, e.db)

@@ -26,7 +26,7 @@ type Stats struct {
 // Stats counts messages, threads and pending outbox rows. It reads SQLite
 // only (three indexed counts) and is cheap enough for a metrics scrape.
 func (e *Engine) Stats(ctx context.Context) (Stats, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return Stats{}, err
 	}
 	c, err := e.ms.Counts(ctx)
@@ -51,7 +51,7 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 // index quarantined and rebuilding is not an error: recall answers
 // meanwhile, and memctx.retrieval says it is degraded.
 func (e *Engine) Ping(ctx context.Context) error {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return err
 	}
 	if e.db != nil && store.Damaged(e.db) {

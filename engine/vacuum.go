@@ -51,7 +51,7 @@ type VacuumedTable struct {
 //
 // Errors: ErrClosed; the database's error (ctx's when cancelled).
 func (e *Engine) Vacuum(ctx context.Context, full bool) (*VacuumResult, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	if e.onPostgres() {

@@ -42,7 +42,7 @@ type workingState struct {
 // working.ErrInvalidConfig or working.ErrInvalidSchema for a bad
 // configuration.
 func (e *Engine) WorkingMemory() (*working.Memory, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkClosed(); err != nil {
 		return nil, err
 	}
 	e.wm.once.Do(func() {
@@ -100,7 +100,7 @@ func (e *Engine) storeWorkingConfig(ctx context.Context) error {
 // the engine's redactor (Config.Redactor), so a state set through it is
 // redacted like every other stored text.
 func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkClosed(); err != nil {
 		return nil, err
 	}
 	if cfg.Now == nil {
@@ -118,7 +118,7 @@ func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) 
 // Errors: ErrClosed; working.ParseKey's error for a malformed key; the
 // database's error.
 func (e *Engine) StoredWorkingMode(ctx context.Context, key string) (mode working.Mode, ok bool, err error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return "", false, err
 	}
 	return working.StoredMode(ctx, e.db, key)
@@ -166,7 +166,7 @@ func (e *Engine) redactWorking(content string) string {
 // the applications running at once to what the connection pool serves,
 // where many concurrent Registry.Handle calls can exhaust it.
 func (e *Engine) Tools(ctx context.Context, threadID, resourceID string) (*tools.Registry, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	th, err := e.GetThread(ctx, threadID)
@@ -244,7 +244,7 @@ func (e *Engine) tools(ctx context.Context, threadID, resourceID string) (*tools
 // applies before the erasure commits (and is erased with the rest) or
 // returns ErrThreadNotFound: it never recreates erased working memory.
 func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID string, call openai.ToolCall) (openai.ChatCompletionMessage, error) {
-	if err := e.checkOpen(); err != nil {
+	if err := e.checkOpen(ctx); err != nil {
 		return openai.ChatCompletionMessage{}, err
 	}
 	if !ValidID(runID) {
