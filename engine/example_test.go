@@ -11,6 +11,8 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
@@ -162,4 +164,44 @@ func ExampleEngine_DeleteThread() {
 	// Output:
 	// threads: [chat] messages: 2 runs: 1
 	// true
+}
+
+// Observe distils the turns older than the recent window (Config.RecentN)
+// into observations with the observer model: here the in-process
+// openaitest server, which answers as a model must, a JSON object
+// {"observations": [{"text": …, "seqs": [the turns it comes from]}]}.
+// Turns inside the recent window are never observed, so with the default
+// RecentN of 10 this four-turn thread would give none. LoadContext then
+// renders the observations into the system part.
+func ExampleEngine_Observe() {
+	srv := openaitest.Start(openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openaitest.Text(`{"observations": [{"text": "The user lives in Lyon.", "seqs": [1]}]}`).Response, nil
+	}))
+	defer srv.Close()
+	model, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: openaitest.DefaultAPIKey, Model: "observer"})
+	if err != nil {
+		fmt.Println("model:", err)
+		return
+	}
+	e, done := exampleEngine(engine.Config{RecentN: 2, Observe: &engine.ObserveConfig{Model: model}})
+	defer done()
+	ctx := context.Background()
+	e.Append(ctx, engine.AppendRequest{ThreadID: "chat", ResourceID: "ana", Messages: []engine.Message{
+		{Role: engine.RoleUser, Content: "I live in Lyon."}, {Role: engine.RoleAssistant, Content: "Noted."},
+		{Role: engine.RoleUser, Content: "Book the night train."}, {Role: engine.RoleAssistant, Content: "Booked."}}})
+
+	// Force: observe now, below the token threshold (30,000 by default).
+	res, err := e.Observe(ctx, "chat", observe.Options{Force: true})
+	if err != nil {
+		fmt.Println("observe:", err)
+		return
+	}
+	for _, o := range res.Observations {
+		fmt.Printf("seq %d-%d: %s\n", o.FromSeq, o.ToSeq, o.Content)
+	}
+	c, _ := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "chat"})
+	fmt.Println(strings.Contains(c.System, "The user lives in Lyon."), c.MemCtx.ObservationCount)
+	// Output:
+	// seq 1-2: - The user lives in Lyon.
+	// true 1
 }

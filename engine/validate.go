@@ -23,9 +23,12 @@ var idByte = func() (ok [256]bool) {
 	return ok
 }()
 
-// ValidID reports whether s is a valid thread, resource, message or
-// tool-call id (idRule; a loop over the bytes instead of a regexp: ten ids
-// and more are checked an append, ~1 % of an import's CPU).
+// ValidID reports whether s is a valid thread, resource, run, message or
+// tool-call id: 1 to 128 bytes of ASCII letters, digits and _ . : @ -
+// (no spaces, no other characters, so no two ids differ only by Unicode
+// normalisation). An invalid one is a *ValidationError naming its field.
+// (A loop over the bytes instead of a regexp: ten ids and more are
+// checked an append, ~1 % of an import's CPU.)
 func ValidID(s string) bool {
 	if len(s) < 1 || len(s) > 128 {
 		return false
