@@ -69,6 +69,9 @@ func Backup(ctx context.Context, cfg Config, dest string, opts BackupOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	if err := backupWALSound(dir, &cfg); err != nil {
+		return nil, err
+	}
 	for _, name := range opts.Files {
 		if name == "" || strings.ContainsRune(name, os.PathSeparator) || name == "." || name == ".." {
 			return nil, invalid(-1, "Files", "%q is not the name of a file of the data directory", name)
@@ -126,6 +129,28 @@ func backupSource(dir string) (string, error) {
 		return "", err
 	}
 	return abs, nil
+}
+
+// backupWALSound returns ErrWALDamaged when dir's write-ahead log holds
+// commits past a damaged frame and no process holds dir (its lock is
+// free: the log is at rest, and no Open has kept and repaired it yet).
+// While a process holds dir its Open has scanned the log already.
+func backupWALSound(dir string, cfg *Config) error {
+	lock, err := lockDir(dir, cfg.holder(), -1)
+	if err != nil {
+		return nil // held, or no lock can be taken here (a read-only directory): not scanned
+	}
+	defer lock.release()
+	path := filepath.Join(dir, DatabaseFile)
+	s, err := store.DamagedWAL(path)
+	if err != nil {
+		return fmt.Errorf("engine: backup: %w", err)
+	}
+	if s == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %s-wal holds %d commits (%d frames) after the damage (frame %s) that SQLite would leave out of the backup; open the directory first (mnemo check: its open keeps the log as found, as %s-wal.damaged-<UTC time>, repairs it when that is exact and says what is lost otherwise), then back up again",
+		ErrWALDamaged, path, s.NotAppliedCommits, s.NotApplied, joinInts(s.Damaged), DatabaseFile)
 }
 
 // backupDestFree returns ErrBackupExists unless dest is missing or an empty

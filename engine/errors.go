@@ -389,6 +389,13 @@ var ErrNoSpace = errors.New("engine: no space left")
 // backup never overwrites anything. The error names the destination.
 var ErrBackupExists = errors.New("engine: the backup's destination exists")
 
+// ErrWALDamaged is returned by Backup when the data directory's
+// write-ahead log, open in no process, holds commits past a damaged
+// frame: SQLite's read would leave them out of the copy without a word.
+// Backup, a reader, neither keeps nor repairs the log: the next Open does
+// (any command, e.g. mnemo check: Engine.WALDamage), then back up again.
+var ErrWALDamaged = errors.New("engine: the write-ahead log is damaged")
+
 // ErrBackupPostgres is returned by Backup with Config.Postgres set: a
 // Postgres database is backed up with Postgres's own tools (pg_dump, a base
 // backup with pg_basebackup; docs/postgres.md).

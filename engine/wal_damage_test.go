@@ -254,3 +254,30 @@ func TestWALDamageAccessor(t *testing.T) {
 	}
 	checkWALDamage(t, rep.WAL, rep.Damaged+"-wal", false)
 }
+
+// TestBackupDamagedWAL: Backup of a directory no process holds, whose
+// write-ahead log has commits past a damaged frame, returns ErrWALDamaged
+// and writes no dest (its read-only read would have copied what SQLite
+// recovers without a word). While an engine holds the directory, its Open
+// has kept and repaired the log: Backup copies every message.
+func TestBackupDamagedWAL(t *testing.T) {
+	ctx := context.Background()
+	dir := walCrashImage(t)
+	damageWALFrame(t, dir, true)
+	dest := filepath.Join(t.TempDir(), "b")
+	if _, err := engine.Backup(ctx, engine.Config{Dir: dir}, dest, engine.BackupOptions{}); !errors.Is(err, engine.ErrWALDamaged) || !strings.Contains(err.Error(), "frame ") {
+		t.Fatalf("Backup: %v, want ErrWALDamaged", err)
+	}
+	if _, err := os.Stat(dest); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("dest after the refusal: %v, want none", err)
+	}
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	res, err := engine.Backup(ctx, engine.Config{Dir: dir}, dest, engine.BackupOptions{})
+	if err != nil || res.Messages != walCrashImageN {
+		t.Fatalf("Backup while open: %+v, %v; want %d messages", res, err, walCrashImageN)
+	}
+}

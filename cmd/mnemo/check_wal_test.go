@@ -202,3 +202,24 @@ func TestSalvageDamagedWAL(t *testing.T) {
 		t.Fatalf("messages after the salvage: exit %d, %d notes", code, strings.Count(out, "harbour note"))
 	}
 }
+
+// TestBackupDamagedWAL: mnemo backup of a directory no process holds,
+// whose write-ahead log has commits past a damaged frame, exits 1 saying
+// so and what to do (engine.ErrWALDamaged), with no DEST: its read-only
+// read would have copied what SQLite recovers (2 of 20 messages here)
+// and said "backed up". Once an open kept and repaired the log (mnemo
+// check), the backup has every message.
+func TestBackupDamagedWAL(t *testing.T) {
+	dir := damagedWALDir(t, true)
+	dest := filepath.Join(t.TempDir(), "backup")
+	code, out, stderr := run(t, nil, "--dir", dir, "backup", dest)
+	if _, err := os.Stat(dest); code != 1 || !strings.Contains(stderr, "write-ahead log is damaged") || !strings.Contains(stderr, "mnemo check") || err == nil {
+		t.Fatalf("backup: exit %d, dest %v\n%s%s", code, err, out, stderr)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 {
+		t.Fatalf("check: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "backup", dest); code != 0 || !strings.Contains(out, "(20 messages") {
+		t.Fatalf("backup after check: exit %d\n%s%s", code, out, stderr)
+	}
+}

@@ -58,17 +58,9 @@ func WALDamageOf(db *sql.DB) *WALDamage {
 // then fails rather than let SQLite drop the commits.
 func guardWAL(path string) (*WALDamage, error) {
 	log := path + "-wal"
-	fi, err := os.Lstat(log)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-		return nil, nil // none, or not a file: SQLite says what is wrong
-	}
-	b, err := os.ReadFile(log)
-	if err != nil {
-		return nil, fmt.Errorf("store: read the write-ahead log %s: %w", log, err)
-	}
-	scan := ScanWAL(b)
-	if !scan.Lost() || backfilled(path, scan, b) {
-		return nil, nil
+	scan, b, err := damagedWAL(path)
+	if scan == nil || err != nil {
+		return nil, err
 	}
 	d := &WALDamage{Log: log, Scan: scan}
 	if d.Kept, err = keepWAL(path, b); err != nil {
@@ -82,6 +74,35 @@ func guardWAL(path string) (*WALDamage, error) {
 	}
 	d.Repaired = true
 	return d, nil
+}
+
+// DamagedWAL scans the write-ahead log of the database at path, changing
+// nothing: it returns the scan when the log holds commits past a damaged
+// frame that are not in the database file already (what Open keeps and
+// repairs), else nil (no log, not a regular file, sound). Read it only
+// while no process has the database open: a log being written may read
+// torn. An error means the log could not be read.
+func DamagedWAL(path string) (*WALScan, error) {
+	scan, _, err := damagedWAL(path)
+	return scan, err
+}
+
+// damagedWAL is DamagedWAL, with the log's bytes.
+func damagedWAL(path string) (*WALScan, []byte, error) {
+	log := path + "-wal"
+	fi, err := os.Lstat(log)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return nil, nil, nil // none, or not a file: SQLite says what is wrong
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: read the write-ahead log %s: %w", log, err)
+	}
+	scan := ScanWAL(b)
+	if !scan.Lost() || backfilled(path, scan, b) {
+		return nil, nil, nil
+	}
+	return scan, b, nil
 }
 
 // RepairWAL repairs the write-ahead log of the database at path (a copy
