@@ -365,13 +365,19 @@ type SearchRequest struct {
 }
 
 // Search runs a recall search: hits and their range neighbours, ordered by
-// thread and seq, with the retrieval status. Invalid options return
+// thread and seq, with the retrieval status. A missing or malformed
+// ResourceID, or a malformed ThreadID, returns a *ValidationError on
+// resourceId or threadId (errors.Is ErrInvalidInput and
+// recall.ErrInvalidQuery). Invalid options return
 // recall.ErrInvalidOptions or a *recall.FilterError; a query longer than
 // Config.Limits.MaxQueryBytes returns ErrQueryTooLong. When ctx ends during
 // the search it returns an error wrapping ctx's (context.Canceled), never a
 // result with a channel "degraded" by the cancellation; it writes nothing.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result, error) {
 	if err := e.checkOpen(ctx); err != nil {
+		return nil, err
+	}
+	if err := checkSearchIDs(req); err != nil {
 		return nil, err
 	}
 	if err := e.checkQuery(req.Query); err != nil {
@@ -388,6 +394,22 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result,
 // LoadContext on either backend. A channel that fails because ctx ended
 // (a query embedding cut off) is not an outage to degrade around: the
 // search returns ctx's error.
+// checkSearchIDs refuses a search without a resource, or with a resource
+// or thread id that no thread can have (a *ValidationError on resourceId
+// or threadId that also matches recall.ErrInvalidQuery): one holding NUL
+// or 500 bytes was searched, and found nothing.
+func checkSearchIDs(req SearchRequest) error {
+	switch {
+	case req.ResourceID == "":
+		return &ValidationError{Index: -1, Field: "resourceId", Rule: "is required: a search reads one resource", Err: recall.ErrInvalidQuery}
+	case !ValidID(req.ResourceID):
+		return &ValidationError{Index: -1, Field: "resourceId", Rule: idRule, Err: recall.ErrInvalidQuery}
+	case req.ThreadID != "" && !ValidID(req.ThreadID):
+		return &ValidationError{Index: -1, Field: "threadId", Rule: idRule, Err: recall.ErrInvalidQuery}
+	}
+	return nil
+}
+
 func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, error) {
 	res, err := e.searchBackend(ctx, q)
 	if cerr := ctx.Err(); cerr != nil && err == nil {
