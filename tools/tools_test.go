@@ -195,6 +195,9 @@ func testHandleSchema(t *testing.T, b backend) {
 		{"ErrNotJSON", `{"city":"Lyon"`, "not valid JSON"},
 		{"ErrNotObject", `["Lyon"]`, "must be a JSON object"},
 		{"ErrNestedType", `{"home":{"street":7}}`, "/home/street"},
+		// A key given twice was read as its last value (city Porto).
+		{"ErrRepeatedKey", `{"city":"Lyon","city":"Porto"}`, `"city" is given twice in one object`},
+		{"ErrRepeatedNestedKey", `{"home":{"street":"a","street":"b"}}`, `"home.street" is given twice`},
 		// The offset is the arguments' as sent, leading whitespace
 		// included (they were trimmed first: this said byte 15).
 		{"ErrTrailingAfterSpaces", "\n  " + `{"city":"Lyon"}}`, "unexpected data after the JSON value at byte 18"},
@@ -246,6 +249,8 @@ func testHandleTemplate(t *testing.T, b backend) {
 		// and this said byte 14.
 		{"ErrTrailingAfterSpaces", "  \n" + `{"memory":"x"}}`, "not one JSON object: unexpected data after the JSON value at byte 17"},
 		{"ErrSpaces", " \n\t", "the arguments are empty"},
+		// A key given twice was read as its last value.
+		{"ErrRepeatedKey", `{"memory":"x","memory":"y"}`, `the arguments give "memory" twice in one object`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, r := handle(t, reg, "run", call("bad-"+tc.name, tc.args))

@@ -142,6 +142,9 @@ func decodeStrict(args string, v any) string {
 	if strings.TrimSpace(args) == "" {
 		return "the arguments are empty"
 	}
+	if path, _, ok := jsonkey.Repeated([]byte(args)); ok {
+		return fmt.Sprintf("the arguments give %q twice in one object; give each member once", path)
+	}
 	src := strings.NewReader(args)
 	d := json.NewDecoder(src)
 	d.DisallowUnknownFields()

@@ -239,8 +239,12 @@ func (cs *compiledSchema) validate(v any) error {
 
 // decodeJSON decodes one JSON value with numbers kept as json.Number, so
 // integers survive unchanged, and refuses anything but whitespace after
-// it (a *jsonkey.TrailingError).
+// it (a *jsonkey.TrailingError) and a key given twice in one object,
+// which encoding/json would read as its last value.
 func decodeJSON(b []byte) (any, error) {
+	if path, _, ok := jsonkey.Repeated(b); ok {
+		return nil, fmt.Errorf("%q is given twice in one object; give each member once", path)
+	}
 	src := bytes.NewReader(b)
 	d := json.NewDecoder(src)
 	d.UseNumber()
