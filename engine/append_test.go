@@ -54,6 +54,8 @@ func TestAppendValidation(t *testing.T) {
 			{"MetadataTooLarge", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", Metadata: map[string]any{"k": strings.Repeat("v", 80)}}}}, 0, "metadata"},
 			{"CreatedAtAfterYear9999", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{ok, {Role: "user", Content: "x", CreatedAt: time.UnixMilli(253402300800000)}}}, 1, "createdAt"},
 			{"CreatedAtBeforeYear0", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", CreatedAt: time.Date(-1, 12, 31, 0, 0, 0, 0, time.UTC)}}}, 0, "createdAt"},
+			// A json.RawMessage value repeating a key was stored with the last one only.
+			{"MetadataRepeatedKey", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", Metadata: map[string]any{"k": json.RawMessage(`{"a":1,"a":2}`)}}}}, 0, "metadata"},
 			{"MetadataTooDeep", engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: "x", Metadata: deep}}}, 0, "metadata"},
 		}
 		for _, tt := range tests {

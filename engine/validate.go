@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 const idRule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
@@ -287,6 +289,11 @@ func (e *Engine) checkMetadata(i int, m *Message) error {
 	}
 	if len(b) > e.limits.MaxMetadataBytes {
 		return invalid(i, "metadata", "at most %d bytes as JSON, got %d", e.limits.MaxMetadataBytes, len(b))
+	}
+	// A json.RawMessage value may repeat a key, which the stored object
+	// would keep only the last of.
+	if path, _, ok := jsonkey.Repeated(b); ok {
+		return invalid(i, "metadata", "%q is given twice in one object; give each member once", path)
 	}
 	var decoded any
 	if err := json.Unmarshal(b, &decoded); err != nil {
