@@ -49,7 +49,9 @@ type BackupResult struct {
 // (mnemo.db.damaged-*) is not copied.
 //
 // dest must not exist, or be an empty directory: anything else is refused
-// with ErrBackupExists, and nothing is overwritten. Missing parents are
+// with ErrBackupExists, and nothing is overwritten. A dest inside cfg.Dir
+// (through a symbolic link too) is a *ValidationError on dest: mnemo
+// reindex deletes what index/ holds. Missing parents are
 // created (0700). The copy is written to a directory .NAME.backup-* beside
 // dest (0700, files 0600), checked (SQLite's quick_check), synced, and
 // renamed to dest only when complete: an error, or ctx's end (then
@@ -84,6 +86,9 @@ func Backup(ctx context.Context, cfg Config, dest string, opts BackupOptions) (*
 		return nil, fmt.Errorf("engine: backup destination: %w", err)
 	}
 	if err := backupDestFree(dest); err != nil {
+		return nil, err
+	}
+	if err := backupDestOutside(dir, dest); err != nil {
 		return nil, err
 	}
 	parent := filepath.Dir(dest)
@@ -174,6 +179,37 @@ func backupDestFree(dest string) error {
 		return fmt.Errorf("%w: %s is a directory that is not empty (it holds %s); a backup never overwrites: name a new directory", ErrBackupExists, dest, ents[0].Name())
 	}
 	return nil
+}
+
+// backupDestOutside refuses a dest inside the data directory dir (through
+// a symbolic link too): mnemo manages what lies there, and reindex deletes
+// index/lexical and index/snapshots with whatever they hold.
+func backupDestOutside(dir, dest string) error {
+	if inside(dir, dest) || inside(resolved(dir), resolved(dest)) {
+		return invalid(-1, "dest", "%s is inside the data directory %s, whose contents mnemo manages (mnemo reindex deletes what index/ holds): name a directory outside it", dest, dir)
+	}
+	return nil
+}
+
+// inside reports whether path is dir or lies under it (both absolute and clean).
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolved returns the absolute path with the symbolic links of its
+// longest existing prefix resolved (the rest appended as written).
+func resolved(path string) string {
+	rest := ""
+	for p := path; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(p) == p {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
 }
 
 // writeBackup copies dir's database (VACUUM INTO) and files into tmp,

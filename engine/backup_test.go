@@ -172,7 +172,8 @@ func TestBackupFiles(t *testing.T) {
 
 // TestBackupRefuses: a destination that exists and is not an empty
 // directory is refused and left as it was; an empty one is used; a
-// directory without a database, a bad file name, and Postgres are refused.
+// directory without a database, a bad file name, a destination inside the
+// data directory (reindex deleted one under index/) and Postgres are refused.
 func TestBackupRefuses(t *testing.T) {
 	ctx := context.Background()
 	src := t.TempDir()
@@ -190,6 +191,8 @@ func TestBackupRefuses(t *testing.T) {
 	os.Mkdir(empty, 0o700)
 	link := filepath.Join(base, "link")
 	os.Symlink(empty, link)
+	srcLink := filepath.Join(base, "srclink")
+	os.Symlink(src, srcLink)
 	cfg := engine.Config{Dir: src}
 	for _, tc := range []struct {
 		name string
@@ -205,6 +208,9 @@ func TestBackupRefuses(t *testing.T) {
 		{"ErrNotDataDir", engine.Config{Dir: base}, filepath.Join(base, "new1"), engine.BackupOptions{}, engine.ErrNotDataDir},
 		{"ErrInvalid/Files", cfg, filepath.Join(base, "new2"), engine.BackupOptions{Files: []string{"../x"}}, engine.ErrInvalidInput},
 		{"ErrInvalid/Dest", cfg, "", engine.BackupOptions{}, engine.ErrInvalidInput},
+		{"ErrInvalid/Inside", cfg, filepath.Join(src, "bk"), engine.BackupOptions{}, engine.ErrInvalidInput},
+		{"ErrInvalid/InsideIndex", cfg, filepath.Join(src, "index", "snapshots", "bk"), engine.BackupOptions{}, engine.ErrInvalidInput},
+		{"ErrInvalid/InsideThroughLink", cfg, filepath.Join(srcLink, "new", "bk"), engine.BackupOptions{}, engine.ErrInvalidInput},
 		{"ErrBackupPostgres", engine.Config{Postgres: "postgres://localhost/x"}, filepath.Join(base, "new3"), engine.BackupOptions{}, engine.ErrBackupPostgres},
 		{"OK/Empty", cfg, empty, engine.BackupOptions{}, nil},
 	} {
@@ -221,11 +227,12 @@ func TestBackupRefuses(t *testing.T) {
 	if b, err := os.ReadFile(file); err != nil || string(b) != "mine" {
 		t.Errorf("the refused file: %q, %v", b, err)
 	}
-	for _, n := range []string{"new1", "new2", "new3"} {
+	for _, n := range []string{"new1", "new2", "new3", "srclink/new", "srclink/bk", "srclink/index/snapshots/bk"} {
 		if _, err := os.Lstat(filepath.Join(base, n)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a refused backup left %s: %v", n, err)
 		}
 	}
+	assertNoStaging(t, src)
 	if _, err := os.Stat(filepath.Join(empty, engine.DatabaseFile)); err != nil {
 		t.Errorf("the backup into an empty directory: %v", err)
 	}
