@@ -35,9 +35,9 @@ type LockHolder struct {
 	Since time.Time `json:"since"`
 }
 
-// LockedError is returned by Open when another process holds the data
-// directory. It matches ErrLocked. Holder is the zero value when the lock
-// file could not be read.
+// LockedError is returned by Open when another process, or another open
+// Engine of this process, holds the data directory. It matches ErrLocked.
+// Holder is the zero value when the lock file could not be read.
 type LockedError struct {
 	Dir    string
 	Holder LockHolder
@@ -53,6 +53,12 @@ func (e *LockedError) Error() string {
 	cmd := h.Command
 	if cmd == "" {
 		cmd = "unknown command"
+	}
+	if h.PID == os.Getpid() {
+		// Another Engine of this process holds it: killing the pid named
+		// would kill the caller.
+		return fmt.Sprintf("engine: data directory %s is in use by process %d (%s) since %s, this process: another Engine has it open; use that Engine, or Close it before opening the directory again",
+			e.Dir, h.PID, cmd, h.Since.Local().Format("2006-01-02 15:04:05 MST"))
 	}
 	return fmt.Sprintf("engine: data directory %s is in use by process %d (%s) since %s; wait for it to finish or stop it (kill %d), then retry",
 		e.Dir, h.PID, cmd, h.Since.Local().Format("2006-01-02 15:04:05 MST"), h.PID)

@@ -149,3 +149,26 @@ func TestCheckLock(t *testing.T) {
 		t.Fatalf("CheckLock created %s: %v", missing, err)
 	}
 }
+
+// TestLockedInProcess: a second Open of a directory this process already
+// holds is a *LockedError that says so; it told the caller to kill its own
+// pid ("stop it (kill 4242)").
+//
+// SQLite only: the data directory's lock file.
+func TestLockedInProcess(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	_, err = engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, LockWait: -1})
+	var le *engine.LockedError
+	if !errors.As(err, &le) || !errors.Is(err, engine.ErrLocked) {
+		t.Fatalf("second Open: %v, want a *LockedError", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "this process: another Engine has it open") || strings.Contains(msg, "kill") {
+		t.Fatalf("second Open: %q, want it to say another Engine of this process has it open, and no kill", msg)
+	}
+}
