@@ -190,8 +190,9 @@ func TestDeleteMessages(t *testing.T) {
 			if err != nil || len(ms) != 0 {
 				t.Fatalf("fetch by id: %v, %d messages", err, len(ms))
 			}
-			if _, err := e.FullContent(ctx, "m5"); err == nil {
-				t.Fatal("full content of an erased tool result is still readable")
+			// ErrMessageNotFound: it was a string-only error.
+			if _, err := e.FullContent(ctx, "m5"); !errors.Is(err, engine.ErrMessageNotFound) {
+				t.Fatalf("full content of an erased tool result: %v, want ErrMessageNotFound", err)
 			}
 			all, err := e.Messages(ctx, "t", 1, 0)
 			if err != nil {

@@ -37,6 +37,9 @@ func notOwner(threadID, resourceID string) error {
 // does not exist.
 var ErrThreadNotFound = errors.New("engine: thread not found")
 
+// ErrMessageNotFound is returned by FullContent when no message has the id.
+var ErrMessageNotFound = errors.New("engine: message not found")
+
 // ErrInconsistent is returned (wrapped in a *CheckError listing the
 // problems) by Check when the store and its derived indexes disagree.
 var ErrInconsistent = errors.New("engine: inconsistent")

@@ -190,13 +190,16 @@ func (e *Engine) messagesByID(ctx context.Context, resourceID string, ids []stri
 
 // FullContent returns a message's full content: for a large tool result
 // stored by reference, the whole result; otherwise the stored content.
+// It reads any resource's message (the id is global to the data
+// directory): check the owner before showing it to a tenant. It returns
+// an error wrapping ErrMessageNotFound when no message has the id.
 func (e *Engine) FullContent(ctx context.Context, messageID string) (string, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return "", err
 	}
 	s, err := e.ms.FullContent(ctx, messageID)
 	if errors.Is(err, msgstore.ErrNotFound) {
-		return "", fmt.Errorf("engine: message %q not found", messageID)
+		return "", fmt.Errorf("%w: %q", ErrMessageNotFound, messageID)
 	}
 	return s, err
 }
