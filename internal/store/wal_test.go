@@ -5,11 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -367,6 +369,56 @@ func BenchmarkScanWAL(b *testing.B) {
 					b.Fatalf("scan %+v", s)
 				}
 				b.SetBytes(int64(len(wal)))
+			}
+		})
+	}
+}
+
+// TestWALDamageShmNotRegular: a damaged log whose -shm is a named pipe or
+// a symbolic link is kept without its -shm. The copy read the pipe, which
+// blocked the open for ever (until a writer came), and copied a link's
+// target, from wherever it pointed, into the data directory.
+func TestWALDamageShmNotRegular(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, shm string)
+	}{
+		{"FIFO", func(t *testing.T, shm string) {
+			if err := syscall.Mkfifo(shm, 0o600); err != nil {
+				t.Skip("no named pipe here:", err)
+			}
+		}},
+		{"Symlink", func(t *testing.T, shm string) {
+			secret := filepath.Join(t.TempDir(), "secret")
+			if err := os.WriteFile(secret, []byte("not mnemo's"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(secret, shm); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			im := crashImage(t, t.TempDir(), 40, false, false)
+			damaged := im.flip(t, im.frameOff(3)+24+200)
+			if err := os.Remove(im.path + "-shm"); err != nil {
+				t.Fatal(err)
+			}
+			tc.make(t, im.path+"-shm")
+			db, err := store.Open(context.Background(), im.path) // SQLite refuses such a -shm
+			if err == nil {
+				store.CloseDB(db)
+			}
+			kept := im.keptLogs(t)
+			if len(kept) != 1 {
+				t.Fatalf("kept=%v (open: %v), want the damaged log kept", kept, err)
+			}
+			if b, err := os.ReadFile(kept[0]); err != nil || !bytes.Equal(b, damaged) {
+				t.Fatalf("the kept log differs from the damaged one (err %v)", err)
+			}
+			shm := strings.Replace(kept[0], "-wal.", "-shm.", 1)
+			if _, err := os.Lstat(shm); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("a -shm that is not a regular file was copied to %s (%v)", shm, err)
 			}
 		})
 	}

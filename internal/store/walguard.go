@@ -22,7 +22,7 @@ type WALDamage struct {
 	Log string
 	// Kept is the copy of the log as Open found it:
 	// <database>-wal.damaged-<UTC time>[-N], mode 0600, never overwritten.
-	// Its -shm, when there was one, is kept beside it as
+	// Its -shm, when there was one (a regular file), is kept beside it as
 	// <database>-shm.damaged-<same suffix>. Either may hold text a later
 	// erasure removes from the database: no erasure reaches them.
 	Kept string
@@ -157,7 +157,8 @@ func backfilled(path string, scan *WALScan, b []byte) bool {
 
 // keepWAL writes b, path's write-ahead log as read, to a new file
 // path-wal.damaged-<UTC time> (a counter appended when that name is
-// taken), and copies path-shm beside it; it returns the log copy's path.
+// taken), and copies path-shm beside it when that is a regular file; it
+// returns the log copy's path.
 func keepWAL(path string, b []byte) (string, error) {
 	stamp := time.Now().UTC().Format("20060102T150405Z")
 	for i := 1; ; i++ {
@@ -173,7 +174,7 @@ func keepWAL(path string, b []byte) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if shm, err := os.ReadFile(path + "-shm"); err == nil {
+		if shm, ok := readShm(path + "-shm"); ok {
 			if err := writeNew(path+"-shm"+suffix, shm); err != nil {
 				return "", err
 			}
@@ -181,6 +182,18 @@ func keepWAL(path string, b []byte) (string, error) {
 		syncDirOf(kept)
 		return kept, nil
 	}
+}
+
+// readShm reads the -shm file at name when it is a regular file (not a
+// link: Lstat): a named pipe's open would block, and a link's target is
+// none of the directory's. false when it is not, or cannot be read.
+func readShm(name string) ([]byte, bool) {
+	fi, err := os.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	b, err := os.ReadFile(name)
+	return b, err == nil
 }
 
 // writeNew writes b to a new file name (O_EXCL, 0600: never over another
