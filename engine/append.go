@@ -22,7 +22,9 @@ type AppendRequest struct {
 	// ResourceID is the owner of the thread (a user or tenant). Required when
 	// the thread is new; when given for an existing thread it must match.
 	ResourceID string
-	// Title is stored when the thread is created; ignored afterwards.
+	// Title is stored when the thread is created; ignored afterwards. Its
+	// first 256 bytes are kept (cut at a character, "…" added); invalid
+	// UTF-8 or a NUL byte is a *ValidationError on title.
 	Title string
 	// Messages are stored in order, all or none. Each may carry an ID; one
 	// is generated (a ULID) when empty.

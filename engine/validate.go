@@ -51,6 +51,9 @@ func (e *Engine) validateRequest(req *AppendRequest) error {
 	if req.ResourceID != "" && !ValidID(req.ResourceID) {
 		return invalid(-1, "resourceId", idRule)
 	}
+	if err := checkText(-1, "title", req.Title); err != nil {
+		return err
+	}
 	if len(req.Messages) == 0 {
 		return invalid(-1, "messages", "must hold at least one message")
 	}
@@ -410,9 +413,14 @@ func depth(v any) int {
 	return 0
 }
 
+// clip is s cut to its first n bytes, at a character boundary, with "…"
+// added when it was cut.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) { // never inside a character
+		n--
 	}
 	return s[:n] + "…"
 }
