@@ -43,8 +43,12 @@ func printWALDamage(w io.Writer, d *engine.WALDamage) {
 }
 
 // frameList says frames ns as "frame 7" or "frames 7, 9, 12" (the first
-// five, then "and N more").
+// five, then "and N more"); none: "its header" (only the log's header
+// failed its checks).
 func frameList(ns []int) string {
+	if len(ns) == 0 {
+		return "its header"
+	}
 	parts := make([]string, 0, 6)
 	for _, n := range ns[:min(len(ns), 5)] {
 		parts = append(parts, fmt.Sprint(n))

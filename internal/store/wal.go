@@ -33,8 +33,8 @@ type WALScan struct {
 	// Size is the log's size in bytes.
 	Size int64
 	// PageSize is the page size in bytes (the header's, or for a damaged
-	// header the one with which frame 1 checks); 0 when the log holds no
-	// frame that checks.
+	// header the one with which frame 1 checks, or else the first two
+	// frames that chain); 0 when the log holds no frame that checks.
 	PageSize int
 	// Frames counts the whole frames in the log (a torn last one aside).
 	Frames int
@@ -321,7 +321,71 @@ func (s *WALScan) readHeader(b []byte) bool {
 			}
 		}
 	}
+	return s.headerFromFrames(b)
+}
+
+// maxHeaderSearch bounds the frames headerFromFrames looks through for
+// the first two that chain.
+const maxHeaderSearch = 64
+
+// headerFromFrames finds the byte order, page size and salts of a log
+// whose header is gone (zeroed, a torn sector) from its frames: frame k+1
+// carries frame k's salts and checks seeded with frame k's stored
+// checksums, for the first such k. When k is 1 and frame 1's checksums
+// run back (unchecksum) to the checksum of a header with those fields
+// and some checkpoint sequence, frame 1 is intact: that is the seed, and
+// the log can be repaired. Otherwise frames before k are damaged and
+// reported as such. false when no two frames chain.
+func (s *WALScan) headerFromFrames(b []byte) bool {
+	for _, order := range []binary.ByteOrder{binary.BigEndian, binary.LittleEndian} {
+		for ps := 512; ps <= 65536; ps *= 2 {
+			frames := (len(b) - walHeaderSize) / (walFrameHeaderSize + ps)
+			for k := 1; k < frames && k <= maxHeaderSearch; k++ {
+				f, next := frameAt(b, k, ps), frameAt(b, k+1, ps)
+				if binary.BigEndian.Uint32(next) == 0 || string(f[8:16]) != string(next[8:16]) ||
+					cksum(order, stored(f), next[:8], next[walFrameHeaderSize:]) != stored(next) {
+					continue
+				}
+				s.order, s.PageSize, s.HeaderDamaged = order, ps, true
+				copy(s.salts[:], f[8:16])
+				if seed, ok := headerSeed(b, order, ps, f); k == 1 && ok {
+					s.seed = seed
+				}
+				return true
+			}
+		}
+	}
 	return false
+}
+
+// headerSeed returns the running checksum that frame 1 (f) of a log of
+// order and page size ps was seeded with, when it is the checksum of a
+// header of that order, ps, f's salts and some checkpoint sequence.
+func headerSeed(b []byte, order binary.ByteOrder, ps int, f []byte) ([2]uint32, bool) {
+	if binary.BigEndian.Uint32(f) == 0 {
+		return [2]uint32{}, false
+	}
+	seed := unchecksum(order, stored(f), f[:8], f[walFrameHeaderSize:])
+	h := rebuiltHeader(b, order, ps, f[8:16])
+	order.PutUint32(h[12:], 0)
+	// The header's checksum is affine in its checkpoint sequence n, a
+	// second word: (s1, s2) = (c1 + n, c2 + 2n) for n = 0's (c1, c2).
+	c := cksum(order, [2]uint32{}, h[:24], nil)
+	order.PutUint32(h[12:], seed[0]-c[0])
+	return seed, cksum(order, [2]uint32{}, h[:24], nil) == seed
+}
+
+// unchecksum runs cksum backwards: the seed in such that cksum(order,
+// in, a, b) is out.
+func unchecksum(order binary.ByteOrder, out [2]uint32, a, b []byte) [2]uint32 {
+	s1, s2 := out[0], out[1]
+	for _, p := range [][]byte{b[:len(b)&^7], a[:len(a)&^7]} {
+		for i := len(p) - 8; i >= 0; i -= 8 {
+			s2 -= order.Uint32(p[i+4:]) + s1
+			s1 -= order.Uint32(p[i:]) + s2
+		}
+	}
+	return [2]uint32{s1, s2}
 }
 
 // rebuiltHeader is b's header with the magic of order, the format version,
