@@ -139,13 +139,17 @@ func backupSource(dir string) (string, error) {
 // backupWALSound returns ErrWALDamaged when dir's write-ahead log holds
 // commits past a damaged frame and no process holds dir (its lock is
 // free: the log is at rest, and no Open has kept and repaired it yet).
-// While a process holds dir its Open has scanned the log already.
+// While a process holds dir its Open has scanned the log already. A
+// directory whose lock file cannot be written (read-only: a mounted
+// snapshot) is scanned too when no process holds it (atRest).
 func backupWALSound(dir string, cfg *Config) error {
 	lock, err := lockDir(dir, cfg.holder(), -1)
-	if err != nil {
-		return nil // held, or no lock can be taken here (a read-only directory): not scanned
+	switch {
+	case err == nil:
+		defer lock.release()
+	case errors.Is(err, ErrLocked) || !atRest(dir):
+		return nil // held: its open scanned the log
 	}
-	defer lock.release()
 	path := filepath.Join(dir, DatabaseFile)
 	s, err := store.DamagedWAL(path)
 	if err != nil {
@@ -156,6 +160,31 @@ func backupWALSound(dir string, cfg *Config) error {
 	}
 	return fmt.Errorf("%w: %s-wal holds %d commits (%d frames) after the damage (frame %s) that SQLite would leave out of the backup; open the directory first (mnemo check: its open keeps the log as found, as %s-wal.damaged-<UTC time>, repairs it when that is exact and says what is lost otherwise), then back up again",
 		ErrWALDamaged, path, s.NotAppliedCommits, s.NotApplied, joinInts(s.Damaged), DatabaseFile)
+}
+
+// atRest reports whether no process holds dir, whose lock file this
+// process cannot open to write: the file is missing (every holder creates
+// it), or a regular file whose flock a read-only open takes at once.
+func atRest(dir string) bool {
+	path := filepath.Join(dir, LockFile)
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	free, err := tryLock(f)
+	if err != nil || !free {
+		return false
+	}
+	unlock(f)
+	return true
 }
 
 // backupDestFree returns ErrBackupExists unless dest is missing or an empty

@@ -39,3 +39,34 @@ func TestBackupDiskFull(t *testing.T) {
 	}
 	assertNoStaging(t, parent)
 }
+
+// TestBackupReadOnlyDamagedWAL: a read-only data directory (a mounted
+// snapshot) whose write-ahead log holds commits past a damaged frame is
+// refused with ErrWALDamaged, as a writable one is. Its lock file could not
+// be opened to write, so the log was not scanned, and the backup copied
+// what SQLite's read-only read recovers and said "backed up".
+func TestBackupReadOnlyDamagedWAL(t *testing.T) {
+	src := walCrashImage(t)
+	damageWALFrame(t, src, false)
+	var dir string
+	if os.Geteuid() == 0 {
+		mnt := mountTmpfs(t, 64<<20)
+		dir = filepath.Join(mnt, "data")
+		copyTree(t, src, dir)
+		remount(t, mnt, 64<<20, true)
+	} else {
+		dir = src
+		if err := os.Chmod(dir, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	}
+	dest := filepath.Join(t.TempDir(), "b")
+	res, err := engine.Backup(context.Background(), engine.Config{Dir: dir}, dest, engine.BackupOptions{})
+	if !errors.Is(err, engine.ErrWALDamaged) {
+		t.Fatalf("Backup of a read-only directory with a damaged log = %+v, %v; want ErrWALDamaged", res, err)
+	}
+	if _, err := os.Lstat(dest); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("dest after the refusal: %v, want none", err)
+	}
+}
