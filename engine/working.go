@@ -161,13 +161,20 @@ func (e *Engine) redactWorking(content string) string {
 // updateWorkingMemory when working memory is configured and not read-only.
 // The registry applies calls through the journal (see HandleToolCall),
 // bound to the thread and resource (empty: the stored thread's). It returns
-// ErrResourceMismatch when the thread exists and belongs to another
-// resource than resourceID. On Postgres prefer HandleToolCall: it bounds
+// a *ValidationError naming threadId or resourceId for an id no thread can
+// have, and ErrResourceMismatch when the thread exists and belongs to
+// another resource than resourceID. On Postgres prefer HandleToolCall: it bounds
 // the applications running at once to what the connection pool serves,
 // where many concurrent Registry.Handle calls can exhaust it.
 func (e *Engine) Tools(ctx context.Context, threadID, resourceID string) (*tools.Registry, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
+	}
+	if !ValidID(threadID) {
+		return nil, invalid(-1, "threadId", idRule)
+	}
+	if resourceID != "" && !ValidID(resourceID) {
+		return nil, invalid(-1, "resourceId", idRule)
 	}
 	th, err := e.GetThread(ctx, threadID)
 	switch {
