@@ -21,7 +21,11 @@ import (
 //     either afterwards, so within a thread seq rises with pk. A row that
 //     is in no longest rising run of its thread's seqs, taken in pk order,
 //     is out of place: 1, 2, 70, 4, 5 drops 70. Where two rows could each
-//     be the odd one (1, 2, 9, 4: 9 or 4), neither is dropped.
+//     be the odd one (1, 2, 9, 4: 9 or 4), neither is dropped. Nor is one
+//     whose seq is a hole below the greatest seq in place, neither erased
+//     nor lost (1, 2, 4, 5, 3): its pk, not its seq, was garbled (a rowid
+//     is as exposed as a seq), and its seq is where it belongs. A garbled
+//     seq lands on such a hole only when that seq's own row was lost too.
 //   - Counts. Every seq 1..last_seq of a thread is stored, erased or lost
 //     (journal.ScopeErased, journal.ScopeLost), and message_count counts
 //     those stored. When the thread's row read agrees with itself and with
@@ -110,10 +114,20 @@ func (t *threadSeqs) outOfPlace() []int64 {
 	for s := range t.gone {
 		counted = counted && s >= 1 && s <= t.lastSeq
 	}
+	var top int64 // the greatest seq of the rows in place by order
+	for i, s := range t.seqs {
+		if in[i] {
+			top = max(top, s)
+		}
+	}
 	var bad []int64
 	for i, pk := range t.pks {
 		s := t.seqs[i]
-		if !in[i] || counted && (s > t.lastSeq || t.gone[s]) {
+		// Out of order, a row whose seq is a hole below top (no other
+		// row holds it: UNIQUE) and neither erased nor lost is a valid
+		// message whose pk, not its seq, was garbled: kept.
+		misordered := !in[i] && (s > top || t.gone[s])
+		if misordered || counted && (s > t.lastSeq || t.gone[s]) {
 			bad = append(bad, pk)
 		}
 	}

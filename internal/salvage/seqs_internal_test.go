@@ -67,6 +67,12 @@ func TestRepairSeqOutOfPlace(t *testing.T) {
 	// one, and the row does not agree (count 5): both stay, as before.
 	stmts = append(stmts, thread("tie", 4, 5))
 	stmts = append(stmts, msgs("tie", 1, 2, 9, 4)...)
+	// pkbad: 3's pk garbled to one past 5's (its seq is sound, a hole
+	// below 5): it stays, nothing is lost. It was dropped as out of place
+	// and seq 3 recorded as lost.
+	stmts = append(stmts, thread("pkbad", 5, 5))
+	stmts = append(stmts, msgs("pkbad", 1, 2, 4, 5)...)
+	stmts = append(stmts, msgs("pkbad", 3)...)
 	for _, q := range stmts {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -105,7 +111,7 @@ func TestRepairSeqOutOfPlace(t *testing.T) {
 		got[id] = fmt.Sprintf("%d/%d", last, n)
 	}
 	rows.Close()
-	if want := map[string]string{"order": "6/5", "last": "4/3", "erased": "4/2", "rowbad": "4/4", "tie": "9/4"}; fmt.Sprint(got) != fmt.Sprint(want) {
+	if want := map[string]string{"order": "6/5", "last": "4/3", "erased": "4/2", "rowbad": "4/4", "tie": "9/4", "pkbad": "5/5"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("last_seq/message_count %v, want %v", got, want)
 	}
 }
