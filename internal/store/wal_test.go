@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 )
@@ -476,5 +477,32 @@ func TestWALDamageHeaderZeroed(t *testing.T) {
 				t.Fatalf("the kept log differs from the damaged one (err %v)", err)
 			}
 		})
+	}
+}
+
+// TestWALDamageShmNameTaken: a kept -shm copy's name already taken (a
+// stray mnemo.db-shm.damaged-* left when its -wal copy was deleted, as
+// check's advice says, within the same second) moves both copies to the
+// next name. The open failed ("file exists") and left a -wal copy at each
+// try.
+func TestWALDamageShmNameTaken(t *testing.T) {
+	im := crashImage(t, t.TempDir(), 40, false, false)
+	damaged := im.flip(t, im.frameOff(3)+24+200)
+	now := time.Now().UTC()
+	for s := -60; s <= 60; s++ { // every name an open in the next minute can take first
+		stray := im.path + "-shm.damaged-" + now.Add(time.Duration(s)*time.Second).Format("20060102T150405Z")
+		if err := os.WriteFile(stray, []byte("stray"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, d := im.rows(t)
+	if got != 40 || d == nil || !d.Repaired {
+		t.Fatalf("rows=%d, WALDamageOf=%+v; want 40 rows, the log repaired", got, d)
+	}
+	if kept := im.keptLogs(t); len(kept) != 1 || kept[0] != d.Kept || !strings.HasSuffix(d.Kept, "-2") {
+		t.Fatalf("kept=%v (%s), want one copy named with -2", kept, d.Kept)
+	}
+	if b, err := os.ReadFile(d.Kept); err != nil || !bytes.Equal(b, damaged) {
+		t.Fatalf("the kept log differs from the damaged one (err %v)", err)
 	}
 }

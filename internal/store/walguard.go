@@ -156,9 +156,9 @@ func backfilled(path string, scan *WALScan, b []byte) bool {
 }
 
 // keepWAL writes b, path's write-ahead log as read, to a new file
-// path-wal.damaged-<UTC time> (a counter appended when that name is
-// taken), and copies path-shm beside it when that is a regular file; it
-// returns the log copy's path.
+// path-wal.damaged-<UTC time> (a counter appended when that name, or
+// the -shm copy's, is taken), and copies path-shm beside it when that is
+// a regular file; it returns the log copy's path.
 func keepWAL(path string, b []byte) (string, error) {
 	stamp := time.Now().UTC().Format("20060102T150405Z")
 	for i := 1; ; i++ {
@@ -175,7 +175,12 @@ func keepWAL(path string, b []byte) (string, error) {
 			return "", err
 		}
 		if shm, ok := readShm(path + "-shm"); ok {
-			if err := writeNew(path+"-shm"+suffix, shm); err != nil {
+			err := writeNew(path+"-shm"+suffix, shm)
+			if errors.Is(err, fs.ErrExist) { // a stray -shm copy: both go to the next name
+				os.Remove(kept)
+				continue
+			}
+			if err != nil {
 				return "", err
 			}
 		}
