@@ -22,8 +22,9 @@ import (
 //     is in no longest rising run of its thread's seqs, taken in pk order,
 //     is out of place: 1, 2, 70, 4, 5 drops 70. Where two rows could each
 //     be the odd one (1, 2, 9, 4: 9 or 4), neither is dropped. Nor is one
-//     whose seq is a hole below the greatest seq in place, neither erased
-//     nor lost (1, 2, 4, 5, 3): its pk, not its seq, was garbled (a rowid
+//     whose seq is a hole up to the greatest seq in order (last_seq when
+//     the counts below agree), neither erased nor lost (1, 2, 4, 5, 3; 5,
+//     1, 2, 3, 4 of last_seq 5): its pk, not its seq, was garbled (a rowid
 //     is as exposed as a seq), and its seq is where it belongs. A garbled
 //     seq lands on such a hole only when that seq's own row was lost too.
 //   - Counts. Every seq 1..last_seq of a thread is stored, erased or lost
@@ -114,16 +115,21 @@ func (t *threadSeqs) outOfPlace() []int64 {
 	for s := range t.gone {
 		counted = counted && s >= 1 && s <= t.lastSeq
 	}
-	var top int64 // the greatest seq of the rows in place by order
+	// top is the greatest seq a row can hold: last_seq when counted, else
+	// the greatest of the rows in order.
+	var top int64
 	for i, s := range t.seqs {
 		if in[i] {
 			top = max(top, s)
 		}
 	}
+	if counted {
+		top = t.lastSeq
+	}
 	var bad []int64
 	for i, pk := range t.pks {
 		s := t.seqs[i]
-		// Out of order, a row whose seq is a hole below top (no other
+		// Out of order, a row whose seq is a hole up to top (no other
 		// row holds it: UNIQUE) and neither erased nor lost is a valid
 		// message whose pk, not its seq, was garbled: kept.
 		misordered := !in[i] && (s > top || t.gone[s])

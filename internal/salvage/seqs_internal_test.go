@@ -73,6 +73,10 @@ func TestRepairSeqOutOfPlace(t *testing.T) {
 	stmts = append(stmts, thread("pkbad", 5, 5))
 	stmts = append(stmts, msgs("pkbad", 1, 2, 4, 5)...)
 	stmts = append(stmts, msgs("pkbad", 3)...)
+	// pklast: the last message's pk garbled below the others'; the
+	// thread's row agrees (last_seq 5): it stays too.
+	stmts = append(stmts, thread("pklast", 5, 5))
+	stmts = append(stmts, msgs("pklast", 5, 1, 2, 3, 4)...)
 	for _, q := range stmts {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -111,7 +115,7 @@ func TestRepairSeqOutOfPlace(t *testing.T) {
 		got[id] = fmt.Sprintf("%d/%d", last, n)
 	}
 	rows.Close()
-	if want := map[string]string{"order": "6/5", "last": "4/3", "erased": "4/2", "rowbad": "4/4", "tie": "9/4", "pkbad": "5/5"}; fmt.Sprint(got) != fmt.Sprint(want) {
+	if want := map[string]string{"order": "6/5", "last": "4/3", "erased": "4/2", "rowbad": "4/4", "tie": "9/4", "pkbad": "5/5", "pklast": "5/5"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("last_seq/message_count %v, want %v", got, want)
 	}
 }
