@@ -391,15 +391,7 @@ func (s *shard) after(e *entry) *entry {
 // holds mu for reading).
 func (s *shard) neighbours(thread string, from, to int64) []*entry {
 	th := s.threads[thread]
-	i, _ := slices.BinarySearchFunc(th, from, func(e *entry, seq int64) int {
-		switch {
-		case e.doc.Seq < seq:
-			return -1
-		case e.doc.Seq > seq:
-			return 1
-		}
-		return 0
-	})
+	i, _ := slices.BinarySearchFunc(th, from, bySeq)
 	var out []*entry
 	for ; i < len(th) && th[i].doc.Seq <= to; i++ {
 		out = append(out, th[i])
