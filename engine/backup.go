@@ -150,8 +150,11 @@ func backupWALSound(dir string, cfg *Config) error {
 	case errors.Is(err, ErrLocked) || !atRest(dir):
 		return nil // held: its open scanned the log
 	}
+	// Holding the lock, no mnemo process can truncate the log: it is
+	// mapped. At rest without it (read-only directory) a process could
+	// take the directory and truncate the log meanwhile: it is read.
 	path := filepath.Join(dir, DatabaseFile)
-	s, err := store.DamagedWAL(path)
+	s, err := store.DamagedWAL(path, lock != nil)
 	if err != nil {
 		return fmt.Errorf("engine: backup: %w", err)
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -117,13 +116,12 @@ func keptWALFindings(dir string) []string {
 		if strings.HasSuffix(kept, "-shm") {
 			continue
 		}
-		b, err := os.ReadFile(kept)
+		s, err := store.ScanKeptWAL(kept)
 		if err != nil {
 			out = append(out, fmt.Sprintf("%s: a kept copy of a damaged write-ahead log could not be read (%v)", filepath.Base(kept), err))
 			continue
 		}
-		s := store.ScanWAL(b)
-		if !s.Lost() || s.Exact {
+		if s == nil || !s.Lost() || s.Exact {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: the write-ahead log was found damaged when the database was opened (frame %s): %d commits (%d frames) after frame %d were not applied and are not in %s",

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 )
 
@@ -56,23 +57,39 @@ func WALDamageOf(db *sql.DB) *WALDamage {
 // repair is exact. An
 // error means the evidence could not be kept, or the repair written: Open
 // then fails rather than let SQLite drop the commits.
-func guardWAL(path string) (*WALDamage, error) {
+//
+// The log is mapped, not read onto the heap (a log stays at its largest
+// size after checkpoints: hundreds of MB at every open otherwise); the
+// copy is written from the mapping, and only a repair copies the bytes.
+// Mapping is safe here because the caller holds the data directory's lock
+// (engine.Open) or owns the file (the salvage's new database): no mnemo
+// process writes or truncates the log meanwhile. A foreign process that
+// truncated it anyway (sqlite3 on the file) makes the open fail with an
+// error (withLog), not a crash.
+func guardWAL(path string) (d *WALDamage, err error) {
 	log := path + "-wal"
-	scan, b, err := damagedWAL(path)
-	if scan == nil || err != nil {
+	err = withLog(log, true, func(b []byte) error {
+		scan := damagedScan(path, b)
+		if scan == nil {
+			return nil
+		}
+		d = &WALDamage{Log: log, Scan: scan}
+		var err error
+		if d.Kept, err = keepWAL(path, b); err != nil {
+			return fmt.Errorf("store: the write-ahead log %s is damaged (%d commits past frame %d would not be applied) and could not be kept: %w", log, scan.NotAppliedCommits, scan.Applied, err)
+		}
+		if !scan.Exact {
+			return nil
+		}
+		if err := repairInPlace(log, scan, b); err != nil {
+			return fmt.Errorf("store: repair the damaged write-ahead log %s (kept as %s): %w", log, d.Kept, err)
+		}
+		d.Repaired = true
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	d := &WALDamage{Log: log, Scan: scan}
-	if d.Kept, err = keepWAL(path, b); err != nil {
-		return nil, fmt.Errorf("store: the write-ahead log %s is damaged (%d commits past frame %d would not be applied) and could not be kept: %w", log, scan.NotAppliedCommits, scan.Applied, err)
-	}
-	if !scan.Exact {
-		return d, nil
-	}
-	if err := repairInPlace(log, scan, b); err != nil {
-		return nil, fmt.Errorf("store: repair the damaged write-ahead log %s (kept as %s): %w", log, d.Kept, err)
-	}
-	d.Repaired = true
 	return d, nil
 }
 
@@ -81,28 +98,77 @@ func guardWAL(path string) (*WALDamage, error) {
 // frame that are not in the database file already (what Open keeps and
 // repairs), else nil (no log, not a regular file, sound). Read it only
 // while no process has the database open: a log being written may read
-// torn. An error means the log could not be read.
-func DamagedWAL(path string) (*WALScan, error) {
-	scan, _, err := damagedWAL(path)
+// torn. held says the caller holds the data directory's lock (no process
+// can truncate the log meanwhile): the log is then mapped, not read onto
+// the heap; unheld, it is read (a mapping of a file another process
+// truncates faults). An error means the log could not be read.
+func DamagedWAL(path string, held bool) (scan *WALScan, err error) {
+	err = withLog(path+"-wal", held, func(b []byte) error {
+		scan = damagedScan(path, b)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scan, nil
+}
+
+// ScanKeptWAL scans the kept copy of a damaged write-ahead log at name
+// (KeptWALPattern), mapped: copies are written once (O_EXCL) and never
+// rewritten. An error means it could not be read.
+func ScanKeptWAL(name string) (scan *WALScan, err error) {
+	err = withLog(name, true, func(b []byte) error {
+		scan = ScanWAL(b)
+		return nil
+	})
 	return scan, err
 }
 
-// damagedWAL is DamagedWAL, with the log's bytes.
-func damagedWAL(path string) (*WALScan, []byte, error) {
-	log := path + "-wal"
-	fi, err := os.Lstat(log)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-		return nil, nil, nil // none, or not a file: SQLite says what is wrong
-	}
-	b, err := os.ReadFile(log)
-	if err != nil {
-		return nil, nil, fmt.Errorf("store: read the write-ahead log %s: %w", log, err)
-	}
+// damagedScan scans b, path's write-ahead log: the scan when commits lie
+// past a damaged frame and are not in the database file already, else nil.
+func damagedScan(path string, b []byte) *WALScan {
 	scan := ScanWAL(b)
 	if !scan.Lost() || backfilled(path, scan, b) {
-		return nil, nil, nil
+		return nil
 	}
-	return scan, b, nil
+	return scan
+}
+
+// withLog calls fn with the bytes of the file name, a write-ahead log,
+// when it is a non-empty regular file (Lstat: not through a link); fn is
+// not called otherwise. mapped maps the file (mapLog: none of it on the
+// heap) and unmaps it once fn returns, so fn must not keep b; else the
+// file is read. A page fault on the mapping (the file shrank while mapped)
+// is returned as an error instead of killing the process.
+func withLog(name string, mapped bool, fn func(b []byte) error) (err error) {
+	fi, err := os.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return nil // none, or not a file: SQLite says what is wrong
+	}
+	var b []byte
+	unmap := func() {}
+	if mapped {
+		b, unmap, err = mapLog(name)
+	} else {
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return fmt.Errorf("store: read the write-ahead log %s: %w", name, err)
+	}
+	defer unmap()
+	if len(b) == 0 {
+		return nil
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			err = fmt.Errorf("store: the write-ahead log %s shrank while it was read (a page past its new end faulted): another process truncated it", name)
+		}
+	}()
+	return fn(b)
 }
 
 // RepairWAL repairs the write-ahead log of the database at path (a copy
