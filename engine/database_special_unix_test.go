@@ -32,3 +32,58 @@ func TestDatabasePipe(t *testing.T) {
 		t.Fatalf("open: %v, want ErrDatabaseNotFile ending %q", err, want)
 	}
 }
+
+// TestWALNotRegularFile: a mnemo.db-wal that is a pipe, a directory or a
+// symbolic link is refused by Open, Salvage and Backup with ErrWALNotFile
+// naming it and its kind (a link: its target), and not with
+// ErrDatabaseCorrupt: mnemo.db is sound (the advice is to move the -wal
+// aside, not to restore mnemo.db). Before, the pipe and the directory
+// were ErrDatabaseNotFile ("restore mnemo.db from a backup"), and a link
+// SQLite's bare "unable to open database file (14)".
+func TestWALNotRegularFile(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, want string
+		make       func(t *testing.T, log string)
+	}{
+		{"pipe", "is a pipe", func(t *testing.T, log string) {
+			if err := syscall.Mkfifo(log, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+		}},
+		{"directory", "is a directory", func(t *testing.T, log string) {
+			if err := os.Mkdir(log, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"link", "is a symbolic link (to /nowhere/log)", func(t *testing.T, log string) {
+			if err := os.Symlink("/nowhere/log", log); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := closedDir(t, "")
+			log := filepath.Join(dir, engine.DatabaseFile+"-wal")
+			if err := os.Remove(log); err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Fatal(err)
+			}
+			tc.make(t, log)
+			check := func(what string, err error) {
+				t.Helper()
+				if !errors.Is(err, engine.ErrWALNotFile) || errors.Is(err, engine.ErrDatabaseCorrupt) || errors.Is(err, engine.ErrDatabaseNotFile) || !strings.Contains(err.Error(), log+" "+tc.want) {
+					t.Fatalf("%s: %v, want ErrWALNotFile (not ErrDatabaseCorrupt) saying %q", what, err, log+" "+tc.want)
+				}
+			}
+			e, err := engine.Open(ctx, engine.Config{Dir: dir, MustExist: true})
+			if err == nil {
+				e.Close()
+			}
+			check("open", err)
+			_, err = engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{Force: true})
+			check("salvage", err)
+			_, err = engine.Backup(ctx, engine.Config{Dir: dir}, filepath.Join(t.TempDir(), "backup"), engine.BackupOptions{})
+			check("backup", err)
+		})
+	}
+}

@@ -195,25 +195,27 @@ func removeIndexes(dir string) error {
 }
 
 // notRegularDatabase returns ErrDatabaseCorrupt when dir's database file
-// or its write-ahead log exists but is not a regular file (a directory, a
-// device, a link to /dev/zero): SQLite cannot use it, an open failed with
-// "create …: is a directory", and a salvage's copy of /dev/zero never
-// ended. Nothing in it can be salvaged.
+// exists but is not a regular file (a directory, a device, a link to
+// /dev/zero): SQLite cannot use it, an open failed with "create …: is a
+// directory", and a salvage's copy of /dev/zero never ended. Nothing in
+// it can be salvaged. A write-ahead log that is not a regular file (a
+// link included) is ErrWALNotFile: the database file is not at fault.
 func notRegularDatabase(dir string) error {
-	for _, suffix := range []string{"", "-wal"} {
-		path := filepath.Join(dir, DatabaseFile+suffix)
-		fi, err := os.Stat(path)
-		if err == nil && !fi.Mode().IsRegular() {
-			return fmt.Errorf("%w: %w: %s is a %s", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, filekind.Of(fi.Mode()))
+	path := filepath.Join(dir, DatabaseFile)
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: %w: %s is a %s", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, filekind.Of(fi.Mode()))
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		// A link whose target is missing (an unmounted volume, a
+		// moved file): SQLite would create an empty database at the
+		// target, beside the indexes of the one that is gone.
+		if target, lerr := os.Readlink(path); lerr == nil {
+			return fmt.Errorf("%w: %w: %s is a link to %s, which does not exist", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, target)
 		}
-		if errors.Is(err, os.ErrNotExist) {
-			// A link whose target is missing (an unmounted volume, a
-			// moved file): SQLite would create an empty database at the
-			// target, beside the indexes of the one that is gone.
-			if target, lerr := os.Readlink(path); lerr == nil {
-				return fmt.Errorf("%w: %w: %s is a link to %s, which does not exist", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, target)
-			}
-		}
+	}
+	if err := store.WALNotFile(path); err != nil {
+		return fmt.Errorf("%w: %w", ErrWALNotFile, err)
 	}
 	return nil
 }

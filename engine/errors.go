@@ -53,11 +53,21 @@ var ErrInconsistent = errors.New("engine: inconsistent")
 var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
 
 // ErrDatabaseNotFile is matched, with ErrDatabaseCorrupt, by the error Open
-// and Salvage return when mnemo.db (or its -wal) exists but is not a
-// regular file: a directory, a device, a link to /dev/zero. It holds no
-// database, so nothing can be salvaged from it: move it away and restore
-// mnemo.db from a backup.
+// and Salvage return when mnemo.db exists but is not a regular file: a
+// directory, a device, a link to /dev/zero. It holds no database, so
+// nothing can be salvaged from it: move it away and restore mnemo.db from
+// a backup.
 var ErrDatabaseNotFile = errors.New("engine: the database is not a regular file")
+
+// ErrWALNotFile is matched by the error Open, Salvage and Backup return,
+// before SQLite opens anything, when mnemo.db-wal exists but is not a
+// regular file: a directory, a pipe, a device, or a symbolic link (not
+// followed, whatever it points at); the chain holds the
+// *store.WALNotFileError naming it, its kind and a link's target. It is
+// not a log SQLite wrote and mnemo.db is not at fault (not
+// ErrDatabaseCorrupt): stop every process using the directory, move the
+// -wal aside, and run the command again.
+var ErrWALNotFile = errors.New("engine: the write-ahead log is not a regular file")
 
 // ErrNotDataDir is returned by Open with Config.MustExist when the
 // directory does not exist or holds no mnemo database, or (wrapping

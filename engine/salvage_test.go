@@ -630,14 +630,15 @@ func TestSalvageRefuses(t *testing.T) {
 	}
 }
 
-// TestDatabaseNotRegularFile: a mnemo.db (or -wal) that is a directory is
-// refused by Open and Salvage with ErrDatabaseNotFile (and
-// ErrDatabaseCorrupt), naming what it is. Before, Open failed with
-// "create …: is a directory" and Salvage tried to copy it (a link to
-// /dev/zero made the copy run until the disk was full).
+// TestDatabaseNotRegularFile: a mnemo.db that is a directory is refused
+// by Open and Salvage with ErrDatabaseNotFile (and ErrDatabaseCorrupt),
+// naming what it is. Before, Open failed with "create …: is a directory"
+// and Salvage tried to copy it (a link to /dev/zero made the copy run
+// until the disk was full). A -wal that is a directory is ErrWALNotFile
+// (TestWALNotRegularFile).
 func TestDatabaseNotRegularFile(t *testing.T) {
 	ctx := context.Background()
-	for _, name := range []string{engine.DatabaseFile, engine.DatabaseFile + "-wal"} {
+	for _, name := range []string{engine.DatabaseFile} {
 		t.Run(name, func(t *testing.T) {
 			dir := closedDir(t, "")
 			p := filepath.Join(dir, name)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -124,10 +125,23 @@ func keptWALFindings(dir string) []string {
 		if s == nil || !s.Lost() || s.Exact {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: the write-ahead log was found damaged when the database was opened (frame %s): %d commits (%d frames) after frame %d were not applied and are not in %s",
-			filepath.Base(kept), joinInts(s.Damaged), s.NotAppliedCommits, s.NotApplied, s.Applied, DatabaseFile))
+		out = append(out, fmt.Sprintf("%s: the write-ahead log was found damaged when the database was opened (frame %s): %d commits (%d frames) after frame %d were not applied and are not in %s%s",
+			filepath.Base(kept), joinInts(s.Damaged), s.NotAppliedCommits, s.NotApplied, s.Applied, DatabaseFile, shmPartner(kept)))
 	}
 	return out
+}
+
+// shmPartner says which -shm was kept with the kept log copy kept
+// (<db>-shm.damaged-<same suffix>): "; kept with its -shm, NAME", or ""
+// when there is none. Deleting the log copy to accept the loss leaves it,
+// and check no longer mentions it: the finding names both.
+func shmPartner(kept string) string {
+	dir, base := filepath.Split(kept)
+	shm := strings.Replace(base, DatabaseFile+"-wal.damaged-", DatabaseFile+"-shm.damaged-", 1)
+	if _, err := os.Lstat(filepath.Join(dir, shm)); err != nil {
+		return ""
+	}
+	return "; kept with its -shm, " + shm
 }
 
 // joinInts says ns as "3, 7, 9", the first ten of them ("…, and 4 more").

@@ -300,7 +300,7 @@ func (c *CheckCommand) printWALAdvice(found []string) {
 	for _, p := range found {
 		fmt.Fprintf(c.Stderr, "  %s\n", p)
 	}
-	fmt.Fprintf(c.Stderr, "What to do: %s is sound but lacks what those commits wrote (messages appended, erasures, working memory); the kept file holds them as found, next to its -shm. Restore %s from a backup taken after them, if there is one, then run 'mnemo --dir %s reindex'. Otherwise what they held is lost: keep the file for inspection (SQLite's own tools, or a support request), then delete it to accept the loss; check passes once it is gone. It may hold erased text: no erasure reaches it. Damage that comes back points at the disk.\n",
+	fmt.Fprintf(c.Stderr, "What to do: %s is sound but lacks what those commits wrote (messages appended, erasures, working memory); the kept file holds them as found. Restore %s from a backup taken after them, if there is one, then run 'mnemo --dir %s reindex'. Otherwise what they held is lost: keep the file for inspection (SQLite's own tools, or a support request), then delete it, and the -shm kept with it when one is named above, to accept the loss; check passes once the log copy is gone. It may hold erased text: no erasure reaches it. Damage that comes back points at the disk.\n",
 		engine.DatabaseFile, engine.DatabaseFile, c.Dir)
 }
 

@@ -103,7 +103,9 @@ func TestCheckDamagedWAL(t *testing.T) {
 		for range 2 { // the open that keeps the log, then a check of the kept copy
 			code, out, stderr := run(t, nil, "--dir", dir, "check")
 			kept, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+"-wal.damaged-*"))
-			if code != 1 || len(kept) != 1 || !strings.Contains(stderr, filepath.Base(kept[0])) ||
+			shm, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+"-shm.damaged-*"))
+			if code != 1 || len(kept) != 1 || !strings.Contains(stderr, filepath.Base(kept[0])) || len(shm) != 1 ||
+				!strings.Contains(stderr, "kept with its -shm, "+filepath.Base(shm[0])) || !strings.Contains(stderr, "and the -shm kept with it") ||
 				!strings.Contains(stderr, "were not applied") || !strings.Contains(stderr, "What to do") {
 				t.Fatalf("check: exit %d, kept %v\n%s%s", code, kept, out, stderr)
 			}

@@ -269,6 +269,10 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 	case errors.Is(err, engine.ErrNotDataDir):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR); a data directory is created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)
 		return 1
+	case errors.Is(err, engine.ErrWALNotFile):
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: %s is not at fault: its write-ahead log %s-wal is not a log SQLite wrote. Stop every process using %s, move %s-wal aside (out of %s; nothing is read or written through it), then run the command again.\n",
+			name, err, engine.DatabaseFile, engine.DatabaseFile, m.Dir, engine.DatabaseFile, m.Dir)
+		return 1
 	case errors.Is(err, engine.ErrDatabaseNotFile):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex'.\n",
 			name, err, m.Dir, engine.DatabaseFile, engine.DatabaseFile, engine.DatabaseFile, m.Dir)

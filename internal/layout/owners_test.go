@@ -63,14 +63,15 @@ func TestRecallStandsAlone(t *testing.T) {
 }
 
 // TestMessageStoreBelowEngine: the message store builds on the bottom floor
-// (internal/store) and on recall, whose Source it implements (with what
-// recall itself builds on: internal/bm25, the BM25 formula, and
-// internal/jsonkey, the repeated-key check, import nothing of mnemo);
+// (internal/store, with internal/filekind beneath it) and on recall, whose
+// Source it implements (with what recall itself builds on: internal/bm25,
+// the BM25 formula, and internal/jsonkey, the repeated-key check, import
+// nothing of mnemo);
 // nothing else of mnemo.
 func TestMessageStoreBelowEngine(t *testing.T) {
 	pkgs := loadModule(t)
 	for _, p := range sortedKeys(pkgs) {
-		if p == module+"/internal/msgstore" || slices.Contains([]string{"internal/store", "recall", "recall/uselite", "internal/models", "internal/bm25", "internal/jsonkey"}, strings.TrimPrefix(p, module+"/")) {
+		if p == module+"/internal/msgstore" || slices.Contains([]string{"internal/store", "recall", "recall/uselite", "internal/models", "internal/bm25", "internal/jsonkey", "internal/filekind"}, strings.TrimPrefix(p, module+"/")) {
 			continue
 		}
 		if chain := dependsOn(pkgs, module+"/internal/msgstore", p); chain != "" {
@@ -205,7 +206,8 @@ func TestPackageDocs(t *testing.T) {
 
 // TestPostgresRecallImports: internal/pgrecall, recall on Postgres, builds
 // on recall (whose ranking it reuses, with internal/bm25 and
-// internal/jsonkey beneath it) and internal/pgstore;
+// internal/jsonkey beneath it) and internal/pgstore (with internal/store
+// and internal/filekind beneath it);
 // nothing else of mnemo (no engine, no SQLite store or owner), and recall
 // itself still needs no storage package (TestRecallStandsAlone).
 func TestPostgresRecallImports(t *testing.T) {
@@ -214,7 +216,7 @@ func TestPostgresRecallImports(t *testing.T) {
 	if _, ok := pkgs[from]; !ok {
 		t.Fatalf("%s not found", from)
 	}
-	allowed := []string{"internal/pgrecall", "recall", "internal/bm25", "internal/jsonkey", "internal/pgstore", "internal/store"}
+	allowed := []string{"internal/pgrecall", "recall", "internal/bm25", "internal/jsonkey", "internal/pgstore", "internal/store", "internal/filekind"}
 	for _, p := range sortedKeys(pkgs) {
 		if slices.Contains(allowed, strings.TrimPrefix(p, module+"/")) {
 			continue

@@ -14,8 +14,9 @@
 // threads, messages, message_blobs, outbox, embeddings, embeddings_suspect
 // (written by triggers on embeddings); journal: journal,
 // runs, dispatches; working: working_memory, working_memory_history,
-// working_config; observe: observations). It imports nothing of mnemo: it is
-// the bottom floor.
+// working_config; observe: observations). It imports nothing of mnemo but
+// internal/filekind (a leaf that names a file's kind, for the error of a
+// -wal that is not a regular file): it is the bottom floor.
 //
 // It also holds what the owners need to run on either backend (dialect.go):
 // Dialect (SQLite, or Postgres through internal/pgstore.OpenDB), DialectOf

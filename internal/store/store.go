@@ -21,6 +21,8 @@ const BusyTimeoutMillis = 10000
 // Open refuses a database whose schema version is newer than SchemaVersion
 // with ErrSchemaTooNew, without writing to it. A file that is not a SQLite
 // database is reported with the path and SQLite's message; nothing is written.
+// A write-ahead log (path + "-wal") that is not a regular file is refused
+// with *WALNotFileError before SQLite opens anything.
 func Open(ctx context.Context, path string) (*sql.DB, error) {
 	return OpenAt(ctx, path, SchemaVersion)
 }
@@ -35,6 +37,9 @@ func OpenAt(ctx context.Context, path string, version int) (*sql.DB, error) {
 		return nil, fmt.Errorf("store: open %s: no schema version %d (1..%d)", path, version, SchemaVersion)
 	}
 	if err := touch(path); err != nil {
+		return nil, err
+	}
+	if err := WALNotFile(path); err != nil { // walkind.go
 		return nil, err
 	}
 	walDamage, err := guardWAL(path) // walguard.go
@@ -65,7 +70,7 @@ func OpenAt(ctx context.Context, path string, version int) (*sql.DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	for _, suffix := range []string{"-wal", "-shm"} {
-		_ = os.Chmod(path+suffix, 0o600) // best effort: they exist once WAL is on
+		chmodRegular(path+suffix, 0o600) // best effort: they exist once WAL is on
 	}
 	return db, nil
 }
