@@ -2,13 +2,17 @@ package filekind
 
 import "io/fs"
 
-// Of names the kind of a file by its mode, as a noun that takes "a":
-// "directory", "device" (character or block), "pipe" (a FIFO, or the
-// anonymous pipe a shell gives as standard input: their modes are the
-// same), "socket", else "special file" (a regular file included: callers
-// ask about files that are not regular).
+// Of names the kind of a file by its mode (as os.Lstat gives it), as a
+// noun that takes "a": "regular file", "symbolic link", "directory",
+// "device" (character or block), "pipe" (a FIFO, or the anonymous pipe a
+// shell gives as standard input: their modes are the same), "socket",
+// else "special file".
 func Of(m fs.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "regular file"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
 	case m.IsDir():
 		return "directory"
 	case m&fs.ModeDevice != 0:

@@ -7,10 +7,11 @@ import (
 	"github.com/mnemo-go/mnemo/internal/filekind"
 )
 
-// TestOf: each kind of file that is not regular has one name, used by the
-// engine ("mnemo.db is a pipe") and by mnemo ingest ("the pipe F is named
-// twice"). Before, the engine said "a named pipe" and "not a regular
-// file", and ingest "pipe" and "file" for the same modes.
+// TestOf: each kind of file has one name, used by the engine ("mnemo.db
+// is a pipe") and by mnemo ingest ("the pipe F is named twice"). Before,
+// the engine said "a named pipe" and "not a regular file", and ingest
+// "pipe" and "file" for the same modes; and a regular file or a link was
+// "special file" (mnemo backup: "/tmp/afile is a special file").
 func TestOf(t *testing.T) {
 	for _, tc := range []struct {
 		mode fs.FileMode
@@ -22,6 +23,8 @@ func TestOf(t *testing.T) {
 		{fs.ModeNamedPipe | 0o600, "pipe"},
 		{fs.ModeSocket | 0o755, "socket"},
 		{fs.ModeIrregular, "special file"},
+		{0o644, "regular file"},
+		{fs.ModeSymlink | 0o777, "symbolic link"},
 	} {
 		if got := filekind.Of(tc.mode); got != tc.want {
 			t.Errorf("Of(%v) = %q, want %q", tc.mode, got, tc.want)
