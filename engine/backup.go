@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -346,9 +347,12 @@ func createEmpty(path string) error {
 }
 
 // copyConfigFile copies the regular file from to the new file to (0600, synced).
-// It reports false, and copies nothing, when from does not exist.
+// It reports false, and copies nothing, when from does not exist. A
+// symbolic link (or another kind of file) is refused without its target
+// being read: Lstat before the open, which a FIFO would block, and
+// O_NOFOLLOW for a link made meanwhile.
 func copyConfigFile(from, to string) (bool, error) {
-	fi, err := os.Stat(from) // before the open, which a FIFO would block
+	fi, err := os.Lstat(from)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -356,13 +360,22 @@ func copyConfigFile(from, to string) (bool, error) {
 		return false, err
 	}
 	if !fi.Mode().IsRegular() {
-		return false, fmt.Errorf("%s is a %s, not a regular file", from, filekind.Of(fi.Mode()))
+		return false, notRegularConfig(from, fi.Mode())
 	}
-	in, err := os.Open(from)
+	in, err := os.OpenFile(from, os.O_RDONLY|filekind.NoFollow, 0)
 	if err != nil {
+		if fi, lerr := os.Lstat(from); lerr == nil && !fi.Mode().IsRegular() {
+			return false, notRegularConfig(from, fi.Mode())
+		}
 		return false, err
 	}
 	defer in.Close()
+	if fi, err := in.Stat(); err != nil || !fi.Mode().IsRegular() {
+		if err == nil {
+			err = notRegularConfig(from, fi.Mode())
+		}
+		return false, err
+	}
 	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return false, err
@@ -372,6 +385,12 @@ func copyConfigFile(from, to string) (bool, error) {
 		err = out.Sync()
 	}
 	return true, errors.Join(err, out.Close())
+}
+
+// notRegularConfig is copyConfigFile's refusal of a file that is not
+// regular: "P is a symbolic link, not a regular file".
+func notRegularConfig(path string, m fs.FileMode) error {
+	return fmt.Errorf("%s is a %s, not a regular file", path, filekind.Of(m))
 }
 
 // syncFile flushes the file at path to disk.

@@ -170,6 +170,39 @@ func TestBackupFiles(t *testing.T) {
 	enginetest.MustOpen(t, engine.Config{Dir: src})
 }
 
+// TestBackupConfigLink: a mnemo.json that is a symbolic link is refused,
+// naming the link, and its target is not copied into a backup (before,
+// os.Stat and os.Open followed the link and the backup held the target's
+// contents); no destination is left.
+func TestBackupConfigLink(t *testing.T) {
+	ctx := context.Background()
+	src := t.TempDir()
+	e := enginetest.MustOpen(t, engine.Config{Dir: src})
+	if err := appendOne(ctx, e, "ana", "t1", "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	secret := filepath.Join(base, "secret")
+	if err := os.WriteFile(secret, []byte(`{"secret": true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(src, "mnemo.json")); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(base, "bk")
+	res, err := engine.Backup(ctx, engine.Config{Dir: src}, dest, engine.BackupOptions{Files: []string{"mnemo.json"}})
+	if err == nil || !strings.Contains(err.Error(), "mnemo.json is a symbolic link, not a regular file") {
+		t.Fatalf("Backup with mnemo.json a link = %+v, %v; want the link refused", res, err)
+	}
+	if _, err := os.Lstat(dest); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused backup left %s: %v", dest, err)
+	}
+	assertNoStaging(t, base)
+}
+
 // TestBackupRefuses: a destination that exists and is not an empty
 // directory is refused and left as it was; an empty one is used; a
 // directory without a database, a bad file name, a destination inside the

@@ -27,7 +27,7 @@ func OpenLock(path string) (*os.File, error) {
 	if err := linked(); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|NoFollow, 0o600)
 	if err != nil {
 		if lerr := linked(); lerr != nil {
 			return nil, lerr

@@ -2,5 +2,5 @@
 
 package filekind
 
-// noFollow is 0 here: OpenLock's check before the open refuses a link.
-const noFollow = 0
+// NoFollow is 0 here: the callers' Lstat before the open refuses a link.
+const NoFollow = 0

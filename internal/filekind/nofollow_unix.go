@@ -4,5 +4,6 @@ package filekind
 
 import "syscall"
 
-// noFollow makes OpenLock's open fail on a symbolic link.
-const noFollow = syscall.O_NOFOLLOW
+// NoFollow, or-ed into an open's flags, makes it fail on a symbolic link
+// (O_NOFOLLOW): OpenLock and mnemo backup's copy of mnemo.json use it.
+const NoFollow = syscall.O_NOFOLLOW
