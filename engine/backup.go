@@ -50,10 +50,10 @@ type BackupResult struct {
 // (mnemo.db.damaged-*) is not copied.
 //
 // dest must not exist, or be an empty directory: anything else is refused
-// with ErrBackupExists, and nothing is overwritten. A dest inside cfg.Dir
-// (through a symbolic link too) is a *ValidationError on dest: mnemo
-// reindex deletes what index/ holds. Missing parents are
-// created (0700). The copy is written to a directory .NAME.backup-* beside
+// with ErrBackupExists, and nothing is overwritten. A dest that is cfg.Dir
+// or lies inside it (through a symbolic link too) is a *ValidationError on
+// dest, said before ErrBackupExists: mnemo reindex deletes what index/
+// holds. Missing parents are created (0700). The copy is written to a directory .NAME.backup-* beside
 // dest (0700, files 0600), checked (SQLite's quick_check), synced, and
 // renamed to dest only when complete: an error, or ctx's end (then
 // ctx.Err()), removes it and leaves no dest; a process killed meanwhile
@@ -86,10 +86,10 @@ func Backup(ctx context.Context, cfg Config, dest string, opts BackupOptions) (*
 	if dest, err = filepath.Abs(dest); err != nil {
 		return nil, fmt.Errorf("engine: backup destination: %w", err)
 	}
-	if err := backupDestFree(dest); err != nil {
+	if err := backupDestOutside(dir, dest); err != nil {
 		return nil, err
 	}
-	if err := backupDestOutside(dir, dest); err != nil {
+	if err := backupDestFree(dest); err != nil {
 		return nil, err
 	}
 	parent := filepath.Dir(dest)
@@ -214,10 +214,14 @@ func backupDestFree(dest string) error {
 	return nil
 }
 
-// backupDestOutside refuses a dest inside the data directory dir (through
-// a symbolic link too): mnemo manages what lies there, and reindex deletes
-// index/lexical and index/snapshots with whatever they hold.
+// backupDestOutside refuses a dest that is the data directory dir or lies
+// inside it (through a symbolic link too), a *ValidationError on "dest":
+// mnemo manages what lies there, and reindex deletes index/lexical and
+// index/snapshots with whatever they hold.
 func backupDestOutside(dir, dest string) error {
+	if dest == dir || resolved(dest) == resolved(dir) {
+		return invalid(-1, "dest", "%s is the data directory itself: name a directory outside it", dest)
+	}
 	if inside(dir, dest) || inside(resolved(dir), resolved(dest)) {
 		return invalid(-1, "dest", "%s is inside the data directory %s, whose contents mnemo manages (mnemo reindex deletes what index/ holds): name a directory outside it", dest, dir)
 	}

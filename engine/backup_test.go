@@ -205,8 +205,9 @@ func TestBackupConfigLink(t *testing.T) {
 
 // TestBackupRefuses: a destination that exists and is not an empty
 // directory is refused and left as it was; an empty one is used; a
-// directory without a database, a bad file name, a destination inside the
-// data directory (reindex deleted one under index/) and Postgres are refused.
+// directory without a database, a bad file name, a destination that is the
+// data directory (said so, not "not empty") or inside it (reindex deleted
+// one under index/) and Postgres are refused.
 func TestBackupRefuses(t *testing.T) {
 	ctx := context.Background()
 	src := t.TempDir()
@@ -237,7 +238,8 @@ func TestBackupRefuses(t *testing.T) {
 		{"ErrBackupExists/NotEmpty", cfg, full, engine.BackupOptions{}, engine.ErrBackupExists},
 		{"ErrBackupExists/File", cfg, file, engine.BackupOptions{}, engine.ErrBackupExists},
 		{"ErrBackupExists/Link", cfg, link, engine.BackupOptions{}, engine.ErrBackupExists},
-		{"ErrBackupExists/Source", cfg, src, engine.BackupOptions{}, engine.ErrBackupExists},
+		{"ErrInvalid/Source", cfg, src, engine.BackupOptions{}, engine.ErrInvalidInput},
+		{"ErrInvalid/SourceThroughLink", cfg, srcLink, engine.BackupOptions{}, engine.ErrInvalidInput},
 		{"ErrNotDataDir", engine.Config{Dir: base}, filepath.Join(base, "new1"), engine.BackupOptions{}, engine.ErrNotDataDir},
 		{"ErrInvalid/Files", cfg, filepath.Join(base, "new2"), engine.BackupOptions{Files: []string{"../x"}}, engine.ErrInvalidInput},
 		{"ErrInvalid/Dest", cfg, "", engine.BackupOptions{}, engine.ErrInvalidInput},
@@ -253,6 +255,13 @@ func TestBackupRefuses(t *testing.T) {
 				t.Fatalf("Backup(%s) = %v, want %v", tc.dest, err, tc.want)
 			}
 		})
+	}
+	for _, d := range []string{src, srcLink} { // before: "not empty (it holds LOCK)", "is a symbolic link"
+		_, err := engine.Backup(ctx, cfg, d, engine.BackupOptions{})
+		var ve *engine.ValidationError
+		if !errors.As(err, &ve) || ve.Field != "dest" || !strings.Contains(err.Error(), "is the data directory itself") {
+			t.Errorf("Backup into the data directory %s = %v, want a *ValidationError on dest saying it is the data directory", d, err)
+		}
 	}
 	if b, err := os.ReadFile(filepath.Join(full, "keep")); err != nil || string(b) != "mine" {
 		t.Errorf("the refused directory's file: %q, %v", b, err)
