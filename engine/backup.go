@@ -162,8 +162,12 @@ func backupWALSound(dir string, cfg *Config) error {
 	if s == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %s-wal holds %d commits (%d frames) after the damage (frame %s) that SQLite would leave out of the backup; open the directory first (mnemo check: its open keeps the log as found, as %s-wal.damaged-<UTC time>, repairs it when that is exact and says what is lost otherwise), then back up again",
-		ErrWALDamaged, path, s.NotAppliedCommits, s.NotApplied, joinInts(s.Damaged), DatabaseFile)
+	open, then := "open the directory first", "back up again"
+	if lock == nil { // not writable: an open there cannot keep or repair the log
+		open, then = "the directory is not writable: copy it (cp -a DIR COPY) and open the copy", "back up the copy"
+	}
+	return fmt.Errorf("%w: %s-wal holds %d commits (%d frames) after the damage (frame %s) that SQLite would leave out of the backup; %s (mnemo check: its open keeps the log as found, as %s-wal.damaged-<UTC time>, repairs it when that is exact and says what is lost otherwise), then %s",
+		ErrWALDamaged, path, s.NotAppliedCommits, s.NotApplied, joinInts(s.Damaged), open, DatabaseFile, then)
 }
 
 // atRest reports whether no process holds dir, whose lock file this

@@ -406,7 +406,9 @@ var ErrBackupExists = errors.New("engine: the backup's destination exists")
 // write-ahead log, open in no process, holds commits past a damaged
 // frame: SQLite's read would leave them out of the copy without a word.
 // Backup, a reader, neither keeps nor repairs the log: the next Open does
-// (any command, e.g. mnemo check: Engine.WALDamage), then back up again.
+// (any command, e.g. mnemo check: Engine.WALDamage), then back up again;
+// in a directory this process cannot write, the message says to copy it
+// (cp -a), open the copy and back that up.
 var ErrWALDamaged = errors.New("engine: the write-ahead log is damaged")
 
 // ErrBackupPostgres is returned by Backup with Config.Postgres set: a
