@@ -300,14 +300,18 @@ func (c *CheckCommand) printWALAdvice(found []string) {
 	for _, p := range found {
 		fmt.Fprintf(c.Stderr, "  %s\n", p)
 	}
-	fmt.Fprintf(c.Stderr, "What to do: %s is sound but lacks what those commits wrote (messages appended, erasures, working memory); the kept file holds them as found. Restore %s from a backup taken after them, if there is one, then run 'mnemo --dir %s reindex'. Otherwise what they held is lost: keep the file for inspection (SQLite's own tools, or a support request), then delete it, and the -shm kept with it when one is named above, to accept the loss; check passes once the log copy is gone. It may hold erased text: no erasure reaches it. Damage that comes back points at the disk.\n",
-		engine.DatabaseFile, engine.DatabaseFile, c.Dir)
+	fmt.Fprintf(c.Stderr, "What to do: %s is sound but lacks what those commits wrote (messages appended, erasures, working memory); the kept file holds them as found. Restore %s from a backup taken after them, if there is one (%s), then run 'mnemo --dir %s reindex'. Otherwise what they held is lost: keep the file for inspection (SQLite's own tools, or a support request), then delete it, and the -shm kept with it when one is named above, to accept the loss; check passes once the log copy is gone. It may hold erased text: no erasure reaches it. Damage that comes back points at the disk.\n",
+		engine.DatabaseFile, engine.DatabaseFile, backupsDoc, c.Dir)
 }
 
 // printCorruptAdvice says what to do about a damaged database file of dir
 // (engine.ErrDatabaseCorrupt): found by check's integrity check, or by
 // any command whose open could not read the file at all.
 func printCorruptAdvice(w io.Writer, dir string) {
-	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it. Without a backup, 'mnemo --dir %s salvage' copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes. The indexes are derived from the database and cannot repair it.\n",
-		dir, engine.DatabaseFile, engine.DatabaseFile, engine.DatabaseFile, dir, dir, engine.DatabaseFile)
+	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it. Without a backup, 'mnemo --dir %s salvage' copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes. The indexes are derived from the database and cannot repair it.\n",
+		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, dir, dir, engine.DatabaseFile)
 }
+
+// backupsDoc points the advice to restore mnemo.db from a backup at the
+// page that says how one is taken (mnemo backup) and restored.
+const backupsDoc = `how: docs/operations.md, "Backups"`

@@ -49,7 +49,7 @@ func TestCheckDamagedDatabase(t *testing.T) {
 		if code != 1 {
 			t.Fatalf("%v after damage: exit %d, want 1\n%s%s", args, code, out, stderr)
 		}
-		for _, want := range []string{"is damaged", "Fragmentation", "restore", "from a backup", "reindex"} {
+		for _, want := range []string{"is damaged", "Fragmentation", "restore", "from a backup (how: docs/operations.md, \"Backups\";", "reindex"} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("%v: stderr lacks %q:\n%s", args, want, stderr)
 			}
@@ -109,7 +109,7 @@ func TestCheckTruncatedDatabase(t *testing.T) {
 		if code != 1 {
 			t.Fatalf("%v: exit %d, want 1\n%s%s", args, code, out, stderr)
 		}
-		for _, want := range []string{"malformed", "restore", "from a backup", "salvage", "reindex"} {
+		for _, want := range []string{"malformed", "restore", "from a backup (how: docs/operations.md, \"Backups\";", "salvage", "reindex"} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("%v: stderr lacks %q:\n%s", args, want, stderr)
 			}

@@ -106,7 +106,8 @@ func TestCheckDamagedWAL(t *testing.T) {
 			shm, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+"-shm.damaged-*"))
 			if code != 1 || len(kept) != 1 || !strings.Contains(stderr, filepath.Base(kept[0])) || len(shm) != 1 ||
 				!strings.Contains(stderr, "kept with its -shm, "+filepath.Base(shm[0])) || !strings.Contains(stderr, "and the -shm kept with it") ||
-				!strings.Contains(stderr, "were not applied") || !strings.Contains(stderr, "What to do") {
+				!strings.Contains(stderr, "were not applied") || !strings.Contains(stderr, "What to do") ||
+				!strings.Contains(stderr, `taken after them, if there is one (how: docs/operations.md, "Backups")`) {
 				t.Fatalf("check: exit %d, kept %v\n%s%s", code, kept, out, stderr)
 			}
 		}

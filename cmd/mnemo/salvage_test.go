@@ -175,8 +175,9 @@ func TestSalvageInterruptedSwap(t *testing.T) {
 }
 
 // TestDatabaseNotFileAdvice: a mnemo.db that is a directory gets advice
-// that fits it — move it away and restore a backup; salvage cannot read it
-// — not the damaged-file advice that suggests mnemo salvage.
+// that fits it — move it away and restore a backup (the advice names the
+// docs page that says how); salvage cannot read it — not the damaged-file
+// advice that suggests mnemo salvage.
 func TestDatabaseNotFileAdvice(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(t.TempDir(), "in.jsonl")
@@ -195,7 +196,7 @@ func TestDatabaseNotFileAdvice(t *testing.T) {
 	}
 	for _, cmd := range []string{"threads", "check", "salvage"} {
 		code, _, stderr := run(t, nil, "--dir", dir, cmd)
-		if code != 1 || !strings.Contains(stderr, "is a directory") || !strings.Contains(stderr, "salvage cannot read it") {
+		if code != 1 || !strings.Contains(stderr, "is a directory") || !strings.Contains(stderr, "salvage cannot read it") || !strings.Contains(stderr, `from a backup (how: docs/operations.md, "Backups";`) {
 			t.Fatalf("%s: code %d, stderr %s", cmd, code, stderr)
 		}
 	}
