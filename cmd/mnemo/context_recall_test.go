@@ -73,3 +73,32 @@ func TestContextRecallDefaults(t *testing.T) {
 		})
 	}
 }
+
+// TestContextNamesRun: mnemo context's output names its run on the line
+// "run RUN_ID · thread T · resource R · TIME" under "── memctx ──", and
+// that RUN_ID is the one mnemo memctx prints and mnemo runs lists: the
+// README's CLI tour says to take RUN_ID from there.
+func TestContextNamesRun(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(file, []byte(`{"thread":"t1","resource":"r","role":"user","content":"hello cats"}`+"\n"), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", file); code != 0 {
+		t.Fatalf("ingest: exit %d, %s", code, stderr)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t1", "--top-k", "5", "--query", "cats")
+	_, memctx, ok := strings.Cut(out, "\n── memctx ──\n")
+	if code != 0 || !ok {
+		t.Fatalf("context: exit %d, no memctx part\n%s%s", code, out, stderr)
+	}
+	first, _, _ := strings.Cut(memctx, "\n")
+	runID, rest, ok := strings.Cut(strings.TrimPrefix(first, "run "), " · ")
+	if !strings.HasPrefix(first, "run ") || !ok || !strings.HasPrefix(rest, "thread t1 · resource r · ") {
+		t.Fatalf("the memctx part's first line is %q, want \"run RUN_ID · thread t1 · resource r · TIME\"", first)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "memctx", runID); code != 0 || !strings.Contains(out, first) {
+		t.Errorf("memctx %s: exit %d, lacks %q\n%s%s", runID, code, first, out, stderr)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "runs"); code != 0 || !strings.Contains(out, runID) {
+		t.Errorf("runs: exit %d, lacks %s\n%s%s", code, runID, out, stderr)
+	}
+}

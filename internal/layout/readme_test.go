@@ -55,3 +55,25 @@ func readFile(t *testing.T, root, rel string) string {
 	}
 	return string(b)
 }
+
+// TestReadmeTourRunID: the README's CLI tour, which runs mnemo memctx and
+// mnemo replay on a RUN_ID, says where that id comes from: the line of
+// mnemo context's output that names the run (cmd/mnemo's
+// TestContextNamesRun checks that line), and mnemo runs. Before, the tour
+// used RUN_ID without a word on it.
+func TestReadmeTourRunID(t *testing.T) {
+	readme := readFile(t, moduleRoot(t), "README.md")
+	_, tour, ok := strings.Cut(readme, "\n## A short tour of the CLI\n")
+	if !ok {
+		t.Fatal(`README.md has no "## A short tour of the CLI" section`)
+	}
+	tour, _, _ = strings.Cut(tour, "\n## ")
+	if !strings.Contains(tour, "RUN_ID") {
+		return
+	}
+	for _, want := range []string{"`run RUN_ID · thread T · resource R · TIME`", "`mnemo runs`"} {
+		if !strings.Contains(tour, want) {
+			t.Errorf("the README's CLI tour uses RUN_ID without naming where it comes from: lacks %s", want)
+		}
+	}
+}
