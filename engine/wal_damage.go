@@ -114,9 +114,6 @@ func keptWALFindings(dir string) []string {
 	found, _ := filepath.Glob(store.KeptWALPattern(filepath.Join(dir, DatabaseFile)))
 	var out []string
 	for _, kept := range found {
-		if strings.HasSuffix(kept, "-shm") {
-			continue
-		}
 		s, err := store.ScanKeptWAL(kept)
 		if err != nil {
 			out = append(out, fmt.Sprintf("%s: a kept copy of a damaged write-ahead log could not be read (%v)", filepath.Base(kept), err))

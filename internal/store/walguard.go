@@ -174,25 +174,27 @@ func withLog(name string, mapped bool, fn func(b []byte) error) (err error) {
 // RepairWAL repairs the write-ahead log of the database at path (a copy
 // the caller owns: nothing is kept) when it holds commits past a damaged
 // frame and the repair is exact (WALScan.Exact), so that SQLite applies
-// them; it returns the scan (nil when there is no log) and whether it
-// repaired. engine.Salvage repairs its copy so; the damaged original is
+// them; it returns the scan (nil when there is no log, or it is empty or
+// not a regular file) and whether it repaired. The log is mapped, as
+// Open's is (withLog): the caller owns the file. engine.Salvage repairs its copy so; the damaged original is
 // kept by the salvage.
-func RepairWAL(path string) (*WALScan, bool, error) {
-	b, err := os.ReadFile(path + "-wal")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
+func RepairWAL(path string) (scan *WALScan, repaired bool, err error) {
+	log := path + "-wal"
+	err = withLog(log, true, func(b []byte) error {
+		scan = ScanWAL(b)
+		if !scan.Lost() || !scan.Exact {
+			return nil
+		}
+		if err := repairInPlace(log, scan, b); err != nil {
+			return fmt.Errorf("store: repair the damaged write-ahead log %s: %w", log, err)
+		}
+		repaired = true
+		return nil
+	})
 	if err != nil {
-		return nil, false, fmt.Errorf("store: read the write-ahead log: %w", err)
+		return scan, false, err
 	}
-	scan := ScanWAL(b)
-	if !scan.Lost() || !scan.Exact {
-		return scan, false, nil
-	}
-	if err := repairInPlace(path+"-wal", scan, b); err != nil {
-		return scan, false, fmt.Errorf("store: repair the damaged write-ahead log %s: %w", path+"-wal", err)
-	}
-	return scan, true, nil
+	return scan, repaired, nil
 }
 
 // repairInPlace writes scan's repair of the log b over the file log,

@@ -17,8 +17,8 @@ import (
 type WALNotFileError struct {
 	// Log is the write-ahead log's path, as Open found it.
 	Log string
-	// Kind is "symbolic link", or filekind.Of's name of the file's kind
-	// ("directory", "pipe", "device", "socket", "special file").
+	// Kind is filekind.Of's name of the file's kind ("symbolic link",
+	// "directory", "pipe", "device", "socket", "special file").
 	Kind string
 	// Target is a symbolic link's target as stored in the link (not
 	// resolved); "" for another kind.
@@ -45,11 +45,11 @@ func WALNotFile(path string) error {
 	if err != nil || fi.Mode().IsRegular() {
 		return nil
 	}
+	e := &WALNotFileError{Log: log, Kind: filekind.Of(fi.Mode())}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		target, _ := os.Readlink(log)
-		return &WALNotFileError{Log: log, Kind: "symbolic link", Target: target}
+		e.Target, _ = os.Readlink(log)
 	}
-	return &WALNotFileError{Log: log, Kind: filekind.Of(fi.Mode())}
+	return e
 }
 
 // chmodRegular sets name's mode to perm when it is a regular file (by
