@@ -36,11 +36,13 @@ type BackupResult struct {
 // Backup writes a new data directory dest holding a copy of the data
 // directory cfg.Dir as of one commit: its mnemo.db, written by SQLite's
 // VACUUM INTO in one read transaction (store.VacuumInto), and the files
-// opts.Files names. It takes no lock of the engine's and waits on none: it
-// runs beside an open engine (mnemo serve) as on an idle directory, never
-// writes the directory's database (its reader may create an empty -wal and
-// a -shm beside it, as any open does) and sees only committed writes: every
-// thread holds a prefix of its messages, seqs 1..last_seq.
+// opts.Files names. It waits on no lock: it runs beside an open engine
+// (mnemo serve) as on an idle directory, holding the directory's lock only
+// when it is free and only while it checks the write-ahead log
+// (backupWALSound), never writes the directory's database (its reader may
+// create an empty -wal and a -shm beside it, as any open does) and sees
+// only committed writes: every thread holds a prefix of its messages,
+// seqs 1..last_seq.
 //
 // The derived indexes are not copied: the first Open of dest rebuilds them
 // from the database (the stored embeddings included, so nothing is embedded

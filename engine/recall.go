@@ -390,10 +390,6 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result,
 	return e.search(ctx, recall.Query{Text: req.Query, ResourceID: req.ResourceID, ThreadID: req.ThreadID, Options: req.Options, At: at.UTC()})
 }
 
-// search is the recall step of Search, SearchMessages, SearchPreviews and
-// LoadContext on either backend. A channel that fails because ctx ended
-// (a query embedding cut off) is not an outage to degrade around: the
-// search returns ctx's error.
 // checkSearchIDs refuses a search without a resource, or with a resource
 // or thread id that no thread can have (a *ValidationError on resourceId
 // or threadId that also matches recall.ErrInvalidQuery): one holding NUL
@@ -410,6 +406,10 @@ func checkSearchIDs(req SearchRequest) error {
 	return nil
 }
 
+// search is the recall step of Search, SearchMessages, SearchPreviews and
+// LoadContext on either backend. A channel that fails because ctx ended
+// (a query embedding cut off) is not an outage to degrade around: the
+// search returns ctx's error.
 func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, error) {
 	res, err := e.searchBackend(ctx, q)
 	if cerr := ctx.Err(); cerr != nil && err == nil {
@@ -418,6 +418,8 @@ func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, er
 	return res, err
 }
 
+// searchBackend runs q on the Postgres backend or on the derived indexes
+// (with the resource's backlog folded into the retrieval status).
 func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Result, error) {
 	if e.onPostgres() {
 		return e.searchPostgres(ctx, q)

@@ -16,7 +16,7 @@ func init() {
 // directory's database as of one commit, and its memory configuration
 // (mnemo.json), in a new data directory. Unlike every other command it
 // runs beside `mnemo serve` and any command holding the directory: it
-// takes no lock. Like every command it embeds Main: the process
+// waits on no lock (engine.Backup). Like every command it embeds Main: the process
 // environment and the global flags.
 type BackupCommand struct{ *Main }
 
