@@ -181,7 +181,7 @@ func (s *shard) loadLocked(ctx context.Context, src Source, emb Embedder, lex *L
 		return nil
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("recall: load messages of %s: %w", s.resource, err)
 	}
 	err = src.ResourceVectors(ctx, s.resource, emb.ID(), s.storedVector(ctx, emb))
 	if err != nil {

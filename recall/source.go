@@ -7,7 +7,10 @@ import (
 
 // Source is where an Index loads a resource's messages and stored
 // embeddings from, on the resource's first search. internal/msgstore reads mnemo's
-// SQLite schema; tests may supply their own.
+// SQLite schema; tests may supply their own. The Index wraps a Source's
+// errors (and SnapshotSource's) with "recall:", the step and the resource
+// or thread, so a Source's own text names at most its step ("read
+// messages: …"), not these again.
 type Source interface {
 	// ResourceDocs calls fn for every stored message of resourceID, in
 	// thread and seq order; fn may keep d's fields but not d, which the

@@ -24,7 +24,7 @@ func (s *Store) ResourceDocs(ctx context.Context, resourceID string, fn func(*re
 	rows, err := s.conn.QueryContext(ctx, `SELECT id, thread_id, seq, role, name, content, tool_calls, metadata, created_at
 		FROM messages WHERE resource_id = ? ORDER BY thread_id, seq`, resourceID)
 	if err != nil {
-		return fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
+		return fmt.Errorf("read messages: %w", err)
 	}
 	return scanDocs(rows, resourceID, fn)
 }
@@ -36,7 +36,7 @@ func (s *Store) ThreadDocs(ctx context.Context, resourceID, threadID string, aft
 	rows, err := s.conn.QueryContext(ctx, `SELECT id, thread_id, seq, role, name, content, tool_calls, metadata, created_at
 		FROM messages WHERE resource_id = ? AND thread_id = ? AND seq > ? ORDER BY seq`, resourceID, threadID, afterSeq)
 	if err != nil {
-		return fmt.Errorf("recall: load messages of %s: %w", threadID, err)
+		return fmt.Errorf("read messages: %w", err)
 	}
 	return scanDocs(rows, resourceID, fn)
 }
@@ -46,20 +46,20 @@ func (s *Store) ThreadDocs(ctx context.Context, resourceID, threadID string, aft
 func (s *Store) ThreadMarks(ctx context.Context, resourceID string, fn func(recall.ThreadMark) error) error {
 	rows, err := s.conn.QueryContext(ctx, `SELECT id, message_count, last_seq FROM threads WHERE resource_id = ?`, resourceID)
 	if err != nil {
-		return fmt.Errorf("recall: threads of %s: %w", resourceID, err)
+		return fmt.Errorf("read thread marks: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var m recall.ThreadMark
 		if err := rows.Scan(&m.ThreadID, &m.Messages, &m.LastSeq); err != nil {
-			return fmt.Errorf("recall: threads of %s: %w", resourceID, err)
+			return fmt.Errorf("read thread marks: %w", err)
 		}
 		if err := fn(m); err != nil {
 			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("recall: threads of %s: %w", resourceID, err)
+		return fmt.Errorf("read thread marks: %w", err)
 	}
 	return nil
 }
@@ -82,7 +82,7 @@ func scanDocs(rows *sql.Rows, resourceID string, fn func(*recall.Doc) error) err
 		var thread, role, name, md, calls sql.RawBytes
 		var created int64
 		if err := rows.Scan(&d.ID, &thread, &d.Seq, &role, &name, &d.Content, &calls, &md, &created); err != nil {
-			return fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
+			return fmt.Errorf("read messages: %w", err)
 		}
 		d.ThreadID, d.Role, d.Name = intern(thread), intern(role), intern(name)
 		d.Metadata = DecodeMetadata(string(md))
@@ -93,7 +93,7 @@ func scanDocs(rows *sql.Rows, resourceID string, fn func(*recall.Doc) error) err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("recall: load messages of %s: %w", resourceID, err)
+		return fmt.Errorf("read messages: %w", err)
 	}
 	return nil
 }
@@ -106,10 +106,10 @@ func (s *Store) ResourceVectors(ctx context.Context, resourceID, embedder string
 	derived := s.derived(embedder, recall.HashDims)
 	rows, err := s.conn.QueryContext(ctx, vectorsSelect(derived)+` WHERE e.embedder = ? AND e.resource_id = ?`, embedder, resourceID)
 	if err != nil {
-		return fmt.Errorf("recall: load embeddings of %s: %w", resourceID, err)
+		return fmt.Errorf("read embeddings: %w", err)
 	}
 	if err := s.scanVectors(rows, derived, fn); err != nil {
-		return fmt.Errorf("recall: load embeddings of %s: %w", resourceID, err)
+		return fmt.Errorf("read embeddings: %w", err)
 	}
 	return nil
 }
@@ -122,10 +122,10 @@ func (s *Store) MessageVectors(ctx context.Context, embedder string, ids []strin
 		rows, err := s.conn.QueryContext(ctx, vectorsSelect(derived)+` WHERE e.embedder = ? AND e.message_id IN `+in,
 			append([]any{embedder}, chunk...)...)
 		if err != nil {
-			return fmt.Errorf("recall: load embeddings: %w", err)
+			return fmt.Errorf("read embeddings: %w", err)
 		}
 		if err := s.scanVectors(rows, derived, fn); err != nil {
-			return fmt.Errorf("recall: load embeddings: %w", err)
+			return fmt.Errorf("read embeddings: %w", err)
 		}
 		return nil
 	})
