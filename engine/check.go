@@ -62,9 +62,11 @@ type CheckError struct {
 	// Nil when none was found.
 	Reembedding []string
 	// WAL holds one finding for each copy of a damaged write-ahead log
-	// that an Open kept in the data directory (mnemo.db-wal.damaged-<UTC
-	// time>) because commits after the damage could not be applied: the
-	// database is sound but lacks them. It names the copy, the damaged
+	// kept in the data directory because commits after the damage could
+	// not be applied: an Open's (mnemo.db-wal.damaged-<UTC time>) or a
+	// salvage's, the log of the damaged database it kept
+	// (mnemo.db.damaged-<UTC time>-wal). The database is sound but lacks
+	// them. It names the copy, the damaged
 	// frames and the commits not applied. Such a copy stays a finding
 	// until it is deleted (a log repaired exactly is none). Nil when there
 	// is none.

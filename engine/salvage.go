@@ -87,7 +87,9 @@ type SalvageReport struct {
 	// again.
 	Resumed bool `json:"resumed,omitempty"`
 	// Problems is what Check still reports after the indexes were rebuilt
-	// (nil: the directory checks ok, known losses aside).
+	// (nil: the directory checks ok, known losses aside). The kept log of
+	// a WAL not repaired is no Problem (WAL says what it lacks), but
+	// Check names it (CheckError.WAL) until it is deleted.
 	Problems []string `json:"problems,omitempty"`
 	// WAL is set when the write-ahead log of the copy salvaged held
 	// commits past a damaged frame: with WAL.Repaired they were all

@@ -108,12 +108,16 @@ func (e *Engine) warnWAL() {
 }
 
 // keptWALFindings returns one finding for each copy of a damaged
-// write-ahead log kept in dir (store.KeptWALPattern) whose commits were
-// not applied (one repaired exactly lost nothing and is no finding).
+// write-ahead log kept in dir whose commits were not applied: an Open's
+// (store.KeptWALPattern) and a salvage's, the log of the damaged database
+// it kept (salvagedWALPattern: its copy's log could not be repaired, so
+// those commits are not in the salvaged mnemo.db either). A log that can
+// be repaired exactly lost nothing and is no finding.
 func keptWALFindings(dir string) []string {
-	found, _ := filepath.Glob(store.KeptWALPattern(filepath.Join(dir, DatabaseFile)))
+	opened, _ := filepath.Glob(store.KeptWALPattern(filepath.Join(dir, DatabaseFile)))
+	salvaged, _ := filepath.Glob(filepath.Join(dir, salvagedWALPattern))
 	var out []string
-	for _, kept := range found {
+	for _, kept := range append(opened, salvaged...) {
 		s, err := store.ScanKeptWAL(kept)
 		if err != nil {
 			out = append(out, fmt.Sprintf("%s: a kept copy of a damaged write-ahead log could not be read (%v)", filepath.Base(kept), err))
@@ -122,23 +126,42 @@ func keptWALFindings(dir string) []string {
 		if s == nil || !s.Lost() || s.Exact {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: the write-ahead log was found damaged when the database was opened (frame %s): %d commits (%d frames) after frame %d were not applied and are not in %s%s",
-			filepath.Base(kept), joinInts(s.Damaged), s.NotAppliedCommits, s.NotApplied, s.Applied, DatabaseFile, shmPartner(kept)))
+		found := "the write-ahead log was found damaged when the database was opened"
+		if strings.HasSuffix(kept, "-wal") {
+			found = "the write-ahead log of the damaged database a salvage kept was found damaged"
+		}
+		out = append(out, fmt.Sprintf("%s: %s (frame %s): %d commits (%d frames) after frame %d were not applied and are not in %s%s",
+			filepath.Base(kept), found, joinInts(s.Damaged), s.NotAppliedCommits, s.NotApplied, s.Applied, DatabaseFile, shmPartner(kept)))
 	}
 	return out
 }
 
-// shmPartner says which -shm was kept with the kept log copy kept
-// (<db>-shm.damaged-<same suffix>): "; kept with its -shm, NAME", or ""
-// when there is none. Deleting the log copy to accept the loss leaves it,
-// and check no longer mentions it: the finding names both.
+// salvagedWALPattern matches, in a data directory, the write-ahead logs of
+// the damaged databases salvages kept (swapDatabase: mnemo.db-wal moved
+// beside mnemo.db.damaged-<UTC time>[-N] as its -wal).
+const salvagedWALPattern = DatabaseFile + ".damaged-*-wal"
+
+// shmPartner says which -shm was kept with the kept log copy kept (an
+// Open's <db>-shm.damaged-<same suffix>, a salvage's <db>.damaged-<UTC
+// time>-shm): "; kept with its -shm, NAME", or "" when there is none.
+// Deleting the log copy to accept the loss leaves it, and check no longer
+// mentions it: the finding names both.
 func shmPartner(kept string) string {
-	dir, base := filepath.Split(kept)
-	shm := strings.Replace(base, DatabaseFile+"-wal.damaged-", DatabaseFile+"-shm.damaged-", 1)
-	if _, err := os.Lstat(filepath.Join(dir, shm)); err != nil {
+	shm := keptSHM(kept)
+	if _, err := os.Lstat(shm); err != nil {
 		return ""
 	}
-	return "; kept with its -shm, " + shm
+	return "; kept with its -shm, " + filepath.Base(shm)
+}
+
+// keptSHM is the path of the -shm kept with the kept log copy kept (which
+// may not exist).
+func keptSHM(kept string) string {
+	if base, ok := strings.CutSuffix(kept, "-wal"); ok {
+		return base + "-shm"
+	}
+	dir, base := filepath.Split(kept)
+	return filepath.Join(dir, strings.Replace(base, DatabaseFile+"-wal.damaged-", DatabaseFile+"-shm.damaged-", 1))
 }
 
 // joinInts says ns as "3, 7, 9", the first ten of them ("…, and 4 more").

@@ -296,7 +296,7 @@ func (c *CheckCommand) printWALAdvice(found []string) {
 	if len(found) == 0 {
 		return
 	}
-	fmt.Fprintf(c.Stderr, "mnemo check: the write-ahead log of %s was found damaged when it was opened; commits after the damage were not applied:\n", filepath.Join(c.Dir, engine.DatabaseFile))
+	fmt.Fprintf(c.Stderr, "mnemo check: the write-ahead log of %s was found damaged when it was opened or salvaged; commits after the damage were not applied:\n", filepath.Join(c.Dir, engine.DatabaseFile))
 	for _, p := range found {
 		fmt.Fprintf(c.Stderr, "  %s\n", p)
 	}

@@ -206,6 +206,48 @@ func TestSalvageDamagedWAL(t *testing.T) {
 	}
 }
 
+// TestCheckSalvagedWAL: after mnemo salvage of a directory whose
+// write-ahead log lost commits to a damaged frame (its copy's log could
+// not be repaired), mnemo check exits 1 naming the log kept with the
+// damaged file (mnemo.db.damaged-<UTC time>-wal) and its -shm copy, as
+// it names an open's kept log (--json: a problem of kind "wal", action
+// restore), and the salvage does not say check passes; once that log is
+// deleted check passes. Before, only the salvage report named it and
+// check (and the salvage's last line) said ok.
+func TestCheckSalvagedWAL(t *testing.T) {
+	dir := damagedWALDir(t, false)
+	code, out, stderr := run(t, nil, "--dir", dir, "salvage", "--force")
+	kept, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+".damaged-*-wal"))
+	if code != 0 || len(kept) != 1 || strings.Contains(out, "mnemo check: ok") ||
+		!strings.Contains(out, "mnemo check fails, naming "+filepath.Base(kept[0])+", until it is deleted") {
+		t.Fatalf("salvage: exit %d, kept %v\n%s%s", code, kept, out, stderr)
+	}
+	keptLog := filepath.Base(kept[0])
+	keptSHM := strings.TrimSuffix(keptLog, "-wal") + "-shm"
+	if _, err := os.Stat(filepath.Join(dir, keptSHM)); err != nil {
+		t.Fatalf("the salvage kept no %s: %v", keptSHM, err)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "check")
+	if code != 1 || !strings.Contains(stderr, keptLog+": the write-ahead log of the damaged database a salvage kept") ||
+		!strings.Contains(stderr, "kept with its -shm, "+keptSHM) || !strings.Contains(stderr, "were not applied") || !strings.Contains(stderr, "What to do") {
+		t.Fatalf("check: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "check", "--json")
+	var rep checkReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 {
+		t.Fatalf("check --json: exit %d (%v)\n%s%s", code, err, out, stderr)
+	}
+	if rep.OK || rep.Action != "restore" || len(rep.Problems) != 1 || rep.Problems[0].Kind != "wal" || !strings.HasPrefix(rep.Problems[0].Detail, keptLog+":") {
+		t.Fatalf("check --json: %+v", rep)
+	}
+	if err := os.Remove(kept[0]); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 {
+		t.Fatalf("check once the log is deleted: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
 // TestBackupDamagedWAL: mnemo backup of a directory no process holds,
 // whose write-ahead log has commits past a damaged frame, exits 1 saying
 // so and what to do (engine.ErrWALDamaged), with no DEST: its read-only

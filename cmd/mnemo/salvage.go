@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -115,6 +116,10 @@ func (c *SalvageCommand) printEnd(rep *engine.SalvageReport) error {
 		}
 		return nil
 	}
+	if rep.WAL != nil && !rep.WAL.Repaired && rep.WAL.Kept != "" {
+		fmt.Fprintf(c.Stdout, "indexes rebuilt; mnemo check fails, naming %s, until it is deleted (the warning above; the lost seqs are recorded as known losses)\n", filepath.Base(rep.WAL.Kept))
+		return nil
+	}
 	fmt.Fprintln(c.Stdout, "indexes rebuilt; mnemo check: ok (the lost seqs are recorded as known losses)")
 	return nil
 }
@@ -129,7 +134,7 @@ func (c *SalvageCommand) printWAL(d *engine.WALDamage) {
 	case d.Repaired:
 		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged (%s) and repaired exactly in the salvaged copy: every commit was applied\n", frameList(d.DamagedFrames))
 	case d.Kept != "":
-		fmt.Fprintf(c.Stdout, "warning: the write-ahead log was found damaged (%s): %s (%s) after frame %d could not be applied and are not in the salvaged database; they are kept only in %s (restore from a backup taken after them, or accept the loss)\n",
+		fmt.Fprintf(c.Stdout, "warning: the write-ahead log was found damaged (%s): %s (%s) after frame %d could not be applied and are not in the salvaged database; they are kept only in %s (restore from a backup taken after them, or accept the loss; mnemo check names it until it is deleted)\n",
 			frameList(d.DamagedFrames), count(d.CommitsNotApplied, "commit"), count(d.FramesNotApplied, "frame"), d.AppliedThroughFrame, d.Kept)
 	default:
 		fmt.Fprintf(c.Stdout, "warning: the write-ahead log %s is damaged (%s): %s (%s) after frame %d cannot be applied and are not in %s; the next open keeps the log as %s-wal.damaged-<UTC time>: run mnemo check\n",
