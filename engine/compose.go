@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +78,15 @@ type ContextMessage struct {
 //     small capitals, mathematical, script, circled or Roman-numeral
 //     forms ("[recαlled", "[recaIIed", "[ʀᴇᴄᴀʟʟᴇᴅ"). A run of render-v3 whose
 //     turns held none of these replays byte for byte.
-const RenderVersion = "render-v4"
+//   - render-v5: the bidirectional controls (U+202A–U+202E, U+2066–U+2069,
+//     U+200E, U+200F, U+061C), tag characters (U+E0000–U+E007F) and
+//     interlinear annotation characters (U+FFF9–U+FFFB) of stored text
+//     (render.Hidden) written as escapes: "\u202e" in message content,
+//     "&#x202E;" in observations and a markdown working memory, a JSON
+//     escape in a JSON working memory and in tool-call arguments. A run of
+//     render-v4 whose turns, observations and working memory held none of
+//     these replays byte for byte.
+const RenderVersion = "render-v5"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new
@@ -97,7 +106,7 @@ func compose(turns []turn, observations, workingMemory string, tools []openai.To
 	recalled := false
 	for _, t := range turns {
 		cm := ContextMessage{
-			Role: t.Role, Content: render.Message(t.Content), Name: t.Name, ToolCalls: t.ToolCalls, ToolCallID: t.ToolCallID,
+			Role: t.Role, Content: render.Message(t.Content), Name: t.Name, ToolCalls: renderToolCalls(t.ToolCalls), ToolCallID: t.ToolCallID,
 			ThreadID: t.ThreadID, Seq: t.Seq, MessageID: t.ID, Reason: t.Reason,
 		}
 		if !t.Recent {
@@ -120,6 +129,29 @@ func compose(turns []turn, observations, workingMemory string, tools []openai.To
 	}
 	c.PromptHash = promptHash(c.System, c.Messages, c.Tools)
 	return c
+}
+
+// renderToolCalls returns calls with each render.Hidden character of their
+// arguments written as its JSON escape (render.HiddenJSON), which decodes
+// to the same value: a bidirectional control in a call's arguments reads to
+// a person reviewing the prompt as the model reads it. It returns calls
+// itself when none holds one (the stored slice is not changed).
+func renderToolCalls(calls []ToolCall) []ToolCall {
+	var out []ToolCall
+	for i, tc := range calls {
+		a := render.HiddenJSON(string(tc.Arguments))
+		if out == nil && a == string(tc.Arguments) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(calls)
+		}
+		out[i].Arguments = json.RawMessage(a)
+	}
+	if out == nil {
+		return calls
+	}
+	return out
 }
 
 // MarkerUntrusted ends the marker of a recalled tool result.

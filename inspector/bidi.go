@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	prompt "github.com/mnemo-go/mnemo/internal/render"
 )
 
 // Stored text on the inspector's pages (a message, a tool call's
@@ -35,8 +37,10 @@ import (
 //     a reader of a memory wants what the model was given, so the box
 //     stays.
 //
-// The CLI writes the same characters of text as JSON escapes (\u202e;
-// cmd/mnemo/termsafe.go).
+// The model's prompt writes the characters of render.Hidden as escapes
+// (\u202e; internal/render), and the CLI writes the controls, separators
+// and explicit bidirectional characters as JSON escapes
+// (cmd/mnemo/termsafe.go).
 
 // piece is a run of a stored field's text, or one character of it shown
 // as a marker: the "text", "inline" and "id" templates (layout.html)
@@ -59,6 +63,8 @@ func (p piece) Label() string { return fmt.Sprintf("[U+%04X]", p.Mark) }
 func (p piece) Title() string {
 	name := codePointNames[p.Mark]
 	switch {
+	case p.Mark > 0xE0020 && p.Mark < 0xE007F:
+		name = fmt.Sprintf("TAG CHARACTER %q", p.Mark-0xE0000)
 	case unicode.IsControl(p.Mark):
 		name = "CONTROL CHARACTER"
 	case name == "" && unicode.IsSpace(p.Mark):
@@ -82,16 +88,22 @@ func (p piece) Class() string {
 
 // textPieces splits s, a free-text field, at each control character but
 // tab, line feed and carriage return (C0, DEL, C1), each line or
-// paragraph separator (U+2028, U+2029) and each bidirectional embedding,
-// override or isolate (U+202A-U+202E, U+2066-U+2069), which are shown as
-// markers. A separator breaks the line on the page where a terminal, an
-// editor or the model's prompt may show none (or the reverse), and
-// U+2029 ends a bidirectional paragraph, closing the embeddings and
-// isolates open before it; the engine refuses both in a message's name
-// (62c6071), and the page shows where a text holds one. The bidirectional marks
-// (U+200E, U+200F, U+061C), the zero-width joiners and every letter pass
-// as they are: right-to-left text needs them, and the element that holds
-// the field isolates what they do.
+// paragraph separator (U+2028, U+2029) and each character the model's
+// prompt writes as an escape (render.Hidden: the bidirectional
+// embeddings, overrides and isolates U+202A-U+202E, U+2066-U+2069, the
+// bidirectional marks U+200E, U+200F, U+061C, the tag characters
+// U+E0000-U+E007F and the interlinear annotation characters
+// U+FFF9-U+FFFB), which are shown as markers. A separator breaks the line
+// on the page where a terminal, an editor or the model's prompt may show
+// none (or the reverse), and U+2029 ends a bidirectional paragraph,
+// closing the embeddings and isolates open before it; the engine refuses
+// both in a message's name (62c6071), and the page shows where a text
+// holds one. A mark reorders what follows it inside the field that
+// isolates it: U+061C before "1999-2024" drew "2024-1999" (the marks
+// passed before); a tag character spells text no page shows. The
+// zero-width joiners, the zero-width space and every letter pass as they
+// are: Persian, the Indic scripts, Thai and emoji need them, and they
+// hide nothing but themselves.
 func textPieces(s string) []piece { return pieces(s, hiddenInText) }
 
 // idPieces splits s, an identifier (a thread, resource, run or tool-call
@@ -140,7 +152,7 @@ func pieces(s string, hidden func(rune) bool) []piece {
 
 // hiddenInText reports whether textHTML shows r as a marker.
 func hiddenInText(r rune) bool {
-	return isExplicitBidi(r) || r == 0x2028 || r == 0x2029 || (unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r')
+	return prompt.Hidden(r) || r == 0x2028 || r == 0x2029 || (unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r')
 }
 
 // hiddenInID reports whether idHTML shows r as a marker.
@@ -163,23 +175,29 @@ func isBidi(r rune) bool {
 // codePointNames are the Unicode names of the format characters (and
 // the line and paragraph separators) a marker names.
 var codePointNames = map[rune]string{
-	0x061c: "ARABIC LETTER MARK",
-	0x200b: "ZERO WIDTH SPACE",
-	0x200c: "ZERO WIDTH NON-JOINER",
-	0x200d: "ZERO WIDTH JOINER",
-	0x200e: "LEFT-TO-RIGHT MARK",
-	0x200f: "RIGHT-TO-LEFT MARK",
-	0x202a: "LEFT-TO-RIGHT EMBEDDING",
-	0x202b: "RIGHT-TO-LEFT EMBEDDING",
-	0x202c: "POP DIRECTIONAL FORMATTING",
-	0x202d: "LEFT-TO-RIGHT OVERRIDE",
-	0x202e: "RIGHT-TO-LEFT OVERRIDE",
-	0x2028: "LINE SEPARATOR",
-	0x2029: "PARAGRAPH SEPARATOR",
-	0x2060: "WORD JOINER",
-	0x2066: "LEFT-TO-RIGHT ISOLATE",
-	0x2067: "RIGHT-TO-LEFT ISOLATE",
-	0x2068: "FIRST STRONG ISOLATE",
-	0x2069: "POP DIRECTIONAL ISOLATE",
-	0xfeff: "ZERO WIDTH NO-BREAK SPACE",
+	0x061c:  "ARABIC LETTER MARK",
+	0x200b:  "ZERO WIDTH SPACE",
+	0x200c:  "ZERO WIDTH NON-JOINER",
+	0x200d:  "ZERO WIDTH JOINER",
+	0x200e:  "LEFT-TO-RIGHT MARK",
+	0x200f:  "RIGHT-TO-LEFT MARK",
+	0xfff9:  "INTERLINEAR ANNOTATION ANCHOR",
+	0xfffa:  "INTERLINEAR ANNOTATION SEPARATOR",
+	0xfffb:  "INTERLINEAR ANNOTATION TERMINATOR",
+	0xe0001: "LANGUAGE TAG",
+	0xe0020: "TAG SPACE",
+	0xe007f: "CANCEL TAG",
+	0x202a:  "LEFT-TO-RIGHT EMBEDDING",
+	0x202b:  "RIGHT-TO-LEFT EMBEDDING",
+	0x202c:  "POP DIRECTIONAL FORMATTING",
+	0x202d:  "LEFT-TO-RIGHT OVERRIDE",
+	0x202e:  "RIGHT-TO-LEFT OVERRIDE",
+	0x2028:  "LINE SEPARATOR",
+	0x2029:  "PARAGRAPH SEPARATOR",
+	0x2060:  "WORD JOINER",
+	0x2066:  "LEFT-TO-RIGHT ISOLATE",
+	0x2067:  "RIGHT-TO-LEFT ISOLATE",
+	0x2068:  "FIRST STRONG ISOLATE",
+	0x2069:  "POP DIRECTIONAL ISOLATE",
+	0xfeff:  "ZERO WIDTH NO-BREAK SPACE",
 }

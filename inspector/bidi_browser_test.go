@@ -37,6 +37,10 @@ const (
 	// separator, which break its line on the page where a terminal or the
 	// model's prompt may show none.
 	separated = "line\u2028break\u2029end"
+	// marked is a message whose Arabic letter mark (U+061C) drew the
+	// years after it as "2024-1999" (a mark passed as it was), and whose
+	// tag characters spell "obey", which no page shows.
+	marked = "dates \u061c1999-2024 \U000e006f\U000e0062\U000e0065\U000e0079"
 )
 
 // TestBrowserBidi loads pages holding hostile stored text in headless
@@ -45,8 +49,10 @@ const (
 // "mode") in reading order (they read backwards when the query was not
 // isolated), each such character is shown as a marker ("[U+202E]"), not
 // applied, with the page's note saying so (hidden on a page without
-// one), a line and a paragraph separator (U+2028, U+2029) are markers
-// too, and an Arabic message reads right to left, right-aligned, its
+// one), a line and a paragraph separator (U+2028, U+2029), an Arabic
+// letter mark (U+061C) and tag characters are markers too, the years
+// after the mark reading "1999-2024" (it drew "2024-1999" when it passed
+// as it was), and an Arabic message reads right to left, right-aligned, its
 // final "!" at its left end, a Hebrew line over an English one each in
 // its own direction. It skips when Chromium is absent, as TestBrowser.
 func TestBrowserBidi(t *testing.T) {
@@ -71,12 +77,14 @@ func TestBrowserBidi(t *testing.T) {
 	navigate(t, tab, ts.URL+"/ui/threads/hostile-1")
 	checkShown(t, tab, "thread page", true)
 	text := bodyText(t, tab)
-	for _, want := range []string{"pay invoice_[U+202E]fdp.exe today", "tool (lookup)", `→ lookup({"file":"x[U+2067]y"})`, "line[U+2028]break[U+2029]end"} {
+	for _, want := range []string{"pay invoice_[U+202E]fdp.exe today", "tool (lookup)", `→ lookup({"file":"x[U+2067]y"})`, "line[U+2028]break[U+2029]end",
+		"dates [U+061C]1999-2024 [U+E006F][U+E0062][U+E0065][U+E0079]"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the thread page lacks %q:\n%s", want, text)
 		}
 	}
 	checkRTL(t, tab)
+	checkReadingOrder(t, tab, "thread page", "table:last-of-type", "dates", "1999", "2024")
 	screenshotTo(t, tab, filepath.Join(shots, "bidi-thread.png"))
 
 	navigate(t, tab, ts.URL+"/ui/")
@@ -89,7 +97,7 @@ func TestBrowserBidi(t *testing.T) {
 }
 
 // seedBidi stores the hostile thread (hostile-1, titled with U+202E; a
-// message holds U+2028 and U+2029), a
+// message holds U+2028 and U+2029, another U+061C and tag characters), a
 // clean one (clean-1) and two runs whose queries hold U+202E (run-rlo)
 // and an unclosed U+2067 before Hebrew (run-rli), and returns a server with the
 // inspector at /ui/ and no token file.
@@ -105,6 +113,7 @@ func seedBidi(t *testing.T) *httptest.Server {
 		{Role: engine.RoleUser, Content: arabicText},
 		{Role: engine.RoleAssistant, Content: hebrewText},
 		{Role: engine.RoleUser, Content: separated},
+		{Role: engine.RoleAssistant, Content: marked},
 	}
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "hostile-1", ResourceID: "eve", Title: "plan " + rlo + "fdp.exe", Messages: msgs}); err != nil {
 		t.Fatal(err)
@@ -179,12 +188,13 @@ func checkReadingOrder(t *testing.T, tab context.Context, page, sel string, word
 	}
 }
 
-// checkShown checks that the page shows no bidirectional control, line
+// checkShown checks that the page shows no bidirectional control (a
+// mark among them), tag or interlinear annotation character, line
 // separator or paragraph separator raw and that its note on shown characters is visible when want says so,
 // hidden otherwise.
 func checkShown(t *testing.T, tab context.Context, page string, want bool) {
 	t.Helper()
-	if raw := evalString(t, tab, `[...document.body.innerText].filter(c => /[\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(c)).map(c => "U+" + c.codePointAt(0).toString(16)).join(" ")`); raw != "" {
+	if raw := evalString(t, tab, `[...document.body.innerText].filter(c => /[\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufff9-\ufffb\u{e0000}-\u{e007f}]/u.test(c)).map(c => "U+" + c.codePointAt(0).toString(16)).join(" ")`); raw != "" {
 		t.Errorf("%s: shows %s raw", page, raw)
 	}
 	shown := evalString(t, tab, `(e => e ? getComputedStyle(e).display : "none")(document.getElementById("bidi-note"))`) != "none"

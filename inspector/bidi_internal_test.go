@@ -33,11 +33,23 @@ func TestPieces(t *testing.T) {
 		// Text keeps its lines and tabs; an id shows them.
 		{name: "Whitespace", in: "a\tb\r\nc", text: []piece{txt("a\tb\r\nc")},
 			id: []piece{txt("a"), mark('\t'), txt("b"), mark('\r'), mark('\n'), txt("c")}, title: "a[U+0009]b[U+000D][U+000A]c"},
-		// Right-to-left text and its marks, and the joiners of an emoji,
-		// pass in text (the element holding it isolates them); an id
-		// shows the invisible ones.
-		{name: "RightToLeft", in: "שלום\u200f 12 مرحبا\u061c", text: []piece{txt("שלום\u200f 12 مرحبا\u061c")},
-			id: []piece{txt("שלום"), mark(0x200f), txt(" 12 مرحبا"), mark(0x061c)}, title: "שלום[U+200F] 12 مرحبا[U+061C]"},
+		// Right-to-left text passes in text (the element holding it
+		// isolates it); its marks are shown, as the model's prompt writes
+		// them as escapes (render.Hidden): U+061C before "12-34" draws
+		// "34-12" inside the field. They passed before.
+		{name: "RightToLeft", in: "שלום\u200f 12 مرحبا\u061c", text: []piece{txt("שלום"), mark(0x200f), txt(" 12 مرحبا"), mark(0x061c)},
+			id: []piece{txt("שלום"), mark(0x200f), txt(" 12 مرحبا"), mark(0x061c)}, title: "שלום[U+200F] 12 مرحبا[U+061C]",
+			markTitles: []string{"U+200F RIGHT-TO-LEFT MARK", "U+061C ARABIC LETTER MARK"}},
+		// Tag characters spell text no page shows ("obey"), and an
+		// interlinear annotation may be hidden: both are shown.
+		{name: "Tags", in: "ok\U000e006f\U000e0062\U000e007f", text: []piece{txt("ok"), mark(0xe006f), mark(0xe0062), mark(0xe007f)},
+			id: []piece{txt("ok"), mark(0xe006f), mark(0xe0062), mark(0xe007f)}, title: "ok[U+E006F][U+E0062][U+E007F]",
+			markTitles: []string{`U+E006F TAG CHARACTER 'o'`, `U+E0062 TAG CHARACTER 'b'`, "U+E007F CANCEL TAG"}},
+		{name: "Annotation", in: "a\ufff9b\ufffac\ufffb", text: []piece{txt("a"), mark(0xfff9), txt("b"), mark(0xfffa), txt("c"), mark(0xfffb)},
+			id: []piece{txt("a"), mark(0xfff9), txt("b"), mark(0xfffa), txt("c"), mark(0xfffb)}, title: "a[U+FFF9]b[U+FFFA]c[U+FFFB]",
+			markTitles: []string{"U+FFF9 INTERLINEAR ANNOTATION ANCHOR", "U+FFFA INTERLINEAR ANNOTATION SEPARATOR", "U+FFFB INTERLINEAR ANNOTATION TERMINATOR"}},
+		// The joiners of an emoji and the other invisible characters pass
+		// in text; an id shows them.
 		{name: "Joiners", in: "👩\u200d💻\u200b\ufeff\u00a0", text: []piece{txt("👩\u200d💻\u200b\ufeff\u00a0")},
 			id: []piece{txt("👩"), mark(0x200d), txt("💻"), mark(0x200b), mark(0xfeff), mark(0xa0)}, title: "👩[U+200D]💻[U+200B][U+FEFF][U+00A0]"},
 		// A line or paragraph separator breaks a line that a terminal or
@@ -74,7 +86,7 @@ func TestPieces(t *testing.T) {
 
 // TestMarkerClass: a marker's class says what it shows.
 func TestMarkerClass(t *testing.T) {
-	for r, want := range map[rune]string{0x202e: "bidi", 0x2067: "bidi", 0x200f: "bidi", 0x061c: "bidi", 0x1b: "ctl", 0x9b: "ctl", 0x200b: "fmt", 0xa0: "fmt"} {
+	for r, want := range map[rune]string{0x202e: "bidi", 0x2067: "bidi", 0x200f: "bidi", 0x061c: "bidi", 0x1b: "ctl", 0x9b: "ctl", 0x200b: "fmt", 0xa0: "fmt", 0xe0041: "fmt"} {
 		if got := (piece{Marked: true, Mark: r}).Class(); got != want {
 			t.Errorf("U+%04X: class %q, want %q", r, got, want)
 		}

@@ -8,9 +8,9 @@ import (
 )
 
 // TestBidiMarkersServed is TestBrowserBidi's markers without a browser:
-// the thread page as served shows each bidirectional control, line
-// separator and paragraph separator of its stored text as a marker naming
-// it, and holds none of them raw. It runs where Chromium is absent.
+// the thread page as served shows each bidirectional control (a mark
+// among them), tag character, line separator and paragraph separator of
+// its stored text as a marker naming it, and holds none of them raw. It runs where Chromium is absent.
 func TestBidiMarkersServed(t *testing.T) {
 	ts := seedBidi(t)
 	resp, err := http.Get(ts.URL + "/ui/threads/hostile-1")
@@ -29,12 +29,14 @@ func TestBidiMarkersServed(t *testing.T) {
 	for _, want := range []string{
 		`invoice_<span class="cp bidi" title="U&#43;202E RIGHT-TO-LEFT OVERRIDE">[U&#43;202E]</span>fdp.exe`,
 		`line<span class="cp fmt" title="U&#43;2028 LINE SEPARATOR">[U&#43;2028]</span>break<span class="cp fmt" title="U&#43;2029 PARAGRAPH SEPARATOR">[U&#43;2029]</span>end`,
+		`dates <span class="cp bidi" title="U&#43;061C ARABIC LETTER MARK">[U&#43;061C]</span>1999-2024`,
+		`<span class="cp fmt" title="U&#43;E006F TAG CHARACTER &#39;o&#39;">[U&#43;E006F]</span>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the thread page lacks %s", want)
 		}
 	}
-	for _, r := range []rune{0x2028, 0x2029, 0x202e, 0x2067} {
+	for _, r := range []rune{0x2028, 0x2029, 0x202e, 0x2067, 0x061c, 0xe006f} {
 		if strings.ContainsRune(page, r) {
 			t.Errorf("the thread page holds U+%04X raw", r)
 		}

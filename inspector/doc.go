@@ -14,7 +14,8 @@
 // # Imports
 //
 // Owns no data: it reads through engine and server. It may import engine,
-// server and the packages whose types it renders (journal, observe, working).
+// server and the packages whose types it renders (journal, observe, working),
+// and internal/render for the characters the prompt escapes (render.Hidden).
 //
 // # Invariants
 //
@@ -25,9 +26,11 @@
 //     nothing from elsewhere (the style sheet is inline).
 //   - Stored text cannot reorder the page's own: every stored field is
 //     isolated (a <bdi>, or a block with dir="auto"), and its control
-//     characters and bidirectional embeddings, overrides and isolates
-//     (an id's every invisible character) are shown as their code points,
-//     "[U+202E]", not applied (bidi.go).
+//     characters, line and paragraph separators and the characters the
+//     model's prompt writes as escapes (render.Hidden: bidirectional
+//     controls, tag and interlinear annotation characters; an id's every
+//     invisible character) are shown as their code points, "[U+202E]",
+//     not applied (bidi.go).
 //   - A page reads its query as the API does (server.CheckQuery,
 //     server.IntParam, server.PageCursor): an unknown, repeated or empty
 //     parameter, or a value out of range, is a 400 page naming it. The

@@ -21,6 +21,11 @@
 //     recall marker is written by mnemo at the very start of a recalled
 //     message, after Message ran, so it is the only marker a prompt holds.
 //     Text and JSON quote markers too.
+//   - Every rendering writes each Hidden character (the bidirectional
+//     controls, tag and interlinear annotation characters) as an escape:
+//     Message as \u202e, Text and Attr as &#x202E;, JSON and HiddenJSON as
+//     the JSON escape. Raw, they make text read one way to a person and
+//     another to the model (Trojan Source, CVE-2021-42574).
 //   - Time and ZoneName write the dates of markers and observations with
 //     their time zone; ParseZone reads a zone name back (replay).
 //
@@ -36,7 +41,8 @@
 // # Invariants
 //
 //   - For every s, Text(s), JSON(s) and Attr(s) contain no '<' or '>' and no
-//     marker-shaped text; Message(s) contains no marker-shaped text. Each is
+//     marker-shaped text; Message(s) contains no marker-shaped text. None of
+//     them, nor HiddenJSON(s), contains a Hidden character. Each is
 //     idempotent on its own output's structure (a quoted marker is not a
 //     marker).
 //   - Escaping is lossless for Text and JSON: the original is recovered by

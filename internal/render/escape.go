@@ -31,19 +31,20 @@ var attrEscaper = strings.NewReplacer(
 
 // Text escapes stored text for the inside of a delimited block of the system
 // part (an observation, a reflection, a markdown working memory): no '<' or
-// '>' is left, so the text cannot open or close a tag, and marker-shaped
-// text is quoted as Message does.
-func Text(s string) string { return Message(textEscaper.Replace(s)) }
+// '>' is left, so the text cannot open or close a tag, marker-shaped text
+// is quoted as Message does, and each Hidden character is written as a
+// character reference (&#x202E;).
+func Text(s string) string { return escapeHidden(textEscaper.Replace(quote(s)), escapeRef) }
 
 // JSON escapes JSON text (a schema-mode working memory) for the inside of a
-// delimited block: '<', '>', '&' and their look-alikes become \u escapes,
-// which mean the same inside JSON strings, and marker-shaped text is quoted.
-// The result is valid JSON when s is.
-func JSON(s string) string { return Message(jsonEscaper.Replace(s)) }
+// delimited block: '<', '>', '&', their look-alikes and the Hidden
+// characters become \u escapes, which mean the same inside JSON strings,
+// and marker-shaped text is quoted. The result is valid JSON when s is.
+func JSON(s string) string { return escapeHidden(jsonEscaper.Replace(quote(s)), escapeJSON) }
 
 // Attr escapes a value written inside double quotes in one of mnemo's tags:
 // Text's escapes plus '"' and line breaks (as a space).
-func Attr(s string) string { return Message(attrEscaper.Replace(s)) }
+func Attr(s string) string { return escapeHidden(attrEscaper.Replace(quote(s)), escapeRef) }
 
 // MarkerWord is the word that opens mnemo's recall marker, "[recalled · …]".
 const MarkerWord = "recalled"
@@ -89,13 +90,19 @@ const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏`
 // selectors), as regexp character class members.
 const invisible = `\p{Cf}\x{034F}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{3164}\x{FE00}-\x{FE0F}\x{FFA0}\x{E0100}-\x{E01EF}`
 
-// Message quotes marker-shaped text in message content (any role, recent or
-// recalled): every "[recalled" becomes "[quoted: recalled" (see
-// markerShaped for what counts), so a stored turn can neither pass for a
-// recalled one nor nest a second marker inside a genuine one. The rest of
-// the content is unchanged: messages are delimited by the provider's roles,
-// not by tags.
-func Message(s string) string {
+// Message renders message content (any role, recent or recalled): every
+// "[recalled" becomes "[quoted: recalled" (see markerShaped for what
+// counts), so a stored turn can neither pass for a recalled one nor nest a
+// second marker inside a genuine one, and each Hidden character is written
+// as its escape, "\u202e" ("\U000e0041" past U+FFFF), so the content reads
+// to a person as the model reads it. The rest of the content is unchanged:
+// messages are delimited by the provider's roles, not by tags.
+func Message(s string) string { return escapeHidden(quote(s), escapeGo) }
+
+// quote quotes marker-shaped text in s: "[recalled" becomes "[quoted:
+// recalled". It runs before any escaping, on the text as stored, so that
+// the invisible characters markerShaped looks through are still there.
+func quote(s string) string {
 	if !strings.ContainsAny(s, markerBrackets) {
 		return s
 	}

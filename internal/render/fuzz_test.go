@@ -1,11 +1,14 @@
 package render_test
 
 import (
+	"encoding/json"
+	"html"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/observe"
@@ -44,6 +47,46 @@ func FuzzRender(f *testing.F) {
 		}
 		if markerIn(out) || markerIn(render.Message(h)) || markerIn(render.JSON(h)) {
 			t.Fatalf("marker-shaped text left in the rendering of %q", h)
+		}
+		for _, r := range []string{out, render.Message(h), render.Text(h), render.JSON(h), render.Attr(h)} {
+			if hiddenIn(r) {
+				t.Fatalf("a bidirectional control or hidden character left in %q, rendered from %q", r, h)
+			}
+		}
+	})
+}
+
+// FuzzHidden: no rendering of any text holds a bidirectional control
+// (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C), a tag character
+// or an interlinear annotation character, and Text and JSON stay lossless
+// on such text.
+//
+//	go test ./internal/render -run '^$' -fuzz FuzzHidden -fuzztime 1m
+func FuzzHidden(f *testing.F) {
+	for _, h := range hostile {
+		f.Add(h)
+	}
+	f.Add("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+	f.Add("[\u2067recalled\U000e0072 \ufff9x\ufffb")
+	f.Fuzz(func(t *testing.T, h string) {
+		for name, r := range map[string]string{"Message": render.Message(h), "Text": render.Text(h), "JSON": render.JSON(h), "Attr": render.Attr(h)} {
+			if hiddenIn(r) {
+				t.Fatalf("%s(%q) = %q holds a bidirectional control or hidden character", name, h, r)
+			}
+		}
+		if !utf8.ValidString(h) {
+			return // invalid bytes are not storable text; U+FFFD stands for them
+		}
+		if back := html.UnescapeString(render.Text(h)); strings.ReplaceAll(back, render.QuotedPrefix, "") != strings.ReplaceAll(h, render.QuotedPrefix, "") {
+			t.Fatalf("Text(%q) unescapes to %q", h, back)
+		}
+		in, _ := json.Marshal(map[string]string{"v": h})
+		var v map[string]string
+		if err := json.Unmarshal([]byte(render.JSON(string(in))), &v); err != nil {
+			t.Fatalf("JSON(%s) is not JSON: %v", in, err)
+		}
+		if strings.ReplaceAll(v["v"], render.QuotedPrefix, "") != strings.ReplaceAll(h, render.QuotedPrefix, "") {
+			t.Fatalf("JSON changed %q to %q", h, v["v"])
 		}
 	})
 }
