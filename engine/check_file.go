@@ -22,8 +22,11 @@ import (
 // past its first bad frame) before Salvage could keep both as found.
 //
 // It takes and releases the directory's lock (a *LockedError when another
-// process holds it) and refuses a directory whose salvage was interrupted
-// (ErrSalvageInterrupted). It returns a *CheckError whose Database lists
+// process holds it) and refuses, as Open does, a directory whose salvage
+// was interrupted (ErrSalvageInterrupted), a mnemo.db that is not a
+// regular file (ErrDatabaseNotFile, with ErrDatabaseCorrupt) and a
+// mnemo.db-wal that is not one (ErrWALNotFile: a pipe is never opened,
+// a link never followed). It returns a *CheckError whose Database lists
 // the findings (errors.Is ErrDatabaseCorrupt), or nil when there are none
 // or the file holds no mnemo schema (then Open says what is wrong). On
 // Postgres (cfg.Postgres) it does nothing: there is no file.
@@ -41,6 +44,9 @@ func CheckFile(ctx context.Context, cfg Config, opts CheckOptions) error {
 	path := filepath.Join(dir, DatabaseFile)
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, dir, DatabaseFile, errors.Unwrap(err))
+	}
+	if err := notRegularDatabase(dir); err != nil { // engine.go: as Open refuses them
+		return err
 	}
 	lock, err := lockDir(dir, cfg.holder(), cfg.lockWait())
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
@@ -34,12 +35,13 @@ func TestDatabasePipe(t *testing.T) {
 }
 
 // TestWALNotRegularFile: a mnemo.db-wal that is a pipe, a directory or a
-// symbolic link is refused by Open, Salvage and Backup with ErrWALNotFile
+// symbolic link is refused by Open, Salvage, Backup and CheckFile with ErrWALNotFile
 // naming it and its kind (a link: its target), and not with
 // ErrDatabaseCorrupt: mnemo.db is sound (the advice is to move the -wal
 // aside, not to restore mnemo.db). Before, the pipe and the directory
 // were ErrDatabaseNotFile ("restore mnemo.db from a backup"), and a link
-// SQLite's bare "unable to open database file (14)".
+// SQLite's bare "unable to open database file (14)"; and CheckFile, which
+// reads read-only without store.Open's examination, passed all three.
 func TestWALNotRegularFile(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -84,6 +86,27 @@ func TestWALNotRegularFile(t *testing.T) {
 			check("salvage", err)
 			_, err = engine.Backup(ctx, engine.Config{Dir: dir}, filepath.Join(t.TempDir(), "backup"), engine.BackupOptions{})
 			check("backup", err)
+			check("checkfile", checkFileBounded(t, dir, log))
 		})
+	}
+}
+
+// checkFileBounded runs engine.CheckFile on dir and returns its error. A
+// CheckFile that opened the pipe log for reading would wait for a writer
+// and never return: after a minute the test fails, and a writer opened on
+// log lets it end.
+func checkFileBounded(t *testing.T, dir, log string) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- engine.CheckFile(context.Background(), engine.Config{Dir: dir}, engine.CheckOptions{}) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		t.Errorf("checkfile: still running after a minute (waiting on the pipe %s)", log)
+		if w, err := os.OpenFile(log, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			defer w.Close()
+		}
+		return <-done
 	}
 }

@@ -52,14 +52,14 @@ var ErrInconsistent = errors.New("engine: inconsistent")
 // restore the database from a backup.
 var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
 
-// ErrDatabaseNotFile is matched, with ErrDatabaseCorrupt, by the error Open
-// and Salvage return when mnemo.db exists but is not a regular file: a
+// ErrDatabaseNotFile is matched, with ErrDatabaseCorrupt, by the error Open,
+// Salvage and CheckFile return when mnemo.db exists but is not a regular file: a
 // directory, a device, a link to /dev/zero. It holds no database, so
 // nothing can be salvaged from it: move it away and restore mnemo.db from
 // a backup.
 var ErrDatabaseNotFile = errors.New("engine: the database is not a regular file")
 
-// ErrWALNotFile is matched by the error Open, Salvage and Backup return,
+// ErrWALNotFile is matched by the error Open, Salvage, Backup and CheckFile return,
 // before SQLite opens anything, when mnemo.db-wal exists but is not a
 // regular file: a directory, a pipe, a device, or a symbolic link (not
 // followed, whatever it points at); the chain holds the
