@@ -78,7 +78,8 @@ type EraseResult struct {
 	// KeptDamaged names the damaged database files (mnemo.db.damaged-<UTC
 	// time>, SalvageReport.Damaged) that salvages kept in the data
 	// directory, and the damaged write-ahead logs that an Open kept
-	// (mnemo.db-wal.damaged-<UTC time>: KeptDamaged), when the erasure
+	// with their -shm copies (mnemo.db-wal.damaged-<UTC time>,
+	// mnemo.db-shm.damaged-<same>: KeptDamaged), when the erasure
 	// changed anything: no erasure reaches them, and they may still hold
 	// what it erased. Delete them once no longer needed. Nil when there
 	// are none, and on Postgres.

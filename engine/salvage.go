@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -288,20 +289,36 @@ func copyFile(from, to string) error {
 	return out.Close()
 }
 
-// KeptDamaged lists the base names of the damaged database files that
-// salvages kept in the data directory dir (mnemo.db.damaged-<UTC time>,
-// without their -wal and -shm), then those of the damaged write-ahead logs
-// that Open kept (mnemo.db-wal.damaged-<UTC time>, without their -shm),
-// each sorted; nil when there are none. They may still hold erased text:
-// an erasure reaches only mnemo.db.
+// KeptDamaged lists the base names of the damaged files kept in the data
+// directory dir: those of the damaged database files salvages kept
+// (mnemo.db.damaged-<UTC time>, sorted, without their -wal and -shm,
+// which are kept beside them), then the damaged write-ahead logs that
+// Open kept (mnemo.db-wal.damaged-<UTC time>, sorted), each followed by
+// the -shm kept with it (mnemo.db-shm.damaged-<same suffix>), then any
+// such -shm copy whose log is gone. Nil when there are none. They may
+// still hold erased text (a -shm copy only through its log): an erasure
+// reaches only mnemo.db.
 func KeptDamaged(dir string) []string {
 	found, _ := filepath.Glob(filepath.Join(dir, DatabaseFile+".damaged-*"))
-	logs, _ := filepath.Glob(store.KeptWALPattern(filepath.Join(dir, DatabaseFile)))
-	found = append(found, logs...)
 	var kept []string
 	for _, f := range found {
 		if !strings.HasSuffix(f, "-wal") && !strings.HasSuffix(f, "-shm") {
 			kept = append(kept, filepath.Base(f))
+		}
+	}
+	logs, _ := filepath.Glob(store.KeptWALPattern(filepath.Join(dir, DatabaseFile)))
+	shms, _ := filepath.Glob(filepath.Join(dir, keptSHMPattern))
+	paired := map[string]bool{}
+	for _, log := range logs {
+		kept = append(kept, filepath.Base(log))
+		if shm := keptSHM(log); slices.Contains(shms, shm) { // wal_damage.go
+			kept = append(kept, filepath.Base(shm))
+			paired[shm] = true
+		}
+	}
+	for _, shm := range shms {
+		if !paired[shm] {
+			kept = append(kept, filepath.Base(shm))
 		}
 	}
 	return kept

@@ -154,6 +154,10 @@ func shmPartner(kept string) string {
 	return "; kept with its -shm, " + filepath.Base(shm)
 }
 
+// keptSHMPattern matches, in a data directory, the -shm copies an Open
+// kept with its copies of a damaged write-ahead log (store.KeptWALPattern).
+const keptSHMPattern = DatabaseFile + "-shm.damaged-*"
+
 // keptSHM is the path of the -shm kept with the kept log copy kept (which
 // may not exist).
 func keptSHM(kept string) string {

@@ -127,8 +127,9 @@ func TestWALDamage(t *testing.T) {
 			}
 			defer e.Close()
 			kept := engine.KeptDamaged(dir)
-			if len(kept) != 1 || !strings.HasPrefix(kept[0], engine.DatabaseFile+"-wal.damaged-") {
-				t.Fatalf("KeptDamaged=%v, want the damaged log", kept)
+			if len(kept) != 2 || !strings.HasPrefix(kept[0], engine.DatabaseFile+"-wal.damaged-") ||
+				kept[1] != strings.Replace(kept[0], "-wal.", "-shm.", 1) {
+				t.Fatalf("KeptDamaged=%v, want the damaged log, then the -shm kept with it", kept)
 			}
 			if b, err := os.ReadFile(filepath.Join(dir, kept[0])); err != nil || !bytes.Equal(b, damaged) {
 				t.Fatalf("the kept log differs from the damaged one (err %v)", err)
@@ -232,8 +233,8 @@ func TestWALDamageAccessor(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept := engine.KeptDamaged(dir)
-	if len(kept) != 1 {
-		t.Fatalf("KeptDamaged=%v, want the damaged log", kept)
+	if len(kept) != 2 {
+		t.Fatalf("KeptDamaged=%v, want the damaged log and its -shm", kept)
 	}
 	checkWALDamage(t, e.WALDamage(), filepath.Join(dir, kept[0]), false)
 	e.Close()

@@ -258,8 +258,9 @@ type EraseResult struct {
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty"`
 	// KeptDamaged names the damaged database files that a salvage kept in
 	// the data directory (mnemo.db.damaged-<UTC time>), and the damaged
-	// write-ahead logs an open kept (mnemo.db-wal.damaged-<UTC time>)
-	// (engine.EraseResult.KeptDamaged): no erasure reaches them.
+	// write-ahead logs an open kept (mnemo.db-wal.damaged-<UTC time>) with
+	// their -shm copies (engine.EraseResult.KeptDamaged): no erasure
+	// reaches them.
 	KeptDamaged []string `json:"keptDamaged,omitempty"`
 	// Warning is set with KeptDamaged: those files may still hold what was
 	// erased, until the operator deletes them.

@@ -169,10 +169,11 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 }
 
 // splitKept splits the kept copies of engine.KeptDamaged into a
-// salvage's damaged databases and an open's damaged write-ahead logs.
+// salvage's damaged databases and an open's damaged write-ahead logs with
+// their -shm copies.
 func splitKept(kept []string) (salvaged, logs []string) {
 	for _, k := range kept {
-		if strings.HasPrefix(k, engine.DatabaseFile+"-wal.") {
+		if strings.HasPrefix(k, engine.DatabaseFile+"-wal.") || strings.HasPrefix(k, engine.DatabaseFile+"-shm.") {
 			logs = append(logs, k)
 		} else {
 			salvaged = append(salvaged, k)

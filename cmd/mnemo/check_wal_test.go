@@ -95,8 +95,10 @@ func flipFrame(t *testing.T, b []byte, rewritten bool) []byte {
 // commits to a damaged frame exits 1 naming the kept copy of the log,
 // the frames and commits not applied and what to do (--json: a problem
 // of kind "wal", action restore), at that first open and every check
-// after, until the copy is deleted. A log repaired exactly is a note of a
-// passing check. Before, check said ok and the log was gone.
+// after, until the copy is deleted; keptDamaged lists the copy and the
+// -shm kept with it. A log repaired exactly is a note of a passing check
+// naming both, and mnemo delete names both. Before, check said ok and the
+// log was gone; then the -shm copy was named only by the finding.
 func TestCheckDamagedWAL(t *testing.T) {
 	t.Run("NotApplied", func(t *testing.T) {
 		dir := damagedWALDir(t, false)
@@ -116,24 +118,36 @@ func TestCheckDamagedWAL(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 {
 			t.Fatalf("check --json: exit %d (%v)\n%s%s", code, err, out, stderr)
 		}
-		if rep.OK || rep.Action != "restore" || len(rep.Problems) != 1 || rep.Problems[0].Kind != "wal" || len(rep.KeptDamaged) != 1 {
-			t.Fatalf("check --json: %+v", rep)
+		if rep.OK || rep.Action != "restore" || len(rep.Problems) != 1 || rep.Problems[0].Kind != "wal" || len(rep.KeptDamaged) != 2 ||
+			rep.KeptDamaged[1] != strings.Replace(rep.KeptDamaged[0], "-wal.", "-shm.", 1) {
+			t.Fatalf("check --json: %+v, want the kept log and its -shm in keptDamaged", rep)
 		}
 		if err := os.Remove(filepath.Join(dir, rep.KeptDamaged[0])); err != nil {
 			t.Fatal(err)
 		}
-		if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 {
-			t.Fatalf("check once the copy is deleted: exit %d\n%s%s", code, out, stderr)
+		shm := rep.KeptDamaged[1]
+		code, out, stderr = run(t, nil, "--dir", dir, "check", "--json")
+		rep = checkReport{}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || len(rep.KeptDamaged) != 1 || rep.KeptDamaged[0] != shm {
+			t.Fatalf("check --json once the copy is deleted: exit %d (%v), keptDamaged %v, want [%s] (its -shm is still kept)\n%s%s", code, err, rep.KeptDamaged, shm, out, stderr)
 		}
 	})
 	t.Run("Repaired", func(t *testing.T) {
 		dir := damagedWALDir(t, true)
 		code, out, stderr := run(t, nil, "--dir", dir, "check")
-		if code != 0 || !strings.Contains(out, "repaired: every commit was applied") || !strings.Contains(out, engine.DatabaseFile+"-wal.damaged-") {
-			t.Fatalf("check: exit %d\n%s%s", code, out, stderr)
+		kept, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+"-[ws][ah][lm].damaged-*"))
+		if code != 0 || len(kept) != 2 || !strings.Contains(out, "repaired: every commit was applied") ||
+			!strings.Contains(out, "Kept as found: "+filepath.Base(kept[1])+", "+filepath.Base(kept[0])+" (") {
+			t.Fatalf("check: exit %d, kept %v\n%s%s", code, kept, out, stderr)
 		}
 		if code, out, stderr := run(t, nil, "--dir", dir, "messages", "--thread", "t"); code != 0 || strings.Count(out, "harbour note") != 20 {
 			t.Fatalf("messages: exit %d, %d notes\n%s", code, strings.Count(out, "harbour note"), stderr)
+		}
+		// mnemo delete names both copies: the -shm too, which it left out.
+		code, out, stderr = run(t, nil, "--dir", dir, "delete", "--resource", "r", "--yes")
+		if code != 0 || !strings.Contains(stderr, "2 damaged database files") ||
+			!strings.Contains(stderr, "("+filepath.Base(kept[1])+", "+filepath.Base(kept[0])+")") {
+			t.Fatalf("delete: exit %d, kept %v\n%s%s", code, kept, out, stderr)
 		}
 	})
 }

@@ -40,7 +40,9 @@ type checkReport struct {
 	KnownLosses *[]engine.LostRange `json:"knownLosses,omitempty"`
 	// KeptDamaged names the copies of a damaged database a salvage kept
 	// beside mnemo.db, then those of damaged write-ahead logs an open kept
-	// (mnemo.db-wal.damaged-*) (SQLite; [] on Postgres).
+	// (mnemo.db-wal.damaged-*), each with its -shm copy
+	// (mnemo.db-shm.damaged-*): engine.KeptDamaged (SQLite; [] on
+	// Postgres).
 	KeptDamaged []string `json:"keptDamaged"`
 }
 

@@ -122,15 +122,15 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 }
 
 // noteKeptDamaged warns that the damaged databases a salvage kept in the
-// data directory, and the damaged write-ahead logs an open kept
-// (engine.EraseResult.KeptDamaged), are not reached by the erasure: they
-// may still hold what was erased.
+// data directory, and the damaged write-ahead logs an open kept with
+// their -shm copies (engine.EraseResult.KeptDamaged), are not reached by
+// the erasure: they may still hold what was erased. It names every one.
 func (c *DeleteCommand) noteKeptDamaged(kept []string) {
 	if len(kept) == 0 {
 		return
 	}
-	fmt.Fprintf(c.Stderr, "mnemo delete: note: %s kept by a salvage (or, -wal.damaged-*, by an open that found the write-ahead log damaged) in %s (%s) may still hold what was erased; an erasure does not reach it: delete it once the salvage is judged complete, or the log is no longer needed\n",
-		count(len(kept), "damaged database"), c.Dir, strings.Join(kept, ", "))
+	fmt.Fprintf(c.Stderr, "mnemo delete: note: %s kept by a salvage (or, -wal.damaged-* and -shm.damaged-*, by an open that found the write-ahead log damaged) in %s (%s) may still hold what was erased; an erasure does not reach them: delete them once the salvage is judged complete, or the log is no longer needed\n",
+		count(len(kept), "damaged database file"), c.Dir, strings.Join(kept, ", "))
 }
 
 // confirm asks on the terminal whether to erase what; false (with a nil
