@@ -54,6 +54,11 @@ type WALDamage struct {
 	// With Repaired they were applied by the repair all the same.
 	FramesNotApplied  int `json:"framesNotApplied"`
 	CommitsNotApplied int `json:"commitsNotApplied"`
+	// BytesMissingAt lists the offsets, in the log as found, at which
+	// bytes were missing from it (cut out of its middle: every later
+	// frame was off SQLite's frame grid, store.WALScan.Gaps); frames are
+	// numbered as if zero bytes filled each gap. Usually empty.
+	BytesMissingAt []int64 `json:"bytesMissingAt,omitempty"`
 }
 
 // WALDamage returns what this Open found damaged in the data directory's
@@ -88,6 +93,7 @@ func scanDamage(log, kept string, s *store.WALScan, repaired bool) *WALDamage {
 		AppliedThroughFrame: s.Applied,
 		FramesNotApplied:    s.NotApplied,
 		CommitsNotApplied:   s.NotAppliedCommits,
+		BytesMissingAt:      append([]int64(nil), s.Gaps...),
 	}
 }
 
@@ -99,12 +105,21 @@ func (e *Engine) warnWAL() {
 	}
 	if d.Repaired {
 		e.log.Warn("the database's write-ahead log was found damaged and repaired exactly: every commit applied, nothing lost; the damaged log is kept as found",
-			"log", d.Log, "kept", d.Kept, "damagedFrames", d.Scan.Damaged)
+			append([]any{"log", d.Log, "kept", d.Kept, "damagedFrames", d.Scan.Damaged}, gapAttr(d.Scan)...)...)
 		return
 	}
 	e.log.Warn("the database's write-ahead log was found damaged: commits after the damage were NOT applied and are not in the database; the damaged log is kept as found (mnemo check names it and says what to do)",
-		"log", d.Log, "kept", d.Kept, "damagedFrames", d.Scan.Damaged, "appliedThroughFrame", d.Scan.Applied,
-		"framesNotApplied", d.Scan.NotApplied, "commitsNotApplied", d.Scan.NotAppliedCommits)
+		append([]any{"log", d.Log, "kept", d.Kept, "damagedFrames", d.Scan.Damaged, "appliedThroughFrame", d.Scan.Applied,
+			"framesNotApplied", d.Scan.NotApplied, "commitsNotApplied", d.Scan.NotAppliedCommits}, gapAttr(d.Scan)...)...)
+}
+
+// gapAttr is the log attribute naming where bytes were missing from the
+// scanned log (bytesMissingAt: offsets), or none.
+func gapAttr(s *store.WALScan) []any {
+	if len(s.Gaps) == 0 {
+		return nil
+	}
+	return []any{"bytesMissingAt", s.Gaps}
 }
 
 // keptWALFindings returns one finding for each copy of a damaged
@@ -130,8 +145,8 @@ func keptWALFindings(dir string) []string {
 		if strings.HasSuffix(kept, "-wal") {
 			found = "the write-ahead log of the damaged database a salvage kept was found damaged"
 		}
-		out = append(out, fmt.Sprintf("%s: %s (frame %s): %d commits (%d frames) after frame %d were not applied and are not in %s%s",
-			filepath.Base(kept), found, joinInts(s.Damaged), s.NotAppliedCommits, s.NotApplied, s.Applied, DatabaseFile, shmPartner(kept)))
+		out = append(out, fmt.Sprintf("%s: %s (frame %s%s): %d commits (%d frames) after frame %d were not applied and are not in %s%s",
+			filepath.Base(kept), found, joinInts(s.Damaged), gapNote(s), s.NotAppliedCommits, s.NotApplied, s.Applied, DatabaseFile, shmPartner(kept)))
 	}
 	return out
 }
@@ -178,4 +193,21 @@ func joinInts(ns []int) string {
 		s = append(s, fmt.Sprintf("and %d more", len(ns)-10))
 	}
 	return strings.Join(s, ", ")
+}
+
+// gapNote says where bytes were missing from the scanned log ("; bytes
+// missing at offset 4120", "; bytes missing at offsets 4120, 9000"), or
+// "".
+func gapNote(s *store.WALScan) string {
+	if len(s.Gaps) == 0 {
+		return ""
+	}
+	offs := make([]string, len(s.Gaps))
+	for i, g := range s.Gaps {
+		offs[i] = fmt.Sprint(g)
+	}
+	if len(offs) == 1 {
+		return "; bytes missing at offset " + offs[0]
+	}
+	return "; bytes missing at offsets " + strings.Join(offs, ", ")
 }

@@ -32,13 +32,14 @@ func printWALDamage(w io.Writer, d *engine.WALDamage) {
 	if d == nil {
 		return
 	}
+	where := frameList(d.DamagedFrames) + missingList(d.BytesMissingAt)
 	if d.Repaired {
 		fmt.Fprintf(w, "mnemo: note: the write-ahead log %s was found damaged (%s) and repaired exactly: every commit was applied, nothing was lost; the damaged log is kept as %s\n",
-			d.Log, frameList(d.DamagedFrames), d.Kept)
+			d.Log, where, d.Kept)
 		return
 	}
 	fmt.Fprintf(w, "mnemo: warning: the write-ahead log %s was found damaged (%s): %s (%s) after frame %d were NOT applied and are not in %s; they are kept only in %s: run mnemo check\n",
-		d.Log, frameList(d.DamagedFrames), count(d.CommitsNotApplied, "commit"), count(d.FramesNotApplied, "frame"),
+		d.Log, where, count(d.CommitsNotApplied, "commit"), count(d.FramesNotApplied, "frame"),
 		d.AppliedThroughFrame, engine.DatabaseFile, d.Kept)
 }
 
@@ -60,4 +61,21 @@ func frameList(ns []int) string {
 		return "frame " + parts[0]
 	}
 	return "frames " + strings.Join(parts, ", ")
+}
+
+// missingList says where bytes were missing from the log
+// (engine.WALDamage.BytesMissingAt): "; bytes missing at offset 4096" or
+// "; bytes missing at offsets 4096, 81920"; none: "".
+func missingList(offs []int64) string {
+	if len(offs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(offs))
+	for i, o := range offs {
+		parts[i] = fmt.Sprint(o)
+	}
+	if len(offs) == 1 {
+		return "; bytes missing at offset " + parts[0]
+	}
+	return "; bytes missing at offsets " + strings.Join(parts, ", ")
 }

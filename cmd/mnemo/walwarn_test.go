@@ -19,3 +19,21 @@ func TestFrameList(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingList: where bytes were missing from a damaged log, said after
+// its damaged frames (nothing said it: the frames numbered as if the gap
+// were filled looked like any damage).
+func TestMissingList(t *testing.T) {
+	for _, tc := range []struct {
+		offs []int64
+		want string
+	}{
+		{nil, ""},
+		{[]int64{4096}, "; bytes missing at offset 4096"},
+		{[]int64{4096, 81920}, "; bytes missing at offsets 4096, 81920"},
+	} {
+		if got := missingList(tc.offs); got != tc.want {
+			t.Errorf("missingList(%v) = %q, want %q", tc.offs, got, tc.want)
+		}
+	}
+}

@@ -40,14 +40,16 @@
 //     CheckpointPassive does nothing: salvage keeps both as found
 //     (damage.go: Damaged, CloseDB).
 //   - Open scans the write-ahead log before SQLite reads it (wal.go,
-//     walguard.go). SQLite's recovery stops at the first frame that fails
+//     walheader.go, walframe.go, walgap.go, walguard.go). SQLite's recovery stops at the first frame that fails
 //     its checksum and drops later commits silently; when valid commits
 //     lie past such a frame (and a checkpoint had not copied them into
 //     the file), the log is kept byte for byte as path-wal.damaged-<UTC
 //     time> before anything else, then repaired only when the repair is
 //     exact (WALScan.Exact), else left to SQLite and reported
 //     (WALDamageOf). A torn tail or an older generation's frames are not
-//     damage. Open assumes what every caller ensures: no other process
+//     damage; bytes missing from the log's middle are (WALScan.Gaps). A
+//     repair never trusts a damaged frame's page number that the checks
+//     cannot vouch for (walframe.go). Open assumes what every caller ensures: no other process
 //     has the database open (the engine holds the data directory's lock).
 //   - OpenReadOnly never writes the file nor checkpoints its WAL; VacuumInto
 //     copies the database as of one commit into a new file with no free page

@@ -57,16 +57,31 @@ type WALScan struct {
 	// Exact is set when the log can be repaired so that SQLite applies
 	// every commit through LastCommit with the database state those
 	// commits wrote (Repair): every damaged frame is either intact apart
-	// from header bytes the checks restore (its salts, its checksums, one
-	// byte of its page number or commit size), or its page is written
-	// again by a valid frame after it and at or before LastCommit, so the
-	// state after the last commit does not depend on it.
+	// from header bytes the checks restore (its salts, its checksums, its
+	// page number or its commit size: restoreHeader), or its page is
+	// written again by a valid frame after it and at or before LastCommit,
+	// so the state after the last commit does not depend on it (and the
+	// page number it carries can be trusted: superseded); and bytes missing
+	// from the log (Gaps) went missing from one frame's page, whose header
+	// the frames after them chain from.
 	Exact bool
+	// Gaps lists the offsets, in the log as read, where bytes are missing
+	// from it (cut out of its middle): at each, after a frame that fails,
+	// frames that check by their own chained checksums start off the frame
+	// grid, so SQLite's recovery, which reads frames on the grid only,
+	// never reaches them. Frames after a gap are numbered (Frames, Applied,
+	// LastCommit, Damaged) as if zero bytes filled it up to the next frame
+	// boundary: the frame the bytes went missing from is damaged. Empty
+	// for a log that lost no bytes; only a log with a frame that fails is
+	// searched (a sound log costs no search).
+	Gaps []int64
 
 	order binary.ByteOrder // of the checksummed words
 	seed  [2]uint32        // frame 1's running checksum seed (the header's)
 	salts [8]byte
 	fixes map[int][8]byte // frame → its first 8 header bytes, restored
+	alts  map[int]uint32  // frame → the page number it may have instead (restoreHeader)
+	gaps  []walGap        // the zero bytes that fill Gaps, in order
 }
 
 // Lost reports whether the log holds commits that SQLite's recovery would
@@ -77,7 +92,10 @@ func (s *WALScan) Lost() bool { return s.LastCommit > s.Applied }
 // never fails: bytes that are not a log, or a log without frames, scan as
 // one with no frames; a torn tail and an older generation's frames (other
 // salts) after the current ones are how SQLite leaves a log, not damage.
-func ScanWAL(b []byte) *WALScan {
+func ScanWAL(b []byte) *WALScan { return scanWAL(b, 0) }
+
+// scanWAL is ScanWAL; depth counts the gaps filled already (realigned).
+func scanWAL(b []byte, depth int) *WALScan {
 	s := &WALScan{Size: int64(len(b))}
 	if !s.readHeader(b) {
 		return s
@@ -99,6 +117,13 @@ func ScanWAL(b []byte) *WALScan {
 			// they compute to.
 			if next := frameAt(b, i+1, s.PageSize); s.saltsMatch(next) && cksum(s.order, sum, next[:8], next[walFrameHeaderSize:]) == stored(next) {
 				status[i], prev = frameFixed, sum
+			}
+		}
+	}
+	if depth < maxGaps {
+		if p, ok := s.offGrid(b, status); ok {
+			if t := s.realigned(b, p, depth); t.Lost() {
+				return t
 			}
 		}
 	}
@@ -134,46 +159,6 @@ func (s *WALScan) checkFrame(f []byte, prev [2]uint32) (frameStatus, [2]uint32) 
 	return frameBad, sum
 }
 
-// fixHeader looks for the one byte of frame f's first 8 header bytes
-// whose change makes f check against prev; it returns the restored bytes.
-// The checksum over the page is an affine map of the sums it starts from
-// (walChecksumBytes only adds), so the page is summed three times, not
-// once per candidate.
-func (s *WALScan) fixHeader(f []byte, prev [2]uint32) ([8]byte, bool) {
-	var h [8]byte
-	copy(h[:], f[:8])
-	want := stored(f)
-	page := f[walFrameHeaderSize:]
-	c := cksum(s.order, [2]uint32{}, page, nil)
-	a := cksum(s.order, [2]uint32{1, 0}, page, nil)
-	b := cksum(s.order, [2]uint32{0, 1}, page, nil)
-	overPage := func(in [2]uint32) [2]uint32 {
-		return [2]uint32{
-			(a[0]-c[0])*in[0] + (b[0]-c[0])*in[1] + c[0],
-			(a[1]-c[1])*in[0] + (b[1]-c[1])*in[1] + c[1],
-		}
-	}
-	for i := range h {
-		orig := h[i]
-		for v := 0; v < 256; v++ {
-			if byte(v) == orig {
-				continue
-			}
-			h[i] = byte(v)
-			if binary.BigEndian.Uint32(h[:4]) != 0 && overPage(cksum(s.order, prev, h[:], nil)) == want {
-				return h, true
-			}
-		}
-		h[i] = orig
-	}
-	return h, false
-}
-
-// maxHeaderFixes bounds the damaged frames whose header bytes the scan
-// tries to restore (each try reads its page three times): past it, a
-// damaged frame counts as one whose contents cannot be trusted.
-const maxHeaderFixes = 64
-
 // classify sets Applied, LastCommit, Damaged, NotApplied(Commits) and
 // Exact from the frames' statuses and running checksum seeds.
 func (s *WALScan) classify(b []byte, status []frameStatus, seeds [][2]uint32) {
@@ -200,7 +185,13 @@ func (s *WALScan) classify(b []byte, status []frameStatus, seeds [][2]uint32) {
 		return
 	}
 	s.Exact = true
-	s.fixes = map[int][8]byte{}
+	s.fixes, s.alts = map[int][8]byte{}, map[int]uint32{}
+	maxPage := s.maxPage(b, status)
+	for i := 1; i <= s.LastCommit; i++ {
+		if status[i] == frameBad {
+			s.restoreHeader(b, status, i, seeds[i], maxPage)
+		}
+	}
 	for i := 1; i <= s.LastCommit; i++ {
 		f := frameAt(b, i, s.PageSize)
 		switch status[i] {
@@ -218,33 +209,16 @@ func (s *WALScan) classify(b []byte, status []frameStatus, seeds [][2]uint32) {
 			}
 		case frameBad:
 			s.Damaged = append(s.Damaged, i)
-			if len(s.Damaged) <= maxHeaderFixes {
-				if h, ok := s.fixHeader(f, seeds[i]); ok {
-					s.fixes[i] = h
-					continue
-				}
-			}
-			if !rewrittenAfter(b, status, i, s.LastCommit, s.PageSize) {
+			if _, ok := s.fixes[i]; !ok && !s.superseded(b, status, i, maxPage) {
 				s.Exact = false
 			}
 		}
 	}
 }
 
-// rewrittenAfter reports whether the page that frame k names is written
-// again by a valid (or restored) frame after k, at or before last.
-func rewrittenAfter(b []byte, status []frameStatus, k, last, pageSize int) bool {
-	pgno := binary.BigEndian.Uint32(frameAt(b, k, pageSize))
-	for j := k + 1; j <= last; j++ {
-		if status[j] != frameBad && binary.BigEndian.Uint32(frameAt(b, j, pageSize)) == pgno {
-			return true
-		}
-	}
-	return false
-}
-
 // Repair returns a copy of the log b (the one ScanWAL read) that SQLite's
-// recovery applies through LastCommit: the header rebuilt when it was
+// recovery applies through LastCommit: zero bytes filling its Gaps (the
+// copy is longer than b by as many), the header rebuilt when it was
 // damaged, the restored header bytes of damaged frames written back, and
 // every frame's checksums through LastCommit chained again from the
 // header. Frames after LastCommit are left as they were (SQLite ignores
@@ -253,7 +227,10 @@ func (s *WALScan) Repair(b []byte) ([]byte, error) {
 	if !s.Exact {
 		return nil, fmt.Errorf("store: the write-ahead log cannot be repaired exactly (damaged frames %v)", s.Damaged)
 	}
-	out := append([]byte(nil), b...)
+	out := s.aligned(b)
+	if len(s.gaps) == 0 {
+		out = append([]byte(nil), b...)
+	}
 	if s.HeaderDamaged {
 		magic := uint32(walMagicLE)
 		if s.order == binary.BigEndian {
@@ -279,141 +256,6 @@ func (s *WALScan) Repair(b []byte) ([]byte, error) {
 	}
 	return out, nil
 }
-
-// readHeader reads the log's header into s; false when b holds no frame
-// that checks under it (too short, or not a log). A header that fails its
-// checksum is rebuilt from frame 1 when frame 1 checks under it
-// (HeaderDamaged).
-func (s *WALScan) readHeader(b []byte) bool {
-	if len(b) < walHeaderSize+walFrameHeaderSize+512 {
-		return false
-	}
-	magic := binary.BigEndian.Uint32(b)
-	ps := int(binary.BigEndian.Uint32(b[8:]))
-	hsum := [2]uint32{binary.BigEndian.Uint32(b[24:]), binary.BigEndian.Uint32(b[28:])}
-	if (magic == walMagicLE || magic == walMagicBE) && binary.BigEndian.Uint32(b[4:]) == walVersion && validPageSize(ps) {
-		s.order = byteOrder(magic)
-		if cksum(s.order, [2]uint32{}, b[:24], nil) == hsum {
-			s.PageSize, s.seed = ps, hsum
-			copy(s.salts[:], b[16:24])
-			return true
-		}
-	}
-	// A damaged header: find the byte order and page size with which
-	// frame 1 checks, seeded with the header's stored checksums or with
-	// those of the header rebuilt from frame 1.
-	for _, order := range []binary.ByteOrder{binary.BigEndian, binary.LittleEndian} {
-		for ps := 512; ps <= 65536; ps *= 2 {
-			if len(b) < walHeaderSize+walFrameHeaderSize+ps {
-				break
-			}
-			f := frameAt(b, 1, ps)
-			if binary.BigEndian.Uint32(f) == 0 {
-				continue
-			}
-			h := rebuiltHeader(b, order, ps, f[8:16])
-			for _, seed := range [][2]uint32{hsum, cksum(order, [2]uint32{}, h[:24], nil)} {
-				if cksum(order, seed, f[:8], f[walFrameHeaderSize:]) == stored(f) {
-					s.order, s.PageSize, s.seed, s.HeaderDamaged = order, ps, seed, true
-					copy(s.salts[:], f[8:16])
-					return true
-				}
-			}
-		}
-	}
-	return s.headerFromFrames(b)
-}
-
-// maxHeaderSearch bounds the frames headerFromFrames looks through for
-// the first two that chain.
-const maxHeaderSearch = 64
-
-// headerFromFrames finds the byte order, page size and salts of a log
-// whose header is gone (zeroed, a torn sector) from its frames: frame k+1
-// carries frame k's salts and checks seeded with frame k's stored
-// checksums, for the first such k. When k is 1 and frame 1's checksums
-// run back (unchecksum) to the checksum of a header with those fields
-// and some checkpoint sequence, frame 1 is intact: that is the seed, and
-// the log can be repaired. Otherwise frames before k are damaged and
-// reported as such. false when no two frames chain.
-func (s *WALScan) headerFromFrames(b []byte) bool {
-	for _, order := range []binary.ByteOrder{binary.BigEndian, binary.LittleEndian} {
-		for ps := 512; ps <= 65536; ps *= 2 {
-			frames := (len(b) - walHeaderSize) / (walFrameHeaderSize + ps)
-			for k := 1; k < frames && k <= maxHeaderSearch; k++ {
-				f, next := frameAt(b, k, ps), frameAt(b, k+1, ps)
-				if binary.BigEndian.Uint32(next) == 0 || string(f[8:16]) != string(next[8:16]) ||
-					cksum(order, stored(f), next[:8], next[walFrameHeaderSize:]) != stored(next) {
-					continue
-				}
-				s.order, s.PageSize, s.HeaderDamaged = order, ps, true
-				copy(s.salts[:], f[8:16])
-				if seed, ok := headerSeed(b, order, ps, f); k == 1 && ok {
-					s.seed = seed
-				}
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// headerSeed returns the running checksum that frame 1 (f) of a log of
-// order and page size ps was seeded with, when it is the checksum of a
-// header of that order, ps, f's salts and some checkpoint sequence.
-func headerSeed(b []byte, order binary.ByteOrder, ps int, f []byte) ([2]uint32, bool) {
-	if binary.BigEndian.Uint32(f) == 0 {
-		return [2]uint32{}, false
-	}
-	seed := unchecksum(order, stored(f), f[:8], f[walFrameHeaderSize:])
-	h := rebuiltHeader(b, order, ps, f[8:16])
-	order.PutUint32(h[12:], 0)
-	// The header's checksum is affine in its checkpoint sequence n, a
-	// second word: (s1, s2) = (c1 + n, c2 + 2n) for n = 0's (c1, c2).
-	c := cksum(order, [2]uint32{}, h[:24], nil)
-	order.PutUint32(h[12:], seed[0]-c[0])
-	return seed, cksum(order, [2]uint32{}, h[:24], nil) == seed
-}
-
-// unchecksum runs cksum backwards: the seed in such that cksum(order,
-// in, a, b) is out.
-func unchecksum(order binary.ByteOrder, out [2]uint32, a, b []byte) [2]uint32 {
-	s1, s2 := out[0], out[1]
-	for _, p := range [][]byte{b[:len(b)&^7], a[:len(a)&^7]} {
-		for i := len(p) - 8; i >= 0; i -= 8 {
-			s2 -= order.Uint32(p[i+4:]) + s1
-			s1 -= order.Uint32(p[i:]) + s2
-		}
-	}
-	return [2]uint32{s1, s2}
-}
-
-// rebuiltHeader is b's header with the magic of order, the format version,
-// page size ps and salts; its checkpoint sequence is b's.
-func rebuiltHeader(b []byte, order binary.ByteOrder, ps int, salts []byte) []byte {
-	h := append([]byte(nil), b[:walHeaderSize]...)
-	binary.BigEndian.PutUint32(h[0:], byteOrderMagic(order))
-	binary.BigEndian.PutUint32(h[4:], walVersion)
-	binary.BigEndian.PutUint32(h[8:], uint32(ps))
-	copy(h[16:24], salts)
-	return h
-}
-
-func byteOrder(magic uint32) binary.ByteOrder {
-	if magic&1 == 1 {
-		return binary.BigEndian
-	}
-	return binary.LittleEndian
-}
-
-func byteOrderMagic(order binary.ByteOrder) uint32 {
-	if order == binary.BigEndian {
-		return walMagicBE
-	}
-	return walMagicLE
-}
-
-func validPageSize(ps int) bool { return ps >= 512 && ps <= 65536 && ps&(ps-1) == 0 }
 
 func (s *WALScan) saltsMatch(f []byte) bool { return string(f[8:16]) == string(s.salts[:]) }
 
@@ -457,6 +299,19 @@ func cksum(order binary.ByteOrder, in [2]uint32, a, b []byte) [2]uint32 {
 	return [2]uint32{s1, s2}
 }
 
+// unchecksum runs cksum backwards: the seed in such that cksum(order,
+// in, a, b) is out.
+func unchecksum(order binary.ByteOrder, out [2]uint32, a, b []byte) [2]uint32 {
+	s1, s2 := out[0], out[1]
+	for _, p := range [][]byte{b[:len(b)&^7], a[:len(a)&^7]} {
+		for i := len(p) - 8; i >= 0; i -= 8 {
+			s2 -= order.Uint32(p[i+4:]) + s1
+			s1 -= order.Uint32(p[i:]) + s2
+		}
+	}
+	return [2]uint32{s1, s2}
+}
+
 // Backfilled reports whether the commits SQLite's recovery would not apply
 // are in the database file already (db, of size bytes; a checkpoint
 // copied them there before the crash), so that the database SQLite
@@ -469,18 +324,19 @@ func (s *WALScan) Backfilled(b []byte, db io.ReaderAt, size int64) bool {
 	if !s.Lost() {
 		return true
 	}
+	b = s.aligned(b)
 	ps := int64(s.PageSize)
 	final := map[uint32]int{}     // page → its last frame through LastCommit
 	recovered := map[uint32]int{} // page → its last frame through Applied
 	for i := 1; i <= s.LastCommit; i++ {
-		pgno := binary.BigEndian.Uint32(frameAt(b, i, s.PageSize))
+		pgno, _ := s.frameHeader(b, i)
 		final[pgno] = i
 		if i <= s.Applied {
 			recovered[pgno] = i
 		}
 	}
 	for _, k := range s.Damaged {
-		if final[binary.BigEndian.Uint32(frameAt(b, k, s.PageSize))] == k {
+		if pgno, _ := s.frameHeader(b, k); final[pgno] == k {
 			return false
 		}
 	}

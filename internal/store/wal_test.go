@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -318,6 +319,11 @@ func FuzzScanWAL(f *testing.F) {
 	f.Add(clean, uint32(im.frameOff(2)+50), byte(1))
 	f.Add(clean, uint32(5), byte(0x80))
 	f.Add([]byte{}, uint32(0), byte(0))
+	f.Add(cut(clean, im.frameOff(2)+100, 50), uint32(0), byte(1)) // bytes missing: a gap
+	twoBytes := slices.Clone(clean)
+	twoBytes[im.frameOff(3)+2] ^= 1
+	twoBytes[im.frameOff(3)+3] ^= 1
+	f.Add(twoBytes, uint32(0), byte(1))
 	f.Fuzz(func(t *testing.T, b []byte, off uint32, x byte) {
 		s := store.ScanWAL(b)
 		if s.Lost() && s.Exact {

@@ -290,7 +290,8 @@ func writeNew(name string, b []byte) error {
 }
 
 // writeInPlace writes b over the start of the existing file name and
-// syncs it (b is as long as the file).
+// syncs it (b is as long as the file, or longer: a repair that filled a
+// gap of missing bytes, WALScan.Gaps).
 func writeInPlace(name string, b []byte) error {
 	f, err := os.OpenFile(name, os.O_WRONLY, 0)
 	if err != nil {
