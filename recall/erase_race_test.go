@@ -106,7 +106,7 @@ func TestSearchRacesErasure(t *testing.T) {
 	go func() { // writer: add a thread, erase it
 		defer wg.Done()
 		defer done.Store(true)
-		for round := range 30 {
+		for round := range 12 {
 			th := fmt.Sprintf("zz-%d", round)
 			var docs []recall.Doc
 			var vecs [][]float32
