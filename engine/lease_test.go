@@ -31,7 +31,12 @@ func TestCloseReleasesClaimedRows(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the drainer never embedded")
 		}
-		if err := e.Close(); err != nil { // the drainer is inside Embed
+		// The drainer is inside Embed, which returns only when its context
+		// ends: Close would wait CloseDrainWait (10 s) before cancelling
+		// it; a deadline takes the same path (drainCancel) sooner.
+		closeCtx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		if err := e.CloseContext(closeCtx); err != nil {
 			t.Fatal(err)
 		}
 		open := make(chan struct{})
