@@ -10,13 +10,15 @@ import (
 	"testing"
 )
 
-// TestGuardWALOffHeap: the guard's scan of a sound 64 MiB log written by
-// SQLite adds less than 8 MiB to the Go heap's allocations. It read the
-// whole log with os.ReadFile (the log's size: a 600 MB log made an open
-// take 5 s at a 654 MB peak); the log is mapped now.
+// TestGuardWALOffHeap: the guard's scan of a sound 16 MiB log written by
+// SQLite adds less than a quarter of the log's size to the Go heap's
+// allocations. It read the whole log with os.ReadFile (the log's size: a
+// 600 MB log made an open take 5 s at a 654 MB peak); the log is mapped
+// now (~263 KB allocated for 64 MiB). 16 MiB, not 64: writing the log
+// through the transpiled SQLite took 131 s under -race.
 func TestGuardWALOffHeap(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes a 64 MiB log")
+		t.Skip("writes a 16 MiB log")
 	}
 	path := filepath.Join(t.TempDir(), "m.db")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + url.Values{
@@ -31,7 +33,7 @@ func TestGuardWALOffHeap(t *testing.T) {
 	if _, err := db.Exec(`CREATE TABLE t (v BLOB)`); err != nil {
 		t.Fatal(err)
 	}
-	const size = 64 << 20
+	const size = 16 << 20
 	for {
 		if _, err := db.Exec(`INSERT INTO t SELECT randomblob(3000) FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4)`); err != nil {
 			t.Fatal(err)
@@ -51,8 +53,8 @@ func TestGuardWALOffHeap(t *testing.T) {
 	}
 	added := after.TotalAlloc - before.TotalAlloc
 	t.Logf("guard of a %d MiB log: %d bytes allocated", size>>20, added)
-	if added >= 8<<20 {
-		t.Errorf("the guard's scan of a %d MiB log allocated %d bytes on the heap; want < 8 MiB", size>>20, added)
+	if added >= size/4 {
+		t.Errorf("the guard's scan of a %d MiB log allocated %d bytes on the heap; want < %d MiB", size>>20, added, size>>22)
 	}
 }
 
