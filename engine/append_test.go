@@ -80,23 +80,43 @@ func TestAppendValidation(t *testing.T) {
 	})
 }
 
-// TestAppendToolCallArguments: a tool call's arguments are a JSON object,
-// or a string (text a model sent that is not JSON, kept as
-// examples/agentloop keeps it); a list, a number, true or false and null
-// are refused naming the call's arguments and the kind given. Before, [1]
-// and 3 were stored as a call's arguments.
+// TestAppendToolCallArguments: a tool call's arguments are a JSON object
+// giving each key once, or a string (a model's text that is no such
+// object, kept as examples/agentloop keeps it); a list, a number, true or
+// false, null, an object repeating a key and a string holding an object
+// that gives each key once are refused naming the call's arguments and
+// what was given. Before, [1] and 3 were stored as a call's arguments, and
+// {"city":"Lyon","city":"Porto"} and "{\"a\":1}" as sent.
 func TestAppendToolCallArguments(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.MustOpen(t, engine.Config{})
 	for i, c := range []struct{ args, want string }{
 		{`{"q":"x"}`, ""},
 		{` {}`, ""},
+		{`[1]`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got a list"},
+		{`3`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got a number"},
+		{`-1.5`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got a number"},
+		{`false`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got true or false"},
+		{`null`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got null"},
+		// A key given twice, at any depth, as working memory and metadata
+		// refuse it; a string holding an object is OpenAI's
+		// function.arguments passed on undecoded. Both were stored as sent.
+		{`{"city":"Lyon","city":"Porto"}`, `invalid toolCalls[0].arguments: "city" is given twice in one object; give each member once (engine.ToolCallArguments keeps a model's text that repeats a key as a string)`},
+		{`{"a":{"b":1,"\u0062":2}}`, `invalid toolCalls[0].arguments: "a.b" is given twice in one object; give each member once (engine.ToolCallArguments keeps a model's text that repeats a key as a string)`},
+		{`{"a":[{"k":1},{"k":2,"k":3}]}`, `invalid toolCalls[0].arguments: "a[1].k" is given twice in one object; give each member once (engine.ToolCallArguments keeps a model's text that repeats a key as a string)`},
+		{`"{\"a\":1}"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
+		{` " {\"a\":{}}\n"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
+		// A string holding a model's text that is no object giving each
+		// key once is kept as the model sent it: not JSON, a list, a
+		// string, a number, an object repeating a key.
+		{`"call it with city=Lyon"`, ""},
 		{`"{\"city\":\"Lyon\""`, ""},
-		{`[1]`, "invalid toolCalls[0].arguments: must be a JSON object (or a string: text a model sent that is not JSON), got a list"},
-		{`3`, "invalid toolCalls[0].arguments: must be a JSON object (or a string: text a model sent that is not JSON), got a number"},
-		{`-1.5`, "invalid toolCalls[0].arguments: must be a JSON object (or a string: text a model sent that is not JSON), got a number"},
-		{`false`, "invalid toolCalls[0].arguments: must be a JSON object (or a string: text a model sent that is not JSON), got true or false"},
-		{`null`, "invalid toolCalls[0].arguments: must be a JSON object (or a string: text a model sent that is not JSON), got null"},
+		{`"[1]"`, ""},
+		{`"\"x\""`, ""},
+		{`"12"`, ""},
+		{`"{\"a\":1,\"a\":2}"`, ""},
+		{`""`, ""},
+		{`{"a":1,"b":{"a":2}}`, ""},
 	} {
 		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: fmt.Sprintf("t%d", i), ResourceID: "r", Messages: []engine.Message{
 			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(c.args)}}}}})
@@ -106,6 +126,36 @@ func TestAppendToolCallArguments(t *testing.T) {
 			t.Errorf("%s: %v, want it stored", c.args, err)
 		case c.want != "" && (!errors.As(err, &ve) || "invalid "+ve.Field+": "+ve.Rule != c.want):
 			t.Errorf("%s:\n got %v\nwant %s", c.args, err, c.want)
+		}
+	}
+}
+
+// TestToolCallArguments: the arguments a model sent as OpenAI's
+// function.arguments string map to the object when it is one giving each
+// key once, else to the text as a JSON string, and Append stores every
+// result.
+func TestToolCallArguments(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	for i, c := range []struct{ text, want string }{
+		{`{"city":"Lyon"}`, `{"city":"Lyon"}`},
+		{" {\"a\": [1, {\"b\": null}]}\n", `{"a": [1, {"b": null}]}`},
+		{"", `{}`},
+		{"  ", `{}`},
+		{`{"city":"Lyon"`, `"{\"city\":\"Lyon\""`},
+		{`{"city":"Lyon","city":"Porto"}`, `"{\"city\":\"Lyon\",\"city\":\"Porto\"}"`},
+		{`[1]`, `"[1]"`},
+		{`3`, `"3"`},
+		{`null`, `"null"`},
+		{`call lookup with q=x`, `"call lookup with q=x"`},
+	} {
+		got := engine.ToolCallArguments(c.text)
+		if string(got) != c.want {
+			t.Errorf("ToolCallArguments(%q) = %s, want %s", c.text, got, c.want)
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: fmt.Sprintf("t%d", i), ResourceID: "r", Messages: []engine.Message{
+			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: got}}}}}); err != nil {
+			t.Errorf("Append of ToolCallArguments(%q) = %s: %v", c.text, got, err)
 		}
 	}
 }

@@ -12,13 +12,14 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // FuzzAppendToolCall feeds arbitrary tool-call names, arguments and results
 // to Append and LoadContext: a request is either refused with a
 // *ValidationError and stores nothing, or stored so that the context offers
-// the call with valid-JSON, valid-UTF-8 arguments immediately followed by
-// its result (the provider rule). Seeds: testdata/toolargs/*.json.
+// the call with valid-JSON, valid-UTF-8 arguments that give no key twice,
+// immediately followed by its result (the provider rule). Seeds: testdata/toolargs/*.json.
 //
 //	go test ./engine -run '^$' -fuzz FuzzAppendToolCall -fuzztime 3m
 func FuzzAppendToolCall(f *testing.F) {
@@ -37,6 +38,9 @@ func FuzzAppendToolCall(f *testing.F) {
 	f.Add("bad name!", []byte(`{"a":1}`), "x\x00y")
 	f.Add("f", []byte("{\"a\":\"\xff\"}"), "ok")
 	f.Add("f", []byte(`{"a":1} trailing`), "ok")
+	f.Add("f", []byte(`{"a":{"b":1,"b":2}}`), "ok")
+	f.Add("f", []byte(`"{\"a\":1}"`), "ok")
+	f.Add("f", []byte(`"{\"a\":1,\"a\":2}"`), "ok")
 	ctx := context.Background()
 	// One engine per available backend (the conformance suite's rows);
 	// every input runs on each.
@@ -89,6 +93,9 @@ func appendToolCall(t *testing.T, ctx context.Context, e *engine.Engine, thread,
 	a := call.ToolCalls[0].Arguments
 	if !json.Valid(a) || !utf8.Valid(a) {
 		t.Fatalf("stored arguments are not clean JSON: %q", a)
+	}
+	if path, _, repeated := jsonkey.Repeated(a); repeated {
+		t.Fatalf("stored arguments give %q twice: %s", path, a)
 	}
 	if msgs := c.OpenAIMessages("sys"); len(msgs) != 4 {
 		t.Fatalf("OpenAI messages %d, want 4", len(msgs))

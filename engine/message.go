@@ -41,5 +41,5 @@ type Message struct {
 type ToolCall struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"` // a JSON object, or a string holding text a model sent that is not JSON
+	Arguments json.RawMessage `json:"arguments"` // a JSON object giving each key once, or a string holding a model's text that is not one (ToolCallArguments)
 }

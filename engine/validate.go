@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -218,8 +217,8 @@ func (e *Engine) checkToolCalls(i int, m *Message) error {
 }
 
 // checkToolCall checks call j of message i: a valid id not seen before in
-// the message (seen records it), a tool name, and arguments that are
-// bounded valid JSON text.
+// the message (seen records it), a tool name, and its arguments
+// (checkArguments).
 func (e *Engine) checkToolCall(i, j int, tc ToolCall, seen map[string]bool) error {
 	f := func(s string) string { return "toolCalls[" + strconv.Itoa(j) + "]." + s }
 	if !ValidID(tc.ID) {
@@ -232,48 +231,7 @@ func (e *Engine) checkToolCall(i, j int, tc ToolCall, seen map[string]bool) erro
 	if tc.Name == "" || len(tc.Name) > 64 || !toolName.MatchString(tc.Name) {
 		return invalid(i, f("name"), "must be 1-64 characters of [A-Za-z0-9_-]")
 	}
-	if len(tc.Arguments) == 0 {
-		return invalid(i, f("arguments"), "is required (use {} for none)")
-	}
-	if err := checkText(i, f("arguments"), string(tc.Arguments)); err != nil {
-		return err
-	}
-	if !json.Valid(tc.Arguments) {
-		return invalid(i, f("arguments"), "must be valid JSON")
-	}
-	if kind := argumentsKind(tc.Arguments); kind != "" {
-		return invalid(i, f("arguments"), "must be a JSON object (or a string: text a model sent that is not JSON), got %s", kind)
-	}
-	if d := jsonDepth(tc.Arguments); d > MaxArgumentsDepth {
-		return invalid(i, f("arguments"), "nested %d levels deep, at most %d", d, MaxArgumentsDepth)
-	}
-	if len(tc.Arguments) > e.limits.MaxContentBytes {
-		return invalid(i, f("arguments"), "at most %d bytes", e.limits.MaxContentBytes)
-	}
-	return nil
-}
-
-// argumentsKind names the kind of the arguments a (valid JSON) when they
-// are neither an object nor a string ("a list", "a number", "true or
-// false", "null"), else "". A function's arguments are the values of its
-// parameters by name, an object in every chat API (OpenAI's
-// tool_calls[].function.arguments fill "parameters", a JSON Schema
-// object; Ollama's api.ToolCallFunction.Arguments is a map); a string is
-// how a caller keeps text a model sent that is not JSON
-// (examples/agentloop). Before, [1] and 3 were stored as arguments.
-func argumentsKind(a json.RawMessage) string {
-	a = bytes.TrimLeft(a, " \t\r\n")
-	switch a[0] {
-	case '{', '"':
-		return ""
-	case '[':
-		return "a list"
-	case 't', 'f':
-		return "true or false"
-	case 'n':
-		return "null"
-	}
-	return "a number"
+	return e.checkArguments(i, f("arguments"), tc.Arguments)
 }
 
 // checkMetadata checks the metadata, when given: valid text throughout, a
@@ -335,11 +293,6 @@ func checkText(i int, field, s string) error {
 	}
 	return nil
 }
-
-// MaxArgumentsDepth bounds the nesting depth of tool-call arguments. Model
-// tool calls are shallow; deep nesting only costs recursion in every later
-// reader (redaction, rendering, providers).
-const MaxArgumentsDepth = 64
 
 // jsonDepth is the bracket nesting depth of valid JSON text.
 func jsonDepth(b []byte) int {

@@ -267,25 +267,28 @@ func TestRecordErrorWording(t *testing.T) {
 }
 
 // TestJSONLRepeatedKey: a record naming a key twice in one object (at any
-// depth) is malformed, reported with the key's path and skipped (or stops
-// a strict import), as a request body to the HTTP API is refused. Before,
-// encoding/json kept the last one: {"content":"a","content":"b"} stored b.
+// depth, a tool call's arguments string included) is malformed, reported
+// with the key's path and skipped (or stops a strict import), as a request
+// body to the HTTP API is refused. Before, encoding/json kept the last
+// one: {"content":"a","content":"b"} stored b, and arguments of
+// "{\"city\":\"Lyon\",\"city\":\"Porto\"}" were stored as sent.
 func TestJSONLRepeatedKey(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.MustOpen(t, engine.Config{})
 	body := `{"thread":"t","resource":"r","id":"ok1","role":"user","content":"fine"}
 {"thread":"t","resource":"r","id":"d1","role":"user","content":"a","content":"b"}
 {"thread":"t","resource":"r","id":"d2","role":"user","content":"x","metadata":{"k":1,"k":2}}
+{"thread":"t","resource":"r","id":"d3","role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"city\":\"Lyon\",\"city\":\"Porto\"}"}}]}
 `
 	p := writeFile(t, "dup.jsonl", body)
 	rep, err := importer.Import(ctx, e, p, importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Messages != 1 || rep.Skipped != 2 {
-		t.Fatalf("report %+v %v; want 1 stored, 2 skipped", rep, rep.Problems)
+	if rep.Messages != 1 || rep.Skipped != 3 {
+		t.Fatalf("report %+v %v; want 1 stored, 3 skipped", rep, rep.Problems)
 	}
-	for i, want := range []string{`"content" is given twice`, `"metadata.k" is given twice`} {
+	for i, want := range []string{`"content" is given twice`, `"metadata.k" is given twice`, `invalid tool_calls[0].arguments: "city" is given twice`} {
 		if pr := rep.Problems[i]; pr.Where != fmt.Sprintf("line %d", i+2) || !strings.Contains(pr.Error(), want) {
 			t.Fatalf("problem %d: %v at %s, want %s", i, pr, pr.Where, want)
 		}

@@ -26,9 +26,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -247,17 +245,14 @@ func (a *agent) append(ctx context.Context, m engine.Message) error {
 }
 
 // assistantMessage converts the model's message for storage. Arguments that
-// are not a JSON object (models do send broken JSON, and now and then a
-// list or a number), which Engine.Append refuses, are stored as a JSON
-// string of the text sent, so the turn is kept as it happened.
+// are not a JSON object giving each key once (models do send broken JSON,
+// and now and then a list, a number or a key twice), which Engine.Append
+// refuses, are stored as a JSON string of the text sent, so the turn is
+// kept as it happened (engine.ToolCallArguments).
 func assistantMessage(msg openai.ChatCompletionMessage) engine.Message {
 	m := engine.Message{Role: engine.RoleAssistant, Content: msg.Content}
 	for _, tc := range msg.ToolCalls {
-		args := json.RawMessage(tc.Function.Arguments)
-		if t := bytes.TrimSpace(args); !json.Valid(t) || t[0] != '{' {
-			args, _ = json.Marshal(tc.Function.Arguments)
-		}
-		m.ToolCalls = append(m.ToolCalls, engine.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
+		m.ToolCalls = append(m.ToolCalls, engine.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: engine.ToolCallArguments(tc.Function.Arguments)})
 	}
 	return m
 }

@@ -156,30 +156,36 @@ func TestBadArguments(t *testing.T) {
 }
 
 // TestArgumentsNotObject: arguments a model sends that are JSON but no
-// object ([1]) are stored as a JSON string, as broken JSON is, and the
-// loop goes on. Before, Engine.Append refused the turn for them (since it
-// takes a call's arguments as an object or a string only) and the loop
-// stopped with "invalid toolCalls[0].arguments".
+// object ([1]), or an object naming a key twice, are stored as a JSON
+// string, as broken JSON is, and the loop goes on. Before, Engine.Append
+// refused the turn for [1] (since it takes a call's arguments as an object
+// or a string only) and the loop stopped with "invalid
+// toolCalls[0].arguments"; the repeated key was stored as an object,
+// which Append now refuses.
 func TestArgumentsNotObject(t *testing.T) {
-	srv := openaitest.New(t)
-	srv.Enqueue(
-		openaitest.Calls(openaitest.ToolCall("c1", tools.UpdateWorkingMemoryName, `[1]`)),
-		openaitest.Text("Sorry, let me try later."),
-	)
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "m"}
-	dir := t.TempDir()
-	if out := runLoop(t, env, "I live in Lyon\n", "--dir", dir, "--stdin"); !strings.Contains(out, "assistant> Sorry") {
-		t.Fatalf("output:\n%s", out)
-	}
-	msgs, _ := openEngine(t, dir).Messages(context.Background(), "chat-1", 0, 0)
-	var args string
-	for _, m := range msgs {
-		for _, tc := range m.ToolCalls {
-			json.Unmarshal(tc.Arguments, &args)
-		}
-	}
-	if args != "[1]" {
-		t.Fatalf("stored arguments=%q, want the JSON string \"[1]\"", args)
+	for name, sent := range map[string]string{"List": `[1]`, "RepeatedKey": `{"city":"Lyon","city":"Porto"}`} {
+		t.Run(name, func(t *testing.T) {
+			srv := openaitest.New(t)
+			srv.Enqueue(
+				openaitest.Calls(openaitest.ToolCall("c1", tools.UpdateWorkingMemoryName, sent)),
+				openaitest.Text("Sorry, let me try later."),
+			)
+			env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "m"}
+			dir := t.TempDir()
+			if out := runLoop(t, env, "I live in Lyon\n", "--dir", dir, "--stdin"); !strings.Contains(out, "assistant> Sorry") {
+				t.Fatalf("output:\n%s", out)
+			}
+			msgs, _ := openEngine(t, dir).Messages(context.Background(), "chat-1", 0, 0)
+			var args string
+			for _, m := range msgs {
+				for _, tc := range m.ToolCalls {
+					json.Unmarshal(tc.Arguments, &args)
+				}
+			}
+			if args != sent {
+				t.Fatalf("stored arguments=%q, want the JSON string %q", args, sent)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
+)
+
+// A tool call's arguments (ToolCall.Arguments) are the values of the
+// function's parameters by name: a JSON object in every chat API
+// (OpenAI's tool_calls[].function.arguments fill "parameters", a JSON
+// Schema object; Ollama's api.ToolCallFunction.Arguments is a map). On
+// OpenAI's wire they are a string of the JSON text the model generated,
+// which is most often an object and now and then not: broken JSON, a
+// list, a key given twice. mnemo stores the object itself, and a JSON
+// string for text a model sent that is no such object, so the turn is
+// kept as it happened (ToolCallArguments maps one to the other).
+
+// ToolCallArguments returns the ToolCall.Arguments to store for text, the
+// arguments a model sent as OpenAI's function.arguments string: the JSON
+// object text holds when it is one that gives each key once (leading and
+// trailing white space dropped), else text as a JSON string (broken JSON,
+// a list, a number, an object repeating a key), which Append keeps as the
+// model's text. Empty text gives {}, as for a call without arguments.
+func ToolCallArguments(text string) json.RawMessage {
+	t := bytes.TrimSpace([]byte(text))
+	if len(t) == 0 {
+		return json.RawMessage("{}")
+	}
+	if isArgumentsObject(t) {
+		return json.RawMessage(t)
+	}
+	b, _ := json.Marshal(text) // a string: cannot fail
+	return b
+}
+
+// isArgumentsObject reports whether t, JSON text without leading white
+// space, is an object that gives each key once.
+func isArgumentsObject(t []byte) bool {
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return false
+	}
+	_, _, repeated := jsonkey.Repeated(t)
+	return !repeated
+}
+
+// MaxArgumentsDepth bounds the nesting depth of tool-call arguments. Model
+// tool calls are shallow; deep nesting only costs recursion in every later
+// reader (redaction, rendering, providers).
+const MaxArgumentsDepth = 64
+
+// checkArguments checks a tool call's arguments a, named field of message
+// i: bounded valid JSON text that is an object giving each key once (as
+// working memory and metadata refuse a key given twice), or a string
+// whose text is no such object. A string holding one is refused: it is
+// OpenAI's function.arguments passed on undecoded, which was stored as a
+// string and shown to the model as one ("{\"a\":1}" for {"a":1}).
+func (e *Engine) checkArguments(i int, field string, a json.RawMessage) error {
+	if len(a) == 0 {
+		return invalid(i, field, "is required (use {} for none)")
+	}
+	if err := checkText(i, field, string(a)); err != nil {
+		return err
+	}
+	if !json.Valid(a) {
+		return invalid(i, field, "must be valid JSON")
+	}
+	if kind := argumentsKind(a); kind != "" {
+		return invalid(i, field, "must be a JSON object (or a string holding a model's text that is not one), got %s", kind)
+	}
+	if d := jsonDepth(a); d > MaxArgumentsDepth {
+		return invalid(i, field, "nested %d levels deep, at most %d", d, MaxArgumentsDepth)
+	}
+	if len(a) > e.limits.MaxContentBytes {
+		return invalid(i, field, "at most %d bytes", e.limits.MaxContentBytes)
+	}
+	if path, _, ok := jsonkey.Repeated(a); ok {
+		return invalid(i, field, "%q is given twice in one object; give each member once (engine.ToolCallArguments keeps a model's text that repeats a key as a string)", path)
+	}
+	if holdsArgumentsObject(a) {
+		return invalid(i, field, "is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)")
+	}
+	return nil
+}
+
+// holdsArgumentsObject reports whether a, valid JSON, is a string whose
+// text is an object that gives each key once.
+func holdsArgumentsObject(a json.RawMessage) bool {
+	a = bytes.TrimLeft(a, " \t\r\n")
+	var s string
+	if a[0] != '"' || json.Unmarshal(a, &s) != nil {
+		return false
+	}
+	return isArgumentsObject(bytes.TrimSpace([]byte(s)))
+}
+
+// argumentsKind names the kind of the arguments a (valid JSON) when they
+// are neither an object nor a string ("a list", "a number", "true or
+// false", "null"), else "". Before, [1] and 3 were stored as arguments.
+func argumentsKind(a json.RawMessage) string {
+	a = bytes.TrimLeft(a, " \t\r\n")
+	switch a[0] {
+	case '{', '"':
+		return ""
+	case '[':
+		return "a list"
+	case 't', 'f':
+		return "true or false"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
