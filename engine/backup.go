@@ -31,6 +31,11 @@ type BackupResult struct {
 	DatabaseBytes int64    `json:"databaseBytes"` // the size of its mnemo.db in bytes
 	Messages      int64    `json:"messages"`      // the messages it holds
 	Files         []string `json:"files"`         // the other files copied (BackupOptions.Files present); [] when none
+	// RemovedStaging names the staging directories (.NAME.backup-*) of
+	// backups no longer running, killed before they finished, that this
+	// backup removed from dest's parent directory (backup_staging.go);
+	// nil when there were none.
+	RemovedStaging []string `json:"removedStaging,omitempty"`
 }
 
 // Backup writes a new data directory dest holding a copy of the data
@@ -58,8 +63,11 @@ type BackupResult struct {
 // holds. Missing parents are created (0700). The copy is written to a directory .NAME.backup-* beside
 // dest (0700, files 0600), checked (SQLite's quick_check), synced, and
 // renamed to dest only when complete: an error, or ctx's end (then
-// ctx.Err()), removes it and leaves no dest; a process killed meanwhile
-// leaves that directory, which names itself. No room on dest's disk:
+// ctx.Err()), removes it and leaves no dest. While it runs the backup
+// holds a lock file in it (flock); a process killed meanwhile leaves the
+// directory, which names itself, and the next Backup to the same parent
+// removes it (BackupResult.RemovedStaging), never one a running backup
+// holds (backup_staging.go). No room on dest's disk:
 // ErrNoSpace. On Postgres (cfg.Postgres): ErrBackupPostgres. A directory
 // without a database: ErrNotDataDir; one whose salvage was interrupted:
 // ErrSalvageInterrupted.
@@ -78,7 +86,7 @@ func Backup(ctx context.Context, cfg Config, dest string, opts BackupOptions) (*
 		return nil, err
 	}
 	for _, name := range opts.Files {
-		if name == "" || strings.ContainsRune(name, os.PathSeparator) || name == "." || name == ".." {
+		if name == "" || strings.ContainsRune(name, os.PathSeparator) || name == "." || name == ".." || name == stagingLock {
 			return nil, invalid(-1, "Files", "%q is not the name of a file of the data directory", name)
 		}
 	}
@@ -98,13 +106,24 @@ func Backup(ctx context.Context, cfg Config, dest string, opts BackupOptions) (*
 	if err := os.MkdirAll(parent, 0o700); err != nil {
 		return nil, fmt.Errorf("engine: backup: create %s: %w", parent, err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dest)+".backup-*")
+	tmp, lock, removed, err := stageBackup(dest, cfg.holder()) // backup_staging.go
 	if err != nil {
 		return nil, backupSpace(dest, fmt.Errorf("engine: backup: %w", err))
+	}
+	if lock != nil {
+		defer lock.Close() // after the rename: a later backup never takes tmp for a dead one's
 	}
 	res, err := writeBackup(ctx, dir, tmp, opts.Files)
 	if err == nil {
 		err = ctx.Err()
+	}
+	if err == nil && backupStagedHook != nil {
+		backupStagedHook(tmp)
+	}
+	if err == nil && lock != nil {
+		if err = os.Remove(filepath.Join(tmp, stagingLock)); err != nil {
+			err = fmt.Errorf("engine: backup: %w", err)
+		}
 	}
 	if err == nil {
 		err = placeBackup(tmp, dest)
@@ -113,7 +132,7 @@ func Backup(ctx context.Context, cfg Config, dest string, opts BackupOptions) (*
 		os.RemoveAll(tmp)
 		return nil, backupSpace(dest, err)
 	}
-	res.Dest = dest
+	res.Dest, res.RemovedStaging = dest, removed
 	return res, nil
 }
 

@@ -92,6 +92,13 @@ func SetSalvageSwapHook(f func(step string) error) (restore func()) {
 	return func() { salvageSwapHook = nil }
 }
 
+// SetBackupStagedHook sets backupStagedHook (backup_staging.go) until
+// restore is called.
+func SetBackupStagedHook(f func(staging string)) (restore func()) {
+	backupStagedHook = f
+	return func() { backupStagedHook = nil }
+}
+
 // wholeSource is the engine's Source without its pages: the observer
 // reads from it every turn at once.
 type wholeSource struct{ s engineSource }

@@ -45,6 +45,13 @@ func (c *BackupCommand) Run(ctx context.Context, args []string) error {
 		also = " and " + strings.Join(res.Files, ", ")
 	}
 	fmt.Fprintf(c.Stdout, "backed up %s to %s: %s (%s, %s)%s\n", c.Dir, res.Dest, engine.DatabaseFile, count(res.Messages, "message"), mibs(res.DatabaseBytes), also)
+	if n := len(res.RemovedStaging); n > 0 {
+		what, they := "the staging directory of a backup", "it"
+		if n > 1 {
+			what, they = fmt.Sprintf("the staging directories of %d backups", n), "they"
+		}
+		fmt.Fprintf(c.Stderr, "removed %s killed before %s finished, beside %s: %s\n", what, they, res.Dest, strings.Join(res.RemovedStaging, ", "))
+	}
 	fmt.Fprintf(c.Stderr, "the indexes are not copied: the first command that opens it rebuilds them from its database ('mnemo --dir %s check' rebuilds them at once and verifies the copy). The backup keeps what a later erasure removes here: delete old backups by your retention\n", res.Dest)
 	return nil
 }

@@ -117,3 +117,45 @@ func TestBackupRefusals(t *testing.T) {
 		t.Errorf("the refused DEST holds %d entries, want its 1", len(ents))
 	}
 }
+
+// TestBackupRemovesStaleStaging: mnemo backup removes the staging
+// directory a killed backup left beside its destination (its lock file,
+// mnemo-backup.lock, held by no process) and says so on standard error;
+// --json names it in removedStaging. (engine's TestBackupKilledStaging
+// kills a real backup; here the directory is made as one leaves it.)
+func TestBackupRemovesStaleStaging(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("no flock: stale staging directories are not removed")
+	}
+	dir := t.TempDir()
+	newDataDir(t, dir)
+	parent := t.TempDir()
+	stale := func(name string) string {
+		t.Helper()
+		p := filepath.Join(parent, name)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"mnemo-backup.lock", "mnemo.db"} {
+			if err := os.WriteFile(filepath.Join(p, f), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	first := stale(".old.backup-1")
+	code, out, stderr := run(t, nil, "--dir", dir, "backup", filepath.Join(parent, "b1"))
+	if _, err := os.Lstat(first); code != 0 || err == nil ||
+		!strings.Contains(stderr, "removed the staging directory of a backup killed before it finished, beside "+filepath.Join(parent, "b1")+": .old.backup-1\n") {
+		t.Fatalf("backup: exit %d, %s left (%v)\n%s%s", code, first, err, out, stderr)
+	}
+	second := stale(".old.backup-2")
+	code, out, stderr = run(t, nil, "--dir", dir, "backup", "--json", filepath.Join(parent, "b2"))
+	var res struct {
+		RemovedStaging []string `json:"removedStaging"`
+	}
+	if _, err := os.Lstat(second); code != 0 || err == nil || json.Unmarshal([]byte(out), &res) != nil ||
+		fmt.Sprint(res.RemovedStaging) != "[.old.backup-2]" {
+		t.Fatalf("backup --json: exit %d, %s left (%v)\n%s%s", code, second, err, out, stderr)
+	}
+}
