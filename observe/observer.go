@@ -144,15 +144,18 @@ type Options struct {
 	NoReflect bool
 }
 
-// Result reports what one Observe call did.
+// Result reports what one Observe call did. As JSON (`mnemo observe
+// --json`) it is {"observations": [Observation…], "reflection":
+// Observation (left out when none), "pending": Plan}.
 type Result struct {
-	// Observations stored by this call, oldest range first. A range whose
-	// observation already existed is listed with that row.
-	Observations []Observation
+	// Observations stored by this call, oldest range first; empty, not
+	// nil, when it stored none. A range whose observation already existed
+	// is listed with that row.
+	Observations []Observation `json:"observations"`
 	// Reflection is the reflection stored by this call, if any.
-	Reflection *Observation
+	Reflection *Observation `json:"reflection,omitempty"`
 	// Pending is the plan after the call: what is still unobserved.
-	Pending Plan
+	Pending Plan `json:"pending"`
 }
 
 // Observe runs the observer on threadID while its pending tokens reach the
@@ -164,7 +167,7 @@ func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*
 	mu := o.lock(threadID)
 	mu.Lock()
 	defer mu.Unlock()
-	res := &Result{}
+	res := &Result{Observations: []Observation{}}
 	for round := 0; ; round++ {
 		p, err := o.plan(ctx, threadID)
 		if err != nil {

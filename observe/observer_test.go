@@ -3,6 +3,7 @@ package observe_test
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -44,6 +45,11 @@ func testObserveThreshold(t *testing.T, b backend) {
 	}
 	if len(res.Observations) != 0 || f.count() != 0 {
 		t.Fatalf("observed below threshold: %d observations, %d requests", len(res.Observations), f.count())
+	}
+	// A Result as JSON has the names its doc gives (it had Go's field
+	// names, and "Observations": null, before).
+	if b, _ := json.Marshal(res); string(b) != `{"observations":[],"pending":{"threadId":"t1","watermark":0,"pendingTokens":90,"pendingTurns":9,"due":false}}` {
+		t.Fatalf("result as JSON: %s", b)
 	}
 
 	// One more turn: 10 eligible turns, 100 tokens: due exactly at the threshold.

@@ -155,8 +155,19 @@ type Item struct {
 	Untrusted bool     `json:"untrusted,omitempty"`
 }
 
-// Answer is the validated, normalised answer recorded in the journal. Its
-// bytes are what a memoized call returns.
+// Answer is a model's answer as the journal records it, validated and
+// normalised: {"version": "observer-v2", "items": [Item…]}. Its bytes are
+// what a memoized call returns. It is not what the model writes: the
+// observer model answers one JSON object
+//
+//	{"observations": [{"text": "…", "seqs": [3, 4]}]}
+//
+// and the reflector model
+//
+//	{"reflection": [{"text": "…", "sources": ["<observation id>"]}]}
+//
+// (observerSystem and reflectorSystem ask for them; a ``` fence around the
+// object is allowed), each list becoming Items.
 type Answer struct {
 	Version string `json:"version"` // prompt version
 	Items   []Item `json:"items"`

@@ -71,7 +71,7 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	defer e.CloseContext(ctx)
 	res, err := e.Observe(ctx, *thread, observe.Options{Force: *force, NoReflect: *noReflect})
 	if res != nil && *asJSON {
-		if perr := c.printJSON(observeJSONOf(res)); perr != nil {
+		if perr := c.printJSON(res); perr != nil {
 			return perr
 		}
 	} else if res != nil {
@@ -88,23 +88,6 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		}
 	}
 	return err
-}
-
-// observeJSON is `mnemo observe --json`: observe.Result in the --json
-// convention (camelCase names; observations [] when none; reflection left
-// out when none), where it printed Go's field names and "Observations": null.
-type observeJSON struct {
-	Observations []observe.Observation `json:"observations"`
-	Reflection   *observe.Observation  `json:"reflection,omitempty"`
-	Pending      observe.Plan          `json:"pending"`
-}
-
-func observeJSONOf(res *observe.Result) observeJSON {
-	out := observeJSON{Observations: res.Observations, Reflection: res.Reflection, Pending: res.Pending}
-	if out.Observations == nil {
-		out.Observations = []observe.Observation{}
-	}
-	return out
 }
 
 // sayNothingObservable explains a forced observe that observed nothing
