@@ -451,14 +451,25 @@ func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Res
 // delete) make the lexical channel "catching up", and only rows that owe
 // indexing (messages no index has seen) the vector channel; rows that owe
 // only an embedding show in the vector channel's own status (recall counts
-// the unembedded messages it holds). With nothing pending the note is cleared: the
-// rebuild has caught up.
+// the unembedded messages it holds). On SQLite the backlog lists the
+// messages that owe indexing (recall.Backlog.UnindexedIDs, read in the
+// scan that counts them), so that the search leaves out those the
+// resource's in-memory shard already holds: a restored copy's first
+// search answers over every message although none is in bleve yet. With
+// nothing pending the note is cleared: the rebuild has caught up.
 func (e *Engine) backlog(ctx context.Context, resourceID string) recall.Backlog {
 	e.idx.mu.RLock()
 	note := e.idx.note
 	e.idx.mu.RUnlock()
-	if pending, unindexed, err := e.ms.PendingLexical(ctx, resourceID); err == nil && pending > 0 {
-		return recall.Backlog{Pending: pending, Unindexed: unindexed, Note: note}
+	if e.onPostgres() {
+		if pending, unindexed, err := e.ms.PendingLexical(ctx, resourceID); err == nil && pending > 0 {
+			return recall.Backlog{Pending: pending, Unindexed: unindexed, Note: note}
+		}
+	} else if pending, ids, err := e.ms.PendingLexicalIDs(ctx, resourceID); err == nil && pending > 0 {
+		if ids == nil {
+			ids = []string{} // listed: none owes indexing
+		}
+		return recall.Backlog{Pending: pending, Unindexed: int64(len(ids)), UnindexedIDs: ids, Note: note}
 	}
 	if note != "" {
 		e.idx.mu.Lock()

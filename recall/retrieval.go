@@ -67,6 +67,45 @@ type Backlog struct {
 	// only owing its embedding is counted by the vector channel itself
 	// ("degraded: N of M messages not embedded yet").
 	Unindexed int64
+	// UnindexedIDs, when not nil, lists the messages counted by
+	// Unindexed (len(UnindexedIDs) == Unindexed). Index.Search then
+	// leaves out of both counts those its resource's in-memory shard
+	// already holds (loaded from the store after they were written, e.g.
+	// a restored copy's first search): its vector channel answers for
+	// them, and so does its lexical channel when it answered from the
+	// shard's postings rather than from bleve. Only the rest make a
+	// channel StatusCatchingUp; with none left the note is dropped too.
+	// nil: every message counted is taken as missing (Finish, Postgres).
+	UnindexedIDs []string
+}
+
+// heldBy returns b less the messages of b.UnindexedIDs that s holds, for
+// a search whose lexical channel answered from s's postings when lexShard
+// (caller holds s.mu). It looks each id up once (docIndex.get): only while
+// messages owe indexing, and as many lookups as rows the backlog's query
+// read.
+func (b Backlog) heldBy(s *shard, lexShard bool) Backlog {
+	if b.UnindexedIDs == nil {
+		return b
+	}
+	var held int64
+	for _, id := range b.UnindexedIDs {
+		if s.docs.get(id) != nil {
+			held++
+		}
+	}
+	b.UnindexedIDs = nil
+	if held == 0 {
+		return b
+	}
+	b.Unindexed -= held
+	if lexShard {
+		b.Pending -= held
+		if b.Pending <= 0 {
+			return Backlog{} // nothing the answer could miss: not degraded
+		}
+	}
+	return b
 }
 
 // apply folds b into r: the note, StatusCatchingUp for a lexical channel

@@ -102,7 +102,9 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 	if res.Hits, err = expandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
 		return nil, err
 	}
-	res.Retrieval.apply(q.Backlog)
+	t := ix.cfg.Tuning
+	lexShard := !t.BleveScores && !t.BleveMatches && !s.post.overflow // lexicalChannel's choice
+	res.Retrieval.apply(q.Backlog.heldBy(s, lexShard))
 	return res, nil
 }
 

@@ -117,6 +117,30 @@ func (s *Store) PendingLexical(ctx context.Context, resourceID string) (lexical,
 	return lexical, unindexed, err
 }
 
+// PendingLexicalIDs is PendingLexical with the message ids of the rows
+// that owe indexing (OpIndex, in outbox order; a message queued twice is
+// listed twice), so that a search can tell which of them its in-memory
+// shard already holds (recall.Backlog.UnindexedIDs). It reads the rows
+// PendingLexical counts, in the same single scan of the outbox.
+func (s *Store) PendingLexicalIDs(ctx context.Context, resourceID string) (lexical int64, unindexed []string, err error) {
+	rows, err := s.stmts.Query(ctx, `SELECT op, message_id FROM outbox WHERE resource_id = ? AND op != ? ORDER BY id`, resourceID, OpEmbed)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rows.Close()
+	var op, id string
+	for rows.Next() {
+		if err := rows.Scan(&op, &id); err != nil {
+			return 0, nil, err
+		}
+		lexical++
+		if op == OpIndex {
+			unindexed = append(unindexed, id)
+		}
+	}
+	return lexical, unindexed, rows.Err()
+}
+
 // PendingOutbox counts every outbox row.
 func (s *Store) PendingOutbox(ctx context.Context) (int64, error) {
 	var n int64

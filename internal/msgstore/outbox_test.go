@@ -120,6 +120,9 @@ func testOutboxDrain(t *testing.T, b backend) {
 	if lex, unindexed, err := s.PendingLexical(ctx, "r1"); err != nil || lex != wantLex || unindexed != wantLex {
 		t.Fatalf("PendingLexical after the appends = %d, %d, %v; want %d, %d", lex, unindexed, err, wantLex, wantLex)
 	}
+	if lex, ids, err := s.PendingLexicalIDs(ctx, "r1"); err != nil || lex != wantLex || int64(len(ids)) != wantLex || (wantLex > 0 && ids[0] != "m0000") {
+		t.Fatalf("PendingLexicalIDs after the appends = %d, %d ids, %v; want %d, %d from m0000", lex, len(ids), err, wantLex, wantLex)
+	}
 	later := now.Add(time.Minute)
 	if err := s.DeferOutbox(ctx, []msgstore.Deferral{{ID: due[0].ID, Op: msgstore.OpEmbed, NotBefore: later}}); err != nil {
 		t.Fatal(err)
