@@ -24,7 +24,9 @@
 //
 // A server built by New is safe for concurrent sessions; Handler keeps one
 // streamable HTTP handler per principal, so a session id is valid only with
-// the token that opened it.
+// the token that opened it. Its sessions are bounded per token and in all
+// (Options.MaxSessionsPerToken, Options.MaxSessions): one more closes the
+// least recently used.
 //
 // # Errors
 //

@@ -37,6 +37,16 @@ type Options struct {
 	// Error, with the tool or URI, the token's name and the error (ids, no
 	// stored text); nil means none.
 	Logger *slog.Logger
+	// MaxSessionsPerToken bounds the streamable HTTP sessions (Handler)
+	// one token keeps open; 0 means DefaultMaxSessionsPerToken. Opening one
+	// more closes that token's least recently used session: its client's
+	// next request is a 404 "session not found", on which a client opens a
+	// new session, as the MCP specification asks.
+	MaxSessionsPerToken int
+	// MaxSessions bounds the streamable HTTP sessions of all tokens
+	// together; 0 means DefaultMaxSessions. Opening one more closes the
+	// least recently used session of any token.
+	MaxSessions int
 }
 
 // New returns an MCP server that acts as principal p over e: the six tools
@@ -69,10 +79,13 @@ const instructions = "mnemo is a conversation memory. Store each turn with memor
 
 // Handler returns the streamable HTTP handler factory to mount at /mcp on
 // a server.Server (server.Config.Mount): the authenticated principal of each
-// request gets its own MCP server and sessions.
+// request gets its own MCP server and sessions, at most
+// Options.MaxSessionsPerToken of them (and Options.MaxSessions in all): one
+// more closes the least recently used.
 func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handler {
 	var mu sync.Mutex
 	byPrincipal := map[*server.Principal]http.Handler{}
+	bound := newSessionBound(opt.MaxSessionsPerToken, opt.MaxSessions)
 	return func(p *server.Principal) http.Handler {
 		mu.Lock()
 		defer mu.Unlock()
@@ -80,7 +93,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			return h
 		}
 		s := New(e, p, opt)
-		h := checkedText(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Logger: opt.Logger, SessionTimeout: SessionTimeout}))
+		h := checkedText(bound.touching(p, s, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Logger: opt.Logger, SessionTimeout: SessionTimeout})))
 		byPrincipal[p] = h
 		return h
 	}
