@@ -13,7 +13,14 @@ import (
 // server answers every request as the operator, and a browser sends a page
 // that rebound its name to 127.0.0.1 with that name as Host and Origin.
 // A request with no Host at all (HTTP/1.0, or a handler called in
-// process) is not a browser's: only its Origin is checked.
+// process) is not a browser's: only its Origin is checked. A write (any
+// method but GET, HEAD and OPTIONS) from a browser must also come from a
+// page of the server's own origin (http.CrossOriginProtection: its
+// Sec-Fetch-Site, else its Origin against Host): a page of another
+// loopback origin (http://localhost:3000, any local web app) could post
+// a body without a Content-Type, a simple request no preflight stops, and
+// append to or load a context of any resource (it could not read the
+// answer). A client that is no browser sends neither header and passes.
 func (s *Server) checkLoopbackHost(r *http.Request) error {
 	if s.cfg.Tokens != nil || s.cfg.AnyHost {
 		return nil
@@ -26,6 +33,13 @@ func (s *Server) checkLoopbackHost(r *http.Request) error {
 		if err != nil || !LoopbackHost(u.Host) {
 			return errorf(kindForbidden, "", "this server has no token file, so it answers no browser page of another origin than a loopback one, not %q", o)
 		}
+	}
+	if err := s.crossOrigin.Check(r); err != nil {
+		from := r.Header.Get("Origin")
+		if from == "" {
+			from = "Sec-Fetch-Site: " + r.Header.Get("Sec-Fetch-Site")
+		}
+		return errorf(kindForbidden, "", "this server has no token file, so it takes a %s from no browser page of another origin than its own, not %q", r.Method, from)
 	}
 	return nil
 }

@@ -1,8 +1,10 @@
 package server_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/server"
@@ -77,5 +79,79 @@ func TestLoopbackNoHost(t *testing.T) {
 		if rec.Code != c.want {
 			t.Fatalf("no Host, Origin %q: status %d, want %d", c.origin, rec.Code, c.want)
 		}
+	}
+}
+
+// TestLoopbackCrossOriginWrite: a server without a token file takes a
+// write from a browser only from a page of its own origin. A page of
+// another loopback origin (http://localhost:3000, any local web app)
+// posted a body without a Content-Type, a simple request that no CORS
+// preflight stops, and appended to any resource (200) or, with DELETE
+// preflighted, tried to. A client that is no browser sends no Origin and
+// no Sec-Fetch-Site, and writes; a read from another loopback origin is
+// still answered (its page cannot read it without CORS, which mnemo does
+// not send); a token file lifts the check (the bearer header forces the
+// preflight).
+func TestLoopbackCrossOriginWrite(t *testing.T) {
+	const body = `{"resourceId":"r","messages":[{"role":"user","content":"planted"}]}`
+	for _, c := range []struct {
+		name, method, path, origin, site string
+		tokens                           bool
+		want                             int
+	}{
+		{"NoBrowser", "POST", "/v1/threads/t/messages", "", "", false, 200},
+		{"SameOrigin", "POST", "/v1/threads/t/messages", "SELF", "same-origin", false, 200},
+		{"SameOriginNoFetchMetadata", "POST", "/v1/threads/t/messages", "SELF", "", false, 200},
+		{"OtherLoopbackPort", "POST", "/v1/threads/t/messages", "http://localhost:3000", "cross-site", false, 403},
+		{"OtherLoopbackPortNoFetchMetadata", "POST", "/v1/threads/t/messages", "http://127.0.0.1:3000", "", false, 403},
+		{"SameSite", "POST", "/v1/search", "http://localhost:3000", "same-site", false, 403},
+		{"FetchMetadataOnly", "POST", "/v1/threads/t/messages", "", "cross-site", false, 403},
+		{"Delete", "DELETE", "/v1/resources/r", "http://localhost:3000", "cross-site", false, 403},
+		{"Read", "GET", "/v1/threads", "http://localhost:3000", "cross-site", false, 200},
+		{"Tokens", "POST", "/v1/threads/t/messages", "http://localhost:3000", "cross-site", true, 200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, c.tokens, server.Config{})
+			var rd io.Reader
+			if c.method == "POST" {
+				b := body
+				if c.path == "/v1/search" {
+					b = `{"resourceId":"r","query":"planted"}`
+				}
+				if c.tokens {
+					b = strings.Replace(b, `"r"`, `"res-bob"`, 1)
+				}
+				rd = strings.NewReader(b)
+			}
+			req, err := http.NewRequest(c.method, h.ts.URL+c.path, rd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch c.origin {
+			case "":
+			case "SELF":
+				req.Header.Set("Origin", h.ts.URL)
+			default:
+				req.Header.Set("Origin", c.origin)
+			}
+			if c.site != "" {
+				req.Header.Set("Sec-Fetch-Site", c.site)
+			}
+			if c.tokens {
+				req.Header.Set("Authorization", "Bearer "+bobToken)
+			}
+			resp, err := h.ts.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.want {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.want, answer)
+			}
+			if c.want == 403 && !strings.Contains(string(answer), "no browser page of another origin than its own") {
+				t.Fatalf("answer %s does not say why", answer)
+			}
+		})
 	}
 }

@@ -101,6 +101,10 @@ type Server struct {
 	metrics *metricsSet
 	openapi []byte
 
+	// crossOrigin refuses a browser's write from another origin to a
+	// server without a token file (checkLoopbackHost).
+	crossOrigin *http.CrossOriginProtection
+
 	// stopping is closed when Serve begins its shutdown: long-lived
 	// streams of mounted handlers (MCP's SSE GET) end then, so that they
 	// do not hold the shutdown for its whole timeout.
@@ -136,7 +140,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), stopping: make(chan struct{})}
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), crossOrigin: http.NewCrossOriginProtection(), stopping: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
