@@ -25,6 +25,20 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	// logged is set when a route's or mount's handler takes the request
+	// (tracked) and so logs it; serveRoot logs the others.
+	logged bool
+}
+
+// tracked is the statusWriter serveRoot made for w, marked as logged by
+// the handler that takes it, or a new one for a handler called without
+// serveRoot.
+func tracked(w http.ResponseWriter) *statusWriter {
+	if sw, ok := w.(*statusWriter); ok && !sw.logged {
+		sw.logged = true
+		return sw
+	}
+	return &statusWriter{ResponseWriter: w, logged: true}
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -117,7 +131,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 	name := rt.pattern()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		sw := tracked(w)
 		who := "-"
 		defer func() { s.observe(r, name, sw, who, start) }()
 		p := Operator
@@ -152,7 +166,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		sw := tracked(w)
 		who := "-"
 		defer func() { s.observe(r, pattern, sw, who, start) }()
 		cookie := pattern == s.cfg.CookieMount
@@ -190,7 +204,7 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 func (s *Server) wrapPublic(pattern string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		sw := tracked(w)
 		defer func() { s.observe(r, pattern, sw, "-", start) }()
 		r.Body = s.bodyDeadline(sw, r, http.MaxBytesReader(sw, r.Body, 64<<10))
 		h.ServeHTTP(sw, r)

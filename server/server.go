@@ -164,14 +164,26 @@ func New(cfg Config) (*Server, error) {
 
 // Handler returns the server's root handler. A request no route takes is
 // answered with problem details too: 404 for an unknown path, 405 with the
-// Allow header for a known path and another method.
+// Allow header for a known path and another method. Every request leaves
+// one access-log line; one that no route or mount takes (one of those, a
+// refused Host or origin, a redirect to the cleaned path) is logged under
+// the route "-", with the token "-" (it is not authenticated).
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveRoot) }
 
 // routeMethods are the methods the route table uses, to tell an unknown
 // path from a known path asked with another method.
 var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete}
 
-func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveRoot(rw http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	w := &statusWriter{ResponseWriter: rw}
+	defer func() {
+		// Before, these left no line: a scan of paths, or a rebinding
+		// page's refused requests, went unseen.
+		if !w.logged {
+			s.observe(r, "-", w, "-", start)
+		}
+	}()
 	defer s.recoverPanic(w, r)
 	if err := s.checkLoopbackHost(r); err != nil { // loopback.go
 		writeProblem(w, r, s.log, err)
