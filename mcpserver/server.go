@@ -93,7 +93,16 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			return h
 		}
 		s := New(e, p, opt)
-		h := checkedText(bound.touching(p, s, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Logger: opt.Logger, SessionTimeout: SessionTimeout})))
+		h := checkedText(bound.touching(p, s, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+			Logger: opt.Logger, SessionTimeout: SessionTimeout,
+			// The server.Server in front guards the Host: a token file, or
+			// without one its loopback check (Config.AnyHost lifts it). The
+			// SDK's own check refused every request that reached a loopback
+			// address with another Host: /mcp behind a reverse proxy on the
+			// same machine passing its Host (as the inspector's sign-in
+			// needs) was a 403 "invalid Host header" where /v1 answered.
+			DisableLocalhostProtection: true,
+		})))
 		byPrincipal[p] = h
 		return h
 	}
