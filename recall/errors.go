@@ -17,8 +17,26 @@ var ErrInvalidFilter = errors.New("recall: invalid filter")
 var ErrInvalidOptions = errors.New("recall: invalid options")
 
 // ErrInvalidQuery is returned by Index.Search when the query names no
-// resource, or scope "thread" names no thread.
+// resource, or scope "thread" names no thread: every *QueryError matches it
+// with errors.Is.
 var ErrInvalidQuery = errors.New("recall: invalid query")
+
+// QueryError reports a Query that Search (and Query.Prepare) cannot run.
+// errors.Is(err, ErrInvalidQuery) holds for every *QueryError; branch on
+// Field, never on the text.
+type QueryError struct {
+	// Field is the Query field at fault: "ResourceID" (empty), or
+	// "ThreadID" (empty with ScopeThread).
+	Field string
+	// Rule says what Field breaks, e.g. "scope thread needs a thread".
+	Rule string
+}
+
+// Error implements error: "recall: invalid query: " and the Rule.
+func (e *QueryError) Error() string { return ErrInvalidQuery.Error() + ": " + e.Rule }
+
+// Is reports ErrInvalidQuery as matching every QueryError.
+func (e *QueryError) Is(target error) bool { return target == ErrInvalidQuery }
 
 // ErrDimension is returned when a vector does not have the embedder's
 // dimension: by Index.Search and Index.AddVectors, and by embedders whose

@@ -138,17 +138,17 @@ func (q Query) Prepare() (Prepared, error) {
 }
 
 // thread returns the thread a search of scope is confined to ("" for the
-// resource), or ErrInvalidQuery when the query lacks the resource or, with
-// scope thread, the thread.
+// resource), or a *QueryError (ErrInvalidQuery) naming the field when the
+// query lacks the resource or, with scope thread, the thread.
 func (q *Query) thread(scope Scope) (string, error) {
 	if q.ResourceID == "" {
-		return "", fmt.Errorf("%w: no resource", ErrInvalidQuery)
+		return "", &QueryError{Field: "ResourceID", Rule: "no resource"}
 	}
 	if scope != ScopeThread {
 		return "", nil
 	}
 	if q.ThreadID == "" {
-		return "", fmt.Errorf("%w: scope thread needs a thread", ErrInvalidQuery)
+		return "", &QueryError{Field: "ThreadID", Rule: "scope thread needs a thread"}
 	}
 	return q.ThreadID, nil
 }

@@ -145,6 +145,7 @@ func classify(err error) *apiError {
 	var cd *engine.CallDispatchedError
 	var at *engine.AnswerTooLargeError
 	var rt *engine.ReplayTooLargeError
+	var qe *recall.QueryError
 	switch {
 	case errors.As(err, &ve):
 		field := ve.Field
@@ -157,7 +158,7 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindInvalid, field: "recall.filter", detail: "invalid recall.filter: " + strings.TrimPrefix(err.Error(), "recall: invalid filter ")}
 	case errors.As(err, &oe):
 		return &apiError{kind: kindInvalid, field: "recall." + oe.Field, detail: "recall." + oe.Field + " " + oe.Rule}
-	case errors.Is(err, recall.ErrInvalidQuery) && strings.Contains(err.Error(), "scope thread"):
+	case errors.As(err, &qe) && qe.Field == "ThreadID":
 		// The request's recall.scope, not its query: a search body has no thread.
 		return &apiError{kind: kindInvalid, field: "recall.scope", detail: "recall.scope thread needs threadId (the thread to search)"}
 	case errors.Is(err, recall.ErrInvalidOptions), errors.Is(err, recall.ErrInvalidQuery):
