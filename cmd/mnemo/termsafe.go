@@ -4,39 +4,48 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/mnemo-go/mnemo/internal/render"
 )
 
 // termSafe is the writer of every command's standard output and standard
 // error: what it is given, with each control character other than line
 // feed and tab, the line and paragraph separators (U+2028, U+2029), and
-// each explicit bidirectional formatting character, written as its JSON
-// escape (ESC as the six characters \u001b, U+009B as \u009b, U+2028 as
-// \u2028, U+202E as \u202e). Stored text (a message, a tool's output, a
-// working memory, a thread's title) is printed by the text commands
-// (messages, search, context, memctx, wm get, …), and an error or skipped
-// record's line on standard error quotes a file's text or name; stored
-// text may come from anyone who can append: raw, an escape sequence in it
-// drove the operator's terminal (colours, erased lines, a window title,
-// OSC 52 writing the clipboard); a bidirectional override or isolate
-// (U+202A-U+202E, U+2066-U+2069, the characters of "Trojan Source",
-// CVE-2021-42574) reordered the rest of its line in a terminal that
-// applies the Unicode bidirectional algorithm (VTE's, Konsole's), so that
-// a line showed other text, or other columns, than it holds; and a line or
-// paragraph separator, a line break to many terminals and log viewers,
-// started a line of the text's making (a forged log line). The
-// bidirectional marks (U+200E, U+200F, U+061C), which reorder nothing past
-// themselves, and right-to-left letters pass as they are. JSON output is
-// unchanged in value: encoding/json escapes C0 controls, U+2028 and U+2029
-// itself, and a C1 control or a bidirectional character inside a JSON
-// string becomes the escape that means it. A C1 control is two bytes in
-// UTF-8 (0xC2, then 0x80-0x9F), a separator or bidirectional character
-// three; one split across two writes passes as it is (fmt and
+// each character the prompt's rendering escapes (render.Hidden: the
+// bidirectional controls, tag and interlinear annotation characters)
+// written as its JSON escape (ESC as the six characters \u001b, U+009B as
+// \u009b, U+2028 as \u2028, U+202E as \u202e, U+061C as \u061c, the tag
+// character U+E0041 as the surrogate pair \udb40\udc41). Stored text (a
+// message, a tool's output, a working memory, a thread's title) is printed
+// by the text commands (messages, search, context, memctx, wm get, …), and
+// an error or skipped record's line on standard error quotes a file's text
+// or name; stored text may come from anyone who can append: raw, an escape
+// sequence in it drove the operator's terminal (colours, erased lines, a
+// window title, OSC 52 writing the clipboard); a bidirectional control
+// reordered what a terminal that applies the Unicode bidirectional
+// algorithm (VTE's, Konsole's) draws, so that a line showed other text, or
+// other columns, than it holds: an override or isolate (U+202A-U+202E,
+// U+2066-U+2069) the rest of its line ("Trojan Source", CVE-2021-42574),
+// and a mark the runs beside it (UAX #9: U+061C is an AL character, and
+// U+200F an R one, so numbers after them are laid out right to left:
+// U+061C before "1999-2024" draws "2024-1999"); tag characters spelled
+// text no screen shows; and a line or paragraph separator, a line break to
+// many terminals and log viewers, started a line of the text's making (a
+// forged log line). Right-to-left letters pass as they are, as do the
+// invisible characters render.Hidden leaves (the joiners, the zero-width
+// space, the soft hyphen). JSON output is unchanged in value:
+// encoding/json escapes C0 controls, U+2028 and U+2029 itself, and any
+// other of these characters inside a JSON string becomes the escape that
+// means it (a surrogate pair past U+FFFF). A C1 control is two bytes in
+// UTF-8, a separator or bidirectional character two or three, a tag
+// character four; one split across two writes passes as it is (fmt and
 // encoding/json write each value whole).
 type termSafe struct{ w io.Writer }
 
 // Write writes p to the underlying writer with its control, separator and
-// bidirectional formatting characters escaped, and returns len(p) when
-// that write succeeds.
+// hidden characters escaped, and returns len(p) when that write succeeds.
 func (t termSafe) Write(p []byte) (int, error) {
 	var out []byte // nil until p holds a character to escape
 	for i := 0; i < len(p); {
@@ -51,7 +60,12 @@ func (t termSafe) Write(p []byte) (int, error) {
 		if out == nil {
 			out = append(make([]byte, 0, len(p)+16), p[:i]...)
 		}
-		out = fmt.Appendf(out, `\u%04x`, r)
+		if r > 0xFFFF {
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+		} else {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
 		i += n
 	}
 	if out == nil {
@@ -65,21 +79,20 @@ func (t termSafe) Write(p []byte) (int, error) {
 
 // unsafeAt returns the character that b starts with and its length in
 // bytes when termSafe escapes it: a C0 control but line feed and tab,
-// DEL, a C1 control (0xC2 0x80-0x9F), the line or paragraph separator
-// (U+2028, U+2029: 0xE2 0x80 0xA8-0xA9), a bidirectional embedding or
-// override (U+202A-U+202E: 0xE2 0x80 0xAA-0xAE) or isolate (U+2066-U+2069:
-// 0xE2 0x81 0xA6-0xA9); else 0, 0.
+// DEL, a C1 control (U+0080-U+009F), the line or paragraph separator
+// (U+2028, U+2029), or a render.Hidden character; else 0, 0 (and for
+// bytes that are not valid UTF-8).
 func unsafeAt(b []byte) (rune, int) {
 	c := b[0]
-	switch {
-	case c < 0x20 && c != '\n' && c != '\t', c == 0x7f:
-		return rune(c), 1
-	case c == 0xc2 && len(b) > 1 && b[1] >= 0x80 && b[1] <= 0x9f:
-		return rune(b[1]), 2
-	case c == 0xe2 && len(b) > 2 && b[1] == 0x80 && b[2] >= 0xa8 && b[2] <= 0xae:
-		return 0x2000 + rune(b[2]-0x80), 3
-	case c == 0xe2 && len(b) > 2 && b[1] == 0x81 && b[2] >= 0xa6 && b[2] <= 0xa9:
-		return 0x2040 + rune(b[2]-0x80), 3
+	if c < utf8.RuneSelf {
+		if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+			return rune(c), 1
+		}
+		return 0, 0
+	}
+	r, n := utf8.DecodeRune(b)
+	if (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || render.Hidden(r) {
+		return r, n
 	}
 	return 0, 0
 }

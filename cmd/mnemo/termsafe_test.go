@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/render"
 )
 
 // hostileTerminalText is stored text that drives a terminal printed raw:
@@ -18,6 +19,11 @@ import (
 // "invoice_fdp.exe" as "invoice_exe.pdf" where bidi is applied.
 const hostileTerminalText = "hello \x1b[31mRED\x1b[0m \x1b]52;c;ZWNobyBwd25lZA==\a clip \x1b[2K\rfake\b\bX\x7f \u009b31m invoice_\u202efdp.exe\u202c end"
 
+// hostileMarkText holds the Arabic letter mark (U+061C), an AL character
+// (UAX #9), which draws "1999-2024" after it as "2024-1999" where bidi is
+// applied, and a tag character (U+E0041), which no screen shows.
+const hostileMarkText = "noted, hello \u061c1999-2024 tag\U000e0041"
+
 // TestTextOutputEscapesControls: the commands that print stored text
 // (messages, search, context with its memctx, memctx, replay) write no
 // control character but line feed and tab; each is written as its JSON
@@ -26,7 +32,7 @@ const hostileTerminalText = "hello \x1b[31mRED\x1b[0m \x1b]52;c;ZWNobyBwd25lZA==
 func TestTextOutputEscapesControls(t *testing.T) {
 	dir := storedDir(t, engine.Config{}, true, inThreadT(
 		engine.Message{Role: "user", Content: hostileTerminalText},
-		engine.Message{Role: "assistant", Content: "noted, hello"},
+		engine.Message{Role: "assistant", Content: hostileMarkText},
 	))
 	if code, out, stderr := run(t, nil, "--dir", dir, "context", "--thread", "t", "--run-id", "run-esc", "--query", "hello clip", "--top-k", "1"); code != 0 {
 		t.Fatalf("context: exit %d\n%s%s", code, out, stderr)
@@ -50,21 +56,24 @@ func TestTextOutputEscapesControls(t *testing.T) {
 		if !strings.Contains(out, `invoice_\u202ef`) {
 			t.Errorf("%s: the override is not shown as \\u202e:\n%s", args[0], out)
 		}
+		if !strings.Contains(out, `\u061c1999-2024`) {
+			t.Errorf("%s: the Arabic letter mark is not shown as \\u061c:\n%s", args[0], out)
+		}
 	}
 	code, out, _ := run(t, nil, "--dir", dir, "messages", "--thread", "t", "--json")
 	var msgs []engine.Message
-	if err := json.Unmarshal([]byte(out), &msgs); code != 0 || err != nil || len(msgs) != 2 || msgs[0].Content != hostileTerminalText {
+	if err := json.Unmarshal([]byte(out), &msgs); code != 0 || err != nil || len(msgs) != 2 || msgs[0].Content != hostileTerminalText || msgs[1].Content != hostileMarkText {
 		t.Fatalf("messages --json: exit %d, %v: %+v", code, err, msgs)
 	}
 }
 
 // controlIn returns the first control character of s other than line
-// feed and tab, line or paragraph separator, or bidirectional embedding,
-// override or isolate, or -1.
+// feed and tab, line or paragraph separator, or render.Hidden character
+// (bidirectional control, tag or interlinear annotation character), or -1.
 func controlIn(s string) rune {
 	for _, r := range s {
 		if r == utf8.RuneError || (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) ||
-			(r >= 0x2028 && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			r == 0x2028 || r == 0x2029 || render.Hidden(r) {
 			return r
 		}
 	}
@@ -74,9 +83,12 @@ func controlIn(s string) rune {
 // TestTermSafe: what the writer escapes and what it passes, byte for
 // byte: C0 but line feed and tab, DEL, C1, the line and paragraph
 // separators (U+2028, U+2029: line breaks to a terminal or log viewer),
-// the bidirectional embeddings, overrides and isolates are escaped; the
-// bidirectional marks, right-to-left letters and the characters next to
-// the escaped ranges pass.
+// the bidirectional embeddings, overrides, isolates and marks (U+061C is a
+// strong AL character: "1999-2024" after it is drawn "2024-1999"), the tag
+// characters (a surrogate pair, as JSON writes them) and the interlinear
+// annotation characters are escaped; right-to-left letters, the joiners,
+// the zero-width space, a subdivision flag's base and the characters next
+// to the escaped ranges pass.
 func TestTermSafe(t *testing.T) {
 	for _, c := range []struct{ name, in, want string }{
 		{"Plain", "a\tb\nc", "a\tb\nc"},
@@ -87,7 +99,11 @@ func TestTermSafe(t *testing.T) {
 		{"Isolates", "\u2066\u2067\u2068\u2069", `\u2066\u2067\u2068\u2069`},
 		{"Separators", "a\u2028b\u2029c", `a\u2028b\u2029c`},
 		{"Neighbours", "\u2027\u202f\u2065\u206a", "\u2027\u202f\u2065\u206a"},
-		{"Marks", "\u200e\u200f\u061c", "\u200e\u200f\u061c"},
+		{"Marks", "\u200e\u200f\u061c1999-2024", `\u200e\u200f\u061c1999-2024`},
+		{"Tags", "a\U000e0001\U000e0041\U000e007fb", `a\udb40\udc01\udb40\udc41\udb40\udc7fb`},
+		{"Annotation", "\ufff9a\ufffab\ufffb", `\ufff9a\ufffab\ufffb`},
+		{"Invisible", "\u200b\u200c\u200d\u00ad\ufeff", "\u200b\u200c\u200d\u00ad\ufeff"},
+		{"TagNeighbours", "\U000e0080\U000e0100\ufff8\ufffc\u061b\u061d\u200d", "\U000e0080\U000e0100\ufff8\ufffc\u061b\u061d\u200d"},
 		{"RightToLeft", "שלום مرحبا", "שלום مرحبا"},
 		{"Truncated", "x\xe2\x80", "x\xe2\x80"},
 	} {
