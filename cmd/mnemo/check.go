@@ -23,7 +23,7 @@ type CheckCommand struct{ *Main }
 func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("check", "")
 	full := fs.Bool("full", false, "run SQLite's full integrity_check (slower: reads every index) instead of quick_check")
-	asJSON := fs.Bool("json", false, "print the report as JSON: {ok, full, action, problems: [{kind, detail}], databaseCapped, rebuilt?, deletedSnapshots, reembedding, knownLosses?, keptDamaged} (exit 1 with it when ok is false)")
+	asJSON := fs.Bool("json", false, "print the report as JSON: {ok, full, action, problems: [{kind, detail}], databaseCapped, rebuilt?, rebuiltIndexes, deletedSnapshots, reembedding, knownLosses?, keptDamaged} (exit 1 with it when ok is false)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -81,6 +81,9 @@ type checkResult struct {
 	lost     []engine.LostRange
 	lostRead bool
 	kept     []string // a salvage's copies of a damaged database (SQLite)
+	// rebuilt says what the open or the check rebuilt from the database
+	// before verifying (checkEvents): a restored backup's indexes, say.
+	rebuilt []string
 }
 
 // check runs the checks of the data directory or database: the file's
@@ -115,7 +118,9 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	if err != nil && !errors.As(err, &ce) {
 		return nil, err
 	}
-	if found := quarantined(events, ce); len(found.Problems) > 0 {
+	found, rebuilt := checkEvents(events, ce)
+	res.rebuilt = rebuilt
+	if len(found.Problems) > 0 {
 		if ce == nil {
 			ce = found
 		} else {
@@ -154,6 +159,9 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 			pragma = "integrity_check"
 		}
 		fmt.Fprintf(c.Stdout, "ok: the database passes SQLite's %s; every stored message is in both indexes, nothing else is, seqs are gap-free%s\n", pragma, known)
+	}
+	if len(res.rebuilt) > 0 {
+		fmt.Fprintf(c.Stdout, "rebuilt the indexes from the database before the check: %s (they are derived: nothing was lost)\n", strings.Join(res.rebuilt, "; "))
 	}
 	if len(res.lost) > 0 {
 		fmt.Fprintln(c.Stdout, "known losses (messages a salvage could not recover; their seqs stay unused):")
@@ -219,22 +227,27 @@ func (e *listedError) Error() string {
 
 func (e *listedError) Unwrap() error { return e.ce }
 
-// quarantined drains the events the engine published while check ran and
+// checkEvents drains the events the engine published while check ran and
 // returns the lexical index damage among them (EventQuarantined: the
 // directory was moved aside and rebuilt from the database) that ce, Check's
-// own findings, does not report already; no Problems when there is none.
-func quarantined(events chan engine.Event, ce *engine.CheckError) *engine.CheckError {
-	found := &engine.CheckError{}
+// own findings, does not report already (no Problems when there is none),
+// and what was rebuilt from the database (each EventRebuild's detail, a
+// trailing "; rebuilding" cut: by the time check reports, it is done).
+func checkEvents(events chan engine.Event, ce *engine.CheckError) (found *engine.CheckError, rebuilt []string) {
+	found = &engine.CheckError{}
 	for {
 		select {
 		case ev := <-events:
+			if ev.Reason == engine.EventRebuild && ev.Detail != "" {
+				rebuilt = append(rebuilt, strings.TrimSuffix(ev.Detail, "; rebuilding"))
+			}
 			if ev.Reason != engine.EventQuarantined || ce != nil && ev.Path == ce.Rebuilt {
 				continue
 			}
 			found.Problems = append(found.Problems, fmt.Sprintf("the lexical index was found damaged (%s): quarantined to %s and rebuilt from the database", ev.Detail, ev.Path))
 			found.Rebuilt = ev.Path
 		default:
-			return found
+			return found, rebuilt
 		}
 	}
 }

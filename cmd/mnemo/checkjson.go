@@ -26,6 +26,12 @@ type checkReport struct {
 	// Rebuilt is where a damaged lexical index was quarantined before
 	// it was rebuilt from the database; absent when none was.
 	Rebuilt string `json:"rebuilt,omitempty"`
+	// RebuiltIndexes says what the open or the check rebuilt from the
+	// database before verifying, one entry per rebuild (engine.EventRebuild's
+	// detail, e.g. "lexical index behind the store (0 of 10500 messages)":
+	// a restored backup has no index); [] when nothing was. The text says
+	// it on one line after "ok:".
+	RebuiltIndexes []string `json:"rebuiltIndexes"`
 	// DeletedSnapshots names the damaged shard snapshot files the check
 	// deleted (each resource's next load builds its shard again).
 	DeletedSnapshots []string `json:"deletedSnapshots"`
@@ -61,7 +67,8 @@ type checkProblem struct {
 // as full.
 func (r *checkResult) report(full bool) *checkReport {
 	rep := &checkReport{OK: r.found == nil, Full: full, Action: "none", Problems: []checkProblem{},
-		DeletedSnapshots: []string{}, Reembedding: []string{}, KeptDamaged: append([]string{}, r.kept...)}
+		DeletedSnapshots: []string{}, Reembedding: []string{}, KeptDamaged: append([]string{}, r.kept...),
+		RebuiltIndexes: append([]string{}, r.rebuilt...)}
 	if r.lostRead {
 		lost := append([]engine.LostRange{}, r.lost...)
 		rep.KnownLosses = &lost
