@@ -30,8 +30,14 @@ type Thread struct {
 	IdleTTL time.Duration `json:"idleTtlNanos,omitempty"`
 }
 
-// GetThread returns the thread's metadata, or ErrThreadNotFound.
+// GetThread returns the thread's metadata, or ErrThreadNotFound for a
+// well-formed id no thread has. An id Append would refuse (ValidID: empty,
+// past 128 bytes, NUL, invalid UTF-8, any byte outside [A-Za-z0-9_.:@-])
+// is a *ValidationError on "threadId", as Append's.
 func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error) {
+	if !ValidID(threadID) {
+		return nil, invalid(-1, "threadId", idRule)
+	}
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
@@ -162,10 +168,20 @@ func (e *Engine) Messages(ctx context.Context, threadID string, fromSeq, toSeq i
 }
 
 // MessagesByID returns the stored messages with the given ids, in the order
-// asked; ids that are not stored are left out. When resourceID is not empty,
-// messages of other resources are left out too, so a fetch by id never
-// crosses resources.
+// asked; well-formed ids that are not stored are left out (no ids: an empty
+// slice). When resourceID is not empty, messages of other resources are
+// left out too, so a fetch by id never crosses resources. An id Append
+// would refuse (ValidID) is a *ValidationError on "ids[i]" (i its index),
+// a malformed non-empty resourceID one on "resourceId"; nothing is read.
 func (e *Engine) MessagesByID(ctx context.Context, resourceID string, ids ...string) ([]Message, error) {
+	if resourceID != "" && !ValidID(resourceID) {
+		return nil, invalid(-1, "resourceId", idRule)
+	}
+	for i, id := range ids {
+		if !ValidID(id) {
+			return nil, invalid(-1, fmt.Sprintf("ids[%d]", i), idRule)
+		}
+	}
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
