@@ -290,22 +290,19 @@ func copyFile(from, to string) error {
 }
 
 // KeptDamaged lists the base names of the damaged files kept in the data
-// directory dir: those of the damaged database files salvages kept
-// (mnemo.db.damaged-<UTC time>, sorted, without their -wal and -shm,
-// which are kept beside them), then the damaged write-ahead logs that
-// Open kept (mnemo.db-wal.damaged-<UTC time>, sorted), each followed by
-// the -shm kept with it (mnemo.db-shm.damaged-<same suffix>), then any
-// such -shm copy whose log is gone. Nil when there are none. They may
-// still hold erased text (a -shm copy only through its log): an erasure
-// reaches only mnemo.db.
+// directory dir, each file on disk its own entry: the damaged database
+// files salvages kept (mnemo.db.damaged-<UTC time>, sorted), each followed
+// by the -wal and then the -shm kept beside it under its name
+// (mnemo.db.damaged-<UTC time>-wal, …-shm) when they exist, a -wal or
+// -shm whose database file is gone in that file's place; then the damaged
+// write-ahead logs that Open kept (mnemo.db-wal.damaged-<UTC time>, sorted), each
+// followed by the -shm kept with it (mnemo.db-shm.damaged-<same suffix>),
+// then any such -shm copy whose log is gone. Nil when there are none. They
+// may still hold erased text (a -shm copy only through its log): an
+// erasure reaches only mnemo.db.
 func KeptDamaged(dir string) []string {
 	found, _ := filepath.Glob(filepath.Join(dir, DatabaseFile+".damaged-*"))
-	var kept []string
-	for _, f := range found {
-		if !strings.HasSuffix(f, "-wal") && !strings.HasSuffix(f, "-shm") {
-			kept = append(kept, filepath.Base(f))
-		}
-	}
+	kept := keptSalvaged(found)
 	logs, _ := filepath.Glob(store.KeptWALPattern(filepath.Join(dir, DatabaseFile)))
 	shms, _ := filepath.Glob(filepath.Join(dir, keptSHMPattern))
 	paired := map[string]bool{}
@@ -319,6 +316,30 @@ func KeptDamaged(dir string) []string {
 	for _, shm := range shms {
 		if !paired[shm] {
 			kept = append(kept, filepath.Base(shm))
+		}
+	}
+	return kept
+}
+
+// keptSalvaged orders the paths found of a salvage's kept files as
+// KeptDamaged lists them: by the database file's name, each database file
+// followed by its -wal and -shm, those whose database file is gone in its
+// place; base names.
+func keptSalvaged(found []string) []string {
+	var bases []string
+	for _, f := range found {
+		base := strings.TrimSuffix(strings.TrimSuffix(f, "-wal"), "-shm")
+		if !slices.Contains(bases, base) {
+			bases = append(bases, base)
+		}
+	}
+	slices.Sort(bases)
+	var kept []string
+	for _, base := range bases {
+		for _, f := range []string{base, base + "-wal", base + "-shm"} {
+			if slices.Contains(found, f) {
+				kept = append(kept, filepath.Base(f))
+			}
 		}
 	}
 	return kept

@@ -257,7 +257,8 @@ type EraseResult struct {
 	// retried); the erased data is unreadable already.
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty"`
 	// KeptDamaged names the damaged database files that a salvage kept in
-	// the data directory (mnemo.db.damaged-<UTC time>), and the damaged
+	// the data directory (mnemo.db.damaged-<UTC time>, then its kept -wal
+	// and -shm, each its own entry), and the damaged
 	// write-ahead logs an open kept (mnemo.db-wal.damaged-<UTC time>) with
 	// their -shm copies (engine.EraseResult.KeptDamaged): no erasure
 	// reaches them.

@@ -169,7 +169,7 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	}
 	salvaged, logs := splitKept(res.kept)
 	if len(salvaged) > 0 {
-		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database; it may still hold erased text: delete it once the salvage is judged complete)\n", strings.Join(salvaged, ", "))
+		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database, with the -wal and -shm kept beside it; they may still hold erased text: delete them once the salvage is judged complete)\n", strings.Join(salvaged, ", "))
 	}
 	if len(logs) > 0 {
 		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged when the database was opened, and repaired: every commit was applied, nothing is lost. Kept as found: %s (it may still hold erased text; no erasure reaches it: delete it once no longer needed)\n", strings.Join(logs, ", "))

@@ -45,7 +45,7 @@ type checkReport struct {
 	// database failed the read).
 	KnownLosses *[]engine.LostRange `json:"knownLosses,omitempty"`
 	// KeptDamaged names the copies of a damaged database a salvage kept
-	// beside mnemo.db, then those of damaged write-ahead logs an open kept
+	// beside mnemo.db (each followed by its kept -wal and -shm), then those of damaged write-ahead logs an open kept
 	// (mnemo.db-wal.damaged-*), each with its -shm copy
 	// (mnemo.db-shm.damaged-*): engine.KeptDamaged (SQLite; [] on
 	// Postgres).
