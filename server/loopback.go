@@ -21,17 +21,21 @@ import (
 // a body without a Content-Type, a simple request no preflight stops, and
 // append to or load a context of any resource (it could not read the
 // answer). A client that is no browser sends neither header and passes.
+// The host refusal is a 403 problem of type host-refused, the origin
+// refusals of type cross-origin, titled as what they are (they were
+// titled "The token does not allow this operation", on a server that has
+// no token).
 func (s *Server) checkLoopbackHost(r *http.Request) error {
 	if s.cfg.Tokens != nil || s.cfg.AnyHost {
 		return nil
 	}
 	if r.Host != "" && !LoopbackHost(r.Host) {
-		return errorf(kindForbidden, "", "this server has no token file, so it answers only requests addressed to a loopback host (localhost, 127.0.0.1, [::1]), not %q; give mnemo serve --tokens FILE to serve other names", r.Host)
+		return errorf(kindHost, "", "this server has no token file, so it answers only requests addressed to a loopback host (localhost, 127.0.0.1, [::1]), not %q; give mnemo serve --tokens FILE to serve other names", r.Host)
 	}
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
 		if err != nil || !LoopbackHost(u.Host) {
-			return errorf(kindForbidden, "", "this server has no token file, so it answers no browser page of another origin than a loopback one, not %q", o)
+			return errorf(kindCrossOrigin, "", "this server answers no browser page of another origin than a loopback one, not %q (a cross-origin browser request)", o)
 		}
 	}
 	if err := s.crossOrigin.Check(r); err != nil {
@@ -39,7 +43,7 @@ func (s *Server) checkLoopbackHost(r *http.Request) error {
 		if from == "" {
 			from = "Sec-Fetch-Site: " + r.Header.Get("Sec-Fetch-Site")
 		}
-		return errorf(kindForbidden, "", "this server has no token file, so it takes a %s from no browser page of another origin than its own, not %q", r.Method, from)
+		return errorf(kindCrossOrigin, "", "this server takes a %s from no browser page of another origin than its own, not %q (a cross-origin browser write): send it from a page of the server, or from a client that is no browser", r.Method, from)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -51,9 +52,17 @@ func TestLoopbackHostOnly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			answer, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != c.want {
 				t.Fatalf("status %d, want %d", resp.StatusCode, c.want)
+			}
+			switch {
+			case c.want != 403:
+			case c.host != "":
+				checkRefusal(t, answer, "host-refused", "Request addressed to a host this server does not answer")
+			default:
+				checkRefusal(t, answer, "cross-origin", "Cross-origin browser request refused")
 			}
 		})
 	}
@@ -152,6 +161,27 @@ func TestLoopbackCrossOriginWrite(t *testing.T) {
 			if c.want == 403 && !strings.Contains(string(answer), "no browser page of another origin than its own") {
 				t.Fatalf("answer %s does not say why", answer)
 			}
+			if c.want == 403 {
+				checkRefusal(t, answer, "cross-origin", "Cross-origin browser request refused")
+			}
 		})
+	}
+}
+
+// checkRefusal checks the problem of a tokenless server's refusal: its
+// type and title say what was refused, and neither its title nor its
+// detail names a token (they were titled "The token does not allow this
+// operation", on a server that has none).
+func checkRefusal(t *testing.T, answer []byte, slug, title string) {
+	t.Helper()
+	var p server.Problem
+	if err := json.Unmarshal(answer, &p); err != nil {
+		t.Fatalf("answer %s: %v", answer, err)
+	}
+	if p.Type != server.ProblemTypeBase+slug || p.Title != title {
+		t.Errorf("type %q, title %q; want %q, %q", p.Type, p.Title, server.ProblemTypeBase+slug, title)
+	}
+	if slug == "cross-origin" && (strings.Contains(p.Title, "token") || strings.Contains(p.Detail, "token")) {
+		t.Errorf("title %q, detail %q name a token", p.Title, p.Detail)
 	}
 }

@@ -52,19 +52,24 @@ var (
 	kindInvalid      = kind{"invalid-input", http.StatusBadRequest, "Invalid input"}
 	kindUnauthorized = kind{"unauthorized", http.StatusUnauthorized, "Missing or unknown bearer token"}
 	kindForbidden    = kind{"forbidden", http.StatusForbidden, "The token does not allow this operation"}
-	kindNotFound     = kind{"not-found", http.StatusNotFound, "Not found"}
-	kindConflict     = kind{"conflict", http.StatusConflict, "Conflict with stored data"}
-	kindDiverged     = kind{"replay-diverged", http.StatusConflict, "Replay diverged from the recorded run"}
-	kindTooLarge     = kind{"body-too-large", http.StatusRequestEntityTooLarge, "Request body too large"}
-	kindBodyTimeout  = kind{"body-timeout", http.StatusRequestTimeout, "Request body too slow"}
-	kindRefused      = kind{"update-refused", http.StatusUnprocessableEntity, "Working-memory update refused"}
-	kindAnswerSize   = kind{"answer-too-large", http.StatusUnprocessableEntity, "Answer too large"}
-	kindNoWM         = kind{"working-memory-off", http.StatusNotFound, "Working memory is not configured"}
-	kindQuota        = kind{"quota-exceeded", http.StatusTooManyRequests, "Storage quota exceeded"}
-	kindUnavailable  = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
-	kindInternal     = kind{"internal", http.StatusInternalServerError, "Internal error"}
-	kindMediaType    = kind{"unsupported-media-type", http.StatusUnsupportedMediaType, "Request body must be application/json"}
-	kindMethod       = kind{"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed"}
+	// kindCrossOrigin and kindHost are the refusals of a server without a
+	// token file (checkLoopbackHost), which no token could change: before,
+	// they were titled as kindForbidden, naming a token the server has not.
+	kindCrossOrigin = kind{"cross-origin", http.StatusForbidden, "Cross-origin browser request refused"}
+	kindHost        = kind{"host-refused", http.StatusForbidden, "Request addressed to a host this server does not answer"}
+	kindNotFound    = kind{"not-found", http.StatusNotFound, "Not found"}
+	kindConflict    = kind{"conflict", http.StatusConflict, "Conflict with stored data"}
+	kindDiverged    = kind{"replay-diverged", http.StatusConflict, "Replay diverged from the recorded run"}
+	kindTooLarge    = kind{"body-too-large", http.StatusRequestEntityTooLarge, "Request body too large"}
+	kindBodyTimeout = kind{"body-timeout", http.StatusRequestTimeout, "Request body too slow"}
+	kindRefused     = kind{"update-refused", http.StatusUnprocessableEntity, "Working-memory update refused"}
+	kindAnswerSize  = kind{"answer-too-large", http.StatusUnprocessableEntity, "Answer too large"}
+	kindNoWM        = kind{"working-memory-off", http.StatusNotFound, "Working memory is not configured"}
+	kindQuota       = kind{"quota-exceeded", http.StatusTooManyRequests, "Storage quota exceeded"}
+	kindUnavailable = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
+	kindInternal    = kind{"internal", http.StatusInternalServerError, "Internal error"}
+	kindMediaType   = kind{"unsupported-media-type", http.StatusUnsupportedMediaType, "Request body must be application/json"}
+	kindMethod      = kind{"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed"}
 
 	// kindClientGone is a request whose client hung up (its context was
 	// cancelled) before the answer: nobody reads it, and the access log
