@@ -122,16 +122,12 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 }
 
 // render writes a page, or an error page with the error's status, with
-// the sign-out button when r was signed in by the cookie, and
-// Cache-Control: no-store.
+// the sign-out button when r was signed in by the cookie, and the headers
+// of secure.
 func render(w http.ResponseWriter, r *http.Request, p *server.Principal, opt Options, name, title string, data any, err error) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	// A page holds a tenant's memory: no HTTP cache (the browser's, a
-	// proxy's) keeps a copy. Chromium's back/forward cache may still show
-	// the last page on Back after a sign-out (docs/serve.md).
-	w.Header().Set("Cache-Control", "no-store")
+	// Chromium's back/forward cache may still show the last page on Back
+	// after a sign-out, no-store or not (docs/serve.md).
+	secure(w.Header(), pageCSP)
 	status := http.StatusOK
 	if err != nil {
 		pr := server.Describe(err)

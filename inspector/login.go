@@ -17,10 +17,6 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html><html 
 {{with .Msg}}<p role="alert" style="color:#b3261e">{{.}}</p>{{end}}
 <form method="post" action="/ui/login"><input type="hidden" name="next" value="{{.Next}}"><input type="password" name="token" autocomplete="current-password" placeholder="token" required><button type="submit">Sign in</button></form></body></html>`))
 
-// loginCSP forbids everything the sign-in page does not need, framing
-// included (no clickjacking of the token form).
-const loginCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
-
 // Login returns the sign-in page for a server with a token file, to mount
 // without authentication (server.Config.Public) at LoginPath: GET shows a
 // form (HEAD answers as GET, without it), POST checks the token against
@@ -57,8 +53,7 @@ func Login(tokens *server.Tokens, sessions *server.Sessions) http.Handler {
 		case http.MethodPost:
 			loginPost(w, r, tokens, sessions)
 		default:
-			w.Header().Set("Allow", "GET, HEAD, POST")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			errorPage(w, http.StatusMethodNotAllowed, "Method not allowed", r.Method+" "+r.URL.Path+": the sign-in page takes GET, HEAD and POST", "", "GET, HEAD, POST")
 		}
 	})
 }
@@ -76,6 +71,7 @@ func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens, se
 		loginForm(w, sessions, http.StatusBadRequest, "Paste a token.", next)
 		return
 	}
+	secure(w.Header(), loginCSP)
 	if tokens == nil { // every request is the operator's: nothing to sign in to
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
@@ -163,8 +159,7 @@ func sameOrigin(r *http.Request) bool {
 }
 
 func loginForm(w http.ResponseWriter, sessions *server.Sessions, status int, msg, next string) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", loginCSP)
+	secure(w.Header(), loginCSP)
 	w.WriteHeader(status)
 	ttl := ""
 	if sessions != nil {

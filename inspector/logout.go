@@ -37,14 +37,11 @@ var logoutRefused = template.Must(template.New("logout").Parse(`<!doctype html><
 func Logout(sessions *server.Sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", "POST")
-			http.Error(w, "method not allowed: sign out with a POST (the Sign out button of the inspector's pages)", http.StatusMethodNotAllowed)
+			errorPage(w, http.StatusMethodNotAllowed, "Method not allowed", r.Method+" "+r.URL.Path+": sign out with a POST (the Sign out button of the inspector's pages)", "", "POST")
 			return
 		}
-		w.Header().Set("Cache-Control", "no-store")
+		secure(w.Header(), loginCSP)
 		if !sameOrigin(r) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Header().Set("Content-Security-Policy", loginCSP)
 			w.WriteHeader(http.StatusForbidden)
 			logoutRefused.Execute(w, nil)
 			return

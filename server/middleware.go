@@ -175,6 +175,12 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 		// page: for another (/mcp) it would give nothing, and the page
 		// refuses a next outside the inspector.
 		if err != nil && cookie && s.cfg.LoginPath != "" && isRead(r) && strings.Contains(r.Header.Get("Accept"), "text/html") {
+			// Headed as the inspector's own answers: its small HTML body
+			// is no page to sniff, frame or keep.
+			h := sw.Header()
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+			h.Set("Cache-Control", "no-store")
 			http.Redirect(sw, r, s.cfg.LoginPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}

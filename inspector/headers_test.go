@@ -1,0 +1,83 @@
+package inspector_test
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/server"
+)
+
+// TestSecurityHeaders: every answer under /ui/ carries the same security
+// headers, its pages and error pages, the sign-in and sign-out pages with
+// their refusals and redirects, and the server's redirect to the sign-in:
+// X-Content-Type-Options: nosniff, a Content-Security-Policy that forbids
+// framing and Cache-Control: no-store. Before, /ui/login went out without
+// nosniff nor Cache-Control, the refused sign-out without nosniff, and a
+// path no page takes (/ui/threads/ana-1/) or a method a page does not
+// take got net/http's plain-text answer.
+func TestSecurityHeaders(t *testing.T) {
+	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := seed(t, tok)
+	cookie := signIn(t, ts, "ana-secret-1")
+	form := func(token, next string) string { return url.Values{"token": {token}, "next": {next}}.Encode() }
+	for _, c := range []struct {
+		name, method, path, auth, body, origin string
+		status                                 int
+	}{
+		{"Index", "GET", "/ui/", "cookie", "", "", 200},
+		{"Thread", "GET", "/ui/threads/ana-1", "bearer", "", "", 200},
+		{"Run", "GET", "/ui/runs/run-1", "cookie", "", "", 200},
+		{"Foreign", "GET", "/ui/threads/bob-1", "cookie", "", "", 404},
+		{"BadQuery", "GET", "/ui/?limit=0", "cookie", "", "", 400},
+		{"ToSignIn", "GET", "/ui/runs/run-1", "", "", "", 303},
+		{"Login", "GET", "/ui/login", "", "", "", 200},
+		{"LoginBadNext", "GET", "/ui/login?next=/v1/threads", "", "", "", 400},
+		{"LoginUnknown", "POST", "/ui/login", "", form("not-a-token", "/ui/"), "", 401},
+		{"LoginCrossSite", "POST", "/ui/login", "", form("ana-secret-1", "/ui/"), "https://evil.example", 403},
+		{"LoginOK", "POST", "/ui/login", "", form("ana-secret-1", "/ui/"), "", 303},
+		{"LoginPut", "PUT", "/ui/login", "", "", "", 405},
+		{"LogoutGet", "GET", "/ui/logout", "cookie", "", "", 405},
+		{"LogoutCrossSite", "POST", "/ui/logout", "cookie", "", "https://evil.example", 403},
+		{"LogoutOK", "POST", "/ui/logout", "cookie", "", "", 303},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(c.method, ts.URL+c.path, strings.NewReader(c.body))
+			req.Header.Set("Accept", "text/html")
+			if c.body != "" {
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			}
+			if c.origin != "" {
+				req.Header.Set("Origin", c.origin)
+			}
+			switch c.auth {
+			case "cookie":
+				req.AddCookie(&http.Cookie{Name: cookie.Name, Value: cookie.Value})
+			case "bearer":
+				req.Header.Set("Authorization", "Bearer ana-secret-1")
+			}
+			res, err := noFollow.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != c.status {
+				t.Fatalf("%s %s: %d, want %d: %s", c.method, c.path, res.StatusCode, c.status, b)
+			}
+			h := res.Header
+			if h.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(h.Get("Content-Security-Policy"), "frame-ancestors 'none'") || h.Get("Cache-Control") != "no-store" {
+				t.Errorf("%s %s: nosniff %q, CSP %q, Cache-Control %q; want nosniff, a CSP with frame-ancestors 'none', no-store",
+					c.method, c.path, h.Get("X-Content-Type-Options"), h.Get("Content-Security-Policy"), h.Get("Cache-Control"))
+			}
+			if c.status >= 400 && (!strings.HasPrefix(h.Get("Content-Type"), "text/html") || !strings.Contains(string(b), "mnemo inspector")) {
+				t.Errorf("%s %s: a %s answer, want the inspector's page: %s", c.method, c.path, h.Get("Content-Type"), b)
+			}
+		})
+	}
+}
