@@ -36,7 +36,8 @@ func secure(h http.Header, csp string) {
 // errorPage writes the inspector's error page of status with title and
 // detail, and the headers of secure, with allow as the Allow header when
 // set: the 405 of the sign-in and sign-out pages, which were net/http's
-// plain text ("method not allowed").
+// plain text ("method not allowed"), and of a path or method no page
+// takes (notFound).
 func errorPage(w http.ResponseWriter, status int, title, detail, version, allow string) {
 	secure(w.Header(), pageCSP)
 	if allow != "" {
@@ -49,4 +50,34 @@ func errorPage(w http.ResponseWriter, status int, title, detail, version, allow 
 	}
 	w.WriteHeader(status)
 	io.WriteString(w, b.String())
+}
+
+// notFound answers a request of the inspector's mux that no page takes:
+// a 405 error page naming GET and HEAD for a path a page takes with
+// another method (a POST with a bearer token), else a 404 error page
+// naming the path, and the page it probably meant when the path is a
+// page's with a trailing slash ("/ui/threads/t1/").
+func notFound(mux *http.ServeMux, version string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if isPage(mux, r.URL.Path) {
+			errorPage(w, http.StatusMethodNotAllowed, "Method not allowed", r.Method+" "+r.URL.Path+": the inspector's pages take GET and HEAD", version, "GET, HEAD")
+			return
+		}
+		detail := "there is no inspector page at " + r.URL.Path
+		if p := strings.TrimSuffix(r.URL.Path, "/"); p != r.URL.Path && isPage(mux, p) {
+			detail += "; did you mean " + p + "?"
+		}
+		errorPage(w, http.StatusNotFound, "Not found", detail, version, "")
+	}
+}
+
+// isPage reports whether a GET of path is taken by a page of mux (and not
+// by the catch-all notFound, pattern "/ui/").
+func isPage(mux *http.ServeMux, path string) bool {
+	r, err := http.NewRequest(http.MethodGet, path, nil)
+	if err != nil {
+		return false
+	}
+	_, pattern := mux.Handler(r)
+	return pattern != "" && pattern != "/ui/"
 }

@@ -35,6 +35,9 @@ func TestSecurityHeaders(t *testing.T) {
 		{"Run", "GET", "/ui/runs/run-1", "cookie", "", "", 200},
 		{"Foreign", "GET", "/ui/threads/bob-1", "cookie", "", "", 404},
 		{"BadQuery", "GET", "/ui/?limit=0", "cookie", "", "", 400},
+		{"TrailingSlash", "GET", "/ui/threads/ana-1/", "cookie", "", "", 404},
+		{"NoPage", "GET", "/ui/nothing/here", "bearer", "", "", 404},
+		{"PagePost", "POST", "/ui/threads/ana-1", "bearer", "", "", 405},
 		{"ToSignIn", "GET", "/ui/runs/run-1", "", "", "", 303},
 		{"Login", "GET", "/ui/login", "", "", "", 200},
 		{"LoginBadNext", "GET", "/ui/login?next=/v1/threads", "", "", "", 400},
@@ -79,5 +82,37 @@ func TestSecurityHeaders(t *testing.T) {
 				t.Errorf("%s %s: a %s answer, want the inspector's page: %s", c.method, c.path, h.Get("Content-Type"), b)
 			}
 		})
+	}
+}
+
+// TestNotFoundPage: a path under /ui/ that no page takes is answered with
+// the inspector's error page, a 404 that names the path and, for a page's
+// path with a trailing slash, the page meant; a page's path asked with
+// another method is a 405 naming GET and HEAD. Before, both got
+// net/http's plain "404 page not found" or "Method Not Allowed".
+func TestNotFoundPage(t *testing.T) {
+	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := seed(t, tok)
+	status, body := get(t, ts.URL+"/ui/threads/ana-1/", "ana-secret-1")
+	if status != 404 || !strings.Contains(body, "<h1><bdi>Not found</bdi></h1>") || !strings.Contains(unwrapped(body), "there is no inspector page at /ui/threads/ana-1/; did you mean /ui/threads/ana-1?") {
+		t.Errorf("trailing slash: %d %s", status, body)
+	}
+	status, body = get(t, ts.URL+"/ui/runs", "ana-secret-1")
+	if status != 404 || !strings.Contains(unwrapped(body), "there is no inspector page at /ui/runs<") {
+		t.Errorf("/ui/runs: %d %s", status, body)
+	}
+	req, _ := http.NewRequest("DELETE", ts.URL+"/ui/runs/run-1", nil)
+	req.Header.Set("Authorization", "Bearer ana-secret-1")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 405 || res.Header.Get("Allow") != "GET, HEAD" || !strings.Contains(string(b), "the inspector&#39;s pages take GET and HEAD") {
+		t.Errorf("DELETE of a page: %d, Allow %q: %s", res.StatusCode, res.Header.Get("Allow"), b)
 	}
 }

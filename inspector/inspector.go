@@ -117,6 +117,8 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			}
 			render(w, r, p, opt, "run", "run "+r.PathValue("run"), v, err)
 		})
+		// Else net/http's plain "404 page not found" (/ui/threads/t1/).
+		mux.Handle("/ui/", notFound(mux, opt.Version))
 		return mux
 	}
 }
