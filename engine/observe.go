@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 // Observation scopes: which live observations LoadContext renders.
@@ -194,12 +195,37 @@ func (e *Engine) observeFenced(ctx context.Context, o *observe.Observer, threadI
 
 // Observations lists the observations and reflections of a thread or a
 // resource (live ones unless f.All). It works whether or not observational
-// memory is configured.
+// memory is configured. A filter naming neither a thread nor a resource is
+// a *ValidationError on "filter", a thread or resource id Append would
+// refuse (ValidID: empty, NUL, invalid UTF-8, past 128 bytes) one on
+// "filter.threadId" or "filter.resourceId"; each also matches
+// recall.ErrInvalidFilter, and nothing is read.
 func (e *Engine) Observations(ctx context.Context, f observe.Filter) ([]observe.Observation, error) {
+	if err := checkObservationFilter(f); err != nil {
+		return nil, err
+	}
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	return observe.List(ctx, e.db, f)
+}
+
+// checkObservationFilter refuses a filter Observations cannot answer: one
+// with neither ThreadID nor ResourceID, or a malformed one of them (the
+// one List reads: ThreadID when set).
+func checkObservationFilter(f observe.Filter) error {
+	bad := func(field, rule string) error {
+		return &ValidationError{Index: -1, Field: field, Rule: rule, Err: recall.ErrInvalidFilter}
+	}
+	switch {
+	case f.ThreadID == "" && f.ResourceID == "":
+		return bad("filter", "needs a threadId or a resourceId")
+	case f.ThreadID != "" && !ValidID(f.ThreadID):
+		return bad("filter.threadId", idRule)
+	case f.ThreadID == "" && !ValidID(f.ResourceID):
+		return bad("filter.resourceId", idRule)
+	}
+	return nil
 }
 
 // liveObservations returns the live observations and reflections of the
