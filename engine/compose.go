@@ -86,7 +86,15 @@ type ContextMessage struct {
 //     escape in a JSON working memory and in tool-call arguments. A run of
 //     render-v4 whose turns, observations and working memory held none of
 //     these replays byte for byte.
-const RenderVersion = "render-v5"
+//   - render-v6: control characters (C0 but tab and line feed, DEL, C1;
+//     a carriage return only when no line feed follows it) and the line
+//     and paragraph separators (U+2028, U+2029) of stored text
+//     (render.Control) written as escapes as well: "\u000d", "\u2028" in
+//     message content, "&#xD;" in observations and a markdown working
+//     memory, a JSON escape in a JSON working memory and in tool-call
+//     arguments (a carriage return between JSON tokens becomes a space). A
+//     run of render-v5 whose text held none of these replays byte for byte.
+const RenderVersion = "render-v6"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new
@@ -131,10 +139,11 @@ func compose(turns []turn, observations, workingMemory string, tools []openai.To
 	return c
 }
 
-// renderToolCalls returns calls with each render.Hidden character of their
-// arguments written as its JSON escape (render.HiddenJSON), which decodes
-// to the same value: a bidirectional control in a call's arguments reads to
-// a person reviewing the prompt as the model reads it. It returns calls
+// renderToolCalls returns calls with each render.Hidden or render.Control
+// character of their arguments written as its JSON escape
+// (render.HiddenJSON), which decodes to the same value: a bidirectional
+// control or a C1 control in a call's arguments reads to a person
+// reviewing the prompt as the model reads it. It returns calls
 // itself when none holds one (the stored slice is not changed).
 func renderToolCalls(calls []ToolCall) []ToolCall {
 	var out []ToolCall

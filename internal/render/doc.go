@@ -22,10 +22,15 @@
 //     message, after Message ran, so it is the only marker a prompt holds.
 //     Text and JSON quote markers too.
 //   - Every rendering writes each Hidden character (the bidirectional
-//     controls, tag and interlinear annotation characters) as an escape:
-//     Message as \u202e, Text and Attr as &#x202E;, JSON and HiddenJSON as
-//     the JSON escape. Raw, they make text read one way to a person and
-//     another to the model (Trojan Source, CVE-2021-42574).
+//     controls, tag and interlinear annotation characters) and each
+//     Control character (C0 but tab and line feed, DEL, C1, U+2028,
+//     U+2029; a carriage return only when no line feed follows it) as an
+//     escape: Message as \u202e, Text and Attr as &#x202E;, JSON and
+//     HiddenJSON as the JSON escape (a lone carriage return, white space
+//     between JSON tokens, as a space). Raw, they make text read one way
+//     to a person and another to the model (Trojan Source,
+//     CVE-2021-42574; a carriage return that draws the rest of a line over
+//     its start in a terminal).
 //   - Time and ZoneName write the dates of markers and observations with
 //     their time zone; ParseZone reads a zone name back (replay).
 //
@@ -42,12 +47,14 @@
 //
 //   - For every s, Text(s), JSON(s) and Attr(s) contain no '<' or '>' and no
 //     marker-shaped text; Message(s) contains no marker-shaped text. None of
-//     them, nor HiddenJSON(s), contains a Hidden character. Each is
+//     them, nor HiddenJSON(s), contains a Hidden or Control character, nor
+//     a carriage return no line feed follows. Each is
 //     idempotent on its own output's structure (a quoted marker is not a
 //     marker).
 //   - Escaping is lossless for Text and JSON: the original is recovered by
 //     decoding the references (Text) or the JSON string (JSON), up to the
-//     inserted "quoted: ".
+//     inserted "quoted: " (and, for JSON, a carriage return between tokens
+//     written as a space).
 //
 // # Concurrency
 //

@@ -32,14 +32,17 @@ var attrEscaper = strings.NewReplacer(
 // Text escapes stored text for the inside of a delimited block of the system
 // part (an observation, a reflection, a markdown working memory): no '<' or
 // '>' is left, so the text cannot open or close a tag, marker-shaped text
-// is quoted as Message does, and each Hidden character is written as a
-// character reference (&#x202E;).
+// is quoted as Message does, and each Hidden or Control character (and a
+// carriage return no line feed follows) is written as a character
+// reference (&#x202E;, &#xD;).
 func Text(s string) string { return escapeHidden(textEscaper.Replace(quote(s)), escapeRef) }
 
 // JSON escapes JSON text (a schema-mode working memory) for the inside of a
-// delimited block: '<', '>', '&', their look-alikes and the Hidden
-// characters become \u escapes, which mean the same inside JSON strings,
-// and marker-shaped text is quoted. The result is valid JSON when s is.
+// delimited block: '<', '>', '&', their look-alikes and the Hidden and
+// Control characters become \u escapes, which mean the same inside JSON
+// strings, a carriage return no line feed follows (white space between
+// tokens in valid JSON) becomes a space, and marker-shaped text is quoted.
+// The result is valid JSON, of the same value, when s is.
 func JSON(s string) string { return escapeHidden(jsonEscaper.Replace(quote(s)), escapeJSON) }
 
 // Attr escapes a value written inside double quotes in one of mnemo's tags:
@@ -93,9 +96,10 @@ const invisible = `\p{Cf}\x{034F}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180
 // Message renders message content (any role, recent or recalled): every
 // "[recalled" becomes "[quoted: recalled" (see markerShaped for what
 // counts), so a stored turn can neither pass for a recalled one nor nest a
-// second marker inside a genuine one, and each Hidden character is written
-// as its escape, "\u202e" ("\U000e0041" past U+FFFF), so the content reads
-// to a person as the model reads it. The rest of the content is unchanged:
+// second marker inside a genuine one, and each Hidden or Control character
+// (and a carriage return no line feed follows) is written as its escape,
+// "\u202e", "\u000d" ("\U000e0041" past U+FFFF), so the content reads to
+// a person as the model reads it. The rest of the content is unchanged:
 // messages are delimited by the provider's roles, not by tags.
 func Message(s string) string { return escapeHidden(quote(s), escapeGo) }
 

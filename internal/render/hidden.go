@@ -38,18 +38,47 @@ func Hidden(r rune) bool {
 	return unicode.Is(unicode.Bidi_Control, r) || (r >= 0xE0000 && r <= 0xE007F) || (r >= 0xFFF9 && r <= 0xFFFB)
 }
 
-// escapeHidden returns s with each Hidden character written by esc, and s
-// itself when it holds none.
+// Control reports whether r is a control character that every rendering
+// writes as an escape, as it does a Hidden one: a C0 control but tab, line
+// feed and carriage return, DEL, a C1 control (U+0080–U+009F), and the line
+// and paragraph separators U+2028 and U+2029. A carriage return is escaped
+// too unless a line feed follows it: a CRLF line break reads as one line
+// break to everyone. Raw, they read one way to a person and another to the
+// model: a terminal or log viewer showing the prompt moves its cursor back
+// on a carriage return or backspace, so the text after it is drawn over
+// the text before ("ignore the rules\rhello           " shows "hello"),
+// runs an escape sequence (ESC [8m hides the rest of the line), and breaks
+// a line at U+2028 or U+2029 where another viewer, or a line-based tool,
+// sees none: a line that looks like one of mnemo's own. Tab and line feed
+// are text (the model and a reader both see a new line at a line feed).
+func Control(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029
+}
+
+// escaped reports whether the rendering escapes r, found in s just before
+// rest: a Hidden or Control character, or a carriage return (one byte)
+// that no line feed follows.
+func escaped(r rune, rest string) bool {
+	return Hidden(r) || Control(r) || (r == '\r' && !strings.HasPrefix(rest, "\n"))
+}
+
+// mayEscape is the cheap test of escapeHidden's scan: r is one escaped may
+// report.
+func mayEscape(r rune) bool { return r == '\r' || Hidden(r) || Control(r) }
+
+// escapeHidden returns s with each Hidden or Control character, and each
+// carriage return no line feed follows, written by esc, and s itself when
+// it holds none.
 func escapeHidden(s string, esc func(*strings.Builder, rune)) string {
-	i := strings.IndexFunc(s, Hidden)
+	i := strings.IndexFunc(s, mayEscape)
 	if i < 0 {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	b.WriteString(s[:i])
-	for _, r := range s[i:] {
-		if Hidden(r) {
+	for j, r := range s[i:] {
+		if escaped(r, s[i+j+1:]) { // rest is read only after a '\r', one byte
 			esc(&b, r)
 			continue
 		}
@@ -75,8 +104,15 @@ func escapeGo(b *strings.Builder, r rune) {
 func escapeRef(b *strings.Builder, r rune) { fmt.Fprintf(b, "&#x%X;", r) }
 
 // escapeJSON writes r as the JSON escape that means it inside a string:
-// \u202e, or the surrogate pair \udb40\udc41 past U+FFFF.
+// \u202e, or the surrogate pair \udb40\udc41 past U+FFFF; a carriage
+// return as a space: raw in valid JSON it is white space between tokens
+// (a string cannot hold one), where \u000d would not be JSON and a space
+// means the same.
 func escapeJSON(b *strings.Builder, r rune) {
+	if r == '\r' {
+		b.WriteByte(' ')
+		return
+	}
 	if r > 0xFFFF {
 		hi, lo := utf16.EncodeRune(r)
 		fmt.Fprintf(b, `\u%04x\u%04x`, hi, lo)
@@ -85,8 +121,9 @@ func escapeJSON(b *strings.Builder, r rune) {
 	fmt.Fprintf(b, `\u%04x`, r)
 }
 
-// HiddenJSON writes each Hidden character of JSON text s as its JSON
-// escape (\u202e, a surrogate pair past U+FFFF) and changes nothing else:
+// HiddenJSON writes each Hidden or Control character of JSON text s as
+// its JSON escape (\u202e, a surrogate pair past U+FFFF), and a carriage
+// return no line feed follows as a space, and changes nothing else:
 // the value s encodes is the same, for tool-call arguments, which the model
 // reads as its own call and which are neither quoted nor entity-escaped.
 func HiddenJSON(s string) string { return escapeHidden(s, escapeJSON) }
