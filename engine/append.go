@@ -33,7 +33,9 @@ type AppendRequest struct {
 
 // AppendResult reports what Append stored.
 type AppendResult struct {
-	ThreadID   string
+	// ThreadID is the request's thread.
+	ThreadID string
+	// ResourceID is the thread's resource, as stored (the request may leave it empty for a stored thread).
 	ResourceID string
 	// Seqs holds the seq of each request message, in request order; a
 	// message that was already stored (same id, content and metadata)

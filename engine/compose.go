@@ -45,14 +45,22 @@ type Context struct {
 
 // ContextMessage is one message of a Context, with its provenance.
 type ContextMessage struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content"`
-	Name       string     `json:"name,omitempty"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
-	ThreadID   string     `json:"threadId"`
-	Seq        int64      `json:"seq"`
-	MessageID  string     `json:"messageId"`
+	// Role is "user", "assistant" or "tool" (RoleUser, RoleAssistant, RoleTool).
+	Role string `json:"role"`
+	// Content is the text the model sees (a recalled turn's as rendered for the prompt).
+	Content string `json:"content"`
+	// Name is the speaker or tool name, as stored.
+	Name string `json:"name,omitempty"`
+	// ToolCalls are an assistant message's calls (OpenAI's tool_calls).
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID is the call a tool message answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// ThreadID is the stored message's thread (another thread's for a resource-scope hit).
+	ThreadID string `json:"threadId"`
+	// Seq is the stored message's seq in ThreadID (1-based).
+	Seq int64 `json:"seq"`
+	// MessageID is the stored message's id.
+	MessageID string `json:"messageId"`
 	// Reason is "hit", "range" or "repair" for a recalled turn, empty for the
 	// recent window.
 	Reason string `json:"reason,omitempty"`

@@ -37,21 +37,30 @@ const DefaultUnsettledText = "Outcome unknown: this action was started but its r
 
 // Dispatch is one side-effecting tool call in the dispatch journal.
 type Dispatch struct {
-	RunID      string          `json:"runId"`
-	ThreadID   string          `json:"threadId"`
-	ResourceID string          `json:"resourceId"`
-	CallID     string          `json:"callId"`
-	Name       string          `json:"name"`      // the tool's name
-	Arguments  json.RawMessage `json:"arguments"` // the call's arguments, as stored (redacted)
+	// RunID is the run that made the call.
+	RunID string `json:"runId"`
+	// ThreadID is the thread holding the call's assistant message.
+	ThreadID string `json:"threadId"`
+	// ResourceID is ThreadID's resource.
+	ResourceID string `json:"resourceId"`
+	// CallID is the tool call's id; (RunID, CallID) names the dispatch.
+	CallID    string          `json:"callId"`
+	Name      string          `json:"name"`      // the tool's name
+	Arguments json.RawMessage `json:"arguments"` // the call's arguments, as stored (redacted)
 	// MessageID and Seq name the assistant message that makes the call.
 	MessageID string `json:"messageId"`
-	Seq       int64  `json:"seq"`
+	// Seq is that message's seq in ThreadID.
+	Seq int64 `json:"seq"`
 	// Settled reports that the result is recorded: ResultID is the tool
 	// message holding it, Failed says it was recorded as an error.
-	Settled   bool       `json:"settled"`
-	Failed    bool       `json:"failed,omitempty"`
-	ResultID  string     `json:"resultId,omitempty"`
-	BegunAt   time.Time  `json:"begunAt"`
+	Settled bool `json:"settled"`
+	// Failed reports a settlement recorded as an error (false while pending).
+	Failed bool `json:"failed,omitempty"`
+	// ResultID is the tool message holding the result ("" while pending).
+	ResultID string `json:"resultId,omitempty"`
+	// BegunAt is when BeginDispatch recorded the intent (the engine's clock, UTC).
+	BegunAt time.Time `json:"begunAt"`
+	// SettledAt is when the result was recorded; nil while pending.
 	SettledAt *time.Time `json:"settledAt,omitempty"`
 }
 

@@ -195,6 +195,7 @@ type AnswerTooLargeError struct {
 	Pending int
 }
 
+// Error implements error.
 func (e *AnswerTooLargeError) Error() string {
 	switch {
 	case e.Pending > 0:
@@ -241,6 +242,7 @@ type ReplayTooLargeError struct {
 	Limit int
 }
 
+// Error implements error.
 func (e *ReplayTooLargeError) Error() string {
 	return fmt.Sprintf("engine: run %s cannot be replayed: its turns pass %d bytes (Limits.MaxAnswerBytes); a larger bound replays it", e.RunID, e.Limit)
 }
@@ -272,6 +274,7 @@ type ValidationError struct {
 	Err error
 }
 
+// Error implements error.
 func (e *ValidationError) Error() string {
 	if e.Index < 0 {
 		return fmt.Sprintf("engine: invalid %s: %s", e.Field, e.Rule)
@@ -306,6 +309,7 @@ type QuotaError struct {
 	Have       int64  // what the resource would hold (Scope "resource"; 0 for "store")
 }
 
+// Error implements error.
 func (e *QuotaError) Error() string {
 	if e.Scope == "store" {
 		return fmt.Sprintf("engine: quota exceeded: the store's %s bound (%d) is reached", e.Field, e.Limit)
@@ -363,10 +367,16 @@ var ErrCallDispatched = errors.New("engine: the call is already dispatched by an
 // "pending", "settled" (ResultID is the settlement's tool message) or
 // "answered" (ResultID is the tool message appended without a settlement).
 type CallDispatchedError struct {
-	CallID, MessageID string
-	RunID             string
-	State             string
-	ResultID          string
+	// CallID is the tool call's id.
+	CallID string
+	// MessageID is the assistant message of the dispatch holding the call.
+	MessageID string
+	// RunID is the run whose dispatch holds the call.
+	RunID string
+	// State is "pending", "settled" or "answered".
+	State string
+	// ResultID is the tool message holding the result ("" while pending).
+	ResultID string
 }
 
 // Error implements error: the call, the dispatch holding it and what to do.
@@ -435,10 +445,14 @@ var ErrDispatchPending = errors.New("engine: a dispatch with this call id is pen
 // of the request makes call CallID while the dispatch (RunID, CallID),
 // made at seq Seq of the thread, is pending.
 type DispatchPendingError struct {
-	Index  int
+	// Index is the request message (0-based) that makes the call.
+	Index int
+	// CallID is the tool call's id.
 	CallID string
-	RunID  string
-	Seq    int64
+	// RunID is the run of the pending dispatch.
+	RunID string
+	// Seq is the seq, in the thread, of the message that made the pending dispatch.
+	Seq int64
 }
 
 // Error implements error: the call, the pending dispatch and what to do.

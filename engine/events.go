@@ -45,7 +45,8 @@ type Event struct {
 	Reason EventReason `json:"reason"`
 	// ThreadID and ResourceID name what the event is about, when it is
 	// about one thread or resource.
-	ThreadID   string `json:"threadId,omitempty"`
+	ThreadID string `json:"threadId,omitempty"`
+	// ResourceID is the resource concerned ("" when none is).
 	ResourceID string `json:"resourceId,omitempty"`
 	// IDs are the message ids (EventErased) or observation ids
 	// (EventInvalidated) concerned.

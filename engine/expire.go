@@ -25,12 +25,18 @@ type ExpireRequest struct {
 // ExpiredThread is one thread Expire erased (or, in a dry run, would
 // erase). It carries metadata only, never content.
 type ExpiredThread struct {
-	ThreadID     string        `json:"threadId"`
-	ResourceID   string        `json:"resourceId"`
-	LastActiveAt time.Time     `json:"lastActiveAt"`
-	Idle         time.Duration `json:"idleNanos"`
-	Messages     int64         `json:"messages"`
-	Bytes        int64         `json:"bytes"`
+	// ThreadID is the thread's id.
+	ThreadID string `json:"threadId"`
+	// ResourceID is the thread's resource.
+	ResourceID string `json:"resourceId"`
+	// LastActiveAt is the engine's clock at the thread's last append (Thread.LastActiveAt).
+	LastActiveAt time.Time `json:"lastActiveAt"`
+	// Idle is how long it had been idle at the run's clock reading (JSON: nanoseconds).
+	Idle time.Duration `json:"idleNanos"`
+	// Messages counts its messages.
+	Messages int64 `json:"messages"`
+	// Bytes is the size of its messages as stored (Thread.Bytes), in bytes.
+	Bytes int64 `json:"bytes"`
 	// Reason is EventExpired or EventOperator.
 	Reason EventReason `json:"reason"`
 }
@@ -40,7 +46,8 @@ type ExpireResult struct {
 	// Threads are the threads erased (or due, in a dry run), least
 	// recently active first (ties by resource, then thread id).
 	Threads []ExpiredThread `json:"threads"`
-	DryRun  bool            `json:"dryRun,omitempty"`
+	// DryRun echoes ExpireRequest.DryRun: nothing was erased.
+	DryRun bool `json:"dryRun,omitempty"`
 }
 
 // Expire erases every thread that has been idle for at least its lifetime

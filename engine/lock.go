@@ -39,7 +39,9 @@ type LockHolder struct {
 // Engine of this process, holds the data directory. It matches ErrLocked.
 // Holder is the zero value when the lock file could not be read.
 type LockedError struct {
-	Dir    string
+	// Dir is the data directory asked for.
+	Dir string
+	// Holder is what the lock file says of its holder.
 	Holder LockHolder
 }
 

@@ -22,24 +22,33 @@ const (
 // more than MaxCreatedAtAhead (a day) past the engine clock (else
 // ErrCreatedAtFuture); any past time is kept.
 type Message struct {
-	ID         string         `json:"id"`
-	ThreadID   string         `json:"threadId"`
-	ResourceID string         `json:"resourceId"`
-	Seq        int64          `json:"seq"`
-	Role       string         `json:"role"`
+	// ID is unique in the data directory: 1-128 characters of [A-Za-z0-9_.:@-] (ValidID); Append generates a ULID when empty.
+	ID string `json:"id"`
+	// ThreadID is the message's thread (set by Append from the request).
+	ThreadID string `json:"threadId"`
+	// ResourceID is the thread's resource (set by Append).
+	ResourceID string `json:"resourceId"`
+	// Seq is the message's 1-based position in its thread, gap-free; set by Append.
+	Seq int64 `json:"seq"`
+	// Role is RoleUser, RoleAssistant or RoleTool (else a *ValidationError).
+	Role string `json:"role"`
+	// Content is the text: valid UTF-8 without NUL, at most Limits.MaxContentBytes (else a *ValidationError).
 	Content    string         `json:"content"`
 	Name       string         `json:"name,omitempty"`       // speaker or tool name: at most 256 bytes, no control characters, line separators or bidirectional controls
 	ToolCalls  []ToolCall     `json:"toolCalls,omitempty"`  // assistant messages only
 	ToolCallID string         `json:"toolCallId,omitempty"` // tool messages only: the call answered
 	Metadata   map[string]any `json:"metadata,omitempty"`   // a JSON object, filterable by recall; read back, its numbers are json.Number, digit for digit as stored
-	CreatedAt  time.Time      `json:"createdAt"`
-	Tokens     int            `json:"tokens"`              // estimate: about 4 bytes a token
-	Truncated  bool           `json:"truncated,omitempty"` // Content is a bounded summary; the full text is stored by reference
+	// CreatedAt is when the message was written (see the type's doc for its bounds).
+	CreatedAt time.Time `json:"createdAt"`
+	Tokens    int       `json:"tokens"`              // estimate: about 4 bytes a token
+	Truncated bool      `json:"truncated,omitempty"` // Content is a bounded summary; the full text is stored by reference
 }
 
 // ToolCall is one function call requested by an assistant message.
 type ToolCall struct {
-	ID        string          `json:"id"`
+	// ID is the call's id, which the answering tool message's ToolCallID names.
+	ID string `json:"id"`
+	// Name is the function called.
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"` // a JSON object giving each key once, or a string holding a model's text that is not one (ToolCallArguments)
 }

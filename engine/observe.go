@@ -36,11 +36,15 @@ type ObserveConfig struct {
 	// are passed to observe.Config; zero means the observe defaults
 	// (observe.DefaultThreshold = 30,000 tokens, observe.DefaultReflectThreshold
 	// = 40,000 tokens). The recent window is Config.RecentN.
-	Threshold        int
-	ChunkTokens      int
+	Threshold int
+	// ChunkTokens is observe.Config.ChunkTokens, in estimated tokens.
+	ChunkTokens int
+	// ReflectThreshold is observe.Config.ReflectThreshold, in estimated tokens.
 	ReflectThreshold int
-	MaxRounds        int
-	CallTimeout      time.Duration
+	// MaxRounds is observe.Config.MaxRounds.
+	MaxRounds int
+	// CallTimeout is observe.Config.CallTimeout: the bound on one model call.
+	CallTimeout time.Duration
 	// MaxUnobservedTokens bounds the unobserved part of LoadContext's
 	// recent window, in estimated tokens (the messages' stored estimates,
 	// about 4 bytes each). The window holds every message after the

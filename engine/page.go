@@ -21,12 +21,19 @@ const (
 // (and >= FromSeq), else the oldest Limit from FromSeq. Limit is 1 to
 // MaxPageLimit; 0 means DefaultPageLimit.
 type PageRequest struct {
-	FromSeq, ToSeq, BeforeSeq int64
-	Limit                     int
+	// FromSeq is the first seq of the page's bounds (inclusive); 0 means 1.
+	FromSeq int64
+	// ToSeq is the last seq of the bounds (inclusive); 0 means the thread's end.
+	ToSeq int64
+	// BeforeSeq, when > 0, asks for the newest Limit messages below it.
+	BeforeSeq int64
+	// Limit is the page size in messages: 1 to MaxPageLimit, 0 means DefaultPageLimit.
+	Limit int
 }
 
 // MessagePage is one page of a thread's messages, in seq order.
 type MessagePage struct {
+	// Messages are the page's messages in seq order; empty, not nil, past the end.
 	Messages []Message
 	// NextFromSeq, when > 0, is the FromSeq of the next (newer) page of a
 	// forward request: more messages are within its bounds.
@@ -121,6 +128,7 @@ type ThreadsRequest struct {
 
 // ThreadPage is one page of threads, in ListThreads' order.
 type ThreadPage struct {
+	// Threads are the page's threads; empty, not nil, past the end.
 	Threads []Thread
 	// NextCursor, when not "", is the ThreadsRequest.Cursor of the next
 	// page: more threads follow. "" on the last page.

@@ -13,13 +13,20 @@ import (
 
 // Thread is a thread's metadata. It never carries message content.
 type Thread struct {
-	ID           string    `json:"id"`
-	ResourceID   string    `json:"resourceId"`
-	Title        string    `json:"title,omitempty"`
-	MessageCount int64     `json:"messageCount"`
-	LastSeq      int64     `json:"lastSeq"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
+	// ID is the thread's id (ValidID).
+	ID string `json:"id"`
+	// ResourceID is the resource (user, tenant) the thread belongs to; fixed by its first append.
+	ResourceID string `json:"resourceId"`
+	// Title is AppendRequest.Title as last set; "" for none.
+	Title string `json:"title,omitempty"`
+	// MessageCount counts its stored messages.
+	MessageCount int64 `json:"messageCount"`
+	// LastSeq is the seq of its newest message (0 when it holds none).
+	LastSeq int64 `json:"lastSeq"`
+	// CreatedAt is when its first append was stored (the engine's clock, UTC).
+	CreatedAt time.Time `json:"createdAt"`
+	// UpdatedAt is when its latest append was stored (the engine's clock, UTC).
+	UpdatedAt time.Time `json:"updatedAt"`
 	// LastActiveAt is the engine's clock at the thread's latest stored
 	// append; idle expiry counts from it (lifecycle.go).
 	LastActiveAt time.Time `json:"lastActiveAt"`

@@ -352,6 +352,7 @@ type recallQuery struct {
 // `mnemo search`); it is the recall step of LoadContext without the recent
 // window.
 type SearchRequest struct {
+	// ResourceID is the resource searched; required (a *ValidationError on resourceId).
 	ResourceID string
 	ThreadID   string         // required with scope thread
 	Query      string         // at most Config.Limits.MaxQueryBytes (ErrQueryTooLong), valid UTF-8 without NUL (a *ValidationError on query)

@@ -41,11 +41,16 @@ const RedactionMark = "[REDACTED]"
 // match it rejects is left as it is. It keeps look-alikes out where a
 // regular expression cannot (a decoded value, a word with no digit).
 type Rule struct {
-	Name        string
-	Pattern     *regexp.Regexp
+	// Name identifies the rule, e.g. "jwt".
+	Name string
+	// Pattern matches what the rule replaces.
+	Pattern *regexp.Regexp
+	// Replacement replaces each match (regexp.Expand syntax: $1 keeps a group).
 	Replacement string
-	Triggers    []string
-	Verify      func(match string) bool
+	// Triggers prefilter the rule (see the type's doc); nil: always run.
+	Triggers []string
+	// Verify, when not nil, keeps a match it returns false for (see the type's doc).
+	Verify func(match string) bool
 }
 
 // apply replaces the verified matches of r in s.
@@ -73,6 +78,7 @@ func (r *Rule) apply(s string) string {
 // Rules must not change after the first Redact: the prefilter is built from
 // them once.
 type PatternRedactor struct {
+	// Rules are applied in order (DefaultRules for DefaultRedactor).
 	Rules []Rule
 
 	once sync.Once

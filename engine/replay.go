@@ -24,10 +24,13 @@ var ErrReplayDiverged = errors.New("engine: replay diverged from the recorded ru
 // DivergenceError lists what differs between a run's record and what the
 // store holds now. It wraps ErrReplayDiverged.
 type DivergenceError struct {
-	RunID       string
+	// RunID is the run replayed.
+	RunID string
+	// Differences are sentences, one per change found.
 	Differences []string
 }
 
+// Error implements error.
 func (e *DivergenceError) Error() string {
 	const show = 10
 	d := e.Differences
@@ -43,8 +46,10 @@ func (e *DivergenceError) Unwrap() error { return ErrReplayDiverged }
 
 // TurnRef names a stored turn by thread and seq.
 type TurnRef struct {
+	// ThreadID is the turn's thread.
 	ThreadID string `json:"threadId"`
-	Seq      int64  `json:"seq"`
+	// Seq is the turn's seq in ThreadID.
+	Seq int64 `json:"seq"`
 }
 
 // ReplayOptions choose what a counterfactual replay leaves out. The zero
@@ -59,7 +64,8 @@ type ReplayOptions struct {
 	WithoutTurns []TurnRef
 	// WithoutObservations removes every observation and reflection;
 	// WithoutObservationIDs removes chosen ones.
-	WithoutObservations   bool
+	WithoutObservations bool
+	// WithoutObservationIDs removes the observations of these ids (observe.Observation.ID).
 	WithoutObservationIDs []string
 	// WithoutWorkingMemory removes the working memory from the system part
 	// (its tool definitions stay: the model could still update it).
@@ -68,7 +74,9 @@ type ReplayOptions struct {
 
 // Replay is the result of Engine.Replay.
 type Replay struct {
-	RunID  string          `json:"runId"`
+	// RunID is the run replayed.
+	RunID string `json:"runId"`
+	// Record is the run's memctx record, as journaled.
 	Record *journal.MemCtx `json:"memctx"`
 	// Original is the run's context rebuilt from its record and the store;
 	// its PromptHash equals the record's.
@@ -79,9 +87,11 @@ type Replay struct {
 	// Removed lists the turns left out of Counterfactual (a removed turn's
 	// tool-call partners included), RemovedObservations the observations,
 	// and RemovedWorkingMemory whether working memory was left out.
-	Removed              []journal.Ref            `json:"removed"`
-	RemovedObservations  []journal.ObservationRef `json:"removedObservations"`
-	RemovedWorkingMemory bool                     `json:"removedWorkingMemory"`
+	Removed []journal.Ref `json:"removed"`
+	// RemovedObservations are the observations left out of Counterfactual.
+	RemovedObservations []journal.ObservationRef `json:"removedObservations"`
+	// RemovedWorkingMemory reports that working memory was left out.
+	RemovedWorkingMemory bool `json:"removedWorkingMemory"`
 }
 
 // Replay rebuilds the context of a past run from its memctx record and the

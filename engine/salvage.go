@@ -31,6 +31,7 @@ type LostRange = journal.LostRange
 
 // SalvageTable is what Salvage did with one table of the database.
 type SalvageTable struct {
+	// Name is the table's name ("messages", "threads", ...).
 	Name string `json:"name"`
 	// Kept counts the rows of the salvaged database.
 	Kept int64 `json:"kept"`

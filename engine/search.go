@@ -34,9 +34,11 @@ type SearchHit struct {
 	Rank int `json:"rank"`
 	// Score is the fused score of a hit (nil for a neighbour); Lexical and
 	// Vector are the channel scores when the channel found the message.
-	Score   *float64 `json:"score,omitempty"`
+	Score *float64 `json:"score,omitempty"`
+	// Lexical is the BM25 channel's score, nil when that channel did not find the message.
 	Lexical *float64 `json:"lexicalScore,omitempty"`
-	Vector  *float64 `json:"vectorScore,omitempty"`
+	// Vector is the vector channel's cosine similarity in [-1, 1], nil when it did not find the message.
+	Vector *float64 `json:"vectorScore,omitempty"`
 }
 
 // SearchMessages is Search with each hit's stored message (text, role,

@@ -46,9 +46,12 @@ type PreviewResult struct {
 // PreviewHit is one recall hit or range neighbour with a preview of the
 // message it names.
 type PreviewHit struct {
+	// MessageID is the message's id.
 	MessageID string `json:"messageId"`
-	ThreadID  string `json:"threadId"`
-	Seq       int64  `json:"seq"`
+	// ThreadID is the message's thread.
+	ThreadID string `json:"threadId"`
+	// Seq is the message's seq in ThreadID.
+	Seq int64 `json:"seq"`
 	// Preview is Preview of the stored message (at most
 	// journal.PreviewChars runes on one line), written from its first
 	// characters: for a message whose content (or tool calls) is longer
@@ -58,11 +61,15 @@ type PreviewHit struct {
 	// mostly white space (fewer than 81 characters of it are not).
 	Preview string `json:"preview"`
 	// Reason, Rank, Score, Lexical and Vector are SearchHit's.
-	Reason  string   `json:"reason"`
-	Rank    int      `json:"rank"`
-	Score   *float64 `json:"score,omitempty"`
+	Reason string `json:"reason"`
+	// Rank is SearchHit.Rank (1-based).
+	Rank int `json:"rank"`
+	// Score is SearchHit.Score: the fused score, nil for a neighbour.
+	Score *float64 `json:"score,omitempty"`
+	// Lexical is SearchHit.Lexical: the BM25 channel's score, nil when it did not find the message.
 	Lexical *float64 `json:"lexicalScore,omitempty"`
-	Vector  *float64 `json:"vectorScore,omitempty"`
+	// Vector is SearchHit.Vector: the cosine similarity, nil when the vector channel did not find it.
+	Vector *float64 `json:"vectorScore,omitempty"`
 }
 
 // SearchPreviews is SearchMessages answering a one-line preview of each

@@ -14,7 +14,8 @@ import (
 type Stats struct {
 	// Messages and Threads count what is stored.
 	Messages int64 `json:"messages"`
-	Threads  int64 `json:"threads"`
+	// Threads counts the stored threads.
+	Threads int64 `json:"threads"`
 	// OutboxPending counts outbox rows not yet applied to the derived
 	// indexes (messages to index, erasures to purge).
 	OutboxPending int64 `json:"outboxPending"`

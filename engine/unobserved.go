@@ -22,7 +22,8 @@ const (
 	// observer's Threshold, and at least DefaultMaxUnobservedTokens (4 x
 	// observe.DefaultThreshold). The observer is due at one Threshold, so
 	// a tail four times as large means it has fallen well behind.
-	DefaultUnobservedFactor    = 4
+	DefaultUnobservedFactor = 4
+	// DefaultMaxUnobservedTokens is the floor of that default, in estimated tokens.
 	DefaultMaxUnobservedTokens = DefaultUnobservedFactor * observe.DefaultThreshold
 	// NoUnobservedBound, as ObserveConfig.MaxUnobservedTokens, keeps every
 	// unobserved message in the window, however many.

@@ -26,9 +26,12 @@ type VacuumResult struct {
 // VacuumedTable is one table's (or the SQLite file's) size before and
 // after Vacuum, in bytes.
 type VacuumedTable struct {
-	Name        string `json:"name"`
-	BytesBefore int64  `json:"bytesBefore"`
-	BytesAfter  int64  `json:"bytesAfter"`
+	// Name is the table's name, or DatabaseFile for the SQLite file as a whole.
+	Name string `json:"name"`
+	// BytesBefore is its size before Vacuum, in bytes.
+	BytesBefore int64 `json:"bytesBefore"`
+	// BytesAfter is its size after Vacuum, in bytes.
+	BytesAfter int64 `json:"bytesAfter"`
 }
 
 // Vacuum reclaims the space erased rows left, for an operator after

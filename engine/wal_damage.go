@@ -52,7 +52,8 @@ type WALDamage struct {
 	// through the last commit, that SQLite's recovery did not apply, and
 	// CommitsNotApplied the commits (transactions) among them; both > 0.
 	// With Repaired they were applied by the repair all the same.
-	FramesNotApplied  int `json:"framesNotApplied"`
+	FramesNotApplied int `json:"framesNotApplied"`
+	// CommitsNotApplied counts the commits among those frames.
 	CommitsNotApplied int `json:"commitsNotApplied"`
 	// BytesMissingAt lists the offsets, in the log as found, at which
 	// bytes were missing from it (cut out of its middle: every later

@@ -42,6 +42,7 @@ type RecordError struct {
 	Err   error
 }
 
+// Error implements error.
 func (e *RecordError) Error() string { return "importer: " + e.Record() + ": " + e.Reason() }
 
 // Record names the record: "FILE line 3", or "FILE at [0].conversation.session_1[4]".
@@ -63,6 +64,7 @@ func (e *RecordError) Reason() string {
 	return strings.TrimPrefix(e.Err.Error(), "engine: ")
 }
 
+// Unwrap returns the cause.
 func (e *RecordError) Unwrap() error { return e.Err }
 
 // Options control Import. The zero value detects the format and skips

@@ -20,8 +20,12 @@ var ErrResponseTooLarge = errors.New("observe: the model endpoint's answer is to
 
 // ResponseTooLargeError is an answer body that passed Limit bytes; at most
 // Limit bytes of it were read.
-type ResponseTooLargeError struct{ Limit int64 }
+type ResponseTooLargeError struct {
+	// Limit is OpenAIConfig.MaxResponseBytes, in bytes.
+	Limit int64
+}
 
+// Error implements error.
 func (e *ResponseTooLargeError) Error() string {
 	return fmt.Sprintf("observe: the model endpoint's answer is larger than %d bytes (OpenAIConfig.MaxResponseBytes)", e.Limit)
 }
@@ -38,11 +42,15 @@ var ErrNotJSON = errors.New("observe: the model endpoint answered non-JSON")
 // NotJSONError is a successful answer whose body does not start as JSON:
 // its Status, ContentType and first bytes (Start, up to 64).
 type NotJSONError struct {
-	Status      int
+	// Status is the answer's HTTP status code (2xx).
+	Status int
+	// ContentType is the answer's Content-Type header.
 	ContentType string
-	Start       string
+	// Start is the body's first bytes (at most 64), for the message.
+	Start string
 }
 
+// Error implements error.
 func (e *NotJSONError) Error() string {
 	return fmt.Sprintf("observe: the model endpoint answered non-JSON (HTTP %d, content type %q, starting %q); is the base URL an OpenAI-compatible API (…/v1)?",
 		e.Status, e.ContentType, e.Start)

@@ -19,8 +19,11 @@ const (
 
 // Observation is one stored observation or reflection.
 type Observation struct {
-	ID         string `json:"id"`
-	ThreadID   string `json:"threadId"`
+	// ID is a ULID, unique in the store.
+	ID string `json:"id"`
+	// ThreadID is the thread whose turns it covers (a reflection: the thread of its sources).
+	ThreadID string `json:"threadId"`
+	// ResourceID is ThreadID's resource.
 	ResourceID string `json:"resourceId"`
 	FromSeq    int64  `json:"fromSeq"` // first seq of the range it covers (inclusive)
 	ToSeq      int64  `json:"toSeq"`   // last seq (inclusive)
@@ -42,8 +45,10 @@ type Observation struct {
 	// newest created_at of the turns an observation was distilled from, the
 	// widest span of a reflection's sources. Zero when unknown (an
 	// observation whose turns are gone).
-	FromTime      time.Time  `json:"fromTime,omitzero"`
-	ToTime        time.Time  `json:"toTime,omitzero"`
+	FromTime time.Time `json:"fromTime,omitzero"`
+	// ToTime is the newest source turn's created_at; zero when unknown.
+	ToTime time.Time `json:"toTime,omitzero"`
+	// CreatedAt is when it was stored (the engine's clock, UTC).
 	CreatedAt     time.Time  `json:"createdAt"`
 	RetiredAt     *time.Time `json:"retiredAt,omitempty"`     // set when condensed into a reflection
 	InvalidatedAt *time.Time `json:"invalidatedAt,omitempty"` // set by erasure

@@ -6,13 +6,15 @@ import (
 
 // Plan says what the observer would do next on a thread.
 type Plan struct {
+	// ThreadID is the thread planned for.
 	ThreadID  string `json:"threadId"`
 	Watermark int64  `json:"watermark"` // highest observed seq; 0 when none
 	// PendingTokens counts the unobserved turns older than the recent window
 	// and the pending turn (PendingStart), up to the last place a range may
 	// end (never just before a tool result).
 	PendingTokens int `json:"pendingTokens"`
-	PendingTurns  int `json:"pendingTurns"`
+	// PendingTurns counts the turns PendingTokens covers.
+	PendingTurns int `json:"pendingTurns"`
 	// Due is PendingTokens >= Threshold.
 	Due bool `json:"due"`
 	// Next is the oldest run of whole turns the next observer call would send

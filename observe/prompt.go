@@ -149,10 +149,12 @@ func reflectorUser(obs []Observation) string {
 // Item is one distilled statement of an observation or reflection, as
 // recorded in the memo entry.
 type Item struct {
-	Text      string   `json:"text"`
-	Seqs      []int64  `json:"seqs,omitempty"`    // observer: the turns it comes from
-	Sources   []string `json:"sources,omitempty"` // reflector: the observations it condenses
-	Untrusted bool     `json:"untrusted,omitempty"`
+	// Text is the statement, one line.
+	Text    string   `json:"text"`
+	Seqs    []int64  `json:"seqs,omitempty"`    // observer: the turns it comes from
+	Sources []string `json:"sources,omitempty"` // reflector: the observations it condenses
+	// Untrusted marks a statement drawn from untrusted content (a tool result, an untrusted source).
+	Untrusted bool `json:"untrusted,omitempty"`
 }
 
 // Answer is a model's answer as the journal records it, validated and
@@ -170,7 +172,8 @@ type Item struct {
 // object is allowed), each list becoming Items.
 type Answer struct {
 	Version string `json:"version"` // prompt version
-	Items   []Item `json:"items"`
+	// Items are the statements, in the model's order.
+	Items []Item `json:"items"`
 }
 
 // MaxItemChars bounds one item's text; longer items are cut.

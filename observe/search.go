@@ -24,6 +24,7 @@ type SearchQuery struct {
 // SearchHit is one matching observation with its BM25 score (> 0).
 type SearchHit struct {
 	Observation
+	// Score is the BM25 score (> 0); higher ranks first.
 	Score float64 `json:"score"`
 }
 

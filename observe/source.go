@@ -13,22 +13,30 @@ import (
 // Turn is one stored message as the observer sees it. The engine adapts its
 // own Message type to it.
 type Turn struct {
-	ID         string
-	ThreadID   string
+	// ID is the message's id.
+	ID string
+	// ThreadID is the message's thread.
+	ThreadID string
+	// ResourceID is the thread's resource.
 	ResourceID string
-	Seq        int64
-	Role       string // "user", "assistant" or "tool"
-	Name       string // speaker or tool name; may be empty
+	// Seq is the message's 1-based seq in its thread.
+	Seq  int64
+	Role string // "user", "assistant" or "tool"
+	Name string // speaker or tool name; may be empty
+	// Content is the message's text, as stored (redacted).
 	Content    string
 	ToolCalls  []ToolCall // assistant turns only
 	ToolCallID string     // tool turns only: the call answered
 	Tokens     int        // stored estimate; 0 means estimate from Content, Name and ToolCalls
-	CreatedAt  time.Time
+	// CreatedAt is the message's time.
+	CreatedAt time.Time
 }
 
 // ToolCall is one function call requested by an assistant turn.
 type ToolCall struct {
-	ID        string
+	// ID is the call's id.
+	ID string
+	// Name is the function called.
 	Name      string
 	Arguments string // JSON text
 }

@@ -27,7 +27,8 @@ type ChannelTuning struct {
 	// (a negative Tuning.ContextWeight), and then TurnAfter and Exchange
 	// are false.
 	ContextWeight float64
-	TurnAfter     bool
+	// TurnAfter is set when the context rule also compared the turn after.
+	TurnAfter bool
 	// Exchange is set when the vector channel's exchange rule ran: a
 	// reply to a question scored at least the query's cosine with the sum
 	// of its and the question's vectors (not Tuning.NoExchange).
@@ -35,7 +36,8 @@ type ChannelTuning struct {
 	// K1 and B are the textbook BM25's constants the lexical channel
 	// scored with (internal/bm25); both 0 with BleveScores, when bleve's
 	// own BM25 ranked (Tuning.BleveScores, SQLite only).
-	K1, B       float64
+	K1, B float64
+	// BleveScores is set when bleve's own BM25 ranked (K1 and B are then 0).
 	BleveScores bool
 	// Dates, AnswerTypes and Compounds are set when the lexical channel
 	// scored the dates a query names, the answer types of "How long" and

@@ -73,9 +73,12 @@ var ErrClosed = errors.New("recall: index is closed")
 //
 // errors.Is(err, ErrInvalidFilter) holds for every *FilterError.
 type FilterError struct {
+	// Path is the JSON path of the offending clause, e.g. "$and[1].metadata.topic"; "" for the whole filter.
 	Path string
-	Op   string
-	Err  error
+	// Op is the operator being parsed ("$in"), or "" when the field itself is the problem.
+	Op string
+	// Err is the cause.
+	Err error
 }
 
 // Error implements error.

@@ -494,10 +494,15 @@ func sortedKeys(m map[string]any) []string {
 // metadata path) against Values: string, float64, bool or nil (JSON null);
 // createdAt values are Unix milliseconds. The semantics are Filter.Match's.
 type FilterNode struct {
-	Op     string
-	Kids   []FilterNode
-	Field  string
-	Key    []string
+	// Op is OpAnd, OpOr, OpNot or a comparison operator ("$eq", "$in", …).
+	Op string
+	// Kids are the operands of OpAnd and OpOr (one for OpNot).
+	Kids []FilterNode
+	// Field is a comparison's field: "role", "threadId", "seq", "createdAt" or "metadata".
+	Field string
+	// Key is the metadata path, one element per dotted part.
+	Key []string
+	// Values are the operand values: string, float64, bool or nil; createdAt as Unix milliseconds.
 	Values []any
 }
 

@@ -47,7 +47,9 @@ type Corpus interface {
 
 // Scored is one channel candidate: a message and the channel's score.
 type Scored struct {
-	ID    string
+	// ID is the message's id.
+	ID string
+	// Score is the channel's score: BM25 (lexical) or cosine similarity (vector); higher is better.
 	Score float64
 }
 
@@ -55,8 +57,14 @@ type Scored struct {
 // candidates, best first (at most the candidate pool, allowed messages
 // only), or its error. A channel the mode leaves out is empty and nil.
 type Channels struct {
-	Lexical, Vector       []Scored
-	LexicalErr, VectorErr error
+	// Lexical are the lexical channel's candidates, best first.
+	Lexical []Scored
+	// Vector are the vector channel's candidates, best first.
+	Vector []Scored
+	// LexicalErr is the lexical channel's error; nil when it answered or did not run.
+	LexicalErr error
+	// VectorErr is the vector channel's error; nil when it answered or did not run.
+	VectorErr error
 }
 
 // Ranking is how Finish ranks: the prepared query's resolved options and
@@ -66,20 +74,27 @@ type Channels struct {
 // that answered ("" means StatusOK; "degraded: …" while messages are not
 // embedded, EmbeddedStatus) and the caller's backlog.
 type Ranking struct {
+	// Options are the query's resolved options (Prepared.Options).
 	Options Options
-	Thread  string
+	// Thread is the thread a scope-thread search is confined to; "" for the resource.
+	Thread string
 	// Query is the query text (the speaker rule reads the names it holds).
 	Query string
 	// Dates are the periods the query names that the lexical channel
 	// scored as date terms (QueryDates asked at Query.At, those some
 	// message of the resource carries; none with Tuning.NoDates): the date
 	// rule raises the candidates that carry one.
-	Dates        []DatePeriod
-	Tuning       Tuning
-	QueryVector  bool
-	Embedder     string
+	Dates []DatePeriod
+	// Tuning is the resolved tuning (Tuning.Resolve).
+	Tuning Tuning
+	// QueryVector reports that the query was embedded, so the vector channel could run.
+	QueryVector bool
+	// Embedder is the embedder's id, for Retrieval.Embedder.
+	Embedder string
+	// VectorStatus is the vector channel's status: "" means StatusOK, "degraded: …" while messages are not embedded.
 	VectorStatus string
-	Backlog      Backlog
+	// Backlog is the caller's indexing backlog, for Retrieval.Note.
+	Backlog Backlog
 }
 
 // Finish runs the stages of a search after its channels over c, exactly as
@@ -265,8 +280,12 @@ func Analyze(text string) []string {
 // instants of local midnights in Zone, or the month Month of any year in
 // Zone when From is zero.
 type DatePeriod struct {
-	From, To time.Time
-	Month    time.Month
+	// From is the period's start (inclusive): a local midnight in Zone; zero for a month of any year.
+	From time.Time
+	// To is the period's end (exclusive): a local midnight in Zone.
+	To time.Time
+	// Month is the month of any year, when From is zero.
+	Month time.Month
 	// Zone is the resource's time zone whose days and months the period
 	// counts (Config.Location); nil means UTC.
 	Zone *time.Location

@@ -16,15 +16,23 @@ import (
 // Vector) when the message has no embedding yet. Range neighbours carry no
 // scores.
 type Hit struct {
-	MessageID string    `json:"messageId"`
-	ThreadID  string    `json:"threadId"`
-	Seq       int64     `json:"seq"`
-	Role      string    `json:"role,omitempty"`
+	// MessageID is the message's id.
+	MessageID string `json:"messageId"`
+	// ThreadID is the message's thread.
+	ThreadID string `json:"threadId"`
+	// Seq is the message's seq in ThreadID.
+	Seq int64 `json:"seq"`
+	// Role is the message's role.
+	Role string `json:"role,omitempty"`
+	// CreatedAt is the message's time (not in JSON).
 	CreatedAt time.Time `json:"-"`
-	Score     float64   `json:"score"`
-	Lexical   *float64  `json:"lexicalScore,omitempty"`
-	Vector    *float64  `json:"vectorScore,omitempty"`
-	Reason    string    `json:"reason"` // ReasonHit or ReasonRange
+	// Score is the fused score (higher ranks first); 0 for a range neighbour.
+	Score float64 `json:"score"`
+	// Lexical is the BM25 score; nil when the lexical channel did not find the message.
+	Lexical *float64 `json:"lexicalScore,omitempty"`
+	// Vector is the cosine similarity in [-1, 1]; nil when the vector channel did not find it.
+	Vector *float64 `json:"vectorScore,omitempty"`
+	Reason string   `json:"reason"` // ReasonHit or ReasonRange
 	// Rank is the 1-based rank of the hit; for a range neighbour, the rank
 	// of the best hit that brought it.
 	Rank int `json:"rank"`

@@ -43,7 +43,9 @@ type DerivedVectors interface {
 // vector collections. The caller keeps the durable queue of what is owed
 // (the engine's outbox) and retries what Update reports as not done.
 type Indexer struct {
+	// Index is the index updated; required.
 	Index *Index
+	// Store keeps the vectors computed; required.
 	Store VectorStore
 	// Log receives the warnings of failures that are not the caller's to
 	// handle (a loaded collection that refused vectors, which is then
@@ -59,7 +61,8 @@ type Indexed struct {
 	// Owed are the ids of the documents whose embedding failed (EmbedErr,
 	// which matches ErrEmbed): they were indexed lexically when asked, and
 	// have no vector yet.
-	Owed     []string
+	Owed []string
+	// EmbedErr is the embedding failure behind Owed (it matches ErrEmbed); nil when Owed is empty.
 	EmbedErr error
 	// Embedded counts the vectors computed and stored now (0: every
 	// document had one stored already).

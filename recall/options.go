@@ -45,8 +45,10 @@ const MaxTopK = 1000
 // before it and After messages after it, by seq in the hit's own thread.
 // In JSON it is one number (both sides) or {"before": B, "after": A}.
 type Range struct {
+	// Before is how many messages before the hit, by seq; 0 for none.
 	Before int `json:"before"`
-	After  int `json:"after"`
+	// After is how many messages after the hit, by seq; 0 for none.
+	After int `json:"after"`
 }
 
 // UnmarshalJSON accepts a number or {"before", "after"}.
@@ -136,10 +138,13 @@ func (o Options) Resolve() (Options, error) {
 // must be and what it got. It wraps ErrInvalidOptions, so errors.Is works
 // as before, and its text is "recall: invalid options: FIELD RULE".
 type OptionError struct {
+	// Field is the option's JSON name: topK, threshold, messageRange, scope, mode or fusion.
 	Field string
-	Rule  string
+	// Rule says what it must be and what it got.
+	Rule string
 }
 
+// Error implements error.
 func (e *OptionError) Error() string {
 	return fmt.Sprintf("%v: %s %s", ErrInvalidOptions, e.Field, e.Rule)
 }

@@ -267,7 +267,12 @@ func lowerWords(text string) []string {
 // (RelativeDate): the whole days [From, To) of its resource's zone, From
 // and To the instants of their local midnights (in that location); the
 // zero Referent is none.
-type Referent struct{ From, To time.Time }
+type Referent struct {
+	// From is the first day's local midnight (inclusive).
+	From time.Time
+	// To is the local midnight after the last day (exclusive).
+	To time.Time
+}
 
 // IsZero reports whether r is none.
 func (r Referent) IsZero() bool { return r.From.IsZero() }

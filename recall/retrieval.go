@@ -32,10 +32,14 @@ const (
 // it ran, and Note says why recall is degraded (from Query.Backlog), "" when
 // it is not.
 type Retrieval struct {
-	Lexical  string `json:"lexical"`
-	Vector   string `json:"vector"`
+	// Lexical is the lexical channel's status (StatusOK, StatusOff, …).
+	Lexical string `json:"lexical"`
+	// Vector is the vector channel's status (StatusOK, StatusOff, StatusCatchingUp, "degraded: …", "unavailable: …").
+	Vector string `json:"vector"`
+	// Embedder names the vector channel's embedder when it ran.
 	Embedder string `json:"embedder,omitempty"`
-	Note     string `json:"note,omitempty"`
+	// Note says why recall is degraded; "" when it is not.
+	Note string `json:"note,omitempty"`
 	// Rerank says how the re-rank stage fared (SearchReranked); nil when
 	// the search had none.
 	Rerank *RerankStatus `json:"rerank,omitempty"`

@@ -112,9 +112,12 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 // resolved (Options.Resolve), the thread a scope-thread search is confined
 // to ("" for the resource) and its parsed filter (nil for none).
 type Prepared struct {
+	// Options are the query's options, resolved (Options.Resolve).
 	Options Options
-	Thread  string
-	Filter  *Filter
+	// Thread is the thread a scope-thread search is confined to; "" for the resource.
+	Thread string
+	// Filter is the parsed filter; nil for none.
+	Filter *Filter
 }
 
 // Prepare checks q as Search does before it searches: ErrInvalidOptions or

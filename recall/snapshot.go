@@ -88,9 +88,12 @@ type SnapshotSource interface {
 // ThreadMark is what the store says of one thread: how many messages it
 // holds and the highest seq it ever gave (seqs are never reused).
 type ThreadMark struct {
+	// ThreadID is the thread's id.
 	ThreadID string
+	// Messages counts its stored messages.
 	Messages int64
-	LastSeq  int64
+	// LastSeq is the highest seq it ever gave (seqs are never reused).
+	LastSeq int64
 }
 
 const (

@@ -355,12 +355,16 @@ func (m *Memory) Get(ctx context.Context, key string) (State, error) {
 
 // Version is one entry of a scope's history.
 type Version struct {
-	Key        string
-	Version    int64
+	// Key is the key of the scope whose history it is.
+	Key string
+	// Version is its number in the key's history, from 1, one more per write.
+	Version int64
+	// Content is the whole working memory as written (Markdown or JSON, per the mode).
 	Content    string
 	RunID      string // the run that wrote it; empty when not written by a run
 	ToolCallID string // the tool call that wrote it; empty when not written by a tool
-	UpdatedAt  time.Time
+	// UpdatedAt is when it was written (Config.Now, UTC).
+	UpdatedAt time.Time
 }
 
 // History lists the versions of key, newest first; limit ≤ 0 means all. A

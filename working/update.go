@@ -21,7 +21,9 @@ import (
 // makes the update idempotent for (RunID, ToolCallID): applying it again
 // returns the version it wrote instead of writing another.
 type Origin struct {
-	RunID      string
+	// RunID is the run that writes the version; "" for none.
+	RunID string
+	// ToolCallID is the tool call that writes it; with RunID it makes the update idempotent.
 	ToolCallID string
 	// ResourceID is the resource on whose behalf the update is made; when
 	// set, it must own the state (ErrOwnerMismatch otherwise). Empty means
