@@ -81,7 +81,7 @@ func seedSessions(t *testing.T, tokens *server.Tokens, opt server.SessionOptions
 		t.Fatal(err)
 	}
 	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, Logger: slog.New(slog.DiscardHandler), Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test"})}, CookieMount: "/ui/",
-		Public: map[string]http.Handler{"/ui/login": inspector.Login(tokens, sessions), inspector.LogoutPath: inspector.Logout(sessions)}, LoginPath: "/ui/login"})
+		Public: map[string]http.Handler{"/ui/login": inspector.Login(tokens, sessions, nil), inspector.LogoutPath: inspector.Logout(sessions)}, LoginPath: "/ui/login"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
 package inspector
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,7 +42,18 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html><html 
 // With nil tokens (no token file: every request is the operator's) a
 // POST sets no cookie and goes to next; with tokens and nil sessions it
 // is a 500 that says the server keeps no sessions.
-func Login(tokens *server.Tokens, sessions *server.Sessions) http.Handler {
+//
+// Failed sign-ins count in limiter by the client's address, as unknown
+// bearer tokens do on the API (server.AuthLimiter): past its burst, a
+// sign-in from that address is answered the form with a 429, a
+// Retry-After header and a message saying when to try again, its token
+// not checked. Give it the server's Config.AuthLimiter so that the form
+// and the API share one budget; nil means a limiter of its own with the
+// defaults, logging to slog.Default().
+func Login(tokens *server.Tokens, sessions *server.Sessions, limiter *server.AuthLimiter) http.Handler {
+	if limiter == nil {
+		limiter, _ = server.NewAuthLimiter(server.AuthLimitOptions{}) // the defaults: no error
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
@@ -51,7 +64,7 @@ func Login(tokens *server.Tokens, sessions *server.Sessions) http.Handler {
 			}
 			loginForm(w, sessions, http.StatusOK, "", next)
 		case http.MethodPost:
-			loginPost(w, r, tokens, sessions)
+			loginPost(w, r, tokens, sessions, limiter)
 		default:
 			errorPage(w, http.StatusMethodNotAllowed, "Method not allowed", r.Method+" "+r.URL.Path+": the sign-in page takes GET, HEAD and POST", "", "GET, HEAD, POST")
 		}
@@ -60,7 +73,7 @@ func Login(tokens *server.Tokens, sessions *server.Sessions) http.Handler {
 
 // loginPost checks a sign-in's origin and token, then starts its session,
 // sets the cookie and sends the browser to the page it asked for.
-func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens, sessions *server.Sessions) {
+func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens, sessions *server.Sessions, limiter *server.AuthLimiter) {
 	next := safeNext(r.PostFormValue("next"))
 	if !sameOrigin(r) {
 		loginForm(w, sessions, http.StatusForbidden, "This sign-in was sent from another site; sign in from this page.", next)
@@ -76,8 +89,15 @@ func loginPost(w http.ResponseWriter, r *http.Request, tokens *server.Tokens, se
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
+	var te *server.TooManyFailuresError
+	if err := limiter.Check(r); errors.As(err, &te) {
+		w.Header().Set("Retry-After", strconv.Itoa(server.RetryAfter(te.Wait)))
+		loginForm(w, sessions, http.StatusTooManyRequests, "Too many failed sign-ins from your address: try again in "+spelledDuration(time.Duration(server.RetryAfter(te.Wait))*time.Second)+".", next)
+		return
+	}
 	p, ok := tokens.Lookup(tok)
 	if !ok {
+		limiter.Fail(r)
 		loginForm(w, sessions, http.StatusUnauthorized, "That token is not in the server's token file.", next)
 		return
 	}

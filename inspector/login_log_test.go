@@ -33,7 +33,7 @@ func TestLoginLogsNothingAsked(t *testing.T) {
 	}
 	srv, err := server.New(server.Config{Engine: e, Tokens: tok, Sessions: sessions, Logger: slog.New(slog.NewJSONHandler(&log, nil)),
 		Mount:  map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test"})},
-		Public: map[string]http.Handler{"/ui/login": inspector.Login(tok, sessions)}, LoginPath: "/ui/login"})
+		Public: map[string]http.Handler{"/ui/login": inspector.Login(tok, sessions, nil)}, LoginPath: "/ui/login"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestLoginStatesTTL(t *testing.T) {
 				}
 			}
 			w := httptest.NewRecorder()
-			inspector.Login(tok, sessions).ServeHTTP(w, httptest.NewRequest("GET", "/ui/login", nil))
+			inspector.Login(tok, sessions, nil).ServeHTTP(w, httptest.NewRequest("GET", "/ui/login", nil))
 			body, _ := io.ReadAll(w.Result().Body)
 			if w.Code != 200 || !strings.Contains(string(body), c.want) {
 				t.Fatalf("GET /ui/login: %d, body lacks %q:\n%s", w.Code, c.want, body)

@@ -16,3 +16,8 @@ var ErrInvalidTokens = errors.New("server: invalid token file")
 // answers) for an object that does not exist or that belongs to a resource
 // the principal may not touch; the two are not told apart.
 var ErrNotFound = errors.New("server: not found")
+
+// ErrTooManyFailures matches the error of AuthLimiter.Check for a client
+// address that failed to authenticate too often (a *TooManyFailuresError,
+// which says how long to wait); the API answers it 429.
+var ErrTooManyFailures = errors.New("server: too many failed authentications")

@@ -50,5 +50,10 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p *Princip
 	metrics.WriteGaugeUint64(w, "mnemo_threads", uint64(st.Threads))
 	metrics.WriteGaugeUint64(w, "mnemo_outbox_pending", uint64(st.OutboxPending))
 	metrics.WriteGaugeFloat64(w, "mnemo_index_lag_seconds", st.IndexLag.Seconds())
+	if l := s.cfg.AuthLimiter; l != nil {
+		metrics.WriteCounterUint64(w, "mnemo_auth_failures_total", l.Failures())
+		metrics.WriteCounterUint64(w, "mnemo_auth_refused_total", l.Refused())
+		metrics.WriteGaugeUint64(w, "mnemo_auth_limited_addresses", uint64(l.Addresses()))
+	}
 	metrics.WriteProcessMetrics(w)
 }

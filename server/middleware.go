@@ -80,12 +80,24 @@ const SessionCookie = "mnemo_token"
 
 // authenticate returns the request's principal: Operator without a token
 // file, else the token's (header, else, when cookie is true, the
-// SessionCookie's session's for a read), else an unauthorized problem.
+// SessionCookie's session's for a read), else an unauthorized problem. A
+// request that sends an Authorization header is first checked against
+// the AuthLimiter (a 429 problem when its address failed too often), and
+// counted there when its token is unknown.
 func (s *Server) authenticate(r *http.Request, cookie bool) (*Principal, error) {
 	if s.cfg.Tokens == nil {
 		return Operator, nil
 	}
-	p, ok := s.cfg.Tokens.Authenticate(r)
+	var p *Principal
+	ok := false
+	if r.Header.Get("Authorization") != "" {
+		if err := s.cfg.AuthLimiter.Check(r); err != nil {
+			return nil, tooManyFailures(err)
+		}
+		if p, ok = s.cfg.Tokens.Authenticate(r); !ok {
+			s.cfg.AuthLimiter.Fail(r)
+		}
+	}
 	if c, err := r.Cookie(SessionCookie); cookie && !ok && isRead(r) && r.Header.Get("Authorization") == "" && err == nil && s.cfg.Sessions != nil {
 		// Reads of the inspector only: a cookie must never authorise a
 		// write (CSRF), nor give a browser's sign-in the API.
@@ -174,7 +186,7 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 		// Only the mount a sign-in's cookie opens is sent to the sign-in
 		// page: for another (/mcp) it would give nothing, and the page
 		// refuses a next outside the inspector.
-		if err != nil && cookie && s.cfg.LoginPath != "" && isRead(r) && strings.Contains(r.Header.Get("Accept"), "text/html") {
+		if err != nil && classify(err).kind == kindUnauthorized && cookie && s.cfg.LoginPath != "" && isRead(r) && strings.Contains(r.Header.Get("Accept"), "text/html") {
 			// Headed as the inspector's own answers: its small HTML body
 			// is no page to sniff, frame or keep.
 			h := sw.Header()

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/journal"
@@ -66,6 +68,7 @@ var (
 	kindAnswerSize  = kind{"answer-too-large", http.StatusUnprocessableEntity, "Answer too large"}
 	kindNoWM        = kind{"working-memory-off", http.StatusNotFound, "Working memory is not configured"}
 	kindQuota       = kind{"quota-exceeded", http.StatusTooManyRequests, "Storage quota exceeded"}
+	kindTooMany     = kind{"too-many-failures", http.StatusTooManyRequests, "Too many failed authentications"}
 	kindUnavailable = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
 	kindInternal    = kind{"internal", http.StatusInternalServerError, "Internal error"}
 	kindMediaType   = kind{"unsupported-media-type", http.StatusUnsupportedMediaType, "Request body must be application/json"}
@@ -86,6 +89,8 @@ type apiError struct {
 	field  string
 	diffs  []string
 	cause  error // logged, never shown
+	// retry is the Retry-After of a 429 too-many-failures answer.
+	retry time.Duration
 }
 
 func (e *apiError) Error() string { return e.detail }
@@ -121,6 +126,18 @@ func unreachable(e *engine.Engine, err error) error {
 
 func errorf(k kind, field, format string, args ...any) *apiError {
 	return &apiError{kind: k, field: field, detail: fmt.Sprintf(format, args...)}
+}
+
+// tooManyFailures is the 429 problem of an address over its
+// AuthLimiter's limit (err from AuthLimiter.Check), with its Retry-After.
+func tooManyFailures(err error) *apiError {
+	var te *TooManyFailuresError
+	ae := &apiError{kind: kindTooMany, retry: DefaultAuthEvery}
+	if errors.As(err, &te) {
+		ae.retry = te.Wait
+	}
+	ae.detail = fmt.Sprintf("too many failed authentications from this address: no token is checked from it for %d s (Retry-After); check the token your client sends", RetryAfter(ae.retry))
+	return ae
 }
 
 // notFound is the one answer for a missing object and for an object of a
@@ -246,6 +263,9 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 	h.Set("X-Content-Type-Options", "nosniff")
 	if ae.kind.status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", retryAfter)
+	}
+	if ae.retry > 0 {
+		h.Set("Retry-After", strconv.Itoa(RetryAfter(ae.retry)))
 	}
 	if ae.kind.status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Bearer realm="mnemo"`)

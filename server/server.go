@@ -86,6 +86,14 @@ type Config struct {
 	// it is not a key of Mount, or when it is set with Tokens but no
 	// Sessions.
 	CookieMount string
+	// AuthLimiter bounds failed authentications per client address (a
+	// bearer token not in Tokens): past its burst, an address's requests
+	// that send a token are answered 429 with Retry-After until it earns
+	// another attempt. nil means one of the defaults (10 failures, then
+	// one a second; DefaultAuthBurst, DefaultAuthEvery) logging to
+	// Logger. Give the inspector's sign-in (Public) the same limiter, so
+	// that the form and the API share one budget. Unused without Tokens.
+	AuthLimiter *AuthLimiter
 	// Sessions are the sign-in sessions the SessionCookie names, which the
 	// inspector's sign-in starts and its sign-out ends (the same store
 	// must be given to both); their principals must be of Tokens. nil
@@ -140,9 +148,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
+	var err error
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), crossOrigin: http.NewCrossOriginProtection(), stopping: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.cfg.AuthLimiter == nil {
+		if s.cfg.AuthLimiter, err = NewAuthLimiter(AuthLimitOptions{Logger: s.log}); err != nil {
+			return nil, err
+		}
 	}
 	s.metrics = newMetrics(cfg.Engine)
 	doc, err := buildOpenAPI(routes, cfg.Version)

@@ -94,13 +94,19 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, Logger: log, MaxBodyBytes: maxBody, Version: version(),
+	// One budget of failed authentications per client address for the
+	// API, /mcp and the sign-in form (docs/serve.md, "Failed tokens").
+	limiter, err := server.NewAuthLimiter(server.AuthLimitOptions{Logger: log})
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, AuthLimiter: limiter, Logger: log, MaxBodyBytes: maxBody, Version: version(),
 		ShutdownTimeout: serveDrain, // signals.go: inside the CLI's serveStopGrace
 		Mount: map[string]func(*server.Principal) http.Handler{
 			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log}),
 			"/ui/": inspector.Handler(e, inspector.Options{Version: version(), Logger: log}),
 		},
-		Public:      map[string]http.Handler{inspector.LoginPath: inspector.Login(tokens, sessions), inspector.LogoutPath: inspector.Logout(sessions)},
+		Public:      map[string]http.Handler{inspector.LoginPath: inspector.Login(tokens, sessions, limiter), inspector.LogoutPath: inspector.Logout(sessions)},
 		LoginPath:   inspector.LoginPath,
 		CookieMount: "/ui/",
 	})
