@@ -32,6 +32,11 @@
 // Config.CookieMount (the inspector's pages, /ui/) only while the session
 // lives: the API, /mcp and every write need the bearer token.
 //
+// An AuthLimiter (Config.AuthLimiter, shared with the inspector's sign-in)
+// bounds failed authentications per client address: past its burst, a
+// request of that address sending a token is a 429 without its token
+// being checked.
+//
 // # Invariants
 //
 //   - Every route of the mux is in the OpenAPI document and every operation
@@ -46,14 +51,16 @@
 // # Concurrency
 //
 // A Server is safe for concurrent use; it holds no per-request state beyond
-// the request. Sessions, the inspector's sign-ins, is the one state shared
-// between requests: a map under a mutex, bounded by its caps, lost when the
-// process ends. Serve shuts down gracefully when its context ends: the
+// the request. Sessions, the inspector's sign-ins, and the AuthLimiter's
+// buckets are the state shared between requests: maps under a mutex,
+// bounded by their caps, lost when the process ends. Serve shuts down gracefully when its context ends: the
 // listener closes, in-flight requests finish (up to Config.ShutdownTimeout),
 // then Serve returns; the caller closes the engine after.
 //
 // # Errors
 //
-// New and NewSessions return ErrInvalidConfig; LoadTokens returns
-// ErrInvalidTokens naming the entry and field at fault.
+// New, NewSessions and NewAuthLimiter return ErrInvalidConfig; LoadTokens
+// returns ErrInvalidTokens naming the entry and field at fault;
+// AuthLimiter.Check returns a *TooManyFailuresError matching
+// ErrTooManyFailures.
 package server
