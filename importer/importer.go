@@ -36,10 +36,14 @@ var ErrUnknownFormat = errors.New("importer: unknown format")
 // wraps engine.ErrInvalidInput) when the engine refused the record. Its
 // text is "importer: " + Record() + ": " + Reason().
 type RecordError struct {
-	File  string
+	// File names the file: Options.Name, else the path given to Import.
+	File string
+	// Where is "line N" (JSONL) or a JSON path (LoCoMo, LongMemEval).
 	Where string
+	// Field is the record's field the engine refused, as the file spells it; "" otherwise.
 	Field string
-	Err   error
+	// Err is the cause.
+	Err error
 }
 
 // Error implements error.
@@ -84,18 +88,22 @@ type Options struct {
 
 // Report summarises the import of one file.
 type Report struct {
-	File   string `json:"file"`
+	// File names the file: Options.Name, else the path given to Import.
+	File string `json:"file"`
+	// Format is the file's format, one of the Format constants.
 	Format string `json:"format"`
 	// Resources and Threads count the distinct resources and threads of
 	// this file's messages that are stored, now or by an earlier import
 	// (not those of skipped records). `mnemo ingest` of several FILEs
 	// sums them per FILE: a thread in two FILEs counts twice.
-	Resources  int            `json:"resources"`
-	Threads    int            `json:"threads"`
-	Messages   int            `json:"messages"`   // messages stored now
-	Duplicates int            `json:"duplicates"` // messages already stored (same id, content and metadata)
-	Skipped    int            `json:"skipped"`    // malformed records left out (not the one a strict import stopped at)
-	Problems   []*RecordError `json:"-"`
+	Resources int `json:"resources"`
+	// Threads counts the distinct threads (see Resources).
+	Threads    int `json:"threads"`
+	Messages   int `json:"messages"`   // messages stored now
+	Duplicates int `json:"duplicates"` // messages already stored (same id, content and metadata)
+	Skipped    int `json:"skipped"`    // malformed records left out (not the one a strict import stopped at)
+	// Problems are the malformed records left out (Skipped of them), in file order.
+	Problems []*RecordError `json:"-"`
 	// Stopped is where a strict import stopped (the Where of the
 	// *RecordError it returned), "" when it did not; that record is not
 	// counted in Skipped.
@@ -106,7 +114,8 @@ type Report struct {
 	// docs/cli.md, Import formats) gave a value other than null, "", [] or {}.
 	// UnstoredMembers names those members, each once, in the order first
 	// met; nil when Unstored is 0.
-	Unstored        int      `json:"unstored"`
+	Unstored int `json:"unstored"`
+	// UnstoredMembers names the members (see Unstored).
 	UnstoredMembers []string `json:"unstoredMembers,omitempty"`
 }
 

@@ -15,25 +15,36 @@ import (
 // LoCoMoSample is one LoCoMo conversation as the importer and the evaluator
 // read it.
 type LoCoMoSample struct {
-	SampleID     string                     `json:"sample_id"`
+	// SampleID is the conversation's id, e.g. "conv-26".
+	SampleID string `json:"sample_id"`
+	// Conversation holds the speakers ("speaker_a", "speaker_b"), each "session_N" (a list of LoCoMoTurn) and its "session_N_date_time".
 	Conversation map[string]json.RawMessage `json:"conversation"`
-	QA           []LoCoMoQA                 `json:"qa"`
+	// QA are the benchmark's questions on the conversation.
+	QA []LoCoMoQA `json:"qa"`
 }
 
 // LoCoMoQA is one benchmark question. Category: 1 multi-hop, 2 temporal,
 // 3 open-domain, 4 single-hop, 5 adversarial.
 type LoCoMoQA struct {
-	Question string          `json:"question"`
-	Answer   json.RawMessage `json:"answer"`
-	Evidence []string        `json:"evidence"`
-	Category int             `json:"category"`
+	// Question is the question text.
+	Question string `json:"question"`
+	// Answer is the gold answer as the file gives it (a string or a number).
+	Answer json.RawMessage `json:"answer"`
+	// Evidence are the DiaIDs of the turns that hold the answer.
+	Evidence []string `json:"evidence"`
+	// Category is 1 to 5 (see the type).
+	Category int `json:"category"`
 }
 
 // LoCoMoTurn is one turn of a LoCoMo session.
 type LoCoMoTurn struct {
-	Speaker     string `json:"speaker"`
-	DiaID       string `json:"dia_id"`
-	Text        string `json:"text"`
+	// Speaker is the speaker's name.
+	Speaker string `json:"speaker"`
+	// DiaID names the turn, "D<session>:<turn>" (e.g. "D1:3").
+	DiaID string `json:"dia_id"`
+	// Text is what the speaker said.
+	Text string `json:"text"`
+	// BlipCaption describes a shared image; "" for none.
 	BlipCaption string `json:"blip_caption"`
 }
 

@@ -14,22 +14,34 @@ import (
 // HaystackSessionIDs and HasAnswer from the file itself; the importer never
 // stores them.
 type LongMemEvalQuestion struct {
-	QuestionID         string              `json:"question_id"`
-	QuestionType       string              `json:"question_type"`
-	Question           string              `json:"question"`
-	QuestionDate       string              `json:"question_date"`
-	HaystackSessionIDs []string            `json:"haystack_session_ids"`
-	HaystackDates      []string            `json:"haystack_dates"`
-	HaystackSessions   [][]LongMemEvalTurn `json:"haystack_sessions"`
-	AnswerSessionIDs   []string            `json:"answer_session_ids"`
-	Answer             json.RawMessage     `json:"answer"`
+	// QuestionID is the record's id.
+	QuestionID string `json:"question_id"`
+	// QuestionType is LongMemEval's category, e.g. "temporal-reasoning".
+	QuestionType string `json:"question_type"`
+	// Question is the question text.
+	Question string `json:"question"`
+	// QuestionDate is when the question is asked, in LongMemEval's date layout.
+	QuestionDate string `json:"question_date"`
+	// HaystackSessionIDs name the haystack sessions, index for index.
+	HaystackSessionIDs []string `json:"haystack_session_ids"`
+	// HaystackDates are the sessions' dates, index for index.
+	HaystackDates []string `json:"haystack_dates"`
+	// HaystackSessions are the sessions' turns, oldest session first.
+	HaystackSessions [][]LongMemEvalTurn `json:"haystack_sessions"`
+	// AnswerSessionIDs name the sessions that hold the answer.
+	AnswerSessionIDs []string `json:"answer_session_ids"`
+	// Answer is the gold answer as the file gives it (a string or a number).
+	Answer json.RawMessage `json:"answer"`
 }
 
 // LongMemEvalTurn is one turn of a haystack session.
 type LongMemEvalTurn struct {
-	Role      string `json:"role"`
-	Content   string `json:"content"`
-	HasAnswer bool   `json:"has_answer"`
+	// Role is "user" or "assistant".
+	Role string `json:"role"`
+	// Content is the turn's text.
+	Content string `json:"content"`
+	// HasAnswer marks a turn that holds the answer (read by the evaluator only).
+	HasAnswer bool `json:"has_answer"`
 }
 
 // LongMemEvalDateLayout is the layout of haystack dates, e.g.

@@ -29,24 +29,37 @@ type Querier = store.Conn
 // Dispatch is one row of dispatches, with the seq and tool calls of the
 // assistant message that makes the call.
 type Dispatch struct {
-	RunID, CallID        string
-	ThreadID, ResourceID string
-	Name                 string // the tool's name
-	MessageID            string // the assistant message that makes the call
+	// RunID is the run that made the call.
+	RunID string
+	// CallID is the tool call's id; (RunID, CallID) is the row's key.
+	CallID string
+	// ThreadID is the thread of the call's assistant message.
+	ThreadID string
+	// ResourceID is ThreadID's resource.
+	ResourceID string
+	Name       string // the tool's name
+	MessageID  string // the assistant message that makes the call
 	// Seq and ToolCalls are the call message's seq and tool_calls column
 	// (a JSON array, as stored); 0 and "" when it is not stored.
-	Seq       int64
+	Seq int64
+	// ToolCalls is that message's tool_calls column, a JSON array.
 	ToolCalls string
 	// ResultID is the tool message holding the result, "" until settled;
 	// Failed says the result was recorded as an error.
-	ResultID  string
+	ResultID string
+	// Failed reports a result recorded as an error.
 	Failed    bool
 	BegunAt   time.Time // UTC
 	SettledAt time.Time // UTC; zero until settled
 }
 
 // DispatchKey names a dispatch: a run and one of its call ids.
-type DispatchKey struct{ RunID, CallID string }
+type DispatchKey struct {
+	// RunID is the run that made the call.
+	RunID string
+	// CallID is the tool call's id.
+	CallID string
+}
 
 // ClaimRunTx is ClaimRun inside tx, at the journal's clock: the run becomes
 // threadID's of resourceID unless it is already another's (ErrRunOwned,

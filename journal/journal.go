@@ -94,10 +94,14 @@ func (j *Journal) Recorded(ctx context.Context, scope, key string) ([]byte, erro
 // [RunID, ThreadID, ResourceID, CallID], so no two keys collide whatever
 // the ids hold.
 type ToolKey struct {
-	RunID      string
-	ThreadID   string
+	// RunID is the run that made the call.
+	RunID string
+	// ThreadID is the run's thread.
+	ThreadID string
+	// ResourceID is the thread's resource.
 	ResourceID string
-	CallID     string
+	// CallID is the tool call's id.
+	CallID string
 }
 
 // String is the journal key of k.

@@ -22,10 +22,14 @@ const ScopeLost = "lost"
 // LostRange is a run of consecutive seqs of one thread that a salvage
 // lost (ScopeLost records).
 type LostRange struct {
-	ThreadID   string    `json:"threadId"`
-	ResourceID string    `json:"resourceId"`
-	FromSeq    int64     `json:"fromSeq"`
-	ToSeq      int64     `json:"toSeq"` // inclusive
+	// ThreadID is the thread that lost the turns.
+	ThreadID string `json:"threadId"`
+	// ResourceID is its resource.
+	ResourceID string `json:"resourceId"`
+	// FromSeq is the first lost seq (inclusive).
+	FromSeq int64 `json:"fromSeq"`
+	ToSeq   int64 `json:"toSeq"` // inclusive
+	// SalvagedAt is when the salvage recorded the loss (UTC).
 	SalvagedAt time.Time `json:"salvagedAt"`
 }
 

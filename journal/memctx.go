@@ -45,30 +45,44 @@ const ReasonUnsettled = "unsettled"
 // Recalled lists only turns that reached the prompt; a recall hit that was
 // dropped is in Dropped, never in Recalled.
 type MemCtx struct {
-	RunID       string  `json:"runId"`
-	ThreadID    string  `json:"threadId"`
-	ResourceID  string  `json:"resourceId"`
-	Query       string  `json:"query"`
-	Options     Options `json:"options"`
-	Recalled    []Ref   `json:"recalled"`
-	RecentCount int     `json:"recentCount"`
-	Recent      []Ref   `json:"recent"`
+	// RunID is the run's id (engine.LoadRequest.RunID).
+	RunID string `json:"runId"`
+	// ThreadID is the thread the context was loaded for.
+	ThreadID string `json:"threadId"`
+	// ResourceID is the thread's resource.
+	ResourceID string `json:"resourceId"`
+	// Query is the recall query text; "" when recall did not run.
+	Query string `json:"query"`
+	// Options are the composition options the run used.
+	Options Options `json:"options"`
+	// Recalled are the recalled turns that reached the prompt, in prompt order.
+	Recalled []Ref `json:"recalled"`
+	// RecentCount counts the recent window's turns.
+	RecentCount int `json:"recentCount"`
+	// Recent are the recent window's turns, oldest first.
+	Recent []Ref `json:"recent"`
 	// DroppedCount is the true count of Dropped: the turns left out as
 	// unobserved are listed up to RecentCap (the newest, next to the
 	// window) and all counted.
-	DroppedCount       int              `json:"droppedCount"`
-	Dropped            []Ref            `json:"dropped"`
-	ObservationCount   int              `json:"observationCount"`
-	Observations       []ObservationRef `json:"observations"`
-	WorkingMemoryChars int              `json:"workingMemoryChars"`
+	DroppedCount int `json:"droppedCount"`
+	// Dropped are turns left out (a dropped recall hit; unobserved turns, up to RecentCap), with their reason.
+	Dropped []Ref `json:"dropped"`
+	// ObservationCount counts the observations and reflections rendered.
+	ObservationCount int `json:"observationCount"`
+	// Observations name them, in rendering order.
+	Observations []ObservationRef `json:"observations"`
+	// WorkingMemoryChars is the rendered working memory's length in characters (0: none).
+	WorkingMemoryChars int `json:"workingMemoryChars"`
 	// Unsettled lists the dispatched tool calls of the prompt whose outcome
 	// was unknown (reason "unsettled"), and the other calls of their
 	// messages that had no result: each names the assistant message
 	// (MessageID, Seq) and the call (ToolCallID) that got a synthetic result.
-	Unsettled  []Ref     `json:"unsettled,omitempty"`
-	Tokens     *Tokens   `json:"tokens,omitempty"` // nil in records written before token figures existed
-	Retrieval  Retrieval `json:"retrieval"`
-	PromptHash string    `json:"promptHash"`
+	Unsettled []Ref   `json:"unsettled,omitempty"`
+	Tokens    *Tokens `json:"tokens,omitempty"` // nil in records written before token figures existed
+	// Retrieval says how each recall channel fared.
+	Retrieval Retrieval `json:"retrieval"`
+	// PromptHash is "sha256:<hex>" over the prompt's system part, messages and tools; Replay must reproduce it.
+	PromptHash string `json:"promptHash"`
 	// Render names the rendering the prompt was composed with (e.g.
 	// "render-v2"); empty for runs recorded before it was recorded. Replay
 	// reproduces PromptHash only with the same rendering.
@@ -103,24 +117,37 @@ type MemCtx struct {
 // Options.TokenBudget only by the recent window, working memory and tools,
 // which the budget never removes.
 type Tokens struct {
-	Recent        int `json:"recent"`
-	Recalled      int `json:"recalled"`
-	Observations  int `json:"observations"`
+	// Recent is the recent window's turns, in estimated tokens.
+	Recent int `json:"recent"`
+	// Recalled is the recalled turns'.
+	Recalled int `json:"recalled"`
+	// Observations is the rendered observations'.
+	Observations int `json:"observations"`
+	// WorkingMemory is the rendered working memory's.
 	WorkingMemory int `json:"workingMemory"`
-	Tools         int `json:"tools"`
-	Total         int `json:"total"`
+	// Tools is the offered tool definitions'.
+	Tools int `json:"tools"`
+	// Total is the sum of the others.
+	Total int `json:"total"`
 }
 
 // Options are the composition options a run used.
 type Options struct {
-	RecentN      int             `json:"recentN"`
-	TopK         int             `json:"topK"`
+	// RecentN is the recent window's size in messages.
+	RecentN int `json:"recentN"`
+	// TopK is the number of recall hits asked for.
+	TopK int `json:"topK"`
+	// Threshold is recall.Options.Threshold as the run resolved it.
 	Threshold    float64         `json:"threshold"`
 	MessageRange json.RawMessage `json:"messageRange,omitempty"` // a number, or {"before":B,"after":A}
-	Scope        string          `json:"scope,omitempty"`
-	Mode         string          `json:"mode,omitempty"`
-	Filter       json.RawMessage `json:"filter,omitempty"`
-	TokenBudget  int             `json:"tokenBudget,omitempty"`
+	// Scope is recall's scope, "thread" or "resource".
+	Scope string `json:"scope,omitempty"`
+	// Mode is recall's mode: "hybrid", "lexical" or "vector".
+	Mode string `json:"mode,omitempty"`
+	// Filter is the recall filter as given (JSON); absent for none.
+	Filter json.RawMessage `json:"filter,omitempty"`
+	// TokenBudget is the token budget of recalled turns, in estimated tokens; 0 for none.
+	TokenBudget int `json:"tokenBudget,omitempty"`
 	// Fusion names the fusion that gave the recalled hits their score in
 	// hybrid mode, "weighted" or "rrf" (recall.FusionWeighted,
 	// FusionRRF), and FusionParams its parameters. Both are absent when
@@ -128,7 +155,8 @@ type Options struct {
 	// score is that channel's), and in records written before they were
 	// recorded: a reader must then treat the fusion as unknown, not as
 	// the default, which a caller's options could have changed.
-	Fusion       string        `json:"fusion,omitempty"`
+	Fusion string `json:"fusion,omitempty"`
+	// FusionParams are Fusion's parameters.
 	FusionParams *FusionParams `json:"fusionParams,omitempty"`
 	// Rules are the hybrid rules that ran on the fused scores after the
 	// fusion, and their parameters, in hybrid mode (as Fusion). Nil when
@@ -162,25 +190,31 @@ type Channels struct {
 	// turn at least α × the score of the turn before it and, with
 	// TurnAfter, of the turn after it; absent when the rule was off.
 	ContextWeight float64 `json:"contextWeight,omitempty"`
-	TurnAfter     bool    `json:"turnAfter,omitempty"`
+	// TurnAfter is set when the context rule also compared the turn after.
+	TurnAfter bool `json:"turnAfter,omitempty"`
 	// Exchange is set when the vector channel's exchange rule ran (a
 	// reply scored with the sum of its and its question's vectors).
 	Exchange bool `json:"exchange,omitempty"`
 	// K1 and B are the textbook BM25's constants the lexical channel
 	// scored with; absent with BleveScores, when bleve's own BM25 ranked.
-	K1          float64 `json:"k1,omitempty"`
-	B           float64 `json:"b,omitempty"`
-	BleveScores bool    `json:"bleveScores,omitempty"`
+	K1 float64 `json:"k1,omitempty"`
+	// B is BM25's length normalisation b (see K1).
+	B float64 `json:"b,omitempty"`
+	// BleveScores is set when bleve's own BM25 ranked.
+	BleveScores bool `json:"bleveScores,omitempty"`
 	// Dates, AnswerTypes and Compounds are set when the lexical channel
 	// scored the query's dates, the answer types of "How long" and "When"
 	// questions, and the compound-identifier bonus.
-	Dates       bool `json:"dates,omitempty"`
+	Dates bool `json:"dates,omitempty"`
+	// AnswerTypes is set when answer types were scored (see Dates).
 	AnswerTypes bool `json:"answerTypes,omitempty"`
-	Compounds   bool `json:"compounds,omitempty"`
+	// Compounds is set when the compound-identifier bonus was scored (see Dates).
+	Compounds bool `json:"compounds,omitempty"`
 	// BleveMatches and ExactVectors are the SQLite backend's measuring
 	// knobs (bleve enumerated the lexical matches; the vector channel
 	// scanned every vector exactly), set when on.
 	BleveMatches bool `json:"bleveMatches,omitempty"`
+	// ExactVectors is set when the vector channel scanned every vector exactly.
 	ExactVectors bool `json:"exactVectors,omitempty"`
 }
 
@@ -205,12 +239,14 @@ type Rules struct {
 	// the query); both run in a resource-wide search only (0.15 by
 	// default with a semantic embedder, off with hash-384).
 	SessionWeight float64 `json:"sessionWeight,omitempty"`
-	TopicWeight   float64 `json:"topicWeight,omitempty"`
+	// TopicWeight is γ of the session-topic rule (see SessionWeight).
+	TopicWeight float64 `json:"topicWeight,omitempty"`
 	// SpeakerWeight and DateWeight are δ of the speaker and date rules,
 	// in standard deviations of the fused scores (2 by default): a
 	// candidate whose speaker, or date, the query names is raised by δ.
 	SpeakerWeight float64 `json:"speakerWeight,omitempty"`
-	DateWeight    float64 `json:"dateWeight,omitempty"`
+	// DateWeight is δ of the date rule (see SpeakerWeight).
+	DateWeight float64 `json:"dateWeight,omitempty"`
 }
 
 // FusionParams are the parameters of a run's fusion (Options.Fusion), as
@@ -233,15 +269,24 @@ type FusionParams struct {
 
 // Ref names one stored turn in a memctx record.
 type Ref struct {
-	ThreadID  string   `json:"threadId"`
-	Seq       int64    `json:"seq"`
-	MessageID string   `json:"messageId"`
-	Role      string   `json:"role"`
-	Preview   string   `json:"preview"`
-	Score     *float64 `json:"score,omitempty"`
-	Lexical   *float64 `json:"lexicalScore,omitempty"`
-	Vector    *float64 `json:"vectorScore,omitempty"`
-	Reason    string   `json:"reason,omitempty"`
+	// ThreadID is the turn's thread.
+	ThreadID string `json:"threadId"`
+	// Seq is the turn's seq in ThreadID.
+	Seq int64 `json:"seq"`
+	// MessageID is the turn's message id.
+	MessageID string `json:"messageId"`
+	// Role is the turn's role.
+	Role string `json:"role"`
+	// Preview is the start of its content (Preview: at most PreviewChars runes, one line).
+	Preview string `json:"preview"`
+	// Score is a recall hit's fused score; nil for other turns.
+	Score *float64 `json:"score,omitempty"`
+	// Lexical is the BM25 score; nil when that channel did not find it.
+	Lexical *float64 `json:"lexicalScore,omitempty"`
+	// Vector is the cosine similarity; nil when that channel did not find it.
+	Vector *float64 `json:"vectorScore,omitempty"`
+	// Reason says why it is listed: "hit", "range", "repair", a drop's reason, or ReasonUnsettled.
+	Reason string `json:"reason,omitempty"`
 	// ToolCallID names the call of an Unsettled entry.
 	ToolCallID string `json:"toolCallId,omitempty"`
 }
@@ -249,11 +294,16 @@ type Ref struct {
 // ObservationRef names an observation or reflection rendered into the
 // system part.
 type ObservationRef struct {
-	ID       string `json:"id"`
+	// ID is the observation's id.
+	ID string `json:"id"`
+	// ThreadID is its thread.
 	ThreadID string `json:"threadId"`
-	FromSeq  int64  `json:"fromSeq"`
-	ToSeq    int64  `json:"toSeq"`
-	Level    string `json:"level,omitempty"`
+	// FromSeq is the first seq it covers (inclusive).
+	FromSeq int64 `json:"fromSeq"`
+	// ToSeq is the last seq it covers (inclusive).
+	ToSeq int64 `json:"toSeq"`
+	// Level is "observation" or "reflection".
+	Level string `json:"level,omitempty"`
 	// Untrusted is set when the observation was rendered as untrusted (its
 	// sources include tool output).
 	Untrusted bool `json:"untrusted,omitempty"`
@@ -263,11 +313,16 @@ type ObservationRef struct {
 // "degraded: <why>" or "unavailable: <why>"; Embedder names the embedder that
 // ran, e.g. "hash-384"; Rerank is set when a re-rank stage ran.
 type Retrieval struct {
-	Lexical  string  `json:"lexical"`
-	Vector   string  `json:"vector"`
-	Embedder string  `json:"embedder,omitempty"`
-	Note     string  `json:"note,omitempty"`
-	Rerank   *Rerank `json:"rerank,omitempty"`
+	// Lexical is the lexical channel's status.
+	Lexical string `json:"lexical"`
+	// Vector is the vector channel's status.
+	Vector string `json:"vector"`
+	// Embedder names the embedder that ran, e.g. "hash-384".
+	Embedder string `json:"embedder,omitempty"`
+	// Note says why recall was degraded; "" when it was not.
+	Note string `json:"note,omitempty"`
+	// Rerank records the re-rank stage; nil when none ran.
+	Rerank *Rerank `json:"rerank,omitempty"`
 }
 
 // Rerank records the re-rank stage of a recall: the re-ranker that ran
@@ -275,10 +330,14 @@ type Retrieval struct {
 // order kept", "unavailable: <why>; fused order kept"), how many fused
 // candidates it was sent and how long it took in milliseconds.
 type Rerank struct {
-	Reranker   string  `json:"reranker"`
-	Status     string  `json:"status"`
-	Candidates int     `json:"candidates"`
-	Millis     float64 `json:"ms"`
+	// Reranker names the re-ranker, e.g. "rerank:bge-reranker-v2-m3".
+	Reranker string `json:"reranker"`
+	// Status is "ok", "timeout: fused order kept" or "unavailable: <why>; fused order kept".
+	Status string `json:"status"`
+	// Candidates counts the fused candidates sent.
+	Candidates int `json:"candidates"`
+	// Millis is how long it took, in milliseconds.
+	Millis float64 `json:"ms"`
 }
 
 // TimeLayout is the layout of MemCtx.CreatedAt: RFC 3339 in UTC with
@@ -401,8 +460,10 @@ type RunFilter struct {
 // (Unix milliseconds), then its record's key (MemCtxKey of the id) in
 // byte order, newer and greater first.
 type RunKey struct {
+	// CreatedAt is the record's creation time, Unix milliseconds.
 	CreatedAt int64
-	RunID     string
+	// RunID is the run's id.
+	RunID string
 }
 
 // Key returns r's place in ListRuns' order.
@@ -410,8 +471,11 @@ func (r RunInfo) Key() RunKey { return RunKey{CreatedAt: r.CreatedAt, RunID: r.R
 
 // RunInfo summarises one run for listings.
 type RunInfo struct {
-	RunID      string `json:"runId"`
-	ThreadID   string `json:"threadId"`
+	// RunID is the run's id.
+	RunID string `json:"runId"`
+	// ThreadID is the run's thread.
+	ThreadID string `json:"threadId"`
+	// ResourceID is the thread's resource.
 	ResourceID string `json:"resourceId"`
 	CreatedAt  int64  `json:"createdAtMs"` // Unix milliseconds
 }

@@ -36,8 +36,10 @@ const MaxRecallObservationsQueryBytes = 16 << 10
 // RecallObservationsArgs are the arguments of recallObservations. Its
 // reflected schema is the tool's parameters.
 type RecallObservationsArgs struct {
+	// Query is the keywords searched for; required.
 	Query string `json:"query" jsonschema:"required" jsonschema_description:"Keywords to search the observations for."`
-	TopK  int    `json:"topK,omitempty" jsonschema_description:"At most this many observations (1 to 20, default 5)."`
+	// TopK is the most observations answered, 1 to 20; 0 means 5.
+	TopK int `json:"topK,omitempty" jsonschema_description:"At most this many observations (1 to 20, default 5)."`
 }
 
 // recallObservationsResult is the tool result.

@@ -46,7 +46,9 @@ type Tool interface {
 // registry handles. The engine fills both; either may be empty for a
 // registry used outside the engine.
 type Owner struct {
-	ThreadID   string
+	// ThreadID is the thread whose tool calls the registry handles; may be empty.
+	ThreadID string
+	// ResourceID is the thread's resource; may be empty.
 	ResourceID string
 }
 

@@ -33,8 +33,11 @@ const (
 // Memory alone, or Search with Replace. Its reflected schema is the tool's
 // parameters.
 type TemplateArgs struct {
-	Memory  *string `json:"memory,omitempty" jsonschema_description:"The whole new markdown document; replaces the current one. Do not combine with search/replace."`
-	Search  *string `json:"search,omitempty" jsonschema_description:"An exact passage of the current document that occurs exactly once."`
+	// Memory is the whole new document; not with Search.
+	Memory *string `json:"memory,omitempty" jsonschema_description:"The whole new markdown document; replaces the current one. Do not combine with search/replace."`
+	// Search is a passage occurring exactly once in the current document; with Replace.
+	Search *string `json:"search,omitempty" jsonschema_description:"An exact passage of the current document that occurs exactly once."`
+	// Replace replaces Search ("" deletes it).
 	Replace *string `json:"replace,omitempty" jsonschema_description:"The text that replaces the search passage (may be empty to delete it)."`
 }
 
