@@ -195,7 +195,13 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 		}
 		fmt.Fprintf(w, "  %-6s %s #%d %s%s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, score, x.Preview)
 	}
-	fmt.Fprintf(w, "recent %d (listed %d):\n", r.RecentCount, len(r.Recent))
+	// The recent window: its turns are counted, and the record lists at
+	// most journal.RecentCap of them (the oldest first).
+	if r.RecentCount == len(r.Recent) {
+		fmt.Fprintf(w, "recent %d:\n", r.RecentCount)
+	} else {
+		fmt.Fprintf(w, "recent %d (%d listed: a record lists at most %d of the window's turns):\n", r.RecentCount, len(r.Recent), journal.RecentCap)
+	}
 	for _, x := range r.Recent {
 		fmt.Fprintf(w, "         %s #%d %s  %s\n", x.ThreadID, x.Seq, x.Role, x.Preview)
 	}
