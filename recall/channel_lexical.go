@@ -232,7 +232,7 @@ func (ix *Index) lexicalChannel(q *channelQuery) ([]scored, error) {
 		return nil, nil
 	}
 	if t := ix.cfg.Tuning; !t.BleveScores && !t.BleveMatches && !q.s.post.overflow {
-		return ix.lexicalPostings(q), nil
+		return ix.lexicalPostings(q)
 	}
 	return ix.lexicalBleve(q)
 }

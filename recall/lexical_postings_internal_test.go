@@ -149,7 +149,7 @@ func postingsExact(t *testing.T, lex *Lexical, tuning Tuning, seed uint64) {
 			cq := ix.channelQuery(s, q, o, thread, filter)
 			cq.pool = o.TopK // small pools exercise the pruning
 			want := lexicalScan(cq)
-			got := ix.lexicalPostings(cq)
+			got, _ := ix.lexicalPostings(cq)
 			if !slices.Equal(got, want) {
 				t.Fatalf("query %q options %+v thread %q:\n postings %v\n scan     %v", text, o, thread, got, want)
 			}
@@ -173,7 +173,7 @@ func keptOwnExact(t *testing.T, ix *Index, s *shard, q Query, o Options, thread 
 	cq := ix.channelQuery(s, q, o, thread, filter)
 	cq.pool, cq.keepOwn = o.TopK, true
 	defer cq.lex.release()
-	if got := ix.lexicalPostings(cq); !slices.Equal(got, want) {
+	if got, _ := ix.lexicalPostings(cq); !slices.Equal(got, want) {
 		t.Fatalf("query %q with keepOwn:\n postings %v\n scan     %v", q.Text, got, want)
 	}
 	if cq.lex.kept == nil {
@@ -260,7 +260,7 @@ func TestSeedWithCompound(t *testing.T) {
 	}
 	sc := getLexScratch(s.ords, true)
 	defer sc.release()
-	sc.ownScores(s, q.lex)
+	sc.ownScores(context.Background(), s, q.lex)
 	sc.candidates(q, sc.seedFloor(q.lex, q.pool+q.slack))
 	if got, max := len(sc.cands), n/5; len(sc.touched) < n || got > max {
 		t.Fatalf("%d candidates of %d matches, want at most %d", got, len(sc.touched), max)

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime/debug"
@@ -76,6 +77,7 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 	defer scr.release() // after runChannels waited for the lexical goroutine
 
 	cq := ix.channelQuery(s, q, o, thread, filter)
+	cq.ctx = ctx
 	cq.scr = scr
 	// The fusion cross-scores the vector candidates from the lexical
 	// channel's own scores (lexScoring.keepOwn).
@@ -161,6 +163,9 @@ func (q *Query) thread(scope Scope) (string, error) {
 // predicate, the candidate pool, the exact lexical score and the query
 // vector.
 type channelQuery struct {
+	// ctx is the search's: the lexical channel over the postings returns
+	// its error when it ends (lexicalPostings); nil: never checked.
+	ctx    context.Context
 	s      *shard
 	text   string // the query text
 	thread string // the thread of scope thread; "" for the whole resource
@@ -314,6 +319,10 @@ func (ix *Index) runChannels(ctx context.Context, q *channelQuery, mode Mode, qE
 		w := wait
 		wait = nil
 		w()
+	}
+	if err := ctx.Err(); err != nil && errors.Is(ch.lexErr, err) {
+		// Cut off by the caller, not an outage to degrade around.
+		return nil, fmt.Errorf("recall: search: %w", err)
 	}
 	if mode != ModeVector {
 		r.Lexical = status(ch.lexErr)
