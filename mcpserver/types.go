@@ -5,27 +5,40 @@ package mcpserver
 
 // AppendInput is memory_append's input.
 type AppendInput struct {
-	ThreadID   string          `json:"threadId" jsonschema:"the conversation to append to; it is created on first use"`
-	ResourceID string          `json:"resourceId,omitempty" jsonschema:"the user or tenant owning the thread; may be left out when the thread exists or the token has one resource"`
-	Messages   []AppendMessage `json:"messages" jsonschema:"the turns to store, oldest first"`
+	// ThreadID (threadId, required) is the conversation to append to; it is created on first use.
+	ThreadID string `json:"threadId" jsonschema:"the conversation to append to; it is created on first use"`
+	// ResourceID (resourceId) owns the thread; empty: the thread's owner, or the token's only resource.
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user or tenant owning the thread; may be left out when the thread exists or the token has one resource"`
+	// Messages (messages, required) are the turns to store, oldest first.
+	Messages []AppendMessage `json:"messages" jsonschema:"the turns to store, oldest first"`
 }
 
 // AppendMessage is one turn to store.
 type AppendMessage struct {
-	Role    string `json:"role" jsonschema:"user or assistant (tool turns need tool-call ids; use the HTTP API)"`
+	// Role (role, required) is "user" or "assistant".
+	Role string `json:"role" jsonschema:"user or assistant (tool turns need tool-call ids; use the HTTP API)"`
+	// Content (content) is the text of the turn.
 	Content string `json:"content" jsonschema:"the text of the turn"`
-	Name    string `json:"name,omitempty" jsonschema:"optional speaker name"`
-	ID      string `json:"id,omitempty" jsonschema:"optional stable id; storing the same id and content again is a no-op"`
+	// Name (name) is the optional speaker name; empty: none.
+	Name string `json:"name,omitempty" jsonschema:"optional speaker name"`
+	// ID (id) is an optional stable id; the same id and content again is a no-op. Empty: one is assigned.
+	ID string `json:"id,omitempty" jsonschema:"optional stable id; storing the same id and content again is a no-op"`
 }
 
 // AppendOutput is memory_append's result.
 type AppendOutput struct {
-	ThreadID   string   `json:"threadId"`
-	ResourceID string   `json:"resourceId"`
-	Seqs       []int64  `json:"seqs" jsonschema:"the position of each stored turn in the thread"`
-	IDs        []string `json:"ids" jsonschema:"the id of each stored turn"`
-	Stored     int      `json:"stored" jsonschema:"turns written now (the rest were already stored)"`
-	Created    bool     `json:"created,omitempty" jsonschema:"the thread was started by this call"`
+	// ThreadID (threadId) is the thread appended to.
+	ThreadID string `json:"threadId"`
+	// ResourceID (resourceId) is the thread's owner.
+	ResourceID string `json:"resourceId"`
+	// Seqs (seqs) is each turn's position in the thread, in input order.
+	Seqs []int64 `json:"seqs" jsonschema:"the position of each stored turn in the thread"`
+	// IDs (ids) is each turn's message id, in input order.
+	IDs []string `json:"ids" jsonschema:"the id of each stored turn"`
+	// Stored (stored) counts the turns written now; the rest were stored already.
+	Stored int `json:"stored" jsonschema:"turns written now (the rest were already stored)"`
+	// Created (created) is true when this call started the thread.
+	Created bool `json:"created,omitempty" jsonschema:"the thread was started by this call"`
 }
 
 // MaxSearchTopK bounds memory_search's topK (its description says so): each
@@ -35,99 +48,152 @@ const MaxSearchTopK = 50
 
 // SearchInput is memory_search's input.
 type SearchInput struct {
-	Query      string `json:"query" jsonschema:"what to look for, in words"`
+	// Query (query, required) is what to look for, in words.
+	Query string `json:"query" jsonschema:"what to look for, in words"`
+	// ResourceID (resourceId) is whose memory to search; empty: threadId's owner, or the token's only resource.
 	ResourceID string `json:"resourceId,omitempty" jsonschema:"whose memory to search; may be left out when threadId is given or the token has one resource"`
-	ThreadID   string `json:"threadId,omitempty" jsonschema:"search only this conversation"`
-	TopK       int    `json:"topK,omitempty" jsonschema:"how many best matches (default 5, at most 50); each comes with its neighbouring turns"`
-	At         string `json:"at,omitempty" jsonschema:"when the question is asked (RFC 3339, e.g. 2023-05-11T09:00:00Z): its relative dates (yesterday, last week, two months ago) are resolved against it; default: the server clock (the zero time 0001-01-01T00:00:00Z is refused)"`
+	// ThreadID (threadId) limits the search to one conversation; empty: all of the resource's.
+	ThreadID string `json:"threadId,omitempty" jsonschema:"search only this conversation"`
+	// TopK (topK) is how many best matches, 1 to MaxSearchTopK; 0: 5.
+	TopK int `json:"topK,omitempty" jsonschema:"how many best matches (default 5, at most 50); each comes with its neighbouring turns"`
+	// At (at) is when the question is asked, RFC 3339; relative dates resolve against it. Empty: the server clock; the zero time is refused.
+	At string `json:"at,omitempty" jsonschema:"when the question is asked (RFC 3339, e.g. 2023-05-11T09:00:00Z): its relative dates (yesterday, last week, two months ago) are resolved against it; default: the server clock (the zero time 0001-01-01T00:00:00Z is refused)"`
 }
 
 // SearchHit is one turn found.
 type SearchHit struct {
-	ThreadID  string   `json:"threadId"`
-	Seq       int64    `json:"seq"`
-	MessageID string   `json:"messageId"`
-	Role      string   `json:"role"`
-	Content   string   `json:"content"`
-	CreatedAt string   `json:"createdAt" jsonschema:"when the turn was said (RFC 3339)"`
-	Reason    string   `json:"reason" jsonschema:"hit for a match, range for a neighbouring turn"`
-	Score     *float64 `json:"score,omitempty" jsonschema:"fused relevance of a hit; higher is better"`
+	// ThreadID (threadId) is the turn's conversation.
+	ThreadID string `json:"threadId"`
+	// Seq (seq) is the turn's position in its thread.
+	Seq int64 `json:"seq"`
+	// MessageID (messageId) is the turn's id.
+	MessageID string `json:"messageId"`
+	// Role (role) is the turn's role (user, assistant, tool).
+	Role string `json:"role"`
+	// Content (content) is the turn's text.
+	Content string `json:"content"`
+	// CreatedAt (createdAt) is when the turn was said, RFC 3339.
+	CreatedAt string `json:"createdAt" jsonschema:"when the turn was said (RFC 3339)"`
+	// Reason (reason) is "hit" for a match, "range" for a neighbouring turn.
+	Reason string `json:"reason" jsonschema:"hit for a match, range for a neighbouring turn"`
+	// Score (score) is a hit's fused relevance, higher is better; nil for a neighbour.
+	Score *float64 `json:"score,omitempty" jsonschema:"fused relevance of a hit; higher is better"`
 }
 
 // SearchOutput is memory_search's result.
 type SearchOutput struct {
-	Hits      []SearchHit `json:"hits" jsonschema:"best match first, each followed by its neighbours"`
-	Retrieval string      `json:"retrieval" jsonschema:"how the lexical and vector channels fared"`
+	// Hits (hits) are best match first, each followed by its neighbours; never nil.
+	Hits []SearchHit `json:"hits" jsonschema:"best match first, each followed by its neighbours"`
+	// Retrieval (retrieval) says how the lexical and vector channels fared, as "lexical <state>, vector <state>".
+	Retrieval string `json:"retrieval" jsonschema:"how the lexical and vector channels fared"`
 }
 
 // ContextInput is memory_context's input.
 type ContextInput struct {
-	ThreadID   string `json:"threadId" jsonschema:"the conversation whose next prompt is being built"`
+	// ThreadID (threadId, required) is the conversation whose next prompt is built.
+	ThreadID string `json:"threadId" jsonschema:"the conversation whose next prompt is being built"`
+	// ResourceID (resourceId) is the thread's owner; needed only for a thread with no turns yet when the token has several resources.
 	ResourceID string `json:"resourceId,omitempty" jsonschema:"the thread's owner; needed only for a thread with no turns yet, when the token has several resources"`
-	Query      string `json:"query,omitempty" jsonschema:"what recall should look for; default: the newest user turn; recorded in the run's provenance even when recall is off (no topK and none configured), and the notice then says nothing was recalled"`
-	RecentN    int    `json:"recentN,omitempty" jsonschema:"how many recent turns to include (default: the server's)"`
-	TopK       int    `json:"topK,omitempty" jsonschema:"how many older turns to recall (default 5; the server's recall settings apply otherwise)"`
-	RunID      string `json:"runId,omitempty" jsonschema:"a name for this run; its provenance record is mnemo://runs/{runId}/memctx"`
-	At         string `json:"at,omitempty" jsonschema:"when the question is asked (RFC 3339, e.g. 2023-05-11T09:00:00Z): the query's relative dates (yesterday, last week, two months ago) are resolved against it; default: the server clock (the zero time 0001-01-01T00:00:00Z is refused); recorded as memctx.queryAt"`
+	// Query (query) is what recall looks for; empty: the newest user turn. Recorded in the run's provenance even when recall is off.
+	Query string `json:"query,omitempty" jsonschema:"what recall should look for; default: the newest user turn; recorded in the run's provenance even when recall is off (no topK and none configured), and the notice then says nothing was recalled"`
+	// RecentN (recentN) is how many recent turns to include; 0: the server's setting.
+	RecentN int `json:"recentN,omitempty" jsonschema:"how many recent turns to include (default: the server's)"`
+	// TopK (topK) is how many older turns to recall; 0: the server's recall settings (5 when it recalls).
+	TopK int `json:"topK,omitempty" jsonschema:"how many older turns to recall (default 5; the server's recall settings apply otherwise)"`
+	// RunID (runId) names the run; its provenance is mnemo://runs/{runId}/memctx. Empty: one is assigned.
+	RunID string `json:"runId,omitempty" jsonschema:"a name for this run; its provenance record is mnemo://runs/{runId}/memctx"`
+	// At (at) is when the question is asked, RFC 3339; the query's relative dates resolve against it. Empty: the server clock; the zero time is refused.
+	At string `json:"at,omitempty" jsonschema:"when the question is asked (RFC 3339, e.g. 2023-05-11T09:00:00Z): the query's relative dates (yesterday, last week, two months ago) are resolved against it; default: the server clock (the zero time 0001-01-01T00:00:00Z is refused); recorded as memctx.queryAt"`
 }
 
 // ContextMessage is one message of a composed context.
 type ContextMessage struct {
-	Role     string `json:"role"`
-	Content  string `json:"content"`
+	// Role (role) is the message's role (user, assistant, tool).
+	Role string `json:"role"`
+	// Content (content) is the message's text.
+	Content string `json:"content"`
+	// ThreadID (threadId) is the conversation the message comes from.
 	ThreadID string `json:"threadId"`
-	Seq      int64  `json:"seq"`
-	Reason   string `json:"reason,omitempty" jsonschema:"hit, range or repair for a recalled turn; empty for the recent window"`
+	// Seq (seq) is the message's position in its thread.
+	Seq int64 `json:"seq"`
+	// Reason (reason) is "hit", "range" or "repair" for a recalled turn; empty for the recent window.
+	Reason string `json:"reason,omitempty" jsonschema:"hit, range or repair for a recalled turn; empty for the recent window"`
 }
 
 // ContextOutput is memory_context's result.
 type ContextOutput struct {
-	RunID      string           `json:"runId"`
-	System     string           `json:"system" jsonschema:"the memory section for the system prompt (observations, working memory, how to read recalled turns)"`
-	Messages   []ContextMessage `json:"messages" jsonschema:"recalled turns, then the recent window, in prompt order"`
-	PromptHash string           `json:"promptHash"`
-	Recalled   int              `json:"recalled" jsonschema:"how many older turns recall brought"`
-	Dropped    int              `json:"dropped" jsonschema:"how many were left out (budget, pairing); the memctx resource says why"`
-	Notice     string           `json:"notice,omitempty" jsonschema:"what of the request was not used: a query given while recall was off (no topK, and the server configures no recall) was recorded but recalled nothing; absent when everything was used"`
+	// RunID (runId) is the run's name, given or assigned.
+	RunID string `json:"runId"`
+	// System (system) is the memory section for the system prompt.
+	System string `json:"system" jsonschema:"the memory section for the system prompt (observations, working memory, how to read recalled turns)"`
+	// Messages (messages) are the recalled turns, then the recent window, in prompt order.
+	Messages []ContextMessage `json:"messages" jsonschema:"recalled turns, then the recent window, in prompt order"`
+	// PromptHash (promptHash) is "sha256:<hex>" over the composed context.
+	PromptHash string `json:"promptHash"`
+	// Recalled (recalled) counts the older turns recall brought.
+	Recalled int `json:"recalled" jsonschema:"how many older turns recall brought"`
+	// Dropped (dropped) counts the turns left out (budget, pairing); the memctx resource says why.
+	Dropped int `json:"dropped" jsonschema:"how many were left out (budget, pairing); the memctx resource says why"`
+	// Notice (notice) says what of the request was not used; empty when everything was.
+	Notice string `json:"notice,omitempty" jsonschema:"what of the request was not used: a query given while recall was off (no topK, and the server configures no recall) was recorded but recalled nothing; absent when everything was used"`
 }
 
 // WorkingMemoryInput names a working memory.
 type WorkingMemoryInput struct {
-	ThreadID   string `json:"threadId,omitempty" jsonschema:"the conversation whose working memory to use"`
+	// ThreadID (threadId) selects the thread-scoped working memory; empty: resource scope.
+	ThreadID string `json:"threadId,omitempty" jsonschema:"the conversation whose working memory to use"`
+	// ResourceID (resourceId) selects the resource-scoped working memory; empty: threadId's, or the token's only resource. With threadId it must be the thread's owner.
 	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope); may be left out with threadId or when the token has one resource; with threadId it must be the thread's"`
 }
 
 // WorkingMemoryUpdateInput is working_memory_update's input.
 type WorkingMemoryUpdateInput struct {
-	ThreadID   string         `json:"threadId,omitempty" jsonschema:"the conversation whose working memory to change"`
-	ResourceID string         `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope); with threadId it must be the thread's"`
-	Content    *string        `json:"content,omitempty" jsonschema:"the whole new state: a JSON object as text in schema mode, a markdown document in template mode"`
-	Patch      map[string]any `json:"patch,omitempty" jsonschema:"schema mode only: the fields to change (null deletes a field; lists are replaced whole)"`
+	// ThreadID (threadId) selects the thread-scoped working memory; empty: resource scope.
+	ThreadID string `json:"threadId,omitempty" jsonschema:"the conversation whose working memory to change"`
+	// ResourceID (resourceId) selects the resource-scoped working memory; with threadId it must be the thread's owner.
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope); with threadId it must be the thread's"`
+	// Content (content) is the whole new state: a JSON object as text (schema mode) or markdown (template mode). Nil: Patch applies.
+	Content *string `json:"content,omitempty" jsonschema:"the whole new state: a JSON object as text in schema mode, a markdown document in template mode"`
+	// Patch (patch) changes fields in schema mode only; a null deletes a field, lists are replaced whole.
+	Patch map[string]any `json:"patch,omitempty" jsonschema:"schema mode only: the fields to change (null deletes a field; lists are replaced whole)"`
 }
 
 // WorkingMemoryOutput is a working-memory state.
 type WorkingMemoryOutput struct {
-	Key       string `json:"key" jsonschema:"thread:<id> or resource:<id>"`
-	Mode      string `json:"mode" jsonschema:"schema (a JSON object) or template (markdown)"`
-	Content   string `json:"content"`
-	Version   int64  `json:"version" jsonschema:"0 when never written"`
+	// Key (key) is "thread:<id>" or "resource:<id>".
+	Key string `json:"key" jsonschema:"thread:<id> or resource:<id>"`
+	// Mode (mode) is "schema" (a JSON object) or "template" (markdown).
+	Mode string `json:"mode" jsonschema:"schema (a JSON object) or template (markdown)"`
+	// Content (content) is the state's text.
+	Content string `json:"content"`
+	// Version (version) counts the writes; 0 when never written.
+	Version int64 `json:"version" jsonschema:"0 when never written"`
+	// UpdatedAt (updatedAt) is when it was last written, RFC 3339; empty when never written.
 	UpdatedAt string `json:"updatedAt,omitempty" jsonschema:"when it was last written (RFC 3339); absent when never written"`
-	Changed   *bool  `json:"changed,omitempty" jsonschema:"after an update: false when nothing changed"`
+	// Changed (changed) is set after an update only: false when nothing changed.
+	Changed *bool `json:"changed,omitempty" jsonschema:"after an update: false when nothing changed"`
 }
 
 // DeleteInput is memory_delete's input: exactly one target.
 type DeleteInput struct {
-	MessageID  string `json:"messageId,omitempty" jsonschema:"erase this one turn"`
-	ThreadID   string `json:"threadId,omitempty" jsonschema:"erase this whole conversation"`
+	// MessageID (messageId) erases this one turn.
+	MessageID string `json:"messageId,omitempty" jsonschema:"erase this one turn"`
+	// ThreadID (threadId) erases this whole conversation.
+	ThreadID string `json:"threadId,omitempty" jsonschema:"erase this whole conversation"`
+	// ResourceID (resourceId) erases everything of this user.
 	ResourceID string `json:"resourceId,omitempty" jsonschema:"erase everything of this user"`
 }
 
 // DeleteOutput is memory_delete's result.
 type DeleteOutput struct {
-	Messages    []string `json:"messages" jsonschema:"ids of the turns erased"`
-	Threads     []string `json:"threads,omitempty"`
+	// Messages (messages) are the ids of the turns erased.
+	Messages []string `json:"messages" jsonschema:"ids of the turns erased"`
+	// Threads (threads) are the ids of the conversations erased.
+	Threads []string `json:"threads,omitempty"`
+	// Invalidated (invalidated) are the observations invalidated because their sources were erased.
 	Invalidated []string `json:"invalidated,omitempty" jsonschema:"observations invalidated because their sources were erased"`
 	// PurgeIncomplete is server.EraseResult.PurgeIncomplete.
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty" jsonschema:"set when the erased turns are unreadable already but their physical purge did not finish (it is retried): why"`
-	Warning         string `json:"warning,omitempty" jsonschema:"set when damaged database files kept by a salvage, or damaged write-ahead logs kept by an open, may still hold what was erased (no erasure reaches them): tell the user; the operator must delete them once no longer needed"`
+	// Warning (warning) is set when kept damaged files may still hold what was erased; the operator must delete them.
+	Warning string `json:"warning,omitempty" jsonschema:"set when damaged database files kept by a salvage, or damaged write-ahead logs kept by an open, may still hold what was erased (no erasure reaches them): tell the user; the operator must delete them once no longer needed"`
 }
