@@ -205,6 +205,8 @@ type TooManyFailuresError struct {
 	Wait time.Duration
 }
 
+// Error says the address is refused and in how many whole seconds it may
+// try again (RetryAfter of Wait).
 func (e *TooManyFailuresError) Error() string {
 	return fmt.Sprintf("server: too many failed authentications from this address: try again in %d s", RetryAfter(e.Wait))
 }

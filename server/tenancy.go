@@ -15,7 +15,10 @@ import (
 // message naming only the id the caller gave. Describe gives the answer a
 // caller may see.
 type Tenant struct {
-	Engine    *engine.Engine
+	// Engine is the open memory the lookups read; required.
+	Engine *engine.Engine
+	// Principal is who asks; required (the operator when the server has no
+	// token file). Its Allows decides what is visible.
 	Principal *Principal
 }
 

@@ -28,6 +28,8 @@ const AllResources = "*"
 //	  {"name": "ops", "token": "s3cret-2", "resources": ["*"], "erase": true}
 //	]}
 type TokenFile struct {
+	// Tokens (tokens) are the bearer tokens, each with its name and the
+	// resources it may touch.
 	Tokens []Token `json:"tokens"`
 }
 

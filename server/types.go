@@ -16,57 +16,113 @@ import (
 
 // MessageIn is one message of an append request.
 type MessageIn struct {
-	ID         string            `json:"id,omitempty" jsonschema:"description=optional client id; a ULID is generated when empty. Appending the same id with the same content again is a no-op"`
-	Role       string            `json:"role" jsonschema:"enum=user,enum=assistant,enum=tool"`
-	Content    string            `json:"content,omitempty"`
-	Name       string            `json:"name,omitempty" jsonschema:"description=speaker or tool name"`
-	ToolCalls  []engine.ToolCall `json:"toolCalls,omitempty" jsonschema:"description=assistant messages only"`
-	ToolCallID string            `json:"toolCallId,omitempty" jsonschema:"description=tool messages only: the call answered"`
-	Metadata   map[string]any    `json:"metadata,omitempty" jsonschema:"description=a JSON object, filterable by recall"`
-	CreatedAt  *time.Time        `json:"createdAt,omitempty" jsonschema:"description=when the turn was said (RFC 3339); defaults to the server clock; the zero time 0001-01-01T00:00:00Z and a time more than a day past the server clock are refused"`
+	// ID (id) is the client's id for the message; empty: a ULID is generated.
+	// The same id with the same content again is a no-op.
+	ID string `json:"id,omitempty" jsonschema:"description=optional client id; a ULID is generated when empty. Appending the same id with the same content again is a no-op"`
+	// Role (role, required) is "user", "assistant" or "tool".
+	Role string `json:"role" jsonschema:"enum=user,enum=assistant,enum=tool"`
+	// Content (content) is the message's text; a user message needs
+	// non-blank content, an assistant message content or tool calls.
+	Content string `json:"content,omitempty"`
+	// Name (name) is the speaker or tool name; empty: none.
+	Name string `json:"name,omitempty" jsonschema:"description=speaker or tool name"`
+	// ToolCalls (toolCalls) are the calls an assistant message makes;
+	// assistant messages only.
+	ToolCalls []engine.ToolCall `json:"toolCalls,omitempty" jsonschema:"description=assistant messages only"`
+	// ToolCallID (toolCallId) is the call a tool message answers; tool
+	// messages only.
+	ToolCallID string `json:"toolCallId,omitempty" jsonschema:"description=tool messages only: the call answered"`
+	// Metadata (metadata) is a JSON object recall can filter on; nil: none.
+	Metadata map[string]any `json:"metadata,omitempty" jsonschema:"description=a JSON object, filterable by recall"`
+	// CreatedAt (createdAt) is when the turn was said; nil: the server
+	// clock. The zero time and a time more than a day past the server clock
+	// are refused.
+	CreatedAt *time.Time `json:"createdAt,omitempty" jsonschema:"description=when the turn was said (RFC 3339); defaults to the server clock; the zero time 0001-01-01T00:00:00Z and a time more than a day past the server clock are refused"`
 }
 
 // AppendBody is the body of POST /v1/threads/{thread}/messages.
 type AppendBody struct {
-	ResourceID string      `json:"resourceId,omitempty" jsonschema:"description=the thread's owner; must match a stored thread's; left out: the stored thread's or else the token's only resource; required when neither decides (an operator token or one of several resources)"`
-	Messages   []MessageIn `json:"messages" jsonschema:"minItems=1"`
+	// ResourceID (resourceId) is the thread's owner and must match a stored
+	// thread's; empty: the stored thread's, or the token's only resource.
+	// Required when neither decides (an operator token, several resources).
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"description=the thread's owner; must match a stored thread's; left out: the stored thread's or else the token's only resource; required when neither decides (an operator token or one of several resources)"`
+	// Messages (messages, at least one) are the turns to store, oldest first.
+	Messages []MessageIn `json:"messages" jsonschema:"minItems=1"`
 }
 
 // ContextBody is the body of POST /v1/context (engine.LoadRequest).
 type ContextBody struct {
-	ThreadID    string          `json:"threadId"`
-	ResourceID  string          `json:"resourceId,omitempty" jsonschema:"description=the thread's owner; left out: the stored thread's, or for a new thread the token's only resource; a new thread of an operator token or one of several resources needs it (else 404)"`
-	Query       string          `json:"query,omitempty" jsonschema:"description=drives recall; empty means the newest user message; recorded in memctx.query even with recall off (the answer's notice then says nothing was recalled)"`
-	RecentN     int             `json:"recentN,omitempty" jsonschema:"description=recent-window size; 0 means the server default, negative turns it off"`
-	Recall      *recall.Options `json:"recall,omitempty" jsonschema:"description=recall options; absent means the server default (recall off unless the server config sets recall); topK 0 means the default (5)"`
-	RunID       string          `json:"runId,omitempty" jsonschema:"description=names the run; left out means a generated ULID"`
-	TokenBudget int             `json:"tokenBudget,omitempty" jsonschema:"minimum=0,description=estimated tokens (about 4 bytes each) that recalled turns and observations may add; 0 means no budget; negative is refused"`
-	ReplaceRun  bool            `json:"replaceRun,omitempty"`
-	At          *time.Time      `json:"at,omitempty" jsonschema:"description=when the question is asked (RFC 3339): the query's relative dates (yesterday; last week; two months ago) are resolved against it in whole days of the resource's time zone (UTC unless configured); defaults to the server clock (the zero time 0001-01-01T00:00:00Z is refused); recorded as memctx.queryAt"`
+	// ThreadID (threadId, required) is the thread whose prompt is built.
+	ThreadID string `json:"threadId"`
+	// ResourceID (resourceId) is the thread's owner; empty: the stored
+	// thread's, or for a new thread the token's only resource (else 404).
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"description=the thread's owner; left out: the stored thread's, or for a new thread the token's only resource; a new thread of an operator token or one of several resources needs it (else 404)"`
+	// Query (query) drives recall; empty: the newest user message. It is
+	// recorded in memctx.query even with recall off (Context.Notice then says so).
+	Query string `json:"query,omitempty" jsonschema:"description=drives recall; empty means the newest user message; recorded in memctx.query even with recall off (the answer's notice then says nothing was recalled)"`
+	// RecentN (recentN) is the recent window in turns; 0: the server
+	// default; negative: no recent window.
+	RecentN int `json:"recentN,omitempty" jsonschema:"description=recent-window size; 0 means the server default, negative turns it off"`
+	// Recall (recall) are the recall options; nil: the server's (recall off
+	// unless configured); TopK 0: 5.
+	Recall *recall.Options `json:"recall,omitempty" jsonschema:"description=recall options; absent means the server default (recall off unless the server config sets recall); topK 0 means the default (5)"`
+	// RunID (runId) names the run; empty: a generated ULID.
+	RunID string `json:"runId,omitempty" jsonschema:"description=names the run; left out means a generated ULID"`
+	// TokenBudget (tokenBudget) bounds the estimated tokens (about 4 bytes
+	// each) that recalled turns and observations add; 0: no budget; negative
+	// is refused.
+	TokenBudget int `json:"tokenBudget,omitempty" jsonschema:"minimum=0,description=estimated tokens (about 4 bytes each) that recalled turns and observations may add; 0 means no budget; negative is refused"`
+	// ReplaceRun (replaceRun) lets a run id that has a memctx record be
+	// reused; false: such an id is refused (journal.ErrRunExists).
+	ReplaceRun bool `json:"replaceRun,omitempty"`
+	// At (at) is when the question is asked: the query's relative dates
+	// resolve against it in whole days of the resource's time zone; nil: the
+	// server clock; the zero time is refused. Recorded as memctx.queryAt.
+	At *time.Time `json:"at,omitempty" jsonschema:"description=when the question is asked (RFC 3339): the query's relative dates (yesterday; last week; two months ago) are resolved against it in whole days of the resource's time zone (UTC unless configured); defaults to the server clock (the zero time 0001-01-01T00:00:00Z is refused); recorded as memctx.queryAt"`
 }
 
 // ContextMessage is one message of a composed context, with provenance.
 type ContextMessage struct {
-	Role       string            `json:"role"`
-	Content    string            `json:"content"`
-	Name       string            `json:"name,omitempty"`
-	ToolCalls  []engine.ToolCall `json:"toolCalls,omitempty"`
-	ToolCallID string            `json:"toolCallId,omitempty"`
-	ThreadID   string            `json:"threadId"`
-	Seq        int64             `json:"seq"`
-	MessageID  string            `json:"messageId"`
-	Reason     string            `json:"reason,omitempty" jsonschema:"description=hit, range or repair for a recalled turn; absent for the recent window"`
+	// Role (role) is "user", "assistant" or "tool".
+	Role string `json:"role"`
+	// Content (content) is the message's text.
+	Content string `json:"content"`
+	// Name (name) is the speaker or tool name; empty: none.
+	Name string `json:"name,omitempty"`
+	// ToolCalls (toolCalls) are an assistant message's tool calls.
+	ToolCalls []engine.ToolCall `json:"toolCalls,omitempty"`
+	// ToolCallID (toolCallId) is the call a tool message answers.
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// ThreadID (threadId) is the thread the message is stored in.
+	ThreadID string `json:"threadId"`
+	// Seq (seq) is the message's position in its thread, from 1.
+	Seq int64 `json:"seq"`
+	// MessageID (messageId) is the stored message's id.
+	MessageID string `json:"messageId"`
+	// Reason (reason) is "hit", "range" or "repair" for a recalled turn;
+	// empty for the recent window.
+	Reason string `json:"reason,omitempty" jsonschema:"description=hit, range or repair for a recalled turn; absent for the recent window"`
 }
 
 // Context is the answer of POST /v1/context: the memory part of a prompt
 // and its memctx record.
 type Context struct {
-	RunID      string           `json:"runId"`
-	System     string           `json:"system"`
-	Messages   []ContextMessage `json:"messages"`
-	Tools      []openai.Tool    `json:"tools"`
-	PromptHash string           `json:"promptHash"`
-	MemCtx     *journal.MemCtx  `json:"memctx,omitempty" jsonschema:"description=the run's provenance record; absent in a replay's original and counterfactual (the replay gives it once)"`
+	// RunID (runId) is the run's id, given or generated.
+	RunID string `json:"runId"`
+	// System (system) is the memory section of the system prompt.
+	System string `json:"system"`
+	// Messages (messages) are recalled turns, then the recent window, in
+	// prompt order; never nil.
+	Messages []ContextMessage `json:"messages"`
+	// Tools (tools) are the tool definitions the context offers (working
+	// memory updates unless read-only); never nil.
+	Tools []openai.Tool `json:"tools"`
+	// PromptHash (promptHash) is "sha256:<hex>" over System, Messages and
+	// Tools.
+	PromptHash string `json:"promptHash"`
+	// MemCtx (memctx) is the run's provenance record; nil in a Replay's
+	// Original and Counterfactual (Replay.MemCtx gives it once).
+	MemCtx *journal.MemCtx `json:"memctx,omitempty" jsonschema:"description=the run's provenance record; absent in a replay's original and counterfactual (the replay gives it once)"`
 	// Notice says what of the request was not used: a query given while
 	// recall was off (RecallOffNotice). Absent when everything was.
 	Notice string `json:"notice,omitempty" jsonschema:"description=what of the request was not used: a query given while recall was off was recorded in memctx.query but recalled nothing; absent when everything was used"`
@@ -120,15 +176,26 @@ func toContext(c *engine.Context) *Context {
 
 // SearchBody is the body of POST /v1/search.
 type SearchBody struct {
-	ResourceID string          `json:"resourceId,omitempty" jsonschema:"description=the resource searched; left out: the thread's (threadId) or else the token's only resource; required when neither decides (an operator token or one of several resources)"`
-	ThreadID   string          `json:"threadId,omitempty" jsonschema:"description=search this thread only (recall.scope thread when left out; refused with recall.scope resource); required with recall.scope thread"`
-	Query      string          `json:"query" jsonschema:"minLength=1"`
-	Recall     *recall.Options `json:"recall,omitempty" jsonschema:"description=topK 0 means the default (5)"`
-	At         *time.Time      `json:"at,omitempty" jsonschema:"description=when the question is asked (RFC 3339): the query's relative dates (yesterday; last week; two months ago) are resolved against it in whole days of the resource's time zone (UTC unless configured); defaults to the server clock (the zero time 0001-01-01T00:00:00Z is refused)"`
+	// ResourceID (resourceId) is the resource searched; empty: ThreadID's
+	// owner, or the token's only resource. Required when neither decides.
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"description=the resource searched; left out: the thread's (threadId) or else the token's only resource; required when neither decides (an operator token or one of several resources)"`
+	// ThreadID (threadId) limits the search to one thread (scope "thread"
+	// when Recall.Scope is empty); required with scope "thread", refused with
+	// "resource".
+	ThreadID string `json:"threadId,omitempty" jsonschema:"description=search this thread only (recall.scope thread when left out; refused with recall.scope resource); required with recall.scope thread"`
+	// Query (query, required, non-empty) is what to look for.
+	Query string `json:"query" jsonschema:"minLength=1"`
+	// Recall (recall) are the search options; nil: defaults; TopK 0: 5.
+	Recall *recall.Options `json:"recall,omitempty" jsonschema:"description=topK 0 means the default (5)"`
+	// At (at) is when the question is asked: the query's relative dates
+	// resolve against it in whole days of the resource's time zone; nil: the
+	// server clock; the zero time is refused.
+	At *time.Time `json:"at,omitempty" jsonschema:"description=when the question is asked (RFC 3339): the query's relative dates (yesterday; last week; two months ago) are resolved against it in whole days of the resource's time zone (UTC unless configured); defaults to the server clock (the zero time 0001-01-01T00:00:00Z is refused)"`
 }
 
 // ThreadList is the answer of GET /v1/threads.
 type ThreadList struct {
+	// Threads (threads) are this page's threads; never nil.
 	Threads []engine.Thread `json:"threads"`
 	// NextCursor, when present, is the cursor of the next page (GET
 	// /v1/threads?cursor=): more threads follow. Absent on the last page.
@@ -141,6 +208,7 @@ type ThreadList struct {
 
 // MessageList is the answer of GET /v1/threads/{thread}/messages.
 type MessageList struct {
+	// Messages (messages) are this page's messages, in seq order; never nil.
 	Messages []engine.Message `json:"messages"`
 	// NextFromSeq, when present, is the fromSeq of the next (newer) page.
 	NextFromSeq int64 `json:"nextFromSeq,omitempty" jsonschema:"description=fromSeq of the next (newer) page; absent when the page reaches toSeq or the end"`
@@ -151,14 +219,19 @@ type MessageList struct {
 
 // RunInfo summarises one run in GET /v1/runs.
 type RunInfo struct {
-	RunID      string    `json:"runId"`
-	ThreadID   string    `json:"threadId"`
-	ResourceID string    `json:"resourceId"`
-	CreatedAt  time.Time `json:"createdAt"`
+	// RunID (runId) is the run's id.
+	RunID string `json:"runId"`
+	// ThreadID (threadId) is the thread the run loaded.
+	ThreadID string `json:"threadId"`
+	// ResourceID (resourceId) is the thread's owner.
+	ResourceID string `json:"resourceId"`
+	// CreatedAt (createdAt) is when the run was recorded, UTC.
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 // RunList is the answer of GET /v1/runs.
 type RunList struct {
+	// Runs (runs) are this page's runs; never nil.
 	Runs []RunInfo `json:"runs"`
 	// NextCursor, when present, is the cursor of the next page (GET
 	// /v1/runs?cursor=): more runs follow. Absent on the last page.
@@ -167,84 +240,148 @@ type RunList struct {
 
 // TurnRef names a stored turn by thread and seq.
 type TurnRef struct {
+	// ThreadID (threadId) is the turn's thread.
 	ThreadID string `json:"threadId"`
-	Seq      int64  `json:"seq" jsonschema:"minimum=1"`
+	// Seq (seq, at least 1) is the turn's position in the thread.
+	Seq int64 `json:"seq" jsonschema:"minimum=1"`
 }
 
 // ReplayBody is the body of POST /v1/runs/{run}/replay
 // (engine.ReplayOptions); an empty object replays the run unchanged.
 type ReplayBody struct {
-	WithoutRecalled       bool      `json:"withoutRecalled,omitempty"`
-	WithoutTurns          []TurnRef `json:"withoutTurns,omitempty"`
-	WithoutObservations   bool      `json:"withoutObservations,omitempty"`
-	WithoutObservationIDs []string  `json:"withoutObservationIds,omitempty"`
-	WithoutWorkingMemory  bool      `json:"withoutWorkingMemory,omitempty"`
+	// WithoutRecalled (withoutRecalled) removes every recalled turn (hits,
+	// range neighbours, repairs).
+	WithoutRecalled bool `json:"withoutRecalled,omitempty"`
+	// WithoutTurns (withoutTurns) removes chosen turns, recalled or recent,
+	// each with its tool-call group.
+	WithoutTurns []TurnRef `json:"withoutTurns,omitempty"`
+	// WithoutObservations (withoutObservations) removes every observation
+	// and reflection.
+	WithoutObservations bool `json:"withoutObservations,omitempty"`
+	// WithoutObservationIDs (withoutObservationIds) removes the
+	// observations of these ids.
+	WithoutObservationIDs []string `json:"withoutObservationIds,omitempty"`
+	// WithoutWorkingMemory (withoutWorkingMemory) removes the working
+	// memory from the system part.
+	WithoutWorkingMemory bool `json:"withoutWorkingMemory,omitempty"`
 }
 
 // Replay is the answer of POST /v1/runs/{run}/replay.
 type Replay struct {
-	RunID                string                   `json:"runId"`
-	MemCtx               *journal.MemCtx          `json:"memctx"`
-	Original             *Context                 `json:"original"`
-	Counterfactual       *Context                 `json:"counterfactual"`
-	Removed              []journal.Ref            `json:"removed"`
-	RemovedObservations  []journal.ObservationRef `json:"removedObservations"`
-	RemovedWorkingMemory bool                     `json:"removedWorkingMemory"`
+	// RunID (runId) is the run replayed.
+	RunID string `json:"runId"`
+	// MemCtx (memctx) is the run's memctx record, as journaled.
+	MemCtx *journal.MemCtx `json:"memctx"`
+	// Original (original) is the run's context rebuilt from its record;
+	// its PromptHash equals the record's.
+	Original *Context `json:"original"`
+	// Counterfactual (counterfactual) is Original without the removed
+	// parts, with its own PromptHash; equal to Original without removals.
+	Counterfactual *Context `json:"counterfactual"`
+	// Removed (removed) are the turns left out of Counterfactual, tool-call
+	// partners included; never nil.
+	Removed []journal.Ref `json:"removed"`
+	// RemovedObservations (removedObservations) are the observations left
+	// out of Counterfactual; never nil.
+	RemovedObservations []journal.ObservationRef `json:"removedObservations"`
+	// RemovedWorkingMemory (removedWorkingMemory) reports that working
+	// memory was left out.
+	RemovedWorkingMemory bool `json:"removedWorkingMemory"`
 }
 
 // WorkingMemory is a working-memory state (GET and PUT
 // …/working-memory).
 type WorkingMemory struct {
-	Key       string     `json:"key" jsonschema:"description=thread:<id> or resource:<id>"`
-	Mode      string     `json:"mode" jsonschema:"enum=schema,enum=template"`
-	Content   string     `json:"content" jsonschema:"description=compact JSON object (schema mode) or markdown (template mode)"`
-	Version   int64      `json:"version" jsonschema:"description=0 when never written"`
+	// Key (key) is "thread:<id>" or "resource:<id>".
+	Key string `json:"key" jsonschema:"description=thread:<id> or resource:<id>"`
+	// Mode (mode) is "schema" or "template".
+	Mode string `json:"mode" jsonschema:"enum=schema,enum=template"`
+	// Content (content) is a compact JSON object (schema mode) or markdown
+	// (template mode).
+	Content string `json:"content" jsonschema:"description=compact JSON object (schema mode) or markdown (template mode)"`
+	// Version (version) counts the writes; 0 when never written.
+	Version int64 `json:"version" jsonschema:"description=0 when never written"`
+	// UpdatedAt (updatedAt) is when it was last written, UTC; nil when never
+	// written.
 	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
-	Changed   *bool      `json:"changed,omitempty" jsonschema:"description=PUT only: false when the update left the content as it was"`
+	// Changed (changed) is set by PUT only: false when the update left the
+	// content as it was.
+	Changed *bool `json:"changed,omitempty" jsonschema:"description=PUT only: false when the update left the content as it was"`
 }
 
 // WorkingMemoryUpdate is the body of PUT …/working-memory: exactly one of
 // content (the whole new state) and patch (a JSON Merge Patch, schema mode).
 type WorkingMemoryUpdate struct {
-	Content *string        `json:"content,omitempty"`
-	Patch   map[string]any `json:"patch,omitempty"`
+	// Content (content) is the whole new state; nil: Patch applies.
+	Content *string `json:"content,omitempty"`
+	// Patch (patch) is a JSON Merge Patch (RFC 7396), schema mode only: a
+	// null deletes a field, lists are replaced whole.
+	Patch map[string]any `json:"patch,omitempty"`
 }
 
 // ObservationList is the answer of the observations routes.
 type ObservationList struct {
+	// Observations (observations) are the observations and reflections;
+	// never nil.
 	Observations []Observation `json:"observations"`
 }
 
 // Observation is one observation or reflection with its source range.
 type Observation struct {
-	ID            string     `json:"id"`
-	ThreadID      string     `json:"threadId"`
-	ResourceID    string     `json:"resourceId"`
-	FromSeq       int64      `json:"fromSeq"`
-	ToSeq         int64      `json:"toSeq"`
-	Level         string     `json:"level"`
-	Content       string     `json:"content"`
-	Sources       []string   `json:"sources,omitempty"`
-	Untrusted     bool       `json:"untrusted"`
-	CreatedAt     time.Time  `json:"createdAt"`
-	RetiredAt     *time.Time `json:"retiredAt,omitempty"`
+	// ID (id) is the observation's id.
+	ID string `json:"id"`
+	// ThreadID (threadId) is the thread it was distilled from.
+	ThreadID string `json:"threadId"`
+	// ResourceID (resourceId) is the thread's owner.
+	ResourceID string `json:"resourceId"`
+	// FromSeq (fromSeq) is the first seq of the range it covers, inclusive.
+	FromSeq int64 `json:"fromSeq"`
+	// ToSeq (toSeq) is the last seq of the range, inclusive.
+	ToSeq int64 `json:"toSeq"`
+	// Level (level) is "observation" or "reflection".
+	Level string `json:"level"`
+	// Content (content) is its items, one "- " line each.
+	Content string `json:"content"`
+	// Sources (sources) are, for a reflection, the ids of the observations
+	// it condensed; empty for an observation.
+	Sources []string `json:"sources,omitempty"`
+	// Untrusted (untrusted) is set when its sources hold untrusted content
+	// (a tool result).
+	Untrusted bool `json:"untrusted"`
+	// CreatedAt (createdAt) is when it was stored, UTC.
+	CreatedAt time.Time `json:"createdAt"`
+	// RetiredAt (retiredAt) is set when it was condensed into a reflection.
+	RetiredAt *time.Time `json:"retiredAt,omitempty"`
+	// InvalidatedAt (invalidatedAt) is set when an erasure removed one of
+	// its sources.
 	InvalidatedAt *time.Time `json:"invalidatedAt,omitempty"`
 }
 
 // EraseResult is the answer of the DELETE routes.
 type EraseResult struct {
-	Messages       []string `json:"messages"`
-	NotFound       []string `json:"notFound,omitempty"`
-	Threads        []string `json:"threads,omitempty"`
-	Invalidated    []string `json:"invalidated,omitempty"`
-	MemCtxScrubbed int      `json:"memctxScrubbed"`
+	// Messages (messages) are the ids of the messages erased.
+	Messages []string `json:"messages"`
+	// NotFound (notFound) are requested message ids that were not stored
+	// (erasing again reports them here).
+	NotFound []string `json:"notFound,omitempty"`
+	// Threads (threads) are the threads deleted.
+	Threads []string `json:"threads,omitempty"`
+	// Invalidated (invalidated) are the observations and reflections
+	// invalidated.
+	Invalidated []string `json:"invalidated,omitempty"`
+	// MemCtxScrubbed (memctxScrubbed) counts memctx records whose previews
+	// were scrubbed.
+	MemCtxScrubbed int `json:"memctxScrubbed"`
 	// Runs counts the memctx records of deleted threads' runs removed.
-	Runs          int `json:"runs"`
+	Runs int `json:"runs"`
+	// WorkingMemory (workingMemory) counts working-memory states deleted
+	// (current states and history versions).
 	WorkingMemory int `json:"workingMemory"`
 	// WorkingMemoryInvalidated counts working-memory versions removed
 	// because the run that wrote them saw an erased turn.
 	WorkingMemoryInvalidated int `json:"workingMemoryInvalidated"`
-	Embeddings               int `json:"embeddings"`
+	// Embeddings (embeddings) counts stored embeddings deleted.
+	Embeddings int `json:"embeddings"`
 	// IndexesRebuilt says the purge rebuilt the database's indexes (after
 	// a thread or resource erasure, on SQLite), so no index page keeps a
 	// piece of an erased thread or resource id (engine.EraseResult).
@@ -270,17 +407,27 @@ type EraseResult struct {
 
 // Health is the answer of GET /healthz.
 type Health struct {
-	Status  string `json:"status" jsonschema:"enum=ok"`
+	// Status (status) is always "ok".
+	Status string `json:"status" jsonschema:"enum=ok"`
+	// Version (version) is Config.Version; "dev" when unset.
 	Version string `json:"version"`
 }
 
 // AppendResult is the answer of POST /v1/threads/{thread}/messages.
 type AppendResult struct {
-	ThreadID   string   `json:"threadId"`
-	ResourceID string   `json:"resourceId"`
-	Seqs       []int64  `json:"seqs" jsonschema:"description=the seq of each request message, in request order"`
-	IDs        []string `json:"ids" jsonschema:"description=the id of each request message (generated ids included)"`
-	Stored     int      `json:"stored"`
-	Duplicates int      `json:"duplicates"`
-	Created    bool     `json:"created" jsonschema:"description=the thread was created by this call"`
+	// ThreadID (threadId) is the thread appended to.
+	ThreadID string `json:"threadId"`
+	// ResourceID (resourceId) is the thread's owner.
+	ResourceID string `json:"resourceId"`
+	// Seqs (seqs) is the seq of each request message, in request order.
+	Seqs []int64 `json:"seqs" jsonschema:"description=the seq of each request message, in request order"`
+	// IDs (ids) is the id of each request message, generated ones included.
+	IDs []string `json:"ids" jsonschema:"description=the id of each request message (generated ids included)"`
+	// Stored (stored) counts the messages written now.
+	Stored int `json:"stored"`
+	// Duplicates (duplicates) counts the messages stored already (same id
+	// and content).
+	Duplicates int `json:"duplicates"`
+	// Created (created) is true when this call created the thread.
+	Created bool `json:"created" jsonschema:"description=the thread was created by this call"`
 }
