@@ -19,8 +19,11 @@ import (
 // grows leftwards; without negative scores Zero is 0 and a bar is a
 // percentage of the highest score, as before.
 type Bar struct {
+	// Left and Width are the bar's start and length, in percent of the
+	// bar's width (0 to 100); both 0 for no score.
 	Left, Width int
-	Neg         bool
+	// Neg is set for a negative score: the bar ends at Zero.
+	Neg bool
 	// Zero is where 0 is on the scale, in percent; 0 when no score of
 	// the run's channel is negative (no zero line is drawn then).
 	Zero int

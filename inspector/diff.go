@@ -5,7 +5,9 @@ import "strings"
 // DiffLine is one line of a line diff: Op is ' ' (kept), '-' (only in the
 // old text) or '+' (only in the new text).
 type DiffLine struct {
-	Op   string
+	// Op is " " (kept), "-" (old text only) or "+" (new text only).
+	Op string
+	// Text is the line, without its newline.
 	Text string
 }
 

@@ -21,15 +21,25 @@ import (
 type Item struct {
 	// Kind is "observation", "working-memory", "hit", "range", "repair",
 	// "recent" or, in RunView.Dropped, "dropped".
-	Kind     string
+	Kind string
+	// ThreadID is a turn's or an observation's thread; "" for working
+	// memory.
 	ThreadID string
-	Seq      int64
-	Role     string
-	Text     string
-	Reason   string
-	// Score, Lexical and Vector are a hit's scores, and the Bar fields
-	// their bars, drawn on the run's scale of the channel (Bar).
-	Score, Lexical, Vector          *float64
+	// Seq is a turn's position in its thread; 0 for a system part.
+	Seq int64
+	// Role is a turn's role (user, assistant, tool); "" for a system part.
+	Role string
+	// Text is a turn's preview (journal.PreviewChars runes at most), or an
+	// observation's id.
+	Text string
+	// Reason is a recalled or dropped turn's reason as recorded, or an
+	// observation's level ("observation", "reflection").
+	Reason string
+	// Score, Lexical and Vector are a hit's scores (fused, lexical,
+	// vector); nil for a channel that gave none.
+	Score, Lexical, Vector *float64
+	// ScoreBar, LexicalBar and VectorBar are their bars, drawn on the
+	// run's scale of the channel (Bar).
 	ScoreBar, LexicalBar, VectorBar Bar
 	// Size says how big a system part is ("412 chars", "~96 tokens").
 	Size string
@@ -39,16 +49,22 @@ type Item struct {
 
 // RunView is everything the run page shows.
 type RunView struct {
-	Rec      *journal.MemCtx
+	// Rec is the run's memctx record.
+	Rec *journal.MemCtx
+	// Timeline is the prompt's parts in prompt order: observations,
+	// working memory, recalled turns, the recent window.
 	Timeline []Item
-	Dropped  []Item
+	// Dropped are the turns the record lists as left out, Kind "dropped".
+	Dropped []Item
 	// Unlisted is how many dropped turns the record counts but does not
 	// list (the oldest left out as unobserved).
 	Unlisted int
 	// ScoreNote says what the recalled turns' fused score is (scoreNote);
 	// "" when none has a score.
 	ScoreNote string
-	Replay    *ReplayView
+	// Replay is the run replayed with the page's without parameters;
+	// BuildRun always sets it.
+	Replay *ReplayView
 	// Links says whether thread links work (false in a --html file).
 	Links bool
 }
@@ -63,9 +79,14 @@ type ReplayView struct {
 	// one (equal when the replay reproduces the run), CounterHash the
 	// counterfactual's.
 	RecordedHash, OriginalHash, CounterHash string
-	HashOK                                  bool
-	System                                  []DiffLine
-	Messages                                []DiffMessage
+	// HashOK says OriginalHash equals RecordedHash.
+	HashOK bool
+	// System is the line diff of the original system part to the
+	// counterfactual's.
+	System []DiffLine
+	// Messages are the original prompt's messages, those the
+	// counterfactual leaves out marked Removed.
+	Messages []DiffMessage
 	// Diverged lists what the store no longer holds (the replay could not
 	// be rebuilt); the other fields are then empty.
 	Diverged []string
@@ -79,11 +100,18 @@ type ReplayView struct {
 // counterfactual leaves it out: its role, name (a tool's), content and
 // tool calls as the prompt holds them.
 type DiffMessage struct {
+	// Role, Name, Text and Reason are the message's role, name (a
+	// tool's; "" for none), content, and recall reason ("hit", "range",
+	// "repair"; "" for the recent window).
 	Role, Name, Text, Reason string
-	ToolCalls                []engine.ToolCall
-	ThreadID                 string
-	Seq                      int64
-	Removed                  bool
+	// ToolCalls are an assistant message's tool calls.
+	ToolCalls []engine.ToolCall
+	// ThreadID is the thread the message is stored in.
+	ThreadID string
+	// Seq is its position in that thread.
+	Seq int64
+	// Removed says the counterfactual leaves it out.
+	Removed bool
 }
 
 // replayOptions maps the page's "without" parameters to ReplayOptions
@@ -200,26 +228,36 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // ThreadView is everything the thread page shows.
 type ThreadView struct {
+	// Thread is the thread shown.
 	Thread *engine.Thread
 	// Messages is a page of the thread's messages: the latest
-	// engine.DefaultPageLimit, or those before the page's beforeSeq;
-	// OlderBeforeSeq, when > 0, is the beforeSeq of the page of older ones;
-	// Paged says the page is not the newest (beforeSeq was asked).
-	Messages       []engine.Message
+	// engine.DefaultPageLimit, or those before the page's beforeSeq.
+	Messages []engine.Message
+	// OlderBeforeSeq is the beforeSeq of the page of older messages; 0
+	// when there are none.
 	OlderBeforeSeq int64
-	Paged          bool
-	Observations   []observe.Observation
-	Runs           []journal.RunInfo
+	// Paged says the page is not the newest (beforeSeq was asked).
+	Paged bool
+	// Observations are all of the thread's observations and reflections,
+	// retired and invalidated ones included.
+	Observations []observe.Observation
+	// Runs are the thread's runs with a memctx record, newest first, 50
+	// at most.
+	Runs []journal.RunInfo
 	// WMKey is the working-memory key ("" when working memory is off);
 	// Versions are its versions, newest first, each with its diff from the
 	// one before.
-	WMKey    string
+	WMKey string
+	// Versions are WMKey's versions, newest first (20 at most), each with
+	// its diff from the one before; nil when working memory is off.
 	Versions []WMVersion
 }
 
 // WMVersion is a working-memory version and its diff from the previous.
 type WMVersion struct {
 	working.Version
+	// Diff is the line diff from the previous version's content (JSON
+	// indented by field) to this one's; the oldest is diffed from "".
 	Diff []DiffLine
 }
 
@@ -281,20 +319,23 @@ func pretty(s string) string {
 
 // IndexView lists a page of the principal's threads by resource.
 type IndexView struct {
+	// Resources are the page's threads grouped by resource.
 	Resources []ResourceThreads
-	// NextCursor, when not "", is the cursor of the next page; Paged says
-	// the page is not the first (a cursor or an offset was asked); Limit
-	// is the page's limit when one was asked (0: engine.DefaultPageLimit),
-	// kept in the links.
+	// NextCursor, when not "", is the cursor of the next page.
 	NextCursor string
-	Paged      bool
-	Limit      int
+	// Paged says the page is not the first (a cursor or offset was asked).
+	Paged bool
+	// Limit is the page's limit when one was asked, kept in the links; 0:
+	// engine.DefaultPageLimit.
+	Limit int
 }
 
 // ResourceThreads is one resource's threads.
 type ResourceThreads struct {
+	// ResourceID is the resource.
 	ResourceID string
-	Threads    []engine.Thread
+	// Threads are its threads on the page.
+	Threads []engine.Thread
 }
 
 // BuildIndex lists a page of the threads the principal may see, by
