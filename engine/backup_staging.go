@@ -53,19 +53,30 @@ func stageBackup(dest string, holder LockHolder) (tmp string, lock *os.File, rem
 }
 
 // lockStaging creates the lock file path, locks it and writes holder into
-// it.
+// it. The file is made and locked under another name (path + ".new") and
+// renamed to path once locked (flock holds the file, not its name): a
+// backup cleaning the same parent (removeIfStale) never finds path there
+// unlocked, which it would take for a killed backup's and remove with the
+// directory, failing this backup.
 func lockStaging(path string, holder LockHolder) (*os.File, error) {
-	f, err := filekind.OpenLock(path)
+	fresh := path + ".new"
+	f, err := filekind.OpenLock(fresh)
 	if err != nil {
 		return nil, err
 	}
+	if stagingLockHook != nil {
+		stagingLockHook()
+	}
 	free, err := tryLock(f)
 	if err == nil && !free {
-		err = fmt.Errorf("%s is locked by another process", path) // a new directory: not expected
+		err = fmt.Errorf("%s is locked by another process", fresh) // a new directory: not expected
 	}
 	if err == nil {
 		b, _ := json.Marshal(holder)
 		_, err = f.Write(append(b, '\n'))
+	}
+	if err == nil {
+		err = os.Rename(fresh, path)
 	}
 	if err != nil {
 		f.Close()
@@ -73,6 +84,10 @@ func lockStaging(path string, holder LockHolder) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// stagingLockHook, when set (tests), is called in lockStaging between
+// making the lock file and locking it.
+var stagingLockHook func()
 
 // removeStaleStaging removes the staging directories of backups in parent
 // that are no longer running and returns their names: directories (not
