@@ -21,6 +21,12 @@ import (
 // would fold the WAL into a damaged file (and drop what a torn WAL holds
 // past its first bad frame) before Salvage could keep both as found.
 //
+// Before that open, a damaged log whose -shm says a checkpoint copied
+// frames past the damage into mnemo.db is kept and set aside, as Open
+// sets it aside (store.GuardReadOnly): read with it, mnemo.db would read
+// older page versions over newer ones; and when no valid -shm tells, a
+// copy of mnemo.db is kept (mnemo.db.before-wal-*) as Open keeps one.
+//
 // It takes and releases the directory's lock (a *LockedError when another
 // process holds it) and refuses, as Open does, a directory whose salvage
 // was interrupted (ErrSalvageInterrupted), a mnemo.db that is not a
@@ -54,6 +60,12 @@ func CheckFile(ctx context.Context, cfg Config, opts CheckOptions) error {
 	}
 	defer lock.release()
 	if err := checkSwap(dir); err != nil { // salvage_swap.go
+		return err
+	}
+	// The read-only open's recovery rewrites the -shm: what it says of a
+	// damaged log is read first (a log a checkpoint had copied past the
+	// damage is set aside, kept, as Open would).
+	if _, err := store.GuardReadOnly(path); err != nil {
 		return err
 	}
 	found, err := checkFileAt(ctx, path, opts.Full)

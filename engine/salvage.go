@@ -295,7 +295,9 @@ func copyFile(from, to string) error {
 // files salvages kept (mnemo.db.damaged-<UTC time>, sorted), each followed
 // by the -wal and then the -shm kept beside it under its name
 // (mnemo.db.damaged-<UTC time>-wal, …-shm) when they exist, a -wal or
-// -shm whose database file is gone in that file's place; then the damaged
+// -shm whose database file is gone in that file's place; then the copies
+// of mnemo.db an Open kept before applying a damaged log's prefix
+// (mnemo.db.before-wal-<UTC time>, sorted: WALDamage.Before); then the damaged
 // write-ahead logs that Open kept (mnemo.db-wal.damaged-<UTC time>, sorted), each
 // followed by the -shm kept with it (mnemo.db-shm.damaged-<same suffix>),
 // then any such -shm copy whose log is gone. Nil when there are none. They
@@ -306,6 +308,10 @@ func KeptDamaged(dir string) []string {
 	kept := keptSalvaged(found)
 	logs, _ := filepath.Glob(store.KeptWALPattern(filepath.Join(dir, DatabaseFile)))
 	shms, _ := filepath.Glob(filepath.Join(dir, keptSHMPattern))
+	befores, _ := filepath.Glob(store.BeforeWALPattern(filepath.Join(dir, DatabaseFile)))
+	for _, b := range befores {
+		kept = append(kept, filepath.Base(b))
+	}
 	paired := map[string]bool{}
 	for _, log := range logs {
 		kept = append(kept, filepath.Base(log))

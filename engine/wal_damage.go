@@ -42,7 +42,8 @@ type WALDamage struct {
 	// delete Kept to accept the loss (mnemo check says so until then).
 	Repaired bool `json:"repaired"`
 	// DamagedFrames lists the frames that failed their checks, up to the
-	// log's last valid commit; never empty.
+	// log's last valid commit; never empty, unless SetAside (a log whose
+	// damage left no valid commit after it).
 	DamagedFrames []int `json:"damagedFrames"`
 	// AppliedThroughFrame is the last frame SQLite's recovery applied
 	// of the damaged log (0: none): the last commit before the first
@@ -50,7 +51,8 @@ type WALDamage struct {
 	AppliedThroughFrame int `json:"appliedThroughFrame"`
 	// FramesNotApplied counts the valid frames after AppliedThroughFrame,
 	// through the last commit, that SQLite's recovery did not apply, and
-	// CommitsNotApplied the commits (transactions) among them; both > 0.
+	// CommitsNotApplied the commits (transactions) among them; both > 0
+	// (but with SetAside, where both are 0 when nothing was lost).
 	// With Repaired they were applied by the repair all the same.
 	FramesNotApplied int `json:"framesNotApplied"`
 	// CommitsNotApplied counts the commits among those frames.
@@ -60,6 +62,23 @@ type WALDamage struct {
 	// frame was off SQLite's frame grid, store.WALScan.Gaps); frames are
 	// numbered as if zero bytes filled each gap. Usually empty.
 	BytesMissingAt []int64 `json:"bytesMissingAt,omitempty"`
+	// SetAside is set when the log's -shm said a checkpoint had copied
+	// frames past the damage into mnemo.db already
+	// (store.Checkpointed): applying the log's valid prefix would have
+	// written older page versions over newer ones, so the log was not
+	// applied at all (kept as Kept, then removed with its -shm) and
+	// mnemo.db opened alone. AppliedThroughFrame is then the -shm's
+	// nBackfill (the frames mnemo.db holds), and FramesNotApplied and
+	// CommitsNotApplied count the frames after it through the -shm's last
+	// committed frame: both 0 when nothing was lost.
+	SetAside bool `json:"setAside,omitempty"`
+	// Before is set when the log could not be repaired and no valid -shm
+	// said what mnemo.db held: the copy of mnemo.db as it was before
+	// SQLite applied the log's valid prefix,
+	// <dir>/mnemo.db.before-wal-<UTC time>[-N] (mode 0600), so nothing
+	// committed is lost: if mnemo.db reads wrong (mnemo check), restore
+	// it from this copy. Listed by KeptDamaged. "" otherwise.
+	Before string `json:"before,omitempty"`
 }
 
 // WALDamage returns what this Open found damaged in the data directory's
@@ -82,7 +101,13 @@ func walDamage(d *store.WALDamage) *WALDamage {
 	if d == nil {
 		return nil
 	}
-	return scanDamage(d.Log, d.Kept, d.Scan, d.Repaired)
+	w := scanDamage(d.Log, d.Kept, d.Scan, d.Repaired)
+	w.Before = d.Before
+	if d.SetAside {
+		w.SetAside, w.AppliedThroughFrame = true, d.Checkpointed
+		w.FramesNotApplied, w.CommitsNotApplied = d.MxFrame-d.Checkpointed, d.LostCommits
+	}
+	return w
 }
 
 // scanDamage is a WALDamage of the log at log, kept as kept, from its
@@ -103,6 +128,15 @@ func (e *Engine) warnWAL() {
 	d := store.WALDamageOf(e.db)
 	if d == nil {
 		return
+	}
+	if d.SetAside {
+		e.log.Warn("the database's write-ahead log was found damaged, and its -shm says a checkpoint had copied frames past the damage into the database already: the log was set aside unapplied (kept as found) and the database opened alone",
+			append([]any{"log", d.Log, "kept", d.Kept, "damagedFrames", d.Scan.Damaged, "checkpointedThroughFrame", d.Checkpointed,
+				"framesNotApplied", d.MxFrame - d.Checkpointed, "commitsNotApplied", d.LostCommits}, gapAttr(d.Scan)...)...)
+		return
+	}
+	if d.Before != "" {
+		e.log.Warn("the database's write-ahead log was found damaged and no valid -shm says what the database held: a copy of the database as it was before the log's valid prefix was applied is kept", "before", d.Before)
 	}
 	if d.Repaired {
 		e.log.Warn("the database's write-ahead log was found damaged and repaired exactly: every commit applied, nothing lost; the damaged log is kept as found",
@@ -139,7 +173,17 @@ func keptWALFindings(dir string) []string {
 			out = append(out, fmt.Sprintf("%s: a kept copy of a damaged write-ahead log could not be read (%v)", filepath.Base(kept), err))
 			continue
 		}
-		if s == nil || !s.Lost() || s.Exact {
+		if s == nil {
+			continue
+		}
+		if ckpt, mx, aside, _ := store.Checkpointed(keptSHM(kept), s); aside {
+			if mx > ckpt {
+				out = append(out, fmt.Sprintf("%s: the write-ahead log was found damaged when the database was opened (frame %s%s) and set aside unapplied, since a checkpoint had copied frames through %d into %s: frames %d..%d were not applied and are not in %s%s",
+					filepath.Base(kept), joinInts(s.Damaged), gapNote(s), ckpt, DatabaseFile, ckpt+1, mx, DatabaseFile, shmPartner(kept)))
+			}
+			continue
+		}
+		if !s.Lost() || s.Exact {
 			continue
 		}
 		found := "the write-ahead log was found damaged when the database was opened"

@@ -167,27 +167,34 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 		fmt.Fprintln(c.Stdout, "known losses (messages a salvage could not recover; their seqs stay unused):")
 		printLostRanges(c.Stdout, res.lost)
 	}
-	salvaged, logs := splitKept(res.kept)
+	salvaged, logs, befores := splitKept(res.kept)
 	if len(salvaged) > 0 {
 		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database, with the -wal and -shm kept beside it; they may still hold erased text: delete them once the salvage is judged complete)\n", strings.Join(salvaged, ", "))
 	}
 	if len(logs) > 0 {
-		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged when the database was opened, and repaired: every commit was applied, nothing is lost. Kept as found: %s (it may still hold erased text; no erasure reaches it: delete it once no longer needed)\n", strings.Join(logs, ", "))
+		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged when the database was opened, and repaired: every commit was applied, nothing is lost (or set aside unapplied: a checkpoint had copied its commits into %s already; a commit lost would be named above). Kept as found: %s (it may still hold erased text; no erasure reaches it: delete it once no longer needed)\n", engine.DatabaseFile, strings.Join(logs, ", "))
+	}
+	if len(befores) > 0 {
+		fmt.Fprintf(c.Stdout, "note: %s as it was before a damaged write-ahead log's valid prefix was applied (no valid -shm said what it held) is kept as %s: if the database reads wrong or lacks commits, stop mnemo and restore it from that copy; it may still hold erased text: delete it once no longer needed\n", engine.DatabaseFile, strings.Join(befores, ", "))
 	}
 }
 
 // splitKept splits the kept copies of engine.KeptDamaged into a
-// salvage's damaged databases and an open's damaged write-ahead logs with
-// their -shm copies.
-func splitKept(kept []string) (salvaged, logs []string) {
+// salvage's damaged databases, an open's damaged write-ahead logs with
+// their -shm copies, and the copies of mnemo.db an open kept before
+// applying a damaged log's prefix (mnemo.db.before-wal-*).
+func splitKept(kept []string) (salvaged, logs, befores []string) {
 	for _, k := range kept {
-		if strings.HasPrefix(k, engine.DatabaseFile+"-wal.") || strings.HasPrefix(k, engine.DatabaseFile+"-shm.") {
+		switch {
+		case strings.HasPrefix(k, engine.DatabaseFile+"-wal.") || strings.HasPrefix(k, engine.DatabaseFile+"-shm."):
 			logs = append(logs, k)
-		} else {
+		case strings.HasPrefix(k, engine.DatabaseFile+".before-wal-"):
+			befores = append(befores, k)
+		default:
 			salvaged = append(salvaged, k)
 		}
 	}
-	return salvaged, logs
+	return salvaged, logs, befores
 }
 
 // checkFile runs the database checks on a data directory's mnemo.db

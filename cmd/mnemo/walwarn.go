@@ -33,6 +33,20 @@ func printWALDamage(w io.Writer, d *engine.WALDamage) {
 		return
 	}
 	where := frameList(d.DamagedFrames) + missingList(d.BytesMissingAt)
+	if d.SetAside {
+		lost := "nothing was lost"
+		if d.FramesNotApplied > 0 {
+			lost = fmt.Sprintf("%s (%s) after frame %d are NOT in %s; they are kept only in %s: run mnemo check",
+				count(d.CommitsNotApplied, "commit"), count(d.FramesNotApplied, "frame"), d.AppliedThroughFrame, engine.DatabaseFile, d.Kept)
+		}
+		fmt.Fprintf(w, "mnemo: note: the write-ahead log %s was found damaged (%s), and a checkpoint had copied its frames through %d into %s already: the log was set aside unapplied (kept as %s) and %s opened alone; %s\n",
+			d.Log, where, d.AppliedThroughFrame, engine.DatabaseFile, d.Kept, engine.DatabaseFile, lost)
+		return
+	}
+	if d.Before != "" {
+		fmt.Fprintf(w, "mnemo: note: %s as it was before the damaged write-ahead log's valid prefix was applied is kept as %s: if %s reads wrong (mnemo check), restore it from that copy\n",
+			engine.DatabaseFile, d.Before, engine.DatabaseFile)
+	}
 	if d.Repaired {
 		fmt.Fprintf(w, "mnemo: note: the write-ahead log %s was found damaged (%s) and repaired exactly: every commit was applied, nothing was lost; the damaged log is kept as %s\n",
 			d.Log, where, d.Kept)

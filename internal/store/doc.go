@@ -49,7 +49,14 @@
 //     (WALDamageOf). A torn tail or an older generation's frames are not
 //     damage; bytes missing from the log's middle are (WALScan.Gaps). A
 //     repair never trusts a damaged frame's page number that the checks
-//     cannot vouch for (walframe.go). Open assumes what every caller ensures: no other process
+//     cannot vouch for (walframe.go). When the -shm (walshm.go) says a
+//     checkpoint copied frames past those the valid prefix holds, the
+//     prefix would roll pages back: the log is kept and set aside unapplied
+//     (WALDamage.SetAside); when no valid -shm tells and the log cannot be
+//     repaired, a copy of the database file is kept first
+//     (path.before-wal-<UTC time>, WALDamage.Before). GuardReadOnly does
+//     the same before a read-only open, whose recovery rewrites the -shm.
+//     Open assumes what every caller ensures: no other process
 //     has the database open (the engine holds the data directory's lock).
 //   - OpenReadOnly never writes the file nor checkpoints its WAL; VacuumInto
 //     copies the database as of one commit into a new file with no free page

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,9 +32,36 @@ type WALDamage struct {
 	Scan *WALScan
 	// Repaired is set when the log was rewritten so that SQLite applied
 	// every commit (Scan.Exact): nothing was lost. Unset, the commits of
-	// Scan.NotApplied frames are not in the database.
+	// Scan.NotApplied frames are not in the database (SetAside aside).
 	Repaired bool
+	// SetAside is set when the log's -shm said a checkpoint had copied
+	// frames past those SQLite's recovery would apply into the database
+	// file already (Checkpointed): applying the log's valid prefix would
+	// have written older page versions over newer ones. The log was not
+	// applied at all: once kept, it and its -shm were removed and the
+	// database file opened alone. Frames Checkpointed+1..MxFrame are then
+	// not in the database (none when the two are equal: nothing lost);
+	// Scan's NotApplied counts do not apply.
+	SetAside bool
+	// Checkpointed is the -shm's nBackfill (frames the database file
+	// holds) and MxFrame its last committed frame; both 0 unless SetAside.
+	Checkpointed, MxFrame int
+	// LostCommits counts the commits among frames Checkpointed+1..MxFrame
+	// (WALScan.CommitsAfter); 0 unless SetAside.
+	LostCommits int
+	// Before is set when the log could not be repaired and no valid -shm
+	// told what the database file held: the copy of the database file as
+	// it was before SQLite applied the log's valid prefix,
+	// <database>.before-wal-<UTC time>[-N] (mode 0600, synced, never
+	// overwritten), so that nothing committed is lost whichever of the
+	// two is newer. "" otherwise.
+	Before string
 }
+
+// BeforeWALPattern is the file-name pattern (filepath.Match) of the
+// copies of the database file named db that Open keeps before applying a
+// damaged log's prefix (WALDamage.Before): db + ".before-wal-*".
+func BeforeWALPattern(db string) string { return db + ".before-wal-*" }
 
 // KeptWALPattern is the file-name pattern (filepath.Match) of the copies
 // of damaged write-ahead logs that Open keeps beside the database file
@@ -51,10 +79,15 @@ func WALDamageOf(db *sql.DB) *WALDamage {
 }
 
 // guardWAL scans path's write-ahead log, when there is one, before SQLite
-// reads it. When commits lie past a damaged frame, and are not in the
-// database file already (a checkpoint copied them before the crash), it
-// keeps the log (and its -shm) as found, then repairs the log when the
-// repair is exact. An
+// reads it. When its -shm says a checkpoint copied frames past those
+// SQLite's recovery would apply into the database file (Checkpointed), it
+// keeps the log and -shm as found and removes them (setAside): the valid
+// prefix would roll pages back. Else, when commits lie past a damaged
+// frame, and are not in the database file already (a checkpoint copied
+// them before the crash), it keeps the log (and its -shm) as found, then
+// repairs the log when the repair is exact; when it is not, and no valid
+// -shm says what the database file holds, it keeps a copy of the database
+// file too (keepBefore). An
 // error means the evidence could not be kept, or the repair written: Open
 // then fails rather than let SQLite drop the commits.
 //
@@ -69,8 +102,13 @@ func WALDamageOf(db *sql.DB) *WALDamage {
 func guardWAL(path string) (d *WALDamage, err error) {
 	log := path + "-wal"
 	err = withLog(log, true, func(b []byte) error {
-		scan := damagedScan(path, b)
-		if scan == nil {
+		scan := ScanWAL(b)
+		ckpt, mx, aside, known := Checkpointed(path+"-shm", scan) // walshm.go
+		if aside {
+			d, err = setAside(path, b, scan, ckpt, mx)
+			return err
+		}
+		if !scan.Lost() || backfilled(path, scan, b) {
 			return nil
 		}
 		d = &WALDamage{Log: log, Scan: scan}
@@ -79,6 +117,11 @@ func guardWAL(path string) (d *WALDamage, err error) {
 			return fmt.Errorf("store: the write-ahead log %s is damaged (%d commits past frame %d would not be applied) and could not be kept: %w", log, scan.NotAppliedCommits, scan.Applied, err)
 		}
 		if !scan.Exact {
+			if !known {
+				if d.Before, err = keepBefore(path); err != nil {
+					return fmt.Errorf("store: the write-ahead log %s is damaged (kept as %s), and no valid -shm says what %s holds: a copy of it could not be kept before the log's valid prefix is applied: %w", log, d.Kept, path, err)
+				}
+			}
 			return nil
 		}
 		if err := repairInPlace(log, scan, b); err != nil {
@@ -91,6 +134,95 @@ func guardWAL(path string) (d *WALDamage, err error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// GuardReadOnly is what a read-only open of the database at path (one
+// that neither writes the database file nor the log, but whose SQLite
+// recovery rewrites the -shm) needs first, while the caller holds the
+// data directory's lock: the evidence the -shm holds is gone after it.
+// When the -shm says a checkpoint copied frames past those the log's
+// valid prefix holds (Checkpointed), the log and -shm are kept and set
+// aside as Open does (the database file is then read alone); when the
+// log holds commits past damage that cannot be repaired exactly, and no
+// valid -shm says what the database file holds, a copy of the database
+// file is kept (WALDamage.Before) before anything applies the prefix.
+// The log itself is neither repaired nor rewritten. nil when neither.
+func GuardReadOnly(path string) (d *WALDamage, err error) {
+	log := path + "-wal"
+	err = withLog(log, true, func(b []byte) error {
+		scan := ScanWAL(b)
+		ckpt, mx, aside, known := Checkpointed(path+"-shm", scan)
+		if aside {
+			d, err = setAside(path, b, scan, ckpt, mx)
+			return err
+		}
+		if known || !scan.Lost() || scan.Exact || backfilled(path, scan, b) {
+			return nil
+		}
+		d = &WALDamage{Log: log, Scan: scan}
+		if d.Before, err = keepBefore(path); err != nil {
+			return fmt.Errorf("store: the write-ahead log %s is damaged, and no valid -shm says what %s holds: a copy of it could not be kept before the log's valid prefix is read: %w", log, path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// setAside keeps the log b of the database at path (and its -shm), then
+// removes both, so that SQLite opens the database file alone: its -shm
+// said a checkpoint copied frames through ckpt (of mx committed) into it,
+// past those the log's valid prefix holds (Checkpointed).
+func setAside(path string, b []byte, scan *WALScan, ckpt, mx int) (*WALDamage, error) {
+	d := &WALDamage{Log: path + "-wal", Scan: scan, SetAside: true, Checkpointed: ckpt, MxFrame: mx, LostCommits: scan.CommitsAfter(b, ckpt, mx)}
+	var err error
+	if d.Kept, err = keepWAL(path, b); err != nil {
+		return nil, fmt.Errorf("store: the write-ahead log %s is damaged, and its -shm says %s holds frames through %d already: the log could not be kept before it is set aside: %w", d.Log, path, ckpt, err)
+	}
+	if err := removeLog(path); err != nil {
+		return nil, fmt.Errorf("store: set aside the damaged write-ahead log %s (kept as %s; %s holds frames through %d): move it and %s-shm aside, then open again: %w", d.Log, d.Kept, path, ckpt, path, err)
+	}
+	return d, nil
+}
+
+// keepBefore copies the database file at path to a new file
+// path.before-wal-<UTC time>[-N] (O_EXCL, 0600, synced; streamed, not
+// read onto the heap) and returns its path.
+func keepBefore(path string) (string, error) {
+	src, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	base := path + ".before-wal-" + time.Now().UTC().Format("20060102T150405Z")
+	for i := 1; ; i++ {
+		name := base
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		dst, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = io.Copy(dst, src)
+		if err == nil {
+			err = dst.Sync()
+		}
+		if cerr := dst.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(name)
+			return "", err
+		}
+		syncDirOf(name)
+		return name, nil
+	}
 }
 
 // DamagedWAL scans the write-ahead log of the database at path, changing
