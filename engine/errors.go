@@ -60,13 +60,13 @@ var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
 var ErrDatabaseNotFile = errors.New("engine: the database is not a regular file")
 
 // ErrWALNotFile is matched by the error Open, Salvage, Backup and CheckFile return,
-// before SQLite opens anything, when mnemo.db-wal exists but is not a
-// regular file: a directory, a pipe, a device, or a symbolic link (not
-// followed, whatever it points at); the chain holds the
-// *store.WALNotFileError naming it, its kind and a link's target. It is
-// not a log SQLite wrote and mnemo.db is not at fault (not
-// ErrDatabaseCorrupt): stop every process using the directory, move the
-// -wal aside, and run the command again.
+// before SQLite opens anything, when mnemo.db-wal or mnemo.db-shm exists
+// but is not a regular file: a directory, a pipe, a device, or a symbolic
+// link (not followed, whatever it points at); the chain holds the
+// *store.WALNotFileError naming it (Index: the -shm), its kind and a
+// link's target. It is not a file SQLite wrote and mnemo.db is not at
+// fault (not ErrDatabaseCorrupt): stop every process using the
+// directory, move that file aside, and run the command again.
 var ErrWALNotFile = errors.New("engine: the write-ahead log is not a regular file")
 
 // ErrNotDataDir is returned by Open with Config.MustExist when the

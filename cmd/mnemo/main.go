@@ -270,8 +270,12 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR); a data directory is created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)
 		return 1
 	case errors.Is(err, engine.ErrWALNotFile):
-		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: %s is not at fault: its write-ahead log %s-wal is not a log SQLite wrote. Stop every process using %s, move %s-wal aside (out of %s; nothing is read or written through it), then run the command again.\n",
-			name, err, engine.DatabaseFile, engine.DatabaseFile, m.Dir, engine.DatabaseFile, m.Dir)
+		file, what := engine.DatabaseFile+"-wal", "write-ahead log"
+		if we := new(store.WALNotFileError); errors.As(err, &we) && we.Index {
+			file, what = engine.DatabaseFile+"-shm", "write-ahead log's index"
+		}
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: %s is not at fault: its %s %s is not a file SQLite wrote. Stop every process using %s, move %s aside (out of %s; nothing is read or written through it), then run the command again.\n",
+			name, err, engine.DatabaseFile, what, file, m.Dir, file, m.Dir)
 		return 1
 	case errors.Is(err, engine.ErrDatabaseNotFile):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex'.\n",

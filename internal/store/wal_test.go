@@ -403,9 +403,11 @@ func BenchmarkScanWAL(b *testing.B) {
 }
 
 // TestWALDamageShmNotRegular: a damaged log whose -shm is a named pipe or
-// a symbolic link is kept without its -shm. The copy read the pipe, which
-// blocked the open for ever (until a writer came), and copied a link's
-// target, from wherever it pointed, into the data directory.
+// a symbolic link. The copy read the pipe, which blocked the open for
+// ever (until a writer came), and copied a link's target, from wherever
+// it pointed, into the data directory. Such a -shm is now refused before
+// anything (a *WALNotFileError naming it): the log is left as found, and
+// once the -shm is moved aside, the next open keeps the log.
 func TestWALDamageShmNotRegular(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -433,13 +435,27 @@ func TestWALDamageShmNotRegular(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.make(t, im.path+"-shm")
-			db, err := store.Open(context.Background(), im.path) // SQLite refuses such a -shm
+			db, err := store.Open(context.Background(), im.path)
 			if err == nil {
 				store.CloseDB(db)
 			}
+			var we *store.WALNotFileError
+			if !errors.As(err, &we) || !we.Index || we.Log != im.path+"-shm" {
+				t.Fatalf("open: %v, want a *WALNotFileError naming the -shm", err)
+			}
+			if b, err := os.ReadFile(im.path + "-wal"); err != nil || !bytes.Equal(b, damaged) || len(im.keptLogs(t)) != 0 {
+				t.Fatalf("the log was not left as found (err %v), or was kept", err)
+			}
+			if err := os.Remove(im.path + "-shm"); err != nil {
+				t.Fatal(err)
+			}
+			if db, err = store.Open(context.Background(), im.path); err != nil {
+				t.Fatal(err)
+			}
+			store.CloseDB(db)
 			kept := im.keptLogs(t)
 			if len(kept) != 1 {
-				t.Fatalf("kept=%v (open: %v), want the damaged log kept", kept, err)
+				t.Fatalf("kept=%v, want the damaged log kept", kept)
 			}
 			if b, err := os.ReadFile(kept[0]); err != nil || !bytes.Equal(b, damaged) {
 				t.Fatalf("the kept log differs from the damaged one (err %v)", err)
