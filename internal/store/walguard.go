@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -188,8 +189,8 @@ func setAside(path string, b []byte, scan *WALScan, ckpt, mx int) (*WALDamage, e
 }
 
 // keepBefore copies the database file at path to a new file
-// path.before-wal-<UTC time>[-N] (O_EXCL, 0600, synced; streamed, not
-// read onto the heap) and returns its path.
+// path.before-wal-<UTC time>[-N] (writeNew: O_EXCL, 0600, synced;
+// streamed, not read onto the heap) and returns its path.
 func keepBefore(path string) (string, error) {
 	src, err := os.Open(path)
 	if err != nil {
@@ -202,22 +203,11 @@ func keepBefore(path string) (string, error) {
 		if i > 1 {
 			name = fmt.Sprintf("%s-%d", base, i)
 		}
-		dst, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		err := writeNew(name, src) // ErrExist before anything is read
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", err
-		}
-		_, err = io.Copy(dst, src)
-		if err == nil {
-			err = dst.Sync()
-		}
-		if cerr := dst.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(name)
 			return "", err
 		}
 		syncDirOf(name)
@@ -367,7 +357,7 @@ func keepWAL(path string, b []byte) (string, error) {
 			suffix = fmt.Sprintf("%s-%d", suffix, i)
 		}
 		kept := path + "-wal" + suffix
-		err := writeNew(kept, b)
+		err := writeNew(kept, bytes.NewReader(b))
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -375,7 +365,7 @@ func keepWAL(path string, b []byte) (string, error) {
 			return "", err
 		}
 		if shm, ok := readShm(path + "-shm"); ok {
-			err := writeNew(path+"-shm"+suffix, shm)
+			err := writeNew(path+"-shm"+suffix, bytes.NewReader(shm))
 			if errors.Is(err, fs.ErrExist) { // a stray -shm copy: both go to the next name
 				os.Remove(kept)
 				continue
@@ -401,24 +391,25 @@ func readShm(name string) ([]byte, bool) {
 	return b, err == nil
 }
 
-// writeNew writes b to a new file name (O_EXCL, 0600: never over another
-// file or through a link) and syncs it.
-func writeNew(name string, b []byte) error {
+// writeNew writes what r holds to a new file name (O_EXCL, 0600: never
+// over another file or through a link) and syncs it; on an error the file
+// is removed. An existing name is fs.ErrExist, before r is read.
+func writeNew(name string, r io.Reader) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(name)
-		return err
+	_, err = io.Copy(f, r)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(name)
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
 }
 
 // writeInPlace writes b over the start of the existing file name and
