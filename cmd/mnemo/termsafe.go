@@ -78,20 +78,16 @@ func (t termSafe) Write(p []byte) (int, error) {
 }
 
 // unsafeAt returns the character that b starts with and its length in
-// bytes when termSafe escapes it: a C0 control but line feed and tab,
-// DEL, a C1 control (U+0080-U+009F), the line or paragraph separator
-// (U+2028, U+2029), or a render.Hidden character; else 0, 0 (and for
-// bytes that are not valid UTF-8).
+// bytes when termSafe escapes it: what every rendering of the prompt
+// escapes (render.Control: a C0 control but tab and line feed, DEL, a C1
+// control, U+2028, U+2029; render.Hidden), and every carriage return;
+// else 0, 0 (and for bytes that are not valid UTF-8).
 func unsafeAt(b []byte) (rune, int) {
-	c := b[0]
-	if c < utf8.RuneSelf {
-		if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
-			return rune(c), 1
-		}
-		return 0, 0
+	r, n := rune(b[0]), 1
+	if b[0] >= utf8.RuneSelf {
+		r, n = utf8.DecodeRune(b)
 	}
-	r, n := utf8.DecodeRune(b)
-	if (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || render.Hidden(r) {
+	if r == '\r' || render.Control(r) || render.Hidden(r) {
 		return r, n
 	}
 	return 0, 0
