@@ -150,10 +150,10 @@ func pieces(s string, hidden func(rune) bool) []piece {
 	return out
 }
 
-// hiddenInText reports whether textHTML shows r as a marker.
-func hiddenInText(r rune) bool {
-	return prompt.Hidden(r) || r == 0x2028 || r == 0x2029 || (unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r')
-}
+// hiddenInText reports whether textHTML shows r as a marker: what the
+// prompt writes as an escape (prompt.Hidden, prompt.Control; a carriage
+// return goes out as it is).
+func hiddenInText(r rune) bool { return prompt.Hidden(r) || prompt.Control(r) }
 
 // hiddenInID reports whether idHTML shows r as a marker.
 func hiddenInID(r rune) bool {
