@@ -82,10 +82,8 @@ func (ix *Index) lexicalPostings(q *channelQuery) ([]scored, error) {
 		}
 	}
 	for i, c := range sc.cands {
-		if i&(cancelEvery-1) == 0 {
-			if err := ctxErr(q.ctx); err != nil {
-				return nil, err
-			}
+		if err := ctxErrEvery(q.ctx, i); err != nil {
+			return nil, err
 		}
 		if c.bound >= floor {
 			take(c)
@@ -93,10 +91,8 @@ func (ix *Index) lexicalPostings(q *channelQuery) ([]scored, error) {
 	}
 	if !proven && !(len(top.items) == q.pool && top.items[0].score >= floor) {
 		for i, c := range sc.cands {
-			if i&(cancelEvery-1) == 0 {
-				if err := ctxErr(q.ctx); err != nil {
-					return nil, err
-				}
+			if err := ctxErrEvery(q.ctx, i); err != nil {
+				return nil, err
 			}
 			if c.bound < floor {
 				take(c)
@@ -115,6 +111,15 @@ func (ix *Index) lexicalPostings(q *channelQuery) ([]scored, error) {
 // looking; a check every 4096 reads is a few microseconds apart, and costs
 // nothing measurable (BenchmarkSearch/100k/lexical before and after).
 const cancelEvery = 4096
+
+// ctxErrEvery is ctxErr(ctx) at every cancelEvery-th read i (0
+// included), nil between.
+func ctxErrEvery(ctx context.Context, i int) error {
+	if i&(cancelEvery-1) != 0 {
+		return nil
+	}
+	return ctxErr(ctx)
+}
 
 // ctxErr is ctx's error, nil for a nil ctx (a channel query built without
 // one, in the internal tests).
@@ -157,20 +162,16 @@ func (sc *lexScratch) candidates(q *channelQuery, seed float64) error {
 	}
 	if th := q.s.threads[q.thread]; q.thread != "" && len(th) < len(sc.touched) {
 		for i, e := range th {
-			if i&(cancelEvery-1) == 0 {
-				if err := ctxErr(q.ctx); err != nil {
-					return err
-				}
+			if err := ctxErrEvery(q.ctx, i); err != nil {
+				return err
 			}
 			add(int32(e.ord))
 		}
 		return nil
 	}
 	for i, o := range sc.touched {
-		if i&(cancelEvery-1) == 0 {
-			if err := ctxErr(q.ctx); err != nil {
-				return err
-			}
+		if err := ctxErrEvery(q.ctx, i); err != nil {
+			return err
 		}
 		if sc.own[o] < seed {
 			if sc.mask != nil && ls.mayBonus(sc.mask[o]) {
@@ -347,10 +348,8 @@ func (sc *lexScratch) ownScores(ctx context.Context, s *shard, ls *lexScoring) e
 	// both paths score bit-equal. The dates come from the ord arrays
 	// (dateScore's sum); the types from the entries.
 	for o, e := range p.byOrd {
-		if o&(cancelEvery-1) == 0 {
-			if err := ctxErr(ctx); err != nil {
-				return err
-			}
+		if err := ctxErrEvery(ctx, o); err != nil {
+			return err
 		}
 		if e == nil {
 			continue
