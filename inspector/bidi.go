@@ -87,7 +87,10 @@ func (p piece) Class() string {
 }
 
 // textPieces splits s, a free-text field, at each control character but
-// tab, line feed and carriage return (C0, DEL, C1), each line or
+// tab and line feed (C0, DEL, C1; a carriage return when no line feed
+// follows it, as the prompt writes it: a CRLF is a line break, a lone one
+// is a line break on the page, HTML reading it as a line feed, where a
+// terminal draws the rest of the line over its start), each line or
 // paragraph separator (U+2028, U+2029) and each character the model's
 // prompt writes as an escape (render.Hidden: the bidirectional
 // embeddings, overrides and isolates U+202A-U+202E, U+2066-U+2069, the
@@ -104,7 +107,7 @@ func (p piece) Class() string {
 // zero-width joiners, the zero-width space and every letter pass as they
 // are: Persian, the Indic scripts, Thai and emoji need them, and they
 // hide nothing but themselves.
-func textPieces(s string) []piece { return pieces(s, hiddenInText) }
+func textPieces(s string) []piece { return pieces(s, prompt.Escaped) }
 
 // idPieces splits s, an identifier (a thread, resource, run or tool-call
 // id, a working-memory key, a hash), at every character a reader cannot
@@ -129,20 +132,23 @@ func plainTitle(s string) string {
 	return b.String()
 }
 
-// pieces splits s at each character hidden reports: one piece for s when
-// there is none.
-func pieces(s string, hidden func(rune) bool) []piece {
+// pieces splits s at each character hidden reports, given the character
+// and the text after it: one piece for s when there is none.
+func pieces(s string, hidden func(r rune, rest string) bool) []piece {
 	var out []piece
 	start := 0
-	for i, r := range s {
-		if !hidden(r) {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:]) // n is 1 for a byte that is not UTF-8
+		if !hidden(r, s[i+n:]) {
+			i += n
 			continue
 		}
 		if i > start {
 			out = append(out, piece{Text: s[start:i]})
 		}
 		out = append(out, piece{Marked: true, Mark: r})
-		start = i + utf8.RuneLen(r)
+		i += n
+		start = i
 	}
 	if start < len(s) || len(out) == 0 {
 		out = append(out, piece{Text: s[start:]})
@@ -150,13 +156,9 @@ func pieces(s string, hidden func(rune) bool) []piece {
 	return out
 }
 
-// hiddenInText reports whether textHTML shows r as a marker: what the
-// prompt writes as an escape (prompt.Hidden, prompt.Control; a carriage
-// return goes out as it is).
-func hiddenInText(r rune) bool { return prompt.Hidden(r) || prompt.Control(r) }
-
-// hiddenInID reports whether idHTML shows r as a marker.
-func hiddenInID(r rune) bool {
+// hiddenInID reports whether idPieces shows r as a marker (what follows
+// it does not matter).
+func hiddenInID(r rune, _ string) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || (unicode.IsSpace(r) && r != ' ')
 }
 

@@ -33,6 +33,17 @@ func TestPieces(t *testing.T) {
 		// Text keeps its lines and tabs; an id shows them.
 		{name: "Whitespace", in: "a\tb\r\nc", text: []piece{txt("a\tb\r\nc")},
 			id: []piece{txt("a"), mark('\t'), txt("b"), mark('\r'), mark('\n'), txt("c")}, title: "a[U+0009]b[U+000D][U+000A]c"},
+		// A carriage return no line feed follows is shown, as the prompt
+		// writes it as \u000d: HTML reads it as a line break, a terminal
+		// draws the rest of the line over its start. It went out raw. A
+		// CRLF is a line break and passes.
+		{name: "LoneCR", in: "a\rb\r\r\nc\r", text: []piece{txt("a"), mark('\r'), txt("b"), mark('\r'), txt("\r\nc"), mark('\r')},
+			id: []piece{txt("a"), mark('\r'), txt("b"), mark('\r'), mark('\r'), mark('\n'), txt("c"), mark('\r')}, title: "a[U+000D]b[U+000D][U+000D][U+000A]c[U+000D]",
+			markTitles: []string{"U+000D CONTROL CHARACTER", "U+000D CONTROL CHARACTER", "U+000D CONTROL CHARACTER"}},
+		// A byte that is not UTF-8 is one piece of text, however it ends.
+		{name: "NotUTF8", in: "x\xe2\x80\r\xff", text: []piece{txt("x\xe2\x80"), mark('\r'), txt("\xff")},
+			id: []piece{txt("x\xe2\x80"), mark('\r'), txt("\xff")}, title: "x\xe2\x80[U+000D]\xff",
+			markTitles: []string{"U+000D CONTROL CHARACTER"}},
 		// Right-to-left text passes in text (the element holding it
 		// isolates it); its marks are shown, as the model's prompt writes
 		// them as escapes (render.Hidden): U+061C before "12-34" draws
@@ -93,5 +104,29 @@ func TestMarkerClass(t *testing.T) {
 	}
 	if got, want := (piece{Marked: true, Mark: 0x202e}).Label(), "[U+202E]"; got != want {
 		t.Errorf("label %q, want %q", got, want)
+	}
+}
+
+// TestSplitLines: a diff's lines end at a line feed or a CRLF, so a text
+// written on Windows shows no carriage return marker at every line end; a
+// carriage return no line feed follows stays in its line (textPieces
+// shows it). Trailing line breaks make no empty lines.
+func TestSplitLines(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"\n\n", nil},
+		{"a\nb", []string{"a", "b"}},
+		{"a\nb\n\n", []string{"a", "b"}},
+		{"a\r\nb\r\n", []string{"a", "b"}},
+		{"a\r\n\r\nb", []string{"a", "", "b"}},
+		{"a\r\r\nb\r", []string{"a\r", "b\r"}},
+		{"a\rb", []string{"a\rb"}},
+	} {
+		if got := splitLines(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("splitLines(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

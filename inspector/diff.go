@@ -7,7 +7,8 @@ import "strings"
 type DiffLine struct {
 	// Op is " " (kept), "-" (old text only) or "+" (new text only).
 	Op string
-	// Text is the line, without its newline.
+	// Text is the line, without its line break (a line feed, or a
+	// carriage return and a line feed).
 	Text string
 }
 
@@ -54,9 +55,18 @@ func lineDiff(a, b string) []DiffLine {
 	return out
 }
 
+// splitLines splits s into its lines, without their line breaks: a line
+// feed, or a CRLF, as the prompt reads one (render.Escaped passes the
+// carriage return of a CRLF; a text written on Windows would otherwise
+// show one as a marker at the end of every line). Trailing line breaks
+// make no empty lines.
 func splitLines(s string) []string {
-	if s == "" {
-		return nil
+	lines := strings.Split(s, "\n")
+	for i := range len(lines) - 1 { // the last line has no line feed after it
+		lines[i] = strings.TrimSuffix(lines[i], "\r")
 	}
-	return strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }

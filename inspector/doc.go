@@ -25,12 +25,13 @@
 //   - All text is escaped by html/template; pages carry no script and load
 //     nothing from elsewhere (the style sheet is inline).
 //   - Stored text cannot reorder the page's own: every stored field is
-//     isolated (a <bdi>, or a block with dir="auto"), and its control
-//     characters, line and paragraph separators and the characters the
-//     model's prompt writes as escapes (render.Hidden: bidirectional
-//     controls, tag and interlinear annotation characters; an id's every
-//     invisible character) are shown as their code points, "[U+202E]",
-//     not applied (bidi.go).
+//     isolated (a <bdi>, or a block with dir="auto"), and the characters
+//     the model's prompt writes as escapes (render.Escaped: control
+//     characters but tab and line feed, a carriage return no line feed
+//     follows, line and paragraph separators, bidirectional controls, tag
+//     and interlinear annotation characters; an id's every invisible
+//     character) are shown as their code points, "[U+202E]", not applied
+//     (bidi.go).
 //   - A page reads its query as the API does (server.CheckQuery,
 //     server.IntParam, server.PageCursor): an unknown, repeated or empty
 //     parameter, or a value out of range, is a 400 page naming it. The

@@ -55,14 +55,18 @@ func Control(r rune) bool {
 	return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029
 }
 
-// escaped reports whether the rendering escapes r, found in s just before
-// rest: a Hidden or Control character, or a carriage return (one byte)
-// that no line feed follows.
-func escaped(r rune, rest string) bool {
+// Escaped reports whether every rendering writes r, found in a text just
+// before rest (the text after r), as an escape: a Hidden or Control
+// character, or a carriage return that no line feed follows (rest does not
+// start with "\n"). A CRLF is a line break, as a line feed alone is, and
+// passes; a lone carriage return moves a terminal's cursor back to the
+// start of its line, so it is escaped. The inspector's pages and the CLI's
+// text output show what it reports as the prompt does.
+func Escaped(r rune, rest string) bool {
 	return Hidden(r) || Control(r) || (r == '\r' && !strings.HasPrefix(rest, "\n"))
 }
 
-// mayEscape is the cheap test of escapeHidden's scan: r is one escaped may
+// mayEscape is the cheap test of escapeHidden's scan: r is one Escaped may
 // report.
 func mayEscape(r rune) bool { return r == '\r' || Hidden(r) || Control(r) }
 
@@ -78,7 +82,7 @@ func escapeHidden(s string, esc func(*strings.Builder, rune)) string {
 	b.Grow(len(s) + 16)
 	b.WriteString(s[:i])
 	for j, r := range s[i:] {
-		if escaped(r, s[i+j+1:]) { // rest is read only after a '\r', one byte
+		if Escaped(r, s[i+j+1:]) { // rest is read only after a '\r', one byte
 			esc(&b, r)
 			continue
 		}

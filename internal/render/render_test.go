@@ -272,6 +272,27 @@ func TestControl(t *testing.T) {
 	}
 }
 
+// TestEscaped: the rule every rendering applies, which the inspector and
+// the CLI ask too: a Hidden or Control character is escaped wherever it
+// stands, a carriage return only when no line feed follows it (a CRLF is a
+// line break), and tab, line feed and text pass.
+func TestEscaped(t *testing.T) {
+	for _, c := range []struct {
+		r    rune
+		rest string
+		want bool
+	}{
+		{'\r', "", true}, {'\r', "x", true}, {'\r', "\r\n", true}, {'\r', "\n", false}, {'\r', "\nx", false},
+		{'\n', "", false}, {'\t', "", false}, {'a', "\n", false},
+		{0x1b, "[31m", true}, {0x7f, "", true}, {0x85, "", true}, {0x2028, "", true}, {0x202e, "", true}, {0xe0041, "", true},
+		{0x200d, "", false}, {0xfeff, "", false},
+	} {
+		if got := render.Escaped(c.r, c.rest); got != c.want {
+			t.Errorf("Escaped(%U, %q) = %v, want %v", c.r, c.rest, got, c.want)
+		}
+	}
+}
+
 // refRE matches the references Text writes.
 var refRE = regexp.MustCompile(`&(?:#x([0-9A-F]+)|lt|gt|amp|quot);`)
 
