@@ -12,7 +12,10 @@ import (
 
 // termSafe is the writer of every command's standard output and standard
 // error: what it is given, with each control character other than line
-// feed and tab, the line and paragraph separators (U+2028, U+2029), and
+// feed and tab (a carriage return when no line feed follows it in the
+// write: a CRLF is a line break, as the prompt reads it, where a lone one
+// draws the rest of the line over its start), the line and paragraph
+// separators (U+2028, U+2029), and
 // each character the prompt's rendering escapes (render.Hidden: the
 // bidirectional controls, tag and interlinear annotation characters)
 // written as its JSON escape (ESC as the six characters \u001b, U+009B as
@@ -41,7 +44,8 @@ import (
 // means it (a surrogate pair past U+FFFF). A C1 control is two bytes in
 // UTF-8, a separator or bidirectional character two or three, a tag
 // character four; one split across two writes passes as it is (fmt and
-// encoding/json write each value whole).
+// encoding/json write each value whole). A carriage return that ends a
+// write is escaped: no line feed is known to follow it.
 type termSafe struct{ w io.Writer }
 
 // Write writes p to the underlying writer with its control, separator and
@@ -79,15 +83,18 @@ func (t termSafe) Write(p []byte) (int, error) {
 
 // unsafeAt returns the character that b starts with and its length in
 // bytes when termSafe escapes it: what every rendering of the prompt
-// escapes (render.Control: a C0 control but tab and line feed, DEL, a C1
-// control, U+2028, U+2029; render.Hidden), and every carriage return;
-// else 0, 0 (and for bytes that are not valid UTF-8).
+// escapes (render.Escaped: a C0 control but tab and line feed, DEL, a C1
+// control, U+2028, U+2029, render.Hidden, and a carriage return the next
+// byte of b is no line feed after); else 0, 0 (and for bytes that are not
+// valid UTF-8).
 func unsafeAt(b []byte) (rune, int) {
 	r, n := rune(b[0]), 1
 	if b[0] >= utf8.RuneSelf {
 		r, n = utf8.DecodeRune(b)
 	}
-	if r == '\r' || render.Control(r) || render.Hidden(r) {
+	// Escaped reads rest only after a carriage return, and its first byte
+	// only: one byte is converted (no allocation).
+	if render.Escaped(r, string(b[n:min(len(b), n+1)])) {
 		return r, n
 	}
 	return 0, 0

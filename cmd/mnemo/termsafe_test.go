@@ -67,6 +67,29 @@ func TestTextOutputEscapesControls(t *testing.T) {
 	}
 }
 
+// TestTextOutputCRLF: `mnemo wm get`, which prints a working memory whole,
+// prints one written on Windows with its CRLF line breaks as they are, as
+// the prompt passes them, and a carriage return no line feed follows as
+// \u000d. Before, every carriage return was printed as \u000d, one at every
+// line end. (The listings, messages among them, fold line breaks.)
+func TestTextOutputCRLF(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(t.TempDir(), "s.md")
+	if err := os.WriteFile(state, []byte("# profile\r\n- name: Ana\r\n- note: typed\rdrawn over\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--resource", "r", "--markdown", state); code != 0 {
+		t.Fatalf("wm set: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "wm", "get", "--resource", "r")
+	if code != 0 {
+		t.Fatalf("wm get: exit %d: %s", code, stderr)
+	}
+	if want := "# profile\r\n- name: Ana\r\n- note: typed" + `\u000d` + "drawn over\r\n"; !strings.Contains(out, want) {
+		t.Errorf("wm get: standard output lacks %q:\n%q", want, out)
+	}
+}
+
 // controlIn returns the first control character of s other than line
 // feed and tab, line or paragraph separator, or render.Hidden character
 // (bidirectional control, tag or interlinear annotation character), or -1.
@@ -81,7 +104,8 @@ func controlIn(s string) rune {
 }
 
 // TestTermSafe: what the writer escapes and what it passes, byte for
-// byte: C0 but line feed and tab, DEL, C1, the line and paragraph
+// byte: C0 but line feed and tab (a carriage return when no line feed
+// follows: a CRLF passes), DEL, C1, the line and paragraph
 // separators (U+2028, U+2029: line breaks to a terminal or log viewer),
 // the bidirectional embeddings, overrides, isolates and marks (U+061C is a
 // strong AL character: "1999-2024" after it is drawn "2024-1999"), the tag
@@ -93,6 +117,12 @@ func TestTermSafe(t *testing.T) {
 	for _, c := range []struct{ name, in, want string }{
 		{"Plain", "a\tb\nc", "a\tb\nc"},
 		{"C0", "a\x1b[1m\r\x00", `a\u001b[1m\u000d\u0000`},
+		// A CRLF is a line break, as the prompt reads it (a message typed
+		// on Windows printed \u000d at every line end); a carriage return
+		// no line feed follows, the last of a write among them, is escaped.
+		{"CRLF", "one\r\ntwo\r\n", "one\r\ntwo\r\n"},
+		{"LoneCR", "a\rb\r\r\nc\r", `a\u000db\u000d` + "\r\nc" + `\u000d`},
+		{"CRBeforeSeparator", "a\r\u2028\n\r", `a\u000d\u2028` + "\n" + `\u000d`},
 		{"DEL", "\x7f", `\u007f`},
 		{"C1", "\u0085\u009b\u009f\u00a0", `\u0085\u009b\u009f` + "\u00a0"},
 		{"Overrides", "\u202a\u202b\u202c\u202d\u202e", `\u202a\u202b\u202c\u202d\u202e`},
