@@ -176,19 +176,49 @@ func backupWALSound(dir string, cfg *Config) error {
 	// mapped. At rest without it (read-only directory) a process could
 	// take the directory and truncate the log meanwhile: it is read.
 	path := filepath.Join(dir, DatabaseFile)
-	s, err := store.DamagedWAL(path, lock != nil)
+	d, err := store.DamagedWAL(path, lock != nil)
 	if err != nil {
 		return fmt.Errorf("engine: backup: %w", err)
 	}
-	if s == nil {
+	if d == nil {
 		return nil
 	}
 	open, then := "open the directory first", "back up again"
 	if lock == nil { // not writable: an open there cannot keep or repair the log
 		open, then = "the directory is not writable: copy it (cp -a DIR COPY) and open the copy", "back up the copy"
 	}
+	s := d.Scan
+	if d.SetAside {
+		// The backup's read would apply the valid prefix over the newer
+		// pages mnemo.db holds (and its recovery rewrite the -shm that
+		// says so): Open sets the log aside instead.
+		prefix := "no frame"
+		if s.Applied > 0 {
+			prefix = fmt.Sprintf("frames 1-%d", s.Applied)
+		}
+		return fmt.Errorf("%w: %s-wal is damaged (%s), and its -shm says a checkpoint had copied frames through %d into %s already, past the log's valid prefix (%s): the backup's read would apply that prefix over newer pages, and rewrite the -shm that says so; %s (mnemo check: its open keeps the log as found, as %s-wal.damaged-<UTC time>, and sets it aside unapplied), then %s",
+			ErrWALDamaged, path, damagedWhere(s), d.Checkpointed, DatabaseFile, prefix, open, DatabaseFile, then)
+	}
 	return fmt.Errorf("%w: %s-wal holds %d commits (%d frames) after the damage (frame %s) that SQLite would leave out of the backup; %s (mnemo check: its open keeps the log as found, as %s-wal.damaged-<UTC time>, repairs it when that is exact and says what is lost otherwise), then %s",
 		ErrWALDamaged, path, s.NotAppliedCommits, s.NotApplied, joinInts(s.Damaged), open, DatabaseFile, then)
+}
+
+// damagedWhere says where the log scanned as s is damaged: "frame 7",
+// "frames 7, 9", "its header" (only the header failed), or, for damage
+// past its last valid commit (no frame of it is counted damaged), "after
+// its last valid commit, frame N" ("before its first commit" for none).
+func damagedWhere(s *store.WALScan) string {
+	switch {
+	case len(s.Damaged) == 1:
+		return "frame " + joinInts(s.Damaged) + gapNote(s)
+	case len(s.Damaged) > 1:
+		return "frames " + joinInts(s.Damaged) + gapNote(s)
+	case s.HeaderDamaged:
+		return "its header"
+	case s.LastCommit == 0:
+		return "before its first commit"
+	}
+	return fmt.Sprintf("after its last valid commit, frame %d", s.LastCommit)
 }
 
 // atRest reports whether no process holds dir, whose lock file this

@@ -99,7 +99,12 @@ type SalvageReport struct {
 	// CommitsNotApplied commits are not in the salvaged database but only
 	// in the damaged file's log, WAL.Kept (Damaged + "-wal"; empty when
 	// nothing was swapped: the log is then still mnemo.db-wal, and the
-	// next Open keeps it as mnemo.db-wal.damaged-<UTC time>). Nil when the
+	// next Open keeps it as mnemo.db-wal.damaged-<UTC time>). With
+	// WAL.SetAside the directory's -shm said a checkpoint had copied frames
+	// past the log's valid prefix into mnemo.db: the copy was salvaged
+	// without its log (applying the prefix would have rolled pages back),
+	// and only the FramesNotApplied frames after AppliedThroughFrame, if
+	// any, are not in the salvaged database (WALDamage.Lost). Nil when the
 	// log was sound or absent.
 	WAL *WALDamage `json:"wal,omitempty"`
 }
@@ -193,14 +198,19 @@ func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *Salv
 		return false, err
 	}
 	// Commits past a damaged frame of the copy's WAL, which SQLite would
-	// drop, are applied when that is exact (wal_damage.go); the original
-	// is kept as found with the damaged file.
-	scan, repaired, err := store.RepairWAL(src)
+	// drop, are applied when that is exact (wal_damage.go); a log whose
+	// -shm (the directory's: the copy has none) says a checkpoint copied
+	// frames past its valid prefix into mnemo.db is set aside, as Open
+	// sets it aside: applying the prefix would roll pages back. The
+	// original is kept as found with the damaged file.
+	path := filepath.Join(dir, DatabaseFile)
+	d, err := store.RepairWAL(src, path+"-shm")
 	if err != nil {
 		return false, fmt.Errorf("engine: salvage: %w", err)
 	}
-	if scan != nil && scan.Lost() {
-		rep.WAL = scanDamage(filepath.Join(dir, DatabaseFile+"-wal"), "", scan, repaired)
+	if d != nil {
+		d.Log = path + "-wal"
+		rep.WAL = walDamage(d)
 	}
 	if rep.Findings, err = salvage.Check(ctx, src, maxDatabaseProblems); err != nil {
 		return false, fmt.Errorf("engine: %w", err)

@@ -81,6 +81,12 @@ type WALDamage struct {
 	Before string `json:"before,omitempty"`
 }
 
+// Lost reports whether commits of the log are not in the database: it was
+// not repaired and frames it held were not applied (with SetAside: frames
+// past the checkpoint). False for a log set aside whose every frame a
+// checkpoint had copied, and for one repaired exactly.
+func (d *WALDamage) Lost() bool { return !d.Repaired && d.FramesNotApplied > 0 }
+
 // WALDamage returns what this Open found damaged in the data directory's
 // write-ahead log (a copy: changing it changes nothing), or nil when the
 // log was sound, absent, or held no commit past a damaged frame, on

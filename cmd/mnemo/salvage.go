@@ -116,7 +116,7 @@ func (c *SalvageCommand) printEnd(rep *engine.SalvageReport) error {
 		}
 		return nil
 	}
-	if rep.WAL != nil && !rep.WAL.Repaired && rep.WAL.Kept != "" {
+	if rep.WAL != nil && rep.WAL.Lost() && rep.WAL.Kept != "" {
 		fmt.Fprintf(c.Stdout, "indexes rebuilt; mnemo check fails, naming %s, until it is deleted (the warning above; the lost seqs are recorded as known losses)\n", filepath.Base(rep.WAL.Kept))
 		return nil
 	}
@@ -131,6 +131,8 @@ func (c *SalvageCommand) printEnd(rep *engine.SalvageReport) error {
 func (c *SalvageCommand) printWAL(d *engine.WALDamage) {
 	switch {
 	case d == nil:
+	case d.SetAside:
+		c.printWALSetAside(d)
 	case d.Repaired:
 		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged (%s) and repaired exactly in the salvaged copy: every commit was applied\n", frameList(d.DamagedFrames))
 	case d.Kept != "":
@@ -142,10 +144,33 @@ func (c *SalvageCommand) printWAL(d *engine.WALDamage) {
 	}
 }
 
+// printWALSetAside says printWAL's d when the directory's -shm said a
+// checkpoint had copied frames past the log's valid prefix into mnemo.db:
+// the salvage read its copy without the log.
+func (c *SalvageCommand) printWALSetAside(d *engine.WALDamage) {
+	lost, into := "nothing was lost", "the salvaged database"
+	if d.Kept == "" {
+		into = engine.DatabaseFile
+	}
+	if d.Lost() {
+		lost = fmt.Sprintf("%s (%s) after frame %d are NOT in %s", count(d.CommitsNotApplied, "commit"), count(d.FramesNotApplied, "frame"), d.AppliedThroughFrame, into)
+	}
+	if d.Kept == "" {
+		fmt.Fprintf(c.Stdout, "note: the write-ahead log %s is damaged, and its -shm says a checkpoint had copied its frames through %d into %s already: %s was read without it; %s; the next open sets the log aside unapplied, kept as %s-wal.damaged-<UTC time>\n",
+			d.Log, d.AppliedThroughFrame, engine.DatabaseFile, engine.DatabaseFile, lost, engine.DatabaseFile)
+		return
+	}
+	if d.Lost() {
+		lost += "; they are kept only in " + d.Kept + " (restore from a backup taken after them, or accept the loss; mnemo check names it until it is deleted)"
+	}
+	fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged, and its -shm says a checkpoint had copied its frames through %d into %s already: the salvage read %s without it (applying it would have rolled pages back; it is kept as %s); %s\n",
+		d.AppliedThroughFrame, engine.DatabaseFile, engine.DatabaseFile, d.Kept, lost)
+}
+
 // printLost lists the threads' lost seqs.
 func (c *SalvageCommand) printLost(rep *engine.SalvageReport) {
 	if len(rep.Lost) == 0 {
-		if rep.WAL != nil && !rep.WAL.Repaired {
+		if rep.WAL != nil && rep.WAL.Lost() {
 			fmt.Fprintln(c.Stdout, "no message of what SQLite recovered was lost (the write-ahead log's commits above aside)")
 			return
 		}

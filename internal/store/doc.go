@@ -55,7 +55,10 @@
 //     (WALDamage.SetAside); when no valid -shm tells and the log cannot be
 //     repaired, a copy of the database file is kept first
 //     (path.before-wal-<UTC time>, WALDamage.Before). GuardReadOnly does
-//     the same before a read-only open, whose recovery rewrites the -shm.
+//     the same before a read-only open, whose recovery rewrites the -shm;
+//     DamagedWAL (a backup's look at a log at rest) says a log to set
+//     aside, and RepairWAL (a salvage's copy, given the original's -shm)
+//     removes the copy's log unapplied.
 //     Open assumes what every caller ensures: no other process
 //     has the database open (the engine holds the data directory's lock).
 //   - OpenReadOnly never writes the file nor checkpoints its WAL; VacuumInto

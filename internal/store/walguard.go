@@ -104,9 +104,9 @@ func guardWAL(path string) (d *WALDamage, err error) {
 	log := path + "-wal"
 	err = withLog(log, true, func(b []byte) error {
 		scan := ScanWAL(b)
-		ckpt, mx, aside, known := Checkpointed(path+"-shm", scan) // walshm.go
-		if aside {
-			d, err = setAside(path, b, scan, ckpt, mx)
+		aside, known := asideOf(path, path+"-shm", b, scan)
+		if aside != nil {
+			d, err = setAside(path, b, aside)
 			return err
 		}
 		if !scan.Lost() || backfilled(path, scan, b) {
@@ -152,9 +152,9 @@ func GuardReadOnly(path string) (d *WALDamage, err error) {
 	log := path + "-wal"
 	err = withLog(log, true, func(b []byte) error {
 		scan := ScanWAL(b)
-		ckpt, mx, aside, known := Checkpointed(path+"-shm", scan)
-		if aside {
-			d, err = setAside(path, b, scan, ckpt, mx)
+		aside, known := asideOf(path, path+"-shm", b, scan)
+		if aside != nil {
+			d, err = setAside(path, b, aside)
 			return err
 		}
 		if known || !scan.Lost() || scan.Exact || backfilled(path, scan, b) {
@@ -172,18 +172,31 @@ func GuardReadOnly(path string) (d *WALDamage, err error) {
 	return d, nil
 }
 
+// asideOf is the account of the log b of the database at path (scanned
+// as scan) that is to be set aside, unapplied: the -shm at shm says a
+// checkpoint copied frames past those the log's valid prefix holds into
+// the database file (Checkpointed). Nil otherwise; known is
+// Checkpointed's (a valid -shm carrying the log's salts). Nothing is
+// kept or removed.
+func asideOf(path, shm string, b []byte, scan *WALScan) (d *WALDamage, known bool) {
+	ckpt, mx, aside, known := Checkpointed(shm, scan) // walshm.go
+	if !aside {
+		return nil, known
+	}
+	return &WALDamage{Log: path + "-wal", Scan: scan, SetAside: true, Checkpointed: ckpt, MxFrame: mx, LostCommits: scan.CommitsAfter(b, ckpt, mx)}, true
+}
+
 // setAside keeps the log b of the database at path (and its -shm), then
-// removes both, so that SQLite opens the database file alone: its -shm
-// said a checkpoint copied frames through ckpt (of mx committed) into it,
-// past those the log's valid prefix holds (Checkpointed).
-func setAside(path string, b []byte, scan *WALScan, ckpt, mx int) (*WALDamage, error) {
-	d := &WALDamage{Log: path + "-wal", Scan: scan, SetAside: true, Checkpointed: ckpt, MxFrame: mx, LostCommits: scan.CommitsAfter(b, ckpt, mx)}
+// removes both, so that SQLite opens the database file alone: d (asideOf)
+// says a checkpoint copied frames through d.Checkpointed into it, past
+// those the log's valid prefix holds.
+func setAside(path string, b []byte, d *WALDamage) (*WALDamage, error) {
 	var err error
 	if d.Kept, err = keepWAL(path, b); err != nil {
-		return nil, fmt.Errorf("store: the write-ahead log %s is damaged, and its -shm says %s holds frames through %d already: the log could not be kept before it is set aside: %w", d.Log, path, ckpt, err)
+		return nil, fmt.Errorf("store: the write-ahead log %s is damaged, and its -shm says %s holds frames through %d already: the log could not be kept before it is set aside: %w", d.Log, path, d.Checkpointed, err)
 	}
 	if err := removeLog(path); err != nil {
-		return nil, fmt.Errorf("store: set aside the damaged write-ahead log %s (kept as %s; %s holds frames through %d): move it and %s-shm aside, then open again: %w", d.Log, d.Kept, path, ckpt, path, err)
+		return nil, fmt.Errorf("store: set aside the damaged write-ahead log %s (kept as %s; %s holds frames through %d): move it and %s-shm aside, then open again: %w", d.Log, d.Kept, path, d.Checkpointed, path, err)
 	}
 	return d, nil
 }
@@ -216,23 +229,31 @@ func keepBefore(path string) (string, error) {
 }
 
 // DamagedWAL scans the write-ahead log of the database at path, changing
-// nothing: it returns the scan when the log holds commits past a damaged
-// frame that are not in the database file already (what Open keeps and
-// repairs), else nil (no log, not a regular file, sound). Read it only
-// while no process has the database open: a log being written may read
-// torn. held says the caller holds the data directory's lock (no process
-// can truncate the log meanwhile): the log is then mapped, not read onto
-// the heap; unheld, it is read (a mapping of a file another process
-// truncates faults). An error means the log could not be read.
-func DamagedWAL(path string, held bool) (scan *WALScan, err error) {
+// nothing, and says what Open would find in it: a log to set aside
+// unapplied (WALDamage.SetAside, with Checkpointed, MxFrame and
+// LostCommits: its -shm says a checkpoint copied frames past the log's
+// valid prefix into the database file, so applying that prefix would
+// roll pages back), or commits past a damaged frame that are not in the
+// database file already (what Open keeps and repairs); Kept, Repaired and
+// Before are unset. nil otherwise (no log, not a regular file, sound).
+// Read it only while no process has the database open: a log being
+// written may read torn. held says the caller holds the data directory's
+// lock (no process can truncate the log meanwhile): the log is then
+// mapped, not read onto the heap; unheld, it is read (a mapping of a file
+// another process truncates faults). An error means the log could not be
+// read.
+func DamagedWAL(path string, held bool) (d *WALDamage, err error) {
 	err = withLog(path+"-wal", held, func(b []byte) error {
-		scan = damagedScan(path, b)
+		scan := ScanWAL(b)
+		if d, _ = asideOf(path, path+"-shm", b, scan); d == nil && scan.Lost() && !backfilled(path, scan, b) {
+			d = &WALDamage{Log: path + "-wal", Scan: scan}
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return scan, nil
+	return d, nil
 }
 
 // ScanKeptWAL scans the kept copy of a damaged write-ahead log at name
@@ -244,16 +265,6 @@ func ScanKeptWAL(name string) (scan *WALScan, err error) {
 		return nil
 	})
 	return scan, err
-}
-
-// damagedScan scans b, path's write-ahead log: the scan when commits lie
-// past a damaged frame and are not in the database file already, else nil.
-func damagedScan(path string, b []byte) *WALScan {
-	scan := ScanWAL(b)
-	if !scan.Lost() || backfilled(path, scan, b) {
-		return nil
-	}
-	return scan
 }
 
 // withLog calls fn with the bytes of the file name, a write-ahead log,
@@ -294,29 +305,47 @@ func withLog(name string, mapped bool, fn func(b []byte) error) (err error) {
 }
 
 // RepairWAL repairs the write-ahead log of the database at path (a copy
-// the caller owns: nothing is kept) when it holds commits past a damaged
-// frame and the repair is exact (WALScan.Exact), so that SQLite applies
-// them; it returns the scan (nil when there is no log, or it is empty or
-// not a regular file) and whether it repaired. The log is mapped, as
-// Open's is (withLog): the caller owns the file. engine.Salvage repairs its copy so; the damaged original is
-// kept by the salvage.
-func RepairWAL(path string) (scan *WALScan, repaired bool, err error) {
+// the caller owns, without its -shm: nothing is kept) so that SQLite
+// reads what Open would. shm is the -shm of the log the copy was taken
+// from (read only, not changed). When it says a checkpoint copied frames
+// past the log's valid prefix into the database file (Checkpointed), the
+// copy's log is removed, unapplied (WALDamage.SetAside, with
+// Checkpointed, MxFrame and LostCommits): applying the prefix would roll
+// pages back. Else, when the log holds commits past a damaged frame, it
+// is repaired when the repair is exact (WALScan.Exact: Repaired), and
+// left to SQLite otherwise (the caller keeps the original database file
+// as it was, which stands for Open's WALDamage.Before). Log is path's
+// log and Kept unset; nil when there is no log, it is empty or not a
+// regular file, or it is sound. The log is mapped, as Open's is
+// (withLog): the caller owns the file. engine.Salvage repairs its copy
+// so; the damaged original is kept by the salvage.
+func RepairWAL(path, shm string) (d *WALDamage, err error) {
 	log := path + "-wal"
 	err = withLog(log, true, func(b []byte) error {
-		scan = ScanWAL(b)
-		if !scan.Lost() || !scan.Exact {
+		scan := ScanWAL(b)
+		if d, _ = asideOf(path, shm, b, scan); d != nil {
+			if err := removeLog(path); err != nil {
+				return fmt.Errorf("store: set aside the damaged write-ahead log %s: %w", log, err)
+			}
+			return nil
+		}
+		if !scan.Lost() {
+			return nil
+		}
+		d = &WALDamage{Log: log, Scan: scan}
+		if !scan.Exact {
 			return nil
 		}
 		if err := repairInPlace(log, scan, b); err != nil {
 			return fmt.Errorf("store: repair the damaged write-ahead log %s: %w", log, err)
 		}
-		repaired = true
+		d.Repaired = true
 		return nil
 	})
 	if err != nil {
-		return scan, false, err
+		return nil, err
 	}
-	return scan, repaired, nil
+	return d, nil
 }
 
 // repairInPlace writes scan's repair of the log b over the file log,
