@@ -106,6 +106,13 @@ func TestAppendToolCallArguments(t *testing.T) {
 		{`{"a":[{"k":1},{"k":2,"k":3}]}`, `invalid toolCalls[0].arguments: "a[1].k" is given twice in one object; give each member once (engine.ToolCallArguments keeps a model's text that repeats a key as a string)`},
 		{`"{\"a\":1}"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
 		{` " {\"a\":{}}\n"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
+		// A byte-order mark, a zero-width space, a word joiner or Unicode
+		// white space around the object hides it no more: each passed as
+		// a model's text (bytes.TrimSpace kept the first three).
+		{`"\ufeff{\"a\":1}"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
+		{"\"\ufeff{\\\"a\\\":1}\"", "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
+		{`"\u200b\u2060 {\"a\":1}\ufeff"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
+		{`"\u00a0\u3000\u2028{}\u0085"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
 		// A string holding a model's text that is no object giving each
 		// key once is kept as the model sent it: not JSON, a list, a
 		// string, a number, an object repeating a key.
@@ -115,6 +122,9 @@ func TestAppendToolCallArguments(t *testing.T) {
 		{`"\"x\""`, ""},
 		{`"12"`, ""},
 		{`"{\"a\":1,\"a\":2}"`, ""},
+		{`"\ufeffcall it with a=1"`, ""},
+		{`"\ufeff[1]"`, ""},
+		{`"\u200d{\"a\":1}"`, ""}, // a zero-width joiner joins; it is text
 		{`""`, ""},
 		{`{"a":1,"b":{"a":2}}`, ""},
 	} {
@@ -148,6 +158,15 @@ func TestToolCallArguments(t *testing.T) {
 		{`3`, `"3"`},
 		{`null`, `"null"`},
 		{`call lookup with q=x`, `"call lookup with q=x"`},
+		// A byte-order mark, a zero-width space or a word joiner around
+		// the object is dropped as white space is (the mark made it a
+		// string, which Append now refuses).
+		{"\ufeff{\"city\":\"Lyon\"}", `{"city":"Lyon"}`},
+		{"\u200b\u2060 {\"a\":1}\ufeff\n", `{"a":1}`},
+		{"\u00a0\u3000{}\u0085", `{}`},
+		{"\ufeff", `{}`},
+		{"\ufeff[1]", "\"\ufeff[1]\""},
+		{"\u200d{}", "\"\u200d{}\""},
 	} {
 		got := engine.ToolCallArguments(c.text)
 		if string(got) != c.want {

@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
+	"unicode"
 
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
@@ -20,11 +22,12 @@ import (
 // ToolCallArguments returns the ToolCall.Arguments to store for text, the
 // arguments a model sent as OpenAI's function.arguments string: the JSON
 // object text holds when it is one that gives each key once (leading and
-// trailing white space dropped), else text as a JSON string (broken JSON,
-// a list, a number, an object repeating a key), which Append keeps as the
-// model's text. Empty text gives {}, as for a call without arguments.
+// trailing white space and byte-order marks dropped: trimArguments), else
+// text as a JSON string (broken JSON, a list, a number, an object
+// repeating a key), which Append keeps as the model's text. Empty text
+// (or only white space) gives {}, as for a call without arguments.
 func ToolCallArguments(text string) json.RawMessage {
-	t := bytes.TrimSpace([]byte(text))
+	t := []byte(trimArguments(text))
 	if len(t) == 0 {
 		return json.RawMessage("{}")
 	}
@@ -33,6 +36,21 @@ func ToolCallArguments(text string) json.RawMessage {
 	}
 	b, _ := json.Marshal(text) // a string: cannot fail
 	return b
+}
+
+// trimArguments is text without the characters around its JSON text that
+// the arguments rule looks through: white space (unicode.IsSpace: JSON's
+// space, tab, line feed and carriage return, and the rest of Unicode's,
+// U+00A0 and U+3000 among them) and the invisible characters an editor,
+// a Windows tool or a copy puts before text: a byte-order mark (U+FEFF),
+// a zero-width space (U+200B), a word joiner (U+2060). "\ufeff{\"a\":1}"
+// is the object {"a":1} to ToolCallArguments, and a string holding it is
+// refused by Append as one holding "{\"a\":1}" is; before, the mark made
+// it pass as a model's text that is no object (bytes.TrimSpace keeps it).
+func trimArguments(text string) string {
+	return strings.TrimFunc(text, func(r rune) bool {
+		return unicode.IsSpace(r) || r == '\ufeff' || r == '\u200b' || r == '\u2060'
+	})
 }
 
 // isArgumentsObject reports whether t, JSON text without leading white
@@ -92,7 +110,7 @@ func holdsArgumentsObject(a json.RawMessage) bool {
 	if a[0] != '"' || json.Unmarshal(a, &s) != nil {
 		return false
 	}
-	return isArgumentsObject(bytes.TrimSpace([]byte(s)))
+	return isArgumentsObject([]byte(trimArguments(s)))
 }
 
 // argumentsKind names the kind of the arguments a (valid JSON) when they
