@@ -83,8 +83,9 @@ func TestAppendValidation(t *testing.T) {
 // TestAppendToolCallArguments: a tool call's arguments are a JSON object
 // giving each key once, or a string (a model's text that is no such
 // object, kept as examples/agentloop keeps it); a list, a number, true or
-// false, null, an object repeating a key and a string holding an object
-// that gives each key once are refused naming the call's arguments and
+// false, an object repeating a key and a string holding an object that
+// gives each key once are refused (null is stored as {}:
+// TestAppendNullArguments) naming the call's arguments and
 // what was given. Before, [1] and 3 were stored as a call's arguments, and
 // {"city":"Lyon","city":"Porto"} and "{\"a\":1}" as sent.
 func TestAppendToolCallArguments(t *testing.T) {
@@ -97,7 +98,6 @@ func TestAppendToolCallArguments(t *testing.T) {
 		{`3`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got a number"},
 		{`-1.5`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got a number"},
 		{`false`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got true or false"},
-		{`null`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got null"},
 		// A key given twice, at any depth, as working memory and metadata
 		// refuse it; a string holding an object is OpenAI's
 		// function.arguments passed on undecoded. Both were stored as sent.
@@ -140,6 +140,33 @@ func TestAppendToolCallArguments(t *testing.T) {
 	}
 }
 
+// TestAppendNullArguments: JSON null arguments are no arguments, stored as
+// {}, as mnemo ingest reads them and as ToolCallArguments("null") gives;
+// the caller's calls are not written. Before, Append refused them ("got
+// null") while the importer stored {}.
+func TestAppendNullArguments(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	for i, args := range []string{`null`, " null\n", "\tnull"} {
+		calls := []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}, {ID: "c2", Name: "f", Arguments: json.RawMessage(args)}}
+		thread := fmt.Sprintf("t%d", i)
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: "r", Messages: []engine.Message{
+			{Role: engine.RoleAssistant, ToolCalls: calls}}}); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		if got := string(calls[1].Arguments); got != args {
+			t.Errorf("%q: the caller's call now holds %q", args, got)
+		}
+		ms, err := e.Messages(ctx, thread, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := string(ms[0].ToolCalls[0].Arguments), string(ms[0].ToolCalls[1].Arguments); a != `{"a":1}` || b != `{}` {
+			t.Errorf("%q: stored %s and %s, want {\"a\":1} and {}", args, a, b)
+		}
+	}
+}
+
 // TestToolCallArguments: the arguments a model sent as OpenAI's
 // function.arguments string map to the object when it is one giving each
 // key once, else to the text as a JSON string, and Append stores every
@@ -156,7 +183,9 @@ func TestToolCallArguments(t *testing.T) {
 		{`{"city":"Lyon","city":"Porto"}`, `"{\"city\":\"Lyon\",\"city\":\"Porto\"}"`},
 		{`[1]`, `"[1]"`},
 		{`3`, `"3"`},
-		{`null`, `"null"`},
+		{`null`, `{}`}, // no arguments, as Append stores JSON null and mnemo ingest reads "null"
+		{" null\n", `{}`},
+		{`nullify`, `"nullify"`},
 		{`call lookup with q=x`, `"call lookup with q=x"`},
 		// A byte-order mark, a zero-width space or a word joiner around
 		// the object is dropped as white space is (the mark made it a

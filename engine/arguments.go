@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -25,10 +26,12 @@ import (
 // trailing white space and byte-order marks dropped: trimArguments), else
 // text as a JSON string (broken JSON, a list, a number, an object
 // repeating a key), which Append keeps as the model's text. Empty text
-// (or only white space) gives {}, as for a call without arguments.
+// (or only white space) and "null" give {}, as for a call without
+// arguments: Append stores null arguments as {}, and mnemo ingest reads
+// both so.
 func ToolCallArguments(text string) json.RawMessage {
 	t := []byte(trimArguments(text))
-	if len(t) == 0 {
+	if len(t) == 0 || string(t) == "null" {
 		return json.RawMessage("{}")
 	}
 	if isArgumentsObject(t) {
@@ -63,13 +66,37 @@ func isArgumentsObject(t []byte) bool {
 	return !repeated
 }
 
+// nullArgumentsAsNone gives {} to each tool call of msgs whose arguments
+// are JSON null (JSON white space around it allowed): null means no
+// arguments, as OpenAI's "{}" for a function without parameters, and
+// mnemo ingest reads null (and empty arguments) as {}; HTTP and Append
+// refused it. msgs is an append's own copy of the caller's slice: a
+// message's ToolCalls are copied before one is changed, so the caller's
+// calls are never written.
+func nullArgumentsAsNone(msgs []Message) {
+	for i := range msgs {
+		copied := false
+		for j, tc := range msgs[i].ToolCalls {
+			if string(bytes.Trim(tc.Arguments, " \t\r\n")) != "null" {
+				continue
+			}
+			if !copied {
+				msgs[i].ToolCalls = slices.Clone(msgs[i].ToolCalls)
+				copied = true
+			}
+			msgs[i].ToolCalls[j].Arguments = json.RawMessage("{}")
+		}
+	}
+}
+
 // MaxArgumentsDepth bounds the nesting depth of tool-call arguments. Model
 // tool calls are shallow; deep nesting only costs recursion in every later
 // reader (redaction, rendering, providers).
 const MaxArgumentsDepth = 64
 
 // checkArguments checks a tool call's arguments a, named field of message
-// i: bounded valid JSON text that is an object giving each key once (as
+// i (null was made {} before: nullArgumentsAsNone): bounded valid JSON
+// text that is an object giving each key once (as
 // working memory and metadata refuse a key given twice), or a string
 // whose text is no such object. A string holding one is refused: it is
 // OpenAI's function.arguments passed on undecoded, which was stored as a
@@ -115,7 +142,8 @@ func holdsArgumentsObject(a json.RawMessage) bool {
 
 // argumentsKind names the kind of the arguments a (valid JSON) when they
 // are neither an object nor a string ("a list", "a number", "true or
-// false", "null"), else "". Before, [1] and 3 were stored as arguments.
+// false", "null": Append makes null {} before it asks), else "". Before,
+// [1] and 3 were stored as arguments.
 func argumentsKind(a json.RawMessage) string {
 	a = bytes.TrimLeft(a, " \t\r\n")
 	switch a[0] {

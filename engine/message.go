@@ -50,5 +50,5 @@ type ToolCall struct {
 	ID string `json:"id"`
 	// Name is the function called.
 	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"` // a JSON object giving each key once, or a string holding a model's text that is not one (ToolCallArguments)
+	Arguments json.RawMessage `json:"arguments"` // a JSON object giving each key once, or a string holding a model's text that is not one (ToolCallArguments); JSON null is stored as {} (no arguments); required
 }

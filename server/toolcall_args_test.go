@@ -13,7 +13,8 @@ import (
 // string holding an object are refused naming them, also when a
 // byte-order mark, a zero-width space, a word joiner or Unicode white
 // space stands around the object (each passed as a model's text before);
-// a string holding text that is no object is stored as sent.
+// a string holding text that is no object is stored as sent, and null
+// arguments as {} (no arguments), as mnemo ingest stores them.
 func TestServeToolCallArguments(t *testing.T) {
 	h := newHarness(t, true, server.Config{})
 	const path = "/v1/threads/{thread}/messages"
@@ -28,6 +29,10 @@ func TestServeToolCallArguments(t *testing.T) {
 		{"UnicodeSpace", `"\u00a0\u3000{}\u0085"`, ""},
 		{"TextWithBOM", `"\ufeffcall it with q=x"`, `"\ufeffcall it with q=x"`}, // as sent
 		{"Object", `{"q":"x"}`, `{"q":"x"}`},
+		// null is no arguments, stored as {}, as mnemo ingest reads it;
+		// it was a 400 ("got null").
+		{"Null", `null`, `{}`},
+		{"NullSpaced", " null ", `{}`},
 	} {
 		thread := fmt.Sprintf("t-args-%d", i)
 		body := `{"resourceId":"res-bob","messages":[{"role":"assistant","toolCalls":[{"id":"c1","name":"f","arguments":` + c.args + `}]}]}`
