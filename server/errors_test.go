@@ -163,7 +163,15 @@ func TestTokensFile(t *testing.T) {
 		"SecretEscape": {`{"tokens":[{"name":"ops","token":"s3cret\u001b[31m-ops","resources":["*"]}]}`, `tokens[0].token: must hold no control character`},
 		"SecretDEL":    {`{"tokens":[{"name":"ops","token":"s3cret-ops\u007f","resources":["*"]}]}`, `tokens[0].token: must hold no control character`},
 		"SecretC1":     {`{"tokens":[{"name":"ops","token":"s3cret-\u009b-ops","resources":["*"]}]}`, `tokens[0].token: must hold no control character`},
-		"UnknownTop":   {`{"tokenz":[]}`, `unknown field "tokenz" (did you mean "tokens"?)`},
+		// A secret holding a space ("Bearer s3cret one" is no bearer
+		// token), and "*" beside resource ids (["a", "*"] granted every
+		// resource), were accepted.
+		"SecretSpace":     {`{"tokens":[{"name":"bob","token":"s3cret bob-1","resources":["b"]}]}`, `tokens[0].token: must hold no space (a bearer token is one word); tokens[0] is the token named "bob"`},
+		"SecretSpaceLast": {`{"tokens":[{"token":"abcdefghij","resources":["a"]},{"token":"s3cret-ops  1","resources":["*"]}]}`, `tokens[1].token: must hold no space`},
+		"WildcardBeside":  {`{"tokens":[{"name":"ops","token":"s3cret-ops-1","resources":["a","*"]}]}`, `tokens[0].resources[1]: "*" (every resource) must be the list's only entry: give ["*"] or the resource ids; tokens[0] is the token named "ops"`},
+		"WildcardFirst":   {`{"tokens":[{"token":"s3cret-ops-1","resources":["*","b"]}]}`, `tokens[0].resources[0]: "*" (every resource) must be the list's only entry: give ["*"] or the resource ids; tokens[0] is the token without a name, for resources *, b`},
+		"WildcardTwice":   {`{"tokens":[{"token":"s3cret-ops-1","resources":["*","*"]}]}`, `tokens[0].resources[0]: "*" (every resource) must be the list's only entry`},
+		"UnknownTop":      {`{"tokenz":[]}`, `unknown field "tokenz" (did you mean "tokens"?)`},
 		// A byte-order mark was "invalid character 'ï'"; a secret saved
 		// as Latin-1 was accepted, read with U+FFFD, a token no client
 		// sends (review17).

@@ -39,9 +39,10 @@ type Token struct {
 	// secret. Empty means "token-<index>".
 	Name string `json:"name,omitempty"`
 	// Token is the secret a client sends as "Authorization: Bearer <token>".
-	// At least 8 characters.
+	// At least 8 characters, with no space and no control character.
 	Token string `json:"token"`
-	// Resources are the resource ids the token may touch, or ["*"] for all.
+	// Resources are the resource ids the token may touch, or ["*"] for all
+	// ("*" only alone: ["alice", "*"] is refused).
 	Resources []string `json:"resources"`
 	// Erase allows the DELETE routes and the MCP memory_delete tool.
 	Erase bool `json:"erase,omitempty"`
@@ -179,6 +180,11 @@ func principal(i int, tok Token) (*Principal, error) {
 	if hasControl(tok.Token) {
 		return nil, fmt.Errorf("%w: tokens[%d].token: must hold no control character (U+0000-U+001F or U+007F-U+009F, such as a NUL, a tab or an escape)", ErrInvalidTokens, i)
 	}
+	if strings.Contains(tok.Token, " ") {
+		// "Authorization: Bearer s3cret one" is no bearer token (RFC 6750:
+		// a token68 has no space); a client or proxy may split it there.
+		return nil, fmt.Errorf("%w: tokens[%d].token: must hold no space (a bearer token is one word)", ErrInvalidTokens, i)
+	}
 	if len(tok.Resources) == 0 {
 		return nil, fmt.Errorf("%w: tokens[%d].resources: list the resource ids, or [\"*\"] for all", ErrInvalidTokens, i)
 	}
@@ -188,6 +194,9 @@ func principal(i int, tok Token) (*Principal, error) {
 	}
 	for j, r := range tok.Resources {
 		switch {
+		case r == AllResources && len(tok.Resources) > 1:
+			// ["alice", "*"] granted every resource: which was meant?
+			return nil, fmt.Errorf("%w: tokens[%d].resources[%d]: \"*\" (every resource) must be the list's only entry: give [\"*\"] or the resource ids", ErrInvalidTokens, i, j)
 		case r == AllResources:
 			p.All = true
 		case !engine.ValidID(r):
