@@ -116,3 +116,50 @@ func TestNotFoundPage(t *testing.T) {
 		t.Errorf("DELETE of a page: %d, Allow %q: %s", res.StatusCode, res.Header.Get("Allow"), b)
 	}
 }
+
+// TestRefusalProblemHeaders: the 401 problem the server answers under /ui/
+// to a client that is no browser (no Accept: text/html, or not a read)
+// carries the inspector's security headers, as its redirect to the
+// sign-in page does: nosniff, a Content-Security-Policy that forbids
+// framing and Cache-Control: no-store. It had nosniff only.
+func TestRefusalProblemHeaders(t *testing.T) {
+	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := seed(t, tok)
+	for _, c := range []struct{ name, method, path, accept, bearer string }{
+		{"NoAccept", "GET", "/ui/", "", ""},
+		{"JSON", "GET", "/ui/runs/run-1", "application/json", ""},
+		{"HeadNoAccept", "HEAD", "/ui/threads/ana-1", "", ""},
+		{"UnknownToken", "GET", "/ui/", "", "not-a-token-1"},
+		{"Post", "POST", "/ui/threads/ana-1", "text/html", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(c.method, ts.URL+c.path, nil)
+			if c.accept != "" {
+				req.Header.Set("Accept", c.accept)
+			}
+			if c.bearer != "" {
+				req.Header.Set("Authorization", "Bearer "+c.bearer)
+			}
+			res, err := noFollow.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			h := res.Header
+			if got, want := res.StatusCode, http.StatusUnauthorized; got != want {
+				t.Fatalf("%s %s: %d, want %d: %s", c.method, c.path, got, want, b)
+			}
+			if got := h.Get("Content-Type"); got != "application/problem+json" {
+				t.Errorf("Content-Type %q, want application/problem+json", got)
+			}
+			if h.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(h.Get("Content-Security-Policy"), "frame-ancestors 'none'") || h.Get("Cache-Control") != "no-store" {
+				t.Errorf("nosniff %q, CSP %q, Cache-Control %q; want nosniff, a CSP with frame-ancestors 'none', no-store",
+					h.Get("X-Content-Type-Options"), h.Get("Content-Security-Policy"), h.Get("Cache-Control"))
+			}
+		})
+	}
+}

@@ -109,6 +109,16 @@ func (s *Server) authenticate(r *http.Request, cookie bool) (*Principal, error) 
 	return p, nil
 }
 
+// inspectorRefusalHeaders sets on h the security headers of the
+// inspector's answers (package inspector's secure) but its Content-Type,
+// for the server's own answers under Config.CookieMount: the redirect to
+// the sign-in page and the authentication's problems.
+func inspectorRefusalHeaders(h http.Header) {
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	h.Set("Cache-Control", "no-store")
+}
+
 // isRead reports whether r is a GET or a HEAD, which must be answered
 // alike (HEAD without the body): HEAD /ui/ with the cookie was a 401 where
 // its GET was a 200.
@@ -186,13 +196,14 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 		// Only the mount a sign-in's cookie opens is sent to the sign-in
 		// page: for another (/mcp) it would give nothing, and the page
 		// refuses a next outside the inspector.
+		if err != nil && cookie {
+			// Headed as the inspector's own answers, the redirect to its
+			// sign-in and the 401 (or 429) problem a client that is no
+			// browser gets alike: no body to sniff, frame or keep (the
+			// problem had nosniff only).
+			inspectorRefusalHeaders(sw.Header())
+		}
 		if err != nil && classify(err).kind == kindUnauthorized && cookie && s.cfg.LoginPath != "" && isRead(r) && strings.Contains(r.Header.Get("Accept"), "text/html") {
-			// Headed as the inspector's own answers: its small HTML body
-			// is no page to sniff, frame or keep.
-			h := sw.Header()
-			h.Set("X-Content-Type-Options", "nosniff")
-			h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-			h.Set("Cache-Control", "no-store")
 			http.Redirect(sw, r, s.cfg.LoginPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
