@@ -3,8 +3,10 @@ package inspector
 import (
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -64,7 +66,7 @@ func notFound(mux *http.ServeMux, version string) http.HandlerFunc {
 			return
 		}
 		detail := "there is no inspector page at " + r.URL.Path
-		if p := strings.TrimSuffix(r.URL.Path, "/"); p != r.URL.Path && isPage(mux, p) {
+		if p := strings.TrimSuffix(r.URL.Path, "/"); p != r.URL.Path && isPageOfValidIDs(mux, p) {
 			detail += "; did you mean " + p + "?"
 		}
 		errorPage(w, http.StatusNotFound, "Not found", detail, version, "")
@@ -74,10 +76,44 @@ func notFound(mux *http.ServeMux, version string) http.HandlerFunc {
 // isPage reports whether a GET of path is taken by a page of mux (and not
 // by the catch-all notFound, pattern "/ui/").
 func isPage(mux *http.ServeMux, path string) bool {
-	r, err := http.NewRequest(http.MethodGet, path, nil)
+	return pageOf(mux, path) != ""
+}
+
+// pageOf is the pattern of the page of mux that takes a GET of path
+// ("GET /ui/threads/{thread}"), or "" when none does (the catch-all
+// notFound's "/ui/" included).
+func pageOf(mux *http.ServeMux, path string) string {
+	// path is the decoded path: escaped again, its "?" is no query's
+	// (GET /ui/threads/a%3Fb/ was a 405, read as /ui/threads/a).
+	r, err := http.NewRequest(http.MethodGet, (&url.URL{Path: path}).EscapedPath(), nil)
 	if err != nil {
+		return ""
+	}
+	if _, pattern := mux.Handler(r); pattern != "/ui/" {
+		return pattern
+	}
+	return ""
+}
+
+// isPageOfValidIDs reports whether path is a page's (isPage) whose ids,
+// the segments its pattern's wildcards take, are ids the engine could
+// store (engine.ValidID, as the pages check them): the 404's "did you
+// mean" named "/ui/threads/a b" for "/ui/threads/a%20b/", a page no id
+// can have.
+func isPageOfValidIDs(mux *http.ServeMux, path string) bool {
+	pattern := pageOf(mux, path)
+	if pattern == "" {
 		return false
 	}
-	_, pattern := mux.Handler(r)
-	return pattern != "" && pattern != "/ui/"
+	_, patternPath, _ := strings.Cut(pattern, " ")
+	want, got := strings.Split(patternPath, "/"), strings.Split(path, "/")
+	if len(want) != len(got) {
+		return false
+	}
+	for i, seg := range want {
+		if strings.HasPrefix(seg, "{") && !engine.ValidID(got[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -163,3 +163,40 @@ func TestRefusalProblemHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestNotFoundHintValidIDs: the 404's "did you mean" names a page only when
+// its ids could be stored (engine.ValidID, as the pages check them): a
+// well-formed id, known or not, is suggested; an id no thread or run can
+// have (a space, a letter past ASCII, 129 characters) is not. It named
+// "/ui/threads/a b" for "/ui/threads/a%20b/".
+func TestNotFoundHintValidIDs(t *testing.T) {
+	tok, err := server.ParseTokens([]byte(`{"tokens":[{"token":"ana-secret-1","resources":["ana"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := seed(t, tok)
+	long := strings.Repeat("x", 129)
+	for _, c := range []struct{ name, path, hint string }{
+		{"Known", "/ui/threads/ana-1/", "/ui/threads/ana-1"},
+		{"UnknownWellFormed", "/ui/runs/no-such-run:7/", "/ui/runs/no-such-run:7"},
+		{"Space", "/ui/threads/a%20b/", ""},
+		{"NonASCII", "/ui/runs/caf%C3%A9/", ""},
+		{"Question", "/ui/threads/a%3Fb/", ""},
+		{"TooLong", "/ui/threads/" + long + "/", ""},
+		{"MaxLength", "/ui/threads/" + long[:128] + "/", "/ui/threads/" + long[:128]},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, body := get(t, ts.URL+c.path, "ana-secret-1")
+			body = unwrapped(body)
+			if status != http.StatusNotFound {
+				t.Fatalf("GET %s: %d, want 404: %s", c.path, status, body)
+			}
+			switch {
+			case c.hint == "" && strings.Contains(body, "did you mean"):
+				t.Errorf("GET %s suggests a page no id can have: %s", c.path, body)
+			case c.hint != "" && !strings.Contains(body, "; did you mean "+c.hint+"?"):
+				t.Errorf("GET %s: no suggestion of %s: %s", c.path, c.hint, body)
+			}
+		})
+	}
+}
