@@ -121,16 +121,23 @@ func UnknownField(data []byte, t reflect.Type) (path, detail string) {
 // "", "" when no member alone fails (a syntax error: the caller words it).
 func FieldFault(data []byte, t reflect.Type) (path, detail string) {
 	p, err := badField(data, t, "")
+	if p == "" {
+		return "", ""
+	}
+	return p, faultDetail(p, err)
+}
+
+// faultDetail words err, the decoding error of the member at path p
+// (badField's), as FieldFault does.
+func faultDetail(p string, err error) string {
 	var te *json.UnmarshalTypeError
 	switch {
-	case p == "":
-		return "", ""
 	case errors.Is(err, errUnknownField):
-		return p, unknownFieldDetail(p, err)
+		return unknownFieldDetail(p, err)
 	case errors.As(err, &te):
-		return p, typeDetail(p, te)
+		return typeDetail(p, te)
 	}
-	return p, fmt.Sprintf("%s is malformed: %v", fieldName(p), err)
+	return fmt.Sprintf("%s is malformed: %v", fieldName(p), err)
 }
 
 // NumberOutOfRange finds a number in the JSON value data that the Go

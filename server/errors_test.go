@@ -150,6 +150,10 @@ func TestTokensFile(t *testing.T) {
 		// "tenant"`, naming no entry, and a wrong type in Go's words.
 		"UnknownNamed": {`{"tokens":[{"name":"ops","token":"s3cret-ops-1","resources":["*"]},{"name":"bob","token":"s3cret-bob-1","resources":["b"],"tenant":"b"}]}`,
 			`invalid token file: unknown field "tokens[1].tenant" (a token has name, token, resources and erase); tokens[1] is the token named "bob"`},
+		// The member list went by the detail's text: a member whose
+		// name holds "did you mean" went without it.
+		"UnknownDidYouMean": {`{"tokens":[{"name":"bob","token":"s3cret-bob-1","resources":["b"],"did you mean":1}]}`,
+			`unknown field "tokens[0].did you mean" (a token has name, token, resources and erase); tokens[0] is the token named "bob"`},
 		"MisspeltUnnamed": {`{"tokens":[{"nmae":"bob","token":"s3cret-bob-1","resources":["alice","bob"]}]}`,
 			`unknown field "tokens[0].nmae" (did you mean "name"?); tokens[0] is the token without a name, for resources alice, bob`},
 		"WrongTypeNamed": {`{"tokens":[{"name":"bob","token":"s3cret-bob-1","resources":["b"],"erase":"yes"}]}`,

@@ -20,11 +20,16 @@ func tokenFault(b []byte, err error) string {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &se) {
 		return tokenDecodeDetail(b, err)
 	}
-	f, detail := FieldFault(b, reflect.TypeFor[TokenFile]())
-	switch {
-	case f == "":
+	f, ferr := badField(b, reflect.TypeFor[TokenFile](), "")
+	if f == "" {
 		return tokenDecodeDetail(b, err)
-	case strings.HasPrefix(detail, "unknown field ") && !strings.Contains(detail, "did you mean"):
+	}
+	detail := faultDetail(f, ferr)
+	// An unknown member that is near no field's name is told the members
+	// there are. (Matched on the detail's text before, a member named
+	// "did you mean" went without them.)
+	var ue *unknownFieldError
+	if errors.As(ferr, &ue) && ue.near == "" {
 		detail += " (" + tokenMembers(f) + ")"
 	}
 	return withTokenEntry(b, f, detail)
