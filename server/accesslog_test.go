@@ -15,19 +15,26 @@ import (
 // path the mux redirects to its cleaned form), under the route "-". Before,
 // those left none: a scan of paths, or a rebinding page's refused requests,
 // went unseen in the log and the metrics.
+//
+// The path logged is the path as sent, escaped (raw, when set, is the
+// request's escaped path): /v1/threads/a%2Fb was logged /v1/threads/a/b,
+// a path of another route.
 func TestAccessLogUnmatched(t *testing.T) {
 	for _, c := range []struct {
-		name, method, path, host string
-		tokens                   bool
-		status                   int
-		route                    string
+		name, method, path, raw, host string
+		tokens                        bool
+		status                        int
+		route                         string
 	}{
-		{"UnknownPath", "GET", "/.env", "", true, 404, "-"},
-		{"Method", "PATCH", "/v1/threads", "", true, 405, "-"},
-		{"ReboundHost", "GET", "/v1/threads", "evil.example:7077", false, 403, "-"},
-		{"Redirect", "GET", "//v1/threads", "", true, 307, "-"},
-		{"Route", "GET", "/v1/threads", "", true, 200, "GET /v1/threads"},
-		{"RouteNoTokenFile", "GET", "/v1/threads", "", false, 200, "GET /v1/threads"},
+		{"UnknownPath", "GET", "/.env", "", "", true, 404, "-"},
+		{"Method", "PATCH", "/v1/threads", "", "", true, 405, "-"},
+		{"ReboundHost", "GET", "/v1/threads", "", "evil.example:7077", false, 403, "-"},
+		{"Redirect", "GET", "//v1/threads", "", "", true, 307, "-"},
+		{"Route", "GET", "/v1/threads", "", "", true, 200, "GET /v1/threads"},
+		{"RouteNoTokenFile", "GET", "/v1/threads", "", "", false, 200, "GET /v1/threads"},
+		{"EscapedSlash", "GET", "/v1/threads/a/b", "/v1/threads/a%2Fb", "", true, 400, "GET /v1/threads/{thread}"},
+		{"EscapedSpace", "GET", "/v1/threads/a b/messages", "/v1/threads/a%20b/messages", "", true, 400, "GET /v1/threads/{thread}/messages"},
+		{"EscapedUnknown", "GET", "/x/y", "/x%2Fy", "", true, 404, "-"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, c.tokens, server.Config{})
@@ -35,7 +42,7 @@ func TestAccessLogUnmatched(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.URL.Path = c.path
+			req.URL.Path, req.URL.RawPath = c.path, c.raw
 			if c.host != "" {
 				req.Host = c.host
 			}
@@ -61,8 +68,12 @@ func TestAccessLogUnmatched(t *testing.T) {
 					continue
 				}
 				lines = append(lines, l)
-				if line.Method != c.method || line.Route != c.route || line.Path != c.path || line.Status != c.status {
-					t.Errorf("logged %s, want method %s, route %q, path %s, status %d", l, c.method, c.route, c.path, c.status)
+				want := c.path
+				if c.raw != "" {
+					want = c.raw
+				}
+				if line.Method != c.method || line.Route != c.route || line.Path != want || line.Status != c.status {
+					t.Errorf("logged %s, want method %s, route %q, path %s, status %d", l, c.method, c.route, want, c.status)
 				}
 			}
 			if len(lines) != 1 {

@@ -127,7 +127,9 @@ func isRead(r *http.Request) bool {
 }
 
 // observe records a finished request in the access log and the metrics.
-// The log's bytes are the body's bytes sent: 0 for a HEAD, whose body
+// The log's path is the path as sent, escaped (r.URL.EscapedPath: a
+// request for /v1/threads/a%2Fb logged /v1/threads/a/b, another path),
+// without the query. The log's bytes are the body's bytes sent: 0 for a HEAD, whose body
 // net/http drops while telling the handler it was written (a HEAD of an
 // inspector page logged the page's size).
 func (s *Server) observe(r *http.Request, route string, sw *statusWriter, who string, start time.Time) {
@@ -141,7 +143,7 @@ func (s *Server) observe(r *http.Request, route string, sw *statusWriter, who st
 	}
 	s.metrics.request(route, sw.status, d)
 	s.log.LogAttrs(r.Context(), slog.LevelInfo, "http",
-		slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
+		slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.EscapedPath()),
 		slog.Int("status", sw.status), slog.Int64("bytes", sent),
 		slog.Float64("ms", float64(d.Microseconds())/1000), slog.String("token", who),
 		slog.String("remote", r.RemoteAddr))

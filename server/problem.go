@@ -252,7 +252,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 		ae = &apiError{kind: kindClientGone, detail: "the client closed the request before its answer"}
 	}
 	if ae.cause != nil && ae.kind.status >= 500 {
-		log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("path", r.URL.Path), slog.String("err", ae.cause.Error()))
+		log.LogAttrs(r.Context(), slog.LevelError, "request failed", slog.String("path", r.URL.EscapedPath()), slog.String("err", ae.cause.Error()))
 	}
 	p := Problem{
 		Type: ProblemTypeBase + ae.kind.slug, Title: ae.kind.title, Status: ae.kind.status,

@@ -238,7 +238,7 @@ func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
 	if p == http.ErrAbortHandler {
 		panic(p)
 	}
-	s.log.LogAttrs(r.Context(), slog.LevelError, "request panicked", slog.String("path", r.URL.Path),
+	s.log.LogAttrs(r.Context(), slog.LevelError, "request panicked", slog.String("path", r.URL.EscapedPath()),
 		slog.String("panic", fmt.Sprint(p)), slog.String("stack", string(debug.Stack())))
 	writeProblem(w, r, s.log, &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause"})
 }
