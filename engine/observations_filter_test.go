@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -31,6 +32,11 @@ func TestObservationsValidation(t *testing.T) {
 			{"BadUTF8Thread", observe.Filter{ThreadID: "t\xff"}, "filter.threadId"},
 			{"NULThreadWithResource", observe.Filter{ThreadID: "\x00", ResourceID: "r"}, "filter.threadId"},
 			{"NULResource", observe.Filter{ResourceID: "r\x00"}, "filter.resourceId"},
+			// Malformed ids in IDs were looked up (no row matched).
+			{"NULID", observe.Filter{ThreadID: "t", IDs: []string{"obs-1", "o\x00"}}, "filter.ids[1]"},
+			{"EmptyID", observe.Filter{ResourceID: "r", All: true, IDs: []string{""}}, "filter.ids[0]"},
+			{"LongID", observe.Filter{ThreadID: "t", IDs: []string{strings.Repeat("o", 129)}}, "filter.ids[0]"},
+			{"SpaceID", observe.Filter{ThreadID: "t", IDs: []string{"obs 1"}}, "filter.ids[0]"},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -46,6 +52,9 @@ func TestObservationsValidation(t *testing.T) {
 		}
 		if obs, err := e.Observations(ctx, observe.Filter{ThreadID: "t-unknown"}); err != nil || len(obs) != 0 {
 			t.Errorf("Observations(unknown thread) = %v, %v; want none, nil", obs, err)
+		}
+		if obs, err := e.Observations(ctx, observe.Filter{ThreadID: "t-unknown", IDs: []string{"obs-unknown:1"}}); err != nil || len(obs) != 0 {
+			t.Errorf("Observations(unknown ids) = %v, %v; want none, nil", obs, err)
 		}
 	})
 }

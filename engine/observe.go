@@ -202,8 +202,9 @@ func (e *Engine) observeFenced(ctx context.Context, o *observe.Observer, threadI
 // memory is configured. A filter naming neither a thread nor a resource is
 // a *ValidationError on "filter", a thread or resource id Append would
 // refuse (ValidID: empty, NUL, invalid UTF-8, past 128 bytes) one on
-// "filter.threadId" or "filter.resourceId"; each also matches
-// recall.ErrInvalidFilter, and nothing is read.
+// "filter.threadId" or "filter.resourceId", and an id of f.IDs it would
+// refuse one on "filter.ids[i]" (as GetThread and MessagesByID refuse
+// one); each also matches recall.ErrInvalidFilter, and nothing is read.
 func (e *Engine) Observations(ctx context.Context, f observe.Filter) ([]observe.Observation, error) {
 	if err := checkObservationFilter(f); err != nil {
 		return nil, err
@@ -216,7 +217,7 @@ func (e *Engine) Observations(ctx context.Context, f observe.Filter) ([]observe.
 
 // checkObservationFilter refuses a filter Observations cannot answer: one
 // with neither ThreadID nor ResourceID, or a malformed one of them (the
-// one List reads: ThreadID when set).
+// one List reads: ThreadID when set), or a malformed id in IDs.
 func checkObservationFilter(f observe.Filter) error {
 	bad := func(field, rule string) error {
 		return &ValidationError{Index: -1, Field: field, Rule: rule, Err: recall.ErrInvalidFilter}
@@ -228,6 +229,11 @@ func checkObservationFilter(f observe.Filter) error {
 		return bad("filter.threadId", idRule)
 	case f.ThreadID == "" && !ValidID(f.ResourceID):
 		return bad("filter.resourceId", idRule)
+	}
+	for i, id := range f.IDs {
+		if !ValidID(id) {
+			return bad(fmt.Sprintf("filter.ids[%d]", i), idRule)
+		}
 	}
 	return nil
 }

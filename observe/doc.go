@@ -109,6 +109,7 @@
 //
 // Sentinels are in errors.go: ErrModel wraps a failed model call (after
 // retries), ErrEmptyAnswer and ErrMalformedAnswer describe unusable answers,
-// ErrConfig an unusable Config, ErrSourcesChanged and ErrTurnsErased a
+// ErrConfig an unusable Config, ErrInvalidFilter (a *FilterError naming
+// the field) a Filter List and Search cannot answer, ErrSourcesChanged and ErrTurnsErased a
 // reflection or an observation whose sources changed while it was computed. Context errors are returned wrapped.
 package observe

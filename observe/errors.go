@@ -19,6 +19,29 @@ var ErrMalformedAnswer = errors.New("observe: model returned a malformed answer"
 // value is out of range; the message names the field.
 var ErrConfig = errors.New("observe: invalid config")
 
+// ErrInvalidFilter is matched (through a *FilterError) by the error List
+// and Search return for a Filter they cannot answer: one naming neither a
+// thread nor a resource. Nothing is read. (It was ErrConfig, a
+// configuration error, for bad input.)
+var ErrInvalidFilter = errors.New("observe: invalid filter")
+
+// FilterError says which field of a Filter breaks which rule;
+// errors.Is(err, ErrInvalidFilter) holds for every *FilterError. Branch on
+// Field, never on the text.
+type FilterError struct {
+	// Field is the Filter field at fault by its Go name: "Filter" for the
+	// filter as a whole (neither ThreadID nor ResourceID set).
+	Field string
+	// Rule says what Field must be: "needs a ThreadID or a ResourceID".
+	Rule string
+}
+
+// Error implements error: "observe: invalid filter: " and the Rule.
+func (e *FilterError) Error() string { return ErrInvalidFilter.Error() + ": " + e.Field + " " + e.Rule }
+
+// Is reports ErrInvalidFilter as matching every FilterError.
+func (e *FilterError) Is(target error) bool { return target == ErrInvalidFilter }
+
 // ErrSourcesChanged is returned by Reflect when the observations it condensed
 // were retired or invalidated by someone else before the reflection was
 // stored. Nothing is stored; the next call starts over.

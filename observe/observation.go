@@ -95,7 +95,10 @@ const obsColumns = `id, thread_id, resource_id, from_seq, to_seq, level, content
 // List returns observations ordered by thread, then fromSeq, then level
 // (observations before reflections), then creation (ids in byte order, as
 // SQLite's BINARY collation: on Postgres whatever the database's
-// collation). db is SQLite or Postgres.
+// collation). db is SQLite or Postgres. A filter naming neither a thread
+// nor a resource is a *FilterError on "Filter" (ErrInvalidFilter), and
+// nothing is read; the ids are not checked (Engine.Observations checks
+// them first).
 func List(ctx context.Context, db *sql.DB, f Filter) ([]Observation, error) {
 	q := `SELECT ` + obsColumns + ` FROM observations WHERE `
 	var args []any
@@ -107,7 +110,7 @@ func List(ctx context.Context, db *sql.DB, f Filter) ([]Observation, error) {
 		q += `resource_id = ?`
 		args = append(args, f.ResourceID)
 	default:
-		return nil, fmt.Errorf("%w: filter needs a thread or a resource", ErrConfig)
+		return nil, &FilterError{Field: "Filter", Rule: "needs a ThreadID or a ResourceID"}
 	}
 	if !f.All {
 		q += ` AND retired_at IS NULL AND invalidated_at IS NULL`

@@ -1,6 +1,7 @@
 package observe_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -49,4 +50,28 @@ func testSearch(t *testing.T, b backend) {
 	if hits, _ := observe.Search(ctx, e.db, observe.SearchQuery{Text: "berlin", Filter: observe.Filter{ResourceID: "r"}}); len(hits) != 0 {
 		t.Fatalf("no-match query: %+v", hits)
 	}
+}
+
+// TestListFilterError: List and Search refuse a filter naming neither a
+// thread nor a resource with a *FilterError on "Filter", matching
+// ErrInvalidFilter and not ErrConfig (a configuration error, for bad
+// input, before), and read nothing.
+func TestListFilterError(t *testing.T) { forEachBackend(t, testListFilterError) }
+
+func testListFilterError(t *testing.T, b backend) {
+	e := b.openEnv(t, b.Place(t), &memSource{}, newFakeModel(t, scripted).model(t), observe.Config{})
+	check := func(what string, err error) {
+		t.Helper()
+		var fe *observe.FilterError
+		if !errors.As(err, &fe) || fe.Field != "Filter" || !errors.Is(err, observe.ErrInvalidFilter) || errors.Is(err, observe.ErrConfig) {
+			t.Errorf("%s: err %v, want a *FilterError on Filter matching ErrInvalidFilter, not ErrConfig", what, err)
+		}
+	}
+	obs, err := observe.List(ctx, e.db, observe.Filter{All: true, IDs: []string{"A"}})
+	if obs != nil {
+		t.Errorf("List: %+v, want none", obs)
+	}
+	check("List", err)
+	_, err = observe.Search(ctx, e.db, observe.SearchQuery{Text: "porto"})
+	check("Search", err)
 }
