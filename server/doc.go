@@ -54,13 +54,15 @@
 // the request. Sessions, the inspector's sign-ins, and the AuthLimiter's
 // buckets are the state shared between requests: maps under a mutex,
 // bounded by their caps, lost when the process ends. Serve shuts down gracefully when its context ends: the
-// listener closes, in-flight requests finish (up to Config.ShutdownTimeout),
-// then Serve returns; the caller closes the engine after.
+// listener closes, in-flight requests finish (up to Config.ShutdownTimeout;
+// those still running then are cut off, ErrShutdownTimeout), then Serve
+// returns; the caller closes the engine after.
 //
 // # Errors
 //
 // New, NewSessions and NewAuthLimiter return ErrInvalidConfig; LoadTokens
 // returns ErrInvalidTokens naming the entry and field at fault;
 // AuthLimiter.Check returns a *TooManyFailuresError matching
-// ErrTooManyFailures.
+// ErrTooManyFailures; Serve returns ErrShutdownTimeout, with how many
+// requests it cut off, when its shutdown outlasts Config.ShutdownTimeout.
 package server

@@ -21,3 +21,9 @@ var ErrNotFound = errors.New("server: not found")
 // address that failed to authenticate too often (a *TooManyFailuresError,
 // which says how long to wait); the API answers it 429.
 var ErrTooManyFailures = errors.New("server: too many failed authentications")
+
+// ErrShutdownTimeout is matched by the error Serve returns when requests
+// were still running Config.ShutdownTimeout after its context ended: their
+// connections were closed without an answer (what they committed stays
+// stored), and the error says how many there were.
+var ErrShutdownTimeout = errors.New("server: shutdown timed out")

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -118,6 +119,10 @@ type Server struct {
 	// do not hold the shutdown for its whole timeout.
 	stopping     chan struct{}
 	stoppingOnce sync.Once
+
+	// running counts the requests Serve's handler is answering, for the
+	// error of a shutdown that outlasts Config.ShutdownTimeout.
+	running atomic.Int64
 }
 
 // New builds a Server: the mux from the route table, the OpenAPI document
@@ -248,11 +253,27 @@ func (s *Server) OpenAPI() []byte { return s.openapi }
 
 // Serve answers requests on ln until ctx ends, then shuts down gracefully:
 // it stops accepting, lets in-flight requests finish (at most
-// Config.ShutdownTimeout) and returns nil. It returns the listener's error
-// if serving fails otherwise.
+// Config.ShutdownTimeout) and returns nil. When requests are still running
+// then, it closes their connections, which ends their contexts (they get
+// no answer; what they committed stays stored), and returns an error
+// matching ErrShutdownTimeout that says how many: "server: shutdown timed
+// out: 1 request was still running after 20s; its connection was closed
+// without an answer (what it committed stays)". It returns the listener's
+// error if serving fails otherwise.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	h := s.Handler()
+	// Every request's context derives from base, which a shutdown past
+	// its timeout cancels: closing a connection ends its request's context
+	// only once the handler has read the whole body.
+	base, cutOff := context.WithCancel(context.Background())
+	defer cutOff()
 	hs := &http.Server{
-		Handler:           s.Handler(),
+		BaseContext: func(net.Listener) context.Context { return base },
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.running.Add(1)
+			defer s.running.Add(-1)
+			h.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
@@ -272,8 +293,27 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		return serr
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		n := s.running.Load()
+		cutOff()   // the requests still running end,
+		hs.Close() // and their connections
+		return shutdownTimedOut(n, s.cfg.ShutdownTimeout)
+	}
 	if err != nil {
 		return fmt.Errorf("server: shutdown: %w", err)
 	}
 	return nil
+}
+
+// shutdownTimedOut is Serve's error when n requests were still running
+// after the shutdown's timeout: what happened to them, not "context
+// deadline exceeded".
+func shutdownTimedOut(n int64, timeout time.Duration) error {
+	switch n {
+	case 0: // a connection busy outside a handler
+		return fmt.Errorf("%w: connections were still busy after %s and were closed", ErrShutdownTimeout, timeout)
+	case 1:
+		return fmt.Errorf("%w: 1 request was still running after %s; its connection was closed without an answer (what it committed stays)", ErrShutdownTimeout, timeout)
+	}
+	return fmt.Errorf("%w: %d requests were still running after %s; their connections were closed without an answer (what they committed stays)", ErrShutdownTimeout, n, timeout)
 }
