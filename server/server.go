@@ -221,14 +221,14 @@ func (s *Server) serveRoot(rw http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(allow) == 0 {
-		writeProblem(w, r, s.log, errorf(kindNotFound, "", "no route %s", r.URL.Path))
+		writeProblem(w, r, s.log, errorf(kindNotFound, "", "no route %s", r.URL.EscapedPath()))
 		return
 	}
 	if slices.Contains(allow, http.MethodGet) {
 		allow = append(allow, http.MethodHead)
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	writeProblem(w, r, s.log, errorf(kindMethod, "", "%s %s: this path takes %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+	writeProblem(w, r, s.log, errorf(kindMethod, "", "%s %s: this path takes %s", r.Method, r.URL.EscapedPath(), strings.Join(allow, ", ")))
 }
 
 // recoverPanic answers a handler's panic as a 500 problem (the panic and
