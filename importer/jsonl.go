@@ -485,10 +485,16 @@ func toolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 
 // argumentsText is a tool call's arguments as JSON text: a JSON string's
 // text (OpenAI sends the arguments as JSON text inside a string), else
-// the value itself.
+// the value itself. A string holding an object that gives each key once,
+// behind white space or a byte-order mark, U+200B or U+2060, is that
+// object, as engine.ToolCallArguments reads it for Append; any other
+// string's text is returned as it is, for the line's checks to name.
 func argumentsText(raw json.RawMessage) json.RawMessage {
 	var s string
 	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		if a := engine.ToolCallArguments(s); a[0] == '{' {
+			return a
+		}
 		return json.RawMessage(s)
 	}
 	return raw

@@ -184,6 +184,8 @@ func TestParseToolCallTypeArguments(t *testing.T) {
 		{"OKEmptyArguments", `[{"id":"c1","type":"function","function":{"name":"f","arguments":""}}]`, `{}`},
 		{"OKNullArguments", `[{"id":"c1","type":"function","function":{"name":"f","arguments":null}}]`, `{}`},
 		{"OKNullArgumentsMnemo", `[{"id":"c1","name":"f","arguments":null}]`, `{}`},
+		{"OKMarkBefore", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"\ufeff{\"a\":1}"}}]`, `{"a":1}`},
+		{"OKSpaceAround", `[{"id":"c1","name":"f","arguments":" \u200b{\"a\":1}\n"}]`, `{"a":1}`},
 		{"OKNotJSON", `[{"id":"c1","name":"f","arguments":"{\"a\":"}]`, `{"a":`}, // the engine's to refuse
 		{"ErrTypeCustom", `[{"id":"c1","type":"custom","function":{"name":"f","arguments":"{}"}}]`, `tool_calls[0].type is "custom": mnemo stores function calls only (a "type" of "function", or none)`},
 		{"ErrTypeNumber", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","type":42,"function":{"name":"g","arguments":"{}"}}]`, `tool_calls[1].type must be a string, got a number`},
