@@ -34,7 +34,7 @@ func TestDatabasePipe(t *testing.T) {
 	}
 }
 
-// TestWALNotRegularFile: a mnemo.db-wal that is a pipe, a directory or a
+// TestWALNotRegularFile: a mnemo.db-wal (or mnemo.db-shm) that is a pipe, a directory or a
 // symbolic link is refused by Open, Salvage, Backup and CheckFile with ErrWALNotFile
 // naming it and its kind (a link: its target), and not with
 // ErrDatabaseCorrupt: mnemo.db is sound (the advice is to move the -wal
@@ -43,7 +43,6 @@ func TestDatabasePipe(t *testing.T) {
 // SQLite's bare "unable to open database file (14)"; and CheckFile, which
 // reads read-only without store.Open's examination, passed all three.
 func TestWALNotRegularFile(t *testing.T) {
-	ctx := context.Background()
 	for _, tc := range []struct {
 		name, want string
 		make       func(t *testing.T, log string)
@@ -64,31 +63,47 @@ func TestWALNotRegularFile(t *testing.T) {
 			}
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := closedDir(t, "")
-			log := filepath.Join(dir, engine.DatabaseFile+"-wal")
-			if err := os.Remove(log); err != nil && !errors.Is(err, os.ErrNotExist) {
-				t.Fatal(err)
-			}
-			tc.make(t, log)
-			check := func(what string, err error) {
-				t.Helper()
-				if !errors.Is(err, engine.ErrWALNotFile) || errors.Is(err, engine.ErrDatabaseCorrupt) || errors.Is(err, engine.ErrDatabaseNotFile) || !strings.Contains(err.Error(), log+" "+tc.want) {
-					t.Fatalf("%s: %v, want ErrWALNotFile (not ErrDatabaseCorrupt) saying %q", what, err, log+" "+tc.want)
-				}
-			}
-			e, err := engine.Open(ctx, engine.Config{Dir: dir, MustExist: true})
-			if err == nil {
-				e.Close()
-			}
-			check("open", err)
-			_, err = engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{Force: true})
-			check("salvage", err)
-			_, err = engine.Backup(ctx, engine.Config{Dir: dir}, filepath.Join(t.TempDir(), "backup"), engine.BackupOptions{})
-			check("backup", err)
-			check("checkfile", checkFileBounded(t, dir, log))
-		})
+		for _, suffix := range []string{"-wal", "-shm"} {
+			t.Run(tc.name+suffix, func(t *testing.T) { walNotRegularFile(t, suffix, tc.want, tc.make) })
+		}
 	}
+}
+
+// walNotRegularFile makes dir's mnemo.db + suffix (-wal or -shm) with mk
+// and checks what Open, Salvage, Backup and CheckFile say
+// (TestWALNotRegularFile). A -shm's error is ErrWALIndexNotFile (and
+// ErrWALNotFile) and begins with the index's wording, not the log's: it
+// began "the write-ahead log is not a regular file" though the log was
+// sound.
+func walNotRegularFile(t *testing.T, suffix, want string, mk func(t *testing.T, log string)) {
+	ctx := context.Background()
+	dir := closedDir(t, "")
+	log := filepath.Join(dir, engine.DatabaseFile+suffix)
+	if err := os.Remove(log); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	mk(t, log)
+	index := suffix == "-shm"
+	check := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, engine.ErrWALNotFile) || errors.Is(err, engine.ErrDatabaseCorrupt) || errors.Is(err, engine.ErrDatabaseNotFile) || !strings.Contains(err.Error(), log+" "+want) {
+			t.Fatalf("%s: %v, want ErrWALNotFile (not ErrDatabaseCorrupt) saying %q", what, err, log+" "+want)
+		}
+		if errors.Is(err, engine.ErrWALIndexNotFile) != index || strings.Contains(err.Error(), "the write-ahead log is not a regular file") == index ||
+			strings.Contains(err.Error(), "the write-ahead log's index (mnemo.db-shm) is not a regular file") != index {
+			t.Fatalf("%s: %v, want ErrWALIndexNotFile and the index's wording only for the -shm (this is %s)", what, err, suffix)
+		}
+	}
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, MustExist: true})
+	if err == nil {
+		e.Close()
+	}
+	check("open", err)
+	_, err = engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{Force: true})
+	check("salvage", err)
+	_, err = engine.Backup(ctx, engine.Config{Dir: dir}, filepath.Join(t.TempDir(), "backup"), engine.BackupOptions{})
+	check("backup", err)
+	check("checkfile", checkFileBounded(t, dir, log))
 }
 
 // checkFileBounded runs engine.CheckFile on dir and returns its error. A

@@ -199,7 +199,8 @@ func removeIndexes(dir string) error {
 // /dev/zero): SQLite cannot use it, an open failed with "create …: is a
 // directory", and a salvage's copy of /dev/zero never ended. Nothing in
 // it can be salvaged. A write-ahead log that is not a regular file (a
-// link included) is ErrWALNotFile: the database file is not at fault.
+// link included) is ErrWALNotFile (a -shm: ErrWALIndexNotFile, which
+// matches ErrWALNotFile too): the database file is not at fault.
 func notRegularDatabase(dir string) error {
 	path := filepath.Join(dir, DatabaseFile)
 	fi, err := os.Stat(path)
@@ -215,6 +216,9 @@ func notRegularDatabase(dir string) error {
 		}
 	}
 	if err := store.WALNotFile(path); err != nil {
+		if we := new(store.WALNotFileError); errors.As(err, &we) && we.Index {
+			return fmt.Errorf("%w: %w", ErrWALIndexNotFile, err) // errors.Is ErrWALNotFile too
+		}
 		return fmt.Errorf("%w: %w", ErrWALNotFile, err)
 	}
 	return nil

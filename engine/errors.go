@@ -63,11 +63,27 @@ var ErrDatabaseNotFile = errors.New("engine: the database is not a regular file"
 // before SQLite opens anything, when mnemo.db-wal or mnemo.db-shm exists
 // but is not a regular file: a directory, a pipe, a device, or a symbolic
 // link (not followed, whatever it points at); the chain holds the
-// *store.WALNotFileError naming it (Index: the -shm), its kind and a
-// link's target. It is not a file SQLite wrote and mnemo.db is not at
+// *store.WALNotFileError naming it (Index: the -shm, whose error is
+// ErrWALIndexNotFile too), its kind and a link's target. It is not a file SQLite wrote and mnemo.db is not at
 // fault (not ErrDatabaseCorrupt): stop every process using the
 // directory, move that file aside, and run the command again.
 var ErrWALNotFile = errors.New("engine: the write-ahead log is not a regular file")
+
+// ErrWALIndexNotFile is matched, with ErrWALNotFile (which callers test
+// for either file), when the file that is not a regular file is
+// mnemo.db-shm, the write-ahead log's index, not the log itself: its text
+// names the index, so the message does not blame the log.
+var ErrWALIndexNotFile error = &narrowError{"engine: the write-ahead log's index (" + DatabaseFile + "-shm) is not a regular file", ErrWALNotFile}
+
+// narrowError is a sentinel with its own text that errors.Is also matches
+// to the broader sentinel of, whose case it narrows.
+type narrowError struct {
+	msg string
+	of  error
+}
+
+func (e *narrowError) Error() string { return e.msg }
+func (e *narrowError) Unwrap() error { return e.of }
 
 // ErrNotDataDir is returned by Open with Config.MustExist when the
 // directory does not exist or holds no mnemo database, or (wrapping
