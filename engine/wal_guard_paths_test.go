@@ -10,10 +10,11 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
-// walGuardDamages are walDamages (damages after the log's first commit,
+// walGuardDamages are enginetest.WALDamages (damages after the log's first commit,
 // with commits after them) and one in the log's last transaction
 // (LastCommitPageBit: no valid commit after it, so SQLite's recovery
 // loses nothing it would know of, yet the checkpoint had copied that
@@ -26,11 +27,11 @@ func walGuardDamages() []struct {
 		name   string
 		damage func(t *testing.T, dir string, frames int)
 	}
-	for _, d := range walDamages {
+	for _, d := range enginetest.WALDamages {
 		out = append(out, struct {
 			name   string
 			damage func(t *testing.T, dir string, frames int)
-		}{d.name, func(t *testing.T, dir string, frames int) { damageCheckpointedWAL(t, dir, frames, d.damage) }})
+		}{d.Name, func(t *testing.T, dir string, frames int) { enginetest.DamageCheckpointedWAL(t, dir, frames, d.Damage) }})
 	}
 	return append(out, struct {
 		name   string
@@ -48,10 +49,10 @@ func damageLastCommit(t *testing.T, dir string, frames int) {
 		t.Fatal(err)
 	}
 	ps := int(binary.BigEndian.Uint32(b[8:]))
-	if binary.BigEndian.Uint32(b[walOff(frames, ps)+4:]) == 0 {
+	if binary.BigEndian.Uint32(b[enginetest.WALFrameOffset(frames, ps)+4:]) == 0 {
 		t.Fatalf("frame %d is not a commit frame", frames)
 	}
-	b[walOff(frames, ps)+24+2000] ^= 0x01
+	b[enginetest.WALFrameOffset(frames, ps)+24+2000] ^= 0x01
 	if err := os.WriteFile(log, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func damageLastCommit(t *testing.T, dir string, frames int) {
 
 // TestBackupCheckpointedDamage: Backup of a directory no process holds,
 // whose log a checkpoint had copied wholly into mnemo.db before it was
-// damaged (walCheckpointedImage): the backup's read-only read let SQLite
+// damaged (enginetest.CheckpointedWALImage): the backup's read-only read let SQLite
 // apply the log's valid prefix over the newer pages mnemo.db held (and
 // its recovery rewrote the -shm, so the next Open applied it too). Now
 // Backup refuses it (ErrWALDamaged, saying the log would be set aside)
@@ -69,7 +70,7 @@ func TestBackupCheckpointedDamage(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range walGuardDamages() {
 		t.Run(tc.name, func(t *testing.T) {
-			dir, frames := walCheckpointedImage(t)
+			dir, frames := enginetest.CheckpointedWALImage(t, walCrashImageN)
 			tc.damage(t, dir, frames)
 			dest := filepath.Join(t.TempDir(), "b")
 			res, err := engine.Backup(ctx, engine.Config{Dir: dir}, dest, engine.BackupOptions{})
@@ -107,7 +108,7 @@ func TestSalvageCheckpointedDamage(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range walGuardDamages() {
 		t.Run(tc.name, func(t *testing.T) {
-			dir, frames := walCheckpointedImage(t)
+			dir, frames := enginetest.CheckpointedWALImage(t, walCrashImageN)
 			tc.damage(t, dir, frames)
 			rep, err := engine.Salvage(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}}, engine.SalvageOptions{Force: true})
 			if err != nil {
