@@ -202,6 +202,22 @@ func keptWALFindings(dir string) []string {
 	return out
 }
 
+// KeptWALCheckpointed reports whether the kept copy of a damaged
+// write-ahead log at path (an Open's: store.KeptWALPattern) is one the
+// open set aside unapplied with every commit it held in mnemo.db already:
+// the -shm kept beside it says a checkpoint had copied all its committed
+// frames (store.Checkpointed, nBackfill == mxFrame). False for any other
+// copy (one repaired exactly, one whose commits were not applied), and
+// when it cannot be read.
+func KeptWALCheckpointed(path string) bool {
+	s, err := store.ScanKeptWAL(path)
+	if err != nil || s == nil {
+		return false
+	}
+	ckpt, mx, aside, _ := store.Checkpointed(keptSHM(path), s)
+	return aside && ckpt == mx
+}
+
 // salvagedWALPattern matches, in a data directory, the write-ahead logs of
 // the damaged databases salvages kept (swapDatabase: mnemo.db-wal moved
 // beside mnemo.db.damaged-<UTC time>[-N] as its -wal).

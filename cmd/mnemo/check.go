@@ -171,8 +171,16 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	if len(salvaged) > 0 {
 		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database, with the -wal and -shm kept beside it; they may still hold erased text: delete them once the salvage is judged complete)\n", strings.Join(salvaged, ", "))
 	}
-	if len(logs) > 0 {
-		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged when the database was opened, and repaired: every commit was applied, nothing is lost (or set aside unapplied: a checkpoint had copied its commits into %s already; a commit lost would be named above). Kept as found: %s (it may still hold erased text; no erasure reaches it: delete it once no longer needed)\n", engine.DatabaseFile, strings.Join(logs, ", "))
+	repaired, aside, orphans := c.splitKeptLogs(logs)
+	const keptAsFound = "Kept as found: %s (it may still hold erased text; no erasure reaches it: delete it once no longer needed)"
+	if len(repaired) > 0 {
+		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged when the database was opened, and repaired: every commit was applied, nothing is lost. "+keptAsFound+"\n", strings.Join(repaired, ", "))
+	}
+	if len(aside) > 0 {
+		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged when the database was opened, and set aside unapplied: every commit in it was already in %s (a checkpoint had copied them), nothing is lost. "+keptAsFound+"\n", engine.DatabaseFile, strings.Join(aside, ", "))
+	}
+	if len(orphans) > 0 {
+		fmt.Fprintf(c.Stdout, "note: %s kept with a damaged write-ahead log whose kept copy is gone: it holds no message text; delete it once no longer needed\n", strings.Join(orphans, ", "))
 	}
 	if len(befores) > 0 {
 		fmt.Fprintf(c.Stdout, "note: %s as it was before a damaged write-ahead log's valid prefix was applied (no valid -shm said what it held) is kept as %s: if the database reads wrong or lacks commits, stop mnemo and restore it from that copy; it may still hold erased text: delete it once no longer needed\n", engine.DatabaseFile, strings.Join(befores, ", "))
@@ -195,6 +203,34 @@ func splitKept(kept []string) (salvaged, logs, befores []string) {
 		}
 	}
 	return salvaged, logs, befores
+}
+
+// splitKeptLogs splits an open's kept copies of damaged write-ahead logs
+// (splitKept's logs: each log copy followed by its -shm copy) into those
+// repaired exactly and those set aside with every commit in mnemo.db
+// already (engine.KeptWALCheckpointed), each with its -shm copy, and the
+// -shm copies whose log copy is gone. A check that passed has no other
+// kind: a log whose commits were not applied is a finding.
+func (c *CheckCommand) splitKeptLogs(logs []string) (repaired, aside, orphans []string) {
+	group := map[string]*[]string{}
+	for _, k := range logs {
+		suffix, isLog := strings.CutPrefix(k, engine.DatabaseFile+"-wal.")
+		switch {
+		case isLog && engine.KeptWALCheckpointed(filepath.Join(c.Dir, k)):
+			aside = append(aside, k)
+			group[suffix] = &aside
+		case isLog:
+			repaired = append(repaired, k)
+			group[suffix] = &repaired
+		default:
+			to := &orphans
+			if g, ok := group[strings.TrimPrefix(k, engine.DatabaseFile+"-shm.")]; ok {
+				to = g
+			}
+			*to = append(*to, k)
+		}
+	}
+	return repaired, aside, orphans
 }
 
 // checkFile runs the database checks on a data directory's mnemo.db

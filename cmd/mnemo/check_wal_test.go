@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/recall"
 )
@@ -150,6 +151,37 @@ func TestCheckDamagedWAL(t *testing.T) {
 			t.Fatalf("delete: exit %d, kept %v\n%s%s", code, kept, out, stderr)
 		}
 	})
+}
+
+// TestCheckSetAsideNote: mnemo check on a directory whose log a
+// checkpoint had copied wholly into mnemo.db before it was damaged (wal3:
+// the log is set aside unapplied, nothing lost) passes, and its note says
+// that plain truth; it said "repaired: every commit was applied … (or set
+// aside unapplied …)" whichever it was (and the same of a -shm copy whose
+// log copy was deleted).
+func TestCheckSetAsideNote(t *testing.T) {
+	dir, frames := enginetest.CheckpointedWALImage(t, 24)
+	enginetest.DamageCheckpointedWAL(t, dir, frames, enginetest.WALDamages[0].Damage)
+	for range 2 { // the open that sets the log aside, then a check of the kept copy
+		code, out, stderr := run(t, nil, "--dir", dir, "check")
+		kept, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+"-[ws][ah][lm].damaged-*"))
+		if code != 0 || len(kept) != 2 || strings.Contains(out, "repaired") ||
+			!strings.Contains(out, "set aside unapplied: every commit in it was already in "+engine.DatabaseFile+" (a checkpoint had copied them), nothing is lost. Kept as found: "+filepath.Base(kept[1])+", "+filepath.Base(kept[0])+" (") {
+			t.Fatalf("check: exit %d, kept %v\n%s%s", code, kept, out, stderr)
+		}
+	}
+	// Once the log copy is deleted, its -shm copy is no repaired log.
+	logs, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+"-wal.damaged-*"))
+	if len(logs) != 1 {
+		t.Fatalf("kept logs %v, want one", logs)
+	}
+	if err := os.Remove(logs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || strings.Contains(out, "repaired") || strings.Contains(out, "set aside") ||
+		!strings.Contains(out, "kept with a damaged write-ahead log whose kept copy is gone") {
+		t.Fatalf("check without the log copy: exit %d\n%s%s", code, out, stderr)
+	}
 }
 
 // TestWALDamageWarning: the first command after a crash is the only one
