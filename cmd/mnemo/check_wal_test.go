@@ -144,9 +144,10 @@ func TestCheckDamagedWAL(t *testing.T) {
 		if code, out, stderr := run(t, nil, "--dir", dir, "messages", "--thread", "t"); code != 0 || strings.Count(out, "harbour note") != 20 {
 			t.Fatalf("messages: exit %d, %d notes\n%s", code, strings.Count(out, "harbour note"), stderr)
 		}
-		// mnemo delete names both copies: the -shm too, which it left out.
+		// mnemo delete names both copies: the -shm too, which it left out;
+		// it counts them as log copies, not as "2 damaged database files".
 		code, out, stderr = run(t, nil, "--dir", dir, "delete", "--resource", "r", "--yes")
-		if code != 0 || !strings.Contains(stderr, "2 damaged database files") ||
+		if code != 0 || !strings.Contains(stderr, "note: 2 copies of its write-ahead log or -shm, kept in") || strings.Contains(stderr, "database file") ||
 			!strings.Contains(stderr, "("+filepath.Base(kept[1])+", "+filepath.Base(kept[0])+")") {
 			t.Fatalf("delete: exit %d, kept %v\n%s%s", code, kept, out, stderr)
 		}
@@ -158,7 +159,8 @@ func TestCheckDamagedWAL(t *testing.T) {
 // the log is set aside unapplied, nothing lost) passes, and its note says
 // that plain truth; it said "repaired: every commit was applied … (or set
 // aside unapplied …)" whichever it was (and the same of a -shm copy whose
-// log copy was deleted).
+// log copy was deleted). mnemo delete then counts that -shm copy as a
+// log's, not as a database file.
 func TestCheckSetAsideNote(t *testing.T) {
 	dir, frames := enginetest.CheckpointedWALImage(t, 24)
 	enginetest.DamageCheckpointedWAL(t, dir, frames, enginetest.WALDamages[0].Damage)
@@ -181,6 +183,10 @@ func TestCheckSetAsideNote(t *testing.T) {
 	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || strings.Contains(out, "repaired") || strings.Contains(out, "set aside") ||
 		!strings.Contains(out, "kept with a damaged write-ahead log whose kept copy is gone") {
 		t.Fatalf("check without the log copy: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "delete", "--resource", "r", "--yes")
+	if code != 0 || !strings.Contains(stderr, "note: 1 copy of its write-ahead log or -shm, kept in") || strings.Contains(stderr, "database file") {
+		t.Fatalf("delete: exit %d\n%s%s", code, out, stderr)
 	}
 }
 

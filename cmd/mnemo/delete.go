@@ -122,15 +122,53 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 }
 
 // noteKeptDamaged warns that the damaged databases a salvage kept in the
-// data directory, and the damaged write-ahead logs an open kept with
-// their -shm copies (engine.EraseResult.KeptDamaged), are not reached by
-// the erasure: they may still hold what was erased. It names every one.
+// data directory (with their -wal and -shm), the copies of mnemo.db an
+// open kept before applying a damaged log, and the damaged write-ahead
+// logs an open kept with their -shm copies (engine.EraseResult.
+// KeptDamaged) are not reached by the erasure: they may still hold what
+// was erased. It counts the database copies and the log and -shm copies
+// apart, and names every one.
 func (c *DeleteCommand) noteKeptDamaged(kept []string) {
 	if len(kept) == 0 {
 		return
 	}
-	fmt.Fprintf(c.Stderr, "mnemo delete: note: %s kept by a salvage (or, -wal.damaged-* and -shm.damaged-*, by an open that found the write-ahead log damaged) in %s (%s) may still hold what was erased; an erasure does not reach them: delete them once the salvage is judged complete, or the log is no longer needed\n",
-		count(len(kept), "damaged database file"), c.Dir, strings.Join(kept, ", "))
+	dbs, logs := countKept(kept)
+	var what []string
+	if dbs > 0 {
+		what = append(what, copiesOf(dbs, "the database file"))
+	}
+	if logs > 0 {
+		what = append(what, copiesOf(logs, "its write-ahead log or -shm"))
+	}
+	fmt.Fprintf(c.Stderr, "mnemo delete: note: %s, kept in %s by a salvage or by an open that found the write-ahead log damaged (%s), may still hold what was erased; an erasure does not reach them: delete them once the salvage is judged complete, or the log is no longer needed\n",
+		strings.Join(what, " and "), c.Dir, strings.Join(kept, ", "))
+}
+
+// countKept counts the kept files of engine.KeptDamaged that are copies of
+// the database file (a salvage's mnemo.db.damaged-*, an open's
+// mnemo.db.before-wal-*) and those that are copies of a write-ahead log or
+// its -shm (a salvage's mnemo.db.damaged-*-wal and -shm, an open's
+// mnemo.db-wal.damaged-* and mnemo.db-shm.damaged-*).
+func countKept(kept []string) (dbs, logs int) {
+	salvaged, opened, befores := splitKept(kept) // check.go
+	dbs, logs = len(befores), len(opened)
+	for _, k := range salvaged {
+		if strings.HasSuffix(k, "-wal") || strings.HasSuffix(k, "-shm") {
+			logs++
+		} else {
+			dbs++
+		}
+	}
+	return dbs, logs
+}
+
+// copiesOf says n copies of what: "1 copy of the database file", "2
+// copies of …".
+func copiesOf(n int, what string) string {
+	if n == 1 {
+		return "1 copy of " + what
+	}
+	return fmt.Sprintf("%d copies of %s", n, what)
 }
 
 // confirm asks on the terminal whether to erase what; false (with a nil
