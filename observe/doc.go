@@ -80,6 +80,11 @@
 //     delimited block of the user message; the instructions are the system
 //     message. Nothing the observer sends is ever written as a message, and an
 //     answer item that repeats the observer's instructions is discarded.
+//   - No observer or reflector prompt holds a render.Hidden or
+//     render.Control character (tag characters, bidirectional controls,
+//     DEL, C1, …): each in the stored text a line carries is written as its
+//     JSON escape (render.HiddenJSON), the same value made visible, so an
+//     instruction only the model reads cannot ride into an observation.
 //   - Every observation records the date span of its turns (FromTime, ToTime:
 //     their oldest and newest created_at), a reflection the widest span of
 //     its sources. The observer reads each turn's time in the location of

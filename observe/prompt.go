@@ -16,9 +16,26 @@ import (
 //
 //   - observer-v2, reflector-v2: each turn carries its time and the block its
 //     time zone; each observation its date span.
+//   - observer-v3, reflector-v3: every render.Hidden and render.Control
+//     character of the stored text a line carries (content, names, tool-call
+//     ids, names and arguments, observation text) is written as its JSON
+//     escape (render.HiddenJSON: \u202e, \udb40\udc41 for U+E0041), where
+//     v2 sent the DEL, C1, bidirectional, tag and interlinear annotation
+//     characters raw. A line without one is byte for byte the v2 line.
+//
+// A memo entry recorded under an earlier version stays in the journal
+// (Invalidate, on erasure, forgets it with the thread's other entries), but
+// no key of the current version names it, so it is never returned for the
+// new prompt. Observations and reflections stored before a bump are rows,
+// not memo entries: they stay live, render as before and keep the
+// watermark, so the ranges they cover are not observed again. The model
+// is called again only for a range whose answer was recorded but never
+// stored (a crash between the two), and by an explicit ObserveRange over
+// an observed range, which records the new answer under the new key and
+// returns the stored row (a range's first observation stays).
 const (
-	ObserverPromptVersion  = "observer-v2"
-	ReflectorPromptVersion = "reflector-v2"
+	ObserverPromptVersion  = "observer-v3"
+	ReflectorPromptVersion = "reflector-v3"
 )
 
 // observerSystem is the observer's instruction. The conversation arrives in
@@ -94,8 +111,8 @@ type wireToolCall struct {
 // observerUser renders turns as the observer's user message: the block tag
 // names the time zone of the turns' times (the location of their CreatedAt,
 // which the Source sets: the resource's zone), each line is one turn with
-// its time. json.Marshal escapes <, > and & (HTML-safe), so a turn cannot
-// forge the closing tag.
+// its time (wireLine). json.Marshal escapes <, > and & (HTML-safe), so a
+// turn cannot forge the closing tag.
 func observerUser(turns []Turn) string {
 	var b strings.Builder
 	zone := "UTC"
@@ -111,12 +128,29 @@ func observerUser(turns []Turn) string {
 		for _, c := range t.ToolCalls {
 			w.ToolCalls = append(w.ToolCalls, wireToolCall(c))
 		}
-		line, _ := json.Marshal(w) // plain strings and ints: cannot fail
-		b.Write(line)
+		b.WriteString(wireLine(w))
 		b.WriteByte('\n')
 	}
 	b.WriteString(render.Close("conversation"))
 	return b.String()
+}
+
+// wireLine encodes v (a wireTurn or a wireObservation: strings, ints and
+// bools, so json.Marshal cannot fail) as one line of a block, with every
+// render.Hidden and render.Control character of its strings written as its
+// JSON escape (render.HiddenJSON), as the agent's prompt writes a tool
+// call's arguments. json.Marshal escapes the C0 controls, U+2028 and
+// U+2029 itself but passes DEL, the C1 controls, the bidirectional
+// controls, the tag characters (U+E0000–U+E007F: ASCII text no screen shows
+// but a model reads, "ASCII smuggling") and the interlinear annotation
+// characters raw; an instruction spelled in tag characters would reach the
+// observer unseen by whoever reviews its prompt, and the observer's answer
+// would reach every later prompt as an observation. The escapes decode to
+// the same value, so the model reads what was stored, made visible; a line
+// without such a character is json.Marshal's, byte for byte.
+func wireLine(v any) string {
+	line, _ := json.Marshal(v)
+	return render.HiddenJSON(string(line))
 }
 
 type wireObservation struct {
@@ -138,8 +172,7 @@ func reflectorUser(obs []Observation) string {
 		if !o.FromTime.IsZero() {
 			w.FromTime, w.ToTime = o.FromTime.UTC().Format(time.RFC3339), o.ToTime.UTC().Format(time.RFC3339)
 		}
-		line, _ := json.Marshal(w)
-		b.Write(line)
+		b.WriteString(wireLine(w))
 		b.WriteByte('\n')
 	}
 	b.WriteString("</observations>")
@@ -158,7 +191,7 @@ type Item struct {
 }
 
 // Answer is a model's answer as the journal records it, validated and
-// normalised: {"version": "observer-v2", "items": [Item…]}. Its bytes are
+// normalised: {"version": "observer-v3", "items": [Item…]}. Its bytes are
 // what a memoized call returns. It is not what the model writes: the
 // observer model answers one JSON object
 //

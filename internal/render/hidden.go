@@ -129,5 +129,7 @@ func escapeJSON(b *strings.Builder, r rune) {
 // its JSON escape (\u202e, a surrogate pair past U+FFFF), and a carriage
 // return no line feed follows as a space, and changes nothing else:
 // the value s encodes is the same, for tool-call arguments, which the model
-// reads as its own call and which are neither quoted nor entity-escaped.
+// reads as its own call and which are neither quoted nor entity-escaped,
+// and for the JSON lines of stored turns and observations the observer and
+// reflector models read (package observe).
 func HiddenJSON(s string) string { return escapeHidden(s, escapeJSON) }
