@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
+	"github.com/mnemo-go/mnemo/internal/render"
 )
 
 const idRule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
@@ -150,9 +151,12 @@ func (e *Engine) checkTextFields(i int, m *Message) error {
 
 // checkName refuses a name holding a control character (C0, DEL, C1: a
 // line break among them), a line or paragraph separator, or a
-// bidirectional control (marks, embeddings, overrides, isolates): a name
-// reaches the model's prompt as the message's name, where such characters
-// could start a line of instructions or reorder what a reader sees.
+// bidirectional control (marks, embeddings, overrides, isolates), or
+// another character the prompt escapes in stored text (render.Hidden: tag
+// characters U+E0000–U+E007F, which spell invisible ASCII, and interlinear
+// annotations U+FFF9–U+FFFB): a name reaches the model's prompt as the
+// message's name, as stored, where such characters could start a line of
+// instructions, reorder what a reader sees or carry text no reader sees.
 func checkName(i int, name string) error {
 	for _, r := range name {
 		switch {
@@ -162,6 +166,8 @@ func checkName(i int, name string) error {
 			return invalid(i, "name", "must not contain line or paragraph separators, got %U", r)
 		case unicode.Is(unicode.Bidi_Control, r):
 			return invalid(i, "name", "must not contain bidirectional controls, got %U", r)
+		case render.Hidden(r):
+			return invalid(i, "name", "must not contain invisible tag or annotation characters, got %U", r)
 		}
 	}
 	return nil
