@@ -61,31 +61,35 @@ func errorPage(w http.ResponseWriter, status int, title, detail, version, allow 
 // page's with a trailing slash ("/ui/threads/t1/").
 func notFound(mux *http.ServeMux, version string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if isPage(mux, r.URL.Path) {
-			errorPage(w, http.StatusMethodNotAllowed, "Method not allowed", r.Method+" "+r.URL.Path+": the inspector's pages take GET and HEAD", version, "GET, HEAD")
+		// The path as sent, escaped: decoded, "/ui/threads/%2e%2e/" read
+		// as "/ui/threads/../", which the mux cleans to the index page's
+		// path (a GET was a 405, "the pages take GET and HEAD").
+		path := r.URL.EscapedPath()
+		if isPage(mux, path) {
+			errorPage(w, http.StatusMethodNotAllowed, "Method not allowed", r.Method+" "+path+": the inspector's pages take GET and HEAD", version, "GET, HEAD")
 			return
 		}
-		detail := "there is no inspector page at " + r.URL.Path
-		if p := strings.TrimSuffix(r.URL.Path, "/"); p != r.URL.Path && isPageOfValidIDs(mux, p) {
+		detail := "there is no inspector page at " + path
+		if p := strings.TrimSuffix(path, "/"); p != path && isPageOfValidIDs(mux, p) {
 			detail += "; did you mean " + p + "?"
 		}
 		errorPage(w, http.StatusNotFound, "Not found", detail, version, "")
 	}
 }
 
-// isPage reports whether a GET of path is taken by a page of mux (and not
-// by the catch-all notFound, pattern "/ui/").
+// isPage reports whether a GET of path, escaped as sent, is taken by a
+// page of mux (and not by the catch-all notFound, pattern "/ui/").
 func isPage(mux *http.ServeMux, path string) bool {
 	return pageOf(mux, path) != ""
 }
 
-// pageOf is the pattern of the page of mux that takes a GET of path
-// ("GET /ui/threads/{thread}"), or "" when none does (the catch-all
-// notFound's "/ui/" included).
+// pageOf is the pattern of the page of mux that takes a GET of path, the
+// path escaped as sent ("GET /ui/threads/{thread}"), or "" when none does
+// (the catch-all notFound's "/ui/" included). Escaped, its "%3F" is no
+// query (GET /ui/threads/a%3Fb/ was a 405, read as /ui/threads/a) and its
+// "%2e%2e" no dot segment for the mux to clean away.
 func pageOf(mux *http.ServeMux, path string) string {
-	// path is the decoded path: escaped again, its "?" is no query's
-	// (GET /ui/threads/a%3Fb/ was a 405, read as /ui/threads/a).
-	r, err := http.NewRequest(http.MethodGet, (&url.URL{Path: path}).EscapedPath(), nil)
+	r, err := http.NewRequest(http.MethodGet, path, nil)
 	if err != nil {
 		return ""
 	}
@@ -95,11 +99,11 @@ func pageOf(mux *http.ServeMux, path string) string {
 	return ""
 }
 
-// isPageOfValidIDs reports whether path is a page's (isPage) whose ids,
-// the segments its pattern's wildcards take, are ids the engine could
-// store (engine.ValidID, as the pages check them): the 404's "did you
-// mean" named "/ui/threads/a b" for "/ui/threads/a%20b/", a page no id
-// can have.
+// isPageOfValidIDs reports whether path, escaped as sent, is a page's
+// (isPage) whose ids, the segments its pattern's wildcards take, decoded,
+// are ids the engine could store (engine.ValidID, as the pages check
+// them): the 404's "did you mean" named "/ui/threads/a b" for
+// "/ui/threads/a%20b/", a page no id can have.
 func isPageOfValidIDs(mux *http.ServeMux, path string) bool {
 	pattern := pageOf(mux, path)
 	if pattern == "" {
@@ -111,7 +115,10 @@ func isPageOfValidIDs(mux *http.ServeMux, path string) bool {
 		return false
 	}
 	for i, seg := range want {
-		if strings.HasPrefix(seg, "{") && !engine.ValidID(got[i]) {
+		if !strings.HasPrefix(seg, "{") {
+			continue
+		}
+		if id, err := url.PathUnescape(got[i]); err != nil || !engine.ValidID(id) {
 			return false
 		}
 	}

@@ -184,6 +184,12 @@ func TestNotFoundHintValidIDs(t *testing.T) {
 		{"Question", "/ui/threads/a%3Fb/", ""},
 		{"TooLong", "/ui/threads/" + long + "/", ""},
 		{"MaxLength", "/ui/threads/" + long[:128] + "/", "/ui/threads/" + long[:128]},
+		// ".." is an id; escaped, it is no dot segment: the page is
+		// named as sent (it was a 405 to a GET, the path read as
+		// /ui/threads/../ and cleaned to the index page's).
+		{"DotDot", "/ui/threads/%2e%2e/", "/ui/threads/%2e%2e"},
+		{"Dot", "/ui/runs/%2E/", "/ui/runs/%2E"},
+		{"EscapedSlash", "/ui/threads/a%2Fb/", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, body := get(t, ts.URL+c.path, "ana-secret-1")

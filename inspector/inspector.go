@@ -51,6 +51,7 @@ var funcs = template.FuncMap{
 	"ms": func(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05") },
 	// textPieces, idPieces and title show stored text with the
 	// characters a reader must see as markers (bidi.go).
+	"idPath":     idPath,
 	"textPieces": textPieces,
 	"idPieces":   idPieces,
 	"title":      plainTitle,
@@ -155,4 +156,15 @@ func WriteRun(ctx context.Context, w io.Writer, e *engine.Engine, runID, version
 	}
 	v.Links = false
 	return pages["run"].ExecuteTemplate(w, "layout", page{Title: "run " + runID, Version: version, Links: false, Data: v})
+}
+
+// idPath is id as a segment of a page's link: the id itself (the
+// template escapes it), but "." and ".." with their dots escaped, "%2E",
+// which ids may be (engine.ValidID) and which a browser resolves as a
+// dot segment: the link /ui/threads/.. led to /ui/, not to thread "..".
+func idPath(id string) string {
+	if id == "." || id == ".." {
+		return strings.ReplaceAll(id, ".", "%2E")
+	}
+	return id
 }
