@@ -8,8 +8,8 @@ import (
 
 // BenchmarkBacklog measures the backlog a search of one resource reads
 // (Engine.backlog) while n of its messages owe indexing (the drainer
-// held): "ids" lists them (PendingLexicalIDs, what a search runs on
-// SQLite), "count" only counts them (PendingLexical, what it ran before).
+// held): "ids" lists them (PendingIndexIDs, what a search runs on
+// SQLite), "count" only counts them (PendingIndex, what a search runs on Postgres).
 // n 0 is the caught-up steady state.
 func BenchmarkBacklog(b *testing.B) {
 	for _, n := range []int{0, 1000, 10000} {
@@ -42,7 +42,7 @@ func BenchmarkBacklog(b *testing.B) {
 			b.Run("count", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if p, _, err := e.ms.PendingLexical(ctx, "r"); err != nil || p != int64(n) {
+					if p, err := e.ms.PendingIndex(ctx, "r"); err != nil || p != int64(n) {
 						b.Fatalf("pending %d, %v; want %d", p, err, n)
 					}
 				}

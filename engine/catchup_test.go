@@ -134,3 +134,50 @@ func holdEmbed(t *testing.T, emb *heldEmbedder, text string) (release func()) {
 	t.Cleanup(release)
 	return release
 }
+
+// TestSearchPendingDeletionNotCatchingUp: a resource whose only pending
+// outbox row owes a deletion (an erased message whose index removal
+// waits, deferred after a failure) is not "catching up": removing a
+// message from the indexes cannot add a hit, so neither channel may say
+// the answer could miss one, and the note says nothing of messages "not
+// indexed yet". A row that owes indexing still does.
+func TestSearchPendingDeletionNotCatchingUp(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := enginetest.MustOpen(t, be.Config(t, engine.Config{}))
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("m1", "the refund was approved")}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.SyncIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		queue := func(op, id string) {
+			t.Helper()
+			later := time.Now().Add(time.Hour).UnixMilli() // deferred: the drainer leaves it
+			if _, err := engine.ConnOf(e).ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, not_before, created_at) VALUES (?, ?, 'r', ?, 0)`, op, id, later); err != nil {
+				t.Fatal(err)
+			}
+		}
+		search := func() recall.Retrieval {
+			t.Helper()
+			res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "refund approved", Options: recall.Options{TopK: 5}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res.Retrieval
+		}
+		t.Cleanup(func() {
+			if _, err := engine.ConnOf(e).ExecContext(ctx, `DELETE FROM outbox`); err != nil {
+				t.Error(err)
+			}
+		})
+		queue("delete", "gone")
+		if got := search(); got.Lexical != recall.StatusOK || got.Vector != recall.StatusOK || got.Note != "" {
+			t.Errorf("only a deletion pending: retrieval %+v, want both ok and no note", got)
+		}
+		queue("index", "m2") // a message no index has seen
+		if got, want := search().Note, "up to 1 message of this resource not indexed yet"; got != want {
+			t.Errorf("an index row pending beside the deletion: note %q, want %q", got, want)
+		}
+	})
+}

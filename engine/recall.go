@@ -448,29 +448,28 @@ func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Res
 
 // backlog is what a search of resource reports of the indexes' lag (recall
 // builds the status from it): the note of a rebuild, and the resource's
-// rows that owe lexical work. Only rows that owe lexical work (index,
-// delete) make the lexical channel "catching up", and only rows that owe
-// indexing (messages no index has seen) the vector channel; rows that owe
-// only an embedding show in the vector channel's own status (recall counts
-// the unembedded messages it holds). On SQLite the backlog lists the
-// messages that owe indexing (recall.Backlog.UnindexedIDs, read in the
-// scan that counts them), so that the search leaves out those the
-// resource's in-memory shard already holds: a restored copy's first
-// search answers over every message although none is in bleve yet. With
-// nothing pending the note is cleared: the rebuild has caught up.
+// rows that owe indexing (messages no index has seen), the only pending
+// work that could add a hit: they make both channels "catching up". A row
+// that owes a deletion does not (removing an erased message adds no hit;
+// a hit on it is left out of the answer, hitTurns), nor
+// does one that owes only an embedding (the vector channel's own status
+// counts the unembedded messages it holds). On SQLite the backlog lists
+// the messages that owe indexing (recall.Backlog.UnindexedIDs), so that
+// the search leaves out those the resource's in-memory shard already
+// holds: a restored copy's first search answers over every message
+// although none is in bleve yet. With nothing pending the note is
+// cleared: the rebuild has caught up.
 func (e *Engine) backlog(ctx context.Context, resourceID string) recall.Backlog {
 	e.idx.mu.RLock()
 	note := e.idx.note
 	e.idx.mu.RUnlock()
 	if e.onPostgres() {
-		if pending, unindexed, err := e.ms.PendingLexical(ctx, resourceID); err == nil && pending > 0 {
-			return recall.Backlog{Pending: pending, Unindexed: unindexed, Note: note}
+		if n, err := e.ms.PendingIndex(ctx, resourceID); err == nil && n > 0 {
+			return recall.Backlog{Pending: n, Unindexed: n, Note: note}
 		}
-	} else if pending, ids, err := e.ms.PendingLexicalIDs(ctx, resourceID); err == nil && pending > 0 {
-		if ids == nil {
-			ids = []string{} // listed: none owes indexing
-		}
-		return recall.Backlog{Pending: pending, Unindexed: int64(len(ids)), UnindexedIDs: ids, Note: note}
+	} else if ids, err := e.ms.PendingIndexIDs(ctx, resourceID); err == nil && len(ids) > 0 {
+		n := int64(len(ids))
+		return recall.Backlog{Pending: n, Unindexed: n, UnindexedIDs: ids, Note: note}
 	}
 	if note != "" {
 		e.idx.mu.Lock()

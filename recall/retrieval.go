@@ -18,7 +18,7 @@ const (
 	// recall did not run).
 	StatusOff = "off"
 	// StatusCatchingUp: the channel answered while messages of the
-	// resource still owe its index work: lexical work for the lexical
+	// resource still owe its index work: lexical indexing for the lexical
 	// channel (Backlog.Pending > 0), indexing for the vector channel
 	// (Backlog.Unindexed > 0). The newest messages may be missing from its
 	// results (Note says how many at most), while the others are scored as
@@ -58,9 +58,11 @@ func Unavailable(cause string) Retrieval {
 // behind its store when it searches; Search folds it into
 // Result.Retrieval. The zero value means caught up.
 type Backlog struct {
-	// Pending counts the resource's messages that still owe lexical work
-	// (indexing or deletion); when positive, a lexical channel that
-	// answered reads StatusCatchingUp and the note counts them.
+	// Pending counts the resource's messages that still owe lexical
+	// indexing: pending work that could add a hit. A message that owes
+	// only its removal (erased) is not counted: removing it cannot add a
+	// hit. When positive, a lexical channel that answered reads
+	// StatusCatchingUp and the note counts them.
 	Pending int64
 	// Note says why recall is degraded (e.g. the lexical index was
 	// quarantined and is being rebuilt); "" when it is not.

@@ -107,38 +107,37 @@ func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
 	})
 }
 
-// PendingLexical counts the outbox rows of resourceID that owe lexical
-// work (every op but OpEmbed), and of those the rows that owe indexing
+// PendingIndex counts the outbox rows of resourceID that owe indexing
 // (OpIndex): messages neither index has seen yet, which the drainer
-// indexes and embeds together. The rest owe a deletion.
-func (s *Store) PendingLexical(ctx context.Context, resourceID string) (lexical, unindexed int64, err error) {
-	err = s.stmts.QueryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN op = ? THEN 1 ELSE 0 END), 0) FROM outbox WHERE resource_id = ? AND op != ?`,
-		OpIndex, resourceID, OpEmbed).Scan(&lexical, &unindexed)
-	return lexical, unindexed, err
+// indexes and embeds together. They are the pending work that could add
+// a hit to a search of the resource; a row owing a deletion (OpDelete)
+// cannot, nor can one owing only an embedding (OpEmbed: the vector
+// channel counts its unembedded messages itself), so neither is counted.
+func (s *Store) PendingIndex(ctx context.Context, resourceID string) (int64, error) {
+	var n int64
+	err := s.stmts.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE resource_id = ? AND op = ?`, resourceID, OpIndex).Scan(&n)
+	return n, err
 }
 
-// PendingLexicalIDs is PendingLexical with the message ids of the rows
-// that owe indexing (OpIndex, in outbox order; a message queued twice is
-// listed twice), so that a search can tell which of them its in-memory
-// shard already holds (recall.Backlog.UnindexedIDs). It reads the rows
-// PendingLexical counts, in the same single scan of the outbox.
-func (s *Store) PendingLexicalIDs(ctx context.Context, resourceID string) (lexical int64, unindexed []string, err error) {
-	rows, err := s.stmts.Query(ctx, `SELECT op, message_id FROM outbox WHERE resource_id = ? AND op != ? ORDER BY id`, resourceID, OpEmbed)
+// PendingIndexIDs lists the message ids of the rows PendingIndex counts,
+// in outbox order (a message queued twice is listed twice), so that a
+// search can tell which of them its in-memory shard already holds
+// (recall.Backlog.UnindexedIDs).
+func (s *Store) PendingIndexIDs(ctx context.Context, resourceID string) ([]string, error) {
+	rows, err := s.stmts.Query(ctx, `SELECT message_id FROM outbox WHERE resource_id = ? AND op = ? ORDER BY id`, resourceID, OpIndex)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	defer rows.Close()
-	var op, id string
+	var ids []string
+	var id string
 	for rows.Next() {
-		if err := rows.Scan(&op, &id); err != nil {
-			return 0, nil, err
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
 		}
-		lexical++
-		if op == OpIndex {
-			unindexed = append(unindexed, id)
-		}
+		ids = append(ids, id)
 	}
-	return lexical, unindexed, rows.Err()
+	return ids, rows.Err()
 }
 
 // PendingOutbox counts every outbox row.

@@ -117,11 +117,11 @@ func testOutboxDrain(t *testing.T, b backend) {
 	if b.Dialect == store.Postgres {
 		wantLex = 0
 	}
-	if lex, unindexed, err := s.PendingLexical(ctx, "r1"); err != nil || lex != wantLex || unindexed != wantLex {
-		t.Fatalf("PendingLexical after the appends = %d, %d, %v; want %d, %d", lex, unindexed, err, wantLex, wantLex)
+	if n, err := s.PendingIndex(ctx, "r1"); err != nil || n != wantLex {
+		t.Fatalf("PendingIndex after the appends = %d, %v; want %d", n, err, wantLex)
 	}
-	if lex, ids, err := s.PendingLexicalIDs(ctx, "r1"); err != nil || lex != wantLex || int64(len(ids)) != wantLex || (wantLex > 0 && ids[0] != "m0000") {
-		t.Fatalf("PendingLexicalIDs after the appends = %d, %d ids, %v; want %d, %d from m0000", lex, len(ids), err, wantLex, wantLex)
+	if ids, err := s.PendingIndexIDs(ctx, "r1"); err != nil || int64(len(ids)) != wantLex || (wantLex > 0 && ids[0] != "m0000") {
+		t.Fatalf("PendingIndexIDs after the appends = %d ids, %v; want %d from m0000", len(ids), err, wantLex)
 	}
 	later := now.Add(time.Minute)
 	if err := s.DeferOutbox(ctx, []msgstore.Deferral{{ID: due[0].ID, Op: msgstore.OpEmbed, NotBefore: later}}); err != nil {
@@ -148,8 +148,8 @@ func testOutboxDrain(t *testing.T, b backend) {
 	if err != nil || len(due) != 1 || due[0].Op != msgstore.OpEmbed || due[0].Attempts != 1 {
 		t.Fatalf("DueOutbox after the backoff: %+v, %v", due, err)
 	}
-	if lex, unindexed, err := s.PendingLexical(ctx, "r1"); err != nil || lex != 0 || unindexed != 0 {
-		t.Fatalf("PendingLexical = %d, %d, %v; want 0, 0 (an embed row owes no lexical work)", lex, unindexed, err)
+	if n, err := s.PendingIndex(ctx, "r1"); err != nil || n != 0 {
+		t.Fatalf("PendingIndex = %d, %v; want 0 (an embed row owes no indexing)", n, err)
 	}
 }
 
