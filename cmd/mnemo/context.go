@@ -208,7 +208,7 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	if r.DroppedCount == len(r.Dropped) {
 		fmt.Fprintf(w, "dropped %d:\n", r.DroppedCount)
 	} else { // turns left out as unobserved are listed up to journal.RecentCap
-		fmt.Fprintf(w, "dropped %d (listed %d):\n", r.DroppedCount, len(r.Dropped))
+		fmt.Fprintf(w, "dropped %d (%d listed: a record lists at most %d of the turns left out as unobserved):\n", r.DroppedCount, len(r.Dropped), journal.RecentCap)
 	}
 	for _, x := range r.Dropped {
 		fmt.Fprintf(w, "  %s: %s #%d %s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, x.Preview)

@@ -78,6 +78,27 @@ func TestServeDocExample(t *testing.T) {
 	}
 }
 
+// TestPrintMemCtxDropped: the turns left out are counted whole and those
+// left out as unobserved listed up to journal.RecentCap; the line says so
+// when it lists fewer, as the recent window's does ("dropped 30 (listed
+// 25)" said nothing of why).
+func TestPrintMemCtxDropped(t *testing.T) {
+	for _, c := range []struct {
+		count, listed int
+		want          string
+	}{
+		{2, 2, "\ndropped 2:\n"},
+		{30, 25, fmt.Sprintf("\ndropped 30 (25 listed: a record lists at most %d of the turns left out as unobserved):\n", journal.RecentCap)},
+	} {
+		rec := &journal.MemCtx{RunID: "r", DroppedCount: c.count, Dropped: make([]journal.Ref, c.listed)}
+		var b bytes.Buffer
+		printMemCtx(&b, rec)
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("dropped %d, %d listed: printed\n%s\nwant %q", c.count, c.listed, b.String(), c.want)
+		}
+	}
+}
+
 // TestPrintMemCtxRecent: the recent window is counted whole and listed up
 // to journal.RecentCap; the line says so when it lists fewer ("recent 2
 // (listed 2)" said nothing of why both numbers were there).
