@@ -14,3 +14,8 @@ func (s *Store) ThreadsAfterQueries(resources []string, after *ThreadKey) (sqls 
 	}
 	return sqls, args
 }
+
+// PendingIndexQueries are the statements of PendingIndex and
+// PendingIndexIDs (args: resource id, OpIndex), for the tests that read
+// their plans.
+var PendingIndexQueries = []string{pendingIndexSQL, pendingIndexIDsSQL}

@@ -107,6 +107,17 @@ func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
 	})
 }
 
+// The statements of PendingIndex and PendingIndexIDs, which every search
+// runs (args: resource id, OpIndex). Both read only outbox_by_resource
+// (schema migration 12 on SQLite, 7 on Postgres: resource_id, op,
+// message_id): the resource's index rows, whatever other resources owe,
+// and on SQLite no row of the table. No ORDER BY: the ids are only looked
+// up (recall's heldBy), and ordering them by id would read every row.
+const (
+	pendingIndexSQL    = `SELECT COUNT(*) FROM outbox WHERE resource_id = ? AND op = ?`
+	pendingIndexIDsSQL = `SELECT message_id FROM outbox WHERE resource_id = ? AND op = ?`
+)
+
 // PendingIndex counts the outbox rows of resourceID that owe indexing
 // (OpIndex): messages neither index has seen yet, which the drainer
 // indexes and embeds together. They are the pending work that could add
@@ -115,16 +126,16 @@ func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
 // channel counts its unembedded messages itself), so neither is counted.
 func (s *Store) PendingIndex(ctx context.Context, resourceID string) (int64, error) {
 	var n int64
-	err := s.stmts.QueryRow(ctx, `SELECT COUNT(*) FROM outbox WHERE resource_id = ? AND op = ?`, resourceID, OpIndex).Scan(&n)
+	err := s.stmts.QueryRow(ctx, pendingIndexSQL, resourceID, OpIndex).Scan(&n)
 	return n, err
 }
 
 // PendingIndexIDs lists the message ids of the rows PendingIndex counts,
-// in outbox order (a message queued twice is listed twice), so that a
+// in no particular order (a message queued twice is listed twice), so that a
 // search can tell which of them its in-memory shard already holds
 // (recall.Backlog.UnindexedIDs).
 func (s *Store) PendingIndexIDs(ctx context.Context, resourceID string) ([]string, error) {
-	rows, err := s.stmts.Query(ctx, `SELECT message_id FROM outbox WHERE resource_id = ? AND op = ? ORDER BY id`, resourceID, OpIndex)
+	rows, err := s.stmts.Query(ctx, pendingIndexIDsSQL, resourceID, OpIndex)
 	if err != nil {
 		return nil, err
 	}

@@ -120,8 +120,8 @@ func testOutboxDrain(t *testing.T, b backend) {
 	if n, err := s.PendingIndex(ctx, "r1"); err != nil || n != wantLex {
 		t.Fatalf("PendingIndex after the appends = %d, %v; want %d", n, err, wantLex)
 	}
-	if ids, err := s.PendingIndexIDs(ctx, "r1"); err != nil || int64(len(ids)) != wantLex || (wantLex > 0 && ids[0] != "m0000") {
-		t.Fatalf("PendingIndexIDs after the appends = %d ids, %v; want %d from m0000", len(ids), err, wantLex)
+	if ids, err := s.PendingIndexIDs(ctx, "r1"); err != nil || int64(len(ids)) != wantLex || (wantLex > 0 && !slices.Contains(ids, "m0000")) {
+		t.Fatalf("PendingIndexIDs after the appends = %d ids, %v; want %d with m0000", len(ids), err, wantLex)
 	}
 	later := now.Add(time.Minute)
 	if err := s.DeferOutbox(ctx, []msgstore.Deferral{{ID: due[0].ID, Op: msgstore.OpEmbed, NotBefore: later}}); err != nil {

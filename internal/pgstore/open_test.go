@@ -118,6 +118,32 @@ func TestOpen(t *testing.T) {
 			t.Fatalf("threads=%d (%v), want 1", n, err)
 		}
 	})
+	// Migration 7: a schema of version 6 gets outbox_by_resource on
+	// open, its pending rows kept; a new one has it from its creation.
+	t.Run("OutboxByResource", func(t *testing.T) {
+		old := pgtest.DSN(t)
+		if err := pgstore.MigrateTo(t.Context(), old, 6); err != nil {
+			t.Fatal(err)
+		}
+		pgtest.Exec(t, old, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('embed', 'm1', 'r', 0), ('index', 'm2', 'q', 0)`)
+		for name, dsn := range map[string]string{"Existing": old, "New": pgtest.DSN(t)} {
+			pool := mustOpen(t, dsn)
+			var def string
+			if err := pool.QueryRow(t.Context(), `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'outbox_by_resource'`).Scan(&def); err != nil {
+				t.Fatalf("%s: outbox_by_resource: %v", name, err)
+			}
+			if !strings.HasSuffix(def, "USING btree (resource_id, op, message_id)") {
+				t.Errorf("%s: index %q, want on (resource_id, op, message_id)", name, def)
+			}
+			var rows string
+			if err := pool.QueryRow(t.Context(), `SELECT COALESCE(string_agg(op || ':' || message_id || ':' || resource_id, ',' ORDER BY id), '') FROM outbox`).Scan(&rows); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[string]string{"Existing": "embed:m1:r,index:m2:q"}[name]; rows != want {
+				t.Errorf("%s: outbox %q, want %q", name, rows, want)
+			}
+		}
+	})
 	t.Run("ErrSchemaTooNew", func(t *testing.T) {
 		dsn := pgtest.DSN(t)
 		pgtest.Exec(t, dsn, `CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`)

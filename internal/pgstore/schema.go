@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -401,6 +401,12 @@ CREATE INDEX threads_by_order ON threads(resource_id COLLATE "C", created_at, id
 	// the keys in byte order as journal's newestFirst orders them.
 	`
 CREATE INDEX journal_memctx_by_time ON journal(created_at, key COLLATE "C") WHERE scope = 'memctx';
+`,
+	// 7: the outbox by resource (internal/store's migration 12): a
+	// search's count of its resource's rows that owe indexing
+	// (msgstore.PendingIndex) reads them, not every resource's.
+	`
+CREATE INDEX outbox_by_resource ON outbox(resource_id, op, message_id);
 `,
 }
 

@@ -111,3 +111,38 @@ INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector) VALUES
 		t.Errorf("embedders marked %q, want %q", got, want)
 	}
 }
+
+// TestMigrateOutboxByResource: a database of schema version 11 gets
+// outbox_by_resource when it is opened, its pending rows kept, and a new
+// database has it from its creation.
+func TestMigrateOutboxByResource(t *testing.T) {
+	ctx := context.Background()
+	for name, path := range map[string]string{
+		"Existing": openAt(t, 11, `
+INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES
+	('index', 'm1', 'r', 0), ('delete', 'm2', 'r', 0), ('embed', 'm3', 'q', 0)`),
+		"New": filepath.Join(t.TempDir(), "new.db"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			db, err := Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var def string
+			if err := db.QueryRow(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'outbox_by_resource'`).Scan(&def); err != nil {
+				t.Fatalf("outbox_by_resource: %v", err)
+			}
+			if want := "CREATE INDEX outbox_by_resource ON outbox(resource_id, op, message_id)"; def != want {
+				t.Errorf("index %q, want %q", def, want)
+			}
+			var rows string
+			if err := db.QueryRow(`SELECT COALESCE(group_concat(op || ':' || message_id || ':' || resource_id, ','), '') FROM (SELECT * FROM outbox ORDER BY id)`).Scan(&rows); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[string]string{"Existing": "index:m1:r,delete:m2:r,embed:m3:q"}[name]; rows != want {
+				t.Errorf("outbox %q, want %q", rows, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,82 @@
+package msgstore_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// TestPendingIndexPlan: the statements of a search's backlog
+// (PendingIndex, PendingIndexIDs) read outbox_by_resource, not the whole
+// outbox, while other resources owe 3,000 rows: on SQLite the plan
+// searches the covering index by resource and op (no row of the table
+// read); on Postgres (after ANALYZE) it scans the index. Their answers
+// count only the resource's index rows.
+func TestPendingIndexPlan(t *testing.T) { forEachBackend(t, testPendingIndexPlan) }
+
+func testPendingIndexPlan(t *testing.T, b backend) {
+	ctx := context.Background()
+	s, db, conn := b.openStore(t)
+	insert := func(op, id, resource string) {
+		t.Helper()
+		if _, err := conn.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES (?, ?, ?, 0)`, op, id, resource); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3000 {
+		insert([]string{msgstore.OpIndex, msgstore.OpEmbed, msgstore.OpDelete}[i%3], fmt.Sprintf("o%d", i), fmt.Sprintf("other%d", i%30))
+	}
+	for i, op := range []string{msgstore.OpIndex, msgstore.OpDelete, msgstore.OpIndex, msgstore.OpEmbed} {
+		insert(op, fmt.Sprintf("m%d", i), "r")
+	}
+	if n, err := s.PendingIndex(ctx, "r"); err != nil || n != 2 {
+		t.Fatalf("PendingIndex = %d, %v; want 2", n, err)
+	}
+	ids, err := s.PendingIndexIDs(ctx, "r")
+	if slices.Sort(ids); err != nil || strings.Join(ids, ",") != "m0,m2" {
+		t.Fatalf("PendingIndexIDs = %q, %v; want m0, m2", ids, err)
+	}
+	if b.Dialect == store.Postgres {
+		if _, err := db.ExecContext(ctx, `ANALYZE outbox`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range msgstore.PendingIndexQueries {
+		rows, err := db.QueryContext(ctx, "EXPLAIN "+b.text("QUERY PLAN ", "")+b.Dialect.Rebind(q), "r", msgstore.OpIndex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, fmt.Sprint(vals[len(vals)-1]))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		text := strings.Join(plan, "; ")
+		t.Logf("%s\n  plan: %s", q, text)
+		ok := strings.Contains(text, "outbox_by_resource") && !strings.Contains(text, "TEMP B-TREE") && !strings.Contains(text, "Sort") &&
+			!strings.Contains(text, "SCAN outbox") && !strings.Contains(text, "Seq Scan")
+		if b.Dialect == store.SQLite {
+			ok = ok && strings.Contains(text, "SEARCH outbox USING COVERING INDEX outbox_by_resource (resource_id=? AND op=?)")
+		}
+		if !ok {
+			t.Errorf("the backlog's statement does not read outbox_by_resource by resource and op: %s", text)
+		}
+	}
+}
