@@ -251,7 +251,7 @@ func (ix *Index) lexicalBleve(q *channelQuery) ([]scored, error) {
 			lq.IDs = ids
 		}
 	}
-	hits, total, err := ix.cfg.Lexical.search(lq)
+	hits, total, err := ix.cfg.Lexical.search(q.ctx, lq)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (ix *Index) lexicalBleve(q *channelQuery) ([]scored, error) {
 		// messages, re-score them all, so the textbook ranking is exact
 		// and stable across merges.
 		lq.Size = total
-		if hits, total, err = ix.cfg.Lexical.search(lq); err != nil {
+		if hits, total, err = ix.cfg.Lexical.search(q.ctx, lq); err != nil {
 			return nil, err
 		}
 	}
@@ -270,7 +270,7 @@ func (ix *Index) lexicalBleve(q *channelQuery) ([]scored, error) {
 		// The filter removed candidates: widen to every match so that the
 		// topK among the allowed messages is exact.
 		lq.Size = total
-		if hits, _, err = ix.cfg.Lexical.search(lq); err != nil {
+		if hits, _, err = ix.cfg.Lexical.search(q.ctx, lq); err != nil {
 			return nil, err
 		}
 		out = ix.keepLexical(q, hits)

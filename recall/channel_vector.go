@@ -124,7 +124,7 @@ func (ix *Index) indexRank(q *channelQuery) func(int) ([]scored, error) {
 	if qn := normalised(q.qv); &qn[0] != &q.qv[0] {
 		vq = s.vx.query(qn)
 	}
-	return func(n int) ([]scored, error) { return s.vx.searchQuery(vq, n, keep), nil }
+	return func(n int) ([]scored, error) { return s.vx.searchQuery(q.ctx, vq, n, keep) }
 }
 
 // vectorStatus is the vector channel's status after a successful search

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -72,8 +73,8 @@ func TestLexicalWithoutAll(t *testing.T) {
 				q.IDs = append(q.IDs, fmt.Sprintf("m%05d", (i*89+j*7)%2000))
 			}
 		}
-		oh, ot, err1 := indexes["old"].search(q)
-		nh, nt, err2 := indexes["new"].search(q)
+		oh, ot, err1 := indexes["old"].search(context.Background(), q)
+		nh, nt, err2 := indexes["new"].search(context.Background(), q)
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}

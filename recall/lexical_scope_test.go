@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -64,7 +65,7 @@ func TestLexicalScopeScores(t *testing.T) {
 				q.IDs = append(q.IDs, fmt.Sprintf("m%05d", (i*97+j*5)%3000))
 			}
 		}
-		got, total, err := l.search(q)
+		got, total, err := l.search(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}

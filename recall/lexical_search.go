@@ -27,14 +27,15 @@ type lexHit struct {
 }
 
 // search runs q and returns hits in bleve's BM25 order and the total number
-// of matching messages.
-func (l *Lexical) search(q lexQuery) ([]lexHit, int, error) {
+// of matching messages. bleve's collector checks ctx every 1,024 matches
+// (collector.CheckDoneEvery): when ctx ends the search returns its error
+// (wrapped; errors.Is matches it), and the index is not marked damaged.
+func (l *Lexical) search(ctx context.Context, q lexQuery) ([]lexHit, int, error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
 		return nil, 0, ErrClosed
 	}
-	ctx := context.Background()
 	var (
 		hits  []lexHit
 		total int

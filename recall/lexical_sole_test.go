@@ -96,7 +96,7 @@ func TestLexicalSoleResource(t *testing.T) {
 	t.Run("two resources", func(t *testing.T) {
 		check(t, "r0", false)
 		for _, w := range words {
-			hits, _, err := l.search(lexQuery{Text: w, Resource: "r0", Size: 5000})
+			hits, _, err := l.search(context.Background(), lexQuery{Text: w, Resource: "r0", Size: 5000})
 			if err != nil {
 				t.Fatal(err)
 			}

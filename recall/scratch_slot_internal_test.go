@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -45,7 +46,7 @@ func TestScratchKeptAcrossGC(t *testing.T) {
 	vq := x.query(normalised(HashVector(q.text)))
 	search := func() {
 		ix.lexicalPostings(q)
-		x.searchQuery(vq, 110, nil)
+		x.searchQuery(context.Background(), vq, 110, nil)
 	}
 	search()
 	runtime.GC()

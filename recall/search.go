@@ -163,8 +163,9 @@ func (q *Query) thread(scope Scope) (string, error) {
 // predicate, the candidate pool, the exact lexical score and the query
 // vector.
 type channelQuery struct {
-	// ctx is the search's: the lexical channel over the postings returns
-	// its error when it ends (lexicalPostings); nil: never checked.
+	// ctx is the search's (context.Background() as channelQuery makes
+	// it): both channels return its error when it ends (lexicalPostings,
+	// bleve's collector, the vector index's scans).
 	ctx    context.Context
 	s      *shard
 	text   string // the query text
@@ -205,7 +206,7 @@ func (ix *Index) channelQuery(s *shard, q Query, o Options, thread string, filte
 		excluded = func(e *entry) bool { return ex.mask>>(e.ord&63)&1 != 0 && slices.Contains(ex.ords, e.ord) }
 	}
 	cq := &channelQuery{
-		s: s, text: q.Text, thread: thread, threshold: o.Threshold,
+		ctx: context.Background(), s: s, text: q.Text, thread: thread, threshold: o.Threshold,
 		allowed: func(e *entry) bool {
 			return e != nil && (thread == "" || e.doc.ThreadID == thread) && !excluded(e) && filter.Match(&e.doc)
 		},
@@ -320,7 +321,7 @@ func (ix *Index) runChannels(ctx context.Context, q *channelQuery, mode Mode, qE
 		wait = nil
 		w()
 	}
-	if err := ctx.Err(); err != nil && errors.Is(ch.lexErr, err) {
+	if err := ctx.Err(); err != nil && (errors.Is(ch.lexErr, err) || errors.Is(ch.vecErr, err)) {
 		// Cut off by the caller, not an outage to degrade around.
 		return nil, fmt.Errorf("recall: search: %w", err)
 	}

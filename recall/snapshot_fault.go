@@ -244,9 +244,13 @@ func (s *shard) holds(addr uintptr) bool {
 // thread, the thread) is missing, ErrInvalidOptions or a *FilterError for bad
 // options. A failing channel does not fail the search: the other channel
 // answers and Result.Retrieval says so; only when both fail is an error
-// returned. A search that faults reading a shard's snapshot mapping (its
-// file changed in place meanwhile) runs once more, on the shard built
-// again from the Source (see above).
+// returned. When ctx ends while a channel runs, the channel stops (each
+// checks ctx as it reads: the shard's postings and vector rows every
+// 4,096, bleve every 1,024 matches) and Search returns ctx's error,
+// wrapped ("recall: search: …"; errors.Is context.Canceled or
+// context.DeadlineExceeded). A search that faults reading a shard's
+// snapshot mapping (its file changed in place meanwhile) runs once more,
+// on the shard built again from the Source (see above).
 func (ix *Index) Search(ctx context.Context, q Query) (*Result, error) {
 	return retryFaults(ix, func() (*Result, error) { return ix.search(ctx, q) })
 }

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -165,7 +166,7 @@ func TestVecColsSameAsRows(t *testing.T) {
 					sameAsRows(t, x, q, keep) // builds the columns
 				}
 				got := sameAsRows(t, x, q, keep)
-				exact := x.exact(x.query(q), 10, keep, nil)
+				exact, _ := x.exact(context.Background(), x.query(q), 10, keep, nil)
 				f, w := overlap(got, exact)
 				found, want = found+f, want+w
 				colQueries++
@@ -356,7 +357,7 @@ func TestVecRescorePrunes(t *testing.T) {
 			n := []int{10, 110, 1}[qi%3]
 			keep := colsFilter(qi, r)
 			sc := &scratch{}
-			pool := tc.x.candidates(sc, q, max(poolFactor*n, minPool), keep)
+			pool, _ := tc.x.candidates(context.Background(), sc, q, max(poolFactor*n, minPool), keep)
 			slots := make([]int, len(pool))
 			for i, c := range pool {
 				slots[i] = int(c.i)
@@ -390,7 +391,7 @@ func TestVecRescorePrunes(t *testing.T) {
 				}
 			}
 			fq.first = nil // sc is the test's
-			want := tc.x.exact(tc.x.query(q), n, nil, slots)
+			want, _ := tc.x.exact(context.Background(), tc.x.query(q), n, nil, slots)
 			got := tc.x.rescore(&scratch{}, tc.x.query(q), n, slices.Clone(pool))
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s query %d (n %d): pruned %v, whole pool %v", tc.name, qi, n, got, want)

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -218,7 +219,7 @@ func TestSelectBest(t *testing.T) {
 // by code score, ties by slot.
 func checkPool(t *testing.T, x *vecIndex, q []float32, pool int, keep func(*entry) bool) {
 	t.Helper()
-	got := x.candidates(&scratch{}, q, pool, keep)
+	got, _ := x.candidates(context.Background(), &scratch{}, q, pool, keep)
 	sc := &scratch{}
 	sc.query8(x.stride, q)
 	var all []cand

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"context"
 	"math"
 	"math/bits"
 	"slices"
@@ -266,26 +267,35 @@ func (x *vecIndex) giveScratch(sc *scratch) {
 // search returns the n vectors most similar to q (unit length) among those
 // keep accepts (nil: all), best first, with their exact cosine: all of them
 // exactly for a small index, else the exact top of the code-ranked pool.
+// It is searchQuery with no context (the internal tests').
 func (x *vecIndex) search(q []float32, n int, keep func(*entry) bool) []scored {
-	return x.searchQuery(x.query(q), n, keep)
+	out, _ := x.searchQuery(context.Background(), x.query(q), n, keep)
+	return out
 }
 
-// searchQuery is search with the query's scorer (vecexact.go).
-func (x *vecIndex) searchQuery(vq *vecQuery, n int, keep func(*entry) bool) []scored {
+// searchQuery is search with the query's scorer (vecexact.go). It checks
+// ctx before it starts and every cancelEvery rows of its scans (the
+// codes' dots, the signs' distances, the exact pass), and returns ctx's
+// error when that ended: at 100k rows the first pass reads ~40 MB of
+// codes.
+func (x *vecIndex) searchQuery(ctx context.Context, vq *vecQuery, n int, keep func(*entry) bool) ([]scored, error) {
 	rows := len(x.ents)
-	if n <= 0 || rows == 0 {
-		return nil
+	if err := ctxErr(ctx); n <= 0 || rows == 0 || err != nil {
+		return nil, err
 	}
 	pool := max(poolFactor*n, minPool)
 	if rows <= exactRows || pool >= rows {
-		return x.exact(vq, n, keep, nil)
+		return x.exact(ctx, vq, n, keep, nil)
 	}
 	sc := x.takeScratch()
 	q := vq.q
 	if x.signsPay(n) {
 		defer x.giveScratch(sc)
-		sub := x.signCandidates(sc, q, max(signFactor*n, minSignPool), keep)
-		return x.rescore(sc, vq, n, x.subCandidates(sc, q, pool, sub))
+		sub, err := x.signCandidates(ctx, sc, q, max(signFactor*n, minSignPool), keep)
+		if err != nil {
+			return nil, err
+		}
+		return x.rescore(sc, vq, n, x.subCandidates(sc, q, pool, sub)), nil
 	}
 	kept := false
 	defer func() {
@@ -293,13 +303,17 @@ func (x *vecIndex) searchQuery(vq *vecQuery, n int, keep func(*entry) bool) []sc
 			x.giveScratch(sc)
 		}
 	}()
-	out := x.rescore(sc, vq, n, x.candidates(sc, q, pool, keep))
+	cands, err := x.candidates(ctx, sc, q, pool, keep)
+	if err != nil {
+		return nil, err
+	}
+	out := x.rescore(sc, vq, n, cands)
 	if vq.keepFirst {
 		// Every row's dots are in sc: the neighbours' bounds (firstBound).
 		qs, el2 := queryResidual(q, sc.query8(x.stride, q))
 		kept = vq.keep(sc, qs, el2)
 	}
-	return out
+	return out, nil
 }
 
 // cand is a row and its approximate score.
@@ -309,8 +323,9 @@ type cand struct {
 }
 
 // candidates returns the pool best rows for q by their codes, among the
-// allowed ones, with their code scores (in no order), in sc's memory.
-func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*entry) bool) []cand {
+// allowed ones, with their code scores (in no order), in sc's memory; ctx's
+// error when it ended (checked every cancelEvery rows of the dots).
+func (x *vecIndex) candidates(ctx context.Context, sc *scratch, q []float32, pool int, keep func(*entry) bool) ([]cand, error) {
 	q8 := sc.query8(x.stride, q)
 	if cap(sc.dots) < len(x.chunks)*chunkRows {
 		sc.dots = make([]int32, len(x.chunks)*chunkRows)
@@ -323,6 +338,9 @@ func (x *vecIndex) candidates(sc *scratch, q []float32, pool int, keep func(*ent
 	dots := sc.dots[:len(x.ents)]
 	for c := range x.chunks {
 		lo := c * chunkRows
+		if err := ctxErrEvery(ctx, lo); err != nil {
+			return nil, err
+		}
 		hi := min(lo+chunkRows, len(dots))
 		x.colDots(c, hi-lo, q8, cq, sc.dots[lo:lo+chunkRows])
 	}
@@ -367,7 +385,7 @@ scan:
 		sel.buf = selectBest(sel.buf, pool)
 	}
 	sc.best = sel.buf
-	return sel.buf // sc's until searchQuery returns it to the pool
+	return sel.buf, nil // sc's until searchQuery returns it to the pool
 }
 
 // poolSel is the first pass's selection of the pool best candidates.
@@ -526,8 +544,10 @@ func down(h []cand, j int) {
 }
 
 // exact scores the slots cand (nil: every slot keep accepts) with the exact
-// cosine of vq and returns the top n, best first (ties by id).
-func (x *vecIndex) exact(vq *vecQuery, n int, keep func(*entry) bool, cand []int) []scored {
+// cosine of vq and returns the top n, best first (ties by id); ctx's error
+// when it ended (checked every cancelEvery slots: a widened filtered
+// search scores up to every row).
+func (x *vecIndex) exact(ctx context.Context, vq *vecQuery, n int, keep func(*entry) bool, cand []int) ([]scored, error) {
 	top := make([]scored, 0, n+1)
 	add := func(e *entry) {
 		s := scored{e.doc.ID, vq.cos(e.vslot - 1), e}
@@ -544,17 +564,23 @@ func (x *vecIndex) exact(vq *vecQuery, n int, keep func(*entry) bool, cand []int
 		}
 	}
 	if cand == nil {
-		for _, e := range x.ents {
+		for i, e := range x.ents {
+			if err := ctxErrEvery(ctx, i); err != nil {
+				return nil, err
+			}
 			if keep == nil || keep(e) {
 				add(e)
 			}
 		}
-		return top
+		return top, nil
 	}
-	for _, i := range cand {
+	for k, i := range cand {
+		if err := ctxErrEvery(ctx, k); err != nil {
+			return nil, err
+		}
 		add(x.ents[i])
 	}
-	return top
+	return top, nil
 }
 
 func cmpScored(a, b scored) int { return CompareScores(a.score, b.score, a.id, b.id) }

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -98,7 +99,7 @@ func TestVecIndexDense(t *testing.T) {
 			mod := 2 + qi%5
 			keep = func(e *entry) bool { return e.ord%mod == 0 }
 		}
-		exact := x.exact(x.query(q), 10, keep, nil)
+		exact, _ := x.exact(context.Background(), x.query(q), 10, keep, nil)
 		got := x.search(q, 10, keep)
 		if len(got) != len(exact) {
 			t.Fatalf("query %d: %d hits, exact %d", qi, len(got), len(exact))

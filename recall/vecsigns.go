@@ -1,6 +1,9 @@
 package recall
 
-import "math/bits"
+import (
+	"context"
+	"math/bits"
+)
 
 // The sign pass (issue 14): in front of the int8 scan of a large shard of
 // dense vectors, each row also keeps one bit per dimension, set when the
@@ -99,9 +102,13 @@ func (x *vecIndex) signsPay(n int) bool {
 
 // signCandidates returns the pool rows nearest q by their signs among
 // those keep accepts (nil: all); all the accepted rows when they are
-// fewer. Ties at the last distance go to the lower slots.
-func (x *vecIndex) signCandidates(sc *scratch, q []float32, pool int, keep func(*entry) bool) []int32 {
-	ham := x.distances(sc, q)
+// fewer. Ties at the last distance go to the lower slots. It returns
+// ctx's error when ctx ended (distances checks it).
+func (x *vecIndex) signCandidates(ctx context.Context, sc *scratch, q []float32, pool int, keep func(*entry) bool) ([]int32, error) {
+	ham, err := x.distances(ctx, sc, q)
+	if err != nil {
+		return nil, err
+	}
 	hist := make([]int, x.dims+2)
 	for i, d := range ham {
 		if keep != nil && !keep(x.ents[i]) {
@@ -128,12 +135,13 @@ func (x *vecIndex) signCandidates(sc *scratch, q []float32, pool int, keep func(
 		}
 	}
 	sc.sub = sub
-	return sub
+	return sub, nil
 }
 
 // distances returns the Hamming distance of q's signs to every row's, in
-// the scratch buffer.
-func (x *vecIndex) distances(sc *scratch, q []float32) []uint16 {
+// the scratch buffer; ctx's error when it ended (checked every
+// cancelEvery rows).
+func (x *vecIndex) distances(ctx context.Context, sc *scratch, q []float32) ([]uint16, error) {
 	if cap(sc.qs) < x.words {
 		sc.qs = make([]uint64, x.words)
 	}
@@ -146,11 +154,14 @@ func (x *vecIndex) distances(sc *scratch, q []float32) []uint16 {
 	ham := sc.ham[:rows]
 	for c := range x.chunks {
 		lo := c * chunkRows
+		if err := ctxErrEvery(ctx, lo); err != nil {
+			return nil, err
+		}
 		hi := min(lo+chunkRows, rows)
 		off := chunkRows * (x.stride + 4*x.dims)
 		hamming(qs, x.chunks[c].uint64s(off, (hi-lo)*x.words), ham[lo:hi])
 	}
-	return ham
+	return ham, nil
 }
 
 // hamming sets out[r] to the number of bits differing between q and row r

@@ -3,6 +3,7 @@
 package recall
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -32,7 +33,8 @@ func BenchmarkVectorScanDense(b *testing.B) {
 		sc := &scratch{}
 		t0 := threadCPU()
 		for b.Loop() {
-			x.rescore(sc, x.query(q), n, x.candidates(sc, q, pool, nil))
+			cands, _ := x.candidates(context.Background(), sc, q, pool, nil)
+			x.rescore(sc, x.query(q), n, cands)
 		}
 		b.ReportMetric(float64(threadCPU()-t0)/float64(b.N), "cpu-ns/op")
 	})

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -58,7 +59,7 @@ func TestVecSignsRecall(t *testing.T) {
 	for qi := range 120 {
 		q := randomUnit(r, dims, centres[r.IntN(len(centres))], 0.6)
 		keep, allowed := signsFilter(qi, x)
-		exact := x.exact(x.query(q), 10, keep, nil)
+		exact, _ := x.exact(context.Background(), x.query(q), 10, keep, nil)
 		got := x.search(q, 10, keep)
 		if len(got) != min(10, allowed) || len(exact) != len(got) {
 			t.Fatalf("query %d: %d hits, exact %d, %d allowed", qi, len(got), len(exact), allowed)
