@@ -199,6 +199,12 @@ func backupWALSound(dir string, cfg *Config) error {
 		return fmt.Errorf("%w: %s-wal is damaged (%s), and its -shm says a checkpoint had copied frames through %d into %s already, past the log's valid prefix (%s): the backup's read would apply that prefix over newer pages, and rewrite the -shm that says so; %s (mnemo check: its open keeps the log as found, as %s-wal.damaged-<UTC time>, and sets it aside unapplied), then %s",
 			ErrWALDamaged, path, damagedWhere(s), d.Checkpointed, DatabaseFile, prefix, open, DatabaseFile, then)
 	}
+	if !s.Lost() {
+		// Damage in the log's last transaction, no valid -shm, and
+		// mnemo.db holds pages newer than the prefix (store.DamagedWAL).
+		return fmt.Errorf("%w: %s-wal is damaged (%s), no valid -shm says what %s holds, and it holds pages newer than the log's valid prefix: the backup's read would apply that prefix over them; %s (mnemo check: its open keeps a copy of %s as it is, as %s.before-wal-<UTC time>, before the prefix is applied), then %s",
+			ErrWALDamaged, path, damagedWhere(s), DatabaseFile, open, DatabaseFile, DatabaseFile, then)
+	}
 	return fmt.Errorf("%w: %s-wal holds %d commits (%d frames) after the damage (frame %s) that SQLite would leave out of the backup; %s (mnemo check: its open keeps the log as found, as %s-wal.damaged-<UTC time>, repairs it when that is exact and says what is lost otherwise), then %s",
 		ErrWALDamaged, path, s.NotAppliedCommits, s.NotApplied, joinInts(s.Damaged), open, DatabaseFile, then)
 }

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -110,48 +112,101 @@ func TestWALCheckpointedDamage(t *testing.T) {
 // quick_check with every message.
 func TestWALDamageShmInvalid(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name string
-		shm  func(name string) error
+	damages := []struct {
+		name   string
+		damage func(t *testing.T, dir string, frames int)
 	}{
-		{"Damaged", func(name string) error {
-			b, err := os.ReadFile(name)
-			if err != nil {
-				return err
-			}
-			b[17] ^= 0x01 // mxFrame, first copy of the header
-			return os.WriteFile(name, b, 0o600)
-		}},
-		{"Absent", os.Remove},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir, frames := enginetest.CheckpointedWALImage(t, walCrashImageN)
+		{"", func(t *testing.T, dir string, frames int) {
 			enginetest.DamageCheckpointedWAL(t, dir, frames, enginetest.WALDamages[0].Damage)
-			if err := tc.shm(filepath.Join(dir, engine.DatabaseFile+"-shm")); err != nil {
-				t.Fatal(err)
-			}
-			e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
-			if err == nil {
-				if d := e.WALDamage(); d == nil || d.SetAside || d.Before == "" {
-					t.Errorf("WALDamage = %+v, want the copy of mnemo.db named", d)
+		}},
+		// No valid commit after the damage: SQLite's recovery drops
+		// nothing the log still vouches for, but the checkpoint had
+		// copied that last transaction into mnemo.db, and the prefix
+		// rolled it back; no copy was kept (store.newerInFile).
+		{"LastCommit", damageLastCommit},
+	}
+	for _, dm := range damages {
+		for _, tc := range []struct {
+			name string
+			shm  func(name string) error
+		}{
+			{"Damaged", func(name string) error {
+				b, err := os.ReadFile(name)
+				if err != nil {
+					return err
 				}
-				e.Close()
-			}
-			var before string
-			for _, k := range engine.KeptDamaged(dir) {
-				if strings.HasPrefix(k, engine.DatabaseFile+".before-wal-") {
-					before = filepath.Join(dir, k)
+				b[17] ^= 0x01 // mxFrame, first copy of the header
+				return os.WriteFile(name, b, 0o600)
+			}},
+			{"Absent", os.Remove},
+		} {
+			t.Run(dm.name+tc.name, func(t *testing.T) {
+				dir, frames := enginetest.CheckpointedWALImage(t, walCrashImageN)
+				dm.damage(t, dir, frames)
+				if err := tc.shm(filepath.Join(dir, engine.DatabaseFile+"-shm")); err != nil {
+					t.Fatal(err)
 				}
-			}
-			if before == "" {
-				t.Fatalf("KeptDamaged=%v, want a %s.before-wal-* copy", engine.KeptDamaged(dir), engine.DatabaseFile)
-			}
-			if fi, err := os.Stat(before); err != nil || fi.Mode().Perm() != 0o600 {
-				t.Fatalf("%s: %v, mode %v, want 0600", before, err, fi.Mode())
-			}
-			if ok, n := quickCheck(t, before); ok != "ok" || n != walCrashImageN {
-				t.Fatalf("the kept copy: quick_check %q, %d messages, want ok and %d", ok, n, walCrashImageN)
-			}
-		})
+				was, err := os.ReadFile(filepath.Join(dir, engine.DatabaseFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+				if err == nil {
+					if d := e.WALDamage(); d == nil || d.SetAside || d.Before == "" {
+						t.Errorf("WALDamage = %+v, want the copy of mnemo.db named", d)
+					}
+					e.Close()
+				}
+				var before string
+				for _, k := range engine.KeptDamaged(dir) {
+					if strings.HasPrefix(k, engine.DatabaseFile+".before-wal-") {
+						before = filepath.Join(dir, k)
+					}
+				}
+				if before == "" {
+					t.Fatalf("KeptDamaged=%v, want a %s.before-wal-* copy", engine.KeptDamaged(dir), engine.DatabaseFile)
+				}
+				if fi, err := os.Stat(before); err != nil || fi.Mode().Perm() != 0o600 {
+					t.Fatalf("%s: %v, mode %v, want 0600", before, err, fi.Mode())
+				}
+				if ok, n := quickCheck(t, before); ok != "ok" || n != walCrashImageN {
+					t.Fatalf("the kept copy: quick_check %q, %d messages, want ok and %d", ok, n, walCrashImageN)
+				}
+				if kept, err := os.ReadFile(before); err != nil || !bytes.Equal(kept, was) {
+					t.Fatalf("the kept copy (%v) is not %s as it was before the open", err, engine.DatabaseFile)
+				}
+			})
+		}
+	}
+}
+
+// TestWALTornTailNoBefore: a log whose last transaction is damaged (no
+// valid commit after it) and that no checkpoint had copied past its
+// valid prefix (a torn tail, as a crash mid-write leaves one), with no
+// -shm: SQLite's recovery loses nothing mnemo.db held, so no copy of it
+// is kept (store.newerInFile finds no newer page) and nothing is said.
+func TestWALTornTailNoBefore(t *testing.T) {
+	ctx := context.Background()
+	dir := walCrashImage(t)
+	log := filepath.Join(dir, engine.DatabaseFile+"-wal")
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damageLastCommit(t, dir, store.ScanWAL(b).LastCommit)
+	if err := os.Remove(filepath.Join(dir, engine.DatabaseFile+"-shm")); err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e.WALDamage()
+	e.Close()
+	if d != nil || len(engine.KeptDamaged(dir)) != 0 {
+		t.Fatalf("WALDamage %+v, kept %v; want nothing kept", d, engine.KeptDamaged(dir))
+	}
+	if ok, _ := quickCheck(t, filepath.Join(dir, engine.DatabaseFile)); ok != "ok" {
+		t.Fatalf("mnemo.db after the open: quick_check %q", ok)
 	}
 }

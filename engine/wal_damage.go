@@ -42,8 +42,8 @@ type WALDamage struct {
 	// delete Kept to accept the loss (mnemo check says so until then).
 	Repaired bool `json:"repaired"`
 	// DamagedFrames lists the frames that failed their checks, up to the
-	// log's last valid commit; never empty, unless SetAside (a log whose
-	// damage left no valid commit after it).
+	// log's last valid commit; never empty, unless SetAside or Before is
+	// all there is (a log whose damage left no valid commit after it).
 	DamagedFrames []int `json:"damagedFrames"`
 	// AppliedThroughFrame is the last frame SQLite's recovery applied
 	// of the damaged log (0: none): the last commit before the first
@@ -72,9 +72,12 @@ type WALDamage struct {
 	// CommitsNotApplied count the frames after it through the -shm's last
 	// committed frame: both 0 when nothing was lost.
 	SetAside bool `json:"setAside,omitempty"`
-	// Before is set when the log could not be repaired and no valid -shm
-	// said what mnemo.db held: the copy of mnemo.db as it was before
-	// SQLite applied the log's valid prefix,
+	// Before is set when no valid -shm said what mnemo.db held and the log
+	// could not be repaired, or its damage left no commit after it (then
+	// Before is all there is: no log kept, nothing counted not applied)
+	// while mnemo.db held pages newer than the log's valid prefix (a
+	// checkpoint had copied the damaged last transaction): the copy of
+	// mnemo.db as it was before SQLite applied the log's valid prefix,
 	// <dir>/mnemo.db.before-wal-<UTC time>[-N] (mode 0600), so nothing
 	// committed is lost: if mnemo.db reads wrong (mnemo check), restore
 	// it from this copy. Listed by KeptDamaged. "" otherwise.
@@ -143,6 +146,9 @@ func (e *Engine) warnWAL() {
 	}
 	if d.Before != "" {
 		e.log.Warn("the database's write-ahead log was found damaged and no valid -shm says what the database held: a copy of the database as it was before the log's valid prefix was applied is kept", "before", d.Before)
+	}
+	if !d.Scan.Lost() && !d.Repaired {
+		return // damage in its last transaction: the copy is all there is to say
 	}
 	if d.Repaired {
 		e.log.Warn("the database's write-ahead log was found damaged and repaired exactly: every commit applied, nothing lost; the damaged log is kept as found",

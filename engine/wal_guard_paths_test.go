@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -125,4 +126,49 @@ func TestSalvageCheckpointedDamage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLastCommitDamagedNoShm: the checkpointed image whose last
+// transaction's commit frame is damaged (no valid commit after the
+// damage) and whose -shm is gone: mnemo.db holds that transaction, newer
+// than the log's valid prefix. Backup refuses it (ErrWALDamaged: its read
+// would apply the prefix over the newer pages), and CheckFile, whose
+// read-only open applies the prefix and rewrites the -shm, keeps a copy
+// of mnemo.db as it was first (mnemo.db.before-wal-*), as Open does
+// (TestWALDamageShmInvalid). Before, neither looked: the prefix was
+// applied and no copy kept.
+func TestLastCommitDamagedNoShm(t *testing.T) {
+	ctx := context.Background()
+	image := func(t *testing.T) string {
+		dir, frames := enginetest.CheckpointedWALImage(t, walCrashImageN)
+		damageLastCommit(t, dir, frames)
+		if err := os.Remove(filepath.Join(dir, engine.DatabaseFile+"-shm")); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	t.Run("Backup", func(t *testing.T) {
+		dir := image(t)
+		dest := filepath.Join(t.TempDir(), "b")
+		if _, err := engine.Backup(ctx, engine.Config{Dir: dir}, dest, engine.BackupOptions{}); !errors.Is(err, engine.ErrWALDamaged) || !strings.Contains(err.Error(), "pages newer than the log's valid prefix") {
+			t.Fatalf("Backup: %v, want ErrWALDamaged naming the newer pages", err)
+		}
+	})
+	t.Run("CheckFile", func(t *testing.T) {
+		dir := image(t)
+		was, err := os.ReadFile(filepath.Join(dir, engine.DatabaseFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := engine.CheckFile(ctx, engine.Config{Dir: dir}, engine.CheckOptions{}); err != nil {
+			t.Fatalf("CheckFile: %v", err)
+		}
+		kept := engine.KeptDamaged(dir)
+		if len(kept) != 1 || !strings.HasPrefix(kept[0], engine.DatabaseFile+".before-wal-") {
+			t.Fatalf("KeptDamaged=%v, want the before-wal copy alone", kept)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, kept[0])); err != nil || !bytes.Equal(b, was) {
+			t.Fatalf("the kept copy (%v) is not %s as it was", err, engine.DatabaseFile)
+		}
+	})
 }

@@ -47,6 +47,9 @@ func printWALDamage(w io.Writer, d *engine.WALDamage) {
 		fmt.Fprintf(w, "mnemo: note: %s as it was before the damaged write-ahead log's valid prefix was applied is kept as %s: if %s reads wrong (mnemo check), restore it from that copy\n",
 			engine.DatabaseFile, d.Before, engine.DatabaseFile)
 	}
+	if d.Before != "" && !d.Lost() && !d.Repaired {
+		return // damage in the log's last transaction: the copy is all there is to say
+	}
 	if d.Repaired {
 		fmt.Fprintf(w, "mnemo: note: the write-ahead log %s was found damaged (%s) and repaired exactly: every commit was applied, nothing was lost; the damaged log is kept as %s\n",
 			d.Log, where, d.Kept)

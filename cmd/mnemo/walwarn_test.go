@@ -1,6 +1,11 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
 
 // TestFrameList: the frames a WAL damage line names; a log whose header
 // alone was damaged (rebuilt from its frames) said "(frames )".
@@ -35,5 +40,17 @@ func TestMissingList(t *testing.T) {
 		if got := missingList(tc.offs); got != tc.want {
 			t.Errorf("missingList(%v) = %q, want %q", tc.offs, got, tc.want)
 		}
+	}
+}
+
+// TestPrintWALDamageBeforeOnly: an open that kept only a copy of
+// mnemo.db (damage in the log's last transaction, no valid -shm, mnemo.db
+// holding pages newer than the log's valid prefix) prints the copy's
+// note alone: no warning that "0 commits (0 frames) … were NOT applied".
+func TestPrintWALDamageBeforeOnly(t *testing.T) {
+	var w strings.Builder
+	printWALDamage(&w, &engine.WALDamage{Log: "/d/mnemo.db-wal", AppliedThroughFrame: 296, Before: "/d/mnemo.db.before-wal-X"})
+	if out := w.String(); strings.Count(out, "\n") != 1 || !strings.Contains(out, "kept as /d/mnemo.db.before-wal-X") || strings.Contains(out, "NOT applied") {
+		t.Fatalf("printWALDamage: %q, want the before-wal note alone", out)
 	}
 }

@@ -54,7 +54,10 @@
 //     prefix would roll pages back: the log is kept and set aside unapplied
 //     (WALDamage.SetAside); when no valid -shm tells and the log cannot be
 //     repaired, a copy of the database file is kept first
-//     (path.before-wal-<UTC time>, WALDamage.Before). GuardReadOnly does
+//     (path.before-wal-<UTC time>, WALDamage.Before); so too when the
+//     damage left no commit after it but the file holds pages newer than
+//     the prefix (walnewer.go: a checkpoint had copied the damaged last
+//     transaction). GuardReadOnly does
 //     the same before a read-only open, whose recovery rewrites the -shm;
 //     DamagedWAL (a backup's look at a log at rest) says a log to set
 //     aside, and RepairWAL (a salvage's copy, given the original's -shm)

@@ -50,12 +50,15 @@ type WALDamage struct {
 	// LostCommits counts the commits among frames Checkpointed+1..MxFrame
 	// (WALScan.CommitsAfter); 0 unless SetAside.
 	LostCommits int
-	// Before is set when the log could not be repaired and no valid -shm
-	// told what the database file held: the copy of the database file as
-	// it was before SQLite applied the log's valid prefix,
-	// <database>.before-wal-<UTC time>[-N] (mode 0600, synced, never
-	// overwritten), so that nothing committed is lost whichever of the
-	// two is newer. "" otherwise.
+	// Before is set when no valid -shm told what the database file held
+	// and either the log could not be repaired, or its damage left no
+	// commit after it (Scan.Lost false: nothing else is set, and no log
+	// is kept) while the file held pages newer than the log's valid
+	// prefix (a checkpoint had copied the damaged last transaction): the
+	// copy of the database file as it was before SQLite applied that
+	// prefix, <database>.before-wal-<UTC time>[-N] (mode 0600, synced,
+	// never overwritten), so that nothing committed is lost whichever of
+	// the two is newer. "" otherwise.
 	Before string
 }
 
@@ -88,9 +91,14 @@ func WALDamageOf(db *sql.DB) *WALDamage {
 // them before the crash), it keeps the log (and its -shm) as found, then
 // repairs the log when the repair is exact; when it is not, and no valid
 // -shm says what the database file holds, it keeps a copy of the database
-// file too (keepBefore). An
-// error means the evidence could not be kept, or the repair written: Open
-// then fails rather than let SQLite drop the commits.
+// file too (keepBefore). When the damage left no commit after it (in the
+// log's last transaction), SQLite's recovery drops nothing the log still
+// vouches for, but a checkpoint may have copied that transaction into the
+// database file: without a valid -shm, when the file holds pages newer
+// than the valid prefix (newerInFile), it keeps the copy of the database
+// file alone (needsBefore). An error means the evidence could not be
+// kept, or the repair written: Open then fails rather than let SQLite
+// drop the commits.
 //
 // The log is mapped, not read onto the heap (a log stays at its largest
 // size after checkpoints: hundreds of MB at every open otherwise); the
@@ -109,7 +117,17 @@ func guardWAL(path string) (d *WALDamage, err error) {
 			d, err = setAside(path, b, aside)
 			return err
 		}
-		if !scan.Lost() || backfilled(path, scan, b) {
+		if !scan.Lost() {
+			if !needsBefore(path, b, scan, known) {
+				return nil
+			}
+			d = &WALDamage{Log: log, Scan: scan}
+			if d.Before, err = keepBefore(path); err != nil {
+				return fmt.Errorf("store: the write-ahead log %s is damaged after its last valid commit (frame %d), no valid -shm says what %s holds, and it holds pages newer than the log's valid prefix: a copy of it could not be kept before the prefix is applied: %w", log, scan.LastCommit, path, err)
+			}
+			return nil
+		}
+		if backfilled(path, scan, b) {
 			return nil
 		}
 		d = &WALDamage{Log: log, Scan: scan}
@@ -143,10 +161,12 @@ func guardWAL(path string) (d *WALDamage, err error) {
 // data directory's lock: the evidence the -shm holds is gone after it.
 // When the -shm says a checkpoint copied frames past those the log's
 // valid prefix holds (Checkpointed), the log and -shm are kept and set
-// aside as Open does (the database file is then read alone); when the
-// log holds commits past damage that cannot be repaired exactly, and no
-// valid -shm says what the database file holds, a copy of the database
-// file is kept (WALDamage.Before) before anything applies the prefix.
+// aside as Open does (the database file is then read alone); when no
+// valid -shm says what the database file holds, and the log holds
+// commits past damage that cannot be repaired exactly (or damage left no
+// commit after it but the file holds pages newer than the prefix), a copy
+// of the database file is kept (WALDamage.Before) before anything
+// applies the prefix.
 // The log itself is neither repaired nor rewritten. nil when neither.
 func GuardReadOnly(path string) (d *WALDamage, err error) {
 	log := path + "-wal"
@@ -157,7 +177,7 @@ func GuardReadOnly(path string) (d *WALDamage, err error) {
 			d, err = setAside(path, b, aside)
 			return err
 		}
-		if known || !scan.Lost() || scan.Exact || backfilled(path, scan, b) {
+		if !needsBefore(path, b, scan, known) {
 			return nil
 		}
 		d = &WALDamage{Log: log, Scan: scan}
@@ -170,6 +190,26 @@ func GuardReadOnly(path string) (d *WALDamage, err error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// needsBefore reports whether a copy of the database file at path is to
+// be kept before the valid prefix of its log b (scanned as scan) is
+// applied (WALDamage.Before): no valid -shm says what the file holds
+// (known is false, Checkpointed's), and either the log holds commits past
+// damage that no exact repair applies and that are not in the file
+// already (backfilled), or the damage left no commit after it (in the
+// log's last transaction) but the file holds pages newer than the prefix
+// (newerInFile: a checkpoint had copied that transaction). A log whose
+// damage left no commit after it, and whose prefix the file does not
+// hold newer pages than, loses nothing to SQLite's recovery: no copy.
+func needsBefore(path string, b []byte, scan *WALScan, known bool) bool {
+	switch {
+	case known:
+		return false
+	case scan.Lost():
+		return !scan.Exact && !backfilled(path, scan, b)
+	}
+	return newerInFile(path, scan, b) // walnewer.go
 }
 
 // asideOf is the account of the log b of the database at path (scanned
@@ -233,9 +273,12 @@ func keepBefore(path string) (string, error) {
 // unapplied (WALDamage.SetAside, with Checkpointed, MxFrame and
 // LostCommits: its -shm says a checkpoint copied frames past the log's
 // valid prefix into the database file, so applying that prefix would
-// roll pages back), or commits past a damaged frame that are not in the
-// database file already (what Open keeps and repairs); Kept, Repaired and
-// Before are unset. nil otherwise (no log, not a regular file, sound).
+// roll pages back), commits past a damaged frame that are not in the
+// database file already (what Open keeps and repairs), or damage with no
+// commit after it while no valid -shm tells and the database file holds
+// pages newer than the log's valid prefix (Scan.Lost false: what Open
+// keeps a WALDamage.Before copy for); Kept, Repaired and Before are
+// unset. nil otherwise (no log, not a regular file, sound).
 // Read it only while no process has the database open: a log being
 // written may read torn. held says the caller holds the data directory's
 // lock (no process can truncate the log meanwhile): the log is then
@@ -245,7 +288,11 @@ func keepBefore(path string) (string, error) {
 func DamagedWAL(path string, held bool) (d *WALDamage, err error) {
 	err = withLog(path+"-wal", held, func(b []byte) error {
 		scan := ScanWAL(b)
-		if d, _ = asideOf(path, path+"-shm", b, scan); d == nil && scan.Lost() && !backfilled(path, scan, b) {
+		var known bool
+		if d, known = asideOf(path, path+"-shm", b, scan); d != nil {
+			return nil
+		}
+		if scan.Lost() && !backfilled(path, scan, b) || !scan.Lost() && needsBefore(path, b, scan, known) {
 			d = &WALDamage{Log: path + "-wal", Scan: scan}
 		}
 		return nil
