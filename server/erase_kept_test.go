@@ -40,4 +40,22 @@ func TestEraseWarnsOfKeptDamaged(t *testing.T) {
 	if strings.Contains(er.Warning, h.e.Dir()) {
 		t.Fatalf("the warning names the server's directory: %q", er.Warning)
 	}
+	// A log an open set aside, and its -shm, are copies of the log, not
+	// "damaged database files" (the warning said so of every kept file).
+	if err := os.Remove(filepath.Join(h.e.Dir(), kept)); err != nil {
+		t.Fatal(err)
+	}
+	logs := []string{engine.DatabaseFile + "-wal.damaged-20261203T010000Z", engine.DatabaseFile + "-shm.damaged-20261203T010000Z"}
+	for _, k := range logs {
+		if err := os.WriteFile(filepath.Join(h.e.Dir(), k), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.seed("t-c", "res-alice", aliceToken, "third conversation")
+	er = server.EraseResult{}
+	h.ok("DELETE", "/v1/threads/{thread}", "/v1/threads/t-c", aliceToken, nil, 200).decode(t, &er)
+	if len(er.KeptDamaged) != 2 || !strings.Contains(er.Warning, "2 kept file(s)") || !strings.Contains(er.Warning, "write-ahead log and -shm") ||
+		strings.Contains(er.Warning, "database file(s)") {
+		t.Fatalf("with a kept log and -shm: %+v", er)
+	}
 }

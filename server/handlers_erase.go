@@ -84,12 +84,14 @@ func eraseAnswer(res *engine.EraseResult, err error) (*EraseResult, error) {
 		KeptDamaged: res.KeptDamaged, Warning: keptWarning(res.KeptDamaged)}, nil
 }
 
-// keptWarning is EraseResult.Warning for the kept damaged database files
-// kept; "" when there are none.
+// keptWarning is EraseResult.Warning for the kept files (copies of the
+// database file, or of its write-ahead log and -shm, set aside by a
+// salvage or by an open that found the log damaged); "" when there are
+// none.
 func keptWarning(kept []string) string {
 	if len(kept) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("not erased everywhere: %d damaged database file(s) kept by a salvage, or by an open that found the write-ahead log damaged, in the data directory (%s) may still hold what was erased; no erasure reaches them: the operator should delete them once no longer needed",
+	return fmt.Sprintf("not erased everywhere: %d kept file(s) in the data directory (%s), copies of the database file or of its write-ahead log and -shm set aside by a salvage or by an open that found the write-ahead log damaged, may still hold what was erased; no erasure reaches them: the operator should delete them once no longer needed",
 		len(kept), strings.Join(kept, ", "))
 }

@@ -395,10 +395,11 @@ type EraseResult struct {
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty"`
 	// KeptDamaged names the damaged database files that a salvage kept in
 	// the data directory (mnemo.db.damaged-<UTC time>, then its kept -wal
-	// and -shm, each its own entry), and the damaged
-	// write-ahead logs an open kept (mnemo.db-wal.damaged-<UTC time>) with
-	// their -shm copies (engine.EraseResult.KeptDamaged): no erasure
-	// reaches them.
+	// and -shm, each its own entry), the copies of mnemo.db an open kept
+	// before applying a damaged log (mnemo.db.before-wal-<UTC time>), and
+	// the damaged write-ahead logs an open kept (mnemo.db-wal.damaged-<UTC
+	// time>) with their -shm copies (engine.EraseResult.KeptDamaged): no
+	// erasure reaches them.
 	KeptDamaged []string `json:"keptDamaged,omitempty"`
 	// Warning is set with KeptDamaged: those files may still hold what was
 	// erased, until the operator deletes them.
