@@ -120,6 +120,10 @@ func (c *SalvageCommand) printEnd(rep *engine.SalvageReport) error {
 		fmt.Fprintf(c.Stdout, "indexes rebuilt; mnemo check fails, naming %s, until it is deleted (the warning above; the lost seqs are recorded as known losses)\n", filepath.Base(rep.WAL.Kept))
 		return nil
 	}
+	if len(rep.Lost) == 0 { // "no message lost" above: no seqs to record
+		fmt.Fprintln(c.Stdout, "indexes rebuilt; mnemo check: ok")
+		return nil
+	}
 	fmt.Fprintln(c.Stdout, "indexes rebuilt; mnemo check: ok (the lost seqs are recorded as known losses)")
 	return nil
 }
