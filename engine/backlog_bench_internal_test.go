@@ -8,7 +8,7 @@ import (
 
 // BenchmarkBacklog measures the backlog a search of resource r reads
 // (Engine.backlog) while n messages owe indexing (the drainer held):
-// "ids" lists r's (PendingIndexIDs, what a search runs on SQLite),
+// "ids" lists r's (Pending, what a search runs on SQLite),
 // "count" only counts them (PendingIndex, what a search runs on
 // Postgres). In n/… the n messages are r's; in others-n/… they are
 // another resource's and r owes nothing: a caught-up resource searched
@@ -50,7 +50,7 @@ func benchBacklog(b *testing.B, n int, owner string) {
 	b.Run("ids", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if bl := e.backlog(ctx, "r"); bl.Pending != want {
+			if bl, _ := e.backlog(ctx, "r"); bl.Pending != want {
 				b.Fatalf("pending %d, want %d", bl.Pending, want)
 			}
 		}

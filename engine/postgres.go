@@ -102,7 +102,7 @@ func (e *Engine) searchPostgres(ctx context.Context, q recall.Query) (*recall.Re
 	if s == nil {
 		return &recall.Result{Retrieval: recall.Unavailable("index closed")}, nil
 	}
-	q.Backlog = e.backlog(ctx, q.ResourceID)
+	q.Backlog, _ = e.backlog(ctx, q.ResourceID) // nothing erased is left in Postgres's indexes
 	if e.cfg.Rerank != nil {
 		return s.SearchReranked(ctx, q, *e.cfg.Rerank)
 	}

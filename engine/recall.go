@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -429,7 +430,9 @@ func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Res
 	if ix == nil {
 		return &recall.Result{Retrieval: recall.Unavailable("index closed")}, nil
 	}
-	q.Backlog = e.backlog(ctx, q.ResourceID)
+	var erased []string
+	q.Backlog, erased = e.backlog(ctx, q.ResourceID)
+	q.Exclude = withErased(q.Exclude, erased)
 	var res *recall.Result
 	var err error
 	if e.cfg.Rerank != nil {
@@ -450,33 +453,54 @@ func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Res
 // builds the status from it): the note of a rebuild, and the resource's
 // rows that owe indexing (messages no index has seen), the only pending
 // work that could add a hit: they make both channels "catching up". A row
-// that owes a deletion does not (removing an erased message adds no hit;
-// a hit on it is left out of the answer, hitTurns), nor
-// does one that owes only an embedding (the vector channel's own status
-// counts the unembedded messages it holds). On SQLite the backlog lists
-// the messages that owe indexing (recall.Backlog.UnindexedIDs), so that
-// the search leaves out those the resource's in-memory shard already
-// holds: a restored copy's first search answers over every message
-// although none is in bleve yet. With nothing pending the note is
+// that owes a deletion does not: on SQLite its message is returned in
+// erased, which the search leaves out before topK (withErased), so an
+// answer holds min(topK, live matches) hits while the drainer has not
+// removed it from the indexes yet; on Postgres an erasure removes the
+// index entries with the rows. Nor does a row that owes only an embedding
+// (the vector channel's own status counts the unembedded messages it
+// holds). On SQLite the backlog lists the messages that owe indexing
+// (recall.Backlog.UnindexedIDs), so that the search leaves out those the
+// resource's in-memory shard already holds: a restored copy's first
+// search answers over every message although none is in bleve yet. Both
+// lists come from one indexed statement (msgstore.Pending), which reads
+// no row when nothing is pending. With nothing pending the note is
 // cleared: the rebuild has caught up.
-func (e *Engine) backlog(ctx context.Context, resourceID string) recall.Backlog {
+func (e *Engine) backlog(ctx context.Context, resourceID string) (bl recall.Backlog, erased []string) {
 	e.idx.mu.RLock()
 	note := e.idx.note
 	e.idx.mu.RUnlock()
 	if e.onPostgres() {
 		if n, err := e.ms.PendingIndex(ctx, resourceID); err == nil && n > 0 {
-			return recall.Backlog{Pending: n, Unindexed: n, Note: note}
+			return recall.Backlog{Pending: n, Unindexed: n, Note: note}, nil
 		}
-	} else if ids, err := e.ms.PendingIndexIDs(ctx, resourceID); err == nil && len(ids) > 0 {
-		n := int64(len(ids))
-		return recall.Backlog{Pending: n, Unindexed: n, UnindexedIDs: ids, Note: note}
+	} else if w, err := e.ms.Pending(ctx, resourceID); err == nil {
+		erased = w.Erased
+		if n := int64(len(w.Unindexed)); n > 0 {
+			return recall.Backlog{Pending: n, Unindexed: n, UnindexedIDs: w.Unindexed, Note: note}, erased
+		}
 	}
 	if note != "" {
 		e.idx.mu.Lock()
 		e.idx.note = "" // caught up after a rebuild
 		e.idx.mu.Unlock()
 	}
-	return recall.Backlog{}
+	return recall.Backlog{}, erased
+}
+
+// withErased returns exclude with the erased message ids added (a copy:
+// exclude may be the caller's, LoadContext's recent window), or exclude
+// itself when none is erased.
+func withErased(exclude map[string]bool, erased []string) map[string]bool {
+	if len(erased) == 0 {
+		return exclude
+	}
+	out := make(map[string]bool, len(exclude)+len(erased))
+	maps.Copy(out, exclude)
+	for _, id := range erased {
+		out[id] = true
+	}
+	return out
 }
 
 // recallTurns runs the recall step of LoadContext: hits and their

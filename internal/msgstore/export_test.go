@@ -15,7 +15,10 @@ func (s *Store) ThreadsAfterQueries(resources []string, after *ThreadKey) (sqls 
 	return sqls, args
 }
 
-// PendingIndexQueries are the statements of PendingIndex and
-// PendingIndexIDs (args: resource id, OpIndex), for the tests that read
-// their plans.
-var PendingIndexQueries = []string{pendingIndexSQL, pendingIndexIDsSQL}
+// PendingIndexQueries are the statements of PendingIndex and Pending
+// with their arguments (PendingIndex's resource id and OpIndex, Pending's resource id twice),
+// for the tests that read their plans.
+var PendingIndexQueries = map[string][]any{
+	pendingIndexSQL: {"r", OpIndex},
+	pendingSQL:      {"r", "r"},
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,7 +96,7 @@ func TestOutboxDrain(t *testing.T) { forEachBackend(t, testOutboxDrain) }
 
 func testOutboxDrain(t *testing.T, b backend) {
 	ctx := context.Background()
-	_, s := openStore(t, b)
+	conn, s := openStore(t, b)
 	now := time.Now()
 	n := store.ChunkSize + 7
 	appendN(t, s, n, now)
@@ -120,8 +121,22 @@ func testOutboxDrain(t *testing.T, b backend) {
 	if n, err := s.PendingIndex(ctx, "r1"); err != nil || n != wantLex {
 		t.Fatalf("PendingIndex after the appends = %d, %v; want %d", n, err, wantLex)
 	}
-	if ids, err := s.PendingIndexIDs(ctx, "r1"); err != nil || int64(len(ids)) != wantLex || (wantLex > 0 && !slices.Contains(ids, "m0000")) {
-		t.Fatalf("PendingIndexIDs after the appends = %d ids, %v; want %d with m0000", len(ids), err, wantLex)
+	if w, err := s.Pending(ctx, "r1"); err != nil || int64(len(w.Unindexed)) != wantLex || (wantLex > 0 && !slices.Contains(w.Unindexed, "m0000")) || w.Erased != nil {
+		t.Fatalf("Pending after the appends = %d ids to index, erased %q, %v; want %d with m0000, none erased", len(w.Unindexed), w.Erased, err, wantLex)
+	}
+	// On SQLite a delete row of a stored message that owes indexing
+	// (stored again after its erasure) does not list it as erased; one of
+	// a message no longer stored does. (Postgres queues no delete row.)
+	for _, id := range deleteRowsOf(b, "m0000", "gone") {
+		if _, err := conn.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES ('delete', ?, 'r1', 0)`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w, err := s.Pending(ctx, "r1"); err != nil || strings.Join(w.Erased, ",") != strings.Join(deleteRowsOf(b, "gone"), ",") {
+		t.Fatalf("Pending with delete rows of m0000 (stored) and gone = erased %q, %v; want gone", w.Erased, err)
+	}
+	if _, err := conn.ExecContext(ctx, `DELETE FROM outbox WHERE op = 'delete'`); err != nil {
+		t.Fatal(err)
 	}
 	later := now.Add(time.Minute)
 	if err := s.DeferOutbox(ctx, []msgstore.Deferral{{ID: due[0].ID, Op: msgstore.OpEmbed, NotBefore: later}}); err != nil {
@@ -352,4 +367,13 @@ func TestDeleteOutboxAllOrNone(t *testing.T) {
 			t.Fatalf("PendingOutbox = %d, %v; want %d (none deleted)", left, err, n)
 		}
 	})
+}
+
+// deleteRowsOf returns ids on SQLite, none on Postgres (whose erasures
+// queue no index removal).
+func deleteRowsOf(b backend, ids ...string) []string {
+	if b.Dialect == store.Postgres {
+		return nil
+	}
+	return ids
 }

@@ -319,7 +319,7 @@ END;
 INSERT INTO embeddings_suspect (embedder) SELECT DISTINCT embedder FROM embeddings;
 `,
 	// 12: the outbox by resource. Every search reads its resource's rows
-	// that owe indexing (msgstore.PendingIndexIDs: resource_id and op
+	// that owe indexing (msgstore.Pending: resource_id and op
 	// equal, their message_id); without an index it scanned the whole
 	// outbox, every resource's rows: 2.7 ms a search of a caught-up
 	// resource while another owed 10,000 rows, 38 µs with it
