@@ -55,7 +55,8 @@
 // buckets are the state shared between requests: maps under a mutex,
 // bounded by their caps, lost when the process ends. Serve shuts down gracefully when its context ends: the
 // listener closes, in-flight requests finish (up to Config.ShutdownTimeout;
-// those still running then are cut off, ErrShutdownTimeout), then Serve
+// those still running then are cut off, ErrShutdownTimeout, and Serve
+// waits up to CutOffWait for their handlers to return), then Serve
 // returns; the caller closes the engine after.
 //
 // # Errors

@@ -121,9 +121,19 @@ type Server struct {
 	stoppingOnce sync.Once
 
 	// running counts the requests Serve's handler is answering, for the
-	// error of a shutdown that outlasts Config.ShutdownTimeout.
+	// error of a shutdown that outlasts Config.ShutdownTimeout and for
+	// Serve to wait for once it has cut them off.
 	running atomic.Int64
 }
+
+// CutOffWait bounds how long Serve waits, after a shutdown past
+// Config.ShutdownTimeout has cut the running requests off (their contexts
+// ended, their connections closed), for their handlers to return, so that
+// the caller closing the engine next does not close it under them. A
+// handler that ignores its context longer is left running. (mnemo serve's
+// 20 s drain plus this leaves 3 s of its 25 s stop grace for closing the
+// engine.)
+const CutOffWait = 2 * time.Second
 
 // New builds a Server: the mux from the route table, the OpenAPI document
 // and the metrics. It returns ErrInvalidConfig without an engine or with a
@@ -255,8 +265,9 @@ func (s *Server) OpenAPI() []byte { return s.openapi }
 // it stops accepting, lets in-flight requests finish (at most
 // Config.ShutdownTimeout) and returns nil. When requests are still running
 // then, it closes their connections, which ends their contexts (they get
-// no answer; what they committed stays stored), and returns an error
-// matching ErrShutdownTimeout that says how many: "server: shutdown timed
+// no answer; what they committed stays stored), waits at most CutOffWait
+// for their handlers to return, and returns an error matching
+// ErrShutdownTimeout that says how many: "server: shutdown timed
 // out: 1 request was still running after 20s; its connection was closed
 // without an answer (what it committed stays)". It returns the listener's
 // error if serving fails otherwise.
@@ -296,8 +307,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		n := s.running.Load()
 		cutOff()   // the requests still running end,
-		hs.Close() // and their connections
-		return shutdownTimedOut(n, s.cfg.ShutdownTimeout)
+		hs.Close() // and their connections;
+		left := s.awaitHandlers(CutOffWait)
+		return shutdownTimedOut(n, left, s.cfg.ShutdownTimeout)
 	}
 	if err != nil {
 		return fmt.Errorf("server: shutdown: %w", err)
@@ -305,15 +317,36 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
+// awaitHandlers waits at most d for the running handlers to return
+// (looking every 10 ms: a sync.WaitGroup may not take an Add from zero
+// while waited for, and a request may still begin) and returns how many
+// had not.
+func (s *Server) awaitHandlers(d time.Duration) int64 {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.Now().Add(d)
+	for s.running.Load() > 0 && time.Now().Before(deadline) {
+		<-tick.C
+	}
+	return s.running.Load()
+}
+
 // shutdownTimedOut is Serve's error when n requests were still running
-// after the shutdown's timeout: what happened to them, not "context
-// deadline exceeded".
-func shutdownTimedOut(n int64, timeout time.Duration) error {
+// after the shutdown's timeout, left of them still running CutOffWait after
+// they were cut off: what happened to them, not "context deadline
+// exceeded".
+func shutdownTimedOut(n, left int64, timeout time.Duration) error {
+	var err error
 	switch n {
 	case 0: // a connection busy outside a handler
 		return fmt.Errorf("%w: connections were still busy after %s and were closed", ErrShutdownTimeout, timeout)
 	case 1:
-		return fmt.Errorf("%w: 1 request was still running after %s; its connection was closed without an answer (what it committed stays)", ErrShutdownTimeout, timeout)
+		err = fmt.Errorf("%w: 1 request was still running after %s; its connection was closed without an answer (what it committed stays)", ErrShutdownTimeout, timeout)
+	default:
+		err = fmt.Errorf("%w: %d requests were still running after %s; their connections were closed without an answer (what they committed stays)", ErrShutdownTimeout, n, timeout)
 	}
-	return fmt.Errorf("%w: %d requests were still running after %s; their connections were closed without an answer (what they committed stays)", ErrShutdownTimeout, n, timeout)
+	if left > 0 {
+		err = fmt.Errorf("%w; %d still running %s after being cut off", err, left, CutOffWait)
+	}
+	return err
 }

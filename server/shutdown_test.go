@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,15 +19,21 @@ import (
 // Serve's context ended has its connection closed (its context ends, its
 // client gets no answer), and Serve's error says so, matching
 // ErrShutdownTimeout: it ended with "context deadline exceeded" and left
-// the request running.
+// the request running. Serve returns once the handler cut off has
+// returned (within CutOffWait), so that the caller closing the engine next
+// does not close it under the handler: here the handler takes 200 ms to
+// return after its context ends.
 func TestShutdownTimeout(t *testing.T) {
 	e := enginetest.MustOpen(t, engine.Config{})
 	started, ended := make(chan struct{}), make(chan struct{})
+	var returned atomic.Bool
 	hold := func(*server.Principal) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			close(started)
 			<-r.Context().Done()
 			close(ended)
+			time.Sleep(200 * time.Millisecond) // its own clean-up
+			returned.Store(true)
 		})
 	}
 	srv, err := server.New(server.Config{Engine: e, Logger: discardLogger(), ShutdownTimeout: 100 * time.Millisecond,
@@ -54,6 +61,9 @@ func TestShutdownTimeout(t *testing.T) {
 	<-started
 	cancel()
 	err = <-served
+	if !returned.Load() {
+		t.Error("Serve returned while the handler it cut off was still running")
+	}
 	if !errors.Is(err, server.ErrShutdownTimeout) {
 		t.Fatalf("Serve: %v, want ErrShutdownTimeout", err)
 	}
