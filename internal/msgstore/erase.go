@@ -80,8 +80,32 @@ func callIDs(calls string) string {
 	return string(b)
 }
 
-// errStopTexts ends ErasedTexts's read when its fn returns false.
+// errStopTexts ends eachString's read when its fn returns false.
 var errStopTexts = errors.New("msgstore: stop")
+
+// eachString calls fn with the one string column of each row query (a
+// statement ending "… IN ") reads on c for ids, store.ChunkSize ids at a
+// time, in no set order. It returns errStopTexts when fn returns false,
+// else the read's error or nil.
+func eachString(ctx context.Context, c store.Conn, query string, ids []string, fn func(string) bool) error {
+	return store.InChunks(ids, func(in string, args []any) error {
+		rows, err := c.QueryContext(ctx, query+in, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				return err
+			}
+			if !fn(v) {
+				return errStopTexts
+			}
+		}
+		return rows.Err()
+	})
+}
 
 // ErasedTexts calls fn, in tx, with the content (as stored: the bounded
 // summary of a truncated message) of each stored message among ids,
@@ -91,23 +115,7 @@ var errStopTexts = errors.New("msgstore: stop")
 // that quote an erased turn): at most one page of texts is alive at once.
 // It returns the read's error, or nil.
 func (s *Store) ErasedTexts(ctx context.Context, tx *store.Tx, ids []string, fn func(content string) bool) error {
-	err := store.InChunks(ids, func(in string, args []any) error {
-		rows, err := s.in(tx).QueryContext(ctx, `SELECT content FROM messages WHERE id IN `+in, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c string
-			if err := rows.Scan(&c); err != nil {
-				return err
-			}
-			if !fn(c) {
-				return errStopTexts
-			}
-		}
-		return rows.Err()
-	})
+	err := eachString(ctx, s.in(tx), `SELECT content FROM messages WHERE id IN `, ids, fn)
 	if err == nil || errors.Is(err, errStopTexts) {
 		return nil
 	}

@@ -154,8 +154,7 @@ type PendingWork struct {
 
 // Pending returns the resource's pending index and delete rows
 // (PendingWork) in one statement, which reads no row when nothing is
-// pending. A
-// message with both (erased before the drainer indexed it, or stored
+// pending. A message with both (erased before the drainer indexed it, or stored
 // again after its erasure) is listed in Erased only when no message of
 // its id is stored now: a second statement, run only then.
 func (s *Store) Pending(ctx context.Context, resourceID string) (PendingWork, error) {
@@ -214,20 +213,9 @@ func (s *Store) Pending(ctx context.Context, resourceID string) (PendingWork, er
 // storedIDs returns those of ids that a stored message has.
 func (s *Store) storedIDs(ctx context.Context, ids []string) ([]string, error) {
 	var out []string
-	err := store.InChunks(ids, func(in string, args []any) error {
-		rs, err := s.conn.QueryContext(ctx, `SELECT id FROM messages WHERE id IN `+in, args...)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var id string
-			if err := rs.Scan(&id); err != nil {
-				return err
-			}
-			out = append(out, id)
-		}
-		return rs.Err()
+	err := eachString(ctx, s.conn, `SELECT id FROM messages WHERE id IN `, ids, func(id string) bool {
+		out = append(out, id)
+		return true
 	})
 	return out, err
 }
