@@ -129,9 +129,9 @@ func isRead(r *http.Request) bool {
 // observe records a finished request in the access log and the metrics.
 // The log's path is the path as sent, escaped (r.URL.EscapedPath: a
 // request for /v1/threads/a%2Fb logged /v1/threads/a/b, another path),
-// without the query. The log's bytes are the body's bytes sent: 0 for a HEAD, whose body
-// net/http drops while telling the handler it was written (a HEAD of an
-// inspector page logged the page's size).
+// without the query. The log's bytes are the body's bytes sent: 0 for a
+// HEAD, whose body net/http drops while telling the handler it was
+// written (a HEAD of an inspector page logged the page's size).
 func (s *Server) observe(r *http.Request, route string, sw *statusWriter, who string, start time.Time) {
 	d := time.Since(start)
 	if sw.status == 0 {
