@@ -83,7 +83,7 @@ func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks append
 		return nil, err
 	}
 	req.Messages = append([]Message(nil), req.Messages...) // never alias the caller's slice
-	nullArgumentsAsNone(req.Messages)
+	storeArguments(req.Messages)
 	if err := e.validateRequest(&req); err != nil {
 		return nil, err
 	}

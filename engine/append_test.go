@@ -82,75 +82,110 @@ func TestAppendValidation(t *testing.T) {
 	})
 }
 
-// TestAppendToolCallArguments: a tool call's arguments are a JSON object
-// giving each key once, or a string (a model's text that is no such
-// object, kept as examples/agentloop keeps it); a list, a number, true or
-// false, an object repeating a key and a string holding an object that
-// gives each key once are refused (null is stored as {}:
-// TestAppendNullArguments) naming the call's arguments and
-// what was given. Before, [1] and 3 were stored as a call's arguments, and
-// {"city":"Lyon","city":"Porto"} and "{\"a\":1}" as sent.
+// TestAppendToolCallArguments: a tool call's arguments are stored as
+// engine.ToolCallArgumentsOf reads them: a JSON object giving each key
+// once as given; a string holding one (OpenAI's function.arguments, also
+// behind a byte-order mark, U+200B, U+2060 or Unicode white space) as the
+// object; an empty string, "null", JSON null or none as {}; other text in
+// a string (a model's text) as given. A list, a number, true or false and
+// an object repeating a key are refused naming the call's arguments and
+// what was given. Before, a string holding an object was refused ("give
+// the object itself"), and "" and "null" were stored as strings, while
+// mnemo ingest stored the object and {}.
 func TestAppendToolCallArguments(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.MustOpen(t, engine.Config{})
-	for i, c := range []struct{ args, want string }{
-		{`{"q":"x"}`, ""},
-		{` {}`, ""},
-		{`[1]`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got a list"},
-		{`3`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got a number"},
-		{`-1.5`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got a number"},
-		{`false`, "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got true or false"},
+	const (
+		kind  = "invalid toolCalls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got "
+		twice = " is given twice in one object; give each member once (engine.ToolCallArguments keeps a model's text that repeats a key as a string)"
+	)
+	for i, c := range []struct {
+		args   string
+		stored string // the arguments stored, "=" for args as given
+		err    string // the error, when refused
+	}{
+		{`{"q":"x"}`, "=", ""},
+		{` {}`, "=", ""},
+		{`{"a":1,"b":{"a":2}}`, "=", ""},
+		{`[1]`, "", kind + "a list"},
+		{`[]`, "", kind + "a list"},
+		{`3`, "", kind + "a number"},
+		{`-1.5`, "", kind + "a number"},
+		{`false`, "", kind + "true or false"},
 		// A key given twice, at any depth, as working memory and metadata
-		// refuse it; a string holding an object is OpenAI's
-		// function.arguments passed on undecoded. Both were stored as sent.
-		{`{"city":"Lyon","city":"Porto"}`, `invalid toolCalls[0].arguments: "city" is given twice in one object; give each member once (engine.ToolCallArguments keeps a model's text that repeats a key as a string)`},
-		{`{"a":{"b":1,"\u0062":2}}`, `invalid toolCalls[0].arguments: "a.b" is given twice in one object; give each member once (engine.ToolCallArguments keeps a model's text that repeats a key as a string)`},
-		{`{"a":[{"k":1},{"k":2,"k":3}]}`, `invalid toolCalls[0].arguments: "a[1].k" is given twice in one object; give each member once (engine.ToolCallArguments keeps a model's text that repeats a key as a string)`},
-		{`"{\"a\":1}"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
-		{` " {\"a\":{}}\n"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
-		// A byte-order mark, a zero-width space, a word joiner or Unicode
-		// white space around the object hides it no more: each passed as
-		// a model's text (bytes.TrimSpace kept the first three).
-		{`"\ufeff{\"a\":1}"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
-		{"\"\ufeff{\\\"a\\\":1}\"", "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
-		{`"\u200b\u2060 {\"a\":1}\ufeff"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
-		{`"\u00a0\u3000\u2028{}\u0085"`, "invalid toolCalls[0].arguments: is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)"},
+		// refuse it.
+		{`{"city":"Lyon","city":"Porto"}`, "", `invalid toolCalls[0].arguments: "city"` + twice},
+		{`{"a":{"b":1,"\u0062":2}}`, "", `invalid toolCalls[0].arguments: "a.b"` + twice},
+		{`{"a":[{"k":1},{"k":2,"k":3}]}`, "", `invalid toolCalls[0].arguments: "a[1].k"` + twice},
+		// A string holding an object is the object (it was refused).
+		{`"{\"a\":1}"`, `{"a":1}`, ""},
+		{` " {\"a\":{}}\n"`, `{"a":{}}`, ""},
+		{`"\ufeff{\"a\":1}"`, `{"a":1}`, ""},
+		{"\"\ufeff{\\\"a\\\":1}\"", `{"a":1}`, ""},
+		{`"\u200b\u2060 {\"a\":1}\ufeff"`, `{"a":1}`, ""},
+		{`"\u00a0\u3000\u2028{}\u0085"`, `{}`, ""},
+		// No arguments: none, null, an empty string, "null" (the last two
+		// were stored as strings; none was refused, "is required").
+		{``, `{}`, ""},
+		{`null`, `{}`, ""},
+		{`""`, `{}`, ""},
+		{`"  "`, `{}`, ""},
+		{`"null"`, `{}`, ""},
 		// A string holding a model's text that is no object giving each
 		// key once is kept as the model sent it: not JSON, a list, a
 		// string, a number, an object repeating a key.
-		{`"call it with city=Lyon"`, ""},
-		{`"{\"city\":\"Lyon\""`, ""},
-		{`"[1]"`, ""},
-		{`"\"x\""`, ""},
-		{`"12"`, ""},
-		{`"{\"a\":1,\"a\":2}"`, ""},
-		{`"\ufeffcall it with a=1"`, ""},
-		{`"\ufeff[1]"`, ""},
-		{`"\u200d{\"a\":1}"`, ""}, // a zero-width joiner joins; it is text
-		{`""`, ""},
-		{`{"a":1,"b":{"a":2}}`, ""},
+		{`"call it with city=Lyon"`, "=", ""},
+		{`"{\"city\":\"Lyon\""`, "=", ""},
+		{`"[1]"`, "=", ""},
+		{`"[]"`, "=", ""},
+		{`"\"x\""`, "=", ""},
+		{`"12"`, "=", ""},
+		{`"{\"a\":1,\"a\":2}"`, "=", ""},
+		{`"\ufeffcall it with a=1"`, "=", ""},
+		{`"\ufeff[1]"`, "=", ""},
+		{`"\u200d{\"a\":1}"`, "=", ""}, // a zero-width joiner joins; it is text
 	} {
-		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: fmt.Sprintf("t%d", i), ResourceID: "r", Messages: []engine.Message{
+		thread := fmt.Sprintf("t%d", i)
+		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: "r", Messages: []engine.Message{
 			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(c.args)}}}}})
-		var ve *engine.ValidationError
-		switch {
-		case c.want == "" && err != nil:
+		if c.err != "" {
+			var ve *engine.ValidationError
+			if !errors.As(err, &ve) || "invalid "+ve.Field+": "+ve.Rule != c.err {
+				t.Errorf("%s:\n got %v\nwant %s", c.args, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
 			t.Errorf("%s: %v, want it stored", c.args, err)
-		case c.want != "" && (!errors.As(err, &ve) || "invalid "+ve.Field+": "+ve.Rule != c.want):
-			t.Errorf("%s:\n got %v\nwant %s", c.args, err, c.want)
+			continue
+		}
+		want := c.stored
+		if want == "=" {
+			want = c.args
+		}
+		ms, err := e.Messages(ctx, thread, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(ms[0].ToolCalls[0].Arguments); got != strings.TrimSpace(want) {
+			t.Errorf("%s: stored %s, want %s", c.args, got, want)
 		}
 	}
 }
 
-// TestAppendNullArguments: JSON null arguments are no arguments, stored as
-// {}, as mnemo ingest reads them and as ToolCallArguments("null") gives;
-// the caller's calls are not written. Before, Append refused them ("got
-// null") while the importer stored {}.
+// TestAppendNullArguments: JSON null arguments, and none, are no
+// arguments, stored as {}, as mnemo ingest reads them and as
+// ToolCallArguments("null") gives; the caller's calls are not written.
+// Before, Append refused them ("got null", "is required") while the
+// importer stored {}.
 func TestAppendNullArguments(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.MustOpen(t, engine.Config{})
-	for i, args := range []string{`null`, " null\n", "\tnull"} {
+	for i, args := range []string{`null`, " null\n", "\tnull", "", `"{\"b\":2}"`} {
 		calls := []engine.ToolCall{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}, {ID: "c2", Name: "f", Arguments: json.RawMessage(args)}}
+		if args == "" {
+			calls[1].Arguments = nil
+		}
 		thread := fmt.Sprintf("t%d", i)
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: "r", Messages: []engine.Message{
 			{Role: engine.RoleAssistant, ToolCalls: calls}}}); err != nil {
@@ -163,8 +198,12 @@ func TestAppendNullArguments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a, b := string(ms[0].ToolCalls[0].Arguments), string(ms[0].ToolCalls[1].Arguments); a != `{"a":1}` || b != `{}` {
-			t.Errorf("%q: stored %s and %s, want {\"a\":1} and {}", args, a, b)
+		want := `{}`
+		if i == 4 {
+			want = `{"b":2}`
+		}
+		if a, b := string(ms[0].ToolCalls[0].Arguments), string(ms[0].ToolCalls[1].Arguments); a != `{"a":1}` || b != want {
+			t.Errorf("%q: stored %s and %s, want {\"a\":1} and %s", args, a, b, want)
 		}
 	}
 }
@@ -191,7 +230,7 @@ func TestToolCallArguments(t *testing.T) {
 		{`call lookup with q=x`, `"call lookup with q=x"`},
 		// A byte-order mark, a zero-width space or a word joiner around
 		// the object is dropped as white space is (the mark made it a
-		// string, which Append now refuses).
+		// string, which Append stored as text).
 		{"\ufeff{\"city\":\"Lyon\"}", `{"city":"Lyon"}`},
 		{"\u200b\u2060 {\"a\":1}\ufeff\n", `{"a":1}`},
 		{"\u00a0\u3000{}\u0085", `{}`},

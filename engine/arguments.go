@@ -3,9 +3,11 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
@@ -18,27 +20,106 @@ import (
 // which is most often an object and now and then not: broken JSON, a
 // list, a key given twice. mnemo stores the object itself, and a JSON
 // string for text a model sent that is no such object, so the turn is
-// kept as it happened (ToolCallArguments maps one to the other).
+// kept as it happened. One rule reads them on every path, HTTP
+// (server's POST .../messages decodes into ToolCall), Append and mnemo
+// ingest (package importer): ToolCallArgumentsOf, whose string case is
+// ToolCallArguments.
+
+// ToolCallArgumentsOf returns the ToolCall.Arguments stored for v, a
+// tool call's arguments as a client gave them in JSON (nil, or only white
+// space, when the call left its "arguments" member out): the one rule
+// Append applies to every call (so mnemo serve's POST .../messages too)
+// and mnemo ingest to every call it reads.
+//
+//   - Left out, or JSON null: {} (no arguments; some OpenAI-compatible
+//     clients leave the member out of a call to a function without
+//     parameters).
+//   - An object: v as given. Append refuses it when it repeats a key
+//     (at any depth), nests past MaxArgumentsDepth or passes
+//     Limits.MaxContentBytes.
+//   - A string (OpenAI sends function.arguments as one): the text the
+//     model generated, read by ToolCallArguments: the object it holds
+//     (white space, U+FEFF, U+200B, U+2060 around it dropped) when that
+//     gives each key once; {} when it is empty, white space or "null";
+//     else the model's text, kept as v, the string as given (broken
+//     JSON, a list, a number, a quoted string, an object repeating a key).
+//   - A list, a number, true or false: an error.
+//
+// The error is a *ValidationError (errors.Is ErrInvalidInput) with Index
+// -1 and Field "arguments", for v that is no valid UTF-8, no JSON, or a
+// list, a number, true or false; Append reports it naming the call
+// (messages[i].toolCalls[j].arguments), mnemo ingest naming the record's
+// field (tool_calls[j].function.arguments). The result is a value
+// ToolCallArgumentsOf maps to itself.
+func ToolCallArgumentsOf(v json.RawMessage) (json.RawMessage, error) {
+	t := bytes.Trim(v, jsonSpace)
+	switch {
+	case len(t) == 0 || string(t) == "null":
+		return json.RawMessage("{}"), nil
+	case !utf8.Valid(t): // json.Unmarshal would read it as U+FFFD
+		return nil, argumentsError("must be valid UTF-8")
+	case !json.Valid(t):
+		return nil, argumentsError("must be valid JSON")
+	}
+	switch t[0] {
+	case '{':
+		return v, nil
+	case '"':
+		var s string
+		_ = json.Unmarshal(t, &s) // valid JSON: cannot fail
+		if a, ok := textArguments(s); ok {
+			return a, nil
+		}
+		return v, nil
+	case '[':
+		return nil, argumentsError("must be a JSON object (or a string holding a model's text that is not one), got a list")
+	case 't', 'f':
+		return nil, argumentsError("must be a JSON object (or a string holding a model's text that is not one), got true or false")
+	}
+	return nil, argumentsError("must be a JSON object (or a string holding a model's text that is not one), got a number")
+}
+
+// jsonSpace is JSON's white space (RFC 8259), which may stand around a
+// value.
+const jsonSpace = " \t\r\n"
+
+// argumentsError is ToolCallArgumentsOf's error: rule broken by the
+// arguments, a field the caller renames.
+func argumentsError(rule string) error {
+	return &ValidationError{Index: -1, Field: "arguments", Rule: rule}
+}
 
 // ToolCallArguments returns the ToolCall.Arguments to store for text, the
 // arguments a model sent as OpenAI's function.arguments string: the JSON
 // object text holds when it is one that gives each key once (leading and
-// trailing white space and byte-order marks dropped: trimArguments), else
-// text as a JSON string (broken JSON, a list, a number, an object
-// repeating a key), which Append keeps as the model's text. Empty text
-// (or only white space) and "null" give {}, as for a call without
-// arguments: Append stores null arguments as {}, and mnemo ingest reads
-// both so.
+// trailing white space and byte-order marks dropped: trimArguments), {}
+// when text is empty, only white space or "null" (a call without
+// arguments), else text as a JSON string (broken JSON, a list, a number,
+// an object repeating a key), which Append keeps as the model's text. It
+// is the string case of ToolCallArgumentsOf: Append stores a string
+// holding text as ToolCallArguments(text) reads it, and the result of
+// ToolCallArguments as it is.
 func ToolCallArguments(text string) json.RawMessage {
-	t := []byte(trimArguments(text))
-	if len(t) == 0 || string(t) == "null" {
-		return json.RawMessage("{}")
-	}
-	if isArgumentsObject(t) {
-		return json.RawMessage(t)
+	if a, ok := textArguments(text); ok {
+		return a
 	}
 	b, _ := json.Marshal(text) // a string: cannot fail
 	return b
+}
+
+// textArguments returns the arguments text holds, with ok, when it holds
+// some: the object of trimmed text that gives each key once, or {} for
+// empty text and "null". ok is false for the text of a model that is no
+// such object, which is stored as a string.
+func textArguments(text string) (_ json.RawMessage, ok bool) {
+	t := []byte(trimArguments(text))
+	switch {
+	case len(t) == 0 || string(t) == "null":
+		return json.RawMessage("{}"), true
+	case isArgumentsObject(t):
+		return json.RawMessage(t), true
+	}
+	return nil, false
 }
 
 // trimArguments is text without the characters around its JSON text that
@@ -47,9 +128,8 @@ func ToolCallArguments(text string) json.RawMessage {
 // U+00A0 and U+3000 among them) and the invisible characters an editor,
 // a Windows tool or a copy puts before text: a byte-order mark (U+FEFF),
 // a zero-width space (U+200B), a word joiner (U+2060). "\ufeff{\"a\":1}"
-// is the object {"a":1} to ToolCallArguments, and a string holding it is
-// refused by Append as one holding "{\"a\":1}" is; before, the mark made
-// it pass as a model's text that is no object (bytes.TrimSpace keeps it).
+// is the object {"a":1} to ToolCallArguments; before, the mark made it
+// pass as a model's text that is no object (bytes.TrimSpace keeps it).
 func trimArguments(text string) string {
 	return strings.TrimFunc(text, func(r rune) bool {
 		return unicode.IsSpace(r) || r == '\ufeff' || r == '\u200b' || r == '\u2060'
@@ -66,25 +146,25 @@ func isArgumentsObject(t []byte) bool {
 	return !repeated
 }
 
-// nullArgumentsAsNone gives {} to each tool call of msgs whose arguments
-// are JSON null (JSON white space around it allowed): null means no
-// arguments, as OpenAI's "{}" for a function without parameters, and
-// mnemo ingest reads null (and empty arguments) as {}; HTTP and Append
-// refused it. msgs is an append's own copy of the caller's slice: a
-// message's ToolCalls are copied before one is changed, so the caller's
-// calls are never written.
-func nullArgumentsAsNone(msgs []Message) {
+// storeArguments gives each tool call of msgs the arguments
+// ToolCallArgumentsOf reads in what it was given (left out or null: {};
+// a string holding an object: the object), leaving those it refuses for
+// checkArguments to name in the request's order. msgs is an append's
+// own copy of the caller's slice: a message's ToolCalls are copied
+// before one is changed, so the caller's calls are never written.
+func storeArguments(msgs []Message) {
 	for i := range msgs {
 		copied := false
 		for j, tc := range msgs[i].ToolCalls {
-			if string(bytes.Trim(tc.Arguments, " \t\r\n")) != "null" {
+			a, err := ToolCallArgumentsOf(tc.Arguments)
+			if err != nil || bytes.Equal(a, tc.Arguments) {
 				continue
 			}
 			if !copied {
 				msgs[i].ToolCalls = slices.Clone(msgs[i].ToolCalls)
 				copied = true
 			}
-			msgs[i].ToolCalls[j].Arguments = json.RawMessage("{}")
+			msgs[i].ToolCalls[j].Arguments = a
 		}
 	}
 }
@@ -95,24 +175,18 @@ func nullArgumentsAsNone(msgs []Message) {
 const MaxArgumentsDepth = 64
 
 // checkArguments checks a tool call's arguments a, named field of message
-// i (null was made {} before: nullArgumentsAsNone): bounded valid JSON
-// text that is an object giving each key once (as
-// working memory and metadata refuse a key given twice), or a string
-// whose text is no such object. A string holding one is refused: it is
-// OpenAI's function.arguments passed on undecoded, which was stored as a
-// string and shown to the model as one ("{\"a\":1}" for {"a":1}).
+// i, as storeArguments left them: what ToolCallArgumentsOf accepts
+// (valid UTF-8 without NUL, JSON, an object or a string) within the
+// depth and size bounds, an object giving each key once at any depth (as
+// working memory and metadata refuse a key given twice).
 func (e *Engine) checkArguments(i int, field string, a json.RawMessage) error {
-	if len(a) == 0 {
-		return invalid(i, field, "is required (use {} for none)")
-	}
 	if err := checkText(i, field, string(a)); err != nil {
 		return err
 	}
-	if !json.Valid(a) {
-		return invalid(i, field, "must be valid JSON")
-	}
-	if kind := argumentsKind(a); kind != "" {
-		return invalid(i, field, "must be a JSON object (or a string holding a model's text that is not one), got %s", kind)
+	if _, err := ToolCallArgumentsOf(a); err != nil {
+		var ve *ValidationError
+		errors.As(err, &ve)
+		return invalid(i, field, "%s", ve.Rule)
 	}
 	if d := jsonDepth(a); d > MaxArgumentsDepth {
 		return invalid(i, field, "nested %d levels deep, at most %d", d, MaxArgumentsDepth)
@@ -123,38 +197,5 @@ func (e *Engine) checkArguments(i int, field string, a json.RawMessage) error {
 	if path, _, ok := jsonkey.Repeated(a); ok {
 		return invalid(i, field, "%q is given twice in one object; give each member once (engine.ToolCallArguments keeps a model's text that repeats a key as a string)", path)
 	}
-	if holdsArgumentsObject(a) {
-		return invalid(i, field, "is a string holding a JSON object; give the object itself (OpenAI's function.arguments is such a string: engine.ToolCallArguments decodes it)")
-	}
 	return nil
-}
-
-// holdsArgumentsObject reports whether a, valid JSON, is a string whose
-// text is an object that gives each key once.
-func holdsArgumentsObject(a json.RawMessage) bool {
-	a = bytes.TrimLeft(a, " \t\r\n")
-	var s string
-	if a[0] != '"' || json.Unmarshal(a, &s) != nil {
-		return false
-	}
-	return isArgumentsObject([]byte(trimArguments(s)))
-}
-
-// argumentsKind names the kind of the arguments a (valid JSON) when they
-// are neither an object nor a string ("a list", "a number", "true or
-// false", "null": Append makes null {} before it asks), else "". Before,
-// [1] and 3 were stored as arguments.
-func argumentsKind(a json.RawMessage) string {
-	a = bytes.TrimLeft(a, " \t\r\n")
-	switch a[0] {
-	case '{', '"':
-		return ""
-	case '[':
-		return "a list"
-	case 't', 'f':
-		return "true or false"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }

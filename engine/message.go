@@ -49,6 +49,10 @@ type ToolCall struct {
 	// ID is the call's id, which the answering tool message's ToolCallID names.
 	ID string `json:"id"`
 	// Name is the function called.
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"` // a JSON object giving each key once, or a string holding a model's text that is not one (ToolCallArguments); JSON null is stored as {} (no arguments); required
+	Name string `json:"name"`
+	// Arguments are a JSON object giving each key once, or a string of a
+	// model's text that is no such object. Append stores what
+	// ToolCallArgumentsOf reads in them: nil (left out) and JSON null as
+	// {} (no arguments), a string holding an object as that object.
+	Arguments json.RawMessage `json:"arguments"`
 }

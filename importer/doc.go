@@ -13,8 +13,12 @@
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}), Ollama's (the
 // arguments an object) or mnemo's ({"id", "name", "arguments": <JSON>});
-// a call's "type" is "function" or none, and its arguments, read from
-// their string, a JSON object or nothing ({}) (toolCallFault). Ollama's
+// a call's "type" is "function" or none (typeFault), and its arguments
+// are read by the rule of mnemo serve and engine.Append
+// (engine.ToolCallArgumentsOf, callArguments): a string holding an
+// object is the object, other text in a string is kept as the model's
+// text, none, null, "" or "null" is {}, a list, a number or true/false
+// is malformed. Ollama's
 // "tool_name" of a "tool" line is its name (jsonlRecord.toolName).
 // A line may instead be an OpenAI Responses item told by its "type"
 // (responses.go): a "message", a "function_call" (a tool call of the

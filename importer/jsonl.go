@@ -425,11 +425,15 @@ func startsValue(b []byte) bool {
 // parseToolCalls accepts OpenAI's, Ollama's and mnemo's tool-call shapes:
 // a "function" object whose arguments are JSON text in a string (OpenAI)
 // or a JSON object (Ollama's /api/chat), or the name and arguments on the
-// call (mnemo; arguments in a string are JSON text too).
+// call (mnemo), each read by the rule of mnemo serve and engine.Append
+// (callArguments).
 func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 	calls, err := toolCalls(raw)
 	var ce *callError
+	var ve *engine.ValidationError
 	switch {
+	case errors.As(err, &ve): // names the call's arguments (callArguments)
+		return nil, err
 	case errors.As(err, &ce):
 		return nil, fmt.Errorf("tool_calls[%d]%w", ce.index, ce.err)
 	case err != nil:
@@ -439,7 +443,8 @@ func parseToolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 }
 
 // toolCalls is parseToolCalls without the "tool_calls: " its errors
-// begin with; the fault of one call (toolCallFault) is a *callError.
+// begin with; the fault of one call's type (typeFault) is a *callError,
+// of its arguments a *engine.ValidationError naming them (callArguments).
 func toolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 	var items []struct {
 		ID        string          `json:"id"`
@@ -465,39 +470,22 @@ func toolCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 	}
 	out := make([]engine.ToolCall, len(items))
 	for i, it := range items {
-		tc := engine.ToolCall{ID: it.ID, Name: it.Name, Arguments: argumentsText(it.Arguments)}
-		if fn := it.Function; fn != nil {
-			if a := bytes.TrimSpace(fn.Arguments); len(a) > 0 && a[0] != '"' && a[0] != '{' && string(a) != "null" {
-				return nil, fmt.Errorf(`"function.arguments" must be a string of JSON text or an object, got %s`, jsonKind(a))
-			}
-			tc.Name, tc.Arguments = fn.Name, argumentsText(fn.Arguments)
-		}
-		if len(tc.Arguments) == 0 || string(tc.Arguments) == "null" { // none, as when it was read as a string
-			tc.Arguments = json.RawMessage("{}")
-		}
-		if err := toolCallFault(it.Type, tc.Arguments, it.Function != nil); err != nil {
+		if err := typeFault(it.Type); err != nil {
 			return nil, &callError{i, err}
 		}
+		tc := engine.ToolCall{ID: it.ID, Name: it.Name}
+		args, field := it.Arguments, fmt.Sprintf("tool_calls[%d].arguments", i)
+		if fn := it.Function; fn != nil {
+			tc.Name, args, field = fn.Name, fn.Arguments, fmt.Sprintf("tool_calls[%d].function.arguments", i)
+		}
+		a, err := callArguments(field, args)
+		if err != nil {
+			return nil, err
+		}
+		tc.Arguments = a
 		out[i] = tc
 	}
 	return out, nil
-}
-
-// argumentsText is a tool call's arguments as JSON text: a JSON string's
-// text (OpenAI sends the arguments as JSON text inside a string), else
-// the value itself. A string holding an object that gives each key once,
-// behind white space or a byte-order mark, U+200B or U+2060, is that
-// object, as engine.ToolCallArguments reads it for Append; any other
-// string's text is returned as it is, for the line's checks to name.
-func argumentsText(raw json.RawMessage) json.RawMessage {
-	var s string
-	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		if a := engine.ToolCallArguments(s); a[0] == '{' {
-			return a
-		}
-		return json.RawMessage(s)
-	}
-	return raw
 }
 
 // jsonKind names the kind of the JSON value v: "a list", "a number",

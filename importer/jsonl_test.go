@@ -244,8 +244,12 @@ func TestRecordErrorWording(t *testing.T) {
 			`importer: f.jsonl line 2: invalid role: must be user, assistant or tool, got "robot"`},
 		{`{"thread":"t","resource":"r","role":"tool","content":"42"}`, "tool_call_id",
 			`importer: f.jsonl line 2: invalid tool_call_id: is required for a tool message`},
-		{`{"thread":"t","resource":"r","role":"assistant","tool_calls":[{"id":"c1","name":"f","arguments":"{bad"}]}`, "tool_calls[0].arguments",
-			`importer: f.jsonl line 2: invalid tool_calls[0].arguments: must be valid JSON`},
+		{`{"thread":"t","resource":"r","role":"assistant","tool_calls":[{"id":"c1","name":"f","arguments":[1]}]}`, "tool_calls[0].arguments",
+			`importer: f.jsonl line 2: invalid tool_calls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got a list`},
+		{`{"thread":"t","resource":"r","role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":3}}]}`, "tool_calls[0].function.arguments",
+			`importer: f.jsonl line 2: invalid tool_calls[0].function.arguments: must be a JSON object (or a string holding a model's text that is not one), got a number`},
+		{`{"thread":"t","resource":"r","type":"function_call","call_id":"c1","name":"f","arguments":true}`, "arguments",
+			`importer: f.jsonl line 2: invalid arguments: must be a JSON object (or a string holding a model's text that is not one), got true or false`},
 		{`{"thread":"bad thread","resource":"r","role":"user","content":"x"}`, "thread",
 			`importer: f.jsonl line 2: invalid thread: must be 1-128 characters of [A-Za-z0-9_.:@-]`},
 		{`{"thread":"t","resource":"r","role":"user","name":"bob\u202e","content":"x"}`, "name",
@@ -267,11 +271,12 @@ func TestRecordErrorWording(t *testing.T) {
 }
 
 // TestJSONLRepeatedKey: a record naming a key twice in one object (at any
-// depth, a tool call's arguments string included) is malformed, reported
-// with the key's path and skipped (or stops a strict import), as a request
-// body to the HTTP API is refused. Before, encoding/json kept the last
-// one: {"content":"a","content":"b"} stored b, and arguments of
-// "{\"city\":\"Lyon\",\"city\":\"Porto\"}" were stored as sent.
+// depth) is malformed, reported with the key's path and skipped (or stops
+// a strict import), as a request body to the HTTP API is refused. Before,
+// encoding/json kept the last one: {"content":"a","content":"b"} stored
+// b. A tool call's arguments string holding an object that names a key
+// twice is the model's text, stored as that string, as mnemo serve and
+// engine.Append store it (it skipped the line, which they stored).
 func TestJSONLRepeatedKey(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.MustOpen(t, engine.Config{})
@@ -285,10 +290,19 @@ func TestJSONLRepeatedKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Messages != 1 || rep.Skipped != 3 {
-		t.Fatalf("report %+v %v; want 1 stored, 3 skipped", rep, rep.Problems)
+	if rep.Messages != 2 || rep.Skipped != 2 {
+		t.Fatalf("report %+v %v; want 2 stored, 2 skipped", rep, rep.Problems)
 	}
-	for i, want := range []string{`"content" is given twice`, `"metadata.k" is given twice`, `invalid tool_calls[0].arguments: "city" is given twice`} {
+	ms, err := e.Messages(ctx, "t", 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := ms[len(ms)-1]; m.ID != "d3" {
+		t.Fatalf("last message %s, want d3", m.ID)
+	} else if got, want := string(m.ToolCalls[0].Arguments), `"{\"city\":\"Lyon\",\"city\":\"Porto\"}"`; got != want {
+		t.Errorf("d3's arguments %s, want the model's text %s", got, want)
+	}
+	for i, want := range []string{`"content" is given twice`, `"metadata.k" is given twice`} {
 		if pr := rep.Problems[i]; pr.Where != fmt.Sprintf("line %d", i+2) || !strings.Contains(pr.Error(), want) {
 			t.Fatalf("problem %d: %v at %s, want %s", i, pr, pr.Where, want)
 		}
@@ -431,7 +445,7 @@ func TestJSONLTypeErrorWording(t *testing.T) {
 		{`"thread":"t","tool_calls":{"a":1}`, `tool_calls: must be a list of tool calls, got an object`},
 		{`"thread":"t","tool_calls":[3]`, `tool_calls: each tool call must be an object, got a number`},
 		{`"thread":"t","tool_calls":[{"id":5}]`, `tool_calls: "id" must be a string, got a number`},
-		{`"thread":"t","tool_calls":[{"id":"c","function":{"name":"f","arguments":5}}]`, `tool_calls: "function.arguments" must be a string of JSON text or an object, got a number`},
+		{`"thread":"t","tool_calls":[{"id":"c","function":{"name":"f","arguments":5}}]`, `invalid tool_calls[0].function.arguments: must be a JSON object (or a string holding a model's text that is not one), got a number`},
 	} {
 		line := `{` + c.member + `,"resource":"r","role":"user","content":"x"}`
 		if strings.Contains(c.member, `"role"`) || strings.Contains(c.member, `"content"`) {

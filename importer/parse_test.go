@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mnemo-go/mnemo/engine"
 )
 
 // This file tests parseJSONL, the JSONL line parser, without an engine:
@@ -110,7 +112,8 @@ func TestParseResponsesItem(t *testing.T) {
 		{"ErrFunctionCallRole", `"type":"function_call","role":"assistant","call_id":"c1","name":"f"`, `unknown field "role" (a "function_call" item has thread, resource, id, type, status, call_id, name, arguments, metadata and created_at)`, ""},
 		{"ErrFunctionCallNoCallID", `"type":"function_call","name":"f","arguments":"{}"`, `"call_id" is required in a "function_call" item`, ""},
 		{"ErrFunctionCallNoName", `"type":"function_call","call_id":"c1","arguments":"{}"`, `"name" is required in a "function_call" item`, ""},
-		{"ErrFunctionCallArgumentsNumber", `"type":"function_call","call_id":"c1","name":"f","arguments":5`, `"arguments" must be a string of JSON text or an object, got a number`, ""},
+		{"ErrFunctionCallArgumentsNumber", `"type":"function_call","call_id":"c1","name":"f","arguments":5`, `engine: invalid arguments: must be a JSON object (or a string holding a model's text that is not one), got a number`, ""},
+		{"OKFunctionCallArgumentsText", `"type":"function_call","call_id":"c1","name":"f","arguments":"[1]"`, `assistant "" [c1 f "[1]"] ""`, ""},
 		{"ErrFunctionCallCallIDNumber", `"type":"function_call","call_id":1,"name":"f"`, `"call_id" must be a string, got a number`, ""},
 		{"ErrOutputNoCallID", `"type":"function_call_output","output":"42"`, `"call_id" is required in a "function_call_output" item`, ""},
 		{"ErrOutputMissing", `"type":"function_call_output","call_id":"c1"`, `"output" is required in a "function_call_output" item`, ""},
@@ -169,10 +172,14 @@ func TestParseToolName(t *testing.T) {
 }
 
 // TestParseToolCallTypeArguments: a tool call's "type" is "function" or
-// none, and its arguments a JSON object (or none: {}); another type, or
-// arguments that are JSON but no object, skip the line naming the call's
-// member. Before, "type" was never read ("custom" and 42 were stored as
-// function calls) and "[1]" or "3" were stored as the arguments.
+// none, and its arguments are read as mnemo serve and engine.Append read
+// them (engine.ToolCallArgumentsOf): a JSON object, a string holding one
+// (the object), none, null, "" or "null" ({}), other text in a string
+// (kept as the model's text); another type, or arguments that are a
+// list, a number or true/false, skip the line naming the call's member.
+// Before, "type" was never read ("custom" and 42 were stored as function
+// calls), and a string holding text that is no object ("[1]", "3", "{bad")
+// skipped the line where Append stored it as the model's text.
 func TestParseToolCallTypeArguments(t *testing.T) {
 	for _, c := range []struct {
 		name, calls string
@@ -186,15 +193,21 @@ func TestParseToolCallTypeArguments(t *testing.T) {
 		{"OKNullArgumentsMnemo", `[{"id":"c1","name":"f","arguments":null}]`, `{}`},
 		{"OKMarkBefore", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"\ufeff{\"a\":1}"}}]`, `{"a":1}`},
 		{"OKSpaceAround", `[{"id":"c1","name":"f","arguments":" \u200b{\"a\":1}\n"}]`, `{"a":1}`},
-		{"OKNotJSON", `[{"id":"c1","name":"f","arguments":"{\"a\":"}]`, `{"a":`}, // the engine's to refuse
+		{"OKNoArguments", `[{"id":"c1","type":"function","function":{"name":"f"}}]`, `{}`},
+		{"OKNullString", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"null"}}]`, `{}`},
+		{"OKNotJSON", `[{"id":"c1","name":"f","arguments":"{\"a\":"}]`, `"{\"a\":"`},
+		{"OKTextList", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"[1]"}}]`, `"[1]"`},
+		{"OKTextNumber", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"3"}}]`, `"3"`},
+		{"OKTextString", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"\"x\""}}]`, `"\"x\""`},
+		{"OKTextTrue", `[{"id":"c1","function":{"name":"f","arguments":"true"}}]`, `"true"`},
+		{"OKTextRepeatedKey", `[{"id":"c1","function":{"name":"f","arguments":"{\"a\":1,\"a\":2}"}}]`, `"{\"a\":1,\"a\":2}"`},
 		{"ErrTypeCustom", `[{"id":"c1","type":"custom","function":{"name":"f","arguments":"{}"}}]`, `tool_calls[0].type is "custom": mnemo stores function calls only (a "type" of "function", or none)`},
 		{"ErrTypeNumber", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","type":42,"function":{"name":"g","arguments":"{}"}}]`, `tool_calls[1].type must be a string, got a number`},
-		{"ErrArgumentsList", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"[1]"}}]`, `tool_calls[0].function.arguments must be a JSON object (the function's parameters), got a list`},
-		{"ErrArgumentsNumber", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"3"}}]`, `tool_calls[0].function.arguments must be a JSON object (the function's parameters), got a number`},
-		{"ErrArgumentsString", `[{"id":"c1","type":"function","function":{"name":"f","arguments":"\"x\""}}]`, `tool_calls[0].function.arguments must be a JSON object (the function's parameters), got a string`},
-		{"ErrArgumentsTrue", `[{"id":"c1","function":{"name":"f","arguments":"true"}}]`, `tool_calls[0].function.arguments must be a JSON object (the function's parameters), got true or false`},
-		{"ErrArgumentsMnemoNumber", `[{"id":"c1","name":"f","arguments":5}]`, `tool_calls[0].arguments must be a JSON object (the function's parameters), got a number`},
-		{"ErrArgumentsMnemoList", `[{"id":"c1","name":"f","arguments":[1]}]`, `tool_calls[0].arguments must be a JSON object (the function's parameters), got a list`},
+		{"ErrArgumentsNumber", `[{"id":"c1","type":"function","function":{"name":"f","arguments":3}}]`, `engine: invalid tool_calls[0].function.arguments: must be a JSON object (or a string holding a model's text that is not one), got a number`},
+		{"ErrArgumentsTrue", `[{"id":"c1","function":{"name":"f","arguments":true}}]`, `engine: invalid tool_calls[0].function.arguments: must be a JSON object (or a string holding a model's text that is not one), got true or false`},
+		{"ErrArgumentsMnemoNumber", `[{"id":"c1","name":"f","arguments":5}]`, `engine: invalid tool_calls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got a number`},
+		{"ErrArgumentsMnemoList", `[{"id":"c1","name":"f","arguments":[1]}]`, `engine: invalid tool_calls[0].arguments: must be a JSON object (or a string holding a model's text that is not one), got a list`},
+		{"ErrArgumentsSecondCall", `[{"id":"c1","name":"f","arguments":{}},{"id":"c2","name":"f","arguments":[]}]`, `engine: invalid tool_calls[1].arguments: must be a JSON object (or a string holding a model's text that is not one), got a list`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			line := `{"thread":"t","resource":"r","role":"assistant","content":"","tool_calls":` + c.calls + `}`
@@ -210,10 +223,6 @@ func TestParseToolCallTypeArguments(t *testing.T) {
 				t.Errorf("%s:\n got %s\nwant %s", line, got, c.want)
 			}
 		})
-	}
-	l, err := parseJSONL([]byte(`{"thread":"t","resource":"r","type":"function_call","call_id":"c1","name":"f","arguments":"[1]"}`), 0)
-	if got, want := fmt.Sprint(err), `"arguments" must be a JSON object (the function's parameters), got a list`; got != want {
-		t.Errorf("function_call item: %+v, %v; want %s", l.msg, err, want)
 	}
 }
 
@@ -371,9 +380,14 @@ func checkRoundTrip(t *testing.T, l jsonlLine) {
 	}
 	calls := []map[string]any{}
 	for _, c := range m.ToolCalls {
-		// As JSON text in a string, which is read as it is: a value
-		// would be read as the text of a string it is.
-		calls = append(calls, map[string]any{"id": c.ID, "name": c.Name, "arguments": string(c.Arguments)})
+		// An object as JSON text in a string (OpenAI's shape), read
+		// back byte for byte; a model's text (a string) as that text.
+		args := string(c.Arguments)
+		var text string
+		if json.Unmarshal(c.Arguments, &text) == nil {
+			args = text
+		}
+		calls = append(calls, map[string]any{"id": c.ID, "name": c.Name, "arguments": args})
 	}
 	if m.ToolCalls != nil { // [] too
 		rec["tool_calls"] = calls
@@ -386,9 +400,23 @@ func checkRoundTrip(t *testing.T, l jsonlLine) {
 	if err != nil {
 		t.Fatalf("%s, written from %+v, is refused: %v", line, m, err)
 	}
-	if !reflect.DeepEqual(back.msg, m) || back.thread != l.thread || back.resource != l.resource {
+	if !reflect.DeepEqual(textArguments(back.msg), textArguments(m)) || back.thread != l.thread || back.resource != l.resource {
 		t.Fatalf("%s reads back as\n%+v, want\n%+v", line, back.msg, m)
 	}
+}
+
+// textArguments is m with each tool call's arguments that are a string
+// (a model's text, kept as the line wrote it) written as encoding/json
+// writes that text, so that two spellings of one string compare equal.
+func textArguments(m engine.Message) engine.Message {
+	m.ToolCalls = slices.Clone(m.ToolCalls)
+	for i, c := range m.ToolCalls {
+		var text string
+		if json.Unmarshal(c.Arguments, &text) == nil {
+			m.ToolCalls[i].Arguments, _ = json.Marshal(text)
+		}
+	}
+	return m
 }
 
 // TestParseTrailingBracket: a record followed by a "}" or "]" is

@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,15 +116,8 @@ func (rec *jsonlRecord) functionCall() (engine.Message, error) {
 	case rec.Name == "":
 		return engine.Message{}, errFunctionCallNoName
 	}
-	a := bytes.TrimSpace(rec.Arguments)
-	if len(a) > 0 && a[0] != '"' && a[0] != '{' && string(a) != "null" {
-		return engine.Message{}, fmt.Errorf(`"arguments" must be a string of JSON text or an object, got %s`, jsonKind(a))
-	}
-	args := argumentsText(rec.Arguments)
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
-	if err := notObject(`"arguments"`, args); err != nil {
+	args, err := callArguments("arguments", rec.Arguments)
+	if err != nil {
 		return engine.Message{}, err
 	}
 	return engine.Message{ID: rec.ID, Role: engine.RoleAssistant, Metadata: rec.Metadata,

@@ -48,9 +48,7 @@ func TestProblems(t *testing.T) {
 		{"FarFutureTime", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x"},{"role":"user","content":"y","createdAt":"9999-12-31T23:59:59Z"}]}`, 400, "invalid-input", "messages[1].createdAt"},
 		{"BadRange", "POST", "/v1/search", "/v1/search", bobToken, `{"resourceId":"res-bob","query":"x","recall":{"messageRange":"wide"}}`, 400, "invalid-input", "recall.messageRange"},
 		{"ToolCallArgumentsList", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"assistant","toolCalls":[{"id":"c1","name":"f","arguments":{}},{"id":"c2","name":"f","arguments":[1]}]}]}`, 400, "invalid-input", "messages[0].toolCalls[1].arguments"},
-		// OpenAI's function.arguments string passed on undecoded was stored
-		// as a string.
-		{"ToolCallArgumentsStringOfObject", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"assistant","toolCalls":[{"id":"c1","name":"f","arguments":"{\"q\":\"x\"}"}]}]}`, 400, "invalid-input", "messages[0].toolCalls[0].arguments"},
+		{"ToolCallArgumentsNumber", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"assistant","toolCalls":[{"id":"c1","name":"f","arguments":3}]}]}`, 400, "invalid-input", "messages[0].toolCalls[0].arguments"},
 		{"NestedWrongType", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x"},{"role":"user","content":5}]}`, 400, "invalid-input", "messages[1].content"},
 		{"NestedUnknownField", "POST", appendPath, "/v1/threads/{thread}/messages", bobToken, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x","extra":1}]}`, 400, "invalid-input", "messages[0].extra"},
 		{"RecallUnknownField", "POST", "/v1/search", "/v1/search", bobToken, `{"resourceId":"res-bob","query":"x","recall":{"bogus":1}}`, 400, "invalid-input", "recall.bogus"},
