@@ -238,6 +238,22 @@ func classify(err error) *apiError {
 // engine closing, an erasure that waited too long, a database outage.
 const retryAfter = "5"
 
+// bearerChallenge is the WWW-Authenticate challenge of a 401 answer to r
+// (RFC 6750 section 3): Bearer realm="mnemo", with error="invalid_token"
+// when r sent a bearer token (one the token file does not hold), and no
+// error code when it sent none (or another scheme), as the RFC asks. The
+// MCP authorization spec's resource_metadata parameter (RFC 9728) is left
+// out: it points an OAuth client at the protected resource metadata of an
+// authorization server, and mnemo's tokens come from its token file, not
+// from OAuth, so there is no such document to point at.
+func bearerChallenge(r *http.Request) string {
+	const scheme = "Bearer "
+	if a := r.Header.Get("Authorization"); len(a) > len(scheme) && strings.EqualFold(a[:len(scheme)], scheme) {
+		return `Bearer realm="mnemo", error="invalid_token"`
+	}
+	return `Bearer realm="mnemo"`
+}
+
 // statusClientClosed is the status logged for a request whose client hung
 // up before its answer (no client sees it; net/http names none).
 const statusClientClosed = 499
@@ -245,7 +261,11 @@ const statusClientClosed = 499
 // writeProblem answers err as problem+json and logs internal causes. An
 // error wrapping context.Canceled while r's context is done is the client's
 // hang-up, not a fault: answered (to nobody) and logged as 499, at info
-// level in the access log only.
+// level in the access log only. Every problem carries Cache-Control:
+// no-store and nosniff, on the API and on the mounts alike (/mcp's 401
+// and 429 had nosniff only): it answers one request, about what that
+// request named, and no cache or browser should keep or sniff it; a 401
+// carries the bearer challenge (bearerChallenge).
 func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	ae := classify(err)
 	if r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(ae.cause, context.Canceled)) {
@@ -261,6 +281,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 	h := w.Header()
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
 	if ae.kind.status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", retryAfter)
 	}
@@ -268,7 +289,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 		h.Set("Retry-After", strconv.Itoa(RetryAfter(ae.retry)))
 	}
 	if ae.kind.status == http.StatusUnauthorized {
-		h.Set("WWW-Authenticate", `Bearer realm="mnemo"`)
+		h.Set("WWW-Authenticate", bearerChallenge(r))
 	}
 	w.WriteHeader(p.Status)
 	_ = json.NewEncoder(w).Encode(p)
