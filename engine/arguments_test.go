@@ -11,11 +11,13 @@ import (
 )
 
 // FuzzToolCallArgumentsOf: the arguments rule of every path
-// (engine.ToolCallArgumentsOf) gives, for any value, {} , an object
-// giving each key once or a string, each of which it maps to itself (so
+// (engine.ToolCallArgumentsOf) gives, for any value, valid JSON that is
+// an object ({} among them) or a string, which it maps to itself (so
 // Append, mnemo serve and mnemo ingest agree on what they store, read
 // once or twice), or a *ValidationError on "arguments"; a string's
 // result is what ToolCallArguments reads in its text.
+//
+//	go test ./engine -run '^$' -fuzz FuzzToolCallArgumentsOf -fuzztime 30s
 func FuzzToolCallArgumentsOf(f *testing.F) {
 	for _, s := range []string{``, ` `, `null`, `{}`, `{"a":1}`, `{"a":1,"a":2}`, `""`, `"null"`, `" "`,
 		`"{\"a\":1}"`, `"\ufeff{\"a\":1}"`, `"{\"a\":1,\"a\":2}"`, `"[1]"`, `"1"`, `"\"x\""`, `"{bad"`,
