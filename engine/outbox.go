@@ -182,7 +182,10 @@ func outboxIDs(rows []msgstore.OutboxRow) []int64 {
 // applyOutbox brings the indexes up to date for rows: deletions first, then
 // lexical indexing and embedding. Rows are deleted once done; a failed step
 // is retried with exponential backoff. An embedder failure never holds back
-// lexical indexing: the row becomes an "embed" row.
+// lexical indexing: the row becomes an "embed" row. A deletion of a message
+// stored again since its erasure is a removal and then an indexing of the
+// live message (removeRows), whenever it runs: the indexes then hold the
+// live message and none of the erased text.
 func (e *Engine) applyOutbox(ctx context.Context, rows []msgstore.OutboxRow) error {
 	if e.onPostgres() {
 		err := e.embedRows(ctx, rows) // outbox_postgres.go
@@ -207,21 +210,11 @@ func (e *Engine) applyOutbox(ctx context.Context, rows []msgstore.OutboxRow) err
 		}
 	}
 	if len(dels) > 0 {
-		ids := make([]string, len(dels))
-		var resources []string
-		for i, r := range dels {
-			ids[i] = r.MessageID
-			if !slices.Contains(resources, r.Resource) {
-				resources = append(resources, r.Resource)
-			}
-		}
-		// The rows' resources: their shard snapshots are deleted too.
-		if err := ix.Remove(ctx, ids, resources...); err != nil {
-			return e.deferRows(ctx, dels, err)
-		}
-		if err := e.doneRows(ctx, dels); err != nil {
+		again, err := e.removeRows(ctx, ix, dels)
+		if err != nil {
 			return err
 		}
+		index = append(again, index...)
 	}
 	for _, group := range [][]msgstore.OutboxRow{index, embed} {
 		if len(group) == 0 {
@@ -232,6 +225,46 @@ func (e *Engine) applyOutbox(ctx context.Context, rows []msgstore.OutboxRow) err
 		}
 	}
 	return nil
+}
+
+// removeRows removes the messages of the delete rows dels from the
+// indexes. The rows of messages no longer stored are done; those of
+// messages stored again since their erasure (an import run again) are
+// returned as index rows, for the caller to index the live message: its
+// own index row may have been applied before this removal (deferred after
+// a failure), which removed it with the erased text. On failure the rows
+// are deferred (deferRows) and none is returned; the caller goes on with
+// the batch's other rows, as the next batch would.
+func (e *Engine) removeRows(ctx context.Context, ix *recall.Index, dels []msgstore.OutboxRow) (again []msgstore.OutboxRow, err error) {
+	ids := make([]string, len(dels))
+	var resources []string
+	for i, r := range dels {
+		ids[i] = r.MessageID
+		if !slices.Contains(resources, r.Resource) {
+			resources = append(resources, r.Resource)
+		}
+	}
+	// The rows' resources: their shard snapshots are deleted too.
+	if err := ix.Remove(ctx, ids, resources...); err != nil {
+		return nil, e.deferRows(ctx, dels, err)
+	}
+	stored, err := e.ms.StoredIDs(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	done := dels
+	if len(stored) > 0 {
+		done = make([]msgstore.OutboxRow, 0, len(dels))
+		for _, r := range dels {
+			if stored[r.MessageID] {
+				r.Op = opIndex
+				again = append(again, r)
+			} else {
+				done = append(done, r)
+			}
+		}
+	}
+	return again, e.doneRows(ctx, done)
 }
 
 // indexRows indexes (op index) or embeds (op embed) the rows' messages

@@ -457,7 +457,12 @@ func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Res
 // erased, which the search leaves out before topK (withErased), so an
 // answer holds min(topK, live matches) hits while the drainer has not
 // removed it from the indexes yet; on Postgres an erasure removes the
-// index entries with the rows. Nor does a row that owes only an embedding
+// index entries with the rows. A message stored again since its erasure
+// is left out too until the removal is applied (the indexes may still
+// hold its erased text), and owes indexing meanwhile: the drainer indexes
+// it again as it applies the removal (removeRows). The index row of a
+// message erased before the drainer reached it is a no-op, and not
+// counted. Nor does a row that owes only an embedding
 // (the vector channel's own status counts the unembedded messages it
 // holds). On SQLite the backlog lists the messages that owe indexing
 // (recall.Backlog.UnindexedIDs), so that the search leaves out those the

@@ -79,7 +79,8 @@ type Backlog struct {
 	// already holds (loaded from the store after they were written, e.g.
 	// a restored copy's first search): its vector channel answers for
 	// them, and so does its lexical channel when it answered from the
-	// shard's postings rather than from bleve. Only the rest make a
+	// shard's postings rather than from bleve. An id the search excludes
+	// (Query.Exclude) is never taken as held. Only the rest make a
 	// channel StatusCatchingUp; with none left the note is dropped too.
 	// nil: every message counted is taken as missing (Finish, Postgres).
 	UnindexedIDs []string
@@ -87,16 +88,19 @@ type Backlog struct {
 
 // heldBy returns b less the messages of b.UnindexedIDs that s holds, for
 // a search whose lexical channel answered from s's postings when lexShard
-// (caller holds s.mu). It looks each id up once (docIndex.get): only while
-// messages owe indexing, and as many lookups as rows the backlog's query
-// read.
-func (b Backlog) heldBy(s *shard, lexShard bool) Backlog {
+// (caller holds s.mu). A message the search left out (exclude,
+// Query.Exclude) is not answered for, held or not: the engine excludes one
+// stored again while the removal of its erased text is pending, and owes
+// it to the answer until then. It looks each id up once (docIndex.get):
+// only while messages owe indexing, and as many lookups as rows the
+// backlog's query read.
+func (b Backlog) heldBy(s *shard, lexShard bool, exclude map[string]bool) Backlog {
 	if b.UnindexedIDs == nil {
 		return b
 	}
 	var held int64
 	for _, id := range b.UnindexedIDs {
-		if s.docs.get(id) != nil {
+		if !exclude[id] && s.docs.get(id) != nil {
 			held++
 		}
 	}

@@ -106,7 +106,7 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 	}
 	t := ix.cfg.Tuning
 	lexShard := !t.BleveScores && !t.BleveMatches && !s.post.overflow // lexicalChannel's choice
-	res.Retrieval.apply(q.Backlog.heldBy(s, lexShard))
+	res.Retrieval.apply(q.Backlog.heldBy(s, lexShard, q.Exclude))
 	return res, nil
 }
 

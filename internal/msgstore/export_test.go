@@ -15,6 +15,9 @@ func (s *Store) ThreadsAfterQueries(resources []string, after *ThreadKey) (sqls 
 	return sqls, args
 }
 
+// PendingSQL is Pending's statement, which only the SQLite engine runs.
+const PendingSQL = pendingSQL
+
 // PendingIndexQueries are the statements of PendingIndex and Pending
 // with their arguments (PendingIndex's resource id and OpIndex, Pending's resource id twice),
 // for the tests that read their plans.

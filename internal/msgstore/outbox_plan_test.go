@@ -15,9 +15,12 @@ import (
 // (PendingIndex, Pending) read outbox_by_resource, not the whole
 // outbox, while other resources owe 3,000 rows: on SQLite the plan
 // searches the covering index by resource and op (no row of the table
-// read); on Postgres (after ANALYZE) it scans the index. Their answers
-// count only the resource's index rows (Pending's Erased, its delete rows
-// whatever index rows they have: no message is stored here).
+// read; Pending's delete rows look their message up by primary key); on
+// Postgres (after ANALYZE) it scans the index. Their answers
+// count only the resource's rows (Pending's Erased, its delete rows
+// whatever index rows they have; its Unindexed, the index rows of ids
+// without one: no message is stored here, so an erased id's index row
+// is a no-op).
 func TestPendingIndexPlan(t *testing.T) { forEachBackend(t, testPendingIndexPlan) }
 
 func testPendingIndexPlan(t *testing.T, b backend) {
@@ -42,8 +45,8 @@ func testPendingIndexPlan(t *testing.T, b backend) {
 		t.Fatalf("PendingIndex = %d, %v; want 4", n, err)
 	}
 	w, err := s.Pending(ctx, "r")
-	if slices.Sort(w.Unindexed); err != nil || strings.Join(w.Unindexed, ",") != "m0,m2,m4,m5" {
-		t.Fatalf("Pending: Unindexed %q, %v; want m0, m2, m4, m5", w.Unindexed, err)
+	if slices.Sort(w.Unindexed); err != nil || strings.Join(w.Unindexed, ",") != "m2,m4" {
+		t.Fatalf("Pending: Unindexed %q, %v; want m2, m4", w.Unindexed, err)
 	}
 	if slices.Sort(w.Erased); strings.Join(w.Erased, ",") != "m0,m1,m5" {
 		t.Fatalf("Pending: Erased %q; want m0, m1, m5", w.Erased)
@@ -57,6 +60,12 @@ func testPendingIndexPlan(t *testing.T, b backend) {
 		}
 	}
 	for q, args := range msgstore.PendingIndexQueries {
+		if q == msgstore.PendingSQL && b.Dialect == store.Postgres {
+			// Only the SQLite engine runs Pending (engine.backlog); on an
+			// empty messages table Postgres plans its lookup of a
+			// stored id as a sequential scan.
+			continue
+		}
 		rows, err := db.QueryContext(ctx, "EXPLAIN "+b.text("QUERY PLAN ", "")+b.Dialect.Rebind(q), args...)
 		if err != nil {
 			t.Fatal(err)
@@ -81,7 +90,7 @@ func testPendingIndexPlan(t *testing.T, b backend) {
 		text := strings.Join(plan, "; ")
 		t.Logf("%s\n  plan: %s", q, text)
 		ok := strings.Contains(text, "outbox_by_resource") && !strings.Contains(text, "TEMP B-TREE") && !strings.Contains(text, "Sort") &&
-			!strings.Contains(text, "SCAN outbox") && !strings.Contains(text, "Seq Scan")
+			!strings.Contains(text, "SCAN outbox") && !strings.Contains(text, "SCAN m") && !strings.Contains(text, "Seq Scan")
 		if b.Dialect == store.SQLite {
 			ok = ok && strings.Contains(text, "SEARCH outbox USING COVERING INDEX outbox_by_resource (resource_id=? AND op=?)")
 		}
