@@ -124,7 +124,8 @@ func TestOpenAPIVacuumedEnum(t *testing.T) {
 // exactly the members a request must give: resourceId may be left out of
 // POST /v1/search and POST /v1/threads/{thread}/messages (the thread's or
 // the token's only resource, as the MCP tools), so a client generated from
-// the document must not demand it.
+// the document must not demand it; a tool call's arguments may be left out
+// (engine.ToolCallArgumentsOf: stored as {}).
 func TestOpenAPIRequired(t *testing.T) {
 	h := newHarness(t, false, server.Config{})
 	r := h.do("GET", "/openapi.json", "", nil)
@@ -139,19 +140,22 @@ func TestOpenAPIRequired(t *testing.T) {
 	if err := json.Unmarshal(r.body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string][]string{
-		"server.SearchBody": {"query"},
-		"server.AppendBody": {"messages"},
+	for name, want := range map[string]struct{ required, optional []string }{
+		"server.SearchBody": {[]string{"query"}, []string{"resourceId"}},
+		"server.AppendBody": {[]string{"messages"}, []string{"resourceId"}},
+		"engine.ToolCall":   {[]string{"id", "name"}, []string{"arguments"}},
 	} {
 		body, ok := doc.Components.Schemas[name]
 		if !ok {
 			t.Fatalf("no %s schema", name)
 		}
-		if got := body.Required; !slices.Equal(got, want) {
-			t.Errorf("%s required %q, want %q", name, got, want)
+		if got := body.Required; !slices.Equal(got, want.required) {
+			t.Errorf("%s required %q, want %q", name, got, want.required)
 		}
-		if _, ok := body.Properties["resourceId"]; !ok {
-			t.Errorf("%s has no resourceId property", name)
+		for _, p := range want.optional {
+			if _, ok := body.Properties[p]; !ok {
+				t.Errorf("%s has no %s property", name, p)
+			}
 		}
 	}
 }
