@@ -166,6 +166,10 @@ func (s *Server) wrap(rt *route) http.Handler {
 				return
 			}
 			who = p.Name
+			// An authenticated answer holds a tenant's conversations: no
+			// cache, the browser's own included, keeps it (before, only
+			// the refusals and the inspector's pages said so).
+			sw.Header().Set("Cache-Control", "no-store")
 		}
 		if err := checkQuery(rt, r); err != nil {
 			writeProblem(sw, r, s.log, err)

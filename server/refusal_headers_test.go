@@ -80,3 +80,25 @@ func TestRefusalHeaders(t *testing.T) {
 		check("past the limit", newRequest(r.method, r.path, r.body, aliceToken), http.StatusTooManyRequests, "")
 	}
 }
+
+// TestAnswerNoStore: an authenticated answer of the API is sent
+// Cache-Control: no-store, as the refusals are (TestRefusalHeaders): it
+// holds a tenant's conversations, which no cache, the browser's own
+// included, should keep. Before, only the refusals and the inspector's
+// pages said so. (The MCP endpoint's answers are the go-sdk's: an event
+// stream, no-cache, no-transform.)
+func TestAnswerNoStore(t *testing.T) {
+	h := newHarness(t, true, server.Config{})
+	for _, r := range []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", "/v1/threads", nil},
+		{"POST", "/v1/search", map[string]any{"query": "hello", "resourceId": "res-alice"}},
+	} {
+		resp := h.do(r.method, r.path, aliceToken, r.body)
+		if resp.status != http.StatusOK || resp.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s %s: %d, Cache-Control %q; want 200, no-store", r.method, r.path, resp.status, resp.header.Get("Cache-Control"))
+		}
+	}
+}
