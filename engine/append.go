@@ -18,6 +18,10 @@ import (
 // AppendRequest adds messages to a thread.
 type AppendRequest struct {
 	// ThreadID names the thread; it is created on first use. Required.
+	// It and every id the request gives (ResourceID, each message's and
+	// each tool call's) must be ValidNewID, not "." or "..": a thread a
+	// store written before that rule holds under such an id can be read,
+	// exported and erased, not appended to.
 	ThreadID string
 	// ResourceID is the owner of the thread (a user or tenant). Required when
 	// the thread is new; when given for an existing thread it must match.

@@ -68,7 +68,8 @@ type Dispatch struct {
 // perform (BeginDispatch).
 type DispatchIntent struct {
 	// RunID is the run making the call; it is claimed for the thread as
-	// LoadContext claims it. Required.
+	// LoadContext claims it. Required; ValidNewID, as the thread's and
+	// the resource's ids.
 	RunID string
 	// ThreadID and ResourceID name the conversation; both required (the
 	// thread is created when new, as by Append).
@@ -183,12 +184,12 @@ func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatc
 // the call dispatched.
 func (e *Engine) validateIntent(in *DispatchIntent) (ToolCall, error) {
 	switch {
-	case !ValidID(in.RunID):
-		return ToolCall{}, invalid(-1, "runId", idRule)
-	case !ValidID(in.ThreadID):
-		return ToolCall{}, invalid(-1, "threadId", idRule)
-	case !ValidID(in.ResourceID):
-		return ToolCall{}, invalid(-1, "resourceId", idRule)
+	case !e.newID(in.RunID):
+		return ToolCall{}, invalid(-1, "runId", newIDRule)
+	case !e.newID(in.ThreadID):
+		return ToolCall{}, invalid(-1, "threadId", newIDRule)
+	case !e.newID(in.ResourceID):
+		return ToolCall{}, invalid(-1, "resourceId", newIDRule)
 	case in.Message.Role != RoleAssistant || len(in.Message.ToolCalls) == 0:
 		return ToolCall{}, invalid(-1, "message", "must be an assistant message with tool calls")
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -67,6 +68,10 @@ type Engine struct {
 	lock    *dirLock   // the data directory's lock; see lock.go
 	events  eventSink  // see events.go
 	erasure eraseState // see erase.go
+
+	// legacyIDs makes newID take "." and ".." (legacyid.Allow, for tests
+	// of stores written before ValidNewID); false but in such tests.
+	legacyIDs atomic.Bool
 }
 
 // Open opens or creates the memory in cfg.Dir: the directory (0700), the

@@ -18,7 +18,8 @@ import (
 // LoadRequest asks for the memory part of the next prompt of a thread.
 type LoadRequest struct {
 	// RunID names this run; its memctx record is stored under
-	// "<RunID>:memctx". Empty means a generated ULID.
+	// "<RunID>:memctx". Empty means a generated ULID; a given one must be
+	// ValidNewID (not "." or ".."), else a *ValidationError on runId.
 	RunID string
 	// ThreadID is the conversation. Required. A thread that does not exist
 	// yet is the first turn of a new conversation (an agent often loads its
@@ -201,8 +202,8 @@ func (e *Engine) startLoad(ctx context.Context, req LoadRequest) (*load, error) 
 	l.req.At = l.req.At.UTC()
 	if l.req.RunID == "" {
 		l.req.RunID = ulid.Make().String()
-	} else if !ValidID(l.req.RunID) {
-		return nil, invalid(-1, "runId", idRule)
+	} else if !e.newID(l.req.RunID) { // the run's record is new data
+		return nil, invalid(-1, "runId", newIDRule)
 	}
 	l.recentN = req.RecentN
 	if l.recentN == 0 {

@@ -38,9 +38,11 @@ type Thread struct {
 }
 
 // GetThread returns the thread's metadata, or ErrThreadNotFound for a
-// well-formed id no thread has. An id Append would refuse (ValidID: empty,
+// well-formed id no thread has. An id no thread can have (ValidID: empty,
 // past 128 bytes, NUL, invalid UTF-8, any byte outside [A-Za-z0-9_.:@-])
-// is a *ValidationError on "threadId", as Append's.
+// is a *ValidationError on "threadId", as Append's. "." and "..", which
+// Append refuses (ValidNewID), are looked up: a store written before may
+// hold them.
 func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error) {
 	if !ValidID(threadID) {
 		return nil, invalid(-1, "threadId", idRule)
@@ -177,8 +179,8 @@ func (e *Engine) Messages(ctx context.Context, threadID string, fromSeq, toSeq i
 // MessagesByID returns the stored messages with the given ids, in the order
 // asked; well-formed ids that are not stored are left out (no ids: an empty
 // slice). When resourceID is not empty, messages of other resources are
-// left out too, so a fetch by id never crosses resources. An id Append
-// would refuse (ValidID) is a *ValidationError on "ids[i]" (i its index),
+// left out too, so a fetch by id never crosses resources. An id no message
+// can have (ValidID) is a *ValidationError on "ids[i]" (i its index),
 // a malformed non-empty resourceID one on "resourceId"; nothing is read.
 func (e *Engine) MessagesByID(ctx context.Context, resourceID string, ids ...string) ([]Message, error) {
 	if resourceID != "" && !ValidID(resourceID) {

@@ -12,10 +12,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
+	"github.com/mnemo-go/mnemo/internal/legacyid"
 	"github.com/mnemo-go/mnemo/internal/render"
 )
 
+// idRule is the rule of an id that names something stored (ValidID), in
+// a read's, an erasure's or a lookup's refusal.
 const idRule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
+
+// newIDRule is the rule of an id that names something new (ValidNewID),
+// in the refusal of an append, a run id or a dispatch.
+const newIDRule = `must be 1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments)`
 
 // idByte marks the bytes of idRule.
 var idByte = func() (ok [256]bool) {
@@ -25,10 +32,13 @@ var idByte = func() (ok [256]bool) {
 	return ok
 }()
 
-// ValidID reports whether s is a valid thread, resource, run, message or
-// tool-call id: 1 to 128 bytes of ASCII letters, digits and _ . : @ -
-// (no spaces, no other characters, so no two ids differ only by Unicode
-// normalisation). An invalid one is a *ValidationError naming its field.
+// ValidID reports whether s may be the id of a stored thread, resource,
+// run, message or tool call: 1 to 128 bytes of ASCII letters, digits and
+// _ . : @ - (no spaces, no other characters, so no two ids differ only by
+// Unicode normalisation). Reads, erasures and other lookups take such an
+// id; an invalid one is a *ValidationError naming its field. It accepts
+// "." and "..", which ValidNewID refuses: a store written before that rule
+// may hold them, and they stay readable and erasable.
 // (A loop over the bytes instead of a regexp: ten ids and more are
 // checked an append, ~1 % of an import's CPU.)
 func ValidID(s string) bool {
@@ -43,13 +53,34 @@ func ValidID(s string) bool {
 	return true
 }
 
+// ValidNewID reports whether s may name something new: a thread,
+// resource, message or tool call an Append stores, a run id LoadContext,
+// HandleToolCall or BeginDispatch records. It is ValidID but for "." and
+// "..": no WHATWG URL client (a browser, fetch, the MCP SDKs) can put them
+// in a path, where "..", ".%2e" and "%2E%2E" are all a dot segment, so
+// /v1/threads/../messages is another route's path. A refused id is a
+// *ValidationError naming its field, whose rule says so.
+func ValidNewID(s string) bool {
+	return s != "." && s != ".." && ValidID(s)
+}
+
+// newID reports whether s may name something new in e: ValidNewID, or
+// ValidID after legacyid.Allow (tests of stores written before ValidNewID).
+func (e *Engine) newID(s string) bool {
+	return ValidNewID(s) || (e.legacyIDs.Load() && ValidID(s))
+}
+
+func init() {
+	legacyid.Allow = func(e any) { e.(*Engine).legacyIDs.Store(true) }
+}
+
 // validateRequest checks an AppendRequest before anything is stored.
 func (e *Engine) validateRequest(req *AppendRequest) error {
-	if !ValidID(req.ThreadID) {
-		return invalid(-1, "threadId", idRule)
+	if !e.newID(req.ThreadID) {
+		return invalid(-1, "threadId", newIDRule)
 	}
-	if req.ResourceID != "" && !ValidID(req.ResourceID) {
-		return invalid(-1, "resourceId", idRule)
+	if req.ResourceID != "" && !e.newID(req.ResourceID) {
+		return invalid(-1, "resourceId", newIDRule)
 	}
 	if err := checkText(-1, "title", req.Title); err != nil {
 		return err
@@ -72,8 +103,8 @@ func (e *Engine) validateRequest(req *AppendRequest) error {
 // text fields, role-specific fields, tool calls and metadata; the first
 // failing check is the error.
 func (e *Engine) validateMessage(i int, m *Message) error {
-	if m.ID != "" && !ValidID(m.ID) {
-		return invalid(i, "id", idRule)
+	if m.ID != "" && !e.newID(m.ID) {
+		return invalid(i, "id", newIDRule)
 	}
 	for _, check := range []func(int, *Message) error{
 		checkRole, checkCreatedAt, e.checkTextFields, checkRoleFields, e.checkToolCalls, e.checkMetadata,
@@ -183,6 +214,8 @@ func checkRoleFields(i int, m *Message) error {
 		if m.ToolCallID == "" {
 			return invalid(i, "toolCallId", "is required for a tool message")
 		}
+		// ValidID, not ValidNewID: it names a call already made, which
+		// a store written before ValidNewID may hold as "." or "..".
 		if !ValidID(m.ToolCallID) {
 			return invalid(i, "toolCallId", idRule)
 		}
@@ -227,8 +260,8 @@ func (e *Engine) checkToolCalls(i int, m *Message) error {
 // (checkArguments).
 func (e *Engine) checkToolCall(i, j int, tc ToolCall, seen map[string]bool) error {
 	f := func(s string) string { return "toolCalls[" + strconv.Itoa(j) + "]." + s }
-	if !ValidID(tc.ID) {
-		return invalid(i, f("id"), idRule)
+	if !e.newID(tc.ID) {
+		return invalid(i, f("id"), newIDRule)
 	}
 	if seen[tc.ID] {
 		return invalid(i, f("id"), "duplicate tool call id %q", tc.ID)

@@ -250,12 +250,22 @@ func (e *Engine) tools(ctx context.Context, threadID, resourceID string) (*tools
 // resource is used. A call racing DeleteThread or DeleteResource either
 // applies before the erasure commits (and is erased with the rest) or
 // returns ErrThreadNotFound: it never recreates erased working memory.
+// runID, threadID and resourceID (when given) must be ValidNewID: another
+// is a *ValidationError naming runId, threadId or resourceId.
 func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID string, call openai.ToolCall) (openai.ChatCompletionMessage, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return openai.ChatCompletionMessage{}, err
 	}
-	if !ValidID(runID) {
-		return openai.ChatCompletionMessage{}, invalid(-1, "runId", idRule)
+	// The call's application is recorded under the run, the thread and
+	// the resource, and its tool message appended to the thread: new data
+	// for each, whose ids are held to ValidNewID.
+	switch {
+	case !e.newID(runID):
+		return openai.ChatCompletionMessage{}, invalid(-1, "runId", newIDRule)
+	case !e.newID(threadID):
+		return openai.ChatCompletionMessage{}, invalid(-1, "threadId", newIDRule)
+	case resourceID != "" && !e.newID(resourceID):
+		return openai.ChatCompletionMessage{}, invalid(-1, "resourceId", newIDRule)
 	}
 	resourceID, err := e.resourceOf(ctx, threadID, resourceID)
 	if err != nil {

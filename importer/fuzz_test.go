@@ -142,7 +142,7 @@ func (c *importCheck) run(t *testing.T, data []byte) {
 				t.Fatalf("stored %s of %s is not clean text: %q", field, id, s)
 			}
 		}
-		if !engine.ValidID(id) || !engine.ValidID(thread) {
+		if !engine.ValidNewID(id) || !engine.ValidNewID(thread) { // new data: never "." or ".."
 			t.Fatalf("stored invalid id %q / thread %q", id, thread)
 		}
 	}

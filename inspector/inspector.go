@@ -51,7 +51,7 @@ var funcs = template.FuncMap{
 	"ms": func(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05") },
 	// textPieces, idPieces and title show stored text with the
 	// characters a reader must see as markers (bidi.go).
-	"idPath":     idPath,
+	"dotID":      dotID,
 	"textPieces": textPieces,
 	"idPieces":   idPieces,
 	"title":      plainTitle,
@@ -158,13 +158,10 @@ func WriteRun(ctx context.Context, w io.Writer, e *engine.Engine, runID, version
 	return pages["run"].ExecuteTemplate(w, "layout", page{Title: "run " + runID, Version: version, Links: false, Data: v})
 }
 
-// idPath is id as a segment of a page's link: the id itself (the
-// template escapes it), but "." and ".." with their dots escaped, "%2E",
-// which ids may be (engine.ValidID) and which a browser resolves as a
-// dot segment: the link /ui/threads/.. led to /ui/, not to thread "..".
-func idPath(id string) string {
-	if id == "." || id == ".." {
-		return strings.ReplaceAll(id, ".", "%2E")
-	}
-	return id
-}
+// dotID reports whether id is "." or "..", which a store written before
+// engine.ValidNewID may hold as a thread or run id: the pages show it
+// without a link (template "unlinked"), since WHATWG URL parsing reads
+// "..", ".%2e" and "%2E%2E" alike as a dot segment, so any link to its
+// page leads elsewhere (/ui/threads/%2E%2E to /ui/). The pages themselves
+// answer a client that sends the path as written.
+func dotID(id string) bool { return id == "." || id == ".." }

@@ -57,8 +57,16 @@ func (t Tenant) WorkingMemory(ctx context.Context, threadID, resourceID string) 
 // UpdateWorkingMemory replaces (content) or merge-patches (patch) the
 // working memory of a thread or resource of the principal, validated by the
 // configured schema, as the PUT …/working-memory routes do. origin names
-// the writer in the scope's history.
+// the writer in the scope's history. The thread's or resource's id must be
+// engine.ValidNewID (NewID): the state is new data filed under it.
 func (t Tenant) UpdateWorkingMemory(ctx context.Context, threadID, resourceID string, b WorkingMemoryUpdate, origin working.Origin) (*WorkingMemory, error) {
+	if threadID != "" {
+		if err := NewID("thread", threadID); err != nil {
+			return nil, err
+		}
+	} else if err := NewID("resource", resourceID); err != nil {
+		return nil, err
+	}
 	mem, key, err := t.wmKey(ctx, threadID, resourceID)
 	if err != nil {
 		return nil, err

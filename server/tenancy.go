@@ -63,6 +63,20 @@ func (t Tenant) ThreadIn(ctx context.Context, field, id string) (*engine.Thread,
 	return th, err
 }
 
+// NewID refuses id, given in field as the id of something a write stores
+// under it (the thread of an append, the thread or resource of a
+// working-memory update), when engine.ValidNewID does: an invalid id, or
+// "." or "..", which no browser or JS client can put in a URL path. The
+// error names field, and says the rule with field as its subject, as
+// Resource's does. A store written before may hold such ids: the reads and
+// erasures take them (Thread, Resource).
+func NewID(field, id string) error {
+	if !engine.ValidNewID(id) {
+		return errorf(kindInvalid, field, `%s must be 1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments)`, field)
+	}
+	return nil
+}
+
 // Resource checks a resource id the principal names (field names the
 // input for an invalid id).
 func (t Tenant) Resource(field, id string) error {

@@ -84,6 +84,8 @@ type checkResult struct {
 	// rebuilt says what the open or the check rebuilt from the database
 	// before verifying (checkEvents): a restored backup's indexes, say.
 	rebuilt []string
+	// dotIDs are what the store holds under "." or ".." (checkdotids.go).
+	dotIDs []string
 }
 
 // check runs the checks of the data directory or database: the file's
@@ -141,6 +143,11 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	}
 	// With findings, losses that could not be read (a damaged database)
 	// are left unread: the findings are the answer.
+	if ce == nil {
+		if res.dotIDs, err = dotIDs(ctx, e); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
 
@@ -182,6 +189,7 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	if len(orphans) > 0 {
 		fmt.Fprintf(c.Stdout, "note: %s kept with a damaged write-ahead log whose kept copy is gone: it holds no message text; delete it once no longer needed\n", strings.Join(orphans, ", "))
 	}
+	printDotIDs(c.Stdout, res.dotIDs)
 	if len(befores) > 0 {
 		fmt.Fprintf(c.Stdout, "note: %s as it was before a damaged write-ahead log's valid prefix was applied (no valid -shm said what it held) is kept as %s: if the database reads wrong or lacks commits, stop mnemo and restore it from that copy; it may still hold erased text: delete it once no longer needed\n", engine.DatabaseFile, strings.Join(befores, ", "))
 	}

@@ -101,6 +101,15 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 	if err := c.checkIDs(fs, "--thread", *f.thread, "--resource", *f.resource); err != nil {
 		return fs, nil, err // first: --thread "" is empty, not missing
 	}
+	if sub == "set" {
+		// A state is new data filed under the id (engine.ValidNewID, as
+		// PUT …/working-memory refuses it); a stored one is still read.
+		for _, id := range []struct{ flag, v string }{{"--thread", *f.thread}, {"--resource", *f.resource}} {
+			if id.v != "" && !engine.ValidNewID(id.v) {
+				return fs, nil, c.valuef(fs, `%s %q: no working memory is written under "." or ".." (no URL can name them); wm get and wm history still read a stored one`, id.flag, id.v)
+			}
+		}
+	}
 	if err := c.checkGiven(fs, "--schema", "a JSON Schema file (left out, the configured schema)"); err != nil {
 		return fs, nil, err
 	}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/journal"
+)
+
+// dotIDs lists what e holds under the id "." or "..", which new data may
+// no longer use (engine.ValidNewID) but a data directory written before
+// may: `thread ".."`, `resource "."`, `message "."`, `run ".."`, in that
+// order. Eight lookups by id, whatever the store's size; a lookup's error
+// is returned.
+func dotIDs(ctx context.Context, e *engine.Engine) ([]string, error) {
+	stored := map[string]func(id string) (bool, error){
+		"thread": func(id string) (bool, error) {
+			_, err := e.GetThread(ctx, id)
+			return err == nil, ignore(err, engine.ErrThreadNotFound)
+		},
+		"resource": func(id string) (bool, error) {
+			p, err := e.ThreadsPage(ctx, engine.ThreadsRequest{Resources: []string{id}, Limit: 1})
+			return err == nil && len(p.Threads) > 0, err
+		},
+		"message": func(id string) (bool, error) {
+			ms, err := e.MessagesByID(ctx, "", id)
+			return len(ms) > 0, err
+		},
+		"run": func(id string) (bool, error) {
+			_, err := e.Journal().MemCtx(ctx, id)
+			return err == nil, ignore(err, journal.ErrNotFound)
+		},
+	}
+	var found []string
+	for _, kind := range []string{"thread", "resource", "message", "run"} {
+		for _, id := range []string{".", ".."} {
+			ok, err := stored[kind](id)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				found = append(found, fmt.Sprintf("%s %q", kind, id))
+			}
+		}
+	}
+	return found, nil
+}
+
+// ignore is err, or nil when err is target.
+func ignore(err, target error) error {
+	if errors.Is(err, target) {
+		return nil
+	}
+	return err
+}
+
+// printDotIDs is the note of `mnemo check` on the ids dotIDs found.
+func printDotIDs(w io.Writer, found []string) {
+	if len(found) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "note: %s stored before \".\" and \"..\" were refused for new data: a browser or JS client cannot put them in a URL path (the inspector shows them without links), and nothing more can be appended or written under them; the mnemo commands, and clients that send a path as written, read and erase them\n", strings.Join(found, ", "))
+}
