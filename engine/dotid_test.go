@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/legacyid"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/working"
 )
 
 // TestValidNewIDRule: ValidNewID refuses exactly "." and ".." among the
@@ -229,5 +230,32 @@ func seedLegacyDots(t *testing.T, e *engine.Engine) {
 	}
 	if err := e.SyncIndexes(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWorkingMemoryResourceKeyRule: a resource-scoped working memory
+// written through the library (working.Memory.Set, with a key the caller
+// makes) holds the resource's id to ValidNewID, as Append's resourceId:
+// the working package reads any text after "resource:", so "resource:.."
+// and "resource:a b" were stored for resources no id can name. Nothing is
+// stored for a refused key.
+func TestWorkingMemoryResourceKeyRule(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	wm, err := e.OpenWorkingMemory(working.Config{Template: "# Notes\n", Scope: working.ScopeResource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wm.Set(ctx, working.ResourceKey("r-1.a"), "# Notes\n- ok\n", working.Origin{}); err != nil {
+		t.Fatalf("a valid resource id: %v", err)
+	}
+	for _, id := range []string{".", "..", "a b", "a/b", "ü", strings.Repeat("x", 129)} {
+		key := working.ResourceKey(id)
+		if _, err := wm.Set(ctx, key, "# Notes\n- no\n", working.Origin{}); !errors.Is(err, working.ErrInvalidKey) {
+			t.Errorf("Set %q: %v, want working.ErrInvalidKey", key, err)
+		}
+		if st, err := wm.Get(ctx, key); err != nil || st.Version != 0 {
+			t.Errorf("Get %q after the refusal: version %d, %v; want nothing stored", key, st.Version, err)
+		}
 	}
 }

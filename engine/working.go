@@ -135,6 +135,13 @@ func wmOwnerOf(ctx context.Context, q working.Querier, key string) (string, erro
 		return "", err
 	}
 	if scope == working.ScopeResource {
+		// The key names the resource the state is stored for, which
+		// need not hold a message yet: its id is held to the rule of an
+		// id that names something new, as Append's resourceId is (the
+		// working package reads any text after "resource:").
+		if !ValidNewID(id) {
+			return "", fmt.Errorf("%w: resource id %s", working.ErrInvalidKey, newIDRule)
+		}
 		return id, nil
 	}
 	owner, err := msgstore.ThreadOwner(ctx, q, id)
