@@ -3,6 +3,7 @@ package msgstore_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 func openStore(t *testing.T, b backend) (store.Conn, *msgstore.Store) {
@@ -192,6 +194,38 @@ func testOutboxDrain(t *testing.T, b backend) {
 	}
 	if n, err := s.PendingIndex(ctx, "r1"); err != nil || n != 0 {
 		t.Fatalf("PendingIndex = %d, %v; want 0 (an embed row owes no indexing)", n, err)
+	}
+}
+
+// TestVectorsDigests: with NewVectors.Digests a vector is stored only
+// for a message that still has the digest given (appendN stores
+// "digest-<id>"); one stored again under its id with other content
+// (erased and appended anew while its vector was computed) gets none. On
+// SQLite both a stored embedder and the derived hash-384. Digests reads
+// the stored digests.
+func TestVectorsDigests(t *testing.T) { forEachBackend(t, testVectorsDigests) }
+
+func testVectorsDigests(t *testing.T, b backend) {
+	ctx := context.Background()
+	_, s := openStore(t, b)
+	ids := appendN(t, s, 3, time.Now())
+	got, err := s.Digests(ctx, append([]string{"gone"}, ids...))
+	if want := map[string]string{ids[0]: "digest-" + ids[0], ids[1]: "digest-" + ids[1], ids[2]: "digest-" + ids[2]}; err != nil || !maps.Equal(got, want) {
+		t.Fatalf("Digests = %v, %v; want %v", got, err, want)
+	}
+	vecs, _ := recall.HashEmbedder{}.Embed(ctx, ids)
+	digests := []string{"digest-" + ids[0], "digest-old", ""}
+	for _, embedder := range []string{"full-384", recall.HashID} {
+		if err := s.StoreVectors(ctx, msgstore.NewVectors{Embedder: embedder, Dims: recall.HashDims, IDs: ids, Vectors: vecs, Digests: digests}, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.EmbeddedIDs(ctx, embedder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]bool{ids[0]: true}; !maps.Equal(got, want) {
+			t.Errorf("%s: embedded %v; want only %s (the others' digests differ)", embedder, got, ids[0])
+		}
 	}
 }
 

@@ -16,7 +16,10 @@ import (
 // deleted first), as empty hash-384 rows (derived.go) and as 384-value
 // blobs. It prices the embeddings table's writes, its triggers included
 // (schema migration 11: BENCHMARKS.md, "Open: the damaged-embedding scan
-// on SQLite").
+// on SQLite"). The -guarded case stores each vector only while its message
+// has the digest given (NewVectors.Digests), as the engine's drainer does
+// for a stored embedder; "digests" reads those digests (Digests), which
+// the drainer does for such a batch before reading its texts.
 func BenchmarkStoreVectors(b *testing.B) {
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "mnemo.db"))
@@ -33,17 +36,36 @@ func BenchmarkStoreVectors(b *testing.B) {
 	}
 	storeThread(b, s, "t1", "r1", msgs)
 	vecs, _ := recall.HashEmbedder{}.Embed(ctx, ids)
-	for _, bc := range []struct{ name, embedder string }{{"derived", recall.HashID}, {"blobs", "full-384"}} {
+	digests := make([]string, len(ids))
+	for i := range digests {
+		digests[i] = "d-" + ids[i] // storeThread's
+	}
+	for _, bc := range []struct {
+		name, embedder string
+		digests        []string
+	}{{"derived", recall.HashID, nil}, {"blobs", "full-384", nil}, {"blobs-guarded", "full-384", digests}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
+			v := msgstore.NewVectors{Embedder: bc.embedder, Dims: recall.HashDims, IDs: ids, Vectors: vecs, Digests: bc.digests}
 			for b.Loop() {
 				if err := s.DeleteEmbeddings(ctx, bc.embedder); err != nil {
 					b.Fatal(err)
 				}
-				if err := s.PutVectors(ctx, bc.embedder, recall.HashDims, ids, vecs); err != nil {
+				if err := s.StoreVectors(ctx, v, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
+			if n, err := s.EmbeddedIDs(ctx, bc.embedder); err != nil || len(n) != len(ids) {
+				b.Fatalf("%d stored, %v; want %d", len(n), err, len(ids))
+			}
 		})
 	}
+	b.Run("digests", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if d, err := s.Digests(ctx, ids); err != nil || len(d) != len(ids) {
+				b.Fatalf("%d digests, %v; want %d", len(d), err, len(ids))
+			}
+		}
+	})
 }

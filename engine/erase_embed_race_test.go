@@ -1,0 +1,129 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// vectorGate is hash-384 under another id (so its vectors are stored,
+// not derived from the stored text), whose Embed of a text holding "zebra"
+// signals entered and waits for release.
+type vectorGate struct {
+	once     sync.Once
+	entered  chan struct{}
+	released chan struct{}
+}
+
+func (g *vectorGate) ID() string { return "gate-384" }
+func (g *vectorGate) Dims() int  { return recall.HashDims }
+func (g *vectorGate) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	for _, s := range texts {
+		if strings.Contains(s, "zebra") {
+			g.once.Do(func() { close(g.entered) })
+			select {
+			case <-g.released:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+	}
+	return recall.HashEmbedder{}.Embed(ctx, texts)
+}
+
+// TestReStoredDuringEmbedding: message x is erased and stored again with
+// other text while the drainer embeds its erased text, once by
+// DeleteMessages (x stored again at the next seq) and once by DeleteThread
+// (its thread created again, x at the same thread and seq: an import run
+// again). The vector of the erased text must not become the live x's
+// embedding: a vector search for the erased text then ranks x by its new
+// text, and one for the new text finds x as its exact match. Before the
+// fix the drainer stored the erased text's vector for the live x, and the
+// live x's own outbox row reused it.
+func TestReStoredDuringEmbedding(t *testing.T) {
+	cases := []struct {
+		name  string
+		erase func(context.Context, *engine.Engine) (*engine.EraseResult, error)
+	}{
+		{"DeleteMessages", func(ctx context.Context, e *engine.Engine) (*engine.EraseResult, error) {
+			return e.DeleteMessages(ctx, "x")
+		}},
+		{"DeleteThread", func(ctx context.Context, e *engine.Engine) (*engine.EraseResult, error) {
+			return e.DeleteThread(ctx, "t")
+		}},
+	}
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) { testReStoredDuringEmbedding(t, be, c.erase) })
+		}
+	})
+}
+
+func testReStoredDuringEmbedding(t *testing.T, be enginetest.Backend, erase func(context.Context, *engine.Engine) (*engine.EraseResult, error)) {
+	ctx := context.Background()
+	g := &vectorGate{entered: make(chan struct{}), released: make(chan struct{})}
+	e := be.MustOpen(t, engine.Config{Embedder: g})
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "u", ResourceID: "r", Messages: []engine.Message{
+		user("a", "weather is fine today"), user("b", "lunch at noon"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("x", "zebra zebra zebra")}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-g.entered: // the drainer embeds x's first text
+	case <-time.After(30 * time.Second):
+		t.Fatal("the drainer did not embed x")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := erase(ctx, e)
+		done <- err
+	}()
+	for n := 1; n > 0; time.Sleep(time.Millisecond) { // the erasure committed
+		if err := engine.ConnOf(e).QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE id = 'x'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("x", "quokka quokka quokka")}}); err != nil {
+		t.Fatal(err)
+	}
+	close(g.released)
+	if err := <-done; err != nil {
+		t.Fatalf("erase: %v", err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query string
+		match bool // x's vector is the query's
+	}{{"zebra zebra zebra", false}, {"quokka quokka quokka", true}} {
+		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: c.query, Options: recall.Options{TopK: 3, Mode: recall.ModeVector}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, h := range res.Hits {
+			if h.MessageID != "x" {
+				continue
+			}
+			found = true
+			if h.Vector == nil {
+				t.Errorf("vector search for %q: x has no vector", c.query)
+			} else if (*h.Vector > 0.99) != c.match {
+				t.Errorf("vector search for %q: x scores %.3f, want a match: %v (x's embedding is its erased text's)", c.query, *h.Vector, c.match)
+			}
+		}
+		if !found {
+			t.Errorf("vector search for %q: hits %+v, want x among them", c.query, res.Hits)
+		}
+	}
+}
