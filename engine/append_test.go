@@ -144,6 +144,16 @@ func TestAppendToolCallArguments(t *testing.T) {
 		{`"\ufeffcall it with a=1"`, "=", ""},
 		{`"\ufeff[1]"`, "=", ""},
 		{`"\u200d{\"a\":1}"`, "=", ""}, // a zero-width joiner joins; it is text
+		// Half of a UTF-16 surrogate pair, which encoding/json reads as
+		// U+FFFD: refused, as in a request body or an ingested record; a
+		// model's text holding an object with one is kept as that text
+		// (it was stored as the object, which a re-send over HTTP of the
+		// message as read was then refused for).
+		{`{"a":"\ud800"}`, "", `invalid toolCalls[0].arguments: must not escape half of a UTF-16 surrogate pair (\ud800 at byte 6), which JSON readers turn into U+FFFD`},
+		{`"x\udc00"`, "", `invalid toolCalls[0].arguments: must not escape half of a UTF-16 surrogate pair (\udc00 at byte 2), which JSON readers turn into U+FFFD`},
+		{`"{\"a\":\"\\ud800\"}"`, "=", ""},
+		{`{"a":"\ud83d\ude00"}`, "=", ""},
+		{`"{\"a\":\"\\ud83d\\ude00\"}"`, `{"a":"\ud83d\ude00"}`, ""},
 	} {
 		thread := fmt.Sprintf("t%d", i)
 		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: "r", Messages: []engine.Message{

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode"
@@ -42,12 +43,15 @@ import (
 //     (white space, U+FEFF, U+200B, U+2060 around it dropped) when that
 //     gives each key once; {} when it is empty, white space or "null";
 //     else the model's text, kept as v, the string as given (broken
-//     JSON, a list, a number, a quoted string, an object repeating a key).
+//     JSON, a list, a number, a quoted string, an object repeating a key
+//     or escaping half of a UTF-16 surrogate pair, "{\"a\":\"\\ud800\"}",
+//     which mnemo refuses in an object).
 //   - A list, a number, true or false: an error.
 //
 // The error is a *ValidationError (errors.Is ErrInvalidInput) with Index
-// -1 and Field "arguments", for v that is no valid UTF-8, no JSON, or a
-// list, a number, true or false; Append reports it naming the call
+// -1 and Field "arguments", for v that is no valid UTF-8, no JSON, JSON
+// with a \u escape of half a UTF-16 surrogate pair (\ud800 alone, which
+// encoding/json reads as U+FFFD), or a list, a number, true or false; Append reports it naming the call
 // (messages[i].toolCalls[j].arguments), mnemo ingest naming the record's
 // field (tool_calls[j].function.arguments). The result is a value
 // ToolCallArgumentsOf maps to itself.
@@ -60,6 +64,9 @@ func ToolCallArgumentsOf(v json.RawMessage) (json.RawMessage, error) {
 		return nil, argumentsError("must be valid UTF-8")
 	case !json.Valid(t):
 		return nil, argumentsError("must be valid JSON")
+	}
+	if off, r, ok := jsonkey.LoneSurrogate(t); ok { // json.Unmarshal would read it as U+FFFD
+		return nil, argumentsError(fmt.Sprintf("must not escape half of a UTF-16 surrogate pair (\\u%04x at byte %d), which JSON readers turn into U+FFFD", r, off))
 	}
 	switch t[0] {
 	case '{':
@@ -91,8 +98,9 @@ func argumentsError(rule string) error {
 
 // ToolCallArguments returns the ToolCall.Arguments to store for text, the
 // arguments a model sent as OpenAI's function.arguments string: the JSON
-// object text holds when it is one that gives each key once (leading and
-// trailing white space and byte-order marks dropped: trimArguments), {}
+// object text holds when it is one that gives each key once and escapes
+// no half of a UTF-16 surrogate pair (leading and trailing white space
+// and byte-order marks dropped: trimArguments), {}
 // when text is empty, only white space or "null" (a call without
 // arguments), else text as a JSON string (broken JSON, a list, a number,
 // an object repeating a key), which Append keeps as the model's text. It
@@ -137,9 +145,14 @@ func trimArguments(text string) string {
 }
 
 // isArgumentsObject reports whether t, JSON text without leading white
-// space, is an object that gives each key once.
+// space, is an object that gives each key once and escapes no half of a
+// UTF-16 surrogate pair (which ToolCallArgumentsOf refuses in an object:
+// "{\"a\":\"\\ud800\"}" is a model's text, kept as the string).
 func isArgumentsObject(t []byte) bool {
 	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return false
+	}
+	if _, _, lone := jsonkey.LoneSurrogate(t); lone {
 		return false
 	}
 	_, _, repeated := jsonkey.Repeated(t)

@@ -21,7 +21,8 @@ import (
 func FuzzToolCallArgumentsOf(f *testing.F) {
 	for _, s := range []string{``, ` `, `null`, `{}`, `{"a":1}`, `{"a":1,"a":2}`, `""`, `"null"`, `" "`,
 		`"{\"a\":1}"`, `"\ufeff{\"a\":1}"`, `"{\"a\":1,\"a\":2}"`, `"[1]"`, `"1"`, `"\"x\""`, `"{bad"`,
-		`[]`, `[1]`, `1`, `-0.5e3`, `true`, `false`, `{bad`, "\"\xff\"", `"\u0000"`} {
+		`[]`, `[1]`, `1`, `-0.5e3`, `true`, `false`, `{bad`, "\"\xff\"", `"\u0000"`,
+		`{"a":"\ud800"}`, `"\ud800"`, `"{\"a\":\"\\ud800\"}"`, `"{\"a\":\"\\ud83d\\ude00\"}"`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {

@@ -3,8 +3,9 @@ package importer
 import (
 	"errors"
 	"fmt"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // ErrInvalidText is the cause of a *RecordError for a record that is not
@@ -43,52 +44,8 @@ func invalidText(b []byte, at func(off int) string) error {
 		}
 		return fmt.Errorf("%w: invalid byte 0x%02x at %s", ErrInvalidText, b[off], at(off))
 	}
-	// Outside strings a backslash is not valid JSON, which the decoder
-	// reports; inside them each escape is two bytes or \uXXXX.
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' || i+1 >= len(b) {
-			continue
-		}
-		if b[i+1] != 'u' {
-			i++ // skip the escaped byte (it may be a backslash)
-			continue
-		}
-		r, ok := hex4(b[i+2:])
-		if !ok {
-			continue // malformed: the decoder reports it
-		}
-		if utf16.IsSurrogate(r) {
-			lo, ok2 := rune(0), false
-			if i+11 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
-				lo, ok2 = hex4(b[i+8:])
-			}
-			if r >= 0xdc00 || !ok2 || utf16.DecodeRune(r, lo) == utf8.RuneError {
-				return fmt.Errorf("%w: \\u%04x at %s is half of a UTF-16 surrogate pair", ErrInvalidText, r, at(i))
-			}
-			i += 6 // the low half
-		}
-		i += 5
+	if off, r, ok := jsonkey.LoneSurrogate(b); ok {
+		return fmt.Errorf("%w: \\u%04x at %s is half of a UTF-16 surrogate pair", ErrInvalidText, r, at(off))
 	}
 	return nil
-}
-
-// hex4 reads four hex digits.
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }

@@ -46,6 +46,10 @@ var argumentsRows = []struct {
 	{"StringNotJSON", `"{\"q\":"`, "=", ""},
 	{"Text", `"call it with q=x"`, "=", ""},
 	{"TextWithBOM", `"\ufeffcall it with q=x"`, "=", ""},
+	// An object escaping half a UTF-16 surrogate pair, which a body or a
+	// record may not hold, is the model's text; a whole pair is the object.
+	{"StringLoneSurrogate", `"{\"q\":\"\\ud800\"}"`, "=", ""},
+	{"StringSurrogatePair", `"{\"q\":\"\\ud83d\\ude00\"}"`, `{"q":"\ud83d\ude00"}`, ""},
 	// A value that is no object and no string is refused.
 	{"List", `[1]`, "", "must be a JSON object (or a string holding a model's text that is not one), got a list"},
 	{"EmptyList", `[]`, "", "must be a JSON object (or a string holding a model's text that is not one), got a list"},
@@ -200,4 +204,32 @@ func sameJSON(a, b json.RawMessage) bool {
 		return false
 	}
 	return fmt.Sprint(x) == fmt.Sprint(y)
+}
+
+// TestToolCallArgumentsResendAsRead: a message whose tool call's
+// arguments are a model's text holding an object that escapes half a
+// UTF-16 surrogate pair, re-sent as GET .../messages reads it back, is
+// the same message (a duplicate, not a 400). Before, the text was stored
+// as the object {"q":"\ud800"}, which a request body may not hold: the
+// re-send was refused ("the body is not valid UTF-8").
+func TestToolCallArgumentsResendAsRead(t *testing.T) {
+	h := newHarness(t, true, server.Config{})
+	const send = `{"resourceId":"res-bob","messages":[{"id":"m1","role":"assistant","toolCalls":[{"id":"c1","name":"f","arguments":"{\"q\":\"\\ud800\"}"}]}]}`
+	if r := h.do("POST", "/v1/threads/t/messages", bobToken, send); r.status != 200 {
+		t.Fatalf("POST: %d %s", r.status, r.body)
+	}
+	r := h.do("GET", "/v1/threads/t/messages", bobToken, "")
+	var read struct {
+		Messages []struct {
+			ToolCalls json.RawMessage `json:"toolCalls"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(r.body, &read); err != nil || len(read.Messages) != 1 {
+		t.Fatalf("GET: %d %s (%v)", r.status, r.body, err)
+	}
+	again := `{"messages":[{"id":"m1","role":"assistant","toolCalls":` + string(read.Messages[0].ToolCalls) + `}]}`
+	r = h.do("POST", "/v1/threads/t/messages", bobToken, again)
+	if r.status != 200 || !strings.Contains(string(r.body), `"duplicates":1`) {
+		t.Errorf("re-sent as read (%s): %d %s", again, r.status, r.body)
+	}
 }

@@ -2,7 +2,10 @@
 // known key a misspelt one most likely meant (Closest), an object's
 // members in order without decoding their values (Members), where a
 // JSON text nests deeper than a limit (DeeperThan; MaxDepth is
-// encoding/json's), and data after a decoded value (End).
+// encoding/json's), data after a decoded value (End), and a \u escape
+// of half a UTF-16 surrogate pair, which encoding/json reads as U+FFFD
+// (LoneSurrogate: importer.CheckJSONText, so request bodies and records,
+// and tool-call arguments).
 //
 // encoding/json's Decoder.Decode reads one value and stops, and
 // Decoder.More is false before a "}" or "]": a reader that decodes once
