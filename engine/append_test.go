@@ -154,6 +154,14 @@ func TestAppendToolCallArguments(t *testing.T) {
 		{`"{\"a\":\"\\ud800\"}"`, "=", ""},
 		{`{"a":"\ud83d\ude00"}`, "=", ""},
 		{`"{\"a\":\"\\ud83d\\ude00\"}"`, `{"a":"\ud83d\ude00"}`, ""},
+		// A model's text holding an object nested past MaxArgumentsDepth
+		// is that text, as one repeating a key is (it was refused: nested
+		// 65 levels deep, while 10,001 levels, which encoding/json does
+		// not read as JSON, were kept as text); the object itself is
+		// refused, and one within the bound is the object.
+		{jsonString(nested(65)), "=", ""},
+		{jsonString(nested(64)), nested(64), ""},
+		{nested(65), "", "invalid toolCalls[0].arguments: nested 65 levels deep, at most 64"},
 	} {
 		thread := fmt.Sprintf("t%d", i)
 		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: "r", Messages: []engine.Message{
@@ -466,4 +474,15 @@ func TestLargeToolResultStoredByReference(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// nested is an object n levels deep: {"a":{"a":…1…}}.
+func nested(n int) string {
+	return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n)
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -43,9 +43,10 @@ import (
 //     (white space, U+FEFF, U+200B, U+2060 around it dropped) when that
 //     gives each key once; {} when it is empty, white space or "null";
 //     else the model's text, kept as v, the string as given (broken
-//     JSON, a list, a number, a quoted string, an object repeating a key
-//     or escaping half of a UTF-16 surrogate pair, "{\"a\":\"\\ud800\"}",
-//     which mnemo refuses in an object).
+//     JSON, a list, a number, a quoted string, an object repeating a key,
+//     nesting past MaxArgumentsDepth or escaping half of a UTF-16
+//     surrogate pair, "{\"a\":\"\\ud800\"}": what Append refuses as an
+//     object).
 //   - A list, a number, true or false: an error.
 //
 // The error is a *ValidationError (errors.Is ErrInvalidInput) with Index
@@ -98,12 +99,13 @@ func argumentsError(rule string) error {
 
 // ToolCallArguments returns the ToolCall.Arguments to store for text, the
 // arguments a model sent as OpenAI's function.arguments string: the JSON
-// object text holds when it is one that gives each key once and escapes
-// no half of a UTF-16 surrogate pair (leading and trailing white space
-// and byte-order marks dropped: trimArguments), {}
-// when text is empty, only white space or "null" (a call without
-// arguments), else text as a JSON string (broken JSON, a list, a number,
-// an object repeating a key), which Append keeps as the model's text. It
+// object text holds when it is one Append stores (isArgumentsObject:
+// each key once, at most MaxArgumentsDepth levels, no half of a UTF-16
+// surrogate pair escaped; leading and trailing white space and
+// byte-order marks dropped: trimArguments), {} when text is empty, only
+// white space or "null" (a call without arguments), else text as a JSON
+// string (broken JSON, a list, a number, an object repeating a key or
+// nesting too deep), which Append keeps as the model's text. It
 // is the string case of ToolCallArgumentsOf: Append stores a string
 // holding text as ToolCallArguments(text) reads it, and the result of
 // ToolCallArguments as it is.
@@ -116,7 +118,7 @@ func ToolCallArguments(text string) json.RawMessage {
 }
 
 // textArguments returns the arguments text holds, with ok, when it holds
-// some: the object of trimmed text that gives each key once, or {} for
+// some: the object of trimmed text that Append stores, or {} for
 // empty text and "null". ok is false for the text of a model that is no
 // such object, which is stored as a string.
 func textArguments(text string) (_ json.RawMessage, ok bool) {
@@ -145,11 +147,12 @@ func trimArguments(text string) string {
 }
 
 // isArgumentsObject reports whether t, JSON text without leading white
-// space, is an object that gives each key once and escapes no half of a
-// UTF-16 surrogate pair (which ToolCallArgumentsOf refuses in an object:
+// space, is an object that Append stores: one that gives each key once,
+// nests at most MaxArgumentsDepth levels and escapes no half of a UTF-16
+// surrogate pair (which ToolCallArgumentsOf refuses in an object:
 // "{\"a\":\"\\ud800\"}" is a model's text, kept as the string).
 func isArgumentsObject(t []byte) bool {
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) || jsonDepth(t) > MaxArgumentsDepth {
 		return false
 	}
 	if _, _, lone := jsonkey.LoneSurrogate(t); lone {

@@ -50,6 +50,11 @@ var argumentsRows = []struct {
 	// record may not hold, is the model's text; a whole pair is the object.
 	{"StringLoneSurrogate", `"{\"q\":\"\\ud800\"}"`, "=", ""},
 	{"StringSurrogatePair", `"{\"q\":\"\\ud83d\\ude00\"}"`, `{"q":"\ud83d\ude00"}`, ""},
+	// An object nested past engine.MaxArgumentsDepth in a string is the
+	// model's text (it was a 400, "nested 65 levels deep"); one within
+	// the bound is the object.
+	{"StringDeepObject", `"` + strings.Repeat(`{\"a\":`, 65) + "1" + strings.Repeat("}", 65) + `"`, "=", ""},
+	{"StringObject64Deep", `"` + strings.Repeat(`{\"a\":`, 64) + "1" + strings.Repeat("}", 64) + `"`, strings.Repeat(`{"a":`, 64) + "1" + strings.Repeat("}", 64), ""},
 	// A value that is no object and no string is refused.
 	{"List", `[1]`, "", "must be a JSON object (or a string holding a model's text that is not one), got a list"},
 	{"EmptyList", `[]`, "", "must be a JSON object (or a string holding a model's text that is not one), got a list"},
