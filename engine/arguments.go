@@ -35,9 +35,9 @@ import (
 //   - Left out, or JSON null: {} (no arguments; some OpenAI-compatible
 //     clients leave the member out of a call to a function without
 //     parameters).
-//   - An object: v as given. Append refuses it when it repeats a key
-//     (at any depth), nests past MaxArgumentsDepth or passes
-//     Limits.MaxContentBytes.
+//   - An object: v as given, or an error when it nests past
+//     MaxArgumentsDepth. Append also refuses it when it repeats a key (at
+//     any depth) or passes Limits.MaxContentBytes.
 //   - A string (OpenAI sends function.arguments as one): the text the
 //     model generated, read by ToolCallArguments: the object it holds
 //     (white space, U+FEFF, U+200B, U+2060 around it dropped) when that
@@ -52,10 +52,12 @@ import (
 // The error is a *ValidationError (errors.Is ErrInvalidInput) with Index
 // -1 and Field "arguments", for v that is no valid UTF-8, no JSON, JSON
 // with a \u escape of half a UTF-16 surrogate pair (\ud800 alone, which
-// encoding/json reads as U+FFFD), or a list, a number, true or false; Append reports it naming the call
+// encoding/json reads as U+FFFD), an object nested past
+// MaxArgumentsDepth ("nested 65 levels deep, at most 64"), or a list, a
+// number, true or false; Append reports it naming the call
 // (messages[i].toolCalls[j].arguments), mnemo ingest naming the record's
-// field (tool_calls[j].function.arguments). The result is a value
-// ToolCallArgumentsOf maps to itself.
+// field (tool_calls[j].function.arguments, or a Responses item's
+// arguments). The result is a value ToolCallArgumentsOf maps to itself.
 func ToolCallArgumentsOf(v json.RawMessage) (json.RawMessage, error) {
 	t := bytes.Trim(v, jsonSpace)
 	switch {
@@ -71,6 +73,9 @@ func ToolCallArgumentsOf(v json.RawMessage) (json.RawMessage, error) {
 	}
 	switch t[0] {
 	case '{':
+		if d := jsonDepth(t); d > MaxArgumentsDepth {
+			return nil, argumentsError(fmt.Sprintf("nested %d levels deep, at most %d", d, MaxArgumentsDepth))
+		}
 		return v, nil
 	case '"':
 		var s string
@@ -192,9 +197,9 @@ const MaxArgumentsDepth = 64
 
 // checkArguments checks a tool call's arguments a, named field of message
 // i, as storeArguments left them: what ToolCallArgumentsOf accepts
-// (valid UTF-8 without NUL, JSON, an object or a string) within the
-// depth and size bounds, an object giving each key once at any depth (as
-// working memory and metadata refuse a key given twice).
+// (valid UTF-8 without NUL, JSON, an object within MaxArgumentsDepth or
+// a string) within the size bound, an object giving each key once at any
+// depth (as working memory and metadata refuse a key given twice).
 func (e *Engine) checkArguments(i int, field string, a json.RawMessage) error {
 	if err := checkText(i, field, string(a)); err != nil {
 		return err
@@ -203,9 +208,6 @@ func (e *Engine) checkArguments(i int, field string, a json.RawMessage) error {
 		var ve *ValidationError
 		errors.As(err, &ve)
 		return invalid(i, field, "%s", ve.Rule)
-	}
-	if d := jsonDepth(a); d > MaxArgumentsDepth {
-		return invalid(i, field, "nested %d levels deep, at most %d", d, MaxArgumentsDepth)
 	}
 	if len(a) > e.limits.MaxContentBytes {
 		return invalid(i, field, "at most %d bytes", e.limits.MaxContentBytes)

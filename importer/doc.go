@@ -17,8 +17,9 @@
 // are read by the rule of mnemo serve and engine.Append
 // (engine.ToolCallArgumentsOf, callArguments): a string holding an
 // object is the object, other text in a string is kept as the model's
-// text, none, null, "" or "null" is {}, a list, a number or true/false
-// is malformed. Ollama's
+// text, none, null, "" or "null" is {}, a list, a number, true/false or
+// an object nested past engine.MaxArgumentsDepth is malformed, named as
+// the record names the arguments. Ollama's
 // "tool_name" of a "tool" line is its name (jsonlRecord.toolName).
 // A line may instead be an OpenAI Responses item told by its "type"
 // (responses.go): a "message", a "function_call" (a tool call of the

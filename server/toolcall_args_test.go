@@ -60,6 +60,10 @@ var argumentsRows = []struct {
 	{"EmptyList", `[]`, "", "must be a JSON object (or a string holding a model's text that is not one), got a list"},
 	{"Number", `1`, "", "must be a JSON object (or a string holding a model's text that is not one), got a number"},
 	{"True", `true`, "", "must be a JSON object (or a string holding a model's text that is not one), got true or false"},
+	// An object nested past engine.MaxArgumentsDepth, named as each shape
+	// names its arguments (ingest named tool_calls[0].arguments for
+	// OpenAI's function.arguments and a Responses item's arguments).
+	{"DeepObject", strings.Repeat(`{"a":`, 65) + "1" + strings.Repeat("}", 65), "", "nested 65 levels deep, at most 64"},
 }
 
 // TestToolCallArgumentsEveryPath: one input row through HTTP (POST
