@@ -67,7 +67,8 @@ func Purges(e *Engine) int64 { return e.erasure.purges.Load() }
 // MessagesToIndex exposes the drainer's read of the messages it indexes
 // (messagesToIndex: the rows appends handed over, the others read).
 func (e *Engine) MessagesToIndex(ctx context.Context, ids []string) ([]Message, error) {
-	return e.messagesToIndex(ctx, ids)
+	msgs, _, err := e.messagesToIndex(ctx, ids)
+	return msgs, err
 }
 
 // FreshHeld reports whether the drainer's cache of appended rows holds id
@@ -165,3 +166,14 @@ const PreviewPrefixChars = previewPrefixChars
 // PreviewCallsChars exposes previewCallsChars: the characters of a
 // message's stored tool calls SearchPreviews reads.
 const PreviewCallsChars = previewCallsChars
+
+// SetBeforeIndexRead makes the drainer call f after it took a batch and
+// before it reads the batch's messages (indexRows; embedRowsOnce on
+// Postgres), until the engine is closed; nil removes it.
+func SetBeforeIndexRead(e *Engine, f func()) {
+	if f == nil {
+		e.idx.beforeRead.Store(nil)
+		return
+	}
+	e.idx.beforeRead.Store(&f)
+}

@@ -93,12 +93,30 @@ func (f *freshRows) take(ids []string) map[string]msgstore.Message {
 }
 
 // messagesToIndex returns the stored messages of ids, in the order of ids,
-// those not stored left out (as MessagesByID): the rows the appends handed
-// over (freshRows) for the messages still stored, the others read.
-func (e *Engine) messagesToIndex(ctx context.Context, ids []string) ([]Message, error) {
+// those not stored left out (as MessagesByID), and their rows as read
+// (rows[i] is msgs[i]'s): the rows the appends handed over (freshRows) for
+// the messages still stored, the others read. The drainer guards the
+// vectors it computes with the rows (msgstore.SourceOf).
+func (e *Engine) messagesToIndex(ctx context.Context, ids []string) (msgs []Message, rows []msgstore.Message, err error) {
+	if rows, err = e.rowsToIndex(ctx, ids); err != nil {
+		return nil, nil, err
+	}
+	if msgs, err = messagesFromRows(rows, nil); err != nil {
+		return nil, nil, fmt.Errorf("engine: %w", err)
+	}
+	return msgs, rows, nil
+}
+
+// rowsToIndex is messagesToIndex's read: the rows of the stored messages
+// of ids, in the order of ids.
+func (e *Engine) rowsToIndex(ctx context.Context, ids []string) ([]msgstore.Message, error) {
 	held := e.idx.fresh.take(ids)
 	if len(held) == 0 {
-		return e.messagesByID(ctx, "", ids)
+		rs, err := e.ms.MessagesByID(ctx, "", ids)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		return rs, nil
 	}
 	stored, err := e.ms.StoredIDs(ctx, ids)
 	if err != nil {
@@ -120,7 +138,7 @@ func (e *Engine) messagesToIndex(ctx context.Context, ids []string) ([]Message, 
 			read[r.ID] = r
 		}
 	}
-	out := make([]Message, 0, len(ids))
+	out := make([]msgstore.Message, 0, len(ids))
 	for _, id := range ids {
 		r, ok := held[id]
 		if !ok {
@@ -129,11 +147,7 @@ func (e *Engine) messagesToIndex(ctx context.Context, ids []string) ([]Message, 
 		if !ok || !stored[id] {
 			continue
 		}
-		m, err := messageFromRow(r)
-		if err != nil {
-			return nil, fmt.Errorf("engine: %w", err)
-		}
-		out = append(out, m)
+		out = append(out, r)
 	}
 	return out, nil
 }

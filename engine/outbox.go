@@ -277,11 +277,8 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []msgstor
 	for _, r := range rows {
 		ids = append(ids, r.MessageID)
 	}
-	vs, err := e.vectorStore(ctx, ix.Embedder(), ids) // before the texts are read
-	if err != nil {
-		return err
-	}
-	msgs, err := e.messagesToIndex(ctx, ids) // fresh.go
+	e.idx.hookBeforeRead()
+	msgs, read, err := e.messagesToIndex(ctx, ids) // fresh.go
 	if err != nil {
 		return err
 	}
@@ -293,7 +290,7 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []msgstor
 	// vectors, and returns when both are durable: only then are the rows
 	// deleted (a crash before leaves them queued; the next drain indexes
 	// the messages again, reusing their stored vectors).
-	x := recall.Indexer{Index: ix, Store: vs, Log: e.log}
+	x := recall.Indexer{Index: ix, Store: e.vectorStore(ix.Embedder(), read), Log: e.log}
 	out, err := x.Update(ctx, docs, rows[0].Op != opEmbed)
 	switch {
 	case err != nil:
@@ -306,44 +303,52 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []msgstor
 	return e.doneRows(ctx, rows)
 }
 
+// hookBeforeRead runs the test hook beforeRead, if set.
+func (s *indexState) hookBeforeRead() {
+	if f := s.beforeRead.Load(); f != nil {
+		(*f)()
+	}
+}
+
 // vectorStore returns where the drainer stores the vectors it computes
-// for the messages ids: the store, guarded for an embedder whose vectors
-// are stored (not derived from the stored text, msgstore's Derived) by
-// the messages' content digests read now, before their texts
-// (guardedVectors).
-func (e *Engine) vectorStore(ctx context.Context, emb recall.Embedder, ids []string) (recall.VectorStore, error) {
+// for the messages it read as rows: the store, guarded for an embedder
+// whose vectors are stored (not derived from the stored text, msgstore's
+// Derived) by what the rows' texts are made of (guardedVectors).
+func (e *Engine) vectorStore(emb recall.Embedder, rows []msgstore.Message) recall.VectorStore {
 	if e.ms.Derived(emb.ID(), emb.Dims()) {
-		return e.ms, nil
+		return e.ms
 	}
-	digests, err := e.ms.Digests(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
+	sources := make(map[string]msgstore.VectorSource, len(rows))
+	for i := range rows {
+		sources[rows[i].ID] = msgstore.SourceOf(&rows[i])
 	}
-	return guardedVectors{Store: e.ms, digests: digests}, nil
+	return guardedVectors{Store: e.ms, sources: sources}
 }
 
 // guardedVectors is the drainer's recall.VectorStore for one batch: the
-// store's, except that a vector is stored only while its message has the
-// content digest it had before its text was read
-// (msgstore.NewVectors.Digests). A message erased and stored again under
-// its id with other text while the embedder computed the vector of its
-// erased text gets none (its own outbox row embeds the new text): the
-// erased text's vector never becomes the live message's embedding
-// (TestReStoredDuringEmbedding). A derived embedder needs no guard: its
-// vectors are computed from the stored text when read.
+// store's, except that a vector is stored only while its message still
+// has the name, content and tool calls its text was made of when read
+// (msgstore.NewVectors.Sources). A message erased and stored again under
+// its id with other text while the embedder computed the vector of the
+// text read gets none (its own outbox row embeds the new text), also when
+// it was stored again more than once and its text read in between
+// (TestReStoredDuringEmbedding, TestReStoredTwiceDuringEmbedding): the
+// vector of an erased text never becomes the embedding of a live message
+// with another text. A derived embedder needs no guard: its vectors are
+// computed from the stored text when read.
 type guardedVectors struct {
 	*msgstore.Store
-	digests map[string]string // by message id; none for an id not stored then
+	sources map[string]msgstore.VectorSource // by message id
 }
 
 // PutVectors implements recall.VectorStore: msgstore's, guarded by the
-// digests read with the batch.
+// sources read with the batch.
 func (g guardedVectors) PutVectors(ctx context.Context, embedder string, dims int, ids []string, vecs [][]float32) error {
-	digests := make([]string, len(ids))
+	sources := make([]msgstore.VectorSource, len(ids))
 	for i, id := range ids {
-		digests[i] = g.digests[id]
+		sources[i] = g.sources[id]
 	}
-	return g.StoreVectors(ctx, msgstore.NewVectors{Embedder: embedder, Dims: dims, IDs: ids, Vectors: vecs, Digests: digests}, nil)
+	return g.StoreVectors(ctx, msgstore.NewVectors{Embedder: embedder, Dims: dims, IDs: ids, Vectors: vecs, Sources: sources}, nil)
 }
 
 // embedFailed records the embedder's failure embedErr (matching

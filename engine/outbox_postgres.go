@@ -56,28 +56,30 @@ func (e *Engine) embedRowsOnce(ctx context.Context, rows []msgstore.OutboxRow) e
 		}
 	}
 	emb := e.embedder()
-	// Read before the texts: a vector is stored only while its message
-	// still has the digest (NewVectors.Digests), so the vector of an
-	// erased text never becomes the embedding of a message stored again
-	// under its id meanwhile (its own row embeds its new text).
-	digests, err := e.ms.Digests(ctx, ids)
+	e.idx.hookBeforeRead()
+	read, err := e.ms.MessagesByID(ctx, "", ids) // also once Close has begun (its batch in flight)
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	msgs, err := e.messagesByID(ctx, "", ids) // also once Close has begun (its batch in flight)
+	msgs, err := messagesFromRows(read, nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("engine: %w", err)
 	}
 	have, err := e.ms.Vectors(ctx, emb.ID(), emb.Dims(), ids)
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	var texts, todo, todoDigests []string
+	// A vector is stored only while its message still has the text read
+	// here (NewVectors.Sources), so the vector of an erased text never
+	// becomes the embedding of a message stored again under its id with
+	// other text meanwhile (its own row embeds its new text).
+	var texts, todo []string
+	var sources []msgstore.VectorSource
 	for i := range msgs {
 		if have[msgs[i].ID] == nil {
 			d := docOf(&msgs[i])
 			texts, todo = append(texts, d.Text()), append(todo, d.ID)
-			todoDigests = append(todoDigests, digests[d.ID])
+			sources = append(sources, msgstore.SourceOf(&read[i]))
 		}
 	}
 	if len(todo) == 0 {
@@ -98,7 +100,7 @@ func (e *Engine) embedRowsOnce(ctx context.Context, rows []msgstore.OutboxRow) e
 			return fmt.Errorf("engine: %w: embedder %s returned %d dims, want %d", recall.ErrDimension, emb.ID(), len(v), emb.Dims())
 		}
 	}
-	err = e.ms.StoreVectors(ctx, msgstore.NewVectors{Embedder: emb.ID(), Dims: emb.Dims(), IDs: todo, Vectors: vecs, Digests: todoDigests}, outboxIDs(rows))
+	err = e.ms.StoreVectors(ctx, msgstore.NewVectors{Embedder: emb.ID(), Dims: emb.Dims(), IDs: todo, Vectors: vecs, Sources: sources}, outboxIDs(rows))
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
@@ -43,6 +44,10 @@ type indexState struct {
 	kick    chan struct{} // wakes the drainer; buffered 1
 	drainMu drainLock     // one drain at a time (drainlock.go)
 	fresh   freshRows     // appended rows for the drainer (fresh.go)
+	// beforeRead, when set (tests only: SetBeforeIndexRead), runs in the
+	// drainer after it took a batch and before it reads the batch's
+	// messages, so a test can change them at that moment.
+	beforeRead atomic.Pointer[func()]
 
 	pg searcher // the recall search on Postgres (postgres.go); nil on SQLite
 	// pgIndexed: the embedder has an HNSW index on Postgres, so no stored

@@ -62,20 +62,35 @@ type NewVectors struct {
 	Dims     int
 	IDs      []string    // the messages embedded
 	Vectors  [][]float32 // Vectors[i] is the embedding of IDs[i]
-	// Digests, when not nil, are the content digests (messages.digest) the
-	// messages had when read, before their text was: Vectors[i] is stored
-	// only while the message of IDs[i] still has Digests[i]. A message
-	// erased and stored again under its id with other content since it
-	// was read gets none (its own outbox row embeds the new text); one
-	// with the same digest has the same text, and so the same vector. Nil:
-	// any message of the id.
-	Digests []string
+	// Sources, when not nil, are what the vectors were computed from, as
+	// read with the messages' texts: Vectors[i] is stored only while the
+	// message of IDs[i] still has Sources[i]. A message erased and stored
+	// again under its id with other text since it was read gets none (its
+	// own outbox row embeds the new text), however often that happened
+	// (a guard read apart from the text, as the content digest was, lets
+	// a message that came back with its first content take the vector of
+	// a text erased in between); one with the same source has the same
+	// text, and so the same vector. Nil: any message of the id.
+	Sources []VectorSource
+}
+
+// VectorSource is what an embedding was computed from (the engine's text
+// of a message): the message row's name, content (the bounded summary of
+// a large tool result, Message.Content) and tool_calls column (""
+// when none), exactly as read.
+type VectorSource struct {
+	Name, Content, ToolCalls string
+}
+
+// SourceOf is m's VectorSource.
+func SourceOf(m *Message) VectorSource {
+	return VectorSource{Name: m.Name, Content: m.Content, ToolCalls: m.ToolCalls}
 }
 
 // StoreVectors writes v and deletes the finished outbox rows done in one
 // transaction, so that a drained row's vectors are stored exactly when the
 // row is gone. A message erased meanwhile gets no embedding row, nor,
-// with v.Digests, one stored again under its id with other content: on
+// with v.Sources, one stored again under its id with other text: on
 // Postgres the message row is locked (FOR KEY SHARE) as the vector is
 // written, so an erasure committing at that moment either came first (no
 // row to embed) or waits and deletes the vector with the message.
@@ -109,9 +124,9 @@ func (s *Store) storeVectorRows(ctx context.Context, tx *store.Tx, v NewVectors)
 		cols, vector = 1, "x''"
 	}
 	on := "m.id = v.column1"
-	if v.Digests != nil { // one more column (NewVectors.Digests)
-		cols++
-		on += fmt.Sprintf(" AND m.digest = v.column%d", cols)
+	if v.Sources != nil { // three more columns (NewVectors.Sources)
+		on += fmt.Sprintf(" AND m.name = v.column%d AND m.content = v.column%d AND IFNULL(m.tool_calls, '') = v.column%d", cols+1, cols+2, cols+3)
+		cols += 3
 	}
 	for from := 0; from < len(v.IDs); from += vectorChunk {
 		to := min(from+vectorChunk, len(v.IDs))
@@ -128,8 +143,9 @@ func (s *Store) storeVectorRows(ctx context.Context, tx *store.Tx, v NewVectors)
 			if !derived {
 				args = append(args, s.vectorArg(v.Vectors[i]))
 			}
-			if v.Digests != nil {
-				args = append(args, v.Digests[i])
+			if v.Sources != nil {
+				src := &v.Sources[i]
+				args = append(args, src.Name, src.Content, src.ToolCalls)
 			}
 		}
 		if _, err := st.ExecContext(ctx, args...); err != nil {
@@ -142,10 +158,10 @@ func (s *Store) storeVectorRows(ctx context.Context, tx *store.Tx, v NewVectors)
 // storeVectorsPostgres writes v on Postgres, one statement per vector,
 // each message row locked FOR KEY SHARE (see StoreVectors).
 func (s *Store) storeVectorsPostgres(ctx context.Context, tx *store.Tx, v NewVectors) error {
-	// $5 (NewVectors.Digests) is NULL when not given: any message of the id.
+	// $5 (NewVectors.Sources) is false when not given: any message of the id.
 	st, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector)
 			SELECT id, $1::text, resource_id, $2::integer, $3::vector FROM messages
-			WHERE id = $4 AND ($5::text IS NULL OR digest = $5::text) FOR KEY SHARE
+			WHERE id = $4 AND (NOT $5::boolean OR (name = $6::text AND content = $7::text AND COALESCE(tool_calls, '') = $8::text)) FOR KEY SHARE
 			ON CONFLICT (message_id, embedder) DO UPDATE
 			SET resource_id = excluded.resource_id, dims = excluded.dims, vector = excluded.vector`)
 	if err != nil {
@@ -153,37 +169,15 @@ func (s *Store) storeVectorsPostgres(ctx context.Context, tx *store.Tx, v NewVec
 	}
 	defer st.Close()
 	for i, id := range v.IDs {
-		var digest any
-		if v.Digests != nil {
-			digest = v.Digests[i]
+		var src VectorSource
+		if v.Sources != nil {
+			src = v.Sources[i]
 		}
-		if _, err := st.ExecContext(ctx, v.Embedder, v.Dims, s.vectorArg(v.Vectors[i]), id, digest); err != nil {
+		if _, err := st.ExecContext(ctx, v.Embedder, v.Dims, s.vectorArg(v.Vectors[i]), id, v.Sources != nil, src.Name, src.Content, src.ToolCalls); err != nil {
 			return fmt.Errorf("store embedding of %s: %w", id, err)
 		}
 	}
 	return nil
-}
-
-// Digests returns the content digests of those of ids that are stored
-// (NewVectors.Digests).
-func (s *Store) Digests(ctx context.Context, ids []string) (map[string]string, error) {
-	out := make(map[string]string, len(ids))
-	err := store.InChunks(ids, func(in string, args []any) error {
-		rs, err := s.conn.QueryContext(ctx, `SELECT id, digest FROM messages WHERE id IN `+in, args...)
-		if err != nil {
-			return fmt.Errorf("read digests: %w", err)
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var id, d string
-			if err := rs.Scan(&id, &d); err != nil {
-				return fmt.Errorf("read digests: %w", err)
-			}
-			out[id] = d
-		}
-		return rs.Err()
-	})
-	return out, err
 }
 
 // PutVectors implements recall.VectorStore: StoreVectors with no outbox

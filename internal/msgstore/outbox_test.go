@@ -197,26 +197,30 @@ func testOutboxDrain(t *testing.T, b backend) {
 	}
 }
 
-// TestVectorsDigests: with NewVectors.Digests a vector is stored only
-// for a message that still has the digest given (appendN stores
-// "digest-<id>"); one stored again under its id with other content
-// (erased and appended anew while its vector was computed) gets none. On
-// SQLite both a stored embedder and the derived hash-384. Digests reads
-// the stored digests.
-func TestVectorsDigests(t *testing.T) { forEachBackend(t, testVectorsDigests) }
+// TestVectorsSources stores vectors guarded by their sources
+// (NewVectors.Sources): only the message that still has the name, content
+// and tool calls given gets its vector, for a stored embedder and for
+// hash-384 (derived).
+func TestVectorsSources(t *testing.T) { forEachBackend(t, testVectorsSources) }
 
-func testVectorsDigests(t *testing.T, b backend) {
+func testVectorsSources(t *testing.T, b backend) {
 	ctx := context.Background()
 	_, s := openStore(t, b)
-	ids := appendN(t, s, 3, time.Now())
-	got, err := s.Digests(ctx, append([]string{"gone"}, ids...))
-	if want := map[string]string{ids[0]: "digest-" + ids[0], ids[1]: "digest-" + ids[1], ids[2]: "digest-" + ids[2]}; err != nil || !maps.Equal(got, want) {
-		t.Fatalf("Digests = %v, %v; want %v", got, err, want)
+	ids := appendN(t, s, 4, time.Now())
+	rows, err := s.MessagesByID(ctx, "", ids)
+	if err != nil || len(rows) != len(ids) {
+		t.Fatalf("MessagesByID = %d rows, %v", len(rows), err)
 	}
 	vecs, _ := recall.HashEmbedder{}.Embed(ctx, ids)
-	digests := []string{"digest-" + ids[0], "digest-old", ""}
+	sources := make([]msgstore.VectorSource, len(rows))
+	for i := range rows {
+		sources[i] = msgstore.SourceOf(&rows[i])
+	}
+	sources[1].Content += " (erased since)"
+	sources[2].Name = "someone"
+	sources[3].ToolCalls = `[{"id":"c1","name":"f","arguments":{}}]`
 	for _, embedder := range []string{"full-384", recall.HashID} {
-		if err := s.StoreVectors(ctx, msgstore.NewVectors{Embedder: embedder, Dims: recall.HashDims, IDs: ids, Vectors: vecs, Digests: digests}, nil); err != nil {
+		if err := s.StoreVectors(ctx, msgstore.NewVectors{Embedder: embedder, Dims: recall.HashDims, IDs: ids, Vectors: vecs, Sources: sources}, nil); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.EmbeddedIDs(ctx, embedder)
@@ -224,7 +228,7 @@ func testVectorsDigests(t *testing.T, b backend) {
 			t.Fatal(err)
 		}
 		if want := map[string]bool{ids[0]: true}; !maps.Equal(got, want) {
-			t.Errorf("%s: embedded %v; want only %s (the others' digests differ)", embedder, got, ids[0])
+			t.Errorf("%s: embedded %v; want only %s (the others' sources differ)", embedder, got, ids[0])
 		}
 	}
 }

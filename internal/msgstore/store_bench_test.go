@@ -17,9 +17,8 @@ import (
 // blobs. It prices the embeddings table's writes, its triggers included
 // (schema migration 11: BENCHMARKS.md, "Open: the damaged-embedding scan
 // on SQLite"). The -guarded case stores each vector only while its message
-// has the digest given (NewVectors.Digests), as the engine's drainer does
-// for a stored embedder; "digests" reads those digests (Digests), which
-// the drainer does for such a batch before reading its texts.
+// has the name, content and tool calls given (NewVectors.Sources), as the
+// engine's drainer does for a stored embedder.
 func BenchmarkStoreVectors(b *testing.B) {
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "mnemo.db"))
@@ -36,17 +35,17 @@ func BenchmarkStoreVectors(b *testing.B) {
 	}
 	storeThread(b, s, "t1", "r1", msgs)
 	vecs, _ := recall.HashEmbedder{}.Embed(ctx, ids)
-	digests := make([]string, len(ids))
-	for i := range digests {
-		digests[i] = "d-" + ids[i] // storeThread's
+	sources := make([]msgstore.VectorSource, len(msgs))
+	for i := range msgs {
+		sources[i] = msgstore.SourceOf(&msgs[i])
 	}
 	for _, bc := range []struct {
 		name, embedder string
-		digests        []string
-	}{{"derived", recall.HashID, nil}, {"blobs", "full-384", nil}, {"blobs-guarded", "full-384", digests}} {
+		sources        []msgstore.VectorSource
+	}{{"derived", recall.HashID, nil}, {"blobs", "full-384", nil}, {"blobs-guarded", "full-384", sources}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			v := msgstore.NewVectors{Embedder: bc.embedder, Dims: recall.HashDims, IDs: ids, Vectors: vecs, Digests: bc.digests}
+			v := msgstore.NewVectors{Embedder: bc.embedder, Dims: recall.HashDims, IDs: ids, Vectors: vecs, Sources: bc.sources}
 			for b.Loop() {
 				if err := s.DeleteEmbeddings(ctx, bc.embedder); err != nil {
 					b.Fatal(err)
@@ -60,12 +59,4 @@ func BenchmarkStoreVectors(b *testing.B) {
 			}
 		})
 	}
-	b.Run("digests", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if d, err := s.Digests(ctx, ids); err != nil || len(d) != len(ids) {
-				b.Fatalf("%d digests, %v; want %d", len(d), err, len(ids))
-			}
-		}
-	})
 }
