@@ -223,3 +223,48 @@ func checkRestored(ctx context.Context, t *testing.T, e *engine.Engine, mode rec
 		t.Errorf("%s search for %q: hits %v (retrieval %+v), want x among them: %v", mode, query, ids, res.Retrieval, want)
 	}
 }
+
+// TestErasedIndexRowDeferredStatus: message y is appended, its indexing
+// fails (its index row deferred: due in an hour, one attempt counted),
+// and y is erased; the erasure finishes (its purge removed y from the
+// indexes). The deferred row, still queued, is a no-op now: a search then
+// reads ok. Before the fix the row counted y as not indexed yet until its
+// retry (lexical and vector "catching up, up to 1 message of this resource
+// not indexed yet"): Pending dropped it only while the erasure's delete
+// row was queued.
+func TestErasedIndexRowDeferredStatus(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		appendRestoreFixture(ctx, t, e)
+		searchX(ctx, t, e, recall.ModeHybrid, "parcel") // loads the resource's shard
+		unhold := e.HoldDrain()
+		_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("y", "a parcel gone at once")}})
+		if err == nil {
+			_, err = engine.ConnOf(e).ExecContext(ctx, `UPDATE outbox SET attempts = 1, not_before = ? WHERE message_id = 'y'`, time.Now().Add(time.Hour).UnixMilli())
+		}
+		unhold()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.DeleteMessages(ctx, "y"); err != nil {
+			t.Fatalf("erase: %v", err)
+		}
+		var queued int
+		if err := engine.ConnOf(e).QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE message_id = 'y'`).Scan(&queued); err != nil || queued != 1 {
+			t.Fatalf("y's rows queued after its erasure: %d, %v; want its deferred row", queued, err)
+		}
+		res := searchX(ctx, t, e, recall.ModeHybrid, "parcel")
+		if res.Retrieval.Lexical != recall.StatusOK || res.Retrieval.Vector != recall.StatusOK || res.Retrieval.Note != "" {
+			t.Errorf("y erased, its deferred index row queued: retrieval %+v, want ok", res.Retrieval)
+		}
+		// Its retry is a no-op, and leaves the outbox empty.
+		if _, err := engine.ConnOf(e).ExecContext(ctx, `UPDATE outbox SET not_before = 0 WHERE message_id = 'y'`); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.SyncIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		checkRestored(ctx, t, e, recall.ModeLexical, "zebra", true)
+	})
+}

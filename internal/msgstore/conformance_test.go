@@ -309,7 +309,8 @@ func testCheckReads(t *testing.T, b backend) {
 }
 
 // TestEraseResource erases a resource: its threads and messages read in
-// the transaction, rows deleted, index rows handed to the tombstone.
+// the transaction, rows deleted, their index rows moved out of the
+// resource (msgstore.NoResource: EraseMessages, before EntombOutbox).
 func TestEraseResource(t *testing.T) { forEachBackend(t, testEraseResource) }
 
 func testEraseResource(t *testing.T, b backend) {
@@ -348,11 +349,11 @@ func testEraseResource(t *testing.T, b backend) {
 	for _, r := range rows {
 		owners[r.Op+"/"+r.Resource]++
 	}
-	want := map[string]int{"index/tomb": 8, "index/r2": 1, "delete/r1": 8}
+	want := map[string]int{"index/" + msgstore.NoResource: 8, "index/r2": 1, "delete/r1": 8}
 	if b.Dialect == store.Postgres {
 		// Appends owe only embeddings (the lexical entry is written with
 		// the message), and the indexes went with the rows (cascade).
-		want = map[string]int{"embed/tomb": 8, "embed/r2": 1}
+		want = map[string]int{"embed/" + msgstore.NoResource: 8, "embed/r2": 1}
 	}
 	if fmt.Sprint(owners) != fmt.Sprint(want) {
 		t.Errorf("outbox rows by op/resource = %v, want %v", owners, want)

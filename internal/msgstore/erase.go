@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -212,10 +214,11 @@ func (s *Store) ErasedOfResource(ctx context.Context, tx *store.Tx, resourceID s
 // rows in tx (ON DELETE CASCADE and triggers). It returns how many
 // embeddings it deleted.
 //
-// Pending outbox rows of these messages stay: the drainer may hold them,
-// and deleting them would let SQLite reuse their rowids for the delete
-// rows, which the drainer would then clear as done. An index row of an
-// erased message finds no message and is a no-op.
+// Pending index and embed rows of these messages stay (the drainer may
+// hold them, and deleting them would let SQLite reuse their rowids for
+// the delete rows, which the drainer would then clear as done), but leave
+// their resource (NoResource): an index row of an erased message finds no
+// message and is a no-op, so no resource's status counts it.
 func (s *Store) EraseMessages(ctx context.Context, tx *store.Tx, msgs []Message, now time.Time) (int, error) {
 	ids := make([]string, len(msgs))
 	for i, m := range msgs {
@@ -239,6 +242,9 @@ func (s *Store) EraseMessages(ctx context.Context, tx *store.Tx, msgs []Message,
 	if err != nil {
 		return 0, err
 	}
+	if err := s.unqueue(ctx, tx, msgs); err != nil {
+		return 0, err
+	}
 	if s.pg() {
 		return embeddings, nil // Postgres's indexes went with the rows (cascade): nothing to remove
 	}
@@ -249,6 +255,37 @@ func (s *Store) EraseMessages(ctx context.Context, tx *store.Tx, msgs []Message,
 		}
 	}
 	return embeddings, nil
+}
+
+// NoResource is the resource_id of an outbox row that no resource's status
+// counts: the pending index and embed rows of erased messages
+// (EraseMessages). The drainer still takes them, as no-ops (or as an
+// indexing of a message stored again under the id since, which its own
+// row queues too). No resource has the empty id.
+const NoResource = ""
+
+// unqueue moves the pending index and embed rows of msgs out of their
+// resource (NoResource), in tx: one indexed statement (outbox_by_resource)
+// per resource and chunk. Until then a search counted such a row as a
+// message not indexed yet (PendingIndex, Pending) until the drainer took
+// it, which after a failed attempt is its retry; Pending dropped it only
+// while the erasure's delete row was queued.
+func (s *Store) unqueue(ctx context.Context, tx *store.Tx, msgs []Message) error {
+	byResource := map[string][]string{}
+	for _, m := range msgs {
+		byResource[m.ResourceID] = append(byResource[m.ResourceID], m.ID)
+	}
+	for _, r := range slices.Sorted(maps.Keys(byResource)) {
+		err := store.InChunks(byResource[r], func(in string, args []any) error {
+			_, err := s.in(tx).ExecContext(ctx, `UPDATE outbox SET resource_id = ? WHERE resource_id = ? AND op IN ('`+OpIndex+`', '`+OpEmbed+`') AND message_id IN `+in,
+				append([]any{NoResource, r}, args...)...)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("erase: unqueue index rows: %w", err)
+		}
+	}
+	return nil
 }
 
 // ShrinkThread takes n erased messages off threadID's message count in tx
@@ -277,10 +314,11 @@ func (s *Store) DeleteThread(ctx context.Context, tx *store.Tx, threadID string)
 }
 
 // EntombOutbox replaces, in tx, the erased resource with its tombstone in
-// the pending index rows of the outbox. Index rows of erased messages are
-// no-ops whenever they run; their resource only picked a vector
-// collection. Delete rows keep it until the purge applies and removes
-// them.
+// the pending index rows of the outbox that still name it (the erased
+// messages' rows left it already, EraseMessages). Index rows of erased
+// messages are no-ops whenever they run; their resource only picked a
+// vector collection. Delete rows keep it until the purge applies and
+// removes them.
 func (s *Store) EntombOutbox(ctx context.Context, tx *store.Tx, resourceID, tomb string) error {
 	q := `UPDATE outbox SET resource_id = ?2 WHERE resource_id = ?1 AND op <> '` + OpDelete + `'`
 	if _, err := s.in(tx).ExecContext(ctx, q, resourceID, tomb); err != nil {

@@ -94,12 +94,27 @@ type Deferral struct {
 }
 
 // DeferOutbox applies ds in one transaction, counting one more attempt
-// for each row.
+// for each row. A delete row deferred as an index or embed row (its
+// message stored again since its erasure: the engine removed the erased
+// text and now indexes the live message) takes the resource of its
+// message as stored now (NoResource when it is erased again), whose search
+// status counts it from then on: it kept the erased message's resource,
+// whose status counted one message too many while that of the live
+// message's resource counted one too few.
 func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
+	const deferSQL = `UPDATE outbox SET op = ?, attempts = attempts + 1, not_before = ? WHERE id = ?`
+	const reindexSQL = `UPDATE outbox SET op = ?, attempts = attempts + 1, not_before = ?,
+		resource_id = CASE WHEN op = '` + OpDelete + `'
+			THEN COALESCE((SELECT m.resource_id FROM messages m WHERE m.id = outbox.message_id), '` + NoResource + `')
+			ELSE resource_id END
+		WHERE id = ?`
 	return s.Tx(ctx, func(tx *store.Tx) error {
 		for _, d := range ds {
-			if _, err := s.in(tx).ExecContext(ctx, `UPDATE outbox SET op = ?, attempts = attempts + 1, not_before = ? WHERE id = ?`,
-				d.Op, d.NotBefore.UnixMilli(), d.ID); err != nil {
+			q := deferSQL
+			if d.Op != OpDelete {
+				q = reindexSQL
+			}
+			if _, err := s.in(tx).ExecContext(ctx, q, d.Op, d.NotBefore.UnixMilli(), d.ID); err != nil {
 				return fmt.Errorf("defer outbox row: %w", err)
 			}
 		}

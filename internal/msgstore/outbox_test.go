@@ -433,3 +433,60 @@ func TestDeleteOutboxAllOrNone(t *testing.T) {
 		}
 	})
 }
+
+// TestDeferReindexedResource: a delete row deferred as an index row (its
+// message stored again since the erasure, and its indexing failed after
+// the removal) takes the resource the message has now, so that resource's
+// status counts it, not the erased message's; one whose message is
+// erased again counts under no resource (msgstore.NoResource). A row
+// deferred as it was keeps its resource. Before the fix every deferral
+// kept the row's resource: r0's count held m0000 and r1's did not.
+func TestDeferReindexedResource(t *testing.T) { forEachBackend(t, testDeferReindexedResource) }
+
+func testDeferReindexedResource(t *testing.T, b backend) {
+	ctx := context.Background()
+	db, s := openStore(t, b)
+	now := time.Now()
+	appendN(t, s, 1, now) // m0000 in r1
+	if _, err := db.ExecContext(ctx, `DELETE FROM outbox`); err != nil {
+		t.Fatal(err)
+	}
+	// m0000 erased from r0 and stored again in r1; "gone" erased from r0
+	// and stored again, then erased again; "kept" erased from r0.
+	for _, id := range []string{"m0000", "gone", "kept"} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES (?, ?, 'r0', 0)`, msgstore.OpDelete, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := s.DueOutbox(ctx, now, 10)
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("DueOutbox = %v, %v; want the 3 delete rows", rows, err)
+	}
+	later := now.Add(time.Hour)
+	if err := s.DeferOutbox(ctx, []msgstore.Deferral{
+		{ID: rows[0].ID, Op: msgstore.OpIndex, NotBefore: later},
+		{ID: rows[1].ID, Op: msgstore.OpIndex, NotBefore: later},
+		{ID: rows[2].ID, Op: msgstore.OpDelete, NotBefore: later},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ id, op, resource string }{
+		{"m0000", msgstore.OpIndex, "r1"}, {"gone", msgstore.OpIndex, msgstore.NoResource}, {"kept", msgstore.OpDelete, "r0"},
+	} {
+		var op, resource string
+		if err := db.QueryRowContext(ctx, `SELECT op, resource_id FROM outbox WHERE message_id = ?`, c.id).Scan(&op, &resource); err != nil {
+			t.Fatal(err)
+		}
+		if op != c.op || resource != c.resource {
+			t.Errorf("%s deferred: op %q, resource %q; want %q, %q", c.id, op, resource, c.op, c.resource)
+		}
+	}
+	for _, c := range []struct {
+		resource string
+		want     int64
+	}{{"r0", 0}, {"r1", 1}} {
+		if n, err := s.PendingIndex(ctx, c.resource); err != nil || n != c.want {
+			t.Errorf("PendingIndex(%s) = %d, %v; want %d", c.resource, n, err, c.want)
+		}
+	}
+}
