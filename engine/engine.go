@@ -329,8 +329,12 @@ const CloseDrainWait = 10 * time.Second
 // Close stops background work, closes the indexes and the database. The
 // outbox drainer finishes the batch in flight first, for at most
 // CloseDrainWait, and the shard snapshots that are due are written, for at
-// most a minute (CloseContext bounds both by a context too). It is safe to
-// call more than once; later calls return nil.
+// most a minute (CloseContext bounds both by a context too). On Postgres
+// it returns within CloseDrainWait + 4 s even when the server stopped
+// answering: the drainer's claimed rows are given back for at most 2 s
+// more, and the pool's connections are closed for at most PoolCloseWait,
+// then left to close in the background. It is safe to call more than
+// once; later calls return nil.
 func (e *Engine) Close() error { return e.CloseContext(context.Background()) }
 
 // CloseContext is Close, waiting for the drainer's batch in flight until
@@ -362,7 +366,7 @@ func (e *Engine) CloseContext(ctx context.Context) error {
 		}
 		err = errors.Join(e.closeIndexes(ctx), store.CloseDB(e.db), e.lock.release())
 		if e.pool != nil {
-			e.pool.Close()
+			e.closePool() // postgres.go
 		}
 	})
 	return err

@@ -28,6 +28,10 @@ const (
 	outboxMaxBackoff = 5 * time.Minute
 	// outboxBaseBackoff is the first retry delay; it doubles per attempt.
 	outboxBaseBackoff = time.Second
+	// drainMaxBackoff caps the drainer's wait after failed drains (the
+	// database unreachable): the embeddings owed are computed at most
+	// this long after it answers again, or at the next append.
+	drainMaxBackoff = time.Minute
 	// outboxDebounce is how long the drainer waits after a kick before
 	// draining, so that bursts of appends are indexed together.
 	outboxDebounce = 20 * time.Millisecond
@@ -53,11 +57,16 @@ func (e *Engine) runOutbox() {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
+	failures := 0
 	for {
 		wait, err := e.drainOutbox(e.drainBg, e.drainStop)
-		if err != nil && e.drainBg.Err() == nil {
-			e.log.Warn("outbox drain failed", "err", err)
-			wait = outboxBaseBackoff
+		switch {
+		case err != nil && e.drainBg.Err() == nil:
+			failures++
+			wait = e.drainFailed(failures, err)
+		case err == nil && failures > 0:
+			e.log.Info("outbox drain recovered", "failures", failures)
+			failures = 0
 		}
 		if e.drainStopped() {
 			return
@@ -86,6 +95,22 @@ func (e *Engine) runOutbox() {
 			}
 		}
 	}
+}
+
+// drainFailed logs the drainer's failures-th failure in a row, err, and
+// returns how long to wait before draining again: backoff(failures),
+// from a second doubling to drainMaxBackoff. It logs the first failure
+// and then only every power of two (2, 4, 8…), with the count, so an
+// outage of an hour writes about a dozen lines, not one a second; a kick
+// (an append) still drains at once. Before, a failed drain was retried
+// every second for as long as the database was unreachable, logging each
+// time.
+func (e *Engine) drainFailed(failures int, err error) time.Duration {
+	wait := min(backoff(failures), drainMaxBackoff)
+	if failures&(failures-1) == 0 {
+		e.log.Warn("outbox drain failed", "failures", failures, "retry", wait.String(), "err", err)
+	}
+	return wait
 }
 
 // drainStopped reports whether Close has asked the drainer to stop.

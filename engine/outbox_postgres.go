@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
@@ -19,18 +20,53 @@ import (
 // embed the same rows, and the rows of a drainer that died fall due again
 // when its lease ends.
 
+// releaseWait bounds releaseRows: a server that does not answer leaves
+// the rows to their lease.
+const releaseWait = 2 * time.Second
+
 // outboxLease is how long a claimed batch stays invisible to the other
 // drainers: longer than embedding a batch takes.
 const outboxLease = 2 * time.Minute
 
-// claimOutbox claims the next batch of due rows for this drainer.
+// claimOutbox claims the next batch of due rows for this drainer. The
+// lease's end, which stamps the rows, is jittered by up to a second so
+// that two claims rarely share a stamp. When the claim fails on a lost
+// connection, whatever it may have claimed on the server (its answer
+// lost) is released by that stamp (msgstore.ReleaseClaim), so those rows
+// do not wait for the lease to end; a database still down leaves them to
+// it.
 func (e *Engine) claimOutbox(ctx context.Context) ([]msgstore.OutboxRow, error) {
 	now := time.Now()
-	rows, err := e.ms.ClaimOutbox(ctx, now, now.Add(outboxLease), outboxBatch)
+	until := now.Add(outboxLease + time.Duration(rand.N(1000))*time.Millisecond)
+	rows, err := e.ms.ClaimOutbox(ctx, now, until, outboxBatch)
 	if err != nil {
+		if e.Unavailable(err) && ctx.Err() == nil {
+			e.releaseClaim(ctx, until)
+		}
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	return rows, nil
+}
+
+// releaseClaim releases what a claim that failed on a lost connection
+// stamped until (msgstore.ReleaseClaim), within releaseWait. The release
+// may itself meet a pooled connection lost with the first (each is found
+// lost only when used): it is tried again then, a few times.
+func (e *Engine) releaseClaim(ctx context.Context, until time.Time) {
+	ctx, cancel := context.WithTimeout(ctx, releaseWait)
+	defer cancel()
+	var err error
+	for range 4 {
+		var n int64
+		if n, err = e.ms.ReleaseClaim(ctx, until, time.Now()); err == nil {
+			e.log.Debug("outbox claim lost with its connection: rows released", "rows", n)
+			return
+		}
+		if !e.Unavailable(err) {
+			break
+		}
+	}
+	e.log.Debug("outbox claim lost with its connection: rows left to their lease", "err", err)
 }
 
 // embedRows computes and stores the embeddings the rows owe, and deletes
@@ -38,13 +74,25 @@ func (e *Engine) claimOutbox(ctx context.Context) ([]msgstore.OutboxRow, error) 
 // since it was queued is skipped (its row is done); a message with a
 // vector by the current embedder already is not embedded again. When the
 // embedder fails, the rows are deferred with backoff (deferRows).
+//
+// A lost connection to the database (Unavailable) is not the rows' fault:
+// they are given back, due at once, with no attempt counted, and the
+// error returned, so the drainer backs off (runOutbox) and embeds them
+// when the database answers again. Deferred instead, rows in flight at
+// each of a few outages waited minutes after the last (backoff doubles
+// per attempt), and SyncIndexes, which does not wait for deferred rows,
+// returned with their embeddings missing.
 func (e *Engine) embedRows(ctx context.Context, rows []msgstore.OutboxRow) error {
 	err := e.embedRowsOnce(ctx, rows)
-	if err != nil && ctx.Err() == nil {
-		// Retried after the backoff rather than when the lease ends.
-		return e.deferRows(ctx, rows, err)
+	switch {
+	case err == nil || ctx.Err() != nil:
+		return err
+	case e.Unavailable(err):
+		e.releaseRows(rows)
+		return err
 	}
-	return err
+	// Retried after the backoff rather than when the lease ends.
+	return e.deferRows(ctx, rows, err)
 }
 
 // embedRowsOnce is one attempt of embedRows.
@@ -108,11 +156,12 @@ func (e *Engine) embedRowsOnce(ctx context.Context, rows []msgstore.OutboxRow) e
 }
 
 // releaseRows gives back rows this drainer claimed and did not finish
-// because it is stopping (Close): another process's drainer, or this
-// database's next engine, embeds them at once instead of after
-// outboxLease. A failure leaves them to the lease's end.
+// because it is stopping (Close) or lost its connection: another
+// process's drainer, this one's next drain, or this database's next
+// engine, embeds them at once instead of after outboxLease. A failure
+// leaves them to the lease's end.
 func (e *Engine) releaseRows(rows []msgstore.OutboxRow) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), releaseWait)
 	defer cancel()
 	if err := e.ms.ReleaseOutbox(ctx, outboxIDs(rows), time.Now()); err != nil {
 		e.log.Warn("outbox rows left to their lease", "rows", len(rows), "err", err)

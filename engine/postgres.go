@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/pgrecall"
 	"github.com/mnemo-go/mnemo/internal/pgstore"
@@ -54,7 +52,33 @@ func openPostgres(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	return start(ctx, cfg, "", stdlib.OpenDBFromPool(pool), pool)
+	return start(ctx, cfg, "", pgstore.DB(pool), pool)
+}
+
+// PoolCloseWait bounds how long Close waits, on Postgres, for the pool's
+// connections to close. Closing one sends the server a cancel request and
+// a Terminate message and waits for the server to end the connection
+// (pgx bounds that at 15 s), so a server that stopped answering (a
+// network black hole, a stopped process) held Close for 15 s or more; past
+// PoolCloseWait the connections finish closing in the background, within
+// pgx's 15 s. A connection still held by a call whose context never ends
+// is closed when that call returns.
+const PoolCloseWait = 2 * time.Second
+
+// closePool closes the pool, waiting at most PoolCloseWait.
+func (e *Engine) closePool() {
+	done := make(chan struct{})
+	go func() {
+		e.pool.Close()
+		close(done)
+	}()
+	t := time.NewTimer(PoolCloseWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		e.log.Warn("postgres: connections the server does not answer are left to close in the background", "waited", PoolCloseWait.String())
+	}
 }
 
 // onPostgres reports whether the engine runs on Postgres.

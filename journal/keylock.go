@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 )
@@ -35,6 +36,13 @@ const lockClass int32 = 0x6d6e6a6c
 //
 // The lock is released after the record is committed, so a caller that
 // got the lock next finds the record and does not run fn.
+//
+// The lock lives as long as its session: a connection lost while fn runs
+// (a server restart, a failover, a network cut) releases it on the
+// server, and another process's caller may then run fn too; the first
+// record committed still wins, and every caller returns it. Nothing
+// re-takes the lock on a new connection: the unlock finds the connection
+// lost and discards it.
 func (j *Journal) lockKey(ctx context.Context, scope, key string) (unlock func(), err error) {
 	if j.dialect != store.Postgres {
 		return func() {}, nil
@@ -57,10 +65,20 @@ func (j *Journal) lockKey(ctx context.Context, scope, key string) (unlock func()
 		return nil, fmt.Errorf("journal: lock %s/%s: %w", scope, key, err)
 	}
 	return func() {
-		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, lockClass, id); err != nil {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockWait)
+		defer cancel()
+		if _, err := conn.ExecContext(uctx, `SELECT pg_advisory_unlock($1, $2)`, lockClass, id); err != nil {
 			discard()
 			return
 		}
 		conn.Close()
 	}, nil
 }
+
+// unlockWait bounds the unlock of a key (the caller's context may have
+// ended: the record is committed, the lock must still go). A server that
+// does not answer within it gets the lock's connection closed instead,
+// which ends the session and with it the lock. Before, the unlock waited
+// for ever on a server that had stopped answering (a network black hole),
+// and the tool application with it.
+const unlockWait = 2 * time.Second

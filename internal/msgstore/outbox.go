@@ -326,6 +326,23 @@ func (s *Store) ReleaseOutbox(ctx context.Context, ids []int64, now time.Time) e
 	})
 }
 
+// ReleaseClaim ends the lease of the rows a claim stamped (ClaimOutbox's
+// until): they are due at now for any drainer, with no attempt counted.
+// A drainer whose claim failed on a lost connection does not know whether
+// the server ran it, nor which rows it took; without the release, rows it
+// did take waited for the lease's end (outboxLease, 2 minutes) and
+// SyncIndexes with them. It returns how many rows it released. A row of
+// another claim stamped the same millisecond is released too (claimers
+// pick distinct stamps, see the engine's claimOutbox): it is due again
+// early, and at worst embedded twice (StoreVectors keeps one vector).
+func (s *Store) ReleaseClaim(ctx context.Context, until, now time.Time) (int64, error) {
+	res, err := s.conn.ExecContext(ctx, `UPDATE outbox SET not_before = ? WHERE not_before = ?`, now.UnixMilli(), until.UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("release claim: %w", err)
+	}
+	return res.RowsAffected()
+}
+
 // ClaimOutbox claims up to limit outbox rows due at now, oldest first, for
 // one drainer: their not_before moves to until (a lease), so that another
 // drainer, in this process or another, does not take them, and rows whose

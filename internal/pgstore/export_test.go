@@ -2,6 +2,8 @@ package pgstore
 
 import (
 	"context"
+	"net"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -26,3 +28,15 @@ func MigrateTo(ctx context.Context, dsn string, v int) error {
 func OpenTraced(ctx context.Context, dsn string, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
 	return openPool(ctx, dsn, false, tracer)
 }
+
+// ConnectTimeoutOf is the connect timeout Open uses for dsn.
+func ConnectTimeoutOf(dsn string) (time.Duration, error) {
+	cfg, _, err := parse(dsn)
+	if err != nil {
+		return 0, err
+	}
+	return cfg.ConnConfig.ConnectTimeout, nil
+}
+
+// ServerSpoke is serverSpoke.
+func ServerSpoke(c net.Conn) bool { return serverSpoke(c) }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -61,6 +62,9 @@ func openPool(ctx context.Context, dsn string, mustExist bool, tracer pgx.QueryT
 	}
 	cfg.ConnConfig.Tracer = tracer
 	cfg.AfterConnect = (&schemaCheck{mustExist: mustExist}).afterConnect
+	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
+		return shouldPing(p.Conn, p.IdleDuration)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, &openError{where, err}
@@ -95,12 +99,49 @@ func OpenDB(ctx context.Context, dsn string) (*sql.DB, error) {
 			c.Close(context.WithoutCancel(ctx)) // stdlib leaves a connection its AfterConnect refused open
 		}
 		return err
-	}))
+	}), dbShouldPing)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, &openError{where, err}
 	}
 	return db, nil
+}
+
+// DefaultConnectTimeout bounds each new connection's whole handshake (the
+// dial, TLS, authentication and the schema check of Open) when the DSN
+// sets no connect_timeout (nor PGCONNECT_TIMEOUT): pgx, as libpq, waits
+// for ever by default, so a server that accepts connections and never
+// answers (a stopped process, a network black hole) held Open, and every
+// call that needed a new connection, as long as its context allowed,
+// which for a CLI command or a pool growing in the background is for
+// ever. A connection that timed out is an outage (ConnectionLost).
+const DefaultConnectTimeout = 10 * time.Second
+
+// DB is a *sql.DB over pool (pgx's database/sql driver) that, as pool
+// does, pings a connection before reusing it when the server has closed
+// it since (shouldPing). The caller closes the *sql.DB, then pool.
+func DB(pool *pgxpool.Pool) *sql.DB {
+	return stdlib.OpenDBFromPool(pool, dbShouldPing)
+}
+
+// dbShouldPing is shouldPing as database/sql's driver option.
+var dbShouldPing = stdlib.OptionShouldPing(func(_ context.Context, p stdlib.ShouldPingParams) bool {
+	return shouldPing(p.Conn, p.IdleDuration)
+})
+
+// shouldPing reports whether a pooled connection is pinged before it is
+// used: when it was idle for more than a second (pgx's default), or when
+// the server spoke on it since its last answer (serverSpoke: a restart, a
+// failover or pg_terminate_backend sends FATAL 57P01 and closes the
+// socket; a proxy that cut it closed it), which the ping then finds, so
+// that the pool discards the connection and hands out another rather
+// than failing the caller's statement. Without the second check, the
+// first statement on each connection used in the second before a
+// restart failed ("FATAL: terminating connection due to administrator
+// command", or "unexpected EOF") although the server was back. The check
+// is one non-blocking system call, no round trip.
+func shouldPing(c *pgx.Conn, idle time.Duration) bool {
+	return idle > time.Second || serverSpoke(c.PgConn().Conn())
 }
 
 // parse parses dsn into a pool configuration and where (host:port/database,
@@ -111,6 +152,9 @@ func parse(dsn string) (*pgxpool.Config, string, error) {
 		return nil, "", fmt.Errorf("pgstore: %w", err) // pgx redacts the password
 	}
 	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	}
 	// Literals this package writes into SQL text (an embedder's name in its
 	// partial index predicate) double quotes only, as standard strings do.
 	cfg.ConnConfig.RuntimeParams["standard_conforming_strings"] = "on"

@@ -1,0 +1,43 @@
+//go:build unix
+
+package pgstore
+
+import (
+	"errors"
+	"net"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// serverSpoke reports whether c's socket has something to read while the
+// connection is idle between statements: the server spoke since its last
+// answer, which for an idle connection means it is ending it (a FATAL
+// "terminating connection" before it closes the socket, at a restart or
+// a failover), it closed it (an end of file) or the socket failed (a
+// reset), or, harmless, it sent a notice. It looks without reading or
+// waiting: one non-blocking MSG_PEEK. A socket it cannot look at counts
+// as silent.
+func serverSpoke(c net.Conn) bool {
+	if t, ok := c.(interface{ NetConn() net.Conn }); ok { // *tls.Conn
+		c = t.NetConn()
+	}
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	spoke := false
+	_ = rc.Read(func(fd uintptr) bool {
+		var b [1]byte
+		_, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		// Data or an end of file (n >= 0), or an error other than "nothing
+		// yet".
+		spoke = err == nil || !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR)
+		return true // never wait for the socket to become readable
+	})
+	return spoke
+}
