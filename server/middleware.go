@@ -176,18 +176,35 @@ func (s *Server) wrap(rt *route) http.Handler {
 			return
 		}
 		r.Body = s.bodyDeadline(sw, r, http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes))
+		client := r.Context()
+		ctx, cancel := context.WithTimeout(client, s.cfg.RequestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
 		if rt.write != nil {
 			rt.write(s, sw, r, p)
 			return
 		}
 		out, err := rt.handle(s, r, p)
 		if err != nil {
-			err = unreachable(s.cfg.Engine, err)
-			writeProblem(sw, r, s.log, err)
+			err = s.timedOut(client, ctx, unreachable(s.cfg.Engine, err))
+			writeProblem(sw, r.WithContext(client), s.log, err)
 			return
 		}
 		writeJSON(sw, rt.okStatus(), out)
 	})
+}
+
+// timedOut is err, or the 503 "timeout" problem when the handler's
+// context reached Config.RequestTimeout (ctx's deadline) while the
+// client's (client) had not ended: the handler's error is then the
+// deadline's, however it was worded (a database that stopped answering,
+// a slow erasure), and the cause goes to the log.
+func (s *Server) timedOut(client, ctx context.Context, err error) error {
+	if client.Err() != nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	return &apiError{kind: kindTimeout, cause: err, detail: fmt.Sprintf(
+		"the request did not finish within the server's request timeout (%s); what it committed stays; try again later", s.cfg.RequestTimeout)}
 }
 
 // wrapMount authenticates a mounted handler (MCP, inspector) and logs it.

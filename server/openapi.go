@@ -138,7 +138,9 @@ func operation(rt *route, ref func(any) (map[string]any, error), problem map[str
 	responses := map[string]any{fmt.Sprint(rt.okStatus()): ok}
 	statuses := append([]int{400, 500}, rt.errors...)
 	if rt.auth {
-		statuses = append(statuses, 401, 429) // 429: too many failed authentications (AuthLimiter)
+		// 429: too many failed authentications (AuthLimiter); 503: the
+		// engine closing, a database outage, Config.RequestTimeout.
+		statuses = append(statuses, 401, 429, 503)
 	}
 	if rt.body != nil {
 		statuses = append(statuses, 408, 413)

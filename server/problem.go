@@ -70,9 +70,11 @@ var (
 	kindQuota       = kind{"quota-exceeded", http.StatusTooManyRequests, "Storage quota exceeded"}
 	kindTooMany     = kind{"too-many-failures", http.StatusTooManyRequests, "Too many failed authentications"}
 	kindUnavailable = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
-	kindInternal    = kind{"internal", http.StatusInternalServerError, "Internal error"}
-	kindMediaType   = kind{"unsupported-media-type", http.StatusUnsupportedMediaType, "Request body must be application/json"}
-	kindMethod      = kind{"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed"}
+	// kindTimeout is a request that ran past Config.RequestTimeout.
+	kindTimeout   = kind{"timeout", http.StatusServiceUnavailable, "Request timed out"}
+	kindInternal  = kind{"internal", http.StatusInternalServerError, "Internal error"}
+	kindMediaType = kind{"unsupported-media-type", http.StatusUnsupportedMediaType, "Request body must be application/json"}
+	kindMethod    = kind{"method-not-allowed", http.StatusMethodNotAllowed, "Method not allowed"}
 
 	// kindClientGone is a request whose client hung up (its context was
 	// cancelled) before the answer: nobody reads it, and the access log

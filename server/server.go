@@ -26,6 +26,8 @@ const (
 	DefaultShutdownTimeout = 30 * time.Second
 	// DefaultBodyTimeout is how long a request body may take to arrive.
 	DefaultBodyTimeout = time.Minute
+	// DefaultRequestTimeout is how long an API route's handler may run.
+	DefaultRequestTimeout = time.Minute
 )
 
 // Config configures a Server. The zero value of each field but Engine
@@ -52,6 +54,16 @@ type Config struct {
 	// that stalled mid-body held its connection (and its goroutine)
 	// forever. Streams (MCP's GET) have no body and no such bound.
 	BodyTimeout time.Duration
+	// RequestTimeout bounds how long an API route's handler runs, from
+	// the end of the request's headers (its context's deadline: the
+	// engine's calls honour it); 0 means DefaultRequestTimeout. A request
+	// still running then is answered 503 "timeout" with Retry-After, and
+	// what it committed stays. Before, a request on a database that had
+	// stopped answering (Postgres behind a network black hole, or
+	// stopped) waited for as long as its client did, which for a client
+	// without a timeout was for ever. Mounted handlers (MCP, inspector)
+	// have no such bound: MCP's streams are long-lived.
+	RequestTimeout time.Duration
 	// AnyHost accepts a request without a token file whatever its Host
 	// and Origin headers name. By default such a server (every request
 	// the operator's) answers only requests addressed to a loopback host
@@ -142,8 +154,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Engine == nil {
 		return nil, fmt.Errorf("%w: Engine is required", ErrInvalidConfig)
 	}
-	if cfg.MaxBodyBytes < 0 || cfg.ShutdownTimeout < 0 || cfg.BodyTimeout < 0 {
-		return nil, fmt.Errorf("%w: MaxBodyBytes, ShutdownTimeout and BodyTimeout must not be negative", ErrInvalidConfig)
+	if cfg.MaxBodyBytes < 0 || cfg.ShutdownTimeout < 0 || cfg.BodyTimeout < 0 || cfg.RequestTimeout < 0 {
+		return nil, fmt.Errorf("%w: MaxBodyBytes, ShutdownTimeout, BodyTimeout and RequestTimeout must not be negative", ErrInvalidConfig)
 	}
 	if _, ok := cfg.Mount[cfg.CookieMount]; cfg.CookieMount != "" && !ok {
 		return nil, fmt.Errorf("%w: CookieMount %q is not a pattern of Mount", ErrInvalidConfig, cfg.CookieMount)
@@ -153,6 +165,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.BodyTimeout == 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
