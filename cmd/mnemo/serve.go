@@ -86,6 +86,10 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if mc.Server != nil {
 		maxBody = mc.Server.MaxBodyBytes
 	}
+	requestTimeout, err := mc.Server.requestTimeout() // checked with the configuration (checkLimits)
+	if err != nil {
+		return err
+	}
 	stopSweep := c.startSweep(ctx, e, log, mc) // lifecycle.go: expiry every lifecycle.sweepEvery
 	defer stopSweep()
 	// The inspector's sign-in sessions live in this process: a restart
@@ -100,7 +104,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, AuthLimiter: limiter, Logger: log, MaxBodyBytes: maxBody, Version: version(),
+	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, AuthLimiter: limiter, Logger: log, MaxBodyBytes: maxBody, RequestTimeout: requestTimeout, Version: version(),
 		ShutdownTimeout: serveDrain, // signals.go: inside the CLI's serveStopGrace
 		Mount: map[string]func(*server.Principal) http.Handler{
 			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log}),

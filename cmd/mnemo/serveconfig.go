@@ -40,7 +40,7 @@ const StoredConfigFile = "mnemo.json"
 //	  "observe": {"endpoint": "http://localhost:11434/v1", "model": "qwen2.5:7b", "threshold": 30000},
 //	  "retention": {"keepRuns": 200, "maxAge": "720h"},
 //	  "limits": {"maxContentBytes": 65536},
-//	  "server": {"maxBodyBytes": 4194304},
+//	  "server": {"maxBodyBytes": 4194304, "requestTimeout": "1m"},
 //	  "timeZone": "Europe/Paris",
 //	  "resourceTimeZones": {"kenji": "Asia/Tokyo"},
 //	  "lifecycle": {"idleTtl": "24h", "quota": {"resourceBytes": 50000000}}
@@ -113,6 +113,26 @@ type limitsConfig struct {
 
 type serverConfig struct {
 	MaxBodyBytes int64 `json:"maxBodyBytes,omitempty"`
+	// RequestTimeout is server.Config.RequestTimeout as a Go duration,
+	// e.g. "5m"; none or "0s" is its default (1 minute).
+	RequestTimeout string `json:"requestTimeout,omitempty"`
+}
+
+// requestTimeout is server.Config.RequestTimeout of s (0: the default),
+// or an error naming server.requestTimeout: a negative duration, or one
+// that is no Go duration. s may be nil.
+func (s *serverConfig) requestTimeout() (time.Duration, error) {
+	if s == nil || s.RequestTimeout == "" {
+		return 0, nil
+	}
+	if durationTooLong(s.RequestTimeout) {
+		return 0, fmt.Errorf("server.requestTimeout: %q %s", s.RequestTimeout, durationRange)
+	}
+	d, err := time.ParseDuration(s.RequestTimeout)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("server.requestTimeout: must be a non-negative Go duration such as \"5m\" (0: the default, 1 minute), got %q", s.RequestTimeout)
+	}
+	return d, nil
 }
 
 // jsonSyntaxDetail words err, json.Decoder's error on text that is not
@@ -463,7 +483,7 @@ func (r *retentionConfig) retention() (journal.Retention, error) {
 	return out, nil
 }
 
-// checkLimits refuses a negative limit (limits.*, server.maxBodyBytes and
+// checkLimits refuses a negative limit (limits.*, server.maxBodyBytes, server.requestTimeout and
 // lifecycle.quota.*), naming the field: 0 or none means the default (for a
 // quota: no bound), and a negative number was silently taken as it.
 func (c *memoryConfig) checkLimits() error {
@@ -492,6 +512,9 @@ func (c *memoryConfig) checkLimits() error {
 		if f.v < 0 {
 			return fmt.Errorf("%s must be >= 0 (0: the default), got %d", f.name, f.v)
 		}
+	}
+	if _, err := c.Server.requestTimeout(); err != nil {
+		return err
 	}
 	if err := c.Limits.checkAnswer(); err != nil {
 		return err
