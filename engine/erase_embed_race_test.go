@@ -38,6 +38,21 @@ func (g *vectorGate) Embed(ctx context.Context, texts []string) ([][]float32, er
 	return recall.HashEmbedder{}.Embed(ctx, texts)
 }
 
+// xErasures erase message x of thread t: by its id (x stored again then
+// takes the next seq), and with its thread (x stored again takes the same
+// thread and seq: an import run again).
+var xErasures = []struct {
+	name  string
+	erase func(context.Context, *engine.Engine) (*engine.EraseResult, error)
+}{
+	{"DeleteMessages", func(ctx context.Context, e *engine.Engine) (*engine.EraseResult, error) {
+		return e.DeleteMessages(ctx, "x")
+	}},
+	{"DeleteThread", func(ctx context.Context, e *engine.Engine) (*engine.EraseResult, error) {
+		return e.DeleteThread(ctx, "t")
+	}},
+}
+
 // TestReStoredDuringEmbedding: message x is erased and stored again with
 // other text while the drainer embeds its erased text, once by
 // DeleteMessages (x stored again at the next seq) and once by DeleteThread
@@ -48,19 +63,8 @@ func (g *vectorGate) Embed(ctx context.Context, texts []string) ([][]float32, er
 // fix the drainer stored the erased text's vector for the live x, and the
 // live x's own outbox row reused it.
 func TestReStoredDuringEmbedding(t *testing.T) {
-	cases := []struct {
-		name  string
-		erase func(context.Context, *engine.Engine) (*engine.EraseResult, error)
-	}{
-		{"DeleteMessages", func(ctx context.Context, e *engine.Engine) (*engine.EraseResult, error) {
-			return e.DeleteMessages(ctx, "x")
-		}},
-		{"DeleteThread", func(ctx context.Context, e *engine.Engine) (*engine.EraseResult, error) {
-			return e.DeleteThread(ctx, "t")
-		}},
-	}
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
-		for _, c := range cases {
+		for _, c := range xErasures {
 			t.Run(c.name, func(t *testing.T) { testReStoredDuringEmbedding(t, be, c.erase) })
 		}
 	})
@@ -116,19 +120,8 @@ func testReStoredDuringEmbedding(t *testing.T, be enginetest.Backend, erase func
 // (A's again), and stored B's vector for x, which x's own row then
 // reused: a vector search for B matched x exactly, one for A did not.
 func TestReStoredTwiceDuringEmbedding(t *testing.T) {
-	cases := []struct {
-		name  string
-		erase func(context.Context, *engine.Engine) (*engine.EraseResult, error)
-	}{
-		{"DeleteMessages", func(ctx context.Context, e *engine.Engine) (*engine.EraseResult, error) {
-			return e.DeleteMessages(ctx, "x")
-		}},
-		{"DeleteThread", func(ctx context.Context, e *engine.Engine) (*engine.EraseResult, error) {
-			return e.DeleteThread(ctx, "t")
-		}},
-	}
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
-		for _, c := range cases {
+		for _, c := range xErasures {
 			t.Run(c.name, func(t *testing.T) { testReStoredTwiceDuringEmbedding(t, be, c.erase) })
 		}
 	})
