@@ -2,9 +2,10 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"log/slog"
 	"reflect"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,12 +37,41 @@ func checkArgs[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In
 	}
 }
 
-// addTool adds the tool t with handler h (wrapped by checkArgs, and by
-// logFailed with log) to s, and records its input type in inputs for
-// unknownArgs.
-func addTool[In, Out any](s *mcp.Server, inputs map[string]reflect.Type, log *slog.Logger, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+// addTool adds the tool t with handler fn (wrapped by checkArgs, bounded
+// by h.timeout, and by logFailed with h.log) to s, and records its input
+// type in inputs for unknownArgs.
+func addTool[In, Out any](s *mcp.Server, inputs map[string]reflect.Type, h *handlers, t *mcp.Tool, fn mcp.ToolHandlerFor[In, Out]) {
 	inputs[t.Name] = reflect.TypeFor[In]()
-	mcp.AddTool(s, t, logFailed(log, t.Name, checkArgs(h)))
+	mcp.AddTool(s, t, logFailed(h.log, t.Name, bounded(h.timeout, checkArgs(fn))))
+}
+
+// bounded runs h with a context that ends after d (Options.ToolTimeout):
+// a call that fails once that deadline passed, its client's context still
+// live, is the *internalError "Timeout: …" whatever the handler's error
+// said (a database that stopped answering, a slow erasure), with that
+// error as the cause logFailed logs.
+func bounded[In, Out any](d time.Duration, h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		tctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		res, out, err := h(tctx, req, in)
+		if err != nil && timedOut(ctx, tctx) {
+			return nil, out, &internalError{text: timeoutText(d), cause: err}
+		}
+		return res, out, err
+	}
+}
+
+// timedOut reports whether tctx, the bounded context made from client,
+// reached its deadline while client had not ended.
+func timedOut(client, tctx context.Context) bool {
+	return client.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded)
+}
+
+// timeoutText is the answer of a call cut off after d, in the HTTP API's
+// words (its 503 "timeout" problem).
+func timeoutText(d time.Duration) string {
+	return fmt.Sprintf("Timeout: the call did not finish within the server's tool timeout (%s); what it committed stays; try again later", d)
 }
 
 // unknownArgs is a receiving middleware: a tools/call whose arguments

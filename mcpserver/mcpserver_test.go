@@ -56,9 +56,15 @@ func openEngine(t *testing.T) *engine.Engine {
 // connect opens an in-process client session to a server acting as p.
 func connect(t *testing.T, e *engine.Engine, p *server.Principal) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, e, p, mcpserver.Options{})
+}
+
+// connectWith is connect to a server made with opt.
+func connectWith(t *testing.T, e *engine.Engine, p *server.Principal, opt mcpserver.Options) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := mcpserver.New(e, p, mcpserver.Options{}).Connect(ctx, st, nil); err != nil {
+	if _, err := mcpserver.New(e, p, opt).Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, ct, nil)

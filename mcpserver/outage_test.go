@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
@@ -42,4 +45,64 @@ func TestToolsDatabaseDown(t *testing.T) {
 
 func appendArgs(content string) map[string]any {
 	return map[string]any{"threadId": "t1", "messages": []map[string]any{{"role": "user", "content": content}}}
+}
+
+// TestToolTimeoutDatabaseHangs: a tool call and a resource read on a
+// Postgres that stopped answering (connections open, nothing answered: a
+// network black hole, a stopped server) end at Options.ToolTimeout with
+// "Timeout: …", as the HTTP API's requests end at its RequestTimeout.
+// Before, they waited for as long as the client did: for ever for a
+// client without a timeout of its own (this one).
+func TestToolTimeoutDatabaseHangs(t *testing.T) {
+	px := pgtest.NewProxy(t, pgtest.DSN(t))
+	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.DSN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = e.CloseContext(ctx)
+	})
+	alice, _, _ := principals(t)
+	cs := connectWith(t, e, alice, mcpserver.Options{ToolTimeout: time.Second})
+	if failed, text := call(t, cs, mcpserver.ToolAppend, appendArgs("I moved to Porto"), nil); failed {
+		t.Fatalf("append with the database up: %s", text)
+	}
+	px.Hang()
+	type answer struct {
+		text string
+		err  error
+	}
+	done := make(chan answer, 2)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcpserver.ToolSearch, Arguments: map[string]any{"query": "Porto"}})
+		var a answer
+		if a.err = err; err == nil {
+			for _, c := range res.Content {
+				if tc, ok := c.(*mcp.TextContent); ok && res.IsError {
+					a.text += tc.Text
+				}
+			}
+		}
+		done <- a
+	}()
+	go func() {
+		_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "mnemo://threads/t1/messages"})
+		a := answer{err: err}
+		if err != nil {
+			a.text, a.err = err.Error(), nil
+		}
+		done <- a
+	}()
+	for range 2 {
+		select {
+		case a := <-done:
+			if a.err != nil || !strings.Contains(a.text, "Timeout: the call did not finish within the server's tool timeout (1s)") {
+				t.Errorf("a call on a database that does not answer: %q, %v; want Timeout naming 1s", a.text, a.err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("a call on a database that does not answer did not end within 20 s")
+		}
+	}
 }

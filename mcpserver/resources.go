@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -36,9 +37,24 @@ const (
 
 func (h *handlers) addResources(s *mcp.Server) {
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "memctx", URITemplate: MemCtxTemplate, MIMEType: "application/json",
-		Description: "The provenance record of a run built with memory_context: recalled turns with scores, the recent window, dropped turns with the reason, observations, working-memory size, prompt hash."}, h.readMemCtx)
+		Description: "The provenance record of a run built with memory_context: recalled turns with scores, the recent window, dropped turns with the reason, observations, working-memory size, prompt hash."}, h.boundedRead(h.readMemCtx))
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "thread-messages", URITemplate: MessagesTemplate, MIMEType: "application/json",
-		Description: "Stored turns of a thread, in order, with ids, roles, seqs and times: the latest 100, or with beforeSeq the newest before that seq (limit: how many, 1 to 1000, default 100). nextBeforeSeq, when present, says older turns exist: read the URI again with ?beforeSeq=<nextBeforeSeq> to page back (memory_search finds old turns by content)."}, h.readMessages)
+		Description: "Stored turns of a thread, in order, with ids, roles, seqs and times: the latest 100, or with beforeSeq the newest before that seq (limit: how many, 1 to 1000, default 100). nextBeforeSeq, when present, says older turns exist: read the URI again with ?beforeSeq=<nextBeforeSeq> to page back (memory_search finds old turns by content)."}, h.boundedRead(h.readMessages))
+}
+
+// boundedRead is read with a context that ends after h.timeout, as
+// bounded is for a tool: a read that fails once that deadline passed is a
+// JSON-RPC internal error saying "Timeout: …".
+func (h *handlers) boundedRead(read mcp.ResourceHandler) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		tctx, cancel := context.WithTimeout(ctx, h.timeout)
+		defer cancel()
+		res, err := read(tctx, req)
+		if err != nil && timedOut(ctx, tctx) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: timeoutText(h.timeout)}
+		}
+		return res, err
+	}
 }
 
 // idIn extracts the id between prefix and suffix of uri (its query cut

@@ -47,6 +47,14 @@ type Options struct {
 	// together; 0 means DefaultMaxSessions. Opening one more closes the
 	// least recently used session of any token.
 	MaxSessions int
+	// ToolTimeout bounds each tool call and resource read, from its
+	// arrival (its context's deadline: the engine's calls honour it); 0
+	// or less means server.DefaultRequestTimeout (1 minute), the HTTP
+	// API's bound. A call still running then answers "Timeout: …" (a
+	// tool error; a read's JSON-RPC internal error), and what it
+	// committed stays. Before, a call on a database that had stopped
+	// answering waited for as long as its client did.
+	ToolTimeout time.Duration
 }
 
 // New returns an MCP server that acts as principal p over e: the six tools
@@ -64,7 +72,11 @@ func New(e *engine.Engine, p *server.Principal, opt Options) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &handlers{t: server.Tenant{Engine: e, Principal: p}, log: log.With(slog.String("token", p.Name))}
+	timeout := opt.ToolTimeout
+	if timeout <= 0 {
+		timeout = server.DefaultRequestTimeout
+	}
+	h := &handlers{t: server.Tenant{Engine: e, Principal: p}, log: log.With(slog.String("token", p.Name)), timeout: timeout}
 	h.addTools(s)
 	h.addResources(s)
 	return s

@@ -39,8 +39,9 @@ const (
 // handlers holds one principal's view of the engine and the log that gets
 // the causes of internal errors (its lines name the token).
 type handlers struct {
-	t   server.Tenant
-	log *slog.Logger
+	t       server.Tenant
+	log     *slog.Logger
+	timeout time.Duration // Options.ToolTimeout, or its default
 }
 
 // mcpOrigin marks working-memory versions written through MCP.
@@ -50,13 +51,13 @@ var mcpOrigin = working.Origin{RunID: "mnemo-mcp"}
 // unknown argument member (unknownArgs).
 func (h *handlers) addTools(s *mcp.Server) {
 	in := map[string]reflect.Type{}
-	addTool(s, in, h.log, &mcp.Tool{Name: ToolAppend, Description: descAppend}, h.append)
-	addTool(s, in, h.log, &mcp.Tool{Name: ToolSearch, Description: descSearch, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.search)
-	addTool(s, in, h.log, &mcp.Tool{Name: ToolContext, Description: descContext}, h.context)
-	addTool(s, in, h.log, &mcp.Tool{Name: ToolWMGet, Description: descWMGet, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.wmGet)
-	addTool(s, in, h.log, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate}, h.wmUpdate)
+	addTool(s, in, h, &mcp.Tool{Name: ToolAppend, Description: descAppend}, h.append)
+	addTool(s, in, h, &mcp.Tool{Name: ToolSearch, Description: descSearch, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.search)
+	addTool(s, in, h, &mcp.Tool{Name: ToolContext, Description: descContext}, h.context)
+	addTool(s, in, h, &mcp.Tool{Name: ToolWMGet, Description: descWMGet, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.wmGet)
+	addTool(s, in, h, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate}, h.wmUpdate)
 	destructive := true
-	addTool(s, in, h.log, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, h.delete)
+	addTool(s, in, h, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, h.delete)
 	s.AddReceivingMiddleware(unknownArgs(in))
 }
 

@@ -107,7 +107,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, AuthLimiter: limiter, Logger: log, MaxBodyBytes: maxBody, RequestTimeout: requestTimeout, Version: version(),
 		ShutdownTimeout: serveDrain, // signals.go: inside the CLI's serveStopGrace
 		Mount: map[string]func(*server.Principal) http.Handler{
-			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log}),
+			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log, ToolTimeout: requestTimeout}),
 			"/ui/": inspector.Handler(e, inspector.Options{Version: version(), Logger: log}),
 		},
 		Public:      map[string]http.Handler{inspector.LoginPath: inspector.Login(tokens, sessions, limiter), inspector.LogoutPath: inspector.Logout(sessions)},
