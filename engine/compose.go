@@ -282,12 +282,30 @@ func (c *Context) OpenAIMessages(systemPrompt string) []openai.ChatCompletionMes
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
 				ID: tc.ID, Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: tc.Name, Arguments: string(tc.Arguments)},
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: openAIArguments(tc.Arguments)},
 			})
 		}
 		out = append(out, om)
 	}
 	return out
+}
+
+// openAIArguments is a context's ToolCall.Arguments as OpenAI's wire
+// carries them, function.arguments: a string of the text the model
+// generated. An object is its JSON text; a JSON string (the model's text
+// that held no object, kept as it was: ToolCallArgumentsOf) is that text
+// itself, rendered as message content is (render.Message: its Hidden and
+// Control characters escaped, which renderToolCalls wrote as JSON
+// escapes that unquoting decodes). Before, the model read its own text
+// back in quotes, with its quotes and backslashes escaped.
+func openAIArguments(a json.RawMessage) string {
+	if len(a) > 0 && a[0] == '"' {
+		var s string
+		if json.Unmarshal(a, &s) == nil {
+			return render.Message(s)
+		}
+	}
+	return string(a)
 }
 
 var badNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

@@ -211,6 +211,43 @@ func TestContextOpenAIMessages(t *testing.T) {
 	})
 }
 
+// TestContextOpenAIMessagesModelText: a call whose arguments were the
+// model's text that held no object (stored as a JSON string,
+// ToolCallArgumentsOf) goes back to the model as that text, unquoted, as
+// OpenAI's function.arguments carried it, with a hidden character escaped
+// as message content's are (render.Message); an object goes as its JSON
+// text. Before, the model read `"call it with q=\"x\""`: its text
+// quoted, its quotes escaped.
+func TestContextOpenAIMessagesModelText(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
+		{Role: "user", Content: "look it up"},
+		{Role: "assistant", ToolCalls: []engine.ToolCall{
+			{ID: "c1", Name: "find", Arguments: json.RawMessage(`"call it with q=\"x\" \u202e"`)},
+			{ID: "c2", Name: "find", Arguments: json.RawMessage(`{"q":"y"}`)},
+		}},
+		{Role: "tool", ToolCallID: "c1", Name: "find", Content: "nothing"},
+		{Role: "tool", ToolCallID: "c2", Name: "find", Content: "y found"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t", RecentN: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	om := c.OpenAIMessages("")
+	if len(om) != 4 || len(om[1].ToolCalls) != 2 {
+		t.Fatalf("messages: %+v", om)
+	}
+	for i, want := range []string{`call it with q="x" \u202e`, `{"q":"y"}`} {
+		if got := om[1].ToolCalls[i].Function.Arguments; got != want {
+			t.Errorf("call %d's arguments %q, want %q", i+1, got, want)
+		}
+	}
+}
+
 func TestLoadContextRetention(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
