@@ -45,6 +45,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p *Princip
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff") // as every other answer
 	s.metrics.set.WritePrometheus(w)
 	metrics.WriteGaugeUint64(w, "mnemo_messages", uint64(st.Messages))
 	metrics.WriteGaugeUint64(w, "mnemo_threads", uint64(st.Threads))

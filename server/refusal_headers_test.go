@@ -81,8 +81,8 @@ func TestRefusalHeaders(t *testing.T) {
 	}
 }
 
-// TestAnswerNoStore: an authenticated answer of the API is sent
-// Cache-Control: no-store, as the refusals are (TestRefusalHeaders): it
+// TestAnswerNoStore: an authenticated answer of the API (and of /metrics)
+// is sent Cache-Control: no-store and nosniff, as the refusals are (TestRefusalHeaders): it
 // holds a tenant's conversations, which no cache, the browser's own
 // included, should keep. Before, only the refusals and the inspector's
 // pages said so. (The MCP endpoint's answers are the go-sdk's: an event
@@ -90,15 +90,17 @@ func TestRefusalHeaders(t *testing.T) {
 func TestAnswerNoStore(t *testing.T) {
 	h := newHarness(t, true, server.Config{})
 	for _, r := range []struct {
-		method, path string
-		body         any
+		method, path, token string
+		body                any
 	}{
-		{"GET", "/v1/threads", nil},
-		{"POST", "/v1/search", map[string]any{"query": "hello", "resourceId": "res-alice"}},
+		{"GET", "/v1/threads", aliceToken, nil},
+		{"POST", "/v1/search", aliceToken, map[string]any{"query": "hello", "resourceId": "res-alice"}},
+		{"GET", "/metrics", opsToken, nil},
 	} {
-		resp := h.do(r.method, r.path, aliceToken, r.body)
-		if resp.status != http.StatusOK || resp.header.Get("Cache-Control") != "no-store" {
-			t.Errorf("%s %s: %d, Cache-Control %q; want 200, no-store", r.method, r.path, resp.status, resp.header.Get("Cache-Control"))
+		resp := h.do(r.method, r.path, r.token, r.body)
+		if resp.status != http.StatusOK || resp.header.Get("Cache-Control") != "no-store" || resp.header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s %s: %d, Cache-Control %q, X-Content-Type-Options %q; want 200, no-store, nosniff",
+				r.method, r.path, resp.status, resp.header.Get("Cache-Control"), resp.header.Get("X-Content-Type-Options"))
 		}
 	}
 }
