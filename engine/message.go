@@ -54,5 +54,5 @@ type ToolCall struct {
 	// model's text that is no such object. Append stores what
 	// ToolCallArgumentsOf reads in them: nil (left out) and JSON null as
 	// {} (no arguments), a string holding an object as that object.
-	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty" jsonschema:"oneof_type=object;string;null"`
 }

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -125,7 +126,8 @@ func TestOpenAPIVacuumedEnum(t *testing.T) {
 // POST /v1/search and POST /v1/threads/{thread}/messages (the thread's or
 // the token's only resource, as the MCP tools), so a client generated from
 // the document must not demand it; a tool call's arguments may be left out
-// (engine.ToolCallArgumentsOf: stored as {}).
+// (engine.ToolCallArgumentsOf: stored as {}), and are typed as it reads
+// them (before, "true": any JSON value).
 func TestOpenAPIRequired(t *testing.T) {
 	h := newHarness(t, false, server.Config{})
 	r := h.do("GET", "/openapi.json", "", nil)
@@ -157,5 +159,12 @@ func TestOpenAPIRequired(t *testing.T) {
 				t.Errorf("%s has no %s property", name, p)
 			}
 		}
+	}
+	// Arguments are an object, the model's text, or null (stored as {}):
+	// a list, a number or a boolean is a 400 (engine.ToolCallArgumentsOf).
+	const args = `{"oneOf":[{"type":"object"},{"type":"string"},{"type":"null"}]}`
+	var got bytes.Buffer
+	if err := json.Compact(&got, doc.Components.Schemas["engine.ToolCall"].Properties["arguments"]); err != nil || got.String() != args {
+		t.Errorf("engine.ToolCall arguments %s (%v), want %s", got.String(), err, args)
 	}
 }
