@@ -3,6 +3,11 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // redactJSON redacts a JSON document (tool-call arguments, metadata, a
@@ -11,13 +16,18 @@ import (
 // quotes around a replaced quoted value); otherwise the document is walked
 // and each string is redacted alone, and a value whose "key": value pair
 // the redactor changes is replaced whole by RedactionMark (a number after
-// "password", say). Input that is not JSON is returned unchanged.
+// "password", say), and each key is redacted too (redactKey: made unique,
+// the walk's keys sorted). The walk is also taken when the text redaction
+// made an object repeat a key (two secrets used as keys), which the text
+// redaction alone left as {"[REDACTED]":1,"[REDACTED]":2}; and before,
+// the walk left keys as they were. Input that is not JSON is returned
+// unchanged.
 func redactJSON(r Redactor, b []byte) []byte {
 	red := r.Redact(string(b))
 	if red == string(b) {
 		return b
 	}
-	if json.Valid([]byte(red)) {
+	if json.Valid([]byte(red)) && !newRepeat(b, []byte(red)) {
 		return []byte(red)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -33,20 +43,24 @@ func redactJSON(r Redactor, b []byte) []byte {
 	return out
 }
 
-// redactValue redacts every string in v, and every value whose key marks it
-// as a secret.
+// redactValue redacts every string in v, every value whose key marks it
+// as a secret, and every key (redactKey).
 func redactValue(r Redactor, v any) any {
 	switch t := v.(type) {
 	case string:
 		return r.Redact(t)
 	case map[string]any:
-		for k, x := range t {
+		out := make(map[string]any, len(t))
+		for _, k := range slices.Sorted(maps.Keys(t)) { // sorted: a key's suffix is the same every time
+			x := t[k]
 			if secretPair(r, k, x) {
-				t[k] = RedactionMark
-				continue
+				x = RedactionMark
+			} else {
+				x = redactValue(r, x)
 			}
-			t[k] = redactValue(r, x)
+			out[redactKey(r, k, t, out)] = x
 		}
+		return out
 	case []any:
 		for i, x := range t {
 			t[i] = redactValue(r, x)
@@ -80,6 +94,39 @@ func secretPair(r Redactor, k string, x any) bool {
 	// ordinary field, not a field that names a secret.
 	alone, err := marshalNoEscape(r.Redact(s))
 	return err != nil || red != string(key)+": "+string(alone)
+}
+
+// redactKey is key k of object t redacted, made unique in t and in out
+// (the keys taken so far): two keys that are secrets became the same
+// RedactionMark, and an object repeating a key is one JSON readers
+// disagree on (and Append refuses the same arguments sent again), so the
+// second is "[REDACTED] 2", the third "[REDACTED] 3", by the keys' order.
+func redactKey(r Redactor, k string, t, out map[string]any) string {
+	nk := r.Redact(k)
+	if nk == k {
+		return k
+	}
+	for i, c := 2, nk; ; i++ {
+		if _, inOut := out[c]; !inOut {
+			if _, inT := t[c]; !inT {
+				return c
+			}
+		}
+		c = nk + " " + strconv.Itoa(i)
+	}
+}
+
+// newRepeat reports whether red, the text redaction of JSON document b,
+// repeats a key in an object where b does not: two secrets used as keys
+// redacted alike. A document that repeated a key already keeps the text
+// redaction (Append refuses it for that).
+func newRepeat(b, red []byte) bool {
+	_, _, rep := jsonkey.Repeated(red)
+	if !rep {
+		return false
+	}
+	_, _, before := jsonkey.Repeated(b)
+	return !before
 }
 
 // marshalNoEscape encodes v as compact JSON without HTML escaping.

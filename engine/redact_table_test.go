@@ -244,3 +244,37 @@ func TestRedactJSONStaysValid(t *testing.T) {
 		}
 	})
 }
+
+// TestRedactSecretKeys: tool-call arguments whose keys are secrets (two
+// AWS access key ids used as keys) are stored with each key (and its
+// value) redacted and no key repeated: "[REDACTED]", "[REDACTED] 2", by
+// the keys' order, the
+// same every time, so sending the message again is a duplicate, not a
+// conflict. Before, the text redaction made {"[REDACTED]":1,"[REDACTED]":2},
+// an object repeating a key, which a reader keeps one of and which Append
+// refused when the stored call was sent again as read.
+func TestRedactSecretKeys(t *testing.T) {
+	ctx := t.Context()
+	e := enginetest.MustOpen(t, engine.Config{})
+	args := json.RawMessage(`{"AKIAIOSFODNN7EXAMPLE":1,"AKIAI44QH8DHBEXAMPLE":2,"region":"eu"}`)
+	msgs := []engine.Message{{ID: "m1", Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "c1", Name: "keys", Arguments: args}}}}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Messages(ctx, "t", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := string(got[0].ToolCalls[0].Arguments)
+	m := engine.RedactionMark
+	want := `{"` + m + `":"` + m + `","` + m + ` 2":"` + m + `","region":"eu"}` // a secret key's value is redacted too
+	if stored != want {
+		t.Fatalf("stored arguments %s, want %s", stored, want)
+	}
+	again := []engine.Message{{ID: "m1", Role: "assistant", ToolCalls: got[0].ToolCalls}}
+	for _, m := range [][]engine.Message{msgs, again} {
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: m}); err != nil {
+			t.Errorf("sent again: %v, want a duplicate", err)
+		}
+	}
+}
