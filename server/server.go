@@ -62,7 +62,9 @@ type Config struct {
 	// stopped answering (Postgres behind a network black hole, or
 	// stopped) waited for as long as its client did, which for a client
 	// without a timeout was for ever. Mounted handlers (MCP, inspector)
-	// have no such bound: MCP's streams are long-lived.
+	// have no such bound here: MCP's streams are long-lived, and the MCP
+	// server bounds each tool call and resource read itself
+	// (mcpserver.Options.ToolTimeout; mnemo serve gives it this value).
 	RequestTimeout time.Duration
 	// AnyHost accepts a request without a token file whatever its Host
 	// and Origin headers name. By default such a server (every request

@@ -168,16 +168,19 @@ func (p *Proxy) drop(cs ...net.Conn) {
 // Hang stops forwarding: connections, old and new, stay open; what either
 // side sends is held (the sender's writes block once the socket buffers
 // are full), and nothing is answered until Resume.
-func (p *Proxy) Hang() {
+func (p *Proxy) Hang() { p.hold(&p.gate) }
+
+// hold shuts *gate (Hang's gate, or HangReplies' replies) unless it is
+// shut already or the proxy is closed: the pipes waiting on it hold what
+// they read.
+func (p *Proxy) hold(gate *chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return
 	}
-	select {
-	case <-p.gate:
-		p.gate = make(chan struct{})
-	default: // already hung
+	if opened(*gate) {
+		*gate = make(chan struct{})
 	}
 }
 
@@ -199,18 +202,7 @@ func (p *Proxy) Resume() {
 // send: the server runs (and commits) the statements, and their answers
 // are lost if a Sever follows, as when a connection breaks between a
 // commit and its acknowledgement.
-func (p *Proxy) HangReplies() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return
-	}
-	select {
-	case <-p.replies:
-		p.replies = make(chan struct{})
-	default:
-	}
-}
+func (p *Proxy) HangReplies() { p.hold(&p.replies) }
 
 // Sever closes every connection open now, as a server restart does; the
 // proxy keeps accepting (and, unless hung, forwarding) new ones.
