@@ -111,14 +111,13 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 	if err := t.apply(&cfg); err != nil {
 		return cfg, err
 	}
-	stored := mc == nil
-	if stored {
+	if mc == nil {
 		if mc, err = storedMemoryConfig(t.dir); err != nil {
 			return cfg, err
 		}
 	}
 	if err := mc.apply(&cfg, m.Getenv, withModel); err != nil {
-		if stored {
+		if mc != nil && mc.stored {
 			return cfg, storedConfigError(t.dir, fmt.Errorf("%s: %w", mc.name(), err))
 		}
 		return cfg, fmt.Errorf("configuration %s: %w", mc.name(), err)

@@ -74,3 +74,36 @@ func TestServeFailedOpenLeavesNoLock(t *testing.T) {
 		t.Fatalf("after the refusal (%.80s…) the directory holds %v: serve.lock left behind", strings.TrimSpace(errOut), names(ents))
 	}
 }
+
+// TestStoredConfigBadSaysWhatToDo: a stored mnemo.json that cannot be read
+// or breaks a rule fails every command that opens the directory, mnemo serve
+// (without --config) included, with exit 1 and the advice on what to do
+// (before, serve said only "configuration DIR/mnemo.json: …", the rule
+// broken, where threads and context said what to do).
+func TestStoredConfigBadSaysWhatToDo(t *testing.T) {
+	stored := map[string]string{
+		"syntax": `{"recentN": `,
+		"rule":   `{"recall": {"topK": -3}}`,
+		"server": `{"server": {"requestTimeout": "-1s"}}`,
+	}
+	commands := map[string][]string{
+		"serve":   {"serve", "--listen", "127.0.0.1:0"},
+		"threads": {"threads"},
+		"context": {"context", "--thread", "t0"},
+	}
+	for name, body := range stored {
+		dir := t.TempDir()
+		if code, _, errOut := run(t, nil, "--dir", dir, "ingest", writeJSONL(t, 3, nil)); code != 0 {
+			t.Fatalf("ingest: exit %d: %s", code, errOut)
+		}
+		if err := os.WriteFile(filepath.Join(dir, StoredConfigFile), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for cname, args := range commands {
+			code, _, errOut := run(t, nil, append([]string{"--dir", dir}, args...)...)
+			if code != 1 || !strings.Contains(errOut, "stored configuration") || !strings.Contains(errOut, "What to do: mnemo.json is the configuration") {
+				t.Errorf("%s with a stored mnemo.json (%s): exit %d, %q; want 1 saying what to do", cname, name, code, errOut)
+			}
+		}
+	}
+}

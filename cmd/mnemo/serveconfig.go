@@ -48,7 +48,10 @@ const StoredConfigFile = "mnemo.json"
 type memoryConfig struct {
 	// path is the file the configuration was read from, which its errors
 	// name ("" for none).
-	path          string
+	path string
+	// stored is set for a data directory's stored configuration
+	// (storedMemoryConfig), whose errors say what to do about it.
+	stored        bool
 	RecentN       int              `json:"recentN,omitempty"`
 	Recall        *recall.Options  `json:"recall,omitempty"`
 	WorkingMemory *wmConfig        `json:"workingMemory,omitempty"`
@@ -287,6 +290,7 @@ func storedMemoryConfig(dir string) (*memoryConfig, error) {
 		return nil, storedConfigError(dir, err)
 	}
 	c.WorkingMemory = nil
+	c.stored = true
 	return c, nil
 }
 
