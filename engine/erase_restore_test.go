@@ -268,3 +268,62 @@ func TestErasedIndexRowDeferredStatus(t *testing.T) {
 		checkRestored(ctx, t, e, recall.ModeLexical, "zebra", true)
 	})
 }
+
+// TestRestoredInOtherResourceStatus: message x is erased from resource r,
+// the removal of its old text from the indexes is deferred (a failed
+// attempt), and x is stored again in resource r2 and indexed there before
+// the removal falls due. Meanwhile r owes the indexes nothing that could
+// add a hit (x is no longer r's; the removal only takes its erased text
+// away), so a search of r reads ok and never answers x; r2's search finds
+// the live x, reads ok, and never matches the erased text. Once the
+// removal has run, both still do. Before the fix r's pending removal
+// counted x, stored again, as one of r's messages not indexed yet (lexical
+// and vector "catching up", note "up to 1 message of this resource not
+// indexed yet") until the removal ran, an hour later at worst.
+func TestRestoredInOtherResourceStatus(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		appendRestoreFixture(ctx, t, e)
+		eraseDeferred(ctx, t, e, be)
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t2", ResourceID: "r2", Messages: []engine.Message{user("x", storedAgain)}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.SyncIndexes(ctx); err != nil { // x's index row in r2; its removal from r is not due
+			t.Fatal(err)
+		}
+		check := func(when string) {
+			t.Helper()
+			for _, c := range []struct {
+				resource, query string
+				want            bool // x is a lexical hit
+			}{{"r", "zebra", false}, {"r", "quokka", false}, {"r2", "quokka", true}, {"r2", "zebra", false}} {
+				res, err := e.Search(ctx, engine.SearchRequest{ResourceID: c.resource, Query: c.query, Options: recall.Options{TopK: 3, Mode: recall.ModeLexical}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := slices.ContainsFunc(res.Hits, func(h recall.Hit) bool { return h.MessageID == "x" && h.Reason == recall.ReasonHit })
+				if found != c.want {
+					t.Errorf("%s: lexical search of %s for %q: hits %+v, want x among them: %v", when, c.resource, c.query, res.Hits, c.want)
+				}
+			}
+			for _, r := range []string{"r", "r2"} {
+				res, err := e.Search(ctx, engine.SearchRequest{ResourceID: r, Query: "parcel", Options: recall.Options{TopK: 3, Mode: recall.ModeHybrid}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Retrieval.Lexical != recall.StatusOK || res.Retrieval.Vector != recall.StatusOK || res.Retrieval.Note != "" {
+					t.Errorf("%s: search of %s: retrieval %+v, want ok", when, r, res.Retrieval)
+				}
+			}
+		}
+		check("removal from r deferred")
+		if _, err := engine.ConnOf(e).ExecContext(ctx, `UPDATE outbox SET not_before = 0 WHERE op = 'delete'`); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.SyncIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check("removal applied")
+	})
+}

@@ -85,3 +85,53 @@ func BenchmarkBacklogErased(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBacklogRestored measures a search's backlog (e.backlog) of
+// resource r while n delete rows of r are pending whose messages are
+// stored again: in r ("same": each owes indexing) or in r2 ("other": r
+// owes nothing). Pending then reads each delete row's message to compare
+// its resource.
+func BenchmarkBacklogRestored(b *testing.B) {
+	for _, where := range []string{"same", "other"} {
+		for _, n := range []int{1000, 10000} {
+			b.Run(fmt.Sprintf("%s-%d", where, n), func(b *testing.B) { benchBacklogRestored(b, where == "same", n) })
+		}
+	}
+}
+
+func benchBacklogRestored(b *testing.B, same bool, n int) {
+	ctx := context.Background()
+	e, err := Open(ctx, Config{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	e.idx.drainMu.Lock()
+	defer e.idx.drainMu.Unlock()
+	stored := "r2"
+	if same {
+		stored = "r"
+	}
+	for _, q := range []string{
+		`INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES ('t', ?2, 0, 0)`,
+		`WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM c WHERE i+1 < ?1)
+			INSERT INTO messages (id, thread_id, resource_id, seq, role, content, created_at, tokens, digest)
+			SELECT 'e' || i, 't', ?2, i + 1, 'user', 'text', 0, 1, '' FROM c`,
+		`WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM c WHERE i+1 < ?1)
+			INSERT INTO outbox (op, message_id, resource_id, created_at) SELECT 'delete', 'e' || i, 'r', 0 FROM c`,
+	} {
+		if _, err := e.db.ExecContext(ctx, q, n, stored); err != nil {
+			b.Fatal(err)
+		}
+	}
+	want := int64(0)
+	if same {
+		want = int64(n)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if bl, erased := e.backlog(ctx, "r"); bl.Pending != want || len(erased) != n {
+			b.Fatalf("pending %d, erased %d; want %d, %d", bl.Pending, len(erased), want, n)
+		}
+	}
+}

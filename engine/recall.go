@@ -465,11 +465,12 @@ func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Res
 // index entries with the rows. A message stored again since its erasure
 // is left out too until the removal is applied (the indexes may still
 // hold its erased text), and owes indexing meanwhile: the drainer indexes
-// it again as it applies the removal (removeRows). The index row of a
-// message erased before the drainer reached it is a no-op, and not
-// counted. Nor does a row that owes only an embedding
-// (the vector channel's own status counts the unembedded messages it
-// holds). On SQLite the backlog lists the messages that owe indexing
+// it again as it applies the removal (removeRows); stored again in
+// another resource, it is left out of this one's searches and owes this
+// one nothing. The index row of a message erased before the drainer
+// reached it is a no-op, and not counted. Nor does a row that owes only
+// an embedding (the vector channel's own status counts the unembedded
+// messages it holds). On SQLite the backlog lists the messages that owe indexing
 // (recall.Backlog.UnindexedIDs), so that the search leaves out those the
 // resource's in-memory shard already holds: a restored copy's first
 // search answers over every message although none is in bleve yet. Both

@@ -130,10 +130,13 @@ func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
 // row of the table. Pending is two seeks of the index (UNION ALL), not one
 // with op IN (…) (SQLite builds a table of the IN values: 2 µs more when
 // nothing is pending) or op <> 'embed' (which reads every row the resource
-// owes an embedding). Each delete row looks its message up by primary
-// key (stored again since its erasure?): in the statement rather than as
-// a second one over the erased ids, which took half as long again and a
-// half more allocations with 10,000 removals pending (engine's
+// owes an embedding). Each delete row looks its message up by id: stored
+// again in the resource since its erasure? A message found is read for
+// its resource (with 1,000-10,000 such rows pending, 1.2-1.7x the time of
+// the lookup by id alone, BenchmarkBacklogRestored); an erased one is
+// not found. The lookup is in the statement rather than a second one
+// over the erased ids, which took half as long again and a half more
+// allocations with 10,000 removals pending (engine's
 // BenchmarkBacklogErased, medians 19 ms and 29 ms), and nothing to look
 // up when none is pending. No ORDER BY: the ids are only looked up
 // (recall's heldBy, a search's exclusions), and ordering them by id would
@@ -141,15 +144,15 @@ func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
 const (
 	pendingIndexSQL = `SELECT COUNT(*) FROM outbox WHERE resource_id = ? AND op = ?`
 	pendingSQL      = `SELECT message_id, 0 FROM outbox WHERE resource_id = ? AND op = '` + OpIndex + `'
-		UNION ALL SELECT message_id, CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.id = outbox.message_id) THEN 2 ELSE 1 END
+		UNION ALL SELECT message_id, CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.id = outbox.message_id AND m.resource_id = outbox.resource_id) THEN 2 ELSE 1 END
 		FROM outbox WHERE resource_id = ? AND op = '` + OpDelete + `'`
 )
 
 // The kinds of row pendingSQL returns.
 const (
 	pendingIndex  = 0 // an index row
-	pendingErased = 1 // a delete row of a message no longer stored
-	pendingStored = 2 // a delete row of a message stored again since its erasure
+	pendingErased = 1 // a delete row of a message not stored in the resource (erased, or stored again in another)
+	pendingStored = 2 // a delete row of a message stored again in the resource since its erasure
 )
 
 // PendingIndex counts the outbox rows of resourceID that owe indexing
@@ -171,24 +174,28 @@ type PendingWork struct {
 	// order (a message queued twice is listed twice), so that a search can
 	// tell which of them its in-memory shard already holds
 	// (recall.Backlog.UnindexedIDs): the ids of the rows PendingIndex
-	// counts, less the messages erased since (a removal queued and no
-	// message of the id stored: their index rows are no-ops), plus the
-	// messages stored again after an erasure whose removal is still
-	// queued (the drainer indexes them again when it applies the
-	// removal, engine's applyOutbox).
+	// counts, plus the messages stored again in the resource after an
+	// erasure whose removal is still queued (the drainer indexes them
+	// again when it applies the removal, engine's applyOutbox), each of
+	// those once. A message erased from the resource and stored again in
+	// another is not listed: it is no longer the resource's, and its index
+	// row is the other resource's. Nor is the index row of a message
+	// erased before the drainer took it, which its erasure moved out of
+	// the resource (EraseMessages, NoResource).
 	Unindexed []string
 	// Erased lists, once each, the messages whose removal from the
-	// indexes is queued (OpDelete): erased from the store, possibly still
-	// in an index. A message stored again with the same id is listed too,
-	// until the removal is applied: the indexes may still hold its erased
-	// text. A search leaves them out before topK (recall.Query.Exclude).
+	// indexes is queued (OpDelete) under the resource: erased from it,
+	// possibly still in its indexes. A message stored again with the same
+	// id, in this resource or another, is listed too until the removal is
+	// applied: the indexes may still hold its erased text under this
+	// resource. A search leaves them out before topK (recall.Query.Exclude).
 	Erased []string
 }
 
 // Pending returns the resource's pending index and delete rows
 // (PendingWork) in one statement, which reads no row when nothing is
-// pending; for each delete row it looks up (by primary key) whether a
-// message of its id is stored again.
+// pending; for each delete row it looks up (by id) whether a
+// message of its id is stored again in the resource.
 func (s *Store) Pending(ctx context.Context, resourceID string) (PendingWork, error) {
 	var w PendingWork
 	rows, err := s.stmts.Query(ctx, pendingSQL, resourceID, resourceID)
@@ -196,7 +203,7 @@ func (s *Store) Pending(ctx context.Context, resourceID string) (PendingWork, er
 		return w, err
 	}
 	defer rows.Close()
-	var deleted map[string]int // id -> pendingErased or pendingStored
+	var deleted map[string]bool // erased id -> stored again in the resource
 	var id string
 	var kind int
 	for rows.Next() {
@@ -207,34 +214,27 @@ func (s *Store) Pending(ctx context.Context, resourceID string) (PendingWork, er
 		case kind == pendingIndex:
 			w.Unindexed = append(w.Unindexed, id)
 		case deleted == nil:
-			deleted = map[string]int{id: kind}
+			deleted = map[string]bool{id: kind == pendingStored}
 		default:
-			deleted[id] = kind
+			deleted[id] = kind == pendingStored
 		}
 	}
-	if err := rows.Err(); err != nil {
+	if err := rows.Err(); err != nil || deleted == nil {
 		return w, err
-	}
-	if deleted == nil {
-		return w, nil
 	}
 	listed := make(map[string]bool) // stored again, listed in Unindexed
 	w.Unindexed = slices.DeleteFunc(w.Unindexed, func(id string) bool {
-		switch deleted[id] {
-		case pendingErased:
-			return true // its index row is a no-op
-		case pendingStored:
-			if listed[id] {
-				return true
-			}
-			listed[id] = true
+		if !deleted[id] {
+			return false
 		}
-		return false
+		dup := listed[id]
+		listed[id] = true
+		return dup
 	})
 	w.Erased = make([]string, 0, len(deleted))
-	for id, kind := range deleted {
+	for id, stored := range deleted {
 		w.Erased = append(w.Erased, id)
-		if kind == pendingStored && !listed[id] {
+		if stored && !listed[id] {
 			w.Unindexed = append(w.Unindexed, id)
 		}
 	}
