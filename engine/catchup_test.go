@@ -115,6 +115,12 @@ func TestSearchRightAfterAppendCatchingUp(t *testing.T) {
 		if be.Name == "sqlite" && got.Lexical != recall.StatusCatchingUp {
 			t.Errorf("m2 not indexed yet: retrieval.lexical = %q, want %q", got.Lexical, recall.StatusCatchingUp)
 		}
+		// On Postgres the append wrote m2's lexical entry; only its
+		// embedding (an embed row) is owed, which the vector channel
+		// counts (messages of the resource without a vector).
+		if want := recall.EmbeddedStatus(2, 1); be.Name != "sqlite" && (got.Lexical != recall.StatusOK || got.Vector != want || got.Note != "") {
+			t.Errorf("m2 not embedded yet: retrieval %+v, want lexical ok, vector %q, no note", got, want)
+		}
 		release()
 		if err := e.SyncIndexes(ctx); err != nil {
 			t.Fatal(err)

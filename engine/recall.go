@@ -469,8 +469,15 @@ func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Res
 // another resource, it is left out of this one's searches and owes this
 // one nothing. The index row of a message erased before the drainer
 // reached it is a no-op, and not counted. Nor does a row that owes only
-// an embedding (the vector channel's own status counts the unembedded
-// messages it holds). On SQLite the backlog lists the messages that owe indexing
+// an embedding: the vector channel's own status counts the messages
+// without a vector ("degraded: N of M messages not embedded yet"), on
+// SQLite those its shard holds, on Postgres every message of the resource
+// (pgrecall). On Postgres an append writes its lexical entries in its
+// transaction and queues only its embedding (an embed row), so that count
+// is all a search there owes: its backlog (PendingIndex) finds index rows
+// only in a database written before appends did so (drained as embed
+// rows; Open writes their lexical entries, indexUnindexed). On SQLite the
+// backlog lists the messages that owe indexing
 // (recall.Backlog.UnindexedIDs), so that the search leaves out those the
 // resource's in-memory shard already holds: a restored copy's first
 // search answers over every message although none is in bleve yet. Both
