@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,5 +44,54 @@ func TestSyncIndexesHonoursContext(t *testing.T) {
 		if err := e.SyncIndexes(context.Background()); err != nil {
 			t.Fatalf("after the release: %v", err)
 		}
+	})
+}
+
+// TestErasureHonoursContextWhileDraining: an erasure's purge (and so an
+// Append that expires or evicts threads) waited for the drain lock
+// without its context, so while the background drainer waited for the
+// embedder (an embedding endpoint that stalls: up to its HTTP timeout
+// and retries, minutes) a DELETE ran past the server's request timeout
+// and `mnemo delete` did not stop on Ctrl-C. Now the purge gives up when
+// the context ends: the erasure stays committed, its purge owed
+// (ErrEraseIncomplete), and the next erasure completes it.
+func TestErasureHonoursContextWhileDraining(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		emb := &gateEmbedder{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+		var once sync.Once
+		open := func() { once.Do(func() { close(emb.gate) }) }
+		defer open()
+		e := be.MustOpen(t, engine.Config{Embedder: emb})
+		appendUser(t, e, "keep", "r", "kept while the embedder stalls")
+		appendUser(t, e, "gone", "r", "erased while the embedder stalls")
+		select {
+		case <-emb.entered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the drainer never embedded")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() {
+			_, err := e.DeleteThread(ctx, "gone")
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			// On Postgres the purge takes no drain lock and finishes.
+			if err != nil && !(errors.Is(err, engine.ErrEraseIncomplete) && errors.Is(err, context.DeadlineExceeded)) {
+				t.Fatalf("DeleteThread while the drainer waits for the embedder: %v, want nil or ErrEraseIncomplete with the context's error", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("DeleteThread still waits for the drainer's embedding 10 s after its context ended")
+		}
+		if _, err := e.Messages(context.Background(), "gone", 1, 0); !errors.Is(err, engine.ErrThreadNotFound) {
+			t.Fatalf("the erased thread reads: %v, want ErrThreadNotFound", err)
+		}
+		open()
+		if _, err := e.DeleteThread(context.Background(), "keep"); err != nil {
+			t.Fatalf("the next erasure, completing the owed purge: %v", err)
+		}
+		mustCheck(t, e)
 	})
 }

@@ -83,7 +83,9 @@ func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 // rebuildDamaged quarantines the damaged lexical index, rebuilds it from
 // SQLite before returning, and returns the quarantine path.
 func (e *Engine) rebuildDamaged(ctx context.Context) (string, error) {
-	e.idx.drainMu.Lock()
+	if err := e.idx.drainMu.LockCtx(ctx); err != nil {
+		return "", err
+	}
 	_, err := e.recoverDamagedIndex(ctx)
 	e.idx.drainMu.Unlock()
 	if err != nil {

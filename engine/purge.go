@@ -167,8 +167,14 @@ func (e *Engine) clearMarkers(ctx context.Context, p purgeSet) error {
 // erased document; a damaged index goes to quarantine instead (removed by
 // the caller) and is rebuilt from SQLite, which holds nothing erased
 // (lexical_damage.go).
+//
+// Waiting for the drain lock (the background drainer's batch, which may
+// wait minutes for a stalled embedding endpoint) honours ctx, as
+// drainDeletes' does.
 func (e *Engine) purgeLexical(ctx context.Context) error {
-	e.idx.drainMu.Lock()
+	if err := e.idx.drainMu.LockCtx(ctx); err != nil {
+		return err
+	}
 	defer e.idx.drainMu.Unlock()
 	ix := e.idx.index()
 	var err error
@@ -187,14 +193,19 @@ func (e *Engine) purgeLexical(ctx context.Context) error {
 // drainMu is ours, and its document is removed here). It does not wait for
 // the backlog of index rows that concurrent appends keep adding, so an
 // erasure under load finishes. It returns the id of the last delete row it
-// was to apply (0 when there was none).
+// was to apply (0 when there was none). Waiting for the drain lock
+// honours ctx: the drainer's batch may wait minutes for its embedder (an
+// endpoint that stalls), and an erasure, or an Append that evicts, waited
+// that long past its deadline (TestErasureHonoursContextWhileDraining).
 func (e *Engine) drainDeletes(ctx context.Context) (int64, error) {
 	last, ok, err := e.ms.LastDelete(ctx)
 	if err != nil || !ok {
 		return 0, err
 	}
 	for {
-		e.idx.drainMu.Lock()
+		if err := e.idx.drainMu.LockCtx(ctx); err != nil {
+			return last, err
+		}
 		err := e.recoverIfDamaged(ctx) // lexical_damage.go
 		var rows []msgstore.OutboxRow
 		if err == nil {
