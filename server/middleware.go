@@ -185,6 +185,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 			return
 		}
 		out, err := rt.handle(s, r, p)
+		s.answerDeadline(sw)
 		if err != nil {
 			err = s.timedOut(client, ctx, unreachable(s.cfg.Engine, err))
 			writeProblem(sw, r.WithContext(client), s.log, err)
@@ -192,6 +193,15 @@ func (s *Server) wrap(rt *route) http.Handler {
 		}
 		writeJSON(sw, rt.okStatus(), out)
 	})
+}
+
+// answerDeadline bounds the encoding and writing of the answer that
+// follows, net/http's last flush of it included, to Config.AnswerTimeout
+// from now: a client that stopped reading held the handler in its write
+// for ever. net/http lifts the deadline once the answer is finished, so
+// the connection's next request (a stream) does not inherit it.
+func (s *Server) answerDeadline(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.AnswerTimeout))
 }
 
 // timedOut is err, or the 503 "timeout" problem when the handler's

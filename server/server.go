@@ -28,6 +28,9 @@ const (
 	DefaultBodyTimeout = time.Minute
 	// DefaultRequestTimeout is how long an API route's handler may run.
 	DefaultRequestTimeout = time.Minute
+	// DefaultAnswerTimeout is how long a client may take to receive an
+	// API route's answer.
+	DefaultAnswerTimeout = time.Minute
 )
 
 // Config configures a Server. The zero value of each field but Engine
@@ -66,6 +69,17 @@ type Config struct {
 	// server bounds each tool call and resource read itself
 	// (mcpserver.Options.ToolTimeout; mnemo serve gives it this value).
 	RequestTimeout time.Duration
+	// AnswerTimeout bounds how long an API route's answer (up to the
+	// engine's limits.maxAnswerBytes, 16 MiB by default) may take to
+	// reach the client, from the end of its handler's work (encoding the
+	// answer included); 0 means DefaultAnswerTimeout. A client that has
+	// not taken it all by then (it stopped reading) has its connection
+	// closed; the access log says how many bytes were sent. Before, the
+	// handler waited in the connection's write, the answer held in
+	// memory, for as long as the client did not read, which could be for
+	// ever. Mounted handlers (MCP's streams, the inspector) have no such
+	// bound here.
+	AnswerTimeout time.Duration
 	// AnyHost accepts a request without a token file whatever its Host
 	// and Origin headers name. By default such a server (every request
 	// the operator's) answers only requests addressed to a loopback host
@@ -156,8 +170,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Engine == nil {
 		return nil, fmt.Errorf("%w: Engine is required", ErrInvalidConfig)
 	}
-	if cfg.MaxBodyBytes < 0 || cfg.ShutdownTimeout < 0 || cfg.BodyTimeout < 0 || cfg.RequestTimeout < 0 {
-		return nil, fmt.Errorf("%w: MaxBodyBytes, ShutdownTimeout, BodyTimeout and RequestTimeout must not be negative", ErrInvalidConfig)
+	if cfg.MaxBodyBytes < 0 || cfg.ShutdownTimeout < 0 || cfg.BodyTimeout < 0 || cfg.RequestTimeout < 0 || cfg.AnswerTimeout < 0 {
+		return nil, fmt.Errorf("%w: MaxBodyBytes, ShutdownTimeout, BodyTimeout, RequestTimeout and AnswerTimeout must not be negative", ErrInvalidConfig)
 	}
 	if _, ok := cfg.Mount[cfg.CookieMount]; cfg.CookieMount != "" && !ok {
 		return nil, fmt.Errorf("%w: CookieMount %q is not a pattern of Mount", ErrInvalidConfig, cfg.CookieMount)
@@ -170,6 +184,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.AnswerTimeout == 0 {
+		cfg.AnswerTimeout = DefaultAnswerTimeout
 	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
