@@ -100,7 +100,9 @@
 // # Concurrency
 //
 // Observer is safe for concurrent use. Calls for one thread are serialised by
-// a per-thread lock in the process; across processes the journal's first
+// a per-thread lock in the process (64 stripes: threads sharing one wait
+// for each other too), whose wait ends with the caller's context (the
+// holder may wait minutes for a slow model); across processes the journal's first
 // record wins and the observation insert is idempotent per range. The
 // transactions that write a thread's observations (storing an observation
 // or a reflection, Invalidate) run one at a time per thread on both

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/mnemo-go/mnemo/journal"
@@ -74,7 +73,7 @@ type Config struct {
 // database. It is safe for concurrent use; it holds no resources of its own.
 type Observer struct {
 	cfg   Config
-	locks [64]sync.Mutex // striped per-thread locks
+	locks [64]chan struct{} // striped per-thread locks (lock): a token each while held
 }
 
 // redactItems applies Config.Redact to the items of an answer.
@@ -130,7 +129,11 @@ func New(cfg Config) (*Observer, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Observer{cfg: cfg}, nil
+	o := &Observer{cfg: cfg}
+	for i := range o.locks {
+		o.locks[i] = make(chan struct{}, 1)
+	}
+	return o, nil
 }
 
 // Options adjust one Observe call. The zero value observes and reflects only
@@ -163,11 +166,14 @@ type Result struct {
 // calls, then the reflector when due. It returns what it stored even when it
 // stops on an error; an error leaves every earlier observation and the
 // watermark as they were, and the same range is tried on the next call.
+// Calls on one thread run one at a time; waiting for another honours ctx.
 func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*Result, error) {
-	mu := o.lock(threadID)
-	mu.Lock()
-	defer mu.Unlock()
 	res := &Result{Observations: []Observation{}}
+	unlock, err := o.lock(ctx, threadID)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
 	for round := 0; ; round++ {
 		p, err := o.plan(ctx, threadID)
 		if err != nil {
@@ -201,10 +207,13 @@ func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*
 // the recent window or the watermark; it refuses (ErrConfig) a range that
 // ends just before a tool result (it would split a tool-call group) and one
 // that reaches into the pending turn (PendingStart: never distilled).
+// Waiting for another call on the thread honours ctx.
 func (o *Observer) ObserveRange(ctx context.Context, threadID string, fromSeq, toSeq int64) (*Observation, []byte, error) {
-	mu := o.lock(threadID)
-	mu.Lock()
-	defer mu.Unlock()
+	unlock, err := o.lock(ctx, threadID)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
 	turns, err := o.rangeTurns(ctx, threadID, fromSeq, toSeq)
 	if err != nil {
 		return nil, nil, err
@@ -256,10 +265,23 @@ func (o *Observer) rangeTurns(ctx context.Context, threadID string, fromSeq, toS
 	return turns, nil
 }
 
-func (o *Observer) lock(threadID string) *sync.Mutex {
+// lock takes threadID's lock (one of 64 stripes: threads that share one
+// wait for each other too) and returns the function that releases it. It
+// gives up with ctx's error when ctx ends first: the holder may be waiting
+// for a slow model (MaxRounds calls of up to CallTimeout each), and a
+// sync.Mutex held a LoadContext behind the background observer past its
+// request's deadline, and an observation that an erasure cancelled
+// waiting (TestObserveWaitHonoursContext).
+func (o *Observer) lock(ctx context.Context, threadID string) (unlock func(), err error) {
 	h := fnv.New32a()
 	h.Write([]byte(threadID))
-	return &o.locks[h.Sum32()%uint32(len(o.locks))]
+	l := o.locks[h.Sum32()%uint32(len(o.locks))]
+	select {
+	case l <- struct{}{}:
+		return func() { <-l }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("observe: waiting for the observation in progress on thread %s: %w", threadID, ctx.Err())
+	}
 }
 
 // MemoPrefix is the prefix of every memo key of threadID in

@@ -29,11 +29,14 @@ func reflectorKey(threadID string, from, to int64, model string, sources []strin
 // Reflect runs the reflector on threadID when its live observations reach
 // ReflectThreshold tokens (or, with force, whenever it has two or more). It
 // returns the stored reflection, or nil when none was due. On any failure the
-// sources stay live and nothing is stored.
+// sources stay live and nothing is stored. Waiting for another call on
+// the thread honours ctx.
 func (o *Observer) Reflect(ctx context.Context, threadID string, force bool) (*Observation, error) {
-	mu := o.lock(threadID)
-	mu.Lock()
-	defer mu.Unlock()
+	unlock, err := o.lock(ctx, threadID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	return o.reflect(ctx, threadID, force)
 }
 
