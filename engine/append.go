@@ -79,6 +79,12 @@ func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, 
 // an error from either rolls the whole append back.
 type appendHooks struct {
 	before, after func(ctx context.Context, tx *store.Tx, res *AppendResult) error
+	// stored reports that before checks the request's thread is stored,
+	// the resource's (a settlement: its dispatch's thread), so the two ids
+	// name stored data and are held to ValidID, not ValidNewID: a dispatch
+	// begun on a thread "..", which a store written before ValidNewID may
+	// hold, stays settleable. The messages' ids stay ValidNewID.
+	stored bool
 }
 
 // appendWith is Append with hooks in its transaction.
@@ -88,7 +94,7 @@ func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks append
 	}
 	req.Messages = append([]Message(nil), req.Messages...) // never alias the caller's slice
 	storeArguments(req.Messages)
-	if err := e.validateRequest(&req); err != nil {
+	if err := e.validateRequest(&req, hooks.stored); err != nil {
 		return nil, err
 	}
 	now := e.now().UTC()

@@ -256,6 +256,10 @@ func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID 
 // settling again with the same outcome returns the recorded dispatch. Once
 // settled, LoadContext shows the real result instead of the synthetic one.
 //
+// Its ids name a stored dispatch, so they are held to ValidID: a dispatch
+// begun on a thread, resource or run "." or ".." (a store written before
+// ValidNewID) is settled too, appended to its thread as any settlement.
+//
 // Errors: a *ValidationError for a bad id or both Result and Error given;
 // ErrDispatchNotFound when no intent was begun for (RunID, CallID) under
 // ResourceID (another resource's dispatch gets this same answer, naming
@@ -324,8 +328,11 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 		}
 		return nil
 	}
+	// The thread is the dispatch's, stored (before checks it again), so a
+	// dispatch begun on a thread "." or ".." (a store written before
+	// ValidNewID) is settled as any other (appendHooks.stored).
 	_, err = e.appendWith(ctx, AppendRequest{ThreadID: d.ThreadID, ResourceID: s.ResourceID, Messages: []Message{msg}},
-		appendHooks{before: before, after: after})
+		appendHooks{before: before, after: after, stored: true})
 	switch {
 	case madeAgain != nil && err != nil:
 		return nil, madeAgain

@@ -75,12 +75,18 @@ func init() {
 }
 
 // validateRequest checks an AppendRequest before anything is stored.
-func (e *Engine) validateRequest(req *AppendRequest) error {
-	if !e.newID(req.ThreadID) {
-		return invalid(-1, "threadId", newIDRule)
+// stored says the request's thread and resource are stored ones (a
+// settlement's: appendHooks.stored), whose ids are held to ValidID.
+func (e *Engine) validateRequest(req *AppendRequest, stored bool) error {
+	valid, rule := e.newID, newIDRule
+	if stored {
+		valid, rule = ValidID, idRule
 	}
-	if req.ResourceID != "" && !e.newID(req.ResourceID) {
-		return invalid(-1, "resourceId", newIDRule)
+	if !valid(req.ThreadID) {
+		return invalid(-1, "threadId", "%s", rule)
+	}
+	if req.ResourceID != "" && !valid(req.ResourceID) {
+		return invalid(-1, "resourceId", "%s", rule)
 	}
 	if err := checkText(-1, "title", req.Title); err != nil {
 		return err
