@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -78,5 +79,75 @@ func TestDotIDsStored(t *testing.T) {
 	h.ok("DELETE", "/v1/threads/{thread}", "/v1/threads/%2e%2e", aliceToken, nil, 200)
 	if r := h.do("GET", "/v1/threads/%2e%2e", aliceToken, nil); r.status != 404 {
 		t.Fatalf("thread .. after DELETE: status %d, want 404", r.status)
+	}
+}
+
+// TestOpenAPIDotIDs: /openapi.json says of each path id what the server
+// does with "." and "..": the schema of an id a write stores under (an
+// append's thread, a working-memory update's thread or resource) refuses
+// them, as the server answers 400, and every other path id's schema takes
+// them, as the server does (reads and erasures of a store written before).
+// The one pattern of every path id took them all before.
+func TestOpenAPIDotIDs(t *testing.T) {
+	h := newHarness(t, true, server.Config{})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name        string `json:"name"`
+				In          string `json:"in"`
+				Description string `json:"description"`
+			} `json:"parameters"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(h.doc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	bodies := map[string]any{
+		"POST /v1/threads/{thread}/messages":          map[string]any{"resourceId": "res-bob", "messages": []map[string]any{{"role": "user", "content": "x"}}},
+		"PUT /v1/threads/{thread}/working-memory":     map[string]any{"content": "# User\n"},
+		"PUT /v1/resources/{resource}/working-memory": map[string]any{"content": "# User\n"},
+	}
+	esc := func(s string) string { return strings.ReplaceAll(s, "/", "~1") }
+	writes := 0
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			for i, p := range op.Parameters {
+				if p.In != "path" {
+					continue
+				}
+				sch, err := h.schema.Compile("mem://openapi.json#/paths/" + esc(path) + "/" + method + "/parameters/" + itoa(i) + "/schema")
+				if err != nil {
+					t.Fatalf("%s %s %s: %v", method, path, p.Name, err)
+				}
+				name := strings.ToUpper(method) + " " + path
+				refuses := sch.Validate("..") != nil
+				if (sch.Validate(".") != nil) != refuses || sch.Validate("...") != nil || sch.Validate("a.b") != nil {
+					t.Errorf("%s: the schema of %s takes . %v, .. %v, ... %v, a.b %v", name, p.Name, sch.Validate("."), sch.Validate(".."), sch.Validate("..."), sch.Validate("a.b"))
+				}
+				body, write := bodies[name]
+				if refuses != write {
+					t.Errorf("%s: the schema of %s refuses .. = %v, want %v", name, p.Name, refuses, write)
+				}
+				if write {
+					writes++
+				}
+				if !strings.Contains(p.Description, `"."`) || !strings.Contains(p.Description, `".."`) {
+					t.Errorf("%s: the description of %s does not say what becomes of . and ..: %q", name, p.Name, p.Description)
+				}
+				if method == "post" || method == "put" {
+					if body == nil {
+						body = map[string]any{}
+					}
+				}
+				r := h.do(strings.ToUpper(method), strings.ReplaceAll(path, "{"+p.Name+"}", "%2e%2e"), opsToken, body)
+				served := !(r.status == 400 && strings.Contains(string(r.body), `not \".\" or \"..\"`))
+				if served == refuses {
+					t.Errorf("%s with %s ..: %d %.200s; the document says it refuses it: %v", name, p.Name, r.status, r.body, refuses)
+				}
+			}
+		}
+	}
+	if writes != len(bodies) {
+		t.Errorf("%d writes' ids refuse .., want %d", writes, len(bodies))
 	}
 }

@@ -102,7 +102,7 @@ func operation(rt *route, ref func(any) (map[string]any, error), problem map[str
 	op := map[string]any{"operationId": rt.op, "summary": rt.summary, "tags": []string{rt.tag}}
 	var params []any
 	for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
-		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string", "pattern": "^[A-Za-z0-9_.:@-]{1,128}$"}})
+		params = append(params, pathIDParam(m[1], rt.newID))
 	}
 	for _, q := range rt.query {
 		p := map[string]any{"name": q.name, "in": "query", "description": q.doc, "schema": map[string]any{"type": q.typ}}
@@ -150,6 +150,27 @@ func operation(rt *route, ref func(any) (map[string]any, error), problem map[str
 	}
 	op["responses"] = responses
 	return op, nil
+}
+
+// idPattern is the pattern of every id in a path (engine.ValidID).
+const idPattern = "^[A-Za-z0-9_.:@-]{1,128}$"
+
+// pathIDParam is the path parameter name. An id a write stores under
+// (newID: the route's handler holds it to NewID) is not "." or "..": its
+// schema says so with a not-enum beside the pattern, which every id shares.
+// A read's or an erasure's id may be "." or "..", which a data directory
+// written before that rule may hold; its description says so.
+func pathIDParam(name string, newID bool) map[string]any {
+	schema := map[string]any{"type": "string", "pattern": idPattern}
+	desc := `1-128 characters of [A-Za-z0-9_.:@-]. "." and "..", which no new id may be (URLs read them as dot segments), ` +
+		"are answered where a data directory written before that rule holds them, to clients that send the path as written " +
+		"(Go's net/http, curl --path-as-is; a browser or fetch cannot)"
+	if newID {
+		schema["not"] = map[string]any{"enum": []string{".", ".."}}
+		desc = `1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments): ` +
+			"the request stores data under it (a 400 naming " + name + " otherwise)"
+	}
+	return map[string]any{"name": name, "in": "path", "required": true, "description": desc, "schema": schema}
 }
 
 func stringOrObject(contentType string) string {

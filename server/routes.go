@@ -25,6 +25,9 @@ type route struct {
 	handle       func(s *Server, r *http.Request, p *Principal) (any, error)
 	write        func(s *Server, w http.ResponseWriter, r *http.Request, p *Principal) // raw answer
 	contentType  string                                                                // raw answer's media type
+	// newID reports that the path's id names what the request stores (its
+	// handler holds it to NewID): its schema refuses "." and "..".
+	newID bool
 }
 
 // param is a documented query parameter. A doc that starts with
@@ -61,11 +64,11 @@ var routes = []*route{
 		query: []param{{"fromSeq", "integer", "first seq, >= 1 (default 1)"}, {"toSeq", "integer", "last seq, >= fromSeq (default 0: to the end)"},
 			{"limit", "integer", "page size, 1 to 1000 (default 100): the oldest limit messages from fromSeq, and nextFromSeq when more follow"},
 			{"beforeSeq", "integer", "the newest limit messages with seq < beforeSeq (a large value: the latest page), and nextBeforeSeq when older ones remain"}}, errors: []int{404}, handle: (*Server).listMessages},
-	{method: "POST", path: "/v1/threads/{thread}/messages", op: "appendMessages", tag: "threads", auth: true, summary: "Append messages to a thread (all or none); creates the thread", body: AppendBody{}, resp: AppendResult{}, errors: []int{404, 409, 415, 429}, handle: (*Server).appendMessages},
+	{method: "POST", path: "/v1/threads/{thread}/messages", op: "appendMessages", newID: true, tag: "threads", auth: true, summary: "Append messages to a thread (all or none); creates the thread", body: AppendBody{}, resp: AppendResult{}, errors: []int{404, 409, 415, 429}, handle: (*Server).appendMessages},
 	{method: "GET", path: "/v1/threads/{thread}/observations", op: "listThreadObservations", tag: "observations", auth: true, summary: "A thread's observations and reflections with their source ranges", resp: ObservationList{},
 		query: []param{{"all", "boolean", "include retired and invalidated ones"}}, errors: []int{404}, handle: (*Server).threadObservations},
 	{method: "GET", path: "/v1/threads/{thread}/working-memory", op: "getThreadWorkingMemory", tag: "working memory", auth: true, summary: "The working memory of a thread (thread scope) or of its resource (resource scope)", resp: WorkingMemory{}, errors: []int{404}, handle: (*Server).getThreadWM},
-	{method: "PUT", path: "/v1/threads/{thread}/working-memory", op: "updateThreadWorkingMemory", tag: "working memory", auth: true, summary: "Replace (content) or merge-patch (patch) the working memory of a thread, validated as the context renders it", body: WorkingMemoryUpdate{}, resp: WorkingMemory{}, errors: []int{404, 415, 422}, handle: (*Server).putThreadWM},
+	{method: "PUT", path: "/v1/threads/{thread}/working-memory", op: "updateThreadWorkingMemory", newID: true, tag: "working memory", auth: true, summary: "Replace (content) or merge-patch (patch) the working memory of a thread, validated as the context renders it", body: WorkingMemoryUpdate{}, resp: WorkingMemory{}, errors: []int{404, 415, 422}, handle: (*Server).putThreadWM},
 
 	{method: "DELETE", path: "/v1/messages/{message}", op: "deleteMessage", tag: "erasure", auth: true, summary: "Erase one message and everything derived from it (needs a token with erase)", resp: EraseResult{}, errors: []int{403, 404}, handle: (*Server).deleteMessage},
 
@@ -73,7 +76,7 @@ var routes = []*route{
 	{method: "GET", path: "/v1/resources/{resource}/observations", op: "listResourceObservations", tag: "observations", auth: true, summary: "Observations of every thread of a resource", resp: ObservationList{},
 		query: []param{{"all", "boolean", "include retired and invalidated ones"}}, errors: []int{404}, handle: (*Server).resourceObservations},
 	{method: "GET", path: "/v1/resources/{resource}/working-memory", op: "getResourceWorkingMemory", tag: "working memory", auth: true, summary: "The working memory of a resource (resource scope)", resp: WorkingMemory{}, errors: []int{404}, handle: (*Server).getResourceWM},
-	{method: "PUT", path: "/v1/resources/{resource}/working-memory", op: "updateResourceWorkingMemory", tag: "working memory", auth: true, summary: "Replace (content) or merge-patch (patch) the working memory of a resource", body: WorkingMemoryUpdate{}, resp: WorkingMemory{}, errors: []int{404, 415, 422}, handle: (*Server).putResourceWM},
+	{method: "PUT", path: "/v1/resources/{resource}/working-memory", op: "updateResourceWorkingMemory", newID: true, tag: "working memory", auth: true, summary: "Replace (content) or merge-patch (patch) the working memory of a resource", body: WorkingMemoryUpdate{}, resp: WorkingMemory{}, errors: []int{404, 415, 422}, handle: (*Server).putResourceWM},
 
 	{method: "POST", path: "/v1/context", op: "loadContext", tag: "memory", auth: true, summary: "Compose the memory part of the next prompt (recent window, recall, observations, working memory) and record its memctx", body: ContextBody{}, resp: Context{}, errors: []int{404, 409, 415, 422}, handle: (*Server).loadContext},
 	{method: "POST", path: "/v1/search", op: "search", tag: "memory", auth: true, summary: "Hybrid recall over a resource: hits in rank order with their text, role, thread, seq and scores", body: SearchBody{}, resp: engine.SearchResult{}, errors: []int{404, 415, 422}, handle: (*Server).search},
