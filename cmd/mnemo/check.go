@@ -23,7 +23,7 @@ type CheckCommand struct{ *Main }
 func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("check", "")
 	full := fs.Bool("full", false, "run SQLite's full integrity_check (slower: reads every index) instead of quick_check")
-	asJSON := fs.Bool("json", false, "print the report as JSON: {ok, full, action, problems: [{kind, detail}], databaseCapped, rebuilt?, rebuiltIndexes, deletedSnapshots, reembedding, knownLosses?, keptDamaged} (exit 1 with it when ok is false)")
+	asJSON := fs.Bool("json", false, "print the report as JSON: {ok, full, action, problems: [{kind, detail}], databaseCapped, rebuilt?, rebuiltIndexes, deletedSnapshots, reembedding, knownLosses?, keptDamaged, dotIds: [{kind, id}]} (exit 1 with it when ok is false)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ type checkResult struct {
 	// before verifying (checkEvents): a restored backup's indexes, say.
 	rebuilt []string
 	// dotIDs are what the store holds under "." or ".." (checkdotids.go).
-	dotIDs []string
+	dotIDs []dotID
 }
 
 // check runs the checks of the data directory or database: the file's

@@ -11,12 +11,22 @@ import (
 	"github.com/mnemo-go/mnemo/journal"
 )
 
+// dotID is an id "." or ".." a data directory holds: Kind is "thread",
+// "resource", "message" or "run" (`mnemo check --json`'s dotIds).
+type dotID struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+}
+
+// String is the id as the note of `mnemo check` names it: `thread ".."`.
+func (d dotID) String() string { return fmt.Sprintf("%s %q", d.Kind, d.ID) }
+
 // dotIDs lists what e holds under the id "." or "..", which new data may
 // no longer use (engine.ValidNewID) but a data directory written before
-// may: `thread ".."`, `resource "."`, `message "."`, `run ".."`, in that
-// order. Eight lookups by id, whatever the store's size; a lookup's error
-// is returned.
-func dotIDs(ctx context.Context, e *engine.Engine) ([]string, error) {
+// may: threads, resources, messages, runs, in that order, "." before "..".
+// Eight lookups by id, whatever the store's size; a lookup's error is
+// returned.
+func dotIDs(ctx context.Context, e *engine.Engine) ([]dotID, error) {
 	stored := map[string]func(id string) (bool, error){
 		"thread": func(id string) (bool, error) {
 			_, err := e.GetThread(ctx, id)
@@ -35,7 +45,7 @@ func dotIDs(ctx context.Context, e *engine.Engine) ([]string, error) {
 			return err == nil, ignore(err, journal.ErrNotFound)
 		},
 	}
-	var found []string
+	var found []dotID
 	for _, kind := range []string{"thread", "resource", "message", "run"} {
 		for _, id := range []string{".", ".."} {
 			ok, err := stored[kind](id)
@@ -43,7 +53,7 @@ func dotIDs(ctx context.Context, e *engine.Engine) ([]string, error) {
 				return nil, err
 			}
 			if ok {
-				found = append(found, fmt.Sprintf("%s %q", kind, id))
+				found = append(found, dotID{kind, id})
 			}
 		}
 	}
@@ -59,9 +69,13 @@ func ignore(err, target error) error {
 }
 
 // printDotIDs is the note of `mnemo check` on the ids dotIDs found.
-func printDotIDs(w io.Writer, found []string) {
+func printDotIDs(w io.Writer, found []dotID) {
 	if len(found) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "note: %s stored before \".\" and \"..\" were refused for new data: a browser or JS client cannot put them in a URL path (the inspector shows them without links), and nothing more can be appended or written under them; the mnemo commands, and clients that send a path as written, read and erase them\n", strings.Join(found, ", "))
+	names := make([]string, len(found))
+	for i, d := range found {
+		names[i] = d.String()
+	}
+	fmt.Fprintf(w, "note: %s stored before \".\" and \"..\" were refused for new data: a browser or JS client cannot put them in a URL path (the inspector shows them without links), and nothing more can be appended or written under them; the mnemo commands, and clients that send a path as written, read and erase them\n", strings.Join(names, ", "))
 }

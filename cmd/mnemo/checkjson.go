@@ -50,6 +50,12 @@ type checkReport struct {
 	// (mnemo.db-shm.damaged-*): engine.KeptDamaged (SQLite; [] on
 	// Postgres).
 	KeptDamaged []string `json:"keptDamaged"`
+	// DotIDs are the threads, resources, messages and runs stored under
+	// "." or ".." before such ids were refused for new data (the note of
+	// the text): readable and erasable by the commands and path-as-is
+	// clients, out of a browser's reach, closed to new data. [] when none,
+	// or when the check found problems (they are not looked up then).
+	DotIDs []dotID `json:"dotIds"`
 }
 
 // checkProblem is one finding: Kind "database" (SQLite's integrity check,
@@ -68,7 +74,7 @@ type checkProblem struct {
 func (r *checkResult) report(full bool) *checkReport {
 	rep := &checkReport{OK: r.found == nil, Full: full, Action: "none", Problems: []checkProblem{},
 		DeletedSnapshots: []string{}, Reembedding: []string{}, KeptDamaged: append([]string{}, r.kept...),
-		RebuiltIndexes: append([]string{}, r.rebuilt...)}
+		RebuiltIndexes: append([]string{}, r.rebuilt...), DotIDs: append([]dotID{}, r.dotIDs...)}
 	if r.lostRead {
 		lost := append([]engine.LostRange{}, r.lost...)
 		rep.KnownLosses = &lost

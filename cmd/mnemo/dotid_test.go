@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +17,7 @@ import (
 // TestDotIDsStoredStayReachable: a data directory written before ids "."
 // and ".." were refused for new data (here by an engine with
 // legacyid.Allow) is read and erased by those ids through the commands:
-// check notes them, threads, messages, memctx, delete --message, delete
+// check notes them (--json: dotIds; it printed no note before), threads, messages, memctx, delete --message, delete
 // --thread read and erase them; wm set
 // refuses to write under them, naming the flag and the rule.
 func TestDotIDsStoredStayReachable(t *testing.T) {
@@ -35,6 +37,14 @@ func TestDotIDsStoredStayReachable(t *testing.T) {
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "check", "--json")
+	var rep struct{ DotIDs []struct{ Kind, ID string } }
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+		t.Fatalf("check --json: exit %d, %v:\n%s%s", code, err, out, stderr)
+	}
+	if got, want := fmt.Sprint(rep.DotIDs), "[{thread ..} {resource .} {message .} {run .}]"; got != want {
+		t.Errorf("check --json: dotIds %s, want %s", got, want)
 	}
 	for _, c := range []struct {
 		args []string
