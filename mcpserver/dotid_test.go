@@ -1,6 +1,8 @@
 package mcpserver_test
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -32,6 +34,51 @@ func TestDotIDArguments(t *testing.T) {
 	for _, id := range []string{".", "..", "t1"} {
 		if _, err := e.GetThread(t.Context(), id); err == nil {
 			t.Errorf("thread %q stored", id)
+		}
+	}
+}
+
+// TestDotIDArgumentsDescribed: every argument naming something a tool
+// stores under it (TestDotIDArguments' refusals, and the resource of an
+// append or an update) says the id rule in its description, "." and ".."
+// included, so a model choosing an id reads it before it is refused.
+func TestDotIDArgumentsDescribed(t *testing.T) {
+	e := openEngine(t)
+	alice, _, _ := principals(t)
+	cs := connect(t, e, alice)
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type schema struct {
+		Description string            `json:"description"`
+		Properties  map[string]schema `json:"properties"`
+		Items       *schema           `json:"items"`
+	}
+	tools := map[string]schema{}
+	for _, tool := range lt.Tools {
+		b, err := json.Marshal(tool.InputSchema)
+		var s schema
+		if err != nil || json.Unmarshal(b, &s) != nil {
+			t.Fatalf("%s: input schema %s: %v", tool.Name, b, err)
+		}
+		tools[tool.Name] = s
+	}
+	for tool, args := range map[string][]string{
+		mcpserver.ToolAppend:   {"threadId", "resourceId", "messages[].id"},
+		mcpserver.ToolContext:  {"runId"},
+		mcpserver.ToolWMUpdate: {"threadId", "resourceId"},
+	} {
+		for _, arg := range args {
+			s := tools[tool]
+			if name, ok := strings.CutPrefix(arg, "messages[]."); ok {
+				s = *s.Properties["messages"].Items
+				arg = name
+			}
+			d := s.Properties[arg].Description
+			if !strings.Contains(d, "1-128 characters of A-Za-z0-9_.:@-") || !strings.Contains(d, `not "." or ".."`) {
+				t.Errorf("%s %s: description %q does not state the id rule", tool, arg, d)
+			}
 		}
 	}
 }
