@@ -23,6 +23,8 @@ func TestDotIDArguments(t *testing.T) {
 	}{
 		{mcpserver.ToolAppend, map[string]any{"threadId": "..", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "threadId"},
 		{mcpserver.ToolAppend, map[string]any{"threadId": "t1", "messages": []map[string]any{{"id": ".", "role": "user", "content": "x"}}}, "messages[0].id"},
+		// Not the token's resource: the rule, not "Not found".
+		{mcpserver.ToolAppend, map[string]any{"threadId": "t1", "resourceId": "..", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "resourceId"},
 		{mcpserver.ToolContext, map[string]any{"threadId": "t1", "runId": ".."}, "runId"},
 		{mcpserver.ToolWMUpdate, map[string]any{"threadId": ".", "content": "{}"}, "threadId"},
 	} {

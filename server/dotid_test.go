@@ -29,6 +29,10 @@ func TestDotIDsRefused(t *testing.T) {
 		{"AppendThreadDot", "POST", "/v1/threads/%2E/messages", "/v1/threads/{thread}/messages", msg(""), "thread"},
 		{"AppendResource", "POST", "/v1/threads/t-new/messages", "/v1/threads/{thread}/messages",
 			map[string]any{"resourceId": ".", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "resourceId"},
+		// A token not given the resource: the id rule's 400, whoever asks
+		// (it was a 404 "resource not found").
+		{"AppendResourceTenant", "POST", "/v1/threads/t-new/messages", "/v1/threads/{thread}/messages",
+			map[string]any{"resourceId": "..", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "resourceId"},
 		{"AppendMessage", "POST", "/v1/threads/t-bob/messages", "/v1/threads/{thread}/messages", msg(".."), "messages[0].id"},
 		{"ContextRun", "POST", "/v1/context", "/v1/context", map[string]any{"threadId": "t-bob", "runId": "."}, "runId"},
 		{"ThreadWM", "PUT", "/v1/threads/%2e%2e/working-memory", "/v1/threads/{thread}/working-memory", map[string]any{"content": "# User\n"}, "thread"},

@@ -174,6 +174,13 @@ func TestTokensFile(t *testing.T) {
 		"WildcardFirst":   {`{"tokens":[{"token":"s3cret-ops-1","resources":["*","b"]}]}`, `tokens[0].resources[0]: "*" (every resource) must be the list's only entry: give ["*"] or the resource ids; tokens[0] is the token without a name, for resources *, b`},
 		"WildcardTwice":   {`{"tokens":[{"token":"s3cret-ops-1","resources":["*","*"]}]}`, `tokens[0].resources[0]: "*" (every resource) must be the list's only entry`},
 		"UnknownTop":      {`{"tokenz":[]}`, `unknown field "tokenz" (did you mean "tokens"?)`},
+		// A resource "." or "..", which no new data may name: every write
+		// of the token was refused, its reads 404 in a browser; it was
+		// accepted (ValidID).
+		"DotDotResource": {`{"tokens":[{"name":"dd","token":"s3cret-dd-1","resources":[".."]}]}`,
+			`tokens[0].resources[0]: ".." cannot be a token's resource: nothing new may be stored under "." or ".." (URLs read them as dot segments), so its every write would be refused; read and erase what a data directory written before holds under it with an operator token (["*"]) or the mnemo commands; tokens[0] is the token named "dd"`},
+		"DotResource": {`{"tokens":[{"token":"abcdefghij","resources":["a"]},{"token":"s3cret-d-1","resources":["b","."]}]}`,
+			`tokens[1].resources[1]: "." cannot be a token's resource`},
 		// A byte-order mark was "invalid character 'ï'"; a secret saved
 		// as Latin-1 was accepted, read with U+FFFD, a token no client
 		// sends (review17).

@@ -162,13 +162,20 @@ func (s *Server) appendMessages(r *http.Request, p *Principal) (any, error) {
 
 // Append stores messages at the end of a thread of one of the principal's
 // resources (creating it), as POST /v1/threads/{thread}/messages does; a
-// thread id "." or ".." is refused (NewID), even for a stored thread. A
+// thread id or a given resourceId "." or ".." is refused (NewID), even for
+// a stored thread, before the token's resources are looked at (it was a
+// 404 "resource not found" for a token not given that resource). A
 // body without resourceId appends to the resource DefaultResource gives
 // (the stored thread's, else the token's only one); when none decides,
 // the error names resourceId.
 func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*AppendResult, error) {
 	if err := NewID("thread", threadID); err != nil {
 		return nil, err
+	}
+	if b.ResourceID != "" {
+		if err := NewID("resourceId", b.ResourceID); err != nil {
+			return nil, err
+		}
 	}
 	rid, err := t.RequireResource(ctx, "thread", threadID, b.ResourceID)
 	if err != nil {

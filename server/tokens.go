@@ -42,7 +42,9 @@ type Token struct {
 	// At least 8 characters, with no space and no control character.
 	Token string `json:"token"`
 	// Resources are the resource ids the token may touch, or ["*"] for all
-	// ("*" only alone: ["alice", "*"] is refused).
+	// ("*" only alone: ["alice", "*"] is refused). An id is
+	// engine.ValidNewID: "." and "..", which no new data may name, are
+	// refused (ParseTokens).
 	Resources []string `json:"resources"`
 	// Erase allows the DELETE routes and the MCP memory_delete tool.
 	Erase bool `json:"erase,omitempty"`
@@ -201,6 +203,10 @@ func principal(i int, tok Token) (*Principal, error) {
 			p.All = true
 		case !engine.ValidID(r):
 			return nil, fmt.Errorf("%w: tokens[%d].resources[%d]: not a valid resource id", ErrInvalidTokens, i, j)
+		case !engine.ValidNewID(r):
+			// Every write of such a token would be refused (the id rule's
+			// 400), and a browser cannot name the resource in a path.
+			return nil, fmt.Errorf("%w: tokens[%d].resources[%d]: %s", ErrInvalidTokens, i, j, dotResourceDetail(r))
 		default:
 			p.Resources[r] = true
 		}
@@ -209,6 +215,14 @@ func principal(i int, tok Token) (*Principal, error) {
 		p.Resources = nil
 	}
 	return p, nil
+}
+
+// dotResourceDetail says why a token may not be bound to resource r, "."
+// or "..", and how to reach what a store written before holds under it.
+func dotResourceDetail(r string) string {
+	return fmt.Sprintf(`%q cannot be a token's resource: nothing new may be stored under "." or ".." (URLs read them as dot segments), `+
+		`so its every write would be refused; read and erase what a data directory written before holds under it `+
+		`with an operator token (["*"]) or the mnemo commands`, r)
 }
 
 // hasControl reports whether s holds a C0 control (tab included), DEL or

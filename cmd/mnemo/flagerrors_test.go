@@ -45,6 +45,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"ingest", "--format", "x", "f"}, "--format"},
 		{[]string{"memctx", "--html", "x", "--json", "r"}, "--json"},
 		{[]string{"mcp", "--resources", "a b"}, "--resources"},
+		{[]string{"mcp", "--resources", "a,.."}, `--resources: ".." cannot be a client's resource`}, // it was taken: every write refused
 		{[]string{"serve", "--listen", "nonsense"}, "--listen"},
 		{[]string{"wm", "get", "--thread", "t", "--resource", "r"}, "--thread"},
 		{[]string{"wm", "history", "--thread", "t", "--limit", "-1"}, "--limit"},

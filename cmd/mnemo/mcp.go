@@ -49,6 +49,11 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 		for _, r := range strings.Split(*resources, ",") {
 			if r = strings.TrimSpace(r); !engine.ValidID(r) {
 				return c.valuef(fs, "--resources: %q is not a valid resource id", r)
+			} else if !engine.ValidNewID(r) {
+				// As a token file's resources (server.ParseTokens): every
+				// write of the client would be refused.
+				return c.valuef(fs, `--resources: %q cannot be a client's resource: nothing new may be stored under "." or ".."; `+
+					"leave --resources out (every resource) to read and erase what a data directory written before holds under it", r)
 			}
 			p.Resources[r] = true
 		}
