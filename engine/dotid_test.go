@@ -125,6 +125,26 @@ func TestAppendRefusesDotIDs(t *testing.T) {
 	})
 }
 
+// TestLoadContextNewDotThread: the context of a conversation not stored
+// yet records its run under the thread and resource asked for, new data:
+// thread or resource "." or ".." is refused as by Append, and nothing is
+// recorded. It was recorded (GET /v1/runs?threadId=.. listed it).
+func TestLoadContextNewDotThread(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		for _, dot := range []string{".", ".."} {
+			_, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: dot, ResourceID: "r"})
+			refusedDot(t, "LoadContext new thread "+dot, err, -1, "threadId")
+			_, err = e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t-new", ResourceID: dot})
+			refusedDot(t, "LoadContext resource "+dot, err, -1, "resourceId")
+		}
+		if runs, err := e.Journal().ListRuns(ctx, journal.RunFilter{}); err != nil || len(runs) != 0 {
+			t.Errorf("runs after the refusals: %+v, %v; want none", runs, err)
+		}
+	})
+}
+
 // TestLegacyDotIDs: a store written before ValidNewID (here by an engine
 // with legacyid.Allow) holding thread "..", resource ".", messages "." and
 // "..", a tool call "." and run "." stays readable and erasable by those

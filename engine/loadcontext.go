@@ -29,7 +29,9 @@ type LoadRequest struct {
 	ThreadID string
 	// ResourceID is the thread's owner. Required when the thread does not
 	// exist yet (else ErrThreadNotFound); when given for an existing thread
-	// it must match.
+	// it must match. The run of a thread that does not exist yet is new
+	// data under both: ThreadID and ResourceID must then be ValidNewID,
+	// else a *ValidationError on threadId or resourceId.
 	ResourceID string
 	// Query drives recall. Empty means the newest user message of the
 	// thread (its first Config.Limits.MaxQueryBytes). An explicit query
@@ -247,6 +249,15 @@ func (l *load) resolveThread(ctx context.Context) error {
 		}
 		if req.ResourceID == "" {
 			return fmt.Errorf("%w: %s (give resourceId to start a new conversation)", ErrThreadNotFound, req.ThreadID)
+		}
+		// A new conversation's run is new data filed under its thread and
+		// resource: they are ValidNewID, as an append's (a stored thread
+		// "..", of a store written before, is still loaded).
+		if !e.newID(req.ThreadID) {
+			return invalid(-1, "threadId", newIDRule)
+		}
+		if !e.newID(req.ResourceID) {
+			return invalid(-1, "resourceId", newIDRule)
 		}
 	case err != nil:
 		return err

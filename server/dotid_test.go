@@ -35,6 +35,8 @@ func TestDotIDsRefused(t *testing.T) {
 			map[string]any{"resourceId": "..", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "resourceId"},
 		{"AppendMessage", "POST", "/v1/threads/t-bob/messages", "/v1/threads/{thread}/messages", msg(".."), "messages[0].id"},
 		{"ContextRun", "POST", "/v1/context", "/v1/context", map[string]any{"threadId": "t-bob", "runId": "."}, "runId"},
+		// A new conversation's run is recorded under its thread (it was).
+		{"ContextNewThread", "POST", "/v1/context", "/v1/context", map[string]any{"threadId": "..", "resourceId": "res-bob"}, "threadId"},
 		{"ThreadWM", "PUT", "/v1/threads/%2e%2e/working-memory", "/v1/threads/{thread}/working-memory", map[string]any{"content": "# User\n"}, "thread"},
 		{"ResourceWM", "PUT", "/v1/resources/%2e/working-memory", "/v1/resources/{resource}/working-memory", map[string]any{"content": "# User\n"}, "resource"},
 	} {
