@@ -69,7 +69,7 @@ func TestDotIDArgumentsDescribed(t *testing.T) {
 	}
 	for tool, args := range map[string][]string{
 		mcpserver.ToolAppend:   {"threadId", "resourceId", "messages[].id"},
-		mcpserver.ToolContext:  {"runId"},
+		mcpserver.ToolContext:  {"threadId", "resourceId", "runId"},
 		mcpserver.ToolWMUpdate: {"threadId", "resourceId"},
 	} {
 		for _, arg := range args {

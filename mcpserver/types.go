@@ -91,9 +91,9 @@ type SearchOutput struct {
 // ContextInput is memory_context's input.
 type ContextInput struct {
 	// ThreadID (threadId, required) is the conversation whose next prompt is built.
-	ThreadID string `json:"threadId" jsonschema:"the conversation whose next prompt is being built"`
+	ThreadID string `json:"threadId" jsonschema:"the conversation whose next prompt is being built (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
 	// ResourceID (resourceId) is the thread's owner; needed only for a thread with no turns yet when the token has several resources.
-	ResourceID string `json:"resourceId,omitempty" jsonschema:"the thread's owner; needed only for a thread with no turns yet, when the token has several resources"`
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"the thread's owner; needed only for a thread with no turns yet, when the token has several resources (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
 	// Query (query) is what recall looks for; empty: the newest user turn. Recorded in the run's provenance even when recall is off.
 	Query string `json:"query,omitempty" jsonschema:"what recall should look for; default: the newest user turn; recorded in the run's provenance even when recall is off (no topK and none configured), and the notice then says nothing was recalled"`
 	// RecentN (recentN) is how many recent turns to include; 0: the server's setting.
