@@ -165,7 +165,7 @@ func backupSource(dir string) (string, error) {
 // directory whose lock file cannot be written (read-only: a mounted
 // snapshot) is scanned too when no process holds it (atRest).
 func backupWALSound(dir string, cfg *Config) error {
-	lock, err := lockDir(dir, cfg.holder(), -1)
+	lock, err := lockDir(context.Background(), dir, cfg.holder(), -1) // no wait
 	switch {
 	case err == nil:
 		defer lock.release()

@@ -54,7 +54,7 @@ func CheckFile(ctx context.Context, cfg Config, opts CheckOptions) error {
 	if err := notRegularDatabase(dir); err != nil { // engine.go: as Open refuses them
 		return err
 	}
-	lock, err := lockDir(dir, cfg.holder(), cfg.lockWait())
+	lock, err := lockDir(ctx, dir, cfg.holder(), cfg.lockWait())
 	if err != nil {
 		return err
 	}

@@ -183,9 +183,10 @@ type Config struct {
 	Holder string
 
 	// LockWait is how long Open waits for another process to release the
-	// data directory before it returns a *LockedError (ErrLocked). Zero
-	// means DefaultLockWait; negative means not at all. Not used on
-	// Postgres, where processes share the database.
+	// data directory before it returns a *LockedError (ErrLocked); Open
+	// returns its context's error when that ends first. Zero means
+	// DefaultLockWait; negative means not at all. Not used on Postgres,
+	// where processes share the database.
 	LockWait time.Duration
 
 	// Logger receives operational logs. Nil means slog.DiscardHandler.

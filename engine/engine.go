@@ -124,7 +124,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("engine: data directory %s is not a directory", dir)
 	}
-	lock, err := lockDir(dir, cfg.holder(), cfg.lockWait()) // lock.go
+	lock, err := lockDir(ctx, dir, cfg.holder(), cfg.lockWait()) // lock.go
 	if err != nil {
 		return nil, err
 	}

@@ -75,14 +75,15 @@ type dirLock struct {
 }
 
 // lockDir takes the lock of dir, waiting up to wait (negative: not at all)
-// while another process holds it, and writes holder into the lock file.
-func lockDir(dir string, holder LockHolder, wait time.Duration) (*dirLock, error) {
+// while another process holds it, and no longer than ctx allows (ctx's
+// error), and writes holder into the lock file.
+func lockDir(ctx context.Context, dir string, holder LockHolder, wait time.Duration) (*dirLock, error) {
 	path := filepath.Join(dir, LockFile)
 	f, err := openLockFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := waitLock(context.Background(), f, dir, wait); err != nil {
+	if err := waitLock(ctx, f, dir, wait); err != nil {
 		f.Close()
 		return nil, err
 	}

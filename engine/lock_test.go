@@ -172,3 +172,46 @@ func TestLockedInProcess(t *testing.T) {
 		t.Fatalf("second Open: %q, want it to say another Engine of this process has it open, and no kill", msg)
 	}
 }
+
+// TestLockWaitHonoursContext: Open, CheckFile and Salvage wait for a held
+// data directory up to Config.LockWait, and no longer than their context
+// allows, as CheckLock does: they waited out LockWait whatever the
+// context (a caller with a long LockWait could not cancel the wait).
+//
+// SQLite only: the data directory's lock file.
+func TestLockWaitHonoursContext(t *testing.T) {
+	dir := t.TempDir()
+	e, err := engine.Open(context.Background(), engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	cfg := engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, LockWait: time.Minute}
+	for name, op := range map[string]func(context.Context) error{
+		"Open": func(ctx context.Context) error {
+			e2, err := engine.Open(ctx, cfg)
+			if err == nil {
+				e2.Close()
+			}
+			return err
+		},
+		"CheckFile": func(ctx context.Context) error { return engine.CheckFile(ctx, cfg, engine.CheckOptions{}) },
+		"Salvage": func(ctx context.Context) error {
+			_, err := engine.Salvage(ctx, cfg, engine.SalvageOptions{})
+			return err
+		},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		done := make(chan error, 1)
+		go func() { done <- op(ctx) }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%s of a held directory with a 200 ms context: %v, want the context's error", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s still waits for the directory's lock 10 s after its context ended", name)
+		}
+		cancel()
+	}
+}

@@ -154,7 +154,7 @@ func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageRepo
 	if err := notRegularDatabase(dir); err != nil { // engine.go
 		return nil, err
 	}
-	lock, err := lockDir(dir, cfg.holder(), cfg.lockWait())
+	lock, err := lockDir(ctx, dir, cfg.holder(), cfg.lockWait())
 	if err != nil {
 		return nil, err
 	}
