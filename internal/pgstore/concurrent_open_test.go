@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"testing"
@@ -144,4 +145,32 @@ func TestConcurrentOpen(t *testing.T) {
 		}
 		checkMigratedOnce(t, dsn)
 	})
+}
+
+// TestOpenWaitsForMigration: an Open that finds another opener's
+// migration under way (its lock held) waits for it past connect_timeout,
+// which bounds the handshake only, and returns its context's error, not an
+// outage, when that ends first.
+func TestOpenWaitsForMigration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	release := holdMigrationLock(t, dsn)
+	defer release()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		pool, err := pgstore.Open(ctx, dsn+"&connect_timeout=1")
+		if err == nil {
+			pool.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) || pgstore.ConnectionLost(err) {
+			t.Fatalf("Open behind a held migration lock: %v, want the context's deadline (not an outage)", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Open behind a held migration lock still waits 18 s after its context ended")
+	}
 }

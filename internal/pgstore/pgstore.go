@@ -108,13 +108,17 @@ func OpenDB(ctx context.Context, dsn string) (*sql.DB, error) {
 }
 
 // DefaultConnectTimeout bounds each new connection's whole handshake (the
-// dial, TLS, authentication and the schema check of Open) when the DSN
+// dial, TLS and authentication) when the DSN
 // sets no connect_timeout (nor PGCONNECT_TIMEOUT): pgx, as libpq, waits
 // for ever by default, so a server that accepts connections and never
 // answers (a stopped process, a network black hole) held Open, and every
 // call that needed a new connection, as long as its context allowed,
 // which for a CLI command or a pool growing in the background is for
-// ever. A connection that timed out is an outage (ConnectionLost).
+// ever. A connection that timed out is an outage (ConnectionLost). It does
+// not bound the schema check that follows on the pool's first connection
+// (schemaCheck, AfterConnect): a migration another opener is applying is
+// waited for (its advisory lock) as long as Open's context allows, and
+// Open returns that context's error when it ends first.
 const DefaultConnectTimeout = 10 * time.Second
 
 // DB is a *sql.DB over pool (pgx's database/sql driver) that, as pool
