@@ -3,7 +3,6 @@ package pgrecall
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -44,8 +43,8 @@ type Searcher struct {
 	tuning recall.Tuning
 	loc    func(string) *time.Location // Config.Location; may be nil
 
-	mu  sync.Mutex
-	reg *pgstore.Embedder // the registered embedder, once known
+	regMu chan struct{}     // guards reg: holds a token while held (registered)
+	reg   *pgstore.Embedder // the registered embedder, once known
 }
 
 // New returns a Searcher over cfg. It returns ErrConfig when cfg.Pool is
@@ -61,7 +60,8 @@ func New(cfg Config) (*Searcher, error) {
 	if cfg.Embedder == nil {
 		cfg.Embedder = recall.HashEmbedder{}
 	}
-	return &Searcher{pool: cfg.Pool, emb: cfg.Embedder, tuning: cfg.Tuning.Resolve(cfg.Embedder.ID()), loc: cfg.Location}, nil
+	return &Searcher{pool: cfg.Pool, emb: cfg.Embedder, tuning: cfg.Tuning.Resolve(cfg.Embedder.ID()), loc: cfg.Location,
+		regMu: make(chan struct{}, 1)}, nil
 }
 
 // location is resource's time zone (Config.Location), UTC when none.
@@ -132,9 +132,17 @@ func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, erro
 
 // registered returns the searcher's embedder as registered in Postgres
 // (pgstore.EnsureEmbedder: registered with its HNSW index on first use).
+// One caller reads it at a time; the others wait for it no longer than
+// their ctx allows: a read that waits (a locked table, a server that
+// stopped answering) for a caller without a deadline held every other
+// search past its own (TestPostgresSearchWaitHonoursContext).
 func (s *Searcher) registered(ctx context.Context) (pgstore.Embedder, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	select {
+	case s.regMu <- struct{}{}:
+	case <-ctx.Done():
+		return pgstore.Embedder{}, fmt.Errorf("pgrecall: waiting for the embedder's registration: %w", ctx.Err())
+	}
+	defer func() { <-s.regMu }()
 	if s.reg != nil {
 		return *s.reg, nil
 	}
