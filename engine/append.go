@@ -1,15 +1,14 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/internal/tokens"
@@ -195,7 +194,9 @@ func (e *Engine) prepare(i int, m Message, now time.Time) (row, error) {
 			calls[j] = tc
 		}
 		m.ToolCalls = calls
-		b, err := json.Marshal(calls)
+		// Without HTML escaping: json.Marshal stored "<b> & x" as
+		// "\u003cb\u003e \u0026 x", which every read gave the model.
+		b, err := jsonkey.Marshal(calls)
 		if err != nil {
 			return r, invalid(i, "toolCalls", "cannot encode: %v", err)
 		}
@@ -203,7 +204,7 @@ func (e *Engine) prepare(i int, m Message, now time.Time) (row, error) {
 	}
 	r.metadataJSON = []byte("{}")
 	if m.Metadata != nil {
-		b, err := json.Marshal(m.Metadata)
+		b, err := jsonkey.Marshal(m.Metadata)
 		if err != nil {
 			return r, invalid(i, "metadata", "cannot encode: %v", err)
 		}
@@ -371,7 +372,7 @@ func (e *Engine) storeRows(ctx context.Context, tx *store.Tx, thread string, hea
 			continue
 		}
 		if st, ok := stored[r.ID]; ok {
-			if err := sameStored(i, thread, st, r); err != nil {
+			if err := sameStored(ctx, ap, i, thread, st, r); err != nil {
 				return 0, 0, err
 			}
 			res.Seqs[i] = st.Seq
@@ -420,33 +421,6 @@ func storeNew(ctx context.Context, ap *msgstore.Appender, rows []row, fresh []in
 		if err := ap.InsertBlob(ctx, rows[i].ID, rows[i].full); err != nil {
 			return fmt.Errorf("engine: store messages[%d] full result: %w", i, err)
 		}
-	}
-	return nil
-}
-
-// sameRow refuses rows[i] repeating rows[j]'s id with other content or
-// metadata.
-func sameRow(i, j int, first, r row) error {
-	if first.digest != r.digest {
-		return fmt.Errorf("%w: messages[%d].id %q repeats messages[%d] with other content", ErrConflict, i, r.ID, j)
-	}
-	if !bytes.Equal(first.metadataJSON, r.metadataJSON) {
-		return fmt.Errorf("%w: messages[%d].id %q repeats messages[%d] with other metadata", ErrConflict, i, r.ID, j)
-	}
-	return nil
-}
-
-// sameStored refuses rows[i] when its id is stored as another message:
-// in another thread, with other content or other metadata.
-func sameStored(i int, thread string, stored msgstore.StoredDigest, r row) error {
-	if stored.ThreadID != thread {
-		return fmt.Errorf("%w: messages[%d].id %q is stored in another thread", ErrConflict, i, r.ID)
-	}
-	if stored.Digest != r.digest {
-		return fmt.Errorf("%w: messages[%d].id %q (stored as seq %d)", ErrConflict, i, r.ID, stored.Seq)
-	}
-	if stored.Metadata != string(r.metadataJSON) {
-		return fmt.Errorf("%w: messages[%d].id %q is stored as seq %d with other metadata", ErrConflict, i, r.ID, stored.Seq)
 	}
 	return nil
 }

@@ -53,6 +53,8 @@ type ToolCall struct {
 	// Arguments are a JSON object giving each key once, or a string of a
 	// model's text that is no such object. Append stores what
 	// ToolCallArgumentsOf reads in them: nil (left out) and JSON null as
-	// {} (no arguments), a string holding an object as that object.
+	// {} (no arguments), a string holding an object as that object; as
+	// given otherwise, compact, "<", ">" and "&" unescaped. A re-send
+	// under the message's id is compared by JSON value (resend.go).
 	Arguments json.RawMessage `json:"arguments,omitempty" jsonschema:"oneof_type=object;string;null"`
 }

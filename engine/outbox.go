@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/recall"
@@ -403,7 +403,7 @@ func (e *Engine) embedFailed(ctx context.Context, rows []msgstore.OutboxRow, owe
 func docOf(m *Message) recall.Doc {
 	content := m.Content
 	if len(m.ToolCalls) > 0 {
-		if b, err := json.Marshal(m.ToolCalls); err == nil {
+		if b, err := jsonkey.Marshal(m.ToolCalls); err == nil { // the stored text, as the rebuild reads it
 			content = recall.WithToolCalls(content, b)
 		}
 	}

@@ -36,7 +36,7 @@ func redactJSON(r Redactor, b []byte) []byte {
 	if err := dec.Decode(&v); err != nil {
 		return b
 	}
-	out, err := marshalNoEscape(redactValue(r, v))
+	out, err := jsonkey.Marshal(redactValue(r, v))
 	if err != nil {
 		return b
 	}
@@ -76,11 +76,11 @@ func secretPair(r Redactor, k string, x any) bool {
 	case map[string]any, []any, nil, bool:
 		return false
 	}
-	val, err := marshalNoEscape(x)
+	val, err := jsonkey.Marshal(x)
 	if err != nil {
 		return false
 	}
-	key, _ := marshalNoEscape(k)
+	key, _ := jsonkey.Marshal(k)
 	pair := string(key) + ": " + string(val)
 	red := r.Redact(pair)
 	if red == pair {
@@ -92,7 +92,7 @@ func secretPair(r Redactor, k string, x any) bool {
 	}
 	// Changed only where the value alone changes: a secret inside an
 	// ordinary field, not a field that names a secret.
-	alone, err := marshalNoEscape(r.Redact(s))
+	alone, err := jsonkey.Marshal(r.Redact(s))
 	return err != nil || red != string(key)+": "+string(alone)
 }
 
@@ -127,15 +127,4 @@ func newRepeat(b, red []byte) bool {
 	}
 	_, _, before := jsonkey.Repeated(b)
 	return !before
-}
-
-// marshalNoEscape encodes v as compact JSON without HTML escaping.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -289,7 +289,7 @@ func (e *Engine) checkMetadata(i int, m *Message) error {
 	if err := checkValue(i, m.Metadata, 0); err != nil {
 		return err
 	}
-	b, err := json.Marshal(m.Metadata)
+	b, err := jsonkey.Marshal(m.Metadata) // as stored (prepare)
 	if err != nil {
 		return invalid(i, "metadata", "must encode as a JSON object: %v", err)
 	}

@@ -187,7 +187,7 @@ func EntombMemCtx(ctx context.Context, tx store.Conn, en Entomb, t, only string)
 			continue
 		}
 		rec.entomb(en)
-		b, err := json.Marshal(&rec)
+		b, err := marshalRecord(&rec)
 		if err != nil {
 			rows.Close()
 			return fmt.Errorf("journal: erase: encode memctx %s: %w", key, err)
@@ -259,7 +259,7 @@ func (en Entomb) filter(raw json.RawMessage) (json.RawMessage, bool) {
 	if !changed {
 		return raw, false
 	}
-	b, err := json.Marshal(v)
+	b, err := marshalRecord(v)
 	if err != nil {
 		return raw, false
 	}

@@ -241,7 +241,7 @@ func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Era
 			r.rec.Query, r.changed = ErasedPreview, true
 		}
 		if r.changed {
-			b, err := json.Marshal(r.rec)
+			b, err := marshalRecord(r.rec)
 			if err != nil {
 				return 0, nil, fmt.Errorf("journal: erase: encode memctx %s: %w", r.key, err)
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 )
 
@@ -397,7 +398,7 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 // of each call's allocations (issue 14, BENCHMARKS.md).
 var memctxBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// encodeMemCtx returns json.Marshal(rec)'s bytes, b, written in buf, a
+// encodeMemCtx returns marshalRecord(rec)'s bytes, b, written in buf, a
 // buffer of memctxBufs that the caller puts back when done with b.
 func encodeMemCtx(rec *MemCtx) (buf *bytes.Buffer, b []byte, err error) {
 	buf = memctxBufs.Get().(*bytes.Buffer)
@@ -405,10 +406,29 @@ func encodeMemCtx(rec *MemCtx) (buf *bytes.Buffer, b []byte, err error) {
 		buf = new(bytes.Buffer) // an outsized record's buffer is not kept
 	}
 	buf.Reset()
-	if err := json.NewEncoder(buf).Encode(rec); err != nil {
+	if err := recordEncoder(buf).Encode(rec); err != nil {
 		return buf, nil, err
 	}
 	return buf, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// marshalRecord is the JSON text of a record (a memctx record, its
+// recall filter) as the journal stores it: json.Marshal's without HTML
+// escaping, so a filter's "R&D" is stored as given, not as "R\u0026D"
+// (which a json.RawMessage, the filter, kept when read back).
+func marshalRecord(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := recordEncoder(&buf).Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// recordEncoder is marshalRecord's encoder, writing to w.
+func recordEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
 }
 
 // MemCtx returns the record of runID, or an ErrNotFound naming the run

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -42,7 +43,29 @@ func checkArgs[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In
 // type in inputs for unknownArgs.
 func addTool[In, Out any](s *mcp.Server, inputs map[string]reflect.Type, h *handlers, t *mcp.Tool, fn mcp.ToolHandlerFor[In, Out]) {
 	inputs[t.Name] = reflect.TypeFor[In]()
-	mcp.AddTool(s, t, logFailed(h.log, t.Name, bounded(h.timeout, checkArgs(fn))))
+	mcp.AddTool(s, t, logFailed(h.log, t.Name, bounded(h.timeout, checkArgs(asText(fn)))))
+}
+
+// asText gives a successful call's result its text content: out as
+// compact JSON, "<", ">" and "&" as they are. The SDK writes out with
+// json.Marshal when a result has none, so the model read "Tom & Jerry"
+// as "Tom \u0026 Jerry"; its structured content is the same value.
+func asText[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		res, out, err := h(ctx, req, in)
+		if err != nil || (res != nil && res.Content != nil) {
+			return res, out, err
+		}
+		b, merr := jsonkey.Marshal(out)
+		if merr != nil {
+			return res, out, err // the SDK's own marshal reports it
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+		return res, out, nil
+	}
 }
 
 // bounded runs h with a context that ends after d (Options.ToolTimeout):

@@ -106,12 +106,19 @@ func pageQuery(uri string) (engine.PageRequest, error) {
 	return req, nil
 }
 
+// jsonResource is a resource read answering v as indented JSON, "<", ">"
+// and "&" as they are: json.MarshalIndent wrote a stored tool call's
+// arguments {"q":"<b>"} as {"q":"\u003cb\u003e"} to the model reading it.
 func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+	text := strings.TrimSuffix(buf.String(), "\n")
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: text}}}, nil
 }
 
 func (h *handlers) readMemCtx(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

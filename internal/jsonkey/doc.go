@@ -30,6 +30,13 @@
 // mnemo refuses it wherever it reads JSON from a client (request bodies,
 // MCP tool arguments, recall filters) instead of guessing.
 //
+// Same reports whether two JSON texts hold the same value, token by
+// token (strings by what they decode to: "\u0078" is "x"): how Append
+// tells a re-sent message from another when the stored text is spelled
+// otherwise. Marshal is json.Marshal without HTML escaping, for the JSON
+// text mnemo stores and a model reads: json.Marshal writes "<", ">" and
+// "&" as \u003c, \u003e and \u0026, in a json.RawMessage's text too.
+//
 // # Imports
 //
 // jsonkey imports only the standard library (encoding/json's Decoder.Token),

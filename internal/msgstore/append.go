@@ -172,6 +172,31 @@ func (a *Appender) Lookup(ctx context.Context, id string) (d StoredDigest, ok bo
 	return d, true, nil
 }
 
+// StoredText is what an append compares of a stored assistant message
+// when the digest of the one re-sent under its id differs: the text the
+// digest covers, its tool calls as stored (JSON text, "" for none).
+type StoredText struct {
+	Role, Content, Name, ToolCallID, ToolCalls string
+}
+
+// Text returns the stored text of message id, inside the append's
+// transaction (its id is locked by Lookup on Postgres already); ok is
+// false when no message has that id. Content is the stored column: a
+// large tool result's summary, never an assistant message's.
+func (a *Appender) Text(ctx context.Context, id string) (c StoredText, ok bool, err error) {
+	var calls sql.NullString
+	err = a.tx.QueryRowContext(ctx, `SELECT role, content, name, tool_calls, tool_call_id FROM messages WHERE id = ?`, id).
+		Scan(&c.Role, &c.Content, &c.Name, &calls, &c.ToolCallID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, err
+	}
+	c.ToolCalls = calls.String
+	return c, true, nil
+}
+
 // Insert stores m (Truncated is ignored: a message_blobs row is InsertBlob's)
 // with digest, the content digest that makes appends idempotent. An empty
 // m.ToolCalls is stored as NULL.
