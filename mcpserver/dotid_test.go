@@ -26,7 +26,8 @@ func TestDotIDArguments(t *testing.T) {
 		// Not the token's resource: the rule, not "Not found".
 		{mcpserver.ToolAppend, map[string]any{"threadId": "t1", "resourceId": "..", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "resourceId"},
 		{mcpserver.ToolContext, map[string]any{"threadId": "t1", "runId": ".."}, "runId"},
-		{mcpserver.ToolContext, map[string]any{"threadId": ".."}, "threadId"}, // a new conversation's run
+		{mcpserver.ToolContext, map[string]any{"threadId": ".."}, "threadId"},                         // a new conversation's run
+		{mcpserver.ToolContext, map[string]any{"threadId": "t-new", "resourceId": "."}, "resourceId"}, // not "Not found"
 		{mcpserver.ToolWMUpdate, map[string]any{"threadId": ".", "content": "{}"}, "threadId"},
 	} {
 		failed, text := call(t, cs, c.tool, c.args, nil)

@@ -37,6 +37,9 @@ func TestDotIDsRefused(t *testing.T) {
 		{"ContextRun", "POST", "/v1/context", "/v1/context", map[string]any{"threadId": "t-bob", "runId": "."}, "runId"},
 		// A new conversation's run is recorded under its thread (it was).
 		{"ContextNewThread", "POST", "/v1/context", "/v1/context", map[string]any{"threadId": "..", "resourceId": "res-bob"}, "threadId"},
+		// A new conversation's resource, not the token's: the rule, as an
+		// append's (it was a 404 "resource not found").
+		{"ContextNewResourceTenant", "POST", "/v1/context", "/v1/context", map[string]any{"threadId": "t-new", "resourceId": ".."}, "resourceId"},
 		{"ThreadWM", "PUT", "/v1/threads/%2e%2e/working-memory", "/v1/threads/{thread}/working-memory", map[string]any{"content": "# User\n"}, "thread"},
 		{"ResourceWM", "PUT", "/v1/resources/%2e/working-memory", "/v1/resources/{resource}/working-memory", map[string]any{"content": "# User\n"}, "resource"},
 	} {

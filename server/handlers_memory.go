@@ -25,7 +25,8 @@ func (s *Server) loadContext(r *http.Request, p *Principal) (any, error) {
 // the principal's resources, as POST /v1/context does. A body without
 // resourceId uses the stored thread's resource, or for a new thread the
 // token's only resource (DefaultResource); for a new thread of an
-// operator or a token of several resources it is not found.
+// operator or a token of several resources it is not found. A resourceId
+// "." or ".." the token is not given is the id rule's 400 (NewID).
 func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error) {
 	if b.ThreadID == "" {
 		return nil, errorf(kindInvalid, "threadId", "threadId is required")
@@ -38,7 +39,7 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 	}
 	if b.ResourceID != "" {
 		if err := t.Resource("resourceId", b.ResourceID); err != nil {
-			return nil, err
+			return nil, dotResource(b.ResourceID, err)
 		}
 	}
 	th, err := t.ThreadIn(ctx, "threadId", b.ThreadID)
@@ -76,6 +77,18 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 	out := toContext(c)
 	out.Notice = RecallOffNotice(b.Query, c.MemCtx, `give "recall": {} (the defaults) or "recall": {"topK": K}`)
 	return out, nil
+}
+
+// dotResource is the error of a context naming a resourceId the token is
+// not given (err, not found): for "." or "..", which no token file binds
+// and no new conversation may be filed under, the id rule's 400 naming
+// resourceId, whoever asks, as an append's (it was a 404 "resource not
+// found"); else err.
+func dotResource(resourceID string, err error) error {
+	if errors.Is(err, ErrNotFound) && !engine.ValidNewID(resourceID) {
+		return NewID("resourceId", resourceID)
+	}
+	return err
 }
 
 func (s *Server) search(r *http.Request, p *Principal) (any, error) {
