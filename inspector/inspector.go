@@ -3,6 +3,7 @@ package inspector
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -80,6 +81,31 @@ type Options struct {
 	Version string
 	// Logger receives render errors; nil means none.
 	Logger *slog.Logger
+	// Timeout bounds the building of each page, from the request's
+	// arrival (its context's deadline: the engine's calls honour it); 0
+	// means DefaultTimeout. A page not built in time is the 503 "Request
+	// timed out" error page. Before, a page on a database that had
+	// stopped answering waited for as long as its client did (a mount
+	// gets no server.Config.RequestTimeout; mnemo serve gives this that
+	// value).
+	Timeout time.Duration
+}
+
+// DefaultTimeout is Options.Timeout's default.
+const DefaultTimeout = time.Minute
+
+// errPageTimeout is the cause of a page's context that reached
+// Options.Timeout.
+var errPageTimeout = errors.New("inspector: page timeout")
+
+// bounded runs h with a context that ends after d, with cause
+// errPageTimeout (render tells it from the client hanging up).
+func bounded(d time.Duration, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeoutCause(r.Context(), d, errPageTimeout)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // Handler returns the handler factory to mount at /ui/ on a server.Server
@@ -90,6 +116,9 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
 	}
 	return func(p *server.Principal) http.Handler {
 		t := server.Tenant{Engine: e, Principal: p}
@@ -120,7 +149,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 		})
 		// Else net/http's plain "404 page not found" (/ui/threads/t1/).
 		mux.Handle("/ui/", notFound(mux, opt.Version))
-		return mux
+		return bounded(opt.Timeout, mux)
 	}
 }
 
@@ -132,6 +161,9 @@ func render(w http.ResponseWriter, r *http.Request, p *server.Principal, opt Opt
 	// after a sign-out, no-store or not (docs/serve.md).
 	secure(w.Header(), pageCSP)
 	status := http.StatusOK
+	if err != nil && errors.Is(context.Cause(r.Context()), errPageTimeout) {
+		err = server.Timeout(err, opt.Timeout)
+	}
 	if err != nil {
 		pr := server.Describe(err)
 		status, name, title, data = pr.Status, "error", pr.Title, pr

@@ -213,8 +213,17 @@ func (s *Server) timedOut(client, ctx context.Context, err error) error {
 	if client.Err() != nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return err
 	}
+	return Timeout(err, s.cfg.RequestTimeout)
+}
+
+// Timeout is the 503 "timeout" problem (Describe: "Request timed out",
+// with Retry-After on the API) of a request whose work was cut off at a
+// timeout of d, err being what the work returned then (kept as its
+// cause). A mounted handler that bounds its own work (the inspector's
+// pages) answers it as the API routes do past Config.RequestTimeout.
+func Timeout(err error, d time.Duration) error {
 	return &apiError{kind: kindTimeout, cause: err, detail: fmt.Sprintf(
-		"the request did not finish within the server's request timeout (%s); what it committed stays; try again later", s.cfg.RequestTimeout)}
+		"the request did not finish within the server's request timeout (%s); what it committed stays; try again later", d)}
 }
 
 // wrapMount authenticates a mounted handler (MCP, inspector) and logs it.

@@ -67,7 +67,8 @@ type Config struct {
 	// without a timeout was for ever. Mounted handlers (MCP, inspector)
 	// have no such bound here: MCP's streams are long-lived, and the MCP
 	// server bounds each tool call and resource read itself
-	// (mcpserver.Options.ToolTimeout; mnemo serve gives it this value).
+	// (mcpserver.Options.ToolTimeout; mnemo serve gives it this value),
+	// as the inspector does each page (inspector.Options.Timeout).
 	RequestTimeout time.Duration
 	// AnswerTimeout bounds how long an API route's answer (up to the
 	// engine's limits.maxAnswerBytes, 16 MiB by default) may take to

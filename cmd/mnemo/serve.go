@@ -108,7 +108,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		ShutdownTimeout: serveDrain, // signals.go: inside the CLI's serveStopGrace
 		Mount: map[string]func(*server.Principal) http.Handler{
 			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log, ToolTimeout: requestTimeout}),
-			"/ui/": inspector.Handler(e, inspector.Options{Version: version(), Logger: log}),
+			"/ui/": inspector.Handler(e, inspector.Options{Version: version(), Logger: log, Timeout: requestTimeout}),
 		},
 		Public:      map[string]http.Handler{inspector.LoginPath: inspector.Login(tokens, sessions, limiter), inspector.LogoutPath: inspector.Logout(sessions)},
 		LoginPath:   inspector.LoginPath,

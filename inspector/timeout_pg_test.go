@@ -1,0 +1,79 @@
+package inspector_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/inspector"
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+	"github.com/mnemo-go/mnemo/server"
+)
+
+// TestPageTimeoutDatabaseHangs: an inspector page on a Postgres that
+// stopped answering (connections open, nothing answered) ends at the
+// inspector's Options.Timeout with a 503 "Request timed out" page, over a
+// real loopback connection whose client sets no timeout of its own.
+// Before, the page waited for as long as its client did (mounts get no
+// RequestTimeout): for ever here.
+func TestPageTimeoutDatabaseHangs(t *testing.T) {
+	px := pgtest.NewProxy(t, pgtest.DSN(t))
+	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.DSN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = e.CloseContext(ctx)
+	})
+	if _, err := e.Append(context.Background(), engine.AppendRequest{ThreadID: "t1", ResourceID: "u1",
+		Messages: []engine.Message{{Role: engine.RoleUser, Content: "I moved to Porto"}}}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Engine: e, Logger: slog.New(slog.DiscardHandler),
+		Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test", Timeout: 500 * time.Millisecond})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	px.Hang()
+	defer px.Resume() // a handler still waiting would hold ts.Close
+	for _, path := range []string{"/ui/", "/ui/threads/t1"} {
+		type answer struct {
+			status int
+			body   string
+			err    error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			resp, err := http.Get(ts.URL + path)
+			if err != nil {
+				done <- answer{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			done <- answer{resp.StatusCode, string(b), err}
+		}()
+		var a answer
+		select {
+		case a = <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("GET %s on a database that does not answer did not end within 20 s", path)
+		}
+		if a.err != nil {
+			t.Fatal(a.err)
+		}
+		if a.status != http.StatusServiceUnavailable || !strings.Contains(a.body, "Request timed out") {
+			t.Errorf("GET %s on a hanging database: %d, want 503 Request timed out: %q", path, a.status, a.body[max(0, strings.Index(a.body, "<main")):])
+		}
+	}
+}
