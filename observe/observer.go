@@ -276,6 +276,9 @@ func (o *Observer) lock(ctx context.Context, threadID string) (unlock func(), er
 	h := fnv.New32a()
 	h.Write([]byte(threadID))
 	l := o.locks[h.Sum32()%uint32(len(o.locks))]
+	if l == nil { // a nil channel would block for ever
+		panic("observe: an Observer must be made by New")
+	}
 	select {
 	case l <- struct{}{}:
 		return func() { <-l }, nil
