@@ -33,7 +33,7 @@ type MessageIn struct {
 	// messages only.
 	ToolCallID string `json:"toolCallId,omitempty" jsonschema:"description=tool messages only: the call answered"`
 	// Metadata (metadata) is a JSON object recall can filter on; nil: none.
-	Metadata map[string]any `json:"metadata,omitempty" jsonschema:"description=a JSON object, filterable by recall"`
+	Metadata map[string]any `json:"metadata,omitempty" jsonschema:"description=a JSON object\\, filterable by recall"`
 	// CreatedAt (createdAt) is when the turn was said; nil: the server
 	// clock. The zero time and a time more than a day past the server clock
 	// are refused.
@@ -56,13 +56,13 @@ type ContextBody struct {
 	ThreadID string `json:"threadId"`
 	// ResourceID (resourceId) is the thread's owner; empty: the stored
 	// thread's, or for a new thread the token's only resource (else 404).
-	ResourceID string `json:"resourceId,omitempty" jsonschema:"description=the thread's owner; left out: the stored thread's, or for a new thread the token's only resource; a new thread of an operator token or one of several resources needs it (else 404)"`
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"description=the thread's owner; left out: the stored thread's\\, or for a new thread the token's only resource; a new thread of an operator token or one of several resources needs it (else 404)"`
 	// Query (query) drives recall; empty: the newest user message. It is
 	// recorded in memctx.query even with recall off (Context.Notice then says so).
 	Query string `json:"query,omitempty" jsonschema:"description=drives recall; empty means the newest user message; recorded in memctx.query even with recall off (the answer's notice then says nothing was recalled)"`
 	// RecentN (recentN) is the recent window in turns; 0: the server
 	// default; negative: no recent window.
-	RecentN int `json:"recentN,omitempty" jsonschema:"description=recent-window size; 0 means the server default, negative turns it off"`
+	RecentN int `json:"recentN,omitempty" jsonschema:"description=recent-window size; 0 means the server default\\, negative turns it off"`
 	// Recall (recall) are the recall options; nil: the server's (recall off
 	// unless configured); TopK 0: 5.
 	Recall *recall.Options `json:"recall,omitempty" jsonschema:"description=recall options; absent means the server default (recall off unless the server config sets recall); topK 0 means the default (5)"`
@@ -101,7 +101,7 @@ type ContextMessage struct {
 	MessageID string `json:"messageId"`
 	// Reason (reason) is "hit", "range" or "repair" for a recalled turn;
 	// empty for the recent window.
-	Reason string `json:"reason,omitempty" jsonschema:"description=hit, range or repair for a recalled turn; absent for the recent window"`
+	Reason string `json:"reason,omitempty" jsonschema:"description=hit\\, range or repair for a recalled turn; absent for the recent window"`
 }
 
 // Context is the answer of POST /v1/context: the memory part of a prompt
@@ -421,7 +421,7 @@ type AppendResult struct {
 	// ResourceID (resourceId) is the thread's owner.
 	ResourceID string `json:"resourceId"`
 	// Seqs (seqs) is the seq of each request message, in request order.
-	Seqs []int64 `json:"seqs" jsonschema:"description=the seq of each request message, in request order"`
+	Seqs []int64 `json:"seqs" jsonschema:"description=the seq of each request message\\, in request order"`
 	// IDs (ids) is the id of each request message, generated ones included.
 	IDs []string `json:"ids" jsonschema:"description=the id of each request message (generated ids included)"`
 	// Stored (stored) counts the messages written now.
