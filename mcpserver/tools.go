@@ -157,7 +157,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	for _, hit := range res.Hits {
 		m := hit.Message
 		out.Hits = append(out.Hits, SearchHit{ThreadID: m.ThreadID, Seq: m.Seq, MessageID: m.ID, Role: m.Role, Content: m.Content,
-			CreatedAt: m.CreatedAt.Format(time.RFC3339), Reason: hit.Reason, Score: hit.Score})
+			Name: m.Name, ToolCalls: toolCalls(m.ToolCalls), ToolCallID: m.ToolCallID, CreatedAt: m.CreatedAt.Format(time.RFC3339), Reason: hit.Reason, Score: hit.Score})
 	}
 	return nil, out, nil
 }
@@ -177,7 +177,8 @@ func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in Conte
 	}
 	out := ContextOutput{RunID: c.RunID, System: c.System, PromptHash: c.PromptHash, Messages: []ContextMessage{}}
 	for _, m := range c.Messages {
-		out.Messages = append(out.Messages, ContextMessage{Role: m.Role, Content: m.Content, ThreadID: m.ThreadID, Seq: m.Seq, Reason: m.Reason})
+		out.Messages = append(out.Messages, ContextMessage{Role: m.Role, Content: m.Content, Name: m.Name,
+			ToolCalls: toolCalls(m.ToolCalls), ToolCallID: m.ToolCallID, ThreadID: m.ThreadID, Seq: m.Seq, Reason: m.Reason})
 	}
 	if c.MemCtx != nil {
 		out.Recalled, out.Dropped = len(c.MemCtx.Recalled), c.MemCtx.DroppedCount

@@ -3,6 +3,8 @@ package mcpserver
 // Tool inputs and outputs. Field docs in `jsonschema` tags are the
 // descriptions a model reads; JSON names are camelCase as in the HTTP API.
 
+import "github.com/mnemo-go/mnemo/engine"
+
 // AppendInput is memory_append's input.
 type AppendInput struct {
 	// ThreadID (threadId, required) is the conversation to append to; it is created on first use.
@@ -72,6 +74,12 @@ type SearchHit struct {
 	Role string `json:"role"`
 	// Content (content) is the turn's text.
 	Content string `json:"content"`
+	// Name (name) is the speaker, or a tool turn's tool; empty: none.
+	Name string `json:"name,omitempty" jsonschema:"the speaker, or the tool a tool turn answers for"`
+	// ToolCalls (toolCalls) are an assistant turn's tool calls.
+	ToolCalls []ToolCall `json:"toolCalls,omitempty" jsonschema:"the tool calls of an assistant turn"`
+	// ToolCallID (toolCallId) is the call a tool turn answers.
+	ToolCallID string `json:"toolCallId,omitempty" jsonschema:"the id of the call a tool turn answers"`
 	// CreatedAt (createdAt) is when the turn was said, RFC 3339.
 	CreatedAt string `json:"createdAt" jsonschema:"when the turn was said (RFC 3339)"`
 	// Reason (reason) is "hit" for a match, "range" for a neighbouring turn.
@@ -106,12 +114,41 @@ type ContextInput struct {
 	At string `json:"at,omitempty" jsonschema:"when the question is asked (RFC 3339, e.g. 2023-05-11T09:00:00Z): the query's relative dates (yesterday, last week, two months ago) are resolved against it; default: the server clock (the zero time 0001-01-01T00:00:00Z is refused); recorded as memctx.queryAt"`
 }
 
+// ToolCall is a tool call an assistant turn made.
+type ToolCall struct {
+	// ID (id) is the call's id; the tool turn that answers it names it as toolCallId.
+	ID string `json:"id" jsonschema:"the call's id; the tool turn answering it names it as toolCallId"`
+	// Name (name) is the tool called.
+	Name string `json:"name" jsonschema:"the tool called"`
+	// Arguments (arguments) are the call's arguments as stored: a JSON
+	// object, or the model's text when it was not one (a string).
+	Arguments any `json:"arguments" jsonschema:"the call's arguments: a JSON object, or the model's text when it was not one"`
+}
+
+// toolCalls gives an engine message's calls as ToolCalls; nil for none.
+func toolCalls(calls []engine.ToolCall) []ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]ToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+	}
+	return out
+}
+
 // ContextMessage is one message of a composed context.
 type ContextMessage struct {
 	// Role (role) is the message's role (user, assistant, tool).
 	Role string `json:"role"`
 	// Content (content) is the message's text.
 	Content string `json:"content"`
+	// Name (name) is the speaker, or a tool turn's tool; empty: none.
+	Name string `json:"name,omitempty" jsonschema:"the speaker, or the tool a tool turn answers for"`
+	// ToolCalls (toolCalls) are an assistant turn's tool calls.
+	ToolCalls []ToolCall `json:"toolCalls,omitempty" jsonschema:"the tool calls of an assistant turn"`
+	// ToolCallID (toolCallId) is the call a tool turn answers.
+	ToolCallID string `json:"toolCallId,omitempty" jsonschema:"the id of the call a tool turn answers"`
 	// ThreadID (threadId) is the conversation the message comes from.
 	ThreadID string `json:"threadId"`
 	// Seq (seq) is the message's position in its thread.
