@@ -39,9 +39,11 @@ type LoadRequest struct {
 	// or invalid UTF-8 is a *ValidationError on query.
 	Query string
 	// RecentN is the recent-window size: 0 means Config.RecentN, a negative
-	// value turns the window off. The window always holds the pending turn
-	// (the user turns that no assistant answer follows yet, and the tool
-	// calls made for them so far; at most observe.MaxPendingTurns messages),
+	// value turns the window off, pending turn and unobserved messages
+	// included (recall alone). Otherwise the window always holds the
+	// pending turn (the user turns that no assistant answer follows yet,
+	// and the tool calls made for them so far; at most
+	// observe.MaxPendingTurns messages),
 	// so it may hold more than RecentN messages. With observational memory
 	// on it also holds the unobserved messages, up to
 	// ObserveConfig.MaxUnobservedTokens (memctx lists those left out as

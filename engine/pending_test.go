@@ -36,8 +36,8 @@ func (m *recordingModel) all() string {
 // TestPendingTurnLongerThanWindow: without an observer, a pending turn
 // longer than RecentN (two user turns and a tool loop for them, after an
 // answer) is the window, whole and in order, with the stored messages'
-// contents, names and tool calls; once answered, the window is RecentN
-// again. (LoadContext finds where the pending turn starts from the
+// contents, names and tool calls (RecentN -1: no window, the pending turn's
+// included); once answered, the window is RecentN again. (LoadContext finds where the pending turn starts from the
 // messages' seqs, roles and tool calls, then reads the turn by seq.)
 func TestPendingTurnLongerThanWindow(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
@@ -63,6 +63,11 @@ func TestPendingTurnLongerThanWindow(t *testing.T) {
 		}
 		if got := seqs(c.Messages); got != "3,4,5,6,7,8," {
 			t.Fatalf("window seqs %s, want the pending turn 3,4,5,6,7,8,", got)
+		}
+		// A negative RecentN turns the window off, its pending turn too
+		// (recall alone), as docs/cli.md says.
+		if off, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t", RecentN: -1}); err != nil || len(off.Messages) != 0 {
+			t.Fatalf("RecentN -1: window %s, %v; want none", seqs(off.Messages), err)
 		}
 		for i, m := range c.Messages {
 			want := msgs[i+2]
