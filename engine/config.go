@@ -99,6 +99,15 @@ type Config struct {
 	// now). False means such an Open fails (ErrEmbedderMismatch).
 	SwitchEmbedder bool
 
+	// QueryEmbedTimeout is the longest a search (Search, LoadContext's
+	// recall) waits for its query's vector from the Embedder: 0 means
+	// recall.DefaultQueryEmbedTimeout (5 seconds), negative no bound but
+	// the caller's context. Past it the search runs lexical only and its
+	// retrieval says "vector unavailable: embed query: the embedder did not
+	// answer within 5s", so a stalled embedding endpoint does not hold
+	// every recall until its caller's deadline.
+	QueryEmbedTimeout time.Duration
+
 	// RecallTuning holds recall's measured knobs (candidate pool, fusion
 	// weight, BM25 re-scoring). The zero value means the measured defaults;
 	// `mnemo eval` sets it to compare alternatives.

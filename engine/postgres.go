@@ -108,7 +108,8 @@ func (e *Engine) openPostgresIndexes(ctx context.Context) error {
 		return fmt.Errorf("engine: %w", err)
 	}
 	e.idx.pgIndexed = reg.Index != ""
-	s, err := pgrecall.New(pgrecall.Config{Pool: e.pool, Embedder: emb, Tuning: e.cfg.RecallTuning, Location: e.location})
+	s, err := pgrecall.New(pgrecall.Config{Pool: e.pool, Embedder: emb, Tuning: e.cfg.RecallTuning, Location: e.location,
+		QueryEmbedTimeout: e.cfg.QueryEmbedTimeout})
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}

@@ -162,7 +162,8 @@ func (e *Engine) rebuildStale(ctx context.Context, path string, cause error) (*r
 // recallConfig is the configuration of the engine's recall.Index over lex.
 func (e *Engine) recallConfig(lex *recall.Lexical) recall.Config {
 	return recall.Config{Lexical: lex, Source: e.ms, Embedder: e.embedder(), Tuning: e.cfg.RecallTuning, Damaged: e.requeueDamaged,
-		SnapshotDir: filepath.Join(e.dir, SnapshotDir), SnapshotDropped: e.snapshotDropped, Location: e.location}
+		SnapshotDir: filepath.Join(e.dir, SnapshotDir), SnapshotDropped: e.snapshotDropped, Location: e.location,
+		QueryEmbedTimeout: e.cfg.QueryEmbedTimeout}
 }
 
 // snapshotDropped is recall.Config.SnapshotDropped: a resource's shard

@@ -45,6 +45,9 @@ func (HashEmbedder) ID() string { return HashID }
 // Dims returns 384.
 func (HashEmbedder) Dims() int { return HashDims }
 
+// InProcess marks HashEmbedder as computed in this process (InProcess).
+func (HashEmbedder) InProcess() {}
+
 // Embed returns hashVector(Fold(text)) for each text. It never fails.
 func (h HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))

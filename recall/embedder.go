@@ -16,3 +16,12 @@ type Embedder interface {
 	// order. It returns an error, and no vectors, when any text fails.
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
+
+// InProcess is implemented by an Embedder that computes its vectors in
+// this process (HashEmbedder, use-lite): it cannot stall on an endpoint,
+// so EmbedQuery gives it no deadline of its own (and a search no timer).
+type InProcess interface {
+	Embedder
+	// InProcess marks the embedder; it does nothing.
+	InProcess()
+}

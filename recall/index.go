@@ -164,6 +164,11 @@ type Config struct {
 	// Source, instead of building it from every stored message. "" means
 	// none. The Index owns the directory: it deletes files it cannot use.
 	SnapshotDir string
+	// QueryEmbedTimeout bounds the embedding of a search's query
+	// (EmbedQuery): 0 means DefaultQueryEmbedTimeout, 5 seconds; negative,
+	// no bound but the search's context. Past it the search runs without
+	// the vector channel ("unavailable: …").
+	QueryEmbedTimeout time.Duration
 }
 
 // Tuning holds the knobs of an Index that were chosen by measurement. The

@@ -563,16 +563,10 @@ func firstN(s []scored, n int) []scored {
 	return s
 }
 
-// embedQuery returns the query's vector.
+// embedQuery returns the query's vector, waiting for it at most
+// Config.QueryEmbedTimeout (EmbedQuery).
 func (ix *Index) embedQuery(ctx context.Context, text string) ([]float32, error) {
-	vs, err := ix.emb.Embed(ctx, []string{text})
-	if err != nil {
-		return nil, fmt.Errorf("embed query: %w", err)
-	}
-	if len(vs) != 1 || len(vs[0]) != ix.emb.Dims() {
-		return nil, fmt.Errorf("%w: query embedding", ErrDimension)
-	}
-	return vs[0], nil
+	return EmbedQuery(ctx, ix.emb, text, ix.cfg.QueryEmbedTimeout)
 }
 
 // hitID returns a copy of id for a hit: a message id read from a snapshot

@@ -32,6 +32,10 @@ type Config struct {
 	// dates stored with the messages (lexical_docs.ref_from) are resolved
 	// by the writer in the zone it had then.
 	Location func(resourceID string) *time.Location
+	// QueryEmbedTimeout is recall.Config.QueryEmbedTimeout: the longest a
+	// search waits for its query's vector (0: recall's
+	// DefaultQueryEmbedTimeout; negative: its context only).
+	QueryEmbedTimeout time.Duration
 }
 
 // Searcher answers recall queries from Postgres. It keeps nothing per
@@ -42,6 +46,8 @@ type Searcher struct {
 	emb    recall.Embedder
 	tuning recall.Tuning
 	loc    func(string) *time.Location // Config.Location; may be nil
+	// queryEmbedTimeout is Config.QueryEmbedTimeout.
+	queryEmbedTimeout time.Duration
 
 	regMu chan struct{}     // guards reg: holds a token while held (registered)
 	reg   *pgstore.Embedder // the registered embedder, once known
@@ -61,7 +67,7 @@ func New(cfg Config) (*Searcher, error) {
 		cfg.Embedder = recall.HashEmbedder{}
 	}
 	return &Searcher{pool: cfg.Pool, emb: cfg.Embedder, tuning: cfg.Tuning.Resolve(cfg.Embedder.ID()), loc: cfg.Location,
-		regMu: make(chan struct{}, 1)}, nil
+		queryEmbedTimeout: cfg.QueryEmbedTimeout, regMu: make(chan struct{}, 1)}, nil
 }
 
 // location is resource's time zone (Config.Location), UTC when none.
@@ -118,16 +124,10 @@ func (s *Searcher) Search(ctx context.Context, q recall.Query) (*recall.Result, 
 	return recall.Finish(ctx, v, ch, r)
 }
 
-// embedQuery returns the query's vector.
+// embedQuery returns the query's vector, waiting for it at most
+// Config.QueryEmbedTimeout (recall.EmbedQuery).
 func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, error) {
-	vs, err := s.emb.Embed(ctx, []string{text})
-	if err != nil {
-		return nil, fmt.Errorf("embed query: %w", err)
-	}
-	if len(vs) != 1 || len(vs[0]) != s.emb.Dims() {
-		return nil, fmt.Errorf("%w: query embedding", recall.ErrDimension)
-	}
-	return vs[0], nil
+	return recall.EmbedQuery(ctx, s.emb, text, s.queryEmbedTimeout)
 }
 
 // registered returns the searcher's embedder as registered in Postgres

@@ -89,6 +89,10 @@ func (e *Embedder) ID() string { return ID }
 // Dims returns 512.
 func (e *Embedder) Dims() int { return Dims }
 
+// InProcess marks the embedder as computed in this process
+// (recall.InProcess): a query's embedding gets no deadline of its own.
+func (e *Embedder) InProcess() {}
+
 // Tokenizer returns the model's tokenizer.
 func (e *Embedder) Tokenizer() *Tokenizer { return e.m.tok }
 
