@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"time"
 )
 
@@ -32,7 +34,7 @@ var ErrQueryEmbedTimeout = errors.New("the embedder did not answer within")
 // names the bound and none of the embedder's text (its endpoint's
 // address); a vector of another length is ErrDimension. An error of ctx
 // itself is returned wrapped, so a cancelled search fails rather than
-// degrades.
+// degrades. A failure to reach the endpoint is worded by queryEmbedError.
 func EmbedQuery(ctx context.Context, emb Embedder, text string, timeout time.Duration) ([]float32, error) {
 	if timeout == 0 {
 		timeout = DefaultQueryEmbedTimeout
@@ -48,10 +50,39 @@ func EmbedQuery(ctx context.Context, emb Embedder, text string, timeout time.Dur
 		if ctx.Err() == nil && qctx.Err() != nil {
 			return nil, fmt.Errorf("embed query: %w %s", ErrQueryEmbedTimeout, timeout)
 		}
-		return nil, fmt.Errorf("embed query: %w", err)
+		return nil, queryEmbedError(err)
 	}
 	if len(vs) != 1 || len(vs[0]) != emb.Dims() {
 		return nil, fmt.Errorf("%w: query embedding", ErrDimension)
 	}
 	return vs[0], nil
+}
+
+// queryEmbedError words err, the query embedding's failure, for the
+// vector channel's status, which every caller searching the resource reads
+// (a tenant of mnemo serve, the memctx record): a request that did not
+// reach the embedder's endpoint says how it failed ("connect: connection
+// refused", "i/o timeout", "its host name was not found") and
+// not where: the URL and address are the operator's, not the caller's.
+// Before, it read `embed query: recall: openai embed: Post
+// "http://10.0.0.7:7099/v1/embeddings": dial tcp 10.0.0.7:7099: connect:
+// connection refused`. The cause stays wrapped (errors.Is a context's
+// error still holds).
+func queryEmbedError(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return fmt.Errorf("embed query: %w", err)
+	}
+	how := ue.Err
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case errors.As(how, &dns) && dns.IsTimeout:
+		how = errors.New("the lookup of its host name timed out")
+	case errors.As(how, &dns):
+		how = errors.New("its host name was not found")
+	case errors.As(how, &op) && op.Err != nil:
+		how = op.Err
+	}
+	return fmt.Errorf("embed query: %w: the endpoint could not be reached: %w", ErrEmbed, how)
 }
