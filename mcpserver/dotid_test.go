@@ -29,6 +29,8 @@ func TestDotIDArguments(t *testing.T) {
 		{mcpserver.ToolContext, map[string]any{"threadId": ".."}, "threadId"},                         // a new conversation's run
 		{mcpserver.ToolContext, map[string]any{"threadId": "t-new", "resourceId": "."}, "resourceId"}, // not "Not found"
 		{mcpserver.ToolWMUpdate, map[string]any{"threadId": ".", "content": "{}"}, "threadId"},
+		{mcpserver.ToolWMUpdate, map[string]any{"threadId": "t-new", "resourceId": "..", "content": "{}"}, "resourceId"}, // not "Not found"
+		{mcpserver.ToolWMUpdate, map[string]any{"resourceId": ".", "content": "{}"}, "resourceId"},
 	} {
 		failed, text := call(t, cs, c.tool, c.args, nil)
 		if !failed || !strings.HasPrefix(text, "Invalid input: ") || !strings.Contains(text, `not "." or ".."`) || !strings.HasSuffix(text, "(field "+c.field+")") {

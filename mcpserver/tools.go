@@ -200,6 +200,14 @@ func (h *handlers) wmGet(ctx context.Context, _ *mcp.CallToolRequest, in Working
 }
 
 func (h *handlers) wmUpdate(ctx context.Context, _ *mcp.CallToolRequest, in WorkingMemoryUpdateInput) (*mcp.CallToolResult, WorkingMemoryOutput, error) {
+	if in.ResourceID != "" {
+		// The rule of what is stored under an id, before the token's
+		// resources: "." or ".." is a 400 whatever the token, as an
+		// append's resourceId is.
+		if err := server.NewID("resourceId", in.ResourceID); err != nil {
+			return nil, WorkingMemoryOutput{}, h.fail(err)
+		}
+	}
 	res, err := h.wmResource(ctx, in.ThreadID, in.ResourceID)
 	if err != nil {
 		return nil, WorkingMemoryOutput{}, h.fail(err)
