@@ -129,7 +129,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			if err == nil {
 				v, err = BuildIndex(r.Context(), t, limit, cursor, offset)
 			}
-			render(w, r, p, opt, "index", "threads", v, err)
+			render(w, r, t, opt, "index", "threads", v, err)
 		})
 		mux.HandleFunc("GET /ui/threads/{thread}", func(w http.ResponseWriter, r *http.Request) {
 			before, err := threadQuery(r)
@@ -137,7 +137,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			if err == nil {
 				v, err = BuildThread(r.Context(), t, r.PathValue("thread"), before)
 			}
-			render(w, r, p, opt, "thread", "thread "+r.PathValue("thread"), v, err)
+			render(w, r, t, opt, "thread", "thread "+r.PathValue("thread"), v, err)
 		})
 		mux.HandleFunc("GET /ui/runs/{run}", func(w http.ResponseWriter, r *http.Request) {
 			without, err := runQuery(r)
@@ -145,7 +145,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			if err == nil {
 				v, err = BuildRun(r.Context(), t, r.PathValue("run"), without)
 			}
-			render(w, r, p, opt, "run", "run "+r.PathValue("run"), v, err)
+			render(w, r, t, opt, "run", "run "+r.PathValue("run"), v, err)
 		})
 		// Else net/http's plain "404 page not found" (/ui/threads/t1/).
 		mux.Handle("/ui/", notFound(mux, opt.Version))
@@ -153,10 +153,11 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 	}
 }
 
-// render writes a page, or an error page with the error's status, with
-// the sign-out button when r was signed in by the cookie, and the headers
-// of secure.
-func render(w http.ResponseWriter, r *http.Request, p *server.Principal, opt Options, name, title string, data any, err error) {
+// render writes a page, or an error page with the error's status (as t's
+// API routes answer it: a lost database connection is the 503
+// "unavailable" page, not a 500), with the sign-out button when r was
+// signed in by the cookie, and the headers of secure.
+func render(w http.ResponseWriter, r *http.Request, t server.Tenant, opt Options, name, title string, data any, err error) {
 	// Chromium's back/forward cache may still show the last page on Back
 	// after a sign-out, no-store or not (docs/serve.md).
 	secure(w.Header(), pageCSP)
@@ -165,11 +166,11 @@ func render(w http.ResponseWriter, r *http.Request, p *server.Principal, opt Opt
 		err = server.Timeout(err, opt.Timeout)
 	}
 	if err != nil {
-		pr := server.Describe(err)
+		pr := t.Describe(err)
 		status, name, title, data = pr.Status, "error", pr.Title, pr
 	}
 	var b strings.Builder
-	if terr := pages[name].ExecuteTemplate(&b, "layout", page{Title: title, Version: opt.Version, Links: true, SignOut: signedInByCookie(r, p), Data: data}); terr != nil {
+	if terr := pages[name].ExecuteTemplate(&b, "layout", page{Title: title, Version: opt.Version, Links: true, SignOut: signedInByCookie(r, t.Principal), Data: data}); terr != nil {
 		opt.Logger.Error("inspector: render", "page", name, "err", terr)
 		http.Error(w, "render failed", http.StatusInternalServerError)
 		return

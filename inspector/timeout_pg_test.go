@@ -77,3 +77,43 @@ func TestPageTimeoutDatabaseHangs(t *testing.T) {
 		}
 	}
 }
+
+// TestPageDatabaseUnavailable: an inspector page on a Postgres that is
+// gone (connections closed, new ones refused) is the 503 "Service
+// unavailable" page the API's routes answer with, not a 500 "internal"
+// page (render described the error without the engine, hang1).
+func TestPageDatabaseUnavailable(t *testing.T) {
+	px := pgtest.NewProxy(t, pgtest.DSN(t))
+	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.DSN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = e.CloseContext(ctx)
+	})
+	if _, err := e.Append(context.Background(), engine.AppendRequest{ThreadID: "t1", ResourceID: "u1",
+		Messages: []engine.Message{{Role: engine.RoleUser, Content: "I moved to Porto"}}}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Engine: e, Logger: slog.New(slog.DiscardHandler),
+		Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test", Timeout: 10 * time.Second})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	px.Close()
+	for _, path := range []string{"/ui/", "/ui/threads/t1"} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if body := string(b); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "unreachable") {
+			t.Errorf("GET %s on a database that is gone: %d, want 503 saying the database is unreachable: %q", path, resp.StatusCode, body[max(0, strings.Index(body, "<main")):])
+		}
+	}
+}
