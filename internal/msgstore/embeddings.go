@@ -234,11 +234,19 @@ func (s *Store) PredominantEmbedder(ctx context.Context) (id string, ok bool, er
 }
 
 // EmbeddingCounts returns how many messages are stored, how many
-// embeddings embedder stored, and how many outbox rows owe an embedding
-// (OpIndex and OpEmbed): a cheap test before QueueMissingEmbeddings.
+// embeddings embedder stored, and how many stored messages without one
+// have an outbox row owing it (OpIndex or OpEmbed): a cheap test before
+// QueueMissingEmbeddings, which has work exactly when vectors + pending <
+// messages. A row of a message erased since, a second row of one
+// message, or a row of a message embedded already does not count:
+// counted, it hid a message that owes a vector and has no row from the
+// test, which then queued none (and on Postgres a search's vector status
+// reads "ok" where no row is owed: pgrecall's statusSQL).
 func (s *Store) EmbeddingCounts(ctx context.Context, embedder string) (messages, vectors, pending int64, err error) {
-	err = s.conn.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM embeddings WHERE embedder = ?), (SELECT COUNT(*) FROM outbox WHERE op IN (?, ?))`,
-		embedder, OpIndex, OpEmbed).Scan(&messages, &vectors, &pending)
+	err = s.conn.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM messages), (SELECT COUNT(*) FROM embeddings WHERE embedder = ?),
+		(SELECT COUNT(DISTINCT o.message_id) FROM outbox o JOIN messages m ON m.id = o.message_id
+		 WHERE o.op IN (?, ?) AND NOT EXISTS (SELECT 1 FROM embeddings x WHERE x.message_id = o.message_id AND x.embedder = ?))`,
+		embedder, OpIndex, OpEmbed, embedder).Scan(&messages, &vectors, &pending)
 	return messages, vectors, pending, err
 }
 

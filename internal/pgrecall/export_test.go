@@ -17,3 +17,7 @@ func SetDirectLimitForTest(t interface{ Cleanup(func()) }, n int) {
 	directLimit = n
 	t.Cleanup(func() { directLimit = old })
 }
+
+// StatusSQL is the statement of a search's vector status ($1 resource,
+// $2 embedder, $3 excluded ids).
+const StatusSQL = statusSQL

@@ -11,29 +11,64 @@ import (
 	"github.com/mnemo-go/mnemo/recall"
 )
 
-// countsSQL counts a resource's messages and its embedder's vectors.
-const countsSQL = `SELECT (SELECT count(*) FROM messages WHERE resource_id = $1),
-	(SELECT count(*) FROM embeddings WHERE embedder = $2 AND resource_id = $1),
+// statusSQL reads what a search's vector channel needs of its resource
+// $1 and embedder $2: whether any outbox row owes an embedding there
+// (op index or embed; outbox_by_resource), whether the embedder stored a
+// vector there (embeddings_by_resource), and how many of the excluded
+// ids $3 are its messages; the resource's messages and vectors are
+// counted only when an embedding is owed (a CASE reaches an uncorrelated
+// subquery, an InitPlan, only when its branch is taken), and 0 otherwise.
+//
+// Not counting them otherwise is exact, not an estimate: every message
+// without a vector by the current embedder has an outbox row owing it.
+// An append queues the row in its transaction, the drainer deletes it in
+// the transaction that stores the vector, a vector found damaged is
+// deleted with its message queued again in one transaction
+// (msgstore.RequeueDamaged), and Open queues a row for every message that
+// owes a vector by the current embedder without one (an embedder
+// switched, vectors lost; engine.queueMissingEmbeddings), as reindex
+// --vectors does right after dropping them (a search in between reads
+// "ok"). An erasure deletes the messages and their vectors together.
+const statusSQL = `WITH owed AS (SELECT EXISTS (SELECT 1 FROM outbox WHERE resource_id = $1 AND op IN ('index', 'embed')) AS yes)
+SELECT (SELECT yes FROM owed),
+	EXISTS (SELECT 1 FROM embeddings WHERE embedder = $2 AND resource_id = $1),
+	CASE WHEN (SELECT yes FROM owed) THEN (SELECT count(*) FROM messages WHERE resource_id = $1) ELSE 0 END,
+	CASE WHEN (SELECT yes FROM owed) THEN (SELECT count(*) FROM embeddings WHERE embedder = $2 AND resource_id = $1) ELSE 0 END,
 	(SELECT count(*) FROM messages WHERE resource_id = $1 AND id = ANY($3))`
 
-// vectorChannel returns up to pool allowed candidates at or above the
-// threshold by cosine to the query vector, with the turn-context rule, as
-// recall's vector channel does, and the channel's status. Without a
-// filter it asks for pool + the excluded messages present (exact); with
-// one it widens ×4 until pool allowed candidates are found, a candidate
-// falls below the threshold or the resource is exhausted.
-func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored, string, error) {
-	var messages, count, excluded int
+// vectorStatus returns the vector channel's status over the resource of
+// v (recall.EmbeddedStatus: "ok" when no embedding is owed there, else
+// the exact count of its messages not embedded yet), whether the
+// embedder has any vector there, and how many excluded ids are the
+// resource's messages.
+func (s *Searcher) vectorStatus(ctx context.Context, v *view) (status string, embedded bool, excluded int, err error) {
 	excl := make([]string, 0, len(v.q.Exclude))
 	for id := range v.q.Exclude {
 		excl = append(excl, id)
 	}
-	if err := s.pool.QueryRow(ctx, countsSQL, v.q.ResourceID, s.emb.ID(), excl).Scan(&messages, &count, &excluded); err != nil {
-		return nil, "", fmt.Errorf("pgrecall: count vectors of %s: %w", v.q.ResourceID, err)
+	var owed bool
+	var messages, vectors int
+	if err := s.pool.QueryRow(ctx, statusSQL, v.q.ResourceID, s.emb.ID(), excl).Scan(&owed, &embedded, &messages, &vectors, &excluded); err != nil {
+		return "", false, 0, fmt.Errorf("pgrecall: vector status of %s: %w", v.q.ResourceID, err)
 	}
-	status := recall.EmbeddedStatus(messages, count)
-	if count == 0 {
-		return nil, status, nil
+	status = recall.StatusOK
+	if owed {
+		status = recall.EmbeddedStatus(messages, vectors)
+	}
+	return status, embedded, excluded, nil
+}
+
+// vectorChannel returns up to pool allowed candidates at or above the
+// threshold by cosine to the query vector, with the turn-context rule, as
+// recall's vector channel does, and the channel's status (vectorStatus).
+// Without a filter it asks for pool + the excluded messages present
+// (exact); with one it widens ×4 until pool allowed candidates are found,
+// a candidate falls below the threshold or the resource is exhausted
+// (fewer vectors than asked for).
+func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored, string, error) {
+	status, embedded, excluded, err := s.vectorStatus(ctx, v)
+	if err != nil || !embedded {
+		return nil, status, err
 	}
 	slack := -1
 	if v.p.Filter == nil {
@@ -41,7 +76,7 @@ func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored,
 	}
 	pool, th := v.poolSize(), v.p.Options.Threshold
 	allowed := func(d *vdoc) bool { return d != nil && (!v.restricted() || v.allowed(d)) }
-	n := min(pool+max(slack, 0), count)
+	n := pool + max(slack, 0)
 	for {
 		ranked, err := s.rankVectors(ctx, v, n)
 		if err != nil {
@@ -59,7 +94,7 @@ func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored,
 				out = append(out, r)
 			}
 		}
-		if slack >= 0 || len(out) >= pool || below || n == count || got < n {
+		if slack >= 0 || len(out) >= pool || below || got < n {
 			if err := v.ensure(ctx, idsOf(ranked), 2); err != nil {
 				return nil, "", err
 			}
@@ -77,7 +112,7 @@ func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored,
 			out = v.addNeighbours(out, ranked, allowed)
 			return firstN(out, pool), status, nil
 		}
-		n = min(4*n, count) // widen: the filter removed candidates
+		n *= 4 // widen: the filter removed candidates
 	}
 }
 
