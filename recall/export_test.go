@@ -265,3 +265,12 @@ func SetVerifyWaitForTest(d time.Duration) (restore func()) {
 	verifyWait = d
 	return func() { verifyWait = old }
 }
+
+// SetTextRulesForTest makes snapshots written and read until restore is
+// called carry the rules of docTextVersion version (1: before a tool
+// call's arguments were decoded, WithToolCalls).
+func SetTextRulesForTest(version int) (restore func()) {
+	old := answerRules
+	answerRules = answerRulesOf(version)
+	return func() { answerRules = old }
+}

@@ -27,8 +27,8 @@ import (
 // A snapshot is a derived index, like the bleve directory:
 //
 //   - It is checksummed and versioned; a damaged file, or one of another
-//     format version, resource, embedder, analyser or answer-type rules,
-//     is deleted and the shard built from the Source (and written again):
+//     format version, resource, embedder, analyser, answer-type rules or
+//     text rules (docTextVersion: a tool call's text), is deleted and the shard built from the Source (and written again):
 //     it never fails a load and never serves a wrong message. The
 //     messages part is verified before the shard serves, the vector part
 //     in the background (snapshot_verify.go says what a search may see

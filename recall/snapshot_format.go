@@ -143,12 +143,28 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // rebuilt.
 const answerRulesVersion = 2
 
-// answerRules identifies the answer-type rules a snapshot's stored types
+// docTextVersion numbers the text a message's stored tool calls add to
+// its content (WithToolCalls): snapshots store each message's content
+// with it and its terms, so a change to it must bump this, and older
+// snapshots are rebuilt from the Source. 2: the arguments' decoded text,
+// not their JSON (1, unnumbered: a word written as JSON escapes,
+// "Z\u00fcrich", was not found).
+const docTextVersion = 2
+
+// answerRules identifies the rules a snapshot's stored data were made
+// with (answerRulesOf of docTextVersion).
+var answerRules = answerRulesOf(docTextVersion)
+
+// answerRulesOf identifies the answer-type rules a snapshot's stored types
 // were found with: answerRulesVersion and the word lists and question
-// patterns of answertype.go.
-var answerRules = func() string {
+// patterns of answertype.go; and textVersion, the rules of its stored
+// contents' text (version 1, before it was numbered, added nothing).
+func answerRulesOf(textVersion int) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "v%d", answerRulesVersion)
+	if textVersion > 1 {
+		fmt.Fprintf(h, " text v%d", textVersion)
+	}
 	for _, set := range []map[string]bool{durationCounts, durationUnits, durationFiller, timeWords, timeAfter, timePeriod, monthVerbs, countWords, monthPreps} {
 		words := make([]string, 0, len(set))
 		for w := range set {
@@ -161,7 +177,7 @@ var answerRules = func() string {
 		fmt.Fprintf(h, "%q", re.String())
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
-}()
+}
 
 // rules is the answer-rules string of s's snapshots: answerRules, and
 // the name of the shard's time zone unless it is UTC (the stored relative

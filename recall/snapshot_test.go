@@ -803,3 +803,49 @@ func TestCheckSnapshots(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotOfOldToolCallText: a snapshot stores each message's content
+// with its tool calls' text (recall.WithToolCalls), which now decodes the
+// arguments' JSON; one written under the old text rules (the raw JSON,
+// `{"city":"Z\u00fcrich"}`) is not loaded but refused as written for
+// other rules, not as damaged, and the shard is built from the Source's
+// new text. Without the rules' bump the old snapshot loads and keeps the
+// old text.
+func TestSnapshotOfOldToolCallText(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newSnapStore(t, 300, 9)
+	first := st.sortedThreads()[0]
+	doc := func() *recall.Doc { return &st.threads[first][0] }
+	calls := []byte(`[{"id":"c1","name":"weather","arguments":{"city":"Z\u00fcrich"}}]`)
+	doc().Content = `weather {"city":"Z\u00fcrich"}` // what the old rules made of calls
+	dir := t.TempDir()
+	restore := recall.SetTextRulesForTest(1)
+	err := snapIndex(t, st, dir).SaveSnapshotForTest(ctx, st.res)
+	restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc().Content = recall.WithToolCalls("", calls)
+	if doc().Content != "weather city Zürich" {
+		t.Fatalf("the tool call's text is %q", doc().Content)
+	}
+	var told []string
+	before := recall.SnapshotLoadsForTest()
+	got, err := snapIndexWith(t, st, dir, func(c *recall.Config) {
+		c.SnapshotDropped = func(_, detail string) { told = append(told, detail) }
+	}).ShardDumpForTest(ctx, st.res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recall.SnapshotLoadsForTest() != before {
+		t.Fatal("a snapshot written under the old tool-call text rules was loaded")
+	}
+	if want := "it was written for another resource, embedder, analyser, answer rules or time zone"; len(told) != 1 || told[0] != want {
+		t.Fatalf("drops told %q, want one %q", told, want)
+	}
+	want, err := snapIndex(t, st, "").ShardDumpForTest(ctx, st.res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareDumps(t, 0, got, want)
+}
