@@ -23,26 +23,7 @@ import (
 // Before, the page waited for as long as its client did (mounts get no
 // RequestTimeout): for ever here.
 func TestPageTimeoutDatabaseHangs(t *testing.T) {
-	px := pgtest.NewProxy(t, pgtest.DSN(t))
-	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.DSN()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = e.CloseContext(ctx)
-	})
-	if _, err := e.Append(context.Background(), engine.AppendRequest{ThreadID: "t1", ResourceID: "u1",
-		Messages: []engine.Message{{Role: engine.RoleUser, Content: "I moved to Porto"}}}); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Config{Engine: e, Logger: slog.New(slog.DiscardHandler),
-		Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test", Timeout: 500 * time.Millisecond})}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
+	px, ts := inspectorOnProxy(t, 500*time.Millisecond)
 	defer ts.Close()
 	px.Hang()
 	defer px.Resume() // a handler still waiting would hold ts.Close
@@ -83,6 +64,27 @@ func TestPageTimeoutDatabaseHangs(t *testing.T) {
 // unavailable" page the API's routes answer with, not a 500 "internal"
 // page (render described the error without the engine, hang1).
 func TestPageDatabaseUnavailable(t *testing.T) {
+	px, ts := inspectorOnProxy(t, 10*time.Second)
+	defer ts.Close()
+	px.Close()
+	for _, path := range []string{"/ui/", "/ui/threads/t1"} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if body := string(b); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "unreachable") {
+			t.Errorf("GET %s on a database that is gone: %d, want 503 saying the database is unreachable: %q", path, resp.StatusCode, body[max(0, strings.Index(body, "<main")):])
+		}
+	}
+}
+
+// inspectorOnProxy serves the inspector (Options.Timeout timeout) of an
+// engine on Postgres through a pgtest.Proxy, thread t1 of resource u1
+// holding one message; the caller closes the server.
+func inspectorOnProxy(t *testing.T, timeout time.Duration) (*pgtest.Proxy, *httptest.Server) {
+	t.Helper()
 	px := pgtest.NewProxy(t, pgtest.DSN(t))
 	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.DSN()})
 	if err != nil {
@@ -98,22 +100,9 @@ func TestPageDatabaseUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, err := server.New(server.Config{Engine: e, Logger: slog.New(slog.DiscardHandler),
-		Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test", Timeout: 10 * time.Second})}})
+		Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test", Timeout: timeout})}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
-	px.Close()
-	for _, path := range []string{"/ui/", "/ui/threads/t1"} {
-		resp, err := http.Get(ts.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if body := string(b); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "unreachable") {
-			t.Errorf("GET %s on a database that is gone: %d, want 503 saying the database is unreachable: %q", path, resp.StatusCode, body[max(0, strings.Index(body, "<main")):])
-		}
-	}
+	return px, httptest.NewServer(srv.Handler())
 }
