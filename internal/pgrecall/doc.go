@@ -13,8 +13,9 @@
 //     (filtersql.go: recall.Filter.Tree, MongoDB semantics over the
 //     columns and (metadata::jsonb)); when it allows at most 2,048
 //     messages, both channels search only those and the turns around
-//     them, as recall's pre-filtering does. Filter.Match still judges
-//     every candidate.
+//     them, as recall's pre-filtering does; when it allows more, the
+//     vector channel ranks the same set in SQL (below). Filter.Match
+//     still judges every candidate.
 //  2. Lexical channel: the query's distinct analysed terms
 //     (recall.Analyze, the analyser the SQLite backend indexes with),
 //     their statistics (pgstore.Stats, plus the messages in each date the
@@ -31,9 +32,12 @@
 //     recall's exact in-memory enumeration.
 //  3. Vector channel: the nearest vectors of the resource
 //     (pgstore.Nearest: the embedder's HNSW index under an iterative scan,
-//     exact on small tables) or of the thread (an exact scan), re-ranked by
-//     recall's cosine, widened ×4 while a filter or exclusion leaves fewer
-//     than the candidate pool, then recall's context rule.
+//     exact on small tables), of the thread or, under a filter, of the
+//     messages it allows and the turns around them (exact scans; past
+//     2,048 allowed, one statement filtering before its LIMIT,
+//     allowedRankSQL), re-ranked by recall's cosine, widened ×4 while a
+//     filter or exclusion leaves fewer than the candidate pool, then
+//     recall's context rule.
 //  4. recall.Finish ranks the candidates over the search's view of the
 //     resource (a recall.Corpus): the code Index.Search ranks with.
 //
@@ -60,7 +64,8 @@
 //   - Filters and the exclusion apply before topK: each channel returns
 //     the true top candidates among the allowed messages (searching only
 //     them and their neighbours, or widening until pool allowed
-//     candidates or the scope is exhausted).
+//     candidates or the scope is exhausted; the vector channel under a
+//     filter never widens through the HNSW index).
 //   - A filter's SQL form selects at least what Filter.Match allows (a
 //     comparison it cannot express exactly is TRUE, and never negated).
 //

@@ -1,6 +1,10 @@
 package pgrecall
 
-import "github.com/mnemo-go/mnemo/recall"
+import (
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/mnemo-go/mnemo/recall"
+)
 
 // CondSQLForTest is condSQL over f's tree with its parameters numbered
 // from $1.
@@ -21,3 +25,12 @@ func SetDirectLimitForTest(t interface{ Cleanup(func()) }, n int) {
 // StatusSQL is the statement of a search's vector status ($1 resource,
 // $2 embedder, $3 excluded ids).
 const StatusSQL = statusSQL
+
+// AllowedRankSQLForTest is the statement ranking the vectors of embedder
+// among the messages of resource that f allows and the turns around them
+// (allowedRankSQL), with its parameters.
+func AllowedRankSQLForTest(f *recall.Filter, resource, embedder string, qv []float32, n int) (string, []any) {
+	b := &sqlArgs{args: []any{resource, "", []string{}}}
+	cond, _ := condSQL(b, f.Tree())
+	return allowedRankSQL(b, cond, embedder, pgvector.NewVector(qv), n), b.args
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
 
 	"github.com/mnemo-go/mnemo/recall"
 )
@@ -127,8 +128,10 @@ const directSQL = `SELECT m.id,
 FROM messages m WHERE m.resource_id = $1 AND ($2 = '' OR m.thread_id = $2) AND NOT (m.id = ANY($3)) AND `
 
 // restrict sets v.universe to the messages the filter allows and the
-// turns around them, when at most directLimit are allowed; otherwise (or
-// without a filter) it leaves the channels unrestricted.
+// turns around them, when at most directLimit are allowed; when more are,
+// it sets v.allowedCond, for the vector channel to rank the same set in
+// SQL (allowedRankSQL). Without a filter it leaves the channels
+// unrestricted.
 func (s *Searcher) restrict(ctx context.Context, v *view) error {
 	if v.p.Filter == nil {
 		return nil
@@ -162,8 +165,26 @@ func (s *Searcher) restrict(ctx context.Context, v *view) error {
 	}
 	if allowed <= directLimit {
 		v.universe = append([]string{}, u...)
+	} else {
+		v.allowedCond, v.allowedArgs = cond, b.args[:len(b.args)-1] // not the LIMIT
 	}
 	return nil
+}
+
+// allowedRankSQL returns the statement ranking the n vectors of embedder
+// nearest qv among the messages a filter allows and the turns around
+// them (directSQL's rows: b holds $1-$3 and cond's parameters; it adds
+// the embedder, qv and n), nearest first, exactly: the
+// allowed set is materialized first and the ordering is on the stored
+// column, which no HNSW index serves (they index an expression, under a
+// partial predicate), so the filter applies before the LIMIT and no
+// approximate scan can return fewer rows than exist (issue 14).
+func allowedRankSQL(b *sqlArgs, cond, embedder string, qv pgvector.Vector, n int) string {
+	return `WITH a(id, prev, next) AS MATERIALIZED (` + directSQL + cond + `),
+u AS (SELECT id FROM a UNION SELECT prev FROM a UNION SELECT next FROM a)
+SELECT e.message_id FROM embeddings e JOIN u ON u.id = e.message_id
+WHERE e.embedder = ` + b.add(embedder) + ` AND e.resource_id = $1
+ORDER BY e.vector <=> ` + b.add(qv) + ` LIMIT ` + b.add(n)
 }
 
 // typed returns vs as a []T (the parser checked their types).

@@ -62,8 +62,9 @@ func (s *Searcher) vectorStatus(ctx context.Context, v *view) (status string, em
 // threshold by cosine to the query vector, with the turn-context rule, as
 // recall's vector channel does, and the channel's status (vectorStatus).
 // Without a filter it asks for pool + the excluded messages present
-// (exact); with one it widens ×4 until pool allowed candidates are found,
-// a candidate falls below the threshold or the resource is exhausted
+// (exact); with one it ranks the allowed messages and the turns around
+// them (rankVectors) and widens ×4 until pool allowed candidates are
+// found, a candidate falls below the threshold or they are exhausted
 // (fewer vectors than asked for).
 func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored, string, error) {
 	status, embedded, excluded, err := s.vectorStatus(ctx, v)
@@ -117,9 +118,11 @@ func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored,
 }
 
 // rankVectors returns the n vectors of the scope nearest the query, best
-// first by recall's exact cosine (ties by id): pgstore.Nearest over the
-// embedder's HNSW index for the resource, an exact scan of the thread's
-// vectors for scope thread. The ranked messages are fetched.
+// first by recall's exact cosine (ties by id): an exact scan of the
+// messages a filter allows and the turns around them (v.universe, or
+// v.allowedCond past directLimit), pgstore.Nearest over the embedder's
+// HNSW index for the resource, an exact scan of the thread's vectors for
+// scope thread. The ranked messages are fetched.
 func (s *Searcher) rankVectors(ctx context.Context, v *view, n int) ([]recall.Scored, error) {
 	var ids []string
 	if v.universe != nil {
@@ -131,6 +134,11 @@ ORDER BY vector <=> $4 LIMIT $5`, s.emb.ID(), v.q.ResourceID, v.universe, pgvect
 		}
 		if ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 			return nil, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
+		}
+	} else if v.allowedCond != "" {
+		var err error
+		if ids, err = s.rankAllowed(ctx, v, n); err != nil {
+			return nil, err
 		}
 	} else if v.p.Thread == "" {
 		e, err := s.registered(ctx)
@@ -167,6 +175,22 @@ WHERE e.embedder = $1 AND e.resource_id = $2 AND m.thread_id = $3 ORDER BY e.vec
 	}
 	sortScored(out)
 	return out, nil
+}
+
+// rankAllowed returns the ids of the n vectors nearest the query among
+// the messages the filter allows and the turns around them, in one exact
+// scan (allowedRankSQL), nearest first.
+func (s *Searcher) rankAllowed(ctx context.Context, v *view, n int) ([]string, error) {
+	b := &sqlArgs{args: append([]any{}, v.allowedArgs...)}
+	rows, err := s.pool.Query(ctx, allowedRankSQL(b, v.allowedCond, s.emb.ID(), pgvector.NewVector(v.qv), n), b.args...)
+	if err != nil {
+		return nil, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
+	}
+	return ids, nil
 }
 
 // contextScores is recall's contextScores: a listed turn whose previous

@@ -30,6 +30,11 @@ type view struct {
 	// universe, when not nil, holds every message the channels may rank:
 	// those the filter allows and the turns around them (restrict).
 	universe []string
+	// allowedCond, when the filter allows more than directLimit messages,
+	// is its condition on messages m, with allowedArgs its parameters and
+	// directSQL's (restrict; allowedRankSQL).
+	allowedCond string
+	allowedArgs []any
 }
 
 // vdoc is one fetched message.

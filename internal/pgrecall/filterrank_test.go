@@ -1,0 +1,135 @@
+package pgrecall_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mnemo-go/mnemo/internal/pgrecall"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// TestFilteredVectorSearchPastDirectLimitExact: a filtered search whose
+// filter allows more than directLimit messages ranks the allowed messages
+// (and the turns around them) exactly, as recall's exact channel does,
+// whatever the HNSW index's scan limits: the same results as the SQLite
+// backend with the HNSW scan cut to a tuple or two (hnsw.ef_search and
+// hnsw.max_scan_tuples 1; 20,000 tuples by default, fewer than a 100,000-
+// message resource). It widened through the index instead, which stops at
+// its scan limit: fewer hits than the allowed messages hold.
+func TestFilteredVectorSearchPastDirectLimitExact(t *testing.T) {
+	c := newCorpus(rand.New(rand.NewPCG(21, 5)), []string{"A"}, 10, 60)
+	embedAll(t, c)
+	pgrecall.SetDirectLimitForTest(t, 8)
+	pool := cutHNSWScan(t, postgres(t, c, false))
+	ix, pg := sqliteIndex(t, c, recall.Tuning{}), newSearcher(t, pool, recall.Tuning{})
+	rng := rand.New(rand.NewPCG(5, 6))
+	hits := 0
+	for i := range 40 {
+		q := recall.Query{Text: vocab[rng.IntN(len(vocab))] + " " + vocab[rng.IntN(len(vocab))], ResourceID: "A"}
+		q.Options = recall.Options{Mode: []recall.Mode{recall.ModeVector, recall.ModeHybrid}[i%2], TopK: []int{5, 20}[i/2%2],
+			Filter: json.RawMessage([]string{`{"role":"user"}`, `{"metadata.topic":{"$in":["travel","work"]}}`, `{"role":{"$ne":"tool"}}`}[i%3])}
+		want, err := ix.Search(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pg.Search(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResult(t, fmt.Sprintf("query %d %q %+v", i, q.Text, q.Options), want, got, 1e-9)
+		hits += len(want.Hits)
+	}
+	if hits < 300 {
+		t.Fatalf("only %d hits compared", hits)
+	}
+}
+
+// TestAllowedRankNoHNSWScan: the statement ranking the allowed messages
+// past directLimit reads no HNSW index (an index scan ordered by
+// distance would filter after its LIMIT: fewer rows than exist), even
+// with sequential scans discouraged, and returns its LIMIT's rows with
+// the HNSW scan cut (cutHNSWScan).
+func TestAllowedRankNoHNSWScan(t *testing.T) {
+	c := newCorpus(rand.New(rand.NewPCG(21, 6)), []string{"A"}, 4, 50)
+	embedAll(t, c)
+	pool := cutHNSWScan(t, postgres(t, c, false))
+	if _, err := pool.Exec(t.Context(), "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	var hnsw []string
+	rows, err := pool.Query(t.Context(), `SELECT indexname FROM pg_indexes WHERE tablename = 'embeddings' AND indexdef LIKE '%USING hnsw%'`)
+	if err == nil {
+		hnsw, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil || len(hnsw) == 0 {
+		t.Fatalf("HNSW indexes %v: %v", hnsw, err)
+	}
+	f, err := recall.ParseFilter([]byte(`{"role":"user"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qv := c.msgs[0].vec
+	sql, args := pgrecall.AllowedRankSQLForTest(f, "A", c.emb.ID(), qv, 10)
+	var plan string
+	if err := pool.QueryRow(t.Context(), "EXPLAIN (FORMAT JSON) "+sql, args...).Scan(&plan); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range hnsw {
+		if strings.Contains(plan, `"`+name+`"`) {
+			t.Errorf("the allowed messages' ranking scans HNSW index %s: %s", name, plan)
+		}
+	}
+	got, err := pool.Query(t.Context(), sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := pgx.CollectRows(got, pgx.RowTo[string])
+	if err != nil || len(ids) != 10 {
+		t.Fatalf("%d ids (%v), want 10", len(ids), err)
+	}
+}
+
+// embedAll embeds every message of c the corpus left unembedded.
+func embedAll(t testing.TB, c *corpus) {
+	t.Helper()
+	for i := range c.msgs {
+		if c.msgs[i].vec == nil {
+			vs, err := c.emb.Embed(t.Context(), []string{c.msgs[i].doc.Text()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.msgs[i].vec = vs[0]
+		}
+	}
+}
+
+// cutHNSWScan returns a pool on pool's database whose connections visit
+// at most one tuple of an HNSW index per scan, and prefer an index to a
+// sequential scan (as the planner does on a large table).
+func cutHNSWScan(t testing.TB, pool *pgxpool.Pool) *pgxpool.Pool {
+	t.Helper()
+	cfg := pool.Config()
+	after := cfg.AfterConnect
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		if after != nil {
+			if err := after(ctx, c); err != nil {
+				return err
+			}
+		}
+		_, err := c.Exec(ctx, `SET hnsw.ef_search = 1; SET hnsw.max_scan_tuples = 1; SET enable_seqscan = off`)
+		return err
+	}
+	p, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
