@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -292,12 +293,22 @@ func TestUnobservedWindowHeapBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The least of three samples: the live heap is the process's, and
+	// other goroutines (an earlier test's connections closing in the
+	// background) may hold a few MB at any one sample (CI once: 8.2 MB
+	// held where runs alone read 0.2-1.6 MB).
 	held := heapNow()
+	for range 2 {
+		time.Sleep(50 * time.Millisecond)
+		held = min(held, heapNow())
+	}
 	runtime.KeepAlive(c)
 	if peak == 0 {
 		t.Fatal("no warning logged for the cut")
 	}
-	grew, most := int64(max(peak, held))-int64(before), int64(n*size/4)
+	// A third of the content: reading the whole tail (the bug) grows it by
+	// more than the content; the window of ~14 messages by under 2 MB.
+	grew, most := int64(max(peak, held))-int64(before), int64(n*size/3)
 	t.Logf("recent %d, dropped %d; the live heap grew by %d bytes (held %d) over %d bytes of content", c.MemCtx.RecentCount, c.MemCtx.DroppedCount, grew, int64(held)-int64(before), n*size)
 	if grew > most {
 		t.Errorf("the live heap grew by %d bytes over %d bytes of unobserved content, want at most %d", grew, n*size, most)
