@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // RecentCap is the most entries MemCtx.Recent lists; RecentCount keeps the
@@ -413,18 +415,13 @@ func encodeMemCtx(rec *MemCtx) (buf *bytes.Buffer, b []byte, err error) {
 }
 
 // marshalRecord is the JSON text of a record (a memctx record, its
-// recall filter) as the journal stores it: json.Marshal's without HTML
-// escaping, so a filter's "R&D" is stored as given, not as "R\u0026D"
-// (which a json.RawMessage, the filter, kept when read back).
-func marshalRecord(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := recordEncoder(&buf).Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+// recall filter) as the journal stores it: jsonkey.Marshal's, without
+// HTML escaping, so a filter's "R&D" is stored as given, not as
+// "R\u0026D" (which a json.RawMessage, the filter, kept when read back).
+func marshalRecord(v any) ([]byte, error) { return jsonkey.Marshal(v) }
 
-// recordEncoder is marshalRecord's encoder, writing to w.
+// recordEncoder writes records as marshalRecord does, to w (encodeMemCtx's
+// pooled buffer).
 func recordEncoder(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
