@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/inspector"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
 	"github.com/mnemo-go/mnemo/server"
 )
@@ -85,16 +86,7 @@ func TestPageDatabaseUnavailable(t *testing.T) {
 // holding one message; the caller closes the server.
 func inspectorOnProxy(t *testing.T, timeout time.Duration) (*pgtest.Proxy, *httptest.Server) {
 	t.Helper()
-	px := pgtest.NewProxy(t, pgtest.DSN(t))
-	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.DSN()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = e.CloseContext(ctx)
-	})
+	e, px := enginetest.OpenBehindProxy(t, engine.Config{})
 	if _, err := e.Append(context.Background(), engine.AppendRequest{ThreadID: "t1", ResourceID: "u1",
 		Messages: []engine.Message{{Role: engine.RoleUser, Content: "I moved to Porto"}}}); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/mcpserver"
 )
 
@@ -18,12 +18,7 @@ import (
 // says to try again, as the HTTP routes answer 503, not an internal error
 // that reads like a bug.
 func TestToolsDatabaseDown(t *testing.T) {
-	px := pgtest.NewProxy(t, pgtest.DSN(t))
-	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.DSN()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Close() })
+	e, px := enginetest.OpenBehindProxy(t, engine.Config{})
 	alice, _, _ := principals(t)
 	cs := connect(t, e, alice)
 	var ok mcpserver.AppendOutput
@@ -54,16 +49,7 @@ func appendArgs(content string) map[string]any {
 // Before, they waited for as long as the client did: for ever for a
 // client without a timeout of its own (this one).
 func TestToolTimeoutDatabaseHangs(t *testing.T) {
-	px := pgtest.NewProxy(t, pgtest.DSN(t))
-	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.DSN()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = e.CloseContext(ctx)
-	})
+	e, px := enginetest.OpenBehindProxy(t, engine.Config{})
 	alice, _, _ := principals(t)
 	cs := connectWith(t, e, alice, mcpserver.Options{ToolTimeout: time.Second})
 	if failed, text := call(t, cs, mcpserver.ToolAppend, appendArgs("I moved to Porto"), nil); failed {

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -22,16 +20,7 @@ import (
 // client sets no timeout of its own. Before, the request waited for as
 // long as the client did: for ever here.
 func TestRequestTimeoutDatabaseHangs(t *testing.T) {
-	px := pgtest.NewProxy(t, pgtest.DSN(t))
-	e, err := engine.Open(context.Background(), engine.Config{Postgres: px.DSN()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = e.CloseContext(ctx)
-	})
+	e, px := enginetest.OpenBehindProxy(t, engine.Config{})
 	srv, err := server.New(server.Config{Engine: e, Logger: discardLogger(), RequestTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
