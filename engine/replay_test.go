@@ -127,14 +127,27 @@ func TestReplayDiverges(t *testing.T) {
 			t.Fatalf("unknown run: %v", err)
 		}
 		// Change a stored text behind the engine's back, as a bug or a hand edit
-		// would; then erase a turn the proper way.
-		if _, err := engine.ConnOf(e).ExecContext(context.Background(), `UPDATE messages SET content = 'B is cheaper (edited)' WHERE thread_id = 't' AND seq = 5`); err != nil {
+		// would, once the indexes hold it (a drainer reading the edited row
+		// drops its vector as stale, and the cleanup's Check reports that);
+		// put it back; then erase a turn the proper way.
+		if err := e.SyncIndexes(ctx); err != nil {
 			t.Fatal(err)
 		}
+		setText := func(text string) {
+			t.Helper()
+			if _, err := engine.ConnOf(e).ExecContext(ctx, `UPDATE messages SET content = ? WHERE thread_id = 't' AND seq = 5`, text); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setText("B is cheaper (edited)")
 		_, err := e.Replay(ctx, "edited", engine.ReplayOptions{})
 		var de *engine.DivergenceError
 		if !errors.As(err, &de) || !errors.Is(err, engine.ErrReplayDiverged) || !strings.Contains(err.Error(), "t #5 changed") {
 			t.Fatalf("edited: err = %v", err)
+		}
+		setText("B is cheaper, A is faster")
+		if _, err := e.Replay(ctx, "edited", engine.ReplayOptions{}); err != nil {
+			t.Fatalf("edited back: %v", err)
 		}
 		ms, err := e.Messages(ctx, "t", 6, 6)
 		if err != nil {
