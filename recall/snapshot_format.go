@@ -145,8 +145,9 @@ const answerRulesVersion = 2
 
 // docTextVersion numbers the text a message's stored tool calls add to
 // its content (WithToolCalls): snapshots store each message's content
-// with it and its terms, so a change to it must bump this, and older
-// snapshots are rebuilt from the Source. 2: the arguments' decoded text,
+// with it and its terms, so a change to it must bump this
+// (TestDocTextPinned fails until it is), and older snapshots are rebuilt
+// from the Source. 2: the arguments' decoded text,
 // not their JSON (1, unnumbered: a word written as JSON escapes,
 // "Z\u00fcrich", was not found).
 const docTextVersion = 2

@@ -416,3 +416,28 @@ func TestSnapshotDueAtClose(t *testing.T) {
 		t.Errorf("due = %v, want [grown]", got)
 	}
 }
+
+// TestDocTextPinned: the text WithToolCalls gives a message's tool calls
+// is pinned to docTextVersion, as TestAnswerRulesPinned pins the answer
+// rules: snapshots store that text and its terms, so a change to it must
+// bump docTextVersion (older snapshots are then rebuilt, not served with
+// the old words) and update the pin.
+func TestDocTextPinned(t *testing.T) {
+	probes := []struct{ content, calls string }{
+		{"", `[{"id":"c1","name":"weather","arguments":{"city":"Z\u00fcrich","n":2}}]`},
+		{"let me check", `[{"id":"c1","name":"quote","arguments":{"crate":"A","rush":true,"legs":[1,2.5,null]}}]`},
+		{"two calls", `[{"id":"a","name":"f","arguments":{}},{"id":"b","name":"g","arguments":{"q":"\u003cb\u003e \"x\" a\\b"}}]`},
+		{"no calls", ``},
+		{"invalid", `[{"id":`},
+		{"", `[{"id":"c","name":"search","arguments":"not json {"}]`},
+		{"", `[{"id":"c","name":"nested","arguments":{"a":{"b":["deep",{"c":"deeper"}]}}}]`},
+	}
+	h := sha256.New()
+	for _, p := range probes {
+		fmt.Fprintf(h, "%q;", WithToolCalls(p.content, []byte(p.calls)))
+	}
+	const want = "b5520f08cf1682cd9a36b37e"
+	if got := hex.EncodeToString(h.Sum(nil)[:12]); got != want || docTextVersion != 2 {
+		t.Fatalf("tool-call text probes hash %s (text version %d), pinned %s at version 2: bump docTextVersion and update the pin", got, docTextVersion, want)
+	}
+}
