@@ -45,3 +45,20 @@ func TestJSONTextUnescaped(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorTextAsGiven: a tool's error names the argument's value as
+// given: memory_search and memory_context with "at": "<noon>&" say
+// `parsing time "<noon>&"`. Before, server.ParseTime quoted the value with
+// json.Marshal, and the model read `parsing time "\u003cnoon\u003e\u0026"`,
+// text it never sent.
+func TestErrorTextAsGiven(t *testing.T) {
+	e := openEngine(t)
+	alice, _, _ := principals(t)
+	cs := connect(t, e, alice)
+	for _, tool := range []string{"memory_search", "memory_context"} {
+		failed, text := call(t, cs, tool, map[string]any{"threadId": "t1", "query": "cats", "at": "<noon>&"}, nil)
+		if !failed || !strings.Contains(text, `parsing time "<noon>&"`) || !strings.Contains(text, "(field at)") {
+			t.Errorf("%s at \"<noon>&\": failed=%v %q, want the value as given", tool, failed, text)
+		}
+	}
+}

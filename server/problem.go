@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -267,7 +266,9 @@ const statusClientClosed = 499
 // no-store and nosniff, on the API and on the mounts alike (/mcp's 401
 // and 429 had nosniff only): it answers one request, about what that
 // request named, and no cache or browser should keep or sniff it; a 401
-// carries the bearer challenge (bearerChallenge).
+// carries the bearer challenge (bearerChallenge). Its text is as given
+// (encodeJSON): a detail naming the field "<x>" says "<x>", where it said
+// "\u003cx\u003e" before, unlike the API's success answers.
 func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	ae := classify(err)
 	if r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(ae.cause, context.Canceled)) {
@@ -294,5 +295,5 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 		h.Set("WWW-Authenticate", bearerChallenge(r))
 	}
 	w.WriteHeader(p.Status)
-	_ = json.NewEncoder(w).Encode(p)
+	encodeJSON(w, p)
 }

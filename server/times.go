@@ -1,20 +1,22 @@
 package server
 
 import (
-	"encoding/json"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // ParseTime reads the RFC 3339 time value of the body field field (for
 // an adapter whose input holds times as strings, such as the MCP tools'
 // "at"): nil for "", as an absent field; a malformed value is refused
 // with the error POST /v1/search gives for it (kindInvalid naming field:
-// `"at" is malformed: parsing time …`).
+// `"at" is malformed: parsing time …`), which names value as given
+// (json.Marshal's quoting named "<" as \u003c).
 func ParseTime(field, value string) (*time.Time, error) {
 	if value == "" {
 		return nil, nil
 	}
-	q, _ := json.Marshal(value)
+	q, _ := jsonkey.Marshal(value)
 	var t time.Time
 	if err := t.UnmarshalJSON(q); err != nil {
 		return nil, errorf(kindInvalid, field, "%s is malformed: %v", fieldName(field), err)

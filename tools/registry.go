@@ -13,6 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
@@ -203,8 +204,11 @@ type result struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// failure is the result for a call that was refused: {"ok":false,"error":…}.
+// failure is the result for a call that was refused: {"ok":false,"error":…},
+// msg as it is (jsonkey.Marshal): the model reads `unknown tool "<x>"`
+// where json.Marshal wrote "\u003cx\u003e", text the model never sent. It
+// is a tool message, which the provider's roles delimit (docs/prompt.md).
 func failure(msg string) []byte {
-	b, _ := json.Marshal(result{Error: msg})
+	b, _ := jsonkey.Marshal(result{Error: msg})
 	return b
 }

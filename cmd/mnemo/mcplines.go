@@ -149,12 +149,14 @@ func lineID(line []byte) json.RawMessage {
 	return nil
 }
 
-// rpcError is a JSON-RPC 2.0 error response line; a nil id is null.
+// rpcError is a JSON-RPC 2.0 error response line; a nil id is null. The
+// id and msg are written as given (jsonkey.Marshal): json.Marshal wrote
+// an id "<a>" back as "\u003ca\u003e", and a message naming "<" so.
 func rpcError(id json.RawMessage, code int, msg string) []byte {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	b, _ := json.Marshal(struct {
+	b, _ := jsonkey.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`

@@ -147,3 +147,16 @@ func TestMCPLineTrailingData(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPLineTextAsGiven: the error answering a line the SDK cannot read
+// gives its id back, and names what the line held, as the line wrote
+// them: the id "<a&b>" is "<a&b>", and the version "<1>" is named so.
+// Before, json.Marshal wrote the id "\u003ca\u0026b\u003e" (the same
+// value, other text) and the message "\u003c1\u003e".
+func TestMCPLineTextAsGiven(t *testing.T) {
+	got := string(badLine([]byte(`{"jsonrpc":"<1>","id":"<a&b>","method":"tools/list"}`)))
+	if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":"<a&b>","error":{"code":-32600,"message":"Invalid Request: `) ||
+		!strings.Contains(got, `<1>`) || strings.Contains(got, `\u00`) {
+		t.Errorf("got %s; want the id and the version as the line gave them", got)
+	}
+}
