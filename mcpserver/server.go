@@ -93,7 +93,9 @@ const instructions = "mnemo is a conversation memory. Store each turn with memor
 // a server.Server (server.Config.Mount): the authenticated principal of each
 // request gets its own MCP server and sessions, at most
 // Options.MaxSessionsPerToken of them (and Options.MaxSessions in all): one
-// more closes the least recently used.
+// more closes the least recently used. Its answers carry nosniff and
+// Cache-Control: no-store as the API's do (headed), its event streams
+// the SDK's no-cache, no-transform.
 func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handler {
 	var mu sync.Mutex
 	byPrincipal := map[*server.Principal]http.Handler{}
@@ -105,7 +107,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			return h
 		}
 		s := New(e, p, opt)
-		h := checkedText(bound.touching(p, s, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+		h := headed(checkedText(bound.touching(p, s, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 			Logger: opt.Logger, SessionTimeout: SessionTimeout,
 			// The server.Server in front guards the Host: a token file, or
 			// without one its loopback check (Config.AnyHost lifts it). The
@@ -114,7 +116,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 			// same machine passing its Host (as the inspector's sign-in
 			// needs) was a 403 "invalid Host header" where /v1 answered.
 			DisableLocalhostProtection: true,
-		})))
+		}))))
 		byPrincipal[p] = h
 		return h
 	}
@@ -194,10 +196,27 @@ func trailingData(data []byte) error {
 	return jsonkey.Trailing(data)
 }
 
+// headed sends every answer of h with the headers of the HTTP API's
+// answers, X-Content-Type-Options: nosniff and Cache-Control: no-store:
+// an answer of /mcp is about one tenant's memory, which no cache, a
+// browser's own included, should keep. The refusals of checkedText
+// (writeRPCError) and the SDK's (http.Error's text/plain, its JSON-RPC
+// errors: a 404 "session not found", a 405, a 400 for a missing Accept)
+// had no Cache-Control, and the JSON ones no nosniff. The SDK's event
+// streams replace Cache-Control with their own "no-cache, no-transform".
+func headed(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
+}
+
 // writeRPCError answers a request HTTP 400 with a JSON-RPC error of code
-// and message, id null (the request was not read).
+// and message, id null (the request was not read); message as it is
+// (jsonkey.Marshal), as the HTTP API's problems are written.
 func writeRPCError(w http.ResponseWriter, code int, message string) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+	b, _ := jsonkey.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
 		"error": map[string]any{"code": code, "message": message}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
