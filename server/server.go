@@ -28,6 +28,14 @@ const (
 	DefaultBodyTimeout = time.Minute
 	// DefaultRequestTimeout is how long an API route's handler may run.
 	DefaultRequestTimeout = time.Minute
+	// MinRequestTimeout is the shortest Config.RequestTimeout New takes:
+	// a shorter one answers requests that would succeed with 503
+	// "timeout". With 1ns every request was a 503, a malformed body's 400
+	// included, and with 1µs the first append of three; the first use of a
+	// resource of 100k messages takes 0.75 s, LoadContext's p99 0.28 s on
+	// a loaded machine (BENCHMARKS.md), an erasure or an observation on
+	// load (a model call) seconds. A second is also Retry-After's unit.
+	MinRequestTimeout = time.Second
 	// DefaultAnswerTimeout is how long a client may take to receive an
 	// API route's answer.
 	DefaultAnswerTimeout = time.Minute
@@ -59,7 +67,8 @@ type Config struct {
 	BodyTimeout time.Duration
 	// RequestTimeout bounds how long an API route's handler runs, from
 	// the end of the request's headers (its context's deadline: the
-	// engine's calls honour it); 0 means DefaultRequestTimeout. A request
+	// engine's calls honour it); 0 means DefaultRequestTimeout, and New
+	// refuses one below MinRequestTimeout (1 s). A request
 	// still running then is answered 503 "timeout" with Retry-After, and
 	// what it committed stays. Before, a request on a database that had
 	// stopped answering (Postgres behind a network black hole, or
@@ -165,14 +174,18 @@ type Server struct {
 const CutOffWait = 2 * time.Second
 
 // New builds a Server: the mux from the route table, the OpenAPI document
-// and the metrics. It returns ErrInvalidConfig without an engine or with a
-// negative limit.
+// and the metrics. It returns ErrInvalidConfig without an engine, with a
+// negative limit or with a RequestTimeout below MinRequestTimeout.
 func New(cfg Config) (*Server, error) {
 	if cfg.Engine == nil {
 		return nil, fmt.Errorf("%w: Engine is required", ErrInvalidConfig)
 	}
 	if cfg.MaxBodyBytes < 0 || cfg.ShutdownTimeout < 0 || cfg.BodyTimeout < 0 || cfg.RequestTimeout < 0 || cfg.AnswerTimeout < 0 {
 		return nil, fmt.Errorf("%w: MaxBodyBytes, ShutdownTimeout, BodyTimeout, RequestTimeout and AnswerTimeout must not be negative", ErrInvalidConfig)
+	}
+	if cfg.RequestTimeout > 0 && cfg.RequestTimeout < MinRequestTimeout {
+		return nil, fmt.Errorf("%w: RequestTimeout %s is below %s, the shortest (MinRequestTimeout: a shorter one cuts off requests that would succeed); 0 means the default, %s",
+			ErrInvalidConfig, cfg.RequestTimeout, MinRequestTimeout, DefaultRequestTimeout)
 	}
 	if _, ok := cfg.Mount[cfg.CookieMount]; cfg.CookieMount != "" && !ok {
 		return nil, fmt.Errorf("%w: CookieMount %q is not a pattern of Mount", ErrInvalidConfig, cfg.CookieMount)

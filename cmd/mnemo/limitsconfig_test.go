@@ -10,7 +10,8 @@ import (
 )
 
 // TestConfigLimitsRefused: a negative limit in mnemo.json (limits.*,
-// server.maxBodyBytes or server.requestTimeout) is refused when the configuration is applied,
+// server.maxBodyBytes or server.requestTimeout, or a requestTimeout below
+// 1s) is refused when the configuration is applied,
 // naming the field, as a negative observe threshold is; 0 or none keeps
 // meaning the default. Before, "maxQueryBytes": -1 was taken silently as
 // the default 16 KiB. A negative quota bound or retention (keepRuns,
@@ -19,15 +20,18 @@ import (
 func TestConfigLimitsRefused(t *testing.T) {
 	getenv := func(string) string { return "" }
 	for want, c := range map[string]*memoryConfig{
-		"limits.maxContentBytes must be >= 0 (0: the default), got -1":                                                           {Limits: &limitsConfig{MaxContentBytes: -1}},
-		"limits.maxToolResultBytes must be >= 0 (0: the default), got -2":                                                        {Limits: &limitsConfig{MaxToolResultBytes: -2}},
-		"limits.maxMetadataBytes must be >= 0 (0: the default), got -3":                                                          {Limits: &limitsConfig{MaxMetadataBytes: -3}},
-		"limits.maxMessagesPerAppend must be >= 0 (0: the default), got -4":                                                      {Limits: &limitsConfig{MaxMessagesPerAppend: -4}},
-		"limits.maxQueryBytes must be >= 0 (0: the default), got -5":                                                             {Limits: &limitsConfig{MaxQueryBytes: -5}},
-		"server.maxBodyBytes must be >= 0 (0: the default), got -6":                                                              {Server: &serverConfig{MaxBodyBytes: -6}},
-		`server.requestTimeout: must be a non-negative Go duration such as "5m" (0: the default, 1 minute), got "-1m"`:           {Server: &serverConfig{RequestTimeout: "-1m"}},
-		`server.requestTimeout: must be a non-negative Go duration such as "5m" (0: the default, 1 minute), got "5"`:             {Server: &serverConfig{RequestTimeout: "5"}},
-		`server.requestTimeout: "99999999h" is out of range (the longest duration is 2562047h47m16.854775807s, about 292 years)`: {Server: &serverConfig{RequestTimeout: "99999999h"}},
+		"limits.maxContentBytes must be >= 0 (0: the default), got -1":                                                 {Limits: &limitsConfig{MaxContentBytes: -1}},
+		"limits.maxToolResultBytes must be >= 0 (0: the default), got -2":                                              {Limits: &limitsConfig{MaxToolResultBytes: -2}},
+		"limits.maxMetadataBytes must be >= 0 (0: the default), got -3":                                                {Limits: &limitsConfig{MaxMetadataBytes: -3}},
+		"limits.maxMessagesPerAppend must be >= 0 (0: the default), got -4":                                            {Limits: &limitsConfig{MaxMessagesPerAppend: -4}},
+		"limits.maxQueryBytes must be >= 0 (0: the default), got -5":                                                   {Limits: &limitsConfig{MaxQueryBytes: -5}},
+		"server.maxBodyBytes must be >= 0 (0: the default), got -6":                                                    {Server: &serverConfig{MaxBodyBytes: -6}},
+		`server.requestTimeout: must be a non-negative Go duration such as "5m" (0: the default, 1 minute), got "-1m"`: {Server: &serverConfig{RequestTimeout: "-1m"}},
+		`server.requestTimeout: must be a non-negative Go duration such as "5m" (0: the default, 1 minute), got "5"`:   {Server: &serverConfig{RequestTimeout: "5"}},
+		// Below server.MinRequestTimeout every request, or some, was a 503.
+		`server.requestTimeout: "1ns" is below 1s, the shortest: a shorter timeout answers requests that would succeed with 503 "timeout" (0: the default, 1 minute)`:   {Server: &serverConfig{RequestTimeout: "1ns"}},
+		`server.requestTimeout: "999ms" is below 1s, the shortest: a shorter timeout answers requests that would succeed with 503 "timeout" (0: the default, 1 minute)`: {Server: &serverConfig{RequestTimeout: "999ms"}},
+		`server.requestTimeout: "99999999h" is out of range (the longest duration is 2562047h47m16.854775807s, about 292 years)`:                                        {Server: &serverConfig{RequestTimeout: "99999999h"}},
 		// The quota's and retention's bounds: a negative one meant "none".
 		"lifecycle.quota.resourceMessages must be >= 0 (0: no bound), got -7":   {Lifecycle: &lifecycleConfig{Quota: engine.Quota{ResourceMessages: -7}}},
 		"lifecycle.quota.storeBytes must be >= 0 (0: no bound), got -8":         {Lifecycle: &lifecycleConfig{Quota: engine.Quota{StoreBytes: -8}}},

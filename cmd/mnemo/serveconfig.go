@@ -117,13 +117,16 @@ type limitsConfig struct {
 type serverConfig struct {
 	MaxBodyBytes int64 `json:"maxBodyBytes,omitempty"`
 	// RequestTimeout is server.Config.RequestTimeout as a Go duration,
-	// e.g. "5m"; none or "0s" is its default (1 minute).
+	// e.g. "5m"; none or "0s" is its default (1 minute); at least
+	// server.MinRequestTimeout (1s), under which requests that would
+	// succeed are cut off.
 	RequestTimeout string `json:"requestTimeout,omitempty"`
 }
 
 // requestTimeout is server.Config.RequestTimeout of s (0: the default),
-// or an error naming server.requestTimeout: a negative duration, or one
-// that is no Go duration. s may be nil.
+// or an error naming server.requestTimeout: a negative duration, one
+// below server.MinRequestTimeout (with "1ns" every request was a 503
+// "timeout"), or one that is no Go duration. s may be nil.
 func (s *serverConfig) requestTimeout() (time.Duration, error) {
 	if s == nil || s.RequestTimeout == "" {
 		return 0, nil
@@ -134,6 +137,9 @@ func (s *serverConfig) requestTimeout() (time.Duration, error) {
 	d, err := time.ParseDuration(s.RequestTimeout)
 	if err != nil || d < 0 {
 		return 0, fmt.Errorf("server.requestTimeout: must be a non-negative Go duration such as \"5m\" (0: the default, 1 minute), got %q", s.RequestTimeout)
+	}
+	if d > 0 && d < server.MinRequestTimeout {
+		return 0, fmt.Errorf("server.requestTimeout: %q is below %s, the shortest: a shorter timeout answers requests that would succeed with 503 \"timeout\" (0: the default, 1 minute)", s.RequestTimeout, server.MinRequestTimeout)
 	}
 	return d, nil
 }
@@ -487,7 +493,7 @@ func (r *retentionConfig) retention() (journal.Retention, error) {
 	return out, nil
 }
 
-// checkLimits refuses a negative limit (limits.*, server.maxBodyBytes, server.requestTimeout and
+// checkLimits refuses a negative limit (limits.*, server.maxBodyBytes, server.requestTimeout (or one below 1s) and
 // lifecycle.quota.*), naming the field: 0 or none means the default (for a
 // quota: no bound), and a negative number was silently taken as it.
 func (c *memoryConfig) checkLimits() error {
