@@ -74,7 +74,31 @@ func buildOpenAPI(rts []*route, version string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []byte(strings.ReplaceAll(string(b), `"#/$defs/`, `"#/components/schemas/`)), nil
+	return []byte(strings.ReplaceAll(string(unescapeHTML(b)), `"#/$defs/`, `"#/components/schemas/`)), nil
+}
+
+// unescapeHTML is b, JSON text, with encoding/json's HTML escapes \u003c,
+// \u003e and \u0026 written as the "<", ">" and "&" they stand for, as
+// every answer writes them (encodeJSON): the document's descriptions read
+// "Bearer \u003ctoken\u003e" and "thread:\u003cid\u003e" before. A
+// pass over the text, not an encoder option: the schemas marshal
+// themselves (jsonschema.Schema.MarshalJSON) with the escaping. An escaped
+// backslash ("\\u003c", a backslash and "u003c") is kept.
+func unescapeHTML(b []byte) []byte {
+	htmlEscapes := map[string]byte{`\u003c`: '<', `\u003e`: '>', `\u0026`: '&'}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 == len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if r := htmlEscapes[string(b[i:min(i+6, len(b))])]; r != 0 {
+			out, i = append(out, r), i+5
+			continue
+		}
+		out, i = append(out, b[i], b[i+1]), i+1
+	}
+	return out
 }
 
 // mapType gives schemas for types whose JSON is not their Go shape.

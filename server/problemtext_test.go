@@ -49,3 +49,20 @@ func TestProblemTextAsGiven(t *testing.T) {
 		check(path+" without a token", h.do("GET", path, "", nil), http.StatusUnauthorized, "Bearer <token>")
 	}
 }
+
+// TestOpenAPITextAsGiven: /openapi.json writes its descriptions as they
+// are: "Authorization: Bearer <token>" and "seq < beforeSeq". Before,
+// json.MarshalIndent's HTML escaping wrote "\u003ctoken\u003e" and
+// "seq \u003c beforeSeq" to whoever read the document.
+func TestOpenAPITextAsGiven(t *testing.T) {
+	h := newHarness(t, false, server.Config{})
+	r := h.do("GET", "/openapi.json", "", nil)
+	for _, want := range []string{"Bearer <token>", "seq < beforeSeq"} {
+		if !bytes.Contains(r.body, []byte(want)) {
+			t.Errorf("/openapi.json does not hold %q", want)
+		}
+	}
+	if i := bytes.Index(r.body, []byte(`\u00`)); i >= 0 {
+		t.Errorf("/openapi.json escapes a character: %s", r.body[max(0, i-60):min(len(r.body), i+60)])
+	}
+}
