@@ -47,35 +47,34 @@ func BenchmarkSearch(b *testing.B) {
 
 // BenchmarkSearchLargeResource times one search of a 100,000-message
 // resource (1,000 threads of 100 turns, every one embedded) on Postgres,
-// in vector mode, with and without a filter: the vector channel's cost
-// must not grow with the resource (issue 14). (Hybrid mode's lexical
-// channel reads a large part of this corpus, whose few words each match a
-// quarter of it, and is not what is measured here.)
+// in each mode, without a filter, with one allowing 4,497 messages
+// (1 in 22: past directLimit) and with a narrow one allowing 2,277 (just
+// past it): a channel's cost must not grow with the resource (issue 14),
+// and a filtered search's grows only with what the filter allows. (The
+// corpus's few words each match a quarter of it: the lexical channel's
+// matches are many.)
 func BenchmarkSearchLargeResource(b *testing.B) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	c := newCorpus(rng, []string{"A"}, 1000, 100)
-	for i := range c.msgs {
-		if c.msgs[i].vec == nil {
-			vs, err := c.emb.Embed(b.Context(), []string{c.msgs[i].doc.Text()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			c.msgs[i].vec = vs[0]
-		}
-	}
+	embedAll(b, c)
 	pool := postgres(b, c, false)
 	s := newSearcherWith(b, pool, recall.HashEmbedder{}, recall.Tuning{})
 	exclude := map[string]bool{}
 	for i := 90; i < 100; i++ {
 		exclude[fmt.Sprintf("A-t7-%03d", i)] = true
 	}
-	for _, mode := range []recall.Mode{recall.ModeVector} {
-		for _, filter := range []string{"", `{"role":"user","metadata.topic":"travel"}`} {
-			b.Run(fmt.Sprintf("%s/filter=%v", mode, filter != ""), func(b *testing.B) {
+	filters := []struct{ name, filter string }{
+		{"false", ""},
+		{"true", `{"role":"user","metadata.topic":"travel"}`},
+		{"narrow", `{"role":"user","metadata.topic":"travel","seq":{"$lte":50}}`},
+	}
+	for _, mode := range []recall.Mode{recall.ModeVector, recall.ModeLexical, recall.ModeHybrid} {
+		for _, f := range filters {
+			b.Run(fmt.Sprintf("%s/filter=%s", mode, f.name), func(b *testing.B) {
 				qr := rand.New(rand.NewPCG(1, 1))
 				for b.Loop() {
 					q := recall.Query{Text: vocab[qr.IntN(len(vocab))] + " " + vocab[qr.IntN(len(vocab))] + " travel", ResourceID: "A", ThreadID: "A-t7", Exclude: exclude,
-						Options: recall.Options{Mode: mode, Filter: []byte(filter)}}
+						Options: recall.Options{Mode: mode, Filter: []byte(f.filter)}}
 					if _, err := s.Search(b.Context(), q); err != nil {
 						b.Fatal(err)
 					}

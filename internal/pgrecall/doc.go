@@ -13,9 +13,9 @@
 //     (filtersql.go: recall.Filter.Tree, MongoDB semantics over the
 //     columns and (metadata::jsonb)); when it allows at most 2,048
 //     messages, both channels search only those and the turns around
-//     them, as recall's pre-filtering does; when it allows more, the
-//     vector channel ranks the same set in SQL (below). Filter.Match
-//     still judges every candidate.
+//     them, as recall's pre-filtering does; when it allows more, both
+//     channels rank the same set in SQL (below). Filter.Match still
+//     judges every candidate.
 //  2. Lexical channel: the query's distinct analysed terms
 //     (recall.Analyze, the analyser the SQLite backend indexes with),
 //     their statistics (pgstore.Stats, plus the messages in each date the
@@ -26,8 +26,11 @@
 //     and ref_to, recall.RelativeDate, overlapping it: tf 1 or 2, as
 //     recall.DatePeriod.TF) or carry an asked type (lexical_docs.atypes, tagged by
 //     recall.AnswerBits when written; a partial index per type), ranked by their own
-//     BM25 in SQL, the top pool + excluded of them (widened under a
-//     filter) and the turns they lift by the turn-context rule, each
+//     BM25 in SQL, the top pool + excluded of them (under a filter past
+//     2,048 allowed, the ranked matches among the allowed messages and
+//     the turns around them up to the pool-th allowed, in one statement,
+//     allowedMatchesSQL; widened ×4 while Filter.Match allows fewer than
+//     pool) and the turns they lift by the turn-context rule, each
 //     scored exactly with internal/bm25: the same candidates and scores as
 //     recall's exact in-memory enumeration.
 //  3. Vector channel: the nearest vectors of the resource
@@ -64,8 +67,10 @@
 //   - Filters and the exclusion apply before topK: each channel returns
 //     the true top candidates among the allowed messages (searching only
 //     them and their neighbours, or widening until pool allowed
-//     candidates or the scope is exhausted; the vector channel under a
-//     filter never widens through the HNSW index).
+//     candidates or the scope is exhausted; under a filter neither
+//     channel widens through the resource: the vector channel never reads
+//     the HNSW index, and both rank only the allowed messages and the
+//     turns around them).
 //   - A filter's SQL form selects at least what Filter.Match allows (a
 //     comparison it cannot express exactly is TRUE, and never negated).
 //

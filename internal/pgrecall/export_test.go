@@ -15,7 +15,8 @@ func CondSQLForTest(f *recall.Filter) (string, []any, bool) {
 }
 
 // SetDirectLimitForTest sets directLimit until t ends: small limits make
-// filtered searches widen instead of reading the allowed messages first.
+// filtered searches rank the filter's rows in SQL instead of reading the
+// allowed messages' ids first.
 func SetDirectLimitForTest(t interface{ Cleanup(func()) }, n int) {
 	old := directLimit
 	directLimit = n

@@ -21,7 +21,8 @@ import (
 // never less.
 
 // directLimit is the most allowed messages a search restricts its channels
-// to (recall's directIDLimit); a filter that allows more widens instead.
+// to by their ids (recall's directIDLimit); past it the channels rank the
+// filter's rows in SQL (allowedRankSQL, allowedMatchesSQL).
 var directLimit = 2048
 
 // condSQL returns the SQL condition on messages m of filter node n and
@@ -129,8 +130,8 @@ FROM messages m WHERE m.resource_id = $1 AND ($2 = '' OR m.thread_id = $2) AND N
 
 // restrict sets v.universe to the messages the filter allows and the
 // turns around them, when at most directLimit are allowed; when more are,
-// it sets v.allowedCond, for the vector channel to rank the same set in
-// SQL (allowedRankSQL). Without a filter it leaves the channels
+// it sets v.allowedCond, for both channels to rank the same set in SQL
+// (allowedRankSQL, allowedMatchesSQL). Without a filter it leaves the channels
 // unrestricted.
 func (s *Searcher) restrict(ctx context.Context, v *view) error {
 	if v.p.Filter == nil {

@@ -249,7 +249,11 @@ func (d *vdoc) holds(positions []int) bool {
 // messages: a message outside them and their neighbours scores at most
 // the n-th own score (its own words and its neighbours' are all below it),
 // which every one of those pool allowed messages reaches. Without a filter
-// n = pool + the excluded messages; with one, n widens ×4 until pool
+// n = pool + the excluded messages. With one that allows more than
+// directLimit messages, the ranking is of the allowed messages and the
+// turns around them only, up to the pool-th the filter's SQL condition
+// allows (allowedMatchesSQL), in one statement. Otherwise (and when the
+// SQL condition allows more than Filter.Match) n widens ×4 until pool
 // allowed messages are among the top n or every match is.
 func (s *Searcher) lexicalChannel(ctx context.Context, v *view) ([]recall.Scored, error) {
 	l, pool := v.lex, v.poolSize()
@@ -257,8 +261,11 @@ func (s *Searcher) lexicalChannel(ctx context.Context, v *view) ([]recall.Scored
 		return nil, nil
 	}
 	n := pool + len(v.q.Exclude)
+	if v.allowedCond != "" {
+		n = pool // counts allowed rows, never an excluded one
+	}
 	for {
-		ids, err := s.rankedMatches(ctx, v, n)
+		ids, exhausted, err := s.rankedMatches(ctx, v, n)
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +278,7 @@ func (s *Searcher) lexicalChannel(ctx context.Context, v *view) ([]recall.Scored
 				inTop++
 			}
 		}
-		if inTop >= pool || len(ids) < n {
+		if inTop >= pool || exhausted {
 			return firstN(v.lexicalScored(ids), pool), nil
 		}
 		n *= 4 // widen: the filter removed candidates
@@ -319,10 +326,68 @@ func (v *view) poolSize() int { return max(v.s.tuning.CandidatePool, v.p.Options
 // term (the GIN index over lexical_docs.tsv), fall in a query date or
 // carry an answer type the query asks for (its partial index), by
 // their own BM25 score computed in SQL (the compound bonus counted for the
-// messages holding all of a compound's parts), best first.
-func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string, error) {
-	l := v.lex
+// messages holding all of a compound's parts), best first, and whether
+// they are all of them. Past directLimit (v.allowedCond) n counts the
+// rows the filter's SQL condition allows instead (allowedMatchesSQL).
+func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string, bool, error) {
+	allowed := v.allowedCond != ""
 	b := &sqlArgs{args: []any{v.q.ResourceID}}
+	if allowed {
+		b.args = append([]any{}, v.allowedArgs...) // $1 is the resource
+	}
+	inner, score := v.matchesSQL(b, allowed)
+	if inner == "" {
+		return nil, true, nil
+	}
+	var sql string
+	if allowed {
+		sql = allowedMatchesSQL(b, v.allowedCond, inner, score, n)
+	} else {
+		sql = `SELECT x.message_id, true FROM (` + inner + `) x ORDER BY ` + score + ` DESC, x.message_id LIMIT ` + b.add(n)
+	}
+	rows, err := s.pool.Query(ctx, sql, b.args...)
+	if err != nil {
+		return nil, false, fmt.Errorf("pgrecall: lexical matches in %s: %w", v.q.ResourceID, err)
+	}
+	var ids []string
+	var id string
+	var ok bool
+	oks := 0
+	_, err = pgx.ForEachRow(rows, []any{&id, &ok}, func() error {
+		ids = append(ids, id)
+		if ok {
+			oks++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("pgrecall: lexical matches in %s: %w", v.q.ResourceID, err)
+	}
+	return ids, oks < n, nil
+}
+
+// allowedMatchesSQL returns the statement ranking the matches (inner, its
+// rows x with x.ok, ranked by score) among the messages a filter allows
+// and the turns around them (directSQL's rows: b holds $1-$3 and cond's
+// parameters), best first, up to the n-th allowed one: exact in one
+// statement, the filter applied before the cut (issue 14), however many
+// it allows. A turn around an allowed message is ranked (it lifts that
+// message by the context rule) but not counted.
+func allowedMatchesSQL(b *sqlArgs, cond, inner, score string, n int) string {
+	return `WITH a(id, prev, next) AS MATERIALIZED (` + directSQL + cond + `),
+u(id, ok) AS (SELECT id, bool_or(ok) FROM (SELECT id, true FROM a UNION ALL SELECT prev, false FROM a UNION ALL SELECT next, false FROM a) t(id, ok)
+	WHERE id <> '' GROUP BY id),
+r AS (SELECT x.message_id, x.ok, ` + score + ` AS sc FROM (` + inner + `) x),
+k AS (SELECT r.*, count(*) FILTER (WHERE r.ok) OVER (ORDER BY r.sc DESC, r.message_id) AS k FROM r)
+SELECT message_id, ok FROM k WHERE k - ok::int < ` + b.add(n) + ` ORDER BY sc DESC, message_id`
+}
+
+// matchesSQL returns the statement of the matches' rows x (message_id,
+// len and each term's occurrences; with allowed, joined with the allowed
+// set u and its ok) and the expression of their own score over them; ""
+// when the query has nothing to match.
+func (v *view) matchesSQL(b *sqlArgs, allowed bool) (string, string) {
+	l := v.lex
 	// The inner query reads each match's length and the occurrences of
 	// each query term (tf0, tf1, …); the outer one sums their BM25
 	// weights, inline (a subquery per row cost 10× as much).
@@ -360,26 +425,21 @@ func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string,
 		terms = append(terms, fmt.Sprintf("CASE WHEN x.cp%d THEN %s ELSE 0 END", i, b.add(c.idf)))
 	}
 	if len(or) == 0 || len(terms) == 0 {
-		return nil, nil
+		return "", ""
+	}
+	from := ` FROM lexical_docs d`
+	if allowed {
+		cols, from = append(cols, ", u.ok"), ` FROM lexical_docs d JOIN u ON u.id = d.message_id`
 	}
 	inner := `SELECT d.message_id, cardinality(d.terms)::float8 AS len` + strings.Join(cols, "") +
-		` FROM lexical_docs d WHERE d.resource_id = $1 AND (` + strings.Join(or, " OR ") + `)`
+		from + ` WHERE d.resource_id = $1 AND (` + strings.Join(or, " OR ") + `)`
 	if v.p.Thread != "" {
 		inner += ` AND d.message_id IN (SELECT id FROM messages WHERE thread_id = ` + b.add(v.p.Thread) + `)`
 	}
 	if v.universe != nil {
 		inner += ` AND d.message_id = ANY(` + b.add(v.universe) + `)`
 	}
-	sql := `SELECT x.message_id FROM (` + inner + `) x ORDER BY ` + strings.Join(terms, " + ") + ` DESC, x.message_id LIMIT ` + b.add(n)
-	rows, err := s.pool.Query(ctx, sql, b.args...)
-	if err != nil {
-		return nil, fmt.Errorf("pgrecall: lexical matches in %s: %w", v.q.ResourceID, err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("pgrecall: lexical matches in %s: %w", v.q.ResourceID, err)
-	}
-	return ids, nil
+	return inner, strings.Join(terms, " + ")
 }
 
 // sqlArgs numbers the parameters of a statement being built.

@@ -32,7 +32,7 @@ type view struct {
 	universe []string
 	// allowedCond, when the filter allows more than directLimit messages,
 	// is its condition on messages m, with allowedArgs its parameters and
-	// directSQL's (restrict; allowedRankSQL).
+	// directSQL's (restrict; allowedRankSQL, allowedMatchesSQL).
 	allowedCond string
 	allowedArgs []any
 }
