@@ -56,8 +56,8 @@
 //
 // Open returns ErrSchemaTooNew and ErrNoVector; EnsureEmbedder returns
 // ErrEmbedderDims; malformed arguments (PutLexical's documents, an
-// embedder's name or dimensions, Nearest's vector) give ErrInvalid naming
-// the field.
+// embedder's name or dimensions, Nearest's vector, a DSN's
+// tcp_user_timeout) give ErrInvalid naming the field.
 // Other errors wrap pgx's (a *pgconn.PgError carries SQLSTATE; callers
 // retry 40001 and 40P01).
 //

@@ -149,7 +149,11 @@ func shouldPing(c *pgx.Conn, idle time.Duration) bool {
 }
 
 // parse parses dsn into a pool configuration and where (host:port/database,
-// for errors; never the password).
+// for errors; never the password): the connect timeout (DefaultConnectTimeout
+// when the DSN sets none), the TCP user timeout of every connection
+// (DefaultTCPUserTimeout, or the DSN's tcp_user_timeout: userTimeout) and
+// the settings every connection needs. A malformed tcp_user_timeout
+// returns ErrInvalid naming it.
 func parse(dsn string) (*pgxpool.Config, string, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -159,6 +163,11 @@ func parse(dsn string) (*pgxpool.Config, string, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
+	ut, err := userTimeout(&cfg.ConnConfig.Config)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg.ConnConfig.DialFunc = dialer(cfg.ConnConfig.ConnectTimeout, ut)
 	// Literals this package writes into SQL text (an embedder's name in its
 	// partial index predicate) double quotes only, as standard strings do.
 	cfg.ConnConfig.RuntimeParams["standard_conforming_strings"] = "on"
