@@ -177,3 +177,14 @@ func SetBeforeIndexRead(e *Engine, f func()) {
 	}
 	e.idx.beforeRead.Store(&f)
 }
+
+// SetAfterReindexQueue makes Reindex call f after it queued the messages
+// to index or embed again (with reembed, after their vectors were
+// dropped) and before it drains the outbox; nil removes it.
+func SetAfterReindexQueue(e *Engine, f func()) {
+	if f == nil {
+		e.idx.queued.Store(nil)
+		return
+	}
+	e.idx.queued.Store(&f)
+}

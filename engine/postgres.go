@@ -145,9 +145,10 @@ type searcher interface {
 // reindexPostgres is Reindex on Postgres: every message's lexical entry is
 // written again from its text (an entry whose terms did not change is not
 // rewritten) and the BM25 statistics are recomputed from the entries (in
-// one transaction; see pgstore.RebuildStats); with reembed the current
-// embedder's vectors are deleted; every message without one is queued and
-// the outbox drained.
+// one transaction; see pgstore.RebuildStats); every message without a
+// vector by the current embedder is queued, with reembed in the
+// transaction that deletes its vectors (queueReembed), and the outbox
+// drained.
 func (e *Engine) reindexPostgres(ctx context.Context, reembed bool) error {
 	all, err := e.ms.MessageIDs(ctx)
 	if err != nil {
@@ -167,16 +168,31 @@ func (e *Engine) reindexPostgres(ctx context.Context, reembed bool) error {
 	}); err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
+	if err := e.queueReembed(ctx, reembed); err != nil {
+		return err
+	}
+	e.idx.afterQueue()
+	return e.SyncIndexes(ctx)
+}
+
+// queueReembed queues an embedding for every message without one by the
+// current embedder, after deleting its vectors when reembed, in one
+// transaction (msgstore.ReembedAll): a search never finds the vectors
+// gone with nothing owing them. In two steps, a search between them read
+// the vector channel "ok" and found no vector; in one, it reads
+// "degraded: N of M messages not embedded yet" until the drain is done.
+func (e *Engine) queueReembed(ctx context.Context, reembed bool) error {
 	emb := e.embedder().ID()
 	if reembed {
-		if err := e.ms.DeleteEmbeddings(ctx, emb); err != nil {
-			return fmt.Errorf("engine: drop embeddings: %w", err)
+		if _, err := e.ms.ReembedAll(ctx, emb, time.Now()); err != nil {
+			return fmt.Errorf("engine: drop and queue embeddings: %w", err)
 		}
+		return nil
 	}
 	if _, err := e.ms.QueueMissingEmbeddings(ctx, emb, time.Now()); err != nil {
 		return fmt.Errorf("engine: queue embeddings: %w", err)
 	}
-	return e.SyncIndexes(ctx)
+	return nil
 }
 
 // indexLexical writes, in the append's transaction tx, the lexical entries

@@ -48,6 +48,10 @@ type indexState struct {
 	// drainer after it took a batch and before it reads the batch's
 	// messages, so a test can change them at that moment.
 	beforeRead atomic.Pointer[func()]
+	// queued, when set (tests only: SetAfterReindexQueue), runs in
+	// Reindex after it queued the messages to index or embed again and
+	// before it drains the outbox, so a test can search at that moment.
+	queued atomic.Pointer[func()]
 
 	pg searcher // the recall search on Postgres (postgres.go); nil on SQLite
 	// pgIndexed: the embedder has an HNSW index on Postgres, so no stored
@@ -342,7 +346,15 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 	if err != nil {
 		return err
 	}
+	e.idx.afterQueue()
 	return e.SyncIndexes(ctx)
+}
+
+// afterQueue runs the test hook queued, if set.
+func (s *indexState) afterQueue() {
+	if f := s.queued.Load(); f != nil {
+		(*f)()
+	}
 }
 
 // recallQuery is the recall step's input.

@@ -363,6 +363,55 @@ func testEraseResource(t *testing.T, b backend) {
 	}
 }
 
+// TestReembedAll: ReembedAll deletes one embedder's vectors (another's
+// stay) and queues every message left without one, except a message
+// whose outbox row is pending, in one call: afterwards every message
+// without a vector is owed one.
+func TestReembedAll(t *testing.T) { forEachBackend(t, testReembedAll) }
+
+func testReembedAll(t *testing.T, b backend) {
+	ctx := context.Background()
+	s, _, _ := openTools(t, b)
+	now := time.UnixMilli(50_000)
+	if err := s.PutVectors(ctx, "e", 2, []string{"m1", "m2"}, [][]float32{{1, 0}, {0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutVectors(ctx, "f", 2, []string{"m1"}, [][]float32{{1, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ClearIndexQueue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.QueueAll(ctx, now); err != nil { // one row per message, then all but m3's done
+		t.Fatal(err)
+	}
+	rows, err := s.DueOutbox(ctx, now, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done []int64
+	for _, r := range rows {
+		if r.MessageID != "m3" {
+			done = append(done, r.ID)
+		}
+	}
+	if err := s.DeleteOutbox(ctx, done); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.ReembedAll(ctx, "e", now); err != nil || n != 8 {
+		t.Errorf("ReembedAll = %d, %v; want 8 (9 messages, m3 pending)", n, err)
+	}
+	if ids, err := s.EmbeddedIDs(ctx, "e"); err != nil || len(ids) != 0 {
+		t.Errorf("EmbeddedIDs(e) after ReembedAll = %v, %v; want none", ids, err)
+	}
+	if ids, err := s.EmbeddedIDs(ctx, "f"); err != nil || len(ids) != 1 || !ids["m1"] {
+		t.Errorf("EmbeddedIDs(f) after ReembedAll = %v, %v; want m1", ids, err)
+	}
+	if messages, vectors, pending, err := s.EmbeddingCounts(ctx, "e"); err != nil || messages != 9 || vectors != 0 || pending != 9 {
+		t.Errorf("EmbeddingCounts(e) = %d, %d, %d, %v; want 9, 0, 9", messages, vectors, pending, err)
+	}
+}
+
 // TestEmbeddingsAndRequeue stores vectors and reads them per resource,
 // queues the missing ones, deletes an embedder's, and rebuilds the queue.
 func TestEmbeddingsAndRequeue(t *testing.T) { forEachBackend(t, testEmbeddingsAndRequeue) }

@@ -254,7 +254,32 @@ func (s *Store) EmbeddingCounts(ctx context.Context, embedder string) (messages,
 // message without an embedding by embedder and without a pending outbox
 // row, in the order stored, and returns how many.
 func (s *Store) QueueMissingEmbeddings(ctx context.Context, embedder string, now time.Time) (int64, error) {
-	res, err := s.conn.ExecContext(ctx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at)
+	return s.queueMissingEmbeddings(ctx, s.conn, embedder, now)
+}
+
+// ReembedAll deletes every embedding stored by embedder and queues an
+// OpEmbed row (created at now) for every message left without one and
+// without a pending outbox row, in one transaction, and returns how many
+// it queued (mnemo reindex --vectors). No reader sees the vectors gone
+// while nothing owes them: in two steps, a search between them read its
+// vector channel "ok" on Postgres (pgrecall's status counts unembedded
+// messages only while a row owes one) and found no vector.
+func (s *Store) ReembedAll(ctx context.Context, embedder string, now time.Time) (queued int64, err error) {
+	err = s.Tx(ctx, func(tx *store.Tx) error {
+		c := s.in(tx)
+		if _, err := c.ExecContext(ctx, `DELETE FROM embeddings WHERE embedder = ?`, embedder); err != nil {
+			return err
+		}
+		queued, err = s.queueMissingEmbeddings(ctx, c, embedder, now)
+		return err
+	})
+	return queued, err
+}
+
+// queueMissingEmbeddings is QueueMissingEmbeddings on c (the store's
+// connection, or a transaction).
+func (s *Store) queueMissingEmbeddings(ctx context.Context, c execer, embedder string, now time.Time) (int64, error) {
+	res, err := c.ExecContext(ctx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at)
 		SELECT ?, m.id, m.resource_id, ? FROM messages m
 		WHERE NOT EXISTS (SELECT 1 FROM embeddings x WHERE x.message_id = m.id AND x.embedder = ?)
 		  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.message_id = m.id)

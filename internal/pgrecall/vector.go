@@ -26,9 +26,10 @@ import (
 // deleted with its message queued again in one transaction
 // (msgstore.RequeueDamaged), and Open queues a row for every message that
 // owes a vector by the current embedder without one (an embedder
-// switched, vectors lost; engine.queueMissingEmbeddings), as reindex
-// --vectors does right after dropping them (a search in between reads
-// "ok"). An erasure deletes the messages and their vectors together.
+// switched, vectors lost; engine.queueMissingEmbeddings), and reindex
+// --vectors drops them and queues their rows in one transaction
+// (msgstore.ReembedAll). An erasure deletes the messages and their
+// vectors together.
 const statusSQL = `WITH owed AS (SELECT EXISTS (SELECT 1 FROM outbox WHERE resource_id = $1 AND op IN ('index', 'embed')) AS yes)
 SELECT (SELECT yes FROM owed),
 	EXISTS (SELECT 1 FROM embeddings WHERE embedder = $2 AND resource_id = $1),
