@@ -350,7 +350,7 @@ func (c *CheckCommand) printDatabaseAdvice(found []string) {
 		for _, p := range found {
 			fmt.Fprintf(c.Stderr, "  %s\n", p)
 		}
-		printCorruptAdvice(c.Stderr, c.Dir)
+		printCorruptAdvice(c.Stderr, c.Dir, true)
 	}
 }
 
@@ -371,10 +371,18 @@ func (c *CheckCommand) printWALAdvice(found []string) {
 
 // printCorruptAdvice says what to do about a damaged database file of dir
 // (engine.ErrDatabaseCorrupt): found by check's integrity check, or by
-// any command whose open could not read the file at all.
-func printCorruptAdvice(w io.Writer, dir string) {
-	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it. Without a backup, 'mnemo --dir %s salvage' copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes. The indexes are derived from the database and cannot repair it.\n",
-		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, dir, dir, engine.DatabaseFile)
+// any command whose open could not read the file at all. salvage says
+// whether to point at mnemo salvage too: not when salvage itself failed
+// on the file (its header unreadable: "nothing to salvage"), where the
+// advice sent the reader back to the command that had just failed.
+func printCorruptAdvice(w io.Writer, dir string, salvage bool) {
+	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it.",
+		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, dir)
+	if salvage {
+		fmt.Fprintf(w, " Without a backup, 'mnemo --dir %s salvage' copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes.",
+			dir, engine.DatabaseFile)
+	}
+	fmt.Fprintf(w, " The indexes are derived from the database and cannot repair it.\n")
 }
 
 // backupsDoc points the advice to restore mnemo.db from a backup at the

@@ -286,7 +286,7 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		// a damaged page the open did not read (check's own findings
 		// were printed with this advice by check).
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
-		printCorruptAdvice(m.Stderr, m.Dir)
+		printCorruptAdvice(m.Stderr, m.Dir, name != "salvage")
 		return 1
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintf(m.Stderr, "mnemo %s: interrupted: %v\n", name, err)

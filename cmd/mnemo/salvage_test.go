@@ -268,3 +268,33 @@ func TestServiceLogsEngineWarnings(t *testing.T) {
 		}
 	})
 }
+
+// TestSalvageUnreadableHeaderAdvice: a mnemo.db whose header is garbled
+// ("file is not a database") has nothing to salvage; salvage says so and
+// says to restore a backup, without the advice every other command gives
+// for a damaged file, which sent the reader back to mnemo salvage ("Without
+// a backup, 'mnemo --dir D salvage' copies what is still readable"), the
+// command that had just failed. check still points at salvage.
+func TestSalvageUnreadableHeaderAdvice(t *testing.T) {
+	dir := storedDir(t, engine.Config{}, false, inThreadT(harbourMessages()...))
+	path := filepath.Join(dir, engine.DatabaseFile)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xa5}, 100), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "salvage")
+	if code != 1 || !strings.Contains(stderr, "nothing to salvage") || !strings.Contains(stderr, `restore mnemo.db from a backup (how: docs/operations.md, "Backups";`) ||
+		strings.Contains(stderr, "salvage' copies") {
+		t.Fatalf("salvage of a garbled header: exit %d, want 1 with the advice to restore and none to salvage\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "check")
+	if code != 1 || !strings.Contains(stderr, "salvage' copies") {
+		t.Fatalf("check of a garbled header: exit %d, want 1 pointing at salvage\n%s%s", code, out, stderr)
+	}
+}
