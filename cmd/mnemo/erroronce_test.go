@@ -135,3 +135,26 @@ func TestErrorsSayOncePostgres(t *testing.T) {
 	}
 	checkSaysOnce(t, stderr, []string{ascii.Path, u.Host}, []string{"SQL_ASCII", "ENCODING 'UTF8' LOCALE 'C' TEMPLATE template0"})
 }
+
+// TestConfigDirectorySaysOnce: a stored mnemo.json or a --config file that
+// is a directory is named once: "read D/mnemo.json: is a directory" (it was
+// "read D/mnemo.json: read D/mnemo.json: is a directory").
+func TestConfigDirectorySaysOnce(t *testing.T) {
+	dir := t.TempDir()
+	stored := filepath.Join(dir, "mnemo.json")
+	if err := os.Mkdir(stored, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, nil, "--dir", dir, "threads")
+	if code != 1 {
+		t.Errorf("stored: exit %d", code)
+	}
+	checkSaysOnce(t, stderr, []string{stored}, []string{"is a directory", "What to do"})
+
+	flag := t.TempDir()
+	code, _, stderr = run(t, nil, "--dir", t.TempDir(), "serve", "--listen", "127.0.0.1:0", "--config", flag)
+	if code == 0 {
+		t.Errorf("--config DIR: exit 0")
+	}
+	checkSaysOnce(t, stderr, []string{flag}, []string{"is a directory"})
+}

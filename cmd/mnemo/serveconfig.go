@@ -245,7 +245,10 @@ func readConfigFile(path string) ([]byte, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		// A read of f fails with a *fs.PathError naming the path ("read
+		// D/mnemo.json: is a directory"); wrapped again it said "read
+		// D/mnemo.json: read D/mnemo.json: is a directory".
+		return nil, err
 	}
 	if len(b) > maxConfigBytes {
 		return nil, fmt.Errorf("%s is larger than %d bytes (a configuration is a few KiB)", path, maxConfigBytes)
