@@ -61,7 +61,7 @@ func TestAllowedRankNoHNSWScan(t *testing.T) {
 	c := newCorpus(rand.New(rand.NewPCG(21, 6)), []string{"A"}, 4, 50)
 	embedAll(t, c)
 	pool := cutHNSWScan(t, postgres(t, c, false))
-	if _, err := pool.Exec(t.Context(), "ANALYZE"); err != nil {
+	if _, err := pool.Exec(t.Context(), "ANALYZE threads, messages, lexical_docs, lexical_df, lexical_stats, embeddings"); err != nil {
 		t.Fatal(err)
 	}
 	var hnsw []string

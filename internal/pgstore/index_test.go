@@ -92,7 +92,7 @@ func TestVectorIndex(t *testing.T) {
 	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"embeddings"}, []string{"message_id", "embedder", "resource_id", "dims", "vector"}, pgx.CopyFromRows(rows)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, "ANALYZE"); err != nil {
+	if _, err := pool.Exec(ctx, "ANALYZE messages, embeddings"); err != nil {
 		t.Fatal(err)
 	}
 	topK := fmt.Sprintf(`SELECT message_id, 1 - (%[1]s <=> $1::vector(%[2]d)) FROM embeddings WHERE %[3]s

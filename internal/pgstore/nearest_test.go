@@ -52,7 +52,7 @@ func TestNearest(t *testing.T) {
 	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"embeddings"}, []string{"message_id", "embedder", "resource_id", "dims", "vector"}, pgx.CopyFromRows(rows)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, "ANALYZE"); err != nil {
+	if _, err := pool.Exec(ctx, "ANALYZE messages, embeddings"); err != nil {
 		t.Fatal(err)
 	}
 	q := randomUnit(rng, dims)
