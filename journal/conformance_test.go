@@ -273,3 +273,44 @@ func testApplyOnceAcrossPools(t *testing.T, b backend) {
 		t.Fatalf("after the first committed: %q, %v; want its output", out, err)
 	}
 }
+
+// TestApplyAcrossSchemas: the tool-application lock of a key is the
+// schema's: two deployments in two schemas of one Postgres database
+// (mnemo's tables in each search_path's first schema, docs/postgres.md)
+// apply the same (run, thread, call) key without waiting for each other.
+// Before, the lock's key was a hash of the scope and key alone, and
+// advisory locks are the database's: a tool held in one schema (a slow
+// side effect, or a lost client's session for up to ~2 h) blocked every
+// schema's application of a key spelled the same.
+func TestApplyAcrossSchemas(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		if b.Name != "postgres" {
+			t.Skipf("%s: a file per deployment, no lock shared", b.Name)
+		}
+		ctx := context.Background()
+		k := journal.ToolKey{RunID: "run-1", ThreadID: "t", ResourceID: "r", CallID: "c"}
+		held := journal.New(b.OpenDB(t, b.Place(t)), nil)
+		other := journal.New(b.OpenDB(t, b.Place(t)), nil)
+		started, release := make(chan struct{}), make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			_, err := held.Apply(ctx, k, func(context.Context) ([]byte, error) {
+				close(started)
+				<-release
+				return []byte("held"), nil
+			})
+			done <- err
+		}()
+		<-started
+		short, cancel := context.WithTimeout(ctx, 5*time.Second)
+		out, err := other.Apply(short, k, func(context.Context) ([]byte, error) { return []byte("other"), nil })
+		cancel()
+		close(release)
+		if err != nil || string(out) != "other" {
+			t.Errorf("another schema's application of the same key: %q, %v; want it run at once", out, err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+}

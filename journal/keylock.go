@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -14,6 +15,14 @@ import (
 // ("mnjl"): the two-key form keeps them apart from single-key locks
 // (internal/pgstore's migration lock) and from other applications' classes.
 const lockClass int32 = 0x6d6e6a6c
+
+// schemaKey is the second key of a lock: a hash of the connection's
+// current schema (where mnemo's tables are) and of the hash of (scope,
+// key) given as $2. Advisory locks are the database's, not a schema's, so
+// without the schema two deployments in two schemas of one database
+// (docs/postgres.md) would wait for each other's applications of a key
+// spelled the same (TestApplyAcrossSchemas).
+const schemaKey = `hashtext(current_schema() || '/' || $2::text)`
 
 // lockKey makes the callers of one (scope, key) in several processes (or
 // pools) run one at a time, so that a tool application (Apply, ApplyInput:
@@ -47,11 +56,11 @@ func (j *Journal) lockKey(ctx context.Context, scope, key string) (unlock func()
 	if j.dialect != store.Postgres {
 		return func() {}, nil
 	}
-	h := fnv.New32a()
+	h := fnv.New64a()
 	h.Write([]byte(scope))
 	h.Write([]byte{0})
 	h.Write([]byte(key))
-	id := int32(h.Sum32())
+	id := strconv.FormatUint(h.Sum64(), 16)
 	conn, err := j.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("journal: lock %s/%s: %w", scope, key, err)
@@ -60,14 +69,14 @@ func (j *Journal) lockKey(ctx context.Context, scope, key string) (unlock func()
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // database/sql closes it
 		conn.Close()
 	}
-	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1, $2)`, lockClass, id); err != nil {
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1, `+schemaKey+`)`, lockClass, id); err != nil {
 		discard()
 		return nil, fmt.Errorf("journal: lock %s/%s: %w", scope, key, err)
 	}
 	return func() {
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unlockWait)
 		defer cancel()
-		if _, err := conn.ExecContext(uctx, `SELECT pg_advisory_unlock($1, $2)`, lockClass, id); err != nil {
+		if _, err := conn.ExecContext(uctx, `SELECT pg_advisory_unlock($1, `+schemaKey+`)`, lockClass, id); err != nil {
 			discard()
 			return
 		}

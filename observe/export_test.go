@@ -1,9 +1,21 @@
 package observe
 
+import (
+	"context"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
 // SetPageTurns sets how many turns the observer reads at a time from a
 // PageSource (pageTurns), until restore is called.
 func SetPageTurns(n int) (restore func()) {
 	old := pageTurns
 	pageTurns = n
 	return func() { pageTurns = old }
+}
+
+// LockThread is lockThread (observe_range.go): the lock the transactions
+// that write threadID's observations take in tx.
+func LockThread(ctx context.Context, tx store.Conn, threadID string) error {
+	return lockThread(ctx, tx, threadID)
 }

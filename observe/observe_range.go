@@ -243,8 +243,10 @@ func forgetAnswer(ctx context.Context, btx *store.Tx, obs *Observation, err erro
 
 // lockThread serialises, on Postgres, the transactions that write
 // threadID's observations (storeObservation, storeReflection,
-// Invalidate) with a transaction-scoped advisory lock per thread,
-// released at commit or rollback; tx is bound (store.Bound). SQLite needs
+// Invalidate) with a transaction-scoped advisory lock per thread of the
+// current schema (advisory locks are the database's: two deployments in
+// two schemas must not wait for each other), released at commit or
+// rollback; tx is bound (store.Bound). SQLite needs
 // none: its write transactions run one at a time (BEGIN IMMEDIATE), and
 // this gives Postgres the same order. Without it, under READ COMMITTED, two
 // processes could each find no observation of a range and insert one
@@ -254,7 +256,7 @@ func lockThread(ctx context.Context, tx store.Conn, threadID string) error {
 	if store.DialectOfConn(tx) != store.Postgres {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('mnemo.observe:' || $1))`, threadID); err != nil {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('mnemo.observe:' || current_schema() || '/' || $1))`, threadID); err != nil {
 		return fmt.Errorf("observe: lock thread %s: %w", threadID, err)
 	}
 	return nil

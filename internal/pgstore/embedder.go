@@ -65,8 +65,8 @@ type Beginner interface {
 // stored. db is a *pgxpool.Pool or a *pgx.Conn. A registered embedder is
 // read with one statement (its row commits with its index, and rows are
 // never deleted); otherwise it runs in its own transaction under an
-// advisory lock per name, which reads again, so concurrent callers create
-// one index. It returns ErrEmbedderDims when name is registered with other
+// advisory lock per name in the current schema, which reads again, so
+// concurrent callers create one index. It returns ErrEmbedderDims when name is registered with other
 // dimensions and ErrInvalid for an empty name or dims outside 1..16000
 // (pgvector's limit).
 //
@@ -88,7 +88,7 @@ func EnsureEmbedder(ctx context.Context, db interface {
 		return ensured(e, name, err)
 	}
 	err = pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('mnemo.pgstore.embedder:' || $1))`, name); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('mnemo.pgstore.embedder:' || current_schema() || '/' || $1))`, name); err != nil {
 			return err
 		}
 		got, err := registered(ctx, tx, name, dims)
