@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,6 +58,17 @@ type Options struct {
 	ToolTimeout time.Duration
 }
 
+// privateCache marks every result that carries MCP's cache hints (a
+// resources/read, the list methods) "cacheScope": "private", with "ttlMs"
+// 0 (stale at once): the SDK's default scope is "public", "any client or
+// intermediary MAY cache and serve the response", and a read holds a
+// tenant's conversation or run record, which /v1 sends Cache-Control:
+// no-store.
+func privateCache(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+	c.CacheScope = "private"
+	c.TTLMs = 0
+}
+
 // New returns an MCP server that acts as principal p over e: the six tools
 // and the two resource templates. Use server.Operator for a local stdio
 // server that may touch every resource.
@@ -67,6 +79,7 @@ func New(e *engine.Engine, p *server.Principal, opt Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "mnemo memory", Version: opt.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       opt.Logger,
+		SetCacheable: privateCache,
 	})
 	log := opt.Logger
 	if log == nil {
