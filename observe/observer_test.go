@@ -418,7 +418,15 @@ func testFailureKeepsHistory(t *testing.T, b backend) {
 			f := newFakeModel(t, scripted)
 			src := &memSource{}
 			src.add("t", 10, user("I live in Porto"), assistant("ok"))
-			e := b.openEnv(t, b.Place(t), src, f.model(t), observe.Config{Threshold: 20, RecentN: -1, CallTimeout: 200 * time.Millisecond})
+			// A call runs out of time only in the "Timeout" case (its answer
+			// comes after 5 s); a bound of 200 ms for every case turned a
+			// round trip slower than that on a loaded machine into a
+			// timeout where an empty or malformed answer was wanted.
+			timeout := 10 * time.Second
+			if c.name == "Timeout" {
+				timeout = time.Second
+			}
+			e := b.openEnv(t, b.Place(t), src, f.model(t), observe.Config{Threshold: 20, RecentN: -1, CallTimeout: timeout})
 			if _, err := e.obs.Observe(ctx, "t", observe.Options{}); err != nil {
 				t.Fatal(err)
 			}
