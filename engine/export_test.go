@@ -32,6 +32,19 @@ func (e *Engine) HoldDrain() (release func()) {
 	return e.idx.drainMu.Unlock
 }
 
+// ObserveHolders reports how many observer runs hold threadID's fence key
+// (fence.go): an erasure of the thread cancels each of them, whatever it
+// waits for.
+func ObserveHolders(e *Engine, threadID string) int {
+	f := &e.erasure.fence
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if k := f.keys[threadKey(threadID)]; k != nil {
+		return k.holders
+	}
+	return 0
+}
+
 // LexicalSegmentFiles lists the segment files the lexical index reads now.
 func (e *Engine) LexicalSegmentFiles(ctx context.Context) ([]string, error) {
 	return e.idx.index().Lexical().SegmentFiles(ctx)

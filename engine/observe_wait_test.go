@@ -95,6 +95,21 @@ func TestObserveWaitHonoursContext(t *testing.T) {
 			_, err := e.Observe(ctx, mate, observe.Options{Force: true, NoReflect: true})
 			waiting <- err
 		}()
+		// Once it holds the thread's fence key the erasure cancels it,
+		// whether it still reads the thread or already waits behind "t"'s;
+		// an erasure before that finds nothing to cancel, and the
+		// observation then finds no thread (ErrThreadNotFound), as a run
+		// slower than the 100 ms sleep alone here did.
+		for deadline := time.Now().Add(10 * time.Second); engine.ObserveHolders(e, mate) == 0; time.Sleep(time.Millisecond) {
+			select {
+			case err := <-waiting:
+				t.Fatalf("the observation of %s returned before the erasure: %v", mate, err)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the observation of %s holds no fence key 10 s after it started", mate)
+			}
+		}
 		time.Sleep(100 * time.Millisecond) // let it reach the lock
 		if _, err := e.DeleteThread(ctx, mate); err != nil {
 			t.Fatalf("DeleteThread(%s) while its observation waits behind another thread's: %v", mate, err)
