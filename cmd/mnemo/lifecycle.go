@@ -42,8 +42,7 @@ func (c *lifecycleConfig) apply(cfg *engine.Config) error {
 		}
 		cfg.Lifecycle.IdleTTL = d
 	}
-	_, err := c.sweepEvery()
-	return err
+	return nil // sweepEvery is mnemo serve's alone: checkServed
 }
 
 // checkQuota refuses a negative bound of lifecycle.quota, naming it: the

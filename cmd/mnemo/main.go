@@ -73,6 +73,10 @@ type Main struct {
 	// for a command without one.
 	sub   string
 	wmSet bool // the command is wm set, which may create the directory
+	// warnedServed is set once the command warned of a setting only mnemo
+	// serve uses (Main.checkServed): the configuration is read more than
+	// once by some (check, salvage).
+	warnedServed bool
 
 	switchEmbedder bool // reindex --vectors: the named embedder replaces the directory's
 

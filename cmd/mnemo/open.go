@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -116,7 +117,11 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 			return cfg, err
 		}
 	}
-	if err := mc.apply(&cfg, m.Getenv, withModel); err != nil {
+	err = mc.apply(&cfg, m.Getenv, withModel)
+	if err == nil {
+		err = m.checkServed(mc)
+	}
+	if err != nil {
 		if mc != nil && mc.stored {
 			return cfg, storedConfigError(t.dir, fmt.Errorf("%s: %w", mc.name(), err))
 		}
@@ -139,4 +144,23 @@ func (m *Main) embedder(ctx context.Context) (recall.Embedder, error) {
 		return nil, nil
 	}
 	return m.embedderNamed(ctx, m.Embedder)
+}
+
+// checkServed checks mc's settings that only mnemo serve uses
+// (memoryConfig.checkServed): for serve a refusal is the error; any other
+// command (check, salvage, threads, mcp…) warns once on stderr, naming
+// the field, and runs: c47c20b's refusal of a stored "requestTimeout":
+// "999ms", taken before, had made every command exit 1, the recovery
+// commands included.
+func (m *Main) checkServed(mc *memoryConfig) error {
+	err := mc.checkServed()
+	if err == nil || m.command == "serve" {
+		return err
+	}
+	if !m.warnedServed {
+		m.warnedServed = true
+		fmt.Fprintf(m.Stderr, "mnemo %s: warning: %s: %v; only mnemo serve uses it (and refuses to start until it is fixed)\n",
+			cmp.Or(m.sub, m.command), mc.name(), err)
+	}
+	return nil
 }

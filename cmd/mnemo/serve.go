@@ -86,7 +86,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if mc.Server != nil {
 		maxBody = mc.Server.MaxBodyBytes
 	}
-	requestTimeout, err := mc.Server.requestTimeout() // checked with the configuration (checkLimits)
+	requestTimeout, err := mc.Server.requestTimeout() // checked with the configuration (checkServed)
 	if err != nil {
 		return err
 	}

@@ -496,9 +496,10 @@ func (r *retentionConfig) retention() (journal.Retention, error) {
 	return out, nil
 }
 
-// checkLimits refuses a negative limit (limits.*, server.maxBodyBytes, server.requestTimeout (or one below 1s) and
-// lifecycle.quota.*), naming the field: 0 or none means the default (for a
-// quota: no bound), and a negative number was silently taken as it.
+// checkLimits refuses a negative limit (limits.* and lifecycle.quota.*),
+// naming the field: 0 or none means the default (for a quota: no bound),
+// and a negative number was silently taken as it. The settings only mnemo
+// serve uses are checkServed's.
 func (c *memoryConfig) checkLimits() error {
 	var fields []struct {
 		name string
@@ -518,16 +519,10 @@ func (c *memoryConfig) checkLimits() error {
 		add("limits.maxQueryBytes", int64(l.MaxQueryBytes))
 		add("limits.maxAnswerBytes", int64(l.MaxAnswerBytes))
 	}
-	if c.Server != nil {
-		add("server.maxBodyBytes", c.Server.MaxBodyBytes)
-	}
 	for _, f := range fields {
 		if f.v < 0 {
 			return fmt.Errorf("%s must be >= 0 (0: the default), got %d", f.name, f.v)
 		}
-	}
-	if _, err := c.Server.requestTimeout(); err != nil {
-		return err
 	}
 	if err := c.Limits.checkAnswer(); err != nil {
 		return err
@@ -578,4 +573,24 @@ func (o *observeConfig) check() error {
 		return fmt.Errorf("observe.scope must be %s or %s, got %q", engine.ObserveScopeThread, engine.ObserveScopeResource, o.Scope)
 	}
 	return nil
+}
+
+// checkServed refuses what only mnemo serve uses, naming the field: a
+// negative server.maxBodyBytes (0: the default), a server.requestTimeout
+// that is negative, no Go duration or below server.MinRequestTimeout, and
+// a lifecycle.sweepEvery that is negative or no Go duration. c may be
+// nil. Main.checkServed decides what a refusal does: serve's error, any
+// other command's warning.
+func (c *memoryConfig) checkServed() error {
+	if c == nil {
+		return nil
+	}
+	if c.Server != nil && c.Server.MaxBodyBytes < 0 {
+		return fmt.Errorf("server.maxBodyBytes must be >= 0 (0: the default), got %d", c.Server.MaxBodyBytes)
+	}
+	if _, err := c.Server.requestTimeout(); err != nil {
+		return err
+	}
+	_, err := c.Lifecycle.sweepEvery()
+	return err
 }
