@@ -242,9 +242,11 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 	}
 	if err != nil {
 		// Said once, for a person: without the Go package names the
-		// library's errors begin with, and never the DSN's password; the
-		// chain stays for errors.Is below.
-		err = &scrubbedError{err, withoutPackages(scrubDSN(err.Error(), m.DB))}
+		// library's errors begin with, nor the command's name again
+		// ("engine: salvage: …" read "mnemo salvage: salvage: …"), and
+		// never the DSN's password; the chain stays for errors.Is below.
+		text := withoutPackages(scrubDSN(err.Error(), m.DB))
+		err = &scrubbedError{err, strings.TrimPrefix(text, name+": ")}
 	}
 	switch {
 	case err == nil:
