@@ -33,6 +33,13 @@ const (
 	// stored embeddings, or a resource's shard snapshot changed in place
 	// while mapped: ResourceID names it).
 	EventRebuild EventReason = "rebuild"
+	// EventOutboxWait (Postgres): SyncIndexes, and so Check, waits for
+	// outbox rows another drainer claimed (Count rows), until that drainer
+	// finishes them or their lease ends (Until, at the latest; 2 minutes
+	// after the claim) and this one embeds them: a process killed while
+	// embedding leaves its claim to the lease. Published once per wait,
+	// when it begins.
+	EventOutboxWait EventReason = "outbox-wait"
 )
 
 // Event reports something the engine did on its own account that an operator
@@ -57,6 +64,10 @@ type Event struct {
 	// Path is a file or directory concerned (EventQuarantined: the
 	// quarantined directory).
 	Path string `json:"path,omitempty"`
+	// Until is when what the event waits for ends at the latest
+	// (EventOutboxWait: the last claimed row's lease, UTC); zero for the
+	// other events.
+	Until time.Time `json:"until,omitzero"`
 	// Detail is a human-readable explanation; not stable.
 	Detail string `json:"detail,omitempty"`
 }

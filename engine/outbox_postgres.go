@@ -175,18 +175,30 @@ const syncPollInterval = 20 * time.Millisecond
 // syncPostgres is SyncIndexes on Postgres: it drains what is due, then
 // waits while other drainers hold claimed rows (LeasedOutbox), draining
 // again as rows fall due (a lease that ended), until none is held or ctx
-// ends.
+// ends. When it begins to wait it publishes EventOutboxWait (the rows
+// held, their lease's end): a process killed while embedding leaves its
+// rows to the lease, 2 minutes, and mnemo check printed nothing for that
+// long.
 func (e *Engine) syncPostgres(ctx context.Context) error {
-	for {
+	for waiting := false; ; waiting = true {
 		if _, err := e.drainOutbox(ctx, nil); err != nil {
 			return err
 		}
-		n, err := e.ms.LeasedOutbox(ctx, time.Now())
+		now := time.Now()
+		n, err := e.ms.LeasedOutbox(ctx, now)
 		if err != nil {
 			return fmt.Errorf("engine: %w", err)
 		}
 		if n == 0 {
 			return nil
+		}
+		if !waiting {
+			until, err := e.ms.OutboxLeaseEnd(ctx, now)
+			if err != nil {
+				return fmt.Errorf("engine: %w", err)
+			}
+			e.publish(Event{Reason: EventOutboxWait, Count: int(n), Until: until,
+				Detail: fmt.Sprintf("waiting for %d outbox rows another drainer claimed, until it finishes them or their lease ends (%s at the latest)", n, until.Format(time.RFC3339))})
 		}
 		select {
 		case <-ctx.Done():

@@ -110,13 +110,16 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	} else if err != nil {
 		return nil, err
 	}
-	events := make(chan engine.Event, 64)
-	e, err := c.openObserved(ctx, c.target(), events)
+	raw := make(chan engine.Event, 64)
+	events, stopWatch := c.watchOutboxWait(raw)
+	defer stopWatch()
+	e, err := c.openObserved(ctx, c.target(), raw)
 	if err != nil {
 		return nil, err
 	}
 	defer e.CloseContext(ctx)
 	err = e.CheckWith(ctx, engine.CheckOptions{Full: full, Prechecked: prechecked})
+	stopWatch()
 	if err != nil && !errors.As(err, &ce) {
 		return nil, err
 	}

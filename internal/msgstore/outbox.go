@@ -257,6 +257,18 @@ func (s *Store) LeasedOutbox(ctx context.Context, now time.Time) (int64, error) 
 	return n, err
 }
 
+// OutboxLeaseEnd returns when the last lease held at now ends (the
+// largest not_before of the rows LeasedOutbox counts), the zero time when
+// none is held.
+func (s *Store) OutboxLeaseEnd(ctx context.Context, now time.Time) (time.Time, error) {
+	var ms int64
+	err := s.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(not_before), 0) FROM outbox WHERE attempts = 0 AND not_before > ?`, now.UnixMilli()).Scan(&ms)
+	if err != nil || ms == 0 {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(ms).UTC(), nil
+}
+
 // IndexBacklog returns how many messages are stored and how many index
 // rows (OpIndex) are queued.
 func (s *Store) IndexBacklog(ctx context.Context) (stored, pending int64, err error) {

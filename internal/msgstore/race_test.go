@@ -222,6 +222,12 @@ func testClaimOutbox(t *testing.T, b backend) {
 	if leased, err := stores[0].LeasedOutbox(ctx, until); err != nil || leased != 0 {
 		t.Fatalf("LeasedOutbox when the lease ends = %d, %v; want 0", leased, err)
 	}
+	if end, err := stores[1].OutboxLeaseEnd(ctx, now); err != nil || !end.Equal(time.UnixMilli(until.UnixMilli())) {
+		t.Fatalf("OutboxLeaseEnd = %v, %v; want %v", end, err, until)
+	}
+	if end, err := stores[1].OutboxLeaseEnd(ctx, until); err != nil || !end.IsZero() {
+		t.Fatalf("OutboxLeaseEnd when the lease ends = %v, %v; want the zero time", end, err)
+	}
 	if err := stores[0].DeferOutbox(ctx, []msgstore.Deferral{{ID: all[0], Op: msgstore.OpIndex, NotBefore: until}}); err != nil {
 		t.Fatal(err)
 	}
