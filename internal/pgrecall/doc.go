@@ -26,19 +26,19 @@
 //     and ref_to, recall.RelativeDate, overlapping it: tf 1 or 2, as
 //     recall.DatePeriod.TF) or carry an asked type (lexical_docs.atypes, tagged by
 //     recall.AnswerBits when written; a partial index per type), ranked by their own
-//     BM25 in SQL, the top pool + excluded of them (under a filter past
-//     2,048 allowed, the ranked matches among the allowed messages and
-//     the turns around them up to the pool-th allowed, in one statement,
-//     allowedMatchesSQL; widened ×4 while Filter.Match allows fewer than
-//     pool) and the turns they lift by the turn-context rule, each
+//     BM25 in SQL, the top pool + excluded of them (under a filter, among
+//     the messages it allows and the turns around them, read once a
+//     search; past 2,048 allowed, up to the pool-th allowed in one
+//     statement, allowedMatchesSQL; widened ×4 while Filter.Match allows
+//     fewer than pool) and the turns they lift by the turn-context rule, each
 //     scored exactly with internal/bm25: the same candidates and scores as
 //     recall's exact in-memory enumeration.
 //  3. Vector channel: the nearest vectors of the resource
 //     (pgstore.Nearest: the embedder's HNSW index under an iterative scan,
 //     exact on small tables), of the thread or, under a filter, of the
-//     messages it allows and the turns around them (exact scans; past
-//     2,048 allowed, one statement filtering before its LIMIT,
-//     allowedRankSQL), re-ranked by recall's cosine, widened ×4 while a
+//     messages it allows and the turns around them (an exact scan of
+//     their vectors by key, filtering before its LIMIT,
+//     universeRankSQL), re-ranked by recall's cosine, widened ×4 while a
 //     filter or exclusion leaves fewer than the candidate pool, then
 //     recall's context rule.
 //  4. recall.Finish ranks the candidates over the search's view of the

@@ -1,8 +1,6 @@
 package pgrecall
 
 import (
-	"github.com/pgvector/pgvector-go"
-
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -15,8 +13,8 @@ func CondSQLForTest(f *recall.Filter) (string, []any, bool) {
 }
 
 // SetDirectLimitForTest sets directLimit until t ends: small limits make
-// filtered searches rank the filter's rows in SQL instead of reading the
-// allowed messages' ids first.
+// filtered lexical searches count the allowed messages in their ranking
+// statement (allowedMatchesSQL) instead of widening.
 func SetDirectLimitForTest(t interface{ Cleanup(func()) }, n int) {
 	old := directLimit
 	directLimit = n
@@ -27,11 +25,10 @@ func SetDirectLimitForTest(t interface{ Cleanup(func()) }, n int) {
 // $2 embedder, $3 excluded ids).
 const StatusSQL = statusSQL
 
-// AllowedRankSQLForTest is the statement ranking the vectors of embedder
-// among the messages of resource that f allows and the turns around them
-// (allowedRankSQL), with its parameters.
-func AllowedRankSQLForTest(f *recall.Filter, resource, embedder string, qv []float32, n int) (string, []any) {
-	b := &sqlArgs{args: []any{resource, "", []string{}}}
-	cond, _ := condSQL(b, f.Tree())
-	return allowedRankSQL(b, cond, embedder, pgvector.NewVector(qv), n), b.args
-}
+// UniverseRankSQL is the statement ranking the vectors of embedder $2
+// of the messages $1 nearest $3, the $4 nearest first.
+const UniverseRankSQL = universeRankSQL
+
+// DirectSQL is the statement reading the messages a filter allows with
+// the turns around them, but its condition.
+const DirectSQL = directSQL

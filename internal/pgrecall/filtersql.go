@@ -6,23 +6,21 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/pgvector/pgvector-go"
 
 	"github.com/mnemo-go/mnemo/recall"
 )
 
 // A filtered search first reads the messages the filter allows, in SQL,
-// when there are at most directLimit of them: the channels then search
-// only those and the turns around them (which lift them by the context
-// rule), as recall's directIDs and pre-filtered vector ranking do, instead
-// of widening their candidate pools until enough allowed ones come up.
-// Filter.Match stays the judge of every candidate: the SQL condition may
-// allow more than the filter (a comparison it cannot express is TRUE),
-// never less.
+// once (restrict): the channels then search only those and the turns
+// around them (which lift them by the context rule), as recall's
+// directIDs and pre-filtered vector ranking do, instead of widening their
+// candidate pools until enough allowed ones come up. Filter.Match stays
+// the judge of every candidate: the SQL condition may allow more than the
+// filter (a comparison it cannot express is TRUE), never less.
 
-// directLimit is the most allowed messages a search restricts its channels
-// to by their ids (recall's directIDLimit); past it the channels rank the
-// filter's rows in SQL (allowedRankSQL, allowedMatchesSQL).
+// directLimit is the most allowed messages the lexical channel ranks the
+// matches of by widening; past it the channel counts the allowed ones
+// in its ranking statement (allowedMatchesSQL).
 var directLimit = 2048
 
 // condSQL returns the SQL condition on messages m of filter node n and
@@ -129,10 +127,12 @@ const directSQL = `SELECT m.id,
 FROM messages m WHERE m.resource_id = $1 AND ($2 = '' OR m.thread_id = $2) AND NOT (m.id = ANY($3)) AND `
 
 // restrict sets v.universe to the messages the filter allows and the
-// turns around them, when at most directLimit are allowed; when more are,
-// it sets v.allowedCond, for both channels to rank the same set in SQL
-// (allowedRankSQL, allowedMatchesSQL). Without a filter it leaves the channels
-// unrestricted.
+// turns around them, read once for the search (directSQL); past
+// directLimit allowed messages it also sets v.allowedOK, which of them
+// the filter's SQL condition allows (the lexical channel's statement
+// counts those, allowedMatchesSQL). Both channels then rank that set,
+// the vector one by the embeddings' primary key (rankVectors). Without a
+// filter it leaves the channels unrestricted.
 func (s *Searcher) restrict(ctx context.Context, v *view) error {
 	if v.p.Filter == nil {
 		return nil
@@ -143,49 +143,40 @@ func (s *Searcher) restrict(ctx context.Context, v *view) error {
 	}
 	b := &sqlArgs{args: []any{v.q.ResourceID, v.p.Thread, excl}}
 	cond, _ := condSQL(b, v.p.Filter.Tree())
-	rows, err := s.pool.Query(ctx, directSQL+cond+" LIMIT "+b.add(directLimit+1), b.args...)
+	rows, err := s.pool.Query(ctx, directSQL+cond, b.args...)
 	if err != nil {
 		return fmt.Errorf("pgrecall: allowed messages of %s: %w", v.q.ResourceID, err)
 	}
 	var id, prev, next string
-	seen := map[string]bool{}
-	var u []string
+	at := map[string]int{} // index in u
+	u, ok := []string{}, []bool{}
+	add := func(x string, allowed bool) {
+		if x == "" {
+			return
+		}
+		i, seen := at[x]
+		if !seen {
+			i, at[x] = len(u), len(u)
+			u, ok = append(u, x), append(ok, false)
+		}
+		ok[i] = ok[i] || allowed
+	}
 	allowed := 0
 	_, err = pgx.ForEachRow(rows, []any{&id, &prev, &next}, func() error {
 		allowed++
-		for _, x := range []string{id, prev, next} {
-			if x != "" && !seen[x] {
-				seen[x] = true
-				u = append(u, x)
-			}
-		}
+		add(id, true)
+		add(prev, false)
+		add(next, false)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("pgrecall: allowed messages of %s: %w", v.q.ResourceID, err)
 	}
-	if allowed <= directLimit {
-		v.universe = append([]string{}, u...)
-	} else {
-		v.allowedCond, v.allowedArgs = cond, b.args[:len(b.args)-1] // not the LIMIT
+	v.universe = u
+	if allowed > directLimit {
+		v.allowedOK = ok
 	}
 	return nil
-}
-
-// allowedRankSQL returns the statement ranking the n vectors of embedder
-// nearest qv among the messages a filter allows and the turns around
-// them (directSQL's rows: b holds $1-$3 and cond's parameters; it adds
-// the embedder, qv and n), nearest first, exactly: the
-// allowed set is materialized first and the ordering is on the stored
-// column, which no HNSW index serves (they index an expression, under a
-// partial predicate), so the filter applies before the LIMIT and no
-// approximate scan can return fewer rows than exist (issue 14).
-func allowedRankSQL(b *sqlArgs, cond, embedder string, qv pgvector.Vector, n int) string {
-	return `WITH a(id, prev, next) AS MATERIALIZED (` + directSQL + cond + `),
-u AS (SELECT id FROM a UNION SELECT prev FROM a UNION SELECT next FROM a)
-SELECT e.message_id FROM embeddings e JOIN u ON u.id = e.message_id
-WHERE e.embedder = ` + b.add(embedder) + ` AND e.resource_id = $1
-ORDER BY e.vector <=> ` + b.add(qv) + ` LIMIT ` + b.add(n)
 }
 
 // typed returns vs as a []T (the parser checked their types).

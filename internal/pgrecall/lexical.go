@@ -261,7 +261,7 @@ func (s *Searcher) lexicalChannel(ctx context.Context, v *view) ([]recall.Scored
 		return nil, nil
 	}
 	n := pool + len(v.q.Exclude)
-	if v.allowedCond != "" {
+	if v.allowedOK != nil {
 		n = pool // counts allowed rows, never an excluded one
 	}
 	for {
@@ -327,21 +327,18 @@ func (v *view) poolSize() int { return max(v.s.tuning.CandidatePool, v.p.Options
 // carry an answer type the query asks for (its partial index), by
 // their own BM25 score computed in SQL (the compound bonus counted for the
 // messages holding all of a compound's parts), best first, and whether
-// they are all of them. Past directLimit (v.allowedCond) n counts the
+// they are all of them. Past directLimit (v.allowedOK) n counts the
 // rows the filter's SQL condition allows instead (allowedMatchesSQL).
 func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string, bool, error) {
-	allowed := v.allowedCond != ""
+	allowed := v.allowedOK != nil
 	b := &sqlArgs{args: []any{v.q.ResourceID}}
-	if allowed {
-		b.args = append([]any{}, v.allowedArgs...) // $1 is the resource
-	}
 	inner, score := v.matchesSQL(b, allowed)
 	if inner == "" {
 		return nil, true, nil
 	}
 	var sql string
 	if allowed {
-		sql = allowedMatchesSQL(b, v.allowedCond, inner, score, n)
+		sql = allowedMatchesSQL(b, v.universe, v.allowedOK, inner, score, n)
 	} else {
 		sql = `SELECT x.message_id, true FROM (` + inner + `) x ORDER BY ` + score + ` DESC, x.message_id LIMIT ` + b.add(n)
 	}
@@ -367,16 +364,14 @@ func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string,
 }
 
 // allowedMatchesSQL returns the statement ranking the matches (inner, its
-// rows x with x.ok, ranked by score) among the messages a filter allows
-// and the turns around them (directSQL's rows: b holds $1-$3 and cond's
-// parameters), best first, up to the n-th allowed one: exact in one
-// statement, the filter applied before the cut (issue 14), however many
-// it allows. A turn around an allowed message is ranked (it lifts that
-// message by the context rule) but not counted.
-func allowedMatchesSQL(b *sqlArgs, cond, inner, score string, n int) string {
-	return `WITH a(id, prev, next) AS MATERIALIZED (` + directSQL + cond + `),
-u(id, ok) AS (SELECT id, bool_or(ok) FROM (SELECT id, true FROM a UNION ALL SELECT prev, false FROM a UNION ALL SELECT next, false FROM a) t(id, ok)
-	WHERE id <> '' GROUP BY id),
+// rows x with x.ok, ranked by score) among the messages ids (restrict's
+// universe: those a filter allows, ok, and the turns around them, not ok),
+// best first, up to the n-th allowed one: exact in one statement, the
+// filter applied before the cut (issue 14), however many it allows. A
+// turn around an allowed message is ranked (it lifts that message by the
+// context rule) but not counted.
+func allowedMatchesSQL(b *sqlArgs, ids []string, ok []bool, inner, score string, n int) string {
+	return `WITH u(id, ok) AS MATERIALIZED (SELECT * FROM unnest(` + b.add(ids) + `::text[], ` + b.add(ok) + `::bool[])),
 r AS (SELECT x.message_id, x.ok, ` + score + ` AS sc FROM (` + inner + `) x),
 k AS (SELECT r.*, count(*) FILTER (WHERE r.ok) OVER (ORDER BY r.sc DESC, r.message_id) AS k FROM r)
 SELECT message_id, ok FROM k WHERE k - ok::int < ` + b.add(n) + ` ORDER BY sc DESC, message_id`
@@ -429,14 +424,17 @@ func (v *view) matchesSQL(b *sqlArgs, allowed bool) (string, string) {
 	}
 	from := ` FROM lexical_docs d`
 	if allowed {
-		cols, from = append(cols, ", u.ok"), ` FROM lexical_docs d JOIN u ON u.id = d.message_id`
+		// Each allowed message's entry by its key (OFFSET 0 keeps it a
+		// subquery per id: as a join the planner hashed all the
+		// resource's matches, 57,133 for 13,015 allowed, BENCHMARKS.md).
+		cols, from = append(cols, ", u.ok"), ` FROM u, LATERAL (SELECT * FROM lexical_docs d WHERE d.message_id = u.id OFFSET 0) d`
 	}
 	inner := `SELECT d.message_id, cardinality(d.terms)::float8 AS len` + strings.Join(cols, "") +
 		from + ` WHERE d.resource_id = $1 AND (` + strings.Join(or, " OR ") + `)`
 	if v.p.Thread != "" {
 		inner += ` AND d.message_id IN (SELECT id FROM messages WHERE thread_id = ` + b.add(v.p.Thread) + `)`
 	}
-	if v.universe != nil {
+	if v.universe != nil && !allowed {
 		inner += ` AND d.message_id = ANY(` + b.add(v.universe) + `)`
 	}
 	return inner, strings.Join(terms, " + ")

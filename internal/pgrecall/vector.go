@@ -118,28 +118,38 @@ func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored,
 	}
 }
 
+// universeRankSQL ranks the vectors of embedder $2 of the messages $1 (a
+// filter's, restrict's universe: the resource's, without repeats)
+// nearest $3, the $4 nearest first, exactly: each read by the primary key
+// (message_id, embedder), the ordering on the stored column, which no
+// HNSW index serves (they index an expression, under a partial
+// predicate), so the filter applies before the LIMIT and no approximate
+// scan can return fewer rows than exist (issue 14).
+//
+// (OFFSET 0 keeps the lookup a subquery per id, which only the primary
+// key serves: as a join, or with message_id = ANY($1), the planner read
+// every vector of the embedder through embeddings_by_resource, or all
+// 100,000 of a resource in a sequential scan, BENCHMARKS.md.)
+const universeRankSQL = `SELECT u.id FROM unnest($1::text[]) u(id),
+	LATERAL (SELECT e.vector FROM embeddings e WHERE e.message_id = u.id AND e.embedder = $2 OFFSET 0) e
+ORDER BY e.vector <=> $3 LIMIT $4`
+
 // rankVectors returns the n vectors of the scope nearest the query, best
 // first by recall's exact cosine (ties by id): an exact scan of the
-// messages a filter allows and the turns around them (v.universe, or
-// v.allowedCond past directLimit), pgstore.Nearest over the embedder's
+// messages a filter allows and the turns around them (v.universe,
+// universeRankSQL), pgstore.Nearest over the embedder's
 // HNSW index for the resource, an exact scan of the thread's vectors for
 // scope thread. The ranked messages are fetched.
 func (s *Searcher) rankVectors(ctx context.Context, v *view, n int) ([]recall.Scored, error) {
 	var ids []string
 	if v.universe != nil {
 		// The filter's messages and the turns around them, scanned exactly.
-		rows, err := s.pool.Query(ctx, `SELECT message_id FROM embeddings WHERE embedder = $1 AND resource_id = $2 AND message_id = ANY($3)
-ORDER BY vector <=> $4 LIMIT $5`, s.emb.ID(), v.q.ResourceID, v.universe, pgvector.NewVector(v.qv), n)
+		rows, err := s.pool.Query(ctx, universeRankSQL, v.universe, s.emb.ID(), pgvector.NewVector(v.qv), n)
 		if err != nil {
 			return nil, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
 		}
 		if ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 			return nil, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
-		}
-	} else if v.allowedCond != "" {
-		var err error
-		if ids, err = s.rankAllowed(ctx, v, n); err != nil {
-			return nil, err
 		}
 	} else if v.p.Thread == "" {
 		e, err := s.registered(ctx)
@@ -176,22 +186,6 @@ WHERE e.embedder = $1 AND e.resource_id = $2 AND m.thread_id = $3 ORDER BY e.vec
 	}
 	sortScored(out)
 	return out, nil
-}
-
-// rankAllowed returns the ids of the n vectors nearest the query among
-// the messages the filter allows and the turns around them, in one exact
-// scan (allowedRankSQL), nearest first.
-func (s *Searcher) rankAllowed(ctx context.Context, v *view, n int) ([]string, error) {
-	b := &sqlArgs{args: append([]any{}, v.allowedArgs...)}
-	rows, err := s.pool.Query(ctx, allowedRankSQL(b, v.allowedCond, s.emb.ID(), pgvector.NewVector(v.qv), n), b.args...)
-	if err != nil {
-		return nil, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
-	}
-	return ids, nil
 }
 
 // contextScores is recall's contextScores: a listed turn whose previous

@@ -30,11 +30,10 @@ type view struct {
 	// universe, when not nil, holds every message the channels may rank:
 	// those the filter allows and the turns around them (restrict).
 	universe []string
-	// allowedCond, when the filter allows more than directLimit messages,
-	// is its condition on messages m, with allowedArgs its parameters and
-	// directSQL's (restrict; allowedRankSQL, allowedMatchesSQL).
-	allowedCond string
-	allowedArgs []any
+	// allowedOK, when the filter allows more than directLimit messages,
+	// says which of universe its SQL condition allows (true) and which
+	// are only turns around those (restrict; allowedMatchesSQL).
+	allowedOK []bool
 }
 
 // vdoc is one fetched message.
