@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/invopop/jsonschema"
@@ -39,6 +40,9 @@ func buildOpenAPI(rts []*route, version string) ([]byte, error) {
 	ref := func(v any) (map[string]any, error) {
 		s := r.Reflect(v)
 		for name, d := range s.Definitions {
+			if name == schemaName(reflect.TypeOf(recall.Options{})) {
+				boundRecall(d)
+			}
 			schemas[name] = d
 		}
 		if s.Ref == "" {
@@ -107,7 +111,7 @@ func mapType(t reflect.Type) *jsonschema.Schema {
 		return &jsonschema.Schema{
 			Description: "neighbours of each hit by seq: a number (both sides) or {before, after}",
 			OneOf: []*jsonschema.Schema{
-				{Type: "integer", Minimum: "0"},
+				{Type: "integer", Minimum: "0", Maximum: maxRange},
 				{Type: "object", Properties: rangeProps(), AdditionalProperties: jsonschema.FalseSchema},
 			},
 		}
@@ -117,9 +121,26 @@ func mapType(t reflect.Type) *jsonschema.Schema {
 
 func rangeProps() *orderedmap.OrderedMap[string, *jsonschema.Schema] {
 	props := jsonschema.NewProperties()
-	props.Set("before", &jsonschema.Schema{Type: "integer", Minimum: "0"})
-	props.Set("after", &jsonschema.Schema{Type: "integer", Minimum: "0"})
+	props.Set("before", &jsonschema.Schema{Type: "integer", Minimum: "0", Maximum: maxRange})
+	props.Set("after", &jsonschema.Schema{Type: "integer", Minimum: "0", Maximum: maxRange})
 	return props
+}
+
+// maxRange is recall.MaxMessageRange as a schema bound.
+var maxRange = json.Number(strconv.Itoa(recall.MaxMessageRange))
+
+// boundRecall gives recall.Options' schema d the bounds recall's Validate
+// holds topK ([0, recall.MaxTopK]) and threshold ([-1, 1]) to, which the
+// server answers 400 outside of; messageRange's are rangeProps' and
+// mapType's. The bounds come from recall's constants, not tags, so the
+// document cannot drift from them.
+func boundRecall(d *jsonschema.Schema) {
+	if p, ok := d.Properties.Get("topK"); ok {
+		p.Minimum, p.Maximum = "0", json.Number(strconv.Itoa(recall.MaxTopK))
+	}
+	if p, ok := d.Properties.Get("threshold"); ok {
+		p.Minimum, p.Maximum = "-1", "1"
+	}
 }
 
 func operation(rt *route, ref func(any) (map[string]any, error), problem map[string]any) (map[string]any, error) {

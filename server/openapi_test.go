@@ -7,10 +7,12 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -166,5 +168,63 @@ func TestOpenAPIRequired(t *testing.T) {
 	var got bytes.Buffer
 	if err := json.Compact(&got, doc.Components.Schemas["engine.ToolCall"].Properties["arguments"]); err != nil || got.String() != args {
 		t.Errorf("engine.ToolCall arguments %s (%v), want %s", got.String(), err, args)
+	}
+}
+
+// TestOpenAPIRecallBounds: the document gives recall's bounds, which the
+// server answers 400 outside of: topK within [0, recall.MaxTopK],
+// threshold within [-1, 1], messageRange (a number, or before and after)
+// at most recall.MaxMessageRange. Before, only the minimum 0 of
+// messageRange was given.
+func TestOpenAPIRecallBounds(t *testing.T) {
+	h := newHarness(t, false, server.Config{})
+	type bounds struct {
+		Minimum *float64 `json:"minimum"`
+		Maximum *float64 `json:"maximum"`
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	var options struct {
+		Properties struct {
+			TopK         bounds `json:"topK"`
+			Threshold    bounds `json:"threshold"`
+			MessageRange struct {
+				OneOf []struct {
+					bounds
+					Properties map[string]bounds `json:"properties"`
+				} `json:"oneOf"`
+			} `json:"messageRange"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(h.doc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(doc.Components.Schemas["recall.Options"], &options); err != nil {
+		t.Fatal(err)
+	}
+	o := options.Properties
+	show := func(p *float64) string {
+		if p == nil {
+			return "none"
+		}
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	}
+	is := func(what string, b bounds, lo, hi float64) {
+		t.Helper()
+		if b.Minimum == nil || b.Maximum == nil || *b.Minimum != lo || *b.Maximum != hi {
+			t.Errorf("%s: bounds %s..%s, want [%g, %g]", what, show(b.Minimum), show(b.Maximum), lo, hi)
+		}
+	}
+	is("topK", o.TopK, 0, recall.MaxTopK)
+	is("threshold", o.Threshold, -1, 1)
+	if len(o.MessageRange.OneOf) != 2 {
+		t.Fatalf("messageRange: %d alternatives, want 2", len(o.MessageRange.OneOf))
+	}
+	is("messageRange (a number)", o.MessageRange.OneOf[0].bounds, 0, recall.MaxMessageRange)
+	for _, side := range []string{"before", "after"} {
+		is("messageRange."+side, o.MessageRange.OneOf[1].Properties[side], 0, recall.MaxMessageRange)
 	}
 }
