@@ -55,6 +55,11 @@ type AppendResult struct {
 	// back within Config.Lifecycle.Quota after this append (never this
 	// one), least recently active first.
 	Evicted []string
+	// EvictedResources holds the resource of each Evicted thread, in the
+	// same order: a store-wide bound (Quota.StoreBytes, StoreMessages)
+	// evicts other resources' threads too, which a caller serving several
+	// tenants must not show to this one.
+	EvictedResources []string
 }
 
 // Append validates, redacts and stores req.Messages at the end of the thread
@@ -143,7 +148,7 @@ func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks append
 	if res.Stored > 0 {
 		e.kickOutbox()
 		e.afterAppend(req.ThreadID)
-		res.Evicted = e.enforceQuota(ctx, sw, req.ThreadID, res.ResourceID)
+		res.Evicted, res.EvictedResources = e.enforceQuota(ctx, sw, req.ThreadID, res.ResourceID)
 	}
 	return res, nil
 }

@@ -90,21 +90,20 @@ const maxEvictions = 1000
 // enforceQuota evicts the least recently active threads other than
 // current until resource and the store are within their bounds, as part of
 // sw (the caller's finish purges them all at once), and returns the
-// threads evicted. It runs after an Append committed, so a failure is
+// threads evicted and the resource of each. It runs after an Append committed, so a failure is
 // logged, not returned: the next append tries again.
-func (e *Engine) enforceQuota(ctx context.Context, sw *sweep, current, resource string) []string {
+func (e *Engine) enforceQuota(ctx context.Context, sw *sweep, current, resource string) (evicted, resources []string) {
 	q := e.cfg.Lifecycle.Quota
 	if q.Refuse || (!q.resourceBound() && !q.storeBound()) {
-		return nil
+		return nil, nil
 	}
-	var evicted []string
 	resourceDone := !q.resourceBound() // nothing (left) to evict for it
 	for len(evicted) < maxEvictions {
 		scope, reason := e.pressure(ctx, resource, resourceDone)
 		if reason == "" {
-			return evicted
+			return evicted, resources
 		}
-		id, err := e.evictOne(ctx, sw, current, scope, reason)
+		id, owner, err := e.evictOne(ctx, sw, current, scope, reason)
 		switch {
 		case errors.Is(err, errNoCandidate) && scope != "":
 			resourceDone = true
@@ -112,12 +111,12 @@ func (e *Engine) enforceQuota(ctx context.Context, sw *sweep, current, resource 
 			if !errors.Is(err, errNoCandidate) {
 				e.log.Warn("quota: eviction failed", "reason", reason, "err", err)
 			}
-			return evicted
+			return evicted, resources
 		case id != "":
-			evicted = append(evicted, id)
+			evicted, resources = append(evicted, id), append(resources, owner)
 		}
 	}
-	return evicted
+	return evicted, resources
 }
 
 // pressure says which bound to evict for next: the resource's (scope
@@ -152,18 +151,19 @@ func (e *Engine) pressure(ctx context.Context, resource string, skipResource boo
 var errNoCandidate = errors.New("engine: quota: no thread to evict")
 
 // evictOne erases, as part of sw, the least recently active thread of
-// resource (of the store when empty) other than current. It returns ""
+// resource (of the store when empty) other than current, and returns it
+// and its resource. It returns ""
 // without error when the chosen thread became active in between (the
 // caller picks again).
-func (e *Engine) evictOne(ctx context.Context, sw *sweep, current, resource string, reason EventReason) (string, error) {
+func (e *Engine) evictOne(ctx context.Context, sw *sweep, current, resource string, reason EventReason) (id, owner string, err error) {
 	a, err := e.ms.LeastActive(ctx, resource, current)
 	if errors.Is(err, msgstore.ErrNotFound) {
-		return "", errNoCandidate
+		return "", "", errNoCandidate
 	}
 	if err != nil {
-		return "", fmt.Errorf("engine: quota: %w", err)
+		return "", "", fmt.Errorf("engine: quota: %w", err)
 	}
-	id := a.ThreadID
+	id = a.ThreadID
 	guard := func(ctx context.Context, tx *store.Tx) error {
 		now, err := e.ms.LastActive(ctx, tx, id)
 		if errors.Is(err, msgstore.ErrNotFound) || (err == nil && now != a.LastActiveMS) {
@@ -174,9 +174,9 @@ func (e *Engine) evictOne(ctx context.Context, sw *sweep, current, resource stri
 	_, err = sw.erase(ctx, eraseThread, []string{id}, eraseOpts{guard: guard, reason: reason, resource: a.ResourceID})
 	switch {
 	case errors.Is(err, errNotDue):
-		return "", nil
+		return "", "", nil
 	case err != nil:
-		return "", err
+		return "", "", err
 	}
-	return id, nil
+	return id, a.ResourceID, nil
 }

@@ -99,6 +99,9 @@ func TestQuotaStoreEvictionOrder(t *testing.T) {
 		if !slices.Equal(res.Evicted, []string{"t2"}) {
 			t.Fatalf("evicted %v, want [t2] (alice before bob and carol, t2 before t9)", res.Evicted)
 		}
+		if !slices.Equal(res.EvictedResources, []string{"alice"}) { // dave's append, alice's thread
+			t.Fatalf("evicted resources %v, want [alice]", res.EvictedResources)
+		}
 		res = say(t, e, "dave", "d2", "d")
 		if !slices.Equal(res.Evicted, []string{"t9"}) {
 			t.Fatalf("evicted %v, want [t9]", res.Evicted)

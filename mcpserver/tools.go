@@ -129,7 +129,7 @@ func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in Append
 	if err != nil {
 		return nil, AppendOutput{}, h.fail(err)
 	}
-	return nil, AppendOutput{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs, Stored: res.Stored, Created: res.Created}, nil
+	return nil, AppendOutput{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs, Stored: res.Stored, Created: res.Created, Evicted: res.Evicted}, nil
 }
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {

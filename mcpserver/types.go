@@ -41,6 +41,10 @@ type AppendOutput struct {
 	Stored int `json:"stored" jsonschema:"turns written now (the rest were already stored)"`
 	// Created (created) is true when this call started the thread.
 	Created bool `json:"created,omitempty" jsonschema:"the thread was started by this call"`
+	// Evicted (evicted) names the threads of the principal's resources
+	// that the store's quota erased after this append (server.AppendResult.Evicted:
+	// another tenant's are never named).
+	Evicted []string `json:"evicted,omitempty" jsonschema:"threads of your resources the store's quota erased after this append (least recently active first)"`
 }
 
 // MaxSearchTopK bounds memory_search's topK (its description says so): each

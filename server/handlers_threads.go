@@ -213,7 +213,20 @@ func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*App
 		return nil, err
 	}
 	return &AppendResult{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs,
-		Stored: res.Stored, Duplicates: res.Duplicates, Created: res.Created}, nil
+		Stored: res.Stored, Duplicates: res.Duplicates, Created: res.Created, Evicted: t.visibleEvictions(res)}, nil
+}
+
+// visibleEvictions is res.Evicted without the threads of resources the
+// principal may not touch (AppendResult.Evicted says why); nil when none
+// is left.
+func (t Tenant) visibleEvictions(res *engine.AppendResult) []string {
+	var ids []string
+	for i, id := range res.Evicted {
+		if i < len(res.EvictedResources) && t.Principal.Allows(res.EvictedResources[i]) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 func nonNil[T any](s []T) []T {

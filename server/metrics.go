@@ -58,3 +58,16 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p *Princip
 	}
 	metrics.WriteProcessMetrics(w)
 }
+
+// CountEvent counts an event the engine published (engine.Config.Events;
+// mnemo serve drains them) in /metrics: mnemo_engine_events_total by
+// reason, and, for an erasure (reasons erased, expired,
+// evicted-resource-quota, evicted-store-quota, operator), the messages it
+// erased in mnemo_erased_messages_total by reason. Safe for concurrent use.
+func (s *Server) CountEvent(ev engine.Event) {
+	s.metrics.set.GetOrCreateCounter(fmt.Sprintf(`mnemo_engine_events_total{reason=%q}`, ev.Reason)).Inc()
+	switch ev.Reason {
+	case engine.EventErased, engine.EventExpired, engine.EventEvictedResourceQuota, engine.EventEvictedStoreQuota, engine.EventOperator:
+		s.metrics.set.GetOrCreateCounter(fmt.Sprintf(`mnemo_erased_messages_total{reason=%q}`, ev.Reason)).Add(ev.Count)
+	}
+}

@@ -431,4 +431,13 @@ type AppendResult struct {
 	Duplicates int `json:"duplicates"`
 	// Created (created) is true when this call created the thread.
 	Created bool `json:"created" jsonschema:"description=the thread was created by this call"`
+	// Evicted (evicted) names the threads the store's quota (retention's
+	// quota) erased after this append to bring a resource or the store
+	// back within its bounds, least recently active first; absent when
+	// none was. Only threads of the token's resources are named: a
+	// store-wide bound may evict another tenant's thread, and the answer
+	// says nothing of it, not even a count (which would tell one tenant of
+	// another's data); mnemo serve logs every eviction and counts it in
+	// /metrics for the operator.
+	Evicted []string `json:"evicted,omitempty" jsonschema:"description=the threads of the token's resources that the quota erased after this append (least recently active first); absent when none. Another tenant's evicted threads are never named"`
 }

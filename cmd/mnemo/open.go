@@ -58,8 +58,9 @@ func (m *Main) openAt(ctx context.Context, dir string) (*engine.Engine, error) {
 // the stored configuration built (mnemo.json's observe section: endpoint,
 // model, apiKeyEnv), so its background and syncOnLoad apply: mnemo mcp is a
 // service, as mnemo serve is, and observes as serve's /mcp does. The
-// one-shot commands stay render-only. The engine's warnings go to log.
-func (m *Main) openService(ctx context.Context, log *slog.Logger) (*engine.Engine, error) {
+// one-shot commands stay render-only. The engine's warnings go to log,
+// its events to events (nil: none).
+func (m *Main) openService(ctx context.Context, log *slog.Logger, events chan engine.Event) (*engine.Engine, error) {
 	t := m.target()
 	if t.dir != "" {
 		if err := checkNotServed(t.dir); err != nil {
@@ -70,7 +71,7 @@ func (m *Main) openService(ctx context.Context, log *slog.Logger) (*engine.Engin
 	if err != nil {
 		return nil, err
 	}
-	cfg.Logger = log
+	cfg.Logger, cfg.Events = log, events
 	return m.openEngine(ctx, cfg)
 }
 

@@ -75,6 +75,12 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	// lines; the engine's went nowhere before (Config.Logger nil).
 	log := slog.New(slog.NewJSONHandler(c.Stderr, nil))
 	cfg.Logger = log
+	// Each erasure the engine does on its own account (expiry, a quota's
+	// eviction), quarantine and rebuild is logged (eventlog.go) and counted
+	// in /metrics; they were silent before.
+	events := startEventLog(log)
+	defer events.Stop()
+	cfg.Events = events.ch
 	e, err := c.openServed(ctx, cfg, mc, *configFile)
 	if err != nil {
 		release(true) // the engine did not open: no serve.lock (nor a directory) left behind
@@ -117,6 +123,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	events.alsoTo(srv.CountEvent)
 	fmt.Fprintf(c.Stderr, "mnemo serve: listening on %s (data %s); API %s/v1, MCP %s/mcp, inspector %s/ui/, document %s/openapi.json\n", url, c.target(), url, url, url, url)
 	if tokens == nil {
 		fmt.Fprintf(c.Stderr, "mnemo serve: no --tokens: every request acts as the operator (all resources, erasure); listening on loopback only\n")
