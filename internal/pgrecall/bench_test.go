@@ -67,6 +67,7 @@ func BenchmarkSearchLargeResource(b *testing.B) {
 		{"false", ""},
 		{"true", `{"role":"user","metadata.topic":"travel"}`},
 		{"narrow", `{"role":"user","metadata.topic":"travel","seq":{"$lte":50}}`},
+		{"broad", `{"role":"user"}`},
 	}
 	for _, mode := range []recall.Mode{recall.ModeVector, recall.ModeLexical, recall.ModeHybrid} {
 		for _, f := range filters {
