@@ -34,7 +34,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("serve", "")
 	listen := fs.String("listen", DefaultListen, "address to listen on; beyond loopback it needs --tokens")
 	tokensFile := fs.String("tokens", "", `token file: {"tokens":[{"name","token","resources":["r1"] or ["*"],"erase"}]} (docs/serve.md)`)
-	configFile := fs.String("config", "", "memory configuration (JSON: recall, workingMemory, observe, retention, limits, server); stored in the data directory as "+StoredConfigFile+" (on Postgres not stored: give it to every mnemo serve)")
+	configFile := fs.String("config", "", "memory configuration (JSON: "+configMembers+"); stored in the data directory as "+StoredConfigFile+" (on Postgres not stored: give it to every mnemo serve)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -30,6 +30,10 @@ import (
 // working memory the same way.
 const StoredConfigFile = "mnemo.json"
 
+// configMembers lists memoryConfig's members for mnemo serve --help
+// (TestConfigMembersListed keeps it whole).
+const configMembers = "recentN, recall, workingMemory, observe, retention, lifecycle, limits, server, timeZone, resourceTimeZones"
+
 // memoryConfig is the JSON document of `mnemo serve --config FILE` (docs/serve.md,
 // "mnemo.json"). Every field is optional; absent means the engine default.
 //
