@@ -8,9 +8,10 @@ import (
 )
 
 // watchOutboxWait reads the engine's events from raw while the check
-// runs: engine.EventOutboxWait is said at once on stderr, the others are
-// passed on, in order, to the returned channel (for checkEvents; one
-// without room is dropped, as the engine drops one raw has no room for).
+// runs: engine.EventOutboxWait and EventOutboxDrain are said at once on
+// stderr, the others are passed on, in order, to the returned channel
+// (for checkEvents; one without room is dropped, as the engine drops one
+// raw has no room for).
 // stop ends the watch and passes on what raw still holds; it may be
 // called more than once.
 //
@@ -24,8 +25,12 @@ func (c *CheckCommand) watchOutboxWait(raw chan engine.Event) (events chan engin
 	events = make(chan engine.Event, cap(raw))
 	quit, done := make(chan struct{}), make(chan struct{})
 	pass := func(ev engine.Event) {
-		if ev.Reason == engine.EventOutboxWait {
+		switch ev.Reason {
+		case engine.EventOutboxWait:
 			c.sayOutboxWait(ev)
+			return
+		case engine.EventOutboxDrain:
+			c.sayOutboxDrain(ev)
 			return
 		}
 		select {
@@ -63,4 +68,11 @@ func (c *CheckCommand) sayOutboxWait(ev engine.Event) {
 	fmt.Fprintf(c.Stderr, "mnemo check: waiting for %s another process claimed to embed, until it finishes them or their lease ends (%s UTC at the latest; "+
 		"a process killed while embedding leaves them to it), then this check embeds what is left; Ctrl-C stops the check (nothing is lost)\n",
 		count(ev.Count, "outbox row"), ev.Until.UTC().Format("15:04:05"))
+}
+
+// sayOutboxDrain says that the check first indexes what the outbox holds:
+// "mnemo check: indexing 9528 outbox rows first …".
+func (c *CheckCommand) sayOutboxDrain(ev engine.Event) {
+	fmt.Fprintf(c.Stderr, "mnemo check: indexing %s first (messages stored but not yet in both indexes: a process stopped before it indexed them, "+
+		"or an outage); Ctrl-C stops the check (nothing is lost)\n", count(ev.Count, "outbox row"))
 }

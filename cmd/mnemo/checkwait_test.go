@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -69,5 +70,35 @@ func TestPostgresCheckSaysOutboxWait(t *testing.T) {
 	}
 	if took < 2*time.Second || said > 1500*time.Millisecond {
 		t.Errorf("check took %v and said it waited after %v; want the lease's wait (~3 s), said at once", took, said)
+	}
+}
+
+// TestPostgresCheckSaysOutboxDrain: on Postgres, mnemo check that first
+// indexes many outbox rows no process holds (walk29: a kill -9 of
+// reindex --vectors left 9,528, and check printed nothing for ~45 s
+// while it embedded them) says so on stderr before it does, then says
+// ok; a few rows are indexed without a word.
+func TestPostgresCheckSaysOutboxDrain(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	env := map[string]string{"MNEMO_DB": dsn, "MNEMO_EMBEDDER": "hash-384"}
+	if code, _, stderr := run(t, env, "ingest", writeJSONL(t, 150, nil)); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	requeue := func(n int) {
+		t.Helper()
+		pgtest.Exec(t, dsn, `DELETE FROM embeddings WHERE message_id IN (SELECT id FROM messages ORDER BY pk LIMIT $1)`, n)
+		pgtest.Exec(t, dsn, `INSERT INTO outbox (op, message_id, resource_id, attempts, not_before, created_at)
+			SELECT 'embed', id, resource_id, 0, 0, 0 FROM messages ORDER BY pk LIMIT $1`, n)
+	}
+	for _, tc := range []struct {
+		rows int
+		said bool
+	}{{3, false}, {120, true}} {
+		requeue(tc.rows)
+		code, stdout, stderr := run(t, env, "check")
+		want := fmt.Sprintf("mnemo check: indexing %d outbox rows first", tc.rows)
+		if code != 0 || !strings.HasPrefix(stdout, "ok:") || strings.Contains(stderr, want) != tc.said || (!tc.said && strings.Contains(stderr, "indexing")) {
+			t.Errorf("check with %d rows queued: exit %d, stdout %q, stderr %q; want ok, said %q: %v", tc.rows, code, stdout, stderr, want, tc.said)
+		}
 	}
 }
