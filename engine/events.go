@@ -40,20 +40,7 @@ const (
 	// embedding leaves its claim to the lease. Published once per wait,
 	// when it begins.
 	EventOutboxWait EventReason = "outbox-wait"
-	// EventOutboxDrain (Postgres): SyncIndexes, and so Check, begins by
-	// indexing Count outbox rows (at least outboxDrainNotice): messages
-	// stored but not yet in both indexes, which a process stopped before
-	// it indexed them (a kill -9 of reindex --vectors left 9,528, ~45 s of
-	// hash-384 embedding at load) or an outage left. Published once per
-	// SyncIndexes, before the drain.
-	EventOutboxDrain EventReason = "outbox-drain"
 )
-
-// outboxDrainNotice is the fewest outbox rows a SyncIndexes on Postgres
-// publishes EventOutboxDrain for: fewer are indexed within about a second
-// (hash-384 embeds ~200 rows a second on a loaded 2-core machine,
-// walk29's figure above).
-const outboxDrainNotice = 100
 
 // Event reports something the engine did on its own account that an operator
 // may want to know: erasure, quarantine, invalidation, rebuild. Events carry

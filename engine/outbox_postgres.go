@@ -178,12 +178,8 @@ const syncPollInterval = 20 * time.Millisecond
 // ends. When it begins to wait it publishes EventOutboxWait (the rows
 // held, their lease's end): a process killed while embedding leaves its
 // rows to the lease, 2 minutes, and mnemo check printed nothing for that
-// long. Before its first drain it publishes EventOutboxDrain when at
-// least outboxDrainNotice rows are queued (noticeOutboxDrain).
+// long.
 func (e *Engine) syncPostgres(ctx context.Context) error {
-	if err := e.noticeOutboxDrain(ctx); err != nil {
-		return err
-	}
 	for waiting := false; ; waiting = true {
 		if _, err := e.drainOutbox(ctx, nil); err != nil {
 			return err
@@ -210,19 +206,4 @@ func (e *Engine) syncPostgres(ctx context.Context) error {
 		case <-time.After(syncPollInterval):
 		}
 	}
-}
-
-// noticeOutboxDrain publishes EventOutboxDrain when the outbox holds at
-// least outboxDrainNotice rows, so that mnemo check says what it does
-// before indexing them (walk29: ~45 s of silence after a killed reindex).
-func (e *Engine) noticeOutboxDrain(ctx context.Context) error {
-	n, err := e.ms.PendingOutbox(ctx)
-	if err != nil {
-		return fmt.Errorf("engine: %w", err)
-	}
-	if n >= outboxDrainNotice {
-		e.publish(Event{Reason: EventOutboxDrain, Count: int(n),
-			Detail: fmt.Sprintf("indexing %d outbox rows: messages stored but not yet in both indexes", n)})
-	}
-	return nil
 }

@@ -118,6 +118,9 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 		return nil, err
 	}
 	defer e.CloseContext(ctx)
+	if err := c.indexQueued(ctx, e); err != nil {
+		return nil, err
+	}
 	err = e.CheckWith(ctx, engine.CheckOptions{Full: full, Prechecked: prechecked})
 	stopWatch()
 	if err != nil && !errors.As(err, &ce) {
