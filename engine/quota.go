@@ -90,8 +90,9 @@ const maxEvictions = 1000
 // enforceQuota evicts the least recently active threads other than
 // current until resource and the store are within their bounds, as part of
 // sw (the caller's finish purges them all at once), and returns the
-// threads evicted and the resource of each. It runs after an Append committed, so a failure is
-// logged, not returned: the next append tries again.
+// threads evicted and the resource of each. It runs after an Append
+// committed, so a failure is logged, not returned: the next append tries
+// again.
 func (e *Engine) enforceQuota(ctx context.Context, sw *sweep, current, resource string) (evicted, resources []string) {
 	q := e.cfg.Lifecycle.Quota
 	if q.Refuse || (!q.resourceBound() && !q.storeBound()) {
@@ -152,9 +153,8 @@ var errNoCandidate = errors.New("engine: quota: no thread to evict")
 
 // evictOne erases, as part of sw, the least recently active thread of
 // resource (of the store when empty) other than current, and returns it
-// and its resource. It returns ""
-// without error when the chosen thread became active in between (the
-// caller picks again).
+// and its resource. It returns "" without error when the chosen thread
+// became active in between (the caller picks again).
 func (e *Engine) evictOne(ctx context.Context, sw *sweep, current, resource string, reason EventReason) (id, owner string, err error) {
 	a, err := e.ms.LeastActive(ctx, resource, current)
 	if errors.Is(err, msgstore.ErrNotFound) {
