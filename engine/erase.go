@@ -231,7 +231,8 @@ func purgeOf(kind eraseKind, res *EraseResult) purgeSet {
 // publishErased publishes the event of an erasure of kind whose purge
 // finished (perr nil) or failed.
 func (e *Engine) publishErased(kind eraseKind, target string, opts eraseOpts, res *EraseResult, perr error) {
-	detail := fmt.Sprintf("%s erased: %d messages, %d threads; purge %s", kind, len(res.Messages), len(res.Threads), res.Purge.Round(time.Millisecond))
+	detail := fmt.Sprintf("%s erased: %s, %s; purge %s", kind, count(len(res.Messages), "message", "messages"),
+		count(len(res.Threads), "thread", "threads"), res.Purge.Round(time.Millisecond))
 	if perr != nil {
 		detail += "; purge incomplete: " + perr.Error()
 	}

@@ -198,7 +198,7 @@ func (e *Engine) syncPostgres(ctx context.Context) error {
 				return fmt.Errorf("engine: %w", err)
 			}
 			e.publish(Event{Reason: EventOutboxWait, Count: int(n), Until: until,
-				Detail: fmt.Sprintf("waiting for %d outbox rows another drainer claimed, until it finishes them or their lease ends (%s at the latest)", n, until.Format(time.RFC3339))})
+				Detail: fmt.Sprintf("waiting for %s another drainer claimed, until it finishes them or their lease ends (%s at the latest)", count(n, "outbox row", "outbox rows"), until.Format(time.RFC3339))})
 		}
 		select {
 		case <-ctx.Done():

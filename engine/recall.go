@@ -237,7 +237,7 @@ func (e *Engine) queueRebuildIfBehind(ctx context.Context, lex *recall.Lexical) 
 		return nil
 	}
 	if e.idx.note == "" {
-		e.idx.note = fmt.Sprintf("lexical index behind the store (%d of %d messages); rebuilding", n, stored)
+		e.idx.note = fmt.Sprintf("lexical index behind the store (%d of %s); rebuilding", n, count(stored, "message", "messages"))
 	}
 	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: lex.Path(), Detail: e.idx.note})
 	return e.queueAll(ctx)

@@ -25,7 +25,7 @@ func (e *Engine) repairOnOpen(ctx context.Context) error {
 		}
 		if n > 0 {
 			e.log.Warn("messages without a complete lexical entry: indexed", "n", n)
-			e.publish(Event{Reason: EventRebuild, Count: n, Detail: fmt.Sprintf("%d messages had no complete lexical entry (none, or answer types not tagged); indexed", n)})
+			e.publish(Event{Reason: EventRebuild, Count: n, Detail: count(n, "message", "messages") + " had no complete lexical entry (none, or answer types not tagged); indexed"})
 		}
 	}
 	return e.queueMissingEmbeddings(ctx)
@@ -53,7 +53,7 @@ func (e *Engine) queueMissingEmbeddings(ctx context.Context) error {
 	}
 	if n > 0 {
 		e.log.Warn("stored embeddings missing: re-embedding", "n", n, "embedder", emb)
-		e.publish(Event{Reason: EventRebuild, Count: int(n), Detail: fmt.Sprintf("%d messages had no stored %s embedding; re-embedding", n, emb)})
+		e.publish(Event{Reason: EventRebuild, Count: int(n), Detail: fmt.Sprintf("%s had no stored %s embedding; re-embedding", count(n, "message", "messages"), emb)})
 		e.kickOutbox()
 	}
 	return nil
