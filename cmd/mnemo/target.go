@@ -7,9 +7,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/pgstore"
 )
 
 // target is where a command's memory lives: a data directory (the embedded
@@ -83,8 +82,9 @@ func chooseTarget(dirFlag, dbFlag string, getenv func(string) string) (target, e
 	return target{dsn: dsn}, nil
 }
 
-// checkDSN checks that dsn is a Postgres URL that pgx can parse. Its
-// messages never repeat the password.
+// checkDSN checks that dsn is a Postgres URL that the store can open:
+// pgx's parameters and mnemo's own (pgstore.ParseDSN). Its messages never
+// repeat the password.
 func checkDSN(dsn string) error {
 	scheme, _, ok := strings.Cut(dsn, "://")
 	if !ok || (!strings.EqualFold(scheme, "postgres") && !strings.EqualFold(scheme, "postgresql")) {
@@ -97,8 +97,11 @@ func checkDSN(dsn string) error {
 		}
 		return fmt.Errorf("not a valid URL: %v", err)
 	}
-	if _, err := pgconn.ParseConfig(dsn); err != nil {
-		return fmt.Errorf("not a valid Postgres URL: %s", scrubDSN(err.Error(), dsn))
+	if err := pgstore.ParseDSN(dsn); err != nil {
+		// pgx's parameters, pgxpool's and tcp_user_timeout, refused here
+		// as the open refuses them: only pgconn's were, and a malformed
+		// tcp_user_timeout or pool_max_conns failed the open with exit 1.
+		return fmt.Errorf("not a valid Postgres URL: %s", withoutPackages(scrubDSN(err.Error(), dsn)))
 	}
 	return nil
 }

@@ -42,6 +42,10 @@ func TestChooseTarget(t *testing.T) {
 		{name: "--db bad port", db: "postgres://u:s3cret-pw@h:notaport/db", wantErr: []string{"--db"}},
 		{name: "--db bad escape", db: "postgres://u:s3cret-pw%zz@h/db", wantErr: []string{"--db"}},
 		{name: "--db bad parameter", db: "postgres://u:s3cret-pw@h/db?sslmode=sometimes", wantErr: []string{"--db"}},
+		{name: "--db bad tcp_user_timeout", db: "postgres://u:s3cret-pw@h/db?tcp_user_timeout=3s", wantErr: []string{"--db", "tcp_user_timeout", "milliseconds"}},
+		{name: "MNEMO_DB negative tcp_user_timeout", env: map[string]string{"MNEMO_DB": "postgres://u:s3cret-pw@h/db?tcp_user_timeout=-1"}, wantErr: []string{"$MNEMO_DB", "tcp_user_timeout"}},
+		{name: "--db bad pool parameter", db: "postgres://u:s3cret-pw@h/db?pool_max_conns=many", wantErr: []string{"--db", "pool_max_conns"}},
+		{name: "--db bad pgx parameter", db: "postgres://u:s3cret-pw@h/db?statement_cache_capacity=x", wantErr: []string{"--db", "statement_cache_capacity"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := chooseTarget(tc.dir, tc.db, func(k string) string { return tc.env[k] })

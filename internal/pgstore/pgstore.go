@@ -148,6 +148,18 @@ func shouldPing(c *pgx.Conn, idle time.Duration) bool {
 	return idle > time.Second || serverSpoke(c.PgConn().Conn())
 }
 
+// ParseDSN returns the error Open would return for dsn before it
+// connects: a URL pgx cannot parse, or a parameter of pgx's, pgxpool's
+// (pool_max_conns, statement_cache_capacity…) or this package's
+// (tcp_user_timeout: ErrInvalid naming it) with a malformed value. It
+// connects to nothing, so a command line can refuse such a URL as the
+// usage error it is. pgx's errors give the URL with its password
+// replaced.
+func ParseDSN(dsn string) error {
+	_, _, err := parse(dsn)
+	return err
+}
+
 // parse parses dsn into a pool configuration and where (host:port/database,
 // for errors; never the password): the connect timeout (DefaultConnectTimeout
 // when the DSN sets none), the TCP user timeout of every connection
