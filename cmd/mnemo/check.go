@@ -110,23 +110,21 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	} else if err != nil {
 		return nil, err
 	}
-	raw := make(chan engine.Event, 64)
-	events, stopWatch := c.watchOutboxWait(raw)
-	defer stopWatch()
-	e, err := c.openObserved(ctx, c.target(), raw)
+	e, watch, err := c.openSyncing(ctx, c.target())
 	if err != nil {
 		return nil, err
 	}
+	defer watch.Stop()
 	defer e.CloseContext(ctx)
 	if err := c.indexQueued(ctx, e); err != nil {
 		return nil, err
 	}
 	err = e.CheckWith(ctx, engine.CheckOptions{Full: full, Prechecked: prechecked})
-	stopWatch()
+	watch.Stop()
 	if err != nil && !errors.As(err, &ce) {
 		return nil, err
 	}
-	found, rebuilt := checkEvents(events, ce)
+	found, rebuilt := checkEvents(watch.Events, ce)
 	res.rebuilt = rebuilt
 	if len(found.Problems) > 0 {
 		if ce == nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/evalrun"
 	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/evalset"
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/importer"
 	"github.com/mnemo-go/mnemo/recall"
 )
@@ -54,7 +55,7 @@ func (c *EvalCommand) Run(ctx context.Context, args []string) error {
 		}
 	}
 	cfg.Backend = t.backend()
-	reports, err := evalrun.Run(ctx, cfg)
+	reports, err := c.runWatched(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -76,6 +77,18 @@ func (c *EvalCommand) Run(ctx context.Context, args []string) error {
 		return evalrun.PrintSummary(c.Stdout, reports)
 	}
 	return nil
+}
+
+// runWatched runs the evaluation (evalrun.Run) with its engine's outbox
+// waits said at once on stderr (watchOutboxWait): its ingest ends with a
+// sync, which on a database another process drains too may wait for that
+// process's claimed rows.
+func (c *EvalCommand) runWatched(ctx context.Context, cfg evalrun.Config) ([]*evalrun.Report, error) {
+	raw := make(chan engine.Event, 64)
+	cfg.Store.Events = raw
+	watch := c.watchOutboxWait(raw)
+	defer watch.Stop()
+	return evalrun.Run(ctx, cfg)
 }
 
 // evalTarget is where eval ingests: the Postgres database of --db or

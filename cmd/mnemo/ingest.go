@@ -97,12 +97,13 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		return err
 	}
 	made := c.missingDataDirs()
-	e, err := c.open(ctx)
+	e, watch, err := c.openSyncing(ctx, c.target())
 	if err != nil && ctx.Err() != nil {
 		return &interruptedError{"nothing was stored (the data directory was opening); run the same ingest again", err}
 	} else if err != nil {
 		return err
 	}
+	defer watch.Stop()
 	defer func() {
 		// Refused (a malformed record with --strict, no record imported,
 		// a file not of the --format given) or given nothing to read (an
@@ -115,6 +116,9 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 			removeCreated(made)
 		}
 	}()
+	if err := c.indexBefore(ctx, e, watch); err != nil {
+		return err
+	}
 	var total importer.Report
 	var failed error
 	reported := false // a file's import began: --json prints the report
@@ -160,6 +164,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		// Leave both indexes caught up, so the next command recalls what was
 		// just ingested.
 		err := c.syncWithProgress(ctx, e)
+		watch.Stop()
 		switch {
 		case err == nil || failed != nil:
 		case ctx.Err() != nil:
@@ -407,6 +412,22 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 		}
 	}
 	return rep, err
+}
+
+// indexBefore indexes the outbox rows queued before this ingest
+// (indexQueued: a backlog a stopped process left, said first), so that
+// the ingest's own sync at its end is not a long wait it did not cause.
+// Nothing is stored yet.
+func (c *IngestCommand) indexBefore(ctx context.Context, e *engine.Engine, w *outboxWatch) error {
+	err := c.indexQueued(ctx, e)
+	w.Settle() // its wait line, if any, before the import's lines
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return &interruptedError{"nothing was stored (the outbox rows queued before this ingest were being indexed); run the same ingest again", err}
+	}
+	return fmt.Errorf("index the outbox rows queued before this ingest: %w", err)
 }
 
 // syncWithProgress waits for the indexes to catch up with what was stored

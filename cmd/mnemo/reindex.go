@@ -25,17 +25,20 @@ func (c *ReindexCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	c.switchEmbedder = *reembed
-	e, err := c.open(ctx)
+	e, watch, err := c.openSyncing(ctx, c.target())
 	if err != nil {
 		return err
 	}
+	defer watch.Stop()
 	defer e.CloseContext(ctx)
 	start := time.Now()
-	if err := c.withProgress(ctx, e, "reindexing (lexical, vectors)", func() error { return e.Reindex(ctx, *reembed) }); err != nil {
-		return err
+	err = c.withProgress(ctx, e, "reindexing (lexical, vectors)", func() error { return e.Reindex(ctx, *reembed) })
+	if err == nil {
+		fmt.Fprintf(c.Stdout, "reindexed in %.1f s\n", time.Since(start).Seconds())
+		err = e.Check(ctx) // on Postgres it syncs, and may wait, too
 	}
-	fmt.Fprintf(c.Stdout, "reindexed in %.1f s\n", time.Since(start).Seconds())
-	return e.Check(ctx)
+	watch.Stop()
+	return err
 }
 
 // withProgress runs fn, which queues every message in the outbox and drains
