@@ -3,9 +3,11 @@ package recall
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Scope says which messages a search may reach.
@@ -51,13 +53,16 @@ type Range struct {
 	After int `json:"after"`
 }
 
-// UnmarshalJSON accepts a number or {"before", "after"}.
+// UnmarshalJSON accepts a number or {"before", "after"}. A number an int
+// cannot hold (99999999999999999999, 1e400) or that is no whole number
+// (1.5) is a *RangeNumberError; another value (a string, an array) is
+// ErrInvalidOptions saying the two forms.
 func (r *Range) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] != '{' {
-		n, err := strconv.Atoi(string(b))
-		if err != nil {
-			return fmt.Errorf("%w: messageRange must be a whole number or {\"before\":B,\"after\":A}", ErrInvalidOptions)
+		var n int
+		if err := json.Unmarshal(b, &n); err != nil {
+			return rangeDecodeError(err, "")
 		}
 		*r = Range{Before: n, After: n}
 		return nil
@@ -67,10 +72,59 @@ func (r *Range) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return rangeDecodeError(err, te.Field)
+		}
 		return fmt.Errorf("%w: messageRange: %v", ErrInvalidOptions, err)
 	}
 	*r = Range(p)
 	return nil
+}
+
+// RangeNumberError is Range.UnmarshalJSON's error for a number that no
+// int holds or that is not whole, in messageRange or in its member Side
+// ("before", "after"; "" for the one-number form). It wraps
+// ErrInvalidOptions and encoding/json's *json.UnmarshalTypeError, so a
+// reader of JSON (mnemo's HTTP API) words it as it words such a number in
+// any integer field ("recall.topK" is out of range for an integer: …).
+type RangeNumberError struct {
+	// Side is "before" or "after" for a member of the object form, ""
+	// for the one-number form.
+	Side string
+	// Number is the number as written.
+	Number string
+	// Err is encoding/json's error.
+	Err *json.UnmarshalTypeError
+}
+
+// Error implements error: "recall: invalid options: messageRange must be
+// a whole number within [0, 20] on each side, got 1.5".
+func (e *RangeNumberError) Error() string {
+	name := "messageRange"
+	if e.Side != "" {
+		name += "." + e.Side
+	}
+	return fmt.Sprintf("%v: %s must be a whole number within [0, %d], got %s", ErrInvalidOptions, name, MaxMessageRange, e.Number)
+}
+
+// Unwrap returns ErrInvalidOptions and the *json.UnmarshalTypeError.
+func (e *RangeNumberError) Unwrap() []error { return []error{ErrInvalidOptions, e.Err} }
+
+// rangeDecodeError is UnmarshalJSON's error for err, encoding/json's
+// decoding of the range's number (side "") or member side.
+func rangeDecodeError(err error, side string) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		te = &json.UnmarshalTypeError{}
+	}
+	if n, ok := strings.CutPrefix(te.Value, "number "); ok {
+		return &RangeNumberError{Side: side, Number: n, Err: te}
+	}
+	if side != "" {
+		return fmt.Errorf("%w: messageRange.%s must be a whole number, not a JSON %s", ErrInvalidOptions, side, te.Value)
+	}
+	return fmt.Errorf("%w: messageRange must be a whole number or {\"before\":B,\"after\":A}", ErrInvalidOptions)
 }
 
 // MarshalJSON writes one number when Before == After, else the object.
@@ -164,10 +218,9 @@ func (o *Options) Validate() error {
 		return badOption("topK", "must be within [0, %d], got %d", MaxTopK, o.TopK)
 	case math.IsNaN(o.Threshold) || o.Threshold < -1 || o.Threshold > 1:
 		return badOption("threshold", "must be within [-1, 1], got %g", o.Threshold)
-	case o.MessageRange.Before < 0 || o.MessageRange.After < 0:
-		return badOption("messageRange", "must not be negative")
-	case o.MessageRange.Before > MaxMessageRange || o.MessageRange.After > MaxMessageRange:
-		return badOption("messageRange", "is at most %d on each side", MaxMessageRange)
+	case !o.MessageRange.valid():
+		got, _ := o.MessageRange.MarshalJSON()
+		return badOption("messageRange", "must be within [0, %d] on each side, got %s", MaxMessageRange, got)
 	}
 	switch o.Scope {
 	case "", ScopeThread, ScopeResource:

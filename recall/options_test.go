@@ -1,8 +1,10 @@
 package recall_test
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/recall"
@@ -46,5 +48,44 @@ func TestOptionErrorField(t *testing.T) {
 		if !errors.As(err, &oe) || oe.Field != field || !errors.Is(err, recall.ErrInvalidOptions) {
 			t.Errorf("%s: %v (%T), want an *OptionError naming %s", field, err, err, field)
 		}
+	}
+}
+
+// TestRangeWording: messageRange's refusals are worded as topK's, the
+// bound and what was given ("must be within [0, 20] on each side, got
+// 25"; it said "is at most 20 on each side" and "must not be negative"),
+// and a number no int holds is a *RangeNumberError that still matches
+// ErrInvalidOptions and carries encoding/json's error, for the HTTP API
+// to word it as any integer field's.
+func TestRangeWording(t *testing.T) {
+	for _, c := range []struct {
+		r    recall.Range
+		want string
+	}{
+		{recall.Range{Before: 25, After: 25}, "recall: invalid options: messageRange must be within [0, 20] on each side, got 25"},
+		{recall.Range{Before: -1, After: -1}, "recall: invalid options: messageRange must be within [0, 20] on each side, got -1"},
+		{recall.Range{Before: 1, After: 21}, `recall: invalid options: messageRange must be within [0, 20] on each side, got {"before":1,"after":21}`},
+	} {
+		o := recall.Options{MessageRange: c.r}
+		if err := o.Validate(); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: %v, want %q", c.r, err, c.want)
+		}
+	}
+	for in, want := range map[string]string{
+		`99999999999999999999`:            "recall: invalid options: messageRange must be a whole number within [0, 20], got 99999999999999999999",
+		`1.5`:                             "recall: invalid options: messageRange must be a whole number within [0, 20], got 1.5",
+		`{"before":99999999999999999999}`: "recall: invalid options: messageRange.before must be a whole number within [0, 20], got 99999999999999999999",
+	} {
+		var r recall.Range
+		err := json.Unmarshal([]byte(in), &r)
+		var rn *recall.RangeNumberError
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &rn) || !errors.As(err, &te) || !errors.Is(err, recall.ErrInvalidOptions) || err.Error() != want {
+			t.Errorf("%s: %v (%T), want a *RangeNumberError %q", in, err, err, want)
+		}
+	}
+	var r recall.Range
+	if err := json.Unmarshal([]byte(`"wide"`), &r); !errors.Is(err, recall.ErrInvalidOptions) || !strings.Contains(err.Error(), `{"before":B,"after":A}`) {
+		t.Errorf(`"wide": %v, want the two forms named`, err)
 	}
 }

@@ -21,8 +21,9 @@ type neighbourFunc func(threadID string, from, to int64) ([]Hit, error)
 // neighbour of several hits is listed once, with the best (lowest) rank. The
 // input hits are not modified. A zero range returns the hits sorted.
 func expandRange(hits []Hit, r Range, lookup neighbourFunc) ([]Hit, error) {
-	if r.Before < 0 || r.After < 0 || r.Before > MaxMessageRange || r.After > MaxMessageRange {
-		return nil, fmt.Errorf("%w: messageRange {before %d, after %d}: each side 0..%d", ErrInvalidOptions, r.Before, r.After, MaxMessageRange)
+	if !r.valid() {
+		o := Options{MessageRange: r}
+		return nil, o.Validate()
 	}
 	out := make([]Hit, 0, len(hits)*(1+r.Before+r.After))
 	index := map[string]int{}
@@ -61,6 +62,11 @@ func expandRange(hits []Hit, r Range, lookup neighbourFunc) ([]Hit, error) {
 	}
 	sortByThreadSeq(out)
 	return out, nil
+}
+
+// valid reports whether each side of r is within [0, MaxMessageRange].
+func (r Range) valid() bool {
+	return r.Before >= 0 && r.After >= 0 && r.Before <= MaxMessageRange && r.After <= MaxMessageRange
 }
 
 // parseRange parses the command-line form of a message range: "N" (both

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -48,11 +49,17 @@ func badField(data []byte, t reflect.Type, path string) (string, error) {
 	return leafError(data, t, path)
 }
 
-// leafError decodes data into a value of type t as decodeBody does.
+// leafError decodes data into a value of type t as decodeBody does. A
+// message range's side at fault is named in the path
+// ("recall.messageRange.before"), as a member of any object is.
 func leafError(data []byte, t reflect.Type, path string) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(reflect.New(t).Interface()); err != nil {
+		var rn *recall.RangeNumberError
+		if errors.As(err, &rn) && rn.Side != "" {
+			return joinPath(path, rn.Side), err
+		}
 		return path, err
 	}
 	return "", nil

@@ -96,6 +96,20 @@ func TestProblems(t *testing.T) {
 			`{"resourceId":"res-bob","query":"x","recall":{"topK":1e3}}`:   `"recall.topK" must be a whole number written without an exponent: 1000, not 1e3`,
 			`{"resourceId":"res-bob","query":"x","recall":{"topK":2.0}}`:   `"recall.topK" must be a whole number written without a decimal point: 2, not 2.0`,
 			`{"resourceId":"res-bob","query":"x","recall":{"topK":1e400}}`: `"recall.topK" is out of range for an integer: 1e400`,
+			// messageRange is worded as topK: its bound with what it got,
+			// and a number no int holds as for any integer (it said "is at
+			// most 20 on each side", "must not be negative", and
+			// `"recall.messageRange" is malformed: recall: invalid options:
+			// messageRange must be a whole number or {…}` for each number
+			// below).
+			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":25}}`:                              `recall.messageRange must be within [0, 20] on each side, got 25`,
+			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":-1}}`:                              `recall.messageRange must be within [0, 20] on each side, got -1`,
+			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":{"before":1,"after":21}}}`:         `recall.messageRange must be within [0, 20] on each side, got {"before":1,"after":21}`,
+			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":99999999999999999999}}`:            `"recall.messageRange" is out of range for an integer: 99999999999999999999`,
+			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":1e400}}`:                           `"recall.messageRange" is out of range for an integer: 1e400`,
+			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":{"before":99999999999999999999}}}`: `"recall.messageRange.before" is out of range for an integer: 99999999999999999999`,
+			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":1.5}}`:                             `"recall.messageRange" must be an integer, not 1.5`,
+			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":{"before":1,"after":1e3}}}`:        `"recall.messageRange.after" must be a whole number written without an exponent: 1000, not 1e3`,
 		} {
 			r := h.do("POST", "/v1/search", bobToken, body)
 			if p := r.problem(t); !strings.Contains(p.Detail, want) {
