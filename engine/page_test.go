@@ -64,6 +64,17 @@ func TestMessagesPage(t *testing.T) {
 		if pg, err := e.MessagesPage(ctx, "t1", engine.PageRequest{BeforeSeq: 3, Limit: 5}); err != nil || len(pg.Messages) != 2 || pg.Messages[1].Seq != 2 || pg.NextBeforeSeq != 0 {
 			t.Fatalf("beforeSeq 3: %+v %v", pg, err)
 		}
+		// BeforeSeq pages back within FromSeq (and ToSeq): the API's
+		// ?fromSeq=S&beforeSeq=B (docs/serve.md).
+		if pg, err := e.MessagesPage(ctx, "t1", engine.PageRequest{FromSeq: 10, BeforeSeq: 20, Limit: 5}); err != nil || len(pg.Messages) != 5 || pg.Messages[0].Seq != 15 || pg.NextBeforeSeq != 15 {
+			t.Fatalf("fromSeq 10, beforeSeq 20: %+v %v", pg, err)
+		}
+		if pg, err := e.MessagesPage(ctx, "t1", engine.PageRequest{FromSeq: 10, BeforeSeq: 15, Limit: 5}); err != nil || len(pg.Messages) != 5 || pg.Messages[0].Seq != 10 || pg.NextBeforeSeq != 0 {
+			t.Fatalf("fromSeq 10, beforeSeq 15 (the page reaches fromSeq): %+v %v", pg, err)
+		}
+		if pg, err := e.MessagesPage(ctx, "t1", engine.PageRequest{FromSeq: 5, ToSeq: 8, BeforeSeq: 100, Limit: 2}); err != nil || len(pg.Messages) != 2 || pg.Messages[1].Seq != 8 || pg.NextBeforeSeq != 7 {
+			t.Fatalf("fromSeq 5, toSeq 8, beforeSeq 100: %+v %v", pg, err)
+		}
 		var ve *engine.ValidationError
 		if _, err := e.MessagesPage(ctx, "t1", engine.PageRequest{Limit: engine.MaxPageLimit + 1}); !errors.As(err, &ve) || ve.Field != "limit" {
 			t.Fatalf("limit over the maximum: %v", err)

@@ -71,6 +71,22 @@ func TestMessagesPaging(t *testing.T) {
 	if l = page("?beforeSeq=31&limit=60"); len(l.Messages) != 30 || l.NextBeforeSeq != 0 {
 		t.Fatalf("oldest page: %d messages nextBeforeSeq %d, want 30 and none", len(l.Messages), l.NextBeforeSeq)
 	}
+	// beforeSeq pages back within fromSeq and toSeq, as documented
+	// (/openapi.json, docs/serve.md): no page below fromSeq.
+	for _, c := range []struct {
+		q                 string
+		first, last, next int64
+	}{
+		{"?fromSeq=100&beforeSeq=131&limit=20", 111, 130, 111},
+		{"?fromSeq=100&beforeSeq=111&limit=20", 100, 110, 0},
+		{"?fromSeq=10&toSeq=20&beforeSeq=1000&limit=5", 16, 20, 16},
+		{"?fromSeq=10&beforeSeq=5", 0, 0, 0},
+	} {
+		l := page(c.q)
+		if f, la := seqs(l); f != c.first || la != c.last || l.NextBeforeSeq != c.next {
+			t.Errorf("%s: %d..%d nextBeforeSeq %d, want %d..%d and %d", c.q, f, la, l.NextBeforeSeq, c.first, c.last, c.next)
+		}
+	}
 	for q, field := range map[string]string{"limit=0": "limit", "limit=1001": "limit", "limit=x": "limit", "beforeSeq=0": "beforeSeq", "beforeSeq=-3": "beforeSeq"} {
 		r := h.do("GET", "/v1/threads/t-bob/messages?"+q, bobToken, nil)
 		if r.status != 400 || r.problem(t).Field != field {
@@ -126,4 +142,26 @@ func TestThreadsPaging(t *testing.T) {
 			t.Errorf("?%s: %d %s, want 400 naming %s", q, r.status, r.body, field)
 		}
 	}
+}
+
+// TestOpenAPIBeforeSeqRange: the document says that beforeSeq pages
+// within fromSeq and toSeq, which the server did (engine.PageRequest)
+// while the document and docs/serve.md gave beforeSeq alone.
+func TestOpenAPIBeforeSeqRange(t *testing.T) {
+	h := newHarness(t, false, server.Config{})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct{ Name, Description string } `json:"parameters"`
+		} `json:"paths"`
+	}
+	h.do("GET", "/openapi.json", "", nil).decode(t, &doc)
+	for _, p := range doc.Paths["/v1/threads/{thread}/messages"]["get"].Parameters {
+		if p.Name == "beforeSeq" {
+			if !strings.Contains(p.Description, "with fromSeq or toSeq, within them") {
+				t.Errorf("beforeSeq: %q, want it to say it pages within fromSeq and toSeq", p.Description)
+			}
+			return
+		}
+	}
+	t.Fatal("no beforeSeq parameter")
 }

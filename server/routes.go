@@ -63,7 +63,7 @@ var routes = []*route{
 	{method: "GET", path: "/v1/threads/{thread}/messages", op: "listMessages", tag: "threads", auth: true, summary: "A page of a thread's messages in seq order (limit, default 100, at most 1000)", resp: MessageList{},
 		query: []param{{"fromSeq", "integer", "first seq, >= 1 (default 1)"}, {"toSeq", "integer", "last seq, >= fromSeq (default 0: to the end)"},
 			{"limit", "integer", "page size, 1 to 1000 (default 100): the oldest limit messages from fromSeq, and nextFromSeq when more follow"},
-			{"beforeSeq", "integer", "the newest limit messages with seq < beforeSeq (a large value: the latest page), and nextBeforeSeq when older ones remain"}}, errors: []int{404}, handle: (*Server).listMessages},
+			{"beforeSeq", "integer", "the newest limit messages with seq < beforeSeq (a large value: the latest page), and nextBeforeSeq when older ones remain; with fromSeq or toSeq, within them: ?fromSeq=S&beforeSeq=B pages back from B down to S, and nextBeforeSeq is absent once a page reaches S"}}, errors: []int{404}, handle: (*Server).listMessages},
 	{method: "POST", path: "/v1/threads/{thread}/messages", op: "appendMessages", newID: true, tag: "threads", auth: true, summary: "Append messages to a thread (all or none); creates the thread", body: AppendBody{}, resp: AppendResult{}, errors: []int{404, 409, 415, 429}, handle: (*Server).appendMessages},
 	{method: "GET", path: "/v1/threads/{thread}/observations", op: "listThreadObservations", tag: "observations", auth: true, summary: "A thread's observations and reflections with their source ranges", resp: ObservationList{},
 		query: []param{{"all", "boolean", "include retired and invalidated ones"}}, errors: []int{404}, handle: (*Server).threadObservations},
