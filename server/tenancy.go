@@ -54,7 +54,7 @@ func (t Tenant) Thread(ctx context.Context, id string) (*engine.Thread, error) {
 // parameter such as "threadId"), which an invalid id's error names.
 func (t Tenant) ThreadIn(ctx context.Context, field, id string) (*engine.Thread, error) {
 	if !engine.ValidID(id) {
-		return nil, errorf(kindInvalid, field, "the thread id must be 1-128 characters of [A-Za-z0-9_.:@-]")
+		return nil, badID(field, id, false)
 	}
 	th, err := t.Engine.GetThread(ctx, id)
 	if errors.Is(err, engine.ErrThreadNotFound) || (err == nil && !t.Principal.Allows(th.ResourceID)) {
@@ -67,12 +67,12 @@ func (t Tenant) ThreadIn(ctx context.Context, field, id string) (*engine.Thread,
 // under it (the thread of an append, the thread or resource of a
 // working-memory update), when engine.ValidNewID does: an invalid id, or
 // "." or "..", which no browser or JS client can put in a URL path. The
-// error names field, and says the rule with field as its subject, as
-// Resource's does. A store written before may hold such ids: the reads and
+// error names field, and says the rule with field as its subject and
+// what the id broke, as every id error does (badID). A store written before may hold such ids: the reads and
 // erasures take them (Thread, Resource).
 func NewID(field, id string) error {
 	if !engine.ValidNewID(id) {
-		return errorf(kindInvalid, field, `%s must be 1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments)`, field)
+		return badID(field, id, true)
 	}
 	return nil
 }
@@ -81,7 +81,7 @@ func NewID(field, id string) error {
 // input for an invalid id).
 func (t Tenant) Resource(field, id string) error {
 	if !engine.ValidID(id) {
-		return errorf(kindInvalid, field, "%s must be 1-128 characters of [A-Za-z0-9_.:@-]", field)
+		return badID(field, id, false)
 	}
 	if !t.Principal.Allows(id) {
 		return notFound("resource", id)
@@ -144,7 +144,7 @@ func ThreadConflict(field, threadID string) error {
 // touch.
 func (t Tenant) Run(ctx context.Context, id string) (*journal.MemCtx, error) {
 	if !engine.ValidID(id) {
-		return nil, errorf(kindInvalid, "run", "the run id must be 1-128 characters of [A-Za-z0-9_.:@-]")
+		return nil, badID("run", id, false)
 	}
 	rec, err := t.Engine.Journal().MemCtx(ctx, id)
 	if errors.Is(err, journal.ErrNotFound) || (err == nil && !t.Principal.Allows(rec.ResourceID)) {
@@ -156,7 +156,7 @@ func (t Tenant) Run(ctx context.Context, id string) (*journal.MemCtx, error) {
 // Message returns a stored message the principal may touch.
 func (t Tenant) Message(ctx context.Context, id string) (*engine.Message, error) {
 	if !engine.ValidID(id) {
-		return nil, errorf(kindInvalid, "message", "the message id must be 1-128 characters of [A-Za-z0-9_.:@-]")
+		return nil, badID("message", id, false)
 	}
 	ms, err := t.Engine.MessagesByID(ctx, "", id)
 	if err != nil {

@@ -1,0 +1,43 @@
+package server_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/server"
+)
+
+// TestIDErrorsOneFamily: every id the API refuses, in a path, a member
+// or a query parameter, on a read or a write, is one sentence of one
+// form: the field as subject, the rule (with the dot-segment clause when
+// the id names something new) and what the id given broke. A GET of
+// /v1/threads/%ff/messages said "the thread id must be 1-128 characters
+// …" where the append to it said `thread must be …, and not "." or ".."
+// (…)`, and neither said what was wrong.
+func TestIDErrorsOneFamily(t *testing.T) {
+	h := newHarness(t, false, server.Config{})
+	const rule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
+	const dots = `, and not "." or ".." (which URLs read as dot segments)`
+	appendBody := `{"resourceId":"r","messages":[{"role":"user","content":"x"}]}`
+	for _, c := range []struct {
+		method, path string
+		body         any
+		field, want  string
+	}{
+		{"GET", "/v1/threads/%ff/messages", nil, "thread", "thread " + rule + "; got 0xff at byte 0, which is not UTF-8"},
+		{"GET", "/v1/threads/a%ffb", nil, "thread", "thread " + rule + "; got 0xff at byte 1, which is not UTF-8"},
+		{"POST", "/v1/threads/%ff/messages", appendBody, "thread", "thread " + rule + dots + "; got 0xff at byte 0, which is not UTF-8"},
+		{"POST", "/v1/threads/%2e%2e/messages", appendBody, "thread", "thread " + rule + dots + `; got ".."`},
+		{"GET", "/v1/threads/" + strings.Repeat("x", 129), nil, "thread", "thread " + rule + "; got an id of 129 bytes"},
+		{"GET", "/v1/runs/bad%20id/memctx", nil, "run", "run " + rule + `; got " " at byte 3`},
+		{"DELETE", "/v1/messages/%E2%80%AEfdp", nil, "message", "message " + rule + `; got "\u202e" at byte 0`},
+		{"GET", "/v1/threads?resourceId=caf%C3%A9", nil, "resourceId", "resourceId " + rule + `; got "é" at byte 3`},
+		{"POST", "/v1/threads/t/messages", `{"resourceId":"..","messages":[{"role":"user","content":"x"}]}`, "resourceId", "resourceId " + rule + dots + `; got ".."`},
+	} {
+		r := h.do(c.method, c.path, "", c.body)
+		p := r.problem(t)
+		if r.status != 400 || p.Field != c.field || p.Detail != c.want {
+			t.Errorf("%s %s: %d field %q detail %q\nwant 400 field %q detail %q", c.method, c.path, r.status, p.Field, p.Detail, c.field, c.want)
+		}
+	}
+}
