@@ -316,7 +316,9 @@ var ErrQuotaExceeded = errors.New("engine: quota exceeded")
 
 // QuotaError says which bound an Append would have broken. It wraps
 // ErrQuotaExceeded. For the store's bounds it carries no usage figure: the
-// store holds other resources' data.
+// store holds other resources' data. Its Limit is for the operator: the
+// server's answer to a tenant leaves a store's bound out too (with its
+// own usage, the bound would tell a tenant how much the others hold).
 type QuotaError struct {
 	Scope      string // "resource" or "store"
 	ResourceID string // the caller's resource (Scope "resource")

@@ -401,7 +401,31 @@ func TestAppendOverQuota(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || p.Type != server.ProblemTypeBase+"quota-exceeded" || p.Field != "messages" || !strings.Contains(p.Detail, `resource "r"`) {
 		t.Fatalf("append over quota: %d %+v", resp.StatusCode, p)
 	}
-	if d := server.Describe(&engine.QuotaError{Scope: "store", Field: "bytes", Limit: 10}); d.Status != http.StatusTooManyRequests || strings.Contains(d.Detail, "resource") {
+	if d := server.Describe(&engine.QuotaError{Scope: "store", Field: "bytes", Limit: 10}); d.Status != http.StatusTooManyRequests || strings.Contains(d.Detail, "resource \"") {
 		t.Fatalf("Describe(store quota) = %+v", d)
+	}
+}
+
+// TestStoreQuotaNoFigures: the 429 of an append the store's shared bound
+// refuses gives no figure, neither usage nor the bound (it said "the
+// store's messages bound (3) is reached"): the bound is every tenant's,
+// and with it and its own usage a tenant learns how much the others hold.
+// The engine's error, the operator's, still names the bound.
+func TestStoreQuotaNoFigures(t *testing.T) {
+	e := enginetest.MustOpen(t, engine.Config{Lifecycle: engine.Lifecycle{Quota: engine.Quota{StoreMessages: 3, Refuse: true}}})
+	ctx := context.Background()
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "bob-t", ResourceID: "res-bob", Messages: []engine.Message{{Role: "user", Content: "one"}, {Role: "user", Content: "two"}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "alice-t", ResourceID: "res-alice", Messages: []engine.Message{{Role: "user", Content: "a"}, {Role: "user", Content: "b"}}})
+	if !errors.Is(err, engine.ErrQuotaExceeded) || !strings.Contains(err.Error(), "(3)") {
+		t.Fatalf("engine: %v, want ErrQuotaExceeded naming the bound 3", err)
+	}
+	h := newHarnessOn(t, true, server.Config{}, engine.Config{Lifecycle: engine.Lifecycle{Quota: engine.Quota{StoreMessages: 3, Refuse: true}}})
+	h.seed("bob-t", "res-bob", bobToken, "one", "two")
+	r := h.do("POST", "/v1/threads/alice-t/messages", aliceToken, `{"resourceId":"res-alice","messages":[{"role":"user","content":"a"},{"role":"user","content":"b"}]}`)
+	p := r.problem(t)
+	if r.status != http.StatusTooManyRequests || p.Type != server.ProblemTypeBase+"quota-exceeded" || strings.ContainsAny(p.Detail, "0123456789") || !strings.Contains(p.Detail, "store's messages bound") {
+		t.Fatalf("alice over the store's bound: %d %+v, want 429 quota-exceeded naming the store's messages bound and no figure", r.status, p)
 	}
 }

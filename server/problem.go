@@ -213,9 +213,7 @@ func classify(err error) *apiError {
 	case errors.Is(err, working.ErrInvalidKey):
 		return &apiError{kind: kindInvalid, field: "scope", detail: strings.TrimPrefix(err.Error(), "working: ")}
 	case errors.Is(err, engine.ErrQuotaExceeded):
-		// Lifecycle.Quota.Refuse: nothing was stored. The error names the
-		// caller's resource, or for the store's bound no figure of others.
-		return &apiError{kind: kindQuota, field: "messages", detail: strings.TrimPrefix(err.Error(), "engine: ")}
+		return quotaExceeded(err)
 	case errors.As(err, &at):
 		// Refused rather than cut: a context answer that left hits out
 		// would be a prompt the caller did not ask for; the caller lowers
@@ -233,6 +231,24 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindUnavailable, detail: "the engine is closing", cause: err}
 	}
 	return &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause", cause: err}
+}
+
+// quotaExceeded is the 429 problem of an append that
+// Lifecycle.Quota.Refuse refused (nothing was stored). A resource's bound
+// is the caller's own: the detail gives it and what the resource would
+// hold. A store's bound is shared by every resource (every tenant's), and
+// the detail gives no figure of it, neither its usage (engine.QuotaError
+// has none) nor the bound, which the engine's error names for the
+// operator: a tenant who knew the bound would learn, from a refusal and
+// its own usage, how much the other tenants hold, as an eviction count
+// would tell it of their activity (AppendResult.Evicted).
+func quotaExceeded(err error) *apiError {
+	var qe *engine.QuotaError
+	if errors.As(err, &qe) && qe.Scope == "store" {
+		return &apiError{kind: kindQuota, field: "messages", detail: fmt.Sprintf(
+			"quota exceeded: the store's %s bound is reached (a bound every resource shares, set by the operator); nothing was stored", qe.Field)}
+	}
+	return &apiError{kind: kindQuota, field: "messages", detail: strings.TrimPrefix(err.Error(), "engine: ")}
 }
 
 // retryAfter is the Retry-After header (seconds) of every 503 answer: an
