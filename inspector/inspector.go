@@ -87,7 +87,9 @@ type Options struct {
 	// timed out" error page. Before, a page on a database that had
 	// stopped answering waited for as long as its client did (a mount
 	// gets no server.Config.RequestTimeout; mnemo serve gives this that
-	// value).
+	// value). One below server.MinRequestTimeout (1 s), the shortest the
+	// HTTP API takes, is raised to it, with a warning on Logger: with
+	// 1 ns every page was the timeout page.
 	Timeout time.Duration
 }
 
@@ -117,8 +119,13 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opt.Timeout <= 0 {
+	switch {
+	case opt.Timeout <= 0:
 		opt.Timeout = DefaultTimeout
+	case opt.Timeout < server.MinRequestTimeout:
+		opt.Logger.Warn("inspector: Options.Timeout is below server.MinRequestTimeout, which bounds the pages instead (a shorter bound cuts off pages that would be built)",
+			"timeout", opt.Timeout.String(), "bound", server.MinRequestTimeout.String())
+		opt.Timeout = server.MinRequestTimeout
 	}
 	return func(p *server.Principal) http.Handler {
 		t := server.Tenant{Engine: e, Principal: p}

@@ -24,7 +24,7 @@ import (
 // Before, the page waited for as long as its client did (mounts get no
 // RequestTimeout): for ever here.
 func TestPageTimeoutDatabaseHangs(t *testing.T) {
-	px, ts := inspectorOnProxy(t, 500*time.Millisecond)
+	px, ts := inspectorOnProxy(t, time.Second)
 	defer ts.Close()
 	px.Hang()
 	defer px.Resume() // a handler still waiting would hold ts.Close

@@ -54,7 +54,10 @@ type Options struct {
 	// API's bound. A call still running then answers "Timeout: …" (a
 	// tool error; a read's JSON-RPC internal error), and what it
 	// committed stays. Before, a call on a database that had stopped
-	// answering waited for as long as its client did.
+	// answering waited for as long as its client did. One below
+	// server.MinRequestTimeout (1 s), the shortest the HTTP API takes, is
+	// raised to it, with a warning on Logger: with 1 ns every call
+	// answered "Timeout: …", its append committed or not.
 	ToolTimeout time.Duration
 }
 
@@ -85,14 +88,25 @@ func New(e *engine.Engine, p *server.Principal, opt Options) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	timeout := opt.ToolTimeout
-	if timeout <= 0 {
-		timeout = server.DefaultRequestTimeout
-	}
-	h := &handlers{t: server.Tenant{Engine: e, Principal: p}, log: log.With(slog.String("token", p.Name)), timeout: timeout}
+	h := &handlers{t: server.Tenant{Engine: e, Principal: p}, log: log.With(slog.String("token", p.Name)), timeout: toolTimeout(opt.ToolTimeout, log)}
 	h.addTools(s)
 	h.addResources(s)
 	return s
+}
+
+// toolTimeout is the bound of a tool call given Options.ToolTimeout d:
+// server.DefaultRequestTimeout for 0 or less, server.MinRequestTimeout
+// for one below it (warned on log), else d.
+func toolTimeout(d time.Duration, log *slog.Logger) time.Duration {
+	switch {
+	case d <= 0:
+		return server.DefaultRequestTimeout
+	case d < server.MinRequestTimeout:
+		log.Warn("mcpserver: Options.ToolTimeout is below server.MinRequestTimeout, which bounds tool calls instead (a shorter bound cuts off calls that would succeed)",
+			"toolTimeout", d.String(), "bound", server.MinRequestTimeout.String())
+		return server.MinRequestTimeout
+	}
+	return d
 }
 
 // instructions tell the model what this server is for.
@@ -110,6 +124,11 @@ const instructions = "mnemo is a conversation memory. Store each turn with memor
 // Cache-Control: no-store as the API's do (headed), its event streams
 // the SDK's no-cache, no-transform.
 func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handler {
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	opt.ToolTimeout = toolTimeout(opt.ToolTimeout, log) // warned once here, not by each principal's New
 	var mu sync.Mutex
 	byPrincipal := map[*server.Principal]http.Handler{}
 	bound := newSessionBound(opt.MaxSessionsPerToken, opt.MaxSessions)
