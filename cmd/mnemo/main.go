@@ -80,6 +80,10 @@ type Main struct {
 
 	switchEmbedder bool // reindex --vectors: the named embedder replaces the directory's
 
+	// notes collects the events of the engines the command opened
+	// without a log (eventnotes.go); nil until one is opened.
+	notes *eventNotes
+
 	// running is the command the signal notices name ("ingest", "wm
 	// set"; nil before one is chosen): stored by Run and flags, read by
 	// stopOnSignal's goroutine.
@@ -228,7 +232,9 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	out, errOut := m.Stdout, m.Stderr
 	m.Stdout, m.Stderr = termSafe{out}, termSafe{errOut}
 	defer func() { m.Stdout, m.Stderr = out, errOut }()
-	return m.exitStatus(ctx, name, cmd.new(m).Run(ctx, fs.Args()[1:]))
+	err = cmd.new(m).Run(ctx, fs.Args()[1:])
+	m.notes.say(m.Stderr, name) // the threads its engine evicted or expired
+	return m.exitStatus(ctx, name, err)
 }
 
 // exitStatus reports the error of command name (or of its subcommand,

@@ -29,6 +29,7 @@ func (m *Main) openSyncing(ctx context.Context, t target) (*engine.Engine, *outb
 		w.Stop()
 		return nil, nil, err
 	}
+	m.notes.engines = append(m.notes.engines, e) // for its DroppedEvents
 	return e, w, nil
 }
 
@@ -47,7 +48,8 @@ type outboxWatch struct {
 
 // watchOutboxWait starts reading the engine's events from raw:
 // engine.EventOutboxWait is said at once on stderr (sayOutboxWait), the
-// others are passed on to Events.
+// others are passed on to Events and to the command's eventNotes (which
+// Main.Run says the evictions and expiries of: mnemo ingest's appends).
 //
 // On Postgres, SyncIndexes waits for the outbox rows another process
 // claimed rather than return with them unindexed: they are embedded when
@@ -58,11 +60,13 @@ type outboxWatch struct {
 func (m *Main) watchOutboxWait(raw chan engine.Event) *outboxWatch {
 	w := &outboxWatch{Events: make(chan engine.Event, cap(raw)), settle: make(chan chan struct{}),
 		quit: make(chan struct{}), done: make(chan struct{})}
+	notes := m.eventNotesFor() // made here, not in the goroutine
 	pass := func(ev engine.Event) {
 		if ev.Reason == engine.EventOutboxWait {
 			m.sayOutboxWait(ev)
 			return
 		}
+		notes.add(ev)
 		select {
 		case w.Events <- ev:
 		default:

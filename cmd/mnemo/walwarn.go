@@ -16,9 +16,18 @@ import (
 // damage finds it: the engine's own Warn goes to cfg.Logger, which only
 // serve and mcp set (then this line is not printed: the log has it), and
 // mnemo check reports it in its answer. Standard output, --json answers
-// included, is left alone.
+// included, is left alone. An engine without a log or an events channel
+// (a one-shot command's) sends its events to the command's eventNotes,
+// which Main.Run says after the command (eventnotes.go).
 func (m *Main) openEngine(ctx context.Context, cfg engine.Config) (*engine.Engine, error) {
+	oneShot := cfg.Events == nil && cfg.Logger == nil // not serve, mcp or check
+	if oneShot {
+		cfg.Events = m.eventNotesFor().ch
+	}
 	e, err := engine.Open(ctx, cfg)
+	if err == nil && oneShot {
+		m.notes.engines = append(m.notes.engines, e)
+	}
 	if err == nil && cfg.Logger == nil && m.command != "check" {
 		printWALDamage(m.Stderr, e.WALDamage())
 	}
