@@ -99,7 +99,7 @@ type RangeNumberError struct {
 }
 
 // Error implements error: "recall: invalid options: messageRange must be
-// a whole number within [0, 20] on each side, got 1.5".
+// a whole number within [0, 20], got 1.5".
 func (e *RangeNumberError) Error() string {
 	name := "messageRange"
 	if e.Side != "" {
