@@ -32,6 +32,7 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	}
 	res, err := c.check(ctx, *full)
 	if err != nil {
+		c.printConfigAdvice(nil, *full) // said before the error
 		if rep := c.unreadableReport(err, *full); rep != nil && *asJSON {
 			if err := c.printJSON(rep); err != nil {
 				return err
@@ -39,6 +40,8 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 		}
 		return err
 	}
+	res.config = c.configDamage
+	c.printConfigAdvice(res, *full)
 	if res.found != nil {
 		c.printAdvice(res.found) // for a person, with --json too
 	}
@@ -46,11 +49,11 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 		if err := c.printJSON(res.report(*full)); err != nil {
 			return err
 		}
-	} else if res.found == nil {
+	} else if !res.failed() {
 		c.printOK(res, *full)
 	}
-	if res.found != nil {
-		return &listedError{res.found}
+	if res.failed() {
+		return &listedError{res.found, res.config != nil}
 	}
 	return nil
 }
@@ -67,17 +70,20 @@ func (c *CheckCommand) unreadableReport(err error, full bool) *checkReport {
 		return nil
 	}
 	detail := withoutPackages(scrubDSN(err.Error(), c.DB)) // as standard error says it
-	res := &checkResult{found: &engine.CheckError{Database: []string{detail}}}
+	res := &checkResult{found: &engine.CheckError{Database: []string{detail}}, config: c.configDamage}
 	if c.DB == "" {
 		res.kept = engine.KeptDamaged(c.Dir)
 	}
 	return res.report(full)
 }
 
-// checkResult is what a check found: found is nil when it passed; lost
-// (read when lostRead) are the messages a salvage recorded as lost.
+// checkResult is what a check found: found is nil when the store passed
+// and config nil when the stored configuration could be read and applied
+// (failed); lost (read when lostRead) are the messages a salvage recorded
+// as lost.
 type checkResult struct {
 	found    *engine.CheckError
+	config   *storedConfigError
 	lost     []engine.LostRange
 	lostRead bool
 	kept     []string // a salvage's copies of a damaged database (SQLite)
@@ -155,6 +161,10 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	return res, nil
 }
 
+// failed reports whether the check found anything: in the store, or the
+// stored configuration's damage.
+func (r *checkResult) failed() bool { return r.found != nil || r.config != nil }
+
 // printOK prints what a check that passed verified, with the known losses
 // and a salvage's kept copies.
 func (c *CheckCommand) printOK(res *checkResult, full bool) {
@@ -162,15 +172,7 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	if len(res.lost) > 0 {
 		known = " apart from the known losses below"
 	}
-	if c.DB != "" {
-		fmt.Fprintf(c.Stdout, "ok: every stored message is in both indexes, nothing else is, seqs are gap-free%s\n", known)
-	} else {
-		pragma := "quick_check"
-		if full {
-			pragma = "integrity_check"
-		}
-		fmt.Fprintf(c.Stdout, "ok: the database passes SQLite's %s; every stored message is in both indexes, nothing else is, seqs are gap-free%s\n", pragma, known)
-	}
+	fmt.Fprintf(c.Stdout, "ok: %s%s\n", c.passed(full), known)
 	if len(res.rebuilt) > 0 {
 		fmt.Fprintf(c.Stdout, "rebuilt the indexes from the database before the check: %s (they are derived: nothing was lost)\n", strings.Join(res.rebuilt, "; "))
 	}
@@ -197,6 +199,21 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	if len(befores) > 0 {
 		fmt.Fprintf(c.Stdout, "note: %s as it was before a damaged write-ahead log's valid prefix was applied (no valid -shm said what it held) is kept as %s: if the database reads wrong or lacks commits, stop mnemo and restore it from that copy; it may still hold erased text: delete it once no longer needed\n", engine.DatabaseFile, strings.Join(befores, ", "))
 	}
+}
+
+// passed says what a check that passed verified: "the database passes
+// SQLite's quick_check; every stored message is in both indexes, nothing
+// else is, seqs are gap-free" (on Postgres, from "every").
+func (c *CheckCommand) passed(full bool) string {
+	const indexes = "every stored message is in both indexes, nothing else is, seqs are gap-free"
+	if c.DB != "" {
+		return indexes
+	}
+	pragma := "quick_check"
+	if full {
+		pragma = "integrity_check"
+	}
+	return fmt.Sprintf("the database passes SQLite's %s; %s", pragma, indexes)
 }
 
 // splitKept splits the kept copies of engine.KeptDamaged into a
@@ -270,17 +287,34 @@ func (c *CheckCommand) checkFile(ctx context.Context, full bool) (prechecked boo
 // 100 problems" when SQLite's check stopped at its cap) instead of saying
 // each again; it wraps the *engine.CheckError, so errors.Is and errors.As
 // see ErrInconsistent, ErrDatabaseCorrupt and the findings.
-type listedError struct{ ce *engine.CheckError }
-
-func (e *listedError) Error() string {
-	n := count(len(e.ce.Database)+len(e.ce.WAL)+len(e.ce.Problems), "problem")
-	if e.ce.DatabaseCapped() {
-		n = "at least " + n
-	}
-	return n + " (listed above)"
+// A damaged stored configuration (config) is one more; ce is nil when it
+// is the only finding.
+type listedError struct {
+	ce     *engine.CheckError
+	config bool
 }
 
-func (e *listedError) Unwrap() error { return e.ce }
+func (e *listedError) Error() string {
+	n := 0
+	if e.config {
+		n++
+	}
+	if e.ce == nil {
+		return count(n, "problem") + " (listed above)"
+	}
+	s := count(n+len(e.ce.Database)+len(e.ce.WAL)+len(e.ce.Problems), "problem")
+	if e.ce.DatabaseCapped() {
+		s = "at least " + s
+	}
+	return s + " (listed above)"
+}
+
+func (e *listedError) Unwrap() error {
+	if e.ce == nil {
+		return nil
+	}
+	return e.ce
+}
 
 // checkEvents drains the events the engine published while check ran and
 // returns the lexical index damage among them (EventQuarantined: the

@@ -16,7 +16,10 @@ type checkReport struct {
 	// indexes disagree with a sound database: mnemo reindex), "restore"
 	// (the database itself is damaged: restore it from a backup, or mnemo
 	// salvage on SQLite; then reindex; or commits of a damaged write-ahead
-	// log were not applied: restore from a backup or accept the loss).
+	// log were not applied: restore from a backup or accept the loss),
+	// "config" (the store passed, or what was found was repaired, but the
+	// stored mnemo.json cannot be read or applied: fix it, replace it with
+	// mnemo serve --config, or move it away).
 	Action string `json:"action"`
 	// Problems are the findings in the order the text lists them.
 	Problems []checkProblem `json:"problems"`
@@ -58,12 +61,14 @@ type checkReport struct {
 	DotIDs []dotID `json:"dotIds"`
 }
 
-// checkProblem is one finding: Kind "database" (SQLite's integrity check,
-// or a message that does not match its stored digest), "wal" (a kept copy
-// of a damaged write-ahead log whose commits were not applied:
-// engine.CheckError.WAL) or "index" (the
-// indexes or a derived file disagree with the database, or a store
-// invariant such as gap-free seqs broke); Detail says it as the text does.
+// checkProblem is one finding: Kind "config" (the stored mnemo.json cannot
+// be read or applied: the check ran with the defaults; Detail names the
+// file and the byte or member at fault), "database" (SQLite's integrity
+// check, or a message that does not match its stored digest), "wal" (a
+// kept copy of a damaged write-ahead log whose commits were not applied:
+// engine.CheckError.WAL) or "index" (the indexes or a derived file
+// disagree with the database, or a store invariant such as gap-free seqs
+// broke); Detail says it as the text does.
 type checkProblem struct {
 	Kind   string `json:"kind"`
 	Detail string `json:"detail"`
@@ -72,12 +77,16 @@ type checkProblem struct {
 // report is r as `mnemo check --json` prints it, for a check with --full
 // as full.
 func (r *checkResult) report(full bool) *checkReport {
-	rep := &checkReport{OK: r.found == nil, Full: full, Action: "none", Problems: []checkProblem{},
+	rep := &checkReport{OK: !r.failed(), Full: full, Action: "none", Problems: []checkProblem{},
 		DeletedSnapshots: []string{}, Reembedding: []string{}, KeptDamaged: append([]string{}, r.kept...),
 		RebuiltIndexes: append([]string{}, r.rebuilt...), DotIDs: append([]dotID{}, r.dotIDs...)}
 	if r.lostRead {
 		lost := append([]engine.LostRange{}, r.lost...)
 		rep.KnownLosses = &lost
+	}
+	if r.config != nil {
+		rep.Problems = append(rep.Problems, checkProblem{"config", r.config.Err.Error()})
+		rep.Action = "config"
 	}
 	ce := r.found
 	if ce == nil {
@@ -95,7 +104,9 @@ func (r *checkResult) report(full bool) *checkReport {
 	rep.Rebuilt, rep.DatabaseCapped = ce.Rebuilt, ce.DatabaseCapped()
 	rep.DeletedSnapshots = append(rep.DeletedSnapshots, ce.Snapshots...)
 	rep.Reembedding = append(rep.Reembedding, ce.Reembedding...)
-	rep.Action = checkAction(ce)
+	if a := checkAction(ce); a != "none" || r.config == nil {
+		rep.Action = a // the store's action comes first
+	}
 	return rep
 }
 

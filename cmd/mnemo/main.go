@@ -77,6 +77,10 @@ type Main struct {
 	// serve uses (Main.checkServed): the configuration is read more than
 	// once by some (check, salvage).
 	warnedServed bool
+	// configDamage is the stored configuration that could not be read or
+	// applied, for check and salvage, which ran with the defaults
+	// (damagedConfig); nil when there was none.
+	configDamage *storedConfigError
 
 	switchEmbedder bool // reindex --vectors: the named embedder replaces the directory's
 

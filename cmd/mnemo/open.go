@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -113,9 +114,10 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 	if err := t.apply(&cfg); err != nil {
 		return cfg, err
 	}
+	base := cfg // the defaults, for a recovery command (damagedConfig)
 	if mc == nil {
 		if mc, err = storedMemoryConfig(t.dir); err != nil {
-			return cfg, err
+			return m.damagedConfig(base, err)
 		}
 	}
 	err = mc.apply(&cfg, m.Getenv, withModel)
@@ -124,11 +126,33 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 	}
 	if err != nil {
 		if mc != nil && mc.stored {
-			return cfg, storedConfigError(t.dir, fmt.Errorf("%s: %w", mc.name(), err))
+			return m.damagedConfig(base, &storedConfigError{t.dir, fmt.Errorf("%s: %w", mc.name(), err)})
 		}
 		return cfg, fmt.Errorf("configuration %s: %w", mc.name(), err)
 	}
 	return cfg, nil
+}
+
+// damagedConfig returns base, the configuration with the engine's
+// defaults, and err, the stored configuration that cannot be read or
+// applied (a *storedConfigError), which fails every command but the
+// recovery ones, mnemo check and mnemo salvage: a user runs them when
+// something is wrong, and before a malformed mnemo.json refused them too
+// (exit 1). They run with the defaults, and say so: m.configDamage holds
+// err for them (check reports it as a finding, salvage warns). The
+// defaults check and salvage the same store: mnemo.json names none (the
+// store is --dir's; --db reads no mnemo.json), and none of its settings
+// changes what they read or write (its lifecycle, retention and limits
+// bound what is kept and appended; without them nothing is erased).
+func (m *Main) damagedConfig(base engine.Config, err error) (engine.Config, error) {
+	var sce *storedConfigError
+	if m.command != "check" && m.command != "salvage" || !errors.As(err, &sce) {
+		return base, err
+	}
+	if m.configDamage == nil {
+		m.configDamage = sce
+	}
+	return base, nil
 }
 
 // embedder returns the embedder --embedder or $MNEMO_EMBEDDER names, or the

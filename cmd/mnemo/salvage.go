@@ -41,6 +41,7 @@ func (c *SalvageCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	c.warnConfig()
 	rep, err := engine.Salvage(ctx, cfg, engine.SalvageOptions{Force: *force})
 	if rep == nil || (err != nil && rep.Damaged == "") {
 		return err
@@ -59,6 +60,18 @@ func (c *SalvageCommand) Run(ctx context.Context, args []string) error {
 		return errors.New("the salvaged directory does not check ok (see above)")
 	}
 	return nil
+}
+
+// warnConfig says on stderr, when the stored configuration could not be
+// read or applied (c.configDamage), that the salvage runs with the
+// engine's defaults, and what to do about it. Before, a malformed
+// mnemo.json refused the salvage (exit 1) as every command.
+func (c *SalvageCommand) warnConfig() {
+	if d := c.configDamage; d != nil {
+		fmt.Fprintf(c.Stderr, "mnemo salvage: warning: the stored configuration cannot be used: %v\n"+
+			"The salvage runs with the engine's defaults (%s names no store, and none of its settings changes what a salvage reads or writes); "+
+			"every other command but mnemo check refuses to run until it is fixed. What to do: %s.\n", d.Err, StoredConfigFile, d.advice())
+	}
 }
 
 // printSalvage prints rep for a person: the tables, the losses, where the

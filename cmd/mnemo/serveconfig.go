@@ -290,32 +290,63 @@ func recallText(err error) error {
 // the database (working.SaveConfig, when an engine opens with one), where
 // an application's engine.Config.WorkingMemory lands too, and the engine
 // uses it when the command configures none. A Postgres database (dir "")
-// stores none: each mnemo serve takes its --config.
+// stores none: each mnemo serve takes its --config. A mnemo.json that is
+// a symbolic link to nothing is an error (danglingConfig), not none.
+// Errors are *storedConfigError.
 func storedMemoryConfig(dir string) (*memoryConfig, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	c, err := readMemoryConfig(filepath.Join(dir, StoredConfigFile))
-	if errors.Is(err, os.ErrNotExist) {
+	path := filepath.Join(dir, StoredConfigFile)
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
+	c, err := readMemoryConfig(path)
+	if errors.Is(err, os.ErrNotExist) {
+		err = danglingConfig(path, err)
+	}
 	if err != nil {
-		return nil, storedConfigError(dir, err)
+		return nil, &storedConfigError{dir, err}
 	}
 	c.WorkingMemory = nil
 	c.stored = true
 	return c, nil
 }
 
-// storedConfigError says what to do about dir's stored configuration
-// that cannot be read or applied (err): every command reads it, so
-// without the advice a garbled mnemo.json left the directory unusable
-// with only a JSON error.
-func storedConfigError(dir string, err error) error {
-	return fmt.Errorf("stored configuration: %w\nWhat to do: %s is the configuration the last 'mnemo serve --config' stored in %s; "+
+// danglingConfig words err, the read of path that found no file although
+// path exists: a symbolic link whose target does not exist. Read as no
+// configuration (before), a mnemo.json linked to a file moved away ran
+// every command, mnemo serve included, with the defaults in silence (no
+// quota, no lifetime) where the operator had configured them.
+func danglingConfig(path string, err error) error {
+	to, lerr := os.Readlink(path)
+	if _, serr := os.Stat(path); lerr != nil || !errors.Is(serr, os.ErrNotExist) {
+		return err // a file read through it is missing (its schemaFile)
+	}
+	return fmt.Errorf("%s is a symbolic link to %s, which does not exist (no configuration is read through it)", path, to)
+}
+
+// storedConfigError is dir's stored configuration that cannot be read or
+// applied (Err); its text says what to do about it: every command reads
+// it, so without the advice a garbled mnemo.json left the directory
+// unusable with only a JSON error. mnemo check and mnemo salvage run
+// without it (Main.damagedConfig).
+type storedConfigError struct {
+	Dir string
+	Err error // names the file, and the byte or member at fault
+}
+
+func (e *storedConfigError) Error() string {
+	return fmt.Sprintf("stored configuration: %v\nWhat to do: %s", e.Err, e.advice())
+}
+
+func (e *storedConfigError) Unwrap() error { return e.Err }
+
+// advice says what to do about the damaged configuration.
+func (e *storedConfigError) advice() string {
+	return fmt.Sprintf("%s is the configuration the last 'mnemo serve --config' stored in %s; "+
 		"fix it, or run 'mnemo --dir %s serve --config FILE' with a good file (it replaces it), "+
-		"or move it away to run with the defaults (nothing else is kept in it)",
-		err, StoredConfigFile, dir, dir)
+		"or move it away to run with the defaults (nothing else is kept in it)", StoredConfigFile, e.Dir, e.Dir)
 }
 
 // store writes c, less its working memory (stored in the database), as
