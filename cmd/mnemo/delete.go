@@ -197,7 +197,7 @@ func describeTarget(ctx context.Context, e *engine.Engine, msgs []string, thread
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%d message(s) (%d of the %d ids are stored)", len(found), len(found), len(msgs)), nil
+		return fmt.Sprintf("%s (%d of %s stored)", count(len(found), "message"), len(found), count(len(msgs), "id")), nil
 	case thread != "":
 		t, err := e.GetThread(ctx, thread)
 		if err != nil {

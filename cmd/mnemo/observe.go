@@ -79,10 +79,10 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 			fmt.Fprintf(c.Stdout, "observed   %s  seq %d–%d\n", o.ID, o.FromSeq, o.ToSeq)
 		}
 		if r := res.Reflection; r != nil {
-			fmt.Fprintf(c.Stdout, "reflected  %s  seq %d–%d  from %d observations\n", r.ID, r.FromSeq, r.ToSeq, len(r.Sources))
+			fmt.Fprintf(c.Stdout, "reflected  %s  seq %d–%d  from %s\n", r.ID, r.FromSeq, r.ToSeq, count(len(r.Sources), "observation"))
 		}
 		p := res.Pending
-		fmt.Fprintf(c.Stdout, "watermark %d; pending %d turns, %d tokens (due: %v)\n", p.Watermark, p.PendingTurns, p.PendingTokens, p.Due)
+		fmt.Fprintln(c.Stdout, pendingLine(p))
 		if *force && len(res.Observations) == 0 && p.PendingTurns == 0 {
 			c.sayNothingObservable(ctx, e, *thread, p.Watermark)
 		}
@@ -213,4 +213,10 @@ func (c *ObserveCommand) openObserver(ctx context.Context, recent, threshold, re
 		cfg.Observe.ReflectThreshold = reflect
 	}
 	return c.openEngine(ctx, cfg)
+}
+
+// pendingLine says p, the observer's plan after observe ran: "watermark
+// 8; pending 1 turn, 12 tokens (due: false)".
+func pendingLine(p observe.Plan) string {
+	return fmt.Sprintf("watermark %d; pending %s, %s (due: %v)", p.Watermark, count(p.PendingTurns, "turn"), count(p.PendingTokens, "token"), p.Due)
 }

@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/observe"
 )
 
 // TestPlurals: counts of one are said in the singular ("1 resource, 1
@@ -33,5 +37,32 @@ func TestPlurals(t *testing.T) {
 				t.Fatalf("exit %d, out %q (%s); want %q", code, out, stderr, c.want)
 			}
 		})
+	}
+}
+
+// TestPluralsObserveAndDelete: observe's plan line and delete's prompt
+// count one in the singular (before: "pending 1 turns, 1 tokens", "1
+// message(s) (1 of the 1 ids are stored)").
+func TestPluralsObserveAndDelete(t *testing.T) {
+	for _, c := range []struct {
+		p    observe.Plan
+		want string
+	}{
+		{observe.Plan{Watermark: 8, PendingTurns: 1, PendingTokens: 1}, "watermark 8; pending 1 turn, 1 token (due: false)"},
+		{observe.Plan{PendingTurns: 2, PendingTokens: 30, Due: true}, "watermark 0; pending 2 turns, 30 tokens (due: true)"},
+	} {
+		if got := pendingLine(c.p); got != c.want {
+			t.Errorf("pendingLine(%+v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+	e := enginetest.MustOpen(t, engine.Config{Dir: t.TempDir()})
+	if _, err := e.Append(t.Context(), engine.AppendRequest{ThreadID: "t", ResourceID: "r",
+		Messages: []engine.Message{{ID: "m1", Role: "user", Content: "hello"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for ids, want := range map[string]string{"m1": "1 message (1 of 1 id stored)", "m1 m2": "1 message (1 of 2 ids stored)"} {
+		if got, err := describeTarget(t.Context(), e, strings.Fields(ids), "", ""); err != nil || got != want {
+			t.Errorf("describeTarget(%s) = %q, %v; want %q", ids, got, err, want)
+		}
 	}
 }
