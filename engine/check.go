@@ -8,7 +8,6 @@ import (
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
-	"github.com/mnemo-go/mnemo/recall"
 )
 
 // CheckOptions tunes Check. The zero value runs SQLite's quick check.
@@ -234,10 +233,11 @@ func digestFindings(ctx context.Context, ms *msgstore.Store) ([]string, error) {
 // names: a load serves a snapshot before its vector part is verified, so a
 // damaged one found here is gone before any search reads it.
 func (e *Engine) checkSnapshots(ctx context.Context) ([]string, error) {
-	ix := e.idx.index()
+	ix, use := e.idx.acquire() // Reindex waits for the check (indexuse.go)
 	if ix == nil {
 		return nil, nil
 	}
+	defer use.release()
 	_, bad, err := ix.CheckSnapshots(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("engine: check: %w", err)
@@ -342,7 +342,7 @@ func (e *Engine) checkDerived(ctx context.Context, add, reembed func(string, ...
 		add("indexes are not open")
 		return "", nil
 	}
-	lex, err := lexicalIDs(ctx, ix)
+	lex, err := e.lexicalIDs(ctx)
 	if isDamage(err) {
 		// A segment's checksum or reading every document found damage:
 		// quarantine and rebuild (lexical_damage.go), report it, and
@@ -357,7 +357,7 @@ func (e *Engine) checkDerived(ctx context.Context, add, reembed func(string, ...
 			add("indexes are not open")
 			return rebuilt, nil
 		}
-		lex, err = lexicalIDs(ctx, ix)
+		lex, err = e.lexicalIDs(ctx)
 	}
 	if err != nil {
 		return "", fmt.Errorf("engine: check: %w", err)
@@ -411,9 +411,16 @@ func diff(stored, indexed map[string]bool, what string, add func(string, ...any)
 	}
 }
 
-// lexicalIDs verifies the checksum of every segment file of the lexical
-// index and lists its document ids.
-func lexicalIDs(ctx context.Context, ix *recall.Index) (map[string]bool, error) {
+// lexicalIDs verifies the checksum of every segment file of the open
+// lexical index and lists its document ids (none when no index is open).
+// It holds a use of the index meanwhile (indexuse.go): a Reindex waits for
+// it instead of closing the index under it.
+func (e *Engine) lexicalIDs(ctx context.Context) (map[string]bool, error) {
+	ix, use := e.idx.acquire()
+	if ix == nil {
+		return nil, nil
+	}
+	defer use.release()
 	if err := ix.Lexical().VerifySegments(ctx); err != nil {
 		return nil, err
 	}

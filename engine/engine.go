@@ -329,9 +329,12 @@ const CloseDrainWait = 10 * time.Second
 // Close stops background work, closes the indexes and the database. The
 // outbox drainer finishes the batch in flight first, for at most
 // CloseDrainWait, and the shard snapshots that are due are written, for at
-// most a minute (CloseContext bounds both by a context too). On Postgres
-// it returns within CloseDrainWait + 4 s even when the server stopped
-// answering: the drainer's claimed rows are given back for at most 2 s
+// most a minute (CloseContext bounds both by a context too). On SQLite the
+// searches already running finish before the index is closed, waited for
+// at most CloseDrainWait more (not after the context ends), and return
+// ErrClosed, as every call overlapping Close may: never an answer of a
+// closed index. On Postgres it returns within CloseDrainWait + 4 s even
+// when the server stopped answering: the drainer's claimed rows are given back for at most 2 s
 // more, and the pool's connections are closed for at most PoolCloseWait,
 // then left to close in the background. It is safe to call more than
 // once; later calls return nil.

@@ -201,3 +201,13 @@ func SetAfterReindexQueue(e *Engine, f func()) {
 	}
 	e.idx.queued.Store(&f)
 }
+
+// SetBeforeIndexSearch makes a search on SQLite call f after it took the
+// recall index it runs on and before it searches it; nil removes it.
+func SetBeforeIndexSearch(e *Engine, f func()) {
+	if f == nil {
+		e.idx.beforeSearch.Store(nil)
+		return
+	}
+	e.idx.beforeSearch.Store(&f)
+}

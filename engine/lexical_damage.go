@@ -29,7 +29,9 @@ func (e *Engine) damagedIndex() error {
 
 // recoverDamagedIndex quarantines the lexical index when it is damaged and
 // starts its rebuild from SQLite; it returns whether it did. The caller
-// holds e.idx.drainMu.
+// holds e.idx.drainMu. It first waits for the searches running on the
+// damaged index to finish (indexuse.go; until ctx ends: then it returns
+// an error wrapping ctx's and leaves the index as it is).
 //
 // Every outbox row is replaced by one index row per stored message: the
 // fresh index holds nothing, so pending deletions (of messages already gone
@@ -42,8 +44,12 @@ func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 		e.idx.mu.Unlock()
 		return false, nil
 	}
+	if err := e.idx.awaitIdle(ctx); err != nil {
+		e.idx.mu.Unlock()
+		return false, err
+	}
 	cause := old.Lexical().Damaged()
-	e.idx.ix = nil
+	e.idx.setIndex(nil)
 	if err := old.Close(); err != nil {
 		e.log.Warn("closing the damaged lexical index", "err", err)
 	}
@@ -64,8 +70,8 @@ func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 		e.idx.mu.Unlock()
 		return false, fmt.Errorf("engine: %w", err)
 	}
-	e.idx.ix = ix
-	e.idx.note = "lexical index was damaged (quarantined to " + q + "); rebuilding"
+	e.idx.setIndex(ix)
+	e.idx.setNote("lexical index was damaged (quarantined to " + q + "); rebuilding")
 	e.idx.quarantined = q
 	e.idx.mu.Unlock()
 	e.log.Warn("lexical index damaged: quarantined, rebuilding from the store", "quarantine", q, "err", cause)

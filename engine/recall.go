@@ -34,9 +34,13 @@ const (
 
 // indexState holds the derived indexes.
 type indexState struct {
-	mu   sync.RWMutex
-	ix   *recall.Index
-	note string // why recall is degraded, e.g. after a quarantine; "" when healthy
+	mu  sync.RWMutex
+	ix  *recall.Index
+	use *indexUse // the searches running on ix (indexuse.go); replaced with it (setIndex)
+	// note says why recall is degraded, e.g. after a quarantine; nil when
+	// healthy. Not under mu: a search reads and clears it (backlog) while
+	// it holds its use of ix, which Reindex waits for holding mu.
+	note atomic.Pointer[string]
 	// quarantined is where the last damaged index directory went
 	// (lexical_damage.go); "" when none was.
 	quarantined string
@@ -52,6 +56,10 @@ type indexState struct {
 	// Reindex after it queued the messages to index or embed again and
 	// before it drains the outbox, so a test can search at that moment.
 	queued atomic.Pointer[func()]
+	// beforeSearch, when set (tests only: SetBeforeIndexSearch), runs in
+	// a search on SQLite after it took its use of the index and before it
+	// searches it, so a test can reindex or close at that moment.
+	beforeSearch atomic.Pointer[func()]
 
 	pg searcher // the recall search on Postgres (postgres.go); nil on SQLite
 	// pgIndexed: the embedder has an HNSW index on Postgres, so no stored
@@ -63,6 +71,23 @@ func (s *indexState) index() *recall.Index {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.ix
+}
+
+// setNote sets why recall is degraded ("" clears it).
+func (s *indexState) setNote(note string) {
+	if note == "" {
+		s.note.Store(nil)
+		return
+	}
+	s.note.Store(&note)
+}
+
+// noteText is why recall is degraded, "" when healthy.
+func (s *indexState) noteText() string {
+	if p := s.note.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // embedder returns the configured embedder or the offline default.
@@ -103,7 +128,7 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 			return fmt.Errorf("engine: quarantine %s: %w (after: %v)", path, qerr, err)
 		}
 		e.log.Warn("lexical index corrupt: quarantined, rebuilding from the store", "quarantine", q, "err", err)
-		e.idx.note = "lexical index was corrupt (quarantined to " + q + "); rebuilding"
+		e.idx.setNote("lexical index was corrupt (quarantined to " + q + "); rebuilding")
 		e.publish(Event{Reason: EventQuarantined, Path: q, Detail: err.Error()})
 		lex, err = recall.OpenLexical(path)
 	}
@@ -118,7 +143,7 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 		lex.Close()
 		return fmt.Errorf("engine: %w", err)
 	}
-	e.idx.ix = ix
+	e.idx.setIndex(ix)
 	if err := e.queueRebuildIfBehind(ctx, lex); err != nil {
 		lex.Close()
 		return err
@@ -158,8 +183,8 @@ func (e *Engine) rebuildStale(ctx context.Context, path string, cause error) (*r
 		return nil, fmt.Errorf("queue rebuild: %w", err)
 	}
 	e.log.Warn("lexical index built with an older analyzer: rebuilding from the store", "err", cause)
-	e.idx.note = "lexical index built with an older analyzer; rebuilding with " + recall.AnalyzerName
-	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: path, Detail: e.idx.note})
+	e.idx.setNote("lexical index built with an older analyzer; rebuilding with " + recall.AnalyzerName)
+	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: path, Detail: e.idx.noteText()})
 	return lex, nil
 }
 
@@ -236,10 +261,10 @@ func (e *Engine) queueRebuildIfBehind(ctx context.Context, lex *recall.Lexical) 
 	if int64(n)+pending >= stored {
 		return nil
 	}
-	if e.idx.note == "" {
-		e.idx.note = fmt.Sprintf("lexical index behind the store (%d of %s); rebuilding", n, count(stored, "message", "messages"))
+	if e.idx.noteText() == "" {
+		e.idx.setNote(fmt.Sprintf("lexical index behind the store (%d of %s); rebuilding", n, count(stored, "message", "messages")))
 	}
-	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: lex.Path(), Detail: e.idx.note})
+	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: lex.Path(), Detail: e.idx.noteText()})
 	return e.queueAll(ctx)
 }
 
@@ -251,15 +276,21 @@ func (e *Engine) queueAll(ctx context.Context) error {
 	return nil
 }
 
-// closeIndexes closes the derived indexes (the drainer has stopped).
+// closeIndexes closes the derived indexes (the drainer has stopped) once
+// the searches running on them have finished, waiting for them at most
+// CloseDrainWait and not after ctx ends: those still running then return
+// ErrClosed (searchBackend).
 func (e *Engine) closeIndexes(ctx context.Context) error {
 	e.idx.mu.Lock()
 	defer e.idx.mu.Unlock()
 	if e.idx.ix == nil {
 		return nil
 	}
+	wait, cancel := context.WithTimeout(ctx, CloseDrainWait)
+	_ = e.idx.awaitIdle(wait) // not waited for any longer: closed under them
+	cancel()
 	err := e.idx.ix.CloseContext(ctx)
-	e.idx.ix = nil
+	e.idx.setIndex(nil)
 	return err
 }
 
@@ -291,6 +322,11 @@ func (e *Engine) SyncIndexes(ctx context.Context) error {
 // Reindex rebuilds the derived indexes from SQLite: the lexical index
 // directory is recreated and every message indexed again; stored
 // embeddings are reused (reembed deletes the current embedder's first).
+// On SQLite it first waits for the searches running on the old index to
+// finish (until ctx ends: then it returns ctx's error, wrapped, and
+// changes nothing); searches that start meanwhile wait for the new index
+// and run on it while it fills (a channel that has not seen every message
+// yet says "degraded: index catching up"); none fails for it.
 // On Postgres, whose indexes are kept by the transactions that change the
 // rows, it embeds the messages without a stored embedding (every message
 // with reembed) and returns when they are stored.
@@ -307,13 +343,16 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 	e.idx.mu.Lock()
 	err := func() error {
 		if e.idx.ix != nil {
+			if err := e.idx.awaitIdle(ctx); err != nil {
+				return err
+			}
 			if err := e.idx.ix.DropSnapshots(); err != nil {
 				return fmt.Errorf("engine: drop shard snapshots: %w", err)
 			}
 			if err := e.idx.ix.Close(); err != nil && !errors.Is(err, recall.ErrCorrupt) {
 				return fmt.Errorf("engine: close lexical index: %w", err)
 			}
-			e.idx.ix = nil
+			e.idx.setIndex(nil)
 		}
 		path := filepath.Join(e.dir, LexicalDir)
 		if err := os.RemoveAll(path); err != nil {
@@ -328,7 +367,7 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 			lex.Close()
 			return fmt.Errorf("engine: %w", err)
 		}
-		e.idx.ix = ix
+		e.idx.setIndex(ix)
 		if reembed {
 			if err := e.ms.DeleteEmbeddings(ctx, e.embedder().ID()); err != nil {
 				return fmt.Errorf("engine: drop embeddings: %w", err)
@@ -337,7 +376,7 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 		if err := e.ms.ClearIndexQueue(ctx); err != nil {
 			return fmt.Errorf("engine: reset outbox: %w", err)
 		}
-		e.idx.note = ""
+		e.idx.setNote("")
 		e.publish(Event{Reason: EventRebuild, Path: path, Detail: "Reindex"})
 		return e.queueAll(ctx)
 	}()
@@ -439,14 +478,34 @@ func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, er
 }
 
 // searchBackend runs q on the Postgres backend or on the derived indexes
-// (with the resource's backlog folded into the retrieval status).
+// (with the resource's backlog folded into the retrieval status). On
+// SQLite the search holds its use of the index it runs on (acquire), so
+// Reindex, the damage recovery and Close wait for it before they close
+// that index; a search that Close overlaps returns ErrClosed.
 func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Result, error) {
 	if e.onPostgres() {
 		return e.searchPostgres(ctx, q)
 	}
-	ix := e.idx.index()
+	ix, use := e.idx.acquire()
 	if ix == nil {
+		if err := e.checkClosed(); err != nil {
+			return nil, err
+		}
 		return &recall.Result{Retrieval: recall.Unavailable("index closed")}, nil
+	}
+	res, err := e.searchIndex(ctx, ix, use, q)
+	if cerr := e.checkClosed(); cerr != nil {
+		return nil, cerr
+	}
+	return res, err
+}
+
+// searchIndex runs q on ix, the resource's backlog folded in, and then
+// releases use, its use of ix (acquire); it takes no e.idx.mu meanwhile.
+func (e *Engine) searchIndex(ctx context.Context, ix *recall.Index, use *indexUse, q recall.Query) (*recall.Result, error) {
+	defer use.release()
+	if f := e.idx.beforeSearch.Load(); f != nil {
+		(*f)()
 	}
 	var erased []string
 	q.Backlog, erased = e.backlog(ctx, q.ResourceID)
@@ -498,9 +557,11 @@ func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Res
 // no row when nothing is pending. With nothing pending the note is
 // cleared: the rebuild has caught up.
 func (e *Engine) backlog(ctx context.Context, resourceID string) (bl recall.Backlog, erased []string) {
-	e.idx.mu.RLock()
-	note := e.idx.note
-	e.idx.mu.RUnlock()
+	notep := e.idx.note.Load()
+	note := ""
+	if notep != nil {
+		note = *notep
+	}
 	if e.onPostgres() {
 		if n, err := e.ms.PendingIndex(ctx, resourceID); err == nil && n > 0 {
 			return recall.Backlog{Pending: n, Unindexed: n, Note: note}, nil
@@ -511,10 +572,8 @@ func (e *Engine) backlog(ctx context.Context, resourceID string) (bl recall.Back
 			return recall.Backlog{Pending: n, Unindexed: n, UnindexedIDs: w.Unindexed, Note: note}, erased
 		}
 	}
-	if note != "" {
-		e.idx.mu.Lock()
-		e.idx.note = "" // caught up after a rebuild
-		e.idx.mu.Unlock()
+	if notep != nil {
+		e.idx.note.CompareAndSwap(notep, nil) // caught up after a rebuild (unless another began since)
 	}
 	return recall.Backlog{}, erased
 }
