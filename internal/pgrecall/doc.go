@@ -14,8 +14,12 @@
 //     columns and (metadata::jsonb)); when it allows at most 2,048
 //     messages, both channels search only those and the turns around
 //     them, as recall's pre-filtering does; when it allows more, both
-//     channels rank the same set in SQL (below). Filter.Match still
-//     judges every candidate.
+//     channels rank the same set in SQL (below). A broad filter, allowing
+//     more than an eighth of the resource's messages (broadShare), is not
+//     read: both channels rank the resource by their own index, as
+//     without a filter, checking its SQL condition on their candidates
+//     and widening until pool of them pass. Filter.Match still judges
+//     every candidate.
 //  2. Lexical channel: the query's distinct analysed terms
 //     (recall.Analyze, the analyser the SQLite backend indexes with),
 //     their statistics (pgstore.Stats, plus the messages in each date the
@@ -29,8 +33,9 @@
 //     BM25 in SQL, the top pool + excluded of them (under a filter, among
 //     the messages it allows and the turns around them, read once a
 //     search; past 2,048 allowed, up to the pool-th allowed in one
-//     statement, allowedMatchesSQL; widened ×4 while Filter.Match allows
-//     fewer than pool) and the turns they lift by the turn-context rule, each
+//     statement, allowedMatchesSQL; under a broad filter, among the
+//     resource's top 4 × pool, broadMatchesSQL; widened ×4 while
+//     Filter.Match allows fewer than pool) and the turns they lift by the turn-context rule, each
 //     scored exactly with internal/bm25: the same candidates and scores as
 //     recall's exact in-memory enumeration.
 //  3. Vector channel: the nearest vectors of the resource
@@ -38,7 +43,9 @@
 //     exact on small tables), of the thread or, under a filter, of the
 //     messages it allows and the turns around them (an exact scan of
 //     their vectors by key, filtering before its LIMIT,
-//     universeRankSQL), re-ranked by recall's cosine, widened ×4 while a
+//     universeRankSQL; under a broad filter, the resource's nearest by
+//     the HNSW index up to the pool-th allowed, or that exact scan when
+//     the index returns fewer than it was asked for), re-ranked by recall's cosine, widened ×4 while a
 //     filter or exclusion leaves fewer than the candidate pool, then
 //     recall's context rule.
 //  4. recall.Finish ranks the candidates over the search's view of the
@@ -68,9 +75,11 @@
 //     the true top candidates among the allowed messages (searching only
 //     them and their neighbours, or widening until pool allowed
 //     candidates or the scope is exhausted; under a filter neither
-//     channel widens through the resource: the vector channel never reads
-//     the HNSW index, and both rank only the allowed messages and the
-//     turns around them).
+//     channel widens through the resource, and both rank only the allowed
+//     messages and the turns around them, exactly, unless it is broad:
+//     then both widen through the resource, the lexical channel exactly,
+//     the vector one by the HNSW index, approximate as without a filter,
+//     and exactly when the index returns fewer than it was asked for).
 //   - A filter's SQL form selects at least what Filter.Match allows (a
 //     comparison it cannot express exactly is TRUE, and never negated).
 //

@@ -21,6 +21,14 @@ func SetDirectLimitForTest(t interface{ Cleanup(func()) }, n int) {
 	t.Cleanup(func() { directLimit = old })
 }
 
+// SetBroadShareForTest sets broadShare until t ends (0: no filter is
+// broad, every filtered search ranks the allowed messages by key).
+func SetBroadShareForTest(t interface{ Cleanup(func()) }, n int) {
+	old := broadShare
+	broadShare = n
+	t.Cleanup(func() { broadShare = old })
+}
+
 // StatusSQL is the statement of a search's vector status ($1 resource,
 // $2 embedder, $3 excluded ids).
 const StatusSQL = statusSQL

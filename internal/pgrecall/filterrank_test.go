@@ -26,30 +26,35 @@ import (
 // message resource). It widened through the index instead, which stops at
 // its scan limit: fewer hits than the allowed messages hold.
 func TestFilteredVectorSearchPastDirectLimitExact(t *testing.T) {
-	c := newCorpus(rand.New(rand.NewPCG(21, 5)), []string{"A"}, 10, 60)
-	embedAll(t, c)
-	pgrecall.SetDirectLimitForTest(t, 8)
-	pool := cutHNSWScan(t, postgres(t, c, false))
-	ix, pg := sqliteIndex(t, c, recall.Tuning{}), newSearcher(t, pool, recall.Tuning{})
-	rng := rand.New(rand.NewPCG(5, 6))
-	hits := 0
-	for i := range 40 {
-		q := recall.Query{Text: vocab[rng.IntN(len(vocab))] + " " + vocab[rng.IntN(len(vocab))], ResourceID: "A"}
-		q.Options = recall.Options{Mode: []recall.Mode{recall.ModeVector, recall.ModeHybrid}[i%2], TopK: []int{5, 20}[i/2%2],
-			Filter: json.RawMessage([]string{`{"role":"user"}`, `{"metadata.topic":{"$in":["travel","work"]}}`, `{"role":{"$ne":"tool"}}`}[i%3])}
-		want, err := ix.Search(t.Context(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := pg.Search(t.Context(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameResult(t, fmt.Sprintf("query %d %q %+v", i, q.Text, q.Options), want, got, 1e-9)
-		hits += len(want.Hits)
-	}
-	if hits < 300 {
-		t.Fatalf("only %d hits compared", hits)
+	for _, share := range []int{0, 8} { // by key; by each channel's index past broadShare
+		t.Run(fmt.Sprintf("broadShare=%d", share), func(t *testing.T) {
+			pgrecall.SetBroadShareForTest(t, share)
+			c := newCorpus(rand.New(rand.NewPCG(21, 5)), []string{"A"}, 10, 60)
+			embedAll(t, c)
+			pgrecall.SetDirectLimitForTest(t, 8)
+			pool := cutHNSWScan(t, postgres(t, c, false))
+			ix, pg := sqliteIndex(t, c, recall.Tuning{}), newSearcher(t, pool, recall.Tuning{})
+			rng := rand.New(rand.NewPCG(5, 6))
+			hits := 0
+			for i := range 40 {
+				q := recall.Query{Text: vocab[rng.IntN(len(vocab))] + " " + vocab[rng.IntN(len(vocab))], ResourceID: "A"}
+				q.Options = recall.Options{Mode: []recall.Mode{recall.ModeVector, recall.ModeHybrid}[i%2], TopK: []int{5, 20}[i/2%2],
+					Filter: json.RawMessage([]string{`{"role":"user"}`, `{"metadata.topic":{"$in":["travel","work"]}}`, `{"role":{"$ne":"tool"}}`}[i%3])}
+				want, err := ix.Search(t.Context(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := pg.Search(t.Context(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameResult(t, fmt.Sprintf("query %d %q %+v", i, q.Text, q.Options), want, got, 1e-9)
+				hits += len(want.Hits)
+			}
+			if hits < 300 {
+				t.Fatalf("only %d hits compared", hits)
+			}
+		})
 	}
 }
 
@@ -189,31 +194,36 @@ func cutHNSWScan(t testing.TB, pool *pgxpool.Pool) *pgxpool.Pool {
 // scope, ranges) under filters that allow from a twentieth of the
 // messages to most of them.
 func TestFilteredLexicalSearchPastDirectLimitExact(t *testing.T) {
-	c := newCorpus(rand.New(rand.NewPCG(21, 7)), []string{"A", "B"}, 8, 60)
-	pgrecall.SetDirectLimitForTest(t, 8)
-	pool := postgres(t, c, true)
-	ix, pg := sqliteIndex(t, c, recall.Tuning{}), newSearcher(t, pool, recall.Tuning{})
-	filters := []string{`{"role":"user","metadata.topic":"travel"}`, `{"role":"user"}`, `{"metadata.topic":{"$in":["travel","work"]}}`,
-		`{"role":{"$ne":"tool"}}`, `{"$or":[{"role":"tool"},{"metadata.topic":"family"}]}`, `{"metadata.place.city":"Oslo"}`}
-	rng := rand.New(rand.NewPCG(7, 8))
-	hits := 0
-	for i := range 60 {
-		q := parityQuery(rng, c)
-		q.Options.Mode = []recall.Mode{recall.ModeLexical, recall.ModeHybrid}[i%2]
-		q.Options.Filter = json.RawMessage(filters[i/2%len(filters)])
-		want, err := ix.Search(t.Context(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := pg.Search(t.Context(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameResult(t, fmt.Sprintf("query %d %q %+v exclude %d", i, q.Text, q.Options, len(q.Exclude)), want, got, 1e-9)
-		hits += len(want.Hits)
-	}
-	if hits < 300 {
-		t.Fatalf("only %d hits compared", hits)
+	for _, share := range []int{0, 8} { // by key; by each channel's index past broadShare
+		t.Run(fmt.Sprintf("broadShare=%d", share), func(t *testing.T) {
+			pgrecall.SetBroadShareForTest(t, share)
+			c := newCorpus(rand.New(rand.NewPCG(21, 7)), []string{"A", "B"}, 8, 60)
+			pgrecall.SetDirectLimitForTest(t, 8)
+			pool := postgres(t, c, true)
+			ix, pg := sqliteIndex(t, c, recall.Tuning{}), newSearcher(t, pool, recall.Tuning{})
+			filters := []string{`{"role":"user","metadata.topic":"travel"}`, `{"role":"user"}`, `{"metadata.topic":{"$in":["travel","work"]}}`,
+				`{"role":{"$ne":"tool"}}`, `{"$or":[{"role":"tool"},{"metadata.topic":"family"}]}`, `{"metadata.place.city":"Oslo"}`}
+			rng := rand.New(rand.NewPCG(7, 8))
+			hits := 0
+			for i := range 60 {
+				q := parityQuery(rng, c)
+				q.Options.Mode = []recall.Mode{recall.ModeLexical, recall.ModeHybrid}[i%2]
+				q.Options.Filter = json.RawMessage(filters[i/2%len(filters)])
+				want, err := ix.Search(t.Context(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := pg.Search(t.Context(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameResult(t, fmt.Sprintf("query %d %q %+v exclude %d", i, q.Text, q.Options, len(q.Exclude)), want, got, 1e-9)
+				hits += len(want.Hits)
+			}
+			if hits < 300 {
+				t.Fatalf("only %d hits compared", hits)
+			}
+		})
 	}
 }
 
@@ -279,3 +289,66 @@ func (f statementTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx
 }
 
 func (statementTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// TestBroadFilterRanksByIndex: a filter allowing more than a
+// broadShare-th of the resource is checked on each channel's candidates,
+// which the channel ranks by its own index (the HNSW index, the lexical
+// ranking of the resource's matches): no statement is sent the allowed
+// messages' ids (universeRankSQL, allowedMatchesSQL), and the results are the SQLite
+// backend's, in every mode, with and without an exclusion; with the HNSW
+// scan cut (cutHNSWScan) the vector channel ranks the allowed messages
+// exactly instead. Each search read and sent every allowed id (on
+// 100,000 messages with half allowed: over a second a channel,
+// BENCHMARKS.md).
+func TestBroadFilterRanksByIndex(t *testing.T) {
+	c := newCorpus(rand.New(rand.NewPCG(21, 10)), []string{"A"}, 10, 60)
+	embedAll(t, c)
+	pgrecall.SetDirectLimitForTest(t, 8)
+	var byKey atomic.Int64
+	base := postgres(t, c, false)
+	pool := traced(t, base, func(sql string) {
+		if strings.Contains(sql, pgrecall.UniverseRankSQL) || strings.Contains(sql, "::bool[]") {
+			byKey.Add(1)
+		}
+	})
+	ix := sqliteIndex(t, c, recall.Tuning{})
+	var exact atomic.Int64 // the cut index's fallback: the allowed messages ranked by key
+	cutPool := traced(t, cutHNSWScan(t, base), func(sql string) {
+		if strings.Contains(sql, pgrecall.UniverseRankSQL) {
+			exact.Add(1)
+		}
+	})
+	pg, cut := newSearcher(t, pool, recall.Tuning{}), newSearcher(t, cutPool, recall.Tuning{})
+	rng := rand.New(rand.NewPCG(5, 7))
+	hits := 0
+	for i := range 36 {
+		q := recall.Query{Text: vocab[rng.IntN(len(vocab))] + " " + vocab[rng.IntN(len(vocab))], ResourceID: "A"}
+		q.Options = recall.Options{Mode: []recall.Mode{recall.ModeVector, recall.ModeLexical, recall.ModeHybrid}[i%3], TopK: []int{5, 20}[i/3%2],
+			Filter: json.RawMessage([]string{`{"role":"user"}`, `{"role":{"$ne":"tool"}}`, `{"seq":{"$gte":10}}`}[i/6%3])}
+		if i%4 == 3 {
+			q.Exclude = map[string]bool{"A-t1-003": true, "A-t2-010": true, "A-t4-021": true}
+		}
+		want, err := ix.Search(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byKey.Store(0)
+		got, err := pg.Search(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("query %d %q %+v", i, q.Text, q.Options)
+		if n := byKey.Load(); n != 0 {
+			t.Errorf("%s: %d statements sent the allowed ids, want 0", name, n)
+		}
+		sameResult(t, name, want, got, 1e-9)
+		if got, err = cut.Search(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+		sameResult(t, name+" (HNSW scan cut)", want, got, 1e-9)
+		hits += len(want.Hits)
+	}
+	if hits < 250 || exact.Load() == 0 {
+		t.Fatalf("only %d hits compared; the cut index fell back %d times", hits, exact.Load())
+	}
+}

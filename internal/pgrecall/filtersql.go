@@ -3,6 +3,7 @@ package pgrecall
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -14,9 +15,14 @@ import (
 // once (restrict): the channels then search only those and the turns
 // around them (which lift them by the context rule), as recall's
 // directIDs and pre-filtered vector ranking do, instead of widening their
-// candidate pools until enough allowed ones come up. Filter.Match stays
-// the judge of every candidate: the SQL condition may allow more than the
-// filter (a comparison it cannot express is TRUE), never less.
+// candidate pools until enough allowed ones come up. A broad filter (one
+// allowing more than a broadShare-th of the resource) is read no further
+// than that: ranking half a resource by key cost more than ranking all of
+// it, so the channels rank the resource by their own index, check the
+// filter's SQL condition on their candidates in the same statement and
+// widen until pool of them pass. Filter.Match stays the judge of every
+// candidate: the SQL condition may allow more than the filter (a
+// comparison it cannot express is TRUE), never less.
 
 // directLimit is the most allowed messages the lexical channel ranks the
 // matches of by widening; past it the channel counts the allowed ones
@@ -120,34 +126,146 @@ func metadataSQL(b *sqlArgs, n recall.FilterNode) (string, bool) {
 }
 
 // directSQL reads the messages of the scope a filter allows (but the
-// excluded ones), with the turns before and after each.
-const directSQL = `SELECT m.id,
-	coalesce((SELECT p.id FROM messages p WHERE p.thread_id = m.thread_id AND p.seq < m.seq ORDER BY p.seq DESC LIMIT 1), ''),
-	coalesce((SELECT x.id FROM messages x WHERE x.thread_id = m.thread_id AND x.seq > m.seq ORDER BY x.seq LIMIT 1), '')
-FROM messages m WHERE m.resource_id = $1 AND ($2 = '' OR m.thread_id = $2) AND NOT (m.id = ANY($3)) AND `
+// excluded ones), at most $4 of them (LIMIT $4: past it the filter is
+// broad and nothing else is read), with their count and, when there are
+// fewer than $4, the turns before and after each: rows (count, id, prev,
+// next), or one row (count, "", "", "") when none or $4 are read. The
+// filter's SQL condition follows it, then allowedTailSQL.
+const directSQL = `WITH a AS MATERIALIZED (SELECT m.id, m.thread_id, m.seq FROM messages m
+	WHERE m.resource_id = $1 AND ($2 = '' OR m.thread_id = $2) AND NOT (m.id = ANY($3)) AND `
+
+const allowedTailSQL = ` LIMIT $4),
+n AS (SELECT count(*) AS n FROM a)
+SELECT n.n, coalesce(a.id, ''),
+	coalesce((SELECT p.id FROM messages p WHERE p.thread_id = a.thread_id AND p.seq < a.seq ORDER BY p.seq DESC LIMIT 1), ''),
+	coalesce((SELECT x.id FROM messages x WHERE x.thread_id = a.thread_id AND x.seq > a.seq ORDER BY x.seq LIMIT 1), '')
+FROM n LEFT JOIN a ON n.n < $4`
+
+// broadShare: a filter allowing more than a broadShare-th of its
+// resource's messages (and more than directLimit) is broad: the channels
+// rank the resource by their own index and check the filter on the
+// candidates (rankedMatches, rankVectors), where ranking the allowed
+// messages by key would cost more than the filter removes (BENCHMARKS.md,
+// helper pgfilter3). 0: never broad.
+var broadShare = 8
+
+// broadAt returns the most allowed messages a filter of v's search may
+// allow without being broad: max(directLimit, messages/broadShare) for a
+// search of a resource of the given messages; unbounded (math.MaxInt64)
+// under the thread scope, whose messages are few, or when broadShare is 0
+// or the messages are not known (0).
+func broadAt(v *view, messages float64) int64 {
+	if v.p.Thread != "" || broadShare <= 0 || messages <= 0 {
+		return math.MaxInt64
+	}
+	return max(int64(directLimit), int64(messages)/int64(broadShare))
+}
 
 // restrict sets v.universe to the messages the filter allows and the
 // turns around them, read once for the search (directSQL); past
 // directLimit allowed messages it also sets v.allowedOK, which of them
 // the filter's SQL condition allows (the lexical channel's statement
 // counts those, allowedMatchesSQL). Both channels then rank that set,
-// the vector one by the embeddings' primary key (rankVectors). Without a
-// filter it leaves the channels unrestricted.
-func (s *Searcher) restrict(ctx context.Context, v *view) error {
+// the vector one by the embeddings' primary key (rankVectors). A broad
+// filter (broadAt: more than messages/broadShare allowed, messages the
+// resource's, as its lexical statistics count them) sets v.broad
+// instead, after reading broadAt+1 ids only: the channels then rank the
+// resource and check the filter on their candidates. Without a filter
+// it leaves the channels unrestricted.
+func (s *Searcher) restrict(ctx context.Context, v *view, messages float64) error {
 	if v.p.Filter == nil {
 		return nil
 	}
+	limit := broadAt(v, messages)
+	if limit < math.MaxInt64 {
+		limit++
+	}
+	u, ok, allowed, err := s.readAllowed(ctx, v, limit)
+	if err != nil {
+		return err
+	}
+	if allowed == limit && limit < math.MaxInt64 {
+		v.broad = true
+		return nil
+	}
+	v.setUniverse(u, ok, allowed)
+	return nil
+}
+
+// restrictAll reads every message a broad filter allows with the turns
+// around them and makes v rank them as restrict does a narrower filter's:
+// the vector channel's exact path when the HNSW index returned fewer
+// candidates than it was asked for (rankVectors).
+func (s *Searcher) restrictAll(ctx context.Context, v *view) error {
+	u, ok, allowed, err := s.readAllowed(ctx, v, math.MaxInt64)
+	if err != nil {
+		return err
+	}
+	v.broad = false
+	v.setUniverse(u, ok, allowed)
+	return nil
+}
+
+// setUniverse sets v.universe to u, and v.allowedOK to ok past
+// directLimit allowed messages.
+func (v *view) setUniverse(u []string, ok []bool, allowed int64) {
+	v.universe = u
+	if allowed > int64(directLimit) {
+		v.allowedOK = ok
+	}
+}
+
+// allowedSQL returns the condition on messages m that they are not
+// excluded and the filter's SQL condition allows them (at least what
+// Filter.Match allows, condSQL): a broad filter's check of a channel's
+// candidates.
+func (v *view) allowedSQL(b *sqlArgs) string {
 	excl := make([]string, 0, len(v.q.Exclude))
 	for id := range v.q.Exclude {
 		excl = append(excl, id)
 	}
-	b := &sqlArgs{args: []any{v.q.ResourceID, v.p.Thread, excl}}
 	cond, _ := condSQL(b, v.p.Filter.Tree())
-	rows, err := s.pool.Query(ctx, directSQL+cond, b.args...)
+	return "(NOT (m.id = ANY(" + b.add(excl) + ")) AND " + cond + ")"
+}
+
+// broadSpan is how many candidates per allowed one a channel asks its
+// index for under a broad filter, which allows more than one in
+// broadShare (it widens ×4 when too few pass).
+const broadSpan = 4
+
+// trimAllowed returns the ranked ids up to the n-th allowed one (oks) and
+// whether they hold every candidate: fewer than limit were ranked and
+// none is cut.
+func trimAllowed(ids []string, oks []bool, n, limit int) ([]string, bool) {
+	k := 0
+	for i, ok := range oks {
+		if ok {
+			k++
+		}
+		if k == n {
+			return ids[:i+1], i+1 == len(ids) && len(ids) < limit
+		}
+	}
+	return ids, len(ids) < limit
+}
+
+// readAllowed reads up to limit messages the filter of v allows with the
+// turns around them (directSQL): the ids without repeats, which of them
+// are allowed, and how many allowed ones were read (limit: only that
+// count, no ids).
+func (s *Searcher) readAllowed(ctx context.Context, v *view, limit int64) ([]string, []bool, int64, error) {
+	excl := make([]string, 0, len(v.q.Exclude))
+	for id := range v.q.Exclude {
+		excl = append(excl, id)
+	}
+	b := &sqlArgs{args: []any{v.q.ResourceID, v.p.Thread, excl, limit}}
+	cond, _ := condSQL(b, v.p.Filter.Tree())
+	rows, err := s.pool.Query(ctx, directSQL+cond+allowedTailSQL, b.args...)
 	if err != nil {
-		return fmt.Errorf("pgrecall: allowed messages of %s: %w", v.q.ResourceID, err)
+		return nil, nil, 0, fmt.Errorf("pgrecall: allowed messages of %s: %w", v.q.ResourceID, err)
 	}
 	var id, prev, next string
+	var allowed int64
 	at := map[string]int{} // index in u
 	u, ok := []string{}, []bool{}
 	add := func(x string, allowed bool) {
@@ -161,22 +279,16 @@ func (s *Searcher) restrict(ctx context.Context, v *view) error {
 		}
 		ok[i] = ok[i] || allowed
 	}
-	allowed := 0
-	_, err = pgx.ForEachRow(rows, []any{&id, &prev, &next}, func() error {
-		allowed++
+	_, err = pgx.ForEachRow(rows, []any{&allowed, &id, &prev, &next}, func() error {
 		add(id, true)
 		add(prev, false)
 		add(next, false)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("pgrecall: allowed messages of %s: %w", v.q.ResourceID, err)
+		return nil, nil, 0, fmt.Errorf("pgrecall: allowed messages of %s: %w", v.q.ResourceID, err)
 	}
-	v.universe = u
-	if allowed > directLimit {
-		v.allowedOK = ok
-	}
-	return nil
+	return u, ok, allowed, nil
 }
 
 // typed returns vs as a []T (the parser checked their types).

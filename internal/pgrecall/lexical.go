@@ -252,16 +252,19 @@ func (d *vdoc) holds(positions []int) bool {
 // n = pool + the excluded messages. With one that allows more than
 // directLimit messages, the ranking is of the allowed messages and the
 // turns around them only, up to the pool-th the filter's SQL condition
-// allows (allowedMatchesSQL), in one statement. Otherwise (and when the
-// SQL condition allows more than Filter.Match) n widens ×4 until pool
-// allowed messages are among the top n or every match is.
+// allows (allowedMatchesSQL), in one statement. With a broad one
+// (v.broad) it is of the resource's matches, up to the pool-th the SQL
+// condition allows among the top broadSpan × pool (broadMatchesSQL).
+// Otherwise (and when the SQL condition allows more than Filter.Match) n
+// widens ×4 until pool allowed messages are among the top n or every
+// match is.
 func (s *Searcher) lexicalChannel(ctx context.Context, v *view) ([]recall.Scored, error) {
 	l, pool := v.lex, v.poolSize()
 	if !l.hasTerms() || l.n == 0 || v.universe != nil && len(v.universe) == 0 {
 		return nil, nil
 	}
 	n := pool + len(v.q.Exclude)
-	if v.allowedOK != nil {
+	if v.allowedOK != nil || v.broad {
 		n = pool // counts allowed rows, never an excluded one
 	}
 	for {
@@ -328,7 +331,9 @@ func (v *view) poolSize() int { return max(v.s.tuning.CandidatePool, v.p.Options
 // their own BM25 score computed in SQL (the compound bonus counted for the
 // messages holding all of a compound's parts), best first, and whether
 // they are all of them. Past directLimit (v.allowedOK) n counts the
-// rows the filter's SQL condition allows instead (allowedMatchesSQL).
+// rows the filter's SQL condition allows instead (allowedMatchesSQL), as
+// it does under a broad filter (v.broad: the top broadSpan × n matches,
+// cut after the n-th allowed, broadMatchesSQL).
 func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string, bool, error) {
 	allowed := v.allowedOK != nil
 	b := &sqlArgs{args: []any{v.q.ResourceID}}
@@ -337,9 +342,14 @@ func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string,
 		return nil, true, nil
 	}
 	var sql string
-	if allowed {
+	limit := n
+	switch {
+	case allowed:
 		sql = allowedMatchesSQL(b, v.universe, v.allowedOK, inner, score, n)
-	} else {
+	case v.broad:
+		limit = broadSpan * n
+		sql = broadMatchesSQL(b, v, inner, score, limit)
+	default:
 		sql = `SELECT x.message_id, true FROM (` + inner + `) x ORDER BY ` + score + ` DESC, x.message_id LIMIT ` + b.add(n)
 	}
 	rows, err := s.pool.Query(ctx, sql, b.args...)
@@ -347,20 +357,37 @@ func (s *Searcher) rankedMatches(ctx context.Context, v *view, n int) ([]string,
 		return nil, false, fmt.Errorf("pgrecall: lexical matches in %s: %w", v.q.ResourceID, err)
 	}
 	var ids []string
+	var oks []bool
 	var id string
 	var ok bool
-	oks := 0
 	_, err = pgx.ForEachRow(rows, []any{&id, &ok}, func() error {
-		ids = append(ids, id)
-		if ok {
-			oks++
-		}
+		ids, oks = append(ids, id), append(oks, ok)
 		return nil
 	})
 	if err != nil {
 		return nil, false, fmt.Errorf("pgrecall: lexical matches in %s: %w", v.q.ResourceID, err)
 	}
-	return ids, oks < n, nil
+	if v.broad {
+		ids, exhausted := trimAllowed(ids, oks, n, limit)
+		return ids, exhausted, nil
+	}
+	k := 0
+	for _, ok := range oks {
+		if ok {
+			k++
+		}
+	}
+	return ids, k < n, nil
+}
+
+// broadMatchesSQL returns the statement ranking the resource's matches
+// (inner, ranked by score) under a broad filter: the top limit, best
+// first, each with whether it is allowed (view.allowedSQL), the filter
+// checked on these candidates only.
+func broadMatchesSQL(b *sqlArgs, v *view, inner, score string, limit int) string {
+	return `SELECT r.message_id, ` + v.allowedSQL(b) + ` FROM (SELECT x.message_id, ` + score + ` AS sc FROM (` + inner + `) x
+	ORDER BY sc DESC, x.message_id LIMIT ` + b.add(limit) + `) r
+JOIN messages m ON m.id = r.message_id ORDER BY r.sc DESC, r.message_id`
 }
 
 // allowedMatchesSQL returns the statement ranking the matches (inner, its

@@ -101,10 +101,14 @@ func (s *Searcher) Search(ctx context.Context, q recall.Query) (*recall.Result, 
 	v := newView(s, q, p, qv)
 	r := recall.Ranking{Options: o, Thread: p.Thread, Query: q.Text, Tuning: s.tuning, QueryVector: qv != nil, Embedder: s.emb.ID(), Backlog: q.Backlog}
 	var ch recall.Channels
-	if err := s.restrict(ctx, v); err != nil {
+	lexErr := v.prepareLexical(ctx)
+	messages := 0.0 // the resource's, when its statistics were read
+	if lexErr == nil {
+		messages = v.lex.n
+	}
+	if err := s.restrict(ctx, v, messages); err != nil {
 		return nil, err
 	}
-	lexErr := v.prepareLexical(ctx)
 	if o.Mode != recall.ModeVector {
 		ch.LexicalErr = lexErr
 		if lexErr == nil {

@@ -64,9 +64,10 @@ func (s *Searcher) vectorStatus(ctx context.Context, v *view) (status string, em
 // recall's vector channel does, and the channel's status (vectorStatus).
 // Without a filter it asks for pool + the excluded messages present
 // (exact); with one it ranks the allowed messages and the turns around
-// them (rankVectors) and widens ×4 until pool allowed candidates are
-// found, a candidate falls below the threshold or they are exhausted
-// (fewer vectors than asked for).
+// them (rankVectors; under a broad filter the resource's, by the HNSW
+// index, up to the pool-th the filter's SQL condition allows) and widens
+// ×4 until pool allowed candidates are found, a candidate falls below
+// the threshold or they are exhausted (fewer vectors than asked for).
 func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored, string, error) {
 	status, embedded, excluded, err := s.vectorStatus(ctx, v)
 	if err != nil || !embedded {
@@ -80,11 +81,10 @@ func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored,
 	allowed := func(d *vdoc) bool { return d != nil && (!v.restricted() || v.allowed(d)) }
 	n := pool + max(slack, 0)
 	for {
-		ranked, err := s.rankVectors(ctx, v, n)
+		ranked, exhausted, err := s.rankVectors(ctx, v, n)
 		if err != nil {
 			return nil, "", err
 		}
-		got := len(ranked)
 		var out []recall.Scored
 		below := false
 		for i, r := range ranked {
@@ -96,7 +96,7 @@ func (s *Searcher) vectorChannel(ctx context.Context, v *view) ([]recall.Scored,
 				out = append(out, r)
 			}
 		}
-		if slack >= 0 || len(out) >= pool || below || got < n {
+		if slack >= 0 || len(out) >= pool || below || exhausted {
 			if err := v.ensure(ctx, idsOf(ranked), 2); err != nil {
 				return nil, "", err
 			}
@@ -135,48 +135,84 @@ const universeRankSQL = `SELECT u.id FROM unnest($1::text[]) u(id),
 ORDER BY e.vector <=> $3 LIMIT $4`
 
 // rankVectors returns the n vectors of the scope nearest the query, best
-// first by recall's exact cosine (ties by id): an exact scan of the
-// messages a filter allows and the turns around them (v.universe,
-// universeRankSQL), pgstore.Nearest over the embedder's
-// HNSW index for the resource, an exact scan of the thread's vectors for
-// scope thread. The ranked messages are fetched.
-func (s *Searcher) rankVectors(ctx context.Context, v *view, n int) ([]recall.Scored, error) {
+// first by recall's exact cosine (ties by id), and whether they are all
+// the scope's: an exact scan of the messages a filter allows and the
+// turns around them (v.universe, universeRankSQL), pgstore.Nearest over
+// the embedder's HNSW index for the resource, an exact scan of the
+// thread's vectors for scope thread. Under a broad filter (v.broad) n
+// counts the candidates its SQL condition allows (rankBroad). The ranked
+// messages are fetched.
+func (s *Searcher) rankVectors(ctx context.Context, v *view, n int) ([]recall.Scored, bool, error) {
 	var ids []string
-	if v.universe != nil {
+	switch {
+	case v.universe != nil:
 		// The filter's messages and the turns around them, scanned exactly.
 		rows, err := s.pool.Query(ctx, universeRankSQL, v.universe, s.emb.ID(), pgvector.NewVector(v.qv), n)
 		if err != nil {
-			return nil, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
+			return nil, false, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
 		}
 		if ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-			return nil, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
+			return nil, false, fmt.Errorf("pgrecall: nearest of the allowed messages: %w", err)
 		}
-	} else if v.p.Thread == "" {
+	case v.broad:
+		return s.rankBroad(ctx, v, n)
+	case v.p.Thread == "":
 		e, err := s.registered(ctx)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		if ids, err = s.nearest(ctx, e, v.q.ResourceID, v.qv, n); err != nil {
-			return nil, err
+		if ids, _, err = s.nearest(ctx, e, v.q.ResourceID, v.qv, n, nil); err != nil {
+			return nil, false, err
 		}
-	} else {
+	default:
 		rows, err := s.pool.Query(ctx, `SELECT e.message_id FROM embeddings e JOIN messages m ON m.id = e.message_id
 WHERE e.embedder = $1 AND e.resource_id = $2 AND m.thread_id = $3 ORDER BY e.vector <=> $4 LIMIT $5`,
 			s.emb.ID(), v.q.ResourceID, v.p.Thread, pgvector.NewVector(v.qv), n)
 		if err != nil {
-			return nil, fmt.Errorf("pgrecall: nearest in thread %s: %w", v.p.Thread, err)
+			return nil, false, fmt.Errorf("pgrecall: nearest in thread %s: %w", v.p.Thread, err)
 		}
 		if ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-			return nil, fmt.Errorf("pgrecall: nearest in thread %s: %w", v.p.Thread, err)
+			return nil, false, fmt.Errorf("pgrecall: nearest in thread %s: %w", v.p.Thread, err)
 		}
 	}
-	// The ranked messages and the turns within two of each: what the
-	// context rule reads (contextScores, addNeighbours), in one read.
+	return v.rankedVectors(ctx, ids, len(ids) < n)
+}
+
+// rankBroad is rankVectors under a broad filter: the resource's nearest
+// by the HNSW index (broadSpan × n of them, each with whether the
+// filter's SQL condition allows it), up to the n-th allowed; when the
+// index returns fewer than asked (it stopped at hnsw.max_scan_tuples, or
+// the resource holds fewer vectors), the exact scan of the allowed
+// messages and the turns around them instead (restrictAll).
+func (s *Searcher) rankBroad(ctx context.Context, v *view, n int) ([]recall.Scored, bool, error) {
+	e, err := s.registered(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	limit := broadSpan * n
+	ids, oks, err := s.nearest(ctx, e, v.q.ResourceID, v.qv, limit, v)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(ids) < limit {
+		if err := s.restrictAll(ctx, v); err != nil {
+			return nil, false, err
+		}
+		return s.rankVectors(ctx, v, n)
+	}
+	ids, exhausted := trimAllowed(ids, oks, n, limit)
+	return v.rankedVectors(ctx, ids, exhausted)
+}
+
+// rankedVectors fetches the ranked ids and the turns within two of each
+// (what the context rule reads: contextScores, addNeighbours), in one
+// read, and returns them by recall's cosine, best first, with exhausted.
+func (v *view) rankedVectors(ctx context.Context, ids []string, exhausted bool) ([]recall.Scored, bool, error) {
 	if err := v.ensure(ctx, ids, 2); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := v.ensureVectors(ctx, ids); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	out := make([]recall.Scored, 0, len(ids))
 	for _, id := range ids {
@@ -185,7 +221,7 @@ WHERE e.embedder = $1 AND e.resource_id = $2 AND m.thread_id = $3 ORDER BY e.vec
 		}
 	}
 	sortScored(out)
-	return out, nil
+	return out, exhausted, nil
 }
 
 // contextScores is recall's contextScores: a listed turn whose previous
@@ -288,25 +324,38 @@ func idsOf(s []recall.Scored) []string {
 // nearest is pgstore.Nearest in one round trip: the transaction, its
 // iterative-scan setting and the search are sent as one pipelined batch
 // (Nearest waits for each of the four). It returns the message ids,
-// nearest first.
-func (s *Searcher) nearest(ctx context.Context, e pgstore.Embedder, resource string, vec []float32, k int) ([]string, error) {
+// nearest first, and with check (a broad filter's search) whether each
+// is allowed (view.allowedSQL; without, all true).
+func (s *Searcher) nearest(ctx context.Context, e pgstore.Embedder, resource string, vec []float32, k int, check *view) ([]string, []bool, error) {
 	typ := "vector"
 	if e.Dims > pgstore.MaxVectorIndexDims {
 		typ = "halfvec"
 	}
-	b := &pgx.Batch{}
-	b.Queue(`BEGIN READ ONLY`)
-	b.Queue(`SET LOCAL hnsw.iterative_scan = strict_order`)
+	b := &sqlArgs{args: []any{resource, pgvector.NewVector(vec), k}}
+	sql := fmt.Sprintf(`SELECT message_id, true FROM embeddings WHERE %s AND resource_id = $1 ORDER BY %s <=> $2::vector::%s(%d) LIMIT $3`,
+		e.Predicate(), e.Expr(), typ, e.Dims)
+	if check != nil {
+		sql = fmt.Sprintf(`SELECT r.message_id, %s FROM (SELECT message_id, %s <=> $2::vector::%s(%d) AS d FROM embeddings
+	WHERE %s AND resource_id = $1 ORDER BY d LIMIT $3) r
+JOIN messages m ON m.id = r.message_id ORDER BY r.d, r.message_id`, check.allowedSQL(b), e.Expr(), typ, e.Dims, e.Predicate())
+	}
+	bt := &pgx.Batch{}
+	bt.Queue(`BEGIN READ ONLY`)
+	bt.Queue(`SET LOCAL hnsw.iterative_scan = strict_order`)
 	var ids []string
-	b.Queue(fmt.Sprintf(`SELECT message_id FROM embeddings WHERE %s AND resource_id = $1 ORDER BY %s <=> $2::vector::%s(%d) LIMIT $3`,
-		e.Predicate(), e.Expr(), typ, e.Dims), resource, pgvector.NewVector(vec), k).Query(func(rows pgx.Rows) error {
-		var err error
-		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	var oks []bool
+	bt.Queue(sql, b.args...).Query(func(rows pgx.Rows) error {
+		var id string
+		var ok bool
+		_, err := pgx.ForEachRow(rows, []any{&id, &ok}, func() error {
+			ids, oks = append(ids, id), append(oks, ok)
+			return nil
+		})
 		return err
 	})
-	b.Queue(`COMMIT`)
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
-		return nil, fmt.Errorf("pgrecall: nearest of %s in %s: %w", e.Name, resource, err)
+	bt.Queue(`COMMIT`)
+	if err := s.pool.SendBatch(ctx, bt).Close(); err != nil {
+		return nil, nil, fmt.Errorf("pgrecall: nearest of %s in %s: %w", e.Name, resource, err)
 	}
-	return ids, nil
+	return ids, oks, nil
 }

@@ -34,6 +34,10 @@ type view struct {
 	// says which of universe its SQL condition allows (true) and which
 	// are only turns around those (restrict; allowedMatchesSQL).
 	allowedOK []bool
+	// broad says the filter allows more than broadAt messages: universe
+	// is nil and each channel ranks the resource by its own index,
+	// checking the filter on its candidates (restrict).
+	broad bool
 }
 
 // vdoc is one fetched message.
