@@ -333,7 +333,10 @@ const CloseDrainWait = 10 * time.Second
 // searches already running finish before the index is closed, waited for
 // at most CloseDrainWait more (not after the context ends), and return
 // ErrClosed, as every call overlapping Close may: never an answer of a
-// closed index. On Postgres it returns within CloseDrainWait + 4 s even
+// closed index. An erasure's purge merging the lexical index is waited
+// for the same way; an erasure whose purge Close cut short returns an error
+// matching both ErrClosed and ErrEraseIncomplete (its rows are erased; the
+// next Open completes the purge). On Postgres it returns within CloseDrainWait + 4 s even
 // when the server stopped answering: the drainer's claimed rows are given back for at most 2 s
 // more, and the pool's connections are closed for at most PoolCloseWait,
 // then left to close in the background. It is safe to call more than

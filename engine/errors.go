@@ -141,7 +141,8 @@ var ErrNilContext = errors.New("engine: nil context.Context (pass context.Backgr
 // DeleteResource when the erasure committed (nothing erased can be read
 // back) but its physical purge did not finish: an index removal was
 // deferred, the bleve merge or the WAL checkpoint failed. The purge is
-// retried by the next erasure and by Open.
+// retried by the next erasure and by Open. When Close cut the purge short
+// the error matches ErrClosed too.
 var ErrEraseIncomplete = errors.New("engine: erasure committed but its physical purge is incomplete")
 
 // ErrEraseBusy is returned by DeleteMessages, DeleteThread and

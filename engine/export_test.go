@@ -211,3 +211,13 @@ func SetBeforeIndexSearch(e *Engine, f func()) {
 	}
 	e.idx.beforeSearch.Store(&f)
 }
+
+// SetBeforeIndexPurge makes an erasure's purge on SQLite call f after it
+// took the recall index and before it merges its segments; nil removes it.
+func SetBeforeIndexPurge(e *Engine, f func()) {
+	if f == nil {
+		e.idx.beforePurge.Store(nil)
+		return
+	}
+	e.idx.beforePurge.Store(&f)
+}

@@ -166,7 +166,9 @@ func (e *Engine) clearMarkers(ctx context.Context, p purgeSet) error {
 // purgeLexical merges the lexical index's segments so no file keeps an
 // erased document; a damaged index goes to quarantine instead (removed by
 // the caller) and is rebuilt from SQLite, which holds nothing erased
-// (lexical_damage.go).
+// (lexical_damage.go). The merge counts as a use of the index
+// (indexuse.go), so Close waits for it (at most CloseDrainWait) before it
+// closes the index.
 //
 // Waiting for the drain lock (the background drainer's batch, which may
 // wait minutes for a stalled embedding endpoint) honours ctx, as
@@ -176,10 +178,13 @@ func (e *Engine) purgeLexical(ctx context.Context) error {
 		return err
 	}
 	defer e.idx.drainMu.Unlock()
-	ix := e.idx.index()
 	var err error
-	if ix != nil {
+	if ix, use := e.idx.acquire(); ix != nil {
+		if f := e.idx.beforePurge.Load(); f != nil {
+			(*f)()
+		}
 		err = ix.Lexical().Purge(ctx)
+		use.release() // before the recovery, which waits for the index's uses
 	}
 	if isDamage(err) {
 		_, err = e.recoverDamagedIndex(ctx)

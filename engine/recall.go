@@ -60,6 +60,10 @@ type indexState struct {
 	// a search on SQLite after it took its use of the index and before it
 	// searches it, so a test can reindex or close at that moment.
 	beforeSearch atomic.Pointer[func()]
+	// beforePurge, when set (tests only: SetBeforeIndexPurge), runs in an
+	// erasure's purge after it took its use of the index and before it
+	// merges its segments, so a test can close the engine at that moment.
+	beforePurge atomic.Pointer[func()]
 
 	pg searcher // the recall search on Postgres (postgres.go); nil on SQLite
 	// pgIndexed: the embedder has an HNSW index on Postgres, so no stored

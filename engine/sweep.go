@@ -55,7 +55,9 @@ func (s *sweep) erase(ctx context.Context, kind eraseKind, targets []string, opt
 // duration), IndexesRebuilt and Vacuumed, and publishes each erasure's events. When
 // ctx is done already the purge is not started: the erasures stay done,
 // their purge is owed (the next erasure or Open completes it) and the
-// error is ErrEraseIncomplete with ctx's error. Errors: ErrEraseIncomplete.
+// error is ErrEraseIncomplete with ctx's error. When Close overlapped the
+// purge, the error matches ErrClosed too (the next Open completes the
+// purge). Errors: ErrEraseIncomplete.
 func (s *sweep) finish(ctx context.Context) error {
 	if len(s.done) == 0 {
 		return nil
@@ -68,6 +70,12 @@ func (s *sweep) finish(ctx context.Context) error {
 		err = fmt.Errorf("%w: %w", ErrEraseIncomplete, cerr)
 	} else {
 		vacuumed, err = s.e.completeErasures(ctx, s.owed)
+	}
+	if err != nil && s.e.checkClosed() != nil {
+		// Close overlapped the purge and closed the index or the
+		// database under it: the purge is owed to the next Open (the
+		// markers and outbox rows stay stored).
+		err = fmt.Errorf("%w: %w", ErrClosed, err)
 	}
 	took := time.Since(start)
 	rebuilt := err == nil && !s.e.onPostgres()
