@@ -146,9 +146,21 @@ func (s *Server) observations(r *http.Request, f observe.Filter) (any, error) {
 	}
 	out := ObservationList{Observations: make([]Observation, len(obs))}
 	for i, o := range obs {
-		out.Observations[i] = Observation{ID: o.ID, ThreadID: o.ThreadID, ResourceID: o.ResourceID, FromSeq: o.FromSeq, ToSeq: o.ToSeq,
-			Level: o.Level, Content: o.Content, Sources: o.Sources, Untrusted: o.Untrusted, CreatedAt: o.CreatedAt,
-			RetiredAt: o.RetiredAt, InvalidatedAt: o.InvalidatedAt}
+		out.Observations[i] = ObservationOf(o)
 	}
 	return out, nil
+}
+
+// ObservationOf is o as the observations routes answer it (mnemo
+// observations --json prints the same): without the journal key it was
+// recorded under, with its source turns' date span when known.
+func ObservationOf(o observe.Observation) Observation {
+	out := Observation{ID: o.ID, ThreadID: o.ThreadID, ResourceID: o.ResourceID, FromSeq: o.FromSeq, ToSeq: o.ToSeq,
+		Level: o.Level, Content: o.Content, Sources: o.Sources, Untrusted: o.Untrusted, CreatedAt: o.CreatedAt,
+		RetiredAt: o.RetiredAt, InvalidatedAt: o.InvalidatedAt}
+	if !o.FromTime.IsZero() {
+		from, to := o.FromTime.UTC(), o.ToTime.UTC()
+		out.FromTime, out.ToTime = &from, &to
+	}
+	return out
 }

@@ -348,6 +348,13 @@ type Observation struct {
 	// Untrusted (untrusted) is set when its sources hold untrusted content
 	// (a tool result).
 	Untrusted bool `json:"untrusted"`
+	// FromTime (fromTime) is when the oldest turn it was distilled from was
+	// said (a reflection: of its sources' turns), UTC; absent when unknown
+	// (its turns are gone).
+	FromTime *time.Time `json:"fromTime,omitempty"`
+	// ToTime (toTime) is when the newest such turn was said, UTC; absent
+	// when unknown.
+	ToTime *time.Time `json:"toTime,omitempty"`
 	// CreatedAt (createdAt) is when it was stored, UTC.
 	CreatedAt time.Time `json:"createdAt"`
 	// RetiredAt (retiredAt) is set when it was condensed into a reflection.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/server"
 )
 
 // observeModel builds the observer model from OPENAI_BASE_URL,
@@ -137,10 +138,11 @@ func (c *ObservationsCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		if obs == nil {
-			obs = []observe.Observation{}
+		out := make([]server.Observation, len(obs))
+		for i, o := range obs {
+			out[i] = server.ObservationOf(o)
 		}
-		return c.printJSON(obs)
+		return c.printJSON(out)
 	}
 	printObservations(c.Stdout, obs)
 	return nil
