@@ -22,5 +22,15 @@ func catchUpHint(w io.Writer, command, lexical, vector string) {
 	if lexical != recall.StatusCatchingUp && vector != recall.StatusCatchingUp && !strings.Contains(vector, "not embedded yet") {
 		return
 	}
-	fmt.Fprintf(w, "mnemo %s: the indexes are catching up: each command gets them a batch (512 messages) or more further before it exits, waiting at most %s for it; 'mnemo check' finishes it (a running 'mnemo serve' does it in the background)\n", command, engine.CloseDrainWait)
+	fmt.Fprintf(w, "mnemo %s: the indexes are catching up: %s\n", command, catchUpHow("them"))
+}
+
+// catchUpHow says how indexing that is behind gets on (what: "them", "the
+// rebuild"): each one-shot command gets what a batch (512 messages) or
+// more further before it exits, waiting at most engine.CloseDrainWait
+// for it; mnemo check finishes it, as a running mnemo serve does in the
+// background. catchUpHint and the warning of a quarantine
+// (sayQuarantined) both say it.
+func catchUpHow(what string) string {
+	return fmt.Sprintf("each command gets %s a batch (512 messages) or more further before it exits, waiting at most %s for it; 'mnemo check' finishes it (a running 'mnemo serve' does it in the background)", what, engine.CloseDrainWait)
 }

@@ -23,7 +23,11 @@ const maxEventNotes = 10
 // were silent outside serve and mcp, though erased for good. Other events
 // (an erasure the command asked for, a rebuild) say nothing here: the
 // command reports what it did. mnemo observe neither appends nor loads a
-// context, so its engine erases nothing on its own account.
+// context, so its engine erases nothing on its own account. A lexical
+// index the engine quarantined (engine.EventQuarantined: at Open, or when
+// a search, an erasure or the drainer read a damaged segment) is said too,
+// but by mnemo check, which reports it among its findings: before, a
+// search that quarantined the index exited 0 with stderr empty.
 type eventNotes struct {
 	ch      chan engine.Event
 	engines []*engine.Engine // for their DroppedEvents
@@ -67,6 +71,12 @@ func (n *eventNotes) say(w io.Writer, name string) {
 			n.sayRest(w, name, said+more, more, moreMsgs)
 			return
 		}
+		if ev.Reason == engine.EventQuarantined {
+			if name != "check" {
+				sayQuarantined(w, name, ev)
+			}
+			continue
+		}
 		what := noteWhat(ev.Reason)
 		if what == "" || (name == "expire" && ev.Reason == engine.EventExpired) {
 			continue
@@ -93,6 +103,16 @@ func (n *eventNotes) sayRest(w io.Writer, name string, total, more, moreMsgs int
 	if dropped > 0 && total > 0 {
 		fmt.Fprintf(w, "mnemo %s: warning: %s more not counted: more threads may have been evicted or expired ('mnemo threads' lists what is left)\n", name, count(dropped, "engine event"))
 	}
+}
+
+// sayQuarantined writes to w the warning of command name that its engine
+// quarantined the lexical index (ev, engine.EventQuarantined): what was
+// found damaged, where the copy went, that the index is rebuilt from
+// mnemo.db, which holds every message, and how the rebuild gets on
+// (catchUpHow).
+func sayQuarantined(w io.Writer, name string, ev engine.Event) {
+	fmt.Fprintf(w, "mnemo %s: warning: the lexical index was found damaged (%s) and moved to %s; it is being rebuilt from %s, which holds every message: nothing is lost; %s\n",
+		name, ev.Detail, ev.Path, engine.DatabaseFile, catchUpHow("the rebuild"))
 }
 
 // noteWhat is what happened to a thread in an event of reason r, as

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
@@ -141,13 +142,14 @@ const outboxNotice = 100
 // with outboxProgress's bar on a terminal: after a kill -9 of reindex
 // --vectors on Postgres (9,528 rows queued) check said nothing for ~45 s
 // while it embedded them, and an ingest of one message as long at its
-// end. Fewer rows are left to the command's own sync.
+// end. Fewer rows are left to the command's own sync. Why they are queued
+// is backlogCause's.
 func (m *Main) indexQueued(ctx context.Context, e *engine.Engine) error {
 	st, err := e.Stats(ctx)
 	if err != nil || st.OutboxPending < outboxNotice {
 		return nil // the command's own sync drains them, and reports what fails
 	}
-	fmt.Fprintf(m.Stderr, "mnemo %s: indexing %s first (messages stored but not yet in both indexes: a process stopped before it indexed them, "+
-		"or an outage); Ctrl-C stops the %s (nothing is lost)\n", m.command, count(st.OutboxPending, "outbox row"), m.command)
+	fmt.Fprintf(m.Stderr, "mnemo %s: indexing %s first (%s); Ctrl-C stops the %s (nothing is lost)\n",
+		m.command, count(st.OutboxPending, "outbox row"), backlogCause(e.Dir(), st, time.Now()), m.command)
 	return m.outboxProgress(ctx, e, st.OutboxPending, "indexing (lexical, vectors)", func() error { return e.SyncIndexes(ctx) })
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// TestQuarantineSaid: a one-shot command whose engine quarantined the
+// lexical index (here at Open, a garbage root.bolt as in
+// TestCheckDamageFoundAtOpen: the same EventQuarantined as a damaged
+// segment a search reads) says so on stderr: what, where the copy went,
+// that the index is rebuilt from mnemo.db, that nothing is lost. And
+// mnemo check, finding the rebuild's backlog, says it is the rebuild's
+// rather than "a process stopped … or an outage". Before (walk30), the
+// search exited 0 with stderr empty and check blamed a stopped process.
+func TestQuarantineSaid(t *testing.T) {
+	var reqs []engine.AppendRequest
+	for batch := range 2 {
+		var msgs []engine.Message
+		for i := range 1000 {
+			msgs = append(msgs, engine.Message{Role: "user", Content: fmt.Sprintf("turn %d: the refund of order %d was approved", i, batch*1000+i)})
+		}
+		reqs = append(reqs, inThreadT(msgs...))
+	}
+	dir := storedDir(t, engine.Config{}, true, reqs...)
+	damageRoot := func() {
+		root := filepath.Join(dir, engine.LexicalDir, "store", "root.bolt")
+		if err := os.WriteFile(root, bytes.Repeat([]byte{0xde, 0xad}, 4096), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	damageRoot()
+	code, out, stderr := run(t, nil, "--dir", dir, "search", "--resource", "r", "refund approved")
+	if code != 0 || !strings.Contains(out, "refund") {
+		t.Fatalf("search: exit %d\n%s%s", code, out, stderr)
+	}
+	quarantine := filepath.Join(dir, engine.QuarantineDir)
+	for _, want := range []string{"mnemo search: warning: the lexical index was found damaged", quarantine, "rebuilt from " + engine.DatabaseFile, "nothing is lost", "'mnemo check' finishes it"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("search's stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	// check meets the damage at its own Open: its rebuild's backlog.
+	damageRoot()
+	code, _, stderr = run(t, nil, "--dir", dir, "check")
+	if code != 1 || !strings.Contains(stderr, "indexing ") {
+		t.Fatalf("check: exit %d, want 1 (damage found) and the backlog said:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "the rebuild from "+engine.DatabaseFile+" of the lexical index") || strings.Contains(stderr, "a process stopped") {
+		t.Errorf("check does not say the backlog is the rebuild's:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "mnemo check: warning: the lexical index") {
+		t.Errorf("check says the quarantine twice (its finding and a warning):\n%s", stderr)
+	}
+}
+
+// TestBacklogCause: a backlog whose oldest row was queued within
+// rebuildQueueWindow after a lexical quarantine is its rebuild's; one
+// queued long after it, or before it, or with no quarantine, is not.
+func TestBacklogCause(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 12, 5, 6, 0, 0, 123456789, time.UTC)
+	if err := os.MkdirAll(filepath.Join(dir, engine.QuarantineDir, at.Format(quarantineStamp), "lexical"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := at.Add(time.Hour)
+	for _, tc := range []struct {
+		oldest  time.Time
+		rebuild bool
+	}{
+		{at.Add(time.Millisecond), true},
+		{at.Truncate(time.Millisecond), true},
+		{at.Add(30 * time.Minute), false},
+		{at.Add(-time.Hour / 2), false},
+	} {
+		got := backlogCause(dir, engine.Stats{OutboxPending: 500, IndexLag: now.Sub(tc.oldest)}, now)
+		if strings.Contains(got, "rebuild") != tc.rebuild || (!tc.rebuild && !strings.Contains(got, "a process stopped")) {
+			t.Errorf("oldest row %s after the quarantine: %q", tc.oldest.Sub(at), got)
+		}
+	}
+	if got := backlogCause(t.TempDir(), engine.Stats{OutboxPending: 500, IndexLag: time.Second}, now); !strings.Contains(got, "a process stopped") {
+		t.Errorf("no quarantine: %q", got)
+	}
+	// Postgres (no data directory): never the working directory's quarantine.
+	t.Chdir(dir)
+	if got := backlogCause("", engine.Stats{OutboxPending: 500, IndexLag: now.Sub(at)}, now); !strings.Contains(got, "a process stopped") {
+		t.Errorf("Postgres: %q", got)
+	}
+}
