@@ -185,11 +185,11 @@ func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatc
 func (e *Engine) validateIntent(in *DispatchIntent) (ToolCall, error) {
 	switch {
 	case !e.newID(in.RunID):
-		return ToolCall{}, invalid(-1, "runId", newIDRule)
+		return ToolCall{}, badID(-1, "runId", in.RunID, true)
 	case !e.newID(in.ThreadID):
-		return ToolCall{}, invalid(-1, "threadId", newIDRule)
+		return ToolCall{}, badID(-1, "threadId", in.ThreadID, true)
 	case !e.newID(in.ResourceID):
-		return ToolCall{}, invalid(-1, "resourceId", newIDRule)
+		return ToolCall{}, badID(-1, "resourceId", in.ResourceID, true)
 	case in.Message.Role != RoleAssistant || len(in.Message.ToolCalls) == 0:
 		return ToolCall{}, invalid(-1, "message", "must be an assistant message with tool calls")
 	}
@@ -281,9 +281,9 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 	}
 	switch {
 	case !ValidID(s.RunID):
-		return nil, invalid(-1, "runId", idRule)
+		return nil, badID(-1, "runId", s.RunID, false)
 	case !ValidID(s.ResourceID):
-		return nil, invalid(-1, "resourceId", idRule)
+		return nil, badID(-1, "resourceId", s.ResourceID, false)
 	case s.CallID == "" || len(s.CallID) > 256:
 		return nil, invalid(-1, "callId", "must be 1 to 256 bytes")
 	case s.Error != "" && s.Result != "":

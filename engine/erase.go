@@ -146,7 +146,7 @@ func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResul
 	}
 	for i, id := range ids {
 		if !ValidID(id) {
-			return nil, invalid(-1, fmt.Sprintf("ids[%d]", i), idRule)
+			return nil, badID(-1, fmt.Sprintf("ids[%d]", i), id, false)
 		}
 	}
 	return e.erase(ctx, eraseMessages, ids)
@@ -170,7 +170,7 @@ func (e *Engine) DeleteThread(ctx context.Context, threadID string) (*EraseResul
 		return nil, err
 	}
 	if !ValidID(threadID) {
-		return nil, invalid(-1, "threadId", idRule)
+		return nil, badID(-1, "threadId", threadID, false)
 	}
 	return e.erase(ctx, eraseThread, []string{threadID})
 }
@@ -187,7 +187,7 @@ func (e *Engine) DeleteResource(ctx context.Context, resourceID string) (*EraseR
 		return nil, err
 	}
 	if !ValidID(resourceID) {
-		return nil, invalid(-1, "resourceId", idRule)
+		return nil, badID(-1, "resourceId", resourceID, false)
 	}
 	return e.erase(ctx, eraseResource, []string{resourceID})
 }

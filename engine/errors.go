@@ -286,17 +286,26 @@ type ValidationError struct {
 	Index int    // message index in the request, or -1
 	Field string // JSON name of the field, e.g. "toolCalls[0].arguments"
 	Rule  string // what the value must be
+	// Got, when set, says what the value given broke of Rule (an id's:
+	// IDFault, e.g. `" " at byte 1`); the value is the caller's own.
+	// "" when Rule says it already.
+	Got string
 	// Err, when set, is a more precise condition the error also matches
 	// with errors.Is (ErrQueryTooLong, ErrCreatedAtFuture).
 	Err error
 }
 
-// Error implements error.
+// Error implements error: `engine: invalid FIELD: RULE`, then `; got
+// GOT` when Got is set.
 func (e *ValidationError) Error() string {
-	if e.Index < 0 {
-		return fmt.Sprintf("engine: invalid %s: %s", e.Field, e.Rule)
+	field := e.Field
+	if e.Index >= 0 {
+		field = fmt.Sprintf("messages[%d].%s", e.Index, e.Field)
 	}
-	return fmt.Sprintf("engine: invalid messages[%d].%s: %s", e.Index, e.Field, e.Rule)
+	if e.Got != "" {
+		return fmt.Sprintf("engine: invalid %s: %s; got %s", field, e.Rule, e.Got)
+	}
+	return fmt.Sprintf("engine: invalid %s: %s", field, e.Rule)
 }
 
 // Unwrap returns ErrInvalidInput.

@@ -73,7 +73,7 @@ func (e *Engine) Expire(ctx context.Context, req ExpireRequest) (*ExpireResult, 
 		return nil, err
 	}
 	if req.ResourceID != "" && !ValidID(req.ResourceID) {
-		return nil, invalid(-1, "resourceId", idRule)
+		return nil, badID(-1, "resourceId", req.ResourceID, false)
 	}
 	if req.Idle < 0 {
 		return nil, invalid(-1, "idle", "must not be negative")

@@ -103,10 +103,10 @@ func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, tt
 		return err
 	}
 	if !ValidID(threadID) {
-		return invalid(-1, "threadId", idRule)
+		return badID(-1, "threadId", threadID, false)
 	}
 	if resourceID != "" && !ValidID(resourceID) {
-		return invalid(-1, "resourceId", idRule)
+		return badID(-1, "resourceId", resourceID, false)
 	}
 	ms := int64(0)
 	switch {

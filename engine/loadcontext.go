@@ -189,10 +189,10 @@ func (e *Engine) startLoad(ctx context.Context, req LoadRequest) (*load, error) 
 		return nil, err
 	}
 	if !ValidID(req.ThreadID) {
-		return nil, invalid(-1, "threadId", idRule)
+		return nil, badID(-1, "threadId", req.ThreadID, false)
 	}
 	if req.ResourceID != "" && !ValidID(req.ResourceID) {
-		return nil, invalid(-1, "resourceId", idRule)
+		return nil, badID(-1, "resourceId", req.ResourceID, false)
 	}
 	if err := e.checkQuery(req.Query); err != nil {
 		return nil, err
@@ -207,7 +207,7 @@ func (e *Engine) startLoad(ctx context.Context, req LoadRequest) (*load, error) 
 	if l.req.RunID == "" {
 		l.req.RunID = ulid.Make().String()
 	} else if !e.newID(l.req.RunID) { // the run's record is new data
-		return nil, invalid(-1, "runId", newIDRule)
+		return nil, badID(-1, "runId", l.req.RunID, true)
 	}
 	l.recentN = req.RecentN
 	if l.recentN == 0 {
@@ -256,10 +256,10 @@ func (l *load) resolveThread(ctx context.Context) error {
 		// resource: they are ValidNewID, as an append's (a stored thread
 		// "..", of a store written before, is still loaded).
 		if !e.newID(req.ThreadID) {
-			return invalid(-1, "threadId", newIDRule)
+			return badID(-1, "threadId", req.ThreadID, true)
 		}
 		if !e.newID(req.ResourceID) {
-			return invalid(-1, "resourceId", newIDRule)
+			return badID(-1, "resourceId", req.ResourceID, true)
 		}
 	case err != nil:
 		return err

@@ -165,7 +165,7 @@ func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Optio
 		return nil, err
 	}
 	if !ValidID(threadID) {
-		return nil, invalid(-1, "threadId", idRule)
+		return nil, badID(-1, "threadId", threadID, false)
 	}
 	o, err := e.observer()
 	if err != nil {
@@ -219,20 +219,22 @@ func (e *Engine) Observations(ctx context.Context, f observe.Filter) ([]observe.
 // with neither ThreadID nor ResourceID, or a malformed one of them (the
 // one List reads: ThreadID when set), or a malformed id in IDs.
 func checkObservationFilter(f observe.Filter) error {
-	bad := func(field, rule string) error {
-		return &ValidationError{Index: -1, Field: field, Rule: rule, Err: recall.ErrInvalidFilter}
+	bad := func(field, id string) error {
+		ve := badID(-1, field, id, false)
+		ve.Err = recall.ErrInvalidFilter
+		return ve
 	}
 	switch {
 	case f.ThreadID == "" && f.ResourceID == "":
-		return bad("filter", "needs a threadId or a resourceId")
+		return &ValidationError{Index: -1, Field: "filter", Rule: "needs a threadId or a resourceId", Err: recall.ErrInvalidFilter}
 	case f.ThreadID != "" && !ValidID(f.ThreadID):
-		return bad("filter.threadId", idRule)
+		return bad("filter.threadId", f.ThreadID)
 	case f.ThreadID == "" && !ValidID(f.ResourceID):
-		return bad("filter.resourceId", idRule)
+		return bad("filter.resourceId", f.ResourceID)
 	}
 	for i, id := range f.IDs {
 		if !ValidID(id) {
-			return bad(fmt.Sprintf("filter.ids[%d]", i), idRule)
+			return bad(fmt.Sprintf("filter.ids[%d]", i), id)
 		}
 	}
 	return nil

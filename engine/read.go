@@ -45,7 +45,7 @@ type Thread struct {
 // hold them.
 func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error) {
 	if !ValidID(threadID) {
-		return nil, invalid(-1, "threadId", idRule)
+		return nil, badID(-1, "threadId", threadID, false)
 	}
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
@@ -184,11 +184,11 @@ func (e *Engine) Messages(ctx context.Context, threadID string, fromSeq, toSeq i
 // a malformed non-empty resourceID one on "resourceId"; nothing is read.
 func (e *Engine) MessagesByID(ctx context.Context, resourceID string, ids ...string) ([]Message, error) {
 	if resourceID != "" && !ValidID(resourceID) {
-		return nil, invalid(-1, "resourceId", idRule)
+		return nil, badID(-1, "resourceId", resourceID, false)
 	}
 	for i, id := range ids {
 		if !ValidID(id) {
-			return nil, invalid(-1, fmt.Sprintf("ids[%d]", i), idRule)
+			return nil, badID(-1, fmt.Sprintf("ids[%d]", i), id, false)
 		}
 	}
 	if err := e.checkOpen(ctx); err != nil {

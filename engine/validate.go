@@ -78,15 +78,15 @@ func init() {
 // stored says the request's thread and resource are stored ones (a
 // settlement's: appendHooks.stored), whose ids are held to ValidID.
 func (e *Engine) validateRequest(req *AppendRequest, stored bool) error {
-	valid, rule := e.newID, newIDRule
+	valid := e.newID
 	if stored {
-		valid, rule = ValidID, idRule
+		valid = ValidID
 	}
 	if !valid(req.ThreadID) {
-		return invalid(-1, "threadId", "%s", rule)
+		return badID(-1, "threadId", req.ThreadID, !stored)
 	}
 	if req.ResourceID != "" && !valid(req.ResourceID) {
-		return invalid(-1, "resourceId", "%s", rule)
+		return badID(-1, "resourceId", req.ResourceID, !stored)
 	}
 	if err := checkText(-1, "title", req.Title); err != nil {
 		return err
@@ -110,7 +110,7 @@ func (e *Engine) validateRequest(req *AppendRequest, stored bool) error {
 // failing check is the error.
 func (e *Engine) validateMessage(i int, m *Message) error {
 	if m.ID != "" && !e.newID(m.ID) {
-		return invalid(i, "id", newIDRule)
+		return badID(i, "id", m.ID, true)
 	}
 	for _, check := range []func(int, *Message) error{
 		checkRole, checkCreatedAt, e.checkTextFields, checkRoleFields, e.checkToolCalls, e.checkMetadata,
@@ -223,7 +223,7 @@ func checkRoleFields(i int, m *Message) error {
 		// ValidID, not ValidNewID: it names a call already made, which
 		// a store written before ValidNewID may hold as "." or "..".
 		if !ValidID(m.ToolCallID) {
-			return invalid(i, "toolCallId", idRule)
+			return badID(i, "toolCallId", m.ToolCallID, false)
 		}
 		if len(m.ToolCalls) > 0 {
 			return invalid(i, "toolCalls", "only assistant messages carry tool calls")
@@ -267,7 +267,7 @@ func (e *Engine) checkToolCalls(i int, m *Message) error {
 func (e *Engine) checkToolCall(i, j int, tc ToolCall, seen map[string]bool) error {
 	f := func(s string) string { return "toolCalls[" + strconv.Itoa(j) + "]." + s }
 	if !e.newID(tc.ID) {
-		return invalid(i, f("id"), newIDRule)
+		return badID(i, f("id"), tc.ID, true)
 	}
 	if seen[tc.ID] {
 		return invalid(i, f("id"), "duplicate tool call id %q", tc.ID)

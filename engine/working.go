@@ -178,10 +178,10 @@ func (e *Engine) Tools(ctx context.Context, threadID, resourceID string) (*tools
 		return nil, err
 	}
 	if !ValidID(threadID) {
-		return nil, invalid(-1, "threadId", idRule)
+		return nil, badID(-1, "threadId", threadID, false)
 	}
 	if resourceID != "" && !ValidID(resourceID) {
-		return nil, invalid(-1, "resourceId", idRule)
+		return nil, badID(-1, "resourceId", resourceID, false)
 	}
 	th, err := e.GetThread(ctx, threadID)
 	switch {
@@ -268,11 +268,11 @@ func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID
 	// for each, whose ids are held to ValidNewID.
 	switch {
 	case !e.newID(runID):
-		return openai.ChatCompletionMessage{}, invalid(-1, "runId", newIDRule)
+		return openai.ChatCompletionMessage{}, badID(-1, "runId", runID, true)
 	case !e.newID(threadID):
-		return openai.ChatCompletionMessage{}, invalid(-1, "threadId", newIDRule)
+		return openai.ChatCompletionMessage{}, badID(-1, "threadId", threadID, true)
 	case resourceID != "" && !e.newID(resourceID):
-		return openai.ChatCompletionMessage{}, invalid(-1, "resourceId", newIDRule)
+		return openai.ChatCompletionMessage{}, badID(-1, "resourceId", resourceID, true)
 	}
 	resourceID, err := e.resourceOf(ctx, threadID, resourceID)
 	if err != nil {
@@ -313,10 +313,10 @@ func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID
 // ErrThreadNotFound: tool calls act only on threads that exist.
 func (e *Engine) resourceOf(ctx context.Context, threadID, resourceID string) (string, error) {
 	if !ValidID(threadID) {
-		return "", invalid(-1, "threadId", idRule)
+		return "", badID(-1, "threadId", threadID, false)
 	}
 	if resourceID != "" && !ValidID(resourceID) {
-		return "", invalid(-1, "resourceId", idRule)
+		return "", badID(-1, "resourceId", resourceID, false)
 	}
 	th, err := e.GetThread(ctx, threadID)
 	switch {

@@ -11,7 +11,9 @@ import (
 
 // TestDotIDArguments: a thread, message or run id "." or ".." (which no
 // URL path can hold) is refused by the tools that would store something
-// under it, naming the argument and saying the rule; nothing is stored.
+// under it, naming the argument, saying the rule and what the id broke,
+// in the server's one form of id errors (the engine's ids said `invalid
+// runId: must be …` without what broke); nothing is stored.
 func TestDotIDArguments(t *testing.T) {
 	e := openEngine(t)
 	alice, _, _ := principals(t)
@@ -20,21 +22,27 @@ func TestDotIDArguments(t *testing.T) {
 		tool  string
 		args  map[string]any
 		field string
+		got   string // what the id broke, after "; got "
 	}{
-		{mcpserver.ToolAppend, map[string]any{"threadId": "..", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "threadId"},
-		{mcpserver.ToolAppend, map[string]any{"threadId": "t1", "messages": []map[string]any{{"id": ".", "role": "user", "content": "x"}}}, "messages[0].id"},
+		{mcpserver.ToolAppend, map[string]any{"threadId": "..", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "threadId", `".."`},
+		{mcpserver.ToolAppend, map[string]any{"threadId": "t1", "messages": []map[string]any{{"id": ".", "role": "user", "content": "x"}}}, "messages[0].id", `"."`},
 		// Not the token's resource: the rule, not "Not found".
-		{mcpserver.ToolAppend, map[string]any{"threadId": "t1", "resourceId": "..", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "resourceId"},
-		{mcpserver.ToolContext, map[string]any{"threadId": "t1", "runId": ".."}, "runId"},
-		{mcpserver.ToolContext, map[string]any{"threadId": ".."}, "threadId"},                         // a new conversation's run
-		{mcpserver.ToolContext, map[string]any{"threadId": "t-new", "resourceId": "."}, "resourceId"}, // not "Not found"
-		{mcpserver.ToolWMUpdate, map[string]any{"threadId": ".", "content": "{}"}, "threadId"},
-		{mcpserver.ToolWMUpdate, map[string]any{"threadId": "t-new", "resourceId": "..", "content": "{}"}, "resourceId"}, // not "Not found"
-		{mcpserver.ToolWMUpdate, map[string]any{"resourceId": ".", "content": "{}"}, "resourceId"},
+		{mcpserver.ToolAppend, map[string]any{"threadId": "t1", "resourceId": "..", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "resourceId", `".."`},
+		{mcpserver.ToolContext, map[string]any{"threadId": "t1", "runId": ".."}, "runId", `".."`},
+		{mcpserver.ToolContext, map[string]any{"threadId": "t1", "runId": "a b"}, "runId", `" " at byte 1`},
+		{mcpserver.ToolAppend, map[string]any{"threadId": "t1", "messages": []map[string]any{{"id": "a b", "role": "user", "content": "x"}}}, "messages[0].id", `" " at byte 1`},
+		{mcpserver.ToolContext, map[string]any{"threadId": ".."}, "threadId", `".."`},                        // a new conversation's run
+		{mcpserver.ToolContext, map[string]any{"threadId": "t-new", "resourceId": "."}, "resourceId", `"."`}, // not "Not found"
+		{mcpserver.ToolWMUpdate, map[string]any{"threadId": ".", "content": "{}"}, "threadId", `"."`},
+		{mcpserver.ToolWMUpdate, map[string]any{"threadId": "t-new", "resourceId": "..", "content": "{}"}, "resourceId", `".."`}, // not "Not found"
+		{mcpserver.ToolWMUpdate, map[string]any{"resourceId": ".", "content": "{}"}, "resourceId", `"."`},
 	} {
 		failed, text := call(t, cs, c.tool, c.args, nil)
-		if !failed || !strings.HasPrefix(text, "Invalid input: ") || !strings.Contains(text, `not "." or ".."`) || !strings.HasSuffix(text, "(field "+c.field+")") {
-			t.Errorf("%s %v: failed %v, %q; want Invalid input: … not \".\" or \"..\" … (field %s)", c.tool, c.args, failed, text, c.field)
+		// One form with the server's own ids (server/badid.go): FIELD,
+		// the rule, then what the id broke.
+		want := "Invalid input: " + c.field + ` must be 1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments); got ` + c.got + " (field " + c.field + ")"
+		if !failed || text != want {
+			t.Errorf("%s %v: failed %v, %q; want %q", c.tool, c.args, failed, text, want)
 		}
 	}
 	for _, id := range []string{".", "..", "t1"} {

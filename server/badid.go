@@ -1,10 +1,6 @@
 package server
 
 import (
-	"fmt"
-	"strconv"
-	"unicode/utf8"
-
 	"github.com/mnemo-go/mnemo/engine"
 )
 
@@ -30,33 +26,20 @@ const dotClause = `, and not "." or ".." (which URLs read as dot segments)`
 // was wrong with the id.) The id is the caller's own; a character is
 // quoted with Go's escapes (strconv.Quote: a control or bidirectional
 // character as \u202e), and a byte that is not UTF-8 is given in hex.
+//
+// An id the engine refuses (a *engine.ValidationError with Got: a body's
+// runId, messages[i].id, …) is worded the same by classify (idProblem).
 func badID(field, id string, isNew bool) *apiError {
 	rule := idRule
 	if isNew {
 		rule += dotClause
 	}
-	return errorf(kindInvalid, field, "%s %s; got %s", field, rule, idFault(id))
+	return errorf(kindInvalid, field, "%s %s; got %s", field, rule, engine.IDFault(id))
 }
 
-// idFault says what id breaks of engine.ValidNewID's rule, for badID.
-func idFault(id string) string {
-	switch {
-	case id == "":
-		return "an empty id"
-	case len(id) > 128:
-		return fmt.Sprintf("an id of %d bytes", len(id))
-	case id == "." || id == "..":
-		return strconv.Quote(id)
-	}
-	for i := 0; i < len(id); {
-		r, n := utf8.DecodeRuneInString(id[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			return fmt.Sprintf("0x%02x at byte %d, which is not UTF-8", id[i], i)
-		case !engine.ValidID(id[i : i+n]):
-			return fmt.Sprintf("%s at byte %d", strconv.Quote(id[i:i+n]), i)
-		}
-		i += n
-	}
-	return strconv.Quote(id)
+// idProblem words ve, an engine's refusal of the id in field (ve.Got set)
+// as badID words the server's own: `FIELD RULE; got GOT`, where the
+// engine's error says `invalid FIELD: RULE; got GOT`.
+func idProblem(field string, ve *engine.ValidationError) *apiError {
+	return errorf(kindInvalid, field, "%s %s; got %s", field, ve.Rule, ve.Got)
 }

@@ -19,6 +19,9 @@ func TestIDErrorsOneFamily(t *testing.T) {
 	const rule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
 	const dots = `, and not "." or ".." (which URLs read as dot segments)`
 	appendBody := `{"resourceId":"r","messages":[{"role":"user","content":"x"}]}`
+	msg := func(member string) string {
+		return `{"resourceId":"r","messages":[{"role":"user","content":"x",` + member + `}]}`
+	}
 	for _, c := range []struct {
 		method, path string
 		body         any
@@ -33,6 +36,16 @@ func TestIDErrorsOneFamily(t *testing.T) {
 		{"DELETE", "/v1/messages/%E2%80%AEfdp", nil, "message", "message " + rule + `; got "\u202e" at byte 0`},
 		{"GET", "/v1/threads?resourceId=caf%C3%A9", nil, "resourceId", "resourceId " + rule + `; got "é" at byte 3`},
 		{"POST", "/v1/threads/t/messages", `{"resourceId":"..","messages":[{"role":"user","content":"x"}]}`, "resourceId", "resourceId " + rule + dots + `; got ".."`},
+		// Ids in a body that the engine checks (5220cb2 worded only the
+		// server's own): `invalid runId: must be …` without what broke.
+		{"POST", "/v1/context", `{"threadId":"t1","resourceId":"r","runId":"a b"}`, "runId", "runId " + rule + dots + `; got " " at byte 1`},
+		{"POST", "/v1/context", `{"threadId":"..","resourceId":"r"}`, "threadId", "threadId " + rule + dots + `; got ".."`},
+		{"POST", "/v1/threads/t/messages", msg(`"id":"a b"`), "messages[0].id", "messages[0].id " + rule + dots + `; got " " at byte 1`},
+		{"POST", "/v1/threads/t/messages", msg(`"id":".."`), "messages[0].id", "messages[0].id " + rule + dots + `; got ".."`},
+		{"POST", "/v1/threads/t/messages", `{"resourceId":"r","messages":[{"role":"assistant","toolCalls":[{"id":"c\u00e9","name":"f","arguments":"{}"}]}]}`,
+			"messages[0].toolCalls[0].id", "messages[0].toolCalls[0].id " + rule + dots + `; got "é" at byte 1`},
+		{"POST", "/v1/threads/t/messages", `{"resourceId":"r","messages":[{"role":"tool","toolCallId":"c 1","content":"x"}]}`,
+			"messages[0].toolCallId", "messages[0].toolCallId " + rule + `; got " " at byte 1`},
 	} {
 		r := h.do(c.method, c.path, "", c.body)
 		p := r.problem(t)

@@ -175,6 +175,9 @@ func classify(err error) *apiError {
 		if ve.Index >= 0 {
 			field = fmt.Sprintf("messages[%d].%s", ve.Index, ve.Field)
 		}
+		if ve.Got != "" {
+			return idProblem(field, ve)
+		}
 		return &apiError{kind: kindInvalid, field: field, detail: strings.TrimPrefix(err.Error(), "engine: ")}
 	case errors.As(err, &fe):
 		// Worded as POST /v1/context's (engine.LoadContext's) bad filter.
