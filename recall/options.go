@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -55,8 +56,10 @@ type Range struct {
 
 // UnmarshalJSON accepts a number or {"before", "after"}. A number an int
 // cannot hold (99999999999999999999, 1e400) or that is no whole number
-// (1.5) is a *RangeNumberError; another value (a string, an array) is
-// ErrInvalidOptions saying the two forms.
+// (1.5) is a *RangeNumberError; another value (a string, an array), or a
+// member's, is a *RangeTypeError; a member other than before and after
+// (matched as encoding/json matches, case-insensitively) a
+// *RangeMemberError. Each matches ErrInvalidOptions.
 func (r *Range) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] != '{' {
@@ -67,11 +70,18 @@ func (r *Range) UnmarshalJSON(b []byte) error {
 		*r = Range{Before: n, After: n}
 		return nil
 	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return fmt.Errorf("%w: messageRange: %v", ErrInvalidOptions, err)
+	}
+	for k := range members {
+		if !strings.EqualFold(k, "before") && !strings.EqualFold(k, "after") {
+			return &RangeMemberError{Member: k}
+		}
+	}
 	type plain Range
 	var p plain
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := json.Unmarshal(b, &p); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return rangeDecodeError(err, te.Field)
@@ -101,15 +111,62 @@ type RangeNumberError struct {
 // Error implements error: "recall: invalid options: messageRange must be
 // a whole number within [0, 20], got 1.5".
 func (e *RangeNumberError) Error() string {
-	name := "messageRange"
-	if e.Side != "" {
-		name += "." + e.Side
-	}
-	return fmt.Sprintf("%v: %s must be a whole number within [0, %d], got %s", ErrInvalidOptions, name, MaxMessageRange, e.Number)
+	return fmt.Sprintf("%v: %s must be a whole number within [0, %d], got %s", ErrInvalidOptions, rangeName(e.Side), MaxMessageRange, e.Number)
 }
 
 // Unwrap returns ErrInvalidOptions and the *json.UnmarshalTypeError.
 func (e *RangeNumberError) Unwrap() []error { return []error{ErrInvalidOptions, e.Err} }
+
+// RangeTypeError is Range.UnmarshalJSON's error for a value of another
+// JSON type than a number (a string, an array, a boolean, null) as
+// messageRange, or than a number as its member Side. It wraps
+// ErrInvalidOptions and a *json.UnmarshalTypeError whose Value is the
+// JSON type given ("string") and whose Type is Range for the whole range
+// (a number or an object), int for a member, so a reader of JSON words it
+// as any field of the wrong type ("recall.topK" must be a JSON number,
+// not a string).
+type RangeTypeError struct {
+	// Side is "before" or "after" for a member, "" for the range.
+	Side string
+	// Err is encoding/json's error, its Type set as above.
+	Err *json.UnmarshalTypeError
+}
+
+// Error implements error: "recall: invalid options: messageRange must be
+// a whole number or {"before":B,"after":A}, not a JSON string".
+func (e *RangeTypeError) Error() string {
+	if e.Side != "" {
+		return fmt.Sprintf("%v: %s must be a whole number, not a JSON %s", ErrInvalidOptions, rangeName(e.Side), e.Err.Value)
+	}
+	return fmt.Sprintf("%v: messageRange must be a whole number or {\"before\":B,\"after\":A}, not a JSON %s", ErrInvalidOptions, e.Err.Value)
+}
+
+// Unwrap returns ErrInvalidOptions and the *json.UnmarshalTypeError.
+func (e *RangeTypeError) Unwrap() []error { return []error{ErrInvalidOptions, e.Err} }
+
+// RangeMemberError is Range.UnmarshalJSON's error for a member of the
+// object form other than before and after. It wraps ErrInvalidOptions.
+type RangeMemberError struct {
+	// Member is the member's name as written.
+	Member string
+}
+
+// Error implements error: `recall: invalid options: messageRange has no
+// member "sideways" (before, after)`.
+func (e *RangeMemberError) Error() string {
+	return fmt.Sprintf("%v: messageRange has no member %q (before, after)", ErrInvalidOptions, e.Member)
+}
+
+// Unwrap returns ErrInvalidOptions.
+func (e *RangeMemberError) Unwrap() error { return ErrInvalidOptions }
+
+// rangeName is "messageRange", or "messageRange.SIDE" for a member.
+func rangeName(side string) string {
+	if side == "" {
+		return "messageRange"
+	}
+	return "messageRange." + side
+}
 
 // rangeDecodeError is UnmarshalJSON's error for err, encoding/json's
 // decoding of the range's number (side "") or member side.
@@ -121,10 +178,11 @@ func rangeDecodeError(err error, side string) error {
 	if n, ok := strings.CutPrefix(te.Value, "number "); ok {
 		return &RangeNumberError{Side: side, Number: n, Err: te}
 	}
-	if side != "" {
-		return fmt.Errorf("%w: messageRange.%s must be a whole number, not a JSON %s", ErrInvalidOptions, side, te.Value)
+	t := reflect.TypeFor[int]()
+	if side == "" {
+		t = reflect.TypeFor[Range]()
 	}
-	return fmt.Errorf("%w: messageRange must be a whole number or {\"before\":B,\"after\":A}", ErrInvalidOptions)
+	return &RangeTypeError{Side: side, Err: &json.UnmarshalTypeError{Value: te.Value, Type: t, Field: te.Field, Offset: te.Offset}}
 }
 
 // MarshalJSON writes one number when Before == After, else the object.

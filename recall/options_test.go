@@ -88,4 +88,19 @@ func TestRangeWording(t *testing.T) {
 	if err := json.Unmarshal([]byte(`"wide"`), &r); !errors.Is(err, recall.ErrInvalidOptions) || !strings.Contains(err.Error(), `{"before":B,"after":A}`) {
 		t.Errorf(`"wide": %v, want the two forms named`, err)
 	}
+	// Typed, for the HTTP API to word as any field's: another JSON type
+	// (RangeTypeError, carrying encoding/json's error), another member
+	// (RangeMemberError; it was encoding/json's text).
+	var rt *recall.RangeTypeError
+	var te *json.UnmarshalTypeError
+	if err := json.Unmarshal([]byte(`{"before":"1"}`), &r); !errors.As(err, &rt) || rt.Side != "before" || !errors.As(err, &te) || !errors.Is(err, recall.ErrInvalidOptions) {
+		t.Errorf(`{"before":"1"}: %v (%T), want a *RangeTypeError on before`, err, err)
+	}
+	var rm *recall.RangeMemberError
+	if err := json.Unmarshal([]byte(`{"before":1,"sideways":2}`), &r); !errors.As(err, &rm) || rm.Member != "sideways" || !errors.Is(err, recall.ErrInvalidOptions) {
+		t.Errorf(`{"sideways":2}: %v (%T), want a *RangeMemberError "sideways"`, err, err)
+	}
+	if err := json.Unmarshal([]byte(`{"Before":1,"AFTER":2}`), &r); err != nil || r != (recall.Range{Before: 1, After: 2}) {
+		t.Errorf(`{"Before":1,"AFTER":2}: %v %+v, want encoding/json's case-insensitive match`, err, r)
+	}
 }

@@ -51,14 +51,24 @@ func badField(data []byte, t reflect.Type, path string) (string, error) {
 
 // leafError decodes data into a value of type t as decodeBody does. A
 // message range's side at fault is named in the path
-// ("recall.messageRange.before"), as a member of any object is.
+// ("recall.messageRange.before"), as a member of any object is, and its
+// unknown member is an unknown field ("recall.messageRange.sideways").
 func leafError(data []byte, t reflect.Type, path string) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(reflect.New(t).Interface()); err != nil {
 		var rn *recall.RangeNumberError
-		if errors.As(err, &rn) && rn.Side != "" {
+		var rt *recall.RangeTypeError
+		var rm *recall.RangeMemberError
+		switch {
+		case errors.As(err, &rn) && rn.Side != "":
 			return joinPath(path, rn.Side), err
+		case errors.As(err, &rt) && rt.Side != "":
+			return joinPath(path, rt.Side), err
+		case errors.As(err, &rm):
+			// Worded as any object's unknown member (it was encoding/json's
+			// `unknown field "sideways"`, without its path).
+			return joinPath(path, rm.Member), &unknownFieldError{near: jsonkey.Closest(rm.Member, []string{"before", "after"})}
 		}
 		return path, err
 	}
@@ -259,8 +269,12 @@ func joinPath(path, name string) string {
 	return path + "." + name
 }
 
-// jsonKind names a Go type as a JSON client knows it.
+// jsonKind names a Go type as a JSON client knows it; a message range
+// (recall.Range) is a number or an object.
 func jsonKind(t reflect.Type) string {
+	if t == reflect.TypeFor[recall.Range]() {
+		return "number or object"
+	}
 	switch t.Kind() {
 	case reflect.Struct, reflect.Map:
 		return "object"

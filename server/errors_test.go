@@ -110,6 +110,11 @@ func TestProblems(t *testing.T) {
 			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":{"before":99999999999999999999}}}`: `"recall.messageRange.before" is out of range for an integer: 99999999999999999999`,
 			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":1.5}}`:                             `"recall.messageRange" must be an integer, not 1.5`,
 			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":{"before":1,"after":1e3}}}`:        `"recall.messageRange.after" must be a whole number written without an exponent: 1000, not 1e3`,
+			// A value of another type is worded as topK's (it said
+			// "messageRange must be a whole number or {…}").
+			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":"3"}}`:            `"recall.messageRange" must be a JSON number or object, not a string`,
+			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":[1]}}`:            `"recall.messageRange" must be a JSON number or object, not an array`,
+			`{"resourceId":"res-bob","query":"x","recall":{"messageRange":{"before":"1"}}}`: `"recall.messageRange.before" must be a JSON number, not a string`,
 		} {
 			r := h.do("POST", "/v1/search", bobToken, body)
 			if p := r.problem(t); !strings.Contains(p.Detail, want) {
@@ -124,6 +129,10 @@ func TestProblems(t *testing.T) {
 			{appendPath, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x"},{"role":"user","contnet":"y"}]}`, `unknown field "messages[1].contnet" (did you mean "content"?)`},
 			{appendPath, `{"resourceId":"res-bob","mesages":[]}`, `unknown field "mesages" (did you mean "messages"?)`},
 			{"/v1/search", `{"resourceId":"res-bob","query":"x","recall":{"bogus":1}}`, `unknown field "recall.bogus"`},
+			// A message range's member too (it was encoding/json's
+			// `unknown field "sideways"`, without its path).
+			{"/v1/search", `{"resourceId":"res-bob","query":"x","recall":{"messageRange":{"before":1,"sideways":2}}}`, `unknown field "recall.messageRange.sideways"`},
+			{"/v1/search", `{"resourceId":"res-bob","query":"x","recall":{"messageRange":{"befor":1}}}`, `unknown field "recall.messageRange.befor" (did you mean "before"?)`},
 		} {
 			p := h.do("POST", c.path, bobToken, c.body).problem(t)
 			if !strings.HasSuffix(p.Detail, c.want) {
