@@ -160,6 +160,16 @@ func (d decimalValue) Set(s string) error {
 	return errors.New("parse error") // as the flag package says it: valueError words it
 }
 
+// notDecimal says what s, which signedDigits matches and decimalDigits
+// does not, is written with: "a sign" (+5, -0) or "leading zeros" (010,
+// -01).
+func notDecimal(s string) string {
+	if strings.HasPrefix(s, "+") || strings.HasPrefix(s, "-") && decimalOf(s) == "0" {
+		return "a sign"
+	}
+	return "leading zeros"
+}
+
 // decimalOf is the number signedDigits matched in s, written as mnemo
 // writes it: "5" for "+5" and "005", "-5" for "-05", "0" for "-0".
 func decimalOf(s string) string {
@@ -250,11 +260,7 @@ func valueError(fs *flag.FlagSet, err error) string {
 		return fmt.Sprintf("--%s: %s %s", m[2], shellWord(value), durationRange)
 	}
 	if m[3] == errNotDecimal.Error() {
-		how := "leading zeros"
-		if strings.HasPrefix(value, "+") || strings.HasPrefix(value, "-") && decimalOf(value) == "0" {
-			how = "a sign"
-		}
-		return fmt.Sprintf("--%s must be a whole number written without %s: %s, not %s", m[2], how, decimalOf(value), value)
+		return fmt.Sprintf("--%s must be a whole number written without %s: %s, not %s", m[2], notDecimal(value), decimalOf(value), value)
 	}
 	if m[3] == "value out of range" {
 		return fmt.Sprintf("--%s: %s is out of range", m[2], shellWord(value))

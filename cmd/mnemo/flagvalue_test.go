@@ -29,6 +29,14 @@ func TestFlagValueNotNumber(t *testing.T) {
 		{"IntHex", []string{"messages", "--thread", "t", "--from", "0x9"}, "mnemo messages: --from: 0x9 is not a whole number"},
 		{"IntUnderscore", []string{"messages", "--thread", "t", "--from", "1_0"}, "mnemo messages: --from: 1_0 is not a whole number"},
 		{"Uint64LeadingZero", []string{"bench", "--seed", "07"}, "mnemo bench: --seed must be a whole number written without leading zeros: 7, not 07"},
+		// --range's numbers too (it read them with strconv.Atoi after
+		// strings.TrimSpace, taking 010, +3, ' 1' and '1, 2').
+		{"RangeLeadingZero", []string{"search", "--resource", "r", "--range", "010", "hi"}, "mnemo search: --range must be a whole number written without leading zeros: 10, not 010"},
+		{"RangePlus", []string{"search", "--resource", "r", "--range", "+3", "hi"}, "mnemo search: --range must be a whole number written without a sign: 3, not +3"},
+		{"RangePairSign", []string{"context", "--thread", "t", "--range", "2,+1"}, "mnemo context: --range must be BEFORE,AFTER with whole numbers written without a sign: 2,1, not 2,+1"},
+		{"RangeSpace", []string{"search", "--resource", "r", "--range", " 1", "hi"}, `mnemo search: --range must be N or BEFORE,AFTER with whole numbers >= 0, got " 1"`},
+		{"RangePairSpace", []string{"search", "--resource", "r", "--range", "1, 2", "hi"}, `mnemo search: --range must be N or BEFORE,AFTER with whole numbers >= 0, got "1, 2"`},
+		{"RangeTooLarge", []string{"search", "--resource", "r", "--range", "99999999999999999999", "hi"}, "mnemo search: --range: 99999999999999999999 is out of range"},
 		{"Float", []string{"eval", "--vector-weight", "abc", "f"}, "mnemo eval: --vector-weight: abc is not a number"},
 		{"Duration", []string{"expire", "--idle", "3"}, "mnemo expire: --idle: 3 is not a duration (such as 90s, 30m or 24h)"},
 		{"DurationUnit", []string{"expire", "--idle", "3d"}, "mnemo expire: --idle: 3d is not a duration (such as 90s, 30m or 24h)"},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -191,17 +192,45 @@ func answerFlagError(err error, thread string) error {
 	return fmt.Errorf("the answer's messages pass %d bytes (limits.maxAnswerBytes in mnemo.json); lower %s", at.Limit, list)
 }
 
-// parseRange reads "N" or "BEFORE,AFTER".
+// parseRange reads "N" or "BEFORE,AFTER", each a whole number as every
+// whole-number flag takes one (decimalValue: decimal digits only, no
+// space): `--range 010` is "--range must be a whole number written
+// without leading zeros: 10, not 010", as --top-k's; it took 010, +3,
+// ' 2' and '1, 2' (strconv.Atoi after strings.TrimSpace).
 func parseRange(s string) (recall.Range, error) {
-	before, after, two := strings.Cut(s, ",")
-	b, err1 := strconv.Atoi(strings.TrimSpace(before))
-	a := b
-	var err2 error
-	if two {
-		a, err2 = strconv.Atoi(strings.TrimSpace(after))
+	parts := []string{s}
+	if before, after, two := strings.Cut(s, ","); two {
+		parts = []string{before, after}
 	}
-	if err := errors.Join(err1, err2); err != nil || a < 0 || b < 0 {
+	n := make([]int, len(parts))
+	written := make([]string, len(parts)) // as mnemo writes them
+	how := ""
+	for i, p := range parts {
+		switch {
+		case decimalDigits.MatchString(p):
+			v, err := strconv.Atoi(p)
+			if err != nil {
+				return recall.Range{}, fmt.Errorf("--range: %s is out of range", shellWord(s))
+			}
+			n[i], written[i] = v, p
+		case signedDigits.MatchString(p):
+			if h := notDecimal(p); how != "" && how != h {
+				how = "a sign or leading zeros"
+			} else {
+				how = h
+			}
+			written[i] = decimalOf(p)
+		default:
+			return recall.Range{}, fmt.Errorf("--range must be N or BEFORE,AFTER with whole numbers >= 0, got %q", s)
+		}
+	}
+	switch {
+	case how != "" && len(parts) == 1:
+		return recall.Range{}, fmt.Errorf("--range must be a whole number written without %s: %s, not %s", how, written[0], s)
+	case how != "":
+		return recall.Range{}, fmt.Errorf("--range must be BEFORE,AFTER with whole numbers written without %s: %s, not %s", how, strings.Join(written, ","), s)
+	case slices.Min(n) < 0:
 		return recall.Range{}, fmt.Errorf("--range must be N or BEFORE,AFTER with whole numbers >= 0, got %q", s)
 	}
-	return recall.Range{Before: b, After: a}, nil
+	return recall.Range{Before: n[0], After: n[len(n)-1]}, nil
 }
