@@ -298,17 +298,24 @@ func jsonKind(t reflect.Type) string {
 // for its int), or "must be an integer" (1.5 for an int).
 func typeDetail(field string, te *json.UnmarshalTypeError) string {
 	v := te.Value
-	switch {
-	case strings.HasPrefix(v, "number ") && jsonKind(te.Type) == "number":
+	if strings.HasPrefix(v, "number ") && jsonKind(te.Type) == "number" {
 		return numberDetail(fieldName(field), te.Type, strings.TrimPrefix(v, "number "))
-	case v == "array" || v == "object":
-		v = "an " + v
-	case v == "bool":
-		v = "a boolean"
-	default:
-		v = "a " + v
 	}
-	return fmt.Sprintf("%s must be a JSON %s, not %s", fieldName(field), jsonKind(te.Type), v)
+	return fmt.Sprintf("%s must be a JSON %s, not %s", fieldName(field), jsonKind(te.Type), jsonValue(v))
+}
+
+// jsonValue names the JSON type v of an *json.UnmarshalTypeError's Value
+// with its article: "an array", "a boolean", "a string".
+func jsonValue(v string) string {
+	switch {
+	case v == "array" || v == "object":
+		return "an " + v
+	case v == "bool":
+		return "a boolean"
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	}
+	return "a " + v
 }
 
 // numberDetail words why the JSON number n does not fit the Go type t.

@@ -164,8 +164,17 @@ func TestTokensFile(t *testing.T) {
 		"Short":      {`{"tokens":[{"token":"abc","resources":["r"]}]}`, "tokens[0].token"},
 		"NoResource": {`{"tokens":[{"token":"abcdefghij","resources":[]}]}`, "tokens[0].resources"},
 		"BadID":      {`{"tokens":[{"token":"abcdefghij","resources":["a b"]}]}`, "tokens[0].resources[0]"},
-		"Duplicate":  {`{"tokens":[{"token":"abcdefghij","resources":["a"]},{"token":"abcdefghij","resources":["b"]}]}`, "tokens[1].token"},
-		"Unknown":    {`{"tokens":[{"token":"abcdefghij","resources":["a"],"admin":true}]}`, "admin"},
+		// The rule and what broke, as the API's ids; the file's type in
+		// the file's words (they were "not a valid resource id" and
+		// "json: cannot unmarshal array into Go value of type
+		// server.TokenFile").
+		"BadIDRule": {`{"tokens":[{"name":"bob","token":"abcdefghij","resources":["a b"]}]}`,
+			`invalid token file: tokens[0].resources[0]: a resource id must be 1-128 characters of [A-Za-z0-9_.:@-] (or "*" alone, for every resource); got " " at byte 1; tokens[0] is the token named "bob"`},
+		"Array":     {`[]`, `invalid token file: the file must be a JSON object, {"tokens": [...]}, not an array`},
+		"String":    {`"x"`, `invalid token file: the file must be a JSON object, {"tokens": [...]}, not a string`},
+		"Number":    {`5`, `invalid token file: the file must be a JSON object, {"tokens": [...]}, not a number`},
+		"Duplicate": {`{"tokens":[{"token":"abcdefghij","resources":["a"]},{"token":"abcdefghij","resources":["b"]}]}`, "tokens[1].token"},
+		"Unknown":   {`{"tokens":[{"token":"abcdefghij","resources":["a"],"admin":true}]}`, "admin"},
 		// An entry's fault names the token by its name, or its resources
 		// (never its secret): encoding/json said `json: unknown field
 		// "tenant"`, naming no entry, and a wrong type in Go's words.

@@ -21,6 +21,13 @@ func tokenFault(b []byte, err error) string {
 		return tokenDecodeDetail(b, err)
 	}
 	f, ferr := badField(b, reflect.TypeFor[TokenFile](), "")
+	var te *json.UnmarshalTypeError
+	if f == "" && errors.As(ferr, &te) {
+		// The file as a whole is of another JSON type (an array, a
+		// string): it said encoding/json's "cannot unmarshal array into
+		// Go value of type server.TokenFile".
+		return fmt.Sprintf(`the file must be a JSON object, {"tokens": [...]}, not %s`, jsonValue(te.Value))
+	}
 	if f == "" {
 		return tokenDecodeDetail(b, err)
 	}

@@ -202,7 +202,9 @@ func principal(i int, tok Token) (*Principal, error) {
 		case r == AllResources:
 			p.All = true
 		case !engine.ValidID(r):
-			return nil, fmt.Errorf("%w: tokens[%d].resources[%d]: not a valid resource id", ErrInvalidTokens, i, j)
+			// The rule and what broke, as the API's ids (badID): it said
+			// "not a valid resource id".
+			return nil, fmt.Errorf(`%w: tokens[%d].resources[%d]: a resource id %s (or "*" alone, for every resource); got %s`, ErrInvalidTokens, i, j, idRule, engine.IDFault(r))
 		case !engine.ValidNewID(r):
 			// Every write of such a token would be refused (the id rule's
 			// 400), and a browser cannot name the resource in a path.
