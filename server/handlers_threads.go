@@ -145,6 +145,12 @@ func (s *Server) listMessages(r *http.Request, p *Principal) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if before != 0 && before <= from && r.URL.Query().Has("fromSeq") {
+		// fromSeq <= seq < beforeSeq holds no seq: refused as toSeq below
+		// fromSeq is (it was 200 and no message). Without fromSeq,
+		// ?beforeSeq=1 asks for what precedes the first message: none.
+		return nil, errorf(kindInvalid, "beforeSeq", "beforeSeq must be > fromSeq (%d): the page holds fromSeq <= seq < beforeSeq; got %d", from, before)
+	}
 	pg, err := s.cfg.Engine.MessagesPage(r.Context(), th.ID, engine.PageRequest{FromSeq: from, ToSeq: to, BeforeSeq: before, Limit: int(limit)})
 	if err != nil {
 		return nil, err

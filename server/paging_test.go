@@ -80,19 +80,25 @@ func TestMessagesPaging(t *testing.T) {
 		{"?fromSeq=100&beforeSeq=131&limit=20", 111, 130, 111},
 		{"?fromSeq=100&beforeSeq=111&limit=20", 100, 110, 0},
 		{"?fromSeq=10&toSeq=20&beforeSeq=1000&limit=5", 16, 20, 16},
-		{"?fromSeq=10&beforeSeq=5", 0, 0, 0},
+		{"?beforeSeq=1", 0, 0, 0}, // what precedes the first message: none
 	} {
 		l := page(c.q)
 		if f, la := seqs(l); f != c.first || la != c.last || l.NextBeforeSeq != c.next {
 			t.Errorf("%s: %d..%d nextBeforeSeq %d, want %d..%d and %d", c.q, f, la, l.NextBeforeSeq, c.first, c.last, c.next)
 		}
 	}
-	for q, field := range map[string]string{"limit=0": "limit", "limit=1001": "limit", "limit=x": "limit", "beforeSeq=0": "beforeSeq", "beforeSeq=-3": "beforeSeq"} {
+	// An empty range is refused as toSeq below fromSeq is (fromSeq=8
+	// with beforeSeq=3 or 8 was 200 and no message).
+	for q, field := range map[string]string{"limit=0": "limit", "limit=1001": "limit", "limit=x": "limit", "beforeSeq=0": "beforeSeq", "beforeSeq=-3": "beforeSeq",
+		"fromSeq=8&beforeSeq=3": "beforeSeq", "fromSeq=8&beforeSeq=8": "beforeSeq", "fromSeq=10&toSeq=20&beforeSeq=5": "beforeSeq", "fromSeq=3&toSeq=2": "toSeq"} {
 		r := h.do("GET", "/v1/threads/t-bob/messages?"+q, bobToken, nil)
 		if r.status != 400 || r.problem(t).Field != field {
 			t.Errorf("?%s: %d %s, want 400 naming %s", q, r.status, r.body, field)
 		}
 		h.validate("GET", pattern, r)
+	}
+	if p := h.do("GET", "/v1/threads/t-bob/messages?fromSeq=8&beforeSeq=3", bobToken, nil).problem(t); p.Detail != "beforeSeq must be > fromSeq (8): the page holds fromSeq <= seq < beforeSeq; got 3" {
+		t.Errorf("?fromSeq=8&beforeSeq=3: %q", p.Detail)
 	}
 	if r := h.do("GET", "/v1/threads/t-bob/messages?limit=5", aliceToken, nil); r.status != 404 {
 		t.Errorf("another tenant's thread: %d, want 404", r.status)
