@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -127,7 +128,8 @@ func (t Tenant) DefaultResource(ctx context.Context, threadField, threadID, reso
 func (t Tenant) RequireResource(ctx context.Context, threadField, threadID, resourceID string) (string, error) {
 	r, err := t.DefaultResource(ctx, threadField, threadID, resourceID)
 	if err == nil && r == "" {
-		err = errorf(kindInvalid, "resourceId", "resourceId is required unless the thread is a stored one of yours or the token has one resource")
+		hint := cmp.Or(t.Principal.ResourceHint, "resourceId is required unless the thread is a stored one of yours or the token has one resource")
+		err = errorf(kindInvalid, "resourceId", "%s", hint)
 	}
 	return r, err
 }

@@ -72,6 +72,12 @@ type Principal struct {
 	// give it "erase": true in the token file". (mnemo mcp over stdio, which
 	// has no token file, names its flag.)
 	EraseHint string
+	// ResourceHint is the refusal of a request that needs a resource and
+	// names none that anything decides (RequireResource); empty means a
+	// token's: "resourceId is required unless the thread is a stored one
+	// of yours or the token has one resource". (mnemo mcp over stdio,
+	// which has no token, names its flag.)
+	ResourceHint string
 }
 
 // Operator is the principal of every request when the server has no token

@@ -43,8 +43,12 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 		// Read as left out, a script's unset "$R" gave the client every resource.
 		return c.valuef(fs, "--resources is empty: give resource ids or leave the flag out (every resource)")
 	}
-	p := &server.Principal{Name: "stdio", All: true, Erase: *allowErase, EraseHint: "this client may not erase; start mnemo mcp with --allow-erase"}
+	// Worded for stdio, which has no token ("…or the token has one
+	// resource", the HTTP server's words, named none the client had).
+	p := &server.Principal{Name: "stdio", All: true, Erase: *allowErase, EraseHint: "this client may not erase; start mnemo mcp with --allow-erase",
+		ResourceHint: "resourceId is required unless the thread is a stored one: this client may touch every resource (mnemo mcp without --resources); name the one to use"}
 	if *resources != "" {
+		p.ResourceHint = "resourceId is required unless the thread is a stored one of this client's resources or mnemo mcp was started with one (--resources)"
 		p.All, p.Resources = false, map[string]bool{}
 		for _, r := range strings.Split(*resources, ",") {
 			if r = strings.TrimSpace(r); !engine.ValidID(r) {

@@ -16,7 +16,8 @@ import (
 
 // TestMCPStdio: `mnemo mcp` answers an MCP client on its standard input and
 // output (in-process, over pipes): tools listed, append then search gives
-// the text back, memory_delete refused without --allow-erase.
+// the text back, memory_delete refused without --allow-erase, a search
+// naming no resource refused in stdio's words.
 func TestMCPStdio(t *testing.T) {
 	dir := t.TempDir()
 	inR, inW := io.Pipe()
@@ -65,6 +66,12 @@ func TestMCPStdio(t *testing.T) {
 	// stdio has no token file: the refusal says how to allow erasure here.
 	if b, _ := json.Marshal(res.Content); !strings.Contains(string(b), "--allow-erase") || strings.Contains(string(b), "token file") {
 		t.Fatalf("delete refusal over stdio: %s, want it to name --allow-erase, not a token file", b)
+	}
+	// Nor a token: a search naming no resource says what decides one
+	// here (it said "…or the token has one resource").
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_search", Arguments: map[string]any{"query": "spare key"}})
+	if b, _ := json.Marshal(res.Content); err != nil || !res.IsError || !strings.Contains(string(b), "this client may touch every resource (mnemo mcp without --resources)") || strings.Contains(string(b), "token") {
+		t.Fatalf("search without resourceId over stdio: %v %s, want it worded for stdio, naming no token", err, b)
 	}
 	cs.Close()
 	inW.Close()
