@@ -104,12 +104,15 @@ func timeoutText(d time.Duration) string {
 // "messages[0].contnet" (did you mean "content"?) (field
 // messages[0].contnet)". The SDK refused it too, after this runs, but as
 // `validating /properties/messages/items: unexpected additional
-// properties ["contnet"]`, naming no message. So is a number the field
-// cannot hold, "Invalid input: "topK" is out of range for an integer:
-// 99999999999999999999 (field topK)" (server.NumberOutOfRange), which the
-// SDK's schema took as an integer and then failed as `json: cannot
-// unmarshal number … into Go struct field mcpserver.SearchInput.topK of
-// type int`.
+// properties ["contnet"]`, naming no message. So is a value of another
+// JSON type than its field's, "Invalid input: "topK" must be a JSON
+// number, not a string (field topK)", which the SDK refused as
+// `validating /properties/topK: type: 5 has type "string", want
+// "integer"`, and a number the field cannot hold, "Invalid input: "topK"
+// is out of range for an integer: 99999999999999999999 (field topK)"
+// (server.WrongType), which the SDK's schema took as an integer and then
+// failed as `json: cannot unmarshal number … into Go struct field
+// mcpserver.SearchInput.topK of type int`.
 func unknownArgs(inputs map[string]reflect.Type) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -117,7 +120,7 @@ func unknownArgs(inputs map[string]reflect.Type) mcp.Middleware {
 				if t, ok := inputs[r.Params.Name]; ok {
 					path, detail := server.UnknownField(r.Params.Arguments, t)
 					if path == "" {
-						path, detail = server.NumberOutOfRange(r.Params.Arguments, t)
+						path, detail = server.WrongType(r.Params.Arguments, t)
 					}
 					if path != "" {
 						res := &mcp.CallToolResult{}

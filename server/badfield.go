@@ -157,24 +157,31 @@ func faultDetail(p string, err error) string {
 	return fmt.Sprintf("%s is malformed: %v", fieldName(p), err)
 }
 
-// NumberOutOfRange finds a number in the JSON value data that the Go
-// field it fills cannot hold (99999999999999999999 or 1e30 for an int,
-// 1e400 for any number), for a reader that validates the rest itself
-// (mnemo's MCP tools: the SDK's schema takes any such number as an
-// integer, then fails decoding it with encoding/json's words, naming Go
-// types). It returns the member's path and the API's wording, `"topK" is
-// out of range for an integer: 99999999999999999999`; "", "" when no
-// number is out of range, or when another member fails first.
-func NumberOutOfRange(data []byte, t reflect.Type) (path, detail string) {
+// WrongType finds a member of the JSON value data of another JSON type
+// than the Go field it fills takes, or a number the field cannot hold,
+// for a reader that validates the rest itself (mnemo's MCP tools: the
+// SDK's schema refuses the first as `validating /properties/topK: type: 5
+// has type "string", want "integer"`, and takes any number as an integer,
+// then fails decoding one too large with encoding/json's words, naming Go
+// types). It returns the member's path and the API's wording, as a
+// request body's: `"topK" must be a JSON number, not a string`, `"topK"
+// is out of range for an integer: 99999999999999999999`, `"topK" must be
+// an integer, not 1.5`; "", "" when there is none, when another member
+// fails first, or for a whole number an int field holds written 5.0 or
+// 1e3 (the SDK takes it).
+func WrongType(data []byte, t reflect.Type) (path, detail string) {
 	p, err := badField(data, t, "")
 	var te *json.UnmarshalTypeError
-	if p == "" || !errors.As(err, &te) || !strings.HasPrefix(te.Value, "number ") || jsonKind(te.Type) != "number" {
+	if p == "" || !errors.As(err, &te) {
 		return "", ""
 	}
-	n := strings.TrimPrefix(te.Value, "number ")
+	n, isNumber := strings.CutPrefix(te.Value, "number ")
+	if !isNumber || jsonKind(te.Type) != "number" {
+		return p, typeDetail(p, te)
+	}
 	if k := te.Type.Kind(); k != reflect.Float32 && k != reflect.Float64 {
-		if whole, fits := wholeNumber(te.Type, n); whole == "" || fits {
-			return "", "" // 1.5, or a whole number written 5.0 or 1e3
+		if whole, fits := wholeNumber(te.Type, n); whole != "" && fits {
+			return "", "" // a whole number written 5.0 or 1e3
 		}
 	}
 	return p, numberDetail(fieldName(p), te.Type, n)
