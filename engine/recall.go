@@ -252,7 +252,12 @@ func (e *Engine) blockingPath(dir string) string {
 
 // queueRebuildIfBehind queues every message for indexing when the lexical
 // index holds fewer messages than the store minus the pending outbox (a
-// new, deleted or quarantined index directory).
+// new, deleted or quarantined index directory). The index rows already
+// queued are replaced, so each message is queued once: an index
+// quarantined again before the drainer finished the last rebuild had
+// every message queued beside that rebuild's remaining rows (3,488 rows
+// for 2,000 messages). Delete rows stay (their removal also deletes shard
+// snapshots, which a quarantine keeps) and so do embed rows.
 func (e *Engine) queueRebuildIfBehind(ctx context.Context, lex *recall.Lexical) error {
 	n, err := lex.Count()
 	if err != nil {
@@ -269,7 +274,10 @@ func (e *Engine) queueRebuildIfBehind(ctx context.Context, lex *recall.Lexical) 
 		e.idx.setNote(fmt.Sprintf("lexical index behind the store (%d of %s); rebuilding", n, count(stored, "message", "messages")))
 	}
 	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: lex.Path(), Detail: e.idx.noteText()})
-	return e.queueAll(ctx)
+	if err := e.ms.ReplaceIndexQueue(ctx, time.Now()); err != nil {
+		return fmt.Errorf("engine: queue rebuild: %w", err)
+	}
+	return nil
 }
 
 // queueAll puts every stored message in the outbox (op index).

@@ -466,6 +466,13 @@ func testEmbeddingsAndRequeue(t *testing.T, b backend) {
 	if stored, pending, err := s.IndexBacklog(ctx); err != nil || stored != 9 || pending != 9 {
 		t.Errorf("IndexBacklog = %d, %d, %v; want 9, 9", stored, pending, err)
 	}
+	// Queued again over the 9 index rows: still one per message.
+	if err := s.ReplaceIndexQueue(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	if stored, pending, err := s.IndexBacklog(ctx); err != nil || stored != 9 || pending != 9 {
+		t.Errorf("IndexBacklog after ReplaceIndexQueue = %d, %d, %v; want 9, 9", stored, pending, err)
+	}
 	if n, err := s.RequeueAll(ctx, now); err != nil || n != 9 {
 		t.Errorf("RequeueAll = %d, %v; want 9", n, err)
 	}

@@ -292,6 +292,23 @@ func (s *Store) QueueAll(ctx context.Context, now time.Time) error {
 	return err
 }
 
+// ReplaceIndexQueue replaces the outbox's index rows (OpIndex) by one per
+// stored message (created at now, in the order stored), in one
+// transaction; delete and embed rows stay. It is for an index behind the
+// store: a rebuild queued before (by a process that stopped before its
+// drainer finished) is queued once, not again beside its remaining rows.
+func (s *Store) ReplaceIndexQueue(ctx context.Context, now time.Time) error {
+	return s.Tx(ctx, func(tx *store.Tx) error {
+		if _, err := s.in(tx).ExecContext(ctx, `DELETE FROM outbox WHERE op = ?`, OpIndex); err != nil {
+			return err
+		}
+		_, err := s.in(tx).ExecContext(ctx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at)
+			SELECT ?, id, resource_id, ? FROM messages ORDER BY pk`, `INSERT INTO outbox (op, message_id, resource_id, created_at)
+			SELECT ?::text, id, resource_id, ?::bigint FROM messages ORDER BY pk`), OpIndex, now.UnixMilli())
+		return err
+	})
+}
+
 // DeleteOutboxOp deletes every outbox row of op.
 func (s *Store) DeleteOutboxOp(ctx context.Context, op string) error {
 	_, err := s.conn.ExecContext(ctx, `DELETE FROM outbox WHERE op = ?`, op)
