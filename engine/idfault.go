@@ -35,14 +35,14 @@ func IDFault(id string) string {
 }
 
 // badID is the *ValidationError of id, refused in field (of message
-// index, -1 for the request): the rule of a stored id (idRule, ValidID)
-// or, when isNew, of a new one (newIDRule, ValidNewID), and what id broke
+// index, -1 for the request): the rule of a stored id (IDRule, ValidID)
+// or, when isNew, of a new one (NewIDRule, ValidNewID), and what id broke
 // (Got: IDFault). The server words it as its own ids' refusals:
 // `FIELD must be …; got …`.
 func badID(index int, field, id string, isNew bool) *ValidationError {
-	rule := idRule
+	rule := IDRule
 	if isNew {
-		rule = newIDRule
+		rule = NewIDRule
 	}
 	return &ValidationError{Index: index, Field: field, Rule: rule, Got: IDFault(id)}
 }

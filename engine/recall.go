@@ -479,9 +479,9 @@ func checkSearchIDs(req SearchRequest) error {
 	case req.ResourceID == "":
 		return &ValidationError{Index: -1, Field: "resourceId", Rule: "is required: a search reads one resource", Err: recall.ErrInvalidQuery}
 	case !ValidID(req.ResourceID):
-		return &ValidationError{Index: -1, Field: "resourceId", Rule: idRule, Got: IDFault(req.ResourceID), Err: recall.ErrInvalidQuery}
+		return &ValidationError{Index: -1, Field: "resourceId", Rule: IDRule, Got: IDFault(req.ResourceID), Err: recall.ErrInvalidQuery}
 	case req.ThreadID != "" && !ValidID(req.ThreadID):
-		return &ValidationError{Index: -1, Field: "threadId", Rule: idRule, Got: IDFault(req.ThreadID), Err: recall.ErrInvalidQuery}
+		return &ValidationError{Index: -1, Field: "threadId", Rule: IDRule, Got: IDFault(req.ThreadID), Err: recall.ErrInvalidQuery}
 	}
 	return nil
 }

@@ -16,15 +16,18 @@ import (
 	"github.com/mnemo-go/mnemo/internal/render"
 )
 
-// idRule is the rule of an id that names something stored (ValidID), in
-// a read's, an erasure's or a lookup's refusal.
-const idRule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
+// IDRule is the rule of an id that names something stored (ValidID), in
+// a read's, an erasure's or a lookup's refusal: the one text of it, which
+// the server's and the CLI's refusals say too, `FIELD RULE; got …`
+// (IDFault).
+const IDRule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
 
-// newIDRule is the rule of an id that names something new (ValidNewID),
-// in the refusal of an append, a run id or a dispatch.
-const newIDRule = `must be 1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments)`
+// NewIDRule is the rule of an id that names something new (ValidNewID),
+// in the refusal of an append, a run id or a dispatch: IDRule and the
+// dot segments.
+const NewIDRule = IDRule + `, and not "." or ".." (which URLs read as dot segments)`
 
-// idByte marks the bytes of idRule.
+// idByte marks the bytes of IDRule.
 var idByte = func() (ok [256]bool) {
 	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:@-" {
 		ok[c] = true

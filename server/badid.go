@@ -4,19 +4,12 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 )
 
-// idRule is the rule of an id that a read, an erasure or a lookup takes
-// (engine.ValidID).
-const idRule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
-
-// dotClause is what an id that names something new must also be
-// (engine.ValidNewID).
-const dotClause = `, and not "." or ".." (which URLs read as dot segments)`
-
 // badID is the one problem for an id given in field (a path's "thread",
 // "run" or "message", a member or parameter's "resourceId") that the API
-// refuses: the field as subject, the rule (with dotClause when the id
-// names something new), and what the id given broke, so that each id
-// error, on any route, is one sentence of one form:
+// refuses: the field as subject, the rule (engine.IDRule, or
+// engine.NewIDRule when the id names something new), and what the id
+// given broke, so that each id error, on any route, is one sentence of
+// one form:
 //
 //	thread must be 1-128 characters of [A-Za-z0-9_.:@-]; got 0xff at byte 0, which is not UTF-8
 //	thread must be 1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments); got ".."
@@ -30,9 +23,9 @@ const dotClause = `, and not "." or ".." (which URLs read as dot segments)`
 // An id the engine refuses (a *engine.ValidationError with Got: a body's
 // runId, messages[i].id, …) is worded the same by classify (idProblem).
 func badID(field, id string, isNew bool) *apiError {
-	rule := idRule
+	rule := engine.IDRule
 	if isNew {
-		rule += dotClause
+		rule = engine.NewIDRule
 	}
 	return errorf(kindInvalid, field, "%s %s; got %s", field, rule, engine.IDFault(id))
 }

@@ -210,7 +210,7 @@ func principal(i int, tok Token) (*Principal, error) {
 		case !engine.ValidID(r):
 			// The rule and what broke, as the API's ids (badID): it said
 			// "not a valid resource id".
-			return nil, fmt.Errorf(`%w: tokens[%d].resources[%d]: a resource id %s (or "*" alone, for every resource); got %s`, ErrInvalidTokens, i, j, idRule, engine.IDFault(r))
+			return nil, fmt.Errorf(`%w: tokens[%d].resources[%d]: a resource id %s (or "*" alone, for every resource); got %s`, ErrInvalidTokens, i, j, engine.IDRule, engine.IDFault(r))
 		case !engine.ValidNewID(r):
 			// Every write of such a token would be refused (the id rule's
 			// 400), and a browser cannot name the resource in a path.
