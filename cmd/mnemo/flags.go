@@ -358,7 +358,8 @@ func commandHelpHint(name string) string {
 
 // checkIDs returns a value error (valuef, exit 2) for the first of the named
 // values that is set but is not a valid id (engine.ValidID: 1-128
-// characters of [A-Za-z0-9_.:@-]), or is a flag given as "" (--resource "",
+// characters of [A-Za-z0-9_.:@-]; in the API's words, `--thread must be
+// …; got " " at byte 1`: engine.IDRule, engine.IDFault), or is a flag given as "" (--resource "",
 // a script's unset "$R": read as left out, it widened the command to every
 // resource) or an argument given as "" (mnemo memctx "": "RUN_ID is
 // empty"). pairs alternates a flag's name ("--thread", or "RUN_ID" for an
@@ -378,7 +379,7 @@ func (m *Main) checkIDs(fs *flag.FlagSet, pairs ...string) error {
 			return m.valuef(fs, "%s is empty: give an id or leave the flag out", pairs[i])
 		}
 		if v := pairs[i+1]; v != "" && !engine.ValidID(v) {
-			return m.valuef(fs, "%s %q is not a valid id: it must be 1-128 characters of [A-Za-z0-9_.:@-]", pairs[i], v)
+			return m.valuef(fs, "%s %s; got %s", pairs[i], engine.IDRule, engine.IDFault(v))
 		}
 	}
 	return nil

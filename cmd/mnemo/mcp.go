@@ -52,7 +52,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 		p.All, p.Resources = false, map[string]bool{}
 		for _, r := range strings.Split(*resources, ",") {
 			if r = strings.TrimSpace(r); !engine.ValidID(r) {
-				return c.valuef(fs, "--resources: %q is not a valid resource id", r)
+				return c.valuef(fs, "--resources: a resource id %s; got %s", engine.IDRule, engine.IDFault(r))
 			} else if !engine.ValidNewID(r) {
 				// As a token file's resources (server.ParseTokens): every
 				// write of the client would be refused.

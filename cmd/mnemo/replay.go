@@ -95,7 +95,7 @@ func parseWithout(s string) (engine.ReplayOptions, error) {
 		if !engine.ValidID(part[:i]) {
 			// A thread no run can have: said, rather than "the removals
 			// asked match nothing".
-			return opt, fmt.Errorf("--without: %q: the thread %q is not a valid id: it must be 1-128 characters of [A-Za-z0-9_.:@-]", part, part[:i])
+			return opt, fmt.Errorf("--without: %q: the thread %s; got %s", part, engine.IDRule, engine.IDFault(part[:i]))
 		}
 		opt.WithoutTurns = append(opt.WithoutTurns, engine.TurnRef{ThreadID: part[:i], Seq: seq})
 	}
