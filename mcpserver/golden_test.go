@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -41,5 +42,29 @@ func TestToolsGolden(t *testing.T) {
 	}
 	if string(got) != string(want) {
 		t.Fatalf("tool definitions changed; review and run with -update:\n%s", got)
+	}
+}
+
+// TestToolsNameNoToken: the tools' descriptions, which /mcp and mnemo mcp
+// over stdio share, say "the client" where they said "the token" ("may be
+// left out when … the token has one resource", "Refused unless the token
+// allows erasure"): over stdio there is no token, and the client's
+// resources and erasure are mnemo mcp's --resources and --allow-erase.
+func TestToolsNameNoToken(t *testing.T) {
+	bearerToken := regexp.MustCompile(`(?i)\btoken\b`)
+	e := openEngine(t)
+	alice, _, _ := principals(t)
+	lt, err := connect(t, e, alice).ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range lt.Tools {
+		b, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc := bearerToken.FindIndex(b); loc != nil { // "tokens", of a budget, are the model's
+			t.Errorf("tool %s says %q", tool.Name, b[max(loc[0]-60, 0):min(loc[1]+40, len(b))])
+		}
 	}
 }

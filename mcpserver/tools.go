@@ -33,7 +33,7 @@ const (
 	descContext  = "Build the memory part of the next prompt for a thread: the recent turns, older turns recalled for the query, observations and working memory, and record what went in (a memctx record, readable as mnemo://runs/{runId}/memctx). Use it before answering in a long conversation. Returns the system section and the messages in prompt order."
 	descWMGet    = "Read the working memory: the few durable facts kept about this conversation or user (a JSON object or a markdown document). Use it to check what is already known before asking or updating."
 	descWMUpdate = "Change the working memory: send patch (the fields that changed; null deletes) for a JSON-object memory, or content (the whole new state). Use it when you learn a durable fact (name, preference, goal) or one changes. The update is checked against the configured schema; a refused update says why and changes nothing."
-	descDelete   = "Erase memory permanently: one turn (messageId), a whole conversation (threadId) or everything of a user (resourceId), with everything derived from it. Use it only when the user asks to forget something. Refused unless the token allows erasure."
+	descDelete   = "Erase memory permanently: one turn (messageId), a whole conversation (threadId) or everything of a user (resourceId), with everything derived from it. Use it only when the user asks to forget something. Refused unless the client may erase."
 )
 
 // handlers holds one principal's view of the engine and the log that gets
@@ -232,7 +232,7 @@ func wmOutput(w *server.WorkingMemory) WorkingMemoryOutput {
 // wmResource is the resource of a resource-route working memory: empty
 // with a thread (the thread's own resource is used, and a resourceID given
 // too must be it: server.ThreadConflict, as memory_append and
-// memory_context check), else resourceID or the token's only resource
+// memory_context check), else resourceID or the client's only resource
 // (server.Tenant.RequireResource: an error naming resourceId when neither
 // is).
 func (h *handlers) wmResource(ctx context.Context, threadID, resourceID string) (string, error) {

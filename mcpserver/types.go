@@ -9,8 +9,8 @@ import "github.com/mnemo-go/mnemo/engine"
 type AppendInput struct {
 	// ThreadID (threadId, required) is the conversation to append to; it is created on first use.
 	ThreadID string `json:"threadId" jsonschema:"the conversation to append to; it is created on first use (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
-	// ResourceID (resourceId) owns the thread; empty: the thread's owner, or the token's only resource.
-	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user or tenant owning the thread; may be left out when the thread exists or the token has one resource (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
+	// ResourceID (resourceId) owns the thread; empty: the thread's owner, or the client's only resource.
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user or tenant owning the thread; may be left out when the thread exists or the client may use only one resource (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
 	// Messages (messages, required) are the turns to store, oldest first.
 	Messages []AppendMessage `json:"messages" jsonschema:"the turns to store, oldest first"`
 }
@@ -56,8 +56,8 @@ const MaxSearchTopK = 50
 type SearchInput struct {
 	// Query (query, required) is what to look for, in words.
 	Query string `json:"query" jsonschema:"what to look for, in words"`
-	// ResourceID (resourceId) is whose memory to search; empty: threadId's owner, or the token's only resource.
-	ResourceID string `json:"resourceId,omitempty" jsonschema:"whose memory to search; may be left out when threadId is given or the token has one resource"`
+	// ResourceID (resourceId) is whose memory to search; empty: threadId's owner, or the client's only resource.
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"whose memory to search; may be left out when threadId is given or the client may use only one resource"`
 	// ThreadID (threadId) limits the search to one conversation; empty: all of the resource's.
 	ThreadID string `json:"threadId,omitempty" jsonschema:"search only this conversation"`
 	// TopK (topK) is how many best matches, 1 to MaxSearchTopK; 0: 5.
@@ -104,8 +104,8 @@ type SearchOutput struct {
 type ContextInput struct {
 	// ThreadID (threadId, required) is the conversation whose next prompt is built.
 	ThreadID string `json:"threadId" jsonschema:"the conversation whose next prompt is being built (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
-	// ResourceID (resourceId) is the thread's owner; needed only for a thread with no turns yet when the token has several resources.
-	ResourceID string `json:"resourceId,omitempty" jsonschema:"the thread's owner; needed only for a thread with no turns yet, when the token has several resources (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
+	// ResourceID (resourceId) is the thread's owner; needed only for a thread with no turns yet when the client may use more than one resource.
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"the thread's owner; needed only for a thread with no turns yet, when the client may use more than one resource (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
 	// Query (query) is what recall looks for; empty: the newest user turn. Recorded in the run's provenance even when recall is off.
 	Query string `json:"query,omitempty" jsonschema:"what recall should look for; default: the newest user turn; recorded in the run's provenance even when recall is off (no topK and none configured), and the notice then says nothing was recalled"`
 	// RecentN (recentN) is how many recent turns to include; 0: the server's setting.
@@ -183,8 +183,8 @@ type ContextOutput struct {
 type WorkingMemoryInput struct {
 	// ThreadID (threadId) selects the thread-scoped working memory; empty: resource scope.
 	ThreadID string `json:"threadId,omitempty" jsonschema:"the conversation whose working memory to use"`
-	// ResourceID (resourceId) selects the resource-scoped working memory; empty: threadId's, or the token's only resource. With threadId it must be the thread's owner.
-	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope); may be left out with threadId or when the token has one resource; with threadId it must be the thread's"`
+	// ResourceID (resourceId) selects the resource-scoped working memory; empty: threadId's, or the client's only resource. With threadId it must be the thread's owner.
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope); may be left out with threadId or when the client may use only one resource; with threadId it must be the thread's"`
 }
 
 // WorkingMemoryUpdateInput is working_memory_update's input.
