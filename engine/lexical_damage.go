@@ -33,10 +33,12 @@ func (e *Engine) damagedIndex() error {
 // damaged index to finish (indexuse.go; until ctx ends: then it returns
 // an error wrapping ctx's and leaves the index as it is).
 //
-// Every outbox row is replaced by one index row per stored message: the
-// fresh index holds nothing, so pending deletions (of messages already gone
-// from SQLite) have nothing left to remove, and an erasure waiting for them
-// can complete.
+// The outbox's index rows are replaced by one per stored message
+// (msgstore's ReplaceIndexQueue); delete rows stay, and are applied to the
+// fresh index as any: the removal of an erased message also rewrites or
+// deletes its resource's shard snapshot, which the quarantine leaves in
+// place. Dropping them (as this did) left an erasure whose removals were
+// pending at the recovery with its text and vectors in the snapshot file.
 func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 	e.idx.mu.Lock()
 	old := e.idx.ix
@@ -77,7 +79,7 @@ func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 	e.log.Warn("lexical index damaged: quarantined, rebuilding from the store", "quarantine", q, "err", cause)
 	e.publish(Event{Reason: EventQuarantined, Path: q, Detail: cause.Error()})
 
-	stored, err := e.ms.RequeueAll(ctx, e.now())
+	stored, err := e.ms.ReplaceIndexQueue(ctx, e.now())
 	if err != nil {
 		return true, fmt.Errorf("engine: queue rebuild after quarantine: %w", err)
 	}

@@ -274,7 +274,7 @@ func (e *Engine) queueRebuildIfBehind(ctx context.Context, lex *recall.Lexical) 
 		e.idx.setNote(fmt.Sprintf("lexical index behind the store (%d of %s); rebuilding", n, count(stored, "message", "messages")))
 	}
 	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: lex.Path(), Detail: e.idx.noteText()})
-	if err := e.ms.ReplaceIndexQueue(ctx, time.Now()); err != nil {
+	if _, err := e.ms.ReplaceIndexQueue(ctx, time.Now()); err != nil {
 		return fmt.Errorf("engine: queue rebuild: %w", err)
 	}
 	return nil

@@ -467,14 +467,11 @@ func testEmbeddingsAndRequeue(t *testing.T, b backend) {
 		t.Errorf("IndexBacklog = %d, %d, %v; want 9, 9", stored, pending, err)
 	}
 	// Queued again over the 9 index rows: still one per message.
-	if err := s.ReplaceIndexQueue(ctx, now); err != nil {
-		t.Fatal(err)
+	if n, err := s.ReplaceIndexQueue(ctx, now); err != nil || n != 9 {
+		t.Fatalf("ReplaceIndexQueue = %d, %v; want 9", n, err)
 	}
 	if stored, pending, err := s.IndexBacklog(ctx); err != nil || stored != 9 || pending != 9 {
 		t.Errorf("IndexBacklog after ReplaceIndexQueue = %d, %d, %v; want 9, 9", stored, pending, err)
-	}
-	if n, err := s.RequeueAll(ctx, now); err != nil || n != 9 {
-		t.Errorf("RequeueAll = %d, %v; want 9", n, err)
 	}
 	if ids, err := s.MessageIDs(ctx); err != nil || len(ids) != 9 || !ids["n1"] {
 		t.Errorf("MessageIDs = %v, %v", ids, err)

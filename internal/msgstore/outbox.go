@@ -294,19 +294,28 @@ func (s *Store) QueueAll(ctx context.Context, now time.Time) error {
 
 // ReplaceIndexQueue replaces the outbox's index rows (OpIndex) by one per
 // stored message (created at now, in the order stored), in one
-// transaction; delete and embed rows stay. It is for an index behind the
-// store: a rebuild queued before (by a process that stopped before its
-// drainer finished) is queued once, not again beside its remaining rows.
-func (s *Store) ReplaceIndexQueue(ctx context.Context, now time.Time) error {
-	return s.Tx(ctx, func(tx *store.Tx) error {
+// transaction, and returns how many it queued; delete and embed rows stay.
+// It is for an index behind the store or rebuilt empty: a rebuild queued
+// before (by a process that stopped before its drainer finished) is queued
+// once, not again beside its remaining rows, and a pending deletion is
+// still applied (removing a message also rewrites or deletes its
+// resource's shard snapshot, which outlives the index directory).
+func (s *Store) ReplaceIndexQueue(ctx context.Context, now time.Time) (int64, error) {
+	var queued int64
+	err := s.Tx(ctx, func(tx *store.Tx) error {
 		if _, err := s.in(tx).ExecContext(ctx, `DELETE FROM outbox WHERE op = ?`, OpIndex); err != nil {
 			return err
 		}
-		_, err := s.in(tx).ExecContext(ctx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at)
+		r, err := s.in(tx).ExecContext(ctx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at)
 			SELECT ?, id, resource_id, ? FROM messages ORDER BY pk`, `INSERT INTO outbox (op, message_id, resource_id, created_at)
 			SELECT ?::text, id, resource_id, ?::bigint FROM messages ORDER BY pk`), OpIndex, now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		queued, err = r.RowsAffected()
 		return err
 	})
+	return queued, err
 }
 
 // DeleteOutboxOp deletes every outbox row of op.
@@ -320,26 +329,6 @@ func (s *Store) DeleteOutboxOp(ctx context.Context, op string) error {
 func (s *Store) ClearIndexQueue(ctx context.Context) error {
 	_, err := s.conn.ExecContext(ctx, `DELETE FROM outbox WHERE op IN ('index','embed')`)
 	return err
-}
-
-// RequeueAll replaces every outbox row by one OpIndex row per stored
-// message (created at now), in one transaction, and returns how many it
-// queued. It is for an index rebuilt empty: pending deletions have nothing
-// left to remove.
-func (s *Store) RequeueAll(ctx context.Context, now time.Time) (int64, error) {
-	var stored int64
-	err := s.Tx(ctx, func(tx *store.Tx) error {
-		if _, err := s.in(tx).ExecContext(ctx, `DELETE FROM outbox`); err != nil {
-			return err
-		}
-		if _, err := s.in(tx).ExecContext(ctx, s.dialect.Text(`INSERT INTO outbox (op, message_id, resource_id, created_at)
-			SELECT ?, id, resource_id, ? FROM messages ORDER BY pk`, `INSERT INTO outbox (op, message_id, resource_id, created_at)
-			SELECT ?::text, id, resource_id, ?::bigint FROM messages ORDER BY pk`), OpIndex, now.UnixMilli()); err != nil {
-			return err
-		}
-		return s.in(tx).QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`).Scan(&stored)
-	})
-	return stored, err
 }
 
 // ReleaseOutbox ends the lease of claimed rows (ClaimOutbox) that their
