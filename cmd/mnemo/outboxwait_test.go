@@ -37,9 +37,10 @@ func (w *firstWrite) Write(p []byte) (int, error) {
 // says so on stderr at once, naming the rows and when the lease ends,
 // then embeds the row when the lease ends and says ok. Before, it printed
 // nothing until the lease ended (after a kill -9 of mnemo ingest: 2 m 0.2
-// s of silence). mnemo ingest (its sync at the end) and mnemo reindex
-// wait the same way and said nothing either. It skips without
-// MNEMO_TEST_POSTGRES.
+// s of silence). mnemo ingest (its sync at the end), mnemo reindex and
+// mnemo eval (the sync after its import: it imports the set into the
+// database of $MNEMO_DB) wait the same way and said nothing either. It
+// skips without MNEMO_TEST_POSTGRES.
 func TestPostgresCheckSaysOutboxWait(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -49,10 +50,15 @@ func TestPostgresCheckSaysOutboxWait(t *testing.T) {
 		{"check", func(*testing.T) []string { return []string{"check"} }, "ok:"},
 		{"ingest", func(t *testing.T) []string { return []string{"ingest", newMessages(t, "w")} }, ""},
 		{"reindex", func(*testing.T) []string { return []string{"reindex"} }, "reindexed in"},
+		{"eval", func(*testing.T) []string { return []string{"eval", "--mode", "lexical", seedLoCoMo} }, seedLoCoMo + " (locomo): "},
 	} {
 		t.Run(tc.name, func(t *testing.T) { saysOutboxWait(t, tc.args(t), tc.out) })
 	}
 }
+
+// seedLoCoMo is a LoCoMo set of one conversation (3 turns) and one
+// question.
+const seedLoCoMo = "../../importer/testdata/seed/locomo.json"
 
 // saysOutboxWait runs args on a new Postgres database whose first
 // message's embedding is claimed by a process that died (lease ending in
