@@ -120,6 +120,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		return err
 	}
 	var total importer.Report
+	var erased erasedByRun // of every FILE
 	var failed error
 	reported := false // a file's import began: --json prints the report
 	for _, path := range fs.Args() {
@@ -142,7 +143,8 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		if p, ok := spooled[path]; ok {
 			path, opt.Format = p, spoolFormat(*format, path)
 		}
-		rep, err := c.importFile(ctx, e, path, opt, *asJSON)
+		rep, gone, err := c.importFile(ctx, e, watch, path, opt, *asJSON)
+		erased.plus(gone)
 		if rep != nil {
 			reported = true
 			total.Resources += rep.Resources
@@ -179,11 +181,11 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		// too: a thread in two FILEs counts twice, as in "total:"). None
 		// when no import began (a file vanished after checkInputs):
 		// stdout stays empty.
-		if err := json.NewEncoder(c.Stdout).Encode(total); err != nil {
+		if err := json.NewEncoder(c.Stdout).Encode(ingestJSON{total, erased}); err != nil {
 			return err
 		}
 	} else if !*asJSON && fs.NArg() > 1 {
-		fmt.Fprintf(c.Stdout, "total: %s\n", summary(&total))
+		fmt.Fprintf(c.Stdout, "total: %s%s\n", summary(&total), erased.clause())
 	}
 	return failed
 }
@@ -385,8 +387,9 @@ func openInput(path string) (*os.File, error) {
 
 // importFile imports path (opt.Name is how it is shown), with a progress
 // bar on a terminal for a large file, and prints the skipped records and,
-// unless asJSON, the file's summary line.
-func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path string, opt importer.Options, asJSON bool) (*importer.Report, error) {
+// unless asJSON, the file's summary line, ended by what the engine
+// evicted or expired meanwhile (w.TakeErased, returned too).
+func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, w *outboxWatch, path string, opt importer.Options, asJSON bool) (*importer.Report, erasedByRun, error) {
 	label := opt.Name
 	var bar *progressbar.ProgressBar
 	if fi, err := os.Stat(path); err == nil && fi.Size() >= progressMinBytes && isTerminal(c.Stderr) {
@@ -397,6 +400,7 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 	if bar != nil {
 		_ = bar.Finish()
 	}
+	erased := w.TakeErased()
 	if rep != nil {
 		for _, p := range rep.Problems {
 			fmt.Fprintf(c.Stderr, "skipped: %s: %s\n", p.Record(), p.Reason())
@@ -408,10 +412,17 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, path s
 				// --strict: the record that stopped the import is the error, not skipped.
 				stopped = ", stopped at " + rep.Stopped + " (--strict)"
 			}
-			fmt.Fprintf(c.Stdout, "%s (%s): %s%s\n", label, rep.Format, summary(rep), stopped)
+			fmt.Fprintf(c.Stdout, "%s (%s): %s%s%s\n", label, rep.Format, summary(rep), stopped, erased.clause())
 		}
 	}
-	return rep, err
+	return rep, erased, err
+}
+
+// ingestJSON is mnemo ingest --json's report: the import's counts and
+// what the engine erased on its own account meanwhile (erasedByRun).
+type ingestJSON struct {
+	importer.Report
+	erasedByRun
 }
 
 // indexBefore indexes the outbox rows queued before this ingest

@@ -45,6 +45,8 @@ type outboxWatch struct {
 	quit   chan struct{}
 	done   chan struct{}
 	once   sync.Once
+	mu     sync.Mutex
+	erased erasedByRun // since the last TakeErased
 }
 
 // watchOutboxWait starts reading the engine's events from raw:
@@ -68,6 +70,9 @@ func (m *Main) watchOutboxWait(raw chan engine.Event) *outboxWatch {
 			return
 		}
 		notes.add(ev)
+		w.mu.Lock()
+		w.erased.add(ev)
+		w.mu.Unlock()
 		select {
 		case w.Events <- ev:
 		default:
@@ -111,6 +116,19 @@ func (w *outboxWatch) Settle() {
 		<-ack
 	case <-w.done:
 	}
+}
+
+// TakeErased returns the threads the engine evicted or expired on its
+// own account since the last call (or the watch's start), once what it
+// published so far is passed on (Settle): an Append publishes them before
+// it returns.
+func (w *outboxWatch) TakeErased() erasedByRun {
+	w.Settle()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.erased
+	w.erased = erasedByRun{}
+	return r
 }
 
 // Stop ends the watch, after passing on what the engine published so
