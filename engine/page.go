@@ -145,10 +145,14 @@ type ThreadPage struct {
 // most once). The resources asked for filter every page: a cursor names a
 // place, never a thread to show.
 //
-// Errors: a *ValidationError (ErrInvalidInput) naming "limit", or
+// Errors: a *ValidationError (ErrInvalidInput) naming "limit",
+// "resources[i]" for an id no resource can have (ValidID), or
 // "cursor" for a string that is not a cursor (NextCursor) or is the place
 // of a resource not among Resources (another listing's).
 func (e *Engine) ThreadsPage(ctx context.Context, req ThreadsRequest) (*ThreadPage, error) {
+	if err := checkResources(req.Resources); err != nil {
+		return nil, err
+	}
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
@@ -203,8 +207,12 @@ func threadsLimit(limit int) (int, error) {
 // again on each page (reading n threads by pages of l reads about
 // n²/2l rows).
 //
-// Errors: a *ValidationError (ErrInvalidInput) naming "limit" or "offset".
+// Errors: a *ValidationError (ErrInvalidInput) naming "limit", "offset"
+// or "resources[i]" (an id no resource can have, ValidID).
 func (e *Engine) ListThreadsPage(ctx context.Context, resources []string, limit, offset int) ([]Thread, bool, error) {
+	if err := checkResources(resources); err != nil {
+		return nil, false, err
+	}
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, false, err
 	}
@@ -225,4 +233,16 @@ func (e *Engine) ListThreadsPage(ctx context.Context, resources []string, limit,
 		out = append(out, Thread(t))
 	}
 	return out, more, nil
+}
+
+// checkResources refuses a listing's resource id that no resource can
+// have (ValidID): a *ValidationError on resources[i], where the listing
+// gave an empty page as for a resource with no thread.
+func checkResources(ids []string) error {
+	for i, id := range ids {
+		if !ValidID(id) {
+			return badID(-1, fmt.Sprintf("resources[%d]", i), id, false)
+		}
+	}
+	return nil
 }

@@ -67,6 +67,8 @@ func (e *Engine) GetThread(ctx context.Context, threadID string) (*Thread, error
 // only, never content, but all of it at once: the slice holds every thread
 // asked for. A listing that may be long reads it a thread at a time with
 // EachThread (a CLI) or a page at a time with ThreadsPage (a service).
+// A resourceID no thread can have (ValidID) is a *ValidationError on
+// resourceId.
 func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, error) {
 	var out []Thread
 	err := e.EachThread(ctx, resourceID, func(t Thread) error {
@@ -87,8 +89,13 @@ func (e *Engine) ListThreads(ctx context.Context, resourceID string) ([]Thread, 
 // gives the same order a page at a time, each page a query of its own).
 // The query stays open
 // while fn runs (on SQLite a reader, which does not block writers). It
-// stops at fn's first error and returns it; ErrClosed once closed.
+// stops at fn's first error and returns it; ErrClosed once closed; a
+// *ValidationError on resourceId, before fn is called, for a resourceID
+// no thread can have (ValidID).
 func (e *Engine) EachThread(ctx context.Context, resourceID string, fn func(Thread) error) error {
+	if resourceID != "" && !ValidID(resourceID) {
+		return badID(-1, "resourceId", resourceID, false)
+	}
 	if err := e.checkOpen(ctx); err != nil {
 		return err
 	}
@@ -217,8 +224,12 @@ func (e *Engine) messagesByID(ctx context.Context, resourceID string, ids []stri
 // stored by reference, the whole result; otherwise the stored content.
 // It reads any resource's message (the id is global to the data
 // directory): check the owner before showing it to a tenant. It returns
-// an error wrapping ErrMessageNotFound when no message has the id.
+// an error wrapping ErrMessageNotFound when no message has the id, and a
+// *ValidationError on messageId when no message can have it (ValidID).
 func (e *Engine) FullContent(ctx context.Context, messageID string) (string, error) {
+	if !ValidID(messageID) {
+		return "", badID(-1, "messageId", messageID, false)
+	}
 	if err := e.checkOpen(ctx); err != nil {
 		return "", err
 	}

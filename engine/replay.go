@@ -101,12 +101,19 @@ type Replay struct {
 // The run's turns are read within Config.Limits.MaxAnswerBytes, as
 // LoadContext reads them.
 //
-// Errors: journal.ErrNotFound for an unknown run; a *DivergenceError
+// Errors: a *ValidationError (ErrInvalidInput) for a runID no run can
+// have (ValidID, field runId) or a turn of opt.WithoutTurns no thread can
+// hold (withoutTurns[i].threadId, or withoutTurns[i].seq below 1);
+// journal.ErrNotFound for an unknown run; a *DivergenceError
 // (errors.Is ErrReplayDiverged) listing what differs when the original
 // prompt cannot be reproduced exactly; a *ReplayTooLargeError (errors.Is
 // ErrAnswerTooLarge) when the run's turns pass the bound (a run recorded
-// before it, or under a larger one).
+// before it, or under a larger one). A well-formed turn that is not in the
+// run's prompt removes nothing: Replay.Removed lists what was removed.
 func (e *Engine) Replay(ctx context.Context, runID string, opt ReplayOptions) (*Replay, error) {
+	if err := checkReplayIDs(runID, opt); err != nil {
+		return nil, err
+	}
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
@@ -318,4 +325,22 @@ func (e *Engine) recentRefs(ctx context.Context, rec *journal.MemCtx) ([]journal
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out, nil
+}
+
+// checkReplayIDs refuses a run id and turns that no run or thread can
+// have, as the other reads refuse a malformed id, instead of answering
+// that the run is not found or removing nothing.
+func checkReplayIDs(runID string, opt ReplayOptions) error {
+	if !ValidID(runID) {
+		return badID(-1, "runId", runID, false)
+	}
+	for i, t := range opt.WithoutTurns {
+		if !ValidID(t.ThreadID) {
+			return badID(-1, fmt.Sprintf("withoutTurns[%d].threadId", i), t.ThreadID, false)
+		}
+		if t.Seq < 1 {
+			return invalid(-1, fmt.Sprintf("withoutTurns[%d].seq", i), "must be a seq, 1 or more; got %d", t.Seq)
+		}
+	}
+	return nil
 }
