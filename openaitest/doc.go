@@ -1,7 +1,8 @@
 // Package openaitest provides an in-process, OpenAI-compatible server for
 // tests and offline programs, in the style of net/http/httptest: POST
-// /v1/chat/completions and POST /v1/embeddings on a loopback
-// httptest.Server, driven by the real go-openai client. It is the public
+// /v1/chat/completions, /v1/embeddings and /v1/rerank on a loopback
+// httptest.Server, driven by the real go-openai client (and by
+// recall.NewOpenAIReranker for re-rank). It is the public
 // face of the fake the module's own tests use, so that programs written
 // against mnemo (the examples in examples/ among them) can run without a
 // network or an API key.
@@ -16,8 +17,11 @@
 // (Server.Enqueue with Text, Calls, Error, Malformed and Empty) or with a
 // responder function (WithChat, Server.SetChat), and the embeddings side
 // with an embed function (WithEmbed; the default is HashEmbed(DefaultDims),
-// a deterministic hashing embedder). Every request is recorded
-// (Server.Requests, ChatRequests, EmbedRequests, Count).
+// a deterministic hashing embedder), the re-rank side with a re-rank
+// function (WithRerank; the default is WordOverlap). Every request is
+// recorded (Server.Requests, ChatRequests, EmbedRequests, RerankRequests,
+// Count). Server, Reply and the other types are aliases of the internal
+// fake's: their comments here list their fields and methods.
 //
 // # Imports
 //
@@ -46,7 +50,7 @@
 //
 // # Errors
 //
-// A responder or embed function returning a *StatusError makes the server
+// A responder, embed or re-rank function returning a *StatusError makes the server
 // answer with that HTTP status and an OpenAI-style error body; a
 // *RawResponse sends its body verbatim; any other error becomes a 500.
 // go-openai turns error bodies into *openai.APIError.

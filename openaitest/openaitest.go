@@ -13,6 +13,10 @@ import (
 const (
 	PathChat       = fakeopenai.PathChat       // "/v1/chat/completions"
 	PathEmbeddings = fakeopenai.PathEmbeddings // "/v1/embeddings"
+	// PathRerank is the cross-encoder re-rank path that
+	// recall.NewOpenAIReranker's "rerank" endpoint posts to: {model, query,
+	// documents} answered {results: [{index, relevance_score}]}.
+	PathRerank = fakeopenai.PathRerank // "/v1/rerank"
 )
 
 // DefaultAPIKey is the bearer token Server.Client sends and the server
@@ -22,20 +26,62 @@ const DefaultAPIKey = fakeopenai.DefaultAPIKey
 // DefaultDims is the dimension of the default embed function's vectors.
 const DefaultDims = fakeopenai.DefaultDims
 
+// The types below are aliases of internal/fakeopenai's, so `go doc` of this
+// package shows neither their fields nor their methods; each comment lists
+// them, and `go doc github.com/mnemo-go/mnemo/internal/fakeopenai Server`
+// (or Reply, Request, …) prints their own documentation.
 type (
-	// Server is a running fake OpenAI endpoint; its URL field is the base
-	// URL to give go-openai (it ends in "/v1"). It is safe for concurrent
-	// use. Close shuts it down and is idempotent; Client returns a
-	// go-openai client for it; Enqueue, SetChat and SetEmbed script it;
-	// Requests, ChatRequests, LastChat, EmbedRequests, Count, Pending and
-	// Violations read its record.
+	// Server is a running fake OpenAI endpoint, safe for concurrent use.
+	// Its one field, URL string, is the base URL to give go-openai
+	// (openai.ClientConfig.BaseURL): the loopback address followed by
+	// "/v1". Its methods:
+	//
+	//   - Client() *openai.Client and Config() openai.ClientConfig: a
+	//     go-openai client, or its configuration, for this server (URL,
+	//     the API key, the loopback HTTP client).
+	//   - Close(): shuts it down, waiting for requests in flight;
+	//     idempotent.
+	//   - Enqueue(replies ...Reply): canned chat replies, each chat request
+	//     consuming the oldest; Pending() int counts those left.
+	//   - SetChat(ChatFunc), SetEmbed(EmbedFunc), SetRerank(RerankFunc):
+	//     the responder used when no reply is queued, the embed function
+	//     and the re-rank function; nil makes every such request a
+	//     violation (for chat: one with no reply queued).
+	//   - SetEmbedDelay(time.Duration), SetRerankDelay(time.Duration):
+	//     every such request waits that long before answering, or until
+	//     the client gives up; 0 removes the delay.
+	//   - Requests() []Request: every request received, in arrival order;
+	//     ChatRequests() []openai.ChatCompletionRequest,
+	//     EmbedRequests() []EmbedRequest and RerankRequests()
+	//     []RerankRequest: the well-formed ones of each kind, decoded;
+	//     LastChat() (openai.ChatCompletionRequest, bool): the newest chat
+	//     request; Count(path string) int: the requests for path, valid or
+	//     not.
+	//   - Violations() []string: the protocol violations seen, each a
+	//     sentence naming the request number and the rule.
 	Server = fakeopenai.Server
 	// Option configures New and Start.
 	Option = fakeopenai.Option
-	// Reply is one scripted answer to a chat request (Response, or an error
-	// with Err, or a verbatim body with Raw and Status; Delay and Check
-	// optional). The zero Reply answers 200 with an empty assistant
-	// message.
+	// Reply is one scripted answer to a chat request (Server.Enqueue). The
+	// zero Reply answers 200 with an empty assistant message. Its fields:
+	//
+	//   - Response openai.ChatCompletionResponse: the body sent when Err
+	//     and Raw are unset; missing fields (id, object, created, model,
+	//     roles, tool call ids and types, finish reasons, usage) are
+	//     filled in.
+	//   - Err error: answer with an error body instead, the status of a
+	//     *StatusError, else 500.
+	//   - Raw []byte, Status int, ContentType string: when Raw is non-nil
+	//     (even empty), it is sent verbatim with Status (0 means 200) and
+	//     ContentType ("" means application/json).
+	//   - Delay time.Duration: wait this long before answering, or until
+	//     the client gives up; 0 answers at once.
+	//   - Check func(openai.ChatCompletionRequest) error: called with the
+	//     request before answering; an error is recorded as a violation
+	//     and answered 400.
+	//
+	// Its methods WithCheck(check) and WithDelay(d) return a copy with
+	// Check or Delay set.
 	Reply = fakeopenai.Reply
 	// ChatFunc answers one chat completion request; missing response fields
 	// are filled in as the real API would.
@@ -43,15 +89,30 @@ type (
 	// EmbedFunc returns one vector per input, in input order.
 	EmbedFunc = fakeopenai.EmbedFunc
 	// EmbedRequest is an embeddings request with its input normalised to a
-	// list of strings.
+	// list of strings. Its fields: Model string, Input []string,
+	// Dimensions int (0 when not sent), EncodingFormat string ("",
+	// "float" or "base64"), User string.
 	EmbedRequest = fakeopenai.EmbedRequest
-	// Request is one recorded HTTP request.
+	// RerankFunc scores a re-rank request's documents against its query:
+	// one score per document, in order (higher is more relevant). Errors
+	// answer as a ChatFunc's do.
+	RerankFunc = fakeopenai.RerankFunc
+	// RerankRequest is the body of a re-rank request. Its fields: Model,
+	// Query string, Documents []string.
+	RerankRequest = fakeopenai.RerankRequest
+	// Request is one recorded HTTP request, in arrival order. Its fields:
+	// Method, Path string, Header http.Header, Body []byte (as received),
+	// Status int (the status answered), Time time.Time (the server's
+	// clock, WithClock).
 	Request = fakeopenai.Request
-	// StatusError, returned by a ChatFunc or EmbedFunc, answers with its
-	// HTTP Status and an OpenAI-style error body carrying its Message.
+	// StatusError, returned by a ChatFunc, EmbedFunc or RerankFunc,
+	// answers with an OpenAI-style error body
+	// {"error":{"message":…,"type":…,"code":…}}. Its fields: Status int
+	// (the HTTP status, e.g. 429), Message string, Type string (""
+	// means derived from Status), Code string (optional).
 	StatusError = fakeopenai.StatusError
-	// RawResponse, returned by a ChatFunc or EmbedFunc, sends Body verbatim
-	// with Status (0 means 200).
+	// RawResponse, returned by a ChatFunc, EmbedFunc or RerankFunc, sends
+	// its Body []byte verbatim with its Status int (0 means 200).
 	RawResponse = fakeopenai.RawResponse
 )
 
@@ -85,6 +146,14 @@ func WithClock(now func() time.Time) Option { return fakeopenai.WithClock(now) }
 
 // WithEmbed sets the embed function (default HashEmbed(DefaultDims)).
 func WithEmbed(fn EmbedFunc) Option { return fakeopenai.WithEmbed(fn) }
+
+// WithRerank sets the re-rank function (default WordOverlap).
+func WithRerank(fn RerankFunc) Option { return fakeopenai.WithRerank(fn) }
+
+// WordOverlap is the default RerankFunc: each document scores the number
+// of distinct words (lower-cased, split on anything not a letter or digit)
+// it shares with the query. It is deterministic, without a model.
+func WordOverlap(req RerankRequest) ([]float64, error) { return fakeopenai.WordOverlap(req) }
 
 // Text is a reply whose assistant message says content (finish reason
 // "stop").
