@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -23,15 +24,25 @@ const quarantineStamp = "20060102T150405.000000000Z"
 // damaged segment, an Open that found the index corrupt), when the oldest
 // pending row (now less st.IndexLag) was queued within rebuildQueueWindow
 // after a quarantine of dir that holds the lexical index, as the rebuild
-// queues every message at once; else a process stopped before it indexed
-// them, or an outage (always on Postgres: dir is "", no index is
-// quarantined). Before, a backlog a search's quarantine left was
-// said to be the latter (walk30).
-func backlogCause(dir string, st engine.Stats, now time.Time) string {
+// queues every message at once; else the rebuilds the command's own open
+// began (rebuilds: the details of its engine-wide engine.EventRebuild
+// events, such as a lexical index an older mnemo built with another
+// analyzer, or an embedder switched); else a process stopped before it
+// indexed them, or an outage (always on Postgres without rebuilds: dir is
+// "", no index is quarantined). Before, a backlog a search's quarantine
+// left was said to be the latter (walk30), and so was the rebuild of an
+// index built with an older analyzer. That rebuild leaves no trace a
+// later process can read (the stale index is removed, not quarantined,
+// and the store records no cause), so a backlog it left when its
+// process stopped is said to be a stopped process's, which it is.
+func backlogCause(dir string, st engine.Stats, now time.Time, rebuilds []string) string {
 	if dir != "" && st.IndexLag > 0 {
 		if q, at, ok := lexicalQuarantineBefore(dir, now.Add(-st.IndexLag)); ok {
 			return "the rebuild from " + engine.DatabaseFile + " of the lexical index that was found damaged and moved to " + q + " at " + at.Format("15:04:05") + " UTC"
 		}
+	}
+	if len(rebuilds) > 0 {
+		return "the rebuild this open began: " + strings.Join(rebuilds, "; ")
 	}
 	return "messages stored but not yet in both indexes: a process stopped before it indexed them, or an outage"
 }

@@ -122,7 +122,7 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	}
 	defer watch.Stop()
 	defer e.CloseContext(ctx)
-	if err := c.indexQueued(ctx, e); err != nil {
+	if err := c.indexQueued(ctx, e, watch); err != nil {
 		return nil, err
 	}
 	err = e.CheckWith(ctx, engine.CheckOptions{Full: full, Prechecked: prechecked})

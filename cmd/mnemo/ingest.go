@@ -430,7 +430,7 @@ type ingestJSON struct {
 // the ingest's own sync at its end is not a long wait it did not cause.
 // Nothing is stored yet.
 func (c *IngestCommand) indexBefore(ctx context.Context, e *engine.Engine, w *outboxWatch) error {
-	err := c.indexQueued(ctx, e)
+	err := c.indexQueued(ctx, e, w)
 	w.Settle() // its wait line, if any, before the import's lines
 	switch {
 	case err == nil:

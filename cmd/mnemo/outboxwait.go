@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,6 +48,9 @@ type outboxWatch struct {
 	once   sync.Once
 	mu     sync.Mutex
 	erased erasedByRun // since the last TakeErased
+	// rebuilds are the details of the engine-wide EventRebuild events
+	// (backlogCause), in order.
+	rebuilds []string
 }
 
 // watchOutboxWait starts reading the engine's events from raw:
@@ -72,6 +76,9 @@ func (m *Main) watchOutboxWait(raw chan engine.Event) *outboxWatch {
 		notes.add(ev)
 		w.mu.Lock()
 		w.erased.add(ev)
+		if ev.Reason == engine.EventRebuild && ev.ResourceID == "" && ev.Detail != "" {
+			w.rebuilds = append(w.rebuilds, ev.Detail)
+		}
 		w.mu.Unlock()
 		select {
 		case w.Events <- ev:
@@ -131,6 +138,17 @@ func (w *outboxWatch) TakeErased() erasedByRun {
 	return r
 }
 
+// Rebuilds returns the details of the engine-wide rebuilds the engine
+// published so far (at its Open: a lexical index of an older analyzer,
+// behind the store or quarantined; an embedder switched; embeddings
+// missing), once they are passed on (Settle).
+func (w *outboxWatch) Rebuilds() []string {
+	w.Settle()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.rebuilds)
+}
+
 // Stop ends the watch, after passing on what the engine published so
 // far. It may be called more than once.
 func (w *outboxWatch) Stop() {
@@ -161,13 +179,14 @@ const outboxNotice = 100
 // --vectors on Postgres (9,528 rows queued) check said nothing for ~45 s
 // while it embedded them, and an ingest of one message as long at its
 // end. Fewer rows are left to the command's own sync. Why they are queued
-// is backlogCause's.
-func (m *Main) indexQueued(ctx context.Context, e *engine.Engine) error {
+// is backlogCause's, from the data directory and the rebuilds w saw the
+// engine's open begin.
+func (m *Main) indexQueued(ctx context.Context, e *engine.Engine, w *outboxWatch) error {
 	st, err := e.Stats(ctx)
 	if err != nil || st.OutboxPending < outboxNotice {
 		return nil // the command's own sync drains them, and reports what fails
 	}
 	fmt.Fprintf(m.Stderr, "mnemo %s: indexing %s first (%s); Ctrl-C stops the %s (nothing is lost)\n",
-		m.command, count(st.OutboxPending, "outbox row"), backlogCause(e.Dir(), st, time.Now()), m.command)
+		m.command, count(st.OutboxPending, "outbox row"), backlogCause(e.Dir(), st, time.Now(), w.Rebuilds()), m.command)
 	return m.outboxProgress(ctx, e, st.OutboxPending, "indexing (lexical, vectors)", func() error { return e.SyncIndexes(ctx) })
 }

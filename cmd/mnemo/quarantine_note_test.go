@@ -81,17 +81,17 @@ func TestBacklogCause(t *testing.T) {
 		{at.Add(30 * time.Minute), false},
 		{at.Add(-time.Hour / 2), false},
 	} {
-		got := backlogCause(dir, engine.Stats{OutboxPending: 500, IndexLag: now.Sub(tc.oldest)}, now)
+		got := backlogCause(dir, engine.Stats{OutboxPending: 500, IndexLag: now.Sub(tc.oldest)}, now, nil)
 		if strings.Contains(got, "rebuild") != tc.rebuild || (!tc.rebuild && !strings.Contains(got, "a process stopped")) {
 			t.Errorf("oldest row %s after the quarantine: %q", tc.oldest.Sub(at), got)
 		}
 	}
-	if got := backlogCause(t.TempDir(), engine.Stats{OutboxPending: 500, IndexLag: time.Second}, now); !strings.Contains(got, "a process stopped") {
+	if got := backlogCause(t.TempDir(), engine.Stats{OutboxPending: 500, IndexLag: time.Second}, now, nil); !strings.Contains(got, "a process stopped") {
 		t.Errorf("no quarantine: %q", got)
 	}
 	// Postgres (no data directory): never the working directory's quarantine.
 	t.Chdir(dir)
-	if got := backlogCause("", engine.Stats{OutboxPending: 500, IndexLag: now.Sub(at)}, now); !strings.Contains(got, "a process stopped") {
+	if got := backlogCause("", engine.Stats{OutboxPending: 500, IndexLag: now.Sub(at)}, now, nil); !strings.Contains(got, "a process stopped") {
 		t.Errorf("Postgres: %q", got)
 	}
 }
