@@ -70,7 +70,11 @@ type Config struct {
 	Postgres string
 
 	// RecentN is the recent-window size LoadContext uses when a request
-	// leaves it zero. Zero means DefaultRecentN.
+	// leaves it zero, and the observer's recent window, which it never
+	// observes. Zero means DefaultRecentN; a negative value is refused by
+	// Open (a *ValidationError on RecentN): a LoadRequest's negative
+	// RecentN turns its window off, but the Config's cannot (it was read
+	// as DefaultRecentN).
 	RecentN int
 
 	// Recall holds the recall options LoadContext uses when a request gives
@@ -220,7 +224,8 @@ type Config struct {
 
 // Limits bounds what one Append may store, how long a recall query may
 // be, and how much text one answer may read. A zero field takes its
-// default.
+// default; a negative one is refused by Open (a *ValidationError naming
+// Limits.<Field>), as mnemo.json's limits.* are.
 type Limits struct {
 	MaxContentBytes       int // user/assistant content; default DefaultMaxContentBytes
 	MaxToolResultBytes    int // tool content, stored in full by reference; default DefaultMaxToolResultBytes
@@ -271,6 +276,31 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxQueryBytes, DefaultMaxQueryBytes)
 	def(&l.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	return l
+}
+
+// checkSizes refuses a negative Config.RecentN or Limits field, which
+// Open read as its default: a negative RecentN in a LoadRequest turns the
+// window off, and a negative bound reads as none, so a caller writing one
+// means something else than the default it got.
+func checkSizes(cfg Config) error {
+	if cfg.RecentN < 0 {
+		return invalid(-1, "RecentN", "must be 0 (DefaultRecentN, %d) or more, got %d: only a LoadRequest's RecentN turns the window off", DefaultRecentN, cfg.RecentN)
+	}
+	l := cfg.Limits
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"MaxContentBytes", l.MaxContentBytes}, {"MaxToolResultBytes", l.MaxToolResultBytes},
+		{"ToolResultInlineBytes", l.ToolResultInlineBytes}, {"MaxMetadataBytes", l.MaxMetadataBytes},
+		{"MaxMetadataDepth", l.MaxMetadataDepth}, {"MaxMessagesPerAppend", l.MaxMessagesPerAppend},
+		{"MaxToolCalls", l.MaxToolCalls}, {"MaxQueryBytes", l.MaxQueryBytes}, {"MaxAnswerBytes", l.MaxAnswerBytes},
+	} {
+		if f.v < 0 {
+			return invalid(-1, "Limits."+f.name, "must be 0 (the default) or more, got %d", f.v)
+		}
+	}
+	return nil
 }
 
 // checkLimits refuses Limits that cannot hold, l with its defaults: a

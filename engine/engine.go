@@ -84,7 +84,8 @@ type Engine struct {
 // Open refuses a database written by a newer mnemo (the error matches
 // ErrSchemaTooNew and names the file) and never modifies it, and a
 // Config.Limits.MaxAnswerBytes below Limits.MaxContentBytes (a
-// *ValidationError matching ErrAnswerBoundTooSmall).
+// *ValidationError matching ErrAnswerBoundTooSmall), and a negative
+// Config.RecentN or Limits field (a *ValidationError naming it).
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if ctx == nil {
 		return nil, ErrNilContext
@@ -96,6 +97,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, invalid(-1, "RecallTuning", "%s", strings.TrimPrefix(err.Error(), "recall: "))
 	}
 	if err := checkObserveConfig(cfg.Observe); err != nil {
+		return nil, err
+	}
+	if err := checkSizes(cfg); err != nil {
 		return nil, err
 	}
 	if err := checkLimits(cfg.Limits.withDefaults()); err != nil {

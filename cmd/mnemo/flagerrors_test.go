@@ -58,6 +58,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"observations", "--thread", "t", "--resource", "r"}, "--thread"},
 		{[]string{"observe", "--thread", "t", "--threshold", "-1"}, "--threshold"},
 		{[]string{"observe", "--thread", "t", "--reflect-threshold", "-5"}, "--reflect-threshold"},
+		{[]string{"observe", "--thread", "t", "--recent", "-1"}, "--recent must be ≥ 0 turns"}, // it was read as the default 10
 		{[]string{"threads", "--bogus"}, "--bogus"},
 		{[]string{"threads", "--resource"}, "--resource"},
 	}

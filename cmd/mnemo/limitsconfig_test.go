@@ -21,6 +21,8 @@ import (
 func TestConfigLimitsRefused(t *testing.T) {
 	getenv := func(string) string { return "" }
 	for want, c := range map[string]*memoryConfig{
+		// engine.Config.RecentN: a negative one was read as the default 10.
+		"recentN must be >= 0 (0: the default), got -1":                     {RecentN: -1},
 		"limits.maxContentBytes must be >= 0 (0: the default), got -1":      {Limits: &limitsConfig{MaxContentBytes: -1}},
 		"limits.maxToolResultBytes must be >= 0 (0: the default), got -2":   {Limits: &limitsConfig{MaxToolResultBytes: -2}},
 		"limits.maxMetadataBytes must be >= 0 (0: the default), got -3":     {Limits: &limitsConfig{MaxMetadataBytes: -3}},

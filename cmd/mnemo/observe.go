@@ -65,6 +65,9 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		}
 		return c.valuef(fs, "%s must be ≥ 0 tokens (0: the default), got %d", name, v)
 	}
+	if *recent < 0 {
+		return c.valuef(fs, "--recent must be ≥ 0 turns (0: the default, %d), got %d", engine.DefaultRecentN, *recent)
+	}
 	e, err := c.openObserver(ctx, *recent, *threshold, *reflect)
 	if err != nil {
 		return err

@@ -531,7 +531,7 @@ func (r *retentionConfig) retention() (journal.Retention, error) {
 	return out, nil
 }
 
-// checkLimits refuses a negative limit (limits.* and lifecycle.quota.*),
+// checkLimits refuses a negative limit (recentN, limits.* and lifecycle.quota.*),
 // naming the field: 0 or none means the default (for a quota: no bound),
 // and a negative number was silently taken as it. The settings only mnemo
 // serve uses are checkServed's.
@@ -546,6 +546,7 @@ func (c *memoryConfig) checkLimits() error {
 			v    int64
 		}{name, v})
 	}
+	add("recentN", int64(c.RecentN))
 	if l := c.Limits; l != nil {
 		add("limits.maxContentBytes", int64(l.MaxContentBytes))
 		add("limits.maxToolResultBytes", int64(l.MaxToolResultBytes))
