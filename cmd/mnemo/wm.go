@@ -342,11 +342,15 @@ type wmJSON struct {
 	UpdatedAt  *time.Time      `json:"updatedAt,omitempty"`
 }
 
+// wmContentJSON is content for wmJSON: a JSON object as it is stored,
+// other text as a JSON string written as the user wrote it, "<", ">" and
+// "&" included (jsonkey.Marshal: json.Marshal wrote a markdown state's
+// "a < b & c" as "a \u003c b \u0026 c").
 func wmContentJSON(content string) json.RawMessage {
 	if json.Valid([]byte(content)) && strings.HasPrefix(strings.TrimSpace(content), "{") {
 		return json.RawMessage(content)
 	}
-	b, _ := json.Marshal(content)
+	b, _ := jsonkey.Marshal(content)
 	return b
 }
 
@@ -356,7 +360,7 @@ func (c *WMCommand) printState(st working.State, asJSON bool) error {
 		if st.Mode == working.ModeSchema {
 			out.Content = wmContentJSON(st.Content)
 		} else {
-			out.Content, _ = json.Marshal(st.Content)
+			out.Content, _ = jsonkey.Marshal(st.Content)
 		}
 		if !st.UpdatedAt.IsZero() {
 			out.UpdatedAt = &st.UpdatedAt
