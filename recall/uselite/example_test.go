@@ -5,21 +5,22 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/mnemo-go/mnemo/internal/models"
 	"github.com/mnemo-go/mnemo/recall/uselite"
 )
 
-// Open the installed model (`mnemo models fetch use-lite` installs it) and
-// compare two sentences that share no content word. Not run by go test: it
-// needs the weights.
+// Open the installed model (`mnemo models fetch use-lite` installs it in
+// the models directory, $MNEMO_MODELS, else <user cache dir>/mnemo/models)
+// and compare two sentences that share no content word. OpenDefault is
+// what engine.Open picks for a new data directory when Config.Embedder is
+// nil; uselite.Open with Config.Dir opens a model directory of your own.
+// Not run by go test: it needs the weights.
 func ExampleOpen() {
-	dir, err := models.Dir(nil) // $MNEMO_MODELS, else <user cache>/mnemo/models
+	emb, err := uselite.OpenDefault(nil) // nil: os.Getenv
 	if err != nil {
-		log.Fatal(err)
+		log.Fatal(err) // installed but not loadable (ErrBadModel, a read error)
 	}
-	emb, err := uselite.Open(uselite.Config{Dir: models.Path(dir, uselite.ID)})
-	if err != nil {
-		log.Fatal(err) // wraps uselite.ErrNotInstalled when absent
+	if emb.ID() != uselite.ID {
+		log.Fatalf("use-lite is not installed (%s in its place): mnemo models fetch use-lite", emb.ID())
 	}
 	v, err := emb.Embed(context.Background(), []string{
 		"The refund was approved yesterday.",
