@@ -133,12 +133,15 @@ type Config struct {
 	// NoRedaction to store text unchanged. It must be deterministic.
 	Redactor Redactor
 
-	// Limits bounds message sizes; zero fields take their defaults.
+	// Limits bounds message sizes; zero fields take their defaults,
+	// negative ones are refused by Open.
 	Limits Limits
 
 	// Retention bounds the memctx records kept per thread; after each
 	// LoadContext the thread's older runs beyond it are deleted. The zero
-	// value keeps every run.
+	// value keeps every run; a negative KeepRuns or MaxAge is refused by
+	// Open (a *ValidationError naming Retention.KeepRuns or
+	// Retention.MaxAge).
 	Retention journal.Retention
 
 	// UnsettledText is the synthetic tool result LoadContext gives a
@@ -278,7 +281,8 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// checkSizes refuses a negative Config.RecentN or Limits field, which
+// checkSizes refuses a negative Config.RecentN, Limits field or bound
+// (checkBounds), which
 // Open read as its default: a negative RecentN in a LoadRequest turns the
 // window off, and a negative bound reads as none, so a caller writing one
 // means something else than the default it got.
@@ -299,6 +303,30 @@ func checkSizes(cfg Config) error {
 		if f.v < 0 {
 			return invalid(-1, "Limits."+f.name, "must be 0 (the default) or more, got %d", f.v)
 		}
+	}
+	return checkBounds(cfg)
+}
+
+// checkBounds refuses a negative Quota or Retention bound, which read as
+// no bound at all (as 0 does), so a caller writing one is told rather
+// than left unbounded.
+func checkBounds(cfg Config) error {
+	q := cfg.Lifecycle.Quota
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"ResourceMessages", q.ResourceMessages}, {"ResourceBytes", q.ResourceBytes},
+		{"StoreMessages", q.StoreMessages}, {"StoreBytes", q.StoreBytes},
+	} {
+		if f.v < 0 {
+			return invalid(-1, "Lifecycle.Quota."+f.name, "must be 0 (no bound) or more, got %d", f.v)
+		}
+	}
+	if r := cfg.Retention; r.KeepRuns < 0 {
+		return invalid(-1, "Retention.KeepRuns", "must be 0 (no limit by count) or more, got %d", r.KeepRuns)
+	} else if r.MaxAge < 0 {
+		return invalid(-1, "Retention.MaxAge", "must be 0 (no limit by age) or more, got %v", r.MaxAge)
 	}
 	return nil
 }

@@ -6,14 +6,17 @@ import (
 	"io/fs"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/journal"
 )
 
-// TestOpenRefusesNegativeSizes: a negative Config.RecentN or Limits field
-// is a *ValidationError naming it, and nothing is created; Open read each
-// as its default (RecentN -1, which turns a LoadRequest's window off, gave
-// a window of 10). Zero still means the default.
+// TestOpenRefusesNegativeSizes: a negative Config.RecentN, Limits field,
+// quota bound or retention bound is a *ValidationError naming it, and
+// nothing is created; Open read each as its default (RecentN -1, which
+// turns a LoadRequest's window off, gave a window of 10; a negative bound
+// was no bound). Zero still means the default.
 func TestOpenRefusesNegativeSizes(t *testing.T) {
 	for field, cfg := range map[string]engine.Config{
 		"RecentN":                      {RecentN: -1},
@@ -26,6 +29,13 @@ func TestOpenRefusesNegativeSizes(t *testing.T) {
 		"Limits.MaxToolCalls":          {Limits: engine.Limits{MaxToolCalls: -1}},
 		"Limits.MaxQueryBytes":         {Limits: engine.Limits{MaxQueryBytes: -1}},
 		"Limits.MaxAnswerBytes":        {Limits: engine.Limits{MaxAnswerBytes: -1}},
+		// Read as no bound at all, as 0 is.
+		"Lifecycle.Quota.ResourceMessages": {Lifecycle: engine.Lifecycle{Quota: engine.Quota{ResourceMessages: -1}}},
+		"Lifecycle.Quota.ResourceBytes":    {Lifecycle: engine.Lifecycle{Quota: engine.Quota{ResourceBytes: -1}}},
+		"Lifecycle.Quota.StoreMessages":    {Lifecycle: engine.Lifecycle{Quota: engine.Quota{StoreMessages: -1}}},
+		"Lifecycle.Quota.StoreBytes":       {Lifecycle: engine.Lifecycle{Quota: engine.Quota{StoreBytes: -1}}},
+		"Retention.KeepRuns":               {Retention: journal.Retention{KeepRuns: -1}},
+		"Retention.MaxAge":                 {Retention: journal.Retention{MaxAge: -time.Hour}},
 	} {
 		t.Run(field, func(t *testing.T) {
 			cfg.Dir = t.TempDir() + "/data"

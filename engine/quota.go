@@ -11,7 +11,8 @@ import (
 
 // Quota bounds what the store holds. Each bound counts the messages, or
 // bytes, stored now (full content, name, tool calls and metadata, as
-// stored after redaction); zero means unbounded.
+// stored after redaction); zero means unbounded, and a negative bound is
+// refused by Open (a *ValidationError naming Lifecycle.Quota.<Field>).
 //
 // Under pressure the default is eviction: the Append is stored, then the
 // least recently active threads other than the one appended to are erased
