@@ -135,7 +135,7 @@ func (m *OpenAIModel) Complete(ctx context.Context, req Prompt) (string, error) 
 		}
 		last = err
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("%w: %s: %w", ErrModel, m.model, errors.Join(ctx.Err(), err))
+			return "", m.cutShort(ctx, err)
 		}
 		if attempt >= m.attempts || !transient(err) {
 			return "", fmt.Errorf("%w: %s after %d attempt(s): %w", ErrModel, m.model, attempt, last)
@@ -145,11 +145,18 @@ func (m *OpenAIModel) Complete(ctx context.Context, req Prompt) (string, error) 
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return "", fmt.Errorf("%w: %s: %w", ErrModel, m.model, errors.Join(ctx.Err(), last))
+			return "", m.cutShort(ctx, last)
 		case <-t.C:
 		}
 		delay = min(delay*2, MaxBackoff)
 	}
+}
+
+// cutShort is Complete's error when ctx ended: it wraps ErrModel, the
+// context's error and the last attempt's, on one line (errors.Join wrote
+// them on two, which split the line of a log or of the CLI's message).
+func (m *OpenAIModel) cutShort(ctx context.Context, last error) error {
+	return fmt.Errorf("%w: %s: %w (the last attempt: %w)", ErrModel, m.model, ctx.Err(), last)
 }
 
 // transient reports whether err is worth retrying: rate limits, server

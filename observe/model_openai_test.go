@@ -1,7 +1,9 @@
 package observe_test
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,4 +55,43 @@ func TestOpenAIModelRetry(t *testing.T) {
 			t.Fatalf("err = %v, want ErrConfig", err)
 		}
 	})
+}
+
+// TestOpenAIModelCutShortOneLine: a call whose context ends, in flight or
+// while it waits to retry, fails with one line wrapping ErrModel, the
+// context's error and the last attempt's; errors.Join wrote the last two
+// on two lines ("…: context deadline exceeded\nPost …"), which split the
+// message of mnemo observe and a log line.
+func TestOpenAIModelCutShortOneLine(t *testing.T) {
+	t.Run("InFlight", func(t *testing.T) {
+		srv := fakeopenai.New(t)
+		srv.Enqueue(fakeopenai.Text("late").WithDelay(time.Minute))
+		m, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: fakeopenai.DefaultAPIKey, Model: "m", Attempts: 1})
+		cx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		_, err := m.Complete(cx, observe.Prompt{System: "s", User: "u"})
+		checkCutShort(t, err)
+	})
+	t.Run("WaitingToRetry", func(t *testing.T) {
+		f := newFakeModel(t, func(openai.ChatCompletionRequest) (int, string, time.Duration) { return 503, "busy", 0 })
+		m, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: fakeopenai.DefaultAPIKey, Model: "m", Attempts: 3, Backoff: time.Minute})
+		cx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		_, err := m.Complete(cx, observe.Prompt{System: "s", User: "u"})
+		checkCutShort(t, err)
+		var api *openai.APIError
+		if !errors.As(err, &api) || api.HTTPStatusCode != 503 {
+			t.Errorf("err = %v, want the last attempt's 503 APIError in its chain", err)
+		}
+	})
+}
+
+func checkCutShort(t *testing.T, err error) {
+	t.Helper()
+	if !errors.Is(err, observe.ErrModel) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want ErrModel and context.DeadlineExceeded", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "(the last attempt: ") {
+		t.Errorf("err = %q, want one line naming the last attempt", msg)
+	}
 }
