@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -112,19 +114,17 @@ func timeoutText(d time.Duration) string {
 // is out of range for an integer: 99999999999999999999 (field topK)"
 // (server.WrongType), which the SDK's schema took as an integer and then
 // failed as `json: cannot unmarshal number … into Go struct field
-// mcpserver.SearchInput.topK of type int`.
+// mcpserver.SearchInput.topK of type int`. A null the schema refuses, a
+// missing required argument and arguments that are not an object are
+// refused too (argsFault).
 func unknownArgs(inputs map[string]reflect.Type) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 				if t, ok := inputs[r.Params.Name]; ok {
-					path, detail := server.UnknownField(r.Params.Arguments, t)
-					if path == "" {
-						path, detail = server.WrongType(r.Params.Arguments, t)
-					}
-					if path != "" {
+					if err := argsFault(r.Params.Arguments, t); err != nil {
 						res := &mcp.CallToolResult{}
-						res.SetError(fmt.Errorf("Invalid input: %s (field %s)", detail, path))
+						res.SetError(err)
 						return res, nil
 					}
 				}
@@ -132,4 +132,49 @@ func unknownArgs(inputs map[string]reflect.Type) mcp.Middleware {
 			return next(ctx, method, req)
 		}
 	}
+}
+
+// argsFault is the tool error for arguments args that the tool of input
+// type t refuses, in the HTTP API's words, or nil: arguments that are not
+// an object ("Invalid input: the arguments must be a JSON object, not a
+// string"; the SDK said `json: cannot unmarshal "\"x\"" into Go value of
+// type map[string]interface {}`), an unknown member, a value of another
+// JSON type, a null the schema refuses (`"topK" must be a JSON number,
+// not null`; the SDK said `type: <invalid reflect.Value> has type "null"`)
+// and a missing required member ("query is required"; the SDK said
+// `required: missing properties: ["query"]`), each naming its field.
+// Left out or null, the arguments are an empty object, as the SDK reads
+// them.
+func argsFault(args json.RawMessage, t reflect.Type) error {
+	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
+		args = json.RawMessage("{}")
+	}
+	if kind := jsonType(args); kind != "object" {
+		return fmt.Errorf("Invalid input: the arguments must be a JSON object, not %s", kind)
+	}
+	for _, find := range []func([]byte, reflect.Type) (string, string){server.UnknownField, server.WrongType, server.NullOrMissing} {
+		if path, detail := find(args, t); path != "" {
+			return fmt.Errorf("Invalid input: %s (field %s)", detail, path)
+		}
+	}
+	return nil
+}
+
+// jsonType names the type of the JSON value v by its first byte, with
+// its article ("a string", "an array"), or "object" (the SDK words a
+// malformed one).
+func jsonType(v json.RawMessage) string {
+	switch v = bytes.TrimSpace(v); {
+	case len(v) == 0 || v[0] == '{':
+		return "object"
+	case v[0] == '[':
+		return "an array"
+	case v[0] == '"':
+		return "a string"
+	case v[0] == 't' || v[0] == 'f':
+		return "a boolean"
+	case v[0] == 'n':
+		return "null"
+	}
+	return "a number"
 }

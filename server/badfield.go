@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -224,6 +225,9 @@ func fieldNames(fields []jsonField) []string {
 type jsonField struct {
 	name string
 	typ  reflect.Type
+	// omit is true when the tag says omitempty or omitzero: a JSON schema
+	// inferred from t (the MCP tools') does not require the member.
+	omit bool
 }
 
 // structFields lists the JSON members t takes, embedded structs' included.
@@ -231,7 +235,7 @@ func structFields(t reflect.Type) []jsonField {
 	var out []jsonField
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" || (!f.IsExported() && !f.Anonymous) {
 			continue
 		}
@@ -248,7 +252,8 @@ func structFields(t reflect.Type) []jsonField {
 		if name == "" {
 			name = f.Name
 		}
-		out = append(out, jsonField{name, f.Type})
+		omit := slices.ContainsFunc(strings.Split(opts, ","), func(o string) bool { return o == "omitempty" || o == "omitzero" })
+		out = append(out, jsonField{name: name, typ: f.Type, omit: omit})
 	}
 	return out
 }
