@@ -68,7 +68,9 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 		RunID: b.RunID, ThreadID: b.ThreadID, ResourceID: b.ResourceID, Query: b.Query, RecentN: b.RecentN,
 		Recall: b.Recall, TokenBudget: b.TokenBudget, ReplaceRun: b.ReplaceRun, At: timeOrZero(b.At),
 	})
-	if errors.Is(err, engine.ErrResourceMismatch) {
+	if errors.Is(err, engine.ErrResourceMismatch) || errors.Is(err, engine.ErrThreadNotFound) {
+		// ErrThreadNotFound: the thread found above was erased (or expired)
+		// before the engine recorded the run; nothing was recorded.
 		return nil, notFound("thread", b.ThreadID)
 	}
 	if err != nil {
