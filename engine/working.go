@@ -40,7 +40,10 @@ type workingState struct {
 // wm, mnemo serve) renders and validates working memory alike. It returns
 // ErrNoWorkingMemory when none is configured or stored, and
 // working.ErrInvalidConfig or working.ErrInvalidSchema for a bad
-// configuration.
+// configuration, and ErrClosed once closed. The Memory reads and writes
+// the engine's database directly: after Close its methods fail with the
+// database's error ("sql: database is closed"), not ErrClosed, so take it
+// from the engine while it is open rather than keeping it past Close.
 func (e *Engine) WorkingMemory() (*working.Memory, error) {
 	if err := e.checkClosed(); err != nil {
 		return nil, err
@@ -98,7 +101,8 @@ func (e *Engine) storeWorkingConfig(ctx context.Context) error {
 // replaced, so writing the state of a thread that does not exist returns
 // ErrThreadNotFound and stores nothing. cfg.Redact is always
 // the engine's redactor (Config.Redactor), so a state set through it is
-// redacted like every other stored text.
+// redacted like every other stored text. As WorkingMemory's, the Memory
+// fails with the database's error after Close, not ErrClosed.
 func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) {
 	if err := e.checkClosed(); err != nil {
 		return nil, err
