@@ -288,22 +288,26 @@ type ValidationError struct {
 	Rule  string // what the value must be
 	// Got, when set, says what the value given broke of Rule (an id's:
 	// IDFault, e.g. `" " at byte 1`); the value is the caller's own.
-	// "" when Rule says it already.
+	// "" when Rule says it already. Only an id refusal sets it (Rule is
+	// then IDRule or NewIDRule, "must be …"), and Error says it so.
 	Got string
 	// Err, when set, is a more precise condition the error also matches
 	// with errors.Is (ErrQueryTooLong, ErrCreatedAtFuture).
 	Err error
 }
 
-// Error implements error: `engine: invalid FIELD: RULE`, then `; got
-// GOT` when Got is set.
+// Error implements error: `engine: invalid FIELD: RULE`; with Got set
+// (a refused id) `engine: FIELD RULE; got GOT`, the form the server and
+// the CLI give an id refusal (`engine: messages[0].id must be 1-128
+// characters of [A-Za-z0-9_.:@-], and not "." or ".." (…); got " " at
+// byte 1`).
 func (e *ValidationError) Error() string {
 	field := e.Field
 	if e.Index >= 0 {
 		field = fmt.Sprintf("messages[%d].%s", e.Index, e.Field)
 	}
 	if e.Got != "" {
-		return fmt.Sprintf("engine: invalid %s: %s; got %s", field, e.Rule, e.Got)
+		return fmt.Sprintf("engine: %s %s; got %s", field, e.Rule, e.Got)
 	}
 	return fmt.Sprintf("engine: invalid %s: %s", field, e.Rule)
 }

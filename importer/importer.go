@@ -59,13 +59,14 @@ func (e *RecordError) Record() string {
 
 // Reason says what is wrong with the record in the file's words: for a
 // field the engine refused, "invalid FIELD: RULE" (invalid role: must be
-// user, assistant or tool, got "x"), then "; got GOT" for an id (invalid
-// thread: must be …; got " " at byte 1); otherwise the cause's text.
+// user, assistant or tool, got "x"), and for an id "FIELD RULE; got GOT"
+// (thread must be …; got " " at byte 1), as the server and the engine
+// word an id refusal; otherwise the cause's text.
 func (e *RecordError) Reason() string {
 	var ve *engine.ValidationError
 	if e.Field != "" && errors.As(e.Err, &ve) {
 		if ve.Got != "" {
-			return "invalid " + e.Field + ": " + ve.Rule + "; got " + ve.Got
+			return e.Field + " " + ve.Rule + "; got " + ve.Got
 		}
 		return "invalid " + e.Field + ": " + ve.Rule
 	}
