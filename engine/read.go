@@ -17,7 +17,8 @@ type Thread struct {
 	ID string `json:"id"`
 	// ResourceID is the resource (user, tenant) the thread belongs to; fixed by its first append.
 	ResourceID string `json:"resourceId"`
-	// Title is AppendRequest.Title as last set; "" for none.
+	// Title is the AppendRequest.Title of the append that created the
+	// thread (a later append's is ignored); "" for none.
 	Title string `json:"title,omitempty"`
 	// MessageCount counts its stored messages.
 	MessageCount int64 `json:"messageCount"`

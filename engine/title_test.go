@@ -36,3 +36,27 @@ func TestAppendTitle(t *testing.T) {
 		t.Errorf("title %q (valid UTF-8: %v), want %q", th.Title, utf8.ValidString(th.Title), want)
 	}
 }
+
+// TestTitleFirstAppend: a thread's title is the one its creating append
+// gave; a later append's title is ignored, also for a thread created
+// without one (Thread.Title's doc said "as last set", AppendRequest.Title's
+// "ignored afterwards").
+func TestTitleFirstAppend(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	for id, titles := range map[string][2]string{"t-titled": {"first", "second"}, "t-untitled": {"", "late"}} {
+		for i, title := range titles {
+			req := engine.AppendRequest{ThreadID: id, Title: title, Messages: []engine.Message{user("", "hi")}}
+			if i == 0 {
+				req.ResourceID = "r"
+			}
+			if _, err := e.Append(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		th, err := e.GetThread(ctx, id)
+		if err != nil || th.Title != titles[0] {
+			t.Errorf("%s: title %q, %v; want %q, the creating append's", id, th.Title, err, titles[0])
+		}
+	}
+}
