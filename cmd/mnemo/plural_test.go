@@ -12,8 +12,9 @@ import (
 )
 
 // TestPlurals: counts of one are said in the singular ("1 resource, 1
-// thread, 1 message stored", "erased 1 message", "deleted 1 thread"),
-// others in the plural (before: "1 resources, 1 threads, 1 messages").
+// thread, 1 message stored", "erased 1 message", "deleted 1 thread", eval's
+// "1 question scored"), others in the plural (before: "1 resources, 1
+// threads, 1 messages", "1 questions scored").
 func TestPlurals(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(t.TempDir(), "c.jsonl")
@@ -29,6 +30,7 @@ func TestPlurals(t *testing.T) {
 		{"Ingest", []string{"ingest", file}, "1 resource, 2 threads, 3 messages stored, 0 already stored, 0 skipped"},
 		{"IngestAgain", []string{"ingest", file}, "1 resource, 2 threads, 0 messages stored, 3 already stored, 0 skipped"},
 		{"DeleteMessage", []string{"delete", "--message", "m1", "--yes"}, "erased 1 message (m1)\ninvalidated 0 observations\nscrubbed 0 memctx records; removed 1 embedding, 0 working-memory states"},
+		{"Eval", []string{"eval", "--mode", "lexical", seedLoCoMo}, "(locomo): 1 question scored, 0 skipped · mode lexical"}, // eval ingests elsewhere
 		{"DeleteThread", []string{"delete", "--thread", "t2", "--yes"}, "erased 2 messages (m2, m3)\ndeleted 1 thread (t2)\ninvalidated 0 observations\nscrubbed 0 memctx records; removed 2 embeddings, 0 working-memory states"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -58,10 +58,10 @@ func PrintReport(w io.Writer, r *Report) error {
 	if r.Reranker != "" {
 		note += " · re-ranked by " + r.Reranker
 	}
-	fmt.Fprintf(w, "%s (%s): %d questions scored, %d skipped · mode %s · range %d,%d · embedder %s%s\n",
-		r.File, r.Format, r.Questions, r.Skipped, r.Mode, r.Range.Before, r.Range.After, r.Embedder, note)
-	fmt.Fprintf(w, "ingest: %d messages in %.1f s (appends done at %.1f s; %.0f messages/s with both indexes caught up) · search p50 %.2f ms, p99 %.2f ms (resource loaded)\n",
-		r.Ingest.Messages, r.Ingest.Seconds, r.Ingest.ImportSeconds, r.Ingest.PerSecond, r.SearchP50, r.SearchP99)
+	fmt.Fprintf(w, "%s (%s): %s scored, %d skipped · mode %s · range %d,%d · embedder %s%s\n",
+		r.File, r.Format, count(r.Questions, "question"), r.Skipped, r.Mode, r.Range.Before, r.Range.After, r.Embedder, note)
+	fmt.Fprintf(w, "ingest: %s in %.1f s (appends done at %.1f s; %.0f messages/s with both indexes caught up) · search p50 %.2f ms, p99 %.2f ms (resource loaded)\n",
+		count(r.Ingest.Messages, "message"), r.Ingest.Seconds, r.Ingest.ImportSeconds, r.Ingest.PerSecond, r.SearchP50, r.SearchP99)
 	levels := []struct {
 		name string
 		t    map[string]map[string]evalset.Metrics
@@ -105,4 +105,13 @@ func PrintReport(w io.Writer, r *Report) error {
 		}
 	}
 	return nil
+}
+
+// count is n and noun, in the plural unless n is 1: "1 question", "304
+// questions".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
