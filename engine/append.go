@@ -69,7 +69,9 @@ type AppendResult struct {
 // index and field (also for a message whose text as a whole passes
 // Config.Limits.MaxAnswerBytes: no answer could read it); ErrResourceMismatch when the thread belongs to another
 // resource; ErrConflict when a message id is stored with other content,
-// other metadata or in another thread (or repeated so within req); a
+// other metadata or in another thread; a *ValidationError on
+// messages[i].id matching ErrDuplicateID when req gives an id twice with
+// other content or metadata (the same message twice is stored once); a
 // *DispatchPendingError (errors.Is ErrDispatchPending) when a new assistant
 // message makes a call whose id an earlier dispatch of the thread, still
 // pending, makes (settle that dispatch first: dispatch_pending.go). On any

@@ -58,6 +58,9 @@
 //   - Appending a message whose id is stored with the same content and
 //     metadata is a no-op returning the stored seq (its created time may
 //     differ); the same id with other content or metadata is ErrConflict.
+//     An id one request gives twice with other content or metadata is a
+//     *ValidationError (ErrDuplicateID); the same message twice is stored
+//     once.
 //   - The messages of a Context are always accepted by an OpenAI-style API
 //     (INV-PAIR): every assistant tool-call message is immediately followed
 //     by the results of exactly its calls; no tool result appears without its

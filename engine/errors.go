@@ -21,6 +21,13 @@ var ErrInvalidInput = errors.New("engine: invalid input")
 // resource or content.
 var ErrConflict = errors.New("engine: message id already stored with different content")
 
+// ErrDuplicateID is matched (through a *ValidationError on the field
+// messages[i].id) by the error Append returns when one request gives a
+// message id twice with other content or other metadata: the id names one
+// message. The same message twice (same content and metadata) is not
+// refused: it is stored once, as a re-send is (AppendResult.Duplicates).
+var ErrDuplicateID = errors.New("engine: message id given twice in one request")
+
 // ErrResourceMismatch is returned by Append, LoadContext, HandleToolCall and
 // Tools when a thread is addressed under a resource other than the one it
 // belongs to. Its text names the thread and resource the caller gave, never
@@ -292,7 +299,7 @@ type ValidationError struct {
 	// then IDRule or NewIDRule, "must be …"), and Error says it so.
 	Got string
 	// Err, when set, is a more precise condition the error also matches
-	// with errors.Is (ErrQueryTooLong, ErrCreatedAtFuture).
+	// with errors.Is (ErrQueryTooLong, ErrCreatedAtFuture, ErrDuplicateID).
 	Err error
 }
 

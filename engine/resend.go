@@ -23,15 +23,20 @@ import (
 // that string, now {}), is a duplicate.
 
 // sameRow refuses rows[i] repeating rows[j]'s id with other content or
-// metadata.
+// metadata: a *ValidationError on messages[i].id matching ErrDuplicateID
+// (the request's own fault, whatever is stored).
 func sameRow(i, j int, first, r row) error {
-	if first.digest != r.digest && !sameText(first.Role, first.fullContent(first.Content), first.Name, first.ToolCallID, first.toolCallsJSON, r) {
-		return fmt.Errorf("%w: messages[%d].id %q repeats messages[%d] with other content", ErrConflict, i, r.ID, j)
+	what := ""
+	switch {
+	case first.digest != r.digest && !sameText(first.Role, first.fullContent(first.Content), first.Name, first.ToolCallID, first.toolCallsJSON, r):
+		what = "content"
+	case !jsonkey.Same(first.metadataJSON, r.metadataJSON):
+		what = "metadata"
+	default:
+		return nil
 	}
-	if !jsonkey.Same(first.metadataJSON, r.metadataJSON) {
-		return fmt.Errorf("%w: messages[%d].id %q repeats messages[%d] with other metadata", ErrConflict, i, r.ID, j)
-	}
-	return nil
+	return &ValidationError{Index: i, Field: "id", Err: ErrDuplicateID,
+		Rule: fmt.Sprintf("%q is given twice in the request, as messages[%d].id with other %s; give each message its own id", r.ID, j, what)}
 }
 
 // sameStored refuses rows[i] when its id is stored as another message:
