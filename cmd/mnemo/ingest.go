@@ -181,7 +181,9 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		// too: a thread in two FILEs counts twice, as in "total:"). None
 		// when no import began (a file vanished after checkInputs):
 		// stdout stays empty.
-		if err := json.NewEncoder(c.Stdout).Encode(ingestJSON{total, erased}); err != nil {
+		enc := json.NewEncoder(c.Stdout)
+		enc.SetEscapeHTML(false) // the file's name as given: "a&b.jsonl", not "a\u0026b.jsonl"
+		if err := enc.Encode(ingestJSON{total, erased}); err != nil {
 			return err
 		}
 	} else if !*asJSON && fs.NArg() > 1 {

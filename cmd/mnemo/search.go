@@ -247,6 +247,7 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	enc := json.NewEncoder(c.Stdout)
+	enc.SetEscapeHTML(false) // a line's id as given: "q<1>&", not "q\u003c1\u003e\u0026"
 	for line := 1; sc.Scan(); line++ {
 		b := sc.Bytes()
 		lead := 0 // bytes before b on the file's line
