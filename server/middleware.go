@@ -318,33 +318,34 @@ func decodeBody(r *http.Request, v any) error {
 		}
 	}
 	data, err := io.ReadAll(r.Body)
-	if err == nil {
-		// encoding/json would store U+FFFD in place of invalid text.
-		if terr := importer.CheckJSONText(data); terr != nil {
-			return errorf(kindInvalid, "", "the body is %v", terr)
+	if err != nil {
+		return readError(err)
+	}
+	// encoding/json would store U+FFFD in place of invalid text.
+	if terr := importer.CheckJSONText(data); terr != nil {
+		return errorf(kindInvalid, "", "the body is %v", terr)
+	}
+	if name := DuplicateKey(data); name != "" {
+		return errorf(kindInvalid, name, "%s", duplicateDetail(name))
+	}
+	if string(bytes.Trim(data, " \t\r\n")) == "null" {
+		// Decoded into v it changes nothing: the route then asked
+		// for its first required member ("resourceId is required").
+		return errorf(kindInvalid, "", "the body must be a JSON object, not null")
+	}
+	src := bytes.NewReader(data)
+	dec := json.NewDecoder(src)
+	dec.DisallowUnknownFields()
+	// A number in metadata or a working-memory patch is kept as
+	// written: into float64, 1234567890123456789 was stored as
+	// 1234567890123456800.
+	dec.UseNumber()
+	if err = dec.Decode(v); err == nil {
+		if err := jsonkey.End(dec, src); err != nil {
+			// "}" or "]" after the object passed dec.More.
+			return errorf(kindInvalid, "", "%v", err)
 		}
-		if name := DuplicateKey(data); name != "" {
-			return errorf(kindInvalid, name, "%s", duplicateDetail(name))
-		}
-		if string(bytes.Trim(data, " \t\r\n")) == "null" {
-			// Decoded into v it changes nothing: the route then asked
-			// for its first required member ("resourceId is required").
-			return errorf(kindInvalid, "", "the body must be a JSON object, not null")
-		}
-		src := bytes.NewReader(data)
-		dec := json.NewDecoder(src)
-		dec.DisallowUnknownFields()
-		// A number in metadata or a working-memory patch is kept as
-		// written: into float64, 1234567890123456789 was stored as
-		// 1234567890123456800.
-		dec.UseNumber()
-		if err = dec.Decode(v); err == nil {
-			if err := jsonkey.End(dec, src); err != nil {
-				// "}" or "]" after the object passed dec.More.
-				return errorf(kindInvalid, "", "%v", err)
-			}
-			return memberError(data, v)
-		}
+		return memberError(data, v)
 	}
 	return decodeError(err, data, v)
 }
@@ -362,16 +363,27 @@ func memberError(data []byte, v any) error {
 	return nil
 }
 
-// decodeError is the problem for a body that did not decode into v.
-func decodeError(err error, data []byte, v any) error {
+// readError is the problem for a body that could not be read to its end:
+// over the limit, too slow, or broken in transit (a bad chunk of a
+// Transfer-Encoding: chunked body, "invalid byte in chunk length", was
+// "malformed JSON: …", though no JSON was looked at).
+func readError(err error) error {
 	var mbe *http.MaxBytesError
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &mbe):
 		return errorf(kindTooLarge, "", "the body is over %d bytes", mbe.Limit)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return errorf(kindBodyTimeout, "", "the body did not arrive in time (%s)", err)
+	}
+	return errorf(kindInvalid, "", "the request body could not be read: %v; send it again", err)
+}
+
+// decodeError is the problem for a body, read whole, that did not decode
+// into v.
+func decodeError(err error, data []byte, v any) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
 	case errors.As(err, &se):
 		if off, deep := jsonkey.DeeperThan(data, jsonkey.MaxDepth); deep && off < se.Offset {
 			// Perhaps well-formed JSON, but encoding/json stopped at the
