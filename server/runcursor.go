@@ -20,9 +20,9 @@ const runCursorVersion = 1
 // longest encoding (an id is 128 bytes at most, engine.ValidID).
 const maxRunCursorLen = ((1+binary.MaxVarintLen64+128)*4 + 2) / 3
 
-// RunCursor returns the cursor of k's place (RunInfo.Key of a page's last
-// run): the listing continues after that run. mnemo runs prints the same
-// cursors (--cursor, nextCursor).
+// RunCursor returns the cursor of k's place (journal.RunInfo.Key of a
+// page's last run; server.RunInfo has no key): the listing continues after
+// that run. mnemo runs prints the same cursors (--cursor, nextCursor).
 func RunCursor(k journal.RunKey) string {
 	b := append([]byte{runCursorVersion}, binary.AppendVarint(nil, k.CreatedAt)...)
 	return base64.RawURLEncoding.EncodeToString(append(b, k.RunID...))
