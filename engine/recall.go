@@ -448,8 +448,10 @@ type SearchRequest struct {
 // thread and seq, with the retrieval status. A missing or malformed
 // ResourceID, or a malformed ThreadID, returns a *ValidationError on
 // resourceId or threadId (errors.Is ErrInvalidInput and
-// recall.ErrInvalidQuery). Invalid options return
-// recall.ErrInvalidOptions or a *recall.FilterError; a query longer than
+// recall.ErrInvalidQuery). Invalid options return recall's errors, not a
+// *ValidationError and not ErrInvalidInput: recall.ErrInvalidOptions (with a
+// *recall.OptionError naming the field), a *recall.FilterError, or
+// recall.ErrInvalidQuery for scope thread without a ThreadID; a query longer than
 // Config.Limits.MaxQueryBytes returns ErrQueryTooLong. When ctx ends during
 // the search it returns an error wrapping ctx's (context.Canceled), never a
 // result with a channel "degraded" by the cancellation; it writes nothing.
