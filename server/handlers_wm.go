@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/working"
@@ -76,7 +78,10 @@ func (t Tenant) UpdateWorkingMemory(ctx context.Context, threadID, resourceID st
 	case (b.Content == nil) == (b.Patch == nil):
 		return nil, errorf(kindInvalid, "content", "send exactly one of content (the whole state) and patch (a JSON Merge Patch)")
 	case b.Content != nil:
-		res, err = mem.Set(ctx, key, *b.Content, origin)
+		if res, err = mem.Set(ctx, key, *b.Content, origin); errors.Is(err, working.ErrInvalidPatch) {
+			// Not JSON, or not an object: the fault is content's.
+			return nil, &apiError{kind: kindRefused, field: "content", detail: strings.TrimPrefix(err.Error(), "working: "), cause: err}
+		}
 	default:
 		var raw []byte
 		if raw, err = json.Marshal(b.Patch); err == nil {

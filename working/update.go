@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 	"github.com/mnemo-go/mnemo/internal/store"
 )
 
@@ -91,7 +93,9 @@ func (m *Memory) Merge(ctx context.Context, key string, patch any, origin Origin
 }
 
 // Set replaces the whole state: in schema mode content must be a JSON
-// object the schema accepts (ErrInvalidPatch, ErrSchemaViolation); in
+// object the schema accepts (ErrInvalidPatch, ErrSchemaViolation; text
+// that is not JSON is "content must be a JSON object matching the schema:
+// malformed JSON at byte N: …", N counted from 0); in
 // template mode it is the new markdown document (ErrInvalidPatch when it is
 // not valid UTF-8). ErrTooLarge over MaxChars.
 func (m *Memory) Set(ctx context.Context, key, content string, origin Origin) (Result, error) {
@@ -102,10 +106,10 @@ func (m *Memory) Set(ctx context.Context, key, content string, origin Origin) (R
 	if m.cfg.Mode == ModeSchema {
 		v, err := decodeJSON([]byte(content))
 		if err != nil {
-			return Result{}, fmt.Errorf("%w: not valid JSON: %v", ErrInvalidPatch, err)
+			return Result{}, fmt.Errorf("%w: content must be a JSON object matching the schema: %v", ErrInvalidPatch, syntaxDetail([]byte(content), err))
 		}
 		if _, ok := v.(map[string]any); !ok {
-			return Result{}, fmt.Errorf("%w: the state must be a JSON object, got %s", ErrInvalidPatch, jsonKind(v))
+			return Result{}, fmt.Errorf("%w: content must be a JSON object matching the schema, got %s", ErrInvalidPatch, jsonKind(v))
 		}
 		if next, err = m.normalize([]byte(content)); err != nil {
 			return Result{}, err
@@ -389,4 +393,21 @@ func preview(s string) string {
 		return string(r[:60]) + "…"
 	}
 	return s
+}
+
+// syntaxDetail words err, decodeJSON's error for text b, with the byte at
+// fault: "malformed JSON at byte 1: invalid character 'o' in literal null
+// (expecting 'u')", "malformed JSON at byte 13: unexpected end of JSON
+// input"; a repeated key's or trailing data's error says its place
+// already. encoding/json's Decoder gives a truncated text no offset, so
+// the text is parsed again for it.
+func syntaxDetail(b []byte, err error) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return err
+	}
+	if !errors.As(json.Unmarshal(b, new(any)), &se) {
+		return err
+	}
+	return fmt.Errorf("malformed JSON at byte %d: %w", jsonkey.SyntaxOffset(se), jsonkey.NamedSyntax(b, se))
 }
