@@ -122,27 +122,52 @@ func ExampleEngine_Replay() {
 }
 
 // HandleToolCall applies a tool call the model made (here an update of
-// working memory) once per run and call id, and returns the tool message to
-// append after the assistant message.
+// working memory) once per run and call id, and returns the tool message.
+// One tool turn in order (docs/library.md, "A tool turn"): append the
+// assistant message making the call, converted from go-openai's, then
+// handle the call, then append its result; the next context pairs them.
 func ExampleEngine_HandleToolCall() {
 	e, done := exampleEngine(engine.Config{WorkingMemory: &working.Config{
 		Mode: working.ModeTemplate, Scope: working.ScopeThread, Template: "# Notes\n"}})
 	defer done()
 	ctx := context.Background()
-	e.Append(ctx, engine.AppendRequest{ThreadID: "chat", ResourceID: "ana",
-		Messages: []engine.Message{{Role: engine.RoleUser, Content: "Call me Ana, I'm vegetarian"}}})
+	appendTo := func(m engine.Message) {
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "chat", ResourceID: "ana", Messages: []engine.Message{m}}); err != nil {
+			fmt.Println(err)
+		}
+	}
+	appendTo(engine.Message{Role: engine.RoleUser, Content: "Call me Ana, I'm vegetarian"})
 
+	// The model's answer: one call of the working-memory tool.
 	call := openai.ToolCall{ID: "call_1", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{
 		Name: tools.UpdateWorkingMemoryName, Arguments: `{"memory":"# Notes\n- name: Ana\n- vegetarian"}`}}
-	msg, _ := e.HandleToolCall(ctx, "run-1", "chat", "ana", call)
+	appendTo(engine.Message{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{
+		ID: call.ID, Name: call.Function.Name, Arguments: engine.ToolCallArguments(call.Function.Arguments)}}})
+	msg, err := e.HandleToolCall(ctx, "run-1", "chat", "ana", call)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println(msg.Role, msg.ToolCallID, msg.Content)
+	appendTo(engine.Message{Role: engine.RoleTool, ToolCallID: msg.ToolCallID, Name: call.Function.Name, Content: msg.Content})
 
-	// The next prompt carries the working memory in its system part.
-	c, _ := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-2", ThreadID: "chat", ResourceID: "ana"})
+	// The next prompt carries the working memory in its system part, and
+	// the call with its result.
+	c, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-2", ThreadID: "chat", ResourceID: "ana"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println(strings.Contains(c.System, "- vegetarian"))
+	for _, m := range c.OpenAIMessages("You are a helpful assistant.")[1:] {
+		fmt.Printf("%s: %d call(s), answers %q\n", m.Role, len(m.ToolCalls), m.ToolCallID)
+	}
 	// Output:
 	// tool call_1 {"ok":true,"version":1}
 	// true
+	// user: 0 call(s), answers ""
+	// assistant: 1 call(s), answers ""
+	// tool: 0 call(s), answers "call_1"
 }
 
 // DeleteThread erases a thread and everything derived from it (index
