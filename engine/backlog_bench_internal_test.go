@@ -50,7 +50,7 @@ func benchBacklog(b *testing.B, n int, owner string) {
 	b.Run("ids", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if bl, _ := e.backlog(ctx, "r"); bl.Pending != want {
+			if bl, _ := e.backlog(ctx, "r", false); bl.Pending != want {
 				b.Fatalf("pending %d, want %d", bl.Pending, want)
 			}
 		}

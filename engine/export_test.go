@@ -221,3 +221,24 @@ func SetBeforeIndexPurge(e *Engine, f func()) {
 	}
 	e.idx.beforePurge.Store(&f)
 }
+
+// SetBeforeRebuildQueue makes Reindex and the damage recovery on SQLite
+// call f once the new, empty index is open for searches and before they
+// queue its messages; nil removes it.
+func SetBeforeRebuildQueue(e *Engine, f func()) {
+	if f == nil {
+		e.idx.rebuilt.Store(nil)
+		return
+	}
+	e.idx.rebuilt.Store(&f)
+}
+
+// IndexLockFree reports whether the recall index's lock (indexState.mu)
+// is free: no Reindex, damage recovery or Close holds it.
+func IndexLockFree(e *Engine) bool {
+	if !e.idx.mu.TryLock() {
+		return false
+	}
+	e.idx.mu.Unlock()
+	return true
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mnemo-go/mnemo/recall"
 )
@@ -18,7 +19,10 @@ import (
 // index. Now a search counts itself on the index it took (acquire), and
 // whoever closes the index waits, holding mu, until the searches counted on
 // it have left (awaitIdle): searches that start meanwhile wait for mu and
-// run on the new index.
+// run on the new index. A rebuild releases mu once the new, empty index is
+// open and queues the stored messages for it afterwards; until the queue
+// is committed the index is marked unqueued and its searches count every
+// message of their resource as not indexed yet.
 
 // indexUse counts the searches running on one open recall.Index; each
 // index the engine opens (Open, Reindex, the damage recovery) gets its own.
@@ -28,6 +32,13 @@ type indexUse struct {
 	mu   sync.Mutex
 	n    int           // searches running
 	idle chan struct{} // closed when n drops to 0 while awaited; nil when not awaited
+	// unqueued: the index was opened empty by a rebuild (Reindex, the
+	// damage recovery) whose queueing of every stored message has not
+	// committed yet. The outbox does not count what the index misses
+	// then, so a search on it takes every message of its resource as not
+	// indexed yet (backlog) rather than answer "ok" without the hits.
+	// Cleared once the queue is committed; kept when queueing failed.
+	unqueued atomic.Bool
 }
 
 // add counts one more search.
@@ -81,6 +92,16 @@ func (s *indexState) acquire() (*recall.Index, *indexUse) {
 func (s *indexState) setIndex(ix *recall.Index) {
 	s.ix = ix
 	s.use = &indexUse{}
+}
+
+// setRebuiltIndex makes ix, opened empty by a rebuild, the open index,
+// marked unqueued until the caller, having released mu and queued every
+// stored message, clears the mark on the returned use. The caller holds
+// mu.
+func (s *indexState) setRebuiltIndex(ix *recall.Index) *indexUse {
+	s.setIndex(ix)
+	s.use.unqueued.Store(true)
+	return s.use
 }
 
 // awaitIdle waits until every search counted on the open index has left,

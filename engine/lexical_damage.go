@@ -39,6 +39,11 @@ func (e *Engine) damagedIndex() error {
 // deletes its resource's shard snapshot, which the quarantine leaves in
 // place. Dropping them (as this did) left an erasure whose removals were
 // pending at the recovery with its text and vectors in the snapshot file.
+// The rows are queued after e.idx.mu is released, the new index marked
+// unqueued until then (indexUse): a search of it meanwhile counts every
+// message of its resource as not indexed yet. It counted only the index
+// rows the damaged index had left, and with none answered "ok" without
+// the hits; when the queueing fails it goes on counting them all.
 func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 	e.idx.mu.Lock()
 	old := e.idx.ix
@@ -72,17 +77,19 @@ func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 		e.idx.mu.Unlock()
 		return false, fmt.Errorf("engine: %w", err)
 	}
-	e.idx.setIndex(ix)
+	use := e.idx.setRebuiltIndex(ix)
 	e.idx.setNote("lexical index was damaged (quarantined to " + q + "); rebuilding")
 	e.idx.quarantined = q
 	e.idx.mu.Unlock()
 	e.log.Warn("lexical index damaged: quarantined, rebuilding from the store", "quarantine", q, "err", cause)
 	e.publish(Event{Reason: EventQuarantined, Path: q, Detail: cause.Error()})
 
+	e.idx.beforeQueueing()
 	stored, err := e.ms.ReplaceIndexQueue(ctx, e.now())
 	if err != nil {
 		return true, fmt.Errorf("engine: queue rebuild after quarantine: %w", err)
 	}
+	use.unqueued.Store(false)
 	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: path, Detail: "rebuilding the quarantined lexical index from the store"})
 	e.kickOutbox()
 	return true, nil

@@ -78,7 +78,7 @@ func BenchmarkBacklogErased(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if bl, erased := e.backlog(ctx, "r"); bl.Pending != 0 || len(erased) != n {
+				if bl, erased := e.backlog(ctx, "r", false); bl.Pending != 0 || len(erased) != n {
 					b.Fatalf("pending %d, erased %d; want 0, %d", bl.Pending, len(erased), n)
 				}
 			}
@@ -130,7 +130,7 @@ func benchBacklogRestored(b *testing.B, same bool, n int) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if bl, erased := e.backlog(ctx, "r"); bl.Pending != want || len(erased) != n {
+		if bl, erased := e.backlog(ctx, "r", false); bl.Pending != want || len(erased) != n {
 			b.Fatalf("pending %d, erased %d; want %d, %d", bl.Pending, len(erased), want, n)
 		}
 	}

@@ -127,7 +127,7 @@ func (e *Engine) searchPostgres(ctx context.Context, q recall.Query) (*recall.Re
 	if s == nil {
 		return &recall.Result{Retrieval: recall.Unavailable("index closed")}, nil
 	}
-	q.Backlog, _ = e.backlog(ctx, q.ResourceID) // nothing erased is left in Postgres's indexes
+	q.Backlog, _ = e.backlog(ctx, q.ResourceID, false) // nothing erased is left in Postgres's indexes
 	if e.cfg.Rerank != nil {
 		return s.SearchReranked(ctx, q, *e.cfg.Rerank)
 	}

@@ -56,6 +56,11 @@ type indexState struct {
 	// Reindex after it queued the messages to index or embed again and
 	// before it drains the outbox, so a test can search at that moment.
 	queued atomic.Pointer[func()]
+	// rebuilt, when set (tests only: SetBeforeRebuildQueue), runs in
+	// Reindex and the damage recovery after the new, empty index is open
+	// for searches (e.idx.mu released) and before its messages are
+	// queued, so a test can search at that moment.
+	rebuilt atomic.Pointer[func()]
 	// beforeSearch, when set (tests only: SetBeforeIndexSearch), runs in
 	// a search on SQLite after it took its use of the index and before it
 	// searches it, so a test can reindex or close at that moment.
@@ -338,7 +343,11 @@ func (e *Engine) SyncIndexes(ctx context.Context) error {
 // finish (until ctx ends: then it returns ctx's error, wrapped, and
 // changes nothing); searches that start meanwhile wait for the new index
 // and run on it while it fills (a channel that has not seen every message
-// yet says "degraded: index catching up"); none fails for it.
+// yet says "degraded: index catching up"); none fails for it. They do not
+// wait for the queueing of every message (230-334 ms at 100,000): until
+// it is committed a search of the new index counts every message of its
+// resource as not indexed yet; when the queueing fails (ctx ended) they
+// go on doing so, and the note says to run Reindex again.
 // On Postgres, whose indexes are kept by the transactions that change the
 // rows, it embeds the messages without a stored embedding (every message
 // with reembed) and returns when they are stored.
@@ -352,62 +361,90 @@ func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 	if err := e.idx.drainMu.LockCtx(ctx); err != nil {
 		return err
 	}
-	e.idx.mu.Lock()
-	err := func() error {
-		if e.idx.ix != nil {
-			if err := e.idx.awaitIdle(ctx); err != nil {
-				return err
-			}
-			if err := e.idx.ix.DropSnapshots(); err != nil {
-				return fmt.Errorf("engine: drop shard snapshots: %w", err)
-			}
-			if err := e.idx.ix.Close(); err != nil && !errors.Is(err, recall.ErrCorrupt) {
-				return fmt.Errorf("engine: close lexical index: %w", err)
-			}
-			e.idx.setIndex(nil)
-		}
-		path := filepath.Join(e.dir, LexicalDir)
-		if err := os.RemoveAll(path); err != nil {
-			return fmt.Errorf("engine: remove %s: %w", path, err)
-		}
-		lex, err := recall.OpenLexical(path)
-		if err != nil {
-			return fmt.Errorf("engine: %w", err)
-		}
-		ix, err := recall.NewIndex(e.recallConfig(lex))
-		if err != nil {
-			lex.Close()
-			return fmt.Errorf("engine: %w", err)
-		}
-		e.idx.setIndex(ix)
-		if reembed {
-			if err := e.ms.DeleteEmbeddings(ctx, e.embedder().ID()); err != nil {
-				return fmt.Errorf("engine: drop embeddings: %w", err)
-			}
-		}
-		if err := e.ms.ClearIndexQueue(ctx); err != nil {
-			return fmt.Errorf("engine: reset outbox: %w", err)
-		}
-		e.idx.setNote("")
-		e.publish(Event{Reason: EventRebuild, Path: path, Detail: "Reindex"})
-		// Queued under mu: a search between the new, empty index and the
-		// queued rows would count no backlog and answer "ok" without the
-		// hits the index has not caught up with. Queued before the swap
-		// instead, a search on the old index counts every message pending
-		// ("degraded" when its lexical channel answered from bleve, which
-		// heldBy cannot discount), and a Reindex that gives up waiting
-		// leaves them all queued for the old index. Searches wait for it:
-		// 25-37 ms at 10,000 messages, 230-334 ms at 100,000 (mnemo bench
-		// directories, three Reindex runs each, 2 cores).
-		return e.queueAll(ctx)
-	}()
-	e.idx.mu.Unlock()
+	use, err := e.swapEmptyIndex(ctx, reembed)
+	if err == nil {
+		err = e.queueRebuilt(ctx, use)
+	}
 	e.idx.drainMu.Unlock()
 	if err != nil {
 		return err
 	}
 	e.idx.afterQueue()
 	return e.SyncIndexes(ctx)
+}
+
+// swapEmptyIndex is Reindex's part under e.idx.mu: it waits for the
+// searches of the old index, closes it, recreates the directory and opens
+// the new, empty index (marked unqueued, its use returned), drops the
+// embeddings with reembed and the outbox's index and embed rows. Queueing
+// every message is left to queueRebuilt, after mu is released: searches
+// that start meanwhile run on the new index, and the unqueued mark makes
+// them count every message as missing, since a search between the empty
+// index and the queued rows counted no backlog and answered "ok" without
+// the hits. The queueing used to be done under mu, and searches waited
+// for it: 25-37 ms at 10,000 messages, 230-334 ms at 100,000.
+func (e *Engine) swapEmptyIndex(ctx context.Context, reembed bool) (*indexUse, error) {
+	e.idx.mu.Lock()
+	defer e.idx.mu.Unlock()
+	if e.idx.ix != nil {
+		if err := e.idx.awaitIdle(ctx); err != nil {
+			return nil, err
+		}
+		if err := e.idx.ix.DropSnapshots(); err != nil {
+			return nil, fmt.Errorf("engine: drop shard snapshots: %w", err)
+		}
+		if err := e.idx.ix.Close(); err != nil && !errors.Is(err, recall.ErrCorrupt) {
+			return nil, fmt.Errorf("engine: close lexical index: %w", err)
+		}
+		e.idx.setIndex(nil)
+	}
+	path := filepath.Join(e.dir, LexicalDir)
+	if err := os.RemoveAll(path); err != nil {
+		return nil, fmt.Errorf("engine: remove %s: %w", path, err)
+	}
+	lex, err := recall.OpenLexical(path)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	ix, err := recall.NewIndex(e.recallConfig(lex))
+	if err != nil {
+		lex.Close()
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	use := e.idx.setRebuiltIndex(ix)
+	if reembed {
+		if err := e.ms.DeleteEmbeddings(ctx, e.embedder().ID()); err != nil {
+			return nil, fmt.Errorf("engine: drop embeddings: %w", err)
+		}
+	}
+	if err := e.ms.ClearIndexQueue(ctx); err != nil {
+		return nil, fmt.Errorf("engine: reset outbox: %w", err)
+	}
+	e.idx.setNote("")
+	e.publish(Event{Reason: EventRebuild, Path: path, Detail: "Reindex"})
+	return use, nil
+}
+
+// queueRebuilt queues every stored message for Reindex's new index (use,
+// marked unqueued) without holding e.idx.mu, and then clears the mark.
+// When the queueing fails the mark stays (the index misses every message
+// and the outbox does not say so) and the note says to reindex again.
+func (e *Engine) queueRebuilt(ctx context.Context, use *indexUse) error {
+	e.idx.beforeQueueing()
+	if err := e.queueAll(ctx); err != nil {
+		e.idx.setNote("Reindex stopped before it queued the messages for the new index (" + err.Error() +
+			"); they are missing from it until Reindex runs again or the next Open")
+		return err
+	}
+	use.unqueued.Store(false)
+	return nil
+}
+
+// beforeQueueing runs the test hook rebuilt, if set.
+func (s *indexState) beforeQueueing() {
+	if f := s.rebuilt.Load(); f != nil {
+		(*f)()
+	}
 }
 
 // afterQueue runs the test hook queued, if set.
@@ -531,7 +568,7 @@ func (e *Engine) searchIndex(ctx context.Context, ix *recall.Index, use *indexUs
 		(*f)()
 	}
 	var erased []string
-	q.Backlog, erased = e.backlog(ctx, q.ResourceID)
+	q.Backlog, erased = e.backlog(ctx, q.ResourceID, use.unqueued.Load())
 	q.Exclude = withErased(q.Exclude, erased)
 	var res *recall.Result
 	var err error
@@ -578,8 +615,12 @@ func (e *Engine) searchIndex(ctx context.Context, ix *recall.Index, use *indexUs
 // search answers over every message although none is in bleve yet. Both
 // lists come from one indexed statement (msgstore.Pending), which reads
 // no row when nothing is pending. With nothing pending the note is
-// cleared: the rebuild has caught up.
-func (e *Engine) backlog(ctx context.Context, resourceID string) (bl recall.Backlog, erased []string) {
+// cleared: the rebuild has caught up. On an index a rebuild opened empty
+// and has not queued every message for yet (unqueued, indexUse), the
+// outbox does not count what it misses: every message of the resource is
+// counted as not indexed (msgstore.CountResourceMessages), none taken as
+// held, and the note stays.
+func (e *Engine) backlog(ctx context.Context, resourceID string, unqueued bool) (bl recall.Backlog, erased []string) {
 	notep := e.idx.note.Load()
 	note := ""
 	if notep != nil {
@@ -591,6 +632,10 @@ func (e *Engine) backlog(ctx context.Context, resourceID string) (bl recall.Back
 		}
 	} else if w, err := e.ms.Pending(ctx, resourceID); err == nil {
 		erased = w.Erased
+		if unqueued {
+			n, _ := e.ms.CountResourceMessages(ctx, resourceID) // an error counts none, as an error of Pending does
+			return recall.Backlog{Pending: n, Unindexed: n, Note: note}, erased
+		}
 		if n := int64(len(w.Unindexed)); n > 0 {
 			return recall.Backlog{Pending: n, Unindexed: n, UnindexedIDs: w.Unindexed, Note: note}, erased
 		}

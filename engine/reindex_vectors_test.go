@@ -18,8 +18,8 @@ import (
 // Before, Postgres deleted the vectors and queued them again in two
 // transactions: a search between them read "ok" and found nothing
 // (pgrecall counts unembedded messages only while an outbox row owes
-// one). SQLite drops and queues under the index lock, before any search
-// of the new index.
+// one). SQLite drops them under the index lock, before any search of the
+// new index, and queues after it (TestSearchDuringReindexQueue).
 func TestReindexVectorsStatus(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()

@@ -283,6 +283,16 @@ func (s *Store) CountMessages(ctx context.Context) (int64, error) {
 	return n, err
 }
 
+// CountResourceMessages counts the messages stored in resourceID (one
+// range of the messages_by_resource index). A search on an index that a
+// rebuild has made empty, before its messages are queued, takes them all
+// as not indexed yet (the engine's Reindex).
+func (s *Store) CountResourceMessages(ctx context.Context, resourceID string) (int64, error) {
+	var n int64
+	err := s.stmts.QueryRow(ctx, `SELECT COUNT(*) FROM messages WHERE resource_id = ?`, resourceID).Scan(&n)
+	return n, err
+}
+
 // QueueAll queues every stored message for indexing (OpIndex rows created
 // at now), in the order stored.
 func (s *Store) QueueAll(ctx context.Context, now time.Time) error {
