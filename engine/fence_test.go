@@ -1,8 +1,12 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -104,13 +108,17 @@ func TestEraseDoesNotStallOtherResources(t *testing.T) {
 // observer waits for a slow model (the fake answers after a minute)
 // cancels that call instead of waiting for it; meanwhile a LoadContext on
 // another resource completes. The cancelled run records nothing and says
-// why (ErrObserveCancelled).
+// why (ErrObserveCancelled), and does not log that the observer call
+// failed and will be retried (it logged WARN "observer call failed; will
+// retry later … context canceled": it will not).
 func TestEraseCancelsObsoleteObserver(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		srv := fakeopenai.New(t)
 		srv.Enqueue(fakeopenai.Text(`{"observations":[]}`).WithDelay(time.Minute))
-		e := be.MustOpen(t, engine.Config{RecentN: 1, Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 10}})
+		logs := &lockedBuffer{}
+		e := be.MustOpen(t, engine.Config{RecentN: 1, Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 10},
+			Logger: slog.New(slog.NewTextHandler(logs, nil))})
 		appendTo(t, e, "t", "r", user("s1", "a turn about gardens"), user("s2", "my secret is "+secretToken), user("s3", "a third"))
 		appendTo(t, e, "other", "r-other", user("x1", "a turn about boats"))
 
@@ -153,7 +161,28 @@ func TestEraseCancelsObsoleteObserver(t *testing.T) {
 		if len(obs) != 0 {
 			t.Fatalf("a cancelled observer stored %d observations", len(obs))
 		}
+		if got := logs.String(); strings.Contains(got, "will retry") {
+			t.Errorf("the cancelled observer logged a retry:\n%s", got)
+		}
 	})
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // TestEraseWaitIsBounded: an erasure whose resource has a LoadContext stuck

@@ -47,8 +47,13 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 		return json.Marshal(Answer{Version: ObserverPromptVersion, Items: items})
 	})
 	if err != nil {
-		o.cfg.Logger.WarnContext(ctx, "observer call failed; will retry later",
-			"thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq, "err", err)
+		// A call its context cancelled (an erasure of the thread, Close, a
+		// caller giving up) is not retried for that: whoever cancelled it
+		// says why (the engine logs an erasure's at INFO).
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			o.cfg.Logger.WarnContext(ctx, "observer call failed; will retry later",
+				"thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq, "err", err)
+		}
 		return nil, nil, fmt.Errorf("observe %s %d..%d: %w", first.ThreadID, first.Seq, last.Seq, err)
 	}
 	var ans Answer
