@@ -23,6 +23,8 @@ func TestHelp(t *testing.T) {
 		{[]string{"wm", "get", "-h"}, []string{"--thread", "--resource", "--json"}, []string{"--limit", "--schema", "--markdown"}, 0, true},
 		{[]string{"wm", "set", "--help"}, []string{"--schema", "--no-validate"}, []string{"--limit"}, 0, true},
 		{[]string{"bench", "-h"}, []string{"--baseline FILE"}, []string{"--baseline mnemo"}, 0, true},
+		// --recent 0 silently meant 10; the help said only "(default 10)".
+		{[]string{"observe", "-h"}, []string{"else 10; 0 means the default)", "else 30000; 0 means the default)"}, nil, 0, true},
 		{[]string{"delete", "-h"}, []string{"--message ID"}, []string{"--message value"}, 0, true},
 		{[]string{"help", "nope"}, []string{"unknown command"}, nil, 2, false},
 		{[]string{"serve", "--bogus"}, []string{"flag provided but not defined", "--listen"}, nil, 2, false},

@@ -41,9 +41,11 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("observe", "--thread T")
 	thread := fs.String("thread", "", "thread id (required)")
 	force := fs.Bool("force", false, "observe every unobserved turn older than the recent window, and reflect, whatever the thresholds")
-	threshold := fs.Int("threshold", 0, fmt.Sprintf("observer threshold in tokens (default %d)", observe.DefaultThreshold))
-	reflect := fs.Int("reflect-threshold", 0, fmt.Sprintf("reflector threshold in tokens (default %d)", observe.DefaultReflectThreshold))
-	recent := fs.Int("recent", 0, fmt.Sprintf("recent window never observed (default %d)", engine.DefaultRecentN))
+	threshold := fs.Int("threshold", 0, fmt.Sprintf("observer threshold in tokens (default mnemo.json's, else %d; 0 means the default)", observe.DefaultThreshold))
+	reflect := fs.Int("reflect-threshold", 0, fmt.Sprintf("reflector threshold in tokens (default mnemo.json's, else %d; 0 means the default)", observe.DefaultReflectThreshold))
+	// 0 is the default, as for --threshold (and context's --recent); the
+	// observer has no "no window" (a negative value is refused).
+	recent := fs.Int("recent", 0, fmt.Sprintf("recent window never observed, in turns (default mnemo.json's recentN, else %d; 0 means the default)", engine.DefaultRecentN))
 	noReflect := fs.Bool("no-reflect", false, "skip the reflector")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	if err := parse(fs, args); err != nil {
