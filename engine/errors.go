@@ -119,6 +119,13 @@ var ErrSchemaTooNew = store.ErrSchemaTooNew
 // an administrator run CREATE EXTENSION vector in the database first.
 var ErrNoVector = pgstore.ErrNoVector
 
+// ErrVectorNotOnPath is matched by the error Open returns when
+// Config.Postgres's search_path leaves out the schema the pgvector
+// extension is installed in (search_path=memory where vector lives in
+// public): the message names that schema and the search_path to give
+// (search_path=memory,public); nothing is created.
+var ErrVectorNotOnPath = pgstore.ErrVectorNotOnPath
+
 // ErrNoSuchSchema is matched by the error Open returns when the first
 // schema of Config.Postgres's search_path does not exist: Postgres would
 // create mnemo's tables in the next schema of the path (public, say), so

@@ -29,6 +29,14 @@ var ErrNoSuchSchema = errors.New("pgstore: the search_path's first schema does n
 // allowed to create it).
 var ErrNoVector = errors.New("pgstore: the pgvector extension (vector) is not available")
 
+// ErrVectorNotOnPath is returned by Open when the pgvector extension is
+// installed in a schema the DSN's search_path leaves out
+// (search_path=walk31 where vector lives in public): mnemo's tables could
+// not name its type (Postgres said `type "vector" does not exist`). The
+// message names that schema and the search_path to give
+// (search_path=walk31,public); nothing is created.
+var ErrVectorNotOnPath = errors.New("pgstore: the pgvector extension's schema is not on the search_path")
+
 // ErrEncoding is returned by Open, OpenExisting and OpenDB when the
 // database's server_encoding is not UTF8 (a database created with
 // ENCODING 'SQL_ASCII' or 'LATIN1'), or the connection's client_encoding

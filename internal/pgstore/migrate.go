@@ -152,17 +152,40 @@ func step(ctx context.Context, tx pgx.Tx, v int) error {
 }
 
 // ensureVector creates the pgvector extension when the database lacks it,
-// or returns ErrNoVector with the server's reason.
+// or returns ErrNoVector with the server's reason; an extension installed
+// in a schema the search_path leaves out is ErrVectorNotOnPath, naming the
+// search_path to give.
 func ensureVector(ctx context.Context, tx pgx.Tx) error {
-	var have bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')`).Scan(&have); err != nil {
-		return fmt.Errorf("look for pgvector: %w", err)
-	}
-	if have {
+	var schema string
+	var onPath bool
+	err := tx.QueryRow(ctx, `SELECT n.nspname, n.nspname = ANY (current_schemas(false))
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`).Scan(&schema, &onPath)
+	switch {
+	case err == nil && onPath:
 		return nil
+	case err == nil:
+		return vectorOffPath(ctx, tx, schema)
+	case !errors.Is(err, pgx.ErrNoRows):
+		return fmt.Errorf("look for pgvector: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `CREATE EXTENSION vector`); err != nil {
 		return fmt.Errorf("%w: %v", ErrNoVector, err)
 	}
 	return nil
+}
+
+// vectorOffPath is the ErrVectorNotOnPath of the extension installed in
+// schema, with the search_path that adds it after the current schema.
+func vectorOffPath(ctx context.Context, tx pgx.Tx, schema string) error {
+	var path string
+	var current *string
+	if err := tx.QueryRow(ctx, `SELECT current_setting('search_path'), current_schema()`).Scan(&path, &current); err != nil {
+		return fmt.Errorf("read search_path: %w", err)
+	}
+	want := schema
+	if current != nil {
+		want = *current + "," + schema
+	}
+	return fmt.Errorf("%w: vector is installed in schema %q, which search_path %q leaves out; add it to the URL: search_path=%s",
+		ErrVectorNotOnPath, schema, path, want)
 }

@@ -88,3 +88,37 @@ func closeIf(p *pgxpool.Pool) {
 		p.Close()
 	}
 }
+
+// TestSearchPathWithoutVector: a search_path that leaves out the schema
+// pgvector is installed in (search_path=walk31, vector in public) is
+// refused with ErrVectorNotOnPath naming that schema and the search_path
+// to give, and nothing is created; it failed with Postgres's `migrate to
+// 2: ERROR: type "vector" does not exist (SQLSTATE 42704)`.
+func TestSearchPathWithoutVector(t *testing.T) {
+	own := schemaOf(t, pgtest.DSN(t)) // exists, empty
+	conn, err := pgx.Connect(t.Context(), pgtest.ServerDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	var ext string
+	if err := conn.QueryRow(t.Context(), `SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`).Scan(&ext); err != nil {
+		t.Skipf("no vector extension installed in the test database: %v", err)
+	}
+	if ext == own {
+		t.Skipf("vector is installed in the test's own schema %s", own)
+	}
+	path := pgtest.WithSearchPath(t, pgtest.ServerDSN(t), own)
+	p, err := pgstore.Open(t.Context(), path)
+	closeIf(p)
+	if want := "search_path=" + own + "," + ext; !errors.Is(err, pgstore.ErrVectorNotOnPath) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `"`+ext+`"`) {
+		t.Fatalf("Open with search_path %s: %v, want ErrVectorNotOnPath naming schema %s and %s", own, err, ext, want)
+	}
+	var created bool
+	if err := conn.QueryRow(t.Context(), `SELECT to_regclass(quote_ident($1) || '.schema_version') IS NOT NULL`, own).Scan(&created); err != nil {
+		t.Fatal(err)
+	}
+	if created {
+		t.Fatalf("the refused open created mnemo's tables in %s", own)
+	}
+}
