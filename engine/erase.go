@@ -164,7 +164,11 @@ func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResul
 // tombstones (TombstonePrefix, tombstone.go), and the runs stay claimed by
 // the tombstone.
 //
-// It returns ErrThreadNotFound when the thread does not exist.
+// A thread id with runs and no stored thread (a LoadContext before the
+// first append, or just after the thread was erased) is erased as a
+// thread with no messages: the runs of every resource recorded under it
+// go (DeleteThreadOf limits that to some resources). It returns
+// ErrThreadNotFound when the id has neither a thread nor a run.
 func (e *Engine) DeleteThread(ctx context.Context, threadID string) (*EraseResult, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
@@ -266,6 +270,7 @@ type erasure struct {
 	deleted   map[string]bool    // the same, as a set
 	resources []string           // the resources whose records the erasure touches
 	minSeq    map[string]int64   // the lowest erased seq of each touched thread
+	ghosts    map[string]bool    // of those, the thread ids with no stored thread, whose runs of er.resources go (ghost.go)
 	runs      []string           // the runs of the deleted threads
 	ts        *tombstones        // the tombstones of this erasure (one key for all its steps)
 	res       *EraseResult

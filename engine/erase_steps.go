@@ -23,7 +23,7 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 	if err != nil {
 		return nil, err
 	}
-	er := &erasure{ms: ms, kind: kind, now: now, res: &EraseResult{}, deleted: map[string]bool{}, ts: ts}
+	er := &erasure{ms: ms, kind: kind, now: now, res: &EraseResult{}, deleted: map[string]bool{}, ghosts: map[string]bool{}, ts: ts}
 	switch kind {
 	case eraseMessages:
 		er.msgs, err = ms.ErasedByID(ctx, tx, targets)
@@ -38,16 +38,21 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 			}
 		}
 	case eraseThread:
-		er.target = targets[0]
-		var rid string
-		rid, er.msgs, err = ms.ErasedOfThread(ctx, tx, er.target)
-		if errors.Is(err, msgstore.ErrNotFound) {
-			return nil, fmt.Errorf("%w: %s", ErrThreadNotFound, er.target)
+		if err := er.selectThread(ctx, tx, targets[0], targets[1:]); err != nil {
+			return nil, err
 		}
-		er.threads, er.resources = targets, []string{rid}
 	case eraseResource:
 		er.target, er.resources = targets[0], targets
 		er.threads, er.msgs, err = ms.ErasedOfResource(ctx, tx, er.target)
+		if err == nil {
+			// The resource's runs on thread ids with no stored thread
+			// (ghost.go) go with it, as its threads' runs do.
+			var ghosts []string
+			ghosts, err = ghostThreads(ctx, tx, er.target)
+			for _, g := range ghosts {
+				er.threads, er.ghosts[g] = append(er.threads, g), true
+			}
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -77,6 +82,33 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 		er.minSeq[t], er.deleted[t] = 1, true
 	}
 	return er, nil
+}
+
+// selectThread selects, in tx, the erasure of thread (of a resource of
+// only, when it is not empty): its messages and its resource, or, when no
+// thread is stored, the resources whose runs are recorded under its id
+// (ghost.go). ErrThreadNotFound when there is neither (or the thread is
+// not only's).
+func (er *erasure) selectThread(ctx context.Context, tx *store.Tx, thread string, only []string) error {
+	er.target, er.threads = thread, []string{thread}
+	rid, msgs, err := er.ms.ErasedOfThread(ctx, tx, thread)
+	switch {
+	case errors.Is(err, msgstore.ErrNotFound):
+		if er.resources, err = ghostOwners(ctx, tx, thread, only); err != nil {
+			return err
+		}
+		if len(er.resources) == 0 {
+			return fmt.Errorf("%w: %s", ErrThreadNotFound, thread)
+		}
+		er.ghosts[thread] = true
+	case err != nil:
+		return fmt.Errorf("engine: %w", err)
+	case len(only) > 0 && !slices.Contains(only, rid):
+		return fmt.Errorf("%w: %s", ErrThreadNotFound, thread)
+	default:
+		er.msgs, er.resources = msgs, []string{rid}
+	}
+	return nil
 }
 
 // deleteRows deletes the erased messages' rows, full results, embeddings
@@ -175,6 +207,9 @@ func (er *erasure) scrubMemCtx(ctx context.Context, tx *store.Tx) error {
 // run listing; the run ids stay claimed by a tombstone, tombstone.go).
 func (er *erasure) deleteThreads(ctx context.Context, tx *store.Tx) error {
 	for _, t := range er.threads {
+		if er.ghosts[t] {
+			continue // no thread stored: its runs only (below); other resources' rows on the id are theirs
+		}
 		if err := er.ms.DeleteThread(ctx, tx, t); err != nil {
 			return fmt.Errorf("engine: %w", err)
 		}
@@ -198,12 +233,15 @@ func (er *erasure) deleteThreads(ctx context.Context, tx *store.Tx) error {
 	}
 	for _, t := range er.threads {
 		// The deleted threads are all er.resources[0]'s (an erasure of a
-		// thread or of a resource).
-		n, err := journal.DeleteRuns(ctx, tx, t, er.resources[0])
-		if err != nil {
-			return fmt.Errorf("engine: %w", err)
+		// thread or of a resource), but a thread id with no stored thread,
+		// whose runs may be several resources' (ghost.go).
+		for _, r := range er.resources {
+			n, err := journal.DeleteRuns(ctx, tx, t, r)
+			if err != nil {
+				return fmt.Errorf("engine: %w", err)
+			}
+			er.res.Runs += n
 		}
-		er.res.Runs += n
 	}
 	return nil
 }
@@ -237,12 +275,32 @@ func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 		er.res.residue.add(resource)
 	}
 	owner := ""
-	if len(er.threads) > 0 { // an erasure of a thread or a resource: one owner
+	if len(er.threads) > 0 && len(er.resources) == 1 { // an erasure of a thread or a resource: one owner (a ghost thread may have several: ghost.go)
 		owner = er.resources[0]
 	}
-	if err := entombOwners(ctx, tx, er.ms, er.ts, er.threads, resource, owner); err != nil {
+	// A ghost thread's id is entombed only in its erased owners' rows
+	// (entombOwners does it for an erased resource's, as a foreign
+	// thread's): another resource's runs on the id are that resource's,
+	// and the id stays in them, so the residue check does not look for it.
+	var stored []string
+	for _, t := range er.threads {
+		if !er.ghosts[t] {
+			stored = append(stored, t)
+		}
+	}
+	if err := entombOwners(ctx, tx, er.ms, er.ts, stored, resource, owner); err != nil {
 		return err
 	}
-	er.res.residue.add(er.threads...)
+	for t := range er.ghosts {
+		for _, r := range er.resources {
+			en := journal.Entomb{Of: er.ts.of, Deleted: map[string]bool{t: true}, Owner: r}
+			if resource == "" {
+				if err := entombThread(ctx, tx, en, t, r, []string{t}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	er.res.residue.add(stored...)
 	return nil
 }

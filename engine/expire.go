@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
@@ -56,7 +58,9 @@ type ExpireResult struct {
 // physical purge once for all of them (sweep.go: one index rebuild, segment
 // merge and residue check however many threads expired), and publishes an
 // event per thread (EventExpired or EventOperator instead of EventErased)
-// once it finished. As for DeleteThread, when Expire returns nil no file of
+// once it finished. The runs recorded under a thread id with no stored
+// thread expire as a thread of no messages, idle since their newest run,
+// for the default lifetime or Idle (ghost.go). As for DeleteThread, when Expire returns nil no file of
 // the data directory holds the expired threads' text or ids. A thread that
 // became active again after it was selected is left alone. Idleness is
 // measured forward only: after the clock moves back, nothing expires until
@@ -126,5 +130,13 @@ func (e *Engine) dueThreads(ctx context.Context, req ExpireRequest, now time.Tim
 	if err != nil {
 		return nil, fmt.Errorf("engine: expire: %w", err)
 	}
+	ghosts, err := e.dueGhosts(ctx, e.db, req, now) // runs on thread ids with no stored thread (ghost.go)
+	if err != nil || len(ghosts) == 0 {
+		return out, err
+	}
+	out = append(out, ghosts...)
+	slices.SortStableFunc(out, func(a, b ExpiredThread) int {
+		return cmp.Or(a.LastActiveAt.Compare(b.LastActiveAt), cmp.Compare(a.ResourceID, b.ResourceID), cmp.Compare(a.ThreadID, b.ThreadID))
+	})
 	return out, nil
 }

@@ -140,8 +140,8 @@ func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, tt
 func (e *Engine) eraseIfIdle(ctx context.Context, sw *sweep, threadID, resourceID string, now time.Time, override time.Duration, reason EventReason) error {
 	guard := func(ctx context.Context, tx *store.Tx) error {
 		a, err := e.ms.Idleness(ctx, tx, threadID)
-		if errors.Is(err, msgstore.ErrNotFound) {
-			return fmt.Errorf("%w: %q", ErrThreadNotFound, threadID)
+		if errors.Is(err, msgstore.ErrNotFound) { // runs only (ghost.go), or erased meanwhile
+			return e.ghostGuard(ctx, tx, threadID, resourceID, now, override)
 		}
 		if err != nil {
 			return fmt.Errorf("engine: expire: %w", err)
@@ -155,7 +155,9 @@ func (e *Engine) eraseIfIdle(ctx context.Context, sw *sweep, threadID, resourceI
 		}
 		return nil
 	}
-	_, err := sw.erase(ctx, eraseThread, []string{threadID}, eraseOpts{guard: guard, reason: reason, resource: resourceID})
+	// Limited to resourceID: another resource's thread (or runs) on the id
+	// is not this one's to expire.
+	_, err := sw.erase(ctx, eraseThread, []string{threadID, resourceID}, eraseOpts{guard: guard, reason: reason, resource: resourceID})
 	return err
 }
 

@@ -36,15 +36,20 @@ func (s *Server) deleteResource(r *http.Request, p *Principal) (any, error) {
 }
 
 // Erase erases a message, thread or resource (kind) of the principal and
-// everything derived from it, as the DELETE routes do. A foreign or unknown
-// target is not found; a principal without erasure rights is then refused.
+// everything derived from it, as the DELETE routes do. A thread id with no
+// stored thread but runs of the principal's resources (a new
+// conversation's first context, or one loaded just after an erasure) is
+// erased as a thread with no messages: those runs go
+// (engine.DeleteThreadOf). A foreign or unknown target is not found; a
+// principal without erasure rights is then refused.
 func (t Tenant) Erase(ctx context.Context, kind, id string) (*EraseResult, error) {
 	var err error
+	var owners []string // the thread's resources the principal may touch
 	switch kind {
 	case "message":
 		_, err = t.Message(ctx, id)
 	case "thread":
-		_, err = t.Thread(ctx, id)
+		owners, err = t.threadOwners(ctx, id)
 	case "resource":
 		err = t.Resource("resource", id)
 	default:
@@ -60,9 +65,36 @@ func (t Tenant) Erase(ctx context.Context, kind, id string) (*EraseResult, error
 	case "message":
 		return eraseAnswer(t.Engine.DeleteMessages(ctx, id))
 	case "thread":
-		return eraseAnswer(t.Engine.DeleteThread(ctx, id))
+		return eraseAnswer(t.Engine.DeleteThreadOf(ctx, id, owners...))
 	}
 	return eraseAnswer(t.Engine.DeleteResource(ctx, id))
+}
+
+// threadOwners returns the resource of the stored thread id, else the
+// resources (those the principal may touch) whose runs are recorded under
+// id (engine.Engine.ThreadlessOwners); not found when there is none.
+func (t Tenant) threadOwners(ctx context.Context, id string) ([]string, error) {
+	th, err := t.Thread(ctx, id)
+	if err == nil {
+		return []string{th.ResourceID}, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	all, oerr := t.Engine.ThreadlessOwners(ctx, id)
+	if oerr != nil {
+		return nil, oerr
+	}
+	var owners []string
+	for _, r := range all {
+		if t.Principal.Allows(r) {
+			owners = append(owners, r)
+		}
+	}
+	if len(owners) == 0 {
+		return nil, err
+	}
+	return owners, nil
 }
 
 // eraseAnswer turns an erasure's result into the API's; an incomplete purge

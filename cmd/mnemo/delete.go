@@ -200,6 +200,15 @@ func describeTarget(ctx context.Context, e *engine.Engine, msgs []string, thread
 		return fmt.Sprintf("%s (%d of %s stored)", count(len(found), "message"), len(found), count(len(msgs), "id")), nil
 	case thread != "":
 		t, err := e.GetThread(ctx, thread)
+		if errors.Is(err, engine.ErrThreadNotFound) {
+			// Runs only: a context loaded before the first append, or just
+			// after the thread was erased (DeleteThread erases them).
+			owners, oerr := e.ThreadlessOwners(ctx, thread)
+			if oerr != nil || len(owners) == 0 {
+				return "", errors.Join(err, oerr)
+			}
+			return fmt.Sprintf("the runs recorded under thread id %s, which has no messages (resource %s)", thread, strings.Join(owners, ", ")), nil
+		}
 		if err != nil {
 			return "", err
 		}

@@ -246,3 +246,39 @@ func TestDeleteSaysVacuumed(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteThreadWithRunsOnly: `mnemo delete --thread` of a thread id
+// that has runs and no stored thread (a context loaded before the first
+// append) erases those runs; it exited 1 "thread not found" and `mnemo
+// runs --thread` kept listing the run, its query stored. The prompt says
+// what it erases; a second delete is "thread not found" again.
+func TestDeleteThreadWithRunsOnly(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "ghost-run", ThreadID: "ghost", ResourceID: "alice", Query: "my passport number is ZX9912345"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, nil, "--dir", dir, "delete", "--thread", "ghost")
+	if code != 2 || !strings.Contains(stderr, "refusing to erase the runs recorded under thread id ghost, which has no messages (resource alice)") {
+		t.Fatalf("delete without --yes: exit %d, %s", code, stderr)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "delete", "--thread", "ghost", "--json", "--yes")
+	if code != 0 || !strings.Contains(out, `"runs": 1`) {
+		t.Fatalf("delete --thread ghost: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = run(t, nil, "--dir", dir, "runs", "--json")
+	if code != 0 || strings.Contains(out, "ghost-run") {
+		t.Fatalf("runs after the delete: exit %d\n%s%s", code, out, stderr)
+	}
+	code, _, stderr = run(t, nil, "--dir", dir, "delete", "--thread", "ghost", "--yes")
+	if code != 1 || !strings.Contains(stderr, "thread not found") {
+		t.Fatalf("delete again: exit %d, %s", code, stderr)
+	}
+}

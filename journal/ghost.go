@@ -1,0 +1,56 @@
+package journal
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// GhostRun is a run recorded under a thread id that has no stored thread:
+// a LoadContext of a new conversation (its first turn loads context
+// before it appends), or one that ran just after the thread was erased.
+// Erasure and expiry reach these runs by their thread id (the engine's
+// DeleteThread, DeleteResource and Expire).
+type GhostRun struct {
+	// RunID is the run's id.
+	RunID string
+	// ThreadID is the thread id it was recorded under.
+	ThreadID string
+	// ResourceID is the resource it was recorded under.
+	ResourceID string
+	// CreatedMS is when the run was recorded (Unix milliseconds).
+	CreatedMS int64
+}
+
+// GhostRuns returns, through conn, the memctx records of thread ids that
+// have no row in the threads table, restricted to thread and to resource
+// when they are not empty, in thread, resource and time order. A thread
+// id that is already a tombstone (prefix tomb, an erased thread's kept
+// record) is not one.
+func GhostRuns(ctx context.Context, conn store.Conn, thread, resource, tomb string) ([]GhostRun, error) {
+	rows, err := store.Bound(conn).QueryContext(ctx, `SELECT key, thread_id, resource_id, created_at FROM journal
+		WHERE scope = ?1 AND thread_id <> '' AND (?2 = '' OR thread_id = ?2) AND (?3 = '' OR resource_id = ?3)
+		AND substr(thread_id, 1, ?4) <> ?5
+		AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = journal.thread_id)
+		ORDER BY thread_id, resource_id, created_at`, ScopeMemCtx, thread, resource, len(tomb), tomb)
+	if err != nil {
+		return nil, fmt.Errorf("journal: runs without a thread: %w", err)
+	}
+	defer rows.Close()
+	var out []GhostRun
+	for rows.Next() {
+		var g GhostRun
+		var key string
+		if err := rows.Scan(&key, &g.ThreadID, &g.ResourceID, &g.CreatedMS); err != nil {
+			return nil, fmt.Errorf("journal: runs without a thread: %w", err)
+		}
+		g.RunID = strings.TrimSuffix(key, MemCtxKey(""))
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: runs without a thread: %w", err)
+	}
+	return out, nil
+}
