@@ -118,13 +118,14 @@
 // # Errors
 //
 // Invalid input returns a *ValidationError (errors.Is ErrInvalidInput) naming
-// the message index and field; nothing of the request is stored. One
-// exception: invalid recall options given to Search, SearchMessages and
-// SearchPreviews (SearchRequest.Options) return recall's errors, which do
-// not match ErrInvalidInput (recall.ErrInvalidOptions with a
-// *recall.OptionError, a *recall.FilterError, recall.ErrInvalidQuery for
-// scope thread without a thread), where LoadContext's (LoadRequest.Recall)
-// are a *ValidationError on "recall.<field>". A nil
+// the message index and field; nothing of the request is stored. Invalid
+// recall options given to Search, SearchMessages and SearchPreviews
+// (SearchRequest.Options) return an *OptionsError instead, which matches
+// ErrInvalidInput too and keeps recall's error and text
+// (recall.ErrInvalidOptions with a *recall.OptionError, a
+// *recall.FilterError, recall.ErrInvalidQuery for scope thread without a
+// thread), where LoadContext's (LoadRequest.Recall) are a *ValidationError
+// on "recall.<field>". A nil
 // context.Context is ErrNilContext (CloseContext reads it as
 // context.Background()), a call after Close ErrClosed. See errors.go for
 // the sentinels.

@@ -294,6 +294,21 @@ var ErrAnswerBoundTooSmall = errors.New("engine: answer bound below the content 
 // MaxCreatedAtAhead past the engine's clock. Nothing was stored.
 var ErrCreatedAtFuture = errors.New("engine: createdAt in the future")
 
+// OptionsError is the refusal of a search's recall options or query
+// (Search, SearchMessages, SearchPreviews) by package recall: its text is
+// recall's, and it matches both ErrInvalidInput and recall's error
+// (recall.ErrInvalidOptions, recall.ErrInvalidFilter or
+// recall.ErrInvalidQuery; errors.As reaches a *recall.OptionError,
+// *recall.FilterError or *recall.QueryError through it).
+type OptionsError struct {
+	Err error // recall's error
+}
+
+func (e *OptionsError) Error() string { return e.Err.Error() }
+
+// Unwrap returns recall's error and ErrInvalidInput.
+func (e *OptionsError) Unwrap() []error { return []error{e.Err, ErrInvalidInput} }
+
 // ValidationError says which message (Index, -1 for the request itself) and
 // which field broke which rule. It wraps ErrInvalidInput.
 type ValidationError struct {

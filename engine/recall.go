@@ -486,9 +486,10 @@ type SearchRequest struct {
 // ResourceID, or a malformed ThreadID, returns a *ValidationError on
 // resourceId or threadId (errors.Is ErrInvalidInput and
 // recall.ErrInvalidQuery). Invalid options return recall's errors, not a
-// *ValidationError and not ErrInvalidInput: recall.ErrInvalidOptions (with a
-// *recall.OptionError naming the field), a *recall.FilterError, or
-// recall.ErrInvalidQuery for scope thread without a ThreadID; a query longer than
+// *ValidationError but an *OptionsError, which matches ErrInvalidInput and
+// wraps recall's: recall.ErrInvalidOptions (with a *recall.OptionError
+// naming the field), a *recall.FilterError, or recall.ErrInvalidQuery for
+// scope thread without a ThreadID; a query longer than
 // Config.Limits.MaxQueryBytes returns ErrQueryTooLong. When ctx ends during
 // the search it returns an error wrapping ctx's (context.Canceled), never a
 // result with a channel "degraded" by the cancellation; it writes nothing.
@@ -534,7 +535,17 @@ func (e *Engine) search(ctx context.Context, q recall.Query) (*recall.Result, er
 	if cerr := ctx.Err(); cerr != nil && err == nil {
 		return nil, fmt.Errorf("engine: search: %w", cerr)
 	}
+	if refusedOptions(err) {
+		return nil, &OptionsError{Err: err}
+	}
 	return res, err
+}
+
+// refusedOptions reports whether err is recall's refusal of a query or
+// its options that does not match ErrInvalidInput yet.
+func refusedOptions(err error) bool {
+	return err != nil && !errors.Is(err, ErrInvalidInput) &&
+		(errors.Is(err, recall.ErrInvalidOptions) || errors.Is(err, recall.ErrInvalidQuery) || errors.Is(err, recall.ErrInvalidFilter))
 }
 
 // searchBackend runs q on the Postgres backend or on the derived indexes
