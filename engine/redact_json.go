@@ -91,9 +91,17 @@ func secretPair(r Redactor, k string, x any) bool {
 		return true
 	}
 	// Changed only where the value alone changes: a secret inside an
-	// ordinary field, not a field that names a secret.
+	// ordinary field, not a field that names a secret. The value is
+	// compared both redacted as a string and redacted as JSON text: in
+	// the text, a rule whose value runs to the end of the line (password:
+	// …) also takes the string's closing quote, and the field
+	// ("content": "db:\n  password: x\n  host: h") is no secret for that.
 	alone, err := jsonkey.Marshal(r.Redact(s))
-	return err != nil || red != string(key)+": "+string(alone)
+	if err != nil {
+		return true
+	}
+	prefix := string(key) + ": "
+	return red != prefix+string(alone) && red != prefix+r.Redact(string(val))
 }
 
 // redactKey is key k of object t redacted, made unique in t and in out

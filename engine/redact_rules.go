@@ -22,11 +22,14 @@ import (
 //     the last '@' before the path) and credential query parameters
 //     (token=, access_token=, key=, sig=, X-Amz-Signature=, …);
 //   - assignments whose name ends in a credential word (password, passwd,
-//     pwd, passphrase, secret, token, api key, access/secret/private/
-//     account/auth key, credentials): NAME=value, NAME: value,
+//     passphrase, passcode, pwd, DB_PASS, "pass", keypass, secret, token,
+//     creds, credentials, api/access/private/account/auth/app/client/
+//     service/db key, contraseña): NAME=value, NAME: value,
 //     "name": "value" (JSON, also escaped inside a JSON string),
-//     name => value, name := value, with bare, "double" or 'single'
-//     quoted values — DB_PASSWORD=…, Azure AccountKey=…;…, ADO.NET Pwd=…;
+//     name => value, name := value, ?name=value in a URL query; a quoted
+//     value is replaced to its closing quote, a bare one to the next blank
+//     (after a colon, to the end of the line; in a URL query, to '&') —
+//     DB_PASSWORD=…, Azure AccountKey=…;…, ADO.NET Pwd=…;
 //   - vendor tokens with a documented prefix: OpenAI/Anthropic/OpenRouter
 //     sk-…, Stripe sk_/rk_live|test_ and whsec_, AWS access key ids,
 //     GitHub, GitLab, Hugging Face, npm, PyPI, Slack tokens and webhook
@@ -38,7 +41,8 @@ import (
 //     client secrets, Mapbox.
 //
 // Formats with no recognisable shape (a bare 32-hex Twilio auth token, a
-// password in prose without "password=") are not found by any rule.
+// password in prose without "password=" or "password:") are not found by
+// any rule.
 //
 // Each call returns new rules the caller may change: the patterns are
 // compiled once per process (compiling them took ~2 ms and 0.5 MB at
@@ -103,8 +107,8 @@ func structuralRules() []Rule {
 		// Credential parameters in URLs and forms: OAuth 2.0 (RFC 6749
 		// §4.2.2, §6) tokens, AWS SigV4 presigned URLs (X-Amz-Signature,
 		// X-Amz-Credential, X-Amz-Security-Token), Azure SAS (sig=), API keys.
-		{Name: "url-param", Pattern: mustRe(`(?i)([?&;](?:access_token|refresh_token|id_token|token|api_key|apikey|key|sig|signature|secret|client_secret|password|passwd|pwd|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\s#"']+`),
-			Replacement: "${1}" + RedactionMark, Triggers: []string{"token=", "key=", "sig=", "signature=", "secret=", "passw", "pwd=", "credential="}},
+		{Name: "url-param", Pattern: mustRe(`(?i)([?&;](?:access_token|refresh_token|id_token|token|api_key|apikey|key|sig|signature|secret|client_secret|password|passwd|passcode|pass|pwd|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\s#"']+`),
+			Replacement: "${1}" + RedactionMark, Triggers: []string{"token=", "key=", "sig=", "signature=", "secret=", "passw", "pass=", "passcode=", "pwd=", "credential="}},
 		// Slack, "Sending messages using incoming webhooks" and Workflow
 		// Builder triggers: the path is the secret.
 		{Name: "slack-webhook", Pattern: mustRe(`(?i)(https?://hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/+-]+`),
@@ -238,26 +242,6 @@ func infraRules() []Rule {
 	}
 }
 
-// assignmentRules recognise a value by the name it is assigned to.
-func assignmentRules() []Rule {
-	return []Rule{
-		// AWS CLI "Configuration and credential file settings".
-		{Name: "aws-secret", Pattern: mustRe(`(?i)(aws_?secret_?access_?key\s*[=:]\s*"?)[A-Za-z0-9/+=]{40}`),
-			Replacement: "${1}" + RedactionMark, Triggers: []string{"secret"}},
-		// NAME=value, NAME: value, "name": "value", name => value, name :=
-		// value, where NAME ends in a credential word (DB_PASSWORD, apiKey,
-		// x-api-key, client_secret, AccountKey, SharedAccessKey, Pwd). A
-		// quoted value is replaced whole (it may hold spaces), keeping its
-		// quotes so JSON stays valid; a bare value runs to a space, quote,
-		// comma, semicolon, '&' or angle bracket and has at least 4
-		// characters. Verify keeps null/true/false-style placeholders.
-		{Name: "assignment", Pattern: mustRe(`(?i)((?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|account[_-]?key|auth[_-]?key|credentials?)\\?["']?\s*(?::=|=>|[=:])\s*)(?:(\\")[^"\\\n]+\\"|(")(?:[^"\\\n]|\\.)+"|(')[^'\n]+'|[^\s"',;&<>]{4,})`),
-			Replacement: "${1}${2}${3}${4}" + RedactionMark + "${2}${3}${4}",
-			Triggers:    []string{"passw", "passphrase", "pwd", "secret", "token", "key", "credential"},
-			Verify:      notPlaceholder},
-	}
-}
-
 // tokenLike reports whether the token after a scheme word holds a digit or
 // one of the b64token symbols, as generated tokens do and words do not.
 func tokenLike(match string) bool {
@@ -287,30 +271,4 @@ func basicCredentials(match string) bool {
 		}
 	}
 	return true
-}
-
-// placeholders are assigned values that are not secrets.
-var placeholders = map[string]bool{
-	"null": true, "none": true, "nil": true, "true": true, "false": true,
-	"undefined": true, "required": true, "optional": true, "string": true,
-	"empty": true, "redacted": true, "[redacted]": true, "await": true,
-	"new": true, "function": true, "lambda": true, "input": true,
-}
-
-// codeValue is a bare assigned value that is code, not a secret: a call or
-// index (fetchToken(, request.form[), or a reference to where the secret
-// lives (process.env.X, os.environ, self.x, config.y).
-var codeValue = regexp.MustCompile(`^(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\([^)]*\)|\[[^\]]*\]|[(\[])$|(?:process\.env|os\.environ|self|this|config|settings|env|cfg|options|opts|props|params|args)[.\[])`)
-
-// notPlaceholder rejects an assignment whose value is a placeholder, a
-// language keyword or code (codeValue).
-func notPlaceholder(match string) bool {
-	i := strings.LastIndexAny(match, "=:> \t")
-	raw := match[i+1:]
-	v := strings.ToLower(strings.Trim(raw, `"'\`))
-	if placeholders[v] {
-		return false
-	}
-	quoted := strings.ContainsAny(raw, `"'`)
-	return quoted || !codeValue.MatchString(raw)
 }

@@ -37,10 +37,14 @@ var storedSecrets = map[string]string{
 	"observer":   "Ob5erv3r-Pa55w0rd",
 	"wm-refused": "glpat-" + rep("R3fus3dS3cr3tAbCd", 20),
 	"filter":     "sk_live_" + rep("F1lt3rS3cr3t", 24),
+	// The tails of passwords holding '&' (a rule stopped there before).
+	"content-pwd": "C0nt3ntPwdTail-Zz9",
+	"query-pass":  "Qu3ryPa55Tail-Zz9",
+	"args-pass":   "ArgsPassKey-Zz9",
 }
 
 // secretObserverModel restates a secret in every observation, as a model
-// might (it quotes "password=…" back).
+// might (it quotes "password: …" back, with an '&' in it).
 func secretObserverModel(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	data := req.Messages[len(req.Messages)-1].Content
 	key := "observations"
@@ -48,7 +52,7 @@ func secretObserverModel(req openai.ChatCompletionRequest) (openai.ChatCompletio
 		key = "reflection"
 	}
 	b, _ := json.Marshal(map[string]any{key: []map[string]any{{
-		"text": "The user said their password=" + storedSecrets["observer"] + " is for the bank.", "seqs": []int64{1}}}})
+		"text": "The user said their password: Tr0ub&" + storedSecrets["observer"] + " is for the bank.", "seqs": []int64{1}}}})
 	return fakeopenai.Text(string(b)).Response, nil
 }
 
@@ -72,13 +76,13 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := storedSecrets
-		args, _ := json.Marshal(map[string]string{"user": "bob", "password": s["args"]})
+		args, _ := json.Marshal(map[string]string{"user": "bob", "password": s["args"], "pass": s["args-pass"]})
 		msgs := []engine.Message{
 			{Role: engine.RoleUser, Content: "my token is " + s["content"], Metadata: map[string]any{"header": "Authorization: Bearer " + s["metadata"]}},
 			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "login", Arguments: args}}},
 			{Role: engine.RoleTool, ToolCallID: "c1", Name: "login " + s["name"], Content: "ok"},
 			{Role: engine.RoleAssistant, Content: "logged in"},
-			{Role: engine.RoleUser, Content: "thanks"},
+			{Role: engine.RoleUser, Content: "thanks, pwd: 7&7&" + s["content-pwd"]},
 			{Role: engine.RoleAssistant, Content: "you are welcome"},
 		}
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Title: "keys " + s["title"], Messages: msgs}); err != nil {
@@ -86,7 +90,7 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 		}
 		// The recall filter is recorded in memctx too (a metadata value is caller text).
 		filter, _ := json.Marshal(map[string]string{"metadata.header": "Authorization: Bearer " + s["filter"]})
-		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: "t", Query: "what about " + s["query"],
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: "t", Query: "what about " + s["query"] + " password=Xy9&" + s["query-pass"],
 			Recall: &recall.Options{TopK: 2, Filter: filter}}); err != nil {
 			t.Fatal(err)
 		}

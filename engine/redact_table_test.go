@@ -101,6 +101,13 @@ var secretCases = []struct{ name, text, secret string }{
 	{"paren-in-password", "password=Pa55(word", "Pa55(word"},
 	{"fold-long-s", "paſſword=hunter22", "hunter22"},
 	{"fold-kelvin", "api_\u212aey=abcdefghij", "abcdefghij"},
+	{"password-punctuation", "password: Tr0ub&4dorXQ", "4dorXQ"},
+	{"passphrase", "my password: correct horse battery staple", "horse battery staple"},
+	{"pass-key", `{"pass": "hunter2"}`, "hunter2"},
+	{"passcode", "passcode=918273", "918273"},
+	{"keypass", "keypass=Zx9Qw3Rt", "Zx9Qw3Rt"},
+	{"client-key", "client_key: 9f8e7d6c5b4a", "9f8e7d6c5b4a"},
+	{"privkey", "PRIVKEY=9f8e7d6c5b4a", "9f8e7d6c5b4a"},
 }
 
 // benignCases look like secrets to a careless rule and must come back
@@ -162,6 +169,15 @@ var benignCases = []string{
 	"secret: process.env.SESSION_SECRET,",
 	"token := cfg.Token",
 	"self.token = token_from_header(req)",
+	"pass: 42, fail: 0",
+	"First pass: read the whole file, then edit.",
+	"The compass: north by north-west.",
+	"token: <your token here>",
+	"password: <password>",
+	`if password == "x" {`,
+	"password: await getPassword(user)",
+	"credentials:\n  user: bob",
+	"https://x.io/search?q=passing+grades&page=2",
 }
 
 // TestRedactFormats checks every secret format of DefaultRules: the secret

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The credential names of the assignment rule (case-insensitive; a name
+// ends in one of them: DB_PASSWORD, apiKey, x-api-key, client_secret,
+// AccountKey, Pwd). They are the password, secret and key words of
+// detect-secrets' keyword plugin (DENYLIST in detect_secrets/plugins/
+// keyword.py) and of gitleaks' generic-api-key rule (creds), but not their
+// bare "key", "auth", "api" or "access", which name ordinary things in
+// prose ("key: the main point"). "pass" alone counts only with a separator
+// before it (DB_PASS, --pass, smtp.pass) or as a quoted key ("pass": …):
+// "pass: 42, fail: 0" is a test tally, "First pass: read it" a sentence.
+const (
+	// credentialNames, sorted so that the parser factors their common
+	// prefixes (a(?:cc(?:ess|ount)|p(?:i|p…)…)).
+	credentialNames = `access[_-]?key|account[_-]?key|api[_-]?key|app[_-]?key|application[_-]?key|auth[_-]?key` +
+		`|client[_-]?key|contrase(?:n|ñ)a|creds|credentials?|database[_-]?key|db[_-]?key|keypass` +
+		`|passcode|passphrase|passwd|password|priv[_-]?key|private[_-]?key|pwd|secret[eo]?` +
+		`|service[_-]?key|token|[_.-]pass`
+	// quoted is a "double", 'single' or \"escaped\" quoted value; its
+	// quote is group q.
+	quoted = `(?P<q>\\")[^"\\\n]+\\"|(?P<q>")(?:[^"\\\n]|\\.)+"|(?P<q>')[^'\n]+'`
+	// assignOp is an assignment operator and the blanks around it.
+	assignOp = `[ \t]*(?::=|=>|[=:])[ \t]*`
+	// afterQuotedName is a quoted name's closing quote, the operator and
+	// the value: quoted, or bare up to a blank, ',' or '}' (a number, a
+	// literal).
+	afterQuotedName = `(?P<op>\\?["']` + assignOp + `)(?:` + quoted + `|[^\s=<>,}"'][^\s,}]{3,})`
+	// afterName is the operator after an unquoted name and the value:
+	// quoted, or bare up to the next blank.
+	afterName = `(?P<op>` + assignOp + `)(?:` + quoted + `|[^\s=<>]\S{3,})`
+)
+
+// assignmentPattern is the assignment rule's pattern. Its forms, tried in
+// this order at each position (the leftmost match wins, so a URL query
+// parameter is taken as such before its name is):
+//
+//  1. a URL query parameter, any name (?db_password=…, &page=2): the value
+//     runs to '&', '#', a quote or a blank, as url-param's (a literal '&'
+//     in a query value is escaped as %26, RFC 3986 §3.4); notPlaceholder
+//     keeps it unless the name is a credential name (urlCredential);
+//  2. an unquoted name, then a colon (prose, YAML, a header: "my password:
+//     correct horse battery staple"): a quoted value, or the rest of the
+//     line (YAML's plain scalars run to the end of the line, and a
+//     passphrase holds spaces);
+//  3. a quoted name ("api_key": …, 'pass': …, \"token\": …: JSON and
+//     dictionaries): afterQuotedName;
+//  4. an unquoted name with =, := or => (DB_PASSWORD=…, password=…,
+//     apiKey := …): afterName.
+//
+// A bare value starts with none of '=', '>' (a comparison, password ==
+// x) and '<' (a <placeholder>), and has at least 4 characters. The group
+// keep (form 1), or name and op, is kept before the mark, q around it.
+//
+// The names are written once, forms 2 to 4 after them, and form 1 names
+// none: Go's regexp tries every alternative at every byte, and with the
+// names written once per form (626 instructions, past the 500 of its
+// backtracker) the rule took 3 to 7 times as long on a text that names a
+// credential in passing.
+var assignmentPattern = `(?i)` +
+	`(?P<keep>[?&][\w.-]+=)[^&\s#"']+` +
+	`|(?P<name>` + credentialNames + `)(?:(?P<op>[ \t]*:[ \t]*)(?:` + quoted + `|[^\s=<>][^\r\n]{2,}\S)|` + afterQuotedName + `|` + afterName + `)` +
+	`|(?P<name>["']pass)` + afterQuotedName
+
+// urlCredential matches the name of a URL query parameter that holds a
+// credential: one ending in a credential name, or pass.
+var urlCredential = regexp.MustCompile(`(?i)(?:` + credentialNames + `)$|^pass$`)
+
+// assignmentRules recognise a value by the name it is assigned to.
+func assignmentRules() []Rule {
+	return []Rule{
+		// AWS CLI "Configuration and credential file settings".
+		{Name: "aws-secret", Pattern: mustRe(`(?i)(aws_?secret_?access_?key\s*[=:]\s*"?)[A-Za-z0-9/+=]{40}`),
+			Replacement: "${1}" + RedactionMark, Triggers: []string{"secret"}},
+		// A value assigned to a credential name (assignmentPattern) is
+		// replaced whole; a quoted one keeps its quotes, so JSON stays
+		// valid. Verify keeps placeholders and code (notPlaceholder), and
+		// the query parameters of form 1 with no credential name: those
+		// are the only matches without a trigger, and they are kept.
+		{Name: "assignment", Pattern: mustRe(assignmentPattern),
+			Replacement: "${keep}${name}${op}${q}" + RedactionMark + "${q}",
+			Triggers: []string{"passw", "passphrase", "passcode", "keypass", "_pass", ".pass", "-pass",
+				"'pass", `"pass`, "?pass", "&pass", "pwd", "secret", "token", "key", "cred", "contrase"},
+			Verify: notPlaceholder},
+	}
+}
+
+// placeholders are assigned values that are not secrets.
+var placeholders = map[string]bool{
+	"null": true, "none": true, "nil": true, "true": true, "false": true,
+	"undefined": true, "required": true, "optional": true, "string": true,
+	"empty": true, "redacted": true, "[redacted]": true, "await": true,
+	"new": true, "function": true, "lambda": true, "input": true,
+}
+
+// codeWords start an expression whose value is computed: "await
+// getPassword()", "new Secret(…)".
+var codeWords = map[string]bool{"await": true, "new": true}
+
+// codeValue is a bare assigned value that is code, not a secret: a call or
+// index (fetchToken(, request.form[), or a reference to where the secret
+// lives (process.env.X, os.environ, self.x, config.y).
+var codeValue = regexp.MustCompile(`^(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\([^)]*\)|\[[^\]]*\]|[(\[])$|(?:process\.env|os\.environ|self|this|config|settings|env|cfg|options|opts|props|params|args)[.\[])`)
+
+// notPlaceholder rejects a URL query parameter whose name is no credential
+// name, and an assignment whose value is a placeholder, a language keyword
+// or code (codeValue). A bare value is judged without the
+// ',' or ';' that ends it (secret: process.env.X,) and, when it is a
+// line, after its first word if that is await or new.
+func notPlaceholder(match string) bool {
+	if match[0] == '?' || match[0] == '&' {
+		name, _, _ := strings.Cut(match[1:], "=")
+		if !urlCredential.MatchString(name) {
+			return false
+		}
+	}
+	v := assignedValue(match)
+	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, `'`) || strings.HasPrefix(v, `\"`) {
+		return !placeholders[strings.ToLower(strings.Trim(v, `"'\`))]
+	}
+	v = strings.TrimRight(v, ",;")
+	if placeholders[strings.ToLower(v)] {
+		return false
+	}
+	if w, rest, ok := strings.Cut(v, " "); ok && codeWords[strings.ToLower(w)] {
+		v = strings.TrimSpace(rest)
+	}
+	return !codeValue.MatchString(v)
+}
+
+// assignedValue is the value of an assignment match: what follows the
+// first '=' or ':' (no credential name holds one), the rest of a two-byte
+// operator (:=, =>) and the blanks after it.
+func assignedValue(match string) string {
+	i := strings.IndexAny(match, "=:")
+	if i < 0 {
+		return match
+	}
+	v := match[i+1:]
+	if strings.HasPrefix(v, "=") || strings.HasPrefix(v, ">") {
+		v = v[1:]
+	}
+	return strings.TrimLeft(v, " \t")
+}

@@ -1,0 +1,90 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+)
+
+// TestRedactAssignedValueWhole: a value assigned to a credential name is
+// replaced whole. Before, a bare value stopped at '&', ';', ',', a quote or
+// '<' and kept the rest ("password: [REDACTED]&4dorXQ"), a value shorter
+// than 4 characters before the first such stop was not found at all
+// ("pwd: 7&7&7&7secretZ"), a passphrase lost only its first word, and
+// "pass" and "passcode" were no credential names. A URL query still ends a
+// value at '&' (a literal '&' there is %26).
+func TestRedactAssignedValueWhole(t *testing.T) {
+	m := engine.RedactionMark
+	cases := []struct{ name, in, want string }{
+		{"ampersand", "password: Tr0ub&4dorXQ", "password: " + m},
+		{"semicolon", "password=Tr0ub;4dorXQ", "password=" + m},
+		{"comma", "password: Tr0ub,4dorXQ", "password: " + m},
+		{"double-quote-inside", `password: Tr0ub"4dorXQ`, "password: " + m},
+		{"angle-inside", "password=Tr0ub<4dorXQ", "password=" + m},
+		{"single-quote-inside", "password: Tr0ub'4dorXQ", "password: " + m},
+		{"ampersand-prose", "password=Xy9&secretTail", "password=" + m},
+		{"ampersand-prose-sentence", "use password=Xy9&secretTail for it", "use password=" + m + " for it"},
+		{"pwd-short-head", "pwd: 7&7&7&7secretZ", "pwd: " + m},
+		{"passphrase-line", "my password: correct horse battery staple", "my password: " + m},
+		{"passphrase-upper", "PASSWORD: p@ss w0rd!", "PASSWORD: " + m},
+		{"passphrase-next-line-kept", "password: p@ss w0rd!\nuser: bob", "password: " + m + "\nuser: bob"},
+		{"observation", "The user said: password: Tr0ub&tail99", "The user said: password: " + m},
+		{"pass-key", `{"pass": "hunter2", "user": "bob"}`, `{"pass": "` + m + `", "user": "bob"}`},
+		{"pass-key-escaped", `{\"pass\":\"hunter2\"}`, `{\"pass\":\"` + m + `\"}`},
+		{"pass-prefixed", "DB_PASS=hunter22 ./run.sh", "DB_PASS=" + m + " ./run.sh"},
+		{"pass-flag", "mysql --pass=hunter22 -h db", "mysql --pass=" + m + " -h db"},
+		{"passcode", "passcode=918273", "passcode=" + m},
+		{"creds", "creds: 9f8e7d6c5b4a", "creds: " + m},
+		{"app-key", "APP_KEY=base64:Zm9vYmFyYmF6", "APP_KEY=" + m},
+		{"contrasena", "contraseña: Tr0ub&4dor", "contraseña: " + m},
+		{"connection-string-tail", "Server=db;User Id=sa;Password=Tr0ub4dor&3;Database=x", "Server=db;User Id=sa;Password=" + m},
+		{"url-query-keeps-next", "https://x.io/login?user=bob&password=Xy9&secretTail", "https://x.io/login?user=bob&password=" + m + "&secretTail"},
+		{"url-query-prefixed-name", "https://x.io/login?db_password=Xy9&next=1", "https://x.io/login?db_password=" + m + "&next=1"},
+		{"url-query-pass", "https://x.io/login?user=bob&pass=Xy9&next=1", "https://x.io/login?user=bob&pass=" + m + "&next=1"},
+		{"json-number", `{"password": 12345678, "city": "Paris"}`, `{"password": ` + m + `, "city": "Paris"}`},
+		{"quoted-keeps-rest", `password: "hunter 2" is the old one`, `password: "` + m + `" is the old one`},
+		{"yaml-nested-name", "credentials:\n  user: bob", "credentials:\n  user: bob"},
+	}
+	r := engine.DefaultRedactor()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := r.Redact(c.in); got != c.want {
+				t.Errorf("Redact(%q)\n got %q\nwant %q", c.in, got, c.want)
+			}
+			if got := r.Redact(c.want); got != c.want {
+				t.Errorf("not idempotent: %q -> %q", c.want, got)
+			}
+		})
+	}
+}
+
+// TestRedactJSONLineValue: a string field holding "password: …" on one of
+// its lines (a file an agent writes through a tool) keeps its other lines.
+// The text redaction of the document takes the rest of the JSON line,
+// closing quote included, so the document is walked; the walk took that
+// for a field naming a secret and replaced the whole file by [REDACTED].
+func TestRedactJSONLineValue(t *testing.T) {
+	ctx := t.Context()
+	e := enginetest.MustOpen(t, engine.Config{})
+	args, _ := json.Marshal(map[string]string{"path": "config.yaml", "content": "db:\n  password: hunter2 and more\n  host: db.internal\n"})
+	msg := engine.Message{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "write_file", Arguments: args}}}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{msg}}); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := e.Messages(ctx, "t", 1, 0)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("messages: %v %d", err, len(ms))
+	}
+	var got map[string]string
+	if err := json.Unmarshal(ms[0].ToolCalls[0].Arguments, &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := "db:\n  password: " + engine.RedactionMark + "\n  host: db.internal\n"; got["content"] != want {
+		t.Errorf("content %q, want %q", got["content"], want)
+	}
+	if got["path"] != "config.yaml" {
+		t.Errorf("path %q", got["path"])
+	}
+}
