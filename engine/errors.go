@@ -304,6 +304,7 @@ type OptionsError struct {
 	Err error // recall's error
 }
 
+// Error returns recall's text, unchanged ("recall: …").
 func (e *OptionsError) Error() string { return e.Err.Error() }
 
 // Unwrap returns recall's error and ErrInvalidInput.
