@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -86,8 +87,13 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 		return json.Marshal(Answer{Version: ReflectorPromptVersion, Items: items})
 	})
 	if err != nil {
-		o.cfg.Logger.WarnContext(ctx, "reflector call failed; observations stay live",
-			"thread", threadID, "fromSeq", from, "toSeq", to, "err", err)
+		// A call its context cancelled (an erasure of the thread, Close, a
+		// caller giving up) did not fail: whoever cancelled it says why
+		// (the engine logs an erasure's at INFO).
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			o.cfg.Logger.WarnContext(ctx, "reflector call failed; observations stay live",
+				"thread", threadID, "fromSeq", from, "toSeq", to, "err", err)
+		}
 		return nil, fmt.Errorf("reflect %s %d..%d: %w", threadID, from, to, err)
 	}
 	var ans Answer

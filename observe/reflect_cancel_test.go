@@ -1,0 +1,102 @@
+package observe_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/observe"
+)
+
+// TestReflectorCancelNotWarned: a reflector call its context cancelled (an
+// erasure of the thread, Close) returns the error but logs no WARN
+// "reflector call failed; observations stay live": whoever cancelled it says
+// why (the engine logs an erasure's at INFO). It logged that WARN next to the
+// engine's INFO. A call that ran out of its CallTimeout still warns.
+func TestReflectorCancelNotWarned(t *testing.T) {
+	forEachBackend(t, testReflectorCancelNotWarned)
+}
+
+func testReflectorCancelNotWarned(t *testing.T, b backend) {
+	cases := []struct {
+		name     string
+		timeout  time.Duration // CallTimeout
+		cancel   bool          // cancel the caller's context once the model is called
+		want     error
+		wantWarn bool
+	}{
+		{"Cancelled", time.Minute, true, context.Canceled, false},
+		{"CallTimeout", 300 * time.Millisecond, false, context.DeadlineExceeded, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFakeModel(t, scripted)
+			src := &memSource{}
+			src.add("t", 10, user("a"), assistant("b"), user("c"), assistant("d"))
+			logs := &lockedBuffer{}
+			e := b.openEnv(t, b.Place(t), src, f.model(t), observe.Config{Threshold: 20, ChunkTokens: 20, RecentN: -1,
+				CallTimeout: c.timeout, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+			if _, err := e.obs.Observe(ctx, "t", observe.Options{NoReflect: true}); err != nil {
+				t.Fatal(err)
+			}
+			slow := fakeopenai.Text(`{"reflection":[{"text":"late"}]}`).WithDelay(time.Minute)
+			f.srv.Enqueue(slow, slow) // the model client makes up to 2 attempts
+			rctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, err := e.obs.Reflect(rctx, "t", true)
+				done <- err
+			}()
+			if c.cancel {
+				deadline := time.Now().Add(10 * time.Second)
+				for f.srv.Pending() == 2 { // a reply is taken when the request arrives
+					if time.Now().After(deadline) {
+						t.Fatal("the reflector never called the model")
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				cancel()
+			}
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("Reflect did not return")
+			}
+			if !errors.Is(err, c.want) {
+				t.Fatalf("Reflect = %v, want %v", err, c.want)
+			}
+			if got := strings.Contains(logs.String(), "reflector call failed"); got != c.wantWarn {
+				t.Errorf("logged the WARN: %v, want %v:\n%s", got, c.wantWarn, logs.String())
+			}
+			if live := list(t, e, "t", false); len(live) != 2 {
+				t.Fatalf("live = %d rows, want the 2 sources", len(live))
+			}
+		})
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
