@@ -183,7 +183,8 @@ func DepthProblem(data []byte, what string) string {
 // hand the tools U+FFFD in its place, and memory_append would store the
 // altered text; and one with data after its message or batch (-32700,
 // "unexpected data after the JSON value at byte N": trailingData). The body is already bounded by the server
-// (server.Config.MaxBodyBytes).
+// (server.Config.MaxBodyBytes); a body it cannot read is refused in plain
+// text (readRefused).
 func checkedText(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
@@ -192,11 +193,7 @@ func checkedText(h http.Handler) http.Handler {
 		}
 		data, err := io.ReadAll(r.Body)
 		if err != nil {
-			status := http.StatusBadRequest
-			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-				status = http.StatusRequestEntityTooLarge
-			}
-			http.Error(w, err.Error(), status)
+			readRefused(w, err)
 			return
 		}
 		if p := DepthProblem(data, "body"); p != "" {
@@ -214,6 +211,20 @@ func checkedText(h http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(data))
 		h.ServeHTTP(w, r)
 	})
+}
+
+// readRefused answers a POST whose body could not be read, in plain text
+// as the SDK's refusals of a body (one not JSON): one over the server's
+// bound is a 413 with Go's error; any other (a bad chunk of a
+// Transfer-Encoding: chunked body) a 400 in the HTTP API's words, "the
+// request body could not be read: invalid byte in chunk length; send it
+// again".
+func readRefused(w http.ResponseWriter, err error) {
+	if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+		http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	http.Error(w, "the request body could not be read: "+err.Error()+"; send it again", http.StatusBadRequest)
 }
 
 // trailingData is a *jsonkey.TrailingError when data, valid JSON up to
