@@ -24,6 +24,10 @@ const (
 	// quoted is a "double", 'single' or \"escaped\" quoted value; its
 	// quote is group q.
 	quoted = `(?P<q>\\")[^"\\\n]+\\"|(?P<q>")(?:[^"\\\n]|\\.)+"|(?P<q>')[^'\n]+'`
+	// mdBold is Markdown's strong emphasis closed around a label before or
+	// after its colon (**Password**: …, **Password:** …), as a model
+	// writes one.
+	mdBold = `(?:\*\*|__)?`
 	// assignOp is an assignment operator and the blanks around it.
 	assignOp = `[ \t]*(?::=|=>|[=:])[ \t]*`
 	// afterQuotedName is a quoted name's closing quote, the operator and
@@ -44,9 +48,9 @@ const (
 //     in a query value is escaped as %26, RFC 3986 §3.4); notPlaceholder
 //     keeps it unless the name is a credential name (urlCredential);
 //  2. an unquoted name, then a colon (prose, YAML, a header: "my password:
-//     correct horse battery staple"): a quoted value, or the rest of the
-//     line (YAML's plain scalars run to the end of the line, and a
-//     passphrase holds spaces);
+//     correct horse battery staple", Markdown "**Password**: …"): a quoted
+//     value, or the rest of the line (YAML's plain scalars run to the end
+//     of the line, and a passphrase holds spaces);
 //  3. a quoted name ("api_key": …, 'pass': …, \"token\": …: JSON and
 //     dictionaries): afterQuotedName;
 //  4. an unquoted name with =, := or => (DB_PASSWORD=…, password=…,
@@ -63,7 +67,7 @@ const (
 // credential in passing.
 var assignmentPattern = `(?i)` +
 	`(?P<keep>[?&][\w.-]+=)[^&\s#"']+` +
-	`|(?P<name>` + credentialNames + `)(?:(?P<op>[ \t]*:[ \t]*)(?:` + quoted + `|[^\s=<>][^\r\n]{2,}\S)|` + afterQuotedName + `|` + afterName + `)` +
+	`|(?P<name>` + credentialNames + `)(?:(?P<op>` + mdBold + `[ \t]*:` + mdBold + `[ \t]*)(?:` + quoted + `|[^\s=<>][^\r\n]{2,}\S)|` + afterQuotedName + `|` + afterName + `)` +
 	`|(?P<name>["']pass)` + afterQuotedName
 
 // urlCredential matches the name of a URL query parameter that holds a

@@ -13,7 +13,8 @@ import (
 // '<' and kept the rest ("password: [REDACTED]&4dorXQ"), a value shorter
 // than 4 characters before the first such stop was not found at all
 // ("pwd: 7&7&7&7secretZ"), a passphrase lost only its first word, and
-// "pass" and "passcode" were no credential names. A URL query still ends a
+// "pass" and "passcode" were no credential names, and a Markdown label
+// ("**Password**: hunter2") was not read as one. A URL query still ends a
 // value at '&' (a literal '&' there is %26).
 func TestRedactAssignedValueWhole(t *testing.T) {
 	m := engine.RedactionMark
@@ -46,6 +47,9 @@ func TestRedactAssignedValueWhole(t *testing.T) {
 		{"json-number", `{"password": 12345678, "city": "Paris"}`, `{"password": ` + m + `, "city": "Paris"}`},
 		{"quoted-keeps-rest", `password: "hunter 2" is the old one`, `password: "` + m + `" is the old one`},
 		{"yaml-nested-name", "credentials:\n  user: bob", "credentials:\n  user: bob"},
+		{"markdown-bold-label", "**Password**: hunter2 x", "**Password**: " + m},
+		{"markdown-bold-colon", "**Password:** hunter2 x", "**Password:** " + m},
+		{"markdown-underscore", "__password__: hunter2", "__password__: " + m},
 	}
 	r := engine.DefaultRedactor()
 	for _, c := range cases {
