@@ -233,6 +233,17 @@ func SetBeforeRebuildQueue(e *Engine, f func()) {
 	e.idx.rebuilt.Store(&f)
 }
 
+// SetAfterReindexSwap makes Reindex on SQLite call f once its new, empty
+// index is set and before it drops the stored embeddings (reembed) and the
+// outbox's rows; nil removes it.
+func SetAfterReindexSwap(e *Engine, f func()) {
+	if f == nil {
+		e.idx.swapped.Store(nil)
+		return
+	}
+	e.idx.swapped.Store(&f)
+}
+
 // IndexLockFree reports whether the recall index's lock (indexState.mu)
 // is free: no Reindex, damage recovery or Close holds it.
 func IndexLockFree(e *Engine) bool {

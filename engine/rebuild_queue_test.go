@@ -133,6 +133,46 @@ func TestReindexQueueFails(t *testing.T) {
 	checkFound(t, e, "after Reindex again")
 }
 
+// TestReindexResetFails: a Reindex (SQLite) whose context ends once the
+// new, empty index is set, so that dropping the stored embeddings
+// (reembed) or the outbox's rows fails, returns the error naming the step
+// and leaves searches saying the index misses every message (catching up)
+// with a note saying why and to run Reindex again, as a failed queueing
+// does; the next Reindex rebuilds it. Before, the note was empty: searches
+// read "degraded: index catching up" with no word of the failure.
+func TestReindexResetFails(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		reembed bool
+		step    string
+	}{
+		{"DropEmbeddings", true, "engine: drop embeddings: "},
+		{"ResetOutbox", false, "engine: reset outbox: "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := rebuildFixture(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			engine.SetAfterReindexSwap(e, cancel)
+			err := e.Reindex(ctx, c.reembed)
+			engine.SetAfterReindexSwap(e, nil)
+			if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), c.step) {
+				t.Fatalf("Reindex cancelled after its swap: %v, want context.Canceled from %q", err, c.step)
+			}
+			var got [2]searchAnswer
+			got[0] = searchNightTrain(t, e)
+			res, err := e.Search(context.Background(), engine.SearchRequest{ResourceID: "u1", Query: "night train",
+				Options: recall.Options{Mode: recall.ModeHybrid, TopK: 3}})
+			got[1] = searchAnswer{res, err}
+			checkCatchingUp(t, "after the failed "+c.name, &got, "Reindex stopped before it queued the messages for the new index ("+c.step)
+			if err := e.Reindex(context.Background(), c.reembed); err != nil {
+				t.Fatal(err)
+			}
+			checkFound(t, e, "after Reindex again")
+		})
+	}
+}
+
 // TestSearchDuringDamageRecoveryQueue: a search while the recovery of a
 // damaged lexical index queues the rebuild (msgstore's ReplaceIndexQueue,
 // after the index lock is released) reads both channels catching up with

@@ -61,6 +61,11 @@ type indexState struct {
 	// for searches (e.idx.mu released) and before its messages are
 	// queued, so a test can search at that moment.
 	rebuilt atomic.Pointer[func()]
+	// swapped, when set (tests only: SetAfterReindexSwap), runs in
+	// Reindex on SQLite once the new, empty index is set (e.idx.mu held)
+	// and before the stored embeddings and outbox rows are dropped, so a
+	// test can make those steps fail.
+	swapped atomic.Pointer[func()]
 	// beforeSearch, when set (tests only: SetBeforeIndexSearch), runs in
 	// a search on SQLite after it took its use of the index and before it
 	// searches it, so a test can reindex or close at that moment.
@@ -346,8 +351,10 @@ func (e *Engine) SyncIndexes(ctx context.Context) error {
 // yet says "degraded: index catching up"); none fails for it. They do not
 // wait for the queueing of every message (230-334 ms at 100,000): until
 // it is committed a search of the new index counts every message of its
-// resource as not indexed yet; when the queueing fails (ctx ended) they
-// go on doing so, and the note says to run Reindex again.
+// resource as not indexed yet; when the queueing, or dropping the stored
+// embeddings (reembed) or the old outbox rows before it, fails (ctx
+// ended, a store error) they go on doing so, and the note names the step
+// and says to run Reindex again.
 // On Postgres, whose indexes are kept by the transactions that change the
 // rows, it embeds the messages without a stored embedding (every message
 // with reembed) and returns when they are stored.
@@ -412,17 +419,39 @@ func (e *Engine) swapEmptyIndex(ctx context.Context, reembed bool) (*indexUse, e
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	use := e.idx.setRebuiltIndex(ix)
-	if reembed {
-		if err := e.ms.DeleteEmbeddings(ctx, e.embedder().ID()); err != nil {
-			return nil, fmt.Errorf("engine: drop embeddings: %w", err)
-		}
-	}
-	if err := e.ms.ClearIndexQueue(ctx); err != nil {
-		return nil, fmt.Errorf("engine: reset outbox: %w", err)
+	hook(&e.idx.swapped)
+	if err := e.resetDerivedRows(ctx, reembed); err != nil {
+		// The new index stays marked unqueued (searches count every
+		// message as missing); the note says why and what to do.
+		e.idx.setNote(unqueuedNote(err))
+		return nil, err
 	}
 	e.idx.setNote("")
 	e.publish(Event{Reason: EventRebuild, Path: path, Detail: "Reindex"})
 	return use, nil
+}
+
+// resetDerivedRows is Reindex's store part of swapEmptyIndex: with reembed
+// it drops the current embedder's stored embeddings, then the outbox's
+// index and embed rows. Its errors name the step ("engine: drop
+// embeddings: …", "engine: reset outbox: …").
+func (e *Engine) resetDerivedRows(ctx context.Context, reembed bool) error {
+	if reembed {
+		if err := e.ms.DeleteEmbeddings(ctx, e.embedder().ID()); err != nil {
+			return fmt.Errorf("engine: drop embeddings: %w", err)
+		}
+	}
+	if err := e.ms.ClearIndexQueue(ctx); err != nil {
+		return fmt.Errorf("engine: reset outbox: %w", err)
+	}
+	return nil
+}
+
+// unqueuedNote is the note of a Reindex stopped by err after it set the
+// new, empty index and before it queued every message for it.
+func unqueuedNote(err error) string {
+	return "Reindex stopped before it queued the messages for the new index (" + err.Error() +
+		"); they are missing from it until Reindex runs again or the next Open"
 }
 
 // queueRebuilt queues every stored message for Reindex's new index (use,
@@ -432,8 +461,7 @@ func (e *Engine) swapEmptyIndex(ctx context.Context, reembed bool) (*indexUse, e
 func (e *Engine) queueRebuilt(ctx context.Context, use *indexUse) error {
 	e.idx.beforeQueueing()
 	if err := e.queueAll(ctx); err != nil {
-		e.idx.setNote("Reindex stopped before it queued the messages for the new index (" + err.Error() +
-			"); they are missing from it until Reindex runs again or the next Open")
+		e.idx.setNote(unqueuedNote(err))
 		return err
 	}
 	use.unqueued.Store(false)
@@ -441,8 +469,11 @@ func (e *Engine) queueRebuilt(ctx context.Context, use *indexUse) error {
 }
 
 // beforeQueueing runs the test hook rebuilt, if set.
-func (s *indexState) beforeQueueing() {
-	if f := s.rebuilt.Load(); f != nil {
+func (s *indexState) beforeQueueing() { hook(&s.rebuilt) }
+
+// hook runs the test hook h, if set.
+func hook(h *atomic.Pointer[func()]) {
+	if f := h.Load(); f != nil {
 		(*f)()
 	}
 }
