@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -133,10 +134,13 @@ const (
 // commits leaves a marker that Open completes.
 //
 // Ids that are not stored are reported in NotFound; when none is, nothing
-// is written and no purge runs (EraseResult.Purge 0, no event). Errors: a
+// is written and no purge runs (EraseResult.Purge 0, no event) but one an
+// earlier erasure left owed. Errors: a
 // *ValidationError for an invalid id; ErrEraseIncomplete (the data is
 // logically gone, the physical purge is retried on the next erasure or
-// Open).
+// Open; an erasure that finds nothing left to erase, such as the same one
+// asked again, completes it too, and so does a DeleteThread of a thread
+// no longer stored).
 func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResult, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
@@ -218,10 +222,29 @@ func (e *Engine) erase(ctx context.Context, kind eraseKind, targets []string) (*
 func (e *Engine) eraseWith(ctx context.Context, kind eraseKind, targets []string, opts eraseOpts) (*EraseResult, error) {
 	sw := e.newSweep()
 	res, err := sw.erase(ctx, kind, targets, opts)
+	if errors.Is(err, ErrThreadNotFound) && opts.guard == nil {
+		// A thread erased already: its purge, if still owed, is
+		// completed all the same (a failure stays owed and is logged).
+		if _, perr := e.completeOwed(ctx); perr != nil {
+			e.log.Warn("erasure: physical purge of earlier erasures incomplete", "err", perr)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	if !res.noop && !e.onPostgres() {
+	if res.noop {
+		// Nothing left to erase, as when the erasure is asked again after
+		// its purge was cut short: the purge still owed is completed now
+		// (purge.go), rather than by the next erasure that removes
+		// something.
+		start := time.Now()
+		ran, err := e.completeOwed(ctx)
+		if ran {
+			res.Purge = time.Since(start)
+		}
+		return res, err
+	}
+	if !e.onPostgres() {
 		res.KeptDamaged = KeptDamaged(e.dir)
 	}
 	return res, sw.finish(ctx)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,6 +60,26 @@ func (e *Engine) adoptOwed(p purgeSet) purgeSet {
 	p.add(e.erasure.owed)
 	e.erasure.owed = purgeSet{}
 	return p
+}
+
+// completeOwed completes the purges earlier erasures left owed (owe), and
+// reports whether there were any. It fails with ErrEraseIncomplete, the
+// purges still owed.
+func (e *Engine) completeOwed(ctx context.Context) (bool, error) {
+	e.erasure.mu.Lock()
+	owed := len(e.erasure.owed.markers)
+	e.erasure.mu.Unlock()
+	if owed == 0 {
+		return false, nil
+	}
+	if _, err := e.completeErasures(ctx, purgeSet{}); err != nil {
+		if !errors.Is(err, ErrEraseIncomplete) {
+			err = fmt.Errorf("%w: %w", ErrEraseIncomplete, err)
+		}
+		return true, err
+	}
+	e.log.Info("erasure: completed the physical purge of earlier erasures", "erasures", owed)
+	return true, nil
 }
 
 // completeErasures does the physical part of the erasures of p (and of

@@ -48,6 +48,13 @@ type Lexical struct {
 	path     string
 	closed   bool
 	damage   damageState // see damage.go
+
+	// merging is closed when the last ForceMerge Purge asked for returned
+	// (nil: none asked yet); guarded by mergeMu. A Purge whose context
+	// ended leaves its merge with scorch, which refuses another ("force
+	// merge already in progress") until that one is done.
+	mergeMu sync.Mutex
+	merging chan struct{}
 }
 
 func newMapping() *mapping.IndexMappingImpl {

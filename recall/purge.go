@@ -88,8 +88,29 @@ func (l *Lexical) Purge(ctx context.Context) error {
 // onAsyncError, damage.go). In the latter two cases the merge request stays
 // with scorch until the index is closed.
 func (l *Lexical) forceMerge(ctx context.Context, s *scorch.Scorch) error {
+	// A merge an earlier Purge left running when its context ended (a
+	// client that hung up on its erasure) is waited for first: scorch
+	// refuses a second one, and the erasure asked again right away failed
+	// with "force merge already in progress".
+	l.mergeMu.Lock()
+	prev := l.merging
+	l.mergeMu.Unlock()
+	if prev != nil {
+		select {
+		case <-prev:
+		case <-l.damage.ch:
+			return l.damage.err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	finished := make(chan struct{})
+	l.mergeMu.Lock()
+	l.merging = finished
+	l.mergeMu.Unlock()
 	done := make(chan error, 1)
 	go func() {
+		defer close(finished)
 		done <- l.guard(func() error { return s.ForceMerge(ctx, purgeMergeOptions()) })
 	}()
 	select {

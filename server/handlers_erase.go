@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
@@ -61,6 +62,8 @@ func (t Tenant) Erase(ctx context.Context, kind, id string) (*EraseResult, error
 	if err := canErase(t.Principal); err != nil {
 		return nil, err
 	}
+	ctx, cancel := detachErasure(ctx)
+	defer cancel()
 	switch kind {
 	case "message":
 		return eraseAnswer(t.Engine.DeleteMessages(ctx, id))
@@ -95,6 +98,23 @@ func (t Tenant) threadOwners(ctx context.Context, id string) ([]string, error) {
 		return nil, err
 	}
 	return owners, nil
+}
+
+// maxDetachedErasure bounds an erasure whose caller's context has no
+// deadline once the caller may no longer cancel it (detachErasure).
+const maxDetachedErasure = DefaultRequestTimeout
+
+// detachErasure is ctx for an erasure: not cancelled when the client hangs
+// up (a DELETE whose client gave up after 0.6 s left its purge owed and the
+// erased text in the lexical index's files until another erasure removed
+// something), but still ended by ctx's deadline (the server's
+// RequestTimeout), or after maxDetachedErasure when ctx has none.
+func detachErasure(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(maxDetachedErasure)
+	}
+	return context.WithDeadline(context.WithoutCancel(ctx), deadline)
 }
 
 // eraseAnswer turns an erasure's result into the API's; an incomplete purge
