@@ -1,12 +1,10 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -116,7 +114,7 @@ func TestEraseCancelsObsoleteObserver(t *testing.T) {
 		ctx := context.Background()
 		srv := fakeopenai.New(t)
 		srv.Enqueue(fakeopenai.Text(`{"observations":[]}`).WithDelay(time.Minute))
-		logs := &lockedBuffer{}
+		logs := &enginetest.SyncBuffer{}
 		e := be.MustOpen(t, engine.Config{RecentN: 1, Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 10},
 			Logger: slog.New(slog.NewTextHandler(logs, nil))})
 		appendTo(t, e, "t", "r", user("s1", "a turn about gardens"), user("s2", "my secret is "+secretToken), user("s3", "a third"))
@@ -165,24 +163,6 @@ func TestEraseCancelsObsoleteObserver(t *testing.T) {
 			t.Errorf("the cancelled observer logged a retry:\n%s", got)
 		}
 	})
-}
-
-// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestEraseWaitIsBounded: an erasure whose resource has a LoadContext stuck

@@ -1,15 +1,14 @@
 package observe_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
 )
@@ -39,7 +38,7 @@ func testReflectorCancelNotWarned(t *testing.T, b backend) {
 			f := newFakeModel(t, scripted)
 			src := &memSource{}
 			src.add("t", 10, user("a"), assistant("b"), user("c"), assistant("d"))
-			logs := &lockedBuffer{}
+			logs := &enginetest.SyncBuffer{}
 			e := b.openEnv(t, b.Place(t), src, f.model(t), observe.Config{Threshold: 20, ChunkTokens: 20, RecentN: -1,
 				CallTimeout: c.timeout, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 			if _, err := e.obs.Observe(ctx, "t", observe.Options{NoReflect: true}); err != nil {
@@ -81,22 +80,4 @@ func testReflectorCancelNotWarned(t *testing.T, b backend) {
 			}
 		})
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
