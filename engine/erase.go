@@ -140,7 +140,8 @@ const (
 // logically gone, the physical purge is retried on the next erasure or
 // Open; an erasure that finds nothing left to erase, such as the same one
 // asked again, completes it too, and so does a DeleteThread of a thread
-// no longer stored).
+// no longer stored; such an erasure first waits for the purges under way,
+// until ctx ends).
 func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResult, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
@@ -206,10 +207,12 @@ type eraseState struct {
 	fence fence
 
 	mu      sync.Mutex
-	owed    purgeSet     // purges that failed or were cancelled (purge.go)
-	purges  atomic.Int64 // physical purges started, for the tests
-	vacuums atomic.Int64 // VACUUMs the purges ran (vacuumResidue), for the tests
-	reads   atomic.Int64 // reads of erased texts (erasure.texts) the transactions made, for the tests
+	owed    purgeSet      // purges that failed or were cancelled (purge.go)
+	running int           // purges under way (completeErasures), guarded by mu
+	idle    chan struct{} // closed when running drops to 0; nil while none ran
+	purges  atomic.Int64  // physical purges started, for the tests
+	vacuums atomic.Int64  // VACUUMs the purges ran (vacuumResidue), for the tests
+	reads   atomic.Int64  // reads of erased texts (erasure.texts) the transactions made, for the tests
 }
 
 // erase runs the erasure transaction, then the physical purge.

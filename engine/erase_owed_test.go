@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
@@ -64,5 +65,51 @@ func TestRepeatedErasureCompletesOwedPurge(t *testing.T) {
 				t.Errorf("the erased text is still in %v after the repeated erasure", hits)
 			}
 		})
+	}
+}
+
+// TestRepeatedErasureAwaitsPurgeUnderWay: the same erasure asked again
+// while the first one's purge is under way answers when that purge has
+// finished. It answered at once, nothing left to erase and nothing said
+// of a purge, with the erased text still in the files (walk32: a repeated
+// DELETE 1 ms after the first, the text in mnemo.db and a .zap file). The
+// first purge's hook waits for the repeated erasure to return (at most a
+// second), so without the wait the repeated one returns while the text is
+// on disk.
+func TestRepeatedErasureAwaitsPurgeUnderWay(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	appendTo(t, e, "t1", "victim", user("m1", "victimmark quokkaferry leaves at ten"))
+	appendTo(t, e, "t2", "other", user("m2", "the night train leaves at nine"))
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	entered, repeated := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	engine.SetBeforeIndexPurge(e, func() {
+		once.Do(func() {
+			close(entered)
+			select {
+			case <-repeated:
+			case <-time.After(time.Second):
+			}
+		})
+	})
+	first := make(chan error, 1)
+	go func() {
+		_, err := e.DeleteResource(ctx, "victim")
+		first <- err
+	}()
+	<-entered
+	res, err := e.DeleteResource(ctx, "victim")
+	close(repeated)
+	if err != nil || len(res.Messages) != 0 {
+		t.Fatalf("the repeated erasure: %v, %v; want nothing erased again, no error", res, err)
+	}
+	if hits := filesContaining(t, e.Dir(), "victimmark"); len(hits) > 0 {
+		t.Errorf("the repeated erasure answered with the erased text still in %v", hits)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("the first erasure: %v", err)
 	}
 }

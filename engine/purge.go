@@ -65,7 +65,16 @@ func (e *Engine) adoptOwed(p purgeSet) purgeSet {
 // completeOwed completes the purges earlier erasures left owed (owe), and
 // reports whether there were any. It fails with ErrEraseIncomplete, the
 // purges still owed.
+//
+// It first waits for the purges under way (until ctx ends): the same
+// erasure asked again while the first one's purge runs found nothing to
+// erase and answered at once, purge done, with the erased text still in
+// the files; now it answers when that purge finished, or completes it
+// when it failed.
 func (e *Engine) completeOwed(ctx context.Context) (bool, error) {
+	if err := e.awaitPurges(ctx); err != nil {
+		return false, fmt.Errorf("%w: waiting for the purge under way: %w", ErrEraseIncomplete, err)
+	}
 	e.erasure.mu.Lock()
 	owed := len(e.erasure.owed.markers)
 	e.erasure.mu.Unlock()
@@ -103,6 +112,8 @@ func (e *Engine) completeOwed(ctx context.Context) (bool, error) {
 // ids are index keys) every index is rebuilt first (store.Reindex), which
 // frees and zeroes the old index pages.
 func (e *Engine) completeErasures(ctx context.Context, p purgeSet) (Vacuum, error) {
+	e.purgeStarted()
+	defer e.purgeEnded()
 	p = e.adoptOwed(p)
 	why, err := e.purge(ctx, p)
 	if err != nil {
@@ -329,4 +340,41 @@ func (e *Engine) resumeErasures(ctx context.Context) error {
 	}
 	e.publish(Event{Reason: EventEraseResumed, Count: n, Detail: "erasures interrupted by a crash were completed at open"})
 	return nil
+}
+
+// purgeStarted counts a purge under way (completeErasures).
+func (e *Engine) purgeStarted() {
+	e.erasure.mu.Lock()
+	defer e.erasure.mu.Unlock()
+	if e.erasure.running == 0 {
+		e.erasure.idle = make(chan struct{})
+	}
+	e.erasure.running++
+}
+
+// purgeEnded counts a purge done, failed or not (after owe).
+func (e *Engine) purgeEnded() {
+	e.erasure.mu.Lock()
+	defer e.erasure.mu.Unlock()
+	if e.erasure.running--; e.erasure.running == 0 {
+		close(e.erasure.idle)
+	}
+}
+
+// awaitPurges returns when no purge is under way, or ctx's error when it
+// ends first.
+func (e *Engine) awaitPurges(ctx context.Context) error {
+	e.erasure.mu.Lock()
+	if e.erasure.running == 0 {
+		e.erasure.mu.Unlock()
+		return nil
+	}
+	idle := e.erasure.idle
+	e.erasure.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
