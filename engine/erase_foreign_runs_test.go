@@ -17,8 +17,9 @@ import (
 // resource's run records with the thread's own, so one tenant's erasure
 // (or expiry, or quota eviction) destroyed another tenant's provenance.
 // The other resource's run is kept, its thread id entombed (the erased id
-// is kept nowhere), unless its run id spells the erased thread's id: that
-// run id is entombed as the owner's are, and its record goes.
+// is kept nowhere). The owner's run id that spells the erased thread's id
+// is entombed; another resource's that does is its own
+// (TestErasureKeepsOtherResourcesSpelledRuns).
 func TestDeleteThreadKeepsOtherResourcesRuns(t *testing.T) {
 	erasures := map[string]func(e *engine.Engine) (*engine.EraseResult, error){
 		"DeleteThread": func(e *engine.Engine) (*engine.EraseResult, error) {
@@ -38,24 +39,24 @@ func testKeepsOtherResourcesRuns(t *testing.T, erase func(e *engine.Engine) (*en
 		ctx := context.Background()
 		e := be.MustOpen(t, engine.Config{})
 		const shared, alice, bob = "shared-thread-4412", "res-alice", "res-bob"
-		const aliceRun, spelled = "alice-run-7731", "shared-thread-4412-alice"
-		for _, run := range []string{aliceRun, spelled} {
-			if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: shared, ResourceID: alice,
-				Query: "where did I leave the walrus figurine"}); err != nil {
-				t.Fatal(err)
-			}
+		const aliceRun, spelled = "alice-run-7731", "shared-thread-4412-bob"
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: aliceRun, ThreadID: shared, ResourceID: alice,
+			Query: "where did I leave the walrus figurine"}); err != nil {
+			t.Fatal(err)
 		}
 		appendUser(t, e, shared, bob, "bob's first turn in his new thread")
-		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "bob-run-1", ThreadID: shared, ResourceID: bob}); err != nil {
-			t.Fatal(err)
+		for _, run := range []string{"bob-run-1", spelled} {
+			if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: shared, ResourceID: bob}); err != nil {
+				t.Fatal(err)
+			}
 		}
 
 		res, err := erase(e)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := res.Runs, 1; got != want {
-			t.Errorf("EraseResult.Runs = %d, want %d (bob's run only)", got, want)
+		if got, want := res.Runs, 2; got != want {
+			t.Errorf("EraseResult.Runs = %d, want %d (bob's runs only)", got, want)
 		}
 		rec, err := e.Journal().MemCtx(ctx, aliceRun)
 		if err != nil {

@@ -204,7 +204,8 @@ func (er *erasure) scrubMemCtx(ctx context.Context, tx *store.Tx) error {
 // deleteThreads deletes the deleted threads: the row, dispatches, seq
 // tombstones, tool applications, working memory (scope thread), and their
 // runs' tool applications and memctx records (an erased thread leaves no
-// run listing; the run ids stay claimed by a tombstone, tombstone.go).
+// run listing; the run ids stay claimed by a tombstone, tombstone.go), and,
+// for an erased resource, its runs on any other thread id.
 func (er *erasure) deleteThreads(ctx context.Context, tx *store.Tx) error {
 	for _, t := range er.threads {
 		if er.ghosts[t] {
@@ -242,6 +243,15 @@ func (er *erasure) deleteThreads(ctx context.Context, tx *store.Tx) error {
 			}
 			er.res.Runs += n
 		}
+	}
+	if er.kind == eraseResource {
+		// Its runs on thread ids another resource holds (its LoadContext
+		// before that resource created the thread) go too.
+		n, err := journal.DeleteResourceRuns(ctx, tx, er.target)
+		if err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		er.res.Runs += n
 	}
 	return nil
 }

@@ -83,15 +83,14 @@ func EntombThread(ctx context.Context, tx store.Conn, en Entomb, t, only string)
 	return nil
 }
 
-// EntombRunIDs replaces, in tx, the ids of the runs owned by tomb (an
-// entombed thread) that contain an erased id — one of threads, or the
-// erased resource, as "ana@example.com:turn-1" does — with their own
-// tombstones: the id kept nowhere includes the run ids that spell it. Such
-// a run id is then no longer claimed under its old spelling. The erasure
-// has already deleted the records keyed by the owner's run ids (memctx
-// records, tool applications); those of another resource's run on the
-// thread id, which DeleteRuns keeps, are deleted here when the run id is
-// replaced, since their keys spell the erased id.
+// EntombRunIDs replaces, in tx, the ids of the erased owners' runs owned
+// by tomb (an entombed thread) that contain an erased id — one of threads,
+// or the erased resource, as "ana@example.com:turn-1" does — with their
+// own tombstones: the id kept nowhere includes the run ids that spell it.
+// Such a run id is then no longer claimed under its old spelling. The
+// erasure has already deleted the records keyed by those run ids (memctx
+// records, tool applications). A run of another resource on the thread id
+// is that resource's, whatever its id spells: it is not touched here.
 func EntombRunIDs(ctx context.Context, tx store.Conn, en Entomb, tomb string, threads []string) error {
 	tx = store.Bound(tx)
 	runs, err := runsOf(ctx, tx, tomb)
@@ -103,23 +102,29 @@ func EntombRunIDs(ctx context.Context, tx store.Conn, en Entomb, tomb string, th
 		for _, t := range threads {
 			spells = spells || strings.Contains(r.id, t)
 		}
-		if !spells {
+		if !spells || !en.erased(r.resource) {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET id = ? WHERE id = ?`, en.Of(r.id), r.id); err != nil {
 			return fmt.Errorf("journal: erase: tombstone run id: %w", err)
 		}
-		if en.Owner == "" || r.resource == en.Owner || r.resource == en.resource(en.Owner) {
-			continue // the owner's: its records are deleted already
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND key = ?`, ScopeMemCtx, MemCtxKey(r.id)); err != nil {
-			return fmt.Errorf("journal: erase: memctx record of run %s: %w", r.id, err)
-		}
-		if err := ForgetRunTools(ctx, tx, r.id); err != nil {
-			return err
-		}
 	}
 	return nil
+}
+
+// erased reports whether resource (as a run row keeps it, maybe already a
+// tombstone) is an erased owner: en.Owner or en.Resource. With neither
+// set, every resource is.
+func (en Entomb) erased(resource string) bool {
+	if en.Owner == "" && en.Resource == "" {
+		return true
+	}
+	for _, o := range []string{en.Owner, en.Resource} {
+		if o != "" && (resource == o || resource == en.Of(o)) {
+			return true
+		}
+	}
+	return false
 }
 
 // runOwned is a run of a thread, with its resource.

@@ -106,6 +106,43 @@ func DeleteRuns(ctx context.Context, tx store.Conn, thread, resource string) (in
 	return int(n), nil
 }
 
+// DeleteResourceRuns deletes in tx the memctx records and tool
+// applications of every run recorded under resource, whatever thread id
+// they name (an erased resource leaves no run listing, also of its runs on
+// a thread another resource holds), and returns how many records it
+// deleted. The run ids stay claimed in runs (the erasure entombs them).
+func DeleteResourceRuns(ctx context.Context, tx store.Conn, resource string) (int, error) {
+	tx = store.Bound(tx)
+	rows, err := tx.QueryContext(ctx, `SELECT key FROM journal WHERE scope = ? AND resource_id = ?`, ScopeMemCtx, resource)
+	if err != nil {
+		return 0, fmt.Errorf("journal: erase: runs of resource: %w", err)
+	}
+	var runs []string
+	for rows.Next() {
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("journal: erase: runs of resource: %w", err)
+		}
+		runs = append(runs, strings.TrimSuffix(key, MemCtxKey("")))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("journal: erase: runs of resource: %w", err)
+	}
+	for _, run := range runs {
+		if err := ForgetRunTools(ctx, tx, run); err != nil {
+			return 0, err
+		}
+	}
+	r, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND resource_id = ?`, ScopeMemCtx, resource)
+	if err != nil {
+		return 0, fmt.Errorf("journal: erase: runs of resource: %w", err)
+	}
+	n, _ := r.RowsAffected()
+	return int(n), nil
+}
+
 // MarkErasing writes in tx the marker of an erasure (scope ScopeErasing):
 // its existence after commit means its physical purge is owed. info is a
 // small JSON description (kind and counts, never content).
