@@ -17,3 +17,13 @@ func TestDeleteOutputPurgeIncomplete(t *testing.T) {
 		t.Fatalf("purgeIncomplete %q, want %q", got, want)
 	}
 }
+
+// TestDeleteOutputRuns: memory_delete's result counts the run records an
+// erasure deleted, as the DELETE routes' runs does; the tool dropped it,
+// so an erasure of a thread id with runs only answered with no count.
+func TestDeleteOutputRuns(t *testing.T) {
+	res := &server.EraseResult{Threads: []string{"ghost2"}, Runs: 2}
+	if got := deleteOutput(res).Runs; got != 2 {
+		t.Fatalf("runs %d, want 2", got)
+	}
+}

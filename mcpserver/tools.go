@@ -274,6 +274,6 @@ func (h *handlers) delete(ctx context.Context, _ *mcp.CallToolRequest, in Delete
 // deleteOutput is memory_delete's result of an erasure: what the DELETE
 // routes answer that a model can act on, the incomplete purge included.
 func deleteOutput(res *server.EraseResult) DeleteOutput {
-	return DeleteOutput{Messages: res.Messages, Threads: res.Threads, Invalidated: res.Invalidated,
+	return DeleteOutput{Messages: res.Messages, Threads: res.Threads, Invalidated: res.Invalidated, Runs: res.Runs,
 		PurgeIncomplete: res.PurgeIncomplete, Warning: res.Warning}
 }

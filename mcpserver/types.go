@@ -233,6 +233,8 @@ type DeleteOutput struct {
 	Threads []string `json:"threads,omitempty"`
 	// Invalidated (invalidated) are the observations invalidated because their sources were erased.
 	Invalidated []string `json:"invalidated,omitempty" jsonschema:"observations invalidated because their sources were erased"`
+	// Runs (runs) counts the run records (memctx records) of the erased conversations deleted, as the DELETE routes' runs.
+	Runs int `json:"runs" jsonschema:"how many run records (the context loaded for a turn) of the erased conversations were deleted"`
 	// PurgeIncomplete is server.EraseResult.PurgeIncomplete.
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty" jsonschema:"set when the erased turns are unreadable already but their physical purge did not finish (it is retried): why"`
 	// Warning (warning) is set when kept damaged files may still hold what was erased; the operator must delete them.

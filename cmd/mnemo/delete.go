@@ -256,6 +256,9 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 	if len(r.Threads) > 0 {
 		fmt.Fprintf(c.Stdout, "deleted %s%s\n", count(len(r.Threads), "thread"), list(r.Threads))
 	}
+	if r.Runs > 0 {
+		fmt.Fprintf(c.Stdout, "deleted %s\n", count(r.Runs, "run record"))
+	}
 	fmt.Fprintf(c.Stdout, "invalidated %s%s\n", count(len(r.Invalidated), "observation"), list(r.Invalidated))
 	fmt.Fprintf(c.Stdout, "scrubbed %s; removed %s, %s\n",
 		count(r.MemCtxScrubbed, "memctx record"), count(r.Embeddings, "embedding"), count(r.WorkingMemory, "working-memory state"))

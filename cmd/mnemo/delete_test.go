@@ -282,3 +282,28 @@ func TestDeleteThreadWithRunsOnly(t *testing.T) {
 		t.Fatalf("delete again: exit %d, %s", code, stderr)
 	}
 }
+
+// TestDeleteThreadPrintsRuns: `mnemo delete` says how many run records it
+// deleted; of a thread id with runs only it printed "erased 0 messages",
+// the thread and zero counts, nothing of the 2 runs it erased (--json and
+// HTTP said "runs": 2).
+func TestDeleteThreadPrintsRuns(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []string{"ghost2-run-1", "ghost2-run-2"} {
+		if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "ghost2", ResourceID: "alice", Query: "where is the spare key"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "delete", "--thread", "ghost2", "--yes")
+	if code != 0 || !strings.Contains(out, "deleted 2 run records\n") {
+		t.Fatalf("delete --thread ghost2: exit %d, want the line \"deleted 2 run records\"\n%s%s", code, out, stderr)
+	}
+}
