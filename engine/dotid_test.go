@@ -18,8 +18,9 @@ import (
 
 // TestValidNewIDRule: ValidNewID refuses exactly "." and ".." among the
 // ids ValidID takes (no URL path can hold them: WHATWG URL parsing reads
-// "..", ".%2e" and "%2E%2E" alike as a dot segment); ids that only hold
-// dots or begin or end with them are ids like any other.
+// "..", ".%2e" and "%2E%2E" alike as a dot segment), and the ids beginning
+// with TombstonePrefix (erasure's); ids that only hold dots or begin or
+// end with them are ids like any other.
 func TestValidNewIDRule(t *testing.T) {
 	for _, c := range []struct {
 		id            string
@@ -38,6 +39,13 @@ func TestValidNewIDRule(t *testing.T) {
 		{"./", false, false},
 		{strings.Repeat(".", 128), true, true},
 		{strings.Repeat(".", 129), false, false},
+		// TombstonePrefix, case-sensitive, at the start only.
+		{"erased-x", true, false},
+		{"erased-", true, false},
+		{"erased-0123456789abcdef0123", true, false},
+		{"Erased-x", true, true},
+		{"erased", true, true},
+		{"x-erased-", true, true},
 	} {
 		if got := engine.ValidID(c.id); got != c.lookup {
 			t.Errorf("ValidID(%q) = %v, want %v", c.id, got, c.lookup)

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -10,8 +11,9 @@ import (
 // ends with after "; got ": `an empty id`, `an id of 129 bytes`,
 // `".."`, `" " at byte 1` (the first character outside the rule, quoted
 // with Go's escapes: a control or bidirectional character as \u202e),
-// `0xff at byte 0, which is not UTF-8`. An id within the rule is given
-// quoted. The id is the caller's own: a refusal may carry it.
+// `0xff at byte 0, which is not UTF-8`, `"erased-x", which begins with
+// the reserved prefix "erased-"` (TombstonePrefix, once its characters are
+// within the rule). An id within the rule is given quoted. The id is the caller's own: a refusal may carry it.
 func IDFault(id string) string {
 	switch {
 	case id == "":
@@ -30,6 +32,9 @@ func IDFault(id string) string {
 			return fmt.Sprintf("%s at byte %d", strconv.Quote(id[i:i+n]), i)
 		}
 		i += n
+	}
+	if strings.HasPrefix(id, TombstonePrefix) {
+		return fmt.Sprintf("%s, which begins with the reserved prefix %s", strconv.Quote(id), strconv.Quote(TombstonePrefix))
 	}
 	return strconv.Quote(id)
 }

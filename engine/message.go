@@ -22,7 +22,7 @@ const (
 // more than MaxCreatedAtAhead (a day) past the engine clock (else
 // ErrCreatedAtFuture); any past time is kept.
 type Message struct {
-	// ID is unique in the data directory: 1-128 characters of [A-Za-z0-9_.:@-], not "." or ".." (ValidNewID); Append generates a ULID when empty.
+	// ID is unique in the data directory: 1-128 characters of [A-Za-z0-9_.:@-], not "." or ".." and not beginning with "erased-" (ValidNewID); Append generates a ULID when empty.
 	ID string `json:"id"`
 	// ThreadID is the message's thread (set by Append from the request).
 	ThreadID string `json:"threadId"`

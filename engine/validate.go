@@ -23,9 +23,9 @@ import (
 const IDRule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
 
 // NewIDRule is the rule of an id that names something new (ValidNewID),
-// in the refusal of an append, a run id or a dispatch: IDRule and the
-// dot segments.
-const NewIDRule = IDRule + `, and not "." or ".." (which URLs read as dot segments)`
+// in the refusal of an append, a run id or a dispatch: IDRule, the dot
+// segments and the tombstone prefix.
+const NewIDRule = IDRule + `, and not "." or ".." (which URLs read as dot segments), and not beginning with "` + TombstonePrefix + `" (reserved for erased owners)`
 
 // idByte marks the bytes of IDRule.
 var idByte = func() (ok [256]bool) {
@@ -61,10 +61,16 @@ func ValidID(s string) bool {
 // HandleToolCall or BeginDispatch records. It is ValidID but for "." and
 // "..": no WHATWG URL client (a browser, fetch, the MCP SDKs) can put them
 // in a path, where "..", ".%2e" and "%2E%2E" are all a dot segment, so
-// /v1/threads/../messages is another route's path. A refused id is a
-// *ValidationError naming its field, whose rule says so.
+// /v1/threads/../messages is another route's path; and but for ids
+// beginning with TombstonePrefix (case-sensitive), which erasure puts in
+// place of an erased thread's or resource's id (and of its turns' message
+// ids in other records): a thread "erased-x" would be taken for a
+// tombstone by the paths that skip them (a DeleteThread of its runs alone
+// answered ErrThreadNotFound) and could be read as one in the records. The
+// rule is the same for every kind of new id, so one rule text says it. A
+// refused id is a *ValidationError naming its field, whose rule says so.
 func ValidNewID(s string) bool {
-	return s != "." && s != ".." && ValidID(s)
+	return s != "." && s != ".." && !strings.HasPrefix(s, TombstonePrefix) && ValidID(s)
 }
 
 // newID reports whether s may name something new in e: ValidNewID, or

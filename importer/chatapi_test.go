@@ -90,7 +90,7 @@ func TestJSONLChatAPIs(t *testing.T) {
 				`line 6: content[0] is a "tool_result" part (Anthropic's tool result), which mnemo does not read: give the result as a line of its own, {"role": "tool", "tool_call_id", "content"}`,
 			}},
 		{file: "ollama-doc-toolcall.jsonl", thread: "od", stored: 1, skipped: 2, problems: []string{
-			`line 2: tool_calls[0].id must be 1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments); got an empty id`,
+			`line 2: tool_calls[0].id must be 1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments), and not beginning with "erased-" (reserved for erased owners); got an empty id`,
 			`line 3: invalid tool_call_id: is required for a tool message`}},
 	} {
 		t.Run(c.file, func(t *testing.T) {

@@ -10,7 +10,8 @@ import (
 )
 
 // TestDotIDArguments: a thread, message or run id "." or ".." (which no
-// URL path can hold) is refused by the tools that would store something
+// URL path can hold), or one beginning with "erased-" (erasure's
+// tombstones), is refused by the tools that would store something
 // under it, naming the argument, saying the rule and what the id broke,
 // in the server's one form of id errors (the engine's ids said `invalid
 // runId: must be …` without what broke); nothing is stored.
@@ -36,16 +37,20 @@ func TestDotIDArguments(t *testing.T) {
 		{mcpserver.ToolWMUpdate, map[string]any{"threadId": ".", "content": "{}"}, "threadId", `"."`},
 		{mcpserver.ToolWMUpdate, map[string]any{"threadId": "t-new", "resourceId": "..", "content": "{}"}, "resourceId", `".."`}, // not "Not found"
 		{mcpserver.ToolWMUpdate, map[string]any{"resourceId": ".", "content": "{}"}, "resourceId", `"."`},
+		// The prefix of erasure's tombstones (engine.TombstonePrefix).
+		{mcpserver.ToolAppend, map[string]any{"threadId": "erased-x", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "threadId", `"erased-x", which begins with the reserved prefix "erased-"`},
+		{mcpserver.ToolAppend, map[string]any{"threadId": "t1", "resourceId": "erased-r", "messages": []map[string]any{{"role": "user", "content": "x"}}}, "resourceId", `"erased-r", which begins with the reserved prefix "erased-"`},
+		{mcpserver.ToolContext, map[string]any{"threadId": "erased-x"}, "threadId", `"erased-x", which begins with the reserved prefix "erased-"`},
 	} {
 		failed, text := call(t, cs, c.tool, c.args, nil)
 		// One form with the server's own ids (server/badid.go): FIELD,
 		// the rule, then what the id broke.
-		want := "Invalid input: " + c.field + ` must be 1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments); got ` + c.got + " (field " + c.field + ")"
+		want := "Invalid input: " + c.field + ` must be 1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments), and not beginning with "erased-" (reserved for erased owners); got ` + c.got + " (field " + c.field + ")"
 		if !failed || text != want {
 			t.Errorf("%s %v: failed %v, %q; want %q", c.tool, c.args, failed, text, want)
 		}
 	}
-	for _, id := range []string{".", "..", "t1"} {
+	for _, id := range []string{".", "..", "t1", "erased-x"} {
 		if _, err := e.GetThread(t.Context(), id); err == nil {
 			t.Errorf("thread %q stored", id)
 		}

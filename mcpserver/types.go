@@ -8,9 +8,9 @@ import "github.com/mnemo-go/mnemo/engine"
 // AppendInput is memory_append's input.
 type AppendInput struct {
 	// ThreadID (threadId, required) is the conversation to append to; it is created on first use.
-	ThreadID string `json:"threadId" jsonschema:"the conversation to append to; it is created on first use (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
+	ThreadID string `json:"threadId" jsonschema:"the conversation to append to; it is created on first use (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 	// ResourceID (resourceId) owns the thread; empty: the thread's owner, or the client's only resource.
-	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user or tenant owning the thread; may be left out when the thread exists or the client may use only one resource (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user or tenant owning the thread; may be left out when the thread exists or the client may use only one resource (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 	// Messages (messages, required) are the turns to store, oldest first.
 	Messages []AppendMessage `json:"messages" jsonschema:"the turns to store, oldest first"`
 }
@@ -24,7 +24,7 @@ type AppendMessage struct {
 	// Name (name) is the optional speaker name; empty: none.
 	Name string `json:"name,omitempty" jsonschema:"optional speaker name"`
 	// ID (id) is an optional stable id; the same id and content again is a no-op. Empty: one is assigned.
-	ID string `json:"id,omitempty" jsonschema:"optional stable id; storing the same id and content again is a no-op (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
+	ID string `json:"id,omitempty" jsonschema:"optional stable id; storing the same id and content again is a no-op (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 }
 
 // AppendOutput is memory_append's result.
@@ -103,9 +103,9 @@ type SearchOutput struct {
 // ContextInput is memory_context's input.
 type ContextInput struct {
 	// ThreadID (threadId, required) is the conversation whose next prompt is built.
-	ThreadID string `json:"threadId" jsonschema:"the conversation whose next prompt is being built (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
+	ThreadID string `json:"threadId" jsonschema:"the conversation whose next prompt is being built (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 	// ResourceID (resourceId) is the thread's owner; needed only for a thread with no turns yet when the client may use more than one resource.
-	ResourceID string `json:"resourceId,omitempty" jsonschema:"the thread's owner; needed only for a thread with no turns yet, when the client may use more than one resource (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"the thread's owner; needed only for a thread with no turns yet, when the client may use more than one resource (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 	// Query (query) is what recall looks for; empty: the newest user turn. Recorded in the run's provenance even when recall is off.
 	Query string `json:"query,omitempty" jsonschema:"what recall should look for; default: the newest user turn; recorded in the run's provenance even when recall is off (no topK and none configured), and the notice then says nothing was recalled"`
 	// RecentN (recentN) is how many recent turns to include; 0: the server's setting.
@@ -113,7 +113,7 @@ type ContextInput struct {
 	// TopK (topK) is how many older turns to recall; 0: the server's recall settings (5 when it recalls).
 	TopK int `json:"topK,omitempty" jsonschema:"how many older turns to recall (default 5; the server's recall settings apply otherwise)"`
 	// RunID (runId) names the run; its provenance is mnemo://runs/{runId}/memctx. Empty: one is assigned.
-	RunID string `json:"runId,omitempty" jsonschema:"a name for this run; its provenance record is mnemo://runs/{runId}/memctx (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
+	RunID string `json:"runId,omitempty" jsonschema:"a name for this run; its provenance record is mnemo://runs/{runId}/memctx (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 	// At (at) is when the question is asked, RFC 3339; the query's relative dates resolve against it. Empty: the server clock; the zero time is refused.
 	At string `json:"at,omitempty" jsonschema:"when the question is asked (RFC 3339, e.g. 2023-05-11T09:00:00Z): the query's relative dates (yesterday, last week, two months ago) are resolved against it; default: the server clock (the zero time 0001-01-01T00:00:00Z is refused); recorded as memctx.queryAt"`
 }
@@ -190,9 +190,9 @@ type WorkingMemoryInput struct {
 // WorkingMemoryUpdateInput is working_memory_update's input.
 type WorkingMemoryUpdateInput struct {
 	// ThreadID (threadId) selects the thread-scoped working memory; empty: resource scope.
-	ThreadID string `json:"threadId,omitempty" jsonschema:"the conversation whose working memory to change (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
+	ThreadID string `json:"threadId,omitempty" jsonschema:"the conversation whose working memory to change (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 	// ResourceID (resourceId) selects the resource-scoped working memory; with threadId it must be the thread's owner.
-	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope); with threadId it must be the thread's (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\")"`
+	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope); with threadId it must be the thread's (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 	// Content (content) is the whole new state: a JSON object as text (schema mode) or markdown (template mode). Nil: Patch applies.
 	Content *string `json:"content,omitempty" jsonschema:"the whole new state: a JSON object as text in schema mode, a markdown document in template mode"`
 	// Patch (patch) changes fields in schema mode only; a null deletes a field, lists are replaced whole.

@@ -17,7 +17,7 @@ import (
 func TestIDErrorsOneFamily(t *testing.T) {
 	h := newHarness(t, false, server.Config{})
 	const rule = "must be 1-128 characters of [A-Za-z0-9_.:@-]"
-	const dots = `, and not "." or ".." (which URLs read as dot segments)`
+	const dots = `, and not "." or ".." (which URLs read as dot segments), and not beginning with "erased-" (reserved for erased owners)`
 	appendBody := `{"resourceId":"r","messages":[{"role":"user","content":"x"}]}`
 	msg := func(member string) string {
 		return `{"resourceId":"r","messages":[{"role":"user","content":"x",` + member + `}]}`

@@ -213,6 +213,9 @@ func TestTokensFile(t *testing.T) {
 			`tokens[0].resources[0]: ".." cannot be a token's resource: nothing new may be stored under "." or ".." (URLs read them as dot segments), so its every write would be refused; read and erase what a data directory written before holds under it with an operator token (["*"]) or the mnemo commands; tokens[0] is the token named "dd"`},
 		"DotResource": {`{"tokens":[{"token":"abcdefghij","resources":["a"]},{"token":"s3cret-d-1","resources":["b","."]}]}`,
 			`tokens[1].resources[1]: "." cannot be a token's resource`},
+		// The prefix of erasure's tombstones, refused for new data alike.
+		"TombstoneResource": {`{"tokens":[{"token":"s3cret-e-1","resources":["erased-r"]}]}`,
+			`tokens[0].resources[0]: "erased-r" cannot be a token's resource: nothing new may be stored under an id beginning with "erased-" (reserved for erased owners), so its every write would be refused`},
 		// A byte-order mark was "invalid character 'ï'"; a secret saved
 		// as Latin-1 was accepted, read with U+FFFD, a token no client
 		// sends (review17).

@@ -12,6 +12,7 @@ import (
 	"github.com/invopop/jsonschema"
 	orderedmap "github.com/pb33f/ordered-map/v2"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -201,8 +202,9 @@ func operation(rt *route, ref func(any) (map[string]any, error), problem map[str
 const idPattern = "^[A-Za-z0-9_.:@-]{1,128}$"
 
 // pathIDParam is the path parameter name. An id a write stores under
-// (newID: the route's handler holds it to NewID) is not "." or "..": its
-// schema says so with a not-enum beside the pattern, which every id shares.
+// (newID: the route's handler holds it to NewID) is not "." or ".." and
+// does not begin with engine.TombstonePrefix: its schema says so with a
+// not (an enum, a pattern) beside the pattern, which every id shares.
 // A read's or an erasure's id may be "." or "..", which a data directory
 // written before that rule may hold; its description says so.
 func pathIDParam(name string, newID bool) map[string]any {
@@ -211,8 +213,11 @@ func pathIDParam(name string, newID bool) map[string]any {
 		"are answered where a data directory written before that rule holds them, to clients that send the path as written " +
 		"(Go's net/http, curl --path-as-is; a browser or fetch cannot)"
 	if newID {
-		schema["not"] = map[string]any{"enum": []string{".", ".."}}
-		desc = `1-128 characters of [A-Za-z0-9_.:@-], and not "." or ".." (which URLs read as dot segments): ` +
+		schema["not"] = map[string]any{"anyOf": []any{
+			map[string]any{"enum": []string{".", ".."}},
+			map[string]any{"pattern": "^" + engine.TombstonePrefix},
+		}}
+		desc = engine.NewIDRule[len("must be "):] + `: ` +
 			"the request stores data under it (a 400 naming " + name + " otherwise)"
 	}
 	return map[string]any{"name": name, "in": "path", "required": true, "description": desc, "schema": schema}

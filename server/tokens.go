@@ -43,8 +43,8 @@ type Token struct {
 	Token string `json:"token"`
 	// Resources are the resource ids the token may touch, or ["*"] for all
 	// ("*" only alone: ["alice", "*"] is refused). An id is
-	// engine.ValidNewID: "." and "..", which no new data may name, are
-	// refused (ParseTokens).
+	// engine.ValidNewID: "." and ".." and ids beginning with "erased-",
+	// which no new data may name, are refused (ParseTokens).
 	Resources []string `json:"resources"`
 	// Erase allows the DELETE routes and the MCP memory_delete tool.
 	Erase bool `json:"erase,omitempty"`
@@ -228,9 +228,13 @@ func principal(i int, tok Token) (*Principal, error) {
 // dotResourceDetail says why a token may not be bound to resource r, "."
 // or "..", and how to reach what a store written before holds under it.
 func dotResourceDetail(r string) string {
-	return fmt.Sprintf(`%q cannot be a token's resource: nothing new may be stored under "." or ".." (URLs read them as dot segments), `+
+	why := `"." or ".." (URLs read them as dot segments)`
+	if strings.HasPrefix(r, engine.TombstonePrefix) {
+		why = `an id beginning with "` + engine.TombstonePrefix + `" (reserved for erased owners)`
+	}
+	return fmt.Sprintf(`%q cannot be a token's resource: nothing new may be stored under %s, `+
 		`so its every write would be refused; read and erase what a data directory written before holds under it `+
-		`with an operator token (["*"]) or the mnemo commands`, r)
+		`with an operator token (["*"]) or the mnemo commands`, r, why)
 }
 
 // hasControl reports whether s holds a C0 control (tab included), DEL or

@@ -46,6 +46,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"memctx", "--html", "x", "--json", "r"}, "--json"},
 		{[]string{"mcp", "--resources", "a b"}, "--resources"},
 		{[]string{"mcp", "--resources", "a,.."}, `--resources: ".." cannot be a client's resource`}, // it was taken: every write refused
+		{[]string{"mcp", "--resources", "a,erased-b"}, `--resources: "erased-b" cannot be a client's resource: nothing new may be stored under an id beginning with "erased-"`},
+		{[]string{"wm", "set", "--resource", "erased-r", "--markdown", "s.md"}, `--resource "erased-r": no working memory is written under an id beginning with "erased-"`},
 		{[]string{"serve", "--listen", "nonsense"}, "--listen"},
 		{[]string{"wm", "get", "--thread", "t", "--resource", "r"}, "--thread"},
 		{[]string{"wm", "history", "--thread", "t", "--limit", "-1"}, "--limit"},

@@ -56,8 +56,12 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 			} else if !engine.ValidNewID(r) {
 				// As a token file's resources (server.ParseTokens): every
 				// write of the client would be refused.
-				return c.valuef(fs, `--resources: %q cannot be a client's resource: nothing new may be stored under "." or ".."; `+
-					"leave --resources out (every resource) to read and erase what a data directory written before holds under it", r)
+				why := `"." or ".."`
+				if strings.HasPrefix(r, engine.TombstonePrefix) {
+					why = `an id beginning with "` + engine.TombstonePrefix + `" (reserved for erased owners)`
+				}
+				return c.valuef(fs, `--resources: %q cannot be a client's resource: nothing new may be stored under %s; `+
+					"leave --resources out (every resource) to read and erase what a data directory written before holds under it", r, why)
 			}
 			p.Resources[r] = true
 		}

@@ -106,7 +106,11 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 		// PUT …/working-memory refuses it); a stored one is still read.
 		for _, id := range []struct{ flag, v string }{{"--thread", *f.thread}, {"--resource", *f.resource}} {
 			if id.v != "" && !engine.ValidNewID(id.v) {
-				return fs, nil, c.valuef(fs, `%s %q: no working memory is written under "." or ".." (no URL can name them); wm get and wm history still read a stored one`, id.flag, id.v)
+				why := `"." or ".." (no URL can name them)`
+				if strings.HasPrefix(id.v, engine.TombstonePrefix) {
+					why = `an id beginning with "` + engine.TombstonePrefix + `" (reserved for erased owners)`
+				}
+				return fs, nil, c.valuef(fs, `%s %q: no working memory is written under %s; wm get and wm history still read a stored one`, id.flag, id.v, why)
 			}
 		}
 	}
