@@ -277,12 +277,11 @@ func (er *erasure) deleteResource(ctx context.Context, tx *store.Tx) error {
 
 // entomb replaces the erased owners' ids with opaque tombstones wherever a
 // record is kept (entombOwners, tombstone.go); the residue check looks for
-// those ids too.
+// those ids too (addIDResidue).
 func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 	resource := ""
 	if er.kind == eraseResource {
 		resource = er.target
-		er.res.residue.add(resource)
 	}
 	owner := ""
 	if len(er.threads) > 0 && len(er.resources) == 1 { // an erasure of a thread or a resource: one owner (a ghost thread may have several: ghost.go)
@@ -311,6 +310,29 @@ func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 			}
 		}
 	}
-	er.res.residue.add(stored...)
+	ids := stored
+	if resource != "" {
+		ids = append([]string{resource}, stored...)
+	}
+	return er.addIDResidue(ctx, tx, ids)
+}
+
+// addIDResidue has the residue check look for the erased ids ids, but for
+// one that another resource's run id spells: that run keeps it (the id is
+// that resource's naming, journal.EntombRunIDs) and no purge takes it out
+// of the file, so looking for it would only VACUUM the file every time.
+func (er *erasure) addIDResidue(ctx context.Context, tx *store.Tx, ids []string) error {
+	for _, id := range ids {
+		if len(id) >= residueMin {
+			kept, err := journal.RunIDSpells(ctx, tx, id)
+			if err != nil {
+				return fmt.Errorf("engine: %w", err)
+			}
+			if kept {
+				continue
+			}
+		}
+		er.res.residue.add(id)
+	}
 	return nil
 }
