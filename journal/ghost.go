@@ -1,8 +1,10 @@
 package journal
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -28,13 +30,27 @@ type GhostRun struct {
 // have no row in the threads table, restricted to thread and to resource
 // when they are not empty, in thread, resource and time order. A thread
 // id that is already a tombstone (prefix tomb, an erased thread's kept
-// record) is not one.
+// record) is not one. With a thread or a resource it seeks
+// journal_by_thread or journal_by_resource; with neither it reads every
+// memctx record.
 func GhostRuns(ctx context.Context, conn store.Conn, thread, resource, tomb string) ([]GhostRun, error) {
-	rows, err := store.Bound(conn).QueryContext(ctx, `SELECT key, thread_id, resource_id, created_at FROM journal
+	q := `SELECT key, thread_id, resource_id, created_at FROM journal
 		WHERE scope = ?1 AND thread_id <> '' AND (?2 = '' OR thread_id = ?2) AND (?3 = '' OR resource_id = ?3)
 		AND substr(thread_id, 1, ?4) <> ?5
-		AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = journal.thread_id)
-		ORDER BY thread_id, resource_id, created_at`, ScopeMemCtx, thread, resource, len(tomb), tomb)
+		AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = journal.thread_id)`
+	// The equalities again, unconditional, and no ORDER BY (sorted
+	// below): with "?2 = '' OR" alone, or with the ORDER BY, SQLite's
+	// planner walked every memctx record in index order (EXPLAIN QUERY
+	// PLAN: journal_by_resource (scope=?) for a thread), each erasure of
+	// a thread no longer stored and of a resource, and each expiry, a
+	// scan of the whole journal inside the erasure's transaction.
+	if thread != "" {
+		q += ` AND thread_id = ?2`
+	}
+	if resource != "" {
+		q += ` AND resource_id = ?3`
+	}
+	rows, err := store.Bound(conn).QueryContext(ctx, q, ScopeMemCtx, thread, resource, len(tomb), tomb)
 	if err != nil {
 		return nil, fmt.Errorf("journal: runs without a thread: %w", err)
 	}
@@ -52,5 +68,8 @@ func GhostRuns(ctx context.Context, conn store.Conn, thread, resource, tomb stri
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("journal: runs without a thread: %w", err)
 	}
+	slices.SortFunc(out, func(a, b GhostRun) int {
+		return cmp.Or(strings.Compare(a.ThreadID, b.ThreadID), strings.Compare(a.ResourceID, b.ResourceID), cmp.Compare(a.CreatedMS, b.CreatedMS))
+	})
 	return out, nil
 }
