@@ -329,11 +329,7 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []msgstor
 }
 
 // hookBeforeRead runs the test hook beforeRead, if set.
-func (s *indexState) hookBeforeRead() {
-	if f := s.beforeRead.Load(); f != nil {
-		(*f)()
-	}
-}
+func (s *indexState) hookBeforeRead() { hook(&s.beforeRead) }
 
 // vectorStore returns where the drainer stores the vectors it computes
 // for the messages it read as rows: the store, guarded for an embedder

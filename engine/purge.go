@@ -212,9 +212,7 @@ func (e *Engine) purgeLexical(ctx context.Context) error {
 	defer e.idx.drainMu.Unlock()
 	var err error
 	if ix, use := e.idx.acquire(); ix != nil {
-		if f := e.idx.beforePurge.Load(); f != nil {
-			(*f)()
-		}
+		hook(&e.idx.beforePurge)
 		err = ix.Lexical().Purge(ctx)
 		use.release() // before the recovery, which waits for the index's uses
 	}

@@ -479,11 +479,7 @@ func hook(h *atomic.Pointer[func()]) {
 }
 
 // afterQueue runs the test hook queued, if set.
-func (s *indexState) afterQueue() {
-	if f := s.queued.Load(); f != nil {
-		(*f)()
-	}
-}
+func (s *indexState) afterQueue() { hook(&s.queued) }
 
 // recallQuery is the recall step's input.
 type recallQuery struct {
@@ -606,9 +602,7 @@ func (e *Engine) searchBackend(ctx context.Context, q recall.Query) (*recall.Res
 // releases use, its use of ix (acquire); it takes no e.idx.mu meanwhile.
 func (e *Engine) searchIndex(ctx context.Context, ix *recall.Index, use *indexUse, q recall.Query) (*recall.Result, error) {
 	defer use.release()
-	if f := e.idx.beforeSearch.Load(); f != nil {
-		(*f)()
-	}
+	hook(&e.idx.beforeSearch)
 	var erased []string
 	q.Backlog, erased = e.backlog(ctx, q.ResourceID, use.unqueued.Load())
 	q.Exclude = withErased(q.Exclude, erased)
