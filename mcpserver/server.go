@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -215,13 +216,19 @@ func checkedText(h http.Handler) http.Handler {
 
 // readRefused answers a POST whose body could not be read, in plain text
 // as the SDK's refusals of a body (one not JSON): one over the server's
-// bound is a 413 with Go's error; any other (a bad chunk of a
-// Transfer-Encoding: chunked body) a 400 in the HTTP API's words, "the
-// request body could not be read: invalid byte in chunk length; send it
-// again".
+// bound is a 413 with Go's error; one that did not arrive within the
+// server's server.Config.BodyTimeout (its read deadline) a 408 in the HTTP
+// API's words, "the body did not arrive in time (…: i/o timeout)"; any
+// other (a bad chunk of a Transfer-Encoding: chunked body) a 400 in the
+// HTTP API's words, "the request body could not be read: invalid byte in
+// chunk length; send it again".
 func readRefused(w http.ResponseWriter, err error) {
 	if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 		http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		http.Error(w, "the body did not arrive in time ("+err.Error()+")", http.StatusRequestTimeout)
 		return
 	}
 	http.Error(w, "the request body could not be read: "+err.Error()+"; send it again", http.StatusBadRequest)
