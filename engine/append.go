@@ -74,7 +74,7 @@ type AppendResult struct {
 // other content or metadata (the same message twice is stored once); a
 // *DispatchPendingError (errors.Is ErrDispatchPending) when a new assistant
 // message makes a call whose id an earlier dispatch of the thread, still
-// pending, makes (settle that dispatch first: dispatch_pending.go). On any
+// pending, makes (settle that dispatch first). On any
 // error nothing of the request is stored.
 func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, error) {
 	return e.appendWith(ctx, req, appendHooks{})

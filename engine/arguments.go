@@ -104,10 +104,10 @@ func argumentsError(rule string) error {
 
 // ToolCallArguments returns the ToolCall.Arguments to store for text, the
 // arguments a model sent as OpenAI's function.arguments string: the JSON
-// object text holds when it is one Append stores (isArgumentsObject:
-// each key once, at most MaxArgumentsDepth levels, no half of a UTF-16
-// surrogate pair escaped; leading and trailing white space and
-// byte-order marks dropped: trimArguments), {} when text is empty, only
+// object text holds when it is one Append stores (each key once, at
+// most MaxArgumentsDepth levels, no half of a UTF-16 surrogate pair
+// escaped; leading and trailing white space and byte-order marks
+// dropped), {} when text is empty, only
 // white space or "null" (a call without arguments), else text as a JSON
 // string (broken JSON, a list, a number, an object repeating a key or
 // nesting too deep), which Append keeps as the model's text. It

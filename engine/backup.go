@@ -33,18 +33,18 @@ type BackupResult struct {
 	Files         []string `json:"files"`         // the other files copied (BackupOptions.Files present); [] when none
 	// RemovedStaging names the staging directories (.NAME.backup-*) of
 	// backups no longer running, killed before they finished, that this
-	// backup removed from dest's parent directory (backup_staging.go);
+	// backup removed from dest's parent directory;
 	// nil when there were none.
 	RemovedStaging []string `json:"removedStaging,omitempty"`
 }
 
 // Backup writes a new data directory dest holding a copy of the data
 // directory cfg.Dir as of one commit: its mnemo.db, written by SQLite's
-// VACUUM INTO in one read transaction (store.VacuumInto), and the files
-// opts.Files names. It waits on no lock: it runs beside an open engine
-// (mnemo serve) as on an idle directory, holding the directory's lock only
-// when it is free and only while it checks the write-ahead log
-// (backupWALSound), never writes the directory's database (its reader may
+// VACUUM INTO in one read transaction, and the files opts.Files names.
+// It waits on no lock: it runs beside an open engine (mnemo serve) as on
+// an idle directory, holding the directory's lock only when it is free
+// and only while it checks the write-ahead log (ErrWALDamaged when it is
+// damaged), never writes the directory's database (its reader may
 // create an empty -wal and a -shm beside it, as any open does) and sees
 // only committed writes: every thread holds a prefix of its messages,
 // seqs 1..last_seq.
@@ -67,7 +67,7 @@ type BackupResult struct {
 // holds a lock file in it (flock); a process killed meanwhile leaves the
 // directory, which names itself, and the next Backup to the same parent
 // removes it (BackupResult.RemovedStaging), never one a running backup
-// holds (backup_staging.go). No room on dest's disk:
+// holds. No room on dest's disk:
 // ErrNoSpace. On Postgres (cfg.Postgres): ErrBackupPostgres. A directory
 // without a database: ErrNotDataDir; one whose salvage was interrupted:
 // ErrSalvageInterrupted.

@@ -16,8 +16,8 @@ type CheckOptions struct {
 	// that every index entry matches its row, and so reads every index:
 	// slower) instead of "PRAGMA quick_check" (page and b-tree structure,
 	// record formats, NOT NULL and CHECK constraints), and then reads every
-	// message to compare it with its stored digest (checkDigests: SQLite
-	// checks no bytes of a value). On Postgres only the digests are read.
+	// message to compare it with its stored digest (SQLite checks no
+	// bytes of a value). On Postgres only the digests are read.
 	Full bool
 	// Prechecked says that CheckFile ran these database checks (with the
 	// same Full) on the file before the engine was opened, and found
@@ -31,7 +31,7 @@ type CheckOptions struct {
 // matches ErrDatabaseCorrupt.
 type CheckError struct {
 	// Database holds SQLite's integrity-check findings, verbatim (at most
-	// maxDatabaseProblems of them: DatabaseCapped says when the check
+	// 100 of them: DatabaseCapped says when the check
 	// stopped there). Non-empty means the authority itself is
 	// damaged: restore the database from a backup.
 	Database []string
@@ -73,7 +73,7 @@ type CheckError struct {
 }
 
 // DatabaseCapped reports whether Database holds as many findings as the
-// database checks report at most (maxDatabaseProblems, 100: SQLite's
+// database checks report at most (100: SQLite's
 // integrity check stops there, and so does the digests' check): the
 // damage may go further, so there are at least that many.
 func (e *CheckError) DatabaseCapped() bool { return len(e.Database) >= maxDatabaseProblems }
@@ -122,8 +122,9 @@ func (e *Engine) Check(ctx context.Context) error {
 }
 
 // CheckWith verifies the database and its derived indexes. On Postgres
-// (Config.Postgres) the file checks do not apply: see checkPostgres. First
-// SQLite's
+// (Config.Postgres) SQLite's file checks do not apply: the comparisons
+// below run, with the BM25 statistics', and the digests' with opts.Full or
+// when the rest found a problem. First SQLite's
 // own integrity check runs on the database file (quick_check, or
 // integrity_check and the digests with opts.Full; the full checks also run
 // when the quick one passed but the indexes disagree with the database);

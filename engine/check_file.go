@@ -23,7 +23,7 @@ import (
 //
 // Before that open, a damaged log whose -shm says a checkpoint copied
 // frames past the damage into mnemo.db is kept and set aside, as Open
-// sets it aside (store.GuardReadOnly): read with it, mnemo.db would read
+// sets it aside: read with it, mnemo.db would read
 // older page versions over newer ones; and when no valid -shm tells, a
 // copy of mnemo.db is kept (mnemo.db.before-wal-*) as Open keeps one.
 //

@@ -73,7 +73,7 @@ type ContextMessage struct {
 //
 //   - render-v1 (runs without memctx.render): observation text unescaped,
 //     recall markers dated in UTC without saying so.
-//   - render-v2: every stored text escaped by internal/render; marker-shaped
+//   - render-v2: every stored text escaped; marker-shaped
 //     text in messages quoted; observations in tags with their trust; marker
 //     dates with their time and zone.
 //   - render-v3: marker-shaped text also quoted with invisible characters
@@ -81,15 +81,14 @@ type ContextMessage struct {
 //     square-bracket look-alike ("[re\u200bcalled", "【recalled"). A run
 //     of render-v2 whose turns held none of these replays byte for byte.
 //   - render-v4: marker-shaped text also quoted with the other letters a
-//     reader takes for those of "recalled" (internal/render's
-//     markerLetterClasses): a Greek α or Ι, a Latin I or digit 1 for l,
-//     small capitals, mathematical, script, circled or Roman-numeral
+//     reader takes for those of "recalled": a Greek α or Ι, a Latin I
+//     or digit 1 for l, small capitals, mathematical, script, circled or Roman-numeral
 //     forms ("[recαlled", "[recaIIed", "[ʀᴇᴄᴀʟʟᴇᴅ"). A run of render-v3 whose
 //     turns held none of these replays byte for byte.
 //   - render-v5: the bidirectional controls (U+202A–U+202E, U+2066–U+2069,
 //     U+200E, U+200F, U+061C), tag characters (U+E0000–U+E007F) and
 //     interlinear annotation characters (U+FFF9–U+FFFB) of stored text
-//     (render.Hidden) written as escapes: "\u202e" in message content,
+//     written as escapes: "\u202e" in message content,
 //     "&#x202E;" in observations and a markdown working memory, a JSON
 //     escape in a JSON working memory and in tool-call arguments. A run of
 //     render-v4 whose turns, observations and working memory held none of
@@ -97,7 +96,7 @@ type ContextMessage struct {
 //   - render-v6: control characters (C0 but tab and line feed, DEL, C1;
 //     a carriage return only when no line feed follows it) and the line
 //     and paragraph separators (U+2028, U+2029) of stored text
-//     (render.Control) written as escapes as well: "\u000d", "\u2028" in
+//     written as escapes as well: "\u000d", "\u2028" in
 //     message content, "&#xD;" in observations and a markdown working
 //     memory, a JSON escape in a JSON working memory and in tool-call
 //     arguments (a carriage return between JSON tokens becomes a space). A

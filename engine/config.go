@@ -82,7 +82,7 @@ type Config struct {
 	Recall *recall.Options
 
 	// Embedder computes vectors for the vector channel. The data directory
-	// records the embedder its vectors come from (embedder_record.go), and
+	// records the embedder its vectors come from, and
 	// an embedder is never switched silently: Open with another one fails
 	// with an *EmbedderMismatchError unless SwitchEmbedder.
 	//
@@ -145,17 +145,17 @@ type Config struct {
 	Retention journal.Retention
 
 	// UnsettledText is the synthetic tool result LoadContext gives a
-	// dispatched call whose outcome is unknown (dispatch.go). It is part of
+	// dispatched call whose outcome is unknown (BeginDispatch). It is part of
 	// the prompt: replay reproduces a run's hash only with the same text.
 	// Empty means DefaultUnsettledText.
 	UnsettledText string
 
 	// Lifecycle bounds how long threads live and how much a resource and
-	// the store may hold (lifecycle.go, quota.go). The zero value keeps
+	// the store may hold (Expire, Quota). The zero value keeps
 	// every thread forever, unbounded.
 	Lifecycle Lifecycle
 
-	// WorkingMemory turns on working memory (see working.go): the state of
+	// WorkingMemory turns on working memory (package working): the state of
 	// the thread (or resource) is rendered into the system part and, unless
 	// read-only, the updateWorkingMemory tool is offered. Open stores its
 	// mode, schema or template, scope, read-only flag and MaxChars with the
@@ -165,12 +165,13 @@ type Config struct {
 	// none was ever stored. Now defaults to the engine's.
 	WorkingMemory *working.Config
 
-	// Observe turns on observational memory (observer and reflector; see
-	// observe.go). Nil means off: no model is ever called.
+	// Observe turns on observational memory (observer and reflector;
+	// package observe, Engine.Observe). Nil means off: no model is ever
+	// called.
 	Observe *ObserveConfig
 
 	// Events receives an Event for every erasure, quarantine, invalidation
-	// and rebuild (events.go), with a stable reason code. The engine never
+	// and rebuild, with a stable reason code (Event.Reason). The engine never
 	// blocks on it: when the channel is full the event is dropped and
 	// counted (Engine.DroppedEvents), so give it a buffer. Nil means none.
 	Events chan<- Event
@@ -188,8 +189,7 @@ type Config struct {
 	// only read set it, so that a mistyped path is an error rather than a
 	// new, empty memory. False means Open creates what is missing. On
 	// Postgres it refuses, creating nothing, a database whose search_path
-	// schema holds no mnemo tables (ErrNotDataDir wrapping
-	// pgstore.ErrNoSchema).
+	// schema holds no mnemo tables (ErrNotDataDir, its text saying so).
 	MustExist bool
 
 	// Holder names this process in the data directory's lock file

@@ -104,7 +104,7 @@ type Settlement struct {
 // dispatch of a stored call is refused, whether the first is pending or
 // settled; once an erasure removed the first (its call's or its result's
 // message deleted), the call is free for another run, but not for the
-// erased dispatch's own run (dispatch_begin.go).
+// erased dispatch's own run (ErrDispatchErased).
 //
 // Errors: a *ValidationError for a bad id or a message that is not an
 // assistant message making the call; ErrResourceMismatch when the thread is
@@ -118,7 +118,7 @@ type Settlement struct {
 // and no dispatch holds it; ErrDispatchErased when this run's dispatch of
 // the call was erased (begin under another run id); the errors of
 // Append, among them ErrDispatchPending when the message is new and an
-// earlier dispatch with one of its call ids is pending (dispatch_pending.go).
+// earlier dispatch with one of its call ids is pending.
 // Nothing is stored when it fails.
 func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatch, error) {
 	if err := e.checkOpen(ctx); err != nil {
@@ -266,7 +266,7 @@ func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID 
 // nothing of it); ErrDispatchErased when the dispatch was erased since:
 // its thread (deleted, expired or evicted), or its call's or its result's
 // message (DeleteMessages; a tool message appended without SettleDispatch
-// that answered the call counts as its result: dispatch_answered.go), and
+// that answered the call counts as its result), and
 // nothing is stored; ErrConflict when it was
 // settled with another outcome, or when it is not settled, a tool message
 // answered its call and a later message makes the call again (the
@@ -274,7 +274,7 @@ func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID 
 // ErrDispatchAnswered when it is not settled and a tool message already
 // answers its call (appended with Append, or another run's settlement of
 // the same call): a settlement would be a second result, so nothing is
-// stored (dispatch_answered.go).
+// stored.
 func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err

@@ -78,7 +78,7 @@ type Engine struct {
 // SQLite database (0600, WAL, migrated to the current schema) and the derived
 // indexes, which catch up with the database from the outbox. With
 // cfg.Postgres set it opens the memory in that Postgres database instead
-// (openPostgres, postgres.go): no directory, no lock file, no derived index
+// (Config.Postgres): no directory, no lock file, no derived index
 // on disk.
 //
 // Open refuses a database written by a newer mnemo (the error matches

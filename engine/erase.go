@@ -19,7 +19,7 @@ import (
 const (
 	// ScopeErasing holds one marker per erasure whose transaction committed
 	// and whose physical purge (index removal, segment merge, WAL
-	// checkpoint) has not finished; Open completes them (purge.go).
+	// checkpoint) has not finished; Open completes them.
 	ScopeErasing = journal.ScopeErasing
 	// ScopeErased holds one tombstone per erased seq, keyed
 	// "<threadId>:<seq>", so Check can tell an erased seq from a gap.
@@ -128,8 +128,8 @@ const (
 // When DeleteMessages returns nil, the erased text is in no file of the data
 // directory: SQLite runs with secure_delete and its WAL is checkpointed and
 // truncated (and the file is vacuumed when a stale copy of an erased text
-// remains, or when the erasure is too large to search for, see
-// completeErasures and residue), the bleve segments are merged
+// remains, or when the erasure is too large to search for:
+// EraseResult.Vacuumed), the bleve segments are merged
 // (recall.Lexical.Purge), and quarantined index copies are removed. A crash after the transaction
 // commits leaves a marker that Open completes.
 //
@@ -166,7 +166,7 @@ func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResul
 // the old one: where a record is kept (its runs' owners, its observation
 // rows, the references other threads' runs kept to its turns in their
 // memctx records) the thread id and its turns' message ids are replaced by opaque
-// tombstones (TombstonePrefix, tombstone.go), and the runs stay claimed by
+// tombstones (beginning with TombstonePrefix), and the runs stay claimed by
 // the tombstone.
 //
 // A thread id with runs and no stored thread (a LoadContext before the

@@ -69,9 +69,9 @@ var ErrDatabaseNotFile = errors.New("engine: the database is not a regular file"
 // ErrWALNotFile is matched by the error Open, Salvage, Backup and CheckFile return,
 // before SQLite opens anything, when mnemo.db-wal or mnemo.db-shm exists
 // but is not a regular file: a directory, a pipe, a device, or a symbolic
-// link (not followed, whatever it points at); the chain holds the
-// *store.WALNotFileError naming it (Index: the -shm, whose error is
-// ErrWALIndexNotFile too), its kind and a link's target. It is not a file SQLite wrote and mnemo.db is not at
+// link (not followed, whatever it points at); its text names the file
+// (the error matches ErrWALIndexNotFile too for the -shm), its kind and
+// a link's target. It is not a file SQLite wrote and mnemo.db is not at
 // fault (not ErrDatabaseCorrupt): stop every process using the
 // directory, move that file aside, and run the command again.
 var ErrWALNotFile = errors.New("engine: the write-ahead log is not a regular file")
@@ -93,8 +93,8 @@ func (e *narrowError) Error() string { return e.msg }
 func (e *narrowError) Unwrap() error { return e.of }
 
 // ErrNotDataDir is returned by Open with Config.MustExist when the
-// directory does not exist or holds no mnemo database, or (wrapping
-// pgstore.ErrNoSchema) when the Postgres database holds no mnemo tables.
+// directory does not exist or holds no mnemo database, or (its text
+// saying so) when the Postgres database's schema holds no mnemo tables.
 var ErrNotDataDir = errors.New("engine: not a mnemo data directory")
 
 // ErrDatabaseEncoding is matched by the error Open returns when

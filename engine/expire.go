@@ -55,13 +55,13 @@ type ExpireResult struct {
 // Expire erases every thread that has been idle for at least its lifetime
 // at the engine's clock (see Lifecycle.IdleTTL and ExpireRequest), each
 // through DeleteThread's path in its own erasure transaction, then runs the
-// physical purge once for all of them (sweep.go: one index rebuild, segment
+// physical purge once for all of them (one index rebuild, segment
 // merge and residue check however many threads expired), and publishes an
 // event per thread (EventExpired or EventOperator instead of EventErased)
 // once it finished. The runs recorded under a thread id with no stored
 // thread expire as a thread of no messages, idle since their newest run,
-// for the default lifetime or Idle (ghost.go). As for DeleteThread, when Expire returns nil no file of
-// the data directory holds the expired threads' text or ids. A thread that
+// for the default lifetime or Idle. As for DeleteThread, when Expire
+// returns nil no file of the data directory holds the expired threads' text or ids. A thread that
 // became active again after it was selected is left alone. Idleness is
 // measured forward only: after the clock moves back, nothing expires until
 // it has passed the threads' last activity by their lifetime again.

@@ -48,7 +48,9 @@ func (e *Engine) DeleteThreadOf(ctx context.Context, threadID string, resourceID
 // ThreadlessOwners returns the resources that have runs recorded under
 // threadID when no thread of that id is stored (a new conversation's
 // first LoadContext, or one after its thread was erased), sorted; nil
-// when a thread is stored or no run names the id.
+// when a thread is stored or no run names the id. Errors: a
+// *ValidationError naming threadId for an id no record can have
+// (ValidID), ErrClosed, ErrNilContext, or the database's.
 func (e *Engine) ThreadlessOwners(ctx context.Context, threadID string) ([]string, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err

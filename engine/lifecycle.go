@@ -23,12 +23,13 @@ type Lifecycle struct {
 	// never expire unless they have a lifetime of their own.
 	IdleTTL time.Duration
 
-	// Quota bounds what each resource and the whole store may hold
-	// (quota.go). The zero value bounds nothing.
+	// Quota bounds what each resource and the whole store may hold.
+	// The zero value bounds nothing.
 	Quota Quota
 }
 
-// Lifecycle event reasons (events.go has the others).
+// Lifecycle event reasons (Event.Reason; the other reasons are beside
+// Event).
 const (
 	// EventExpired: a thread was erased because it was idle for at least
 	// its lifetime (Lifecycle.IdleTTL or its own, SetIdleTTL).

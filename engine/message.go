@@ -55,6 +55,6 @@ type ToolCall struct {
 	// ToolCallArgumentsOf reads in them: nil (left out) and JSON null as
 	// {} (no arguments), a string holding an object as that object; as
 	// given otherwise, compact, "<", ">" and "&" unescaped. A re-send
-	// under the message's id is compared by JSON value (resend.go).
+	// under the message's id is compared by JSON value (docs/library.md).
 	Arguments json.RawMessage `json:"arguments,omitempty" jsonschema:"oneof_type=object;string;null"`
 }

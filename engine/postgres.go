@@ -87,7 +87,8 @@ func (e *Engine) onPostgres() bool { return e.pool != nil }
 // Unavailable reports whether err, returned by one of e's methods, is a
 // database outage rather than a fault of the request or of mnemo: on
 // Postgres, a connection to the server that could not be made or was lost
-// (pgstore.ConnectionLost); a retry may succeed once the server is back.
+// (refused, cut, or ended by the server's shutdown); a retry may
+// succeed once the server is back.
 // Always false on SQLite (the database is a local file) and for a nil err.
 // The HTTP server answers such errors with 503 and Retry-After.
 func (e *Engine) Unavailable(err error) bool {

@@ -29,7 +29,7 @@ type Thread struct {
 	// UpdatedAt is when its latest append was stored (the engine's clock, UTC).
 	UpdatedAt time.Time `json:"updatedAt"`
 	// LastActiveAt is the engine's clock at the thread's latest stored
-	// append; idle expiry counts from it (lifecycle.go).
+	// append; idle expiry counts from it (Lifecycle.IdleTTL, Expire).
 	LastActiveAt time.Time `json:"lastActiveAt"`
 	// Bytes is the size of its messages as stored (what quotas count).
 	Bytes int64 `json:"bytes"`

@@ -113,9 +113,8 @@ func (e *Engine) embedder() recall.Embedder {
 }
 
 // RecallTuning returns the tuning the engine's searches run with:
-// Config.RecallTuning resolved for the engine's embedder, as NewIndex and
-// pgrecall.New resolve it (recall.Tuning.Resolve: every default filled
-// in), with the SQLite index's knobs that Postgres ignores (BleveScores,
+// Config.RecallTuning resolved for the engine's embedder
+// (recall.Tuning.Resolve: every default filled in), with the SQLite index's knobs that Postgres ignores (BleveScores,
 // BleveMatches, ExactVectors) cleared on Postgres. Its ChannelTuning and
 // HybridRules are what a search of a mode and scope ran with.
 func (e *Engine) RecallTuning() recall.Tuning {

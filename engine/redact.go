@@ -16,7 +16,7 @@ type Redactor interface {
 // RedactorFunc adapts a function to Redactor.
 type RedactorFunc func(string) string
 
-// Redact calls f(s).
+// Redact returns f(s), the redacted text.
 func (f RedactorFunc) Redact(s string) string { return f(s) }
 
 // NoRedaction stores text unchanged.

@@ -17,13 +17,13 @@ import (
 type Vacuum string
 
 const (
-	// VacuumResidue: the file still held the first residuePrefix bytes of
+	// VacuumResidue: the file still held the first 64 bytes of
 	// an erased text or id: a copy a page rebalance left in free space, or
 	// a live row that begins the same way (another message with the same
 	// text), which the check cannot tell from a leftover.
 	VacuumResidue Vacuum = "residue"
 	// VacuumTooLarge: the purge's erasures erased more than
-	// residueMaxPatterns texts and ids, too many to keep and search for,
+	// 65,536 texts and ids, too many to keep and search for,
 	// so the file was rewritten without searching it.
 	VacuumTooLarge Vacuum = "too-large"
 	// VacuumTextsUnknown: the purge completed an erasure whose texts are

@@ -412,6 +412,7 @@ func rebuildSalvaged(ctx context.Context, cfg Config, dir string, lock *dirLock,
 
 // LostSeqs returns the seqs that salvages of the database could not
 // recover (Salvage), as ranges by thread and seq; nil when none.
+// Errors: ErrClosed, ErrNilContext, or the database's.
 func (e *Engine) LostSeqs(ctx context.Context) ([]LostRange, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err

@@ -24,8 +24,10 @@ type Stats struct {
 	IndexLag time.Duration `json:"indexLagNanos"`
 }
 
-// Stats counts messages, threads and pending outbox rows. It reads SQLite
-// only (three indexed counts) and is cheap enough for a metrics scrape.
+// Stats counts messages, threads and pending outbox rows. It reads the
+// database only (three indexed counts, no derived index) and is cheap
+// enough for a metrics scrape. Errors: ErrClosed, ErrNilContext, or the
+// database's.
 func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return Stats{}, err

@@ -39,7 +39,7 @@ type VacuumedTable struct {
 //
 // On Postgres an erasure deletes rows in one transaction, and the deleted
 // rows stay in the tables' pages as dead tuples until VACUUM. Vacuum runs
-// VACUUM (ANALYZE) on every table an erasure touches (pgstore.ErasedTables),
+// VACUUM (ANALYZE) on every table an erasure touches,
 // which frees their space for reuse without zeroing it; with full, VACUUM
 // FULL instead writes each table anew, locking it against every reader and
 // writer meanwhile, and unlinks the old files (the file system does not
@@ -47,8 +47,8 @@ type VacuumedTable struct {
 //
 // On SQLite there is nothing to free for erasure's sake: the database runs
 // with secure_delete, the erasure of a thread or resource rebuilds every
-// index (store.Reindex), and an erasure checkpoints the WAL and vacuums
-// the file when a copy of an erased text survived (purge.go). Vacuum rewrites
+// index, and an erasure checkpoints the WAL and vacuums the file when a
+// copy of an erased text survived (EraseResult.Vacuumed). Vacuum rewrites
 // the file (SQLite's VACUUM, which returns free pages to the file system)
 // and truncates the WAL; full changes nothing.
 //

@@ -59,12 +59,11 @@ type WALDamage struct {
 	CommitsNotApplied int `json:"commitsNotApplied"`
 	// BytesMissingAt lists the offsets, in the log as found, at which
 	// bytes were missing from it (cut out of its middle: every later
-	// frame was off SQLite's frame grid, store.WALScan.Gaps); frames are
+	// frame was off SQLite's frame grid); frames are
 	// numbered as if zero bytes filled each gap. Usually empty.
 	BytesMissingAt []int64 `json:"bytesMissingAt,omitempty"`
 	// SetAside is set when the log's -shm said a checkpoint had copied
-	// frames past the damage into mnemo.db already
-	// (store.Checkpointed): applying the log's valid prefix would have
+	// frames past the damage into mnemo.db already: applying the log's valid prefix would have
 	// written older page versions over newer ones, so the log was not
 	// applied at all (kept as Kept, then removed with its -shm) and
 	// mnemo.db opened alone. AppliedThroughFrame is then the -shm's
@@ -209,10 +208,10 @@ func keptWALFindings(dir string) []string {
 }
 
 // KeptWALCheckpointed reports whether the kept copy of a damaged
-// write-ahead log at path (an Open's: store.KeptWALPattern) is one the
+// write-ahead log at path (an Open's: mnemo.db-wal.damaged-*) is one the
 // open set aside unapplied with every commit it held in mnemo.db already:
 // the -shm kept beside it says a checkpoint had copied all its committed
-// frames (store.Checkpointed, nBackfill == mxFrame). False for any other
+// frames (its nBackfill equals its mxFrame). False for any other
 // copy (one repaired exactly, one whose commits were not applied), and
 // when it cannot be read.
 func KeptWALCheckpointed(path string) bool {
