@@ -10,8 +10,11 @@ import (
 // DanglingDispatches returns the dispatches whose call
 // message, or whose recorded result message, is not a stored message of
 // their thread (erasure deletes a dispatch with either): the engine's Check
-// reports them. It reads the messages table (internal/msgstore's) only to
-// test that the ids exist.
+// reports them. It reads the messages table only to test that the ids
+// exist.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it; engine.Engine.Check reports these.
 func DanglingDispatches(ctx context.Context, db *sql.DB) ([]DispatchKey, error) {
 	q := store.Bound(db)
 	rows, err := q.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches d

@@ -23,7 +23,10 @@ import (
 // call.
 
 // Querier is what a read that runs either inside the caller's transaction
-// or on the pool takes: a *sql.Tx, a *store.Tx or a *sql.DB (store.Conn).
+// or on the pool takes: a *sql.Tx or a *sql.DB (anything with
+// ExecContext, QueryContext and QueryRowContext) on the engine's database.
+// It is for mnemo's own packages: the engine hands out neither its
+// database nor a transaction on it.
 type Querier = store.Conn
 
 // Dispatch is one row of dispatches, with the seq and tool calls of the
@@ -64,6 +67,9 @@ type DispatchKey struct {
 // ClaimRunTx is ClaimRun inside tx, at the journal's clock: the run becomes
 // threadID's of resourceID unless it is already another's (ErrRunOwned,
 // naming neither).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func (j *Journal) ClaimRunTx(ctx context.Context, tx store.Conn, runID, threadID, resourceID string) error {
 	tx = store.Bound(tx)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO runs (id, thread_id, resource_id, created_at) VALUES (?, ?, ?, ?)
@@ -84,6 +90,9 @@ func (j *Journal) ClaimRunTx(ctx context.Context, tx store.Conn, runID, threadID
 // transaction or the pool); an error matching ErrNotFound (`journal: run
 // not found: "ID"`) when it is unclaimed. An
 // erased thread's runs name its tombstone.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func RunOwner(ctx context.Context, q Querier, runID string) (threadID, resourceID string, err error) {
 	q = store.Bound(q)
 	err = q.QueryRowContext(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&threadID, &resourceID)
@@ -98,6 +107,9 @@ func RunOwner(ctx context.Context, q Querier, runID string) (threadID, resourceI
 
 // DispatchMessage reads, in tx, the message id the dispatch (runID,
 // callID) was begun with; ok is false when it was never begun.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func DispatchMessage(ctx context.Context, tx store.Conn, runID, callID string) (messageID string, ok bool, err error) {
 	tx = store.Bound(tx)
 	err = tx.QueryRowContext(ctx, `SELECT message_id FROM dispatches WHERE run_id = ? AND call_id = ?`, runID, callID).Scan(&messageID)
@@ -115,6 +127,9 @@ func DispatchMessage(ctx context.Context, tx store.Conn, runID, callID string) (
 // a database written before BeginDispatch refused a second one hold two):
 // its RunID, ResultID ("" until settled) and Failed. ok is false when there
 // is none (an erased dispatch is none).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func OtherDispatch(ctx context.Context, tx store.Conn, threadID, messageID, callID, runID string) (d Dispatch, ok bool, err error) {
 	d = Dispatch{CallID: callID, ThreadID: threadID, MessageID: messageID}
 	err = store.Bound(tx).QueryRowContext(ctx, `SELECT run_id, result_id, failed FROM dispatches
@@ -133,6 +148,9 @@ func OtherDispatch(ctx context.Context, tx store.Conn, threadID, messageID, call
 // BeginDispatch records, in tx, that the call d.CallID of run d.RunID is
 // begun: its thread, resource, message id, tool name and BegunAt. A second
 // record of one (run, call) is a constraint error.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it; engine.Engine.BeginDispatch is the library's way.
 func BeginDispatch(ctx context.Context, tx store.Conn, d Dispatch) error {
 	tx = store.Bound(tx)
 	_, err := tx.ExecContext(ctx, `INSERT INTO dispatches (run_id, call_id, thread_id, resource_id, message_id, name, begun_at)
@@ -146,6 +164,9 @@ func BeginDispatch(ctx context.Context, tx store.Conn, d Dispatch) error {
 // SettleDispatch records, in tx, the outcome of the dispatch (runID,
 // callID): the tool message resultID holds it, failed says it is an error,
 // at is when.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it; engine.Engine.SettleDispatch is the library's way.
 func SettleDispatch(ctx context.Context, tx store.Conn, runID, callID, resultID string, failed bool, at time.Time) error {
 	tx = store.Bound(tx)
 	if _, err := tx.ExecContext(ctx, `UPDATE dispatches SET result_id = ?, failed = ?, settled_at = ? WHERE run_id = ? AND call_id = ?`,
@@ -159,6 +180,9 @@ func SettleDispatch(ctx context.Context, tx store.Conn, runID, callID, resultID 
 // or the pool), with its call message's seq and tool calls; an error
 // matching ErrNotFound (`journal: dispatch not found: call "C" of run
 // "R"`) when it was never begun (or was erased).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func ReadDispatch(ctx context.Context, q Querier, runID, callID string) (Dispatch, error) {
 	q = store.Bound(q)
 	d := Dispatch{RunID: runID, CallID: callID}
@@ -186,7 +210,8 @@ func ReadDispatch(ctx context.Context, q Querier, runID, callID string) (Dispatc
 }
 
 // UnsettledDispatches lists the dispatches of threadID with no recorded
-// result, oldest first (ties by run, then call id, in byte order).
+// result, oldest first (ties by run, then call id, in byte order); nil
+// when there are none. Errors: the database's (ctx's when cancelled).
 func (j *Journal) UnsettledDispatches(ctx context.Context, threadID string) ([]DispatchKey, error) {
 	rows, err := j.conn.QueryContext(ctx, `SELECT run_id, call_id FROM dispatches WHERE thread_id = ? AND result_id = ''`+
 		byRun(j.conn, ` ORDER BY begun_at, run_id, call_id`), threadID)
@@ -213,8 +238,10 @@ func (j *Journal) UnsettledDispatches(ctx context.Context, threadID string) ([]D
 // id after the call's seq and up to upTo (by the pairing rule it answers
 // the dispatch: nothing may make the call id again while a dispatch of it
 // is pending). Each has its RunID, CallID and Seq (the call message's), in
-// seq order. The statement is prepared once per connection (store.Stmts):
-// every append holding a new tool call runs it.
+// seq order. Errors: the database's (ctx's when cancelled).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func (j *Journal) PendingDispatches(ctx context.Context, tx *store.Tx, threadID string, upTo int64) ([]Dispatch, error) {
 	st, err := j.stmts.InTx(ctx, tx.Tx, `SELECT d.run_id, d.call_id, m.seq FROM dispatches d JOIN messages m ON m.id = d.message_id
 		WHERE d.thread_id = ? AND d.result_id = ''
@@ -244,7 +271,8 @@ func (j *Journal) PendingDispatches(ctx context.Context, tx *store.Tx, threadID 
 }
 
 // DispatchPending reports whether call callID of the assistant message
-// messageID was dispatched and has no recorded result.
+// messageID was dispatched and has no recorded result. Errors: the
+// database's (ctx's when cancelled).
 func (j *Journal) DispatchPending(ctx context.Context, messageID, callID string) (bool, error) {
 	var n int
 	err := j.stmts.QueryRow(ctx, `SELECT COUNT(*) FROM dispatches WHERE message_id = ? AND call_id = ? AND result_id = ''`,
@@ -261,8 +289,11 @@ func (j *Journal) DispatchPending(ctx context.Context, messageID, callID string)
 // dispatched call with that id before resultSeq, not settled, with no tool
 // message for the id between their call and resultSeq. Each has RunID,
 // CallID and Seq (the call message's), by run id. The caller checks that
-// no call with the id that was not dispatched lies in between
-// (msgstore.CountCalls): only then is the message their answer.
+// no call with the id that was not dispatched lies in between: only then
+// is the message their answer.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func AnsweredBy(ctx context.Context, tx store.Conn, threadID, callID string, resultSeq int64) ([]Dispatch, error) {
 	tx = store.Bound(tx)
 	rows, err := tx.QueryContext(ctx, `SELECT d.run_id, m.seq FROM dispatches d JOIN messages m ON m.id = d.message_id
@@ -294,6 +325,9 @@ func AnsweredBy(ctx context.Context, tx store.Conn, threadID, callID string, res
 // dispatch (runID, callID) after its call message: the call's answer when
 // no later message makes the call again (the pairing rule). ok is false
 // when there is none.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func DispatchAnswer(ctx context.Context, tx store.Conn, runID, callID string) (messageID string, ok bool, err error) {
 	tx = store.Bound(tx)
 	err = tx.QueryRowContext(ctx, `SELECT r.id FROM dispatches d JOIN messages m ON m.id = d.message_id
@@ -309,8 +343,11 @@ func DispatchAnswer(ctx context.Context, tx store.Conn, runID, callID string) (m
 }
 
 // DeleteDispatch deletes, in tx, the dispatch (runID, callID), leaving its
-// tombstone (ScopeDispatchErased, dispatch_erased.go) at now; deleting one
+// tombstone (ScopeDispatchErased) at now; deleting one
 // that is not stored is no error.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func DeleteDispatch(ctx context.Context, tx store.Conn, runID, callID string, now time.Time) error {
 	tx = store.Bound(tx)
 	if err := tombstoneDispatches(ctx, tx, now, `run_id = ? AND call_id = ?`, runID, callID); err != nil {
@@ -327,6 +364,9 @@ func DeleteDispatch(ctx context.Context, tx store.Conn, runID, callID string, no
 // leaving its tombstone (ScopeDispatchErased) at now. The caller passes
 // the messages of threads it keeps: a deleted thread's dispatches go with
 // it (DeleteThreadDispatches), untombstoned.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func DeleteDispatches(ctx context.Context, tx store.Conn, messageIDs []string, now time.Time) error {
 	tx = store.Bound(tx)
 	return store.InChunks(messageIDs, func(in string, chunk []any) error {
@@ -344,6 +384,9 @@ func DeleteDispatches(ctx context.Context, tx store.Conn, messageIDs []string, n
 
 // DeleteThreadDispatches deletes, in tx, the dispatches of a deleted
 // thread.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func DeleteThreadDispatches(ctx context.Context, tx store.Conn, threadID string) error {
 	tx = store.Bound(tx)
 	if _, err := tx.ExecContext(ctx, `DELETE FROM dispatches WHERE thread_id = ?`, threadID); err != nil {

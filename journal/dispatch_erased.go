@@ -16,8 +16,8 @@ import (
 // from a thread it kept (its call's or its result's message was erased:
 // DeleteDispatches, DeleteDispatch), so a later lookup of the dispatch
 // tells "erased" from "never begun" (the engine's ErrDispatchErased and
-// ErrDispatchNotFound). The key is a hash of the run and call ids
-// (dispatchTombKey); the row keeps the thread and resource (to answer only
+// ErrDispatchNotFound). The key is a hash of the run and call ids (64 hex
+// digits of a SHA-256 of both, length-prefixed); the row keeps the thread and resource (to answer only
 // their owner) and the erasure's time, never the call's name, arguments
 // or result. It goes with its thread (DeleteThread); a deleted thread's
 // dispatches need none, as its runs stay claimed by a tombstone.
@@ -35,6 +35,9 @@ func dispatchTombKey(runID, callID string) string {
 // callID): the thread and resource it was begun in (as entombed since, if
 // they were), ok false when no erasure deleted such a dispatch from a kept
 // thread.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func DispatchErased(ctx context.Context, q Querier, runID, callID string) (threadID, resourceID string, ok bool, err error) {
 	err = store.Bound(q).QueryRowContext(ctx, `SELECT thread_id, resource_id FROM journal WHERE scope = ? AND key = ?`,
 		ScopeDispatchErased, dispatchTombKey(runID, callID)).Scan(&threadID, &resourceID)

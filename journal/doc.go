@@ -3,6 +3,12 @@
 // record of every run (DESIGN.md, "Journal, memoization and replay") and the
 // dispatch journal of side-effecting tool calls (dispatch.go).
 //
+// A library user reaches the engine's journal through engine.Engine.Journal
+// (Step, Apply, MemCtx, ListRuns …). The functions that take a transaction
+// or a database (a store.Conn, Querier or *sql.DB) are for mnemo's own
+// packages: the engine hands out neither its database nor a transaction
+// on it.
+//
 // It runs on SQLite (internal/store.Open) and on Postgres
 // (internal/pgstore.OpenDB) alike: statements are written in SQLite's text
 // and rebound to the database's dialect (store.Dialect; the SQLite path runs

@@ -42,6 +42,9 @@ func (en Entomb) resource(current string) string {
 // observations of resource name (threads that never got a message are in
 // no threads table). It reads observe's observations table in the same
 // statement, read-only.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func NamedThreads(ctx context.Context, tx store.Conn, resource string) ([]string, error) {
 	tx = store.Bound(tx)
 	rows, err := tx.QueryContext(ctx, `SELECT thread_id FROM runs WHERE resource_id = ?1
@@ -67,6 +70,9 @@ func NamedThreads(ctx context.Context, tx store.Conn, resource string) ([]string
 // thread and resource of its journal rows. When only is not empty, just
 // the rows recorded under resource only are touched (t is not only's own
 // thread).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func EntombThread(ctx context.Context, tx store.Conn, en Entomb, t, only string) error {
 	tx = store.Bound(tx)
 	if err := EntombMemCtx(ctx, tx, en, t, only); err != nil {
@@ -91,6 +97,9 @@ func EntombThread(ctx context.Context, tx store.Conn, en Entomb, t, only string)
 // erasure has already deleted the records keyed by those run ids (memctx
 // records, tool applications). A run of another resource on the thread id
 // is that resource's, whatever its id spells: it is not touched here.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func EntombRunIDs(ctx context.Context, tx store.Conn, en Entomb, tomb string, threads []string) error {
 	tx = store.Bound(tx)
 	runs, err := runsOf(ctx, tx, tomb)
@@ -130,6 +139,9 @@ func (en Entomb) erased(resource string) bool {
 // RunIDSpells reports whether, in tx, a stored run id contains s (byte
 // for byte): a run of another resource whose id spells an erased id keeps
 // it (EntombRunIDs).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func RunIDSpells(ctx context.Context, tx store.Conn, s string) (bool, error) {
 	tx = store.Bound(tx)
 	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
@@ -179,6 +191,9 @@ func runsOf(ctx context.Context, tx store.Conn, thread string) ([]runOwned, erro
 
 // EntombResource replaces, in tx, the erased resource en.Resource with its
 // tombstone as the owner of every run and journal row.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func EntombResource(ctx context.Context, tx store.Conn, en Entomb) error {
 	tx = store.Bound(tx)
 	for _, q := range []string{
@@ -198,6 +213,9 @@ func EntombResource(ctx context.Context, tx store.Conn, en Entomb) error {
 // every reference to a deleted thread's turn (replay reports them as no
 // longer stored); the query goes (it was about the erased conversation).
 // A record that cannot be decoded is deleted.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func EntombMemCtx(ctx context.Context, tx store.Conn, en Entomb, t, only string) error {
 	tx = store.Bound(tx)
 	rows, err := tx.QueryContext(ctx, `SELECT key, output FROM journal WHERE scope = ?1 AND thread_id = ?2 AND (?3 = '' OR resource_id = ?3)`, ScopeMemCtx, t, only)

@@ -40,6 +40,9 @@ const ErasedPreview = "[erased]"
 // TombstoneSeq records in tx that seq of thread (owned by resource) was
 // erased (scope ScopeErased); seqs are never reused, and the tombstone
 // tells an erased seq from a gap. Recording it twice is a no-op.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func TombstoneSeq(ctx context.Context, tx store.Conn, thread, resource string, seq int64, now time.Time) error {
 	return tombstone(ctx, store.Bound(tx), ScopeErased, thread+":"+strconv.FormatInt(seq, 10), thread, resource, now)
 }
@@ -63,6 +66,9 @@ func tombstone(ctx context.Context, tx store.Conn, scope, key, thread, resource 
 // its records of seqs lost to a salvage (ScopeLost), the tool
 // applications recorded under it and its dispatches' tombstones
 // (ScopeDispatchErased).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func DeleteThread(ctx context.Context, tx store.Conn, thread string) error {
 	tx = store.Bound(tx)
 	for _, q := range []string{
@@ -80,6 +86,9 @@ func DeleteThread(ctx context.Context, tx store.Conn, thread string) error {
 
 // ForgetRunTools deletes in tx the tool applications whose key starts with
 // "<runID>:".
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func ForgetRunTools(ctx context.Context, tx store.Conn, runID string) error {
 	tx = store.Bound(tx)
 	prefix := runID + ":"
@@ -96,6 +105,9 @@ func ForgetRunTools(ctx context.Context, tx store.Conn, runID string) error {
 // that resource before the thread existed; resource created it later) are
 // its records, not the thread's: they are kept, and the erasure entombs the
 // thread id in them (EntombThread), as in the records other threads keep.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func DeleteRuns(ctx context.Context, tx store.Conn, thread, resource string) (int, error) {
 	tx = store.Bound(tx)
 	r, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND thread_id = ? AND resource_id IN (?, '')`, ScopeMemCtx, thread, resource)
@@ -111,6 +123,9 @@ func DeleteRuns(ctx context.Context, tx store.Conn, thread, resource string) (in
 // they name (an erased resource leaves no run listing, also of its runs on
 // a thread another resource holds), and returns how many records it
 // deleted. The run ids stay claimed in runs (the erasure entombs them).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func DeleteResourceRuns(ctx context.Context, tx store.Conn, resource string) (int, error) {
 	tx = store.Bound(tx)
 	rows, err := tx.QueryContext(ctx, `SELECT key FROM journal WHERE scope = ? AND resource_id = ?`, ScopeMemCtx, resource)
@@ -146,6 +161,9 @@ func DeleteResourceRuns(ctx context.Context, tx store.Conn, resource string) (in
 // MarkErasing writes in tx the marker of an erasure (scope ScopeErasing):
 // its existence after commit means its physical purge is owed. info is a
 // small JSON description (kind and counts, never content).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func MarkErasing(ctx context.Context, tx store.Conn, marker string, info []byte, now time.Time) error {
 	tx = store.Bound(tx)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO journal (scope, key, output, created_at) VALUES (?, ?, ?, ?)`,
@@ -156,7 +174,7 @@ func MarkErasing(ctx context.Context, tx store.Conn, marker string, info []byte,
 }
 
 // Erasing returns how many erasure markers are stored (erasures whose
-// physical purge is owed).
+// physical purge is owed). Errors: the database's (ctx's when cancelled).
 func (j *Journal) Erasing(ctx context.Context) (int, error) {
 	var n int
 	if err := j.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM journal WHERE scope = ?`, ScopeErasing).Scan(&n); err != nil {
@@ -166,7 +184,9 @@ func (j *Journal) Erasing(ctx context.Context) (int, error) {
 }
 
 // ClearErasing deletes the erasure marker marker, or every marker when
-// marker is "".
+// marker is "". It is for the engine's purge, once the purge is done: a
+// marker cleared before leaves the purge owed and forgotten. Errors: the
+// database's (ctx's when cancelled).
 func (j *Journal) ClearErasing(ctx context.Context, marker string) error {
 	q, args := `DELETE FROM journal WHERE scope = ?`, []any{ScopeErasing}
 	if marker != "" {
@@ -179,7 +199,8 @@ func (j *Journal) ClearErasing(ctx context.Context, marker string) error {
 }
 
 // ClearErasings deletes exactly the erasure markers markers (none when it
-// is empty), for a purge that completed several erasures at once.
+// is empty), for a purge that completed several erasures at once. Errors:
+// the database's (ctx's when cancelled).
 func (j *Journal) ClearErasings(ctx context.Context, markers []string) error {
 	const chunk = 500 // below every dialect's bound on bound parameters
 	for len(markers) > 0 {
@@ -199,6 +220,9 @@ func (j *Journal) ClearErasings(ctx context.Context, markers []string) error {
 
 // MemCtxTx is RawMemCtx inside tx: the stored bytes of runID's memctx
 // record, or ErrNotFound.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func MemCtxTx(ctx context.Context, tx store.Conn, runID string) ([]byte, error) {
 	tx = store.Bound(tx)
 	var raw []byte
@@ -230,6 +254,9 @@ func MemCtxTx(ctx context.Context, tx store.Conn, runID string) ([]byte, error) 
 // deleted when it quotes an erased turn. en.Of may be nil when en.Deleted is
 // empty (an erasure of messages). It returns how many records changed and
 // the run ids of the records of the deleted threads.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Erased, en Entomb) (int, []string, error) {
 	recs, err := readScrubbed(ctx, store.Bound(tx), resource)
 	if err != nil {
@@ -295,6 +322,9 @@ func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Era
 // records (one per record that has one and can be decoded, in no set
 // order): the questions an erasure's working-memory check may ask of the
 // erased texts, asked together (Erased.Quotes).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func MemCtxQueries(ctx context.Context, tx store.Conn, resource string) ([]string, error) {
 	rows, err := store.Bound(tx).QueryContext(ctx, `SELECT output FROM journal WHERE scope = ? AND resource_id = ?`, ScopeMemCtx, resource)
 	if err != nil {

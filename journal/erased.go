@@ -16,7 +16,7 @@ type Erased struct {
 	// order, until fn returns false, and returns the read's error; nil
 	// when there is no text to read. The engine reads them a page at a
 	// time from their rows, before it deletes them, so an erasure does not
-	// hold every text it erases (msgstore.Store.ErasedTexts).
+	// hold every text it erases.
 	Texts func(ctx context.Context, fn func(content string) bool) error
 }
 
@@ -57,7 +57,7 @@ func (e Erased) Quoted(ctx context.Context, raw []byte) (bool, error) {
 // absent) and Quoted for each of raws (quoted[i]), reading the texts once
 // at most, and not at all when the ids answer every question. Its cost is
 // the read plus, for each text, one comparison with every question not
-// yet answered.
+// yet answered. err is Texts' error (ctx's when cancelled).
 func (e Erased) Quotes(ctx context.Context, queries []string, raws [][]byte) (quotedBy map[string]bool, quoted []bool, err error) {
 	quotedBy, quoted = map[string]bool{}, make([]bool, len(raws))
 	type open struct {

@@ -33,6 +33,9 @@ type GhostRun struct {
 // record) is not one. With a thread or a resource it seeks
 // journal_by_thread or journal_by_resource; with neither it reads every
 // memctx record.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func GhostRuns(ctx context.Context, conn store.Conn, thread, resource, tomb string) ([]GhostRun, error) {
 	q := `SELECT key, thread_id, resource_id, created_at FROM journal
 		WHERE scope = ?1 AND thread_id <> '' AND (?2 = '' OR thread_id = ?2) AND (?3 = '' OR resource_id = ?3)

@@ -51,10 +51,11 @@ type call struct {
 	err   error
 }
 
-// New returns a journal over db, whose schema the store package created
-// (SQLite, internal/store.Open) or internal/pgstore did (Postgres,
-// pgstore.OpenDB): the journal speaks db's dialect (store.DialectOf).
-// now is the clock for record times; nil means time.Now.
+// New returns a journal over db, a SQLite or Postgres database holding
+// mnemo's schema, whose dialect it speaks. now is the clock for record
+// times; nil means time.Now. It is for mnemo's own packages: the engine
+// does not hand out its database, and a library user gets the engine's
+// journal from engine.Engine.Journal.
 func New(db *sql.DB, now func() time.Time) *Journal {
 	if now == nil {
 		now = time.Now
@@ -122,7 +123,8 @@ func (k ToolKey) String() string {
 // crash (working memory keys its versions by tool call id).
 //
 // Apply does not check that the run belongs to the thread: callers claim it
-// first (ClaimRun).
+// first (ClaimRun). Errors: fn's, unwrapped (nothing is recorded), or the
+// database's (ctx's when cancelled).
 func (j *Journal) Apply(ctx context.Context, k ToolKey, fn func(ctx context.Context) ([]byte, error)) ([]byte, error) {
 	return j.once(ctx, ScopeTool, k.String(), k.ThreadID, k.ResourceID, "", fn)
 }
@@ -231,6 +233,7 @@ func (j *Journal) run(ctx context.Context, scope, key, thread, resource, input s
 
 // Forget deletes the records of scope whose key starts with prefix. Erasure
 // uses it to invalidate memo entries; it returns how many were deleted.
+// Errors: the database's (ctx's when cancelled).
 func (j *Journal) Forget(ctx context.Context, scope, prefix string) (int64, error) {
 	res, err := j.conn.ExecContext(ctx,
 		`DELETE FROM journal WHERE scope = ? AND substr(key, 1, ?) = ?`, scope, len(prefix), prefix)

@@ -35,6 +35,9 @@ type LostRange struct {
 
 // RecordLost records in tx that seq of thread (owned by resource) was lost
 // by the salvage of time now (ScopeLost). Recording it twice is a no-op.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func RecordLost(ctx context.Context, tx store.Conn, thread, resource string, seq int64, now time.Time) error {
 	if _, err := store.Bound(tx).ExecContext(ctx,
 		`INSERT OR IGNORE INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES (?, ?, ?, ?, x'', ?)`,
@@ -47,6 +50,9 @@ func RecordLost(ctx context.Context, tx store.Conn, thread, resource string, seq
 // LostRanges returns the seqs lost to salvages as ranges of consecutive
 // seqs of one thread recorded by the same salvage, ordered by thread and
 // seq; nil when none is.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it; engine.Engine.LostSeqs reads these.
 func LostRanges(ctx context.Context, q store.Conn) ([]LostRange, error) {
 	rows, err := store.Bound(q).QueryContext(ctx,
 		`SELECT thread_id, resource_id, key, created_at FROM journal WHERE scope = ?`, ScopeLost)
