@@ -286,7 +286,8 @@ func serveHTTP(t *testing.T, e *engine.Engine) (connectAs func(token string) *mc
 // TestWorkingMemoryOffIsolation: with no working memory configured, the
 // working-memory tools answer bob on alice's thread exactly as on a thread
 // that exists nowhere ("thread … not found"), over HTTP with each one's
-// token; only alice learns, on her own thread, that working memory is off.
+// token; only alice learns, on her own thread, that working memory is off
+// (and how to turn it on).
 // Before, alice's thread answered bob "working memory is not configured".
 func TestWorkingMemoryOffIsolation(t *testing.T) {
 	e := enginetest.MustOpen(t, engine.Config{})
@@ -307,8 +308,11 @@ func TestWorkingMemoryOffIsolation(t *testing.T) {
 		if strings.ReplaceAll(got, "t-alice", "t-nowhere") != ref || !strings.Contains(ref, `thread not found: "t-nowhere"`) {
 			t.Errorf("%s as bob: alice's thread answers %q, an unknown one %q; want the same thread-not-found answer", tool, got, ref)
 		}
-		if failed, text := call(t, as, tool, args("t-alice"), nil); !failed || !strings.Contains(text, "not configured") {
-			t.Errorf("%s as alice on her thread: failed=%v %q, want working memory not configured", tool, failed, text)
+		// How to turn it on is said too: it said only "this server has
+		// no working memory configured".
+		const howTo = `start mnemo serve once with --config FILE whose "workingMemory" member gives a schema, schemaFile or template`
+		if failed, text := call(t, as, tool, args("t-alice"), nil); !failed || !strings.Contains(text, "not configured") || !strings.Contains(text, howTo) {
+			t.Errorf("%s as alice on her thread: failed=%v %q, want working memory not configured and %q", tool, failed, text, howTo)
 		}
 	}
 }

@@ -207,9 +207,11 @@ func checkPublic(t *testing.T, h *harness, op string, want int) {
 // working-memory routes exactly as one that exists nowhere, which is the
 // answer every other route gives for an unknown thread (404 not-found,
 // `thread not found: "…"`); only the caller's own thread or resource
-// learns that working memory is off. Before, bob's thread answered
+// learns that working memory is off, and how to turn it on (mnemo serve
+// --config with a "workingMemory" member). Before, bob's thread answered
 // "working memory is not configured" before its owner was checked.
 func TestIsolationWithoutWorkingMemory(t *testing.T) {
+	const wmHowTo = `start mnemo serve once with --config FILE whose "workingMemory" member gives a schema, schemaFile or template`
 	h := newHarnessOn(t, true, server.Config{}, engine.Config{})
 	h.seed("t-alice", "res-alice", aliceToken, "alice likes tea")
 	h.seed("t-bob", "res-bob", bobToken, "bob secret plans: buy the orchard")
@@ -226,8 +228,10 @@ func TestIsolationWithoutWorkingMemory(t *testing.T) {
 		}
 	}
 	for _, path := range []string{"/v1/threads/t-alice/working-memory", "/v1/resources/res-alice/working-memory"} {
-		if p := h.do("GET", path, aliceToken, nil).problem(t); p.Type != server.ProblemTypeBase+"working-memory-off" {
-			t.Errorf("GET %s as alice: %+v, want working-memory-off", path, p)
+		// The detail says how to turn it on; it said only "this server
+		// has no working memory configured".
+		if p := h.do("GET", path, aliceToken, nil).problem(t); p.Type != server.ProblemTypeBase+"working-memory-off" || !strings.Contains(p.Detail, wmHowTo) {
+			t.Errorf("GET %s as alice: %+v, want working-memory-off saying %q", path, p, wmHowTo)
 		}
 	}
 }

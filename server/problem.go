@@ -99,6 +99,16 @@ func (e *apiError) Error() string { return e.detail }
 // Is makes a not-found answer match ErrNotFound.
 func (e *apiError) Is(target error) bool { return target == ErrNotFound && e.kind == kindNotFound }
 
+// WorkingMemoryOffDetail is the detail of the working-memory-off problem
+// (engine.ErrNoWorkingMemory), the HTTP API's 404 and the MCP tools'
+// error alike: it says how the operator turns working memory on. The
+// configuration mnemo serve --config stores goes with the data, so every
+// later command on it (mnemo mcp, which takes no --config, included)
+// uses it.
+const WorkingMemoryOffDetail = "this server has no working memory configured; to turn it on, start mnemo serve once with --config FILE " +
+	`whose "workingMemory" member gives a schema, schemaFile or template (docs/serve.md#mnemo-json; it is stored with the data, ` +
+	"and later commands on it, mnemo mcp included, use it), or set engine.Config.WorkingMemory in a Go program"
+
 // Describe returns the problem details a caller may see for err: its stable
 // type, status and a detail that names only what the caller named (an
 // internal error's cause is not shown). The MCP tools answer with it.
@@ -210,7 +220,7 @@ func classify(err error) *apiError {
 	case errors.Is(err, journal.ErrRunExists):
 		return &apiError{kind: kindConflict, field: "runId", detail: "the run id already has a memctx record; set replaceRun or choose another id"}
 	case errors.Is(err, engine.ErrNoWorkingMemory):
-		return &apiError{kind: kindNoWM, detail: "this server has no working memory configured"}
+		return &apiError{kind: kindNoWM, detail: WorkingMemoryOffDetail}
 	case working.Refused(err):
 		return &apiError{kind: kindRefused, detail: strings.TrimPrefix(err.Error(), "working: "), cause: err}
 	case errors.Is(err, working.ErrInvalidKey):
