@@ -19,6 +19,13 @@
 // tool (package tools); Render and Refs produce the system part and the
 // memctx references LoadContext uses.
 //
+// A library user turns the observer on with engine.Config.Observe and runs
+// it with engine.Engine.Observe; it lists observations with
+// engine.Engine.Observations. New and the functions that take a
+// transaction or a database (Invalidate, EntombThread, EntombResource,
+// List, Search, Watermark) are for mnemo's own packages: the engine hands
+// out neither its database nor a transaction on it.
+//
 // The observer reads turns through the small Source interface, so the package
 // does not depend on the engine; a Source that is also a PageSource (the
 // engine's is) is read a page at a time, so planning on a long unobserved

@@ -14,7 +14,9 @@ import (
 // is not empty, just the rows of resource only are touched (t is not
 // only's own thread). The rows keep their (already invalidated and
 // scrubbed) place, so memctx references stay resolvable.
-// tx is a *store.Tx on Postgres (a bare *sql.Tx is taken as SQLite's).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func EntombThread(ctx context.Context, tx store.Conn, t, tomb, resource, resourceTomb, only string) error {
 	if _, err := store.Bound(tx).ExecContext(ctx, `UPDATE observations SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1 AND (?5 = '' OR resource_id = ?5)`,
 		t, tomb, resource, resourceTomb, only); err != nil {
@@ -24,7 +26,11 @@ func EntombThread(ctx context.Context, tx store.Conn, t, tomb, resource, resourc
 }
 
 // EntombResource replaces, in tx, the erased resource with its tombstone
-// as the owner of every observation row.
+// as the owner of every observation row. Errors: the database's (ctx's
+// when cancelled).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func EntombResource(ctx context.Context, tx store.Conn, resource, tomb string) error {
 	if _, err := store.Bound(tx).ExecContext(ctx, `UPDATE observations SET resource_id = ?2 WHERE resource_id = ?1`, resource, tomb); err != nil {
 		return fmt.Errorf("observe: erase: tombstone resource owner: %w", err)

@@ -27,10 +27,12 @@ import (
 // erased range are observed again; the later ones are observed again with
 // them. Erasure is rare; a hole-tracking observer would save those calls.
 //
-// tx is a *store.Tx on Postgres (a bare *sql.Tx is taken as SQLite's);
-// there Invalidate first takes the thread's observation lock (lockThread),
-// held until tx ends, so no observer of another process stores into the
+// On Postgres Invalidate first takes the thread's observation lock (an
+// advisory lock held until tx ends), so no observer of another process stores into the
 // thread between its read and its writes.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func Invalidate(ctx context.Context, tx store.Conn, threadID string, fromSeq int64, now time.Time) ([]string, error) {
 	tx = store.Bound(tx)
 	if err := lockThread(ctx, tx, threadID); err != nil {

@@ -99,6 +99,9 @@ const obsColumns = `id, thread_id, resource_id, from_seq, to_seq, level, content
 // nor a resource is a *FilterError on "Filter" (ErrInvalidFilter), and
 // nothing is read; the ids are not checked (Engine.Observations checks
 // them first).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it; engine.Engine.Observations is the library's way.
 func List(ctx context.Context, db *sql.DB, f Filter) ([]Observation, error) {
 	q := `SELECT ` + obsColumns + ` FROM observations WHERE `
 	var args []any
@@ -176,6 +179,9 @@ func msTime(v sql.NullInt64) *time.Time {
 // Watermark returns the observed watermark of threadID: the highest toSeq of
 // its non-invalidated observations and reflections, 0 when none. Turns with
 // seq <= Watermark are covered by observations. db is SQLite or Postgres.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func Watermark(ctx context.Context, db *sql.DB, threadID string) (int64, error) {
 	var wm int64
 	err := store.Bound(db).QueryRowContext(ctx,

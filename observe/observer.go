@@ -35,7 +35,7 @@ const (
 // Config configures New. DB, Journal, Source and Model are required; every
 // other zero field means its default. The config is copied by New.
 type Config struct {
-	DB      *sql.DB          // the shared pool: SQLite (internal/store.Open) or Postgres (pgstore.OpenDB); not closed by Observer
+	DB      *sql.DB          // the shared pool, SQLite or Postgres with mnemo's schema (the engine's own); not closed by Observer
 	Journal *journal.Journal // memoizes model calls in journal.ScopeMemo
 	Source  Source           // the turns of a thread
 	Model   Model            // the observer and reflector model
@@ -87,6 +87,9 @@ func (o *Observer) redactItems(items []Item) {
 }
 
 // New returns an observer for cfg, or ErrConfig naming a missing field.
+// It is for mnemo's own packages: Config.DB is the engine's database,
+// which the engine does not hand out; a library user turns the observer
+// on with engine.Config.Observe and runs it with engine.Engine.Observe.
 func New(cfg Config) (*Observer, error) {
 	switch {
 	case cfg.DB == nil:

@@ -24,6 +24,7 @@ type Plan struct {
 }
 
 // Plan reports the observer's plan for threadID without calling the model.
+// Errors: the Source's and the database's (ctx's when cancelled).
 func (o *Observer) Plan(ctx context.Context, threadID string) (*Plan, error) {
 	return o.plan(ctx, threadID)
 }

@@ -16,10 +16,12 @@ import (
 //
 //   - observer-v2, reflector-v2: each turn carries its time and the block its
 //     time zone; each observation its date span.
-//   - observer-v3, reflector-v3: every render.Hidden and render.Control
-//     character of the stored text a line carries (content, names, tool-call
-//     ids, names and arguments, observation text) is written as its JSON
-//     escape (render.HiddenJSON: \u202e, \udb40\udc41 for U+E0041), where
+//   - observer-v3, reflector-v3: every hidden character (bidirectional
+//     controls, tag and interlinear annotation characters) and control
+//     character (C0 but tab and line feed, DEL, C1, U+2028, U+2029) of the
+//     stored text a line carries (content, names, tool-call ids, names and
+//     arguments, observation text) is written as its JSON escape (\u202e,
+//     \udb40\udc41 for U+E0041), where
 //     v2 sent the DEL, C1, bidirectional, tag and interlinear annotation
 //     characters raw. A line without one is byte for byte the v2 line.
 //
@@ -201,8 +203,8 @@ type Item struct {
 //
 //	{"reflection": [{"text": "…", "sources": ["<observation id>"]}]}
 //
-// (observerSystem and reflectorSystem ask for them; a ``` fence around the
-// object is allowed), each list becoming Items.
+// (the observer's and the reflector's system prompts ask for them; a ```
+// fence around the object is allowed), each list becoming Items.
 type Answer struct {
 	Version string `json:"version"` // prompt version
 	// Items are the statements, in the model's order.

@@ -10,8 +10,8 @@ import (
 )
 
 // Tags of the observation block of the system part. They are mnemo's own
-// delimiters: stored text inside them is escaped (render.Text), so no '<'
-// of the block comes from stored text.
+// delimiters: stored text inside them is escaped (&lt; &gt; &amp;), so no
+// '<' of the block comes from stored text.
 const (
 	TagObservations = "observations" // the block
 	TagObservation  = LevelObservation
@@ -30,7 +30,8 @@ const renderHeader = `Observations distilled from earlier turns of this conversa
 // observation block, ordered as given: each in its own tag whose attributes
 // give its provenance (id, thread, seq range, date span, for a reflection the
 // observations it condenses, and trust="untrusted" when its sources include
-// tool output), its text escaped by render.Text. Dates are written in loc
+// tool output), its text escaped (&lt; &gt; &amp;, and the hidden and
+// control characters as character references). Dates are written in loc
 // (nil means UTC). It returns "" for none.
 func Render(obs []Observation, loc *time.Location) string {
 	if len(obs) == 0 {

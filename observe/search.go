@@ -29,7 +29,7 @@ type SearchHit struct {
 }
 
 // Search ranks the live observations and reflections of the scope by BM25
-// (internal/bm25: the textbook k1 = 1.2 and b = 0.75 of Robertson &
+// (the textbook k1 = 1.2 and b = 0.75 of Robertson &
 // Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009,
 // with Lucene's non-negative idf, ln(1 + (N − df + 0.5)/(df + 0.5)); the
 // formula recall's lexical channel uses) over their content and returns the best TopK with a positive score, best
@@ -38,6 +38,10 @@ type SearchHit struct {
 // kept, and retired, invalidated or erased observations can never be found.
 // Tokens are maximal runs of Unicode letters and digits, lower-cased; no
 // stemming, no stop words. db is SQLite or Postgres.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it; the recallObservations tool (engine.Engine.Tools)
+// searches them.
 func Search(ctx context.Context, db *sql.DB, q SearchQuery) ([]SearchHit, error) {
 	q.Filter.All = false
 	obs, err := List(ctx, db, q.Filter)

@@ -61,7 +61,7 @@ type Source interface {
 // PageSource is a Source that also reads a thread a page at a time. The
 // observer reads a thread's unobserved turns (Plan, Observe) and the rest of
 // a thread after a range (ObserveRange) through MessagesPage when its
-// Source has it, a page (pageTurns) at a time, holding a page, the next
+// Source has it, 1000 turns at a time, holding a page, the next
 // chunk (or the range) and two numbers for each of the newest
 // max(RecentN, MaxPendingTurns) turns instead of the whole thread; from a
 // plain Source it reads them at once. The engine's Source is a PageSource.

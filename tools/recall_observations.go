@@ -74,6 +74,10 @@ type roTool struct {
 // it unless the caller does, and turning observational memory on does not. It
 // returns an error wrapping observe.ErrConfig when scope names neither a
 // thread nor a resource.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it; engine.Engine.Tools offers this tool when
+// engine.ObserveConfig.SearchTool is on.
 func RecallObservations(db *sql.DB, scope observe.Filter) (Tool, error) {
 	if scope.ThreadID == "" && scope.ResourceID == "" {
 		return nil, fmt.Errorf("%w: recallObservations needs a thread or a resource scope", observe.ErrConfig)

@@ -20,8 +20,10 @@ type storedConfig struct {
 }
 
 // Execer is what SaveConfig writes through: the memory's *sql.DB or a
-// transaction of it (*sql.Tx, *store.Tx); SaveConfig speaks the memory's
-// dialect.
+// transaction of it; SaveConfig speaks the memory's dialect (SQLite or
+// Postgres). The engine's Open saves its configuration itself
+// (engine.Config.WorkingMemory): the engine hands out neither its database
+// nor a transaction on it.
 type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
@@ -31,7 +33,7 @@ type Execer interface {
 // replacing the one stored, so that a reader that opens the database
 // without a configuration of its own (LoadConfig) renders and validates
 // states as m does. Storing the configuration already stored writes
-// nothing.
+// nothing. Errors: the database's (ctx's when cancelled).
 func (m *Memory) SaveConfig(ctx context.Context, db Execer) error {
 	b, err := json.Marshal(storedConfig{Mode: m.cfg.Mode, Schema: m.Schema(), Template: m.cfg.Template,
 		Scope: m.cfg.Scope, ReadOnly: m.cfg.ReadOnly, MaxChars: m.cfg.MaxChars})
@@ -53,6 +55,9 @@ func (m *Memory) SaveConfig(ctx context.Context, db Execer) error {
 // unset: the caller sets them as for a configuration of its own. A stored
 // configuration that does not parse is ErrInvalidConfig. q is SQLite or
 // Postgres (the statement has no placeholders).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func LoadConfig(ctx context.Context, q Querier) (Config, bool, error) {
 	var raw string
 	err := q.QueryRowContext(ctx, `SELECT config FROM working_config WHERE id = 1`).Scan(&raw)

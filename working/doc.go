@@ -25,6 +25,12 @@
 // but no tool is offered. The application and the operator (mnemo wm set) may
 // still update it through this package.
 //
+// A library user gets the engine's Memory from engine.Engine.WorkingMemory
+// or OpenWorkingMemory. New and the functions that take a transaction or
+// a database (Invalidate, Rebuild, Delete, DeleteOwned, LoadConfig,
+// StoredMode) are for mnemo's own packages: the engine hands out neither
+// its database nor a transaction on it.
+//
 // # Imports
 //
 // Owns the tables working_memory, working_memory_history and working_config,

@@ -23,6 +23,9 @@ import (
 // drop selects, and returns how many versions it invalidated. The states
 // are visited in key order. The first error of drop stops the erasure:
 // Invalidate returns it after the Rebuild that saw it.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func Invalidate(ctx context.Context, tx store.Conn, resource string, skip func(key string) bool, initial func(Mode) string, now time.Time,
 	drop func(Version) (bool, error)) (int, error) {
 	tx = store.Bound(tx)
@@ -78,6 +81,9 @@ func ownedKeys(ctx context.Context, tx store.Conn, resource string) ([]string, e
 
 // Delete deletes, in tx, the state of key and its history, and returns
 // how many rows it deleted (the state and its versions).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func Delete(ctx context.Context, tx store.Conn, key string) (int, error) {
 	tx = store.Bound(tx)
 	total := 0
@@ -95,6 +101,9 @@ func Delete(ctx context.Context, tx store.Conn, key string) (int, error) {
 // DeleteOwned deletes, in tx, every state resource owns, whatever its key
 // (states are bound to their owner when written, Config.OwnerOf), and
 // their histories; it returns how many rows it deleted.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func DeleteOwned(ctx context.Context, tx store.Conn, resource string) (int, error) {
 	tx = store.Bound(tx)
 	total := 0

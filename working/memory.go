@@ -107,8 +107,8 @@ type Config struct {
 
 // Querier is what OwnerOf may read through: the pool or the update's write
 // transaction. Its statements are written in SQLite's text (? and ?NNN
-// placeholders) on either backend: on Postgres it rebinds them
-// (store.Bound).
+// placeholders) on either backend: on Postgres the memory rebinds them
+// before they reach it.
 type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
@@ -126,11 +126,12 @@ type Memory struct {
 	schema  *compiledSchema // nil in template mode
 }
 
-// New returns a working memory over db, whose schema the store package
-// (SQLite, internal/store.Open) or internal/pgstore (Postgres,
-// pgstore.OpenDB) created; it speaks db's dialect (store.DialectOf). It
-// returns ErrInvalidConfig for an inconsistent config and ErrInvalidSchema
-// for a schema it cannot use.
+// New returns a working memory over db, a SQLite or Postgres database
+// holding mnemo's schema, whose dialect it speaks. It returns
+// ErrInvalidConfig for an inconsistent config and ErrInvalidSchema for a
+// schema it cannot use. It is for mnemo's own packages: the engine does
+// not hand out its database; a library user opens the engine's working
+// memory with engine.Engine.WorkingMemory or OpenWorkingMemory.
 func New(db *sql.DB, cfg Config) (*Memory, error) {
 	if db == nil {
 		return nil, fmt.Errorf("%w: nil database", ErrInvalidConfig)
@@ -368,7 +369,9 @@ type Version struct {
 }
 
 // History lists the versions of key, newest first; limit ≤ 0 means all. A
-// key never written has an empty history.
+// key never written has an empty history. Errors: ErrInvalidKey for a key
+// that does not parse or is of the other scope; the database's (ctx's
+// when cancelled).
 func (m *Memory) History(ctx context.Context, key string, limit int) ([]Version, error) {
 	if err := m.checkKey(key); err != nil {
 		return nil, err
@@ -413,7 +416,9 @@ func scanVersions(rows *sql.Rows, err error, key string) ([]Version, error) {
 // GetAt returns the state of key as it stood at time at: the newest version
 // written at or before at (history times have millisecond precision), or the
 // initial state (Version 0) when none was. Replay uses it to rebuild a past
-// prompt.
+// prompt. Errors: ErrInvalidKey for a key that does not parse or is of the
+// other scope; ErrModeMismatch when the stored state was written in the
+// other mode; the database's (ctx's when cancelled).
 func (m *Memory) GetAt(ctx context.Context, key string, at time.Time) (State, error) {
 	if err := m.checkKey(key); err != nil {
 		return State{}, err
@@ -441,6 +446,9 @@ func (m *Memory) GetAt(ctx context.Context, key string, at time.Time) (State, er
 // StoredMode reports the mode key's state was written in; ok is false when
 // it was never written. It needs no Config, so tools (mnemo wm) can inspect
 // a state before choosing how to open it. db is SQLite or Postgres.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it; engine.Engine.StoredWorkingMode is the library's way.
 func StoredMode(ctx context.Context, db *sql.DB, key string) (mode Mode, ok bool, err error) {
 	if _, _, err := ParseKey(key); err != nil {
 		return "", false, err

@@ -34,9 +34,10 @@ type RebuildResult struct {
 // it (schema mode: the JSON Merge Patch from the previous content to its
 // content, RFC 7396 via evanphx/json-patch; template mode: the one edited
 // passage, found in the rebuilt document by its surrounding text) on the
-// state rebuilt so far, starting from initial(mode) (the never-written
-// state of the stored mode: "{}" or the template; nil means "{}" or ""). A change that no longer applies, or no longer
-// changes anything, is dropped as well. Kept versions keep their number,
+// state rebuilt so far, starting from the initial content initial returns
+// for the stored mode (the never-written state: "{}" or the template; a nil
+// initial means "{}" or ""). A change that no longer applies, or no
+// longer changes anything, is dropped as well. Kept versions keep their number,
 // run, tool call, time and owner, with their content rebuilt; dropped ones
 // leave the history. When the current state changes, it gets a new version
 // (the newest plus one, recorded in the history without run or tool call),
@@ -46,8 +47,10 @@ type RebuildResult struct {
 // schema accepted as the fields' values, not a new one.
 //
 // Rebuild writes nothing when drop selects no version. tx is the caller's
-// transaction: on Postgres a *store.Tx (store.Begin), whose dialect the
-// statements follow; a bare *sql.Tx is taken as SQLite's.
+// transaction, on SQLite or Postgres.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
 func Rebuild(ctx context.Context, tx store.Conn, key string, initial func(Mode) string, now time.Time, drop func(Version) bool) (RebuildResult, error) {
 	return rebuild(ctx, store.Bound(tx), key, initial, now, drop)
 }

@@ -29,7 +29,7 @@ const (
 )
 
 // Render returns the system-part section for key's current state (see
-// RenderState).
+// RenderState). Errors: those of Get.
 func (m *Memory) Render(ctx context.Context, key string) (string, error) {
 	st, err := m.Get(ctx, key)
 	if err != nil {
@@ -41,9 +41,11 @@ func (m *Memory) Render(ctx context.Context, key string) (string, error) {
 // RenderState returns the system-part section for st: a heading, short
 // instructions on when and how to update it (or that it is read-only), and
 // the state between <working_memory> tags — JSON indented by two spaces in
-// schema mode, the markdown as is in template mode — escaped by render.JSON
-// or render.Text, so no tag can be opened or closed from inside the state
-// and marker-shaped text is quoted. A read-only memory with an empty state renders as "".
+// schema mode, the markdown as is in template mode — escaped ('<', '>',
+// '&', their look-alikes and hidden and control characters as \u escapes
+// in JSON; as character references in markdown), so no tag can be
+// opened or closed from inside the state and marker-shaped text is quoted.
+// A read-only memory with an empty state renders as "".
 // The result ends with a newline.
 func (m *Memory) RenderState(st State) string {
 	content := st.Content

@@ -20,6 +20,7 @@ import (
 // no $schema (DEPENDENCIES.md, section 6). Field docs come from
 // `jsonschema:"description=…"` or `jsonschema_description:"…"` tags. v is
 // usually a zero struct value or a pointer to one, e.g. SchemaFor(Profile{}).
+// Errors: ErrInvalidSchema for a nil v or a schema that does not encode.
 func SchemaFor(v any) (json.RawMessage, error) {
 	if v == nil {
 		return nil, fmt.Errorf("%w: SchemaFor(nil)", ErrInvalidSchema)
