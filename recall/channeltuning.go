@@ -21,7 +21,7 @@ type ChannelTuning struct {
 	// Pool is the candidates each channel returned: max(CandidatePool,
 	// TopK).
 	Pool int
-	// ContextWeight is α of the turn-context rule (context.go): each
+	// ContextWeight is α of the turn-context rule: each
 	// channel scored a turn at least α × the score of the turn before it
 	// and, with TurnAfter, of the turn after it; 0 when the rule was off
 	// (a negative Tuning.ContextWeight), and then TurnAfter and Exchange

@@ -32,7 +32,7 @@ const (
 // full-width letters and accented words ("résumé") get the vectors of
 // their plain forms, as the lexical channel sees them. For ASCII text
 // Fold only lowercases, so the vectors are exactly the specification's
-// (hashVector); bytes ≥ 0x80 left after folding still separate tokens.
+// (../shared/data/README.md); bytes ≥ 0x80 left after folding still separate tokens.
 //
 // The zero value is ready to use and safe for concurrent use.
 type HashEmbedder struct{}
@@ -48,7 +48,8 @@ func (HashEmbedder) Dims() int { return HashDims }
 // InProcess marks HashEmbedder as computed in this process (InProcess).
 func (HashEmbedder) InProcess() {}
 
-// Embed returns hashVector(Fold(text)) for each text. It never fails.
+// Embed returns the hash-384 vector of Fold(text) for each text, of unit
+// length. It never fails.
 func (h HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {

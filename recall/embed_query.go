@@ -34,7 +34,9 @@ var ErrQueryEmbedTimeout = errors.New("the embedder did not answer within")
 // names the bound and none of the embedder's text (its endpoint's
 // address); a vector of another length is ErrDimension. An error of ctx
 // itself is returned wrapped, so a cancelled search fails rather than
-// degrades. A failure to reach the endpoint is worded by queryEmbedError.
+// degrades. A failure to reach the endpoint says how it failed
+// ("connect: connection refused", "i/o timeout") and not where (no URL or
+// address), the cause wrapped.
 func EmbedQuery(ctx context.Context, emb Embedder, text string, timeout time.Duration) ([]float32, error) {
 	if timeout == 0 {
 		timeout = DefaultQueryEmbedTimeout

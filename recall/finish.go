@@ -33,7 +33,7 @@ type Corpus interface {
 	// its neighbours have a vector.
 	Similarity(id string) (float64, bool)
 	// TopicCosine returns the cosine of the query vector with thread's
-	// centroid (the mean of its messages' vectors; topic.go), false when
+	// centroid (the mean of its messages' vectors), false when
 	// the thread has no vector.
 	TopicCosine(thread string) (float64, bool)
 	// Referent returns the period id's relative date points to
@@ -276,7 +276,7 @@ func Analyze(text string) []string {
 	return out
 }
 
-// DatePeriod is a date a query names (dates.go): [From, To), the
+// DatePeriod is a date a query names: [From, To), the
 // instants of local midnights in Zone, or the month Month of any year in
 // Zone when From is zero.
 type DatePeriod struct {

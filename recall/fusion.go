@@ -10,15 +10,15 @@ import (
 const (
 	// FusionWeighted is a convex combination of per-query standardised
 	// channel scores, (1−w)·z(BM25) + w·z(cos), over the query's candidates
-	// (fuseWeighted; a convex combination of normalised scores beat RRF in
+	// (a convex combination of normalised scores beat RRF in
 	// Bruch, Gai and Ingber, "An Analysis of Fusion Functions for Hybrid
 	// Retrieval", ACM TOIS 2023). It is the default: on both dev sets it is
 	// at least as good as either channel alone, with hash-384 and with
 	// use-lite, where RRF loses 3–13 points of recall_any@10 to BM25 alone
 	// (docs/recall.md). w comes from DefaultVectorWeight.
 	FusionWeighted = "weighted"
-	// FusionRRF is reciprocal rank fusion, Σ 1/(rrfK + rank) over the
-	// channels that ranked the message (Cormack, Clarke and Büttcher,
+	// FusionRRF is reciprocal rank fusion, Σ 1/(k + rank) with k = 60 over
+	// the channels that ranked the message (Cormack, Clarke and Büttcher,
 	// SIGIR 2009).
 	FusionRRF = "rrf"
 	// DefaultFusion is used when Options.Fusion is "".
@@ -30,11 +30,11 @@ const rrfK = 60
 
 // Normalisations of the weighted fusion (FusionParams.Normalise).
 const (
-	// NormStandardise is fuseWeighted's: each channel's scores
+	// NormStandardise is the default: each channel's scores
 	// standardised over the candidates, so 0 is their mean and below it
 	// negative (a lone candidate scores its channels' presence, up to 1).
 	NormStandardise = "standardise"
-	// NormMax is fuseWeightedMax's (Tuning.MaxNorm): BM25 divided by the
+	// NormMax is Tuning.MaxNorm's: BM25 divided by the
 	// candidates' highest, cosine min–max scaled, so scores are within
 	// [0, 1].
 	NormMax = "max"

@@ -6,29 +6,29 @@ import (
 )
 
 // HybridRules are the rules a hybrid search applies to the fused scores
-// after the fusion (topHits) and their parameters, as the search applied
+// after the fusion and their parameters, as the search applied
 // them: what a reader needs, beside the fusion (FusionParams), to say what
 // a hit's score and place are, since an engine tuned otherwise, or
 // another version, ranks differently. A weight of 0 means the rule did
 // not run.
 type HybridRules struct {
 	// ExchangeOrder is whether the exchange order rule ran
-	// (exchangeorder.go; off with Tuning.NoExchangeOrder).
+	// (off with Tuning.NoExchangeOrder).
 	ExchangeOrder bool
-	// SessionWeight is β of the session-evidence rule (session.go) and
+	// SessionWeight is β of the session-evidence rule and
 	// TopicWeight γ of the session-topic rule; 0 in a thread's search
 	// (they run resource-wide only) and when the tuning turns them off
 	// (a negative weight: hash-384's defaults).
 	SessionWeight, TopicWeight float64
-	// SpeakerWeight is δ of the speaker rule (speaker.go) and DateWeight
-	// δ of the date rule (datefocus.go, 0 with Tuning.NoDates), in
+	// SpeakerWeight is δ of the speaker rule and DateWeight
+	// δ of the date rule (0 with Tuning.NoDates), in
 	// standard deviations of the fused scores; 0 when turned off.
 	SpeakerWeight, DateWeight float64
 }
 
 // HybridRules returns the rules a hybrid search of scope ("" means
 // ScopeResource) applies under t, a tuning resolved for the search's
-// embedder (Tuning.Resolve), as topHits applies them. A rule that runs
+// embedder (Tuning.Resolve), as the search applies them. A rule that runs
 // may still change no score: the speaker and date rules raise only the
 // turns of a speaker or date the query names, the topic rule needs the
 // query's vector, and none changes a lone candidate's score.

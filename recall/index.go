@@ -48,8 +48,9 @@ const (
 // 0.5 for every other embedder (semantic models). With use-lite the two
 // dev sets pull apart: BM25 is far stronger on LoCoMo (best w ≈ 0.3) and
 // the vector channel stronger on LongMemEval (best w ≈ 0.7); 0.5 loses
-// least on both, and TestFusionSynthetic shows it staying within a few
-// points of a strong vector channel as long as BM25 carries some signal.
+// least on both, and on synthetic rankings it stays within a few points of
+// a strong vector channel as long as BM25 carries some signal (a test of
+// the fusion, docs/recall.md).
 func DefaultVectorWeight(embedderID string) float64 {
 	if embedderID == HashID {
 		return 0.15
@@ -58,7 +59,7 @@ func DefaultVectorWeight(embedderID string) float64 {
 }
 
 // DefaultSessionWeight returns Tuning.SessionWeight's default for an
-// embedder (session.go, docs/recall.md), measured on the LoCoMo and
+// embedder (docs/recall.md), measured on the LoCoMo and
 // LongMemEval dev sets over the turn-context rule.
 //
 // 0.15 for semantic embedders: with use-lite it gains turn recall_any on
@@ -77,7 +78,7 @@ func DefaultSessionWeight(embedderID string) float64 {
 }
 
 // DefaultTopicWeight returns Tuning.TopicWeight's default for an embedder
-// (session.go, docs/recall.md), measured on the LoCoMo and LongMemEval
+// (docs/recall.md), measured on the LoCoMo and LongMemEval
 // dev sets over the turn-context and session-evidence rules.
 //
 // 0.15 for semantic embedders: with use-lite, LoCoMo turn recall_any@5
@@ -95,7 +96,7 @@ func DefaultTopicWeight(embedderID string) float64 {
 	return 0.15
 }
 
-// DefaultSpeakerWeight is Tuning.SpeakerWeight's default (speaker.go), for
+// DefaultSpeakerWeight is Tuning.SpeakerWeight's default, for
 // every embedder: a turn of the speaker a question names outranks another
 // turn unless that one's fused score is 2 standard deviations higher,
 // nearly a partition (on the LoCoMo dev set 97 % of the questions naming
@@ -108,7 +109,7 @@ func DefaultTopicWeight(embedderID string) float64 {
 // recall_any@5 0.900 → 0.933, hash-384 unchanged.
 const DefaultSpeakerWeight = 2.0
 
-// DefaultDateWeight is Tuning.DateWeight's default (datefocus.go), for
+// DefaultDateWeight is Tuning.DateWeight's default, for
 // every embedder: a turn carrying a date the question names outranks
 // another unless that one's fused score is 2 standard deviations higher,
 // the speaker rule's weight for the same reason (nearly a partition: 75
@@ -143,8 +144,8 @@ type Config struct {
 	// resource's, embedder's, analyser's, rules' or zone's file, damage:
 	// it is deleted and the shard built from the Source), or a loaded
 	// resource's shard was dropped because its snapshot file changed in
-	// place under its mapping (snapshot_fault.go) or its vector part failed
-	// the background check (snapshot_verify.go; the next use builds it from
+	// place under its mapping or its vector part failed
+	// the background check (the next use builds it from
 	// the Source), with a description of the kind of refusal that holds
 	// none of the file's contents. It must not call the Index.
 	SnapshotDropped func(resourceID, detail string)
@@ -159,7 +160,7 @@ type Config struct {
 	// rebuilt.
 	Location func(resourceID string) *time.Location
 	// SnapshotDir, when set and Source implements SnapshotSource, is the
-	// directory of the resources' shard snapshots (snapshot.go): a large
+	// directory of the resources' shard snapshots: a large
 	// resource's first use reads its snapshot, brought up to date from the
 	// Source, instead of building it from every stored message. "" means
 	// none. The Index owns the directory: it deletes files it cannot use.
@@ -182,9 +183,13 @@ type Tuning struct {
 	// DefaultVectorWeight(Embedder.ID()).
 	VectorWeight float64 `json:"vectorWeight,omitempty"`
 	// BleveScores turns the textbook BM25 re-scoring off and ranks by
-	// bleve's own BM25 (see bm25Stats).
+	// bleve's own BM25, which estimates the average field length from
+	// term-dictionary sizes and so penalises long turns far harder
+	// (docs/recall.md).
 	BleveScores bool `json:"bleveScores,omitempty"`
-	// NoCompounds turns the compound-identifier bonus off (see compounds).
+	// NoCompounds turns the compound-identifier bonus off: a message
+	// holding a query's identifier ("ZEPHYR-QUOTE", "INV-18880") verbatim,
+	// besides its words, scores the parts' idfs once more.
 	NoCompounds bool `json:"noCompounds,omitempty"`
 	// RescoreDepth: with BleveMatches, when a query matches at most this
 	// many messages, all of them are re-scored with the textbook BM25
@@ -193,20 +198,20 @@ type Tuning struct {
 	RescoreDepth int `json:"rescoreDepth,omitempty"`
 	// BleveMatches makes bleve enumerate the lexical matches (its top
 	// matches by its own BM25 past RescoreDepth, re-scored) instead of the
-	// shard's postings, which give the exact top by the textbook BM25 (see
-	// lexicalPostings); it exists to measure and test the two against each
+	// shard's postings, which give the exact top by the textbook BM25; it
+	// exists to measure and test the two against each
 	// other.
 	BleveMatches bool `json:"bleveMatches,omitempty"`
-	// MaxNorm normalises the channel scores by max and min–max
-	// (fuseWeightedMax) instead of standardising them (fuseWeighted).
+	// MaxNorm normalises the channel scores by max and min–max (NormMax)
+	// instead of standardising them (NormStandardise).
 	MaxNorm bool `json:"maxNorm,omitempty"`
 	// NoDates turns off the date terms: absolute dates the query names
 	// ("in May 2022") scored as a BM25 term that the messages created then
-	// carry (see dateTerms).
+	// carry.
 	NoDates bool `json:"noDates,omitempty"`
 	// NoAnswerTypes turns off the answer types: a question asking "How
 	// long …?" or "When …?" scores the messages holding a duration or a
-	// time expression as one more BM25 term (answertype.go).
+	// time expression as one more BM25 term.
 	NoAnswerTypes bool `json:"noAnswerTypes,omitempty"`
 	// ContextWeight α matches a turn through the turn before it: each
 	// channel scores a turn max(own score, α × the previous turn's score).
@@ -218,37 +223,37 @@ type Tuning struct {
 	ContextWeight float64 `json:"contextWeight,omitempty"`
 	// NoTurnAfter limits the turn-context rule to the turn before: without
 	// it a turn is also matched through the turn after it (its reply), at
-	// the same weight α (context.go).
+	// the same weight α.
 	NoTurnAfter bool `json:"noTurnAfter,omitempty"`
 	// NoExchange turns off the exchange rule of the vector channel: a
 	// reply to a question (AnswersQuestion) scores at least the query's
 	// cosine with the sum of its and the question's vectors
-	// (ExchangeScore; context.go). Off with the turn-context rule.
+	// (ExchangeScore). Off with the turn-context rule.
 	NoExchange bool `json:"noExchange,omitempty"`
 	// NoExchangeOrder turns off the exchange order rule of the hybrid
 	// fusion: of a user's turn and the agent's reply after it, both
 	// candidates, the user's turn takes the better fused score, or the
-	// reply when the query asks what the agent said (exchangeorder.go).
+	// reply when the query asks what the agent said.
 	NoExchangeOrder bool `json:"noExchangeOrder,omitempty"`
 	// SessionWeight β raises a hybrid candidate of a resource-wide search
 	// by its session's evidence: its
 	// standardised score plus β × the best positive standardised score of
-	// the other candidates of its thread (session.go). 0 means
+	// the other candidates of its thread. 0 means
 	// DefaultSessionWeight(Embedder.ID()), negative means none.
 	SessionWeight float64 `json:"sessionWeight,omitempty"`
 	// TopicWeight γ raises a hybrid candidate of a resource-wide search
 	// by its session's topic: γ × the positive standardised cosine of the
 	// query with its thread's centroid, standardised over the candidates'
-	// threads (session.go, topic.go). 0 means
+	// threads. 0 means
 	// DefaultTopicWeight(Embedder.ID()), negative means none.
 	TopicWeight float64 `json:"topicWeight,omitempty"`
 	// SpeakerWeight δ raises a hybrid candidate whose speaker (Doc.Name)
-	// the query names by δ standard deviations of the fused scores
-	// (speaker.go). 0 means DefaultSpeakerWeight, negative means none.
+	// the query names by δ standard deviations of the fused scores. 0
+	// means DefaultSpeakerWeight, negative means none.
 	SpeakerWeight float64 `json:"speakerWeight,omitempty"`
 	// DateWeight δ raises a hybrid candidate that carries a date the
 	// query names (created in it, or its relative date pointing into it)
-	// by δ standard deviations of the fused scores (datefocus.go). 0
+	// by δ standard deviations of the fused scores. 0
 	// means DefaultDateWeight, negative means none; off with NoDates.
 	DateWeight float64 `json:"dateWeight,omitempty"`
 	// MaxLoaded bounds the messages held in memory over all loaded
@@ -261,9 +266,9 @@ type Tuning struct {
 	// ExactVectors keeps a chromem-go collection of each loaded
 	// resource's vectors and makes the vector channel scan it (exact
 	// cosine, every vector per query) instead of the shard's vector index
-	// (int8 codes, then the exact cosine of a candidate pool; see
-	// vecIndex); it exists to measure the two against each other
-	// (TestVectorIndexRecall, `mnemo bench`'s exactness figure). Without
+	// (int8 codes, then the exact cosine of a candidate pool); it exists
+	// to measure the two against each other (`mnemo bench`'s exactness
+	// figure). Without
 	// it no collection is built, which keeps a large resource's memory at
 	// about half.
 	ExactVectors bool `json:"exactVectors,omitempty"`
@@ -320,11 +325,11 @@ func (ix *Index) Embedder() Embedder { return ix.emb }
 func (ix *Index) Lexical() *Lexical { return ix.cfg.Lexical }
 
 // Close is CloseContext with a background context: it writes every
-// snapshot that is due, for at most a minute (snapshotFlush).
+// snapshot that is due, for at most a minute.
 func (ix *Index) Close() error { return ix.CloseContext(context.Background()) }
 
-// CloseContext writes the snapshots that are due (snapshot.go) until ctx
-// ends or a minute (snapshotFlush) has passed, unloads every resource
+// CloseContext writes the snapshots that are due until ctx
+// ends or a minute has passed, unloads every resource
 // (releasing its vectors' memory) and closes the lexical index. A snapshot
 // not written (ctx cancelled: none is) is a cache left behind, caught up
 // from the Source at the resource's next load; a write cut short leaves

@@ -207,6 +207,8 @@ func (l *Lexical) Terms(text string) []string {
 
 // Index adds or replaces docs in one bleve batch. On return the batch is
 // persisted (scorch waits for persistence unless the index is in memory).
+// Errors: ErrClosed after Close; an error matching ErrCorrupt once the
+// index is damaged (Damaged); bleve's.
 func (l *Lexical) Index(docs []Doc) error {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
@@ -226,7 +228,9 @@ func (l *Lexical) Index(docs []Doc) error {
 	return nil
 }
 
-// Delete removes ids (absent ids are ignored).
+// Delete removes ids (absent ids are ignored). Errors: ErrClosed after
+// Close; an error matching ErrCorrupt once the index is damaged (Damaged);
+// bleve's.
 func (l *Lexical) Delete(ids []string) error {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
@@ -243,7 +247,9 @@ func (l *Lexical) Delete(ids []string) error {
 	return nil
 }
 
-// Count returns the number of indexed messages.
+// Count returns the number of indexed messages. Errors: ErrClosed after
+// Close; an error matching ErrCorrupt once the index is damaged (Damaged);
+// bleve's.
 func (l *Lexical) Count() (n uint64, err error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()

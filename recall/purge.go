@@ -31,11 +31,11 @@ const PurgeTimeout = 15 * time.Second
 // its merge planner never rewrites a lone segment (mergeplan.plan returns no
 // task for fewer than two segments). Purge therefore adds an empty
 // placeholder document (a second segment), forces a merge of every segment
-// into one (scorch.ForceMerge with purgeMergeOptions), deletes the
+// into one (scorch.ForceMerge, every segment in one task), deletes the
 // placeholder, and waits until scorch has removed the old segment files.
 //
 // Cost: the whole index is rewritten. Measured on 2 cores: 19 ms for 4,000
-// short messages (engine.TestErasePurgeCost reports larger sizes).
+// short messages.
 //
 // Purge never waits forever. It returns ctx's error when ctx ends (the merge
 // goes on in the background); an error matching ErrCorrupt when the index

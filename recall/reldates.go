@@ -281,8 +281,8 @@ func (r Referent) IsZero() bool { return r.From.IsZero() }
 // text (a message's Doc.Text) points to, said at created in the
 // resource's time zone loc (nil: UTC; "yesterday" said on 8 May 2023
 // there: 7 May there), as the lexical channel stores it with the message;
-// the zero Referent when text holds none (the expressions are listed at
-// the top of reldates.go). Another backend stores it per message and
+// the zero Referent when text holds none (the expressions are listed in
+// docs/recall.md). Another backend stores it per message and
 // matches a query's DatePeriod (of the same zone) against it
 // (DatePeriod.TF).
 func RelativeDate(text string, created time.Time, loc *time.Location) Referent {

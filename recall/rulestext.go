@@ -18,12 +18,12 @@ const (
 )
 
 // HybridRulesText says in words the rules a hybrid search applies to the
-// fused scores after the fusion (topHits), for a legend of its scores:
-// the exchange order (exchangeorder.go: of a user's turn and the agent's
+// fused scores after the fusion, for a legend of its scores:
+// the exchange order (of a user's turn and the agent's
 // reply after it, the user's turn takes the better fused score, except
 // for a question that asks what the agent said, where the reply takes it,
 // or names the conversation, where the pair keeps its order), the session
-// rules (session.go: the scores standardised again and raised by their
+// rules (the scores standardised again and raised by their
 // session's evidence) where they ran, and the speaker and date boosts.
 //
 // scope is the search's Scope ("" as ScopeResource) and embedder the

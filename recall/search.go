@@ -37,7 +37,7 @@ type Query struct {
 	Backlog Backlog
 	// At is when the question is asked: the query's relative dates
 	// ("yesterday", "last week", "two months ago") are resolved against it
-	// in whole days of the resource's zone (Config.Location; dates.go) and
+	// in whole days of the resource's zone (Config.Location) and
 	// then scored like the dates it names.
 	// Zero resolves none (a library caller that knows no time; the engine
 	// passes its clock). Ignored with Tuning.NoDates.

@@ -277,7 +277,7 @@ func (sn *snapshots) close(ctx context.Context, ix *Index) {
 // DropSnapshots deletes every snapshot file of the Index's directory and
 // stops writing them (for a rebuild of the derived indexes: the next Index
 // over the directory starts afresh). Searches go on, building shards from
-// the Source.
+// the Source. Errors: the file system's, removing a file.
 func (ix *Index) DropSnapshots() error {
 	sn := ix.snap
 	if sn == nil {

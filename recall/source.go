@@ -30,10 +30,11 @@ type Source interface {
 // text of each tool call in toolCallsJSON (the messages.tool_calls column:
 // a JSON array of {id, name, arguments}), so that an assistant turn that
 // only called tools is still findable by what it asked for. The arguments'
-// text is their JSON decoded (argumentsText): {"city":"Z\u00fcrich","n":2}
+// text is their JSON decoded: {"city":"Z\u00fcrich","n":2}
 // contributes "city Zürich n 2", a string of a model's text that text.
 // Empty or invalid JSON leaves content unchanged. Snapshots store this
-// text (and terms of it): a change to it must bump docTextVersion.
+// text (and terms of it): a change to it is a new snapshot text version,
+// and older snapshots are rebuilt from the Source.
 func WithToolCalls(content string, toolCallsJSON []byte) string {
 	if len(toolCallsJSON) == 0 {
 		return content

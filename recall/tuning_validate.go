@@ -9,7 +9,8 @@ import (
 // ±Inf): such a weight turns every fused score into NaN or ±Inf, and the
 // ranking into an arbitrary order, without any other sign. The error
 // wraps ErrInvalidOptions and names the field by its JSON name. NewIndex
-// and pgrecall.New call it; zero values (the defaults) are valid.
+// (and the Postgres backend) call it; zero values (the defaults) are
+// valid.
 func (t Tuning) Validate() error {
 	for _, w := range []struct {
 		name string

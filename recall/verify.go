@@ -54,7 +54,8 @@ func (l *Lexical) VerifySegments(ctx context.Context) error {
 }
 
 // SegmentFiles lists the segment files the index's current snapshot reads
-// (segments still in memory have none).
+// (segments still in memory have none). Errors: ErrClosed after Close;
+// ctx's; bleve's.
 func (l *Lexical) SegmentFiles(ctx context.Context) ([]string, error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()

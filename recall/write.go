@@ -13,7 +13,9 @@ import (
 // in-memory state of their resources when loaded. vecs is nil or parallel to
 // docs; a nil vector means "not embedded yet" (AddVectors adds it later).
 // The caller stores vectors in SQLite before calling Add, so that a resource
-// loaded concurrently sees them.
+// loaded concurrently sees them. Errors: ErrClosed after Close; ErrDimension
+// for a vector of another length than the embedder's; the lexical index's
+// (Lexical.Index); ctx's.
 func (ix *Index) Add(ctx context.Context, docs []Doc, vecs [][]float32) error {
 	ix.wroteDocs(docs)
 	wait, err := ix.addStart(ctx, docs, vecs)
@@ -83,6 +85,7 @@ func (ix *Index) putLoadedOnce(ctx context.Context, d *Doc, vecs [][]float32, i 
 
 // AddVectors adds vectors computed after their messages were indexed
 // (resource's state is updated only when loaded; SQLite holds them anyway).
+// ids and vecs are parallel. Errors: as Add's.
 func (ix *Index) AddVectors(ctx context.Context, resource string, ids []string, vecs [][]float32) error {
 	return ix.addVectors(ctx, resource, ids, vecs, false)
 }
@@ -123,12 +126,13 @@ func (ix *Index) addVectorsOnce(ctx context.Context, resource string, ids []stri
 }
 
 // Remove deletes ids from the lexical index, from the loaded resources and
-// from the snapshot files (snapshot.go) of resources, the ids' resources,
+// from the snapshot files of resources, the ids' resources,
 // and of the loaded resources that held one; without resources every
 // snapshot file is deleted. The files are gone when Remove returns; the
 // background writer writes new ones. A resource whose shard is not loaded
 // and that has a snapshot gets it rewritten instead, read from itself
-// without ids (snapshot_rewrite.go), so no file holds them either.
+// without ids, so no file holds them either. Errors: the lexical index's
+// (Lexical.Delete); a snapshot file's removal or rewrite; ctx's.
 func (ix *Index) Remove(ctx context.Context, ids []string, resources ...string) error {
 	ix.mu.Lock()
 	shards := make([]*shard, 0, len(ix.shards))

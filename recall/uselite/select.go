@@ -12,8 +12,8 @@ import (
 )
 
 // OpenDefault returns mnemo's default embedder: use-lite when its weights
-// are installed in the models directory (models.Dir(getenv): $MNEMO_MODELS,
-// else <user cache dir>/mnemo/models), else recall.HashEmbedder (hash-384,
+// are installed in the models directory ($MNEMO_MODELS, read through
+// getenv, else <user cache dir>/mnemo/models), else recall.HashEmbedder (hash-384,
 // lexical-level). A nil getenv means os.Getenv.
 //
 // It returns an error, and no embedder, only when use-lite is installed but

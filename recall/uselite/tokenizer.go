@@ -58,8 +58,8 @@ type trieNode struct {
 
 // NewTokenizer builds a Tokenizer from the model's vocab.json: a JSON array
 // of [piece, score] pairs whose position is the token id. It returns an error
-// wrapping ErrBadModel when the JSON has another shape or fewer than
-// reservedPieces+1 entries.
+// wrapping ErrBadModel when the JSON has another shape or fewer than 7
+// entries (the 6 reserved pieces and one more).
 func NewTokenizer(vocabJSON []byte) (*Tokenizer, error) {
 	var raw [][2]json.RawMessage
 	if err := json.Unmarshal(vocabJSON, &raw); err != nil {
@@ -118,7 +118,8 @@ type candidate struct {
 }
 
 // Encode returns the token ids of text. The empty text (after NFKC) has no
-// tokens. Encode never fails: characters without a piece become unknownID.
+// tokens. Encode never fails: characters without a piece become the
+// unknown token, id 0.
 func (t *Tokenizer) Encode(text string) []int {
 	s := norm.NFKC.String(text)
 	if s == "" {
