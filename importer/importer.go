@@ -73,7 +73,8 @@ func (e *RecordError) Reason() string {
 	return strings.TrimPrefix(e.Err.Error(), "engine: ")
 }
 
-// Unwrap returns the cause.
+// Unwrap returns the cause: the parse error, or the engine's refusal (an
+// *engine.ValidationError, engine.ErrConflict …).
 func (e *RecordError) Unwrap() error { return e.Err }
 
 // Options control Import. The zero value detects the format and skips
@@ -131,7 +132,11 @@ type Appender interface {
 
 // Import reads path in the given format and appends its conversations.
 // It opens path once: a pipe or FIFO (`<(cmd)`, /dev/stdin) is read
-// whole, its head too when the format is detected.
+// whole, its head too when the format is detected. Errors: ErrUnknownFormat
+// for a format it does not know or cannot detect; with Options.Strict the
+// first malformed record's *RecordError; ErrNothingImported when every
+// record was skipped; a path that is a directory; the file's open or read
+// error; ctx's and the engine's (with the report so far).
 func Import(ctx context.Context, e Appender, path string, opt Options) (*Report, error) {
 	name := path
 	if opt.Name != "" {
@@ -191,7 +196,9 @@ var ErrNothingImported = errors.New("importer: nothing imported")
 
 // Detect guesses a file's format: ".jsonl"/".ndjson" is JSONL; a JSON array
 // whose first element has "conversation" is LoCoMo, one with
-// "haystack_sessions" is LongMemEval.
+// "haystack_sessions" is LongMemEval. Errors: ErrUnknownFormat (an empty
+// file or array, a byte-order mark, neither JSONL nor a JSON array, a
+// first element of neither shape), the file's open error.
 func Detect(path string) (string, error) { return detect(path, path) }
 
 // DetectAs is Detect of the file at path with its errors naming the file

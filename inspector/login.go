@@ -26,10 +26,10 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html><html 
 // server.Config.Sessions authenticates by) and stores the session's id,
 // never the token, in the server.SessionCookie cookie (Path /ui/,
 // HttpOnly, SameSite=Strict, Max-Age the session's TTL: 12 hours by
-// default, which the form states), then goes to the page asked for: the "next" parameter (query
-// of the GET, field of the POST) when it is a path of the inspector
-// (safeNext: never another site), else /ui/. A GET whose query the other
-// pages would refuse (loginQuery: an unknown, repeated or empty
+// default, which the form states), then goes to the page asked for: the
+// "next" parameter (query of the GET, field of the POST) when it is a
+// path of the inspector (never another site), else /ui/. A GET whose
+// query the other pages would refuse (an unknown, repeated or empty
 // parameter, a next that is not such a path) gets the form with a 400
 // naming the parameter, and next /ui/. An unknown token gets the form
 // again with a 401 that says so; a POST from another site (an Origin

@@ -26,14 +26,14 @@ var logoutRefused = template.Must(template.New("logout").Parse(`<!doctype html><
 // Login starts it in), so that the cookie and any copy of it authenticate
 // nothing after, expires the cookie (Max-Age 0, the same Path /ui/ and
 // attributes the sign-in set) and sends the browser to the sign-in page,
-// LoginPath (303). A POST from another site (sameOrigin, as the sign-in's
-// POST: an Origin header not the server's own, or Sec-Fetch-Site
+// LoginPath (303). A POST from another site (as for the sign-in's POST:
+// an Origin header not the server's own, or Sec-Fetch-Site
 // cross-site) is a 403 page that says the browser is still signed in, and
 // the session and the cookie stay. Another method is a 405 naming POST: a
 // GET (a link, a prefetch) never signs out. It needs no token: all it
 // does is end the session whose id the request holds. nil sessions (no
 // token file) ends nothing but the cookie. The inspector's pages show the
-// button when the request was signed in by the cookie (signedInByCookie).
+// button when the request was signed in by the cookie.
 func Logout(sessions *server.Sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {

@@ -59,8 +59,9 @@ type RunView struct {
 	// Unlisted is how many dropped turns the record counts but does not
 	// list (the oldest left out as unobserved).
 	Unlisted int
-	// ScoreNote says what the recalled turns' fused score is (scoreNote);
-	// "" when none has a score.
+	// ScoreNote says what the recalled turns' fused score is, by the
+	// fusion the record names, what the lexical and vector scores are, and
+	// how the bars are drawn; "" when none has a score.
 	ScoreNote string
 	// Replay is the run replayed with the page's without parameters;
 	// BuildRun always sets it.
@@ -263,7 +264,9 @@ type WMVersion struct {
 
 // BuildThread loads a thread of the principal with a page of its messages
 // (the latest engine.DefaultPageLimit with seq < beforeSeq; 0: the
-// newest), its observations, runs and working-memory versions.
+// newest), its observations, runs and working-memory versions. Errors:
+// those of the tenant's reads (server.Tenant.Thread: a thread of another
+// resource is not found), ctx's.
 func BuildThread(ctx context.Context, t server.Tenant, threadID string, beforeSeq int64) (*ThreadView, error) {
 	th, err := t.Thread(ctx, threadID)
 	if err != nil {

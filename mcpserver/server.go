@@ -157,7 +157,7 @@ func Handler(e *engine.Engine, opt Options) func(p *server.Principal) http.Handl
 
 // MaxDepth is the deepest nesting of arrays and objects one JSON-RPC
 // message may have: the go-sdk's, 1,000 levels (its JSON decoder's
-// limit, below encoding/json's 10,000, jsonkey.MaxDepth). The SDK refuses
+// limit, below encoding/json's 10,000). The SDK refuses
 // a deeper message in its own words ("malformed payload: … exceeded
 // maximum nesting depth of 1000", text/plain over HTTP; on stdio it ended
 // the session), so mnemo refuses it first: DepthProblem.

@@ -27,6 +27,9 @@ func (s *Server) loadContext(r *http.Request, p *Principal) (any, error) {
 // token's only resource (DefaultResource); for a new thread of an
 // operator or a token of several resources it is not found. A resourceId
 // "." or ".." the token is not given is the id rule's 400 (NewID).
+// Errors: those of POST /v1/context, as Describe words them (a missing
+// threadId a 400, a thread or resource not the principal's matching
+// ErrNotFound, the engine's errors).
 func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error) {
 	if b.ThreadID == "" {
 		return nil, errorf(kindInvalid, "threadId", "threadId is required")

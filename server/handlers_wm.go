@@ -42,7 +42,9 @@ func (t Tenant) wmKey(ctx context.Context, threadID, resourceID string) (*workin
 
 // WorkingMemory returns the working memory of a thread (threadID set) or of
 // a resource (threadID "") of the principal, as the GET …/working-memory
-// routes do.
+// routes do. Errors: those of the routes, as Describe words them (a
+// thread or resource not the principal's matching ErrNotFound; no working
+// memory configured, engine.ErrNoWorkingMemory).
 func (t Tenant) WorkingMemory(ctx context.Context, threadID, resourceID string) (*WorkingMemory, error) {
 	mem, key, err := t.wmKey(ctx, threadID, resourceID)
 	if err != nil {
@@ -61,6 +63,9 @@ func (t Tenant) WorkingMemory(ctx context.Context, threadID, resourceID string) 
 // configured schema, as the PUT …/working-memory routes do. origin names
 // the writer in the scope's history. The thread's or resource's id must be
 // engine.ValidNewID (NewID): the state is new data filed under it.
+// Errors: those of the routes, as Describe words them (an update refused,
+// working.Refused, a 422; a thread or resource not the principal's
+// matching ErrNotFound; engine.ErrNoWorkingMemory).
 func (t Tenant) UpdateWorkingMemory(ctx context.Context, threadID, resourceID string, b WorkingMemoryUpdate, origin working.Origin) (*WorkingMemory, error) {
 	if threadID != "" {
 		if err := NewID("thread", threadID); err != nil {

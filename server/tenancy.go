@@ -46,7 +46,8 @@ func (s *Server) runIDFree(ctx context.Context, p *Principal, id string) error {
 }
 
 // Thread returns a stored thread the principal may touch; an invalid id
-// is an error on the path's field "thread".
+// is an error on the path's field "thread" (a 400, Describe). A thread not
+// stored, or another resource's, matches ErrNotFound.
 func (t Tenant) Thread(ctx context.Context, id string) (*engine.Thread, error) {
 	return t.ThreadIn(ctx, "thread", id)
 }
@@ -69,8 +70,9 @@ func (t Tenant) ThreadIn(ctx context.Context, field, id string) (*engine.Thread,
 // working-memory update), when engine.ValidNewID does: an invalid id, or
 // "." or "..", which no browser or JS client can put in a URL path. The
 // error names field, and says the rule with field as its subject and
-// what the id broke, as every id error does (badID). A store written before may hold such ids: the reads and
-// erasures take them (Thread, Resource).
+// what the id broke (engine.IDFault), as every id error does. A store
+// written before may hold such ids: the reads and erasures take them
+// (Thread, Resource).
 func NewID(field, id string) error {
 	if !engine.ValidNewID(id) {
 		return badID(field, id, true)
@@ -79,7 +81,9 @@ func NewID(field, id string) error {
 }
 
 // Resource checks a resource id the principal names (field names the
-// input for an invalid id).
+// input for an invalid id). Errors: an id no record can have is a 400
+// naming field (Describe); a resource the principal may not touch matches
+// ErrNotFound, as an unknown one would.
 func (t Tenant) Resource(field, id string) error {
 	if !engine.ValidID(id) {
 		return badID(field, id, false)
@@ -155,7 +159,9 @@ func (t Tenant) Run(ctx context.Context, id string) (*journal.MemCtx, error) {
 	return rec, err
 }
 
-// Message returns a stored message the principal may touch.
+// Message returns a stored message the principal may touch. Errors: an
+// id no record can have is a 400 on "message" (Describe); a message not
+// stored, or another resource's, matches ErrNotFound; the engine's.
 func (t Tenant) Message(ctx context.Context, id string) (*engine.Message, error) {
 	if !engine.ValidID(id) {
 		return nil, badID("message", id, false)

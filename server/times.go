@@ -9,7 +9,7 @@ import (
 // ParseTime reads the RFC 3339 time value of the body field field (for
 // an adapter whose input holds times as strings, such as the MCP tools'
 // "at"): nil for "", as an absent field; a malformed value is refused
-// with the error POST /v1/search gives for it (kindInvalid naming field:
+// with the error POST /v1/search gives for it (a 400 naming field:
 // `"at" is malformed: parsing time …`), which names value as given
 // (json.Marshal's quoting named "<" as \u003c).
 func ParseTime(field, value string) (*time.Time, error) {

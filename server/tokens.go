@@ -138,7 +138,7 @@ func tokenDecodeDetail(b []byte, err error) string {
 // one object or named in another case than its field is at fault too, and
 // anything but whitespace after the object ("unexpected data after the
 // JSON value at byte N"), and a file that begins with a byte-order mark
-// or is not UTF-8 (jsonkey.TextError).
+// or is not UTF-8 (the error says which, and at which byte).
 func ParseTokens(b []byte) (*Tokens, error) {
 	if err := jsonkey.Text(b); err != nil {
 		// A secret saved as Latin-1 was read with U+FFFD in it, a token
