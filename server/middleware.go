@@ -351,14 +351,20 @@ func decodeBody(r *http.Request, v any) error {
 }
 
 // memberError is the problem for a body data that decoded into v but
-// names a member other than exactly as its field (caseVariant), or gives
-// an id as "" (EmptyIDMember); nil when it does neither.
+// names a member other than exactly as its field (caseVariant), gives
+// an id as "" (EmptyIDMember), or gives null where v's field is not a
+// pointer, slice or interface (NullMember: encoding/json leaves such a
+// field as it was, so {"recall":{"topK":null}} searched with the default,
+// where the MCP tools refuse the null); nil when it does none.
 func memberError(data []byte, v any) error {
 	if m, f := caseVariant(data, reflect.TypeOf(v), ""); m != "" {
 		return errorf(kindInvalid, m, "%s", caseVariantDetail(m, f))
 	}
 	if name := EmptyIDMember(data); name != "" {
 		return errorf(kindInvalid, name, "%s is empty: give an id or leave it out", name)
+	}
+	if p, d := NullMember(data, reflect.TypeOf(v)); p != "" {
+		return errorf(kindInvalid, p, "%s", d)
 	}
 	return nil
 }

@@ -26,10 +26,29 @@ func NullOrMissing(data []byte, t reflect.Type) (path, detail string) {
 	if t.Kind() != reflect.Struct {
 		return "", ""
 	}
-	return nullOrMissing(data, t, "")
+	return nullOrMissing(data, t, "", true)
 }
 
-func nullOrMissing(data []byte, t reflect.Type, path string) (string, string) {
+// NullMember is NullOrMissing's null half: the path and wording of a
+// member of the JSON object data that is null where the Go field of t it
+// fills is not a pointer, slice or interface; "", "" when there is none.
+// The HTTP API's bodies run it (decodeBody), so that a null is refused
+// there as the MCP tools refuse it (`"recall.topK" must be a JSON number,
+// not null`), where encoding/json left the field as it was and the route
+// took its default; a missing member is the route's to judge.
+func NullMember(data []byte, t reflect.Type) (path, detail string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return "", ""
+	}
+	return nullOrMissing(data, t, "", false)
+}
+
+// nullOrMissing searches data, the object at path of struct type t, for
+// a refused null and, when missing is set, a missing required member.
+func nullOrMissing(data []byte, t reflect.Type, path string, missing bool) (string, string) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(data, &obj) != nil || obj == nil {
 		return "", ""
@@ -38,14 +57,14 @@ func nullOrMissing(data []byte, t reflect.Type, path string) (string, string) {
 		p := joinPath(path, f.name)
 		raw, ok := memberFor(obj, f)
 		switch {
-		case !ok && !f.omit:
+		case !ok && !f.omit && missing:
 			return p, p + " is required"
 		case !ok:
 			continue
 		case isNull(raw) && !nullable(f.typ):
 			return p, fmt.Sprintf("%s must be a JSON %s, not null", fieldName(p), jsonKind(f.typ))
 		}
-		if q, d := nullOrMissingIn(raw, f.typ, p); q != "" {
+		if q, d := nullOrMissingIn(raw, f.typ, p, missing); q != "" {
 			return q, d
 		}
 	}
@@ -54,7 +73,7 @@ func nullOrMissing(data []byte, t reflect.Type, path string) (string, string) {
 
 // nullOrMissingIn searches raw, the member at path p of Go type t, when it
 // is an object of a struct or an array of them.
-func nullOrMissingIn(raw json.RawMessage, t reflect.Type, p string) (string, string) {
+func nullOrMissingIn(raw json.RawMessage, t reflect.Type, p string, missing bool) (string, string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -63,14 +82,14 @@ func nullOrMissingIn(raw json.RawMessage, t reflect.Type, p string) (string, str
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		return nullOrMissing(raw, t, p)
+		return nullOrMissing(raw, t, p, missing)
 	case reflect.Slice, reflect.Array:
 		var elems []json.RawMessage
 		if json.Unmarshal(raw, &elems) != nil {
 			return "", ""
 		}
 		for i, e := range elems {
-			if q, d := nullOrMissingIn(e, t.Elem(), fmt.Sprintf("%s[%d]", p, i)); q != "" {
+			if q, d := nullOrMissingIn(e, t.Elem(), fmt.Sprintf("%s[%d]", p, i), missing); q != "" {
 				return q, d
 			}
 		}
