@@ -116,7 +116,8 @@ const maxDatabaseProblems = 100
 func (e *CheckError) Unwrap() error { return ErrInconsistent }
 
 // Check is CheckWith(ctx, CheckOptions{}): SQLite's quick check and the
-// comparison of the store with its derived indexes.
+// comparison of the store with its derived indexes. It returns a
+// *CheckError (errors.Is ErrInconsistent) listing the problems, or nil.
 func (e *Engine) Check(ctx context.Context) error {
 	return e.CheckWith(ctx, CheckOptions{})
 }

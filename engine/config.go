@@ -14,18 +14,23 @@ import (
 const (
 	// DefaultDir is the data directory used by the CLI when none is given.
 	DefaultDir = "./mnemo-data"
-	// DefaultRecentN is the size of the recent window.
+	// DefaultRecentN is the size of the recent window, in messages.
 	DefaultRecentN = 10
-	// DefaultMaxContentBytes bounds a user or assistant message's content.
+	// DefaultMaxContentBytes bounds a user or assistant message's content:
+	// 256 KiB.
 	DefaultMaxContentBytes = 256 << 10
-	// DefaultMaxToolResultBytes bounds a tool result's full content; beyond
-	// DefaultToolResultInlineBytes it is stored by reference with an inline summary.
+	// DefaultMaxToolResultBytes bounds a tool result's full content: 8 MiB;
+	// beyond DefaultToolResultInlineBytes it is stored by reference with an
+	// inline summary.
 	DefaultMaxToolResultBytes = 8 << 20
-	// DefaultToolResultInlineBytes is how much of a large tool result is kept inline.
+	// DefaultToolResultInlineBytes is how much of a large tool result is
+	// kept inline: 16 KiB.
 	DefaultToolResultInlineBytes = 16 << 10
-	// DefaultMaxMetadataBytes bounds a message's metadata, encoded as JSON.
+	// DefaultMaxMetadataBytes bounds a message's metadata, encoded as JSON:
+	// 16 KiB.
 	DefaultMaxMetadataBytes = 16 << 10
-	// DefaultMaxMetadataDepth bounds the nesting depth of metadata.
+	// DefaultMaxMetadataDepth bounds the nesting depth of metadata, in
+	// levels of objects and arrays.
 	DefaultMaxMetadataDepth = 8
 	// DefaultMaxMessagesPerAppend bounds the messages in one AppendRequest.
 	DefaultMaxMessagesPerAppend = 1000

@@ -354,7 +354,9 @@ func (e *Engine) Close() error { return e.CloseContext(context.Background()) }
 // it) and the snapshots not written are caught up from the database when
 // their resources next load; nothing stored is lost. The database and the
 // lock are released either way. A nil ctx is context.Background():
-// closing is never refused.
+// closing is never refused. Errors: those of closing the indexes, the
+// database and the lock file, joined (errors.Join); nil on a later
+// call.
 func (e *Engine) CloseContext(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()

@@ -173,7 +173,11 @@ func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResul
 // first append, or just after the thread was erased) is erased as a
 // thread with no messages: the runs of every resource recorded under it
 // go (DeleteThreadOf limits that to some resources). It returns
-// ErrThreadNotFound when the id has neither a thread nor a run.
+// ErrThreadNotFound when the id has neither a thread nor a run; a
+// *ValidationError naming threadId for an id no record can have
+// (ValidID); ErrEraseBusy when work in flight on the thread outlasts
+// Config.EraseWait (nothing erased); ErrEraseIncomplete as for
+// DeleteMessages; ErrClosed, ErrNilContext.
 func (e *Engine) DeleteThread(ctx context.Context, threadID string) (*EraseResult, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
@@ -191,6 +195,10 @@ func (e *Engine) DeleteThread(ctx context.Context, threadID string) (*EraseResul
 // DeleteResource returns the id is in no file of the data directory. A
 // resource with nothing stored is not an error: the result is empty, and
 // on SQLite nothing is written and no purge runs (Purge 0, no event).
+// Errors: a *ValidationError naming resourceId for an id no record can
+// have (ValidID); ErrEraseBusy when work in flight on the resource
+// outlasts Config.EraseWait (nothing erased); ErrEraseIncomplete as for
+// DeleteMessages; ErrClosed, ErrNilContext.
 func (e *Engine) DeleteResource(ctx context.Context, resourceID string) (*EraseResult, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err

@@ -367,8 +367,8 @@ type QuotaError struct {
 	Scope      string // "resource" or "store"
 	ResourceID string // the caller's resource (Scope "resource")
 	Field      string // "messages" or "bytes"
-	Limit      int64  // the bound
-	Have       int64  // what the resource would hold (Scope "resource"; 0 for "store")
+	Limit      int64  // the bound, in Field's unit (messages or bytes)
+	Have       int64  // what the resource would hold, in Field's unit (Scope "resource"; 0 for "store")
 }
 
 // Error implements error.

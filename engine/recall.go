@@ -329,6 +329,8 @@ func (e *Engine) kickOutbox() {
 // retried. Rows deferred after a failure stay for the drainer. On Postgres
 // it also waits for the rows other drainers (other processes) have
 // claimed, until they finish or their lease ends and it embeds them.
+// Errors: ErrClosed, ErrNilContext; ctx's (the rows not done stay
+// queued); the database's or the indexes'.
 func (e *Engine) SyncIndexes(ctx context.Context) error {
 	if err := e.checkOpen(ctx); err != nil {
 		return err
@@ -356,7 +358,9 @@ func (e *Engine) SyncIndexes(ctx context.Context) error {
 // and says to run Reindex again.
 // On Postgres, whose indexes are kept by the transactions that change the
 // rows, it embeds the messages without a stored embedding (every message
-// with reembed) and returns when they are stored.
+// with reembed) and returns when they are stored. Errors: ErrClosed,
+// ErrNilContext; ctx's; the database's or the indexes' (SyncIndexes'
+// at the end).
 func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 	if err := e.checkOpen(ctx); err != nil {
 		return err
