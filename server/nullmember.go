@@ -32,7 +32,7 @@ func NullOrMissing(data []byte, t reflect.Type) (path, detail string) {
 // NullMember is NullOrMissing's null half: the path and wording of a
 // member of the JSON object data that is null where the Go field of t it
 // fills is not a pointer, slice or interface; "", "" when there is none.
-// The HTTP API's bodies run it (decodeBody), so that a null is refused
+// Every HTTP API body is checked with it, so that a null is refused
 // there as the MCP tools refuse it (`"recall.topK" must be a JSON number,
 // not null`), where encoding/json left the field as it was and the route
 // took its default; a missing member is the route's to judge.
