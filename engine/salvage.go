@@ -123,7 +123,7 @@ func (r *SalvageReport) LostMessages() int64 {
 // directory without a database: ErrNotDataDir). It takes the directory's
 // lock as Open does (a *LockedError when another process holds it), reads
 // a copy of mnemo.db (and its -wal) and writes every row it can read into
-// a new database of mnemo's schema (internal/salvage): rows whose owner
+// a new database of mnemo's schema: rows whose owner
 // was lost are dropped, thread counters recomputed, and the seqs of lost
 // messages recorded as known losses (LostRange; Check accepts them,
 // appends continue after them). Only when that file is complete does it

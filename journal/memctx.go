@@ -113,7 +113,7 @@ type MemCtx struct {
 }
 
 // Tokens are the estimated tokens (mnemo's one estimator, about 4 bytes a
-// token plus 4 per message; internal/tokens) of each part of a run's
+// token plus 4 per message) of each part of a run's
 // composed context: the recent window's turns, the recalled turns, the
 // rendered observations, the rendered working memory and the offered tool
 // definitions. Total is their sum. With a token budget, Total may exceed

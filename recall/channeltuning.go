@@ -34,7 +34,7 @@ type ChannelTuning struct {
 	// of its and the question's vectors (not Tuning.NoExchange).
 	Exchange bool
 	// K1 and B are the textbook BM25's constants the lexical channel
-	// scored with (internal/bm25); both 0 with BleveScores, when bleve's
+	// scored with; both 0 with BleveScores, when bleve's
 	// own BM25 ranked (Tuning.BleveScores, SQLite only).
 	K1, B float64
 	// BleveScores is set when bleve's own BM25 ranked (K1 and B are then 0).

@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultQueryEmbedTimeout bounds the embedding of a search's query when
-// Config.QueryEmbedTimeout (and pgrecall's) is 0: 5 seconds. A search
+// Config.QueryEmbedTimeout (and the Postgres backend's) is 0: 5 seconds. A search
 // waits no longer for its query's vector: past it the vector channel is
 // "unavailable: embed query: the embedder did not answer within 5s" and
 // the lexical channel answers alone, as it does when the embedder refuses

@@ -8,8 +8,8 @@ import (
 
 // VectorStore keeps the vectors an Indexer computes, one per message and
 // embedder, so that a resource's shard loads them (Source.ResourceVectors)
-// instead of embedding its messages again. internal/msgstore implements it
-// over the embeddings table.
+// instead of embedding its messages again. The engine's message store
+// implements it over the embeddings table.
 type VectorStore interface {
 	// Vectors returns the vectors stored by embedder for ids that have
 	// dims values; an id without one (none stored, or a damaged one) is
@@ -23,7 +23,8 @@ type VectorStore interface {
 
 // DerivedVectors is implemented by a VectorStore that keeps no vectors of
 // some embedders and computes them from the stored message when read
-// (internal/msgstore on SQLite: hash-384's rows hold an empty blob). For
+// (the engine's message store on SQLite: hash-384's rows hold an empty
+// blob). For
 // such an embedder its PutVectors records ids as embedded and ignores vecs
 // (nil or shorter than ids), and Indexer.Update computes vectors only for
 // the documents of resources loaded in memory, which a later load would

@@ -69,8 +69,8 @@ import (
 // uses snapshots.
 
 // SnapshotSource is what a Source offers for shard snapshots to be brought
-// up to date (internal/msgstore implements it). Without it, Config.SnapshotDir
-// is ignored.
+// up to date (the engine's message store implements it). Without it,
+// Config.SnapshotDir is ignored.
 type SnapshotSource interface {
 	// ThreadMarks calls fn for every thread of resourceID that holds
 	// messages or ever did, with its stored message count and the highest

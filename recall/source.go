@@ -6,8 +6,8 @@ import (
 )
 
 // Source is where an Index loads a resource's messages and stored
-// embeddings from, on the resource's first search. internal/msgstore reads mnemo's
-// SQLite schema; tests may supply their own. The Index wraps a Source's
+// embeddings from, on the resource's first search. The engine's message
+// store reads mnemo's SQLite schema; tests may supply their own. The Index wraps a Source's
 // errors (and SnapshotSource's) with "recall:", the step and the resource
 // or thread, so a Source's own text names at most its step ("read
 // messages: …"), not these again.

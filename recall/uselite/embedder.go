@@ -27,7 +27,7 @@ const DefaultChunkRows = 512
 // Config configures Open. The zero value of every field means its default.
 type Config struct {
 	// Dir is the installed model directory holding model.json, vocab.json
-	// and the weight shards (internal/models installs it as
+	// and the weight shards (`mnemo models fetch use-lite` installs it as
 	// <models dir>/use-lite). Required.
 	Dir string
 	// Workers is the number of goroutines one Embed call uses. Zero means
