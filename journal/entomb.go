@@ -13,7 +13,8 @@ import (
 // Entomb describes the erased owners whose ids an erasure replaces with
 // opaque tombstones wherever the journal keeps a record of them (memctx
 // records, tool applications, run owners). The caller (the engine) owns
-// the tombstone function and its key; the journal only applies it.
+// the tombstone function and its key; the journal only applies it. It is
+// for mnemo's own packages, as are the functions that take it.
 type Entomb struct {
 	// Of returns the tombstone of an id; the same id must map to the same
 	// tombstone within one erasure.

@@ -9,6 +9,7 @@ import (
 // Erased is what an erasure removes, as the journal's scrubs (ScrubMemCtx)
 // and the engine's working-memory check need it: the erased messages' ids
 // in memory, their texts read on demand. The zero Erased erases nothing.
+// It is for mnemo's own packages, as ScrubMemCtx is.
 type Erased struct {
 	// IDs holds the erased messages' ids.
 	IDs map[string]bool

@@ -14,7 +14,8 @@ import (
 // a LoadContext of a new conversation (its first turn loads context
 // before it appends), or one that ran just after the thread was erased.
 // Erasure and expiry reach these runs by their thread id (the engine's
-// DeleteThread, DeleteResource and Expire).
+// DeleteThread, DeleteResource and Expire). It is for mnemo's own
+// packages, as GhostRuns is.
 type GhostRun struct {
 	// RunID is the run's id.
 	RunID string
