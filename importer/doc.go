@@ -13,25 +13,24 @@
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}), Ollama's (the
 // arguments an object) or mnemo's ({"id", "name", "arguments": <JSON>});
-// a call's "type" is "function" or none (typeFault), and its arguments
+// a call's "type" is "function" or none, and its arguments
 // are read by the rule of mnemo serve and engine.Append
-// (engine.ToolCallArgumentsOf, callArguments): a string holding an
+// (engine.ToolCallArgumentsOf): a string holding an
 // object is the object, other text in a string is kept as the model's
 // text, none, null, "" or "null" is {}, a list, a number, true/false or
 // an object nested past engine.MaxArgumentsDepth is malformed, named as
 // the record names the arguments. Ollama's
-// "tool_name" of a "tool" line is its name (jsonlRecord.toolName).
-// A line may instead be an OpenAI Responses item told by its "type"
-// (responses.go): a "message", a "function_call" (a tool call of the
+// "tool_name" of a "tool" line is its name.
+// A line may instead be an OpenAI Responses item told by its "type": a
+// "message", a "function_call" (a tool call of the
 // assistant message of the line before, or a message of its own) or a
 // "function_call_output" (a tool message); another type is malformed.
 // The members chat APIs write that mnemo has no field for (OpenAI's
-// "refusal", "annotations", "audio", …; unstoredMembers lists them with
-// their sources) are accepted and not stored, and Report.Unstored counts
+// "refusal", "annotations", "audio", …) are accepted and not stored, and Report.Unstored counts
 // the lines where one held a value; a refusal, or else an audio answer's
 // transcript, is the content when the content is null or empty. The
-// content may be a list of parts (OpenAI's and Anthropic's shapes,
-// parseContent): its text parts' texts are the content (partJoin), the
+// content may be a list of parts (OpenAI's and Anthropic's shapes): its
+// text parts' texts are the content, the
 // parts mnemo has no field for (images, audio, files, thinking) are
 // counted as unstored ("content[].image_url"), and a part of another type
 // is malformed. Member names are case-sensitive ("Role" is malformed, as in a request body to
