@@ -130,7 +130,9 @@ var ErrVectorNotOnPath = pgstore.ErrVectorNotOnPath
 // schema of Config.Postgres's search_path does not exist: Postgres would
 // create mnemo's tables in the next schema of the path (public, say), so
 // nothing is created and the message names the schema to create (CREATE
-// SCHEMA name).
+// SCHEMA name). A path that starts with "$user" matches it only when no
+// schema of the path exists (search_path=$user where the role has no
+// schema of its name); the message then names the role's schema.
 var ErrNoSuchSchema = pgstore.ErrNoSuchSchema
 
 // ErrEmbedderMismatch is matched (through an *EmbedderMismatchError) by

@@ -20,7 +20,10 @@ var ErrNoSchema = errors.New("pgstore: no mnemo tables in this database")
 // ErrNoSuchSchema is returned by Open and OpenExisting when the first
 // schema the DSN's search_path names does not exist: Postgres would create
 // mnemo's tables in the next schema of the path that does (public, say),
-// so nothing is created and the error names the schema to create.
+// so nothing is created and the error names the schema to create. A path
+// that starts with "$user" is checked only when no schema of it exists
+// (Postgres: "no schema has been selected to create in"): the error then
+// names the role's schema that "$user" stands for.
 var ErrNoSuchSchema = errors.New("pgstore: the search_path's first schema does not exist")
 
 // ErrNoVector is returned by Open when the pgvector extension is neither

@@ -23,12 +23,14 @@ const migrationLock = "mnemo.pgstore.migrate:"
 // schema_version table is ErrNoSchema and nothing is written.
 func ensureSchema(ctx context.Context, conn *pgx.Conn, mustExist bool) error {
 	v, ok, current, err := readVersion(ctx, conn)
-	if err == nil && current == "" && firstSchema(conn) != "" {
-		// No schema_version on the path: a fresh schema, or a missing one.
-		current, err = currentSchema(ctx, conn)
+	at := pathState{schema: current}
+	if err == nil && current == "" {
+		// No schema_version on the path: a fresh schema, or a missing one
+		// (or, under "$user", none of the path at all).
+		at, err = currentSchema(ctx, conn)
 	}
 	if err == nil {
-		err = checkFirstSchema(conn, current)
+		err = checkFirstSchema(conn, at)
 	}
 	switch {
 	case errors.Is(err, ErrNoSuchSchema):

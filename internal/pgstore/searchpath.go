@@ -42,12 +42,18 @@ func firstSchema(c *pgx.Conn) string {
 }
 
 // checkFirstSchema returns ErrNoSuchSchema, naming it, when the search_path's
-// first schema (firstSchema) is not where unqualified names go
-// (current, the server's current_schema(); "" for none): the schema does
-// not exist, and Postgres would otherwise create mnemo's tables in the next
-// schema of the path that does (public, in docs/postgres.md's example).
-func checkFirstSchema(c *pgx.Conn, current string) error {
-	want := firstSchema(c)
+// first schema (firstSchema) is not where unqualified names go (at.schema,
+// the server's current_schema(); "" for none): the schema does not exist,
+// and Postgres would otherwise create mnemo's tables in the next schema of
+// the path that does (public, in docs/postgres.md's example). A path that
+// starts with "$user", or the server's default, is not checked unless no
+// schema of it exists (noSchemaOnPath): then Postgres refused every CREATE
+// in its own words, "no schema has been selected to create in".
+func checkFirstSchema(c *pgx.Conn, at pathState) error {
+	want, current := firstSchema(c), at.schema
+	if want == "" && current == "" {
+		return noSchemaOnPath(at)
+	}
 	if want == "" || want == current {
 		return nil
 	}
@@ -58,16 +64,34 @@ func checkFirstSchema(c *pgx.Conn, current string) error {
 		ErrNoSuchSchema, want, pgx.Identifier{want}.Sanitize(), current)
 }
 
-// currentSchema is the server's current_schema() on conn ("" for none).
+// noSchemaOnPath is ErrNoSuchSchema for a search_path (at.path) that starts
+// with "$user" (or is the server's default) and of which no schema
+// exists: "$user" stands for the role's own schema (at.user), which the
+// error names with the statement that creates it and the DSN parameter
+// that names another.
+func noSchemaOnPath(at pathState) error {
+	return fmt.Errorf(`%w: no schema of search_path=%s exists, and "$user" stands for the role's own schema, %q, which does not `+
+		`(create it, CREATE SCHEMA %s, or name a schema that exists in the DSN: search_path=public for Postgres's usual one)`,
+		ErrNoSuchSchema, at.path, at.user, pgx.Identifier{at.user}.Sanitize())
+}
+
+// pathState is where the connection's unqualified names go: schema, the
+// server's current_schema() ("" for none: no schema of the path exists);
+// user, current_user (what "$user" stands for); path, the search_path
+// setting as the server holds it.
+type pathState struct{ schema, user, path string }
+
+// currentSchema reads conn's pathState.
 func currentSchema(ctx context.Context, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
-}) (string, error) {
+}) (pathState, error) {
 	var s *string
-	if err := q.QueryRow(ctx, `SELECT current_schema()`).Scan(&s); err != nil {
-		return "", fmt.Errorf("read current_schema: %w", err)
+	var at pathState
+	if err := q.QueryRow(ctx, `SELECT current_schema(), current_user, current_setting('search_path')`).Scan(&s, &at.user, &at.path); err != nil {
+		return at, fmt.Errorf("read current_schema: %w", err)
 	}
-	if s == nil {
-		return "", nil
+	if s != nil {
+		at.schema = *s
 	}
-	return *s, nil
+	return at, nil
 }

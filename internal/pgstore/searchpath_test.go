@@ -122,3 +122,50 @@ func TestSearchPathWithoutVector(t *testing.T) {
 		t.Fatalf("the refused open created mnemo's tables in %s", own)
 	}
 }
+
+// TestSearchPathNoSchemaExists: a search_path of which no schema exists
+// ("$user" alone where the role has no schema of its name, or "$user"
+// then a missing one) is refused by Open and OpenExisting with
+// ErrNoSuchSchema, saying which schema "$user" stands for and what to give
+// instead; Open failed with Postgres's own words, `no schema has been
+// selected to create in (SQLSTATE 3F000)`, and OpenExisting said there
+// were no mnemo tables.
+func TestSearchPathNoSchemaExists(t *testing.T) {
+	conn, err := pgx.Connect(t.Context(), pgtest.ServerDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	var user string
+	var userSchema bool
+	if err := conn.QueryRow(t.Context(), `SELECT current_user, EXISTS (SELECT FROM pg_namespace WHERE nspname = current_user)`).Scan(&user, &userSchema); err != nil {
+		t.Fatal(err)
+	}
+	if userSchema {
+		t.Skipf("the test role %s has a schema of its name: \"$user\" resolves", user)
+	}
+	missing := "nope_" + schemaOf(t, pgtest.DSN(t))
+	for _, c := range []struct{ name, path string }{
+		{"UserAlone", "$user"},
+		{"UserQuoted", `"$user"`},
+		{"UserThenMissing", "$user," + missing},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := pgtest.WithSearchPath(t, pgtest.ServerDSN(t), c.path)
+			for _, open := range []struct {
+				name string
+				f    func() error
+			}{
+				{"Open", func() error { p, err := pgstore.Open(t.Context(), path); closeIf(p); return err }},
+				{"OpenExisting", func() error { p, err := pgstore.OpenExisting(t.Context(), path); closeIf(p); return err }},
+			} {
+				err := open.f()
+				for _, want := range []string{"search_path=" + c.path + " exists", `"$user" stands for the role's own schema, "` + user + `"`, "CREATE SCHEMA", "search_path=public"} {
+					if !errors.Is(err, pgstore.ErrNoSuchSchema) || !strings.Contains(err.Error(), want) {
+						t.Fatalf("%s with search_path %s: %v, want ErrNoSuchSchema saying %s", open.name, c.path, err, want)
+					}
+				}
+			}
+		})
+	}
+}
