@@ -92,6 +92,9 @@ type checkResult struct {
 	rebuilt []string
 	// dotIDs are what the store holds under "." or ".." (checkdotids.go).
 	dotIDs []dotID
+	// reservedIDs are its threads and resources under an id beginning
+	// with "erased-" (checkreserved.go).
+	reservedIDs []dotID
 }
 
 // check runs the checks of the data directory or database: the file's
@@ -157,6 +160,9 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 		if res.dotIDs, err = dotIDs(ctx, e); err != nil {
 			return nil, err
 		}
+		if res.reservedIDs, err = reservedIDs(ctx, e); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
@@ -196,6 +202,7 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 		fmt.Fprintf(c.Stdout, "note: %s kept with a damaged write-ahead log whose kept copy is gone: it holds no message text; delete it once no longer needed\n", strings.Join(orphans, ", "))
 	}
 	printDotIDs(c.Stdout, res.dotIDs)
+	printReservedIDs(c.Stdout, res.reservedIDs)
 	if len(befores) > 0 {
 		fmt.Fprintf(c.Stdout, "note: %s as it was before a damaged write-ahead log's valid prefix was applied (no valid -shm said what it held) is kept as %s: if the database reads wrong or lacks commits, stop mnemo and restore it from that copy; it may still hold erased text: delete it once no longer needed\n", engine.DatabaseFile, strings.Join(befores, ", "))
 	}

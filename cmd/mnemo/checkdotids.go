@@ -12,7 +12,8 @@ import (
 )
 
 // dotID is an id "." or ".." a data directory holds: Kind is "thread",
-// "resource", "message" or "run" (`mnemo check --json`'s dotIds).
+// "resource", "message" or "run" (`mnemo check --json`'s dotIds; its
+// reservedIds, thread or resource, use it too).
 type dotID struct {
 	Kind string `json:"kind"`
 	ID   string `json:"id"`

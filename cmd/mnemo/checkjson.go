@@ -59,6 +59,12 @@ type checkReport struct {
 	// clients, out of a browser's reach, closed to new data. [] when none,
 	// or when the check found problems (they are not looked up then).
 	DotIDs []dotID `json:"dotIds"`
+	// ReservedIDs are the threads and resources stored under an id
+	// beginning with "erased-" before such ids were reserved for erased
+	// owners (the note of the text), as [{kind, id}], kind thread or
+	// resource: readable and erasable, closed to new data. [] when none,
+	// or when the check found problems.
+	ReservedIDs []dotID `json:"reservedIds"`
 }
 
 // checkProblem is one finding: Kind "config" (the stored mnemo.json cannot
@@ -79,7 +85,8 @@ type checkProblem struct {
 func (r *checkResult) report(full bool) *checkReport {
 	rep := &checkReport{OK: !r.failed(), Full: full, Action: "none", Problems: []checkProblem{},
 		DeletedSnapshots: []string{}, Reembedding: []string{}, KeptDamaged: append([]string{}, r.kept...),
-		RebuiltIndexes: append([]string{}, r.rebuilt...), DotIDs: append([]dotID{}, r.dotIDs...)}
+		RebuiltIndexes: append([]string{}, r.rebuilt...), DotIDs: append([]dotID{}, r.dotIDs...),
+		ReservedIDs: append([]dotID{}, r.reservedIDs...)}
 	if r.lostRead {
 		lost := append([]engine.LostRange{}, r.lost...)
 		rep.KnownLosses = &lost

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// reservedIDs lists the threads, then the resources, e stores under an id
+// beginning with engine.TombstonePrefix ("erased-"), which new data may
+// no longer use (engine.ValidNewID) but a data directory written before
+// may: threads in EachThread's order, resources in byte order. One pass
+// over the threads (metadata only); its error is returned.
+func reservedIDs(ctx context.Context, e *engine.Engine) ([]dotID, error) {
+	var threads, resources []string
+	err := e.EachThread(ctx, "", func(t engine.Thread) error {
+		if strings.HasPrefix(t.ID, engine.TombstonePrefix) {
+			threads = append(threads, t.ID)
+		}
+		if strings.HasPrefix(t.ResourceID, engine.TombstonePrefix) && !slices.Contains(resources, t.ResourceID) {
+			resources = append(resources, t.ResourceID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(resources)
+	found := make([]dotID, 0, len(threads)+len(resources))
+	for _, id := range threads {
+		found = append(found, dotID{"thread", id})
+	}
+	for _, id := range resources {
+		found = append(found, dotID{"resource", id})
+	}
+	return found, nil
+}
+
+// printReservedIDs is the note of `mnemo check` on the ids reservedIDs
+// found: what no longer works under them and what to do.
+func printReservedIDs(w io.Writer, found []dotID) {
+	if len(found) == 0 {
+		return
+	}
+	names := make([]string, len(found))
+	for i, d := range found {
+		names[i] = d.String()
+	}
+	fmt.Fprintf(w, "note: %s stored before ids beginning with %q were reserved for erased owners (an erasure's tombstones begin so): "+
+		"nothing more can be appended or written under them; the mnemo commands read and erase them "+
+		"(mnemo messages --thread, mnemo delete --thread or --resource); a conversation to go on with needs a new id\n",
+		strings.Join(names, ", "), engine.TombstonePrefix)
+}
