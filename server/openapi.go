@@ -134,8 +134,11 @@ var maxRange = json.Number(strconv.Itoa(recall.MaxMessageRange))
 // holds topK ([0, recall.MaxTopK]) and threshold ([-1, 1]) to, which the
 // server answers 400 outside of; messageRange's are rangeProps' and
 // mapType's. The bounds come from recall's constants, not tags, so the
-// document cannot drift from them.
+// document cannot drift from them. No member is required: topK and
+// messageRange, tagged without omitempty, were listed as required,
+// though {"recall":{}} is taken (topK 0 is the default, 5; no range).
 func boundRecall(d *jsonschema.Schema) {
+	d.Required = nil
 	if p, ok := d.Properties.Get("topK"); ok {
 		p.Minimum, p.Maximum = "0", json.Number(strconv.Itoa(recall.MaxTopK))
 	}

@@ -129,7 +129,8 @@ func TestOpenAPIVacuumedEnum(t *testing.T) {
 // the token's only resource, as the MCP tools), so a client generated from
 // the document must not demand it; a tool call's arguments may be left out
 // (engine.ToolCallArgumentsOf: stored as {}), and are typed as it reads
-// them (before, "true": any JSON value).
+// them (before, "true": any JSON value); no recall option is required
+// (before, topK and messageRange were).
 func TestOpenAPIRequired(t *testing.T) {
 	h := newHarness(t, false, server.Config{})
 	r := h.do("GET", "/openapi.json", "", nil)
@@ -148,6 +149,8 @@ func TestOpenAPIRequired(t *testing.T) {
 		"server.SearchBody": {[]string{"query"}, []string{"resourceId"}},
 		"server.AppendBody": {[]string{"messages"}, []string{"resourceId"}},
 		"engine.ToolCall":   {[]string{"id", "name"}, []string{"arguments"}},
+		// {"recall":{}} is taken: topK 0 is the default.
+		"recall.Options": {nil, []string{"topK", "messageRange"}},
 	} {
 		body, ok := doc.Components.Schemas[name]
 		if !ok {
