@@ -28,6 +28,10 @@ type statusWriter struct {
 	// logged is set when a route's or mount's handler takes the request
 	// (tracked) and so logs it; serveRoot logs the others.
 	logged bool
+	// body is the request's body as serveRoot wrapped it (nil for a
+	// request without one): an answer begun before it was read to its end
+	// closes the connection (closeUnread).
+	body *trackedBody
 }
 
 // tracked is the statusWriter serveRoot made for w, marked as logged by
@@ -44,6 +48,7 @@ func tracked(w http.ResponseWriter) *statusWriter {
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
+		w.closeUnread()
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -51,6 +56,7 @@ func (w *statusWriter) WriteHeader(code int) {
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
+		w.closeUnread()
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += int64(n)
@@ -80,13 +86,20 @@ const SessionCookie = "mnemo_token"
 
 // authenticate returns the request's principal: Operator without a token
 // file, else the token's (header, else, when cookie is true, the
-// SessionCookie's session's for a read), else an unauthorized problem. A
+// SessionCookie's session's for a read), else an unauthorized problem.
+// A request sending the Authorization header more than once is a 400
+// naming it (field "Authorization"), whichever token each gives. A
 // request that sends an Authorization header is first checked against
 // the AuthLimiter (a 429 problem when its address failed too often), and
 // counted there when its token is unknown.
 func (s *Server) authenticate(r *http.Request, cookie bool) (*Principal, error) {
 	if s.cfg.Tokens == nil {
 		return Operator, nil
+	}
+	if n := len(r.Header.Values("Authorization")); n > 1 {
+		// net/http's Get gives the first: alice's header then bob's was
+		// alice's request, silently.
+		return nil, errorf(kindInvalid, "Authorization", "the Authorization header is given %d times; send it once", n)
 	}
 	var p *Principal
 	ok := false

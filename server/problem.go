@@ -35,8 +35,8 @@ type Problem struct {
 	// (URL.EscapedPath: /v1/threads/a%2Fb/messages, not a/b), a URI
 	// reference as RFC 9457 asks; no query.
 	Instance string `json:"instance,omitempty"`
-	// Field is the JSON name (or query parameter) of the input at fault, when
-	// one is.
+	// Field is the JSON name (or query parameter, or header:
+	// "Authorization") of the input at fault, when one is.
 	Field string `json:"field,omitempty"`
 	// Differences lists what a diverged replay found changed.
 	Differences []string `json:"differences,omitempty"`

@@ -255,7 +255,7 @@ var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, htt
 
 func (s *Server) serveRoot(rw http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	w := &statusWriter{ResponseWriter: rw}
+	w := &statusWriter{ResponseWriter: rw, body: trackBody(r)}
 	defer func() {
 		// Before, these left no line: a scan of paths, or a rebinding
 		// page's refused requests, went unseen.
