@@ -12,3 +12,18 @@ func JournalWithClock(t *testing.T, j *Journal, now *time.Time) *Journal {
 
 // RunsQuery exposes ListRuns' statement to the tests, which read its plan.
 func (j *Journal) RunsQuery(f RunFilter) (string, []any) { return j.runsQuery(f) }
+
+// ErasurePlans are statements of the erasure and expiry paths whose plans
+// the tests read, with their arguments: EntombThread's and
+// EntombResource's of the journal rows, NamedThreads' and GhostRuns' with
+// neither a thread nor a resource.
+var ErasurePlans = []struct {
+	Name  string
+	Query string
+	Args  []any
+}{
+	{"EntombThread", entombThreadJournal, []any{"t1", "erased-t1", "r1", "erased-r1", ""}},
+	{"EntombResource", entombResourceJournal, []any{"r1", "erased-r1"}},
+	{"NamedThreads", namedThreads, []any{"r1", ScopeMemCtx}},
+	{"GhostRuns", ghostThreadsWalk, []any{ScopeMemCtx, "", "", 7, "erased-"}},
+}

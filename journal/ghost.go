@@ -10,6 +10,22 @@ import (
 	"github.com/mnemo-go/mnemo/internal/store"
 )
 
+// ghostThreadsWalk is GhostRuns' statement with neither a thread nor a
+// resource (Expire's, every call): the memctx records' thread ids, each
+// the least above the one before (a seek of journal_by_thread), then the
+// records of those that are no tombstone and have no stored thread (?2
+// and ?3 are "" here: the walk starts above the empty id). CROSS JOIN
+// keeps SQLite's join order: on a journal without statistics its planner
+// read every memctx record and looked each up in ids. It read every
+// memctx record before (4.8 s an Expire with nothing due on SQLite at
+// 200,000 runs: BENCHMARKS.md).
+const ghostThreadsWalk = `WITH RECURSIVE ids(id) AS (
+		SELECT MIN(thread_id) FROM journal WHERE scope = ?1 AND thread_id > ?2
+		UNION ALL SELECT (SELECT MIN(thread_id) FROM journal WHERE scope = ?1 AND thread_id > ids.id) FROM ids WHERE ids.id IS NOT NULL)
+	SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM ids CROSS JOIN journal j
+	WHERE ids.id IS NOT NULL AND ?3 = '' AND substr(ids.id, 1, ?4) <> ?5 AND j.scope = ?1 AND j.thread_id = ids.id
+	AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = ids.id)`
+
 // GhostRun is a run recorded under a thread id that has no stored thread:
 // a LoadContext of a new conversation (its first turn loads context
 // before it appends), or one that ran just after the thread was erased.
@@ -32,8 +48,10 @@ type GhostRun struct {
 // when they are not empty, in thread, resource and time order. A thread
 // id that is already a tombstone (prefix tomb, an erased thread's kept
 // record) is not one. With a thread or a resource it seeks
-// journal_by_thread or journal_by_resource; with neither it reads every
-// memctx record.
+// journal_by_thread or journal_by_resource; with neither it walks the
+// thread ids of the memctx records (a seek from each to the next, one per
+// thread id, stored or a tombstone) and reads the records of those with no
+// stored thread alone.
 //
 // For mnemo's own packages: the engine hands out neither its database nor a
 // transaction on it.
@@ -53,6 +71,9 @@ func GhostRuns(ctx context.Context, conn store.Conn, thread, resource, tomb stri
 	}
 	if resource != "" {
 		q += ` AND resource_id = ?3`
+	}
+	if thread == "" && resource == "" {
+		q = ghostThreadsWalk
 	}
 	rows, err := store.Bound(conn).QueryContext(ctx, q, ScopeMemCtx, thread, resource, len(tomb), tomb)
 	if err != nil {
