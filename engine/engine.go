@@ -161,6 +161,9 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 		// overwritten): nothing but a backup or a salvage repairs it.
 		return nil, fmt.Errorf("%w: %w", ErrDatabaseCorrupt, err)
 	}
+	if errors.Is(err, ErrSchemaTooNew) {
+		return nil, err // its text begins "engine: " (internal/store's errors.go)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}

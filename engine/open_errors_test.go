@@ -45,6 +45,7 @@ func TestOpenSchemaTooNew(t *testing.T) {
 	if !errors.Is(err, engine.ErrSchemaTooNew) || !strings.Contains(err.Error(), file) {
 		t.Fatalf("Open of a newer database: %v, want ErrSchemaTooNew naming %s", err, file)
 	}
+	saysEngineOnly(t, err)
 	db, err = sql.Open("sqlite", file)
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,22 @@ func TestOpenSchemaTooNew(t *testing.T) {
 	var v int
 	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != newer {
 		t.Fatalf("user_version after the refused open = %d, %v; want %d", v, err, newer)
+	}
+}
+
+// saysEngineOnly fails unless err's text begins with the engine's name
+// once and names no internal package: "engine: store: database schema …"
+// and "engine: pgstore: open HOST/DB: the search_path's …" before.
+func saysEngineOnly(t *testing.T, err error) {
+	t.Helper()
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "engine: ") || strings.Count(msg, "engine: ") != 1 {
+		t.Errorf("%q: want one leading \"engine: \"", msg)
+	}
+	for _, internal := range []string{"store: ", "pgstore"} {
+		if strings.Contains(msg, internal) {
+			t.Errorf("%q names the internal package of %q", msg, internal)
+		}
 	}
 }
 
@@ -79,6 +96,7 @@ func TestPostgresNoSuchSchema(t *testing.T) {
 		if !errors.Is(err, engine.ErrNoSuchSchema) || !strings.Contains(err.Error(), missing) {
 			t.Fatalf("MustExist=%v: err = %v, want ErrNoSuchSchema naming %s", mustExist, err, missing)
 		}
+		saysEngineOnly(t, err)
 	}
 	if n := countTables(t, dsn); n != 0 {
 		t.Fatalf("a refused open created %d tables", n)

@@ -22,6 +22,9 @@
 //     declares (the files with build constraints; parsed, not compiled).
 //   - the README's test command ("Two commands") lifts go test's
 //     10-minute timeout a package and is the line .ci/run runs;
+//   - no exported error variable of a public package has a text that
+//     begins with the name of a package under internal/ (a re-exported
+//     sentinel says "engine: …", not "pgstore: …");
 //   - every relative link of README.md, BENCHMARKS.md and docs/*.md names
 //     a file that exists and, with "#anchor", a heading or <a id> of it
 //     (GitHub's anchor rule), and every docs/NAME.md a Go file names

@@ -16,7 +16,7 @@
 // others will belong, as on SQLite, to the package that owns each table.
 //
 // It imports pgx, pgvector-go and internal/store (only so that
-// ErrSchemaTooNew wraps store.ErrSchemaTooNew: one check for both
+// ErrSchemaTooNew is store.ErrSchemaTooNew: one check for both
 // backends); never engine, nor the packages above the store seam.
 // pgstore/pgtest gives tests a throwaway schema on MNEMO_TEST_POSTGRES.
 //
@@ -58,6 +58,9 @@
 // ErrEmbedderDims; malformed arguments (PutLexical's documents, an
 // embedder's name or dimensions, Nearest's vector, a DSN's
 // tcp_user_timeout) give ErrInvalid naming the field.
+// The sentinels the engine re-exports (errors.go) read "engine: …", and
+// a failed open says "open HOST:PORT/DB: …" with no package: the engine,
+// Open's one caller outside tests, is what a user sees them through.
 // Other errors wrap pgx's (a *pgconn.PgError carries SQLSTATE; callers
 // retry 40001 and 40P01).
 //

@@ -2,16 +2,21 @@ package pgstore
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 )
 
+// The texts of ErrSchemaTooNew, ErrNoSuchSchema, ErrNoVector,
+// ErrVectorNotOnPath and ErrEncoding name engine, not this package: the
+// engine re-exports these values (engine.ErrSchemaTooNew,
+// engine.ErrNoSuchSchema, engine.ErrNoVector, engine.ErrVectorNotOnPath,
+// engine.ErrDatabaseEncoding), and users meet them there.
+
 // ErrSchemaTooNew is returned by Open when the database's schema_version is
 // above SchemaVersion: it was migrated by a newer mnemo. Nothing is written.
-// It wraps store.ErrSchemaTooNew, so one errors.Is check serves both
+// It is store.ErrSchemaTooNew, so one errors.Is check serves both
 // backends.
-var ErrSchemaTooNew = fmt.Errorf("pgstore: postgres schema is newer than this build: %w", store.ErrSchemaTooNew)
+var ErrSchemaTooNew = store.ErrSchemaTooNew
 
 // ErrNoSchema is returned by OpenExisting when the database (the first
 // schema of its search_path) holds no mnemo tables; nothing was created.
@@ -24,13 +29,13 @@ var ErrNoSchema = errors.New("pgstore: no mnemo tables in this database")
 // that starts with "$user" is checked only when no schema of it exists
 // (Postgres: "no schema has been selected to create in"): the error then
 // names the role's schema that "$user" stands for.
-var ErrNoSuchSchema = errors.New("pgstore: the search_path's first schema does not exist")
+var ErrNoSuchSchema = errors.New("engine: the search_path's first schema does not exist")
 
 // ErrNoVector is returned by Open when the pgvector extension is neither
 // installed in the database nor installable by the connecting role (it is
 // packaged as postgresql-NN-pgvector; CREATE EXTENSION vector needs a role
 // allowed to create it).
-var ErrNoVector = errors.New("pgstore: the pgvector extension (vector) is not available")
+var ErrNoVector = errors.New("engine: the pgvector extension (vector) is not available")
 
 // ErrVectorNotOnPath is returned by Open when the pgvector extension is
 // installed in a schema the DSN's search_path leaves out
@@ -38,7 +43,7 @@ var ErrNoVector = errors.New("pgstore: the pgvector extension (vector) is not av
 // not name its type (Postgres said `type "vector" does not exist`). The
 // message names that schema and the search_path to give
 // (search_path=walk31,public); nothing is created.
-var ErrVectorNotOnPath = errors.New("pgstore: the pgvector extension's schema is not on the search_path")
+var ErrVectorNotOnPath = errors.New("engine: the pgvector extension's schema is not on the search_path")
 
 // ErrEncoding is returned by Open, OpenExisting and OpenDB when the
 // database's server_encoding is not UTF8 (a database created with
@@ -46,7 +51,7 @@ var ErrVectorNotOnPath = errors.New("pgstore: the pgvector extension's schema is
 // is not: such a database cuts text inside a character or cannot hold it.
 // The message names the encoding and how to create a UTF8 database;
 // nothing is read from or written to the database first.
-var ErrEncoding = errors.New("pgstore: the database's encoding is not UTF8")
+var ErrEncoding = errors.New("engine: the database's encoding is not UTF8")
 
 // ErrEmbedderDims is returned by EnsureEmbedder when the embedder is
 // already registered with another number of dimensions.

@@ -8,10 +8,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// openError is a failed open, said once: "pgstore: open HOST:PORT/DB: " and
-// the cause, without pgx's restatement of where ("failed to connect to
-// `user=U database=D`: HOST:PORT (IP): ") and without a second "pgstore: "
-// before this package's own errors. It unwraps to the whole error, so
+// openError is a failed open, said once: "open HOST:PORT/DB: " and the
+// cause, without pgx's restatement of where ("failed to connect to
+// `user=U database=D`: HOST:PORT (IP): ") and without the "pgstore: " or
+// "engine: " that begins this package's own errors. It names no package:
+// the engine, Open's caller, adds its own ("engine: open HOST:PORT/DB:
+// …"), the package a user meets it through. It unwraps to the whole error, so
 // errors.Is and errors.As see what they saw before (ErrNoSchema,
 // *pgconn.PgError, *net.OpError…).
 type openError struct {
@@ -19,7 +21,7 @@ type openError struct {
 	err   error
 }
 
-func (e *openError) Error() string { return "pgstore: open " + e.where + ": " + openCause(e.err) }
+func (e *openError) Error() string { return "open " + e.where + ": " + openCause(e.err) }
 func (e *openError) Unwrap() error { return e.err }
 
 // openCause words err for openError: a connection to one address that
@@ -48,7 +50,8 @@ func openCause(err error) string {
 			err = cause
 		}
 	}
-	return strings.TrimPrefix(err.Error(), "pgstore: ")
+	msg := strings.TrimPrefix(err.Error(), "pgstore: ")
+	return strings.TrimPrefix(msg, "engine: ")
 }
 
 // oneAttempt reports whether the attempts of a connection error (one a

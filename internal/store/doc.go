@@ -75,5 +75,6 @@
 // # Errors
 //
 // Open returns ErrSchemaTooNew for a newer schema and wraps SQLite's own error,
-// naming the file, when the file is not a database.
+// naming the file, when the file is not a database. ErrSchemaTooNew's text
+// says "engine: …": the engine re-exports it.
 package store

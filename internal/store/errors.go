@@ -8,8 +8,11 @@ import (
 
 // ErrSchemaTooNew is returned by Open when the database was written by a newer
 // version of mnemo (its schema version is above SchemaVersion). The file is not
-// modified.
-var ErrSchemaTooNew = errors.New("store: database schema is newer than this build")
+// modified. pgstore returns it too, for a Postgres schema.
+//
+// Its text names engine, not this package: the engine re-exports this
+// value (engine.ErrSchemaTooNew), and users meet it there.
+var ErrSchemaTooNew = errors.New("engine: database schema is newer than this build")
 
 // SQLite's primary result codes for a damaged database file
 // (https://sqlite.org/rescode.html).
