@@ -79,7 +79,8 @@ type EraseResult struct {
 	// KeptDamaged names the damaged database files (mnemo.db.damaged-<UTC
 	// time>, SalvageReport.Damaged) that salvages kept in the data
 	// directory, each followed by its kept -wal and -shm
-	// (mnemo.db.damaged-<UTC time>-wal, …-shm), and the damaged write-ahead logs that an Open kept
+	// (mnemo.db.damaged-<UTC time>-wal, …-shm) and the index directory
+	// kept with it (…-index, SalvageReport.KeptIndex), and the damaged write-ahead logs that an Open kept
 	// with their -shm copies (mnemo.db-wal.damaged-<UTC time>,
 	// mnemo.db-shm.damaged-<same>: KeptDamaged), when the erasure
 	// changed anything: no erasure reaches them, and they may still hold

@@ -72,6 +72,16 @@ type SalvageReport struct {
 	// Damaged is where the damaged database file was kept (with its -wal
 	// and -shm beside it, suffixed alike): mnemo.db.damaged-<UTC time>.
 	Damaged string `json:"damaged,omitempty"`
+	// KeptIndex is where the indexes derived from the damaged database
+	// (its index directory: the lexical index and the shard snapshots)
+	// were moved: Damaged + "-index", beside it; "" when the directory had
+	// none. A shard snapshot holds the text, id, thread, seq, role, name,
+	// metadata and time of each message of a large resource (not its tool
+	// calls), so it may be the only other copy of messages this salvage
+	// lost; none is restored from it. Like Damaged it may hold erased
+	// text and no erasure reaches it: delete it once the salvage is
+	// judged complete.
+	KeptIndex string `json:"keptIndex,omitempty"`
 	// SalvagedAt is the salvage's time (UTC), recorded with each lost seq.
 	SalvagedAt time.Time `json:"salvagedAt"`
 	// Tables has one entry per table, by name.
@@ -128,15 +138,18 @@ func (r *SalvageReport) LostMessages() int64 {
 // messages recorded as known losses (LostRange; Check accepts them,
 // appends continue after them). Only when that file is complete does it
 // take the place of mnemo.db; the damaged file is kept, unmodified, as
-// mnemo.db.damaged-<UTC time> (SalvageReport.Damaged). Then it opens the
+// mnemo.db.damaged-<UTC time> (SalvageReport.Damaged), and the index
+// directory derived from it is moved beside it as
+// mnemo.db.damaged-<UTC time>-index (SalvageReport.KeptIndex: its shard
+// snapshots may hold the text of lost messages). Then it opens the
 // engine with cfg, rebuilds the indexes (Reindex) and runs Check.
 //
 // A database that passes SQLite's integrity check is left alone
 // (SalvageReport.Sound) unless opts.Force. When ctx ends before the swap
 // nothing in the directory has changed; after it, the salvaged database
-// is in place, its indexes removed (the next Open rebuilds them), and the
-// error says to run reindex. The damaged copy may
-// still hold erased text: delete it once the salvage is judged complete.
+// is in place, its indexes moved aside (the next Open rebuilds them), and
+// the error says to run reindex. The damaged copy and the kept index may
+// still hold erased text: delete them once the salvage is judged complete.
 func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageReport, error) {
 	if ctx == nil {
 		return nil, ErrNilContext
@@ -171,6 +184,10 @@ func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageRepo
 	}
 	if resumed {
 		rep.Damaged, rep.Resumed = kept, true
+		if rep.KeptIndex, err = keepIndexes(dir, kept); err != nil { // salvage_swap.go
+			lock.release()
+			return rep, fmt.Errorf("engine: salvage: %w", err)
+		}
 		return rep, spaceError(dir, kept, rebuildSalvaged(ctx, cfg, dir, lock, rep))
 	}
 	swapped, err := salvageFile(ctx, dir, opts, rep)
@@ -228,7 +245,7 @@ func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *Salv
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	if rep.Damaged, err = swapDatabase(dir, dst, rep.SalvagedAt); err != nil {
+	if rep.Damaged, rep.KeptIndex, err = swapDatabase(dir, dst, rep.SalvagedAt); err != nil {
 		return false, err
 	}
 	if rep.WAL != nil {
@@ -305,7 +322,9 @@ func copyFile(from, to string) error {
 // files salvages kept (mnemo.db.damaged-<UTC time>, sorted), each followed
 // by the -wal and then the -shm kept beside it under its name
 // (mnemo.db.damaged-<UTC time>-wal, …-shm) when they exist, a -wal or
-// -shm whose database file is gone in that file's place; then the copies
+// -shm whose database file is gone in that file's place, then the index
+// directory kept with it (mnemo.db.damaged-<UTC time>-index, a directory:
+// SalvageReport.KeptIndex); then the copies
 // of mnemo.db an Open kept before applying a damaged log's prefix
 // (mnemo.db.before-wal-<UTC time>, sorted: WALDamage.Before); then the damaged
 // write-ahead logs that Open kept (mnemo.db-wal.damaged-<UTC time>, sorted), each
@@ -340,12 +359,12 @@ func KeptDamaged(dir string) []string {
 
 // keptSalvaged orders the paths found of a salvage's kept files as
 // KeptDamaged lists them: by the database file's name, each database file
-// followed by its -wal and -shm, those whose database file is gone in its
-// place; base names.
+// followed by its -wal, -shm and index directory, those whose database
+// file is gone in its place; base names.
 func keptSalvaged(found []string) []string {
 	var bases []string
 	for _, f := range found {
-		base := strings.TrimSuffix(strings.TrimSuffix(f, "-wal"), "-shm")
+		base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(f, "-wal"), "-shm"), keptIndexSuffix)
 		if !slices.Contains(bases, base) {
 			bases = append(bases, base)
 		}
@@ -353,7 +372,7 @@ func keptSalvaged(found []string) []string {
 	slices.Sort(bases)
 	var kept []string
 	for _, base := range bases {
-		for _, f := range []string{base, base + "-wal", base + "-shm"} {
+		for _, f := range []string{base, base + "-wal", base + "-shm", base + keptIndexSuffix} {
 			if slices.Contains(found, f) {
 				kept = append(kept, filepath.Base(f))
 			}

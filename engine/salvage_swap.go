@@ -38,15 +38,39 @@ func swapStep(step string) error {
 }
 
 // swapDatabase puts the complete salvaged database salvaged in the place
-// of dir's mnemo.db and returns where the damaged one is kept: the damaged
+// of dir's mnemo.db and returns where the damaged one is kept, and where
+// the indexes derived from it are ("" when there were none): the damaged
 // file is linked under its kept name, the swap recorded (swapMarker), its
 // -shm and -wal renamed to their kept names, the salvaged file renamed
-// over mnemo.db (atomic), the derived indexes removed and the record
-// removed.
-func swapDatabase(dir, salvaged string, at time.Time) (string, error) {
+// over mnemo.db (atomic), the derived indexes moved beside the kept file
+// (keepIndexes) and the record removed.
+func swapDatabase(dir, salvaged string, at time.Time) (kept, keptIndex string, err error) {
 	if _, err := os.Stat(salvaged + "-wal"); err == nil {
-		return "", fmt.Errorf("engine: salvage: %s-wal left behind: the salvaged database was not closed cleanly", salvaged)
+		return "", "", fmt.Errorf("engine: salvage: %s-wal left behind: the salvaged database was not closed cleanly", salvaged)
 	}
+	kept, err = swapFiles(dir, salvaged, at)
+	if err != nil {
+		return "", "", err
+	}
+	// The indexes were derived from the damaged file: they hold the lost
+	// messages. Moved aside while the swap is still recorded, the next
+	// Open rebuilds them from the salvaged file if this salvage is cut
+	// short before its reindex (Ctrl-C, a kill); before, the old index
+	// stayed and mnemo check failed until a reindex. They are kept, not
+	// removed: a shard snapshot may be the only other copy of the text of
+	// the messages the salvage lost (it was deleted, and nothing said so).
+	if keptIndex, err = keepIndexes(dir, kept); err != nil {
+		return "", "", fmt.Errorf("engine: salvage: %w (the salvaged database is in place; run salvage again to finish)", err)
+	}
+	if err := swapStep("marker"); err != nil {
+		return "", "", err
+	}
+	return kept, keptIndex, removeMarker(dir)
+}
+
+// swapFiles keeps the damaged files of dir under their kept name (which
+// it returns) and renames salvaged over mnemo.db, the swap recorded.
+func swapFiles(dir, salvaged string, at time.Time) (string, error) {
 	db := filepath.Join(dir, DatabaseFile)
 	kept := keptName(db, at)
 	if err := os.Link(db, kept); err != nil {
@@ -72,18 +96,39 @@ func swapDatabase(dir, salvaged string, at time.Time) (string, error) {
 		return "", fmt.Errorf("engine: salvage: put the salvaged database in place: %w (the damaged one is kept as %s; run salvage again to finish)", err, kept)
 	}
 	syncDir(dir)
-	// The indexes were derived from the damaged file: they hold the lost
-	// messages. Removed while the swap is still recorded, the next Open
-	// rebuilds them from the salvaged file if this salvage is cut short
-	// before its reindex (Ctrl-C, a kill); before, the old index stayed
-	// and mnemo check failed until a reindex.
-	if err := removeIndexes(dir); err != nil {
-		return "", fmt.Errorf("engine: salvage: %w (the salvaged database is in place; run salvage again to finish)", err)
+	return kept, nil
+}
+
+// keptIndexSuffix ends the name of the index directory a salvage kept
+// beside the damaged database file it kept: mnemo.db.damaged-<UTC
+// time>-index.
+const keptIndexSuffix = "-index"
+
+// keepIndexes moves dir's index directory (the lexical index and the
+// shard snapshots derived from the damaged database) to kept +
+// keptIndexSuffix, a rename on the same disk, and returns that path; ""
+// when dir has no index directory (that path when it exists: a salvage
+// resumed after it moved them). A directory already there is left, and
+// dir's derived indexes are removed instead. A file in index/'s place is not an index: the indexes
+// are removed as before.
+func keepIndexes(dir, kept string) (string, error) {
+	index := filepath.Join(dir, filepath.Dir(LexicalDir))
+	to := kept + keptIndexSuffix
+	fi, err := os.Lstat(index)
+	if errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Lstat(to); err == nil {
+			return to, nil // moved by the salvage this one resumes
+		}
+		return "", nil
 	}
-	if err := swapStep("marker"); err != nil {
-		return "", err
+	if _, terr := os.Lstat(to); err != nil || !fi.IsDir() || terr == nil {
+		return "", removeIndexes(dir)
 	}
-	return kept, removeMarker(dir)
+	if err := os.Rename(index, to); err != nil {
+		return "", fmt.Errorf("keep the indexes of the damaged database: %w", err)
+	}
+	syncDir(dir)
+	return to, nil
 }
 
 // writeMarker records a swap whose damaged files are kept as kept (a base

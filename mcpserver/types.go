@@ -238,5 +238,5 @@ type DeleteOutput struct {
 	// PurgeIncomplete is server.EraseResult.PurgeIncomplete.
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty" jsonschema:"set when the erased turns are unreadable already but their physical purge did not finish (it is retried): why"`
 	// Warning (warning) is set when kept damaged files may still hold what was erased; the operator must delete them.
-	Warning string `json:"warning,omitempty" jsonschema:"set when copies of the database file or of its write-ahead log and -shm, set aside by a salvage or by an open that found the log damaged, may still hold what was erased (no erasure reaches them): tell the user; the operator must delete them once no longer needed"`
+	Warning string `json:"warning,omitempty" jsonschema:"set when copies of the database file, of its write-ahead log and -shm or of its indexes, set aside by a salvage or by an open that found the log damaged, may still hold what was erased (no erasure reaches them): tell the user; the operator must delete them once no longer needed"`
 }

@@ -137,13 +137,13 @@ func eraseAnswer(res *engine.EraseResult, err error) (*EraseResult, error) {
 }
 
 // keptWarning is EraseResult.Warning for the kept files (copies of the
-// database file, or of its write-ahead log and -shm, set aside by a
+// database file, of its write-ahead log and -shm or of its indexes, set aside by a
 // salvage or by an open that found the log damaged); "" when there are
 // none.
 func keptWarning(kept []string) string {
 	if len(kept) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("not erased everywhere: %d kept file(s) in the data directory (%s), copies of the database file or of its write-ahead log and -shm set aside by a salvage or by an open that found the write-ahead log damaged, may still hold what was erased; no erasure reaches them: the operator should delete them once no longer needed",
+	return fmt.Sprintf("not erased everywhere: %d kept file(s) in the data directory (%s), copies of the database file, of its write-ahead log and -shm or of its indexes, set aside by a salvage or by an open that found the write-ahead log damaged, may still hold what was erased; no erasure reaches them: the operator should delete them once no longer needed",
 		len(kept), strings.Join(kept, ", "))
 }

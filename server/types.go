@@ -401,8 +401,8 @@ type EraseResult struct {
 	// retried); the erased data is unreadable already.
 	PurgeIncomplete string `json:"purgeIncomplete,omitempty"`
 	// KeptDamaged names the damaged database files that a salvage kept in
-	// the data directory (mnemo.db.damaged-<UTC time>, then its kept -wal
-	// and -shm, each its own entry), the copies of mnemo.db an open kept
+	// the data directory (mnemo.db.damaged-<UTC time>, then its kept -wal,
+	// -shm and index directory, each its own entry), the copies of mnemo.db an open kept
 	// before applying a damaged log (mnemo.db.before-wal-<UTC time>), and
 	// the damaged write-ahead logs an open kept (mnemo.db-wal.damaged-<UTC
 	// time>) with their -shm copies (engine.EraseResult.KeptDamaged): no

@@ -188,7 +188,7 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	}
 	salvaged, logs, befores := splitKept(res.kept)
 	if len(salvaged) > 0 {
-		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database, with the -wal and -shm kept beside it; they may still hold erased text: delete them once the salvage is judged complete)\n", strings.Join(salvaged, ", "))
+		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database, with the -wal, -shm and index directory kept beside it; they may still hold erased text: delete them once the salvage is judged complete)\n", strings.Join(salvaged, ", "))
 	}
 	repaired, aside, orphans := c.splitKeptLogs(logs)
 	const keptAsFound = "Kept as found: %s (it may still hold erased text; no erasure reaches it: delete it once no longer needed)"

@@ -132,13 +132,16 @@ func (c *DeleteCommand) noteKeptDamaged(kept []string) {
 	if len(kept) == 0 {
 		return
 	}
-	dbs, logs := countKept(kept)
+	dbs, logs, indexes := countKept(kept)
 	var what []string
 	if dbs > 0 {
 		what = append(what, copiesOf(dbs, "the database file"))
 	}
 	if logs > 0 {
 		what = append(what, copiesOf(logs, "its write-ahead log or -shm"))
+	}
+	if indexes > 0 {
+		what = append(what, copiesOf(indexes, "its indexes"))
 	}
 	fmt.Fprintf(c.Stderr, "mnemo delete: note: %s, kept in %s by a salvage or by an open that found the write-ahead log damaged (%s), may still hold what was erased; an erasure does not reach them: delete them once the salvage is judged complete, or the log is no longer needed\n",
 		strings.Join(what, " and "), c.Dir, strings.Join(kept, ", "))
@@ -148,18 +151,22 @@ func (c *DeleteCommand) noteKeptDamaged(kept []string) {
 // the database file (a salvage's mnemo.db.damaged-*, an open's
 // mnemo.db.before-wal-*) and those that are copies of a write-ahead log or
 // its -shm (a salvage's mnemo.db.damaged-*-wal and -shm, an open's
-// mnemo.db-wal.damaged-* and mnemo.db-shm.damaged-*).
-func countKept(kept []string) (dbs, logs int) {
+// mnemo.db-wal.damaged-* and mnemo.db-shm.damaged-*), and the index
+// directories a salvage kept (mnemo.db.damaged-*-index).
+func countKept(kept []string) (dbs, logs, indexes int) {
 	salvaged, opened, befores := splitKept(kept) // check.go
 	dbs, logs = len(befores), len(opened)
 	for _, k := range salvaged {
-		if strings.HasSuffix(k, "-wal") || strings.HasSuffix(k, "-shm") {
+		switch {
+		case strings.HasSuffix(k, "-wal") || strings.HasSuffix(k, "-shm"):
 			logs++
-		} else {
+		case strings.HasSuffix(k, "-index"):
+			indexes++
+		default:
 			dbs++
 		}
 	}
-	return dbs, logs
+	return dbs, logs, indexes
 }
 
 // copiesOf says n copies of what: "1 copy of the database file", "2

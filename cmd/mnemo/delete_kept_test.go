@@ -7,9 +7,10 @@ import (
 
 // TestDeleteKeptNote: mnemo delete's note on the kept files counts the
 // copies of the database file (a salvage's, an open's before-wal copy)
-// apart from the copies of a write-ahead log or its -shm; it counted them
-// all as "damaged database files" (a repaired log and its -shm: "2
-// damaged database files").
+// apart from the copies of a write-ahead log or its -shm and the index
+// directories a salvage kept; it counted them all as "damaged database
+// files" (a repaired log and its -shm: "2 damaged database files"), and
+// then a kept index directory as a copy of the database file.
 func TestDeleteKeptNote(t *testing.T) {
 	for _, tc := range []struct {
 		kept []string
@@ -17,6 +18,7 @@ func TestDeleteKeptNote(t *testing.T) {
 	}{
 		{[]string{"mnemo.db-wal.damaged-C", "mnemo.db-shm.damaged-C"}, "note: 2 copies of its write-ahead log or -shm, kept in"},
 		{[]string{"mnemo.db.damaged-A"}, "note: 1 copy of the database file, kept in"},
+		{[]string{"mnemo.db.damaged-A", "mnemo.db.damaged-A-index"}, "note: 1 copy of the database file and 1 copy of its indexes, kept in"},
 		{[]string{"mnemo.db.damaged-A", "mnemo.db.damaged-A-wal", "mnemo.db.damaged-A-shm", "mnemo.db.before-wal-B", "mnemo.db-wal.damaged-C", "mnemo.db-shm.damaged-C"},
 			"note: 2 copies of the database file and 4 copies of its write-ahead log or -shm, kept in /d by"},
 	} {

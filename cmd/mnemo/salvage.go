@@ -122,6 +122,9 @@ func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 func (c *SalvageCommand) printEnd(rep *engine.SalvageReport) error {
 	c.printLost(rep)
 	fmt.Fprintf(c.Stdout, "the damaged file is kept as %s (with its -wal and -shm, if any); it may still hold erased text: delete it once you are satisfied\n", rep.Damaged)
+	if rep.KeptIndex != "" {
+		fmt.Fprintf(c.Stdout, "the indexes derived from it are kept as %s (its shard snapshots may hold the text of lost messages; nothing was restored from them); they may still hold erased text: delete them once you are satisfied\n", rep.KeptIndex)
+	}
 	if len(rep.Problems) > 0 {
 		fmt.Fprintln(c.Stderr, "mnemo salvage: indexes rebuilt, but check still finds:")
 		for _, p := range rep.Problems {
