@@ -143,7 +143,10 @@ type Config struct {
 	Limits Limits
 
 	// Retention bounds the memctx records kept per thread; after each
-	// LoadContext the thread's older runs beyond it are deleted. The zero
+	// LoadContext the thread's older runs beyond it are deleted, and
+	// Expire deletes every thread's records older than MaxAge (an idle
+	// thread's too; ExpireResult.PrunedRuns). The run ids stay claimed.
+	// The zero
 	// value keeps every run; a negative KeepRuns or MaxAge is refused by
 	// Open (a *ValidationError naming Retention.KeepRuns or
 	// Retention.MaxAge).

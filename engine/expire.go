@@ -48,6 +48,12 @@ type ExpireResult struct {
 	// Threads are the threads erased (or due, in a dry run), least
 	// recently active first (ties by resource, then thread id).
 	Threads []ExpiredThread `json:"threads"`
+	// PrunedRuns counts the memctx records (one per run) older than
+	// Config.Retention.MaxAge that were deleted (in a dry run: that would
+	// be), of every thread, or of ExpireRequest.ResourceID's runs; 0 when
+	// MaxAge is not set. Pruning comes before expiry: an expiring thread's
+	// records older than MaxAge are counted here.
+	PrunedRuns int64 `json:"prunedRuns"`
 	// DryRun echoes ExpireRequest.DryRun: nothing was erased.
 	DryRun bool `json:"dryRun,omitempty"`
 }
@@ -66,12 +72,22 @@ type ExpireResult struct {
 // measured forward only: after the clock moves back, nothing expires until
 // it has passed the threads' last activity by their lifetime again.
 //
+// First, when Config.Retention.MaxAge is set, Expire deletes the memctx
+// records older than MaxAge of every thread (ExpireRequest.ResourceID's
+// runs only, when set), also of a thread that loads no context again
+// (LoadContext prunes only its own thread's), a batch a transaction
+// (ExpireResult.PrunedRuns; a dry run counts them). Retention.KeepRuns
+// needs no sweep: each LoadContext applies it to its thread. Pruning is a
+// delete (on SQLite with secure_delete, as every delete), not an erasure:
+// the run ids stay claimed (journal.ClaimRun) and no physical purge runs.
+//
 // Errors: a *ValidationError for an invalid ResourceID; ctx's error (the
 // threads erased so far are reported: their erasure is done and their
 // markers make the next erasure, or Open, finish their physical purge);
 // the first erasure error (ErrEraseBusy), with the result so far (whose
-// purge ran); ErrEraseIncomplete when the purge did not finish (retried
-// as for DeleteThread).
+// purge ran); the database's error while pruning (nothing expired yet);
+// ErrEraseIncomplete when the purge did not finish (retried as for
+// DeleteThread).
 func (e *Engine) Expire(ctx context.Context, req ExpireRequest) (*ExpireResult, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
@@ -83,11 +99,15 @@ func (e *Engine) Expire(ctx context.Context, req ExpireRequest) (*ExpireResult, 
 		return nil, invalid(-1, "idle", "must not be negative")
 	}
 	now := e.now().UTC()
+	res := &ExpireResult{Threads: []ExpiredThread{}, DryRun: req.DryRun}
+	var err error
+	if res.PrunedRuns, err = e.pruneAged(ctx, req, now); err != nil {
+		return res, err
+	}
 	due, err := e.dueThreads(ctx, req, now)
 	if err != nil {
 		return nil, err
 	}
-	res := &ExpireResult{Threads: []ExpiredThread{}, DryRun: req.DryRun}
 	if req.DryRun {
 		res.Threads = append(res.Threads, due...)
 		return res, nil

@@ -27,3 +27,8 @@ var ErasurePlans = []struct {
 	{"NamedThreads", namedThreads, []any{"r1", ScopeMemCtx}},
 	{"GhostRuns", ghostThreadsWalk, []any{ScopeMemCtx, "", "", 7, "erased-"}},
 }
+
+// AgedQuery exposes PruneAged's selection to the tests, which read its plan.
+func (j *Journal) AgedQuery(what string, cutoff int64, resourceID string) (string, []any) {
+	return j.agedQuery(what, cutoff, resourceID)
+}

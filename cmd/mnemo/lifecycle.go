@@ -123,7 +123,8 @@ func (m *Main) startSweep(ctx context.Context, e *engine.Engine, log *slog.Logge
 type ExpireCommand struct{ *Main }
 
 // Run is `mnemo expire`: it runs the expiry policy now and prints
-// the threads expired (metadata only).
+// the threads expired (metadata only), and how many run records older
+// than retention.maxAge it pruned (engine.ExpireResult.PrunedRuns).
 func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("expire", "")
 	idle := fs.Duration("idle", 0, "expire every thread idle for at least this long (positive), whatever its own lifetime (operator override; default: each thread's lifetime)")
@@ -163,6 +164,13 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 					verb, t.ThreadID, t.ResourceID, t.Idle.Round(time.Second), count(t.Messages, "message"), count(t.Bytes, "byte"))
 			}
 			fmt.Fprintf(c.Stdout, "%s %s\n", count(len(res.Threads), "thread"), verb)
+			if res.PrunedRuns > 0 {
+				pruned := "pruned"
+				if *dry {
+					pruned = "would be pruned"
+				}
+				fmt.Fprintf(c.Stdout, "%s older than retention.maxAge %s\n", count(res.PrunedRuns, "run record"), pruned)
+			}
 			if len(res.Threads) == 0 && *idle == 0 && c.noLifetime() {
 				fmt.Fprintln(c.Stderr, "mnemo expire: no idle lifetime is configured (lifecycle.idleTtl in "+StoredConfigFile+
 					"), so only threads given a lifetime of their own expire; --idle D expires every thread idle that long")
