@@ -41,6 +41,10 @@ const (
 	// DefaultAnswerTimeout is how long a client may take to receive an
 	// API route's answer.
 	DefaultAnswerTimeout = time.Minute
+	// DefaultMaxConns is the most connections Serve keeps open by
+	// default: 1024, or half the process's limit on open files when that
+	// is lower (the engine's database and index need the rest).
+	DefaultMaxConns = 1024
 )
 
 // Config configures a Server. The zero value of each field but Engine
@@ -92,6 +96,16 @@ type Config struct {
 	// ever. Mounted handlers (MCP's streams, the inspector) have no such
 	// bound here.
 	AnswerTimeout time.Duration
+	// MaxConns bounds the connections Serve keeps open; 0 means
+	// DefaultMaxConns (1024, or half the process's limit on open files
+	// when lower). Keep it below that limit. A connection past the bound
+	// closes the one idle longest (kept alive between requests, or whose
+	// first request has not arrived); when every one is answering a
+	// request, the new one waits in the listen queue until one finishes.
+	// Before, there was no bound: a client with no token opening
+	// connections and leaving them idle ran the process out of files
+	// ("accept4: too many open files") and every tenant waited.
+	MaxConns int
 	// AnyHost accepts a request without a token file whatever its Host
 	// and Origin headers name. By default such a server (every request
 	// the operator's) answers only requests addressed to a loopback host
@@ -182,8 +196,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Engine == nil {
 		return nil, fmt.Errorf("%w: Engine is required", ErrInvalidConfig)
 	}
-	if cfg.MaxBodyBytes < 0 || cfg.ShutdownTimeout < 0 || cfg.BodyTimeout < 0 || cfg.RequestTimeout < 0 || cfg.AnswerTimeout < 0 {
-		return nil, fmt.Errorf("%w: MaxBodyBytes, ShutdownTimeout, BodyTimeout, RequestTimeout and AnswerTimeout must not be negative", ErrInvalidConfig)
+	if cfg.MaxBodyBytes < 0 || cfg.ShutdownTimeout < 0 || cfg.BodyTimeout < 0 || cfg.RequestTimeout < 0 || cfg.AnswerTimeout < 0 || cfg.MaxConns < 0 {
+		return nil, fmt.Errorf("%w: MaxBodyBytes, ShutdownTimeout, BodyTimeout, RequestTimeout, AnswerTimeout and MaxConns must not be negative", ErrInvalidConfig)
 	}
 	if cfg.RequestTimeout > 0 && cfg.RequestTimeout < MinRequestTimeout {
 		return nil, fmt.Errorf("%w: RequestTimeout %s is below %s, the shortest (MinRequestTimeout: a shorter one cuts off requests that would succeed); 0 means the default, %s",
@@ -206,6 +220,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = defaultMaxConns(fileLimit())
 	}
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = DefaultShutdownTimeout
@@ -239,6 +256,15 @@ func New(cfg Config) (*Server, error) {
 		s.mux.Handle(pattern, s.wrapPublic(pattern, h))
 	}
 	return s, nil
+}
+
+// defaultMaxConns is DefaultMaxConns, or half of files (the process's
+// limit on open files, 0 when unknown) when that is lower.
+func defaultMaxConns(files int) int {
+	if files > 0 && files/2 < DefaultMaxConns {
+		return max(files/2, 1)
+	}
+	return DefaultMaxConns
 }
 
 // Handler returns the server's root handler. A request no route takes is
@@ -311,7 +337,8 @@ func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
 // OpenAPI returns the OpenAPI 3.1 document served at /openapi.json.
 func (s *Server) OpenAPI() []byte { return s.openapi }
 
-// Serve answers requests on ln until ctx ends, then shuts down gracefully:
+// Serve answers requests on ln, at most Config.MaxConns connections at
+// once, until ctx ends, then shuts down gracefully:
 // it stops accepting, lets in-flight requests finish (at most
 // Config.ShutdownTimeout) and returns nil. When requests are still running
 // then, it closes their connections, which ends their contexts (they get
@@ -339,8 +366,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	limited := newConnLimit(ln, s.cfg.MaxConns, s.log) // connlimit.go
+	hs.ConnState = limited.state
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(limited) }()
 	select {
 	case err := <-errc:
 		return err

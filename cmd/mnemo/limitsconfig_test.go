@@ -11,7 +11,7 @@ import (
 
 // TestConfigLimitsRefused: a negative limit in mnemo.json (limits.*) is
 // refused when the configuration is applied, and one only mnemo serve
-// uses (server.maxBodyBytes, server.requestTimeout, or a requestTimeout
+// uses (server.maxBodyBytes, server.maxConnections, server.requestTimeout, or a requestTimeout
 // below 1s, lifecycle.sweepEvery) by checkServed,
 // naming the field, as a negative observe threshold is; 0 or none keeps
 // meaning the default. Before, "maxQueryBytes": -1 was taken silently as
@@ -45,6 +45,7 @@ func TestConfigLimitsRefused(t *testing.T) {
 	// What only mnemo serve uses is checkServed's (servedonly_test.go).
 	for want, c := range map[string]*memoryConfig{
 		"server.maxBodyBytes must be >= 0 (0: the default), got -6":                                                    {Server: &serverConfig{MaxBodyBytes: -6}},
+		"server.maxConnections must be >= 0 (0: the default), got -2":                                                  {Server: &serverConfig{MaxConnections: -2}},
 		`server.requestTimeout: must be a non-negative Go duration such as "5m" (0: the default, 1 minute), got "-1m"`: {Server: &serverConfig{RequestTimeout: "-1m"}},
 		`server.requestTimeout: must be a non-negative Go duration such as "5m" (0: the default, 1 minute), got "5"`:   {Server: &serverConfig{RequestTimeout: "5"}},
 		// Below server.MinRequestTimeout every request, or some, was a 503.

@@ -89,8 +89,9 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	defer release(false)
 	defer e.Close()
 	var maxBody int64
+	var maxConns int
 	if mc.Server != nil {
-		maxBody = mc.Server.MaxBodyBytes
+		maxBody, maxConns = mc.Server.MaxBodyBytes, mc.Server.MaxConnections
 	}
 	requestTimeout, err := mc.Server.requestTimeout() // checked with the configuration (checkServed)
 	if err != nil {
@@ -110,7 +111,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, AuthLimiter: limiter, Logger: log, MaxBodyBytes: maxBody, RequestTimeout: requestTimeout, Version: version(),
+	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, AuthLimiter: limiter, Logger: log, MaxBodyBytes: maxBody, MaxConns: maxConns, RequestTimeout: requestTimeout, Version: version(),
 		ShutdownTimeout: serveDrain, // signals.go: inside the CLI's serveStopGrace
 		Mount: map[string]func(*server.Principal) http.Handler{
 			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log, ToolTimeout: requestTimeout}),

@@ -125,6 +125,10 @@ type serverConfig struct {
 	// server.MinRequestTimeout (1s), under which requests that would
 	// succeed are cut off.
 	RequestTimeout string `json:"requestTimeout,omitempty"`
+	// MaxConnections is server.Config.MaxConns: the most connections
+	// mnemo serve keeps open; 0 or none is its default (1024, or half
+	// the process's limit on open files when lower).
+	MaxConnections int `json:"maxConnections,omitempty"`
 }
 
 // requestTimeout is server.Config.RequestTimeout of s (0: the default),
@@ -612,7 +616,7 @@ func (o *observeConfig) check() error {
 }
 
 // checkServed refuses what only mnemo serve uses, naming the field: a
-// negative server.maxBodyBytes (0: the default), a server.requestTimeout
+// negative server.maxBodyBytes or server.maxConnections (0: the default), a server.requestTimeout
 // that is negative, no Go duration or below server.MinRequestTimeout, and
 // a lifecycle.sweepEvery that is negative or no Go duration. c may be
 // nil. Main.checkServed decides what a refusal does: serve's error, any
@@ -623,6 +627,9 @@ func (c *memoryConfig) checkServed() error {
 	}
 	if c.Server != nil && c.Server.MaxBodyBytes < 0 {
 		return fmt.Errorf("server.maxBodyBytes must be >= 0 (0: the default), got %d", c.Server.MaxBodyBytes)
+	}
+	if c.Server != nil && c.Server.MaxConnections < 0 {
+		return fmt.Errorf("server.maxConnections must be >= 0 (0: the default), got %d", c.Server.MaxConnections)
 	}
 	if _, err := c.Server.requestTimeout(); err != nil {
 		return err
