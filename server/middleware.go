@@ -280,7 +280,8 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 			}()
 			r = r.WithContext(ctx)
 		}
-		h(p).ServeHTTP(sw, r)
+		h(p).ServeHTTP(s.mountAnswer(sw), r) // mountanswer.go
+		s.answerDeadline(sw)                 // net/http's last flush of it
 	})
 }
 

@@ -93,8 +93,10 @@ type Config struct {
 	// closed; the access log says how many bytes were sent. Before, the
 	// handler waited in the connection's write, the answer held in
 	// memory, for as long as the client did not read, which could be for
-	// ever. Mounted handlers (MCP's streams, the inspector) have no such
-	// bound here.
+	// ever. A mounted handler's answer (an inspector page, an /mcp answer
+	// or event) has each write, and each flush, bounded alike from its
+	// start: a page is one write; an event stream may wait between its
+	// events for as long as it likes.
 	AnswerTimeout time.Duration
 	// MaxConns bounds the connections Serve keeps open; 0 means
 	// DefaultMaxConns (1024, or half the process's limit on open files
