@@ -221,6 +221,7 @@ type eraseState struct {
 	idle    chan struct{} // closed when running drops to 0; nil while none ran
 	purges  atomic.Int64  // physical purges started, for the tests
 	vacuums atomic.Int64  // VACUUMs the purges ran (vacuumResidue), for the tests
+	spells  atomic.Int64  // erased ids the purges looked for in the run ids (fileHoldsResidue), for the tests
 	reads   atomic.Int64  // reads of erased texts (erasure.texts) the transactions made, for the tests
 }
 

@@ -314,25 +314,13 @@ func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 	if resource != "" {
 		ids = append([]string{resource}, stored...)
 	}
-	return er.addIDResidue(ctx, tx, ids)
+	er.addIDResidue(ids)
+	return nil
 }
 
-// addIDResidue has the residue check look for the erased ids ids, but for
-// one that another resource's run id spells: that run keeps it (the id is
-// that resource's naming, journal.EntombRunIDs) and no purge takes it out
-// of the file, so looking for it would only VACUUM the file every time.
-func (er *erasure) addIDResidue(ctx context.Context, tx *store.Tx, ids []string) error {
-	for _, id := range ids {
-		if len(id) >= residueMin {
-			kept, err := journal.RunIDSpells(ctx, tx, id)
-			if err != nil {
-				return fmt.Errorf("engine: %w", err)
-			}
-			if kept {
-				continue
-			}
-		}
-		er.res.residue.add(id)
-	}
-	return nil
+// addIDResidue has the residue check look for the erased ids ids (but
+// for one a stored run id spells, which the purge finds out only when the
+// file holds it: fileHoldsResidue).
+func (er *erasure) addIDResidue(ids []string) {
+	er.res.residue.addIDs(ids...)
 }

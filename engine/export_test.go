@@ -77,6 +77,10 @@ func TextReads(e *Engine) int64 { return e.erasure.reads.Load() }
 // (completeErasures), for the tests that check a sweep purges once.
 func Purges(e *Engine) int64 { return e.erasure.purges.Load() }
 
+// SpellChecks reports how many erased ids the purges looked for in the
+// stored run ids (fileHoldsResidue).
+func SpellChecks(e *Engine) int64 { return e.erasure.spells.Load() }
+
 // MessagesToIndex exposes the drainer's read of the messages it indexes
 // (messagesToIndex: the rows appends handed over, the others read).
 func (e *Engine) MessagesToIndex(ctx context.Context, ids []string) ([]Message, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
 )
 
 // The resumable physical purge of erasures (erase.go runs the erasure
@@ -266,6 +267,37 @@ func (e *Engine) dueDeletes(ctx context.Context, last int64) ([]msgstore.OutboxR
 	return due, nil
 }
 
+// fileHoldsResidue reports whether the database file holds one of r's
+// prefixes, but for an erased id that a stored run id spells: that run is
+// another resource's, whose id keeps it (journal.EntombRunIDs), and no
+// purge takes it out of the file, so looking for it would VACUUM the file
+// every time. The run ids are read only when the file holds an id (one
+// scan of the runs table an id then): the check ran in each erasure's
+// transaction before, a scan of every run id for each erased id of
+// residueMin bytes or more, whatever the file held.
+func (e *Engine) fileHoldsResidue(ctx context.Context, r residue) (bool, error) {
+	path := filepath.Join(e.dir, DatabaseFile)
+	found, err := fileHolds(ctx, path, r.all(nil))
+	if err != nil || !found || len(r.ids) == 0 {
+		return found, err
+	}
+	spelled := map[string]bool{}
+	for _, id := range r.ids {
+		e.erasure.spells.Add(1)
+		kept, err := journal.RunIDSpells(ctx, e.db, string(id))
+		if err != nil {
+			return false, err
+		}
+		if kept {
+			spelled[string(id)] = true
+		}
+	}
+	if len(spelled) == 0 {
+		return true, nil
+	}
+	return fileHolds(ctx, path, r.all(spelled))
+}
+
 // vacuumResidue rewrites the database with VACUUM when always is set,
 // when r is over its bound (residue.over), or when the file still holds
 // one of r's prefixes; then it checkpoints. Either way, when it returns
@@ -281,7 +313,7 @@ func (e *Engine) vacuumResidue(ctx context.Context, always bool, r residue) (Vac
 		why = VacuumTooLarge
 		e.log.Info("erasure too large to search the database file for its texts; vacuuming", "texts", r.texts)
 	default:
-		found, err := fileHolds(ctx, filepath.Join(e.dir, DatabaseFile), r.pats)
+		found, err := e.fileHoldsResidue(ctx, r)
 		if err != nil {
 			return "", fmt.Errorf("%w: residue check: %w", ErrEraseIncomplete, err)
 		}

@@ -63,35 +63,62 @@ const residueMaxPatterns = 1 << 16
 // residue looks for nothing.
 type residue struct {
 	pats  [][]byte // the prefixes, copied (no erased text stays alive); nil when over
+	ids   [][]byte // the same of erased ids, which a stored run id may spell (spelledIDs); nil when over
 	texts int      // the texts of residueMin bytes or more added
 	over  bool     // more than residueMaxPatterns texts: vacuum, do not search
 }
 
-// add adds texts (erased contents or ids).
+// add adds texts (erased contents).
 func (r *residue) add(texts ...string) {
 	for _, t := range texts {
-		if len(t) < residueMin {
-			continue
-		}
-		r.texts++
-		switch {
-		case r.over:
-		case len(r.pats) == residueMaxPatterns:
-			r.pats, r.over = nil, true
-		default:
-			r.pats = append(r.pats, []byte(t[:min(len(t), residuePrefix)]))
-		}
+		r.pats = r.added(r.pats, t)
 	}
+}
+
+// addIDs adds erased thread and resource ids.
+func (r *residue) addIDs(ids ...string) {
+	for _, id := range ids {
+		r.ids = r.added(r.ids, id)
+	}
+}
+
+// added returns to with t's prefix appended when t is long enough and r
+// is not over its bound; past the bound r is over, its patterns dropped.
+func (r *residue) added(to [][]byte, t string) [][]byte {
+	if len(t) < residueMin {
+		return to
+	}
+	r.texts++
+	switch {
+	case r.over:
+		return nil
+	case len(r.pats)+len(r.ids) == residueMaxPatterns:
+		r.pats, r.ids, r.over = nil, nil, true
+		return nil
+	}
+	return append(to, []byte(t[:min(len(t), residuePrefix)]))
 }
 
 // merge adds q's texts to r's.
 func (r *residue) merge(q residue) {
 	r.texts += q.texts
-	if r.over || q.over || len(r.pats)+len(q.pats) > residueMaxPatterns {
-		r.pats, r.over = nil, true
+	if r.over || q.over || len(r.pats)+len(r.ids)+len(q.pats)+len(q.ids) > residueMaxPatterns {
+		r.pats, r.ids, r.over = nil, nil, true
 		return
 	}
-	r.pats = append(r.pats, q.pats...)
+	r.pats, r.ids = append(r.pats, q.pats...), append(r.ids, q.ids...)
+}
+
+// all returns the texts' and the ids' prefixes but for those of skip.
+func (r *residue) all(skip map[string]bool) [][]byte {
+	out := make([][]byte, 0, len(r.pats)+len(r.ids))
+	out = append(out, r.pats...)
+	for _, id := range r.ids {
+		if !skip[string(id)] {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // The file scan: does a file

@@ -164,14 +164,15 @@ func (en Entomb) erased(resource string) bool {
 	return false
 }
 
-// RunIDSpells reports whether, in tx, a stored run id contains s (byte
-// for byte): a run of another resource whose id spells an erased id keeps
-// it (EntombRunIDs).
+// RunIDSpells reports whether, through conn, a stored run id contains s
+// (byte for byte): a run of another resource whose id spells an erased id
+// keeps it (EntombRunIDs). It reads every run id (LIKE '%s%'): the engine
+// asks only when its residue check found an erased id in the file.
 //
 // For mnemo's own packages: the engine hands out neither its database nor a
 // transaction on it.
-func RunIDSpells(ctx context.Context, tx store.Conn, s string) (bool, error) {
-	tx = store.Bound(tx)
+func RunIDSpells(ctx context.Context, conn store.Conn, s string) (bool, error) {
+	tx := store.Bound(conn)
 	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM runs WHERE id LIKE ? ESCAPE '\'`, "%"+esc+"%")
 	if err != nil {
