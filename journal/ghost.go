@@ -23,7 +23,7 @@ const ghostThreadsWalk = `WITH RECURSIVE ids(id) AS (
 		SELECT MIN(thread_id) FROM journal WHERE scope = ?1 AND thread_id > ?2
 		UNION ALL SELECT (SELECT MIN(thread_id) FROM journal WHERE scope = ?1 AND thread_id > ids.id) FROM ids WHERE ids.id IS NOT NULL)
 	SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM ids CROSS JOIN journal j
-	WHERE ids.id IS NOT NULL AND ?3 = '' AND substr(ids.id, 1, ?4) <> ?5 AND j.scope = ?1 AND j.thread_id = ids.id
+	WHERE ids.id IS NOT NULL AND ?3 = '' AND NOT (substr(ids.id, 1, ?4) = ?5 AND length(ids.id) = ?6) AND j.scope = ?1 AND j.thread_id = ids.id
 	AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = ids.id)`
 
 // GhostRun is a run recorded under a thread id that has no stored thread:
@@ -46,8 +46,10 @@ type GhostRun struct {
 // GhostRuns returns, through conn, the memctx records of thread ids that
 // have no row in the threads table, restricted to thread and to resource
 // when they are not empty, in thread, resource and time order. A thread
-// id that is already a tombstone (prefix tomb, an erased thread's kept
-// record) is not one. With a thread or a resource it seeks
+// id that is already a tombstone (an erased thread's kept record: tombLen
+// characters beginning with tomb) is not one; an id that merely begins
+// as tombstones do (a thread id stored before such ids were reserved,
+// "erased-g") is. With a thread or a resource it seeks
 // journal_by_thread or journal_by_resource; with neither it walks the
 // thread ids of the memctx records (a seek from each to the next, one per
 // thread id, stored or a tombstone) and reads the records of those with no
@@ -55,10 +57,10 @@ type GhostRun struct {
 //
 // For mnemo's own packages: the engine hands out neither its database nor a
 // transaction on it.
-func GhostRuns(ctx context.Context, conn store.Conn, thread, resource, tomb string) ([]GhostRun, error) {
+func GhostRuns(ctx context.Context, conn store.Conn, thread, resource, tomb string, tombLen int) ([]GhostRun, error) {
 	q := `SELECT key, thread_id, resource_id, created_at FROM journal
 		WHERE scope = ?1 AND thread_id <> '' AND (?2 = '' OR thread_id = ?2) AND (?3 = '' OR resource_id = ?3)
-		AND substr(thread_id, 1, ?4) <> ?5
+		AND NOT (substr(thread_id, 1, ?4) = ?5 AND length(thread_id) = ?6)
 		AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = journal.thread_id)`
 	// The equalities again, unconditional, and no ORDER BY (sorted
 	// below): with "?2 = '' OR" alone, or with the ORDER BY, SQLite's
@@ -75,7 +77,7 @@ func GhostRuns(ctx context.Context, conn store.Conn, thread, resource, tomb stri
 	if thread == "" && resource == "" {
 		q = ghostThreadsWalk
 	}
-	rows, err := store.Bound(conn).QueryContext(ctx, q, ScopeMemCtx, thread, resource, len(tomb), tomb)
+	rows, err := store.Bound(conn).QueryContext(ctx, q, ScopeMemCtx, thread, resource, len(tomb), tomb, tombLen)
 	if err != nil {
 		return nil, fmt.Errorf("journal: runs without a thread: %w", err)
 	}
