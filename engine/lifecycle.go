@@ -21,6 +21,13 @@ type Lifecycle struct {
 	// Append to it, which then starts a fresh thread with none of the old
 	// transcript. SetIdleTTL overrides it per thread. Zero means threads
 	// never expire unless they have a lifetime of their own.
+	//
+	// Expiry is an erasure: the working-memory versions written by the
+	// expired thread's runs go too, also in a resource-scoped state, which
+	// then lasts only as long as the chats that wrote it. A version set
+	// outside a run (working.Memory.Set, `mnemo wm set`), written by a run
+	// of a thread that never expires (SetIdleTTL negative), or whose run's
+	// record Retention.MaxAge pruned first, stays.
 	IdleTTL time.Duration
 
 	// Quota bounds what each resource and the whole store may hold.

@@ -21,7 +21,7 @@ const DefaultSweepEvery = time.Minute
 //	"lifecycle": {"idleTtl": "24h", "sweepEvery": "1m",
 //	  "quota": {"resourceMessages": 10000, "resourceBytes": 50000000, "storeBytes": 2000000000, "refuse": false}}
 type lifecycleConfig struct {
-	IdleTTL    string       `json:"idleTtl,omitempty"`    // a Go duration; default: threads never expire
+	IdleTTL    string       `json:"idleTtl,omitempty"`    // a Go duration; default: threads never expire (an expired thread takes the working memory its runs wrote: docs/operations.md)
 	SweepEvery string       `json:"sweepEvery,omitempty"` // a Go duration; default DefaultSweepEvery; "0s" turns the sweep off
 	Quota      engine.Quota `json:"quota"`
 }
