@@ -392,7 +392,7 @@ func TestAppendIdempotent(t *testing.T) {
 }
 
 func TestAppendConcurrentSeqs(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		e := be.MustOpen(t, engine.Config{})
 		writers, each := 8, 500

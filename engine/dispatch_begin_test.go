@@ -122,7 +122,7 @@ func TestDispatchBeginHeldCall(t *testing.T) {
 // ErrDispatchNotFound. Before, the settlement was ErrDispatchNotFound and
 // beginning again stored the dispatch (and its erased call) anew.
 func TestDispatchErasedLookup(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		for _, erase := range []string{"Call", "Settlement", "PlainAnswer"} {
 			t.Run(erase, func(t *testing.T) {

@@ -45,7 +45,7 @@ type dispatchTraffic struct {
 //
 // At the end every unsettled dispatch is settled, and none is left.
 func TestPairingDispatchProperty(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		e := be.MustOpen(t, engine.Config{})
 		histories := 16
 		if be.Name == enginetest.Postgres.Name {

@@ -120,7 +120,7 @@ func testReStoredDuringEmbedding(t *testing.T, be enginetest.Backend, erase func
 // (A's again), and stored B's vector for x, which x's own row then
 // reused: a vector search for B matched x exactly, one for A did not.
 func TestReStoredTwiceDuringEmbedding(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		for _, c := range xErasures {
 			t.Run(c.name, func(t *testing.T) { testReStoredTwiceDuringEmbedding(t, be, c.erase) })
 		}

@@ -38,7 +38,7 @@ func jitter() { time.Sleep(time.Duration(rand.IntN(400)) * time.Microsecond) }
 // a call that resolved the thread before the erasure wrote its state after
 // it, recreating the erased working memory.)
 func TestEraseRacesWorkingMemoryTool(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		for _, scope := range []working.Scope{working.ScopeThread, working.ScopeResource} {
 			t.Run(string(scope), func(t *testing.T) {
 				ctx := context.Background()
@@ -101,7 +101,7 @@ func TestEraseRacesWorkingMemoryTool(t *testing.T) {
 // observer goroutine or keep it from starting, never let it outlive Close
 // (run under -race: the wait group's Add must not race its Wait).
 func TestCloseRacesBackgroundObserver(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		srv := fakeopenai.New(t)
 		rounds := raceRounds()
 		if be.Name == enginetest.Postgres.Name {
@@ -157,7 +157,7 @@ func TestCloseRacesBackgroundObserver(t *testing.T) {
 // applies itself, made it report "n index removals deferred after
 // failures".
 func TestConcurrentErasuresComplete(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		e := be.MustOpen(t, engine.Config{})
 		for i := range raceRounds() {

@@ -36,7 +36,7 @@ func TestSearchPendingDeletionKeepsTopK(t *testing.T) {
 			return e.DeleteResource(ctx, "r")
 		}, 0},
 	}
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				ctx := context.Background()

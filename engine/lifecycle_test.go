@@ -328,7 +328,7 @@ func TestLoadContextOnExpiredThread(t *testing.T) {
 // the append (which expires the due thread itself) comes first and the
 // expiry, re-checking inside its transaction, finds the thread active.
 func TestExpireRacesAppend(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		for i := range 10 {
 			clock := newFakeClock()

@@ -27,7 +27,7 @@ var loadDuration = flag.Duration("load.duration", 3*time.Second, "duration of Te
 // stored (unless erased), the seqs one goroutine got in a thread increase
 // in its own order, and Check passes (gap-free seqs, both indexes match).
 func TestLoad(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		if testing.Short() {
 			t.Skip("-short")
 		}

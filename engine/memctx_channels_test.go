@@ -44,7 +44,7 @@ func TestMemCtxChannels(t *testing.T) {
 			`"channels":{"pool":100,"contextWeight":0.5,"turnAfter":true,` + lexical + `}`},
 		{"Off", recall.Tuning{}, nil, "", ""},
 	}
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				ctx := context.Background()

@@ -39,7 +39,7 @@ func TestMemCtxRules(t *testing.T) {
 		{"Vector", recall.Tuning{}, &recall.Options{TopK: 2, Mode: recall.ModeVector}, ""},
 		{"Off", recall.Tuning{}, nil, ""},
 	}
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				ctx := context.Background()

@@ -19,7 +19,7 @@ import (
 // erased turns (seq gaps) and a pending turn, before and after a
 // watermark.
 func TestObserverReadsPages(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
 		m := newObserverModel(t, srv)

@@ -147,7 +147,7 @@ func history(r *rand.Rand, n int, marker string) []engine.Message {
 // tool-call histories with reused ids, orphans and interleavings, through
 // the recent window at every size and through recall from a sibling thread.
 func TestPairingProperty(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		e := be.MustOpen(t, engine.Config{})
 		histories := 40

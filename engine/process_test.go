@@ -462,7 +462,7 @@ func searchSample(t *testing.T, e *engine.Engine, acks []procLine, n int) {
 // (Check: gap-free seqs, both indexes) and the last acknowledged ones are
 // found by search.
 func TestKillMidAppend(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		if testing.Short() {
 			t.Skip("-short")
 		}
@@ -593,7 +593,7 @@ func verifyAfterKill(t *testing.T, be enginetest.Backend, st enginetest.Store, l
 // invisible (every thread whole, every message there and found by search),
 // never in part; the other resource is intact; Check passes.
 func TestKillMidErasure(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		if testing.Short() {
 			t.Skip("-short")
 		}

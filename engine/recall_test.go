@@ -393,7 +393,7 @@ func testOutboxConvergesAfterKill(t *testing.T, be enginetest.Backend) {
 // messages are recalled lexically at once, and once the endpoint recovers
 // the outbox embeds them and the vector channel finds them.
 func TestEmbedderDownLexicalNowVectorLater(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		srv := fakeopenai.New(t, fakeopenai.Lenient())
 		var down atomic.Bool

@@ -222,7 +222,7 @@ func TestRedactNoFalsePositives(t *testing.T) {
 // tool-call arguments and metadata: what is stored is valid JSON with the
 // secret gone and the other fields intact.
 func TestRedactJSONStaysValid(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		args := []string{
 			`{"password":"hunter2 with spaces","city":"Paris"}`,
 			`{"password": 12345678, "city": "Paris"}`,

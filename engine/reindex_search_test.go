@@ -178,7 +178,7 @@ func TestSearchDuringClose(t *testing.T) {
 // ("degraded: index catching up"). On Postgres, whose Reindex rewrites
 // the rows in transactions, the same holds.
 func TestSearchesDuringReindexLoop(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		e := be.MustOpen(t, engine.Config{RecallTuning: bleveTuning})
 		for i := range 30 {

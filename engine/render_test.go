@@ -57,7 +57,7 @@ var hostileTexts = []string{
 // internal/render the observation text closed its block and stored markers
 // read as recalled turns.
 func TestRenderHostileContent(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		for _, mode := range []string{"template", "schema"} {
 			t.Run(mode, func(t *testing.T) {
 				e := openHostileEngine(t, be, mode)

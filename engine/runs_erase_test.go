@@ -105,7 +105,7 @@ func TestLoadContextUnknownThread(t *testing.T) {
 // with no run record, and LoadContext either succeeded before the erasure
 // or says ErrThreadNotFound.
 func TestLoadContextRacesDeleteThread(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		e := be.MustOpen(t, engine.Config{})
 		for i := range raceRounds() {

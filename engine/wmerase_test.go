@@ -87,7 +87,7 @@ func (w *wmEnv) assertForgot(resource, secret, want string) {
 // turn is erased (DeleteMessages, DeleteThread), in its current state and
 // its history; what other runs wrote stays.
 func TestEraseForgetsWorkingMemory(t *testing.T) {
-	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		t.Run("DeleteMessages", func(t *testing.T) {
 			w := newWMEnv(t, be)

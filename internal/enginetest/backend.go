@@ -77,6 +77,26 @@ func ForEachBackend(t *testing.T, test func(t *testing.T, b Backend)) {
 	}
 }
 
+// ForEachBackendParallel is ForEachBackend with the subtests run side by
+// side (t.Parallel): the Postgres subtest mostly waits on the server's
+// round trips and the SQLite one mostly computes, so the pair takes about
+// the longer of the two rather than their sum. Only for tests whose
+// backends share nothing: no package variable or test hook, no
+// environment (t.Setenv panics in a parallel test), no state of the
+// enclosing test the subtests change, and no process-wide measure (heap,
+// testing.AllocsPerRun, goroutine or file counts) the other backend's
+// subtest would disturb. Up to -test.parallel (GOMAXPROCS by default)
+// parallel subtests run at once.
+func ForEachBackendParallel(t *testing.T, test func(t *testing.T, b Backend)) {
+	t.Helper()
+	for _, b := range Backends {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			test(t, b)
+		})
+	}
+}
+
 // Available returns the backends tests can run on here: SQLite, and
 // Postgres when $MNEMO_TEST_POSTGRES is set. Fuzz targets, which open their
 // engines once before fuzzing and cannot skip one backend, loop over it.

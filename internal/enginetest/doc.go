@@ -7,7 +7,8 @@
 // The engine's conformance suite runs on a table of backends (Backends:
 // SQLite in a data directory under the test's temporary directory,
 // Postgres on a throwaway schema of $MNEMO_TEST_POSTGRES, skipped with a
-// message when it is unset): ForEachBackend runs a test once per backend,
+// message when it is unset): ForEachBackend runs a test once per backend
+// (ForEachBackendParallel: both at once, for tests that share nothing),
 // Backend.MustOpen opens an engine on a new store of it, and
 // Backend.NewStore gives a Store that several engines (a restart, another
 // process: Store.String and ParseStore) open in turn.
