@@ -65,6 +65,7 @@ func crashToken(id string) string {
 // writer on a data directory; the kill tests on both backends are
 // TestKillMidAppend and TestKillMidErasure (process_test.go).
 func TestCrashHarness(t *testing.T) {
+	t.Parallel() // waits on child processes and its kill points' sleeps: overlaps the other waiting tests at the end of the run
 	if os.Getenv(crashEnv) != "" {
 		t.Skip("writer process")
 	}

@@ -75,6 +75,7 @@ func appendT1(ctx context.Context, e *engine.Engine, id, content string) error {
 // connections the server does not answer (fails without closePool's
 // bound: "CloseContext did not return within 10s").
 func TestPostgresHang(t *testing.T) {
+	t.Parallel() // waits out timers and deadlines: overlaps the other waiting tests at the end of the run
 	e, px := openBehindProxy(t, engine.Config{})
 	ctx := context.Background()
 	if err := appendT1(ctx, e, "m1", "I moved to Porto"); err != nil {
@@ -159,6 +160,7 @@ func (g *gatedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 // rows back and PoolCloseWait), and nothing acknowledged is lost: a new
 // engine on the database, once it answers again, embeds the batch.
 func TestPostgresCloseDrainerHung(t *testing.T) {
+	t.Parallel() // waits out timers and deadlines: overlaps the other waiting tests at the end of the run
 	emb := &gatedEmbedder{started: make(chan struct{}), release: make(chan struct{})}
 	e, px := openBehindProxy(t, engine.Config{Embedder: emb})
 	ctx := context.Background()

@@ -63,7 +63,7 @@ type procLine struct {
 }
 
 // procDuration is how long TestTwoProcesses runs: $MNEMO_PROC_DURATION (a
-// Go duration; .ci/run sets 60s), else 5 s; at most 10 s in a -race build
+// Go duration; .ci/run sets 15s), else 5 s; at most 10 s in a -race build
 // (CI runs the engine's tests twice, the second time under -race).
 func procDuration(t *testing.T) time.Duration {
 	v := os.Getenv("MNEMO_PROC_DURATION")
@@ -322,6 +322,7 @@ func readLog(t *testing.T, path string) []procLine {
 // a sample is found by search. The workers must finish by a deadline (no
 // deadlock). Postgres only: a SQLite data directory admits one process.
 func TestTwoProcesses(t *testing.T) {
+	t.Parallel() // waits out timers and deadlines: overlaps the other waiting tests at the end of the run
 	if testing.Short() {
 		t.Skip("-short")
 	}
