@@ -252,6 +252,9 @@ type ThreadView struct {
 	// Versions are WMKey's versions, newest first (20 at most), each with
 	// its diff from the one before; nil when working memory is off.
 	Versions []WMVersion
+	// WMOff says how to turn working memory on when it is off (the HTTP
+	// API's working-memory-off detail); "" when it is on.
+	WMOff string
 }
 
 // WMVersion is a working-memory version and its diff from the previous.
@@ -289,6 +292,7 @@ func BuildThread(ctx context.Context, t server.Tenant, threadID string, beforeSe
 	}
 	mem, err := t.Engine.WorkingMemory()
 	if errors.Is(err, engine.ErrNoWorkingMemory) {
+		v.WMOff = server.WorkingMemoryOffDetail
 		return v, nil
 	}
 	if err != nil {
