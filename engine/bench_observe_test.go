@@ -7,8 +7,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // BenchmarkObservePlan measures one Observe on a thread of 20,000
@@ -18,7 +18,7 @@ import (
 // SyncOnLoad does.
 func BenchmarkObservePlan(b *testing.B) {
 	ctx := context.Background()
-	srv := fakeopenai.New(b, fakeopenai.WithChat(observerModel))
+	srv := openaitest.New(b, openaitest.WithChat(observerModel))
 	e := enginetest.MustOpen(b, engine.Config{Observe: &engine.ObserveConfig{Model: newObserverModel(b, srv), Threshold: 1 << 30}})
 	const n = 20000
 	for i := 0; i < n; i += 500 {

@@ -8,7 +8,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // BenchmarkLoadContextUnobserved: LoadContext (SQLite, RecentN 10) on a
@@ -21,8 +21,8 @@ func BenchmarkLoadContextUnobserved(b *testing.B) {
 	for _, n := range []int{2000, 20000} {
 		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
 			ctx := context.Background()
-			srv := fakeopenai.New(b, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-				return openai.ChatCompletionResponse{}, &fakeopenai.StatusError{Status: 503, Message: "down"}
+			srv := openaitest.New(b, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+				return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: 503, Message: "down"}
 			}))
 			e, err := engine.Open(ctx, engine.Config{Dir: b.TempDir(), RecentN: 10, Observe: &engine.ObserveConfig{Model: newObserverModel(b, srv)}})
 			if err != nil {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -27,7 +27,7 @@ func TestDatesReachThePrompt(t *testing.T) {
 			t.Skipf("no tzdata on this machine: %v", err)
 		}
 		ctx := context.Background()
-		srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
+		srv := openaitest.New(t, openaitest.WithChat(observerModel))
 		st := be.NewStore(t)
 		cfg := st.Config(engine.Config{RecentN: 2,
 			ResourceTimeZone: func(r string) *time.Location {

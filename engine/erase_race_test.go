@@ -11,8 +11,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
@@ -56,7 +56,7 @@ func TestEraseRacesWorkingMemoryTool(t *testing.T) {
 					go func() {
 						defer wg.Done()
 						jitter()
-						call := fakeopenai.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"memory":"# Notes\n- lives in Lisbon\n"}`)
+						call := openaitest.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"memory":"# Notes\n- lives in Lisbon\n"}`)
 						_, callErr = e.HandleToolCall(ctx, "run-"+thread, thread, "", call)
 					}()
 					go func() {
@@ -102,7 +102,7 @@ func TestEraseRacesWorkingMemoryTool(t *testing.T) {
 // (run under -race: the wait group's Add must not race its Wait).
 func TestCloseRacesBackgroundObserver(t *testing.T) {
 	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
-		srv := fakeopenai.New(t)
+		srv := openaitest.New(t)
 		rounds := raceRounds()
 		if be.Name == enginetest.Postgres.Name {
 			rounds = max(3, rounds/4) // each round opens a new engine on a new schema: 25 s for 60 under -race

@@ -12,8 +12,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -45,7 +45,7 @@ func TestEraseDoesNotStallOtherResources(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		entered, release := make(chan struct{}, 1), make(chan struct{})
-		srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 			select {
 			case entered <- struct{}{}:
 			default:
@@ -112,8 +112,8 @@ func TestEraseDoesNotStallOtherResources(t *testing.T) {
 func TestEraseCancelsObsoleteObserver(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
-		srv := fakeopenai.New(t)
-		srv.Enqueue(fakeopenai.Text(`{"observations":[]}`).WithDelay(time.Minute))
+		srv := openaitest.New(t)
+		srv.Enqueue(openaitest.Text(`{"observations":[]}`).WithDelay(time.Minute))
 		logs := &enginetest.SyncBuffer{}
 		e := be.MustOpen(t, engine.Config{RecentN: 1, Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 10},
 			Logger: slog.New(slog.NewTextHandler(logs, nil))})

@@ -14,9 +14,9 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
@@ -320,12 +320,12 @@ func (p *isoProg) loadOp(r int, th string) {
 
 func (p *isoProg) toolOp(r int, th string) {
 	run := p.run(int(p.next() % 4))
-	call := fakeopenai.ToolCall(fmt.Sprintf("call_%d", p.next()%3), tools.UpdateWorkingMemoryName,
+	call := openaitest.ToolCall(fmt.Sprintf("call_%d", p.next()%3), tools.UpdateWorkingMemoryName,
 		fmt.Sprintf(`{"city":%q}`, p.text(r, "city")))
 	query := ""
 	if p.next()%2 == 0 {
 		query = fuzzWords[p.n%len(fuzzWords)] + " said " + p.marker(p.n%2)
-		call = fakeopenai.ToolCall(call.ID, tools.RecallObservationsName, fmt.Sprintf(`{"query":%q}`, query))
+		call = openaitest.ToolCall(call.ID, tools.RecallObservationsName, fmt.Sprintf(`{"query":%q}`, query))
 	}
 	msg, err := p.e.HandleToolCall(p.ctx, run, th, p.resource(r), call)
 	if errors.Is(err, engine.ErrThreadNotFound) || errors.Is(err, journal.ErrRunOwned) {
@@ -396,7 +396,7 @@ func (p *isoProg) attackOp(r, other int) {
 		}
 	default:
 		run := p.run(int(p.next() % 4))
-		_, err := p.e.HandleToolCall(p.ctx, run, th, p.resource(r), fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{"city":"x"}`))
+		_, err := p.e.HandleToolCall(p.ctx, run, th, p.resource(r), openaitest.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{"city":"x"}`))
 		if err != nil {
 			p.noLeak("cross HandleToolCall error", r, err.Error(), run, th)
 		}

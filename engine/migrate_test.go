@@ -11,9 +11,9 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -111,17 +111,17 @@ func TestOpenSchemaV1(t *testing.T) {
 		}
 	})
 	t.Run("ReplayToolCall", func(t *testing.T) {
-		msg, err := e.HandleToolCall(ctx, "turn-1", "alice-chat", "alice", fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{"city":"Lisbon"}`))
+		msg, err := e.HandleToolCall(ctx, "turn-1", "alice-chat", "alice", openaitest.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{"city":"Lisbon"}`))
 		if err != nil || msg.Content != `{"ok":true,"version":1}` {
 			t.Fatalf("replayed call: %q, %v; want the recorded result", msg.Content, err)
 		}
-		if _, err := e.HandleToolCall(ctx, "turn-1", "bob-chat", "bob", fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{}`)); !errors.Is(err, journal.ErrRunOwned) {
+		if _, err := e.HandleToolCall(ctx, "turn-1", "bob-chat", "bob", openaitest.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{}`)); !errors.Is(err, journal.ErrRunOwned) {
 			t.Fatalf("another thread's migrated run: %v, want ErrRunOwned", err)
 		}
 		if n := countRows(t, e, `SELECT 1 FROM working_memory_history WHERE scope = 'thread:alice-chat'`); n != 1 {
 			t.Fatalf("%d versions: the replayed call was applied again", n)
 		}
-		if _, err := e.HandleToolCall(ctx, "turn-3", "alice-chat", "", fakeopenai.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"name":"Alice"}`)); err != nil {
+		if _, err := e.HandleToolCall(ctx, "turn-3", "alice-chat", "", openaitest.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"name":"Alice"}`)); err != nil {
 			t.Fatal(err)
 		}
 		mem, _ := e.WorkingMemory()

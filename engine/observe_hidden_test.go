@@ -9,9 +9,9 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // TestObserverPromptHidden appends turns whose content, tool-call
@@ -23,7 +23,7 @@ import (
 func TestObserverPromptHidden(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
-		srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
+		srv := openaitest.New(t, openaitest.WithChat(observerModel))
 		st := be.NewStore(t)
 		e, err := engine.Open(ctx, st.Config(engine.Config{RecentN: 2,
 			Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 1, ChunkTokens: 40}}))
@@ -55,7 +55,7 @@ func TestObserverPromptHidden(t *testing.T) {
 		}
 		reqs, reflector := 0, false
 		for _, req := range srv.Requests() {
-			if req.Path != fakeopenai.PathChat {
+			if req.Path != openaitest.PathChat {
 				continue
 			}
 			reqs++

@@ -10,8 +10,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // TestResourceObservationsOrder: with resource-scoped observations,
@@ -24,7 +24,7 @@ import (
 func TestResourceObservationsOrder(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
-		srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
+		srv := openaitest.New(t, openaitest.WithChat(observerModel))
 		e := be.MustOpen(t, engine.Config{RecentN: 2, Observe: &engine.ObserveConfig{
 			Model: newObserverModel(t, srv), Threshold: 1, Scope: engine.ObserveScopeResource}})
 		conn := engine.ConnOf(e)

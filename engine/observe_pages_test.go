@@ -9,8 +9,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // TestObserverReadsPages: the observer's plan read through the engine's
@@ -21,7 +21,7 @@ import (
 func TestObserverReadsPages(t *testing.T) {
 	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
-		srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
+		srv := openaitest.New(t, openaitest.WithChat(observerModel))
 		m := newObserverModel(t, srv)
 		e := be.MustOpen(t, engine.Config{RecentN: 10, Observe: &engine.ObserveConfig{Model: m, Threshold: 400, ChunkTokens: 300, MaxRounds: 1}})
 		var ms []engine.Message

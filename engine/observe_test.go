@@ -14,8 +14,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // observerModel answers observer requests with one item per turn and
@@ -55,12 +55,12 @@ func observerModel(req openai.ChatCompletionRequest) (openai.ChatCompletionRespo
 		out = map[string]any{"reflection": items}
 	}
 	b, _ := json.Marshal(out)
-	return fakeopenai.Text(string(b)).Response, nil
+	return openaitest.Text(string(b)).Response, nil
 }
 
-func newObserverModel(t testing.TB, srv *fakeopenai.Server) observe.Model {
+func newObserverModel(t testing.TB, srv *openaitest.Server) observe.Model {
 	t.Helper()
-	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: fakeopenai.DefaultAPIKey, Model: "fake-observer", Backoff: time.Millisecond})
+	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: openaitest.DefaultAPIKey, Model: "fake-observer", Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestObserveOffByDefault(t *testing.T) {
 func TestObserveLoadContext(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
-		srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
+		srv := openaitest.New(t, openaitest.WithChat(observerModel))
 		st := be.NewStore(t)
 		cfg := st.Config(engine.Config{RecentN: 4, Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 50, ChunkTokens: 60}})
 		e, err := engine.Open(ctx, cfg)
@@ -189,8 +189,8 @@ func TestObserveLoadContext(t *testing.T) {
 func TestObserveModelDownKeepsHistory(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
-		srv := fakeopenai.New(t, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-			return openai.ChatCompletionResponse{}, &fakeopenai.StatusError{Status: 503, Message: "down"}
+		srv := openaitest.New(t, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+			return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: 503, Message: "down"}
 		}))
 		e := be.MustOpen(t, engine.Config{RecentN: 2, Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 10, SyncOnLoad: true}})
 		appendTurns(t, e, "t", 10)
@@ -226,7 +226,7 @@ func TestObserveModelDownKeepsHistory(t *testing.T) {
 func TestObserveBackground(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
-		srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
+		srv := openaitest.New(t, openaitest.WithChat(observerModel))
 		e := be.MustOpen(t, engine.Config{RecentN: 2, Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 20, Background: true}})
 		appendTurns(t, e, "t", 12)
 		deadline := time.Now().Add(5 * time.Second)
@@ -249,7 +249,7 @@ func TestObserveBackground(t *testing.T) {
 func TestObserveResourceScope(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
-		srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
+		srv := openaitest.New(t, openaitest.WithChat(observerModel))
 		var tick atomic.Int64 // a clock one second further at every reading
 		now := func() time.Time { return time.Unix(1_700_000_000+tick.Add(1), 0) }
 		e := be.MustOpen(t, engine.Config{RecentN: 2, Now: now, Observe: &engine.ObserveConfig{

@@ -13,8 +13,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // stripeMate returns a thread id other than id that the observer's
@@ -48,7 +48,7 @@ func TestObserveWaitHonoursContext(t *testing.T) {
 		var once sync.Once
 		open := func() { once.Do(func() { close(release) }) }
 		defer open()
-		srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 			select {
 			case entered <- struct{}{}:
 				<-release // the first call stalls, as a slow model does

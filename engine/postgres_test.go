@@ -15,10 +15,10 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
@@ -92,7 +92,7 @@ func TestPostgresRoundTrip(t *testing.T) {
 	if rec, err := e.Journal().MemCtx(ctx, "run1"); err != nil || rec.ThreadID != "t1" {
 		t.Fatalf("memctx record of run1: %+v, %v", rec, err)
 	}
-	if _, err := e.HandleToolCall(ctx, "run1", "t1", "", fakeopenai.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"city":"Porto"}`)); err != nil {
+	if _, err := e.HandleToolCall(ctx, "run1", "t1", "", openaitest.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"city":"Porto"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.SyncIndexes(ctx); err != nil {
@@ -465,7 +465,7 @@ func topHit(res *recall.Result) string {
 func TestPostgresErasureObservations(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
-	srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
+	srv := openaitest.New(t, openaitest.WithChat(observerModel))
 	e := enginetest.MustOpen(t, engine.Config{Postgres: dsn, RecentN: 4,
 		Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 50, ChunkTokens: 60}})
 	for _, th := range []struct{ thread, id, secret string }{{"t", "secret", "tangerinequartz"}, {"t2", "other", "obsidianfalcon"}} {
@@ -528,7 +528,7 @@ func TestPostgresConcurrentToolCalls(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := e.HandleToolCall(ctx, fmt.Sprintf("run%d", i), "t1", "", fakeopenai.ToolCall(fmt.Sprintf("call_%d", i), tools.UpdateWorkingMemoryName, fmt.Sprintf(`{"city":"Porto %d"}`, i)))
+			_, err := e.HandleToolCall(ctx, fmt.Sprintf("run%d", i), "t1", "", openaitest.ToolCall(fmt.Sprintf("call_%d", i), tools.UpdateWorkingMemoryName, fmt.Sprintf(`{"city":"Porto %d"}`, i)))
 			if err != nil {
 				errs <- err
 			}

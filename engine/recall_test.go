@@ -17,8 +17,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -395,16 +395,16 @@ func testOutboxConvergesAfterKill(t *testing.T, be enginetest.Backend) {
 func TestEmbedderDownLexicalNowVectorLater(t *testing.T) {
 	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
-		srv := fakeopenai.New(t, fakeopenai.Lenient())
+		srv := openaitest.New(t, openaitest.Lenient())
 		var down atomic.Bool
-		srv.SetEmbed(func(req fakeopenai.EmbedRequest) ([][]float32, error) {
+		srv.SetEmbed(func(req openaitest.EmbedRequest) ([][]float32, error) {
 			if down.Load() {
-				return nil, &fakeopenai.StatusError{Status: 503, Message: "embedding service down"}
+				return nil, &openaitest.StatusError{Status: 503, Message: "embedding service down"}
 			}
-			return fakeopenai.HashEmbed(16)(req)
+			return openaitest.HashEmbed(16)(req)
 		})
 		c := srv.Config()
-		emb, err := recall.NewOpenAIEmbedder(ctx, recall.OpenAIConfig{BaseURL: c.BaseURL, APIKey: fakeopenai.DefaultAPIKey, Model: "m", Retries: -1})
+		emb, err := recall.NewOpenAIEmbedder(ctx, recall.OpenAIConfig{BaseURL: c.BaseURL, APIKey: openaitest.DefaultAPIKey, Model: "m", Retries: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

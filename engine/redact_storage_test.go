@@ -15,8 +15,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
@@ -53,7 +53,7 @@ func secretObserverModel(req openai.ChatCompletionRequest) (openai.ChatCompletio
 	}
 	b, _ := json.Marshal(map[string]any{key: []map[string]any{{
 		"text": "The user said their password: Tr0ub&" + storedSecrets["observer"] + " is for the bank.", "seqs": []int64{1}}}})
-	return fakeopenai.Text(string(b)).Response, nil
+	return openaitest.Text(string(b)).Response, nil
 }
 
 // TestSecretsNeverReachStorage writes a secret through each stored text —
@@ -67,7 +67,7 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		st := be.NewStore(t)
-		srv := fakeopenai.New(t, fakeopenai.WithChat(secretObserverModel))
+		srv := openaitest.New(t, openaitest.WithChat(secretObserverModel))
 		cfg := st.Config(engine.Config{RecentN: 2,
 			WorkingMemory: &working.Config{Schema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"},"code":{"type":"string","pattern":"^[0-9]+$"}}}`)},
 			Observe:       &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 1, ChunkTokens: 10000}})
@@ -95,12 +95,12 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 			t.Fatal(err)
 		}
 		patch, _ := json.Marshal(map[string]string{"note": "api key " + s["wm-tool"]})
-		if m, err := e.HandleToolCall(ctx, "run-1", "t", "r", fakeopenai.ToolCall("w1", tools.UpdateWorkingMemoryName, string(patch))); err != nil || !strings.Contains(m.Content, `"ok":true`) {
+		if m, err := e.HandleToolCall(ctx, "run-1", "t", "r", openaitest.ToolCall("w1", tools.UpdateWorkingMemoryName, string(patch))); err != nil || !strings.Contains(m.Content, `"ok":true`) {
 			t.Fatalf("wm tool: %v %+v", err, m)
 		}
 		// A refused update quotes no secret in the tool result the journal keeps.
 		bad, _ := json.Marshal(map[string]string{"code": s["wm-refused"]})
-		if m, err := e.HandleToolCall(ctx, "run-1", "t", "r", fakeopenai.ToolCall("w2", tools.UpdateWorkingMemoryName, string(bad))); err != nil || !strings.Contains(m.Content, `"ok":false`) || strings.Contains(m.Content, s["wm-refused"]) {
+		if m, err := e.HandleToolCall(ctx, "run-1", "t", "r", openaitest.ToolCall("w2", tools.UpdateWorkingMemoryName, string(bad))); err != nil || !strings.Contains(m.Content, `"ok":false`) || strings.Contains(m.Content, s["wm-refused"]) {
 			t.Errorf("wm refusal: %v %+v", err, m)
 		}
 		tmpl, err := e.OpenWorkingMemory(working.Config{Template: "# Notes\n- slack: none\n", Scope: working.ScopeResource})

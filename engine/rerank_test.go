@@ -10,7 +10,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -20,9 +20,9 @@ import (
 // the record has no re-rank entry and nothing is sent. On both backends.
 func TestRerankMemCtx(t *testing.T) {
 	ctx := context.Background()
-	srv := fakeopenai.New(t)
+	srv := openaitest.New(t)
 	c := srv.Config()
-	rr, err := recall.NewOpenAIReranker(recall.OpenAIRerankConfig{BaseURL: c.BaseURL, APIKey: fakeopenai.DefaultAPIKey, Model: "reranker-x", HTTPClient: c.HTTPClient.(*http.Client)})
+	rr, err := recall.NewOpenAIReranker(recall.OpenAIRerankConfig{BaseURL: c.BaseURL, APIKey: openaitest.DefaultAPIKey, Model: "reranker-x", HTTPClient: c.HTTPClient.(*http.Client)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,12 +43,12 @@ func TestRerankMemCtx(t *testing.T) {
 				if err := e.SyncIndexes(ctx); err != nil {
 					t.Fatal(err)
 				}
-				before := srv.Count(fakeopenai.PathRerank)
+				before := srv.Count(openaitest.PathRerank)
 				lc, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "other", ResourceID: "r", Query: "shipping quote for crate B", Recall: &recall.Options{TopK: 2}})
 				if err != nil {
 					t.Fatal(err)
 				}
-				sent := srv.Count(fakeopenai.PathRerank) - before
+				sent := srv.Count(openaitest.PathRerank) - before
 				got := lc.MemCtx.Retrieval.Rerank
 				if tc.rerank == nil {
 					if got != nil || sent != 0 {

@@ -18,8 +18,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/tools"
 )
@@ -34,7 +34,7 @@ func salvageFixture(t testing.TB, liveCopy bool) string {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	srv := fakeopenai.New(t, fakeopenai.WithChat(observerModel))
+	srv := openaitest.New(t, openaitest.WithChat(observerModel))
 	e, err := engine.Open(ctx, engine.Config{Dir: dir, Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv)}})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func salvageFixture(t testing.TB, liveCopy bool) string {
 	if _, err := e.Observe(ctx, "t1", observe.Options{Force: true, NoReflect: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.HandleToolCall(ctx, "run-wm", "t2", "r", fakeopenai.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"name":"Ana"}`)); err != nil {
+	if _, err := e.HandleToolCall(ctx, "run-wm", "t2", "r", openaitest.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"name":"Ana"}`)); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 40 {

@@ -15,16 +15,16 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
 // downModel is an observer model whose endpoint answers 503 to every call.
 func downModel(t *testing.T) observe.Model {
-	srv := fakeopenai.New(t, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-		return openai.ChatCompletionResponse{}, &fakeopenai.StatusError{Status: 503, Message: "down"}
+	srv := openaitest.New(t, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: 503, Message: "down"}
 	}))
 	return newObserverModel(t, srv)
 }
@@ -325,8 +325,8 @@ func TestUnobservedWindowHeapBounded(t *testing.T) {
 func TestUnobservedPendingTurnKept(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
-		srv := fakeopenai.New(t, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-			return openai.ChatCompletionResponse{}, &fakeopenai.StatusError{Status: 503, Message: "down"}
+		srv := openaitest.New(t, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+			return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: 503, Message: "down"}
 		}))
 		e := be.MustOpen(t, engine.Config{RecentN: 2,
 			Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 40, MaxUnobservedTokens: 60}})

@@ -7,8 +7,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -59,7 +59,7 @@ func TestExpiryTakesResourceWorkingMemory(t *testing.T) {
 					if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "run-1", ThreadID: c.writer, ResourceID: "ana"}); err != nil {
 						t.Fatal(err)
 					}
-					call := fakeopenai.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"memory":"# Notes\n- allergic to cats\n"}`)
+					call := openaitest.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"memory":"# Notes\n- allergic to cats\n"}`)
 					if _, err := e.HandleToolCall(ctx, "run-1", c.writer, "ana", call); err != nil {
 						t.Fatal(err)
 					}

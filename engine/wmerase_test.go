@@ -10,8 +10,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -46,7 +46,7 @@ func (w *wmEnv) run(req engine.LoadRequest, callID, patch string) {
 	if _, err := w.e.LoadContext(ctx, req); err != nil {
 		w.t.Fatal(err)
 	}
-	msg, err := w.e.HandleToolCall(ctx, req.RunID, req.ThreadID, "", fakeopenai.ToolCall(callID, tools.UpdateWorkingMemoryName, patch))
+	msg, err := w.e.HandleToolCall(ctx, req.RunID, req.ThreadID, "", openaitest.ToolCall(callID, tools.UpdateWorkingMemoryName, patch))
 	if err != nil || !strings.Contains(msg.Content, `"ok":true`) {
 		w.t.Fatalf("tool call: %+v, %v", msg, err)
 	}
@@ -207,7 +207,7 @@ func erasedCall(t *testing.T, w *wmEnv, window int) {
 		if _, err := w.e.LoadContext(ctx, engine.LoadRequest{RunID: run, ThreadID: "d", RecentN: window + 10}); err != nil {
 			t.Fatal(err)
 		}
-		call := fakeopenai.ToolCall("call_0", tools.UpdateWorkingMemoryName, patch)
+		call := openaitest.ToolCall("call_0", tools.UpdateWorkingMemoryName, patch)
 		appendTo(t, w.e, "d", "r", engine.Message{ID: assistantID, Role: engine.RoleAssistant,
 			ToolCalls: []engine.ToolCall{{ID: "call_0", Name: tools.UpdateWorkingMemoryName, Arguments: json.RawMessage(patch)}}})
 		msg, err := w.e.HandleToolCall(ctx, run, "d", "", call)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -58,7 +58,7 @@ func TestWorkingMemoryInLoadContext(t *testing.T) {
 			t.Fatalf("workingMemoryChars=%d, want the rendered size %d", got, want)
 		}
 
-		msg, err := e.HandleToolCall(ctx, "r1", "t1", "", fakeopenai.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"city":"Porto"}`))
+		msg, err := e.HandleToolCall(ctx, "r1", "t1", "", openaitest.ToolCall("call_1", tools.UpdateWorkingMemoryName, `{"city":"Porto"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestWorkingMemoryInLoadContext(t *testing.T) {
 			t.Fatal("prompt hash unchanged although the working memory changed")
 		}
 
-		bad, err := e.HandleToolCall(ctx, "r2", "t1", "", fakeopenai.ToolCall("call_2", tools.UpdateWorkingMemoryName, `{"city":5}`))
+		bad, err := e.HandleToolCall(ctx, "r2", "t1", "", openaitest.ToolCall("call_2", tools.UpdateWorkingMemoryName, `{"city":5}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestWorkingMemoryOffReadOnlyAndResourceScope(t *testing.T) {
 			if sec := wmSection(t, c); !strings.Contains(sec, `"name": "Ana"`) || !strings.Contains(sec, "read-only") {
 				t.Fatalf("read-only state not rendered:\n%s", c.System)
 			}
-			msg, err := e.HandleToolCall(ctx, "r", "t", "", fakeopenai.ToolCall("c1", tools.UpdateWorkingMemoryName, `{"name":"Eve"}`))
+			msg, err := e.HandleToolCall(ctx, "r", "t", "", openaitest.ToolCall("c1", tools.UpdateWorkingMemoryName, `{"name":"Eve"}`))
 			if err != nil || !strings.Contains(msg.Content, "unknown tool") {
 				t.Fatalf("read-only call: %+v, %v", msg, err)
 			}
@@ -133,7 +133,7 @@ func TestWorkingMemoryOffReadOnlyAndResourceScope(t *testing.T) {
 			appendUser(t, e, "a", "u", "hi")
 			appendUser(t, e, "b", "u", "hello")
 			appendUser(t, e, "c", "other", "hey")
-			if _, err := e.HandleToolCall(ctx, "r", "a", "", fakeopenai.ToolCall("c1", tools.UpdateWorkingMemoryName, `{"search":"- City:","replace":"- City: Lyon"}`)); err != nil {
+			if _, err := e.HandleToolCall(ctx, "r", "a", "", openaitest.ToolCall("c1", tools.UpdateWorkingMemoryName, `{"search":"- City:","replace":"- City: Lyon"}`)); err != nil {
 				t.Fatal(err)
 			}
 			cb, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "b"})
@@ -150,7 +150,7 @@ func TestWorkingMemoryOffReadOnlyAndResourceScope(t *testing.T) {
 			if strings.Contains(cc.System, "Lyon") {
 				t.Fatalf("another resource sees the memory:\n%s", cc.System)
 			}
-			if _, err := e.HandleToolCall(ctx, "r", "a", "other", fakeopenai.ToolCall("c2", tools.UpdateWorkingMemoryName, `{}`)); !errors.Is(err, engine.ErrResourceMismatch) {
+			if _, err := e.HandleToolCall(ctx, "r", "a", "other", openaitest.ToolCall("c2", tools.UpdateWorkingMemoryName, `{}`)); !errors.Is(err, engine.ErrResourceMismatch) {
 				t.Fatalf("err=%v, want ErrResourceMismatch", err)
 			}
 		})
@@ -174,7 +174,7 @@ func TestHandleToolCallAcrossReopen(t *testing.T) {
 			t.Fatal(err)
 		}
 		appendUser(t, e, "t", "u", "add milk")
-		call := fakeopenai.ToolCall("call_7", tools.UpdateWorkingMemoryName, `{"todo":["milk"]}`)
+		call := openaitest.ToolCall("call_7", tools.UpdateWorkingMemoryName, `{"todo":["milk"]}`)
 		first, err := e.HandleToolCall(ctx, "run-1", "t", "", call)
 		if err != nil {
 			t.Fatal(err)

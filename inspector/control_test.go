@@ -17,8 +17,8 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/inspector"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/server"
 	"github.com/mnemo-go/mnemo/working"
@@ -45,10 +45,10 @@ func seedControl(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := fakeopenai.New(t, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-		return fakeopenai.Text(string(obs)).Response, nil
+	fake := openaitest.New(t, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openaitest.Text(string(obs)).Response, nil
 	}))
-	model, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: fake.URL, APIKey: fakeopenai.DefaultAPIKey, Model: "fake-observer"})
+	model, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: fake.URL, APIKey: openaitest.DefaultAPIKey, Model: "fake-observer"})
 	if err != nil {
 		t.Fatal(err)
 	}

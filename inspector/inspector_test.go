@@ -14,8 +14,8 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/inspector"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/server"
 	"github.com/mnemo-go/mnemo/working"
@@ -37,10 +37,10 @@ func seedSessions(t *testing.T, tokens *server.Tokens, opt server.SessionOptions
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	fake := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-		return fakeopenai.Text(`{"observations":[{"text":"Ana adopted a retired greyhound named Pepper","seqs":[1]},{"text":"Pepper steals socks","seqs":[3]}]}`).Response, nil
+	fake := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openaitest.Text(`{"observations":[{"text":"Ana adopted a retired greyhound named Pepper","seqs":[1]},{"text":"Pepper steals socks","seqs":[3]}]}`).Response, nil
 	}))
-	model, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: fake.URL, APIKey: fakeopenai.DefaultAPIKey, Model: "fake-observer"})
+	model, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: fake.URL, APIKey: openaitest.DefaultAPIKey, Model: "fake-observer"})
 	if err != nil {
 		t.Fatal(err)
 	}

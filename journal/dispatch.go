@@ -26,8 +26,17 @@ import (
 // or on the pool takes: a *sql.Tx or a *sql.DB (anything with
 // ExecContext, QueryContext and QueryRowContext) on the engine's database.
 // It is for mnemo's own packages: the engine hands out neither its
-// database nor a transaction on it.
-type Querier = store.Conn
+// database nor a transaction on it. Its method set is internal/store's
+// Conn's, so either converts to the other.
+type Querier interface {
+	// ExecContext runs a statement that returns no rows (database/sql's).
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	// QueryContext runs a query that returns rows (database/sql's).
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	// QueryRowContext runs a query that returns at most one row
+	// (database/sql's).
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
 
 // Dispatch is one row of dispatches, with the seq and tool calls of the
 // assistant message that makes the call.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // TestAnswerBound: memory_search and memory_context whose turns pass the
@@ -56,10 +56,10 @@ func TestAnswerBound(t *testing.T) {
 // behind) fails naming the observer and no argument: it said "lower
 // recentN (field recentN)", which changes nothing.
 func TestAnswerBoundUnobserved(t *testing.T) {
-	srv := fakeopenai.New(t, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-		return openai.ChatCompletionResponse{}, &fakeopenai.StatusError{Status: 503, Message: "down"}
+	srv := openaitest.New(t, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: 503, Message: "down"}
 	}))
-	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: fakeopenai.DefaultAPIKey, Model: "fake-observer", Backoff: time.Millisecond})
+	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: openaitest.DefaultAPIKey, Model: "fake-observer", Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,17 +11,17 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
-// fakeModel is the shared fake OpenAI server (internal/fakeopenai) with
+// fakeModel is the shared fake OpenAI server (openaitest) with
 // a swappable answer function: every request is counted and kept, and
 // checked the way the real API would check it.
 type fakeModel struct {
-	srv    *fakeopenai.Server
+	srv    *openaitest.Server
 	url    string // base URL, ".../v1"
 	mu     sync.Mutex
 	answer func(req openai.ChatCompletionRequest) (status int, content string, delay time.Duration)
@@ -30,26 +30,26 @@ type fakeModel struct {
 func newFakeModel(t *testing.T, answer func(req openai.ChatCompletionRequest) (int, string, time.Duration)) *fakeModel {
 	t.Helper()
 	f := &fakeModel{answer: answer}
-	f.srv = fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	f.srv = openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		f.mu.Lock()
 		answer := f.answer
 		f.mu.Unlock()
 		status, content, delay := answer(req)
 		if delay > 0 {
 			// Delays that must honour the client's deadline are enqueued
-			// with fakeopenai.Reply.WithDelay instead.
+			// with openaitest.Reply.WithDelay instead.
 			time.Sleep(delay)
 		}
 		if status != http.StatusOK {
-			return openai.ChatCompletionResponse{}, &fakeopenai.StatusError{Status: status, Message: content}
+			return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: status, Message: content}
 		}
-		return fakeopenai.Text(content).Response, nil
+		return openaitest.Text(content).Response, nil
 	}))
 	f.url = f.srv.URL
 	return f
 }
 
-func (f *fakeModel) count() int64 { return int64(f.srv.Count(fakeopenai.PathChat)) }
+func (f *fakeModel) count() int64 { return int64(f.srv.Count(openaitest.PathChat)) }
 
 func (f *fakeModel) setAnswer(a func(req openai.ChatCompletionRequest) (int, string, time.Duration)) {
 	f.mu.Lock()
@@ -64,7 +64,7 @@ func (f *fakeModel) last() openai.ChatCompletionRequest {
 
 func (f *fakeModel) model(t *testing.T) *observe.OpenAIModel {
 	t.Helper()
-	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: fakeopenai.DefaultAPIKey, Model: "fake-observer", Backoff: time.Millisecond, Attempts: 2})
+	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: openaitest.DefaultAPIKey, Model: "fake-observer", Backoff: time.Millisecond, Attempts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,17 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // newScripted returns a model over a fake endpoint answering replies in
 // turn, with 4 attempts and limit as MaxResponseBytes.
-func newScripted(t *testing.T, limit int64, replies ...fakeopenai.Reply) (*fakeopenai.Server, *observe.OpenAIModel) {
+func newScripted(t *testing.T, limit int64, replies ...openaitest.Reply) (*openaitest.Server, *observe.OpenAIModel) {
 	t.Helper()
-	srv := fakeopenai.New(t)
+	srv := openaitest.New(t)
 	srv.Enqueue(replies...)
-	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: fakeopenai.DefaultAPIKey, Model: "m",
+	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: openaitest.DefaultAPIKey, Model: "m",
 		Backoff: time.Millisecond, Attempts: 4, MaxResponseBytes: limit})
 	if err != nil {
 		t.Fatal(err)
@@ -27,14 +27,14 @@ func newScripted(t *testing.T, limit int64, replies ...fakeopenai.Reply) (*fakeo
 // An answer body over MaxResponseBytes fails at once, naming the limit,
 // and is not retried.
 func TestOpenAIModelResponseTooLarge(t *testing.T) {
-	big := fakeopenai.Text(strings.Repeat("x", 64<<10))
+	big := openaitest.Text(strings.Repeat("x", 64<<10))
 	srv, m := newScripted(t, 16<<10, big, big, big, big)
 	_, err := m.Complete(ctx, observe.Prompt{System: "s", User: "u"})
 	var tl *observe.ResponseTooLargeError
 	if !errors.Is(err, observe.ErrModel) || !errors.As(err, &tl) || tl.Limit != 16<<10 || !strings.Contains(err.Error(), "larger than 16384 bytes") {
 		t.Fatalf("err = %v, want ErrModel wrapping a ResponseTooLargeError of 16384 bytes", err)
 	}
-	if n := srv.Count(fakeopenai.PathChat); n != 1 {
+	if n := srv.Count(openaitest.PathChat); n != 1 {
 		t.Fatalf("requests=%d, want 1 (not retried)", n)
 	}
 	// Within the bound, the same answer is read whole.
@@ -47,7 +47,7 @@ func TestOpenAIModelResponseTooLarge(t *testing.T) {
 // A successful answer that is an HTML page fails at once, saying the
 // endpoint answered non-JSON, with its content type and first bytes.
 func TestOpenAIModelNonJSONAnswer(t *testing.T) {
-	page := fakeopenai.Reply{Raw: []byte("\n<!DOCTYPE html><html><body>Sign in to the proxy</body></html>"), ContentType: "text/html; charset=utf-8"}
+	page := openaitest.Reply{Raw: []byte("\n<!DOCTYPE html><html><body>Sign in to the proxy</body></html>"), ContentType: "text/html; charset=utf-8"}
 	srv, m := newScripted(t, 0, page, page, page, page)
 	_, err := m.Complete(ctx, observe.Prompt{System: "s", User: "u"})
 	var nj *observe.NotJSONError
@@ -55,7 +55,7 @@ func TestOpenAIModelNonJSONAnswer(t *testing.T) {
 		!strings.Contains(err.Error(), `"text/html; charset=utf-8"`) || !strings.Contains(err.Error(), "<!DOCTYPE html>") {
 		t.Fatalf("err = %v, want ErrModel wrapping a NotJSONError", err)
 	}
-	if n := srv.Count(fakeopenai.PathChat); n != 1 {
+	if n := srv.Count(openaitest.PathChat); n != 1 {
 		t.Fatalf("requests=%d, want 1 (not retried)", n)
 	}
 }

@@ -9,8 +9,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 func TestOpenAIModelRetry(t *testing.T) {
@@ -23,7 +23,7 @@ func TestOpenAIModelRetry(t *testing.T) {
 			}
 			return 200, "ok", 0
 		})
-		m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: fakeopenai.DefaultAPIKey, Model: "m", Backoff: time.Millisecond})
+		m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: openaitest.DefaultAPIKey, Model: "m", Backoff: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +40,7 @@ func TestOpenAIModelRetry(t *testing.T) {
 	})
 	t.Run("ClientErrorNotRetried", func(t *testing.T) {
 		f := newFakeModel(t, func(openai.ChatCompletionRequest) (int, string, time.Duration) { return 400, "bad", 0 })
-		m, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: fakeopenai.DefaultAPIKey, Model: "m", Backoff: time.Millisecond})
+		m, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: openaitest.DefaultAPIKey, Model: "m", Backoff: time.Millisecond})
 		_, err := m.Complete(ctx, observe.Prompt{System: "s", User: "u"})
 		var api *openai.APIError
 		if !errors.Is(err, observe.ErrModel) || !errors.As(err, &api) || api.HTTPStatusCode != 400 {
@@ -64,9 +64,9 @@ func TestOpenAIModelRetry(t *testing.T) {
 // message of mnemo observe and a log line.
 func TestOpenAIModelCutShortOneLine(t *testing.T) {
 	t.Run("InFlight", func(t *testing.T) {
-		srv := fakeopenai.New(t)
-		srv.Enqueue(fakeopenai.Text("late").WithDelay(time.Minute))
-		m, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: fakeopenai.DefaultAPIKey, Model: "m", Attempts: 1})
+		srv := openaitest.New(t)
+		srv.Enqueue(openaitest.Text("late").WithDelay(time.Minute))
+		m, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: srv.URL, APIKey: openaitest.DefaultAPIKey, Model: "m", Attempts: 1})
 		cx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		defer cancel()
 		_, err := m.Complete(cx, observe.Prompt{System: "s", User: "u"})
@@ -74,7 +74,7 @@ func TestOpenAIModelCutShortOneLine(t *testing.T) {
 	})
 	t.Run("WaitingToRetry", func(t *testing.T) {
 		f := newFakeModel(t, func(openai.ChatCompletionRequest) (int, string, time.Duration) { return 503, "busy", 0 })
-		m, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: fakeopenai.DefaultAPIKey, Model: "m", Attempts: 3, Backoff: time.Minute})
+		m, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f.url, APIKey: openaitest.DefaultAPIKey, Model: "m", Attempts: 3, Backoff: time.Minute})
 		cx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 		defer cancel()
 		_, err := m.Complete(cx, observe.Prompt{System: "s", User: "u"})

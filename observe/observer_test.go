@@ -12,10 +12,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 var ctx = context.Background()
@@ -191,7 +191,7 @@ func testMemoizedAcrossReopen(t *testing.T, b backend) {
 		t.Fatalf("rows=%d, want 1", len(got))
 	}
 	// A different model is a different key: it is called.
-	m3, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f2.url, APIKey: fakeopenai.DefaultAPIKey, Model: "other-model"})
+	m3, _ := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: f2.url, APIKey: openaitest.DefaultAPIKey, Model: "other-model"})
 	e3 := b.openEnv(t, path, src, m3, observe.Config{})
 	if _, _, err := e3.obs.ObserveRange(ctx, "t", 1, 4); err != nil {
 		t.Fatal(err)
@@ -397,11 +397,11 @@ func testFailureKeepsHistory(t *testing.T, b backend) {
 	cases := []struct {
 		name    string
 		answer  func(openai.ChatCompletionRequest) (int, string, time.Duration)
-		enqueue []fakeopenai.Reply // served first, in order
+		enqueue []openaitest.Reply // served first, in order
 		want    error
 	}{
 		{"ErrModel", func(openai.ChatCompletionRequest) (int, string, time.Duration) { return 500, "boom", 0 }, nil, observe.ErrModel},
-		{"Timeout", scripted, []fakeopenai.Reply{fakeopenai.Text(`{"observations":[{"text":"late"}]}`).WithDelay(5 * time.Second)}, context.DeadlineExceeded},
+		{"Timeout", scripted, []openaitest.Reply{openaitest.Text(`{"observations":[{"text":"late"}]}`).WithDelay(5 * time.Second)}, context.DeadlineExceeded},
 		{"Empty", text(""), nil, observe.ErrEmptyAnswer},
 		{"EmptyList", text(`{"observations":[]}`), nil, observe.ErrEmptyAnswer},
 		{"NotJSON", text(`Sure! Here are the observations: the user lives in Porto.`), nil, observe.ErrMalformedAnswer},
@@ -411,7 +411,7 @@ func testFailureKeepsHistory(t *testing.T, b backend) {
 		// observation was stored.
 		{"TrailingBrace", text(`{"observations":[{"text":"the user lives in Porto","seqs":[1]}]}}`), nil, observe.ErrMalformedAnswer},
 		{"TrailingBracketFenced", text("```json\n" + `{"observations":[{"text":"the user lives in Porto","seqs":[1]}]}]` + "\n```"), nil, observe.ErrMalformedAnswer},
-		{"BrokenBody", scripted, []fakeopenai.Reply{fakeopenai.Malformed(`{"choices": [`), fakeopenai.Malformed(`{"choices": [`)}, observe.ErrModel},
+		{"BrokenBody", scripted, []openaitest.Reply{openaitest.Malformed(`{"choices": [`), openaitest.Malformed(`{"choices": [`)}, observe.ErrModel},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

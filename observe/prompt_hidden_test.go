@@ -11,10 +11,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // smuggled holds an instruction in tag characters (U+E0041..: "ASCII
@@ -43,7 +43,7 @@ func checkChatBodies(t *testing.T, f *fakeModel, from int) int {
 	t.Helper()
 	n := 0
 	for _, req := range f.srv.Requests()[from:] {
-		if req.Path != fakeopenai.PathChat {
+		if req.Path != openaitest.PathChat {
 			continue
 		}
 		n++

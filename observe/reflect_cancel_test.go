@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/enginetest"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // TestReflectorCancelNotWarned: a reflector call its context cancelled (an
@@ -44,7 +44,7 @@ func testReflectorCancelNotWarned(t *testing.T, b backend) {
 			if _, err := e.obs.Observe(ctx, "t", observe.Options{NoReflect: true}); err != nil {
 				t.Fatal(err)
 			}
-			slow := fakeopenai.Text(`{"reflection":[{"text":"late"}]}`).WithDelay(time.Minute)
+			slow := openaitest.Text(`{"reflection":[{"text":"late"}]}`).WithDelay(time.Minute)
 			f.srv.Enqueue(slow, slow) // the model client makes up to 2 attempts
 			rctx, cancel := context.WithCancel(ctx)
 			defer cancel()

@@ -2,10 +2,9 @@
 // tests and offline programs, in the style of net/http/httptest: POST
 // /v1/chat/completions, /v1/embeddings and /v1/rerank on a loopback
 // httptest.Server, driven by the real go-openai client (and by
-// recall.NewOpenAIReranker for re-rank). It is the public
-// face of the fake the module's own tests use, so that programs written
-// against mnemo (the examples in examples/ among them) can run without a
-// network or an API key.
+// recall.NewOpenAIReranker for re-rank). Programs written
+// against mnemo (the examples in examples/ among them), their tests and
+// mnemo's own tests run with it without a network or an API key.
 //
 //	srv := openaitest.Start(openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 //		return openaitest.Text("Noted.").Response, nil
@@ -20,13 +19,12 @@
 // a deterministic hashing embedder), the re-rank side with a re-rank
 // function (WithRerank; the default is WordOverlap). Every request is
 // recorded (Server.Requests, ChatRequests, EmbedRequests, RerankRequests,
-// Count). Server, Reply and the other types are aliases of the internal
-// fake's: their comments here list their fields and methods.
+// Count), so a test can assert what the code under test actually sent.
 //
 // # Imports
 //
-// It wraps internal/fakeopenai (the module's own tests use that package
-// directly) and imports nothing else of mnemo.
+// go-openai, and internal/tokens (a response's usage counts tokens as
+// mnemo does); nothing else of mnemo.
 //
 // # Invariants
 //
@@ -41,12 +39,19 @@
 //     recorded, unless Lenient was given; a server made by Start never
 //     fails anything on its own.
 //   - Replies are served in order, one per chat request; the responder
-//     function answers when the queue is empty.
+//     function answers when the queue is empty. A chat request that
+//     arrives with neither is a violation.
+//   - Missing response fields are filled in as the real API would (id,
+//     object, created, model, choice index, role "assistant", finish
+//     reason "tool_calls" or "stop", tool call type "function", usage).
+//   - Recorded requests are copies: a test may keep and modify them.
 //
 // # Concurrency
 //
 // Server is safe for concurrent use: requests may arrive from many
-// goroutines while replies are enqueued and the record is read.
+// goroutines while replies are enqueued, functions swapped and the record
+// read. A delay (Reply.Delay, Server.SetEmbedDelay, SetRerankDelay)
+// honours the request's context, so a client timeout ends the handler.
 //
 // # Errors
 //

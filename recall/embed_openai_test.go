@@ -8,24 +8,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
-func openaiConfig(srv *fakeopenai.Server) recall.OpenAIConfig {
+func openaiConfig(srv *openaitest.Server) recall.OpenAIConfig {
 	c := srv.Config()
-	return recall.OpenAIConfig{BaseURL: c.BaseURL, APIKey: fakeopenai.DefaultAPIKey, Model: "text-embedding-3-small", BatchSize: 4, Backoff: time.Millisecond}
+	return recall.OpenAIConfig{BaseURL: c.BaseURL, APIKey: openaitest.DefaultAPIKey, Model: "text-embedding-3-small", BatchSize: 4, Backoff: time.Millisecond}
 }
 
 func TestOpenAIEmbedder(t *testing.T) {
 	ctx := context.Background()
 	t.Run("OK", func(t *testing.T) {
-		srv := fakeopenai.New(t)
+		srv := openaitest.New(t)
 		e, err := recall.NewOpenAIEmbedder(ctx, openaiConfig(srv))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := e.Dims(), fakeopenai.DefaultDims; got != want {
+		if got, want := e.Dims(), openaitest.DefaultDims; got != want {
 			t.Fatalf("dims %d, want %d (probed)", got, want)
 		}
 		texts := []string{"a b", "c", "", "d e f", "g", "h", "i", "j", "k", "l"}
@@ -53,7 +53,7 @@ func TestOpenAIEmbedder(t *testing.T) {
 				t.Fatalf("vector %d has norm² %v", i, s)
 			}
 		}
-		want := fakeopenai.HashVector("d e f", fakeopenai.DefaultDims)
+		want := openaitest.HashVector("d e f", openaitest.DefaultDims)
 		var dot float64
 		for i := range want {
 			dot += float64(want[i]) * float64(vs[3][i])
@@ -63,13 +63,13 @@ func TestOpenAIEmbedder(t *testing.T) {
 		}
 	})
 	t.Run("Retry", func(t *testing.T) {
-		srv := fakeopenai.New(t)
+		srv := openaitest.New(t)
 		var calls atomic.Int32
-		srv.SetEmbed(func(req fakeopenai.EmbedRequest) ([][]float32, error) {
+		srv.SetEmbed(func(req openaitest.EmbedRequest) ([][]float32, error) {
 			if calls.Add(1) <= 2 {
-				return nil, &fakeopenai.StatusError{Status: 503, Message: "overloaded"}
+				return nil, &openaitest.StatusError{Status: 503, Message: "overloaded"}
 			}
-			return fakeopenai.HashEmbed(8)(req)
+			return openaitest.HashEmbed(8)(req)
 		})
 		cfg := openaiConfig(srv)
 		cfg.Dims = 8
@@ -88,11 +88,11 @@ func TestOpenAIEmbedder(t *testing.T) {
 		}
 	})
 	t.Run("ErrEmbed", func(t *testing.T) {
-		srv := fakeopenai.New(t, fakeopenai.Lenient())
+		srv := openaitest.New(t, openaitest.Lenient())
 		var calls atomic.Int32
-		srv.SetEmbed(func(req fakeopenai.EmbedRequest) ([][]float32, error) {
+		srv.SetEmbed(func(req openaitest.EmbedRequest) ([][]float32, error) {
 			calls.Add(1)
-			return nil, &fakeopenai.StatusError{Status: 500, Message: "down"}
+			return nil, &openaitest.StatusError{Status: 500, Message: "down"}
 		})
 		cfg := openaiConfig(srv)
 		cfg.Dims, cfg.Retries = 8, 2
@@ -108,19 +108,19 @@ func TestOpenAIEmbedder(t *testing.T) {
 			t.Fatalf("%d calls, want 1 + 2 retries", got)
 		}
 		calls.Store(0)
-		srv.SetEmbed(func(req fakeopenai.EmbedRequest) ([][]float32, error) {
+		srv.SetEmbed(func(req openaitest.EmbedRequest) ([][]float32, error) {
 			calls.Add(1)
-			return nil, &fakeopenai.StatusError{Status: 400, Message: "bad input"}
+			return nil, &openaitest.StatusError{Status: 400, Message: "bad input"}
 		})
 		if _, err = e.Embed(ctx, []string{"x"}); !errors.Is(err, recall.ErrEmbed) || calls.Load() != 1 {
 			t.Fatalf("400: err=%v after %d calls, want ErrEmbed after 1", err, calls.Load())
 		}
 	})
 	t.Run("ErrDimension", func(t *testing.T) {
-		srv := fakeopenai.New(t)
-		srv.SetEmbed(func(req fakeopenai.EmbedRequest) ([][]float32, error) {
+		srv := openaitest.New(t)
+		srv.SetEmbed(func(req openaitest.EmbedRequest) ([][]float32, error) {
 			req.Dimensions = 0 // a server that ignores the requested size
-			return fakeopenai.HashEmbed(16)(req)
+			return openaitest.HashEmbed(16)(req)
 		})
 		cfg := openaiConfig(srv)
 		cfg.Dims = 8

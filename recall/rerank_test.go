@@ -11,7 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -32,10 +32,10 @@ func rerankDocs() []recall.Doc {
 	}
 }
 
-func rerankerFor(t *testing.T, srv *fakeopenai.Server, endpoint string) recall.Reranker {
+func rerankerFor(t *testing.T, srv *openaitest.Server, endpoint string) recall.Reranker {
 	t.Helper()
 	c := srv.Config()
-	rr, err := recall.NewOpenAIReranker(recall.OpenAIRerankConfig{BaseURL: c.BaseURL, APIKey: fakeopenai.DefaultAPIKey, Model: "reranker-x", Endpoint: endpoint, HTTPClient: c.HTTPClient.(*http.Client)})
+	rr, err := recall.NewOpenAIReranker(recall.OpenAIRerankConfig{BaseURL: c.BaseURL, APIKey: openaitest.DefaultAPIKey, Model: "reranker-x", Endpoint: endpoint, HTTPClient: c.HTTPClient.(*http.Client)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestSearchReranked(t *testing.T) {
 	if len(fused) != 2 || fused[0] == "a3" {
 		t.Fatalf("fused top 2 %v: the fixture wants a3 below the first", fused)
 	}
-	luna := func(req fakeopenai.RerankRequest) ([]float64, error) {
+	luna := func(req openaitest.RerankRequest) ([]float64, error) {
 		out := make([]float64, len(req.Documents))
 		for i, d := range req.Documents {
 			if strings.Contains(d, "Luna") {
@@ -81,7 +81,7 @@ func TestSearchReranked(t *testing.T) {
 	}
 
 	t.Run("rerank endpoint", func(t *testing.T) {
-		srv := fakeopenai.New(t, fakeopenai.WithRerank(luna))
+		srv := openaitest.New(t, openaitest.WithRerank(luna))
 		rq := q
 		rq.Options.MessageRange = recall.Range{After: 1}
 		res, err := f.ix.SearchReranked(ctx, rq, recall.Rerank{Reranker: rerankerFor(t, srv, recall.EndpointRerank), Depth: 6})
@@ -105,7 +105,7 @@ func TestSearchReranked(t *testing.T) {
 	})
 
 	t.Run("chat endpoint", func(t *testing.T) {
-		srv := fakeopenai.New(t)
+		srv := openaitest.New(t)
 		srv.SetChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 			// The passages are numbered in fused order; pick Luna's.
 			user := req.Messages[len(req.Messages)-1].Content
@@ -135,13 +135,13 @@ func TestSearchReranked(t *testing.T) {
 	fallbacks := []struct {
 		name   string
 		budget time.Duration
-		setup  func(*fakeopenai.Server)
+		setup  func(*openaitest.Server)
 		status func(string) bool
 	}{
-		{"over budget", 100 * time.Millisecond, func(s *fakeopenai.Server) { s.SetRerankDelay(5 * time.Second) }, func(st string) bool { return st == recall.RerankTimeout }},
-		{"endpoint fails", 10 * time.Second, func(s *fakeopenai.Server) {
-			s.SetRerank(func(fakeopenai.RerankRequest) ([]float64, error) {
-				return nil, &fakeopenai.StatusError{Status: 503, Message: "overloaded"}
+		{"over budget", 100 * time.Millisecond, func(s *openaitest.Server) { s.SetRerankDelay(5 * time.Second) }, func(st string) bool { return st == recall.RerankTimeout }},
+		{"endpoint fails", 10 * time.Second, func(s *openaitest.Server) {
+			s.SetRerank(func(openaitest.RerankRequest) ([]float64, error) {
+				return nil, &openaitest.StatusError{Status: 503, Message: "overloaded"}
 			})
 		}, func(st string) bool {
 			return strings.HasPrefix(st, "unavailable: ") && strings.HasSuffix(st, "fused order kept")
@@ -149,7 +149,7 @@ func TestSearchReranked(t *testing.T) {
 	}
 	for _, tc := range fallbacks {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeopenai.New(t, fakeopenai.WithRerank(luna))
+			srv := openaitest.New(t, openaitest.WithRerank(luna))
 			tc.setup(srv)
 			start := time.Now()
 			res, err := f.ix.SearchReranked(ctx, q, recall.Rerank{Reranker: rerankerFor(t, srv, recall.EndpointRerank), Budget: tc.budget})
@@ -169,7 +169,7 @@ func TestSearchReranked(t *testing.T) {
 	}
 
 	t.Run("cancelled", func(t *testing.T) {
-		srv := fakeopenai.New(t, fakeopenai.WithRerank(luna))
+		srv := openaitest.New(t, openaitest.WithRerank(luna))
 		srv.SetRerankDelay(5 * time.Second)
 		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		defer cancel()
@@ -196,8 +196,8 @@ func TestOpenAIRerankerAnswers(t *testing.T) {
 		{"prose", `Passage 2 is best.`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeopenai.New(t)
-			srv.Enqueue(fakeopenai.Text(tc.answer))
+			srv := openaitest.New(t)
+			srv.Enqueue(openaitest.Text(tc.answer))
 			scores, err := rerankerFor(t, srv, recall.EndpointChat).Rerank(ctx, "q", []string{"one", "two", "three"})
 			if tc.ok != (err == nil) {
 				t.Fatalf("scores %v, err %v; want ok=%v", scores, err, tc.ok)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/working"
 )
 
@@ -19,7 +19,7 @@ func TestFailureTextAsGiven(t *testing.T) { forEachBackend(t, testFailureTextAsG
 func testFailureTextAsGiven(t *testing.T, b backend) {
 	e := b.newEnv(t)
 	reg, _ := e.registry(t, working.Config{Template: "# User\n- Name:\n"}, working.ThreadKey("t"))
-	msg, err := reg.Handle(context.Background(), "r", fakeopenai.ToolCall("c1", "<b>&x", `{}`))
+	msg, err := reg.Handle(context.Background(), "r", openaitest.ToolCall("c1", "<b>&x", `{}`))
 	if err != nil {
 		t.Fatal(err)
 	}

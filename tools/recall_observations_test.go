@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -52,7 +52,7 @@ func testRecallObservations(t *testing.T, b backend) {
 		if err := reg.Register(tool); err != nil {
 			t.Fatal(err)
 		}
-		msg, err := reg.Handle(ctx, "run-1", fakeopenai.ToolCall("c1", tools.RecallObservationsName, `{"query":"Porto train","topK":5}`))
+		msg, err := reg.Handle(ctx, "run-1", openaitest.ToolCall("c1", tools.RecallObservationsName, `{"query":"Porto train","topK":5}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func testRecallObservations(t *testing.T, b backend) {
 		// first was searched and the rest not looked at.
 		for i, args := range []string{`{"query":""}`, `not json`, `{"query":"x","topK":99}`, `{"q":"porto"}`, long,
 			`{"query":"porto"}}`, `{"query":"porto"}]`, `{"query":"porto"} {"topK":1}`} {
-			msg, err := reg.Handle(ctx, "run-2", fakeopenai.ToolCall("bad"+string(rune('a'+i)), tools.RecallObservationsName, args))
+			msg, err := reg.Handle(ctx, "run-2", openaitest.ToolCall("bad"+string(rune('a'+i)), tools.RecallObservationsName, args))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,9 +15,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -136,7 +136,7 @@ func testDefinitionsGolden(t *testing.T, b backend) {
 }
 
 func call(id, args string) openai.ToolCall {
-	return fakeopenai.ToolCall(id, tools.UpdateWorkingMemoryName, args)
+	return openaitest.ToolCall(id, tools.UpdateWorkingMemoryName, args)
 }
 
 type toolResult struct {
@@ -360,7 +360,7 @@ func testRegistry(t *testing.T, b backend) {
 		}
 	})
 	t.Run("UnknownTool", func(t *testing.T) {
-		msg, err := reg.Handle(context.Background(), "r", fakeopenai.ToolCall("x1", "deleteEverything", `{}`))
+		msg, err := reg.Handle(context.Background(), "r", openaitest.ToolCall("x1", "deleteEverything", `{}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -377,7 +377,7 @@ func testRegistry(t *testing.T, b backend) {
 		if err := reg.Register(panicky{}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := reg.Handle(context.Background(), "r", fakeopenai.ToolCall("p1", "boom", `{}`))
+		_, err := reg.Handle(context.Background(), "r", openaitest.ToolCall("p1", "boom", `{}`))
 		if err == nil || !strings.Contains(err.Error(), "panicked") {
 			t.Fatalf("err=%v, want a recovered panic", err)
 		}

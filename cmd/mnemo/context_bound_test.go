@@ -10,7 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // TestContextAnswerBoundUnobserved: mnemo context on a thread whose
@@ -22,10 +22,10 @@ import (
 func TestContextAnswerBoundUnobserved(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	ingestTurns(t, dir, "small.jsonl", [2]string{"user", "assistant"}, "hello", "hi", "how are you", "fine")
-	srv := fakeopenai.New(t, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-		return fakeopenai.Text(`{"observations":[{"text":"the user says hello","seqs":[1]}]}`).Response, nil
+	srv := openaitest.New(t, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openaitest.Text(`{"observations":[{"text":"the user says hello","seqs":[1]}]}`).Response, nil
 	}))
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": fakeopenai.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
 	if code, out, stderr := run(t, env, "--dir", dir, "observe", "--thread", "t1", "--force", "--recent", "1", "--no-reflect"); code != 0 || !strings.Contains(out, "watermark ") {
 		t.Fatalf("observe: exit %d %s\n%s", code, stderr, out)
 	}

@@ -14,7 +14,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // nullableKeys are the --json keys whose null is a value, not a missing
@@ -40,10 +40,10 @@ func TestJSONNoNull(t *testing.T) {
 	if err := os.WriteFile(queries, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := fakeopenai.New(t, fakeopenai.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-		return fakeopenai.Text(`{"observations":[]}`).Response, nil
+	srv := openaitest.New(t, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openaitest.Text(`{"observations":[]}`).Response, nil
 	}))
-	model := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": fakeopenai.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
+	model := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
 	for _, c := range []struct {
 		env  map[string]string
 		args []string

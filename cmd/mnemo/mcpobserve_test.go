@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // TestMCPObservesOnLoad: `mnemo mcp` is a service as `mnemo serve` is, so
@@ -22,11 +22,11 @@ import (
 // reaches the context. Before, mcp opened the engine render-only (no
 // model): the observer was never called.
 func TestMCPObservesOnLoad(t *testing.T) {
-	srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		if strings.HasPrefix(req.Messages[len(req.Messages)-1].Content, "<conversation") {
-			return fakeopenai.Text(`{"observations":[{"text":"Ana keeps the spare key under the blue flowerpot","seqs":[1]}]}`).Response, nil
+			return openaitest.Text(`{"observations":[{"text":"Ana keeps the spare key under the blue flowerpot","seqs":[1]}]}`).Response, nil
 		}
-		return fakeopenai.Text(`{"reflection":[]}`).Response, nil
+		return openaitest.Text(`{"reflection":[]}`).Response, nil
 	}))
 	dir := t.TempDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -40,7 +40,7 @@ func TestMCPObservesOnLoad(t *testing.T) {
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	env := map[string]string{"MNEMO_EMBEDDER": "hash-384", "OPENAI_API_KEY": fakeopenai.DefaultAPIKey}
+	env := map[string]string{"MNEMO_EMBEDDER": "hash-384", "OPENAI_API_KEY": openaitest.DefaultAPIKey}
 	m := &Main{Stdin: inR, Stdout: outW, Stderr: io.Discard, Getenv: func(k string) string { return env[k] }}
 	code := make(chan int, 1)
 	go func() { code <- m.Run(ctx, []string{"--dir", dir, "mcp"}); outW.Close() }()

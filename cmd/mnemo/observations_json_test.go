@@ -14,7 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/engine"
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -29,10 +29,10 @@ func TestObservationsJSONIsAPIElement(t *testing.T) {
 	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", filepath.Join("..", "..", "demodata", "conversation.jsonl")); code != 0 {
 		t.Fatalf("ingest exit %d: %s", code, stderr)
 	}
-	srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-		return fakeopenai.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[1]}]}`).Response, nil
+	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openaitest.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[1]}]}`).Response, nil
 	}))
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": fakeopenai.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
 	if code, _, stderr := run(t, env, "--dir", dir, "observe", "--thread", "ana:trip-planning", "--force", "--recent", "4", "--no-reflect"); code != 0 {
 		t.Fatalf("observe exit %d: %s", code, stderr)
 	}

@@ -8,8 +8,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 func TestObserveCommand(t *testing.T) {
@@ -17,14 +17,14 @@ func TestObserveCommand(t *testing.T) {
 	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", filepath.Join(".", "../../demodata/conversation.jsonl")); code != 0 {
 		t.Fatalf("ingest exit %d: %s", code, stderr)
 	}
-	srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		data := req.Messages[len(req.Messages)-1].Content
 		if strings.HasPrefix(data, "<conversation") {
-			return fakeopenai.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[1]},{"text":"search found two trains","seqs":[3]}]}`).Response, nil
+			return openaitest.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[1]},{"text":"search found two trains","seqs":[3]}]}`).Response, nil
 		}
-		return fakeopenai.Text(`{"reflection":[{"text":"Ana is going to Porto"}]}`).Response, nil
+		return openaitest.Text(`{"reflection":[{"text":"Ana is going to Porto"}]}`).Response, nil
 	}))
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": fakeopenai.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
 
 	if code, _, stderr := run(t, nil, "--dir", dir, "observe", "--thread", "ana:trip-planning"); code != 1 || !strings.Contains(stderr, "MNEMO_MODEL") {
 		t.Fatalf("observe without a model: exit %d, stderr %q", code, stderr)

@@ -9,7 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 // TestObserveOpensAsEveryCommand: mnemo observe on a path holding no
@@ -37,17 +37,17 @@ func TestObserveOpensAsEveryCommand(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var models []string
-	srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		mu.Lock()
 		models = append(models, req.Model)
 		mu.Unlock()
-		return fakeopenai.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[1]}]}`).Response, nil
+		return openaitest.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[1]}]}`).Response, nil
 	}))
 	cfg := `{"recentN": 4, "observe": {"endpoint": "` + srv.URL + `", "model": "from-config", "apiKeyEnv": "MY_KEY", "threshold": 1}}`
 	if err := os.WriteFile(filepath.Join(dir, StoredConfigFile), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr := run(t, map[string]string{"MY_KEY": fakeopenai.DefaultAPIKey}, "--dir", dir, "observe", "--thread", "ana:trip-planning", "--no-reflect")
+	code, out, stderr := run(t, map[string]string{"MY_KEY": openaitest.DefaultAPIKey}, "--dir", dir, "observe", "--thread", "ana:trip-planning", "--no-reflect")
 	if code != 0 || !strings.Contains(out, "observed ") {
 		t.Fatalf("observe with mnemo.json's model: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}

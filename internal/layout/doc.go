@@ -22,6 +22,8 @@
 //     declares (the files with build constraints; parsed, not compiled).
 //   - the README's test command ("Two commands") lifts go test's
 //     10-minute timeout a package and is the line .ci/run runs;
+//   - no exported type of a public package is an alias of an internal/
+//     package's type (go doc would show none of its fields or methods);
 //   - no exported error variable of a public package has a text that
 //     begins with the name of a package under internal/ (a re-exported
 //     sentinel says "engine: …", not "pgstore: …");

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -25,9 +25,9 @@ func TestRerankParity(t *testing.T) {
 	c := newCorpus(rng, []string{"A", "B"}, 4, 24)
 	ix := sqliteIndex(t, c, recall.Tuning{})
 	pg := newSearcher(t, postgres(t, c, true), recall.Tuning{})
-	srv := fakeopenai.New(t)
+	srv := openaitest.New(t)
 	cfg := srv.Config()
-	rr, err := recall.NewOpenAIReranker(recall.OpenAIRerankConfig{BaseURL: cfg.BaseURL, APIKey: fakeopenai.DefaultAPIKey, Model: "reranker-x", HTTPClient: cfg.HTTPClient.(*http.Client)})
+	rr, err := recall.NewOpenAIReranker(recall.OpenAIRerankConfig{BaseURL: cfg.BaseURL, APIKey: openaitest.DefaultAPIKey, Model: "reranker-x", HTTPClient: cfg.HTTPClient.(*http.Client)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,13 +38,13 @@ func TestRerankParity(t *testing.T) {
 		status  string // "" means RerankOK
 		budget  time.Duration
 	}{
-		{"ok", func() { srv.SetRerank(fakeopenai.WordOverlap) }, 60, "", 0},
+		{"ok", func() { srv.SetRerank(openaitest.WordOverlap) }, 60, "", 0},
 		{"endpoint fails", func() {
-			srv.SetRerank(func(fakeopenai.RerankRequest) ([]float64, error) {
-				return nil, &fakeopenai.StatusError{Status: 400, Message: "bad model"}
+			srv.SetRerank(func(openaitest.RerankRequest) ([]float64, error) {
+				return nil, &openaitest.StatusError{Status: 400, Message: "bad model"}
 			})
 		}, 10, "unavailable", 0},
-		{"over budget", func() { srv.SetRerank(fakeopenai.WordOverlap); srv.SetRerankDelay(3 * time.Second) }, 4, recall.RerankTimeout, 50 * time.Millisecond},
+		{"over budget", func() { srv.SetRerank(openaitest.WordOverlap); srv.SetRerankDelay(3 * time.Second) }, 4, recall.RerankTimeout, 50 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.setup()

@@ -1,4 +1,4 @@
-package fakeopenai
+package openaitest
 
 import (
 	"encoding/base64"
@@ -22,11 +22,11 @@ const DefaultDims = 16
 // of strings (the API accepts a string or a list of strings; token arrays
 // are refused as a violation).
 type EmbedRequest struct {
-	Model          string
-	Input          []string
-	Dimensions     int    // 0 when not sent
-	EncodingFormat string // "", "float" or "base64"
-	User           string
+	Model          string   // the model asked for; never empty (the server refuses an empty one)
+	Input          []string // the texts to embed, in request order
+	Dimensions     int      // 0 when not sent
+	EncodingFormat string   // "", "float" or "base64"
+	User           string   // the end-user id sent, "" when none
 }
 
 // EmbedFunc returns one vector per input, in input order. Returning a
@@ -40,12 +40,13 @@ type EmbedFunc func(req EmbedRequest) ([][]float32, error)
 // server send Body verbatim with Status (0 means 200): a malformed or empty
 // body from inside a function.
 type RawResponse struct {
-	Status int
-	Body   []byte
+	Status int    // the HTTP status; 0 means 200
+	Body   []byte // sent as is, even when empty
 }
 
+// Error implements error: "openaitest: raw response STATUS (N bytes)".
 func (e *RawResponse) Error() string {
-	return fmt.Sprintf("fakeopenai: raw response %d (%d bytes)", e.Status, len(e.Body))
+	return fmt.Sprintf("openaitest: raw response %d (%d bytes)", e.Status, len(e.Body))
 }
 
 // HashEmbed returns a deterministic embed function: each lower-cased word

@@ -1,4 +1,4 @@
-package fakeopenai_test
+package openaitest_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/mnemo-go/mnemo/internal/fakeopenai"
+	"github.com/mnemo-go/mnemo/openaitest"
 )
 
 func userMsg(s string) openai.ChatCompletionMessage {
@@ -21,10 +21,10 @@ func userMsg(s string) openai.ChatCompletionMessage {
 }
 
 func TestChatScriptedToolCallsThenText(t *testing.T) {
-	srv := fakeopenai.New(t)
+	srv := openaitest.New(t)
 	srv.Enqueue(
-		fakeopenai.Calls(fakeopenai.ToolCall("call_1", "updateWorkingMemory", `{"city":"Porto"}`)),
-		fakeopenai.Text("Noted: Porto."),
+		openaitest.Calls(openaitest.ToolCall("call_1", "updateWorkingMemory", `{"city":"Porto"}`)),
+		openaitest.Text("Noted: Porto."),
 	)
 	c := srv.Client()
 	ctx := context.Background()
@@ -58,7 +58,7 @@ func TestChatScriptedToolCallsThenText(t *testing.T) {
 	if got, want := resp.Choices[0].FinishReason, openai.FinishReasonStop; got != want {
 		t.Fatalf("finish=%q, want %q", got, want)
 	}
-	if got, want := srv.Count(fakeopenai.PathChat), 2; got != want {
+	if got, want := srv.Count(openaitest.PathChat), 2; got != want {
 		t.Fatalf("chat count=%d, want %d", got, want)
 	}
 	reqs := srv.ChatRequests()
@@ -72,18 +72,18 @@ func TestChatScriptedToolCallsThenText(t *testing.T) {
 		t.Fatalf("pending=%d, want 0", srv.Pending())
 	}
 	r := srv.Requests()[0]
-	if r.Method != http.MethodPost || r.Path != fakeopenai.PathChat || r.Status != http.StatusOK {
+	if r.Method != http.MethodPost || r.Path != openaitest.PathChat || r.Status != http.StatusOK {
 		t.Fatalf("recorded %s %s %d", r.Method, r.Path, r.Status)
 	}
-	if got, want := r.Header.Get("Authorization"), "Bearer "+fakeopenai.DefaultAPIKey; got != want {
+	if got, want := r.Header.Get("Authorization"), "Bearer "+openaitest.DefaultAPIKey; got != want {
 		t.Fatalf("auth=%q, want %q", got, want)
 	}
 }
 
 func TestChatFuncSeesRequest(t *testing.T) {
-	srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		last := req.Messages[len(req.Messages)-1].Content
-		return fakeopenai.Text("echo: " + last + fmt.Sprintf(" tools=%d", len(req.Tools))).Response, nil
+		return openaitest.Text("echo: " + last + fmt.Sprintf(" tools=%d", len(req.Tools))).Response, nil
 	}))
 	tools := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 		Name: "f", Parameters: map[string]any{"type": "object"}}}}
@@ -98,13 +98,13 @@ func TestChatFuncSeesRequest(t *testing.T) {
 }
 
 func TestChatErrors(t *testing.T) {
-	srv := fakeopenai.New(t)
+	srv := openaitest.New(t)
 	c := srv.Client()
 	ctx := context.Background()
 	req := openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{userMsg("x")}}
 
 	t.Run("Status", func(t *testing.T) {
-		srv.Enqueue(fakeopenai.Error(http.StatusTooManyRequests, "slow down"))
+		srv.Enqueue(openaitest.Error(http.StatusTooManyRequests, "slow down"))
 		_, err := c.CreateChatCompletion(ctx, req)
 		var apiErr *openai.APIError
 		if !errors.As(err, &apiErr) {
@@ -119,7 +119,7 @@ func TestChatErrors(t *testing.T) {
 	})
 	t.Run("FuncError", func(t *testing.T) {
 		srv.SetChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-			return openai.ChatCompletionResponse{}, &fakeopenai.StatusError{Status: 503, Message: "overloaded"}
+			return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: 503, Message: "overloaded"}
 		})
 		defer srv.SetChat(nil)
 		_, err := c.CreateChatCompletion(ctx, req)
@@ -129,19 +129,19 @@ func TestChatErrors(t *testing.T) {
 		}
 	})
 	t.Run("Malformed", func(t *testing.T) {
-		srv.Enqueue(fakeopenai.Malformed(`{"choices": [`))
+		srv.Enqueue(openaitest.Malformed(`{"choices": [`))
 		if _, err := c.CreateChatCompletion(ctx, req); err == nil {
 			t.Fatal("malformed body decoded without error")
 		}
 	})
 	t.Run("Empty", func(t *testing.T) {
-		srv.Enqueue(fakeopenai.Empty())
+		srv.Enqueue(openaitest.Empty())
 		if _, err := c.CreateChatCompletion(ctx, req); err == nil {
 			t.Fatal("empty body decoded without error")
 		}
 	})
 	t.Run("Timeout", func(t *testing.T) {
-		srv.Enqueue(fakeopenai.Text("late").WithDelay(5 * time.Second))
+		srv.Enqueue(openaitest.Text("late").WithDelay(5 * time.Second))
 		tctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		defer cancel()
 		start := time.Now()
@@ -159,8 +159,8 @@ func TestChatErrors(t *testing.T) {
 }
 
 func TestReplyCheck(t *testing.T) {
-	srv := fakeopenai.New(t, fakeopenai.Lenient())
-	srv.Enqueue(fakeopenai.Text("ok").WithCheck(func(req openai.ChatCompletionRequest) error {
+	srv := openaitest.New(t, openaitest.Lenient())
+	srv.Enqueue(openaitest.Text("ok").WithCheck(func(req openai.ChatCompletionRequest) error {
 		if len(req.Tools) == 0 {
 			return errors.New("no tools offered")
 		}
@@ -178,7 +178,7 @@ func TestReplyCheck(t *testing.T) {
 
 func TestValidateChat(t *testing.T) {
 	call := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{
-		fakeopenai.ToolCall("a", "f", "{}"), fakeopenai.ToolCall("b", "f", "{}")}}
+		openaitest.ToolCall("a", "f", "{}"), openaitest.ToolCall("b", "f", "{}")}}
 	res := func(id string) openai.ChatCompletionMessage {
 		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: "r"}
 	}
@@ -199,7 +199,7 @@ func TestValidateChat(t *testing.T) {
 		{"ErrRole", []openai.ChatCompletionMessage{{Role: "robot", Content: "x"}}, "unknown role"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := fakeopenai.ValidateChat(openai.ChatCompletionRequest{Model: "m", Messages: tc.msgs})
+			err := openaitest.ValidateChat(openai.ChatCompletionRequest{Model: "m", Messages: tc.msgs})
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("err=%v, want nil", err)
@@ -211,7 +211,7 @@ func TestValidateChat(t *testing.T) {
 }
 
 func TestViolations(t *testing.T) {
-	srv := fakeopenai.New(t, fakeopenai.Lenient())
+	srv := openaitest.New(t, openaitest.Lenient())
 	c := srv.Client()
 	ctx := context.Background()
 
@@ -231,11 +231,11 @@ func TestViolations(t *testing.T) {
 		method, path, key, body string
 		want                    int
 	}{
-		{http.MethodGet, fakeopenai.PathChat, fakeopenai.DefaultAPIKey, "", 405},
-		{http.MethodPost, "/chat/completions", fakeopenai.DefaultAPIKey, "{}", 404},
-		{http.MethodPost, fakeopenai.PathChat, "wrong", `{"model":"m","messages":[{"role":"user","content":"x"}]}`, 401},
-		{http.MethodPost, fakeopenai.PathChat, fakeopenai.DefaultAPIKey, `{not json`, 400},
-		{http.MethodPost, fakeopenai.PathEmbeddings, fakeopenai.DefaultAPIKey, `{"model":"e","input":[1,2]}`, 400},
+		{http.MethodGet, openaitest.PathChat, openaitest.DefaultAPIKey, "", 405},
+		{http.MethodPost, "/chat/completions", openaitest.DefaultAPIKey, "{}", 404},
+		{http.MethodPost, openaitest.PathChat, "wrong", `{"model":"m","messages":[{"role":"user","content":"x"}]}`, 401},
+		{http.MethodPost, openaitest.PathChat, openaitest.DefaultAPIKey, `{not json`, 400},
+		{http.MethodPost, openaitest.PathEmbeddings, openaitest.DefaultAPIKey, `{"model":"e","input":[1,2]}`, 400},
 	} {
 		u := strings.TrimSuffix(srv.URL, "/v1") + tc.path
 		req, _ := http.NewRequest(tc.method, u, bytes.NewBufferString(tc.body))
@@ -271,7 +271,7 @@ func (r *recTB) Errorf(format string, args ...any) {
 
 func TestStrictReportsViolationsAtCleanup(t *testing.T) {
 	tb := &recTB{TB: t}
-	srv := fakeopenai.New(tb)
+	srv := openaitest.New(tb)
 	_, _ = srv.Client().CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{
 		Model: "m", Messages: []openai.ChatCompletionMessage{userMsg("x")}}) // nothing scripted
 	for i := len(tb.cleanups) - 1; i >= 0; i-- {
@@ -286,7 +286,7 @@ func TestStrictReportsViolationsAtCleanup(t *testing.T) {
 }
 
 func TestEmbeddings(t *testing.T) {
-	srv := fakeopenai.New(t)
+	srv := openaitest.New(t)
 	c := srv.Client()
 	ctx := context.Background()
 	in := []string{"the refund was approved", "refund approved", "weather in Lyon"}
@@ -300,7 +300,7 @@ func TestEmbeddings(t *testing.T) {
 				t.Fatalf("vectors=%d, want %d", got, want)
 			}
 			for i, d := range resp.Data {
-				want := fakeopenai.HashVector(in[i], fakeopenai.DefaultDims)
+				want := openaitest.HashVector(in[i], openaitest.DefaultDims)
 				if d.Index != i || len(d.Embedding) != len(want) {
 					t.Fatalf("data[%d]: index=%d dims=%d", i, d.Index, len(d.Embedding))
 				}
@@ -337,8 +337,8 @@ func TestEmbeddings(t *testing.T) {
 		}
 	})
 	t.Run("Error", func(t *testing.T) {
-		srv.SetEmbed(func(fakeopenai.EmbedRequest) ([][]float32, error) {
-			return nil, &fakeopenai.StatusError{Status: 500, Message: "boom"}
+		srv.SetEmbed(func(openaitest.EmbedRequest) ([][]float32, error) {
+			return nil, &openaitest.StatusError{Status: 500, Message: "boom"}
 		})
 		_, err := c.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: in, Model: "e"})
 		var apiErr *openai.APIError
@@ -347,15 +347,15 @@ func TestEmbeddings(t *testing.T) {
 		}
 	})
 	t.Run("Malformed", func(t *testing.T) {
-		srv.SetEmbed(func(fakeopenai.EmbedRequest) ([][]float32, error) {
-			return nil, &fakeopenai.RawResponse{Body: []byte(`{"data":[{"embedding":"x`)}
+		srv.SetEmbed(func(openaitest.EmbedRequest) ([][]float32, error) {
+			return nil, &openaitest.RawResponse{Body: []byte(`{"data":[{"embedding":"x`)}
 		})
 		if _, err := c.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: in, Model: "e"}); err == nil {
 			t.Fatal("malformed body decoded without error")
 		}
 	})
 	t.Run("Timeout", func(t *testing.T) {
-		srv.SetEmbed(fakeopenai.HashEmbed(4))
+		srv.SetEmbed(openaitest.HashEmbed(4))
 		srv.SetEmbedDelay(5 * time.Second)
 		defer srv.SetEmbedDelay(0)
 		tctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
@@ -364,14 +364,14 @@ func TestEmbeddings(t *testing.T) {
 			t.Fatalf("err=%v, want deadline exceeded", err)
 		}
 	})
-	if got, want := srv.Count(fakeopenai.PathEmbeddings), 6; got != want {
+	if got, want := srv.Count(openaitest.PathEmbeddings), 6; got != want {
 		t.Fatalf("embeddings count=%d, want %d", got, want)
 	}
 }
 
 func TestConcurrentRequests(t *testing.T) {
-	srv := fakeopenai.New(t, fakeopenai.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-		return fakeopenai.Text(req.Messages[0].Content).Response, nil
+	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openaitest.Text(req.Messages[0].Content).Response, nil
 	}))
 	c := srv.Client()
 	errs := make(chan error, 8)
@@ -391,7 +391,7 @@ func TestConcurrentRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, want := srv.Count(fakeopenai.PathChat), 8; got != want {
+	if got, want := srv.Count(openaitest.PathChat), 8; got != want {
 		t.Fatalf("count=%d, want %d", got, want)
 	}
 }

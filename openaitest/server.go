@@ -1,4 +1,4 @@
-package fakeopenai
+package openaitest
 
 import (
 	"bytes"
@@ -55,15 +55,15 @@ type Server struct {
 
 // Request is one recorded HTTP request, in arrival order.
 type Request struct {
-	Method string
-	Path   string
-	Header http.Header
-	Body   []byte // the raw body as received
-	Status int    // the status the server answered with
-	Time   time.Time
+	Method string      // the HTTP method, e.g. "POST"
+	Path   string      // the URL path, e.g. PathChat
+	Header http.Header // the request's headers, Authorization included
+	Body   []byte      // the raw body as received
+	Status int         // the status the server answered with
+	Time   time.Time   // when it arrived, by the server's clock (WithClock)
 }
 
-// Option configures New.
+// Option configures New and Start.
 type Option func(*Server)
 
 // WithAPIKey sets the bearer token the server requires and Client sends.
@@ -99,7 +99,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 			return
 		}
 		for _, v := range s.Violations() {
-			tb.Errorf("fakeopenai: %s", v)
+			tb.Errorf("openaitest: %s", v)
 		}
 	})
 	return s
@@ -263,8 +263,9 @@ type StatusError struct {
 	Code    string // error.code; optional
 }
 
+// Error implements error: "openaitest: status STATUS: MESSAGE".
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("fakeopenai: status %d: %s", e.Status, e.Message)
+	return fmt.Sprintf("openaitest: status %d: %s", e.Status, e.Message)
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -360,7 +361,7 @@ func writeError(w http.ResponseWriter, err error) {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":{"message":"fakeopenai: encode response","type":"server_error"}}`)
+		status, b = http.StatusInternalServerError, []byte(`{"error":{"message":"openaitest: encode response","type":"server_error"}}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

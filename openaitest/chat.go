@@ -1,4 +1,4 @@
-package fakeopenai
+package openaitest
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package fakeopenai
+package openaitest
 
 import (
 	"encoding/json"
@@ -15,9 +15,9 @@ const PathRerank = "/v1/rerank"
 
 // RerankRequest is the body of a re-rank request.
 type RerankRequest struct {
-	Model     string   `json:"model"`
-	Query     string   `json:"query"`
-	Documents []string `json:"documents"`
+	Model     string   `json:"model"`     // the model asked for; never empty
+	Query     string   `json:"query"`     // the text the documents are scored against
+	Documents []string `json:"documents"` // the texts to score, in request order
 }
 
 // RerankFunc scores req's documents against its query: one score per
