@@ -103,8 +103,8 @@ func (e *Engine) validateRequest(req *AppendRequest, stored bool) error {
 	if len(req.Messages) == 0 {
 		return invalid(-1, "messages", "must hold at least one message")
 	}
-	if n := len(req.Messages); n > e.limits.MaxMessagesPerAppend {
-		return invalid(-1, "messages", "at most %d messages per append, got %d", e.limits.MaxMessagesPerAppend, n)
+	if err := e.limits.TooManyMessages(len(req.Messages)); err != nil {
+		return err
 	}
 	for i := range req.Messages {
 		if err := e.validateMessage(i, &req.Messages[i]); err != nil {
@@ -258,8 +258,8 @@ func checkRoleFields(i int, m *Message) error {
 
 // checkToolCalls checks the number of tool calls and each call in order.
 func (e *Engine) checkToolCalls(i int, m *Message) error {
-	if n := len(m.ToolCalls); n > e.limits.MaxToolCalls {
-		return invalid(i, "toolCalls", "at most %d tool calls, got %d", e.limits.MaxToolCalls, n)
+	if err := e.limits.TooManyToolCalls(i, len(m.ToolCalls)); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for j, tc := range m.ToolCalls {

@@ -116,13 +116,20 @@ func timeoutText(d time.Duration) string {
 // failed as `json: cannot unmarshal number … into Go struct field
 // mcpserver.SearchInput.topK of type int`. A null the schema refuses, a
 // missing required argument and arguments that are not an object are
-// refused too (argsFault).
-func unknownArgs(inputs map[string]reflect.Type) mcp.Middleware {
+// refused too (argsFault). Before any of those, tooLong counts the
+// arguments' arrays (memory_append's messages): one past its bound is
+// refused then, its elements never walked (a million empty messages
+// took 28 s to be refused as "messages[0].role is required").
+func unknownArgs(inputs map[string]reflect.Type, tooLong func(tool string, args json.RawMessage) error) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 				if t, ok := inputs[r.Params.Name]; ok {
-					if err := argsFault(r.Params.Arguments, t); err != nil {
+					err := tooLong(r.Params.Name, r.Params.Arguments)
+					if err == nil {
+						err = argsFault(r.Params.Arguments, t)
+					}
+					if err != nil {
 						res := &mcp.CallToolResult{}
 						res.SetError(err)
 						return res, nil

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -58,7 +59,23 @@ func (h *handlers) addTools(s *mcp.Server) {
 	addTool(s, in, h, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate}, h.wmUpdate)
 	destructive := true
 	addTool(s, in, h, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, h.delete)
-	s.AddReceivingMiddleware(unknownArgs(in))
+	s.AddReceivingMiddleware(unknownArgs(in, h.tooLong))
+}
+
+// tooLong is the tool error for arguments of tool whose arrays pass
+// their bounds, counted before anything decodes them (server.TooLong):
+// memory_append's messages past limits.maxMessagesPerAppend, "Invalid
+// input: at most 1000 messages per append, got 1000000 (field
+// messages)"; nil when none does.
+func (h *handlers) tooLong(tool string, args json.RawMessage) error {
+	if tool != ToolAppend {
+		return nil
+	}
+	l := h.t.Engine.Limits()
+	if err := server.TooLong(args, l, map[string]int{"messages": l.MaxMessagesPerAppend}); err != nil {
+		return h.problem(err, pathFields)
+	}
+	return nil
 }
 
 // pathFields maps the fields of the HTTP routes' path ids (which the

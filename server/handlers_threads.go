@@ -160,7 +160,8 @@ func (s *Server) listMessages(r *http.Request, p *Principal) (any, error) {
 
 func (s *Server) appendMessages(r *http.Request, p *Principal) (any, error) {
 	var b AppendBody
-	if err := decodeBody(r, &b); err != nil {
+	l := s.cfg.Engine.Limits()
+	if err := decodeBounded(r, &b, &l); err != nil {
 		return nil, err
 	}
 	return s.tenant(p).Append(r.Context(), r.PathValue("thread"), b)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/importer"
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
@@ -322,6 +323,13 @@ func encodeJSON(w io.Writer, v any) {
 // (importer.CheckJSONText), sent with no Content-Encoding (or identity).
 // Errors name the field at fault.
 func decodeBody(r *http.Request, v any) error {
+	return decodeBounded(r, v, nil)
+}
+
+// decodeBounded is decodeBody for an append's body (AppendBody): with
+// limits l, its arrays are counted (TooLong) before it is decoded, and
+// one past its bound is the engine's error for it.
+func decodeBounded(r *http.Request, v any, l *engine.Limits) error {
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		// Read as JSON, a gzip body was "malformed JSON at byte 0".
 		return errorf(kindMediaType, "", "Content-Encoding %q is not supported: send the JSON body uncompressed", ce)
@@ -346,6 +354,11 @@ func decodeBody(r *http.Request, v any) error {
 		// Decoded into v it changes nothing: the route then asked
 		// for its first required member ("resourceId is required").
 		return errorf(kindInvalid, "", "the body must be a JSON object, not null")
+	}
+	if l != nil {
+		if err := TooLong(data, *l, AppendBounds(*l)); err != nil {
+			return err
+		}
 	}
 	src := bytes.NewReader(data)
 	dec := json.NewDecoder(src)

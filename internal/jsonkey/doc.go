@@ -2,7 +2,8 @@
 // known key a misspelt one most likely meant (Closest), an object's
 // members in order without decoding their values (Members), where a
 // JSON text nests deeper than a limit (DeeperThan; MaxDepth is
-// encoding/json's), data after a decoded value (End), and a \u escape
+// encoding/json's), an array longer than its bound, counted without
+// decoding (LongArray), data after a decoded value (End), and a \u escape
 // of half a UTF-16 surrogate pair, which encoding/json reads as U+FFFD
 // (LoneSurrogate: importer.CheckJSONText, so request bodies and records,
 // and tool-call arguments).
