@@ -425,7 +425,16 @@ func (e *Engine) spawn(fn func()) error {
 func (e *Engine) Dir() string { return e.dir }
 
 // Journal returns the run journal (memoized steps, tool applications and
-// memctx records). It shares the engine's lifetime.
+// memctx records). It shares the engine's lifetime. A user reads it
+// (ListRuns, MemCtx, RawMemCtx) and records steps and tool applications
+// with it (Step, Apply).
+//
+// Do not call ClearErasing, ClearErasings, Set or Forget on it: they are
+// the engine's own and damage its state. ClearErasing and ClearErasings
+// drop the marker of an erasure whose purge is owed, so the purge is
+// never retried; Set replaces a record the engine relies on (the data
+// directory's embedder, ScopeMeta); Forget deletes memoized records an
+// erasure had not asked to delete.
 func (e *Engine) Journal() *journal.Journal { return e.journal }
 
 // checkOpen refuses a call on a closed engine (ErrClosed) and a nil ctx

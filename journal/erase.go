@@ -185,8 +185,9 @@ func (j *Journal) Erasing(ctx context.Context) (int, error) {
 
 // ClearErasing deletes the erasure marker marker, or every marker when
 // marker is "". It is for the engine's purge, once the purge is done: a
-// marker cleared before leaves the purge owed and forgotten. Errors: the
-// database's (ctx's when cancelled).
+// marker cleared before leaves the purge owed and forgotten. For mnemo's
+// own packages: never call it on an engine's journal (engine.Engine.Journal).
+// Errors: the database's (ctx's when cancelled).
 func (j *Journal) ClearErasing(ctx context.Context, marker string) error {
 	q, args := `DELETE FROM journal WHERE scope = ?`, []any{ScopeErasing}
 	if marker != "" {
@@ -199,8 +200,10 @@ func (j *Journal) ClearErasing(ctx context.Context, marker string) error {
 }
 
 // ClearErasings deletes exactly the erasure markers markers (none when it
-// is empty), for a purge that completed several erasures at once. Errors:
-// the database's (ctx's when cancelled).
+// is empty), for a purge that completed several erasures at once. For
+// mnemo's own packages: a marker cleared before its purge is done leaves
+// the purge owed and forgotten, so never call it on an engine's journal
+// (engine.Engine.Journal). Errors: the database's (ctx's when cancelled).
 func (j *Journal) ClearErasings(ctx context.Context, markers []string) error {
 	const chunk = 500 // below every dialect's bound on bound parameters
 	for len(markers) > 0 {

@@ -233,6 +233,8 @@ func (j *Journal) run(ctx context.Context, scope, key, thread, resource, input s
 
 // Forget deletes the records of scope whose key starts with prefix. Erasure
 // uses it to invalidate memo entries; it returns how many were deleted.
+// For mnemo's own packages: on an engine's journal (engine.Engine.Journal)
+// it deletes records the engine's runs rely on; never call it there.
 // Errors: the database's (ctx's when cancelled).
 func (j *Journal) Forget(ctx context.Context, scope, prefix string) (int64, error) {
 	res, err := j.conn.ExecContext(ctx,
