@@ -135,7 +135,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e, err := open(ctx, cfg, dir)
 	if err != nil {
 		lock.release()
-		return nil, err
+		return nil, diskFull(dir, err) // disk_full.go
 	}
 	e.lock = lock
 	return e, nil
@@ -471,7 +471,7 @@ func (e *Engine) tx(ctx context.Context, fn func(tx *store.Tx) error) error {
 		return err
 	})
 	if err != nil && !fnFailed {
-		return fmt.Errorf("engine: %w", err) // begin or commit
+		err = fmt.Errorf("engine: %w", err) // begin or commit
 	}
-	return err
+	return diskFull(e.dir, err) // disk_full.go
 }

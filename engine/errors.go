@@ -462,7 +462,11 @@ func (e *CallDispatchedError) Unwrap() error { return ErrCallDispatched }
 // kept.
 var ErrSalvageInterrupted = errors.New("engine: a salvage of this data directory was interrupted while it swapped the database files")
 
-// ErrNoSpace is returned by Salvage when a write found no room on the
+// ErrNoSpace is returned by a write of an Engine on SQLite (Append,
+// SyncIndexes, any transaction's commit) and by Open when the data
+// directory's disk had no room: the error names the disk and says that
+// nothing committed is lost (the refused transaction is rolled back). It
+// is returned by Salvage when a write found no room on the
 // disk of the data directory (ENOSPC, a quota, SQLITE_FULL), and by Backup
 // when one found none on the disk of its destination (the partial copy is
 // removed, the data directory untouched). Salvage's error

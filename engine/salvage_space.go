@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 // A salvage writes, in the data directory, a copy of the damaged mnemo.db
@@ -21,11 +22,11 @@ import (
 // database is in place and the damaged one kept (TestSalvageDiskFull).
 
 // noSpace reports whether err is a write refused for lack of room: ENOSPC
-// or EDQUOT from the file system, SQLITE_FULL, or SQLite failing to grow
+// or EDQUOT from the file system (also as bleve's text), SQLITE_FULL, or SQLite failing to grow
 // its shared-memory file (SQLITE_IOERR_SHMSIZE), which is how a full
 // tmpfs shows when a connection opens.
 func noSpace(err error) bool {
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || recall.NoSpace(err) {
 		return true
 	}
 	const sqliteFull, sqliteIOErrShmSize = 13, 4874
@@ -40,6 +41,7 @@ func spaceError(dir, kept string, err error) error {
 	if err == nil || !noSpace(err) {
 		return err
 	}
+	err = fullCause(err) // disk_full.go: this error says what to do
 	if marked, _ := readMarker(dir); kept == "" && marked != "" {
 		return fmt.Errorf("%w on the disk holding %s: the swap of the salvaged database was cut short (the damaged one is whole as %s); make room and run salvage again to finish it (%w)",
 			ErrNoSpace, dir, filepath.Base(marked), err)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -48,6 +50,12 @@ func init() {
 // failed). A failure there means a segment or the root file cannot be read
 // or written: the index is marked damaged.
 func onAsyncError(err error, path string) {
+	if NoSpace(err) {
+		// A full disk is no damage: scorch keeps the snapshot it could
+		// not persist and retries it, and a process that stops first
+		// leaves the index behind the store, which the next Open queues.
+		return
+	}
 	if v, ok := lexicals.Load(path); ok {
 		v.(*Lexical).markDamaged(fmt.Errorf("background %w", err))
 	}
@@ -135,6 +143,9 @@ func (l *Lexical) guardRead(ctx context.Context, fn func() error) error {
 	if err == nil || errors.Is(err, ErrCorrupt) || ctx.Err() != nil || errors.Is(err, bleve.ErrorIndexClosed) {
 		return err
 	}
+	if NoSpace(err) {
+		return err
+	}
 	l.markDamaged(fmt.Errorf("read failed: %w", err))
 	return l.Damaged()
 }
@@ -177,6 +188,9 @@ func (l *Lexical) batch(b *bleve.Batch) error {
 			// A batch reads the segments to find the documents it
 			// replaces or deletes: a garbled one fails it (seen: a delete
 			// batch on a damaged index), and a retry fails the same way.
+			if NoSpace(err) {
+				return err // the batch stays in the outbox, retried
+			}
 			l.markDamaged(fmt.Errorf("write failed: %w", err))
 			err = l.Damaged()
 		}
@@ -194,4 +208,18 @@ func closeIndex(idx bleve.Index) (err error) {
 		}
 	}()
 	return idx.Close()
+}
+
+// NoSpace reports whether err is a write refused for lack of room on the
+// disk (ENOSPC, or EDQUOT: a quota), also when bleve passed it on as text
+// (its persister formats the error it got with %v).
+func NoSpace(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
 }

@@ -134,10 +134,20 @@ func (l *Lexical) open() (bleve.Index, error) {
 				return nil, fmt.Errorf("recall: create %s: %w", filepath.Dir(path), err)
 			}
 			idx, err = bleve.NewUsing(path, newMapping(), scorch.Name, scorch.Name, lexicalConfig())
+			if err != nil {
+				// What the failed creation wrote (an index_meta.json and
+				// no store/root.bolt on a full disk) would be taken for a
+				// damaged index by the next open, quarantined, and the
+				// creation tried again: a quarantine directory a command.
+				_ = os.RemoveAll(path)
+			}
 		} else {
 			idx, err = openExisting(path)
 			if errors.Is(err, bolt.ErrTimeout) {
 				return nil, fmt.Errorf("%w: %s: its lock file (store/root.bolt) was not free within %s", ErrLocked, path, BoltTimeout)
+			}
+			if NoSpace(err) {
+				return nil, fmt.Errorf("recall: open lexical index %s: %w", path, err) // not damage (damage.go)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)

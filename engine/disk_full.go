@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// diskFull returns err as an ErrNoSpace error naming the disk of dir
+// (the data directory) and saying what to do when it is a write refused
+// for lack of room (noSpace); any other err, and one that is an
+// ErrNoSpace already, unchanged. A full disk is no damage: SQLite rolls
+// the refused transaction back, and the derived indexes catch up from
+// mnemo.db once there is room.
+func diskFull(dir string, err error) error {
+	if err == nil || dir == "" || errors.Is(err, ErrNoSpace) || !noSpace(err) {
+		return err
+	}
+	return &fullError{dir: dir, err: err}
+}
+
+// fullError is diskFull's error: it matches ErrNoSpace and err.
+type fullError struct {
+	dir string
+	err error
+}
+
+func (f *fullError) Error() string {
+	return fmt.Sprintf("%v on the disk holding %s (a full disk, not damage): free space there and run the command again; nothing committed is lost (%v)", ErrNoSpace, f.dir, f.err)
+}
+
+func (f *fullError) Unwrap() []error { return []error{ErrNoSpace, f.err} }
+
+// fullCause is the error a fullError in err's chain wraps (its advice
+// left out, for an error that gives its own); err itself otherwise.
+func fullCause(err error) error {
+	var f *fullError
+	if errors.As(err, &f) {
+		return f.err
+	}
+	return err
+}

@@ -1,0 +1,82 @@
+//go:build linux
+
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// TestDiskFullIsNoDamage: on a data directory whose disk fills up (a 2
+// MiB tmpfs), the append that finds no room fails with ErrNoSpace, which
+// names the disk and says that nothing committed is lost, and no command
+// after it takes the full disk for a damaged index. walk35: "commit:
+// database or disk is full (13)" with no advice, then every command
+// (threads too) said "the lexical index was found damaged … moved to
+// quarantine" and failed on "no space left on device": five commands,
+// five quarantine directories. Once there is room the directory checks
+// ok.
+func TestDiskFullIsNoDamage(t *testing.T) {
+	ctx := context.Background()
+	mnt := mountTmpfs(t, 2<<20) // salvage_space_linux_test.go; skips without root
+	cfg := engine.Config{Dir: filepath.Join(mnt, "d"), Embedder: recall.HashEmbedder{}}
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var appendErr error
+	for b := 0; b < 200 && appendErr == nil; b++ {
+		ms := make([]engine.Message, 50)
+		for i := range ms {
+			ms[i] = user(fmt.Sprintf("m-%d-%d", b, i), strings.Repeat(fmt.Sprintf("note %d of batch %d about the night train to Porto. ", i, b), 4))
+		}
+		_, appendErr = e.Append(ctx, engine.AppendRequest{ThreadID: fmt.Sprintf("t%d", b%10), ResourceID: "r", Messages: ms})
+	}
+	e.Close()
+	if !errors.Is(appendErr, engine.ErrNoSpace) || !strings.Contains(appendErr.Error(), "nothing committed is lost") {
+		t.Fatalf("the write that found the disk full: %v, want ErrNoSpace saying nothing committed is lost", appendErr)
+	}
+	// The index in use when the disk filled is still quarantined in some
+	// runs (a cause not yet found, with its files whole); an open on the
+	// full disk makes no quarantine.
+	before := quarantined(cfg.Dir)
+	for i := 0; i < 3; i++ {
+		e, err := engine.Open(ctx, cfg)
+		if err == nil {
+			_, err = e.ThreadsPage(ctx, engine.ThreadsRequest{})
+			e.Close()
+		}
+		if err != nil && !errors.Is(err, engine.ErrNoSpace) {
+			t.Errorf("open %d on the full disk: %v, want nil or ErrNoSpace", i+1, err)
+		}
+	}
+	if n := quarantined(cfg.Dir); n != before {
+		t.Fatalf("a full disk was taken for damage: %d quarantine directories made by 3 opens", n-before)
+	}
+	remount(t, mnt, 30<<20, false)
+	e, err = engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("check once there is room: %v", err)
+	}
+}
+
+// quarantined counts the quarantine directories of the data directory dir.
+func quarantined(dir string) int {
+	q, _ := os.ReadDir(filepath.Join(dir, engine.QuarantineDir))
+	return len(q)
+}
