@@ -43,7 +43,10 @@ type ObserveConfig struct {
 	ReflectThreshold int
 	// MaxRounds is observe.Config.MaxRounds.
 	MaxRounds int
-	// CallTimeout is observe.Config.CallTimeout: the bound on one model call.
+	// CallTimeout is observe.Config.CallTimeout: the bound on one model
+	// call, retries included (0: observe.DefaultCallTimeout, 2 minutes;
+	// mnemo.json's observe.callTimeout). A call cut by it fails with an
+	// error matching observe.ErrCallTimeout that names the bound.
 	CallTimeout time.Duration
 	// MaxUnobservedTokens bounds the unobserved part of LoadContext's
 	// recent window, in estimated tokens (the messages' stored estimates,

@@ -67,6 +67,9 @@
 // advisory lock on its key held while it runs (keylock.go; released with
 // the connection if the process dies; TestApplyOnceAcrossPools); a memoized
 // step's fn, and on SQLite any fn, may have run in each racing process.
+// So two processes observing one thread at once may both call the model
+// for one chunk (a memoized step), on either backend; the observation is
+// stored once (observe's per-thread lock is taken only to store it).
 //
 // # Errors
 //

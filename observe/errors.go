@@ -55,3 +55,11 @@ var ErrSourcesChanged = errors.New("observe: reflection sources changed")
 // may hold erased turns: nothing is stored; the next call reads the turns
 // again.
 var ErrTurnsErased = errors.New("observe: turns erased while the observer ran")
+
+// ErrCallTimeout is matched by the error Observe and Reflect return when
+// one model call ran out of Config.CallTimeout while the caller's context
+// was still live. Its text names the bound: "observe: the model call did
+// not answer within 2m0s (the observer's call bound: observe.callTimeout
+// in mnemo.json, Config.CallTimeout in Go): " and the model's error, which
+// it wraps too (for OpenAIModel, ErrModel and context.DeadlineExceeded).
+var ErrCallTimeout = errors.New("observe: the model call did not answer")

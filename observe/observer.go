@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
@@ -55,7 +56,10 @@ type Config struct {
 	RecentN int
 	// MaxRounds bounds the observer calls per Observe; 0 means DefaultMaxRounds.
 	MaxRounds int
-	// CallTimeout bounds one model call; 0 means DefaultCallTimeout.
+	// CallTimeout bounds one model call (its retries included, within the
+	// caller's context); 0 or negative means DefaultCallTimeout (2 minutes).
+	// A call cut by it returns an error matching ErrCallTimeout that names
+	// the bound.
 	CallTimeout time.Duration
 	// MaxAnswerTokens bounds one answer; 0 means DefaultMaxAnswerTokens.
 	MaxAnswerTokens int
@@ -295,8 +299,18 @@ func (o *Observer) lock(ctx context.Context, threadID string) (unlock func(), er
 // occur in a thread id, so one thread's prefix never matches another's.
 func MemoPrefix(threadID string) string { return "observe|" + threadID + "|" }
 
+// complete makes one model call bounded by Config.CallTimeout. When that
+// bound (not the caller's context) ended it, the error names the bound
+// and wraps ErrCallTimeout and the model's error (ErrModel,
+// context.DeadlineExceeded): a hung model showed only "context deadline
+// exceeded".
 func (o *Observer) complete(ctx context.Context, system, user string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, o.cfg.CallTimeout)
+	cctx, cancel := context.WithTimeout(ctx, o.cfg.CallTimeout)
 	defer cancel()
-	return o.cfg.Model.Complete(ctx, Prompt{System: system, User: user, JSON: true, MaxTokens: o.cfg.MaxAnswerTokens})
+	out, err := o.cfg.Model.Complete(cctx, Prompt{System: system, User: user, JSON: true, MaxTokens: o.cfg.MaxAnswerTokens})
+	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		return out, fmt.Errorf("%w within %s (the observer's call bound: observe.callTimeout in mnemo.json, Config.CallTimeout in Go): %w",
+			ErrCallTimeout, o.cfg.CallTimeout, err)
+	}
+	return out, err
 }

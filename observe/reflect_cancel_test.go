@@ -17,7 +17,9 @@ import (
 // erasure of the thread, Close) returns the error but logs no WARN
 // "reflector call failed; observations stay live": whoever cancelled it says
 // why (the engine logs an erasure's at INFO). It logged that WARN next to the
-// engine's INFO. A call that ran out of its CallTimeout still warns.
+// engine's INFO. A call that ran out of its CallTimeout still warns, and
+// its error names the bound (ErrCallTimeout): it said only "context
+// deadline exceeded".
 func TestReflectorCancelNotWarned(t *testing.T) {
 	forEachBackend(t, testReflectorCancelNotWarned)
 }
@@ -29,9 +31,10 @@ func testReflectorCancelNotWarned(t *testing.T, b backend) {
 		cancel   bool          // cancel the caller's context once the model is called
 		want     error
 		wantWarn bool
+		bound    bool // the error matches ErrCallTimeout and names the bound
 	}{
-		{"Cancelled", time.Minute, true, context.Canceled, false},
-		{"CallTimeout", 300 * time.Millisecond, false, context.DeadlineExceeded, true},
+		{"Cancelled", time.Minute, true, context.Canceled, false, false},
+		{"CallTimeout", 300 * time.Millisecond, false, context.DeadlineExceeded, true, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -71,6 +74,10 @@ func testReflectorCancelNotWarned(t *testing.T, b backend) {
 			}
 			if !errors.Is(err, c.want) {
 				t.Fatalf("Reflect = %v, want %v", err, c.want)
+			}
+			named := "the model call did not answer within 300ms (the observer's call bound: observe.callTimeout in mnemo.json"
+			if got := errors.Is(err, observe.ErrCallTimeout) && strings.Contains(err.Error(), named); got != c.bound {
+				t.Errorf("Reflect = %v: names the call bound: %v, want %v (%q, matching ErrCallTimeout)", err, got, c.bound, named)
 			}
 			if got := strings.Contains(logs.String(), "reflector call failed"); got != c.wantWarn {
 				t.Errorf("logged the WARN: %v, want %v:\n%s", got, c.wantWarn, logs.String())

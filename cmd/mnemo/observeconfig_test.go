@@ -2,6 +2,7 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
@@ -36,6 +37,41 @@ func TestConfigObserveRefused(t *testing.T) {
 		var cfg engine.Config
 		if err := (&memoryConfig{Observe: &observeConfig{MaxUnobservedTokens: in}}).apply(&cfg, getenv, false); err != nil || cfg.Observe.MaxUnobservedTokens != want {
 			t.Errorf("maxUnobservedTokens %d: %v, engine gets %d, want %d", in, err, cfg.Observe.MaxUnobservedTokens, want)
+		}
+	}
+}
+
+// TestConfigObserveCallTimeout: observe.callTimeout in mnemo.json sets
+// engine.ObserveConfig.CallTimeout, the bound on one model call (none: the
+// default); a value that is no positive Go duration is refused naming the
+// field. There was no such setting: the bound was observe.DefaultCallTimeout
+// (2 minutes), named by no doc, and a hung model's `mnemo observe` failed
+// after 121 s with "context deadline exceeded".
+func TestConfigObserveCallTimeout(t *testing.T) {
+	getenv := func(string) string { return "" }
+	for _, c := range []struct {
+		in   string
+		want time.Duration
+		err  string
+	}{
+		{"", 0, ""},
+		{"90s", 90 * time.Second, ""},
+		{"5m", 5 * time.Minute, ""},
+		{"0", 0, `observe.callTimeout: must be a positive Go duration such as "90s" (none: the default, 2m0s), got "0"`},
+		{"-1s", 0, `observe.callTimeout: must be a positive Go duration such as "90s" (none: the default, 2m0s), got "-1s"`},
+		{"soon", 0, `observe.callTimeout: must be a positive Go duration such as "90s" (none: the default, 2m0s), got "soon"`},
+		{"9999999h", 0, `observe.callTimeout: "9999999h" ` + durationRange},
+	} {
+		var cfg engine.Config
+		err := (&memoryConfig{Observe: &observeConfig{CallTimeout: c.in}}).apply(&cfg, getenv, false)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("callTimeout %q: %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || cfg.Observe.CallTimeout != c.want {
+			t.Errorf("callTimeout %q: %v, engine gets %s, want %s", c.in, err, cfg.Observe.CallTimeout, c.want)
 		}
 	}
 }

@@ -95,6 +95,11 @@ type observeConfig struct {
 	Threshold        int    `json:"threshold,omitempty"`
 	ReflectThreshold int    `json:"reflectThreshold,omitempty"`
 	ChunkTokens      int    `json:"chunkTokens,omitempty"`
+	// CallTimeout is engine.ObserveConfig.CallTimeout, a Go duration
+	// ("90s"): the bound on one model call. None: the default,
+	// observe.DefaultCallTimeout (2 minutes); 0, negative or no duration is
+	// refused naming observe.callTimeout.
+	CallTimeout string `json:"callTimeout,omitempty"`
 	// MaxUnobservedTokens is engine.ObserveConfig.MaxUnobservedTokens: 0
 	// the default, -1 no bound.
 	MaxUnobservedTokens int    `json:"maxUnobservedTokens,omitempty"`
@@ -498,6 +503,7 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 		oc := &engine.ObserveConfig{Threshold: o.Threshold, ReflectThreshold: o.ReflectThreshold, ChunkTokens: o.ChunkTokens,
 			Background: o.Background && withModel, SyncOnLoad: o.SyncOnLoad && withModel, Scope: o.Scope, SearchTool: o.SearchTool,
 			MaxUnobservedTokens: o.MaxUnobservedTokens}
+		oc.CallTimeout, _ = o.callTimeout() // checked by o.check
 		if o.MaxUnobservedTokens == -1 {
 			oc.MaxUnobservedTokens = engine.NoUnobservedBound
 		}
@@ -594,9 +600,27 @@ func (l *limitsConfig) checkAnswer() error {
 	return nil
 }
 
+// callTimeout is o.CallTimeout parsed (0 when absent: the default), or an
+// error naming observe.callTimeout: no Go duration, 0 or negative, or out
+// of range.
+func (o *observeConfig) callTimeout() (time.Duration, error) {
+	if o.CallTimeout == "" {
+		return 0, nil
+	}
+	if durationTooLong(o.CallTimeout) {
+		return 0, fmt.Errorf("observe.callTimeout: %q %s", o.CallTimeout, durationRange)
+	}
+	d, err := time.ParseDuration(o.CallTimeout)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("observe.callTimeout: must be a positive Go duration such as \"90s\" (none: the default, %s), got %q", observe.DefaultCallTimeout, o.CallTimeout)
+	}
+	return d, nil
+}
+
 // check refuses what the observer would refuse at its first use: a
 // negative threshold, reflectThreshold or chunkTokens (0 means the
-// default), a scope other than thread or resource (empty means thread).
+// default), a scope other than thread or resource (empty means thread),
+// a callTimeout callTimeout refuses.
 func (o *observeConfig) check() error {
 	for _, f := range []struct {
 		name string
@@ -612,7 +636,8 @@ func (o *observeConfig) check() error {
 	if o.Scope != "" && o.Scope != engine.ObserveScopeThread && o.Scope != engine.ObserveScopeResource {
 		return fmt.Errorf("observe.scope must be %s or %s, got %q", engine.ObserveScopeThread, engine.ObserveScopeResource, o.Scope)
 	}
-	return nil
+	_, err := o.callTimeout()
+	return err
 }
 
 // checkServed refuses what only mnemo serve uses, naming the field: a
