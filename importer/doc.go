@@ -69,6 +69,10 @@
 //     last; one that is not valid text with the column of the bad byte); with Strict the import stops at the first one, which is then
 //     the error (Report.Stopped, not counted in Report.Skipped). What was
 //     stored before a strict stop stays stored (each thread batch is atomic).
+//   - An engine error that is not a record's (a quota refusing, the
+//     database gone) stops the import and is returned; the report says
+//     where (Report.Error, Stopped, StoppedThread, NotStored). What was
+//     stored stays, and importing the file again stores only the rest.
 //   - A field the engine refused is named as the format's record spells it
 //     (RecordError.Field: tool_call_id in JSONL, not the API's toolCallId).
 //

@@ -114,6 +114,20 @@ type Report struct {
 	// *RecordError it returned), "" when it did not; that record is not
 	// counted in Skipped.
 	Stopped string `json:"stopped,omitempty"`
+	// Error is, when the engine (or ctx) stopped the import part-way
+	// (a quota, the database gone), its error's text; Stopped is then
+	// the first record not stored, StoppedThread its thread and
+	// NotStored how many messages of that thread's batch, from Stopped
+	// on, were not stored (the records after the batch were not read).
+	// "" and 0 when it did not stop so. The messages counted before
+	// stay; importing the same file again stores only the rest (ids).
+	Error string `json:"error,omitempty"`
+	// StoppedThread is the thread of the record the engine stopped the
+	// import at (see Error); "" when it did not.
+	StoppedThread string `json:"stoppedThread,omitempty"`
+	// NotStored counts the messages of StoppedThread's batch, from
+	// Stopped on, that were not stored (see Error); 0 when it did not stop.
+	NotStored int `json:"notStored,omitempty"`
 	// Unstored counts the JSONL lines stored (now or before) whose
 	// message does not hold all they said: a member chat APIs write that
 	// mnemo has no field for ("annotations", "reasoning_content", …;
@@ -340,7 +354,7 @@ func (w *writer) appendBatch(req engine.AppendRequest, wheres []string, unstored
 	}
 	var ve *engine.ValidationError
 	if !errors.As(err, &ve) && !errors.Is(err, engine.ErrConflict) && !errors.Is(err, engine.ErrResourceMismatch) {
-		return err
+		return w.stop(req, wheres, 0, err)
 	}
 	if ve != nil && ve.Index < 0 || errors.Is(err, engine.ErrResourceMismatch) {
 		// The whole batch is wrong (thread or resource id).
@@ -362,7 +376,7 @@ func (w *writer) appendBatch(req engine.AppendRequest, wheres []string, unstored
 				}
 				continue
 			}
-			return err
+			return w.stop(req, wheres, i, err)
 		}
 		w.count(one, res)
 		if i < len(unstored) {
@@ -370,6 +384,18 @@ func (w *writer) appendBatch(req engine.AppendRequest, wheres []string, unstored
 		}
 	}
 	return nil
+}
+
+// stop records in the report that err, not a record's fault, stopped the
+// import at req's i-th message (wheres[i]): Error, Stopped, StoppedThread
+// and NotStored. It returns err.
+func (w *writer) stop(req engine.AppendRequest, wheres []string, i int, err error) error {
+	w.rep.Error = strings.TrimPrefix(err.Error(), "engine: ")
+	if i < len(wheres) {
+		w.rep.Stopped = wheres[i]
+	}
+	w.rep.StoppedThread, w.rep.NotStored = req.ThreadID, len(req.Messages)-i
+	return err
 }
 
 // noteUnstored counts a stored record whose members (of unstoredMembers)

@@ -156,6 +156,14 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 			if fs.NArg() == 1 {
 				total.File, total.Format, total.Stopped = rep.File, rep.Format, rep.Stopped
 			}
+			if rep.Error != "" {
+				// Where the engine stopped it; of several FILEs the last
+				// read (the others are not read), its error naming it.
+				total.Stopped, total.StoppedThread, total.NotStored, total.Error = rep.Stopped, rep.StoppedThread, rep.NotStored, rep.Error
+				if fs.NArg() > 1 {
+					total.Error = label + ": " + rep.Error
+				}
+			}
 		}
 		if err != nil {
 			failed = c.ingestFailed(ctx, label, err, *strict, rep)
@@ -410,7 +418,12 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, w *out
 		rep.File = label
 		if !asJSON {
 			stopped := ""
-			if rep.Stopped != "" {
+			switch {
+			case rep.Error != "":
+				// The engine stopped it (a quota, the database gone): said
+				// with the error by ingestFailed.
+				stopped = ", stopped at " + rep.Stopped
+			case rep.Stopped != "":
 				// --strict: the record that stopped the import is the error, not skipped.
 				stopped = ", stopped at " + rep.Stopped + " (--strict)"
 			}
@@ -519,6 +532,9 @@ func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err erro
 		fmt.Fprintf(c.Stderr, "mnemo ingest: --strict stopped %s at its first malformed record: %s stored; fix the record and ingest the file again (stored messages are not stored twice)\n",
 			label, stored)
 	}
+	if rep != nil && rep.Error != "" {
+		return stoppedPartWay(label, rep)
+	}
 	var re *importer.RecordError
 	if errors.As(err, &re) {
 		// "FILE line 3: invalid role: …": the record names the file.
@@ -532,6 +548,30 @@ func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err erro
 		return errors.New(msg)
 	}
 	return fmt.Errorf("%s: %s", label, msg)
+}
+
+// stoppedPartWay is the error of the import of label that the engine
+// stopped part-way (rep.Error: a quota refusing, the database gone): where
+// it stopped, what is stored (it stays, an import being no transaction),
+// what is not, and that the same ingest run again once the cause is fixed
+// stores only the rest (every message is stored by its id, derived when
+// the file has none). "FILE: stopped at line 10 (thread t2): quota
+// exceeded: …; 9 messages of it are stored and stay; not stored: 12
+// messages of thread t2 from there and every record after them; …".
+func stoppedPartWay(label string, rep *importer.Report) error {
+	n := rep.Messages + rep.Duplicates
+	stored := count(n, "message") + " of it are stored and stay"
+	switch n {
+	case 0:
+		stored = "none of its messages is stored"
+	case 1:
+		stored = "1 message of it is stored and stays"
+	}
+	if rep.Duplicates > 0 && n > 0 {
+		stored += fmt.Sprintf(" (%d of them by an earlier import)", rep.Duplicates)
+	}
+	return fmt.Errorf("%s: stopped at %s (thread %s): %s; %s; not stored: %s of thread %s from there and every record after them; once the cause is fixed, run the same ingest again to store the rest (messages already stored are not stored twice)",
+		label, rep.Stopped, rep.StoppedThread, rep.Error, stored, count(rep.NotStored, "message"), rep.StoppedThread)
 }
 
 // interruptedError is an ingest its context stopped (SIGINT, SIGTERM):
