@@ -71,7 +71,12 @@ func TestAllowedRankNoHNSWScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	var hnsw []string
-	rows, err := pool.Query(t.Context(), `SELECT indexname FROM pg_indexes WHERE tablename = 'embeddings' AND indexdef LIKE '%USING hnsw%'`)
+	// The catalog, not pg_indexes: pg_indexes computes pg_get_indexdef for
+	// every schema's embeddings table, and another package's test dropping
+	// its schema meanwhile fails the query ("could not open relation with
+	// OID …", CI on 3ce84c3).
+	rows, err := pool.Query(t.Context(), `SELECT i.relname::text FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+		JOIN pg_am a ON a.oid = i.relam WHERE x.indrelid = 'embeddings'::regclass AND a.amname = 'hnsw'`)
 	if err == nil {
 		hnsw, err = pgx.CollectRows(rows, pgx.RowTo[string])
 	}
