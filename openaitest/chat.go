@@ -122,14 +122,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, idx int, body []by
 			return
 		}
 	}
-	if have && reply.Delay > 0 {
-		t := time.NewTimer(reply.Delay)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return // the client gave up; nothing to answer
-		}
+	if have && !waited(r, reply.Delay) {
+		return
 	}
 	var resp openai.ChatCompletionResponse
 	var err error

@@ -163,14 +163,8 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request, idx int, body []b
 		s.fail(w, idx, http.StatusInternalServerError, "server_error", "embeddings request arrived but no embed function is set")
 		return
 	}
-	if delay > 0 {
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		}
+	if !waited(r, delay) {
+		return
 	}
 	vecs, err := fn(req)
 	if err != nil {

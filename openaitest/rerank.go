@@ -98,14 +98,8 @@ func (s *Server) rerank(w http.ResponseWriter, r *http.Request, idx int, body []
 		s.fail(w, idx, http.StatusInternalServerError, "server_error", "a re-rank request arrived but no re-rank function is set (SetRerank)")
 		return
 	}
-	if delay > 0 {
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return // the client gave up; nothing to answer
-		}
+	if !waited(r, delay) {
+		return
 	}
 	scores, err := fn(req)
 	if err != nil {

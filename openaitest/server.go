@@ -386,3 +386,19 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 	}
 	return r.ResponseWriter.Write(b)
 }
+
+// waited waits delay (none when ≤ 0) before a request is answered, and
+// says false when the client gave up meanwhile: then nothing is answered.
+func waited(r *http.Request, delay time.Duration) bool {
+	if delay <= 0 {
+		return true
+	}
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
