@@ -46,12 +46,8 @@ func printReservedIDs(w io.Writer, found []dotID) {
 	if len(found) == 0 {
 		return
 	}
-	names := make([]string, len(found))
-	for i, d := range found {
-		names[i] = d.String()
-	}
 	fmt.Fprintf(w, "note: %s stored before ids beginning with %q were reserved for erased owners (an erasure's tombstones begin so): "+
 		"nothing more can be appended or written under them; the mnemo commands read and erase them "+
 		"(mnemo messages --thread, mnemo delete --thread or --resource); a conversation to go on with needs a new id\n",
-		strings.Join(names, ", "), engine.TombstonePrefix)
+		joinIDs(found), engine.TombstonePrefix)
 }
