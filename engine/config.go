@@ -129,6 +129,8 @@ type Config struct {
 	// which the fused order stands; memctx.retrieval.rerank records that
 	// it ran, its status and its latency. Nil (the default) means none:
 	// recall stays offline. Both backends run it (SQLite and Postgres).
+	// A negative Rerank.Depth is refused by Open (a *ValidationError
+	// naming Rerank.Depth).
 	Rerank *recall.Rerank
 
 	// Redactor removes secrets from every text before it is stored: message
@@ -189,7 +191,8 @@ type Config struct {
 	// working-memory write) before it returns ErrEraseBusy and erases
 	// nothing. Work on other threads and resources never waits for an
 	// erasure, and an observer run on an erased thread is cancelled rather
-	// than awaited. Zero means DefaultEraseWait.
+	// than awaited. Zero means DefaultEraseWait; a negative value is
+	// refused by Open (a *ValidationError naming EraseWait).
 	EraseWait time.Duration
 
 	// MustExist makes Open refuse, creating nothing, a Dir that does not
@@ -317,7 +320,9 @@ func checkSizes(cfg Config) error {
 
 // checkBounds refuses a negative Quota or Retention bound, which read as
 // no bound at all (as 0 does), so a caller writing one is told rather
-// than left unbounded.
+// than left unbounded; and a negative Lifecycle.IdleTTL (read as no
+// lifetime), EraseWait (read as DefaultEraseWait) or Rerank.Depth (read
+// as the query's TopK: no candidate beyond it re-ranked).
 func checkBounds(cfg Config) error {
 	q := cfg.Lifecycle.Quota
 	for _, f := range []struct {
@@ -330,6 +335,15 @@ func checkBounds(cfg Config) error {
 		if f.v < 0 {
 			return invalid(-1, "Lifecycle.Quota."+f.name, "must be 0 (no bound) or more, got %d", f.v)
 		}
+	}
+	if cfg.Lifecycle.IdleTTL < 0 {
+		return invalid(-1, "Lifecycle.IdleTTL", "must be 0 (threads never expire) or more, got %v: only SetIdleTTL's negative lifetime means never", cfg.Lifecycle.IdleTTL)
+	}
+	if cfg.EraseWait < 0 {
+		return invalid(-1, "EraseWait", "must be 0 (DefaultEraseWait, %s) or more, got %v", DefaultEraseWait, cfg.EraseWait)
+	}
+	if rr := cfg.Rerank; rr != nil && rr.Depth < 0 {
+		return invalid(-1, "Rerank.Depth", "must be 0 (recall.DefaultRerankDepth, %d) or more, got %d", recall.DefaultRerankDepth, rr.Depth)
 	}
 	if r := cfg.Retention; r.KeepRuns < 0 {
 		return invalid(-1, "Retention.KeepRuns", "must be 0 (no limit by count) or more, got %d", r.KeepRuns)

@@ -85,7 +85,10 @@ type Engine struct {
 // ErrSchemaTooNew and names the file) and never modifies it, and a
 // Config.Limits.MaxAnswerBytes below Limits.MaxContentBytes (a
 // *ValidationError matching ErrAnswerBoundTooSmall), and a negative
-// Config.RecentN or Limits field (a *ValidationError naming it).
+// size, bound or duration that has no meaning of its own (Config.RecentN,
+// a Limits or Quota field, Retention, Lifecycle.IdleTTL, EraseWait,
+// Rerank.Depth, an ObserveConfig count or CallTimeout: a *ValidationError
+// naming it), creating nothing.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if ctx == nil {
 		return nil, ErrNilContext

@@ -20,7 +20,9 @@ type Lifecycle struct {
 	// Expire, by `mnemo serve` periodically, and at the latest by the next
 	// Append to it, which then starts a fresh thread with none of the old
 	// transcript. SetIdleTTL overrides it per thread. Zero means threads
-	// never expire unless they have a lifetime of their own.
+	// never expire unless they have a lifetime of their own; a negative
+	// value is refused by Open (a *ValidationError naming
+	// Lifecycle.IdleTTL).
 	//
 	// Expiry is an erasure: the working-memory versions written by the
 	// expired thread's runs go too, also in a resource-scoped state, which

@@ -10,14 +10,24 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 // TestOpenRefusesNegativeSizes: a negative Config.RecentN, Limits field,
-// quota bound or retention bound is a *ValidationError naming it, and
-// nothing is created; Open read each as its default (RecentN -1, which
-// turns a LoadRequest's window off, gave a window of 10; a negative bound
-// was no bound). Zero still means the default.
+// quota bound, retention bound, Lifecycle.IdleTTL, EraseWait,
+// Rerank.Depth, ObserveConfig count or CallTimeout (and an unknown
+// ObserveConfig.Scope) is a *ValidationError naming it, and nothing is
+// created; Open read each as its default (RecentN -1, which turns a
+// LoadRequest's window off, gave a window of 10; CallTimeout -1s the 2
+// minutes) or as no bound (a quota, retention or lifetime), or the
+// observer refused it at its first use naming no field (a threshold).
+// Zero still means the default.
 func TestOpenRefusesNegativeSizes(t *testing.T) {
+	// Never called: Open refuses the config first.
+	rr, err := recall.NewOpenAIReranker(recall.OpenAIRerankConfig{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for field, cfg := range map[string]engine.Config{
 		"RecentN":                      {RecentN: -1},
 		"Limits.MaxContentBytes":       {Limits: engine.Limits{MaxContentBytes: -1}},
@@ -36,6 +46,18 @@ func TestOpenRefusesNegativeSizes(t *testing.T) {
 		"Lifecycle.Quota.StoreBytes":       {Lifecycle: engine.Lifecycle{Quota: engine.Quota{StoreBytes: -1}}},
 		"Retention.KeepRuns":               {Retention: journal.Retention{KeepRuns: -1}},
 		"Retention.MaxAge":                 {Retention: journal.Retention{MaxAge: -time.Hour}},
+		// Read as no lifetime, as the default wait, as the query's TopK.
+		"Lifecycle.IdleTTL": {Lifecycle: engine.Lifecycle{IdleTTL: -time.Hour}},
+		"EraseWait":         {EraseWait: -time.Second},
+		"Rerank.Depth":      {Rerank: &recall.Rerank{Reranker: rr, Depth: -1}},
+		// Read as the default (MaxRounds, CallTimeout), or refused at the
+		// observer's first use naming no field (the thresholds, Scope).
+		"Observe.Threshold":        {Observe: &engine.ObserveConfig{Threshold: -1}},
+		"Observe.ChunkTokens":      {Observe: &engine.ObserveConfig{ChunkTokens: -1}},
+		"Observe.ReflectThreshold": {Observe: &engine.ObserveConfig{ReflectThreshold: -1}},
+		"Observe.MaxRounds":        {Observe: &engine.ObserveConfig{MaxRounds: -1}},
+		"Observe.CallTimeout":      {Observe: &engine.ObserveConfig{CallTimeout: -time.Second}},
+		"Observe.Scope":            {Observe: &engine.ObserveConfig{Scope: "global"}},
 	} {
 		t.Run(field, func(t *testing.T) {
 			cfg.Dir = t.TempDir() + "/data"

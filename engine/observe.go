@@ -35,18 +35,20 @@ type ObserveConfig struct {
 	// Threshold, ChunkTokens, ReflectThreshold, MaxRounds and CallTimeout
 	// are passed to observe.Config; zero means the observe defaults
 	// (observe.DefaultThreshold = 30,000 tokens, observe.DefaultReflectThreshold
-	// = 40,000 tokens). The recent window is Config.RecentN.
+	// = 40,000 tokens). The recent window is Config.RecentN. A negative
+	// one is refused by Open (a *ValidationError naming Observe.<Field>).
 	Threshold int
 	// ChunkTokens is observe.Config.ChunkTokens, in estimated tokens.
 	ChunkTokens int
 	// ReflectThreshold is observe.Config.ReflectThreshold, in estimated tokens.
 	ReflectThreshold int
-	// MaxRounds is observe.Config.MaxRounds.
+	// MaxRounds is observe.Config.MaxRounds (0: observe.DefaultMaxRounds, 16).
 	MaxRounds int
 	// CallTimeout is observe.Config.CallTimeout: the bound on one model
 	// call, retries included (0: observe.DefaultCallTimeout, 2 minutes;
-	// mnemo.json's observe.callTimeout). A call cut by it fails with an
-	// error matching observe.ErrCallTimeout that names the bound.
+	// mnemo.json's observe.callTimeout; negative: refused by Open, it was
+	// read as the default). A call cut by it fails with an error matching
+	// observe.ErrCallTimeout that names the bound.
 	CallTimeout time.Duration
 	// MaxUnobservedTokens bounds the unobserved part of LoadContext's
 	// recent window, in estimated tokens (the messages' stored estimates,
@@ -75,7 +77,8 @@ type ObserveConfig struct {
 	// rendered.
 	SyncOnLoad bool
 	// Scope is ObserveScopeThread (default when empty) or
-	// ObserveScopeResource.
+	// ObserveScopeResource; another is refused by Open (a
+	// *ValidationError naming Observe.Scope).
 	Scope string
 	// SearchTool offers the model the opt-in recallObservations tool (BM25
 	// over the live observations of the scope) in every context. Off by
@@ -106,10 +109,6 @@ func (e *Engine) observer() (*observe.Observer, error) {
 	}
 	s := &e.obs
 	s.once.Do(func() {
-		if c.Scope != "" && c.Scope != ObserveScopeThread && c.Scope != ObserveScopeResource {
-			s.err = invalid(-1, "Observe.Scope", "must be %q or %q", ObserveScopeThread, ObserveScopeResource)
-			return
-		}
 		if c.Model == nil {
 			return
 		}

@@ -37,10 +37,32 @@ const (
 	unobservedWarnEvery = 10 * time.Minute
 )
 
-// checkObserveConfig refuses an ObserveConfig bound that cannot hold.
+// checkObserveConfig refuses an ObserveConfig bound that cannot hold: a
+// negative MaxUnobservedTokens, and a negative Threshold, ChunkTokens,
+// ReflectThreshold, MaxRounds or CallTimeout, which the observer read as
+// its default (MaxRounds, CallTimeout) or refused only at its first use
+// with an ErrConfig naming no field (the thresholds); and a Scope other
+// than the two, refused there too.
 func checkObserveConfig(c *ObserveConfig) error {
-	if c != nil && c.MaxUnobservedTokens < 0 {
+	if c == nil {
+		return nil
+	}
+	if c.MaxUnobservedTokens < 0 {
 		return invalid(-1, "Observe.MaxUnobservedTokens", "must not be negative (0: the default, NoUnobservedBound: no bound), got %d", c.MaxUnobservedTokens)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"Threshold", c.Threshold}, {"ChunkTokens", c.ChunkTokens}, {"ReflectThreshold", c.ReflectThreshold}, {"MaxRounds", c.MaxRounds}} {
+		if f.v < 0 {
+			return invalid(-1, "Observe."+f.name, "must be 0 (the default) or more, got %d", f.v)
+		}
+	}
+	if c.CallTimeout < 0 {
+		return invalid(-1, "Observe.CallTimeout", "must be 0 (observe.DefaultCallTimeout, %s) or more, got %v", observe.DefaultCallTimeout, c.CallTimeout)
+	}
+	if c.Scope != "" && c.Scope != ObserveScopeThread && c.Scope != ObserveScopeResource {
+		return invalid(-1, "Observe.Scope", "must be %q or %q", ObserveScopeThread, ObserveScopeResource)
 	}
 	return nil
 }

@@ -75,10 +75,11 @@ type Config struct {
 	// no tool to change it. This package's methods still update it.
 	ReadOnly bool
 	// MaxChars bounds the stored content in characters (runes; compact JSON
-	// in schema mode); zero means DefaultMaxChars.
+	// in schema mode); zero means DefaultMaxChars, negative is refused
+	// (ErrInvalidConfig naming MaxChars).
 	MaxChars int
 	// MaxRetries bounds the compare-and-swap retries of one update; zero
-	// means DefaultMaxRetries.
+	// means DefaultMaxRetries, negative is refused (ErrInvalidConfig).
 	MaxRetries int
 	// Now is the clock for version times; nil means time.Now.
 	Now func() time.Time
@@ -166,10 +167,17 @@ func configure(cfg Config) (*Memory, error) {
 	if cfg.Scope == "" {
 		cfg.Scope = ScopeThread
 	}
-	if cfg.MaxChars <= 0 {
+	// A negative bound was read as the default: refused, naming it.
+	if cfg.MaxChars < 0 {
+		return nil, fmt.Errorf("%w: MaxChars must be 0 (DefaultMaxChars, %d) or more, got %d", ErrInvalidConfig, DefaultMaxChars, cfg.MaxChars)
+	}
+	if cfg.MaxRetries < 0 {
+		return nil, fmt.Errorf("%w: MaxRetries must be 0 (DefaultMaxRetries, %d) or more, got %d", ErrInvalidConfig, DefaultMaxRetries, cfg.MaxRetries)
+	}
+	if cfg.MaxChars == 0 {
 		cfg.MaxChars = DefaultMaxChars
 	}
-	if cfg.MaxRetries <= 0 {
+	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = DefaultMaxRetries
 	}
 	if cfg.Now == nil {

@@ -299,6 +299,9 @@ func testConfigErrors(t *testing.T, b backend) {
 		"BadScope":          {Scope: "tenant"},
 		"BadMode":           {Mode: "yaml"},
 		"TemplateTooLarge":  {Template: "abcdef", MaxChars: 3},
+		// A negative bound was read as the default.
+		"NegativeMaxChars":   {Template: "# x", MaxChars: -1},
+		"NegativeMaxRetries": {Template: "# x", MaxRetries: -1},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := working.New(db, cfg); !errors.Is(err, working.ErrInvalidConfig) {

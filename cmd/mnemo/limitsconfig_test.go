@@ -33,6 +33,8 @@ func TestConfigLimitsRefused(t *testing.T) {
 		"lifecycle.quota.storeBytes must be >= 0 (0: no bound), got -8":         {Lifecycle: &lifecycleConfig{Quota: engine.Quota{StoreBytes: -8}}},
 		"retention.keepRuns must be >= 0 (0: no limit by count), got -9":        {Retention: &retentionConfig{KeepRuns: -9}},
 		`retention.maxAge must not be negative (0: no limit by age), got "-5h"`: {Retention: &retentionConfig{MaxAge: "-5h"}},
+		// working.Config.MaxChars: a negative one was read as 8000.
+		"workingMemory.maxChars must be >= 0 (0: the default, 8000), got -1": {WorkingMemory: &wmConfig{Template: "# Notes\n", MaxChars: -1}},
 		// A duration too long for Go: it read "time: invalid duration", or
 		// "must be a … Go duration".
 		`retention.maxAge: "99999999h" is out of range (the longest duration is 2562047h47m16.854775807s, about 292 years)`:  {Retention: &retentionConfig{MaxAge: "99999999h"}},

@@ -410,6 +410,10 @@ func (c *memoryConfig) workingConfig() (*working.Config, error) {
 	default:
 		return nil, fmt.Errorf("workingMemory.scope must be thread or resource, got %q", w.Scope)
 	}
+	if w.MaxChars < 0 {
+		// Read as the default before.
+		return nil, fmt.Errorf("workingMemory.maxChars must be >= 0 (0: the default, %d), got %d", working.DefaultMaxChars, w.MaxChars)
+	}
 	return wc, nil
 }
 
