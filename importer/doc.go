@@ -7,9 +7,11 @@
 //
 // One message per line, a JSON object:
 //
-//	{"thread", "resource", "id"?, "role", "content", "name"?, "tool_calls"?,
-//	 "tool_call_id"?, "metadata"?, "created_at"?}
+//	{"thread", "resource", "title"?, "id"?, "role", "content", "name"?,
+//	 "tool_calls"?, "tool_call_id"?, "metadata"?, "created_at"?}
 //
+// title is the thread's, stored by the batch that creates the thread and
+// ignored for a stored thread (engine.AppendRequest.Title).
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}), Ollama's (the
 // arguments an object) or mnemo's ({"id", "name", "arguments": <JSON>});
@@ -44,6 +46,15 @@
 // thread, its position and its bytes, so importing a file twice stores
 // nothing new. A line is at most MaxLineBytes.
 //
+// # Export
+//
+// Export writes an engine's threads and messages in the JSONL format,
+// which Import reads back under the same ids: mnemo's own shape, a
+// thread's title on its first line, no seqs (an import numbers a thread
+// from 1). It reads a page of threads and of messages at a time. What
+// it does not carry (working memory, observations, runs, memctx records)
+// is listed in docs/cli.md, mnemo export.
+//
 // # Imports
 //
 // It may import engine (it appends what it parses) and internal/jsonkey
@@ -73,6 +84,8 @@
 //     database gone) stops the import and is returned; the report says
 //     where (Report.Error, Stopped, StoppedThread, NotStored). What was
 //     stored stays, and importing the file again stores only the rest.
+//   - Export of a store, imported into an empty one and exported again,
+//     writes the same bytes (TestExportRoundTrip, on both backends).
 //   - A field the engine refused is named as the format's record spells it
 //     (RecordError.Field: tool_call_id in JSONL, not the API's toolCallId).
 //

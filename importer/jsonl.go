@@ -3,6 +3,7 @@ package importer
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -25,8 +26,11 @@ const MaxLineBytes = 16 << 20
 
 // jsonlRecord is one line of mnemo's JSONL format.
 type jsonlRecord struct {
-	Thread     string          `json:"thread"`
-	Resource   string          `json:"resource"`
+	Thread   string `json:"thread"`
+	Resource string `json:"resource"`
+	// Title is the thread's title, stored when the line's batch creates
+	// the thread (engine.AppendRequest.Title); ignored afterwards.
+	Title      string          `json:"title"`
 	ID         string          `json:"id"`
 	Role       string          `json:"role"`
 	Content    json.RawMessage `json:"content"` // a string or a list of parts: parseContent
@@ -66,6 +70,7 @@ type jsonlRecord struct {
 // the message does not hold (Report.Unstored).
 type jsonlLine struct {
 	thread, resource string
+	title            string // the thread's title the line gives, or ""
 	msg              engine.Message
 	unstored         []string
 	item             string // the Responses item type the line gives, or ""
@@ -73,9 +78,12 @@ type jsonlLine struct {
 
 // jsonl reads one message per line:
 //
-//	{"thread", "resource", "id"?, "role", "content", "name"?, "tool_calls"?,
-//	 "tool_call_id"?, "metadata"?, "created_at"?}
+//	{"thread", "resource", "title"?, "id"?, "role", "content", "name"?,
+//	 "tool_calls"?, "tool_call_id"?, "metadata"?, "created_at"?}
 //
+// title is the thread's, stored by the batch that creates the thread (the
+// first title its lines give) and ignored for a stored thread, as
+// engine.AppendRequest.Title is.
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}, Ollama's with the
 // arguments as an object) or mnemo's ({"id", "name", "arguments":
@@ -154,6 +162,7 @@ func (w *writer) jsonl(r io.Reader) error {
 					}
 					batch.ThreadID, batch.ResourceID = thread, resource
 				}
+				batch.Title = cmp.Or(batch.Title, l.title) // the first the batch's lines give
 				items.note(&m, l, len(batch.Messages), line)
 				batch.Messages = append(batch.Messages, m)
 				wheres = append(wheres, where)
@@ -261,7 +270,11 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 			return l, fmt.Errorf("created_at: %w", err)
 		}
 	}
-	return jsonlLine{thread: rec.Thread, resource: rec.Resource, msg: m, unstored: unstored, item: rec.Type}, nil
+	l = jsonlLine{thread: rec.Thread, resource: rec.Resource, msg: m, unstored: unstored, item: rec.Type}
+	if rec.Type != itemFunctionCall && rec.Type != itemFunctionCallOutput {
+		l.title = rec.Title // lineMembers refused it on the other items
+	}
+	return l, nil
 }
 
 // message is the message of a line in mnemo's shape (or a Responses

@@ -107,8 +107,8 @@ func TestParseResponsesItem(t *testing.T) {
 		{"ErrTypeMisspelt", `"type":"mesage","role":"user","content":"hi"`, `unknown item type "mesage" (did you mean "message"?)`, ""},
 		{"ErrTypeCase", `"type":"Function_Call","call_id":"c1","name":"f"`, `unknown item type "Function_Call" (did you mean "function_call"? types are case-sensitive)`, ""},
 		{"ErrTypeNumber", `"type":3,"role":"user","content":"hi"`, `"type" must be a string, got a number`, ""},
-		{"ErrMessageArguments", `"type":"message","role":"user","content":"hi","arguments":"{}"`, `unknown field "arguments" (a "message" item has thread, resource, id, role, content, name, tool_calls, tool_call_id, metadata, created_at, type and status)`, ""},
-		{"ErrChatCallID", `"role":"tool","content":"42","call_id":"c1"`, `unknown field "call_id" (a record has thread, resource, id, role, content, name, tool_calls, tool_call_id, metadata and created_at)`, ""},
+		{"ErrMessageArguments", `"type":"message","role":"user","content":"hi","arguments":"{}"`, `unknown field "arguments" (a "message" item has thread, resource, title, id, role, content, name, tool_calls, tool_call_id, metadata, created_at, type and status)`, ""},
+		{"ErrChatCallID", `"role":"tool","content":"42","call_id":"c1"`, `unknown field "call_id" (a record has thread, resource, title, id, role, content, name, tool_calls, tool_call_id, metadata and created_at)`, ""},
 		{"ErrFunctionCallRole", `"type":"function_call","role":"assistant","call_id":"c1","name":"f"`, `unknown field "role" (a "function_call" item has thread, resource, id, type, status, call_id, name, arguments, metadata and created_at)`, ""},
 		{"ErrFunctionCallNoCallID", `"type":"function_call","name":"f","arguments":"{}"`, `"call_id" is required in a "function_call" item`, ""},
 		{"ErrFunctionCallNoName", `"type":"function_call","call_id":"c1","arguments":"{}"`, `"name" is required in a "function_call" item`, ""},
@@ -266,6 +266,13 @@ func FuzzParseJSONL(f *testing.F) {
 		`{"thread":"t","resource":"r","role":"assistant","content":"","tool_calls":[{"id":"c1","type":"custom","function":{"name":"f","arguments":"{}"}}]}`,
 		`{"thread":"t","resource":"r","role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"3"}}]}`,
 		`{"thread":"t","resource":"r","role":"assistant","content":"","tool_calls":[{"id":"c1","name":"f","arguments":null}]}`,
+		// mnemo export's lines: a thread's title on its first.
+		`{"thread":"t","resource":"r","title":"Trip to Porto","id":"m1","role":"user","content":"hi <b>&","metadata":{"n":12345678901234567890},"created_at":"2026-03-02T09:00:00.123Z"}`,
+		`{"thread":"t","resource":"r","id":"m2","role":"assistant","content":"","tool_calls":[{"id":"c1","name":"f","arguments":"not json"}],"created_at":"2026-03-02T09:00:01Z"}`,
+		`{"thread":"t","resource":"r","type":"message","title":"x","role":"user","content":"hi"}`,
+		`{"thread":"t","resource":"r","type":"function_call","title":"x","call_id":"c1","name":"f"}`,
+		`{"thread":"t","resource":"r","Title":"x","role":"user","content":"hi"}`,
+		`{"thread":"t","resource":"r","title":3,"role":"user","content":"hi"}`,
 	} {
 		f.Add([]byte(line))
 	}
@@ -318,6 +325,7 @@ func checkReason(t *testing.T, b []byte, err error) {
 func checkKept(t *testing.T, b []byte, l jsonlLine) {
 	var rec struct {
 		Thread, Resource, ID, Role, Name string
+		Title                            string
 		ToolCallID                       string `json:"tool_call_id"`
 		ToolName                         string `json:"tool_name"`
 		Content                          any
@@ -341,7 +349,10 @@ func checkKept(t *testing.T, b []byte, l jsonlLine) {
 	case itemFunctionCallOutput:
 		rec.Role, rec.ToolCallID, rec.Content = "tool", rec.CallID, rec.Output
 	}
-	if rec.Thread != l.thread || rec.Resource != l.resource || rec.ID != m.ID || rec.Role != m.Role || rec.Name != m.Name || rec.ToolCallID != m.ToolCallID {
+	if rec.Type == itemFunctionCall || rec.Type == itemFunctionCallOutput {
+		rec.Title = "" // no member of theirs
+	}
+	if rec.Thread != l.thread || rec.Resource != l.resource || rec.Title != l.title || rec.ID != m.ID || rec.Role != m.Role || rec.Name != m.Name || rec.ToolCallID != m.ToolCallID {
 		t.Fatalf("%s: read %q %q %q %q %q %q", b, l.thread, l.resource, m.ID, m.Role, m.Name, m.ToolCallID)
 	}
 	switch c := rec.Content.(type) {
@@ -371,7 +382,7 @@ func checkKept(t *testing.T, b []byte, l jsonlLine) {
 func checkRoundTrip(t *testing.T, l jsonlLine) {
 	m := l.msg
 	rec := map[string]any{"thread": l.thread, "resource": l.resource, "id": m.ID, "role": m.Role,
-		"content": m.Content, "name": m.Name, "tool_call_id": m.ToolCallID, "metadata": m.Metadata}
+		"content": m.Content, "name": m.Name, "tool_call_id": m.ToolCallID, "metadata": m.Metadata, "title": l.title}
 	if !m.CreatedAt.IsZero() {
 		rec["created_at"] = m.CreatedAt.Format(time.RFC3339Nano)
 		if y := m.CreatedAt.Year(); y > 9999 { // Unix milliseconds past RFC 3339
@@ -400,8 +411,38 @@ func checkRoundTrip(t *testing.T, l jsonlLine) {
 	if err != nil {
 		t.Fatalf("%s, written from %+v, is refused: %v", line, m, err)
 	}
-	if !reflect.DeepEqual(textArguments(back.msg), textArguments(m)) || back.thread != l.thread || back.resource != l.resource {
+	if !reflect.DeepEqual(textArguments(back.msg), textArguments(m)) || back.thread != l.thread || back.resource != l.resource || back.title != l.title {
 		t.Fatalf("%s reads back as\n%+v, want\n%+v", line, back.msg, m)
+	}
+	checkExportRoundTrip(t, l)
+}
+
+// checkExportRoundTrip fails t unless the line Export writes for l's
+// message (newExportRecord, with l's title) reads back as the same
+// message, thread, resource and title, its tool calls' arguments as the
+// same bytes. A created_at past the year 9999, which RFC 3339 cannot
+// write (nor the engine store), is left out.
+func checkExportRoundTrip(t *testing.T, l jsonlLine) {
+	m := l.msg
+	if m.CreatedAt.Year() > 9999 || m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Date(2026, 12, 5, 15, 0, 0, 0, time.UTC)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(newExportRecord(l.thread, l.resource, l.title, m)); err != nil {
+		t.Fatalf("%+v: %v", m, err)
+	}
+	line := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	back, err := parseJSONL(line, 0)
+	if err != nil {
+		t.Fatalf("%s, exported from %+v, is refused: %v", line, m, err)
+	}
+	if len(m.ToolCalls) == 0 {
+		m.ToolCalls = nil // written as none, read back as none
+	}
+	if !reflect.DeepEqual(back.msg, m) || back.thread != l.thread || back.resource != l.resource || back.title != l.title || len(back.unstored) > 0 {
+		t.Fatalf("%s reads back as\n%+v %q, want\n%+v %q", line, back.msg, back.title, m, l.title)
 	}
 }
 

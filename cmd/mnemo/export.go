@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/mnemo-go/mnemo/importer"
+)
+
+func init() {
+	commands["export"] = command{"write threads and messages as JSONL that mnemo ingest reads back, to move them between SQLite and Postgres", func(m *Main) Command { return &ExportCommand{m} }}
+}
+
+// ExportCommand is `mnemo export [--resource R | --thread T] [FILE|-]`
+// (importer.Export): the stored threads and messages as mnemo's JSONL
+// format, which `mnemo ingest` reads back under the same ids. Like every
+// command it embeds Main: the process environment and the global flags.
+type ExportCommand struct{ *Main }
+
+// exportJSON is what `mnemo export --json` prints: the file and the counts.
+type exportJSON struct {
+	File string `json:"file"`
+	*importer.ExportReport
+}
+
+// Run parses the flags of `mnemo export` from args and runs it.
+func (c *ExportCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags("export", "[FILE | -] (- or none: standard output)")
+	resource := fs.String("resource", "", "only this resource's threads")
+	thread := fs.String("thread", "", "only this thread")
+	asJSON := fs.Bool("json", false, "print what was written as JSON (needs a FILE)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := c.checkIDs(fs, "--resource", *resource, "--thread", *thread); err != nil {
+		return err
+	}
+	file := "-"
+	switch {
+	case fs.NArg() > 1:
+		return c.usagef(fs, "export takes one FILE, got %q", fs.Args())
+	case fs.NArg() == 1 && fs.Arg(0) == "":
+		return c.valuef(fs, "FILE is empty: give a file name, or - for standard output")
+	case fs.NArg() == 1:
+		file = fs.Arg(0)
+	}
+	if *asJSON && file == "-" {
+		return c.usagef(fs, "--json prints on standard output, where the export goes without a FILE: give a FILE")
+	}
+	if file != "-" {
+		if _, err := os.Lstat(file); err == nil {
+			return fmt.Errorf("%s exists: export writes a new file and overwrites none; remove it or name another", file)
+		}
+	}
+	e, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.CloseContext(ctx)
+	opt := importer.ExportOptions{Resource: *resource, Thread: *thread, PageSize: listPage}
+	if file == "-" {
+		rep, err := importer.Export(ctx, e, c.Stdout, opt)
+		if err != nil {
+			return exportFailed(ctx, "standard output", rep, err, "what was written is incomplete")
+		}
+		fmt.Fprintf(c.Stderr, "exported %s\n", exportSummary(rep))
+		return nil
+	}
+	rep, err := exportFile(ctx, file, func(w io.Writer) (*importer.ExportReport, error) { return importer.Export(ctx, e, w, opt) })
+	if err != nil {
+		return exportFailed(ctx, file, rep, err, "nothing was written to "+file)
+	}
+	if *asJSON {
+		return c.printJSON(exportJSON{file, rep})
+	}
+	fmt.Fprintf(c.Stdout, "exported %s to %s\n", exportSummary(rep), file)
+	return nil
+}
+
+// exportSummary is the counts of rep in words: "2 resources, 3 threads, 120 messages".
+func exportSummary(rep *importer.ExportReport) string {
+	return fmt.Sprintf("%s, %s, %s", count(rep.Resources, "resource"), count(rep.Threads, "thread"), count(rep.Messages, "message"))
+}
+
+// exportFailed is the error of an export to dest stopped by err after
+// rep's lines were written; left says what became of them.
+func exportFailed(ctx context.Context, dest string, rep *importer.ExportReport, err error, left string) error {
+	n := 0
+	if rep != nil {
+		n = rep.Messages
+	}
+	if ctx.Err() != nil {
+		return &interruptedError{fmt.Sprintf("stopped after %s of %s: %s; run the export again", count(n, "message"), dest, left), err}
+	}
+	return fmt.Errorf("%w (stopped after %s: %s)", err, count(n, "message"), left)
+}
+
+// exportFile runs write on a new temporary file beside file and, when it
+// succeeds, links it to file, which must not exist then: an export cut
+// short (an error, an interrupt) leaves no file, and none is overwritten.
+func exportFile(ctx context.Context, file string, write func(io.Writer) (*importer.ExportReport, error)) (*importer.ExportReport, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".export-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	rep, err := write(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return rep, err
+	}
+	if err := os.Link(tmp.Name(), file); errors.Is(err, os.ErrExist) {
+		return rep, fmt.Errorf("%s was created meanwhile: export overwrites no file; remove it or name another", file)
+	} else if err != nil {
+		return rep, err
+	}
+	return rep, nil
+}

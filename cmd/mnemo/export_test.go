@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+)
+
+// exportSample is a file of two resources, a title, tool calls and
+// metadata, with one thread (ana:gone) to erase before exporting.
+const exportSample = `{"thread":"ana:trip","resource":"ana","title":"Trip to Porto","id":"m1","role":"user","content":"a train from Lyon","metadata":{"topic":"travel"},"created_at":"2026-03-02T09:00:00.5Z"}
+{"thread":"ana:trip","resource":"ana","id":"m2","role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"search","arguments":"{\"from\":\"Lyon\"}"}}],"created_at":"2026-03-02T09:00:01Z"}
+{"thread":"ana:trip","resource":"ana","id":"m3","role":"tool","name":"search","tool_call_id":"c1","content":"TGV 6201","created_at":"2026-03-02T09:00:02Z"}
+{"thread":"ana:gone","resource":"ana","id":"g1","role":"user","content":"my secret"}
+{"thread":"bob:x","resource":"bob","id":"b1","role":"user","content":"hi <bob> & co","created_at":"2026-03-03T10:00:00Z"}
+`
+
+// TestExportRoundTripCLI: mnemo export of a data directory, ingested into
+// Postgres, exported again and ingested into a new data directory: the two
+// files are byte-identical, `messages --json` of every thread is the same
+// in the source and the last target, the erased thread is in neither
+// file, and ingesting the file again stores nothing. It skips without
+// MNEMO_TEST_POSTGRES.
+func TestExportRoundTripCLI(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	tmp := t.TempDir()
+	src, last := filepath.Join(tmp, "src"), filepath.Join(tmp, "last")
+	in, file1, file2 := filepath.Join(tmp, "in.jsonl"), filepath.Join(tmp, "one.jsonl"), filepath.Join(tmp, "two.jsonl")
+	if err := os.WriteFile(in, []byte(exportSample), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustRun := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := run(t, nil, args...)
+		if code != 0 {
+			t.Fatalf("mnemo %v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+		return stdout
+	}
+	mustRun("--dir", src, "ingest", in)
+	mustRun("--dir", src, "delete", "--thread", "ana:gone", "--yes")
+	out := mustRun("--dir", src, "export", "--json", file1)
+	var rep struct {
+		File                         string
+		Resources, Threads, Messages int
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.File != file1 || rep.Resources != 2 || rep.Threads != 2 || rep.Messages != 4 {
+		t.Fatalf("export --json: %s (%v)", out, err)
+	}
+	mustRun("--db", dsn, "ingest", "--strict", file1)
+	if out := mustRun("--db", dsn, "export", file2); out != "exported 2 resources, 2 threads, 4 messages to "+file2+"\n" {
+		t.Errorf("export: %q", out)
+	}
+	one, _ := os.ReadFile(file1)
+	two, _ := os.ReadFile(file2)
+	if string(one) != string(two) || strings.Contains(string(one), "secret") {
+		t.Fatalf("the files differ, or hold the erased thread:\n%s\n%s", one, two)
+	}
+	mustRun("--dir", last, "ingest", "--strict", file2)
+	for _, th := range []string{"ana:trip", "bob:x"} {
+		a, z := mustRun("--dir", src, "messages", "--thread", th, "--json"), mustRun("--dir", last, "messages", "--thread", th, "--json")
+		if a != z || !strings.Contains(a, `"id"`) {
+			t.Errorf("messages of %s differ:\n%s\n%s", th, a, z)
+		}
+	}
+	if out := mustRun("--dir", last, "threads"); !strings.Contains(out, "Trip to Porto") || strings.Contains(out, "ana:gone") {
+		t.Errorf("threads of the target:\n%s", out)
+	}
+	if out := mustRun("--db", dsn, "ingest", file1); !strings.Contains(out, "0 messages stored, 4 already stored") {
+		t.Errorf("ingest again: %s", out)
+	}
+}
+
+// TestExportRefusals: export writes no file over another, prints --json
+// only beside a FILE, creates no data directory, and to standard output
+// writes the lines with its summary on standard error.
+func TestExportRefusals(t *testing.T) {
+	tmp := t.TempDir()
+	dir, in := filepath.Join(tmp, "d"), filepath.Join(tmp, "in.jsonl")
+	if err := os.WriteFile(in, []byte(exportSample), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr := run(t, nil, "--dir", dir, "export", "--thread", "bob:x")
+	if code != 0 || stdout != `{"thread":"bob:x","resource":"bob","id":"b1","role":"user","content":"hi <bob> & co","created_at":"2026-03-03T10:00:00Z"}`+"\n" ||
+		stderr != "exported 1 resource, 1 thread, 1 message\n" {
+		t.Errorf("export to standard output: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--dir", dir, "export", in}, 1, in + " exists: export writes a new file and overwrites none"},
+		{[]string{"--dir", dir, "export", "--json"}, 2, "--json prints on standard output"},
+		{[]string{"--dir", dir, "export", "--json", "-"}, 2, "--json prints on standard output"},
+		{[]string{"--dir", dir, "export", "a", "b"}, 2, "mnemo export: takes one FILE"},
+		{[]string{"--dir", dir, "export", "--resource", ""}, 2, "--resource is empty"},
+		{[]string{"--dir", dir, "export", "--thread", "nope", filepath.Join(tmp, "x.jsonl")}, 1, `thread not found: "nope"`},
+		{[]string{"--dir", filepath.Join(tmp, "none"), "export"}, 1, "not a mnemo data directory"},
+	} {
+		code, _, stderr := run(t, nil, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("mnemo %v: exit %d, %q; want %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "x.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("a failed export left its file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "none")); !os.IsNotExist(err) {
+		t.Errorf("export created a data directory: %v", err)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 2 {
+		t.Errorf("left behind in %s: %d entries, want 2 (d, in.jsonl)", tmp, len(ents))
+	}
+}

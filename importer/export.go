@@ -1,0 +1,220 @@
+package importer
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// Source is what Export needs of an engine: *engine.Engine is one.
+type Source interface {
+	ThreadsPage(ctx context.Context, req engine.ThreadsRequest) (*engine.ThreadPage, error)
+	GetThread(ctx context.Context, threadID string) (*engine.Thread, error)
+	MessagesPage(ctx context.Context, threadID string, req engine.PageRequest) (*engine.MessagePage, error)
+	FullContent(ctx context.Context, messageID string) (string, error)
+}
+
+var _ Source = (*engine.Engine)(nil)
+
+// ExportOptions choose what Export writes. The zero value writes every
+// thread of every resource.
+type ExportOptions struct {
+	// Resource, when set, writes only that resource's threads.
+	Resource string
+	// Thread, when set, writes only that thread (ErrThreadNotFound when
+	// it is not stored); Resource, when also set, must be its resource
+	// (engine.ErrResourceMismatch otherwise).
+	Thread string
+	// PageSize is how many threads, and how many messages of a thread, are
+	// read at a time: 1 to engine.MaxPageLimit; 0 means
+	// engine.MaxPageLimit.
+	PageSize int
+}
+
+// ExportReport counts what Export wrote.
+type ExportReport struct {
+	// Resources counts the distinct resources of the threads written.
+	Resources int `json:"resources"`
+	// Threads counts the threads written (one with no message is not).
+	Threads int `json:"threads"`
+	// Messages counts the lines written, one a message.
+	Messages int `json:"messages"`
+}
+
+// exportRecord is the JSONL record Export writes for a message: the
+// members of jsonlRecord mnemo stores, tool calls in mnemo's shape, the
+// thread's title on its first line only.
+type exportRecord struct {
+	Thread     string         `json:"thread"`
+	Resource   string         `json:"resource"`
+	Title      string         `json:"title,omitempty"`
+	ID         string         `json:"id"`
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	Name       string         `json:"name,omitempty"`
+	ToolCalls  []exportCall   `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
+	CreatedAt  string         `json:"created_at"`
+}
+
+// exportCall is a tool call in mnemo's shape: its arguments as stored
+// (an object, or a string of a model's text), which Import reads back
+// as the same value (engine.ToolCallArgumentsOf).
+type exportCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// Export writes the stored threads opt chooses to w as mnemo's JSONL
+// format, which Import reads back: one line a message, in the order of
+// engine.ListThreads (by resource, then thread creation, then id) and
+// each thread's messages in seq order, with their ids, resource, role,
+// content (a tool result stored by reference whole: FullContent), name,
+// tool calls, tool_call_id, metadata and created_at (RFC 3339, UTC, to the
+// millisecond the store keeps), and the thread's title on its first line.
+// An erased message or thread is not written (nothing of it is stored
+// but its tombstone). Seqs are not written: an import numbers a thread's
+// messages from 1, so a thread with erased seqs is numbered without the
+// gaps. Working memory, observations, runs and memctx records are not
+// written (docs/cli.md, mnemo export).
+//
+// It reads a page of threads (engine.ThreadsPage, keyset pages) and a page
+// of messages at a time, never the whole store, and honours ctx between
+// pages. It is no snapshot: a thread appended to or erased
+// meanwhile is written as far as it was read (not at all when erased
+// before its first page was read), and one created after its place in
+// the order was read is not written.
+//
+// Errors: ctx's; w's; the engine's (ErrThreadNotFound for an opt.Thread
+// not stored, a *engine.ValidationError for an id no thread or resource
+// can have or a PageSize out of range), with the report of what was
+// written before.
+func Export(ctx context.Context, src Source, w io.Writer, opt ExportOptions) (*ExportReport, error) {
+	x := &exporter{ctx: ctx, src: src, rep: &ExportReport{}, page: opt.PageSize}
+	if x.page == 0 {
+		x.page = engine.MaxPageLimit
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	x.enc = json.NewEncoder(bw)
+	x.enc.SetEscapeHTML(false) // "<", ">" and "&" as stored, not \u003c
+	err := x.run(opt)
+	if ferr := bw.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("importer: export: %w", ferr)
+	}
+	return x.rep, err
+}
+
+// exporter is one Export.
+type exporter struct {
+	ctx  context.Context
+	src  Source
+	enc  *json.Encoder
+	rep  *ExportReport
+	page int
+	last string // the resource of the last thread written (the order groups threads by resource)
+}
+
+// run writes the threads opt chooses.
+func (x *exporter) run(opt ExportOptions) error {
+	if opt.Thread != "" {
+		t, err := x.src.GetThread(x.ctx, opt.Thread)
+		if err != nil {
+			return err
+		}
+		if opt.Resource != "" && t.ResourceID != opt.Resource {
+			return fmt.Errorf("%w: %q is not a thread of resource %q", engine.ErrResourceMismatch, opt.Thread, opt.Resource)
+		}
+		return x.thread(*t)
+	}
+	req := engine.ThreadsRequest{Limit: x.page}
+	if opt.Resource != "" {
+		req.Resources = []string{opt.Resource}
+	}
+	for {
+		p, err := x.src.ThreadsPage(x.ctx, req)
+		if err != nil {
+			return err
+		}
+		for _, t := range p.Threads {
+			if err := x.thread(t); err != nil {
+				return err
+			}
+		}
+		if p.NextCursor == "" {
+			return nil
+		}
+		req.Cursor = p.NextCursor
+	}
+}
+
+// thread writes t's messages, a page at a time; a thread erased
+// meanwhile is written as far as it was read (not at all when erased
+// before its first page).
+func (x *exporter) thread(t engine.Thread) error {
+	req := engine.PageRequest{Limit: x.page}
+	first := true
+	for {
+		if err := x.ctx.Err(); err != nil {
+			return err
+		}
+		p, err := x.src.MessagesPage(x.ctx, t.ID, req)
+		if errors.Is(err, engine.ErrThreadNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		for _, m := range p.Messages {
+			title := ""
+			if first {
+				title, first = t.Title, false
+				x.rep.Threads++
+				if x.rep.Threads == 1 || t.ResourceID != x.last {
+					x.last = t.ResourceID
+					x.rep.Resources++
+				}
+			}
+			if err := x.message(t, title, m); err != nil {
+				return err
+			}
+		}
+		if p.NextFromSeq == 0 {
+			return nil
+		}
+		req.FromSeq = p.NextFromSeq
+	}
+}
+
+// message writes one message's line.
+func (x *exporter) message(t engine.Thread, title string, m engine.Message) error {
+	if m.Truncated {
+		full, err := x.src.FullContent(x.ctx, m.ID)
+		if err != nil {
+			return err
+		}
+		m.Content = full
+	}
+	if err := x.enc.Encode(newExportRecord(t.ID, t.ResourceID, title, m)); err != nil {
+		return fmt.Errorf("importer: export message %s: %w", m.ID, err)
+	}
+	x.rep.Messages++
+	return nil
+}
+
+// newExportRecord is the line of message m of thread (of resource), with
+// the thread's title when not "".
+func newExportRecord(thread, resource, title string, m engine.Message) exportRecord {
+	rec := exportRecord{Thread: thread, Resource: resource, Title: title, ID: m.ID, Role: m.Role, Content: m.Content,
+		Name: m.Name, ToolCallID: m.ToolCallID, Metadata: m.Metadata, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano)}
+	for _, c := range m.ToolCalls {
+		rec.ToolCalls = append(rec.ToolCalls, exportCall(c))
+	}
+	return rec
+}

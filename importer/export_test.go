@@ -1,0 +1,241 @@
+package importer_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/importer"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+)
+
+// TestJSONLTitle: a line's "title" is its thread's, stored by the batch
+// that creates the thread (the first title its lines give) and ignored
+// for a stored thread, as AppendRequest.Title is; a title that is no
+// string, or a member "Title", skips the line naming it; a
+// function_call item has none.
+func TestJSONLTitle(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	body := strings.Join([]string{
+		`{"thread":"a","resource":"r","role":"user","content":"1"}`,
+		`{"thread":"a","resource":"r","title":"Trip to Porto","role":"user","content":"2"}`,
+		`{"thread":"a","resource":"r","title":"Other","role":"user","content":"3"}`,
+		`{"thread":"b","resource":"r","title":"Garden","role":"user","content":"1"}`,
+		`{"thread":"a","resource":"r","title":"Too late","role":"user","content":"4"}`,
+		`{"thread":"c","resource":"r","title":3,"role":"user","content":"1"}`,
+		`{"thread":"c","resource":"r","Title":"x","role":"user","content":"2"}`,
+		`{"thread":"c","resource":"r","type":"function_call","title":"x","call_id":"c1","name":"f"}`,
+	}, "\n") + "\n"
+	rep, err := importer.Import(ctx, e, writeFile(t, "f.jsonl", body), importer.Options{Name: "f.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Messages != 5 || rep.Skipped != 3 {
+		t.Fatalf("report %+v, want 5 stored, 3 skipped", rep)
+	}
+	for _, c := range []struct{ thread, title string }{{"a", "Trip to Porto"}, {"b", "Garden"}} {
+		th, err := e.GetThread(ctx, c.thread)
+		if err != nil || th.Title != c.title {
+			t.Errorf("thread %s: title %q (%v), want %q", c.thread, th.Title, err, c.title)
+		}
+	}
+	for i, want := range []string{
+		`"title" must be a string, got a number`,
+		`unknown field "Title" (did you mean "title"? names are case-sensitive)`,
+		`unknown field "title" (a "function_call" item has thread, resource, id, type, status, call_id, name, arguments, metadata and created_at)`,
+	} {
+		if got := rep.Problems[i].Reason(); got != want {
+			t.Errorf("problem %d: %q, want %q", i, got, want)
+		}
+	}
+}
+
+// exportCorpus stores in e what an export must carry: two resources,
+// titles, tool calls with arguments as an object and as a model's text,
+// a tool result stored by reference (past the inline bound), names,
+// metadata with a number past float64, text HTML would escape and a
+// bidirectional control, times to the millisecond; a thread erased
+// whole and a message erased from a kept thread.
+func exportCorpus(t *testing.T, e *engine.Engine) {
+	ctx := context.Background()
+	at := time.Date(2026, 3, 2, 9, 0, 0, 123e6, time.UTC)
+	big := strings.Repeat("the full tool result, ", 2000) // past DefaultToolResultInlineBytes
+	for _, req := range []engine.AppendRequest{
+		{ThreadID: "ana:trip", ResourceID: "ana", Title: "Trip to Porto", Messages: []engine.Message{
+			{ID: "t1", Role: "user", Content: "a train <Lyon> & Porto \u202e", Metadata: map[string]any{"n": json.Number("12345678901234567890"), "topic": "travel"}, CreatedAt: at},
+			{ID: "t2", Role: "assistant", Content: "", CreatedAt: at.Add(time.Second), ToolCalls: []engine.ToolCall{
+				{ID: "c1", Name: "search", Arguments: json.RawMessage(`{"from":"Lyon","to":"Porto"}`)},
+				{ID: "c2", Name: "note", Arguments: json.RawMessage(`"not json at all"`)}}},
+			{ID: "t3", Role: "tool", Name: "search", ToolCallID: "c1", Content: big, CreatedAt: at.Add(2 * time.Second)},
+			{ID: "t4", Role: "tool", Name: "note", ToolCallID: "c2", Content: "ok", CreatedAt: at.Add(3 * time.Second)},
+			{ID: "t5", Role: "user", Name: "Ana", Content: "erase me", CreatedAt: at.Add(4 * time.Second)},
+			{ID: "t6", Role: "assistant", Content: "booked", CreatedAt: at.Add(5 * time.Second)},
+		}},
+		{ThreadID: "ana:aaa", ResourceID: "ana", Messages: []engine.Message{{ID: "a1", Role: "user", Content: "created after ana:trip", CreatedAt: at}}},
+		{ThreadID: "ana:gone", ResourceID: "ana", Messages: []engine.Message{{ID: "g1", Role: "user", Content: "secret", CreatedAt: at}}},
+		{ThreadID: "bob:x", ResourceID: "bob", Messages: []engine.Message{{ID: "b1", Role: "user", Content: "hi bob", CreatedAt: at}}},
+	} {
+		if _, err := e.Append(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.DeleteThread(ctx, "ana:gone"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DeleteMessages(ctx, "t5"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// exportTo runs Export of e and returns what it wrote.
+func exportTo(t *testing.T, e *engine.Engine, opt importer.ExportOptions) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := importer.Export(context.Background(), e, &buf, opt); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestExportRoundTrip: SQLite → file → each backend → file → SQLite.
+// The files hold the same lines byte for byte (sameLines: threads an
+// import created within one millisecond may come in id order), every message reads back the same (ids,
+// role, content, tool calls, name, metadata, created_at, tokens, the
+// reference of the long tool result) but its seq (an erased seq is not
+// kept: the thread is numbered from 1 again), titles are kept, and the
+// erased thread and message are not exported. Importing a file again
+// stores nothing. The Postgres subtest skips without
+// MNEMO_TEST_POSTGRES.
+func TestExportRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	src := enginetest.MustOpen(t, engine.Config{})
+	exportCorpus(t, src)
+	file1 := exportTo(t, src, importer.ExportOptions{PageSize: 2})
+	if bytes.Contains(file1, []byte("secret")) || bytes.Contains(file1, []byte("erase me")) || bytes.Contains(file1, []byte("ana:gone")) {
+		t.Fatalf("the export holds erased content:\n%s", file1)
+	}
+	if got := bytes.Count(file1, []byte("\n")); got != 7 {
+		t.Fatalf("%d lines, want 7:\n%s", got, file1)
+	}
+	path := filepath.Join(t.TempDir(), "export.jsonl")
+	if err := os.WriteFile(path, file1, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.ForEachBackend(t, func(t *testing.T, b enginetest.Backend) {
+		mid := enginetest.MustOpen(t, b.Config(t, engine.Config{}))
+		rep, err := importer.Import(ctx, mid, path, importer.Options{Strict: true})
+		if err != nil || rep.Messages != 7 || rep.Threads != 3 || rep.Resources != 2 {
+			t.Fatalf("import: %+v, %v", rep, err)
+		}
+		file2 := exportTo(t, mid, importer.ExportOptions{})
+		if !sameLines(file2, file1) {
+			t.Fatalf("the export of the import differs:\n%s\nwant\n%s", file2, file1)
+		}
+		path2 := filepath.Join(t.TempDir(), "export.jsonl")
+		if err := os.WriteFile(path2, file2, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		last := enginetest.MustOpen(t, engine.Config{})
+		if _, err := importer.Import(ctx, last, path2, importer.Options{Strict: true}); err != nil {
+			t.Fatal(err)
+		}
+		if file3 := exportTo(t, last, importer.ExportOptions{}); !sameLines(file3, file1) {
+			t.Fatalf("the third export differs:\n%s\nwant\n%s", file3, file1)
+		}
+		for _, th := range []string{"ana:trip", "ana:aaa", "bob:x"} {
+			want, got := threadMessages(t, src, th), threadMessages(t, last, th)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("thread %s:\n got %+v\nwant %+v", th, got, want)
+			}
+			if a, z := threadOf(t, src, th), threadOf(t, last, th); a.Title != z.Title || a.ResourceID != z.ResourceID || a.Bytes != z.Bytes {
+				t.Errorf("thread %s: %+v, want %+v", th, z, a)
+			}
+		}
+		if _, err := last.GetThread(ctx, "ana:gone"); !errors.Is(err, engine.ErrThreadNotFound) {
+			t.Errorf("the erased thread: %v, want ErrThreadNotFound", err)
+		}
+		again, err := importer.Import(ctx, mid, path, importer.Options{Strict: true})
+		if err != nil || again.Messages != 0 || again.Duplicates != 7 {
+			t.Errorf("import again: %+v, %v; want 0 stored, 7 already stored", again, err)
+		}
+	})
+}
+
+// sameLines reports whether the exports a and b hold the same lines,
+// byte for byte, in any order of threads: an import creates threads in
+// the file's order, but those it creates within one millisecond are
+// listed by id (ListThreads), and so exported again. Each thread's lines
+// stay together and in seq order (threadMessages compares them).
+func sameLines(a, b []byte) bool {
+	la, lb := bytes.SplitAfter(a, []byte("\n")), bytes.SplitAfter(b, []byte("\n"))
+	slices.SortFunc(la, bytes.Compare)
+	slices.SortFunc(lb, bytes.Compare)
+	return slices.EqualFunc(la, lb, bytes.Equal)
+}
+
+// threadMessages is thread's messages with their seqs renumbered from 1
+// (an import closes erased seqs' gaps) and the full text of a result
+// stored by reference.
+func threadMessages(t *testing.T, e *engine.Engine, thread string) []engine.Message {
+	t.Helper()
+	ctx := context.Background()
+	ms, err := e.Messages(ctx, thread, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ms {
+		ms[i].Seq = int64(i + 1)
+		if ms[i].Truncated {
+			if ms[i].Content, err = e.FullContent(ctx, ms[i].ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return ms
+}
+
+func threadOf(t *testing.T, e *engine.Engine, id string) *engine.Thread {
+	t.Helper()
+	th, err := e.GetThread(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th
+}
+
+// TestExportChoose: --resource and --thread choose what is written; a
+// thread of another resource than the one named is refused.
+func TestExportChoose(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	exportCorpus(t, e)
+	if got := exportTo(t, e, importer.ExportOptions{Resource: "bob"}); string(got) != `{"thread":"bob:x","resource":"bob","id":"b1","role":"user","content":"hi bob","created_at":"2026-03-02T09:00:00.123Z"}`+"\n" {
+		t.Errorf("--resource bob: %s", got)
+	}
+	var buf bytes.Buffer
+	rep, err := importer.Export(ctx, e, &buf, importer.ExportOptions{Thread: "ana:trip"})
+	if err != nil || rep.Threads != 1 || rep.Messages != 5 || rep.Resources != 1 || !strings.HasPrefix(buf.String(), `{"thread":"ana:trip","resource":"ana","title":"Trip to Porto",`) {
+		t.Errorf("--thread ana:trip: %+v, %v\n%s", rep, err, buf.String())
+	}
+	if _, err := importer.Export(ctx, e, &buf, importer.ExportOptions{Thread: "ana:trip", Resource: "bob"}); !errors.Is(err, engine.ErrResourceMismatch) {
+		t.Errorf("--thread of another resource: %v, want ErrResourceMismatch", err)
+	}
+	if _, err := importer.Export(ctx, e, &buf, importer.ExportOptions{Thread: "ana:gone"}); !errors.Is(err, engine.ErrThreadNotFound) {
+		t.Errorf("--thread erased: %v, want ErrThreadNotFound", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := importer.Export(cancelled, e, &buf, importer.ExportOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+}
