@@ -186,6 +186,8 @@ func (e *Engine) validateIntent(in *DispatchIntent) (ToolCall, error) {
 	switch {
 	case !e.newID(in.RunID):
 		return ToolCall{}, badID(-1, "runId", in.RunID, true)
+	case checkRunID(in.RunID) != nil:
+		return ToolCall{}, checkRunID(in.RunID)
 	case !e.newID(in.ThreadID):
 		return ToolCall{}, badID(-1, "threadId", in.ThreadID, true)
 	case !e.newID(in.ResourceID):

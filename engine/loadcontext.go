@@ -208,6 +208,8 @@ func (e *Engine) startLoad(ctx context.Context, req LoadRequest) (*load, error) 
 		l.req.RunID = ulid.Make().String()
 	} else if !e.newID(l.req.RunID) { // the run's record is new data
 		return nil, badID(-1, "runId", l.req.RunID, true)
+	} else if err := checkRunID(l.req.RunID); err != nil {
+		return nil, err
 	}
 	l.recentN = req.RecentN
 	if l.recentN == 0 {

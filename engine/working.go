@@ -273,6 +273,8 @@ func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID
 	switch {
 	case !e.newID(runID):
 		return openai.ChatCompletionMessage{}, badID(-1, "runId", runID, true)
+	case checkRunID(runID) != nil:
+		return openai.ChatCompletionMessage{}, checkRunID(runID)
 	case !e.newID(threadID):
 		return openai.ChatCompletionMessage{}, badID(-1, "threadId", threadID, true)
 	case resourceID != "" && !e.newID(resourceID):

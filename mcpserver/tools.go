@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/server"
 	"github.com/mnemo-go/mnemo/working"
@@ -46,7 +47,7 @@ type handlers struct {
 }
 
 // mcpOrigin marks working-memory versions written through MCP.
-var mcpOrigin = working.Origin{RunID: "mnemo-mcp"}
+var mcpOrigin = working.Origin{RunID: engine.RunIDMCP}
 
 // addTools adds the six tools to s, and the middleware that names an
 // unknown argument member (unknownArgs).

@@ -40,6 +40,10 @@ func TestIDErrorsOneFamily(t *testing.T) {
 		// server's own): `invalid runId: must be …` without what broke.
 		{"POST", "/v1/context", `{"threadId":"t1","resourceId":"r","runId":"a b"}`, "runId", "runId " + rule + dots + `; got " " at byte 1`},
 		{"POST", "/v1/context", `{"threadId":"..","resourceId":"r"}`, "threadId", "threadId " + rule + dots + `; got ".."`},
+		// The run id of the API's own working-memory writes: a run under
+		// it tied them to its thread, whose erasure took them.
+		{"POST", "/v1/context", `{"threadId":"t1","resourceId":"r","runId":"mnemo-http-api"}`, "runId",
+			`runId must not be "mnemo-http-api", "mnemo-mcp" or "mnemo-wm-set" (reserved: the run id of working-memory versions written outside a run, through the HTTP API, MCP or mnemo wm set); got "mnemo-http-api"`},
 		{"POST", "/v1/threads/t/messages", msg(`"id":"a b"`), "messages[0].id", "messages[0].id " + rule + dots + `; got " " at byte 1`},
 		{"POST", "/v1/threads/t/messages", msg(`"id":".."`), "messages[0].id", "messages[0].id " + rule + dots + `; got ".."`},
 		{"POST", "/v1/threads/t/messages", `{"resourceId":"r","messages":[{"role":"assistant","toolCalls":[{"id":"c\u00e9","name":"f","arguments":"{}"}]}]}`,

@@ -7,12 +7,13 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/working"
 )
 
 // wmOrigin marks versions written through the HTTP API in a scope's history.
-var wmOrigin = working.Origin{RunID: "mnemo-http-api"}
+var wmOrigin = working.Origin{RunID: engine.RunIDHTTP}
 
 // wmKey resolves the working-memory key of a thread (the thread's, or its
 // resource's in resource scope) or, with threadID "", of a resource. The

@@ -19,7 +19,7 @@ import (
 
 // wmRunID is the run id recorded in the history of a version written by
 // `mnemo wm set`, so operator edits stand out from the model's.
-const wmRunID = "mnemo-wm-set"
+const wmRunID = engine.RunIDWMSet
 
 // wmUsage is the usage of `mnemo wm`.
 const wmUsage = `usage:
