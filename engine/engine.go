@@ -323,6 +323,7 @@ func start(ctx context.Context, cfg Config, dir string, db *sql.DB, pool *pgxpoo
 		e.Close()
 		return nil, err
 	}
+	e.startObserver() // observe.go
 	return e, nil
 }
 

@@ -96,10 +96,10 @@ func TestEraseRacesWorkingMemoryTool(t *testing.T) {
 	})
 }
 
-// TestCloseRacesBackgroundObserver appends (which starts the background
-// observer on first use) while Close runs: Close must either wait for the
-// observer goroutine or keep it from starting, never let it outlive Close
-// (run under -race: the wait group's Add must not race its Wait).
+// TestCloseRacesBackgroundObserver appends (which queues the thread for
+// the background observer Open started) while Close runs: Close must wait
+// for the observer goroutine, never let it outlive Close (run under -race:
+// the wait group's Add must not race its Wait).
 func TestCloseRacesBackgroundObserver(t *testing.T) {
 	enginetest.ForEachBackendParallel(t, func(t *testing.T, be enginetest.Backend) {
 		srv := openaitest.New(t)
@@ -134,18 +134,19 @@ func TestCloseRacesBackgroundObserver(t *testing.T) {
 				t.Fatalf("round %d: Observe after Close = %v, want ErrClosed", i, err)
 			}
 		}
-		// The losing interleaving, made certain: an append that passed its
-		// checks before Close starts the observer after Close returned.
+		// Open starts the observer (it resumes what an earlier process left
+		// unobserved), so an append that passed its checks before Close
+		// never starts it after Close returned: Close waits for it.
 		e, err := engine.Open(context.Background(), be.Config(t, engine.Config{Embedder: recall.HashEmbedder{},
 			Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Background: true}}))
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !e.BackgroundObserverStarted() {
+			t.Fatal("Open did not start the background observer")
+		}
 		if err := e.Close(); err != nil {
 			t.Fatal(err)
-		}
-		if e.StartBackgroundObserver() {
-			t.Fatal("a background observer started after Close returned")
 		}
 	})
 }

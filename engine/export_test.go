@@ -17,13 +17,10 @@ func FileHolds(path string, pats [][]byte) (bool, error) {
 // FileHoldsCtx is fileHolds with the caller's context.
 var FileHoldsCtx = fileHolds
 
-// StartBackgroundObserver starts the background observer as the first
-// Append after Open does (for TestCloseRacesBackgroundObserver), and
-// reports whether its goroutine runs.
-func (e *Engine) StartBackgroundObserver() bool {
-	e.observer()
-	return e.obs.queue != nil
-}
+// BackgroundObserverStarted reports whether the background observer's
+// goroutine was started (for TestCloseRacesBackgroundObserver): Open
+// starts it when ObserveConfig.Background is set with a model.
+func (e *Engine) BackgroundObserverStarted() bool { return e.obs.queue != nil }
 
 // HoldDrain takes the drain lock as the background drainer does while it
 // indexes a batch, until release is called.

@@ -67,7 +67,14 @@ type ObserveConfig struct {
 	MaxUnobservedTokens int
 	// Background runs the observer (and reflector) after every Append that
 	// stored messages, in one background goroutine that Close cancels. It
-	// never delays Append. Off by default: observation runs when Observe is
+	// never delays Append. It starts at Open and first resumes what an
+	// earlier process left (killed, or closed while its model failed or
+	// hung): between queued threads it walks every thread, a page of
+	// backlogPage (100) at a time, and observes those with more than
+	// RecentN messages after their watermark holding at least the
+	// Threshold in tokens, without a new append (a range observed before
+	// is not sent to the model again: the journal memoizes it). Open reads
+	// nothing for it. Off by default: observation runs when Observe is
 	// called.
 	Background bool
 	// SyncOnLoad runs the observer inside LoadContext, before the
@@ -122,6 +129,17 @@ func (e *Engine) observer() (*observe.Observer, error) {
 		}
 	})
 	return s.obs, s.err
+}
+
+// startObserver starts the background observer at Open when
+// ObserveConfig.Background is set with a model: it resumes the threads an
+// earlier process left over the threshold (backlog) without waiting for
+// their next append. An invalid Scope is returned by the first call that
+// uses the observer, as without Background.
+func (e *Engine) startObserver() {
+	if c := e.cfg.Observe; c != nil && c.Background && c.Model != nil {
+		_, _ = e.observer()
+	}
 }
 
 // observeConfig is the observer's configuration, calling model.
@@ -340,24 +358,60 @@ func (e *Engine) afterAppend(threadID string) {
 	}
 }
 
-// observeLoop observes queued threads one at a time until Close.
+// observeLoop observes queued threads one at a time until Close. Between
+// them it walks the threads an earlier process left unobserved (backlog):
+// a queued thread goes first, so the walk never delays an append's
+// observation by more than one thread's.
 func (e *Engine) observeLoop(queue chan string) {
+	left := &backlog{e: e}
 	for {
-		select {
-		case <-e.bg.Done():
+		id, ok := e.nextToObserve(queue, left)
+		if !ok {
 			return
-		case id := <-queue:
-			e.obs.mu.Lock()
-			delete(e.obs.queued, id)
-			e.obs.mu.Unlock()
-			_, err := e.observeFenced(e.bg, e.obs.obs, id, observe.Options{})
-			switch {
-			case errors.Is(err, ErrObserveCancelled):
-				e.log.Info("background observation cancelled by an erasure", "thread", id)
-			case err != nil && !errors.Is(err, context.Canceled):
-				e.log.Warn("background observation failed; will retry after the next append", "thread", id, "err", err)
-			}
 		}
+		if id != "" {
+			e.observeInBackground(id)
+		}
+	}
+}
+
+// nextToObserve returns the next thread to observe: a queued one, else one
+// of the backlog ("" when its page held none); it waits for the queue once
+// the backlog is walked. ok is false once Close began.
+func (e *Engine) nextToObserve(queue chan string, left *backlog) (id string, ok bool) {
+	dequeued := func(id string) (string, bool) {
+		e.obs.mu.Lock()
+		delete(e.obs.queued, id)
+		e.obs.mu.Unlock()
+		return id, true
+	}
+	select {
+	case <-e.bg.Done():
+		return "", false
+	case id := <-queue:
+		return dequeued(id)
+	default:
+	}
+	if id, more := left.next(e.bg); more || id != "" {
+		return id, e.bg.Err() == nil
+	}
+	select {
+	case <-e.bg.Done():
+		return "", false
+	case id := <-queue:
+		return dequeued(id)
+	}
+}
+
+// observeInBackground observes thread id on the background context and
+// logs what went wrong.
+func (e *Engine) observeInBackground(id string) {
+	_, err := e.observeFenced(e.bg, e.obs.obs, id, observe.Options{})
+	switch {
+	case errors.Is(err, ErrObserveCancelled):
+		e.log.Info("background observation cancelled by an erasure", "thread", id)
+	case err != nil && !errors.Is(err, context.Canceled):
+		e.log.Warn("background observation failed; will retry after the next append or restart", "thread", id, "err", err)
 	}
 }
 

@@ -1,0 +1,58 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
+)
+
+// TestObserveBackgroundResumes: a thread left over the threshold by a
+// process whose model failed (closed before it could observe it) is
+// observed by the next process's background observer without a new
+// append, behind more than one page of threads that are not due (the
+// walk reads threads in resource order).
+func TestObserveBackgroundResumes(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		srv := openaitest.New(t, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+			return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: 503, Message: "model down"}
+		}))
+		cfg := be.NewStore(t).Config(engine.Config{RecentN: 2, Observe: &engine.ObserveConfig{
+			Model: newObserverModel(t, srv), Threshold: 20, Background: true}})
+		e, err := engine.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appendTurns(t, e, "t", 12) // resource "r"
+		waitFor(t, "the failing model to be called", func() bool { return srv.Count("/v1/chat/completions") > 0 })
+		for i := range 120 { // more than a page of the walk before t's (resource "a" < "r"), none due
+			appendTo(t, e, fmt.Sprintf("a%03d", i), "a", user("", "a note"))
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+
+		srv.SetChat(observerModel)
+		e = enginetest.MustOpen(t, cfg)
+		waitFor(t, "thread t to be observed without an append", func() bool {
+			obs, err := e.Observations(ctx, observe.Filter{ThreadID: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(obs) > 0
+		})
+		for i := range 120 {
+			id := fmt.Sprintf("a%03d", i)
+			if obs, err := e.Observations(ctx, observe.Filter{ThreadID: id}); err != nil || len(obs) > 0 {
+				t.Fatalf("thread %s under the threshold: %d observations, err %v", id, len(obs), err)
+			}
+		}
+	})
+}
