@@ -30,7 +30,8 @@ const (
 // never reports either.
 //
 // fn's error is returned as it is; a failed begin or commit is wrapped
-// ("begin: …", "commit: …").
+// ("begin: …", "commit: …"). A commit refused because ctx was done by
+// then matches ctx.Err() (CommitError).
 func RunTx(ctx context.Context, db *sql.DB, fn func(tx *Tx) error) error {
 	dialect := DialectOf(db)
 	for attempt := 1; ; attempt++ {
@@ -69,9 +70,26 @@ func runTx(ctx context.Context, db *sql.DB, dialect Dialect, fn func(tx *Tx) err
 		return err
 	}
 	if err = stx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return fmt.Errorf("commit: %w", CommitError(ctx, err))
 	}
 	return nil
+}
+
+// CommitError gives the error of a Commit of a transaction begun with ctx
+// (sql.DB.BeginTx): err itself, unless ctx is done and err is
+// database/sql's refusal to commit because of it. database/sql rolls a
+// transaction back once its context is done, and Commit then returns
+// ctx.Err(), or sql.ErrTxDone when the rollback came first, which matches
+// neither context.Canceled nor context.DeadlineExceeded. Either way
+// nothing was committed (the driver's COMMIT never ran); that refusal is
+// returned as ctx.Err() wrapped, saying so. An error of the COMMIT itself
+// is returned as it is, whatever ctx: whether it took effect is unknown.
+func CommitError(ctx context.Context, err error) error {
+	cerr := ctx.Err()
+	if err == nil || cerr == nil || !(errors.Is(err, sql.ErrTxDone) || errors.Is(err, cerr)) {
+		return err
+	}
+	return fmt.Errorf("%w: rolled back, nothing committed", cerr)
 }
 
 // IsRetryable reports whether err (wrapped or not) is Postgres's abort of a
