@@ -12,6 +12,9 @@
 //
 // title is the thread's, stored by the batch that creates the thread and
 // ignored for a stored thread (engine.AppendRequest.Title).
+// A line {"type": "working_memory", "thread"?, "resource", "mode",
+// "content"} is a working-memory state (workingmemory.go), set through
+// a WorkingMemoryOpener after the lines before it are stored.
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}), Ollama's (the
 // arguments an object) or mnemo's ({"id", "name", "arguments": <JSON>});
@@ -51,13 +54,16 @@
 // Export writes an engine's threads and messages in the JSONL format,
 // which Import reads back under the same ids: mnemo's own shape, a
 // thread's title on its first line, no seqs (an import numbers a thread
-// from 1). It reads a page of threads and of messages at a time. What
-// it does not carry (working memory, observations, runs, memctx records)
-// is listed in docs/cli.md, mnemo export.
+// from 1), and the current working-memory state of each thread and
+// resource as a "working_memory" line. It reads a page of threads and of
+// messages at a time. What it does not carry (working-memory history,
+// observations, runs, memctx records) is listed in docs/cli.md, mnemo
+// export.
 //
 // # Imports
 //
-// It may import engine (it appends what it parses) and internal/jsonkey
+// It may import engine (it appends what it parses), working (the
+// working-memory states engine opens) and internal/jsonkey
 // (a JSONL record naming a key twice is malformed, as a request body is);
 // it is above the engine's floor, so no package below engine imports it.
 //

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/working"
 )
 
 // Source is what Export needs of an engine: *engine.Engine is one.
@@ -18,6 +19,8 @@ type Source interface {
 	GetThread(ctx context.Context, threadID string) (*engine.Thread, error)
 	MessagesPage(ctx context.Context, threadID string, req engine.PageRequest) (*engine.MessagePage, error)
 	FullContent(ctx context.Context, messageID string) (string, error)
+	StoredWorkingMode(ctx context.Context, key string) (mode working.Mode, ok bool, err error)
+	WorkingMemoryOpener
 }
 
 var _ Source = (*engine.Engine)(nil)
@@ -45,6 +48,8 @@ type ExportReport struct {
 	Threads int `json:"threads"`
 	// Messages counts the lines written, one a message.
 	Messages int `json:"messages"`
+	// WorkingMemory counts the working-memory states written ("working_memory" lines).
+	WorkingMemory int `json:"workingMemory"`
 }
 
 // exportRecord is the JSONL record Export writes for a message: the
@@ -83,7 +88,10 @@ type exportCall struct {
 // An erased message or thread is not written (nothing of it is stored
 // but its tombstone). Seqs are not written: an import numbers a thread's
 // messages from 1, so a thread with erased seqs is numbered without the
-// gaps. Working memory, observations, runs and memctx records are not
+// gaps. The current working-memory state of each thread written follows
+// its messages, and that of each resource its threads (of opt.Resource
+// even without one), as "working_memory" lines (itemWorkingMemory);
+// working-memory history, observations, runs and memctx records are not
 // written (docs/cli.md, mnemo export).
 //
 // It reads a page of threads (engine.ThreadsPage, keyset pages) and a page
@@ -138,21 +146,72 @@ func (x *exporter) run(opt ExportOptions) error {
 	if opt.Resource != "" {
 		req.Resources = []string{opt.Resource}
 	}
+	cur := opt.Resource // the resource whose threads are being written
 	for {
 		p, err := x.src.ThreadsPage(x.ctx, req)
 		if err != nil {
 			return err
 		}
 		for _, t := range p.Threads {
+			if cur != "" && t.ResourceID != cur {
+				if err := x.state(cur, ""); err != nil {
+					return err
+				}
+			}
+			cur = t.ResourceID
 			if err := x.thread(t); err != nil {
 				return err
 			}
 		}
 		if p.NextCursor == "" {
-			return nil
+			break
 		}
 		req.Cursor = p.NextCursor
 	}
+	if cur == "" {
+		return nil
+	}
+	return x.state(cur, "")
+}
+
+// state writes the working-memory state of thread, or of resource when
+// thread is "", as a "working_memory" line, when one is stored.
+func (x *exporter) state(resource, thread string) error {
+	key, scope := working.ResourceKey(resource), working.ScopeResource
+	if thread != "" {
+		key, scope = working.ThreadKey(thread), working.ScopeThread
+	}
+	mode, ok, err := x.src.StoredWorkingMode(x.ctx, key)
+	if err != nil || !ok {
+		return err
+	}
+	cfg := working.Config{Scope: scope, Mode: mode}
+	if mode == working.ModeSchema {
+		cfg.Schema = json.RawMessage(`{"type":"object"}`) // read, not validated
+	}
+	mem, err := x.src.OpenWorkingMemory(cfg)
+	if err != nil {
+		return err
+	}
+	st, err := mem.Get(x.ctx, key)
+	if err != nil || st.Version == 0 {
+		return err
+	}
+	rec := wmRecord{Type: itemWorkingMemory, Thread: thread, Resource: resource, Mode: string(mode), Content: st.Content}
+	if err := x.enc.Encode(rec); err != nil {
+		return fmt.Errorf("importer: export working memory %s: %w", key, err)
+	}
+	x.rep.WorkingMemory++
+	return nil
+}
+
+// wmRecord is the "working_memory" line Export writes for a state.
+type wmRecord struct {
+	Type     string `json:"type"`
+	Thread   string `json:"thread,omitempty"`
+	Resource string `json:"resource"`
+	Mode     string `json:"mode"`
+	Content  string `json:"content"`
 }
 
 // thread writes t's messages, a page at a time; a thread erased
@@ -185,8 +244,10 @@ func (x *exporter) thread(t engine.Thread) error {
 				return err
 			}
 		}
-		if p.NextFromSeq == 0 {
-			return nil
+		if p.NextFromSeq == 0 && first {
+			return nil // no message: the thread is not written
+		} else if p.NextFromSeq == 0 {
+			return x.state(t.ResourceID, t.ID)
 		}
 		req.FromSeq = p.NextFromSeq
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,6 +17,7 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/importer"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/working"
 )
 
 // TestJSONLTitle: a line's "title" is its thread's, stored by the batch
@@ -89,12 +91,68 @@ func exportCorpus(t *testing.T, e *engine.Engine) {
 			t.Fatal(err)
 		}
 	}
+	for _, st := range []struct {
+		key     string
+		mode    working.Mode
+		content string
+	}{
+		{working.ThreadKey("ana:trip"), working.ModeTemplate, "# Trip\n- train <TGV> & night \u202e"},
+		{working.ThreadKey("ana:gone"), working.ModeTemplate, "# secret plans"},
+		{working.ResourceKey("ana"), working.ModeSchema, `{"name":"Ana","n":12345678901234567890}`},
+	} {
+		setState(t, e, st.key, st.mode, st.content)
+	}
 	if _, err := e.DeleteThread(ctx, "ana:gone"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.DeleteMessages(ctx, "t5"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// setState sets the working-memory state of key (thread:… or
+// resource:…) in mode to content, as mnemo wm set does.
+func setState(t *testing.T, e *engine.Engine, key string, mode working.Mode, content string) {
+	t.Helper()
+	scope, _, err := working.ParseKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := working.Config{Scope: scope, Mode: mode}
+	if mode == working.ModeSchema {
+		cfg.Schema = json.RawMessage(`{"type":"object"}`)
+	}
+	mem, err := e.OpenWorkingMemory(cfg)
+	if err == nil {
+		_, err = mem.Set(context.Background(), key, content, working.Origin{})
+	}
+	if err != nil {
+		t.Fatalf("set %s: %v", key, err)
+	}
+}
+
+// stateOf is the content and mode of key's stored state ("" when none).
+func stateOf(t *testing.T, e *engine.Engine, key string) string {
+	t.Helper()
+	ctx := context.Background()
+	mode, ok, err := e.StoredWorkingMode(ctx, key)
+	if err != nil || !ok {
+		return ""
+	}
+	scope, _, _ := working.ParseKey(key)
+	cfg := working.Config{Scope: scope, Mode: mode}
+	if mode == working.ModeSchema {
+		cfg.Schema = json.RawMessage(`{"type":"object"}`)
+	}
+	mem, err := e.OpenWorkingMemory(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := mem.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(mode) + ": " + st.Content
 }
 
 // exportTo runs Export of e and returns what it wrote.
@@ -121,11 +179,11 @@ func TestExportRoundTrip(t *testing.T) {
 	src := enginetest.MustOpen(t, engine.Config{})
 	exportCorpus(t, src)
 	file1 := exportTo(t, src, importer.ExportOptions{PageSize: 2})
-	if bytes.Contains(file1, []byte("secret")) || bytes.Contains(file1, []byte("erase me")) || bytes.Contains(file1, []byte("ana:gone")) {
+	if bytes.Contains(file1, []byte("secret")) || bytes.Contains(file1, []byte("gone")) || bytes.Contains(file1, []byte("erase me")) || bytes.Contains(file1, []byte("ana:gone")) {
 		t.Fatalf("the export holds erased content:\n%s", file1)
 	}
-	if got := bytes.Count(file1, []byte("\n")); got != 7 {
-		t.Fatalf("%d lines, want 7:\n%s", got, file1)
+	if got := bytes.Count(file1, []byte("\n")); got != 9 {
+		t.Fatalf("%d lines, want 9 (7 messages, 2 states):\n%s", got, file1)
 	}
 	path := filepath.Join(t.TempDir(), "export.jsonl")
 	if err := os.WriteFile(path, file1, 0o600); err != nil {
@@ -134,7 +192,7 @@ func TestExportRoundTrip(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, b enginetest.Backend) {
 		mid := enginetest.MustOpen(t, b.Config(t, engine.Config{}))
 		rep, err := importer.Import(ctx, mid, path, importer.Options{Strict: true})
-		if err != nil || rep.Messages != 7 || rep.Threads != 3 || rep.Resources != 2 {
+		if err != nil || rep.Messages != 7 || rep.Threads != 3 || rep.Resources != 2 || rep.WorkingMemory != 2 {
 			t.Fatalf("import: %+v, %v", rep, err)
 		}
 		file2 := exportTo(t, mid, importer.ExportOptions{})
@@ -161,12 +219,17 @@ func TestExportRoundTrip(t *testing.T) {
 				t.Errorf("thread %s: %+v, want %+v", th, z, a)
 			}
 		}
+		for _, key := range []string{working.ThreadKey("ana:trip"), working.ResourceKey("ana")} {
+			if a, z := stateOf(t, src, key), stateOf(t, last, key); a != z || a == "" {
+				t.Errorf("working memory %s: %q, want %q", key, z, a)
+			}
+		}
 		if _, err := last.GetThread(ctx, "ana:gone"); !errors.Is(err, engine.ErrThreadNotFound) {
 			t.Errorf("the erased thread: %v, want ErrThreadNotFound", err)
 		}
 		again, err := importer.Import(ctx, mid, path, importer.Options{Strict: true})
-		if err != nil || again.Messages != 0 || again.Duplicates != 7 {
-			t.Errorf("import again: %+v, %v; want 0 stored, 7 already stored", again, err)
+		if err != nil || again.Messages != 0 || again.Duplicates != 7 || again.WorkingMemory != 0 || again.WorkingMemorySame != 2 {
+			t.Errorf("import again: %+v, %v; want 0 stored, 7 already stored, 2 states as given", again, err)
 		}
 	})
 }
@@ -224,7 +287,7 @@ func TestExportChoose(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	rep, err := importer.Export(ctx, e, &buf, importer.ExportOptions{Thread: "ana:trip"})
-	if err != nil || rep.Threads != 1 || rep.Messages != 5 || rep.Resources != 1 || !strings.HasPrefix(buf.String(), `{"thread":"ana:trip","resource":"ana","title":"Trip to Porto",`) {
+	if err != nil || rep.Threads != 1 || rep.Messages != 5 || rep.Resources != 1 || rep.WorkingMemory != 1 || !strings.HasPrefix(buf.String(), `{"thread":"ana:trip","resource":"ana","title":"Trip to Porto",`) {
 		t.Errorf("--thread ana:trip: %+v, %v\n%s", rep, err, buf.String())
 	}
 	if _, err := importer.Export(ctx, e, &buf, importer.ExportOptions{Thread: "ana:trip", Resource: "bob"}); !errors.Is(err, engine.ErrResourceMismatch) {
@@ -237,5 +300,54 @@ func TestExportChoose(t *testing.T) {
 	cancel()
 	if _, err := importer.Export(cancelled, e, &buf, importer.ExportOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+}
+
+// TestJSONLWorkingMemory: a "working_memory" line sets its thread's (or
+// resource's) state as mnemo wm set does, after the messages before it
+// are stored; a line the working memory cannot store whole is skipped
+// naming why: no resource, a mode or content of the wrong kind, a thread
+// not stored, another resource's thread, the other mode than the stored
+// state's, a schema-mode content that is no object, a misspelt member.
+func TestJSONLWorkingMemory(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	lines := []struct{ line, reason string }{
+		{`{"thread":"t","resource":"r","role":"user","content":"hi"}`, ""},
+		{`{"type":"working_memory","thread":"t","resource":"r","mode":"template","content":"# plan"}`, ""},
+		{`{"type":"working_memory","resource":"r","mode":"schema","content":"{\"a\":1}"}`, ""},
+		{`{"type":"working_memory","thread":"t","mode":"template","content":"x"}`, `"resource" is required in a "working_memory" line`},
+		{`{"type":"working_memory","resource":"r","mode":"markdown","content":"x"}`, `"mode" must be "schema" or "template", got "markdown"`},
+		{`{"type":"working_memory","resource":"r","mode":"schema","content":{"a":1}}`, `"content" of a "working_memory" line must be a string, got an object`},
+		{`{"type":"working_memory","thread":"nope","resource":"r","mode":"template","content":"x"}`, `thread not found`},
+		{`{"type":"working_memory","thread":"t","resource":"other","mode":"template","content":"x"}`, `belongs to another resource`},
+		{`{"type":"working_memory","thread":"t","resource":"r","mode":"schema","content":"{}"}`, `stored state has another mode`},
+		{`{"type":"working_memory","resource":"r","mode":"schema","content":"[1]"}`, `must be a JSON object`},
+		{`{"type":"working_memory","resource":"r","Mode":"schema","content":"{}"}`, `unknown field "Mode" (did you mean "mode"? names are case-sensitive)`},
+		{`{"type":"working_memory","resource":"r","mode":"schema","content":"{}","role":"user"}`, `unknown field "role" (a "working_memory" item has type, thread, resource, mode and content)`},
+		{`{"type":"working_memori","resource":"r","mode":"schema","content":"{}"}`, `unknown item type "working_memori" (did you mean "working_memory"?)`},
+	}
+	var body strings.Builder
+	var want []string
+	for i, l := range lines {
+		body.WriteString(l.line + "\n")
+		if l.reason != "" {
+			want = append(want, fmt.Sprintf("line %d: %s", i+1, l.reason))
+		}
+	}
+	rep, err := importer.Import(ctx, e, writeFile(t, "wm.jsonl", body.String()), importer.Options{})
+	if err != nil || rep.Messages != 1 || rep.WorkingMemory != 2 || rep.Skipped != len(want) {
+		t.Fatalf("report %+v, %v; want 1 message, 2 states, %d skipped", rep, err, len(want))
+	}
+	for i, p := range rep.Problems {
+		if got := p.Where + ": " + p.Reason(); !strings.HasPrefix(got, want[i][:strings.Index(want[i], ": ")+2]) || !strings.Contains(got, want[i][strings.Index(want[i], ": ")+2:]) {
+			t.Errorf("problem %d: %q, want %q", i, got, want[i])
+		}
+	}
+	if got := stateOf(t, e, working.ThreadKey("t")); got != "template: # plan" {
+		t.Errorf("thread state %q", got)
+	}
+	if got := stateOf(t, e, working.ResourceKey("r")); got != `schema: {"a":1}` {
+		t.Errorf("resource state %q", got)
 	}
 }

@@ -137,6 +137,12 @@ type Report struct {
 	Unstored int `json:"unstored"`
 	// UnstoredMembers names the members (see Unstored).
 	UnstoredMembers []string `json:"unstoredMembers,omitempty"`
+	// WorkingMemory counts the "working_memory" lines whose state was
+	// written now (a new version); WorkingMemorySame those whose state
+	// was stored already, as given (no version written).
+	WorkingMemory int `json:"workingMemory,omitempty"`
+	// WorkingMemorySame counts the states stored already (see WorkingMemory).
+	WorkingMemorySame int `json:"workingMemorySame,omitempty"`
 }
 
 // Appender is what Import needs of an engine.

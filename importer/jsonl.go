@@ -63,6 +63,8 @@ type jsonlRecord struct {
 	CallID    string          `json:"call_id"`
 	Arguments json.RawMessage `json:"arguments"`
 	Output    json.RawMessage `json:"output"`
+	// Mode is a "working_memory" line's (workingmemory.go).
+	Mode string `json:"mode"`
 }
 
 // jsonlLine is a JSONL line read: its message, the thread and resource
@@ -70,7 +72,8 @@ type jsonlRecord struct {
 // the message does not hold (Report.Unstored).
 type jsonlLine struct {
 	thread, resource string
-	title            string // the thread's title the line gives, or ""
+	title            string  // the thread's title the line gives, or ""
+	wm               *wmLine // a "working_memory" line's state; nil for a message
 	msg              engine.Message
 	unstored         []string
 	item             string // the Responses item type the line gives, or ""
@@ -97,26 +100,7 @@ type jsonlLine struct {
 // batch.
 func (w *writer) jsonl(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var batch engine.AppendRequest
-	var wheres []string
-	var unstored [][]string // per message of batch
-	items := responseItems{open: -1}
-	flush := func() error {
-		err := w.appendBatch(batch, wheres, unstored)
-		batch, wheres, unstored = engine.AppendRequest{}, nil, nil
-		items.open = -1
-		return err
-	}
-	// bad reports a malformed line after storing the batch before it, so
-	// problems come in file order and strict stops at the first bad record
-	// (perhaps one of the batch, which the engine refused) with nothing
-	// after it reported.
-	bad := func(where string, perr error) error {
-		if err := flush(); err != nil {
-			return err
-		}
-		return w.problem(where, perr)
-	}
+	jb := &jsonlBatch{w: w, items: responseItems{open: -1}}
 	ordinal := map[string]int{} // thread -> lines seen, for ids of lines without one
 	for line := 1; ; line++ {
 		b, tooLong, err := readLine(br, MaxLineBytes)
@@ -135,7 +119,7 @@ func (w *writer) jsonl(r io.Reader) error {
 		lead := n - len(b) // bytes before the record, for columns
 		b = bytes.TrimRight(b, jsonSpace)
 		if tooLong {
-			if perr := bad(where, fmt.Errorf("longer than %d bytes", MaxLineBytes)); perr != nil {
+			if perr := jb.bad(where, fmt.Errorf("longer than %d bytes", MaxLineBytes)); perr != nil {
 				return perr
 			}
 		} else if len(b) > 0 {
@@ -143,37 +127,79 @@ func (w *writer) jsonl(r io.Reader) error {
 			if errors.Is(perr, errIncomplete) && err == io.EOF {
 				perr = fmt.Errorf("%w; it is the file's last line and has no newline: the file may have been cut short", perr)
 			}
-			thread, resource, m := l.thread, l.resource, l.msg
-			if perr == nil && m.ID == "" {
-				m.ID = lineID(thread, ordinal[thread], b)
+			m := l.msg
+			if perr == nil && m.ID == "" && l.wm == nil {
+				m.ID = lineID(l.thread, ordinal[l.thread], b)
 			}
-			ordinal[thread]++
+			ordinal[l.thread]++
 			switch {
 			case perr != nil:
-				if perr := bad(where, perr); perr != nil {
+				if perr := jb.bad(where, perr); perr != nil {
 					return perr // under strict, the records before the bad one are stored
 				}
-			case items.join(&batch, l, m, line, wheres):
+			case l.wm != nil:
+				if err := jb.workingMemory(where, l.wm); err != nil {
+					return err
+				}
+			case jb.items.join(&jb.req, l, m, line, jb.wheres):
 				// a call of the assistant message of the lines before
 			default:
-				if batch.ThreadID != thread || batch.ResourceID != resource || len(batch.Messages) >= 500 {
-					if err := flush(); err != nil {
-						return err
-					}
-					batch.ThreadID, batch.ResourceID = thread, resource
+				if err := jb.add(l, m, line, where); err != nil {
+					return err
 				}
-				batch.Title = cmp.Or(batch.Title, l.title) // the first the batch's lines give
-				items.note(&m, l, len(batch.Messages), line)
-				batch.Messages = append(batch.Messages, m)
-				wheres = append(wheres, where)
-				unstored = append(unstored, l.unstored)
 			}
 		}
 		if err == io.EOF {
 			break
 		}
 	}
-	return flush()
+	return jb.flush()
+}
+
+// jsonlBatch is the batch a JSONL import gathers: consecutive lines of
+// one thread (at most 500), appended as one engine.Append.
+type jsonlBatch struct {
+	w        *writer
+	req      engine.AppendRequest
+	wheres   []string   // per message of req: its record
+	unstored [][]string // per message of req: its unstored members
+	items    responseItems
+}
+
+// flush appends the batch and starts a new one.
+func (jb *jsonlBatch) flush() error {
+	err := jb.w.appendBatch(jb.req, jb.wheres, jb.unstored)
+	jb.req, jb.wheres, jb.unstored = engine.AppendRequest{}, nil, nil
+	jb.items.open = -1
+	return err
+}
+
+// bad reports a malformed line after storing the batch before it, so
+// problems come in file order and strict stops at the first bad record
+// (perhaps one of the batch, which the engine refused) with nothing
+// after it reported.
+func (jb *jsonlBatch) bad(where string, perr error) error {
+	if err := jb.flush(); err != nil {
+		return err
+	}
+	return jb.w.problem(where, perr)
+}
+
+// add adds message m of line (l, at where) to the batch, appending the
+// batch first when m is of another thread or resource, or it is full.
+func (jb *jsonlBatch) add(l jsonlLine, m engine.Message, line int, where string) error {
+	if jb.req.ThreadID != l.thread || jb.req.ResourceID != l.resource || len(jb.req.Messages) >= 500 {
+		if err := jb.flush(); err != nil {
+			return err
+		}
+		jb.req.ThreadID, jb.req.ResourceID = l.thread, l.resource
+	}
+	jb.req.Title = cmp.Or(jb.req.Title, l.title) // the first the batch's lines give
+	jb.items.note(&m, l, len(jb.req.Messages), line)
+	jb.req.Messages = append(jb.req.Messages, m)
+	jb.wheres = append(jb.wheres, where)
+	jb.unstored = append(jb.unstored, l.unstored)
+	return nil
 }
 
 // readLine reads one line without its newline. A line longer than limit is
@@ -246,6 +272,9 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 	}
 	var m engine.Message
 	switch rec.Type {
+	case itemWorkingMemory:
+		wm, err := rec.workingMemory()
+		return jsonlLine{thread: rec.Thread, resource: rec.Resource, wm: wm}, err
 	case "", itemMessage:
 		m, unstored, err = rec.message(unstored)
 	case itemFunctionCall, itemFunctionCallOutput:

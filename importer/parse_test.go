@@ -273,6 +273,9 @@ func FuzzParseJSONL(f *testing.F) {
 		`{"thread":"t","resource":"r","type":"function_call","title":"x","call_id":"c1","name":"f"}`,
 		`{"thread":"t","resource":"r","Title":"x","role":"user","content":"hi"}`,
 		`{"thread":"t","resource":"r","title":3,"role":"user","content":"hi"}`,
+		`{"type":"working_memory","thread":"t","resource":"r","mode":"template","content":"# plan <b>\u2028"}`,
+		`{"type":"working_memory","resource":"r","mode":"schema","content":"{\"a\":1}"}`,
+		`{"type":"working_memory","resource":"r","mode":"schema","content":3}`,
 	} {
 		f.Add([]byte(line))
 	}
@@ -284,6 +287,10 @@ func FuzzParseJSONL(f *testing.F) {
 		l, err := parseJSONL(b, 0)
 		if err != nil {
 			checkReason(t, b, err)
+			return
+		}
+		if l.wm != nil {
+			checkWorkingMemory(t, b, l)
 			return
 		}
 		checkKept(t, b, l)
@@ -415,6 +422,30 @@ func checkRoundTrip(t *testing.T, l jsonlLine) {
 		t.Fatalf("%s reads back as\n%+v, want\n%+v", line, back.msg, m)
 	}
 	checkExportRoundTrip(t, l)
+}
+
+// checkWorkingMemory fails t unless the "working_memory" line b (read as
+// l) keeps its resource, thread, mode and content as encoding/json reads
+// them, and the line Export writes for that state reads back the same.
+func checkWorkingMemory(t *testing.T, b []byte, l jsonlLine) {
+	var rec wmRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatalf("%s: accepted, but encoding/json reads no record: %v", b, err)
+	}
+	wm := l.wm
+	if rec.Resource != wm.resource || rec.Thread != l.thread || rec.Mode != string(wm.mode) || rec.Content != wm.content {
+		t.Fatalf("%s: read as %+v", b, wm)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(rec); err != nil {
+		t.Fatal(err)
+	}
+	back, err := parseJSONL(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), 0)
+	if err != nil || back.wm == nil || *back.wm != *wm {
+		t.Fatalf("%s, written as %s, reads back as %+v (%v)", b, buf.Bytes(), back.wm, err)
+	}
 }
 
 // checkExportRoundTrip fails t unless the line Export writes for l's

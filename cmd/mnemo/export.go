@@ -81,9 +81,14 @@ func (c *ExportCommand) Run(ctx context.Context, args []string) error {
 	return nil
 }
 
-// exportSummary is the counts of rep in words: "2 resources, 3 threads, 120 messages".
+// exportSummary is the counts of rep in words: "2 resources, 3 threads,
+// 120 messages" and, when there are some, ", 2 working-memory states".
 func exportSummary(rep *importer.ExportReport) string {
-	return fmt.Sprintf("%s, %s, %s", count(rep.Resources, "resource"), count(rep.Threads, "thread"), count(rep.Messages, "message"))
+	s := fmt.Sprintf("%s, %s, %s", count(rep.Resources, "resource"), count(rep.Threads, "thread"), count(rep.Messages, "message"))
+	if rep.WorkingMemory > 0 {
+		s += ", " + count(rep.WorkingMemory, "working-memory state")
+	}
+	return s
 }
 
 // exportFailed is the error of an export to dest stopped by err after

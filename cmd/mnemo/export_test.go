@@ -22,8 +22,9 @@ const exportSample = `{"thread":"ana:trip","resource":"ana","title":"Trip to Por
 // TestExportRoundTripCLI: mnemo export of a data directory, ingested into
 // Postgres, exported again and ingested into a new data directory: the two
 // files are byte-identical, `messages --json` of every thread is the same
-// in the source and the last target, the erased thread is in neither
-// file, and ingesting the file again stores nothing. It skips without
+// in the source and the last target, so are the working-memory states
+// (a thread's and a resource's), the erased thread and its state are in
+// neither file, and ingesting the file again stores nothing. It skips without
 // MNEMO_TEST_POSTGRES.
 func TestExportRoundTripCLI(t *testing.T) {
 	dsn := pgtest.DSN(t)
@@ -42,17 +43,23 @@ func TestExportRoundTripCLI(t *testing.T) {
 		return stdout
 	}
 	mustRun("--dir", src, "ingest", in)
+	plan, prefs := filepath.Join(tmp, "plan.md"), filepath.Join(tmp, "prefs.json")
+	os.WriteFile(plan, []byte("# Trip\n- night train\n"), 0o600)
+	os.WriteFile(prefs, []byte(`{"seat":"window"}`), 0o600)
+	mustRun("--dir", src, "wm", "set", "--thread", "ana:trip", "--markdown", plan)
+	mustRun("--dir", src, "wm", "set", "--thread", "ana:gone", "--markdown", plan)
+	mustRun("--dir", src, "wm", "set", "--resource", "bob", "--no-validate", prefs)
 	mustRun("--dir", src, "delete", "--thread", "ana:gone", "--yes")
 	out := mustRun("--dir", src, "export", "--json", file1)
 	var rep struct {
-		File                         string
-		Resources, Threads, Messages int
+		File                                        string
+		Resources, Threads, Messages, WorkingMemory int
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.File != file1 || rep.Resources != 2 || rep.Threads != 2 || rep.Messages != 4 {
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.File != file1 || rep.Resources != 2 || rep.Threads != 2 || rep.Messages != 4 || rep.WorkingMemory != 2 {
 		t.Fatalf("export --json: %s (%v)", out, err)
 	}
 	mustRun("--db", dsn, "ingest", "--strict", file1)
-	if out := mustRun("--db", dsn, "export", file2); out != "exported 2 resources, 2 threads, 4 messages to "+file2+"\n" {
+	if out := mustRun("--db", dsn, "export", file2); out != "exported 2 resources, 2 threads, 4 messages, 2 working-memory states to "+file2+"\n" {
 		t.Errorf("export: %q", out)
 	}
 	one, _ := os.ReadFile(file1)
@@ -67,10 +74,17 @@ func TestExportRoundTripCLI(t *testing.T) {
 			t.Errorf("messages of %s differ:\n%s\n%s", th, a, z)
 		}
 	}
+	for _, who := range [][]string{{"--thread", "ana:trip"}, {"--resource", "bob"}} {
+		get := append([]string{"wm", "get", "--raw"}, who...)
+		a, z := mustRun(append([]string{"--dir", src}, get...)...), mustRun(append([]string{"--dir", last}, get...)...)
+		if a != z || a == "" {
+			t.Errorf("wm get %v: %q, want %q", who, z, a)
+		}
+	}
 	if out := mustRun("--dir", last, "threads"); !strings.Contains(out, "Trip to Porto") || strings.Contains(out, "ana:gone") {
 		t.Errorf("threads of the target:\n%s", out)
 	}
-	if out := mustRun("--db", dsn, "ingest", file1); !strings.Contains(out, "0 messages stored, 4 already stored") {
+	if out := mustRun("--db", dsn, "ingest", file1); !strings.Contains(out, "0 messages stored, 4 already stored, 0 skipped; 0 working-memory states set, 2 already as given") {
 		t.Errorf("ingest again: %s", out)
 	}
 }

@@ -152,6 +152,8 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 			total.Messages += rep.Messages
 			total.Duplicates += rep.Duplicates
 			total.Skipped += rep.Skipped
+			total.WorkingMemory += rep.WorkingMemory
+			total.WorkingMemorySame += rep.WorkingMemorySame
 			addUnstored(&total, rep)
 			if fs.NArg() == 1 {
 				total.File, total.Format, total.Stopped = rep.File, rep.Format, rep.Stopped
@@ -615,13 +617,16 @@ func interrupted(label string, err error, rep *importer.Report) error {
 // members mnemo does not store: refusal, annotations"; "no messages read,
 // nothing stored" when the input held no record.
 func summary(r *importer.Report) string {
-	if r.Resources == 0 && r.Threads == 0 && r.Messages == 0 && r.Duplicates == 0 && r.Skipped == 0 && r.Unstored == 0 && r.Stopped == "" {
+	if r.Resources == 0 && r.Threads == 0 && r.Messages == 0 && r.Duplicates == 0 && r.Skipped == 0 && r.Unstored == 0 && r.Stopped == "" && r.WorkingMemory+r.WorkingMemorySame == 0 {
 		// An empty input (a filter that matched nothing): said so, not
 		// as a row of zero counts.
 		return "no messages read, nothing stored"
 	}
 	s := fmt.Sprintf("%s, %s, %s stored, %d already stored, %d skipped",
 		count(r.Resources, "resource"), count(r.Threads, "thread"), count(r.Messages, "message"), r.Duplicates, r.Skipped)
+	if r.WorkingMemory+r.WorkingMemorySame > 0 {
+		s += fmt.Sprintf("; %s set, %d already as given", count(r.WorkingMemory, "working-memory state"), r.WorkingMemorySame)
+	}
 	switch {
 	case r.Unstored == 1 && len(r.UnstoredMembers) == 1:
 		s += "; 1 line had a member mnemo does not store: " + r.UnstoredMembers[0]
