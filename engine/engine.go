@@ -31,6 +31,9 @@ type Engine struct {
 	dir  string
 	db   *sql.DB
 	pool *pgxpool.Pool // the Postgres pool db runs on; nil on SQLite
+	// orphans are the files of a database that was gone, which Open kept
+	// (orphans.go: KeptOrphans).
+	orphans []string
 	// applySlots bounds the tool applications running at once on
 	// Postgres (applySlot, postgres.go); nil on SQLite.
 	applySlots chan struct{}
@@ -155,7 +158,12 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	if err := emptyDatabase(dir); err != nil {
 		return nil, err
 	}
-	if err := dropOrphanIndexes(dir); err != nil {
+	now := time.Now
+	if cfg.Now != nil {
+		now = cfg.Now
+	}
+	orphans, err := keepOrphans(dir, now()) // orphans.go
+	if err != nil {
 		return nil, err
 	}
 	db, err := store.Open(ctx, filepath.Join(dir, DatabaseFile))
@@ -178,24 +186,10 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	}
 	if err == nil {
 		e.warnWAL() // wal_damage.go
+		e.orphans = orphans
+		e.warnOrphans()
 	}
 	return e, err
-}
-
-// dropOrphanIndexes removes the derived indexes (index/lexical and
-// index/snapshots) of dir when dir holds no database file: they were
-// derived from a mnemo.db that is gone, and the database this open creates
-// starts empty. Before, a new database reused them: the old messages'
-// text stayed in the lexical index (found by no search, but by mnemo check
-// as entries that are not stored messages, and on disk until a reindex).
-func dropOrphanIndexes(dir string) error {
-	if _, err := os.Lstat(filepath.Join(dir, DatabaseFile)); !errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err := removeIndexes(dir); err != nil {
-		return fmt.Errorf("engine: remove the indexes of a database that is gone: %w", err)
-	}
-	return nil
 }
 
 // removeIndexes removes dir's derived indexes (index/lexical and

@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -236,44 +235,6 @@ func TestQuarantineBlockedPath(t *testing.T) {
 				t.Fatalf("after rebuild: %+v, %v", res.Hits, err)
 			}
 		})
-	}
-}
-
-// TestOrphanIndexesDropped: a data directory whose mnemo.db is gone but
-// whose indexes remain gets a new, empty database and no index of the old
-// one. Before, the new database reused the old lexical index: Check found
-// every old message as an entry that is not a stored message, and the old
-// text stayed on disk until a reindex.
-//
-// SQLite only: it removes the database file.
-func TestOrphanIndexesDropped(t *testing.T) {
-	ctx := context.Background()
-	dir := closedDir(t, "T-old")
-	removeDatabaseFiles(t, dir)
-	e := enginetest.MustOpen(t, engine.Config{Dir: dir})
-	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "T-new", ResourceID: "r",
-		Messages: []engine.Message{{Role: "user", Content: "a new beginning"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.SyncIndexes(ctx); err != nil {
-		t.Fatal(err)
-	}
-	mustCheck(t, e)
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	err := filepath.WalkDir(filepath.Join(dir, "index"), func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err == nil && bytes.Contains(b, []byte("ZEPHYR")) {
-			t.Errorf("%s still holds the old database's text", p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

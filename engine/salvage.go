@@ -324,7 +324,9 @@ func copyFile(from, to string) error {
 // (mnemo.db.damaged-<UTC time>-wal, …-shm) when they exist, a -wal or
 // -shm whose database file is gone in that file's place, then the index
 // directory kept with it (mnemo.db.damaged-<UTC time>-index, a directory:
-// SalvageReport.KeptIndex); then the copies
+// SalvageReport.KeptIndex; an Open that found no database file beside a
+// log or indexes keeps them under such names too, Engine.KeptOrphans);
+// then the copies
 // of mnemo.db an Open kept before applying a damaged log's prefix
 // (mnemo.db.before-wal-<UTC time>, sorted: WALDamage.Before); then the damaged
 // write-ahead logs that Open kept (mnemo.db-wal.damaged-<UTC time>, sorted), each

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -187,8 +188,12 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 		printLostRanges(c.Stdout, res.lost)
 	}
 	salvaged, logs, befores := splitKept(res.kept)
+	salvaged, bare := c.splitBare(salvaged)
 	if len(salvaged) > 0 {
 		fmt.Fprintf(c.Stdout, "kept by a salvage: %s (the damaged database, with the -wal, -shm and index directory kept beside it; they may still hold erased text: delete them once the salvage is judged complete)\n", strings.Join(salvaged, ", "))
+	}
+	if len(bare) > 0 {
+		fmt.Fprintf(c.Stdout, "kept beside no database file: %s (the -wal, -shm or index directory of a database an open found gone, kept when it created a new one, or of a salvage's damaged database since deleted; they may hold the only copy of that database's text, and erased text: delete them once no longer needed)\n", strings.Join(bare, ", "))
 	}
 	repaired, aside, orphans := c.splitKeptLogs(logs)
 	const keptAsFound = "Kept as found: %s (it may still hold erased text; no erasure reaches it: delete it once no longer needed)"
@@ -239,6 +244,26 @@ func splitKept(kept []string) (salvaged, logs, befores []string) {
 		}
 	}
 	return salvaged, logs, befores
+}
+
+// splitBare splits the kept files of salvages (splitKept's salvaged)
+// into those of a damaged database file still kept and those beside none
+// (mnemo.db.damaged-<time>-wal, -shm, -index alone): the files of a
+// database an open found gone (engine.Engine.KeptOrphans), or a
+// salvage's whose database file was deleted.
+func (c *CheckCommand) splitBare(salvaged []string) (withFile, bare []string) {
+	for _, k := range salvaged {
+		base := k
+		for _, s := range []string{"-wal", "-shm", "-index"} {
+			base = strings.TrimSuffix(base, s)
+		}
+		if _, err := os.Lstat(filepath.Join(c.Dir, base)); err == nil {
+			withFile = append(withFile, k)
+		} else {
+			bare = append(bare, k)
+		}
+	}
+	return withFile, bare
 }
 
 // splitKeptLogs splits an open's kept copies of damaged write-ahead logs

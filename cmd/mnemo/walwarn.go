@@ -31,7 +31,22 @@ func (m *Main) openEngine(ctx context.Context, cfg engine.Config) (*engine.Engin
 	if err == nil && cfg.Logger == nil && m.command != "check" {
 		printWALDamage(m.Stderr, e.WALDamage())
 	}
+	if err == nil && cfg.Logger == nil {
+		printKeptOrphans(m.Stderr, e.KeptOrphans())
+	}
 	return e, err
+}
+
+// printKeptOrphans writes, when the open kept the files of a database that
+// was gone (engine.Engine.KeptOrphans), one line to w naming them: the
+// open created a new, empty database beside them (before, it deleted
+// them without a word).
+func printKeptOrphans(w io.Writer, kept []string) {
+	if len(kept) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "mnemo: warning: %s was missing, but the write-ahead log or the indexes of the database that was there were not; they may hold the only copy of its text and are kept as %s; a new, empty %s was created (to get the old one back, restore %s from a backup; mnemo check lists the kept files: delete them once no longer needed)\n",
+		engine.DatabaseFile, strings.Join(kept, ", "), engine.DatabaseFile, engine.DatabaseFile)
 }
 
 // printWALDamage writes d, when not nil, as one line to w: a note when the
