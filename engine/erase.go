@@ -63,12 +63,16 @@ type EraseResult struct {
 	// segment merge, index rebuild, WAL checkpoint, and a VACUUM when
 	// needed).
 	Purge time.Duration `json:"purgeNanos"`
-	// IndexesRebuilt is set when the purge rebuilt every index of the
-	// SQLite file (REINDEX), as it does after deleting a thread or a
+	// IndexesRebuilt is set when the purge cleared the SQLite file's
+	// indexes of the erased ids, as it does after deleting a thread or a
 	// resource: a page split leaves copies of index keys (thread and
 	// resource ids) in the unused space of index pages, which
-	// secure_delete does not reach; rebuilding frees and zeroes those
-	// pages. Never set on Postgres.
+	// secure_delete does not reach, so the purge reads every index page
+	// and rebuilds (REINDEX) each index whose pages hold a piece of an
+	// erased thread's or resource's id (half the id, 6 bytes at least),
+	// which frees and zeroes its pages; every index when the ids are not
+	// known. It rebuilt every index before, at the cost of the whole
+	// file. Never set on Postgres.
 	IndexesRebuilt bool `json:"indexesRebuilt,omitempty"`
 	// Vacuumed says why the purge rewrote the SQLite file with VACUUM
 	// (VacuumResidue, VacuumTooLarge, VacuumTextsUnknown), which makes it
@@ -89,6 +93,7 @@ type EraseResult struct {
 	KeptDamaged []string `json:"keptDamaged,omitempty"`
 
 	residue residue  // what the residue check looks for (bounded: residue.go)
+	owners  []string // the erased threads' and resource's ids (the index check: purge_indexes.go)
 	marker  string   // the erasing marker of this erasure
 	keys    []string // the fence keys of the threads and resources touched
 	noop    bool     // the transaction changed no row: no purge is owed
@@ -223,6 +228,8 @@ type eraseState struct {
 	vacuums atomic.Int64  // VACUUMs the purges ran (vacuumResidue), for the tests
 	spells  atomic.Int64  // erased ids the purges looked for in the run ids (fileHoldsResidue), for the tests
 	reads   atomic.Int64  // reads of erased texts (erasure.texts) the transactions made, for the tests
+
+	reindexed []string // the indexes the last purge rebuilt (clearIndexes; "*": every one), guarded by mu, for the tests
 }
 
 // erase runs the erasure transaction, then the physical purge.
@@ -265,7 +272,8 @@ func (e *Engine) eraseWith(ctx context.Context, kind eraseKind, targets []string
 
 // purgeOf is the purge res's erasure of kind owes.
 func purgeOf(kind eraseKind, res *EraseResult) purgeSet {
-	return purgeSet{markers: []string{res.marker}, residue: res.residue, owners: kind == eraseResource || len(res.Threads) > 0}
+	return purgeSet{markers: []string{res.marker}, residue: res.residue, owners: kind == eraseResource || len(res.Threads) > 0,
+		ids: ownerIDs{ids: res.owners}}
 }
 
 // publishErased publishes the event of an erasure of kind whose purge

@@ -7,11 +7,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // fragmentsIn returns the substrings of id of at least n bytes that file
@@ -91,4 +93,71 @@ func TestDeleteResourceLeavesNoIDFragment(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEraseRebuildsTheIndexesHoldingAPiece: the purge after the erasure of
+// a resource rebuilds the indexes whose pages hold a piece of its id, and
+// only those (it rebuilt every index of mnemo.db, at the cost of the whole
+// file). The fixture makes the id a divider key in an interior page of
+// messages_by_resource before the erasure, and an index holds a piece of
+// it once the erasure's transaction committed (read at the start of the
+// purge): the rebuild is what takes it out of the file.
+func TestEraseRebuildsTheIndexesHoldingAPiece(t *testing.T) {
+	if testing.Short() {
+		t.Skip("appends 2,000 messages")
+	}
+	ctx := context.Background()
+	const id = "qz7kw4x9"
+	e := enginetest.SQLite.MustOpen(t, engine.Config{})
+	appendInterleaved(t, e, 3, 2000, []string{id, "bo", "chen"})
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db := engine.DBOf(e)
+	var dividers int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM dbstat AS s JOIN sqlite_dbpage AS p ON p.pgno = s.pageno
+		WHERE s.name = 'messages_by_resource' AND s.pagetype = 'internal' AND instr(p.data, ?) > 0`, []byte(id)).Scan(&dividers); err != nil {
+		t.Fatal(err)
+	}
+	if dividers == 0 {
+		t.Fatal("the fixture does not make the id a divider key of messages_by_resource: the test would prove less")
+	}
+	pieces := func(page []byte) bool {
+		for i := 0; i+6 <= len(id); i++ {
+			if bytes.Contains(page, []byte(id[i:i+6])) {
+				return true
+			}
+		}
+		return false
+	}
+	var held []string
+	engine.SetBeforeIndexPurge(e, func() {
+		var err error
+		if held, err = store.IndexesHolding(ctx, db, pieces); err != nil {
+			t.Error(err)
+		}
+	})
+	if _, err := e.DeleteResource(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if len(held) == 0 {
+		t.Fatal("no index held a piece of the id after the erasure's transaction: the test would prove nothing")
+	}
+	rebuilt := engine.Reindexed(e)
+	for _, n := range held {
+		if !slices.Contains(rebuilt, n) && !slices.Contains(rebuilt, "*") {
+			t.Errorf("index %s held a piece of the erased id and was not rebuilt (rebuilt: %q)", n, rebuilt)
+		}
+	}
+	all, err := store.IndexesHolding(ctx, db, func([]byte) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(rebuilt, "*") || len(rebuilt) >= len(all) {
+		t.Errorf("rebuilt %q, want only the indexes holding a piece (%q) of the %d", rebuilt, held, len(all))
+	}
+	if f := fragmentsIn(t, filepath.Join(e.Dir(), engine.DatabaseFile), id, 6); len(f) > 0 {
+		t.Fatalf("pieces of the erased resource id are still in %s: %q", engine.DatabaseFile, f)
+	}
+	t.Logf("held %q; rebuilt %q of %d indexes", held, rebuilt, len(all))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -315,6 +316,10 @@ func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 		ids = append([]string{resource}, stored...)
 	}
 	er.addIDResidue(ids)
+	// The index check looks for the ghost threads' ids too: the erased
+	// owners' index entries that named them are gone (another resource's
+	// runs on the id keep it, and have its indexes rebuilt for nothing).
+	er.res.owners = append(append(er.res.owners, ids...), slices.Sorted(maps.Keys(er.ghosts))...)
 	return nil
 }
 

@@ -254,3 +254,12 @@ func IndexLockFree(e *Engine) bool {
 	e.idx.mu.Unlock()
 	return true
 }
+
+// Reindexed returns the indexes the engine's last physical purge rebuilt
+// after the erasure of a thread or resource ("*": every index; empty:
+// none held a piece of an erased id).
+func Reindexed(e *Engine) []string {
+	e.erasure.mu.Lock()
+	defer e.erasure.mu.Unlock()
+	return append([]string{}, e.erasure.reindexed...)
+}

@@ -22,14 +22,16 @@ import (
 // purgeSet is what a physical purge owes: the markers of the erasures
 // whose transactions committed (each stays in the journal until a purge
 // covering it finished), what the residue check looks for (the prefixes of
-// their erased texts and ids, bounded: residue.go), and whether one of them
-// erased a thread or a resource (owners: the indexes are rebuilt). all is
-// the purge at Open, which owes every stored marker and no longer knows
-// their texts.
+// their erased texts and ids, bounded: residue.go), whether one of them
+// erased a thread or a resource (owners: the indexes that hold a piece of
+// an erased id are rebuilt) and the ids of those (ids: purge_indexes.go).
+// all is the purge at Open, which owes every stored marker and no longer
+// knows their texts and ids.
 type purgeSet struct {
 	markers []string
 	residue residue
 	owners  bool
+	ids     ownerIDs
 	all     bool
 }
 
@@ -38,6 +40,7 @@ func (p *purgeSet) add(q purgeSet) {
 	p.markers = append(p.markers, q.markers...)
 	p.residue.merge(q.residue)
 	p.owners = p.owners || q.owners
+	p.ids.merge(q.ids)
 	p.all = p.all || q.all
 }
 
@@ -110,8 +113,10 @@ func (e *Engine) completeOwed(ctx context.Context) (bool, error) {
 // index pages (their keys are inserted in any order, so their pages split
 // again and again), where the residue check cannot see a piece of an id:
 // when p.owners is set (an erasure deleted a thread or a resource, whose
-// ids are index keys) every index is rebuilt first (store.Reindex), which
-// frees and zeroes the old index pages.
+// ids are index keys) the indexes whose pages hold a piece of an erased id
+// are rebuilt first (clearIndexes; every index when the ids are not
+// known), which frees
+// and zeroes their old pages.
 func (e *Engine) completeErasures(ctx context.Context, p purgeSet) (Vacuum, error) {
 	e.purgeStarted()
 	defer e.purgeEnded()
@@ -137,10 +142,14 @@ func (e *Engine) purge(ctx context.Context, p purgeSet) (Vacuum, error) {
 		return "", err
 	}
 	if p.owners {
-		// The erased owners' ids are keys of most indexes; rebuild them
-		// so no page keeps a piece of one in its unused space.
-		if err := store.Reindex(ctx, e.db); err != nil {
-			return "", fmt.Errorf("%w: reindex: %w", ErrEraseIncomplete, err)
+		// The erased owners' ids are keys of most indexes; rebuild those
+		// that hold a piece of one (every index when the ids are no
+		// longer known), so no page keeps a piece of one in its unused
+		// space.
+		ids := p.ids
+		ids.over = ids.over || p.all
+		if err := e.clearIndexes(ctx, ids); err != nil {
+			return "", err
 		}
 	}
 	if err := e.checkpoint(ctx); err != nil {

@@ -389,9 +389,10 @@ type EraseResult struct {
 	WorkingMemoryInvalidated int `json:"workingMemoryInvalidated"`
 	// Embeddings (embeddings) counts stored embeddings deleted.
 	Embeddings int `json:"embeddings"`
-	// IndexesRebuilt says the purge rebuilt the database's indexes (after
-	// a thread or resource erasure, on SQLite), so no index page keeps a
-	// piece of an erased thread or resource id (engine.EraseResult).
+	// IndexesRebuilt says the purge cleared the database's indexes of the
+	// erased ids (after a thread or resource erasure, on SQLite): it
+	// rebuilt those whose pages held a piece of an erased thread or
+	// resource id, so no index page keeps one (engine.EraseResult).
 	IndexesRebuilt bool `json:"indexesRebuilt,omitempty"`
 	// Vacuumed says why the purge rewrote the SQLite file with VACUUM
 	// (engine.EraseResult.Vacuumed: "residue", "too-large" or

@@ -278,7 +278,7 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 	}
 	steps := "deleted rows zeroed, index merge, WAL checkpoint"
 	if r.IndexesRebuilt {
-		steps = "deleted rows zeroed, indexes rebuilt, index merge, WAL checkpoint"
+		steps = "deleted rows zeroed, indexes holding an erased id rebuilt, index merge, WAL checkpoint"
 	}
 	if why, ok := vacuumWhy[r.Vacuumed]; ok {
 		steps += ", file vacuumed: " + why

@@ -167,7 +167,7 @@ func TestDeleteResourceIDInNoFile(t *testing.T) {
 		t.Fatal("the fixture does not store the id: the scan below would prove nothing")
 	}
 	code, out, stderr := run(t, nil, "--dir", dir, "delete", "--resource", id, "--yes")
-	if code != 0 || !strings.Contains(out, "indexes rebuilt") {
+	if code != 0 || !strings.Contains(out, "indexes holding an erased id rebuilt") {
 		t.Fatalf("delete: exit %d, %q %s; want the purge to say it rebuilt the indexes", code, out, stderr)
 	}
 	if hits := dirPieces(t, dir, id); len(hits) > 0 {

@@ -58,7 +58,7 @@ func (c *VacuumCommand) Run(ctx context.Context, args []string) error {
 func (c *VacuumCommand) explainVacuum(backend string, full bool) {
 	switch {
 	case backend == "sqlite":
-		fmt.Fprintln(c.Stderr, "mnemo vacuum: SQLite file rewritten and its WAL truncated. Erasure needs no vacuum here: SQLite runs with secure_delete (erased rows are zeroed), the erasure of a thread or resource rebuilds every index (no index page keeps a piece of its id), and an erasure vacuums the file itself when a copy of an erased text survived; this only returns free pages to the file system.")
+		fmt.Fprintln(c.Stderr, "mnemo vacuum: SQLite file rewritten and its WAL truncated. Erasure needs no vacuum here: SQLite runs with secure_delete (erased rows are zeroed), the erasure of a thread or resource rebuilds the indexes that hold a piece of its id (no index page keeps one), and an erasure vacuums the file itself when a copy of an erased text survived; this only returns free pages to the file system.")
 	case full:
 		fmt.Fprintln(c.Stderr, "mnemo vacuum: tables rewritten (VACUUM FULL); the old files were unlinked, not wiped. Erased text may remain in the WAL, base backups and replicas until they are recycled.")
 	default:

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"strings"
 )
 
 // Checkpoint runs one truncating WAL checkpoint (PRAGMA
@@ -39,6 +41,85 @@ func Reindex(ctx context.Context, db *sql.DB) error {
 	_, err := db.ExecContext(ctx, `REINDEX`)
 	return err
 }
+
+// ReindexNamed rebuilds the named indexes (REINDEX name, one at a time),
+// as Reindex does every index: each index's old pages are freed and
+// zeroed. A name is one IndexesHolding returned (sqlite_schema's).
+func ReindexNamed(ctx context.Context, db *sql.DB, names []string) error {
+	for _, n := range names {
+		if _, err := db.ExecContext(ctx, `REINDEX `+quoteIdent(n)); err != nil {
+			return fmt.Errorf("reindex %s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// IndexesHolding returns, in sqlite_schema's order, the names of the
+// indexes of the database (those SQLite makes for a PRIMARY KEY or UNIQUE
+// constraint too) one of whose pages holds reports true for: every page of each index (leaf, interior and overflow), whole,
+// live cells and unused space alike, as SQLite sees it (the WAL's newer
+// pages included). The pages are found with the dbstat table and read
+// with sqlite_dbpage (both compiled into modernc's SQLite), one index
+// after the other, each in its own read; an index is read up to its first
+// page that holds. It stops with ctx's error.
+func IndexesHolding(ctx context.Context, db *sql.DB, holds func(page []byte) bool) ([]string, error) {
+	names, err := indexNames(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range names {
+		found, err := indexHolds(ctx, db, n, holds)
+		if err != nil {
+			return nil, fmt.Errorf("read the pages of index %s: %w", n, err)
+		}
+		if found {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// indexNames returns the names of the database's indexes.
+func indexNames(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'index' ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("list indexes: %w", err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("list indexes: %w", err)
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
+}
+
+// indexHolds reports whether a page of the index name holds what holds
+// looks for.
+func indexHolds(ctx context.Context, db *sql.DB, name string, holds func([]byte) bool) (bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT p.data FROM dbstat AS s JOIN sqlite_dbpage AS p ON p.pgno = s.pageno WHERE s.name = ?`, name)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var page sql.RawBytes
+		if err := rows.Scan(&page); err != nil {
+			return false, err
+		}
+		if holds(page) {
+			return true, nil
+		}
+	}
+	return false, rows.Err()
+}
+
+// quoteIdent quotes an SQL identifier (doubling its double quotes).
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // Vacuum rewrites the database file (VACUUM), leaving no free page or
 // free space in a page that could hold a deleted cell's bytes.
