@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mnemo-go/mnemo/importer"
 	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
 )
 
@@ -132,5 +137,87 @@ func TestExportRefusals(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 2 {
 		t.Errorf("left behind in %s: %d entries, want 2 (d, in.jsonl)", tmp, len(ents))
+	}
+}
+
+// runWithStdin runs mnemo in-process as run does (hash-384), with stdin.
+func runWithStdin(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	getenv := func(k string) string {
+		if k == "MNEMO_EMBEDDER" {
+			return "hash-384"
+		}
+		return ""
+	}
+	m := &Main{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut, Getenv: getenv}
+	code := m.Run(context.Background(), args)
+	return code, out.String(), errOut.String()
+}
+
+// TestExportStdoutIngestStdin: `mnemo export | mnemo ingest -` moves
+// text a terminal would act on (a bidirectional override, ESC, a lone
+// carriage return, a tab, U+2028) whole: on standard output export
+// writes such characters as their JSON escapes, the same text, and the
+// messages read back equal.
+func TestExportStdoutIngestStdin(t *testing.T) {
+	tmp := t.TempDir()
+	src, dst, in := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst"), filepath.Join(tmp, "in.jsonl")
+	line := `{"thread":"t","resource":"r","id":"m1","role":"user","content":"a\u202eb\u001b[31m\rc\td\u2028e","created_at":"2026-03-02T09:00:00Z"}` + "\n"
+	if err := os.WriteFile(in, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", src, "ingest", in); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr := run(t, nil, "--dir", src, "export")
+	if code != 0 || strings.ContainsRune(stdout, '\u202e') || strings.ContainsRune(stdout, 0x1b) {
+		t.Fatalf("export: exit %d, %q\n%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runWithStdin(t, stdout, "--dir", dst, "ingest", "--strict", "-"); code != 0 {
+		t.Fatalf("ingest -: exit %d\n%s", code, stderr)
+	}
+	_, a, _ := run(t, nil, "--dir", src, "messages", "--thread", "t", "--json")
+	_, z, _ := run(t, nil, "--dir", dst, "messages", "--thread", "t", "--json")
+	if a != z || !strings.Contains(a, `"m1"`) {
+		t.Errorf("messages differ:\n%s\n%s", a, z)
+	}
+}
+
+// TestExportFileCutShort: an export that fails or is interrupted after
+// writing leaves neither FILE nor its temporary file; one that completes
+// makes FILE, and one whose FILE appeared meanwhile overwrites nothing.
+func TestExportFileCutShort(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "out.jsonl")
+	boom := errors.New("disk gone")
+	write := func(err error) func(io.Writer) (*importer.ExportReport, error) {
+		return func(w io.Writer) (*importer.ExportReport, error) {
+			io.WriteString(w, "{}\n")
+			return &importer.ExportReport{Messages: 1}, err
+		}
+	}
+	if _, err := exportFile(context.Background(), file, write(boom)); !errors.Is(err, boom) {
+		t.Errorf("failed write: %v", err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := exportFile(cancelled, file, write(nil)); !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("left behind: %v", ents)
+	}
+	if _, err := exportFile(context.Background(), file, write(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "{}\n" {
+		t.Errorf("FILE holds %q", b)
+	}
+	if _, err := exportFile(context.Background(), file, write(nil)); err == nil || !strings.Contains(err.Error(), "was created meanwhile") {
+		t.Errorf("FILE there: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
 	}
 }
