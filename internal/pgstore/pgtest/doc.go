@@ -6,8 +6,8 @@
 //
 // # Imports
 //
-// pgtest imports pgx, testing and the standard library's net only, nothing
-// of mnemo; test code of any package may use it. Proxy puts a loopback
+// pgtest imports pgx (with its pgxpool), testing and the standard library
+// only, nothing of mnemo; test code of any package may use it. Proxy puts a loopback
 // proxy between an engine and the server, for tests of an outage.
 //
 // # Invariants
@@ -15,12 +15,13 @@
 //   - DSN's schema is new and empty, and is dropped with everything in it
 //     when the test ends; its search_path is that schema then public, where
 //     pgvector's types live. A session still working in the schema then,
-//     deadlocked with the drop, fails rather than the drop (dropSchema).
+//     deadlocked with the drop, fails rather than the drop (adminPool).
 //
 // # Concurrency
 //
 // Tests in parallel each get their own schema; nothing is shared but the
-// server.
+// server and the pool of connections (one per server for the test
+// process) the schemas are created and dropped on.
 //
 // # Errors
 //
