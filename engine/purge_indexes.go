@@ -48,22 +48,29 @@ func (o *ownerIDs) merge(q ownerIDs) {
 }
 
 // pieceMin is the shortest piece of an erased id the index check looks
-// for.
-const pieceMin = 6
+// for, and pieceMax the longest piece length it needs: a piece of 12 bytes
+// of a random 36-character UUID (16^12 values) does not turn up by chance
+// in an index of other UUIDs, so longer ids are searched by their 12-byte
+// pieces rather than by their halves (a leftover of 12 bytes of a UUID is
+// found; it was 18 when the pieces were halves).
+const (
+	pieceMin = 6
+	pieceMax = 12
+)
 
 // idPieces returns the pieces of id the index check looks for: every
-// substring of half its length, rounded up, and at least pieceMin bytes
-// (the whole id when it is shorter). A copy of an index cell that a later
+// substring of half its length, rounded up, at least pieceMin and at most
+// pieceMax bytes (the whole id when it is shorter than pieceMin). A copy of an index cell that a later
 // write cut short keeps only part of the id (the first or the last bytes,
 // where the cut falls). Shorter pieces are not looked for: a piece found
 // in a live key of another owner costs the rebuild of its index all the
 // same, and the 31 6-byte pieces of a 36-character UUID turn up by chance
 // about 28 times in 15 MB of other UUIDs (16^6 values a piece), its
-// 18-byte pieces never. An e-mail address's pieces include its domain's
+// 12-byte pieces never. An e-mail address's pieces include its domain's
 // ("mple.com" of "ana@example.com"), so an index holding another owner
 // of that domain is rebuilt: a cost, not a leftover.
 func idPieces(id string) [][]byte {
-	n := min(len(id), max(pieceMin, (len(id)+1)/2))
+	n := min(len(id), max(pieceMin, min(pieceMax, (len(id)+1)/2)))
 	var out [][]byte
 	for i := 0; i+n <= len(id); i++ {
 		out = append(out, []byte(id[i:i+n]))
