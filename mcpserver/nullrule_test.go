@@ -17,7 +17,8 @@ import (
 // `"recall.topK" must be a JSON number, not null` on /v1/search,
 // `Invalid input: "topK" must be a JSON number, not null (field topK)` by
 // memory_search. A null where the field takes one (working memory's
-// content beside a patch) is taken on both. Before, the HTTP API read every
+// content beside a patch) is taken on both. A time ("at") takes no null on
+// either (the HTTP API took it as left out until left7). Before, the HTTP API read every
 // such null as left out ({"recall":{"topK":null}} searched with the
 // default, {"query":null} was "query is required") where MCP refused it.
 func TestNullRuleBothSides(t *testing.T) {
@@ -48,6 +49,10 @@ func TestNullRuleBothSides(t *testing.T) {
 		{"SearchThread", "POST", "/v1/search", `{"query":"hello","threadId":null}`, "memory_search", `{"query":"hello","threadId":null}`, "threadId", "threadId", "string"},
 		{"ContextRecentN", "POST", "/v1/context", `{"threadId":"t1","recentN":null}`, "memory_context", `{"threadId":"t1","recentN":null}`, "recentN", "recentN", "number"},
 		{"ContextRunID", "POST", "/v1/context", `{"threadId":"t1","runId":null}`, "memory_context", `{"threadId":"t1","runId":null}`, "runId", "runId", "string"},
+		// A time: HTTP's *time.Time took null as left out (the server
+		// clock), where MCP's string refused it.
+		{"SearchAt", "POST", "/v1/search", `{"query":"hello","at":null}`, "memory_search", `{"query":"hello","at":null}`, "at", "at", "string"},
+		{"ContextAt", "POST", "/v1/context", `{"threadId":"t1","at":null}`, "memory_context", `{"threadId":"t1","at":null}`, "at", "at", "string"},
 		{"AppendContent", "POST", "/v1/threads/t1/messages", `{"messages":[{"role":"user","content":null}]}`, "memory_append", `{"threadId":"t1","messages":[{"role":"user","content":null}]}`, "messages[0].content", "messages[0].content", "string"},
 		{"AppendRole", "POST", "/v1/threads/t1/messages", `{"messages":[{"role":null,"content":"x"}]}`, "memory_append", `{"threadId":"t1","messages":[{"role":null,"content":"x"}]}`, "messages[0].role", "messages[0].role", "string"},
 		{"WorkingMemoryPatch", "PUT", "/v1/threads/t1/working-memory", `{"patch":null}`, "working_memory_update", `{"threadId":"t1","patch":null}`, "patch", "patch", "object"},

@@ -284,8 +284,14 @@ func joinPath(path, name string) string {
 // jsonKind names a Go type as a JSON client knows it; a message range
 // (recall.Range) is a number or an object.
 func jsonKind(t reflect.Type) string {
-	if t == reflect.TypeFor[recall.Range]() {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t {
+	case reflect.TypeFor[recall.Range]():
 		return "number or object"
+	case timeType: // RFC 3339 text
+		return "string"
 	}
 	switch t.Kind() {
 	case reflect.Struct, reflect.Map:

@@ -122,6 +122,19 @@ func TestProblems(t *testing.T) {
 			}
 		}
 	})
+	// A time takes no null (it was read as left out: the server clock),
+	// as MCP's "at", a string, refuses it (mcpserver TestNullRuleBothSides).
+	t.Run("NullTime", func(t *testing.T) {
+		for _, c := range []struct{ path, body, want string }{
+			{appendPath, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x","createdAt":null}]}`, `"messages[0].createdAt" must be a JSON string, not null`},
+			{"/v1/search", `{"resourceId":"res-bob","query":"x","at":null}`, `"at" must be a JSON string, not null`},
+		} {
+			r := h.do("POST", c.path, bobToken, c.body)
+			if p := r.problem(t); r.status != 400 || p.Detail != c.want {
+				t.Errorf("%s: %d %q, want 400 %q", c.body, r.status, p.Detail, c.want)
+			}
+		}
+	})
 	// An unknown member is named with its path and, when one is close, the
 	// field it most likely meant, as mnemo ingest names one in a JSONL line.
 	t.Run("UnknownFieldWording", func(t *testing.T) {

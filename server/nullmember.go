@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"time"
 )
 
 // NullOrMissing finds a member of the JSON object data that is null where
@@ -117,11 +118,17 @@ func isNull(raw json.RawMessage) bool {
 
 // nullable reports whether a JSON schema inferred from t takes null, as
 // google/jsonschema-go infers one (the MCP SDK's): a pointer or a slice
-// does, and an interface takes any value.
+// does, and an interface takes any value. A pointer to a time does not:
+// the MCP tools take a time as a string ("at"), which refuses null, and
+// the API's *time.Time read null as left out (the server clock).
 func nullable(t reflect.Type) bool {
 	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Interface:
+	case reflect.Pointer:
+		return t.Elem() != timeType
+	case reflect.Slice, reflect.Interface:
 		return true
 	}
 	return false
 }
+
+var timeType = reflect.TypeFor[time.Time]()
