@@ -351,3 +351,30 @@ func TestJSONLWorkingMemory(t *testing.T) {
 		t.Errorf("resource state %q", got)
 	}
 }
+
+// TestJSONLWorkingMemoryOnly: a file whose stored lines are all
+// working-memory states (a resource's, which needs no thread) imports:
+// its refused line is skipped, not the whole file ErrNothingImported, as
+// when every line is refused. Before, a state set beside a skipped line
+// was reported as "nothing imported" (exit 1).
+func TestJSONLWorkingMemoryOnly(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	body := `{"type":"working_memory","resource":"r","mode":"template","content":"# prefs"}` + "\n" +
+		`{"type":"working_memory","resource":"r","mode":"markdown","content":"x"}` + "\n"
+	rep, err := importer.Import(ctx, e, writeFile(t, "wm.jsonl", body), importer.Options{})
+	if err != nil || rep.WorkingMemory != 1 || rep.Skipped != 1 {
+		t.Fatalf("report %+v, %v; want 1 state set, 1 skipped, no error", rep, err)
+	}
+	rep, err = importer.Import(ctx, e, writeFile(t, "wm.jsonl", body), importer.Options{})
+	if err != nil || rep.WorkingMemorySame != 1 {
+		t.Fatalf("again: %+v, %v; want 1 state as given, no error", rep, err)
+	}
+	if got := stateOf(t, e, working.ResourceKey("r")); got != "template: # prefs" {
+		t.Errorf("state %q", got)
+	}
+	_, err = importer.Import(ctx, e, writeFile(t, "bad.jsonl", `{"type":"working_memory","resource":"r","mode":"x","content":"x"}`+"\n"), importer.Options{})
+	if !errors.Is(err, importer.ErrNothingImported) {
+		t.Errorf("every line refused: %v, want ErrNothingImported", err)
+	}
+}

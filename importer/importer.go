@@ -194,7 +194,7 @@ func Import(ctx context.Context, e Appender, path string, opt Options) (*Report,
 		return nil, fmt.Errorf("%w: %q (want jsonl, locomo or longmemeval)", ErrUnknownFormat, format)
 	}
 	w.rep.Resources, w.rep.Threads = len(w.resources), len(w.threads)
-	if err == nil && w.rep.Messages+w.rep.Duplicates == 0 && w.rep.Skipped > 0 {
+	if err == nil && w.rep.Messages+w.rep.Duplicates+w.rep.WorkingMemory+w.rep.WorkingMemorySame == 0 && w.rep.Skipped > 0 {
 		err = nothingImported(w.rep.Skipped, name, format)
 	}
 	return w.rep, err

@@ -221,3 +221,27 @@ func TestExportFileCutShort(t *testing.T) {
 		t.Errorf("left behind: %v", ents)
 	}
 }
+
+// TestIngestWorkingMemoryOnlyKeepsDir: `mnemo export --resource R` of a
+// resource with a working-memory state and no thread, ingested into a new
+// data directory, sets the state and keeps the directory. Before, ingest
+// removed a directory it created that held no message or thread (as it
+// does after a refused ingest), and the state with it.
+func TestIngestWorkingMemoryOnlyKeepsDir(t *testing.T) {
+	tmp := t.TempDir()
+	src, dst, prefs, file := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst"), filepath.Join(tmp, "prefs.md"), filepath.Join(tmp, "x.jsonl")
+	os.WriteFile(prefs, []byte("# Ana\n- window seat\n"), 0o600)
+	if code, _, stderr := run(t, nil, "--dir", src, "wm", "set", "--resource", "ana", "--markdown", prefs); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, stdout, stderr := run(t, nil, "--dir", src, "export", "--resource", "ana", file); code != 0 || !strings.Contains(stdout, "0 messages, 1 working-memory state") {
+		t.Fatalf("export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := run(t, nil, "--dir", dst, "ingest", file)
+	if code != 0 || !strings.Contains(stdout, "1 working-memory state set") {
+		t.Fatalf("ingest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := run(t, nil, "--dir", dst, "wm", "get", "--raw", "--resource", "ana"); code != 0 || stdout != "# Ana\n- window seat\n" {
+		t.Errorf("wm get in the target: exit %d %q %s", code, stdout, stderr)
+	}
+}

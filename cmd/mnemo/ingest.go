@@ -104,13 +104,15 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		return err
 	}
 	defer watch.Stop()
+	var total importer.Report
 	defer func() {
 		// Refused (a malformed record with --strict, no record imported,
 		// a file not of the --format given) or given nothing to read (an
 		// empty FILE or standard input of --format jsonl): the data
 		// directory this command created holds nothing; no trace once it
-		// is closed.
-		untouched := ctx.Err() == nil && len(made) > 0 && storesNothing(ctx, e)
+		// is closed. A working-memory state set holds something, which
+		// Stats does not count (a resource's needs no thread).
+		untouched := ctx.Err() == nil && len(made) > 0 && storesNothing(ctx, e) && total.WorkingMemory == 0
 		e.CloseContext(ctx)
 		if untouched {
 			removeCreated(made)
@@ -119,7 +121,6 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 	if err := c.indexBefore(ctx, e, watch); err != nil {
 		return err
 	}
-	var total importer.Report
 	var erased erasedByRun // of every FILE
 	var failed error
 	reported := false // a file's import began: --json prints the report
