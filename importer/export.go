@@ -13,7 +13,8 @@ import (
 	"github.com/mnemo-go/mnemo/working"
 )
 
-// Source is what Export needs of an engine: *engine.Engine is one.
+// Source is what Export needs of an engine: *engine.Engine is one. Export
+// calls it from one goroutine and returns its errors as they are.
 type Source interface {
 	ThreadsPage(ctx context.Context, req engine.ThreadsRequest) (*engine.ThreadPage, error)
 	GetThread(ctx context.Context, threadID string) (*engine.Thread, error)

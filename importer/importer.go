@@ -151,7 +151,9 @@ type Appender interface {
 }
 
 // Import reads path in the given format and appends its conversations.
-// It opens path once: a pipe or FIFO (`<(cmd)`, /dev/stdin) is read
+// A JSONL "working_memory" line is set through e when e is also a
+// WorkingMemoryOpener (*engine.Engine is), and skipped with a reason
+// otherwise. It opens path once: a pipe or FIFO (`<(cmd)`, /dev/stdin) is read
 // whole, its head too when the format is detected. Errors: ErrUnknownFormat
 // for a format it does not know or cannot detect; with Options.Strict the
 // first malformed record's *RecordError; ErrNothingImported when every
