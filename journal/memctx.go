@@ -58,7 +58,15 @@ type MemCtx struct {
 	Query string `json:"query"`
 	// Options are the composition options the run used.
 	Options Options `json:"options"`
-	// Recalled are the recalled turns that reached the prompt, in prompt order.
+	// Recalled are the recalled turns that reached the prompt, in prompt
+	// order, one entry a turn, each with its Reason: ReasonHit (a recall
+	// hit, with its Score), ReasonRange (a neighbour of a hit that
+	// recall.Options.MessageRange pulled in) or ReasonRepair (a turn pulled
+	// in to complete a tool-call group of a recalled turn). So
+	// len(Recalled) counts turns, not hits: three hits with MessageRange
+	// {Before: 1} list up to six entries. The hits are the entries whose
+	// Reason is ReasonHit; no field counts them apart. Hits that did not
+	// reach the prompt are in Dropped.
 	Recalled []Ref `json:"recalled"`
 	// RecentCount counts the recent window's turns.
 	RecentCount int `json:"recentCount"`

@@ -296,10 +296,13 @@ func (m *Memory) checkKey(key string) error {
 
 // State is the working memory of one scope key at one version.
 type State struct {
-	Key       string    // "thread:<id>" or "resource:<id>"
-	Mode      Mode      // the mode it was written in
-	Content   string    // compact JSON object (schema mode) or markdown (template mode)
-	Version   int64     // 1, 2, 3…; 0 when never written (Content is the initial state)
+	Key     string // "thread:<id>" or "resource:<id>"
+	Mode    Mode   // the mode it was written in
+	Content string // compact JSON object (schema mode) or markdown (template mode)
+	// Version is 1, 2, 3…; 0 when never written (Content is the initial
+	// state), or when an erasure removed every version (Rebuild deletes
+	// the state, and the next write is version 1 again).
+	Version   int64
 	UpdatedAt time.Time // when Version was written; zero for version 0
 	// ResourceID is the resource that owns the state (see Config.OwnerOf);
 	// empty for version 0 and for states written without an owner.
