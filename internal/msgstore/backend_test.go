@@ -1,6 +1,7 @@
 package msgstore_test
 
 import (
+	"context"
 	"database/sql"
 	"testing"
 
@@ -33,3 +34,32 @@ func (b backend) openStore(t *testing.T) (*msgstore.Store, *sql.DB, store.Conn) 
 // text is sqlite on SQLite and postgres on Postgres: set-up SQL whose
 // words differ (blob literals where Postgres stores a vector).
 func (b backend) text(sqlite, postgres string) string { return b.Dialect.Text(sqlite, postgres) }
+
+// setupTx is a transaction for a test's set-up statements, rebound to its
+// backend's placeholders (store.Bound): fixtures of thousands of rows
+// inserted in one transaction commit once instead of waiting for the
+// disk (SQLite's fsync) at every statement.
+type setupTx struct {
+	store.Conn
+	tx *store.Tx
+}
+
+// fixtureTx begins a setupTx on db; the test commits it (commit) before
+// it reads what was inserted. It is rolled back if the test ends first.
+func fixtureTx(t *testing.T, db *sql.DB) *setupTx {
+	t.Helper()
+	tx, err := store.Begin(context.Background(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+	return &setupTx{Conn: store.Bound(tx), tx: tx}
+}
+
+// commit commits the set-up statements.
+func (s *setupTx) commit(t *testing.T) {
+	t.Helper()
+	if err := s.tx.Commit(); err != nil {
+		t.Fatalf("commit the fixture: %v", err)
+	}
+}

@@ -24,9 +24,12 @@ func testThreadsAfter(t *testing.T, b backend) {
 	ctx := context.Background()
 	s, db, conn := b.openStore(t)
 	b.Linguistic(t, conn, "threads.resource_id", "threads.id")
+	// The threads in one transaction (fixtureTx): 2,000 commits waited
+	// for the disk one by one.
+	fx := fixtureTx(t, db)
 	insert := func(id, resource string, created int) {
 		t.Helper()
-		if _, err := conn.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES (?, ?, ?, 0)`, id, resource, created); err != nil {
+		if _, err := fx.ExecContext(ctx, `INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES (?, ?, ?, 0)`, id, resource, created); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -38,6 +41,7 @@ func testThreadsAfter(t *testing.T, b backend) {
 	for i := range 2000 {
 		insert(fmt.Sprintf("n%04d", i), "r", i%7)
 	}
+	fx.commit(t)
 	all, err := s.Threads(ctx, "")
 	if err != nil {
 		t.Fatal(err)
