@@ -28,3 +28,16 @@ func (l Limits) TooManyToolCalls(i, n int) error {
 	}
 	return invalid(i, "toolCalls", "at most %d tool calls, got %d", l.MaxToolCalls, n)
 }
+
+// MetadataTooLarge is the *ValidationError Append returns for message i
+// of a request when its metadata, n bytes encoded as JSON (as stored),
+// passes l.MaxMetadataBytes (field "metadata", Index i: "at most 16384
+// bytes as JSON, got 16385"); nil when n is within it. l must have its
+// defaults (Engine.Limits). A server measures a body's metadata with
+// jsonkey.EncodedLen before decoding it.
+func (l Limits) MetadataTooLarge(i, n int) error {
+	if n <= l.MaxMetadataBytes {
+		return nil
+	}
+	return invalid(i, "metadata", "at most %d bytes as JSON, got %d", l.MaxMetadataBytes, n)
+}

@@ -302,8 +302,8 @@ func (e *Engine) checkMetadata(i int, m *Message) error {
 	if err != nil {
 		return invalid(i, "metadata", "must encode as a JSON object: %v", err)
 	}
-	if len(b) > e.limits.MaxMetadataBytes {
-		return invalid(i, "metadata", "at most %d bytes as JSON, got %d", e.limits.MaxMetadataBytes, len(b))
+	if err := e.limits.MetadataTooLarge(i, len(b)); err != nil {
+		return err
 	}
 	// A json.RawMessage value may repeat a key, which the stored object
 	// would keep only the last of.

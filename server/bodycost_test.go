@@ -99,3 +99,35 @@ func TestAppendCountedFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestMetadataMeasuredFirst: an append body whose message's metadata
+// passes MaxMetadataBytes, encoded as stored, is refused with the
+// engine's words before it is decoded: 1.3 million empty arrays cost a
+// handful of allocations, where decoding them into map[string]any made
+// 1.3 million (187 MB, 1.7 s). Metadata within the bound as stored but
+// not as sent (Python's json.dumps escapes every non-ASCII character,
+// six bytes for three; whitespace) is still taken.
+func TestMetadataMeasuredFirst(t *testing.T) {
+	l := engine.Limits{MaxMessagesPerAppend: engine.DefaultMaxMessagesPerAppend, MaxToolCalls: engine.DefaultMaxToolCalls}
+	arrays := `{"messages":[{"role":"user","content":"x"},{"role":"user","content":"y","Metadata":{"a":[` + joinN("[]", 1300000) + `]}}]}`
+	var err error
+	allocs := testing.AllocsPerRun(1, func() {
+		r := httptest.NewRequest("POST", "/v1/threads/t/messages", strings.NewReader(arrays))
+		var v AppendBody
+		err = decodeBounded(r, &v, &l)
+	})
+	want := fmt.Sprintf("at most %d bytes as JSON, got %d", engine.DefaultMaxMetadataBytes, len(`{"a":[]}`)+2*1300000+1300000-1)
+	if p := Describe(err); p.Status != 400 || p.Field != "messages[1].metadata" || !strings.Contains(p.Detail, want) {
+		t.Errorf("%d, field %q, %q; want 400, field messages[1].metadata, %q", p.Status, p.Field, p.Detail, want)
+	}
+	if allocs > 1000 {
+		t.Errorf("%.0f allocations: the metadata was decoded", allocs)
+	}
+	// 5000 characters of 3 bytes: 15,000 stored, 30,000 sent escaped.
+	escaped := `{"messages":[{"role":"user","content":"x","metadata":{ "note" : "` + strings.Repeat(`\u4e2d`, 5000) + `" }}]}`
+	r := httptest.NewRequest("POST", "/v1/threads/t/messages", strings.NewReader(escaped))
+	var v AppendBody
+	if err := decodeBounded(r, &v, &l); err != nil {
+		t.Errorf("metadata of 15,000 bytes as stored, 30,000 as sent: %v", err)
+	}
+}

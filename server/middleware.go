@@ -327,8 +327,9 @@ func decodeBody(r *http.Request, v any) error {
 }
 
 // decodeBounded is decodeBody for an append's body (AppendBody): with
-// limits l, its arrays are counted (TooLong) before it is decoded, and
-// one past its bound is the engine's error for it.
+// limits l, its arrays are counted (TooLong) and its messages' metadata
+// measured (MetadataTooLarge) before it is decoded, and one past its
+// bound is the engine's error for it.
 func decodeBounded(r *http.Request, v any, l *engine.Limits) error {
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		// Read as JSON, a gzip body was "malformed JSON at byte 0".
@@ -357,6 +358,9 @@ func decodeBounded(r *http.Request, v any, l *engine.Limits) error {
 	}
 	if l != nil {
 		if err := TooLong(data, *l, AppendBounds(*l)); err != nil {
+			return err
+		}
+		if err := MetadataTooLarge(data, *l); err != nil {
 			return err
 		}
 	}
