@@ -74,8 +74,9 @@ type ObserveConfig struct {
 	// RecentN messages after their watermark holding at least the
 	// Threshold in tokens, without a new append (a range observed before
 	// is not sent to the model again: the journal memoizes it). Open reads
-	// nothing for it. Off by default: observation runs when Observe is
-	// called.
+	// nothing for it. A thread another process is observing (Postgres) is
+	// skipped: that process observes it. Off by default: observation runs
+	// when Observe is called.
 	Background bool
 	// SyncOnLoad runs the observer inside LoadContext, before the
 	// observations are rendered, when its threshold is reached. Off by
@@ -180,6 +181,11 @@ func (planOnlyModel) Complete(context.Context, observe.Prompt) (string, error) {
 // when observational memory is off (Config.Observe is nil), and the
 // observer's error when the model failed: the previous observations and the
 // watermark are then unchanged, and the range is tried again next time.
+// Calls on one thread run one at a time, in the process and, on Postgres,
+// across processes: a call while another process observes the thread
+// waits for it (as long as ctx allows) and then observes what is still
+// due; with opt.NoWait it returns an error matching observe.ErrThreadBusy
+// at once.
 func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Options) (*observe.Result, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
@@ -404,10 +410,13 @@ func (e *Engine) nextToObserve(queue chan string, left *backlog) (id string, ok 
 }
 
 // observeInBackground observes thread id on the background context and
-// logs what went wrong.
+// logs what went wrong. A thread another process is observing is skipped
+// (observe.Options.NoWait): that process observes it.
 func (e *Engine) observeInBackground(id string) {
-	_, err := e.observeFenced(e.bg, e.obs.obs, id, observe.Options{})
+	_, err := e.observeFenced(e.bg, e.obs.obs, id, observe.Options{NoWait: true})
 	switch {
+	case errors.Is(err, observe.ErrThreadBusy):
+		e.log.Info("background observation skipped: another process is observing the thread", "thread", id)
 	case errors.Is(err, ErrObserveCancelled):
 		e.log.Info("background observation cancelled by an erasure", "thread", id)
 	case err != nil && !errors.Is(err, context.Canceled):

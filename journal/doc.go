@@ -67,9 +67,10 @@
 // advisory lock on its key held while it runs (keylock.go; released with
 // the connection if the process dies; TestApplyOnceAcrossPools); a memoized
 // step's fn, and on SQLite any fn, may have run in each racing process.
-// So two processes observing one thread at once may both call the model
-// for one chunk (a memoized step), on either backend; the observation is
-// stored once (observe's per-thread lock is taken only to store it).
+// The observer's model calls are memoized steps, but package observe
+// holds a session lock of its own per thread around them on Postgres
+// (store.LockSession, shared with keylock.go), so two processes observing
+// one thread call the model once per chunk.
 //
 // # Errors
 //

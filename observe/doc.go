@@ -109,8 +109,16 @@
 // Observer is safe for concurrent use. Calls for one thread are serialised by
 // a per-thread lock in the process (64 stripes: threads sharing one wait
 // for each other too), whose wait ends with the caller's context (the
-// holder may wait minutes for a slow model); across processes the journal's first
-// record wins and the observation insert is idempotent per range. The
+// holder may wait minutes for a slow model), and on Postgres across
+// processes by a session advisory lock on the thread held for the whole
+// call, model calls included (lock_across.go, on a connection of its own:
+// store.LockSession, the journal's tool-application lock), so two
+// processes never call the model for one thread at once: the second waits
+// (Options.NoWait: ErrThreadBusy at once) and then finds the thread
+// observed (TestRacingObservers: one model call). A lock whose connection
+// is lost is released on the server; then the journal's first record wins
+// and the observation insert is idempotent per range. On SQLite nothing
+// is taken across pools (a data directory has one process). The
 // transactions that write a thread's observations (storing an observation
 // or a reflection, Invalidate) run one at a time per thread on both
 // backends: SQLite's write transactions are serial (BEGIN IMMEDIATE), and

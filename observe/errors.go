@@ -63,3 +63,9 @@ var ErrTurnsErased = errors.New("observe: turns erased while the observer ran")
 // in mnemo.json, Config.CallTimeout in Go): " and the model's error, which
 // it wraps too (for OpenAIModel, ErrModel and context.DeadlineExceeded).
 var ErrCallTimeout = errors.New("observe: the model call did not answer")
+
+// ErrThreadBusy is matched by the error Observe returns with
+// Options.NoWait when another process is observing the thread (on
+// Postgres; lockAcross). Nothing was done; that process observes the
+// thread.
+var ErrThreadBusy = errors.New("observe: another process is observing the thread")

@@ -152,6 +152,13 @@ type Options struct {
 	Force bool
 	// NoReflect skips the reflector.
 	NoReflect bool
+	// NoWait makes Observe return an error matching ErrThreadBusy at
+	// once, having done nothing, when another process is observing the
+	// thread (on Postgres: lockAcross), instead of waiting for it to
+	// finish. Calls in one process wait for each other either way. The
+	// engine's background observer sets it: the other process observes
+	// the thread.
+	NoWait bool
 }
 
 // Result reports what one Observe call did. As JSON (`mnemo observe
@@ -173,10 +180,12 @@ type Result struct {
 // calls, then the reflector when due. It returns what it stored even when it
 // stops on an error; an error leaves every earlier observation and the
 // watermark as they were, and the same range is tried on the next call.
-// Calls on one thread run one at a time; waiting for another honours ctx.
+// Calls on one thread run one at a time, in a process and across
+// processes (Postgres: lockAcross); waiting for another honours ctx, and
+// with opt.NoWait another process's call is ErrThreadBusy at once.
 func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*Result, error) {
 	res := &Result{Observations: []Observation{}}
-	unlock, err := o.lock(ctx, threadID)
+	unlock, err := o.lock(ctx, threadID, !opt.NoWait)
 	if err != nil {
 		return res, err
 	}
@@ -216,7 +225,7 @@ func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*
 // that reaches into the pending turn (PendingStart: never distilled).
 // Waiting for another call on the thread honours ctx.
 func (o *Observer) ObserveRange(ctx context.Context, threadID string, fromSeq, toSeq int64) (*Observation, []byte, error) {
-	unlock, err := o.lock(ctx, threadID)
+	unlock, err := o.lock(ctx, threadID, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -272,14 +281,31 @@ func (o *Observer) rangeTurns(ctx context.Context, threadID string, fromSeq, toS
 	return turns, nil
 }
 
-// lock takes threadID's lock (one of 64 stripes: threads that share one
-// wait for each other too) and returns the function that releases it. It
-// gives up with ctx's error when ctx ends first: the holder may be waiting
-// for a slow model (MaxRounds calls of up to CallTimeout each), and a
-// sync.Mutex held a LoadContext behind the background observer past its
-// request's deadline, and an observation that an erasure cancelled
-// waiting (TestObserveWaitHonoursContext).
-func (o *Observer) lock(ctx context.Context, threadID string) (unlock func(), err error) {
+// lock takes threadID's lock in the process (lockHere), then across
+// processes (lockAcross), and returns the function that releases both.
+// With wait false, a thread another process is observing is ErrThreadBusy
+// at once.
+func (o *Observer) lock(ctx context.Context, threadID string, wait bool) (unlock func(), err error) {
+	here, err := o.lockHere(ctx, threadID)
+	if err != nil {
+		return nil, err
+	}
+	across, err := o.lockAcross(ctx, threadID, wait)
+	if err != nil {
+		here()
+		return nil, err
+	}
+	return func() { across(); here() }, nil
+}
+
+// lockHere takes threadID's lock in the process (one of 64 stripes:
+// threads that share one wait for each other too) and returns the function
+// that releases it. It gives up with ctx's error when ctx ends first: the
+// holder may be waiting for a slow model (MaxRounds calls of up to
+// CallTimeout each), and a sync.Mutex held a LoadContext behind the
+// background observer past its request's deadline, and an observation that
+// an erasure cancelled waiting (TestObserveWaitHonoursContext).
+func (o *Observer) lockHere(ctx context.Context, threadID string) (unlock func(), err error) {
 	h := fnv.New32a()
 	h.Write([]byte(threadID))
 	l := o.locks[h.Sum32()%uint32(len(o.locks))]

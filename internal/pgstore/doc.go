@@ -124,9 +124,11 @@
 //     one claim, one memctx record and ErrRunExists for the other). On
 //     Postgres a tool application also runs once across processes
 //     (TestApplyOnceAcrossPools): the journal holds a session advisory
-//     lock on the key while fn runs. Memoized steps (observer calls) and
-//     SQLite keep the weaker cross-process promise: the first record
-//     committed wins, fn may run in each racer.
+//     lock on the key while fn runs. Memoized steps and SQLite keep the
+//     weaker cross-process promise: the first record committed wins, fn
+//     may run in each racer; the observer's calls are memoized steps run
+//     under observe's own session lock per thread (one process observes a
+//     thread at a time).
 //
 //  3. The other owners followed the same pattern, each with its tests on a
 //     table of backends and races across two pools: working (its swap in a
