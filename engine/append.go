@@ -281,6 +281,9 @@ func (e *Engine) appendTx(ctx context.Context, tx *store.Tx, req *AppendRequest,
 	if err := e.refusePendingCalls(ctx, tx, req.ThreadID, rows, res.Seqs, head.LastSeq); err != nil { // dispatch_pending.go
 		return err
 	}
+	if err := e.refuseOpenCalls(ctx, tx, req.ThreadID, rows, res.Seqs, head.LastSeq); err != nil { // dispatch_pending.go
+		return err
+	}
 	if res.Stored == 0 {
 		return nil
 	}

@@ -69,6 +69,42 @@ func (e *Engine) refusePendingCalls(ctx context.Context, tx *store.Tx, thread st
 	return nil
 }
 
+// refuseOpenCalls refuses, with a *CallOpenError, an append whose new
+// assistant message makes a call while an earlier call of the thread with
+// that id is not answered: stored before lastSeq, or earlier in the append,
+// with no tool message for the id after it. Its result would answer the new
+// call (the pairing rule). rows, seqs and lastSeq are refusePendingCalls'.
+func (e *Engine) refuseOpenCalls(ctx context.Context, tx *store.Tx, thread string, rows []row, seqs []int64, lastSeq int64) error {
+	open := map[string]int{} // call id -> request message making it, unanswered; -1: answered in the request
+	seen := make(map[int64]bool, len(rows))
+	for i, r := range rows {
+		if seqs[i] <= lastSeq || seen[seqs[i]] {
+			continue
+		}
+		seen[seqs[i]] = true
+		if r.Role == RoleTool {
+			open[r.ToolCallID] = -1
+			continue
+		}
+		for j, tc := range r.ToolCalls {
+			earlier, inRequest := open[tc.ID]
+			if !inRequest {
+				seq, ok, err := e.ms.OpenCall(ctx, tx, thread, tc.ID, lastSeq+1)
+				if err != nil {
+					return fmt.Errorf("engine: %w", err)
+				}
+				if ok {
+					return &CallOpenError{Index: i, CallIndex: j, CallID: tc.ID, Seq: seq}
+				}
+			} else if earlier >= 0 {
+				return &CallOpenError{Index: i, CallIndex: j, CallID: tc.ID, Earlier: earlier}
+			}
+			open[tc.ID] = i
+		}
+	}
+	return nil
+}
+
 // laterCall reports, in tx, whether an assistant message after seq in the
 // thread makes call callID.
 func (e *Engine) laterCall(ctx context.Context, tx *store.Tx, thread, callID string, seq int64) (bool, error) {

@@ -84,7 +84,8 @@ func (d *dispatchTraffic) randomStep() {
 		}
 		got, err := d.e.BeginDispatch(ctx, in)
 		d.allow("BeginDispatch", err, engine.ErrDispatchPending, engine.ErrConflict, engine.ErrDispatchErased,
-			engine.ErrCallDispatched, engine.ErrDispatchAnswered)
+			engine.ErrCallDispatched, engine.ErrDispatchAnswered, engine.ErrCallOpen)
+		d.checkCallOpen(err, in.Message)
 		if err == nil && op != 3 {
 			in.Message.ID = got.MessageID // begun again, it names the same message
 			d.begun = append(d.begun, in)
@@ -121,9 +122,41 @@ func (d *dispatchTraffic) randomStep() {
 			}
 		}
 	case 9:
-		_, err := d.e.Append(ctx, engine.AppendRequest{ThreadID: d.thread, ResourceID: "ana", Messages: []engine.Message{d.call(ids)}})
-		d.allow("Append of a call", err, engine.ErrDispatchPending)
+		m := d.call(ids)
+		_, err := d.e.Append(ctx, engine.AppendRequest{ThreadID: d.thread, ResourceID: "ana", Messages: []engine.Message{m}})
+		d.allow("Append of a call", err, engine.ErrDispatchPending, engine.ErrCallOpen)
+		d.checkCallOpen(err, m)
 	}
+}
+
+// checkCallOpen checks that an ErrCallOpen refusal of m is right: the
+// call it names is m's and, by the pairing rule, the thread's latest call
+// with its id has no result after it.
+func (d *dispatchTraffic) checkCallOpen(err error, m engine.Message) {
+	d.t.Helper()
+	var oe *engine.CallOpenError
+	if !errors.As(err, &oe) {
+		return
+	}
+	ms := d.messages()
+	if oe.Index != 0 || oe.CallIndex >= len(m.ToolCalls) || m.ToolCalls[oe.CallIndex].ID != oe.CallID || !callOpen(ms, oe.CallID, oe.Seq) {
+		d.t.Fatalf("step %d: refusal %+v (%v) of %+v: the call is not open in %s", d.step, oe, err, m, describeStored(ms))
+	}
+}
+
+// callOpen reports whether the latest message of ms making call id is at
+// seq and no tool message for id follows it.
+func callOpen(ms []engine.Message, id string, seq int64) bool {
+	latest := int64(0)
+	for _, m := range ms {
+		if m.Role == engine.RoleTool && m.ToolCallID == id {
+			latest = 0
+		}
+		if slices.ContainsFunc(m.ToolCalls, func(c engine.ToolCall) bool { return c.ID == id }) {
+			latest = m.Seq
+		}
+	}
+	return latest != 0 && latest == seq
 }
 
 // call is an assistant message making one or two calls with ids from ids.

@@ -116,8 +116,9 @@ func TestDispatchAnsweredThenReused(t *testing.T) {
 			t.Fatal(err)
 		}
 		answer := engine.Message{Role: engine.RoleTool, ToolCallID: "call_0", Name: "send_email", Content: "sent"}
+		daveSent := engine.Message{Role: engine.RoleTool, ToolCallID: "call_0", Name: "send_email", Content: "sent to dave"}
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t1", ResourceID: "ana",
-			Messages: []engine.Message{answer, emailCall("dave")}}); err != nil {
+			Messages: []engine.Message{answer, emailCall("dave"), daveSent}}); err != nil {
 			t.Fatalf("answer and new call in one append: %v", err)
 		}
 		if _, err := e.BeginDispatch(ctx, engine.DispatchIntent{RunID: "r2", ThreadID: "t1", ResourceID: "ana",
@@ -138,15 +139,21 @@ func TestDispatchAnsweredThenReused(t *testing.T) {
 }
 
 // A dispatch begun on a stored call that a later message makes again is
-// refused: its settlement would answer that later call.
+// refused: its settlement would answer that later call. Append refuses the
+// later call while the first is unanswered (ErrCallOpen), so the thread
+// gets there by erasing the first call's result.
 func TestDispatchOfSupersededCall(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
 		e := be.MustOpen(t, engine.Config{})
 		first := emailCall("bob")
 		first.ID = "m-bob"
+		answer := engine.Message{ID: "a-bob", Role: engine.RoleTool, ToolCallID: "call_0", Name: "send_email", Content: "sent"}
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t1", ResourceID: "ana",
-			Messages: []engine.Message{first, emailCall("carol")}}); err != nil {
+			Messages: []engine.Message{first, answer, emailCall("carol")}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.DeleteMessages(ctx, "a-bob"); err != nil {
 			t.Fatal(err)
 		}
 		_, err := e.BeginDispatch(ctx, engine.DispatchIntent{RunID: "r1", ThreadID: "t1", ResourceID: "ana", Message: first})

@@ -108,7 +108,9 @@
 //
 // Engine is safe for concurrent use by multiple goroutines. Many goroutines
 // may append to one thread at once; their messages get distinct, gap-free
-// seqs in commit order.
+// seqs in commit order. A tool call whose id an unanswered call of the
+// thread makes is refused (ErrCallOpen): two loops on one thread whose
+// model server reuses call_0 would otherwise get each other's results.
 //
 // An erasure is fenced per thread and per resource (fence.go): it waits for
 // the LoadContext calls and working-memory tool calls of the resources it

@@ -532,3 +532,52 @@ func (e *DispatchPendingError) Error() string {
 
 // Unwrap returns ErrDispatchPending.
 func (e *DispatchPendingError) Unwrap() error { return ErrDispatchPending }
+
+// ErrCallOpen is matched (through a *CallOpenError) by the error Append
+// and BeginDispatch return when a new assistant message makes a tool call
+// whose id an earlier call of the thread, not answered yet, makes: a tool
+// result answers the nearest earlier call with its id (the pairing rule),
+// so the earlier call's result would answer the new call, and the new
+// call's result would be an orphan. Two agent loops on one thread with a
+// model server numbering its calls per answer (call_0) did that silently.
+// Nothing is stored; append the earlier call's result first (a tool
+// message; an error text when the call was abandoned), or give the new
+// call another id. A call id whose earlier calls are all answered may be
+// made again.
+var ErrCallOpen = errors.New("engine: a call with this id is not answered yet")
+
+// CallOpenError is the refusal of ErrCallOpen: call CallIndex of request
+// message Index makes call CallID while an earlier call with that id is
+// not answered: the one stored at seq Seq of the thread, or (Seq 0) the
+// one of request message Earlier.
+type CallOpenError struct {
+	// Index is the request message (0-based) making the new call.
+	Index int
+	// CallIndex is the new call's index in that message's ToolCalls.
+	CallIndex int
+	// CallID is the tool call's id.
+	CallID string
+	// Seq is the thread seq of the unanswered call; 0 when it is in the request.
+	Seq int64
+	// Earlier is the request message making the unanswered call when Seq is 0.
+	Earlier int
+}
+
+// Field is the request field of the new call's id: messages[i].toolCalls[j].id.
+func (e *CallOpenError) Field() string {
+	return fmt.Sprintf("messages[%d].toolCalls[%d].id", e.Index, e.CallIndex)
+}
+
+// Error implements error: the new call, the unanswered one and what to do.
+func (e *CallOpenError) Error() string {
+	where := fmt.Sprintf("seq %d of the thread", e.Seq)
+	if e.Seq == 0 {
+		where = fmt.Sprintf("messages[%d] of this request", e.Earlier)
+	}
+	return fmt.Sprintf("engine: %s: call %q is made while the call %q made at %s is not answered: "+
+		"its result would answer the new call; append that call's result first, or give the new call another id",
+		e.Field(), clip(e.CallID, 64), clip(e.CallID, 64), where)
+}
+
+// Unwrap returns ErrCallOpen.
+func (e *CallOpenError) Unwrap() error { return ErrCallOpen }

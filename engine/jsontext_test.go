@@ -129,9 +129,11 @@ func TestJSONTextLegacyResend(t *testing.T) {
 		for _, tc := range legacy {
 			t.Run(tc.name, func(t *testing.T) {
 				m := engine.Message{ID: "m-" + tc.name, Role: engine.RoleAssistant, Content: "calling", Metadata: tc.metadata,
-					ToolCalls: []engine.ToolCall{{ID: "c", Name: "f", Arguments: json.RawMessage(tc.args)}}}
+					ToolCalls: []engine.ToolCall{{ID: "c-" + tc.name, Name: "f", Arguments: json.RawMessage(tc.args)}}}
 				appendMessage(t, e, "t", m)
-				calls := fmt.Sprintf(`[{"id":"c","name":"f","arguments":%s}]`, tc.storedArgs)
+				// Its own call id: the calls stay unanswered in one thread
+				// (a call id is made again only once answered, ErrCallOpen).
+				calls := fmt.Sprintf(`[{"id":"c-%s","name":"f","arguments":%s}]`, tc.name, tc.storedArgs)
 				meta := tc.storedMetadata
 				if meta == "" {
 					meta = "{}"

@@ -3,8 +3,12 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -143,6 +147,76 @@ func history(r *rand.Rand, n int, marker string) []engine.Message {
 	return out
 }
 
+// appendHistory appends msgs to the thread in random batches and returns
+// how many it stored. A batch making a call whose id an earlier call, not
+// answered, makes must be refused with a *CallOpenError naming that
+// message and call (the rule is followed here as a state per id: a call
+// opens it, a tool message closes it); the call is then answered
+// ("abandoned") and the batch appended again.
+func appendHistory(t *testing.T, e *engine.Engine, r *rand.Rand, thread, resource string, msgs []engine.Message) int {
+	t.Helper()
+	open := map[string]bool{}
+	stored := 0
+	for len(msgs) > 0 {
+		batch := msgs[:min(1+r.IntN(5), len(msgs))]
+		_, err := e.Append(context.Background(), engine.AppendRequest{ThreadID: thread, ResourceID: resource, Messages: batch})
+		i, j, reuse := reusesOpen(open, batch)
+		if !reuse {
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored += len(batch)
+			msgs = msgs[len(batch):]
+			continue
+		}
+		var oe *engine.CallOpenError
+		if !errors.As(err, &oe) || !errors.Is(err, engine.ErrCallOpen) || oe.Index != i || oe.CallIndex != j || oe.CallID != batch[i].ToolCalls[j].ID {
+			t.Fatalf("batch %s reuses open call %s at messages[%d].toolCalls[%d]: Append = %v, want a *CallOpenError naming it",
+				describeMsgs(batch), batch[i].ToolCalls[j].ID, i, j, err)
+		}
+		answer := engine.Message{Role: engine.RoleTool, ToolCallID: oe.CallID, Name: "lookup", Content: "abandoned"}
+		msgs = slices.Insert(msgs, i, answer)
+	}
+	return stored
+}
+
+// reusesOpen returns the first message and call of batch making a call
+// whose id is open (open[id], then the batch's own calls and results); it
+// records the batch in open when there is none.
+func reusesOpen(open map[string]bool, batch []engine.Message) (i, j int, ok bool) {
+	next := maps.Clone(open)
+	for i, m := range batch {
+		if m.Role == engine.RoleTool {
+			next[m.ToolCallID] = false
+			continue
+		}
+		for j, c := range m.ToolCalls {
+			if next[c.ID] {
+				return i, j, true
+			}
+			next[c.ID] = true
+		}
+	}
+	maps.Copy(open, next)
+	return 0, 0, false
+}
+
+// describeMsgs is a short form of msgs: role and call ids.
+func describeMsgs(msgs []engine.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "[%s", m.Role)
+		for _, c := range m.ToolCalls {
+			b.WriteString(" " + c.ID)
+		}
+		if m.ToolCallID != "" {
+			b.WriteString(" for " + m.ToolCallID)
+		}
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
 // TestPairingProperty checks INV-PAIR, INV-UNIQ and INV-MEMCTX on random
 // tool-call histories with reused ids, orphans and interleavings, through
 // the recent window at every size and through recall from a sibling thread.
@@ -158,19 +232,15 @@ func TestPairingProperty(t *testing.T) {
 		for h := range histories {
 			r := rand.New(rand.NewPCG(uint64(h), 12))
 			thread := fmt.Sprintf("h%d", h)
-			msgs := history(r, 4+r.IntN(24), "pairing")
-			for len(msgs) > 0 { // random batch sizes
-				n := min(1+r.IntN(5), len(msgs))
-				if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: fmt.Sprintf("res%d", h%4), Messages: msgs[:n]}); err != nil {
-					t.Fatal(err)
-				}
-				msgs = msgs[n:]
-			}
+			stored := appendHistory(t, e, r, thread, fmt.Sprintf("res%d", h%4), history(r, 4+r.IntN(24), "pairing"))
 			th, err := e.GetThread(ctx, thread)
 			if err != nil {
 				t.Fatal(err)
 			}
-			lens[thread] = int(th.MessageCount)
+			if int(th.MessageCount) != stored {
+				t.Fatalf("thread %s holds %d messages, want the %d appended (a refused append stores nothing)", thread, th.MessageCount, stored)
+			}
+			lens[thread] = stored
 		}
 		if err := e.SyncIndexes(ctx); err != nil {
 			t.Fatal(err)

@@ -53,7 +53,9 @@ func searchPreviews(t *testing.T, b enginetest.Backend) {
 	for _, n := range []int{8, 20} {
 		var calls []engine.ToolCall
 		for i := range n {
-			calls = append(calls, engine.ToolCall{ID: fmt.Sprintf("%0128d", i), Name: "f", Arguments: json.RawMessage(`{}`)})
+			// The first character tells the two messages' ids apart: a
+			// call id is made again only once answered (ErrCallOpen).
+			calls = append(calls, engine.ToolCall{ID: fmt.Sprintf("%c%0127d", 'a'+n, i), Name: "f", Arguments: json.RawMessage(`{}`)})
 		}
 		ordinary = append(ordinary, engine.Message{Role: "assistant", Content: "harbour many calls", ToolCalls: calls})
 	}

@@ -75,3 +75,30 @@ func TestDescribeDispatchRefusals(t *testing.T) {
 	}
 	check("a settlement of an erased dispatch", settle("run-1", "sent"), 409, "runId", "was erased")
 }
+
+// An appended tool call whose id an unanswered call of the thread makes
+// (two loops on one thread, call_0 in each) is a 409 naming the new call's
+// field, worded as the engine's refusal: the unanswered call's seq and
+// what to do.
+func TestAppendCallOpen(t *testing.T) {
+	h := newHarness(t, true, server.Config{})
+	h.seed("t-bob", "res-bob", bobToken, "weather in Lyon and Oslo")
+	call := func(city string) map[string]any {
+		return map[string]any{"role": "assistant", "toolCalls": []map[string]any{{"id": "call_0", "name": "weather", "arguments": map[string]any{"city": city}}}}
+	}
+	first := map[string]any{"resourceId": "res-bob", "messages": []map[string]any{call("Lyon")}}
+	if r := h.do("POST", "/v1/threads/t-bob/messages", bobToken, first); r.status != 200 && r.status != 201 {
+		t.Fatalf("first call: status %d: %s", r.status, r.body)
+	}
+	second := map[string]any{"resourceId": "res-bob", "messages": []map[string]any{{"role": "user", "content": "and Oslo?"}, call("Oslo")}}
+	r := h.do("POST", "/v1/threads/t-bob/messages", bobToken, second)
+	if r.status != 409 {
+		t.Fatalf("status %d, want 409: %s", r.status, r.body)
+	}
+	p := r.problem(t)
+	if p.Type != server.ProblemTypeBase+"conflict" || p.Field != "messages[1].toolCalls[0].id" ||
+		!strings.Contains(p.Detail, `call "call_0"`) || !strings.Contains(p.Detail, "seq 2") || !strings.Contains(p.Detail, "result first") {
+		t.Fatalf("problem %+v", p)
+	}
+	h.validate("POST", "/v1/threads/{thread}/messages", r)
+}

@@ -175,6 +175,7 @@ func classify(err error) *apiError {
 	var oe *recall.OptionError
 	var de *engine.DivergenceError
 	var pe *engine.DispatchPendingError
+	var co *engine.CallOpenError
 	var cd *engine.CallDispatchedError
 	var at *engine.AnswerTooLargeError
 	var rt *engine.ReplayTooLargeError
@@ -204,6 +205,9 @@ func classify(err error) *apiError {
 	case errors.As(err, &pe):
 		// A late settlement of the pending dispatch would answer the new call.
 		return &apiError{kind: kindConflict, field: fmt.Sprintf("messages[%d].toolCalls", pe.Index), detail: strings.TrimPrefix(pe.Error(), "engine: ")}
+	case errors.As(err, &co):
+		// The unanswered call's result would answer the new call.
+		return &apiError{kind: kindConflict, field: co.Field(), detail: strings.TrimPrefix(co.Error(), "engine: ")}
 	case errors.As(err, &cd):
 		// A second run's dispatch of a call that one already holds.
 		return &apiError{kind: kindConflict, field: "callId", detail: strings.TrimPrefix(cd.Error(), "engine: ")}

@@ -34,6 +34,7 @@ func TestProblemStatus(t *testing.T) {
 		{"Options", fmt.Errorf("%w: mode", recall.ErrInvalidOptions), 400, "recall"},
 		{"Diverged", &engine.DivergenceError{RunID: "r", Differences: []string{"x"}}, 409, ""},
 		{"DispatchPending", &engine.DispatchPendingError{Index: 1, CallID: "c", RunID: "r", Seq: 3}, 409, "messages[1].toolCalls"},
+		{"CallOpen", &engine.CallOpenError{Index: 1, CallIndex: 2, CallID: "c", Seq: 3}, 409, "messages[1].toolCalls[2].id"},
 		{"CallDispatched", &engine.CallDispatchedError{CallID: "c", RunID: "r"}, 409, "callId"},
 		{"DispatchAnswered", engine.ErrDispatchAnswered, 409, "callId"},
 		{"DispatchErased", engine.ErrDispatchErased, 409, "runId"},
