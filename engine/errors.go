@@ -28,9 +28,9 @@ var ErrConflict = errors.New("engine: message id already stored with different c
 // refused: it is stored once, as a re-send is (AppendResult.Duplicates).
 var ErrDuplicateID = errors.New("engine: message id given twice in one request")
 
-// ErrResourceMismatch is returned by Append, LoadContext, HandleToolCall and
-// Tools when a thread is addressed under a resource other than the one it
-// belongs to. Its text names the thread and resource the caller gave, never
+// ErrResourceMismatch is returned by Append, LoadContext, HandleToolCall,
+// Tools, Search, SearchMessages and SearchPreviews when a thread is
+// addressed under a resource other than the one it belongs to. Its text names the thread and resource the caller gave, never
 // the owner.
 var ErrResourceMismatch = errors.New("engine: thread belongs to another resource")
 

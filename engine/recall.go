@@ -520,7 +520,10 @@ type SearchRequest struct {
 // wraps recall's: recall.ErrInvalidOptions (with a *recall.OptionError
 // naming the field), a *recall.FilterError, or recall.ErrInvalidQuery for
 // scope thread without a ThreadID; a query longer than
-// Config.Limits.MaxQueryBytes returns ErrQueryTooLong. When ctx ends during
+// Config.Limits.MaxQueryBytes returns ErrQueryTooLong. A ThreadID of a
+// stored thread of another resource returns ErrResourceMismatch, as
+// LoadContext, Append and HandleToolCall do, naming only the ids given; a
+// ThreadID stored nowhere finds nothing. When ctx ends during
 // the search it returns an error wrapping ctx's (context.Canceled), never a
 // result with a channel "degraded" by the cancellation; it writes nothing.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result, error) {
@@ -531,6 +534,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (*recall.Result,
 		return nil, err
 	}
 	if err := e.checkQuery(req.Query); err != nil {
+		return nil, err
+	}
+	if err := e.checkSearchThread(ctx, req); err != nil {
 		return nil, err
 	}
 	at := req.At
@@ -552,6 +558,26 @@ func checkSearchIDs(req SearchRequest) error {
 		return &ValidationError{Index: -1, Field: "resourceId", Rule: IDRule, Got: IDFault(req.ResourceID), Err: recall.ErrInvalidQuery}
 	case req.ThreadID != "" && !ValidID(req.ThreadID):
 		return &ValidationError{Index: -1, Field: "threadId", Rule: IDRule, Got: IDFault(req.ThreadID), Err: recall.ErrInvalidQuery}
+	}
+	return nil
+}
+
+// checkSearchThread refuses, with ErrResourceMismatch, a search naming a
+// stored thread of a resource other than req.ResourceID. It answered no
+// hits and no error, while LoadContext, Append and HandleToolCall refused
+// that thread (walk37 #9).
+func (e *Engine) checkSearchThread(ctx context.Context, req SearchRequest) error {
+	if req.ThreadID == "" {
+		return nil
+	}
+	th, err := e.GetThread(ctx, req.ThreadID)
+	switch {
+	case errors.Is(err, ErrThreadNotFound):
+		return nil
+	case err != nil:
+		return err
+	case th.ResourceID != req.ResourceID:
+		return notOwner(req.ThreadID, req.ResourceID)
 	}
 	return nil
 }

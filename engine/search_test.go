@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -97,6 +98,66 @@ func TestPing(t *testing.T) {
 		e.Close()
 		if err := e.Ping(context.Background()); !errors.Is(err, engine.ErrClosed) {
 			t.Fatalf("ping after close: %v, want ErrClosed", err)
+		}
+	})
+}
+
+// TestSearchOtherResourceThread is walk37 #9: a search naming another
+// resource's thread answered no hits and no error, while LoadContext,
+// Append and HandleToolCall refused that thread. Search, SearchMessages
+// and SearchPreviews refuse it alike (ErrResourceMismatch, naming only the
+// ids given); a thread stored nowhere still finds nothing, and the
+// resource's own thread is searched.
+func TestSearchOtherResourceThread(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		for _, r := range []string{"ana", "bob"} {
+			msgs := []engine.Message{{Role: "user", Content: r + " keeps the passport in the drawer"}}
+			if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t-" + r, ResourceID: r, Messages: msgs}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.SyncIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		req := func(thread string) engine.SearchRequest {
+			return engine.SearchRequest{ResourceID: "bob", ThreadID: thread, Query: "passport", Options: recall.Options{Scope: recall.ScopeThread}}
+		}
+		searches := map[string]func(engine.SearchRequest) (int, error){
+			"Search": func(r engine.SearchRequest) (int, error) {
+				res, err := e.Search(ctx, r)
+				if err != nil {
+					return 0, err
+				}
+				return len(res.Hits), nil
+			},
+			"SearchMessages": func(r engine.SearchRequest) (int, error) {
+				res, err := e.SearchMessages(ctx, r)
+				if err != nil {
+					return 0, err
+				}
+				return len(res.Hits), nil
+			},
+			"SearchPreviews": func(r engine.SearchRequest) (int, error) {
+				res, err := e.SearchPreviews(ctx, r)
+				if err != nil {
+					return 0, err
+				}
+				return len(res.Hits), nil
+			},
+		}
+		for name, search := range searches {
+			n, err := search(req("t-ana"))
+			if !errors.Is(err, engine.ErrResourceMismatch) || strings.Contains(err.Error(), `"ana"`) || strings.Contains(err.Error(), "drawer") {
+				t.Errorf("%s of ana's thread as bob: %d hits, %v; want ErrResourceMismatch naming neither ana nor her text", name, n, err)
+			}
+			if n, err := search(req("t-none")); err != nil || n != 0 {
+				t.Errorf("%s of a thread stored nowhere: %d hits, %v; want none and no error", name, n, err)
+			}
+			if n, err := search(req("t-bob")); err != nil || n == 0 {
+				t.Errorf("%s of bob's thread: %d hits, %v; want its message", name, n, err)
+			}
 		}
 	})
 }
