@@ -170,13 +170,13 @@ func classify(err error) *apiError {
 	if errors.As(err, &ae) {
 		return ae
 	}
+	if ae := callConflict(err); ae != nil {
+		return ae
+	}
 	var ve *engine.ValidationError
 	var fe *recall.FilterError
 	var oe *recall.OptionError
 	var de *engine.DivergenceError
-	var pe *engine.DispatchPendingError
-	var co *engine.CallOpenError
-	var cd *engine.CallDispatchedError
 	var at *engine.AnswerTooLargeError
 	var rt *engine.ReplayTooLargeError
 	var qe *recall.QueryError
@@ -202,15 +202,6 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindInvalid, field: "recall", detail: strings.TrimPrefix(err.Error(), "recall: ")}
 	case errors.As(err, &de):
 		return &apiError{kind: kindDiverged, detail: "the store no longer holds what the run used", diffs: de.Differences}
-	case errors.As(err, &pe):
-		// A late settlement of the pending dispatch would answer the new call.
-		return &apiError{kind: kindConflict, field: fmt.Sprintf("messages[%d].toolCalls", pe.Index), detail: strings.TrimPrefix(pe.Error(), "engine: ")}
-	case errors.As(err, &co):
-		// The unanswered call's result would answer the new call.
-		return &apiError{kind: kindConflict, field: co.Field(), detail: strings.TrimPrefix(co.Error(), "engine: ")}
-	case errors.As(err, &cd):
-		// A second run's dispatch of a call that one already holds.
-		return &apiError{kind: kindConflict, field: "callId", detail: strings.TrimPrefix(cd.Error(), "engine: ")}
 	case errors.Is(err, engine.ErrDispatchAnswered):
 		return &apiError{kind: kindConflict, field: "callId", detail: strings.TrimPrefix(err.Error(), "engine: ")}
 	case errors.Is(err, engine.ErrDispatchErased):
@@ -248,6 +239,26 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindUnavailable, detail: "the engine is closing", cause: err}
 	}
 	return &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause", cause: err}
+}
+
+// callConflict is the 409 of a tool call refused because of another call
+// with its id (nil for any other error): a pending dispatch's
+// (DispatchPendingError: its late settlement would answer the new call),
+// an unanswered call's (CallOpenError: its result would), another run's
+// dispatch holding the call (CallDispatchedError); worded as the engine's.
+func callConflict(err error) *apiError {
+	var pe *engine.DispatchPendingError
+	var co *engine.CallOpenError
+	var cd *engine.CallDispatchedError
+	switch {
+	case errors.As(err, &pe):
+		return &apiError{kind: kindConflict, field: fmt.Sprintf("messages[%d].toolCalls", pe.Index), detail: strings.TrimPrefix(pe.Error(), "engine: ")}
+	case errors.As(err, &co):
+		return &apiError{kind: kindConflict, field: co.Field(), detail: strings.TrimPrefix(co.Error(), "engine: ")}
+	case errors.As(err, &cd):
+		return &apiError{kind: kindConflict, field: "callId", detail: strings.TrimPrefix(cd.Error(), "engine: ")}
+	}
+	return nil
 }
 
 // quotaExceeded is the 429 problem of an append that
