@@ -74,6 +74,14 @@ type Config struct {
 	// Engine.Dir returns "". Empty means the SQLite database in Dir.
 	Postgres string
 
+	// MigrateUnderLoad, on Postgres, lets Open migrate a schema of an
+	// older version while processes of older mnemo builds are connected to
+	// it. False (the default) refuses with ErrMigrationUnderLoad naming
+	// them: rows they write afterwards would lack what the new schema
+	// reads (run mnemo reindex once they are stopped). Not used on SQLite,
+	// whose data directory one process holds.
+	MigrateUnderLoad bool
+
 	// RecentN is the recent-window size LoadContext uses when a request
 	// leaves it zero, and the observer's recent window, which it never
 	// observes. Zero means DefaultRecentN; a negative value is refused by

@@ -112,6 +112,21 @@ var ErrDatabaseEncoding = pgstore.ErrEncoding
 // this build: nothing is written to it. Upgrade mnemo to open it.
 var ErrSchemaTooNew = store.ErrSchemaTooNew
 
+// ErrMigrationUnderLoad is matched by the error Open returns on Postgres
+// when the schema is of an older version and sessions of older mnemo
+// builds are connected to it (a *pgstore.UnderLoadError in the chain names
+// each: pid, application_name, client address, version when known).
+// Nothing is migrated: stop them and open again, or set
+// Config.MigrateUnderLoad (docs/postgres.md, "Upgrading").
+var ErrMigrationUnderLoad = pgstore.ErrMigrationUnderLoad
+
+// ErrSchemaMigrated is matched by the error of a write (Append, an
+// erasure, a reindex…) on Postgres when a newer build migrated the schema
+// while this engine was open: the write is refused whole, so that this
+// build does not write rows the new schema would read wrongly. Close the
+// engine and use the newer build.
+var ErrSchemaMigrated = pgstore.ErrSchemaMigrated
+
 // ErrNoVector is matched by the error Open returns when Config.Postgres
 // names a database without the pgvector extension that the connecting
 // role may not create (CREATE EXTENSION vector needs a role allowed to

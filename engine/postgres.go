@@ -41,11 +41,7 @@ func openPostgres(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Dir != "" {
 		return nil, invalid(-1, "Dir", "must be empty when Postgres is set: the memory is kept in the database (give Dir or Postgres, not both)")
 	}
-	open := pgstore.Open
-	if cfg.MustExist {
-		open = pgstore.OpenExisting
-	}
-	pool, err := open(ctx, cfg.Postgres)
+	pool, err := pgstore.OpenWith(ctx, cfg.Postgres, pgstore.Options{MustExist: cfg.MustExist, MigrateUnderLoad: cfg.MigrateUnderLoad})
 	if errors.Is(err, pgstore.ErrNoSchema) {
 		return nil, fmt.Errorf("%w: %w", ErrNotDataDir, err)
 	}
@@ -53,6 +49,16 @@ func openPostgres(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	return start(ctx, cfg, "", pgstore.DB(pool), pool)
+}
+
+// checkVersion, on Postgres, refuses a write transaction on a schema a
+// newer build migrated while e was open (pgstore.CheckVersion:
+// ErrSchemaMigrated). One statement per transaction; nothing on SQLite.
+func (e *Engine) checkVersion(ctx context.Context, tx *store.Tx) error {
+	if !e.onPostgres() {
+		return nil
+	}
+	return pgstore.CheckVersion(ctx, tx)
 }
 
 // PoolCloseWait bounds how long Close waits, on Postgres, for the pool's

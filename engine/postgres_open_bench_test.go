@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -42,5 +43,30 @@ func openClose(b *testing.B, dsn string) {
 	}
 	if err := e.Close(); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkPostgresAppend measures one Append of one message on Postgres
+// (its transaction: the schema version check, the thread lock, the
+// message, its lexical entry and outbox row), to set beside
+// pgstore's BenchmarkCheckVersion (the version check alone). It skips
+// without MNEMO_TEST_POSTGRES.
+//
+//	MNEMO_TEST_POSTGRES=DSN go test ./engine/ -run '^$' -bench PostgresAppend -benchtime 2000x
+func BenchmarkPostgresAppend(b *testing.B) {
+	e, err := engine.Open(context.Background(), engine.Config{Postgres: pgtest.DSN(b), Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		msg := []engine.Message{{Role: engine.RoleUser, Content: fmt.Sprintf("message %d about trains, gardens and quarterly reports", i)}}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: fmt.Sprintf("t%d", i%50), ResourceID: "r", Messages: msg}); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }

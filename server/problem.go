@@ -127,10 +127,17 @@ func (t Tenant) Describe(err error) Problem {
 }
 
 // unreachable wraps err as the "unavailable" problem when e lost its
-// database connection; other errors are returned as they are.
+// database connection, or when a newer build migrated the schema under it
+// (engine.ErrSchemaMigrated: a server of that build can take the request,
+// so 503, which a load balancer sends elsewhere); other errors are
+// returned as they are.
 func unreachable(e *engine.Engine, err error) error {
-	if e != nil && e.Unavailable(err) {
+	switch {
+	case e != nil && e.Unavailable(err):
 		return &apiError{kind: kindUnavailable, detail: "the database is unreachable; try again later", cause: err}
+	case errors.Is(err, engine.ErrSchemaMigrated):
+		return &apiError{kind: kindUnavailable, cause: err, detail: "a newer mnemo build migrated the database's schema while this server ran, " +
+			"so this server no longer writes to it; send the request to a server of the newer build"}
 	}
 	return err
 }

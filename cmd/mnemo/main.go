@@ -84,6 +84,11 @@ type Main struct {
 
 	switchEmbedder bool // reindex --vectors: the named embedder replaces the directory's
 
+	// migrateUnderLoad is --migrate-under-load: on Postgres, migrate an
+	// older schema even while older builds' sessions use it
+	// (engine.Config.MigrateUnderLoad).
+	migrateUnderLoad bool
+
 	// notes collects the events of the engines the command opened
 	// without a log (eventnotes.go); nil until one is opened.
 	notes *eventNotes
@@ -159,6 +164,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	db := fs.String("db", "", "Postgres URL, postgres://USER:PASSWORD@HOST:PORT/DATABASE, instead of a data directory (default $MNEMO_DB)")
 	emb := fs.String("embedder", "", "embedder: auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto: use-lite when installed, else hash-384)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	underLoad := fs.Bool("migrate-under-load", false, "Postgres: migrate an older schema even while processes of older mnemo builds use it (then run mnemo reindex once they are stopped)")
 	// The flag package's own error line ("flag needs an argument: -dir")
 	// is said again below as every usage error is: "mnemo: " and the flag
 	// spelled --dir.
@@ -188,6 +194,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	}
 	m.Dir, m.DB, m.Embedder = t.dir, t.dsn, *emb
 	m.dirFlag = *dir != ""
+	m.migrateUnderLoad = *underLoad
 	if m.Embedder == "" {
 		m.Embedder = m.Getenv("MNEMO_EMBEDDER")
 	}
@@ -325,7 +332,7 @@ func (m *Main) usageTo(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintf(w, "\nglobal flags:\n  --dir DIR        data directory (default $MNEMO_DIR, else %s)\n  --db URL         Postgres instead of a data directory: postgres://USER:PASSWORD@HOST:PORT/DATABASE (default $MNEMO_DB)\n  --embedder NAME  auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto)\n  --version        print the version\n", engine.DefaultDir)
+	fmt.Fprintf(w, "\nglobal flags:\n  --dir DIR        data directory (default $MNEMO_DIR, else %s)\n  --db URL         Postgres instead of a data directory: postgres://USER:PASSWORD@HOST:PORT/DATABASE (default $MNEMO_DB)\n  --embedder NAME  auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto)\n  --migrate-under-load  Postgres: migrate an older schema although older mnemo builds use it (docs/postgres.md, Upgrading)\n  --version        print the version\n", engine.DefaultDir)
 	fmt.Fprintf(w, "\nRun 'mnemo help COMMAND' (or 'mnemo COMMAND -h') for a command's flags.\n")
 	fmt.Fprintf(w, "\n--json: the answer is JSON on standard output; errors, warnings and progress are text on\nstandard error. Exit status: 0 done, 1 failed, 2 usage error (refused: nothing stored\nor erased), 130/143 stopped by SIGINT/SIGTERM (docs/cli.md, \"--json and exit codes\").\n")
 }

@@ -105,7 +105,8 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 	if err != nil {
 		return engine.Config{}, err
 	}
-	cfg := engine.Config{Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates(), SwitchEmbedder: m.switchEmbedder}
+	cfg := engine.Config{Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates(), SwitchEmbedder: m.switchEmbedder,
+		MigrateUnderLoad: m.migrateUnderLoad}
 	if m.Getenv != nil {
 		if cfg.Rerank, err = recall.RerankFromEnv(m.Getenv); err != nil {
 			return cfg, err

@@ -33,6 +33,15 @@
 //     one statement on the pool's first connection (a migration commits
 //     whole, so a reader sees a version before or after it), and Open makes
 //     no other connection.
+//   - A schema that exists is not migrated while sessions of older builds
+//     are connected to it (guard.go; Options.MigrateUnderLoad overrides):
+//     every connection carries its build's session mark (session.go: a
+//     shared advisory lock naming schema and version, application_name
+//     mnemo/schema=N), and an older build's unmarked session is known by
+//     its empty application_name and its last statement.
+//   - A migration locks schema_version before its steps, and the engine's
+//     write transactions read it first (CheckVersion): a write commits
+//     before a migration or sees it and is refused (ErrSchemaMigrated).
 //   - lexical_stats and lexical_df always equal what lexical_docs implies
 //     (documents, total terms, documents per term, per resource): statement
 //     triggers update them in the statement that changes lexical_docs, and
@@ -54,7 +63,8 @@
 //
 // # Errors
 //
-// Open returns ErrSchemaTooNew and ErrNoVector; EnsureEmbedder returns
+// Open returns ErrSchemaTooNew, ErrNoVector and ErrMigrationUnderLoad (an
+// *UnderLoadError); CheckVersion returns ErrSchemaMigrated; EnsureEmbedder returns
 // ErrEmbedderDims; malformed arguments (PutLexical's documents, an
 // embedder's name or dimensions, Nearest's vector, a DSN's
 // tcp_user_timeout) give ErrInvalid naming the field.

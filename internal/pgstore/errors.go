@@ -7,7 +7,8 @@ import (
 )
 
 // The texts of ErrSchemaTooNew, ErrNoSuchSchema, ErrNoVector,
-// ErrVectorNotOnPath and ErrEncoding name engine, not this package: the
+// ErrVectorNotOnPath, ErrEncoding, ErrMigrationUnderLoad and
+// ErrSchemaMigrated name engine, not this package: the
 // engine re-exports these values (engine.ErrSchemaTooNew,
 // engine.ErrNoSuchSchema, engine.ErrNoVector, engine.ErrVectorNotOnPath,
 // engine.ErrDatabaseEncoding), and users meet them there.
@@ -17,6 +18,18 @@ import (
 // It is store.ErrSchemaTooNew, so one errors.Is check serves both
 // backends.
 var ErrSchemaTooNew = store.ErrSchemaTooNew
+
+// ErrMigrationUnderLoad is returned by Open, OpenExisting, OpenWith and
+// OpenDB (as an *UnderLoadError naming the sessions) when the schema needs
+// migrating and sessions of older mnemo builds are connected to it: they
+// would go on writing rows of their version into the migrated schema.
+// Nothing was migrated.
+var ErrMigrationUnderLoad = errors.New("engine: schema migration refused while older mnemo processes use the schema")
+
+// ErrSchemaMigrated is returned by CheckVersion when the schema's version
+// is no longer this build's: a newer build migrated it while this process
+// ran. Nothing of the transaction is written.
+var ErrSchemaMigrated = errors.New("engine: the schema was migrated by another mnemo build while this process ran")
 
 // ErrNoSchema is returned by OpenExisting when the database (the first
 // schema of its search_path) holds no mnemo tables; nothing was created.

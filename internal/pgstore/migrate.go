@@ -21,7 +21,7 @@ const migrationLock = "mnemo.pgstore.migrate:"
 // whole version. Any other version goes through migrate, which reads it
 // again under the migration lock. With mustExist, a schema without a
 // schema_version table is ErrNoSchema and nothing is written.
-func ensureSchema(ctx context.Context, conn *pgx.Conn, mustExist bool) error {
+func ensureSchema(ctx context.Context, conn *pgx.Conn, mustExist bool, m migration) error {
 	v, ok, current, err := readVersion(ctx, conn)
 	at := pathState{schema: current}
 	if err == nil && current == "" {
@@ -44,7 +44,7 @@ func ensureSchema(ctx context.Context, conn *pgx.Conn, mustExist bool) error {
 	case v > SchemaVersion:
 		return tooNew(v)
 	}
-	return migrate(ctx, conn, SchemaVersion)
+	return migrate(ctx, conn, SchemaVersion, m)
 }
 
 // readVersion reads the schema version of conn's search_path in one round
@@ -82,13 +82,34 @@ func tooNew(v int) error {
 	return fmt.Errorf("%w (database version %d, this build %d)", ErrSchemaTooNew, v, SchemaVersion)
 }
 
+// migration is how migrate treats the sessions of older builds: force
+// migrates under them (Options.MigrateUnderLoad); keep, when not nil,
+// limits the sessions the guard sees (tests on a shared server).
+type migration struct {
+	force bool
+	keep  func(pid int32) bool
+}
+
 // migrate brings the schema of conn's search_path to version target in one
 // transaction holding the migration lock. The version is read under the
 // lock, so a migration another process applied meanwhile is not applied
 // again. A schema already at target is only read (schema_version is
 // created only when absent, so a role without CREATE can open a migrated
 // database).
-func migrate(ctx context.Context, conn *pgx.Conn, target int) error {
+//
+// A schema that exists (version 1 or more) is migrated only when no
+// session of an older build is connected to it (staleSessions), unless
+// m.force: else *UnderLoadError. Its schema_version table is locked
+// (ACCESS EXCLUSIVE) before the steps, so a write transaction of a later
+// build, which reads schema_version first (CheckVersion), either commits
+// before the migration begins or reads the migrated version after it.
+func migrate(ctx context.Context, conn *pgx.Conn, target int, m migration) error {
+	return migrateBy(ctx, conn, target, m, step)
+}
+
+// migrateBy is migrate applying each version's migration with apply
+// (step; tests give a version this build has no migration for).
+func migrateBy(ctx context.Context, conn *pgx.Conn, target int, m migration, apply func(context.Context, pgx.Tx, int) error) error {
 	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1 || coalesce(current_schema(), '')))`, migrationLock); err != nil {
 			return fmt.Errorf("take the migration lock: %w", err)
@@ -100,13 +121,38 @@ func migrate(ctx context.Context, conn *pgx.Conn, target int) error {
 		if v > SchemaVersion {
 			return tooNew(v)
 		}
+		if v > 0 && v < target {
+			if err := guard(ctx, tx, v, target, m); err != nil {
+				return err
+			}
+		}
 		for ; v < target; v++ {
-			if err := step(ctx, tx, v); err != nil {
+			if err := apply(ctx, tx, v); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// guard locks schema_version against the write transactions of running
+// processes (CheckVersion) and, unless m.force, refuses a migration from v
+// to target while sessions of older builds are connected (staleSessions).
+func guard(ctx context.Context, tx pgx.Tx, v, target int, m migration) error {
+	if _, err := tx.Exec(ctx, `LOCK TABLE schema_version IN ACCESS EXCLUSIVE MODE`); err != nil {
+		return fmt.Errorf("lock schema_version: %w", err)
+	}
+	if m.force {
+		return nil
+	}
+	stale, err := staleSessions(ctx, tx, target, m.keep)
+	if err != nil {
+		return err
+	}
+	if len(stale) > 0 {
+		return &UnderLoadError{From: v, To: target, Sessions: stale}
+	}
+	return nil
 }
 
 // version returns the schema version of tx's schema, creating an empty

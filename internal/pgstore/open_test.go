@@ -26,9 +26,13 @@ func TestSchemaVersionMatchesMigrations(t *testing.T) {
 }
 
 // mustOpen opens dsn, closing the pool when t ends.
+//
+// Its migration guard sees no session: the shared server's other tests
+// hold sessions of builds without session marks (migrationguard_test.go
+// tests the guard).
 func mustOpen(t *testing.T, dsn string) *pgxpool.Pool {
 	t.Helper()
-	pool, err := pgstore.Open(t.Context(), dsn)
+	pool, err := pgstore.OpenSeeing(t.Context(), dsn, pgstore.Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -40,8 +40,16 @@ type Querier interface {
 // written) when the schema is newer than this build, ErrNoVector when
 // pgvector cannot be created, and otherwise wraps pgx's error, naming the
 // host and database but never the password.
+//
+// A schema that exists at an older version is migrated only when no
+// session of an older mnemo build is connected to it: else
+// *UnderLoadError (ErrMigrationUnderLoad) naming them, nothing migrated
+// (Options.MigrateUnderLoad migrates anyway). Every connection of the pool
+// carries this build's mark (session.go): application_name
+// "mnemo/schema=7" unless the DSN names one, and a shared advisory lock
+// naming the schema and SchemaVersion, which a later build's Open finds.
 func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
-	return openPool(ctx, dsn, false, nil)
+	return OpenWith(ctx, dsn, Options{})
 }
 
 // OpenExisting is Open on a schema that must already hold mnemo's tables:
@@ -49,19 +57,37 @@ func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 // ErrNoSchema and creates nothing (neither the tables nor pgvector), so a
 // mistyped database or search_path is an error rather than a new memory.
 func OpenExisting(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
-	return openPool(ctx, dsn, true, nil)
+	return OpenWith(ctx, dsn, Options{MustExist: true})
 }
 
-// openPool is Open (OpenExisting with mustExist); tracer, when not nil,
+// Options are OpenWith's choices; the zero value is Open's.
+type Options struct {
+	// MustExist is OpenExisting: ErrNoSchema, nothing created, when the
+	// search_path's schema holds no mnemo tables.
+	MustExist bool
+
+	// MigrateUnderLoad migrates an older schema even while sessions of
+	// older builds are connected to it (Open refuses with
+	// *UnderLoadError). Rows those processes write afterwards follow their
+	// own schema version: run mnemo reindex once they are stopped.
+	MigrateUnderLoad bool
+}
+
+// OpenWith is Open with the choices of o.
+func OpenWith(ctx context.Context, dsn string, o Options) (*pgxpool.Pool, error) {
+	return openPool(ctx, dsn, &schemaCheck{mustExist: o.MustExist, migration: migration{force: o.MigrateUnderLoad}}, nil)
+}
+
+// openPool is OpenWith with the schema check check; tracer, when not nil,
 // traces every connection of the pool (tests count connections and
 // statements with it).
-func openPool(ctx context.Context, dsn string, mustExist bool, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
+func openPool(ctx context.Context, dsn string, check *schemaCheck, tracer pgx.QueryTracer) (*pgxpool.Pool, error) {
 	cfg, where, err := parse(dsn)
 	if err != nil {
 		return nil, err
 	}
 	cfg.ConnConfig.Tracer = tracer
-	cfg.AfterConnect = (&schemaCheck{mustExist: mustExist}).afterConnect
+	cfg.AfterConnect = check.afterConnect
 	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
 		return shouldPing(p.Conn, p.IdleDuration)
 	}
@@ -183,6 +209,9 @@ func parse(dsn string) (*pgxpool.Config, string, error) {
 	// Literals this package writes into SQL text (an embedder's name in its
 	// partial index predicate) double quotes only, as standard strings do.
 	cfg.ConnConfig.RuntimeParams["standard_conforming_strings"] = "on"
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		cfg.ConnConfig.RuntimeParams["application_name"] = appName()
+	}
 	// Text goes to and from the server as UTF-8 whatever the DSN,
 	// PGCLIENTENCODING or the role's settings say (pgx's simple protocol
 	// refuses anything else); checkEncoding verifies it took.
@@ -199,19 +228,24 @@ func parse(dsn string) (*pgxpool.Config, string, error) {
 // register the types. A failed check fails the connection, and the next
 // one checks again. It is safe for concurrent use.
 type schemaCheck struct {
-	mustExist bool // ErrNoSchema rather than a new schema (OpenExisting)
+	mustExist bool      // ErrNoSchema rather than a new schema (OpenExisting)
+	migration migration // how a migration treats older builds' sessions
 
 	mu   sync.Mutex
 	done bool
 }
 
 // afterConnect checks c's encoding (checkEncoding), then the schema once,
-// then registers pgvector's types on c.
+// then marks c as this build's session (markSession) and registers
+// pgvector's types on c.
 func (s *schemaCheck) afterConnect(ctx context.Context, c *pgx.Conn) error {
 	if err := checkEncoding(c); err != nil {
 		return err
 	}
 	if err := s.check(ctx, c); err != nil {
+		return err
+	}
+	if err := markSession(ctx, c); err != nil {
 		return err
 	}
 	return pgxvec.RegisterTypes(ctx, c)
@@ -224,7 +258,7 @@ func (s *schemaCheck) check(ctx context.Context, c *pgx.Conn) error {
 	if s.done {
 		return nil
 	}
-	if err := ensureSchema(ctx, c, s.mustExist); err != nil {
+	if err := ensureSchema(ctx, c, s.mustExist, s.migration); err != nil {
 		return err
 	}
 	s.done = true

@@ -1,0 +1,261 @@
+package pgstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mnemo-go/mnemo/internal/pgstore"
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+)
+
+// session is a connection of the test's own standing for another process:
+// app is its application_name ("" for none, as builds before the session
+// marks connect), each of stmts runs on it in turn; it closes when t ends.
+// It returns the connection's server pid.
+func session(t *testing.T, dsn, app string, stmts ...string) int32 {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(cfg.RuntimeParams, "application_name")
+	if app != "" {
+		cfg.RuntimeParams["application_name"] = app
+	}
+	conn, err := pgx.ConnectConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	var pid int32
+	if err := conn.QueryRow(t.Context(), `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range stmts { // the last is what pg_stat_activity shows
+		if _, err := conn.Exec(t.Context(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	return pid
+}
+
+// mark is the statement that takes the session mark of version v on the
+// schema named by schemaExpr (an SQL expression).
+func mark(v int, schemaExpr string) string {
+	return fmt.Sprintf(`SELECT pg_advisory_lock_shared(%d, hashtext(%s))`, pgstore.SessionMarkClass|v, schemaExpr)
+}
+
+// schemaVersion reads dsn's schema version.
+func schemaVersion(t *testing.T, dsn string) int {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var v int
+	if err := conn.QueryRow(t.Context(), `SELECT max(version) FROM schema_version`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestMigrationGuard: Open does not migrate a schema of version 3 while a
+// session of an older build is connected to it (walk35: an old server
+// went on writing lexical entries without the date columns of version 4),
+// and says who they are and what to do; sessions of this build, of other
+// schemas and of other programs do not stop it; MigrateUnderLoad
+// migrates anyway. Without the guard, Open migrated in each case.
+func TestMigrationGuard(t *testing.T) {
+	const oldQuery = `SELECT count(*) FROM lexical_docs`
+	for _, c := range []struct {
+		name     string
+		sessions func(t *testing.T, dsn string) []int32
+		force    bool
+		want     []int // the refusing sessions' versions (0: unknown); nil: migrated
+	}{
+		{"ErrOldBuild", func(t *testing.T, dsn string) []int32 {
+			return []int32{session(t, dsn, "", oldQuery)}
+		}, false, []int{0}},
+		{"ErrOlderMark", func(t *testing.T, dsn string) []int32 {
+			return []int32{session(t, dsn, "walk", mark(3, "current_schema()"))}
+		}, false, []int{3}},
+		{"ErrOlderConnecting", func(t *testing.T, dsn string) []int32 {
+			return []int32{session(t, dsn, "mnemo/schema=3")}
+		}, false, []int{3}},
+		{"ErrTwo", func(t *testing.T, dsn string) []int32 {
+			return []int32{session(t, dsn, "", oldQuery), session(t, dsn, "", `SELECT 1 FROM outbox LIMIT 1`)}
+		}, false, []int{0, 0}},
+		{"OthersMigrate", func(t *testing.T, dsn string) []int32 {
+			return []int32{
+				session(t, dsn, "x", mark(pgstore.SchemaVersion, "current_schema()")), // this build
+				session(t, dsn, "x", mark(3, "'another_schema'")),                     // another schema's
+				session(t, dsn, "psql", oldQuery),                                     // another program
+				session(t, dsn, "", `SELECT 1`),                                       // an idle client of none of mnemo's tables
+			}
+		}, false, nil},
+		{"UnderLoad", func(t *testing.T, dsn string) []int32 {
+			return []int32{session(t, dsn, "", oldQuery)}
+		}, true, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dsn := pgtest.DSN(t)
+			if err := pgstore.MigrateTo(t.Context(), dsn, 3); err != nil {
+				t.Fatal(err)
+			}
+			pids := c.sessions(t, dsn)
+			pool, err := pgstore.OpenSeeing(t.Context(), dsn, pgstore.Options{MigrateUnderLoad: c.force}, pids...)
+			if c.want == nil {
+				if err != nil {
+					t.Fatalf("Open: %v, want the schema migrated", err)
+				}
+				pool.Close()
+				if got, want := schemaVersion(t, dsn), pgstore.SchemaVersion; got != want {
+					t.Fatalf("version after Open = %d, want %d", got, want)
+				}
+				return
+			}
+			if err == nil {
+				pool.Close()
+				t.Fatalf("Open migrated from 3 to %d under %d sessions of older builds", schemaVersion(t, dsn), len(pids))
+			}
+			var ue *pgstore.UnderLoadError
+			if !errors.Is(err, pgstore.ErrMigrationUnderLoad) || !errors.As(err, &ue) {
+				t.Fatalf("Open: %v, want an *UnderLoadError", err)
+			}
+			if ue.From != 3 || ue.To != pgstore.SchemaVersion || len(ue.Sessions) != len(c.want) {
+				t.Fatalf("UnderLoadError from %d to %d, %d sessions; want 3, %d, %d: %v", ue.From, ue.To, len(ue.Sessions), pgstore.SchemaVersion, len(c.want), err)
+			}
+			slices.Sort(pids) // the guard lists sessions by pid
+			for i, s := range ue.Sessions {
+				if s.PID != pids[i] || s.Version != c.want[i] || s.Client == "" {
+					t.Errorf("session %d = %+v, want pid %d, version %d", i, s, pids[i], c.want[i])
+				}
+				if !strings.Contains(err.Error(), fmt.Sprintf("pid %d, application_name %q, client %s", s.PID, s.AppName, s.Client)) {
+					t.Errorf("error does not name session %+v: %v", s, err)
+				}
+			}
+			for _, w := range []string{fmt.Sprintf("%d session", len(pids)), "Stop them", "--migrate-under-load", "mnemo reindex"} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q: %v", w, err)
+				}
+			}
+			if got := schemaVersion(t, dsn); got != 3 {
+				t.Fatalf("version after a refused Open = %d, want 3 (nothing migrated)", got)
+			}
+		})
+	}
+}
+
+// TestSessionMarked: each connection of a pool carries this build's mark, so
+// a later build's guard finds it: application_name mnemo/schema=N (the
+// DSN's own kept) and the shared advisory lock of its schema and version.
+func TestSessionMarked(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	for _, c := range []struct{ name, dsn, app string }{
+		{"Default", dsn, fmt.Sprintf("mnemo/schema=%d", pgstore.SchemaVersion)},
+		{"DSNsOwn", dsn + "&application_name=billing", "billing"},
+	} {
+		pool := mustOpen(t, c.dsn)
+		var app string
+		var marks int
+		if err := pool.QueryRow(t.Context(), `SELECT current_setting('application_name'),
+	(SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'advisory' AND mode = 'ShareLock'
+		AND classid = $1 AND objid = hashtext(current_schema())::oid AND objsubid = 2)`,
+			int64(pgstore.SessionMarkClass|pgstore.SchemaVersion)).Scan(&app, &marks); err != nil {
+			t.Fatal(err)
+		}
+		if app != c.app || marks != 1 {
+			t.Errorf("%s: application_name %q, %d marks; want %q, 1", c.name, app, marks, c.app)
+		}
+		pool.Close()
+	}
+}
+
+// TestCheckVersionHoldsMigration: a write transaction that passed
+// CheckVersion keeps a later build's migration waiting until it ends, and
+// the next one reads the migrated version and is refused with
+// ErrSchemaMigrated. Without the lock migrate takes on schema_version,
+// the migration committed under the open transaction.
+func TestCheckVersionHoldsMigration(t *testing.T) {
+	ctx := t.Context()
+	dsn := pgtest.DSN(t)
+	pool := mustOpen(t, dsn)
+	db := pgstore.DB(pool)
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := pgstore.CheckVersion(ctx, tx); err != nil {
+		t.Fatalf("CheckVersion at this build's version: %v", err)
+	}
+	migrated := make(chan error, 1)
+	go func() { migrated <- pgstore.MigrateNext(context.Background(), dsn) }()
+	waiting := func() bool {
+		var n int
+		err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE relation = 'schema_version'::regclass
+	AND mode = 'AccessExclusiveLock' AND NOT granted`).Scan(&n)
+		return err == nil && n > 0
+	}
+	for !waiting() {
+		select {
+		case err := <-migrated:
+			t.Fatalf("the migration ended (%v) while a write transaction that read version %d was open", err, pgstore.SchemaVersion)
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-migrated; err != nil {
+		t.Fatalf("migration: %v", err)
+	}
+	tx2, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx2.Rollback()
+	err = pgstore.CheckVersion(ctx, tx2)
+	if !errors.Is(err, pgstore.ErrSchemaMigrated) || !strings.Contains(err.Error(), fmt.Sprintf("database version %d, this build %d", pgstore.SchemaVersion+1, pgstore.SchemaVersion)) {
+		t.Fatalf("CheckVersion after the migration: %v, want ErrSchemaMigrated naming both versions", err)
+	}
+}
+
+// BenchmarkCheckVersion measures CheckVersion, the statement the engine
+// runs first in each write transaction on Postgres, on an open
+// transaction (engine's BenchmarkPostgresAppend gives the append it
+// precedes).
+//
+//	MNEMO_TEST_POSTGRES=DSN go test ./internal/pgstore/ -run '^$' -bench CheckVersion -benchtime 5000x
+func BenchmarkCheckVersion(b *testing.B) {
+	ctx := context.Background()
+	pool, err := pgstore.Open(ctx, pgtest.DSN(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	db := pgstore.DB(pool)
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tx.Rollback()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := pgstore.CheckVersion(ctx, tx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

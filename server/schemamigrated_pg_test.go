@@ -1,0 +1,41 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/pgstore"
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
+	"github.com/mnemo-go/mnemo/server"
+)
+
+// TestAPISchemaMigrated: once a newer build has migrated the schema under
+// a running server (its schema_version row, as a later migration commits
+// it), an append answers 503 saying so, which a load balancer sends to
+// another server, rather than a 500 internal error or a stored message.
+func TestAPISchemaMigrated(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	e, err := engine.Open(context.Background(), engine.Config{Postgres: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	srv, err := server.New(server.Config{Engine: e, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgtest.Exec(t, dsn, `INSERT INTO schema_version (version, applied_at) VALUES ($1, 0)`, pgstore.SchemaVersion+1)
+	body := `{"resourceId":"r1","messages":[{"role":"user","content":"yesterday I bought trains"}]}`
+	req := httptest.NewRequest("POST", "http://127.0.0.1/v1/threads/t1/messages", bytes.NewBufferString(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "a newer mnemo build migrated the database's schema") {
+		t.Fatalf("append after the migration: %d %s, want 503 saying the schema was migrated", rec.Code, rec.Body.String())
+	}
+}
