@@ -186,6 +186,11 @@ func (planOnlyModel) Complete(context.Context, observe.Prompt) (string, error) {
 // waits for it (as long as ctx allows) and then observes what is still
 // due; with opt.NoWait it returns an error matching observe.ErrThreadBusy
 // at once.
+// Once the observer has run, the result comes with its error (but for
+// ErrObserveCancelled) and lists what was stored before it (it stays
+// stored); the error then matches
+// observe.ErrPartial too (observe.Observer.Observe). An observation with
+// empty Content marks a range the observer found nothing worth keeping in.
 func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Options) (*observe.Result, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
@@ -224,7 +229,9 @@ func (e *Engine) observeFenced(ctx context.Context, o *observe.Observer, threadI
 }
 
 // Observations lists the observations and reflections of a thread or a
-// resource (live ones unless f.All). It works whether or not observational
+// resource (live ones with content unless f.All, which adds the retired,
+// the invalidated and the empty ones: ranges the observer found nothing
+// worth keeping in). It works whether or not observational
 // memory is configured. A filter naming neither a thread nor a resource is
 // a *ValidationError on "filter", a thread or resource id Append would
 // refuse (ValidID: empty, NUL, invalid UTF-8, past 128 bytes) one on

@@ -60,7 +60,7 @@ func TestAnswerDoc(t *testing.T) {
 		}
 	}
 	b, _ := json.Marshal(Answer{Version: ObserverPromptVersion, Items: []Item{}})
-	if want := `{"version":"observer-v3","items":[]}`; string(b) != want || !strings.Contains(answerDoc, `{"version": "observer-v3", "items": [Item…]}`) {
+	if want := `{"version":"observer-v4","items":[]}`; string(b) != want || !strings.Contains(answerDoc, `{"version": "observer-v4", "items": [Item…]}`) {
 		t.Errorf("Answer marshals as %s (want %s), and its doc says:\n%s", b, want, answerDoc)
 	}
 }

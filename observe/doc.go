@@ -72,6 +72,15 @@
 //     observation is stored, so a model error, a timeout, an empty or a
 //     malformed answer leaves it, and every earlier observation, unchanged; the
 //     range is tried again on the next call.
+//   - The observer's empty list ({"observations": []}: nothing worth
+//     keeping in the chunk) is a valid answer, memoized like any other and
+//     stored as an observation with empty Content, which moves the
+//     watermark past the chunk. List leaves such rows out unless
+//     Filter.All, so no prompt, reflection or search sees them.
+//   - An observation cites only turns of its own chunk: cited seqs outside
+//     it are taken out, an item citing only such seqs is dropped, and an
+//     item repeated in one answer is kept once (cite.go); Answer.Dropped
+//     counts them.
 //   - Malformed, empty or failed answers are never memoized: validation runs
 //     inside the journal step.
 //   - An answer computed or read before an erasure in its thread committed
@@ -131,6 +140,7 @@
 //
 // Sentinels are in errors.go: ErrModel wraps a failed model call (after
 // retries), ErrEmptyAnswer and ErrMalformedAnswer describe unusable answers,
+// ErrPartial marks an Observe that stored part of its work before failing,
 // ErrConfig an unusable Config, ErrInvalidFilter (a *FilterError naming
 // the field) a Filter List and Search cannot answer, ErrSourcesChanged and ErrTurnsErased a
 // reflection or an observation whose sources changed while it was computed. Context errors are returned wrapped.

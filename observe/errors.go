@@ -1,6 +1,9 @@
 package observe
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrModel is returned by Observe, Reflect and OpenAIModel.Complete when the
 // model call failed after its retries (transport error, HTTP error status).
@@ -8,8 +11,33 @@ import "errors"
 var ErrModel = errors.New("observe: model call failed")
 
 // ErrEmptyAnswer is returned by Observe and Reflect when the model answered
-// with no usable item. Nothing is stored or memoized.
+// nothing usable: an empty text, a null list, a list whose every item was
+// dropped (no text, restating the instructions, citing only seqs outside
+// the chunk), or an empty reflection. Nothing is stored or memoized. The
+// observer's explicit empty list ({"observations": []}, the chunk held
+// nothing worth keeping) is not an error: it is recorded, and stored as an
+// empty observation that moves the watermark past the chunk.
 var ErrEmptyAnswer = errors.New("observe: model returned an empty answer")
+
+// ErrPartial is matched, besides its cause, by the error Observe returns
+// when it stored observations (or a reflection) before failing: the
+// Result returned with it lists them, and they stay stored.
+var ErrPartial = errors.New("observe: stopped after storing part of the work")
+
+// partialError is Observe's error after it stored something: it matches
+// ErrPartial and its cause.
+type partialError struct {
+	stored int
+	err    error
+}
+
+// Error names what was stored, then the cause.
+func (e *partialError) Error() string {
+	return fmt.Sprintf("observe: %d observation(s) stored, then: %v", e.stored, e.err)
+}
+
+// Unwrap gives ErrPartial and the cause, for errors.Is and errors.As.
+func (e *partialError) Unwrap() []error { return []error{ErrPartial, e.err} }
 
 // ErrMalformedAnswer is returned by Observe and Reflect when the model's answer
 // is not the JSON shape the prompt asks for. Nothing is stored or memoized.

@@ -99,7 +99,7 @@ func turnWords(t Turn) vocabulary {
 
 // groundObserved drops the items of an observer answer that echo the
 // instructions, judged against the turns they cite (Item.Seqs, already
-// restricted to turns by markObserved) or all turns. It returns how many it
+// restricted to turns by checkCitations) or all turns. It returns how many it
 // dropped.
 func groundObserved(items []Item, turns []Turn) ([]Item, int) {
 	bySeq := make(map[int64]vocabulary, len(turns))

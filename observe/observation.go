@@ -29,7 +29,11 @@ type Observation struct {
 	ToSeq      int64  `json:"toSeq"`   // last seq (inclusive)
 	Level      string `json:"level"`   // LevelObservation or LevelReflection
 	// Content is the rendered items, one "- " line each; every item of an
-	// untrusted observation starts with UntrustedMark.
+	// untrusted observation starts with UntrustedMark. It is empty for an
+	// invalidated row, and for an observation of a range the observer
+	// found nothing worth keeping in (its answer an empty list): that row
+	// moves the watermark past the range and is never rendered, reflected
+	// or searched (List leaves it out unless Filter.All).
 	Content string `json:"content"`
 	// Sources lists, for a reflection, the ids of the observations it
 	// condensed; empty for an observation.
@@ -81,7 +85,9 @@ func renderItems(items []Item) string {
 type Filter struct {
 	ThreadID   string // this thread's observations
 	ResourceID string // every thread of this resource (when ThreadID is empty)
-	// All includes retired and invalidated rows; the default lists live ones.
+	// All includes retired and invalidated rows, and the empty
+	// observations of ranges the observer found nothing worth keeping in;
+	// the default lists live ones with content.
 	All bool
 	// IDs, when not empty, lists only the observations of these ids (of
 	// the thread or resource; with All, also a retired or invalidated
@@ -116,7 +122,7 @@ func List(ctx context.Context, db *sql.DB, f Filter) ([]Observation, error) {
 		return nil, &FilterError{Field: "Filter", Rule: "needs a ThreadID or a ResourceID"}
 	}
 	if !f.All {
-		q += ` AND retired_at IS NULL AND invalidated_at IS NULL`
+		q += ` AND retired_at IS NULL AND invalidated_at IS NULL AND content <> ''`
 	}
 	if len(f.IDs) > 0 {
 		q += ` AND id IN (?` + strings.Repeat(`, ?`, len(f.IDs)-1) + `)`

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -34,17 +33,12 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 		if err != nil {
 			return nil, err
 		}
-		markObserved(items, turns)
-		items, echoes := groundObserved(items, turns)
-		if echoes > 0 {
-			o.cfg.Logger.WarnContext(ctx, "observer items restating its instructions dropped",
-				"thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq, "dropped", echoes)
-		}
-		if len(items) == 0 {
-			return nil, fmt.Errorf("%w: every item restated the observer's instructions", ErrEmptyAnswer)
+		items, dropped, err := o.checkObserved(ctx, items, turns)
+		if err != nil {
+			return nil, err
 		}
 		o.redactItems(items)
-		return json.Marshal(Answer{Version: ObserverPromptVersion, Items: items})
+		return json.Marshal(Answer{Version: ObserverPromptVersion, Items: items, Dropped: dropped})
 	})
 	if err != nil {
 		// A call its context cancelled (an erasure of the thread, Close, a
@@ -76,26 +70,25 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 	return obs, out, nil
 }
 
-// markObserved keeps only the cited seqs that are in turns, and marks every
-// item untrusted when any turn is untrusted (untrustedTurns): trust follows
-// the sources, not the model's citations, since a model can copy tool text
-// into an item that cites only a person's turn.
-func markObserved(items []Item, turns []Turn) {
-	in := make(map[int64]bool, len(turns))
-	for _, t := range turns {
-		in[t.Seq] = true
+// checkObserved checks the items of an observer answer over turns: their
+// citations (checkCitations), then their words (groundObserved). It logs
+// what it dropped. An answer of no items is valid (the chunk held nothing
+// worth keeping); one whose every item was dropped is ErrEmptyAnswer, not
+// recorded: the chunk is tried again on the next call.
+func (o *Observer) checkObserved(ctx context.Context, items []Item, turns []Turn) ([]Item, Dropped, error) {
+	given := len(items)
+	items, d := checkCitations(items, turns)
+	items, d.Echoes = groundObserved(items, turns)
+	first, last := turns[0], turns[len(turns)-1]
+	if d.any() {
+		o.cfg.Logger.WarnContext(ctx, "observer answer items dropped", "thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq,
+			"items", given, "uncited", d.Uncited, "citations", d.Citations, "duplicates", d.Duplicates, "echoes", d.Echoes)
 	}
-	untrusted := untrustedTurns(turns)
-	for i := range items {
-		it := &items[i]
-		it.Seqs = slices.DeleteFunc(it.Seqs, func(s int64) bool { return !in[s] })
-		slices.Sort(it.Seqs)
-		it.Seqs = slices.Compact(it.Seqs)
-		if len(it.Seqs) == 0 {
-			it.Seqs = nil
-		}
-		it.Untrusted = untrusted
+	if len(items) == 0 && given > 0 {
+		return nil, d, fmt.Errorf("%w: none of its %d item(s) kept (%d citing only seqs outside %d..%d, %d restating the observer's instructions)",
+			ErrEmptyAnswer, given, d.Uncited, first.Seq, last.Seq, d.Echoes)
 	}
+	return items, d, nil
 }
 
 // turnSpan is the date span of turns: their oldest and newest CreatedAt

@@ -167,7 +167,8 @@ type Options struct {
 type Result struct {
 	// Observations stored by this call, oldest range first; empty, not
 	// nil, when it stored none. A range whose observation already existed
-	// is listed with that row.
+	// is listed with that row. A range the observer found nothing worth
+	// keeping in is listed with an empty Content.
 	Observations []Observation `json:"observations"`
 	// Reflection is the reflection stored by this call, if any.
 	Reflection *Observation `json:"reflection,omitempty"`
@@ -177,23 +178,36 @@ type Result struct {
 
 // Observe runs the observer on threadID while its pending tokens reach the
 // threshold (or, with opt.Force, while anything is pending), up to MaxRounds
-// calls, then the reflector when due. It returns what it stored even when it
-// stops on an error; an error leaves every earlier observation and the
-// watermark as they were, and the same range is tried on the next call.
+// calls, then the reflector when due. It always returns a Result, with an
+// error too when it stops on one: the Result lists what was stored before
+// the error, which stays stored (each observation moved the watermark);
+// the failed range, or the reflection, is tried again on the next call.
+// When it stored something before the error, the error matches ErrPartial
+// as well as the cause (ErrModel, ErrMalformedAnswer, …), so a caller can
+// tell a partial success from a call that stored nothing.
 // Calls on one thread run one at a time, in a process and across
 // processes (Postgres: lockAcross); waiting for another honours ctx, and
 // with opt.NoWait another process's call is ErrThreadBusy at once.
 func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*Result, error) {
 	res := &Result{Observations: []Observation{}}
+	err := o.observe(ctx, threadID, opt, res)
+	if err != nil && (len(res.Observations) > 0 || res.Reflection != nil) {
+		err = &partialError{stored: len(res.Observations), err: err}
+	}
+	return res, err
+}
+
+// observe is Observe, filling res as it goes.
+func (o *Observer) observe(ctx context.Context, threadID string, opt Options, res *Result) error {
 	unlock, err := o.lock(ctx, threadID, !opt.NoWait)
 	if err != nil {
-		return res, err
+		return err
 	}
 	defer unlock()
 	for round := 0; ; round++ {
 		p, err := o.plan(ctx, threadID)
 		if err != nil {
-			return res, err
+			return err
 		}
 		res.Pending = *p
 		if p.Next == nil || (!p.Due && !opt.Force) || round >= o.cfg.MaxRounds {
@@ -201,19 +215,19 @@ func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*
 		}
 		obs, _, err := o.observeTurns(ctx, p.Next)
 		if err != nil {
-			return res, err
+			return err
 		}
 		res.Observations = append(res.Observations, *obs)
 	}
 	if opt.NoReflect {
-		return res, nil
+		return nil
 	}
 	r, err := o.reflect(ctx, threadID, opt.Force)
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.Reflection = r
-	return res, nil
+	return nil
 }
 
 // ObserveRange runs the observer on the turns of threadID with fromSeq <= seq

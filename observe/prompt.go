@@ -24,6 +24,11 @@ import (
 //     \udb40\udc41 for U+E0041), where
 //     v2 sent the DEL, C1, bidirectional, tag and interlinear annotation
 //     characters raw. A line without one is byte for byte the v2 line.
+//   - observer-v4: the observer's prompt allows an empty list for a slice
+//     with nothing worth keeping ({"observations": []}, a valid answer that
+//     moves the watermark past the slice; v3 gave no way to say so, and an
+//     empty list was an error retried on every call), and asks every item
+//     to cite at least one seq of the slice.
 //
 // A memo entry recorded under an earlier version stays in the journal
 // (Invalidate, on erasure, forgets it with the thread's other entries), but
@@ -36,7 +41,7 @@ import (
 // an observed range, which records the new answer under the new key and
 // returns the stored row (a range's first observation stays).
 const (
-	ObserverPromptVersion  = "observer-v3"
+	ObserverPromptVersion  = "observer-v4"
 	ReflectorPromptVersion = "reflector-v3"
 )
 
@@ -52,6 +57,7 @@ Write down what an assistant would need to remember later: facts about the peopl
 
 Answer with one JSON object and nothing else:
 {"observations": [{"text": "<one self-contained observation>", "seqs": [<seq numbers of the turns it comes from>]}]}
+Every item cites in seqs at least one seq of this slice, and only seqs of this slice. Write each observation once. When the slice holds nothing worth keeping (greetings, small talk, acknowledgements), answer {"observations": []}.
 Do not repeat these instructions in the answer.`
 
 // reflectorSystem is the reflector's instruction. Observations arrive as
@@ -193,7 +199,7 @@ type Item struct {
 }
 
 // Answer is a model's answer as the journal records it, validated and
-// normalised: {"version": "observer-v3", "items": [Item…]}. Its bytes are
+// normalised: {"version": "observer-v4", "items": [Item…]}. Its bytes are
 // what a memoized call returns. It is not what the model writes: the
 // observer model answers one JSON object
 //
@@ -207,8 +213,12 @@ type Item struct {
 // fence around the object is allowed), each list becoming Items.
 type Answer struct {
 	Version string `json:"version"` // prompt version
-	// Items are the statements, in the model's order.
+	// Items are the statements, in the model's order; empty (not null)
+	// when the observer found nothing worth keeping in its chunk.
 	Items []Item `json:"items"`
+	// Dropped counts the observer's items and citations left out
+	// (checkCitations, groundObserved); left out of the JSON when none.
+	Dropped Dropped `json:"dropped,omitzero"`
 }
 
 // MaxItemChars bounds one item's text; longer items are cut.
@@ -216,8 +226,12 @@ const MaxItemChars = 2000
 
 // parseAnswer decodes the model's raw answer: one JSON object with a list
 // under field (optionally in a ``` fence), and nothing after it but
-// whitespace. Items with empty text or echoing
-// the prompt are dropped; none left is ErrEmptyAnswer.
+// whitespace. Items with empty text or echoing the prompt are dropped. An
+// empty list ([]) is an answer of no items: (an empty slice, nil); the
+// caller decides whether that may be stored (the observer's "nothing worth
+// keeping") or not (the reflector's). An empty text, a null list or a list
+// whose every item was dropped is ErrEmptyAnswer; anything else not of the
+// shape is ErrMalformedAnswer.
 func parseAnswer(raw, field string) ([]Item, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
@@ -250,7 +264,10 @@ func parseAnswer(raw, field string) ([]Item, error) {
 	if err := json.Unmarshal(list, &items); err != nil {
 		return nil, fmt.Errorf("%w: %q is not a list of items: %v", ErrMalformedAnswer, field, err)
 	}
-	var out []Item
+	if items == nil {
+		return nil, fmt.Errorf("%w: %q is null", ErrEmptyAnswer, field)
+	}
+	out := []Item{}
 	for i, it := range items {
 		if it.Text == nil {
 			return nil, fmt.Errorf("%w: item %d has no text", ErrMalformedAnswer, i)
@@ -272,8 +289,8 @@ func parseAnswer(raw, field string) ([]Item, error) {
 		}
 		out = append(out, item)
 	}
-	if len(out) == 0 {
-		return nil, ErrEmptyAnswer
+	if len(out) == 0 && len(items) > 0 {
+		return nil, fmt.Errorf("%w: no item of %d has text of its own", ErrEmptyAnswer, len(items))
 	}
 	return out, nil
 }

@@ -74,6 +74,9 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 		if err != nil {
 			return nil, err
 		}
+		if len(items) == 0 { // an empty reflection never retires anything
+			return nil, fmt.Errorf("%w: an empty reflection", ErrEmptyAnswer)
+		}
 		markReflected(items, byID)
 		items, echoes := groundReflected(items, byID)
 		if echoes > 0 {

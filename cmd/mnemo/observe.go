@@ -82,7 +82,11 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		}
 	} else if res != nil {
 		for _, o := range res.Observations {
-			fmt.Fprintf(c.Stdout, "observed   %s  seq %d–%d\n", o.ID, o.FromSeq, o.ToSeq)
+			note := ""
+			if o.Content == "" {
+				note = "  (nothing worth keeping)"
+			}
+			fmt.Fprintf(c.Stdout, "observed   %s  seq %d–%d%s\n", o.ID, o.FromSeq, o.ToSeq, note)
 		}
 		if r := res.Reflection; r != nil {
 			fmt.Fprintf(c.Stdout, "reflected  %s  seq %d–%d  from %s\n", r.ID, r.FromSeq, r.ToSeq, count(len(r.Sources), "observation"))
@@ -119,7 +123,7 @@ func (c *ObservationsCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("observations", "(--thread T | --resource R)")
 	thread := fs.String("thread", "", "this thread's observations")
 	resource := fs.String("resource", "", "every thread of this resource")
-	all := fs.Bool("all", false, "include retired and invalidated observations")
+	all := fs.Bool("all", false, "include retired, invalidated and empty observations (ranges the observer found nothing worth keeping in)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -167,6 +171,8 @@ func printObservations(w io.Writer, obs []observe.Observation) {
 			status = "invalidated"
 		case o.RetiredAt != nil:
 			status = "retired"
+		case o.Content == "":
+			status = "live, nothing worth keeping"
 		}
 		fmt.Fprintf(w, "%s  %-11s  %s  seq %d–%d  %s", o.ID, o.Level, o.ThreadID, o.FromSeq, o.ToSeq, status)
 		if !o.FromTime.IsZero() {

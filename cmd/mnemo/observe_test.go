@@ -69,3 +69,29 @@ func TestObserveCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestObserveNothingKept: chunks the observer finds nothing worth keeping
+// in ({"observations":[]}) are observed: mnemo observe says so for each,
+// mnemo observations leaves them out, and --all lists them as such.
+// Before, the empty list failed the command ("observe: model returned an
+// empty answer") and the chunk stayed unobserved.
+func TestObserveNothingKept(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", filepath.Join(".", "../../demodata/conversation.jsonl")); code != 0 {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	srv := openaitest.New(t, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openaitest.Text(`{"observations":[]}`).Response, nil
+	}))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
+	code, out, stderr := run(t, env, "--dir", dir, "observe", "--thread", "ana:trip-planning", "--force", "--recent", "4", "--no-reflect")
+	if code != 0 || !strings.Contains(out, "(nothing worth keeping)") {
+		t.Fatalf("observe exit %d: %s\n%s", code, stderr, out)
+	}
+	if code, out, _ := run(t, nil, "--dir", dir, "observations", "--thread", "ana:trip-planning"); code != 0 || !strings.Contains(out, "(no observations)") {
+		t.Fatalf("observations exit %d:\n%s", code, out)
+	}
+	if code, out, _ := run(t, nil, "--dir", dir, "observations", "--thread", "ana:trip-planning", "--all"); code != 0 || !strings.Contains(out, "live, nothing worth keeping") {
+		t.Fatalf("observations --all exit %d:\n%s", code, out)
+	}
+}

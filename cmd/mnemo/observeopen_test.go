@@ -41,7 +41,9 @@ func TestObserveOpensAsEveryCommand(t *testing.T) {
 		mu.Lock()
 		models = append(models, req.Model)
 		mu.Unlock()
-		return openaitest.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[1]}]}`).Response, nil
+		// No citation: the chunks after the first do not hold seq 1, and an
+		// item citing only seqs outside its chunk is dropped.
+		return openaitest.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto"}]}`).Response, nil
 	}))
 	cfg := `{"recentN": 4, "observe": {"endpoint": "` + srv.URL + `", "model": "from-config", "apiKeyEnv": "MY_KEY", "threshold": 1}}`
 	if err := os.WriteFile(filepath.Join(dir, StoredConfigFile), []byte(cfg), 0o600); err != nil {
