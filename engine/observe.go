@@ -21,7 +21,8 @@ const (
 )
 
 // DefaultObserveQueue bounds the threads waiting for background observation;
-// an Append that finds the queue full skips the kick (the next one retries).
+// a thread kicked while it is full waits in an overflow set (one entry a
+// thread) and is observed once the queue is drained.
 const DefaultObserveQueue = 64
 
 // ObserveConfig turns on observational memory (DESIGN.md, "Observational
@@ -102,8 +103,9 @@ type observeState struct {
 	err   error
 	queue chan string
 
-	mu     sync.Mutex
-	queued map[string]bool // threads in queue: a burst of appends queues a thread once
+	mu       sync.Mutex
+	queued   map[string]bool // threads in queue or overflow: a burst of appends queues a thread once
+	overflow map[string]bool // threads kicked while queue was full, observed once it is drained
 
 	warned unobservedWarnings // unobserved.go
 }
@@ -347,7 +349,9 @@ func (e *Engine) observeOnLoad(ctx context.Context, threadID string) error {
 // afterAppend runs after an Append that stored messages: with
 // ObserveConfig.Background it queues the thread for the background
 // observer, once however many appends arrive before it runs. It never
-// blocks; a full queue skips the kick (the next append retries).
+// blocks: when the queue is full the thread waits in an overflow set,
+// observed once the queue is drained (a kick was dropped before, and the
+// thread waited for its next append or the next process).
 func (e *Engine) afterAppend(threadID string) {
 	if e.cfg.Observe == nil || !e.cfg.Observe.Background || e.bg.Err() != nil {
 		return
@@ -361,14 +365,31 @@ func (e *Engine) afterAppend(threadID string) {
 	if s.queued[threadID] {
 		return
 	}
+	if s.queued == nil {
+		s.queued = map[string]bool{}
+	}
+	s.queued[threadID] = true
 	select {
 	case s.queue <- threadID:
-		if s.queued == nil {
-			s.queued = map[string]bool{}
-		}
-		s.queued[threadID] = true
 	default:
+		if s.overflow == nil {
+			s.overflow = map[string]bool{}
+		}
+		s.overflow[threadID] = true
 	}
+}
+
+// fromOverflow takes a thread out of the overflow set; ok is false when it
+// is empty.
+func (s *observeState) fromOverflow() (id string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id := range s.overflow {
+		delete(s.overflow, id)
+		delete(s.queued, id)
+		return id, true
+	}
+	return "", false
 }
 
 // observeLoop observes queued threads one at a time until Close. Between
@@ -389,8 +410,9 @@ func (e *Engine) observeLoop(queue chan string) {
 }
 
 // nextToObserve returns the next thread to observe: a queued one, else one
-// of the backlog ("" when its page held none); it waits for the queue once
-// the backlog is walked. ok is false once Close began.
+// the full queue left in the overflow set, else one of the backlog (""
+// when its page held none); it waits for the queue once the backlog is
+// walked. ok is false once Close began.
 func (e *Engine) nextToObserve(queue chan string, left *backlog) (id string, ok bool) {
 	dequeued := func(id string) (string, bool) {
 		e.obs.mu.Lock()
@@ -404,6 +426,9 @@ func (e *Engine) nextToObserve(queue chan string, left *backlog) (id string, ok 
 	case id := <-queue:
 		return dequeued(id)
 	default:
+	}
+	if id, ok := e.obs.fromOverflow(); ok {
+		return id, true
 	}
 	if id, more := left.next(e.bg); more || id != "" {
 		return id, e.bg.Err() == nil

@@ -56,3 +56,37 @@ func TestObserveBackgroundResumes(t *testing.T) {
 		}
 	})
 }
+
+// TestObserveBackgroundQueueOverflow: threads kicked while the background
+// observer's queue is full (a burst of appends to more threads than
+// DefaultObserveQueue while the model hangs) are observed once the model
+// answers, without another append; the kick was dropped before and those
+// threads waited for their next append or the next process.
+func TestObserveBackgroundQueueOverflow(t *testing.T) {
+	ctx := context.Background()
+	release := make(chan struct{})
+	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		<-release
+		return observerModel(req)
+	}))
+	cfg := engine.Config{Dir: t.TempDir(), RecentN: 2, Observe: &engine.ObserveConfig{
+		Model: newObserverModel(t, srv), Threshold: 20, Background: true}}
+	e := enginetest.MustOpen(t, cfg)
+	threads := engine.DefaultObserveQueue + 10
+	appendTurns(t, e, "t000", 12)
+	waitFor(t, "the first observation's model call", func() bool { return srv.Count("/v1/chat/completions") > 0 })
+	for i := 1; i < threads; i++ { // the queue fills behind the hung call
+		appendTurns(t, e, fmt.Sprintf("t%03d", i), 12)
+	}
+	close(release)
+	for i := range threads {
+		id := fmt.Sprintf("t%03d", i)
+		waitFor(t, "thread "+id+" to be observed", func() bool {
+			obs, err := e.Observations(ctx, observe.Filter{ThreadID: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(obs) > 0
+		})
+	}
+}
