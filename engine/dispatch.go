@@ -269,8 +269,9 @@ func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID 
 // its thread (deleted, expired or evicted), or its call's or its result's
 // message (DeleteMessages; a tool message appended without SettleDispatch
 // that answered the call counts as its result), and
-// nothing is stored; ErrConflict when it was
-// settled with another outcome, or when it is not settled, a tool message
+// nothing is stored; ErrDispatchSettled (which matches ErrConflict too)
+// when it was settled with another outcome; ErrConflict when it is not
+// settled, a tool message
 // answered its call and a later message makes the call again (the
 // settlement would answer that call): nothing is stored;
 // ErrDispatchAnswered when it is not settled and a tool message already
@@ -340,7 +341,7 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 		return nil, madeAgain
 	case errors.Is(err, ErrConflict):
 		// The tool message is stored with another outcome.
-		return nil, fmt.Errorf("%w: call %q of run %q is settled with another result", ErrConflict, s.CallID, s.RunID)
+		return nil, &settledError{callID: s.CallID, runID: s.RunID}
 	case err != nil:
 		return nil, err
 	}

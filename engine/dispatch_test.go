@@ -140,8 +140,10 @@ func TestDispatchIdempotentAndConflicts(t *testing.T) {
 		if s2, err := e.SettleDispatch(ctx, set); err != nil || s2.ResultID != s1.ResultID {
 			t.Fatalf("settle again = %+v (%v)", s2, err)
 		}
-		if _, err := e.SettleDispatch(ctx, engine.Settlement{RunID: "run-1", ResourceID: "alice", CallID: "call_0", Result: "charged"}); !errors.Is(err, engine.ErrConflict) {
-			t.Fatalf("settle with another result: %v, want ErrConflict", err)
+		_, err = e.SettleDispatch(ctx, engine.Settlement{RunID: "run-1", ResourceID: "alice", CallID: "call_0", Result: "charged"})
+		if !errors.Is(err, engine.ErrConflict) || !errors.Is(err, engine.ErrDispatchSettled) || strings.Contains(err.Error(), "message id") ||
+			!strings.Contains(err.Error(), `call "call_0" of run "run-1" is settled already`) {
+			t.Fatalf("settle with another result: %v, want ErrDispatchSettled (and ErrConflict) in its own words", err)
 		}
 		ms, _ := e.Messages(ctx, "chat", 0, 0)
 		if len(ms) != 3 || ms[2].Content != "Error: card declined" {

@@ -596,3 +596,23 @@ func (e *CallOpenError) Error() string {
 
 // Unwrap returns ErrCallOpen.
 func (e *CallOpenError) Unwrap() error { return ErrCallOpen }
+
+// ErrDispatchSettled is matched by the error SettleDispatch returns when
+// the dispatch is settled already with another outcome (another result or
+// error text): a call has one result, and the stored one stands. It
+// matches ErrConflict too. Nothing is stored.
+var ErrDispatchSettled = errors.New("engine: the dispatch is settled with another outcome")
+
+// settledError is the refusal of ErrDispatchSettled for call callID of run runID.
+type settledError struct{ callID, runID string }
+
+// Error implements error: the call, the run and why nothing is stored.
+func (e *settledError) Error() string {
+	return fmt.Sprintf("engine: call %q of run %q is settled already with another outcome: a call has one result, so the stored settlement stands",
+		clip(e.callID, 64), e.runID)
+}
+
+// Is matches ErrDispatchSettled and ErrConflict.
+func (e *settledError) Is(target error) bool {
+	return target == ErrDispatchSettled || target == ErrConflict
+}

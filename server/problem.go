@@ -215,6 +215,8 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindConflict, field: "runId", detail: strings.TrimPrefix(err.Error(), "engine: ")}
 	case errors.Is(err, engine.ErrDispatchNotFound):
 		return notFound("dispatch", "")
+	case errors.Is(err, engine.ErrDispatchSettled):
+		return &apiError{kind: kindConflict, field: "result", detail: strings.TrimPrefix(err.Error(), "engine: ")}
 	case errors.Is(err, engine.ErrConflict):
 		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
 	case errors.Is(err, journal.ErrRunOwned):

@@ -39,6 +39,7 @@ func TestProblemStatus(t *testing.T) {
 		{"DispatchAnswered", engine.ErrDispatchAnswered, 409, "callId"},
 		{"DispatchErased", engine.ErrDispatchErased, 409, "runId"},
 		{"DispatchNotFound", engine.ErrDispatchNotFound, 404, ""},
+		{"DispatchSettled", engine.ErrDispatchSettled, 409, "result"},
 		{"Conflict", engine.ErrConflict, 409, "messages"},
 		{"RunOwned", journal.ErrRunOwned, 409, "runId"},
 		{"RunExists", journal.ErrRunExists, 409, "runId"},
