@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/journal"
@@ -91,7 +93,12 @@ type Config struct {
 	RecentN int
 
 	// Recall holds the recall options LoadContext uses when a request gives
-	// none. Nil means recall off unless the request asks for it.
+	// none. Nil means recall off unless the request asks for it. Open
+	// refuses options recall.Options.Validate refuses (a TopK, Threshold or
+	// MessageRange out of range, an unknown Scope, Mode or Fusion, a Filter
+	// that does not parse): a *ValidationError naming the field as the
+	// config's, "Recall.TopK", "Recall.Filter" (a request's are
+	// "recall.topK").
 	Recall *recall.Options
 
 	// Embedder computes vectors for the vector channel. The data directory
@@ -180,7 +187,11 @@ type Config struct {
 	// states (replacing what an earlier configuration stored). Nil means the
 	// stored configuration, so that every reader of the directory (mnemo
 	// context, mnemo wm, mnemo serve) renders and validates alike; off when
-	// none was ever stored. Now defaults to the engine's.
+	// none was ever stored. Now defaults to the engine's. Open refuses one
+	// working.CheckConfig refuses (an unknown mode or scope, a schema it
+	// cannot use, a negative MaxChars), creating nothing: a
+	// *ValidationError on WorkingMemory that also matches
+	// working.ErrInvalidConfig or working.ErrInvalidSchema.
 	WorkingMemory *working.Config
 
 	// Observe turns on observational memory (observer and reflector;
@@ -357,6 +368,32 @@ func checkBounds(cfg Config) error {
 		return invalid(-1, "Retention.KeepRuns", "must be 0 (no limit by count) or more, got %d", r.KeepRuns)
 	} else if r.MaxAge < 0 {
 		return invalid(-1, "Retention.MaxAge", "must be 0 (no limit by age) or more, got %v", r.MaxAge)
+	}
+	return nil
+}
+
+// checkDefaults refuses a Config.Recall that recall.Options.Validate
+// refuses, a *ValidationError naming the field as the config's
+// ("Recall.Scope", "Recall.Filter"), and a Config.WorkingMemory that
+// working.CheckConfig refuses, one on WorkingMemory matching
+// working.ErrInvalidConfig or working.ErrInvalidSchema. Open took both,
+// and then every LoadContext failed: Recall's naming "recall.scope" as if
+// the request had given it, WorkingMemory's every HandleToolCall too.
+func checkDefaults(cfg Config) error {
+	if cfg.Recall != nil {
+		if _, err := resolveRecall(*cfg.Recall, true); err != nil {
+			return err
+		}
+	}
+	if w := cfg.WorkingMemory; w != nil {
+		if err := working.CheckConfig(*w); err != nil {
+			ve := &ValidationError{Index: -1, Field: "WorkingMemory", Err: working.ErrInvalidConfig, Rule: err.Error()}
+			if errors.Is(err, working.ErrInvalidSchema) {
+				ve.Err = working.ErrInvalidSchema
+			}
+			ve.Rule = strings.TrimPrefix(strings.TrimPrefix(ve.Rule, ve.Err.Error()), ": ")
+			return ve
+		}
 	}
 	return nil
 }

@@ -91,7 +91,9 @@ type Engine struct {
 // size, bound or duration that has no meaning of its own (Config.RecentN,
 // a Limits or Quota field, Retention, Lifecycle.IdleTTL, EraseWait,
 // Rerank.Depth, an ObserveConfig count or CallTimeout: a *ValidationError
-// naming it), creating nothing.
+// naming it), and a Config.Recall or Config.WorkingMemory their own
+// validators refuse (a *ValidationError on Recall.<Field> or
+// WorkingMemory), creating nothing.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if ctx == nil {
 		return nil, ErrNilContext
@@ -106,6 +108,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	if err := checkSizes(cfg); err != nil {
+		return nil, err
+	}
+	if err := checkDefaults(cfg); err != nil {
 		return nil, err
 	}
 	if err := checkLimits(cfg.Limits.withDefaults()); err != nil {

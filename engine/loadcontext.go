@@ -59,7 +59,9 @@ type LoadRequest struct {
 	// recalled turns go first, then the oldest observations; each removal is
 	// recorded in memctx.dropped with reason "budget". The recent window and
 	// working memory are never cut by it (the window's unobserved part has
-	// its own bound, ObserveConfig.MaxUnobservedTokens).
+	// its own bound, ObserveConfig.MaxUnobservedTokens). Zero means no
+	// budget; a negative one is refused (a *ValidationError on
+	// "tokenBudget", nothing recorded), as the server and the CLI refuse it.
 	TokenBudget int
 	// ReplaceRun lets a run id that already has a memctx record be reused;
 	// otherwise LoadContext returns journal.ErrRunExists.
@@ -196,6 +198,9 @@ func (e *Engine) startLoad(ctx context.Context, req LoadRequest) (*load, error) 
 	}
 	if err := e.checkQuery(req.Query); err != nil {
 		return nil, err
+	}
+	if req.TokenBudget < 0 { // read as no budget, as 0 is
+		return nil, invalid(-1, "tokenBudget", "must be 0 (no budget) or more, got %d", req.TokenBudget)
 	}
 	// The record's time is when composition starts: replay reads working
 	// memory as of this time.
@@ -408,7 +413,7 @@ func (l *load) workingMemory(ctx context.Context) error {
 // recallOptions is the run's recall options resolved (recall.Options.Resolve):
 // o, or Config.Recall when o is nil; nil when recall is off. Invalid options
 // are a *ValidationError naming the field ("recall.topK",
-// "recall.filter").
+// "recall.filter"); Open has refused an invalid Config.Recall.
 func (e *Engine) recallOptions(o *recall.Options) (*recall.Options, error) {
 	if o == nil {
 		o = e.cfg.Recall
@@ -416,18 +421,37 @@ func (e *Engine) recallOptions(o *recall.Options) (*recall.Options, error) {
 	if o == nil {
 		return nil, nil
 	}
+	r, err := resolveRecall(*o, false)
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// resolveRecall is o.Resolve with its errors as a *ValidationError naming
+// the field as a request's ("recall.topK", "recall.filter") or, config
+// set, as Config.Recall's ("Recall.TopK", "Recall.Filter").
+func resolveRecall(o recall.Options, config bool) (recall.Options, error) {
+	name := func(field string) string {
+		if !config {
+			return "recall." + field
+		}
+		return "Recall." + strings.ToUpper(field[:1]) + field[1:]
+	}
 	r, err := o.Resolve()
 	var oe *recall.OptionError
 	var fe *recall.FilterError
 	switch {
 	case errors.As(err, &oe):
-		return nil, invalid(-1, "recall."+oe.Field, "%s", oe.Rule)
+		return r, invalid(-1, name(oe.Field), "%s", oe.Rule)
 	case errors.As(err, &fe): // "invalid recall.filter: at seq ($like): …", said once
-		return nil, invalid(-1, "recall.filter", "%s", strings.TrimPrefix(fe.Error(), "recall: invalid filter "))
+		return r, invalid(-1, name("filter"), "%s", strings.TrimPrefix(fe.Error(), "recall: invalid filter "))
+	case err != nil && config:
+		return r, invalid(-1, "Recall", "%s", strings.TrimPrefix(err.Error(), "recall: "))
 	case err != nil:
-		return nil, invalid(-1, "recall", "%s", strings.TrimPrefix(err.Error(), "recall: "))
+		return r, invalid(-1, "recall", "%s", strings.TrimPrefix(err.Error(), "recall: "))
 	}
-	return &r, nil
+	return r, nil
 }
 
 // recheckThread checks, inside the fence, that the thread is as LoadContext

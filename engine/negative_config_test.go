@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,12 +12,14 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/working"
 )
 
 // TestOpenRefusesNegativeSizes: a negative Config.RecentN, Limits field,
 // quota bound, retention bound, Lifecycle.IdleTTL, EraseWait,
 // Rerank.Depth, ObserveConfig count or CallTimeout (and an unknown
-// ObserveConfig.Scope) is a *ValidationError naming it, and nothing is
+// ObserveConfig.Scope), and a Config.Recall or Config.WorkingMemory their
+// own validators refuse, is a *ValidationError naming it, and nothing is
 // created; Open read each as its default (RecentN -1, which turns a
 // LoadRequest's window off, gave a window of 10; CallTimeout -1s the 2
 // minutes) or as no bound (a quota, retention or lifetime), or the
@@ -58,6 +61,17 @@ func TestOpenRefusesNegativeSizes(t *testing.T) {
 		"Observe.MaxRounds":        {Observe: &engine.ObserveConfig{MaxRounds: -1}},
 		"Observe.CallTimeout":      {Observe: &engine.ObserveConfig{CallTimeout: -time.Second}},
 		"Observe.Scope":            {Observe: &engine.ObserveConfig{Scope: "global"}},
+		// Taken, and then every LoadContext failed naming recall.<field>
+		// as if the request had given it, or working memory's config
+		// (every HandleToolCall too).
+		"Recall.TopK":         {Recall: &recall.Options{TopK: -3}},
+		"Recall.Scope":        {Recall: &recall.Options{Scope: "bogus"}},
+		"Recall.Mode":         {Recall: &recall.Options{Mode: "bogus"}},
+		"Recall.MessageRange": {Recall: &recall.Options{MessageRange: recall.Range{Before: -1}}},
+		"Recall.Filter":       {Recall: &recall.Options{Filter: json.RawMessage(`{"role":`)}},
+		"Recall.Threshold":    {Recall: &recall.Options{Threshold: 5}},
+		"Recall.Fusion":       {Recall: &recall.Options{Fusion: "bogus"}},
+		"WorkingMemory":       {WorkingMemory: &working.Config{Scope: "bogus"}},
 	} {
 		t.Run(field, func(t *testing.T) {
 			cfg.Dir = t.TempDir() + "/data"
@@ -79,4 +93,25 @@ func TestOpenRefusesNegativeSizes(t *testing.T) {
 		t.Fatalf("Open with zero sizes: %v", err)
 	}
 	e.Close()
+}
+
+// TestLoadContextRefusesNegativeTokenBudget: a negative
+// LoadRequest.TokenBudget is a *ValidationError on tokenBudget and
+// nothing is recorded; it was taken silently as no budget, where the
+// server and the CLI refuse it. Zero is still no budget.
+func TestLoadContextRefusesNegativeTokenBudget(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	_, err = e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t", ResourceID: "r", RunID: "run1", TokenBudget: -5})
+	var ve *engine.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "tokenBudget" || !errors.Is(err, engine.ErrInvalidInput) {
+		t.Fatalf("LoadContext: %v, want a *ValidationError on tokenBudget", err)
+	}
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t", ResourceID: "r", RunID: "run1"}); err != nil {
+		t.Fatalf("the same run id after the refusal (none recorded), no budget: %v", err)
+	}
 }

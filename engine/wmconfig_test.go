@@ -83,7 +83,7 @@ func TestWorkingMemoryConfigStoredWithState(t *testing.T) {
 
 // TestWorkingMemoryNoneStored: a directory no engine configured working
 // memory for has none (ErrNoWorkingMemory), and a configuration that does
-// not build leaves the stored one in place.
+// not build is refused by Open and leaves the stored one in place.
 func TestWorkingMemoryNoneStored(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		st := be.NewStore(t)
@@ -94,11 +94,14 @@ func TestWorkingMemoryNoneStored(t *testing.T) {
 		e.Close()
 		e = be.MustOpen(t, st.Config(engine.Config{WorkingMemory: &working.Config{Template: "# T\n"}}))
 		e.Close()
-		e = be.MustOpen(t, st.Config(engine.Config{WorkingMemory: &working.Config{Mode: working.ModeSchema}}))
-		if _, err := e.WorkingMemory(); !errors.Is(err, working.ErrInvalidConfig) {
-			t.Fatalf("a schema mode without a schema: %v, want ErrInvalidConfig", err)
+		// Refused by Open, which then stores nothing (before, it opened and
+		// WorkingMemory and every LoadContext failed).
+		if e, err := engine.Open(context.Background(), st.Config(engine.Config{WorkingMemory: &working.Config{Mode: working.ModeSchema}})); !errors.Is(err, working.ErrInvalidConfig) || !errors.Is(err, engine.ErrInvalidInput) {
+			if err == nil {
+				e.Close()
+			}
+			t.Fatalf("Open with a schema mode without a schema: %v, want ErrInvalidConfig", err)
 		}
-		e.Close()
 		e = be.MustOpen(t, st.Config(engine.Config{}))
 		if m, err := e.WorkingMemory(); err != nil || m.Mode() != working.ModeTemplate {
 			t.Fatalf("the stored configuration after a bad one: %v", err)

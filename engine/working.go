@@ -78,8 +78,8 @@ func (e *Engine) WorkingMemory() (*working.Memory, error) {
 }
 
 // storeWorkingConfig stores Config.WorkingMemory with the states (Open
-// calls it). A configuration that does not build is left for
-// WorkingMemory to report; the stored one then stays.
+// calls it). Open has refused a configuration that does not build; a
+// stored one that does not is left for WorkingMemory to report.
 func (e *Engine) storeWorkingConfig(ctx context.Context) error {
 	if e.cfg.WorkingMemory == nil {
 		return nil

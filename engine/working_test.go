@@ -155,10 +155,15 @@ func TestWorkingMemoryOffReadOnlyAndResourceScope(t *testing.T) {
 			}
 		})
 		t.Run("ErrInvalidSchema", func(t *testing.T) {
-			e := be.MustOpen(t, engine.Config{WorkingMemory: &working.Config{Schema: json.RawMessage(`{"type":"array"}`)}})
-			appendUser(t, e, "t", "u", "hi")
-			if _, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t"}); !errors.Is(err, working.ErrInvalidSchema) {
-				t.Fatalf("err=%v, want ErrInvalidSchema", err)
+			// Open refuses it (before, every LoadContext did).
+			cfg := be.NewStore(t).Config(engine.Config{WorkingMemory: &working.Config{Schema: json.RawMessage(`{"type":"array"}`)}})
+			e, err := engine.Open(ctx, cfg)
+			if err == nil {
+				e.Close()
+			}
+			var ve *engine.ValidationError
+			if !errors.As(err, &ve) || ve.Field != "WorkingMemory" || !errors.Is(err, working.ErrInvalidSchema) {
+				t.Fatalf("Open: %v, want a *ValidationError on WorkingMemory matching ErrInvalidSchema", err)
 			}
 		})
 	})

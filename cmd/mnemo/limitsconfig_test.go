@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 // TestConfigLimitsRefused: a negative limit in mnemo.json (limits.*) is
@@ -35,6 +36,10 @@ func TestConfigLimitsRefused(t *testing.T) {
 		`retention.maxAge must not be negative (0: no limit by age), got "-5h"`: {Retention: &retentionConfig{MaxAge: "-5h"}},
 		// working.Config.MaxChars: a negative one was read as 8000.
 		"workingMemory.maxChars must be >= 0 (0: the default, 8000), got -1": {WorkingMemory: &wmConfig{Template: "# Notes\n", MaxChars: -1}},
+		// Refused already (engine.Open now refuses them too, naming
+		// Recall.Scope and WorkingMemory): the file's own names.
+		`recall.scope must be thread or resource, got "bogus"`:        {Recall: &recall.Options{Scope: "bogus"}},
+		`workingMemory.scope must be thread or resource, got "bogus"`: {WorkingMemory: &wmConfig{Template: "# Notes\n", Scope: "bogus"}},
 		// A duration too long for Go: it read "time: invalid duration", or
 		// "must be a … Go duration".
 		`retention.maxAge: "99999999h" is out of range (the longest duration is 2562047h47m16.854775807s, about 292 years)`:  {Retention: &retentionConfig{MaxAge: "99999999h"}},
