@@ -152,3 +152,50 @@ func where(oe *engine.CallOpenError) string {
 	}
 	return fmt.Sprintf("seq %d", oe.Seq)
 }
+
+// TestOpenCallWindow: an Append looks for an unanswered call with the same
+// id among the thread's last engine.OpenCallWindow messages only (no index
+// holds call ids, and the whole thread cost a fresh id's append a read of
+// every tool-calling message). A call left unanswered within the window
+// refuses its id; one older than the window does not, and the new call's
+// result answers the new call.
+func TestOpenCallWindow(t *testing.T) {
+	for _, c := range []struct {
+		between int
+		refused bool
+	}{{engine.OpenCallWindow - 2, true}, {engine.OpenCallWindow, false}} {
+		t.Run(fmt.Sprintf("between-%d", c.between), func(t *testing.T) {
+			ctx := context.Background()
+			e := enginetest.MustOpen(t, engine.Config{Dir: t.TempDir()})
+			add := func(ms ...engine.Message) error {
+				_, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: ms})
+				return err
+			}
+			ms := []engine.Message{weatherCall("Lyon")} // never answered
+			for i := range c.between {
+				ms = append(ms, engine.Message{Role: engine.RoleUser, Content: fmt.Sprintf("turn %d", i)})
+			}
+			if err := add(ms...); err != nil {
+				t.Fatal(err)
+			}
+			err := add(weatherCall("Oslo"))
+			if got := errors.Is(err, engine.ErrCallOpen); got != c.refused {
+				t.Fatalf("call_0 again %d messages after the unanswered one: %v, want refused %v", c.between, err, c.refused)
+			}
+			if c.refused {
+				return
+			}
+			if err := add(engine.Message{Role: engine.RoleTool, ToolCallID: "call_0", Name: "weather", Content: "Oslo: snow -5C"}); err != nil {
+				t.Fatal(err)
+			}
+			lc, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "t", RecentN: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(lc.Messages)
+			if n < 2 || string(callArgs(lc.Messages[n-2])) != `{"city":"Oslo"}` || lc.Messages[n-1].Content != "Oslo: snow -5C" {
+				t.Fatalf("the last two messages of %+v: want the Oslo call and its result", lc.Messages)
+			}
+		})
+	}
+}

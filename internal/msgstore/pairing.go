@@ -63,7 +63,7 @@ func (s *Store) FirstResult(ctx context.Context, tx *store.Tx, thread, callID st
 // before it that made the call, unless another result for callID lies in
 // between. ok is false when there is none.
 func (s *Store) ToolCall(ctx context.Context, thread, callID string, resultSeq int64) (m Message, ok bool, err error) {
-	m, err = scanMessage(s.stmts.QueryRow(ctx, s.answeredSQL(messageColumns), thread, callID, resultSeq))
+	m, err = scanMessage(s.stmts.QueryRow(ctx, s.answeredSQL(messageColumns, false), thread, callID, resultSeq))
 	if errors.Is(err, sql.ErrNoRows) {
 		return m, false, nil
 	}
@@ -73,13 +73,14 @@ func (s *Store) ToolCall(ctx context.Context, thread, callID string, resultSeq i
 	return m, true, nil
 }
 
-// OpenCall reads, in tx, the seq of the thread's assistant message before
-// beforeSeq whose call callID no tool message answers yet: a result for
-// callID stored at beforeSeq would answer it (the pairing rule, as
-// ToolCall). ok is false when every call callID before beforeSeq is
-// answered, or none was made.
-func (s *Store) OpenCall(ctx context.Context, tx *store.Tx, thread, callID string, beforeSeq int64) (seq int64, ok bool, err error) {
-	err = s.in(tx).QueryRowContext(ctx, s.answeredSQL("seq"), thread, callID, beforeSeq).Scan(&seq)
+// OpenCall reads, in tx, the seq of the thread's assistant message in
+// [sinceSeq, beforeSeq) whose call callID no tool message answers yet: a
+// result for callID stored at beforeSeq would answer it (the pairing rule,
+// as ToolCall). ok is false when every call callID in that range is
+// answered, or none was made. The assistant messages of the range are read
+// (no index holds the ids of calls made), so the caller bounds it.
+func (s *Store) OpenCall(ctx context.Context, tx *store.Tx, thread, callID string, sinceSeq, beforeSeq int64) (seq int64, ok bool, err error) {
+	err = s.in(tx).QueryRowContext(ctx, s.answeredSQL("seq", true), thread, callID, beforeSeq, sinceSeq).Scan(&seq)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return 0, false, nil
@@ -91,16 +92,21 @@ func (s *Store) OpenCall(ctx context.Context, tx *store.Tx, thread, callID strin
 
 // answeredSQL selects columns of the assistant message whose call $2 a
 // result for $2 at seq $3 of thread $1 answers: the latest one before $3
-// making the call with no result for it in between.
-func (s *Store) answeredSQL(columns string) string {
+// making the call with no result for it in between; since adds the bound
+// seq >= $4.
+func (s *Store) answeredSQL(columns string, since bool) string {
+	lite, pg := "", ""
+	if since {
+		lite, pg = " AND seq >= ?4", " AND seq >= $4"
+	}
 	return s.dialect.Text(`SELECT `+columns+` FROM messages
-		WHERE thread_id = ?1 AND role = 'assistant' AND seq < ?3 AND tool_calls IS NOT NULL
+		WHERE thread_id = ?1 AND role = 'assistant' AND seq < ?3`+lite+` AND tool_calls IS NOT NULL
 		AND seq > COALESCE((SELECT MAX(seq) FROM messages `+byCallSQLite+`
 			WHERE thread_id = ?1 AND tool_call_id = ?2 AND tool_call_id <> '' AND role = 'tool' AND seq < ?3), 0)
 		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?2)
 		ORDER BY seq DESC LIMIT 1`,
 		`SELECT `+columns+` FROM messages
-		WHERE thread_id = $1 AND role = 'assistant' AND seq < $3 AND tool_calls IS NOT NULL
+		WHERE thread_id = $1 AND role = 'assistant' AND seq < $3`+pg+` AND tool_calls IS NOT NULL
 		AND seq > COALESCE((SELECT MAX(seq) FROM messages WHERE thread_id = $1 AND tool_call_id = $2 AND role = 'tool' AND seq < $3), 0)
 		AND `+pgCallsHave("messages.tool_calls", "$2")+`
 		ORDER BY seq DESC LIMIT 1`)
