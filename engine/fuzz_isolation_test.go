@@ -258,6 +258,8 @@ func (p *isoProg) checkErr(what string, r int, err error, given ...string) (ok b
 		return true // committed with the purge deferred, or stopped by eraseTimeout
 	case errors.Is(err, engine.ErrResourceMismatch), errors.Is(err, engine.ErrThreadNotFound), errors.Is(err, journal.ErrRunOwned):
 		return false // a thread id the other resource took first, or a run id it owns
+	case what == "Append" && errors.Is(err, engine.ErrCallOpen):
+		return false // a reused call id made again while its earlier call is unanswered
 	}
 	p.t.Fatalf("%s: %v", what, err)
 	return false
