@@ -61,12 +61,7 @@ func keepOrphans(dir string, now time.Time) ([]string, error) {
 // under, suffixed: db.damaged-<UTC time>, with a counter when a file of
 // that name, or of one of the suffixed names, exists.
 func orphanBase(db string, at time.Time) string {
-	stamp := db + ".damaged-" + at.UTC().Format("20060102T150405Z")
-	base := stamp
-	for i := 2; !orphanFree(base); i++ {
-		base = fmt.Sprintf("%s-%d", stamp, i)
-	}
-	return base
+	return damagedName(db, at, orphanFree)
 }
 
 // orphanFree reports whether no file is named base, nor base with a

@@ -386,14 +386,21 @@ func keptSalvaged(found []string) []string {
 // keptName is the name the damaged database file db is kept under:
 // db.damaged-<UTC time>, with a counter when a file of that name exists.
 func keptName(db string, at time.Time) string {
+	return damagedName(db, at, func(name string) bool {
+		_, err := os.Lstat(name)
+		return errors.Is(err, os.ErrNotExist)
+	})
+}
+
+// damagedName is db.damaged-<UTC time>, suffixed -2, -3, … until free
+// reports the name unused.
+func damagedName(db string, at time.Time, free func(name string) bool) string {
 	base := db + ".damaged-" + at.UTC().Format("20060102T150405Z")
 	name := base
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(name); errors.Is(err, os.ErrNotExist) {
-			return name
-		}
+	for i := 2; !free(name); i++ {
 		name = fmt.Sprintf("%s-%d", base, i)
 	}
+	return name
 }
 
 // syncDir flushes dir's entries (renames, links) to disk; best effort.
