@@ -281,3 +281,23 @@ func TestExportInterruptedOpen(t *testing.T) {
 		t.Errorf("FILE made: %v", err)
 	}
 }
+
+// TestExportFileMode: FILE is made mode 0600 whatever the umask (the
+// memory's content; docs/cli.md says so).
+func TestExportFileMode(t *testing.T) {
+	tmp := t.TempDir()
+	dir, in, file := filepath.Join(tmp, "d"), filepath.Join(tmp, "in.jsonl"), filepath.Join(tmp, "out.jsonl")
+	if err := os.WriteFile(in, []byte(exportSample), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "export", file); code != 0 {
+		t.Fatal(stderr)
+	}
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("FILE's mode: %v (%v), want 0600", fi.Mode(), err)
+	}
+}
