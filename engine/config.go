@@ -187,7 +187,11 @@ type Config struct {
 	// states (replacing what an earlier configuration stored). Nil means the
 	// stored configuration, so that every reader of the directory (mnemo
 	// context, mnemo wm, mnemo serve) renders and validates alike; off when
-	// none was ever stored. Now defaults to the engine's. Open refuses one
+	// none was ever stored. A stored one that does not build here does not
+	// fail Open (the messages stay readable): Open logs a warning and
+	// working memory's uses return ErrStoredWorkingMemory until an Open
+	// with WorkingMemory set replaces it. Now defaults to the engine's.
+	// Open refuses one
 	// working.CheckConfig refuses (an unknown mode or scope, a schema it
 	// cannot use, a negative MaxChars), creating nothing: a
 	// *ValidationError on WorkingMemory that also matches

@@ -307,11 +307,13 @@ func start(ctx context.Context, cfg Config, dir string, db *sql.DB, pool *pgxpoo
 		closeDB()
 		return nil, err
 	}
-	if err := e.repairOnOpen(ctx); err != nil { // repair.go
+	// Working memory first: an erasure the repair resumes renders the
+	// configured template (wmInitial).
+	if err := e.openWorkingMemory(ctx); err != nil { // working.go
 		e.Close()
 		return nil, err
 	}
-	if err := e.storeWorkingConfig(ctx); err != nil { // working.go
+	if err := e.repairOnOpen(ctx); err != nil { // repair.go
 		e.Close()
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -23,13 +22,26 @@ import (
 // configuration.
 var ErrNoWorkingMemory = errors.New("engine: working memory is not configured")
 
-// workingState is the engine's working memory, built on first use from
-// Config.WorkingMemory (compiling a schema costs about 0.5 ms, so it is done
-// once, not per LoadContext).
+// ErrStoredWorkingMemory is returned by WorkingMemory, LoadContext,
+// Replay and HandleToolCall, wrapped beside working.ErrInvalidConfig or
+// working.ErrInvalidSchema, when Config.WorkingMemory is nil and the
+// working-memory configuration stored in the database (by an earlier Open,
+// perhaps of another build of mnemo) does not build here: a mode or scope
+// this build does not know, a schema it cannot use, a row that does not
+// parse. Open opens all the same and logs it as a warning (Config.Logger):
+// what does not render working memory (Messages, Search, GetThread,
+// export, Check) works. An Open with Config.WorkingMemory set (mnemo serve
+// --config FILE with a "workingMemory" member) replaces the stored one.
+var ErrStoredWorkingMemory = errors.New("the working-memory configuration stored in the database does not build")
+
+// workingState is the engine's working memory, built once at Open from
+// Config.WorkingMemory or the stored configuration (compiling a schema
+// costs about 0.5 ms, so it is not done per LoadContext): mem, or err
+// saying why there is none. Both are set before Open returns and never
+// change.
 type workingState struct {
-	once sync.Once
-	mem  *working.Memory
-	err  error
+	mem *working.Memory
+	err error
 }
 
 // WorkingMemory returns the working memory of the data directory, over the
@@ -37,10 +49,11 @@ type workingState struct {
 // it with the states, replacing the stored one) or, when that is nil, the
 // one stored by the last engine that configured it, so that every reader
 // of a directory (an application with its Go schema, mnemo context, mnemo
-// wm, mnemo serve) renders and validates working memory alike. It returns
-// ErrNoWorkingMemory when none is configured or stored, and
-// working.ErrInvalidConfig or working.ErrInvalidSchema for a bad
-// configuration, and ErrClosed once closed. The Memory reads and writes
+// wm, mnemo serve) renders and validates working memory alike; Open reads
+// and builds it. It returns ErrNoWorkingMemory when none is configured or
+// stored, ErrStoredWorkingMemory (with working.ErrInvalidConfig or
+// working.ErrInvalidSchema) when the stored one does not build, and
+// ErrClosed once closed. The Memory reads and writes
 // the engine's database directly: after Close its methods fail with the
 // database's error ("sql: database is closed"), not ErrClosed, so take it
 // from the engine while it is open rather than keeping it past Close.
@@ -48,50 +61,65 @@ func (e *Engine) WorkingMemory() (*working.Memory, error) {
 	if err := e.checkClosed(); err != nil {
 		return nil, err
 	}
-	e.wm.once.Do(func() {
-		var cfg working.Config
-		if e.cfg.WorkingMemory != nil {
-			cfg = *e.cfg.WorkingMemory
-		} else {
-			stored, ok, err := working.LoadConfig(e.bg, e.db)
-			switch {
-			case err != nil:
-				e.wm.err = fmt.Errorf("engine: working memory: %w", err)
-				return
-			case !ok:
-				e.wm.err = ErrNoWorkingMemory
-				return
-			}
-			cfg = stored
-		}
-		if cfg.Now == nil {
-			cfg.Now = e.now
-		}
-		cfg.OwnerOf = wmOwnerOf
-		cfg.Redact = e.redactWorking
-		e.wm.mem, e.wm.err = working.New(e.db, cfg)
-		if e.wm.err != nil {
-			e.wm.err = fmt.Errorf("engine: working memory: %w", e.wm.err)
-		}
-	})
 	return e.wm.mem, e.wm.err
 }
 
-// storeWorkingConfig stores Config.WorkingMemory with the states (Open
-// calls it). Open has refused a configuration that does not build; a
-// stored one that does not is left for WorkingMemory to report.
-func (e *Engine) storeWorkingConfig(ctx context.Context) error {
-	if e.cfg.WorkingMemory == nil {
+// openWorkingMemory builds the engine's working memory (Open calls it):
+// from Config.WorkingMemory, which Open has checked, storing it with the
+// states; else from the stored configuration. One stored that does not
+// build is not Open's error, so that a damaged or newer configuration does
+// not make the messages unreadable: it is logged as a warning and kept for
+// WorkingMemory to return. A database error is Open's.
+func (e *Engine) openWorkingMemory(ctx context.Context) error {
+	if c := e.cfg.WorkingMemory; c != nil {
+		mem, err := e.buildWorkingMemory(*c)
+		if err != nil {
+			return fmt.Errorf("engine: working memory: %w", err)
+		}
+		if err := mem.SaveConfig(ctx, e.db); err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		e.wm.mem = mem
 		return nil
 	}
-	mem, err := e.WorkingMemory()
+	stored, ok, err := working.LoadConfig(ctx, e.db)
+	switch {
+	case err != nil && !errors.Is(err, working.ErrInvalidConfig):
+		return fmt.Errorf("engine: working memory: %w", err)
+	case err == nil && !ok:
+		e.wm.err = ErrNoWorkingMemory
+		return nil
+	case err == nil:
+		e.wm.mem, err = e.buildWorkingMemory(stored)
+	}
 	if err != nil {
-		return nil
-	}
-	if err := mem.SaveConfig(ctx, e.db); err != nil {
-		return fmt.Errorf("engine: %w", err)
+		e.wm.err = storedWorkingError(stored, err)
+		e.log.WarnContext(ctx, "engine: working memory is unavailable until an open with a working-memory configuration replaces the stored one", "err", e.wm.err)
 	}
 	return nil
+}
+
+// buildWorkingMemory is working.New over the engine's database with the
+// engine's clock (unless cfg has one), owners and redactor.
+func (e *Engine) buildWorkingMemory(cfg working.Config) (*working.Memory, error) {
+	if cfg.Now == nil {
+		cfg.Now = e.now
+	}
+	cfg.OwnerOf = wmOwnerOf
+	cfg.Redact = e.redactWorking
+	return working.New(e.db, cfg)
+}
+
+// storedWorkingError is ErrStoredWorkingMemory for the stored cfg that
+// failed with err, naming its mode and scope (none when it did not parse)
+// and how to replace it.
+func storedWorkingError(cfg working.Config, err error) error {
+	what := ""
+	if cfg.Mode != "" || cfg.Scope != "" {
+		what = fmt.Sprintf(" (mode %q, scope %q)", cfg.Mode, cfg.Scope)
+	}
+	return fmt.Errorf("engine: %w%s: %w; an open with Config.WorkingMemory set "+
+		"(mnemo serve --config FILE with a \"workingMemory\" member) replaces it", ErrStoredWorkingMemory, what, err)
 }
 
 // OpenWorkingMemory returns a working memory over the engine's database
@@ -107,12 +135,7 @@ func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) 
 	if err := e.checkClosed(); err != nil {
 		return nil, err
 	}
-	if cfg.Now == nil {
-		cfg.Now = e.now
-	}
-	cfg.OwnerOf = wmOwnerOf
-	cfg.Redact = e.redactWorking
-	return working.New(e.db, cfg)
+	return e.buildWorkingMemory(cfg)
 }
 
 // StoredWorkingMode reports the mode the working-memory state under key
@@ -144,7 +167,7 @@ func wmOwnerOf(ctx context.Context, q working.Querier, key string) (string, erro
 		// id that names something new, as Append's resourceId is (the
 		// working package reads any text after "resource:").
 		if !ValidNewID(id) {
-			return "", fmt.Errorf("%w: resource id %s; got %s", working.ErrInvalidKey, NewIDRule, IDFault(id))
+			return "", fmt.Errorf("%w: resource id %s", working.ErrInvalidKey, NewIDRule)
 		}
 		return id, nil
 	}

@@ -255,6 +255,10 @@ type ThreadView struct {
 	// WMOff says how to turn working memory on when it is off (the HTTP
 	// API's working-memory-off detail); "" when it is on.
 	WMOff string
+	// WMBroken says why working memory is unavailable when the
+	// configuration stored in the database does not build
+	// (engine.ErrStoredWorkingMemory); "" otherwise.
+	WMBroken string
 }
 
 // WMVersion is a working-memory version and its diff from the previous.
@@ -293,6 +297,10 @@ func BuildThread(ctx context.Context, t server.Tenant, threadID string, beforeSe
 	mem, err := t.Engine.WorkingMemory()
 	if errors.Is(err, engine.ErrNoWorkingMemory) {
 		v.WMOff = server.WorkingMemoryOffDetail
+		return v, nil
+	}
+	if errors.Is(err, engine.ErrStoredWorkingMemory) { // the rest of the page stays readable
+		v.WMBroken = strings.TrimPrefix(err.Error(), "engine: ")
 		return v, nil
 	}
 	if err != nil {
