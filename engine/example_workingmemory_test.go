@@ -87,7 +87,8 @@ func ExampleEngine_HandleToolCall_schema() {
 // usually written by such a run: here the run that stored "Porto" had "I
 // live in Lyon." in its window, so erasing that one turn takes both
 // versions, and with no version left the state is back to its initial
-// content at version 0, and its numbering starts over. To keep what should
+// content under the next number (v3): numbers are never issued twice, so a
+// tool result naming v2 never names another content. To keep what should
 // stay, read the state before the erasure and set it again after, outside
 // any run: a version nothing ties to a run is kept by later erasures.
 func ExampleEngine_DeleteMessages_workingMemory() {
@@ -159,6 +160,6 @@ func ExampleEngine_DeleteMessages_workingMemory() {
 	// Output:
 	// before: {"city":"Porto"} v 2
 	// versions invalidated: 2
-	// after the erasure: {} v 0
-	// set again: {"city":"Porto"} v 1
+	// after the erasure: {} v 3
+	// set again: {"city":"Porto"} v 4
 }

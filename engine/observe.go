@@ -73,9 +73,10 @@ type ObserveConfig struct {
 	// hung): between queued threads it walks every thread, a page of
 	// backlogPage (100) at a time, and observes those with more than
 	// RecentN messages after their watermark holding at least the
-	// Threshold in tokens, without a new append (a range observed before
-	// is not sent to the model again: the journal memoizes it). Open reads
-	// nothing for it. A thread another process is observing (Postgres) is
+	// Threshold in tokens, and reflects those whose live observations hold
+	// at least the ReflectThreshold, without a new append (a range
+	// observed before is not sent to the model again: the journal
+	// memoizes it). Open reads nothing for it. A thread another process is observing (Postgres) is
 	// skipped: that process observes it. Off by default: observation runs
 	// when Observe is called.
 	Background bool

@@ -8,8 +8,9 @@ import (
 )
 
 // This file finds, when the background observer starts, the threads whose
-// unobserved turns were left over the threshold by an earlier process (one
-// killed or closed while its model failed, hung or was behind): Append
+// unobserved turns (or live observations: a reflection not made) were left
+// over the threshold by an earlier process (one killed or closed while its
+// model failed, hung or was behind): Append
 // queues a thread only when it stores, so a thread nobody appends to after
 // a crash was never observed, and the others waited for their next append.
 
@@ -23,7 +24,9 @@ const backlogPage = 100
 // RecentN of its messages follow its observed watermark and those hold at
 // least the observer's Threshold in estimated tokens (summed in SQL): a
 // necessary condition of observe.Plan's Due, which the observation itself
-// decides. Open reads nothing for it.
+// decides; or when its live observations hold at least the
+// ReflectThreshold (observe.Observer.ReflectDue, summed in SQL too): the
+// reflector is then due. Open reads nothing for it.
 type backlog struct {
 	e     *Engine
 	after *msgstore.ThreadKey // the last thread read; nil before the first page
@@ -82,10 +85,22 @@ func (b *backlog) read(ctx context.Context) error {
 	return nil
 }
 
-// mayBeDue reports whether the observer may be due on thread t: more than
-// RecentN messages after its watermark (seqs only grow, so LastSeq bounds
-// their count), holding at least the Threshold in tokens.
+// mayBeDue reports whether the observer or the reflector may be due on
+// thread t: the reflector's condition is checked too, so a reflection an
+// earlier process left undone (it stopped between observing and
+// reflecting) is made without waiting for the observer to be due again.
 func (e *Engine) mayBeDue(ctx context.Context, t msgstore.Thread) (bool, error) {
+	due, err := e.observerMayBeDue(ctx, t)
+	if err != nil || due {
+		return due, err
+	}
+	return e.obs.obs.ReflectDue(ctx, t.ID)
+}
+
+// observerMayBeDue reports whether the observer may be due on thread t:
+// more than RecentN messages after its watermark (seqs only grow, so
+// LastSeq bounds their count), holding at least the Threshold in tokens.
+func (e *Engine) observerMayBeDue(ctx context.Context, t msgstore.Thread) (bool, error) {
 	recentN := int64(e.cfg.RecentN)
 	if t.LastSeq <= recentN {
 		return false, nil

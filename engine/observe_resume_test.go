@@ -2,7 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -54,6 +57,54 @@ func TestObserveBackgroundResumes(t *testing.T) {
 				t.Fatalf("thread %s under the threshold: %d observations, err %v", id, len(obs), err)
 			}
 		}
+	})
+}
+
+// TestObserveBackgroundResumesReflection: a thread whose observations an
+// earlier process stored but whose reflection it did not make (its
+// reflector failed, then it was closed: a crash between observing and
+// reflecting) is reflected by the next process's background observer
+// without a new append, though its observer is not due (only the recent
+// window follows the watermark).
+func TestObserveBackgroundResumesReflection(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+			if strings.HasPrefix(req.Messages[len(req.Messages)-1].Content, "<observations>") {
+				return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: 503, Message: "reflector down"}
+			}
+			return observerModel(req)
+		}))
+		oc := engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 20, ReflectThreshold: 30}
+		cfg := be.NewStore(t).Config(engine.Config{RecentN: 2, Observe: &oc})
+		e, err := engine.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appendTurns(t, e, "t", 12)
+		if _, err := e.Observe(ctx, "t", observe.Options{Force: true}); !errors.Is(err, observe.ErrPartial) || !errors.Is(err, observe.ErrModel) {
+			t.Fatalf("observe with the reflector down: %v, want observations stored and the reflector failed", err)
+		}
+		obs, err := e.Observations(ctx, observe.Filter{ThreadID: "t"})
+		if err != nil || len(obs) < 2 || obs[len(obs)-1].ToSeq != 10 {
+			t.Fatalf("observations %+v, err %v: want turns 1..10 observed (12 turns, RecentN 2)", obs, err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+
+		srv.SetChat(observerModel)
+		background := oc
+		background.Background = true
+		cfg.Observe = &background
+		e = enginetest.MustOpen(t, cfg)
+		waitFor(t, "thread t to be reflected without an append", func() bool {
+			obs, err := e.Observations(ctx, observe.Filter{ThreadID: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return slices.ContainsFunc(obs, func(o observe.Observation) bool { return o.Level == observe.LevelReflection })
+		})
 	})
 }
 

@@ -227,3 +227,43 @@ func erasedCall(t *testing.T, w *wmEnv, window int) {
 	}
 	w.assertForgot("r", secret, `{"city":"Lisbon"}`)
 }
+
+// TestEraseKeepsWorkingMemoryNumbering is walk37's #4: "I live in Lyon."
+// (v1), "I live in Porto now." written by a run that had the Lyon turn in
+// its window (v2), then DeleteMessages of the Lyon turn takes both. The
+// state is cleared to {} under v3 and the next update is v4: before, the
+// state was deleted and the next update was v1 again, a new content under
+// a number the tool results of surviving turns still name.
+func TestEraseKeepsWorkingMemoryNumbering(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		w := newWMEnv(t, be)
+		appendTo(t, w.e, "a", "r", user("lyon", "I live in Lyon."))
+		w.run(engine.LoadRequest{RunID: "run-1", ThreadID: "a"}, "call_0", `{"city":"Lyon"}`)
+		appendTo(t, w.e, "a", "r", user("", "I live in Porto now."))
+		w.run(engine.LoadRequest{RunID: "run-2", ThreadID: "a"}, "call_0", `{"city":"Porto"}`)
+		res, err := w.e.DeleteMessages(ctx, "lyon")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.WorkingMemoryInvalidated != 2 {
+			t.Errorf("WorkingMemoryInvalidated = %d, want 2", res.WorkingMemoryInvalidated)
+		}
+		key := working.ResourceKey("r")
+		st, err := w.mem.Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Content != "{}" || st.Version != 3 {
+			t.Errorf("state after the erasure = %s v%d, want {} v3", st.Content, st.Version)
+		}
+		appendTo(t, w.e, "a", "r", user("", "I live in Braga."))
+		msg, err := w.e.HandleToolCall(ctx, "run-3", "a", "r", openaitest.ToolCall("call_0", tools.UpdateWorkingMemoryName, `{"city":"Braga"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"ok":true,"version":4}`; msg.Content != want {
+			t.Errorf("the next update answers %s, want %s", msg.Content, want)
+		}
+	})
+}

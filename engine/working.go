@@ -167,7 +167,7 @@ func wmOwnerOf(ctx context.Context, q working.Querier, key string) (string, erro
 		// id that names something new, as Append's resourceId is (the
 		// working package reads any text after "resource:").
 		if !ValidNewID(id) {
-			return "", fmt.Errorf("%w: resource id %s", working.ErrInvalidKey, NewIDRule)
+			return "", fmt.Errorf("%w: resource id %s; got %s", working.ErrInvalidKey, NewIDRule, IDFault(id))
 		}
 		return id, nil
 	}

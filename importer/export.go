@@ -29,7 +29,8 @@ var _ Source = (*engine.Engine)(nil)
 // ExportOptions choose what Export writes. The zero value writes every
 // thread of every resource.
 type ExportOptions struct {
-	// Resource, when set, writes only that resource's threads.
+	// Resource, when set, writes only that resource's threads and state
+	// (ErrResourceNotFound when it has neither).
 	Resource string
 	// Thread, when set, writes only that thread (ErrThreadNotFound when
 	// it is not stored); Resource, when also set, must be its resource
@@ -102,8 +103,9 @@ type exportCall struct {
 // before its first page was read), and one created after its place in
 // the order was read is not written.
 //
-// Errors: ctx's; w's; the engine's (ErrThreadNotFound for an opt.Thread
-// not stored, a *engine.ValidationError for an id no thread or resource
+// Errors: ctx's; w's; ErrResourceNotFound for an opt.Resource (without
+// opt.Thread) with no thread and no working-memory state, nothing written;
+// the engine's (ErrThreadNotFound for an opt.Thread not stored, a *engine.ValidationError for an id no thread or resource
 // can have or a PageSize out of range), with the report of what was
 // written before.
 func Export(ctx context.Context, src Source, w io.Writer, opt ExportOptions) (*ExportReport, error) {
@@ -148,11 +150,13 @@ func (x *exporter) run(opt ExportOptions) error {
 		req.Resources = []string{opt.Resource}
 	}
 	cur := opt.Resource // the resource whose threads are being written
+	seen := false       // a thread of opt.Resource was listed
 	for {
 		p, err := x.src.ThreadsPage(x.ctx, req)
 		if err != nil {
 			return err
 		}
+		seen = seen || len(p.Threads) > 0
 		for _, t := range p.Threads {
 			if cur != "" && t.ResourceID != cur {
 				if err := x.state(cur, ""); err != nil {
@@ -172,8 +176,17 @@ func (x *exporter) run(opt ExportOptions) error {
 	if cur == "" {
 		return nil
 	}
-	return x.state(cur, "")
+	if err := x.state(cur, ""); err != nil || seen || x.rep.WorkingMemory > 0 {
+		return err
+	}
+	return fmt.Errorf("%w: %q: no thread and no working-memory state", ErrResourceNotFound, opt.Resource)
 }
+
+// ErrResourceNotFound is Export's error for an ExportOptions.Resource
+// that has no thread and no working-memory state: a resource exists by
+// them, and a mistyped id wrote an empty export that looked like success.
+// Nothing was written then.
+var ErrResourceNotFound = errors.New("importer: resource not found")
 
 // state writes the working-memory state of thread, or of resource when
 // thread is "", as a "working_memory" line, when one is stored.

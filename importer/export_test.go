@@ -308,7 +308,9 @@ func TestExportChoose(t *testing.T) {
 // are stored; a line the working memory cannot store whole is skipped
 // naming why: no resource, a mode or content of the wrong kind, a thread
 // not stored, another resource's thread, the other mode than the stored
-// state's, a schema-mode content that is no object, a misspelt member.
+// state's, a schema-mode content that is no object, a resource id no new
+// resource can have (what it breaks said as the server says it: "got
+// …"), a misspelt member.
 func TestJSONLWorkingMemory(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.MustOpen(t, engine.Config{})
@@ -323,6 +325,7 @@ func TestJSONLWorkingMemory(t *testing.T) {
 		{`{"type":"working_memory","thread":"t","resource":"other","mode":"template","content":"x"}`, `belongs to another resource`},
 		{`{"type":"working_memory","thread":"t","resource":"r","mode":"schema","content":"{}"}`, `stored state has another mode`},
 		{`{"type":"working_memory","resource":"r","mode":"schema","content":"[1]"}`, `must be a JSON object`},
+		{`{"type":"working_memory","resource":"erased-x","mode":"template","content":"x"}`, `not beginning with "erased-" (reserved for erased owners); got "erased-x", which begins with the reserved prefix "erased-"`},
 		{`{"type":"working_memory","resource":"r","Mode":"schema","content":"{}"}`, `unknown field "Mode" (did you mean "mode"? names are case-sensitive)`},
 		{`{"type":"working_memory","resource":"r","mode":"schema","content":"{}","role":"user"}`, `unknown field "role" (a "working_memory" item has type, thread, resource, mode and content)`},
 		{`{"type":"working_memori","resource":"r","mode":"schema","content":"{}"}`, `unknown item type "working_memori" (did you mean "working_memory"?)`},

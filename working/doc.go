@@ -49,8 +49,11 @@
 //   - Versions of a scope are 1, 2, 3… without gaps, except where an
 //     erasure removed versions derived from erased turns (Rebuild: the
 //     others keep their numbers, rebuilt, and a changed state gets the next
-//     number; when none is left the state is deleted and numbering starts
-//     over at 1); version n+1 is written only over version n (optimistic concurrency: compare-and-swap on the
+//     number; when none is left the state is cleared to its initial content
+//     under the next number). A number names one content for the life of
+//     the store: it is never issued again, except after Delete or
+//     DeleteOwned, which erase the state with every run that could name
+//     one of its versions. Version n+1 is written only over version n (optimistic concurrency: compare-and-swap on the
 //     version, then a retry of the whole merge on the newer state), so
 //     concurrent updates of different fields never lose one another.
 //   - An update carrying a (run id, tool call id) that is already in the

@@ -300,8 +300,9 @@ type State struct {
 	Mode    Mode   // the mode it was written in
 	Content string // compact JSON object (schema mode) or markdown (template mode)
 	// Version is 1, 2, 3…; 0 when never written (Content is the initial
-	// state), or when an erasure removed every version (Rebuild deletes
-	// the state, and the next write is version 1 again).
+	// state). An erasure that removes every version clears the state to
+	// its initial content under the next number (Rebuild): numbers are
+	// never issued twice.
 	Version   int64
 	UpdatedAt time.Time // when Version was written; zero for version 0
 	// ResourceID is the resource that owns the state (see Config.OwnerOf);

@@ -23,8 +23,12 @@ type RebuildResult struct {
 	Invalidated int
 	// Rewritten counts the versions kept with a rebuilt content.
 	Rewritten int
-	// Deleted is true when no version was left, so the state was deleted.
-	Deleted bool
+	// Cleared is true when no version was left: the state is back to its
+	// initial content under a new version (the newest plus one, in the
+	// history without run or tool call). The state is not deleted, so its
+	// numbering goes on: a version number names one content for the life of
+	// the store, and a later write never reuses an erased version's number.
+	Cleared bool
 }
 
 // Rebuild re-derives the state of key, inside the caller's transaction,
@@ -42,7 +46,9 @@ type RebuildResult struct {
 // leave the history. When the current state changes, it gets a new version
 // (the newest plus one, recorded in the history without run or tool call),
 // so a writer that read the old state loses its compare-and-swap and
-// merges again on the rebuilt one. The rebuilt states are not validated
+// merges again on the rebuilt one; with no version left, that new version
+// holds the initial content (RebuildResult.Cleared): versions are never
+// numbered again, even when all of them are erased. The rebuilt states are not validated
 // against a schema: removing changes from a valid history gives a state the
 // schema accepted as the fields' values, not a new one.
 //
@@ -108,14 +114,11 @@ func rebuild(ctx context.Context, tx store.Conn, key string, initial func(Mode) 
 	if err := rewriteHistory(ctx, tx, key, hist, kept); err != nil {
 		return res, err
 	}
-	if len(kept) == 0 {
-		res.Deleted = true
-		if _, err := tx.ExecContext(ctx, `DELETE FROM working_memory WHERE scope = ?`, key); err != nil {
-			return res, fmt.Errorf("working: rebuild %s: %w", key, err)
-		}
-		return res, nil
-	}
-	if newest := hist[len(hist)-1]; kept[len(kept)-1].Version == newest.Version && cur == newest.Content {
+	// With no version left the state is cleared (cur is the initial
+	// content), not deleted: the row keeps the numbering, so the clearing
+	// is the next version and no later write reuses an erased one's number.
+	res.Cleared = len(kept) == 0
+	if newest := hist[len(hist)-1]; !res.Cleared && kept[len(kept)-1].Version == newest.Version && cur == newest.Content {
 		return res, nil // the newest version survives as it was
 	}
 	ms := now.UnixMilli()

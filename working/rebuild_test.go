@@ -2,6 +2,8 @@ package working_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +92,79 @@ func testRebuild(t *testing.T, b backend) {
 				t.Errorf("newest history version %q, want the state %q", hist[0].Content, tc.want)
 			}
 		})
+	}
+}
+
+// TestRebuildClearedKeepsNumbering: an erasure that leaves no version
+// clears the state under the next number, and later writes go on from
+// there: v1 Lyon, v2 Porto, both erased → v3 is the initial state and the
+// next write is v4, never a second v1 or v2 (walk37 #4: the state was
+// deleted and the next write was v1 again, a new content under a number
+// that tool results of surviving turns still name).
+func TestRebuildClearedKeepsNumbering(t *testing.T) {
+	forEachBackend(t, testRebuildClearedKeepsNumbering)
+}
+
+func testRebuildClearedKeepsNumbering(t *testing.T, b backend) {
+	ctx := context.Background()
+	db, _ := b.openDB(t)
+	m := mustNew(t, db, working.Config{Schema: []byte(`{"type":"object"}`), Scope: working.ScopeResource})
+	key := working.ResourceKey("ana")
+	for i, c := range []string{`{"city":"Lyon"}`, `{"city":"Porto"}`} {
+		if _, err := m.Set(ctx, key, c, working.Origin{RunID: fmt.Sprintf("r%d", i), ToolCallID: "call_0", ResourceID: "ana"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rebuild := func(drop func(working.Version) bool) working.RebuildResult {
+		t.Helper()
+		tx, err := store.Begin(ctx, db, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := working.Rebuild(ctx, tx, key, nil, time.Now(), drop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := rebuild(func(v working.Version) bool { return v.RunID != "" })
+	if !res.Cleared || res.Invalidated != 2 {
+		t.Errorf("rebuild = %+v, want Cleared and 2 invalidated", res)
+	}
+	st, err := m.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Content != "{}" || st.Version != 3 || st.ResourceID != "ana" {
+		t.Errorf("state after the erasure = %q v%d owner %q, want {} v3 owner ana", st.Content, st.Version, st.ResourceID)
+	}
+	r, err := m.Merge(ctx, key, map[string]any{"city": "Braga"}, working.Origin{RunID: "r2", ToolCallID: "call_0", ResourceID: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.State.Version != 4 {
+		t.Errorf("next write is version %d, want 4", r.State.Version)
+	}
+	// A second erasure taking v4 clears again, under v5.
+	res = rebuild(func(v working.Version) bool { return v.RunID == "r2" })
+	if st, err = m.Get(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if !res.Cleared || st.Content != "{}" || st.Version != 5 {
+		t.Errorf("second erasure: %+v, state %q v%d, want cleared {} v5", res, st.Content, st.Version)
+	}
+	hist, err := m.History(ctx, key, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range hist {
+		got = append(got, fmt.Sprintf("v%d %s %q", v.Version, v.Content, v.RunID))
+	}
+	if want := []string{`v5 {} ""`}; !slices.Equal(got, want) {
+		t.Errorf("history = %q, want %q", got, want)
 	}
 }

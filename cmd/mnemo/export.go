@@ -51,13 +51,13 @@ func (c *ExportCommand) Run(ctx context.Context, args []string) error {
 	if *asJSON && file == "-" {
 		return c.usagef(fs, "--json prints on standard output, where the export goes without a FILE: give a FILE")
 	}
-	if file != "-" {
-		if _, err := os.Lstat(file); err == nil {
-			return fmt.Errorf("%s exists: export writes a new file and overwrites none; remove it or name another", file)
-		}
+	if err := checkExportFile(file); err != nil {
+		return err
 	}
 	e, err := c.open(ctx)
-	if err != nil {
+	if err != nil && ctx.Err() != nil {
+		return &interruptedError{fmt.Sprintf("nothing was written to %s (the data directory was opening); run the export again", exportDest(file)), err}
+	} else if err != nil {
 		return err
 	}
 	defer e.CloseContext(ctx)
@@ -79,6 +79,39 @@ func (c *ExportCommand) Run(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(c.Stdout, "exported %s to %s\n", exportSummary(rep), file)
 	return nil
+}
+
+// checkExportFile fails when file (not "-") cannot be made: it exists
+// (export overwrites none), or its directory does not exist or is not a
+// directory. Said before the store is opened, naming what the user gave,
+// not the temporary file exportFile would have made.
+func checkExportFile(file string) error {
+	if file == "-" {
+		return nil
+	}
+	if _, err := os.Lstat(file); err == nil {
+		return fmt.Errorf("%s exists: export writes a new file and overwrites none; remove it or name another", file)
+	}
+	dir := filepath.Dir(file)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("directory %s does not exist: nothing was written to %s; create it or name another FILE", dir, file)
+	case err != nil:
+		return fmt.Errorf("directory of %s: %w (nothing was written)", file, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory: nothing was written to %s", dir, file)
+	}
+	return nil
+}
+
+// exportDest is how an export's destination is named: FILE, or
+// "standard output" for "-".
+func exportDest(file string) string {
+	if file == "-" {
+		return "standard output"
+	}
+	return file
 }
 
 // exportSummary is the counts of rep in words: "2 resources, 3 threads,
@@ -107,6 +140,8 @@ func exportFailed(ctx context.Context, dest string, rep *importer.ExportReport, 
 // exportFile runs write on a new temporary file beside file and, when it
 // succeeds, links it to file, which must not exist then: an export cut
 // short (an error, an interrupt) leaves no file, and none is overwritten.
+// FILE is made mode 0600 (os.CreateTemp's), whatever the umask: it holds
+// memory data, read by its owner only (docs/cli.md says so).
 func exportFile(ctx context.Context, file string, write func(io.Writer) (*importer.ExportReport, error)) (*importer.ExportReport, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".export-*")
 	if err != nil {

@@ -123,6 +123,8 @@ func TestExportRefusals(t *testing.T) {
 		{[]string{"--dir", dir, "export", "--resource", ""}, 2, "--resource is empty"},
 		{[]string{"--dir", dir, "export", "--thread", "nope", filepath.Join(tmp, "x.jsonl")}, 1, `thread not found: "nope"`},
 		{[]string{"--dir", filepath.Join(tmp, "none"), "export"}, 1, "not a mnemo data directory"},
+		{[]string{"--dir", dir, "export", filepath.Join(tmp, "nodir", "x.jsonl")}, 1, "directory " + filepath.Join(tmp, "nodir") + " does not exist: nothing was written to " + filepath.Join(tmp, "nodir", "x.jsonl")},
+		{[]string{"--dir", dir, "export", filepath.Join(in, "x.jsonl")}, 1, in + " is not a directory: nothing was written"},
 	} {
 		code, _, stderr := run(t, nil, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
@@ -243,5 +245,59 @@ func TestIngestWorkingMemoryOnlyKeepsDir(t *testing.T) {
 	}
 	if code, stdout, stderr := run(t, nil, "--dir", dst, "wm", "get", "--raw", "--resource", "ana"); code != 0 || stdout != "# Ana\n- window seat\n" {
 		t.Errorf("wm get in the target: exit %d %q %s", code, stdout, stderr)
+	}
+}
+
+// TestExportInterruptedOpen: an export interrupted while the data
+// directory is opening says so and that FILE was not written, where it
+// said "interrupted: open …/mnemo.db: read schema version: context
+// canceled" (or "count messages: …", as the cancel fell).
+func TestExportInterruptedOpen(t *testing.T) {
+	tmp := t.TempDir()
+	dir, in := filepath.Join(tmp, "d"), filepath.Join(tmp, "in.jsonl")
+	if err := os.WriteFile(in, []byte(exportSample), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
+		t.Fatal(stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, file := range []string{filepath.Join(tmp, "out.jsonl"), "-"} {
+		var out, errOut bytes.Buffer
+		m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: func(k string) string {
+			if k == "MNEMO_EMBEDDER" {
+				return "hash-384"
+			}
+			return ""
+		}}
+		code := m.Run(ctx, []string{"--dir", dir, "export", file})
+		want := "mnemo export: interrupted: nothing was written to " + exportDest(file) + " (the data directory was opening); run the export again\n"
+		if code == 0 || errOut.String() != want || out.Len() != 0 { // 130 is main's, from the signal
+			t.Errorf("export %s interrupted while opening: exit %d, %q; want %q", file, code, errOut.String(), want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "out.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("FILE made: %v", err)
+	}
+}
+
+// TestExportFileMode: FILE is made mode 0600 whatever the umask (the
+// memory's content; docs/cli.md says so).
+func TestExportFileMode(t *testing.T) {
+	tmp := t.TempDir()
+	dir, in, file := filepath.Join(tmp, "d"), filepath.Join(tmp, "in.jsonl"), filepath.Join(tmp, "out.jsonl")
+	if err := os.WriteFile(in, []byte(exportSample), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", in); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "export", file); code != 0 {
+		t.Fatal(stderr)
+	}
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("FILE's mode: %v (%v), want 0600", fi.Mode(), err)
 	}
 }

@@ -27,7 +27,8 @@ import (
 // the directory, a later `mnemo serve` included) but for working memory,
 // whose configuration the engine stores with the states, so that an
 // application, the CLI, the HTTP API and the MCP tools render and validate
-// working memory the same way.
+// working memory the same way (a workingMemory member written into it by
+// hand is checked and stored there too: storedMemoryConfig).
 const StoredConfigFile = "mnemo.json"
 
 // configMembers lists memoryConfig's members for mnemo serve --help
@@ -294,11 +295,16 @@ func recallText(err error) error {
 	return fmt.Errorf("recall: %s", strings.TrimPrefix(err.Error(), "recall: "))
 }
 
-// storedMemoryConfig reads dir's stored configuration; nil when none. It
-// has no working memory: that configuration is stored with the states in
-// the database (working.SaveConfig, when an engine opens with one), where
-// an application's engine.Config.WorkingMemory lands too, and the engine
-// uses it when the command configures none. A Postgres database (dir "")
+// storedMemoryConfig reads dir's stored configuration; nil when none.
+// mnemo stores it without working memory (store): that configuration is
+// stored with the states in the database (working.SaveConfig, when an
+// engine opens with one), where an application's
+// engine.Config.WorkingMemory lands too, and the engine uses it when the
+// command configures none. A workingMemory member written into it by hand
+// is kept: apply checks it as it checks recall (a bad one is a
+// *storedConfigError naming the field) and configures the engine with it,
+// which stores it in the database (before, it was dropped in silence and
+// working memory stayed off). A Postgres database (dir "")
 // stores none: each mnemo serve takes its --config. A mnemo.json that is
 // a symbolic link to nothing is an error (danglingConfig), not none.
 // Errors are *storedConfigError.
@@ -317,7 +323,6 @@ func storedMemoryConfig(dir string) (*memoryConfig, error) {
 	if err != nil {
 		return nil, &storedConfigError{dir, err}
 	}
-	c.WorkingMemory = nil
 	c.stored = true
 	return c, nil
 }
