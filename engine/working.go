@@ -53,10 +53,9 @@ type workingState struct {
 // and builds it. It returns ErrNoWorkingMemory when none is configured or
 // stored, ErrStoredWorkingMemory (with working.ErrInvalidConfig or
 // working.ErrInvalidSchema) when the stored one does not build, and
-// ErrClosed once closed. The Memory reads and writes
-// the engine's database directly: after Close its methods fail with the
-// database's error ("sql: database is closed"), not ErrClosed, so take it
-// from the engine while it is open rather than keeping it past Close.
+// ErrClosed once closed. The Memory reads and writes the engine's
+// database directly; after Close its methods that read or write it return
+// ErrClosed (working.Config.Closed), as the engine's do.
 func (e *Engine) WorkingMemory() (*working.Memory, error) {
 	if err := e.checkClosed(); err != nil {
 		return nil, err
@@ -100,13 +99,14 @@ func (e *Engine) openWorkingMemory(ctx context.Context) error {
 }
 
 // buildWorkingMemory is working.New over the engine's database with the
-// engine's clock (unless cfg has one), owners and redactor.
+// engine's clock (unless cfg has one), owners, redactor and closed check.
 func (e *Engine) buildWorkingMemory(cfg working.Config) (*working.Memory, error) {
 	if cfg.Now == nil {
 		cfg.Now = e.now
 	}
 	cfg.OwnerOf = wmOwnerOf
 	cfg.Redact = e.redactWorking
+	cfg.Closed = e.checkClosed
 	return working.New(e.db, cfg)
 }
 
@@ -129,8 +129,8 @@ func storedWorkingError(cfg working.Config, err error) error {
 // replaced, so writing the state of a thread that does not exist returns
 // ErrThreadNotFound and stores nothing. cfg.Redact is always
 // the engine's redactor (Config.Redactor), so a state set through it is
-// redacted like every other stored text. As WorkingMemory's, the Memory
-// fails with the database's error after Close, not ErrClosed.
+// redacted like every other stored text, and cfg.Closed the engine's: as
+// WorkingMemory's, the Memory answers ErrClosed after Close.
 func (e *Engine) OpenWorkingMemory(cfg working.Config) (*working.Memory, error) {
 	if err := e.checkClosed(); err != nil {
 		return nil, err

@@ -104,6 +104,15 @@ type Config struct {
 	// must be deterministic. Nil stores content unchanged; the engine sets
 	// its Config.Redactor here.
 	Redact func(content string) string
+	// Closed reports that the database's owner has closed it: while it
+	// returns nil the memory works; once it returns an error, every method
+	// that reads or writes the database (Get, GetAt, History, Render,
+	// Merge, Set, Edit) returns that error instead of the database's
+	// ("sql: database is closed"), also when the close happened during
+	// the call. Nil means the database's errors as they are. The engine
+	// sets it, so a memory it gave out answers engine.ErrClosed after
+	// Close.
+	Closed func() error
 }
 
 // Querier is what OwnerOf may read through: the pool or the update's write
@@ -343,6 +352,27 @@ func (m *Memory) initial() string {
 // Get returns the current state of key. A key never written has Version 0
 // and the initial content ("{}" or the template); that is not an error.
 func (m *Memory) Get(ctx context.Context, key string) (State, error) {
+	st, err := m.get(ctx, key)
+	return st, m.closed(err)
+}
+
+// closed returns Config.Closed's error when the database's owner has
+// closed it (before a call: err nil; after a failed one), else err.
+func (m *Memory) closed(err error) error {
+	if m.cfg.Closed == nil {
+		return err
+	}
+	if cerr := m.cfg.Closed(); cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+// get is Get without Config.Closed.
+func (m *Memory) get(ctx context.Context, key string) (State, error) {
+	if err := m.closed(nil); err != nil {
+		return State{}, err
+	}
 	if err := m.checkKey(key); err != nil {
 		return State{}, err
 	}
@@ -385,6 +415,15 @@ type Version struct {
 // that does not parse or is of the other scope; the database's (ctx's
 // when cancelled).
 func (m *Memory) History(ctx context.Context, key string, limit int) ([]Version, error) {
+	h, err := m.history(ctx, key, limit)
+	return h, m.closed(err)
+}
+
+// history is History without Config.Closed.
+func (m *Memory) history(ctx context.Context, key string, limit int) ([]Version, error) {
+	if err := m.closed(nil); err != nil {
+		return nil, err
+	}
 	if err := m.checkKey(key); err != nil {
 		return nil, err
 	}
@@ -432,6 +471,15 @@ func scanVersions(rows *sql.Rows, err error, key string) ([]Version, error) {
 // other scope; ErrModeMismatch when the stored state was written in the
 // other mode; the database's (ctx's when cancelled).
 func (m *Memory) GetAt(ctx context.Context, key string, at time.Time) (State, error) {
+	st, err := m.getAt(ctx, key, at)
+	return st, m.closed(err)
+}
+
+// getAt is GetAt without Config.Closed.
+func (m *Memory) getAt(ctx context.Context, key string, at time.Time) (State, error) {
+	if err := m.closed(nil); err != nil {
+		return State{}, err
+	}
 	if err := m.checkKey(key); err != nil {
 		return State{}, err
 	}

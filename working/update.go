@@ -163,6 +163,15 @@ func (m *Memory) normalize(b []byte) (string, error) {
 // update runs the optimistic loop: read, compute, compare-and-swap on the
 // version; on a lost swap, read again and recompute.
 func (m *Memory) update(ctx context.Context, key string, origin Origin, compute func(cur string) (string, error)) (Result, error) {
+	r, err := m.updateOpen(ctx, key, origin, compute)
+	return r, m.closed(err)
+}
+
+// updateOpen is update without Config.Closed's last look.
+func (m *Memory) updateOpen(ctx context.Context, key string, origin Origin, compute func(cur string) (string, error)) (Result, error) {
+	if err := m.closed(nil); err != nil {
+		return Result{}, err
+	}
 	if err := m.checkKey(key); err != nil {
 		return Result{}, err
 	}
