@@ -75,15 +75,16 @@ func TestNilContext(t *testing.T) {
 			_, err := e.SearchPreviews(none, engine.SearchRequest{ResourceID: "r", Query: "x"})
 			return err
 		},
-		"SetIdleTTL":        func() error { return e.SetIdleTTL(none, "t", "r", 0) },
-		"SettleDispatch":    func() error { _, err := e.SettleDispatch(none, engine.Settlement{}); return err },
-		"Stats":             func() error { _, err := e.Stats(none); return err },
-		"StoredWorkingMode": func() error { _, _, err := e.StoredWorkingMode(none, "thread:t"); return err },
-		"SyncIndexes":       func() error { return e.SyncIndexes(none) },
-		"ThreadsPage":       func() error { _, err := e.ThreadsPage(none, engine.ThreadsRequest{}); return err },
-		"Tools":             func() error { _, err := e.Tools(none, "t", "r"); return err },
-		"Unsettled":         func() error { _, err := e.Unsettled(none, "t", "r"); return err },
-		"Vacuum":            func() error { _, err := e.Vacuum(none, false); return err },
+		"SetIdleTTL":             func() error { return e.SetIdleTTL(none, "t", "r", 0) },
+		"SettleDispatch":         func() error { _, err := e.SettleDispatch(none, engine.Settlement{}); return err },
+		"Stats":                  func() error { _, err := e.Stats(none); return err },
+		"StoredWorkingMode":      func() error { _, _, err := e.StoredWorkingMode(none, "thread:t"); return err },
+		"WorkingMemoryResources": func() error { _, err := e.WorkingMemoryResources(none, "", 1); return err },
+		"SyncIndexes":            func() error { return e.SyncIndexes(none) },
+		"ThreadsPage":            func() error { _, err := e.ThreadsPage(none, engine.ThreadsRequest{}); return err },
+		"Tools":                  func() error { _, err := e.Tools(none, "t", "r"); return err },
+		"Unsettled":              func() error { _, err := e.Unsettled(none, "t", "r"); return err },
+		"Vacuum":                 func() error { _, err := e.Vacuum(none, false); return err },
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {

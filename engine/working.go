@@ -151,6 +151,25 @@ func (e *Engine) StoredWorkingMode(ctx context.Context, key string) (mode workin
 	return working.StoredMode(ctx, e.db, key)
 }
 
+// WorkingMemoryResources returns the ids of up to limit resources (1 to
+// MaxPageLimit) that have a working-memory state of their own
+// (working.ResourceKey), in byte order, from the first after the id after
+// ("": from the first); fewer than limit at the end. A resource's state
+// needs no thread, so ThreadsPage does not find every one: mnemo export
+// lists them with this. Every tenant's: it is for tools that hold the
+// whole store (the server does not call it). Errors: ErrClosed;
+// ErrNilContext; a *ValidationError (field "limit") for a limit out of
+// range; the database's error.
+func (e *Engine) WorkingMemoryResources(ctx context.Context, after string, limit int) ([]string, error) {
+	if err := e.checkOpen(ctx); err != nil {
+		return nil, err
+	}
+	if limit < 1 || limit > MaxPageLimit {
+		return nil, invalid(-1, "limit", "must be 1 to %d, got %d", MaxPageLimit, limit)
+	}
+	return working.StoredResources(ctx, e.db, after, limit)
+}
+
 // wmOwnerOf is working.Config.OwnerOf for the engine's memories: a
 // thread's state belongs to the thread's resource, and a thread that does
 // not exist has no state (a write is refused with ErrThreadNotFound, so

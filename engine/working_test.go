@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -236,6 +237,50 @@ func TestStoredWorkingMode(t *testing.T) {
 		e.Close()
 		if _, _, err := e.StoredWorkingMode(ctx, key); !errors.Is(err, engine.ErrClosed) {
 			t.Errorf("after Close: %v, want ErrClosed", err)
+		}
+	})
+}
+
+// TestWorkingMemoryResources lists the resources with a state of their
+// own, in byte order ("B" before "a", whatever Postgres's collation), a
+// page at a time from after an id, without the threads' states; a limit
+// out of range is a *ValidationError naming it.
+func TestWorkingMemoryResources(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		e := be.MustOpen(t, engine.Config{})
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "a", Messages: []engine.Message{user("m1", "hi")}}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.OpenWorkingMemory(working.Config{Template: "# Notes\n", Scope: working.ScopeResource})
+		if err != nil {
+			t.Fatal(err)
+		}
+		th, err := e.OpenWorkingMemory(working.Config{Template: "# Notes\n", Scope: working.ScopeThread})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{working.ResourceKey("c"), working.ResourceKey("a"), working.ResourceKey("B"), working.ThreadKey("t")} {
+			mem := res
+			if key == working.ThreadKey("t") {
+				mem = th
+			}
+			if _, err := mem.Set(ctx, key, "# Notes\n- x\n", working.Origin{}); err != nil {
+				t.Fatalf("set %s: %v", key, err)
+			}
+		}
+		first, err := e.WorkingMemoryResources(ctx, "", 2)
+		if err != nil || !slices.Equal(first, []string{"B", "a"}) {
+			t.Fatalf("first page: %q, %v; want [B a]", first, err)
+		}
+		if rest, err := e.WorkingMemoryResources(ctx, "a", 2); err != nil || !slices.Equal(rest, []string{"c"}) {
+			t.Errorf("after a: %q, %v; want [c]", rest, err)
+		}
+		for _, limit := range []int{0, engine.MaxPageLimit + 1} {
+			var ve *engine.ValidationError
+			if _, err := e.WorkingMemoryResources(ctx, "", limit); !errors.As(err, &ve) || ve.Field != "limit" || !errors.Is(err, engine.ErrInvalidInput) {
+				t.Errorf("limit %d: %v, want a *ValidationError of limit", limit, err)
+			}
 		}
 	})
 }

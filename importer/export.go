@@ -21,6 +21,7 @@ type Source interface {
 	MessagesPage(ctx context.Context, threadID string, req engine.PageRequest) (*engine.MessagePage, error)
 	FullContent(ctx context.Context, messageID string) (string, error)
 	StoredWorkingMode(ctx context.Context, key string) (mode working.Mode, ok bool, err error)
+	WorkingMemoryResources(ctx context.Context, after string, limit int) ([]string, error)
 	WorkingMemoryOpener
 }
 
@@ -44,7 +45,8 @@ type ExportOptions struct {
 
 // ExportReport counts what Export wrote.
 type ExportReport struct {
-	// Resources counts the distinct resources of the threads written.
+	// Resources counts the distinct resources written: of a thread, or
+	// of a resource's working-memory state (a resource with no thread).
 	Resources int `json:"resources"`
 	// Threads counts the threads written (one with no message is not).
 	Threads int `json:"threads"`
@@ -91,8 +93,11 @@ type exportCall struct {
 // but its tombstone). Seqs are not written: an import numbers a thread's
 // messages from 1, so a thread with erased seqs is numbered without the
 // gaps. The current working-memory state of each thread written follows
-// its messages, and that of each resource its threads (of opt.Resource
-// even without one), as "working_memory" lines (itemWorkingMemory);
+// its messages, and that of each resource its threads, as
+// "working_memory" lines (itemWorkingMemory); the state of a resource
+// with no thread comes after every thread (in a full export, in byte
+// order of the resource ids: engine.WorkingMemoryResources) or alone
+// (opt.Resource);
 // working-memory history, observations, runs and memctx records are not
 // written (docs/cli.md, mnemo export).
 //
@@ -130,7 +135,11 @@ type exporter struct {
 	enc  *json.Encoder
 	rep  *ExportReport
 	page int
-	last string // the resource of the last thread written (the order groups threads by resource)
+	last string // the resource of the last thread or state written (the order groups threads by resource)
+	// seen holds the resources whose state was looked for after their
+	// threads, in a full export (nil otherwise): the states of the others
+	// (with no thread) are written at the end (lone).
+	seen map[string]bool
 }
 
 // run writes the threads opt chooses.
@@ -148,6 +157,8 @@ func (x *exporter) run(opt ExportOptions) error {
 	req := engine.ThreadsRequest{Limit: x.page}
 	if opt.Resource != "" {
 		req.Resources = []string{opt.Resource}
+	} else {
+		x.seen = map[string]bool{}
 	}
 	cur := opt.Resource // the resource whose threads are being written
 	seen := false       // a thread of opt.Resource was listed
@@ -173,13 +184,41 @@ func (x *exporter) run(opt ExportOptions) error {
 		}
 		req.Cursor = p.NextCursor
 	}
-	if cur == "" {
-		return nil
+	if cur != "" {
+		if err := x.state(cur, ""); err != nil {
+			return err
+		}
 	}
-	if err := x.state(cur, ""); err != nil || seen || x.rep.WorkingMemory > 0 {
-		return err
+	switch {
+	case x.seen != nil:
+		return x.lone()
+	case !seen && x.rep.WorkingMemory == 0:
+		return fmt.Errorf("%w: %q: no thread and no working-memory state", ErrResourceNotFound, opt.Resource)
 	}
-	return fmt.Errorf("%w: %q: no thread and no working-memory state", ErrResourceNotFound, opt.Resource)
+	return nil
+}
+
+// lone writes the states of the resources that have one and no thread
+// written (not in x.seen), a page of resource ids at a time.
+func (x *exporter) lone() error {
+	after := ""
+	for {
+		ids, err := x.src.WorkingMemoryResources(x.ctx, after, x.page)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if !x.seen[id] {
+				if err := x.state(id, ""); err != nil {
+					return err
+				}
+			}
+		}
+		if len(ids) < x.page {
+			return nil
+		}
+		after = ids[len(ids)-1]
+	}
 }
 
 // ErrResourceNotFound is Export's error for an ExportOptions.Resource
@@ -194,6 +233,8 @@ func (x *exporter) state(resource, thread string) error {
 	key, scope := working.ResourceKey(resource), working.ScopeResource
 	if thread != "" {
 		key, scope = working.ThreadKey(thread), working.ScopeThread
+	} else if x.seen != nil {
+		x.seen[resource] = true
 	}
 	mode, ok, err := x.src.StoredWorkingMode(x.ctx, key)
 	if err != nil || !ok {
@@ -216,6 +257,10 @@ func (x *exporter) state(resource, thread string) error {
 		return fmt.Errorf("importer: export working memory %s: %w", key, err)
 	}
 	x.rep.WorkingMemory++
+	if x.last != resource { // a resource with no thread written
+		x.last = resource
+		x.rep.Resources++
+	}
 	return nil
 }
 

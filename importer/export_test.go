@@ -67,7 +67,9 @@ func TestJSONLTitle(t *testing.T) {
 // a tool result stored by reference (past the inline bound), names,
 // metadata with a number past float64, text HTML would escape and a
 // bidirectional control, times to the millisecond; a thread erased
-// whole and a message erased from a kept thread.
+// whole and a message erased from a kept thread; the working-memory
+// states of a thread, of a resource with threads and of two resources
+// with none (cleo, dan).
 func exportCorpus(t *testing.T, e *engine.Engine) {
 	ctx := context.Background()
 	at := time.Date(2026, 3, 2, 9, 0, 0, 123e6, time.UTC)
@@ -99,6 +101,8 @@ func exportCorpus(t *testing.T, e *engine.Engine) {
 		{working.ThreadKey("ana:trip"), working.ModeTemplate, "# Trip\n- train <TGV> & night \u202e"},
 		{working.ThreadKey("ana:gone"), working.ModeTemplate, "# secret plans"},
 		{working.ResourceKey("ana"), working.ModeSchema, `{"name":"Ana","n":12345678901234567890}`},
+		{working.ResourceKey("dan"), working.ModeTemplate, "# Dan\n- no thread yet"},
+		{working.ResourceKey("cleo"), working.ModeSchema, `{"name":"Cleo"}`},
 	} {
 		setState(t, e, st.key, st.mode, st.content)
 	}
@@ -182,8 +186,13 @@ func TestExportRoundTrip(t *testing.T) {
 	if bytes.Contains(file1, []byte("secret")) || bytes.Contains(file1, []byte("gone")) || bytes.Contains(file1, []byte("erase me")) || bytes.Contains(file1, []byte("ana:gone")) {
 		t.Fatalf("the export holds erased content:\n%s", file1)
 	}
-	if got := bytes.Count(file1, []byte("\n")); got != 9 {
-		t.Fatalf("%d lines, want 9 (7 messages, 2 states):\n%s", got, file1)
+	if got := bytes.Count(file1, []byte("\n")); got != 11 {
+		t.Fatalf("%d lines, want 11 (7 messages, 4 states):\n%s", got, file1)
+	}
+	// The states of the resources with no thread come last, in id order
+	// (paged by 2: ana, cleo; then dan).
+	if lines := strings.Split(strings.TrimSuffix(string(file1), "\n"), "\n"); !strings.Contains(lines[9], `"resource":"cleo"`) || !strings.Contains(lines[10], `"resource":"dan"`) {
+		t.Fatalf("the lone states: %s\n%s", lines[9], lines[10])
 	}
 	path := filepath.Join(t.TempDir(), "export.jsonl")
 	if err := os.WriteFile(path, file1, 0o600); err != nil {
@@ -192,7 +201,7 @@ func TestExportRoundTrip(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, b enginetest.Backend) {
 		mid := enginetest.MustOpen(t, b.Config(t, engine.Config{}))
 		rep, err := importer.Import(ctx, mid, path, importer.Options{Strict: true})
-		if err != nil || rep.Messages != 7 || rep.Threads != 3 || rep.Resources != 2 || rep.WorkingMemory != 2 {
+		if err != nil || rep.Messages != 7 || rep.Threads != 3 || rep.Resources != 2 || rep.WorkingMemory != 4 {
 			t.Fatalf("import: %+v, %v", rep, err)
 		}
 		file2 := exportTo(t, mid, importer.ExportOptions{})
@@ -219,7 +228,7 @@ func TestExportRoundTrip(t *testing.T) {
 				t.Errorf("thread %s: %+v, want %+v", th, z, a)
 			}
 		}
-		for _, key := range []string{working.ThreadKey("ana:trip"), working.ResourceKey("ana")} {
+		for _, key := range []string{working.ThreadKey("ana:trip"), working.ResourceKey("ana"), working.ResourceKey("cleo"), working.ResourceKey("dan")} {
 			if a, z := stateOf(t, src, key), stateOf(t, last, key); a != z || a == "" {
 				t.Errorf("working memory %s: %q, want %q", key, z, a)
 			}
@@ -228,8 +237,8 @@ func TestExportRoundTrip(t *testing.T) {
 			t.Errorf("the erased thread: %v, want ErrThreadNotFound", err)
 		}
 		again, err := importer.Import(ctx, mid, path, importer.Options{Strict: true})
-		if err != nil || again.Messages != 0 || again.Duplicates != 7 || again.WorkingMemory != 0 || again.WorkingMemorySame != 2 {
-			t.Errorf("import again: %+v, %v; want 0 stored, 7 already stored, 2 states as given", again, err)
+		if err != nil || again.Messages != 0 || again.Duplicates != 7 || again.WorkingMemory != 0 || again.WorkingMemorySame != 4 {
+			t.Errorf("import again: %+v, %v; want 0 stored, 7 already stored, 4 states as given", again, err)
 		}
 	})
 }
@@ -276,8 +285,9 @@ func threadOf(t *testing.T, e *engine.Engine, id string) *engine.Thread {
 	return th
 }
 
-// TestExportChoose: --resource and --thread choose what is written; a
-// thread of another resource than the one named is refused.
+// TestExportChoose: --resource and --thread choose what is written (a
+// resource with a state and no thread: that state, counted as a
+// resource); a thread of another resource than the one named is refused.
 func TestExportChoose(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.MustOpen(t, engine.Config{})
@@ -286,7 +296,16 @@ func TestExportChoose(t *testing.T) {
 		t.Errorf("--resource bob: %s", got)
 	}
 	var buf bytes.Buffer
-	rep, err := importer.Export(ctx, e, &buf, importer.ExportOptions{Thread: "ana:trip"})
+	rep, err := importer.Export(ctx, e, &buf, importer.ExportOptions{Resource: "cleo"})
+	if err != nil || rep.Resources != 1 || rep.Threads != 0 || rep.WorkingMemory != 1 || buf.String() != `{"type":"working_memory","resource":"cleo","mode":"schema","content":"{\"name\":\"Cleo\"}"}`+"\n" {
+		t.Errorf("--resource cleo (a state, no thread): %+v, %v\n%s", rep, err, buf.String())
+	}
+	buf.Reset()
+	if rep, err := importer.Export(ctx, e, &buf, importer.ExportOptions{}); err != nil || rep.Resources != 4 || rep.WorkingMemory != 4 {
+		t.Errorf("full export: %+v, %v; want 4 resources (ana, bob, cleo, dan), 4 states", rep, err)
+	}
+	buf.Reset()
+	rep, err = importer.Export(ctx, e, &buf, importer.ExportOptions{Thread: "ana:trip"})
 	if err != nil || rep.Threads != 1 || rep.Messages != 5 || rep.Resources != 1 || rep.WorkingMemory != 1 || !strings.HasPrefix(buf.String(), `{"thread":"ana:trip","resource":"ana","title":"Trip to Porto",`) {
 		t.Errorf("--thread ana:trip: %+v, %v\n%s", rep, err, buf.String())
 	}

@@ -523,3 +523,32 @@ func StoredMode(ctx context.Context, db *sql.DB, key string) (mode Mode, ok bool
 	}
 	return Mode(s), true, nil
 }
+
+// StoredResources returns the ids of up to limit resources (1 or more)
+// that have a resource-scope state (ResourceKey), in byte order of their
+// keys, from the first after the id after ("": from the first); fewer than
+// limit when there are no more. A resource's state needs no thread, so
+// listing threads does not find every state: this does. db is SQLite or
+// Postgres (compared in byte order there too, COLLATE "C").
+//
+// For mnemo's own packages: engine.Engine.WorkingMemoryResources is the
+// library's way.
+func StoredResources(ctx context.Context, db *sql.DB, after string, limit int) ([]string, error) {
+	q := store.DialectOf(db).Text(
+		`SELECT scope FROM working_memory WHERE scope > ? AND scope < 'resource;' ORDER BY scope LIMIT ?`,
+		`SELECT scope FROM working_memory WHERE scope COLLATE "C" > $1 AND scope COLLATE "C" < 'resource;' ORDER BY scope COLLATE "C" LIMIT $2`)
+	rows, err := db.QueryContext(ctx, q, ResourceKey(after), limit)
+	if err != nil {
+		return nil, fmt.Errorf("working: list resource states: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var key string
+		if err := rows.Scan(&key); err != nil {
+			return nil, fmt.Errorf("working: list resource states: %w", err)
+		}
+		ids = append(ids, strings.TrimPrefix(key, ResourceKey("")))
+	}
+	return ids, rows.Err()
+}

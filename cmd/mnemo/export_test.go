@@ -236,7 +236,7 @@ func TestIngestWorkingMemoryOnlyKeepsDir(t *testing.T) {
 	if code, _, stderr := run(t, nil, "--dir", src, "wm", "set", "--resource", "ana", "--markdown", prefs); code != 0 {
 		t.Fatal(stderr)
 	}
-	if code, stdout, stderr := run(t, nil, "--dir", src, "export", "--resource", "ana", file); code != 0 || !strings.Contains(stdout, "0 messages, 1 working-memory state") {
+	if code, stdout, stderr := run(t, nil, "--dir", src, "export", "--resource", "ana", file); code != 0 || stdout != "exported 1 resource, 0 threads, 0 messages, 1 working-memory state to "+file+"\n" {
 		t.Fatalf("export: exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, stderr := run(t, nil, "--dir", dst, "ingest", file)
