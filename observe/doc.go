@@ -123,8 +123,9 @@
 // call, model calls included (lock_across.go, on a connection of its own:
 // store.LockSession, the journal's tool-application lock), so two
 // processes never call the model for one thread at once: the second waits
-// (Options.NoWait: ErrThreadBusy at once) and then finds the thread
-// observed (TestRacingObservers: one model call). A lock whose connection
+// (Options.NoWait: ErrThreadBusy at once; Options.Waiting is told once
+// the wait passes WaitNotice) and then finds the thread observed
+// (TestRacingObservers: one model call). A lock whose connection
 // is lost is released on the server; then the journal's first record wins
 // and the observation insert is idempotent per range. On SQLite nothing
 // is taken across pools (a data directory has one process). The

@@ -159,7 +159,19 @@ type Options struct {
 	// engine's background observer sets it: the other process observes
 	// the thread.
 	NoWait bool
+	// Waiting, when set, is called once when the call has waited
+	// WaitNotice for another process observing the thread (Postgres) and
+	// waits on, so that a command can say why it is silent (mnemo observe
+	// does on stderr). It runs on a goroutine of its own and may run just
+	// after the wait ended. Not called with NoWait, nor for a wait on
+	// another call of the same process.
+	Waiting func(threadID string)
 }
+
+// WaitNotice is how long Observe waits for another process observing the
+// thread before it calls Options.Waiting: most observations of a thread
+// end within it, and a command then stays quiet.
+const WaitNotice = time.Second
 
 // Result reports what one Observe call did. As JSON (`mnemo observe
 // --json`) it is {"observations": [Observation…], "reflection":
@@ -199,7 +211,7 @@ func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*
 
 // observe is Observe, filling res as it goes.
 func (o *Observer) observe(ctx context.Context, threadID string, opt Options, res *Result) error {
-	unlock, err := o.lock(ctx, threadID, !opt.NoWait)
+	unlock, err := o.lock(ctx, threadID, opt)
 	if err != nil {
 		return err
 	}
@@ -239,7 +251,7 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 // that reaches into the pending turn (PendingStart: never distilled).
 // Waiting for another call on the thread honours ctx.
 func (o *Observer) ObserveRange(ctx context.Context, threadID string, fromSeq, toSeq int64) (*Observation, []byte, error) {
-	unlock, err := o.lock(ctx, threadID, true)
+	unlock, err := o.lock(ctx, threadID, Options{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -297,14 +309,14 @@ func (o *Observer) rangeTurns(ctx context.Context, threadID string, fromSeq, toS
 
 // lock takes threadID's lock in the process (lockHere), then across
 // processes (lockAcross), and returns the function that releases both.
-// With wait false, a thread another process is observing is ErrThreadBusy
-// at once.
-func (o *Observer) lock(ctx context.Context, threadID string, wait bool) (unlock func(), err error) {
+// With opt.NoWait, a thread another process is observing is ErrThreadBusy
+// at once; else opt.Waiting is told of a long wait for it.
+func (o *Observer) lock(ctx context.Context, threadID string, opt Options) (unlock func(), err error) {
 	here, err := o.lockHere(ctx, threadID)
 	if err != nil {
 		return nil, err
 	}
-	across, err := o.lockAcross(ctx, threadID, wait)
+	across, err := o.lockAcross(ctx, threadID, opt)
 	if err != nil {
 		here()
 		return nil, err

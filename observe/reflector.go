@@ -33,7 +33,7 @@ func reflectorKey(threadID string, from, to int64, model string, sources []strin
 // sources stay live and nothing is stored. Waiting for another call on
 // the thread honours ctx.
 func (o *Observer) Reflect(ctx context.Context, threadID string, force bool) (*Observation, error) {
-	unlock, err := o.lock(ctx, threadID, true)
+	unlock, err := o.lock(ctx, threadID, Options{})
 	if err != nil {
 		return nil, err
 	}

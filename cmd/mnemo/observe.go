@@ -75,7 +75,7 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer e.CloseContext(ctx)
-	res, err := e.Observe(ctx, *thread, observe.Options{Force: *force, NoReflect: *noReflect})
+	res, err := e.Observe(ctx, *thread, observe.Options{Force: *force, NoReflect: *noReflect, Waiting: c.sayWaiting})
 	if res != nil && *asJSON {
 		if perr := c.printJSON(res); perr != nil {
 			return perr
@@ -98,6 +98,13 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		}
 	}
 	return err
+}
+
+// sayWaiting says on stderr that observe waits for another process
+// observing the thread (Postgres): it printed nothing for as long as that
+// process's model calls took.
+func (c *ObserveCommand) sayWaiting(thread string) {
+	fmt.Fprintf(c.Stderr, "mnemo observe: waiting for another process observing thread %s to finish (Ctrl-C stops waiting)…\n", thread)
 }
 
 // sayNothingObservable explains a forced observe that observed nothing
