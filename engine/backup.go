@@ -147,7 +147,7 @@ func backupSource(dir string) (string, error) {
 		return "", fmt.Errorf("engine: data directory %s: %w", dir, err)
 	}
 	if _, err := os.Stat(filepath.Join(abs, DatabaseFile)); err != nil {
-		return "", fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, abs, DatabaseFile, errors.Unwrap(err))
+		return "", notDataDir(abs, err)
 	}
 	if err := notRegularDatabase(abs); err != nil { // engine.go
 		return "", err

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -49,7 +48,7 @@ func CheckFile(ctx context.Context, cfg Config, opts CheckOptions) error {
 	}
 	path := filepath.Join(dir, DatabaseFile)
 	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, dir, DatabaseFile, errors.Unwrap(err))
+		return notDataDir(dir, err)
 	}
 	if err := notRegularDatabase(dir); err != nil { // engine.go: as Open refuses them
 		return err

@@ -128,7 +128,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	if cfg.MustExist {
 		if _, err := os.Stat(filepath.Join(dir, DatabaseFile)); err != nil {
-			return nil, fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, dir, DatabaseFile, errors.Unwrap(err))
+			return nil, notDataDir(dir, err)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {

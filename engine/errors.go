@@ -93,8 +93,10 @@ func (e *narrowError) Error() string { return e.msg }
 func (e *narrowError) Unwrap() error { return e.of }
 
 // ErrNotDataDir is returned by Open with Config.MustExist when the
-// directory does not exist or holds no mnemo database, or (its text
-// saying so) when the Postgres database's schema holds no mnemo tables.
+// directory does not exist or holds no mnemo database (a
+// *GoneDatabaseError when the write-ahead log or indexes of one that was
+// there are), or (its text saying so) when the Postgres database's
+// schema holds no mnemo tables.
 var ErrNotDataDir = errors.New("engine: not a mnemo data directory")
 
 // ErrDatabaseEncoding is matched by the error Open returns when

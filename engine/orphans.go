@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -31,16 +32,16 @@ func keepOrphans(dir string, now time.Time) ([]string, error) {
 	if _, err := os.Lstat(db); !errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
+	g := goneFilesOf(dir)
 	var moves [][2]string // from, suffix
-	if fi, err := os.Lstat(db + "-wal"); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+	if g.walBytes > 0 {
 		moves = append(moves, [2]string{db + "-wal", "-wal"})
-		if _, err := os.Lstat(db + "-shm"); err == nil {
+		if g.shm {
 			moves = append(moves, [2]string{db + "-shm", "-shm"})
 		}
 	}
-	index := filepath.Join(dir, filepath.Dir(LexicalDir))
-	if fi, err := os.Lstat(index); err == nil && fi.IsDir() {
-		moves = append(moves, [2]string{index, keptIndexSuffix})
+	if g.index {
+		moves = append(moves, [2]string{filepath.Join(dir, indexDir), keptIndexSuffix})
 	}
 	if len(moves) == 0 {
 		return nil, nil
@@ -91,3 +92,76 @@ func (e *Engine) warnOrphans() {
 			"kept", e.orphans)
 	}
 }
+
+// indexDir is the index directory (index/), relative to the data directory.
+var indexDir = filepath.Dir(LexicalDir)
+
+// goneFiles is what dir holds of a database beside no database file.
+type goneFiles struct {
+	walBytes int64 // the size of mnemo.db-wal, a regular file; 0: none, or empty (it holds nothing)
+	shm      bool  // mnemo.db-shm is there
+	index    bool  // the index directory is there
+}
+
+// goneFilesOf reports the files of a database in dir, whose database
+// file is missing (keepOrphans, notDataDir).
+func goneFilesOf(dir string) goneFiles {
+	var g goneFiles
+	db := filepath.Join(dir, DatabaseFile)
+	if fi, err := os.Lstat(db + "-wal"); err == nil && fi.Mode().IsRegular() {
+		g.walBytes = fi.Size()
+	}
+	_, err := os.Lstat(db + "-shm")
+	g.shm = err == nil
+	if fi, err := os.Lstat(filepath.Join(dir, indexDir)); err == nil && fi.IsDir() {
+		g.index = true
+	}
+	return g
+}
+
+// notDataDir is ErrNotDataDir's error for dir, whose database file's stat
+// failed with err: a *GoneDatabaseError when the file does not exist but
+// the write-ahead log or the index directory of a database that was there
+// do.
+func notDataDir(dir string, err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		if g := goneFilesOf(dir); g.walBytes > 0 || g.index {
+			return &GoneDatabaseError{Dir: dir, WALBytes: g.walBytes, Index: g.index}
+		}
+	}
+	return fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, dir, DatabaseFile, errors.Unwrap(err))
+}
+
+// GoneDatabaseError is the refusal, matching ErrNotDataDir, of a data
+// directory whose database file is missing while the write-ahead log (not
+// empty) or the index directory of a database that was there are not:
+// Open with Config.MustExist, Check, Backup and Salvage return it, so that
+// a reader learns they are there before a write keeps them aside and
+// creates a new, empty database (keepOrphans). Before, it was the plain
+// "holds no mnemo.db", which said nothing of them.
+type GoneDatabaseError struct {
+	Dir      string // the data directory, absolute
+	WALBytes int64  // the size of mnemo.db-wal; 0 when it is not there or empty
+	Index    bool   // the index directory (index/) is there
+}
+
+// Error names the directory, the files there (the log's size) and says to
+// restore the database file before writing.
+func (e *GoneDatabaseError) Error() string {
+	var there []string
+	if e.WALBytes > 0 {
+		there = append(there, fmt.Sprintf("%s-wal (%d bytes)", DatabaseFile, e.WALBytes))
+	}
+	if e.Index {
+		there = append(there, indexDir+"/")
+	}
+	verb, pron, obj := "is", "it", "it"
+	if len(there) > 1 {
+		verb, pron, obj = "are", "they", "them"
+	}
+	return fmt.Sprintf("%v: %s holds no %s, but the %s of the database that was there %s: %s may hold the only copy of its text; restore %s from a backup before writing to %s (a write creates a new, empty database and keeps %s aside)",
+		ErrNotDataDir, e.Dir, DatabaseFile, strings.Join(there, " and "), verb, pron, DatabaseFile, e.Dir, obj)
+}
+
+// Unwrap returns ErrNotDataDir.
+func (e *GoneDatabaseError) Unwrap() error { return ErrNotDataDir }

@@ -162,7 +162,7 @@ func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageRepo
 		return nil, invalid(-1, "Dir", "the data directory is required")
 	}
 	if _, err := os.Stat(filepath.Join(dir, DatabaseFile)); err != nil {
-		return nil, fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, dir, DatabaseFile, errors.Unwrap(err))
+		return nil, notDataDir(dir, err)
 	}
 	if err := notRegularDatabase(dir); err != nil { // engine.go
 		return nil, err

@@ -61,13 +61,15 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 
 // unreadableReport is the report of a check whose database file could
 // not be read at all (err is engine.ErrDatabaseCorrupt: a mnemo.db cut
-// short, or of 0 bytes beside the indexes): ok false, action restore,
+// short, or of 0 bytes beside the indexes; or an
+// engine.GoneDatabaseError: mnemo.db missing beside its log or indexes):
+// ok false, action restore,
 // err's text (as the CLI says errors: without package names, a DSN's
 // password scrubbed) as the one database problem, no knownLosses. Nil for
 // another error, one that kept the check from running. The error itself
 // is said as every command says it (with what to do).
 func (c *CheckCommand) unreadableReport(err error, full bool) *checkReport {
-	if !errors.Is(err, engine.ErrDatabaseCorrupt) {
+	if !errors.Is(err, engine.ErrDatabaseCorrupt) && !errors.As(err, new(*engine.GoneDatabaseError)) {
 		return nil
 	}
 	detail := withoutPackages(scrubDSN(err.Error(), c.DB)) // as standard error says it

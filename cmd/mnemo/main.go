@@ -265,6 +265,7 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		text := withoutPackages(scrubDSN(err.Error(), m.DB))
 		err = &scrubbedError{err, strings.TrimPrefix(text, name+": ")}
 	}
+	var gone *engine.GoneDatabaseError
 	switch {
 	case err == nil:
 		return 0
@@ -283,6 +284,10 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		// A flag's value broke a rule: a usage error.
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, commandHelpHint(name))
 		return 2
+	case errors.As(err, &gone):
+		// Not the hint below: a write would create a new, empty database.
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, goneAdvice(gone))
+		return 1
 	case errors.Is(err, engine.ErrNotDataDir) && m.DB != "":
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --db (or $MNEMO_DB): its database and search_path; mnemo's tables are created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)
 		return 1

@@ -49,6 +49,21 @@ func printKeptOrphans(w io.Writer, kept []string) {
 		engine.DatabaseFile, strings.Join(kept, ", "), engine.DatabaseFile, engine.DatabaseFile)
 }
 
+// goneAdvice is what to do about g, a database file missing beside its
+// write-ahead log or indexes. Before, the hint of a directory that is none
+// ("a data directory is created by writing to it") led to the write that
+// puts them aside under a new, empty database.
+func goneAdvice(g *engine.GoneDatabaseError) string {
+	db := engine.DatabaseFile
+	s := "What to do: restore " + db + " from a backup into " + g.Dir + " before any write (ingest, wm set, serve and mcp " +
+		"would create a new, empty database, keeping the files aside as " + db + ".damaged-<UTC time>-wal, -shm, -index)."
+	if g.WALBytes > 0 {
+		s += " If the file you restore is the very one this log was written with (moved away, copied without it), leave " +
+			db + "-wal and -shm beside it; if it is an older copy, move them out of the directory first: SQLite would apply this log to it."
+	}
+	return s + ` docs/operations.md, "A database file that is gone".`
+}
+
 // printWALDamage writes d, when not nil, as one line to w: a note when the
 // log was repaired exactly (nothing lost), else a warning naming the kept
 // copy, what was not applied, and mnemo check.

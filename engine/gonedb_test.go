@@ -1,0 +1,92 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// TestGoneDatabaseRefusal: a read of a data directory whose mnemo.db is
+// missing while its write-ahead log (not empty) or index/ is there (Open
+// with MustExist, CheckFile, Backup, Salvage) is a *GoneDatabaseError,
+// matching ErrNotDataDir, naming the log's size and index/ and saying to
+// restore mnemo.db before writing; the files stay where they are. A
+// directory with neither, or an empty log, is the plain ErrNotDataDir.
+// Before (walk38 #4), every one was the plain "holds no mnemo.db", and
+// the CLI's hint led to the write that puts the files aside.
+//
+// SQLite only: it removes the database file.
+func TestGoneDatabaseRefusal(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		walBytes int // a log of that many bytes; 0: none
+		index    bool
+		want     []string // in the error; nil: the plain ErrNotDataDir
+	}{
+		{"log and index", 1000, true, []string{"mnemo.db-wal (1000 bytes) and index/ of the database that was there are", "restore mnemo.db from a backup before writing"}},
+		{"log", 1000, false, []string{"mnemo.db-wal (1000 bytes) of the database that was there is"}},
+		{"index", 0, true, []string{"holds no mnemo.db, but the index/ of the database that was there is"}},
+		{"empty log", -1, false, nil},
+		{"nothing", 0, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := closedDir(t, "")
+			removeDatabaseFiles(t, dir)
+			if !tc.index {
+				if err := os.RemoveAll(filepath.Join(dir, filepath.Dir(engine.LexicalDir))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.walBytes != 0 {
+				if err := os.WriteFile(filepath.Join(dir, engine.DatabaseFile+"-wal"), make([]byte, max(tc.walBytes, 0)), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			reads := map[string]func() error{
+				"Open": func() error {
+					e, err := engine.Open(ctx, engine.Config{Dir: dir, MustExist: true})
+					if err == nil {
+						e.Close()
+					}
+					return err
+				},
+				"CheckFile": func() error { return engine.CheckFile(ctx, engine.Config{Dir: dir}, engine.CheckOptions{}) },
+				"Backup": func() error {
+					_, err := engine.Backup(ctx, engine.Config{Dir: dir}, filepath.Join(t.TempDir(), "b"), engine.BackupOptions{})
+					return err
+				},
+				"Salvage": func() error {
+					_, err := engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{})
+					return err
+				},
+			}
+			for name, read := range reads {
+				err := read()
+				var gone *engine.GoneDatabaseError
+				isGone := errors.As(err, &gone)
+				switch {
+				case !errors.Is(err, engine.ErrNotDataDir):
+					t.Errorf("%s: %v, want ErrNotDataDir", name, err)
+				case tc.want == nil && isGone:
+					t.Errorf("%s: %v, want the plain ErrNotDataDir", name, err)
+				case tc.want != nil && (!isGone || gone.WALBytes != int64(max(tc.walBytes, 0)) || gone.Index != tc.index):
+					t.Errorf("%s: %v (%+v), want a *GoneDatabaseError of %d log bytes, index %v", name, err, gone, tc.walBytes, tc.index)
+				}
+				for _, w := range tc.want {
+					if err != nil && !strings.Contains(err.Error(), w) {
+						t.Errorf("%s: %q lacks %q", name, err, w)
+					}
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, engine.DatabaseFile)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a read created mnemo.db: %v", err)
+			}
+		})
+	}
+}
