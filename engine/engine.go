@@ -469,21 +469,18 @@ func (e *Engine) checkClosed() error {
 // failure is run again (store.RunTx), so fn starts from its arguments, not
 // from what an earlier attempt left. fn's error is returned as it is.
 //
-// On Postgres the transaction first checks the schema's version
-// (checkVersion): a schema a newer build migrated while e was open
-// is ErrSchemaMigrated, and fn does not run.
+// On Postgres the transaction first checks the schema's version (the
+// store.WriteCheck pgstore.DB registers, run by store.RunTx): a schema a
+// newer build migrated while e was open is ErrSchemaMigrated, returned as
+// it is (its text names engine), and fn does not run.
 func (e *Engine) tx(ctx context.Context, fn func(tx *store.Tx) error) error {
 	fnFailed := false
 	err := store.RunTx(ctx, e.db, func(tx *store.Tx) error {
-		if err := e.checkVersion(ctx, tx); err != nil { // postgres.go
-			fnFailed = errors.Is(err, ErrSchemaMigrated) // its text names engine
-			return err
-		}
 		err := fn(tx)
 		fnFailed = err != nil
 		return err
 	})
-	if err != nil && !fnFailed {
+	if err != nil && !fnFailed && !errors.Is(err, ErrSchemaMigrated) {
 		err = fmt.Errorf("engine: %w", err) // begin or commit
 	}
 	return diskFull(e.dir, err) // disk_full.go

@@ -122,11 +122,12 @@ var ErrSchemaTooNew = store.ErrSchemaTooNew
 // Config.MigrateUnderLoad (docs/postgres.md, "Upgrading").
 var ErrMigrationUnderLoad = pgstore.ErrMigrationUnderLoad
 
-// ErrSchemaMigrated is matched by the error of a write (Append, an
-// erasure, a reindex…) on Postgres when a newer build migrated the schema
-// while this engine was open: the write is refused whole, so that this
-// build does not write rows the new schema would read wrongly. Close the
-// engine and use the newer build.
+// ErrSchemaMigrated is matched by the error of any write on Postgres (an
+// Append, an erasure, a reindex, expiry, a LoadContext's memctx record or
+// run claim, a dispatch, a working-memory update, an Observe…) when a
+// newer build migrated the schema while this engine was open: the write
+// is refused whole, so that this build does not write rows the new schema
+// would read wrongly. Close the engine and use the newer build.
 var ErrSchemaMigrated = pgstore.ErrSchemaMigrated
 
 // ErrNoVector is matched by the error Open returns when Config.Postgres

@@ -51,16 +51,6 @@ func openPostgres(ctx context.Context, cfg Config) (*Engine, error) {
 	return start(ctx, cfg, "", pgstore.DB(pool), pool)
 }
 
-// checkVersion, on Postgres, refuses a write transaction on a schema a
-// newer build migrated while e was open (pgstore.CheckVersion:
-// ErrSchemaMigrated). One statement per transaction; nothing on SQLite.
-func (e *Engine) checkVersion(ctx context.Context, tx *store.Tx) error {
-	if !e.onPostgres() {
-		return nil
-	}
-	return pgstore.CheckVersion(ctx, tx)
-}
-
 // PoolCloseWait bounds how long Close waits, on Postgres, for the pool's
 // connections to close. Closing one sends the server a cancel request and
 // a Terminate message and waits for the server to end the connection

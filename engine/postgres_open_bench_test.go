@@ -70,3 +70,46 @@ func BenchmarkPostgresAppend(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkPostgresJournalWrite measures the journal's writes made outside
+// a transaction of their own, which on Postgres each run in one after the
+// schema version check (store.WriteCheck): ClaimRun (a run's claim, then
+// its owner read back) and LoadContext with a new RunID (the claim and
+// the memctx record, two such writes, on a thread of 20 messages).
+//
+//	MNEMO_TEST_POSTGRES=DSN go test ./engine/ -run '^$' -bench PostgresJournalWrite -benchtime 1000x
+func BenchmarkPostgresJournalWrite(b *testing.B) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Config{Postgres: pgtest.DSN(b), Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	msgs := make([]engine.Message, 20)
+	for i := range msgs {
+		msgs[i] = engine.Message{Role: engine.RoleUser, Content: fmt.Sprintf("message %d about trains, gardens and quarterly reports", i)}
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ClaimRun", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if err := e.Journal().ClaimRun(ctx, fmt.Sprintf("claim-%d", i), "t", "r"); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("LoadContextRun", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: fmt.Sprintf("load-%d", i), ThreadID: "t", ResourceID: "r"}); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}

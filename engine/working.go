@@ -12,6 +12,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
+	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
@@ -75,7 +76,7 @@ func (e *Engine) openWorkingMemory(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("engine: working memory: %w", err)
 		}
-		if err := mem.SaveConfig(ctx, e.db); err != nil {
+		if err := mem.SaveConfig(ctx, store.Bound(e.db)); err != nil { // on Postgres, checked as every write (store.WriteCheck)
 			return fmt.Errorf("engine: %w", err)
 		}
 		e.wm.mem = mem

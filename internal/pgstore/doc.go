@@ -39,9 +39,13 @@
 //     shared advisory lock naming schema and version, application_name
 //     mnemo/schema=N), and an older build's unmarked session is known by
 //     its empty application_name and its last statement.
-//   - A migration locks schema_version before its steps, and the engine's
-//     write transactions read it first (CheckVersion): a write commits
-//     before a migration or sees it and is refused (ErrSchemaMigrated).
+//   - A migration locks schema_version before its steps, and every write
+//     of every owner through a *sql.DB of OpenDB or DB reads it first
+//     (CheckVersion, registered as the database's store.WriteCheck: run
+//     by store.RunTx, store.Begin, Stmts.Exec and Bound's ExecContext): a
+//     write commits before a migration or sees it and is refused
+//     (ErrSchemaMigrated). Writes through the pool itself (EnsureEmbedder)
+//     do not.
 //   - lexical_stats and lexical_df always equal what lexical_docs implies
 //     (documents, total terms, documents per term, per resource): statement
 //     triggers update them in the statement that changes lexical_docs, and

@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Querier is what the functions of this package run statements on: a
@@ -109,10 +111,11 @@ func openPool(ctx context.Context, dsn string, check *schemaCheck, tracer pgx.Qu
 // OpenDB is Open through pgx's database/sql driver (pgx/v5/stdlib): it
 // applies pending migrations as Open does, on the *sql.DB's first
 // connection, and returns a *sql.DB on the database, whose connections
-// know pgvector's types. The owners of the tables (journal, working,
-// observe, internal/msgstore) run on it as on internal/store's SQLite
-// *sql.DB; store.DialectOf reports it as store.Postgres. The caller closes
-// it. (The engine uses Open's pool, with a *sql.DB over the same pool.)
+// know pgvector's types, with CheckVersion as its store.WriteCheck. The
+// owners of the tables (journal, working, observe, internal/msgstore) run
+// on it as on internal/store's SQLite *sql.DB; store.DialectOf reports it
+// as store.Postgres. The caller closes it (store.CloseDB). (The engine
+// uses Open's pool, with a *sql.DB over the same pool.)
 func OpenDB(ctx context.Context, dsn string) (*sql.DB, error) {
 	cfg, where, err := parse(dsn)
 	if err != nil {
@@ -130,6 +133,7 @@ func OpenDB(ctx context.Context, dsn string) (*sql.DB, error) {
 		db.Close()
 		return nil, &openError{where, err}
 	}
+	store.SetWriteCheck(db, CheckVersion)
 	return db, nil
 }
 
@@ -149,9 +153,14 @@ const DefaultConnectTimeout = 10 * time.Second
 
 // DB is a *sql.DB over pool (pgx's database/sql driver) that, as pool
 // does, pings a connection before reusing it when the server has closed
-// it since (shouldPing). The caller closes the *sql.DB, then pool.
+// it since (shouldPing), with CheckVersion as its store.WriteCheck: every
+// write the owners make through internal/store's helpers reads the
+// schema's version first. The caller closes the *sql.DB (store.CloseDB),
+// then pool.
 func DB(pool *pgxpool.Pool) *sql.DB {
-	return stdlib.OpenDBFromPool(pool, dbShouldPing)
+	db := stdlib.OpenDBFromPool(pool, dbShouldPing)
+	store.SetWriteCheck(db, CheckVersion)
+	return db
 }
 
 // dbShouldPing is shouldPing as database/sql's driver option.

@@ -10,16 +10,19 @@ import (
 // CheckVersion returns ErrSchemaMigrated when the schema of tx's search
 // path is no longer at SchemaVersion: a newer build migrated it while this
 // process ran (with Options.MigrateUnderLoad, or past a process it could
-// not see). The engine calls it first in each of its write transactions
-// on Postgres, so that this build stops writing rows the migrated schema
-// would read wrongly (walk35: lexical entries without the date columns of
-// version 4 ranked the messages lower). Its read of schema_version holds
+// not see). OpenDB and DB register it as their *sql.DB's store.WriteCheck,
+// so every owner's write (the engine's, the journal's, working memory's,
+// the observer's, the outbox's) runs it first in its transaction, and
+// this build stops writing rows the migrated schema would read wrongly
+// (walk35: lexical entries without the date columns of version 4 ranked
+// the messages lower). Its read of schema_version holds
 // that table's ACCESS SHARE lock until tx ends, and a migration locks the
 // table (ACCESS EXCLUSIVE, migrate) before its steps: a write transaction
 // commits before a migration begins, or reads its version after it.
 //
-// One statement on a table of one row per version; the cost on Append is
-// in docs/postgres.md (BenchmarkPostgresAppend).
+// One statement on a table of one row per version; the cost on Append and
+// on the journal's one-statement writes is in docs/postgres.md
+// (BenchmarkPostgresAppend, BenchmarkPostgresJournalWrite).
 func CheckVersion(ctx context.Context, tx store.Conn) error {
 	var v int
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_version`).Scan(&v); err != nil {

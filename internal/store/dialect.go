@@ -149,13 +149,23 @@ type Tx struct {
 }
 
 // Begin starts a transaction on db (opts as sql.DB.BeginTx) carrying db's
-// dialect (DialectOf).
+// dialect (DialectOf). A write transaction (opts nil or not ReadOnly) on
+// a database with a WriteCheck (Postgres: the schema version) runs the
+// check first: its error is returned as it is, the transaction rolled
+// back.
 func Begin(ctx context.Context, db *sql.DB, opts *sql.TxOptions) (*Tx, error) {
-	tx, err := db.BeginTx(ctx, opts)
+	stx, err := db.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Tx{Tx: tx, Dialect: DialectOf(db)}, nil
+	tx := &Tx{Tx: stx, Dialect: DialectOf(db)}
+	if check := writeCheck(db); check != nil && (opts == nil || !opts.ReadOnly) {
+		if err := check(ctx, tx); err != nil {
+			stx.Rollback()
+			return nil, err
+		}
+	}
+	return tx, nil
 }
 
 // DialectOfConn returns c's dialect: a *Tx's own, a *sql.DB's driver's
@@ -194,8 +204,16 @@ type rebound struct {
 	d Dialect
 }
 
+// ExecContext runs query on r's Conn; on a *sql.DB with a WriteCheck,
+// in a transaction of its own after the check (execChecked).
 func (r rebound) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return r.c.ExecContext(ctx, r.d.Rebind(query), args...)
+	q := r.d.Rebind(query)
+	db, ok := r.c.(*sql.DB)
+	if !ok {
+		return r.c.ExecContext(ctx, q, args...)
+	}
+	return execChecked(ctx, db, func() (sql.Result, error) { return db.ExecContext(ctx, q, args...) },
+		func(tx *Tx) (sql.Result, error) { return tx.ExecContext(ctx, q, args...) })
 }
 
 func (r rebound) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {

@@ -35,6 +35,12 @@
 //   - Each migration runs in one transaction with the version bump: a crash
 //     leaves either the old or the new schema.
 //   - The database file and its -wal/-shm companions are created 0600.
+//   - On a database with a WriteCheck (SetWriteCheck; Postgres: the schema
+//     version), every write through RunTx, Begin (not ReadOnly),
+//     Stmts.Exec and the ExecContext of a Conn Bound to the *sql.DB runs
+//     the check first in its transaction, and writes nothing when it
+//     fails (writecheck.go). A statement Stmts.Exec or Bound would run
+//     alone runs in a transaction of its own there.
 //   - Once SQLite reported the file damaged to a connection (IsCorrupt),
 //     closing the database neither checkpoints nor removes its WAL, and
 //     CheckpointPassive does nothing: salvage keeps both as found

@@ -160,6 +160,7 @@ func (p *prepares) start() (ctx context.Context, done func()) {
 // database found damaged (Damaged) is closed without that checkpoint: its
 // WAL stays as it is for salvage (damage.go).
 func CloseDB(db *sql.DB) error {
+	writeChecks.Delete(db)
 	if v, ok := inflight.LoadAndDelete(db); ok {
 		p := v.(*prepares)
 		p.mu.Lock()
@@ -193,11 +194,14 @@ func (c *Stmts) QueryRow(ctx context.Context, query string, args ...any) *sql.Ro
 	return s.QueryRowContext(ctx, args...)
 }
 
-// Exec runs a fixed statement through its cached statement.
+// Exec runs a fixed statement through its cached statement; on a
+// database with a WriteCheck (Postgres), in a transaction of its own
+// after the check (execChecked).
 func (c *Stmts) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	s, err := c.Prepare(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	return s.ExecContext(ctx, args...)
+	return execChecked(ctx, c.db, func() (sql.Result, error) { return s.ExecContext(ctx, args...) },
+		func(tx *Tx) (sql.Result, error) { return tx.StmtContext(ctx, s).ExecContext(ctx, args...) })
 }

@@ -29,6 +29,10 @@ const (
 // state it was given, not from what a rolled-back attempt left). SQLite
 // never reports either.
 //
+// On a database with a WriteCheck (Postgres: the schema version, see
+// SetWriteCheck) the check runs first in each attempt; its error is
+// returned as it is, fn not run, nothing written.
+//
 // fn's error is returned as it is; a failed begin or commit is wrapped
 // ("begin: …", "commit: …"). A commit refused because ctx was done by
 // then matches ctx.Err() (CommitError).
@@ -66,6 +70,11 @@ func runTx(ctx context.Context, db *sql.DB, dialect Dialect, fn func(tx *Tx) err
 			stx.Rollback()
 		}
 	}()
+	if check := writeCheck(db); check != nil {
+		if err = check(ctx, tx); err != nil {
+			return err
+		}
+	}
 	if err = fn(tx); err != nil {
 		return err
 	}
