@@ -24,9 +24,16 @@ type Session struct {
 	Client  string // address:port it connects from, "local" for a Unix socket
 	// Version is the schema version its build writes, from its session
 	// mark; 0 when unknown: a build from before the marks (schema 7), seen
-	// by its statements and its empty application_name, whose schema
-	// cannot be told (it may be another schema of the database).
+	// by its statements and its empty application_name.
 	Version int
+	// Locked reports that a session without a mark on this schema holds
+	// or awaits a lock on one of the schema's tables, so it is on this
+	// schema (it is in a statement or a transaction). A session of a
+	// build before the marks that holds no lock there may be on another
+	// schema of the database: its schema cannot be told ("schema not
+	// known"); one that holds locks only on another mnemo schema's tables
+	// is not listed.
+	Locked bool
 }
 
 // UnderLoadError is returned by Open, OpenExisting, OpenWith and OpenDB
@@ -55,9 +62,12 @@ func (e *UnderLoadError) Error() string {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "pid %d, application_name %q, client %s, ", s.PID, s.AppName, s.Client)
-		if s.Version > 0 {
+		switch {
+		case s.Version > 0:
 			fmt.Fprintf(&b, "schema version %d", s.Version)
-		} else {
+		case s.Locked:
+			b.WriteString("a build before session marks, in a transaction on this schema")
+		default:
 			b.WriteString("a build before session marks, schema not known")
 		}
 	}
@@ -85,15 +95,26 @@ var oldBuild = regexp.MustCompile(`\b(lexical_docs|lexical_stats|lexical_df|sche
 	`working_memory|working_config|observations|dispatches|embedders|embeddings|journal)\b|to_regtype\('_sparsevec'\)`)
 
 // sessionsSQL lists the other client sessions on the database with their
-// mark on this schema (here: the highest version, NULL for none) and
-// whether they hold a mark at all (on any schema). $1 is sessionMarkClass.
-const sessionsSQL = `SELECT a.pid, coalesce(a.application_name, ''), coalesce(host(a.client_addr), ''), coalesce(a.client_port, -1),
+// mark on this schema (here: the highest version, NULL for none), whether
+// they hold a mark at all (on any schema), and whether they hold or await
+// a lock on a relation of this schema (the relation locks of a statement
+// or a transaction; pg_locks shows them to any role) and on one of
+// another schema holding mnemo's tables (one with schema_version). $1 is
+// sessionMarkClass.
+const sessionsSQL = `WITH here AS (SELECT oid FROM pg_namespace WHERE nspname = current_schema()),
+	db AS (SELECT oid FROM pg_database WHERE datname = current_database()),
+	rel AS (SELECT l.pid, c.relnamespace AS ns FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+		WHERE l.locktype = 'relation' AND l.database = (SELECT oid FROM db))
+SELECT a.pid, coalesce(a.application_name, ''), coalesce(host(a.client_addr), ''), coalesce(a.client_port, -1),
 	coalesce(a.query, ''),
 	(SELECT max(l.classid::bigint - $1) FROM pg_locks l
 		WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.objsubid = 2 AND l.classid::bigint BETWEEN $1 + 1 AND $1 + 255
 		AND l.objid = hashtext(coalesce(current_schema(), ''))::oid),
 	EXISTS (SELECT 1 FROM pg_locks l
-		WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.objsubid = 2 AND l.classid::bigint BETWEEN $1 + 1 AND $1 + 255)
+		WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.objsubid = 2 AND l.classid::bigint BETWEEN $1 + 1 AND $1 + 255),
+	EXISTS (SELECT 1 FROM rel WHERE rel.pid = a.pid AND rel.ns = (SELECT oid FROM here)),
+	EXISTS (SELECT 1 FROM rel WHERE rel.pid = a.pid AND rel.ns IS DISTINCT FROM (SELECT oid FROM here)
+		AND EXISTS (SELECT 1 FROM pg_class v WHERE v.relnamespace = rel.ns AND v.relname = 'schema_version'))
 FROM pg_stat_activity a
 WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'
 ORDER BY a.pid`
@@ -114,17 +135,16 @@ func staleSessions(ctx context.Context, tx pgx.Tx, target int, keep func(pid int
 		var s Session
 		var addr, query string
 		var port int32
-		var here *int64
-		var marked bool
-		if err := rows.Scan(&s.PID, &s.AppName, &addr, &port, &query, &here, &marked); err != nil {
+		var m seen
+		if err := rows.Scan(&s.PID, &s.AppName, &addr, &port, &query, &m.here, &m.marked, &m.lockedHere, &m.lockedElsewhere); err != nil {
 			return nil, fmt.Errorf("list the database's sessions: %w", err)
 		}
 		s.Client = client(addr, port)
 		if keep != nil && !keep(s.PID) {
 			continue
 		}
-		if v, stale := sessionVersion(s.AppName, query, here, marked, target); stale {
-			s.Version = v
+		if v, stale := m.version(s.AppName, query, target); stale {
+			s.Version, s.Locked = v, m.here == nil && m.lockedHere
 			out = append(out, s)
 		}
 	}
@@ -134,16 +154,34 @@ func staleSessions(ctx context.Context, tx pgx.Tx, target int, keep func(pid int
 	return out, nil
 }
 
-// sessionVersion decides whether a session is of a build older than
-// target on this schema (stale) and the version its build writes (0:
-// unknown), from its mark on this schema (here), whether it has any mark,
-// its application_name and its last statement.
-func sessionVersion(app, query string, here *int64, marked bool, target int) (v int, stale bool) {
+// seen is what pg_locks shows of a session: its mark on this schema
+// (here: the version, nil for none), whether it has a mark on any schema,
+// and whether it holds or awaits relation locks on this schema's tables
+// or on another mnemo schema's.
+type seen struct {
+	here                        *int64
+	marked                      bool
+	lockedHere, lockedElsewhere bool
+}
+
+// version decides whether a session is of a build older than target on
+// this schema (stale) and the version its build writes (0: unknown), from
+// its marks and locks (m), its application_name and its last statement:
+// a session marked on this schema is stale when its version is lower; one
+// marked only on another schema is not. An unmarked one named
+// mnemo/schema=N (N lower: still connecting), or with no application_name
+// whose last statement is mnemo's (oldBuild: a build before the marks),
+// is stale unless its relation locks place it on another mnemo schema
+// only (it is busy there); when it holds none its schema is not known and
+// it is taken for this schema's.
+func (m seen) version(app, query string, target int) (v int, stale bool) {
 	switch {
-	case here != nil:
-		return int(*here), int(*here) < target
-	case marked:
+	case m.here != nil:
+		return int(*m.here), int(*m.here) < target
+	case m.marked:
 		return 0, false // a mnemo session of another schema
+	case m.lockedElsewhere && !m.lockedHere:
+		return 0, false // busy on another mnemo schema
 	case strings.HasPrefix(app, appNamePrefix):
 		n, err := strconv.Atoi(strings.TrimPrefix(app, appNamePrefix))
 		return n, err == nil && n < target

@@ -46,6 +46,17 @@ func session(t *testing.T, dsn, app string, stmts ...string) int32 {
 	return pid
 }
 
+// otherSchema is the DSN of a second schema of the test database, at
+// version 3, dropped when t ends.
+func otherSchema(t *testing.T) string {
+	t.Helper()
+	other := pgtest.DSN(t)
+	if err := pgstore.MigrateTo(t.Context(), other, 3); err != nil {
+		t.Fatal(err)
+	}
+	return other
+}
+
 // mark is the statement that takes the session mark of version v on the
 // schema named by schemaExpr (an SQL expression).
 func mark(v int, schemaExpr string) string {
@@ -72,7 +83,11 @@ func schemaVersion(t *testing.T, dsn string) int {
 // went on writing lexical entries without the date columns of version 4),
 // and says who they are and what to do; sessions of this build, of other
 // schemas and of other programs do not stop it; MigrateUnderLoad
-// migrates anyway. Without the guard, Open migrated in each case.
+// migrates anyway. Without the guard, Open migrated in each case. A
+// session of a build before the marks is placed on a schema by the
+// relation locks of its transaction: busy on another schema, it does not
+// stop the migration (OldBuildBusyElsewhere: refused before, "schema not
+// known"); idle, its schema cannot be told and it still does.
 func TestMigrationGuard(t *testing.T) {
 	const oldQuery = `SELECT count(*) FROM lexical_docs`
 	for _, c := range []struct {
@@ -101,6 +116,16 @@ func TestMigrationGuard(t *testing.T) {
 				session(t, dsn, "", `SELECT 1`),                                       // an idle client of none of mnemo's tables
 			}
 		}, false, nil},
+		{"ErrOldBuildBusyHere", func(t *testing.T, dsn string) []int32 {
+			return []int32{session(t, dsn, "", "BEGIN", oldQuery)}
+		}, false, []int{0}},
+		{"OldBuildBusyElsewhere", func(t *testing.T, dsn string) []int32 {
+			other := otherSchema(t)
+			return []int32{session(t, other, "", "BEGIN", oldQuery), session(t, other, "mnemo/schema=3", "BEGIN", oldQuery)}
+		}, false, nil},
+		{"ErrOldBuildIdleElsewhere", func(t *testing.T, dsn string) []int32 {
+			return []int32{session(t, otherSchema(t), "", oldQuery)} // its schema cannot be told
+		}, false, []int{0}},
 		{"UnderLoad", func(t *testing.T, dsn string) []int32 {
 			return []int32{session(t, dsn, "", oldQuery)}
 		}, true, nil},
@@ -140,6 +165,9 @@ func TestMigrationGuard(t *testing.T) {
 				}
 				if !strings.Contains(err.Error(), fmt.Sprintf("pid %d, application_name %q, client %s", s.PID, s.AppName, s.Client)) {
 					t.Errorf("error does not name session %+v: %v", s, err)
+				}
+				if busy := strings.HasSuffix(c.name, "BusyHere"); s.Locked != busy {
+					t.Errorf("session %d Locked = %v, want %v", i, s.Locked, busy)
 				}
 			}
 			for _, w := range []string{fmt.Sprintf("%d session", len(pids)), "Stop them", "--migrate-under-load", "mnemo reindex"} {
