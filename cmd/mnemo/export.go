@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/importer"
 )
 
@@ -65,7 +66,11 @@ func (c *ExportCommand) Run(ctx context.Context, args []string) error {
 	if file == "-" {
 		rep, err := importer.Export(ctx, e, c.Stdout, opt)
 		if err != nil {
-			return exportFailed(ctx, "standard output", rep, err, "what was written is incomplete")
+			left := "what was written is incomplete"
+			if refusedChoice(err) {
+				left = "nothing was written" // it said "incomplete" of no line
+			}
+			return exportFailed(ctx, "standard output", rep, err, left)
 		}
 		fmt.Fprintf(c.Stderr, "exported %s\n", exportSummary(rep))
 		return nil
@@ -122,6 +127,13 @@ func exportSummary(rep *importer.ExportReport) string {
 		s += ", " + count(rep.WorkingMemory, "working-memory state")
 	}
 	return s
+}
+
+// refusedChoice reports whether err is Export's refusal of what
+// --resource or --thread chose (a thread or resource not found, a thread
+// of another resource), which it returns before writing a line.
+func refusedChoice(err error) bool {
+	return errors.Is(err, importer.ErrResourceNotFound) || errors.Is(err, engine.ErrThreadNotFound) || errors.Is(err, engine.ErrResourceMismatch)
 }
 
 // exportFailed is the error of an export to dest stopped by err after

@@ -26,11 +26,19 @@ func TestExportResourceNotFound(t *testing.T) {
 		{"export", "--resource", "nope", "-"},
 	} {
 		code, out, errOut := run(t, nil, append([]string{"--dir", dir}, args...)...)
-		if code != 1 || out != "" || !strings.Contains(errOut, `resource not found: "nope"`) {
-			t.Errorf("mnemo %v: exit %d, stdout %q, stderr %q; want 1, nothing on stdout, the resource named", args, code, out, errOut)
+		if code != 1 || out != "" || !strings.Contains(errOut, `resource not found: "nope"`) || !strings.Contains(errOut, "nothing was written") {
+			t.Errorf("mnemo %v: exit %d, stdout %q, stderr %q; want 1, nothing on stdout, the resource named, nothing was written", args, code, out, errOut)
 		}
 		if _, err := os.Stat(file); !os.IsNotExist(err) {
 			t.Fatalf("mnemo %v left %s: %v", args, file, err)
+		}
+	}
+	// --thread's refusals to standard output said "what was written is
+	// incomplete" of no line.
+	for _, args := range [][]string{{"export", "--thread", "nope"}, {"export", "--thread", "t0", "--resource", "r1"}} {
+		code, out, errOut := run(t, nil, append([]string{"--dir", dir}, args...)...)
+		if code != 1 || out != "" || !strings.Contains(errOut, "nothing was written") || strings.Contains(errOut, "incomplete") {
+			t.Errorf("mnemo %v: exit %d, stdout %q, stderr %q; want 1, nothing was written", args, code, out, errOut)
 		}
 	}
 	code, _, errOut := run(t, nil, "--dir", dir, "export", "--resource", "r0", file)
