@@ -109,7 +109,8 @@ type Settlement struct {
 // Errors: a *ValidationError for a bad id or a message that is not an
 // assistant message making the call; ErrResourceMismatch when the thread is
 // another resource's; journal.ErrRunOwned when the run belongs to another
-// thread; ErrConflict when the run's call was begun with another message,
+// thread (journal.ErrRunErased, which matches it, when the run's thread
+// was erased); ErrConflict when the run's call was begun with another message,
 // or when the message is stored and a later message of the thread makes
 // the call again (the settlement would answer that one); a
 // *CallDispatchedError (errors.Is ErrCallDispatched) when another run's

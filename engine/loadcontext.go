@@ -91,7 +91,9 @@ type LoadRequest struct {
 // whose new conversation it starts, or when the thread was erased while its
 // context was composed; ErrResourceMismatch when the thread belongs to
 // another resource; journal.ErrRunOwned when the run
-// id belongs to another thread or resource (also with ReplaceRun); an
+// id belongs to another thread or resource (also with ReplaceRun;
+// journal.ErrRunErased, which matches it, when the run's thread was
+// erased); an
 // *AnswerTooLargeError (ErrAnswerTooLarge), with nothing recorded, when
 // the recent window (with its pending turn) and the recalled turns pass
 // Limits.MaxAnswerBytes (counted before any TokenBudget cut, as they are

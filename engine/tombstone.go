@@ -19,7 +19,7 @@ import (
 // (a deleted thread's, an erased resource's) wherever a record of it is
 // kept: memctx records (and their turn references), run owners,
 // observation rows.
-const TombstonePrefix = "erased-"
+const TombstonePrefix = journal.TombstonePrefix
 
 // tombstones maps the ids of erased owners to opaque tombstones: a keyed
 // hash (HMAC-SHA-256) under a random key that is never stored, so the same
@@ -42,7 +42,7 @@ func newTombstones() (*tombstones, error) {
 // hex digits. journal.GhostRuns takes an id of this length with the
 // prefix for one; an id stored before ValidNewID refused the prefix
 // ("erased-x") is, at another length, a thread id.
-const tombstoneLen = len(TombstonePrefix) + 20
+const tombstoneLen = journal.TombstoneLen
 
 // of returns the tombstone of id: TombstonePrefix and 20 hex digits.
 func (t *tombstones) of(id string) string {

@@ -299,7 +299,9 @@ func (e *Engine) tools(ctx context.Context, threadID, resourceID string) (*tools
 // thread with no messages is refused with ErrThreadNotFound, one naming a
 // resource other than the thread's with ErrResourceMismatch, and one in a
 // run that belongs to another thread (a run id is owned by the first thread
-// that used it, in LoadContext or here) with journal.ErrRunOwned; nothing
+// that used it, in LoadContext or here) with journal.ErrRunOwned
+// (journal.ErrRunErased, which matches it, once that thread was erased:
+// the run in flight cannot write its update back); nothing
 // is applied or recorded, and no error names another resource. resourceID may be empty; then the stored thread's
 // resource is used. A call racing DeleteThread or DeleteResource either
 // applies before the erasure commits (and is erased with the rest) or

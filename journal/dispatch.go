@@ -90,7 +90,7 @@ func (j *Journal) ClaimRunTx(ctx context.Context, tx store.Conn, runID, threadID
 		return fmt.Errorf("journal: claim run %s: %w", runID, err)
 	}
 	if thread != threadID || resource != resourceID {
-		return fmt.Errorf("%w: %s", ErrRunOwned, runID)
+		return ownedErr(runID, thread, resource)
 	}
 	return nil
 }

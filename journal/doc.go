@@ -42,7 +42,8 @@
 //     the same key (a reused tool call id) is ErrCallReused, never the
 //     recorded result.
 //   - A run id belongs to the one thread (and resource) that first claimed
-//     it (ClaimRun, PutMemCtx); another thread's use is ErrRunOwned.
+//     it (ClaimRun, PutMemCtx); another thread's use is ErrRunOwned
+//     (ErrRunErased, which matches it, once that thread was erased).
 //   - A memctx record is written once per run id; replacing it is explicit.
 //   - Records are never modified in place, only deleted by retention or
 //     scrubbed, entombed or deleted by erasure, which runs inside the
@@ -76,6 +77,7 @@
 //
 // ErrNotFound for a missing record, ErrRunExists for a second memctx record
 // under one run id, ErrRunOwned for a run id of another thread (its text
-// names neither owner), ErrCallReused for a tool call id applied for another
+// names neither owner; ErrRunErased, which matches it, when the run's
+// thread was erased), ErrCallReused for a tool call id applied for another
 // call; errors from fn are returned unwrapped.
 package journal

@@ -45,6 +45,23 @@ var ErrRunExists = errors.New("journal: run id already has a memctx record")
 // by the one thread that first used it). Its text names neither.
 var ErrRunOwned = errors.New("journal: run id belongs to another thread")
 
+// ErrRunErased is returned where ErrRunOwned would be (ClaimRun,
+// ClaimRunTx, CheckRun, CheckNewRun, PutMemCtx) when the run id's owner
+// was erased: an erasure gave its claim an opaque owner (TombstonePrefix),
+// which keeps the run id claimed, so a run in flight when its thread or
+// resource was erased writes nothing back. It matches ErrRunOwned too
+// (errors.Is). Its text names no owner: "journal: the run id's thread
+// was erased: <runId>".
+var ErrRunErased error = runErasedError{}
+
+type runErasedError struct{}
+
+func (runErasedError) Error() string { return "journal: the run id's thread was erased" }
+
+// Is makes the error ErrRunOwned for errors.Is, as it was before it had
+// its own text.
+func (runErasedError) Is(target error) bool { return target == ErrRunOwned }
+
 // ErrCallReused is returned by ApplyInput when the tool call id was already
 // applied in the run (same thread and resource) for another call: another
 // function or other arguments. Nothing is run or recorded.

@@ -398,6 +398,9 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 		return fmt.Errorf("journal: store memctx %s: %w", rec.RunID, err)
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		if err := j.CheckRun(ctx, rec.RunID, rec.ThreadID, rec.ResourceID); err != nil {
+			return err // ErrRunErased when the claim's owner was erased
+		}
 		return fmt.Errorf("%w: %s", ErrRunOwned, rec.RunID)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ClaimRun makes runID belong to threadID of resourceID, or checks that it
@@ -33,7 +34,8 @@ func (j *Journal) claim(ctx context.Context, runID, threadID, resourceID string)
 }
 
 // CheckRun returns ErrRunOwned when runID was claimed by another thread or
-// resource, and nil when it is threadID's or unclaimed. It writes nothing.
+// resource (ErrRunErased, which matches it, when that owner was erased),
+// and nil when it is threadID's or unclaimed. It writes nothing.
 func (j *Journal) CheckRun(ctx context.Context, runID, threadID, resourceID string) error {
 	var thread, resource string
 	err := j.stmts.QueryRow(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&thread, &resource)
@@ -43,9 +45,35 @@ func (j *Journal) CheckRun(ctx context.Context, runID, threadID, resourceID stri
 	case err != nil:
 		return fmt.Errorf("journal: read run %s: %w", runID, err)
 	case thread != threadID || resource != resourceID:
-		return fmt.Errorf("%w: %s", ErrRunOwned, runID)
+		return ownedErr(runID, thread, resource)
 	}
 	return nil
+}
+
+// TombstonePrefix starts the opaque id an erasure gives an erased owner
+// (a deleted thread, an erased resource) in the records it keeps, run
+// claims included; a tombstone is TombstoneLen characters: the prefix and
+// 20 hex digits (engine.TombstonePrefix is this one).
+const TombstonePrefix = "erased-"
+
+// TombstoneLen is the length of a tombstone. An id that only begins with
+// TombstonePrefix ("erased-x", stored before such ids were refused) is an
+// owner's own id.
+const TombstoneLen = len(TombstonePrefix) + 20
+
+// isTombstone reports whether id is an erasure's tombstone.
+func isTombstone(id string) bool {
+	return len(id) == TombstoneLen && strings.HasPrefix(id, TombstonePrefix)
+}
+
+// ownedErr refuses runID, claimed by thread of resource, to another
+// thread: ErrRunErased when the claim's owner is a tombstone, else
+// ErrRunOwned. Neither names the owner.
+func ownedErr(runID, thread, resource string) error {
+	if isTombstone(thread) || isTombstone(resource) {
+		return fmt.Errorf("%w: %s", ErrRunErased, runID)
+	}
+	return fmt.Errorf("%w: %s", ErrRunOwned, runID)
 }
 
 // CheckNewRun is CheckRun followed, when replace is false, by the test
@@ -63,7 +91,7 @@ func (j *Journal) CheckNewRun(ctx context.Context, runID, threadID, resourceID s
 	case err != nil:
 		return fmt.Errorf("journal: read run %s: %w", runID, err)
 	case thread.Valid && (thread.String != threadID || resource.String != resourceID):
-		return fmt.Errorf("%w: %s", ErrRunOwned, runID)
+		return ownedErr(runID, thread.String, resource.String)
 	case recorded && !replace:
 		return fmt.Errorf("%w: %s", ErrRunExists, runID)
 	}
