@@ -25,7 +25,10 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 // their JSON names and array elements by index ("messages[1].createdAt").
 // It returns the path and that member's own error, or "" and nil when no
 // member alone fails.
-func badField(data []byte, t reflect.Type, path string) (string, error) {
+func (w *memberWalk) badField(data []byte, t reflect.Type, path string) (string, error) {
+	if w.stop() {
+		return "", nil
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -34,14 +37,14 @@ func badField(data []byte, t reflect.Type, path string) (string, error) {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		return badStructField(data, t, path)
+		return w.badStructField(data, t, path)
 	case reflect.Slice, reflect.Array:
 		var elems []json.RawMessage
 		if json.Unmarshal(data, &elems) != nil {
 			return leafError(data, t, path)
 		}
 		for i, e := range elems {
-			if p, err := badField(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); p != "" {
+			if p, err := w.badField(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); p != "" {
 				return p, err
 			}
 		}
@@ -80,7 +83,7 @@ func leafError(data []byte, t reflect.Type, path string) (string, error) {
 // fault (an unknown field), else each member against the field it fills
 // (matched as encoding/json matches: the JSON name, else
 // case-insensitively), embedded structs' fields included.
-func badStructField(data []byte, t reflect.Type, path string) (string, error) {
+func (w *memberWalk) badStructField(data []byte, t reflect.Type, path string) (string, error) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(data, &obj) != nil {
 		return leafError(data, t, path)
@@ -95,7 +98,7 @@ func badStructField(data []byte, t reflect.Type, path string) (string, error) {
 	for _, f := range fields {
 		for k, raw := range obj {
 			if fieldFor([]jsonField{f}, k) != nil {
-				if p, err := badField(raw, f.typ, joinPath(path, f.name)); p != "" {
+				if p, err := w.badField(raw, f.typ, joinPath(path, f.name)); p != "" {
 					return p, err
 				}
 			}
@@ -117,14 +120,14 @@ var errUnknownField = errors.New("unknown field")
 // another member fails first (a wrong type), which the caller reports its
 // own way.
 func UnknownField(data []byte, t reflect.Type) (path, detail string) {
-	p, err := badField(data, t, "")
+	p, err := unboundedWalk().badField(data, t, "")
 	switch {
 	case p != "" && errors.Is(err, errUnknownField):
 		return p, unknownFieldDetail(p, err)
 	case p != "":
 		return "", ""
 	}
-	if m, f := caseVariant(data, t, ""); m != "" {
+	if m, f := unboundedWalk().caseVariant(data, t, ""); m != "" {
 		return m, caseVariantDetail(m, f)
 	}
 	return "", ""
@@ -138,7 +141,7 @@ func UnknownField(data []byte, t reflect.Type) (path, detail string) {
 // neither the path of an unknown member nor the file's types. It returns
 // "", "" when no member alone fails (a syntax error: the caller words it).
 func FieldFault(data []byte, t reflect.Type) (path, detail string) {
-	p, err := badField(data, t, "")
+	p, err := unboundedWalk().badField(data, t, "")
 	if p == "" {
 		return "", ""
 	}
@@ -171,7 +174,7 @@ func faultDetail(p string, err error) string {
 // fails first, or for a whole number an int field holds written 5.0 or
 // 1e3 (the SDK takes it).
 func WrongType(data []byte, t reflect.Type) (path, detail string) {
-	p, err := badField(data, t, "")
+	p, err := unboundedWalk().badField(data, t, "")
 	var te *json.UnmarshalTypeError
 	if p == "" || !errors.As(err, &te) {
 		return "", ""

@@ -17,7 +17,10 @@ import (
 // names. A type that decodes itself is looked into only when it is a
 // struct given as an object (recall.Range: {"before": B, "after": A},
 // decoded into its own fields); a time, raw JSON or a string type is not.
-func caseVariant(data []byte, t reflect.Type, path string) (member, field string) {
+func (w *memberWalk) caseVariant(data []byte, t reflect.Type, path string) (member, field string) {
+	if w.stop() {
+		return "", ""
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -38,7 +41,7 @@ func caseVariant(data []byte, t reflect.Type, path string) (member, field string
 			case f.name != k:
 				return joinPath(path, k), f.name
 			default:
-				if m, n := caseVariant(obj[k], f.typ, joinPath(path, k)); m != "" {
+				if m, n := w.caseVariant(obj[k], f.typ, joinPath(path, k)); m != "" {
 					return m, n
 				}
 			}
@@ -49,7 +52,7 @@ func caseVariant(data []byte, t reflect.Type, path string) (member, field string
 			return "", ""
 		}
 		for i, e := range elems {
-			if m, n := caseVariant(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); m != "" {
+			if m, n := w.caseVariant(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); m != "" {
 				return m, n
 			}
 		}

@@ -364,6 +364,11 @@ func decodeBounded(r *http.Request, v any, l *engine.Limits) error {
 			return err
 		}
 	}
+	// The scans above are one pass each; the decoding and the member
+	// walks below are more, and not worth doing for a client gone.
+	if err := r.Context().Err(); err != nil {
+		return fmt.Errorf("server: the body was not decoded: %w", err)
+	}
 	src := bytes.NewReader(data)
 	dec := json.NewDecoder(src)
 	dec.DisallowUnknownFields()
@@ -376,9 +381,9 @@ func decodeBounded(r *http.Request, v any, l *engine.Limits) error {
 			// "}" or "]" after the object passed dec.More.
 			return errorf(kindInvalid, "", "%v", err)
 		}
-		return memberError(data, v)
+		return memberError(newWalk(r.Context()), data, v)
 	}
-	return decodeError(err, data, v)
+	return decodeError(newWalk(r.Context()), err, data, v)
 }
 
 // memberError is the problem for a body data that decoded into v but
@@ -386,15 +391,25 @@ func decodeBounded(r *http.Request, v any, l *engine.Limits) error {
 // an id as "" (EmptyIDMember), or gives null where v's field is not a
 // pointer, slice or interface (NullMember: encoding/json leaves such a
 // field as it was, so {"recall":{"topK":null}} searched with the default,
-// where the MCP tools refuse the null); nil when it does none.
-func memberError(data []byte, v any) error {
-	if m, f := caseVariant(data, reflect.TypeOf(v), ""); m != "" {
+// where the MCP tools refuse the null); nil when it does none. Once w's
+// context is done (the client gone, the request timeout), the walks give
+// up and the error wraps the context's.
+func memberError(w *memberWalk, data []byte, v any) error {
+	m, f := w.caseVariant(data, reflect.TypeOf(v), "")
+	if err := w.stopped(); err != nil {
+		return err
+	}
+	if m != "" {
 		return errorf(kindInvalid, m, "%s", caseVariantDetail(m, f))
 	}
 	if name := EmptyIDMember(data); name != "" {
 		return errorf(kindInvalid, name, "%s is empty: give an id or leave it out", name)
 	}
-	if p, d := NullMember(data, reflect.TypeOf(v)); p != "" {
+	p, d := w.nullMember(data, reflect.TypeOf(v))
+	if err := w.stopped(); err != nil {
+		return err
+	}
+	if p != "" {
 		return errorf(kindInvalid, p, "%s", d)
 	}
 	return nil
@@ -416,8 +431,9 @@ func readError(err error) error {
 }
 
 // decodeError is the problem for a body, read whole, that did not decode
-// into v.
-func decodeError(err error, data []byte, v any) error {
+// into v; the context's error once w's is done before the member at
+// fault is found.
+func decodeError(w *memberWalk, err error, data []byte, v any) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
@@ -431,7 +447,10 @@ func decodeError(err error, data []byte, v any) error {
 	case errors.Is(err, io.EOF):
 		return errorf(kindInvalid, "", "the body is empty; send a JSON object")
 	}
-	f, ferr := badField(data, reflect.TypeOf(v), "")
+	f, ferr := w.badField(data, reflect.TypeOf(v), "")
+	if err := w.stopped(); err != nil {
+		return err
+	}
 	if f == "" {
 		// No member alone fails: report encoding/json's own words.
 		if errors.As(err, &te) {

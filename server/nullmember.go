@@ -27,7 +27,7 @@ func NullOrMissing(data []byte, t reflect.Type) (path, detail string) {
 	if t.Kind() != reflect.Struct {
 		return "", ""
 	}
-	return nullOrMissing(data, t, "", true)
+	return unboundedWalk().nullOrMissing(data, t, "", true)
 }
 
 // NullMember is NullOrMissing's null half: the path and wording of a
@@ -38,18 +38,26 @@ func NullOrMissing(data []byte, t reflect.Type) (path, detail string) {
 // not null`), where encoding/json left the field as it was and the route
 // took its default; a missing member is the route's to judge.
 func NullMember(data []byte, t reflect.Type) (path, detail string) {
+	return unboundedWalk().nullMember(data, t)
+}
+
+// nullMember is NullMember on walk w.
+func (w *memberWalk) nullMember(data []byte, t reflect.Type) (path, detail string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t.Kind() != reflect.Struct {
 		return "", ""
 	}
-	return nullOrMissing(data, t, "", false)
+	return w.nullOrMissing(data, t, "", false)
 }
 
 // nullOrMissing searches data, the object at path of struct type t, for
 // a refused null and, when missing is set, a missing required member.
-func nullOrMissing(data []byte, t reflect.Type, path string, missing bool) (string, string) {
+func (w *memberWalk) nullOrMissing(data []byte, t reflect.Type, path string, missing bool) (string, string) {
+	if w.stop() {
+		return "", ""
+	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(data, &obj) != nil || obj == nil {
 		return "", ""
@@ -65,7 +73,7 @@ func nullOrMissing(data []byte, t reflect.Type, path string, missing bool) (stri
 		case isNull(raw) && !nullable(f.typ):
 			return p, fmt.Sprintf("%s must be a JSON %s, not null", fieldName(p), jsonKind(f.typ))
 		}
-		if q, d := nullOrMissingIn(raw, f.typ, p, missing); q != "" {
+		if q, d := w.nullOrMissingIn(raw, f.typ, p, missing); q != "" {
 			return q, d
 		}
 	}
@@ -74,7 +82,10 @@ func nullOrMissing(data []byte, t reflect.Type, path string, missing bool) (stri
 
 // nullOrMissingIn searches raw, the member at path p of Go type t, when it
 // is an object of a struct or an array of them.
-func nullOrMissingIn(raw json.RawMessage, t reflect.Type, p string, missing bool) (string, string) {
+func (w *memberWalk) nullOrMissingIn(raw json.RawMessage, t reflect.Type, p string, missing bool) (string, string) {
+	if w.stop() {
+		return "", ""
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -83,14 +94,14 @@ func nullOrMissingIn(raw json.RawMessage, t reflect.Type, p string, missing bool
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		return nullOrMissing(raw, t, p, missing)
+		return w.nullOrMissing(raw, t, p, missing)
 	case reflect.Slice, reflect.Array:
 		var elems []json.RawMessage
 		if json.Unmarshal(raw, &elems) != nil {
 			return "", ""
 		}
 		for i, e := range elems {
-			if q, d := nullOrMissingIn(e, t.Elem(), fmt.Sprintf("%s[%d]", p, i), missing); q != "" {
+			if q, d := w.nullOrMissingIn(e, t.Elem(), fmt.Sprintf("%s[%d]", p, i), missing); q != "" {
 				return q, d
 			}
 		}

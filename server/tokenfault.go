@@ -20,7 +20,7 @@ func tokenFault(b []byte, err error) string {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &se) {
 		return tokenDecodeDetail(b, err)
 	}
-	f, ferr := badField(b, reflect.TypeFor[TokenFile](), "")
+	f, ferr := unboundedWalk().badField(b, reflect.TypeFor[TokenFile](), "")
 	var te *json.UnmarshalTypeError
 	if f == "" && errors.As(ferr, &te) {
 		// The file as a whole is of another JSON type (an array, a

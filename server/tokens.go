@@ -160,7 +160,7 @@ func ParseTokens(b []byte) (*Tokens, error) {
 		// token list whose tokens would have been left out.
 		return nil, fmt.Errorf("%w: %v", ErrInvalidTokens, err)
 	}
-	if m, name := caseVariant(b, reflect.TypeOf(&f), ""); m != "" {
+	if m, name := unboundedWalk().caseVariant(b, reflect.TypeOf(&f), ""); m != "" {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidTokens, withTokenEntry(b, m, caseVariantDetail(m, name)))
 	}
 	if len(f.Tokens) == 0 {
