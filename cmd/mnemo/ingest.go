@@ -460,49 +460,14 @@ func (c *IngestCommand) indexBefore(ctx context.Context, e *engine.Engine, w *ou
 }
 
 // syncWithProgress waits for the indexes to catch up with what was stored
-// (lexical and vectors: with use-lite the embedding is the slow part). On a
-// terminal it shows a bar of indexed messages with the rate; otherwise it
-// is quiet.
+// (lexical and vectors: with use-lite the embedding is the slow part),
+// with outboxProgress's bar on a terminal or its lines elsewhere.
 func (c *IngestCommand) syncWithProgress(ctx context.Context, e *engine.Engine) error {
 	st, err := e.Stats(ctx)
 	if err != nil {
 		return e.SyncIndexes(ctx)
 	}
 	return c.outboxProgress(ctx, e, st.OutboxPending, "indexing (lexical, vectors)", func() error { return e.SyncIndexes(ctx) })
-}
-
-// outboxProgress runs fn, which drains the outbox (after queueing, when it
-// re-indexes), and on a terminal, for 200 messages or more, shows a bar of
-// total less the outbox rows still pending, with the rate; otherwise it is
-// quiet.
-func (m *Main) outboxProgress(ctx context.Context, e *engine.Engine, total int64, what string, fn func() error) error {
-	if total < 200 || !isTerminal(m.Stderr) {
-		return fn()
-	}
-	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(rawWriter(m.Stderr)), progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("msg"), progressbar.OptionThrottle(200*time.Millisecond))
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if s, err := e.Stats(ctx); err == nil && s.OutboxPending > 0 {
-					_ = bar.Set64(max(total-s.OutboxPending, 0))
-				}
-			}
-		}
-	}()
-	err := fn()
-	close(done)
-	if err == nil {
-		_ = bar.Finish()
-	}
-	fmt.Fprintln(m.Stderr)
-	return err
 }
 
 func isTerminal(w any) bool {
