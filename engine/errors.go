@@ -188,7 +188,11 @@ var ErrEraseBusy = errors.New("engine: erasure timed out waiting for work in fli
 // ErrObserveCancelled is returned by Observe (and logged by the background
 // observer) when an erasure of the thread, or of one of its turns, cancelled
 // the observer run in flight: its answer would have been derived from what
-// the erasure removes. Nothing was recorded; observing again later is safe.
+// the erasure removes. Nothing of the cancelled call was recorded;
+// observing again later is safe. Observations earlier rounds of the same
+// Observe stored stay (the erasure erases or invalidates those it
+// reaches): Observe then lists them in its Result, and its error matches
+// observe.ErrPartial too.
 var ErrObserveCancelled = errors.New("engine: observation cancelled by an erasure of its thread")
 
 // ErrQueryTooLong is matched (through a *ValidationError on the field

@@ -189,11 +189,14 @@ func (planOnlyModel) Complete(context.Context, observe.Prompt) (string, error) {
 // waits for it (as long as ctx allows) and then observes what is still
 // due; with opt.NoWait it returns an error matching observe.ErrThreadBusy
 // at once.
-// Once the observer has run, the result comes with its error (but for
-// ErrObserveCancelled) and lists what was stored before it (it stays
-// stored); the error then matches
-// observe.ErrPartial too (observe.Observer.Observe). An observation with
-// empty Content marks a range the observer found nothing worth keeping in.
+// Once the observer has run, the result comes with its error and lists
+// what was stored before it (it stays stored); the error then matches
+// observe.ErrPartial too (observe.Observer.Observe). So does
+// ErrObserveCancelled's when an erasure cancelled a call whose earlier
+// rounds stored observations: the result lists them as stored, and that
+// erasure then erases or invalidates those it reaches. An observation
+// with empty Content marks a range the observer found nothing worth
+// keeping in.
 func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Options) (*observe.Result, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
@@ -217,7 +220,7 @@ func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Optio
 // observeFenced runs the observer on threadID holding the thread's fence
 // key (fence.go): an erasure of the thread, or of one of its turns, cancels
 // the run instead of waiting for its model call, and the run returns
-// ErrObserveCancelled.
+// ErrObserveCancelled (observeCancelled) with the observer's Result.
 func (e *Engine) observeFenced(ctx context.Context, o *observe.Observer, threadID string, opt observe.Options) (*observe.Result, error) {
 	work, done, err := e.erasure.fence.enter(ctx, threadKey(threadID), true)
 	if err != nil {
@@ -226,9 +229,21 @@ func (e *Engine) observeFenced(ctx context.Context, o *observe.Observer, threadI
 	defer done()
 	res, err := o.Observe(work, threadID, opt)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(work), ErrObserveCancelled) {
-		return nil, fmt.Errorf("%w: %s", ErrObserveCancelled, threadID)
+		return res, observeCancelled(threadID, res)
 	}
 	return res, err
+}
+
+// observeCancelled is the error of an observer run on threadID that an
+// erasure cancelled: ErrObserveCancelled, and observe.ErrPartial too when
+// res lists what its earlier rounds stored (it returned nil before, and
+// the caller could not tell those were stored).
+func observeCancelled(threadID string, res *observe.Result) error {
+	if res != nil && (len(res.Observations) > 0 || res.Reflection != nil) {
+		return fmt.Errorf("%w: %s, after %d observation(s) were stored: %w",
+			ErrObserveCancelled, threadID, len(res.Observations), observe.ErrPartial)
+	}
+	return fmt.Errorf("%w: %s", ErrObserveCancelled, threadID)
 }
 
 // Observations lists the observations and reflections of a thread or a
