@@ -69,29 +69,58 @@ func TestErasureHonoursContextWhileDraining(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the drainer never embedded")
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		done := make(chan error, 1)
 		go func() {
 			_, err := e.DeleteThread(ctx, "gone")
 			done <- err
 		}()
+		committed := true
 		select {
 		case err := <-done:
-			// On Postgres the purge takes no drain lock and finishes.
-			if err != nil && !(errors.Is(err, engine.ErrEraseIncomplete) && errors.Is(err, context.DeadlineExceeded)) {
-				t.Fatalf("DeleteThread while the drainer waits for the embedder: %v, want nil or ErrEraseIncomplete with the context's error", err)
-			}
+			committed = erasureOutcome(t, err)
 		case <-time.After(10 * time.Second):
 			t.Fatal("DeleteThread still waits for the drainer's embedding 10 s after its context ended")
 		}
-		if _, err := e.Messages(context.Background(), "gone", 1, 0); !errors.Is(err, engine.ErrThreadNotFound) {
+		_, err := e.Messages(context.Background(), "gone", 1, 0)
+		if committed && !errors.Is(err, engine.ErrThreadNotFound) {
 			t.Fatalf("the erased thread reads: %v, want ErrThreadNotFound", err)
 		}
+		if !committed && err != nil {
+			t.Fatalf("an erasure that ended before its commit left the thread unreadable: %v", err)
+		}
 		open()
+		if !committed {
+			if _, err := e.DeleteThread(context.Background(), "gone"); err != nil {
+				t.Fatalf("the erasure again once the embedder answers: %v", err)
+			}
+		}
 		if _, err := e.DeleteThread(context.Background(), "keep"); err != nil {
 			t.Fatalf("the next erasure, completing the owed purge: %v", err)
 		}
 		mustCheck(t, e)
 	})
+}
+
+// erasureOutcome checks what a DeleteThread whose context ended while the
+// drainer held the drain lock returned, and whether its erasure committed:
+// nil (on Postgres the purge takes no drain lock and finishes), or
+// ErrEraseIncomplete with the context's error (committed, the purge owed).
+// On a loaded machine the context may end before the commit (7ed9aac's CI
+// run, ci4's at load 25–40): then the error is the context's alone and
+// nothing was erased, which the caller checks.
+func erasureOutcome(t *testing.T, err error) (committed bool) {
+	t.Helper()
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, engine.ErrEraseIncomplete) && errors.Is(err, context.DeadlineExceeded):
+		return true
+	case errors.Is(err, context.DeadlineExceeded):
+		t.Logf("the context ended before the erasure committed (a loaded machine): %v", err)
+		return false
+	}
+	t.Fatalf("DeleteThread while the drainer waits for the embedder: %v, want nil or ErrEraseIncomplete with the context's error", err)
+	return false
 }
