@@ -7,11 +7,14 @@
 //
 // One message per line, a JSON object:
 //
-//	{"thread", "resource", "title"?, "id"?, "role", "content", "name"?,
+//	{"thread", "resource", "title"?, "idle_ttl"?, "id"?, "role", "content", "name"?,
 //	 "tool_calls"?, "tool_call_id"?, "metadata"?, "created_at"?}
 //
 // title is the thread's, stored by the batch that creates the thread and
-// ignored for a stored thread (engine.AppendRequest.Title).
+// ignored for a stored thread (engine.AppendRequest.Title). idle_ttl is
+// the thread's own idle lifetime, "never" or a Go duration ("72h0m0s"),
+// set once the line's batch is stored (engine.SetIdleTTL, through an
+// IdleTTLSetter), on a stored thread too.
 // A line {"type": "working_memory", "thread"?, "resource", "mode",
 // "content"} is a working-memory state (workingmemory.go), set through
 // a WorkingMemoryOpener after the lines before it are stored.

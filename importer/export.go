@@ -58,11 +58,12 @@ type ExportReport struct {
 
 // exportRecord is the JSONL record Export writes for a message: the
 // members of jsonlRecord mnemo stores, tool calls in mnemo's shape, the
-// thread's title on its first line only.
+// thread's title and own idle lifetime on its first line only.
 type exportRecord struct {
 	Thread     string         `json:"thread"`
 	Resource   string         `json:"resource"`
 	Title      string         `json:"title,omitempty"`
+	IdleTTL    string         `json:"idle_ttl,omitempty"`
 	ID         string         `json:"id"`
 	Role       string         `json:"role"`
 	Content    string         `json:"content"`
@@ -88,7 +89,9 @@ type exportCall struct {
 // each thread's messages in seq order, with their ids, resource, role,
 // content (a tool result stored by reference whole: FullContent), name,
 // tool calls, tool_call_id, metadata and created_at (RFC 3339, UTC, to the
-// millisecond the store keeps), and the thread's title on its first line.
+// millisecond the store keeps), and the thread's title and own idle
+// lifetime (SetIdleTTL: "idle_ttl", "never" or "72h0m0s") on its first
+// line.
 // An erased message or thread is not written (nothing of it is stored
 // but its tombstone). Seqs are not written: an import numbers a thread's
 // messages from 1, so a thread with erased seqs is numbered without the
@@ -136,6 +139,8 @@ type exporter struct {
 	rep  *ExportReport
 	page int
 	last string // the resource of the last thread or state written (the order groups threads by resource)
+	// threadFrom is x.rep.Messages when the thread being written began.
+	threadFrom int
 	// seen holds the resources whose state was looked for after their
 	// threads, in a full export (nil otherwise): the states of the others
 	// (with no thread) are written at the end (lone).
@@ -293,6 +298,7 @@ func (x *exporter) thread(t engine.Thread) error {
 			title := ""
 			if first {
 				title, first = t.Title, false
+				x.threadFrom = x.rep.Messages
 				x.rep.Threads++
 				if x.rep.Threads == 1 || t.ResourceID != x.last {
 					x.last = t.ResourceID
@@ -321,11 +327,28 @@ func (x *exporter) message(t engine.Thread, title string, m engine.Message) erro
 		}
 		m.Content = full
 	}
-	if err := x.enc.Encode(newExportRecord(t.ID, t.ResourceID, title, m)); err != nil {
+	rec := newExportRecord(t.ID, t.ResourceID, title, m)
+	if x.rep.Messages == x.threadFrom {
+		rec.IdleTTL = idleTTLText(t.IdleTTL) // on the thread's first line
+	}
+	if err := x.enc.Encode(rec); err != nil {
 		return fmt.Errorf("importer: export message %s: %w", m.ID, err)
 	}
 	x.rep.Messages++
 	return nil
+}
+
+// idleTTLText is a thread's own idle lifetime (engine.Thread.IdleTTL) as
+// an "idle_ttl" member gives it: "" for none (the default), "never" for a
+// negative one, else time.Duration's text ("72h0m0s", "1.5s").
+func idleTTLText(ttl time.Duration) string {
+	switch {
+	case ttl == 0:
+		return ""
+	case ttl < 0:
+		return idleTTLNever
+	}
+	return ttl.String()
 }
 
 // newExportRecord is the line of message m of thread (of resource), with

@@ -69,7 +69,8 @@ func TestJSONLTitle(t *testing.T) {
 // bidirectional control, times to the millisecond; a thread erased
 // whole and a message erased from a kept thread; the working-memory
 // states of a thread, of a resource with threads and of two resources
-// with none (cleo, dan).
+// with none (cleo, dan); a thread's own idle lifetime (ana:trip 72 h) and
+// a thread that never expires (bob:x).
 func exportCorpus(t *testing.T, e *engine.Engine) {
 	ctx := context.Background()
 	at := time.Date(2026, 3, 2, 9, 0, 0, 123e6, time.UTC)
@@ -108,6 +109,11 @@ func exportCorpus(t *testing.T, e *engine.Engine) {
 	}
 	if _, err := e.DeleteThread(ctx, "ana:gone"); err != nil {
 		t.Fatal(err)
+	}
+	for th, ttl := range map[string]time.Duration{"ana:trip": 72 * time.Hour, "bob:x": -1} {
+		if err := e.SetIdleTTL(ctx, th, "", ttl); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := e.DeleteMessages(ctx, "t5"); err != nil {
 		t.Fatal(err)
@@ -174,7 +180,8 @@ func exportTo(t *testing.T, e *engine.Engine, opt importer.ExportOptions) []byte
 // import created within one millisecond may come in id order), every message reads back the same (ids,
 // role, content, tool calls, name, metadata, created_at, tokens, the
 // reference of the long tool result) but its seq (an erased seq is not
-// kept: the thread is numbered from 1 again), titles are kept, and the
+// kept: the thread is numbered from 1 again), titles and threads' own
+// idle lifetimes (72 h, never) are kept, and the
 // erased thread and message are not exported. Importing a file again
 // stores nothing. The Postgres subtest skips without
 // MNEMO_TEST_POSTGRES.
@@ -185,6 +192,9 @@ func TestExportRoundTrip(t *testing.T) {
 	file1 := exportTo(t, src, importer.ExportOptions{PageSize: 2})
 	if bytes.Contains(file1, []byte("secret")) || bytes.Contains(file1, []byte("gone")) || bytes.Contains(file1, []byte("erase me")) || bytes.Contains(file1, []byte("ana:gone")) {
 		t.Fatalf("the export holds erased content:\n%s", file1)
+	}
+	if !bytes.Contains(file1, []byte(`"title":"Trip to Porto","idle_ttl":"72h0m0s","id":"t1"`)) || !bytes.Contains(file1, []byte(`"resource":"bob","idle_ttl":"never","id":"b1"`)) {
+		t.Fatalf("the idle lifetimes are not on the threads' first lines:\n%s", file1)
 	}
 	if got := bytes.Count(file1, []byte("\n")); got != 11 {
 		t.Fatalf("%d lines, want 11 (7 messages, 4 states):\n%s", got, file1)
@@ -224,7 +234,7 @@ func TestExportRoundTrip(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("thread %s:\n got %+v\nwant %+v", th, got, want)
 			}
-			if a, z := threadOf(t, src, th), threadOf(t, last, th); a.Title != z.Title || a.ResourceID != z.ResourceID || a.Bytes != z.Bytes {
+			if a, z := threadOf(t, src, th), threadOf(t, last, th); a.Title != z.Title || a.ResourceID != z.ResourceID || a.Bytes != z.Bytes || a.IdleTTL != z.IdleTTL {
 				t.Errorf("thread %s: %+v, want %+v", th, z, a)
 			}
 		}
@@ -292,7 +302,7 @@ func TestExportChoose(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.MustOpen(t, engine.Config{})
 	exportCorpus(t, e)
-	if got := exportTo(t, e, importer.ExportOptions{Resource: "bob"}); string(got) != `{"thread":"bob:x","resource":"bob","id":"b1","role":"user","content":"hi bob","created_at":"2026-03-02T09:00:00.123Z"}`+"\n" {
+	if got := exportTo(t, e, importer.ExportOptions{Resource: "bob"}); string(got) != `{"thread":"bob:x","resource":"bob","idle_ttl":"never","id":"b1","role":"user","content":"hi bob","created_at":"2026-03-02T09:00:00.123Z"}`+"\n" {
 		t.Errorf("--resource bob: %s", got)
 	}
 	var buf bytes.Buffer
@@ -398,5 +408,43 @@ func TestJSONLWorkingMemoryOnly(t *testing.T) {
 	_, err = importer.Import(ctx, e, writeFile(t, "bad.jsonl", `{"type":"working_memory","resource":"r","mode":"x","content":"x"}`+"\n"), importer.Options{})
 	if !errors.Is(err, importer.ErrNothingImported) {
 		t.Errorf("every line refused: %v, want ErrNothingImported", err)
+	}
+}
+
+// TestJSONLIdleTTL: "idle_ttl" on a line sets its thread's own idle
+// lifetime once the line's batch is stored ("never": never expires), on
+// a thread stored before too; one that is no positive duration skips its
+// line, naming what it got.
+func TestJSONLIdleTTL(t *testing.T) {
+	ctx := context.Background()
+	e := enginetest.MustOpen(t, engine.Config{})
+	lines := []struct{ line, reason string }{
+		{`{"thread":"t","resource":"r","idle_ttl":"30m","role":"user","content":"hi"}`, ""},
+		{`{"thread":"u","resource":"r","idle_ttl":"never","role":"user","content":"hi"}`, ""},
+		{`{"thread":"v","resource":"r","idle_ttl":"0s","role":"user","content":"hi"}`, `"idle_ttl" must be "never" or a positive duration such as "72h" or "30m", got "0s"`},
+		{`{"thread":"v","resource":"r","idle_ttl":5,"role":"user","content":"hi"}`, `"idle_ttl" must be a string, got a number`},
+	}
+	var body strings.Builder
+	for _, l := range lines {
+		body.WriteString(l.line + "\n")
+	}
+	rep, err := importer.Import(ctx, e, writeFile(t, "ttl.jsonl", body.String()), importer.Options{})
+	if err != nil || rep.Messages != 2 || rep.Skipped != 2 {
+		t.Fatalf("report %+v, %v; want 2 messages, 2 skipped", rep, err)
+	}
+	for i, p := range rep.Problems {
+		if want := lines[i+2].reason; !strings.Contains(p.Reason(), want) {
+			t.Errorf("problem %d: %q, want %q", i, p.Reason(), want)
+		}
+	}
+	if a, b := threadOf(t, e, "t").IdleTTL, threadOf(t, e, "u").IdleTTL; a != 30*time.Minute || b >= 0 {
+		t.Errorf("idle lifetimes: t %v, u %v; want 30m0s and negative", a, b)
+	}
+	again := `{"thread":"t","resource":"r","idle_ttl":"2h","role":"user","content":"later"}` + "\n"
+	if _, err := importer.Import(ctx, e, writeFile(t, "again.jsonl", again), importer.Options{Strict: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := threadOf(t, e, "t").IdleTTL; got != 2*time.Hour {
+		t.Errorf("a stored thread's lifetime: %v, want 2h0m0s", got)
 	}
 }

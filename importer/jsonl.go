@@ -30,7 +30,10 @@ type jsonlRecord struct {
 	Resource string `json:"resource"`
 	// Title is the thread's title, stored when the line's batch creates
 	// the thread (engine.AppendRequest.Title); ignored afterwards.
-	Title      string          `json:"title"`
+	Title string `json:"title"`
+	// IdleTTL is the thread's own idle lifetime (parseIdleTTL), set once
+	// the line's batch is appended (engine.SetIdleTTL).
+	IdleTTL    json.RawMessage `json:"idle_ttl"`
 	ID         string          `json:"id"`
 	Role       string          `json:"role"`
 	Content    json.RawMessage `json:"content"` // a string or a list of parts: parseContent
@@ -72,8 +75,9 @@ type jsonlRecord struct {
 // the message does not hold (Report.Unstored).
 type jsonlLine struct {
 	thread, resource string
-	title            string  // the thread's title the line gives, or ""
-	wm               *wmLine // a "working_memory" line's state; nil for a message
+	title            string        // the thread's title the line gives, or ""
+	ttl              time.Duration // the thread's idle lifetime the line gives (parseIdleTTL), or 0
+	wm               *wmLine       // a "working_memory" line's state; nil for a message
 	msg              engine.Message
 	unstored         []string
 	item             string // the Responses item type the line gives, or ""
@@ -81,12 +85,15 @@ type jsonlLine struct {
 
 // jsonl reads one message per line:
 //
-//	{"thread", "resource", "title"?, "id"?, "role", "content", "name"?,
+//	{"thread", "resource", "title"?, "idle_ttl"?, "id"?, "role", "content", "name"?,
 //	 "tool_calls"?, "tool_call_id"?, "metadata"?, "created_at"?}
 //
 // title is the thread's, stored by the batch that creates the thread (the
 // first title its lines give) and ignored for a stored thread, as
-// engine.AppendRequest.Title is.
+// engine.AppendRequest.Title is. idle_ttl is the thread's own idle
+// lifetime ("never" or a Go duration, parseIdleTTL), set once the batch
+// holding the line is appended (engine.SetIdleTTL), on a stored thread
+// too.
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}, Ollama's with the
 // arguments as an object) or mnemo's ({"id", "name", "arguments":
@@ -164,13 +171,19 @@ type jsonlBatch struct {
 	wheres   []string   // per message of req: its record
 	unstored [][]string // per message of req: its unstored members
 	items    responseItems
+	ttl      time.Duration // the idle lifetime a line of the batch gives its thread, or 0
+	ttlWhere string        // that line
 }
 
 // flush appends the batch and starts a new one.
 func (jb *jsonlBatch) flush() error {
 	err := jb.w.appendBatch(jb.req, jb.wheres, jb.unstored)
-	jb.req, jb.wheres, jb.unstored = engine.AppendRequest{}, nil, nil
+	thread, resource, ttl, where := jb.req.ThreadID, jb.req.ResourceID, jb.ttl, jb.ttlWhere
+	jb.req, jb.wheres, jb.unstored, jb.ttl = engine.AppendRequest{}, nil, nil, 0
 	jb.items.open = -1
+	if err == nil && ttl != 0 {
+		err = jb.w.setIdleTTL(where, thread, resource, ttl)
+	}
 	return err
 }
 
@@ -195,6 +208,9 @@ func (jb *jsonlBatch) add(l jsonlLine, m engine.Message, line int, where string)
 		jb.req.ThreadID, jb.req.ResourceID = l.thread, l.resource
 	}
 	jb.req.Title = cmp.Or(jb.req.Title, l.title) // the first the batch's lines give
+	if jb.ttl == 0 && l.ttl != 0 {
+		jb.ttl, jb.ttlWhere = l.ttl, where
+	}
 	jb.items.note(&m, l, len(jb.req.Messages), line)
 	jb.req.Messages = append(jb.req.Messages, m)
 	jb.wheres = append(jb.wheres, where)
@@ -302,6 +318,9 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 	l = jsonlLine{thread: rec.Thread, resource: rec.Resource, msg: m, unstored: unstored, item: rec.Type}
 	if rec.Type != itemFunctionCall && rec.Type != itemFunctionCallOutput {
 		l.title = rec.Title // lineMembers refused it on the other items
+	}
+	if l.ttl, err = parseIdleTTL(rec.IdleTTL); err != nil {
+		return l, err
 	}
 	return l, nil
 }

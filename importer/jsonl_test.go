@@ -504,8 +504,8 @@ func TestJSONLUnknownMember(t *testing.T) {
 		{`{"thread":"t","resource":"r","role":"user","contnet":"hi"}`, `unknown field "contnet" (did you mean "content"?)`},
 		{`{"thread":"t","resource":"r","role":"user","content":"hi","createdAt":"2024-01-02T03:04:05Z"}`, `unknown field "createdAt" (did you mean "created_at"?)`},
 		{`{"thread":"t","resource":"r","role":"user","text":"hi"}`,
-			`unknown field "text" (a record has thread, resource, title, id, role, content, name, tool_calls, tool_call_id, metadata and created_at)`},
-		{`{"thread":"t","resource":"r","role":"user","content":"hi","metadata":{"contnet":1},"sesion":"s1"}`, `unknown field "sesion" (a record has thread, resource, title, id, role, content, name, tool_calls, tool_call_id, metadata and created_at)`},
+			`unknown field "text" (a record has thread, resource, title, idle_ttl, id, role, content, name, tool_calls, tool_call_id, metadata and created_at)`},
+		{`{"thread":"t","resource":"r","role":"user","content":"hi","metadata":{"contnet":1},"sesion":"s1"}`, `unknown field "sesion" (a record has thread, resource, title, idle_ttl, id, role, content, name, tool_calls, tool_call_id, metadata and created_at)`},
 	} {
 		body := `{"thread":"t","resource":"r","role":"user","content":"a"}` + "\n" +
 			`{"thread":"t","resource":"r","role":"user","content":"b"}` + "\n" + c.line + "\n"

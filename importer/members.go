@@ -11,7 +11,7 @@ import (
 )
 
 // jsonlMembers are the members of a JSONL record, as the format lists them.
-var jsonlMembers = []string{"thread", "resource", "title", "id", "role", "content", "name", "tool_calls", "tool_call_id", "metadata", "created_at"}
+var jsonlMembers = []string{"thread", "resource", "title", "idle_ttl", "id", "role", "content", "name", "tool_calls", "tool_call_id", "metadata", "created_at"}
 
 // unstoredMembers are the members of a message that chat APIs write and
 // mnemo has no field for: a line holding them is stored without them
