@@ -172,7 +172,7 @@ func (o *Observer) storeObservation(ctx context.Context, obs *Observation, turns
 	if err := insert(ctx, tx, obs); err != nil {
 		return err
 	}
-	if err := btx.Commit(); err != nil {
+	if err := commit(ctx, btx); err != nil {
 		return fmt.Errorf("observe: store observation: %w", err)
 	}
 	return nil
@@ -233,7 +233,7 @@ func forgetAnswer(ctx context.Context, btx *store.Tx, obs *Observation, err erro
 	if _, derr := store.Bound(btx).ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND key = ?`, journal.ScopeMemo, obs.MemoKey); derr != nil {
 		return fmt.Errorf("observe: forget memo entry %s: %w", obs.MemoKey, derr)
 	}
-	if cerr := btx.Commit(); cerr != nil {
+	if cerr := commit(ctx, btx); cerr != nil {
 		return fmt.Errorf("observe: forget memo entry %s: %w", obs.MemoKey, cerr)
 	}
 	return err

@@ -195,7 +195,7 @@ func (o *Observer) storeReflection(ctx context.Context, r *Observation) error {
 	if err := insert(ctx, tx, r); err != nil {
 		return err
 	}
-	if err := btx.Commit(); err != nil {
+	if err := commit(ctx, btx); err != nil {
 		return fmt.Errorf("observe: store reflection: %w", err)
 	}
 	return nil

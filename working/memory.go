@@ -134,6 +134,9 @@ type Memory struct {
 	dialect store.Dialect
 	cfg     Config
 	schema  *compiledSchema // nil in template mode
+	// beforeCommit, when set (by tests only), runs between an update's
+	// last statement and its commit.
+	beforeCommit func(*store.Tx)
 }
 
 // New returns a working memory over db, a SQLite or Postgres database

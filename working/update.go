@@ -300,7 +300,9 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 	if origin.ToolCallID != "" {
 		if r, done, err := m.applied(ctx, tx, cur.Key, origin); err != nil || done {
 			if err == nil {
-				err = btx.Commit()
+				if err = store.CommitError(ctx, btx.Commit()); err != nil {
+					err = fmt.Errorf("working: update %s: %w", cur.Key, err)
+				}
 			}
 			return r, done, err
 		}
@@ -329,7 +331,12 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 		cur.Key, version, next, origin.RunID, origin.ToolCallID, ms, owner); err != nil {
 		return Result{}, false, fmt.Errorf("working: record version %d of %s: %w", version, cur.Key, err)
 	}
-	if err := btx.Commit(); err != nil {
+	if m.beforeCommit != nil {
+		m.beforeCommit(btx)
+	}
+	// After the context is done database/sql rolls back and refuses the
+	// commit: store.CommitError makes that refusal match ctx.Err().
+	if err := store.CommitError(ctx, btx.Commit()); err != nil {
 		return Result{}, false, fmt.Errorf("working: update %s: %w", cur.Key, err)
 	}
 	st := State{Key: cur.Key, Mode: m.cfg.Mode, Content: next, Version: version, UpdatedAt: time.UnixMilli(ms).UTC(), ResourceID: owner}
