@@ -41,11 +41,11 @@ const controlMarks = "[U+000D] [U+001B] [U+2028] [U+0085]"
 func seedControl(t *testing.T) *httptest.Server {
 	t.Helper()
 	ctx := context.Background()
-	obs, err := json.Marshal(map[string]any{"observations": []map[string]any{{"text": "observed " + controlText, "seqs": []int{1}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake := openaitest.New(t, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	fake := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		obs, err := json.Marshal(map[string]any{"observations": []map[string]any{{"text": "observed " + controlText, "seqs": []int64{enginetest.ChunkSeq(req, 0)}}}})
+		if err != nil {
+			return openai.ChatCompletionResponse{}, err
+		}
 		return openaitest.Text(string(obs)).Response, nil
 	}))
 	model, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: fake.URL, APIKey: openaitest.DefaultAPIKey, Model: "fake-observer"})

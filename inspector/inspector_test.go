@@ -3,6 +3,7 @@ package inspector_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -38,7 +39,8 @@ func seedSessions(t *testing.T, tokens *server.Tokens, opt server.SessionOptions
 	}
 	ctx := context.Background()
 	fake := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-		return openaitest.Text(`{"observations":[{"text":"Ana adopted a retired greyhound named Pepper","seqs":[1]},{"text":"Pepper steals socks","seqs":[3]}]}`).Response, nil
+		return openaitest.Text(fmt.Sprintf(`{"observations":[{"text":"Ana adopted a retired greyhound named Pepper","seqs":[%d]},{"text":"Pepper steals socks","seqs":[%d]}]}`,
+			enginetest.ChunkSeq(req, 0), enginetest.ChunkSeq(req, 2))).Response, nil
 	}))
 	model, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: fake.URL, APIKey: openaitest.DefaultAPIKey, Model: "fake-observer"})
 	if err != nil {

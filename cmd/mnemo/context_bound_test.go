@@ -10,6 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/openaitest"
 )
 
@@ -22,8 +23,8 @@ import (
 func TestContextAnswerBoundUnobserved(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	ingestTurns(t, dir, "small.jsonl", [2]string{"user", "assistant"}, "hello", "hi", "how are you", "fine")
-	srv := openaitest.New(t, openaitest.WithChat(func(openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-		return openaitest.Text(`{"observations":[{"text":"the user says hello","seqs":[1]}]}`).Response, nil
+	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openaitest.Text(fmt.Sprintf(`{"observations":[{"text":"the user says hello","seqs":[%d]}]}`, enginetest.ChunkSeq(req, 0))).Response, nil
 	}))
 	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
 	if code, out, stderr := run(t, env, "--dir", dir, "observe", "--thread", "t1", "--force", "--recent", "1", "--no-reflect"); code != 0 || !strings.Contains(out, "watermark ") {

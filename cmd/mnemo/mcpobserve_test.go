@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/openaitest"
 )
 
@@ -24,7 +26,7 @@ import (
 func TestMCPObservesOnLoad(t *testing.T) {
 	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		if strings.HasPrefix(req.Messages[len(req.Messages)-1].Content, "<conversation") {
-			return openaitest.Text(`{"observations":[{"text":"Ana keeps the spare key under the blue flowerpot","seqs":[1]}]}`).Response, nil
+			return openaitest.Text(fmt.Sprintf(`{"observations":[{"text":"Ana keeps the spare key under the blue flowerpot","seqs":[%d]}]}`, enginetest.ChunkSeq(req, 0))).Response, nil
 		}
 		return openaitest.Text(`{"reflection":[]}`).Response, nil
 	}))

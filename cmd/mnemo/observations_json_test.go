@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/server"
 )
@@ -30,7 +32,7 @@ func TestObservationsJSONIsAPIElement(t *testing.T) {
 		t.Fatalf("ingest exit %d: %s", code, stderr)
 	}
 	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-		return openaitest.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[1]}]}`).Response, nil
+		return openaitest.Text(fmt.Sprintf(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[%d]}]}`, enginetest.ChunkSeq(req, 0))).Response, nil
 	}))
 	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
 	if code, _, stderr := run(t, env, "--dir", dir, "observe", "--thread", "ana:trip-planning", "--force", "--recent", "4", "--no-reflect"); code != 0 {

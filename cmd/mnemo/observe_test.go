@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/openaitest"
 )
@@ -20,7 +22,8 @@ func TestObserveCommand(t *testing.T) {
 	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		data := req.Messages[len(req.Messages)-1].Content
 		if strings.HasPrefix(data, "<conversation") {
-			return openaitest.Text(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[1]},{"text":"search found two trains","seqs":[3]}]}`).Response, nil
+			return openaitest.Text(fmt.Sprintf(`{"observations":[{"text":"Ana plans a train trip from Lyon to Porto","seqs":[%d]},{"text":"search found two trains","seqs":[%d]}]}`,
+				enginetest.ChunkSeq(req, 0), enginetest.ChunkSeq(req, 2))).Response, nil
 		}
 		return openaitest.Text(`{"reflection":[{"text":"Ana is going to Porto"}]}`).Response, nil
 	}))
