@@ -66,6 +66,12 @@ var (
 	kindRefused     = kind{"update-refused", http.StatusUnprocessableEntity, "Working-memory update refused"}
 	kindAnswerSize  = kind{"answer-too-large", http.StatusUnprocessableEntity, "Answer too large"}
 	kindNoWM        = kind{"working-memory-off", http.StatusNotFound, "Working memory is not configured"}
+	// kindStoredWM is engine.ErrStoredWorkingMemory: the working-memory
+	// configuration stored in the database does not build in this server
+	// (a newer build's, say), which no request can change and a server of
+	// that build, or a restart with --config, can: 503, as a schema a
+	// newer build migrated (a bare 500 "internal" before).
+	kindStoredWM    = kind{"working-memory-unavailable", http.StatusServiceUnavailable, "Working memory is unavailable"}
 	kindQuota       = kind{"quota-exceeded", http.StatusTooManyRequests, "Storage quota exceeded"}
 	kindTooMany     = kind{"too-many-failures", http.StatusTooManyRequests, "Too many failed authentications"}
 	kindUnavailable = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
@@ -108,6 +114,13 @@ func (e *apiError) Is(target error) bool { return target == ErrNotFound && e.kin
 const WorkingMemoryOffDetail = "this server has no working memory configured; to turn it on, start mnemo serve once with --config FILE " +
 	`whose "workingMemory" member gives a schema, schemaFile or template (docs/serve.md#mnemo-json; it is stored with the data, ` +
 	"and later commands on it, mnemo mcp included, use it), or set engine.Config.WorkingMemory in a Go program"
+
+// StoredWorkingMemoryDetail is the detail of the working-memory-unavailable
+// problem (engine.ErrStoredWorkingMemory, 503), the HTTP API's and the
+// MCP tools' alike; the server log has the stored configuration's fault.
+const StoredWorkingMemoryDetail = "the working-memory configuration stored with this server's data does not build in this server " +
+	"(stored by another mnemo build, or damaged; the server log and mnemo check say why); to replace it, start mnemo serve once with --config FILE " +
+	`whose "workingMemory" member gives a schema, schemaFile or template (docs/serve.md#mnemo-json)`
 
 // Describe returns the problem details a caller may see for err: its stable
 // type, status and a detail that names only what the caller named (an
@@ -225,12 +238,8 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindConflict, field: "runId", detail: "the run id belongs to another conversation; choose another id (replaceRun replaces only a run of this thread)"}
 	case errors.Is(err, journal.ErrRunExists):
 		return &apiError{kind: kindConflict, field: "runId", detail: "the run id already has a memctx record; set replaceRun or choose another id"}
-	case errors.Is(err, engine.ErrNoWorkingMemory):
-		return &apiError{kind: kindNoWM, detail: WorkingMemoryOffDetail}
-	case working.Refused(err):
-		return &apiError{kind: kindRefused, detail: strings.TrimPrefix(err.Error(), "working: "), cause: err}
-	case errors.Is(err, working.ErrInvalidKey):
-		return &apiError{kind: kindInvalid, field: "scope", detail: strings.TrimPrefix(err.Error(), "working: ")}
+	case workingProblem(err) != nil:
+		return workingProblem(err)
 	case errors.Is(err, engine.ErrQuotaExceeded):
 		return quotaExceeded(err)
 	case errors.As(err, &at):
@@ -250,6 +259,23 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindUnavailable, detail: "the engine is closing", cause: err}
 	}
 	return &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause", cause: err}
+}
+
+// workingProblem is the problem of a working-memory error (nil for any
+// other): none configured (404), a stored configuration that does not
+// build (503), an update refused (422), a bad key (400).
+func workingProblem(err error) *apiError {
+	switch {
+	case errors.Is(err, engine.ErrNoWorkingMemory):
+		return &apiError{kind: kindNoWM, detail: WorkingMemoryOffDetail}
+	case errors.Is(err, engine.ErrStoredWorkingMemory):
+		return &apiError{kind: kindStoredWM, detail: StoredWorkingMemoryDetail, cause: err}
+	case working.Refused(err):
+		return &apiError{kind: kindRefused, detail: strings.TrimPrefix(err.Error(), "working: "), cause: err}
+	case errors.Is(err, working.ErrInvalidKey):
+		return &apiError{kind: kindInvalid, field: "scope", detail: strings.TrimPrefix(err.Error(), "working: ")}
+	}
+	return nil
 }
 
 // callConflict is the 409 of a tool call refused because of another call

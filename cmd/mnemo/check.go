@@ -43,6 +43,7 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	}
 	res.config = c.configDamage
 	c.printConfigAdvice(res, *full)
+	c.printWorkingAdvice(res.working)
 	if res.found != nil {
 		c.printAdvice(res.found) // for a person, with --json too
 	}
@@ -54,7 +55,7 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 		c.printOK(res, *full)
 	}
 	if res.failed() {
-		return &listedError{res.found, res.config != nil}
+		return &listedError{res.found, res.otherProblems()}
 	}
 	return nil
 }
@@ -98,6 +99,10 @@ type checkResult struct {
 	// reservedIDs are its threads and resources under an id beginning
 	// with "erased-" (checkreserved.go).
 	reservedIDs []dotID
+	// working is the engine's engine.ErrStoredWorkingMemory: the
+	// working-memory configuration stored in the database does not build
+	// (checkwm.go); nil when it builds or none is stored.
+	working error
 }
 
 // check runs the checks of the data directory or database: the file's
@@ -128,6 +133,7 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	}
 	defer watch.Stop()
 	defer e.CloseContext(ctx)
+	res.working = storedWorkingDamage(e)
 	if err := c.indexQueued(ctx, e, watch); err != nil {
 		return nil, err
 	}
@@ -172,7 +178,20 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 
 // failed reports whether the check found anything: in the store, or the
 // stored configuration's damage.
-func (r *checkResult) failed() bool { return r.found != nil || r.config != nil }
+func (r *checkResult) failed() bool { return r.found != nil || r.otherProblems() > 0 }
+
+// otherProblems counts the findings outside the store's (found): the
+// stored mnemo.json's damage and the stored working-memory configuration's.
+func (r *checkResult) otherProblems() int {
+	n := 0
+	if r.config != nil {
+		n++
+	}
+	if r.working != nil {
+		n++
+	}
+	return n
+}
 
 // printOK prints what a check that passed verified, with the known losses
 // and a salvage's kept copies.
@@ -321,18 +340,16 @@ func (c *CheckCommand) checkFile(ctx context.Context, full bool) (prechecked boo
 // 100 problems" when SQLite's check stopped at its cap) instead of saying
 // each again; it wraps the *engine.CheckError, so errors.Is and errors.As
 // see ErrInconsistent, ErrDatabaseCorrupt and the findings.
-// A damaged stored configuration (config) is one more; ce is nil when it
-// is the only finding.
+// A damaged stored configuration and a stored working-memory
+// configuration that does not build are others (others); ce is nil when
+// they are the only findings.
 type listedError struct {
 	ce     *engine.CheckError
-	config bool
+	others int
 }
 
 func (e *listedError) Error() string {
-	n := 0
-	if e.config {
-		n++
-	}
+	n := e.others
 	if e.ce == nil {
 		return count(n, "problem") + " (listed above)"
 	}

@@ -69,7 +69,9 @@ type checkReport struct {
 
 // checkProblem is one finding: Kind "config" (the stored mnemo.json cannot
 // be read or applied: the check ran with the defaults; Detail names the
-// file and the byte or member at fault), "database" (SQLite's integrity
+// file and the byte or member at fault), "workingMemory" (the
+// working-memory configuration stored in the database does not build:
+// engine.ErrStoredWorkingMemory's text), "database" (SQLite's integrity
 // check, or a message that does not match its stored digest), "wal" (a
 // kept copy of a damaged write-ahead log whose commits were not applied:
 // engine.CheckError.WAL) or "index" (the indexes or a derived file
@@ -95,6 +97,10 @@ func (r *checkResult) report(full bool) *checkReport {
 		rep.Problems = append(rep.Problems, checkProblem{"config", r.config.Err.Error()})
 		rep.Action = "config"
 	}
+	if r.working != nil {
+		rep.Problems = append(rep.Problems, checkProblem{"workingMemory", withoutPackages(r.working.Error())})
+		rep.Action = "config"
+	}
 	ce := r.found
 	if ce == nil {
 		return rep
@@ -111,7 +117,7 @@ func (r *checkResult) report(full bool) *checkReport {
 	rep.Rebuilt, rep.DatabaseCapped = ce.Rebuilt, ce.DatabaseCapped()
 	rep.DeletedSnapshots = append(rep.DeletedSnapshots, ce.Snapshots...)
 	rep.Reembedding = append(rep.Reembedding, ce.Reembedding...)
-	if a := checkAction(ce); a != "none" || r.config == nil {
+	if a := checkAction(ce); a != "none" || r.otherProblems() == 0 {
 		rep.Action = a // the store's action comes first
 	}
 	return rep
