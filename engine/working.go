@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
@@ -108,6 +109,9 @@ func (e *Engine) buildWorkingMemory(cfg working.Config) (*working.Memory, error)
 	cfg.OwnerOf = wmOwnerOf
 	cfg.Redact = e.redactWorking
 	cfg.Closed = e.checkClosed
+	cfg.RunCheck = func(ctx context.Context, q working.Querier, runID string) error {
+		return journal.CheckRunContext(ctx, q, runID)
+	}
 	return working.New(e.db, cfg)
 }
 
@@ -301,7 +305,11 @@ func (e *Engine) tools(ctx context.Context, threadID, resourceID string) (*tools
 // run that belongs to another thread (a run id is owned by the first thread
 // that used it, in LoadContext or here) with journal.ErrRunOwned
 // (journal.ErrRunErased, which matches it, once that thread was erased:
-// the run in flight cannot write its update back); nothing
+// the run in flight cannot write its update back); a working-memory
+// update of a run whose recorded context holds a turn erased since
+// (DeleteMessages while the model answered) is refused with
+// journal.ErrRunContextErased, which matches journal.ErrRunErased
+// (docs/working-memory.md, "A run in flight…"); nothing
 // is applied or recorded, and no error names another resource. resourceID may be empty; then the stored thread's
 // resource is used. A call racing DeleteThread or DeleteResource either
 // applies before the erasure commits (and is erased with the rest) or

@@ -78,6 +78,8 @@
 // ErrNotFound for a missing record, ErrRunExists for a second memctx record
 // under one run id, ErrRunOwned for a run id of another thread (its text
 // names neither owner; ErrRunErased, which matches it, when the run's
-// thread was erased), ErrCallReused for a tool call id applied for another
+// thread was erased; ErrRunContextErased, which matches both, for a
+// run's write whose memctx record holds a turn erased since:
+// CheckRunContext), ErrCallReused for a tool call id applied for another
 // call; errors from fn are returned unwrapped.
 package journal

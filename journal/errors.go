@@ -62,6 +62,26 @@ func (runErasedError) Error() string { return "journal: the run id's thread was 
 // its own text.
 func (runErasedError) Is(target error) bool { return target == ErrRunOwned }
 
+// ErrRunContextErased is returned by a run's working-memory write (engine
+// HandleToolCall, working.Memory with a run id) when the run's memctx
+// record holds a turn erased since it was recorded (DeleteMessages, or a
+// recalled turn of a deleted thread): what the run derived from it is not
+// stored. It matches ErrRunErased, and so ErrRunOwned, for errors.Is. Its
+// text names the run only: "journal: the run's context holds an erased
+// turn: <runId>".
+var ErrRunContextErased error = runContextErasedError{}
+
+type runContextErasedError struct{}
+
+func (runContextErasedError) Error() string {
+	return "journal: the run's context holds an erased turn"
+}
+
+// Is makes the error ErrRunErased and ErrRunOwned for errors.Is.
+func (runContextErasedError) Is(target error) bool {
+	return target == ErrRunErased || target == ErrRunOwned
+}
+
 // ErrCallReused is returned by ApplyInput when the tool call id was already
 // applied in the run (same thread and resource) for another call: another
 // function or other arguments. Nothing is run or recorded.

@@ -113,6 +113,13 @@ type Config struct {
 	// sets it, so a memory it gave out answers engine.ErrClosed after
 	// Close.
 	Closed func() error
+	// RunCheck, when set, is called for an update whose Origin has a RunID,
+	// inside the update's write transaction (q reads through it) after the
+	// version's statements and before the commit. An error refuses the
+	// update: nothing is stored and the update returns it as it is (the
+	// engine refuses a run whose recorded context holds a turn erased
+	// since, journal.ErrRunContextErased). Nil checks nothing.
+	RunCheck func(ctx context.Context, q Querier, runID string) error
 }
 
 // Querier is what OwnerOf may read through: the pool or the update's write

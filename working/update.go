@@ -331,6 +331,14 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 		cur.Key, version, next, origin.RunID, origin.ToolCallID, ms, owner); err != nil {
 		return Result{}, false, fmt.Errorf("working: record version %d of %s: %w", version, cur.Key, err)
 	}
+	// The run's check last, in the write's transaction: on SQLite no
+	// erasure commits until this one does; on Postgres its statement sees
+	// what committed up to now (READ COMMITTED).
+	if origin.RunID != "" && m.cfg.RunCheck != nil {
+		if err := m.cfg.RunCheck(ctx, tx, origin.RunID); err != nil {
+			return Result{}, false, err
+		}
+	}
 	if m.beforeCommit != nil {
 		m.beforeCommit(btx)
 	}
