@@ -239,6 +239,9 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 		if w.Schema, err = readConfigFile(sf); err != nil {
 			return nil, fmt.Errorf("%s: workingMemory.schemaFile: %w", path, err)
 		}
+		if len(bytes.TrimSpace(w.Schema)) == 0 { // was read as no schema: template mode, in silence
+			return nil, fmt.Errorf("%s: workingMemory.schemaFile: %s is empty; schema mode needs a JSON Schema object", path, sf)
+		}
 		w.SchemaFile = ""
 	}
 	c.path = path
