@@ -232,9 +232,11 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindConflict, field: "result", detail: strings.TrimPrefix(err.Error(), "engine: ")}
 	case errors.Is(err, engine.ErrConflict):
 		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
-	case errors.Is(err, journal.ErrRunErased):
-		return &apiError{kind: kindConflict, field: "runId", detail: "the run id's conversation was erased; a new run needs a new id"}
 	case errors.Is(err, journal.ErrRunOwned):
+		// journal.ErrRunErased too, which matches it: the erasure's
+		// tombstone hides whose run it was, so "was erased" would tell
+		// any tenant that another's conversation under the id was erased,
+		// and when.
 		return &apiError{kind: kindConflict, field: "runId", detail: "the run id belongs to another conversation; choose another id (replaceRun replaces only a run of this thread)"}
 	case errors.Is(err, journal.ErrRunExists):
 		return &apiError{kind: kindConflict, field: "runId", detail: "the run id already has a memctx record; set replaceRun or choose another id"}
