@@ -100,12 +100,19 @@ func idleSince(now, lastActive int64) time.Duration {
 // due reports whether a thread with this lifetime and idleness expires.
 func due(ttl, idle time.Duration) bool { return ttl > 0 && idle >= ttl }
 
+// MaxIdleTTL is the longest idle lifetime SetIdleTTL takes: 100 years
+// (876000 h). A longer one is refused rather than stored: its round-up to
+// a millisecond overflowed near math.MaxInt64 and was read back as
+// "never"; a thread that should not expire takes a negative ttl.
+const MaxIdleTTL = 876000 * time.Hour
+
 // SetIdleTTL sets a thread's own idle lifetime, overriding
 // Lifecycle.IdleTTL: ttl > 0 is its lifetime (rounded up to a
-// millisecond), ttl < 0 means it never expires, zero returns it to the
-// default. It does not count as activity.
+// millisecond, at most MaxIdleTTL), ttl < 0 means it never expires, zero
+// returns it to the default. It does not count as activity.
 //
-// Errors: a *ValidationError for an invalid id; ErrThreadNotFound;
+// Errors: a *ValidationError for an invalid id, or field "idleTtl" for a
+// ttl above MaxIdleTTL; ErrThreadNotFound;
 // ErrResourceMismatch when resourceID is given and the thread is another
 // resource's (the error names neither the owner nor the thread's content).
 func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, ttl time.Duration) error {
@@ -117,6 +124,9 @@ func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, tt
 	}
 	if resourceID != "" && !ValidID(resourceID) {
 		return badID(-1, "resourceId", resourceID, false)
+	}
+	if ttl > MaxIdleTTL {
+		return &ValidationError{Index: -1, Field: "idleTtl", Rule: fmt.Sprintf("must be at most %s (100 years; a negative one never expires), got %s", MaxIdleTTL, ttl)}
 	}
 	ms := int64(0)
 	switch {

@@ -423,14 +423,15 @@ func TestJSONLIdleTTL(t *testing.T) {
 		{`{"thread":"u","resource":"r","idle_ttl":"never","role":"user","content":"hi"}`, ""},
 		{`{"thread":"v","resource":"r","idle_ttl":"0s","role":"user","content":"hi"}`, `"idle_ttl" must be "never" or a positive duration such as "72h" or "30m", got "0s"`},
 		{`{"thread":"v","resource":"r","idle_ttl":5,"role":"user","content":"hi"}`, `"idle_ttl" must be a string, got a number`},
+		{`{"thread":"v","resource":"r","idle_ttl":"2562047h47m16.854775807s","role":"user","content":"hi"}`, `"idle_ttl" must be at most "876000h0m0s"`},
 	}
 	var body strings.Builder
 	for _, l := range lines {
 		body.WriteString(l.line + "\n")
 	}
 	rep, err := importer.Import(ctx, e, writeFile(t, "ttl.jsonl", body.String()), importer.Options{})
-	if err != nil || rep.Messages != 2 || rep.Skipped != 2 {
-		t.Fatalf("report %+v, %v; want 2 messages, 2 skipped", rep, err)
+	if err != nil || rep.Messages != 2 || rep.Skipped != 3 {
+		t.Fatalf("report %+v, %v; want 2 messages, 3 skipped", rep, err)
 	}
 	for i, p := range rep.Problems {
 		if want := lines[i+2].reason; !strings.Contains(p.Reason(), want) {

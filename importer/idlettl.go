@@ -40,6 +40,9 @@ func parseIdleTTL(raw json.RawMessage) (time.Duration, error) {
 	if err != nil || d <= 0 {
 		return 0, fmt.Errorf(`"idle_ttl" must be "never" or a positive duration such as "72h" or "30m", got %q`, s)
 	}
+	if d > engine.MaxIdleTTL { // engine.SetIdleTTL refuses it: the line is skipped, not the import stopped
+		return 0, fmt.Errorf(`"idle_ttl" must be at most %q (100 years; "never" never expires), got %q`, engine.MaxIdleTTL.String(), s)
+	}
 	return d, nil
 }
 
