@@ -47,6 +47,11 @@ func TestWorkingMemoryAfterClose(t *testing.T) {
 					return err
 				},
 				"Set": func() error { _, err := mem.Set(ctx, key, `{"pet":"cat"}`, working.Origin{}); return err },
+				// Arguments a memory refuses: closed comes first (walk39
+				// #10: they answered ErrInvalidPatch, ErrWrongMode).
+				"Merge of no object": func() error { _, err := mem.Merge(ctx, key, "cat", working.Origin{}); return err },
+				"Set of no object":   func() error { _, err := mem.Set(ctx, key, `[1]`, working.Origin{}); return err },
+				"Edit":               func() error { _, err := mem.Edit(ctx, key, "", "x", working.Origin{}); return err },
 			}
 			for call, f := range calls {
 				if err := f(); !errors.Is(err, engine.ErrClosed) {

@@ -56,6 +56,9 @@ type Result struct {
 // object (ErrInvalidPatch), a result the schema rejects (ErrSchemaViolation),
 // a result over MaxChars (ErrTooLarge), a template memory (ErrWrongMode).
 func (m *Memory) Merge(ctx context.Context, key string, patch any, origin Origin) (Result, error) {
+	if err := m.closed(nil); err != nil { // before the arguments: a closed memory answers ErrClosed alone
+		return Result{}, err
+	}
 	if m.cfg.Mode != ModeSchema {
 		return Result{}, fmt.Errorf("%w: a merge patch needs schema mode; this memory is a markdown template", ErrWrongMode)
 	}
@@ -99,6 +102,9 @@ func (m *Memory) Merge(ctx context.Context, key string, patch any, origin Origin
 // template mode it is the new markdown document (ErrInvalidPatch when it is
 // not valid UTF-8). ErrTooLarge over MaxChars.
 func (m *Memory) Set(ctx context.Context, key, content string, origin Origin) (Result, error) {
+	if err := m.closed(nil); err != nil { // before the arguments: a closed memory answers ErrClosed alone
+		return Result{}, err
+	}
 	if m.cfg.Redact != nil {
 		content = m.cfg.Redact(content)
 	}
@@ -123,6 +129,9 @@ func (m *Memory) Set(ctx context.Context, key, content string, origin Origin) (R
 // unless search occurs exactly once, ErrInvalidPatch for an empty search,
 // ErrWrongMode on a schema memory and ErrTooLarge over MaxChars.
 func (m *Memory) Edit(ctx context.Context, key, search, replace string, origin Origin) (Result, error) {
+	if err := m.closed(nil); err != nil { // before the arguments: a closed memory answers ErrClosed alone
+		return Result{}, err
+	}
 	if m.cfg.Mode != ModeTemplate {
 		return Result{}, fmt.Errorf("%w: search/replace needs template mode; this memory is a JSON object (send the fields to change)", ErrWrongMode)
 	}
