@@ -28,7 +28,17 @@ func (o *Observer) ReflectDue(ctx context.Context, threadID string) (bool, error
 	if err := c.QueryRowContext(ctx, reflectDueQuery(store.DialectOfConn(c)), threadID).Scan(&n, &total); err != nil {
 		return false, fmt.Errorf("observe: live observations of %s: %w", threadID, err)
 	}
-	return n >= 2 && total >= int64(o.cfg.ReflectThreshold), nil
+	return o.reflectDue(n, total), nil
+}
+
+// minReflected is the fewest live observations a reflection condenses.
+const minReflected = 2
+
+// reflectDue is Reflect's rule without force, for n live observations
+// holding total estimated tokens: at least minReflected of them and at
+// least ReflectThreshold tokens. Reflect and ReflectDue both decide by it.
+func (o *Observer) reflectDue(n, total int64) bool {
+	return n >= minReflected && total >= int64(o.cfg.ReflectThreshold)
 }
 
 // reflectDueQuery is reflectDueSQL in dialect d (bytes of the content:

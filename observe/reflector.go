@@ -50,7 +50,7 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 	for _, l := range live {
 		total += tokens.Text(l.Content)
 	}
-	if len(live) < 2 || (!force && total < o.cfg.ReflectThreshold) {
+	if len(live) < minReflected || (!force && !o.reflectDue(int64(len(live)), int64(total))) {
 		return nil, nil
 	}
 	slices.SortFunc(live, func(a, b Observation) int {
