@@ -381,13 +381,25 @@ func (s *Store) ReleaseClaim(ctx context.Context, until, now time.Time) (int64, 
 // Concurrent claims get disjoint rows: on Postgres the rows are locked FOR
 // UPDATE SKIP LOCKED (a claimer skips the rows another is claiming instead
 // of waiting for them); on SQLite the write transaction serializes claims.
+//
+// The claim is a write transaction of its own (Tx), so the database's
+// write check runs first: on Postgres, a schema a newer build migrated
+// meanwhile is pgstore.ErrSchemaMigrated and nothing is leased. (As one
+// UPDATE … RETURNING read through QueryContext, which no check wraps, it
+// leased rows in a migrated schema.)
 func (s *Store) ClaimOutbox(ctx context.Context, now, until time.Time, limit int) ([]OutboxRow, error) {
-	rows, err := collectOutbox(s.conn.QueryContext(ctx, s.dialect.Text(`UPDATE outbox SET not_before = ?
+	q := s.dialect.Text(`UPDATE outbox SET not_before = ?
 		WHERE id IN (SELECT id FROM outbox WHERE not_before <= ? ORDER BY id LIMIT ?)
 		RETURNING id, op, message_id, resource_id, attempts`,
 		`UPDATE outbox SET not_before = $1
 		WHERE id IN (SELECT id FROM outbox WHERE not_before <= $2 ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
-		RETURNING id, op, message_id, resource_id, attempts`), until.UnixMilli(), now.UnixMilli(), limit))
+		RETURNING id, op, message_id, resource_id, attempts`)
+	var rows []OutboxRow
+	err := s.Tx(ctx, func(tx *store.Tx) error {
+		var err error
+		rows, err = collectOutbox(tx.QueryContext(ctx, q, until.UnixMilli(), now.UnixMilli(), limit))
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("claim outbox: %w", err)
 	}

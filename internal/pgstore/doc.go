@@ -44,8 +44,8 @@
 //     (CheckVersion, registered as the database's store.WriteCheck: run
 //     by store.RunTx, store.Begin, Stmts.Exec and Bound's ExecContext): a
 //     write commits before a migration or sees it and is refused
-//     (ErrSchemaMigrated). Writes through the pool itself (EnsureEmbedder)
-//     do not.
+//     (ErrSchemaMigrated). The one write through the pool itself,
+//     EnsureEmbedder's registration, reads it too (checkVersionPgx).
 //   - lexical_stats and lexical_df always equal what lexical_docs implies
 //     (documents, total terms, documents per term, per resource): statement
 //     triggers update them in the statement that changes lexical_docs, and

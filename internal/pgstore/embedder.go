@@ -68,7 +68,9 @@ type Beginner interface {
 // advisory lock per name in the current schema, which reads again, so
 // concurrent callers create one index. It returns ErrEmbedderDims when name is registered with other
 // dimensions and ErrInvalid for an empty name or dims outside 1..16000
-// (pgvector's limit).
+// (pgvector's limit). The registration is a write: it reads
+// schema_version first (CheckVersion) and returns ErrSchemaMigrated,
+// registering nothing, when a newer build migrated the schema.
 //
 // The index is built with CREATE INDEX (not CONCURRENTLY, which cannot run
 // in a transaction): registering a new embedder briefly blocks writes to
@@ -94,6 +96,9 @@ func EnsureEmbedder(ctx context.Context, db interface {
 		got, err := registered(ctx, tx, name, dims)
 		if !errors.Is(err, pgx.ErrNoRows) {
 			e = got // registered meanwhile
+			return err
+		}
+		if err := checkVersionPgx(ctx, tx); err != nil {
 			return err
 		}
 		e = Embedder{Name: name, Dims: dims}

@@ -175,6 +175,8 @@ func TestEnsureEmbedder(t *testing.T) {
 			t.Fatalf("err = %v, want ErrEmbedderDims", err)
 		}
 	})
+	// Last: it marks the schema migrated by a newer build.
+	t.Run("ErrSchemaMigrated", func(t *testing.T) { testEnsureEmbedderMigrated(t, pool) })
 	t.Run("ErrInvalid", func(t *testing.T) {
 		for _, c := range []struct {
 			name string
@@ -185,4 +187,35 @@ func TestEnsureEmbedder(t *testing.T) {
 			}
 		}
 	})
+}
+
+// testEnsureEmbedderMigrated: once a newer build has migrated the schema
+// (its schema_version row), registering a new embedder is refused with
+// ErrSchemaMigrated and creates neither its row nor its index, as every
+// other write is; one registered before is still read. Before, the
+// registration wrote through the pool, which no write check wraps.
+func testEnsureEmbedderMigrated(t *testing.T, pool *pgxpool.Pool) {
+	ctx := t.Context()
+	counts := func() (rows, indexes int) {
+		t.Helper()
+		if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM embedders),
+			(SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'embeddings_hnsw_%')`).Scan(&rows, &indexes); err != nil {
+			t.Fatal(err)
+		}
+		return rows, indexes
+	}
+	rows, indexes := counts()
+	if _, err := pool.Exec(ctx, `INSERT INTO schema_version (version, applied_at) VALUES ($1, 0)`, pgstore.SchemaVersion+1); err != nil {
+		t.Fatal(err)
+	}
+	_, err := pgstore.EnsureEmbedder(ctx, pool, "after-migration", 8)
+	if !errors.Is(err, pgstore.ErrSchemaMigrated) {
+		t.Fatalf("EnsureEmbedder of a new embedder after the migration: %v, want ErrSchemaMigrated", err)
+	}
+	if r, i := counts(); r != rows || i != indexes {
+		t.Fatalf("EnsureEmbedder after the migration wrote: %d embedders and %d indexes before, %d and %d after", rows, indexes, r, i)
+	}
+	if _, err := pgstore.EnsureEmbedder(ctx, pool, "openai:small", 1536); err != nil {
+		t.Fatalf("EnsureEmbedder of a registered embedder after the migration: %v, want it read", err)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mnemo-go/mnemo/internal/store"
 )
 
@@ -28,6 +30,22 @@ func CheckVersion(ctx context.Context, tx store.Conn) error {
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_version`).Scan(&v); err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
+	return migrated(v)
+}
+
+// checkVersionPgx is CheckVersion for a write that goes through pgx
+// rather than database/sql (EnsureEmbedder's registration).
+func checkVersionPgx(ctx context.Context, tx pgx.Tx) error {
+	var v int
+	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_version`).Scan(&v); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	return migrated(v)
+}
+
+// migrated is ErrSchemaMigrated for a schema at version v, nil when v is
+// SchemaVersion.
+func migrated(v int) error {
 	if v != SchemaVersion {
 		return fmt.Errorf("%w (database version %d, this build %d): stop this process and run the newer build; "+
 			"what this process wrote before the migration was migrated with the rest", ErrSchemaMigrated, v, SchemaVersion)
