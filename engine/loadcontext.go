@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
@@ -180,9 +179,7 @@ type load struct {
 	obs      []observe.Observation
 	obsDrops []journal.Ref // observations the budget cut
 
-	wmText  string
-	tools   []openai.Tool
-	wmChars int
+	wm wmPart // the working-memory stage's
 }
 
 // startLoad checks the request and resolves its defaults: ids, options, the
@@ -408,7 +405,7 @@ func (l *load) budget(context.Context) error {
 // size (working.go).
 func (l *load) workingMemory(ctx context.Context) error {
 	var err error
-	l.wmText, l.tools, l.wmChars, err = l.e.workingMemoryPart(ctx, l.req.ThreadID, l.req.ResourceID)
+	l.wm, err = l.e.workingMemoryPart(ctx, l.req.ThreadID, l.req.ResourceID, wmRead{})
 	return err
 }
 

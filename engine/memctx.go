@@ -26,7 +26,7 @@ func (l *load) record(ctx context.Context) (*Context, error) {
 	e := l.e
 	l.turns = withUnsettled(layout(l.turns, l.req.ThreadID), e.unsettledText())
 	loc := e.location(l.req.ResourceID)
-	c := compose(l.turns, observe.Render(l.obs, loc), l.wmText, l.tools, loc)
+	c := compose(l.turns, observe.Render(l.obs, loc), l.wm.text, l.wm.tools, loc)
 	c.RunID = l.req.RunID
 	rec := l.memctx(c.PromptHash, render.ZoneName(loc))
 	if err := e.journal.PutMemCtx(ctx, rec, l.req.ReplaceRun); err != nil {
@@ -68,8 +68,8 @@ func (l *load) memctx(promptHash, zone string) *journal.MemCtx {
 		Recent:             make([]journal.Ref, 0, min(recent, journal.RecentCap)),
 		Observations:       obsRefs,
 		ObservationCount:   len(obsRefs),
-		WorkingMemoryChars: l.wmChars,
-		Tokens:             partTokens(l.turns, l.obs, l.wmText, l.tools),
+		WorkingMemoryChars: l.wm.chars,
+		Tokens:             partTokens(l.turns, l.obs, l.wm.text, l.wm.tools),
 		Retrieval:          journalRetrieval(l.retrieval),
 		PromptHash:         promptHash,
 		Render:             RenderVersion,
@@ -78,6 +78,10 @@ func (l *load) memctx(promptHash, zone string) *journal.MemCtx {
 		QueryAt:            req.At.Format(journal.TimeLayout),
 		ThreadSeq:          &l.threadSeq,
 		Unsettled:          unsettledRefs(l.turns),
+	}
+	if l.wm.scope != "" {
+		v := l.wm.version
+		rec.WorkingMemoryScope, rec.WorkingMemoryVersion = string(l.wm.scope), &v
 	}
 	for _, t := range l.turns {
 		if t.Reason == journal.ReasonUnsettled {

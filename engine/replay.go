@@ -22,12 +22,15 @@ import (
 var ErrReplayDiverged = errors.New("engine: replay diverged from the recorded run")
 
 // DivergenceError lists what differs between a run's record and what the
-// store holds now. It wraps ErrReplayDiverged.
+// store holds now. It wraps ErrReplayDiverged, and ErrWorkingMemoryErased
+// when the run's working-memory version was erased.
 type DivergenceError struct {
 	// RunID is the run replayed.
 	RunID string
 	// Differences are sentences, one per change found.
 	Differences []string
+	// causes are the sentinels it wraps beside ErrReplayDiverged.
+	causes []error
 }
 
 // Error implements error.
@@ -41,8 +44,9 @@ func (e *DivergenceError) Error() string {
 	return fmt.Sprintf("engine: replay of run %s diverged: %s%s", e.RunID, strings.Join(d, "; "), more)
 }
 
-// Unwrap returns ErrReplayDiverged.
-func (e *DivergenceError) Unwrap() error { return ErrReplayDiverged }
+// Unwrap returns ErrReplayDiverged, and ErrWorkingMemoryErased when the
+// run's working-memory version was erased.
+func (e *DivergenceError) Unwrap() []error { return append([]error{ErrReplayDiverged}, e.causes...) }
 
 // TurnRef names a stored turn by thread and seq.
 type TurnRef struct {
@@ -106,7 +110,10 @@ type Replay struct {
 // hold (withoutTurns[i].threadId, or withoutTurns[i].seq below 1);
 // journal.ErrNotFound for an unknown run; a *DivergenceError
 // (errors.Is ErrReplayDiverged) listing what differs when the original
-// prompt cannot be reproduced exactly; a *ReplayTooLargeError (errors.Is
+// prompt cannot be reproduced exactly, which also matches
+// ErrWorkingMemoryErased when the working-memory version the run rendered
+// (memctx workingMemoryVersion) was erased since (no counterfactual is
+// returned then, even without working memory); a *ReplayTooLargeError (errors.Is
 // ErrAnswerTooLarge) when the run's turns pass the bound (a run recorded
 // before it, or under a larger one). A well-formed turn that is not in the
 // run's prompt removes nothing: Replay.Removed lists what was removed.

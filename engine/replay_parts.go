@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 )
@@ -74,24 +72,4 @@ func (e *Engine) replayObservations(ctx context.Context, rec *journal.MemCtx, di
 		}
 	}
 	return out, nil
-}
-
-// replayWorkingMemory renders the working memory as it stood when the run
-// was composed (the newest version written at or before the record's
-// createdAt) and the tools the context offers now. A size that differs from
-// the record's workingMemoryChars is a divergence.
-func (e *Engine) replayWorkingMemory(ctx context.Context, rec *journal.MemCtx, div *DivergenceError) (string, []openai.Tool, error) {
-	at, err := time.Parse(time.RFC3339Nano, rec.CreatedAt)
-	if err != nil {
-		div.Differences = append(div.Differences, fmt.Sprintf("the record's createdAt %q is not a time", rec.CreatedAt))
-		return "", nil, nil
-	}
-	text, tools, chars, err := e.workingMemoryPartAt(ctx, rec.ThreadID, rec.ResourceID, at)
-	if err != nil {
-		return "", nil, err
-	}
-	if chars != rec.WorkingMemoryChars {
-		div.Differences = append(div.Differences, fmt.Sprintf("working memory renders to %d characters as of %s, recorded %d", chars, rec.CreatedAt, rec.WorkingMemoryChars))
-	}
-	return text, tools, nil
 }

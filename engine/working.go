@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -385,58 +383,6 @@ func (e *Engine) resourceOf(ctx context.Context, threadID, resourceID string) (s
 		return "", notOwner(threadID, resourceID)
 	}
 	return th.ResourceID, nil
-}
-
-// workingMemoryPart renders the working memory of the thread (or resource)
-// for the system part and returns the tools it offers and the rendered size
-// in characters (memctx workingMemoryChars). Working memory is off until
-// configured: then all results are empty.
-func (e *Engine) workingMemoryPart(ctx context.Context, threadID, resourceID string) (string, []openai.Tool, int, error) {
-	return e.workingMemoryRender(ctx, threadID, resourceID, time.Time{})
-}
-
-// workingMemoryPartAt is workingMemoryPart with the state as it stood at
-// time at (the run's memctx CreatedAt), for replay: the newest version
-// written at or before at. A replay should compare the returned size with
-// the record's workingMemoryChars and report a divergence when they differ
-// (a version written in the same millisecond as the run, or history lost).
-func (e *Engine) workingMemoryPartAt(ctx context.Context, threadID, resourceID string, at time.Time) (string, []openai.Tool, int, error) {
-	return e.workingMemoryRender(ctx, threadID, resourceID, at)
-}
-
-func (e *Engine) workingMemoryRender(ctx context.Context, threadID, resourceID string, at time.Time) (string, []openai.Tool, int, error) {
-	reg, err := e.tools(ctx, threadID, resourceID)
-	if err != nil {
-		return "", nil, 0, err
-	}
-	mem, err := e.WorkingMemory()
-	if errors.Is(err, ErrNoWorkingMemory) {
-		return "", reg.Definitions(), 0, nil
-	}
-	if err != nil {
-		return "", nil, 0, err
-	}
-	key, err := mem.Key(threadID, resourceID)
-	if err != nil {
-		return "", nil, 0, invalid(-1, scopeField(mem), "working memory: %v", err)
-	}
-	var st working.State
-	if at.IsZero() {
-		st, err = mem.Get(ctx, key)
-	} else {
-		st, err = mem.GetAt(ctx, key, at)
-	}
-	if err != nil {
-		return "", nil, 0, fmt.Errorf("engine: working memory: %w", err)
-	}
-	if st.Version > 0 && st.ResourceID != resourceID {
-		// Written for another owner (never by this engine's writes, which
-		// bind states to the thread's resource): it is not this thread's.
-		e.log.WarnContext(ctx, "working memory state of another owner not rendered", "key", key)
-		st = working.State{Key: key, Mode: st.Mode, Content: mem.Initial()}
-	}
-	text := strings.TrimSpace(mem.RenderState(st))
-	return text, reg.Definitions(), utf8.RuneCountInString(text), nil
 }
 
 // scopeField names the request field a memory's scope key is built from.

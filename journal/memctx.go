@@ -84,6 +84,17 @@ type MemCtx struct {
 	Observations []ObservationRef `json:"observations"`
 	// WorkingMemoryChars is the rendered working memory's length in characters (0: none).
 	WorkingMemoryChars int `json:"workingMemoryChars"`
+	// WorkingMemoryScope and WorkingMemoryVersion name the working-memory
+	// state the run rendered: the memory's scope, "thread" or "resource"
+	// (the state's key is "thread:<threadId>" or "resource:<resourceId>"
+	// of this record), and the version rendered, 0 for the initial content
+	// (a state never written, or one of another owner, not rendered).
+	// Replay reads exactly that version. Both are absent when working
+	// memory was off, and in records written before they were recorded:
+	// replay then reads the version in force at CreatedAt.
+	WorkingMemoryScope string `json:"workingMemoryScope,omitempty"`
+	// WorkingMemoryVersion is the version rendered (see WorkingMemoryScope).
+	WorkingMemoryVersion *int64 `json:"workingMemoryVersion,omitempty"`
 	// Unsettled lists the dispatched tool calls of the prompt whose outcome
 	// was unknown (reason "unsettled"), and the other calls of their
 	// messages that had no result: each names the assistant message

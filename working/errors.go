@@ -25,6 +25,13 @@ var ErrOwnerMismatch = errors.New("working: the state belongs to another resourc
 // state was written in the other mode (the configuration changed).
 var ErrModeMismatch = errors.New("working: stored state has another mode")
 
+// ErrVersionGone is returned by GetVersion when the key's history does not
+// hold the version asked for: an erasure removed it (Rebuild drops the
+// versions derived from erased turns), Delete or DeleteOwned erased the
+// state, or the version was never written. Its text names the key, the
+// version and the state's current version.
+var ErrVersionGone = errors.New("working: version not in the history")
+
 // ErrInvalidPatch is returned by Merge and Set in schema mode when the
 // update is not valid JSON or not a JSON object.
 var ErrInvalidPatch = errors.New("working: invalid update")
