@@ -253,9 +253,11 @@ func readMemoryConfig(path string) (*memoryConfig, error) {
 // be read until memory runs out.
 const maxConfigBytes = 4 << 20
 
-// readConfigFile reads path whole, refusing more than maxConfigBytes.
+// readConfigFile reads path whole, refusing more than maxConfigBytes. A
+// pipe that gives nothing (a FIFO with no writer: openConfigFile does not
+// wait for one) is an error saying so.
 func readConfigFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openConfigFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -269,6 +271,9 @@ func readConfigFile(path string) ([]byte, error) {
 	}
 	if len(b) > maxConfigBytes {
 		return nil, fmt.Errorf("%s is larger than %d bytes (a configuration is a few KiB)", path, maxConfigBytes)
+	}
+	if fi, err := f.Stat(); len(b) == 0 && err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+		return nil, fmt.Errorf("%s is a pipe that gave nothing to read (mnemo does not wait for a FIFO's writer: open it for writing first, as <(…) does, or give a regular file)", path)
 	}
 	return b, nil
 }
