@@ -317,6 +317,7 @@ type erasure struct {
 	ghosts    map[string]bool    // of those, the thread ids with no stored thread, whose runs of er.resources go (ghost.go)
 	runs      []string           // the runs of the deleted threads
 	ts        *tombstones        // the tombstones of this erasure (one key for all its steps)
+	held      *unnamedTurns      // made once by unnamed
 	res       *EraseResult
 }
 

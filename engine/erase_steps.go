@@ -187,12 +187,15 @@ func (er *erasure) invalidateObservations(ctx context.Context, tx *store.Tx) err
 
 // scrubMemCtx scrubs the memctx records of the touched resources
 // (journal.ScrubMemCtx: a reference to a deleted thread's turn becomes a
-// tombstone, under the key entomb uses later) and collects the runs of the
-// deleted threads.
+// tombstone, under the key entomb uses later), marks those whose run held
+// an erased turn, named in the record or not (unnamedTurns: it runs after
+// invalidateObservations), and collects the runs of the deleted threads.
 func (er *erasure) scrubMemCtx(ctx context.Context, tx *store.Tx) error {
 	en := journal.Entomb{Of: er.ts.of, Deleted: er.deleted}
+	erased := er.texts
+	erased.Held = er.unnamed().held
 	for _, r := range er.resources {
-		n, runs, err := journal.ScrubMemCtx(ctx, tx, r, er.texts, en)
+		n, runs, err := journal.ScrubMemCtx(ctx, tx, r, erased, en)
 		if err != nil {
 			return fmt.Errorf("engine: %w", err)
 		}

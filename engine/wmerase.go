@@ -36,7 +36,7 @@ func (e *Engine) rebuildWorkingMemory(ctx context.Context, tx *store.Tx, er *era
 	if len(er.msgs) == 0 && len(er.deleted) == 0 {
 		return nil
 	}
-	t := &wmTaint{tx: tx, ms: e.ms, erased: er.msgs, texts: er.texts, deleted: er.deleted, invalidated: er.res.Invalidated, runs: map[string]bool{}}
+	t := &wmTaint{tx: tx, ms: e.ms, erased: er.msgs, texts: er.texts, unnamed: er.unnamed(), runs: map[string]bool{}}
 	for _, r := range er.resources {
 		if er.kind != eraseResource || r != er.target {
 			t.resources = append(t.resources, r)
@@ -74,16 +74,15 @@ func (e *Engine) wmInitial(mode working.Mode) string {
 // wmTaint decides which working-memory versions an erasure invalidates;
 // runs caches the answer per run id.
 type wmTaint struct {
-	tx          *store.Tx
-	ms          *msgstore.Store
-	erased      []msgstore.Message // without their texts (msgstore.ErasedPrefix)
-	texts       journal.Erased     // erased: the ids, and the texts read from the rows
-	deleted     map[string]bool
-	invalidated []string
-	runs        map[string]bool
-	resources   []string        // whose records' queries quotedBy asks about at once
-	quotes      map[string]bool // the answers for those queries (Erased.Quotes), once asked
-	asked       map[string]bool // those queries
+	tx        *store.Tx
+	ms        *msgstore.Store
+	erased    []msgstore.Message // without their texts (msgstore.ErasedPrefix)
+	texts     journal.Erased     // erased: the ids, and the texts read from the rows
+	unnamed   *unnamedTurns      // what the records do not name
+	runs      map[string]bool
+	resources []string        // whose records' queries quotedBy asks about at once
+	quotes    map[string]bool // the answers for those queries (Erased.Quotes), once asked
+	asked     map[string]bool // those queries
 }
 
 // quotedBy is t.texts.QuotedBy(q), asked for the queries of every record
@@ -147,9 +146,6 @@ func (t *wmTaint) drop(ctx context.Context, v working.Version) (bool, error) {
 // saw reports whether a run's context held an erased turn; the check of
 // its query reads the erased texts (quotedBy).
 func (t *wmTaint) saw(ctx context.Context, rec *journal.MemCtx) (bool, error) {
-	if t.deleted[rec.ThreadID] {
-		return true, nil
-	}
 	for _, list := range [][]journal.Ref{rec.Recent, rec.Recalled} {
 		for _, r := range list {
 			if t.texts.IDs[r.MessageID] {
@@ -157,19 +153,60 @@ func (t *wmTaint) saw(ctx context.Context, rec *journal.MemCtx) (bool, error) {
 			}
 		}
 	}
-	for _, o := range rec.Observations {
-		if slices.Contains(t.invalidated, o.ID) {
-			return true, nil
-		}
-	}
-	at, _ := time.Parse(journal.TimeLayout, rec.CreatedAt)
-	capped := rec.RecentCount > len(rec.Recent) && len(rec.Recent) > 0
-	for _, m := range t.erased {
-		if capped && m.ThreadID == rec.ThreadID && m.Seq >= rec.Recent[0].Seq && storedBefore(rec, m, at, true) {
-			return true, nil // in the window beyond the listed entries
-		}
+	if t.unnamed.held(rec) {
+		return true, nil
 	}
 	return t.quotedBy(ctx, rec.Query)
+}
+
+// unnamedTurns tells whether a run's context held an erased turn that its
+// record does not name (held): the run's thread is deleted, it rendered an
+// observation the erasure invalidated, or its recent window covered an
+// erased seq beyond the entries the record lists (journal.RecentCap). The
+// erasure's working-memory check (wmTaint.saw) and the records' mark
+// (journal.Erased.Held, for the in-flight check) both ask it.
+type unnamedTurns struct {
+	byThread    map[string][]msgstore.Message // the erased turns of each thread
+	deleted     map[string]bool
+	invalidated map[string]bool // the observations and reflections the erasure invalidated
+}
+
+// unnamed returns er's unnamedTurns, made once; it needs
+// invalidateObservations to have run.
+func (er *erasure) unnamed() *unnamedTurns {
+	if er.held == nil {
+		u := &unnamedTurns{byThread: map[string][]msgstore.Message{}, deleted: er.deleted, invalidated: map[string]bool{}}
+		for _, m := range er.msgs {
+			u.byThread[m.ThreadID] = append(u.byThread[m.ThreadID], m)
+		}
+		for _, id := range er.res.Invalidated {
+			u.invalidated[id] = true
+		}
+		er.held = u
+	}
+	return er.held
+}
+
+// held reports whether rec's run held an erased turn rec does not name.
+func (u *unnamedTurns) held(rec *journal.MemCtx) bool {
+	if u.deleted[rec.ThreadID] {
+		return true
+	}
+	for _, o := range rec.Observations {
+		if u.invalidated[o.ID] {
+			return true
+		}
+	}
+	if rec.RecentCount <= len(rec.Recent) || len(rec.Recent) == 0 {
+		return false
+	}
+	at, _ := time.Parse(journal.TimeLayout, rec.CreatedAt)
+	for _, m := range u.byThread[rec.ThreadID] {
+		if m.Seq >= rec.Recent[0].Seq && storedBefore(rec, m, at, true) {
+			return true // in the window beyond the listed entries
+		}
+	}
+	return false
 }
 
 // calledBy reports whether the tool call that wrote a version was made by

@@ -16,14 +16,15 @@ type RowQuerier interface {
 }
 
 // CheckRunContext returns ErrRunContextErased (wrapped, naming runID) when
-// the memctx record of runID, read through q, holds a turn an erasure
-// removed since: a recent or recalled reference whose preview the erasure
-// scrubbed (ErasedPreview), or a query it scrubbed for quoting one. A run
-// with no record, or an unreadable one, passes: nothing says what it saw.
-// Erasure scrubs the records in its own transaction (ScrubMemCtx), so a
-// caller that calls this inside its write transaction sees either the
-// scrubbed record or writes before the erasure, whose working-memory
-// rebuild then finds the version.
+// the memctx record of runID, read through q, is marked by an erasure since
+// (MemCtx.ContextErased: the erasure removed a turn the run's context held,
+// listed in the record or not). The mark is a field of its own: a turn
+// whose text reads ErasedPreview does not refuse. A run with no record, or
+// an unreadable one, passes: nothing says what it saw. Erasure marks the
+// records in its own transaction (ScrubMemCtx), so a caller that calls
+// this inside its write transaction sees either the marked record or
+// writes before the erasure, whose working-memory rebuild then finds the
+// version.
 //
 // For mnemo's own packages: q is the write's transaction.
 func CheckRunContext(ctx context.Context, q RowQuerier, runID string) error {
@@ -35,19 +36,11 @@ func CheckRunContext(ctx context.Context, q RowQuerier, runID string) error {
 	if err != nil {
 		return fmt.Errorf("journal: read memctx of run %s: %w", runID, err)
 	}
-	var rec MemCtx
-	if json.Unmarshal(raw, &rec) != nil {
+	var rec struct {
+		ContextErased bool `json:"contextErased"`
+	}
+	if json.Unmarshal(raw, &rec) != nil || !rec.ContextErased {
 		return nil
 	}
-	if rec.Query == ErasedPreview {
-		return fmt.Errorf("%w: %s", ErrRunContextErased, runID)
-	}
-	for _, list := range [][]Ref{rec.Recent, rec.Recalled} {
-		for _, r := range list {
-			if r.Preview == ErasedPreview {
-				return fmt.Errorf("%w: %s", ErrRunContextErased, runID)
-			}
-		}
-	}
-	return nil
+	return fmt.Errorf("%w: %s", ErrRunContextErased, runID)
 }

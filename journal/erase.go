@@ -254,7 +254,11 @@ func MemCtxTx(ctx context.Context, tx store.Conn, runID string) ([]byte, error) 
 // changed otherwise, which is counted without reading the texts: the
 // caller deletes it (DeleteRuns; resource is then the deleted threads'
 // owner, so every such record read here is one DeleteRuns deletes). A record that cannot be decoded is
-// deleted when it quotes an erased turn. en.Of may be nil when en.Deleted is
+// deleted when it quotes an erased turn. A record whose run held an
+// erased turn gets MemCtx.ContextErased: a recent or recalled reference to
+// one (or to a turn of a deleted thread), a query quoting one, or what
+// erased.Held finds in it; CheckRunContext refuses that run's working-memory
+// writes. en.Of may be nil when en.Deleted is
 // empty (an erasure of messages). It returns how many records changed and
 // the run ids of the records of the deleted threads.
 //
@@ -283,6 +287,7 @@ func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Era
 			if en.Deleted[r.thread] {
 				runs = append(runs, r.rec.RunID)
 			}
+			r.held = r.rec.held(erased, en) // before the scrub entombs its references
 			r.changed = r.rec.scrub(erased.IDs, en)
 			if !r.changed || !en.Deleted[r.thread] {
 				queries = append(queries, r.rec.Query)
@@ -305,7 +310,10 @@ func ScrubMemCtx(ctx context.Context, tx store.Conn, resource string, erased Era
 			continue
 		}
 		if quotedBy[r.rec.Query] {
-			r.rec.Query, r.changed = ErasedPreview, true
+			r.rec.Query, r.changed, r.held = ErasedPreview, true, true
+		}
+		if r.held && !r.rec.ContextErased {
+			r.rec.ContextErased, r.changed = true, true
 		}
 		if r.changed {
 			b, err := marshalRecord(r.rec)
@@ -360,6 +368,7 @@ type scrubbed struct {
 	rec         *MemCtx
 	raw         []byte
 	changed     bool // scrub changed rec
+	held        bool // rec's run held an erased turn (MemCtx.held, or its query quotes one)
 }
 
 // readScrubbed reads, through tx (bound), the memctx records of resource.
@@ -388,6 +397,21 @@ func readScrubbed(ctx context.Context, tx store.Conn, resource string) ([]scrubb
 		return nil, fmt.Errorf("journal: erase: read memctx records: %w", err)
 	}
 	return out, nil
+}
+
+// held reports whether rec's run held a turn of erased in its context: a
+// recent or recalled reference to an erased message or to a turn of a
+// deleted thread, or what erased.Held finds (the query is asked apart:
+// ScrubMemCtx). Dropped turns did not reach the prompt.
+func (rec *MemCtx) held(erased Erased, en Entomb) bool {
+	for _, list := range [][]Ref{rec.Recent, rec.Recalled} {
+		for _, r := range list {
+			if erased.IDs[r.MessageID] || en.Deleted[r.ThreadID] {
+				return true
+			}
+		}
+	}
+	return erased.Held != nil && erased.Held(rec)
 }
 
 // scrub scrubs rec's references in place (see ScrubMemCtx: its query is

@@ -19,6 +19,13 @@ type Erased struct {
 	// time from their rows, before it deletes them, so an erasure does not
 	// hold every text it erases.
 	Texts func(ctx context.Context, fn func(content string) bool) error
+	// Held, when set, reports whether a record's run held an erased turn
+	// the record does not name (a turn of its recent window beyond the
+	// listed entries, an observation the erasure invalidated, its own
+	// thread deleted); ScrubMemCtx asks it of every record it reads, before
+	// it scrubs it, and marks the record's ContextErased when it answers
+	// true. Nil: only what the record names counts.
+	Held func(rec *MemCtx) bool
 }
 
 // ErasedTexts is the Erased of texts held in memory: message id → content.

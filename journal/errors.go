@@ -64,8 +64,9 @@ func (runErasedError) Is(target error) bool { return target == ErrRunOwned }
 
 // ErrRunContextErased is returned by a run's working-memory write (engine
 // HandleToolCall, working.Memory with a run id) when the run's memctx
-// record holds a turn erased since it was recorded (DeleteMessages, or a
-// recalled turn of a deleted thread): what the run derived from it is not
+// record is marked by an erasure since it was recorded (MemCtx.ContextErased:
+// DeleteMessages, or a recalled turn of a deleted thread, removed a turn
+// the run's context held): what the run derived from it is not
 // stored. It matches ErrRunErased, and so ErrRunOwned, for errors.Is. Its
 // text names the run only: "journal: the run's context holds an erased
 // turn: <runId>".

@@ -129,6 +129,16 @@ type MemCtx struct {
 	// saw and which assistant message made its tool calls. Nil in records
 	// written before it was recorded (the erasure then compares times).
 	ThreadSeq *int64 `json:"threadSeq,omitempty"`
+	// ContextErased is set by an erasure (ScrubMemCtx) that removed a turn
+	// the run's context held: a turn of its recent window, listed in Recent
+	// or beyond the RecentCap listed entries, a recalled turn, a turn its
+	// query quoted or that quoted it, or a turn under an observation it
+	// rendered (the erasure invalidated it: Erased.Held). Such a run writes no
+	// working memory back (CheckRunContext). It is a field of its own, not
+	// a reading of the previews, since a turn's text may itself be
+	// ErasedPreview. False (absent) in records no erasure touched and in
+	// records scrubbed before it was recorded.
+	ContextErased bool `json:"contextErased,omitempty"`
 }
 
 // Tokens are the estimated tokens (mnemo's one estimator, about 4 bytes a
