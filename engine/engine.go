@@ -210,7 +210,7 @@ func removeIndexes(dir string) error {
 
 // notRegularDatabase returns ErrDatabaseCorrupt when dir's database file
 // exists but is not a regular file (a directory, a device, a link to
-// /dev/zero): SQLite cannot use it, an open failed with "create …: is a
+// /dev/zero), a *GoneDatabaseError when it is a link to nothing: SQLite cannot use it, an open failed with "create …: is a
 // directory", and a salvage's copy of /dev/zero never ended. Nothing in
 // it can be salvaged. A write-ahead log that is not a regular file (a
 // link included) is ErrWALNotFile (a -shm: ErrWALIndexNotFile, which
@@ -221,13 +221,12 @@ func notRegularDatabase(dir string) error {
 	if err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%w: %w: %s is a %s", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, filekind.Of(fi.Mode()))
 	}
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) && danglingLink(path) != "" {
 		// A link whose target is missing (an unmounted volume, a
 		// moved file): SQLite would create an empty database at the
-		// target, beside the indexes of the one that is gone.
-		if target, lerr := os.Readlink(path); lerr == nil {
-			return fmt.Errorf("%w: %w: %s is a link to %s, which does not exist", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, target)
-		}
+		// target, beside the indexes of the one that is gone. The
+		// reads' refusal, word for word (orphans.go).
+		return notDataDir(dir, err)
 	}
 	if err := store.WALNotFile(path); err != nil {
 		if we := new(store.WALNotFileError); errors.As(err, &we) && we.Index {

@@ -63,7 +63,9 @@ var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
 // Salvage and CheckFile return when mnemo.db exists but is not a regular file: a
 // directory, a device, a link to /dev/zero. It holds no database, so
 // nothing can be salvaged from it: move it away and restore mnemo.db from
-// a backup.
+// a backup. A link to a file that does not exist is matched too, but by a
+// *GoneDatabaseError (its Link; not ErrDatabaseCorrupt): make its target
+// reachable again, or restore, and keep the log beside it.
 var ErrDatabaseNotFile = errors.New("engine: the database is not a regular file")
 
 // ErrWALNotFile is matched by the error Open, Salvage, Backup and CheckFile return,

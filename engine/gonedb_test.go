@@ -90,3 +90,82 @@ func TestGoneDatabaseRefusal(t *testing.T) {
 		})
 	}
 }
+
+// TestGoneDatabaseLink: a mnemo.db that is a symbolic link to a file that
+// does not exist, beside a log and index/, is refused by the reads
+// (Open with MustExist, CheckFile, Backup, Salvage) and by a writing
+// Open alike with a *GoneDatabaseError whose Link is the target, matching
+// ErrNotDataDir and ErrDatabaseNotFile but not ErrDatabaseCorrupt, its
+// text naming the link and the target and not a write that would create
+// a database; nothing is moved or created. Before (walk39 #4), the reads
+// said "a write creates a new, empty database and keeps them aside" and
+// the write refused it as a corrupt database (the CLI then advised
+// deleting the log). The same link with neither log nor index/ is the
+// same refusal.
+func TestGoneDatabaseLink(t *testing.T) {
+	ctx := context.Background()
+	for _, files := range []bool{true, false} {
+		dir := closedDir(t, "")
+		removeDatabaseFiles(t, dir)
+		if files {
+			if err := os.WriteFile(filepath.Join(dir, engine.DatabaseFile+"-wal"), make([]byte, 1000), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.RemoveAll(filepath.Join(dir, filepath.Dir(engine.LexicalDir))); err != nil {
+			t.Fatal(err)
+		}
+		target := filepath.Join(t.TempDir(), "volume", engine.DatabaseFile)
+		link := filepath.Join(dir, engine.DatabaseFile)
+		if err := os.Symlink(target, link); err != nil {
+			t.Skipf("symlink: %v", err)
+		}
+		calls := map[string]func() error{
+			"Open": func() error {
+				e, err := engine.Open(ctx, engine.Config{Dir: dir})
+				if err == nil {
+					e.Close()
+				}
+				return err
+			},
+			"Open MustExist": func() error {
+				e, err := engine.Open(ctx, engine.Config{Dir: dir, MustExist: true})
+				if err == nil {
+					e.Close()
+				}
+				return err
+			},
+			"CheckFile": func() error { return engine.CheckFile(ctx, engine.Config{Dir: dir}, engine.CheckOptions{}) },
+			"Backup": func() error {
+				_, err := engine.Backup(ctx, engine.Config{Dir: dir}, filepath.Join(t.TempDir(), "b"), engine.BackupOptions{})
+				return err
+			},
+			"Salvage": func() error {
+				_, err := engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{})
+				return err
+			},
+		}
+		want := link + " is a symbolic link to " + target + ", which does not exist"
+		for name, call := range calls {
+			err := call()
+			var gone *engine.GoneDatabaseError
+			if !errors.As(err, &gone) || gone.Link != target || !errors.Is(err, engine.ErrNotDataDir) ||
+				!errors.Is(err, engine.ErrDatabaseNotFile) || errors.Is(err, engine.ErrDatabaseCorrupt) {
+				t.Errorf("%s (log and index %v): %v, want a *GoneDatabaseError with Link %s, matching ErrNotDataDir and ErrDatabaseNotFile, not ErrDatabaseCorrupt", name, files, err, target)
+				continue
+			}
+			if msg := err.Error(); !strings.Contains(msg, want) || strings.Contains(msg, "a write creates") ||
+				files != strings.Contains(msg, "mnemo.db-wal (1000 bytes) and index/ of the database are beside it") {
+				t.Errorf("%s (log and index %v): %q, want it to name %q and the files there, not a write that creates a database", name, files, msg, want)
+			}
+		}
+		if _, err := os.Lstat(filepath.Dir(target)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the link's target's directory was created (%v)", err)
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.Contains(e.Name(), "damaged") {
+				t.Errorf("a file was kept aside: %s", e.Name())
+			}
+		}
+	}
+}

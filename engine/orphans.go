@@ -122,11 +122,13 @@ func goneFilesOf(dir string) goneFiles {
 // notDataDir is ErrNotDataDir's error for dir, whose database file's stat
 // failed with err: a *GoneDatabaseError when the file does not exist but
 // the write-ahead log or the index directory of a database that was there
-// do.
+// do, or when the file is a symbolic link to nothing.
 func notDataDir(dir string, err error) error {
 	if errors.Is(err, os.ErrNotExist) {
-		if g := goneFilesOf(dir); g.walBytes > 0 || g.index {
-			return &GoneDatabaseError{Dir: dir, WALBytes: g.walBytes, Index: g.index}
+		g := goneFilesOf(dir)
+		link := danglingLink(filepath.Join(dir, DatabaseFile))
+		if g.walBytes > 0 || g.index || link != "" {
+			return &GoneDatabaseError{Dir: dir, WALBytes: g.walBytes, Index: g.index, Link: link}
 		}
 	}
 	return fmt.Errorf("%w: %s holds no %s (%v)", ErrNotDataDir, dir, DatabaseFile, errors.Unwrap(err))
@@ -139,14 +141,26 @@ func notDataDir(dir string, err error) error {
 // a reader learns they are there before a write keeps them aside and
 // creates a new, empty database (keepOrphans). Before, it was the plain
 // "holds no mnemo.db", which said nothing of them.
+//
+// When mnemo.db is a symbolic link to a file that does not exist (Link:
+// a volume not mounted, a file moved), every Open returns it, a write's
+// too, and it also matches ErrDatabaseNotFile: the database may be whole
+// where the link points, so nothing is kept aside or created (SQLite
+// would create an empty database at the target), and the log beside the
+// link, perhaps the only copy of its last commits, is left in place.
+// Before, the reads said a write would create a new database and the
+// write refused the link as a corrupt database, advising to delete the
+// log.
 type GoneDatabaseError struct {
 	Dir      string // the data directory, absolute
 	WALBytes int64  // the size of mnemo.db-wal; 0 when it is not there or empty
 	Index    bool   // the index directory (index/) is there
+	Link     string // the target of mnemo.db, a symbolic link to nothing; "" when mnemo.db is not a link
 }
 
 // Error names the directory, the files there (the log's size) and says to
-// restore the database file before writing.
+// restore the database file before writing; with Link, it names the link
+// and its target.
 func (e *GoneDatabaseError) Error() string {
 	var there []string
 	if e.WALBytes > 0 {
@@ -159,8 +173,33 @@ func (e *GoneDatabaseError) Error() string {
 	if len(there) > 1 {
 		verb, pron, obj = "are", "they", "them"
 	}
+	if e.Link != "" {
+		s := fmt.Sprintf("%v: %s is a symbolic link to %s, which does not exist", ErrNotDataDir, filepath.Join(e.Dir, DatabaseFile), e.Link)
+		if len(there) > 0 {
+			s += fmt.Sprintf(", and the %s of the database %s beside it: %s may hold the only copy of its last commits", strings.Join(there, " and "), verb, pron)
+		}
+		return s + fmt.Sprintf("; make %s reachable again, or restore %s from a backup, before writing to %s (nothing is written while the link points to nothing)", e.Link, DatabaseFile, e.Dir)
+	}
 	return fmt.Sprintf("%v: %s holds no %s, but the %s of the database that was there %s: %s may hold the only copy of its text; restore %s from a backup before writing to %s (a write creates a new, empty database and keeps %s aside)",
 		ErrNotDataDir, e.Dir, DatabaseFile, strings.Join(there, " and "), verb, pron, DatabaseFile, e.Dir, obj)
+}
+
+// Is matches ErrDatabaseNotFile when mnemo.db is a link to nothing (Link).
+func (e *GoneDatabaseError) Is(target error) bool {
+	return target == ErrDatabaseNotFile && e.Link != ""
+}
+
+// danglingLink returns the target of path when path is a symbolic link
+// whose target does not exist, else "".
+func danglingLink(path string) string {
+	to, err := os.Readlink(path)
+	if err != nil {
+		return ""
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	return to
 }
 
 // Unwrap returns ErrNotDataDir.

@@ -50,13 +50,20 @@ func printKeptOrphans(w io.Writer, kept []string) {
 }
 
 // goneAdvice is what to do about g, a database file missing beside its
-// write-ahead log or indexes. Before, the hint of a directory that is none
-// ("a data directory is created by writing to it") led to the write that
-// puts them aside under a new, empty database.
+// write-ahead log or indexes, or a link to nothing. Before, the hint of a
+// directory that is none ("a data directory is created by writing to it")
+// led to the write that puts them aside under a new, empty database, and
+// a write through a link to nothing advised deleting the log.
 func goneAdvice(g *engine.GoneDatabaseError) string {
 	db := engine.DatabaseFile
 	s := "What to do: restore " + db + " from a backup into " + g.Dir + " before any write (ingest, wm set, serve and mcp " +
 		"would create a new, empty database, keeping the files aside as " + db + ".damaged-<UTC time>-wal, -shm, -index)."
+	if g.Link != "" {
+		// No write goes through a link to nothing (engine's
+		// notRegularDatabase); the advice was to delete the log.
+		s = "What to do: make " + g.Link + " reachable again (mount its volume, move the file back) and run the command again; " +
+			"or replace the link with " + db + " restored from a backup (" + backupsDoc + "). Nothing is written to " + g.Dir + " meanwhile."
+	}
 	if g.WALBytes > 0 {
 		s += " If the file you restore is the very one this log was written with (moved away, copied without it), leave " +
 			db + "-wal and -shm beside it; if it is an older copy, move them out of the directory first: SQLite would apply this log to it."
