@@ -219,6 +219,19 @@ func TestTokensFile(t *testing.T) {
 		"WildcardFirst":   {`{"tokens":[{"token":"s3cret-ops-1","resources":["*","b"]}]}`, `tokens[0].resources[0]: "*" (every resource) must be the list's only entry: give ["*"] or the resource ids; tokens[0] is the token without a name, for resources *, b`},
 		"WildcardTwice":   {`{"tokens":[{"token":"s3cret-ops-1","resources":["*","*"]}]}`, `tokens[0].resources[0]: "*" (every resource) must be the list's only entry`},
 		"UnknownTop":      {`{"tokenz":[]}`, `unknown field "tokenz" (did you mean "tokens"?)`},
+		// Two tokens of one name: the access log names a request by the
+		// name alone (walk40 #2); they were accepted, as was a resource
+		// listed twice. A secret given twice was refused already.
+		"NameTwice": {`{"tokens":[{"name":"same","token":"s3cret-aaaa","resources":["alice"]},{"name":"same","token":"s3cret-bbbb","resources":["bob"]}]}`,
+			`tokens[1].name: "same" is given twice (tokens[0] is named so too): the access log names a request by its token's name alone, so give each token a name of its own; tokens[1] is the token named "same"`},
+		"NameOfUnnamed": {`{"tokens":[{"token":"s3cret-aaaa","resources":["alice"]},{"name":"token-0","token":"s3cret-bbbb","resources":["bob"]}]}`,
+			`tokens[1].name: "token-0" is the name tokens[0] has without one given (token-<index>)`},
+		"UnnamedAsNamed": {`{"tokens":[{"name":"token-1","token":"s3cret-aaaa","resources":["alice"]},{"token":"s3cret-bbbb","resources":["bob"]}]}`,
+			`tokens[1].name: none is given, so the token is named "token-1" (token-<index>), which tokens[0] is named too`},
+		"SecretTwice": {`{"tokens":[{"name":"a","token":"s3cret-aaaa","resources":["alice"]},{"name":"b","token":"s3cret-aaaa","resources":["bob"]}]}`,
+			`tokens[1].token: the same secret is given twice (as an earlier token's); tokens[1] is the token named "b"`},
+		"ResourceTwice": {`{"tokens":[{"name":"a","token":"s3cret-aaaa","resources":["alice","bob","alice"]}]}`,
+			`tokens[0].resources[2]: "alice" is given twice in the list: give each resource once; tokens[0] is the token named "a"`},
 		// A resource "." or "..", which no new data may name: every write
 		// of the token was refused, its reads 404 in a browser; it was
 		// accepted (ValidID).

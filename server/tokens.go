@@ -36,13 +36,15 @@ type TokenFile struct {
 // Token is one bearer token and what it may touch.
 type Token struct {
 	// Name identifies the token in access logs and metrics; it is never the
-	// secret. Empty means "token-<index>".
+	// secret. Empty means "token-<index>". Two tokens of one name are
+	// refused (ParseTokens), as are two of one secret.
 	Name string `json:"name,omitempty"`
 	// Token is the secret a client sends as "Authorization: Bearer <token>".
 	// At least 8 characters, with no space and no control character.
 	Token string `json:"token"`
 	// Resources are the resource ids the token may touch, or ["*"] for all
-	// ("*" only alone: ["alice", "*"] is refused). An id is
+	// ("*" only alone: ["alice", "*"] is refused; an id given twice is
+	// refused). An id is
 	// engine.ValidNewID: "." and ".." and ids beginning with "erased-",
 	// which no new data may name, are refused (ParseTokens).
 	Resources []string `json:"resources"`
@@ -136,6 +138,8 @@ func tokenDecodeDetail(b []byte, err error) string {
 // `unknown field "tokens[1].tenant" (a token has name, token, resources
 // and erase); tokens[1] is the token named "bob"`. A member given twice in
 // one object or named in another case than its field is at fault too, and
+// a secret or a name an earlier token has ("tokens[1].name: "bob" is given
+// twice (tokens[0] is named so too): …"), a resource listed twice, and
 // anything but whitespace after the object ("unexpected data after the
 // JSON value at byte N"), and a file that begins with a byte-order mark
 // or is not UTF-8 (the error says which, and at which byte).
@@ -167,18 +171,55 @@ func ParseTokens(b []byte) (*Tokens, error) {
 		return nil, fmt.Errorf("%w: tokens: at least one token is needed", ErrInvalidTokens)
 	}
 	t := &Tokens{byHash: map[[32]byte]*Principal{}}
+	names := map[string]nameUse{}
 	for i, tok := range f.Tokens {
 		p, err := principal(i, tok)
+		if err == nil {
+			err = t.add(i, tok, p, names)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w; %s", err, tokenEntry(b, fmt.Sprintf("tokens[%d]", i)))
 		}
-		h := sha256.Sum256([]byte(tok.Token))
-		if _, dup := t.byHash[h]; dup {
-			return nil, fmt.Errorf("%w: tokens[%d].token: the same secret is given twice (as an earlier token's); %s", ErrInvalidTokens, i, tokenEntry(b, fmt.Sprintf("tokens[%d]", i)))
-		}
-		t.byHash[h] = p
 	}
 	return t, nil
+}
+
+// nameUse is the token that has a name: its index, and whether the file
+// gives the name (false: the "token-<index>" of a token without one).
+type nameUse struct {
+	index int
+	given bool
+}
+
+// add records p, the principal of tok, the i-th token of the file. It
+// refuses a secret an earlier token has, and a name one has (names holds
+// the names seen so far): the access log and the metrics name a request
+// by its token's name alone, so two tokens of one name could not be told
+// apart there.
+func (t *Tokens) add(i int, tok Token, p *Principal, names map[string]nameUse) error {
+	h := sha256.Sum256([]byte(tok.Token))
+	if _, dup := t.byHash[h]; dup {
+		return fmt.Errorf("%w: tokens[%d].token: the same secret is given twice (as an earlier token's)", ErrInvalidTokens, i)
+	}
+	if u, dup := names[p.Name]; dup {
+		return fmt.Errorf("%w: tokens[%d].name: %s", ErrInvalidTokens, i, dupNameDetail(p.Name, tok.Name != "", u))
+	}
+	names[p.Name] = nameUse{index: i, given: tok.Name != ""}
+	t.byHash[h] = p
+	return nil
+}
+
+// dupNameDetail says why name, given in the file or not, is refused: an
+// earlier token u has it.
+func dupNameDetail(name string, given bool, u nameUse) string {
+	const why = "the access log names a request by its token's name alone, so give each token a name of its own"
+	switch {
+	case !given:
+		return fmt.Sprintf("none is given, so the token is named %q (token-<index>), which tokens[%d] is named too: %s", name, u.index, why)
+	case !u.given:
+		return fmt.Sprintf("%q is the name tokens[%d] has without one given (token-<index>): %s", name, u.index, why)
+	}
+	return fmt.Sprintf("%q is given twice (tokens[%d] is named so too): %s", name, u.index, why)
 }
 
 func principal(i int, tok Token) (*Principal, error) {
@@ -207,6 +248,8 @@ func principal(i int, tok Token) (*Principal, error) {
 			return nil, fmt.Errorf("%w: tokens[%d].resources[%d]: \"*\" (every resource) must be the list's only entry: give [\"*\"] or the resource ids", ErrInvalidTokens, i, j)
 		case r == AllResources:
 			p.All = true
+		case p.Resources[r]:
+			return nil, fmt.Errorf("%w: tokens[%d].resources[%d]: %q is given twice in the list: give each resource once", ErrInvalidTokens, i, j, r)
 		case !engine.ValidID(r):
 			// The rule and what broke, as the API's ids (badID): it said
 			// "not a valid resource id".
