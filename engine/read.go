@@ -111,6 +111,24 @@ func (e *Engine) EachThread(ctx context.Context, resourceID string, fn func(Thre
 	return err
 }
 
+// ReservedIDs returns the ids of the threads stored under an id beginning
+// with TombstonePrefix, and the resources of the threads whose resource id
+// begins so, each in byte order and once: ids that new data may no longer
+// use (ValidNewID) but a store written before may hold (mnemo check notes
+// them). It reads only those threads' rows (a range of an index in byte
+// order; on Postgres schema version 8's indexes), not every thread.
+// Errors: ErrClosed; the database's error.
+func (e *Engine) ReservedIDs(ctx context.Context) (threads, resources []string, err error) {
+	if err := e.checkOpen(ctx); err != nil {
+		return nil, nil, err
+	}
+	threads, resources, err = e.ms.ReservedIDs(ctx, TombstonePrefix)
+	if err != nil {
+		return nil, nil, fmt.Errorf("engine: %w", err)
+	}
+	return threads, resources, nil
+}
+
 // messageFromRow decodes a stored row into a Message: the one place the
 // engine turns the tool_calls and metadata columns into its types.
 func messageFromRow(r msgstore.Message) (Message, error) {

@@ -534,6 +534,14 @@ func StoredMode(ctx context.Context, db *sql.DB, key string) (mode Mode, ok bool
 	return Mode(s), true, nil
 }
 
+// storedResourcesSQL is StoredResources' statement in dialect d: the
+// resource keys after $1, in byte order, at most $2.
+func storedResourcesSQL(d store.Dialect) string {
+	return d.Text(
+		`SELECT scope FROM working_memory WHERE scope > ? AND scope < 'resource;' ORDER BY scope LIMIT ?`,
+		`SELECT scope FROM working_memory WHERE scope COLLATE "C" > $1 AND scope COLLATE "C" < 'resource;' ORDER BY scope COLLATE "C" LIMIT $2`)
+}
+
 // StoredResources returns the ids of up to limit resources (1 or more)
 // that have a resource-scope state (ResourceKey), in byte order of their
 // keys, from the first after the id after ("": from the first); fewer than
@@ -543,11 +551,14 @@ func StoredMode(ctx context.Context, db *sql.DB, key string) (mode Mode, ok bool
 //
 // For mnemo's own packages: engine.Engine.WorkingMemoryResources is the
 // library's way.
+//
+// A page reads about limit rows of an index in byte order, whatever the
+// number of states: SQLite's primary key (BINARY), Postgres's
+// working_memory_by_scope_bytes (schema version 8; the primary key, in
+// the column's collation, serves no COLLATE "C" range, and each page read
+// the whole table).
 func StoredResources(ctx context.Context, db *sql.DB, after string, limit int) ([]string, error) {
-	q := store.DialectOf(db).Text(
-		`SELECT scope FROM working_memory WHERE scope > ? AND scope < 'resource;' ORDER BY scope LIMIT ?`,
-		`SELECT scope FROM working_memory WHERE scope COLLATE "C" > $1 AND scope COLLATE "C" < 'resource;' ORDER BY scope COLLATE "C" LIMIT $2`)
-	rows, err := db.QueryContext(ctx, q, ResourceKey(after), limit)
+	rows, err := db.QueryContext(ctx, storedResourcesSQL(store.DialectOf(db)), ResourceKey(after), limit)
 	if err != nil {
 		return nil, fmt.Errorf("working: list resource states: %w", err)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
@@ -13,23 +11,13 @@ import (
 // reservedIDs lists the threads, then the resources, e stores under an id
 // beginning with engine.TombstonePrefix ("erased-"), which new data may
 // no longer use (engine.ValidNewID) but a data directory written before
-// may: threads in EachThread's order, resources in byte order. One pass
-// over the threads (metadata only); its error is returned.
+// may, each in byte order (engine.ReservedIDs: a range of an index, not a
+// walk of every thread); its error is returned.
 func reservedIDs(ctx context.Context, e *engine.Engine) ([]dotID, error) {
-	var threads, resources []string
-	err := e.EachThread(ctx, "", func(t engine.Thread) error {
-		if strings.HasPrefix(t.ID, engine.TombstonePrefix) {
-			threads = append(threads, t.ID)
-		}
-		if strings.HasPrefix(t.ResourceID, engine.TombstonePrefix) && !slices.Contains(resources, t.ResourceID) {
-			resources = append(resources, t.ResourceID)
-		}
-		return nil
-	})
+	threads, resources, err := e.ReservedIDs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(resources)
 	found := make([]dotID, 0, len(threads)+len(resources))
 	for _, id := range threads {
 		found = append(found, dotID{"thread", id})

@@ -11,6 +11,10 @@ import (
 // ErrNotFound reports that the row asked for is not stored.
 var ErrNotFound = errors.New("msgstore: not found")
 
+// ErrBadPrefix is returned by ReservedIDs for an empty prefix or one
+// ending with the byte 0xff, whose range has no byte-order end.
+var ErrBadPrefix = errors.New("msgstore: id prefix must be non-empty and end with a byte below 0xff")
+
 // Store reads and writes the message tables of one database: SQLite
 // (store.Open) or Postgres (pgstore.OpenDB).
 type Store struct {

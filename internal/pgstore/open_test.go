@@ -148,6 +148,30 @@ func TestOpen(t *testing.T) {
 			}
 		}
 	})
+	// Migration 8: a schema of version 7 gets the two byte-order indexes
+	// on open, its rows kept; a new one has them from its creation.
+	t.Run("ByteOrderIndexes", func(t *testing.T) {
+		old := pgtest.DSN(t)
+		if err := pgstore.MigrateTo(t.Context(), old, 7); err != nil {
+			t.Fatal(err)
+		}
+		pgtest.Exec(t, old, `INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES ('t1', 'r1', 1, 1)`)
+		for name, dsn := range map[string]string{"Existing": old, "New": pgtest.DSN(t)} {
+			pool := mustOpen(t, dsn)
+			var defs string
+			if err := pool.QueryRow(t.Context(), `SELECT string_agg(indexdef, '; ' ORDER BY indexname) FROM pg_indexes
+				WHERE schemaname = current_schema() AND indexname IN ('threads_by_id_bytes', 'working_memory_by_scope_bytes')`).Scan(&defs); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !strings.Contains(defs, `threads USING btree (id COLLATE "C")`) || !strings.Contains(defs, `working_memory USING btree (scope COLLATE "C")`) {
+				t.Errorf("%s: indexes %q, want threads (id COLLATE \"C\") and working_memory (scope COLLATE \"C\")", name, defs)
+			}
+		}
+		var n int
+		if err := mustOpen(t, old).QueryRow(t.Context(), `SELECT count(*) FROM threads`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("threads=%d (%v) after the migration, want 1", n, err)
+		}
+	})
 	t.Run("ErrSchemaTooNew", func(t *testing.T) {
 		dsn := pgtest.DSN(t)
 		pgtest.Exec(t, dsn, `CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`)

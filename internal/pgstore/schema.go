@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -407,6 +407,19 @@ CREATE INDEX journal_memctx_by_time ON journal(created_at, key COLLATE "C") WHER
 	// (msgstore.PendingIndex) reads them, not every resource's.
 	`
 CREATE INDEX outbox_by_resource ON outbox(resource_id, op, message_id);
+`,
+	// 8: byte-order ranges over two primary keys, whose indexes are in
+	// the columns' own collation and serve no COLLATE "C" condition:
+	// working.StoredResources pages through the resource states (scope
+	// COLLATE "C" between 'resource:…' and 'resource;'), which read the
+	// whole working_memory table at every page without it (a full export
+	// of N states O(N²/page)); msgstore.ReservedIDs finds the threads
+	// under a reserved id prefix (id COLLATE "C" from 'erased-' to
+	// 'erased.'), which walked every thread (mnemo check). SQLite needs
+	// neither: its keys compare in byte order (BINARY).
+	`
+CREATE INDEX working_memory_by_scope_bytes ON working_memory(scope COLLATE "C");
+CREATE INDEX threads_by_id_bytes ON threads(id COLLATE "C");
 `,
 }
 
