@@ -33,7 +33,7 @@ func (e *Engine) replayWorkingMemory(ctx context.Context, rec *journal.MemCtx, d
 		return e.replayWorkingMemoryAt(ctx, rec, div)
 	}
 	n := *rec.WorkingMemoryVersion
-	key := recordedKey(rec)
+	key := rec.WorkingMemoryKey()
 	mem, err := e.WorkingMemory()
 	switch {
 	case errors.Is(err, ErrNoWorkingMemory):
@@ -68,15 +68,6 @@ func (e *Engine) erasedVersion(ctx context.Context, mem *working.Memory, key str
 		now = fmt.Sprintf(", the state is v%d now", st.Version)
 	}
 	return fmt.Sprintf("working memory v%d of %s was erased (an erasure removed it with the turns it was derived from%s); the run's context cannot be reproduced", n, key, now)
-}
-
-// recordedKey is the scope key of the working-memory state rec's run
-// rendered.
-func recordedKey(rec *journal.MemCtx) string {
-	if rec.WorkingMemoryScope == string(working.ScopeResource) {
-		return working.ResourceKey(rec.ResourceID)
-	}
-	return working.ThreadKey(rec.ThreadID)
 }
 
 // replayWorkingMemoryAt replays the working memory of a record written

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -41,7 +42,9 @@ type Item struct {
 	// ScoreBar, LexicalBar and VectorBar are their bars, drawn on the
 	// run's scale of the channel (Bar).
 	ScoreBar, LexicalBar, VectorBar Bar
-	// Size says how big a system part is ("412 chars", "~96 tokens").
+	// Size says how big a system part is ("412 chars", "~96 tokens"); the
+	// working memory's starts with the version the run rendered ("v2 · 412
+	// chars", v0 the initial content) when its record names it.
 	Size string
 	// FromSeq and ToSeq are an observation's source range.
 	FromSeq, ToSeq int64
@@ -200,8 +203,12 @@ func timeline(rec *journal.MemCtx) []Item {
 	if len(rec.Observations) > 0 && tok != nil {
 		out[len(out)-1].Size = sizeTokens(tok.Observations) + " for all observations"
 	}
-	if rec.WorkingMemoryChars > 0 {
+	if rec.WorkingMemoryChars > 0 || rec.WorkingMemoryVersion != nil {
 		it := Item{Kind: "working-memory", Size: itoa(rec.WorkingMemoryChars) + " chars"}
+		if v := rec.WorkingMemoryVersion; v != nil {
+			// The version the run rendered (0: the initial content).
+			it.Size = "v" + strconv.FormatInt(*v, 10) + " · " + it.Size
+		}
 		if tok != nil {
 			it.Size += ", " + sizeTokens(tok.WorkingMemory)
 		}

@@ -141,6 +141,20 @@ type MemCtx struct {
 	ContextErased bool `json:"contextErased,omitempty"`
 }
 
+// WorkingMemoryKey is the scope key of the working-memory state the run
+// rendered: "thread:<threadId>" or "resource:<resourceId>" of the record
+// (tombstones in an entombed record); "" when the record names none
+// (working memory off, or a record written before it was recorded).
+func (m *MemCtx) WorkingMemoryKey() string {
+	switch m.WorkingMemoryScope {
+	case "thread":
+		return "thread:" + m.ThreadID
+	case "resource":
+		return "resource:" + m.ResourceID
+	}
+	return ""
+}
+
 // Tokens are the estimated tokens (mnemo's one estimator, about 4 bytes a
 // token plus 4 per message) of each part of a run's
 // composed context: the recent window's turns, the recalled turns, the

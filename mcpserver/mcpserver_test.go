@@ -171,6 +171,10 @@ func TestTools(t *testing.T) {
 	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, c.PromptHash) {
 		t.Fatalf("memctx resource: %v %+v", err, rr)
 	}
+	// The working-memory version the run rendered: the update's, 1.
+	if text := rr.Contents[0].Text; !strings.Contains(text, `"workingMemoryScope": "thread"`) || !strings.Contains(text, `"workingMemoryVersion": 1`) {
+		t.Errorf("memctx resource lacks workingMemoryScope thread and workingMemoryVersion 1: %s", text)
+	}
 	rr, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mnemo://threads/t1/messages"})
 	if err != nil || !strings.Contains(rr.Contents[0].Text, "greyhound") {
 		t.Fatalf("messages resource: %v %+v", err, rr)

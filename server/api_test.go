@@ -83,12 +83,18 @@ func TestAPIFlow(t *testing.T) {
 			t.Fatalf("runs %+v", rl.Runs)
 		}
 		var rec struct {
-			PromptHash string
-			Options    struct{ Rules, Channels map[string]any }
+			PromptHash           string
+			Options              struct{ Rules, Channels map[string]any }
+			WorkingMemoryScope   string
+			WorkingMemoryVersion *int64
 		}
 		h.ok("GET", "/v1/runs/{run}/memctx", "/v1/runs/run-1/memctx", aliceToken, nil, 200).decode(t, &rec)
 		if rec.PromptHash != c.PromptHash {
 			t.Fatalf("memctx hash %q, want %q", rec.PromptHash, c.PromptHash)
+		}
+		// The working-memory state the run rendered: t-alice's, never written.
+		if v := rec.WorkingMemoryVersion; rec.WorkingMemoryScope != "thread" || v == nil || *v != 0 {
+			t.Fatalf("memctx workingMemoryScope %q, workingMemoryVersion %v; want thread, 0", rec.WorkingMemoryScope, v)
 		}
 		// The hybrid rules that ran (hash-384's: no session rule).
 		if want := map[string]any{"exchangeOrder": true, "speakerWeight": 2.0, "dateWeight": 2.0}; !reflect.DeepEqual(rec.Options.Rules, want) {

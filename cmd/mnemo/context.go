@@ -217,7 +217,11 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	for _, x := range r.Observations {
 		fmt.Fprintf(w, " %s[%s #%d–%d]", x.ID, x.ThreadID, x.FromSeq, x.ToSeq)
 	}
-	fmt.Fprintf(w, "\nworking memory: %d chars\n", r.WorkingMemoryChars)
+	if v := r.WorkingMemoryVersion; v != nil {
+		fmt.Fprintf(w, "\nworking memory: v%d of %s, %d chars\n", *v, r.WorkingMemoryKey(), r.WorkingMemoryChars)
+	} else {
+		fmt.Fprintf(w, "\nworking memory: %d chars\n", r.WorkingMemoryChars)
+	}
 	if t := r.Tokens; t != nil {
 		fmt.Fprintf(w, "tokens (estimated): recent %d, recalled %d, observations %d, working memory %d, tools %d, total %d\n",
 			t.Recent, t.Recalled, t.Observations, t.WorkingMemory, t.Tools, t.Total)
