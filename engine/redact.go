@@ -86,9 +86,16 @@ type PatternRedactor struct {
 }
 
 // Redact applies every rule to s; a rule with Triggers runs only when one
-// of them occurs in s.
+// of them occurs in s. When s is a JSON document (a tool result, tool-call
+// arguments), each of its strings that holds an escape is then also
+// redacted decoded (redactJSONStrings).
 func (r *PatternRedactor) Redact(s string) string {
 	r.once.Do(func() { r.pf = newPrefilter(r.Rules) })
+	return r.redactJSONStrings(r.redactText(s))
+}
+
+// redactText applies the rules to s as it is.
+func (r *PatternRedactor) redactText(s string) string {
 	// ſ (U+017F) and K (U+212A) are the only non-ASCII runes that (?i)
 	// folds to ASCII letters (s and k): with them, no rule is skipped.
 	// (Two substring searches: ContainsAny with non-ASCII runes decodes

@@ -82,8 +82,8 @@ func structuralRules() []Rule {
 		// base64url(signature); a JSON header and claims set start with
 		// "ey" ("{" and a quote or space). An unsecured JWT has an empty
 		// signature.
-		{Name: "jwt", Pattern: mustRe(`\bey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`),
-			Replacement: RedactionMark, Triggers: []string{".ey"}},
+		{Name: "jwt", Pattern: mustRe(leftEdge + `ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`),
+			Replacement: "${edge}" + RedactionMark, Triggers: []string{".ey"}},
 		// RFC 6750 §2.1: "Bearer" b64token. Verified to hold a digit or a
 		// b64token symbol, so "Bearer authentication" stays.
 		{Name: "bearer", Pattern: mustRe(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{8,}=*`),
@@ -119,10 +119,20 @@ func structuralRules() []Rule {
 	}
 }
 
-// vendor is a token with a documented fixed prefix; the whole match is
-// replaced.
+// leftEdge is where a token may start (group edge, kept by the
+// replacement: Go's regexp has no look-behind): the start of the text, a
+// character that is no ASCII letter or digit, '_' included (a name glued
+// to the token: OPENAI_KEY_sk-…, my_AKIA…), or a JSON escape that ends in
+// a letter or digit (\n, \t, \r, \b, \f, \u000a), as in JSON text a token
+// on its own line follows "\n". Before, the rules began with \b, which
+// none of these is before a letter: a tool result
+// {"stdout":"ghp_…1\nghp_…2\n"} kept the second token.
+const leftEdge = `(?P<edge>^|[^A-Za-z0-9]|\\[nrtbf]|\\u[0-9A-Fa-f]{4})`
+
+// vendor is a token with a documented fixed prefix; pattern is its
+// alternatives, each after leftEdge, and the whole token is replaced.
 func vendor(name, pattern string, triggers ...string) Rule {
-	return Rule{Name: name, Pattern: mustRe(pattern), Replacement: RedactionMark, Triggers: triggers}
+	return Rule{Name: name, Pattern: mustRe(leftEdge + `(?:` + pattern + `)`), Replacement: "${edge}" + RedactionMark, Triggers: triggers}
 }
 
 // vendorRules recognise tokens by their documented prefixes, one vendor
@@ -141,11 +151,11 @@ func apiKeyRules() []Rule {
 	return []Rule{
 		// OpenAI "API keys" (sk-…, sk-proj-…), Anthropic (sk-ant-api03-…),
 		// OpenRouter (sk-or-v1-…).
-		vendor("api-key", `\b(?:sk|pk|rk)-(?:[A-Za-z0-9_-]+-)?[A-Za-z0-9_-]{16,}`, "sk-", "pk-", "rk-"),
+		vendor("api-key", `(?:sk|pk|rk)-(?:[A-Za-z0-9_-]+-)?[A-Za-z0-9_-]{16,}`, "sk-", "pk-", "rk-"),
 		// Stripe "API keys": secret sk_live_/sk_test_, restricted
 		// rk_live_/rk_test_; "Webhooks": signing secret whsec_.
-		vendor("stripe", `\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}`, "k_live_", "k_test_"),
-		vendor("stripe-webhook-secret", `\bwhsec_[0-9A-Za-z+/=]{20,}`, "whsec_"),
+		vendor("stripe", `(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}`, "k_live_", "k_test_"),
+		vendor("stripe-webhook-secret", `whsec_[0-9A-Za-z+/=]{20,}`, "whsec_"),
 	}
 }
 
@@ -155,22 +165,22 @@ func devPlatformRules() []Rule {
 	return []Rule{
 		// AWS IAM "Unique identifier prefixes": AKIA (access key), ASIA
 		// (temporary), ABIA, ACCA.
-		vendor("aws-access-key-id", `\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, "akia", "asia", "abia", "acca"),
+		vendor("aws-access-key-id", `(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, "akia", "asia", "abia", "acca"),
 		// GitHub "About authentication to GitHub": ghp_, gho_, ghu_, ghs_,
 		// ghr_, github_pat_.
-		vendor("github-token", `\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}`, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+		vendor("github-token", `(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}`, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
 		// GitLab "Token prefixes".
-		vendor("gitlab-token", `\bgl(?:pat|dt|rt|rtr|ptt|ft|imt|cbt|oas|agent|soat|ffct|wt)-[0-9A-Za-z_-]{20,}`,
+		vendor("gitlab-token", `gl(?:pat|dt|rt|rtr|ptt|ft|imt|cbt|oas|agent|soat|ffct|wt)-[0-9A-Za-z_-]{20,}`,
 			"glpat-", "gldt-", "glrt-", "glrtr-", "glptt-", "glft-", "glimt-", "glcbt-", "gloas-", "glagent-", "glsoat-", "glffct-", "glwt-"),
 		// Hugging Face "User access tokens": hf_ and 34 letters.
-		vendor("huggingface-token", `\bhf_[A-Za-z0-9]{30,}\b`, "hf_"),
+		vendor("huggingface-token", `hf_[A-Za-z0-9]{30,}\b`, "hf_"),
 		// npm "About access tokens": npm_ and 36 base62 characters.
-		vendor("npm-token", `\bnpm_[A-Za-z0-9]{36}\b`, "npm_"),
+		vendor("npm-token", `npm_[A-Za-z0-9]{36}\b`, "npm_"),
 		// PyPI "API tokens": pypi- and a macaroon ("AgE…").
-		vendor("pypi-token", `\bpypi-AgE[A-Za-z0-9_-]{50,}`, "pypi-age"),
+		vendor("pypi-token", `pypi-AgE[A-Za-z0-9_-]{50,}`, "pypi-age"),
 		// Slack "Token types": xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-,
 		// xoxo-; app-level xapp-.
-		vendor("slack-token", `\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}`, "xox", "xapp-"),
+		vendor("slack-token", `xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}`, "xox", "xapp-"),
 	}
 }
 
@@ -181,37 +191,37 @@ func saasRules() []Rule {
 	return []Rule{
 		// Google Cloud "API keys" (AIza…), OAuth client secrets (GOCSPX-),
 		// OAuth 2.0 access tokens (ya29.) and refresh tokens (1//0…).
-		vendor("google-api-key", `\bAIza[0-9A-Za-z_-]{35}\b`, "aiza"),
-		vendor("google-oauth", `\bGOCSPX-[0-9A-Za-z_-]{24,}|\bya29\.[0-9A-Za-z_-]{20,}|\b1//0[0-9A-Za-z_-]{30,}`, "gocspx-", "ya29.", "1//0"),
+		vendor("google-api-key", `AIza[0-9A-Za-z_-]{35}\b`, "aiza"),
+		vendor("google-oauth", `GOCSPX-[0-9A-Za-z_-]{24,}|ya29\.[0-9A-Za-z_-]{20,}|1//0[0-9A-Za-z_-]{30,}`, "gocspx-", "ya29.", "1//0"),
 		// SendGrid "API keys": SG.<22>.<43>.
-		vendor("sendgrid", `\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`, "sg."),
+		vendor("sendgrid", `SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`, "sg."),
 		// Shopify "Access tokens": shpat_, shpca_, shppa_, shpss_ and 32 hex.
-		vendor("shopify", `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, "shpat_", "shpca_", "shppa_", "shpss_"),
+		vendor("shopify", `shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, "shpat_", "shpca_", "shppa_", "shpss_"),
 		// DigitalOcean "Personal access tokens": dop_v1_, doo_v1_, dor_v1_.
-		vendor("digitalocean", `\bdo[por]_v1_[a-f0-9]{64}\b`, "_v1_"),
+		vendor("digitalocean", `do[por]_v1_[a-f0-9]{64}\b`, "_v1_"),
 		// Databricks "Personal access tokens": dapi and 32 hex.
-		vendor("databricks", `\bdapi[a-f0-9]{32}(?:-\d+)?\b`, "dapi"),
+		vendor("databricks", `dapi[a-f0-9]{32}(?:-\d+)?\b`, "dapi"),
 		// Atlassian "API tokens": ATATT3….
-		vendor("atlassian", `\bATATT3[A-Za-z0-9_=-]{20,}`, "atatt3"),
+		vendor("atlassian", `ATATT3[A-Za-z0-9_=-]{20,}`, "atatt3"),
 		// Square "Access tokens": sq0atp-, sq0csp-.
-		vendor("square", `\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,}`, "sq0"),
+		vendor("square", `sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}`, "sq0"),
 		// Grafana Cloud access policy tokens (glc_) and service account
 		// tokens (glsa_).
-		vendor("grafana", `\bglc_[A-Za-z0-9+/]{32,}={0,2}|\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b`, "glc_", "glsa_"),
+		vendor("grafana", `glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b`, "glc_", "glsa_"),
 		// Docker Hub "Personal access tokens" and organisation tokens.
-		vendor("docker-hub", `\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}`, "dckr_"),
+		vendor("docker-hub", `dckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}`, "dckr_"),
 		// Doppler "Token formats": dp.pt., dp.st., dp.sa., dp.ct., dp.scim.,
 		// dp.audit.
-		vendor("doppler", `\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}`, "dp."),
+		vendor("doppler", `dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}`, "dp."),
 		// Postman "API keys": PMAK-<24 hex>-<34 hex>.
-		vendor("postman", `\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b`, "pmak-"),
+		vendor("postman", `PMAK-[a-f0-9]{24}-[a-f0-9]{34}\b`, "pmak-"),
 		// Linear "API": personal keys lin_api_.
-		vendor("linear", `\blin_api_[A-Za-z0-9]{40}\b`, "lin_api_"),
+		vendor("linear", `lin_api_[A-Za-z0-9]{40}\b`, "lin_api_"),
 		// Notion "Authorization": integration tokens ntn_ (and the older
 		// secret_ with 43 characters).
-		vendor("notion", `\bntn_[A-Za-z0-9]{40,}\b|\bsecret_[A-Za-z0-9]{43}\b`, "ntn_", "secret_"),
+		vendor("notion", `ntn_[A-Za-z0-9]{40,}\b|secret_[A-Za-z0-9]{43}\b`, "ntn_", "secret_"),
 		// Mailchimp Marketing API keys: 32 hex and the data centre (-us6).
-		vendor("mailchimp", `\b[0-9a-f]{32}-us\d{1,2}\b`, "-us"),
+		vendor("mailchimp", `[0-9a-f]{32}-us\d{1,2}\b`, "-us"),
 	}
 }
 
@@ -221,24 +231,24 @@ func saasRules() []Rule {
 func infraRules() []Rule {
 	return []Rule{
 		// Groq (gsk_), xAI (xai-), Replicate (r8_), Perplexity (pplx-) API keys.
-		vendor("llm-provider-key", `\bgsk_[A-Za-z0-9]{40,}\b|\bxai-[A-Za-z0-9]{60,}\b|\br8_[A-Za-z0-9]{30,}\b|\bpplx-[A-Za-z0-9]{40,}\b`, "gsk_", "xai-", "r8_", "pplx-"),
+		vendor("llm-provider-key", `gsk_[A-Za-z0-9]{40,}\b|xai-[A-Za-z0-9]{60,}\b|r8_[A-Za-z0-9]{30,}\b|pplx-[A-Za-z0-9]{40,}\b`, "gsk_", "xai-", "r8_", "pplx-"),
 		// Sentry "Auth tokens": sntrys_ (organisation), sntryu_ (user).
-		vendor("sentry", `\bsntry[su]_[A-Za-z0-9+/=_-]{40,}`, "sntry"),
+		vendor("sentry", `sntry[su]_[A-Za-z0-9+/=_-]{40,}`, "sntry"),
 		// HashiCorp Vault "Tokens": service hvs., batch hvb., recovery hvr.
-		vendor("vault-token", `\bhv[sbr]\.[A-Za-z0-9_-]{24,}`, "hvs.", "hvb.", "hvr."),
+		vendor("vault-token", `hv[sbr]\.[A-Za-z0-9_-]{24,}`, "hvs.", "hvb.", "hvr."),
 		// Terraform Cloud / HCP Terraform API tokens: <14>.atlasv1.<…>.
-		vendor("terraform-cloud", `\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}`, ".atlasv1."),
+		vendor("terraform-cloud", `[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}`, ".atlasv1."),
 		// Heroku "API tokens" (HRKU-…).
-		vendor("heroku", `\bHRKU-[A-Za-z0-9_-]{20,}`, "hrku-"),
+		vendor("heroku", `HRKU-[A-Za-z0-9_-]{20,}`, "hrku-"),
 		// New Relic "API keys": user keys NRAK- and 27 characters.
-		vendor("newrelic", `\bNRAK-[A-Z0-9]{27}\b`, "nrak-"),
+		vendor("newrelic", `NRAK-[A-Z0-9]{27}\b`, "nrak-"),
 		// age (age-encryption.org/v1): Bech32 "AGE-SECRET-KEY-1…".
-		vendor("age-secret-key", `\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`, "age-secret-key-1"),
+		vendor("age-secret-key", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`, "age-secret-key-1"),
 		// Microsoft Entra ID (Azure AD) client secrets: three characters, a
 		// digit, "Q~", then 31–34 characters.
-		vendor("azure-ad-client-secret", `\b[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`, "q~"),
+		vendor("azure-ad-client-secret", `[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`, "q~"),
 		// Mapbox "Access tokens": secret tokens sk.eyJ….
-		vendor("mapbox-secret", `\bsk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}`, "sk.eyj"),
+		vendor("mapbox-secret", `sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}`, "sk.eyj"),
 	}
 }
 

@@ -41,6 +41,12 @@ var storedSecrets = map[string]string{
 	"content-pwd": "C0nt3ntPwdTail-Zz9",
 	"query-pass":  "Qu3ryPa55Tail-Zz9",
 	"args-pass":   "ArgsPassKey-Zz9",
+	// walk40 #1: after a JSON escape in a tool result and in arguments,
+	// glued to a name by '_'.
+	"result-lf":  "ghp_Walk40abcdefghijklmnopqrstuvwxyz0002",
+	"args-lf":    "AKIAIOSFODNN7WALK40Q",
+	"result-tab": "sk-proj-" + rep("W4lk40T4b", 40),
+	"name-glued": "sk-proj-" + rep("W4lk40N4m3", 40),
 }
 
 // secretObserverModel restates a secret in every observation, as a model
@@ -84,6 +90,9 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 			{Role: engine.RoleAssistant, Content: "logged in"},
 			{Role: engine.RoleUser, Content: "thanks, pwd: 7&7&" + s["content-pwd"]},
 			{Role: engine.RoleAssistant, Content: "you are welcome"},
+			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "k1", Name: "shell", Arguments: json.RawMessage(`{"v":"a\n` + s["args-lf"] + `"}`)}}},
+			{Role: engine.RoleTool, ToolCallID: "k1", Name: "tool_" + s["name-glued"],
+				Content: `{"stdout":"ghp_Walk40abcdefghijklmnopqrstuvwxyz0001\n` + s["result-lf"] + `\n\t` + s["result-tab"] + `","exit":0}`},
 		}
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Title: "keys " + s["title"], Messages: msgs}); err != nil {
 			t.Fatal(err)
