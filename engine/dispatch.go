@@ -391,7 +391,10 @@ func (e *Engine) missingDispatch(ctx context.Context, q journal.Querier, s Settl
 //
 // Errors: a *ValidationError for a bad id; ErrThreadNotFound;
 // ErrResourceMismatch when resourceID is given and the thread is another
-// resource's (naming neither its owner nor its dispatches).
+// resource's (naming neither its owner nor its dispatches), as every call
+// taking a thread and a resource answers it: it tells the caller the id is
+// taken, where SettleDispatch, keyed by run and call, answers
+// ErrDispatchNotFound.
 func (e *Engine) Unsettled(ctx context.Context, threadID, resourceID string) ([]Dispatch, error) {
 	if _, err := e.resourceOf(ctx, threadID, resourceID); err != nil {
 		return nil, err

@@ -28,10 +28,13 @@ var ErrConflict = errors.New("engine: message id already stored with different c
 // refused: it is stored once, as a re-send is (AppendResult.Duplicates).
 var ErrDuplicateID = errors.New("engine: message id given twice in one request")
 
-// ErrResourceMismatch is returned by Append, LoadContext, HandleToolCall,
-// Tools, Search, SearchMessages and SearchPreviews when a thread is
-// addressed under a resource other than the one it belongs to. Its text names the thread and resource the caller gave, never
-// the owner.
+// ErrResourceMismatch is returned by Append, LoadContext, BeginDispatch,
+// HandleToolCall, Tools, Unsettled, SetIdleTTL, Search, SearchMessages,
+// SearchPreviews and Observations (given a thread and a resource) when a
+// thread is addressed under a resource other than the one it belongs to.
+// Its text names the thread and resource the caller gave, never the owner;
+// it tells the caller the thread id is taken, so an application serving
+// tenants answers it as not found (as the HTTP API's 404 does).
 var ErrResourceMismatch = errors.New("engine: thread belongs to another resource")
 
 // notOwner is the ErrResourceMismatch of threadID addressed as resourceID's.

@@ -256,6 +256,10 @@ func observeCancelled(threadID string, res *observe.Result) error {
 // "filter.threadId" or "filter.resourceId", and an id of f.IDs it would
 // refuse one on "filter.ids[i]" (as GetThread and MessagesByID refuse
 // one); each also matches recall.ErrInvalidFilter, and nothing is read.
+// A filter naming a thread and a resource lists the thread's
+// observations of that resource: a stored thread of another resource is
+// ErrResourceMismatch naming only the ids given, as Search answers it (the
+// resource was not looked at, and another resource's thread was listed).
 func (e *Engine) Observations(ctx context.Context, f observe.Filter) ([]observe.Observation, error) {
 	if err := checkObservationFilter(f); err != nil {
 		return nil, err
@@ -263,12 +267,36 @@ func (e *Engine) Observations(ctx context.Context, f observe.Filter) ([]observe.
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
+	if f.ThreadID != "" && f.ResourceID != "" {
+		return e.observationsOf(ctx, f)
+	}
 	return observe.List(ctx, e.db, f)
 }
 
+// observationsOf lists the observations of f.ThreadID that f.ResourceID
+// recorded; a stored thread of another resource is ErrResourceMismatch.
+func (e *Engine) observationsOf(ctx context.Context, f observe.Filter) ([]observe.Observation, error) {
+	if _, err := e.resourceOf(ctx, f.ThreadID, f.ResourceID); err != nil && !errors.Is(err, ErrThreadNotFound) {
+		return nil, err
+	}
+	obs, err := observe.List(ctx, e.db, f)
+	if err != nil {
+		return nil, err
+	}
+	// A thread stored nowhere: only the rows the resource recorded (none
+	// once an erasure took the thread's).
+	mine := obs[:0]
+	for _, o := range obs {
+		if o.ResourceID == f.ResourceID {
+			mine = append(mine, o)
+		}
+	}
+	return mine, nil
+}
+
 // checkObservationFilter refuses a filter Observations cannot answer: one
-// with neither ThreadID nor ResourceID, or a malformed one of them (the
-// one List reads: ThreadID when set), or a malformed id in IDs.
+// with neither ThreadID nor ResourceID, a malformed one of them, or a
+// malformed id in IDs.
 func checkObservationFilter(f observe.Filter) error {
 	bad := func(field, id string) error {
 		ve := badID(-1, field, id, false)
@@ -280,7 +308,7 @@ func checkObservationFilter(f observe.Filter) error {
 		return &ValidationError{Index: -1, Field: "filter", Rule: "needs a threadId or a resourceId", Err: recall.ErrInvalidFilter}
 	case f.ThreadID != "" && !ValidID(f.ThreadID):
 		return bad("filter.threadId", f.ThreadID)
-	case f.ThreadID == "" && !ValidID(f.ResourceID):
+	case (f.ThreadID == "" || f.ResourceID != "") && !ValidID(f.ResourceID):
 		return bad("filter.resourceId", f.ResourceID)
 	}
 	for i, id := range f.IDs {

@@ -84,7 +84,7 @@ func renderItems(items []Item) string {
 // Filter selects observations for List. ThreadID or ResourceID must be set.
 type Filter struct {
 	ThreadID   string // this thread's observations
-	ResourceID string // every thread of this resource (when ThreadID is empty)
+	ResourceID string // every thread of this resource (when ThreadID is empty; with it, Engine.Observations refuses another resource's thread)
 	// All includes retired and invalidated rows, and the empty
 	// observations of ranges the observer found nothing worth keeping in;
 	// the default lists live ones with content.
