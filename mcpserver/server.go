@@ -219,6 +219,7 @@ func checkedText(h http.Handler) http.Handler {
 // bound is a 413 with Go's error; one that did not arrive within the
 // server's server.Config.BodyTimeout (its read deadline) a 408 in the HTTP
 // API's words, "the body did not arrive in time (…: i/o timeout)"; any
+// one cut off by a client that hung up (server.BodyCutOff) a 499; any
 // other (a bad chunk of a Transfer-Encoding: chunked body) a 400 in the
 // HTTP API's words, "the request body could not be read: invalid byte in
 // chunk length; send it again".
@@ -229,6 +230,11 @@ func readRefused(w http.ResponseWriter, err error) {
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		http.Error(w, "the body did not arrive in time ("+err.Error()+")", http.StatusRequestTimeout)
+		return
+	}
+	if server.BodyCutOff(err) {
+		// The client hung up: logged 499, as the HTTP API's, not 400.
+		http.Error(w, "the client closed the connection before the body's end ("+err.Error()+")", 499)
 		return
 	}
 	http.Error(w, "the request body could not be read: "+err.Error()+"; send it again", http.StatusBadRequest)

@@ -14,6 +14,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -416,9 +417,10 @@ func memberError(w *memberWalk, data []byte, v any) error {
 }
 
 // readError is the problem for a body that could not be read to its end:
-// over the limit, too slow, or broken in transit (a bad chunk of a
-// Transfer-Encoding: chunked body, "invalid byte in chunk length", was
-// "malformed JSON: …", though no JSON was looked at).
+// over the limit, too slow, cut off by a client that hung up (499, as a
+// hang-up during the work: it was logged 400, a bad request), or broken in
+// transit (a bad chunk of a Transfer-Encoding: chunked body, "invalid byte
+// in chunk length", was "malformed JSON: …", though no JSON was looked at).
 func readError(err error) error {
 	var mbe *http.MaxBytesError
 	switch {
@@ -426,6 +428,8 @@ func readError(err error) error {
 		return errorf(kindTooLarge, "", "the body is over %d bytes", mbe.Limit)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return errorf(kindBodyTimeout, "", "the body did not arrive in time (%s)", err)
+	case BodyCutOff(err):
+		return errorf(kindClientGone, "", "the client closed the connection before the body's end (%v)", err)
 	}
 	return errorf(kindInvalid, "", "the request body could not be read: %v; send it again", err)
 }
@@ -472,4 +476,14 @@ func fieldName(f string) string {
 		return "the body"
 	}
 	return fmt.Sprintf("%q", f)
+}
+
+// BodyCutOff reports whether err, from reading a request body, says that
+// the client closed the connection before the body's end: the connection
+// ended short of the Content-Length or of the last chunk
+// (io.ErrUnexpectedEOF) or was reset (ECONNRESET). The server answers such
+// a request (to nobody) as a client that hung up, status 499, where it
+// answered a 400 as if the body were malformed; /mcp does the same.
+func BodyCutOff(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
