@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // RecentCap is the most entries MemCtx.Recent lists; RecentCount keeps the
@@ -406,11 +407,6 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 		return fmt.Errorf("journal: encode memctx %s: %w", rec.RunID, err)
 	}
 	defer memctxBufs.Put(buf) // the drivers copy b when they bind it
-	// The claim's owner is checked by the insert itself (its WHERE
-	// EXISTS): a run of another thread or resource inserts no row.
-	if err := j.claim(ctx, rec.RunID, rec.ThreadID, rec.ResourceID); err != nil {
-		return err
-	}
 	verb, upsert := "INSERT", ""
 	if replace {
 		// Postgres has no INSERT OR REPLACE: the conflicting row is
@@ -423,22 +419,59 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 	}
 	// Only while the run is still the record's (an erasure may have given
 	// the claim an opaque owner since).
-	res, err := j.stmts.Exec(ctx, verb+` INTO journal (scope, key, thread_id, resource_id, output, created_at)
-		SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND thread_id = ? AND resource_id = ?)`+upsert,
-		ScopeMemCtx, MemCtxKey(rec.RunID), rec.ThreadID, rec.ResourceID, b, j.now().UnixMilli(), rec.RunID, rec.ThreadID, rec.ResourceID)
+	put := verb + ` INTO journal (scope, key, thread_id, resource_id, output, created_at)
+		SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND thread_id = ? AND resource_id = ?)` + upsert
+	n, err := j.claimAndPut(ctx, rec, put, b)
 	if err != nil {
 		if !replace && isUniqueViolation(err) {
 			return fmt.Errorf("%w: %s", ErrRunExists, rec.RunID)
 		}
-		return fmt.Errorf("journal: store memctx %s: %w", rec.RunID, err)
+		return err
 	}
-	if n, err := res.RowsAffected(); err == nil && n == 0 {
+	if n == 0 {
 		if err := j.CheckRun(ctx, rec.RunID, rec.ThreadID, rec.ResourceID); err != nil {
 			return err // ErrRunErased when the claim's owner was erased
 		}
 		return fmt.Errorf("%w: %s", ErrRunOwned, rec.RunID)
 	}
 	return nil
+}
+
+// claimAndPut runs PutMemCtx's claim (claimSQL) and its insert put of
+// the encoded record b in one write transaction, and returns how many
+// rows put wrote. The claim's owner is checked by put itself (its WHERE
+// EXISTS): a run of another thread or resource inserts no row. One
+// transaction rather than two statements of their own: on Postgres each
+// of those was a transaction of its own after the schema version check
+// (store.WriteCheck), BEGIN, check and COMMIT twice. A record that
+// exists (put's unique violation, returned as it is) rolls the claim
+// back with it: the run was claimed when that record was stored.
+func (j *Journal) claimAndPut(ctx context.Context, rec *MemCtx, put string, b []byte) (int64, error) {
+	var n int64
+	err := store.RunTx(ctx, j.db, func(tx *store.Tx) error {
+		claim, err := j.stmts.InTx(ctx, tx.Tx, claimSQL)
+		if err == nil {
+			_, err = claim.ExecContext(ctx, rec.RunID, rec.ThreadID, rec.ResourceID, j.now().UnixMilli())
+		}
+		if err != nil {
+			return fmt.Errorf("claim run: %w", err)
+		}
+		st, err := j.stmts.InTx(ctx, tx.Tx, put)
+		if err != nil {
+			return err
+		}
+		res, err := st.ExecContext(ctx, ScopeMemCtx, MemCtxKey(rec.RunID), rec.ThreadID, rec.ResourceID, b, j.now().UnixMilli(),
+			rec.RunID, rec.ThreadID, rec.ResourceID)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("journal: store memctx %s: %w", rec.RunID, err)
+	}
+	return n, nil
 }
 
 // memctxBufs holds PutMemCtx's encoding buffers: a record is encoded and

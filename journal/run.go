@@ -26,12 +26,16 @@ func (j *Journal) ClaimRun(ctx context.Context, runID, threadID, resourceID stri
 // claim inserts the claim of runID by threadID of resourceID unless the
 // run id is claimed already; it does not check whose the claim is.
 func (j *Journal) claim(ctx context.Context, runID, threadID, resourceID string) error {
-	if _, err := j.stmts.Exec(ctx, `INSERT INTO runs (id, thread_id, resource_id, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (id) DO NOTHING`, runID, threadID, resourceID, j.now().UnixMilli()); err != nil {
+	if _, err := j.stmts.Exec(ctx, claimSQL, runID, threadID, resourceID, j.now().UnixMilli()); err != nil {
 		return fmt.Errorf("journal: claim run %s: %w", runID, err)
 	}
 	return nil
 }
+
+// claimSQL is claim's statement: runs' row unless the id has one; its
+// arguments the run, thread and resource ids and the time (Unix ms).
+const claimSQL = `INSERT INTO runs (id, thread_id, resource_id, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`
 
 // CheckRun returns ErrRunOwned when runID was claimed by another thread or
 // resource (ErrRunErased, which matches it, when that owner was erased),
