@@ -48,7 +48,7 @@ type Querier interface {
 // *UnderLoadError (ErrMigrationUnderLoad) naming them, nothing migrated
 // (Options.MigrateUnderLoad migrates anyway). Every connection of the pool
 // carries this build's mark (session.go): application_name
-// "mnemo/schema=7" unless the DSN names one, and a shared advisory lock
+// "mnemo/schema=<SchemaVersion>" unless the DSN names one, and a shared advisory lock
 // naming the schema and SchemaVersion, which a later build's Open finds.
 func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	return OpenWith(ctx, dsn, Options{})
