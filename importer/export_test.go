@@ -189,7 +189,12 @@ func TestExportRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	src := enginetest.MustOpen(t, engine.Config{})
 	exportCorpus(t, src)
-	file1 := exportTo(t, src, importer.ExportOptions{PageSize: 2})
+	var buf bytes.Buffer
+	exported, err := importer.Export(ctx, src, &buf, importer.ExportOptions{PageSize: 2})
+	if err != nil || exported.Resources != 4 {
+		t.Fatalf("export: %+v, %v; want 4 resources (ana, bob; cleo and dan with a state alone)", exported, err)
+	}
+	file1 := buf.Bytes()
 	if bytes.Contains(file1, []byte("secret")) || bytes.Contains(file1, []byte("gone")) || bytes.Contains(file1, []byte("erase me")) || bytes.Contains(file1, []byte("ana:gone")) {
 		t.Fatalf("the export holds erased content:\n%s", file1)
 	}
@@ -211,8 +216,10 @@ func TestExportRoundTrip(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, b enginetest.Backend) {
 		mid := enginetest.MustOpen(t, b.Config(t, engine.Config{}))
 		rep, err := importer.Import(ctx, mid, path, importer.Options{Strict: true})
-		if err != nil || rep.Messages != 7 || rep.Threads != 3 || rep.Resources != 2 || rep.WorkingMemory != 4 {
-			t.Fatalf("import: %+v, %v", rep, err)
+		// The resources counted as the export counted them (walk39 #8:
+		// 2, cleo's and dan's lone states not counted).
+		if err != nil || rep.Messages != 7 || rep.Threads != 3 || rep.Resources != exported.Resources || rep.WorkingMemory != 4 {
+			t.Fatalf("import: %+v, %v; want 7 messages, 3 threads, %d resources, 4 states", rep, err, exported.Resources)
 		}
 		file2 := exportTo(t, mid, importer.ExportOptions{})
 		if !sameLines(file2, file1) {
@@ -247,8 +254,8 @@ func TestExportRoundTrip(t *testing.T) {
 			t.Errorf("the erased thread: %v, want ErrThreadNotFound", err)
 		}
 		again, err := importer.Import(ctx, mid, path, importer.Options{Strict: true})
-		if err != nil || again.Messages != 0 || again.Duplicates != 7 || again.WorkingMemory != 0 || again.WorkingMemorySame != 4 {
-			t.Errorf("import again: %+v, %v; want 0 stored, 7 already stored, 4 states as given", again, err)
+		if err != nil || again.Messages != 0 || again.Duplicates != 7 || again.WorkingMemory != 0 || again.WorkingMemorySame != 4 || again.Resources != exported.Resources {
+			t.Errorf("import again: %+v, %v; want 0 stored, 7 already stored, 4 states as given, %d resources", again, err, exported.Resources)
 		}
 	})
 }
@@ -388,19 +395,20 @@ func TestJSONLWorkingMemory(t *testing.T) {
 // working-memory states (a resource's, which needs no thread) imports:
 // its refused line is skipped, not the whole file ErrNothingImported, as
 // when every line is refused. Before, a state set beside a skipped line
-// was reported as "nothing imported" (exit 1).
+// was reported as "nothing imported" (exit 1). The state's resource is
+// counted, as export counts it (it was "0 resources", walk39 #8).
 func TestJSONLWorkingMemoryOnly(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.MustOpen(t, engine.Config{})
 	body := `{"type":"working_memory","resource":"r","mode":"template","content":"# prefs"}` + "\n" +
 		`{"type":"working_memory","resource":"r","mode":"markdown","content":"x"}` + "\n"
 	rep, err := importer.Import(ctx, e, writeFile(t, "wm.jsonl", body), importer.Options{})
-	if err != nil || rep.WorkingMemory != 1 || rep.Skipped != 1 {
-		t.Fatalf("report %+v, %v; want 1 state set, 1 skipped, no error", rep, err)
+	if err != nil || rep.WorkingMemory != 1 || rep.Skipped != 1 || rep.Resources != 1 {
+		t.Fatalf("report %+v, %v; want 1 state set, 1 skipped, 1 resource, no error", rep, err)
 	}
 	rep, err = importer.Import(ctx, e, writeFile(t, "wm.jsonl", body), importer.Options{})
-	if err != nil || rep.WorkingMemorySame != 1 {
-		t.Fatalf("again: %+v, %v; want 1 state as given, no error", rep, err)
+	if err != nil || rep.WorkingMemorySame != 1 || rep.Resources != 1 {
+		t.Fatalf("again: %+v, %v; want 1 state as given, 1 resource, no error", rep, err)
 	}
 	if got := stateOf(t, e, working.ResourceKey("r")); got != "template: # prefs" {
 		t.Errorf("state %q", got)

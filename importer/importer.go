@@ -100,8 +100,11 @@ type Report struct {
 	Format string `json:"format"`
 	// Resources and Threads count the distinct resources and threads of
 	// this file's messages that are stored, now or by an earlier import
-	// (not those of skipped records). `mnemo ingest` of several FILEs
-	// sums them per FILE: a thread in two FILEs counts twice.
+	// (not those of skipped records); Resources counts the resource of a
+	// working-memory state stored (now or before) too, as ExportReport
+	// counts it, so a resource whose only line is its state counts.
+	// `mnemo ingest` of several FILEs sums them per FILE: a thread in two
+	// FILEs counts twice.
 	Resources int `json:"resources"`
 	// Threads counts the distinct threads (see Resources).
 	Threads    int `json:"threads"`

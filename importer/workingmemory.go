@@ -88,6 +88,11 @@ func (jb *jsonlBatch) workingMemory(where string, l *wmLine) error {
 		return fmt.Errorf("importer: %s %s: %w", w.rep.File, where, err)
 	}
 	res, err := mem.Set(w.ctx, l.key, l.content, working.Origin{ResourceID: l.resource})
+	if err == nil {
+		// Counted as Export counts it: a resource whose only line is
+		// its state was "0 resources" here and 1 in the export.
+		w.resources[l.resource] = true
+	}
 	switch {
 	case err == nil && res.Changed:
 		w.rep.WorkingMemory++
