@@ -101,12 +101,7 @@ func TestMCPNodeClient(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	bin := filepath.Join(t.TempDir(), "mnemo")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(node, "client.mjs", bin, t.TempDir())
+	cmd := exec.Command(node, "client.mjs", buildCLI(t), t.TempDir())
 	cmd.Dir = nodeDir
 	cmd.Stderr = &strings.Builder{}
 	out, err := cmd.Output()
