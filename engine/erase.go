@@ -336,6 +336,14 @@ func (e *Engine) eraseTx(ctx context.Context, tx *store.Tx, kind eraseKind, targ
 	if err != nil {
 		return nil, err
 	}
+	// Before any read of the versions or the records: a run's
+	// working-memory write of these resources, in any process, commits
+	// before the reads or checks the records after the commit
+	// (journal.CheckRunContext). After the thread locks selectErasure
+	// took, in the same order in every erasure.
+	if err := journal.LockRunContexts(ctx, tx, er.resources); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	read := er.texts.Texts
 	er.texts.Texts = func(ctx context.Context, fn func(string) bool) error {
 		e.erasure.reads.Add(1)

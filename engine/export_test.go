@@ -263,3 +263,14 @@ func Reindexed(e *Engine) []string {
 	defer e.erasure.mu.Unlock()
 	return append([]string{}, e.erasure.reindexed...)
 }
+
+// SetAfterRunCheck makes a run's working-memory write call f after its
+// in-flight check (journal.CheckRunContext) and before its statements,
+// inside its transaction; nil removes it.
+func SetAfterRunCheck(e *Engine, f func()) {
+	if f == nil {
+		e.wm.checked.Store(nil)
+		return
+	}
+	e.wm.checked.Store(&f)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -42,6 +43,8 @@ var ErrStoredWorkingMemory = errors.New("the working-memory configuration stored
 type workingState struct {
 	mem *working.Memory
 	err error
+
+	checked atomic.Pointer[func()] // for the tests: called after a run's in-flight check (SetAfterRunCheck)
 }
 
 // WorkingMemory returns the working memory of the data directory, over the
@@ -108,7 +111,11 @@ func (e *Engine) buildWorkingMemory(cfg working.Config) (*working.Memory, error)
 	cfg.Redact = e.redactWorking
 	cfg.Closed = e.checkClosed
 	cfg.RunCheck = func(ctx context.Context, q working.Querier, runID string) error {
-		return journal.CheckRunContext(ctx, q, runID)
+		err := journal.CheckRunContext(ctx, q, runID)
+		if f := e.wm.checked.Load(); f != nil {
+			(*f)()
+		}
+		return err
 	}
 	return working.New(e.db, cfg)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
@@ -60,4 +61,68 @@ func testScrubMarksContextErased(t *testing.T, b backend) {
 			t.Errorf("CheckRunContext(%s) = %v, want refused: %v", r.rec.RunID, err, r.marked)
 		}
 	}
+}
+
+// TestCheckRunContextWaitsForErasure: on Postgres, an erasure holding the
+// run contexts' lock of a resource (LockRunContexts) and marking a run's
+// record makes that run's check (CheckRunContext, in another transaction)
+// wait until it commits, and then refuse: the check does not read the
+// record as it stood before the erasure (READ COMMITTED) and let the
+// write commit after it. SQLite needs no lock: its write transactions run
+// one at a time.
+func TestCheckRunContextWaitsForErasure(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		if b.Name != "postgres" {
+			t.Skip("SQLite runs the erasure and the write one at a time (one writer): no lock to wait for")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		j, db := b.openErase(t)
+		if err := j.PutMemCtx(ctx, &journal.MemCtx{RunID: "run-1", ThreadID: "t1", ResourceID: "r1"}, false); err != nil {
+			t.Fatal(err)
+		}
+		erasure, err := store.Begin(ctx, db, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer erasure.Rollback()
+		if err := journal.LockRunContexts(ctx, erasure, []string{"r1"}); err != nil {
+			t.Fatal(err)
+		}
+		erased := journal.ErasedTexts(nil)
+		erased.Held = func(rec *journal.MemCtx) bool { return rec.RunID == "run-1" }
+		if _, _, err := journal.ScrubMemCtx(ctx, erasure, "r1", erased, journal.Entomb{}); err != nil {
+			t.Fatal(err)
+		}
+		checked := make(chan error, 1)
+		go func() {
+			w, err := store.Begin(ctx, db, nil)
+			if err != nil {
+				checked <- err
+				return
+			}
+			defer w.Rollback()
+			checked <- journal.CheckRunContext(ctx, store.Bound(w), "run-1")
+		}()
+		for waiting := false; !waiting; {
+			select {
+			case err := <-checked:
+				t.Fatalf("the check returned %v while the erasure held the lock, want it to wait", err)
+			case <-time.After(5 * time.Millisecond):
+			}
+			var n int
+			if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+				AND classid = $1::int4::oid AND objid = hashtext(current_schema() || '/' || 'r1')::oid AND objsubid = 2`,
+				journal.RunContextLockClass).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			waiting = n > 0
+		}
+		if err := erasure.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-checked; !errors.Is(err, journal.ErrRunContextErased) {
+			t.Fatalf("the check after the erasure committed: %v, want journal.ErrRunContextErased", err)
+		}
+	})
 }

@@ -114,11 +114,15 @@ type Config struct {
 	// Close.
 	Closed func() error
 	// RunCheck, when set, is called for an update whose Origin has a RunID,
-	// inside the update's write transaction (q reads through it) after the
-	// version's statements and before the commit. An error refuses the
+	// inside the update's write transaction (q reads through it; on
+	// Postgres it is a store.Bound transaction) after the owner's and the
+	// replayed call's reads and before the version's statements, so that
+	// a lock it takes comes before the write's row locks. An error refuses the
 	// update: nothing is stored and the update returns it as it is (the
 	// engine refuses a run whose recorded context holds a turn erased
-	// since, journal.ErrRunContextErased). Nil checks nothing.
+	// since, journal.ErrRunContextErased, and holds a lock that keeps an
+	// erasure of the run's resource from committing until the write does).
+	// Nil checks nothing.
 	RunCheck func(ctx context.Context, q Querier, runID string) error
 }
 

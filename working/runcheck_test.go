@@ -9,13 +9,17 @@ import (
 )
 
 // TestRunCheck: Config.RunCheck is called for an update under a run id,
-// inside the update's write transaction after its statements (it reads
-// the version being written), and its error refuses the update with
-// nothing stored; an update with no run id is not checked.
+// inside the update's write transaction before its statements (it sees
+// no version of its run yet, and what it writes through q is rolled back
+// with a refused update), and its error refuses the update with nothing
+// stored; an update with no run id is not checked.
 func TestRunCheck(t *testing.T) { forEachBackend(t, testRunCheck) }
 
 func testRunCheck(t *testing.T, b backend) {
 	db, _ := b.openDB(t)
+	if _, err := db.Exec(`CREATE TABLE runcheck_probe (run_id TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
 	errRefused := errors.New("run refused")
 	var checked []string
 	m := mustNew(t, db, working.Config{Template: "# P\n", RunCheck: func(ctx context.Context, q working.Querier, runID string) error {
@@ -24,8 +28,12 @@ func testRunCheck(t *testing.T, b backend) {
 		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM working_memory_history WHERE run_id = ?`, runID).Scan(&n); err != nil {
 			return err
 		}
-		if n != 1 {
-			t.Errorf("RunCheck of %s sees %d versions of its run, want 1 (its own, in the write's transaction)", runID, n)
+		if n != 0 {
+			t.Errorf("RunCheck of %s sees %d versions of its run, want 0 (called before the write's statements)", runID, n)
+		}
+		var id string
+		if err := q.QueryRowContext(ctx, `INSERT INTO runcheck_probe (run_id) VALUES (?) RETURNING run_id`, runID).Scan(&id); err != nil {
+			return err
 		}
 		if runID == "bad" {
 			return errRefused
@@ -51,5 +59,12 @@ func testRunCheck(t *testing.T, b backend) {
 	}
 	if len(checked) != 2 || checked[0] != "bad" || checked[1] != "good" {
 		t.Fatalf("RunCheck called for %q, want [bad good]", checked)
+	}
+	var probes string
+	if err := db.QueryRow(`SELECT min(run_id) || '/' || count(*) FROM runcheck_probe`).Scan(&probes); err != nil {
+		t.Fatal(err)
+	}
+	if probes != "good/1" {
+		t.Fatalf("rows RunCheck wrote through q and kept (least/count): %q, want \"good/1\" (the refused update's rolled back with it)", probes)
 	}
 }

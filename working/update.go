@@ -316,6 +316,16 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 			return r, done, err
 		}
 	}
+	// The run's check, in the write's transaction before its statements:
+	// on SQLite no erasure commits until this one does; on Postgres the
+	// engine's check takes a lock an erasure of the run's resource waits
+	// for, which must come before the row locks below (an erasure holding
+	// it may rewrite this very row).
+	if origin.RunID != "" && m.cfg.RunCheck != nil {
+		if err := m.cfg.RunCheck(ctx, tx, origin.RunID); err != nil {
+			return Result{}, false, err
+		}
+	}
 	now := m.cfg.Now()
 	ms := now.UnixMilli()
 	var res sql.Result
@@ -339,14 +349,6 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 		`INSERT INTO working_memory_history (scope, version, content, run_id, tool_call_id, updated_at, resource_id) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		cur.Key, version, next, origin.RunID, origin.ToolCallID, ms, owner); err != nil {
 		return Result{}, false, fmt.Errorf("working: record version %d of %s: %w", version, cur.Key, err)
-	}
-	// The run's check last, in the write's transaction: on SQLite no
-	// erasure commits until this one does; on Postgres its statement sees
-	// what committed up to now (READ COMMITTED).
-	if origin.RunID != "" && m.cfg.RunCheck != nil {
-		if err := m.cfg.RunCheck(ctx, tx, origin.RunID); err != nil {
-			return Result{}, false, err
-		}
 	}
 	if m.beforeCommit != nil {
 		m.beforeCommit(btx)
