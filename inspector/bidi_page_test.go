@@ -42,3 +42,35 @@ func TestBidiMarkersServed(t *testing.T) {
 		}
 	}
 }
+
+// TestBidiNoteOnlyWhenMarked: the note on markers is in the HTML of a
+// page that shows a marker and of no other (walk40 #5: it was in every
+// page's HTML, hidden only by CSS :has(), so a reader without CSS, w3m
+// or html2text, saw the warning on every page).
+func TestBidiNoteOnlyWhenMarked(t *testing.T) {
+	ts := seedBidi(t)
+	for path, want := range map[string]bool{
+		"/ui/threads/hostile-1": true,  // markers in messages and the title
+		"/ui/runs/run-rlo":      true,  // a marker in the query
+		"/ui/":                  true,  // the thread list shows hostile-1's title
+		"/ui/threads/clean-1":   false, // plain text only
+		"/ui/threads/nowhere":   false, // the error page
+	} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(b)
+		if got := strings.Contains(page, `id="bidi-note"`); got != want {
+			t.Errorf("%s (status %d): holds the note: %v, want %v", path, resp.StatusCode, got, want)
+		}
+		if marked := strings.Contains(page, `<span class="cp `); marked != want {
+			t.Errorf("%s: shows a marker: %v, want %v (the case is wrong)", path, marked, want)
+		}
+	}
+}

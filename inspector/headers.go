@@ -46,7 +46,7 @@ func errorPage(w http.ResponseWriter, status int, title, detail, version, allow 
 		w.Header().Set("Allow", allow)
 	}
 	var b strings.Builder
-	if err := pages["error"].ExecuteTemplate(&b, "layout", page{Title: title, Version: version, Links: true, Data: server.Problem{Title: title, Status: status, Detail: detail}}); err != nil {
+	if err := execPage(&b, "error", page{Title: title, Version: version, Links: true, Data: server.Problem{Title: title, Status: status, Detail: detail}}); err != nil {
 		http.Error(w, "render failed", http.StatusInternalServerError)
 		return
 	}

@@ -73,6 +73,29 @@ type page struct {
 	// SignOut shows the sign-out button (signedInByCookie).
 	SignOut bool
 	Data    any
+	// Content is the page's "content" template as rendered (execPage),
+	// and Marked says it, or the title, shows a character as a marker:
+	// the layout then says what the markers are (the bidi note).
+	Content template.HTML
+	Marked  bool
+}
+
+// markerTag begins every marker the "piece" template writes (layout.html);
+// stored text cannot hold it, html/template escapes its "<".
+const markerTag = `<span class="cp `
+
+// execPage writes page name with p: its content first, then the layout
+// around it, which holds the note on markers only when the content or
+// the title shows one. (A note in every page hidden by CSS :has() was
+// shown by every reader without it: a text browser, html2text.)
+func execPage(w io.Writer, name string, p page) error {
+	var b strings.Builder
+	if err := pages[name].ExecuteTemplate(&b, "content", p); err != nil {
+		return err
+	}
+	p.Content = template.HTML(b.String())
+	p.Marked = strings.Contains(b.String(), markerTag) || slices.ContainsFunc(idPieces(p.Title), func(pc piece) bool { return pc.Marked })
+	return pages[name].ExecuteTemplate(w, "layout", p)
 }
 
 // Options configure the inspector.
@@ -177,7 +200,7 @@ func render(w http.ResponseWriter, r *http.Request, t server.Tenant, opt Options
 		status, name, title, data = pr.Status, "error", pr.Title, pr
 	}
 	var b strings.Builder
-	if terr := pages[name].ExecuteTemplate(&b, "layout", page{Title: title, Version: opt.Version, Links: true, SignOut: signedInByCookie(r, t.Principal), Data: data}); terr != nil {
+	if terr := execPage(&b, name, page{Title: title, Version: opt.Version, Links: true, SignOut: signedInByCookie(r, t.Principal), Data: data}); terr != nil {
 		opt.Logger.Error("inspector: render", "page", name, "err", terr)
 		http.Error(w, "render failed", http.StatusInternalServerError)
 		return
@@ -195,7 +218,7 @@ func WriteRun(ctx context.Context, w io.Writer, e *engine.Engine, runID, version
 		return err
 	}
 	v.Links = false
-	return pages["run"].ExecuteTemplate(w, "layout", page{Title: "run " + runID, Version: version, Links: false, Data: v})
+	return execPage(w, "run", page{Title: "run " + runID, Version: version, Links: false, Data: v})
 }
 
 // dotID reports whether id is "." or "..", which a store written before
