@@ -42,10 +42,13 @@ const rebuildThreads = `INSERT INTO threads (id, resource_id, created_at, update
 const seqOfKey = `CAST(substr(j.key, length(j.thread_id) + 2) AS INTEGER)`
 
 // recount sets every thread's derived counters from what was kept:
-// message_count, bytes (what quotas read) and last_seq, which never goes
+// message_count, bytes (what quotas read), updated_at (its newest kept
+// message's time, its created_at when none is kept: a lost tail's time
+// was listed as the last message's) and last_seq, which never goes
 // down (seqs are never reused: a lost tail is recorded as lost).
 var recount = `UPDATE threads SET
 	message_count = (SELECT COUNT(*) FROM messages m WHERE m.thread_id = threads.id),
+	updated_at = COALESCE((SELECT MAX(created_at) FROM messages m WHERE m.thread_id = threads.id), created_at),
 	bytes = ` + msgstore.ThreadBytesOf("threads.id") + `,
 	last_seq = MAX(last_seq,
 		COALESCE((SELECT MAX(seq) FROM messages m WHERE m.thread_id = threads.id), 0),

@@ -18,8 +18,8 @@ import (
 // thread whose row was lost, a message whose text does not match its
 // digest, rows whose owner was lost), repair drops the garbled message
 // and the orphans, writes the lost thread again from its messages,
-// recomputes the counters, and records as lost exactly the seqs neither
-// stored, erased nor lost before.
+// recomputes the counters and the newest message's time, and records as
+// lost exactly the seqs neither stored, erased nor lost before.
 func TestRepair(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "mnemo.db")
@@ -45,17 +45,17 @@ func TestRepair(t *testing.T) {
 	stmts := []string{
 		// a: last_seq 10; 1, 2, 5, 9 stored, 3 erased, 7 lost to an
 		// earlier salvage: 4, 6, 8 and 10 are lost now.
-		`INSERT INTO threads (id, resource_id, created_at, updated_at, last_seq, message_count) VALUES ('a', 'r', 1, 1, 10, 99)`,
+		`INSERT INTO threads (id, resource_id, created_at, updated_at, last_seq, message_count) VALUES ('a', 'r', 1, 9000, 10, 99)`,
 		msg("a", 1, false), msg("a", 2, false), msg("a", 5, false), msg("a", 9, false),
 		`INSERT INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES ('` + journal.ScopeErased + `', 'a:3', 'a', 'r', x'', 1)`,
 		`INSERT INTO journal (scope, key, thread_id, resource_id, output, created_at) VALUES ('` + journal.ScopeLost + `', 'a:7', 'a', 'r', x'', 1)`,
 		// b: its row lost, two messages kept: written again.
 		msg("b", 1, false), msg("b", 2, false),
 		// c: complete but message 2 garbled: dropped, 2 lost.
-		`INSERT INTO threads (id, resource_id, created_at, updated_at, last_seq, message_count) VALUES ('c', 'r', 1, 1, 3, 3)`,
+		`INSERT INTO threads (id, resource_id, created_at, updated_at, last_seq, message_count) VALUES ('c', 'r', 1, 1009, 3, 3)`,
 		msg("c", 1, false), msg("c", 2, true), msg("c", 3, false),
 		// d: nothing kept of its messages: 1..2 lost.
-		`INSERT INTO threads (id, resource_id, created_at, updated_at, last_seq, message_count) VALUES ('d', 'r', 1, 1, 2, 2)`,
+		`INSERT INTO threads (id, resource_id, created_at, updated_at, last_seq, message_count) VALUES ('d', 'r', 1, 9000, 2, 2)`,
 		// Orphans: an embedding of no message, an observation of no thread.
 		`INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector) VALUES ('m-gone', 'hash-384', 'r', 0, x'')`,
 		`INSERT INTO embeddings (message_id, embedder, resource_id, dims, vector) VALUES ('m-a-1', 'hash-384', 'r', 0, x'')`,
@@ -89,19 +89,21 @@ func TestRepair(t *testing.T) {
 	}
 	defer store.CloseDB(db)
 	counters := map[string]string{}
-	rows, err := db.QueryContext(ctx, `SELECT id, last_seq, message_count FROM threads`)
+	rows, err := db.QueryContext(ctx, `SELECT id, last_seq, message_count, updated_at FROM threads`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for rows.Next() {
 		var id string
-		var last, n int64
-		rows.Scan(&id, &last, &n)
-		counters[id] = fmt.Sprintf("%d/%d", last, n)
+		var last, n, updated int64
+		rows.Scan(&id, &last, &n, &updated)
+		counters[id] = fmt.Sprintf("%d/%d/%d", last, n, updated)
 	}
 	rows.Close()
-	if want := map[string]string{"a": "10/4", "b": "2/2", "c": "3/2", "d": "2/0"}; fmt.Sprint(counters) != fmt.Sprint(want) {
-		t.Fatalf("last_seq/message_count %v, want %v", counters, want)
+	// updated_at: the newest kept message's created_at (a's was lost seq
+	// 10's, 9000, walk40 #5), the thread's created_at when none is kept.
+	if want := map[string]string{"a": "10/4/1004", "b": "2/2/1006", "c": "3/2/1009", "d": "2/0/1"}; fmt.Sprint(counters) != fmt.Sprint(want) {
+		t.Fatalf("last_seq/message_count/updated_at %v, want %v", counters, want)
 	}
 	ranges, err := journal.LostRanges(ctx, db)
 	if err != nil {
