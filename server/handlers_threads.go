@@ -22,7 +22,11 @@ const HealthTimeout = 5 * time.Second
 // answers within HealthTimeout, else 503 (the cause is logged): also once
 // the engine has found its database file damaged (engine.Ping's
 // ErrDatabaseCorrupt), though it still answers the reads that miss the
-// damaged pages. A lexical index quarantined and rebuilding stays 200.
+// damaged pages. A lexical index quarantined and rebuilding stays 200, as
+// does a stored working-memory configuration that does not build
+// (engine.ErrStoredWorkingMemory), with status "degraded" and a reason:
+// the working-memory routes answer 503 working-memory-unavailable, the
+// rest works.
 func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), HealthTimeout)
 	defer cancel()
@@ -36,6 +40,13 @@ func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 			return nil, &apiError{kind: kindUnavailable, detail: "the database file was found damaged; restore it from a backup or run mnemo salvage (the server log has the path)", cause: err}
 		}
 		return nil, &apiError{kind: kindUnavailable, detail: "the database does not answer", cause: err}
+	}
+	if _, err := s.cfg.Engine.WorkingMemory(); errors.Is(err, engine.ErrStoredWorkingMemory) {
+		// Still 200: messages, search and contexts without working
+		// memory answer, and on Postgres every server of the schema reads
+		// the same stored configuration, so a 503 would take them all out
+		// of their load balancer for what only working memory lacks.
+		return Health{Status: "degraded", Version: s.cfg.Version, Reason: StoredWorkingMemoryDetail}, nil
 	}
 	return Health{Status: "ok", Version: s.cfg.Version}, nil
 }

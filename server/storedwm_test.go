@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +19,8 @@ import (
 // (engine.ErrStoredWorkingMemory: a newer build's mode) answers 503
 // working-memory-unavailable with a detail saying how to replace it, and
 // the MCP tools' Describe the same. Before, it was a 500 "internal" with
-// "the request failed; the server log has the cause".
+// "the request failed; the server log has the cause". /healthz answers
+// 200 with status "degraded" and the same detail as its reason.
 func TestStoredWorkingMemoryProblem(t *testing.T) {
 	dir := t.TempDir()
 	e := enginetest.MustOpen(t, engine.Config{Dir: dir, WorkingMemory: &working.Config{Template: "# Notes\n"}})
@@ -44,5 +46,12 @@ func TestStoredWorkingMemoryProblem(t *testing.T) {
 	_, lerr := h.e.LoadContext(context.Background(), engine.LoadRequest{RunID: "r1", ThreadID: "t1"})
 	if d := server.Describe(lerr); d.Status != 503 || d.Detail != server.StoredWorkingMemoryDetail {
 		t.Fatalf("Describe(%v) = %+v, want the 503 working-memory-unavailable", lerr, d)
+	}
+	// /healthz stays 200 (the rest of the API answers) but says what
+	// does not work; it said {"status":"ok"} (fix2's leftover).
+	r = h.do("GET", "/healthz", "", nil)
+	var health server.Health
+	if err := json.Unmarshal(r.body, &health); r.status != 200 || err != nil || health.Status != "degraded" || health.Reason != server.StoredWorkingMemoryDetail {
+		t.Errorf("/healthz: %d %s (%v); want 200, status degraded with the reason", r.status, r.body, err)
 	}
 }

@@ -416,10 +416,16 @@ type EraseResult struct {
 
 // Health is the answer of GET /healthz.
 type Health struct {
-	// Status (status) is always "ok".
-	Status string `json:"status" jsonschema:"enum=ok"`
+	// Status (status) is "ok", or "degraded" when the server answers but
+	// a part of it cannot (Reason says which and what to do).
+	Status string `json:"status" jsonschema:"enum=ok,enum=degraded"`
 	// Version (version) is Config.Version; "dev" when unset.
 	Version string `json:"version"`
+	// Reason (reason) says, with status "degraded", what does not work and
+	// how to mend it: the stored working-memory configuration does not
+	// build (StoredWorkingMemoryDetail; its routes answer 503
+	// working-memory-unavailable). Absent with "ok".
+	Reason string `json:"reason,omitempty"`
 }
 
 // AppendResult is the answer of POST /v1/threads/{thread}/messages.
