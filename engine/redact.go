@@ -51,10 +51,17 @@ type Rule struct {
 	Triggers []string
 	// Verify, when not nil, keeps a match it returns false for (see the type's doc).
 	Verify func(match string) bool
+
+	// may, when not nil, is a cheap test that s may hold a match (a
+	// default rule's own prefilter: cardRule's digit run).
+	may func(s string) bool
 }
 
 // apply replaces the verified matches of r in s.
 func (r *Rule) apply(s string) string {
+	if r.may != nil && !r.may(s) {
+		return s
+	}
 	if r.Verify == nil {
 		return r.Pattern.ReplaceAllString(s, r.Replacement)
 	}

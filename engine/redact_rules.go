@@ -38,7 +38,9 @@ import (
 //     Atlassian, Square, Grafana, Docker Hub, Doppler, Postman, Linear,
 //     Notion, Mailchimp, Groq, xAI, Replicate, Perplexity, Sentry,
 //     HashiCorp Vault and Terraform Cloud, Heroku, New Relic, age, Azure AD
-//     client secrets, Mapbox.
+//     client secrets, Mapbox;
+//   - payment card numbers (Visa, Mastercard, American Express, Discover,
+//     JCB, Diners Club, UnionPay, Mir), Luhn-checked (cardRule).
 //
 // Formats with no recognisable shape (a bare 32-hex Twilio auth token, a
 // password in prose without "password=" or "password:") are not found by
@@ -64,6 +66,7 @@ func DefaultRules() []Rule {
 // handed out, only copies of them.
 var defaultRules = sync.OnceValue(func() []Rule {
 	rules := append(structuralRules(), vendorRules()...)
+	rules = append(rules, cardRule())
 	return append(rules, assignmentRules()...)
 })
 
