@@ -26,7 +26,9 @@ type Thread struct {
 	LastSeq int64 `json:"lastSeq"`
 	// CreatedAt is when its first append was stored (the engine's clock, UTC).
 	CreatedAt time.Time `json:"createdAt"`
-	// UpdatedAt is when its latest append was stored (the engine's clock, UTC).
+	// UpdatedAt is its newest stored message's time (the latest
+	// Message.CreatedAt, which an append may give; the thread's CreatedAt
+	// when it holds none, e.g. after an erasure of every message).
 	UpdatedAt time.Time `json:"updatedAt"`
 	// LastActiveAt is the engine's clock at the thread's latest stored
 	// append; idle expiry counts from it (Lifecycle.IdleTTL, Expire).

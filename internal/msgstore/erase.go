@@ -289,13 +289,17 @@ func (s *Store) unqueue(ctx context.Context, tx *store.Tx, msgs []Message) error
 }
 
 // ShrinkThread takes n erased messages off threadID's message count in tx
-// and recomputes its bytes from what is stored (ThreadBytesOf).
+// and recomputes its bytes from what is stored (ThreadBytesOf) and its
+// updated_at: the newest kept message's time, the thread's created_at when
+// none is kept, so an erased newest message's time is not kept either (it
+// was listed as the thread's last message).
 func (s *Store) ShrinkThread(ctx context.Context, tx *store.Tx, threadID string, n int) error {
 	if err := s.lockThreads(ctx, s.in(tx), threadID); err != nil {
 		return fmt.Errorf("erase: %w", err)
 	}
-	if _, err := s.in(tx).ExecContext(ctx, s.dialect.Text(`UPDATE threads SET message_count = message_count - ?, bytes = `+threadBytesSQL+` WHERE id = ?`,
-		`UPDATE threads SET message_count = message_count - ?, bytes = `+pgThreadBytesOf("?")+` WHERE id = ?`), n, threadID, threadID); err != nil {
+	const newest = `updated_at = COALESCE((SELECT MAX(m.created_at) FROM messages m WHERE m.thread_id = threads.id), created_at)`
+	if _, err := s.in(tx).ExecContext(ctx, s.dialect.Text(`UPDATE threads SET message_count = message_count - ?, bytes = `+threadBytesSQL+`, `+newest+` WHERE id = ?`,
+		`UPDATE threads SET message_count = message_count - ?, bytes = `+pgThreadBytesOf("?")+`, `+newest+` WHERE id = ?`), n, threadID, threadID); err != nil {
 		return fmt.Errorf("erase: update thread %s: %w", threadID, err)
 	}
 	return nil
