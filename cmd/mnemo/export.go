@@ -137,11 +137,23 @@ func refusedChoice(err error) bool {
 }
 
 // exportFailed is the error of an export to dest stopped by err after
-// rep's lines were written; left says what became of them.
+// rep's lines were written; left says what became of them. When no line
+// was written it says so plainly, "nothing was written [to FILE]", where
+// it said "(stopped after 0 messages: nothing was written)".
 func exportFailed(ctx context.Context, dest string, rep *importer.ExportReport, err error, left string) error {
-	n := 0
+	n, states := 0, 0
 	if rep != nil {
-		n = rep.Messages
+		n, states = rep.Messages, rep.WorkingMemory
+	}
+	if n+states == 0 {
+		left = "nothing was written"
+		if dest != "standard output" {
+			left += " to " + dest
+		}
+		if ctx.Err() != nil {
+			return &interruptedError{left + "; run the export again", err}
+		}
+		return fmt.Errorf("%w (%s)", err, left)
 	}
 	if ctx.Err() != nil {
 		return &interruptedError{fmt.Sprintf("stopped after %s of %s: %s; run the export again", count(n, "message"), dest, left), err}
