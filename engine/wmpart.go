@@ -24,6 +24,10 @@ type wmPart struct {
 	scope   working.Scope // the memory's scope; "" when working memory is off
 	key     string        // the state's scope key; "" when working memory is off
 	version int64         // the version rendered; 0 for the initial content
+	// note says how the state was shown apart from the rule (memctx
+	// workingMemoryNote, working.Memory.RenderNote): written in the other
+	// mode, cut to maxChars; "" for neither.
+	note string
 }
 
 // wmRead chooses the state a wmPart renders. The zero value reads the
@@ -75,9 +79,9 @@ func (e *Engine) workingMemoryPart(ctx context.Context, threadID, resourceID str
 		// bind states to the thread's resource): it is not this thread's,
 		// and the context renders the initial content, version 0.
 		e.log.WarnContext(ctx, "working memory state of another owner not rendered", "key", key)
-		st = working.State{Key: key, Mode: st.Mode, Content: mem.Initial()}
+		st = working.State{Key: key, Mode: mem.Mode(), Content: mem.Initial()}
 	}
 	text := strings.TrimSpace(mem.RenderState(st))
 	return wmPart{text: text, tools: reg.Definitions(), chars: utf8.RuneCountInString(text),
-		scope: mem.Scope(), key: key, version: st.Version}, nil
+		scope: mem.Scope(), key: key, version: st.Version, note: mem.RenderNote(st)}, nil
 }

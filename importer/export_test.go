@@ -343,8 +343,8 @@ func TestExportChoose(t *testing.T) {
 // resource's) state as mnemo wm set does, after the messages before it
 // are stored; a line the working memory cannot store whole is skipped
 // naming why: no resource, a mode or content of the wrong kind, a thread
-// not stored, another resource's thread, the other mode than the stored
-// state's, a schema-mode content that is no object, a resource id no new
+// not stored, another resource's thread, a schema-mode content that is no
+// object, a resource id no new
 // resource can have (what it breaks said as the server says it: "got
 // …"), a misspelt member.
 func TestJSONLWorkingMemory(t *testing.T) {
@@ -354,12 +354,15 @@ func TestJSONLWorkingMemory(t *testing.T) {
 		{`{"thread":"t","resource":"r","role":"user","content":"hi"}`, ""},
 		{`{"type":"working_memory","thread":"t","resource":"r","mode":"template","content":"# plan"}`, ""},
 		{`{"type":"working_memory","resource":"r","mode":"schema","content":"{\"a\":1}"}`, ""},
+		// The other mode than the stored state's replaces it (walk39 #2;
+		// it was skipped, "stored state has another mode"), and back.
+		{`{"type":"working_memory","resource":"r","mode":"template","content":"# prefs"}`, ""},
+		{`{"type":"working_memory","resource":"r","mode":"schema","content":"{\"a\":1}"}`, ""},
 		{`{"type":"working_memory","thread":"t","mode":"template","content":"x"}`, `"resource" is required in a "working_memory" line`},
 		{`{"type":"working_memory","resource":"r","mode":"markdown","content":"x"}`, `"mode" must be "schema" or "template", got "markdown"`},
 		{`{"type":"working_memory","resource":"r","mode":"schema","content":{"a":1}}`, `"content" of a "working_memory" line must be a string, got an object`},
 		{`{"type":"working_memory","thread":"nope","resource":"r","mode":"template","content":"x"}`, `thread not found`},
 		{`{"type":"working_memory","thread":"t","resource":"other","mode":"template","content":"x"}`, `belongs to another resource`},
-		{`{"type":"working_memory","thread":"t","resource":"r","mode":"schema","content":"{}"}`, `stored state has another mode`},
 		{`{"type":"working_memory","resource":"r","mode":"schema","content":"[1]"}`, `must be a JSON object`},
 		{`{"type":"working_memory","resource":"erased-x","mode":"template","content":"x"}`, `not beginning with "erased-" (reserved for erased owners); got "erased-x", which begins with the reserved prefix "erased-"`},
 		{`{"type":"working_memory","resource":"r","Mode":"schema","content":"{}"}`, `unknown field "Mode" (did you mean "mode"? names are case-sensitive)`},
@@ -375,8 +378,8 @@ func TestJSONLWorkingMemory(t *testing.T) {
 		}
 	}
 	rep, err := importer.Import(ctx, e, writeFile(t, "wm.jsonl", body.String()), importer.Options{})
-	if err != nil || rep.Messages != 1 || rep.WorkingMemory != 2 || rep.Skipped != len(want) {
-		t.Fatalf("report %+v, %v; want 1 message, 2 states, %d skipped", rep, err, len(want))
+	if err != nil || rep.Messages != 1 || rep.WorkingMemory != 4 || rep.Skipped != len(want) {
+		t.Fatalf("report %+v, %v; want 1 message, 4 states, %d skipped", rep, err, len(want))
 	}
 	for i, p := range rep.Problems {
 		if got := p.Where + ": " + p.Reason(); !strings.HasPrefix(got, want[i][:strings.Index(want[i], ": ")+2]) || !strings.Contains(got, want[i][strings.Index(want[i], ": ")+2:]) {

@@ -96,6 +96,13 @@ type MemCtx struct {
 	WorkingMemoryScope string `json:"workingMemoryScope,omitempty"`
 	// WorkingMemoryVersion is the version rendered (see WorkingMemoryScope).
 	WorkingMemoryVersion *int64 `json:"workingMemoryVersion,omitempty"`
+	// WorkingMemoryNote says how the state was shown apart from the rule:
+	// "written in schema mode, shown in a template-mode working memory"
+	// (or the other way: a state kept before the configuration changed,
+	// shown as what it is), "cut to 8000 of 9120 characters" (a state
+	// longer than the memory's maxChars, shown cut), both joined by "; ".
+	// Absent for a state of the memory's mode within its bound.
+	WorkingMemoryNote string `json:"workingMemoryNote,omitempty"`
 	// Unsettled lists the dispatched tool calls of the prompt whose outcome
 	// was unknown (reason "unsettled"), and the other calls of their
 	// messages that had no result: each names the assistant message

@@ -64,8 +64,13 @@ var (
 	kindTooLarge    = kind{"body-too-large", http.StatusRequestEntityTooLarge, "Request body too large"}
 	kindBodyTimeout = kind{"body-timeout", http.StatusRequestTimeout, "Request body too slow"}
 	kindRefused     = kind{"update-refused", http.StatusUnprocessableEntity, "Working-memory update refused"}
-	kindAnswerSize  = kind{"answer-too-large", http.StatusUnprocessableEntity, "Answer too large"}
-	kindNoWM        = kind{"working-memory-off", http.StatusNotFound, "Working memory is not configured"}
+	// kindModeMismatch is working.ErrModeMismatch: a patch of a state
+	// kept in the other mode before the configuration changed, which
+	// only a whole state (content) replaces: the stored state conflicts
+	// with the update, as 409 says (a 500 "internal" before).
+	kindModeMismatch = kind{"working-memory-mode", http.StatusConflict, "Working memory state of another mode"}
+	kindAnswerSize   = kind{"answer-too-large", http.StatusUnprocessableEntity, "Answer too large"}
+	kindNoWM         = kind{"working-memory-off", http.StatusNotFound, "Working memory is not configured"}
 	// kindStoredWM is engine.ErrStoredWorkingMemory: the working-memory
 	// configuration stored in the database does not build in this server
 	// (a newer build's, say), which no request can change and a server of
@@ -265,13 +270,17 @@ func classify(err error) *apiError {
 
 // workingProblem is the problem of a working-memory error (nil for any
 // other): none configured (404), a stored configuration that does not
-// build (503), an update refused (422), a bad key (400).
+// build (503), a patch of a state of the other mode (409), an update
+// refused (422), a bad key (400).
 func workingProblem(err error) *apiError {
 	switch {
 	case errors.Is(err, engine.ErrNoWorkingMemory):
 		return &apiError{kind: kindNoWM, detail: WorkingMemoryOffDetail}
 	case errors.Is(err, engine.ErrStoredWorkingMemory):
 		return &apiError{kind: kindStoredWM, detail: StoredWorkingMemoryDetail, cause: err}
+	case errors.Is(err, working.ErrModeMismatch): // before Refused, which it matches
+		return &apiError{kind: kindModeMismatch, field: "patch", detail: strings.TrimPrefix(err.Error(), "working: ") +
+			" (send content, the whole state, in the configured mode)", cause: err}
 	case working.Refused(err):
 		return &apiError{kind: kindRefused, detail: strings.TrimPrefix(err.Error(), "working: "), cause: err}
 	case errors.Is(err, working.ErrInvalidKey):

@@ -294,8 +294,11 @@ type Replay struct {
 type WorkingMemory struct {
 	// Key (key) is "thread:<id>" or "resource:<id>".
 	Key string `json:"key" jsonschema:"description=thread:<id> or resource:<id>"`
-	// Mode (mode) is "schema" or "template".
-	Mode string `json:"mode" jsonschema:"enum=schema,enum=template"`
+	// Mode (mode) is "schema" or "template": the mode the state was
+	// written in, the configured one's or, for a state kept before the
+	// working-memory configuration changed, the other (PUT content in the
+	// configured mode replaces it; a patch of it is a 409).
+	Mode string `json:"mode" jsonschema:"enum=schema,enum=template,description=the mode the state was written in: the configured one or for a state kept before the configuration changed the other"`
 	// Content (content) is a compact JSON object (schema mode) or markdown
 	// (template mode).
 	Content string `json:"content" jsonschema:"description=compact JSON object (schema mode) or markdown (template mode)"`

@@ -105,7 +105,10 @@ func (t *wmTool) Run(ctx context.Context, call Call) (string, error) {
 		if strings.TrimSpace(args) == "" {
 			args = "{}" // some models send no arguments for an empty call
 		}
-		res, err = t.mem.Merge(ctx, t.key, json.RawMessage(args), origin)
+		// MergeOver: a state kept in template mode before the
+		// configuration changed is replaced by the patch (the rendered
+		// state told the model so), the model having no other way.
+		res, err = t.mem.MergeOver(ctx, t.key, json.RawMessage(args), origin)
 	} else {
 		var a TemplateArgs
 		if msg := decodeStrict(args, &a); msg != "" {

@@ -92,10 +92,11 @@
 // # Errors
 //
 // Refusals of an update are the sentinels ErrInvalidPatch,
-// ErrSchemaViolation, ErrSearchNotFound, ErrSearchNotUnique, ErrTooLarge and
-// ErrWrongMode, wrapped with a message naming the field or
+// ErrSchemaViolation, ErrSearchNotFound, ErrSearchNotUnique, ErrTooLarge,
+// ErrWrongMode and ErrModeMismatch (a partial update of a state written in
+// the other mode), wrapped with a message naming the field or
 // rule; Refused reports whether an error is one of them (the tools package
-// turns those into tool results for the model). ErrInvalidKey, ErrModeMismatch,
+// turns those into tool results for the model). ErrInvalidKey,
 // ErrInvalidSchema and ErrConflict are configuration or contention errors;
 // ErrOwnerMismatch (and any error of Config.OwnerOf) refuses a write for a
 // resource that does not own the state, naming neither; database errors are

@@ -21,8 +21,11 @@ var ErrInvalidKey = errors.New("working: invalid scope key")
 // Its text names neither resource. Nothing is stored.
 var ErrOwnerMismatch = errors.New("working: the state belongs to another resource")
 
-// ErrModeMismatch is returned by Get and the update methods when the stored
-// state was written in the other mode (the configuration changed).
+// ErrModeMismatch is returned by Merge and Edit when the stored state was
+// written in the other mode (the configuration changed since, from schema
+// to template mode or back): a partial update needs the state in the
+// memory's mode. Set replaces such a state; Get and Render read it as it
+// is. The message names the key and both modes.
 var ErrModeMismatch = errors.New("working: stored state has another mode")
 
 // ErrVersionGone is returned by GetVersion when the key's history does not
@@ -66,7 +69,7 @@ var ErrConflict = errors.New("working: too many concurrent updates")
 // err says what is wrong with the update itself.
 func Refused(err error) bool {
 	for _, e := range []error{ErrInvalidPatch, ErrSchemaViolation, ErrSearchNotFound,
-		ErrSearchNotUnique, ErrTooLarge, ErrWrongMode} {
+		ErrSearchNotUnique, ErrTooLarge, ErrWrongMode, ErrModeMismatch} {
 		if errors.Is(err, e) {
 			return true
 		}

@@ -319,8 +319,11 @@ func (m *Memory) checkKey(key string) error {
 
 // State is the working memory of one scope key at one version.
 type State struct {
-	Key     string // "thread:<id>" or "resource:<id>"
-	Mode    Mode   // the mode it was written in
+	Key string // "thread:<id>" or "resource:<id>"
+	// Mode is the mode it was written in: the memory's (Memory.Mode), or
+	// the other one for a state written before the configuration changed
+	// (Foreign). Version 0 has the memory's.
+	Mode    Mode
 	Content string // compact JSON object (schema mode) or markdown (template mode)
 	// Version is 1, 2, 3…; 0 when never written (Content is the initial
 	// state). An erasure that removes every version clears the state to
@@ -331,6 +334,16 @@ type State struct {
 	// ResourceID is the resource that owns the state (see Config.OwnerOf);
 	// empty for version 0 and for states written without an owner.
 	ResourceID string
+}
+
+// Foreign reports whether st was written in another mode than m's: the
+// working-memory configuration changed from schema to template mode, or
+// back, since. Such a state reads and renders as what it is (RenderState
+// says so); Set in m's mode replaces it, while Merge and Edit, which need
+// it in m's mode, refuse with ErrModeMismatch.
+// Version 0, the initial content, is of m's mode whatever st.Mode says.
+func (m *Memory) Foreign(st State) bool {
+	return st.Version > 0 && st.Mode != "" && st.Mode != m.cfg.Mode
 }
 
 // Value decodes a schema-mode state into a fresh map (numbers as
@@ -365,6 +378,10 @@ func (m *Memory) initial() string {
 
 // Get returns the current state of key. A key never written has Version 0
 // and the initial content ("{}" or the template); that is not an error.
+// A state written in the other mode (the configuration changed since) is
+// returned as stored, its Mode saying which (Foreign). Errors:
+// ErrInvalidKey for a key that does not parse or is of the other scope;
+// the database's (ctx's when cancelled).
 func (m *Memory) Get(ctx context.Context, key string) (State, error) {
 	st, err := m.get(ctx, key)
 	return st, m.closed(err)
@@ -403,9 +420,7 @@ func (m *Memory) get(ctx context.Context, key string) (State, error) {
 	if err != nil {
 		return State{}, fmt.Errorf("working: read %s: %w", key, err)
 	}
-	if Mode(mode) != m.cfg.Mode {
-		return State{}, fmt.Errorf("%w: %s was written in %s mode, the memory is in %s mode", ErrModeMismatch, key, mode, m.cfg.Mode)
-	}
+	st.Mode = Mode(mode)
 	st.UpdatedAt = time.UnixMilli(ms).UTC()
 	return st, nil
 }
@@ -416,7 +431,10 @@ type Version struct {
 	Key string
 	// Version is its number in the key's history, from 1, one more per write.
 	Version int64
-	// Content is the whole working memory as written (Markdown or JSON, per the mode).
+	// Mode is the mode it was written in: one key's history holds both
+	// when its state was replaced after the configuration changed.
+	Mode Mode
+	// Content is the whole working memory as written (Markdown or JSON, per Mode).
 	Content    string
 	RunID      string // the run that wrote it; empty when not written by a run
 	ToolCallID string // the tool call that wrote it; empty when not written by a tool
@@ -449,14 +467,14 @@ func (m *Memory) history(ctx context.Context, key string, limit int) ([]Version,
 		}
 	}
 	rows, err := m.conn.QueryContext(ctx,
-		`SELECT version, content, run_id, tool_call_id, updated_at FROM working_memory_history
+		`SELECT version, mode, content, run_id, tool_call_id, updated_at FROM working_memory_history
 		 WHERE scope = ? ORDER BY version DESC LIMIT ?`, key, lim)
 	return scanVersions(rows, err, key)
 }
 
 // scanVersions reads the history rows of key that a query selected
-// (version, content, run_id, tool_call_id, updated_at in Unix milliseconds),
-// in the query's order; err is the query's error.
+// (version, mode, content, run_id, tool_call_id, updated_at in Unix
+// milliseconds), in the query's order; err is the query's error.
 func scanVersions(rows *sql.Rows, err error, key string) ([]Version, error) {
 	if err != nil {
 		return nil, fmt.Errorf("working: history %s: %w", key, err)
@@ -466,10 +484,11 @@ func scanVersions(rows *sql.Rows, err error, key string) ([]Version, error) {
 	for rows.Next() {
 		v := Version{Key: key}
 		var ms int64
-		if err := rows.Scan(&v.Version, &v.Content, &v.RunID, &v.ToolCallID, &ms); err != nil {
+		var mode string
+		if err := rows.Scan(&v.Version, &mode, &v.Content, &v.RunID, &v.ToolCallID, &ms); err != nil {
 			return nil, fmt.Errorf("working: history %s: %w", key, err)
 		}
-		v.UpdatedAt = time.UnixMilli(ms).UTC()
+		v.Mode, v.UpdatedAt = Mode(mode), time.UnixMilli(ms).UTC()
 		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
@@ -481,9 +500,9 @@ func scanVersions(rows *sql.Rows, err error, key string) ([]Version, error) {
 // GetAt returns the state of key as it stood at time at: the newest version
 // written at or before at (history times have millisecond precision), or the
 // initial state (Version 0) when none was. Replay uses it to rebuild a past
-// prompt. Errors: ErrInvalidKey for a key that does not parse or is of the
-// other scope; ErrModeMismatch when the stored state was written in the
-// other mode; the database's (ctx's when cancelled).
+// prompt. The version's Mode is the one it was written in (see Get).
+// Errors: ErrInvalidKey for a key that does not parse or is of the other
+// scope; the database's (ctx's when cancelled).
 func (m *Memory) GetAt(ctx context.Context, key string, at time.Time) (State, error) {
 	st, err := m.getAt(ctx, key, at)
 	return st, m.closed(err)
@@ -499,10 +518,11 @@ func (m *Memory) getAt(ctx context.Context, key string, at time.Time) (State, er
 	}
 	st := State{Key: key, Mode: m.cfg.Mode}
 	var ms int64
+	var mode string
 	err := m.conn.QueryRowContext(ctx,
-		`SELECT version, content, updated_at, resource_id FROM working_memory_history
+		`SELECT version, mode, content, updated_at, resource_id FROM working_memory_history
 		 WHERE scope = ? AND updated_at <= ? ORDER BY version DESC LIMIT 1`, key, at.UnixMilli()).
-		Scan(&st.Version, &st.Content, &ms, &st.ResourceID)
+		Scan(&st.Version, &mode, &st.Content, &ms, &st.ResourceID)
 	if errors.Is(err, sql.ErrNoRows) {
 		st.Content = m.initial()
 		return st, nil
@@ -510,11 +530,18 @@ func (m *Memory) getAt(ctx context.Context, key string, at time.Time) (State, er
 	if err != nil {
 		return State{}, fmt.Errorf("working: read %s at %s: %w", key, at.Format(time.RFC3339Nano), err)
 	}
-	if _, err := m.Get(ctx, key); err != nil {
-		return State{}, err // a mode mismatch
-	}
-	st.UpdatedAt = time.UnixMilli(ms).UTC()
+	st.Mode, st.UpdatedAt = historyMode(mode, m.cfg.Mode), time.UnixMilli(ms).UTC()
 	return st, nil
+}
+
+// historyMode is the mode of a history row: its own, or def for a row
+// that records none (”: written before the column existed and not
+// filled by the migration because its state row was gone).
+func historyMode(mode string, def Mode) Mode {
+	if mode == "" {
+		return def
+	}
+	return Mode(mode)
 }
 
 // StoredMode reports the mode key's state was written in; ok is false when

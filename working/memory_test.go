@@ -374,11 +374,13 @@ func testTemplateMode(t *testing.T, b backend) {
 		}
 	})
 	t.Run("ErrModeMismatch", func(t *testing.T) {
+		// The state of the other mode reads as it is (modechange_test.go);
+		// a merge patch, which needs it in schema mode, is refused.
 		sm := mustNew(t, db, working.Config{Schema: json.RawMessage(profileSchema)})
-		if _, err := sm.Get(ctx, key); !errors.Is(err, working.ErrModeMismatch) {
-			t.Fatalf("err=%v, want ErrModeMismatch", err)
+		if st, err := sm.Get(ctx, key); err != nil || st.Mode != working.ModeTemplate || !sm.Foreign(st) {
+			t.Fatalf("Get: %+v, %v; want the template state", st, err)
 		}
-		if _, err := sm.Merge(ctx, key, map[string]any{"name": "x"}, working.Origin{}); !errors.Is(err, working.ErrModeMismatch) {
+		if _, err := sm.Merge(ctx, key, map[string]any{"name": "x"}, working.Origin{}); !errors.Is(err, working.ErrModeMismatch) || !working.Refused(err) {
 			t.Fatalf("err=%v, want ErrModeMismatch", err)
 		}
 	})

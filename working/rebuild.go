@@ -39,15 +39,17 @@ type RebuildResult struct {
 // content, RFC 7396 via evanphx/json-patch; template mode: the one edited
 // passage, found in the rebuilt document by its surrounding text) on the
 // state rebuilt so far, starting from the initial content initial returns
-// for the stored mode (the never-written state: "{}" or the template; a nil
-// initial means "{}" or ""). A change that no longer applies, or no
-// longer changes anything, is dropped as well. Kept versions keep their number,
+// for the first version's mode (the never-written state: "{}" or the
+// template; a nil initial means "{}" or ""). A version written in another
+// mode than the one before it (a Set after the configuration changed) is
+// a whole state and is kept as it is. A change that no longer applies, or
+// no longer changes anything, is dropped as well. Kept versions keep their number,
 // run, tool call, time and owner, with their content rebuilt; dropped ones
 // leave the history. When the current state changes, it gets a new version
 // (the newest plus one, recorded in the history without run or tool call),
 // so a writer that read the old state loses its compare-and-swap and
 // merges again on the rebuilt one; with no version left, that new version
-// holds the initial content (RebuildResult.Cleared): versions are never
+// holds the initial content of the state's mode (RebuildResult.Cleared): versions are never
 // numbered again, even when all of them are erased. The rebuilt states are not validated
 // against a schema: removing changes from a valid history gives a state the
 // schema accepted as the fields' values, not a new one.
@@ -80,57 +82,88 @@ func rebuild(ctx context.Context, tx store.Conn, key string, initial func(Mode) 
 	if !anyDropped(hist, drop) {
 		return res, nil
 	}
-	apply := applyText
-	if Mode(mode) == ModeSchema {
-		apply = applyMerge
+	start := initialOf(initial, historyMode(string(hist[0].Mode), Mode(mode)))
+	kept, cur := replayHistory(hist, Mode(mode), start, drop, &res)
+	if err := rewriteHistory(ctx, tx, key, hist, kept); err != nil {
+		return res, err
 	}
-	start := ""
+	// With no version left the state is cleared to the initial content
+	// of the state's last mode, not deleted: the row keeps the numbering,
+	// so the clearing is the next version and no later write reuses an
+	// erased one's number.
+	res.Cleared = len(kept) == 0
+	if res.Cleared {
+		cur = State{Mode: Mode(mode), Content: initialOf(initial, Mode(mode))}
+	}
+	if newest := hist[len(hist)-1]; !res.Cleared && kept[len(kept)-1].Version == newest.Version && cur.Content == newest.Content {
+		return res, nil // the newest version survives as it was
+	}
+	ms := now.UnixMilli()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO working_memory_history (scope, version, mode, content, run_id, tool_call_id, updated_at, resource_id)
+		VALUES (?, ?, ?, ?, '', '', ?, ?)`, key, current+1, string(cur.Mode), cur.Content, ms, owner); err != nil {
+		return res, fmt.Errorf("working: rebuild %s: %w", key, err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE working_memory SET mode = ?, content = ?, version = ?, updated_at = ? WHERE scope = ?`,
+		string(cur.Mode), cur.Content, current+1, ms, key); err != nil {
+		return res, fmt.Errorf("working: rebuild %s: %w", key, err)
+	}
+	return res, nil
+}
+
+// initialOf is the never-written content of mode: initial's, else "{}"
+// or "".
+func initialOf(initial func(Mode) string, mode Mode) string {
 	switch {
 	case initial != nil:
-		start = initial(Mode(mode))
-	case Mode(mode) == ModeSchema:
-		start = "{}"
+		return initial(mode)
+	case mode == ModeSchema:
+		return "{}"
 	}
-	prev, cur := start, start
+	return ""
+}
+
+// replayHistory re-applies, from start (the initial content of the first
+// version's mode), the change each version of hist that drop does not
+// select made to the version before it, and returns the versions kept
+// (their content rebuilt) and the state they lead to (its content and
+// mode). A version of another mode than the one before it was a whole
+// state written after the configuration changed (Set): it is kept as it
+// is. One of the mode before it whose change no longer applies — or
+// changes nothing, or applies to a state of the other mode, the switch
+// it followed being dropped — is dropped as well. res counts them.
+func replayHistory(hist []Version, rowMode Mode, start string, drop func(Version) bool, res *RebuildResult) ([]Version, State) {
+	prev := State{Mode: historyMode(string(hist[0].Mode), rowMode), Content: start}
+	cur := prev
 	var kept []Version
 	for _, v := range hist {
 		before := prev
-		prev = v.Content
+		v.Mode = historyMode(string(v.Mode), rowMode)
+		prev = State{Mode: v.Mode, Content: v.Content}
 		if drop(v) {
 			res.Invalidated++
 			continue
 		}
-		next, ok := apply(before, v.Content, cur)
-		if !ok || next == cur {
+		next, ok := v.Content, true
+		switch {
+		case v.Mode != before.Mode: // a whole state of the new mode
+		case v.Mode != cur.Mode:
+			ok = false
+		case v.Mode == ModeSchema:
+			next, ok = applyMerge(before.Content, v.Content, cur.Content)
+		default:
+			next, ok = applyText(before.Content, v.Content, cur.Content)
+		}
+		if !ok || (next == cur.Content && v.Mode == cur.Mode) {
 			res.Invalidated++
 			continue
 		}
 		if next != v.Content {
 			res.Rewritten++
 		}
-		cur, v.Content = next, next
+		cur, v.Content = State{Mode: v.Mode, Content: next}, next
 		kept = append(kept, v)
 	}
-	if err := rewriteHistory(ctx, tx, key, hist, kept); err != nil {
-		return res, err
-	}
-	// With no version left the state is cleared (cur is the initial
-	// content), not deleted: the row keeps the numbering, so the clearing
-	// is the next version and no later write reuses an erased one's number.
-	res.Cleared = len(kept) == 0
-	if newest := hist[len(hist)-1]; !res.Cleared && kept[len(kept)-1].Version == newest.Version && cur == newest.Content {
-		return res, nil // the newest version survives as it was
-	}
-	ms := now.UnixMilli()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO working_memory_history (scope, version, content, run_id, tool_call_id, updated_at, resource_id)
-		VALUES (?, ?, ?, '', '', ?, ?)`, key, current+1, cur, ms, owner); err != nil {
-		return res, fmt.Errorf("working: rebuild %s: %w", key, err)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE working_memory SET content = ?, version = ?, updated_at = ? WHERE scope = ?`,
-		cur, current+1, ms, key); err != nil {
-		return res, fmt.Errorf("working: rebuild %s: %w", key, err)
-	}
-	return res, nil
+	return kept, cur
 }
 
 func anyDropped(hist []Version, drop func(Version) bool) bool {
@@ -144,7 +177,7 @@ func anyDropped(hist []Version, drop func(Version) bool) bool {
 
 // historyTx reads the history of key, oldest first.
 func historyTx(ctx context.Context, tx store.Conn, key string) ([]Version, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT version, content, run_id, tool_call_id, updated_at
+	rows, err := tx.QueryContext(ctx, `SELECT version, mode, content, run_id, tool_call_id, updated_at
 		FROM working_memory_history WHERE scope = ? ORDER BY version`, key)
 	return scanVersions(rows, err, key)
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/internal/render"
 )
@@ -47,20 +49,38 @@ func (m *Memory) Render(ctx context.Context, key string) (string, error) {
 // opened or closed from inside the state and marker-shaped text is quoted.
 // A read-only memory with an empty state renders as "".
 // The result ends with a newline.
+//
+// A state written in the other mode (Foreign: the configuration changed
+// since; never version 0, the initial content) is shown as what it is, its JSON as JSON, its markdown as
+// markdown, under this memory's heading and instructions, with a line
+// saying so and that the next update replaces it whole (a template
+// memory's tool must send the whole document, a schema memory's patch
+// becomes the whole state: MergeOver), and a mode attribute on the tag.
+// At most MaxChars characters of the content are shown (a state written
+// under a larger MaxChars or another configuration may hold more): a
+// longer one is cut, shown as text, and a line says so. RenderNote
+// words both for a run's record.
 func (m *Memory) RenderState(st State) string {
-	content := st.Content
-	if m.cfg.Mode == ModeSchema {
+	mode := st.Mode
+	if mode == "" || st.Version == 0 { // version 0 is the initial content, of this memory's mode
+		mode = m.cfg.Mode
+	}
+	shown, total := m.shown(st.Content)
+	var content string
+	switch {
+	case mode == ModeSchema && total <= m.cfg.MaxChars:
 		var buf bytes.Buffer
+		content = shown
 		if err := json.Indent(&buf, []byte(content), "", "  "); err == nil {
 			content = buf.String()
 		}
 		// '<' only occurs inside JSON strings, where \u003c means the same:
 		// no tag can be opened or closed from inside the state.
 		content = render.JSON(content)
-	} else {
-		content = render.Text(content)
+	default:
+		content = render.Text(shown)
 	}
-	empty := strings.TrimSpace(st.Content) == "" || (m.cfg.Mode == ModeSchema && strings.TrimSpace(st.Content) == "{}")
+	empty := strings.TrimSpace(st.Content) == "" || (mode == ModeSchema && strings.TrimSpace(st.Content) == "{}")
 	if m.cfg.ReadOnly && empty {
 		return ""
 	}
@@ -86,10 +106,71 @@ func (m *Memory) RenderState(st State) string {
 		b.WriteString(instrTemplate)
 	}
 	b.WriteString(" " + instrData + "\n")
-	b.WriteString(render.Open(TagWorkingMemory, "scope", string(m.cfg.Scope), "version", strconv.FormatInt(st.Version, 10)) + "\n")
+	if line := m.foreignLine(mode, shown, total); line != "" {
+		b.WriteString(line + "\n")
+	}
+	attrs := []string{"scope", string(m.cfg.Scope), "version", strconv.FormatInt(st.Version, 10)}
+	if mode != m.cfg.Mode {
+		attrs = append(attrs, "mode", string(mode))
+	}
+	b.WriteString(render.Open(TagWorkingMemory, attrs...) + "\n")
 	b.WriteString(strings.TrimRight(content, "\n"))
 	b.WriteString("\n" + render.Close(TagWorkingMemory) + "\n")
 	return b.String()
+}
+
+// shown is the part of content RenderState shows: its first MaxChars
+// characters; total is its length in characters.
+func (m *Memory) shown(content string) (shown string, total int) {
+	total = utf8.RuneCountInString(content)
+	if total <= m.cfg.MaxChars {
+		return content, total
+	}
+	r := []rune(content)
+	return string(r[:m.cfg.MaxChars]), total
+}
+
+// foreignLine is RenderState's line about a state of mode, whose shown
+// part of total characters is shown: that it was written in the other
+// mode and how the next update replaces it, that it is cut; "" for
+// neither.
+func (m *Memory) foreignLine(mode Mode, shown string, total int) string {
+	var parts []string
+	if mode != m.cfg.Mode {
+		was := "a JSON object"
+		if mode == ModeTemplate {
+			was = "a markdown document"
+		}
+		switch {
+		case m.cfg.ReadOnly:
+			parts = append(parts, "It still holds "+was+", as it was kept before its form changed.")
+		case m.cfg.Mode == ModeSchema:
+			parts = append(parts, "It still holds "+was+", as it was kept before its form changed: your next call of "+ToolName+
+				" replaces it whole with a JSON object of the fields you send, so send every field it should keep.")
+		default:
+			parts = append(parts, "It still holds "+was+", as it was kept before its form changed: rewrite it whole with `memory` "+
+				"(search and replace cannot edit it), keeping what it should keep.")
+		}
+	}
+	if total > m.cfg.MaxChars {
+		parts = append(parts, fmt.Sprintf("Only its first %d of %d characters are shown.", utf8.RuneCountInString(shown), total))
+	}
+	return strings.Join(parts, " ")
+}
+
+// RenderNote says, for a run's record, how RenderState showed st apart
+// from the rule: "written in schema mode, shown in a template-mode
+// working memory", "cut to 8000 of 9120 characters", both joined by "; ",
+// or "" for a state of this memory's mode within MaxChars.
+func (m *Memory) RenderNote(st State) string {
+	var parts []string
+	if st.Mode != "" && st.Mode != m.cfg.Mode && st.Version > 0 {
+		parts = append(parts, fmt.Sprintf("written in %s mode, shown in a %s-mode working memory", st.Mode, m.cfg.Mode))
+	}
+	if n := utf8.RuneCountInString(st.Content); n > m.cfg.MaxChars {
+		parts = append(parts, fmt.Sprintf("cut to %d of %d characters", m.cfg.MaxChars, n))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // TagWorkingMemory is the tag that delimits the state in the system part.

@@ -54,8 +54,26 @@ type Result struct {
 //
 // Merge refuses, leaving the state unchanged: a patch that is not a JSON
 // object (ErrInvalidPatch), a result the schema rejects (ErrSchemaViolation),
-// a result over MaxChars (ErrTooLarge), a template memory (ErrWrongMode).
+// a result over MaxChars (ErrTooLarge), a template memory (ErrWrongMode), a
+// state written in template mode before the configuration changed
+// (ErrModeMismatch: Set the whole state to replace it, or MergeOver).
 func (m *Memory) Merge(ctx context.Context, key string, patch any, origin Origin) (Result, error) {
+	return m.merge(ctx, key, patch, origin, false)
+}
+
+// MergeOver is Merge, except that a state written in template mode before
+// the configuration changed (Foreign) is replaced rather than refused: the
+// patch applies to the initial content "{}", so it becomes the whole
+// state (its nulls dropped). The updateWorkingMemory tool uses it: a
+// schema-mode model can send only a patch, and the rendered state tells
+// it that its next update replaces the document (RenderState). On a state
+// of this memory's mode it is Merge.
+func (m *Memory) MergeOver(ctx context.Context, key string, patch any, origin Origin) (Result, error) {
+	return m.merge(ctx, key, patch, origin, true)
+}
+
+// merge is Merge (over: MergeOver).
+func (m *Memory) merge(ctx context.Context, key string, patch any, origin Origin, over bool) (Result, error) {
 	if err := m.closed(nil); err != nil { // before the arguments: a closed memory answers ErrClosed alone
 		return Result{}, err
 	}
@@ -86,7 +104,14 @@ func (m *Memory) Merge(ctx context.Context, key string, patch any, origin Origin
 	if _, ok := v.(map[string]any); !ok {
 		return Result{}, fmt.Errorf("%w: the update must be a JSON object of the fields to change, got %s", ErrInvalidPatch, jsonKind(v))
 	}
-	return m.update(ctx, key, origin, func(cur string) (string, error) {
+	return m.update(ctx, key, origin, func(st State) (string, error) {
+		cur := st.Content
+		if m.Foreign(st) {
+			if !over {
+				return "", m.mismatch(st, "a merge patch")
+			}
+			cur = m.initial()
+		}
 		merged, err := jsonpatch.MergePatch([]byte(cur), raw)
 		if err != nil {
 			return "", fmt.Errorf("%w: merge: %v", ErrInvalidPatch, err)
@@ -95,7 +120,9 @@ func (m *Memory) Merge(ctx context.Context, key string, patch any, origin Origin
 	})
 }
 
-// Set replaces the whole state: in schema mode content must be a JSON
+// Set replaces the whole state, one written in the other mode before the
+// configuration changed included (the new version is in this memory's
+// mode; the history keeps the old ones): in schema mode content must be a JSON
 // object the schema accepts (ErrInvalidPatch, ErrSchemaViolation; text
 // that is not JSON is "content must be a JSON object matching the schema:
 // malformed JSON at byte N: …", N counted from 0); in
@@ -121,13 +148,15 @@ func (m *Memory) Set(ctx context.Context, key, content string, origin Origin) (R
 			return Result{}, err
 		}
 	}
-	return m.update(ctx, key, origin, func(string) (string, error) { return next, nil })
+	return m.update(ctx, key, origin, func(State) (string, error) { return next, nil })
 }
 
 // Edit replaces the one occurrence of search in a template-mode document
 // with replace. It refuses with ErrSearchNotFound or ErrSearchNotUnique
 // unless search occurs exactly once, ErrInvalidPatch for an empty search,
-// ErrWrongMode on a schema memory and ErrTooLarge over MaxChars.
+// ErrWrongMode on a schema memory, ErrModeMismatch on a state written in
+// schema mode before the configuration changed (Set the whole document to
+// replace it) and ErrTooLarge over MaxChars.
 func (m *Memory) Edit(ctx context.Context, key, search, replace string, origin Origin) (Result, error) {
 	if err := m.closed(nil); err != nil { // before the arguments: a closed memory answers ErrClosed alone
 		return Result{}, err
@@ -138,7 +167,11 @@ func (m *Memory) Edit(ctx context.Context, key, search, replace string, origin O
 	if search == "" {
 		return Result{}, fmt.Errorf("%w: search is empty", ErrInvalidPatch)
 	}
-	return m.update(ctx, key, origin, func(cur string) (string, error) {
+	return m.update(ctx, key, origin, func(st State) (string, error) {
+		if m.Foreign(st) {
+			return "", m.mismatch(st, "search/replace")
+		}
+		cur := st.Content
 		switch n := strings.Count(cur, search); n {
 		case 1:
 			return strings.Replace(cur, search, replace, 1), nil
@@ -148,6 +181,14 @@ func (m *Memory) Edit(ctx context.Context, key, search, replace string, origin O
 			return "", fmt.Errorf("%w: %q occurs %d times; include more surrounding text so it occurs once", ErrSearchNotUnique, m.quote(search), n)
 		}
 	})
+}
+
+// mismatch is the refusal of a partial update (what) of st, a state
+// written in the other mode: ErrModeMismatch naming the key, both modes
+// and the way out.
+func (m *Memory) mismatch(st State, what string) error {
+	return fmt.Errorf("%w: %s was written in %s mode and the working memory is now in %s mode; %s needs a %s-mode state: set the whole state to replace it",
+		ErrModeMismatch, st.Key, st.Mode, m.cfg.Mode, what, m.cfg.Mode)
 }
 
 // normalize validates a merged JSON object against the schema and returns it
@@ -171,13 +212,13 @@ func (m *Memory) normalize(b []byte) (string, error) {
 
 // update runs the optimistic loop: read, compute, compare-and-swap on the
 // version; on a lost swap, read again and recompute.
-func (m *Memory) update(ctx context.Context, key string, origin Origin, compute func(cur string) (string, error)) (Result, error) {
+func (m *Memory) update(ctx context.Context, key string, origin Origin, compute func(cur State) (string, error)) (Result, error) {
 	r, err := m.updateOpen(ctx, key, origin, compute)
 	return r, m.closed(err)
 }
 
 // updateOpen is update without Config.Closed's last look.
-func (m *Memory) updateOpen(ctx context.Context, key string, origin Origin, compute func(cur string) (string, error)) (Result, error) {
+func (m *Memory) updateOpen(ctx context.Context, key string, origin Origin, compute func(cur State) (string, error)) (Result, error) {
 	if err := m.closed(nil); err != nil {
 		return Result{}, err
 	}
@@ -199,14 +240,14 @@ func (m *Memory) updateOpen(ctx context.Context, key string, origin Origin, comp
 		if err != nil {
 			return Result{}, err
 		}
-		next, err := compute(cur.Content)
+		next, err := compute(cur)
 		if err != nil {
 			return Result{}, m.redactErr(err)
 		}
 		if next, err = m.redact(next); err != nil {
 			return Result{}, err
 		}
-		if next == cur.Content {
+		if next == cur.Content && !m.Foreign(cur) {
 			return Result{State: cur}, nil
 		}
 		if !utf8.ValidString(next) {
@@ -258,19 +299,20 @@ func (m *Memory) owner(ctx context.Context, q Querier, key string, origin Origin
 
 // applied looks up the version an origin's tool call wrote.
 func (m *Memory) applied(ctx context.Context, q Querier, key string, origin Origin) (Result, bool, error) {
-	st := State{Key: key, Mode: m.cfg.Mode}
+	st := State{Key: key}
 	var ms int64
+	var mode string
 	err := q.QueryRowContext(ctx,
-		`SELECT version, content, updated_at FROM working_memory_history
+		`SELECT version, mode, content, updated_at FROM working_memory_history
 		 WHERE scope = ? AND run_id = ? AND tool_call_id = ? ORDER BY version LIMIT 1`,
-		key, origin.RunID, origin.ToolCallID).Scan(&st.Version, &st.Content, &ms)
+		key, origin.RunID, origin.ToolCallID).Scan(&st.Version, &mode, &st.Content, &ms)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Result{}, false, nil
 	}
 	if err != nil {
 		return Result{}, false, fmt.Errorf("working: look up %s %s/%s: %w", key, origin.RunID, origin.ToolCallID, err)
 	}
-	st.UpdatedAt = time.UnixMilli(ms).UTC()
+	st.Mode, st.UpdatedAt = historyMode(mode, m.cfg.Mode), time.UnixMilli(ms).UTC()
 	return Result{State: st, Changed: true, Replayed: true}, true, nil
 }
 
@@ -326,30 +368,11 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 			return Result{}, false, err
 		}
 	}
-	now := m.cfg.Now()
-	ms := now.UnixMilli()
-	var res sql.Result
-	if cur.Version == 0 {
-		res, err = tx.ExecContext(ctx,
-			`INSERT INTO working_memory (scope, mode, content, version, updated_at, resource_id) VALUES (?, ?, ?, 1, ?, ?)
-			 ON CONFLICT (scope) DO NOTHING`, cur.Key, string(m.cfg.Mode), next, ms, owner)
-	} else {
-		res, err = tx.ExecContext(ctx,
-			`UPDATE working_memory SET content = ?, version = version + 1, updated_at = ?
-			 WHERE scope = ? AND version = ? AND mode = ? AND resource_id = ?`, next, ms, cur.Key, cur.Version, string(m.cfg.Mode), owner)
-	}
-	if err != nil {
-		return Result{}, false, fmt.Errorf("working: update %s: %w", cur.Key, err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
+	ms := m.cfg.Now().UnixMilli()
+	if done, err := m.writeVersion(ctx, tx, cur, next, owner, origin, ms); err != nil || !done {
 		return Result{}, false, err
 	}
 	version := cur.Version + 1
-	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO working_memory_history (scope, version, content, run_id, tool_call_id, updated_at, resource_id) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		cur.Key, version, next, origin.RunID, origin.ToolCallID, ms, owner); err != nil {
-		return Result{}, false, fmt.Errorf("working: record version %d of %s: %w", version, cur.Key, err)
-	}
 	if m.beforeCommit != nil {
 		m.beforeCommit(btx)
 	}
@@ -360,6 +383,39 @@ func (m *Memory) swap(ctx context.Context, cur State, next string, origin Origin
 	}
 	st := State{Key: cur.Key, Mode: m.cfg.Mode, Content: next, Version: version, UpdatedAt: time.UnixMilli(ms).UTC(), ResourceID: owner}
 	return Result{State: st, Changed: true}, true, nil
+}
+
+// writeVersion writes next as version cur.Version+1 of cur's key, in m's
+// mode, written at ms (Unix milliseconds) for owner by origin: the state's
+// row and its history entry, in tx. done is false when the row had moved
+// on (another writer's version, or the state gone): nothing was written.
+func (m *Memory) writeVersion(ctx context.Context, tx store.Conn, cur State, next, owner string, origin Origin, ms int64) (done bool, err error) {
+	var res sql.Result
+	if cur.Version == 0 {
+		res, err = tx.ExecContext(ctx,
+			`INSERT INTO working_memory (scope, mode, content, version, updated_at, resource_id) VALUES (?, ?, ?, 1, ?, ?)
+			 ON CONFLICT (scope) DO NOTHING`, cur.Key, string(m.cfg.Mode), next, ms, owner)
+	} else {
+		// mode = ? holds cur's mode: a state of the other mode that Set
+		// replaces takes this memory's.
+		res, err = tx.ExecContext(ctx,
+			`UPDATE working_memory SET mode = ?, content = ?, version = version + 1, updated_at = ?
+			 WHERE scope = ? AND version = ? AND mode = ? AND resource_id = ?`,
+			string(m.cfg.Mode), next, ms, cur.Key, cur.Version, string(cur.Mode), owner)
+	}
+	if err != nil {
+		return false, fmt.Errorf("working: update %s: %w", cur.Key, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return false, err
+	}
+	version := cur.Version + 1
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO working_memory_history (scope, version, mode, content, run_id, tool_call_id, updated_at, resource_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		cur.Key, version, string(m.cfg.Mode), next, origin.RunID, origin.ToolCallID, ms, owner); err != nil {
+		return false, fmt.Errorf("working: record version %d of %s: %w", version, cur.Key, err)
+	}
+	return true, nil
 }
 
 // redact applies Config.Redact to a content about to be stored; in schema

@@ -32,7 +32,11 @@ set to read back byte for byte; exit 1 when none is stored), history its
 versions (newest first, with run id and tool call id), set replaces it with
 FILE ("-" reads stdin; an empty FILE is refused). In
 schema mode set validates FILE against --schema (or, without it, only checks
-that FILE is a JSON object); the mode of an existing state is kept. A thread's
+that FILE is a JSON object). The mode is the configured working memory's
+(mnemo.json, serve --config), else --schema's or --markdown's, else the
+existing state's; a state written in the other mode, before the
+configuration changed, is shown as it is (get notes it) and set replaces
+it as the next version (history shows both). A thread's
 state belongs to the thread's resource: --thread needs a thread that has
 messages (append or ingest first; else "thread not found"), and
 DeleteResource erases it. --resource may name a resource with no threads
@@ -260,6 +264,10 @@ func (c *WMCommand) do(ctx context.Context, sub string, mem *working.Memory, key
 		if err != nil {
 			return err
 		}
+		if mem.Foreign(st) {
+			fmt.Fprintf(c.Stderr, "mnemo wm get: note: %s was written in %s mode and the working memory is in %s mode now: contexts show it as it is until wm set, the API or the model's update replaces it with a %s-mode state\n",
+				key, st.Mode, mem.Mode(), mem.Mode())
+		}
 		if raw {
 			return c.printRaw(st)
 		}
@@ -358,6 +366,17 @@ func wmContentJSON(content string) json.RawMessage {
 	return b
 }
 
+// modeContentJSON is content for wmJSON by the mode it was written in: a
+// template-mode state is a JSON string whatever it holds; a schema-mode
+// one (or one of no recorded mode) as wmContentJSON gives it.
+func modeContentJSON(mode working.Mode, content string) json.RawMessage {
+	if mode == working.ModeTemplate {
+		b, _ := jsonkey.Marshal(content)
+		return b
+	}
+	return wmContentJSON(content)
+}
+
 func (c *WMCommand) printState(st working.State, asJSON bool) error {
 	if asJSON {
 		out := wmJSON{Key: st.Key, Mode: st.Mode, Version: st.Version}
@@ -399,7 +418,7 @@ func (c *WMCommand) printHistory(h []working.Version, asJSON bool) error {
 		out := make([]wmJSON, len(h))
 		for i, v := range h {
 			at := v.UpdatedAt
-			out[i] = wmJSON{Key: v.Key, Version: v.Version, Content: wmContentJSON(v.Content),
+			out[i] = wmJSON{Key: v.Key, Mode: v.Mode, Version: v.Version, Content: modeContentJSON(v.Mode, v.Content),
 				RunID: v.RunID, ToolCallID: v.ToolCallID, UpdatedAt: &at}
 		}
 		return c.printJSON(out)

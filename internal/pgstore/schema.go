@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -420,6 +420,12 @@ CREATE INDEX outbox_by_resource ON outbox(resource_id, op, message_id);
 	`
 CREATE INDEX working_memory_by_scope_bytes ON working_memory(scope COLLATE "C");
 CREATE INDEX threads_by_id_bytes ON threads(id COLLATE "C");
+`,
+	// 9: a working-memory version records the mode it was written in
+	// (internal/store's migration 13).
+	`
+ALTER TABLE working_memory_history ADD COLUMN mode TEXT NOT NULL DEFAULT '';
+UPDATE working_memory_history h SET mode = w.mode FROM working_memory w WHERE w.scope = h.scope;
 `,
 }
 

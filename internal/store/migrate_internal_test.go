@@ -146,3 +146,35 @@ INSERT INTO outbox (op, message_id, resource_id, created_at) VALUES
 		})
 	}
 }
+
+// TestMigrateHistoryMode: migration 13 gives every stored working-memory
+// version its state's mode (one key's versions all had it before), so a
+// replay reads each version in the mode it was written in.
+func TestMigrateHistoryMode(t *testing.T) {
+	path := openAt(t, 12, `
+INSERT INTO working_memory (scope, mode, content, version, updated_at, resource_id) VALUES
+	('resource:a', 'schema', '{"x":2}', 2, 0, 'a'), ('thread:t', 'template', '# b', 1, 0, 'r');
+INSERT INTO working_memory_history (scope, version, content, updated_at, resource_id) VALUES
+	('resource:a', 1, '{"x":1}', 0, 'a'), ('resource:a', 2, '{"x":2}', 0, 'a'), ('thread:t', 1, '# b', 0, 'r')`)
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT scope || ' v' || version || ' ' || mode FROM working_memory_history ORDER BY scope, version`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if want := "[resource:a v1 schema resource:a v2 schema thread:t v1 template]"; fmt.Sprint(got) != want {
+		t.Fatalf("history modes %v, want %s", got, want)
+	}
+}

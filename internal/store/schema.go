@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 12
+const SchemaVersion = 13
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -328,6 +328,16 @@ INSERT INTO embeddings_suspect (embedder) SELECT DISTINCT embedder FROM embeddin
 	// covering index: no row of the table read).
 	`
 CREATE INDEX outbox_by_resource ON outbox(resource_id, op, message_id);
+`,
+	// 13: a working-memory version records the mode it was written in. A
+	// state may be replaced by one of the other mode when the
+	// configuration changes (working.Memory.Set), so one key's history
+	// can hold both, and a replay of a run rebuilds the version it saw in
+	// its own mode. Before, a key's versions all had its state's mode.
+	`
+ALTER TABLE working_memory_history ADD COLUMN mode TEXT NOT NULL DEFAULT '';
+UPDATE working_memory_history SET mode = COALESCE(
+	(SELECT w.mode FROM working_memory w WHERE w.scope = working_memory_history.scope), '');
 `,
 }
 
