@@ -14,10 +14,15 @@ import (
 // strings that are ids, timestamps or phone numbers seldom pass both. The
 // number may not follow a letter, a digit, '_', '.' or ',' (a decimal's
 // fraction, 0.4111111111111111, stays) nor run on into a fraction
-// (4111111111111111.5); it may follow a JSON escape (\n).
+// (4111111111111111.5), and grouped digits may not run on into further
+// groups of four (a row of numbers in a tool's output, 4023 2746 7357 3214
+// 8983, where four of the groups pass the checks as often as any 16
+// digits: walk41 #2; 16 digits together then a group, 4111111111111111
+// 0127, stay a card); it may follow a JSON escape (\n). The whole row is
+// one rejected match, so no later part of it is matched either.
 func cardRule() Rule {
 	return Rule{Name: "payment-card",
-		Pattern:     mustRe(`(?P<edge>^|[^0-9A-Za-z_.,]|\\[nrtbf])(?:\d{13,19}|\d{4}(?: \d{4}){2,3}(?: \d{1,3})?|\d{4}(?:-\d{4}){2,3}(?:-\d{1,3})?|\d{4} \d{6} \d{4,5}|\d{4}-\d{6}-\d{4,5})\b(?:\.\d)?`),
+		Pattern:     mustRe(`(?P<edge>^|[^0-9A-Za-z_.,]|\\[nrtbf])(?:\d{13,19}\b|(?:\d{4}(?: \d{4}){2,3}(?: \d{1,3})?|\d{4}(?:-\d{4}){2,3}(?:-\d{1,3})?|\d{4} \d{6} \d{4,5}|\d{4}-\d{6}-\d{4,5})\b(?:[ -]\d{4}\b)*)(?:\.\d)?`),
 		Replacement: "${edge}" + RedactionMark, Triggers: cardTriggers(), Verify: cardNumber, may: digitRun}
 }
 
@@ -94,7 +99,9 @@ func cardTriggers() []string {
 
 // decimal is a match that runs on into a decimal's fraction
 // (4111111111111111.5): the pattern takes the point and a digit after the
-// number so that cardNumber can see them.
+// number so that cardNumber can see them. A grouped match that runs on
+// into further groups of four digits needs no look: the pattern takes
+// them all, and their 20 digits or more are no brand's length.
 var decimal = mustRe(`\.\d$`)
 
 // cardNumber reports whether the digits of match are a card number: a

@@ -67,6 +67,14 @@ func TestRedactCardLookAlikes(t *testing.T) {
 		`{"embedding":[0.4111111111111111,-0.5555555555554444]}`,
 		"2024-12-05 21:59:59.123456789",
 		"amount 1234567890123 cents",
+		// walk41 #2: rows of four-digit numbers in a tool's output, each
+		// with four groups that pass the checks (4023 2746 7357 3214 alone
+		// is a Visa number by Luhn and range).
+		"4023 2746 7357 3214 8983",
+		"totals: 4023 2746 7357 3214 8983 1200\n",
+		"0042 4023 2746 7357 3214 8983",
+		"4023-2746-7357-3214-8983",
+		"1200 0042 7700 9001 2345 4023 2746 7357 3214", // its last four groups pass alone
 	} {
 		if got := r.Redact(s); got != s {
 			t.Errorf("not a card number:\n  %q\n  -> %q", s, got)
