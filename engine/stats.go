@@ -52,7 +52,10 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 // many reads miss the page), or the database's error. It is cheap enough
 // for a health check on every probe (one round trip, no scan). A lexical
 // index quarantined and rebuilding is not an error: recall answers
-// meanwhile, and memctx.retrieval says it is degraded.
+// meanwhile, and memctx.retrieval says it is degraded. On Postgres it
+// also reads the schema version every write checks (one more round trip):
+// ErrSchemaMigrated once a newer build migrated the schema, when this
+// engine refuses every write.
 func (e *Engine) Ping(ctx context.Context) error {
 	if err := e.checkOpen(ctx); err != nil {
 		return err

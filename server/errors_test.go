@@ -230,6 +230,14 @@ func TestTokensFile(t *testing.T) {
 			`tokens[1].name: none is given, so the token is named "token-1" (token-<index>), which tokens[0] is named too`},
 		"SecretTwice": {`{"tokens":[{"name":"a","token":"s3cret-aaaa","resources":["alice"]},{"name":"b","token":"s3cret-aaaa","resources":["bob"]}]}`,
 			`tokens[1].token: the same secret is given twice (as an earlier token's); tokens[1] is the token named "b"`},
+		// "-" is the access log's name for a request without a valid
+		// token (walk41 #4): an operator token so named logged its
+		// erasures as the anonymous 401s are. Blanks around a name read
+		// as another's.
+		"NameDash": {`{"tokens":[{"name":"-","token":"s3cret-cccc","resources":["*"],"erase":true}]}`,
+			`tokens[0].name: "-" is the access log's name for a request without a valid token: give the token another name`},
+		"NameBlanks": {`{"tokens":[{"name":"same ","token":"s3cret-cccc","resources":["a"]}]}`,
+			`tokens[0].name: "same " has blanks around it`},
 		"ResourceTwice": {`{"tokens":[{"name":"a","token":"s3cret-aaaa","resources":["alice","bob","alice"]}]}`,
 			`tokens[0].resources[2]: "alice" is given twice in the list: give each resource once; tokens[0] is the token named "a"`},
 		// A resource "." or "..", which no new data may name: every write

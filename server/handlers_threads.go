@@ -22,7 +22,8 @@ const HealthTimeout = 5 * time.Second
 // answers within HealthTimeout, else 503 (the cause is logged): also once
 // the engine has found its database file damaged (engine.Ping's
 // ErrDatabaseCorrupt), though it still answers the reads that miss the
-// damaged pages. A lexical index quarantined and rebuilding stays 200, as
+// damaged pages, and on Postgres once a newer build migrated the schema
+// (engine.ErrSchemaMigrated: every write answers 503). A lexical index quarantined and rebuilding stays 200, as
 // does a stored working-memory configuration that does not build
 // (engine.ErrStoredWorkingMemory), with status "degraded" and a reason:
 // the working-memory routes answer 503 working-memory-unavailable, the
@@ -38,6 +39,11 @@ func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 			// A damaged file does not heal: a load balancer must stop
 			// sending traffic here until the operator restores it.
 			return nil, &apiError{kind: kindUnavailable, detail: "the database file was found damaged; restore it from a backup or run mnemo salvage (the server log has the path)", cause: err}
+		}
+		if errors.Is(err, engine.ErrSchemaMigrated) {
+			// Every write is refused from now on (unreachable): the
+			// servers of the newer build are the ones to send traffic to.
+			return nil, unreachable(s.cfg.Engine, err)
 		}
 		return nil, &apiError{kind: kindUnavailable, detail: "the database does not answer", cause: err}
 	}

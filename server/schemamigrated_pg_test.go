@@ -39,3 +39,32 @@ func TestAPISchemaMigrated(t *testing.T) {
 		t.Fatalf("append after the migration: %d %s, want 503 saying the schema was migrated", rec.Code, rec.Body.String())
 	}
 }
+
+// TestHealthSchemaMigrated: GET /healthz answers 503 with the append's
+// detail once a newer build migrated the schema, so a load balancer stops
+// sending traffic every write of which this server refuses; before the
+// migration it is 200 ok. Before, it said {"status":"ok"} (walk41 #3).
+func TestHealthSchemaMigrated(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	e, err := engine.Open(context.Background(), engine.Config{Postgres: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	srv, err := server.New(server.Config{Engine: e, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	health := func() *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1/healthz", nil))
+		return rec
+	}
+	if rec := health(); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"ok"`) {
+		t.Fatalf("healthz before the migration: %d %s, want 200 ok", rec.Code, rec.Body.String())
+	}
+	pgtest.Exec(t, dsn, `INSERT INTO schema_version (version, applied_at) VALUES ($1, 0)`, pgstore.SchemaVersion+1)
+	if rec := health(); rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "a newer mnemo build migrated the database's schema") {
+		t.Fatalf("healthz after the migration: %d %s, want 503 saying the schema was migrated", rec.Code, rec.Body.String())
+	}
+}

@@ -237,6 +237,9 @@ func principal(i int, tok Token) (*Principal, error) {
 	if len(tok.Resources) == 0 {
 		return nil, fmt.Errorf("%w: tokens[%d].resources: list the resource ids, or [\"*\"] for all", ErrInvalidTokens, i)
 	}
+	if err := checkTokenName(i, tok.Name); err != nil {
+		return nil, err
+	}
 	p := &Principal{Name: tok.Name, Erase: tok.Erase, Resources: map[string]bool{}}
 	if p.Name == "" {
 		p.Name = fmt.Sprintf("token-%d", i)
@@ -314,4 +317,19 @@ func (t *Tokens) Lookup(secret string) (*Principal, bool) {
 		}
 	}
 	return nil, false
+}
+
+// checkTokenName refuses a name the access log and the metrics could not
+// tell from another: "-", their mark for a request without a valid token
+// (walk41 #4: an operator token named "-" logged its erasures as the
+// anonymous 401s are), and a name with surrounding blanks, which reads as
+// the name without them.
+func checkTokenName(i int, name string) error {
+	switch {
+	case name == "-":
+		return fmt.Errorf("%w: tokens[%d].name: \"-\" is the access log's name for a request without a valid token: give the token another name", ErrInvalidTokens, i)
+	case strings.TrimSpace(name) != name:
+		return fmt.Errorf("%w: tokens[%d].name: %q has blanks around it, and the access log would show it as the name without them: remove them", ErrInvalidTokens, i, name)
+	}
+	return nil
 }

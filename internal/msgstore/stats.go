@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // Counts is a snapshot of the message tables' sizes.
@@ -32,4 +34,9 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 }
 
 // Ping reports whether the database answers (one round trip, no scan).
-func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return err
+	}
+	return store.CheckWrites(ctx, s.db)
+}

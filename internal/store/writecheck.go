@@ -36,6 +36,18 @@ func SetWriteCheck(db *sql.DB, check WriteCheck) {
 	writeChecks.Store(db, check)
 }
 
+// CheckWrites runs db's WriteCheck on db itself, outside a transaction:
+// nil when it has none (SQLite) or when a write would pass it now, else
+// the check's error (on Postgres pgstore.ErrSchemaMigrated once a newer
+// build migrated the schema). Health checks use it (engine.Ping), so a
+// process that refuses every write is not reported healthy.
+func CheckWrites(ctx context.Context, db *sql.DB) error {
+	if check := writeCheck(db); check != nil {
+		return check(ctx, db)
+	}
+	return nil
+}
+
 // writeCheck returns db's WriteCheck, nil when it has none.
 func writeCheck(db *sql.DB) WriteCheck {
 	if v, ok := writeChecks.Load(db); ok {
