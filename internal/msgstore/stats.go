@@ -33,7 +33,10 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	return c, nil
 }
 
-// Ping reports whether the database answers (one round trip, no scan).
+// Ping reports whether the database answers (one round trip, no scan) and
+// whether a write would pass its write check (store.CheckWrites: nothing
+// more on SQLite, one read of schema_version on Postgres, whose
+// ErrSchemaMigrated it returns once a newer build migrated the schema).
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.db.PingContext(ctx); err != nil {
 		return err
