@@ -322,14 +322,14 @@ func (t *Tokens) Lookup(secret string) (*Principal, bool) {
 // checkTokenName refuses a name the access log and the metrics could not
 // tell from another: "-", their mark for a request without a valid token
 // (walk41 #4: an operator token named "-" logged its erasures as the
-// anonymous 401s are), and a name with surrounding blanks, which reads as
-// the name without them.
+// anonymous 401s are), and a name with surrounding blanks, which a reader
+// of the log takes for the name without them (the JSON log keeps them).
 func checkTokenName(i int, name string) error {
 	switch {
 	case name == "-":
 		return fmt.Errorf("%w: tokens[%d].name: \"-\" is the access log's name for a request without a valid token: give the token another name", ErrInvalidTokens, i)
 	case strings.TrimSpace(name) != name:
-		return fmt.Errorf("%w: tokens[%d].name: %q has blanks around it, and the access log would show it as the name without them: remove them", ErrInvalidTokens, i, name)
+		return fmt.Errorf("%w: tokens[%d].name: %q has blanks around it, which a reader of the access log does not see (\"ops \" reads as \"ops\"): remove them", ErrInvalidTokens, i, name)
 	}
 	return nil
 }
