@@ -428,7 +428,9 @@ func (c *WMCommand) printHistory(h []working.Version, asJSON bool) error {
 		return nil
 	}
 	for _, v := range h {
-		fmt.Fprintf(c.Stdout, "version %d  %s", v.Version, v.UpdatedAt.Format(time.RFC3339))
+		// The mode of each version: after a change of the configured
+		// mode the listing mixes JSON and markdown states.
+		fmt.Fprintf(c.Stdout, "version %d  %s mode  %s", v.Version, v.Mode, v.UpdatedAt.Format(time.RFC3339))
 		if v.RunID != "" {
 			fmt.Fprintf(c.Stdout, "  run %s", v.RunID)
 		}

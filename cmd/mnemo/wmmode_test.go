@@ -89,6 +89,12 @@ func TestWMModeChange(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &h) != nil || len(h) != 2 || h[0].Mode != "template" || h[1].Mode != "schema" || !jsonEqual(h[1].Content, `{"city":"Lyon","name":"Ana"}`) {
 		t.Fatalf("wm history: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// The text listing gives each version's mode too: it mixes a JSON
+	// and a markdown state.
+	code, out, errOut = run(t, env, "--dir", dir, "wm", "history", "--resource", "ana")
+	if code != 0 || !strings.Contains(out, "version 2  template mode  ") || !strings.Contains(out, "version 1  schema mode  ") {
+		t.Fatalf("wm history (text): exit %d, want each version's mode\n%s\n%s", code, out, errOut)
+	}
 	code, out, errOut = run(t, env, "--dir", dir, "context", "--thread", "today", "--json")
 	if code != 0 || json.Unmarshal([]byte(out), &c) != nil || !strings.Contains(c.System, "- City: Lyon") || strings.Contains(c.System, `mode="schema"`) || strings.Contains(string(c.MemCtx), "workingMemoryNote") {
 		t.Fatalf("context after wm set: exit %d %s %s", code, out, errOut)
