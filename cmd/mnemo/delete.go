@@ -267,8 +267,8 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 		fmt.Fprintf(c.Stdout, "deleted %s\n", count(r.Runs, "run record"))
 	}
 	fmt.Fprintf(c.Stdout, "invalidated %s%s\n", count(len(r.Invalidated), "observation"), list(r.Invalidated))
-	fmt.Fprintf(c.Stdout, "scrubbed %s; removed %s, %s\n",
-		count(r.MemCtxScrubbed, "memctx record"), count(r.Embeddings, "embedding"), count(r.WorkingMemory, "working-memory state"))
+	fmt.Fprintf(c.Stdout, "scrubbed %s; removed %s\n", count(r.MemCtxScrubbed, "memctx record"), count(r.Embeddings, "embedding"))
+	fmt.Fprintln(c.Stdout, workingMemoryErased(r))
 	if len(r.NotFound) > 0 {
 		fmt.Fprintf(c.Stdout, "not found: %d%s\n", len(r.NotFound), list(r.NotFound))
 	}
@@ -284,6 +284,26 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 		steps += ", file vacuumed: " + why
 	}
 	fmt.Fprintf(c.Stdout, "purged in %s (%s)\n", r.Purge.Round(time.Millisecond), steps)
+}
+
+// workingMemoryErased says what an erasure did to working memory, in the
+// words of EraseResult's fields: the versions invalidated
+// (WorkingMemoryInvalidated), whose states were rebuilt from the versions
+// left, and the states and versions deleted with a thread or a resource
+// (WorkingMemory).
+func workingMemoryErased(r *engine.EraseResult) string {
+	rebuilt := ""
+	switch n := r.WorkingMemoryInvalidated; {
+	case n == 1:
+		rebuilt = ", its state rebuilt without it"
+	case n > 1:
+		rebuilt = ", their states rebuilt without them"
+	}
+	deleted := fmt.Sprintf("%d states and versions", r.WorkingMemory)
+	if r.WorkingMemory == 1 {
+		deleted = "1 state or version"
+	}
+	return fmt.Sprintf("working memory: invalidated %s%s; deleted %s", count(r.WorkingMemoryInvalidated, "version"), rebuilt, deleted)
 }
 
 // vacuumWhy words why an erasure's purge vacuumed the file

@@ -29,9 +29,9 @@ func TestPlurals(t *testing.T) {
 	}{
 		{"Ingest", []string{"ingest", file}, "1 resource, 2 threads, 3 messages stored, 0 already stored, 0 skipped"},
 		{"IngestAgain", []string{"ingest", file}, "1 resource, 2 threads, 0 messages stored, 3 already stored, 0 skipped"},
-		{"DeleteMessage", []string{"delete", "--message", "m1", "--yes"}, "erased 1 message (m1)\ninvalidated 0 observations\nscrubbed 0 memctx records; removed 1 embedding, 0 working-memory states"},
+		{"DeleteMessage", []string{"delete", "--message", "m1", "--yes"}, "erased 1 message (m1)\ninvalidated 0 observations\nscrubbed 0 memctx records; removed 1 embedding\nworking memory: invalidated 0 versions; deleted 0 states and versions"},
 		{"Eval", []string{"eval", "--mode", "lexical", seedLoCoMo}, "(locomo): 1 question scored, 0 skipped · mode lexical"}, // eval ingests elsewhere
-		{"DeleteThread", []string{"delete", "--thread", "t2", "--yes"}, "erased 2 messages (m2, m3)\ndeleted 1 thread (t2)\ninvalidated 0 observations\nscrubbed 0 memctx records; removed 2 embeddings, 0 working-memory states"},
+		{"DeleteThread", []string{"delete", "--thread", "t2", "--yes"}, "erased 2 messages (m2, m3)\ndeleted 1 thread (t2)\ninvalidated 0 observations\nscrubbed 0 memctx records; removed 2 embeddings\nworking memory: invalidated 0 versions; deleted 0 states and versions"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)
