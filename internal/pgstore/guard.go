@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -34,6 +36,19 @@ type Session struct {
 	// known"); one that holds locks only on another mnemo schema's tables
 	// is not listed.
 	Locked bool
+	// State is its pg_stat_activity.state ("active", "idle", "idle in
+	// transaction", …; "" when the role may not see it), and Idle, when
+	// the state is "idle", how long since its last statement ended
+	// (state_change), else 0. An idle session belongs to a running
+	// process: a backend ends when its client closes the connection, and
+	// mnemo's pool (pgxpool) closes one after 30 minutes idle.
+	State string
+	Idle  time.Duration
+	// Table names what its last statement was recognised by, for a
+	// session without a mark (Version 0): one of mnemo's tables, or
+	// "pgvector's type lookup" (each connection's first statement); ""
+	// otherwise.
+	Table string
 }
 
 // UnderLoadError is returned by Open, OpenExisting, OpenWith and OpenDB
@@ -68,13 +83,36 @@ func (e *UnderLoadError) Error() string {
 		case s.Locked:
 			b.WriteString("a build before session marks, in a transaction on this schema")
 		default:
-			b.WriteString("a build before session marks, schema not known")
+			b.WriteString("a build before session marks, " + s.unplaced() + ", schema not known")
 		}
 	}
 	b.WriteString("): rows they write into the migrated schema would lack what it needs. Stop them, then open again; " +
-		"or migrate anyway with --migrate-under-load (engine.Config.MigrateUnderLoad) and run mnemo reindex once they are stopped " +
-		"(docs/postgres.md, \"Upgrading\")")
+		"or migrate anyway with --migrate-under-load (engine.Config.MigrateUnderLoad) and run mnemo reindex once they are stopped")
+	if slices.ContainsFunc(e.Sessions, func(s Session) bool { return s.Version == 0 && !s.Locked }) {
+		b.WriteString(". A session of a build before the marks shows its schema only while in a statement or a transaction; " +
+			"an idle one is a running process's (its pool keeps it between requests): find each process by its client address " +
+			"and port on that host (ss -tnp 'sport = :PORT'). If every one of them serves another schema of this database, " +
+			"--migrate-under-load is safe here and no reindex is needed; if one serves this schema, stop it first")
+	}
+	b.WriteString(" (docs/postgres.md, \"Upgrading\")")
 	return b.String()
+}
+
+// unplaced describes a session of a build before the marks that holds no
+// lock on a schema: its state, how long it has been idle, and the table
+// its last statement was recognised by.
+func (s Session) unplaced() string {
+	state := s.State
+	switch {
+	case state == "":
+		state = "state not visible"
+	case state == "idle":
+		state = "idle " + s.Idle.Round(time.Second).String()
+	}
+	if s.Table == "" {
+		return state
+	}
+	return state + " since a statement on " + s.Table
 }
 
 func (e *UnderLoadError) Unwrap() error { return ErrMigrationUnderLoad }
@@ -99,14 +137,16 @@ var oldBuild = regexp.MustCompile(`\b(lexical_docs|lexical_stats|lexical_df|sche
 // they hold a mark at all (on any schema), and whether they hold or await
 // a lock on a relation of this schema (the relation locks of a statement
 // or a transaction; pg_locks shows them to any role) and on one of
-// another schema holding mnemo's tables (one with schema_version). $1 is
-// sessionMarkClass.
+// another schema holding mnemo's tables (one with schema_version); with
+// its last statement, its state and, idle, for how long (microseconds).
+// $1 is sessionMarkClass.
 const sessionsSQL = `WITH here AS (SELECT oid FROM pg_namespace WHERE nspname = current_schema()),
 	db AS (SELECT oid FROM pg_database WHERE datname = current_database()),
 	rel AS (SELECT l.pid, c.relnamespace AS ns FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
 		WHERE l.locktype = 'relation' AND l.database = (SELECT oid FROM db))
 SELECT a.pid, coalesce(a.application_name, ''), coalesce(host(a.client_addr), ''), coalesce(a.client_port, -1),
-	coalesce(a.query, ''),
+	coalesce(a.query, ''), coalesce(a.state, ''),
+	CASE WHEN a.state = 'idle' THEN (extract(epoch FROM clock_timestamp() - a.state_change) * 1e6)::bigint ELSE 0 END,
 	(SELECT max(l.classid::bigint - $1) FROM pg_locks l
 		WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.objsubid = 2 AND l.classid::bigint BETWEEN $1 + 1 AND $1 + 255
 		AND l.objid = hashtext(coalesce(current_schema(), ''))::oid),
@@ -135,8 +175,10 @@ func staleSessions(ctx context.Context, tx pgx.Tx, target int, keep func(pid int
 		var s Session
 		var addr, query string
 		var port int32
+		var idleMicros int64
 		var m seen
-		if err := rows.Scan(&s.PID, &s.AppName, &addr, &port, &query, &m.here, &m.marked, &m.lockedHere, &m.lockedElsewhere); err != nil {
+		if err := rows.Scan(&s.PID, &s.AppName, &addr, &port, &query, &s.State, &idleMicros,
+			&m.here, &m.marked, &m.lockedHere, &m.lockedElsewhere); err != nil {
 			return nil, fmt.Errorf("list the database's sessions: %w", err)
 		}
 		s.Client = client(addr, port)
@@ -145,6 +187,10 @@ func staleSessions(ctx context.Context, tx pgx.Tx, target int, keep func(pid int
 		}
 		if v, stale := m.version(s.AppName, query, target); stale {
 			s.Version, s.Locked = v, m.here == nil && m.lockedHere
+			s.Idle = time.Duration(idleMicros) * time.Microsecond
+			if v == 0 {
+				s.Table = recognisedBy(query)
+			}
 			out = append(out, s)
 		}
 	}
@@ -189,6 +235,19 @@ func (m seen) version(app, query string, target int) (v int, stale bool) {
 		return 0, true
 	}
 	return 0, false
+}
+
+// recognisedBy is what in query oldBuild matched: a table's name, or
+// "pgvector's type lookup"; "" when nothing did.
+func recognisedBy(query string) string {
+	switch m := oldBuild.FindString(query); {
+	case m == "":
+		return ""
+	case strings.HasPrefix(m, "to_regtype"):
+		return "pgvector's type lookup"
+	default:
+		return m
+	}
 }
 
 // client is a session's address as Session.Client gives it.

@@ -155,10 +155,12 @@ func TestMigrationGuard(t *testing.T) {
 			if !errors.Is(err, pgstore.ErrMigrationUnderLoad) || !errors.As(err, &ue) {
 				t.Fatalf("Open: %v, want an *UnderLoadError", err)
 			}
+			t.Logf("refused: %v", err)
 			if ue.From != 3 || ue.To != pgstore.SchemaVersion || len(ue.Sessions) != len(c.want) {
 				t.Fatalf("UnderLoadError from %d to %d, %d sessions; want 3, %d, %d: %v", ue.From, ue.To, len(ue.Sessions), pgstore.SchemaVersion, len(c.want), err)
 			}
 			slices.Sort(pids) // the guard lists sessions by pid
+			busy, unplaced := strings.HasSuffix(c.name, "BusyHere"), false
 			for i, s := range ue.Sessions {
 				if s.PID != pids[i] || s.Version != c.want[i] || s.Client == "" {
 					t.Errorf("session %d = %+v, want pid %d, version %d", i, s, pids[i], c.want[i])
@@ -166,9 +168,16 @@ func TestMigrationGuard(t *testing.T) {
 				if !strings.Contains(err.Error(), fmt.Sprintf("pid %d, application_name %q, client %s", s.PID, s.AppName, s.Client)) {
 					t.Errorf("error does not name session %+v: %v", s, err)
 				}
-				if busy := strings.HasSuffix(c.name, "BusyHere"); s.Locked != busy {
+				if s.Locked != busy {
 					t.Errorf("session %d Locked = %v, want %v", i, s.Locked, busy)
 				}
+				checkUnplaced(t, s, busy, err)
+				unplaced = unplaced || s.Version == 0 && !busy
+			}
+			// An idle session of a build before the marks: the error says
+			// how to tell whether its process is on this schema.
+			if got := strings.Contains(err.Error(), "ss -tnp 'sport = :PORT'") && strings.Contains(err.Error(), "no reindex is needed"); got != unplaced {
+				t.Errorf("error says how to place an idle old session: %v, want %v: %v", got, unplaced, err)
 			}
 			for _, w := range []string{fmt.Sprintf("%d session", len(pids)), "Stop them", "--migrate-under-load", "mnemo reindex"} {
 				if !strings.Contains(err.Error(), w) {
@@ -179,6 +188,31 @@ func TestMigrationGuard(t *testing.T) {
 				t.Fatalf("version after a refused Open = %d, want 3 (nothing migrated)", got)
 			}
 		})
+	}
+}
+
+// checkUnplaced checks what the guard says of a refusing session s (err
+// its error) of a build before the marks (Version 0): idle (its last
+// statement over, no transaction), its state, for how long and the table
+// it was recognised by; in a transaction on this schema (busy), only
+// that. A marked session has no Table.
+func checkUnplaced(t *testing.T, s pgstore.Session, busy bool, err error) {
+	t.Helper()
+	switch {
+	case s.Version != 0:
+		if s.Table != "" {
+			t.Errorf("marked session %+v has a Table", s)
+		}
+	case busy:
+		if s.State != "idle in transaction" || s.Idle != 0 || !strings.Contains(err.Error(), "in a transaction on this schema") {
+			t.Errorf("session in a transaction %+v: want State %q, Idle 0, named so: %v", s, "idle in transaction", err)
+		}
+	default:
+		want := fmt.Sprintf("a build before session marks, idle %s since a statement on %s, schema not known", s.Idle.Round(time.Second), s.Table)
+		if s.State != "idle" || s.Idle <= 0 || s.Idle > time.Minute || (s.Table != "lexical_docs" && s.Table != "outbox") ||
+			!strings.Contains(err.Error(), want) {
+			t.Errorf("idle session %+v: want State idle, Idle in (0, 1m], Table lexical_docs or outbox, %q in: %v", s, want, err)
+		}
 	}
 }
 
