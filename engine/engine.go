@@ -131,6 +131,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, notDataDir(dir, err)
 		}
 	}
+	if err := goneLink(dir); err != nil {
+		return nil, err // before the lock file: nothing is written to dir
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("engine: create data directory: %w", err)
 	}
@@ -221,18 +224,29 @@ func notRegularDatabase(dir string) error {
 	if err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%w: %w: %s is a %s", ErrDatabaseCorrupt, ErrDatabaseNotFile, path, filekind.Of(fi.Mode()))
 	}
-	if errors.Is(err, os.ErrNotExist) && danglingLink(path) != "" {
-		// A link whose target is missing (an unmounted volume, a
-		// moved file): SQLite would create an empty database at the
-		// target, beside the indexes of the one that is gone. The
-		// reads' refusal, word for word (orphans.go).
-		return notDataDir(dir, err)
+	if err := goneLink(dir); err != nil {
+		return err
 	}
 	if err := store.WALNotFile(path); err != nil {
 		if we := new(store.WALNotFileError); errors.As(err, &we) && we.Index {
 			return fmt.Errorf("%w: %w", ErrWALIndexNotFile, err) // errors.Is ErrWALNotFile too
 		}
 		return fmt.Errorf("%w: %w", ErrWALNotFile, err)
+	}
+	return nil
+}
+
+// goneLink returns the *GoneDatabaseError of dir when its database file is
+// a symbolic link whose target is missing (an unmounted volume, a moved
+// file), else nil: SQLite would create an empty database at the target,
+// beside the indexes of the one that is gone. The reads' refusal, word for
+// word (orphans.go). Open asks before it creates the lock file, so that a
+// refused open writes nothing to dir (it left a LOCK file), and again
+// under the lock (notRegularDatabase).
+func goneLink(dir string) error {
+	path := filepath.Join(dir, DatabaseFile)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && danglingLink(path) != "" {
+		return notDataDir(dir, err)
 	}
 	return nil
 }

@@ -169,3 +169,46 @@ func TestGoneDatabaseLink(t *testing.T) {
 		}
 	}
 }
+
+// TestGoneDatabaseLinkWritesNothing: a directory holding only mnemo.db, a
+// symbolic link to nothing (relative or absolute), is refused by every
+// open with a *GoneDatabaseError and holds only the link afterwards.
+// Before (walk41 #5), a writing Open created and left a LOCK file: it
+// took the directory's lock before it looked at the link.
+func TestGoneDatabaseLinkWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	calls := map[string]func(dir string) error{
+		"Open": func(dir string) error { _, err := engine.Open(ctx, engine.Config{Dir: dir}); return err },
+		"Open MustExist": func(dir string) error {
+			_, err := engine.Open(ctx, engine.Config{Dir: dir, MustExist: true})
+			return err
+		},
+		"CheckFile": func(dir string) error { return engine.CheckFile(ctx, engine.Config{Dir: dir}, engine.CheckOptions{}) },
+		"Backup": func(dir string) error {
+			_, err := engine.Backup(ctx, engine.Config{Dir: dir}, filepath.Join(t.TempDir(), "b"), engine.BackupOptions{})
+			return err
+		},
+		"Salvage": func(dir string) error {
+			_, err := engine.Salvage(ctx, engine.Config{Dir: dir}, engine.SalvageOptions{})
+			return err
+		},
+	}
+	for _, target := range []string{"missing.db", filepath.Join(t.TempDir(), "volume", engine.DatabaseFile)} {
+		for name, call := range calls {
+			dir := t.TempDir()
+			if err := os.Symlink(target, filepath.Join(dir, engine.DatabaseFile)); err != nil {
+				t.Skipf("symlink: %v", err)
+			}
+			var gone *engine.GoneDatabaseError
+			if err := call(dir); !errors.As(err, &gone) || gone.Link != target {
+				t.Errorf("%s (link to %s): %v, want a *GoneDatabaseError with Link %s", name, target, err, target)
+			}
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				if e.Name() != engine.DatabaseFile {
+					t.Errorf("%s (link to %s) left %s in the directory", name, target, e.Name())
+				}
+			}
+		}
+	}
+}
