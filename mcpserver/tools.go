@@ -230,7 +230,11 @@ func (h *handlers) wmUpdate(ctx context.Context, _ *mcp.CallToolRequest, in Work
 	if err != nil {
 		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}
-	w, err := h.t.UpdateWorkingMemory(ctx, in.ThreadID, res, server.WorkingMemoryUpdate{Content: in.Content, Patch: in.Patch}, mcpOrigin)
+	b := server.WorkingMemoryUpdate{Patch: in.Patch}
+	if in.Content != nil {
+		b.Content = server.TextContent(*in.Content)
+	}
+	w, err := h.t.UpdateWorkingMemory(ctx, in.ThreadID, res, b, mcpOrigin)
 	if err != nil {
 		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}

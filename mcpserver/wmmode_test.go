@@ -38,7 +38,7 @@ func TestWMModeMismatch(t *testing.T) {
 
 	failed, text := call(t, cs, "working_memory_update", map[string]any{"threadId": "t1", "patch": map[string]any{"name": "Ana"}}, nil)
 	want := "Working memory state of another mode: stored state has another mode: thread:t1 was written in template mode and the working memory is now in schema mode; " +
-		"a merge patch needs a schema-mode state: set the whole state to replace it (send content, the whole state, in the configured mode) (field patch)"
+		"a merge patch needs a schema-mode state: set the whole state to replace it (send content, the whole state: a JSON object, or its text as a JSON string) (field patch)"
 	if !failed || text != want {
 		t.Errorf("patch of the template state: failed %v, %q; want the tool error %q", failed, text, want)
 	}

@@ -84,7 +84,11 @@ func (t Tenant) UpdateWorkingMemory(ctx context.Context, threadID, resourceID st
 	case (b.Content == nil) == (b.Patch == nil):
 		return nil, errorf(kindInvalid, "content", "send exactly one of content (the whole state) and patch (a JSON Merge Patch)")
 	case b.Content != nil:
-		if res, err = mem.Set(ctx, key, *b.Content, origin); errors.Is(err, working.ErrInvalidPatch) {
+		var text string
+		if text, err = b.Content.text(mem.Mode()); err != nil {
+			return nil, err
+		}
+		if res, err = mem.Set(ctx, key, text, origin); errors.Is(err, working.ErrInvalidPatch) {
 			// Not JSON, or not an object: the fault is content's.
 			return nil, &apiError{kind: kindRefused, field: "content", detail: strings.TrimPrefix(err.Error(), "working: "), cause: err}
 		}

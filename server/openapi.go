@@ -108,6 +108,9 @@ func unescapeHTML(b []byte) []byte {
 
 // mapType gives schemas for types whose JSON is not their Go shape.
 func mapType(t reflect.Type) *jsonschema.Schema {
+	if t == stateContentType {
+		return stateContentSchema()
+	}
 	if t == reflect.TypeOf(recall.Range{}) {
 		return &jsonschema.Schema{
 			Description: "neighbours of each hit by seq: a number (both sides) or {before, after}",

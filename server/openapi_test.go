@@ -130,7 +130,8 @@ func TestOpenAPIVacuumedEnum(t *testing.T) {
 // the document must not demand it; a tool call's arguments may be left out
 // (engine.ToolCallArgumentsOf: stored as {}), and are typed as it reads
 // them (before, "true": any JSON value); no recall option is required
-// (before, topK and messageRange were).
+// (before, topK and messageRange were). A working-memory update's content
+// is a string, an object or null (before, a string).
 func TestOpenAPIRequired(t *testing.T) {
 	h := newHarness(t, false, server.Config{})
 	r := h.do("GET", "/openapi.json", "", nil)
@@ -171,6 +172,16 @@ func TestOpenAPIRequired(t *testing.T) {
 	var got bytes.Buffer
 	if err := json.Compact(&got, doc.Components.Schemas["engine.ToolCall"].Properties["arguments"]); err != nil || got.String() != args {
 		t.Errorf("engine.ToolCall arguments %s (%v), want %s", got.String(), err, args)
+	}
+	// A working-memory content is the state's text or, in schema mode,
+	// the object itself (before, a string only); null is left out.
+	var content struct {
+		OneOf json.RawMessage `json:"oneOf"`
+	}
+	got.Reset()
+	const states = `[{"type":"string"},{"type":"object"},{"type":"null"}]`
+	if err := json.Unmarshal(doc.Components.Schemas["server.WorkingMemoryUpdate"].Properties["content"], &content); err != nil || json.Compact(&got, content.OneOf) != nil || got.String() != states {
+		t.Errorf("server.WorkingMemoryUpdate content's oneOf %s (%v), want %s", got.String(), err, states)
 	}
 }
 

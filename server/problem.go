@@ -279,8 +279,10 @@ func workingProblem(err error) *apiError {
 	case errors.Is(err, engine.ErrStoredWorkingMemory):
 		return &apiError{kind: kindStoredWM, detail: StoredWorkingMemoryDetail, cause: err}
 	case errors.Is(err, working.ErrModeMismatch): // before Refused, which it matches
+		// Only a patch (Merge, schema mode) meets it here: the whole
+		// state it asks for is a JSON object, sent as one or as text.
 		return &apiError{kind: kindModeMismatch, field: "patch", detail: strings.TrimPrefix(err.Error(), "working: ") +
-			" (send content, the whole state, in the configured mode)", cause: err}
+			" (send content, the whole state: a JSON object, or its text as a JSON string)", cause: err}
 	case working.Refused(err):
 		return &apiError{kind: kindRefused, detail: strings.TrimPrefix(err.Error(), "working: "), cause: err}
 	case errors.Is(err, working.ErrInvalidKey):

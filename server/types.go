@@ -315,8 +315,10 @@ type WorkingMemory struct {
 // WorkingMemoryUpdate is the body of PUT …/working-memory: exactly one of
 // content (the whole new state) and patch (a JSON Merge Patch, schema mode).
 type WorkingMemoryUpdate struct {
-	// Content (content) is the whole new state; nil: Patch applies.
-	Content *string `json:"content,omitempty"`
+	// Content (content) is the whole new state as sent (StateContent):
+	// a JSON string, its text in either mode, or in schema mode a JSON
+	// object, the state itself; nil (left out or null): Patch applies.
+	Content StateContent `json:"content,omitempty"`
 	// Patch (patch) is a JSON Merge Patch (RFC 7396), schema mode only: a
 	// null deletes a field, lists are replaced whole.
 	Patch map[string]any `json:"patch,omitempty"`
