@@ -12,6 +12,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"unicode"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
@@ -37,7 +38,10 @@ type TokenFile struct {
 type Token struct {
 	// Name identifies the token in access logs and metrics; it is never the
 	// secret. Empty means "token-<index>". Two tokens of one name are
-	// refused (ParseTokens), as are two of one secret.
+	// refused (ParseTokens), as are two of one secret, the name "-", a
+	// name with blanks around it and one holding a character a reader of
+	// the log does not see (a control or format character, a blank other
+	// than the space, a default-ignorable or unassigned code point).
 	Name string `json:"name,omitempty"`
 	// Token is the secret a client sends as "Authorization: Bearer <token>".
 	// At least 8 characters, with no space and no control character.
@@ -331,5 +335,25 @@ func checkTokenName(i int, name string) error {
 	case strings.TrimSpace(name) != name:
 		return fmt.Errorf("%w: tokens[%d].name: %q has blanks around it, which a reader of the access log does not see (\"ops \" reads as \"ops\"): remove them", ErrInvalidTokens, i, name)
 	}
+	if r, ok := unseenRune(name); ok {
+		return fmt.Errorf("%w: tokens[%d].name: %q holds %U, which a reader of the access log does not see (\"-\\u200b\" reads as \"-\"): give the token a name of visible characters and spaces", ErrInvalidTokens, i, name, r)
+	}
 	return nil
+}
+
+// unseenRune returns the first rune of name that a reader does not see or
+// cannot tell from a space: one unicode.IsPrint refuses (a control (Cc), a
+// format character (Cf: U+200B, U+2060, U+FEFF, U+00AD, the bidi marks and
+// overrides), a blank other than the ASCII space (U+00A0, U+3000), a line
+// or paragraph separator, a private-use or unassigned code point), a
+// variation selector, or another default-ignorable code point (U+034F,
+// U+115F, U+3164). walk42 #9: a token named "-\u200b" logged as the
+// anonymous "-".
+func unseenRune(name string) (rune, bool) {
+	for _, r := range name {
+		if !unicode.IsPrint(r) || unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
+			return r, true
+		}
+	}
+	return 0, false
 }

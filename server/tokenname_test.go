@@ -1,0 +1,58 @@
+package server_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/server"
+)
+
+// TestTokenNameUnseen: a token name holding a character a reader of the
+// access log does not see, or cannot tell from a space, is refused naming
+// it by its code point; a name of visible characters and inner spaces (any
+// script, combining accents) is accepted. Before (walk42 #9), "-\u200b"
+// was accepted and its requests logged as the anonymous "-".
+func TestTokenNameUnseen(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		bad  rune // 0: accepted
+	}{
+		{"-\u200b", 0x200B},   // zero-width space (Cf)
+		{"ops\u2060", 0x2060}, // word joiner
+		{"o\u00adps", 0x00AD}, // soft hyphen
+		{"\ufeffops", 0xFEFF}, // byte-order mark
+		{"a\u202eb", 0x202E},  // bidi override
+		{"a\u200fb", 0x200F},  // right-to-left mark
+		{"a\u2066b", 0x2066},  // bidi isolate
+		{"a\nb", '\n'},        // control (Cc)
+		{"a\u0085b", 0x0085},  // C1 control
+		{"a\u00a0b", 0x00A0},  // no-break space
+		{"a\u3000b", 0x3000},  // ideographic space
+		{"a\u2028b", 0x2028},  // line separator
+		{"a\ue000b", 0xE000},  // private use
+		{"-\ufe0f", 0xFE0F},   // variation selector
+		{"a\u034fb", 0x034F},  // combining grapheme joiner
+		{"\u3164", 0x3164},    // Hangul filler
+		{"alice app", 0},
+		{"café-ops", 0},
+		{"cafe\u0301", 0},
+		{"東京", 0},
+		{"ops_1.2", 0},
+	} {
+		file := fmt.Sprintf(`{"tokens":[{"name":%q,"token":"s3cret-aaaa","resources":["alice"]}]}`, c.name)
+		file = strings.ReplaceAll(file, `\x`, `\u00`) // Go's %q escapes JSON does not read
+		_, err := server.ParseTokens([]byte(file))
+		if c.bad == 0 {
+			if err != nil {
+				t.Errorf("name %q: %v, want it accepted", c.name, err)
+			}
+			continue
+		}
+		want := fmt.Sprintf("tokens[0].name: %q holds %U, which a reader of the access log does not see", c.name, c.bad)
+		if !errors.Is(err, server.ErrInvalidTokens) || !strings.Contains(fmt.Sprint(err), want) {
+			t.Errorf("name %q: %v, want ErrInvalidTokens with %q", c.name, err, want)
+		}
+	}
+}
