@@ -82,7 +82,7 @@ func (l *load) memctx(promptHash, zone string) *journal.MemCtx {
 	if l.wm.scope != "" {
 		v := l.wm.version
 		rec.WorkingMemoryScope, rec.WorkingMemoryVersion = string(l.wm.scope), &v
-		rec.WorkingMemoryNote = l.wm.note
+		rec.WorkingMemoryNote, rec.WorkingMemoryHash = l.wm.note, l.wm.hash
 	}
 	for _, t := range l.turns {
 		if t.Reason == journal.ReasonUnsettled {

@@ -26,8 +26,9 @@ var ErrWorkingMemoryErased = errors.New("engine: the run's working memory versio
 // tools the context offers now. A record naming its version
 // (workingMemoryVersion) is replayed with exactly that version; an older
 // record with the newest version written at or before its createdAt. A
-// version erased since, a scope changed since, or a size that differs from
-// the record's workingMemoryChars is a divergence.
+// version erased since, a scope changed since, a content that differs
+// from the record's workingMemoryHash (a version an erasure rebuilt) or a
+// size that differs from its workingMemoryChars is a divergence.
 func (e *Engine) replayWorkingMemory(ctx context.Context, rec *journal.MemCtx, div *DivergenceError) (string, []openai.Tool, error) {
 	if rec.WorkingMemoryVersion == nil {
 		return e.replayWorkingMemoryAt(ctx, rec, div)
@@ -54,10 +55,36 @@ func (e *Engine) replayWorkingMemory(ctx context.Context, rec *journal.MemCtx, d
 	if err != nil {
 		return "", nil, err
 	}
-	if p.chars != rec.WorkingMemoryChars {
-		div.Differences = append(div.Differences, fmt.Sprintf("working memory v%d of %s renders to %d characters, recorded %d (an erasure rebuilt the version since the run, or the working memory's configuration changed)", n, key, p.chars, rec.WorkingMemoryChars))
+	if d := wmDifference(rec, n, key, p); d != "" {
+		div.Differences = append(div.Differences, d)
 	}
 	return p.text, p.tools, nil
+}
+
+// wmDifference is the divergence of version n of key, rendered now as p,
+// from the one rec's run rendered; "" when none shows. A record with
+// workingMemoryHash tells a version whose content changed (an erasure
+// rebuilt it: the one way a version's content changes; for version 0,
+// the initial content, the configuration) from one rendered otherwise
+// (the configuration); an older record compares the length alone.
+func wmDifference(rec *journal.MemCtx, n int64, key string, p wmPart) string {
+	size := fmt.Sprintf("it renders to %d characters, recorded %d", p.chars, rec.WorkingMemoryChars)
+	if p.chars == rec.WorkingMemoryChars {
+		size = fmt.Sprintf("it renders to the same length, %d characters", p.chars)
+	}
+	switch {
+	case rec.WorkingMemoryHash == "":
+		if p.chars != rec.WorkingMemoryChars {
+			return fmt.Sprintf("working memory v%d of %s renders to %d characters, recorded %d (an erasure rebuilt the version since the run, or the working memory's configuration changed)", n, key, p.chars, rec.WorkingMemoryChars)
+		}
+	case p.hash != rec.WorkingMemoryHash && n == 0:
+		return fmt.Sprintf("working memory v0 of %s, the initial content, is not the one the run rendered (%s): the working memory's configuration changed since the run", key, size)
+	case p.hash != rec.WorkingMemoryHash:
+		return fmt.Sprintf("working memory v%d of %s was rebuilt by an erasure since the run: its content is not the one the run rendered (%s)", n, key, size)
+	case p.chars != rec.WorkingMemoryChars:
+		return fmt.Sprintf("working memory v%d of %s holds the content the run rendered but renders to %d characters, recorded %d: the working memory's configuration changed since the run", n, key, p.chars, rec.WorkingMemoryChars)
+	}
+	return ""
 }
 
 // erasedVersion is the divergence of a run whose working-memory version n

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/working"
 )
 
 // TestReplayErasedWorkingMemoryVersion is wmver1's walk: v1 Lyon, v2
@@ -66,6 +68,14 @@ func TestReplayErasedWorkingMemoryVersion(t *testing.T) {
 // returns that id.
 func writeOldRecord(t *testing.T, e *engine.Engine, run, as string) string {
 	t.Helper()
+	return writeRecordWithout(t, e, run, as, "workingMemoryScope", "workingMemoryVersion")
+}
+
+// writeRecordWithout stores run's record under the new run id without the
+// fields named, as a record written before they were recorded, and
+// returns that id.
+func writeRecordWithout(t *testing.T, e *engine.Engine, run, as string, fields ...string) string {
+	t.Helper()
 	ctx := context.Background()
 	b, err := e.Journal().RawMemCtx(ctx, run)
 	if err != nil {
@@ -75,8 +85,9 @@ func writeOldRecord(t *testing.T, e *engine.Engine, run, as string) string {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	delete(m, "workingMemoryScope")
-	delete(m, "workingMemoryVersion")
+	for _, f := range fields {
+		delete(m, f)
+	}
 	m["runId"] = as
 	b, _ = json.Marshal(m)
 	var rec journal.MemCtx
@@ -116,6 +127,52 @@ func TestMemCtxWorkingMemoryVersion(t *testing.T) {
 		b, _ := json.Marshal(c.MemCtx)
 		if strings.Contains(string(b), `"workingMemoryVersion"`) || strings.Contains(string(b), `"workingMemoryScope"`) {
 			t.Errorf("working memory off, the record names a working memory: %s", b)
+		}
+	})
+}
+
+// TestReplayRebuiltWorkingMemory is rep42's walk: v1 Oslo (run-0 on
+// thread b), v2 Lyon (run-1 on thread a, which saw the Lyon turn), v3
+// adds the pet (run-2 on b), and run-3 on b renders v3. Erasing the Lyon
+// turn drops v2 and rebuilds v3 as Oslo with the pet: the same length,
+// another content. Replay of run-3 names working memory v3 as the part
+// that differs (the record's workingMemoryHash), not the prompt hash; a
+// record written before the hash was recorded keeps the old message.
+func TestReplayRebuiltWorkingMemory(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		w := newWMEnv(t, be)
+		appendTo(t, w.e, "b", "r", user("", "I lived in Oslo."))
+		w.run(engine.LoadRequest{RunID: "run-0", ThreadID: "b"}, "call_0", `{"city":"Oslo"}`)
+		appendTo(t, w.e, "a", "r", user("lyon", "I live in Lyon."))
+		w.run(engine.LoadRequest{RunID: "run-1", ThreadID: "a"}, "call_0", `{"city":"Lyon"}`)
+		appendTo(t, w.e, "b", "r", user("", "I have a dog."))
+		w.run(engine.LoadRequest{RunID: "run-2", ThreadID: "b"}, "call_0", `{"pet":"dog"}`)
+		c, err := w.e.LoadContext(ctx, engine.LoadRequest{RunID: "run-3", ThreadID: "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := c.MemCtx.WorkingMemoryVersion; v == nil || *v != 3 || !strings.HasPrefix(c.MemCtx.WorkingMemoryHash, "sha256:") {
+			t.Fatalf("run-3's record: workingMemoryVersion %v, workingMemoryHash %q; want 3 and a sha256", v, c.MemCtx.WorkingMemoryHash)
+		}
+		old := writeRecordWithout(t, w.e, "run-3", "run-4", "workingMemoryHash")
+		if _, err := w.e.DeleteMessages(ctx, "lyon"); err != nil {
+			t.Fatal(err)
+		}
+		if v3, err := w.mem.GetVersion(ctx, working.ResourceKey("r"), 3); err != nil || strings.Contains(v3.Content, "Lyon") {
+			t.Fatalf("v3 after the erasure: %q, %v; want it rebuilt without Lyon", v3.Content, err)
+		}
+		_, err = w.e.Replay(ctx, "run-3", engine.ReplayOptions{})
+		if !errors.Is(err, engine.ErrReplayDiverged) || errors.Is(err, engine.ErrWorkingMemoryErased) {
+			t.Fatalf("replay of run-3 after the erasure: %v, want ErrReplayDiverged alone", err)
+		}
+		want := fmt.Sprintf("working memory v3 of resource:r was rebuilt by an erasure since the run: its content is not the one the run rendered (it renders to the same length, %d characters)", c.MemCtx.WorkingMemoryChars)
+		if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "prompt hash") {
+			t.Errorf("replay of run-3: %v\nwant %q and no prompt hash sentence", err, want)
+		}
+		_, err = w.e.Replay(ctx, old, engine.ReplayOptions{})
+		if !errors.Is(err, engine.ErrReplayDiverged) || !strings.Contains(err.Error(), "prompt hash") {
+			t.Errorf("replay of the record without workingMemoryHash: %v, want the prompt hash divergence", err)
 		}
 	})
 }

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,7 +17,8 @@ import (
 
 // wmPart is the working memory a context renders: the rendered state, the
 // tools the context offers and which state it rendered (memctx
-// workingMemoryChars, workingMemoryScope and workingMemoryVersion).
+// workingMemoryChars, workingMemoryScope, workingMemoryVersion and
+// workingMemoryHash).
 // Working memory is off until configured: then all but tools are zero.
 type wmPart struct {
 	text    string        // the rendered state, trimmed
@@ -24,6 +27,7 @@ type wmPart struct {
 	scope   working.Scope // the memory's scope; "" when working memory is off
 	key     string        // the state's scope key; "" when working memory is off
 	version int64         // the version rendered; 0 for the initial content
+	hash    string        // contentHash of the state rendered; "" when working memory is off
 	// note says how the state was shown apart from the rule (memctx
 	// workingMemoryNote, working.Memory.RenderNote): written in the other
 	// mode, cut to maxChars; "" for neither.
@@ -83,5 +87,13 @@ func (e *Engine) workingMemoryPart(ctx context.Context, threadID, resourceID str
 	}
 	text := strings.TrimSpace(mem.RenderState(st))
 	return wmPart{text: text, tools: reg.Definitions(), chars: utf8.RuneCountInString(text),
-		scope: mem.Scope(), key: key, version: st.Version, note: mem.RenderNote(st)}, nil
+		scope: mem.Scope(), key: key, version: st.Version, hash: contentHash(st.Content), note: mem.RenderNote(st)}, nil
+}
+
+// contentHash is memctx workingMemoryHash: "sha256:<hex>" of the content
+// of the state rendered, as stored (the version's, or the initial content
+// for version 0).
+func contentHash(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -96,6 +96,16 @@ type MemCtx struct {
 	WorkingMemoryScope string `json:"workingMemoryScope,omitempty"`
 	// WorkingMemoryVersion is the version rendered (see WorkingMemoryScope).
 	WorkingMemoryVersion *int64 `json:"workingMemoryVersion,omitempty"`
+	// WorkingMemoryHash is "sha256:<hex>" of the content of the state the
+	// run rendered, as stored (the version's JSON or Markdown before it was
+	// rendered; the initial content for version 0), recorded with
+	// WorkingMemoryVersion. A version's content changes only when an
+	// erasure rebuilds it, so replay compares the hash with the version's
+	// content now to name a rebuilt version, even one rebuilt with content
+	// of the same length. Absent when working memory was off and in
+	// records written before it was recorded (replay then compares the
+	// rendered length alone).
+	WorkingMemoryHash string `json:"workingMemoryHash,omitempty"`
 	// WorkingMemoryNote says how the state was shown apart from the rule:
 	// "written in schema mode, shown in a template-mode working memory"
 	// (or the other way: a state kept before the configuration changed,
