@@ -1,7 +1,6 @@
 package journal_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -24,23 +23,7 @@ func TestErasurePlansSeek(t *testing.T) {
 		}
 		_, db := b.openErase(t)
 		for _, c := range journal.ErasurePlans {
-			rows, err := db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+c.Query, c.Args...)
-			if err != nil {
-				t.Fatalf("%s: %v", c.Name, err)
-			}
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			if err := rows.Close(); err != nil {
-				t.Fatal(err)
-			}
-			text := strings.Join(plan, "; ")
+			text := b.Plan(t, db, c.Query, c.Args...)
 			if strings.Contains(text, "SCAN journal") || strings.Contains(text, "(scope=?)") ||
 				!strings.Contains(text, "thread_id") && !strings.Contains(text, "resource_id") {
 				t.Errorf("%s reads the whole journal: %s", c.Name, text)

@@ -110,25 +110,7 @@ func checkRunsPlan(t *testing.T, b backend, db *sql.DB, q string, args []any, in
 			t.Fatal(err)
 		}
 	}
-	rows, err := db.QueryContext(context.Background(), "EXPLAIN "+b.Dialect.Text("QUERY PLAN ", "")+b.Dialect.Rebind(q), args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var plan []string
-	for rows.Next() {
-		vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, fmt.Sprint(vals[len(vals)-1]))
-	}
-	text := strings.Join(plan, "; ")
-	t.Logf("plan: %s", text)
+	text := b.Plan(t, db, q, args...)
 	sorts := strings.Contains(text, "TEMP B-TREE FOR ORDER BY") || strings.Contains(strings.ReplaceAll(text, "Incremental Sort", ""), "Sort")
 	if unsorted {
 		sorts = sorts || strings.Contains(text, "TEMP B-TREE") || strings.Contains(text, "Sort")

@@ -2,8 +2,6 @@ package observe
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -25,44 +23,14 @@ func TestReflectDueSeeksThread(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		explain := "EXPLAIN QUERY PLAN "
 		if b.Dialect == store.Postgres {
-			explain = "EXPLAIN "
 			if _, err := conn.ExecContext(ctx, `SET enable_seqscan = off`); err != nil {
 				t.Fatal(err)
 			}
 		}
-		plan := planText(t, conn, explain+b.Dialect.Rebind(reflectDueQuery(b.Dialect)), "t")
-		t.Logf("plan: %s", plan)
+		plan := b.Plan(t, conn, reflectDueQuery(b.Dialect), "t")
 		if !strings.Contains(plan, "observations_by_thread") || strings.Contains(plan, "SCAN observations") || strings.Contains(plan, "Seq Scan") {
 			t.Errorf("ReflectDue's query does not seek observations_by_thread: %s", plan)
 		}
 	})
-}
-
-// planText runs an EXPLAIN on conn and joins the last column of its rows.
-func planText(t *testing.T, conn *sql.Conn, q string, args ...any) string {
-	t.Helper()
-	rows, err := conn.QueryContext(context.Background(), q, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var plan []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, fmt.Sprint(vals[len(vals)-1]))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(plan, "; ")
 }

@@ -2,7 +2,6 @@ package working_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -45,7 +44,7 @@ func testStoredResourcesPlan(t *testing.T, b backend) {
 			t.Fatal(err)
 		}
 	}
-	text := explain(t, b, db, working.StoredResourcesSQL(b.Dialect), working.ResourceKey("r1500"), 100)
+	text := b.Plan(t, db, working.StoredResourcesSQL(b.Dialect), working.ResourceKey("r1500"), 100)
 	ok := !strings.Contains(text, "Seq Scan") && !strings.Contains(text, "Sort") && !strings.Contains(text, "TEMP B-TREE") && !strings.Contains(text, "SCAN working_memory")
 	if b.Dialect == store.Postgres {
 		ok = ok && strings.Contains(text, "working_memory_by_scope_bytes")
@@ -55,34 +54,4 @@ func testStoredResourcesPlan(t *testing.T, b backend) {
 	if !ok {
 		t.Errorf("a page of StoredResources does not read a byte-order range of an index: %s", text)
 	}
-}
-
-// explain is the plan of q (in b's dialect) with args, its lines joined
-// by "; " (SQLite's EXPLAIN QUERY PLAN details, Postgres's EXPLAIN).
-func explain(t *testing.T, b backend, db *sql.DB, q string, args ...any) string {
-	t.Helper()
-	rows, err := db.QueryContext(context.Background(), "EXPLAIN "+b.Dialect.Text("QUERY PLAN ", "")+b.Dialect.Rebind(q), args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var plan []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, fmt.Sprint(vals[len(vals)-1]))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(plan, "; ")
-	t.Logf("%s\n  plan: %s", q, text)
-	return text
 }

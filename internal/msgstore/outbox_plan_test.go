@@ -70,29 +70,7 @@ func testPendingIndexPlan(t *testing.T, b backend) {
 			// stored id as a sequential scan.
 			continue
 		}
-		rows, err := db.QueryContext(ctx, "EXPLAIN "+b.text("QUERY PLAN ", "")+b.Dialect.Rebind(q), args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, fmt.Sprint(vals[len(vals)-1]))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
-		text := strings.Join(plan, "; ")
-		t.Logf("%s\n  plan: %s", q, text)
+		text := b.Plan(t, db, q, args...)
 		ok := strings.Contains(text, "outbox_by_resource") && !strings.Contains(text, "TEMP B-TREE") && !strings.Contains(text, "Sort") &&
 			!strings.Contains(text, "SCAN outbox") && !strings.Contains(text, "SCAN m") && !strings.Contains(text, "Seq Scan")
 		if b.Dialect == store.SQLite {

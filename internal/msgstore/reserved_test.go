@@ -2,7 +2,6 @@ package msgstore_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -57,7 +56,7 @@ func testReservedIDs(t *testing.T, b backend) {
 	}
 	indexes := []string{"threads_by_id_bytes", "threads_by_order"}
 	for i, q := range msgstore.ReservedQueries(b.text(``, ` COLLATE "C"`)) {
-		text := explainPlan(t, b, db, q, "erased-", "erased.")
+		text := b.Plan(t, db, q, "erased-", "erased.")
 		// A sort of the matching rows is allowed (Postgres sorts the few
 		// rows a bitmap scan of threads_by_order finds): not of the table.
 		ok := !strings.Contains(text, "Seq Scan") && !strings.Contains(text, "SCAN threads")
@@ -70,34 +69,4 @@ func testReservedIDs(t *testing.T, b backend) {
 			t.Errorf("ReservedIDs' statement does not read a byte-order range of an index: %s", text)
 		}
 	}
-}
-
-// explainPlan is the plan of q (in b's dialect) with args, its lines
-// joined by "; " (SQLite's EXPLAIN QUERY PLAN details, Postgres's EXPLAIN).
-func explainPlan(t *testing.T, b backend, db *sql.DB, q string, args ...any) string {
-	t.Helper()
-	rows, err := db.QueryContext(context.Background(), "EXPLAIN "+b.text("QUERY PLAN ", "")+b.Dialect.Rebind(q), args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var plan []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, fmt.Sprint(vals[len(vals)-1]))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(plan, "; ")
-	t.Logf("%s\n  plan: %s", q, text)
-	return text
 }

@@ -85,21 +85,7 @@ func threadRowsRead(t *testing.T, b backend, db *sql.DB, s *msgstore.Store, ids 
 		}
 		return pgRowsRead(t, db, q, args...)
 	}
-	rows, err := db.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+q, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	text := strings.Join(plan, "; ")
+	text := b.Plan(t, db, q, args...)
 	if !strings.Contains(text, "SEARCH threads USING ") || !strings.Contains(text, "id=?)") || strings.Contains(text, "SCAN threads") {
 		t.Fatalf("the plan does not look the threads up by id: %s", text)
 	}

@@ -93,26 +93,7 @@ func testThreadsAfter(t *testing.T, b backend) {
 func checkIndexWalk(t *testing.T, b backend, db *sql.DB, q string, args []any) {
 	t.Helper()
 	q = b.Dialect.Rebind(q)
-	rows, err := db.QueryContext(context.Background(), "EXPLAIN "+b.text("QUERY PLAN ", "")+q, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	cols, _ := rows.Columns()
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, fmt.Sprint(vals[len(vals)-1]))
-	}
-	text := strings.Join(plan, "; ")
-	t.Logf("%s\n  plan: %s", q, text)
+	text := b.Plan(t, db, q, args...)
 	if !strings.Contains(text, "threads_by_order") || strings.Contains(text, "TEMP B-TREE") || strings.Contains(text, "Sort") || strings.Contains(text, "SCAN threads") {
 		t.Errorf("the plan does not walk threads_by_order: %s", text)
 	}

@@ -4,7 +4,10 @@
 // named by MNEMO_TEST_POSTGRES; skipped with a message when it is unset).
 // The owners' conformance suites (journal, working, observe, tools,
 // internal/msgstore) loop over Backends with the same assertions, so each
-// owner must behave the same on both. Only tests import it.
+// owner must behave the same on both. Backend.Plan gives a statement's
+// plan on either (EXPLAIN QUERY PLAN, EXPLAIN), with which the owners'
+// tests pin that a listing reads an index rather than sorting a table.
+// Only tests import it.
 //
 // # Imports
 //
