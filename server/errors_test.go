@@ -223,7 +223,7 @@ func TestTokensFile(t *testing.T) {
 		// name alone (walk40 #2); they were accepted, as was a resource
 		// listed twice. A secret given twice was refused already.
 		"NameTwice": {`{"tokens":[{"name":"same","token":"s3cret-aaaa","resources":["alice"]},{"name":"same","token":"s3cret-bbbb","resources":["bob"]}]}`,
-			`tokens[1].name: "same" is given twice (tokens[0] is named so too): the access log names a request by its token's name alone, so give each token a name of its own; tokens[1] is the token named "same"`},
+			`tokens[1].name: "same" is given twice (tokens[0] is named so too): the access log names a request by its token's name alone, so give each token a name of its own`},
 		"NameOfUnnamed": {`{"tokens":[{"token":"s3cret-aaaa","resources":["alice"]},{"name":"token-0","token":"s3cret-bbbb","resources":["bob"]}]}`,
 			`tokens[1].name: "token-0" is the name tokens[0] has without one given (token-<index>)`},
 		"UnnamedAsNamed": {`{"tokens":[{"name":"token-1","token":"s3cret-aaaa","resources":["alice"]},{"token":"s3cret-bbbb","resources":["bob"]}]}`,

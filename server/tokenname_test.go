@@ -56,3 +56,27 @@ func TestTokenNameUnseen(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenNameFaultOnce: a refusal of a name the file gives quotes the
+// name once, without "; tokens[i] is the token named …" after it, which
+// said it again (walk42 #11); a token given no name is still named by its
+// resources.
+func TestTokenNameFaultOnce(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{`{"tokens":[{"name":"-","token":"s3cret-cccc","resources":["*"]}]}`,
+			`server: invalid token file: tokens[0].name: "-" is the access log's name for a request without a valid token: give the token another name`},
+		{`{"tokens":[{"name":"ops ","token":"s3cret-cccc","resources":["*"]}]}`,
+			`server: invalid token file: tokens[0].name: "ops " has blanks around it, which a reader of the access log does not see ("ops " reads as "ops"): remove them`},
+		{`{"tokens":[{"name":"-\u200b","token":"s3cret-cccc","resources":["*"]}]}`,
+			`server: invalid token file: tokens[0].name: "-\u200b" holds U+200B, which a reader of the access log does not see ("-\u200b" reads as "-"): give the token a name of visible characters and spaces`},
+		{`{"tokens":[{"name":"a","token":"s3cret-aaaa","resources":["a"]},{"name":"a","token":"s3cret-bbbb","resources":["b"]}]}`,
+			`server: invalid token file: tokens[1].name: "a" is given twice (tokens[0] is named so too): the access log names a request by its token's name alone, so give each token a name of its own`},
+		{`{"tokens":[{"name":"token-1","token":"s3cret-aaaa","resources":["a"]},{"token":"s3cret-bbbb","resources":["b"]}]}`,
+			`server: invalid token file: tokens[1].name: none is given, so the token is named "token-1" (token-<index>), which tokens[0] is named too: the access log names a request by its token's name alone, so give each token a name of its own; tokens[1] is the token without a name, for resources b`},
+	} {
+		_, err := server.ParseTokens([]byte(c.file))
+		if !errors.Is(err, server.ErrInvalidTokens) || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.file, err, c.want)
+		}
+	}
+}

@@ -181,6 +181,9 @@ func ParseTokens(b []byte) (*Tokens, error) {
 		if err == nil {
 			err = t.add(i, tok, p, names)
 		}
+		if errors.As(err, new(nameFault)) {
+			return nil, err // it quotes the name already
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w; %s", err, tokenEntry(b, fmt.Sprintf("tokens[%d]", i)))
 		}
@@ -206,7 +209,11 @@ func (t *Tokens) add(i int, tok Token, p *Principal, names map[string]nameUse) e
 		return fmt.Errorf("%w: tokens[%d].token: the same secret is given twice (as an earlier token's)", ErrInvalidTokens, i)
 	}
 	if u, dup := names[p.Name]; dup {
-		return fmt.Errorf("%w: tokens[%d].name: %s", ErrInvalidTokens, i, dupNameDetail(p.Name, tok.Name != "", u))
+		err := fmt.Errorf("%w: tokens[%d].name: %s", ErrInvalidTokens, i, dupNameDetail(p.Name, tok.Name != "", u))
+		if tok.Name != "" {
+			return nameFault{err}
+		}
+		return err // the entry is then named by its resources
 	}
 	names[p.Name] = nameUse{index: i, given: tok.Name != ""}
 	t.byHash[h] = p
@@ -331,15 +338,22 @@ func (t *Tokens) Lookup(secret string) (*Principal, bool) {
 func checkTokenName(i int, name string) error {
 	switch {
 	case name == "-":
-		return fmt.Errorf("%w: tokens[%d].name: \"-\" is the access log's name for a request without a valid token: give the token another name", ErrInvalidTokens, i)
+		return nameFault{fmt.Errorf("%w: tokens[%d].name: \"-\" is the access log's name for a request without a valid token: give the token another name", ErrInvalidTokens, i)}
 	case strings.TrimSpace(name) != name:
-		return fmt.Errorf("%w: tokens[%d].name: %q has blanks around it, which a reader of the access log does not see (\"ops \" reads as \"ops\"): remove them", ErrInvalidTokens, i, name)
+		return nameFault{fmt.Errorf("%w: tokens[%d].name: %q has blanks around it, which a reader of the access log does not see (\"ops \" reads as \"ops\"): remove them", ErrInvalidTokens, i, name)}
 	}
 	if r, ok := unseenRune(name); ok {
-		return fmt.Errorf("%w: tokens[%d].name: %q holds %U, which a reader of the access log does not see (\"-\\u200b\" reads as \"-\"): give the token a name of visible characters and spaces", ErrInvalidTokens, i, name, r)
+		return nameFault{fmt.Errorf("%w: tokens[%d].name: %q holds %U, which a reader of the access log does not see (\"-\\u200b\" reads as \"-\"): give the token a name of visible characters and spaces", ErrInvalidTokens, i, name, r)}
 	}
 	return nil
 }
+
+// nameFault is a refusal of the name a token file gives a token, which
+// quotes the name: ParseTokens adds no "; tokens[i] is the token named …",
+// which said it again (walk42 #11).
+type nameFault struct{ error }
+
+func (e nameFault) Unwrap() error { return e.error }
 
 // unseenRune returns the first rune of name that a reader does not see or
 // cannot tell from a space: one unicode.IsPrint refuses (a control (Cc), a

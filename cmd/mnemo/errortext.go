@@ -5,7 +5,7 @@ import "strings"
 // pkgNames are the Go packages whose errors begin with their name
 // ("engine: ", "pgstore: "): useful to a Go caller, noise to a CLI user,
 // and repeated when one wraps another ("engine: pgstore: open …").
-var pkgNames = []string{"engine", "pgstore", "pgrecall", "store", "msgstore", "journal", "working", "observe", "recall", "tools", "importer", "models", "evalset", "uselite"}
+var pkgNames = []string{"engine", "pgstore", "pgrecall", "store", "msgstore", "journal", "working", "observe", "recall", "tools", "importer", "models", "evalset", "uselite", "server", "mcpserver", "inspector"}
 
 // withoutPackages returns msg without the package names that begin it or
 // one of its ": "-separated parts: "engine: store: open F: read schema
