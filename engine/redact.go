@@ -93,12 +93,14 @@ type PatternRedactor struct {
 }
 
 // Redact applies every rule to s; a rule with Triggers runs only when one
-// of them occurs in s. When s is a JSON document (a tool result, tool-call
-// arguments), each of its strings that holds an escape is then also
-// redacted decoded (redactJSONStrings).
+// of them occurs in s. A JSON document (a tool result, tool-call
+// arguments) is redacted value by value and stays JSON (redactDocument).
 func (r *PatternRedactor) Redact(s string) string {
 	r.once.Do(func() { r.pf = newPrefilter(r.Rules) })
-	return r.redactJSONStrings(r.redactText(s))
+	if jsonDocument(s) {
+		return r.redactDocument(s)
+	}
+	return r.redactText(s)
 }
 
 // redactText applies the rules to s as it is.
@@ -204,6 +206,26 @@ func (p *prefilter) scan(s string) bitset {
 		prev = c
 	}
 	return hit
+}
+
+// named reports whether s may name a secret for the rules: it holds a
+// trigger of a rule, or a rule always runs (a rule without triggers may
+// match anything), or s holds a rune (?i) folds to ASCII.
+func (p *prefilter) named(s string) bool {
+	for _, w := range p.always {
+		if w != 0 {
+			return true
+		}
+	}
+	if strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a") {
+		return true
+	}
+	for _, w := range p.scan(s) {
+		if w != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // hasLowerPrefix reports whether s, ASCII-lowercased, starts with the

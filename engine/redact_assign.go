@@ -34,6 +34,13 @@ const (
 	// the value: quoted, or bare up to a blank, ',' or '}' (a number, a
 	// literal).
 	afterQuotedName = `(?P<op>\\?["']` + assignOp + `)(?:` + quoted + `|[^\s=<>,}"'][^\s,}]{3,})`
+	// lineValue is a bare value after a colon: the rest of the line, up to
+	// a line break or an escaped one (\n, \r: JSON or logfmt text that is
+	// not one JSON document, a truncated tool result), at least 4
+	// characters, not starting with '=', '<' or '>' and ending in no blank
+	// and no backslash. Before, it ran past "\n" to the end of the raw
+	// line, which in JSON text is the rest of the document.
+	lineValue = `(?:[^\s=<>\\]|\\[^nr\s])(?:[^\r\n\\]|\\[^nr\r\n]){2,}[^\s\\]`
 	// afterName is the operator after an unquoted name and the value:
 	// quoted, or bare up to the next blank.
 	afterName = `(?P<op>` + assignOp + `)(?:` + quoted + `|[^\s=<>]\S{3,})`
@@ -49,8 +56,9 @@ const (
 //     keeps it unless the name is a credential name (urlCredential);
 //  2. an unquoted name, then a colon (prose, YAML, a header: "my password:
 //     correct horse battery staple", Markdown "**Password**: …"): a quoted
-//     value, or the rest of the line (YAML's plain scalars run to the end
-//     of the line, and a passphrase holds spaces);
+//     value, or the rest of the line, to a line break or an escaped one
+//     (lineValue: YAML's plain scalars run to the end of the line, and a
+//     passphrase holds spaces);
 //  3. a quoted name ("api_key": …, 'pass': …, \"token\": …: JSON and
 //     dictionaries): afterQuotedName;
 //  4. an unquoted name with =, := or => (DB_PASSWORD=…, password=…,
@@ -67,7 +75,7 @@ const (
 // credential in passing.
 var assignmentPattern = `(?i)` +
 	`(?P<keep>[?&][\w.-]+=)[^&\s#"']+` +
-	`|(?P<name>` + credentialNames + `)(?:(?P<op>` + mdBold + `[ \t]*:` + mdBold + `[ \t]*)(?:` + quoted + `|[^\s=<>][^\r\n]{2,}\S)|` + afterQuotedName + `|` + afterName + `)` +
+	`|(?P<name>` + credentialNames + `)(?:(?P<op>` + mdBold + `[ \t]*:` + mdBold + `[ \t]*)(?:` + quoted + `|` + lineValue + `)|` + afterQuotedName + `|` + afterName + `)` +
 	`|(?P<name>["']pass)` + afterQuotedName
 
 // urlCredential matches the name of a URL query parameter that holds a

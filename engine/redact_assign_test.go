@@ -44,7 +44,7 @@ func TestRedactAssignedValueWhole(t *testing.T) {
 		{"url-query-keeps-next", "https://x.io/login?user=bob&password=Xy9&secretTail", "https://x.io/login?user=bob&password=" + m + "&secretTail"},
 		{"url-query-prefixed-name", "https://x.io/login?db_password=Xy9&next=1", "https://x.io/login?db_password=" + m + "&next=1"},
 		{"url-query-pass", "https://x.io/login?user=bob&pass=Xy9&next=1", "https://x.io/login?user=bob&pass=" + m + "&next=1"},
-		{"json-number", `{"password": 12345678, "city": "Paris"}`, `{"password": ` + m + `, "city": "Paris"}`},
+		{"json-number", `{"password": 12345678, "city": "Paris"}`, `{"password": "` + m + `", "city": "Paris"}`},
 		{"quoted-keeps-rest", `password: "hunter 2" is the old one`, `password: "` + m + `" is the old one`},
 		{"yaml-nested-name", "credentials:\n  user: bob", "credentials:\n  user: bob"},
 		{"markdown-bold-label", "**Password**: hunter2 x", "**Password**: " + m},

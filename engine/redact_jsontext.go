@@ -7,76 +7,200 @@ import (
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
-// redactJSONStrings redacts, value by value, the strings of s that hold an
-// escape when s is a JSON document (an object or an array): a secret
-// written "a\nAKIA…", "sk\u002dproj-…" or "glc_ab\/cd…" in JSON text is
-// one the rules see only decoded. Each string the rules change decoded is
-// encoded again in its place (without HTML escapes); every other byte of s
-// is kept, so a document holding no secret comes back as it was. Any other
-// text costs a look at its first bytes, a JSON document without a
-// backslash one byte search.
-func (r *PatternRedactor) redactJSONStrings(s string) string {
-	if !escapedJSON(s) {
+// redactDocument redacts s, a JSON document (an object or an array: a tool
+// result, tool-call arguments), value by value: each key and each string
+// decoded, so the rules see real line breaks and no escapes (a secret
+// written "sk\u002dproj-…" or "glc_ab\/cd…"); each scalar value again after
+// its key ("key": value), so a value a key names as a credential is
+// replaced ("password": "…", "password": 12345678); and each number alone
+// (redactNumber). A string the rules change is encoded again in its place
+// (without HTML escapes), a number replaced by the JSON string
+// "[REDACTED]"; every other byte of s is kept, so a document holding no
+// secret comes back as it was, and the result is JSON. Before, the rules
+// ran over the JSON text, where a value running to the end of its line
+// ("password: x1234\nother") ran to the end of the document.
+//
+// A document with no escape and no run of digits whose text no rule
+// changes is returned at the cost of one pass of the rules; text that is
+// not a JSON document is redacted as text.
+func (r *PatternRedactor) redactDocument(s string) string {
+	red := r.redactText(s)
+	if red == s && strings.IndexByte(s, '\\') < 0 && !digitRun(s) {
 		return s
 	}
-	var out []byte
-	last := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != '"' {
-			continue
-		}
-		end, escaped := jsonStringEnd(s, i)
-		if escaped {
-			if red, ok := r.redactQuoted(s[i : end+1]); ok {
-				out = append(append(out, s[last:i]...), red...)
-				last = end + 1
-			}
-		}
-		i = end
+	if !json.Valid([]byte(s)) {
+		return red
 	}
-	if out == nil {
+	w := docWalk{r: r, s: s}
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '"':
+			i = w.stringAt(i)
+		case c == '-' || isDigit(c):
+			end := numberEnd(s, i)
+			w.number(i, end, "", false)
+			i = end
+		default:
+			i++
+		}
+	}
+	if w.out == nil {
 		return s
 	}
-	return string(append(out, s[last:]...))
+	return string(append(w.out, s[w.last:]...))
 }
 
-// escapedJSON reports whether s is a JSON document, an object or an array
-// (after blanks), that holds a backslash.
-func escapedJSON(s string) bool {
+// jsonDocument reports whether s begins, after blanks, like a JSON object
+// or array (a look at its first bytes; redactDocument checks the rest).
+func jsonDocument(s string) bool {
 	t := strings.TrimLeft(s, " \t\r\n")
-	if t == "" || (t[0] != '{' && t[0] != '[') || strings.IndexByte(t, '\\') < 0 {
-		return false
+	return t != "" && (t[0] == '{' || t[0] == '[')
+}
+
+// docWalk is the state of redactDocument over s, a valid JSON document:
+// out holds the result up to s[last:], which is still to copy.
+type docWalk struct {
+	r    *PatternRedactor
+	s    string
+	out  []byte
+	last int
+}
+
+// put replaces s[from:to] by repl; calls come in the order of s.
+func (w *docWalk) put(from, to int, repl string) {
+	w.out = append(append(w.out, w.s[w.last:from]...), repl...)
+	w.last = to
+}
+
+// stringAt redacts the string opening at s[i]: an array element or a
+// value, or a key and the scalar value after it. It returns the index
+// after what it redacted.
+func (w *docWalk) stringAt(i int) int {
+	s := w.s
+	end := jsonStringEnd(s, i) + 1
+	colon := skipBlanks(s, end)
+	if colon == len(s) || s[colon] != ':' {
+		w.value(i, end, "", false)
+		return end
 	}
-	return json.Valid([]byte(s))
+	key := decodeString(s[i:end])
+	if red := w.r.redactText(key); red != key {
+		w.put(i, end, marshalString(red))
+	}
+	v := skipBlanks(s, colon+1)
+	switch c := s[v]; {
+	case c == '"':
+		vend := jsonStringEnd(s, v) + 1
+		w.value(v, vend, key, true)
+		return vend
+	case c == '-' || isDigit(c):
+		vend := numberEnd(s, v)
+		w.number(v, vend, key, true)
+		return vend
+	}
+	return v
+}
+
+// value redacts the string s[from:to] decoded, and after its key when
+// keyed (pairValue).
+func (w *docWalk) value(from, to int, key string, keyed bool) {
+	v := decodeString(w.s[from:to])
+	red := w.r.redactText(v)
+	if keyed {
+		red = w.pairValue(key, red)
+	}
+	if red != v {
+		w.put(from, to, marshalString(red))
+	}
+}
+
+// pairValue is string v as the rules leave it after its key, "key": "v":
+// a key naming a credential has them replace the value. Only a key that,
+// quoted, holds a rule's trigger is tried (the pair costs a second pass), and a
+// redaction that changed the key or ran past the value's closing quote is
+// not taken (the value alone was redacted already).
+func (w *docWalk) pairValue(key, v string) string {
+	prefix := marshalString(key) + ": "
+	if !w.r.pf.named(prefix) {
+		return v
+	}
+	text := prefix + marshalString(v)
+	red := w.r.redactText(text)
+	if red == text || !strings.HasPrefix(red, prefix) {
+		return v
+	}
+	var out string
+	if json.Unmarshal([]byte(red[len(prefix):]), &out) != nil {
+		return v
+	}
+	return out
+}
+
+// number redacts the number s[from:to]: the rules see it alone and, when
+// keyed, after its key; a number they change is replaced by the JSON
+// string "[REDACTED]".
+func (w *docWalk) number(from, to int, key string, keyed bool) {
+	n := w.s[from:to]
+	changed := w.r.redactText(n) != n
+	if prefix := marshalString(key) + ": "; !changed && keyed && w.r.pf.named(prefix) {
+		text := prefix + n
+		red := w.r.redactText(text)
+		changed = red != text && strings.HasPrefix(red, prefix)
+	}
+	if changed {
+		w.put(from, to, `"`+RedactionMark+`"`)
+	}
+}
+
+// decodeString is the JSON string quoted (with its quotes) decoded.
+func decodeString(quoted string) string {
+	if strings.IndexByte(quoted, '\\') < 0 {
+		return quoted[1 : len(quoted)-1]
+	}
+	var v string
+	if err := json.Unmarshal([]byte(quoted), &v); err != nil {
+		return quoted[1 : len(quoted)-1]
+	}
+	return v
+}
+
+// marshalString is s as a JSON string, without HTML escapes.
+func marshalString(s string) string {
+	b, err := jsonkey.Marshal(s)
+	if err != nil { // a string always encodes
+		panic(err)
+	}
+	return string(b)
 }
 
 // jsonStringEnd returns the index of the quote that closes the JSON string
-// opening at s[start] (s is valid JSON), and whether the string holds an
-// escape.
-func jsonStringEnd(s string, start int) (end int, escaped bool) {
-	for end = start + 1; s[end] != '"'; end++ {
+// opening at s[start] (s is valid JSON).
+func jsonStringEnd(s string, start int) int {
+	end := start + 1
+	for ; s[end] != '"'; end++ {
 		if s[end] == '\\' {
-			escaped = true
 			end++
 		}
 	}
-	return end, escaped
+	return end
 }
 
-// redactQuoted decodes quoted, a JSON string with its quotes, redacts it
-// and returns it encoded again, and whether the rules changed it.
-func (r *PatternRedactor) redactQuoted(quoted string) ([]byte, bool) {
-	var v string
-	if err := json.Unmarshal([]byte(quoted), &v); err != nil {
-		return nil, false
+// numberEnd returns the index after the JSON number starting at s[start].
+func numberEnd(s string, start int) int {
+	end := start + 1
+	for end < len(s) && strings.IndexByte("0123456789.eE+-", s[end]) >= 0 {
+		end++
 	}
-	red := r.redactText(v)
-	if red == v {
-		return nil, false
-	}
-	b, err := jsonkey.Marshal(red)
-	if err != nil {
-		return nil, false
-	}
-	return b, true
+	return end
 }
+
+// skipBlanks returns the index of the first byte of s from i that is no
+// JSON blank.
+func skipBlanks(s string, i int) int {
+	for i < len(s) && strings.IndexByte(" \t\r\n", s[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -1,0 +1,100 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
+)
+
+// TestRedactLineValueStopsAtStringEnd: a value after "password:" inside a
+// JSON string ends at the string's line ("\n") or its end, and the rest of
+// the document is kept. The rule runs to the end of the line, and in JSON
+// text a line is the whole document: {"stdout":"password: x1234\nother",
+// "exit":0} was stored as {"stdout":"password: [REDACTED] — "other",
+// "exit":0 and the closing brace lost, no longer JSON. The same in text
+// that is no JSON document (a truncated tool result, a logfmt line): the
+// value stops at the escaped line break.
+func TestRedactLineValueStopsAtStringEnd(t *testing.T) {
+	m := engine.RedactionMark
+	cases := []struct{ name, in, want string }{
+		{"tool-result", `{"stdout":"password: x1234\nother","exit":0}`, `{"stdout":"password: ` + m + `\nother","exit":0}`},
+		{"last-line", `{"stdout":"a\npassword: x1234","exit":0}`, `{"stdout":"a\npassword: ` + m + `","exit":0}`},
+		{"two-fields", `{"stdout":"token: abcdefgh\nrest","x":"secret: a b c d\"q\" z\nnext"}`,
+			`{"stdout":"token: ` + m + `\nrest","x":"secret: ` + m + `\nnext"}`},
+		{"array", `["password: hunter22\nnext", 1, {"a":"b"}]`, `["password: ` + m + `\nnext", 1, {"a":"b"}]`},
+		{"pretty", "{\n  \"log\": \"passphrase: correct horse\",\n  \"exit\": 0\n}", "{\n  \"log\": \"passphrase: " + m + "\",\n  \"exit\": 0\n}"},
+		{"escaped-key", `{"pass\u0077ord": "abcdefgh", "user": "bob"}`, `{"pass\u0077ord": "` + m + `", "user": "bob"}`},
+		{"key-scheme", `{"authorization": "token abcd1234efgh", "a": 1}`, `{"authorization": "token ` + m + `", "a": 1}`},
+		{"truncated-json", `{"stdout":"password: x1234\nother","exit":0`, `{"stdout":"password: ` + m + `\nother","exit":0`},
+		{"logfmt", `msg="password: abc def\nnext line" level=info`, `msg="password: ` + m + `\nnext line" level=info`},
+		{"plain-lines", "password: x1234 y\nother", "password: " + m + "\nother"},
+		{"escape-inside-value", `password: ab\tcd ef`, `password: ` + m},
+	}
+	r := engine.DefaultRedactor()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := r.Redact(c.in)
+			if got != c.want {
+				t.Errorf("Redact(%q)\n got %q\nwant %q", c.in, got, c.want)
+			}
+			if json.Valid([]byte(c.in)) && !json.Valid([]byte(got)) {
+				t.Errorf("no longer JSON: %q", got)
+			}
+			if again := r.Redact(got); again != got {
+				t.Errorf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
+
+// TestAppendToolResultLineValue: the repro of TestRedactLineValueStopsAtStringEnd
+// through Append: the tool result is stored as JSON with its other fields.
+func TestAppendToolResultLineValue(t *testing.T) {
+	ctx := t.Context()
+	e := enginetest.MustOpen(t, engine.Config{})
+	content := `{"stdout":"password: Pa55-Line-Zz9\nother","exit":0}`
+	msgs := []engine.Message{
+		{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "sh", Arguments: json.RawMessage(`{}`)}}},
+		{Role: engine.RoleTool, ToolCallID: "c1", Name: "sh", Content: content},
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := e.Messages(ctx, "t", 0, 0)
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("messages: %v %d", err, len(ms))
+	}
+	var got struct {
+		Stdout string
+		Exit   *int
+	}
+	stored := ms[1].Content
+	if err := json.Unmarshal([]byte(stored), &got); err != nil || got.Exit == nil || got.Stdout != "password: "+engine.RedactionMark+"\nother" || strings.Contains(stored, "Pa55") {
+		t.Errorf("stored %q (%v)", stored, err)
+	}
+}
+
+// BenchmarkRedactToolResult measures the default redactor on tool results
+// that are JSON documents holding the synthetic turns (escaped line breaks,
+// no secret: every string is looked at decoded).
+func BenchmarkRedactToolResult(b *testing.B) {
+	c, _ := synth.New(synth.Config{Messages: 1000, Resources: 1})
+	var texts []string
+	for th := range c.All() {
+		for _, m := range th.Messages {
+			out, _ := json.Marshal(map[string]any{"stdout": m.Content + "\n" + m.Content, "exit": 0, "lines": []int{1, 2, 3}})
+			texts = append(texts, string(out))
+		}
+	}
+	r := engine.DefaultRedactor()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r.Redact(texts[i%len(texts)])
+		i++
+	}
+}
