@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -57,7 +58,7 @@ func (h *handlers) addTools(s *mcp.Server) {
 	addTool(s, in, h, &mcp.Tool{Name: ToolSearch, Description: descSearch, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.search)
 	addTool(s, in, h, &mcp.Tool{Name: ToolContext, Description: descContext}, h.context)
 	addTool(s, in, h, &mcp.Tool{Name: ToolWMGet, Description: descWMGet, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, h.wmGet)
-	addTool(s, in, h, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate}, h.wmUpdate)
+	addTool(s, in, h, &mcp.Tool{Name: ToolWMUpdate, Description: descWMUpdate, InputSchema: wmUpdateSchema()}, h.wmUpdate)
 	destructive := true
 	addTool(s, in, h, &mcp.Tool{Name: ToolDelete, Description: descDelete, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}, h.delete)
 	s.AddReceivingMiddleware(unknownArgs(in, h.tooLong))
@@ -217,7 +218,7 @@ func (h *handlers) wmGet(ctx context.Context, _ *mcp.CallToolRequest, in Working
 	return nil, wmOutput(w), nil
 }
 
-func (h *handlers) wmUpdate(ctx context.Context, _ *mcp.CallToolRequest, in WorkingMemoryUpdateInput) (*mcp.CallToolResult, WorkingMemoryOutput, error) {
+func (h *handlers) wmUpdate(ctx context.Context, req *mcp.CallToolRequest, in WorkingMemoryUpdateInput) (*mcp.CallToolResult, WorkingMemoryOutput, error) {
 	if in.ResourceID != "" {
 		// The rule of what is stored under an id, before the token's
 		// resources: "." or ".." is a 400 whatever the token, as an
@@ -230,15 +231,45 @@ func (h *handlers) wmUpdate(ctx context.Context, _ *mcp.CallToolRequest, in Work
 	if err != nil {
 		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}
-	b := server.WorkingMemoryUpdate{Patch: in.Patch}
-	if in.Content != nil {
-		b.Content = server.TextContent(*in.Content)
-	}
+	b := server.WorkingMemoryUpdate{Content: sentContent(req, in.Content), Patch: in.Patch}
 	w, err := h.t.UpdateWorkingMemory(ctx, in.ThreadID, res, b, mcpOrigin)
 	if err != nil {
 		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}
 	return nil, wmOutput(w), nil
+}
+
+// wmUpdateSchema is working_memory_update's input schema, the one the SDK
+// infers from WorkingMemoryUpdateInput but for content: a string, an
+// object (schema mode) or null (left out), where the inferred one would
+// be an array of bytes (server.StateContent's Go shape).
+func wmUpdateSchema() *jsonschema.Schema {
+	content := &jsonschema.Schema{Types: []string{"string", "object", "null"}}
+	s, err := jsonschema.For[WorkingMemoryUpdateInput](&jsonschema.ForOptions{
+		TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[server.StateContent](): content},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: working_memory_update's input schema: %v", err)) // a Go type the package defines
+	}
+	return s
+}
+
+// sentContent is working_memory_update's content as the client sent it
+// in req's arguments: the SDK decoded them into a map and encoded them
+// again to validate them, so an object's numbers reached in (decoded)
+// as float64s, 1234567890123456789 as 1234567890123456800. decoded is
+// used when the arguments cannot be read again.
+func sentContent(req *mcp.CallToolRequest, decoded server.StateContent) server.StateContent {
+	if decoded == nil || req == nil || req.Params == nil {
+		return decoded
+	}
+	var args struct {
+		Content server.StateContent `json:"content"`
+	}
+	if json.Unmarshal(req.Params.Arguments, &args) != nil || args.Content == nil {
+		return decoded
+	}
+	return args.Content
 }
 
 // wmOutput is a working-memory state as the tools return it: the API's

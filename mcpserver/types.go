@@ -3,7 +3,10 @@ package mcpserver
 // Tool inputs and outputs. Field docs in `jsonschema` tags are the
 // descriptions a model reads; JSON names are camelCase as in the HTTP API.
 
-import "github.com/mnemo-go/mnemo/engine"
+import (
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/server"
+)
 
 // AppendInput is memory_append's input.
 type AppendInput struct {
@@ -193,8 +196,8 @@ type WorkingMemoryUpdateInput struct {
 	ThreadID string `json:"threadId,omitempty" jsonschema:"the conversation whose working memory to change (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 	// ResourceID (resourceId) selects the resource-scoped working memory; with threadId it must be the thread's owner.
 	ResourceID string `json:"resourceId,omitempty" jsonschema:"the user's working memory (resource scope); with threadId it must be the thread's (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
-	// Content (content) is the whole new state: a JSON object as text (schema mode) or markdown (template mode). Nil: Patch applies.
-	Content *string `json:"content,omitempty" jsonschema:"the whole new state: a JSON object as text in schema mode, a markdown document in template mode"`
+	// Content (content) is the whole new state as sent (server.StateContent): its text as a JSON string (a JSON object's text in schema mode, markdown in template mode) or, in schema mode, the JSON object itself. Nil (left out or null): Patch applies.
+	Content server.StateContent `json:"content,omitempty" jsonschema:"the whole new state: in schema mode a JSON object (or its text as a string), in template mode a markdown document (a string)"`
 	// Patch (patch) changes fields in schema mode only; a null deletes a field, lists are replaced whole.
 	Patch map[string]any `json:"patch,omitempty" jsonschema:"schema mode only: the fields to change (null deletes a field; lists are replaced whole)"`
 }

@@ -293,6 +293,8 @@ func jsonKind(t reflect.Type) string {
 	switch t {
 	case reflect.TypeFor[recall.Range]():
 		return "number or object"
+	case stateContentType: // the state's text, or the object itself
+		return "string or object"
 	case timeType: // RFC 3339 text
 		return "string"
 	}

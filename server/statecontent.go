@@ -24,14 +24,33 @@ func TextContent(text string) StateContent {
 	return b
 }
 
-// UnmarshalJSON keeps the value as sent (numbers as written); null is nil.
+// UnmarshalJSON keeps a string or an object as sent (numbers as
+// written); null is nil. Another JSON value is a *json.UnmarshalTypeError
+// (the API's 400 `"content" must be a JSON string or object, not an
+// array`): no state of either mode is one.
 func (c *StateContent) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
+	v := bytes.TrimLeft(b, " \t\r\n")
+	switch {
+	case string(v) == "null":
 		*c = nil
 		return nil
+	case len(v) > 0 && (v[0] == '"' || v[0] == '{'):
+		*c = append((*c)[:0], v...)
+		return nil
 	}
-	*c = append((*c)[:0], b...)
-	return nil
+	return &json.UnmarshalTypeError{Value: typeErrorValue(v), Type: stateContentType}
+}
+
+// typeErrorValue is encoding/json's name of the JSON type of v, neither
+// a string nor an object, in an *json.UnmarshalTypeError.
+func typeErrorValue(v []byte) string {
+	switch {
+	case len(v) > 0 && v[0] == '[':
+		return "array"
+	case len(v) > 0 && (v[0] == 't' || v[0] == 'f'):
+		return "bool"
+	}
+	return "number"
 }
 
 // MarshalJSON writes the value as sent; nil is null.
@@ -43,10 +62,9 @@ func (c StateContent) MarshalJSON() ([]byte, error) {
 }
 
 // text is the state's text c gives in a memory of mode: a string's
-// value, or in schema mode another JSON value's text (working.Memory.Set
-// refuses one that is not an object, naming content). Another value in
-// template mode is a 400 naming content: the state is a markdown
-// document.
+// value, or in schema mode an object's JSON text (working.Memory.Set
+// validates it as it would that text in a string). An object in template
+// mode is a 400 naming content: the state is a markdown document.
 func (c StateContent) text(mode working.Mode) (string, error) {
 	v := bytes.TrimLeft(c, " \t\r\n")
 	if len(v) > 0 && v[0] == '"' {
@@ -59,23 +77,7 @@ func (c StateContent) text(mode working.Mode) (string, error) {
 	if mode == working.ModeSchema {
 		return string(v), nil
 	}
-	return "", errorf(kindInvalid, "content", `"content" must be a JSON string in template mode (the markdown document), not %s`, valueKind(v))
-}
-
-// valueKind names the JSON type of the value v begins with, with its
-// article: "an object", "an array", "a number", "a boolean".
-func valueKind(v []byte) string {
-	switch {
-	case len(v) == 0:
-		return "nothing"
-	case v[0] == '{':
-		return "an object"
-	case v[0] == '[':
-		return "an array"
-	case v[0] == 't' || v[0] == 'f':
-		return "a boolean"
-	}
-	return "a number"
+	return "", errorf(kindInvalid, "content", `"content" must be a JSON string in template mode (the markdown document), not an object`)
 }
 
 // stateContentSchema is StateContent in /openapi.json: a string, in

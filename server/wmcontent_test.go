@@ -36,8 +36,8 @@ func TestWMContentNotJSON(t *testing.T) {
 // "send content" reads as) was a 400 `"content" must be a JSON string, not
 // an object`. It is the state itself now, stored as its JSON text (numbers
 // as written) and refused as that text in a string would be; the string
-// form is kept, and null is left out (patch applies). In template mode
-// anything but a string is a 400 naming content.
+// form is kept, and null is left out (patch applies). Another JSON value
+// is a 400 naming content, and so is an object in template mode.
 func TestWMContentObject(t *testing.T) {
 	schema := &working.Config{Schema: []byte(`{"type":"object","properties":{"city":{"type":"string"},"n":{"type":"integer"}},"additionalProperties":false}`), Scope: working.ScopeThread}
 	h := newHarnessOn(t, false, server.Config{}, engine.Config{WorkingMemory: schema})
@@ -64,7 +64,8 @@ func TestWMContentObject(t *testing.T) {
 		status      int
 		detail      string
 	}{
-		{`{"content":["Nice"]}`, "content", 422, `invalid update: content must be a JSON object matching the schema, got an array`},
+		{`{"content":["Nice"]}`, "content", 400, `"content" must be a JSON string or object, not an array`},
+		{`{"content":true}`, "content", 400, `"content" must be a JSON string or object, not a boolean`},
 		{`{"content":{"city":5}}`, "", 422, "update violates the schema: at /city: got number, want string"},
 		{`{"content":{"city":"Nice"},"patch":{"city":"Oslo"}}`, "content", 400, "send exactly one of content (the whole state) and patch (a JSON Merge Patch)"},
 	} {
@@ -78,7 +79,7 @@ func TestWMContentObject(t *testing.T) {
 	h.ok("POST", "/v1/threads/{thread}/messages", "/v1/threads/t/messages", "", `{"resourceId":"r","messages":[{"role":"user","content":"hi"}]}`, 200)
 	for body, want := range map[string]string{
 		`{"content":{"city":"Nice"}}`: `"content" must be a JSON string in template mode (the markdown document), not an object`,
-		`{"content":5}`:               `"content" must be a JSON string in template mode (the markdown document), not a number`,
+		`{"content":5}`:               `"content" must be a JSON string or object, not a number`,
 	} {
 		r := h.do("PUT", "/v1/threads/t/working-memory", "", body)
 		if p := r.problem(t); r.status != 400 || p.Field != "content" || p.Detail != want {
