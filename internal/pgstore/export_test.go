@@ -56,6 +56,9 @@ func MigrateNext(ctx context.Context, dsn string) error {
 // SessionMarkClass is the session mark's first key less the version.
 const SessionMarkClass = sessionMarkClass
 
+// PgxPing is Session.Table of a session recognised by pgx's ping.
+const PgxPing = pgxPing
+
 // ConnectTimeoutOf is the connect timeout Open uses for dsn.
 func ConnectTimeoutOf(dsn string) (time.Duration, error) {
 	cfg, _, err := parse(dsn)

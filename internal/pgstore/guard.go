@@ -45,9 +45,9 @@ type Session struct {
 	State string
 	Idle  time.Duration
 	// Table names what its last statement was recognised by, for a
-	// session without a mark (Version 0): one of mnemo's tables, or
-	// "pgvector's type lookup" (each connection's first statement); ""
-	// otherwise.
+	// session without a mark (Version 0): one of mnemo's tables,
+	// typeLookup (each connection's first statement) or pgxPing (a health
+	// check's); "" otherwise.
 	Table string
 }
 
@@ -109,8 +109,11 @@ func (s Session) unplaced() string {
 	case state == "idle":
 		state = "idle " + s.Idle.Round(time.Second).String()
 	}
-	if s.Table == "" {
+	switch s.Table {
+	case "":
 		return state
+	case typeLookup, pgxPing:
+		return state + " since " + s.Table
 	}
 	return state + " since a statement on " + s.Table
 }
@@ -126,11 +129,23 @@ func plural(n int, one, many string) string {
 }
 
 // oldBuild matches the statement texts by which a session of a build from
-// before the session marks is recognised: mnemo's tables, and pgvector-go's
-// type lookup, each connection's first statement. Such a build sets no
-// application_name.
+// before the session marks is recognised: mnemo's tables; pgvector-go's
+// type lookup, each connection's first statement; and pgx's ping ("--
+// ping", the whole statement), which engine.Ping sends (GET /healthz): a
+// serve that only answered health checks since its last request keeps a
+// pooled session whose last statement is that ping (seen with a build of
+// 1488ed8^, which a migration then went past). Such a build sets no
+// application_name. Another pgx program without one whose last statement
+// was a ping is taken for one too ("schema not known").
 var oldBuild = regexp.MustCompile(`\b(lexical_docs|lexical_stats|lexical_df|schema_version|outbox|message_blobs|messages|threads|` +
-	`working_memory|working_config|observations|dispatches|embedders|embeddings|journal)\b|to_regtype\('_sparsevec'\)`)
+	`working_memory|working_config|observations|dispatches|embedders|embeddings|journal)\b|to_regtype\('_sparsevec'\)|^-- ping$`)
+
+// What oldBuild recognised a session by when it was not a table's name
+// (Session.Table).
+const (
+	typeLookup = "pgvector's type lookup"
+	pgxPing    = "a ping (-- ping, as a health check sends)"
+)
 
 // sessionsSQL lists the other client sessions on the database with their
 // mark on this schema (here: the highest version, NULL for none), whether
@@ -237,14 +252,16 @@ func (m seen) version(app, query string, target int) (v int, stale bool) {
 	return 0, false
 }
 
-// recognisedBy is what in query oldBuild matched: a table's name, or
-// "pgvector's type lookup"; "" when nothing did.
+// recognisedBy is what in query oldBuild matched: a table's name,
+// typeLookup or pgxPing; "" when nothing did.
 func recognisedBy(query string) string {
 	switch m := oldBuild.FindString(query); {
 	case m == "":
 		return ""
 	case strings.HasPrefix(m, "to_regtype"):
-		return "pgvector's type lookup"
+		return typeLookup
+	case m == "-- ping":
+		return pgxPing
 	default:
 		return m
 	}
