@@ -175,8 +175,9 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 			m.usageTo(m.Stdout)
 			return 0
 		}
-		fmt.Fprintf(m.Stderr, "mnemo: %s\n", flagName.ReplaceAllString(err.Error(), "$1--$2"))
-		m.usageTo(m.Stderr)
+		// The usage line and where the rest is: the whole help (some 40
+		// lines) buried the error line above it.
+		fmt.Fprintf(m.Stderr, "mnemo: %s\n%s\nRun 'mnemo help' for the global flags and the commands.\n", flagName.ReplaceAllString(err.Error(), "$1--$2"), usageLine)
 		return 2
 	}
 	if err := emptyTargetFlag(fs); err != nil {
@@ -325,10 +326,14 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 	}
 }
 
+// usageLine is mnemo's usage in one line: the first of its help, and said
+// after a global flag it refused.
+const usageLine = "usage: mnemo [--dir DIR | --db URL] [--embedder NAME] COMMAND [flags] [args]"
+
 // usageTo writes the command list to w: standard output when help was
 // asked for, standard error after a usage error.
 func (m *Main) usageTo(w io.Writer) {
-	fmt.Fprintf(w, "usage: mnemo [--dir DIR | --db URL] [--embedder NAME] COMMAND [flags] [args]\n\ncommands:\n")
+	fmt.Fprintf(w, "%s\n\ncommands:\n", usageLine)
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
