@@ -46,8 +46,10 @@ type Session struct {
 	Idle  time.Duration
 	// Table names what its last statement was recognised by, for a
 	// session without a mark (Version 0): one of mnemo's tables,
-	// typeLookup (each connection's first statement) or pgxPing (a health
-	// check's); "" otherwise.
+	// "pgvector's type lookup" (each connection's first statement), "a
+	// ping (-- ping, as a health check sends)", or "pgx's commit" (also
+	// begin, rollback: a transaction's end, as pgx spells it); ""
+	// otherwise.
 	Table string
 }
 
@@ -109,10 +111,10 @@ func (s Session) unplaced() string {
 	case state == "idle":
 		state = "idle " + s.Idle.Round(time.Second).String()
 	}
-	switch s.Table {
-	case "":
+	switch {
+	case s.Table == "":
 		return state
-	case typeLookup, pgxPing:
+	case s.Table == typeLookup || s.Table == pgxPing || strings.HasPrefix(s.Table, "pgx's "):
 		return state + " since " + s.Table
 	}
 	return state + " since a statement on " + s.Table
@@ -130,15 +132,18 @@ func plural(n int, one, many string) string {
 
 // oldBuild matches the statement texts by which a session of a build from
 // before the session marks is recognised: mnemo's tables; pgvector-go's
-// type lookup, each connection's first statement; and pgx's ping ("--
+// type lookup, each connection's first statement; pgx's ping ("--
 // ping", the whole statement), which engine.Ping sends (GET /healthz): a
 // serve that only answered health checks since its last request keeps a
 // pooled session whose last statement is that ping (seen with a build of
-// 1488ed8^, which a migration then went past). Such a build sets no
+// 1488ed8^, which a migration then went past); and the statements by
+// which pgx begins and ends a transaction ("begin…", "commit",
+// "rollback", lower case as pgx sends them), the last of a pooled session
+// after every write (seen with the same build). Such a build sets no
 // application_name. Another pgx program without one whose last statement
-// was a ping is taken for one too ("schema not known").
+// was one of these is taken for one too ("schema not known").
 var oldBuild = regexp.MustCompile(`\b(lexical_docs|lexical_stats|lexical_df|schema_version|outbox|message_blobs|messages|threads|` +
-	`working_memory|working_config|observations|dispatches|embedders|embeddings|journal)\b|to_regtype\('_sparsevec'\)|^-- ping$`)
+	`working_memory|working_config|observations|dispatches|embedders|embeddings|journal)\b|to_regtype\('_sparsevec'\)|^(-- ping|commit|rollback|begin)( |$)`)
 
 // What oldBuild recognised a session by when it was not a table's name
 // (Session.Table).
@@ -262,6 +267,8 @@ func recognisedBy(query string) string {
 		return typeLookup
 	case m == "-- ping":
 		return pgxPing
+	case m == "commit" || m == "rollback" || strings.HasPrefix(m, "begin"):
+		return "pgx's " + strings.TrimSpace(m)
 	default:
 		return m
 	}
