@@ -98,3 +98,42 @@ func BenchmarkRedactToolResult(b *testing.B) {
 		i++
 	}
 }
+
+// TestRedactCardJSONNumbers: a card number written as a JSON number is
+// replaced by the JSON string "[REDACTED]" at any depth and in any
+// notation of a whole number (a float as Python's json writes it,
+// 4111111111111111.0; an exponent; a sign), and the document stays JSON.
+// walk41 #1: {"card": 4111111111111111} in a tool result became
+// {"card": [REDACTED]}, no longer JSON, and {"cards":[4111111111111111]}
+// in arguments or metadata was kept in clear; 4111111111111111.0 is kept
+// by the text rule (a fraction follows).
+func TestRedactCardJSONNumbers(t *testing.T) {
+	m := `"` + engine.RedactionMark + `"`
+	cases := []struct{ in, want string }{
+		{`{"card": 4111111111111111, "amount": 42}`, `{"card": ` + m + `, "amount": 42}`},
+		{`{"cards":[4111111111111111, 5555555555554444]}`, `{"cards":[` + m + `, ` + m + `]}`},
+		{`[4111111111111111]`, `[` + m + `]`},
+		{`{"p":[{"card":4111111111111111}]}`, `{"p":[{"card":` + m + `}]}`},
+		{`{"n":-4111111111111111}`, `{"n":` + m + `}`},
+		{`{"n":4111111111111111.0}`, `{"n":` + m + `}`},
+		{`{"n":4111111111111111.000,"x":1}`, `{"n":` + m + `,"x":1}`},
+		{`{"n":4.111111111111111e15}`, `{"n":` + m + `}`},
+		{`{"n":41111111111111110E-1}`, `{"n":` + m + `}`},
+		{`{"n":4.111111111111111E+15}`, `{"n":` + m + `}`},
+		// Kept: a fraction, a failed Luhn check, a timestamp, too many
+		// digits once the exponent applies, a huge exponent, a decimal.
+		{`{"n":4111111111111111.5}`, `{"n":4111111111111111.5}`},
+		{`{"n":4111111111111112}`, `{"n":4111111111111112}`},
+		{`{"ts":1733443200123}`, `{"ts":1733443200123}`},
+		{`{"n":4.111111111111111e30}`, `{"n":4.111111111111111e30}`},
+		{`{"n":1e400, "m":4111111111111111e-400}`, `{"n":1e400, "m":4111111111111111e-400}`},
+		{`{"n":0.4111111111111111}`, `{"n":0.4111111111111111}`},
+	}
+	r := engine.DefaultRedactor()
+	for _, c := range cases {
+		got := r.Redact(c.in)
+		if got != c.want || !json.Valid([]byte(got)) {
+			t.Errorf("Redact(%s)\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
@@ -136,12 +137,16 @@ func (w *docWalk) pairValue(key, v string) string {
 	return out
 }
 
-// number redacts the number s[from:to]: the rules see it alone and, when
-// keyed, after its key; a number they change is replaced by the JSON
+// number redacts the number s[from:to]: the rules see it alone, its
+// digits when it is a whole number written otherwise (wholeDigits) and,
+// when keyed, after its key; a number they change is replaced by the JSON
 // string "[REDACTED]".
 func (w *docWalk) number(from, to int, key string, keyed bool) {
 	n := w.s[from:to]
 	changed := w.r.redactText(n) != n
+	if d, ok := wholeDigits(n); !changed && ok && d != n {
+		changed = w.r.redactText(d) != d
+	}
 	if prefix := marshalString(key) + ": "; !changed && keyed && w.r.pf.named(prefix) {
 		text := prefix + n
 		red := w.r.redactText(text)
@@ -150,6 +155,39 @@ func (w *docWalk) number(from, to int, key string, keyed bool) {
 	if changed {
 		w.put(from, to, `"`+RedactionMark+`"`)
 	}
+}
+
+// wholeDigits returns the digits of JSON number n when its value is a
+// whole number of 13 to 19 digits, however written: -4111111111111111
+// (the sign dropped), 4111111111111111.0 (a float as Python writes it),
+// 4.111111111111111e15. A number with a fraction (4111111111111111.5)
+// is none, as in text.
+func wholeDigits(n string) (string, bool) {
+	n = strings.TrimPrefix(n, "-")
+	mant, exp := n, 0
+	if i := strings.IndexAny(n, "eE"); i >= 0 {
+		e, err := strconv.Atoi(n[i+1:])
+		if err != nil || e < -40 || e > 40 {
+			return "", false
+		}
+		mant, exp = n[:i], e
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := whole + frac
+	point := len(whole) + exp
+	if point <= 0 || point > 19+len(digits) {
+		return "", false
+	}
+	if point < len(digits) {
+		if strings.Trim(digits[point:], "0") != "" {
+			return "", false
+		}
+		digits = digits[:point]
+	} else {
+		digits += strings.Repeat("0", point-len(digits))
+	}
+	digits = strings.TrimLeft(digits, "0")
+	return digits, 13 <= len(digits) && len(digits) <= 19
 }
 
 // decodeString is the JSON string quoted (with its quotes) decoded.

@@ -47,6 +47,15 @@ var storedSecrets = map[string]string{
 	"args-lf":    "AKIAIOSFODNN7WALK40Q",
 	"result-tab": "sk-proj-" + rep("W4lk40T4b", 40),
 	"name-glued": "sk-proj-" + rep("W4lk40N4m3", 40),
+	// walk41 #1 and sec42: card numbers as JSON numbers, in an array of
+	// arguments, in metadata, in a tool result, as a float (the digits of
+	// "3530111333300000.0").
+	"args-card":     "5555555555554444",
+	"metadata-card": "4012888888881881",
+	"result-card":   "6011111111111117",
+	"result-float":  "3530111333300000",
+	// sec42: a password on one line of a tool result's string.
+	"result-pwd": "Pa55-Res-Line-Zz9",
 }
 
 // secretObserverModel restates a secret in every observation, as a model
@@ -93,6 +102,10 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "k1", Name: "shell", Arguments: json.RawMessage(`{"v":"a\n` + s["args-lf"] + `"}`)}}},
 			{Role: engine.RoleTool, ToolCallID: "k1", Name: "tool_" + s["name-glued"],
 				Content: `{"stdout":"ghp_Walk40abcdefghijklmnopqrstuvwxyz0001\n` + s["result-lf"] + `\n\t` + s["result-tab"] + `","exit":0}`},
+			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "p1", Name: "pay", Arguments: json.RawMessage(`{"cards":[` + s["args-card"] + `]}`)}},
+				Metadata: map[string]any{"arr": json.RawMessage(`[` + s["metadata-card"] + `]`)}},
+			{Role: engine.RoleTool, ToolCallID: "p1", Name: "pay",
+				Content: `{"card": ` + s["result-card"] + `, "n": ` + s["result-float"] + `.0, "log": "password: ` + s["result-pwd"] + `\nok"}`},
 		}
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Title: "keys " + s["title"], Messages: msgs}); err != nil {
 			t.Fatal(err)
