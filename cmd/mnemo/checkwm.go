@@ -9,8 +9,9 @@ import (
 
 // storedWorkingDamage is e's engine.ErrStoredWorkingMemory: the
 // working-memory configuration stored in the database (by an earlier
-// open, perhaps of another build) does not build, so every context and
-// working-memory command fails; nil when it builds or none is stored.
+// open, perhaps of another build) does not build, so every context, wm
+// set and working-memory route or tool fails (wm get and wm history read
+// the states as stored); nil when it builds or none is stored.
 // The open only logs it as a warning: before, check said "ok" over it.
 func storedWorkingDamage(e *engine.Engine) error {
 	if _, err := e.WorkingMemory(); errors.Is(err, engine.ErrStoredWorkingMemory) {
@@ -26,7 +27,7 @@ func (c *CheckCommand) printWorkingAdvice(err error) {
 		return
 	}
 	fmt.Fprintf(c.Stderr, "mnemo check: the working-memory configuration stored in the database does not build:\n  %s\n", withoutPackages(err.Error()))
-	fmt.Fprintf(c.Stderr, "Every context, wm and working-memory tool answer fails until it is replaced; messages, search and export work.\n"+
+	fmt.Fprintf(c.Stderr, "Every context, wm set, working-memory route and working-memory tool answer fails until it is replaced; wm get and wm history read the stored states as they are, and messages, search and export work.\n"+
 		"What to do: start 'mnemo %s serve --config FILE' once with a \"workingMemory\" member (a schema, schemaFile or template; docs/serve.md#mnemo-json): it replaces the stored one. "+
 		"A newer mnemo build that stored it may still use it.\n", c.target().flag())
 }

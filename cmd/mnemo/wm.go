@@ -176,6 +176,9 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 	// renders and validates as the server and the application do,
 	// unless --schema or --markdown say otherwise.
 	mem, err := e.WorkingMemory()
+	if err := c.storedDamage(sub, err); err != nil {
+		return err
+	}
 	if err != nil || *schemaFile != "" || *markdown || mem.Scope() != cfg.Scope {
 		mem = nil
 	}
@@ -238,6 +241,26 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 	if sub == "set" && *resource != "" {
 		c.noteNoThreads(ctx, e, *resource)
 	}
+	return nil
+}
+
+// storedDamage is wm set's refusal when err, the engine's WorkingMemory
+// error, is engine.ErrStoredWorkingMemory (the configuration stored in
+// the database does not build: a newer build's, or damaged): that error
+// as mnemo context gives it, naming the configuration and how to replace
+// it. Written around it, a state skipped the configured bounds and mode
+// (walk41 #6: a JSON file over a template state was stored as markdown).
+// get and history read the states as stored, saying on standard error
+// that the configuration does not build; nil for them and any other err.
+func (c *WMCommand) storedDamage(sub string, err error) error {
+	if !errors.Is(err, engine.ErrStoredWorkingMemory) {
+		return nil
+	}
+	if sub == "set" {
+		return err
+	}
+	fmt.Fprintf(c.Stderr, "mnemo wm %s: note: %s; %s reads the stored states as they are, without it (wm set is refused until it is replaced)\n",
+		sub, withoutPackages(err.Error()), sub)
 	return nil
 }
 
