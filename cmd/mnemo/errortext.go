@@ -1,6 +1,9 @@
 package main
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // pkgNames are the Go packages whose errors begin with their name
 // ("engine: ", "pgstore: "): useful to a Go caller, noise to a CLI user,
@@ -11,10 +14,20 @@ var pkgNames = []string{"engine", "pgstore", "pgrecall", "store", "msgstore", "j
 // one of its ": "-separated parts: "engine: store: open F: read schema
 // version: …" reads "open F: read schema version: …". A name elsewhere
 // ("the store: …" inside a part) is kept.
-func withoutPackages(msg string) string {
+func withoutPackages(msg string) string { return withoutPackagesBut(msg, nil) }
+
+// withoutPackagesBut is withoutPackages keeping the names that are among
+// args, the command's arguments: a file named like a package ("mnemo
+// ingest engine") is said by its name, "engine: no such file or
+// directory"; it read "no such file or directory". A package's prefix
+// then stays too, rarely met.
+func withoutPackagesBut(msg string, args []string) string {
 	for {
 		before := msg
 		for _, p := range pkgNames {
+			if slices.Contains(args, p) {
+				continue
+			}
 			msg = strings.TrimPrefix(msg, p+": ")
 			msg = strings.ReplaceAll(msg, ": "+p+": ", ": ")
 			msg = strings.ReplaceAll(msg, "\n"+p+": ", "\n")

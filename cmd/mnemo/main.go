@@ -72,7 +72,8 @@ type Main struct {
 	// fetch"; Main.flags sets it), which its errors are said under; ""
 	// for a command without one.
 	sub   string
-	wmSet bool // the command is wm set, which may create the directory
+	args  []string // the command's arguments, flags included: exitStatus keeps them in its text
+	wmSet bool     // the command is wm set, which may create the directory
 	// warnedServed is set once the command warned of a setting only mnemo
 	// serve uses (Main.checkServed): the configuration is read more than
 	// once by some (check, salvage).
@@ -244,7 +245,8 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	out, errOut := m.Stdout, m.Stderr
 	m.Stdout, m.Stderr = termSafe{out}, termSafe{errOut}
 	defer func() { m.Stdout, m.Stderr = out, errOut }()
-	err = cmd.new(m).Run(ctx, fs.Args()[1:])
+	m.args = fs.Args()[1:]
+	err = cmd.new(m).Run(ctx, m.args)
 	m.notes.say(m.Stderr, name) // the threads its engine evicted or expired
 	return m.exitStatus(ctx, name, err)
 }
@@ -263,7 +265,7 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		// library's errors begin with, nor the command's name again
 		// ("engine: salvage: …" read "mnemo salvage: salvage: …"), and
 		// never the DSN's password; the chain stays for errors.Is below.
-		text := withoutPackages(scrubDSN(err.Error(), m.DB))
+		text := withoutPackagesBut(scrubDSN(err.Error(), m.DB), m.args)
 		err = &scrubbedError{err, strings.TrimPrefix(text, name+": ")}
 	}
 	var gone *engine.GoneDatabaseError
