@@ -100,18 +100,8 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 	if res == nil {
 		return err
 	}
-	if *asJSON {
-		if res.Messages == nil {
-			res.Messages = []string{} // nothing erased: [], as DELETE /v1/… answers, not null
-		}
-		if perr := c.printJSON(res); perr != nil {
-			return perr
-		}
-	} else {
-		c.printErase(res)
-	}
-	if errors.Is(err, engine.ErrEraseIncomplete) {
-		fmt.Fprintf(c.Stderr, "mnemo delete: %v\nmnemo delete: the data can no longer be read; the purge is retried by the next delete or open\n", err)
+	if perr := c.report(res, err, *asJSON); perr != nil {
+		return perr
 	}
 	c.noteKeptDamaged(res.KeptDamaged)
 	if err == nil && len(res.NotFound) > 0 && len(res.Messages) == 0 {
@@ -119,6 +109,38 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("no message found: %s", strings.Join(res.NotFound, ", "))
 	}
 	return err
+}
+
+// eraseReport is what `mnemo delete --json` prints: the engine's result
+// and, when the erasure committed but its physical purge did not finish
+// (engine.ErrEraseIncomplete), why, as the DELETE routes' purgeIncomplete.
+type eraseReport struct {
+	*engine.EraseResult
+	PurgeIncomplete string `json:"purgeIncomplete,omitempty"`
+}
+
+// report prints an erasure's result, err being the erasure's error: an
+// incomplete purge (engine.ErrEraseIncomplete, the rows are erased) is
+// said as owed, never as done, on standard output and standard error.
+func (c *DeleteCommand) report(res *engine.EraseResult, err error, asJSON bool) error {
+	incomplete := ""
+	if errors.Is(err, engine.ErrEraseIncomplete) {
+		incomplete = err.Error()
+	}
+	if asJSON {
+		if res.Messages == nil {
+			res.Messages = []string{} // nothing erased: [], as DELETE /v1/… answers, not null
+		}
+		if perr := c.printJSON(eraseReport{res, incomplete}); perr != nil {
+			return perr
+		}
+	} else {
+		c.printErase(res, incomplete != "")
+	}
+	if incomplete != "" {
+		fmt.Fprintf(c.Stderr, "mnemo delete: %v\nmnemo delete: the data can no longer be read; the purge is retried by the next delete or open\n", err)
+	}
+	return nil
 }
 
 // noteKeptDamaged warns that the damaged databases a salvage kept in the
@@ -242,7 +264,10 @@ func erasedNothing(r *engine.EraseResult) bool {
 	return len(r.Messages)+len(r.Threads)+len(r.Invalidated)+r.MemCtxScrubbed+r.Runs+r.WorkingMemory+r.WorkingMemoryInvalidated+r.Embeddings == 0
 }
 
-func (c *DeleteCommand) printErase(r *engine.EraseResult) {
+// printErase prints an erasure's result; owed says its physical purge did
+// not finish (engine.ErrEraseIncomplete), so the last line says it is owed
+// instead of "purged in".
+func (c *DeleteCommand) printErase(r *engine.EraseResult, owed bool) {
 	list := func(ids []string) string {
 		if len(ids) == 0 {
 			return ""
@@ -271,6 +296,10 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult) {
 	fmt.Fprintln(c.Stdout, workingMemoryErased(r))
 	if len(r.NotFound) > 0 {
 		fmt.Fprintf(c.Stdout, "not found: %d%s\n", len(r.NotFound), list(r.NotFound))
+	}
+	if owed {
+		fmt.Fprintln(c.Stdout, "purge incomplete: the erased data can no longer be read, but its physical purge did not finish; the next delete or open finishes it")
+		return
 	}
 	if c.DB != "" {
 		fmt.Fprintf(c.Stdout, "committed in one transaction; the deleted rows stay in the tables' files as dead rows until VACUUM: run 'mnemo vacuum' (docs/postgres.md)\n")
