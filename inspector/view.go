@@ -48,6 +48,11 @@ type Item struct {
 	Size string
 	// FromSeq and ToSeq are an observation's source range.
 	FromSeq, ToSeq int64
+	// Note is the working memory's workingMemoryNote as recorded: how
+	// the run showed the state apart from the rule ("written in schema
+	// mode, shown in a template-mode working memory", a cut); "" when
+	// it was shown as it is, and for every other kind.
+	Note string
 }
 
 // RunView is everything the run page shows.
@@ -204,7 +209,7 @@ func timeline(rec *journal.MemCtx) []Item {
 		out[len(out)-1].Size = sizeTokens(tok.Observations) + " for all observations"
 	}
 	if rec.WorkingMemoryChars > 0 || rec.WorkingMemoryVersion != nil {
-		it := Item{Kind: "working-memory", Size: itoa(rec.WorkingMemoryChars) + " chars"}
+		it := Item{Kind: "working-memory", Size: itoa(rec.WorkingMemoryChars) + " chars", Note: rec.WorkingMemoryNote}
 		if v := rec.WorkingMemoryVersion; v != nil {
 			// The version the run rendered (0: the initial content).
 			it.Size = "v" + strconv.FormatInt(*v, 10) + " · " + it.Size
