@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -231,8 +232,7 @@ func (h *handlers) wmUpdate(ctx context.Context, req *mcp.CallToolRequest, in Wo
 	if err != nil {
 		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}
-	b := server.WorkingMemoryUpdate{Content: sentContent(req, in.Content), Patch: in.Patch}
-	w, err := h.t.UpdateWorkingMemory(ctx, in.ThreadID, res, b, mcpOrigin)
+	w, err := h.t.UpdateWorkingMemory(ctx, in.ThreadID, res, sentUpdate(req, in), mcpOrigin)
 	if err != nil {
 		return nil, WorkingMemoryOutput{}, h.fail(err)
 	}
@@ -254,22 +254,33 @@ func wmUpdateSchema() *jsonschema.Schema {
 	return s
 }
 
-// sentContent is working_memory_update's content as the client sent it
-// in req's arguments: the SDK decoded them into a map and encoded them
-// again to validate them, so an object's numbers reached in (decoded)
-// as float64s, 1234567890123456789 as 1234567890123456800. decoded is
-// used when the arguments cannot be read again.
-func sentContent(req *mcp.CallToolRequest, decoded server.StateContent) server.StateContent {
-	if decoded == nil || req == nil || req.Params == nil {
-		return decoded
+// sentUpdate is working_memory_update's content and patch as the client
+// sent them in req's arguments, numbers as written (as the HTTP API keeps
+// them): the SDK decoded the arguments into a map and encoded them again
+// to validate them, and then into in, so an object's or a patch's
+// 1234567890123456789 reached in as the float64 1234567890123456800. in's
+// own are used when the arguments cannot be read again.
+func sentUpdate(req *mcp.CallToolRequest, in WorkingMemoryUpdateInput) server.WorkingMemoryUpdate {
+	b := server.WorkingMemoryUpdate{Content: in.Content, Patch: in.Patch}
+	if req == nil || req.Params == nil {
+		return b
 	}
 	var args struct {
 		Content server.StateContent `json:"content"`
+		Patch   map[string]any      `json:"patch"`
 	}
-	if json.Unmarshal(req.Params.Arguments, &args) != nil || args.Content == nil {
-		return decoded
+	dec := json.NewDecoder(bytes.NewReader(req.Params.Arguments))
+	dec.UseNumber()
+	if dec.Decode(&args) != nil {
+		return b
 	}
-	return args.Content
+	if b.Content != nil && args.Content != nil {
+		b.Content = args.Content
+	}
+	if b.Patch != nil && args.Patch != nil {
+		b.Patch = args.Patch
+	}
+	return b
 }
 
 // wmOutput is a working-memory state as the tools return it: the API's

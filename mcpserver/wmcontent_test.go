@@ -73,6 +73,9 @@ func TestWMContentObject(t *testing.T) {
 	if failed, text := call(t, cs, "working_memory_update", json.RawMessage(`{"threadId":"t1","content":{"n":1234567890123456789}}`), &w); failed || w.Content != `{"n":1234567890123456789}` {
 		t.Errorf("content with a large number: failed %v %s %+v, want it as written", failed, text, w)
 	}
+	if failed, text := call(t, cs, "working_memory_update", json.RawMessage(`{"threadId":"t1","patch":{"n":1234567890123456788}}`), &w); failed || w.Content != `{"n":1234567890123456788}` {
+		t.Errorf("patch with a large number: failed %v %s %+v, want it as written", failed, text, w)
+	}
 
 	tmpl := enginetest.MustOpen(t, engine.Config{WorkingMemory: &working.Config{Template: "# Notes\n", Scope: working.ScopeThread}})
 	cs = connect(t, tmpl, alice)
