@@ -40,6 +40,9 @@ func (m *Main) embedderNamed(ctx context.Context, name string) (recall.Embedder,
 		if err != nil {
 			return nil, err
 		}
+		if err := needKey("the openai embedder ("+recall.EnvEmbedModel+"="+cfg.Model+")", cfg.BaseURL, cfg.APIKey, recall.EnvOpenAIBaseURL, recall.EnvOpenAIAPIKey); err != nil {
+			return nil, err
+		}
 		return recall.NewOpenAIEmbedder(ctx, cfg)
 	}
 	return nil, fmt.Errorf("unknown embedder %q (want %s, %s or openai)", name, recall.HashID, uselite.ID)

@@ -50,7 +50,7 @@ func (c *EvalCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if c.Getenv != nil {
-		if cfg.Store.Rerank, err = recall.RerankFromEnv(c.Getenv); err != nil {
+		if cfg.Store.Rerank, err = rerankFromEnv(c.Getenv); err != nil {
 			return err
 		}
 	}

@@ -18,7 +18,10 @@ import (
 // model and apiKeyEnv, as mnemo serve uses them); neither is an error
 // naming both.
 func (m *Main) observeModel(stored *memoryConfig) (observe.Model, error) {
-	if m.Getenv("MNEMO_MODEL") != "" {
+	if model := m.Getenv("MNEMO_MODEL"); model != "" {
+		if err := needKey("MNEMO_MODEL="+model, m.Getenv("OPENAI_BASE_URL"), m.Getenv("OPENAI_API_KEY"), "OPENAI_BASE_URL", "OPENAI_API_KEY"); err != nil {
+			return nil, err
+		}
 		return observe.NewOpenAIModel(observe.OpenAIConfig{
 			BaseURL: m.Getenv("OPENAI_BASE_URL"),
 			APIKey:  m.Getenv("OPENAI_API_KEY"),

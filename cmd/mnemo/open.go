@@ -108,7 +108,7 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 	cfg := engine.Config{Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates(), SwitchEmbedder: m.switchEmbedder,
 		MigrateUnderLoad: m.migrateUnderLoad}
 	if m.Getenv != nil {
-		if cfg.Rerank, err = recall.RerankFromEnv(m.Getenv); err != nil {
+		if cfg.Rerank, err = rerankFromEnv(m.Getenv); err != nil {
 			return cfg, err
 		}
 	}

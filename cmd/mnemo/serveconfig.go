@@ -462,6 +462,9 @@ func (o *observeConfig) model(getenv func(string) string) (observe.Model, error)
 	if keyEnv == "" {
 		keyEnv = "OPENAI_API_KEY"
 	}
+	if err := needKey("mnemo.json's observe model "+o.Model, o.Endpoint, getenv(keyEnv), "mnemo.json's observe.endpoint", keyEnv); err != nil {
+		return nil, err
+	}
 	m, err := observe.NewOpenAIModel(observe.OpenAIConfig{BaseURL: o.Endpoint, APIKey: getenv(keyEnv), Model: o.Model})
 	if err != nil {
 		return nil, fmt.Errorf("observe: %w", err)
