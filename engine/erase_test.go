@@ -345,7 +345,7 @@ func TestDeleteThread(t *testing.T) {
 			`INSERT INTO working_memory (scope, mode, content, version, updated_at) VALUES ('thread:t', 'markdown', 'pin ` + secretToken + `', 1, 1)`,
 			`INSERT INTO working_memory_history (scope, version, content, updated_at) VALUES ('thread:t', 1, 'pin ` + secretToken + `', 1)`,
 			`INSERT INTO working_memory (scope, mode, content, version, updated_at) VALUES ('thread:u', 'markdown', 'keep me', 1, 1)`,
-			`INSERT INTO journal (scope, key, output, created_at) VALUES ('tool', 'run-1:c7', 'updated ` + secretToken + `', 1)`,
+			`INSERT INTO journal (scope, key, output, created_at) VALUES ('tool', '["run-1","t","","c7"]', 'updated ` + secretToken + `', 1)`,
 		} {
 			if _, err := db.ExecContext(ctx, q); err != nil {
 				t.Fatal(err)

@@ -59,9 +59,9 @@ func TestPostgresMigrateUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
-	// Version 8: migration 9 only adds working_memory_history.mode.
-	pgtest.Exec(t, dsn, `ALTER TABLE working_memory_history DROP COLUMN mode`)
-	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version = 9`)
+	// Version 9: migration 10 only adds journal_tool_key_bytes.
+	pgtest.Exec(t, dsn, `DROP INDEX journal_tool_key_bytes`)
+	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version = 10`)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -83,8 +83,8 @@ func TestPostgresMigrateUnderLoad(t *testing.T) {
 	if !errors.Is(err, engine.ErrMigrationUnderLoad) || !errors.As(err, &ue) || !slices.ContainsFunc(ue.Sessions, func(s pgstore.Session) bool { return s.PID == pid }) {
 		t.Fatalf("Open under an older build's session: %v, want ErrMigrationUnderLoad with pid %d among its sessions", err, pid)
 	}
-	if got := pgRows(t, dsn, "schema_version"); got != 8 {
-		t.Fatalf("schema_version rows = %d after the refused Open, want 8", got)
+	if got := pgRows(t, dsn, "schema_version"); got != 9 {
+		t.Fatalf("schema_version rows = %d after the refused Open, want 9", got)
 	}
 	e, err = engine.Open(ctx, engine.Config{Postgres: dsn, Embedder: recall.HashEmbedder{}, MigrateUnderLoad: true})
 	if err != nil {

@@ -109,11 +109,12 @@ func testForgetReplaceDangling(t *testing.T, b backend) {
 	if _, err := j.Recorded(ctx, journal.ScopeMemo, "obs:t2:1"); err != nil {
 		t.Fatalf("another prefix was forgotten: %v", err)
 	}
-	if _, err := j.Step(ctx, journal.ScopeTool, "run-1:c1", out("applied")); err != nil {
+	k := journal.ToolKey{RunID: "run-1", ThreadID: "t1", ResourceID: "r1", CallID: "c1"}
+	if _, err := j.Apply(ctx, k, out("applied")); err != nil {
 		t.Fatal(err)
 	}
 	inTx(t, db, func(tx *store.Tx) error { return journal.ForgetRunTools(ctx, tx, "run-1") })
-	if _, err := j.Recorded(ctx, journal.ScopeTool, "run-1:c1"); !errors.Is(err, journal.ErrNotFound) {
+	if _, err := j.Recorded(ctx, journal.ScopeTool, k.String()); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("ForgetRunTools left the application: %v", err)
 	}
 

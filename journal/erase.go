@@ -84,18 +84,43 @@ func DeleteThread(ctx context.Context, tx store.Conn, thread string) error {
 	return nil
 }
 
-// ForgetRunTools deletes in tx the tool applications whose key starts with
-// "<runID>:".
+// ForgetRunTools deletes in tx the tool applications of run runID: those
+// whose key (ToolKey.String, the JSON array [run, thread, resource, call])
+// begins with runID's JSON string. The statement reads one byte-order
+// range of an index (toolKeyRange), not every tool application: SQLite's
+// primary key compares in byte order; Postgres's own collation need not,
+// and its journal_tool_key_bytes index (migration 10) holds the keys in
+// byte order.
 //
 // For mnemo's own packages: the engine hands out neither its database nor a
 // transaction on it.
 func ForgetRunTools(ctx context.Context, tx store.Conn, runID string) error {
 	tx = store.Bound(tx)
-	prefix := runID + ":"
-	if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND substr(key, 1, ?) = ?`, ScopeTool, len(prefix), prefix); err != nil {
+	lo, hi := toolKeyRange(runID)
+	if _, err := tx.ExecContext(ctx, store.DialectOfConn(tx).Text(forgetRunToolsSQLite, forgetRunToolsPostgres), lo, hi); err != nil {
 		return fmt.Errorf("journal: erase: tool applications of run %s: %w", runID, err)
 	}
 	return nil
+}
+
+// ForgetRunTools' statements, in byte order: SQLite's keys compare
+// bytewise (BINARY), Postgres's through COLLATE "C", which
+// journal_tool_key_bytes indexes (WHERE scope = 'tool': the scope is
+// written out, as a bound one would not match the partial index).
+const (
+	forgetRunToolsSQLite   = `DELETE FROM journal WHERE scope = '` + ScopeTool + `' AND key >= ? AND key < ?`
+	forgetRunToolsPostgres = `DELETE FROM journal WHERE scope = '` + ScopeTool + `' AND key COLLATE "C" >= $1 AND key COLLATE "C" < $2`
+)
+
+// toolKeyRange returns the byte-order range [lo, hi) of the keys of run
+// runID's tool applications: lo is `["<runID>",` as ToolKey.String writes
+// it, and hi is lo with its final ',' raised to '-', so the range holds
+// exactly the keys beginning with lo (a run id that another one begins
+// with, run-1 and run-10, is another JSON string: `["run-1",` and
+// `["run-10",`).
+func toolKeyRange(runID string) (lo, hi string) {
+	lo = strings.TrimSuffix(ToolKey{RunID: runID}.String(), `"","",""]`)
+	return lo, lo[:len(lo)-1] + "-"
 }
 
 // DeleteRuns deletes in tx the memctx records of thread's runs recorded

@@ -3,6 +3,8 @@ package journal
 import (
 	"testing"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // JournalWithClock returns a journal on j's database whose clock reads *now.
@@ -31,4 +33,11 @@ var ErasurePlans = []struct {
 // AgedQuery exposes PruneAged's selection to the tests, which read its plan.
 func (j *Journal) AgedQuery(what string, cutoff int64, resourceID string) (string, []any) {
 	return j.agedQuery(what, cutoff, resourceID)
+}
+
+// ForgetRunToolsSQL is ForgetRunTools' statement in dialect d, with the
+// arguments it runs with for runID, for the tests that read its plan.
+func ForgetRunToolsSQL(d store.Dialect, runID string) (string, []any) {
+	lo, hi := toolKeyRange(runID)
+	return d.Text(forgetRunToolsSQLite, forgetRunToolsPostgres), []any{lo, hi}
 }

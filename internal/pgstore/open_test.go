@@ -172,6 +172,29 @@ func TestOpen(t *testing.T) {
 			t.Fatalf("threads=%d (%v) after the migration, want 1", n, err)
 		}
 	})
+	// Migration 10: a schema of version 9 gets journal_tool_key_bytes on
+	// open, its rows kept; a new one has it from its creation.
+	t.Run("ToolKeyIndex", func(t *testing.T) {
+		old := pgtest.DSN(t)
+		if err := pgstore.MigrateTo(t.Context(), old, 9); err != nil {
+			t.Fatal(err)
+		}
+		pgtest.Exec(t, old, `INSERT INTO journal (scope, key, output, created_at) VALUES ('tool', '["run-1","t1","r1","c1"]', ''::bytea, 1)`)
+		for name, dsn := range map[string]string{"Existing": old, "New": pgtest.DSN(t)} {
+			var def string
+			if err := mustOpen(t, dsn).QueryRow(t.Context(), `SELECT indexdef FROM pg_indexes
+				WHERE schemaname = current_schema() AND indexname = 'journal_tool_key_bytes'`).Scan(&def); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !strings.Contains(def, `journal USING btree (key COLLATE "C") WHERE (scope = 'tool'::text)`) {
+				t.Errorf("%s: index %q, want journal (key COLLATE \"C\") WHERE scope = 'tool'", name, def)
+			}
+		}
+		var n int
+		if err := mustOpen(t, old).QueryRow(t.Context(), `SELECT count(*) FROM journal WHERE scope = 'tool'`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("tool applications=%d (%v) after the migration, want 1", n, err)
+		}
+	})
 	t.Run("ErrSchemaTooNew", func(t *testing.T) {
 		dsn := pgtest.DSN(t)
 		pgtest.Exec(t, dsn, `CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`)

@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -426,6 +426,15 @@ CREATE INDEX threads_by_id_bytes ON threads(id COLLATE "C");
 	`
 ALTER TABLE working_memory_history ADD COLUMN mode TEXT NOT NULL DEFAULT '';
 UPDATE working_memory_history h SET mode = w.mode FROM working_memory w WHERE w.scope = h.scope;
+`,
+	// 10: the tool applications' keys in byte order. An erasure deletes
+	// each erased run's applications (journal.ForgetRunTools) as a range
+	// of keys under the run's prefix, compared COLLATE "C" since the
+	// primary key's collation need not be byte order; without this index
+	// each run's delete read every tool application of every resource.
+	// SQLite needs none: its primary key compares in byte order (BINARY).
+	`
+CREATE INDEX journal_tool_key_bytes ON journal ((key COLLATE "C")) WHERE scope = 'tool';
 `,
 }
 
