@@ -502,6 +502,12 @@ var ErrSalvageInterrupted = errors.New("engine: a salvage of this data directory
 // in place and the damaged one kept (make room and reindex).
 var ErrNoSpace = errors.New("engine: no space left")
 
+// ErrIndexUnavailable is matched by Engine.IndexUnavailable's error: a
+// damaged or removed lexical index was closed and a new one could not be
+// opened yet (a full disk, for one); the engine retries in the
+// background. The data in mnemo.db is intact.
+var ErrIndexUnavailable = errors.New("engine: the recall indexes are unavailable")
+
 // ErrBackupExists is returned by Backup when its destination exists and is
 // not an empty directory (a file, a link, a directory with entries): a
 // backup never overwrites anything. The error names the destination.

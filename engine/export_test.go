@@ -274,3 +274,14 @@ func SetAfterRunCheck(e *Engine, f func()) {
 	}
 	e.wm.checked.Store(&f)
 }
+
+// SetBeforeIndexReopen makes the damage recovery call f before it opens
+// the new lexical index; f's error fails that attempt as a failed open
+// would. nil removes it.
+func SetBeforeIndexReopen(e *Engine, f func() error) {
+	if f == nil {
+		e.idx.reopen.Store(nil)
+		return
+	}
+	e.idx.reopen.Store(&f)
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/mnemo-go/mnemo/recall"
@@ -18,11 +20,12 @@ import (
 // the rebuild within a drain), an erasure's purge, and Check.
 
 // damagedIndex returns the open lexical index's damage (matching
-// recall.ErrCorrupt), or nil.
+// recall.ErrCorrupt), that of a recovery still owed when none is open
+// (index_lost.go), or nil.
 func (e *Engine) damagedIndex() error {
 	ix := e.idx.index()
 	if ix == nil {
-		return nil
+		return e.idx.lostCause()
 	}
 	return ix.Lexical().Damaged()
 }
@@ -44,45 +47,47 @@ func (e *Engine) damagedIndex() error {
 // message of its resource as not indexed yet. It counted only the index
 // rows the damaged index had left, and with none answered "ok" without
 // the hits; when the queueing fails it goes on counting them all.
+//
+// A directory already gone (removed under the engine) is not quarantined,
+// only created fresh. When the quarantine or the opening of the new index
+// fails, no index is open and the recovery is owed (index_lost.go): every
+// drain tries it again, and IndexUnavailable says so meanwhile. Before,
+// nothing opened an index again until a restart.
 func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 	e.idx.mu.Lock()
-	old := e.idx.ix
-	if old == nil || old.Lexical().Damaged() == nil {
-		e.idx.mu.Unlock()
-		return false, nil
-	}
-	if err := e.idx.awaitIdle(ctx); err != nil {
+	cause, err := e.takeDamaged(ctx)
+	if cause == nil || err != nil {
 		e.idx.mu.Unlock()
 		return false, err
 	}
-	cause := old.Lexical().Damaged()
-	e.idx.setIndex(nil)
-	if err := old.Close(); err != nil {
-		e.log.Warn("closing the damaged lexical index", "err", err)
-	}
-	path := filepath.Join(e.dir, LexicalDir)
-	q, err := e.quarantine(path)
+	ix, q, err := e.reopenLexical(cause)
 	if err != nil {
+		// The index stays closed: every drain tries again (index_lost.go);
+		// the first failure wakes the drainer, which a caller's drain
+		// (SyncIndexes) may have left idle.
+		first := e.idx.lost == nil
+		e.idx.lost = &lostIndex{cause: cause, last: err}
 		e.idx.mu.Unlock()
-		return false, fmt.Errorf("engine: quarantine damaged %s: %w (damage: %v)", path, err, cause)
+		if first {
+			e.kickOutbox()
+		}
+		return false, err
 	}
-	lex, err := recall.OpenLexical(path)
-	if err != nil {
-		e.idx.mu.Unlock()
-		return false, fmt.Errorf("engine: reopen lexical index after quarantine: %w", err)
-	}
-	ix, err := recall.NewIndex(e.recallConfig(lex))
-	if err != nil {
-		lex.Close()
-		e.idx.mu.Unlock()
-		return false, fmt.Errorf("engine: %w", err)
-	}
+	e.idx.lost = nil
 	use := e.idx.setRebuiltIndex(ix)
-	e.idx.setNote("lexical index was damaged (quarantined to " + q + "); rebuilding")
-	e.idx.quarantined = q
+	note := "lexical index directory was missing; rebuilding"
+	if q != "" {
+		note = "lexical index was damaged (quarantined to " + q + "); rebuilding"
+	}
+	e.idx.setNote(note)
 	e.idx.mu.Unlock()
-	e.log.Warn("lexical index damaged: quarantined, rebuilding from the store", "quarantine", q, "err", cause)
-	e.publish(Event{Reason: EventQuarantined, Path: q, Detail: cause.Error()})
+	path := filepath.Join(e.dir, LexicalDir)
+	if q != "" {
+		e.log.Warn("lexical index damaged: quarantined, rebuilding from the store", "quarantine", q, "err", cause)
+		e.publish(Event{Reason: EventQuarantined, Path: q, Detail: cause.Error()})
+	} else {
+		e.log.Warn("lexical index directory missing: rebuilding from the store", "path", path, "err", cause)
+	}
 
 	e.idx.beforeQueueing()
 	stored, err := e.ms.ReplaceIndexQueue(ctx, e.now())
@@ -93,6 +98,62 @@ func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: path, Detail: "rebuilding the quarantined lexical index from the store"})
 	e.kickOutbox()
 	return true, nil
+}
+
+// takeDamaged closes the open lexical index when it is damaged, once the
+// searches running on it have left, and returns its damage; or, when a
+// recovery closed the index and could not open a new one (lostIndex),
+// that damage again, for the caller to retry. Nil when there is nothing
+// to recover. The caller holds e.idx.mu.
+func (e *Engine) takeDamaged(ctx context.Context) (error, error) {
+	old := e.idx.ix
+	if old == nil {
+		if e.idx.lost == nil {
+			return nil, nil
+		}
+		return e.idx.lost.cause, nil
+	}
+	cause := old.Lexical().Damaged()
+	if cause == nil {
+		return nil, nil
+	}
+	if err := e.idx.awaitIdle(ctx); err != nil {
+		return nil, err
+	}
+	e.idx.setIndex(nil)
+	if err := old.Close(); err != nil {
+		e.log.Warn("closing the damaged lexical index", "err", err)
+	}
+	return cause, nil
+}
+
+// reopenLexical quarantines the lexical index directory, damaged by
+// cause, and opens a fresh, empty index in its place; it returns the
+// index and the quarantine path ("" when the directory was gone: removed
+// under the engine, or quarantined by a recovery whose reopening failed).
+// The caller holds e.idx.mu.
+func (e *Engine) reopenLexical(cause error) (*recall.Index, string, error) {
+	path := filepath.Join(e.dir, LexicalDir)
+	var q string
+	if _, err := os.Lstat(e.blockingPath(path)); !errors.Is(err, fs.ErrNotExist) {
+		if q, err = e.quarantine(path); err != nil {
+			return nil, "", fmt.Errorf("engine: quarantine damaged %s: %w (damage: %v)", path, err, cause)
+		}
+		e.idx.quarantined = q
+	}
+	if err := e.idx.beforeReopen(); err != nil {
+		return nil, q, fmt.Errorf("engine: reopen lexical index after quarantine: %w", err)
+	}
+	lex, err := recall.OpenLexical(path)
+	if err != nil {
+		return nil, q, fmt.Errorf("engine: reopen lexical index after quarantine: %w", diskFull(e.dir, err))
+	}
+	ix, err := recall.NewIndex(e.recallConfig(lex))
+	if err != nil {
+		lex.Close()
+		return nil, q, fmt.Errorf("engine: %w", err)
+	}
+	return ix, q, nil
 }
 
 // rebuildDamaged quarantines the damaged lexical index, rebuilds it from

@@ -44,6 +44,13 @@ type indexState struct {
 	// quarantined is where the last damaged index directory went
 	// (lexical_damage.go); "" when none was.
 	quarantined string
+	// lost is set (under mu) while no index is open because a damage
+	// recovery closed it and could not open a new one (index_lost.go).
+	lost *lostIndex
+	// reopen, when set (tests only: SetBeforeIndexReopen), runs in the
+	// damage recovery before it opens the new index; its error fails
+	// that attempt as a failed open would.
+	reopen atomic.Pointer[func() error]
 
 	kick    chan struct{} // wakes the drainer; buffered 1
 	drainMu drainLock     // one drain at a time (drainlock.go)
@@ -422,6 +429,7 @@ func (e *Engine) swapEmptyIndex(ctx context.Context, reembed bool) (*indexUse, e
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	use := e.idx.setRebuiltIndex(ix)
+	e.idx.lost = nil
 	hook(&e.idx.swapped)
 	if err := e.resetDerivedRows(ctx, reembed); err != nil {
 		// The new index stays marked unqueued (searches count every

@@ -27,7 +27,9 @@ const HealthTimeout = 5 * time.Second
 // does a stored working-memory configuration that does not build
 // (engine.ErrStoredWorkingMemory), with status "degraded" and a reason:
 // the working-memory routes answer 503 working-memory-unavailable, the
-// rest works.
+// rest works. So do recall indexes closed by a recovery that could not
+// open new ones yet (engine.IndexUnavailable: a full disk, for one):
+// searches and contexts answer without recalled messages meanwhile.
 func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), HealthTimeout)
 	defer cancel()
@@ -53,6 +55,10 @@ func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 		// the same stored configuration, so a 503 would take them all out
 		// of their load balancer for what only working memory lacks.
 		return Health{Status: "degraded", Version: s.cfg.Version, Reason: StoredWorkingMemoryDetail}, nil
+	}
+	if s.cfg.Engine.IndexUnavailable() != nil {
+		// Still 200: messages are stored and read; only recall lacks.
+		return Health{Status: "degraded", Version: s.cfg.Version, Reason: IndexUnavailableDetail}, nil
 	}
 	return Health{Status: "ok", Version: s.cfg.Version}, nil
 }

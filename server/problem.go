@@ -120,6 +120,11 @@ const WorkingMemoryOffDetail = "this server has no working memory configured; to
 	`whose "workingMemory" member gives a schema, schemaFile or template (docs/serve.md#mnemo-json; it is stored with the data, ` +
 	"and later commands on it, mnemo mcp included, use it), or set engine.Config.WorkingMemory in a Go program"
 
+// IndexUnavailableDetail is GET /healthz's reason while the recall
+// indexes are closed (engine.IndexUnavailable).
+const IndexUnavailableDetail = "the search indexes are closed: a damaged or removed index could not be rebuilt yet (a full disk, for one; " +
+	"the server log has the cause); it is retried in the background. Messages are stored and read; searches and contexts recall nothing meanwhile"
+
 // StoredWorkingMemoryDetail is the detail of the working-memory-unavailable
 // problem (engine.ErrStoredWorkingMemory, 503), the HTTP API's and the
 // MCP tools' alike; the server log has the stored configuration's fault.

@@ -1,0 +1,118 @@
+//go:build linux
+
+package server_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/server"
+)
+
+// mountTmpfs mounts a tmpfs of size bytes on a temporary directory and
+// returns it; the test skips without the right to mount (root).
+func mountTmpfs(t *testing.T, size int64) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
+		t.Skipf("cannot mount a tmpfs (%v): needs root", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	return dir
+}
+
+// fillDisk writes a file under dir until its disk is full and returns
+// the file's path.
+func fillDisk(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "filler")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				return p
+			}
+			t.Fatal(err)
+		}
+	}
+}
+
+// healthOf returns GET /healthz's status code and body.
+func healthOf(t *testing.T, h *harness) (int, server.Health) {
+	t.Helper()
+	r := h.do("GET", "/healthz", "", nil)
+	var health server.Health
+	if err := json.Unmarshal(r.body, &health); err != nil {
+		t.Fatalf("healthz %d %s: %v", r.status, r.body, err)
+	}
+	return r.status, health
+}
+
+// TestHealthIndexUnavailable: walk43 F2. index/ gone while the server
+// runs, on a disk with no room for a new one: the recovery closed the
+// index and could not open a fresh one (index_meta.json: no space left),
+// and /healthz said {"status":"ok"} while every search answered no hits.
+// Now it answers 200 degraded with IndexUnavailableDetail until the disk
+// has room again, and ok once the index is rebuilt. Needs root (a tmpfs).
+func TestHealthIndexUnavailable(t *testing.T) {
+	mnt := mountTmpfs(t, 8<<20)
+	dir := filepath.Join(mnt, "d")
+	h := newHarnessOn(t, false, server.Config{}, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	for i := range 5 {
+		h.seed("t1", "r1", "", fmt.Sprintf("zebra note %d before the deletion", i), "an answer")
+	}
+	if err := h.e.SyncIndexes(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if code, health := healthOf(t, h); code != 200 || health.Status != "ok" {
+		t.Fatalf("healthz before: %d %+v, want 200 ok", code, health)
+	}
+	// The disk fills first; index/ is then moved out of the data
+	// directory (on the same disk: no room is freed), as rm -rf would
+	// remove it.
+	filler := fillDisk(t, mnt)
+	if err := os.Rename(filepath.Join(dir, "index"), filepath.Join(mnt, "index.moved")); err != nil {
+		t.Fatal(err)
+	}
+	// The WAL has room for a small append; its indexing meets the gone
+	// index, whose recovery finds no room.
+	h.ok("POST", "/v1/threads/{thread}/messages", "/v1/threads/t1/messages", "", map[string]any{"resourceId": "r1",
+		"messages": []map[string]any{{"role": "user", "content": "zebra note after the deletion"}}}, 200)
+	deadline := time.Now().Add(90 * time.Second)
+	code, health := healthOf(t, h)
+	for health.Status == "ok" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		code, health = healthOf(t, h)
+	}
+	if code != 200 || health.Status != "degraded" || health.Reason != server.IndexUnavailableDetail {
+		t.Fatalf("healthz with the index gone and the disk full: %d %+v, want 200 degraded with IndexUnavailableDetail", code, health)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	for health.Status != "ok" && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		code, health = healthOf(t, h)
+	}
+	if code != 200 || health.Status != "ok" {
+		t.Fatalf("healthz once the disk has room: %d %+v, want 200 ok", code, health)
+	}
+	r := h.do("POST", "/v1/search", "", map[string]any{"resourceId": "r1", "query": "zebra deletion"})
+	if r.status != 200 || !strings.Contains(string(r.body), `"lexical":"ok"`) || !strings.Contains(string(r.body), "after the deletion") {
+		t.Fatalf("search after the recovery: %d %s", r.status, r.body)
+	}
+}
