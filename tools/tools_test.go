@@ -320,8 +320,9 @@ func testHandleCrashBetweenApplyAndRecord(t *testing.T, b backend) {
 	cfg := working.Config{Schema: json.RawMessage(profileSchema)}
 	reg, mem := e.registry(t, cfg, key)
 	want, _ := handle(t, reg, "run-1", call("c1", `{"city":"Lyon"}`))
-	if _, err := e.j.Forget(context.Background(), journal.ScopeTool, "run-1:c1"); err != nil {
-		t.Fatal(err)
+	// The record of run-1's call, as journal.ToolKey keys it: the lost record.
+	if n, err := e.j.Forget(context.Background(), journal.ScopeTool, `["run-1",`); err != nil || n != 1 {
+		t.Fatalf("Forget of run-1's application = %d, %v; want 1 record deleted", n, err)
 	}
 	if _, err := mem.Merge(context.Background(), key, map[string]any{"city": "Porto"}, working.Origin{}); err != nil {
 		t.Fatal(err)
