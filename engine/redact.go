@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"sync"
@@ -94,13 +95,24 @@ type PatternRedactor struct {
 
 // Redact applies every rule to s; a rule with Triggers runs only when one
 // of them occurs in s. A JSON document (a tool result, tool-call
-// arguments) is redacted value by value and stays JSON (redactDocument).
+// arguments) is redacted value by value and stays JSON (redactDocument),
+// and so is each JSON value found in other text (redactEmbedded: JSON
+// Lines, a log line's payload). Text without '{' or '[' costs two byte
+// searches more than the rules; text holding one, when no rule changed it,
+// a search for '\' and a digit run.
 func (r *PatternRedactor) Redact(s string) string {
 	r.once.Do(func() { r.pf = newPrefilter(r.Rules) })
-	if jsonDocument(s) {
+	red := r.redactText(s)
+	if strings.IndexByte(s, '{') < 0 && strings.IndexByte(s, '[') < 0 {
+		return red
+	}
+	if red == s && strings.IndexByte(s, '\\') < 0 && !digitRun(s) {
+		return s // no rule matched, and decoding would show none
+	}
+	if jsonDocument(s) && json.Valid([]byte(s)) {
 		return r.redactDocument(s)
 	}
-	return r.redactText(s)
+	return r.redactEmbedded(s, red)
 }
 
 // redactText applies the rules to s as it is.

@@ -137,3 +137,73 @@ func TestRedactCardJSONNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactJSONInText: a JSON value inside text that is no JSON document
+// is redacted as a document is (decoded, value by value): JSON Lines, a
+// document followed by a line, a log line's payload, JSON after a prefix
+// or a BOM. walk41 #7: an escaped token there ("sk\u002dproj-…",
+// "glc_ab\/cd…") was kept, as only a whole document was decoded. A
+// prefix that assigns the value to a credential name keeps the line text
+// (the rest of it is the secret), and text holding JSON without a secret
+// is kept byte for byte.
+func TestRedactJSONInText(t *testing.T) {
+	m := engine.RedactionMark
+	sk := `sk\u002dproj-` + rep("Xy12", 40)
+	glc := `glc_ab\/` + rep("cdEf", 40)
+	cases := []struct{ name, in, want string }{
+		{"json-lines", `{"a":1}` + "\n" + `{"k":"` + sk + `"}`, `{"a":1}` + "\n" + `{"k":"` + m + `"}`},
+		{"json-lines-crlf", `{"k":"` + glc + `"}` + "\r\n" + `{"k":"` + sk + `"}` + "\r\n", `{"k":"` + m + `"}` + "\r\n" + `{"k":"` + m + `"}` + "\r\n"},
+		{"then-a-line", `{"k":"` + glc + `"}` + "\nexit 0", `{"k":"` + m + `"}` + "\nexit 0"},
+		{"pretty-then-a-line", "{\n  \"a\": {\"b\": \"" + sk + "\"}\n}\nexit 0", "{\n  \"a\": {\"b\": \"" + m + "\"}\n}\nexit 0"},
+		{"log-line", `2026-12-05 INFO {"k":"` + sk + `"}`, `2026-12-05 INFO {"k":"` + m + `"}`},
+		{"log-bracket", `[INFO] {"k":"` + sk + `"} done`, `[INFO] {"k":"` + m + `"} done`},
+		{"prefix", `result: {"k":"` + sk + `"}`, `result: {"k":"` + m + `"}`},
+		{"two-values", `a=[1] b={"k":"` + sk + `"}`, `a=[1] b={"k":"` + m + `"}`},
+		{"bom", "\ufeff" + `{"k":"` + sk + `"}`, "\ufeff" + `{"k":"` + m + `"}`},
+		{"escaped-key", `{"a":1}` + "\n" + `{"pass\u0077ord":"hunter22"}`, `{"a":1}` + "\n" + `{"pass\u0077ord":"` + m + `"}`},
+		{"line-value", `{"log":"password: abcdefg","exit":0}` + "\n" + `{"a":1}`, `{"log":"password: ` + m + `","exit":0}` + "\n" + `{"a":1}`},
+		{"card-number", `{"card": 4111111111111111}` + "\n" + `{"card": 5555555555554444}`, `{"card": "` + m + `"}` + "\n" + `{"card": "` + m + `"}`},
+		{"credential-prefix", `token: {"k":"v"}`, `token: ` + m},
+		{"text-around", "see ghp_" + rep("16C7e42F292c6912E7710c838347Ae178B4a", 36) + "\n" + `{"k":"` + sk + `"}`, "see " + m + "\n" + `{"k":"` + m + `"}`},
+		{"unclosed", `{"a":"x\ny"` + "\n" + `{"k":"` + sk, `{"a":"x\ny"` + "\n" + `{"k":"` + sk},
+		{"kept-lines", `{"a":"x\ny"}` + "\n" + `[1, "caf\u00e9\t"]` + "\nexit 0", `{"a":"x\ny"}` + "\n" + `[1, "caf\u00e9\t"]` + "\nexit 0"},
+		{"kept-log", `[INFO] {"msg":"a\tb","n":1733443200123}`, `[INFO] {"msg":"a\tb","n":1733443200123}`},
+	}
+	r := engine.DefaultRedactor()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := r.Redact(c.in)
+			if got != c.want {
+				t.Errorf("Redact(%q)\n got %q\nwant %q", c.in, got, c.want)
+			}
+			if again := r.Redact(got); again != got {
+				t.Errorf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
+
+// BenchmarkRedactJSONLines measures the default redactor on tool results
+// that are JSON Lines (ten synthetic turns a result, one a line, as a
+// structured log writes them), where each line is found and redacted as a
+// document.
+func BenchmarkRedactJSONLines(b *testing.B) {
+	c, _ := synth.New(synth.Config{Messages: 1000, Resources: 1})
+	var texts []string
+	var lines []string
+	for th := range c.All() {
+		for _, m := range th.Messages {
+			out, _ := json.Marshal(map[string]any{"level": "info", "msg": m.Content, "n": len(lines)})
+			if lines = append(lines, string(out)); len(lines) == 10 {
+				texts, lines = append(texts, strings.Join(lines, "\n")), nil
+			}
+		}
+	}
+	r := engine.DefaultRedactor()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r.Redact(texts[i%len(texts)])
+		i++
+	}
+}

@@ -8,30 +8,19 @@ import (
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
-// redactDocument redacts s, a JSON document (an object or an array: a tool
-// result, tool-call arguments), value by value: each key and each string
-// decoded, so the rules see real line breaks and no escapes (a secret
-// written "sk\u002dproj-…" or "glc_ab\/cd…"); each scalar value again after
-// its key ("key": value), so a value a key names as a credential is
-// replaced ("password": "…", "password": 12345678); and each number alone
-// (redactNumber). A string the rules change is encoded again in its place
-// (without HTML escapes), a number replaced by the JSON string
-// "[REDACTED]"; every other byte of s is kept, so a document holding no
-// secret comes back as it was, and the result is JSON. Before, the rules
-// ran over the JSON text, where a value running to the end of its line
-// ("password: x1234\nother") ran to the end of the document.
-//
-// A document with no escape and no run of digits whose text no rule
-// changes is returned at the cost of one pass of the rules; text that is
-// not a JSON document is redacted as text.
+// redactDocument redacts s, a valid JSON document (an object or an array:
+// a tool result, tool-call arguments), value by value: each key and each
+// string decoded, so the rules see real line breaks and no escapes (a
+// secret written "sk\u002dproj-…" or "glc_ab\/cd…"); each scalar value
+// again after its key ("key": value), so a value a key names as a
+// credential is replaced ("password": "…", "password": 12345678); and
+// each number alone (docWalk.number). A string the rules change is encoded
+// again in its place (without HTML escapes), a number replaced by the JSON
+// string "[REDACTED]"; every other byte of s is kept, so a document
+// holding no secret comes back as it was, and the result is JSON. Before,
+// the rules ran over the JSON text, where a value running to the end of
+// its line ("password: x1234\nother") ran to the end of the document.
 func (r *PatternRedactor) redactDocument(s string) string {
-	red := r.redactText(s)
-	if red == s && strings.IndexByte(s, '\\') < 0 && !digitRun(s) {
-		return s
-	}
-	if !json.Valid([]byte(s)) {
-		return red
-	}
 	w := docWalk{r: r, s: s}
 	for i := 0; i < len(s); {
 		switch c := s[i]; {

@@ -56,6 +56,10 @@ var storedSecrets = map[string]string{
 	"result-float":  "3530111333300000",
 	// sec42: a password on one line of a tool result's string.
 	"result-pwd": "Pa55-Res-Line-Zz9",
+	// walk41 #7: escaped tokens in JSON Lines and in a log line's JSON
+	// payload (the parts after the escape).
+	"result-jsonl": rep("J50nL1n3sT41l", 40),
+	"result-log":   rep("L0gL1n3T41lAb", 40),
 }
 
 // secretObserverModel restates a secret in every observation, as a model
@@ -106,6 +110,9 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 				Metadata: map[string]any{"arr": json.RawMessage(`[` + s["metadata-card"] + `]`)}},
 			{Role: engine.RoleTool, ToolCallID: "p1", Name: "pay",
 				Content: `{"card": ` + s["result-card"] + `, "n": ` + s["result-float"] + `.0, "log": "password: ` + s["result-pwd"] + `\nok"}`},
+			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "j1", Name: "logs", Arguments: json.RawMessage(`{}`)}}},
+			{Role: engine.RoleTool, ToolCallID: "j1", Name: "logs",
+				Content: `{"a":1}` + "\n" + `{"k":"sk\u002dproj-` + s["result-jsonl"] + `"}` + "\n" + `2026-12-05 INFO {"k":"glc_ab\/` + s["result-log"] + `"}` + "\nexit 0"},
 		}
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Title: "keys " + s["title"], Messages: msgs}); err != nil {
 			t.Fatal(err)
