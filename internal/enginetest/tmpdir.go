@@ -15,6 +15,16 @@ import (
 // returns an error naming the leftovers, so that a test that does not
 // clean up fails the package.
 //
+// The new directory is made in $TMPDIR when that is set, else on a memory
+// file system when the machine has one with room (memoryTempBase: Linux's
+// /dev/shm with at least 2 GiB free), else in os.TempDir. The tests' files
+// are removed when each test ends, and a test cannot tell a disk from memory
+// short of a power cut, but the disk's fsyncs are a wait: SQLite's
+// checkpoints, the indexes' and the crash harness's logs made 43,340 of
+// them in one run of the engine's package and 29,048 in the CLI's, 3.4 ms
+// each (median) on the CI machine's disk at load 16-19 and 0.04 ms in
+// memory. TMPDIR=/tmp (or any directory) keeps the tests on that disk.
+//
 //	func TestMain(m *testing.M) {
 //		done := enginetest.PrivateTempDir()
 //		code := m.Run()
@@ -23,7 +33,16 @@ import (
 //	}
 func PrivateTempDir() func() error {
 	orig := os.TempDir()
-	dir, err := os.MkdirTemp(orig, "mnemo-test-tmp-")
+	base := orig
+	if os.Getenv("TMPDIR") == "" {
+		if mem, ok := memoryTempBase(); ok {
+			base = mem
+		}
+	}
+	dir, err := os.MkdirTemp(base, "mnemo-test-tmp-")
+	if err != nil && base != orig {
+		dir, err = os.MkdirTemp(orig, "mnemo-test-tmp-")
+	}
 	if err != nil {
 		return func() error { return err }
 	}
