@@ -213,6 +213,12 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	for _, x := range r.Dropped {
 		fmt.Fprintf(w, "  %s: %s #%d %s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, x.Preview)
 	}
+	if len(r.Unsettled) > 0 { // the calls given a synthetic "Outcome unknown" result
+		fmt.Fprintf(w, "unsettled %d:\n", len(r.Unsettled))
+	}
+	for _, x := range r.Unsettled {
+		fmt.Fprintf(w, "  %s: %s #%d %s call %s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, x.ToolCallID, x.Preview)
+	}
 	fmt.Fprintf(w, "observations %d:", r.ObservationCount)
 	for _, x := range r.Observations {
 		fmt.Fprintf(w, " %s[%s #%d–%d]", x.ID, x.ThreadID, x.FromSeq, x.ToSeq)
