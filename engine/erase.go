@@ -228,6 +228,9 @@ type eraseState struct {
 	vacuums atomic.Int64  // VACUUMs the purges ran (vacuumResidue), for the tests
 	spells  atomic.Int64  // erased ids the purges looked for in the run ids (fileHoldsResidue), for the tests
 	reads   atomic.Int64  // reads of erased texts (erasure.texts) the transactions made, for the tests
+	// composed, for the tests, is called by LoadContext once its context
+	// is composed, before its record's transaction (SetBeforeMemCtx).
+	composed atomic.Pointer[func()]
 
 	reindexed []string // the indexes the last purge rebuilt (clearIndexes; "*": every one), guarded by mu, for the tests
 }

@@ -285,3 +285,13 @@ func SetBeforeIndexReopen(e *Engine, f func() error) {
 	}
 	e.idx.reopen.Store(&f)
 }
+
+// SetBeforeMemCtx makes LoadContext call f once its context is composed,
+// before the transaction that stores its memctx record; nil removes it.
+func SetBeforeMemCtx(e *Engine, f func()) {
+	if f == nil {
+		e.erasure.composed.Store(nil)
+		return
+	}
+	e.erasure.composed.Store(&f)
+}

@@ -29,7 +29,10 @@ func (l *load) record(ctx context.Context) (*Context, error) {
 	c := compose(l.turns, observe.Render(l.obs, loc), l.wm.text, l.wm.tools, loc)
 	c.RunID = l.req.RunID
 	rec := l.memctx(c.PromptHash, render.ZoneName(loc))
-	if err := e.journal.PutMemCtx(ctx, rec, l.req.ReplaceRun); err != nil {
+	if f := e.erasure.composed.Load(); f != nil {
+		(*f)()
+	}
+	if err := e.journal.PutMemCtxChecked(ctx, rec, l.req.ReplaceRun, l.recheckErased); err != nil {
 		return nil, err
 	}
 	if !e.cfg.Retention.IsZero() {

@@ -416,14 +416,14 @@ func MemCtxKey(runID string) string { return runID + ":memctx" }
 // (ClaimRun): a run of another thread or resource is ErrRunOwned, also with
 // replace.
 func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) error {
+	return j.PutMemCtxChecked(ctx, rec, replace, nil)
+}
+
+// putMemCtx is PutMemCtxChecked (memctx_recheck.go).
+func (j *Journal) putMemCtx(ctx context.Context, rec *MemCtx, replace bool, recheck Recheck) error {
 	if rec.CreatedAt == "" {
 		rec.CreatedAt = j.now().UTC().Format(TimeLayout)
 	}
-	buf, b, err := encodeMemCtx(rec)
-	if err != nil {
-		return fmt.Errorf("journal: encode memctx %s: %w", rec.RunID, err)
-	}
-	defer memctxBufs.Put(buf) // the drivers copy b when they bind it
 	verb, upsert := "INSERT", ""
 	if replace {
 		// Postgres has no INSERT OR REPLACE: the conflicting row is
@@ -438,7 +438,7 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 	// the claim an opaque owner since).
 	put := verb + ` INTO journal (scope, key, thread_id, resource_id, output, created_at)
 		SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND thread_id = ? AND resource_id = ?)` + upsert
-	n, err := j.claimAndPut(ctx, rec, put, b)
+	n, err := j.claimAndPut(ctx, rec, put, recheck)
 	if err != nil {
 		if !replace && isUniqueViolation(err) {
 			return fmt.Errorf("%w: %s", ErrRunExists, rec.RunID)
@@ -455,24 +455,46 @@ func (j *Journal) PutMemCtx(ctx context.Context, rec *MemCtx, replace bool) erro
 }
 
 // claimAndPut runs PutMemCtx's claim (claimSQL) and its insert put of
-// the encoded record b in one write transaction, and returns how many
+// the encoded record in one write transaction, and returns how many
 // rows put wrote. The claim's owner is checked by put itself (its WHERE
 // EXISTS): a run of another thread or resource inserts no row. One
 // transaction rather than two statements of their own: on Postgres each
 // of those was a transaction of its own after the schema version check
 // (store.WriteCheck), BEGIN, check and COMMIT twice. A record that
 // exists (put's unique violation, returned as it is) rolls the claim
-// back with it: the run was claimed when that record was stored.
-func (j *Journal) claimAndPut(ctx context.Context, rec *MemCtx, put string, b []byte) (int64, error) {
+// back with it: the run was claimed when that record was stored. With
+// recheck, on Postgres, the claim also takes the run-context lock of
+// rec's resource shared (claimLockedSQL: no round trip of its own), and
+// recheck runs after it, under the lock, in statements of their own
+// (each of which sees what committed before the lock was granted); it may
+// change rec, which is encoded after it, and its error is returned as it
+// is.
+func (j *Journal) claimAndPut(ctx context.Context, rec *MemCtx, put string, recheck Recheck) (int64, error) {
 	var n int64
+	var refused error
 	err := store.RunTx(ctx, j.db, func(tx *store.Tx) error {
-		claim, err := j.stmts.InTx(ctx, tx.Tx, claimSQL)
+		locked := recheck != nil && tx.Dialect == store.Postgres
+		q, args := claimSQL, []any{rec.RunID, rec.ThreadID, rec.ResourceID, j.now().UnixMilli()}
+		if locked {
+			q, args = claimLockedSQL, append(args, RunContextLockClass, rec.ResourceID)
+		}
+		claim, err := j.stmts.InTx(ctx, tx.Tx, q)
 		if err == nil {
-			_, err = claim.ExecContext(ctx, rec.RunID, rec.ThreadID, rec.ResourceID, j.now().UnixMilli())
+			_, err = claim.ExecContext(ctx, args...)
 		}
 		if err != nil {
 			return fmt.Errorf("claim run: %w", err)
 		}
+		if locked {
+			if refused = recheck(ctx, store.Bound(tx), rec); refused != nil {
+				return refused
+			}
+		}
+		buf, b, err := encodeMemCtx(rec)
+		if err != nil {
+			return fmt.Errorf("encode: %w", err)
+		}
+		defer memctxBufs.Put(buf) // the drivers copy b when they bind it
 		st, err := j.stmts.InTx(ctx, tx.Tx, put)
 		if err != nil {
 			return err
@@ -485,6 +507,9 @@ func (j *Journal) claimAndPut(ctx context.Context, rec *MemCtx, put string, b []
 		n, err = res.RowsAffected()
 		return err
 	})
+	if refused != nil && errors.Is(err, refused) {
+		return 0, refused // recheck's, as it is
+	}
 	if err != nil {
 		return 0, fmt.Errorf("journal: store memctx %s: %w", rec.RunID, err)
 	}
