@@ -13,8 +13,9 @@ import (
 // string decoded, so the rules see real line breaks and no escapes (a
 // secret written "sk\u002dproj-…" or "glc_ab\/cd…"); each scalar value
 // again after its key ("key": value), so a value a key names as a
-// credential is replaced ("password": "…", "password": 12345678); and
-// each number alone (docWalk.number). A string the rules change is encoded
+// credential is replaced ("password": "…", "password": 12345678), as is
+// each one inside a list or an object such a key names (docWalk.under);
+// and each number alone (docWalk.number). A string the rules change is encoded
 // again in its place (without HTML escapes), a number replaced by the JSON
 // string "[REDACTED]"; every other byte of s is kept, so a document
 // holding no secret comes back as it was, and the result is JSON. Before,
@@ -54,6 +55,19 @@ type docWalk struct {
 	s    string
 	out  []byte
 	last int
+	// under holds the keys whose value, an array or an object, the walk
+	// is inside and that hold a rule's trigger, innermost last: each
+	// string and number inside is also tried after that key, so a
+	// credential the key names stays redacted in a list or an object
+	// ({"password": ["…"]}, an http.Header's {"X-Api-Key": ["…"]}), as
+	// the text pass redacted it.
+	under []underKey
+}
+
+// underKey is a key of docWalk.under and the index where its value ends.
+type underKey struct {
+	key string
+	end int
 }
 
 // put replaces s[from:to] by repl; calls come in the order of s.
@@ -87,8 +101,22 @@ func (w *docWalk) stringAt(i int) int {
 		vend := numberEnd(s, v)
 		w.number(v, vend, key, true)
 		return vend
+	case (c == '{' || c == '[') && w.r.pf.named(marshalString(key)+": "):
+		w.under = append(w.under, underKey{key, containerEnd(s, v)})
 	}
 	return v
+}
+
+// outer returns the innermost key of w.under whose value holds index i,
+// dropping those whose value ended before it.
+func (w *docWalk) outer(i int) (string, bool) {
+	for len(w.under) > 0 && w.under[len(w.under)-1].end <= i {
+		w.under = w.under[:len(w.under)-1]
+	}
+	if len(w.under) == 0 {
+		return "", false
+	}
+	return w.under[len(w.under)-1].key, true
 }
 
 // value redacts the string s[from:to] decoded, and after its key when
@@ -98,6 +126,9 @@ func (w *docWalk) value(from, to int, key string, keyed bool) {
 	red := w.r.redactText(v)
 	if keyed {
 		red = w.pairValue(key, red)
+	}
+	if k, ok := w.outer(from); ok {
+		red = w.pairValue(k, red)
 	}
 	if red != v {
 		w.put(from, to, marshalString(red))
@@ -128,22 +159,35 @@ func (w *docWalk) pairValue(key, v string) string {
 
 // number redacts the number s[from:to]: the rules see it alone, its
 // digits when it is a whole number written otherwise (wholeDigits) and,
-// when keyed, after its key; a number they change is replaced by the JSON
-// string "[REDACTED]".
+// when keyed, after its key, and after the key of w.under it is inside; a
+// number they change is replaced by the JSON string "[REDACTED]".
 func (w *docWalk) number(from, to int, key string, keyed bool) {
 	n := w.s[from:to]
 	changed := w.r.redactText(n) != n
 	if d, ok := wholeDigits(n); !changed && ok && d != n {
 		changed = w.r.redactText(d) != d
 	}
-	if prefix := marshalString(key) + ": "; !changed && keyed && w.r.pf.named(prefix) {
-		text := prefix + n
-		red := w.r.redactText(text)
-		changed = red != text && strings.HasPrefix(red, prefix)
+	if !changed && keyed {
+		changed = w.keyedNumber(key, n)
+	}
+	if k, ok := w.outer(from); !changed && ok {
+		changed = w.keyedNumber(k, n)
 	}
 	if changed {
 		w.put(from, to, `"`+RedactionMark+`"`)
 	}
+}
+
+// keyedNumber reports whether the rules change number n after key,
+// "key": n (only tried when the quoted key holds a rule's trigger).
+func (w *docWalk) keyedNumber(key, n string) bool {
+	prefix := marshalString(key) + ": "
+	if !w.r.pf.named(prefix) {
+		return false
+	}
+	text := prefix + n
+	red := w.r.redactText(text)
+	return red != text && strings.HasPrefix(red, prefix)
 }
 
 // wholeDigits returns the digits of JSON number n when its value is a
@@ -210,6 +254,25 @@ func jsonStringEnd(s string, start int) int {
 		}
 	}
 	return end
+}
+
+// containerEnd returns the index after the JSON object or array opening
+// at s[start] (s is valid JSON).
+func containerEnd(s string, start int) int {
+	depth := 0
+	for i := start; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			i = jsonStringEnd(s, i)
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(s)
 }
 
 // numberEnd returns the index after the JSON number starting at s[start].

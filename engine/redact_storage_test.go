@@ -60,6 +60,10 @@ var storedSecrets = map[string]string{
 	// payload (the parts after the escape).
 	"result-jsonl": rep("J50nL1n3sT41l", 40),
 	"result-log":   rep("L0gL1n3T41lAb", 40),
+	// rev43: a value a credential key names that is a list (arguments,
+	// an http.Header in a tool result).
+	"args-pwlist":   "Pw-List-Zz9-abcd",
+	"result-header": "Hdr-Key-Zz9-abcdef",
 }
 
 // secretObserverModel restates a secret in every observation, as a model
@@ -113,6 +117,8 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "j1", Name: "logs", Arguments: json.RawMessage(`{}`)}}},
 			{Role: engine.RoleTool, ToolCallID: "j1", Name: "logs",
 				Content: `{"a":1}` + "\n" + `{"k":"sk\u002dproj-` + s["result-jsonl"] + `"}` + "\n" + `2026-12-05 INFO {"k":"glc_ab\/` + s["result-log"] + `"}` + "\nexit 0"},
+			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "h1", Name: "fetch", Arguments: json.RawMessage(`{"password":["` + s["args-pwlist"] + `"]}`)}}},
+			{Role: engine.RoleTool, ToolCallID: "h1", Name: "fetch", Content: `{"headers":{"X-Api-Key":["` + s["result-header"] + `"]},"status":200}`},
 		}
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Title: "keys " + s["title"], Messages: msgs}); err != nil {
 			t.Fatal(err)

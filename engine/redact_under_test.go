@@ -1,0 +1,49 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// TestRedactCredentialKeyContainer: a value a key names as a credential is
+// redacted when it is a list or an object, as when it is a string: each
+// string and number inside is tried after the key. The value-by-value walk
+// (dc2069e) tried a key only with a string or number right after it, so
+// {"password": ["hunter2hunter2"]} and an http.Header's
+// {"X-Api-Key": ["…"]} were stored in clear, where the text pass before it
+// had removed them.
+func TestRedactCredentialKeyContainer(t *testing.T) {
+	m := `"` + engine.RedactionMark + `"`
+	cases := []struct{ name, in, want string }{
+		{"list", `{"password": ["hunter2hunter2"]}`, `{"password": [` + m + `]}`},
+		{"header", `{"headers":{"X-Api-Key":["abcd1234efgh5678"],"Accept":["text/plain"]}}`,
+			`{"headers":{"X-Api-Key":[` + m + `],"Accept":["text/plain"]}}`},
+		{"object", `{"secret": {"value": "hunter2hunter2", "version": 3}, "user": "bob"}`,
+			`{"secret": {"value": ` + m + `, "version": 3}, "user": "bob"}`},
+		{"nested-list", `[{"api_key": [["abcd1234efgh5678"], 12345678]}, "abcd1234efgh5678"]`,
+			`[{"api_key": [[` + m + `], ` + m + `]}, "abcd1234efgh5678"]`},
+		{"after-the-list", `{"token": ["abcd1234efgh5678"], "next": ["plain value here"]}`,
+			`{"token": [` + m + `], "next": ["plain value here"]}`},
+		{"brackets-in-strings", `{"password": ["a]}b{[", "hunter2hunter2"], "x": ["kept value"]}`,
+			`{"password": [` + m + `, ` + m + `], "x": ["kept value"]}`},
+		{"plain-key", `{"tags": ["hunter2hunter2"], "n": [12345678]}`, `{"tags": ["hunter2hunter2"], "n": [12345678]}`},
+		{"embedded", "log: {\"password\": [\"hunter2hunter2\"]}\nexit 0", "log: {\"password\": [" + m + "]}\nexit 0"},
+	}
+	r := engine.DefaultRedactor()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := r.Redact(c.in)
+			if got != c.want {
+				t.Errorf("Redact(%q)\n got %q\nwant %q", c.in, got, c.want)
+			}
+			if json.Valid([]byte(c.in)) && !json.Valid([]byte(got)) {
+				t.Errorf("no longer JSON: %q", got)
+			}
+			if again := r.Redact(got); again != got {
+				t.Errorf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
