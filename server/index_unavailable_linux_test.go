@@ -116,3 +116,48 @@ func TestHealthIndexUnavailable(t *testing.T) {
 		t.Fatalf("search after the recovery: %d %s", r.status, r.body)
 	}
 }
+
+// TestAppendDiskFull: walk43 F9. An append that finds the data
+// directory's disk full (engine.ErrNoSpace) answered 500 "internal"
+// ("the request failed; the server log has the cause"). Now it is 507
+// insufficient-storage saying nothing was stored and naming no path;
+// the server still answers reads, and once there is room the append is
+// stored. Needs root (a tmpfs).
+func TestAppendDiskFull(t *testing.T) {
+	mnt := mountTmpfs(t, 8<<20)
+	h := newHarnessOn(t, false, server.Config{}, engine.Config{Dir: filepath.Join(mnt, "d"), Embedder: recall.HashEmbedder{}})
+	h.seed("t1", "r1", "", "zebra note before the disk filled")
+	filler := fillDisk(t, mnt)
+	big := strings.Repeat("night train to Porto, window seat. ", 2000)
+	var r response
+	for i := 0; i < 100; i++ {
+		r = h.do("POST", "/v1/threads/t1/messages", "", map[string]any{"resourceId": "r1",
+			"messages": []map[string]any{{"role": "user", "content": fmt.Sprintf("%d %s", i, big)}}})
+		if r.status != 200 {
+			break
+		}
+	}
+	p := r.problem(t)
+	if r.status != 507 || !strings.HasSuffix(p.Type, "/insufficient-storage") || p.Detail != server.NoSpaceDetail || strings.Contains(string(r.body), mnt) {
+		t.Fatalf("append on a full disk: %d %s, want 507 insufficient-storage with NoSpaceDetail and no path", r.status, r.body)
+	}
+	if r := h.do("POST", "/v1/search", "", map[string]any{"resourceId": "r1", "query": "zebra"}); r.status != 200 {
+		t.Errorf("search on the full disk: %d %s, want 200", r.status, r.body)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	h.ok("POST", "/v1/threads/{thread}/messages", "/v1/threads/t1/messages", "", map[string]any{"resourceId": "r1",
+		"messages": []map[string]any{{"role": "user", "content": "stored once there is room"}}}, 200)
+	// The rows the drainer deferred on the full disk fall due with its
+	// backoff; then the directory checks clean.
+	var err error
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if err = h.e.SyncIndexes(t.Context()); err == nil {
+			if err = h.e.Check(t.Context()); err == nil {
+				return
+			}
+		}
+	}
+	t.Fatalf("check once there is room: %v", err)
+}

@@ -76,8 +76,16 @@ var (
 	// (a newer build's, say), which no request can change and a server of
 	// that build, or a restart with --config, can: 503, as a schema a
 	// newer build migrated (a bare 500 "internal" before).
-	kindStoredWM    = kind{"working-memory-unavailable", http.StatusServiceUnavailable, "Working memory is unavailable"}
-	kindQuota       = kind{"quota-exceeded", http.StatusTooManyRequests, "Storage quota exceeded"}
+	kindStoredWM = kind{"working-memory-unavailable", http.StatusServiceUnavailable, "Working memory is unavailable"}
+	kindQuota    = kind{"quota-exceeded", http.StatusTooManyRequests, "Storage quota exceeded"}
+	// kindNoSpace is engine.ErrNoSpace: the disk of the server's data
+	// directory is full and the write was rolled back. 507 (RFC 4918,
+	// "unable to store the representation"), not 503 with Retry-After:
+	// a full disk clears when an operator frees space, not in seconds,
+	// and no other server of a SQLite directory can take the write, so a
+	// client or load balancer retrying on the 503 would only repeat it.
+	// A 500 "internal" before, though nothing was wrong with mnemo.
+	kindNoSpace     = kind{"insufficient-storage", http.StatusInsufficientStorage, "Server disk full"}
 	kindTooMany     = kind{"too-many-failures", http.StatusTooManyRequests, "Too many failed authentications"}
 	kindUnavailable = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
 	// kindTimeout is a request that ran past Config.RequestTimeout.
@@ -119,6 +127,12 @@ func (e *apiError) Is(target error) bool { return target == ErrNotFound && e.kin
 const WorkingMemoryOffDetail = "this server has no working memory configured; to turn it on, start mnemo serve once with --config FILE " +
 	`whose "workingMemory" member gives a schema, schemaFile or template (docs/serve.md#mnemo-json; it is stored with the data, ` +
 	"and later commands on it, mnemo mcp included, use it), or set engine.Config.WorkingMemory in a Go program"
+
+// NoSpaceDetail is the detail of the insufficient-storage problem
+// (engine.ErrNoSpace, 507), the HTTP API's and the MCP tools' alike; the
+// server log names the disk.
+const NoSpaceDetail = "the server's disk is full: the write was refused and rolled back, nothing of this request was stored; " +
+	"send it again once the server's operator has freed space (the server log names the disk)"
 
 // IndexUnavailableDetail is GET /healthz's reason while the recall
 // indexes are closed (engine.IndexUnavailable).
@@ -254,6 +268,9 @@ func classify(err error) *apiError {
 		return workingProblem(err)
 	case errors.Is(err, engine.ErrQuotaExceeded):
 		return quotaExceeded(err)
+	case errors.Is(err, engine.ErrNoSpace):
+		// The engine's error names the disk: the operator's, in the log.
+		return &apiError{kind: kindNoSpace, detail: NoSpaceDetail, cause: err}
 	case errors.As(err, &at):
 		// Refused rather than cut: a context answer that left hits out
 		// would be a prompt the caller did not ask for; the caller lowers

@@ -47,6 +47,7 @@ func TestProblemStatus(t *testing.T) {
 		{"WorkingRefused", working.ErrTooLarge, 422, ""},
 		{"WorkingKey", working.ErrInvalidKey, 400, "scope"},
 		{"Quota", engine.ErrQuotaExceeded, 429, "messages"},
+		{"NoSpace", engine.ErrNoSpace, 507, ""},
 		{"AnswerTooLarge", &engine.AnswerTooLargeError{Limit: 10, Fields: []string{"recall.topK"}}, 422, "recall.topK"},
 		{"ReplayTooLarge", &engine.ReplayTooLargeError{RunID: "r", Limit: 10}, 422, ""},
 		{"EraseBusy", engine.ErrEraseBusy, 503, ""},
