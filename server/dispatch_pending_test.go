@@ -30,8 +30,15 @@ func TestAppendDispatchPending(t *testing.T) {
 	}
 	p := r.problem(t)
 	if p.Type != server.ProblemTypeBase+"conflict" || p.Field != "messages[0].toolCalls" ||
-		!strings.Contains(p.Detail, `call "call_0"`) || !strings.Contains(p.Detail, `run "run-1"`) || !strings.Contains(p.Detail, "settle it first") {
+		!strings.Contains(p.Detail, `call "call_0"`) || !strings.Contains(p.Detail, `run "run-1"`) {
 		t.Fatalf("problem %+v", p)
+	}
+	// walk43 F6: the detail told an API client to call SettleDispatch, a
+	// Go call it has no route for; it says what the client can do.
+	want := `answer the pending call first with a tool message {"role":"tool","toolCallId":"call_0","content":…} holding its outcome ` +
+		`(earlier in this append, or in one before it), or give the new call another id`
+	if !strings.HasSuffix(p.Detail, want) || strings.Contains(p.Detail, "SettleDispatch") {
+		t.Errorf("detail %q, want it to end %q and not name SettleDispatch", p.Detail, want)
 	}
 	h.validate("POST", "/v1/threads/{thread}/messages", r)
 }

@@ -324,13 +324,28 @@ func callConflict(err error) *apiError {
 	var cd *engine.CallDispatchedError
 	switch {
 	case errors.As(err, &pe):
-		return &apiError{kind: kindConflict, field: fmt.Sprintf("messages[%d].toolCalls", pe.Index), detail: strings.TrimPrefix(pe.Error(), "engine: ")}
+		return &apiError{kind: kindConflict, field: fmt.Sprintf("messages[%d].toolCalls", pe.Index), detail: pendingDetail(pe)}
 	case errors.As(err, &co):
 		return &apiError{kind: kindConflict, field: co.Field(), detail: strings.TrimPrefix(co.Error(), "engine: ")}
 	case errors.As(err, &cd):
 		return &apiError{kind: kindConflict, field: "callId", detail: strings.TrimPrefix(cd.Error(), "engine: ")}
 	}
 	return nil
+}
+
+// engineSettleAdvice is the end of DispatchPendingError's text, which
+// names SettleDispatch, a call of the Go library that the API and the MCP
+// tools do not offer.
+const engineSettleAdvice = "settle it first (SettleDispatch) or give the new call another id"
+
+// pendingDetail is the detail of a DispatchPendingError for a client of
+// the API or the MCP tools: the engine's words, with what such a client
+// can do instead of SettleDispatch: answer the pending call with a tool
+// message (docs/working-memory.md, "Side-effecting tools").
+func pendingDetail(pe *engine.DispatchPendingError) string {
+	advice := fmt.Sprintf(`answer the pending call first with a tool message {"role":"tool","toolCallId":%q,"content":…} holding its outcome `+
+		`(earlier in this append, or in one before it), or give the new call another id`, pe.CallID)
+	return strings.Replace(strings.TrimPrefix(pe.Error(), "engine: "), engineSettleAdvice, advice, 1)
 }
 
 // quotaExceeded is the 429 problem of an append that
