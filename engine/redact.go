@@ -56,10 +56,23 @@ type Rule struct {
 	// may, when not nil, is a cheap test that s may hold a match (a
 	// default rule's own prefilter: cardRule's digit run).
 	may func(s string) bool
+	// again: apply the rule again after a change, as a match may take the
+	// '_' that begins the next one (a vendor rule's rightEdge:
+	// AKIA…_AKIA…); each pass replaces a token, so the passes end.
+	again bool
 }
 
 // apply replaces the verified matches of r in s.
 func (r *Rule) apply(s string) string {
+	out := r.applyOnce(s)
+	for r.again && out != s {
+		s, out = out, r.applyOnce(out)
+	}
+	return out
+}
+
+// applyOnce replaces the verified matches of r in s, in one pass.
+func (r *Rule) applyOnce(s string) string {
 	if r.may != nil && !r.may(s) {
 		return s
 	}

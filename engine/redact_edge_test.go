@@ -172,3 +172,42 @@ func TestAppendTokenAfterJSONEscape(t *testing.T) {
 		t.Fatalf("%d messages stored", len(ms))
 	}
 }
+
+// TestRedactTokenGluedRight: a token whose characters exclude '_' is
+// redacted when a word is glued to it on the right by '_' (AKIA…_old),
+// the '_' and the word kept, and so are two such tokens glued together;
+// a fixed-length AWS key id followed by one more key character is no key.
+// Before, these rules ended in \b, which a '_' after the token is not.
+// Tokens whose characters include '_' (Google API keys, SendGrid) still
+// end at a word's end: the glued word cannot be told from the token.
+func TestRedactTokenGluedRight(t *testing.T) {
+	glued := map[string]bool{"aws-access-key-id": true, "huggingface-token": true, "npm-token": true, "shopify": true,
+		"digitalocean": true, "databricks": true, "grafana/sa": true, "postman": true, "linear": true, "notion": true,
+		"notion/secret": true, "mailchimp": true, "llm-provider-key/groq": true, "llm-provider-key/xai": true,
+		"llm-provider-key/replicate": true, "llm-provider-key/perplexity": true, "newrelic": true, "age-secret-key": true}
+	r := engine.DefaultRedactor()
+	m := engine.RedactionMark
+	n := 0
+	for _, c := range edgeTokens {
+		if !glued[c.rule] {
+			continue
+		}
+		n++
+		for in, want := range map[string]string{
+			c.token + "_old":                       m + "_old",
+			"key " + c.token + "_" + c.token + ".": "key " + m + "_" + m + ".",
+		} {
+			if got := r.Redact(in); got != want {
+				t.Errorf("%s: Redact(%q)\n got %q\nwant %q", c.rule, in, got, want)
+			}
+		}
+	}
+	if n != len(glued) {
+		t.Fatalf("%d of %d rules found in edgeTokens", n, len(glued))
+	}
+	for _, keep := range []string{"AKIAIOSFODNN7WALK40QX_old", "AIza" + rep("SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", 35) + "_old"} {
+		if got := r.Redact(keep); got != keep {
+			t.Errorf("Redact(%q) = %q, want it kept", keep, got)
+		}
+	}
+}

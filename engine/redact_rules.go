@@ -135,8 +135,17 @@ const leftEdge = `(?P<edge>^|[^A-Za-z0-9]|\\[nrtbf]|\\u[0-9A-Fa-f]{4})`
 // vendor is a token with a documented fixed prefix; pattern is its
 // alternatives, each after leftEdge, and the whole token is replaced.
 func vendor(name, pattern string, triggers ...string) Rule {
-	return Rule{Name: name, Pattern: mustRe(leftEdge + `(?:` + pattern + `)`), Replacement: "${edge}" + RedactionMark, Triggers: triggers}
+	return Rule{Name: name, Pattern: mustRe(leftEdge + `(?:` + pattern + `)`), Replacement: "${edge}" + RedactionMark + "${right}", Triggers: triggers, again: true}
 }
+
+// rightEdge ends a token whose characters exclude '_' (a fixed-length
+// AWS key id, an npm token): a word boundary, or a '_' that glues a word
+// to it on the right (AKIA…_old), kept by the replacement (group right).
+// Before, such tokens ended in \b, which a '_' after them is not, so
+// AKIA…_old was kept. A token whose characters include '_' (Google API
+// keys, SendGrid) still ends in \b: its last characters and a glued word
+// cannot be told apart.
+const rightEdge = `(?:\b|(?P<right>_))`
 
 // vendorRules recognise tokens by their documented prefixes, one vendor
 // family after the other (the order in which they run).
@@ -168,7 +177,7 @@ func devPlatformRules() []Rule {
 	return []Rule{
 		// AWS IAM "Unique identifier prefixes": AKIA (access key), ASIA
 		// (temporary), ABIA, ACCA.
-		vendor("aws-access-key-id", `(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, "akia", "asia", "abia", "acca"),
+		vendor("aws-access-key-id", `(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}`+rightEdge, "akia", "asia", "abia", "acca"),
 		// GitHub "About authentication to GitHub": ghp_, gho_, ghu_, ghs_,
 		// ghr_, github_pat_.
 		vendor("github-token", `(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}`, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
@@ -176,9 +185,9 @@ func devPlatformRules() []Rule {
 		vendor("gitlab-token", `gl(?:pat|dt|rt|rtr|ptt|ft|imt|cbt|oas|agent|soat|ffct|wt)-[0-9A-Za-z_-]{20,}`,
 			"glpat-", "gldt-", "glrt-", "glrtr-", "glptt-", "glft-", "glimt-", "glcbt-", "gloas-", "glagent-", "glsoat-", "glffct-", "glwt-"),
 		// Hugging Face "User access tokens": hf_ and 34 letters.
-		vendor("huggingface-token", `hf_[A-Za-z0-9]{30,}\b`, "hf_"),
+		vendor("huggingface-token", `hf_[A-Za-z0-9]{30,}`+rightEdge, "hf_"),
 		// npm "About access tokens": npm_ and 36 base62 characters.
-		vendor("npm-token", `npm_[A-Za-z0-9]{36}\b`, "npm_"),
+		vendor("npm-token", `npm_[A-Za-z0-9]{36}`+rightEdge, "npm_"),
 		// PyPI "API tokens": pypi- and a macaroon ("AgE…").
 		vendor("pypi-token", `pypi-AgE[A-Za-z0-9_-]{50,}`, "pypi-age"),
 		// Slack "Token types": xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-,
@@ -199,32 +208,32 @@ func saasRules() []Rule {
 		// SendGrid "API keys": SG.<22>.<43>.
 		vendor("sendgrid", `SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`, "sg."),
 		// Shopify "Access tokens": shpat_, shpca_, shppa_, shpss_ and 32 hex.
-		vendor("shopify", `shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, "shpat_", "shpca_", "shppa_", "shpss_"),
+		vendor("shopify", `shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`+rightEdge, "shpat_", "shpca_", "shppa_", "shpss_"),
 		// DigitalOcean "Personal access tokens": dop_v1_, doo_v1_, dor_v1_.
-		vendor("digitalocean", `do[por]_v1_[a-f0-9]{64}\b`, "_v1_"),
+		vendor("digitalocean", `do[por]_v1_[a-f0-9]{64}`+rightEdge, "_v1_"),
 		// Databricks "Personal access tokens": dapi and 32 hex.
-		vendor("databricks", `dapi[a-f0-9]{32}(?:-\d+)?\b`, "dapi"),
+		vendor("databricks", `dapi[a-f0-9]{32}(?:-\d+)?`+rightEdge, "dapi"),
 		// Atlassian "API tokens": ATATT3….
 		vendor("atlassian", `ATATT3[A-Za-z0-9_=-]{20,}`, "atatt3"),
 		// Square "Access tokens": sq0atp-, sq0csp-.
 		vendor("square", `sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}`, "sq0"),
 		// Grafana Cloud access policy tokens (glc_) and service account
 		// tokens (glsa_).
-		vendor("grafana", `glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b`, "glc_", "glsa_"),
+		vendor("grafana", `glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}`+rightEdge, "glc_", "glsa_"),
 		// Docker Hub "Personal access tokens" and organisation tokens.
 		vendor("docker-hub", `dckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}`, "dckr_"),
 		// Doppler "Token formats": dp.pt., dp.st., dp.sa., dp.ct., dp.scim.,
 		// dp.audit.
 		vendor("doppler", `dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}`, "dp."),
 		// Postman "API keys": PMAK-<24 hex>-<34 hex>.
-		vendor("postman", `PMAK-[a-f0-9]{24}-[a-f0-9]{34}\b`, "pmak-"),
+		vendor("postman", `PMAK-[a-f0-9]{24}-[a-f0-9]{34}`+rightEdge, "pmak-"),
 		// Linear "API": personal keys lin_api_.
-		vendor("linear", `lin_api_[A-Za-z0-9]{40}\b`, "lin_api_"),
+		vendor("linear", `lin_api_[A-Za-z0-9]{40}`+rightEdge, "lin_api_"),
 		// Notion "Authorization": integration tokens ntn_ (and the older
 		// secret_ with 43 characters).
-		vendor("notion", `ntn_[A-Za-z0-9]{40,}\b|secret_[A-Za-z0-9]{43}\b`, "ntn_", "secret_"),
+		vendor("notion", `ntn_[A-Za-z0-9]{40,}`+rightEdge+`|secret_[A-Za-z0-9]{43}`+rightEdge, "ntn_", "secret_"),
 		// Mailchimp Marketing API keys: 32 hex and the data centre (-us6).
-		vendor("mailchimp", `[0-9a-f]{32}-us\d{1,2}\b`, "-us"),
+		vendor("mailchimp", `[0-9a-f]{32}-us\d{1,2}`+rightEdge, "-us"),
 	}
 }
 
@@ -234,7 +243,7 @@ func saasRules() []Rule {
 func infraRules() []Rule {
 	return []Rule{
 		// Groq (gsk_), xAI (xai-), Replicate (r8_), Perplexity (pplx-) API keys.
-		vendor("llm-provider-key", `gsk_[A-Za-z0-9]{40,}\b|xai-[A-Za-z0-9]{60,}\b|r8_[A-Za-z0-9]{30,}\b|pplx-[A-Za-z0-9]{40,}\b`, "gsk_", "xai-", "r8_", "pplx-"),
+		vendor("llm-provider-key", `gsk_[A-Za-z0-9]{40,}`+rightEdge+`|xai-[A-Za-z0-9]{60,}`+rightEdge+`|r8_[A-Za-z0-9]{30,}`+rightEdge+`|pplx-[A-Za-z0-9]{40,}`+rightEdge, "gsk_", "xai-", "r8_", "pplx-"),
 		// Sentry "Auth tokens": sntrys_ (organisation), sntryu_ (user).
 		vendor("sentry", `sntry[su]_[A-Za-z0-9+/=_-]{40,}`, "sntry"),
 		// HashiCorp Vault "Tokens": service hvs., batch hvb., recovery hvr.
@@ -244,9 +253,9 @@ func infraRules() []Rule {
 		// Heroku "API tokens" (HRKU-…).
 		vendor("heroku", `HRKU-[A-Za-z0-9_-]{20,}`, "hrku-"),
 		// New Relic "API keys": user keys NRAK- and 27 characters.
-		vendor("newrelic", `NRAK-[A-Z0-9]{27}\b`, "nrak-"),
+		vendor("newrelic", `NRAK-[A-Z0-9]{27}`+rightEdge, "nrak-"),
 		// age (age-encryption.org/v1): Bech32 "AGE-SECRET-KEY-1…".
-		vendor("age-secret-key", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`, "age-secret-key-1"),
+		vendor("age-secret-key", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`+rightEdge, "age-secret-key-1"),
 		// Microsoft Entra ID (Azure AD) client secrets: three characters, a
 		// digit, "Q~", then 31–34 characters.
 		vendor("azure-ad-client-secret", `[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`, "q~"),

@@ -64,6 +64,8 @@ var storedSecrets = map[string]string{
 	// an http.Header in a tool result).
 	"args-pwlist":   "Pw-List-Zz9-abcd",
 	"result-header": "Hdr-Key-Zz9-abcdef",
+	// sec42: a key id glued on its right by '_'.
+	"right-glued": "AKIAGLUEDRIGHT12345X",
 }
 
 // secretObserverModel restates a secret in every observation, as a model
@@ -119,6 +121,7 @@ func TestSecretsNeverReachStorage(t *testing.T) {
 				Content: `{"a":1}` + "\n" + `{"k":"sk\u002dproj-` + s["result-jsonl"] + `"}` + "\n" + `2026-12-05 INFO {"k":"glc_ab\/` + s["result-log"] + `"}` + "\nexit 0"},
 			{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "h1", Name: "fetch", Arguments: json.RawMessage(`{"password":["` + s["args-pwlist"] + `"]}`)}}},
 			{Role: engine.RoleTool, ToolCallID: "h1", Name: "fetch", Content: `{"headers":{"X-Api-Key":["` + s["result-header"] + `"]},"status":200}`},
+			{Role: engine.RoleUser, Content: "the old key " + s["right-glued"] + "_backup is revoked"},
 		}
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Title: "keys " + s["title"], Messages: msgs}); err != nil {
 			t.Fatal(err)
