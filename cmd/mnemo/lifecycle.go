@@ -177,6 +177,9 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 			}
 		}
 	}
+	if err == nil {
+		c.finished()
+	}
 	return err
 }
 

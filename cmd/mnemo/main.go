@@ -41,11 +41,24 @@ func main() {
 	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	got := stopOnSignal(cancel, m.Running)
 	code := m.Run(ctx, os.Args[1:])
-	if sig := got(); sig != nil {
-		code = exitCode(sig)
-	}
-	os.Exit(code)
+	os.Exit(m.exitAfter(code, got()))
 }
+
+// exitAfter is the process's exit code once the command returned code,
+// sig being the signal received meanwhile (nil for none): exitCode(sig)
+// (130, 143), unless the command succeeded after its result was complete
+// (finished), the signal having cut only its close: then code, 0.
+func (m *Main) exitAfter(code int, sig os.Signal) int {
+	if sig == nil || (code == 0 && m.complete.Load()) {
+		return code
+	}
+	return exitCode(sig)
+}
+
+// finished records that the command's result is complete and printed: a
+// SIGINT or SIGTERM after it (while the engine closes) no longer makes
+// the exit code 130 or 143 (exitAfter).
+func (m *Main) finished() { m.complete.Store(true) }
 
 // Main runs one mnemo command. Its fields are the process environment, so
 // tests can run commands in-process.
@@ -68,6 +81,9 @@ type Main struct {
 	Embedder string
 
 	command string // the running subcommand, for the lock file
+	// complete is set (finished) once the command's result is complete and
+	// printed.
+	complete atomic.Bool
 	// sub is the running command with its subcommand ("wm set", "models
 	// fetch"; Main.flags sets it), which its errors are said under; ""
 	// for a command without one.

@@ -36,7 +36,11 @@ func (c *VacuumCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return c.printJSON(res)
+		if err := c.printJSON(res); err != nil {
+			return err
+		}
+		c.finished()
+		return nil
 	}
 	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "table\tbefore\tafter\t")
@@ -50,6 +54,7 @@ func (c *VacuumCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	c.explainVacuum(res.Backend, *full)
+	c.finished()
 	return nil
 }
 
