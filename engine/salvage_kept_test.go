@@ -29,6 +29,19 @@ func TestKeptDamagedSalvage(t *testing.T) {
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("a", "a secret about the walrus")}}); err != nil {
 		t.Fatal(err)
 	}
+	// The schema and the first append into mnemo.db before the copy: the
+	// drainer checkpoints (and may empty the WAL) after each batch, and a
+	// copy of mnemo.db read before such a checkpoint beside a WAL read
+	// after it held no schema at all ("the damaged file holds no mnemo
+	// schema", once in a loaded whole-engine run). The late append stays
+	// in the WAL, or is checkpointed into a file that already has the rest.
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	truncateWAL(t, filepath.Join(live, engine.DatabaseFile))
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("b", "a late message about the walrus")}}); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	for _, f := range []string{engine.DatabaseFile, engine.DatabaseFile + "-wal", engine.DatabaseFile + "-shm"} {
 		b, err := os.ReadFile(filepath.Join(live, f))
