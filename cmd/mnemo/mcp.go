@@ -68,7 +68,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	}
 	// The engine's warnings and the MCP server's go to standard error
 	// (standard output is the protocol's); the engine's went nowhere before.
-	log := slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := slog.New(stopNotError{slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})})
 	events := startEventLog(log) // an expiry or a quota's eviction is logged (a warning)
 	defer events.Stop()
 	e, err := c.openService(ctx, log, events.ch) // the observer runs as under mnemo serve
