@@ -64,6 +64,9 @@ func (e *Engine) Ping(ctx context.Context) error {
 		return fmt.Errorf("%w: SQLite reported a damaged page of %s since the engine opened; restore it from a backup, or stop the service and run mnemo salvage",
 			ErrDatabaseCorrupt, filepath.Join(e.dir, DatabaseFile))
 	}
+	if err := e.unlinkedDatabase(); err != nil {
+		return err
+	}
 	if err := e.ms.Ping(ctx); err != nil {
 		return fmt.Errorf("engine: ping: %w", err)
 	}

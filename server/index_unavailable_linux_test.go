@@ -161,3 +161,23 @@ func TestAppendDiskFull(t *testing.T) {
 	}
 	t.Fatalf("check once there is room: %v", err)
 }
+
+// TestHealthDatabaseUnlinked: walk43 F3. mnemo.db removed while the
+// server runs: /healthz said "the database file was found damaged;
+// restore it from a backup or run mnemo salvage" (a new, empty file had
+// been created beside the old WAL). Now it is 503 saying the file was
+// removed and to copy it out before stopping the server.
+func TestHealthDatabaseUnlinked(t *testing.T) {
+	dir := t.TempDir()
+	h := newHarnessOn(t, false, server.Config{}, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	h.seed("t1", "r1", "", "before the removal")
+	if err := os.Remove(filepath.Join(dir, engine.DatabaseFile)); err != nil {
+		t.Fatal(err)
+	}
+	r := h.do("GET", "/healthz", "", nil)
+	p := r.problem(t)
+	if r.status != 503 || !strings.Contains(p.Detail, "was removed") || !strings.Contains(p.Detail, "copy it out") || strings.Contains(p.Detail, "salvage") {
+		t.Fatalf("healthz with mnemo.db removed: %d %s, want 503 saying it was removed and to copy it out", r.status, r.body)
+	}
+	h.e.Close() // nothing to check: the file is gone
+}

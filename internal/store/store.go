@@ -57,6 +57,12 @@ func OpenAt(ctx context.Context, path string, version int) (*sql.DB, error) {
 			"synchronous(NORMAL)",
 		},
 		"_txlock": {"immediate"},
+		// touch made the file: every connection of the pool opens it
+		// without create, so one opened after mnemo.db was removed fails
+		// (SQLITE_CANTOPEN) instead of creating a new, empty database
+		// (umask's 0644) beside the old WAL, which was then reported
+		// damaged (walk43 F3).
+		"mode": {"rw"},
 	}.Encode()
 	db, err := openWatched(dsn, path, walDamage) // damage.go
 	if err != nil {
