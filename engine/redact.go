@@ -112,15 +112,16 @@ type PatternRedactor struct {
 // and so is each JSON value found in other text (redactEmbedded: JSON
 // Lines, a log line's payload). Text without '{' or '[' costs two byte
 // searches more than the rules; text holding one, when no rule changed it,
-// a search for '\' and a digit run.
+// a search for '\', a digit run and a secret's key before a list or an
+// object (keyedContainer).
 func (r *PatternRedactor) Redact(s string) string {
 	r.once.Do(func() { r.pf = newPrefilter(r.Rules) })
 	red := r.redactText(s)
 	if strings.IndexByte(s, '{') < 0 && strings.IndexByte(s, '[') < 0 {
 		return red
 	}
-	if red == s && strings.IndexByte(s, '\\') < 0 && !digitRun(s) {
-		return s // no rule matched, and decoding would show none
+	if red == s && strings.IndexByte(s, '\\') < 0 && !digitRun(s) && !r.keyedContainer(s) {
+		return s // no rule matched, and decoding or a key's list would show none
 	}
 	if jsonDocument(s) && json.Valid([]byte(s)) {
 		return r.redactDocument(s)

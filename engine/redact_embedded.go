@@ -46,10 +46,11 @@ func (r *PatternRedactor) redactEmbedded(s, red string) string {
 }
 
 // redactValue redacts v, a JSON value found in text, as a document; one
-// with no escape and no run of digits that the rules leave alone is kept
+// with no escape, no run of digits and no secret's key before a list or
+// an object (keyedContainer) that the rules leave alone is kept
 // at the cost of one pass of the rules (as Redact keeps a document).
 func (r *PatternRedactor) redactValue(v string) string {
-	if strings.IndexByte(v, '\\') < 0 && !digitRun(v) && r.redactText(v) == v {
+	if strings.IndexByte(v, '\\') < 0 && !digitRun(v) && !r.keyedContainer(v) && r.redactText(v) == v {
 		return v
 	}
 	return r.redactDocument(v)

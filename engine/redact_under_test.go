@@ -30,6 +30,14 @@ func TestRedactCredentialKeyContainer(t *testing.T) {
 			`{"password": [` + m + `, ` + m + `], "x": ["kept value"]}`},
 		{"plain-key", `{"tags": ["hunter2hunter2"], "n": [12345678]}`, `{"tags": ["hunter2hunter2"], "n": [12345678]}`},
 		{"embedded", "log: {\"password\": [\"hunter2hunter2\"]}\nexit 0", "log: {\"password\": [" + m + "]}\nexit 0"},
+		// Pretty-printed (Python's json.dumps(indent=2)): no rule matches the
+		// text, no escape, no digit run; only the key before the list shows
+		// the secret (rev43 F2).
+		{"indented", "{\n  \"password\": [\n    \"hunter2hunter2\"\n  ]\n}", "{\n  \"password\": [\n    " + m + "\n  ]\n}"},
+		{"spaced", `{"password": [ "hunter2hunter2" ]}`, `{"password": [ ` + m + ` ]}`},
+		{"indented-object", "{\n  \"secret\": {\n    \"value\": \"hunter2hunter2\"\n  }\n}", "{\n  \"secret\": {\n    \"value\": " + m + "\n  }\n}"},
+		{"indented-embedded", "result:\n{\n  \"token\": [\n    \"abcd1234efgh5678\"\n  ]\n}\nexit 0", "result:\n{\n  \"token\": [\n    " + m + "\n  ]\n}\nexit 0"},
+		{"indented-plain", "{\n  \"tags\": [\n    \"hunter2hunter2\"\n  ]\n}", "{\n  \"tags\": [\n    \"hunter2hunter2\"\n  ]\n}"},
 	}
 	r := engine.DefaultRedactor()
 	for _, c := range cases {

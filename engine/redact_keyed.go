@@ -1,0 +1,49 @@
+package engine
+
+import "strings"
+
+// keyedContainer reports whether s holds a JSON key that may name a secret
+// (a trigger of a rule, prefilter.named) followed by a list or an object:
+// `"password": [` or `"headers": {` with any blanks and line breaks between
+// (pretty-printed JSON). The text rules see such a key's strings apart from
+// it, so Redact walks the document (docWalk.under) even when they matched
+// nothing. Keys before a value of another kind cost one byte search each.
+func (r *PatternRedactor) keyedContainer(s string) bool {
+	for i := 0; i < len(s); i++ {
+		j := strings.IndexAny(s[i:], "{[")
+		if j < 0 {
+			return false
+		}
+		i += j
+		if key, ok := keyBefore(s, i); ok && r.pf.named(key+": ") {
+			return true
+		}
+	}
+	return false
+}
+
+// keyBefore returns the JSON key of `"key" : ` that ends, blanks aside,
+// just before index v of s, or false.
+func keyBefore(s string, v int) (string, bool) {
+	k := v - 1
+	for k >= 0 && isJSONBlank(s[k]) {
+		k--
+	}
+	if k < 0 || s[k] != ':' {
+		return "", false
+	}
+	k--
+	for k >= 0 && isJSONBlank(s[k]) {
+		k--
+	}
+	if k < 0 || s[k] != '"' {
+		return "", false
+	}
+	start := strings.LastIndexByte(s[:k], '"')
+	if start < 0 {
+		return "", false
+	}
+	return s[start+1 : k], true
+}
+
+func isJSONBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
