@@ -29,9 +29,10 @@ func (e *UnlinkedDatabaseError) Error() string {
 	s := fmt.Sprintf("%v: %s was removed while this process (pid %d) holds it open; its data, the writes acknowledged since included, is readable only through this process until it stops",
 		ErrNotDataDir, e.Path, os.Getpid())
 	if e.FD != "" {
-		return s + fmt.Sprintf(": copy it out first (cp %s %s.recovered; then stop the server, check the copy with mnemo check and put it back as %s)", e.FD, e.Path, filepath.Base(e.Path))
+		return s + fmt.Sprintf(": copy it out first, with its write-ahead log, the acknowledged writes not yet checkpointed (cp %s %s.recovered && cp %s-wal %s.recovered-wal; "+
+			"then stop the server, check the copy with mnemo check and put it back as %s)", e.FD, e.Path, e.Path, e.Path, filepath.Base(e.Path))
 	}
-	return s + ": copy it out through the process's open file before stopping it"
+	return s + ": copy it out through the process's open file, with its -wal beside it, before stopping it"
 }
 
 // Is matches ErrNotDataDir.
