@@ -44,7 +44,8 @@ func searchFinds(ctx context.Context, e *engine.Engine, query string, ids ...str
 func TestIndexDeletedWhileOpen(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	events := make(chan engine.Event, 64)
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, Events: events})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,16 +64,19 @@ func TestIndexDeletedWhileOpen(t *testing.T) {
 	}
 	deadline := time.Now().Add(damageBound)
 	var why string
+	var evs []engine.Event
 	for time.Now().Before(deadline) {
 		okOld, w1 := searchFinds(ctx, e, "zebraold", "old1")
 		okNew, w2 := searchFinds(ctx, e, "zebranew", "new1")
-		if okOld && okNew {
+		evs = append(evs, drainEvents(events)...)
+		if okOld && okNew && rebuilt(evs) {
+			rebuildSaysMissing(t, evs)
 			return
 		}
 		why = w1 + "; " + w2
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("index/ deleted under the engine: within %s the searches did not find the old and new messages: %s", damageBound, why)
+	t.Fatalf("index/ deleted under the engine: within %s the searches did not find the old and new messages after a rebuild: %s; events %+v", damageBound, why, evs)
 }
 
 // TestIndexReopenRetried: walk43 F2's other case, a recovery whose
@@ -140,4 +144,29 @@ func TestIndexReopenRetried(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("the reopening failed once: within %s the searches did not find the old and new messages: %s", damageBound, why)
+}
+
+// rebuilt reports whether evs hold an EventRebuild.
+func rebuilt(evs []engine.Event) bool {
+	return slices.ContainsFunc(evs, func(ev engine.Event) bool { return ev.Reason == engine.EventRebuild })
+}
+
+// rebuildSaysMissing fails unless evs hold an EventRebuild of the lexical
+// index that says it was missing, and no EventQuarantined (nothing was
+// quarantined: the rebuild's detail said "the quarantined lexical index").
+func rebuildSaysMissing(t *testing.T, evs []engine.Event) {
+	t.Helper()
+	var details []string
+	for _, ev := range evs {
+		if ev.Reason == engine.EventQuarantined {
+			t.Errorf("an EventQuarantined for a directory that was gone: %+v", ev)
+		}
+		if ev.Reason == engine.EventRebuild {
+			details = append(details, ev.Detail)
+			if strings.Contains(ev.Detail, "missing lexical index") {
+				return
+			}
+		}
+	}
+	t.Errorf("no EventRebuild saying the lexical index was missing; rebuild details %q", details)
 }

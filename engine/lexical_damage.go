@@ -95,7 +95,11 @@ func (e *Engine) recoverDamagedIndex(ctx context.Context) (bool, error) {
 		return true, fmt.Errorf("engine: queue rebuild after quarantine: %w", err)
 	}
 	use.unqueued.Store(false)
-	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: path, Detail: "rebuilding the quarantined lexical index from the store"})
+	detail := "rebuilding the missing lexical index from the store"
+	if q != "" {
+		detail = "rebuilding the quarantined lexical index from the store"
+	}
+	e.publish(Event{Reason: EventRebuild, Count: int(stored), Path: path, Detail: detail})
 	e.kickOutbox()
 	return true, nil
 }
