@@ -11,38 +11,46 @@ import (
 
 // TestTokenNameUnseen: a token name holding a character a reader of the
 // access log does not see, or cannot tell from a space, is refused naming
-// it by its code point; a name of visible characters and inner spaces (any
-// script, combining accents) is accepted. Before (walk42 #9), "-\u200b"
-// was accepted and its requests logged as the anonymous "-".
+// it by its code point, quoting the name with it escaped and saying what
+// the name reads as (each blank a space, each invisible nothing); a name
+// of visible characters and inner spaces (any script, combining accents)
+// is accepted. Before (walk42 #9), "-\u200b" was accepted and its requests
+// logged as the anonymous "-"; before walk44 F10, every refusal said
+// ("-\u200b" reads as "-") whatever the name.
 func TestTokenNameUnseen(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		bad  rune // 0: accepted
+		name  string
+		bad   rune   // 0: accepted
+		quote string // the name as the refusal quotes it
+		reads string
 	}{
-		{"-\u200b", 0x200B},   // zero-width space (Cf)
-		{"ops\u2060", 0x2060}, // word joiner
-		{"o\u00adps", 0x00AD}, // soft hyphen
-		{"\ufeffops", 0xFEFF}, // byte-order mark
-		{"a\u202eb", 0x202E},  // bidi override
-		{"a\u200fb", 0x200F},  // right-to-left mark
-		{"a\u2066b", 0x2066},  // bidi isolate
-		{"a\nb", '\n'},        // control (Cc)
-		{"a\u0085b", 0x0085},  // C1 control
-		{"a\u00a0b", 0x00A0},  // no-break space
-		{"a\u3000b", 0x3000},  // ideographic space
-		{"a\u2028b", 0x2028},  // line separator
-		{"a\ue000b", 0xE000},  // private use
-		{"-\ufe0f", 0xFE0F},   // variation selector
-		{"a\u034fb", 0x034F},  // combining grapheme joiner
-		{"\u3164", 0x3164},    // Hangul filler
-		{"alice app", 0},
-		{"café-ops", 0},
-		{"cafe\u0301", 0},
-		{"東京", 0},
-		{"ops_1.2", 0},
+		{"-\u200b", 0x200B, `"-\u200b"`, "-"},           // zero-width space (Cf)
+		{"ops\u2060", 0x2060, `"ops\u2060"`, "ops"},     // word joiner
+		{"o\u00adps", 0x00AD, `"o\u00adps"`, "ops"},     // soft hyphen
+		{"\ufeffops", 0xFEFF, `"\ufeffops"`, "ops"},     // byte-order mark
+		{"a\u202eb", 0x202E, `"a\u202eb"`, "ab"},        // bidi override
+		{"a\u200fb", 0x200F, `"a\u200fb"`, "ab"},        // right-to-left mark
+		{"a\u2066b", 0x2066, `"a\u2066b"`, "ab"},        // bidi isolate
+		{"a\nb", '\n', `"a\nb"`, "a b"},                 // control (Cc)
+		{"a\u0085b", 0x0085, `"a\u0085b"`, "a b"},       // C1 control (White_Space)
+		{"Ana\u00a0B", 0x00A0, `"Ana\u00a0B"`, "Ana B"}, // no-break space
+		{"a\u3000b", 0x3000, `"a\u3000b"`, "a b"},       // ideographic space
+		{"a\u2028b", 0x2028, `"a\u2028b"`, "a b"},       // line separator
+		{"a\ue000b", 0xE000, `"a\ue000b"`, "ab"},        // private use
+		{"-\ufe0f", 0xFE0F, `"-\ufe0f"`, "-"},           // variation selector
+		{"a\u034fb", 0x034F, `"a\u034fb"`, "ab"},        // combining grapheme joiner
+		{"\u3164", 0x3164, `"\u3164"`, ""},              // Hangul filler (a letter to %q)
+		{"-\u3164", 0x3164, `"-\u3164"`, "-"},
+		{"a\U000e0100b", 0xE0100, `"a\U000e0100b"`, "ab"}, // variation selector 17 (Mn)
+		{"alice app", 0, "", ""},
+		{"café-ops", 0, "", ""},
+		{"cafe\u0301", 0, "", ""},
+		{"東京", 0, "", ""},
+		{"ops_1.2", 0, "", ""},
 	} {
 		file := fmt.Sprintf(`{"tokens":[{"name":%q,"token":"s3cret-aaaa","resources":["alice"]}]}`, c.name)
 		file = strings.ReplaceAll(file, `\x`, `\u00`) // Go's %q escapes JSON does not read
+		file = strings.ReplaceAll(file, `\U000e0100`, `\udb40\udd00`)
 		_, err := server.ParseTokens([]byte(file))
 		if c.bad == 0 {
 			if err != nil {
@@ -50,9 +58,9 @@ func TestTokenNameUnseen(t *testing.T) {
 			}
 			continue
 		}
-		want := fmt.Sprintf("tokens[0].name: %q holds %U, which a reader of the access log does not see", c.name, c.bad)
+		want := fmt.Sprintf("tokens[0].name: %s holds %U, which a reader of the access log does not see (it reads as %q): ", c.quote, c.bad, c.reads)
 		if !errors.Is(err, server.ErrInvalidTokens) || !strings.Contains(fmt.Sprint(err), want) {
-			t.Errorf("name %q: %v, want ErrInvalidTokens with %q", c.name, err, want)
+			t.Errorf("name %q:\n got %v\nwant ErrInvalidTokens with %s", c.name, err, want)
 		}
 	}
 }
@@ -68,7 +76,7 @@ func TestTokenNameFaultOnce(t *testing.T) {
 		{`{"tokens":[{"name":"ops ","token":"s3cret-cccc","resources":["*"]}]}`,
 			`server: invalid token file: tokens[0].name: "ops " has blanks around it, which a reader of the access log does not see ("ops " reads as "ops"): remove them`},
 		{`{"tokens":[{"name":"-\u200b","token":"s3cret-cccc","resources":["*"]}]}`,
-			`server: invalid token file: tokens[0].name: "-\u200b" holds U+200B, which a reader of the access log does not see ("-\u200b" reads as "-"): give the token a name of visible characters and spaces`},
+			`server: invalid token file: tokens[0].name: "-\u200b" holds U+200B, which a reader of the access log does not see (it reads as "-"): give the token a name of visible characters and spaces`},
 		{`{"tokens":[{"name":"a","token":"s3cret-aaaa","resources":["a"]},{"name":"a","token":"s3cret-bbbb","resources":["b"]}]}`,
 			`server: invalid token file: tokens[1].name: "a" is given twice (tokens[0] is named so too): the access log names a request by its token's name alone, so give each token a name of its own`},
 		{`{"tokens":[{"name":"token-1","token":"s3cret-aaaa","resources":["a"]},{"token":"s3cret-bbbb","resources":["b"]}]}`,

@@ -12,7 +12,6 @@ import (
 	"os"
 	"reflect"
 	"strings"
-	"unicode"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
@@ -328,46 +327,4 @@ func (t *Tokens) Lookup(secret string) (*Principal, bool) {
 		}
 	}
 	return nil, false
-}
-
-// checkTokenName refuses a name the access log and the metrics could not
-// tell from another: "-", their mark for a request without a valid token
-// (walk41 #4: an operator token named "-" logged its erasures as the
-// anonymous 401s are), and a name with surrounding blanks, which a reader
-// of the log takes for the name without them (the JSON log keeps them).
-func checkTokenName(i int, name string) error {
-	switch {
-	case name == "-":
-		return nameFault{fmt.Errorf("%w: tokens[%d].name: \"-\" is the access log's name for a request without a valid token: give the token another name", ErrInvalidTokens, i)}
-	case strings.TrimSpace(name) != name:
-		return nameFault{fmt.Errorf("%w: tokens[%d].name: %q has blanks around it, which a reader of the access log does not see (\"ops \" reads as \"ops\"): remove them", ErrInvalidTokens, i, name)}
-	}
-	if r, ok := unseenRune(name); ok {
-		return nameFault{fmt.Errorf("%w: tokens[%d].name: %q holds %U, which a reader of the access log does not see (\"-\\u200b\" reads as \"-\"): give the token a name of visible characters and spaces", ErrInvalidTokens, i, name, r)}
-	}
-	return nil
-}
-
-// nameFault is a refusal of the name a token file gives a token, which
-// quotes the name: ParseTokens adds no "; tokens[i] is the token named …",
-// which said it again (walk42 #11).
-type nameFault struct{ error }
-
-func (e nameFault) Unwrap() error { return e.error }
-
-// unseenRune returns the first rune of name that a reader does not see or
-// cannot tell from a space: one unicode.IsPrint refuses (a control (Cc), a
-// format character (Cf: U+200B, U+2060, U+FEFF, U+00AD, the bidi marks and
-// overrides), a blank other than the ASCII space (U+00A0, U+3000), a line
-// or paragraph separator, a private-use or unassigned code point), a
-// variation selector, or another default-ignorable code point (U+034F,
-// U+115F, U+3164). walk42 #9: a token named "-\u200b" logged as the
-// anonymous "-".
-func unseenRune(name string) (rune, bool) {
-	for _, r := range name {
-		if !unicode.IsPrint(r) || unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
-			return r, true
-		}
-	}
-	return 0, false
 }
