@@ -18,6 +18,15 @@ func diskFull(dir string, err error) error {
 	return &fullError{dir: dir, err: err}
 }
 
+// IsNoSpace reports whether err is for lack of room on a disk: it matches
+// ErrNoSpace, or it is ENOSPC or EDQUOT from the file system, SQLite's
+// SQLITE_FULL ("database or disk is full") or its shared-memory file that
+// could not grow. For errors of calls that do not wrap ErrNoSpace
+// themselves: the writes of the *working.Memory WorkingMemory returns.
+func IsNoSpace(err error) bool {
+	return err != nil && (errors.Is(err, ErrNoSpace) || noSpace(err))
+}
+
 // fullError is diskFull's error: it matches ErrNoSpace and err.
 type fullError struct {
 	dir string

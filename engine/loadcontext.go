@@ -101,7 +101,15 @@ type LoadRequest struct {
 // journal.ErrRunExists when the run id was used before and ReplaceRun is
 // false. Recall that fails degrades
 // (memctx.retrieval says so) rather than failing the call.
+//
+// A write (the run's claim, its memctx record) that finds the disk full
+// is ErrNoSpace, nothing recorded.
 func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, error) {
+	c, err := e.loadContext(ctx, req)
+	return c, diskFull(e.dir, err) // disk_full.go
+}
+
+func (e *Engine) loadContext(ctx context.Context, req LoadRequest) (*Context, error) {
 	l, err := e.startLoad(ctx, req)
 	if err != nil {
 		return nil, err

@@ -321,7 +321,13 @@ func (e *Engine) tools(ctx context.Context, threadID, resourceID string) (*tools
 // returns ErrThreadNotFound: it never recreates erased working memory.
 // runID, threadID and resourceID (when given) must be ValidNewID: another
 // is a *ValidationError naming runId, threadId or resourceId.
+// A write that finds the disk full is ErrNoSpace.
 func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID string, call openai.ToolCall) (openai.ChatCompletionMessage, error) {
+	m, err := e.handleToolCall(ctx, runID, threadID, resourceID, call)
+	return m, diskFull(e.dir, err) // disk_full.go
+}
+
+func (e *Engine) handleToolCall(ctx context.Context, runID, threadID, resourceID string, call openai.ToolCall) (openai.ChatCompletionMessage, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return openai.ChatCompletionMessage{}, err
 	}

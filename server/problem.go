@@ -268,7 +268,7 @@ func classify(err error) *apiError {
 		return workingProblem(err)
 	case errors.Is(err, engine.ErrQuotaExceeded):
 		return quotaExceeded(err)
-	case errors.Is(err, engine.ErrNoSpace):
+	case engine.IsNoSpace(err): // a working-memory write's too (SQLite's own error)
 		// The engine's error names the disk: the operator's, in the log.
 		return &apiError{kind: kindNoSpace, detail: NoSpaceDetail, cause: err}
 	case errors.As(err, &at):

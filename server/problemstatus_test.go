@@ -3,6 +3,7 @@ package server_test
 import (
 	"errors"
 	"fmt"
+	"syscall"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -48,6 +49,9 @@ func TestProblemStatus(t *testing.T) {
 		{"WorkingKey", working.ErrInvalidKey, 400, "scope"},
 		{"Quota", engine.ErrQuotaExceeded, 429, "messages"},
 		{"NoSpace", engine.ErrNoSpace, 507, ""},
+		// A working-memory write's error on a full disk is the file
+		// system's (or SQLite's), not ErrNoSpace (walk44 F6: 500 internal).
+		{"NoSpaceWorking", fmt.Errorf("working: update thread:t1: %w", syscall.ENOSPC), 507, ""},
 		{"AnswerTooLarge", &engine.AnswerTooLargeError{Limit: 10, Fields: []string{"recall.topK"}}, 422, "recall.topK"},
 		{"ReplayTooLarge", &engine.ReplayTooLargeError{RunID: "r", Limit: 10}, 422, ""},
 		{"EraseBusy", engine.ErrEraseBusy, 503, ""},
