@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,10 @@ func TestOpenAIClientNeedsKey(t *testing.T) {
 			[]string{"the openai embedder (MNEMO_EMBED_MODEL=text-embedding-3-small) would send", "set OPENAI_API_KEY, or OPENAI_BASE_URL"}},
 		{"Rerank", dir, map[string]string{"MNEMO_RERANK_MODEL": "bge"}, []string{"search", "--resource", "r", "card"},
 			[]string{"MNEMO_RERANK_MODEL=bge would send", "set OPENAI_API_KEY, or MNEMO_RERANK_BASE_URL (or OPENAI_BASE_URL)"}},
+		{"OpenAIURL", dir, map[string]string{"MNEMO_MODEL": "gpt-4o-mini", "OPENAI_BASE_URL": "https://API.OpenAI.com/v1/"}, []string{"observe", "--thread", "t", "--force"},
+			[]string{"mnemo observe: no API key: MNEMO_MODEL=gpt-4o-mini would send the text to OpenAI's API (https://API.OpenAI.com/v1/) with no key"}},
+		{"BlankKey", dir, map[string]string{"MNEMO_RERANK_MODEL": "bge", "OPENAI_API_KEY": " \t"}, []string{"search", "--resource", "r", "card"},
+			[]string{"MNEMO_RERANK_MODEL=bge would send the text to OpenAI's API (https://api.openai.com/v1) with a key of blanks only"}},
 		{"LocalServer", dir, map[string]string{"MNEMO_MODEL": "m", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}, []string{"observe", "--thread", "t", "--force"}, nil},
 		{"KeyOnly", dir, map[string]string{"MNEMO_RERANK_MODEL": "bge", "OPENAI_API_KEY": "sk-x", "MNEMO_RERANK_BASE_URL": "http://127.0.0.1:1/v1"}, []string{"search", "--resource", "r", "card"}, nil},
 	} {
@@ -57,5 +62,39 @@ func TestOpenAIClientNeedsKey(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNeedKeyOpenAIURL: walk44 F5. A base URL naming OpenAI's own API
+// passed for a local server, and a key of blanks for a key, so the text
+// went to OpenAI for a 401; now both are refused, and any other host
+// without a key is still allowed.
+func TestNeedKeyOpenAIURL(t *testing.T) {
+	for _, c := range []struct {
+		base, key string
+		refused   bool
+	}{
+		{"", "", true},
+		{"https://api.openai.com/v1", "", true},
+		{"https://api.openai.com/v1/", "", true},
+		{"https://API.OpenAI.com/v1", "", true},
+		{"http://api.openai.com/v1", "", true},
+		{"https://api.openai.com./v1", "", true},
+		{"https://api.openai.com:443/v1", "", true},
+		{" https://api.openai.com/v1 ", "", true},
+		{"", " ", true},
+		{"", "\t\n", true},
+		{"https://api.openai.com/v1", "  ", true},
+		{"", "sk-x", false},
+		{"https://api.openai.com/v1", "sk-x", false},
+		{"http://127.0.0.1:8080/v1", "", false},
+		{"http://localhost:11434/v1", " ", false},
+		{"https://api.openai.com.example.net/v1", "", false},
+		{"https://openai.example/api.openai.com/v1", "", false},
+	} {
+		err := needKey("m", c.base, c.key, "OPENAI_BASE_URL", "OPENAI_API_KEY")
+		if got := errors.Is(err, errNoAPIKey); got != c.refused {
+			t.Errorf("base %q key %q: %v, want refused %v", c.base, c.key, err, c.refused)
+		}
 	}
 }
