@@ -62,6 +62,13 @@ type docWalk struct {
 	// ({"password": ["…"]}, an http.Header's {"X-Api-Key": ["…"]}), as
 	// the text pass redacted it.
 	under []underKey
+	// name is the string value of the last "name" or "key" member seen,
+	// and nameEnd where it ends: a "value" member after it in the same
+	// object is tried after that name, as a Kubernetes env entry, an HAR
+	// header or a form field writes a credential:
+	// {"name": "DB_PASSWORD", "value": "…"} (namedBy).
+	name    string
+	nameEnd int
 }
 
 // underKey is a key of docWalk.under and the index where its value ends.
@@ -92,10 +99,12 @@ func (w *docWalk) stringAt(i int) int {
 		w.put(i, end, marshalString(red))
 	}
 	v := skipBlanks(s, colon+1)
+	key = w.namedBy(key, i)
 	switch c := s[v]; {
 	case c == '"':
 		vend := jsonStringEnd(s, v) + 1
 		w.value(v, vend, key, true)
+		w.noteName(key, v, vend)
 		return vend
 	case c == '-' || isDigit(c):
 		vend := numberEnd(s, v)
@@ -105,6 +114,25 @@ func (w *docWalk) stringAt(i int) int {
 		w.under = append(w.under, underKey{key, containerEnd(s, v)})
 	}
 	return v
+}
+
+// noteName records the string s[from:to] when key names the member that
+// names its sibling "value" (name, key, any case).
+func (w *docWalk) noteName(key string, from, to int) {
+	if strings.EqualFold(key, "name") || strings.EqualFold(key, "key") {
+		w.name, w.nameEnd = decodeString(w.s[from:to]), to
+	}
+}
+
+// namedBy returns the name a "value" key at index i stands for: the last
+// noted name when it is a member of the same object (no brace between
+// them, so a brace inside a string in between costs the pairing, never
+// pairs across objects), else key itself.
+func (w *docWalk) namedBy(key string, i int) string {
+	if w.name == "" || !strings.EqualFold(key, "value") || strings.ContainsAny(w.s[w.nameEnd:i], "{}") {
+		return key
+	}
+	return w.name
 }
 
 // outer returns the innermost key of w.under whose value holds index i,

@@ -5,10 +5,14 @@ import "strings"
 // keyedContainer reports whether s holds a JSON key that may name a secret
 // (a trigger of a rule, prefilter.named) followed by a list or an object:
 // `"password": [` or `"headers": {` with any blanks and line breaks between
-// (pretty-printed JSON). The text rules see such a key's strings apart from
-// it, so Redact walks the document (docWalk.under) even when they matched
-// nothing. Keys before a value of another kind cost one byte search each.
+// (pretty-printed JSON), or a "value" member in a text holding a rule's
+// trigger (a credential a sibling "name" names). The text rules see such a
+// key's strings apart from it, so Redact walks the document
+// (docWalk.under, docWalk.namedBy) even when they matched nothing. Keys before a value of another kind cost one byte search each.
 func (r *PatternRedactor) keyedContainer(s string) bool {
+	if namesValue(s) && r.pf.named(s) {
+		return true // {"name": "DB_PASSWORD", "value": "…"} (docWalk.namedBy)
+	}
 	for i := 0; i < len(s); i++ {
 		j := strings.IndexAny(s[i:], "{[")
 		if j < 0 {
@@ -18,6 +22,22 @@ func (r *PatternRedactor) keyedContainer(s string) bool {
 		if key, ok := keyBefore(s, i); ok && r.pf.named(key+": ") {
 			return true
 		}
+	}
+	return false
+}
+
+// namesValue reports whether s may hold a "value" member (any case) that a
+// sibling "name" or "key" names.
+func namesValue(s string) bool {
+	for i := strings.Index(s, `alue"`); i >= 0; {
+		if i >= 2 && s[i-2] == '"' && (s[i-1] == 'v' || s[i-1] == 'V') {
+			return true
+		}
+		j := strings.Index(s[i+1:], `alue"`)
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
 	}
 	return false
 }

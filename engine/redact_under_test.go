@@ -37,6 +37,14 @@ func TestRedactCredentialKeyContainer(t *testing.T) {
 		{"spaced", `{"password": [ "hunter2hunter2" ]}`, `{"password": [ ` + m + ` ]}`},
 		{"indented-object", "{\n  \"secret\": {\n    \"value\": \"hunter2hunter2\"\n  }\n}", "{\n  \"secret\": {\n    \"value\": " + m + "\n  }\n}"},
 		{"indented-embedded", "result:\n{\n  \"token\": [\n    \"abcd1234efgh5678\"\n  ]\n}\nexit 0", "result:\n{\n  \"token\": [\n    " + m + "\n  ]\n}\nexit 0"},
+		// A credential named by a sibling member (walk44 F1): a Kubernetes
+		// env entry, an HAR header, a form field.
+		{"env-entry", `{"env":[{"name":"DB_PASSWORD","value":"hunter2hunter2"},{"name":"HOME","value":"/root"}]}`,
+			`{"env":[{"name":"DB_PASSWORD","value":` + m + `},{"name":"HOME","value":"/root"}]}`},
+		{"har-header", `{"headers":[{"name":"X-Api-Key","value":"abcd1234efgh5678"},{"name":"Accept","value":"text/plain"}]}`,
+			`{"headers":[{"name":"X-Api-Key","value":` + m + `},{"name":"Accept","value":"text/plain"}]}`},
+		{"key-value", `[{"Key": "password", "Value": "hunter2hunter2"}]`, `[{"Key": "password", "Value": ` + m + `}]`},
+		{"name-other-object", `[{"name":"DB_PASSWORD"},{"value":"kept plain text"}]`, `[{"name":"DB_PASSWORD"},{"value":"kept plain text"}]`},
 		{"indented-plain", "{\n  \"tags\": [\n    \"hunter2hunter2\"\n  ]\n}", "{\n  \"tags\": [\n    \"hunter2hunter2\"\n  ]\n}"},
 	}
 	r := engine.DefaultRedactor()
