@@ -41,6 +41,9 @@ func TestTokenNameUnseen(t *testing.T) {
 		{"a\u034fb", 0x034F, `"a\u034fb"`, "ab"},        // combining grapheme joiner
 		{"\u3164", 0x3164, `"\u3164"`, ""},              // Hangul filler (a letter to %q)
 		{"-\u3164", 0x3164, `"-\u3164"`, "-"},
+		{"\u2800", 0x2800, `"\u2800"`, " "},    // braille pattern blank (So)
+		{"-\u2800", 0x2800, `"-\u2800"`, "- "}, // walk44 F9
+		{"\u2013\u2800", 0x2800, `"–\u2800"`, "– "},
 		{"a\U000e0100b", 0xE0100, `"a\U000e0100b"`, "ab"}, // variation selector 17 (Mn)
 		{"alice app", 0, "", ""},
 		{"café-ops", 0, "", ""},
@@ -61,6 +64,53 @@ func TestTokenNameUnseen(t *testing.T) {
 		want := fmt.Sprintf("tokens[0].name: %s holds %U, which a reader of the access log does not see (it reads as %q): ", c.quote, c.bad, c.reads)
 		if !errors.Is(err, server.ErrInvalidTokens) || !strings.Contains(fmt.Sprint(err), want) {
 			t.Errorf("name %q:\n got %v\nwant ErrInvalidTokens with %s", c.name, err, want)
+		}
+	}
+}
+
+// TestTokenNameLooksReserved: walk44 F9. A name of one dash other than
+// '-' (which reads as "-", the access log's name for a request without a
+// valid token) is refused naming its code point, and so is "operator"
+// (the log's name for every request of a server without a token file)
+// for a token that may not do all the operator may; dashes inside a name,
+// "operator" for an erasing ["*"] token, and names merely holding the
+// word are accepted.
+func TestTokenNameLooksReserved(t *testing.T) {
+	const dash = `tokens[0].name: %q is %U, which reads as "-", the access log's name for a request without a valid token: give the token another name`
+	const operator = `tokens[0].name: "operator" is the access log's name for every request of a server without a token file, which may touch every resource and erase, and this token may not: give the token another name`
+	for _, c := range []struct {
+		name, resources string
+		erase           bool
+		want            string // "": accepted
+	}{
+		{"\u2010", `["a"]`, false, fmt.Sprintf(dash, "\u2010", 0x2010)}, // hyphen
+		{"\u2011", `["a"]`, false, fmt.Sprintf(dash, "\u2011", 0x2011)}, // non-breaking hyphen
+		{"\u2012", `["a"]`, false, fmt.Sprintf(dash, "\u2012", 0x2012)}, // figure dash
+		{"\u2013", `["a"]`, false, fmt.Sprintf(dash, "\u2013", 0x2013)}, // en dash
+		{"\u2014", `["*"]`, true, fmt.Sprintf(dash, "\u2014", 0x2014)},  // em dash
+		{"\u2212", `["a"]`, false, fmt.Sprintf(dash, "\u2212", 0x2212)}, // minus sign
+		{"\uff0d", `["a"]`, false, fmt.Sprintf(dash, "\uff0d", 0xFF0D)}, // full-width hyphen-minus
+		{"operator", `["a"]`, true, operator},
+		{"operator", `["*"]`, false, operator},
+		{"operator", `["a","b"]`, false, operator},
+		{"operator", `["*"]`, true, ""},
+		{"Operator", `["a"]`, false, ""},
+		{"operator-2", `["a"]`, false, ""},
+		{"\u2013\u2013", `["a"]`, false, ""},
+		{"a\u2013b", `["a"]`, false, ""},
+		{"--", `["a"]`, false, ""},
+		{"\u301c", `["a"]`, false, ""}, // wave dash, a Japanese name's mark
+	} {
+		file := fmt.Sprintf(`{"tokens":[{"name":%q,"token":"s3cret-aaaa","resources":%s,"erase":%t}]}`, c.name, c.resources, c.erase)
+		_, err := server.ParseTokens([]byte(file))
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("name %q resources %s erase %t: %v, want it accepted", c.name, c.resources, c.erase, err)
+			}
+			continue
+		}
+		if !errors.Is(err, server.ErrInvalidTokens) || !strings.HasSuffix(fmt.Sprint(err), c.want) {
+			t.Errorf("name %q resources %s erase %t:\n got %v\nwant ErrInvalidTokens ending %s", c.name, c.resources, c.erase, err, c.want)
 		}
 	}
 }

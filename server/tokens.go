@@ -247,7 +247,7 @@ func principal(i int, tok Token) (*Principal, error) {
 	if len(tok.Resources) == 0 {
 		return nil, fmt.Errorf("%w: tokens[%d].resources: list the resource ids, or [\"*\"] for all", ErrInvalidTokens, i)
 	}
-	if err := checkTokenName(i, tok.Name); err != nil {
+	if err := checkTokenName(i, tok); err != nil {
 		return nil, err
 	}
 	p := &Principal{Name: tok.Name, Erase: tok.Erase, Resources: map[string]bool{}}
