@@ -17,9 +17,9 @@ import (
 const (
 	// credentialNames, sorted so that the parser factors their common
 	// prefixes (a(?:cc(?:ess|ount)|p(?:i|p…)…)).
-	credentialNames = `access[_-]?key|account[_-]?key|api[_-]?key|app[_-]?key|application[_-]?key|auth[_-]?key` +
+	credentialNames = `access[_-]?key|account[_-]?key|api[ _-]?key|app[_-]?key|application[_-]?key|auth[_-]?key` +
 		`|client[_-]?key|contrase(?:n|ñ)a|creds|credentials?|database[_-]?key|db[_-]?key|keypass` +
-		`|passcode|passphrase|passwd|password|priv[_-]?key|private[_-]?key|pwd|secret[eo]?` +
+		`|passcode|passphrase|passwd|password|priv[_-]?key|private[_-]?key|pwd|secret[eos]?` +
 		`|service[_-]?key|token|[_.-]pass`
 	// quoted is a "double", 'single' or \"escaped\" quoted value; its
 	// quote is group q.

@@ -45,6 +45,12 @@ func TestRedactCredentialKeyContainer(t *testing.T) {
 			`{"headers":[{"name":"X-Api-Key","value":` + m + `},{"name":"Accept","value":"text/plain"}]}`},
 		{"key-value", `[{"Key": "password", "Value": "hunter2hunter2"}]`, `[{"Key": "password", "Value": ` + m + `}]`},
 		{"name-other-object", `[{"name":"DB_PASSWORD"},{"value":"kept plain text"}]`, `[{"name":"DB_PASSWORD"},{"value":"kept plain text"}]`},
+		// Plural secrets (GitHub Actions, Kubernetes, docker-compose) and
+		// "api key" with a space (walk44 F2).
+		{"secrets-list", `{"secrets":{"list":["hunter2hunter2"]}}`, `{"secrets":{"list":[` + m + `]}}`},
+		{"secrets-text", "secrets: hunter2hunter2", "secrets: [REDACTED]"},
+		{"api-key-spaced", `{"api key": "abcd1234efgh5678"}`, `{"api key": ` + m + `}`},
+		{"api-key-text", "api key: abcd1234efgh5678", "api key: [REDACTED]"},
 		{"indented-plain", "{\n  \"tags\": [\n    \"hunter2hunter2\"\n  ]\n}", "{\n  \"tags\": [\n    \"hunter2hunter2\"\n  ]\n}"},
 	}
 	r := engine.DefaultRedactor()
