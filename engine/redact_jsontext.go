@@ -315,10 +315,23 @@ func numberEnd(s string, start int) int {
 // skipBlanks returns the index of the first byte of s from i that is no
 // JSON blank.
 func skipBlanks(s string, i int) int {
-	for i < len(s) && strings.IndexByte(" \t\r\n", s[i]) >= 0 {
+	for i < len(s) && isJSONBlank(s[i]) {
 		i++
 	}
 	return i
 }
+
+// blanksBefore returns the index of the last byte of s before i that is
+// no JSON blank, or -1.
+func blanksBefore(s string, i int) int {
+	i--
+	for i >= 0 && isJSONBlank(s[i]) {
+		i--
+	}
+	return i
+}
+
+// isJSONBlank reports whether c is JSON's whitespace (RFC 8259 §2).
+func isJSONBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

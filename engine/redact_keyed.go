@@ -45,17 +45,11 @@ func namesValue(s string) bool {
 // keyBefore returns the JSON key of `"key" : ` that ends, blanks aside,
 // just before index v of s, or false.
 func keyBefore(s string, v int) (string, bool) {
-	k := v - 1
-	for k >= 0 && isJSONBlank(s[k]) {
-		k--
-	}
+	k := blanksBefore(s, v)
 	if k < 0 || s[k] != ':' {
 		return "", false
 	}
-	k--
-	for k >= 0 && isJSONBlank(s[k]) {
-		k--
-	}
+	k = blanksBefore(s, k)
 	if k < 0 || s[k] != '"' {
 		return "", false
 	}
@@ -65,5 +59,3 @@ func keyBefore(s string, v int) (string, bool) {
 	}
 	return s[start+1 : k], true
 }
-
-func isJSONBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
