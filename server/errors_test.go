@@ -238,6 +238,12 @@ func TestTokensFile(t *testing.T) {
 			`tokens[0].name: "-" is the access log's name for a request without a valid token: give the token another name`},
 		"NameBlanks": {`{"tokens":[{"name":"same ","token":"s3cret-cccc","resources":["a"]}]}`,
 			`tokens[0].name: "same " has blanks around it`},
+		// A name that is a token's secret: the access log and the metrics
+		// write names in clear (walk45 #1); the error must not quote it.
+		"NameOwnSecret": {`{"tokens":[{"name":"s3cret-cccc","token":"s3cret-cccc","resources":["a"]}]}`,
+			`tokens[0].name: is the secret of a token of this file`},
+		"NameOtherSecret": {`{"tokens":[{"name":"s3cret-dddd","token":"s3cret-cccc","resources":["a"]},{"name":"b","token":"s3cret-dddd","resources":["b"]}]}`,
+			`tokens[0].name: is the secret of a token of this file`},
 		"ResourceTwice": {`{"tokens":[{"name":"a","token":"s3cret-aaaa","resources":["alice","bob","alice"]}]}`,
 			`tokens[0].resources[2]: "alice" is given twice in the list: give each resource once; tokens[0] is the token named "a"`},
 		// A resource "." or "..", which no new data may name: every write

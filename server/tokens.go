@@ -187,7 +187,26 @@ func ParseTokens(b []byte) (*Tokens, error) {
 			return nil, fmt.Errorf("%w; %s", err, tokenEntry(b, fmt.Sprintf("tokens[%d]", i)))
 		}
 	}
+	if err := t.checkNamesNotSecrets(f.Tokens); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// checkNamesNotSecrets refuses a token whose name is a token's secret (its
+// own or another's): the access log and the metrics write every request's
+// token name in clear, so the secret would be written with each request.
+// The error names the entry by its index only, never the name.
+func (t *Tokens) checkNamesNotSecrets(toks []Token) error {
+	for i, tok := range toks {
+		if tok.Name == "" {
+			continue
+		}
+		if _, secret := t.byHash[sha256.Sum256([]byte(tok.Name))]; secret {
+			return nameFault{fmt.Errorf("%w: tokens[%d].name: is the secret of a token of this file; the access log and the metrics write a token's name in clear with every request: give the token a name that is no secret", ErrInvalidTokens, i)}
+		}
+	}
+	return nil
 }
 
 // nameUse is the token that has a name: its index, and whether the file
