@@ -18,6 +18,10 @@ import (
 // messages up to some point with no gap, carries mnemo.json and answers a
 // search, and the server goes on serving.
 func TestBackupWhileServed(t *testing.T) {
+	// The CLI is built before the client starts: built inside cli() below
+	// (when no earlier test built it), the appends went on for the whole
+	// build, minutes on a cold cache, and the backup then copied them all.
+	buildCLI(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	cfg := filepath.Join(t.TempDir(), "mnemo-config.json")
 	os.WriteFile(cfg, []byte(`{"recentN": 4}`), 0o600)
