@@ -37,7 +37,10 @@ type TokenFile struct {
 type Token struct {
 	// Name identifies the token in access logs and metrics; it is never the
 	// secret. Empty means "token-<index>". Two tokens of one name are
-	// refused (ParseTokens), as are two of one secret, the name "-", a
+	// refused (ParseTokens), as are two whose names read alike (equal
+	// under NFKC and case folding, or of one UTS #39 confusable skeleton:
+	// "alice", "Ａlice" and "Аlice" (Cyrillic А) read as "Alice"), two
+	// of one secret, the name "-", a
 	// name with blanks around it and one holding a character a reader of
 	// the log does not see (a control or format character, a blank other
 	// than the space, a default-ignorable or unassigned code point).
@@ -142,7 +145,9 @@ func tokenDecodeDetail(b []byte, err error) string {
 // and erase); tokens[1] is the token named "bob"`. A member given twice in
 // one object or named in another case than its field is at fault too, and
 // a secret or a name an earlier token has ("tokens[1].name: "bob" is given
-// twice (tokens[0] is named so too): …"), a resource listed twice, and
+// twice (tokens[0] is named so too): …") or one that reads as it
+// ("tokens[1].name: "Bob" reads as "bob", the name of tokens[0] (it has
+// U+0042 where that has U+0062): …"), a resource listed twice, and
 // anything but whitespace after the object ("unexpected data after the
 // JSON value at byte N"), and a file that begins with a byte-order mark
 // or is not UTF-8 (the error says which, and at which byte).
@@ -188,6 +193,9 @@ func ParseTokens(b []byte) (*Tokens, error) {
 		}
 	}
 	if err := t.checkNamesNotSecrets(f.Tokens); err != nil {
+		return nil, err
+	}
+	if err := checkNamesDistinct(f.Tokens); err != nil {
 		return nil, err
 	}
 	return t, nil
