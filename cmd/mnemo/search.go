@@ -155,7 +155,11 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		return c.printJSON(map[string]any{"hits": rankOrder(res.Hits), "retrieval": res.Retrieval})
+		if err := c.printJSON(map[string]any{"hits": rankOrder(res.Hits), "retrieval": res.Retrieval}); err != nil {
+			return err
+		}
+		c.noteEmptyScope(ctx, e, "", len(res.Hits), *resource, *thread)
+		return nil
 	}
 	// Each preview is written from the first characters of its message
 	// (SearchPreviews): a search of --top-k 1000 over messages of 200 KB
@@ -178,7 +182,23 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	}
 	printLegend(c.Stdout, searchScores(*opts, e.RecallTuning(), r, hits).legend(hitScores(hits))...)
 	catchUpHint(c.Stderr, "search", r.Lexical, r.Vector)
-	return printHits(c.Stdout, hits, text, opts.MessageRange != recall.Range{})
+	if err := printHits(c.Stdout, hits, text, opts.MessageRange != recall.Range{}); err != nil {
+		return err
+	}
+	c.noteEmptyScope(ctx, e, "", len(hits), *resource, *thread)
+	return nil
+}
+
+// noteEmptyScope says on standard error, after a search of no hits (and
+// where, a --queries line's "FILE:LINE (ID): " or ""), when its resource
+// or thread holds no message (emptyScope).
+func (c *SearchCommand) noteEmptyScope(ctx context.Context, e *engine.Engine, where string, hits int, resource, thread string) {
+	if hits > 0 {
+		return
+	}
+	if why := emptyScope(ctx, e, resource, thread); why != "" {
+		fmt.Fprintf(c.Stderr, "mnemo search: note: %s%s\n", where, why)
+	}
 }
 
 // shownHits returns the hits of SearchPreviews (in rank order, range
@@ -314,13 +334,14 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 		if err != nil {
 			return fmt.Errorf("%s:%d (%s): %w", path, line, q.ID, err)
 		}
-		line := struct {
+		answer := struct {
 			ID   string      `json:"id"`
 			Hits []searchHit `json:"hits"`
 		}{q.ID, rankOrder(res.Hits)}
-		if err := enc.Encode(line); err != nil {
+		if err := enc.Encode(answer); err != nil {
 			return err
 		}
+		c.noteEmptyScope(ctx, e, fmt.Sprintf("%s:%d (%s): ", path, line, q.ID), len(res.Hits), q.Resource, q.Thread)
 	}
 	return sc.Err()
 }
