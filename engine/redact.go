@@ -60,6 +60,10 @@ type Rule struct {
 	// '_' that begins the next one (a vendor rule's rightEdge:
 	// AKIA…_AKIA…); each pass replaces a token, so the passes end.
 	again bool
+	// rewrite, when not nil, gives a verified match's replacement in
+	// place of Replacement (a rule that replaces several parts of its
+	// match: the items of a YAML list).
+	rewrite func(match string) string
 }
 
 // apply replaces the verified matches of r in s.
@@ -76,17 +80,21 @@ func (r *Rule) applyOnce(s string) string {
 	if r.may != nil && !r.may(s) {
 		return s
 	}
-	if r.Verify == nil {
+	if r.Verify == nil && r.rewrite == nil {
 		return r.Pattern.ReplaceAllString(s, r.Replacement)
 	}
 	var out []byte
 	last := 0
 	for _, m := range r.Pattern.FindAllStringSubmatchIndex(s, -1) {
-		if !r.Verify(s[m[0]:m[1]]) {
+		if r.Verify != nil && !r.Verify(s[m[0]:m[1]]) {
 			continue
 		}
 		out = append(out, s[last:m[0]]...)
-		out = r.Pattern.ExpandString(out, r.Replacement, s, m)
+		if r.rewrite != nil {
+			out = append(out, r.rewrite(s[m[0]:m[1]])...)
+		} else {
+			out = r.Pattern.ExpandString(out, r.Replacement, s, m)
+		}
 		last = m[1]
 	}
 	if out == nil {

@@ -95,9 +95,8 @@ func assignmentRules() []Rule {
 		// are the only matches without a trigger, and they are kept.
 		{Name: "assignment", Pattern: mustRe(assignmentPattern),
 			Replacement: "${keep}${name}${op}${q}" + RedactionMark + "${q}",
-			Triggers: []string{"passw", "passphrase", "passcode", "keypass", "_pass", ".pass", "-pass",
-				"'pass", `"pass`, "?pass", "&pass", "pwd", "secret", "token", "key", "cred", "contrase"},
-			Verify: notPlaceholder},
+			Triggers:    credentialTriggers,
+			Verify:      notPlaceholder},
 	}
 }
 
@@ -120,9 +119,8 @@ var codeValue = regexp.MustCompile(`^(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(
 
 // notPlaceholder rejects a URL query parameter whose name is no credential
 // name, and an assignment whose value is a placeholder, a language keyword
-// or code (codeValue). A bare value is judged without the
-// ',' or ';' that ends it (secret: process.env.X,) and, when it is a
-// line, after its first word if that is await or new.
+// or code (placeholderValue: secret: process.env.X, password: await
+// getPassword()).
 func notPlaceholder(match string) bool {
 	if match[0] == '?' || match[0] == '&' {
 		name, _, _ := strings.Cut(match[1:], "=")
@@ -130,18 +128,26 @@ func notPlaceholder(match string) bool {
 			return false
 		}
 	}
-	v := assignedValue(match)
+	return !placeholderValue(assignedValue(match))
+}
+
+// placeholderValue reports whether v, an assigned value (quoted, or bare
+// up to its end), is no secret: a placeholder or a language keyword
+// (placeholders) or code (codeValue). A bare value is judged without the
+// ',' or ';' that ends it and after its first word if that is await or
+// new.
+func placeholderValue(v string) bool {
 	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, `'`) || strings.HasPrefix(v, `\"`) {
-		return !placeholders[strings.ToLower(strings.Trim(v, `"'\`))]
+		return placeholders[strings.ToLower(strings.Trim(v, `"'\`))]
 	}
 	v = strings.TrimRight(v, ",;")
 	if placeholders[strings.ToLower(v)] {
-		return false
+		return true
 	}
 	if w, rest, ok := strings.Cut(v, " "); ok && codeWords[strings.ToLower(w)] {
 		v = strings.TrimSpace(rest)
 	}
-	return !codeValue.MatchString(v)
+	return codeValue.MatchString(v)
 }
 
 // assignedValue is the value of an assignment match: what follows the

@@ -67,6 +67,7 @@ func DefaultRules() []Rule {
 var defaultRules = sync.OnceValue(func() []Rule {
 	rules := append(structuralRules(), vendorRules()...)
 	rules = append(rules, cardRule())
+	rules = append(rules, fileRules()...)
 	return append(rules, assignmentRules()...)
 })
 

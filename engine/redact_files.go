@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+)
+
+// credentialTriggers are the assignment rule's triggers: every credential
+// name (credentialNames) holds one, in lowercase.
+var credentialTriggers = []string{"passw", "passphrase", "passcode", "keypass", "_pass", ".pass", "-pass",
+	"'pass", `"pass`, "?pass", "&pass", "pwd", "secret", "token", "key", "cred", "contrase"}
+
+// fileRules recognise credentials by the layout of the files that hold
+// them, where no assignment shows the value: a YAML block sequence under a
+// credential name.
+func fileRules() []Rule {
+	return []Rule{
+		// YAML 1.2.2 §8.2.1 "Block Sequences": a credential name, a colon
+		// and nothing else on its line (a comment aside), then lines of
+		// "- item" (password:\n  - hunter2). Each item that is a scalar is
+		// replaced (yamlListItems); an item that is a mapping (- name: x,
+		// Kubernetes' imagePullSecrets) or a placeholder stays.
+		{Name: "yaml-credential-list",
+			Pattern:  mustRe(`(?i)(?:` + credentialNames + `)[ \t]*:[ \t]*(?:#[^\r\n]*)?\r?\n(?:[ \t]*-[ \t]+[^\r\n]*(?:\r?\n|\z))+`),
+			Triggers: credentialTriggers, rewrite: yamlListItems},
+	}
+}
+
+// yamlItem is one line of a YAML block sequence: its indentation and dash
+// (group 1), the item (group 2) and the line break (group 3).
+var yamlItem = regexp.MustCompile(`^([ \t]*-[ \t]+)([^\r\n]*?)[ \t]*(\r?\n|\z)`)
+
+// yamlMapping is an item that is a mapping (key: value), not a scalar.
+var yamlMapping = regexp.MustCompile(`^[\w.-]+[ \t]*:(?:[ \t]|$)`)
+
+// yamlListItems replaces each scalar item of match, a credential name's
+// block sequence (yaml-credential-list's match), by RedactionMark, inside
+// its quotes when it is quoted; the name's line and every other byte stay.
+func yamlListItems(match string) string {
+	nl := strings.IndexByte(match, '\n') + 1
+	out := []byte(match[:nl])
+	for rest := match[nl:]; rest != ""; {
+		m := yamlItem.FindStringSubmatchIndex(rest)
+		if m == nil { // cannot happen: the pattern matched item lines only
+			return string(append(out, rest...))
+		}
+		item := rest[m[4]:m[5]]
+		out = append(out, rest[:m[4]]...)
+		if item == "" || yamlMapping.MatchString(item) || placeholderValue(item) {
+			out = append(out, rest[m[4]:m[1]]...)
+		} else {
+			out = append(append(out, quotedMark(item)...), rest[m[5]:m[1]]...)
+		}
+		rest = rest[m[1]:]
+	}
+	return string(out)
+}
+
+// quotedMark is RedactionMark in v's quotes when v is quoted ("…", '…').
+func quotedMark(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[:1] + RedactionMark + v[:1]
+	}
+	return RedactionMark
+}

@@ -1,0 +1,50 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// redactCase is a text and what the default redactor stores for it.
+type redactCase struct{ name, in, want string }
+
+// checkRedact runs the cases through the default redactor: each gives its
+// want, stays JSON when it was JSON, and is redacted again unchanged.
+func checkRedact(t *testing.T, cases []redactCase) {
+	t.Helper()
+	r := engine.DefaultRedactor()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := r.Redact(c.in)
+			if got != c.want {
+				t.Errorf("Redact(%q)\n got %q\nwant %q", c.in, got, c.want)
+			}
+			if json.Valid([]byte(c.in)) && !json.Valid([]byte(got)) {
+				t.Errorf("no longer JSON: %q", got)
+			}
+			if again := r.Redact(got); again != got {
+				t.Errorf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
+
+// TestRedactYAMLCredentialList: a YAML block sequence under a credential
+// name loses its scalar items (walk44 F3). Before, only a value on the
+// name's own line was found, and password:\n  - hunter2secret was stored
+// in clear.
+func TestRedactYAMLCredentialList(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"password", "password:\n  - hunter2secret\n  - other\nuser: bob", "password:\n  - " + m + "\n  - " + m + "\nuser: bob"},
+		{"secrets", "secrets:\n  - hunter2secret", "secrets:\n  - " + m},
+		{"api-key-crlf", "api_key:\r\n- abcd1234efgh\r\n- 'quoted key'\r\n", "api_key:\r\n- " + m + "\r\n- '" + m + "'\r\n"},
+		{"nested", "  db_password:\n    - \"hunter2secret\"\n  host: db", "  db_password:\n    - \"" + m + "\"\n  host: db"},
+		{"mapping-items-kept", "imagePullSecrets:\n  - name: regcred\n", "imagePullSecrets:\n  - name: regcred\n"},
+		{"placeholder-kept", "passwords:\n  - null\n", "passwords:\n  - null\n"},
+		{"other-name-kept", "hosts:\n  - db.internal\n  - cache", "hosts:\n  - db.internal\n  - cache"},
+		{"in-json-string", `{"content":"token:\n  - abcd1234efgh\n"}`, `{"content":"token:\n  - ` + m + `\n"}`},
+	})
+}
