@@ -12,7 +12,7 @@ var credentialTriggers = []string{"passw", "passphrase", "passcode", "keypass", 
 
 // fileRules recognise credentials by the layout of the files that hold
 // them, where no assignment shows the value: a YAML block sequence under a
-// credential name.
+// credential name, a .netrc entry.
 func fileRules() []Rule {
 	return []Rule{
 		// YAML 1.2.2 §8.2.1 "Block Sequences": a credential name, a colon
@@ -23,6 +23,17 @@ func fileRules() []Rule {
 		{Name: "yaml-credential-list",
 			Pattern:  mustRe(`(?i)(?:` + credentialNames + `)[ \t]*:[ \t]*(?:#[^\r\n]*)?\r?\n(?:[ \t]*-[ \t]+[^\r\n]*(?:\r?\n|\z))+`),
 			Triggers: credentialTriggers, rewrite: yamlListItems},
+		// .netrc (GNU Inetutils manual, "The .netrc file"; curl's
+		// "netrc"): tokens apart by blanks or line breaks, "machine NAME"
+		// or "default", then login, account, port and password in any
+		// order. The password is replaced when a login, account or port
+		// comes before it or a login or account after it (keywords are
+		// lowercase, so prose seldom holds the run: "machine x login y
+		// password z"); a quoted password ("…") keeps its quotes.
+		{Name: "netrc",
+			Pattern: mustRe(`\b(?P<keep>(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+)(?:(?P<q>")[^"\r\n]*"|` + bareByte + `+)` +
+				`|\b(?P<keep>(?:machine\s+\S+|default)\s+password\s+)(?:(?P<q>")[^"\r\n]*"|` + bareByte + `+)(?P<after>\s+(?:login|account)\s)`),
+			Replacement: "${keep}${q}" + RedactionMark + "${q}${after}", Triggers: []string{"password"}},
 	}
 }
 

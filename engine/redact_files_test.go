@@ -48,3 +48,20 @@ func TestRedactYAMLCredentialList(t *testing.T) {
 		{"in-json-string", `{"content":"token:\n  - abcd1234efgh\n"}`, `{"content":"token:\n  - ` + m + `\n"}`},
 	})
 }
+
+// TestRedactNetrc: a .netrc entry's password is redacted, on one line or
+// over several (walk44 F11). Before, "password S3cretValue" had no ':' or
+// '=' for the assignment rule and was stored in clear.
+func TestRedactNetrc(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"one-line", "machine api.example.com login bob password S3cretValue", "machine api.example.com login bob password " + m},
+		{"multi-line", "machine x\n  login bob\n  password S3cretValue\nmachine y login amy password An0ther",
+			"machine x\n  login bob\n  password " + m + "\nmachine y login amy password " + m},
+		{"password-first", "machine x password S3cretValue login bob", "machine x password " + m + " login bob"},
+		{"default-quoted", "default login anonymous password \"my pass word\"", "default login anonymous password \"" + m + "\""},
+		{"escaped-lines", `{"stdout": 1} cat: "machine x\n  login bob\n  password S3cretValue\n  next"`,
+			`{"stdout": 1} cat: "machine x\n  login bob\n  password ` + m + `\n  next"`},
+		{"prose-kept", "the machine asks for a password reset", "the machine asks for a password reset"},
+	})
+}

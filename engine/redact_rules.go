@@ -133,6 +133,13 @@ func structuralRules() []Rule {
 // {"stdout":"ghp_…1\nghp_…2\n"} kept the second token.
 const leftEdge = `(?P<edge>^|[^A-Za-z0-9]|\\[nrtbf]|\\u[0-9A-Fa-f]{4})`
 
+// bareByte is one character of a bare value that runs to the next blank:
+// no blank, and no line break escaped as two characters (\n, \r), as a
+// JSON or logfmt string in other text writes one: the value ends there
+// and the next line is kept. A backslash before another character is
+// taken with it (\\ is one escaped backslash).
+const bareByte = `(?:[^\s\\]|\\[^nr\s])`
+
 // vendor is a token with a documented fixed prefix; pattern is its
 // alternatives, each after leftEdge, and the whole token is replaced.
 func vendor(name, pattern string, triggers ...string) Rule {
