@@ -65,3 +65,24 @@ func TestRedactNetrc(t *testing.T) {
 		{"prose-kept", "the machine asks for a password reset", "the machine asks for a password reset"},
 	})
 }
+
+// TestRedactDockerAuth: the auth member of Docker's config.json (base64 of
+// user:password) and npm's _auth are redacted when they decode to
+// credentials (walk44 F11); an auth member that does not stays. Before,
+// {"auths":{"registry":{"auth":"…"}}} was stored in clear: "auth" is no
+// credential name (it names ordinary things: "auth": "oauth2").
+func TestRedactDockerAuth(t *testing.T) {
+	m := engine.RedactionMark
+	cred := "Ym9iOlMzY3JldFZhbHVl" // base64 of bob:S3cretValue
+	checkRedact(t, []redactCase{
+		{"config-json", `{"auths":{"registry.example.com":{"auth":"` + cred + `","email":"bob@example.com"}}}`,
+			`{"auths":{"registry.example.com":{"auth":"` + m + `","email":"bob@example.com"}}}`},
+		{"pretty", "{\n  \"auths\": {\n    \"https://index.docker.io/v1/\": {\n      \"auth\": \"" + cred + "\"\n    }\n  }\n}",
+			"{\n  \"auths\": {\n    \"https://index.docker.io/v1/\": {\n      \"auth\": \"" + m + "\"\n    }\n  }\n}"},
+		{"cat-output", "$ cat ~/.docker/config.json\n{\"auths\":{\"ghcr.io\":{\"auth\":\"" + cred + "\"}}}\n$ ",
+			"$ cat ~/.docker/config.json\n{\"auths\":{\"ghcr.io\":{\"auth\":\"" + m + "\"}}}\n$ "},
+		{"npmrc", "//registry.npmjs.org/:_auth=" + cred, "//registry.npmjs.org/:_auth=" + m},
+		{"no-credentials-kept", `[{"auth":"oauth2"},{"auth":"aGVsbG8gd29ybGQ="}]`, `[{"auth":"oauth2"},{"auth":"aGVsbG8gd29ybGQ="}]`}, // hello world: no colon
+		{"not-base64-kept", `{"auth": "required-for-admins"}`, `{"auth": "required-for-admins"}`},
+	})
+}

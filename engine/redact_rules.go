@@ -17,7 +17,10 @@ import (
 //   - private-key blocks (PEM, OpenPGP, OpenSSH) and JSON Web Tokens;
 //   - HTTP credentials: Authorization/Proxy-Authorization headers of any
 //     scheme, Bearer tokens, Basic credentials (verified by decoding),
-//     `curl -u user:password`;
+//     `curl -u user:password`, the auth field of Docker's config.json and
+//     npm's _auth (verified by decoding);
+//   - credential files: a .netrc entry's password, a YAML block list
+//     under a credential name (fileRules);
 //   - credentials in URLs (scheme://user:password@host, the password up to
 //     the last '@' before the path) and credential query parameters
 //     (token=, access_token=, key=, sig=, X-Amz-Signature=, …);
@@ -100,6 +103,12 @@ func structuralRules() []Rule {
 		// header; verified by decoding to printable text with a colon.
 		{Name: "basic-auth", Pattern: mustRe(`(?i)\b(basic)\s+[A-Za-z0-9+/]{8,}={0,2}`),
 			Replacement: "${1} " + RedactionMark, Triggers: []string{"basic"}, Verify: basicCredentials},
+		// Docker's config.json ("docker login": auths.<registry>.auth) and
+		// npm's .npmrc (_auth): base64 of user:password, as Basic
+		// credentials are. Decided by decoding, not by the name alone
+		// ("auth": "oauth2" stays): verified as basic-auth is.
+		{Name: "auth-field", Pattern: mustRe(`(?i)\b(_?auth\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9+/]{8,}={0,2}`),
+			Replacement: "${1}" + RedactionMark, Triggers: []string{"auth"}, Verify: authField},
 		// curl(1): -u/--user user:password.
 		{Name: "curl-user", Pattern: mustRe(`(\s-u\s*|\s--user[=\s]\s*)(['"]?)[^\s:'"]+:[^\s'"]+`),
 			Replacement: "${1}${2}" + RedactionMark, Triggers: []string{"-u"}},
@@ -280,11 +289,22 @@ func tokenLike(match string) bool {
 	return strings.ContainsAny(tok, "0123456789-._~+/=")
 }
 
-// basicCredentials reports whether the token after "Basic" decodes (RFC
-// 4648 base64, padded or not) to printable text holding a colon.
+// basicCredentials reports whether the token after "Basic" decodes to
+// credentials (userPassword).
 func basicCredentials(match string) bool {
 	f := strings.Fields(match)
-	tok := f[len(f)-1]
+	return userPassword(f[len(f)-1])
+}
+
+// authField reports whether the value of an auth or _auth field (the
+// base64 run that ends match) decodes to credentials (userPassword).
+func authField(match string) bool {
+	return userPassword(match[strings.LastIndexAny(match, `"':= \t\`)+1:])
+}
+
+// userPassword reports whether tok decodes (RFC 4648 base64, padded or
+// not) to printable text holding a colon, as user:password does.
+func userPassword(tok string) bool {
 	b, err := base64.StdEncoding.DecodeString(tok)
 	if err != nil {
 		if b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(tok, "=")); err != nil {
