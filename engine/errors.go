@@ -502,9 +502,10 @@ var ErrSalvageInterrupted = errors.New("engine: a salvage of this data directory
 // in place and the damaged one kept (make room and reindex).
 var ErrNoSpace = errors.New("engine: no space left")
 
-// ErrIndexUnavailable is matched by Engine.IndexUnavailable's error: a
+// ErrIndexUnavailable is matched by Engine.IndexUnavailable's error: the
+// lexical index was found damaged and its recovery has not run yet, or a
 // damaged or removed lexical index was closed and a new one could not be
-// opened yet (a full disk, for one); the engine retries in the
+// opened yet (a full disk, for one); the engine recovers in the
 // background. The data in mnemo.db is intact.
 var ErrIndexUnavailable = errors.New("engine: the recall indexes are unavailable")
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 // FileHolds exposes fileHolds to the black-box tests.
@@ -294,4 +295,21 @@ func SetBeforeMemCtx(e *Engine, f func()) {
 		return
 	}
 	e.erasure.composed.Store(&f)
+}
+
+// IndexLexical indexes docs in the open lexical index directly, as a
+// drain's batch does but with no outbox row and no kick of the drainer
+// (the caller holds the drain: HoldDrain).
+func IndexLexical(e *Engine, docs []recall.Doc) error {
+	return e.idx.index().Lexical().Index(docs)
+}
+
+// LexicalDamaged returns the open lexical index's damage
+// (recall.Lexical.Damaged; nil when healthy or when no index is open).
+func LexicalDamaged(e *Engine) error {
+	ix := e.idx.index()
+	if ix == nil {
+		return nil
+	}
+	return ix.Lexical().Damaged()
 }

@@ -38,15 +38,24 @@ func (s *indexState) beforeReopen() error {
 }
 
 // IndexUnavailable returns an error matching ErrIndexUnavailable while
-// the lexical and vector indexes are closed because the recovery of a
-// damaged or removed lexical index could not open a new one (its last
-// attempt's error is named; the background drainer retries with its
-// backoff, from 1 s to a minute, and at once after an append); nil
-// otherwise, and on Postgres. Searches meanwhile answer with no hits and
-// retrieval "unavailable: index closed". Cheap: no I/O.
+// the lexical index is damaged and not rebuilt yet: found damaged (by a
+// search, a drain or scorch's background merger or persister) and its
+// recovery not run yet, which the drainer starts at once (the error names
+// the damage); or closed because the recovery of a damaged or removed
+// index could not open a new one (its last attempt's error is named; the
+// background drainer retries with its backoff, from 1 s to a minute, and
+// at once after an append). Nil otherwise, while the quarantined index is
+// rebuilt from the store (searches report it), and on Postgres. Searches
+// meanwhile answer with no lexical hits: retrieval "unavailable: index
+// closed", or the damage. Cheap: no I/O.
 func (e *Engine) IndexUnavailable() error {
 	e.idx.mu.RLock()
 	defer e.idx.mu.RUnlock()
+	if e.idx.ix != nil {
+		if derr := e.idx.ix.Lexical().Damaged(); derr != nil {
+			return fmt.Errorf("%w: the lexical index was found damaged (%w); it is quarantined and rebuilt in the background", ErrIndexUnavailable, derr)
+		}
+	}
 	if e.idx.lost == nil {
 		return nil
 	}

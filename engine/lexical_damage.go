@@ -152,7 +152,7 @@ func (e *Engine) reopenLexical(cause error) (*recall.Index, string, error) {
 	if err != nil {
 		return nil, q, fmt.Errorf("engine: reopen lexical index after quarantine: %w", diskFull(e.dir, err))
 	}
-	ix, err := recall.NewIndex(e.recallConfig(lex))
+	ix, err := e.newIndex(lex)
 	if err != nil {
 		lex.Close()
 		return nil, q, fmt.Errorf("engine: %w", err)
@@ -175,6 +175,29 @@ func (e *Engine) rebuildDamaged(ctx context.Context) (string, error) {
 	q := e.idx.quarantined
 	e.idx.mu.RUnlock()
 	return q, e.SyncIndexes(ctx)
+}
+
+// newIndex is the engine's recall.Index over lex, whose damage, once found,
+// wakes the drainer (lexicalDamaged).
+func (e *Engine) newIndex(lex *recall.Lexical) (*recall.Index, error) {
+	ix, err := recall.NewIndex(e.recallConfig(lex))
+	if err != nil {
+		return nil, err
+	}
+	lex.OnDamage(e.lexicalDamaged)
+	return ix, nil
+}
+
+// lexicalDamaged is the open lexical index's recall.Lexical.OnDamage: it
+// wakes the drainer, whose next drain quarantines the index and rebuilds
+// it (recoverIfDamaged). Damage found by scorch's merger or persister in
+// the background, after the drain that gave them their work had ended,
+// waited for the next append before (an idle mnemo serve kept a damaged
+// index, searches failing on it, until traffic came). It runs in the
+// goroutine that found the damage and never blocks.
+func (e *Engine) lexicalDamaged(err error) {
+	e.log.Warn("lexical index found damaged: quarantining and rebuilding it from the store", "err", err)
+	e.kickOutbox()
 }
 
 // isDamage reports whether err says the lexical index is damaged.

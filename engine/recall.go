@@ -158,7 +158,7 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	ix, err := recall.NewIndex(e.recallConfig(lex))
+	ix, err := e.newIndex(lex)
 	if err != nil {
 		lex.Close()
 		return fmt.Errorf("engine: %w", err)
@@ -423,7 +423,7 @@ func (e *Engine) swapEmptyIndex(ctx context.Context, reembed bool) (*indexUse, e
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	ix, err := recall.NewIndex(e.recallConfig(lex))
+	ix, err := e.newIndex(lex)
 	if err != nil {
 		lex.Close()
 		return nil, fmt.Errorf("engine: %w", err)

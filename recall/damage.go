@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -91,10 +92,20 @@ func lexicalMergePlan() map[string]any {
 
 // damageState records why a Lexical is damaged. The zero value is healthy.
 type damageState struct {
-	once sync.Once
-	ch   chan struct{} // closed when damaged; made by init
-	err  error         // set before ch is closed
+	once   sync.Once
+	ch     chan struct{} // closed when damaged; made by init
+	err    error         // set before ch is closed
+	notify atomic.Pointer[damageHook]
 }
+
+// damageHook is the function OnDamage set, called at most once.
+type damageHook struct {
+	once sync.Once
+	fn   func(error)
+}
+
+// fire calls the hook's function with err, the first time only.
+func (h *damageHook) fire(err error) { h.once.Do(func() { h.fn(err) }) }
 
 func (d *damageState) init() { d.ch = make(chan struct{}) }
 
@@ -103,7 +114,30 @@ func (l *Lexical) markDamaged(err error) {
 	l.damage.once.Do(func() {
 		l.damage.err = fmt.Errorf("%w: %s: %w", ErrCorrupt, l.path, err)
 		close(l.damage.ch)
+		if h := l.damage.notify.Load(); h != nil {
+			h.fire(l.damage.err)
+		}
 	})
+}
+
+// OnDamage makes l call fn once, with the error Damaged returns, when the
+// index is marked damaged: from the goroutine that finds the damage
+// (scorch's merger or persister in the background, or a search, count or
+// batch of the caller's), or at once, from OnDamage's caller, when it
+// already is. fn must not block: the merger waits for it. A later call
+// replaces fn (nil: none). It is how the owner of an idle index learns of
+// damage that its background work found, with no call of its own to
+// return the error.
+func (l *Lexical) OnDamage(fn func(err error)) {
+	if fn == nil {
+		l.damage.notify.Store(nil)
+		return
+	}
+	h := &damageHook{fn: fn}
+	l.damage.notify.Store(h)
+	if err := l.Damaged(); err != nil {
+		h.fire(err)
+	}
 }
 
 // Damaged returns the error that marked the index damaged (it matches

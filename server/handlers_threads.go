@@ -27,9 +27,11 @@ const HealthTimeout = 5 * time.Second
 // does a stored working-memory configuration that does not build
 // (engine.ErrStoredWorkingMemory), with status "degraded" and a reason:
 // the working-memory routes answer 503 working-memory-unavailable, the
-// rest works. So do recall indexes closed by a recovery that could not
-// open new ones yet (engine.IndexUnavailable: a full disk, for one):
-// searches and contexts answer without recalled messages meanwhile.
+// rest works. So do a lexical index found damaged whose quarantine has
+// not run yet (it starts at once) and recall indexes closed by a recovery
+// that could not open new ones yet (engine.IndexUnavailable: a full disk,
+// for one): searches and contexts answer without recalled messages
+// meanwhile.
 func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), HealthTimeout)
 	defer cancel()

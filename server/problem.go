@@ -134,10 +134,11 @@ const WorkingMemoryOffDetail = "this server has no working memory configured; to
 const NoSpaceDetail = "the server's disk is full: the write was refused and rolled back, nothing of this request was stored; " +
 	"send it again once the server's operator has freed space (the server log names the disk)"
 
-// IndexUnavailableDetail is GET /healthz's reason while the recall
-// indexes are closed (engine.IndexUnavailable).
-const IndexUnavailableDetail = "the search indexes are closed: a damaged or removed index could not be rebuilt yet (a full disk, for one; " +
-	"the server log has the cause); it is retried in the background. Messages are stored and read; searches and contexts recall nothing meanwhile"
+// IndexUnavailableDetail is GET /healthz's reason while the lexical index
+// is damaged and not quarantined yet, or the recall indexes are closed
+// (engine.IndexUnavailable).
+const IndexUnavailableDetail = "the search index is damaged or closed: a damaged or removed index is not rebuilt yet (a full disk, for one, keeps it closed; " +
+	"the server log has the cause); it is rebuilt in the background. Messages are stored and read; searches and contexts recall nothing meanwhile"
 
 // StoredWorkingMemoryDetail is the detail of the working-memory-unavailable
 // problem (engine.ErrStoredWorkingMemory, 503), the HTTP API's and the
