@@ -237,21 +237,8 @@ func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID 
 	if err != nil {
 		return nil, err
 	}
-	d := &Dispatch{RunID: runID, CallID: callID, ThreadID: r.ThreadID, ResourceID: r.ResourceID, Name: r.Name,
-		MessageID: r.MessageID, Seq: r.Seq, Settled: r.ResultID != "", Failed: r.Failed, ResultID: r.ResultID, BegunAt: r.BegunAt}
-	if !r.SettledAt.IsZero() {
-		t := r.SettledAt
-		d.SettledAt = &t
-	}
-	var tcs []ToolCall
-	if r.ToolCalls != "" && json.Unmarshal([]byte(r.ToolCalls), &tcs) == nil {
-		for _, tc := range tcs {
-			if tc.ID == callID {
-				d.Arguments = tc.Arguments
-			}
-		}
-	}
-	return d, nil
+	d := dispatchOf(r) // dispatch_restore.go
+	return &d, nil
 }
 
 // SettleDispatch commits the outcome of a dispatched call as its tool

@@ -102,7 +102,10 @@
 //     dispatch_begin.go), so every dispatch can be settled until its call
 //     is answered. A settlement after its dispatch was erased (its thread,
 //     its call's or its result's message) stores nothing
-//     (ErrDispatchErased), nor does beginning it again under its run.
+//     (ErrDispatchErased), nor does beginning it again under its run. A
+//     dispatch read from one store (Dispatches) is restored in another as
+//     it was (RestoreDispatch, dispatch_restore.go), under the same checks
+//     of its messages, run and call, so an export keeps it pending.
 //
 // # Concurrency
 //

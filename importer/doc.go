@@ -17,7 +17,11 @@
 // IdleTTLSetter), on a stored thread too.
 // A line {"type": "working_memory", "thread"?, "resource", "mode",
 // "content"} is a working-memory state (workingmemory.go), set through
-// a WorkingMemoryOpener after the lines before it are stored.
+// a WorkingMemoryOpener after the lines before it are stored, and a line
+// {"type": "dispatch", "thread", "resource", "run", "call_id", "name",
+// "message_id", "state", "result_id"?, "begun_at", "settled_at"?} a
+// dispatch of the dispatch journal (dispatch.go), restored through a
+// DispatchRestorer after them.
 // tool_calls is a list in OpenAI's shape ({"id", "type": "function",
 // "function": {"name", "arguments": "<JSON text>"}}), Ollama's (the
 // arguments an object) or mnemo's ({"id", "name", "arguments": <JSON>});
@@ -58,15 +62,17 @@
 // which Import reads back under the same ids: mnemo's own shape, a
 // thread's title on its first line, no seqs (an import numbers a thread
 // from 1), and the current working-memory state of each thread and
-// resource as a "working_memory" line. It reads a page of threads and of
-// messages at a time. What it does not carry (working-memory history,
+// resource as a "working_memory" line, and each thread's dispatches
+// (engine.Dispatches) as "dispatch" lines after its messages. It reads a
+// page of threads, of messages and of dispatches at a time. What it does not carry (working-memory history,
 // observations, runs, memctx records) is listed in docs/cli.md, mnemo
 // export.
 //
 // # Imports
 //
 // It may import engine (it appends what it parses), working (the
-// working-memory states engine opens) and internal/jsonkey
+// working-memory states engine opens), journal (for journal.ErrRunOwned,
+// which engine.RestoreDispatch returns) and internal/jsonkey
 // (a JSONL record naming a key twice is malformed, as a request body is);
 // it is above the engine's floor, so no package below engine imports it.
 //

@@ -22,7 +22,7 @@ type Source interface {
 	FullContent(ctx context.Context, messageID string) (string, error)
 	StoredWorkingMode(ctx context.Context, key string) (mode working.Mode, ok bool, err error)
 	WorkingMemoryResources(ctx context.Context, after string, limit int) ([]string, error)
-	Unsettled(ctx context.Context, threadID, resourceID string) ([]engine.Dispatch, error)
+	Dispatches(ctx context.Context, req engine.DispatchesRequest) ([]engine.Dispatch, error)
 	WorkingMemoryOpener
 }
 
@@ -55,12 +55,9 @@ type ExportReport struct {
 	Messages int `json:"messages"`
 	// WorkingMemory counts the working-memory states written ("working_memory" lines).
 	WorkingMemory int `json:"workingMemory"`
-	// Unsettled lists the dispatches of unknown outcome (engine.Unsettled)
-	// of the threads written, which the file does not carry: their calls
-	// are written, but an import stores no dispatch, so the target's
-	// LoadContext drops each call as unpaired instead of giving it the
-	// "Outcome unknown" result. Empty when there is none.
-	Unsettled []engine.Dispatch `json:"unsettled,omitempty"`
+	// Dispatches counts the dispatches written ("dispatch" lines), of
+	// unknown outcome or settled.
+	Dispatches int `json:"dispatches"`
 }
 
 // exportRecord is the JSONL record Export writes for a message: the
@@ -108,10 +105,11 @@ type exportCall struct {
 // with no thread comes after every thread (in a full export, in byte
 // order of the resource ids: engine.WorkingMemoryResources) or alone
 // (opt.Resource);
-// working-memory history, observations, runs, memctx records and
-// dispatches are not written (docs/cli.md, mnemo export); the dispatches
-// of unknown outcome of the threads written are listed in the report
-// (ExportReport.Unsettled), since the target loses their calls.
+// the dispatches of each thread written (engine.Dispatches: pending,
+// settled or answered) follow its messages, before its state, as
+// "dispatch" lines (itemDispatch), in byte order of run id, then call id;
+// working-memory history, observations, runs and memctx records are not
+// written (docs/cli.md, mnemo export).
 //
 // It reads a page of threads (engine.ThreadsPage, keyset pages) and a page
 // of messages at a time, never the whole store, and honours ctx between
@@ -321,25 +319,13 @@ func (x *exporter) thread(t engine.Thread) error {
 		if p.NextFromSeq == 0 && first {
 			return nil // no message: the thread is not written
 		} else if p.NextFromSeq == 0 {
-			if err := x.unsettled(t); err != nil {
+			if err := x.dispatches(t); err != nil {
 				return err
 			}
 			return x.state(t.ResourceID, t.ID)
 		}
 		req.FromSeq = p.NextFromSeq
 	}
-}
-
-// unsettled adds t's dispatches of unknown outcome to the report.
-func (x *exporter) unsettled(t engine.Thread) error {
-	ds, err := x.src.Unsettled(x.ctx, t.ID, t.ResourceID)
-	if errors.Is(err, engine.ErrThreadNotFound) {
-		return nil // erased since its messages were read
-	} else if err != nil {
-		return err
-	}
-	x.rep.Unsettled = append(x.rep.Unsettled, ds...)
-	return nil
 }
 
 // message writes one message's line.

@@ -146,6 +146,12 @@ type Report struct {
 	WorkingMemory int `json:"workingMemory,omitempty"`
 	// WorkingMemorySame counts the states stored already (see WorkingMemory).
 	WorkingMemorySame int `json:"workingMemorySame,omitempty"`
+	// Dispatches counts the "dispatch" lines whose dispatch was restored
+	// now (engine.RestoreDispatch); DispatchesSame those stored already,
+	// as given.
+	Dispatches int `json:"dispatches,omitempty"`
+	// DispatchesSame counts the dispatches stored already (see Dispatches).
+	DispatchesSame int `json:"dispatchesSame,omitempty"`
 }
 
 // Appender is what Import needs of an engine.
@@ -156,7 +162,7 @@ type Appender interface {
 // Import reads path in the given format and appends its conversations.
 // A JSONL "working_memory" line is set through e when e is also a
 // WorkingMemoryOpener (*engine.Engine is), and skipped with a reason
-// otherwise. It opens path once: a pipe or FIFO (`<(cmd)`, /dev/stdin) is read
+// otherwise; a "dispatch" line likewise through a DispatchRestorer. It opens path once: a pipe or FIFO (`<(cmd)`, /dev/stdin) is read
 // whole, its head too when the format is detected. Errors: ErrUnknownFormat
 // for a format it does not know or cannot detect; with Options.Strict the
 // first malformed record's *RecordError; ErrNothingImported when every
@@ -199,7 +205,7 @@ func Import(ctx context.Context, e Appender, path string, opt Options) (*Report,
 		return nil, fmt.Errorf("%w: %q (want jsonl, locomo or longmemeval)", ErrUnknownFormat, format)
 	}
 	w.rep.Resources, w.rep.Threads = len(w.resources), len(w.threads)
-	if err == nil && w.rep.Messages+w.rep.Duplicates+w.rep.WorkingMemory+w.rep.WorkingMemorySame == 0 && w.rep.Skipped > 0 {
+	if err == nil && w.rep.Messages+w.rep.Duplicates+w.rep.WorkingMemory+w.rep.WorkingMemorySame+w.rep.Dispatches+w.rep.DispatchesSame == 0 && w.rep.Skipped > 0 {
 		err = nothingImported(w.rep.Skipped, name, format)
 	}
 	return w.rep, err

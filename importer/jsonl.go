@@ -68,6 +68,14 @@ type jsonlRecord struct {
 	Output    json.RawMessage `json:"output"`
 	// Mode is a "working_memory" line's (workingmemory.go).
 	Mode string `json:"mode"`
+	// Run, MessageID, State, ResultID, BegunAt and SettledAt are a
+	// "dispatch" line's, with CallID and Name (dispatch.go).
+	Run       string          `json:"run"`
+	MessageID string          `json:"message_id"`
+	State     string          `json:"state"`
+	ResultID  string          `json:"result_id"`
+	BegunAt   json.RawMessage `json:"begun_at"`
+	SettledAt json.RawMessage `json:"settled_at"`
 }
 
 // jsonlLine is a JSONL line read: its message, the thread and resource
@@ -75,9 +83,10 @@ type jsonlRecord struct {
 // the message does not hold (Report.Unstored).
 type jsonlLine struct {
 	thread, resource string
-	title            string        // the thread's title the line gives, or ""
-	ttl              time.Duration // the thread's idle lifetime the line gives (parseIdleTTL), or 0
-	wm               *wmLine       // a "working_memory" line's state; nil for a message
+	title            string           // the thread's title the line gives, or ""
+	ttl              time.Duration    // the thread's idle lifetime the line gives (parseIdleTTL), or 0
+	wm               *wmLine          // a "working_memory" line's state; nil for a message
+	dispatch         *engine.Dispatch // a "dispatch" line's dispatch; nil for a message
 	msg              engine.Message
 	unstored         []string
 	item             string // the Responses item type the line gives, or ""
@@ -135,7 +144,7 @@ func (w *writer) jsonl(r io.Reader) error {
 				perr = fmt.Errorf("%w; it is the file's last line and has no newline: the file may have been cut short", perr)
 			}
 			m := l.msg
-			if perr == nil && m.ID == "" && l.wm == nil {
+			if perr == nil && m.ID == "" && l.wm == nil && l.dispatch == nil {
 				m.ID = lineID(l.thread, ordinal[l.thread], b)
 			}
 			ordinal[l.thread]++
@@ -146,6 +155,10 @@ func (w *writer) jsonl(r io.Reader) error {
 				}
 			case l.wm != nil:
 				if err := jb.workingMemory(where, l.wm); err != nil {
+					return err
+				}
+			case l.dispatch != nil:
+				if err := jb.dispatch(where, l.dispatch); err != nil {
 					return err
 				}
 			case jb.items.join(&jb.req, l, m, line, jb.wheres):
@@ -291,6 +304,9 @@ func parseJSONL(b []byte, lead int) (l jsonlLine, err error) {
 	case itemWorkingMemory:
 		wm, err := rec.workingMemory()
 		return jsonlLine{thread: rec.Thread, resource: rec.Resource, wm: wm}, err
+	case itemDispatch:
+		d, err := rec.dispatch()
+		return jsonlLine{thread: rec.Thread, resource: rec.Resource, dispatch: d}, err
 	case "", itemMessage:
 		m, unstored, err = rec.message(unstored)
 	case itemFunctionCall, itemFunctionCallOutput:

@@ -90,6 +90,8 @@ func lineMembers(b []byte) (item string, known, unused []string, err error) {
 		return item, functionCallOutMembers, nil, nil
 	case itemWorkingMemory:
 		return item, workingMemoryMembers, nil, nil
+	case itemDispatch:
+		return item, dispatchMembers, nil, nil
 	}
 	return "", nil, nil, unknownItemType(item)
 }
@@ -98,7 +100,7 @@ func lineMembers(b []byte) (item string, known, unused []string, err error) {
 // itemTypes, is skipped: naming t and the type it most likely meant, else
 // the types mnemo reads.
 func unknownItemType(t string) error {
-	switch near := jsonkey.Closest(t, append(slices.Clone(itemTypes), itemWorkingMemory)); {
+	switch near := jsonkey.Closest(t, append(slices.Clone(itemTypes), itemWorkingMemory, itemDispatch)); {
 	case near != "" && strings.EqualFold(near, t):
 		return fmt.Errorf(`unknown item type %q (did you mean %q? types are case-sensitive)`, t, near)
 	case near != "":

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/importer"
@@ -74,37 +73,17 @@ func (c *ExportCommand) Run(ctx context.Context, args []string) error {
 			return exportFailed(ctx, "standard output", rep, err, left)
 		}
 		fmt.Fprintf(c.Stderr, "exported %s\n", exportSummary(rep))
-		c.noteUnsettled(rep.Unsettled)
 		return nil
 	}
 	rep, err := exportFile(ctx, file, func(w io.Writer) (*importer.ExportReport, error) { return importer.Export(ctx, e, w, opt) })
 	if err != nil {
 		return exportFailed(ctx, file, rep, err, "nothing was written to "+file)
 	}
-	c.noteUnsettled(rep.Unsettled)
 	if *asJSON {
 		return c.printJSON(exportJSON{file, rep})
 	}
 	fmt.Fprintf(c.Stdout, "exported %s to %s\n", exportSummary(rep), file)
 	return nil
-}
-
-// noteUnsettled warns on standard error that the export does not carry
-// the dispatches of unknown outcome ds (importer.ExportReport.Unsettled),
-// naming each: an import drops their calls, and with them the "Outcome
-// unknown" notice that keeps the model from repeating the action.
-func (c *ExportCommand) noteUnsettled(ds []engine.Dispatch) {
-	if len(ds) == 0 {
-		return
-	}
-	calls := make([]string, len(ds))
-	for i, d := range ds {
-		calls[i] = fmt.Sprintf("%s (%s, thread %s, run %s)", d.CallID, d.Name, d.ThreadID, d.RunID)
-	}
-	fmt.Fprintf(c.Stderr, "mnemo export: warning: %s of unknown outcome not carried: %s; "+
-		"the file holds each call but not its dispatch, so an import drops the call and the \"Outcome unknown\" result that tells the model not to repeat it: "+
-		"settle each (SettleDispatch) or answer it with a tool message of the same toolCallId before exporting\n",
-		count(len(ds), "tool call"), strings.Join(calls, ", "))
 }
 
 // checkExportFile fails when file (not "-") cannot be made: it exists
@@ -141,11 +120,15 @@ func exportDest(file string) string {
 }
 
 // exportSummary is the counts of rep in words: "2 resources, 3 threads,
-// 120 messages" and, when there are some, ", 2 working-memory states".
+// 120 messages" and, when there are some, ", 2 working-memory states",
+// ", 1 dispatch".
 func exportSummary(rep *importer.ExportReport) string {
 	s := fmt.Sprintf("%s, %s, %s", count(rep.Resources, "resource"), count(rep.Threads, "thread"), count(rep.Messages, "message"))
 	if rep.WorkingMemory > 0 {
 		s += ", " + count(rep.WorkingMemory, "working-memory state")
+	}
+	if rep.Dispatches > 0 {
+		s += ", " + count(rep.Dispatches, "dispatch")
 	}
 	return s
 }

@@ -155,6 +155,8 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 			total.Skipped += rep.Skipped
 			total.WorkingMemory += rep.WorkingMemory
 			total.WorkingMemorySame += rep.WorkingMemorySame
+			total.Dispatches += rep.Dispatches
+			total.DispatchesSame += rep.DispatchesSame
 			addUnstored(&total, rep)
 			if fs.NArg() == 1 {
 				total.File, total.Format, total.Stopped = rep.File, rep.Format, rep.Stopped
@@ -583,7 +585,8 @@ func interrupted(label string, err error, rep *importer.Report) error {
 // members mnemo does not store: refusal, annotations"; "no messages read,
 // nothing stored" when the input held no record.
 func summary(r *importer.Report) string {
-	if r.Resources == 0 && r.Threads == 0 && r.Messages == 0 && r.Duplicates == 0 && r.Skipped == 0 && r.Unstored == 0 && r.Stopped == "" && r.WorkingMemory+r.WorkingMemorySame == 0 {
+	if r.Resources == 0 && r.Threads == 0 && r.Messages == 0 && r.Duplicates == 0 && r.Skipped == 0 && r.Unstored == 0 && r.Stopped == "" && r.WorkingMemory+r.WorkingMemorySame == 0 &&
+		r.Dispatches+r.DispatchesSame == 0 {
 		// An empty input (a filter that matched nothing): said so, not
 		// as a row of zero counts.
 		return "no messages read, nothing stored"
@@ -592,6 +595,9 @@ func summary(r *importer.Report) string {
 		count(r.Resources, "resource"), count(r.Threads, "thread"), count(r.Messages, "message"), r.Duplicates, r.Skipped)
 	if r.WorkingMemory+r.WorkingMemorySame > 0 {
 		s += fmt.Sprintf("; %s set, %d already as given", count(r.WorkingMemory, "working-memory state"), r.WorkingMemorySame)
+	}
+	if r.Dispatches+r.DispatchesSame > 0 {
+		s += fmt.Sprintf("; %s restored, %d already stored", count(r.Dispatches, "dispatch"), r.DispatchesSame)
 	}
 	switch {
 	case r.Unstored == 1 && len(r.UnstoredMembers) == 1:

@@ -1,0 +1,78 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// A dispatch carried from another store (mnemo export, then import) is
+// written back as that store recorded it: RestoreDispatch writes a row
+// whole, ThreadDispatches reads a thread's rows a page at a time.
+
+// RestoreDispatch records, in tx, the dispatch d as another store
+// recorded it: its thread, resource, message id, tool name and BegunAt,
+// and, when d.ResultID is not "", its result, Failed and SettledAt. A
+// second record of one (run, call) is a constraint error. The caller
+// checks that d's messages are stored and claims its run.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it; engine.Engine.RestoreDispatch is the library's way.
+func RestoreDispatch(ctx context.Context, tx store.Conn, d Dispatch) error {
+	tx = store.Bound(tx)
+	var settled sql.NullInt64
+	if d.ResultID != "" {
+		settled = sql.NullInt64{Int64: d.SettledAt.UnixMilli(), Valid: true}
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO dispatches (run_id, call_id, thread_id, resource_id, message_id, name, result_id, failed, begun_at, settled_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, d.RunID, d.CallID, d.ThreadID, d.ResourceID, d.MessageID, d.Name,
+		d.ResultID, d.Failed && d.ResultID != "", d.BegunAt.UnixMilli(), settled)
+	if err != nil {
+		return fmt.Errorf("journal: restore dispatch %q of run %s: %w", d.CallID, d.RunID, err)
+	}
+	return nil
+}
+
+// ThreadDispatches reads, through q (a transaction or the pool), up to
+// limit dispatches of threadID after the key after (the zero key: from
+// the first), in byte order of run id, then call id, each with its call
+// message's seq and tool calls as ReadDispatch gives them; fewer than
+// limit when the thread has no more. Errors: the database's (ctx's when
+// cancelled).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
+func ThreadDispatches(ctx context.Context, q Querier, threadID string, after DispatchKey, limit int) ([]Dispatch, error) {
+	q = store.Bound(q)
+	rows, err := q.QueryContext(ctx, `SELECT d.run_id, d.call_id, d.resource_id, d.name, d.message_id, COALESCE(m.seq, 0), m.tool_calls,
+		d.result_id, d.failed, d.begun_at, d.settled_at
+		FROM dispatches d LEFT JOIN messages m ON m.id = d.message_id
+		WHERE d.thread_id = ?`+byRun(q, ` AND (d.run_id > ? OR (d.run_id = ? AND d.call_id > ?)) ORDER BY d.run_id, d.call_id`)+` LIMIT ?`, threadID, after.RunID, after.RunID, after.CallID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("journal: list dispatches of thread %s: %w", threadID, err)
+	}
+	defer rows.Close()
+	var out []Dispatch
+	for rows.Next() {
+		d := Dispatch{ThreadID: threadID}
+		var begun int64
+		var settled sql.NullInt64
+		var calls sql.NullString
+		if err := rows.Scan(&d.RunID, &d.CallID, &d.ResourceID, &d.Name, &d.MessageID, &d.Seq, &calls,
+			&d.ResultID, &d.Failed, &begun, &settled); err != nil {
+			return nil, fmt.Errorf("journal: list dispatches of thread %s: %w", threadID, err)
+		}
+		d.ToolCalls, d.BegunAt = calls.String, time.UnixMilli(begun).UTC()
+		if settled.Valid {
+			d.SettledAt = time.UnixMilli(settled.Int64).UTC()
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: list dispatches of thread %s: %w", threadID, err)
+	}
+	return out, nil
+}
