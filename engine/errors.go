@@ -184,6 +184,17 @@ var ErrNilContext = errors.New("engine: nil context.Context (pass context.Backgr
 // the error matches ErrClosed too.
 var ErrEraseIncomplete = errors.New("engine: erasure committed but its physical purge is incomplete")
 
+// ErrVacuumIncomplete is returned by Vacuum when it stopped (its context
+// ended, or a step failed) after part of its work was done. On SQLite the
+// file was rewritten (the VACUUM committed: the database is whole and
+// holds everything it held) but the WAL checkpoint that writes the new
+// file into DatabaseFile and truncates the WAL did not finish; the
+// space it frees shows once a later checkpoint does (SQLite's own at the
+// close of the last connection, or the next Vacuum), and the result is
+// nil, the sizes being unknown until then. On Postgres the result lists
+// the tables vacuumed before it stopped; the others were not.
+var ErrVacuumIncomplete = errors.New("engine: vacuum incomplete")
+
 // ErrEraseBusy is returned by DeleteMessages, DeleteThread and
 // DeleteResource when work in flight on the erased threads or resources
 // (LoadContext, a working-memory write) did not finish within

@@ -313,3 +313,10 @@ func LexicalDamaged(e *Engine) error {
 	}
 	return ix.Lexical().Damaged()
 }
+
+// SetVacuumedHook sets the function Vacuum calls on SQLite between its
+// VACUUM and its WAL checkpoint, until restore is called.
+func SetVacuumedHook(f func()) (restore func()) {
+	vacuumedHook = f
+	return func() { vacuumedHook = nil }
+}

@@ -18,7 +18,14 @@ import (
 // it.
 // Like every command it embeds Main: the process environment and the global
 // flags.
-type CheckCommand struct{ *Main }
+type CheckCommand struct {
+	*Main
+	// stage is how far the check has come, and prechecked whether
+	// mnemo.db passed SQLite's check before the engine opened it: what
+	// an interruption reports (checkinterrupt.go).
+	stage      checkStage
+	prechecked bool
+}
 
 // Run parses the flags of `mnemo check` from args and runs it.
 func (c *CheckCommand) Run(ctx context.Context, args []string) error {
@@ -33,6 +40,7 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	}
 	res, err := c.check(ctx, *full)
 	if err != nil {
+		err = c.interrupted(ctx, err, *full)
 		c.printConfigAdvice(nil, *full) // said before the error
 		if rep := c.unreadableReport(err, *full); rep != nil && *asJSON {
 			if err := c.printJSON(rep); err != nil {
@@ -119,6 +127,7 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	// garbled segment) is quarantined and rebuilt by the engine on its
 	// own: it is reported from the events the engine published, as Check
 	// reports the damage it finds itself.
+	c.reach(stageDatabase, "database")
 	prechecked, err := c.checkFile(ctx, full)
 	var ce *engine.CheckError
 	if errors.As(err, &ce) {
@@ -127,6 +136,8 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	} else if err != nil {
 		return nil, err
 	}
+	c.prechecked = prechecked
+	c.reach(stageOpen, "open")
 	e, watch, err := c.openSyncing(ctx, c.target())
 	if err != nil {
 		return nil, err
@@ -134,9 +145,11 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	defer watch.Stop()
 	defer e.CloseContext(ctx)
 	res.working = storedWorkingDamage(e)
+	c.reach(stageQueued, "queued")
 	if err := c.indexQueued(ctx, e, watch); err != nil {
 		return nil, err
 	}
+	c.reach(stageCompare, "compare")
 	err = e.CheckWith(ctx, engine.CheckOptions{Full: full, Prechecked: prechecked})
 	watch.Stop()
 	if err != nil && !errors.As(err, &ce) {
@@ -166,6 +179,7 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	// With findings, losses that could not be read (a damaged database)
 	// are left unread: the findings are the answer.
 	if ce == nil {
+		c.reach(stageIDs, "ids")
 		if res.dotIDs, err = dotIDs(ctx, e); err != nil {
 			return nil, err
 		}

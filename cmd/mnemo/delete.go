@@ -75,18 +75,21 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 	}
 	e, err := c.open(ctx)
 	if err != nil {
-		return err
+		return notErased(ctx, err, "stopped while the data directory was opening")
 	}
 	defer e.CloseContext(ctx)
 
 	what, err := describeTarget(ctx, e, msgs, *thread, *resource)
 	if err != nil {
-		return err
+		return notErased(ctx, err, "stopped while what to erase was being read")
 	}
 	if !*yes {
 		if ok, err := c.confirm(fs, what); !ok {
 			return err
 		}
+	}
+	if interruptAt != nil {
+		interruptAt("delete:erase")
 	}
 	var res *engine.EraseResult
 	switch {
@@ -98,7 +101,8 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 		res, err = e.DeleteResource(ctx, *resource)
 	}
 	if res == nil {
-		return err
+		// No result: the erasure's transaction did not commit.
+		return notErased(ctx, err, "stopped before the erasure of "+what+" committed")
 	}
 	if perr := c.report(res, err, *asJSON); perr != nil {
 		return perr
@@ -109,6 +113,19 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("no message found: %s", strings.Join(res.NotFound, ", "))
 	}
 	return err
+}
+
+// notErased is err, the error of a delete its context stopped (SIGINT,
+// SIGTERM) before its erasure committed (when: "stopped while the data
+// directory was opening"), said as what it is: nothing was erased, and
+// the same delete run again erases it. It said only "context canceled" (brief
+// cli45 #5), leaving the user to wonder whether anything was erased. err
+// itself when the delete was not interrupted.
+func notErased(ctx context.Context, err error, when string) error {
+	if ctx.Err() == nil || !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &interruptedError{fmt.Sprintf("nothing was erased (%s); run the same delete again to erase it", when), err}
 }
 
 // eraseReport is what `mnemo delete --json` prints: the engine's result

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
+
+	"github.com/mnemo-go/mnemo/engine"
 )
 
 func init() {
@@ -33,7 +37,7 @@ func (c *VacuumCommand) Run(ctx context.Context, args []string) error {
 	defer e.CloseContext(ctx)
 	res, err := e.Vacuum(ctx, *full)
 	if err != nil {
-		return err
+		return vacuumStopped(ctx, res, err)
 	}
 	if *asJSON {
 		if err := c.printJSON(res); err != nil {
@@ -56,6 +60,30 @@ func (c *VacuumCommand) Run(ctx context.Context, args []string) error {
 	c.explainVacuum(res.Backend, *full)
 	c.finished()
 	return nil
+}
+
+// vacuumStopped is err, the error of a vacuum, said as what was done
+// when its context stopped it after part of its work
+// (engine.ErrVacuumIncomplete): on SQLite that the file was rewritten and
+// its checkpoint is completed by the close; on Postgres which tables
+// were vacuumed (res). It said only "context canceled" (brief cli45 #4),
+// so a script ran the finished rewrite again. err itself otherwise.
+func vacuumStopped(ctx context.Context, res *engine.VacuumResult, err error) error {
+	if ctx.Err() == nil || !errors.Is(err, context.Canceled) || !errors.Is(err, engine.ErrVacuumIncomplete) {
+		return err
+	}
+	if res == nil || res.Backend == "sqlite" {
+		return &interruptedError{"mnemo.db was rewritten and the rewrite committed (nothing is lost), but the WAL checkpoint that writes the new file into place was stopped: " +
+			"closing the data directory completes it (this command's close, or the next command's), and the space freed shows then; no need to vacuum again", err}
+	}
+	var done []string
+	var before, after int64
+	for _, t := range res.Tables {
+		done = append(done, t.Name)
+		before, after = before+t.BytesBefore, after+t.BytesAfter
+	}
+	return &interruptedError{fmt.Sprintf("vacuumed %s (%s, %s before, %s after) before it stopped, not the others; run mnemo vacuum again for them",
+		count(len(done), "table"), strings.Join(done, ", "), mibs(before), mibs(after)), err}
 }
 
 // explainVacuum says, on standard error, what the vacuum did to erased
