@@ -113,7 +113,8 @@ type Config struct {
 	// models directory ($MNEMO_MODELS, else <user cache dir>/mnemo/models;
 	// `mnemo models fetch use-lite`), else hash-384 (offline,
 	// lexical-level). memctx.retrieval.embedder names the one that ran. A
-	// use-lite install that cannot be loaded fails Open.
+	// use-lite install that cannot be loaded fails Open (with LazyEmbedder,
+	// the first use instead).
 	Embedder recall.Embedder
 
 	// SwitchEmbedder lets Open take an Embedder other than the directory's
@@ -122,6 +123,27 @@ type Config struct {
 	// N messages not embedded yet" until done; Reindex(ctx, true) does it
 	// now). False means such an Open fails (ErrEmbedderMismatch).
 	SwitchEmbedder bool
+
+	// LazyEmbedder is for a caller that embeds nothing of its own (no
+	// Append, Search, LoadContext with recall or Reindex: mnemo threads,
+	// export, check…). On a directory that records its embedder, Open then
+	// loads none: the recorded embedder is used and opened on first use,
+	// when something needs vectors (the outbox drainer embedding queued
+	// messages, a search's query); a use-lite that is not installed fails
+	// that use with an *EmbedderMismatchError matching
+	// uselite.ErrNotInstalled (the messages stay indexed lexically with
+	// their embeddings owed, a search's vector channel says "unavailable"),
+	// and the next use tries again. A Config.Embedder other than the
+	// recorded one is not refused but left unused (said at Info on the
+	// Logger; SwitchEmbedder is not looked at), and the record is not
+	// changed. An embedder that is not built
+	// in (an OpenAI-compatible model) must still be given, as without it.
+	// On a directory that records none yet (a new one) Open chooses, loads
+	// and records the embedder as without it. False (the default): Open
+	// loads the embedder and refuses a mismatching one, as documented
+	// above; a writer (mnemo ingest, serve, mcp) keeps it false so that a
+	// refusal comes before anything is written.
+	LazyEmbedder bool
 
 	// QueryEmbedTimeout is the longest a search (Search, LoadContext's
 	// recall) waits for its query's vector from the Embedder: 0 means

@@ -18,7 +18,8 @@ import (
 // the id of the embedder its vectors were computed with (journal scope
 // ScopeMeta, key "embedder"). Opened without an explicit embedder, the
 // recorded one is used; opened with another one, Open refuses unless
-// Config.SwitchEmbedder, so that the vector channel never searches a
+// Config.SwitchEmbedder (or Config.LazyEmbedder: the other one is not
+// used), so that the vector channel never searches a
 // collection in which none of the stored messages is embedded while Check
 // says nothing of it.
 
@@ -57,8 +58,15 @@ func (e *EmbedderMismatchError) where() string {
 	return "data directory " + e.Dir
 }
 
-// Unwrap returns ErrEmbedderMismatch.
-func (e *EmbedderMismatchError) Unwrap() error { return ErrEmbedderMismatch }
+// Unwrap returns ErrEmbedderMismatch and, when set, Cause (so that
+// errors.Is(err, uselite.ErrNotInstalled) holds for a use-lite that is not
+// installed).
+func (e *EmbedderMismatchError) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{ErrEmbedderMismatch}
+	}
+	return []error{ErrEmbedderMismatch, e.Cause}
+}
 
 // cliName is the --embedder value for an embedder id.
 func cliName(id string) string {
@@ -70,11 +78,15 @@ func cliName(id string) string {
 
 // chooseEmbedder settles the engine's embedder against the directory's
 // record (see the top of this file) and records it. It runs at Open, before
-// the indexes open.
+// the indexes open. With Config.LazyEmbedder on a directory that records
+// an embedder, deferEmbedder settles it instead.
 func (e *Engine) chooseEmbedder(ctx context.Context) error {
 	rec, err := e.recordedEmbedder(ctx)
 	if err != nil {
 		return err
+	}
+	if e.cfg.LazyEmbedder && rec != "" {
+		return e.deferEmbedder(rec)
 	}
 	switch {
 	case e.cfg.Embedder == nil && rec == "":
@@ -98,6 +110,52 @@ func (e *Engine) chooseEmbedder(ctx context.Context) error {
 	return nil
 }
 
+// deferEmbedder settles the embedder of a Config.LazyEmbedder open on a
+// directory recording rec, loading nothing: Config.Embedder when it is rec,
+// else the built-in rec opened on first use (lazyBuiltin); a Config.Embedder
+// of another id is then not used, and said at Info on the log. The record
+// stays as it is. An embedder that is not built in (an OpenAI-compatible
+// model) must still be given: an *EmbedderMismatchError as without
+// LazyEmbedder.
+func (e *Engine) deferEmbedder(rec string) error {
+	given := e.cfg.Embedder
+	if given != nil && given.ID() == rec {
+		return nil
+	}
+	emb, err := e.lazyBuiltin(rec)
+	if err != nil {
+		if given != nil {
+			return &EmbedderMismatchError{Dir: e.dir, Recorded: rec, Requested: given.ID()}
+		}
+		return &EmbedderMismatchError{Dir: e.dir, Recorded: rec, Cause: err}
+	}
+	if given != nil {
+		e.log.Info("the directory's recorded embedder is used, not the one given (nothing is embedded with it)", "recorded", rec, "given", given.ID())
+	}
+	e.cfg.Embedder = emb
+	return nil
+}
+
+// lazyBuiltin returns the built-in embedder id without loading it:
+// hash-384 (nothing to load), or use-lite opened on first use
+// (recall.NewLazy), whose open failure is an *EmbedderMismatchError
+// wrapping the cause (uselite.ErrNotInstalled when it is not installed).
+func (e *Engine) lazyBuiltin(id string) (recall.Embedder, error) {
+	switch id {
+	case recall.HashID:
+		return recall.HashEmbedder{}, nil
+	case uselite.ID:
+		return recall.NewLazy(uselite.ID, uselite.Dims, true, func() (recall.Embedder, error) {
+			emb, err := loadBuiltin(uselite.ID)
+			if err != nil {
+				return nil, &EmbedderMismatchError{Dir: e.dir, Recorded: uselite.ID, Cause: err}
+			}
+			return emb, nil
+		}), nil
+	}
+	return nil, fmt.Errorf("%s is not built in: it needs its endpoint's configuration", id)
+}
+
 // loadBuiltin loads an embedder the engine can build on its own from its
 // id: hash-384, or use-lite from the models directory.
 func loadBuiltin(id string) (recall.Embedder, error) {
@@ -111,12 +169,24 @@ func loadBuiltin(id string) (recall.Embedder, error) {
 		}
 		dir := models.Path(root, uselite.ID)
 		if _, err := os.Stat(filepath.Join(dir, uselite.ModelFile)); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("use-lite is not installed in %s (mnemo models fetch use-lite)", root)
+			return nil, notInstalledError{root}
 		}
 		return uselite.Open(uselite.Config{Dir: dir})
 	}
 	return nil, fmt.Errorf("%s is not built in: it needs its endpoint's configuration", id)
 }
+
+// notInstalledError is loadBuiltin's error when use-lite's weights are
+// not in the models directory root: it names root and the command that
+// installs them, and matches uselite.ErrNotInstalled.
+type notInstalledError struct{ root string }
+
+func (e notInstalledError) Error() string {
+	return fmt.Sprintf("use-lite is not installed in %s (mnemo models fetch use-lite)", e.root)
+}
+
+// Unwrap returns uselite.ErrNotInstalled.
+func (e notInstalledError) Unwrap() error { return uselite.ErrNotInstalled }
 
 // recordedEmbedder returns the directory's embedder id: the record, else
 // (a directory written before the record existed) the embedder most of its
@@ -146,4 +216,6 @@ func (e *Engine) recordEmbedder(ctx context.Context, id string) error {
 
 // Embedder returns the embedder the engine uses: Config.Embedder, or the
 // one Open chose (the directory's recorded embedder, else the default).
+// With Config.LazyEmbedder it may not be loaded yet: recall.Lazy returns
+// its *recall.LazyEmbedder (Loaded reports whether it is).
 func (e *Engine) Embedder() recall.Embedder { return e.embedder() }

@@ -34,7 +34,11 @@ func (m *Main) embedderNamed(ctx context.Context, name string) (recall.Embedder,
 		if err != nil {
 			return nil, err
 		}
-		return uselite.Open(uselite.Config{Dir: models.Path(dir, uselite.ID)})
+		cfg := uselite.Config{Dir: models.Path(dir, uselite.ID)}
+		if m.embedsNothing() {
+			return uselite.OpenLazy(cfg), nil
+		}
+		return uselite.Open(cfg)
 	case "openai":
 		cfg, err := recall.OpenAIConfigFromEnv(m.Getenv)
 		if err != nil {
@@ -46,4 +50,22 @@ func (m *Main) embedderNamed(ctx context.Context, name string) (recall.Embedder,
 		return recall.NewOpenAIEmbedder(ctx, cfg)
 	}
 	return nil, fmt.Errorf("unknown embedder %q (want %s, %s or openai)", name, recall.HashID, uselite.ID)
+}
+
+// embedsNothing reports whether the running command embeds nothing of its
+// own: it appends, searches and loads no context (a listing, an export, a
+// check, an erasure, working memory). Its engine is opened with
+// engine.Config.LazyEmbedder: the directory's embedder is loaded only if
+// its outbox drainer has messages to embed, and a --embedder other than
+// the directory's is not refused (it is not used). The commands that embed
+// (ingest, search, context, reindex, serve, mcp, demo, bench, eval) and
+// salvage load it at open and refuse a mismatching --embedder before
+// writing anything.
+func (m *Main) embedsNothing() bool {
+	switch m.command {
+	case "threads", "messages", "memctx", "runs", "replay", "delete", "expire", "wm",
+		"export", "check", "vacuum", "observe", "observations":
+		return true
+	}
+	return false
 }

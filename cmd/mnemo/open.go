@@ -106,7 +106,7 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 		return engine.Config{}, err
 	}
 	cfg := engine.Config{Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates(), SwitchEmbedder: m.switchEmbedder,
-		MigrateUnderLoad: m.migrateUnderLoad}
+		LazyEmbedder: m.embedsNothing(), MigrateUnderLoad: m.migrateUnderLoad}
 	if m.Getenv != nil {
 		if cfg.Rerank, err = rerankFromEnv(m.Getenv); err != nil {
 			return cfg, err
@@ -162,8 +162,10 @@ func (m *Main) damagedConfig(base engine.Config, err error) (engine.Config, erro
 //
 // auto returns nil: the engine then uses the directory's recorded embedder,
 // and for a new directory the default. A named embedder is an explicit
-// choice: on a directory recorded with another one the command fails and
-// says to run `mnemo --embedder NAME reindex --vectors`, which switches.
+// choice: on a directory recorded with another one a command that embeds
+// fails and says to run `mnemo --embedder NAME reindex --vectors`, which
+// switches; one that embeds nothing (embedsNothing) runs with the recorded
+// one, and gets use-lite unloaded (loaded on first use).
 func (m *Main) embedder(ctx context.Context) (recall.Embedder, error) {
 	switch m.Embedder {
 	case "", "auto":

@@ -83,6 +83,20 @@ func Open(cfg Config) (*Embedder, error) {
 	return e, nil
 }
 
+// OpenLazy returns use-lite from cfg.Dir opened on first use
+// (recall.NewLazy): no file is read until the first Embed, which fails as
+// Open would (ErrNotInstalled, ErrBadModel); a failed open is tried again
+// by the next Embed.
+func OpenLazy(cfg Config) recall.Embedder {
+	return recall.NewLazy(ID, Dims, true, func() (recall.Embedder, error) {
+		e, err := Open(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	})
+}
+
 // ID returns "use-lite".
 func (e *Embedder) ID() string { return ID }
 
