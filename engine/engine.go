@@ -71,6 +71,7 @@ type Engine struct {
 	lock    *dirLock   // the data directory's lock; see lock.go
 	events  eventSink  // see events.go
 	erasure eraseState // see erase.go
+	space   spaceState // the last write refused for room; see disk_space.go
 
 	// legacyIDs makes newID take "." and ".." (legacyid.Allow, for tests
 	// of stores written before ValidNewID); false but in such tests.
@@ -496,5 +497,5 @@ func (e *Engine) tx(ctx context.Context, fn func(tx *store.Tx) error) error {
 	if err != nil && !fnFailed && !errors.Is(err, ErrSchemaMigrated) {
 		err = fmt.Errorf("engine: %w", err) // begin or commit
 	}
-	return diskFull(e.dir, err) // disk_full.go
+	return e.wrote(err) // disk_space.go
 }

@@ -106,7 +106,7 @@ type LoadRequest struct {
 // is ErrNoSpace, nothing recorded.
 func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, error) {
 	c, err := e.loadContext(ctx, req)
-	return c, diskFull(e.dir, err) // disk_full.go
+	return c, e.writeFailed(err) // disk_space.go
 }
 
 func (e *Engine) loadContext(ctx context.Context, req LoadRequest) (*Context, error) {

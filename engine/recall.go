@@ -346,7 +346,7 @@ func (e *Engine) SyncIndexes(ctx context.Context) error {
 		return e.syncPostgres(ctx) // outbox_postgres.go
 	}
 	_, err := e.drainOutbox(ctx, nil)
-	return diskFull(e.dir, err) // disk_full.go
+	return e.writeFailed(err) // disk_space.go
 }
 
 // Reindex rebuilds the derived indexes from SQLite: the lexical index

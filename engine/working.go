@@ -324,7 +324,7 @@ func (e *Engine) tools(ctx context.Context, threadID, resourceID string) (*tools
 // A write that finds the disk full is ErrNoSpace.
 func (e *Engine) HandleToolCall(ctx context.Context, runID, threadID, resourceID string, call openai.ToolCall) (openai.ChatCompletionMessage, error) {
 	m, err := e.handleToolCall(ctx, runID, threadID, resourceID, call)
-	return m, diskFull(e.dir, err) // disk_full.go
+	return m, e.writeFailed(err) // disk_space.go
 }
 
 func (e *Engine) handleToolCall(ctx context.Context, runID, threadID, resourceID string, call openai.ToolCall) (openai.ChatCompletionMessage, error) {

@@ -31,7 +31,8 @@ const HealthTimeout = 5 * time.Second
 // not run yet (it starts at once) and recall indexes closed by a recovery
 // that could not open new ones yet (engine.IndexUnavailable: a full disk,
 // for one): searches and contexts answer without recalled messages
-// meanwhile.
+// meanwhile. So does a disk full for the last write (engine.DiskFull: it
+// answered 507), until a write commits again.
 func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), HealthTimeout)
 	defer cancel()
@@ -62,6 +63,11 @@ func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 		// the same stored configuration, so a 503 would take them all out
 		// of their load balancer for what only working memory lacks.
 		return Health{Status: "degraded", Version: s.cfg.Version, Reason: StoredWorkingMemoryDetail}, nil
+	}
+	if s.cfg.Engine.DiskFull() != nil {
+		// Still 200: reads and searches answer; writes (contexts too) answer
+		// 507 until the disk has room (the next write that commits).
+		return Health{Status: "degraded", Version: s.cfg.Version, Reason: DiskFullDetail}, nil
 	}
 	if s.cfg.Engine.IndexUnavailable() != nil {
 		// Still 200: messages are stored and read; only recall lacks.

@@ -134,6 +134,12 @@ const WorkingMemoryOffDetail = "this server has no working memory configured; to
 const NoSpaceDetail = "the server's disk is full: the write was refused and rolled back, nothing of this request was stored; " +
 	"send it again once the server's operator has freed space (the server log names the disk)"
 
+// DiskFullDetail is GET /healthz's reason while the last write found the
+// disk full (engine.DiskFull): it names no data and no path (the server
+// log names the disk).
+const DiskFullDetail = "the server's disk is full: the last write was refused for lack of disk space (507, nothing of it stored); " +
+	"reads and searches answer. Free space on the disk holding the data (the server log names it); the next write that succeeds clears this"
+
 // IndexUnavailableDetail is GET /healthz's reason while the lexical index
 // is damaged and not quarantined yet, or the recall indexes are closed
 // (engine.IndexUnavailable).

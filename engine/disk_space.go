@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// This file keeps the last write that the disk refused for lack of room,
+// so that a server can say so while it lasts (GET /healthz: degraded).
+// Each such write failed alone with ErrNoSpace (a 507), and nothing was
+// kept: /healthz said ok while every append was refused.
+
+// spaceState is the last write refused for lack of room, until a write
+// commits.
+type spaceState struct {
+	last atomic.Pointer[spaceRefusal]
+}
+
+// spaceRefusal is a write refused for lack of room: when, and its error.
+type spaceRefusal struct {
+	at  time.Time
+	err error
+}
+
+// wrote is diskFull for the outcome of a write transaction (tx): a
+// refusal for lack of room is kept (DiskFull), a commit (err nil) clears
+// the one kept.
+func (e *Engine) wrote(err error) error {
+	if err == nil {
+		e.space.last.Store(nil)
+		return nil
+	}
+	return e.writeFailed(err)
+}
+
+// writeFailed is diskFull for the error of a call that writes (a
+// LoadContext, a tool call, a drain): a refusal for lack of room is kept
+// (DiskFull). Its success clears nothing: it may have written nothing.
+func (e *Engine) writeFailed(err error) error {
+	err = diskFull(e.dir, err)
+	if IsNoSpace(err) {
+		e.space.last.Store(&spaceRefusal{at: e.now(), err: err})
+	}
+	return err
+}
+
+// DiskFull returns an error matching ErrNoSpace while the last write
+// refused for lack of room on the disk (a write transaction of the
+// engine's: an append, an erasure, a context's record, a tool call's
+// working-memory change; or SyncIndexes) is the latest word on it (the
+// writes of the *working.Memory WorkingMemory returns are not seen): it names when (UTC) and the refusal's error, which names
+// the disk and no stored data. Nil before any such refusal and from the
+// next write transaction that commits (the disk has room again, or at
+// least room for that write). Kept in memory only: another process's
+// writes (mnemo ingest beside the server) neither set nor clear it.
+// Cheap: no I/O.
+func (e *Engine) DiskFull() error {
+	r := e.space.last.Load()
+	if r == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: the last write, at %s, was refused for lack of room (%v); the next write that commits clears this", ErrNoSpace, r.at.UTC().Format(time.RFC3339), r.err)
+}

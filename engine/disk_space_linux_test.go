@@ -1,0 +1,61 @@
+//go:build linux
+
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// TestDiskFullKept: idx45 #2. A write refused for lack of room returned
+// ErrNoSpace and nothing kept it, so a server could not say so between
+// writes (/healthz said ok). Now DiskFull matches ErrNoSpace from the
+// refused append, naming none of its text, until the next append that
+// commits. Needs root (a tmpfs).
+func TestDiskFullKept(t *testing.T) {
+	ctx := context.Background()
+	mnt := mountTmpfs(t, 8<<20)
+	e, err := engine.Open(ctx, engine.Config{Dir: filepath.Join(mnt, "d"), Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("a", "the night train to Porto")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.DiskFull(); err != nil {
+		t.Fatalf("DiskFull before the disk filled: %v", err)
+	}
+	filler := filepath.Join(mnt, "filler")
+	fill(t, filler)
+	const secret = "quokkasecretpayload"
+	big := strings.Repeat(secret+" ", 4000)
+	for range 200 {
+		_, err = e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("", big)}})
+		if err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, engine.ErrNoSpace) {
+		t.Fatalf("append on a full disk: %v, want ErrNoSpace", err)
+	}
+	if err := e.DiskFull(); !errors.Is(err, engine.ErrNoSpace) || strings.Contains(err.Error(), secret) {
+		t.Fatalf("DiskFull after a refused append: %v, want ErrNoSpace naming none of its text", err)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("b", "room again")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.DiskFull(); err != nil {
+		t.Errorf("DiskFull after an append that committed: %v, want nil", err)
+	}
+}
