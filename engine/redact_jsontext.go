@@ -31,6 +31,9 @@ func (r *PatternRedactor) redactDocument(s string) string {
 			end := numberEnd(s, i)
 			w.number(i, end, "", false)
 			i = end
+		case c == '[':
+			w.headerList(i)
+			i++
 		default:
 			i++
 		}
@@ -69,6 +72,9 @@ type docWalk struct {
 	// {"name": "DB_PASSWORD", "value": "…"} (namedBy).
 	name    string
 	nameEnd int
+	// pairs maps the start of a string that is a header field's value
+	// in a list of header fields to the field's name (headerList).
+	pairs map[int]string
 }
 
 // underKey is a key of docWalk.under and the index where its value ends.
@@ -157,6 +163,9 @@ func (w *docWalk) value(from, to int, key string, keyed bool) {
 	}
 	if k, ok := w.outer(from); ok {
 		red = w.pairValue(k, red)
+	}
+	if name, ok := w.pairs[from]; ok {
+		red = w.pairValue(name, red)
 	}
 	if red != v {
 		w.put(from, to, marshalString(red))

@@ -1,0 +1,63 @@
+package engine
+
+import "regexp"
+
+// headerToken is an HTTP field name (RFC 9110 §5.1: a token, §5.6.2).
+var headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+// headerField is a value's start in the document and its field's name.
+type headerField struct {
+	at   int
+	name string
+}
+
+// headerList notes, in w.pairs, each value of the JSON array opening at
+// s[i] when the array is a list of header fields: an even number of
+// strings, every other one from the first a field name (headerToken).
+// Node's http.IncomingMessage.rawHeaders is one (["Authorization",
+// "Bearer …", "Host", "x"]), and a list of pairs ([["X-Api-Key", "…"]]:
+// Python's http.client getheaders(), a fetch Headers' entries) is one per
+// pair. Each value whose name may name a secret (prefilter.named) is then
+// tried after it ("X-Api-Key": "…"), as an object's member is; before,
+// the name and its value were apart and "token ghp_…" after
+// "Authorization" was stored in clear. The cost: a list of two words
+// whose first is a credential name (["token", "count"]) reads as a pair,
+// and its second word is replaced when it has 4 characters or more.
+func (w *docWalk) headerList(i int) {
+	s := w.s
+	var found []headerField
+	var name string
+	n := 0
+	for j := skipBlanks(s, i+1); j < len(s) && s[j] != ']'; n++ {
+		if s[j] != '"' {
+			return
+		}
+		end := jsonStringEnd(s, j) + 1
+		if n%2 == 0 {
+			if name = decodeString(s[j:end]); !headerToken.MatchString(name) {
+				return
+			}
+		} else if w.r.pf.named(marshalString(name) + ": ") {
+			found = append(found, headerField{j, name})
+		}
+		if j = skipBlanks(s, end); j < len(s) && s[j] == ',' {
+			j = skipBlanks(s, j+1)
+		}
+	}
+	if n%2 != 0 || len(found) == 0 {
+		return
+	}
+	if w.pairs == nil {
+		w.pairs = map[int]string{}
+	}
+	for _, f := range found {
+		w.pairs[f.at] = f.name
+	}
+}
+
+// stringList reports whether the '[' at s[i] opens a list whose first
+// element is a string, blanks aside.
+func stringList(s string, i int) bool {
+	j := skipBlanks(s, i+1)
+	return j < len(s) && s[j] == '"'
+}
