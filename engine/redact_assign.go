@@ -42,8 +42,9 @@ const (
 	// line, which in JSON text is the rest of the document.
 	lineValue = `(?:[^\s=<>\\]|\\[^nr\s])(?:[^\r\n\\]|\\[^nr\r\n]){2,}[^\s\\]`
 	// afterName is the operator after an unquoted name and the value:
-	// quoted, or bare up to the next blank.
-	afterName = `(?P<op>` + assignOp + `)(?:` + quoted + `|[^\s=<>]\S{3,})`
+	// quoted, or bare up to the next blank or escaped line break
+	// (bareByte: DB_PASSWORD=x\nnext in a JSON-escaped log keeps \nnext).
+	afterName = `(?P<op>` + assignOp + `)(?:` + quoted + `|(?:[^\s=<>\\]|\\[^nr\s])` + bareByte + `{3,})`
 )
 
 // assignmentPattern is the assignment rule's pattern. Its forms, tried in
@@ -74,7 +75,7 @@ const (
 // backtracker) the rule took 3 to 7 times as long on a text that names a
 // credential in passing.
 var assignmentPattern = `(?i)` +
-	`(?P<keep>[?&][\w.-]+=)[^&\s#"']+` +
+	`(?P<keep>[?&][\w.-]+=)` + queryByte + `+` +
 	`|(?P<name>` + credentialNames + `)(?:(?P<op>` + mdBold + `[ \t]*:` + mdBold + `[ \t]*)(?:` + quoted + `|` + lineValue + `)|` + afterQuotedName + `|` + afterName + `)` +
 	`|(?P<name>["']pass)` + afterQuotedName
 

@@ -92,3 +92,34 @@ func TestRedactJSONLineValue(t *testing.T) {
 		t.Errorf("path %q", got["path"])
 	}
 }
+
+// TestRedactStopsAtEscapedLineBreak: in text that is no JSON document but
+// holds a JSON-escaped string (a log line quoting one), a value after
+// curl -u, Authorization:, NAME= or a URL parameter ends at an escaped
+// line break (\n written as two characters), as the name: value rule's
+// does since dc2069e (sec42). Before, it ran to the next blank or quote
+// and the start of the next line went with the secret.
+func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
+	m := engine.RedactionMark
+	cases := []struct{ name, in, want string }{
+		{"curl-user", `log: "curl -u bob:S3cret\nnext line here"`, `log: "curl -u ` + m + `\nnext line here"`},
+		{"authorization", `log: "Authorization: tok3nvalue\nnext line here"`, `log: "Authorization: ` + m + `\nnext line here"`},
+		{"authorization-scheme", `log: "Authorization: token 7a1f0c2e9b8d\r\nHost: x"`, `log: "Authorization: token ` + m + `\r\nHost: x"`},
+		{"name-equals", `log: "DB_PASSWORD=S3cretV\nnext line here"`, `log: "DB_PASSWORD=` + m + `\nnext line here"`},
+		{"url-param", `log: "GET https://x.io/?token=S3cretV\nnext line here"`, `log: "GET https://x.io/?token=` + m + `\nnext line here"`},
+		{"url-query-credential", `log: "GET /login?db_password=S3cretV\nnext"`, `log: "GET /login?db_password=` + m + `\nnext"`},
+		{"curl-domain-user", `curl -u CORP\bob:S3cret https://x.io`, `curl -u ` + m + ` https://x.io`},
+		{"escaped-backslash-kept-in-value", `log: "password=ab\\cdXY next"`, `log: "password=` + m + ` next"`},
+	}
+	r := engine.DefaultRedactor()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := r.Redact(c.in); got != c.want {
+				t.Errorf("Redact(%q)\n got %q\nwant %q", c.in, got, c.want)
+			}
+			if got := r.Redact(c.want); got != c.want {
+				t.Errorf("not idempotent: %q -> %q", c.want, got)
+			}
+		})
+	}
+}

@@ -97,7 +97,7 @@ func structuralRules() []Rule {
 			Replacement: "${1} " + RedactionMark, Triggers: []string{"bearer"}, Verify: tokenLike},
 		// RFC 9110 §11.6.2 Authorization and §11.7.2 Proxy-Authorization,
 		// any scheme (Basic RFC 7617, Digest RFC 7616, GitHub's "token").
-		{Name: "authorization-header", Pattern: mustRe(`(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9_-]*\s+)?)[^\s"',;]{4,}`),
+		{Name: "authorization-header", Pattern: mustRe(`(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9_-]*\s+)?)(?:[^\s"',;\\]|\\[^nr\s"',;]){4,}`),
 			Replacement: "${1}" + RedactionMark, Triggers: []string{"authorization"}},
 		// RFC 7617 §2: "Basic" base64(user-id ":" password) outside a
 		// header; verified by decoding to printable text with a colon.
@@ -110,7 +110,7 @@ func structuralRules() []Rule {
 		{Name: "auth-field", Pattern: mustRe(`(?i)\b(_?auth\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9+/]{8,}={0,2}`),
 			Replacement: "${1}" + RedactionMark, Triggers: []string{"auth"}, Verify: authField},
 		// curl(1): -u/--user user:password.
-		{Name: "curl-user", Pattern: mustRe(`(\s-u\s*|\s--user[=\s]\s*)(['"]?)[^\s:'"]+:[^\s'"]+`),
+		{Name: "curl-user", Pattern: mustRe(`(\s-u\s*|\s--user[=\s]\s*)(['"]?)(?:[^\s:'"\\]|\\[^nr\s:'"])+:(?:[^\s'"\\]|\\[^nr\s'"])+`),
 			Replacement: "${1}${2}" + RedactionMark, Triggers: []string{"-u"}},
 		// RFC 3986 §3.2.1 userinfo "user:password@". The password runs to the
 		// last '@' before the path, query or fragment, so an unescaped '@'
@@ -120,7 +120,7 @@ func structuralRules() []Rule {
 		// Credential parameters in URLs and forms: OAuth 2.0 (RFC 6749
 		// §4.2.2, §6) tokens, AWS SigV4 presigned URLs (X-Amz-Signature,
 		// X-Amz-Credential, X-Amz-Security-Token), Azure SAS (sig=), API keys.
-		{Name: "url-param", Pattern: mustRe(`(?i)([?&;](?:access_token|refresh_token|id_token|token|api_key|apikey|key|sig|signature|secret|client_secret|password|passwd|passcode|pass|pwd|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\s#"']+`),
+		{Name: "url-param", Pattern: mustRe(`(?i)([?&;](?:access_token|refresh_token|id_token|token|api_key|apikey|key|sig|signature|secret|client_secret|password|passwd|passcode|pass|pwd|x-amz-signature|x-amz-credential|x-amz-security-token)=)` + queryByte + `+`),
 			Replacement: "${1}" + RedactionMark, Triggers: []string{"token=", "key=", "sig=", "signature=", "secret=", "passw", "pass=", "passcode=", "pwd=", "credential="}},
 		// Slack, "Sending messages using incoming webhooks" and Workflow
 		// Builder triggers: the path is the secret.
@@ -148,6 +148,10 @@ const leftEdge = `(?P<edge>^|[^A-Za-z0-9]|\\[nrtbf]|\\u[0-9A-Fa-f]{4})`
 // and the next line is kept. A backslash before another character is
 // taken with it (\\ is one escaped backslash).
 const bareByte = `(?:[^\s\\]|\\[^nr\s])`
+
+// queryByte is one character of a URL query value: no '&', '#', quote or
+// blank, and no escaped line break (bareByte).
+const queryByte = `(?:[^&\s#"'\\]|\\[^nr\s#"'&])`
 
 // vendor is a token with a documented fixed prefix; pattern is its
 // alternatives, each after leftEdge, and the whole token is replaced.
