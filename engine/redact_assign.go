@@ -109,6 +109,35 @@ var placeholders = map[string]bool{
 	"new": true, "function": true, "lambda": true, "input": true,
 }
 
+// reference is a whole value that names a secret kept elsewhere, or
+// stands for one already hidden, rather than holding it: a variable
+// ($DB_PASSWORD, ${DB_PASSWORD}), a template (GitHub Actions
+// ${{ secrets.GITHUB_TOKEN }}, Helm, Jinja and Ansible {{ .Values.x }}),
+// a format (Python %(password)s, Windows %PASSWORD%, @PASSWORD@), a
+// <placeholder>, or a mask (***, xxxx, [REDACTED], [hidden]). These are
+// the values gitleaks' global allowlist skips
+// (cmd/generate/config/base/config.go: "Environment Variables",
+// "Interpolated Variables", repeated characters) and detect-secrets'
+// is_templated_secret and is_prefixed_with_dollar_sign filters
+// (detect_secrets/filters/heuristic.py). A default after the variable
+// (${DB_PASSWORD:-hunter2}) is no reference: it may be the secret.
+var reference = regexp.MustCompile(`^` + referenceForms + `$`)
+
+// referenceForms are reference's forms.
+const referenceForms = `(?:` +
+	`\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)|\$\{[A-Za-z_][\w.]*\}` +
+	`|\$\{\{[\w .|()"'&=!-]*\}\}|\{\{[\w .|()"'$-]*\}\}` +
+	`|%\([A-Za-z_]\w*\)[sr]|%[A-Za-z_]\w*%|@[A-Za-z_]\w*@` +
+	`|<[^<>]*>|\*+|x{4,}|X{4,}|•+|\[(?i:redacted|hidden|masked|removed|filtered)\]` +
+	`)`
+
+// endsInReference matches a header whose value, its last word, is a
+// reference (Authorization: Bearer $TOKEN).
+var endsInReference = regexp.MustCompile(`[\s"':=]` + referenceForms + `$`)
+
+// notReference rejects a header match whose value is a reference.
+func notReference(match string) bool { return !endsInReference.MatchString(match) }
+
 // codeWords start an expression whose value is computed: "await
 // getPassword()", "new Secret(…)".
 var codeWords = map[string]bool{"await": true, "new": true}
@@ -134,15 +163,17 @@ func notPlaceholder(match string) bool {
 
 // placeholderValue reports whether v, an assigned value (quoted, or bare
 // up to its end), is no secret: a placeholder or a language keyword
-// (placeholders) or code (codeValue). A bare value is judged without the
+// (placeholders), a reference to where the secret is kept (reference) or
+// code (codeValue). A bare value is judged without the
 // ',' or ';' that ends it and after its first word if that is await or
 // new.
 func placeholderValue(v string) bool {
 	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, `'`) || strings.HasPrefix(v, `\"`) {
-		return placeholders[strings.ToLower(strings.Trim(v, `"'\`))]
+		v = strings.Trim(v, `"'\`)
+		return placeholders[strings.ToLower(v)] || reference.MatchString(v)
 	}
 	v = strings.TrimRight(v, ",;")
-	if placeholders[strings.ToLower(v)] {
+	if placeholders[strings.ToLower(v)] || reference.MatchString(v) {
 		return true
 	}
 	if w, rest, ok := strings.Cut(v, " "); ok && codeWords[strings.ToLower(w)] {

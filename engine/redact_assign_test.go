@@ -123,3 +123,34 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		})
 	}
 }
+
+// TestRedactReferencesKept: a value that names a secret kept elsewhere or
+// stands for one already hidden is no secret and stays (walk44 F6; the
+// values gitleaks' global allowlist and detect-secrets'
+// is_templated_secret skip). Before, password: ${DB_PASSWORD},
+// password=$DB_PASSWORD, ${{ secrets.GITHUB_TOKEN }}, {{ .Values.password
+// }} and %(password)s were replaced, and the text lost where the secret
+// comes from. A default after a variable may be the secret and goes.
+func TestRedactReferencesKept(t *testing.T) {
+	m := engine.RedactionMark
+	kept := []string{
+		"password: ${DB_PASSWORD}", "password=$DB_PASSWORD ./run.sh", "export PGPASSWORD=$db_password",
+		"token: ${{ secrets.GITHUB_TOKEN }}", "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
+		"password: {{ .Values.password }}", "password: {{ vault_db_password | default('x') }}",
+		"password: %(password)s", "password=%DB_PASSWORD%", "password: @DB_PASSWORD@",
+		`{"password": "${DB_PASSWORD}", "user": "bob"}`, `{"password": "<password>"}`, `{"password": "***"}`,
+		`{"api_key": "********"}`, "password: [REDACTED]", "password: [hidden]", "password: xxxxxxxx",
+		`curl -H "Authorization: Bearer $TOKEN" https://x.io`, `Authorization: token ${GITHUB_TOKEN}`,
+		"secrets:\n  - ${API_SECRET}\n",
+	}
+	secret := []redactCase{
+		{"default-value", "password: ${DB_PASSWORD:-hunter2}", "password: " + m},
+		{"dollar-inside", "password=ab$Cdef9", "password=" + m},
+		{"mixed-case-var", "password=$Hunter2x", "password=" + m},
+		{"bearer-token", `Authorization: Bearer abcdefgh12345678`, `Authorization: Bearer ` + m},
+	}
+	for _, k := range kept {
+		secret = append(secret, redactCase{"kept " + k, k, k})
+	}
+	checkRedact(t, secret)
+}

@@ -96,9 +96,10 @@ func structuralRules() []Rule {
 		{Name: "bearer", Pattern: mustRe(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{8,}=*`),
 			Replacement: "${1} " + RedactionMark, Triggers: []string{"bearer"}, Verify: tokenLike},
 		// RFC 9110 §11.6.2 Authorization and §11.7.2 Proxy-Authorization,
-		// any scheme (Basic RFC 7617, Digest RFC 7616, GitHub's "token").
+		// any scheme (Basic RFC 7617, Digest RFC 7616, GitHub's "token");
+		// a value that is a reference ($TOKEN, ${{ secrets.X }}) stays.
 		{Name: "authorization-header", Pattern: mustRe(`(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9_-]*\s+)?)(?:[^\s"',;\\]|\\[^nr\s"',;]){4,}`),
-			Replacement: "${1}" + RedactionMark, Triggers: []string{"authorization"}},
+			Replacement: "${1}" + RedactionMark, Triggers: []string{"authorization"}, Verify: notReference},
 		// RFC 7617 §2: "Basic" base64(user-id ":" password) outside a
 		// header; verified by decoding to printable text with a colon.
 		{Name: "basic-auth", Pattern: mustRe(`(?i)\b(basic)\s+[A-Za-z0-9+/]{8,}={0,2}`),
