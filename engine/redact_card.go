@@ -105,7 +105,7 @@ func cardTriggers() []string {
 var decimal = mustRe(`\.\d$`)
 
 // cardNumber reports whether the digits of match are a card number: a
-// brand's range and length, and the Luhn check.
+// brand's range and length, the Luhn check, and not round.
 func cardNumber(match string) bool {
 	digits := strings.Map(func(r rune) rune {
 		if '0' <= r && r <= '9' {
@@ -113,7 +113,22 @@ func cardNumber(match string) bool {
 		}
 		return -1
 	}, match)
-	return !decimal.MatchString(match) && knownBrand(digits) && luhn(digits)
+	return !decimal.MatchString(match) && knownBrand(digits) && luhn(digits) && !round(digits)
+}
+
+// roundZeros is how many zeros end a round number.
+const roundZeros = 7
+
+// round reports whether digits end in roundZeros zeros or more: a round
+// number (4200000000000000, a float printed in full: 4.2e15, a size), of
+// which one in ten passes the Luhn check when it starts like a card. A
+// card number's last digit is its check digit and the digits before it
+// the account number its issuer gives (ISO/IEC 7812-1): one card in ten
+// million ends so. Runs of zeros elsewhere are no sign: test cards hold
+// them (UnionPay 6200000000000005, Visa 4000000000000002, JCB
+// 3530111333300000 ends in five), so the bar is above five.
+func round(digits string) bool {
+	return strings.HasSuffix(digits, strings.Repeat("0", roundZeros))
 }
 
 // knownBrand reports whether digits begin with a range of cardBrands at a

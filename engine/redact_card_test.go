@@ -32,6 +32,15 @@ func TestRedactCardNumbers(t *testing.T) {
 		{`{"amount":42,"card":"4111111111111111","cvc":"123"}`, "4111111111111111"},
 		{`{"stdout":"cards:\n4111111111111111\n"}`, "4111111111111111"},
 		{"(4111111111111111)", "4111111111111111"},
+		// Runs of zeros that are no round number: test cards that stay
+		// redacted (walk44 F7's rule looks at the end only).
+		{"visa 4000000000000002 ok", "4000000000000002"},
+		{"unionpay19 6205500000000000004 ok", "6205500000000000004"},
+		{"mc 5500000000000004 ok", "5500000000000004"},
+		{"amex 370000000000002 ok", "370000000000002"},
+		{"mc 5105105105105100 ok", "5105105105105100"},
+		{"jcb five zeros 3530111333300000 ok", "3530111333300000"},
+		{`{"card": 4.000000000000002e15}`, "4.000000000000002e15"},
 	} {
 		got := r.Redact(c.text)
 		if strings.Contains(got, c.digits) || !strings.Contains(got, engine.RedactionMark) {
@@ -75,6 +84,15 @@ func TestRedactCardLookAlikes(t *testing.T) {
 		"0042 4023 2746 7357 3214 8983",
 		"4023-2746-7357-3214-8983",
 		"1200 0042 7700 9001 2345 4023 2746 7357 3214", // its last four groups pass alone
+		// walk44 F7: round numbers that pass the Luhn check and start like
+		// a card (a float printed in full, a size): seven zeros or more
+		// end them, no card number does.
+		"4200000000000000",
+		"size 5520000000000000 bytes",
+		"limit 4012345080000000", // seven zeros: nine digits of sixteen
+		`{"n": 4.2e15, "id": 1234567890123}`,
+		`{"n": 4200000000000000}`,
+		`{"total": 3.72e14, "id": 1234567890123}`,
 	} {
 		if got := r.Redact(s); got != s {
 			t.Errorf("not a card number:\n  %q\n  -> %q", s, got)
