@@ -60,6 +60,11 @@ type Rule struct {
 	// '_' that begins the next one (a vendor rule's rightEdge:
 	// AKIA…_AKIA…); each pass replaces a token, so the passes end.
 	again bool
+	// verifyIn, when not nil, is asked about each match Verify took, with
+	// the text around it (s and the match's submatch indexes); a match it
+	// rejects is left as it is (a name whose meaning depends on the bytes
+	// before the match: PWD, not DB_PWD).
+	verifyIn func(s string, m []int) bool
 	// rewrite, when not nil, gives a verified match's replacement in
 	// place of Replacement (a rule that replaces several parts of its
 	// match: the items of a YAML list).
@@ -80,13 +85,13 @@ func (r *Rule) applyOnce(s string) string {
 	if r.may != nil && !r.may(s) {
 		return s
 	}
-	if r.Verify == nil && r.rewrite == nil {
+	if r.Verify == nil && r.verifyIn == nil && r.rewrite == nil {
 		return r.Pattern.ReplaceAllString(s, r.Replacement)
 	}
 	var out []byte
 	last := 0
 	for _, m := range r.Pattern.FindAllStringSubmatchIndex(s, -1) {
-		if r.Verify != nil && !r.Verify(s[m[0]:m[1]]) {
+		if r.Verify != nil && !r.Verify(s[m[0]:m[1]]) || r.verifyIn != nil && !r.verifyIn(s, m) {
 			continue
 		}
 		out = append(out, s[last:m[0]]...)

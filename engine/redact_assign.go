@@ -91,13 +91,14 @@ func assignmentRules() []Rule {
 			Replacement: "${1}" + RedactionMark, Triggers: []string{"secret"}},
 		// A value assigned to a credential name (assignmentPattern) is
 		// replaced whole; a quoted one keeps its quotes, so JSON stays
-		// valid. Verify keeps placeholders and code (notPlaceholder), and
+		// valid. Verify keeps placeholders and code (notPlaceholder), the
+		// shell's working directory (notWorkingDirectory), and
 		// the query parameters of form 1 with no credential name: those
 		// are the only matches without a trigger, and they are kept.
 		{Name: "assignment", Pattern: mustRe(assignmentPattern),
 			Replacement: "${keep}${name}${op}${q}" + RedactionMark + "${q}",
 			Triggers:    credentialTriggers,
-			Verify:      notPlaceholder},
+			Verify:      notPlaceholder, verifyIn: notWorkingDirectory},
 	}
 }
 
@@ -195,4 +196,40 @@ func assignedValue(match string) string {
 		v = v[1:]
 	}
 	return strings.TrimLeft(v, " \t")
+}
+
+// notWorkingDirectory rejects an assignment to the shell's working
+// directory: the name is PWD or OLDPWD as a whole (POSIX sh, "Shell
+// Variables": the current and the previous working directory; any case,
+// quoted or not, "OLDPWD" or export PWD=…) and the value an absolute
+// path (/home/bob/project, ~/x, C:\x). PWD is one of the credential
+// names (ADO.NET's Pwd=…), and the environment an agent prints holds PWD
+// in almost every dump: before, PWD=/home/bob/project was stored
+// PWD=[REDACTED]. DB_PWD, x.pwd and a value that is no path stay
+// credentials.
+func notWorkingDirectory(s string, m []int) bool {
+	match := s[m[0]:m[1]]
+	if len(match) < 3 || !strings.EqualFold(match[:3], "pwd") {
+		return true
+	}
+	before := s[:m[0]]
+	if len(before) >= 3 && strings.EqualFold(before[len(before)-3:], "old") {
+		before = before[:len(before)-3]
+	}
+	if before != "" && nameByte(before[len(before)-1]) {
+		return true
+	}
+	return !absolutePath(strings.Trim(assignedValue(match), `"'\`))
+}
+
+// nameByte reports whether c may be part of a variable or key name.
+func nameByte(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || '0' <= c && c <= '9' || 'a' <= lowerByte[c] && lowerByte[c] <= 'z'
+}
+
+// absolutePath reports whether v starts like an absolute path: /, ~/ or
+// a drive letter (C:\, C:/).
+func absolutePath(v string) bool {
+	return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") ||
+		len(v) >= 3 && 'a' <= lowerByte[v[0]] && lowerByte[v[0]] <= 'z' && v[1] == ':' && (v[2] == '\\' || v[2] == '/')
 }

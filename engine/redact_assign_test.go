@@ -154,3 +154,26 @@ func TestRedactReferencesKept(t *testing.T) {
 	}
 	checkRedact(t, secret)
 }
+
+// TestRedactWorkingDirectoryKept: the shell's working directory, PWD or
+// OLDPWD set to an absolute path, is no password (walk44 F8). Before,
+// PWD=/home/bob/project and {"pwd": "/home/…"} were replaced: pwd is a
+// credential name (ADO.NET's Pwd=…), and an environment dump holds PWD.
+// Another name ending in pwd, or a value that is no path, still goes.
+func TestRedactWorkingDirectoryKept(t *testing.T) {
+	m := engine.RedactionMark
+	cases := []redactCase{
+		{"db-pwd", "DB_PWD=/secret9x", "DB_PWD=" + m},
+		{"pwd-not-path", "PWD=hunter22", "PWD=" + m},
+		{"ado-net", "Server=db;Uid=sa;Pwd=Tr0ub4dor;", "Server=db;Uid=sa;Pwd=" + m},
+		{"dotted", "smtp.pwd: /x9secret", "smtp.pwd: " + m},
+	}
+	for _, k := range []string{
+		"PWD=/home/bob/project", "OLDPWD=/home/bob", "export PWD=/srv/app && make", `{"pwd": "/home/bob/project"}`,
+		`{"env": {"PWD": "/workspace", "OLDPWD": "/root", "HOME": "/root"}}`, "pwd: /home/bob/My Project",
+		"PWD=~/src", `{"PWD": "C:\\Users\\bob"}`, `[{"name": "PWD", "value": "/app"}]`,
+	} {
+		cases = append(cases, redactCase{"kept " + k, k, k})
+	}
+	checkRedact(t, cases)
+}
