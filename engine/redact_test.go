@@ -27,6 +27,8 @@ var redactSamples = []string{
 	"password: Tr0ub&4dorXQ", "my password: correct horse battery staple", `{"pass": "hunter2"}`,
 	"DB_PASS=hunter22", "passcode=918273", "?db_password=Xy9&next=1", "&pass=Xy9", "contraseña: Tr0ub&4dor",
 	"creds: 9f8e7d6c5b4a", "keypass=Zx9Qw3Rt",
+	"password:\n  - hunter2secret\n  - other", "machine x login bob password S3cretValue",
+	`{"auths":{"r":{"auth":"Ym9iOlMzY3JldFZhbHVl"}}}`, `[["X-Api-Key","abcd1234efgh5678"]]`,
 }
 
 // TestRedactPrefilter checks that the rules' Triggers never make the
