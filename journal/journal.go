@@ -231,8 +231,11 @@ func (j *Journal) run(ctx context.Context, scope, key, thread, resource, input s
 	return j.recordedInput(ctx, scope, key, input)
 }
 
-// Forget deletes the records of scope whose key starts with prefix. Erasure
-// uses it to invalidate memo entries; it returns how many were deleted.
+// Forget deletes the records of scope whose key starts with prefix and
+// returns how many were deleted. It compares every record of scope
+// (substr: no index range). No mnemo package calls it: an erasure deletes
+// a thread's memo entries in its own transaction (observe.Invalidate) and
+// a run's tool applications by byte range (ForgetRunTools).
 // For mnemo's own packages: on an engine's journal (engine.Engine.Journal)
 // it deletes records the engine's runs rely on; never call it there.
 // Errors: the database's (ctx's when cancelled).

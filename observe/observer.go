@@ -347,7 +347,7 @@ func (o *Observer) lockHere(ctx context.Context, threadID string) (unlock func()
 }
 
 // MemoPrefix is the prefix of every memo key of threadID in
-// journal.ScopeMemo; erasure forgets them with journal.Forget. '|' cannot
+// journal.ScopeMemo; an erasure forgets them (Invalidate). '|' cannot
 // occur in a thread id, so one thread's prefix never matches another's.
 func MemoPrefix(threadID string) string { return "observe|" + threadID + "|" }
 
