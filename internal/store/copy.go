@@ -35,9 +35,10 @@ func OpenReadOnly(path string) (*sql.DB, error) {
 // or in the WAL's older frames) do not travel. path must not exist or be an
 // empty file (create it first for its mode: SQLite creates it with the
 // process umask). SQLite does not sync the copy: the caller does. Ending
-// ctx interrupts it (the file is then partial: remove it).
+// ctx interrupts it (the file is then partial: remove it). A read, it does
+// not wait for the write gate of a database Open returned (gate.go).
 func VacuumInto(ctx context.Context, db *sql.DB, path string) error {
-	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
+	if _, err := db.ExecContext(ungated(ctx), `VACUUM INTO ?`, path); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

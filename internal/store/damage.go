@@ -65,8 +65,10 @@ func openWatched(dsn, path string, wal *WALDamage) (*sql.DB, error) {
 		return nil, err
 	}
 	d := &damage{path: path, wal: wal}
-	db := sql.OpenDB(watchConnector{inner, d})
+	g := newWriteGate()
+	db := sql.OpenDB(watchConnector{inner, d, g})
 	damages.Store(db, d)
+	gates.Store(db, g)
 	return db, nil
 }
 
@@ -89,10 +91,12 @@ func closeKeepingWAL(path string, done func() error) error {
 	return errors.Join(done(), ro.Close())
 }
 
-// watchConnector opens connections whose errors note damage in d.
+// watchConnector opens connections whose errors note damage in d and
+// whose writes pass gate (gate.go).
 type watchConnector struct {
 	inner driver.Connector
 	d     *damage
+	gate  *writeGate
 }
 
 func (c watchConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -104,7 +108,7 @@ func (c watchConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if !ok { // another modernc.org/sqlite: TestDamageNoted fails
 		return conn, nil
 	}
-	return &watchConn{sc, c.d}, nil
+	return &watchConn{sqliteConn: sc, d: c.d, gate: c.gate}, nil
 }
 
 // Driver returns the modernc driver (DialectOf reads its package).
@@ -122,10 +126,14 @@ type sqliteConn interface {
 	driver.Validator
 }
 
-// watchConn is a connection whose errors note damage.
+// watchConn is a connection whose errors note damage and whose writes
+// pass the gate: a write transaction from its begin to its end, a
+// statement run by Exec outside a transaction for its run (gate.go).
 type watchConn struct {
 	sqliteConn
-	d *damage
+	d    *damage
+	gate *writeGate
+	inTx atomic.Bool // a transaction is open: its statements hold the gate if it is a write
 }
 
 func (c *watchConn) Prepare(query string) (driver.Stmt, error) {
@@ -138,7 +146,7 @@ func (c *watchConn) PrepareContext(ctx context.Context, query string) (driver.St
 		return nil, c.d.note(err)
 	}
 	if ss, ok := s.(sqliteStmt); ok {
-		return &watchStmt{ss, c.d}, nil
+		return &watchStmt{ss, c}, nil
 	}
 	return s, nil
 }
@@ -147,17 +155,51 @@ func (c *watchConn) Begin() (driver.Tx, error) {
 	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 
+// BeginTx begins a transaction; a write one (not opts.ReadOnly: BEGIN
+// IMMEDIATE) first waits for the gate, which it holds until its commit or
+// rollback.
 func (c *watchConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	write := !opts.ReadOnly
+	if write {
+		if err := c.gate.enter(ctx, "begin a write transaction"); err != nil {
+			return nil, err
+		}
+	}
 	tx, err := c.sqliteConn.BeginTx(ctx, opts)
 	if err != nil {
+		if write {
+			c.gate.leave()
+		}
 		return nil, c.d.note(err)
 	}
-	return watchTx{tx, c.d}, nil
+	c.inTx.Store(true)
+	return &watchTx{Tx: tx, c: c, gated: write}, nil
 }
 
 func (c *watchConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	alone, err := c.enterAlone(ctx)
+	if err != nil {
+		return nil, err
+	}
 	r, err := c.sqliteConn.ExecContext(ctx, query, args)
+	if alone {
+		c.gate.leave()
+	}
 	return r, c.d.note(err)
+}
+
+// enterAlone waits for the gate for a statement Exec runs outside a
+// transaction (an autocommit write), unless ctx is marked ungated (a
+// read: VacuumInto); alone reports whether it entered, and the caller
+// then leaves after the statement.
+func (c *watchConn) enterAlone(ctx context.Context) (alone bool, err error) {
+	if c.inTx.Load() || isUngated(ctx) {
+		return false, nil
+	}
+	if err := c.gate.enter(ctx, "write"); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 func (c *watchConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
@@ -171,19 +213,27 @@ type sqliteStmt interface {
 	driver.StmtQueryContext
 }
 
-// watchStmt is a prepared statement whose errors note damage.
+// watchStmt is a prepared statement of c whose errors note damage and
+// whose Exec outside a transaction passes the gate, as c's own Exec does.
 type watchStmt struct {
 	sqliteStmt
-	d *damage
+	c *watchConn
 }
 
 func (s *watchStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	alone, err := s.c.enterAlone(ctx)
+	if err != nil {
+		return nil, err
+	}
 	r, err := s.sqliteStmt.ExecContext(ctx, args)
-	return r, s.d.note(err)
+	if alone {
+		s.c.gate.leave()
+	}
+	return r, s.c.d.note(err)
 }
 
 func (s *watchStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	return s.d.rows(s.sqliteStmt.QueryContext(ctx, args))
+	return s.c.d.rows(s.sqliteStmt.QueryContext(ctx, args))
 }
 
 // sqliteRows is what modernc.org/sqlite's rows implement.
@@ -217,11 +267,33 @@ func (d *damage) rows(r driver.Rows, err error) (driver.Rows, error) {
 
 func (r watchRows) Next(dest []driver.Value) error { return r.d.note(r.sqliteRows.Next(dest)) }
 
-// watchTx is a transaction whose commit and rollback note damage.
+// watchTx is a transaction of c whose commit and rollback note damage
+// and, for a write transaction (gated), let the next writer in once
+// SQLite has ended it (modernc rolls back a commit that failed).
 type watchTx struct {
 	driver.Tx
-	d *damage
+	c     *watchConn
+	gated bool
 }
 
-func (t watchTx) Commit() error   { return t.d.note(t.Tx.Commit()) }
-func (t watchTx) Rollback() error { return t.d.note(t.Tx.Rollback()) }
+func (t *watchTx) Commit() error {
+	err := t.Tx.Commit()
+	t.end()
+	return t.c.d.note(err)
+}
+
+func (t *watchTx) Rollback() error {
+	err := t.Tx.Rollback()
+	t.end()
+	return t.c.d.note(err)
+}
+
+// end marks the connection out of its transaction and leaves the gate
+// (once).
+func (t *watchTx) end() {
+	t.c.inTx.Store(false)
+	if t.gated {
+		t.gated = false
+		t.c.gate.leave()
+	}
+}

@@ -18,6 +18,9 @@
 // internal/filekind (a leaf that names a file's kind, for the error of a
 // -wal that is not a regular file): it is the bottom floor.
 //
+// It imports golang.org/x/sync/semaphore (the write gate's FIFO queue)
+// besides modernc.org/sqlite.
+//
 // It also holds what the owners need to run on either backend (dialect.go):
 // Dialect (SQLite, or Postgres through internal/pgstore.OpenDB), DialectOf
 // (read from the *sql.DB's driver), Rebind, Bound and Begin/Tx (a transaction
@@ -27,8 +30,24 @@
 // # Invariants
 //
 //   - The database runs in WAL mode with synchronous=NORMAL, foreign keys on,
-//     a busy timeout of 10 s and BEGIN IMMEDIATE for write transactions, so
-//     concurrent writers queue instead of failing with SQLITE_BUSY.
+//     a busy timeout of 10 s and BEGIN IMMEDIATE for write transactions.
+//   - The writers of one process on a database Open returned queue in its
+//     write gate (gate.go), first come first served, before SQLite's write
+//     lock: a write transaction (BeginTx without ReadOnly: RunTx, Begin)
+//     from its begin to its commit or rollback, a statement Exec runs
+//     outside a transaction (an autocommit write, VACUUM, REINDEX) for its
+//     run, and Checkpoint. So they never wait for each other in SQLite's
+//     busy handler, which retries unfairly and failed a writer that lost
+//     every retry for 10 s ("database is locked", rev43 F3); the busy
+//     timeout remains for another process's connections. Reads, read-only
+//     transactions, VacuumInto and CheckpointPassive pass it by. A writer
+//     waits at the gate as long as its context allows and then returns
+//     ctx.Err() wrapped ("store: begin a write transaction: waiting for
+//     this process's other writers: context canceled"), nothing written.
+//     A holder must not wait for the gate again (a second write
+//     transaction, or an autocommit write on the pool, before its own
+//     transaction ends): that waits until its context ends. Postgres has
+//     no gate (its row and advisory locks queue).
 //   - The schema version lives in PRAGMA user_version. A database whose version
 //     is newer than this build knows is refused with ErrSchemaTooNew and is
 //     never modified.
@@ -76,7 +95,10 @@
 //
 // # Concurrency
 //
-// The returned *sql.DB is safe for concurrent use, as database/sql is.
+// The returned *sql.DB is safe for concurrent use, as database/sql is. Its
+// writers queue in its write gate (above); each *sql.DB Open returns has
+// its own, so two opens of one file in a process meet in SQLite's busy
+// handler, as two processes do (the engine opens its file once).
 //
 // # Errors
 //

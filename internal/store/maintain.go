@@ -11,7 +11,16 @@ import (
 // wal_checkpoint(TRUNCATE)): it copies the WAL into the database file and
 // truncates it. busy is non-zero when a reader holding an old snapshot
 // blocked it; logFrames and done count the WAL's frames and those copied.
+// On a database Open returned it first waits for the write gate (gate.go),
+// as a writer does, since it takes SQLite's write lock; an ended ctx stops
+// that wait with its error, wrapped.
 func Checkpoint(ctx context.Context, db *sql.DB) (busy, logFrames, done int, err error) {
+	if g := gateOf(db); g != nil {
+		if err := g.enter(ctx, "checkpoint"); err != nil {
+			return 0, 0, 0, err
+		}
+		defer g.leave()
+	}
 	err = db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done)
 	return busy, logFrames, done, err
 }

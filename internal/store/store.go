@@ -12,7 +12,10 @@ import (
 )
 
 // BusyTimeoutMillis is how long a connection waits for a lock held by another
-// writer before SQLite reports SQLITE_BUSY.
+// writer before SQLite reports SQLITE_BUSY. The writers of one process on a
+// database Open returned queue in its write gate first (gate.go) and never
+// wait so for each other: the timeout bounds the wait for another process
+// (a backup's read, a second open of the file).
 const BusyTimeoutMillis = 10000
 
 // Open opens or creates the SQLite database at path, applies pending
@@ -33,6 +36,12 @@ func Open(ctx context.Context, path string) (*sql.DB, error) {
 // already past version is left as it is (newer than SchemaVersion:
 // ErrSchemaTooNew).
 func OpenAt(ctx context.Context, path string, version int) (*sql.DB, error) {
+	return openBusy(ctx, path, version, BusyTimeoutMillis)
+}
+
+// openBusy is OpenAt with the busy timeout given in milliseconds (the tests
+// shorten it).
+func openBusy(ctx context.Context, path string, version, busyMillis int) (*sql.DB, error) {
 	if version < 1 || version > SchemaVersion {
 		return nil, fmt.Errorf("store: open %s: no schema version %d (1..%d)", path, version, SchemaVersion)
 	}
@@ -48,7 +57,7 @@ func OpenAt(ctx context.Context, path string, version int) (*sql.DB, error) {
 	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + url.Values{
 		"_pragma": {
-			fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMillis),
+			fmt.Sprintf("busy_timeout(%d)", busyMillis),
 			"foreign_keys(1)",
 			// Erasure is physical: deleted content is overwritten with
 			// zeros, not left in free pages (engine/erase.go).

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// This file is the write gate: the writers of one database that Open
+// returned queue for it in this process, first come first served, before
+// SQLite's write lock. SQLite's own wait for that lock (busy_timeout) is a
+// sleep-and-retry loop, not a queue: under load a writer could lose every
+// retry to the other connections of the same pool and fail after
+// BusyTimeoutMillis with SQLITE_BUSY, "database is locked" (rev43 F3: one
+// of 8 goroutines appending to one thread at load 20). Behind the gate the
+// writers of the process never meet that loop against each other; the
+// busy timeout remains for another process's connections.
+//
+// What passes through the gate (the connection hooks of damage.go):
+//   - a write transaction (BeginTx without ReadOnly: BEGIN IMMEDIATE, see
+//     Open), from its begin to its commit or rollback: RunTx, Begin,
+//     sql.DB.BeginTx;
+//   - a statement run by Exec outside a transaction (an autocommit write
+//     such as the outbox's INSERT, VACUUM, REINDEX), for its run;
+//   - Checkpoint (wal_checkpoint(TRUNCATE), which takes the write lock).
+//
+// What does not: reads (Query outside a transaction, read-only
+// transactions), Exec inside a transaction (its transaction holds the gate
+// already), VacuumInto (a read), CheckpointPassive (it never waits for a
+// writer). A write run through Query outside a transaction (UPDATE …
+// RETURNING) would pass the gate by; the owners run none (ClaimOutbox's
+// runs in RunTx).
+//
+// A goroutine that holds the gate (an open write transaction) must not
+// wait for it again: begin a second write transaction, or run an
+// autocommit write on the pool, before its own transaction ends. SQLite
+// made that fail after the busy timeout before; now it waits until its
+// context ends. mnemo's Go locks (the engine's fence, the drainer's lock)
+// are taken before a write begins, never inside one; the engine, server,
+// importer, MCP, CLI and salvage tests ran with a check that panicked on
+// such a re-entry and reported any wait of 20 s, and met neither.
+
+// writeGate is the write gate of one database opened by Open: a FIFO
+// semaphore of weight 1 (golang.org/x/sync/semaphore: waiters are served
+// in the order they came, and a waiter whose context ends leaves the
+// queue).
+type writeGate struct {
+	sem     *semaphore.Weighted
+	waiting atomic.Int32 // writers queued in enter, for the tests
+}
+
+func newWriteGate() *writeGate { return &writeGate{sem: semaphore.NewWeighted(1)} }
+
+// enter waits for the gate as long as ctx allows. what names the waiter in
+// the error, which wraps ctx.Err(): "store: begin a write transaction:
+// waiting for this process's other writers: context canceled".
+func (g *writeGate) enter(ctx context.Context, what string) error {
+	g.waiting.Add(1)
+	err := g.sem.Acquire(ctx, 1)
+	g.waiting.Add(-1)
+	if err != nil {
+		return fmt.Errorf("store: %s: waiting for this process's other writers: %w", what, err)
+	}
+	return nil
+}
+
+// leave lets the next writer in.
+func (g *writeGate) leave() { g.sem.Release(1) }
+
+// gates maps each *sql.DB that Open returned, until CloseDB, to its gate.
+var gates sync.Map
+
+// gateOf returns db's write gate, nil for a database Open did not open
+// (Postgres, whose row and advisory locks queue already; a read-only
+// one).
+func gateOf(db *sql.DB) *writeGate {
+	if v, ok := gates.Load(db); ok {
+		return v.(*writeGate)
+	}
+	return nil
+}
+
+// ungatedKey marks a context whose Exec outside a transaction is a read
+// (VACUUM INTO) and does not take the gate.
+type ungatedKey struct{}
+
+// ungated returns ctx marked so that the statements run with it outside a
+// transaction pass the gate by.
+func ungated(ctx context.Context) context.Context {
+	return context.WithValue(ctx, ungatedKey{}, true)
+}
+
+func isUngated(ctx context.Context) bool {
+	v, _ := ctx.Value(ungatedKey{}).(bool)
+	return v
+}
