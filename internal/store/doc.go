@@ -41,13 +41,14 @@
 //     every retry for 10 s ("database is locked", rev43 F3); the busy
 //     timeout remains for another process's connections. Reads, read-only
 //     transactions, VacuumInto and CheckpointPassive pass it by. A writer
-//     waits at the gate as long as its context allows and then returns
-//     ctx.Err() wrapped ("store: begin a write transaction: waiting for
-//     this process's other writers: context canceled"), nothing written.
-//     A holder must not wait for the gate again (a second write
+//     waits at the gate as long as its context allows, at most
+//     BusyTimeoutMillis, and then returns ctx.Err() wrapped ("store: begin
+//     a write transaction: waiting for this process's other writers:
+//     context canceled") or ErrWriteBusy wrapped, nothing written. A
+//     holder must not wait for the gate again (a second write
 //     transaction, or an autocommit write on the pool, before its own
-//     transaction ends): that waits until its context ends. Postgres has
-//     no gate (its row and advisory locks queue).
+//     transaction ends): that fails with ErrWriteBusy after the bound.
+//     Postgres has no gate (its row and advisory locks queue).
 //   - The schema version lives in PRAGMA user_version. A database whose version
 //     is newer than this build knows is refused with ErrSchemaTooNew and is
 //     never modified.

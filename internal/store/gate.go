@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -37,9 +39,11 @@ import (
 //
 // A goroutine that holds the gate (an open write transaction) must not
 // wait for it again: begin a second write transaction, or run an
-// autocommit write on the pool, before its own transaction ends. SQLite
-// made that fail after the busy timeout before; now it waits until its
-// context ends. mnemo's Go locks (the engine's fence, the drainer's lock)
+// autocommit write on the pool, before its own transaction ends. Such a
+// wait, like any wait behind a writer that holds the gate too long (a
+// transaction left open), ends after BusyTimeoutMillis with ErrWriteBusy,
+// as SQLite's own wait ended with SQLITE_BUSY: nothing waits at the gate
+// for ever, whatever its context. mnemo's Go locks (the engine's fence, the drainer's lock)
 // are taken before a write begins, never inside one; the engine, server,
 // importer, MCP, CLI and salvage tests ran with a check that panicked on
 // such a re-entry and reported any wait of 20 s, and met neither.
@@ -50,22 +54,38 @@ import (
 // queue).
 type writeGate struct {
 	sem     *semaphore.Weighted
-	waiting atomic.Int32 // writers queued in enter, for the tests
+	longest time.Duration // the longest wait in enter: BusyTimeoutMillis
+	waiting atomic.Int32  // writers queued in enter, for the tests
 }
 
-func newWriteGate() *writeGate { return &writeGate{sem: semaphore.NewWeighted(1)} }
+func newWriteGate() *writeGate {
+	return &writeGate{sem: semaphore.NewWeighted(1), longest: BusyTimeoutMillis * time.Millisecond}
+}
 
-// enter waits for the gate as long as ctx allows. what names the waiter in
-// the error, which wraps ctx.Err(): "store: begin a write transaction:
-// waiting for this process's other writers: context canceled".
+// ErrWriteBusy is returned (wrapped) by a write that waited
+// BusyTimeoutMillis at the write gate for this process's other writers:
+// one of them held SQLite's write lock that long (a long erasure or
+// VACUUM, a transaction left open), or the queue ahead was that long. The
+// write did nothing; it may be retried.
+var ErrWriteBusy = errors.New("the database is busy: this process's other writers held it for the whole busy timeout")
+
+// enter waits for the gate as long as ctx allows, at most g.longest. what
+// names the waiter in the error, which wraps ctx.Err() ("store: begin a
+// write transaction: waiting for this process's other writers: context
+// canceled") or ErrWriteBusy.
 func (g *writeGate) enter(ctx context.Context, what string) error {
+	wait, cancel := context.WithTimeout(ctx, g.longest)
+	defer cancel()
 	g.waiting.Add(1)
-	err := g.sem.Acquire(ctx, 1)
+	err := g.sem.Acquire(wait, 1)
 	g.waiting.Add(-1)
-	if err != nil {
-		return fmt.Errorf("store: %s: waiting for this process's other writers: %w", what, err)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() == nil:
+		return fmt.Errorf("store: %s: waited %s for this process's other writers: %w", what, g.longest, ErrWriteBusy)
 	}
-	return nil
+	return fmt.Errorf("store: %s: waiting for this process's other writers: %w", what, ctx.Err())
 }
 
 // leave lets the next writer in.

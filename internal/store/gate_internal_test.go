@@ -241,3 +241,41 @@ func TestWriteGateReadsPass(t *testing.T) {
 		t.Fatalf("vacuum into: %v", err)
 	}
 }
+
+// TestWriteGateBounded: a writer behind a write transaction left open
+// waits at the gate no longer than the gate's bound (BusyTimeoutMillis;
+// 50 ms here), with a context that never ends, and gets ErrWriteBusy
+// naming what waited; it wrote nothing, and the gate is free once the
+// transaction ends. Before the bound it waited until its context ended:
+// for ever with context.Background.
+func TestWriteGateBounded(t *testing.T) {
+	db := openGated(t, BusyTimeoutMillis)
+	gateOf(db).longest = 50 * time.Millisecond
+	hold, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback()
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.ExecContext(context.Background(), `INSERT INTO t VALUES (1)`)
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("a write behind an open write transaction still waits after a minute")
+	}
+	if !errors.Is(err, ErrWriteBusy) || !strings.Contains(err.Error(), "write: waited 50ms for this process's other writers") {
+		t.Fatalf("got %v, want ErrWriteBusy after waiting 50ms to write", err)
+	}
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db); n != 0 {
+		t.Fatalf("%d rows after the refused write, want 0", n)
+	}
+	if _, err := db.Exec(`INSERT INTO t VALUES (2)`); err != nil { // the gate is free
+		t.Fatal(err)
+	}
+}
