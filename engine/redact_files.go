@@ -15,27 +15,39 @@ var credentialTriggers = []string{"passw", "passphrase", "passcode", "keypass", 
 // credential name, a .netrc entry.
 func fileRules() []Rule {
 	return []Rule{
-		// YAML 1.2.2 §8.2.1 "Block Sequences": a credential name, a colon
-		// and nothing else on its line (a comment aside), then lines of
-		// "- item" (password:\n  - hunter2). Each item that is a scalar is
+		// YAML 1.2.2 §8.2.1 "Block Sequences": a key holding a credential
+		// name (db_password, "secrets") alone on its line but for its
+		// indentation, a colon and a comment, then lines of "- item"
+		// (password:\n  - hunter2). Each item that is a scalar is
 		// replaced (yamlListItems); an item that is a mapping (- name: x,
-		// Kubernetes' imagePullSecrets) or a placeholder stays.
+		// Kubernetes' imagePullSecrets), a placeholder or prose (a bare
+		// item of several words) stays. The key starts its line so that
+		// prose introducing a Markdown list ("To reset your password:\n-
+		// open Settings") is no key.
 		{Name: "yaml-credential-list",
-			Pattern:  mustRe(`(?i)(?:` + credentialNames + `)[ \t]*:[ \t]*(?:#[^\r\n]*)?\r?\n(?:[ \t]*-[ \t]+[^\r\n]*(?:\r?\n|\z))+`),
+			Pattern: mustRe(`(?im)^[ \t]*["']?[\w.-]*(?:` + credentialNames + `)[\w.-]*["']?[ \t]*:[ \t]*(?:#[^\r\n]*)?\r?\n` +
+				`(?:[ \t]*-[ \t]+[^\r\n]*(?:\r?\n|\z))+`),
 			Triggers: credentialTriggers, rewrite: yamlListItems},
 		// .netrc (GNU Inetutils manual, "The .netrc file"; curl's
 		// "netrc"): tokens apart by blanks or line breaks, "machine NAME"
 		// or "default", then login, account, port and password in any
-		// order. The password is replaced when a login, account or port
-		// comes before it or a login or account after it (keywords are
-		// lowercase, so prose seldom holds the run: "machine x login y
-		// password z"); a quoted password ("…") keeps its quotes.
+		// order. "default" counts only at the start of a line (also one
+		// escaped as \n): in prose it is an ordinary word ("the default
+		// login page password reset"). The password is replaced when a
+		// login, account or port comes before it or a login or account
+		// after it (keywords are lowercase, so prose seldom holds the run:
+		// "machine x login y password z"); a quoted password ("…") keeps
+		// its quotes.
 		{Name: "netrc",
-			Pattern: mustRe(`\b(?P<keep>(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+)(?:(?P<q>")[^"\r\n]*"|` + bareByte + `+)` +
-				`|\b(?P<keep>(?:machine\s+\S+|default)\s+password\s+)(?:(?P<q>")[^"\r\n]*"|` + bareByte + `+)(?P<after>\s+(?:login|account)\s)`),
+			Pattern: mustRe(`(?P<keep>(?:\bmachine\s+\S+|` + netrcDefault + `)(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+)(?:(?P<q>")[^"\r\n]*"|` + bareByte + `+)` +
+				`|(?P<keep>(?:\bmachine\s+\S+|` + netrcDefault + `)\s+password\s+)(?:(?P<q>")[^"\r\n]*"|` + bareByte + `+)(?P<after>\s+(?:login|account)\s)`),
 			Replacement: "${keep}${q}" + RedactionMark + "${q}${after}", Triggers: []string{"password"}},
 	}
 }
+
+// netrcDefault is .netrc's "default" entry at the start of a line (or
+// after a line break escaped as \n), with the blanks before it.
+const netrcDefault = `(?m:^)[ \t]*default\b|\\n[ \t]*default\b`
 
 // yamlItem is one line of a YAML block sequence: its indentation and dash
 // (group 1), the item (group 2) and the line break (group 3).
@@ -57,7 +69,7 @@ func yamlListItems(match string) string {
 		}
 		item := rest[m[4]:m[5]]
 		out = append(out, rest[:m[4]]...)
-		if item == "" || yamlMapping.MatchString(item) || placeholderValue(item) {
+		if item == "" || yamlMapping.MatchString(item) || placeholderValue(item) || yamlProse(item) {
 			out = append(out, rest[m[4]:m[1]]...)
 		} else {
 			out = append(append(out, quotedMark(item)...), rest[m[5]:m[1]]...)
@@ -65,6 +77,23 @@ func yamlListItems(match string) string {
 		rest = rest[m[1]:]
 	}
 	return string(out)
+}
+
+// yamlProse reports whether item, a block sequence's scalar, is prose
+// rather than a secret: unquoted, with a blank inside its value (a
+// trailing comment, " # …", aside), as a Markdown bullet's words are
+// ("- open Settings"). A quoted item ('my pass word') is a value.
+func yamlProse(item string) bool {
+	if item[0] == '"' || item[0] == '\'' {
+		return false
+	}
+	if i := strings.Index(item, " #"); i >= 0 {
+		item = item[:i]
+	}
+	if i := strings.Index(item, "\t#"); i >= 0 {
+		item = item[:i]
+	}
+	return strings.ContainsAny(strings.TrimSpace(item), " \t")
 }
 
 // quotedMark is RedactionMark in v's quotes when v is quoted ("…", '…').

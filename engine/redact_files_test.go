@@ -46,7 +46,28 @@ func TestRedactYAMLCredentialList(t *testing.T) {
 		{"placeholder-kept", "passwords:\n  - null\n", "passwords:\n  - null\n"},
 		{"other-name-kept", "hosts:\n  - db.internal\n  - cache", "hosts:\n  - db.internal\n  - cache"},
 		{"in-json-string", `{"content":"token:\n  - abcd1234efgh\n"}`, `{"content":"token:\n  - ` + m + `\n"}`},
+		{"item-comment", "tokens:\n  - abcd1234efgh # old\n", "tokens:\n  - " + m + "\n"},
+		{"quoted-words", "passphrases:\n  - \"correct horse battery\"\n", "passphrases:\n  - \"" + m + "\"\n"},
 	})
+}
+
+// TestRedactYAMLListProse: prose that introduces a Markdown list with a
+// credential word keeps its items (rev47). Before, the list rule took any
+// "password:" before a line break for a YAML key, and "To reset your
+// password:\n- open Settings\n- click Reset" was stored as "- [REDACTED]"
+// lines: the text was lost.
+func TestRedactYAMLListProse(t *testing.T) {
+	var cases []redactCase
+	for _, s := range []string{
+		"To reset your password:\n- open Settings\n- click Reset\n",
+		"Tips for a strong password:\n- use twelve characters\n- mix cases\n",
+		"The API token:\n- expires after one hour\n- is scoped to the project\n",
+		"Secrets:\n- never commit them\n- rotate often\n",
+		"password:\n  - open Settings first\n",
+	} {
+		cases = append(cases, redactCase{s[:12], s, s})
+	}
+	checkRedact(t, cases)
 }
 
 // TestRedactNetrc: a .netrc entry's password is redacted, on one line or
@@ -63,6 +84,12 @@ func TestRedactNetrc(t *testing.T) {
 		{"escaped-lines", `{"stdout": 1} cat: "machine x\n  login bob\n  password S3cretValue\n  next"`,
 			`{"stdout": 1} cat: "machine x\n  login bob\n  password ` + m + `\n  next"`},
 		{"prose-kept", "the machine asks for a password reset", "the machine asks for a password reset"},
+		// rev47: "default" in prose is no netrc entry; before, "field" and
+		// "reset" were stored as [REDACTED].
+		{"default-prose-kept", "Use the default login form password field to sign in.", "Use the default login form password field to sign in."},
+		{"default-prose-kept-2", "The default login page password reset link is broken.", "The default login page password reset link is broken."},
+		{"default-indented", "machine x login a password S3cretOne\n  default login b password S3cretTwo",
+			"machine x login a password " + m + "\n  default login b password " + m},
 	})
 }
 
