@@ -78,7 +78,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	defer e.Close()
 	s := mcpserver.New(e, p, mcpserver.Options{Version: version(), Logger: log})
 	out := &lockedWriter{w: c.Stdout}
-	in := newMCPLines(c.Stdin, out) // a bad line is answered, not the session's end
+	in := newMCPLines(c.Stdin, out, log) // a bad line is answered, not the session's end
 	t := drainingTransport{&mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
 	if err := s.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("mcp: %w", err)

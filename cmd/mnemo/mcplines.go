@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,16 +29,20 @@ const maxMCPLine = mcp.DefaultMaxLineLength
 // an id that is an object, an empty batch), so one bad line from a client
 // took the memory away for the rest of the session. Such a line is
 // answered on out (badLine) and dropped, and the next one is read. A line
-// over maxMCPLine is answered and skipped too.
+// over maxMCPLine is skipped too: answered -32600 with the request's id
+// (found while the line is skipped, lineIDScan; null when it has none a
+// client can match, as before for every such line), or, a notification,
+// not answered but logged (a warning on log).
 type mcpLines struct {
 	r    *bufio.Reader
-	out  io.Writer // shared with the SDK's writes: a lockedWriter
-	rest []byte    // the unread part of a line passed on
-	err  error     // the input's error, returned once rest is read
+	out  io.Writer    // shared with the SDK's writes: a lockedWriter
+	log  *slog.Logger // an over-long notification's warning
+	rest []byte       // the unread part of a line passed on
+	err  error        // the input's error, returned once rest is read
 }
 
-func newMCPLines(in io.Reader, out io.Writer) *mcpLines {
-	return &mcpLines{r: bufio.NewReaderSize(in, 64<<10), out: out}
+func newMCPLines(in io.Reader, out io.Writer, log *slog.Logger) *mcpLines {
+	return &mcpLines{r: bufio.NewReaderSize(in, 64<<10), out: out, log: log}
 }
 
 func (l *mcpLines) Read(p []byte) (int, error) {
@@ -45,11 +50,11 @@ func (l *mcpLines) Read(p []byte) (int, error) {
 		if l.err != nil {
 			return 0, l.err
 		}
-		line, tooLong, err := l.readLine()
+		line, long, err := l.readLine()
 		l.err = err
 		switch {
-		case tooLong:
-			l.answer(rpcError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: the line is over %d bytes", maxMCPLine)))
+		case long != nil:
+			l.tooLong(long)
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
 			if a := badLine(line); a != nil {
@@ -65,20 +70,36 @@ func (l *mcpLines) Read(p []byte) (int, error) {
 }
 
 // readLine reads up to and including the next newline; a line over
-// maxMCPLine is read to its end and discarded (tooLong).
-func (l *mcpLines) readLine() (line []byte, tooLong bool, err error) {
+// maxMCPLine is read to its end and discarded, scanned for its id (long).
+func (l *mcpLines) readLine() (line []byte, long *lineIDScan, err error) {
 	for {
 		chunk, err := l.r.ReadSlice('\n')
-		if !tooLong && len(line)+len(chunk) > maxMCPLine {
-			line, tooLong = nil, true
+		if long == nil && len(line)+len(chunk) > maxMCPLine {
+			long = &lineIDScan{}
+			long.feed(line)
+			line = nil
 		}
-		if !tooLong {
+		if long != nil {
+			long.feed(chunk)
+		} else {
 			line = append(line, chunk...)
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, tooLong, err
+			return line, long, err
 		}
 	}
+}
+
+// tooLong answers a line over maxMCPLine: -32600 with its id (null when
+// it has none that is a string or number of up to maxScanValue bytes); a
+// notification gets no answer (JSON-RPC 2.0) and is logged instead.
+func (l *mcpLines) tooLong(s *lineIDScan) {
+	msg := fmt.Sprintf("Invalid Request: the line is over %d bytes", maxMCPLine)
+	if s.notification() {
+		l.log.Warn("mcp: a notification was dropped: the line is over the bound", "maxBytes", maxMCPLine)
+		return
+	}
+	l.answer(rpcError(s.id, jsonrpc.CodeInvalidRequest, msg))
 }
 
 func (l *mcpLines) answer(b []byte) { _, _ = l.out.Write(b) }
