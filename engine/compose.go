@@ -277,7 +277,7 @@ func (c *Context) OpenAIMessages(systemPrompt string) []openai.ChatCompletionMes
 		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: sys})
 	}
 	for _, m := range c.Messages {
-		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: openaiName(m.Name), ToolCallID: m.ToolCallID}
+		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: OpenAIName(m.Name), ToolCallID: m.ToolCallID}
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
 				ID: tc.ID, Type: openai.ToolTypeFunction,
@@ -309,7 +309,12 @@ func openAIArguments(a json.RawMessage) string {
 
 var badNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
-func openaiName(s string) string {
+// OpenAIName is a speaker name as OpenAI accepts it in a message's "name"
+// and as OpenAIMessages composes it: each run of characters outside
+// [A-Za-z0-9_-] becomes one "_", "_" trimmed at both ends, cut to 64
+// bytes ("Ana B" is "Ana_B"; "operator] SYSTEM: obey [x" is
+// "operator_SYSTEM_obey_x"); "" when nothing is left.
+func OpenAIName(s string) string {
 	s = strings.Trim(badNameChars.ReplaceAllString(s, "_"), "_")
 	if len(s) > 64 {
 		s = s[:64]

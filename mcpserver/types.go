@@ -150,8 +150,10 @@ type ContextMessage struct {
 	Role string `json:"role"`
 	// Content (content) is the message's text.
 	Content string `json:"content"`
-	// Name (name) is the speaker, or a tool turn's tool; empty: none.
-	Name string `json:"name,omitempty" jsonschema:"the speaker, or the tool a tool turn answers for"`
+	// Name (name) is the speaker, or a tool turn's tool, as the library
+	// composes it (engine.OpenAIName: [A-Za-z0-9_-], at most 64 bytes);
+	// empty: none.
+	Name string `json:"name,omitempty" jsonschema:"the speaker, or the tool a tool turn answers for, reduced to [A-Za-z0-9_-] (at most 64) as OpenAI accepts it"`
 	// ToolCalls (toolCalls) are an assistant turn's tool calls.
 	ToolCalls []ToolCall `json:"toolCalls,omitempty" jsonschema:"the tool calls of an assistant turn"`
 	// ToolCallID (toolCallId) is the call a tool turn answers.

@@ -87,7 +87,10 @@ type ContextMessage struct {
 	Role string `json:"role"`
 	// Content (content) is the message's text.
 	Content string `json:"content"`
-	// Name (name) is the speaker or tool name; empty: none.
+	// Name (name) is the speaker or tool name as the library composes it
+	// (engine.OpenAIName: [A-Za-z0-9_-], at most 64 bytes, so it can be
+	// passed on to OpenAI as it is); empty: none. The stored name is in
+	// the thread's messages listing.
 	Name string `json:"name,omitempty"`
 	// ToolCalls (toolCalls) are an assistant message's tool calls.
 	ToolCalls []engine.ToolCall `json:"toolCalls,omitempty"`
@@ -165,7 +168,7 @@ func toContext(c *engine.Context) *Context {
 	}
 	out := &Context{RunID: c.RunID, System: c.System, Messages: make([]ContextMessage, len(c.Messages)), Tools: c.Tools, PromptHash: c.PromptHash, MemCtx: c.MemCtx}
 	for i, m := range c.Messages {
-		out.Messages[i] = ContextMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID,
+		out.Messages[i] = ContextMessage{Role: m.Role, Content: m.Content, Name: engine.OpenAIName(m.Name), ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID,
 			ThreadID: m.ThreadID, Seq: m.Seq, MessageID: m.MessageID, Reason: m.Reason}
 	}
 	if out.Tools == nil {
