@@ -158,6 +158,14 @@ func (e *Engine) drainOutbox(ctx context.Context, stop <-chan struct{}) (time.Du
 			return 0, nil
 		default:
 		}
+		if stop != nil && len(rows) < outboxBatch {
+			// The background drainer took every row that was due: what
+			// came since is a stream of appends, so let it gather for a
+			// debounce instead of draining it a few rows at a time, each
+			// batch a write transaction in the appends' queue and a
+			// bleve segment to merge.
+			return outboxDebounce, nil
+		}
 	}
 	next, ok, err := e.ms.NextOutboxDue(ctx)
 	if err != nil {
