@@ -1,6 +1,9 @@
 package engine
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // headerToken is an HTTP field name (RFC 9110 §5.1: a token, §5.6.2).
 var headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
@@ -55,9 +58,15 @@ func (w *docWalk) headerList(i int) {
 	}
 }
 
-// stringList reports whether the '[' at s[i] opens a list whose first
-// element is a string, blanks aside.
-func stringList(s string, i int) bool {
+// headerListAt reports whether the '[' at s[i] may open a list of header
+// fields (docWalk.headerList): its first element, blanks aside, is a
+// string that is a field name as written (no escape, no blank: a list of
+// sentences is none, and costs no walk).
+func headerListAt(s string, i int) bool {
 	j := skipBlanks(s, i+1)
-	return j < len(s) && s[j] == '"'
+	if j >= len(s) || s[j] != '"' {
+		return false
+	}
+	k := strings.IndexByte(s[j+1:], '"')
+	return k >= 0 && headerToken.MatchString(s[j+1:j+1+k])
 }

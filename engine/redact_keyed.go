@@ -6,8 +6,8 @@ import "strings"
 // (a trigger of a rule, prefilter.named) followed by a list or an object:
 // `"password": [` or `"headers": {` with any blanks and line breaks between
 // (pretty-printed JSON), or a "value" member in a text holding a rule's
-// trigger (a credential a sibling "name" names), or a list of strings in
-// a text holding a rule's trigger (a list of header fields). The text rules see such a
+// trigger (a credential a sibling "name" names), or a list that starts
+// like a list of header fields in a text holding a rule's trigger. The text rules see such a
 // key's strings apart from it, so Redact walks the document
 // (docWalk.under, docWalk.namedBy, docWalk.headerList) even when they
 // matched nothing. Keys before a value of another kind cost one byte search each.
@@ -15,7 +15,7 @@ func (r *PatternRedactor) keyedContainer(s string) bool {
 	if namesValue(s) && r.pf.named(s) {
 		return true // {"name": "DB_PASSWORD", "value": "…"} (docWalk.namedBy)
 	}
-	strList := false
+	headers := false
 	for i := 0; i < len(s); i++ {
 		j := strings.IndexAny(s[i:], "{[")
 		if j < 0 {
@@ -25,9 +25,9 @@ func (r *PatternRedactor) keyedContainer(s string) bool {
 		if key, ok := keyBefore(s, i); ok && r.pf.named(key+": ") {
 			return true
 		}
-		strList = strList || (s[i] == '[' && stringList(s, i))
+		headers = headers || (s[i] == '[' && headerListAt(s, i))
 	}
-	return strList && r.pf.named(s) // ["Authorization", "token …"] (docWalk.headerList)
+	return headers && r.pf.named(s) // ["Authorization", "token …"] (docWalk.headerList)
 }
 
 // namesValue reports whether s may hold a "value" member (any case) that a
