@@ -54,6 +54,7 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	c.printWorkingAdvice(res.working)
 	if res.found != nil {
 		c.printAdvice(res.found) // for a person, with --json too
+		c.printNotInstalled(res.embedder)
 	}
 	if *asJSON {
 		if err := c.printJSON(res.report(*full)); err != nil {
@@ -107,6 +108,9 @@ type checkResult struct {
 	// reservedIDs are its threads and resources under an id beginning
 	// with "erased-" (checkreserved.go).
 	reservedIDs []dotID
+	// embedder is why the messages owed embeddings could not be embedded
+	// (notInstalled: use-lite's weights missing), nil otherwise.
+	embedder error
 	// working is the engine's engine.ErrStoredWorkingMemory: the
 	// working-memory configuration stored in the database does not build
 	// (checkwm.go); nil when it builds or none is stored.
@@ -166,6 +170,7 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 		}
 	}
 	res.found = ce
+	res.embedder = notInstalled(ctx, e, ce)
 	if c.DB == "" { // again: the open may have kept a damaged write-ahead log
 		res.kept = engine.KeptDamaged(c.Dir)
 	}

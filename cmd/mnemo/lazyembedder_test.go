@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,4 +96,46 @@ func (padded512) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		vs[i] = append(v, make([]float32, uselite.Dims-len(v))...)
 	}
 	return vs, err
+}
+
+// TestCheckOwedNotInstalled: mnemo check of a use-lite directory whose
+// weights are not installed, with messages owed their embeddings, says
+// why they are owed (rev47, after 77c9548). Before, it listed them
+// missing from the vector index and said only "run mnemo reindex", which
+// cannot embed them either (it fails: use-lite is not installed).
+func TestCheckOwedNotInstalled(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: failing512{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Append(ctx, engine.AppendRequest{ThreadID: "t1", ResourceID: "r", Messages: []engine.Message{
+		{Role: "user", Content: "compare shipping quotes for crate A and crate B"},
+	}})
+	if cerr := e.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	t.Setenv(models.EnvDir, empty)
+	code, _, stderr := run(t, map[string]string{"MNEMO_EMBEDDER": "auto", models.EnvDir: empty}, "--dir", dir, "check")
+	if code != 1 || !strings.Contains(stderr, "owed, not lost (their messages are indexed lexically): use-lite is not installed in "+empty) ||
+		!strings.Contains(stderr, "mnemo --dir "+dir+" check) embeds them on their next retry") {
+		t.Errorf("check: exit %d\n%s\nwant 1 and why the embeddings are owed", code, stderr)
+	}
+}
+
+// failing512 is an embedder under use-lite's id whose every Embed fails,
+// as an endpoint that is down: the messages appended stay owed their
+// embeddings.
+type failing512 struct{}
+
+func (failing512) ID() string { return uselite.ID }
+func (failing512) Dims() int  { return uselite.Dims }
+
+func (failing512) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, errors.New("endpoint down")
 }
