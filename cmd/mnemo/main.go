@@ -292,7 +292,7 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
-	case errors.As(err, new(*targetError)), errors.Is(err, errNoAPIKey):
+	case errors.As(err, new(*targetError)), errors.Is(err, errNoAPIKey), errors.Is(err, errBadEndpoint):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
 		return 2
 	case errors.Is(err, engine.ErrQueryTooLong):

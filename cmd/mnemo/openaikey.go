@@ -20,8 +20,13 @@ var errNoAPIKey = errors.New("no API key")
 // naming the variables (or mnemo.json members) that give them. OpenAI's
 // API is no base URL, or one whose host is api.openai.com (any case, http
 // or https, any path); a key of blanks only is no key. A base URL of
-// another host without a key (a local server) is allowed.
+// another host without a key (a local server) is allowed. A base URL
+// with credentials, a query or a fragment is refused first
+// (checkEndpoint, errBadEndpoint).
 func needKey(what, baseURL, key, baseName, keyName string) error {
+	if err := checkEndpoint(baseName, baseURL, keyName); err != nil {
+		return err
+	}
 	if strings.TrimSpace(key) != "" || (baseURL != "" && !openAIHost(baseURL)) {
 		return nil
 	}

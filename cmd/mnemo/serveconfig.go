@@ -90,6 +90,9 @@ type wmConfig struct {
 // endpoint; the API key comes from the environment variable apiKeyEnv
 // (default OPENAI_API_KEY), never from the file.
 type observeConfig struct {
+	// Endpoint is the API root ("http://localhost:11434/v1"; none:
+	// OpenAI's); credentials, a query or a fragment are refused
+	// (checkEndpoint).
 	Endpoint         string `json:"endpoint,omitempty"`
 	Model            string `json:"model,omitempty"`
 	APIKeyEnv        string `json:"apiKeyEnv,omitempty"`
@@ -455,13 +458,20 @@ func (c *memoryConfig) applyZones(cfg *engine.Config) error {
 	return nil
 }
 
-// model is the observer model o names: endpoint, model, and the API key
-// in the environment variable apiKeyEnv (default OPENAI_API_KEY).
-func (o *observeConfig) model(getenv func(string) string) (observe.Model, error) {
-	keyEnv := o.APIKeyEnv
-	if keyEnv == "" {
-		keyEnv = "OPENAI_API_KEY"
+// keyEnv is apiKeyEnv, default OPENAI_API_KEY.
+func (o *observeConfig) keyEnv() string {
+	if o.APIKeyEnv == "" {
+		return "OPENAI_API_KEY"
 	}
+	return o.APIKeyEnv
+}
+
+// model is the observer model o names: endpoint, model, and the API key
+// in the environment variable apiKeyEnv (default OPENAI_API_KEY). An
+// endpoint with credentials, a query or a fragment is refused
+// (errBadEndpoint, naming mnemo.json's observe.endpoint).
+func (o *observeConfig) model(getenv func(string) string) (observe.Model, error) {
+	keyEnv := o.keyEnv()
 	if err := needKey("mnemo.json's observe model "+o.Model, o.Endpoint, getenv(keyEnv), "mnemo.json's observe.endpoint", keyEnv); err != nil {
 		return nil, err
 	}
@@ -519,6 +529,11 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 	if o := c.Observe; o != nil {
 		if err := o.check(); err != nil {
 			return err
+		}
+		if !c.stored { // a stored one is refused where its model is built (model)
+			if err := checkEndpoint("observe.endpoint", o.Endpoint, o.keyEnv()); err != nil {
+				return err
+			}
 		}
 		oc := &engine.ObserveConfig{Threshold: o.Threshold, ReflectThreshold: o.ReflectThreshold, ChunkTokens: o.ChunkTokens,
 			Background: o.Background && withModel, SyncOnLoad: o.SyncOnLoad && withModel, Scope: o.Scope, SearchTool: o.SearchTool,
