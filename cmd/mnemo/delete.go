@@ -91,6 +91,7 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 	if interruptAt != nil {
 		interruptAt("delete:erase")
 	}
+	stoppedBefore := ctx.Err() != nil
 	var res *engine.EraseResult
 	switch {
 	case len(msgs) > 0:
@@ -101,7 +102,11 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 		res, err = e.DeleteResource(ctx, *resource)
 	}
 	if res == nil {
-		// No result: the erasure's transaction did not commit.
+		// No result: the erasure's transaction did not commit, as far as
+		// this process knows (see erasureUnknown).
+		if !stoppedBefore && c.DB != "" {
+			return erasureUnknown(ctx, err, what)
+		}
 		return notErased(ctx, err, "stopped before the erasure of "+what+" committed")
 	}
 	if perr := c.report(res, err, *asJSON); perr != nil {
@@ -126,6 +131,22 @@ func notErased(ctx context.Context, err error, when string) error {
 		return err
 	}
 	return &interruptedError{fmt.Sprintf("nothing was erased (%s); run the same delete again to erase it", when), err}
+}
+
+// erasureUnknown is err, the error of a delete on Postgres its context
+// stopped while the erasure ran, said as what is known: the stop may have
+// come while COMMIT was on its way, and then Postgres may have committed
+// the erasure though no answer came back (pgx closes the connection of a
+// cancelled query), so "nothing was erased" could be false (rev47). The
+// same delete run again erases what is left, or says nothing is found.
+// On SQLite the commit is the process's own: a delete stopped before it
+// returned erased nothing (notErased). err itself when the delete was
+// not interrupted.
+func erasureUnknown(ctx context.Context, err error, what string) error {
+	if ctx.Err() == nil || !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &interruptedError{fmt.Sprintf("stopped while the erasure of %s ran on Postgres: it may have committed just before the stop, or not at all; run the same delete again: it erases what is left, or finds nothing", what), err}
 }
 
 // eraseReport is what `mnemo delete --json` prints: the engine's result

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -33,5 +36,25 @@ func TestDeleteInterruptedBeforeCommit(t *testing.T) {
 	code, out, stderr := run(t, nil, "--dir", dir, "messages", "--thread", "t", "--json")
 	if code != 0 || !strings.Contains(out, `"m1"`) || !strings.Contains(out, `"m2"`) {
 		t.Fatalf("messages after the interrupted deletes: exit %d, %s%s; want m1 and m2 still stored", code, out, stderr)
+	}
+}
+
+// TestDeleteInterruptedOnPostgres: a delete on Postgres stopped while its
+// erasure ran does not claim that nothing was erased (rev47: the stop may
+// come while COMMIT is on its way, and Postgres may have committed); it
+// says the erasure may have committed and that the same delete run again
+// is safe. An error that is not the stop passes through as it is. (The
+// window itself, a cancel during COMMIT's round trip, is not reproduced.)
+func TestDeleteInterruptedOnPostgres(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	other := errors.New("engine: connection refused")
+	if err := erasureUnknown(ctx, other, "thread t"); err != other {
+		t.Errorf("not interrupted: got %v, want the error as it is", err)
+	}
+	cancel()
+	err := erasureUnknown(ctx, fmt.Errorf("engine: erase: %w", context.Canceled), "thread t of resource r (2 messages)")
+	want := "stopped while the erasure of thread t of resource r (2 messages) ran on Postgres: it may have committed just before the stop, or not at all; run the same delete again: it erases what is left, or finds nothing"
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "nothing was erased") {
+		t.Errorf("got %q, want %q and context.Canceled", err, want)
 	}
 }
