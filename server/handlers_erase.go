@@ -14,12 +14,11 @@ import (
 // canErase refuses a principal without erasure rights. It runs after the
 // target was found (a foreign target is 404 before it is 403).
 func canErase(p *Principal) error {
+	if !p.Erase && p.EraseHint != "" { // no token: its own words (mnemo mcp's flag)
+		return errorf(kindEraseOff, "", "%s", p.EraseHint)
+	}
 	if !p.Erase {
-		hint := p.EraseHint
-		if hint == "" {
-			hint = "this token may not erase; give it \"erase\": true in the token file"
-		}
-		return errorf(kindForbidden, "", "%s", hint)
+		return errorf(kindForbidden, "", "this token may not erase; give it \"erase\": true in the token file")
 	}
 	return nil
 }

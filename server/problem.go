@@ -53,6 +53,10 @@ var (
 	kindInvalid      = kind{"invalid-input", http.StatusBadRequest, "Invalid input"}
 	kindUnauthorized = kind{"unauthorized", http.StatusUnauthorized, "Missing or unknown bearer token"}
 	kindForbidden    = kind{"forbidden", http.StatusForbidden, "The token does not allow this operation"}
+	// kindEraseOff is an erasure refused to a client without a token
+	// (mnemo mcp without --allow-erase, Principal.EraseHint): the type
+	// of kindForbidden, titled without a token the client has not.
+	kindEraseOff = kind{"forbidden", http.StatusForbidden, "Erasure is not enabled for this client"}
 	// kindCrossOrigin and kindHost are the refusals of a server without a
 	// token file (checkLoopbackHost), which no token could change: before,
 	// they were titled as kindForbidden, naming a token the server has not.

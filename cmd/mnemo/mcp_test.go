@@ -16,8 +16,9 @@ import (
 
 // TestMCPStdio: `mnemo mcp` answers an MCP client on its standard input and
 // output (in-process, over pipes): tools listed, append then search gives
-// the text back, memory_delete refused without --allow-erase, a search
-// naming no resource refused in stdio's words.
+// the text back, memory_delete refused without --allow-erase (naming the
+// flag, no token: it was titled "The token does not allow this
+// operation"), a search naming no resource refused in stdio's words.
 func TestMCPStdio(t *testing.T) {
 	dir := t.TempDir()
 	inR, inW := io.Pipe()
@@ -64,7 +65,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Fatalf("delete without --allow-erase: %v %+v", err, res)
 	}
 	// stdio has no token file: the refusal says how to allow erasure here.
-	if b, _ := json.Marshal(res.Content); !strings.Contains(string(b), "--allow-erase") || strings.Contains(string(b), "token file") {
+	if b, _ := json.Marshal(res.Content); !strings.Contains(string(b), "--allow-erase") || strings.Contains(string(b), "token") {
 		t.Fatalf("delete refusal over stdio: %s, want it to name --allow-erase, not a token file", b)
 	}
 	// Nor a token: a search naming no resource says what decides one
