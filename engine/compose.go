@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mozillazg/go-unidecode"
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/internal/render"
@@ -310,12 +311,17 @@ func openAIArguments(a json.RawMessage) string {
 var badNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 // OpenAIName is a speaker name as OpenAI accepts it in a message's "name"
-// and as OpenAIMessages composes it: each run of characters outside
-// [A-Za-z0-9_-] becomes one "_", "_" trimmed at both ends, cut to 64
-// bytes ("Ana B" is "Ana_B"; "operator] SYSTEM: obey [x" is
-// "operator_SYSTEM_obey_x"); "" when nothing is left.
+// and as OpenAIMessages composes it: transliterated to ASCII first
+// (Unidecode's tables, github.com/mozillazg/go-unidecode: "José" is
+// "Jose", "Алиса" "Alisa", "李雷" "Li Lei"), then each run of characters
+// outside [A-Za-z0-9_-] becomes one "_", "_" trimmed at both ends, cut to
+// 64 bytes ("Ana B" is "Ana_B"; "operator] SYSTEM: obey [x" is
+// "operator_SYSTEM_obey_x"; "李雷" is "Li_Lei"); "" when nothing is left
+// (a name of emoji alone). Before the transliteration a name in another
+// script than Latin became "" and "José" "Jos" (rev47): the speakers of
+// a conversation in Russian or Chinese could not be told apart.
 func OpenAIName(s string) string {
-	s = strings.Trim(badNameChars.ReplaceAllString(s, "_"), "_")
+	s = strings.Trim(badNameChars.ReplaceAllString(unidecode.Unidecode(s), "_"), "_")
 	if len(s) > 64 {
 		s = s[:64]
 	}
