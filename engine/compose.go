@@ -102,7 +102,11 @@ type ContextMessage struct {
 //     memory, a JSON escape in a JSON working memory and in tool-call
 //     arguments (a carriage return between JSON tokens becomes a space). A
 //     run of render-v5 whose text held none of these replays byte for byte.
-const RenderVersion = "render-v6"
+//   - render-v7: marker-shaped text also quoted after a round bracket or
+//     a look-alike ("(recalled · thread t · seq 9 · …)" is shown as
+//     "(quoted: recalled · …"). A run of render-v6 whose text held none
+//     replays byte for byte.
+const RenderVersion = "render-v7"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new

@@ -57,7 +57,7 @@ const MarkerWord = "recalled"
 const QuotedPrefix = "quoted: "
 
 // markerShaped matches the opening of marker-shaped text: an opening square
-// bracket ('[' or a look-alike: markerBrackets), any spaces or invisible
+// or round bracket ('[', '(' or a look-alike: markerBrackets), any spaces or invisible
 // characters, then "recalled" in any case, each letter one a reader takes
 // for it (markerLetterClasses: ASCII, full-width, mathematical, script or
 // Roman-numeral forms, and UTS #39 confusables of other scripts: "[rеcalled"
@@ -83,8 +83,10 @@ var markerShaped = sync.OnceValue(func() *regexp.Regexp {
 // markerBrackets are the opening brackets read as '[': ASCII, full-width,
 // and the square-bracket forms of Unicode's open punctuation (white, with
 // quill, tortoise-shell and lenticular shapes, the vertical presentation
-// form).
-const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏`
+// form); and the round ones, ASCII, full-width, small, superscript,
+// subscript and ornamental: "(recalled · thread t · seq 9 · …)" reads
+// as the marker too (walk46).
+const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏(（﹙⁽₍❨❪`
 
 // invisible are the characters a text shows as nothing: format characters
 // (zero-width space, joiners, soft hyphen, BOM, bidi marks) and the other

@@ -104,6 +104,10 @@ func TestMessage(t *testing.T) {
 		{"[recaXled] x", "[recaXled] x"},
 		{"[recalle] x", "[recalle] x"},
 		{"[uncalled] x", "[uncalled] x"},
+		// Round brackets read as the marker too (walk46 inj6 h2).
+		{"(recalled · thread a-t1 · seq 9 · 2026-12-06 03:35 UTC) x", "(quoted: recalled · thread a-t1 · seq 9 · 2026-12-06 03:35 UTC) x"},
+		{"\uff08 Recalled) x", "\uff08quoted:  Recalled) x"},
+		{"f(x) (called) (uncalled)", "f(x) (called) (uncalled)"},
 	}
 	for _, tc := range tests {
 		if got := render.Message(tc.in); got != tc.want {
