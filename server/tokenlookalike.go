@@ -30,7 +30,7 @@ func checkNamesDistinct(toks []Token) error {
 		}
 		for k, key := range nameReadings(names[i]) {
 			if j, dup := seen[k][key]; dup && names[j] != names[i] {
-				return nameFault{fmt.Errorf("%w: tokens[%d].name: %s", ErrInvalidTokens, i, lookAlikeDetail(names[i], names[j], j))}
+				return nameFault{fmt.Errorf("%w: tokens[%d].name: %s", ErrInvalidTokens, i, lookAlikeDetail(names[i], names[j], j, tok.Name == "", toks[j].Name == ""))}
 			}
 			seen[k][key] = i
 		}
@@ -52,8 +52,10 @@ func nameReadings(name string) [2]string {
 }
 
 // lookAlikeDetail says that name reads as other, the name of tokens[j],
-// and where they first differ by code point.
-func lookAlikeDetail(name, other string, j int) string {
+// and where they first differ by code point. unnamed and otherUnnamed say
+// that the file gives that token no name, so the name is the log's
+// token-<index>: the message says so rather than quote it as given.
+func lookAlikeDetail(name, other string, j int, unnamed, otherUnnamed bool) string {
 	a, b := []rune(name), []rune(other)
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
@@ -68,7 +70,14 @@ func lookAlikeDetail(name, other string, j int) string {
 	default:
 		where = fmt.Sprintf("no %U where that has one", b[n])
 	}
-	return fmt.Sprintf("%s reads as %s, the name of tokens[%d] (it has %s): "+
+	subject, owner := quoteName(name), "the name of"
+	if unnamed {
+		subject = fmt.Sprintf("none is given, so the token is named %s (token-<index>), which", quoteName(name))
+	}
+	if otherUnnamed {
+		owner = "the name the log gives the nameless"
+	}
+	return fmt.Sprintf("%s reads as %s, %s tokens[%d] (it has %s): "+
 		"the access log names a request by its token's name alone, so give each token a name that reads differently",
-		quoteName(name), quoteName(other), j, where)
+		subject, quoteName(other), owner, j, where)
 }

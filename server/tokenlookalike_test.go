@@ -32,7 +32,10 @@ func TestTokenNameLookAlike(t *testing.T) {
 		{"file", "ﬁle", `tokens[1].name: "ﬁle" reads as "file", the name of tokens[0] (it has U+FB01 where that has U+0066)`},
 		{"Bob", "Βοb", `tokens[1].name: "Βοb" reads as "Bob", the name of tokens[0] (it has U+0392 where that has U+0042)`}, // Greek
 		// A name given that reads as an unnamed token's token-<index>.
-		{"", "TOKEN-0", `tokens[1].name: "TOKEN-0" reads as "token-0", the name of tokens[0] (it has U+0054 where that has U+0074)`},
+		{"", "TOKEN-0", `tokens[1].name: "TOKEN-0" reads as "token-0", the name the log gives the nameless tokens[0] (it has U+0054 where that has U+0074)`},
+		// A nameless token whose token-<index> reads as a name given: the
+		// message does not quote a name the file does not give (rev47).
+		{"TOKEN-1", "", `tokens[1].name: none is given, so the token is named "token-1" (token-<index>), which reads as "TOKEN-1", the name of tokens[0] (it has U+0074 where that has U+0054)`},
 	} {
 		_, err := server.ParseTokens([]byte(file(c.first, c.second)))
 		if !errors.Is(err, server.ErrInvalidTokens) || err.Error() != "server: invalid token file: "+c.want+why {
