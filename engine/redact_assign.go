@@ -219,7 +219,19 @@ func notWorkingDirectory(s string, m []int) bool {
 	if before != "" && nameByte(before[len(before)-1]) {
 		return true
 	}
-	return !absolutePath(strings.Trim(assignedValue(match), `"'\`))
+	return !workingDirectory(strings.Trim(assignedValue(match), `"'\`))
+}
+
+// workingDirectory reports whether v, a value the assignment rule took to
+// the next blank, is one absolute path and nothing else: no quote, comma,
+// semicolon, '=' or shell operator in it. The rule's match runs past the
+// path when no blank follows it (PWD=/home/bob,DB_PASSWORD=…, or
+// {"cwd":"PWD=/srv/app","secret":"…"}), and a match kept whole keeps
+// every secret in it: walk47 F2, where 9f6a4ff's path exception left
+// DB_PASSWORD and "secret" in clear. Such a value is redacted whole, as
+// before 9f6a4ff.
+func workingDirectory(v string) bool {
+	return absolutePath(v) && !strings.ContainsAny(v, "\"',;=&|<>`$")
 }
 
 // nameByte reports whether c may be part of a variable or key name.

@@ -167,6 +167,13 @@ func TestRedactWorkingDirectoryKept(t *testing.T) {
 		{"pwd-not-path", "PWD=hunter22", "PWD=" + m},
 		{"ado-net", "Server=db;Uid=sa;Pwd=Tr0ub4dor;", "Server=db;Uid=sa;Pwd=" + m},
 		{"dotted", "smtp.pwd: /x9secret", "smtp.pwd: " + m},
+		// A PWD match that runs past its path into a secret is redacted
+		// whole (walk47 F2: each of these was stored in clear after
+		// 9f6a4ff).
+		{"pwd-then-comma", "PWD=/home/bob,DB_PASSWORD=hunter2x", "PWD=" + m},
+		{"pwd-then-semicolon", "PWD=/home/bob;DB_PASSWORD=hunter2x", "PWD=" + m},
+		{"pwd-in-json-string", `{"cwd":"PWD=/srv/app","secret":"hunter2x"}`, `{"cwd":"PWD=/srv/app","secret":"` + m + `"}`},
+		{"pwd-in-env-list", `{"env":["PWD=/home/bob","DB_PASSWORD=hunter2x"]}`, `{"env":["PWD=/home/bob","DB_PASSWORD=` + m + `"]}`},
 	}
 	for _, k := range []string{
 		"PWD=/home/bob/project", "OLDPWD=/home/bob", "export PWD=/srv/app && make", `{"pwd": "/home/bob/project"}`,

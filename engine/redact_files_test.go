@@ -109,6 +109,11 @@ func TestRedactDockerAuth(t *testing.T) {
 		{"cat-output", "$ cat ~/.docker/config.json\n{\"auths\":{\"ghcr.io\":{\"auth\":\"" + cred + "\"}}}\n$ ",
 			"$ cat ~/.docker/config.json\n{\"auths\":{\"ghcr.io\":{\"auth\":\"" + m + "\"}}}\n$ "},
 		{"npmrc", "//registry.npmjs.org/:_auth=" + cred, "//registry.npmjs.org/:_auth=" + m},
+		// Padded base64, as docker login writes it (walk47 F1: kept).
+		{"padded-1", `{"auths":{"r":{"auth":"bXl1c2VyOm15cGFzc3dvcmQ="}}}`, `{"auths":{"r":{"auth":"` + m + `"}}}`},
+		{"padded-2", `{"auth":"Ym9iOlMzY3JldA=="}`, `{"auth":"` + m + `"}`},
+		{"padded-npmrc", "_auth=Ym9iOlMzY3JldFY=", "_auth=" + m},
+		{"padded-yaml", "auth: dXNlcjpwYXNzd29yZA==", "auth: " + m},
 		{"no-credentials-kept", `[{"auth":"oauth2"},{"auth":"aGVsbG8gd29ybGQ="}]`, `[{"auth":"oauth2"},{"auth":"aGVsbG8gd29ybGQ="}]`}, // hello world: no colon
 		{"not-base64-kept", `{"auth": "required-for-admins"}`, `{"auth": "required-for-admins"}`},
 	})

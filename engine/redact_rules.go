@@ -304,7 +304,10 @@ func basicCredentials(match string) bool {
 // authField reports whether the value of an auth or _auth field (the
 // base64 run that ends match) decodes to credentials (userPassword).
 func authField(match string) bool {
-	return userPassword(match[strings.LastIndexAny(match, `"':= \t\`)+1:])
+	// The padding ('=') is no separator: cut before the last separator of
+	// the match without it (walk47 F1: "auth":"Ym9iOlMzY3JldA==" was cut
+	// after its last '=' to "", which decodes to nothing, and kept).
+	return userPassword(match[strings.LastIndexAny(strings.TrimRight(match, "="), `"':= \t\`)+1:])
 }
 
 // userPassword reports whether tok decodes (RFC 4648 base64, padded or
