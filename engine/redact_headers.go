@@ -23,9 +23,10 @@ type headerField struct {
 // pair. Each value whose name may name a secret (prefilter.named) is then
 // tried after it ("X-Api-Key": "…"), as an object's member is; before,
 // the name and its value were apart and "token ghp_…" after
-// "Authorization" was stored in clear. The cost: a list of two words
-// whose first is a credential name (["token", "count"]) reads as a pair,
-// and its second word is replaced when it has 4 characters or more.
+// "Authorization" was stored in clear. Only a name written as a header
+// field's is tried (headerStyle): a list of words ("id", "name", "token",
+// "created_at"; "Password", "a word you keep") has none, and lost the
+// word after a credential word (walk47 F3).
 func (w *docWalk) headerList(i int) {
 	s := w.s
 	var found []headerField
@@ -40,7 +41,7 @@ func (w *docWalk) headerList(i int) {
 			if name = decodeString(s[j:end]); !headerToken.MatchString(name) {
 				return
 			}
-		} else if w.r.pf.named(marshalString(name) + ": ") {
+		} else if headerStyle(name) && w.r.pf.named(marshalString(name)+": ") {
 			found = append(found, headerField{j, name})
 		}
 		if j = skipBlanks(s, end); j < len(s) && s[j] == ',' {
@@ -69,4 +70,18 @@ func headerListAt(s string, i int) bool {
 	}
 	k := strings.IndexByte(s[j+1:], '"')
 	return k >= 0 && headerToken.MatchString(s[j+1:j+1+k])
+}
+
+// headerStyle reports whether name is written as an HTTP field that may
+// carry a credential: Authorization, Proxy-Authorization, Cookie or
+// Set-Cookie (RFC 9110 §11.6.2, §11.7.2; RFC 6265), any case, or a
+// hyphenated name (X-Api-Key, X-Auth-Token, Private-Token). A bare word
+// ("token", "secret", "password") is a column, a tag or a glossary entry
+// far more often than a header's name.
+func headerStyle(name string) bool {
+	switch strings.ToLower(name) {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie":
+		return true
+	}
+	return strings.Contains(name, "-")
 }

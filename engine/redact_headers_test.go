@@ -23,5 +23,11 @@ func TestRedactHeaderLists(t *testing.T) {
 		{"odd-list-kept", `["password","reset","link"]`, `["password","reset","link"]`},
 		{"plain-headers-kept", `[["Accept","text/plain"],["X-Trace","abcd1234efgh5678"]]`, `[["Accept","text/plain"],["X-Trace","abcd1234efgh5678"]]`},
 		{"not-names-kept", `["a password here","hunter2hunter2"]`, `["a password here","hunter2hunter2"]`},
+		// Lists of words are no header lists (walk47 F3: the word after
+		// the credential word was replaced).
+		{"columns-kept", `{"cols":["id","name","token","created_at"]}`, `{"cols":["id","name","token","created_at"]}`},
+		{"tags-kept", `{"tags":["secret","public"]}`, `{"tags":["secret","public"]}`},
+		{"glossary-kept", `{"glossary":["Password","a word you keep","Token","an object"]}`, `{"glossary":["Password","a word you keep","Token","an object"]}`},
+		{"private-token", `["Host","gitlab.example.com","Private-Token","abcd1234efgh5678"]`, `["Host","gitlab.example.com","Private-Token","` + m + `"]`},
 	})
 }
