@@ -41,10 +41,19 @@ const (
 	// and no backslash. Before, it ran past "\n" to the end of the raw
 	// line, which in JSON text is the rest of the document.
 	lineValue = `(?:[^\s=<>\\]|\\[^nr\s])(?:[^\r\n\\]|\\[^nr\r\n]){2,}[^\s\\]`
+	// shortBeforeBreak is a value of 0-3 bytes before an escaped line
+	// break, too short to be told from a word: it runs on to the next
+	// blank, as values did before bareByte (walk47 F8:
+	// DB_PASSWORD=Xy9\nabcdEFGH1234 and password=\nhunter2secret were
+	// kept whole): the next line's first word may go with it, never the
+	// secret stay. (The name: value form, lineValue, still keeps
+	// token: ab\ncdefghijklmnop.)
+	shortBeforeBreak = `(?:[^\s=<>\\]` + bareByte + `{0,2})?\\[nr]\S+`
 	// afterName is the operator after an unquoted name and the value:
 	// quoted, or bare up to the next blank or escaped line break
-	// (bareByte: DB_PASSWORD=x\nnext in a JSON-escaped log keeps \nnext).
-	afterName = `(?P<op>` + assignOp + `)(?:` + quoted + `|(?:[^\s=<>\\]|\\[^nr\s])` + bareByte + `{3,})`
+	// (bareByte: DB_PASSWORD=S3cretV\nnext in a JSON-escaped log keeps
+	// \nnext), or shortBeforeBreak.
+	afterName = `(?P<op>` + assignOp + `)(?:` + quoted + `|(?:[^\s=<>\\]|\\[^nr\s])` + bareByte + `{3,}|` + shortBeforeBreak + `)`
 )
 
 // assignmentPattern is the assignment rule's pattern. Its forms, tried in

@@ -110,6 +110,12 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		{"url-query-credential", `log: "GET /login?db_password=S3cretV\nnext"`, `log: "GET /login?db_password=` + m + `\nnext"`},
 		{"curl-domain-user", `curl -u CORP\bob:S3cret https://x.io`, `curl -u ` + m + ` https://x.io`},
 		{"escaped-backslash-kept-in-value", `log: "password=ab\\cdXY next"`, `log: "password=` + m + ` next"`},
+		// A value too short to tell from a word before the break runs on
+		// to the next blank (walk47 F8: kept whole since the break ended
+		// values).
+		{"short-before-break", `log: "DB_PASSWORD=Xy9\nabcdEFGH1234 next"`, `log: "DB_PASSWORD=` + m + ` next"`},
+		{"one-before-break", `log: "password=a\nhunter2secret next"`, `log: "password=` + m + ` next"`},
+		{"empty-before-break", `log: "DB_PASSWORD=\nabcdEFGH1234 next"`, `log: "DB_PASSWORD=` + m + ` next"`},
 	}
 	r := engine.DefaultRedactor()
 	for _, c := range cases {
