@@ -54,19 +54,28 @@ func (e *Engine) refuseHeldCall(ctx context.Context, tx *store.Tx, in DispatchIn
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	refusal := &CallDispatchedError{CallID: callID, MessageID: in.Message.ID, RunID: d.RunID, State: "pending"}
 	switch {
-	case held && d.ResultID != "":
-		refusal.State, refusal.ResultID = "settled", d.ResultID
-	case held && answered:
-		refusal.State, refusal.ResultID = "answered", answer
 	case held:
+		refusal := heldBy(callID, in.Message.ID, d)
+		if d.ResultID == "" && answered {
+			refusal.State, refusal.ResultID = "answered", answer
+		}
+		return refusal
 	case answered:
 		return fmt.Errorf("%w: call %q of message %q is answered by tool message %q: its outcome is recorded there, and a dispatch "+
 			"of it could never be settled (a call has one result), so nothing is stored; to act again, make a new call",
 			ErrDispatchAnswered, clip(callID, 64), in.Message.ID, answer)
-	default:
-		return nil
+	}
+	return nil
+}
+
+// heldBy is the refusal of a dispatch of call callID of message messageID
+// that other, another run's dispatch, holds: pending, or settled with its
+// result.
+func heldBy(callID, messageID string, other journal.Dispatch) *CallDispatchedError {
+	refusal := &CallDispatchedError{CallID: callID, MessageID: messageID, RunID: other.RunID, State: "pending"}
+	if other.ResultID != "" {
+		refusal.State, refusal.ResultID = "settled", other.ResultID
 	}
 	return refusal
 }

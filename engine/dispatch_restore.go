@@ -209,11 +209,7 @@ func (e *Engine) restoreTx(ctx context.Context, tx *store.Tx, d Dispatch) (same 
 	if err != nil {
 		return false, fmt.Errorf("engine: %w", err)
 	} else if held {
-		refusal := &CallDispatchedError{CallID: d.CallID, MessageID: d.MessageID, RunID: other.RunID, State: "pending"}
-		if other.ResultID != "" {
-			refusal.State, refusal.ResultID = "settled", other.ResultID
-		}
-		return false, refusal
+		return false, heldBy(d.CallID, d.MessageID, other) // dispatch_begin.go
 	}
 	row := journal.Dispatch{RunID: d.RunID, CallID: d.CallID, ThreadID: d.ThreadID, ResourceID: d.ResourceID,
 		MessageID: d.MessageID, Name: d.Name, ResultID: d.ResultID, Failed: d.Failed, BegunAt: d.BegunAt.UTC()}

@@ -194,21 +194,33 @@ func SettleDispatch(ctx context.Context, tx store.Conn, runID, callID, resultID 
 // transaction on it.
 func ReadDispatch(ctx context.Context, q Querier, runID, callID string) (Dispatch, error) {
 	q = store.Bound(q)
-	d := Dispatch{RunID: runID, CallID: callID}
+	d, err := scanDispatch(q.QueryRowContext(ctx, dispatchSelect+` WHERE d.run_id = ? AND d.call_id = ?`, runID, callID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Dispatch{RunID: runID, CallID: callID}, &dispatchNotFoundError{runID: runID, callID: callID}
+	}
+	if err != nil {
+		return Dispatch{RunID: runID, CallID: callID}, fmt.Errorf("journal: read dispatch %q of run %s: %w", callID, runID, err)
+	}
+	return d, nil
+}
+
+// dispatchSelect reads dispatch rows (d) with their call message's seq
+// and tool calls, which come from messages (the message store's table),
+// read in the same statement; scanDispatch scans one of its rows.
+const dispatchSelect = `SELECT d.run_id, d.call_id, d.thread_id, d.resource_id, d.name, d.message_id, COALESCE(m.seq, 0), m.tool_calls,
+		d.result_id, d.failed, d.begun_at, d.settled_at
+		FROM dispatches d LEFT JOIN messages m ON m.id = d.message_id`
+
+// scanDispatch scans a row of dispatchSelect (times in UTC; SettledAt
+// zero while unsettled).
+func scanDispatch(row interface{ Scan(...any) error }) (Dispatch, error) {
+	var d Dispatch
 	var begun int64
 	var settled sql.NullInt64
 	var calls sql.NullString
-	// The call message's seq and tool calls come from messages (the message
-	// store's table), read here in the same statement.
-	err := q.QueryRowContext(ctx, `SELECT d.thread_id, d.resource_id, d.name, d.message_id, COALESCE(m.seq, 0), m.tool_calls,
-		d.result_id, d.failed, d.begun_at, d.settled_at
-		FROM dispatches d LEFT JOIN messages m ON m.id = d.message_id WHERE d.run_id = ? AND d.call_id = ?`, runID, callID).
-		Scan(&d.ThreadID, &d.ResourceID, &d.Name, &d.MessageID, &d.Seq, &calls, &d.ResultID, &d.Failed, &begun, &settled)
-	if errors.Is(err, sql.ErrNoRows) {
-		return d, &dispatchNotFoundError{runID: runID, callID: callID}
-	}
-	if err != nil {
-		return d, fmt.Errorf("journal: read dispatch %q of run %s: %w", callID, runID, err)
+	if err := row.Scan(&d.RunID, &d.CallID, &d.ThreadID, &d.ResourceID, &d.Name, &d.MessageID, &d.Seq, &calls,
+		&d.ResultID, &d.Failed, &begun, &settled); err != nil {
+		return d, err
 	}
 	d.ToolCalls = calls.String
 	d.BegunAt = time.UnixMilli(begun).UTC()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 )
@@ -47,27 +46,17 @@ func RestoreDispatch(ctx context.Context, tx store.Conn, d Dispatch) error {
 // transaction on it.
 func ThreadDispatches(ctx context.Context, q Querier, threadID string, after DispatchKey, limit int) ([]Dispatch, error) {
 	q = store.Bound(q)
-	rows, err := q.QueryContext(ctx, `SELECT d.run_id, d.call_id, d.resource_id, d.name, d.message_id, COALESCE(m.seq, 0), m.tool_calls,
-		d.result_id, d.failed, d.begun_at, d.settled_at
-		FROM dispatches d LEFT JOIN messages m ON m.id = d.message_id
-		WHERE d.thread_id = ?`+byRun(q, ` AND (d.run_id > ? OR (d.run_id = ? AND d.call_id > ?)) ORDER BY d.run_id, d.call_id`)+` LIMIT ?`, threadID, after.RunID, after.RunID, after.CallID, limit)
+	rows, err := q.QueryContext(ctx, dispatchSelect+` WHERE d.thread_id = ?`+byRun(q, ` AND (d.run_id > ? OR (d.run_id = ? AND d.call_id > ?)) ORDER BY d.run_id, d.call_id`)+` LIMIT ?`,
+		threadID, after.RunID, after.RunID, after.CallID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("journal: list dispatches of thread %s: %w", threadID, err)
 	}
 	defer rows.Close()
 	var out []Dispatch
 	for rows.Next() {
-		d := Dispatch{ThreadID: threadID}
-		var begun int64
-		var settled sql.NullInt64
-		var calls sql.NullString
-		if err := rows.Scan(&d.RunID, &d.CallID, &d.ResourceID, &d.Name, &d.MessageID, &d.Seq, &calls,
-			&d.ResultID, &d.Failed, &begun, &settled); err != nil {
+		d, err := scanDispatch(rows)
+		if err != nil {
 			return nil, fmt.Errorf("journal: list dispatches of thread %s: %w", threadID, err)
-		}
-		d.ToolCalls, d.BegunAt = calls.String, time.UnixMilli(begun).UTC()
-		if settled.Valid {
-			d.SettledAt = time.UnixMilli(settled.Int64).UTC()
 		}
 		out = append(out, d)
 	}
