@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -296,6 +297,10 @@ func (s *Server) serveRoot(rw http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, s.log, err)
 		return
 	}
+	if uncleanPath(r.URL.EscapedPath()) { // an escaped dot (%2e: a dot id) is no dot segment
+		writeProblem(w, r, s.log, errorf(kindInvalid, "", "the path %s is not in its canonical form (an empty segment, '//', or a '.' or '..' segment): an id left empty? Give every id", r.URL.EscapedPath()))
+		return
+	}
 	if _, pattern := s.mux.Handler(r); pattern != "" {
 		s.mux.ServeHTTP(w, r)
 		return
@@ -317,6 +322,22 @@ func (s *Server) serveRoot(rw http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
 	writeProblem(w, r, s.log, errorf(kindMethod, "", "%s %s: this path takes %s", r.Method, r.URL.EscapedPath(), strings.Join(allow, ", ")))
+}
+
+// uncleanPath reports whether p, a request's escaped path, is not its
+// own cleaned form (path.Clean, its trailing slash kept):
+// "/v1/threads//messages", "/v1/./threads", "/v1/threads/a/../b"; an
+// escaped dot ("%2e", a dot id) is no dot segment. net/http's ServeMux answered such a path with a
+// 307 to the cleaned one, and a client that follows it (curl -L, most
+// HTTP libraries) sent its request there: DELETE /v1/threads//messages,
+// a thread id left empty, erased the thread named "messages" (readme47).
+// Such a path is refused instead, with nothing done.
+func uncleanPath(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c != p
 }
 
 // recoverPanic answers a handler's panic as a 500 problem (the panic and
