@@ -242,6 +242,13 @@ func TestTokensFile(t *testing.T) {
 		// write names in clear (walk45 #1); the error must not quote it.
 		"NameOwnSecret": {`{"tokens":[{"name":"s3cret-cccc","token":"s3cret-cccc","resources":["a"]}]}`,
 			`tokens[0].name: is the secret of a token of this file`},
+		// A name that reads as a token's secret (tok48, walk47): it
+		// differs in case only, or in a look-alike letter; the error
+		// quotes neither.
+		"NameSecretCase": {`{"tokens":[{"name":"s3cret-aaaa1","token":"S3CRET-Aaaa1","resources":["a"]}]}`,
+			`tokens[0].name: reads as the secret of a token of this file (they differ in case, width or look-alike letters only)`},
+		"NameOtherSecretLookAlike": {`{"tokens":[{"name":"a","token":"s3cret-cccc","resources":["a"]},{"name":"s3crеt-ｃccc","token":"s3cret-dddd","resources":["b"]}]}`,
+			`tokens[1].name: reads as the secret of a token of this file`},
 		"NameOtherSecret": {`{"tokens":[{"name":"s3cret-dddd","token":"s3cret-cccc","resources":["a"]},{"name":"b","token":"s3cret-dddd","resources":["b"]}]}`,
 			`tokens[0].name: is the secret of a token of this file`},
 		"ResourceTwice": {`{"tokens":[{"name":"a","token":"s3cret-aaaa","resources":["alice","bob","alice"]}]}`,

@@ -51,6 +51,13 @@ func nameReadings(name string) [2]string {
 	}
 }
 
+// readsAlike reports whether a reader of the access log takes a for b:
+// whether they share a reading (nameReadings).
+func readsAlike(a, b string) bool {
+	ra, rb := nameReadings(a), nameReadings(b)
+	return ra[0] == rb[0] || ra[1] == rb[1]
+}
+
 // lookAlikeDetail says that name reads as other, the name of tokens[j],
 // and where they first differ by code point. unnamed and otherUnnamed say
 // that the file gives that token no name, so the name is the log's

@@ -15,8 +15,9 @@ import (
 // surrounding blanks, which a reader of the log takes for the name without
 // them (the JSON log keeps them); a name holding a rune the reader does
 // not see (unseen); and "operator", the log's name for every request of a
-// server without a token file, unless the token may do all the operator
-// may (resources ["*"], erase).
+// server without a token file, or a name that reads as it ("Operator",
+// "OPERATOR", "оperator" with a Cyrillic о: see readsAlike), unless the
+// token may do all the operator may (resources ["*"], erase).
 func checkTokenName(i int, tok Token) error {
 	name := tok.Name
 	switch {
@@ -31,8 +32,12 @@ func checkTokenName(i int, tok Token) error {
 	if r, _ := utf8.DecodeRuneInString(name); len(name) == utf8.RuneLen(r) && strings.ContainsRune(dashes, r) {
 		return nameFault{fmt.Errorf("%w: tokens[%d].name: %q is %U, which reads as \"-\", the access log's name for a request without a valid token: give the token another name", ErrInvalidTokens, i, name, r)}
 	}
-	if name == Operator.Name && !(tok.Erase && len(tok.Resources) == 1 && tok.Resources[0] == AllResources) {
-		return nameFault{fmt.Errorf("%w: tokens[%d].name: %q is the access log's name for every request of a server without a token file, which may touch every resource and erase, and this token may not: give the token another name", ErrInvalidTokens, i, name)}
+	if readsAlike(name, Operator.Name) && !(tok.Erase && len(tok.Resources) == 1 && tok.Resources[0] == AllResources) {
+		subject := fmt.Sprintf("%q is", name)
+		if name != Operator.Name {
+			subject = fmt.Sprintf("%s reads as %q,", quoteName(name), Operator.Name)
+		}
+		return nameFault{fmt.Errorf("%w: tokens[%d].name: %s the access log's name for every request of a server without a token file, which may touch every resource and erase, and this token may not: give the token another name", ErrInvalidTokens, i, subject)}
 	}
 	return nil
 }

@@ -72,12 +72,14 @@ func TestTokenNameUnseen(t *testing.T) {
 // '-' (which reads as "-", the access log's name for a request without a
 // valid token) is refused naming its code point, and so is "operator"
 // (the log's name for every request of a server without a token file)
-// for a token that may not do all the operator may; dashes inside a name,
-// "operator" for an erasing ["*"] token, and names merely holding the
-// word are accepted.
+// for a token that may not do all the operator may, and so is a name that
+// reads as it (case, width, look-alike letters); dashes inside a name,
+// "operator" and its look-alikes for an erasing ["*"] token, and names
+// merely holding the word are accepted.
 func TestTokenNameLooksReserved(t *testing.T) {
 	const dash = `tokens[0].name: %q is %U, which reads as "-", the access log's name for a request without a valid token: give the token another name`
 	const operator = `tokens[0].name: "operator" is the access log's name for every request of a server without a token file, which may touch every resource and erase, and this token may not: give the token another name`
+	const likeOperator = `tokens[0].name: %q reads as "operator", the access log's name for every request of a server without a token file, which may touch every resource and erase, and this token may not: give the token another name`
 	for _, c := range []struct {
 		name, resources string
 		erase           bool
@@ -94,7 +96,15 @@ func TestTokenNameLooksReserved(t *testing.T) {
 		{"operator", `["*"]`, false, operator},
 		{"operator", `["a","b"]`, false, operator},
 		{"operator", `["*"]`, true, ""},
-		{"Operator", `["a"]`, false, ""},
+		// A name that reads as "operator" (tok48, walk47): case, width
+		// and a Cyrillic о were accepted.
+		{"Operator", `["a"]`, false, fmt.Sprintf(likeOperator, "Operator")},
+		{"OPERATOR", `["*"]`, false, fmt.Sprintf(likeOperator, "OPERATOR")},
+		{"оperator", `["a"]`, true, fmt.Sprintf(likeOperator, "оperator")},
+		{"ｏperator", `["a"]`, false, fmt.Sprintf(likeOperator, "ｏperator")},
+		{"operat0r", `["a"]`, false, fmt.Sprintf(likeOperator, "operat0r")},
+		{"Operator", `["*"]`, true, ""},
+		{"operators", `["a"]`, false, ""},
 		{"operator-2", `["a"]`, false, ""},
 		{"\u2013\u2013", `["a"]`, false, ""},
 		{"a\u2013b", `["a"]`, false, ""},
