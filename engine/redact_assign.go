@@ -173,11 +173,15 @@ func notPlaceholder(match string) bool {
 
 // placeholderValue reports whether v, an assigned value (quoted, or bare
 // up to its end), is no secret: a placeholder or a language keyword
-// (placeholders), a reference to where the secret is kept (reference) or
-// code (codeValue). A bare value is judged without the
-// ',' or ';' that ends it and after its first word if that is await or
-// new.
+// (placeholders), a reference to where the secret is kept (reference),
+// code (codeValue) or a comment ('#' and a blank: YAML 1.2.2 §6.6, a
+// key with no value, password: # rotated). A bare value is judged
+// without the ',' or ';' that ends it and after its first word if that
+// is await or new.
 func placeholderValue(v string) bool {
+	if yamlComment(v) {
+		return true
+	}
 	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, `'`) || strings.HasPrefix(v, `\"`) {
 		v = strings.Trim(v, `"'\`)
 		return placeholders[strings.ToLower(v)] || reference.MatchString(v)
@@ -190,6 +194,14 @@ func placeholderValue(v string) bool {
 		v = strings.TrimSpace(rest)
 	}
 	return codeValue.MatchString(v)
+}
+
+// yamlComment reports whether v, a bare value, is a comment: '#' alone or
+// before a blank. #hunter2 is taken for a value: YAML reads it as a
+// comment too, but in other formats (.ini, prose) a password may start
+// with '#', and replacing a comment loses less than keeping a password.
+func yamlComment(v string) bool {
+	return v == "#" || strings.HasPrefix(v, "# ") || strings.HasPrefix(v, "#\t")
 }
 
 // assignedValue is the value of an assignment match: what follows the

@@ -148,12 +148,18 @@ func TestRedactReferencesKept(t *testing.T) {
 		`{"api_key": "********"}`, "password: [REDACTED]", "password: [hidden]", "password: xxxxxxxx",
 		`curl -H "Authorization: Bearer $TOKEN" https://x.io`, `Authorization: token ${GITHUB_TOKEN}`,
 		"secrets:\n  - ${API_SECRET}\n",
+		// sec48: the template's blanks cut it, and "Bearer" was taken
+		// for the secret.
+		"Authorization: Bearer ${{ secrets.X }}", `curl -H "Authorization: Bearer ${{ secrets.GITHUB_TOKEN }}" https://x.io`,
+		"Authorization: {{ .Values.token }}",
 	}
 	secret := []redactCase{
 		{"default-value", "password: ${DB_PASSWORD:-hunter2}", "password: " + m},
 		{"dollar-inside", "password=ab$Cdef9", "password=" + m},
 		{"mixed-case-var", "password=$Hunter2x", "password=" + m},
 		{"bearer-token", `Authorization: Bearer abcdefgh12345678`, `Authorization: Bearer ` + m},
+		{"template-glued", "Authorization: Bearer ${{ secrets.X }}abc123", "Authorization: Bearer " + m},
+		{"bearer-before-fields", "Bearer abcdefgh12345678 expires_in=3600", "Bearer " + m + " expires_in=3600"},
 	}
 	for _, k := range kept {
 		secret = append(secret, redactCase{"kept " + k, k, k})

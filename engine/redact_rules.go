@@ -92,13 +92,21 @@ func structuralRules() []Rule {
 		{Name: "jwt", Pattern: mustRe(leftEdge + `ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`),
 			Replacement: "${edge}" + RedactionMark, Triggers: []string{".ey"}},
 		// RFC 6750 §2.1: "Bearer" b64token. Verified to hold a digit or a
-		// b64token symbol, so "Bearer authentication" stays.
-		{Name: "bearer", Pattern: mustRe(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{8,}=*`),
-			Replacement: "${1} " + RedactionMark, Triggers: []string{"bearer"}, Verify: tokenLike},
+		// b64token symbol, so "Bearer authentication" stays, and to end
+		// the token (tokenEnds), so an OAuth response's
+		// token_type=bearer expires_in=3600 (RFC 6749 §5.1) stays; the
+		// token is on the scheme's line (token_type: bearer, then
+		// expires_in: 3600 on the next line, stays).
+		{Name: "bearer", Pattern: mustRe(`(?i)\b(bearer)[ \t]+[A-Za-z0-9\-._~+/]{8,}=*`),
+			Replacement: "${1} " + RedactionMark, Triggers: []string{"bearer"}, Verify: tokenLike, verifyIn: tokenEnds},
 		// RFC 9110 §11.6.2 Authorization and §11.7.2 Proxy-Authorization,
 		// any scheme (Basic RFC 7617, Digest RFC 7616, GitHub's "token");
 		// a value that is a reference ($TOKEN, ${{ secrets.X }}) stays.
-		{Name: "authorization-header", Pattern: mustRe(`(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9_-]*\s+)?)(?:[^\s"',;\\]|\\[^nr\s"',;]){4,}`),
+		// A template ({{ … }}, ${{ … }}) is taken whole, blanks and all,
+		// and kept when it is a reference: cut at its first blank it was
+		// too short for a value, and the scheme word was taken for the
+		// secret (sec48: Bearer ${{ secrets.X }} lost "Bearer").
+		{Name: "authorization-header", Pattern: mustRe(`(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9_-]*\s+)?)(?:\$?\{\{[^{}\r\n]*\}\}` + headerByte + `*|` + headerByte + `{4,})`),
 			Replacement: "${1}" + RedactionMark, Triggers: []string{"authorization"}, Verify: notReference},
 		// RFC 7617 §2: "Basic" base64(user-id ":" password) outside a
 		// header; verified by decoding to printable text with a colon.
@@ -149,6 +157,10 @@ const leftEdge = `(?P<edge>^|[^A-Za-z0-9]|\\[nrtbf]|\\u[0-9A-Fa-f]{4})`
 // and the next line is kept. A backslash before another character is
 // taken with it (\\ is one escaped backslash).
 const bareByte = `(?:[^\s\\]|\\[^nr\s])`
+
+// headerByte is one character of an Authorization header's value: no
+// blank, quote, ',' or ';', and no escaped line break (bareByte).
+const headerByte = `(?:[^\s"',;\\]|\\[^nr\s"',;])`
 
 // queryByte is one character of a URL query value: no '&', '#', quote or
 // blank, and no escaped line break (bareByte).
@@ -292,6 +304,20 @@ func tokenLike(match string) bool {
 	f := strings.Fields(match)
 	tok := f[len(f)-1]
 	return strings.ContainsAny(tok, "0123456789-._~+/=")
+}
+
+// tokenEnds reports whether a bearer match ends its token: no b64token
+// character follows its padding. In token_type=bearer expires_in=3600 the
+// match "bearer expires_in=" is followed by 3600: the '=' is an
+// assignment, not padding, and the words are no token (sec48: stored
+// "bearer [REDACTED]3600").
+func tokenEnds(s string, m []int) bool {
+	return m[1] == len(s) || !b64tokenByte(s[m[1]])
+}
+
+// b64tokenByte reports whether c is a character of RFC 6750's b64token.
+func b64tokenByte(c byte) bool {
+	return 'a' <= lowerByte[c] && lowerByte[c] <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-._~+/=", c) >= 0
 }
 
 // basicCredentials reports whether the token after "Basic" decodes to

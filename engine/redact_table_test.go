@@ -24,6 +24,7 @@ var secretCases = []struct{ name, text, secret string }{
 	{"jwt-unsecured", "t=eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.", "eyJzdWIiOiJhbGljZSJ9"},
 	{"bearer", "Authorization: Bearer abcdefgh12345678", "abcdefgh12345678"},
 	{"bearer-lower", "curl -H 'authorization: bearer 0123456789abcdef'", "0123456789abcdef"},
+	{"password-hash-start", "password: #hunter2x", "hunter2x"},
 	{"basic-header", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA"},
 	{"basic-bare", "send Basic YWxhZGRpbjpvcGVuc2VzYW1l to the proxy", "YWxhZGRpbjpvcGVuc2VzYW1l"},
 	{"proxy-authorization", "Proxy-Authorization: Digest-ish c2VjcmV0LXZhbHVl", "c2VjcmV0LXZhbHVl"},
@@ -159,6 +160,13 @@ var benignCases = []string{
 	"SELECT id, title FROM threads WHERE id = ?",
 	"{\"name\": \"Alice\", \"city\": \"Lisbon\", \"tokens\": 512}",
 	"The bearer of this letter is my friend.",
+	// sec48: an OAuth token response's fields (RFC 6749 §5.1) were stored
+	// "bearer [REDACTED]3600", and a YAML key with no value but a
+	// comment lost the comment.
+	"token_type=bearer expires_in=3600",
+	"token_type: bearer\nexpires_in: 3600",
+	"password: # rotated",
+	"db:\n  password: # set in the vault\n  user: bob",
 	"I'll -use the flag -u to update.",
 	"keyboard: us-intl",
 	"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
