@@ -65,7 +65,10 @@ func openWatched(dsn, path string, wal *WALDamage) (*sql.DB, error) {
 		return nil, err
 	}
 	d := &damage{path: path, wal: wal}
-	g := newWriteGate()
+	g, err := gateFor(path) // gate.go
+	if err != nil {
+		return nil, err
+	}
 	db := sql.OpenDB(watchConnector{inner, d, g})
 	damages.Store(db, d)
 	gates.Store(db, g)

@@ -31,8 +31,8 @@
 //
 //   - The database runs in WAL mode with synchronous=NORMAL, foreign keys on,
 //     a busy timeout of 10 s and BEGIN IMMEDIATE for write transactions.
-//   - The writers of one process on a database Open returned queue in its
-//     write gate (gate.go), first come first served, before SQLite's write
+//   - The writers of one process on a database file Open opened queue in
+//     its write gate (gate.go), first come first served, before SQLite's write
 //     lock: a write transaction (BeginTx without ReadOnly: RunTx, Begin)
 //     from its begin to its commit or rollback, a statement Exec runs
 //     outside a transaction (an autocommit write, VACUUM, REINDEX) for its
@@ -97,9 +97,10 @@
 // # Concurrency
 //
 // The returned *sql.DB is safe for concurrent use, as database/sql is. Its
-// writers queue in its write gate (above); each *sql.DB Open returns has
-// its own, so two opens of one file in a process meet in SQLite's busy
-// handler, as two processes do (the engine opens its file once).
+// writers queue in its file's write gate (above), which every *sql.DB
+// Open returned on that file in this process shares until CloseDB (the
+// file known by device and inode, whatever name or link opened it); the
+// writers of two processes still meet in SQLite's busy handler.
 //
 // # Errors
 //

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,9 +14,9 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// This file is the write gate: the writers of one database that Open
-// returned queue for it in this process, first come first served, before
-// SQLite's write lock. SQLite's own wait for that lock (busy_timeout) is a
+// This file is the write gate: the writers of one database file that Open
+// opened queue for it in this process, first come first served, before
+// SQLite's write lock, whichever handle of the file they write through. SQLite's own wait for that lock (busy_timeout) is a
 // sleep-and-retry loop, not a queue: under load a writer could lose every
 // retry to the other connections of the same pool and fail after
 // BusyTimeoutMillis with SQLITE_BUSY, "database is locked" (rev43 F3: one
@@ -51,15 +53,65 @@ import (
 // writeGate is the write gate of one database opened by Open: a FIFO
 // semaphore of weight 1 (golang.org/x/sync/semaphore: waiters are served
 // in the order they came, and a waiter whose context ends leaves the
-// queue).
+// queue), the database file's (fileGate), shared by every handle Open
+// returned on that file in this process.
 type writeGate struct {
-	sem     *semaphore.Weighted
+	*fileGate
 	longest time.Duration // the longest wait in enter: BusyTimeoutMillis
-	waiting atomic.Int32  // writers queued in enter, for the tests
 }
 
-func newWriteGate() *writeGate {
-	return &writeGate{sem: semaphore.NewWeighted(1), longest: BusyTimeoutMillis * time.Millisecond}
+// fileGate is the queue of one database file in this process, shared by
+// the handles Open returned on it until CloseDB (handles counts them).
+// Before, each handle had a queue of its own, and the writers of two
+// handles on one file met in SQLite's busy handler again.
+type fileGate struct {
+	sem     *semaphore.Weighted
+	waiting atomic.Int32 // writers queued in enter, for the tests
+	file    os.FileInfo  // the file's identity (os.SameFile: device and inode on Unix)
+	handles int          // under fileGates.mu
+}
+
+// fileGates lists the files that have a gate, one per file: few, looked
+// through in turn.
+var fileGates struct {
+	mu    sync.Mutex
+	files []*fileGate
+}
+
+// gateFor returns a gate for a new handle on the database file at path:
+// the file's, shared with the other handles of this process on it (the
+// same file through another name or link included), else a new one. The
+// handle gives it back with release (CloseDB).
+func gateFor(path string) (*writeGate, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	fileGates.mu.Lock()
+	defer fileGates.mu.Unlock()
+	g := &writeGate{longest: BusyTimeoutMillis * time.Millisecond}
+	for _, f := range fileGates.files {
+		if os.SameFile(f.file, fi) {
+			f.handles++
+			g.fileGate = f
+			return g, nil
+		}
+	}
+	g.fileGate = &fileGate{sem: semaphore.NewWeighted(1), file: fi, handles: 1}
+	fileGates.files = append(fileGates.files, g.fileGate)
+	return g, nil
+}
+
+// release gives g's handle's share of its file's gate back; the file's
+// last handle removes it. A handle closed without CloseDB (sql.DB.Close)
+// never releases: its file keeps its gate, which a later Open of the file
+// shares (a waste, no harm).
+func (g *writeGate) release() {
+	fileGates.mu.Lock()
+	defer fileGates.mu.Unlock()
+	if g.handles--; g.handles == 0 {
+		fileGates.files = slices.DeleteFunc(fileGates.files, func(f *fileGate) bool { return f == g.fileGate })
+	}
 }
 
 // ErrWriteBusy is returned (wrapped) by a write that waited

@@ -161,7 +161,9 @@ func (p *prepares) start() (ctx context.Context, done func()) {
 // WAL stays as it is for salvage (damage.go).
 func CloseDB(db *sql.DB) error {
 	writeChecks.Delete(db)
-	gates.Delete(db)
+	if v, ok := gates.LoadAndDelete(db); ok {
+		defer v.(*writeGate).release() // after the close: no connection of db writes any more
+	}
 	if v, ok := inflight.LoadAndDelete(db); ok {
 		p := v.(*prepares)
 		p.mu.Lock()

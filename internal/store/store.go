@@ -13,9 +13,10 @@ import (
 
 // BusyTimeoutMillis is how long a connection waits for a lock held by another
 // writer before SQLite reports SQLITE_BUSY. The writers of one process on a
-// database Open returned queue in its write gate first (gate.go) and never
-// wait so for each other: the timeout bounds the wait for another process
-// (a backup's read, a second open of the file).
+// database file Open opened queue in its write gate first (gate.go),
+// through whichever of its handles they write, and never wait so for each
+// other: the timeout bounds the wait for another process (a backup's
+// read) and for a connection Open did not make.
 const BusyTimeoutMillis = 10000
 
 // Open opens or creates the SQLite database at path, applies pending
