@@ -4,30 +4,82 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 )
 
 // errBadEndpoint marks a model endpoint (mnemo.json's observe.endpoint,
 // OPENAI_BASE_URL, MNEMO_RERANK_BASE_URL) that cannot be used as the API
-// root: one with credentials (user:password@), a query string or a
-// fragment. Exit 2, before any call.
+// root: one without an http or https scheme or a host, or with
+// credentials (user:password@), a query string, a fragment (given or
+// escaped in the path as %3F, %23) or path parameters (;…). Exit 2,
+// before any call. The error is an *endpointError.
 var errBadEndpoint = errors.New("bad model endpoint")
 
-// checkEndpoint refuses (errBadEndpoint) a base URL the OpenAI-compatible
-// clients append their paths to ("/chat/completions", "/embeddings") that
-// holds a query string or fragment (the path would land after it:
-// "…/v1?api-version=x/chat/completions") or userinfo (a credential stored
-// or logged in clear). field names where it comes from; apiKey is where
-// the key goes instead. The error never holds the URL's query, fragment or
-// userinfo, only its scheme, host and path. "" (the default) passes.
+// exampleRoot is the API root the advice shows when it cannot derive one
+// from the endpoint given.
+const exampleRoot = "http://localhost:11434/v1"
+
+// endpointError is a model endpoint checkEndpoint refuses: Field names
+// where it comes from (a mnemo.json member or an environment variable),
+// Fault what is wrong ("holds a query string (?…)"), and Advice what to
+// do, in the words every command shares (main prints it as the "What to
+// do:" line; a stored mnemo.json's refusal puts it first in its own).
+// Neither holds the endpoint's credentials, query, fragment or
+// parameters.
+type endpointError struct {
+	Field, Fault, Advice string
+}
+
+func (e *endpointError) Error() string {
+	return fmt.Sprintf("%v: %s %s", errBadEndpoint, e.Field, e.Fault)
+}
+
+func (e *endpointError) Unwrap() error { return errBadEndpoint }
+
+// checkEndpoint refuses (an *endpointError, errBadEndpoint) a base URL the
+// OpenAI-compatible clients append their paths to ("/chat/completions",
+// "/embeddings") that is no http or https URL of a host
+// ("localhost:11434/v1" has no scheme; "ftp://…"; "http:///v1"), or that
+// holds a query string, fragment or path parameters, given or escaped (the
+// path would land after them: "…/v1?api-version=x/chat/completions", and
+// a key in them would be sent and logged with every call) or userinfo (a
+// credential stored or logged in clear). field names where it comes from;
+// apiKey is where the key goes instead. The error never holds the URL's
+// query, fragment, parameters or userinfo, only its scheme, host and the
+// path before them. "" (the default) passes.
 func checkEndpoint(field, base, apiKey string) error {
 	base = strings.TrimSpace(base)
 	if base == "" {
 		return nil
 	}
+	fault, advice := endpointFault(field, base, apiKey)
+	if fault == "" {
+		return nil
+	}
+	return &endpointError{Field: field, Fault: fault, Advice: advice}
+}
+
+// endpointFault says what is wrong with base, the value of field, and
+// what to do; "" when base is an API root.
+func endpointFault(field, base, apiKey string) (fault, advice string) {
+	if !schemeSlashes.MatchString(base) {
+		root := exampleRoot
+		if u, err := url.Parse("http://" + base); err == nil && u.Host != "" {
+			root = safeRoot(u)
+		}
+		return "has no scheme (http:// or https://)",
+			fmt.Sprintf("begin %s with http:// or https:// (%s; https for a server beyond this machine)", field, root)
+	}
 	u, err := url.Parse(base)
-	if err != nil { // url's error quotes the whole URL: not given
-		return fmt.Errorf("%w: %s is not a URL (an http or https API root such as http://localhost:11434/v1)", errBadEndpoint, field)
+	switch {
+	case err != nil: // url's error quotes the whole URL: not given
+		return "is not a URL", fmt.Sprintf("give %s an http or https API root such as %s", field, exampleRoot)
+	case u.Scheme != "http" && u.Scheme != "https": // Parse lowers it
+		return fmt.Sprintf("has the scheme %q: a model is called over http or https only", u.Scheme),
+			fmt.Sprintf("give %s an http or https API root such as %s", field, exampleRoot)
+	case u.Host == "":
+		return "names no host", fmt.Sprintf("give %s the API root with its host, such as %s", field, exampleRoot)
 	}
 	var what string
 	switch {
@@ -37,10 +89,28 @@ func checkEndpoint(field, base, apiKey string) error {
 		what = "a query string (?…)"
 	case u.Fragment != "" || strings.Contains(base, "#"):
 		what = "a fragment (#…)"
+	case strings.ContainsAny(u.Path, "?#"):
+		what = "an escaped query string or fragment (%3F or %23 in the path)"
+	case strings.Contains(u.Path, ";"):
+		what = "path parameters (;…)"
 	default:
-		return nil
+		return "", ""
 	}
-	safe := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
-	return fmt.Errorf("%w: %s holds %s: give the API root alone (%s) and the key in the environment variable %s; the request paths are appended to the endpoint, so a query or fragment breaks them",
-		errBadEndpoint, field, what, safe, apiKey)
+	return "holds " + what, fmt.Sprintf("give %s the API root alone (%s) and the key in the environment variable %s; "+
+		"the request paths are appended to the endpoint, so a query, fragment or parameter breaks them", field, safeRoot(u), apiKey)
+}
+
+// schemeSlashes matches a URL that begins with a scheme and "//" (RFC
+// 3986's scheme syntax): "localhost:11434/v1" would parse with the scheme
+// "localhost".
+var schemeSlashes = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+
+// safeRoot is u's scheme, host and path up to the first '?', '#' or ';'
+// (given or escaped): what may be shown of an endpoint.
+func safeRoot(u *url.URL) string {
+	p := u.Path
+	if i := strings.IndexAny(p, "?#;"); i >= 0 {
+		p = p[:i]
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: p}).String()
 }

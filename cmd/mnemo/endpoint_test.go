@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,34 +17,52 @@ import (
 // in the query.
 const secretEndpoint = "http://user:sk-proj-SECRETKEY12345678@127.0.0.1:9/v1?api-key=sk-SECRET2abcdef"
 
-// TestCheckEndpoint: a model endpoint with credentials, a query string or
-// a fragment is refused (errBadEndpoint) naming the field and the
-// variable for the key, never echoing the secret part; an API root passes.
+// TestCheckEndpoint: a model endpoint that is no http or https URL of a
+// host, or holds credentials, a query string, a fragment (given or escaped
+// in the path) or path parameters is refused (errBadEndpoint) naming the
+// field, with advice naming the variable for the key, never echoing the
+// secret part; an API root passes. tok48 (walk47): "localhost:11434/v1?…"
+// was told to give the root "localhost:"; ftp://, a URL without a host, an
+// escaped query and ;parameters were accepted.
 func TestCheckEndpoint(t *testing.T) {
-	for _, c := range []struct{ base, want string }{
-		{"", ""},
-		{"http://localhost:11434/v1", ""},
-		{"https://example.openai.azure.com/openai/deployments/d", ""},
-		{secretEndpoint, "holds credentials (user:password@): give the API root alone (http://127.0.0.1:9/v1)"},
-		{"http://127.0.0.1:9/v1?api-key=sk-SECRET2abcdef", "holds a query string (?…)"},
-		{"http://127.0.0.1:9/v1?", "holds a query string (?…)"},
-		{"http://127.0.0.1:9/v1#sk-SECRET3", "holds a fragment (#…)"},
-		{"http://127.0.0.1:9/v1#", "holds a fragment (#…)"},
-		{"http://[::1:9/v1?k=sk-SECRET4", "is not a URL"},
+	const alone = "give observe.endpoint the API root alone (%s) and the key in the environment variable MY_KEY; "
+	for _, c := range []struct{ base, fault, advice string }{
+		{"", "", ""},
+		{"http://localhost:11434/v1", "", ""},
+		{"HTTPS://example.openai.azure.com/openai/deployments/d", "", ""},
+		{secretEndpoint, "holds credentials (user:password@)", fmt.Sprintf(alone, "http://127.0.0.1:9/v1")},
+		{"http://127.0.0.1:9/v1?api-key=sk-SECRET2abcdef", "holds a query string (?…)", fmt.Sprintf(alone, "http://127.0.0.1:9/v1")},
+		{"http://127.0.0.1:9/v1?", "holds a query string (?…)", ""},
+		{"http://127.0.0.1:9/v1#sk-SECRET3", "holds a fragment (#…)", ""},
+		{"http://127.0.0.1:9/v1#", "holds a fragment (#…)", ""},
+		{"http://[::1:9/v1?k=sk-SECRET4", "is not a URL", ""},
+		{"localhost:11434/v1?key=sk-SECRET5", "has no scheme (http:// or https://)",
+			"begin observe.endpoint with http:// or https:// (http://localhost:11434/v1; https for a server beyond this machine)"},
+		{"127.0.0.1:11434/v1", "has no scheme", "(http://127.0.0.1:11434/v1;"},
+		{"u:sk-SECRET6@localhost:11434/v1", "has no scheme", "(http://localhost:11434/v1;"},
+		{"localhost:11434/v1?next=http://x", "has no scheme", ""},
+		{"ftp://127.0.0.1:9/v1", `has the scheme "ftp": a model is called over http or https only`, "an http or https API root"},
+		{"http:///v1", "names no host", "the API root with its host"},
+		{"http://127.0.0.1:9/v1%3Fkey=sk-SECRET7", "holds an escaped query string or fragment (%3F or %23 in the path)", fmt.Sprintf(alone, "http://127.0.0.1:9/v1")},
+		{"http://127.0.0.1:9/v1%23sk-SECRET8", "holds an escaped query string or fragment", ""},
+		{"http://127.0.0.1:9/v1;key=sk-SECRET9", "holds path parameters (;…)", fmt.Sprintf(alone, "http://127.0.0.1:9/v1")},
+		{"http://127.0.0.1:9/v1%3Bkey=sk-SECRET9", "holds path parameters (;…)", ""},
 	} {
 		err := checkEndpoint("observe.endpoint", c.base, "MY_KEY")
-		if c.want == "" {
+		if c.fault == "" {
 			if err != nil {
 				t.Errorf("%q: %v", c.base, err)
 			}
 			continue
 		}
-		if !errors.Is(err, errBadEndpoint) || !strings.Contains(err.Error(), "observe.endpoint "+c.want) {
-			t.Errorf("%q: %v, want errBadEndpoint with %q", c.base, err, c.want)
+		var ee *endpointError
+		if !errors.Is(err, errBadEndpoint) || !errors.As(err, &ee) || !strings.Contains(err.Error(), "observe.endpoint "+c.fault) ||
+			!strings.Contains(ee.Advice, c.advice) || !strings.Contains(ee.Advice, "observe.endpoint") {
+			t.Errorf("%q: %v (advice %q), want errBadEndpoint with %q, advice with %q", c.base, err, ee, c.fault, c.advice)
 			continue
 		}
-		if strings.Contains(err.Error(), "SECRET") || (c.want[0] == 'h' && !strings.Contains(err.Error(), "MY_KEY")) {
-			t.Errorf("%q: %v: echoes the secret or names no key variable", c.base, err)
+		if strings.Contains(err.Error()+ee.Advice, "SECRET") || (c.fault[0] == 'h' && c.fault[1] == 'o' && !strings.Contains(ee.Advice, "MY_KEY")) {
+			t.Errorf("%q: %v (advice %q): echoes the secret or names no key variable", c.base, err, ee.Advice)
 		}
 	}
 }
@@ -75,7 +94,8 @@ func TestServeRefusesSecretEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, errOut = runFor(t, 20*time.Second, "--dir", dir, "serve", "--listen", "127.0.0.1:0")
-	if code != 2 || !strings.Contains(errOut, "observe.endpoint holds credentials") || !strings.Contains(errOut, "What to do") || strings.Contains(errOut, "SECRET") {
+	if code != 2 || !strings.Contains(errOut, "observe.endpoint holds credentials") || strings.Count(errOut, "What to do") != 1 || strings.Contains(errOut, "SECRET") ||
+		!strings.Contains(errOut, "What to do: give mnemo.json's observe.endpoint the API root alone (http://127.0.0.1:9/v1) and the key in the environment variable OBS_KEY;") {
 		t.Fatalf("serve on a stored mnemo.json: exit %d, stderr %s", code, errOut)
 	}
 	var stderr enginetest.SyncBuffer
@@ -85,7 +105,8 @@ func TestServeRefusesSecretEndpoint(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if code := m.Run(ctx, []string{"--dir", t.TempDir(), "observe", "--thread", "o1"}); code != 2 ||
-		!strings.Contains(stderr.String(), "OPENAI_BASE_URL holds a query string") || strings.Contains(stderr.String(), "SECRET") {
+		!strings.Contains(stderr.String(), "OPENAI_BASE_URL holds a query string") || strings.Contains(stderr.String(), "SECRET") ||
+		!strings.Contains(stderr.String(), "\nWhat to do: give OPENAI_BASE_URL the API root alone (http://127.0.0.1:9/v1) and the key in the environment variable OPENAI_API_KEY;") {
 		t.Fatalf("observe with OPENAI_BASE_URL: exit %d, stderr %s", code, stderr.String())
 	}
 }

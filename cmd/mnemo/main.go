@@ -292,8 +292,15 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
-	case errors.As(err, new(*targetError)), errors.Is(err, errNoAPIKey), errors.Is(err, errBadEndpoint):
+	case errors.As(err, new(*targetError)), errors.Is(err, errNoAPIKey):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
+		return 2
+	case errors.Is(err, errBadEndpoint):
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
+		// A stored mnemo.json's refusal has its What to do, this first.
+		if ee := (*endpointError)(nil); errors.As(err, &ee) && !errors.As(err, new(*storedConfigError)) {
+			fmt.Fprintf(m.Stderr, "What to do: %s.\n", ee.Advice)
+		}
 		return 2
 	case errors.Is(err, engine.ErrQueryTooLong):
 		// The query, not a flag: no hint to read the flags.

@@ -367,9 +367,14 @@ func (e *storedConfigError) Error() string {
 
 func (e *storedConfigError) Unwrap() error { return e.Err }
 
-// advice says what to do about the damaged configuration.
+// advice says what to do about the damaged configuration; for a model
+// endpoint refused (endpointError), what to do about it first.
 func (e *storedConfigError) advice() string {
-	return fmt.Sprintf("%s is the configuration the last 'mnemo serve --config' stored in %s; "+
+	var first string
+	if ee := (*endpointError)(nil); errors.As(e.Err, &ee) {
+		first = ee.Advice + "; "
+	}
+	return first + fmt.Sprintf("%s is the configuration the last 'mnemo serve --config' stored in %s; "+
 		"fix it, or run 'mnemo --dir %s serve --config FILE' with a good file (it replaces it), "+
 		"or move it away to run with the defaults (nothing else is kept in it)", StoredConfigFile, e.Dir, e.Dir)
 }
