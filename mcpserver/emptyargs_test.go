@@ -9,7 +9,8 @@ import (
 // messageId, runId) is refused naming it, as the HTTP API refuses
 // ?resourceId= ; before, "" read as left out (memory_search with
 // resourceId "" searched the token's only resource, memory_delete with
-// threadId "t1" and resourceId "" erased the thread).
+// threadId "t1" and resourceId "" erased the thread), and so is a
+// message's id "" in memory_append (a ULID was made, as for one left out).
 func TestEmptyIDArguments(t *testing.T) {
 	e := openEngine(t)
 	alice, _, _ := principals(t)
@@ -31,6 +32,8 @@ func TestEmptyIDArguments(t *testing.T) {
 		{"working_memory_get", map[string]any{"threadId": ""}, "threadId"},
 		{"working_memory_update", map[string]any{"resourceId": "", "patch": map[string]any{"a": 1}}, "resourceId"},
 		{"memory_delete", map[string]any{"threadId": "t1", "resourceId": ""}, "resourceId"},
+		// a message id "" was read as left out: a ULID was made
+		{"memory_append", map[string]any{"threadId": "t1", "messages": []map[string]any{{"role": "user", "content": "x", "id": "m1"}, {"role": "user", "content": "y", "id": ""}}}, "messages[1].id"},
 	} {
 		failed, text := call(t, cs, c.tool, c.args, nil)
 		if !failed || !strings.Contains(text, c.field) || !strings.Contains(text, "empty") {

@@ -26,7 +26,7 @@ type AppendMessage struct {
 	Content string `json:"content" jsonschema:"the text of the turn"`
 	// Name (name) is the optional speaker name; empty: none.
 	Name string `json:"name,omitempty" jsonschema:"optional speaker name"`
-	// ID (id) is an optional stable id; the same id and content again is a no-op. Empty: one is assigned.
+	// ID (id) is an optional stable id; the same id and content again is a no-op. Left out: one is assigned; "" is refused (checkArgs).
 	ID string `json:"id,omitempty" jsonschema:"optional stable id; storing the same id and content again is a no-op (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 }
 

@@ -16,9 +16,10 @@ import (
 
 // MessageIn is one message of an append request.
 type MessageIn struct {
-	// ID (id) is the client's id for the message; empty: a ULID is generated.
-	// The same id with the same content again is a no-op.
-	ID string `json:"id,omitempty" jsonschema:"description=optional client id; a ULID is generated when empty. Appending the same id with the same content again is a no-op"`
+	// ID (id) is the client's id for the message; left out: a ULID is
+	// generated. Given as "", it is refused (EmptyIDMember). The same id
+	// with the same content again is a no-op.
+	ID string `json:"id,omitempty" jsonschema:"description=optional client id; a ULID is generated when it is left out (\"\" is refused). Appending the same id with the same content again is a no-op"`
 	// Role (role, required) is "user", "assistant" or "tool".
 	Role string `json:"role" jsonschema:"enum=user,enum=assistant,enum=tool"`
 	// Content (content) is the message's text; a user message needs
