@@ -39,8 +39,11 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	if err := c.noArgs(fs, "a query goes in --query"); err != nil {
 		return err
 	}
-	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource, "--run-id", *runID); err != nil {
+	if err := c.checkNeededIDs(fs, "context needs --thread", "--thread", *thread); err != nil {
 		return err // first: --thread "" is empty, not missing
+	}
+	if err := c.checkIDs(fs, "--resource", *resource, "--run-id", *runID); err != nil {
+		return err
 	}
 	if err := c.checkGiven(fs, "--query", "a query (left out, the query is the newest user message)"); err != nil {
 		return err

@@ -51,13 +51,12 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 	} else if fs.NArg() > 0 {
 		return c.usagef(fs, "unexpected arguments %q (message ids follow --message)", fs.Args())
 	}
-	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
-		return err // first: --thread "" is empty, not missing
+	first := "" // --message "" (or ","): no id at all
+	if len(msgs) > 0 {
+		first = msgs[0]
 	}
-	if len(msgs) == 0 {
-		if err := c.checkIDs(fs, "--message", ""); err != nil {
-			return err // --message "" (or ","): no id at all
-		}
+	if err := c.checkNeededIDs(fs, "delete needs one of --message, --thread, --resource", "--thread", *thread, "--resource", *resource, "--message", first); err != nil {
+		return err // first: --thread "" is empty, not missing
 	}
 	n := 0
 	for _, set := range []bool{len(msgs) > 0, *thread != "", *resource != ""} {

@@ -132,3 +132,51 @@ func TestEmptyIDFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyNeededFlagAdvice: a flag the command needs, given as "", is not
+// told to be left out. `mnemo context --thread ""` said "give an id or
+// leave the flag out", and left out the command said "context needs
+// --thread". "Leave the flag out" stays where the command runs without it:
+// an optional flag, or one of an exactly-one-of pair whose other is given.
+func TestEmptyNeededFlagAdvice(t *testing.T) {
+	for _, c := range []struct {
+		args      []string
+		flag      string
+		leaveOut  bool   // the advice may be to leave the flag out
+		needsText string // else what the error says is needed
+	}{
+		{[]string{"context", "--thread", ""}, "--thread", false, "context needs --thread"},
+		{[]string{"context", "--thread=", "--resource", "r"}, "--thread", false, "context needs --thread"},
+		{[]string{"messages", "--thread", ""}, "--thread", false, "messages needs --thread"},
+		{[]string{"observe", "--thread", ""}, "--thread", false, "observe needs --thread"},
+		{[]string{"observations", "--resource", ""}, "--resource", false, "observations needs exactly one of --thread and --resource"},
+		{[]string{"search", "--resource", "", "q"}, "--resource", false, "search needs --resource"},
+		{[]string{"delete", "--thread", "", "--yes"}, "--thread", false, "delete needs one of --message, --thread, --resource"},
+		{[]string{"delete", "--message", "", "--yes"}, "--message", false, "delete needs one of --message, --thread, --resource"},
+		{[]string{"wm", "get", "--thread", ""}, "--thread", false, "wm get needs exactly one of --thread and --resource"},
+		{[]string{"wm", "set", "--resource", "", "-"}, "--resource", false, "wm set needs exactly one of --thread and --resource"},
+		// left out, these commands run
+		{[]string{"context", "--thread", "t", "--resource", ""}, "--resource", true, ""},
+		{[]string{"search", "--resource", "r", "--thread", "", "q"}, "--thread", true, ""},
+		{[]string{"search", "--queries", "q.jsonl", "--resource", ""}, "--resource", true, ""},
+		{[]string{"delete", "--thread", "t", "--resource", "", "--yes"}, "--resource", true, ""},
+		{[]string{"delete", "--message", "m", "--thread", "", "--yes"}, "--thread", true, ""},
+		{[]string{"wm", "get", "--thread", "t", "--resource", ""}, "--resource", true, ""},
+		{[]string{"threads", "--resource", ""}, "--resource", true, ""},
+		{[]string{"runs", "--thread", ""}, "--thread", true, ""},
+	} {
+		args := append([]string{"--dir", t.TempDir()}, c.args...)
+		code, _, stderr := run(t, nil, args...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != 2 || !strings.Contains(first, c.flag+" is empty") {
+			t.Errorf("mnemo %q: exit %d, first line %q; want exit 2 and %q", c.args, code, first, c.flag+" is empty")
+			continue
+		}
+		if got := strings.Contains(first, "leave the flag out"); got != c.leaveOut {
+			t.Errorf("mnemo %q: %q: says to leave the flag out: %v, want %v", c.args, first, got, c.leaveOut)
+		}
+		if !c.leaveOut && !strings.Contains(first, c.needsText) {
+			t.Errorf("mnemo %q: %q does not say %q", c.args, first, c.needsText)
+		}
+	}
+}

@@ -367,22 +367,50 @@ func commandHelpHint(name string) string {
 // Commands call it before their "needs --thread" checks, so --thread ""
 // is said to be empty rather than missing, and before opening the data
 // directory, so an id that cannot exist is a usage error rather than an
-// empty answer or "not found".
+// empty answer or "not found". Every flag of pairs may be left out
+// ("give an id or leave the flag out"); flags the command needs go to
+// checkNeededIDs.
 func (m *Main) checkIDs(fs *flag.FlagSet, pairs ...string) error {
+	return m.checkNeededIDs(fs, "", pairs...)
+}
+
+// checkNeededIDs is checkIDs for flags of which the command needs one,
+// need saying so in its usage error's words ("context needs --thread",
+// "wm get needs exactly one of --thread and --resource"): a flag of pairs
+// given as "" is told to leave the flag out only when another of pairs
+// has a value, else "--thread is empty: give an id (context needs
+// --thread)". Told to leave a needed flag out, the user got "needs
+// --thread" next. need "" is checkIDs.
+func (m *Main) checkNeededIDs(fs *flag.FlagSet, need string, pairs ...string) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given["--"+f.Name] = true })
+	advice := "give an id or leave the flag out"
+	if need != "" && !anyValue(pairs) {
+		advice = "give an id (" + need + ")"
+	}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		if name := pairs[i]; pairs[i+1] == "" && !strings.HasPrefix(name, "-") {
 			return m.valuef(fs, "%s is empty: give an id", name)
 		}
 		if pairs[i+1] == "" && given[pairs[i]] {
-			return m.valuef(fs, "%s is empty: give an id or leave the flag out", pairs[i])
+			return m.valuef(fs, "%s is empty: %s", pairs[i], advice)
 		}
 		if v := pairs[i+1]; v != "" && !engine.ValidID(v) {
 			return m.valuef(fs, "%s %s; got %s", pairs[i], engine.IDRule, engine.IDFault(v))
 		}
 	}
 	return nil
+}
+
+// anyValue reports whether a value of pairs (name, value, name, value …)
+// is not "".
+func anyValue(pairs []string) bool {
+	for i := 1; i < len(pairs); i += 2 {
+		if pairs[i] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // checkGiven returns a value error (valuef, exit 2) for the first of the named

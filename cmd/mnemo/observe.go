@@ -57,7 +57,7 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	if err := c.noArgs(fs, ""); err != nil {
 		return err
 	}
-	if err := c.checkIDs(fs, "--thread", *thread); err != nil {
+	if err := c.checkNeededIDs(fs, "observe needs --thread", "--thread", *thread); err != nil {
 		return err // first: --thread "" is empty, not missing
 	}
 	if *thread == "" {
@@ -141,7 +141,7 @@ func (c *ObservationsCommand) Run(ctx context.Context, args []string) error {
 	if err := c.noArgs(fs, ""); err != nil {
 		return err
 	}
-	if err := c.checkIDs(fs, "--thread", *thread, "--resource", *resource); err != nil {
+	if err := c.checkNeededIDs(fs, "observations needs exactly one of --thread and --resource", "--thread", *thread, "--resource", *resource); err != nil {
 		return err // first: --thread "" is empty, not missing
 	}
 	if (*thread == "") == (*resource == "") {

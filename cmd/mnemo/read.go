@@ -87,7 +87,7 @@ func (c *MessagesCommand) Run(ctx context.Context, args []string) error {
 	if err := c.noArgs(fs, ""); err != nil {
 		return err
 	}
-	if err := c.checkIDs(fs, "--thread", *thread); err != nil {
+	if err := c.checkNeededIDs(fs, "messages needs --thread", "--thread", *thread); err != nil {
 		return err // first: --thread "" is empty, not missing
 	}
 	switch {

@@ -115,14 +115,21 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return c.valuef(fs, "%v", err)
 	}
-	if err := c.checkIDs(fs, "--resource", *resource, "--thread", *thread); err != nil {
+	need := "" // --queries takes each line's resource
+	if *queries == "" {
+		need = "search needs --resource and a QUERY, or --queries FILE"
+	}
+	if err := c.checkNeededIDs(fs, need, "--resource", *resource); err != nil {
 		return err // first: --resource "" is empty, not missing
+	}
+	if err := c.checkIDs(fs, "--thread", *thread); err != nil {
+		return err
 	}
 	if err := c.checkGiven(fs, append([]string{"--queries", "a FILE.jsonl"}, givenRecallFlags...)...); err != nil {
 		return err
 	}
 	if *queries == "" && (*resource == "" || fs.NArg() == 0) {
-		return c.usagef(fs, "search needs --resource and a QUERY, or --queries FILE")
+		return c.usagef(fs, "%s", need)
 	}
 	if *queries == "" && strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" {
 		return c.usagef(fs, "the QUERY is empty")

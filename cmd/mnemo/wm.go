@@ -102,7 +102,8 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 	if err := parse(fs, args); err != nil {
 		return fs, nil, err
 	}
-	if err := c.checkIDs(fs, "--thread", *f.thread, "--resource", *f.resource); err != nil {
+	need := "wm " + sub + " needs exactly one of --thread and --resource"
+	if err := c.checkNeededIDs(fs, need, "--thread", *f.thread, "--resource", *f.resource); err != nil {
 		return fs, nil, err // first: --thread "" is empty, not missing
 	}
 	if sub == "set" {
@@ -125,7 +126,7 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 	case *f.limit < 0:
 		return fs, nil, c.valuef(fs, "--limit must be >= 0 (0: all versions)")
 	case (*f.thread == "") == (*f.resource == ""):
-		return fs, nil, c.usagef(fs, "wm %s needs exactly one of --thread and --resource", sub)
+		return fs, nil, c.usagef(fs, "%s", need)
 	}
 	switch {
 	case sub == "set" && fs.NArg() != 1:
