@@ -119,6 +119,16 @@ var ErrDatabaseEncoding = pgstore.ErrEncoding
 // this build: nothing is written to it. Upgrade mnemo to open it.
 var ErrSchemaTooNew = store.ErrSchemaTooNew
 
+// ErrWriteBusy is matched by the error of a write on SQLite (an Append,
+// an erasure, a LoadContext's run claim or memctx record, a
+// working-memory update, a tool call…) that waited store.BusyTimeoutMillis
+// (10 s) for this process's other writers of the database file and gave
+// up: one of them held the write lock that long (a long erasure or
+// Vacuum), or the queue ahead was that long. That write did nothing; it
+// is a transient overload and may be retried (the HTTP API answers 503
+// "database-busy" with Retry-After).
+var ErrWriteBusy = store.ErrWriteBusy
+
 // ErrMigrationUnderLoad is matched by the error Open returns on Postgres
 // when the schema is of an older version and sessions of older mnemo
 // builds are connected to it (a *pgstore.UnderLoadError in the chain names

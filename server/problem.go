@@ -92,6 +92,11 @@ var (
 	kindNoSpace     = kind{"insufficient-storage", http.StatusInsufficientStorage, "Server disk full"}
 	kindTooMany     = kind{"too-many-failures", http.StatusTooManyRequests, "Too many failed authentications"}
 	kindUnavailable = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
+	// kindWriteBusy is engine.ErrWriteBusy: a write waited the busy
+	// timeout for the server's other writes and gave up, nothing of it
+	// written. A transient overload, so 503 with Retry-After (a 500
+	// "internal" before, as if mnemo were at fault).
+	kindWriteBusy = kind{"database-busy", http.StatusServiceUnavailable, "Database busy"}
 	// kindTimeout is a request that ran past Config.RequestTimeout.
 	kindTimeout   = kind{"timeout", http.StatusServiceUnavailable, "Request timed out"}
 	kindInternal  = kind{"internal", http.StatusInternalServerError, "Internal error"}
@@ -143,6 +148,11 @@ const NoSpaceDetail = "the server's disk is full: the write was refused and roll
 // log names the disk).
 const DiskFullDetail = "the server's disk is full: the last write was refused for lack of disk space (507, nothing of it stored); " +
 	"reads and searches answer. Free space on the disk holding the data (the server log names it); the next write that succeeds clears this"
+
+// WriteBusyDetail is the detail of the database-busy problem
+// (engine.ErrWriteBusy, 503), the HTTP API's and the MCP tools' alike.
+const WriteBusyDetail = "the database is busy: a write of this request waited 10 s for the server's other writes " +
+	"(a long erasure or vacuum, or many writes at once) and was not made, nothing of it stored; try again in a few seconds"
 
 // IndexUnavailableDetail is GET /healthz's reason while the lexical index
 // is damaged and not quarantined yet, or the recall indexes are closed
@@ -293,12 +303,26 @@ func classify(err error) *apiError {
 		// shrinks what it reads.
 		return &apiError{kind: kindAnswerSize, detail: fmt.Sprintf(
 			"run %s cannot be replayed: its turns pass %d bytes (the server's limits.maxAnswerBytes); a server with a larger limits.maxAnswerBytes replays it", rt.RunID, rt.Limit)}
+	case busy(err) != nil:
+		return busy(err)
+	}
+	return &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause", cause: err}
+}
+
+// busy is the 503 problem of a request the server cannot take now (nil
+// for any other error): a write that waited too long for the others
+// (database-busy), an erasure that waited too long for work in flight, an
+// engine closing.
+func busy(err error) *apiError {
+	switch {
+	case errors.Is(err, engine.ErrWriteBusy):
+		return &apiError{kind: kindWriteBusy, detail: WriteBusyDetail, cause: err}
 	case errors.Is(err, engine.ErrEraseBusy):
 		return &apiError{kind: kindUnavailable, detail: "the erasure waited too long for work in flight; nothing was erased, try again", cause: err}
 	case errors.Is(err, engine.ErrClosed):
 		return &apiError{kind: kindUnavailable, detail: "the engine is closing", cause: err}
 	}
-	return &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause", cause: err}
+	return nil
 }
 
 // workingProblem is the problem of a working-memory error (nil for any
@@ -378,7 +402,8 @@ func quotaExceeded(err error) *apiError {
 }
 
 // retryAfter is the Retry-After header (seconds) of every 503 answer: an
-// engine closing, an erasure that waited too long, a database outage.
+// engine closing, an erasure that waited too long, a write that waited
+// too long for the others (database-busy), a database outage.
 const retryAfter = "5"
 
 // bearerChallenge is the WWW-Authenticate challenge of a 401 answer to r

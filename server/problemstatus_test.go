@@ -55,6 +55,7 @@ func TestProblemStatus(t *testing.T) {
 		{"AnswerTooLarge", &engine.AnswerTooLargeError{Limit: 10, Fields: []string{"recall.topK"}}, 422, "recall.topK"},
 		{"ReplayTooLarge", &engine.ReplayTooLargeError{RunID: "r", Limit: 10}, 422, ""},
 		{"EraseBusy", engine.ErrEraseBusy, 503, ""},
+		{"WriteBusy", fmt.Errorf("working: update thread:t1: %w", engine.ErrWriteBusy), 503, ""},
 		{"Closed", engine.ErrClosed, 503, ""},
 		{"Unknown", errors.New("scope thread"), 500, ""},
 	}

@@ -1,0 +1,36 @@
+package server_test
+
+import (
+	"testing"
+
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/server"
+)
+
+// TestWriteBusy: a write that waited the busy timeout (10 s) at the write
+// gate for the server's other writers (engine.ErrWriteBusy; here a write
+// transaction another handle of the process holds open) answers 503
+// database-busy with Retry-After, a transient overload a client retries,
+// not 500 internal as if mnemo had failed; nothing of it is stored, and
+// the same append succeeds once the writer ahead is done. Takes 10 s.
+func TestWriteBusy(t *testing.T) {
+	h := newHarness(t, false, server.Config{})
+	body := map[string]any{"resourceId": "r1", "messages": []map[string]any{{"id": "m1", "role": "user", "content": "the night train to Porto"}}}
+	release := enginetest.HoldWrites(t, h.e)
+	r := h.do("POST", "/v1/threads/t1/messages", "", body)
+	release()
+	if r.status != 503 {
+		t.Fatalf("append behind a held write lock: %d %s, want 503", r.status, r.body)
+	}
+	p := r.problem(t)
+	if p.Type != server.ProblemTypeBase+"database-busy" || p.Title != "Database busy" || p.Detail != server.WriteBusyDetail {
+		t.Errorf("problem %+v, want database-busy, Database busy, WriteBusyDetail", p)
+	}
+	if got := r.header.Get("Retry-After"); got != "5" {
+		t.Errorf("Retry-After %q, want 5", got)
+	}
+	if r := h.do("GET", "/v1/threads/t1/messages", "", nil); r.status != 404 {
+		t.Errorf("the refused append's thread: %d %s, want 404 (nothing stored)", r.status, r.body)
+	}
+	h.ok("POST", "/v1/threads/{thread}/messages", "/v1/threads/t1/messages", "", body, 200)
+}
