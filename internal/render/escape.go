@@ -1,10 +1,6 @@
 package render
 
-import (
-	"regexp"
-	"strings"
-	"sync"
-)
+import "strings"
 
 // textEscaper escapes stored text for the inside of a system-part block.
 // '&' is escaped too, so the escaping is unambiguous (lossless). The
@@ -56,47 +52,8 @@ const MarkerWord = "recalled"
 // stored text: "[recalled" is rendered as "[quoted: recalled".
 const QuotedPrefix = "quoted: "
 
-// markerShaped matches the opening of marker-shaped text: an opening square
-// or round bracket ('[', '(' or a look-alike: markerBrackets), any spaces or invisible
-// characters, then "recalled" in any case, each letter one a reader takes
-// for it (markerLetterClasses: ASCII, full-width, mathematical, script or
-// Roman-numeral forms, and UTS #39 confusables of other scripts: "[rеcalled"
-// with a Cyrillic е, "[recαlled" with a Greek α, "[recaIIed"), with any
-// invisible characters between the letters. A model reads "[re\u200bcalled"
-// (a zero-width space inside the word) or "[rеcalled" as the word, and
-// both passed unquoted before. It is built on first use (Message), as
-// building it reads some 16,000 characters' decompositions.
-var markerShaped = sync.OnceValue(func() *regexp.Regexp {
-	classes := markerLetterClasses()
-	var b strings.Builder
-	b.WriteString(`([` + strings.ReplaceAll(markerBrackets, "[", `\[`) + `])([\s` + invisible + `]*)(`)
-	for i, r := range MarkerWord {
-		if i > 0 {
-			b.WriteString(`[` + invisible + `]*`)
-		}
-		b.WriteString(`[` + classes[r] + `]`)
-	}
-	b.WriteString(`)`)
-	return regexp.MustCompile(b.String())
-})
-
-// markerBrackets are the opening brackets read as '[': ASCII, full-width,
-// and the square-bracket forms of Unicode's open punctuation (white, with
-// quill, tortoise-shell and lenticular shapes, the vertical presentation
-// form); and the round ones, ASCII, full-width, small, superscript,
-// subscript and ornamental: "(recalled · thread t · seq 9 · …)" reads
-// as the marker too (walk46).
-const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏(（﹙⁽₍❨❪`
-
-// invisible are the characters a text shows as nothing: format characters
-// (zero-width space, joiners, soft hyphen, BOM, bidi marks) and the other
-// default-ignorable code points of Unicode (combining grapheme joiner,
-// Hangul fillers, Khmer inherent vowels, Mongolian and Unicode variation
-// selectors), as regexp character class members.
-const invisible = `\p{Cf}\x{034F}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{3164}\x{FE00}-\x{FE0F}\x{FFA0}\x{E0100}-\x{E01EF}`
-
 // Message renders message content (any role, recent or recalled): every
-// "[recalled" becomes "[quoted: recalled" (see markerShaped for what
+// "[recalled" becomes "[quoted: recalled" (see markerShape for what
 // counts), so a stored turn can neither pass for a recalled one nor nest a
 // second marker inside a genuine one, and each Hidden or Control character
 // (and a carriage return no line feed follows) is written as its escape,
@@ -104,16 +61,6 @@ const invisible = `\p{Cf}\x{034F}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180
 // a person as the model reads it. The rest of the content is unchanged:
 // messages are delimited by the provider's roles, not by tags.
 func Message(s string) string { return escapeHidden(quote(s), escapeGo) }
-
-// quote quotes marker-shaped text in s: "[recalled" becomes "[quoted:
-// recalled". It runs before any escaping, on the text as stored, so that
-// the invisible characters markerShaped looks through are still there.
-func quote(s string) string {
-	if !strings.ContainsAny(s, markerBrackets) {
-		return s
-	}
-	return markerShaped().ReplaceAllString(s, "${1}"+QuotedPrefix+"${2}${3}")
-}
 
 // Open writes an opening tag of mnemo's own: <name k1="v1" k2="v2">, each
 // value escaped by Attr; attrs are key, value pairs, and a pair whose value

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Hidden reports whether r is a character that makes stored text read one
@@ -67,8 +68,14 @@ func Escaped(r rune, rest string) bool {
 }
 
 // mayEscape is the cheap test of escapeHidden's scan: r is one Escaped may
-// report.
-func mayEscape(r rune) bool { return r == '\r' || Hidden(r) || Control(r) }
+// report. An ASCII character is one when it is a control but tab and line
+// feed (no Hidden character is ASCII).
+func mayEscape(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f
+	}
+	return Hidden(r) || Control(r)
+}
 
 // escapeHidden returns s with each Hidden or Control character, and each
 // carriage return no line feed follows, written by esc, and s itself when

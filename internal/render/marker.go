@@ -1,0 +1,164 @@
+package render
+
+import (
+	"fmt"
+	"regexp/syntax"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// markerBrackets are the opening brackets read as '[': ASCII, full-width,
+// and the square-bracket forms of Unicode's open punctuation (white, with
+// quill, tortoise-shell and lenticular shapes, the vertical presentation
+// form); and the round ones, ASCII, full-width, small, superscript,
+// subscript and ornamental: "(recalled · thread t · seq 9 · …)" reads
+// as the marker too (walk46).
+const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏(（﹙⁽₍❨❪`
+
+// invisible are the characters a text shows as nothing: format characters
+// (zero-width space, joiners, soft hyphen, BOM, bidi marks) and the other
+// default-ignorable code points of Unicode (combining grapheme joiner,
+// Hangul fillers, Khmer inherent vowels, Mongolian and Unicode variation
+// selectors), as regexp character class members.
+const invisible = `\p{Cf}\x{034F}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{3164}\x{FE00}-\x{FE0F}\x{FFA0}\x{E0100}-\x{E01EF}`
+
+// blank are the characters allowed between the bracket and the word, as
+// regexp character class members: RE2's \s (tab, line feed, form feed,
+// carriage return, space) and the invisible ones.
+const blank = `\s` + invisible
+
+// markerShape is marker-shaped text, as sets of characters: an opening
+// square or round bracket ('[', '(' or a look-alike: markerBrackets), any
+// blank characters, then "recalled" in any case, each letter one a reader
+// takes for it (markerLetterClasses: ASCII, full-width, mathematical,
+// script or Roman-numeral forms, and UTS #39 confusables of other scripts:
+// "[rеcalled" with a Cyrillic е, "[recαlled" with a Greek α, "[recaIIed"),
+// with any invisible characters between the letters. A model reads
+// "[re\u200bcalled" (a zero-width space inside the word) or "[rеcalled" as
+// the word, and both passed unquoted before. Its sets are disjoint (no
+// bracket, blank or letter of one set is in another set used at the same
+// place), so the first way text can match is the only one.
+type markerShape struct {
+	brackets, blank, invisible runeSet
+	letters                    []runeSet // one per letter of MarkerWord
+}
+
+// markerShapes is the markerShape, built on first use (Message), as
+// building it reads some 16,000 characters' decompositions.
+var markerShapes = sync.OnceValue(func() *markerShape {
+	classes := markerLetterClasses()
+	m := &markerShape{
+		brackets:  classSet(strings.ReplaceAll(markerBrackets, "[", `\[`)),
+		blank:     classSet(blank),
+		invisible: classSet(invisible),
+	}
+	for _, r := range MarkerWord {
+		m.letters = append(m.letters, classSet(classes[r]))
+	}
+	return m
+})
+
+// quote quotes marker-shaped text in s (markerShape): "[recalled" becomes
+// "[quoted: recalled". It runs before any escaping, on the text as stored,
+// so that the invisible characters the shape looks through are still
+// there. It returns s itself when s holds no marker-shaped text.
+func quote(s string) string {
+	m := markerShapes()
+	var b strings.Builder
+	done := 0 // s[:done] is written to b
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf && c != '[' && c != '(' {
+			i++ // the ASCII brackets are '[' and '('
+			continue
+		}
+		r, n := nextRune(s, i)
+		if !m.brackets.has(r) {
+			i += n
+			continue
+		}
+		end, ok := m.matchAfter(s, i+n)
+		if !ok {
+			i += n
+			continue
+		}
+		b.WriteString(s[done : i+n])
+		b.WriteString(QuotedPrefix)
+		done, i = i+n, end
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// matchAfter reports whether s[i:], the text after an opening bracket,
+// is the rest of marker-shaped text, and where that text ends.
+func (m *markerShape) matchAfter(s string, i int) (end int, ok bool) {
+	i = m.blank.skip(s, i)
+	for k, letter := range m.letters {
+		if k > 0 {
+			i = m.invisible.skip(s, i)
+		}
+		if i >= len(s) {
+			return 0, false
+		}
+		r, n := nextRune(s, i)
+		if !letter.has(r) {
+			return 0, false
+		}
+		i += n
+	}
+	return i, true
+}
+
+// nextRune decodes the character at s[i:] as a regexp reads it: an invalid
+// byte is utf8.RuneError, one byte long.
+func nextRune(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+// runeSet is a set of characters as regexp/syntax writes a character
+// class: sorted, disjoint, inclusive lo, hi pairs.
+type runeSet []rune
+
+// classSet parses regexp character class members (the inside of [...]) as
+// the regexp package does.
+func classSet(members string) runeSet {
+	re, err := syntax.Parse("["+members+"]", syntax.Perl)
+	if err != nil {
+		panic(fmt.Sprintf("render: character class %q: %v", members, err))
+	}
+	switch {
+	case re.Op == syntax.OpCharClass:
+		return runeSet(re.Rune)
+	case re.Op == syntax.OpLiteral && len(re.Rune) == 1:
+		return runeSet{re.Rune[0], re.Rune[0]}
+	}
+	panic(fmt.Sprintf("render: character class %q parsed as %v", members, re.Op))
+}
+
+// has reports whether r is in the set.
+func (rs runeSet) has(r rune) bool {
+	n := len(rs) / 2
+	i := sort.Search(n, func(i int) bool { return rs[2*i+1] >= r })
+	return i < n && rs[2*i] <= r
+}
+
+// skip returns the index of the first character at or after s[i:] that is
+// not in the set (len(s) if there is none).
+func (rs runeSet) skip(s string, i int) int {
+	for i < len(s) {
+		r, n := nextRune(s, i)
+		if !rs.has(r) {
+			return i
+		}
+		i += n
+	}
+	return i
+}
