@@ -145,6 +145,19 @@ type Config struct {
 	// refusal comes before anything is written.
 	LazyEmbedder bool
 
+	// KeepOutbox is for a caller that only reads (mnemo threads, export,
+	// runs…): Open starts no outbox drainer, so the rows queued (messages
+	// still to index or embed, erasures still to purge from the indexes)
+	// stay exactly as they are, their attempts and retry times unchanged,
+	// for the next Open without it, which drains them at once when they
+	// are due. Without it, a LazyEmbedder open of a directory whose
+	// embedder cannot be loaded (use-lite not installed) tried each owed
+	// embedding and put it off again, up to 5 minutes, so that the next
+	// writer waited that long before embedding it. SyncIndexes (and so
+	// Check) still drains; rows queued by the engine's own writes wait for
+	// the next Open. False (the default): the drainer runs.
+	KeepOutbox bool
+
 	// QueryEmbedTimeout is the longest a search (Search, LoadContext's
 	// recall) waits for its query's vector from the Embedder: 0 means
 	// recall.DefaultQueryEmbedTimeout (5 seconds), negative no bound but

@@ -274,8 +274,8 @@ func emptyDatabase(dir string) error {
 
 // start builds the engine on db (SQLite in dir, or Postgres through pool
 // when pool is not nil, dir then ""), opens the indexes, repairs what a
-// crash left, then starts the outbox drainer. On error it closes db and
-// pool.
+// crash left, then starts the outbox drainer (not with KeepOutbox). On
+// error it closes db and pool.
 func start(ctx context.Context, cfg Config, dir string, db *sql.DB, pool *pgxpool.Pool) (*Engine, error) {
 	e := &Engine{
 		cfg:      cfg,
@@ -334,9 +334,11 @@ func start(ctx context.Context, cfg Config, dir string, db *sql.DB, pool *pgxpoo
 	// The drainer starts once the open's own statements are done: on
 	// Postgres its first drain, beside them, made the pool dial a second
 	// connection on every open (the first is idle again by now).
-	if err := e.spawn(e.runOutbox); err != nil {
-		e.Close()
-		return nil, err
+	if !e.cfg.KeepOutbox {
+		if err := e.spawn(e.runOutbox); err != nil {
+			e.Close()
+			return nil, err
+		}
 	}
 	e.startObserver() // observe.go
 	return e, nil

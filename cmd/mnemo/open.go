@@ -27,6 +27,23 @@ func (m *Main) creates() bool {
 	return false
 }
 
+// readsOnly reports whether the running command only reads the memory:
+// a listing, a record, an export, working memory read (wm get, wm
+// history). Its engine is opened with engine.Config.KeepOutbox: the outbox
+// rows are left exactly as they are (no message is indexed or embedded in
+// passing, no retry is put off), for the next command that writes or
+// searches. A subset of embedsNothing: check drains the outbox itself,
+// and delete, expire, vacuum, observe and wm set write.
+func (m *Main) readsOnly() bool {
+	switch m.command {
+	case "threads", "messages", "memctx", "runs", "replay", "export", "observations":
+		return true
+	case "wm":
+		return !m.wmSet
+	}
+	return false
+}
+
 // holder names this process in the data directory's lock file: "mnemo"
 // and the command.
 func (m *Main) holder() string {
@@ -106,7 +123,7 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 		return engine.Config{}, err
 	}
 	cfg := engine.Config{Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates(), SwitchEmbedder: m.switchEmbedder,
-		LazyEmbedder: m.embedsNothing(), MigrateUnderLoad: m.migrateUnderLoad}
+		LazyEmbedder: m.embedsNothing(), KeepOutbox: m.readsOnly(), MigrateUnderLoad: m.migrateUnderLoad}
 	if m.Getenv != nil {
 		if cfg.Rerank, err = rerankFromEnv(m.Getenv); err != nil {
 			return cfg, err
