@@ -174,12 +174,14 @@ func notPlaceholder(match string) bool {
 // placeholderValue reports whether v, an assigned value (quoted, or bare
 // up to its end), is no secret: a placeholder or a language keyword
 // (placeholders), a reference to where the secret is kept (reference),
-// code (codeValue) or a comment ('#' and a blank: YAML 1.2.2 §6.6, a
-// key with no value, password: # rotated). A bare value is judged
+// code (codeValue), a comment ('#' and a blank: YAML 1.2.2 §6.6, a
+// key with no value, password: # rotated) or a block scalar's header
+// (password: |+2 # note, the value on the lines under it:
+// yaml-credential-block). A bare value is judged
 // without the ',' or ';' that ends it and after its first word if that
 // is await or new.
 func placeholderValue(v string) bool {
-	if yamlComment(v) {
+	if yamlComment(v) || yamlBlockHeader.MatchString(v) {
 		return true
 	}
 	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, `'`) || strings.HasPrefix(v, `\"`) {

@@ -11,23 +11,35 @@ var credentialTriggers = []string{"passw", "passphrase", "passcode", "keypass", 
 	"'pass", `"pass`, "?pass", "&pass", "pwd", "secret", "token", "key", "cred", "contrase"}
 
 // fileRules recognise credentials by the layout of the files that hold
-// them, where no assignment shows the value: a YAML block sequence under a
-// credential name, a .netrc entry.
+// them, where no assignment shows the value: a YAML block sequence or
+// block scalar under a credential name, a .netrc entry.
 func fileRules() []Rule {
 	return []Rule{
 		// YAML 1.2.2 §8.2.1 "Block Sequences": a key holding a credential
 		// name (db_password, "secrets") alone on its line but for its
 		// indentation, a colon and a comment, then lines of "- item"
-		// (password:\n  - hunter2). Each item that is a scalar is
-		// replaced (yamlListItems); an item that is a mapping (- name: x,
-		// Kubernetes' imagePullSecrets), a placeholder or prose (a bare
+		// (password:\n  - hunter2), with blank and comment lines before
+		// and between them. Each item that is a scalar is replaced
+		// (yamlListItems), after its anchor and tag (- &a x, - !!str x);
+		// an item that is a mapping (- name: x, Kubernetes'
+		// imagePullSecrets), an alias, a placeholder or prose (a bare
 		// item of several words) stays. The key starts its line so that
 		// prose introducing a Markdown list ("To reset your password:\n-
-		// open Settings") is no key.
+		// open Settings") is no key, and a key written as a heading
+		// (Secrets:) keeps its items that are plain words (yamlHeading).
 		{Name: "yaml-credential-list",
 			Pattern: mustRe(`(?im)^[ \t]*["']?[\w.-]*(?:` + credentialNames + `)[\w.-]*["']?[ \t]*:[ \t]*(?:#[^\r\n]*)?\r?\n` +
-				`(?:[ \t]*-[ \t]+[^\r\n]*(?:\r?\n|\z))+`),
+				yamlGap + `(?:[ \t]*-[ \t]+[^\r\n]*(?:\r?\n|\z)` + yamlGap + `)+`),
 			Triggers: credentialTriggers, rewrite: yamlListItems, may: mayYAMLList},
+		// YAML 1.2.2 §8.1 "Block Scalar Styles": a key ending in a
+		// credential name, then a literal (|) or folded (>) block scalar
+		// (client_secret: >-\n  abc…): the indented lines under it are
+		// the value, replaced by one line of RedactionMark
+		// (yamlBlockScalar); a placeholder or reference stays.
+		{Name: "yaml-credential-block",
+			Pattern: mustRe(`(?im)^[ \t]*["']?[\w.-]*(?:` + credentialNames + `)s?["']?[ \t]*:[ \t]*(?:![^\s]*[ \t]+)?[|>][1-9+-]{0,2}[ \t]*(?:#[^\r\n]*)?\r?\n` +
+				`(?:[ \t]*\r?\n)*(?:[ \t]+\S[^\r\n]*(?:\r?\n|\z)(?:[ \t]*\r?\n)*)+`),
+			Triggers: credentialTriggers, rewrite: yamlBlockScalar, may: mayYAMLBlock},
 		// .netrc (GNU Inetutils manual, "The .netrc file"; curl's
 		// "netrc"): tokens apart by blanks or line breaks, "machine NAME"
 		// or "default", then login, account, port and password in any
@@ -93,25 +105,42 @@ var yamlMapping = regexp.MustCompile(`^[\w.-]+[ \t]*:(?:[ \t]|$)`)
 
 // yamlListItems replaces each scalar item of match, a credential name's
 // block sequence (yaml-credential-list's match), by RedactionMark, inside
-// its quotes when it is quoted; the name's line and every other byte stay.
+// its quotes when it is quoted; the name's line, an item's anchor and tag,
+// blank and comment lines and every other byte stay.
 func yamlListItems(match string) string {
 	nl := strings.IndexByte(match, '\n') + 1
+	heading := yamlHeading(match[:nl])
 	out := []byte(match[:nl])
 	for rest := match[nl:]; rest != ""; {
 		m := yamlItem.FindStringSubmatchIndex(rest)
-		if m == nil { // cannot happen: the pattern matched item lines only
-			return string(append(out, rest...))
+		if m == nil { // a blank or comment line (yamlGap)
+			end := strings.IndexByte(rest, '\n') + 1
+			if end == 0 {
+				end = len(rest)
+			}
+			out, rest = append(out, rest[:end]...), rest[end:]
+			continue
 		}
-		item := rest[m[4]:m[5]]
-		out = append(out, rest[:m[4]]...)
-		if item == "" || yamlMapping.MatchString(item) || placeholderValue(item) || yamlProse(item) {
-			out = append(out, rest[m[4]:m[1]]...)
+		props := yamlProperties.FindString(rest[m[4]:m[5]])
+		item := rest[m[4]+len(props) : m[5]]
+		out = append(out, rest[:m[4]+len(props)]...)
+		if yamlKeptItem(item, heading) {
+			out = append(out, rest[m[4]+len(props):m[1]]...)
 		} else {
 			out = append(append(out, quotedMark(item)...), rest[m[5]:m[1]]...)
 		}
 		rest = rest[m[1]:]
 	}
 	return string(out)
+}
+
+// yamlKeptItem reports whether item, a block sequence's entry after its
+// properties, is no secret: empty, a mapping, an alias (*a: the anchored
+// node is redacted where it is written), a placeholder, prose, or a plain
+// word under a heading (yamlHeading).
+func yamlKeptItem(item string, heading bool) bool {
+	return item == "" || item[0] == '*' || yamlMapping.MatchString(item) || placeholderValue(item) ||
+		yamlProse(item) || heading && plainWord(item)
 }
 
 // yamlProse reports whether item, a block sequence's scalar, is prose

@@ -48,6 +48,40 @@ func TestRedactYAMLCredentialList(t *testing.T) {
 		{"in-json-string", `{"content":"token:\n  - abcd1234efgh\n"}`, `{"content":"token:\n  - ` + m + `\n"}`},
 		{"item-comment", "tokens:\n  - abcd1234efgh # old\n", "tokens:\n  - " + m + "\n"},
 		{"quoted-words", "passphrases:\n  - \"correct horse battery\"\n", "passphrases:\n  - \"" + m + "\"\n"},
+		// sec48: a comment or blank line after the key, an anchor or a tag
+		// before the item hid the list; an alias and a node with
+		// properties only stay.
+		{"comment-after-key", "tokens:\n  # c\n  - abcd1234efgh\n", "tokens:\n  # c\n  - " + m + "\n"},
+		{"blank-after-key", "tokens:\n\n  - abcd1234efgh\n\n  - zyxw9876\n# end\nnext: 1", "tokens:\n\n  - " + m + "\n\n  - " + m + "\n# end\nnext: 1"},
+		{"anchor-tag-alias", "tokens:\n  - &a abcd1234efgh\n  - *a\n  - !!str abcd1234efgh\n  - !secret &b 'zyxw9876'\n  - &c\n",
+			"tokens:\n  - &a " + m + "\n  - *a\n  - !!str " + m + "\n  - !secret &b '" + m + "'\n  - &c\n"},
+		{"comment-only-kept", "tokens:\n  # none yet\nuser: bob\n", "tokens:\n  # none yet\nuser: bob\n"},
+		{"capitals-key", "PASSWORDS:\n- family\n", "PASSWORDS:\n- " + m + "\n"},
+		{"heading-secret-item", "Passwords:\n- family\n- hunter2\n- S3cret!\n", "Passwords:\n- family\n- " + m + "\n- " + m + "\n"},
+		{"heading-mixed-case-item", "Tokens:\n- abcDEFghi\n", "Tokens:\n- " + m + "\n"},
+	})
+}
+
+// TestRedactYAMLBlockScalar: a literal or folded block scalar under a
+// credential name loses its lines (sec48). Before, password: |\n
+// hunter2secret and client_secret: >-\n  abcDEF123456 were stored in
+// clear: the value is on the lines under the key, where no rule looked.
+func TestRedactYAMLBlockScalar(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"literal", "password: |\n  hunter2secret\nuser: bob", "password: |\n  " + m + "\nuser: bob"},
+		{"folded-strip", "client_secret: >-\n  abcDEF123456\n  more\nnext: 1", "client_secret: >-\n  " + m + "\nnext: 1"},
+		{"nested-blank-line", "db:\n  password: |\n    hunter2secret\n\n    more\n  user: bob\n", "db:\n  password: |\n    " + m + "\n  user: bob\n"},
+		{"indicators-comment", "api_key: |+2 # rotated\r\n    abcd1234efgh\r\n", "api_key: |+2 # rotated\r\n    " + m + "\r\n"},
+		{"plural-quoted-key", "\"tokens\": >\n  abcd1234efgh\n", "\"tokens\": >\n  " + m + "\n"},
+		{"tagged", "password: !!binary |\n  aHVudGVyMnNlY3JldA==\n", "password: !!binary |\n  " + m + "\n"},
+		{"in-json-string", `{"content":"password: |\n  hunter2secret\n"}`, `{"content":"password: |\n  ` + m + `\n"}`},
+		{"private-key", "private_key: |\n  MIIEvQIBADANBgkq\n  hkiG9w0BAQEFAASC\n", "private_key: |\n  " + m + "\n"},
+		{"reference-kept", "password: |\n  ${DB_PASSWORD}\n", "password: |\n  ${DB_PASSWORD}\n"},
+		{"other-key-kept", "description: |\n  The token expires after one hour.\n", "description: |\n  The token expires after one hour.\n"},
+		{"suffix-kept", "password_hint: |\n  the name of my dog\n", "password_hint: |\n  the name of my dog\n"},
+		{"markdown-table-kept", "| token: |\n| --- |\n| abcd |\n", "| token: |\n| --- |\n| abcd |\n"},
+		{"not-indented-kept", "password: |\nnext: 1\n", "password: |\nnext: 1\n"},
 	})
 }
 
@@ -64,6 +98,11 @@ func TestRedactYAMLListProse(t *testing.T) {
 		"The API token:\n- expires after one hour\n- is scoped to the project\n",
 		"Secrets:\n- never commit them\n- rotate often\n",
 		"password:\n  - open Settings first\n",
+		// sec48: a capitalised credential word is a heading, and its plain
+		// words stay (before: "- [REDACTED]" twice).
+		"Secrets:\n- family\n- recipe\n",
+		"Passwords:\n\n- Family\n- recipe.\n- e-mail\n",
+		"Tokens:\n- don't\n",
 	} {
 		cases = append(cases, redactCase{s[:12], s, s})
 	}

@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// yamlGap is any number of blank or comment lines (YAML 1.2.2 §6.7
+// "Separation Lines", §6.6 "Comments"), as a block sequence may hold
+// after its key and between its entries: tokens:\n  # old\n  - x.
+const yamlGap = `(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*`
+
+// yamlProperties are a block sequence entry's node properties (YAML 1.2.2
+// §6.9): an anchor (&a) and a tag (!!str, !secret), in either order, and
+// the blanks after them. They are kept; the scalar after them is the item.
+var yamlProperties = regexp.MustCompile(`^(?:[&!]\S*(?:[ \t]+|$)){1,2}`)
+
+// yamlBlockHeader is a block scalar's header (YAML 1.2.2 §8.1.1): a tag,
+// '|' or '>', an indentation and a chomping indicator, and a comment. It
+// is no value: the value is on the lines under it (yaml-credential-block).
+var yamlBlockHeader = regexp.MustCompile(`^(?:!\S*[ \t]+)?[|>][1-9+-]{0,2}(?:[ \t]+#.*)?$`)
+
+// yamlHeading reports whether line, the key line of a block sequence,
+// reads as a prose heading rather than a YAML key: one word with a capital
+// and then lowercase letters only (Secrets:, Passwords:), as a Markdown
+// list's heading is written. YAML keys are written in lower, snake or
+// camel case (secrets:, api_keys:, imagePullSecrets:) or capitals (an
+// environment's DB_PASSWORD:); a PascalCase key of one word (a
+// CloudFormation Secrets:) is read as a heading too.
+func yamlHeading(line string) bool {
+	key, _, _ := strings.Cut(strings.TrimLeft(line, " \t"), ":")
+	if len(key) < 2 || key[0] < 'A' || key[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(key); i++ {
+		if key[i] < 'a' || key[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainWord reports whether item is one word of letters (a hyphen or an
+// apostrophe inside it, a capital only first, a '.', ',' or ';' after
+// it), as a list item of prose is ("- family", "- Recipe."), unlike a
+// generated secret (digits, symbols, capitals inside).
+func plainWord(item string) bool {
+	item = strings.TrimRight(item, ".,;")
+	if item == "" {
+		return false
+	}
+	for i, r := range item {
+		switch {
+		case unicode.IsLower(r):
+		case unicode.IsUpper(r) && i == 0:
+		case (r == '-' || r == '\'') && i > 0 && i < len(item)-1:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// yamlBlockScalar replaces the value of match, a credential name's block
+// scalar (yaml-credential-block's match), by one line of RedactionMark at
+// the value's indentation; the key's line and the lines after the value
+// (indented no more than the key: the next key of a mapping the pattern
+// took) stay. A value that is a placeholder or a reference stays whole.
+func yamlBlockScalar(match string) string {
+	nl := strings.IndexByte(match, '\n') + 1
+	keyIndent := indentOf(match)
+	lines := strings.SplitAfter(match[nl:], "\n")
+	var value []string
+	indent, end := "", 0
+	for i, l := range lines {
+		t := strings.TrimRight(l, "\r\n")
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		if indentOf(t) <= keyIndent {
+			break
+		}
+		if indent == "" {
+			indent = t[:indentOf(t)]
+		}
+		value, end = append(value, strings.TrimSpace(t)), i+1
+	}
+	v := strings.Join(value, " ")
+	if v == "" || !yamlComment(v) && placeholderValue(v) {
+		return match
+	}
+	last := lines[end-1]
+	eol := last[len(strings.TrimRight(last, "\r\n")):]
+	return match[:nl] + indent + RedactionMark + eol + strings.Join(lines[end:], "")
+}
+
+// indentOf is the number of blanks that start s.
+func indentOf(s string) int {
+	return len(s) - len(strings.TrimLeft(s, " \t"))
+}
+
+// mayYAMLBlock reports whether s may hold a match of
+// yaml-credential-block: a '|' or '>' and at most two indicators, then
+// blanks and a line break or a comment. The rule shares the assignment
+// rule's triggers, frequent words.
+func mayYAMLBlock(s string) bool {
+	for i := 0; i < len(s); i++ {
+		j := strings.IndexAny(s[i:], "|>")
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i + 1
+		for n := 0; n < 2 && k < len(s) && strings.IndexByte("123456789+-", s[k]) >= 0; n++ {
+			k++
+		}
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		if k < len(s) && (s[k] == '\n' || s[k] == '\r' || s[k] == '#') {
+			return true
+		}
+	}
+	return false
+}
