@@ -294,7 +294,11 @@ func (ix *Index) DropSnapshots() error {
 
 // due returns the resources whose snapshot is due: writes since the last
 // reach the resource's size (and SnapshotMin/2), or, at close,
-// snapshotCloseMin. At close, a resource of unknown size (not loaded
+// snapshotCloseMin. The size of a resource not loaded since Open is read
+// from its snapshot file's header when SnapshotMin/2 writes have come
+// (fileMessages): without it, 128 writes after a restart rewrote the
+// snapshot of a resource of any size, and kept rewriting it every 128
+// until the resource was loaded. At close, a resource of unknown size (not loaded
 // since Open) with fewer than SnapshotMin writes and no snapshot file is
 // left out: it cannot have reached SnapshotMin without a snapshot (one is
 // due at SnapshotMin/2 writes), and building it only to find it too small
@@ -303,6 +307,7 @@ func (ix *Index) DropSnapshots() error {
 func (sn *snapshots) due(closing bool) []string {
 	sn.mu.Lock()
 	var out, unknown []string
+	unsized := map[string]int{}
 	for r, n := range sn.changes {
 		size := sn.sizes[r]
 		switch {
@@ -311,6 +316,8 @@ func (sn *snapshots) due(closing bool) []string {
 			// too small for a snapshot
 		case !closing && sn.busy(r) && n < busyThreshold(size):
 			// a bulk import: written when it ends (or at Close)
+		case !closing && size == 0 && n >= sn.threshold(0):
+			unsized[r] = n // its snapshot file's size decides
 		case n >= sn.threshold(size):
 			out = append(out, r)
 		case closing && n >= snapshotCloseMin && size == 0 && n < sn.min:
@@ -325,7 +332,24 @@ func (sn *snapshots) due(closing bool) []string {
 			out = append(out, r) // catch its snapshot up
 		}
 	}
+	for r, n := range unsized {
+		if size := sn.fileMessages(r); size == 0 || n >= sn.threshold(size) {
+			out = append(out, r)
+		} else {
+			sn.sized(r, size)
+		}
+	}
 	return out
+}
+
+// sized records size as resource's messages unless a load or a snapshot
+// has recorded them meanwhile.
+func (sn *snapshots) sized(resource string, size int) {
+	sn.mu.Lock()
+	if sn.sizes[resource] == 0 {
+		sn.sizes[resource] = size
+	}
+	sn.mu.Unlock()
 }
 
 // threshold is how many writes make the snapshot of a resource of size
@@ -484,6 +508,11 @@ func (ix *Index) saveSnapshot(ctx context.Context, resource string) (err error) 
 		}
 	}()
 	size, err := ix.encodeShard(ctx, resource, f)
+	if err == nil {
+		sn.mu.Lock()
+		sn.sizes[resource] = size
+		sn.mu.Unlock()
+	}
 	if err != nil || size < sn.min {
 		return err
 	}
