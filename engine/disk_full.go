@@ -22,7 +22,9 @@ func diskFull(dir string, err error) error {
 // ErrNoSpace, or it is ENOSPC or EDQUOT from the file system, SQLite's
 // SQLITE_FULL ("database or disk is full") or its shared-memory file that
 // could not grow. For errors of calls that do not wrap ErrNoSpace
-// themselves: the writes of the *working.Memory WorkingMemory returns.
+// themselves: a working.Memory's writes (those of a Memory the engine
+// built, WorkingMemory's and OpenWorkingMemory's, do), a program's own
+// SQL.
 func IsNoSpace(err error) bool {
 	return err != nil && (errors.Is(err, ErrNoSpace) || noSpace(err))
 }

@@ -45,11 +45,23 @@ func (e *Engine) writeFailed(err error) error {
 	return err
 }
 
+// wroteWorking is wrote for an update of the working memories the engine
+// builds (working.Config.Wrote): a refusal for lack of room is kept, a
+// committed version clears the one kept, an update that wrote nothing
+// clears nothing.
+func (e *Engine) wroteWorking(committed bool, err error) error {
+	if committed {
+		return e.wrote(nil)
+	}
+	return e.writeFailed(err)
+}
+
 // DiskFull returns an error matching ErrNoSpace while the last write
 // refused for lack of room on the disk (a write transaction of the
 // engine's: an append, an erasure, a context's record, a tool call's
-// working-memory change; or SyncIndexes) is the latest word on it (the
-// writes of the *working.Memory WorkingMemory returns are not seen): it names when (UTC) and the refusal's error, which names
+// working-memory change, an update through the *working.Memory that
+// WorkingMemory or OpenWorkingMemory returns; or SyncIndexes) is the
+// latest word on it: it names when (UTC) and the refusal's error, which names
 // the disk and no stored data. Nil before any such refusal and from the
 // next write transaction that commits (the disk has room again, or at
 // least room for that write). Kept in memory only: another process's

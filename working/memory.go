@@ -124,6 +124,15 @@ type Config struct {
 	// erasure of the run's resource from committing until the write does).
 	// Nil checks nothing.
 	RunCheck func(ctx context.Context, q Querier, runID string) error
+	// Wrote, when set, is called at the end of each update (Merge,
+	// MergeOver, Set, Edit) with whether it committed a new version and
+	// its error (nil for an update that changed nothing or found its tool
+	// call applied already), and the update returns what Wrote returns in
+	// the error's place. The engine sets it to keep the last write the
+	// disk refused for lack of room, and clear it when a write commits
+	// (engine.DiskFull), as its own writes do. Nil returns the error as
+	// it is.
+	Wrote func(committed bool, err error) error
 }
 
 // Querier is what OwnerOf may read through: the pool or the update's write

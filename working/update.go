@@ -211,10 +211,15 @@ func (m *Memory) normalize(b []byte) (string, error) {
 }
 
 // update runs the optimistic loop: read, compute, compare-and-swap on the
-// version; on a lost swap, read again and recompute.
+// version; on a lost swap, read again and recompute. Config.Wrote sees
+// its outcome.
 func (m *Memory) update(ctx context.Context, key string, origin Origin, compute func(cur State) (string, error)) (Result, error) {
 	r, err := m.updateOpen(ctx, key, origin, compute)
-	return r, m.closed(err)
+	err = m.closed(err)
+	if m.cfg.Wrote != nil {
+		err = m.cfg.Wrote(err == nil && r.Changed && !r.Replayed, err)
+	}
+	return r, err
 }
 
 // updateOpen is update without Config.Closed's last look.
