@@ -57,10 +57,11 @@ func (m *Main) embedderNamed(ctx context.Context, name string) (recall.Embedder,
 // check, an erasure, working memory). Its engine is opened with
 // engine.Config.LazyEmbedder: the directory's embedder is loaded only if
 // its outbox drainer has messages to embed, and a --embedder other than
-// the directory's is not refused (it is not used). The commands that embed
-// (ingest, search, context, reindex, serve, mcp, demo, bench, eval) and
-// salvage load it at open and refuse a mismatching --embedder before
-// writing anything.
+// the directory's is not refused (it is not used; openai is not even
+// built unless the directory was embedded with one: Main.embedder). The
+// commands that embed (ingest, search, context, reindex, serve, mcp,
+// demo, bench, eval) and salvage load it at open and refuse a mismatching
+// --embedder before writing anything.
 func (m *Main) embedsNothing() bool {
 	switch m.command {
 	case "threads", "messages", "memctx", "runs", "replay", "delete", "expire", "wm",

@@ -182,13 +182,28 @@ func (m *Main) damagedConfig(base engine.Config, err error) (engine.Config, erro
 // choice: on a directory recorded with another one a command that embeds
 // fails and says to run `mnemo --embedder NAME reindex --vectors`, which
 // switches; one that embeds nothing (embedsNothing) runs with the recorded
-// one, and gets use-lite unloaded (loaded on first use).
+// one, and gets use-lite unloaded (loaded on first use). Its openai is
+// not built either (nil; no key, model or dimension probe needed):
+// openEngine builds it only for a directory recorded with an
+// OpenAI-compatible model (openAIRecorded).
 func (m *Main) embedder(ctx context.Context) (recall.Embedder, error) {
 	switch m.Embedder {
 	case "", "auto":
 		return nil, nil
+	case "openai":
+		if m.embedsNothing() {
+			return nil, nil
+		}
 	}
 	return m.embedderNamed(ctx, m.Embedder)
+}
+
+// openAIRecorded reports whether err, engine.Open's with no embedder
+// given, says that the directory was embedded with an OpenAI-compatible
+// model, which must be given (it is not built in).
+func openAIRecorded(err error) bool {
+	var me *engine.EmbedderMismatchError
+	return errors.As(err, &me) && me.Requested == "" && strings.HasPrefix(me.Recorded, "openai:")
 }
 
 // checkServed checks mc's settings that only mnemo serve uses
