@@ -49,6 +49,15 @@ const (
 	// secret stay. (The name: value form, lineValue, still keeps
 	// token: ab\ncdefghijklmnop.)
 	shortBeforeBreak = `(?:[^\s=<>\\]` + bareByte + `{0,2})?\\[nr]\S+`
+	// lineAfterBreak is shortBeforeBreak after a colon: a value of 0-3
+	// bytes before an escaped line break runs on to the end of the next
+	// escaped line, as a colon's value runs to the end of its line
+	// (lineValue). Before (sec48), such a value went through afterName's
+	// ':' to the next blank, log: "token: ab\ncdefgh next" was stored
+	// log: "token: [REDACTED] next", and a second pass took " next" too.
+	// The next line must start with no blank: an indented one is a
+	// nested key's (log: "credentials:\n  user: bob" stays).
+	lineAfterBreak = `(?:[^\s=<>\\]` + bareByte + `{0,2})?\\[nr]` + bareByte + `(?:(?:[^\r\n\\]|\\[^nr\r\n])*[^\s\\])?`
 	// afterName is the operator after an unquoted name and the value:
 	// quoted, or bare up to the next blank or escaped line break
 	// (bareByte: DB_PASSWORD=S3cretV\nnext in a JSON-escaped log keeps
@@ -85,7 +94,7 @@ const (
 // credential in passing.
 var assignmentPattern = `(?i)` +
 	`(?P<keep>[?&][\w.-]+=)` + queryByte + `+` +
-	`|(?P<name>` + credentialNames + `)(?:(?P<op>` + mdBold + `[ \t]*:` + mdBold + `[ \t]*)(?:` + quoted + `|` + lineValue + `)|` + afterQuotedName + `|` + afterName + `)` +
+	`|(?P<name>` + credentialNames + `)(?:(?P<op>` + mdBold + `[ \t]*:` + mdBold + `[ \t]*)(?:` + quoted + `|` + lineValue + `|` + lineAfterBreak + `)|` + afterQuotedName + `|` + afterName + `)` +
 	`|(?P<name>["']pass)` + afterQuotedName
 
 // urlCredential matches the name of a URL query parameter that holds a

@@ -116,6 +116,12 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		{"short-before-break", `log: "DB_PASSWORD=Xy9\nabcdEFGH1234 next"`, `log: "DB_PASSWORD=` + m + ` next"`},
 		{"one-before-break", `log: "password=a\nhunter2secret next"`, `log: "password=` + m + ` next"`},
 		{"empty-before-break", `log: "DB_PASSWORD=\nabcdEFGH1234 next"`, `log: "DB_PASSWORD=` + m + ` next"`},
+		// sec48: the name: value form takes the same path (assignOp's
+		// ':'); 5c94e7e's note that it kept the value was wrong.
+		{"colon-short-before-break", `token: ab\ncdefghijklmnop`, `token: ` + m},
+		{"colon-short-before-break-line", `log: "token: ab\ncdefghijklmnop next\nkept"`, `log: "token: ` + m + `\nkept"`},
+		{"colon-empty-before-break", `log: "password:\nhunter2secret and more\nkept"`, `log: "password:` + m + `\nkept"`},
+		{"colon-nested-key-kept", `log: "credentials:\n  user: bob\n"`, `log: "credentials:\n  user: bob\n"`},
 	}
 	r := engine.DefaultRedactor()
 	for _, c := range cases {
