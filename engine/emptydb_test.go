@@ -43,3 +43,63 @@ func TestOpenEmptyDatabase(t *testing.T) {
 		e.Close()
 	}
 }
+
+// TestOpenEmptyDatabaseNoIndex: a mnemo.db of 0 bytes with no lexical
+// index beside it (`: > mnemo.db`, or index/lexical gone too) fails a
+// reader's Open (MustExist) with ErrDatabaseEmpty, and any Open when
+// index/snapshots is left; nothing is written to the file. Before, Open
+// wrote a new schema into it: `mnemo check` answered ok over an empty
+// memory. A writer's Open of an empty file with nothing beside it (a
+// first open cut short) writes the schema, as into a new file.
+//
+// SQLite only: it truncates the database file.
+func TestOpenEmptyDatabaseNoIndex(t *testing.T) {
+	empty := func(t *testing.T, subdirs ...string) (dir, path string) {
+		dir = t.TempDir()
+		path = filepath.Join(dir, engine.DatabaseFile)
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range subdirs {
+			if err := os.MkdirAll(filepath.Join(dir, s), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir, path
+	}
+	for _, c := range []struct {
+		name      string
+		subdirs   []string
+		mustExist bool
+		refused   bool
+	}{
+		{"Reader", nil, true, true},
+		{"ReaderBesideSnapshots", []string{engine.SnapshotDir}, true, true},
+		{"WriterBesideSnapshots", []string{engine.SnapshotDir}, false, true},
+		{"Writer", nil, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, path := empty(t, c.subdirs...)
+			e, err := engine.Open(context.Background(), engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, MustExist: c.mustExist})
+			if !c.refused {
+				if err != nil {
+					t.Fatalf("open: %v", err)
+				}
+				e.Close()
+				return
+			}
+			if err == nil {
+				e.Close()
+			}
+			if !errors.Is(err, engine.ErrDatabaseEmpty) || !errors.Is(err, engine.ErrDatabaseCorrupt) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("open: %v, want ErrDatabaseEmpty (and ErrDatabaseCorrupt) naming %s", err, path)
+			}
+			if fi, err := os.Stat(path); err != nil || fi.Size() != 0 {
+				t.Fatalf("the empty mnemo.db was written: %v %v", fi, err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, engine.LexicalDir)); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("the lexical index was created: %v", err)
+			}
+		})
+	}
+}

@@ -164,7 +164,7 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	if err := notRegularDatabase(dir); err != nil {
 		return nil, err
 	}
-	if err := emptyDatabase(dir); err != nil {
+	if err := emptyDatabase(dir, cfg.MustExist); err != nil {
 		return nil, err
 	}
 	now := time.Now
@@ -252,12 +252,16 @@ func goneLink(dir string) error {
 	return nil
 }
 
-// emptyDatabase returns ErrDatabaseCorrupt when dir's database file is
+// emptyDatabase returns ErrDatabaseEmpty when dir's database file is
 // empty (0 bytes, and no write-ahead log holding its pages) while dir
-// holds the lexical index an open created: the database was cut to nothing (a
+// holds the indexes an open created (index/: the lexical index or its
+// vector snapshots), or when mustExist (Config.MustExist: a command that
+// reads an existing memory) is set: the database was cut to nothing (a
 // failed copy, a full disk, a salvage that wrote nothing). SQLite would take
 // it for a new database, and the directory would answer as an empty memory.
-func emptyDatabase(dir string) error {
+// A writer's open of an empty file with no index beside it (a first open
+// cut short before its schema) writes the schema, as into a new file.
+func emptyDatabase(dir string, mustExist bool) error {
 	path := filepath.Join(dir, DatabaseFile)
 	fi, err := os.Stat(path)
 	if err != nil || fi.Size() != 0 {
@@ -266,10 +270,13 @@ func emptyDatabase(dir string) error {
 	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
 		return nil
 	}
-	if _, err := os.Stat(filepath.Join(dir, LexicalDir)); err != nil {
-		return nil
+	if _, err := os.Stat(filepath.Join(dir, filepath.Dir(LexicalDir))); err == nil {
+		return fmt.Errorf("%w: %s has 0 bytes, beside the indexes of a database", ErrDatabaseEmpty, path)
 	}
-	return fmt.Errorf("%w: %s is empty (0 bytes) beside the indexes of a database", ErrDatabaseCorrupt, path)
+	if mustExist {
+		return fmt.Errorf("%w: %s has 0 bytes: it holds no memory, and a data directory's database is never empty", ErrDatabaseEmpty, path)
+	}
+	return nil
 }
 
 // start builds the engine on db (SQLite in dir, or Postgres through pool

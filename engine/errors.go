@@ -62,6 +62,16 @@ var ErrInconsistent = errors.New("engine: inconsistent")
 // restore the database from a backup.
 var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
 
+// ErrDatabaseEmpty is matched, with ErrDatabaseCorrupt, by the error Open
+// returns when mnemo.db has 0 bytes (and no write-ahead log holds its
+// pages) while the directory holds indexes (index/), or whenever
+// Config.MustExist is set: SQLite would take the file for a new database
+// and write a new schema into it, hiding a database cut to nothing (a
+// failed copy, a full disk) behind an empty memory. Open writes nothing
+// to the file. Restore mnemo.db from a backup; a directory that never held
+// a memory may have the file deleted, and a writing command creates it.
+var ErrDatabaseEmpty error = &narrowError{"engine: database file is empty", ErrDatabaseCorrupt}
+
 // ErrDatabaseNotFile is matched, with ErrDatabaseCorrupt, by the error Open,
 // Salvage and CheckFile return when mnemo.db exists but is not a regular file: a
 // directory, a device, a link to /dev/zero. It holds no database, so

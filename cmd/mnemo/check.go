@@ -493,6 +493,15 @@ func printCorruptAdvice(w io.Writer, dir string, salvage bool) {
 	fmt.Fprintf(w, " The indexes are derived from the database and cannot repair it.\n")
 }
 
+// printEmptyAdvice says what to do about dir's mnemo.db of 0 bytes
+// (engine.ErrDatabaseEmpty): nothing in it can be salvaged, so a backup
+// is the only copy; a directory that never held a memory is started anew
+// by deleting the file.
+func printEmptyAdvice(w io.Writer, dir string) {
+	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it; an empty file holds nothing mnemo salvage could copy. If %s never held a memory, delete %s and its index directory: a writing command (mnemo ingest, mnemo serve) creates them anew.\n",
+		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, dir, dir, engine.DatabaseFile)
+}
+
 // backupsDoc points the advice to restore mnemo.db from a backup at the
 // page that says how one is taken (mnemo backup) and restored.
 const backupsDoc = `how: docs/operations.md, "Backups"`

@@ -335,6 +335,10 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex'.\n",
 			name, err, m.Dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, m.Dir)
 		return 1
+	case errors.Is(err, engine.ErrDatabaseEmpty):
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
+		printEmptyAdvice(m.Stderr, m.Dir)
+		return 1
 	case (errors.Is(err, engine.ErrDatabaseCorrupt) || store.IsCorrupt(err)) && !errors.As(err, new(*engine.CheckError)):
 		// The open could not read mnemo.db at all, or a later query met
 		// a damaged page the open did not read (check's own findings
