@@ -18,7 +18,11 @@ func TestDotIDsRefused(t *testing.T) {
 	h := newHarness(t, true, server.Config{})
 	h.seed("t-bob", "res-bob", bobToken, "one")
 	msg := func(id string) map[string]any {
-		return map[string]any{"resourceId": "res-bob", "messages": []map[string]any{{"id": id, "role": "user", "content": "x"}}}
+		m := map[string]any{"role": "user", "content": "x"}
+		if id != "" { // an id given as "" is a 400 of its own (f4817db6)
+			m["id"] = id
+		}
+		return map[string]any{"resourceId": "res-bob", "messages": []map[string]any{m}}
 	}
 	for _, c := range []struct {
 		name, method, path, pattern string
