@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/jsonkey"
@@ -131,6 +134,8 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 	switch {
 	case sub == "set" && fs.NArg() != 1:
 		return fs, nil, c.usagef(fs, "wm set needs one FILE (or - for stdin)")
+	case sub == "set" && fs.Arg(0) == "":
+		return fs, nil, c.valuef(fs, "FILE is empty: give the file holding the new state, or - for standard input")
 	case sub != "set" && fs.NArg() != 0:
 		return fs, nil, c.noArgs(fs, "")
 	case *f.schemaFile != "" && *f.markdown:
@@ -351,7 +356,7 @@ func (c *WMCommand) readFile(name string) (string, error) {
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return "", fmt.Errorf("read %s: %w", name, err)
+			return "", openStateError(name, err)
 		}
 		defer f.Close()
 		r = f
@@ -364,6 +369,42 @@ func (c *WMCommand) readFile(name string) (string, error) {
 		return "", fmt.Errorf("%s is larger than %d bytes (a working-memory state is at most its maxChars, %d characters by default)", name, maxStateFileBytes, working.DefaultMaxChars)
 	}
 	return string(b), nil
+}
+
+// maxEchoedFileArg is the longest FILE argument an error of wm set quotes.
+const maxEchoedFileArg = 64
+
+// openStateError is the error of wm set's FILE argument name that could
+// not be opened (err, os.Open's). The argument is quoted only when it
+// reads as a file name (fileArg): text given where the file was meant,
+// the state itself perhaps, secrets and all, is not echoed back, and the
+// error says FILE names a file ("read my api key is sk-…: open my api key
+// is sk-…: no such file or directory" it said).
+func openStateError(name string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // it names the file again
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s: no such file: wm set reads the new state from the file FILE names (- reads standard input: printf '%%s' \"$STATE\" | mnemo wm set … -)", fileArg(name))
+	}
+	return fmt.Errorf("read %s: %w", fileArg(name), err)
+}
+
+// fileArg names a FILE argument in an error: quoted (%q) when it reads as
+// a file name (no space, no control character, and at most
+// maxEchoedFileArg bytes or in a directory that exists), else by its
+// length alone: it is text, not a name.
+func fileArg(name string) string {
+	named := !strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+	if named && len(name) > maxEchoedFileArg {
+		fi, err := os.Stat(filepath.Dir(name))
+		named = err == nil && fi.IsDir() && strings.ContainsRune(name, filepath.Separator)
+	}
+	if named {
+		return fmt.Sprintf("FILE %q", name)
+	}
+	return fmt.Sprintf("FILE (an argument of %d characters that reads as text rather than a file name; not repeated here)", utf8.RuneCountInString(name))
 }
 
 // wmJSON is the JSON form of a state or version: content as a JSON value
