@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -22,7 +23,7 @@ func (m *Main) printJSON(v any) error {
 type ThreadsCommand struct{ *Main }
 
 // Run parses the flags of `mnemo threads` from args and runs it.
-func (c *ThreadsCommand) Run(ctx context.Context, args []string) error {
+func (c *ThreadsCommand) Run(ctx context.Context, args []string) (err error) {
 	fs := c.flags("threads", "")
 	resource := fs.String("resource", "", "only this resource's threads")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -40,9 +41,16 @@ func (c *ThreadsCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer e.CloseContext(ctx)
+	listed := 0
+	defer func() {
+		if err == nil {
+			c.noteNoThreads(listed, *resource)
+		}
+	}()
 	if *asJSON {
 		arr := newJSONArray(c.Stdout)
 		err := eachThreadPage(ctx, e, *resource, func(ts []engine.Thread) error {
+			listed += len(ts)
 			for _, t := range ts {
 				if err := arr.Add(t); err != nil {
 					return err
@@ -58,6 +66,7 @@ func (c *ThreadsCommand) Run(ctx context.Context, args []string) error {
 	cols := &columns{w: c.Stdout}
 	header := []string{"THREAD", "RESOURCE", "MESSAGES", "BYTES", "LAST MESSAGE", "LAST ACTIVE", "TITLE"}
 	return eachThreadPage(ctx, e, *resource, func(ts []engine.Thread) error {
+		listed += len(ts)
 		rows := make([][]string, 0, len(ts)+1)
 		if header != nil {
 			rows, header = append(rows, header), nil
@@ -68,6 +77,25 @@ func (c *ThreadsCommand) Run(ctx context.Context, args []string) error {
 		}
 		return cols.Page(rows)
 	})
+}
+
+// noteNoThreads says on standard error that resource (when not "") has
+// no threads, when listed, the threads listed, is 0: a mistyped id
+// ("nobody") printed the header alone and exited 0, as it still does (a
+// resource exists only by its threads), where mnemo search notes a
+// resource with no messages.
+func (c *ThreadsCommand) noteNoThreads(listed int, resource string) {
+	if listed == 0 && resource != "" {
+		fmt.Fprintf(c.Stderr, "mnemo threads: note: resource %q has no threads (check the id: mnemo threads lists the stored resources)\n", resource)
+	}
+}
+
+// hasThreads reports whether resource has a stored thread; true when that
+// cannot be read (no note is better than a wrong one).
+func hasThreads(ctx context.Context, e *engine.Engine, resource string) bool {
+	errFound := errors.New("a thread")
+	err := e.EachThread(ctx, resource, func(engine.Thread) error { return errFound })
+	return err != nil
 }
 
 // MessagesCommand is `mnemo messages`: print a thread's messages. Like every
