@@ -87,7 +87,7 @@ func (m *Main) openService(ctx context.Context, log *slog.Logger, events chan en
 	}
 	cfg, err := m.engineConfig(ctx, t, nil, true)
 	if err != nil {
-		return nil, err
+		return nil, openStopped(ctx, t.dir, err)
 	}
 	cfg.Logger, cfg.Events = log, events
 	return m.openEngine(ctx, cfg)
@@ -104,10 +104,31 @@ func (m *Main) openObserved(ctx context.Context, t target, events chan engine.Ev
 	}
 	cfg, err := m.engineConfig(ctx, t, nil, false)
 	if err != nil {
-		return nil, err
+		return nil, openStopped(ctx, t.dir, err)
 	}
 	cfg.Events = events
 	return m.openEngine(ctx, cfg)
+}
+
+// openStopped is err, the error of an open of the data directory dir (""
+// for the Postgres database) that its context stopped (SIGINT, SIGTERM),
+// said as where it stopped and that nothing stored changed: it said
+// "interrupted: context canceled", or "read the directory's embedder: …
+// context canceled", whichever step the signal met. err itself when the
+// open was not interrupted; the commands that say more (check's stages,
+// delete's "nothing was erased") wrap it in their own words.
+func openStopped(ctx context.Context, dir string, err error) error {
+	if err == nil || ctx.Err() == nil || !errors.Is(err, context.Canceled) {
+		return err
+	}
+	if errors.As(err, new(*interruptedError)) {
+		return err
+	}
+	where := "the Postgres database (--db)"
+	if dir != "" {
+		where = dir
+	}
+	return &interruptedError{"stopped while opening " + where + ": nothing stored was changed; run the command again", err}
 }
 
 // engineConfig builds the engine configuration of t: its store, the chosen

@@ -28,15 +28,19 @@ func (m *Main) openEngine(ctx context.Context, cfg engine.Config) (*engine.Engin
 	if oneShot {
 		cfg.Events = m.eventNotesFor().ch
 	}
+	if interruptAt != nil {
+		interruptAt("open")
+	}
 	e, err := engine.Open(ctx, cfg)
 	if err != nil && cfg.Embedder == nil && m.Embedder == "openai" && openAIRecorded(err) {
 		// A command that embeds nothing left --embedder openai unbuilt
 		// (embedder): this directory needs it.
 		if cfg.Embedder, err = m.embedderNamed(ctx, "openai"); err != nil {
-			return nil, err
+			return nil, openStopped(ctx, cfg.Dir, err)
 		}
 		e, err = engine.Open(ctx, cfg)
 	}
+	err = openStopped(ctx, cfg.Dir, err)
 	if err == nil && oneShot {
 		m.notes.engines = append(m.notes.engines, e)
 	}
