@@ -107,6 +107,14 @@ func assignmentRules() []Rule {
 		// AWS CLI "Configuration and credential file settings".
 		{Name: "aws-secret", Pattern: mustRe(`(?i)(aws_?secret_?access_?key\s*[=:]\s*"?)[A-Za-z0-9/+=]{40}`),
 			Replacement: "${1}" + RedactionMark, Triggers: []string{"secret"}},
+		// A sentence after a credential name and a colon ("A secret: my
+		// PIN is 4821"): the prose before the first word that holds a
+		// digit or a symbol stays, that word and the rest of the line go
+		// (proseValue). The assignment rule then keeps the line
+		// (placeholderValue: proseMarked).
+		{Name: "prose-secret", Pattern: mustRe(`(?i)(?P<name>` + credentialNames + `)(?P<op>[ \t]*:[ \t]+)(?P<prose>` + proseValue + `)` +
+			`[^\s\\]*[^\sA-Za-z'.,;:!?()\\-][^\s\\]*(?:[^\r\n\\]|\\[^nr\r\n])*`),
+			Replacement: "${name}${op}${prose}" + RedactionMark, Triggers: credentialTriggers, may: mayProse},
 		// A value assigned to a credential name (assignmentPattern) is
 		// replaced whole; a quoted one keeps its quotes, so JSON stays
 		// valid. Verify keeps placeholders and code (notPlaceholder), the
@@ -118,6 +126,37 @@ func assignmentRules() []Rule {
 			Triggers:    credentialTriggers,
 			Verify:      notPlaceholder, verifyIn: notWorkingDirectory},
 	}
+}
+
+// proseValue is the start of a sentence after a credential name and a
+// colon: a word that opens a noun phrase or a clause (my, the, it, this,
+// …; not a or an, which a list of letters holds) and words of letters and punctuation, each followed by a blank.
+// "my password: correct horse battery staple" opens with none and stays
+// a passphrase, replaced whole.
+const proseValue = `(?:my|our|your|his|her|their|the|it|its|it's|this|that)(?:[ \t]+[A-Za-z'.,;:!?()-]+)*?[ \t]+`
+
+// proseMarked is a sentence whose secret prose-secret replaced: the
+// assignment rule keeps it (A secret: my PIN is [REDACTED]).
+var proseMarked = regexp.MustCompile(`^(?i:` + proseValue + `)` + regexp.QuoteMeta(RedactionMark) + `$`)
+
+// mayProse reports whether s may hold a match of prose-secret: a colon,
+// blanks, then a letter among the first ones of proseValue's words.
+func mayProse(s string) bool {
+	for i := strings.IndexByte(s, ':'); i >= 0; {
+		j := i + 1
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		if j > i+1 && j < len(s) && strings.IndexByte("mMoOyYhHtTiI", s[j]) >= 0 {
+			return true
+		}
+		k := strings.IndexByte(s[j:], ':')
+		if k < 0 {
+			return false
+		}
+		i = j + k
+	}
+	return false
 }
 
 // placeholders are assigned values that are not secrets.
@@ -190,7 +229,7 @@ func notPlaceholder(match string) bool {
 // without the ',' or ';' that ends it and after its first word if that
 // is await or new.
 func placeholderValue(v string) bool {
-	if yamlComment(v) || yamlBlockHeader.MatchString(v) {
+	if yamlComment(v) || yamlBlockHeader.MatchString(v) || proseMarked.MatchString(v) {
 		return true
 	}
 	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, `'`) || strings.HasPrefix(v, `\"`) {

@@ -202,3 +202,25 @@ func TestRedactWorkingDirectoryKept(t *testing.T) {
 	}
 	checkRedact(t, cases)
 }
+
+// TestRedactProseKeepsWords: a sentence after a credential name and a
+// colon keeps its words up to the secret (sec48). Before, "A secret: my
+// PIN is 4821" was stored "A secret: [REDACTED]": the value ran to the
+// end of the line. A value that opens no sentence (a passphrase) or holds
+// no word with a digit or a symbol is still replaced whole.
+func TestRedactProseKeepsWords(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"pin", "A secret: my PIN is 4821", "A secret: my PIN is " + m},
+		{"rest-of-line", "The token: it is abc123def, keep it safe\nnext", "The token: it is " + m + "\nnext"},
+		{"symbol", "my password: the new one is p@ss!word", "my password: the new one is " + m},
+		{"first-word", "password: my hunter2 and more", "password: my " + m},
+		{"in-json", `{"note":"A secret: my PIN is 4821"}`, `{"note":"A secret: my PIN is ` + m + `"}`},
+		{"passphrase-whole", "my password: correct horse battery staple", "my password: " + m},
+		{"passphrase-digits-whole", "password: correct horse 42 staple", "password: " + m},
+		{"no-secret-word-whole", "secret: the party is on Friday", "secret: " + m},
+		{"non-ascii-word", "secret: my clé is 4821", "secret: my " + m},
+		{"letters-whole", "secret: a b c d4", "secret: " + m},
+		{"equals-unchanged", "password=my 4821", "password=my 4821"},
+	})
+}
