@@ -71,26 +71,28 @@ type Rule struct {
 	rewrite func(match string) string
 }
 
-// apply replaces the verified matches of r in s.
-func (r *Rule) apply(s string) string {
-	out := r.applyOnce(s)
+// apply replaces the verified matches of r in s. spans, when not nil,
+// gives the parts of a text outside which r has no match (prefilter.lines),
+// and only those are searched.
+func (r *Rule) apply(s string, spans func(string) [][2]int) string {
+	out := r.applyOnce(s, spans)
 	for r.again && out != s {
-		s, out = out, r.applyOnce(out)
+		s, out = out, r.applyOnce(out, spans)
 	}
 	return out
 }
 
 // applyOnce replaces the verified matches of r in s, in one pass.
-func (r *Rule) applyOnce(s string) string {
+func (r *Rule) applyOnce(s string, spans func(string) [][2]int) string {
 	if r.may != nil && !r.may(s) {
 		return s
 	}
-	if r.Verify == nil && r.verifyIn == nil && r.rewrite == nil {
+	if spans == nil && r.Verify == nil && r.verifyIn == nil && r.rewrite == nil {
 		return r.Pattern.ReplaceAllString(s, r.Replacement)
 	}
 	var out []byte
 	last := 0
-	for _, m := range r.Pattern.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range r.matches(s, spans) {
 		if r.Verify != nil && !r.Verify(s[m[0]:m[1]]) || r.verifyIn != nil && !r.verifyIn(s, m) {
 			continue
 		}
@@ -106,6 +108,26 @@ func (r *Rule) applyOnce(s string) string {
 		return s
 	}
 	return string(append(out, s[last:]...))
+}
+
+// matches returns the submatch indexes of r's matches in s, searching only
+// the spans of s that spans gives when it is not nil.
+func (r *Rule) matches(s string, spans func(string) [][2]int) [][]int {
+	if spans == nil {
+		return r.Pattern.FindAllStringSubmatchIndex(s, -1)
+	}
+	var all [][]int
+	for _, sp := range spans(s) {
+		for _, m := range r.Pattern.FindAllStringSubmatchIndex(s[sp[0]:sp[1]], -1) {
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += sp[0]
+				}
+			}
+			all = append(all, m)
+		}
+	}
+	return all
 }
 
 // PatternRedactor applies its rules in order. It is safe for concurrent use.
@@ -150,7 +172,7 @@ func (r *PatternRedactor) redactText(s string) string {
 	// every rune of s: 1.3 % of an ingest's CPU.)
 	if strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a") {
 		for i := range r.Rules {
-			s = r.Rules[i].apply(s)
+			s = r.Rules[i].apply(s, nil)
 		}
 		return s
 	}
@@ -159,7 +181,7 @@ func (r *PatternRedactor) redactText(s string) string {
 		if !hit.has(i) {
 			continue
 		}
-		if out := r.Rules[i].apply(s); out != s {
+		if out := r.Rules[i].apply(s, r.pf.spans(i)); out != s {
 			// A replacement may create or remove triggers: look again
 			// for the rules still to run.
 			s = out
@@ -186,6 +208,7 @@ func DefaultRedactor() *PatternRedactor {
 // so the cost grows with the text, not with the number of triggers.
 type prefilter struct {
 	always bitset // rules that run on every text
+	byLine bitset // rules searched only on the lines holding their triggers (lineLocal)
 	pair   [1 << 16]uint16
 	groups [][]trigger // groups[pair[k]-1]: the triggers starting with k
 	n      int
@@ -202,7 +225,7 @@ func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
 
 func newPrefilter(rules []Rule) *prefilter {
-	p := &prefilter{n: len(rules), always: make(bitset, (len(rules)+63)/64)}
+	p := &prefilter{n: len(rules), always: make(bitset, (len(rules)+63)/64), byLine: make(bitset, (len(rules)+63)/64)}
 	for i, r := range rules {
 		short := len(r.Triggers) == 0
 		for _, t := range r.Triggers {
@@ -211,6 +234,9 @@ func newPrefilter(rules []Rule) *prefilter {
 		if short {
 			p.always.set(i)
 			continue
+		}
+		if lineLocal(r.Pattern) {
+			p.byLine.set(i)
 		}
 		for _, t := range r.Triggers {
 			t = asciiLower(t)

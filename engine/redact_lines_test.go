@@ -1,0 +1,58 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// byLineTexts are multi-line texts with the secrets of redactSamples on
+// some lines: alone, after prose, with CRLF breaks, next to a line that
+// names a credential and holds none, and all of them in one text.
+func byLineTexts() []string {
+	prose := "GET /v1/threads 200 12ms\nthe api key was rotated\r\n\n(see the token docs)"
+	out := []string{strings.Join(redactSamples, "\n"), strings.Join(redactSamples, "\r\n")}
+	for _, s := range redactSamples {
+		out = append(out, prose+"\n"+s+"\n"+prose, s+"\n"+prose, prose+"\n"+s, "x\n"+s+"\r\n", "?a=1&\n"+s)
+	}
+	return out
+}
+
+// TestRedactByLine: a rule searched only on the lines holding its
+// triggers (prefilter.lines) replaces what it replaces searching the whole
+// text: the default redactor gives what its rules without triggers give.
+func TestRedactByLine(t *testing.T) {
+	full, plain := engine.DefaultRedactor(), untriggered()
+	for _, s := range byLineTexts() {
+		if got, want := full.Redact(s), plain.Redact(s); got != want {
+			t.Errorf("line by line, Redact(%q) =\n%q\nwant %q", s, got, want)
+		}
+	}
+}
+
+// FuzzRedactByLine is FuzzRedactPrefilter seeded with multi-line texts.
+//
+//	go test ./engine -run '^$' -fuzz FuzzRedactByLine -fuzztime 1m
+func FuzzRedactByLine(f *testing.F) {
+	for _, s := range byLineTexts() {
+		f.Add(s)
+	}
+	full, plain := engine.DefaultRedactor(), untriggered()
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := full.Redact(s), plain.Redact(s); got != want {
+			t.Fatalf("line by line, Redact(%q) =\n%q\nwant %q", s, got, want)
+		}
+	})
+}
+
+// untriggered is the default redactor with no rule's triggers: every rule
+// runs on the whole text.
+func untriggered() *engine.PatternRedactor {
+	plain := &engine.PatternRedactor{}
+	for _, r := range engine.DefaultRules() {
+		r.Triggers = nil
+		plain.Rules = append(plain.Rules, r)
+	}
+	return plain
+}
