@@ -59,9 +59,11 @@ func TestPostgresMigrateUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
-	// Version 9: migration 10 only adds journal_tool_key_bytes.
+	// Version 9: migrations 10 and 11 only add journal_tool_key_bytes and
+	// journal_memo_key_bytes.
 	pgtest.Exec(t, dsn, `DROP INDEX journal_tool_key_bytes`)
-	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version = 10`)
+	pgtest.Exec(t, dsn, `DROP INDEX journal_memo_key_bytes`)
+	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version IN (10, 11)`)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)

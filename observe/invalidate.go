@@ -90,10 +90,31 @@ func Invalidate(ctx context.Context, tx store.Conn, threadID string, fromSeq int
 			}
 		}
 	}
-	prefix := MemoPrefix(threadID)
-	if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND substr(key, 1, ?) = ?`,
-		journal.ScopeMemo, len(prefix), prefix); err != nil {
+	lo, hi := memoKeyRange(threadID)
+	if _, err := tx.ExecContext(ctx, store.DialectOfConn(tx).Text(forgetMemoSQLite, forgetMemoPostgres), lo, hi); err != nil {
 		return nil, fmt.Errorf("observe: forget memo entries of %s: %w", threadID, err)
 	}
 	return ids, nil
+}
+
+// Invalidate's delete of a thread's memo entries, a range of keys in byte
+// order: SQLite's primary key compares bytewise (BINARY); Postgres's
+// through COLLATE "C", which journal_memo_key_bytes indexes (the scope is
+// written out: a bound one would not match the partial index). Before,
+// substr(key, 1, n) = prefix read every memo entry of every thread at each
+// erasure.
+const (
+	forgetMemoSQLite   = `DELETE FROM journal WHERE scope = '` + journal.ScopeMemo + `' AND key >= ? AND key < ?`
+	forgetMemoPostgres = `DELETE FROM journal WHERE scope = '` + journal.ScopeMemo + `' AND key COLLATE "C" >= ? AND key COLLATE "C" < ?`
+)
+
+// memoKeyRange returns the byte-order range [lo, hi) of threadID's memo
+// keys: lo is MemoPrefix(threadID), hi is lo with its final '|' raised to
+// '}', so the range holds exactly the keys beginning with lo. A thread id
+// holds no '|' (engine.ValidID), so the keys of a thread whose id begins
+// with threadID's ("a" and "ab": "observe|a|" and "observe|ab|") are
+// outside it.
+func memoKeyRange(threadID string) (lo, hi string) {
+	lo = MemoPrefix(threadID)
+	return lo, lo[:len(lo)-1] + "}"
 }

@@ -89,3 +89,47 @@ func testInvalidate(t *testing.T, b backend) {
 		t.Fatalf("watermark=%d after erasing the thread, want 0", got)
 	}
 }
+
+// TestInvalidateKeepsOtherThreadsMemo: erasing thread "a" forgets its memo
+// entries and keeps those of "ab", "a.b" and "a-", whose ids begin with
+// "a" (the entries are a range of keys, memoKeyRange).
+func TestInvalidateKeepsOtherThreadsMemo(t *testing.T) {
+	forEachBackend(t, testInvalidateKeepsOtherThreadsMemo)
+}
+
+func testInvalidateKeepsOtherThreadsMemo(t *testing.T, b backend) {
+	f := newFakeModel(t, scripted)
+	src := &memSource{}
+	threads := []string{"a", "ab", "a.b", "a-"}
+	for _, id := range threads {
+		src.add(id, 10, user("hello "+id), assistant("ok"))
+	}
+	e := b.openEnv(t, b.Place(t), src, f.model(t), observe.Config{Threshold: 1, ChunkTokens: 20, RecentN: -1})
+	memo := map[string]string{}
+	for _, id := range threads {
+		res, err := e.obs.Observe(ctx, id, observe.Options{Force: true, NoReflect: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Observations) == 0 || res.Observations[0].MemoKey == "" {
+			t.Fatalf("setup: thread %s: observations %+v", id, res.Observations)
+		}
+		memo[id] = res.Observations[0].MemoKey
+	}
+	tx, err := store.Begin(ctx, e.db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := observe.Invalidate(ctx, tx, "a", 1, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range threads {
+		_, err := e.j.Recorded(ctx, journal.ScopeMemo, memo[id])
+		if gone := err != nil; gone != (id == "a") {
+			t.Errorf("thread %s: memo entry %q gone = %v after erasing thread a (err %v)", id, memo[id], gone, err)
+		}
+	}
+}

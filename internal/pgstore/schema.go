@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -435,6 +435,15 @@ UPDATE working_memory_history h SET mode = w.mode FROM working_memory w WHERE w.
 	// SQLite needs none: its primary key compares in byte order (BINARY).
 	`
 CREATE INDEX journal_tool_key_bytes ON journal ((key COLLATE "C")) WHERE scope = 'tool';
+`,
+	// 11: the memo entries' keys in byte order. An erasure forgets the
+	// erased thread's memoized observer and reflector calls
+	// (observe.Invalidate) as the range of keys under its prefix
+	// ("observe|<thread>|"), compared COLLATE "C"; before, the delete
+	// compared a prefix of every memo entry of every thread. SQLite needs
+	// no index: its primary key compares in byte order (BINARY).
+	`
+CREATE INDEX journal_memo_key_bytes ON journal ((key COLLATE "C")) WHERE scope = 'memo';
 `,
 }
 
