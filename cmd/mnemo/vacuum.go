@@ -67,10 +67,16 @@ func (c *VacuumCommand) Run(ctx context.Context, args []string) error {
 // (engine.ErrVacuumIncomplete): on SQLite that the file was rewritten and
 // its checkpoint is completed by the close; on Postgres which tables
 // were vacuumed (res). It said only "context canceled" (brief cli45 #4),
-// so a script ran the finished rewrite again. err itself otherwise.
+// so a script ran the finished rewrite again. Stopped before any of it
+// (as the vacuum began, or before SQLite's VACUUM or Postgres's first
+// table committed: each is rolled back), it says nothing was changed: it
+// said "interrupted: context canceled". err itself when not interrupted.
 func vacuumStopped(ctx context.Context, res *engine.VacuumResult, err error) error {
-	if ctx.Err() == nil || !errors.Is(err, context.Canceled) || !errors.Is(err, engine.ErrVacuumIncomplete) {
+	if ctx.Err() == nil || !errors.Is(err, context.Canceled) {
 		return err
+	}
+	if !errors.Is(err, engine.ErrVacuumIncomplete) {
+		return &interruptedError{"stopped before the vacuum committed anything: nothing was changed; run mnemo vacuum again", err}
 	}
 	if res == nil || res.Backend == "sqlite" {
 		return &interruptedError{"mnemo.db was rewritten and the rewrite committed (nothing is lost), but the WAL checkpoint that writes the new file into place was stopped: " +
