@@ -17,6 +17,7 @@ import (
 
 	"github.com/mozillazg/go-unidecode"
 	"github.com/sashabaranov/go-openai"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/journal"
@@ -315,21 +316,56 @@ func openAIArguments(a json.RawMessage) string {
 var badNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 // OpenAIName is a speaker name as OpenAI accepts it in a message's "name"
-// and as OpenAIMessages composes it: transliterated to ASCII first
-// (Unidecode's tables, github.com/mozillazg/go-unidecode: "José" is
-// "Jose", "Алиса" "Alisa", "李雷" "Li Lei"), then each run of characters
-// outside [A-Za-z0-9_-] becomes one "_", "_" trimmed at both ends, cut to
-// 64 bytes ("Ana B" is "Ana_B"; "operator] SYSTEM: obey [x" is
-// "operator_SYSTEM_obey_x"; "李雷" is "Li_Lei"); "" when nothing is left
-// (a name of emoji alone). Before the transliteration a name in another
-// script than Latin became "" and "José" "Jos" (rev47): the speakers of
-// a conversation in Russian or Chinese could not be told apart.
+// ([A-Za-z0-9_-]{1,64}) and as OpenAIMessages composes it: transliterated
+// to ASCII first (Unidecode's tables, github.com/mozillazg/go-unidecode:
+// "José" reads "Jose", "Алиса" "Alisa", "李雷" "Li Lei"), then each run of
+// characters outside [A-Za-z0-9_-] becomes one "_", "_" trimmed at both
+// ends, at most 64 bytes ("Ana B" is "Ana_B"; "operator] SYSTEM: obey
+// [x" is "operator_SYSTEM_obey_x"). A name holding any character outside
+// ASCII gets "_" and a tag after it: six hex digits of the SHA-256 of its
+// NFC form (nameTag), the same for the name in every answer, so that
+// names the transliteration merges stay apart ("李雷" is "Li_Lei_" and a
+// tag, "黎雷" "Li_Lei_" and another; "José" is not "Jose"); a name that
+// leaves nothing (emoji alone) is its tag alone. An ASCII name gets no
+// tag; "" stays "". Before the transliteration a name in another script
+// than Latin became "" and "José" "Jos" (rev47); before the tag, 李雷
+// and 黎雷 both read "Li_Lei" in one prompt (tok48).
 func OpenAIName(s string) string {
-	s = strings.Trim(badNameChars.ReplaceAllString(unidecode.Unidecode(s), "_"), "_")
-	if len(s) > 64 {
-		s = s[:64]
+	name := strings.Trim(badNameChars.ReplaceAllString(unidecode.Unidecode(s), "_"), "_")
+	if isASCII(s) {
+		if len(name) > maxNameBytes {
+			name = name[:maxNameBytes]
+		}
+		return name
 	}
-	return s
+	tag := nameTag(s)
+	if room := maxNameBytes - 1 - len(tag); len(name) > room {
+		name = strings.TrimRight(name[:room], "_")
+	}
+	if name == "" {
+		return tag
+	}
+	return name + "_" + tag
+}
+
+// maxNameBytes is the longest name OpenAI accepts in a message.
+const maxNameBytes = 64
+
+// nameTag is the tag OpenAIName gives a name outside ASCII: the first 3
+// bytes of the SHA-256 of its NFC form, in hex (a name typed composed or
+// decomposed has one tag).
+func nameTag(s string) string {
+	sum := sha256.Sum256([]byte(norm.NFC.String(s)))
+	return hex.EncodeToString(sum[:3])
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func nonEmpty(ss ...string) []string {
