@@ -30,7 +30,8 @@ type VacuumedTable struct {
 	Name string `json:"name"`
 	// BytesBefore is its size before Vacuum, in bytes.
 	BytesBefore int64 `json:"bytesBefore"`
-	// BytesAfter is its size after Vacuum, in bytes.
+	// BytesAfter is its size after Vacuum, in bytes (Postgres: -1 when
+	// that size could not be read; the table was vacuumed).
 	BytesAfter int64 `json:"bytesAfter"`
 }
 

@@ -70,3 +70,11 @@ func ConnectTimeoutOf(dsn string) (time.Duration, error) {
 
 // ServerSpoke is serverSpoke.
 func ServerSpoke(c net.Conn) bool { return serverSpoke(c) }
+
+// SetAfterVacuum makes Vacuum call f with each table once its vacuum
+// returned, until the test ends.
+func SetAfterVacuum(t interface{ Cleanup(func()) }, f func(table string)) {
+	old := afterVacuum
+	afterVacuum = f
+	t.Cleanup(func() { afterVacuum = old })
+}

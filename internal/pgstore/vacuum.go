@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 )
 
 // ErasedTables are the tables an erasure deletes rows from (directly, by
@@ -18,7 +19,9 @@ var ErasedTables = []string{
 }
 
 // VacuumedTable is what Vacuum did to one table: its size on disk, table,
-// indexes and TOAST together (pg_total_relation_size), before and after.
+// indexes and TOAST together (pg_total_relation_size), before and after
+// (BytesAfter is -1 when that size could not be read: the table was
+// vacuumed).
 type VacuumedTable struct {
 	Table       string
 	BytesBefore int64
@@ -28,7 +31,9 @@ type VacuumedTable struct {
 // Vacuum runs VACUUM (ANALYZE) on each of ErasedTables in db's schema (the
 // first of its search_path that holds them), or VACUUM (FULL, ANALYZE)
 // when full, and returns each table's size before and after, in
-// ErasedTables' order.
+// ErasedTables' order. Stopped by an error or ctx, it returns the tables
+// vacuumed so far (each one whose VACUUM returned, its size after read
+// even when ctx ended meanwhile) with the error.
 //
 // What it does to erased text: a plain VACUUM marks the space of dead rows
 // (deleted by an erasure and no longer visible to any transaction) free
@@ -58,13 +63,29 @@ func Vacuum(ctx context.Context, db *sql.DB, full bool) ([]VacuumedTable, error)
 		if _, err := db.ExecContext(ctx, stmt+t); err != nil {
 			return out, fmt.Errorf("pgstore: vacuum %s: %w", t, err)
 		}
-		if v.BytesAfter, err = tableBytes(ctx, db, t); err != nil {
-			return out, err
+		afterVacuum(t)
+		// t is vacuumed: its size is read even when ctx ended meanwhile
+		// (within sizeAfterTimeout), so the result lists it. Before, a
+		// cancel that hit this query left a vacuumed table out.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sizeAfterTimeout)
+		v.BytesAfter, err = tableBytes(actx, db, t)
+		cancel()
+		if err != nil {
+			v.BytesAfter = -1
+			return append(out, v), err
 		}
 		out = append(out, v)
 	}
 	return out, nil
 }
+
+// sizeAfterTimeout bounds the size query after a table's vacuum, which
+// ignores the caller's cancel.
+const sizeAfterTimeout = 10 * time.Second
+
+// afterVacuum is called with each table once its vacuum returned (a test
+// cancels the context there).
+var afterVacuum = func(table string) {}
 
 // tableBytes returns table's total size on disk (heap, indexes, TOAST).
 func tableBytes(ctx context.Context, db *sql.DB, table string) (int64, error) {

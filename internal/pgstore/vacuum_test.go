@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -122,5 +123,27 @@ func TestVacuumCancelled(t *testing.T) {
 	cancel()
 	if _, err := pgstore.Vacuum(ctx, db, false); err == nil || !strings.Contains(err.Error(), "context canceled") {
 		t.Fatalf("Vacuum on a cancelled context: %v, want context canceled", err)
+	}
+}
+
+// TestVacuumCancelledAfterATable: a cancel that comes once the first
+// table's VACUUM returned, as its size after is read, stops Vacuum with
+// ctx's error and the result lists that table, with its size after.
+// Before, the size query failed and the vacuumed table was left out.
+func TestVacuumCancelledAfterATable(t *testing.T) {
+	db, err := pgstore.OpenDB(context.Background(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.CloseDB(db)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pgstore.SetAfterVacuum(t, func(string) { cancel() })
+	got, err := pgstore.Vacuum(ctx, db, false)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Vacuum cancelled after its first table: %v, want context.Canceled", err)
+	}
+	if len(got) != 1 || got[0].Table != pgstore.ErasedTables[0] || got[0].BytesAfter <= 0 {
+		t.Fatalf("Vacuum cancelled after its first table returned %+v, want %s with its size after", got, pgstore.ErasedTables[0])
 	}
 }
