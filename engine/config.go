@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -139,11 +140,27 @@ type Config struct {
 	// changed. An embedder that is not built
 	// in (an OpenAI-compatible model) must still be given, as without it.
 	// On a directory that records none yet (a new one) Open chooses, loads
-	// and records the embedder as without it. False (the default): Open
+	// and records the embedder as without it (Config.BuildEmbedder's when
+	// given). False (the default): Open
 	// loads the embedder and refuses a mismatching one, as documented
 	// above; a writer (mnemo ingest, serve, mcp) keeps it false so that a
 	// refusal comes before anything is written.
 	LazyEmbedder bool
+
+	// BuildEmbedder builds, when Embedder is nil, the embedder that Open
+	// cannot choose alone: for a directory that records none yet (recorded
+	// "": a new one, or one written before the record existed with no
+	// vectors) instead of the default, which is then recorded; and for one
+	// recorded with an embedder that is not built in (recorded
+	// "openai:MODEL", an OpenAI-compatible model), whose id it must return
+	// (else an *EmbedderMismatchError). Open calls it at most once and
+	// returns its error as it is. Not called by a KeepOutbox open of a
+	// directory that records none (it records nothing). The CLI gives it
+	// for the commands that embed nothing, so that --embedder openai is
+	// built only when the directory needs it. Nil (the default): the
+	// default embedder for a new directory, an *EmbedderMismatchError for
+	// one not built in.
+	BuildEmbedder func(ctx context.Context, recorded string) (recall.Embedder, error)
 
 	// KeepOutbox is for a caller that only reads (mnemo threads, export,
 	// runs…): Open starts no outbox drainer, so the rows queued (messages
@@ -155,7 +172,10 @@ type Config struct {
 	// embedding and put it off again, up to 5 minutes, so that the next
 	// writer waited that long before embedding it. SyncIndexes (and so
 	// Check) still drains; rows queued by the engine's own writes wait for
-	// the next Open. False (the default): the drainer runs.
+	// the next Open. On a directory that records no embedder yet, Open
+	// records none either (Embedder, else the default, is used unrecorded;
+	// BuildEmbedder is not called), so that a read leaves the choice to the
+	// next writer. False (the default): the drainer runs.
 	KeepOutbox bool
 
 	// QueryEmbedTimeout is the longest a search (Search, LoadContext's

@@ -86,15 +86,18 @@ func (e *Engine) chooseEmbedder(ctx context.Context) error {
 		return err
 	}
 	if e.cfg.LazyEmbedder && rec != "" {
-		return e.deferEmbedder(rec)
+		return e.deferEmbedder(ctx, rec)
 	}
 	switch {
 	case e.cfg.Embedder == nil && rec == "":
-		if e.cfg.Embedder, err = uselite.OpenDefault(nil); err != nil {
-			return fmt.Errorf("engine: %w", err)
+		if e.cfg.Embedder, err = e.unrecordedEmbedder(ctx); err != nil {
+			return err
 		}
 	case e.cfg.Embedder == nil:
 		if e.cfg.Embedder, err = loadBuiltin(rec); err != nil {
+			if e.cfg.BuildEmbedder != nil {
+				return e.buildRecorded(ctx, rec)
+			}
 			return &EmbedderMismatchError{Dir: e.dir, Recorded: rec, Cause: err}
 		}
 	case rec != "" && e.cfg.Embedder.ID() != rec:
@@ -104,9 +107,42 @@ func (e *Engine) chooseEmbedder(ctx context.Context) error {
 		e.log.Warn("switching the directory's embedder; every message is embedded again", "from", rec, "to", e.cfg.Embedder.ID())
 		e.publish(Event{Reason: EventRebuild, Detail: fmt.Sprintf("embedder switched from %s to %s: re-embedding every message", rec, e.cfg.Embedder.ID())})
 	}
+	if rec == "" && e.cfg.KeepOutbox {
+		return nil // a read records nothing (Config.KeepOutbox)
+	}
 	if id := e.cfg.Embedder.ID(); id != rec {
 		return e.recordEmbedder(ctx, id)
 	}
+	return nil
+}
+
+// unrecordedEmbedder returns the embedder of a directory that records none
+// yet, Config.Embedder being nil: Config.BuildEmbedder's (not for a
+// KeepOutbox open, which records nothing and embeds nothing), else the
+// default (uselite.OpenDefault).
+func (e *Engine) unrecordedEmbedder(ctx context.Context) (recall.Embedder, error) {
+	if e.cfg.BuildEmbedder != nil && !e.cfg.KeepOutbox {
+		return e.cfg.BuildEmbedder(ctx, "")
+	}
+	emb, err := uselite.OpenDefault(nil)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	return emb, nil
+}
+
+// buildRecorded sets the engine's embedder to Config.BuildEmbedder's for a
+// directory recorded with rec, an embedder that is not built in: its error
+// as returned, an *EmbedderMismatchError when it is not rec.
+func (e *Engine) buildRecorded(ctx context.Context, rec string) error {
+	emb, err := e.cfg.BuildEmbedder(ctx, rec)
+	if err != nil {
+		return err
+	}
+	if emb.ID() != rec {
+		return &EmbedderMismatchError{Dir: e.dir, Recorded: rec, Requested: emb.ID()}
+	}
+	e.cfg.Embedder = emb
 	return nil
 }
 
@@ -115,15 +151,18 @@ func (e *Engine) chooseEmbedder(ctx context.Context) error {
 // else the built-in rec opened on first use (lazyBuiltin); a Config.Embedder
 // of another id is then not used, and said at Info on the log. The record
 // stays as it is. An embedder that is not built in (an OpenAI-compatible
-// model) must still be given: an *EmbedderMismatchError as without
-// LazyEmbedder.
-func (e *Engine) deferEmbedder(rec string) error {
+// model) must still be given, or built by Config.BuildEmbedder when none
+// is: an *EmbedderMismatchError as without LazyEmbedder.
+func (e *Engine) deferEmbedder(ctx context.Context, rec string) error {
 	given := e.cfg.Embedder
 	if given != nil && given.ID() == rec {
 		return nil
 	}
 	emb, err := e.lazyBuiltin(rec)
 	if err != nil {
+		if given == nil && e.cfg.BuildEmbedder != nil {
+			return e.buildRecorded(ctx, rec)
+		}
 		if given != nil {
 			return &EmbedderMismatchError{Dir: e.dir, Recorded: rec, Requested: given.ID()}
 		}

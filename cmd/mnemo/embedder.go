@@ -58,7 +58,8 @@ func (m *Main) embedderNamed(ctx context.Context, name string) (recall.Embedder,
 // engine.Config.LazyEmbedder: the directory's embedder is loaded only if
 // its outbox drainer has messages to embed, and a --embedder other than
 // the directory's is not refused (it is not used; openai is not even
-// built unless the directory was embedded with one: Main.embedder). The
+// built unless the directory was embedded with one, or records none and
+// the command does not only read: Main.buildEmbedder). The
 // commands that embed (ingest, search, context, reindex, serve, mcp,
 // demo, bench, eval) and salvage load it at open and refuse a mismatching
 // --embedder before writing anything.

@@ -144,7 +144,7 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 		return engine.Config{}, err
 	}
 	cfg := engine.Config{Embedder: emb, Observe: &engine.ObserveConfig{}, Holder: m.holder(), MustExist: !m.creates(), SwitchEmbedder: m.switchEmbedder,
-		LazyEmbedder: m.embedsNothing(), KeepOutbox: m.readsOnly(), MigrateUnderLoad: m.migrateUnderLoad}
+		LazyEmbedder: m.embedsNothing(), BuildEmbedder: m.buildEmbedder(), KeepOutbox: m.readsOnly(), MigrateUnderLoad: m.migrateUnderLoad}
 	if m.Getenv != nil {
 		if cfg.Rerank, err = rerankFromEnv(m.Getenv); err != nil {
 			return cfg, err
@@ -205,8 +205,9 @@ func (m *Main) damagedConfig(base engine.Config, err error) (engine.Config, erro
 // switches; one that embeds nothing (embedsNothing) runs with the recorded
 // one, and gets use-lite unloaded (loaded on first use). Its openai is
 // not built either (nil; no key, model or dimension probe needed):
-// openEngine builds it only for a directory recorded with an
-// OpenAI-compatible model (openAIRecorded).
+// the engine builds it (buildEmbedder) only for a directory recorded with
+// an OpenAI-compatible model, or recording none yet unless the command
+// only reads (readsOnly: it records nothing).
 func (m *Main) embedder(ctx context.Context) (recall.Embedder, error) {
 	switch m.Embedder {
 	case "", "auto":
@@ -219,12 +220,17 @@ func (m *Main) embedder(ctx context.Context) (recall.Embedder, error) {
 	return m.embedderNamed(ctx, m.Embedder)
 }
 
-// openAIRecorded reports whether err, engine.Open's with no embedder
-// given, says that the directory was embedded with an OpenAI-compatible
-// model, which must be given (it is not built in).
-func openAIRecorded(err error) bool {
-	var me *engine.EmbedderMismatchError
-	return errors.As(err, &me) && me.Requested == "" && strings.HasPrefix(me.Recorded, "openai:")
+// buildEmbedder is engine.Config.BuildEmbedder for a --embedder openai
+// that embedder left unbuilt (a command that embeds nothing), else nil:
+// the engine calls it when the directory needs it, and its configuration
+// errors (MNEMO_EMBED_MODEL not set, no key) are then the command's.
+func (m *Main) buildEmbedder() func(context.Context, string) (recall.Embedder, error) {
+	if m.Embedder != "openai" || !m.embedsNothing() {
+		return nil
+	}
+	return func(ctx context.Context, _ string) (recall.Embedder, error) {
+		return m.embedderNamed(ctx, "openai")
+	}
 }
 
 // checkServed checks mc's settings that only mnemo serve uses

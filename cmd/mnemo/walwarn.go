@@ -18,11 +18,7 @@ import (
 // mnemo check reports it in its answer. Standard output, --json answers
 // included, is left alone. An engine without a log or an events channel
 // (a one-shot command's) sends its events to the command's eventNotes,
-// which Main.Run says after the command (eventnotes.go). A --embedder
-// openai that embedder left unbuilt (a command that embeds nothing) is
-// built and the open tried again when the directory was embedded with an
-// OpenAI-compatible model; its configuration errors (MNEMO_EMBED_MODEL
-// not set, no key) are then the command's.
+// which Main.Run says after the command (eventnotes.go).
 func (m *Main) openEngine(ctx context.Context, cfg engine.Config) (*engine.Engine, error) {
 	oneShot := cfg.Events == nil && cfg.Logger == nil // not serve, mcp or check
 	if oneShot {
@@ -32,14 +28,6 @@ func (m *Main) openEngine(ctx context.Context, cfg engine.Config) (*engine.Engin
 		interruptAt("open")
 	}
 	e, err := engine.Open(ctx, cfg)
-	if err != nil && cfg.Embedder == nil && m.Embedder == "openai" && openAIRecorded(err) {
-		// A command that embeds nothing left --embedder openai unbuilt
-		// (embedder): this directory needs it.
-		if cfg.Embedder, err = m.embedderNamed(ctx, "openai"); err != nil {
-			return nil, openStopped(ctx, cfg.Dir, err)
-		}
-		e, err = engine.Open(ctx, cfg)
-	}
 	err = openStopped(ctx, cfg.Dir, err)
 	if err == nil && oneShot {
 		m.notes.engines = append(m.notes.engines, e)
