@@ -25,12 +25,22 @@ func catchUpHint(w io.Writer, command, lexical, vector string) {
 	fmt.Fprintf(w, "mnemo %s: the indexes are catching up: %s\n", command, catchUpHow("them"))
 }
 
+// readCatchUpHow says how indexing that is behind gets on (what: "the
+// rebuild") for command, one that only reads (Main.readsOnly: its engine
+// runs no outbox drainer, engine.Config.KeepOutbox): it gets none of it
+// done, and leaves it to the next command that writes or searches
+// (catchUpHow), to mnemo check or a running mnemo serve.
+func readCatchUpHow(command, what string) string {
+	return fmt.Sprintf("mnemo %s only reads: it leaves %s to the next command that writes or searches, which gets it a batch (512 messages) or more further before it exits; 'mnemo check' finishes it (a running 'mnemo serve' does it in the background)", command, what)
+}
+
 // catchUpHow says how indexing that is behind gets on (what: "them", "the
 // rebuild"): each one-shot command gets what a batch (512 messages) or
 // more further before it exits, waiting at most engine.CloseDrainWait
 // for it; mnemo check finishes it, as a running mnemo serve does in the
 // background. catchUpHint and the warning of a quarantine
-// (sayQuarantined) both say it.
+// (sayQuarantined) both say it; a command that only reads says
+// readCatchUpHow instead.
 func catchUpHow(what string) string {
 	return fmt.Sprintf("each command gets %s a batch (512 messages) or more further before it exits, waiting at most %s for it; 'mnemo check' finishes it (a running 'mnemo serve' does it in the background)", what, engine.CloseDrainWait)
 }

@@ -34,6 +34,10 @@ type eventNotes struct {
 	// dropped counts the events add had no room for (from a watch's
 	// goroutine: openSyncing).
 	dropped atomic.Int64
+	// keptOutbox is set when the command's engine runs no outbox drainer
+	// (engine.Config.KeepOutbox: a command that only reads), which then
+	// gets no rebuild further (sayQuarantined).
+	keptOutbox bool
 }
 
 // add passes ev on from a reader of the engine's own channel
@@ -73,7 +77,7 @@ func (n *eventNotes) say(w io.Writer, name string) {
 		}
 		if ev.Reason == engine.EventQuarantined {
 			if name != "check" {
-				sayQuarantined(w, name, ev)
+				sayQuarantined(w, name, ev, n.keptOutbox)
 			}
 			continue
 		}
@@ -109,10 +113,14 @@ func (n *eventNotes) sayRest(w io.Writer, name string, total, more, moreMsgs int
 // quarantined the lexical index (ev, engine.EventQuarantined): what was
 // found damaged, where the copy went, that the index is rebuilt from
 // mnemo.db, which holds every message, and how the rebuild gets on
-// (catchUpHow).
-func sayQuarantined(w io.Writer, name string, ev engine.Event) {
+// (catchUpHow; readCatchUpHow when keptOutbox: the engine ran no drainer).
+func sayQuarantined(w io.Writer, name string, ev engine.Event, keptOutbox bool) {
+	how := catchUpHow("the rebuild")
+	if keptOutbox {
+		how = readCatchUpHow(name, "the rebuild")
+	}
 	fmt.Fprintf(w, "mnemo %s: warning: the lexical index was found damaged (%s) and moved to %s; it is being rebuilt from %s, which holds every message: nothing is lost; %s\n",
-		name, ev.Detail, ev.Path, engine.DatabaseFile, catchUpHow("the rebuild"))
+		name, ev.Detail, ev.Path, engine.DatabaseFile, how)
 }
 
 // noteWhat is what happened to a thread in an event of reason r, as

@@ -95,3 +95,34 @@ func TestBacklogCause(t *testing.T) {
 		t.Errorf("Postgres: %q", got)
 	}
 }
+
+// TestQuarantineSaidByRead: a command that only reads (readsOnly: its
+// engine runs no outbox drainer, engine.Config.KeepOutbox) and whose open
+// quarantined the lexical index says that it leaves the rebuild to the
+// next command that writes or searches (rev48, after a482c9fd). Before,
+// mnemo threads said "each command gets the rebuild a batch (512
+// messages) or more further before it exits", which it no longer does.
+// A command that drains (search) still says so.
+func TestQuarantineSaidByRead(t *testing.T) {
+	dir := storedDir(t, engine.Config{}, true, inThreadT(engine.Message{Role: "user", Content: "the refund was approved"}))
+	root := filepath.Join(dir, engine.LexicalDir, "store", "root.bolt")
+	for _, tc := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"threads"}, "mnemo threads only reads: it leaves the rebuild to the next command that writes or searches", "each command gets"},
+		{[]string{"export"}, "mnemo export only reads: it leaves the rebuild", "each command gets"},
+		{[]string{"search", "--resource", "r", "refund"}, "each command gets the rebuild a batch", "only reads"},
+	} {
+		if err := os.WriteFile(root, bytes.Repeat([]byte{0xde, 0xad}, 4096), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, tc.args...)...)
+		if code != 0 || !strings.Contains(stderr, "warning: the lexical index was found damaged") {
+			t.Fatalf("%v: exit %d, want 0 and the quarantine said\n%s%s", tc.args, code, out, stderr)
+		}
+		if !strings.Contains(stderr, tc.want) || strings.Contains(stderr, tc.not) || !strings.Contains(stderr, "'mnemo check' finishes it") {
+			t.Errorf("%v: stderr says %q, want %q and not %q", tc.args, stderr, tc.want, tc.not)
+		}
+	}
+}

@@ -22,7 +22,8 @@ import (
 func (m *Main) openEngine(ctx context.Context, cfg engine.Config) (*engine.Engine, error) {
 	oneShot := cfg.Events == nil && cfg.Logger == nil // not serve, mcp or check
 	if oneShot {
-		cfg.Events = m.eventNotesFor().ch
+		n := m.eventNotesFor()
+		cfg.Events, n.keptOutbox = n.ch, cfg.KeepOutbox
 	}
 	if interruptAt != nil {
 		interruptAt("open")
