@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -444,6 +444,16 @@ CREATE INDEX journal_tool_key_bytes ON journal ((key COLLATE "C")) WHERE scope =
 	// no index: its primary key compares in byte order (BINARY).
 	`
 CREATE INDEX journal_memo_key_bytes ON journal ((key COLLATE "C")) WHERE scope = 'memo';
+`,
+	// 12: dispatches.result_digest goes. The dispatch journal (schema 7,
+	// e7b76f2) created it and nothing ever wrote or read it: a settlement's
+	// outcome is its tool message (result_id), which SettleDispatch
+	// compares itself to tell a repeat from a conflict, and erasure deletes
+	// with the message. A digest would be a second copy of the result to
+	// keep in step, and one that erasure would have to clear (a digest of
+	// a short result, "sent", is read back by guessing).
+	`
+ALTER TABLE dispatches DROP COLUMN result_digest;
 `,
 }
 

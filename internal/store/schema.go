@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 13
+const SchemaVersion = 14
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -338,6 +338,16 @@ CREATE INDEX outbox_by_resource ON outbox(resource_id, op, message_id);
 ALTER TABLE working_memory_history ADD COLUMN mode TEXT NOT NULL DEFAULT '';
 UPDATE working_memory_history SET mode = COALESCE(
 	(SELECT w.mode FROM working_memory w WHERE w.scope = working_memory_history.scope), '');
+`,
+	// 14: dispatches.result_digest goes. The dispatch journal (schema 7,
+	// e7b76f2) created it and nothing ever wrote or read it: a settlement's
+	// outcome is its tool message (result_id), which SettleDispatch
+	// compares itself to tell a repeat from a conflict, and erasure deletes
+	// with the message. A digest would be a second copy of the result to
+	// keep in step, and one that erasure would have to clear (a digest of
+	// a short result, "sent", is read back by guessing).
+	`
+ALTER TABLE dispatches DROP COLUMN result_digest;
 `,
 }
 
