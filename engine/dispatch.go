@@ -150,7 +150,7 @@ func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatc
 		case !ok:
 			return refuseErasedBegin(ctx, tx, in.RunID, call.ID) // dispatch_begin.go
 		case msg != in.Message.ID:
-			return fmt.Errorf("%w: call %q of run %q was begun with message %q", ErrConflict, call.ID, in.RunID, msg)
+			return fmt.Errorf("%w: call %q of run %q was begun with message %q", ErrDispatchConflict, call.ID, in.RunID, msg)
 		}
 		existed = true
 		return nil
@@ -163,7 +163,7 @@ func (e *Engine) BeginDispatch(ctx context.Context, in DispatchIntent) (*Dispatc
 			return err
 		} else if later {
 			return fmt.Errorf("%w: call %q of message %q is made again by a later message of thread %q: its settlement would answer that call; begin the dispatch on the latest call",
-				ErrConflict, clip(call.ID, 64), in.Message.ID, in.ThreadID)
+				ErrDispatchConflict, clip(call.ID, 64), in.Message.ID, in.ThreadID)
 		}
 		if err := e.refuseHeldCall(ctx, tx, in, call.ID, res.Seqs[0]); err != nil {
 			return err

@@ -144,5 +144,5 @@ func (e *Engine) refuseMadeAgain(ctx context.Context, tx *store.Tx, d *Dispatch)
 		return nil, err
 	}
 	return fmt.Errorf("%w: call %q of run %q is made again by a later message (a tool message answered it before): "+
-		"its settlement would answer that call, so it is not stored", ErrConflict, clip(d.CallID, 64), d.RunID), nil
+		"its settlement would answer that call, so it is not stored", ErrDispatchConflict, clip(d.CallID, 64), d.RunID), nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
@@ -93,12 +94,13 @@ func dispatchOf(r journal.Dispatch) Dispatch {
 // again stores nothing twice.
 //
 // Errors: a *ValidationError for a bad id, a missing name or BegunAt, a
-// settled dispatch without its ResultID or SettledAt (or a pending one with
-// either, or Failed), or messages that are not as above; ErrThreadNotFound;
+// settled dispatch without its ResultID or SettledAt, or settled before it
+// was begun (or a pending one with either, or Failed), or messages that are not as above; ErrThreadNotFound;
 // ErrResourceMismatch when the thread is another resource's;
 // journal.ErrRunOwned when the run belongs to another thread
-// (journal.ErrRunErased when that thread was erased); ErrConflict when
-// (RunID, CallID) is stored with another message, name, state or time; a
+// (journal.ErrRunErased when that thread was erased); ErrDispatchConflict
+// (which matches ErrConflict) when (RunID, CallID) is stored with another
+// message, name, state or time; a
 // *CallDispatchedError when another run's dispatch holds the call;
 // ErrDispatchErased when this store erased the dispatch. Nothing is stored
 // when it fails.
@@ -151,6 +153,9 @@ func checkRestored(d Dispatch) error {
 		return invalid(-1, "begunAt", "is required")
 	case d.Settled && (!ValidID(d.ResultID) || !settledAt):
 		return invalid(-1, "resultId", "a settled dispatch needs its result's message id and settledAt")
+	case d.Settled && d.SettledAt.Before(d.BegunAt):
+		return invalid(-1, "settledAt", "%s is before begunAt %s: a dispatch is settled after it is begun",
+			d.SettledAt.UTC().Format(time.RFC3339Nano), d.BegunAt.UTC().Format(time.RFC3339Nano))
 	case !d.Settled && (d.ResultID != "" || d.SettledAt != nil || d.Failed):
 		return invalid(-1, "settled", "a pending dispatch has no resultId, settledAt or failed")
 	}
@@ -198,7 +203,7 @@ func (e *Engine) restoreTx(ctx context.Context, tx *store.Tx, d Dispatch) (same 
 		return true, nil
 	case err == nil:
 		return false, fmt.Errorf("%w: call %q of run %q is stored as another dispatch (message %q, %s)",
-			ErrConflict, clip(d.CallID, 64), d.RunID, stored.MessageID, dispatchState(*stored))
+			ErrDispatchConflict, clip(d.CallID, 64), d.RunID, stored.MessageID, dispatchState(*stored))
 	case !errors.Is(err, journal.ErrNotFound):
 		return false, fmt.Errorf("engine: read dispatch: %w", err)
 	}

@@ -21,6 +21,22 @@ var ErrInvalidInput = errors.New("engine: invalid input")
 // resource or content.
 var ErrConflict = errors.New("engine: message id already stored with different content")
 
+// ErrDispatchConflict is returned (wrapped) when a dispatch's run and call
+// do not agree with what is stored: by BeginDispatch when the call was
+// begun with another message, or a later message of the thread makes the
+// call again; by RestoreDispatch when the dispatch is stored already as
+// another (another message, name, state or time), or a later message makes
+// its pending call again. It matches ErrConflict, whose text ("message id
+// already stored with different content") read as a message's fault.
+var ErrDispatchConflict error = dispatchConflict{}
+
+type dispatchConflict struct{}
+
+func (dispatchConflict) Error() string { return "engine: dispatch conflict" }
+
+// Is matches ErrConflict.
+func (dispatchConflict) Is(target error) bool { return target == ErrConflict }
+
 // ErrDuplicateID is matched (through a *ValidationError on the field
 // messages[i].id) by the error Append returns when one request gives a
 // message id twice with other content or other metadata: the id names one

@@ -275,6 +275,8 @@ func classify(err error) *apiError {
 		return notFound("dispatch", "")
 	case errors.Is(err, engine.ErrDispatchSettled):
 		return &apiError{kind: kindConflict, field: "result", detail: strings.TrimPrefix(err.Error(), "engine: ")}
+	case errors.Is(err, engine.ErrDispatchConflict):
+		return &apiError{kind: kindConflict, field: "callId", detail: strings.TrimPrefix(err.Error(), "engine: ")}
 	case errors.Is(err, engine.ErrConflict):
 		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
 	case errors.Is(err, journal.ErrRunOwned):
