@@ -40,6 +40,17 @@ func fileRules() []Rule {
 			Pattern: mustRe(`(?im)^[ \t]*["']?[\w.-]*(?:` + credentialNames + `)s?["']?[ \t]*:[ \t]*(?:![^\s]*[ \t]+)?[|>][1-9+-]{0,2}[ \t]*(?:#[^\r\n]*)?\r?\n` +
 				`(?:[ \t]*\r?\n)*(?:[ \t]+\S[^\r\n]*(?:\r?\n|\z)(?:[ \t]*\r?\n)*)+`),
 			Triggers: credentialTriggers, rewrite: yamlBlockScalar, may: mayYAMLBlock},
+		// YAML 1.2.2 §7.3.3 "Plain Style": a key ending in a credential
+		// name left empty on its line (a comment aside), then the value
+		// as a plain scalar on the lines indented under it
+		// (password:\n  hunter2secret, after blank and comment lines
+		// too): replaced by RedactionMark (yamlPlainScalar). A list, a
+		// mapping, a placeholder, a reference or words (a blank inside)
+		// stay.
+		{Name: "yaml-credential-plain",
+			Pattern: mustRe(`(?im)^[ \t]*["']?[\w.-]*(?:` + credentialNames + `)s?["']?[ \t]*:[ \t]*(?:#[^\r\n]*)?\r?\n` +
+				yamlGap + `(?:[ \t]+[^\s#][^\r\n]*(?:\r?\n|\z))+`),
+			Triggers: credentialTriggers, rewrite: yamlPlainScalar, may: mayYAMLKeyAlone},
 		// .netrc (GNU Inetutils manual, "The .netrc file"; curl's
 		// "netrc"): tokens apart by blanks or line breaks, "machine NAME"
 		// or "default", then login, account, port and password in any
@@ -79,6 +90,13 @@ func mayYAMLList(s string) bool {
 	if !strings.Contains(s, "- ") && !strings.Contains(s, "-\t") {
 		return false
 	}
+	return mayYAMLKeyAlone(s)
+}
+
+// mayYAMLKeyAlone reports whether s holds a colon followed by blanks and a
+// line break or a comment, as a YAML key whose value is on the lines under
+// it (yaml-credential-list, yaml-credential-plain).
+func mayYAMLKeyAlone(s string) bool {
 	for i := strings.IndexByte(s, ':'); i >= 0; {
 		j := i + 1
 		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {

@@ -85,6 +85,32 @@ func TestRedactYAMLBlockScalar(t *testing.T) {
 	})
 }
 
+// TestRedactYAMLPlainScalar: a YAML key ending in a credential name left
+// empty on its line, then its value as a plain scalar on the indented line
+// under it (YAML 1.2.2 §7.3.3), has the value replaced (rev48, after
+// cfca34b5, which did block scalars and lists). Before, password:\n
+// s3cretPassw0rd! was stored in clear, after a comment line or a blank
+// line too, and password: # rotated\n  s3cret since 6de969e9 kept the
+// comment and so the whole. A list, a mapping, a reference, words and an
+// unindented next key stay.
+func TestRedactYAMLPlainScalar(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"next-line", "password:\n  s3cretPassw0rd!\nuser: bob", "password:\n  " + m + "\nuser: bob"},
+		{"comment-line", "password:\n  # rotated\n  s3cretPassw0rd!\n", "password:\n  # rotated\n  " + m + "\n"},
+		{"blank-line", "db:\n  api_key:\n\n    abcd1234efgh\n  user: bob\n", "db:\n  api_key:\n\n    " + m + "\n  user: bob\n"},
+		{"key-comment", "password: # rotated\n  s3cretPassw0rd!\n", "password: # rotated\n  " + m + "\n"},
+		{"quoted-crlf", "client_secret:\r\n  'abcDEF123456'\r\n", "client_secret:\r\n  '" + m + "'\r\n"},
+		{"in-json-string", `{"content":"password:\n  hunter2secret\n"}`, `{"content":"password:\n  ` + m + `\n"}`},
+		{"list-kept", "password:\n  - " + m + "\n", "password:\n  - " + m + "\n"},
+		{"mapping-kept", "secrets:\n  name: regcred\n", "secrets:\n  name: regcred\n"},
+		{"reference-kept", "password:\n  ${DB_PASSWORD}\n", "password:\n  ${DB_PASSWORD}\n"},
+		{"words-kept", "Password:\n  the one on the sticky note\n", "Password:\n  the one on the sticky note\n"},
+		{"suffix-kept", "password_hint:\n  dog\n", "password_hint:\n  dog\n"},
+		{"not-indented-kept", "password:\nnext: 1\n", "password:\nnext: 1\n"},
+	})
+}
+
 // TestRedactYAMLListProse: prose that introduces a Markdown list with a
 // credential word keeps its items (rev47). Before, the list rule took any
 // "password:" before a line break for a YAML key, and "To reset your

@@ -19,8 +19,8 @@ import (
 //     scheme, Bearer tokens, Basic credentials (verified by decoding),
 //     `curl -u user:password`, the auth field of Docker's config.json and
 //     npm's _auth (verified by decoding);
-//   - credential files: a .netrc entry's password, a YAML block list or
-//     block scalar under a credential name (fileRules);
+//   - credential files: a .netrc entry's password, a YAML block list,
+//     block scalar or plain scalar under a credential name (fileRules);
 //   - credentials in URLs (scheme://user:password@host, the password up to
 //     the last '@' before the path) and credential query parameters
 //     (token=, access_token=, key=, sig=, X-Amz-Signature=, …);

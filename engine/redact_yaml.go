@@ -124,3 +124,43 @@ func mayYAMLBlock(s string) bool {
 	}
 	return false
 }
+
+// yamlPlainScalar replaces the value of match, a credential name's key
+// left empty on its line then indented lines (yaml-credential-plain's
+// match), by RedactionMark at the value's indentation when it is a plain
+// scalar: the key's line, the blank and comment lines before the value
+// and the lines after it (indented no more than the key) stay. A block
+// sequence (- x: yaml-credential-list), a mapping (user: x), a
+// placeholder, a reference or words (a blank inside the value, a trailing
+// comment aside: prose under a heading) stay whole.
+func yamlPlainScalar(match string) string {
+	nl := strings.IndexByte(match, '\n') + 1
+	keyIndent := indentOf(match)
+	lines := strings.SplitAfter(match[nl:], "\n")
+	start := 0
+	for start < len(lines) {
+		t := strings.TrimSpace(lines[start])
+		if t != "" && t[0] != '#' {
+			break
+		}
+		start++
+	}
+	end := start
+	for end < len(lines) && strings.TrimSpace(lines[end]) != "" && indentOf(lines[end]) > keyIndent {
+		end++
+	}
+	if end == start {
+		return match
+	}
+	first := strings.TrimSpace(lines[start])
+	v, _, _ := strings.Cut(first, " #")
+	v = strings.TrimSpace(v)
+	if end > start+1 || strings.HasPrefix(first, "- ") || first == "-" || yamlMapping.MatchString(first) ||
+		strings.ContainsAny(v, " \t") || placeholderValue(v) {
+		return match
+	}
+	last := lines[end-1]
+	eol := last[len(strings.TrimRight(last, "\r\n")):]
+	indent := lines[start][:indentOf(lines[start])]
+	return match[:nl] + strings.Join(lines[:start], "") + indent + quotedMark(v) + eol + strings.Join(lines[end:], "")
+}
