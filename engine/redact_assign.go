@@ -108,12 +108,12 @@ func assignmentRules() []Rule {
 		{Name: "aws-secret", Pattern: mustRe(`(?i)(aws_?secret_?access_?key\s*[=:]\s*"?)[A-Za-z0-9/+=]{40}`),
 			Replacement: "${1}" + RedactionMark, Triggers: []string{"secret"}},
 		// A sentence after a credential name and a colon ("A secret: my
-		// PIN is 4821"): the prose before the first word that holds a
-		// digit or a symbol stays, that word and the rest of the line go
-		// (proseValue). The assignment rule then keeps the line
-		// (placeholderValue: proseMarked).
+		// PIN is 4821"): the prose up to its first linking verb stays,
+		// everything after it to the end of the line goes (proseValue).
+		// The assignment rule then keeps the line (placeholderValue:
+		// proseMarked).
 		{Name: "prose-secret", Pattern: mustRe(`(?i)(?P<name>` + credentialNames + `)(?P<op>[ \t]*:[ \t]+)(?P<prose>` + proseValue + `)` +
-			`[^\s\\]*[^\sA-Za-z'.,;:!?()\\-][^\s\\]*(?:[^\r\n\\]|\\[^nr\r\n])*`),
+			`(?:[^\s\\]|\\[^nr\s])(?:[^\r\n\\]|\\[^nr\r\n])*`),
 			Replacement: "${name}${op}${prose}" + RedactionMark, Triggers: credentialTriggers, may: mayProse},
 		// A value assigned to a credential name (assignmentPattern) is
 		// replaced whole; a quoted one keeps its quotes, so JSON stays
@@ -129,11 +129,16 @@ func assignmentRules() []Rule {
 }
 
 // proseValue is the start of a sentence after a credential name and a
-// colon: a word that opens a noun phrase or a clause (my, the, it, this,
-// …; not a or an, which a list of letters holds) and words of letters and punctuation, each followed by a blank.
-// "my password: correct horse battery staple" opens with none and stays
-// a passphrase, replaced whole.
-const proseValue = `(?:my|our|your|his|her|their|the|it|its|it's|this|that)(?:[ \t]+[A-Za-z'.,;:!?()-]+)*?[ \t]+`
+// colon, up to its first linking verb: a word that opens a noun phrase or
+// a clause (my, the, it, this, …; not a or an, which a list of letters
+// holds), words of ASCII letters and punctuation, then is, was, are or
+// were, each followed by a blank. What follows the verb is the secret,
+// whatever it is made of: walk48 found "password: my password is
+// swordfish, set on 3 May" stored with swordfish when the secret was the
+// first word holding a digit or a symbol. A sentence without the verb
+// ("password: my dog rex 2019"), and "my password: correct horse battery
+// staple", which opens with none of the words, are replaced whole.
+const proseValue = `(?:my|our|your|his|her|their|the|it|its|it's|this|that)(?:[ \t]+[A-Za-z'.,;:!?()-]+)*?[ \t]+(?:is|was|are|were)[ \t]+`
 
 // proseMarked is a sentence whose secret prose-secret replaced: the
 // assignment rule keeps it (A secret: my PIN is [REDACTED]).

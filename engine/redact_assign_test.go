@@ -204,22 +204,32 @@ func TestRedactWorkingDirectoryKept(t *testing.T) {
 }
 
 // TestRedactProseKeepsWords: a sentence after a credential name and a
-// colon keeps its words up to the secret (sec48). Before, "A secret: my
-// PIN is 4821" was stored "A secret: [REDACTED]": the value ran to the
-// end of the line. A value that opens no sentence (a passphrase) or holds
-// no word with a digit or a symbol is still replaced whole.
+// colon keeps its words up to its first linking verb (sec48, lead). Before
+// sec48, "A secret: my PIN is 4821" was stored "A secret: [REDACTED]": the
+// value ran to the end of the line; with sec48's first rule, which kept
+// the words before the first one holding a digit or a symbol, a password
+// of letters stayed (walk48 F1: the swordfish rows). A value that opens
+// no sentence (a passphrase) or has no linking verb is replaced whole.
 func TestRedactProseKeepsWords(t *testing.T) {
 	m := engine.RedactionMark
 	checkRedact(t, []redactCase{
 		{"pin", "A secret: my PIN is 4821", "A secret: my PIN is " + m},
 		{"rest-of-line", "The token: it is abc123def, keep it safe\nnext", "The token: it is " + m + "\nnext"},
 		{"symbol", "my password: the new one is p@ss!word", "my password: the new one is " + m},
-		{"first-word", "password: my hunter2 and more", "password: my " + m},
+		{"letters-then-date", "password: my password is swordfish, set on 3 May", "password: my password is " + m},
+		{"letters-then-symbol", "secret: the code is tangerine then press #", "secret: the code is " + m},
+		{"letters-then-emoji", "password: it is swordfish 🙂", "password: it is " + m},
+		{"letters-then-year", "The token: it is opensesame (since 2019)", "The token: it is " + m},
+		{"key-letters", "API key: my key is bluefalcon and expires 2027", "API key: my key is " + m},
+		{"capitals", "PASSWORD: MY PASSWORD IS SWORDFISH SINCE 2019", "PASSWORD: MY PASSWORD IS " + m},
+		{"was", "secret: the old one was hunter2", "secret: the old one was " + m},
+		{"no-verb-whole", "password: my hunter2 and more", "password: " + m},
+		{"no-verb-letters-whole", "password: my dog rex 2019", "password: " + m},
 		{"in-json", `{"note":"A secret: my PIN is 4821"}`, `{"note":"A secret: my PIN is ` + m + `"}`},
 		{"passphrase-whole", "my password: correct horse battery staple", "my password: " + m},
 		{"passphrase-digits-whole", "password: correct horse 42 staple", "password: " + m},
-		{"no-secret-word-whole", "secret: the party is on Friday", "secret: " + m},
-		{"non-ascii-word", "secret: my clé is 4821", "secret: my " + m},
+		{"no-digit-after-verb", "secret: the party is on Friday", "secret: the party is " + m},
+		{"non-ascii-word-whole", "secret: my clé is 4821", "secret: " + m},
 		{"letters-whole", "secret: a b c d4", "secret: " + m},
 		{"equals-unchanged", "password=my 4821", "password=my 4821"},
 	})
