@@ -64,8 +64,10 @@ func withTokenEntry(b []byte, path, detail string) string {
 // tokenEntry names the token file entry that path ("tokens[1].erase") is
 // in: `tokens[1] is the token named "bob"`, or for an entry without a
 // (string) name `tokens[1] is the token without a name, for resources
-// alice, bob`; "" when path is in no entry or b has no such entry. It
-// reads the entry's name and resources from b loosely, never its secret.
+// alice, bob`, and so for a name that holds a secret (secretFault) `tokens[1]
+// is the token whose name holds a secret (not quoted), for resources
+// alice`; "" when path is in no entry or b has no such entry. It reads
+// the entry's name and resources from b loosely, never its secret.
 func tokenEntry(b []byte, path string) string {
 	rest, ok := strings.CutPrefix(path, "tokens[")
 	end := strings.IndexByte(rest, ']')
@@ -81,11 +83,29 @@ func tokenEntry(b []byte, path string) string {
 	}
 	var name string
 	var resources []string
-	if json.Unmarshal(file.Tokens[i]["name"], &name) == nil && name != "" {
+	named := json.Unmarshal(file.Tokens[i]["name"], &name) == nil && name != ""
+	secret := named && secretFault(name, looseSecrets(file.Tokens)) != ""
+	if named && !secret {
 		return fmt.Sprintf("tokens[%d] is the token named %q", i, name)
 	}
-	if json.Unmarshal(file.Tokens[i]["resources"], &resources) == nil && len(resources) > 0 {
-		return fmt.Sprintf("tokens[%d] is the token without a name, for resources %s", i, strings.Join(resources, ", "))
+	what := "without a name"
+	if secret {
+		what = "whose name holds a secret (not quoted)"
 	}
-	return fmt.Sprintf("tokens[%d] is the token without a name", i)
+	if json.Unmarshal(file.Tokens[i]["resources"], &resources) == nil && len(resources) > 0 {
+		return fmt.Sprintf("tokens[%d] is the token %s, for resources %s", i, what, strings.Join(resources, ", "))
+	}
+	return fmt.Sprintf("tokens[%d] is the token %s", i, what)
+}
+
+// looseSecrets are the token members of entries that are strings.
+func looseSecrets(entries []map[string]json.RawMessage) []string {
+	var secrets []string
+	for _, e := range entries {
+		var s string
+		if json.Unmarshal(e["token"], &s) == nil {
+			secrets = append(secrets, s)
+		}
+	}
+	return secrets
 }

@@ -148,3 +148,57 @@ func TestTokenNameFaultOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenNameHoldsSecret: 9d90b3ab. A name that is a token's secret
+// with a blank or an invisible character added, or that holds one, is
+// refused naming the entry by its index, and no refusal quotes it: the
+// blanks and unseen checks quoted "s3cret-alice " before the secret check
+// ran, and "x-s3cret-alice" was accepted and written to the access log.
+// A refusal of another field of that entry names it by its resources.
+func TestTokenNameHoldsSecret(t *testing.T) {
+	const holds = "name: holds the secret of a token of this file"
+	for _, c := range []struct{ name, want string }{
+		{"s3cret-alice ", holds},
+		{" s3cret-alice", holds},
+		{"\u200bs3cret-alice", holds},
+		{"s3cret-alice\t", holds},
+		{"s3cret-alice\u0000", holds},
+		{"s3cret\u202e-alice", holds},
+		{"s3cret-alice\u00a0", holds},
+		{"x-s3cret-alice", holds},
+		{"S3CRET-ALICE-2", holds},
+		{"x-s3crеt-аlice", holds}, // Cyrillic е and а
+		{"s3cret-alic", ""},
+		{"alice", ""},
+	} {
+		for _, file := range []string{
+			fmt.Sprintf(`{"tokens":[{"name":%q,"token":"s3cret-alice","resources":["a"]}]}`, c.name),
+			fmt.Sprintf(`{"tokens":[{"name":"b","token":"s3cret-alice","resources":["b"]},{"name":%q,"token":"s3cret-other","resources":["a"]}]}`, c.name),
+		} {
+			file = strings.ReplaceAll(file, `\x00`, `\u0000`)
+			_, err := server.ParseTokens([]byte(file))
+			if c.want == "" {
+				if err != nil {
+					t.Errorf("%s: %v, want it accepted", file, err)
+				}
+				continue
+			}
+			if !errors.Is(err, server.ErrInvalidTokens) || !strings.Contains(fmt.Sprint(err), c.want) {
+				t.Errorf("%s:\n got %v\nwant ErrInvalidTokens with %s", file, err, c.want)
+			}
+			if strings.Contains(strings.ToLower(fmt.Sprint(err)), "alice") {
+				t.Errorf("%s: the refusal quotes the name: %v", file, err)
+			}
+		}
+	}
+	_, err := server.ParseTokens([]byte(`{"tokens":[{"name":"x-s3cret-alice","token":"s3cret-alice","resources":["a","a"]}]}`))
+	const entry = `tokens[0].name: holds the secret of a token of this file`
+	if !errors.Is(err, server.ErrInvalidTokens) || !strings.Contains(fmt.Sprint(err), entry) {
+		t.Errorf("resource twice: got %v, want %s", err, entry)
+	}
+	_, err = server.ParseTokens([]byte(`{"tokens":[{"name":"x-s3cret-alice","token":"s3cret-alice","resources":["a"],"erase":"yes"}]}`))
+	const decode = `tokens[0] is the token whose name holds a secret (not quoted), for resources a`
+	if !errors.Is(err, server.ErrInvalidTokens) || !strings.HasSuffix(fmt.Sprint(err), decode) {
+		t.Errorf("erase a string: got %v, want it to end %s", err, decode)
+	}
+}

@@ -40,7 +40,10 @@ type Token struct {
 	// refused (ParseTokens), as are two whose names read alike (equal
 	// under NFKC and case folding, or of one UTS #39 confusable skeleton:
 	// "alice", "Ａlice" and "Аlice" (Cyrillic А) read as "Alice"), two
-	// of one secret, a name that is or reads as a token's secret, the
+	// of one secret, a name that is, reads as or holds a token's secret
+	// (blanks, invisible characters, case, width and look-alike letters
+	// aside: "x-s3cret-alice"; secrets are at least 8 characters, so a
+	// name holding one is no accident), the
 	// name "-", "operator" or a name that reads as it (unless the token
 	// may do all the operator may), a name with blanks around it and one holding a character a reader of
 	// the log does not see (a control or format character, a blank other
@@ -179,6 +182,9 @@ func ParseTokens(b []byte) (*Tokens, error) {
 	if len(f.Tokens) == 0 {
 		return nil, fmt.Errorf("%w: tokens: at least one token is needed", ErrInvalidTokens)
 	}
+	if err := checkNamesNotSecrets(f.Tokens); err != nil {
+		return nil, err // before any refusal that quotes a name
+	}
 	t := &Tokens{byHash: map[[32]byte]*Principal{}}
 	names := map[string]nameUse{}
 	for i, tok := range f.Tokens {
@@ -193,43 +199,10 @@ func ParseTokens(b []byte) (*Tokens, error) {
 			return nil, fmt.Errorf("%w; %s", err, tokenEntry(b, fmt.Sprintf("tokens[%d]", i)))
 		}
 	}
-	if err := t.checkNamesNotSecrets(f.Tokens); err != nil {
-		return nil, err
-	}
 	if err := checkNamesDistinct(f.Tokens); err != nil {
 		return nil, err
 	}
 	return t, nil
-}
-
-// checkNamesNotSecrets refuses a token whose name is a token's secret (its
-// own or another's), or reads as one (see readsAlike: "aaaaaaaaaaaa1"
-// beside a secret "Aaaaaaaaaaaa1"): the access log and the metrics write
-// every request's token name in clear, so the secret, or all a reader
-// needs to guess it, would be written with each request. The error names
-// the entry by its index only, never the name nor the secret.
-func (t *Tokens) checkNamesNotSecrets(toks []Token) error {
-	var secrets [2]map[string]bool
-	for k := range secrets {
-		secrets[k] = map[string]bool{}
-	}
-	for _, tok := range toks {
-		for k, key := range nameReadings(tok.Token) {
-			secrets[k][key] = true
-		}
-	}
-	for i, tok := range toks {
-		if tok.Name == "" {
-			continue
-		}
-		if _, secret := t.byHash[sha256.Sum256([]byte(tok.Name))]; secret {
-			return nameFault{fmt.Errorf("%w: tokens[%d].name: is the secret of a token of this file; the access log and the metrics write a token's name in clear with every request: give the token a name that is no secret", ErrInvalidTokens, i)}
-		}
-		if r := nameReadings(tok.Name); secrets[0][r[0]] || secrets[1][r[1]] {
-			return nameFault{fmt.Errorf("%w: tokens[%d].name: reads as the secret of a token of this file (they differ in case, width or look-alike letters only); the access log and the metrics write a token's name in clear with every request: give the token a name that is no secret", ErrInvalidTokens, i)}
-		}
-	}
-	return nil
 }
 
 // nameUse is the token that has a name: its index, and whether the file
