@@ -92,13 +92,17 @@ func structuralRules() []Rule {
 		{Name: "jwt", Pattern: mustRe(leftEdge + `ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`),
 			Replacement: "${edge}" + RedactionMark, Triggers: []string{".ey"}},
 		// RFC 6750 §2.1: "Bearer" b64token. Verified to hold a digit or a
-		// b64token symbol, so "Bearer authentication" stays, and to end
-		// the token (tokenEnds), so an OAuth response's
+		// b64token symbol, so "Bearer authentication" stays, and not to be
+		// an assignment (bearerToken), so an OAuth response's
 		// token_type=bearer expires_in=3600 (RFC 6749 §5.1) stays; the
 		// token is on the scheme's line (token_type: bearer, then
-		// expires_in: 3600 on the next line, stays).
-		{Name: "bearer", Pattern: mustRe(`(?i)\b(bearer)[ \t]+[A-Za-z0-9\-._~+/]{8,}=*`),
-			Replacement: "${1} " + RedactionMark, Triggers: []string{"bearer"}, Verify: tokenLike, verifyIn: tokenEnds},
+		// expires_in: 3600 on the next line, stays). The match takes '='
+		// anywhere in the run, so that the token's padding and whatever
+		// a sloppy writer put after it go with it (walk48 F2: "Bearer
+		// dGhp…Vu==." and "Bearer Zm9v…V4=Zm9vYmFy" were kept whole when
+		// the match had to end at the padding).
+		{Name: "bearer", Pattern: mustRe(`(?i)\b(bearer)[ \t]+[A-Za-z0-9\-._~+/][A-Za-z0-9\-._~+/=]{7,}`),
+			Replacement: "${1} " + RedactionMark, Triggers: []string{"bearer"}, Verify: bearerToken},
 		// RFC 9110 §11.6.2 Authorization and §11.7.2 Proxy-Authorization,
 		// any scheme (Basic RFC 7617, Digest RFC 7616, GitHub's "token");
 		// a value that is a reference ($TOKEN, ${{ secrets.X }}) stays.
@@ -306,18 +310,27 @@ func tokenLike(match string) bool {
 	return strings.ContainsAny(tok, "0123456789-._~+/=")
 }
 
-// tokenEnds reports whether a bearer match ends its token: no b64token
-// character follows its padding. In token_type=bearer expires_in=3600 the
-// match "bearer expires_in=" is followed by 3600: the '=' is an
-// assignment, not padding, and the words are no token (sec48: stored
-// "bearer [REDACTED]3600").
-func tokenEnds(s string, m []int) bool {
-	return m[1] == len(s) || !b64tokenByte(s[m[1]])
+// bearerToken reports whether the run after "Bearer" is a token: it is
+// tokenLike, and not an assignment whose name holds no digit (in
+// token_type=bearer expires_in=3600 the run is "expires_in=3600": sec48
+// found it stored "bearer [REDACTED]3600"; a base64 token with '=' inside
+// it, "Zm9vYmFyYmF6cXV4=Zm9v", holds digits before it).
+func bearerToken(match string) bool {
+	if !tokenLike(match) {
+		return false
+	}
+	f := strings.Fields(match)
+	tok := f[len(f)-1]
+	i := strings.IndexByte(tok, '=')
+	if i <= 0 || i+1 == len(tok) || !isAlnum(tok[i+1]) {
+		return true // no '=', or padding: nothing or no word after it
+	}
+	return strings.ContainsAny(tok[:i], "0123456789")
 }
 
-// b64tokenByte reports whether c is a character of RFC 6750's b64token.
-func b64tokenByte(c byte) bool {
-	return 'a' <= lowerByte[c] && lowerByte[c] <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-._~+/=", c) >= 0
+// isAlnum reports whether c is an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return 'a' <= lowerByte[c] && lowerByte[c] <= 'z' || '0' <= c && c <= '9'
 }
 
 // basicCredentials reports whether the token after "Basic" decodes to

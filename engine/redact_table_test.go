@@ -24,6 +24,11 @@ var secretCases = []struct{ name, text, secret string }{
 	{"jwt-unsecured", "t=eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.", "eyJzdWIiOiJhbGljZSJ9"},
 	{"bearer", "Authorization: Bearer abcdefgh12345678", "abcdefgh12345678"},
 	{"bearer-lower", "curl -H 'authorization: bearer 0123456789abcdef'", "0123456789abcdef"},
+	// walk48 F2: the match had to end at the padding, and a token
+	// character after it (a full stop, more base64) made it refuse.
+	{"bearer-padding-then-stop", "set it to Bearer dGhpc2lzYXNlY3JldHRva2Vu==.", "dGhpc2lzYXNlY3JldHRva2Vu"},
+	{"bearer-inner-equals", "X-Auth: Bearer Zm9vYmFyYmF6cXV4=Zm9vYmFy", "Zm9vYmFy"},
+	{"bearer-padding-then-word", "Bearer QWxhZGRpbjpvcGVu=.and more", "QWxhZGRpbjpvcGVu"},
 	{"password-hash-start", "password: #hunter2x", "hunter2x"},
 	{"basic-header", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA"},
 	{"basic-bare", "send Basic YWxhZGRpbjpvcGVuc2VzYW1l to the proxy", "YWxhZGRpbjpvcGVuc2VzYW1l"},
@@ -165,6 +170,7 @@ var benignCases = []string{
 	// comment lost the comment.
 	"token_type=bearer expires_in=3600",
 	"token_type: bearer\nexpires_in: 3600",
+	"token_type=Bearer scope=read",
 	"password: # rotated",
 	"db:\n  password: # set in the vault\n  user: bob",
 	"I'll -use the flag -u to update.",
