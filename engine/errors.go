@@ -150,7 +150,9 @@ var ErrSchemaTooNew = store.ErrSchemaTooNew
 // working-memory update, a tool call…) that waited store.BusyTimeoutMillis
 // (10 s) for this process's other writers of the database file and gave
 // up: one of them held the write lock that long (a long erasure or
-// Vacuum), or the queue ahead was that long. That write did nothing; it
+// Vacuum), or the queue ahead was that long; or that waited SQLite's busy
+// timeout (10 s) for another process holding the write lock of mnemo.db
+// (a sqlite3 shell in BEGIN IMMEDIATE: SQLITE_BUSY). That write did nothing; it
 // is a transient overload and may be retried (the HTTP API answers 503
 // "database-busy" with Retry-After).
 var ErrWriteBusy = store.ErrWriteBusy

@@ -172,6 +172,7 @@ func (c *watchConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.
 	if err != nil {
 		if write {
 			c.gate.leave()
+			err = writeBusy("begin a write transaction", err)
 		}
 		return nil, c.d.note(err)
 	}
@@ -187,6 +188,7 @@ func (c *watchConn) ExecContext(ctx context.Context, query string, args []driver
 	r, err := c.sqliteConn.ExecContext(ctx, query, args)
 	if alone {
 		c.gate.leave()
+		err = writeBusy("write", err)
 	}
 	return r, c.d.note(err)
 }
@@ -231,6 +233,7 @@ func (s *watchStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (
 	r, err := s.sqliteStmt.ExecContext(ctx, args)
 	if alone {
 		s.c.gate.leave()
+		err = writeBusy("write", err)
 	}
 	return r, s.c.d.note(err)
 }
@@ -281,6 +284,9 @@ type watchTx struct {
 
 func (t *watchTx) Commit() error {
 	err := t.Tx.Commit()
+	if t.gated {
+		err = writeBusy("commit", err)
+	}
 	t.end()
 	return t.c.d.note(err)
 }

@@ -117,8 +117,11 @@ func (g *writeGate) release() {
 // ErrWriteBusy is returned (wrapped) by a write that waited
 // BusyTimeoutMillis at the write gate for this process's other writers:
 // one of them held SQLite's write lock that long (a long erasure or
-// VACUUM, a transaction left open), or the queue ahead was that long. The
-// write did nothing; it may be retried.
+// VACUUM, a transaction left open), or the queue ahead was that long. It
+// is matched too by SQLite's SQLITE_BUSY or SQLITE_LOCKED on a write
+// past the gate, which a connection outside it (another process) caused
+// by holding the write lock for the busy timeout (busyError, busy.go).
+// The write did nothing; it may be retried.
 var ErrWriteBusy = errors.New("the database is busy: this process's other writers held it for the whole busy timeout")
 
 // enter waits for the gate as long as ctx allows, at most g.longest. what
