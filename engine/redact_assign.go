@@ -147,21 +147,9 @@ var proseMarked = regexp.MustCompile(`^(?i:` + proseValue + `)` + regexp.QuoteMe
 // mayProse reports whether s may hold a match of prose-secret: a colon,
 // blanks, then a letter among the first ones of proseValue's words.
 func mayProse(s string) bool {
-	for i := strings.IndexByte(s, ':'); i >= 0; {
-		j := i + 1
-		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
-			j++
-		}
-		if j > i+1 && j < len(s) && strings.IndexByte("mMoOyYhHtTiI", s[j]) >= 0 {
-			return true
-		}
-		k := strings.IndexByte(s[j:], ':')
-		if k < 0 {
-			return false
-		}
-		i = j + k
-	}
-	return false
+	return anyAfterColon(s, func(blanks int, rest string) bool {
+		return blanks > 0 && rest != "" && strings.IndexByte("mMoOyYhHtTiI", rest[0]) >= 0
+	})
 }
 
 // placeholders are assigned values that are not secrets.

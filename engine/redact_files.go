@@ -97,12 +97,22 @@ func mayYAMLList(s string) bool {
 // line break or a comment, as a YAML key whose value is on the lines under
 // it (yaml-credential-list, yaml-credential-plain).
 func mayYAMLKeyAlone(s string) bool {
+	return anyAfterColon(s, func(_ int, rest string) bool {
+		return rest != "" && strings.IndexByte("\n\r#", rest[0]) >= 0
+	})
+}
+
+// anyAfterColon reports whether at holds after some colon of s: blanks is
+// how many spaces and tabs follow the colon, rest what follows them (""
+// at the end of s). The prefilters of the rules after a colon use it
+// (mayYAMLKeyAlone, mayProse).
+func anyAfterColon(s string, at func(blanks int, rest string) bool) bool {
 	for i := strings.IndexByte(s, ':'); i >= 0; {
 		j := i + 1
 		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
 			j++
 		}
-		if j < len(s) && (s[j] == '\n' || s[j] == '\r' || s[j] == '#') {
+		if at(j-i-1, s[j:]) {
 			return true
 		}
 		k := strings.IndexByte(s[j:], ':')
