@@ -48,12 +48,11 @@ func (c *VacuumCommand) Run(ctx context.Context, args []string) error {
 	}
 	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "table\tbefore\tafter\t")
-	var before, after int64
 	for _, t := range res.Tables {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", t.Name, mibs(t.BytesBefore), mibs(t.BytesAfter))
-		before, after = before+t.BytesBefore, after+t.BytesAfter
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", t.Name, mibs(t.BytesBefore), sizeAfter(t.BytesAfter))
 	}
-	fmt.Fprintf(tw, "total\t%s\t%s\t\n", mibs(before), mibs(after))
+	before, after := tableSums(res.Tables)
+	fmt.Fprintf(tw, "total\t%s\t%s\t\n", before, after)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -83,13 +82,42 @@ func vacuumStopped(ctx context.Context, res *engine.VacuumResult, err error) err
 			"closing the data directory completes it (this command's close, or the next command's), and the space freed shows then; no need to vacuum again", err}
 	}
 	var done []string
-	var before, after int64
 	for _, t := range res.Tables {
 		done = append(done, t.Name)
-		before, after = before+t.BytesBefore, after+t.BytesAfter
 	}
+	before, after := tableSums(res.Tables)
 	return &interruptedError{fmt.Sprintf("vacuumed %s (%s, %s before, %s after) before it stopped, not the others; run mnemo vacuum again for them",
-		count(len(done), "table"), strings.Join(done, ", "), mibs(before), mibs(after)), err}
+		count(len(done), "table"), strings.Join(done, ", "), before, after), err}
+}
+
+// tableSums says the sizes of tables before and after the vacuum in all:
+// a size after that could not be read (-1: Postgres, its query stopped)
+// is left out of the sum, which says so ("1.00 MiB + unknown"); it was
+// added as -1 byte and a table printed as "-0.00 MiB".
+func tableSums(tables []engine.VacuumedTable) (before, after string) {
+	var b, a int64
+	unknown := false
+	for _, t := range tables {
+		b += t.BytesBefore
+		if t.BytesAfter < 0 {
+			unknown = true
+		} else {
+			a += t.BytesAfter
+		}
+	}
+	after = mibs(a)
+	if unknown {
+		after += " + unknown"
+	}
+	return mibs(b), after
+}
+
+// sizeAfter is a table's size after the vacuum: "unknown" for -1.
+func sizeAfter(b int64) string {
+	if b < 0 {
+		return "unknown"
+	}
+	return mibs(b)
 }
 
 // explainVacuum says, on standard error, what the vacuum did to erased
