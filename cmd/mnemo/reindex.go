@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,7 +39,21 @@ func (c *ReindexCommand) Run(ctx context.Context, args []string) error {
 		err = e.Check(ctx) // on Postgres it syncs, and may wait, too
 	}
 	watch.Stop()
-	return err
+	return reindexStopped(ctx, err)
+}
+
+// reindexStopped is err, the error of a reindex, said as what is left
+// when its context stopped it: the indexes are derived, so nothing stored
+// is lost; a rebuild stopped after it began leaves the messages still to
+// index queued, and the next command that drains goes on with them. It
+// said "interrupted: begin: context canceled" (walk48 F10, readme48).
+// err itself when not interrupted.
+func reindexStopped(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil || !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &interruptedError{"stopped during the rebuild: nothing stored is lost; the indexes may be rebuilt in part, and the messages still to index " +
+		"stay queued: the next command that writes or searches goes on with them (or run mnemo reindex again)", err}
 }
 
 // withProgress runs fn, which queues every message in the outbox and drains
