@@ -92,7 +92,7 @@ func (w *memberWalk) badStructField(data []byte, t reflect.Type, path string) (s
 	for k := range obj {
 		if fieldFor(fields, k) == nil {
 			p := joinPath(path, k)
-			return p, &unknownFieldError{near: jsonkey.Closest(k, fieldNames(fields))}
+			return p, &unknownFieldError{near: jsonkey.Closest(k, fieldNames(fields)), under: memberOf(fields, k), names: fieldNames(fields)}
 		}
 	}
 	for _, f := range fields {
@@ -193,8 +193,13 @@ func WrongType(data []byte, t reflect.Type) (path, detail string) {
 
 // unknownFieldError is badStructField's error for a member no field takes:
 // errors.Is(err, errUnknownField), with the field it most likely meant
-// (jsonkey.Closest; "" when none is close).
-type unknownFieldError struct{ near string }
+// (jsonkey.Closest; "" when none is close), the member of that object
+// whose own object takes the name (memberOf: "recall" for "topK"; ""
+// when none does) and the names that object takes (nil when unknown).
+type unknownFieldError struct {
+	near, under string
+	names       []string
+}
 
 func (e *unknownFieldError) Error() string        { return errUnknownField.Error() }
 func (e *unknownFieldError) Is(target error) bool { return target == errUnknownField }

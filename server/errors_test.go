@@ -138,6 +138,7 @@ func TestProblems(t *testing.T) {
 	// An unknown member is named with its path and, when one is close, the
 	// field it most likely meant, as mnemo ingest names one in a JSONL line.
 	t.Run("UnknownFieldWording", func(t *testing.T) {
+		h.ok("POST", "/v1/context", "/v1/context", bobToken, map[string]any{"threadId": "t-bob", "runId": "run-1"}, 200)
 		for _, c := range []struct{ path, body, want string }{
 			{appendPath, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x"},{"role":"user","contnet":"y"}]}`, `unknown field "messages[1].contnet" (did you mean "content"?)`},
 			{appendPath, `{"resourceId":"res-bob","mesages":[]}`, `unknown field "mesages" (did you mean "messages"?)`},
@@ -146,10 +147,18 @@ func TestProblems(t *testing.T) {
 			// `unknown field "sideways"`, without its path).
 			{"/v1/search", `{"resourceId":"res-bob","query":"x","recall":{"messageRange":{"before":1,"sideways":2}}}`, `unknown field "recall.messageRange.sideways"`},
 			{"/v1/search", `{"resourceId":"res-bob","query":"x","recall":{"messageRange":{"befor":1}}}`, `unknown field "recall.messageRange.befor" (did you mean "before"?)`},
+			// A member of a member's object, given one level up, is told
+			// where it goes; one near no name, the names there are (as an
+			// unknown query parameter is): readme48 sent {"topK":5} and
+			// replay's {"without":[…]}, and read only `unknown field "topK"`.
+			{"/v1/search", `{"resourceId":"res-bob","query":"x","topK":5}`, `unknown field "topK": it is a member of "recall" ({"recall": {"topK": …}})`},
+			{"/v1/search", `{"resourceId":"res-bob","query":"x","bogus":5}`, `unknown field "bogus" (the body takes resourceId, threadId, query, recall and at)`},
+			{"/v1/runs/run-1/replay", `{"without":["recalled"]}`, `unknown field "without" (the body takes withoutRecalled, withoutTurns, withoutObservations, withoutObservationIds and withoutWorkingMemory)`},
+			{appendPath, `{"resourceId":"res-bob","messages":[{"role":"user","content":"x","extra":1}]}`, `unknown field "messages[0].extra" ("messages[0]" takes `},
 		} {
 			p := h.do("POST", c.path, bobToken, c.body).problem(t)
-			if !strings.HasSuffix(p.Detail, c.want) {
-				t.Errorf("%s: detail %q, want it to end %q", c.body, p.Detail, c.want)
+			if !strings.Contains(p.Detail, c.want) {
+				t.Errorf("%s: detail %q, want it to hold %q", c.body, p.Detail, c.want)
 			}
 		}
 	})

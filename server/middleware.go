@@ -464,7 +464,7 @@ func decodeError(w *memberWalk, err error, data []byte, v any) error {
 	}
 	switch {
 	case errors.Is(ferr, errUnknownField):
-		return errorf(kindInvalid, f, "%s", unknownFieldDetail(f, ferr))
+		return errorf(kindInvalid, f, "%s", bodyUnknownDetail(f, ferr))
 	case errors.As(ferr, &te):
 		return errorf(kindInvalid, f, "%s", typeDetail(f, te))
 	}

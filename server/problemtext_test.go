@@ -44,7 +44,7 @@ func TestProblemTextAsGiven(t *testing.T) {
 		}
 	}
 	r := h.do("POST", "/v1/threads/t1/messages", aliceToken, `{"resourceId":"res-alice","<b>&x":1,"messages":[{"role":"user","content":"hi"}]}`)
-	check("unknown member", r, http.StatusBadRequest, `"detail":"unknown field \"<b>&x\""`, `"field":"<b>&x"`)
+	check("unknown member", r, http.StatusBadRequest, `"detail":"unknown field \"<b>&x\" (the body takes resourceId and messages)"`, `"field":"<b>&x"`)
 	for _, path := range []string{"/v1/threads", "/mcp", "/ui/threads"} {
 		check(path+" without a token", h.do("GET", path, "", nil), http.StatusUnauthorized, "Bearer <token>")
 	}
