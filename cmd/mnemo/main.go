@@ -194,7 +194,13 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		}
 		// The usage line and where the rest is: the whole help (some 40
 		// lines) buried the error line above it.
-		fmt.Fprintf(m.Stderr, "mnemo: %s\n%s\nRun 'mnemo help' for the global flags and the commands.\n", flagName.ReplaceAllString(err.Error(), "$1--$2"), usageLine)
+		fmt.Fprintf(m.Stderr, "mnemo: %s\n", flagName.ReplaceAllString(err.Error(), "$1--$2"))
+		if hint := commandFlagHint(ctx, args, err); hint != "" {
+			// A command's flag before the command (mnemo --resource alice
+			// threads): where it goes.
+			fmt.Fprintln(m.Stderr, hint)
+		}
+		fmt.Fprintf(m.Stderr, "%s\nRun 'mnemo help' for the global flags and the commands.\n", usageLine)
 		return 2
 	}
 	if err := emptyTargetFlag(fs); err != nil {
