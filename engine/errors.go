@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mnemo-go/mnemo/internal/pgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -156,6 +157,11 @@ var ErrSchemaTooNew = store.ErrSchemaTooNew
 // is a transient overload and may be retried (the HTTP API answers 503
 // "database-busy" with Retry-After).
 var ErrWriteBusy = store.ErrWriteBusy
+
+// WriteBusyTimeout is how long a write on SQLite waits for the other
+// writers, this process's or another's, before it gives up with
+// ErrWriteBusy: store.BusyTimeoutMillis, 10 s.
+const WriteBusyTimeout = store.BusyTimeoutMillis * time.Millisecond
 
 // ErrMigrationUnderLoad is matched by the error Open returns on Postgres
 // when the schema is of an older version and sessions of older mnemo

@@ -93,8 +93,8 @@ var (
 	kindTooMany     = kind{"too-many-failures", http.StatusTooManyRequests, "Too many failed authentications"}
 	kindUnavailable = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
 	// kindWriteBusy is engine.ErrWriteBusy: a write waited the busy
-	// timeout for the server's other writes and gave up, nothing of it
-	// written. A transient overload, so 503 with Retry-After (a 500
+	// timeout for the other writes and gave up, nothing of that write
+	// made. A transient overload, so 503 with Retry-After (a 500
 	// "internal" before, as if mnemo were at fault).
 	kindWriteBusy = kind{"database-busy", http.StatusServiceUnavailable, "Database busy"}
 	// kindTimeout is a request that ran past Config.RequestTimeout.
@@ -150,9 +150,15 @@ const DiskFullDetail = "the server's disk is full: the last write was refused fo
 	"reads and searches answer. Free space on the disk holding the data (the server log names it); the next write that succeeds clears this"
 
 // WriteBusyDetail is the detail of the database-busy problem
-// (engine.ErrWriteBusy, 503), the HTTP API's and the MCP tools' alike.
-const WriteBusyDetail = "the database is busy: a write of this request waited 10 s for the server's other writes " +
-	"(a long erasure or vacuum, or many writes at once) and was not made, nothing of it stored; try again in a few seconds"
+// (engine.ErrWriteBusy, 503), the HTTP API's and the MCP tools' alike. It
+// names engine.WriteBusyTimeout ("10s"), and says only that the write
+// that waited was not made: a request that writes more than once (a
+// context's observation before its record, say) keeps what it wrote
+// before that write.
+var WriteBusyDetail = fmt.Sprintf("the database is busy: a write of this request waited %s for other writes "+
+	"(the server's: a long erasure or vacuum, or many writes at once; or another process holding the database's write lock) "+
+	"and was not made (a request that writes more than once keeps what it wrote before that write); try again in a few seconds",
+	engine.WriteBusyTimeout)
 
 // IndexUnavailableDetail is GET /healthz's reason while the lexical index
 // is damaged and not quarantined yet, or the recall indexes are closed

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -81,4 +82,28 @@ func TestWriteBusyOtherProcess(t *testing.T) {
 		t.Errorf("the refused append's thread: %d %s, want 404 (nothing stored)", r.status, r.body)
 	}
 	h.ok("POST", "/v1/threads/{thread}/messages", "/v1/threads/t1/messages", "", body, 200)
+}
+
+// TestWriteBusyDetail: gate51. The database-busy detail names the wait
+// the write made, engine.WriteBusyTimeout ("10s"; it hard-coded "10 s"),
+// names another process's lock as a cause too, and claims no more than
+// that the write which waited was not made: it said "nothing of it
+// stored", untrue of a request that wrote before that write (a context's
+// observation before its record).
+func TestWriteBusyDetail(t *testing.T) {
+	for _, c := range []struct {
+		what, text string
+		want bool
+	}{
+		{"names the busy timeout", "waited " + engine.WriteBusyTimeout.String() + " for other writes", true},
+		{"names another process", "another process", true},
+		{"says the write was not made", "was not made", true},
+		{"says a request's earlier writes stay", "keeps what it wrote before that write", true},
+		{"claims nothing of the request stored", "nothing of it stored", false},
+		{"says to try again", "try again", true},
+	} {
+		if got := strings.Contains(server.WriteBusyDetail, c.text); got != c.want {
+			t.Errorf("%s: %q holds %q: %v, want %v", c.what, server.WriteBusyDetail, c.text, got, c.want)
+		}
+	}
 }
