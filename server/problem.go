@@ -185,8 +185,12 @@ func Describe(err error) Problem {
 // Describe is the package's Describe for an error of t's engine: a lost
 // database connection (engine.Engine.Unavailable: Postgres refusing,
 // closing or not answering) is the 503 "unavailable" problem the HTTP
-// routes answer, not an internal error.
+// routes answer, not an internal error; working memory being off is said
+// in the principal's words when it has some (WorkingMemoryOffHint).
 func (t Tenant) Describe(err error) Problem {
+	if t.Principal != nil && t.Principal.WorkingMemoryOffHint != "" && errors.Is(err, engine.ErrNoWorkingMemory) {
+		return Describe(&apiError{kind: kindNoWM, detail: t.Principal.WorkingMemoryOffHint, cause: err})
+	}
 	return Describe(unreachable(t.Engine, err))
 }
 

@@ -90,6 +90,12 @@ type Principal struct {
 	// of yours or the token has one resource". (mnemo mcp over stdio,
 	// which has no token, names its flag.)
 	ResourceHint string
+	// WorkingMemoryOffHint is the detail of the working-memory-off problem
+	// (engine.ErrNoWorkingMemory) for this principal, saying how to turn
+	// working memory on; empty means WorkingMemoryOffDetail, mnemo
+	// serve's. (mnemo mcp over stdio, which takes no --config, names the
+	// data directory's mnemo.json.)
+	WorkingMemoryOffHint string
 }
 
 // Operator is the principal of every request when the server has no token

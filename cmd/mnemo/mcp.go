@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -47,6 +48,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 	// resource", the HTTP server's words, named none the client had).
 	p := &server.Principal{Name: "stdio", All: true, Erase: *allowErase, EraseHint: "this client may not erase; start mnemo mcp with --allow-erase",
 		ResourceHint: "resourceId is required unless the thread is a stored one: this client may touch every resource (mnemo mcp without --resources); name the one to use"}
+	p.WorkingMemoryOffHint = mcpWorkingMemoryOff(c.Dir)
 	if *resources != "" {
 		p.ResourceHint = "resourceId is required unless the thread is a stored one of this client's resources or mnemo mcp was started with one (--resources)"
 		p.All, p.Resources = false, map[string]bool{}
@@ -165,3 +167,26 @@ func (c *drainingConn) Close() error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// mcpWorkingMemoryOff is mnemo mcp's answer when no working memory is
+// configured: mcp takes no --config, so it names what it reads, the data
+// directory's mnemo.json (storedMemoryConfig), and the restart that
+// applies it; on Postgres (dir ""), which keeps no mnemo.json, the
+// configuration mnemo serve --config stores in the database.
+func mcpWorkingMemoryOff(dir string) string {
+	if dir == "" {
+		return `this mnemo mcp has no working memory configured; to turn it on, run mnemo --db URL serve --config FILE once, FILE's "workingMemory" member ` +
+			"giving a schema, schemaFile or template (docs/serve.md#mnemo-json): the database keeps it, and mnemo mcp uses it once restarted"
+	}
+	return fmt.Sprintf(`this mnemo mcp has no working memory configured; to turn it on, write a "workingMemory" member giving a schema, schemaFile or template `+
+		"into %s, the data directory's configuration (docs/serve.md#mnemo-json), and restart mnemo mcp", absPath(filepath.Join(dir, StoredConfigFile)))
+}
+
+// absPath is p made absolute (a desktop client starts mnemo mcp in a
+// directory its user does not see), or p when that fails.
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
