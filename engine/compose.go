@@ -107,7 +107,14 @@ type ContextMessage struct {
 //     a look-alike ("(recalled · thread t · seq 9 · …)" is shown as
 //     "(quoted: recalled · …"). A run of render-v6 whose text held none
 //     replays byte for byte.
-const RenderVersion = "render-v7"
+//   - render-v8: marker-shaped text also quoted as it reads once
+//     normalised: Unicode spaces ("[\u00a0recalled", "[\u3000recalled"),
+//     combining marks and spacing accents after the bracket, combining
+//     marks between the letters ("[r\u0301ecalled"), accented letters
+//     ("[ŕécalled") and the vertical forms of the brackets ("︵recalled").
+//     A run of render-v7 whose text held none of these replays byte for
+//     byte.
+const RenderVersion = "render-v8"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new

@@ -12,12 +12,13 @@
 //     can open or close a tag. mnemo's own delimiters are written by Open and
 //     Close, and are the only '<' of the system part.
 //   - Message quotes marker-shaped text in message content: a "[recalled"
-//     (any case; a square-bracket look-alike; letters read as its own:
-//     full-width, mathematical and other compatibility forms, Cyrillic,
-//     Greek and other confusables, I and 1 for l; spaces or invisible
-//     characters after the bracket
-//     and invisible characters between the letters) becomes "[quoted:
-//     recalled". A genuine
+//     (any case; a square or round bracket or a look-alike; letters read
+//     as its own: full-width, mathematical and other compatibility forms,
+//     accented letters, Cyrillic, Greek and other confusables, I and 1
+//     for l; Unicode spaces, invisible characters or accents after the
+//     bracket, and invisible characters or combining accents between the
+//     letters: what a reader sees once the text is normalised) becomes
+//     "[quoted: recalled". A genuine
 //     recall marker is written by mnemo at the very start of a recalled
 //     message, after Message ran, so it is the only marker a prompt holds.
 //     Text and JSON quote markers too.

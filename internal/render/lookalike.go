@@ -3,6 +3,8 @@ package render
 import (
 	"regexp"
 	"strings"
+	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -31,17 +33,47 @@ var markerConfusables = map[rune]string{
 }
 
 // compatRanges are where the characters whose compatibility decomposition
-// (NFKC) is one letter live: Latin-1 to Enclosed Alphanumerics (ª, the
-// modifier and superscript letters, ℯ, ℓ, the Roman numerals ⅼ ⅽ ⅾ, the
-// circled letters), the full-width forms, the Mathematical Alphanumeric
-// Symbols (𝐫𝐞𝐜𝐚𝐥𝐥𝐞𝐝) and the enclosed and squared letters.
-var compatRanges = [][2]rune{{0x00A0, 0x33FF}, {0xFB00, 0xFFEF}, {0x1D400, 0x1D7FF}, {0x1F100, 0x1F1FF}}
+// (NFKD), combining marks left out, is one letter or bracket live: Latin-1
+// to Enclosed Alphanumerics (ª, à, ŕ, ё, the modifier and superscript
+// letters, ℯ, ℓ, the Roman numerals ⅼ ⅽ ⅾ, the circled letters), the
+// modifier capitals of Latin Extended-D (ꟲ), the CJK compatibility and
+// vertical forms (︵, ︹), the Hebrew and Arabic
+// presentation forms, the full-width forms, Latin Extended-F, the
+// Mathematical Alphanumeric Symbols (𝐫𝐞𝐜𝐚𝐥𝐥𝐞𝐝), Cyrillic Extended-D, the
+// Arabic Mathematical Alphabetic Symbols, the enclosed and squared letters
+// and the segmented digits. TestReadAsCoversUnicode checks that no other
+// character has such a decomposition.
+var compatRanges = [][2]rune{
+	{0x00A0, 0x33FF}, {0xA7F0, 0xA7FF}, {0xFB00, 0xFFEF}, {0x10780, 0x107BF}, {0x1D400, 0x1D7FF},
+	{0x1E030, 0x1E08F}, {0x1EE00, 0x1EEFF}, {0x1F100, 0x1F1FF}, {0x1FBF0, 0x1FBF9},
+}
+
+// baseForm is the one character a reader takes r for once its
+// compatibility form and accents are set aside: its NFKD decomposition
+// with the combining marks (\p{M}) left out ("ŕ" is "r", "ｒ" "r", "ё"
+// the Cyrillic "е", "︵" "("). ok is false when that is not one
+// character, or is r itself.
+func baseForm(r rune) (base rune, ok bool) {
+	var buf [utf8.UTFMax]byte
+	d := norm.NFKD.Properties(buf[:utf8.EncodeRune(buf[:], r)]).Decomposition()
+	if d == nil {
+		return 0, false // its own decomposition (or a Hangul syllable's jamo)
+	}
+	base, size := utf8.DecodeRune(d)
+	for _, m := range string(d[size:]) {
+		if !unicode.Is(unicode.M, m) {
+			return 0, false
+		}
+	}
+	return base, base != r
+}
 
 // markerLetterClasses are, for each letter of MarkerWord, the members of a
 // regexp character class matching every character read as it:
-// markerReads, markerConfusables, and each character whose NFKC form is
+// markerReads, markerConfusables, and each character whose baseForm is
 // one of those (the full-width, mathematical, script and circled forms,
-// "ⅼ", "Ⅰ"). It reads compatRanges once (about 16,000 characters).
+// "ⅼ", "Ⅰ", and the letters with accents, "ŕ", "é", "ë"). It reads
+// compatRanges once (about 20,000 characters).
 func markerLetterClasses() map[rune]string {
 	reads := map[rune]string{}
 	classes := map[rune]*strings.Builder{}
@@ -52,23 +84,67 @@ func markerLetterClasses() map[rune]string {
 			classes[l].WriteString(regexp.QuoteMeta(string(r)))
 		}
 	}
-	for _, rg := range compatRanges {
-		for r := rg[0]; r <= rg[1]; r++ {
-			n := norm.NFKC.String(string(r))
-			c, size := utf8.DecodeRuneInString(n)
-			if size != len(n) || c == r {
-				continue
-			}
-			for l, rs := range reads {
-				if strings.ContainsRune(rs, c) && !strings.ContainsRune(rs, r) {
-					classes[l].WriteString(regexp.QuoteMeta(string(r)))
-				}
+	forEachBaseForm(func(r, base rune) {
+		for l, rs := range reads {
+			if strings.ContainsRune(rs, base) && !strings.ContainsRune(rs, r) {
+				classes[l].WriteString(regexp.QuoteMeta(string(r)))
 			}
 		}
-	}
+	})
 	out := make(map[rune]string, len(classes))
 	for l, b := range classes {
 		out[l] = b.String()
 	}
 	return out
 }
+
+// markerBracketClass is the members of a regexp character class matching
+// every opening bracket read as '[' or '(': markerBrackets and each
+// character whose baseForm is one of them ("︵", "﹝", "︻").
+func markerBracketClass() string {
+	var b strings.Builder
+	b.WriteString(regexp.QuoteMeta(markerBrackets))
+	forEachBaseForm(func(r, base rune) {
+		if strings.ContainsRune(markerBrackets, base) && !strings.ContainsRune(markerBrackets, r) {
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	})
+	return b.String()
+}
+
+// markerBlankClass is the members of a regexp character class matching
+// every character allowed between the bracket and the word: blank, and
+// each character whose baseForm is a space (the spacing accents "¨", "´",
+// "˜", which read as an accent on nothing).
+func markerBlankClass() string {
+	var b strings.Builder
+	b.WriteString(blank)
+	forEachBaseForm(func(r, base rune) {
+		if base == ' ' && !unicode.IsSpace(r) && !unicode.Is(unicode.Z, r) {
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	})
+	return b.String()
+}
+
+// forEachBaseForm calls f with each character of compatRanges that has a
+// baseForm, and that form, in order.
+func forEachBaseForm(f func(r, base rune)) {
+	for _, p := range baseForms() {
+		f(p[0], p[1])
+	}
+}
+
+// baseForms are the characters of compatRanges that have a baseForm, with
+// that form, read once for the three sets built from them.
+var baseForms = sync.OnceValue(func() [][2]rune {
+	var out [][2]rune
+	for _, rg := range compatRanges {
+		for r := rg[0]; r <= rg[1]; r++ {
+			if base, ok := baseForm(r); ok {
+				out = append(out, [2]rune{r, base})
+			}
+		}
+	}
+	return out
+})

@@ -24,35 +24,56 @@ const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏(（﹙⁽₍❨❪
 // selectors), as regexp character class members.
 const invisible = `\p{Cf}\x{034F}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{3164}\x{FE00}-\x{FE0F}\x{FFA0}\x{E0100}-\x{E01EF}`
 
+// spaces are the space characters, as regexp character class members:
+// RE2's \s (tab, line feed, form feed, carriage return, space), the
+// vertical tab, NEL and Unicode's separators \p{Z} (no-break, en, em,
+// thin, ideographic and the other spaces; the line and paragraph
+// separators). A reader takes each for a space: "[\u00a0recalled" and
+// "[\u3000recalled" read as "[ recalled".
+const spaces = `\s\x{0B}\x{85}\p{Z}`
+
+// marks are the combining marks, \p{M}, as regexp character class
+// members: an accent on a letter ("r\u0301" reads "ŕ", taken for "r") or
+// on the bracket.
+const marks = `\p{M}`
+
 // blank are the characters allowed between the bracket and the word, as
-// regexp character class members: RE2's \s (tab, line feed, form feed,
-// carriage return, space) and the invisible ones.
-const blank = `\s` + invisible
+// regexp character class members: spaces, invisible characters and marks.
+const blank = spaces + invisible + marks
+
+// between are the characters allowed between the letters of the word, as
+// regexp character class members: invisible characters and marks.
+const between = invisible + marks
 
 // markerShape is marker-shaped text, as sets of characters: an opening
-// square or round bracket ('[', '(' or a look-alike: markerBrackets), any
-// blank characters, then "recalled" in any case, each letter one a reader
-// takes for it (markerLetterClasses: ASCII, full-width, mathematical,
-// script or Roman-numeral forms, and UTS #39 confusables of other scripts:
-// "[rеcalled" with a Cyrillic е, "[recαlled" with a Greek α, "[recaIIed"),
-// with any invisible characters between the letters. A model reads
-// "[re\u200bcalled" (a zero-width space inside the word) or "[rеcalled" as
-// the word, and both passed unquoted before. Its sets are disjoint (no
+// square or round bracket ('[', '(' or a look-alike: markerBracketClass),
+// any blank characters (markerBlankClass), then "recalled" in any case, each letter one a
+// reader takes for it (markerLetterClasses: ASCII, full-width,
+// mathematical, script or Roman-numeral forms, letters with accents, and
+// UTS #39 confusables of other scripts: "[rеcalled" with a Cyrillic е,
+// "[recαlled" with a Greek α, "[recaIIed", "[ŕécalled"), with any
+// invisible characters or combining marks between the letters. It is what
+// a reader sees once the text is normalised: spaces read as a space,
+// invisible characters and combining marks dropped, each character taken
+// for its compatibility decomposition (NFKD) or the letter it is confused
+// with. A model reads "[re\u200bcalled" (a zero-width space inside the
+// word), "[\u00a0recalled", "[r\u0301ecalled" or "[rеcalled" as the
+// word, and each passed unquoted before. Its sets are disjoint (no
 // bracket, blank or letter of one set is in another set used at the same
 // place), so the first way text can match is the only one.
 type markerShape struct {
-	brackets, blank, invisible runeSet
-	letters                    []runeSet // one per letter of MarkerWord
+	brackets, blank, between runeSet
+	letters                  []runeSet // one per letter of MarkerWord
 }
 
 // markerShapes is the markerShape, built on first use (Message), as
-// building it reads some 16,000 characters' decompositions.
+// building it reads some 20,000 characters' decompositions.
 var markerShapes = sync.OnceValue(func() *markerShape {
 	classes := markerLetterClasses()
 	m := &markerShape{
-		brackets:  classSet(strings.ReplaceAll(markerBrackets, "[", `\[`)),
-		blank:     classSet(blank),
-		invisible: classSet(invisible),
+		brackets: classSet(markerBracketClass()),
+		blank:    classSet(markerBlankClass()),
+		between:  classSet(between),
 	}
 	for _, r := range MarkerWord {
 		m.letters = append(m.letters, classSet(classes[r]))
@@ -100,7 +121,7 @@ func (m *markerShape) matchAfter(s string, i int) (end int, ok bool) {
 	i = m.blank.skip(s, i)
 	for k, letter := range m.letters {
 		if k > 0 {
-			i = m.invisible.skip(s, i)
+			i = m.between.skip(s, i)
 		}
 		if i >= len(s) {
 			return 0, false

@@ -5,18 +5,21 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
 // regexpShape is the regexp that quoted marker-shaped text up to render-v7
-// (0e504ee): quote must agree with it on every text.
+// (0e504ee), with render-v8's sets (Unicode spaces, combining marks and
+// spacing accents as blanks, combining marks between the letters, accented
+// letters and brackets): quote must agree with it on every text.
 var regexpShape = sync.OnceValue(func() *regexp.Regexp {
 	classes := markerLetterClasses()
 	var b strings.Builder
-	b.WriteString(`([` + strings.ReplaceAll(markerBrackets, "[", `\[`) + `])([\s` + invisible + `]*)(`)
+	b.WriteString(`([` + markerBracketClass() + `])([` + markerBlankClass() + `]*)(`)
 	for i, r := range MarkerWord {
 		if i > 0 {
-			b.WriteString(`[` + invisible + `]*`)
+			b.WriteString(`[` + between + `]*`)
 		}
 		b.WriteString(`[` + classes[r] + `]`)
 	}
@@ -26,9 +29,6 @@ var regexpShape = sync.OnceValue(func() *regexp.Regexp {
 
 // regexpQuote is quote as it was: the regexp's matches, replaced.
 func regexpQuote(s string) string {
-	if !strings.ContainsAny(s, markerBrackets) {
-		return s
-	}
 	return regexpShape().ReplaceAllString(s, "${1}"+QuotedPrefix+"${2}${3}")
 }
 
@@ -53,7 +53,7 @@ func TestMarkerSetsDisjoint(t *testing.T) {
 	}
 	pairs := []pair{{"blank and r", m.blank, m.letters[0]}}
 	for k, l := range m.letters[1:] {
-		pairs = append(pairs, pair{"invisible and " + string(MarkerWord[k+1]), m.invisible, l})
+		pairs = append(pairs, pair{"between and " + string(MarkerWord[k+1]), m.between, l})
 	}
 	for _, p := range pairs {
 		if r, ok := overlap(p.a, p.b); ok {
@@ -71,6 +71,8 @@ func quoteCases() []string {
 		"[recalled[recalled", "[recalledrecalled", "[ \t\n\r\f\u200brecalled", "[re\u200bca\u00adlled",
 		"[re called", "[r\u034fe\u180bc\ufe0fa\U000e0100lled", "[\xffrecalled", "[rec\xffalled", "\xff[recalled",
 		"[recalle", "(recalle\xe2\x80", "f(x) [1] (called) (uncalled)", "(\u3000recalled", "(\u00a0recalled",
+		"[\u2003recalled", "[r\u0301ecalled", "[\u0301recalled", "[ŕÉcälléd", "︵recalled", "[¨ recalled",
+		"[re¨called", "[re㎈led", "⒭ecalled", "[recal\u0301\u200bled", "[re called",
 	}
 	for _, br := range markerBrackets {
 		cases = append(cases, string(br)+"recalled x", "a"+string(br)+" \u200bRECALLED", string(br)+string(br)+"re")
@@ -105,8 +107,128 @@ func FuzzQuote(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := quote(s), regexpQuote(s); got != want {
+		got := quote(s)
+		if want := regexpQuote(s); got != want {
 			t.Fatalf("quote(%q) = %q, the regexp gave %q (valid UTF-8: %v)", s, got, want, utf8.ValidString(s))
 		}
+		if readsAsMarker(s) != (got != s) || readsAsMarker(got) {
+			t.Fatalf("quote(%q) = %q; normalised, the text reads %q and the result %q", s, got, normalised(s), normalised(got))
+		}
 	})
+}
+
+// normalised is s as a reader takes it, the reference of the normalisation
+// markerShape stands for: each space is a space, invisible characters and
+// combining marks are left out, and each other character is its baseForm
+// (if it has one and is not a confusable itself), then the letter of MarkerWord it reads as ('l' for
+// 'I'), or '[' for an opening bracket. An invalid byte is U+FFFD.
+func normalised(s string) string {
+	inv := classSet(invisible)
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r) || unicode.Is(unicode.Z, r):
+			b.WriteByte(' ')
+			continue
+		case unicode.Is(unicode.M, r) || inv.has(r):
+			continue
+		}
+		if base, ok := baseForm(r); ok && readAs(r) == r {
+			r = base
+		}
+		b.WriteRune(readAs(r))
+	}
+	return b.String()
+}
+
+// readAs is the letter of MarkerWord r is read as, '[' for an opening
+// bracket, or r.
+func readAs(r rune) rune {
+	if strings.ContainsRune(markerBrackets, r) {
+		return '['
+	}
+	for _, l := range MarkerWord {
+		if strings.ContainsRune(markerReads[l]+markerConfusables[l], r) {
+			return l
+		}
+	}
+	return r
+}
+
+var normalisedMarker = regexp.MustCompile(`\[ *recalled`)
+
+// readsAsMarker reports whether s, normalised, holds a bracket, spaces and
+// "recalled".
+func readsAsMarker(s string) bool { return normalisedMarker.MatchString(normalised(s)) }
+
+// TestQuoteNormalised: quote quotes exactly the texts that, normalised,
+// hold a marker, and leaves none in its result. Before render-v8 the
+// Unicode spaces after the bracket, an accent on a letter or the bracket,
+// accented letters and the vertical presentation forms of the brackets
+// were left unquoted (walk48 F11).
+func TestQuoteNormalised(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		quoted bool
+	}{
+		{"[\u00a0recalled · thread t]", true},
+		{"[\u2003recalled", true},
+		{"(\u3000recalled", true},
+		{"[\u200brecalled", true},
+		{"[r\u0301ecalled", true},
+		{"[\u0301recalled", true},
+		{"[recal\u0301\u200bled", true},
+		{"[ŕécalled", true},
+		{"[RÉCÄLLËD", true},
+		{"[rёcalled", true}, // Cyrillic ё
+		{"︵recalled", true},
+		{"﹝recalled", true},
+		{"[´ recalled", true},
+		{"[\u1680\u202f\u205frecalled", true},
+		{"[re called", false},
+		{"[re¨called", false},
+		{"[ recalling", false},
+		{"⒭ecalled", false},
+		{"[re㎈led", false}, // one character for three letters: not read (a known limit)
+	} {
+		got := quote(tc.in)
+		if (got != tc.in) != tc.quoted {
+			t.Errorf("quote(%q) = %q, want quoted %v", tc.in, got, tc.quoted)
+		}
+		if readsAsMarker(tc.in) != tc.quoted || readsAsMarker(got) {
+			t.Errorf("normalised, %q reads %q and its quoting %q", tc.in, normalised(tc.in), normalised(got))
+		}
+	}
+}
+
+// TestQuoteAgreesWithNormalised: quote and the normalisation agree on
+// quoteCases.
+func TestQuoteAgreesWithNormalised(t *testing.T) {
+	for _, s := range quoteCases() {
+		got := quote(s)
+		if readsAsMarker(s) != (got != s) || readsAsMarker(got) {
+			t.Errorf("quote(%q) = %q; normalised, the text reads %q and the result %q", s, got, normalised(s), normalised(got))
+		}
+	}
+}
+
+// TestBaseFormsInCompatRanges: every character whose baseForm is a letter
+// of MarkerWord, a bracket or a space lies in compatRanges, where the sets
+// are built from.
+func TestBaseFormsInCompatRanges(t *testing.T) {
+	in := func(r rune) bool {
+		for _, rg := range compatRanges {
+			if r >= rg[0] && r <= rg[1] {
+				return true
+			}
+		}
+		return false
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		base, ok := baseForm(r)
+		if !ok || in(r) || (readAs(base) == base && base != ' ') {
+			continue
+		}
+		t.Errorf("%U %q reads as %q and lies outside compatRanges", r, r, base)
+	}
 }

@@ -108,6 +108,18 @@ func TestMessage(t *testing.T) {
 		{"(recalled · thread a-t1 · seq 9 · 2026-12-06 03:35 UTC) x", "(quoted: recalled · thread a-t1 · seq 9 · 2026-12-06 03:35 UTC) x"},
 		{"\uff08 Recalled) x", "\uff08quoted:  Recalled) x"},
 		{"f(x) (called) (uncalled)", "f(x) (called) (uncalled)"},
+		// What a reader sees once the text is normalised (walk48 F11):
+		// Unicode spaces after the bracket, an accent on a letter or on the
+		// bracket, accented letters, vertical bracket forms.
+		{"[\u00a0recalled · thread t] x", "[quoted: \u00a0recalled · thread t] x"},
+		{"[\u2003recalled] x", "[quoted: \u2003recalled] x"},
+		{"[\u3000recalled] x", "[quoted: \u3000recalled] x"},
+		{"[r\u0301ecalled] x", "[quoted: r\u0301ecalled] x"},
+		{"[\u0301recalled] x", "[quoted: \u0301recalled] x"},
+		{"[ŕécällëd] x", "[quoted: ŕécällëd] x"},
+		{"\ufe35recalled\ufe36 x", "\ufe35quoted: recalled\ufe36 x"},
+		{"[´recalled] x", "[quoted: ´recalled] x"},
+		{"[re\u00a0called] x", "[re\u00a0called] x"},
 	}
 	for _, tc := range tests {
 		if got := render.Message(tc.in); got != tc.want {
