@@ -341,7 +341,8 @@ func (e *Engine) vacuumResidue(ctx context.Context, always bool, r residue) (Vac
 
 // checkpoint copies the WAL into the database file and truncates it, so
 // page images written before an erasure leave the WAL. A reader holding an
-// old snapshot makes SQLite report busy; it is retried for up to 10 s.
+// old snapshot, or another process holding the write lock, makes SQLite
+// report busy (after its busy timeout); it is retried for up to 10 s.
 func (e *Engine) checkpoint(ctx context.Context) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -353,7 +354,7 @@ func (e *Engine) checkpoint(ctx context.Context) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%w: WAL checkpoint still blocked by readers (%d of %d frames copied)", ErrEraseIncomplete, done, logFrames)
+			return fmt.Errorf("%w: WAL checkpoint still blocked by readers or by another process's write lock (%d of %d frames copied)", ErrEraseIncomplete, done, logFrames)
 		}
 		select {
 		case <-ctx.Done():

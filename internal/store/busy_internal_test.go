@@ -69,3 +69,58 @@ func TestWriteBusyOtherProcess(t *testing.T) {
 		t.Errorf("write once the lock is released: %v", err)
 	}
 }
+
+// TestCheckpointBusyOtherProcess: gate51 (cbbde78d mapped the writes, not
+// Checkpoint). Behind a connection outside the write gate, as another
+// process's would be, Checkpoint (the erasure's truncating checkpoint)
+// either reports the lock in busy, with no error (a write transaction
+// held: SQLite's checkpoint goes on passively and says SQLITE_BUSY in its
+// row), or, when the other connection holds the file in locking_mode
+// EXCLUSIVE and no connection of the pool can open, fails with
+// SQLITE_BUSY matching ErrWriteBusy, as a write does. It was a bare
+// "database is locked (5)".
+func TestCheckpointBusyOtherProcess(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		lock  []string // run by the other connection
+		idle  int      // the pool's idle connections while it holds the lock
+		busy  int      // Checkpoint's busy
+		error bool     // Checkpoint's error matches ErrWriteBusy with SQLITE_BUSY (else nil)
+	}{
+		{name: "WriteTransaction", lock: []string{`BEGIN IMMEDIATE`}, idle: 2, busy: 1},
+		{name: "ExclusiveLockingMode", lock: []string{`PRAGMA locking_mode=EXCLUSIVE`, `INSERT INTO t VALUES (5)`}, idle: 0, error: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.db")
+			db, err := openBusy(ctx, path, SchemaVersion, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { CloseDB(db) })
+			if _, err := db.Exec(`CREATE TABLE t (n INTEGER)`); err != nil {
+				t.Fatal(err)
+			}
+			db.SetMaxIdleConns(c.idle) // 0: the pool's connections close, and none opens behind the exclusive lock
+			other, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			conn, err := other.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			for _, q := range c.lock {
+				if _, err := conn.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			busy, _, _, err := Checkpoint(ctx, db)
+			if c.error != (err != nil) || c.error && (!errors.Is(err, ErrWriteBusy) || ResultCode(err) != 5) || busy != c.busy {
+				t.Errorf("Checkpoint: busy %d, %v; want busy %d, error matching ErrWriteBusy with SQLITE_BUSY: %v", busy, err, c.busy, c.error)
+			}
+		})
+	}
+}

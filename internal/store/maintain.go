@@ -9,19 +9,29 @@ import (
 
 // Checkpoint runs one truncating WAL checkpoint (PRAGMA
 // wal_checkpoint(TRUNCATE)): it copies the WAL into the database file and
-// truncates it. busy is non-zero when a reader holding an old snapshot
-// blocked it; logFrames and done count the WAL's frames and those copied.
+// truncates it. busy is non-zero when it could not finish within SQLite's
+// busy timeout: a reader held an old snapshot, or another connection
+// outside the write gate (another process) held the write lock, which
+// SQLite reports in busy, not as an error (the checkpoint goes on
+// passively); logFrames and done count the WAL's frames and those copied.
 // On a database Open returned it first waits for the write gate (gate.go),
 // as a writer does, since it takes SQLite's write lock; an ended ctx stops
-// that wait with its error, wrapped.
+// that wait with its error, wrapped, and a wait of BusyTimeoutMillis ends
+// with ErrWriteBusy. SQLITE_BUSY as an error (another process holding the
+// file in locking_mode EXCLUSIVE, so no connection opens) matches
+// ErrWriteBusy too, as a write's does (busy.go).
 func Checkpoint(ctx context.Context, db *sql.DB) (busy, logFrames, done int, err error) {
-	if g := gateOf(db); g != nil {
+	g := gateOf(db)
+	if g != nil {
 		if err := g.enter(ctx, "checkpoint"); err != nil {
 			return 0, 0, 0, err
 		}
 		defer g.leave()
 	}
 	err = db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done)
+	if g != nil {
+		err = writeBusy("checkpoint", err)
+	}
 	return busy, logFrames, done, err
 }
 
