@@ -9,6 +9,9 @@
 // Without --dir it works in a scratch directory that it removes at exit.
 // The LoCoMo file is --data, else $MNEMO_SHARED_DATA/locomo/locomo10-dev.json
 // when that variable is set (as for the tests), else the workspace path.
+// LoCoMo is public: data/locomo10.json of
+// https://github.com/snap-research/LoCoMo (locomo10-dev.json holds five of
+// its ten samples, conv-26 among them); --data takes either file.
 // Run it, then inspect the ranges with the CLI:
 //
 //	go run ./examples/observe --dir /tmp/obs-demo
@@ -58,6 +61,12 @@ func defaultData() string {
 	return filepath.Join("..", "shared", "data", "locomo", "locomo10-dev.json")
 }
 
+// whereLoCoMo says where the LoCoMo file comes from and how to point the
+// example at it, for a clone without the workspace's data beside it.
+const whereLoCoMo = "LoCoMo is a public benchmark (https://github.com/snap-research/LoCoMo, file data/locomo10.json, CC BY-NC 4.0); " +
+	"download that file and pass --data FILE (any of its samples: --sample conv-26, the default, is its first), " +
+	"or set MNEMO_SHARED_DATA to a directory holding locomo/locomo10-dev.json"
+
 // run is the command: args are its flags, out gets the report. Without
 // --dir the data directory is a scratch one, removed when run returns;
 // nothing is created when the LoCoMo file is missing.
@@ -72,7 +81,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	if _, err := os.Stat(*data); err != nil {
-		return fmt.Errorf("LoCoMo data not found (%v); pass --data FILE or set MNEMO_SHARED_DATA", err)
+		return fmt.Errorf("LoCoMo data not found (%v): %s", err, whereLoCoMo)
 	}
 	scratchNote := ""
 	if *dir == "" {

@@ -47,8 +47,12 @@ func TestScratchDirRemoved(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	ctx := context.Background()
 	err := run(ctx, []string{"--data", filepath.Join(tmp, "missing.json")}, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "LoCoMo data not found") {
-		t.Fatalf("missing data: %v", err)
+	// It says where LoCoMo comes from and how to point at it (readme48
+	// read only "pass --data FILE or set MNEMO_SHARED_DATA").
+	for _, want := range []string{"LoCoMo data not found", "https://github.com/snap-research/LoCoMo", "data/locomo10.json", "--data FILE", "MNEMO_SHARED_DATA"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("missing data: %v; want it to say %q", err, want)
+		}
 	}
 	assertEmpty(t, tmp)
 	var out bytes.Buffer
