@@ -20,7 +20,7 @@ const (
 	credentialNames = `access[_-]?key|account[_-]?key|api[ _-]?key|app[_-]?key|application[_-]?key|auth[_-]?key` +
 		`|client[_-]?key|contrase(?:n|ñ)a|creds|credentials?|database[_-]?key|db[_-]?key|keypass` +
 		`|passcode|passphrase|passwd|password|priv[_-]?key|private[_-]?key|pwd|secret[eos]?` +
-		`|service[_-]?key|token|[_.-]pass`
+		`|secret[ _-]?key|service[_-]?key|token|[_.-]pass`
 	// quoted is a "double", 'single' or \"escaped\" quoted value; its
 	// quote is group q.
 	quoted = `(?P<q>\\")[^"\\\n]+\\"|(?P<q>")(?:[^"\\\n]|\\.)+"|(?P<q>')[^'\n]+'`
@@ -40,7 +40,7 @@ const (
 	// characters, not starting with '=', '<' or '>' and ending in no blank
 	// and no backslash. Before, it ran past "\n" to the end of the raw
 	// line, which in JSON text is the rest of the document.
-	lineValue = `(?:[^\s=<>\\]|\\[^nr\s])(?:[^\r\n\\]|\\[^nr\r\n]){2,}[^\s\\]`
+	lineValue = `(?:[^\s=<>\\]|\\[^nr\s])(?:[^\r\n\\]|\\[^nr\r\n]){2,}` + bareEnd
 	// shortBeforeBreak is a value of 0-3 bytes before an escaped line
 	// break, too short to be told from a word: it runs on to the next
 	// blank, as values did before bareByte (walk47 F8:
@@ -48,7 +48,7 @@ const (
 	// kept whole): the next line's first word may go with it, never the
 	// secret stay. (The name: value form, lineValue, still keeps
 	// token: ab\ncdefghijklmnop.)
-	shortBeforeBreak = `(?:[^\s=<>\\]` + bareByte + `{0,2})?\\[nr]\S+`
+	shortBeforeBreak = `(?:[^\s=<>\\]` + bareByte + `{0,2})?` + escapedBreak + `\S*` + bareEnd
 	// lineAfterBreak is shortBeforeBreak after a colon: a value of 0-3
 	// bytes before an escaped line break runs on to the end of the next
 	// escaped line, as a colon's value runs to the end of its line
@@ -56,13 +56,28 @@ const (
 	// ':' to the next blank, log: "token: ab\ncdefgh next" was stored
 	// log: "token: [REDACTED] next", and a second pass took " next" too.
 	// The next line must start with no blank: an indented one is a
-	// nested key's (log: "credentials:\n  user: bob" stays).
-	lineAfterBreak = `(?:[^\s=<>\\]` + bareByte + `{0,2})?\\[nr]` + bareByte + `(?:(?:[^\r\n\\]|\\[^nr\r\n])*[^\s\\])?`
+	// nested key's (log: "credentials:\n  user: bob" stays); an
+	// unindented key there (credentials:\nuser: bob) is kept by
+	// keyAfterBreak. A quote that starts the line is taken only with a
+	// value after it, and one that ends it stays (bareEnd).
+	lineAfterBreak = `(?:[^\s=<>\\]` + bareByte + `{0,2})?` + escapedBreak +
+		`(?:(?:[^\s"\\]|\\[^nr\s])(?:(?:[^\r\n\\]|\\[^nr\r\n])*` + bareEnd + `)?|"(?:[^\r\n\\]|\\[^nr\r\n])*` + bareEnd + `)`
+	// bareEnd is the last character of a bare value: no blank, no
+	// backslash but one that escapes a character other than a line
+	// break, and no quote. A value in a quoted string (log:
+	// "DB_PASSWORD=S3cretV") ends before the string's closing quote,
+	// which is kept; before, the quote went with the value.
+	bareEnd = `(?:[^\s"\\]|\\[^nr\s"])`
+	// escapedBreak is a line break escaped as text: \n, \r or \r\n (a
+	// CRLF in a JSON string). Before, \r\n was two breaks, the value
+	// before it stopped at the first one, and a second pass took the
+	// words after the line (walk48 F14).
+	escapedBreak = `(?:\\r\\n|\\[nr])`
 	// afterName is the operator after an unquoted name and the value:
 	// quoted, or bare up to the next blank or escaped line break
 	// (bareByte: DB_PASSWORD=S3cretV\nnext in a JSON-escaped log keeps
 	// \nnext), or shortBeforeBreak.
-	afterName = `(?P<op>` + assignOp + `)(?:` + quoted + `|(?:[^\s=<>\\]|\\[^nr\s])` + bareByte + `{3,}|` + shortBeforeBreak + `)`
+	afterName = `(?P<op>` + assignOp + `)(?:` + quoted + `|(?:[^\s=<>\\]|\\[^nr\s])` + bareByte + `{2,}` + bareEnd + `|` + shortBeforeBreak + `)`
 )
 
 // assignmentPattern is the assignment rule's pattern. Its forms, tried in
@@ -209,7 +224,24 @@ func notPlaceholder(match string) bool {
 			return false
 		}
 	}
-	return !placeholderValue(assignedValue(match))
+	v := assignedValue(match)
+	return !placeholderValue(v) && !keyAfterBreak(v)
+}
+
+// keyAfterBreak reports whether v, an assigned value, is empty before an
+// escaped line break (\n, \r, and escaped blanks after it) and the next
+// line is a YAML key (user: bob): the name was a key with no value on its
+// line, as in log: "credentials:\nuser: bob", where user: bob was stored
+// as [REDACTED] (walk48). A value that is no key (password:\nhunter2)
+// is still taken.
+func keyAfterBreak(v string) bool {
+	if !strings.HasPrefix(v, `\n`) && !strings.HasPrefix(v, `\r`) {
+		return false
+	}
+	for len(v) >= 2 && v[0] == '\\' && strings.IndexByte("nrt", v[1]) >= 0 {
+		v = strings.TrimLeft(v[2:], " \t")
+	}
+	return yamlMapping.MatchString(v)
 }
 
 // placeholderValue reports whether v, an assigned value (quoted, or bare

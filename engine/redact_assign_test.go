@@ -122,6 +122,18 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		{"colon-short-before-break-line", `log: "token: ab\ncdefghijklmnop next\nkept"`, `log: "token: ` + m + `\nkept"`},
 		{"colon-empty-before-break", `log: "password:\nhunter2secret and more\nkept"`, `log: "password:` + m + `\nkept"`},
 		{"colon-nested-key-kept", `log: "credentials:\n  user: bob\n"`, `log: "credentials:\n  user: bob\n"`},
+		// walk48 F14 and its neighbours: a bare value ends before the
+		// quote that closes its string; \r\n is one escaped break; an
+		// unindented key after an empty value is the next key, not the
+		// value.
+		{"closing-quote-kept", `log: "DB_PASSWORD=S3cretV"`, `log: "DB_PASSWORD=` + m + `"`},
+		{"colon-closing-quote-kept", `log: "token: abcdefgh"`, `log: "token: ` + m + `"`},
+		{"short-before-break-quote-kept", `DB_PASSWORD=ab\ncdefgh" x`, `DB_PASSWORD=` + m + `" x`},
+		{"colon-crlf-break", `log: "token: ab\r\ncdefghijklmnop next"`, `log: "token: ` + m + `"`},
+		{"colon-escaped-tab-line", `log: "token: ab\n\tcdefghijklmnop"`, `log: "token: ` + m + `"`},
+		{"colon-escaped-quote-line", `log: "token: ab\n\"next stuff\""`, `log: "token: ` + m + `\""`},
+		{"colon-unindented-key-kept", `log: "credentials:\nuser: bob"`, `log: "credentials:\nuser: bob"`},
+		{"colon-escaped-tab-key-kept", `log: "credentials:\n\tuser: bob"`, `log: "credentials:\n\tuser: bob"`},
 	}
 	r := engine.DefaultRedactor()
 	for _, c := range cases {

@@ -27,7 +27,7 @@ import (
 //   - assignments whose name ends in a credential word (password, passwd,
 //     passphrase, passcode, pwd, DB_PASS, "pass", keypass, secret, token,
 //     creds, credentials, api/access/private/account/auth/app/client/
-//     service/db key, contraseña): NAME=value, NAME: value,
+//     service/db/secret key, contraseña): NAME=value, NAME: value,
 //     "name": "value" (JSON, also escaped inside a JSON string),
 //     name => value, name := value, ?name=value in a URL query; a quoted
 //     value is replaced to its closing quote, a bare one to the next blank

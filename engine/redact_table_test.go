@@ -114,6 +114,9 @@ var secretCases = []struct{ name, text, secret string }{
 	{"keypass", "keypass=Zx9Qw3Rt", "Zx9Qw3Rt"},
 	{"client-key", "client_key: 9f8e7d6c5b4a", "9f8e7d6c5b4a"},
 	{"privkey", "PRIVKEY=9f8e7d6c5b4a", "9f8e7d6c5b4a"},
+	// walk48: secret key was no credential name (Django's SECRET_KEY).
+	{"secret-key-env", "SECRET_KEY=abcdefgh123", "abcdefgh123"},
+	{"secret-key-words", "Secret Key: Tr0ub4dor&3 and more", "Tr0ub4dor"},
 }
 
 // benignCases look like secrets to a careless rule and must come back
