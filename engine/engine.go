@@ -167,6 +167,9 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	if err := emptyDatabase(dir, cfg.MustExist); err != nil {
 		return nil, err
 	}
+	if err := databaseHeader(dir); err != nil { // db_header.go
+		return nil, err
+	}
 	now := time.Now
 	if cfg.Now != nil {
 		now = cfg.Now
@@ -183,6 +186,9 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	}
 	if errors.Is(err, ErrSchemaTooNew) {
 		return nil, err // its text begins "engine: " (internal/store's errors.go)
+	}
+	if errors.Is(err, store.ErrNoSchema) {
+		return nil, fmt.Errorf("%w: %s: %s: nothing was written to it", ErrNoSchema, filepath.Join(dir, DatabaseFile), strings.TrimPrefix(err.Error(), store.ErrNoSchema.Error()+": "))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)

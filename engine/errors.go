@@ -131,6 +131,16 @@ func (e *narrowError) Unwrap() error { return e.of }
 // schema holds no mnemo tables.
 var ErrNotDataDir = errors.New("engine: not a mnemo data directory")
 
+// ErrNoSchema is matched, with ErrNotDataDir, by the error Open returns
+// when mnemo.db is a SQLite database without mnemo's schema: another
+// program's database (schema version 0), or one whose mnemo tables were
+// dropped. Open refuses it before writing anything, for every command: a
+// reading command wrote the schema into it before, and a writing one
+// would mix mnemo's tables into another program's file. Point the
+// directory at the right file, or move this one away and restore
+// mnemo.db from a backup.
+var ErrNoSchema error = &narrowError{"engine: the database holds no mnemo schema", ErrNotDataDir}
+
 // ErrDatabaseEncoding is matched by the error Open returns when
 // Config.Postgres names a database whose encoding is not UTF8 (created
 // with ENCODING 'SQL_ASCII' or 'LATIN1'): mnemo stores text as UTF-8, so it

@@ -320,6 +320,10 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		// Not the hint below: a write would create a new, empty database.
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, goneAdvice(gone))
 		return 1
+	case errors.Is(err, engine.ErrNoSchema):
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: check --dir (or $MNEMO_DIR): if %s is another program's database, point --dir at mnemo's data directory; if it was mnemo's, stop every process using %s and restore %s from a backup (%s). No command writes mnemo's schema into it.\n",
+			name, err, engine.DatabaseFile, m.Dir, engine.DatabaseFile, backupsDoc)
+		return 1
 	case errors.Is(err, engine.ErrNotDataDir) && m.DB != "":
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --db (or $MNEMO_DB): its database and search_path; mnemo's tables are created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)
 		return 1

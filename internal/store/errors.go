@@ -14,6 +14,12 @@ import (
 // value (engine.ErrSchemaTooNew), and users meet it there.
 var ErrSchemaTooNew = errors.New("engine: database schema is newer than this build")
 
+// ErrNoSchema is returned by Open when the database holds tables but not
+// mnemo's: tables of another program at schema version 0, or a schema
+// version above 0 without mnemo's threads table (its tables were
+// dropped). Nothing is migrated or written.
+var ErrNoSchema = errors.New("store: the database holds no mnemo schema")
+
 // SQLite's primary result codes for a damaged database file
 // (https://sqlite.org/rescode.html).
 const (

@@ -83,6 +83,9 @@ func openBusy(ctx context.Context, path string, version, busyMillis int) (*sql.D
 		if errors.Is(err, ErrSchemaTooNew) {
 			return nil, fmt.Errorf("%w: %s", err, path)
 		}
+		if errors.Is(err, ErrNoSchema) {
+			return nil, err // the caller names path
+		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	for _, suffix := range []string{"-wal", "-shm"} {
@@ -105,6 +108,27 @@ func touch(path string) error {
 	return f.Close()
 }
 
+// foreignSchema returns ErrNoSchema when db, at schema version v above 0,
+// has no threads table (mnemo's first migration creates it with the
+// version): its tables were dropped, and no migration would create them
+// again. A database at version 0 is migrated (store's tests write their
+// own tables into one); engine.Open refuses another program's database
+// from its file header first.
+func foreignSchema(ctx context.Context, db *sql.DB, v int) error {
+	if v == 0 {
+		return nil
+	}
+	var threads int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'threads'`).Scan(&threads)
+	switch {
+	case err != nil:
+		return fmt.Errorf("read schema: %w", err)
+	case threads == 0:
+		return fmt.Errorf("%w: schema version %d without its threads table (dropped?)", ErrNoSchema, v)
+	}
+	return nil
+}
+
 // migrate brings db to version (at most SchemaVersion), one transaction
 // per step.
 func migrate(ctx context.Context, db *sql.DB, version int) error {
@@ -114,6 +138,9 @@ func migrate(ctx context.Context, db *sql.DB, version int) error {
 	}
 	if v > SchemaVersion {
 		return fmt.Errorf("%w (file version %d, this build %d)", ErrSchemaTooNew, v, SchemaVersion)
+	}
+	if err := foreignSchema(ctx, db, v); err != nil {
+		return err
 	}
 	for ; v < version; v++ {
 		tx, err := db.BeginTx(ctx, nil)

@@ -155,3 +155,40 @@ func TestSecureDeleteOnEveryConnection(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestOpenRefusesForeignSchema: a database at a mnemo schema version
+// without its tables (dropped) is refused with ErrNoSchema and no table
+// is created in it. Before (fix48), the open failed on a missing table
+// later, or a migration met tables it did not expect.
+func TestOpenRefusesForeignSchema(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		stmts []string
+	}{
+		{"Dropped", []string{"CREATE TABLE notes (body TEXT)", "PRAGMA user_version = 3"}},
+		{"DroppedWAL", []string{"PRAGMA journal_mode = WAL", "CREATE TABLE notes (body TEXT)", "PRAGMA user_version = 14"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.db")
+			raw, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			raw.SetMaxOpenConns(1)
+			for _, s := range tc.stmts {
+				if _, err := raw.Exec(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := store.Open(context.Background(), path); !errors.Is(err, store.ErrNoSchema) {
+				t.Fatalf("err = %v, want ErrNoSchema", err)
+			}
+			var tables int
+			raw.QueryRow("SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables)
+			if tables != 1 {
+				t.Fatalf("%d tables, want the 1 it held", tables)
+			}
+		})
+	}
+}

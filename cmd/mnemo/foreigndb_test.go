@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// TestForeignDatabaseRefused: a mnemo.db that holds no database mnemo
+// wrote, though it is not empty, is refused by every command, reading or
+// writing (exit 1, the refusal and its advice), and not one byte of it
+// changes. Before (walk48 F7, fix48), a file of 1 byte was taken for a new
+// database (threads wrote a 188 KB schema over it; check then advised a
+// reindex that would drop the indexes), and another program's SQLite
+// database got mnemo's schema from a reading command (threads, export).
+// A mnemo database whose tables were dropped said "no such table:
+// journal".
+func TestForeignDatabaseRefused(t *testing.T) {
+	env := map[string]string{"MNEMO_EMBEDDER": "hash-384"}
+	commands := [][]string{{"threads"}, {"messages", "--thread", "t0"}, {"export"}, {"check"}, {"ingest", writeJSONL(t, 2, nil)}}
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, path string)
+		want string
+	}{
+		{"OneByte", func(t *testing.T, path string) { cutTo(t, path, 1) }, "has 1 byte, fewer than the 100 of a SQLite database's header"},
+		{"NinetyNineBytes", func(t *testing.T, path string) { cutTo(t, path, 99) }, "has 99 bytes, fewer than the 100"},
+		{"NotSQLite", func(t *testing.T, path string) { writeFile(t, path, strings.Repeat("not a database\n", 300)) }, "file is not a database"},
+		{"OtherProgram", func(t *testing.T, path string) {
+			removeAll(t, filepath.Dir(path))
+			execSQL(t, path, "CREATE TABLE notes (body TEXT)", "INSERT INTO notes VALUES ('mine')")
+		}, "is a SQLite database at schema version 0, not one mnemo wrote"},
+		{"TablesDropped", func(t *testing.T, path string) {
+			execSQL(t, path, "PRAGMA foreign_keys = OFF", dropAllTables(t, path))
+		}, "without its threads table"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, args := range commands {
+				dir := t.TempDir()
+				if code, _, errOut := run(t, env, "--dir", dir, "ingest", writeJSONL(t, 3, nil)); code != 0 {
+					t.Fatalf("ingest: exit %d: %s", code, errOut)
+				}
+				path := filepath.Join(dir, engine.DatabaseFile)
+				tc.make(t, path)
+				before := readFile(t, path)
+				code, out, errOut := run(t, env, append([]string{"--dir", dir}, args...)...)
+				if code != 1 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "What to do:") {
+					t.Errorf("mnemo %q: exit %d, %q %q; want exit 1 saying %q and what to do", args, code, out, errOut, tc.want)
+				}
+				if after := readFile(t, path); !bytes.Equal(after, before) {
+					t.Errorf("mnemo %q: mnemo.db was written: %d bytes, was %d", args, len(after), len(before))
+				}
+			}
+		})
+	}
+}
+
+func cutTo(t *testing.T, path string, n int) {
+	t.Helper()
+	b := readFile(t, path)
+	writeFile(t, path, string(b[:n]))
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// removeAll empties dir (the mnemo data directory ingest made).
+func removeAll(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func execSQL(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// dropAllTables is one statement dropping every table of the database at
+// path.
+func dropAllTables(t *testing.T, path string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var drops []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		drops = append(drops, "DROP TABLE "+name+";")
+	}
+	return strings.Join(drops, " ")
+}

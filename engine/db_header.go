@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/mnemo-go/mnemo/internal/store"
+)
+
+// sqliteHeaderSize is the size in bytes of the header that begins every
+// SQLite database file (https://sqlite.org/fileformat.html, 1.3); the
+// schema version mnemo keeps (PRAGMA user_version) is the big-endian
+// 4-byte integer at offset 60.
+const (
+	sqliteHeaderSize   = 100
+	userVersionOffset  = 60
+	userVersionEndByte = userVersionOffset + 4
+)
+
+// databaseHeader refuses dir's database file, before SQLite opens it, when
+// it holds no database mnemo wrote although it is not empty: shorter than
+// SQLite's header (1 to 99 bytes: ErrDatabaseEmpty; SQLite took a file
+// of 1 byte for a new database and wrote a new schema over it), or a
+// SQLite database at schema version 0 (ErrNoSchema: another program's
+// database, or one whose mnemo tables were dropped; every command,
+// reading or writing, would have written mnemo's schema into it). A
+// file of 0 bytes is emptyDatabase's, a missing one Open's. When the
+// write-ahead log holds frames the file alone is not the database (its
+// pages may all be in the log): SQLite and the migration (store.ErrNoSchema)
+// judge it. Nothing is written to the file.
+func databaseHeader(dir string) error {
+	path := filepath.Join(dir, DatabaseFile)
+	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // missing: Open's; unreadable: SQLite says why
+	}
+	defer f.Close()
+	head := make([]byte, sqliteHeaderSize)
+	n, err := io.ReadFull(f, head)
+	switch {
+	case n == 0:
+		return nil // emptyDatabase's
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: %s has %d %s, fewer than the %d of a SQLite database's header: it holds no database", ErrDatabaseEmpty, path, n, plural(n, "byte"), sqliteHeaderSize)
+	case err != nil:
+		return nil // unreadable: SQLite says why
+	}
+	if string(head[:16]) != "SQLite format 3\x00" {
+		return nil // SQLite refuses it (SQLITE_NOTADB): ErrDatabaseCorrupt
+	}
+	if binary.BigEndian.Uint32(head[userVersionOffset:userVersionEndByte]) == 0 {
+		return fmt.Errorf("%w: %s is a SQLite database at schema version 0, not one mnemo wrote (it writes version %d): nothing was written to it", ErrNoSchema, path, store.SchemaVersion)
+	}
+	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
