@@ -65,6 +65,9 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	}
 	if !rf.given(fs) {
 		opts = nil // the configured recall, else off
+		// A configured recall embeds the query with the directory's
+		// recorded embedder, which the open settles.
+		c.embedsNone = true
 	}
 	at, err := rf.queryTime()
 	if err != nil {

@@ -90,6 +90,11 @@ type Main struct {
 	sub   string
 	args  []string // the command's arguments, flags included: exitStatus keeps them in its text
 	wmSet bool     // the command is wm set, which may create the directory
+	// embedsNone is set by a command that embeds, when its flags ask it to
+	// embed nothing of its own (context without a recall flag, reindex
+	// without --vectors): its --embedder openai is then built only when
+	// the directory needs it (Main.defersOpenAI).
+	embedsNone bool
 	// warnedServed is set once the command warned of a setting only mnemo
 	// serve uses (Main.checkServed): the configuration is read more than
 	// once by some (check, salvage).

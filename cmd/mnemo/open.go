@@ -213,11 +213,22 @@ func (m *Main) embedder(ctx context.Context) (recall.Embedder, error) {
 	case "", "auto":
 		return nil, nil
 	case "openai":
-		if m.embedsNothing() {
+		if m.defersOpenAI() {
 			return nil, nil
 		}
 	}
 	return m.embedderNamed(ctx, m.Embedder)
+}
+
+// defersOpenAI reports whether a --embedder openai is left unbuilt at open,
+// for the engine to build when the directory needs it (buildEmbedder): the
+// command embeds nothing (embedsNothing), or its flags ask it to embed
+// nothing of its own (Main.embedsNone: context without a recall flag,
+// reindex without --vectors). Such a command needs no MNEMO_EMBED_MODEL
+// nor key on a directory recorded with a built-in embedder; before, it
+// exited 2 "MNEMO_EMBED_MODEL is not set" (walk48 F8).
+func (m *Main) defersOpenAI() bool {
+	return m.embedsNothing() || m.embedsNone
 }
 
 // buildEmbedder is engine.Config.BuildEmbedder for a --embedder openai
@@ -225,7 +236,7 @@ func (m *Main) embedder(ctx context.Context) (recall.Embedder, error) {
 // the engine calls it when the directory needs it, and its configuration
 // errors (MNEMO_EMBED_MODEL not set, no key) are then the command's.
 func (m *Main) buildEmbedder() func(context.Context, string) (recall.Embedder, error) {
-	if m.Embedder != "openai" || !m.embedsNothing() {
+	if m.Embedder != "openai" || !m.defersOpenAI() {
 		return nil
 	}
 	return func(ctx context.Context, _ string) (recall.Embedder, error) {

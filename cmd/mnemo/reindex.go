@@ -26,6 +26,7 @@ func (c *ReindexCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	c.switchEmbedder = *reembed
+	c.embedsNone = !*reembed // the stored embeddings are reused
 	e, watch, err := c.openSyncing(ctx, c.target())
 	if err != nil {
 		return err
