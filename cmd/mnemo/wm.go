@@ -393,13 +393,18 @@ func openStateError(name string, err error) error {
 
 // fileArg names a FILE argument in an error: quoted (%q) when it reads as
 // a file name (no space, no control character, and at most
-// maxEchoedFileArg bytes or in a directory that exists), else by its
-// length alone: it is text, not a name.
+// maxEchoedFileArg bytes or in a directory that exists) that the default
+// redactor leaves as it is, else by its length alone: it is text, not a
+// name, or a secret ("sk-proj-…", "password=hunter2", "api_key:X" were
+// quoted back, walk48 F9).
 func fileArg(name string) string {
 	named := !strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
 	if named && len(name) > maxEchoedFileArg {
 		fi, err := os.Stat(filepath.Dir(name))
 		named = err == nil && fi.IsDir() && strings.ContainsRune(name, filepath.Separator)
+	}
+	if named && engine.DefaultRedactor().Redact(name) != name {
+		return fmt.Sprintf("FILE (an argument of %d characters holding what reads as a secret; redacted, not repeated here)", utf8.RuneCountInString(name))
 	}
 	if named {
 		return fmt.Sprintf("FILE %q", name)

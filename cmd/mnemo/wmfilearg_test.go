@@ -12,7 +12,9 @@ import (
 // "read my api key is sk-…: open my api key is sk-…: no such file or
 // directory", the state (secrets and all) twice on standard error. A
 // missing file with a short name is still named; FILE "" is refused as
-// empty (it was "read : open : no such file or directory").
+// empty (it was "read : open : no such file or directory"). A short
+// argument the default redactor changes (sk-proj-…, password=…) is not
+// quoted either: it said FILE "sk-proj-…": no such file (walk48 F9).
 func TestWMSetFileArgument(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(t.TempDir(), "state.md")
@@ -29,6 +31,10 @@ func TestWMSetFileArgument(t *testing.T) {
 		{"x" + secret + secret, 1, "no such file", secret, "reads as text"},
 		{"AbC/" + secret + "+" + secret + "==", 1, "no such file", secret, "reads as text"},
 		{missing, 1, `FILE "` + missing + `": no such file`, "", "standard input"},
+		{"sk-proj-abcDEF1234567890abcdef", 1, "no such file", "abcDEF1234567890abcdef", "redacted"},
+		{"password=hunter2", 1, "no such file", "hunter2", "redacted"},
+		{"ghp_0123456789abcdefABCDEF0123456789abcd", 1, "no such file", "0123456789abcdefABCDEF", "redacted"},
+		{"api_key:X1b2c3d4e5", 1, "no such file", "X1b2c3d4e5", "redacted"},
 		{"", 2, "FILE is empty", "", "- for standard input"},
 	} {
 		code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--markdown", "--resource", "r", c.arg)
