@@ -47,6 +47,21 @@ func TestCheckEndpoint(t *testing.T) {
 		{"http://127.0.0.1:9/v1%23sk-SECRET8", "holds an escaped query string or fragment", ""},
 		{"http://127.0.0.1:9/v1;key=sk-SECRET9", "holds path parameters (;…)", fmt.Sprintf(alone, "http://127.0.0.1:9/v1")},
 		{"http://127.0.0.1:9/v1%3Bkey=sk-SECRET9", "holds path parameters (;…)", ""},
+		// walk48 F6: the advice of a scheme with one slash; a port, a
+		// twice-escaped query, a control character, a host beyond ASCII
+		// and a key in the path were accepted.
+		{"http:/localhost:9/v1", "has the scheme http: without the two slashes", "(http://localhost:9/v1;"},
+		{"HTTPS:example.com/v1", "has the scheme https: without", "(https://example.com/v1;"},
+		{"http://localhost:99999/v1", "has the port 99999: a port is 1 to 65535", "with its server's port"},
+		{"http://localhost:0/v1", "has the port 0", ""},
+		{"http://127.0.0.1:9/v1%253Fkey=sk-SECRET10", "holds a character escaped twice in its path (%25…)", fmt.Sprintf(alone, "http://127.0.0.1:9")},
+		{"http://127.0.0.1:9/v1%0a", "holds a control character in its path", fmt.Sprintf(alone, "http://127.0.0.1:9")},
+		{"http://ｌｏｃａｌｈｏｓｔ:9/v1", "has a host name with characters beyond ASCII", "its host in ASCII (http://localhost:9/v1)"},
+		{"http://例え.jp/v1", "has a host name with characters beyond ASCII", "punycode"},
+		{"http://127.0.0.1:9/v1/key=SECRET3", "holds a name=value in its path", fmt.Sprintf(alone, "http://127.0.0.1:9")},
+		{"http://127.0.0.1:9/v1/sk-proj-SECRET12abcdefghijklmnop", "holds what reads as a secret in its path", fmt.Sprintf(alone, "http://127.0.0.1:9")},
+		{"localhost:9/v1/key=SECRET11", "has no scheme", "(http://localhost:9;"},
+		{"http://[::1]:9/v1", "", ""},
 	} {
 		err := checkEndpoint("observe.endpoint", c.base, "MY_KEY")
 		if c.fault == "" {
