@@ -93,7 +93,7 @@ func TestWriteBusyOtherProcess(t *testing.T) {
 func TestWriteBusyDetail(t *testing.T) {
 	for _, c := range []struct {
 		what, text string
-		want bool
+		want       bool
 	}{
 		{"names the busy timeout", "waited " + engine.WriteBusyTimeout.String() + " for other writes", true},
 		{"names another process", "another process", true},
