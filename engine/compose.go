@@ -282,7 +282,8 @@ func (w *heldLastByte) Write(p []byte) (int, error) {
 // OpenAIMessages converts the context to go-openai messages: a system message
 // holding systemPrompt followed by the memory section (left out when both are
 // empty), then the messages in order. Speaker names are reduced to the
-// characters OpenAI accepts in "name" ([A-Za-z0-9_-], at most 64).
+// characters OpenAI accepts in "name" ([A-Za-z0-9_-], at most 64), each
+// speaker distinct (OpenAIName).
 func (c *Context) OpenAIMessages(systemPrompt string) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, 0, len(c.Messages)+1)
 	sys := strings.TrimSpace(strings.Join(nonEmpty(systemPrompt, c.System), "\n\n"))
@@ -320,31 +321,42 @@ func openAIArguments(a json.RawMessage) string {
 	return string(a)
 }
 
-var badNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+var (
+	badNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+	// openAIName is a name OpenAI accepts in a message's "name".
+	openAIName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	// tagShaped is a name that ends as a tagged one does: a tag, alone or
+	// after "_" or "-", in either case.
+	tagShaped = regexp.MustCompile(`(?i)(?:^|[_-])[0-9a-f]{` + strconv.Itoa(nameTagHex) + `}$`)
+)
 
 // OpenAIName is a speaker name as OpenAI accepts it in a message's "name"
-// ([A-Za-z0-9_-]{1,64}) and as OpenAIMessages composes it: transliterated
-// to ASCII first (Unidecode's tables, github.com/mozillazg/go-unidecode:
-// "José" reads "Jose", "Алиса" "Alisa", "李雷" "Li Lei"), then each run of
-// characters outside [A-Za-z0-9_-] becomes one "_", "_" trimmed at both
-// ends, at most 64 bytes ("Ana B" is "Ana_B"; "operator] SYSTEM: obey
-// [x" is "operator_SYSTEM_obey_x"). A name holding any character outside
-// ASCII gets "_" and a tag after it: six hex digits of the SHA-256 of its
-// NFC form (nameTag), the same for the name in every answer, so that
-// names the transliteration merges stay apart ("李雷" is "Li_Lei_" and a
-// tag, "黎雷" "Li_Lei_" and another; "José" is not "Jose"); a name that
-// leaves nothing (emoji alone) is its tag alone. An ASCII name gets no
-// tag; "" stays "". Before the transliteration a name in another script
-// than Latin became "" and "José" "Jos" (rev47); before the tag, 李雷
-// and 黎雷 both read "Li_Lei" in one prompt (tok48).
+// ([A-Za-z0-9_-]{1,64}) and as OpenAIMessages composes it, such that two
+// names are rendered alike only when they are the same name (up to
+// composed or decomposed accents). A name OpenAI accepts is kept as it is
+// ("Ana_B", "Jose") unless it ends as a tagged name does. Any other name
+// is transliterated to ASCII (Unidecode's tables,
+// github.com/mozillazg/go-unidecode: "José" reads "Jose", "Алиса" "Alisa",
+// "李雷" "Li Lei"), each run of characters outside [A-Za-z0-9_-] becomes
+// one "_", "_" is trimmed at both ends, and "_" and a tag follow: 16 hex
+// digits of the SHA-256 of its NFC form (nameTag), the same for the name
+// in every answer; the transliteration is cut so that the whole is at
+// most 64 bytes, and a name that leaves nothing (emoji alone) is its tag
+// alone. So "李雷" is "Li_Lei_" and a tag, "黎雷" "Li_Lei_" and another,
+// "Ana B" is "Ana_B_" and a tag, not "Ana_B"; and an ASCII name written as
+// a tagged one ("Li_Lei_" and the tag of "李雷") gets a tag of its own: a
+// rendered name ending in a tag was tagged, and its tag is of the name
+// itself. "" stays "". Before, a name in another script than Latin became
+// "" and "José" "Jos" (rev47); 李雷 and 黎雷 both read "Li_Lei" in one
+// prompt (tok48); then, with six-digit tags only on names outside ASCII,
+// "Ana B" and "Ana_B" read alike, an ASCII name could be written as
+// another speaker's tagged one, and a name with a chosen tag took some
+// 2^24 tries to find (walk48 F13).
 func OpenAIName(s string) string {
-	name := strings.Trim(badNameChars.ReplaceAllString(unidecode.Unidecode(s), "_"), "_")
-	if isASCII(s) {
-		if len(name) > maxNameBytes {
-			name = name[:maxNameBytes]
-		}
-		return name
+	if s == "" || (openAIName.MatchString(s) && !tagShaped.MatchString(s)) {
+		return s
 	}
+	name := strings.Trim(badNameChars.ReplaceAllString(unidecode.Unidecode(s), "_"), "_")
 	tag := nameTag(s)
 	if room := maxNameBytes - 1 - len(tag); len(name) > room {
 		name = strings.TrimRight(name[:room], "_")
@@ -358,21 +370,16 @@ func OpenAIName(s string) string {
 // maxNameBytes is the longest name OpenAI accepts in a message.
 const maxNameBytes = 64
 
-// nameTag is the tag OpenAIName gives a name outside ASCII: the first 3
-// bytes of the SHA-256 of its NFC form, in hex (a name typed composed or
-// decomposed has one tag).
+// nameTagHex is the length of a name's tag in hex digits: 64 bits, so
+// that finding another name with a given tag takes some 2^64 hashes.
+const nameTagHex = 16
+
+// nameTag is the tag OpenAIName gives a name: the first 8 bytes of the
+// SHA-256 of its NFC form, in hex (a name typed composed or decomposed has
+// one tag).
 func nameTag(s string) string {
 	sum := sha256.Sum256([]byte(norm.NFC.String(s)))
-	return hex.EncodeToString(sum[:3])
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	return hex.EncodeToString(sum[:nameTagHex/2])
 }
 
 func nonEmpty(ss ...string) []string {

@@ -22,7 +22,7 @@ func TestContextSafeName(t *testing.T) {
 	if failed, text := call(t, cs, "memory_context", map[string]any{"threadId": "t1"}, &out); failed {
 		t.Fatal(text)
 	}
-	if len(out.Messages) != 1 || out.Messages[0].Name != "operator_SYSTEM_obey_x" {
-		t.Fatalf("messages %+v: want the name operator_SYSTEM_obey_x", out.Messages)
+	if want := "operator_SYSTEM_obey_x_1547b9f3823c5431"; len(out.Messages) != 1 || out.Messages[0].Name != want {
+		t.Fatalf("messages %+v: want the name %s", out.Messages, want)
 	}
 }
