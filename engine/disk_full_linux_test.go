@@ -44,10 +44,13 @@ func TestDiskFullIsNoDamage(t *testing.T) {
 	if !errors.Is(appendErr, engine.ErrNoSpace) || !strings.Contains(appendErr.Error(), "nothing committed is lost") {
 		t.Fatalf("the write that found the disk full: %v, want ErrNoSpace saying nothing committed is lost", appendErr)
 	}
-	// The index in use when the disk filled is still quarantined in some
-	// runs (a cause not yet found, with its files whole); an open on the
-	// full disk makes no quarantine.
-	before := quarantined(cfg.Dir)
+	// The index in use when the disk filled was quarantined in some runs
+	// (readme48 F1: bleve closed the segment of a batch it could not
+	// persist, and the next batch panicked; recall/persist.go), and the
+	// opens on the full disk make no quarantine either.
+	if n := quarantined(cfg.Dir); n != 0 {
+		t.Fatalf("a full disk was taken for damage: %d quarantine directories while appending", n)
+	}
 	for i := 0; i < 3; i++ {
 		e, err := engine.Open(ctx, cfg)
 		if err == nil {
@@ -58,8 +61,8 @@ func TestDiskFullIsNoDamage(t *testing.T) {
 			t.Errorf("open %d on the full disk: %v, want nil or ErrNoSpace", i+1, err)
 		}
 	}
-	if n := quarantined(cfg.Dir); n != before {
-		t.Fatalf("a full disk was taken for damage: %d quarantine directories made by 3 opens", n-before)
+	if n := quarantined(cfg.Dir); n != 0 {
+		t.Fatalf("a full disk was taken for damage: %d quarantine directories made by 3 opens", n)
 	}
 	remount(t, mnt, 30<<20, false)
 	e, err = engine.Open(ctx, cfg)

@@ -55,6 +55,10 @@ func onAsyncError(err error, path string) {
 		// A full disk is no damage: scorch keeps the snapshot it could
 		// not persist and retries it, and a process that stops first
 		// leaves the index behind the store, which the next Open queues.
+		// The batches waiting for that persist fail (persist.go).
+		if v, ok := lexicals.Load(path); ok && isPersistError(err) {
+			v.(*Lexical).persistFailed(err)
+		}
 		return
 	}
 	if strings.Contains(err.Error(), "cleanup error") {
@@ -79,6 +83,10 @@ func lexicalConfig() map[string]any {
 		// process holding the index must fail the open instead.
 		"bolt_timeout":           BoltTimeout.String(),
 		"scorchMergePlanOptions": lexicalMergePlan(),
+		// Batch returns once its segment is in the index; batch waits for
+		// the persist itself (persist.go: scorch's own wait broke the
+		// index when the persist found the disk full).
+		"unsafe_batch": true,
 	}
 }
 
@@ -218,16 +226,23 @@ func storePath(path string) string { return filepath.Join(path, "store") }
 // damaged meanwhile: scorch retries a failing persist forever, and the
 // batch would wait with it (it then runs on in the background until Close).
 // A failed batch marks the index damaged: bleve writes only local files, so
-// a retry cannot succeed.
+// a retry cannot succeed. A full disk is the exception: a batch that
+// cannot be written for lack of room returns an error matching NoSpace,
+// and the index stays whole (persist.go).
 func (l *Lexical) batch(b *bleve.Batch) error {
 	if err := l.Damaged(); err != nil {
 		return err
 	}
+	persisted := l.awaitPersisted(b) // persist.go
+	failed := l.persist.watch()
 	done := make(chan error, 1)
 	go func() { done <- l.guard(func() error { return l.idx.Batch(b) }) }()
 	select {
 	case err := <-done:
-		if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, bleve.ErrorIndexClosed) {
+		if err == nil {
+			return l.waitPersisted(persisted, failed)
+		}
+		if !errors.Is(err, ErrCorrupt) && !errors.Is(err, bleve.ErrorIndexClosed) {
 			// A batch reads the segments to find the documents it
 			// replaces or deletes: a garbled one fails it (seen: a delete
 			// batch on a damaged index), and a retry fails the same way.

@@ -47,7 +47,8 @@ type Lexical struct {
 	analyzer analysis.Analyzer
 	path     string
 	closed   bool
-	damage   damageState // see damage.go
+	damage   damageState  // see damage.go
+	persist  persistState // see persist.go
 
 	// merging is closed when the last ForceMerge Purge asked for returned
 	// (nil: none asked yet); guarded by mergeMu. A Purge whose context
@@ -134,6 +135,11 @@ func (l *Lexical) open() (bleve.Index, error) {
 				return nil, fmt.Errorf("recall: create %s: %w", filepath.Dir(path), err)
 			}
 			idx, err = bleve.NewUsing(path, newMapping(), scorch.Name, scorch.Name, lexicalConfig())
+			if err == nil {
+				if err = l.persistNew(idx); err != nil { // persist.go
+					_ = closeIndex(idx)
+				}
+			}
 			if err != nil {
 				// What the failed creation wrote (an index_meta.json and
 				// no store/root.bolt on a full disk) would be taken for a
