@@ -82,6 +82,15 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return notErased(ctx, err, "stopped while what to erase was being read")
 	}
+	if !*yes && strings.HasPrefix(what, noneStored) {
+		// Nothing to confirm: it said "refusing to erase 0 messages (0 of
+		// 1 id stored) without --yes" (exit 2).
+		ids := "that id"
+		if len(msgs) > 1 {
+			ids = "any of those ids"
+		}
+		return fmt.Errorf("no message found: %s: nothing is stored under %s, so nothing was erased", strings.Join(msgs, ", "), ids)
+	}
 	if !*yes {
 		if ok, err := c.confirm(fs, what); !ok {
 			return err
@@ -255,6 +264,10 @@ func (c *DeleteCommand) confirm(fs *flag.FlagSet, what string) (bool, error) {
 	return true, nil
 }
 
+// noneStored begins describeTarget's text of message ids none of which
+// is stored.
+const noneStored = "0 messages"
+
 // describeTarget says what a delete is about to erase, for the prompt.
 func describeTarget(ctx context.Context, e *engine.Engine, msgs []string, thread, resource string) (string, error) {
 	switch {
@@ -262,6 +275,9 @@ func describeTarget(ctx context.Context, e *engine.Engine, msgs []string, thread
 		found, err := e.MessagesByID(ctx, "", msgs...)
 		if err != nil {
 			return "", err
+		}
+		if len(found) == 0 {
+			return fmt.Sprintf("%s (0 of %s stored)", noneStored, count(len(msgs), "id")), nil
 		}
 		return fmt.Sprintf("%s (%d of %s stored)", count(len(found), "message"), len(found), count(len(msgs), "id")), nil
 	case thread != "":

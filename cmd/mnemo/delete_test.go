@@ -52,6 +52,16 @@ func TestDelete(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "nothing erased") || strings.Contains(out, "purged in") || !strings.Contains(stderr, "no message found: nope") {
 		t.Fatalf("delete of a missing message: code %d\n%s%s", code, out, stderr)
 	}
+	// Without --yes (standard input no terminal): nothing to confirm, the
+	// same exit 1. It said "refusing to erase 0 messages (0 of 1 id
+	// stored) without --yes", exit 2 (walk48).
+	for _, ids := range [][]string{{"nope"}, {"nope", "nada"}} {
+		code, out, stderr = run(t, nil, append([]string{"--dir", dir, "delete", "--message"}, ids...)...)
+		want := "mnemo delete: no message found: " + strings.Join(ids, ", ") + ": nothing is stored under "
+		if code != 1 || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, "refusing") {
+			t.Fatalf("delete --message %v without --yes: code %d\n%s%s; want 1 saying %q", ids, code, out, stderr, want)
+		}
+	}
 	for _, args := range [][]string{{"delete"}, {"delete", "--thread", "a", "--resource", "b"}, {"delete", "stray"}} {
 		if code, _, _ := run(t, nil, append([]string{"--dir", dir}, args...)...); code != 2 {
 			t.Fatalf("%q: code %d, want 2", args, code)
