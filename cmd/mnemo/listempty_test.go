@@ -5,11 +5,12 @@ import (
 	"testing"
 )
 
-// TestListingNotesEmptyResource: threads and runs of a resource with no
-// threads (a mistyped id) note it on standard error, exit 0, as search
-// notes a resource with no messages; before, threads printed its header
-// alone and runs an empty table, in silence. A stored resource with no
-// runs is no note.
+// TestListingNotesEmptyResource: threads, runs and observations of a
+// resource with no threads (a mistyped id), and observations of a thread
+// not stored, note it on standard error, exit 0, as search notes a
+// resource with no messages; before, threads printed its header alone,
+// runs an empty table and observations "(no observations)", in silence.
+// A stored resource with no runs or observations is no note.
 func TestListingNotesEmptyResource(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"MNEMO_EMBEDDER": "hash-384"}
@@ -27,6 +28,12 @@ func TestListingNotesEmptyResource(t *testing.T) {
 		{[]string{"threads", "--resource", "r0"}, ""},
 		{[]string{"threads"}, ""},
 		{[]string{"runs", "--resource", "r0"}, ""},
+		// observations said "(no observations)" alone (walk48).
+		{[]string{"observations", "--resource", "nobody"}, `mnemo observations: note: resource "nobody" has no threads`},
+		{[]string{"observations", "--json", "--resource", "nobody"}, `mnemo observations: note: resource "nobody" has no threads`},
+		{[]string{"observations", "--thread", "nobody"}, `mnemo observations: note: thread "nobody" is not stored`},
+		{[]string{"observations", "--resource", "r0"}, ""},
+		{[]string{"observations", "--thread", "t0"}, ""},
 	} {
 		code, _, errOut := run(t, env, append([]string{"--dir", dir}, c.args...)...)
 		if code != 0 {

@@ -156,6 +156,9 @@ func (c *ObservationsCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(obs) == 0 {
+		c.noteNoneStored(ctx, e, *thread, *resource)
+	}
 	if *asJSON {
 		out := make([]server.Observation, len(obs))
 		for i, o := range obs {
@@ -165,6 +168,22 @@ func (c *ObservationsCommand) Run(ctx context.Context, args []string) error {
 	}
 	printObservations(c.Stdout, obs)
 	return nil
+}
+
+// noteNoneStored notes on standard error, for a listing that found no
+// observation, that the thread or resource asked for is not stored, as
+// threads and runs do (9f34f11c): `observations --resource nobody` said
+// "(no observations)" alone, as for a stored one never observed.
+func (c *ObservationsCommand) noteNoneStored(ctx context.Context, e *engine.Engine, thread, resource string) {
+	if resource != "" && !hasThreads(ctx, e, resource) {
+		fmt.Fprintf(c.Stderr, "mnemo observations: note: resource %q has no threads, so it has no observations (check the id: mnemo threads lists the stored resources)\n", resource)
+	}
+	if thread == "" {
+		return
+	}
+	if _, err := e.GetThread(ctx, thread); errors.Is(err, engine.ErrThreadNotFound) {
+		fmt.Fprintf(c.Stderr, "mnemo observations: note: thread %q is not stored, so it has no observations (check the id: mnemo threads lists the stored threads)\n", thread)
+	}
 }
 
 // printObservations writes one header line per observation (id, level,
