@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/earlysignal"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 )
 
@@ -26,6 +27,7 @@ var (
 // TestMain runs the tests with a private temporary directory: what a test
 // (or a command it runs, such as demo) leaves behind fails the package.
 func TestMain(m *testing.M) {
+	earlysignal.Stop() // no main reads its channel: Ctrl-C must stop the tests
 	tmpDone := enginetest.PrivateTempDir()
 	code := m.Run()
 	if cliDir != "" {
