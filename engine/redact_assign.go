@@ -257,6 +257,12 @@ func placeholderValue(v string) bool {
 	if yamlComment(v) || yamlBlockHeader.MatchString(v) || proseMarked.MatchString(v) {
 		return true
 	}
+	if b := strings.TrimPrefix(strings.TrimPrefix(v, "**"), "__"); len(b) < len(v) {
+		b = strings.TrimLeft(b, " \t") // **Password:** |, the bold's end before the value
+		if yamlComment(b) || yamlBlockHeader.MatchString(b) {
+			return true
+		}
+	}
 	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, `'`) || strings.HasPrefix(v, `\"`) {
 		v = strings.Trim(v, `"'\`)
 		return placeholders[strings.ToLower(v)] || reference.MatchString(v)

@@ -28,7 +28,7 @@ func fileRules() []Rule {
 		// open Settings") is no key, and a key written as a heading
 		// (Secrets:) keeps its items that are plain words (yamlHeading).
 		{Name: "yaml-credential-list",
-			Pattern: mustRe(`(?im)^[ \t]*["']?[\w.-]*(?:` + credentialNames + `)[\w.-]*["']?[ \t]*:[ \t]*(?:#[^\r\n]*)?\r?\n` +
+			Pattern: mustRe(`(?im)^` + yamlKeyStart + `[\w.-]*(?:` + credentialNames + `)[\w.-]*` + yamlKeyEnd + `(?:#[^\r\n]*)?\r?\n` +
 				yamlGap + `(?:[ \t]*-[ \t]+[^\r\n]*(?:\r?\n|\z)` + yamlGap + `)+`),
 			Triggers: credentialTriggers, rewrite: yamlListItems, may: mayYAMLList},
 		// YAML 1.2.2 §8.1 "Block Scalar Styles": a key ending in a
@@ -37,7 +37,7 @@ func fileRules() []Rule {
 		// the value, replaced by one line of RedactionMark
 		// (yamlBlockScalar); a placeholder or reference stays.
 		{Name: "yaml-credential-block",
-			Pattern: mustRe(`(?im)^[ \t]*["']?[\w.-]*(?:` + credentialNames + `)s?["']?[ \t]*:[ \t]*(?:![^\s]*[ \t]+)?[|>][1-9+-]{0,2}[ \t]*(?:#[^\r\n]*)?\r?\n` +
+			Pattern: mustRe(`(?im)^` + yamlKeyStart + `[\w.-]*(?:` + credentialNames + `)s?` + yamlKeyEnd + `(?:![^\s]*[ \t]+)?[|>][1-9+-]{0,2}[ \t]*(?:#[^\r\n]*)?\r?\n` +
 				`(?:[ \t]*\r?\n)*(?:[ \t]+\S[^\r\n]*(?:\r?\n|\z)(?:[ \t]*\r?\n)*)+`),
 			Triggers: credentialTriggers, rewrite: yamlBlockScalar, may: mayYAMLBlock},
 		// YAML 1.2.2 §7.3.3 "Plain Style": a key ending in a credential
@@ -48,7 +48,7 @@ func fileRules() []Rule {
 		// mapping, a placeholder, a reference or words (a blank inside)
 		// stay.
 		{Name: "yaml-credential-plain",
-			Pattern: mustRe(`(?im)^[ \t]*["']?[\w.-]*(?:` + credentialNames + `)s?["']?[ \t]*:[ \t]*(?:#[^\r\n]*)?\r?\n` +
+			Pattern: mustRe(`(?im)^` + yamlKeyStart + `[\w.-]*(?:` + credentialNames + `)s?` + yamlKeyEnd + `(?:#[^\r\n]*)?\r?\n` +
 				yamlGap + `(?:[ \t]+[^\s#][^\r\n]*(?:\r?\n|\z))+`),
 			Triggers: credentialTriggers, rewrite: yamlPlainScalar, may: mayYAMLKeyAlone},
 		// .netrc (GNU Inetutils manual, "The .netrc file"; curl's

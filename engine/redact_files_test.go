@@ -59,6 +59,9 @@ func TestRedactYAMLCredentialList(t *testing.T) {
 		{"capitals-key", "PASSWORDS:\n- family\n", "PASSWORDS:\n- " + m + "\n"},
 		{"heading-secret-item", "Passwords:\n- family\n- hunter2\n- S3cret!\n", "Passwords:\n- family\n- " + m + "\n- " + m + "\n"},
 		{"heading-mixed-case-item", "Tokens:\n- abcDEFghi\n", "Tokens:\n- " + m + "\n"},
+		// walk48 F3: a key after a list item's dash was no key.
+		{"key-in-list-item", "- passwords:\n    - hunter2secret\n", "- passwords:\n    - " + m + "\n"},
+		{"bold-heading-in-list-item", "- **Passwords**:\n  - family\n  - hunter2\n", "- **Passwords**:\n  - family\n  - " + m + "\n"},
 	})
 }
 
@@ -82,6 +85,14 @@ func TestRedactYAMLBlockScalar(t *testing.T) {
 		{"suffix-kept", "password_hint: |\n  the name of my dog\n", "password_hint: |\n  the name of my dog\n"},
 		{"markdown-table-kept", "| token: |\n| --- |\n| abcd |\n", "| token: |\n| --- |\n| abcd |\n"},
 		{"not-indented-kept", "password: |\nnext: 1\n", "password: |\nnext: 1\n"},
+		// walk48 F3: a key after a list item's dash, a brace or a bold
+		// label was no key; the value is indented more than the key,
+		// not the dash, and the item's next key stays.
+		{"key-in-list-item", "users:\n  - password: |\n      hunter2secret\n    name: bob", "users:\n  - password: |\n      " + m + "\n    name: bob"},
+		{"list-item-top", "- password: |\n    hunter2secret", "- password: |\n    " + m},
+		{"flow-brace", "{password: |\n  hunter2secret}", "{password: |\n  " + m},
+		{"bold-label", "**Password**: |\n  hunter2secret", "**Password**: |\n  " + m},
+		{"bold-label-colon-inside", "**Password:** |\n  hunter2secret", "**Password:** |\n  " + m},
 	})
 }
 
@@ -108,6 +119,8 @@ func TestRedactYAMLPlainScalar(t *testing.T) {
 		{"words-kept", "Password:\n  the one on the sticky note\n", "Password:\n  the one on the sticky note\n"},
 		{"suffix-kept", "password_hint:\n  dog\n", "password_hint:\n  dog\n"},
 		{"not-indented-kept", "password:\nnext: 1\n", "password:\nnext: 1\n"},
+		{"key-in-list-item", "  - password:\n      hunter2secret\n    name: bob", "  - password:\n      " + m + "\n    name: bob"},
+		{"key-in-list-item-next-key-kept", "- password:\n  next: 1\n", "- password:\n  next: 1\n"},
 	})
 }
 
@@ -129,6 +142,7 @@ func TestRedactYAMLListProse(t *testing.T) {
 		"Secrets:\n- family\n- recipe\n",
 		"Passwords:\n\n- Family\n- recipe.\n- e-mail\n",
 		"Tokens:\n- don't\n",
+		"- To reset your password:\n  - open Settings\n",
 	} {
 		cases = append(cases, redactCase{s[:12], s, s})
 	}

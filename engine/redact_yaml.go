@@ -11,6 +11,37 @@ import (
 // after its key and between its entries: tokens:\n  # old\n  - x.
 const yamlGap = `(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*`
 
+// yamlKeyStart is what may come before a key at the start of its line:
+// indentation, the dashes of block sequence entries (- password: |, the
+// key of a mapping that is a list's item, as Kubernetes writes them), a
+// flow mapping's brace ({password: |) and Markdown's strong emphasis
+// (**Password**: |), then the key's opening quote. Before (walk48 F3),
+// only indentation came before the key, and a credential under a list
+// item, a brace or a bold label was stored in clear. yamlKeyColumn finds
+// where the key starts.
+const yamlKeyStart = `[ \t]*(?:(?:-[ \t]|\{)[ \t]*)*` + mdBold + `["']?`
+
+// yamlKeyEnd is what follows a key's name up to its value: its closing
+// quote, Markdown's strong emphasis (before or after the colon), the
+// colon and blanks.
+const yamlKeyEnd = `["']?` + mdBold + `[ \t]*:` + mdBold + `[ \t]*`
+
+// yamlKeyColumn is the column of the mapping that line's key belongs to:
+// its indentation, and the dashes and blanks of the block sequence
+// entries and the braces before the key (- password: |\n    x: the value
+// is indented more than the key, 2, not more than the dash, 0). Markdown
+// emphasis is no column.
+func yamlKeyColumn(line string) int {
+	i := indentOf(line)
+	for i < len(line) && (line[i] == '{' || line[i] == '-' && i+1 < len(line) && (line[i+1] == ' ' || line[i+1] == '\t')) {
+		i++
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+	}
+	return i
+}
+
 // yamlProperties are a block sequence entry's node properties (YAML 1.2.2
 // §6.9): an anchor (&a) and a tag (!!str, !secret), in either order, and
 // the blanks after them. They are kept; the scalar after them is the item.
@@ -29,7 +60,8 @@ var yamlBlockHeader = regexp.MustCompile(`^(?:!\S*[ \t]+)?[|>][1-9+-]{0,2}(?:[ \
 // environment's DB_PASSWORD:); a PascalCase key of one word (a
 // CloudFormation Secrets:) is read as a heading too.
 func yamlHeading(line string) bool {
-	key, _, _ := strings.Cut(strings.TrimLeft(line, " \t"), ":")
+	key, _, _ := strings.Cut(line[yamlKeyColumn(line):], ":")
+	key = strings.Trim(key, "*_")
 	if len(key) < 2 || key[0] < 'A' || key[0] > 'Z' {
 		return false
 	}
@@ -69,7 +101,7 @@ func plainWord(item string) bool {
 // took) stay. A value that is a placeholder or a reference stays whole.
 func yamlBlockScalar(match string) string {
 	nl := strings.IndexByte(match, '\n') + 1
-	keyIndent := indentOf(match)
+	keyIndent := yamlKeyColumn(match)
 	lines := strings.SplitAfter(match[nl:], "\n")
 	var value []string
 	indent, end := "", 0
@@ -135,7 +167,7 @@ func mayYAMLBlock(s string) bool {
 // comment aside: prose under a heading) stay whole.
 func yamlPlainScalar(match string) string {
 	nl := strings.IndexByte(match, '\n') + 1
-	keyIndent := indentOf(match)
+	keyIndent := yamlKeyColumn(match)
 	lines := strings.SplitAfter(match[nl:], "\n")
 	start := 0
 	for start < len(lines) {
