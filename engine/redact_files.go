@@ -51,6 +51,18 @@ func fileRules() []Rule {
 			Pattern: mustRe(`(?im)^` + yamlKeyStart + `[\w.-]*(?:` + credentialNames + `)s?` + yamlKeyEnd + `(?:#[^\r\n]*)?\r?\n` +
 				yamlGap + `(?:[ \t]+[^\s#][^\r\n]*(?:\r?\n|\z))+`),
 			Triggers: credentialTriggers, rewrite: yamlPlainScalar, may: mayYAMLKeyAlone},
+		// Kubernetes' EnvVar (a container's env: list, API reference
+		// "EnvVar v1 core"): a name ending in a credential name, then a
+		// value key at the same column (- name: DB_PASSWORD\n    value:
+		// hunter2secret), the value on its line, as a block scalar or a
+		// plain scalar under it: replaced as for a credential key
+		// (yamlNamedValue). The JSON form ({"name": "DB_PASSWORD",
+		// "value": …}) is docWalk.namedBy's. A value first, then its name,
+		// is not found.
+		{Name: "yaml-named-value",
+			Pattern: mustRe(`(?m)^[ \t]*(?:-[ \t]+)?["']?name["']?[ \t]*:[ \t]*["']?[\w.-]*(?i:` + credentialNames + `)["']?[ \t]*(?:#[^\r\n]*)?\r?\n` +
+				`[ \t]*["']?value["']?[ \t]*:[ \t]*(?:(?:[|>#!][^\r\n]*)?\r?\n(?:(?:[ \t]*\r?\n)*[ \t]+[^\s-][^\r\n]*(?:\r?\n|\z))*|[^\r\n]+)`),
+			Triggers: credentialTriggers, rewrite: yamlNamedValue, may: mayNamedValue},
 		// .netrc (GNU Inetutils manual, "The .netrc file"; curl's
 		// "netrc"): tokens apart by blanks or line breaks, "machine NAME"
 		// or "default", then login, account, port and password in any

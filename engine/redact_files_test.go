@@ -124,6 +124,27 @@ func TestRedactYAMLPlainScalar(t *testing.T) {
 	})
 }
 
+// TestRedactYAMLNamedValue: a Kubernetes env entry whose name ends in a
+// credential name loses its value (walk48 F3): on the value key's line,
+// as a block scalar or a plain scalar under it. Before, only the JSON
+// form ({"name": "DB_PASSWORD", "value": …}) was redacted, and
+// - name: DB_PASSWORD\n    value: hunter2secret was stored in clear.
+func TestRedactYAMLNamedValue(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"plain", "env:\n  - name: DB_PASSWORD\n    value: hunter2secret", "env:\n  - name: DB_PASSWORD\n    value: " + m},
+		{"block", "env:\n  - name: DB_PASSWORD\n    value: |\n      hunter2secret\n  - name: HOST\n    value: db\n",
+			"env:\n  - name: DB_PASSWORD\n    value: |\n      " + m + "\n  - name: HOST\n    value: db\n"},
+		{"quoted-comment-next-entry", "- name: API_TOKEN\n  value: \"abc123def\" # x\n- name: DB_PASSWORD\n  value: hunter2secret\n",
+			"- name: API_TOKEN\n  value: \"" + m + "\"\n- name: DB_PASSWORD\n  value: " + m + "\n"},
+		{"under-crlf", "- name: DB_PASSWORD\r\n  value:\r\n    hunter2secret\r\n", "- name: DB_PASSWORD\r\n  value:\r\n    " + m + "\r\n"},
+		{"reference-kept", "- name: X_TOKEN\n  value: ${TOKEN}\n", "- name: X_TOKEN\n  value: ${TOKEN}\n"},
+		{"value-from-kept", "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: x}", "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: x}"},
+		{"other-name-kept", "- name: PASSWORD_FILE\n  value: /run/secrets/pw", "- name: PASSWORD_FILE\n  value: /run/secrets/pw"},
+		{"other-column-kept", "- name: DB_PASSWORD\nvalue: plain words", "- name: DB_PASSWORD\nvalue: plain words"},
+	})
+}
+
 // TestRedactYAMLListProse: prose that introduces a Markdown list with a
 // credential word keeps its items (rev47). Before, the list rule took any
 // "password:" before a line break for a YAML key, and "To reset your

@@ -196,3 +196,48 @@ func yamlPlainScalar(match string) string {
 	indent := lines[start][:indentOf(lines[start])]
 	return match[:nl] + strings.Join(lines[:start], "") + indent + quotedMark(v) + eol + strings.Join(lines[end:], "")
 }
+
+// mayNamedValue reports whether s may hold a match of yaml-named-value:
+// the keys name and value, in lowercase as Kubernetes writes them.
+func mayNamedValue(s string) bool {
+	return strings.Contains(s, "value") && strings.Contains(s, "name")
+}
+
+// yamlNamedValue replaces the value of match, a name line and the value
+// key under it (yaml-named-value's match), when the value key is at the
+// name's column: a value on the key's line by RedactionMark (in its
+// quotes, a comment after it going too), a block scalar or a plain
+// scalar under the key as yaml-credential-block and -plain replace them.
+// A placeholder or a reference stays.
+func yamlNamedValue(match string) string {
+	nl := strings.IndexByte(match, '\n') + 1
+	name, rest := match[:nl], match[nl:]
+	if yamlKeyColumn(rest) != yamlKeyColumn(name) {
+		return match
+	}
+	line, after, broken := strings.Cut(rest, "\n")
+	_, v, _ := strings.Cut(line, ":")
+	v = strings.TrimSpace(strings.TrimSuffix(v, "\r"))
+	switch {
+	case v == "" || yamlComment(v):
+		return name + yamlPlainScalar(rest)
+	case yamlBlockHeader.MatchString(v):
+		return name + yamlBlockScalar(rest)
+	}
+	if c := strings.Index(v, " #"); c >= 0 {
+		v = strings.TrimSpace(v[:c])
+	}
+	if placeholderValue(v) {
+		return match
+	}
+	i := strings.Index(line, ":") + 1
+	i += indentOf(line[i:])
+	eol := ""
+	if strings.HasSuffix(line, "\r") {
+		line, eol = line[:len(line)-1], "\r"
+	}
+	if broken {
+		eol += "\n"
+	}
+	return name + line[:i] + quotedMark(v) + eol + after
+}
