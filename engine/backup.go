@@ -69,8 +69,9 @@ type BackupResult struct {
 // removes it (BackupResult.RemovedStaging), never one a running backup
 // holds. No room on dest's disk:
 // ErrNoSpace. On Postgres (cfg.Postgres): ErrBackupPostgres. A directory
-// without a database: ErrNotDataDir; one whose salvage was interrupted:
-// ErrSalvageInterrupted.
+// without a database: ErrNotDataDir; a database of 1 to 99 bytes:
+// ErrDatabaseEmpty; a SQLite database at schema version 0: ErrNoSchema;
+// one whose salvage was interrupted: ErrSalvageInterrupted.
 func Backup(ctx context.Context, cfg Config, dest string, opts BackupOptions) (*BackupResult, error) {
 	if ctx == nil {
 		return nil, ErrNilContext
@@ -150,6 +151,9 @@ func backupSource(dir string) (string, error) {
 		return "", notDataDir(abs, err)
 	}
 	if err := notRegularDatabase(abs); err != nil { // engine.go
+		return "", err
+	}
+	if err := databaseHeader(abs); err != nil { // db_header.go: as Open refuses it
 		return "", err
 	}
 	if err := checkSwap(abs); err != nil { // salvage_swap.go

@@ -60,6 +60,37 @@ func TestForeignDatabaseRefused(t *testing.T) {
 	}
 }
 
+// TestForeignDatabaseBackup: mnemo backup of a mnemo.db of 1 byte, or of
+// another program's SQLite database, is refused as every other command
+// refuses it (exit 1, what to do) and writes no backup. Before, both said
+// "count messages: SQL logic error: no such table: messages (1)".
+func TestForeignDatabaseBackup(t *testing.T) {
+	env := map[string]string{"MNEMO_EMBEDDER": "hash-384"}
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, path string)
+		want string
+	}{
+		{"OneByte", func(t *testing.T, path string) { writeFile(t, path, "S") }, "has 1 byte, fewer than the 100"},
+		{"OtherProgram", func(t *testing.T, path string) {
+			execSQL(t, path, "CREATE TABLE notes (body TEXT)")
+		}, "is a SQLite database at schema version 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.make(t, filepath.Join(dir, engine.DatabaseFile))
+			dest := filepath.Join(t.TempDir(), "bk")
+			code, out, errOut := run(t, env, "--dir", dir, "backup", dest)
+			if code != 1 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "What to do:") {
+				t.Errorf("backup: exit %d, %q %q; want exit 1 saying %q and what to do", code, out, errOut, tc.want)
+			}
+			if _, err := os.Stat(dest); !os.IsNotExist(err) {
+				t.Errorf("backup: %s was written: %v", dest, err)
+			}
+		})
+	}
+}
+
 func cutTo(t *testing.T, path string, n int) {
 	t.Helper()
 	b := readFile(t, path)
