@@ -12,10 +12,16 @@ import (
 // the refused transaction back, and the derived indexes catch up from
 // mnemo.db once there is room.
 func diskFull(dir string, err error) error {
-	if err == nil || dir == "" || errors.Is(err, ErrNoSpace) || !noSpace(err) {
+	if err == nil || dir == "" || errors.Is(err, ErrNoSpace) {
 		return err
 	}
-	return &fullError{dir: dir, err: err}
+	switch {
+	case tooLarge(dir, err): // file_too_large.go
+		return &fullError{dir: dir, err: err, tooLarge: true}
+	case noSpace(err):
+		return &fullError{dir: dir, err: err}
+	}
+	return err
 }
 
 // IsNoSpace reports whether err is for lack of room on a disk: it matches
@@ -33,9 +39,15 @@ func IsNoSpace(err error) bool {
 type fullError struct {
 	dir string
 	err error
+	// tooLarge: a file reached the largest size allowed (EFBIG), not the
+	// disk its end.
+	tooLarge bool
 }
 
 func (f *fullError) Error() string {
+	if f.tooLarge {
+		return fmt.Sprintf("%v on the disk holding %s: a file there reached the largest size allowed (the process's file size limit, ulimit -f, or the file system's: 4 GiB on FAT32), not damage: raise the limit, or move the data directory to another file system (mnemo backup DEST), and run the command again; nothing committed is lost (%v)", ErrNoSpace, f.dir, f.err)
+	}
 	return fmt.Sprintf("%v on the disk holding %s (a full disk, not damage): free space there and run the command again; nothing committed is lost (%v)", ErrNoSpace, f.dir, f.err)
 }
 

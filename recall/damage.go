@@ -269,15 +269,18 @@ func closeIndex(idx bleve.Index) (err error) {
 }
 
 // NoSpace reports whether err is a write refused for lack of room on the
-// disk (ENOSPC, or EDQUOT: a quota), also when bleve passed it on as text
-// (its persister formats the error it got with %v).
+// disk (ENOSPC, or EDQUOT: a quota) or in a file (EFBIG: the file size
+// limit, ulimit -f, or the file system's, 4 GiB on FAT32), also when
+// bleve passed it on as text (its persister formats the error it got with
+// %v).
 func NoSpace(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-		return true
+	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG} {
+		if errors.Is(err, errno) || strings.Contains(err.Error(), errno.Error()) {
+			return true
+		}
 	}
-	msg := err.Error()
-	return strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
+	return false
 }
