@@ -21,6 +21,18 @@ const (
 	userVersionEndByte = userVersionOffset + 4
 )
 
+// Page 1 of a SQLite database holds the schema table (sqlite_schema)
+// after the file header: its b-tree page header starts at offset 100
+// with the page type (13: a leaf table page) and holds the number of
+// cells, big-endian, at offsets 103-104 (fileformat.html, 1.6). A leaf
+// with no cell is a schema with no table, index or view.
+const (
+	schemaPageType  = sqliteHeaderSize
+	schemaCellCount = sqliteHeaderSize + 3
+	schemaHeaderEnd = schemaCellCount + 2
+	leafTablePage   = 13
+)
+
 // databaseHeader refuses dir's database file, before SQLite opens it, when
 // it holds no database mnemo wrote although it is not empty: shorter than
 // SQLite's header (1 to 99 bytes: ErrDatabaseEmpty; SQLite took a file
@@ -28,11 +40,16 @@ const (
 // SQLite database at schema version 0 (ErrNoSchema: another program's
 // database, or one whose mnemo tables were dropped; every command,
 // reading or writing, would have written mnemo's schema into it). A
-// file of 0 bytes is emptyDatabase's, a missing one Open's. When the
-// write-ahead log holds frames the file alone is not the database (its
-// pages may all be in the log): SQLite and the migration (store.ErrNoSchema)
-// judge it. Nothing is written to the file.
-func databaseHeader(dir string) error {
+// database at schema version 0 whose schema holds nothing (no table,
+// index or view: a first open cut short after SQLite wrote the header,
+// by a full disk say) is answered as a file of 0 bytes is
+// (emptyRefusal, with mustExist: Config.MustExist): a writing command
+// writes the schema into it. A file of 0 bytes is emptyDatabase's, a
+// missing one Open's. When the write-ahead log holds frames the file
+// alone is not the database (its pages may all be in the log): SQLite
+// and the migration (store.ErrNoSchema) judge it. Nothing is written to
+// the file.
+func databaseHeader(dir string, mustExist bool) error {
 	path := filepath.Join(dir, DatabaseFile)
 	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
 		return nil
@@ -42,20 +59,24 @@ func databaseHeader(dir string) error {
 		return nil // missing: Open's; unreadable: SQLite says why
 	}
 	defer f.Close()
-	head := make([]byte, sqliteHeaderSize)
+	head := make([]byte, schemaHeaderEnd)
 	n, err := io.ReadFull(f, head)
 	switch {
 	case n == 0:
 		return nil // emptyDatabase's
-	case errors.Is(err, io.ErrUnexpectedEOF):
+	case n < sqliteHeaderSize && errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%w: %s has %d %s, fewer than the %d of a SQLite database's header: it holds no database", ErrDatabaseEmpty, path, n, plural(n, "byte"), sqliteHeaderSize)
-	case err != nil:
+	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
 		return nil // unreadable: SQLite says why
 	}
 	if string(head[:16]) != "SQLite format 3\x00" {
 		return nil // SQLite refuses it (SQLITE_NOTADB): ErrDatabaseCorrupt
 	}
 	if binary.BigEndian.Uint32(head[userVersionOffset:userVersionEndByte]) == 0 {
+		if n == schemaHeaderEnd && head[schemaPageType] == leafTablePage &&
+			binary.BigEndian.Uint16(head[schemaCellCount:schemaHeaderEnd]) == 0 {
+			return emptyRefusal(dir, path+" is a SQLite database with no table", mustExist)
+		}
 		return fmt.Errorf("%w: %s is a SQLite database at schema version 0, not one mnemo wrote (it writes version %d): nothing was written to it", ErrNoSchema, path, store.SchemaVersion)
 	}
 	return nil

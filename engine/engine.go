@@ -167,7 +167,7 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	if err := emptyDatabase(dir, cfg.MustExist); err != nil {
 		return nil, err
 	}
-	if err := databaseHeader(dir); err != nil { // db_header.go
+	if err := databaseHeader(dir, cfg.MustExist); err != nil { // db_header.go
 		return nil, err
 	}
 	now := time.Now
@@ -276,11 +276,19 @@ func emptyDatabase(dir string, mustExist bool) error {
 	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
 		return nil
 	}
+	return emptyRefusal(dir, path+" has 0 bytes", mustExist)
+}
+
+// emptyRefusal is emptyDatabase's answer for a database file that holds
+// no memory (what names the file and says how: "… has 0 bytes"):
+// ErrDatabaseEmpty beside the indexes or when mustExist, else nil (a
+// writer's open then writes the schema, as into a new file).
+func emptyRefusal(dir, what string, mustExist bool) error {
 	if _, err := os.Stat(filepath.Join(dir, filepath.Dir(LexicalDir))); err == nil {
-		return fmt.Errorf("%w: %s has 0 bytes, beside the indexes of a database", ErrDatabaseEmpty, path)
+		return fmt.Errorf("%w: %s, beside the indexes of a database", ErrDatabaseEmpty, what)
 	}
 	if mustExist {
-		return fmt.Errorf("%w: %s has 0 bytes: it holds no memory, and a data directory's database is never empty", ErrDatabaseEmpty, path)
+		return fmt.Errorf("%w: %s: it holds no memory, and a data directory's database is never empty", ErrDatabaseEmpty, what)
 	}
 	return nil
 }

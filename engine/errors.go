@@ -80,8 +80,9 @@ var ErrInconsistent = errors.New("engine: inconsistent")
 var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
 
 // ErrDatabaseEmpty is matched, with ErrDatabaseCorrupt, by the error Open
-// returns when mnemo.db has 0 bytes (and no write-ahead log holds its
-// pages) while the directory holds indexes (index/), or whenever
+// returns when mnemo.db has 0 bytes, or is a SQLite header at schema
+// version 0 with no table (and no write-ahead log holds its pages), while
+// the directory holds indexes (index/), or whenever
 // Config.MustExist is set: SQLite would take the file for a new database
 // and write a new schema into it, hiding a database cut to nothing (a
 // failed copy, a full disk) behind an empty memory. Open writes nothing

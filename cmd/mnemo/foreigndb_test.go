@@ -166,3 +166,44 @@ func dropAllTables(t *testing.T, path string) string {
 	}
 	return strings.Join(drops, " ")
 }
+
+// TestSchemalessDatabaseIsNew: a mnemo.db that SQLite gave a header but no
+// table, at schema version 0 (a first ingest cut short by a full disk
+// leaves one of 4096 bytes: `ulimit -f 8; mnemo ingest` did), is not
+// another program's database: a writing command writes the schema into
+// it, as into a file of 0 bytes, and a reading one says the file holds no
+// memory, writing nothing. Before (rev51, after 4b26396b), every command
+// refused it as a foreign database and advised a restore from a backup,
+// so the directory stayed unusable once the disk had room again.
+func TestSchemalessDatabaseIsNew(t *testing.T) {
+	env := map[string]string{"MNEMO_EMBEDDER": "hash-384"}
+	schemaless := func(t *testing.T) (dir, path string) {
+		dir = t.TempDir()
+		path = filepath.Join(dir, engine.DatabaseFile)
+		execSQL(t, path, "PRAGMA journal_mode = WAL") // SQLite writes page 1: the header and an empty schema
+		if b := readFile(t, path); len(b) < 512 {
+			t.Fatalf("mnemo.db has %d bytes, want a SQLite header and page", len(b))
+		}
+		return dir, path
+	}
+	t.Run("Reading", func(t *testing.T) {
+		dir, path := schemaless(t)
+		before := readFile(t, path)
+		code, out, errOut := run(t, env, "--dir", dir, "threads")
+		if want := "is a SQLite database with no table: it holds no memory"; code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("mnemo threads: exit %d, %q %q; want exit 1 saying %q", code, out, errOut, want)
+		}
+		if after := readFile(t, path); !bytes.Equal(after, before) {
+			t.Errorf("mnemo threads: mnemo.db was written: %d bytes, was %d", len(after), len(before))
+		}
+	})
+	t.Run("Writing", func(t *testing.T) {
+		dir, _ := schemaless(t)
+		if code, out, errOut := run(t, env, "--dir", dir, "ingest", writeJSONL(t, 3, nil)); code != 0 {
+			t.Fatalf("mnemo ingest: exit %d, %q %q; want the schema written and the messages stored", code, out, errOut)
+		}
+		if code, out, errOut := run(t, env, "--dir", dir, "threads"); code != 0 || out == "" {
+			t.Errorf("mnemo threads after ingest: exit %d, %q %q", code, out, errOut)
+		}
+	})
+}
