@@ -153,7 +153,7 @@ func backupSource(dir string) (string, error) {
 	if err := notRegularDatabase(abs); err != nil { // engine.go
 		return "", err
 	}
-	if err := databaseHeader(abs); err != nil { // db_header.go: as Open refuses it
+	if err := databaseHeader(abs, true); err != nil { // db_header.go: as Open refuses it for a reading command
 		return "", err
 	}
 	if err := checkSwap(abs); err != nil { // salvage_swap.go
