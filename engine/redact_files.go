@@ -29,7 +29,7 @@ func fileRules() []Rule {
 		// (Secrets:) keeps its items that are plain words (yamlHeading).
 		{Name: "yaml-credential-list",
 			Pattern: mustRe(`(?im)^` + yamlKeyStart + `[\w.-]*(?:` + credentialNames + `)[\w.-]*` + yamlKeyEnd + `(?:#[^\r\n]*)?\r?\n` +
-				yamlGap + `(?:[ \t]*-[ \t]+[^\r\n]*(?:\r?\n|\z)` + yamlGap + `)+`),
+				yamlGap + `(?:[ \t]*` + listBullet + `[ \t]+[^\r\n]*(?:\r?\n|\z)` + yamlGap + `)+`),
 			Triggers: credentialTriggers, rewrite: yamlListItems, may: mayYAMLList},
 		// YAML 1.2.2 §8.1 "Block Scalar Styles": a key ending in a
 		// credential name, then a literal (|) or folded (>) block scalar
@@ -99,7 +99,7 @@ const netrcDefault = `(?m:^)[ \t]*default\b|\\n[ \t]*default\b`
 // token), and its pattern cost a quarter of the redaction of ordinary
 // turns without this look (TestRedactPrefilter's synthetic texts).
 func mayYAMLList(s string) bool {
-	if !strings.Contains(s, "- ") && !strings.Contains(s, "-\t") {
+	if !strings.Contains(s, "- ") && !strings.Contains(s, "-\t") && !strings.Contains(s, "* ") && !strings.Contains(s, "– ") {
 		return false
 	}
 	return mayYAMLKeyAlone(s)
@@ -138,7 +138,13 @@ func anyAfterColon(s string, at func(blanks int, rest string) bool) bool {
 
 // yamlItem is one line of a YAML block sequence: its indentation and dash
 // (group 1), the item (group 2) and the line break (group 3).
-var yamlItem = regexp.MustCompile(`^([ \t]*-[ \t]+)([^\r\n]*?)[ \t]*(\r?\n|\z)`)
+var yamlItem = regexp.MustCompile(`^([ \t]*` + listBullet + `[ \t]+)([^\r\n]*?)[ \t]*(\r?\n|\z)`)
+
+// listBullet is a list item's mark: YAML's '-', and Markdown's '*' and
+// the en dash a model writes for a bullet (tokens:\n  * x, tokens:\n  – x;
+// walk48: those items were stored in clear). An alias (*a) has no blank
+// after its '*'.
+const listBullet = `(?:-|\*|–)`
 
 // yamlMapping is an item that is a mapping (key: value), not a scalar.
 var yamlMapping = regexp.MustCompile(`^[\w.-]+[ \t]*:(?:[ \t]|$)`)
@@ -162,6 +168,9 @@ func yamlListItems(match string) string {
 			continue
 		}
 		props := yamlProperties.FindString(rest[m[4]:m[5]])
+		if bareAnchor(props, rest[m[4]:m[5]], match) {
+			props = "" // - &hunter2secret: a value, not an anchor
+		}
 		item := rest[m[4]+len(props) : m[5]]
 		out = append(out, rest[:m[4]+len(props)]...)
 		if yamlKeptItem(item, heading) {
@@ -172,6 +181,16 @@ func yamlListItems(match string) string {
 		rest = rest[m[1]:]
 	}
 	return string(out)
+}
+
+// bareAnchor reports whether item, a block sequence's entry, is only an
+// anchor (props, &name) that no alias in match (*name) refers to: a
+// value starting with '&' rather than an anchor on an empty node, which
+// nothing would use (walk48: tokens:\n  - &hunter2secret was kept whole).
+func bareAnchor(props, item, match string) bool {
+	p := strings.TrimSpace(props)
+	return p == item && strings.HasPrefix(p, "&") && !strings.ContainsAny(p, " \t") &&
+		!strings.Contains(match, "*"+p[1:])
 }
 
 // yamlKeptItem reports whether item, a block sequence's entry after its

@@ -53,8 +53,14 @@ func TestRedactYAMLCredentialList(t *testing.T) {
 		// properties only stay.
 		{"comment-after-key", "tokens:\n  # c\n  - abcd1234efgh\n", "tokens:\n  # c\n  - " + m + "\n"},
 		{"blank-after-key", "tokens:\n\n  - abcd1234efgh\n\n  - zyxw9876\n# end\nnext: 1", "tokens:\n\n  - " + m + "\n\n  - " + m + "\n# end\nnext: 1"},
-		{"anchor-tag-alias", "tokens:\n  - &a abcd1234efgh\n  - *a\n  - !!str abcd1234efgh\n  - !secret &b 'zyxw9876'\n  - &c\n",
-			"tokens:\n  - &a " + m + "\n  - *a\n  - !!str " + m + "\n  - !secret &b '" + m + "'\n  - &c\n"},
+		{"anchor-tag-alias", "tokens:\n  - &a abcd1234efgh\n  - *a\n  - !!str abcd1234efgh\n  - !secret &b 'zyxw9876'\n  - &c\n  - *c\n",
+			"tokens:\n  - &a " + m + "\n  - *a\n  - !!str " + m + "\n  - !secret &b '" + m + "'\n  - &c\n  - *c\n"},
+		// walk48: an item that is only an anchor no alias uses is a
+		// value starting with '&'; a Markdown bullet ('*', '–') is an
+		// item's dash.
+		{"bare-anchor", "tokens:\n  - &hunter2secret\n", "tokens:\n  - " + m + "\n"},
+		{"star-bullet", "tokens:\n  * hunter2secret\n  * open Settings\n", "tokens:\n  * " + m + "\n  * open Settings\n"},
+		{"en-dash-bullet", "tokens:\n  – hunter2secret", "tokens:\n  – " + m},
 		{"comment-only-kept", "tokens:\n  # none yet\nuser: bob\n", "tokens:\n  # none yet\nuser: bob\n"},
 		{"capitals-key", "PASSWORDS:\n- family\n", "PASSWORDS:\n- " + m + "\n"},
 		{"heading-secret-item", "Passwords:\n- family\n- hunter2\n- S3cret!\n", "Passwords:\n- family\n- " + m + "\n- " + m + "\n"},
@@ -164,6 +170,10 @@ func TestRedactYAMLListProse(t *testing.T) {
 		"Passwords:\n\n- Family\n- recipe.\n- e-mail\n",
 		"Tokens:\n- don't\n",
 		"- To reset your password:\n  - open Settings\n",
+		// The documented price (docs/secrets.md): a capitalised word of
+		// letters under a heading is read as prose, not as a password.
+		"Passwords:\n- family\n- Swordfish\n",
+		"Secrets:\n* Opensesame.\n",
 	} {
 		cases = append(cases, redactCase{s[:12], s, s})
 	}
