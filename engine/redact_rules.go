@@ -110,7 +110,10 @@ func structuralRules() []Rule {
 		// and kept when it is a reference: cut at its first blank it was
 		// too short for a value, and the scheme word was taken for the
 		// secret (sec48: Bearer ${{ secrets.X }} lost "Bearer").
-		{Name: "authorization-header", Pattern: mustRe(`(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9_-]*\s+)?)(?:\$?\{\{[^{}\r\n]*\}\}` + headerByte + `*|` + headerByte + `{4,})`),
+		// A word holding a digit after the template goes with it, and
+		// the match is then no reference (walk48:
+		// Authorization: {{ .Values.secret }} realsecret123456 kept it).
+		{Name: "authorization-header", Pattern: mustRe(`(?i)\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9_-]*\s+)?)(?:\$?\{\{[^{}\r\n]*\}\}` + headerByte + `*(?:[ \t]+` + headerByte + `*[0-9]` + headerByte + `*)?|` + headerByte + `{4,})`),
 			Replacement: "${1}" + RedactionMark, Triggers: []string{"authorization"}, Verify: notReference},
 		// RFC 7617 §2: "Basic" base64(user-id ":" password) outside a
 		// header; verified by decoding to printable text with a colon.

@@ -117,6 +117,7 @@ var secretCases = []struct{ name, text, secret string }{
 	// walk48: secret key was no credential name (Django's SECRET_KEY).
 	{"secret-key-env", "SECRET_KEY=abcdefgh123", "abcdefgh123"},
 	{"secret-key-words", "Secret Key: Tr0ub4dor&3 and more", "Tr0ub4dor"},
+	{"authorization-after-template", "Authorization: {{ .Values.secret }} realsecret123456", "realsecret123456"},
 }
 
 // benignCases look like secrets to a careless rule and must come back
@@ -195,6 +196,7 @@ var benignCases = []string{
 	"password: await getPassword(user)",
 	"credentials:\n  user: bob",
 	"https://x.io/search?q=passing+grades&page=2",
+	"Authorization: {{ .Values.token }} is set in 2024",
 }
 
 // TestRedactFormats checks every secret format of DefaultRules: the secret
