@@ -132,6 +132,12 @@ func (e *Engine) RecallTuning() recall.Tuning {
 	return t
 }
 
+// DefaultRecall reports whether Config.Recall is set: whether a
+// LoadRequest whose Recall is nil recalls (with those options) or not at
+// all. Front ends that recall by default (the MCP tool memory_context)
+// read it so that a configured recall is not overridden.
+func (e *Engine) DefaultRecall() bool { return e.cfg.Recall != nil }
+
 // openIndexes opens the lexical index (quarantining a corrupt directory and
 // rebuilding it from SQLite) and queues a rebuild when the index is behind
 // the store; start then starts the outbox drainer.

@@ -188,7 +188,10 @@ func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in Conte
 		return nil, ContextOutput{}, h.fail(err)
 	}
 	b := server.ContextBody{ThreadID: in.ThreadID, ResourceID: in.ResourceID, Query: in.Query, RecentN: in.RecentN, RunID: in.RunID, At: at}
-	if in.TopK != 0 {
+	if in.TopK != 0 || !h.t.Engine.DefaultRecall() {
+		// A model calls memory_context for recalled older turns (the
+		// instructions say so) and rarely gives topK: with none, the
+		// server's configured recall applies, or recall.DefaultTopK.
 		b.Recall = &recall.Options{TopK: in.TopK, MessageRange: recall.Range{Before: 1, After: 1}}
 	}
 	c, err := h.t.LoadContext(ctx, b)
@@ -203,7 +206,6 @@ func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in Conte
 	if c.MemCtx != nil {
 		out.Recalled, out.Dropped = len(c.MemCtx.Recalled), c.MemCtx.DroppedCount
 	}
-	out.Notice = server.RecallOffNotice(in.Query, c.MemCtx, "give topK")
 	return nil, out, nil
 }
 

@@ -109,12 +109,12 @@ type ContextInput struct {
 	ThreadID string `json:"threadId" jsonschema:"the conversation whose next prompt is being built (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 	// ResourceID (resourceId) is the thread's owner; needed only for a thread with no turns yet when the client may use more than one resource.
 	ResourceID string `json:"resourceId,omitempty" jsonschema:"the thread's owner; needed only for a thread with no turns yet, when the client may use more than one resource (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
-	// Query (query) is what recall looks for; empty: the newest user turn. Recorded in the run's provenance even when recall is off.
-	Query string `json:"query,omitempty" jsonschema:"what recall should look for; default: the newest user turn; recorded in the run's provenance even when recall is off (no topK and none configured), and the notice then says nothing was recalled"`
+	// Query (query) is what recall looks for; empty: the newest user turn. Recorded in the run's provenance.
+	Query string `json:"query,omitempty" jsonschema:"what recall should look for; default: the newest user turn; recorded in the run's provenance"`
 	// RecentN (recentN) is how many recent turns to include; 0: the server's setting.
 	RecentN int `json:"recentN,omitempty" jsonschema:"how many recent turns to include (default: the server's)"`
-	// TopK (topK) is how many older turns to recall; 0: the server's recall settings (5 when it recalls).
-	TopK int `json:"topK,omitempty" jsonschema:"how many older turns to recall (default 5; the server's recall settings apply otherwise)"`
+	// TopK (topK) is how many older turns to recall; 0: the server's configured recall, or recall.DefaultTopK (5) when it configures none.
+	TopK int `json:"topK,omitempty" jsonschema:"how many older turns to recall (default: the server's recall settings, else 5)"`
 	// RunID (runId) names the run; its provenance is mnemo://runs/{runId}/memctx. Empty: one is assigned.
 	RunID string `json:"runId,omitempty" jsonschema:"a name for this run; its provenance record is mnemo://runs/{runId}/memctx (an id: 1-128 characters of A-Za-z0-9_.:@-, not \".\" or \"..\", not beginning with erased-)"`
 	// At (at) is when the question is asked, RFC 3339; the query's relative dates resolve against it. Empty: the server clock; the zero time is refused.
@@ -180,8 +180,6 @@ type ContextOutput struct {
 	Recalled int `json:"recalled" jsonschema:"how many older turns recall brought"`
 	// Dropped (dropped) counts the turns left out (budget, pairing); the memctx resource says why.
 	Dropped int `json:"dropped" jsonschema:"how many were left out (budget, pairing); the memctx resource says why"`
-	// Notice (notice) says what of the request was not used; empty when everything was.
-	Notice string `json:"notice,omitempty" jsonschema:"what of the request was not used: a query given while recall was off (no topK, and the server configures no recall) was recorded but recalled nothing; absent when everything was used"`
 }
 
 // WorkingMemoryInput names a working memory.
