@@ -50,7 +50,7 @@ func (e *Engine) refuseHeldCall(ctx context.Context, tx *store.Tx, in DispatchIn
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	answer, answered, err := e.ms.FirstResult(ctx, tx, in.ThreadID, callID, seq)
+	answer, _, answered, err := e.ms.FirstResult(ctx, tx, in.ThreadID, callID, seq)
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}

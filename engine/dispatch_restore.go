@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 )
@@ -100,7 +102,9 @@ func dispatchOf(r journal.Dispatch) Dispatch {
 // journal.ErrRunOwned when the run belongs to another thread
 // (journal.ErrRunErased when that thread was erased); ErrDispatchConflict
 // (which matches ErrConflict) when (RunID, CallID) is stored with another
-// message, name, state or time; a
+// message, name, state or time, or when d is pending and a later message
+// makes its call again with no tool message answering it in between
+// (refuseRestoredMadeAgain); a
 // *CallDispatchedError when another run's dispatch holds the call;
 // ErrDispatchErased when this store erased the dispatch. Nothing is stored
 // when it fails.
@@ -119,12 +123,13 @@ func (e *Engine) RestoreDispatch(ctx context.Context, d Dispatch) (restored bool
 		return false, err
 	}
 	defer leave()
-	if err := e.checkRestoredMessages(ctx, d); err != nil {
+	seq, err := e.checkRestoredMessages(ctx, d)
+	if err != nil {
 		return false, err
 	}
 	err = e.tx(ctx, func(tx *store.Tx) error {
 		restored = false // a retried transaction (store.RunTx) decides again
-		same, err := e.restoreTx(ctx, tx, d)
+		same, err := e.restoreTx(ctx, tx, d, seq)
 		restored = !same
 		return err
 	})
@@ -163,37 +168,39 @@ func checkRestored(d Dispatch) error {
 }
 
 // checkRestoredMessages checks that d's call message, and its result's
-// when settled, are stored in d's thread as RestoreDispatch requires.
-func (e *Engine) checkRestoredMessages(ctx context.Context, d Dispatch) error {
+// when settled, are stored in d's thread as RestoreDispatch requires, and
+// returns the call message's seq.
+func (e *Engine) checkRestoredMessages(ctx context.Context, d Dispatch) (seq int64, err error) {
 	ids := []string{d.MessageID}
 	if d.Settled {
 		ids = append(ids, d.ResultID)
 	}
 	ms, err := e.MessagesByID(ctx, d.ResourceID, ids...)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	i := slices.IndexFunc(ms, func(m Message) bool { return m.ID == d.MessageID })
 	if i < 0 || ms[i].ThreadID != d.ThreadID || !slices.ContainsFunc(ms[i].ToolCalls, func(tc ToolCall) bool {
 		return tc.ID == d.CallID && tc.Name == d.Name
 	}) {
-		return invalid(-1, "messageId", "%q is not a stored message of thread %q making call %q of tool %q",
+		return 0, invalid(-1, "messageId", "%q is not a stored message of thread %q making call %q of tool %q",
 			clip(d.MessageID, 64), d.ThreadID, clip(d.CallID, 64), clip(d.Name, 64))
 	}
 	if !d.Settled {
-		return nil
+		return ms[i].Seq, nil
 	}
 	j := slices.IndexFunc(ms, func(m Message) bool { return m.ID == d.ResultID })
 	if j < 0 || ms[j].ThreadID != d.ThreadID || ms[j].Role != RoleTool || ms[j].ToolCallID != d.CallID || ms[j].Seq <= ms[i].Seq {
-		return invalid(-1, "resultId", "%q is not a stored tool message of thread %q answering call %q after its message",
+		return 0, invalid(-1, "resultId", "%q is not a stored tool message of thread %q answering call %q after its message",
 			clip(d.ResultID, 64), d.ThreadID, clip(d.CallID, 64))
 	}
-	return nil
+	return ms[i].Seq, nil
 }
 
 // restoreTx is RestoreDispatch's transaction: claim the run, then store d
-// unless it is stored already (same true) or refused.
-func (e *Engine) restoreTx(ctx context.Context, tx *store.Tx, d Dispatch) (same bool, err error) {
+// (its call message at seq) unless it is stored already (same true) or
+// refused.
+func (e *Engine) restoreTx(ctx context.Context, tx *store.Tx, d Dispatch, seq int64) (same bool, err error) {
 	if err := e.journal.ClaimRunTx(ctx, tx, d.RunID, d.ThreadID, d.ResourceID); err != nil {
 		return false, fmt.Errorf("engine: %w", err)
 	}
@@ -216,6 +223,9 @@ func (e *Engine) restoreTx(ctx context.Context, tx *store.Tx, d Dispatch) (same 
 	} else if held {
 		return false, heldBy(d.CallID, d.MessageID, other) // dispatch_begin.go
 	}
+	if err := e.refuseRestoredMadeAgain(ctx, tx, d, seq); err != nil {
+		return false, err
+	}
 	row := journal.Dispatch{RunID: d.RunID, CallID: d.CallID, ThreadID: d.ThreadID, ResourceID: d.ResourceID,
 		MessageID: d.MessageID, Name: d.Name, ResultID: d.ResultID, Failed: d.Failed, BegunAt: d.BegunAt.UTC()}
 	if d.Settled {
@@ -225,6 +235,37 @@ func (e *Engine) restoreTx(ctx context.Context, tx *store.Tx, d Dispatch) (same 
 		return false, fmt.Errorf("engine: %w", err)
 	}
 	return false, nil
+}
+
+// refuseRestoredMadeAgain refuses, with ErrDispatchConflict, the restore
+// of a pending dispatch d (its call message at seq) whose call a later
+// message makes again with no tool message answering it in between. No
+// store holds such a dispatch (refusePendingCalls refuses the later call
+// while it is pending, BeginDispatch a dispatch of a call made again:
+// dispatch_pending.go), so only an edited file brings one, and its
+// settlement would answer the later call (the pairing rule): SettleDispatch
+// refuses it, and the call would wait for a result forever. A pending
+// dispatch whose call was answered by a plain tool message and then made
+// again is one a store holds, and is restored.
+func (e *Engine) refuseRestoredMadeAgain(ctx context.Context, tx *store.Tx, d Dispatch, seq int64) error {
+	if d.Settled {
+		return nil
+	}
+	before := int64(math.MaxInt64)
+	if _, answer, answered, err := e.ms.FirstResult(ctx, tx, d.ThreadID, d.CallID, seq); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	} else if answered {
+		before = answer
+	}
+	n, err := e.ms.CountCalls(ctx, tx, msgstore.CallQuery{ThreadID: d.ThreadID, CallID: d.CallID, BeforeSeq: before, AfterSeq: seq})
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	} else if n > 0 {
+		return fmt.Errorf("%w: call %q of message %q is made again by a later message of thread %q with no tool message answering it in between: "+
+			"a pending dispatch's call is the latest with its id until it is answered, so the dispatch is not restored",
+			ErrDispatchConflict, clip(d.CallID, 64), clip(d.MessageID, 64), d.ThreadID)
+	}
+	return nil
 }
 
 // sameDispatch reports whether the stored dispatch s is d as

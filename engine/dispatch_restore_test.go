@@ -159,6 +159,7 @@ func TestDispatchRestoreRefused(t *testing.T) {
 		if got, err := dst.Dispatches(ctx, engine.DispatchesRequest{ThreadID: "f"}); err != nil || len(got) != 0 {
 			t.Errorf("a refusal stored %+v (%v)", got, err)
 		}
+		restoreMadeAgain(t, dst)
 		if got, err := dst.Dispatches(ctx, engine.DispatchesRequest{ThreadID: "p"}); err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], ds["p"]) {
 			t.Errorf("the restored dispatch changed: %+v (%v)", got, err)
 		}
@@ -169,4 +170,41 @@ func TestDispatchRestoreRefused(t *testing.T) {
 			t.Errorf("dispatches of an erased resource's thread: %+v, %v", got, err)
 		}
 	})
+}
+
+// restoreMadeAgain: a pending dispatch whose call a later message makes
+// again with no tool message answering it in between is refused (tok48):
+// no store holds one (the later call is refused while the dispatch is
+// pending), only an edited file brings it, and its settlement would answer
+// the later call, so SettleDispatch refused it. The later call is more
+// than OpenCallWindow messages after the first, as an import accepts it.
+// With a tool message in between it is restored, as a store holds it.
+func restoreMadeAgain(t *testing.T, e *engine.Engine) {
+	t.Helper()
+	ctx := context.Background()
+	msgs := []engine.Message{chargeCall("x-call", "call_0")}
+	for i := 0; i <= engine.OpenCallWindow; i++ {
+		msgs = append(msgs, engine.Message{Role: engine.RoleUser, Content: "still there?"})
+	}
+	later := []engine.Message{chargeCall("x-again", "call_0"), chargeCall("y-call", "call_1"),
+		{ID: "y-result", Role: engine.RoleTool, ToolCallID: "call_1", Name: "charge_card", Content: "charged"},
+		chargeCall("y-again", "call_1")}
+	for _, ms := range [][]engine.Message{msgs, later} {
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "x", ResourceID: "alice", Messages: ms}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pending := engine.Dispatch{RunID: "run-x", CallID: "call_0", ThreadID: "x", ResourceID: "alice", Name: "charge_card",
+		MessageID: "x-call", BegunAt: time.Now()}
+	if restored, err := e.RestoreDispatch(ctx, pending); !errors.Is(err, engine.ErrDispatchConflict) || restored {
+		t.Errorf("a pending dispatch whose call is made again unanswered: %v, %v; want ErrDispatchConflict", restored, err)
+	}
+	answered := pending
+	answered.RunID, answered.CallID, answered.MessageID = "run-y", "call_1", "y-call"
+	if restored, err := e.RestoreDispatch(ctx, answered); err != nil || !restored {
+		t.Errorf("a pending dispatch whose call is answered, then made again: %v, %v; want restored", restored, err)
+	}
+	if got, err := e.Dispatches(ctx, engine.DispatchesRequest{ThreadID: "x"}); err != nil || len(got) != 1 || got[0].RunID != "run-y" {
+		t.Errorf("dispatches of x: %+v (%v), want run-y's alone", got, err)
+	}
 }

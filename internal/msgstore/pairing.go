@@ -39,23 +39,23 @@ func (s *Store) ToolResult(ctx context.Context, thread, callID string, callSeq i
 	return m, !between, nil
 }
 
-// FirstResult reads, in tx, the id of the first tool message answering
-// callID after seq afterSeq in the thread; ok is false when there is none.
-// It is the result of the call made at afterSeq when no assistant message
-// in between makes the call again (ToolResult checks it; a caller that
-// knows none does, CountCalls, needs only this).
-func (s *Store) FirstResult(ctx context.Context, tx *store.Tx, thread, callID string, afterSeq int64) (id string, ok bool, err error) {
-	err = s.in(tx).QueryRowContext(ctx, s.dialect.Text(`SELECT id FROM messages `+byCallSQLite+`
+// FirstResult reads, in tx, the id and seq of the first tool message
+// answering callID after seq afterSeq in the thread; ok is false when there
+// is none. It is the result of the call made at afterSeq when no assistant
+// message in between makes the call again (ToolResult checks it; a caller
+// that knows none does, CountCalls, needs only this).
+func (s *Store) FirstResult(ctx context.Context, tx *store.Tx, thread, callID string, afterSeq int64) (id string, seq int64, ok bool, err error) {
+	err = s.in(tx).QueryRowContext(ctx, s.dialect.Text(`SELECT id, seq FROM messages `+byCallSQLite+`
 		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`,
-		`SELECT id FROM messages
-		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`), thread, callID, afterSeq).Scan(&id)
+		`SELECT id, seq FROM messages
+		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`), thread, callID, afterSeq).Scan(&id, &seq)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return "", false, nil
+		return "", 0, false, nil
 	case err != nil:
-		return "", false, fmt.Errorf("find result of tool call %s: %w", callID, err)
+		return "", 0, false, fmt.Errorf("find result of tool call %s: %w", callID, err)
 	}
-	return id, true, nil
+	return id, seq, true, nil
 }
 
 // ToolCall returns the assistant message whose call the result for callID
