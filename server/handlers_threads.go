@@ -32,7 +32,8 @@ const HealthTimeout = 5 * time.Second
 // that could not open new ones yet (engine.IndexUnavailable: a full disk,
 // for one): searches and contexts answer without recalled messages
 // meanwhile. So does a disk full for the last write (engine.DiskFull: it
-// answered 507), until a write commits again.
+// answered 507), until a write commits again; with the index closed too,
+// the reason names both (DiskFullIndexUnavailableDetail).
 func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), HealthTimeout)
 	defer cancel()
@@ -64,12 +65,17 @@ func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 		// of their load balancer for what only working memory lacks.
 		return Health{Status: "degraded", Version: s.cfg.Version, Reason: StoredWorkingMemoryDetail}, nil
 	}
-	if s.cfg.Engine.DiskFull() != nil {
+	diskFull, indexGone := s.cfg.Engine.DiskFull() != nil, s.cfg.Engine.IndexUnavailable() != nil
+	switch {
+	case diskFull && indexGone:
+		// Both: DiskFullDetail alone says searches answer, which they
+		// do not while the index is closed.
+		return Health{Status: "degraded", Version: s.cfg.Version, Reason: DiskFullIndexUnavailableDetail}, nil
+	case diskFull:
 		// Still 200: reads and searches answer; writes (contexts too) answer
 		// 507 until the disk has room (the next write that commits).
 		return Health{Status: "degraded", Version: s.cfg.Version, Reason: DiskFullDetail}, nil
-	}
-	if s.cfg.Engine.IndexUnavailable() != nil {
+	case indexGone:
 		// Still 200: messages are stored and read; only recall lacks.
 		return Health{Status: "degraded", Version: s.cfg.Version, Reason: IndexUnavailableDetail}, nil
 	}

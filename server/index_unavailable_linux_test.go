@@ -101,9 +101,30 @@ func TestHealthIndexUnavailable(t *testing.T) {
 	if code != 200 || health.Status != "degraded" || health.Reason != server.IndexUnavailableDetail {
 		t.Fatalf("healthz with the index gone and the disk full: %d %+v, want 200 degraded with IndexUnavailableDetail", code, health)
 	}
+	// fix52 (readme51 F3): a write refused for room as well
+	// (engine.DiskFull) made the reason DiskFullDetail alone, "reads and
+	// searches answer", hiding the closed index. Now the reason names both.
+	big := strings.Repeat("night train to Porto, window seat. ", 2000)
+	var r response
+	for i := range 200 {
+		r = h.do("POST", "/v1/threads/t1/messages", "", map[string]any{"resourceId": "r1",
+			"messages": []map[string]any{{"role": "user", "content": fmt.Sprintf("%d %s", i, big)}}})
+		if r.status != 200 {
+			break
+		}
+	}
+	if r.status != 507 {
+		t.Fatalf("append of 70 kB on the full disk: %d %s, want 507", r.status, r.body)
+	}
+	if code, health = healthOf(t, h); code != 200 || health.Status != "degraded" || health.Reason != server.DiskFullIndexUnavailableDetail {
+		t.Fatalf("healthz with the index gone and a write refused: %d %+v, want 200 degraded with DiskFullIndexUnavailableDetail", code, health)
+	}
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
+	// The disk-full state lasts until a write commits.
+	h.ok("POST", "/v1/threads/{thread}/messages", "/v1/threads/t1/messages", "", map[string]any{"resourceId": "r1",
+		"messages": []map[string]any{{"role": "user", "content": "zebra note once there is room"}}}, 200)
 	for health.Status != "ok" && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 		code, health = healthOf(t, h)
@@ -111,7 +132,7 @@ func TestHealthIndexUnavailable(t *testing.T) {
 	if code != 200 || health.Status != "ok" {
 		t.Fatalf("healthz once the disk has room: %d %+v, want 200 ok", code, health)
 	}
-	r := h.do("POST", "/v1/search", "", map[string]any{"resourceId": "r1", "query": "zebra deletion"})
+	r = h.do("POST", "/v1/search", "", map[string]any{"resourceId": "r1", "query": "zebra deletion"})
 	if r.status != 200 || !strings.Contains(string(r.body), `"lexical":"ok"`) || !strings.Contains(string(r.body), "after the deletion") {
 		t.Fatalf("search after the recovery: %d %s", r.status, r.body)
 	}

@@ -166,6 +166,15 @@ var WriteBusyDetail = fmt.Sprintf("the database is busy: a write of this request
 const IndexUnavailableDetail = "the search index is damaged or closed: a damaged or removed index is not rebuilt yet (a full disk, for one, keeps it closed; " +
 	"the server log has the cause); it is rebuilt in the background. Messages are stored and read; searches and contexts recall nothing meanwhile"
 
+// DiskFullIndexUnavailableDetail is GET /healthz's reason while both hold:
+// the last write found the disk full (engine.DiskFull) and the recall
+// indexes are closed or damaged (engine.IndexUnavailable), as a full disk
+// that kept a quarantined index from being rebuilt leaves them.
+const DiskFullIndexUnavailableDetail = "the server's disk is full: the last write was refused for lack of disk space (507, nothing of it stored); " +
+	"and the search index is damaged or closed, not rebuilt for lack of room (the server log has the cause): messages are read, " +
+	"searches and contexts recall nothing. Free space on the disk holding the data (the server log names it); the next write that succeeds " +
+	"clears the first, and the index is then rebuilt in the background"
+
 // StoredWorkingMemoryDetail is the detail of the working-memory-unavailable
 // problem (engine.ErrStoredWorkingMemory, 503), the HTTP API's and the
 // MCP tools' alike; the server log has the stored configuration's fault.
