@@ -96,3 +96,87 @@ func quarantined(dir string) int {
 	q, _ := os.ReadDir(filepath.Join(dir, engine.QuarantineDir))
 	return len(q)
 }
+
+// TestReadWithoutIndexOnFullDisk: readme51 F3. On a full disk whose
+// lexical index was gone (quarantined earlier, or moved away), every read
+// command (threads, messages, export) failed "open lexical index …: write
+// index_meta.json: no space left": each open must create an index and
+// could not. Now a KeepOutbox open (a command that only reads) opens
+// without it and reads mnemo.db, IndexUnavailable saying why; an open
+// that writes still fails with ErrNoSpace, and once there is room the
+// index is created and rebuilt.
+func TestReadWithoutIndexOnFullDisk(t *testing.T) {
+	ctx := context.Background()
+	mnt := mountTmpfs(t, 2<<20) // salvage_space_linux_test.go; skips without root
+	cfg := engine.Config{Dir: filepath.Join(mnt, "d"), Embedder: recall.HashEmbedder{}}
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t1", ResourceID: "r",
+		Messages: []engine.Message{user("m1", "night train to Porto")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Filled by appends, as an ingest fills it: the database's
+	// write-ahead log stays for the next open (a filler file written
+	// after a clean close leaves no room for SQLite's shared memory).
+	var appendErr error
+	for b := 0; b < 200 && appendErr == nil; b++ {
+		ms := make([]engine.Message, 50)
+		for i := range ms {
+			ms[i] = user(fmt.Sprintf("m-%d-%d", b, i), strings.Repeat(fmt.Sprintf("note %d of batch %d about sailing. ", i, b), 4))
+		}
+		_, appendErr = e.Append(ctx, engine.AppendRequest{ThreadID: "t2", ResourceID: "r", Messages: ms})
+	}
+	e.Close()
+	if !errors.Is(appendErr, engine.ErrNoSpace) {
+		t.Fatalf("the append that filled the disk: %v, want ErrNoSpace", appendErr)
+	}
+	// Moved out on the same disk (no room freed), as a quarantine moves it.
+	if err := os.Rename(filepath.Join(cfg.Dir, engine.LexicalDir), filepath.Join(mnt, "lexical.moved")); err != nil {
+		t.Fatal(err)
+	}
+	fill(t, filepath.Join(mnt, "filler"))
+
+	if _, err := engine.Open(ctx, cfg); !errors.Is(err, engine.ErrNoSpace) {
+		t.Fatalf("a writer's open on the full disk with no index: %v, want ErrNoSpace", err)
+	}
+	read := cfg
+	read.KeepOutbox, read.LazyEmbedder = true, true
+	e, err = engine.Open(ctx, read)
+	if err != nil {
+		t.Fatalf("a reader's open on the full disk with no index: %v, want it open", err)
+	}
+	page, err := e.ThreadsPage(ctx, engine.ThreadsRequest{})
+	if err != nil || len(page.Threads) != 2 {
+		t.Errorf("threads: %+v, %v, want t1 and t2", page, err)
+	}
+	if ms, err := e.Messages(ctx, "t1", 0, 0); err != nil || len(ms) != 1 || ms[0].Content != "night train to Porto" {
+		t.Errorf("messages: %+v, %v, want the one stored", ms, err)
+	}
+	if err := e.IndexUnavailable(); !errors.Is(err, engine.ErrIndexUnavailable) || !errors.Is(err, engine.ErrNoSpace) {
+		t.Errorf("IndexUnavailable: %v, want ErrIndexUnavailable naming the full disk", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := quarantined(cfg.Dir); n != 0 {
+		t.Fatalf("a full disk was taken for damage: %d quarantine directories", n)
+	}
+
+	remount(t, mnt, 30<<20, false)
+	e, err = engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("check once there is room: %v", err)
+	}
+}

@@ -17,6 +17,9 @@ import "fmt"
 type lostIndex struct {
 	cause error
 	last  error
+	// reader: no recovery is owed; a KeepOutbox open found no room to
+	// create the index (openWithoutIndex) and reads without it.
+	reader bool
 }
 
 // lostCause returns the damage of a recovery owed, or nil.
@@ -58,6 +61,9 @@ func (e *Engine) IndexUnavailable() error {
 	}
 	if e.idx.lost == nil {
 		return nil
+	}
+	if e.idx.lost.reader {
+		return fmt.Errorf("%w: no lexical index is open: this command only reads, and creating one found no room (%w); the next open with room creates and rebuilds it", ErrIndexUnavailable, e.idx.lost.last)
 	}
 	return fmt.Errorf("%w: the lexical index was closed after %v and could not be opened again (%v); it is retried in the background", ErrIndexUnavailable, e.idx.lost.cause, e.idx.lost.last)
 }

@@ -161,6 +161,10 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 	if errors.Is(err, recall.ErrStaleIndex) {
 		lex, err = e.rebuildStale(ctx, path, err)
 	}
+	if err != nil && e.cfg.KeepOutbox && recall.NoSpace(err) {
+		e.openWithoutIndex(path, err)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
@@ -175,6 +179,23 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// openWithoutIndex leaves a KeepOutbox open (a command that only reads)
+// with no lexical index when opening one found no room (err): an index
+// that is missing (quarantined, or removed) must be created, and a full
+// disk cannot take its index_meta.json. Every read command (threads,
+// messages, export) failed with that error, leaving only mnemo backup to
+// get the data out. Now they read mnemo.db as always; IndexUnavailable
+// says why there is no index, searches and recall answer "unavailable:
+// index closed", and the next open with room (a writer's, mnemo check)
+// creates and rebuilds it.
+func (e *Engine) openWithoutIndex(path string, err error) {
+	err = diskFull(e.dir, err)
+	e.log.Warn("lexical index not opened for lack of room: reading without it", "path", path, "err", err)
+	e.idx.mu.Lock()
+	e.idx.lost = &lostIndex{cause: err, last: err, reader: true}
+	e.idx.mu.Unlock()
 }
 
 // rebuildStale replaces a lexical index built with an older analyzer

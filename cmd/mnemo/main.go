@@ -361,6 +361,11 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
 		printCorruptAdvice(m.Stderr, m.Dir, name != "salvage")
 		return 1
+	case errors.Is(err, engine.ErrNoSpace) && m.DB == "" && name != "backup" && name != "salvage":
+		// How to get the data out while the disk stays full (readme51):
+		// a backup writes only at its destination.
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, noSpaceAdvice(m.Dir))
+		return 1
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintf(m.Stderr, "mnemo %s: interrupted: %v\n", name, err)
 		return 1
@@ -368,6 +373,13 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
 		return 1
 	}
+}
+
+// noSpaceAdvice is said after a command's no-space error
+// (engine.ErrNoSpace): the way to get the data of dir out now, while its
+// disk is full.
+func noSpaceAdvice(dir string) string {
+	return fmt.Sprintf("To get the data out now: 'mnemo --dir %s backup DEST' copies it to DEST, a new directory on another disk (it writes only there; %s).", dir, backupsDoc)
 }
 
 // usageLine is mnemo's usage in one line: the first of its help, and said
