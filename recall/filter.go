@@ -23,7 +23,8 @@ import (
 //	{"$or": [{"role": "tool"}, {"metadata.topic": {"$in": ["a", "b"]}}]}
 //	{"$not": {"threadId": "t1"}}
 //
-// Fields: "role" and "threadId" (strings), "seq" (integer), "createdAt" (an
+// Fields: "role" and "threadId" (strings; a role compared by $eq, $ne,
+// $in or $nin must be user, assistant or tool), "seq" (integer), "createdAt" (an
 // RFC 3339 string, or Unix milliseconds as a number) and "metadata.<key>"
 // (any JSON scalar; a dotted key walks nested objects). Several keys in one
 // object are ANDed. Comparison operators: $eq $ne $gt $gte $lt $lte $in $nin;
@@ -323,6 +324,11 @@ func (p *parser) cmp(base *cmpNode, op string, v any, path string) (fnode, error
 			if s.kind != 's' {
 				return nil, ferr("%s compares with strings, got %s", n.field, jsonKind(raw))
 			}
+			if n.field == "role" && !ordered && !slices.Contains(filterRoles, s.s) {
+				// A misspelt role found nothing, silently, while a
+				// message's role is refused naming them.
+				return nil, ferr("role must be user, assistant or tool (the stored roles), got %q", clipFilter(s.s))
+			}
 		case "seq":
 			if s.kind != 'n' || s.n != float64(int64(s.n)) {
 				return nil, ferr("seq compares with integers, got %s", jsonKind(raw))
@@ -343,6 +349,18 @@ func (p *parser) cmp(base *cmpNode, op string, v any, path string) (fnode, error
 		n.vals = append(n.vals, s)
 	}
 	return n, nil
+}
+
+// filterRoles are the roles a message is stored with: a role's $eq, $ne,
+// $in or $nin value must be one of them.
+var filterRoles = []string{"user", "assistant", "tool"}
+
+// clipFilter shortens a value quoted in a FilterError to 32 bytes.
+func clipFilter(s string) string {
+	if len(s) <= 32 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:32], "") + "…"
 }
 
 func toScalar(v any) (scalar, error) {

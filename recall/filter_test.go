@@ -150,7 +150,7 @@ func randomFilter(r *rand.Rand, depth int) (map[string]any, oracle) {
 	val := func() any {
 		switch name {
 		case "role":
-			return []string{"user", "assistant", "tool", "x"}[r.IntN(4)]
+			return []string{"user", "assistant", "tool"}[r.IntN(3)]
 		case "threadId":
 			return fmt.Sprintf("t%d", r.IntN(5))
 		case "seq":
@@ -304,6 +304,12 @@ func TestFilterInvalid(t *testing.T) {
 		{`{"metadata.x":{"$ne":"\u0000"}}`, "metadata.x", "$ne"},
 		{`{"metadata.k\u0000":"x"}`, "metadata.k\x00", ""},
 		{`{"metadata.a.\u0000":{"$nin":["x"]}}`, "metadata.a.\x00", ""},
+		// A role no message is stored with found nothing, silently
+		// (readme51 F11); a message's role "robot" is refused.
+		{`{"role":"robot"}`, "role", "$eq"},
+		{`{"role":{"$ne":"User"}}`, "role", "$ne"},
+		{`{"role":{"$in":["user","robot"]}}`, "role", "$in"},
+		{`{"$not":{"role":{"$nin":["system"]}}}`, "$not.role", "$nin"},
 	} {
 		t.Run(tc.js, func(t *testing.T) {
 			_, err := recall.ParseFilter([]byte(tc.js))
