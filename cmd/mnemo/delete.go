@@ -125,7 +125,7 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 		// Nothing asked for was stored: say so in the exit code, for scripts.
 		return fmt.Errorf("no message found: %s", strings.Join(res.NotFound, ", "))
 	}
-	return err
+	return owedPurge(err)
 }
 
 // notErased is err, the error of a delete its context stopped (SIGINT,
@@ -167,7 +167,8 @@ type eraseReport struct {
 
 // report prints an erasure's result, err being the erasure's error: an
 // incomplete purge (engine.ErrEraseIncomplete, the rows are erased) is
-// said as owed, never as done, on standard output and standard error.
+// said as owed, never as done, on standard output (why: owedPurge's
+// error, on standard error).
 func (c *DeleteCommand) report(res *engine.EraseResult, err error, asJSON bool) error {
 	incomplete := ""
 	if errors.Is(err, engine.ErrEraseIncomplete) {
@@ -183,10 +184,20 @@ func (c *DeleteCommand) report(res *engine.EraseResult, err error, asJSON bool) 
 	} else {
 		c.printErase(res, incomplete != "")
 	}
-	if incomplete != "" {
-		fmt.Fprintf(c.Stderr, "mnemo delete: %v\nmnemo delete: the data can no longer be read; the purge is retried by the next delete or open\n", err)
-	}
 	return nil
+}
+
+// owedPurge is the error Run returns for err, an erasure's: one that
+// committed but whose physical purge did not finish
+// (engine.ErrEraseIncomplete) gets what follows, said in the one line
+// exitStatus prints (report printed it twice more on standard error
+// besides the summary: four times in all, readme51 F13); others as they
+// are.
+func owedPurge(err error) error {
+	if !errors.Is(err, engine.ErrEraseIncomplete) {
+		return err
+	}
+	return fmt.Errorf("%w; the data can no longer be read, and the next delete or open finishes the purge", err)
 }
 
 // noteKeptDamaged warns that the damaged databases a salvage kept in the

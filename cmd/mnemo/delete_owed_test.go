@@ -35,8 +35,21 @@ func TestDeleteOwedPurge(t *testing.T) {
 		if !strings.Contains(out.String(), "purge incomplete: the erased data can no longer be read") {
 			t.Errorf("standard output does not say the purge is owed:\n%s", out.String())
 		}
-		if !strings.Contains(errOut.String(), "the purge is retried by the next delete or open") {
-			t.Errorf("standard error: %q", errOut.String())
+		// Said once on standard error: the command's error line
+		// (readme51 F13: the summary, two lines of report's and the
+		// error, four in all).
+		if errOut.Len() > 0 {
+			t.Errorf("report wrote to standard error: %q", errOut.String())
+		}
+		for _, ctx := range []context.Context{context.Background(), canceled()} {
+			errOut.Reset()
+			if code := c.exitStatus(ctx, "delete", owedPurge(cut)); code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			if lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n"); len(lines) != 1 ||
+				!strings.Contains(lines[0], "purge is incomplete") || !strings.Contains(lines[0], "the next delete or open finishes the purge") {
+				t.Errorf("standard error (ctx err %v): %q, want one line saying the purge is owed", ctx.Err(), errOut.String())
+			}
 		}
 	})
 	t.Run("json", func(t *testing.T) {
@@ -73,4 +86,11 @@ func TestDeleteOwedPurge(t *testing.T) {
 			t.Errorf("a complete purge: %q, stderr %q", out.String(), errOut.String())
 		}
 	})
+}
+
+// canceled returns a cancelled context, as a SIGINT leaves the command's.
+func canceled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }
