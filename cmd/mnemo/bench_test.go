@@ -4,12 +4,17 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/cmd/mnemo/internal/bench"
 	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
 )
+
+// issueRef matches a reference to the project's issues ("issue 8",
+// "issue 8's"), which user output must not hold.
+var issueRef = regexp.MustCompile(`(?i)\bissues? #?[0-9]+`)
 
 func TestBench(t *testing.T) {
 	work := filepath.Join(t.TempDir(), "data")
@@ -50,6 +55,13 @@ func TestBench(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(work, "mnemo.db")); err != nil {
 		t.Errorf("--keep: %v", err)
+	}
+	// User output names no issue of the project's tracker (readme51 F8:
+	// "issue 8's configuration").
+	for _, n := range rep.Notes {
+		if issueRef.MatchString(n) {
+			t.Errorf("note %q names an issue", n)
+		}
 	}
 	// The vector index against the exact scan (resources this small are
 	// scored exactly: recall 1).

@@ -120,7 +120,7 @@ func Run(ctx context.Context, o Options, logf func(string, ...any)) (*Report, er
 	}()
 	r.rep = &Report{Search: map[string]Latency{}, Backend: o.backend(), Notes: []string{}}
 	r.rep.Machine = machine(recall.HashEmbedder{}.ID())
-	r.rep.Notes = append(r.rep.Notes, "embedder hash-384 (issue 8's configuration, whatever is installed): lexical-level similarity, no semantics")
+	r.rep.Notes = append(r.rep.Notes, "embedder hash-384 (always, whatever is installed, so that runs compare): lexical-level similarity, no semantics")
 	if err := r.ingest(ctx); err != nil {
 		return nil, err
 	}
@@ -136,8 +136,8 @@ func Run(ctx context.Context, o Options, logf func(string, ...any)) (*Report, er
 	return r.rep, nil
 }
 
-// engineConfig is the engine configuration of every run: hash-384 (the
-// issue's configuration, whatever is installed) on o's store.
+// engineConfig is the engine configuration of every run: hash-384
+// (always, whatever is installed, so that runs compare) on o's store.
 func (o Options) engineConfig() (engine.Config, error) {
 	cfg := engine.Config{Dir: o.Work, Embedder: recall.HashEmbedder{}, RecallTuning: recall.Tuning{SnapshotMin: o.SnapshotMin}}
 	if o.Store != nil {
