@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"syscall"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/inspector"
@@ -152,7 +153,13 @@ func (c *ServeCommand) listen(fs *flag.FlagSet, addr string, haveTokens bool) (n
 		return nil, c.valuef(fs, "--listen %s is not a loopback address (localhost, 127.0.0.1, [::1]), so it may be reachable beyond this machine, "+
 			"and without a token file every request acts as the operator: give --tokens FILE, or listen on %s", addr, net.JoinHostPort("127.0.0.1", port))
 	}
-	return net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		// A second data directory served beside the first: the flag
+		// that moves it.
+		return nil, fmt.Errorf("%w (another server on it? choose another with --listen %s)", err, net.JoinHostPort(host, "PORT"))
+	}
+	return ln, err
 }
 
 // loopback reports whether host names only the loopback interface.

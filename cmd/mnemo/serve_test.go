@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -164,6 +165,21 @@ func TestServe(t *testing.T) {
 // loopback is a usage error that says why in one line, then the help
 // hint (the whole usage followed it, burying the line); an address
 // without a port says so.
+// TestServeBusyPort: readme51 F10. A second serve on the port of the
+// first (a second data directory served beside it) said only "bind:
+// address already in use"; now it says how to choose another port.
+func TestServeBusyPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, errOut := run(t, nil, "--dir", t.TempDir(), "serve", "--listen", ln.Addr().String())
+	if code != 1 || !strings.Contains(errOut, "address already in use") || !strings.Contains(errOut, "choose another with --listen 127.0.0.1:PORT") {
+		t.Fatalf("serve on a busy port: exit %d, stderr %q; want 1 and the --listen hint", code, errOut)
+	}
+}
+
 func TestServeRefusesPublicListen(t *testing.T) {
 	for _, c := range []struct{ listen, want string }{
 		{"0.0.0.0:7077", "mnemo serve: --listen 0.0.0.0:7077 is not a loopback address (localhost, 127.0.0.1, [::1]), so it may be reachable beyond this machine, " +
