@@ -102,3 +102,26 @@ func TestContextNamesRun(t *testing.T) {
 		t.Errorf("runs: exit %d, lacks %s\n%s%s", code, runID, out, stderr)
 	}
 }
+
+// TestContextUnknownThread: readme51 F9. mnemo context on a thread with
+// no turns said only "thread not found", while POST /v1/context starts a
+// new conversation there; now it says that the CLI loads only a stored
+// thread, and how to list or store one. Nothing is recorded.
+func TestContextUnknownThread(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	if err := os.WriteFile(file, []byte(`{"thread":"t1","resource":"ana","role":"user","content":"hello"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", file); code != 0 {
+		t.Fatalf("ingest: exit %d, %s", code, stderr)
+	}
+	code, out, stderr := run(t, nil, "--dir", dir, "context", "--thread", "nope", "--resource", "ana", "--query", "hi")
+	if code != 1 || out != "" || !strings.Contains(stderr, `thread not found: "nope"`) ||
+		!strings.Contains(stderr, "mnemo context loads only a stored thread") || !strings.Contains(stderr, "'mnemo threads' lists them") {
+		t.Fatalf("context on an unknown thread: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if code, out, _ := run(t, nil, "--dir", dir, "runs"); code != 0 || strings.Contains(out, "nope") {
+		t.Errorf("runs after the refused context: exit %d, %q, want no run", code, out)
+	}
+}
