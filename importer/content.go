@@ -150,7 +150,7 @@ func parseContent(raw json.RawMessage, role string) (c recordContent, err error)
 func (c recordContent) noText() error {
 	switch {
 	case len(c.unstored) > 0:
-		return fmt.Errorf(`"content" holds no text, only %s, which mnemo does not store`, andList(c.unstored))
+		return fmt.Errorf(`"content" holds no text, only %s, which mnemo does not store`, jsonkey.AndList(c.unstored))
 	case c.textParts > 0 && c.refusals > 0:
 		return errors.New(`"content" holds no text: its text and refusal parts are empty`)
 	case c.textParts > 0:
@@ -244,7 +244,7 @@ func unknownPartType(t string) error {
 		return fmt.Errorf(": unknown part type %q (did you mean %q?)", t, near)
 	}
 	return fmt.Errorf(": unknown part type %q (mnemo stores the text of %s parts and passes over %s)",
-		t, andList(append(slices.Clone(textPartTypes), refusalPartType)), andList(unstoredPartTypes))
+		t, jsonkey.AndList(append(slices.Clone(textPartTypes), refusalPartType)), jsonkey.AndList(unstoredPartTypes))
 }
 
 // valueKind names the kind of the JSON value v (valid JSON): "a string",

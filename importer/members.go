@@ -125,7 +125,7 @@ func memberFault(k, what string, known, unused []string) error {
 	if near := jsonkey.Closest(k, slices.Concat(known, unused)); near != "" {
 		return errors.New(jsonkey.UnknownDetail(k, near))
 	}
-	return fmt.Errorf("unknown field %q (%s has %s)", k, what, andList(known))
+	return fmt.Errorf("unknown field %q (%s has %s)", k, what, jsonkey.AndList(known))
 }
 
 // emptyJSON reports whether the JSON value v is null, "", [] or {}.
@@ -140,12 +140,4 @@ func emptyJSON(v []byte) bool {
 		return len(bytes.TrimSpace(t[1:len(t)-1])) == 0
 	}
 	return false
-}
-
-// andList joins names as a sentence lists them: "a, b and c".
-func andList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -106,7 +106,7 @@ func unknownItemType(t string) error {
 	case near != "":
 		return fmt.Errorf(`unknown item type %q (did you mean %q?)`, t, near)
 	}
-	return fmt.Errorf(`unknown item type %q: mnemo reads OpenAI Responses items of type %s, and stores no other`, t, andList(itemTypes))
+	return fmt.Errorf(`unknown item type %q: mnemo reads OpenAI Responses items of type %s, and stores no other`, t, jsonkey.AndList(itemTypes))
 }
 
 // functionCall is the assistant message of a "function_call" item: one

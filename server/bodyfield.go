@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // memberOf returns the name of the field of fields whose own object
@@ -53,15 +55,7 @@ func bodyUnknownDetail(p string, err error) string {
 		if parent != "" {
 			object = fmt.Sprintf("%q", parent)
 		}
-		return fmt.Sprintf("%s (%s takes %s)", detail, object, andList(ue.names))
+		return fmt.Sprintf("%s (%s takes %s)", detail, object, jsonkey.AndList(ue.names))
 	}
 	return detail
-}
-
-// andList joins names as "a, b and c".
-func andList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
