@@ -1,10 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"flag"
 	"io"
-	"regexp"
 	"strings"
 )
 
@@ -13,7 +12,8 @@ import (
 // "mnemo --resource alice threads" gets "--resource is a flag of threads:
 // put it after the command: mnemo threads --resource alice". It returns ""
 // for any other error, when no command follows the flag, or when that
-// command does not take it either.
+// command's FlagSet does not define it (a flag its help only mentions,
+// such as wm set's --schema in wm get's help, does not count).
 func commandFlagHint(ctx context.Context, args []string, err error) string {
 	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
 	if !ok {
@@ -29,34 +29,94 @@ func commandFlagHint(ctx context.Context, args []string, err error) string {
 	if at < 0 {
 		return ""
 	}
-	cmd := -1 // the command's place: the first word after the flag that names one
+	_, _, inline := strings.Cut(args[at], "=")
+	cmd := -1 // the command's place: the first word after the flag that names one and is not its value
+	var f *flag.Flag
 	for i := at + 1; i < len(args) && cmd < 0; i++ {
-		if _, ok := commands[args[i]]; ok {
-			cmd = i
+		if _, ok := commands[args[i]]; !ok {
+			continue
 		}
+		f = commandFlag(ctx, args[i], subcommandOf(args, i), name)
+		if i == at+1 && !inline && !isBoolFlag(f) {
+			continue // the flag's value (mnemo --resource threads search q)
+		}
+		cmd = i
 	}
-	if cmd < 0 || !takesFlag(ctx, args[cmd], name) {
+	if cmd < 0 || f == nil {
 		return ""
 	}
 	end := cmd + 1 // after the command and its subcommand (mnemo wm get --resource R)
-	if sub := cmd + 1; sub < len(args) && subcommands[args[cmd]] && !strings.HasPrefix(args[sub], "-") {
+	if subcommandOf(args, cmd) != "" {
 		end++
 	}
-	line := append(append(append(append([]string{"mnemo"}, args[:at]...), args[cmd:end]...), args[at:cmd]...), args[end:]...)
-	for i, w := range line {
-		line[i] = shellWord(w)
+	// The global flags between the flag and the command stay before the
+	// command; the rest moves after it with the flag.
+	before, after := splitGlobal(args[at:cmd])
+	line := []string{"mnemo"}
+	for _, part := range [][]string{args[:at], before, args[cmd:end], after, args[end:]} {
+		for _, w := range part {
+			line = append(line, shellWord(w))
+		}
 	}
-	return "--" + name + " is a flag of " + args[cmd] + ": put it after the command: " + strings.Join(line, " ")
+	return "--" + name + " is a flag of " + strings.Join(args[cmd:end], " ") + ": put it after the command: " + strings.Join(line, " ")
 }
 
 // subcommands are the commands whose flags follow a subcommand.
 var subcommands = map[string]bool{"wm": true, "models": true}
 
-// takesFlag reports whether the command cmd (or one of its subcommands)
-// takes the flag --name: whether its help (mnemo help cmd) lists it.
-func takesFlag(ctx context.Context, cmd, name string) bool {
-	var help bytes.Buffer
-	h := &Main{Stdin: strings.NewReader(""), Stdout: &help, Stderr: io.Discard, Getenv: func(string) string { return "" }}
-	h.Run(ctx, []string{"help", cmd})
-	return regexp.MustCompile(`(^|[\s(\[|])--` + regexp.QuoteMeta(name) + `($|[\s=\])|])`).Match(help.Bytes())
+// subcommandOf is the subcommand after the command args[cmd] ("get" in
+// wm get), "" when it takes none or none follows.
+func subcommandOf(args []string, cmd int) string {
+	if sub := cmd + 1; subcommands[args[cmd]] && sub < len(args) && !strings.HasPrefix(args[sub], "-") {
+		return args[sub]
+	}
+	return ""
+}
+
+// commandFlag is the flag --name that command cmd (with its subcommand
+// sub, "" for none) defines in its FlagSet, nil when it defines none. It
+// runs mnemo cmd [sub] -h, which parses no more than its flags.
+func commandFlag(ctx context.Context, cmd, sub, name string) *flag.Flag {
+	var sets []*flag.FlagSet
+	h := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" },
+		sawFlags: func(fs *flag.FlagSet) { sets = append(sets, fs) }}
+	args := []string{cmd}
+	if sub != "" {
+		args = append(args, sub)
+	}
+	h.Run(ctx, append(args, "-h"))
+	for _, fs := range sets {
+		if f := fs.Lookup(name); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// isBoolFlag reports whether f is a flag that takes no value (--json).
+func isBoolFlag(f *flag.Flag) bool {
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// splitGlobal splits words, a stretch of a command line before its
+// command, into the global flags with their values (before) and the rest
+// (after).
+func splitGlobal(words []string) (before, after []string) {
+	for i := 0; i < len(words); i++ {
+		n, _, inline := strings.Cut(strings.TrimLeft(words[i], "-"), "=")
+		if !strings.HasPrefix(words[i], "-") || !globalFlags[n] {
+			after = append(after, words[i])
+			continue
+		}
+		before = append(before, words[i])
+		if !inline && !boolGlobalFlags[n] && i+1 < len(words) {
+			i++
+			before = append(before, words[i])
+		}
+	}
+	return before, after
 }

@@ -87,9 +87,13 @@ func TestGlobalFlagAfterCommand(t *testing.T) {
 		want string
 	}{
 		{[]string{"threads", "--dir", "d"}, "mnemo threads: --dir is a global flag: put it before the command: mnemo --dir d threads"},
-		{[]string{"threads", "--json", "-db=postgres://x"}, "mnemo threads: --db is a global flag: put it before the command: mnemo --db postgres://x threads"},
-		{[]string{"messages", "--thread", "t", "--embedder", "hash-384"}, "mnemo messages: --embedder is a global flag: put it before the command: mnemo --embedder hash-384 messages"},
-		{[]string{"wm", "get", "--thread", "t", "--dir", "d"}, "mnemo wm get: --dir is a global flag: put it before the command: mnemo --dir d wm get"},
+		{[]string{"threads", "--json", "-db=postgres://x"}, "mnemo threads: --db is a global flag: put it before the command: mnemo --db postgres://x threads --json"},
+		// Every other word keeps its place (fix52: the hint dropped --listen).
+		{[]string{"serve", "--dir", "./x", "--listen", "127.0.0.1:7392"}, "mnemo serve: --dir is a global flag: put it before the command: mnemo --dir ./x serve --listen 127.0.0.1:7392"},
+		{[]string{"--embedder", "hash-384", "search", "--resource", "R", "--db", "postgres://x", "a b"}, "mnemo search: --db is a global flag: put it before the command: mnemo --embedder hash-384 --db postgres://x search --resource R 'a b'"},
+		{[]string{"serve", "--migrate-under-load", "--listen", ":1"}, "mnemo serve: --migrate-under-load is a global flag: put it before the command: mnemo --migrate-under-load serve --listen :1"},
+		{[]string{"messages", "--thread", "t", "--embedder", "hash-384"}, "mnemo messages: --embedder is a global flag: put it before the command: mnemo --embedder hash-384 messages --thread t"},
+		{[]string{"wm", "get", "--thread", "t", "--dir", "d"}, "mnemo wm get: --dir is a global flag: put it before the command: mnemo --dir d wm get --thread t"},
 	} {
 		code, _, stderr := run(t, nil, c.args...)
 		if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || first != c.want {

@@ -22,7 +22,10 @@ func (m *Main) flags(name, argsHelp string) *flag.FlagSet {
 		m.setRunning(name)
 	}
 	fs := flag.NewFlagSet("mnemo "+name, flag.ContinueOnError)
-	out := &usageWriter{err: m.Stderr}
+	out := &usageWriter{err: m.Stderr, global: m.global}
+	if m.sawFlags != nil {
+		defer m.sawFlags(fs)
+	}
 	fs.SetOutput(out)
 	fs.Usage = func() {
 		w := m.Stdout
@@ -49,6 +52,9 @@ var dataless = map[string]bool{"version": true, "models": true, "models fetch": 
 type usageWriter struct {
 	err   io.Writer
 	wrote bool
+	// global are the words before the command on the command line (its
+	// global flags), for the hint that moves a global flag before it.
+	global []string
 }
 
 func (u *usageWriter) Write(p []byte) (int, error) {
@@ -185,7 +191,10 @@ func decimalOf(s string) string {
 }
 
 // globalFlags are mnemo's flags that go before the command (Main.Run).
-var globalFlags = map[string]bool{"dir": true, "db": true, "embedder": true, "version": true}
+var globalFlags = map[string]bool{"dir": true, "db": true, "embedder": true, "version": true, "migrate-under-load": true}
+
+// boolGlobalFlags are the global flags that take no value.
+var boolGlobalFlags = map[string]bool{"version": true, "migrate-under-load": true}
 
 // flagName matches a flag as the flag package's errors spell it ("-top-k").
 var flagName = regexp.MustCompile(`(flag |for |: )-([A-Za-z][\w-]*)`)
@@ -201,8 +210,12 @@ func parseError(fs *flag.FlagSet, args []string, err error) error {
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok && globalFlags[name] {
-		fmt.Fprintf(fs.Output(), "%s: --%s is a global flag: put it before the command: mnemo %s %s\n",
-			fs.Name(), name, globalFlagArgs(args, name), strings.TrimPrefix(fs.Name(), "mnemo "))
+		var global []string
+		if u, ok := fs.Output().(*usageWriter); ok {
+			global = u.global
+		}
+		fmt.Fprintf(fs.Output(), "%s: --%s is a global flag: put it before the command: %s\n",
+			fs.Name(), name, globalFlagLine(global, strings.TrimPrefix(fs.Name(), "mnemo "), args, name))
 		return errUsage
 	}
 	msg = fmt.Sprintf("%s: %s", fs.Name(), flagName.ReplaceAllString(msg, "$1--$2"))
@@ -285,24 +298,39 @@ func durationTooLong(s string) bool {
 	return err != nil && durationSyntax.MatchString(s)
 }
 
-// globalFlagArgs returns the global flag name with its value as args give
-// it after the command ("--dir d"), to show it before the command.
-func globalFlagArgs(args []string, name string) string {
+// globalFlagLine is the command line with the global flag name, which
+// args (the arguments of command cmd, "wm get") give after it, moved
+// before it: "mnemo --dir d serve --listen :7392" for mnemo serve --dir d
+// --listen :7392. global are the words before the command on the command
+// line; every other word keeps its place.
+func globalFlagLine(global []string, cmd string, args []string, name string) string {
+	flagWords := []string{"--" + name}
+	rest := args
 	for i, a := range args {
 		n, v, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case a == "--":
-			return "--" + name
-		case !strings.HasPrefix(a, "-") || n != name:
+		if a == "--" {
+			break // the rest are arguments
+		}
+		if !strings.HasPrefix(a, "-") || n != name {
 			continue
+		}
+		rest = append(args[:i:i], args[i+1:]...)
+		switch {
 		case hasValue:
-			return "--" + name + " " + shellWord(v)
-		case name != "version" && i+1 < len(args):
-			return "--" + name + " " + shellWord(args[i+1])
+			flagWords = append(flagWords, v)
+		case !boolGlobalFlags[name] && i+1 < len(args):
+			flagWords = append(flagWords, args[i+1])
+			rest = append(args[:i:i], args[i+2:]...)
 		}
 		break
 	}
-	return "--" + name
+	var line []string
+	for _, part := range [][]string{global, flagWords, strings.Fields(cmd), rest} {
+		for _, w := range part {
+			line = append(line, shellWord(w))
+		}
+	}
+	return "mnemo " + strings.Join(line, " ")
 }
 
 // shellWord quotes s for a shell when it holds anything but plain

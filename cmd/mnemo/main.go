@@ -90,6 +90,12 @@ type Main struct {
 	sub   string
 	args  []string // the command's arguments, flags included: exitStatus keeps them in its text
 	wmSet bool     // the command is wm set, which may create the directory
+	// global are the words before the command on the command line (the
+	// global flags as given), for the hints that rewrite the line.
+	global []string
+	// sawFlags, when set, is given each FlagSet the command makes
+	// (Main.flags): commandFlagHint reads a command's flags from them.
+	sawFlags func(*flag.FlagSet)
 	// embedsNone is set by a command that embeds, when its flags ask it to
 	// embed nothing of its own (context without a recall flag, reindex
 	// without --vectors): its --embedder openai is then built only when
@@ -231,6 +237,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		fmt.Fprintf(m.Stderr, "mnemo: unknown embedder %q (from --embedder or $MNEMO_EMBEDDER; want auto, %s)\n", m.Embedder, embedderNames)
 		return 2
 	}
+	global := args[:len(args)-fs.NArg()] // the words before the command
 	if *showVersion {
 		// mnemo --version is mnemo version, with the words after it as
 		// its arguments: "mnemo --version extra" is refused as "mnemo
@@ -273,6 +280,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	m.Stdout, m.Stderr = termSafe{out}, termSafe{errOut}
 	defer func() { m.Stdout, m.Stderr = out, errOut }()
 	m.args = fs.Args()[1:]
+	m.global = global
 	err = cmd.new(m).Run(ctx, m.args)
 	m.notes.say(m.Stderr, name) // the threads its engine evicted or expired
 	return m.exitStatus(ctx, name, err)
