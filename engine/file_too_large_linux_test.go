@@ -52,3 +52,28 @@ func TestFileTooLargeIsNoSpace(t *testing.T) {
 		t.Fatalf("the append past the file size limit: %v, want ErrNoSpace saying a file reached the largest size allowed", appendErr)
 	}
 }
+
+// TestFileTooLargeAtOpen: fix52. Under ulimit -f 8 (8 KiB) the first open
+// of a new data directory failed growing mnemo.db-shm to SQLite's 32 KiB
+// (SQLITE_IOERR_SHMSIZE, 4874) and was told to free space on a disk with
+// room. It is the file size limit, and says so.
+func TestFileTooLargeAtOpen(t *testing.T) {
+	var was syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &was); err != nil {
+		t.Skipf("getrlimit: %v", err)
+	}
+	limited := was
+	limited.Cur = 8 << 10
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limited); err != nil {
+		t.Skipf("setrlimit: %v", err)
+	}
+	defer syscall.Setrlimit(syscall.RLIMIT_FSIZE, &was)
+	e, err := engine.Open(context.Background(), engine.Config{Dir: filepath.Join(t.TempDir(), "d"), Embedder: recall.HashEmbedder{}})
+	if err == nil {
+		e.Close()
+		t.Skip("the open fit in 8 KiB files")
+	}
+	if !errors.Is(err, engine.ErrNoSpace) || !strings.Contains(err.Error(), "largest size allowed") || strings.Contains(err.Error(), "free space") {
+		t.Fatalf("the open under an 8 KiB file size limit: %v, want ErrNoSpace saying a file reached the largest size allowed", err)
+	}
+}
