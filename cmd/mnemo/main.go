@@ -79,6 +79,8 @@ type Main struct {
 	// Embedder names the embedder chosen by --embedder or $MNEMO_EMBEDDER;
 	// "" or "auto" means the default (use-lite when installed, else hash-384).
 	Embedder string
+	// embedderEnv: Embedder came from $MNEMO_EMBEDDER, not --embedder.
+	embedderEnv bool
 
 	command string // the running subcommand, for the lock file
 	// complete is set (finished) once the command's result is complete and
@@ -232,6 +234,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	m.migrateUnderLoad = *underLoad
 	if m.Embedder == "" {
 		m.Embedder = m.Getenv("MNEMO_EMBEDDER")
+		m.embedderEnv = m.Embedder != ""
 	}
 	if !knownEmbedder(m.Embedder, true) {
 		fmt.Fprintf(m.Stderr, "mnemo: unknown embedder %q (from --embedder or $MNEMO_EMBEDDER; want auto, %s)\n", m.Embedder, embedderNames)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/recall/uselite"
 )
 
 // ReindexCommand is `mnemo reindex`: rebuild the lexical and vector indexes
@@ -33,6 +35,9 @@ func (c *ReindexCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer watch.Stop()
 	defer e.CloseContext(ctx)
+	if !*reembed {
+		c.noteKeptEmbedder(e)
+	}
 	start := time.Now()
 	err = c.withProgress(ctx, e, "reindexing (lexical, vectors)", func() error { return e.Reindex(ctx, *reembed) })
 	if err == nil {
@@ -41,6 +46,29 @@ func (c *ReindexCommand) Run(ctx context.Context, args []string) error {
 	}
 	watch.Stop()
 	return reindexStopped(ctx, err)
+}
+
+// noteKeptEmbedder says, on standard error, which embedder a reindex
+// without --vectors uses when --embedder or $MNEMO_EMBEDDER named openai
+// and the directory is embedded with a built-in one: the directory's, its
+// stored embeddings kept. It ran silently with hash-384 (fix52). Another
+// named embedder that is not the directory's is refused at open
+// (engine.EmbedderMismatchError), saying the same.
+func (c *ReindexCommand) noteKeptEmbedder(e *engine.Engine) {
+	id := e.Embedder().ID()
+	if c.Embedder != "openai" || id != recall.HashID && id != uselite.ID {
+		return
+	}
+	from := "--embedder"
+	if c.embedderEnv {
+		from = "$MNEMO_EMBEDDER"
+	}
+	dir := "the database"
+	if c.DB == "" {
+		dir = c.Dir
+	}
+	fmt.Fprintf(c.Stderr, "mnemo reindex: note: %s names openai, but %s is embedded with %s: without --vectors reindex keeps the stored embeddings and uses %s; to re-embed every message with openai, run 'mnemo --embedder openai reindex --vectors'\n",
+		from, dir, id, id)
 }
 
 // reindexStopped is err, the error of a reindex, said as what is left
