@@ -27,10 +27,10 @@ func fileRules() []Rule {
 		// prose introducing a Markdown list ("To reset your password:\n-
 		// open Settings") is no key, and a key written as a heading
 		// (Secrets:) keeps its items that are plain words (yamlHeading).
+		// An item that is a block scalar (- |, - >-) takes the indented
+		// lines under it (yamlListBlock).
 		{Name: "yaml-credential-list",
-			Pattern: mustRe(`(?im)^` + yamlKeyStart + `[\w.-]*(?:` + credentialNames + `)[\w.-]*` + yamlKeyEnd + `(?:#[^\r\n]*)?\r?\n` +
-				yamlGap + `(?:[ \t]*` + listBullet + `[ \t]+[^\r\n]*(?:\r?\n|\z)` + yamlGap + `)+`),
-			Triggers: credentialTriggers, rewrite: yamlListItems, may: mayYAMLList},
+			Pattern: yamlCredentialList, Triggers: credentialTriggers, rewrite: yamlListItems, may: mayYAMLList},
 		// YAML 1.2.2 §8.1 "Block Scalar Styles": a key ending in a
 		// credential name, then a literal (|) or folded (>) block scalar
 		// (client_secret: >-\n  abc…): the indented lines under it are
@@ -57,12 +57,20 @@ func fileRules() []Rule {
 		// hunter2secret), the value on its line, as a block scalar or a
 		// plain scalar under it: replaced as for a credential key
 		// (yamlNamedValue). The JSON form ({"name": "DB_PASSWORD",
-		// "value": …}) is docWalk.namedBy's. A value first, then its name,
-		// is not found.
+		// "value": …}) is docWalk.namedBy's; a value first, then its
+		// name, is yaml-value-named's.
 		{Name: "yaml-named-value",
-			Pattern: mustRe(`(?m)^[ \t]*(?:-[ \t]+)?["']?name["']?[ \t]*:[ \t]*["']?[\w.-]*(?i:` + credentialNames + `)["']?[ \t]*(?:#[^\r\n]*)?\r?\n` +
+			Pattern: mustRe(`(?m)^[ \t]*(?:-[ \t]+)?` + yamlNameKey + `\r?\n` +
 				`[ \t]*["']?value["']?[ \t]*:[ \t]*(?:(?:[|>#!][^\r\n]*)?\r?\n(?:(?:[ \t]*\r?\n)*[ \t]+[^\s-][^\r\n]*(?:\r?\n|\z))*|[^\r\n]+)`),
 			Triggers: credentialTriggers, rewrite: yamlNamedValue, may: mayNamedValue},
+		// The same entry with its value key first (- value: x\n  name:
+		// DB_PASSWORD: a map's keys have no order, and a generator may
+		// sort them): the value, on its line or on the indented lines
+		// under it, then the name at the same column (yamlValueNamed).
+		{Name: "yaml-value-named",
+			Pattern: mustRe(`(?m)^[ \t]*(?:-[ \t]+)?["']?value["']?[ \t]*:[ \t]*(?:(?:[|>#!][^\r\n]*)?\r?\n(?:(?:[ \t]*\r?\n)*[ \t]+[^\s-][^\r\n]*\r?\n)*|[^\r\n]+\r?\n)` +
+				`[ \t]*` + yamlNameKey + `(?:\r?\n|\z)`),
+			Triggers: credentialTriggers, rewrite: yamlValueNamed, may: mayNamedValue},
 		// .netrc (GNU Inetutils manual, "The .netrc file"; curl's
 		// "netrc"): tokens apart by blanks or line breaks, "machine NAME"
 		// or "default", then login, account, port and password in any
@@ -79,6 +87,25 @@ func fileRules() []Rule {
 			Replacement: "${keep}${q}" + RedactionMark + "${q}${after}", Triggers: []string{"password"}, may: mayNetrc},
 	}
 }
+
+// yamlCredentialList is yaml-credential-list's pattern: a credential
+// key's line, then block sequence entries, blank and comment lines; an
+// entry that is a block scalar's header (- |, - !!binary >-) with the
+// indented lines after it, its value and whatever follows indented
+// (yamlListItems tells them apart by their column).
+var yamlCredentialList = mustRe(`(?im)^` + yamlKeyStart + `[\w.-]*(?:` + credentialNames + `)[\w.-]*` + yamlKeyEnd + `(?:#[^\r\n]*)?\r?\n` +
+	yamlGap + `(?:(?:` + yamlBlockEntry + `|[ \t]*` + listBullet + `[ \t]+[^\r\n]*(?:\r?\n|\z))` + yamlGap + `)+`)
+
+// yamlBlockEntry is a block sequence entry that is a block scalar (YAML
+// 1.2.2 §8.2.1, §8.1.1): a bullet, node properties, a block header on
+// its line, then the indented lines after it, blank lines between them.
+const yamlBlockEntry = `[ \t]*` + listBullet + `[ \t]+(?:[&!]\S*[ \t]+){0,2}[|>][1-9+-]{0,2}[ \t]*(?:#[^\r\n]*)?\r?\n` +
+	`(?:[ \t]*\r?\n)*(?:[ \t]+\S[^\r\n]*(?:\r?\n|\z)(?:[ \t]*\r?\n)*)+`
+
+// yamlNameKey is a name key whose value, on its line, ends in a
+// credential name (name: DB_PASSWORD, "name": 'api_token' # c), as a
+// Kubernetes env entry names the variable its value key sets.
+const yamlNameKey = `["']?name["']?[ \t]*:[ \t]*["']?[\w.-]*(?i:` + credentialNames + `)["']?[ \t]*(?:#[^\r\n]*)?`
 
 // mayNetrc reports whether s may hold a .netrc entry: every match holds
 // "machine" or "default" (lowercase, as the keywords are). The pattern
@@ -159,12 +186,17 @@ func yamlListItems(match string) string {
 	out := []byte(match[:nl])
 	for rest := match[nl:]; rest != ""; {
 		m := yamlItem.FindStringSubmatchIndex(rest)
-		if m == nil { // a blank or comment line (yamlGap)
+		if m == nil {
 			end := strings.IndexByte(rest, '\n') + 1
 			if end == 0 {
 				end = len(rest)
 			}
-			out, rest = append(out, rest[:end]...), rest[end:]
+			if t := strings.TrimSpace(rest[:end]); t != "" && t[0] != '#' {
+				// The list ended with a block entry's value: the lines
+				// after it are no entries, but may hold another list.
+				return string(out) + yamlCredentialList.ReplaceAllStringFunc(rest, yamlListItems)
+			}
+			out, rest = append(out, rest[:end]...), rest[end:] // a blank or comment line (yamlGap)
 			continue
 		}
 		props := yamlProperties.FindString(rest[m[4]:m[5]])
@@ -173,6 +205,14 @@ func yamlListItems(match string) string {
 		}
 		item := rest[m[4]+len(props) : m[5]]
 		out = append(out, rest[:m[4]+len(props)]...)
+		if yamlBlockHeader.MatchString(item) && m[1] > 0 && rest[m[1]-1] == '\n' {
+			// - |: the value is on the lines indented more than the dash.
+			lines := strings.SplitAfter(rest[m[1]:], "\n")
+			value, end := yamlBlockValue(lines, indentOf(rest))
+			out = append(append(out, rest[m[4]+len(props):m[1]]...), value...)
+			rest = strings.Join(lines[end:], "")
+			continue
+		}
 		if yamlKeptItem(item, heading) {
 			out = append(out, rest[m[4]+len(props):m[1]]...)
 		} else {

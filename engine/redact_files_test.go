@@ -68,6 +68,16 @@ func TestRedactYAMLCredentialList(t *testing.T) {
 		// walk48 F3: a key after a list item's dash was no key.
 		{"key-in-list-item", "- passwords:\n    - hunter2secret\n", "- passwords:\n    - " + m + "\n"},
 		{"bold-heading-in-list-item", "- **Passwords**:\n  - family\n  - hunter2\n", "- **Passwords**:\n  - family\n  - " + m + "\n"},
+		// yaml53: an item that is a block scalar kept its lines (the
+		// value is on the lines indented more than the dash).
+		{"block-item", "passwords:\n  - |\n    hunter2secret\nuser: bob", "passwords:\n  - |\n    " + m + "\nuser: bob"},
+		{"folded-item-then-item", "passwords:\n  - >-\n    hunter2secret\n    more\n\n  - other1234\n", "passwords:\n  - >-\n    " + m + "\n\n  - " + m + "\n"},
+		{"block-item-props-crlf", "tokens:\r\n- &a !!binary |\r\n  aHVudGVyMnNlY3JldA==\r\n- *a\r\n", "tokens:\r\n- &a !!binary |\r\n  " + m + "\r\n- *a\r\n"},
+		{"block-item-then-lists", "db:\n  passwords:\n  - |\n    hunter2secret\n  hosts:\n  - db1\n  tokens:\n  - abcd1234\n",
+			"db:\n  passwords:\n  - |\n    " + m + "\n  hosts:\n  - db1\n  tokens:\n  - " + m + "\n"},
+		{"block-item-reference-kept", "passwords:\n- |\n  ${DB_PASSWORD}\n- >\n  {{ .Values.pw }}\n", "passwords:\n- |\n  ${DB_PASSWORD}\n- >\n  {{ .Values.pw }}\n"},
+		{"block-item-empty-kept", "tokens:\n  - |\n  next: 1\n", "tokens:\n  - |\n  next: 1\n"},
+		{"block-item-other-key-kept", "hosts:\n  - |\n    db.internal\n", "hosts:\n  - |\n    db.internal\n"},
 	})
 }
 
@@ -148,6 +158,16 @@ func TestRedactYAMLNamedValue(t *testing.T) {
 		{"value-from-kept", "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: x}", "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: x}"},
 		{"other-name-kept", "- name: PASSWORD_FILE\n  value: /run/secrets/pw", "- name: PASSWORD_FILE\n  value: /run/secrets/pw"},
 		{"other-column-kept", "- name: DB_PASSWORD\nvalue: plain words", "- name: DB_PASSWORD\nvalue: plain words"},
+		// yaml53: the value key before the name was not found.
+		{"value-first", "env:\n  - value: hunter2secret\n    name: DB_PASSWORD", "env:\n  - value: " + m + "\n    name: DB_PASSWORD"},
+		{"value-first-block-then-quoted", "env:\n  - value: |\n      hunter2secret\n    name: DB_PASSWORD\n  - value: \"abc123def\" # x\n    name: API_TOKEN\n",
+			"env:\n  - value: |\n      " + m + "\n    name: DB_PASSWORD\n  - value: \"" + m + "\"\n    name: API_TOKEN\n"},
+		{"value-first-under-crlf", "- value:\r\n    hunter2secret\r\n  name: 'db_password'\r\n", "- value:\r\n    " + m + "\r\n  name: 'db_password'\r\n"},
+		{"value-first-after-other-entry", "env:\n  - value: a\n    name: HOST\n  - value: hunter2secret\n    name: DB_PASSWORD",
+			"env:\n  - value: a\n    name: HOST\n  - value: " + m + "\n    name: DB_PASSWORD"},
+		{"value-first-reference-kept", "- value: ${PW}\n  name: DB_PASSWORD\n", "- value: ${PW}\n  name: DB_PASSWORD\n"},
+		{"value-first-other-name-kept", "- value: /run/secrets/pw\n  name: PASSWORD_FILE\n", "- value: /run/secrets/pw\n  name: PASSWORD_FILE\n"},
+		{"value-first-other-column-kept", "- value: plain words\nname: DB_PASSWORD", "- value: plain words\nname: DB_PASSWORD"},
 	})
 }
 

@@ -96,6 +96,8 @@ var secretCases = []struct{ name, text, secret string }{
 	{"db-password-env", "DB_PASSWORD=hunter22", "hunter22"},
 	{"export-quoted", "export MYSQL_ROOT_PASSWORD='correct horse battery staple'", "correct horse battery staple"},
 	{"yaml", "database:\n  password: Zx9!qW3#rT\n", "Zx9!qW3#rT"},
+	{"yaml-env-value-first", "env:\n  - value: hunter2secret\n    name: DB_PASSWORD\n", "hunter2secret"},
+	{"yaml-list-block-item", "passwords:\n  - |\n    hunter2secret\n", "hunter2secret"},
 	{"json-api-key", `{"api_key": "abc def ghi 123"}`, "abc def ghi 123"},
 	{"json-escaped-quote", `{"password":"pa\"ss word"}`, `pa\"ss word`},
 	{"json-in-json", `{"body":"{\"client_secret\":\"s3cr3t-v4lue\"}"}`, "s3cr3t-v4lue"},
@@ -195,6 +197,8 @@ var benignCases = []string{
 	`if password == "x" {`,
 	"password: await getPassword(user)",
 	"credentials:\n  user: bob",
+	"passwords:\n  - |\n  user: bob",
+	"- value: 8080\n  name: PORT",
 	"https://x.io/search?q=passing+grades&page=2",
 	"Authorization: {{ .Values.token }} is set in 2024",
 }

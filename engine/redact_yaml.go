@@ -101,8 +101,18 @@ func plainWord(item string) bool {
 // took) stay. A value that is a placeholder or a reference stays whole.
 func yamlBlockScalar(match string) string {
 	nl := strings.IndexByte(match, '\n') + 1
-	keyIndent := yamlKeyColumn(match)
 	lines := strings.SplitAfter(match[nl:], "\n")
+	value, end := yamlBlockValue(lines, yamlKeyColumn(match))
+	return match[:nl] + value + strings.Join(lines[end:], "")
+}
+
+// yamlBlockValue returns what replaces a block scalar's value in lines
+// (each with its line break), the lines after its header, and how many
+// lines it replaces: the lines indented more than col (the column of the
+// key, or of a block sequence entry's dash), blank lines between them,
+// become one line of RedactionMark at the first one's indentation. A
+// value that is a placeholder or a reference is given back as written.
+func yamlBlockValue(lines []string, col int) (string, int) {
 	var value []string
 	indent, end := "", 0
 	for i, l := range lines {
@@ -110,7 +120,7 @@ func yamlBlockScalar(match string) string {
 		if strings.TrimSpace(t) == "" {
 			continue
 		}
-		if indentOf(t) <= keyIndent {
+		if indentOf(t) <= col {
 			break
 		}
 		if indent == "" {
@@ -120,11 +130,11 @@ func yamlBlockScalar(match string) string {
 	}
 	v := strings.Join(value, " ")
 	if v == "" || !yamlComment(v) && placeholderValue(v) {
-		return match
+		return strings.Join(lines[:end], ""), end
 	}
 	last := lines[end-1]
 	eol := last[len(strings.TrimRight(last, "\r\n")):]
-	return match[:nl] + indent + RedactionMark + eol + strings.Join(lines[end:], "")
+	return indent + RedactionMark + eol, end
 }
 
 // indentOf is the number of blanks that start s.
@@ -215,20 +225,49 @@ func yamlNamedValue(match string) string {
 	if yamlKeyColumn(rest) != yamlKeyColumn(name) {
 		return match
 	}
+	return name + yamlValueKey(rest)
+}
+
+// yamlValueNamed replaces the value of match, a value key and the name
+// line after it (yaml-value-named's match: - value: x\n  name:
+// DB_PASSWORD), as yamlNamedValue does, when the name is at the value
+// key's column and the lines between them are indented more (the value's
+// own lines).
+func yamlValueNamed(match string) string {
+	i := strings.LastIndexByte(strings.TrimRight(match, "\r\n"), '\n') + 1
+	value, name := match[:i], match[i:]
+	col := yamlKeyColumn(value)
+	if yamlKeyColumn(name) != col {
+		return match
+	}
+	for _, l := range strings.Split(value, "\n")[1:] {
+		if strings.TrimSpace(l) != "" && indentOf(l) <= col {
+			return match
+		}
+	}
+	return yamlValueKey(value) + name
+}
+
+// yamlValueKey replaces the value of rest, a value key's line and the
+// lines after it: a value on the key's line by RedactionMark (in its
+// quotes, a comment after it going too), a block scalar or a plain scalar
+// under the key as yaml-credential-block and -plain replace them. A
+// placeholder or a reference stays.
+func yamlValueKey(rest string) string {
 	line, after, broken := strings.Cut(rest, "\n")
 	_, v, _ := strings.Cut(line, ":")
 	v = strings.TrimSpace(strings.TrimSuffix(v, "\r"))
 	switch {
 	case v == "" || yamlComment(v):
-		return name + yamlPlainScalar(rest)
+		return yamlPlainScalar(rest)
 	case yamlBlockHeader.MatchString(v):
-		return name + yamlBlockScalar(rest)
+		return yamlBlockScalar(rest)
 	}
 	if c := strings.Index(v, " #"); c >= 0 {
 		v = strings.TrimSpace(v[:c])
 	}
 	if placeholderValue(v) {
-		return match
+		return rest
 	}
 	i := strings.Index(line, ":") + 1
 	i += indentOf(line[i:])
@@ -239,5 +278,5 @@ func yamlNamedValue(match string) string {
 	if broken {
 		eol += "\n"
 	}
-	return name + line[:i] + quotedMark(v) + eol + after
+	return line[:i] + quotedMark(v) + eol + after
 }
