@@ -403,13 +403,23 @@ func fileArg(name string) string {
 		fi, err := os.Stat(filepath.Dir(name))
 		named = err == nil && fi.IsDir() && strings.ContainsRune(name, filepath.Separator)
 	}
-	if named && engine.DefaultRedactor().Redact(name) != name {
+	if named && readsAsSecret(name) {
 		return fmt.Sprintf("FILE (an argument of %d characters holding what reads as a secret; redacted, not repeated here)", utf8.RuneCountInString(name))
 	}
 	if named {
 		return fmt.Sprintf("FILE %q", name)
 	}
 	return fmt.Sprintf("FILE (an argument of %d characters that reads as text rather than a file name; not repeated here)", utf8.RuneCountInString(name))
+}
+
+// readsAsSecret reports whether the default redactor changes s, or would
+// once a value after it had 4 characters: a credential's name with a value
+// too short for the redactor to tell from a word ("api_key:X", "pwd=ab",
+// which fileArg quoted back, fix52) is still one in a FILE argument, which
+// is no prose.
+func readsAsSecret(s string) bool {
+	r := engine.DefaultRedactor()
+	return r.Redact(s) != s || r.Redact(s+"0000") != s+"0000"
 }
 
 // wmJSON is the JSON form of a state or version: content as a JSON value

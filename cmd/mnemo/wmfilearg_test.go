@@ -35,6 +35,12 @@ func TestWMSetFileArgument(t *testing.T) {
 		{"password=hunter2", 1, "no such file", "hunter2", "redacted"},
 		{"ghp_0123456789abcdefABCDEF0123456789abcd", 1, "no such file", "0123456789abcdefABCDEF", "redacted"},
 		{"api_key:X1b2c3d4e5", 1, "no such file", "X1b2c3d4e5", "redacted"},
+		// A value too short for the redactor is still a credential's
+		// (fix52: FILE "api_key:X": no such file).
+		{"api_key:X", 1, "no such file", "api_key:X", "redacted"},
+		{"pwd=ab", 1, "no such file", "pwd=ab", "redacted"},
+		{"token:", 1, "no such file", "token:", "redacted"},
+		{"state.md", 1, `FILE "state.md": no such file`, "", "standard input"},
 		{"", 2, "FILE is empty", "", "- for standard input"},
 	} {
 		code, _, stderr := run(t, nil, "--dir", dir, "wm", "set", "--markdown", "--resource", "r", c.arg)
